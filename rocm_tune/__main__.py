@@ -1,0 +1,3 @@
+from rocm_tune.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""Helpers shared by the subcommands: argparse value types and output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rocm_tune.core.errors import UserError
+
+
+def _int_in(text: str, what: str, lo: int, hi: int) -> int:
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise UserError(f"{what} must be an integer, got {text!r}") from None
+    if not lo <= value <= hi:
+        raise UserError(f"{what} must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def int_range(what: str, lo: int, hi: int):
+    """argparse `type=` that accepts integers in [lo, hi] and names the flag when not."""
+
+    def parse(text: str) -> int:
+        return _int_in(text, what, lo, hi)
+
+    parse.__name__ = what
+    return parse
+
+
+def float_range(what: str, lo: float, hi: float):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise UserError(f"{what} must be a number, got {text!r}") from None
+        if not (lo <= value <= hi) or value != value:
+            raise UserError(f"{what} must be between {lo:g} and {hi:g}, got {text}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+def print_json(obj: Any) -> None:
+    """One JSON object on stdout (the contract scripts rely on)."""
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def human_bytes(n: int | float) -> str:
+    return f"{n / 2**30:.2f} GiB"

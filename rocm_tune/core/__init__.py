@@ -1,0 +1,1 @@
+"""Pure domain logic. Never imports torch, transformers, textual or rich at import time."""

@@ -1,0 +1,1 @@
+"""See docs in the package modules."""

@@ -1,0 +1,1 @@
+"""GPU and model profiles: data files plus small loaders."""

@@ -1,0 +1,1 @@
+"""The built-in trainer and the fake-tensor memory probe (torch imported lazily)."""

@@ -1,0 +1,1 @@
+"""Textual terminal app. Imported only when the TUI is opened."""

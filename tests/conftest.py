@@ -1,0 +1,43 @@
+"""Shared test fixtures. Area-specific helpers live in tests/helpers_<area>.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path_factory, monkeypatch):
+    """Every test gets its own XDG state/config/cache so the run registry never leaks."""
+    base = tmp_path_factory.mktemp("xdg")
+    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        d = base / var.lower()
+        d.mkdir()
+        monkeypatch.setenv(var, str(d))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    yield
+
+
+def run_cli(*args: str, env: dict | None = None, cwd=None, timeout: float = 120, input: str | None = None):
+    """Run `python -m rocm_tune ARGS` as a real subprocess; returns CompletedProcess (text)."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "rocm_tune", *args],
+        capture_output=True, text=True, env=full_env, cwd=cwd, timeout=timeout, input=input,
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
