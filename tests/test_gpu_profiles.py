@@ -1,0 +1,169 @@
+"""Schema and lookup tests for the GPU profiles (rocm_tune/profiles/gpus/*.yaml)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import pytest
+import yaml
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.profiles import gpu_profiles as gp
+
+REQUIRED_IDS = (
+    "mi50-16gb mi50-32gb mi60 mi100 mi210 mi250 mi250x mi300x mi325x mi355x radeon-vii rx6800 rx6900xt "
+    "rx7900xt rx7900xtx w6800 w7900 z100 k100 k100-ai bw1000 v100-16gb v100-32gb t4 a10 a100-40gb "
+    "a100-80gb l4 l40s h100-pcie h100-sxm h200 rtx3090 rtx4090 rtx5090"
+).split()
+
+CONTRACT_FIELDS = [
+    "id", "vendor", "names", "arch", "vram_gib", "vram_bytes", "mem_bandwidth_gbs", "fp32_tflops",
+    "fp16_tflops", "bf16_tflops", "bf16", "fp8", "interconnect", "interconnect_gbs", "fa2", "sdpa_flash",
+    "sdpa_mem_efficient", "hipblaslt", "bitsandbytes", "platform", "platform_status", "hsa_override", "sources",
+]
+
+
+def test_contract_fields_in_order():
+    names = [f.name for f in dataclasses.fields(gp.GpuProfile)]
+    assert names[: len(CONTRACT_FIELDS)] == CONTRACT_FIELDS
+    assert gp.GpuProfile.__dataclass_params__.frozen
+
+
+def test_every_required_id_present_and_files_match_ids():
+    profiles = gp.load_gpu_profiles()
+    missing = [i for i in REQUIRED_IDS if i not in profiles]
+    assert missing == []
+    for pid, prof in profiles.items():
+        assert (gp.GPU_DIR / f"{pid}.yaml").is_file()
+        assert prof.id == pid
+
+
+def test_schema_types_ranges_and_sources():
+    profiles = gp.load_gpu_profiles()
+    all_names: dict[str, str] = {}
+    for prof in profiles.values():
+        assert prof.vendor in gp.VENDORS
+        assert prof.bf16 in gp.BF16_KINDS
+        assert prof.fa2 in gp.FA2_KINDS
+        assert prof.platform in gp.PLATFORMS
+        assert prof.platform_status in gp.PLATFORM_STATUSES
+        assert prof.vram_bytes == int(round(prof.vram_gib * 2**30))
+        assert 4 <= prof.vram_gib <= 512
+        assert 100 <= prof.mem_bandwidth_gbs <= 10_000
+        assert 1 <= prof.fp32_tflops <= prof.fp16_tflops * 1.01 or prof.vendor == "nvidia" and prof.fp16_tflops > 0
+        # emulated bf16 must be slower than fp32; native bf16 close to fp16
+        if prof.bf16 in ("emulated", "none"):
+            assert prof.bf16_tflops < prof.fp32_tflops
+        if prof.bf16 == "native":
+            assert prof.bf16_tflops == pytest.approx(prof.fp16_tflops, rel=0.05)
+        if prof.bf16 == "half-rate":
+            assert prof.bf16_tflops == pytest.approx(prof.fp16_tflops / 2, rel=0.05)
+        for fact in gp.SOURCED_FACTS:
+            assert prof.sources.get(fact), (prof.id, fact)
+        # platform coherence
+        assert (prof.platform == "cuda") == (prof.vendor == "nvidia")
+        assert (prof.platform == "dtk") == (prof.vendor == "hygon")
+        assert prof.arch.startswith("sm_") == (prof.vendor == "nvidia")
+        if prof.platform == "cuda":
+            assert not prof.hipblaslt and prof.hsa_override is None
+        for name in (prof.id, *prof.names):
+            key = gp._norm(name)
+            assert all_names.setdefault(key, prof.id) == prof.id, f"{name} used by {all_names[key]} and {prof.id}"
+
+
+def test_known_facts_from_hardware_notes():
+    p = gp.get_gpu_profile
+    assert p("mi50-32gb").arch == "gfx906" and p("mi50-32gb").bf16 == "emulated"
+    assert p("mi50-32gb").fa2 is None and not p("mi50-32gb").sdpa_flash and not p("mi50-32gb").bitsandbytes
+    assert p("mi100").bf16 == "half-rate" and p("mi100").arch == "gfx908"
+    assert p("mi250x").devices_per_card == 2 and p("mi250x").vram_gib == 64
+    assert p("mi300x").vram_gib == 192 and p("mi300x").fp8 and p("mi300x").fa2 == "ck"
+    assert p("mi355x").arch == "gfx950"
+    assert p("z100").vendor == "hygon" and p("z100").arch == "gfx906" and p("z100").platform == "dtk"
+    assert p("k100-ai").arch == "gfx928" and p("bw1000").arch == "gfx936"
+    assert p("rx6700xt").hsa_override == "10.3.0" and p("rx7800xt").hsa_override == "11.0.0"
+    assert p("rx7900xtx").hsa_override is None
+    assert p("v100-32gb").bf16 != "native" and p("v100-32gb").fa2 is None
+    assert p("rtx5090").arch == "sm_120"
+    assert p("h100-sxm").fa2 == "cuda" and p("h100-sxm").vram_bytes == 80 * 2**30
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("MI50", "mi50-32gb"), ("AMD Instinct MI50 32GB", "mi50-32gb"), ("amd instinct mi50 16gb", "mi50-16gb"),
+    ("Instinct MI250X", "mi250x"), ("NVIDIA GeForce RTX 4090", "rtx4090"), ("rtx-4090", "rtx4090"),
+    ("K100_AI", "k100-ai"), ("k100 ai", "k100-ai"), ("H100", "h100-sxm"), ("NVIDIA A100-SXM4-40GB", "a100-40gb"),
+    ("Radeon VII", "radeon-vii"), ("  MI300X  ", "mi300x"),
+])
+def test_lookup_by_id_and_marketing_name(query, expected):
+    assert gp.get_gpu_profile(query).id == expected
+
+
+def test_vram_override_keeps_everything_else():
+    base = gp.get_gpu_profile("z100")
+    odd = gp.get_gpu_profile("z100", vram_gib=16)
+    assert odd.vram_gib == 16 and odd.vram_bytes == 16 * 2**30
+    assert odd.sources["vram"].startswith("user override")
+    assert odd.arch == base.arch and odd.fp16_tflops == base.fp16_tflops
+    assert base.vram_gib == 32  # the cached profile is untouched
+    for bad in (-1, 0, 1e9, "lots", float("nan")):
+        with pytest.raises(UserError, match="--vram-gib"):
+            gp.get_gpu_profile("z100", vram_gib=bad)
+
+
+def test_unknown_gpu_suggests_close_matches():
+    with pytest.raises(UserError) as exc:
+        gp.get_gpu_profile("mi5O")
+    assert "mi50-32gb" in str(exc.value) and "'mi5O'" in str(exc.value)
+    with pytest.raises(UserError, match="unknown GPU 'quantum-9000'"):
+        gp.get_gpu_profile("quantum-9000")
+    with pytest.raises(UserError):
+        gp.get_gpu_profile("")
+
+
+def _copy_profiles(tmp_path):
+    d = tmp_path / "gpus"
+    shutil.copytree(gp.GPU_DIR, d)
+    return d
+
+
+@pytest.mark.parametrize("mutate,message", [
+    (lambda d: d.pop("arch"), "missing field 'arch'"),
+    (lambda d: d.__setitem__("bf16", "sometimes"), "bf16 'sometimes'"),
+    (lambda d: d.__setitem__("vram_gib", -3), "vram_gib must be a positive"),
+    (lambda d: d.__setitem__("vram_gib", "32GB"), "must be a number"),
+    (lambda d: d["sources"].pop("fp16"), "sources.fp16 is missing"),
+    (lambda d: d.__setitem__("fa2", "magic"), "fa2 'magic'"),
+    (lambda d: d.__setitem__("hsa_override", "gfx906"), "hsa_override"),
+    (lambda d: d.__setitem__("sdpa_flash", "yes"), "sdpa_flash"),
+])
+def test_schema_check_rejects_bad_profiles(tmp_path, mutate, message):
+    d = _copy_profiles(tmp_path)
+    path = d / "mi50-32gb.yaml"
+    data = yaml.safe_load(path.read_text())
+    mutate(data)
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(UserError, match=message):
+        gp.load_profiles_from(d)
+
+
+def test_schema_check_rejects_duplicate_names_and_garbage(tmp_path):
+    d = _copy_profiles(tmp_path)
+    data = yaml.safe_load((d / "mi60.yaml").read_text())
+    data["names"].append("MI50")
+    (d / "mi60.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(UserError, match="also used by"):
+        gp.load_profiles_from(d)
+    d2 = _copy_profiles(tmp_path / "b")
+    (d2 / "broken.yaml").write_text("id: [unclosed\n")
+    with pytest.raises(UserError, match="broken.yaml"):
+        gp.load_profiles_from(d2)
+    with pytest.raises(UserError, match="does not exist"):
+        gp.load_profiles_from(tmp_path / "nope")
+
+
+def test_to_dict_is_json_ready():
+    import json
+    d = gp.get_gpu_profile("mi300x").to_dict()
+    assert json.loads(json.dumps(d))["vram_bytes"] == 192 * 2**30
+    assert d["sources"]["vram"]
