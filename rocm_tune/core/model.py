@@ -1,0 +1,1038 @@
+"""Model architecture from a Hugging Face ``config.json``: sizes, linear layers and exact parameter counts.
+
+``load_model(ref)`` accepts a directory holding ``config.json``, the file itself, a hub id found offline in
+the Hugging Face or ModelScope cache, or a preset name from ``rocm_tune/profiles/models/``.
+``model_from_config(dict)`` does the counting; the counts equal what ``transformers`` instantiates
+(checked on the meta device in ``tests/test_model_counts.py``).
+
+Only the standard library and ``yaml`` are imported here (start-up speed, import hygiene).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from rocm_tune.core.errors import UserError
+
+__all__ = [
+    "LinearGroup",
+    "ParamCounts",
+    "ModelSpec",
+    "load_model",
+    "model_from_config",
+    "list_presets",
+    "search_presets",
+    "SUPPORTED_FAMILIES",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinearGroup:
+    """One kind of linear layer inside a decoder layer.
+
+    ``kind`` is "attn" | "mlp" | "expert" | "shared_expert" | "router".  Note for LoRA counting:
+    in transformers >= 5 the routed experts of MoE models are fused 3-D parameters and the router is
+    not an ``nn.Linear`` either, so PEFT's "all-linear" targets do not wrap kinds "expert"/"router";
+    they are listed here because they hold weights (names are the per-expert ones from the original
+    modeling code: gate_proj/up_proj/down_proj, or w1/w3/w2 for Mixtral).
+    """
+
+    name: str
+    in_features: int
+    out_features: int
+    count: int  # instances per layer (num_experts for routed expert linears)
+    layers: int  # number of decoder layers that contain it
+    bias: bool
+    kind: str
+
+    @property
+    def params_per_instance(self) -> int:
+        return self.in_features * self.out_features + (self.out_features if self.bias else 0)
+
+    @property
+    def params(self) -> int:
+        """Parameters of this group over the whole model."""
+        return self.params_per_instance * self.count * self.layers
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    embed: int
+    lm_head: int  # 0 when tied to the embedding
+    attention: int
+    mlp: int
+    experts: int
+    shared_experts: int
+    router: int
+    norms: int
+    other: int
+    total: int
+    per_layer: tuple[int, ...]  # params of each decoder layer, in order
+
+    def to_dict(self) -> dict:
+        return {
+            "embed": self.embed,
+            "lm_head": self.lm_head,
+            "attention": self.attention,
+            "mlp": self.mlp,
+            "experts": self.experts,
+            "shared_experts": self.shared_experts,
+            "router": self.router,
+            "norms": self.norms,
+            "other": self.other,
+            "total": self.total,
+            "per_layer": list(self.per_layer),
+        }
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    family: str  # HF model_type (text model_type for multimodal wrappers, e.g. gemma3 -> gemma3_text)
+    source: str  # "preset" | "path" | "hf-cache" | "modelscope-cache"
+    location: str | None  # where config.json was found
+    hidden_size: int
+    intermediate_size: int
+    num_layers: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    max_position_embeddings: int
+    torch_dtype: str | None
+    num_experts: int  # 0 for dense models
+    num_experts_per_tok: int
+    moe_intermediate_size: int
+    num_shared_experts: int
+    shared_expert_intermediate_size: int
+    moe_layers: int
+    mlp_act: str
+    gated_mlp: bool
+    linears: tuple[LinearGroup, ...]
+    params: ParamCounts
+    config: dict = field(repr=False, compare=False)
+    warnings: tuple[str, ...] = ()
+    # preset metadata (empty for non-presets)
+    hub_id: str | None = None
+    size_label: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+    @property
+    def active_params(self) -> int:
+        """Parameters touched per token (routed experts counted top-k of num_experts)."""
+        if not self.num_experts:
+            return self.params.total
+        active_experts = self.params.experts * self.num_experts_per_tok // self.num_experts
+        return self.params.total - self.params.experts + active_experts
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "family": self.family,
+            "source": self.source,
+            "location": self.location,
+            "hub_id": self.hub_id,
+            "size_label": self.size_label,
+            "hidden_size": self.hidden_size,
+            "intermediate_size": self.intermediate_size,
+            "num_layers": self.num_layers,
+            "num_attention_heads": self.num_attention_heads,
+            "num_kv_heads": self.num_kv_heads,
+            "head_dim": self.head_dim,
+            "vocab_size": self.vocab_size,
+            "tie_word_embeddings": self.tie_word_embeddings,
+            "max_position_embeddings": self.max_position_embeddings,
+            "torch_dtype": self.torch_dtype,
+            "num_experts": self.num_experts,
+            "num_experts_per_tok": self.num_experts_per_tok,
+            "moe_intermediate_size": self.moe_intermediate_size,
+            "num_shared_experts": self.num_shared_experts,
+            "shared_expert_intermediate_size": self.shared_expert_intermediate_size,
+            "moe_layers": self.moe_layers,
+            "mlp_act": self.mlp_act,
+            "gated_mlp": self.gated_mlp,
+            "params": self.params.to_dict(),
+            "active_params": self.active_params,
+            "linears": [
+                {
+                    "name": g.name,
+                    "in_features": g.in_features,
+                    "out_features": g.out_features,
+                    "count": g.count,
+                    "layers": g.layers,
+                    "bias": g.bias,
+                    "kind": g.kind,
+                }
+                for g in self.linears
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+SUPPORTED_FAMILIES: tuple[str, ...] = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3_text",
+    "gemma3",
+    "phi3",
+    "deepseek_v2",
+    "deepseek_v3",
+    "baichuan",
+    "chatglm",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Config reading helpers
+# --------------------------------------------------------------------------------------------------
+
+
+class _Cfg:
+    """Read typed values from a config dict; every failure is a one-line UserError naming the key."""
+
+    def __init__(self, cfg: dict, label: str, defaults: dict | None = None):
+        self.cfg = cfg
+        self.label = label
+        self.defaults = defaults or {}
+
+    def raw(self, *keys: str) -> Any:
+        for k in keys:
+            if k in self.cfg and self.cfg[k] is not None:
+                return self.cfg[k]
+        for k in keys:
+            if k in self.defaults and self.defaults[k] is not None:
+                return self.defaults[k]
+        return None
+
+    def has(self, *keys: str) -> bool:
+        return self.raw(*keys) is not None
+
+    def int(self, *keys: str, default: int | None = None, min_value: int = 1, required: bool = True) -> int:
+        v = self.raw(*keys)
+        if v is None:
+            if default is not None:
+                return default
+            if not required:
+                return 0
+            raise UserError(
+                f"{self.label}: config is missing required field {keys[0]!r}"
+                + (f" (or {', '.join(repr(k) for k in keys[1:])})" if len(keys) > 1 else "")
+            )
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
+            raise UserError(f"{self.label}: {keys[0]}={v!r} must be an integer >= {min_value}")
+        v = int(v)
+        if v < min_value:
+            raise UserError(f"{self.label}: {keys[0]}={v} must be an integer >= {min_value}")
+        if v > 10**9:
+            raise UserError(f"{self.label}: {keys[0]}={v} is absurdly large (at most 1e9 allowed)")
+        return v
+
+    def bool(self, *keys: str, default: bool = False) -> bool:
+        v = self.raw(*keys)
+        if v is None:
+            return default
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, (int, float)) and v in (0, 1):
+            return bool(v)
+        raise UserError(f"{self.label}: {keys[0]}={v!r} must be true or false")
+
+    def str(self, *keys: str, default: str | None = None) -> str | None:
+        v = self.raw(*keys)
+        if v is None:
+            return default
+        if not isinstance(v, str):
+            raise UserError(f"{self.label}: {keys[0]}={v!r} must be a string")
+        return v
+
+    def int_list(self, key: str) -> tuple[int, ...]:
+        v = self.raw(key)
+        if v is None:
+            return ()
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+            raise UserError(f"{self.label}: {key}={v!r} must be a list of integers")
+        return tuple(v)
+
+
+# Defaults of transformers' Gemma3TextConfig: released Gemma 3 config.json files rely on them
+# (their text_config omits e.g. vocab_size and head_dim).
+_GEMMA3_TEXT_DEFAULTS = {
+    "vocab_size": 262_208,
+    "hidden_size": 2304,
+    "intermediate_size": 9216,
+    "num_hidden_layers": 26,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+    "hidden_activation": "gelu_pytorch_tanh",
+    "max_position_embeddings": 131_072,
+    "attention_bias": False,
+    "tie_word_embeddings": True,
+}
+
+_CHATGLM_DEFAULTS = {
+    "num_layers": 28,
+    "padded_vocab_size": 65024,
+    "hidden_size": 4096,
+    "ffn_hidden_size": 13696,
+    "kv_channels": 128,
+    "num_attention_heads": 32,
+    "seq_length": 2048,
+    "add_bias_linear": False,
+    "add_qkv_bias": False,
+    "multi_query_attention": False,
+    "multi_query_group_num": 1,
+    "rmsnorm": True,
+    "post_layer_norm": True,
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# Architecture description (internal) -> counts
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Arch:
+    family: str
+    hidden: int
+    inter: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    tie: bool
+    max_pos: int
+    act: str
+    gated: bool = True
+    # attention
+    attn: str = "std"  # "std" | "mla"
+    q_bias: bool = False
+    k_bias: bool = False
+    v_bias: bool = False
+    o_bias: bool = False
+    fused_qkv: str | None = None  # module name of a fused q/k/v projection
+    o_name: str = "o_proj"
+    qk_norm: bool = False  # per-head q_norm/k_norm (qwen3, gemma3)
+    # MLA (deepseek v2/v3)
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope: int = 0
+    qk_rope: int = 0
+    v_head_dim: int = 0
+    # MLP
+    mlp_bias: bool = False
+    fused_gate_up: str | None = None
+    mlp_names: tuple[str, str, str] = ("gate_proj", "up_proj", "down_proj")
+    # norms
+    norm_bias: bool = False  # LayerNorm with bias vs RMSNorm
+    norms_per_layer: int = 2
+    final_norm: bool = True
+    # MoE
+    num_experts: int = 0
+    top_k: int = 0
+    moe_inter: int = 0
+    expert_names: tuple[str, str, str] = ("gate_proj", "up_proj", "down_proj")
+    router_name: str = "gate"
+    router_bias: bool = False
+    shared_inter: int = 0  # total intermediate size of the shared expert MLP (0 = none)
+    n_shared: int = 0
+    shared_gate: bool = False  # qwen2_moe shared_expert_gate (H -> 1)
+    moe_layer: Callable[[int], bool] | None = None
+    lm_head_bias: bool = False
+    extra_params: int = 0  # model-level parameters not covered above
+    warnings: list[str] = field(default_factory=list)
+
+
+def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool, str]], int, bool]:
+    """Linears (name, in, out, count, bias, kind) and norm params of decoder layer ``i``; and whether it is MoE."""
+    H = a.hidden
+    lin: list[tuple[str, int, int, int, bool, str]] = []
+    norms = a.norms_per_layer * H * (2 if a.norm_bias else 1)
+
+    # attention
+    if a.attn == "mla":
+        q_hd = a.qk_nope + a.qk_rope
+        if a.q_lora_rank:
+            lin.append(("q_a_proj", H, a.q_lora_rank, 1, a.q_bias, "attn"))
+            lin.append(("q_b_proj", a.q_lora_rank, a.heads * q_hd, 1, False, "attn"))
+            norms += a.q_lora_rank
+        else:
+            lin.append(("q_proj", H, a.heads * q_hd, 1, False, "attn"))
+        lin.append(("kv_a_proj_with_mqa", H, a.kv_lora_rank + a.qk_rope, 1, a.q_bias, "attn"))
+        norms += a.kv_lora_rank
+        lin.append(("kv_b_proj", a.kv_lora_rank, a.heads * (a.qk_nope + a.v_head_dim), 1, False, "attn"))
+        lin.append((a.o_name, a.heads * a.v_head_dim, H, 1, a.o_bias, "attn"))
+    else:
+        q_out = a.heads * a.head_dim
+        kv_out = a.kv_heads * a.head_dim
+        if a.fused_qkv:
+            lin.append((a.fused_qkv, H, q_out + 2 * kv_out, 1, a.q_bias, "attn"))
+        else:
+            lin.append(("q_proj", H, q_out, 1, a.q_bias, "attn"))
+            lin.append(("k_proj", H, kv_out, 1, a.k_bias, "attn"))
+            lin.append(("v_proj", H, kv_out, 1, a.v_bias, "attn"))
+        lin.append((a.o_name, q_out, H, 1, a.o_bias, "attn"))
+        if a.qk_norm:
+            norms += 2 * a.head_dim
+
+    # MLP / MoE
+    is_moe = bool(a.num_experts) and (a.moe_layer is None or a.moe_layer(i))
+    if is_moe:
+        g, u, d = a.expert_names
+        E, mi = a.num_experts, a.moe_inter
+        lin.append((a.router_name, H, E, 1, a.router_bias, "router"))
+        lin.append((g, H, mi, E, False, "expert"))
+        lin.append((u, H, mi, E, False, "expert"))
+        lin.append((d, mi, H, E, False, "expert"))
+        if a.shared_inter:
+            si = a.shared_inter
+            lin.append(("gate_proj", H, si, 1, False, "shared_expert"))
+            lin.append(("up_proj", H, si, 1, False, "shared_expert"))
+            lin.append(("down_proj", si, H, 1, False, "shared_expert"))
+            if a.shared_gate:
+                lin.append(("shared_expert_gate", H, 1, 1, False, "shared_expert"))
+    else:
+        g, u, d = a.mlp_names
+        if a.gated:
+            if a.fused_gate_up:
+                lin.append((a.fused_gate_up, H, 2 * a.inter, 1, a.mlp_bias, "mlp"))
+            else:
+                lin.append((g, H, a.inter, 1, a.mlp_bias, "mlp"))
+                lin.append((u, H, a.inter, 1, a.mlp_bias, "mlp"))
+        else:
+            lin.append((u, H, a.inter, 1, a.mlp_bias, "mlp"))
+        lin.append((d, a.inter, H, 1, a.mlp_bias, "mlp"))
+    return lin, norms, is_moe
+
+
+def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | None, dtype: str | None) -> ModelSpec:
+    H, V = a.hidden, a.vocab
+    embed = V * H
+    lm_head = 0 if a.tie else V * H + (V if a.lm_head_bias else 0)
+    totals = {"attn": 0, "mlp": 0, "expert": 0, "shared_expert": 0, "router": 0}
+    norms_total = (H * (2 if a.norm_bias else 1)) if a.final_norm else 0
+    per_layer: list[int] = []
+    groups: dict[tuple, int] = {}
+    order: list[tuple] = []
+    moe_layers = 0
+    for i in range(a.layers):
+        lin, norms, is_moe = _layer_parts(a, i)
+        moe_layers += is_moe
+        layer_total = norms
+        norms_total += norms
+        for nm, fin, fout, cnt, bias, kind in lin:
+            p = (fin * fout + (fout if bias else 0)) * cnt
+            layer_total += p
+            totals[kind] += p
+            key = (nm, fin, fout, cnt, bias, kind)
+            if key not in groups:
+                groups[key] = 0
+                order.append(key)
+            groups[key] += 1
+        per_layer.append(layer_total)
+    linears = tuple(LinearGroup(k[0], k[1], k[2], k[3], groups[k], k[4], k[5]) for k in order)
+    other = a.extra_params
+    total = embed + lm_head + sum(totals.values()) + norms_total + other
+    params = ParamCounts(
+        embed=embed,
+        lm_head=lm_head,
+        attention=totals["attn"],
+        mlp=totals["mlp"],
+        experts=totals["expert"],
+        shared_experts=totals["shared_expert"],
+        router=totals["router"],
+        norms=norms_total,
+        other=other,
+        total=total,
+        per_layer=tuple(per_layer),
+    )
+    return ModelSpec(
+        name=name,
+        family=a.family,
+        source=source,
+        location=location,
+        hidden_size=H,
+        intermediate_size=a.inter,
+        num_layers=a.layers,
+        num_attention_heads=a.heads,
+        num_kv_heads=a.kv_heads,
+        head_dim=a.head_dim if a.attn != "mla" else a.qk_nope + a.qk_rope,
+        vocab_size=V,
+        tie_word_embeddings=a.tie,
+        max_position_embeddings=a.max_pos,
+        torch_dtype=dtype,
+        num_experts=a.num_experts if moe_layers else 0,
+        num_experts_per_tok=a.top_k if moe_layers else 0,
+        moe_intermediate_size=a.moe_inter if moe_layers else 0,
+        num_shared_experts=a.n_shared if moe_layers else 0,
+        shared_expert_intermediate_size=a.shared_inter if moe_layers else 0,
+        moe_layers=moe_layers,
+        mlp_act=a.act,
+        gated_mlp=a.gated,
+        linears=linears,
+        params=params,
+        config=config,
+        warnings=tuple(a.warnings),
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Families
+# --------------------------------------------------------------------------------------------------
+
+
+def _common(c: _Cfg, family: str, tie_default: bool = False) -> _Arch:
+    H = c.int("hidden_size", "n_embd", "d_model", "dim")
+    layers = c.int("num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    heads = c.int("num_attention_heads", "n_head", "n_heads")
+    kv = c.int("num_key_value_heads", "num_kv_heads", "n_kv_heads", default=heads)
+    if heads % kv:
+        raise UserError(f"{c.label}: num_attention_heads={heads} is not a multiple of num_key_value_heads={kv}")
+    hd_default = H // heads if H % heads == 0 else None
+    head_dim = c.int("head_dim", default=hd_default) if hd_default else c.int("head_dim")
+    vocab = c.int("vocab_size", "padded_vocab_size", "n_vocab")
+    inter = c.int("intermediate_size", "ffn_hidden_size", "n_inner", default=4 * H)
+    act = c.str("hidden_act", "hidden_activation", "activation_function", default="silu") or "silu"
+    return _Arch(
+        family=family,
+        hidden=H,
+        inter=inter,
+        layers=layers,
+        heads=heads,
+        kv_heads=kv,
+        head_dim=head_dim,
+        vocab=vocab,
+        tie=c.bool("tie_word_embeddings", default=tie_default),
+        max_pos=c.int("max_position_embeddings", "seq_length", "n_positions", "model_max_length", default=4096),
+        act=act,
+    )
+
+
+def _llama(c: _Cfg) -> _Arch:
+    a = _common(c, "llama")
+    b = c.bool("attention_bias")
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
+    a.mlp_bias = c.bool("mlp_bias")
+    return a
+
+
+def _mistral(c: _Cfg) -> _Arch:
+    a = _common(c, "mistral")
+    return a
+
+
+def _mixtral(c: _Cfg) -> _Arch:
+    a = _common(c, "mixtral")
+    a.num_experts = c.int("num_local_experts", default=8)
+    a.top_k = c.int("num_experts_per_tok", default=2)
+    a.moe_inter = a.inter
+    a.expert_names = ("w1", "w3", "w2")
+    return a
+
+
+def _qwen2(c: _Cfg) -> _Arch:
+    a = _common(c, "qwen2")
+    a.q_bias = a.k_bias = a.v_bias = True
+    return a
+
+
+def _sparse_step(c: _Cfg) -> Callable[[int], bool]:
+    step = c.int("decoder_sparse_step", default=1)
+    only = set(c.int_list("mlp_only_layers"))
+    return lambda i: i not in only and (i + 1) % step == 0
+
+
+def _qwen2_moe(c: _Cfg) -> _Arch:
+    a = _common(c, "qwen2_moe")
+    qkv_bias = c.bool("qkv_bias", default=True)
+    a.q_bias = a.k_bias = a.v_bias = qkv_bias
+    a.num_experts = c.int("num_experts", default=60, min_value=0)
+    a.top_k = c.int("num_experts_per_tok", default=4)
+    a.moe_inter = c.int("moe_intermediate_size", default=1408)
+    a.shared_inter = c.int("shared_expert_intermediate_size", default=5632, min_value=0)
+    a.n_shared = 1 if a.shared_inter else 0
+    a.shared_gate = bool(a.shared_inter)
+    a.moe_layer = _sparse_step(c)
+    return a
+
+
+def _qwen3(c: _Cfg) -> _Arch:
+    a = _common(c, "qwen3")
+    b = c.bool("attention_bias")
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
+    a.qk_norm = True
+    return a
+
+
+def _qwen3_moe(c: _Cfg) -> _Arch:
+    a = _qwen3(c)
+    a.family = "qwen3_moe"
+    a.num_experts = c.int("num_experts", default=128, min_value=0)
+    a.top_k = c.int("num_experts_per_tok", default=8)
+    a.moe_inter = c.int("moe_intermediate_size", default=768)
+    a.moe_layer = _sparse_step(c)
+    return a
+
+
+def _gemma(c: _Cfg) -> _Arch:
+    a = _common(c, "gemma", tie_default=True)
+    b = c.bool("attention_bias")
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
+    if not c.has("hidden_act", "hidden_activation"):
+        a.act = "gelu_pytorch_tanh"
+    return a
+
+
+def _gemma2(c: _Cfg) -> _Arch:
+    a = _gemma(c)
+    a.family = "gemma2"
+    a.norms_per_layer = 4
+    return a
+
+
+def _gemma3_text(c: _Cfg) -> _Arch:
+    a = _gemma2(c)
+    a.family = "gemma3_text"
+    a.qk_norm = True
+    return a
+
+
+def _phi3(c: _Cfg) -> _Arch:
+    a = _common(c, "phi3")
+    a.fused_qkv = "qkv_proj"
+    a.fused_gate_up = "gate_up_proj"
+    return a
+
+
+def _deepseek(c: _Cfg, family: str) -> _Arch:
+    a = _common(c, family)
+    a.attn = "mla"
+    a.q_lora_rank = c.int("q_lora_rank", required=False)  # null in V2-Lite: plain q_proj
+    a.kv_lora_rank = c.int("kv_lora_rank", default=512)
+    a.qk_nope = c.int("qk_nope_head_dim", default=128)
+    a.qk_rope = c.int("qk_rope_head_dim", default=64)
+    a.v_head_dim = c.int("v_head_dim", default=128)
+    a.q_bias = a.o_bias = c.bool("attention_bias")
+    a.head_dim = a.qk_nope + a.qk_rope
+    a.num_experts = c.int("n_routed_experts", "num_experts", required=False, min_value=0)
+    if a.num_experts:
+        a.top_k = c.int("num_experts_per_tok", default=6 if family == "deepseek_v2" else 8)
+        a.moe_inter = c.int("moe_intermediate_size", default=1407 if family == "deepseek_v2" else 2048)
+        a.n_shared = c.int("n_shared_experts", required=False, min_value=0)
+        a.shared_inter = a.moe_inter * a.n_shared
+        first = c.int("first_k_dense_replace", default=0, min_value=0)
+        freq = c.int("moe_layer_freq", default=1)
+        a.moe_layer = lambda i: i >= first and i % freq == 0
+    return a
+
+
+def _deepseek_v2(c: _Cfg) -> _Arch:
+    return _deepseek(c, "deepseek_v2")
+
+
+def _deepseek_v3(c: _Cfg) -> _Arch:
+    return _deepseek(c, "deepseek_v3")
+
+
+def _baichuan(c: _Cfg) -> _Arch:
+    # Remote code (modeling_baichuan.py): W_pack (H -> 3H, no bias), o_proj, gated SiLU MLP, RMSNorm,
+    # untied lm_head (NormHead in Baichuan2: a plain weight of shape [vocab, hidden]).
+    a = _common(c, "baichuan")
+    a.kv_heads = a.heads
+    a.fused_qkv = "W_pack"
+    return a
+
+
+def _chatglm(c: _Cfg) -> _Arch:
+    # Remote code (modeling_chatglm.py, ChatGLM2/3/GLM-4 "chatglm" type): query_key_value, dense,
+    # dense_h_to_4h (H -> 2*ffn, SwiGLU), dense_4h_to_h; output_layer untied.
+    H = c.int("hidden_size")
+    heads = c.int("num_attention_heads")
+    kv_ch = c.int("kv_channels", default=H // heads if H % heads == 0 else None)
+    mqa = c.bool("multi_query_attention")
+    groups = c.int("multi_query_group_num", default=1) if mqa else heads
+    if heads % groups:
+        raise UserError(f"{c.label}: num_attention_heads={heads} is not a multiple of multi_query_group_num={groups}")
+    add_bias = c.bool("add_bias_linear")
+    a = _Arch(
+        family="chatglm",
+        hidden=H,
+        inter=c.int("ffn_hidden_size"),
+        layers=c.int("num_layers", "num_hidden_layers"),
+        heads=heads,
+        kv_heads=groups,
+        head_dim=kv_ch,
+        vocab=c.int("padded_vocab_size", "vocab_size"),
+        tie=False,
+        max_pos=c.int("seq_length", "max_position_embeddings", default=2048),
+        act="swiglu",
+    )
+    a.fused_qkv = "query_key_value"
+    a.q_bias = c.bool("add_qkv_bias") or add_bias
+    a.o_name = "dense"
+    a.o_bias = add_bias
+    a.fused_gate_up = "dense_h_to_4h"
+    a.mlp_names = ("dense_h_to_4h", "dense_h_to_4h", "dense_4h_to_h")
+    a.mlp_bias = add_bias
+    a.norm_bias = not c.bool("rmsnorm", default=True)
+    a.final_norm = c.bool("post_layer_norm", default=True)
+    return a
+
+
+def _generic(c: _Cfg) -> _Arch:
+    a = _common(c, c.str("model_type", default="unknown") or "unknown")
+    b = c.bool("attention_bias")
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
+    a.mlp_bias = c.bool("mlp_bias")
+    return a
+
+
+_FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
+    "llama": _llama,
+    "mistral": _mistral,
+    "mixtral": _mixtral,
+    "qwen2": _qwen2,
+    "qwen2_moe": _qwen2_moe,
+    "qwen3": _qwen3,
+    "qwen3_moe": _qwen3_moe,
+    "gemma": _gemma,
+    "gemma2": _gemma2,
+    "gemma3_text": _gemma3_text,
+    "phi3": _phi3,
+    "deepseek_v2": _deepseek_v2,
+    "deepseek_v3": _deepseek_v3,
+    "baichuan": _baichuan,
+    "chatglm": _chatglm,
+}
+
+_FAMILY_DEFAULTS: dict[str, dict] = {"gemma3_text": _GEMMA3_TEXT_DEFAULTS, "chatglm": _CHATGLM_DEFAULTS}
+
+# model_type aliases seen in the wild -> family handler
+_FAMILY_ALIASES = {
+    "baichuan2": "baichuan",
+    "chatglm3": "chatglm",
+    "glm": "chatglm",  # only when the config has ChatGLM keys; checked below
+    "yi": "llama",
+}
+
+
+def _dtype(cfg: dict) -> str | None:
+    v = cfg.get("torch_dtype", cfg.get("dtype"))
+    if isinstance(v, str):
+        return v.replace("torch.", "")
+    return None
+
+
+def model_from_config(config: dict, name: str = "custom", source: str = "path", location: str | None = None) -> ModelSpec:
+    """Build a ModelSpec from a config.json dict. Raises UserError for configs that make no sense."""
+    label = location or name
+    if not isinstance(config, dict):
+        raise UserError(f"{label}: config must be a JSON object, got {type(config).__name__}")
+    cfg = config
+    warnings: list[str] = []
+    model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise UserError(f"{label}: model_type={model_type!r} must be a string")
+    # Multimodal wrappers: count the text decoder.
+    text_cfg = cfg.get("text_config")
+    if isinstance(text_cfg, dict) and (model_type in ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl") or "hidden_size" not in cfg):
+        inner = dict(text_cfg)
+        if model_type == "gemma3":
+            inner.setdefault("model_type", "gemma3_text")
+            # Gemma3ForConditionalGeneration always ties lm_head to the text embedding
+            inner.setdefault("tie_word_embeddings", cfg.get("tie_word_embeddings", True))
+        if "torch_dtype" not in inner and "dtype" not in inner:
+            for k in ("torch_dtype", "dtype"):
+                if k in cfg:
+                    inner[k] = cfg[k]
+        warnings.append(f"multimodal config (model_type={model_type}): counted the text decoder only, not the vision tower")
+        model_type = inner.get("model_type") or model_type
+        cfg_used = inner
+    else:
+        cfg_used = cfg
+    family_key = (model_type or "").lower()
+    if family_key in ("chatglm", "chatglm3", "glm") or (
+        not family_key and "padded_vocab_size" in cfg_used and "ffn_hidden_size" in cfg_used
+    ):
+        family_key = "chatglm"
+    family_key = _FAMILY_ALIASES.get(family_key, family_key)
+    handler = _FAMILIES.get(family_key)
+    c = _Cfg(cfg_used, label, _FAMILY_DEFAULTS.get(family_key))
+    if handler is None:
+        handler = _generic
+        warnings.append(
+            f"unknown model_type {model_type!r}: counted as a generic Llama-style decoder "
+            f"(supported: {', '.join(SUPPORTED_FAMILIES)})"
+        )
+    arch = handler(c)
+    arch.warnings = warnings + arch.warnings
+    return _build_spec(arch, config, name, source, location, _dtype(cfg_used) or _dtype(cfg))
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------------
+
+_PRESET_DIR = Path(__file__).resolve().parent.parent / "profiles" / "models"
+
+
+def _read_config_file(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: config.json not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"{path}: cannot read config ({e.__class__.__name__}: {e})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UserError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: config.json must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _hf_cache_dirs() -> list[Path]:
+    dirs: list[Path] = []
+    if os.environ.get("HF_HUB_CACHE"):
+        dirs.append(Path(os.environ["HF_HUB_CACHE"]))
+    if os.environ.get("HUGGINGFACE_HUB_CACHE"):
+        dirs.append(Path(os.environ["HUGGINGFACE_HUB_CACHE"]))
+    if os.environ.get("HF_HOME"):
+        dirs.append(Path(os.environ["HF_HOME"]) / "hub")
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        dirs.append(Path(xdg) / "huggingface" / "hub")
+    dirs.append(Path.home() / ".cache" / "huggingface" / "hub")
+    out: list[Path] = []
+    for d in dirs:
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def _modelscope_cache_dirs() -> list[Path]:
+    bases: list[Path] = []
+    if os.environ.get("MODELSCOPE_CACHE"):
+        bases.append(Path(os.environ["MODELSCOPE_CACHE"]))
+    bases.append(Path.home() / ".cache" / "modelscope" / "hub")
+    out: list[Path] = []
+    for b in bases:
+        for d in (b / "models", b, b / "hub" / "models", b / "hub"):
+            if d not in out:
+                out.append(d)
+    return out
+
+
+def _find_in_hf_cache(repo_id: str) -> Path | None:
+    folder = "models--" + repo_id.replace("/", "--")
+    for base in _hf_cache_dirs():
+        repo = base / folder
+        snaps = repo / "snapshots"
+        if not snaps.is_dir():
+            continue
+        ref = repo / "refs" / "main"
+        if ref.is_file():
+            try:
+                rev = ref.read_text(encoding="utf-8").strip()
+            except OSError:
+                rev = ""
+            if rev and (snaps / rev / "config.json").is_file():
+                return snaps / rev / "config.json"
+        cands = [p for p in snaps.glob("*/config.json") if p.is_file()]
+        if cands:
+            return max(cands, key=lambda p: p.stat().st_mtime)
+    return None
+
+
+def _find_in_modelscope_cache(repo_id: str) -> Path | None:
+    org, _, nm = repo_id.partition("/")
+    variants = [(org, nm)]
+    # ModelScope replaces '.' in names with '___' on disk
+    if "." in nm:
+        variants.append((org, nm.replace(".", "___")))
+    for base in _modelscope_cache_dirs():
+        for o, n in variants:
+            p = base / o / n / "config.json"
+            if p.is_file():
+                return p
+    return None
+
+
+def _looks_like_repo_id(ref: str) -> bool:
+    parts = ref.split("/")
+    return len(parts) == 2 and all(parts) and not ref.startswith((".", "~")) and " " not in ref
+
+
+def load_model(ref: str) -> ModelSpec:
+    """Resolve a model reference: dir | config.json path | cached hub id | preset name (case-insensitive)."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise UserError(f"model reference {ref!r} is empty; give a preset name (see `rocm-tune models`), a directory with config.json, or a hub id")
+    ref = ref.strip()
+    p = Path(os.path.expanduser(ref))
+    if p.is_dir():
+        cfgp = p / "config.json"
+        if not cfgp.is_file():
+            raise UserError(f"{ref}: directory has no config.json")
+        return model_from_config(_read_config_file(cfgp), name=p.resolve().name, source="path", location=str(cfgp.resolve()))
+    if p.is_file():
+        return model_from_config(
+            _read_config_file(p), name=p.resolve().parent.name or p.stem, source="path", location=str(p.resolve())
+        )
+    # preset by name / alias / hub id
+    idx = _preset_index()
+    key = ref.lower()
+    if key in idx:
+        return _load_preset_file(idx[key])
+    if _looks_like_repo_id(ref):
+        hit = _find_in_hf_cache(ref)
+        if hit is not None:
+            return model_from_config(_read_config_file(hit), name=ref, source="hf-cache", location=str(hit))
+        hit = _find_in_modelscope_cache(ref)
+        if hit is not None:
+            return model_from_config(_read_config_file(hit), name=ref, source="modelscope-cache", location=str(hit))
+    if ref.endswith(".json") or os.sep in ref and not _looks_like_repo_id(ref):
+        raise UserError(f"{ref}: no such file or directory (expected a directory with config.json, a config.json path, a cached hub id or a preset name)")
+    close = difflib.get_close_matches(key, list(idx), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; run `rocm-tune models` to list presets"
+    where = " (not a preset and not found in the local Hugging Face/ModelScope cache)" if _looks_like_repo_id(ref) else ""
+    raise UserError(f"unknown model {ref!r}{where}{hint}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Presets
+# --------------------------------------------------------------------------------------------------
+
+_INDEX: dict[str, str] | None = None  # lower-case name/alias/hub_id -> file name
+
+
+def _yaml_load(text: str):
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)  # noqa: S506 - safe loader
+
+
+def _preset_index() -> dict[str, str]:
+    """name/alias/hub id (lower-case) -> preset file name. Read from _index.yaml, else built by scanning."""
+    global _INDEX
+    if _INDEX is not None:
+        return _INDEX
+    idx: dict[str, str] = {}
+    index_file = _PRESET_DIR / "_index.yaml"
+    data = None
+    if index_file.is_file():
+        try:
+            data = _yaml_load(index_file.read_text(encoding="utf-8"))
+        except Exception:  # noqa: BLE001 - a broken index falls back to scanning
+            data = None
+    if isinstance(data, dict) and data:
+        existing = {p.name for p in _PRESET_DIR.glob("*.yaml")}
+        if all(isinstance(v, str) and v in existing for v in data.values()):
+            idx = {str(k).lower(): v for k, v in data.items()}
+    if not idx:
+        idx = _scan_index()
+    _INDEX = idx
+    return idx
+
+
+def _scan_index() -> dict[str, str]:
+    idx: dict[str, str] = {}
+    for f in sorted(_PRESET_DIR.glob("*.yaml")):
+        if f.name.startswith("_"):
+            continue
+        d = _yaml_load(f.read_text(encoding="utf-8"))
+        for k in _preset_keys(d, f):
+            idx.setdefault(k.lower(), f.name)
+    return idx
+
+
+def _preset_keys(d: dict, f: Path) -> list[str]:
+    keys = [d.get("name") or f.stem, f.stem]
+    if d.get("hub_id"):
+        keys.append(d["hub_id"])
+    keys.extend(d.get("aliases") or [])
+    return [str(k) for k in keys]
+
+
+_PRESET_META = ("name", "hub_id", "aliases", "size_label", "config")
+
+
+def _load_preset_file(fname: str) -> ModelSpec:
+    f = _PRESET_DIR / fname
+    d = _yaml_load(f.read_text(encoding="utf-8"))
+    if not isinstance(d, dict):
+        raise UserError(f"{f}: preset must be a YAML mapping")
+    cfg = d.get("config")
+    if not isinstance(cfg, dict):
+        raise UserError(f"{f}: preset has no 'config' mapping")
+    name = str(d.get("name") or f.stem)
+    spec = model_from_config(cfg, name=name, source="preset", location=str(f))
+    from dataclasses import replace
+
+    return replace(
+        spec,
+        hub_id=d.get("hub_id"),
+        size_label=None if d.get("size_label") is None else str(d.get("size_label")),
+        aliases=tuple(str(x) for x in (d.get("aliases") or ())),
+    )
+
+
+def list_presets() -> list[str]:
+    """Preset names (the canonical `name` of each file), sorted."""
+    idx = _preset_index()
+    names: dict[str, str] = {}
+    for f in sorted(set(idx.values())):
+        names[f] = f[: -len(".yaml")]
+    # canonical names: the preset's `name` field equals its file stem by convention
+    return sorted(names.values(), key=str.lower)
+
+
+def search_presets(query: str = "") -> list[ModelSpec]:
+    """Presets whose name, hub id, alias, family or size label match every word of ``query``.
+
+    "7b" matches size labels like "7B" (and names containing "7b"), "qwen3" matches the Qwen3 presets.
+    Empty query: all presets. Results are sorted by family then parameter count.
+    """
+    words = [w for w in (query or "").lower().replace(",", " ").split() if w]
+    specs = [load_model(n) for n in list_presets()]
+    out = []
+    for s in specs:
+        hay = " ".join(
+            [s.name, s.hub_id or "", s.family, s.size_label or "", *s.aliases]
+        ).lower()
+        size = (s.size_label or "").lower()
+        ok = True
+        for w in words:
+            if w in hay or (size and w == size):
+                continue
+            ok = False
+            break
+        if ok:
+            out.append(s)
+    out.sort(key=lambda s: (s.name.lower().rstrip("0123456789.-abmit"), s.params.total))
+    return out
