@@ -1,0 +1,372 @@
+"""Bounded metric history of one training run, fed by parser `Event`s.
+
+`History` keeps, per metric, a `Series` of (step, value) points with bounded memory: the newest
+`full` points at full resolution and older points decimated (every other point dropped each time
+the old part overflows), so a month-long run costs the same memory as a short one. It also keeps
+the scalar state the monitor shows: step / total steps, epoch, last and smoothed (EMA) loss, lr,
+grad_norm, throughput, median step time and ETA, fp16 overflow skips, last eval loss.
+
+The TUI monitor and `attach` read only this API (and `watch.Snapshot`); it is stable:
+
+    h = History()
+    h.add(event)                 # or h.extend(events)
+    h.series["loss"].points()    # [(step, value), ...] oldest first, bounded
+    h.step, h.total_steps, h.epoch, h.loss, h.smoothed_loss, h.learning_rate, h.grad_norm
+    h.tokens_per_s, h.samples_per_s, h.median_step_time_s(), h.eta_s(), h.progress()
+    h.to_dict()
+
+Step time comes, in order of preference, from the source's own `step_time_s`, from tqdm's `s/it`
+(`it/s`) rate, or from the differences of event times between logged steps (times are unix seconds
+given by the source or, for sources without times, the moment the watcher saw the line).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Iterable
+
+from rocm_tune.core.runs.parsers import Event
+
+# Series names (stable, used by the TUI).
+METRICS = (
+    "loss",            # training loss as logged
+    "loss_smooth",     # exponential moving average of loss (non-finite values skipped)
+    "learning_rate",
+    "grad_norm",
+    "tokens_per_s",
+    "samples_per_s",
+    "step_time_s",     # seconds per optimizer step
+    "eval_loss",
+    "loss_scale",      # fp16 dynamic loss scale (DeepSpeed / AMP) when logged
+    "vram_allocated_bytes",  # peak allocated on rank 0 when the source logs it
+)
+
+EMA_ALPHA = 0.1  # weight of the newest loss in the smoothed loss
+
+
+class Series:
+    """(step, value) points, newest `full` at full resolution, older decimated to <= `old_cap`.
+
+    Appending is O(1) amortised; memory is O(full + old_cap) whatever the run length.
+    """
+
+    __slots__ = ("name", "full", "old_cap", "_steps", "_values", "_old_steps", "_old_values", "count")
+
+    def __init__(self, name: str, full: int = 2048, old_cap: int = 2048):
+        self.name = name
+        self.full = max(2, int(full))
+        self.old_cap = max(2, int(old_cap))
+        self._steps: list[int] = []
+        self._values: list[float] = []
+        self._old_steps: list[int] = []
+        self._old_values: list[float] = []
+        self.count = 0  # points ever appended
+
+    def append(self, step: int, value: float) -> None:
+        self._steps.append(step)
+        self._values.append(value)
+        self.count += 1
+        if len(self._steps) >= 2 * self.full:
+            self._compact()
+
+    def _compact(self) -> None:
+        cut = len(self._steps) - self.full
+        self._old_steps.extend(self._steps[:cut])
+        self._old_values.extend(self._values[:cut])
+        del self._steps[:cut]
+        del self._values[:cut]
+        while len(self._old_steps) > self.old_cap:
+            # keep the oldest point and every other one: resolution halves, the shape stays.
+            self._old_steps = self._old_steps[::2]
+            self._old_values = self._old_values[::2]
+
+    def __len__(self) -> int:
+        return len(self._old_steps) + len(self._steps)
+
+    def points(self, last: int | None = None) -> list[tuple[int, float]]:
+        """All kept points, oldest first (a copy). `last=N` returns only the newest N kept points."""
+        if last is not None:
+            if last <= 0:
+                return []
+            if last <= len(self._steps):
+                return list(zip(self._steps[-last:], self._values[-last:]))
+        pts = list(zip(self._old_steps, self._old_values)) + list(zip(self._steps, self._values))
+        return pts if last is None else pts[-last:]
+
+    def values(self, last: int | None = None) -> list[float]:
+        return [v for _, v in self.points(last)]
+
+    @property
+    def last(self) -> tuple[int, float] | None:
+        if self._steps:
+            return self._steps[-1], self._values[-1]
+        if self._old_steps:
+            return self._old_steps[-1], self._old_values[-1]
+        return None
+
+    def clear(self) -> None:
+        self._steps.clear()
+        self._values.clear()
+        self._old_steps.clear()
+        self._old_values.clear()
+        self.count = 0
+
+
+def _finite(x: float | None) -> bool:
+    return x is not None and x == x and x not in (math.inf, -math.inf)
+
+
+class History:
+    """Everything known about a run's progress, bounded in memory. Feed it `Event`s."""
+
+    def __init__(self, full: int = 2048, old_cap: int = 2048, step_time_window: int = 64):
+        self.series: dict[str, Series] = {m: Series(m, full, old_cap) for m in METRICS}
+        self.step: int | None = None
+        self.total_steps: int | None = None
+        self.num_train_epochs: float | None = None
+        self.epoch: float | None = None
+        self.loss: float | None = None
+        self.smoothed_loss: float | None = None
+        self.learning_rate: float | None = None
+        self.grad_norm: float | None = None
+        self.tokens_per_s: float | None = None
+        self.samples_per_s: float | None = None
+        self.eval_loss: float | None = None
+        self.loss_scale: float | None = None
+        self.overflow_skips = 0
+        self.steps_logged = 0
+        self.start_time: float | None = None      # unix time of the first event with a time
+        self.last_time: float | None = None       # unix time of the newest event with a time
+        self.last_step_time: float | None = None  # unix time the newest step was logged
+        self.ended: bool = False                  # the source logged the end of training
+        self.end_status: str | None = None        # finished | failed | stopped when the source says
+        self.train_loss: float | None = None      # final average loss when the source logs it
+        self.runtime_s: float | None = None       # source-reported runtime (end of training)
+        self.source_elapsed_s: float | None = None    # elapsed time as the source reports it
+        self.source_remaining_s: float | None = None  # remaining time as the source reports it
+        self.vram: dict[int, dict[str, int]] = {}     # rank -> {"allocated_bytes", "reserved_bytes"}
+        self._step_times: deque[float] = deque(maxlen=max(4, step_time_window))
+        self._rate_step_time: float | None = None  # from tqdm s/it
+        self._prev_step_for_dt: tuple[int, float] | None = None
+
+    # ------------------------------------------------------------------ feeding
+    def extend(self, events: Iterable[Event]) -> None:
+        add = self.add
+        for ev in events:
+            add(ev)
+
+    def add(self, ev: Event) -> None:
+        kind = ev.kind
+        t = ev.time
+        if t is not None:
+            if self.start_time is None or t < self.start_time:
+                self.start_time = t
+            if self.last_time is None or t > self.last_time:
+                self.last_time = t
+        if ev.total_steps:
+            self.total_steps = ev.total_steps
+        if kind == "step":
+            self._add_step(ev)
+        elif kind == "progress":
+            self._add_progress(ev)
+        elif kind == "eval":
+            if _finite(ev.loss) and ev.step is not None:
+                self.eval_loss = ev.loss
+                self.series["eval_loss"].append(ev.step, ev.loss)
+            elif ev.loss is not None:
+                self.eval_loss = ev.loss
+        elif kind == "overflow":
+            self.overflow_skips += 1
+            scale = ev.get("loss_scale")
+            if scale is not None:
+                self.loss_scale = scale
+                self.series["loss_scale"].append(self.step or 0, scale)
+        elif kind == "start":
+            n = ev.get("num_train_epochs")
+            if n is not None:
+                self.num_train_epochs = n
+        elif kind == "end":
+            self.ended = True
+            status = ev.get("status")
+            if status:
+                self.end_status = str(status)
+            if ev.get("train_loss") is not None:
+                self.train_loss = ev.get("train_loss")
+            if ev.get("runtime_s") is not None:
+                self.runtime_s = ev.get("runtime_s")
+            if ev.epoch is not None:
+                self.epoch = ev.epoch
+            if ev.step is not None and (self.step is None or ev.step > self.step):
+                self.step = ev.step
+
+    def _add_step(self, ev: Event) -> None:
+        step = ev.step
+        if step is None:
+            step = (self.step or 0) + 1
+        if self.step is not None and step < self.step:
+            # a restarted / resumed run logs from an earlier step again: keep going from there.
+            self._prev_step_for_dt = None
+        self.step = step
+        self.steps_logged += 1
+        s = self.series
+        if ev.total_steps:
+            self.total_steps = ev.total_steps
+        if ev.epoch is not None:
+            self.epoch = ev.epoch
+        loss = ev.loss
+        if loss is not None:
+            self.loss = loss
+            s["loss"].append(step, loss)
+            if _finite(loss):
+                sm = self.smoothed_loss
+                sm = loss if sm is None or not _finite(sm) else sm + EMA_ALPHA * (loss - sm)
+                self.smoothed_loss = sm
+                s["loss_smooth"].append(step, sm)
+        if ev.learning_rate is not None:
+            self.learning_rate = ev.learning_rate
+            s["learning_rate"].append(step, ev.learning_rate)
+        if ev.grad_norm is not None:
+            self.grad_norm = ev.grad_norm
+            s["grad_norm"].append(step, ev.grad_norm)
+        if ev.tokens_per_s is not None:
+            self.tokens_per_s = ev.tokens_per_s
+            s["tokens_per_s"].append(step, ev.tokens_per_s)
+        if ev.samples_per_s is not None:
+            self.samples_per_s = ev.samples_per_s
+            s["samples_per_s"].append(step, ev.samples_per_s)
+        st = ev.step_time_s
+        t = ev.time
+        if st is None and t is not None:
+            prev = self._prev_step_for_dt
+            if prev is not None and step > prev[0] and t >= prev[1]:
+                st = (t - prev[1]) / (step - prev[0])
+        if t is not None:
+            self._prev_step_for_dt = (step, t)
+            self.last_step_time = t
+        if st is not None and _finite(st) and st >= 0:
+            self._step_times.append(st)
+            s["step_time_s"].append(step, st)
+        extra = ev.data
+        if extra:
+            va = extra.get("vram_allocated_bytes")
+            if va is not None:
+                rank = ev.rank or 0
+                d = self.vram.setdefault(rank, {})
+                d["allocated_bytes"] = int(va)
+                vr = extra.get("vram_reserved_bytes")
+                if vr is not None:
+                    d["reserved_bytes"] = int(vr)
+                if rank == 0:
+                    s["vram_allocated_bytes"].append(step, float(va))
+            el = extra.get("elapsed_s")
+            if el is not None:
+                self.source_elapsed_s = el
+            rem = extra.get("remaining_s")
+            if rem is not None:
+                self.source_remaining_s = rem
+            ls = extra.get("loss_scale")
+            if ls is not None:
+                self.loss_scale = ls
+                s["loss_scale"].append(step, ls)
+            sk = extra.get("skipped")
+            if sk is not None and sk > self.overflow_skips:
+                self.overflow_skips = int(sk)
+
+    def _add_progress(self, ev: Event) -> None:
+        # tqdm bar (train bar only; parsers drop other bars) or a DeepSpeed step/throughput line:
+        # it moves the step only forward.
+        if ev.learning_rate is not None:
+            self.learning_rate = ev.learning_rate
+        if ev.samples_per_s is not None:
+            self.samples_per_s = ev.samples_per_s
+        if ev.epoch is not None:
+            self.epoch = ev.epoch
+        if ev.step_time_s is not None and _finite(ev.step_time_s) and ev.step_time_s > 0:
+            self._rate_step_time = ev.step_time_s
+        if ev.step is not None and (self.step is None or ev.step > self.step):
+            self.step = ev.step
+            if ev.time is not None:
+                self.last_step_time = ev.time
+        extra = ev.data
+        if extra:
+            el = extra.get("elapsed_s")
+            if el is not None:
+                self.source_elapsed_s = el
+            rem = extra.get("remaining_s")
+            if rem is not None:
+                self.source_remaining_s = rem
+            sk = extra.get("skipped")
+            if sk is not None and sk > self.overflow_skips:
+                self.overflow_skips = int(sk)
+            va = extra.get("vram_allocated_bytes")
+            if va is not None:
+                self.vram.setdefault(ev.rank or 0, {})["allocated_bytes"] = int(va)
+
+    # ------------------------------------------------------------------ derived
+    def median_step_time_s(self) -> float | None:
+        """Median of the recent step times (seconds per optimizer step), or the tqdm rate."""
+        if self._step_times:
+            xs = sorted(self._step_times)
+            n = len(xs)
+            return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+        return self._rate_step_time
+
+    def eta_s(self) -> float | None:
+        """Seconds to the last step: remaining steps x median step time (None when unknown)."""
+        if self.ended:
+            return 0.0
+        if self.total_steps and self.step is not None:
+            st = self.median_step_time_s()
+            if st is not None:
+                return max(0, self.total_steps - self.step) * st
+        return self.source_remaining_s
+
+    def progress(self) -> float | None:
+        """Fraction done in [0, 1], None when the total is unknown."""
+        if self.total_steps and self.step is not None:
+            return max(0.0, min(1.0, self.step / self.total_steps))
+        return None
+
+    def elapsed_s(self, now: float | None = None) -> float | None:
+        """Seconds since the first timed event (to `now`, or to the newest event)."""
+        if self.runtime_s is not None and self.ended:
+            return self.runtime_s
+        if self.start_time is not None:
+            end = now if now is not None and not self.ended else self.last_time
+            if end is not None:
+                return max(0.0, end - self.start_time)
+        return self.source_elapsed_s
+
+    def to_dict(self, now: float | None = None) -> dict:
+        return {
+            "step": self.step,
+            "total_steps": self.total_steps,
+            "progress": self.progress(),
+            "epoch": self.epoch,
+            "loss": _json_num(self.loss),
+            "smoothed_loss": _json_num(self.smoothed_loss),
+            "learning_rate": _json_num(self.learning_rate),
+            "grad_norm": _json_num(self.grad_norm),
+            "eval_loss": _json_num(self.eval_loss),
+            "tokens_per_s": _json_num(self.tokens_per_s),
+            "samples_per_s": _json_num(self.samples_per_s),
+            "step_time_s": _json_num(self.median_step_time_s()),
+            "elapsed_s": _json_num(self.elapsed_s(now)),
+            "eta_s": _json_num(self.eta_s()),
+            "loss_scale": _json_num(self.loss_scale),
+            "overflow_skips": self.overflow_skips,
+            "steps_logged": self.steps_logged,
+            "ended": self.ended,
+            "train_loss": _json_num(self.train_loss),
+            "vram": {str(k): dict(v) for k, v in sorted(self.vram.items())},
+        }
+
+
+def _json_num(x):
+    """JSON has no NaN/Infinity: non-finite numbers become the strings "nan", "inf", "-inf"."""
+    if x is None or isinstance(x, bool):
+        return x
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return x
