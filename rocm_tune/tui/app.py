@@ -1,0 +1,90 @@
+"""The rocm-tune terminal app (Textual).
+
+`run_app()` opens the wizard (Hardware -> Model -> Goal -> Plan -> Export); `run_app(attach=T)`
+opens the monitor on a run. This module stays import-light: textual only, screens load lazily,
+never torch/transformers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from textual.app import App
+from textual.binding import Binding
+
+from rocm_tune.core.questions import defaults
+
+STYLES = Path(__file__).parent / "styles"
+
+
+def optional(module: str) -> Any | None:
+    """Import a core module that another part provides; None while it does not exist yet."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+@dataclass
+class WizardState:
+    """What the wizard has learned so far; screens read and write it."""
+
+    answers: dict[str, Any] = field(default_factory=defaults)
+    backend_name: str | None = None
+    samples: tuple = ()
+    model: Any = None            # ModelSpec
+    dataset_stats: Any = None    # DatasetStats
+    plan: Any = None             # PlanResult
+    plan_dict: dict | None = None   # PlanResult.to_dict(), with the user's edits applied
+
+
+class RocmTuneApp(App):
+    TITLE = "rocm-tune"
+    CSS_PATH = [STYLES / "app.tcss"]
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        attach: str | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        answers: dict[str, Any] | None = None,
+        poll_interval: float = 1.0,
+        start: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.attach = attach
+        self.clock = clock
+        self.poll_interval = poll_interval
+        self.state = WizardState()
+        if answers:
+            self.state.answers.update(answers)
+        self.start = start or ("monitor" if attach else "hardware")
+        self.mounted_at: float | None = None
+
+    def on_mount(self) -> None:
+        from rocm_tune.tui.screens import open_screen
+
+        open_screen(self, self.start, attach=self.attach)
+        self.mounted_at = time.perf_counter()
+
+    def action_help(self) -> None:
+        from rocm_tune.tui.widgets.modals import HelpModal
+
+        text = getattr(self.screen, "HELP", None) or "rocm-tune: every action is on a key shown in the footer."
+        self.push_screen(HelpModal(text))
+
+
+def run_app(attach: str | None = None) -> int:
+    """Entry point for `rocm-tune`, `rocm-tune attach TARGET` and `rocm-tune demo`."""
+    app = RocmTuneApp(attach=attach)
+    result = app.run()
+    return int(result or 0) if isinstance(result, int) else 0

@@ -1,0 +1,50 @@
+"""Bridge to the bundle writer (`rocm_tune.core.export`): render in memory, write with --force semantics."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.tui.app import optional
+
+FORMATS = {
+    "sh": "run.sh launcher script",
+    "llamafactory": "LLaMA-Factory YAML",
+    "deepspeed": "DeepSpeed JSON",
+    "accelerate": "accelerate config",
+    "slurm": "Slurm batch script",
+}
+DEFAULT_FORMATS = ("sh", "llamafactory", "deepspeed")
+
+
+def _export():
+    mod = optional("rocm_tune.core.export")
+    if mod is None or not (hasattr(mod, "render_bundle") or hasattr(mod, "bundle_files")):
+        raise UserError("the bundle writer (rocm_tune.core.export) is not available yet")
+    return mod
+
+
+def render(plan_dict: dict | None, formats: list[str]) -> dict[str, str]:
+    if not plan_dict:
+        raise UserError("no plan to export yet")
+    if not formats:
+        return {}
+    mod = _export()
+    fn = getattr(mod, "render_bundle", None) or getattr(mod, "bundle_files")
+    files = fn(plan_dict, formats)
+    return {str(k): str(v) for k, v in dict(files).items()}
+
+
+def existing(out_dir: str, names: list[str]) -> list[str]:
+    return [n for n in names if os.path.exists(os.path.join(os.path.expanduser(out_dir), n))]
+
+
+def write(plan_dict: dict | None, formats: list[str], out_dir: str, force: bool) -> list[str]:
+    mod = _export()
+    fn = getattr(mod, "write_bundle", None)
+    out_dir = os.path.expanduser(out_dir)
+    if fn is None:
+        raise UserError("the bundle writer has no write_bundle() yet")
+    res: Any = fn(plan_dict, formats, out_dir, force=force)
+    return [str(p) for p in (res or [])]

@@ -1,0 +1,84 @@
+"""The frame every wizard step shares: breadcrumb, body, footer, next/back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.tui.screens import STEPS, make_screen
+from rocm_tune.tui.widgets.fields import QuestionField
+
+TITLES = {"hardware": "Hardware", "model": "Model", "goal": "Goal", "plan": "Plan", "export": "Export"}
+
+
+def breadcrumb(current: str) -> str:
+    parts = []
+    for i, step in enumerate(STEPS, 1):
+        label = f"{i} {TITLES[step]}"
+        parts.append(f"[b reverse] {label} [/]" if step == current else f" {label} ")
+    return "[b]rocm-tune[/b]  " + "›".join(parts)
+
+
+class StepScreen(Screen):
+    STEP = "hardware"
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Next", priority=True),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def compose_header(self) -> ComposeResult:
+        yield Static(breadcrumb(self.STEP), classes="breadcrumb")
+
+    def compose_footer(self) -> ComposeResult:
+        yield Static("", id="status", classes="status")
+        yield Footer()
+
+    @property
+    def state(self):
+        return self.app.state  # type: ignore[attr-defined]
+
+    def set_status(self, message: str, error: bool = False) -> None:
+        status = self.query_one("#status", Static)
+        status.set_class(error, "-error")
+        status.update(message)
+
+    def collect(self) -> dict[str, Any]:
+        """Validate this step's fields into state.answers; UserError on the first bad one."""
+        values: dict[str, Any] = {}
+        first_bad: UserError | None = None
+        for fld in self.query(QuestionField):
+            try:
+                values[fld.question.name] = fld.value()
+            except UserError as exc:
+                first_bad = first_bad or exc
+        if first_bad is not None:
+            raise first_bad
+        self.state.answers.update(values)
+        return values
+
+    def validate_step(self) -> None:
+        """Extra checks before moving on (override)."""
+
+    def action_next(self) -> None:
+        try:
+            self.collect()
+            self.validate_step()
+        except UserError as exc:
+            self.set_status(str(exc), error=True)
+            return
+        nxt = STEPS.index(self.STEP) + 1
+        if nxt < len(STEPS):
+            self.app.push_screen(make_screen(STEPS[nxt]))
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            try:
+                self.collect()
+            except UserError:
+                pass
+            self.app.pop_screen()

@@ -1,0 +1,167 @@
+"""Step 5: export. Choose formats and a directory, preview each file, write, copy over SSH (OSC 52)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Input, Label, OptionList, SelectionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.tui import export_model as em
+from rocm_tune.tui.screens.base import StepScreen
+
+
+class BundleRendered(Message):
+    def __init__(self, files: dict[str, str], error: str | None = None) -> None:
+        super().__init__()
+        self.files, self.error = files, error
+
+
+class BundleWritten(Message):
+    def __init__(self, paths: list[str], error: str | None = None, exists: list[str] | None = None) -> None:
+        super().__init__()
+        self.paths, self.error, self.exists = paths, error, exists or []
+
+
+class ExportScreen(StepScreen):
+    STEP = "export"
+    BINDINGS = [
+        Binding("ctrl+s", "write", "Write", priority=True),
+        Binding("ctrl+y", "copy", "Copy file", priority=True),
+        Binding("escape", "back", "Back"),
+    ]
+    HELP = """[b]Export[/b]
+Pick the formats (space toggles) and the output directory; the list shows every file of the bundle,
+and the right pane previews the highlighted one. ctrl+s writes the bundle: existing files are never
+overwritten silently (you are asked first). ctrl+y copies the previewed file to your local clipboard,
+over SSH too (OSC 52; the terminal must allow it).
+
+[b]ctrl+s[/b] write   [b]ctrl+y[/b] copy file   [b]esc[/b] back to the plan   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        with Horizontal(classes="body"):
+            with Vertical(id="export-side"):
+                yield Static("Formats", classes="section-title")
+                yield SelectionList[str](*[(f"{name}  {desc}", name, name in em.DEFAULT_FORMATS)
+                                           for name, desc in em.FORMATS.items()], id="formats", compact=True)
+                with Horizontal(classes="setting"):
+                    yield Label("dir", classes="s-label-short")
+                    yield Input(self._default_dir(), id="out-dir", compact=True)
+                yield Static("Files", classes="section-title")
+                yield OptionList(id="files")
+            yield TextArea("", id="preview", read_only=True, show_line_numbers=False)
+        yield from self.compose_footer()
+
+    def _default_dir(self) -> str:
+        name = ((self.state.plan_dict or {}).get("model") or {}).get("name") or "bundle"
+        return os.path.join(".", f"rocm-tune-{name}")
+
+    def on_mount(self) -> None:
+        self._files: dict[str, str] = {}
+        self.render_bundle()
+
+    def formats(self) -> list[str]:
+        return list(self.query_one("#formats", SelectionList).selected)
+
+    @on(SelectionList.SelectedChanged)
+    def _formats_changed(self) -> None:
+        self.render_bundle()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="render")
+    def render_bundle(self) -> None:
+        try:
+            files = em.render(self.state.plan_dict, self.formats())
+            self.post_message(BundleRendered(files))
+        except UserError as exc:
+            self.post_message(BundleRendered({}, str(exc)))
+        except Exception as exc:
+            self.post_message(BundleRendered({}, f"export failed: {type(exc).__name__}: {exc}"))
+
+    def on_bundle_rendered(self, msg: BundleRendered) -> None:
+        self._files = msg.files
+        ol = self.query_one("#files", OptionList)
+        current = ol.highlighted_option.id if ol.highlighted_option is not None else None
+        ol.clear_options()
+        for name in msg.files:
+            ol.add_option(Option(name, id=name))
+        if msg.error:
+            self.set_status(msg.error, error=True)
+            self.query_one("#preview", TextArea).text = ""
+            return
+        if msg.files:
+            names = list(msg.files)
+            ol.highlighted = names.index(current) if current in names else 0
+            self.preview(names[ol.highlighted])
+        self.set_status(f"{len(msg.files)} file(s); ctrl+s writes them to {self.query_one('#out-dir', Input).value}")
+
+    def preview(self, name: str) -> None:
+        area = self.query_one("#preview", TextArea)
+        area.text = self._files.get(name, "")
+        area.border_title = name
+
+    @on(OptionList.OptionHighlighted, "#files")
+    def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.preview(str(event.option.id))
+
+    # ---- write
+    def action_write(self) -> None:
+        out_dir = self.query_one("#out-dir", Input).value.strip()
+        if not out_dir:
+            self.set_status("dir: give an output directory", error=True)
+            return
+        if not self._files:
+            self.set_status("nothing to write: choose at least one format", error=True)
+            return
+        existing = em.existing(out_dir, list(self._files))
+        if existing:
+            from rocm_tune.tui.widgets.modals import ConfirmModal
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self.write(out_dir, True)
+                else:
+                    self.set_status("nothing written")
+            shown = ", ".join(existing[:6]) + (" ..." if len(existing) > 6 else "")
+            self.app.push_screen(ConfirmModal(f"Overwrite {len(existing)} file(s) in {out_dir}?", shown), answer)
+        else:
+            self.write(out_dir, False)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="write")
+    def write(self, out_dir: str, force: bool) -> None:
+        try:
+            paths = em.write(self.state.plan_dict, self.formats(), out_dir, force)
+            self.post_message(BundleWritten(paths))
+        except UserError as exc:
+            self.post_message(BundleWritten([], str(exc)))
+        except Exception as exc:
+            self.post_message(BundleWritten([], f"write failed: {type(exc).__name__}: {exc}"))
+
+    def on_bundle_written(self, msg: BundleWritten) -> None:
+        if msg.error:
+            self.set_status(msg.error, error=True)
+            return
+        where = os.path.dirname(msg.paths[0]) if msg.paths else ""
+        self.set_status(f"wrote {len(msg.paths)} file(s) to {where}")
+        self.notify(f"wrote {len(msg.paths)} file(s) to {where}")
+
+    def action_copy(self) -> None:
+        area = self.query_one("#preview", TextArea)
+        if not area.text:
+            self.set_status("nothing to copy", error=True)
+            return
+        self.app.copy_to_clipboard(area.text)
+        self.set_status(f"copied {area.border_title} ({len(area.text)} chars) to the clipboard (OSC 52)")
+
+    def action_next(self) -> None:
+        self.action_write()
+
+    def collect(self) -> dict[str, Any]:
+        return {}

@@ -1,0 +1,168 @@
+"""Step 1: hardware. Detected GPUs (polled in a worker), or a profile + count; doctor findings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.questions import questions_for
+from rocm_tune.tui.app import optional
+from rocm_tune.tui.render import fmt_gib, num
+from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.widgets.fields import QuestionField
+
+GPU_COLUMNS = ("#", "name", "profile", "VRAM used", "util", "temp", "power")
+# doctor checks worth showing before planning (ids or words in their names)
+DOCTOR_KEYS = ("iommu", "bf16", "hsa", "override", "visible", "rocm", "torch")
+
+
+class Samples(Message):
+    def __init__(self, backend: str, samples: tuple, error: str | None = None) -> None:
+        super().__init__()
+        self.backend, self.samples, self.error = backend, samples, error
+
+
+class DoctorFindings(Message):
+    def __init__(self, lines: list[tuple[str, str, str]], error: str | None = None) -> None:
+        super().__init__()
+        self.lines, self.error = lines, error
+
+
+def sample_row(s: Any) -> tuple[str, ...]:
+    util, temp, power = num(getattr(s, "util_percent", None)), num(getattr(s, "temp_c", None)), num(
+        getattr(s, "power_w", None))
+    return (
+        str(getattr(s, "index", "?")),
+        str(getattr(s, "name", "") or "N/A")[:28],
+        str(getattr(s, "profile_id", "") or "unknown"),
+        f"{fmt_gib(getattr(s, 'vram_used_bytes', None))} / {fmt_gib(getattr(s, 'vram_total_bytes', None), 0)}",
+        "N/A" if util is None else f"{util:.0f}%",
+        "N/A" if temp is None else f"{temp:.0f}°C",
+        "N/A" if power is None else f"{power:.0f} W",
+    )
+
+
+def doctor_lines(doctor: Any) -> list[tuple[str, str, str]]:
+    """(status, message, fix) of the doctor checks that matter for planning."""
+    run = getattr(doctor, "run_checks", None) or getattr(doctor, "checks", None)
+    if run is None:
+        return []
+    results = run() if callable(run) else run
+    out = []
+    for r in results:
+        get = (lambda k: r.get(k)) if isinstance(r, dict) else (lambda k: getattr(r, k, None))
+        ident = " ".join(str(get(k) or "") for k in ("id", "name", "code")).lower()
+        status = str(get("status") or "").lower()
+        if status in ("ok", "pass", "skip", "info") and "iommu" not in ident:
+            continue
+        if not any(k in ident for k in DOCTOR_KEYS) and status not in ("fail", "error"):
+            continue
+        out.append((status or "?", str(get("message") or get("summary") or ident), str(get("fix") or "")))
+    return out
+
+
+class HardwareScreen(StepScreen):
+    STEP = "hardware"
+    HELP = """[b]Hardware[/b]
+The table shows the GPUs detected on this machine (backend in the title), refreshed every second.
+GPU 'auto' plans for them; or choose a profile to plan for another machine, with its count,
+the number of nodes and the CPU RAM per node (for offload).
+Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are listed below.
+
+[b]ctrl+n[/b] next   [b]esc[/b] back   [b]tab[/b] next field   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        with VerticalScroll(classes="body"):
+            yield Static("Detecting GPUs...", id="backend", classes="section-title")
+            table = DataTable(id="gpus", cursor_type="row", zebra_stripes=True)
+            yield table
+            for q in questions_for("hardware"):
+                yield QuestionField(q, self.state.answers.get(q.name))
+            yield Static("Doctor", classes="section-title")
+            yield Static("running checks...", id="doctor")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#gpus", DataTable)
+        for c in GPU_COLUMNS:
+            table.add_column(c, key=c)
+        self._backend = None
+        self.poll_gpus()
+        self.run_doctor()
+
+    # ---- workers: never touch widgets, post messages
+    @work(thread=True, exclusive=True, exit_on_error=False, group="gpus")
+    def poll_gpus(self) -> None:
+        devices = optional("rocm_tune.core.devices")
+        if devices is None or not hasattr(devices, "detect"):
+            self.post_message(Samples("none", (), "GPU detection is not available yet"))
+            return
+        try:
+            if self._backend is None:
+                self._backend = devices.detect()
+            samples = tuple(self._backend.sample())
+            self.post_message(Samples(getattr(self._backend, "name", "?"), samples))
+        except Exception as exc:  # a backend must never crash the app
+            self.post_message(Samples("none", (), f"detection failed: {exc}"))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="doctor")
+    def run_doctor(self) -> None:
+        doctor = optional("rocm_tune.core.doctor")
+        if doctor is None:
+            self.post_message(DoctorFindings([], "doctor checks are not available yet"))
+            return
+        try:
+            self.post_message(DoctorFindings(doctor_lines(doctor)))
+        except Exception as exc:
+            self.post_message(DoctorFindings([], f"doctor failed: {exc}"))
+
+    # ---- UI thread
+    def on_samples(self, msg: Samples) -> None:
+        self.state.backend_name, self.state.samples = msg.backend, msg.samples
+        title = self.query_one("#backend", Static)
+        if msg.error:
+            title.update(f"Detected GPUs: none ({msg.error}); choose a GPU profile below")
+        else:
+            n = len(msg.samples)
+            title.update(f"Detected GPUs: {n} via [b]{msg.backend}[/b]" + ("" if n else
+                         " - none found; choose a GPU profile below"))
+        table = self.query_one("#gpus", DataTable)
+        seen = set()
+        for s in msg.samples:
+            key = str(getattr(s, "index", len(seen)))
+            seen.add(key)
+            row = sample_row(s)
+            if key in table.rows:
+                for col, val in zip(GPU_COLUMNS, row):
+                    if table.get_cell(key, col) != val:
+                        table.update_cell(key, col, val)
+            else:
+                table.add_row(*row, key=key)
+        for key in [k.value for k in table.rows if k.value not in seen]:
+            table.remove_row(key)
+        table.display = bool(msg.samples)
+        if self.is_attached and not msg.error:  # re-arm the next poll only after this one finished
+            self.set_timer(self.app.poll_interval, self.poll_gpus)
+
+    def on_doctor_findings(self, msg: DoctorFindings) -> None:
+        w = self.query_one("#doctor", Static)
+        if msg.error:
+            w.update(f"[dim]{msg.error}[/dim]")
+        elif not msg.lines:
+            w.update("no findings that change the plan")
+        else:
+            mark = {"fail": "✗", "error": "✗", "warn": "!", "warning": "!"}
+            w.update("\n".join(f"{mark.get(st, '•')} {m}" + (f"\n    fix: {fx}" if fx else "")
+                               for st, m, fx in msg.lines))
+
+    def validate_step(self) -> None:
+        a = self.state.answers
+        if a.get("gpu") == "auto" and not self.state.samples:
+            raise UserError("gpu: no GPU was detected here; choose a GPU profile instead of 'auto'")

@@ -1,0 +1,165 @@
+"""Step 2: model. Search presets by name or size, or give a local path / hub id from the cache."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.questions import BY_NAME
+from rocm_tune.tui.app import optional
+from rocm_tune.tui.render import fmt_count
+from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.widgets.fields import QuestionField
+
+
+class SearchResults(Message):
+    def __init__(self, query: str, specs: list, direct: Any = None, error: str | None = None) -> None:
+        super().__init__()
+        self.query, self.specs, self.direct, self.error = query, specs, direct, error
+
+
+def looks_like_ref(text: str) -> bool:
+    """A path or an `org/name` hub id (as opposed to search words)."""
+    return bool(text) and (os.sep in text or text.startswith((".", "~")) or os.path.exists(text)) \
+        and " " not in text.strip()
+
+
+def render_model_info(spec: Any) -> Text:
+    """Parameter count, layers, hidden size, vocab, family (a pure function of the ModelSpec)."""
+    if spec is None:
+        return Text("no model selected", style="dim")
+    p = getattr(spec, "params", None)
+    t = Text()
+    t.append(f"{spec.name}", style="bold")
+    label = getattr(spec, "size_label", None)
+    if label:
+        t.append(f"  ({label})")
+    t.append(f"\nfamily     {spec.family}   source {spec.source}")
+    if getattr(spec, "hub_id", None):
+        t.append(f"\nhub id     {spec.hub_id}")
+    if getattr(spec, "location", None) and spec.source != "preset":
+        t.append(f"\nlocation   {spec.location}")
+    t.append(f"\nparameters {fmt_count(p.total if p else None)}")
+    if getattr(spec, "num_experts", 0):
+        t.append(f"  (MoE: {spec.num_experts} experts, {spec.num_experts_per_tok} active,"
+                 f" {fmt_count(spec.active_params)} active params)")
+    t.append(f"\nlayers     {spec.num_layers}   hidden {spec.hidden_size}   intermediate {spec.intermediate_size}")
+    t.append(f"\nheads      {spec.num_attention_heads} (kv {spec.num_kv_heads}, dim {spec.head_dim})")
+    t.append(f"\nvocab      {spec.vocab_size}   tied embeddings {'yes' if spec.tie_word_embeddings else 'no'}")
+    t.append(f"\ncontext    {spec.max_position_embeddings}   dtype {spec.torch_dtype or 'N/A'}")
+    for w in getattr(spec, "warnings", ()) or ():
+        t.append(f"\n! {w}", style="yellow")
+    return t
+
+
+class ModelScreen(StepScreen):
+    STEP = "model"
+    HELP = """[b]Model[/b]
+Type to search the presets by name, family or size (e.g. 'qwen 7b'), or type a local directory /
+config.json path, or a hub id (org/name) that is in the local HF or ModelScope cache.
+Up/down in the list shows a preset's details; enter picks it.
+
+[b]ctrl+n[/b] next   [b]esc[/b] back   [b]tab[/b] list   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        with Vertical(classes="body"):
+            yield QuestionField(BY_NAME["model"], self.state.answers.get("model"))
+            with Horizontal(id="model-split"):
+                yield OptionList(id="presets")
+                yield Static(render_model_info(self.state.model), id="model-info")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        self._specs: list = []
+        self._timer = None
+        self.search(str(self.state.answers.get("model") or ""))
+        self.query_one("#in-model", Input).focus()
+
+    @on(Input.Changed, "#in-model")
+    def _typed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        value = event.value
+        self._timer = self.set_timer(0.12, lambda: self.search(value))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search")
+    def search(self, query: str) -> None:
+        model = optional("rocm_tune.core.model")
+        if model is None:
+            self.post_message(SearchResults(query, [], None, "model presets are not available yet"))
+            return
+        direct, error = None, None
+        q = query.strip()
+        try:
+            specs = model.search_presets(q) if not looks_like_ref(q) else []
+        except Exception as exc:
+            specs, error = [], f"search failed: {exc}"
+        if q and (looks_like_ref(q) or not specs or "/" in q):
+            try:
+                direct = model.load_model(q)
+            except UserError as exc:
+                error = str(exc)
+            except Exception as exc:
+                error = f"{q}: {exc}"
+        self.post_message(SearchResults(query, specs, direct, error))
+
+    def on_search_results(self, msg: SearchResults) -> None:
+        self._specs = list(msg.specs)
+        ol = self.query_one("#presets", OptionList)
+        ol.clear_options()
+        for s in self._specs:
+            p = getattr(getattr(s, "params", None), "total", None)
+            ol.add_option(Option(f"{s.name:<22} {fmt_count(p):>8}  {s.family}", id=s.name))
+        info = self.query_one("#model-info", Static)
+        if msg.direct is not None:
+            self.state.model = msg.direct
+            info.update(render_model_info(msg.direct))
+            self.set_status(f"found {msg.direct.name} ({msg.direct.source})")
+        elif self._specs:
+            exact = next((s for s in self._specs if s.name == msg.query.strip()), None)
+            spec = exact or self._specs[0]
+            info.update(render_model_info(spec))
+            self.set_status(f"{len(self._specs)} preset(s) match" + (f" '{msg.query}'" if msg.query else ""))
+        else:
+            info.update(render_model_info(None))
+            self.set_status(msg.error or f"no preset matches {msg.query!r}", error=bool(msg.error))
+
+    @on(OptionList.OptionHighlighted, "#presets")
+    def _highlight(self, event: OptionList.OptionHighlighted) -> None:
+        spec = next((s for s in self._specs if s.name == event.option.id), None)
+        if spec is not None:
+            self.query_one("#model-info", Static).update(render_model_info(spec))
+
+    @on(OptionList.OptionSelected, "#presets")
+    def _select(self, event: OptionList.OptionSelected) -> None:
+        inp = self.query_one("#in-model", Input)
+        with inp.prevent(Input.Changed):
+            inp.value = str(event.option.id)
+        spec = next((s for s in self._specs if s.name == event.option.id), None)
+        self.state.model = spec
+        self.set_status(f"picked {event.option.id}; ctrl+n for the goal")
+
+    @on(Input.Submitted, "#in-model")
+    def _submitted(self) -> None:
+        ol = self.query_one("#presets", OptionList)
+        if ol.option_count:
+            ol.focus()
+            if ol.highlighted is None:
+                ol.highlighted = 0
+
+    def validate_step(self) -> None:
+        model = optional("rocm_tune.core.model")
+        if model is None:
+            raise UserError("model loading is not available yet")
+        ref = self.state.answers.get("model")
+        self.state.model = model.load_model(ref)  # UserError names the bad ref

@@ -1,0 +1,243 @@
+"""Step 4: the plan. Recommendation, reasons, warnings, VRAM bar, speed; every setting editable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Label, Select, Static, Switch
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.tui import plan_model as pm
+from rocm_tune.tui.render import fmt_count, fmt_duration, fmt_gib, fmt_num, render_vram_bar
+from rocm_tune.tui.screens.base import StepScreen
+
+LABELS = {"cutoff_len": "cutoff_len", "micro_batch": "micro-batch", "grad_accum": "grad accum",
+          "precision": "precision", "zero_stage": "ZeRO stage", "offload": "offload",
+          "gradient_checkpointing": "checkpointing", "attn": "attention"}
+
+
+class PlanReady(Message):
+    def __init__(self, result: Any = None, plan_dict: dict | None = None, error: str | None = None) -> None:
+        super().__init__()
+        self.result, self.plan_dict, self.error = result, plan_dict, error
+
+
+def render_summary(d: dict, label: str = "recommended") -> Text:
+    """Headline of a plan dict: fit, hardware, method, speed and ETA (pure)."""
+    t = Text()
+    fits = d.get("fits")
+    t.append(" FITS " if fits else " DOES NOT FIT ", style="bold reverse green" if fits else "bold reverse red")
+    model, hw, goal = d.get("model") or {}, d.get("hardware") or {}, d.get("goal") or {}
+    rec = d.get("recommended") or {}
+    t.append(f"  {label}", style="bold")
+    t.append(f"\n{model.get('name', '?')} ({fmt_count(model.get('params_total'))})  "
+             f"{rec.get('method', goal.get('method', '?'))}/{goal.get('stage', '?')}  on "
+             f"{hw.get('gpus', '?')}x {hw.get('gpu', '?')}" + (f" x {hw['nodes']} nodes" if (hw.get('nodes') or 1) > 1
+                                                                else ""))
+    tp = d.get("throughput") or {}
+    t.append("\nspeed ")
+    t.append(f"{fmt_num(tp.get('tokens_per_s'))} tok/s", style="bold")
+    if tp.get("low") is not None and tp.get("high") is not None:
+        t.append(f" ({fmt_num(tp.get('low'))}-{fmt_num(tp.get('high'))})", style="dim")
+    t.append(f"  {fmt_num(tp.get('seconds_per_step'))} s/step  ETA ")
+    t.append(fmt_duration(tp.get("eta_seconds")), style="bold")
+    hours = goal.get("hours")
+    eta = tp.get("eta_seconds")
+    if hours and isinstance(eta, (int, float)) and eta > hours * 3600:
+        t.append(f"  > budget {hours:g} h", style="bold red")
+    world = (hw.get("gpus") or 1) * (hw.get("nodes") or 1)
+    mb, ga = rec.get("micro_batch"), rec.get("grad_accum")
+    if isinstance(mb, int) and isinstance(ga, int):
+        t.append(f"\nbatch {mb} x {ga} accum x {world} GPU = {mb * ga * world}")
+        eff = goal.get("effective_batch")
+        if eff and eff != mb * ga * world:
+            t.append(f" (goal {eff})", style="yellow")
+    if rec.get("launcher"):
+        t.append(f"  launcher {rec['launcher']}")
+    env = rec.get("env") or {}
+    if env:
+        t.append("\nenv " + " ".join(f"{k}={v}" for k, v in env.items()), style="dim")
+    return t
+
+
+def render_findings(d: dict) -> Text:
+    t = Text()
+    warnings = d.get("warnings") or []
+    for w in warnings:
+        t.append(f"! {w.get('code', '')}", style="bold yellow")
+        t.append(f" {w.get('message', '')}\n")
+        if w.get("fix"):
+            t.append(f"  fix: {w['fix']}\n", style="dim")
+    reasons = d.get("reasons") or []
+    if reasons:
+        t.append("Why\n", style="bold")
+        for r in reasons:
+            t.append(f"• {r}\n")
+    return t.rstrip() or Text("no warnings", style="dim")
+
+
+class PlanScreen(StepScreen):
+    STEP = "plan"
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Export", priority=True),
+        Binding("ctrl+o", "alternative", "Alternative", priority=True),
+        Binding("ctrl+r", "reset", "Reset", priority=True),
+        Binding("escape", "back", "Back"),
+    ]
+    HELP = """[b]Plan[/b]
+The planner's recommendation: whether it fits, the per-GPU VRAM split (weights, gradients, optimizer,
+activations, free), predicted tokens/s, seconds per step and ETA, the warnings with their fixes and
+the reasons for each choice. Edit any setting on the left: memory (and speed, where the speed model
+is available) update as you type. ctrl+o steps through the alternatives, ctrl+r resets to them.
+
+[b]ctrl+n[/b] export   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
+[b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_header()
+        with Horizontal(classes="body"):
+            with Vertical(id="plan-settings"):
+                yield Static("Settings", classes="section-title")
+                for name, (kind, choices) in pm.EDITABLE.items():
+                    with Horizontal(classes="setting"):
+                        yield Label(LABELS[name], classes="s-label")
+                        if kind == "int":
+                            yield Input("", id=f"set-{name}", compact=True, type="integer")
+                        elif kind == "bool":
+                            yield Switch(id=f"set-{name}")
+                        else:
+                            yield Select([(c, c) for c in choices], id=f"set-{name}", allow_blank=False,
+                                         compact=True)
+                yield Static("", id="set-error")
+            with VerticalScroll(id="plan-main"):
+                yield Static("planning...", id="plan-summary")
+                yield Static("", id="vram")
+                yield Static("", id="findings")
+        yield from self.compose_footer()
+
+    def on_mount(self) -> None:
+        self._options: list[dict] = []
+        self._index = 0
+        self._loading = False
+        self._timer = None
+        self._settings: dict = {}
+        self.make_plan()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
+    def make_plan(self) -> None:
+        try:
+            result, d = pm.run_plan(self.state.answers, self.state.model, self.state.dataset_stats)
+            self.post_message(PlanReady(result, d))
+        except UserError as exc:
+            self.post_message(PlanReady(error=str(exc)))
+        except Exception as exc:
+            self.post_message(PlanReady(error=f"planning failed: {type(exc).__name__}: {exc}"))
+
+    def on_plan_ready(self, msg: PlanReady) -> None:
+        if msg.error:
+            self.query_one("#plan-summary", Static).update(Text(msg.error, style="bold red"))
+            self.set_status(msg.error, error=True)
+            return
+        self.state.plan = msg.result
+        self._base = msg.plan_dict
+        self._options = pm.option_sets(msg.plan_dict)
+        self.load_option(0)
+
+    # ---- options and edits
+    def load_option(self, index: int) -> None:
+        self._index = index % max(1, len(self._options))
+        opt = self._options[self._index]
+        self._settings = dict(opt["settings"])
+        self._loading = True
+        try:
+            for name in pm.EDITABLE:
+                w = self.query_one(f"#set-{name}")
+                v = self._settings.get(name)
+                if isinstance(w, Input):
+                    w.value = "" if v is None else str(v)
+                elif isinstance(w, Switch):
+                    w.value = bool(v)
+                elif isinstance(w, Select) and v is not None:
+                    w.value = str(v)
+        finally:
+            self.call_after_refresh(self._done_loading)
+        d = dict(self._base)
+        d["recommended"] = {**(self._base.get("recommended") or {}), **self._settings}
+        d["memory"], d["throughput"] = opt["memory"], opt["throughput"]
+        self.show(d, opt["label"])
+
+    def _done_loading(self) -> None:
+        self._loading = False
+
+    def show(self, d: dict, label: str) -> None:
+        self.state.plan_dict = d
+        self.query_one("#plan-summary", Static).update(render_summary(d, label))
+        vram = (d.get("hardware") or {}).get("vram_bytes") or 0
+        w = self.query_one("#vram", Static)
+        bar = Text("VRAM per GPU\n", style="bold")
+        bar.append_text(render_vram_bar(d.get("memory") or {}, vram, max(20, w.size.width - 26 if w.size.width
+                                                                            else 40), 0.85))
+        cpu = (d.get("memory") or {}).get("cpu_offload_bytes")
+        if cpu:
+            bar.append(f"\nCPU RAM for offload: {fmt_gib(cpu)}")
+        w.update(bar)
+        self.query_one("#findings", Static).update(render_findings(d))
+        n = len(self._options)
+        self.set_status(f"{label} ({self._index + 1}/{n})" + ("; ctrl+o for the next" if n > 1 else ""))
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Switch.Changed)
+    def _edited(self, event) -> None:
+        if self._loading or not self._options or not getattr(event.control, "id", "").startswith("set-"):
+            return
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(0.05, self.recompute)
+
+    def read_settings(self) -> dict:
+        out = dict(self._settings)
+        for name in pm.EDITABLE:
+            w = self.query_one(f"#set-{name}")
+            raw = w.value
+            if isinstance(w, Select) and raw is Select.NULL:
+                continue
+            out[name] = pm.parse_setting(name, raw)
+        return out
+
+    def recompute(self) -> None:
+        err = self.query_one("#set-error", Static)
+        try:
+            settings = self.read_settings()
+            if self.state.model is None:
+                raise UserError("no model loaded")
+            memory, throughput = pm.reestimate(self.state.model, self._base, settings)
+        except UserError as exc:
+            err.update(Text(str(exc), style="red"))
+            return
+        err.update("" if throughput is not None else Text("speed: planner's figure (not re-estimated)",
+                                                          style="dim"))
+        self._settings = settings
+        d = pm.apply_edits(self._base, settings, memory, throughput)
+        self.show(d, "edited " + self._options[self._index]["label"])
+
+    def action_alternative(self) -> None:
+        if self._options:
+            self.load_option(self._index + 1)
+
+    def action_reset(self) -> None:
+        if self._options:
+            self.load_option(self._index)
+
+    def validate_step(self) -> None:
+        if not self.state.plan_dict:
+            raise UserError("no plan yet: wait for the planner or go back and fix the answers")
+
+    def collect(self) -> dict:
+        return {}

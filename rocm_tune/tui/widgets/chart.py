@@ -1,0 +1,41 @@
+"""A braille line chart that redraws from its series (see `render.render_chart`)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual.widget import Widget
+
+from rocm_tune.tui.render import render_chart
+
+
+class Chart(Widget):
+    """Set `series` with `update_series([(name, values, style), ...])`; redraws only on change."""
+
+    DEFAULT_CSS = """
+    Chart { height: 1fr; min-height: 4; }
+    """
+
+    def __init__(self, title: str, *, id: str | None = None, empty: str = "no data yet") -> None:
+        super().__init__(id=id)
+        self.title = title
+        self.empty = empty
+        self.x_label = ""
+        self._series: list[tuple[str, list[Any], str]] = []
+        self._key: tuple | None = None
+
+    def update_series(self, series: Sequence[tuple[str, Sequence[Any], str]], x_label: str = "") -> None:
+        copied = [(n, list(v), s) for n, v, s in series]
+        key = tuple((n, len(v), v[-1] if v else None, v[0] if v else None) for n, v, _ in copied) + (x_label,)
+        if key == self._key:
+            return
+        self._key = key
+        self._series = copied
+        self.x_label = x_label
+        self.refresh()
+
+    def render(self) -> Text:
+        if not any(v for _, v, _ in self._series):
+            return Text(f"{self.title}\n{self.empty}", style="dim")
+        return render_chart(self.title, self._series, self.size.width, self.size.height, x_label=self.x_label)
