@@ -224,3 +224,26 @@ def plan_request_kwargs(answers: dict[str, Any]) -> dict[str, Any]:
     if kw.get("gpu") == "auto":
         kw.pop("gpu")
     return kw
+
+
+def to_plan_request(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None) -> Any:
+    """Answers -> `rocm_tune.core.planner.PlanRequest`, passing only the fields it declares."""
+    import dataclasses
+    import inspect
+
+    try:
+        from rocm_tune.core.planner import PlanRequest
+    except ImportError:
+        raise UserError("the planner is not available yet") from None
+    kw = plan_request_kwargs(answers)
+    if dataclasses.is_dataclass(PlanRequest):
+        names = {f.name for f in dataclasses.fields(PlanRequest)}
+    else:
+        names = set(inspect.signature(PlanRequest).parameters)
+    if "model_spec" in names and model_spec is not None:
+        kw["model_spec"] = model_spec
+    if "dataset_stats" in names and dataset_stats is not None:
+        kw["dataset_stats"] = dataset_stats
+    if "cpu_ram_gib" in kw and "cpu_ram_gib" not in names and "cpu_ram_bytes" in names:
+        kw["cpu_ram_bytes"] = int(kw.pop("cpu_ram_gib") * 2**30)
+    return PlanRequest(**{k: v for k, v in kw.items() if k in names})

@@ -7,7 +7,6 @@ never torch/transformers.
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,16 +16,9 @@ from textual.app import App
 from textual.binding import Binding
 
 from rocm_tune.core.questions import defaults
+from rocm_tune.tui.util import optional  # noqa: F401  (re-exported for screens)
 
 STYLES = Path(__file__).parent / "styles"
-
-
-def optional(module: str) -> Any | None:
-    """Import a core module that another part provides; None while it does not exist yet."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
 
 
 @dataclass

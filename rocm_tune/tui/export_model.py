@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.tui.app import optional
+from rocm_tune.tui.util import optional
 
 FORMATS = {
     "sh": "run.sh launcher script",

@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from rocm_tune.tui.app import optional
+from rocm_tune.tui.util import optional
 
 GPU_HISTORY = 120   # samples kept per GPU for the sparklines
 LOG_LINES = 200

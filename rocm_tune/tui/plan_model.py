@@ -13,7 +13,7 @@ import inspect
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.tui.app import optional
+from rocm_tune.tui.util import optional
 
 # editable settings: name -> (kind, choices)
 EDITABLE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -47,30 +47,13 @@ def parse_setting(name: str, raw: Any) -> Any:
     return int(raw) if name == "zero_stage" else str(raw)
 
 
-def build_request(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None):
-    """Answers -> PlanRequest, passing only the fields the planner declares."""
-    planner = optional("rocm_tune.core.planner")
-    if planner is None or not hasattr(planner, "PlanRequest"):
-        raise UserError("the planner is not available yet")
-    from rocm_tune.core.questions import plan_request_kwargs
-
-    kw = plan_request_kwargs(answers)
-    req_cls = planner.PlanRequest
-    names = {f.name for f in dataclasses.fields(req_cls)} if dataclasses.is_dataclass(req_cls) else set(
-        inspect.signature(req_cls).parameters)
-    # the planner may take the resolved objects instead of references
-    if "model_spec" in names and model_spec is not None:
-        kw["model_spec"] = model_spec
-    if "dataset_stats" in names and dataset_stats is not None:
-        kw["dataset_stats"] = dataset_stats
-    if "cpu_ram_gib" in kw and "cpu_ram_gib" not in names and "cpu_ram_bytes" in names:
-        kw["cpu_ram_bytes"] = int(kw.pop("cpu_ram_gib") * 2**30)
-    return req_cls(**{k: v for k, v in kw.items() if k in names})
-
-
 def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None) -> tuple[Any, dict]:
     planner = optional("rocm_tune.core.planner")
-    request = build_request(answers, model_spec, dataset_stats)
+    from rocm_tune.core.questions import to_plan_request
+
+    if planner is None:
+        raise UserError("the planner is not available yet")
+    request = to_plan_request(answers, model_spec, dataset_stats)
     result = planner.plan(request)
     return result, result.to_dict()
 

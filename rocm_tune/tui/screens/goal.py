@@ -13,7 +13,7 @@ from textual.widgets import Input, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
-from rocm_tune.tui.app import optional
+from rocm_tune.tui.util import optional
 from rocm_tune.tui.render import render_histogram
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.widgets.fields import QuestionField

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
-from rocm_tune.tui.app import optional
+from rocm_tune.tui.util import optional
 from rocm_tune.tui.render import fmt_gib, num
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.widgets.fields import QuestionField

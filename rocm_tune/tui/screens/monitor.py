@@ -224,7 +224,7 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
     @work(thread=True, exclusive=True, exit_on_error=False, group="stop")
     def stop_worker(self, ref: str) -> None:
         from rocm_tune.core.errors import UserError
-        from rocm_tune.tui.app import optional
+        from rocm_tune.tui.util import optional
 
         runs = optional("rocm_tune.core.runs.launcher")
         try:

@@ -51,7 +51,7 @@ class RunListScreen(ModalScreen[str | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
-        from rocm_tune.tui.app import optional
+        from rocm_tune.tui.util import optional
 
         reg = optional("rocm_tune.core.runs.registry")
         if reg is None:

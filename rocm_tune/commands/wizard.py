@@ -1,0 +1,177 @@
+"""`rocm-tune wizard`: the wizard's questions (declared once in `rocm_tune.core.questions`).
+
+    rocm-tune wizard                 the full-screen wizard (same as `rocm-tune` with no command)
+    rocm-tune wizard --plain         ask the questions line by line (questionary), print the plan
+    rocm-tune wizard --answers a.yaml [--json] [-o plan.json] [--force]
+                                     no questions: answers from a YAML file (for scripts / CI)
+
+Without a terminal, `--plain` asks nothing: unanswered questions take their defaults and a
+missing required answer (the model) is an error naming it. Exit 0 when the plan fits, 1 when
+nothing fits, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.questions import BY_NAME, QUESTIONS, dynamic_choices, parse_answers, to_plan_request
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plain", action="store_true",
+                        help="ask the questions line by line instead of opening the full-screen app")
+    parser.add_argument("--answers", metavar="FILE.yaml",
+                        help="answers from a YAML mapping (keys: " + ", ".join(BY_NAME) + "); asks nothing")
+    parser.add_argument("--json", action="store_true", help="print the plan as one JSON object (plan.json)")
+    parser.add_argument("-o", "--output", metavar="PLAN.json", help="also write the plan to this file")
+    parser.add_argument("--force", action="store_true", help="overwrite --output if it exists")
+    parser.add_argument("--list", action="store_true", help="list the questions (name, kind, default, help)")
+
+
+def load_answers_file(path: str) -> dict[str, Any]:
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise UserError(f"--answers: no such file {path!r}") from None
+    except IsADirectoryError:
+        raise UserError(f"--answers: {path!r} is a directory, expected a YAML file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"--answers: cannot read {path!r}: {exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise UserError(f"--answers: {path!r} is not valid YAML{where}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UserError(f"--answers: {path!r} must hold a mapping of question name to value")
+    # accept dashes too (flag spelling): effective-batch -> effective_batch
+    return {str(k).replace("-", "_"): v for k, v in data.items()}
+
+
+def ask_plain(preset: dict[str, Any]) -> dict[str, Any]:
+    """Ask every applicable question with questionary; `preset` answers become the defaults."""
+    import questionary
+
+    answers: dict[str, Any] = {}
+    for q in QUESTIONS:
+        if not q.applies(answers):
+            continue
+        default = preset.get(q.name, q.default)
+        choices = dynamic_choices(q) if q.kind == "choice" else ()
+
+        def validate(text: str, q=q, choices=choices) -> bool | str:
+            try:
+                q.parse(text, choices if len(choices) > 1 else None)
+            except UserError as exc:
+                return str(exc)
+            return True
+
+        label = f"{q.label} ({q.help})"
+        if q.kind == "choice" and choices:
+            prompt = questionary.select(label, choices=list(choices),
+                                        default=default if default in choices else None)
+        elif q.kind == "choice" or q.name == "model":
+            prompt = questionary.autocomplete(label, choices=list(dynamic_choices(q)) or [""],
+                                              default="" if default is None else str(default), validate=validate)
+        elif q.kind == "bool":
+            prompt = questionary.confirm(label, default=bool(default))
+        elif q.kind == "path":
+            prompt = questionary.path(label, default="" if default is None else str(default), validate=validate)
+        else:
+            shown = "" if default is None else (f"{default:g}" if isinstance(default, float) else str(default))
+            prompt = questionary.text(label, default=shown, validate=validate)
+        raw = prompt.ask()
+        if raw is None:  # Ctrl-C
+            raise KeyboardInterrupt
+        answers[q.name] = q.parse(raw, choices if len(choices) > 1 else None)
+    return answers
+
+
+def format_plan(d: dict) -> str:
+    """The plan as plain text (the same facts the Plan screen shows)."""
+    gib = 2**30
+    rec, mem, tp = d.get("recommended") or {}, d.get("memory") or {}, d.get("throughput") or {}
+    hw, model = d.get("hardware") or {}, d.get("model") or {}
+    lines = [
+        f"{'FITS' if d.get('fits') else 'DOES NOT FIT'}: {model.get('name', '?')} on {hw.get('gpus', '?')}x "
+        f"{hw.get('gpu', '?')}" + (f" x {hw.get('nodes')} nodes" if (hw.get("nodes") or 1) > 1 else ""),
+        "recommended: " + ", ".join(f"{k}={rec[k]}" for k in (
+            "method", "precision", "attn", "cutoff_len", "micro_batch", "grad_accum", "zero_stage", "offload",
+            "gradient_checkpointing", "optim", "launcher") if k in rec),
+    ]
+    if rec.get("env"):
+        lines.append("env: " + " ".join(f"{k}={v}" for k, v in rec["env"].items()))
+    if mem:
+        parts = [f"{k.replace('_bytes', '')} {v / gib:.2f} GiB" for k, v in mem.items()
+                 if k.endswith("_bytes") and isinstance(v, (int, float)) and v]
+        lines.append("memory per GPU: " + ", ".join(parts))
+    if tp:
+        eta = tp.get("eta_seconds")
+        lines.append(f"speed: {tp.get('tokens_per_s')} tokens/s, {tp.get('seconds_per_step')} s/step"
+                     + (f", ETA {eta / 3600:.1f} h" if isinstance(eta, (int, float)) else ""))
+    for w in d.get("warnings") or []:
+        lines.append(f"warning {w.get('code')}: {w.get('message')}" + (f" Fix: {w['fix']}" if w.get("fix") else ""))
+    for r in d.get("reasons") or []:
+        lines.append(f"- {r}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list:
+        for q in QUESTIONS:
+            extra = f" choices: {', '.join(q.choices)}" if q.choices and len(q.choices) > 1 else ""
+            print(f"{q.name:<16} {q.kind:<7} default={q.default!r:<12} {q.help}{extra}")
+        return 0
+    if args.output and os.path.exists(args.output) and not args.force:
+        raise UserError(f"--output {args.output!r} exists; add --force to overwrite it")
+    preset = load_answers_file(args.answers) if args.answers else {}
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if not args.plain and not args.answers and interactive:
+        from rocm_tune.tui.app import run_app
+
+        return run_app()
+    if args.answers or not interactive:
+        if "model" not in preset:
+            raise UserError("model is required: give it in --answers FILE.yaml (e.g. `model: qwen2.5-7b`)")
+        answers = parse_answers(preset)
+    else:
+        answers = ask_plain(preset)
+
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.planner import plan
+
+    spec = load_model(answers["model"])
+    stats = None
+    if answers.get("dataset"):
+        try:
+            from rocm_tune.core.dataset import analyze_dataset
+        except ImportError:
+            analyze_dataset = None
+        if analyze_dataset is not None:
+            stats = analyze_dataset(answers["dataset"], spec)
+    result = plan(to_plan_request(answers, spec, stats))
+    d = result.to_dict()
+    if args.output:
+        tmp = f"{args.output}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(d, fh, indent=2)
+            fh.write("\n")
+        os.replace(tmp, args.output)
+    if args.json:
+        from rocm_tune.commands._common import print_json
+
+        print_json(d)
+    else:
+        print(format_plan(d))
+        if args.output:
+            print(f"plan written to {args.output}")
+    return 0 if d.get("fits") else 1
