@@ -646,7 +646,14 @@ def _deepseek(c: _Cfg, family: str) -> _Arch:
         a.shared_inter = a.moe_inter * a.n_shared
         first = c.int("first_k_dense_replace", default=0, min_value=0)
         freq = c.int("moe_layer_freq", default=1)
-        a.moe_layer = lambda i: i >= first and i % freq == 0
+        # transformers builds an MoE block in every layer from first_k_dense_replace on and ignores
+        # moe_layer_freq (every released DeepSeek config has 1); count what transformers builds.
+        if freq != 1:
+            a.warnings.append(
+                f"moe_layer_freq={freq} is ignored by transformers (MoE in every layer >= first_k_dense_replace); "
+                f"DeepSeek's remote code would use MoE only in every {freq}th layer"
+            )
+        a.moe_layer = lambda i: i >= first
     return a
 
 
