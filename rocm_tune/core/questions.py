@@ -214,36 +214,50 @@ def parse_answers(raw: dict[str, Any], *, check_choices: bool = True) -> dict[st
     return out
 
 
-def plan_request_kwargs(answers: dict[str, Any]) -> dict[str, Any]:
-    """Answers -> keyword arguments for `rocm_tune.core.planner.PlanRequest`.
-
-    Only keys the planner's PlanRequest declares are passed; `gpu: auto` is left out so the
-    planner uses the detected hardware.
-    """
-    kw = {k: v for k, v in answers.items() if v is not None}
-    if kw.get("gpu") == "auto":
-        kw.pop("gpu")
-    return kw
+def detected_gpu(samples: Any) -> tuple[str | None, int]:
+    """(profile id, count) of the most common detected GPU among device samples."""
+    ids = [getattr(s, "profile_id", None) for s in samples or ()]
+    ids = [i for i in ids if i]
+    if not ids:
+        return None, 0
+    best = max(sorted(set(ids)), key=ids.count)
+    return best, ids.count(best)
 
 
-def to_plan_request(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None) -> Any:
-    """Answers -> `rocm_tune.core.planner.PlanRequest`, passing only the fields it declares."""
-    import dataclasses
-    import inspect
+def to_plan_request(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None,
+                    samples: Any = (), iommu: str | None = None) -> Any:
+    """Answers -> `rocm_tune.core.planner.PlanRequest` (model and GPU resolved to their specs).
 
-    try:
-        from rocm_tune.core.planner import PlanRequest
-    except ImportError:
-        raise UserError("the planner is not available yet") from None
-    kw = plan_request_kwargs(answers)
-    if dataclasses.is_dataclass(PlanRequest):
-        names = {f.name for f in dataclasses.fields(PlanRequest)}
-    else:
-        names = set(inspect.signature(PlanRequest).parameters)
-    if "model_spec" in names and model_spec is not None:
-        kw["model_spec"] = model_spec
-    if "dataset_stats" in names and dataset_stats is not None:
-        kw["dataset_stats"] = dataset_stats
-    if "cpu_ram_gib" in kw and "cpu_ram_gib" not in names and "cpu_ram_bytes" in names:
-        kw["cpu_ram_bytes"] = int(kw.pop("cpu_ram_gib") * 2**30)
-    return PlanRequest(**{k: v for k, v in kw.items() if k in names})
+    `gpu: auto` takes the most common GPU among the detected `samples` (and their count when
+    `gpus` is not answered)."""
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.planner import PlanRequest
+    from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+    ref = answers.get("model")
+    if not ref and model_spec is None:
+        raise UserError("model is required: a preset name, a local directory or a cached hub id")
+    spec = model_spec if model_spec is not None else load_model(str(ref))
+    gpu, gpus = answers.get("gpu"), answers.get("gpus")
+    if gpu in (None, "auto"):
+        found, count = detected_gpu(samples)
+        if found is None:
+            raise UserError("gpu: no known GPU was detected here; choose a GPU profile (e.g. gpu: mi50-32gb)")
+        gpu, gpus = found, gpus or count
+    profile = get_gpu_profile(str(gpu))
+    method = answers.get("method") or "lora"
+    ram = answers.get("cpu_ram_gib")
+    kw: dict[str, Any] = dict(
+        model=spec, gpu=profile, gpus=int(gpus or 1), nodes=int(answers.get("nodes") or 1),
+        cpu_ram_bytes=int(ram * 2**30) if ram else None, method=method,
+        stage=answers.get("stage") or "sft", effective_batch=answers.get("effective_batch"),
+        priority=answers.get("priority") or "stability",
+        lora_rank=answers.get("lora_rank") if method in ("lora", "qlora") else None,
+        dataset=dataset_stats, hours=answers.get("hours"), epochs=answers.get("epochs"),
+        model_ref=str(ref) if ref else None,
+    )
+    if iommu:
+        kw["iommu"] = iommu
+    req = PlanRequest(**kw)
+    req.validate()
+    return req

@@ -1,15 +1,15 @@
 """Plan state for the TUI: the planner's plan.json dict plus the user's edits (no widgets).
 
-The plan comes from `rocm_tune.core.planner.plan()`; when a setting is edited the per-GPU memory is
-recomputed with `rocm_tune.core.memory.estimate()` (pure, < 1 ms) and the speed with
-`rocm_tune.core.throughput` when that module offers an estimator. Nothing here re-implements them.
+The plan comes from `rocm_tune.core.planner.plan()`. When a setting is edited the per-GPU memory is
+recomputed at once with `rocm_tune.core.memory.estimate()` (pure, < 1 ms), then the planner runs
+again with the edited values fixed (in a worker) for the speed, ETA, warnings and reasons.
+Nothing here re-implements them.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import inspect
 from typing import Any
 
 from rocm_tune.core.errors import UserError
@@ -47,27 +47,69 @@ def parse_setting(name: str, raw: Any) -> Any:
     return int(raw) if name == "zero_stage" else str(raw)
 
 
-def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None) -> tuple[Any, dict]:
+def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None,
+             samples: Any = ()) -> tuple[Any, dict]:
     planner = optional("rocm_tune.core.planner")
+    if planner is None or not hasattr(planner, "plan"):
+        raise UserError("the planner is not available yet")
     from rocm_tune.core.questions import to_plan_request
 
-    if planner is None:
-        raise UserError("the planner is not available yet")
-    request = to_plan_request(answers, model_spec, dataset_stats)
+    iommu = None
+    doctor = optional("rocm_tune.core.doctor")
+    if samples and doctor is not None and hasattr(doctor, "iommu_state") and answers.get("gpu") in (None, "auto"):
+        try:
+            iommu = doctor.iommu_state()
+            iommu = getattr(iommu, "state", iommu)
+            iommu = iommu if isinstance(iommu, str) else None
+        except Exception:
+            iommu = None
+    request = to_plan_request(answers, model_spec, dataset_stats, samples, iommu)
     result = planner.plan(request)
     return result, result.to_dict()
 
 
+def replan(result: Any, settings: dict) -> dict:
+    """Plan again with the edited settings fixed (the planner's own speed, warnings and reasons)."""
+    import dataclasses as dc
+
+    planner = optional("rocm_tune.core.planner")
+    req = result.request
+    world = req.gpus * req.nodes
+    fixed = {k: settings[k] for k in ("cutoff_len", "precision", "micro_batch", "zero_stage", "offload", "attn",
+                                      "gradient_checkpointing") if settings.get(k) is not None}
+    if settings.get("grad_accum") and settings.get("micro_batch"):
+        fixed["effective_batch"] = int(settings["micro_batch"]) * int(settings["grad_accum"]) * world
+    new_req = dc.replace(req, **fixed)
+    new_req.validate()
+    return planner.plan(new_req).to_dict()
+
+
+SETTING_KEYS = ("method", "precision", "attn", "cutoff_len", "micro_batch", "grad_accum", "zero_stage", "offload",
+                "gradient_checkpointing", "optim", "launcher", "env", "lora_rank", "lora_alpha", "lora_targets",
+                "ddp_find_unused_parameters", "use_reentrant", "learning_rate", "epochs")
+
+
 def option_sets(plan_dict: dict) -> list[dict]:
-    """[recommended, *alternatives], each {"settings", "memory", "throughput"}."""
+    """[recommended, *alternatives], each {"label", "settings", "memory", "throughput", "fits", ...}."""
     rec = plan_dict.get("recommended") or {}
     out = [{"label": "recommended", "settings": dict(rec), "memory": dict(plan_dict.get("memory") or {}),
-            "throughput": dict(plan_dict.get("throughput") or {})}]
+            "throughput": dict(plan_dict.get("throughput") or {}), "fits": plan_dict.get("fits"),
+            "warnings": list(plan_dict.get("warnings") or []), "reasons": list(plan_dict.get("reasons") or [])}]
     for i, alt in enumerate(plan_dict.get("alternatives") or [], 1):
-        settings = {k: v for k, v in alt.items() if k not in ("memory", "throughput")}
-        out.append({"label": f"alternative {i}", "settings": settings, "memory": dict(alt.get("memory") or {}),
-                    "throughput": dict(alt.get("throughput") or {})})
+        out.append({"label": f"alternative {i}", "settings": {k: alt[k] for k in SETTING_KEYS if k in alt},
+                    "memory": dict(alt.get("memory") or {}), "throughput": dict(alt.get("throughput") or {}),
+                    "fits": alt.get("fits"), "warnings": list(alt.get("warnings") or []),
+                    "reasons": list(alt.get("reasons") or [])})
     return out
+
+
+def option_plan(plan_dict: dict, opt: dict) -> dict:
+    """plan.json for one option (recommended or an alternative): the alternative becomes `recommended`."""
+    d = copy.deepcopy(plan_dict)
+    d["recommended"] = {**(plan_dict.get("recommended") or {}), **opt["settings"]}
+    d["memory"], d["throughput"], d["fits"] = opt["memory"], opt["throughput"], opt["fits"]
+    d["warnings"], d["reasons"] = opt["warnings"], opt["reasons"]
+    return d
 
 
 def train_config(plan_dict: dict, settings: dict) -> Any:
@@ -96,53 +138,21 @@ def train_config(plan_dict: dict, settings: dict) -> Any:
     return cfg
 
 
-def reestimate(model_spec: Any, plan_dict: dict, settings: dict) -> tuple[dict, dict | None]:
-    """(per-GPU memory dict, throughput dict or None) for edited settings."""
+def reestimate(model_spec: Any, plan_dict: dict, settings: dict) -> dict:
+    """Per-GPU memory dict of edited settings, straight from `memory.estimate()` (< 1 ms)."""
     memory = optional("rocm_tune.core.memory")
     cfg = train_config(plan_dict, settings)
-    est = memory.estimate(model_spec, cfg)
-    d = est.to_dict()
+    d = memory.estimate(model_spec, cfg).to_dict()
     mem = dict(d.get("per_gpu") or {})
     mem["cpu_offload_bytes"] = d.get("cpu_offload_bytes", 0)
-    return mem, estimate_throughput(model_spec, cfg, plan_dict, settings)
+    return mem
 
 
-def estimate_throughput(model_spec: Any, cfg: Any, plan_dict: dict, settings: dict) -> dict | None:
-    """Ask core.throughput for tokens/s, s/step and ETA of edited settings, when it offers that."""
-    tp = optional("rocm_tune.core.throughput")
-    fn = getattr(tp, "predict", None) or getattr(tp, "estimate_throughput", None) if tp else None
-    if fn is None:
-        return None
-    try:
-        profiles = optional("rocm_tune.profiles.gpu_profiles")
-        hw, goal = plan_dict.get("hardware") or {}, plan_dict.get("goal") or {}
-        profile = profiles.get_gpu_profile(hw.get("gpu")) if profiles and hw.get("gpu") else None
-        params = inspect.signature(fn).parameters
-        kw: dict[str, Any] = {}
-        avail = {"model": model_spec, "spec": model_spec, "cfg": cfg, "config": cfg, "profile": profile,
-                 "gpu": profile, "grad_accum": settings.get("grad_accum"),
-                 "effective_batch": goal.get("effective_batch"), "epochs": goal.get("epochs"),
-                 "dataset_samples": (goal.get("dataset") or {}).get("count") if isinstance(goal.get("dataset"), dict)
-                 else None, "nodes": hw.get("nodes")}
-        for name, p in params.items():
-            if name in avail and avail[name] is not None:
-                kw[name] = avail[name]
-            elif p.default is inspect.Parameter.empty and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-                return None
-        out = fn(**kw)
-        return out.to_dict() if hasattr(out, "to_dict") else dict(dataclasses.asdict(out)) if \
-            dataclasses.is_dataclass(out) else dict(out)
-    except Exception:
-        return None
-
-
-def apply_edits(plan_dict: dict, settings: dict, memory: dict, throughput: dict | None) -> dict:
-    """The plan.json dict with the user's settings, memory and (when known) speed substituted."""
+def apply_edits(plan_dict: dict, settings: dict, memory: dict) -> dict:
+    """The plan.json dict with the user's settings and memory substituted (speed follows from replan)."""
     out = copy.deepcopy(plan_dict)
     out.setdefault("recommended", {}).update(settings)
     out["memory"] = memory
-    if throughput:
-        out["throughput"] = {**(out.get("throughput") or {}), **throughput}
     vram = (out.get("hardware") or {}).get("vram_bytes")
     reserved = memory.get("reserved_bytes")
     if vram and reserved is not None:

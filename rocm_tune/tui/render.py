@@ -50,7 +50,8 @@ def fmt_num(x: Any, unit: str = "", digits: int = 3) -> str:
     if v is None:
         return "N/A"
     if v != 0 and (abs(v) < 1e-3 or abs(v) >= 1e6):
-        return f"{v:.2e}{unit}"
+        mant, exp = f"{v:.2e}".split("e")
+        return f"{mant}e{int(exp)}{unit}"
     return f"{v:.{digits}g}{unit}"
 
 
@@ -278,7 +279,7 @@ def render_chart(title: str, series: Sequence[tuple[str, Sequence[Any], str]], w
                  y_range: tuple[float, float] | None = None, x_label: str = "") -> Text:
     """A titled braille chart with a y axis: series = [(name, values, style), ...]."""
     width, height = max(12, width), max(2, height)
-    axis_w = 8
+    axis_w = 9
     plot_h = height - 1
     grid, lo, hi = braille_grid([(v, s) for _, v, s in series], width - axis_w, plot_h, y_range)
     text = Text()
@@ -288,8 +289,9 @@ def render_chart(title: str, series: Sequence[tuple[str, Sequence[Any], str]], w
         text.append("  ")
         text.append("⣿", style=style)
         text.append(f" {name} {fmt_num(last)}")
-    if x_label:
+    if x_label and text.cell_len + len(x_label) + 2 <= width:
         text.append(f"  {x_label}", style="dim")
+    text.truncate(width)
     for r, row in enumerate(grid):
         text.append("\n")
         if r == 0:
@@ -298,7 +300,7 @@ def render_chart(title: str, series: Sequence[tuple[str, Sequence[Any], str]], w
             label = fmt_num(lo)
         else:
             label = ""
-        text.append(label.rjust(axis_w - 1)[: axis_w - 1] + "┤", style="dim")
+        text.append(label.rjust(axis_w - 1)[-(axis_w - 1):] + "┤", style="dim")
         text.append_text(row)
     return text
 

@@ -64,7 +64,7 @@ class MonitorScreen(Screen):
         Binding("s", "stop", "Stop run"),
         Binding("l", "toggle_log", "Log"),
         Binding("r", "runs", "Runs"),
-        Binding("question_mark", "app.help", "Help"),
+        Binding("question_mark", "app.help", "Help", show=False),
         Binding("q", "detach", "Quit", show=False),
     ]
     HELP = """[b]Monitor[/b]
@@ -143,7 +143,7 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
         header.update(render_header(v))
         self.query_one("#chart-loss", Chart).update_series(
             [("loss", v.loss_series, "cyan"), ("smoothed", v.smooth_series, "bold yellow")],
-            x_label=f"step {v.steps[0]}-{v.steps[-1]}" if v.steps else "")
+            x_label=f"steps {v.steps[0]}-{v.steps[-1]}" if v.steps else "")
         self.query_one("#chart-lr", Chart).update_series([("lr", v.lr_series, "green")])
         self.query_one("#chart-gn", Chart).update_series([("grad_norm", v.grad_series, "magenta")])
         self.update_gpus(v)

@@ -22,6 +22,12 @@ LABELS = {"cutoff_len": "cutoff_len", "micro_batch": "micro-batch", "grad_accum"
           "gradient_checkpointing": "checkpointing", "attn": "attention"}
 
 
+class Replanned(Message):
+    def __init__(self, seq: int, plan_dict: dict | None, error: str | None = None) -> None:
+        super().__init__()
+        self.seq, self.plan_dict, self.error = seq, plan_dict, error
+
+
 class PlanReady(Message):
     def __init__(self, result: Any = None, plan_dict: dict | None = None, error: str | None = None) -> None:
         super().__init__()
@@ -127,12 +133,16 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
         self._loading = False
         self._timer = None
         self._settings: dict = {}
+        self._result = None
+        self._base: dict = {}
+        self._edit_seq = 0
         self.make_plan()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def make_plan(self) -> None:
         try:
-            result, d = pm.run_plan(self.state.answers, self.state.model, self.state.dataset_stats)
+            result, d = pm.run_plan(self.state.answers, self.state.model, self.state.dataset_stats,
+                                    self.state.samples)
             self.post_message(PlanReady(result, d))
         except UserError as exc:
             self.post_message(PlanReady(error=str(exc)))
@@ -144,7 +154,7 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
             self.query_one("#plan-summary", Static).update(Text(msg.error, style="bold red"))
             self.set_status(msg.error, error=True)
             return
-        self.state.plan = msg.result
+        self.state.plan = self._result = msg.result
         self._base = msg.plan_dict
         self._options = pm.option_sets(msg.plan_dict)
         self.load_option(0)
@@ -167,10 +177,8 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
                     w.value = str(v)
         finally:
             self.call_after_refresh(self._done_loading)
-        d = dict(self._base)
-        d["recommended"] = {**(self._base.get("recommended") or {}), **self._settings}
-        d["memory"], d["throughput"] = opt["memory"], opt["throughput"]
-        self.show(d, opt["label"])
+        self.query_one("#set-error", Static).update("")
+        self.show(pm.option_plan(self._base, opt), opt["label"])
 
     def _done_loading(self) -> None:
         self._loading = False
@@ -181,8 +189,8 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
         vram = (d.get("hardware") or {}).get("vram_bytes") or 0
         w = self.query_one("#vram", Static)
         bar = Text("VRAM per GPU\n", style="bold")
-        bar.append_text(render_vram_bar(d.get("memory") or {}, vram, max(20, w.size.width - 26 if w.size.width
-                                                                            else 40), 0.85))
+        width = (w.size.width or 60) - 26
+        bar.append_text(render_vram_bar(d.get("memory") or {}, vram, max(16, width), 0.85))
         cpu = (d.get("memory") or {}).get("cpu_offload_bytes")
         if cpu:
             bar.append(f"\nCPU RAM for offload: {fmt_gib(cpu)}")
@@ -195,11 +203,9 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
     @on(Select.Changed)
     @on(Switch.Changed)
     def _edited(self, event) -> None:
-        if self._loading or not self._options or not getattr(event.control, "id", "").startswith("set-"):
+        if self._loading or not self._options or not (getattr(event.control, "id", "") or "").startswith("set-"):
             return
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(0.05, self.recompute)
+        self.recompute()
 
     def read_settings(self) -> dict:
         out = dict(self._settings)
@@ -212,20 +218,47 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
         return out
 
     def recompute(self) -> None:
+        """Memory at once (estimate() is pure and < 1 ms); speed/warnings from a debounced re-plan."""
         err = self.query_one("#set-error", Static)
         try:
             settings = self.read_settings()
             if self.state.model is None:
                 raise UserError("no model loaded")
-            memory, throughput = pm.reestimate(self.state.model, self._base, settings)
+            memory = pm.reestimate(self.state.model, self._base, settings)
         except UserError as exc:
             err.update(Text(str(exc), style="red"))
             return
-        err.update("" if throughput is not None else Text("speed: planner's figure (not re-estimated)",
-                                                          style="dim"))
+        err.update(Text("re-planning with these values...", style="dim"))
         self._settings = settings
-        d = pm.apply_edits(self._base, settings, memory, throughput)
-        self.show(d, "edited " + self._options[self._index]["label"])
+        opt = self._options[self._index]
+        d = pm.apply_edits(pm.option_plan(self._base, opt), settings, memory)
+        self.show(d, "edited " + opt["label"])
+        self._edit_seq += 1
+        if self._timer is not None:
+            self._timer.stop()
+        seq = self._edit_seq
+        self._timer = self.set_timer(0.15, lambda: self.replan(settings, seq))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="replan")
+    def replan(self, settings: dict, seq: int) -> None:
+        try:
+            d = pm.replan(self._result, settings)
+            self.post_message(Replanned(seq, d))
+        except UserError as exc:
+            self.post_message(Replanned(seq, None, str(exc)))
+        except Exception as exc:
+            self.post_message(Replanned(seq, None, f"{type(exc).__name__}: {exc}"))
+
+    def on_replanned(self, msg: "Replanned") -> None:
+        if msg.seq != self._edit_seq:
+            return  # a newer edit is on its way
+        err = self.query_one("#set-error", Static)
+        if msg.error:
+            err.update(Text(msg.error, style="red"))
+            return
+        err.update("")
+        label = "edited " + self._options[self._index]["label"]
+        self.show(msg.plan_dict, label)
 
     def action_alternative(self) -> None:
         if self._options:

@@ -14,7 +14,7 @@ class Chart(Widget):
     """Set `series` with `update_series([(name, values, style), ...])`; redraws only on change."""
 
     DEFAULT_CSS = """
-    Chart { height: 1fr; min-height: 4; }
+    Chart { height: 1fr; width: 1fr; min-height: 4; }
     """
 
     def __init__(self, title: str, *, id: str | None = None, empty: str = "no data yet") -> None:
