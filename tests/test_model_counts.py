@@ -129,6 +129,9 @@ MOE = dict(moe_intermediate_size=32, num_experts_per_tok=2)
                       "first_k_dense_replace": 1, "q_lora_rank": 24, "kv_lora_rank": 16, "qk_nope_head_dim": 8,
                       "qk_rope_head_dim": 4, "v_head_dim": 8, "num_key_value_heads": 4, "n_group": 1, "topk_group": 1},
                      id="deepseek_v3"),
+        pytest.param({"model_type": "glm", **SMALL}, id="glm"),
+        pytest.param({"model_type": "glm4", **SMALL, "head_dim": 16, "attention_bias": False}, id="glm4"),
+        pytest.param({"model_type": "gemma", **SMALL, "head_dim": 16, "num_key_value_heads": 1}, id="gemma-mqa"),
     ],
 )
 def test_family_small(config):

@@ -199,6 +199,8 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "phi3",
     "deepseek_v2",
     "deepseek_v3",
+    "glm",
+    "glm4",
     "baichuan",
     "chatglm",
 )
@@ -229,7 +231,14 @@ class _Cfg:
     def has(self, *keys: str) -> bool:
         return self.raw(*keys) is not None
 
-    def int(self, *keys: str, default: int | None = None, min_value: int = 1, required: bool = True) -> int:
+    def int(
+        self,
+        *keys: str,
+        default: int | None = None,
+        min_value: int = 1,
+        required: bool = True,
+        max_value: int = 10**9,
+    ) -> int:
         v = self.raw(*keys)
         if v is None:
             if default is not None:
@@ -245,8 +254,8 @@ class _Cfg:
         v = int(v)
         if v < min_value:
             raise UserError(f"{self.label}: {keys[0]}={v} must be an integer >= {min_value}")
-        if v > 10**9:
-            raise UserError(f"{self.label}: {keys[0]}={v} is absurdly large (at most 1e9 allowed)")
+        if v > max_value:
+            raise UserError(f"{self.label}: {keys[0]}={v} is absurdly large (at most {max_value:,} allowed)")
         return v
 
     def bool(self, *keys: str, default: bool = False) -> bool:
@@ -275,6 +284,8 @@ class _Cfg:
             raise UserError(f"{self.label}: {key}={v!r} must be a list of integers")
         return tuple(v)
 
+
+_MAX_LAYERS = 10_000
 
 # Defaults of transformers' Gemma3TextConfig: released Gemma 3 config.json files rely on them
 # (their text_config omits e.g. vocab_size and head_dim).
@@ -507,7 +518,7 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
 
 def _common(c: _Cfg, family: str, tie_default: bool = False) -> _Arch:
     H = c.int("hidden_size", "n_embd", "d_model", "dim")
-    layers = c.int("num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    layers = c.int("num_hidden_layers", "n_layer", "num_layers", "n_layers", max_value=_MAX_LAYERS)
     heads = c.int("num_attention_heads", "n_head", "n_heads")
     kv = c.int("num_key_value_heads", "num_kv_heads", "n_kv_heads", default=heads)
     if heads % kv:
@@ -628,6 +639,22 @@ def _phi3(c: _Cfg) -> _Arch:
     return a
 
 
+def _glm(c: _Cfg) -> _Arch:
+    # transformers' GLM-4 "-hf" checkpoints (model_type glm): q/k/v with bias, fused gate_up_proj
+    a = _common(c, "glm")
+    a.q_bias = a.k_bias = a.v_bias = c.bool("attention_bias", default=True)
+    a.fused_gate_up = "gate_up_proj"
+    return a
+
+
+def _glm4(c: _Cfg) -> _Arch:
+    # GLM-4-0414: like glm plus post_self_attn_layernorm and post_mlp_layernorm
+    a = _glm(c)
+    a.family = "glm4"
+    a.norms_per_layer = 4
+    return a
+
+
 def _deepseek(c: _Cfg, family: str) -> _Arch:
     a = _common(c, family)
     a.attn = "mla"
@@ -689,7 +716,7 @@ def _chatglm(c: _Cfg) -> _Arch:
         family="chatglm",
         hidden=H,
         inter=c.int("ffn_hidden_size"),
-        layers=c.int("num_layers", "num_hidden_layers"),
+        layers=c.int("num_layers", "num_hidden_layers", max_value=_MAX_LAYERS),
         heads=heads,
         kv_heads=groups,
         head_dim=kv_ch,
@@ -732,17 +759,25 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "phi3": _phi3,
     "deepseek_v2": _deepseek_v2,
     "deepseek_v3": _deepseek_v3,
+    "glm": _glm,
+    "glm4": _glm4,
     "baichuan": _baichuan,
     "chatglm": _chatglm,
 }
 
-_FAMILY_DEFAULTS: dict[str, dict] = {"gemma3_text": _GEMMA3_TEXT_DEFAULTS, "chatglm": _CHATGLM_DEFAULTS}
+_GLM_DEFAULTS = {"head_dim": 128, "attention_bias": True}  # GlmConfig / Glm4Config defaults
+
+_FAMILY_DEFAULTS: dict[str, dict] = {
+    "gemma3_text": _GEMMA3_TEXT_DEFAULTS,
+    "chatglm": _CHATGLM_DEFAULTS,
+    "glm": _GLM_DEFAULTS,
+    "glm4": _GLM_DEFAULTS,
+}
 
 # model_type aliases seen in the wild -> family handler
 _FAMILY_ALIASES = {
     "baichuan2": "baichuan",
     "chatglm3": "chatglm",
-    "glm": "chatglm",  # only when the config has ChatGLM keys; checked below
     "yi": "llama",
 }
 
@@ -782,8 +817,9 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
     else:
         cfg_used = cfg
     family_key = (model_type or "").lower()
-    if family_key in ("chatglm", "chatglm3", "glm") or (
-        not family_key and "padded_vocab_size" in cfg_used and "ffn_hidden_size" in cfg_used
+    # ChatGLM remote-code configs: model_type chatglm, or a glm/empty type with ChatGLM's key names
+    if family_key in ("chatglm", "chatglm3") or (
+        family_key in ("", "glm") and "padded_vocab_size" in cfg_used and "ffn_hidden_size" in cfg_used
     ):
         family_key = "chatglm"
     family_key = _FAMILY_ALIASES.get(family_key, family_key)
@@ -898,7 +934,10 @@ def _looks_like_repo_id(ref: str) -> bool:
 def load_model(ref: str) -> ModelSpec:
     """Resolve a model reference: dir | config.json path | cached hub id | preset name (case-insensitive)."""
     if not isinstance(ref, str) or not ref.strip():
-        raise UserError(f"model reference {ref!r} is empty; give a preset name (see `rocm-tune models`), a directory with config.json, or a hub id")
+        raise UserError(
+            f"model reference {ref!r} is empty; give a preset name (e.g. qwen2.5-7b), a directory holding "
+            f"config.json, a config.json path or a cached hub id"
+        )
     ref = ref.strip()
     p = Path(os.path.expanduser(ref))
     if p.is_dir():
@@ -910,11 +949,7 @@ def load_model(ref: str) -> ModelSpec:
         return model_from_config(
             _read_config_file(p), name=p.resolve().parent.name or p.stem, source="path", location=str(p.resolve())
         )
-    # preset by name / alias / hub id
-    idx = _preset_index()
-    key = ref.lower()
-    if key in idx:
-        return _load_preset_file(idx[key])
+    # a hub id: the locally cached config.json wins (it is the real one), then a preset with that hub id
     if _looks_like_repo_id(ref):
         hit = _find_in_hf_cache(ref)
         if hit is not None:
@@ -922,12 +957,34 @@ def load_model(ref: str) -> ModelSpec:
         hit = _find_in_modelscope_cache(ref)
         if hit is not None:
             return model_from_config(_read_config_file(hit), name=ref, source="modelscope-cache", location=str(hit))
-    if ref.endswith(".json") or os.sep in ref and not _looks_like_repo_id(ref):
-        raise UserError(f"{ref}: no such file or directory (expected a directory with config.json, a config.json path, a cached hub id or a preset name)")
+    # preset by name / alias / hub id (case-insensitive)
+    idx = _preset_index()
+    key = ref.lower()
+    if key in idx:
+        return _load_preset_file(idx[key])
+    if ref.endswith(".json") or (os.sep in ref and not _looks_like_repo_id(ref)) or ref.startswith((".", "~")):
+        raise UserError(
+            f"{ref}: no such file or directory (expected a directory holding config.json, a config.json path, "
+            f"a hub id in the local Hugging Face/ModelScope cache, or a preset name)"
+        )
+    names = list_presets()
     close = difflib.get_close_matches(key, list(idx), n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; run `rocm-tune models` to list presets"
-    where = " (not a preset and not found in the local Hugging Face/ModelScope cache)" if _looks_like_repo_id(ref) else ""
-    raise UserError(f"unknown model {ref!r}{where}{hint}")
+    close_names = []
+    for c in close:  # report canonical preset names, not aliases
+        n = idx[c][: -len(".yaml")]
+        if n not in close_names:
+            close_names.append(n)
+    if close_names:
+        hint = f"did you mean {', '.join(close_names)}?"
+    else:
+        hint = f"presets include {', '.join(n for n in _EXAMPLE_PRESETS if n in names)} ({len(names)} in all)"
+    where = "not a preset and not found in the local Hugging Face/ModelScope cache" if _looks_like_repo_id(ref) else (
+        "not a preset, directory or config.json"
+    )
+    raise UserError(f"unknown model {ref!r} ({where}); {hint}")
+
+
+_EXAMPLE_PRESETS = ("qwen2.5-7b", "qwen3-8b", "llama-3.1-8b", "mistral-7b-v0.3", "gemma-2-9b")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -989,7 +1046,17 @@ def _preset_keys(d: dict, f: Path) -> list[str]:
 _PRESET_META = ("name", "hub_id", "aliases", "size_label", "config")
 
 
+_PRESET_CACHE: dict[str, ModelSpec] = {}
+
+
 def _load_preset_file(fname: str) -> ModelSpec:
+    spec = _PRESET_CACHE.get(fname)
+    if spec is None:
+        spec = _PRESET_CACHE[fname] = _parse_preset_file(fname)
+    return spec
+
+
+def _parse_preset_file(fname: str) -> ModelSpec:
     f = _PRESET_DIR / fname
     d = _yaml_load(f.read_text(encoding="utf-8"))
     if not isinstance(d, dict):
@@ -1019,27 +1086,47 @@ def list_presets() -> list[str]:
     return sorted(names.values(), key=str.lower)
 
 
-def search_presets(query: str = "") -> list[ModelSpec]:
-    """Presets whose name, hub id, alias, family or size label match every word of ``query``.
+def _is_size_word(w: str) -> bool:
+    import re
 
-    "7b" matches size labels like "7B" (and names containing "7b"), "qwen3" matches the Qwen3 presets.
-    Empty query: all presets. Results are sorted by family then parameter count.
+    return re.fullmatch(r"\d+(\.\d+)?[bm]", w) is not None
+
+
+def search_presets(query: str = "") -> list[ModelSpec]:
+    """Presets matching every word of ``query`` (case-insensitive), for the TUI's model picker.
+
+    A size word like "7b" or "0.5b" matches presets of exactly that size (so "7b" does not match 27B);
+    "moe" matches mixture-of-experts presets; any other word matches a substring of the name, hub id,
+    an alias or the family ("qwen3", "llama", "deepseek", "gemma2"). Empty query: all presets.
+    Results are grouped by series and sorted by parameter count within a series.
     """
-    words = [w for w in (query or "").lower().replace(",", " ").split() if w]
-    specs = [load_model(n) for n in list_presets()]
+    import re
+
+    words = [w for w in re.split(r"[\s,]+", (query or "").lower()) if w]
     out = []
-    for s in specs:
-        hay = " ".join(
-            [s.name, s.hub_id or "", s.family, s.size_label or "", *s.aliases]
-        ).lower()
+    for name in list_presets():
+        s = load_model(name)
+        hay = " ".join([s.name, s.hub_id or "", s.family, *s.aliases]).lower()
         size = (s.size_label or "").lower()
+        size_tokens = {size, *re.split(r"[-x]", size)} - {""}
+        name_tokens = set(re.split(r"[-_/ ]", " ".join([s.name, s.hub_id or "", *s.aliases]).lower()))
         ok = True
         for w in words:
-            if w in hay or (size and w == size):
-                continue
-            ok = False
-            break
+            if _is_size_word(w):
+                hit = w in size_tokens or w in name_tokens
+            elif w == "moe":
+                hit = s.is_moe
+            else:
+                hit = w in hay
+            if not hit:
+                ok = False
+                break
         if ok:
             out.append(s)
-    out.sort(key=lambda s: (s.name.lower().rstrip("0123456789.-abmit"), s.params.total))
+
+    def series(s: ModelSpec) -> str:
+        n = s.name.lower()
+        return n.replace((s.size_label or "").lower(), "") if s.size_label else n
+
+    out.sort(key=lambda s: (series(s), s.params.total))
     return out

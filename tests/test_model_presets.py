@@ -1,0 +1,220 @@
+"""Model presets: published parameter totals, name index, lookups and the TUI's search."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from rocm_tune.core import model as model_mod
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.model import list_presets, load_model, search_presets
+from rocm_tune.profiles.model_presets import INDEX_FILE, build_index, preset_files
+
+PRESETS = {p.stem: yaml.safe_load(p.read_text()) for p in preset_files()}
+
+REQUIRED = [
+    "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b",
+    "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b",
+    "deepseek-r1-distill-qwen-1.5b", "deepseek-r1-distill-qwen-7b", "deepseek-r1-distill-qwen-14b",
+    "deepseek-r1-distill-qwen-32b", "deepseek-r1-distill-llama-8b", "deepseek-r1-distill-llama-70b",
+    "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "mistral-7b-v0.3",
+    "mixtral-8x7b", "gemma-2-2b", "gemma-2-9b", "gemma-2-27b", "gemma-3-1b", "gemma-3-4b", "gemma-3-12b",
+    "gemma-3-27b", "phi-3-mini", "phi-4", "baichuan2-7b-chat", "baichuan2-13b-chat", "chatglm3-6b", "yi-6b",
+    "yi-34b", "qwen1.5-moe-a2.7b", "qwen2-57b-a14b", "deepseek-v2-lite",
+]
+
+
+def test_required_presets_present():
+    names = list_presets()
+    assert len(names) >= 30
+    assert names == sorted(names, key=str.lower)
+    missing = [n for n in REQUIRED if n not in names]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_preset_file_is_well_formed_and_loads(name):
+    data = PRESETS[name]
+    assert data["name"] == name
+    assert "/" in data["hub_id"]
+    assert data["size_label"]
+    cfg = data["config"]
+    assert isinstance(cfg["model_type"], str) and cfg["architectures"]
+    spec = load_model(name)
+    assert spec.source == "preset"
+    assert spec.location.endswith(f"{name}.yaml")
+    assert spec.hub_id == data["hub_id"] and spec.size_label == data["size_label"]
+    assert spec.warnings == ()
+    # embeddings + lm_head + decoder layers + final RMSNorm make the total
+    p = spec.params
+    assert p.total == p.embed + p.lm_head + sum(p.per_layer) + spec.hidden_size + p.other
+    assert len(p.per_layer) == spec.num_layers
+    # every linear group adds up to the component totals
+    by_kind = {}
+    for g in spec.linears:
+        by_kind[g.kind] = by_kind.get(g.kind, 0) + g.params
+    assert by_kind.get("attn", 0) == spec.params.attention
+    assert by_kind.get("mlp", 0) == spec.params.mlp
+    assert by_kind.get("expert", 0) == spec.params.experts
+    assert by_kind.get("shared_expert", 0) == spec.params.shared_experts
+    assert by_kind.get("router", 0) == spec.params.router
+
+
+@pytest.mark.parametrize("name", sorted(n for n, d in PRESETS.items() if d.get("params_published")))
+def test_preset_total_equals_published_parameter_count(name):
+    assert load_model(name).params.total == PRESETS[name]["params_published"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, d in PRESETS.items() if d.get("params_checkpoint")))
+def test_tied_preset_whose_checkpoint_also_stores_lm_head(name):
+    spec = load_model(name)
+    assert spec.tie_word_embeddings and spec.params.lm_head == 0
+    assert spec.params.total + spec.vocab_size * spec.hidden_size == PRESETS[name]["params_checkpoint"]
+
+
+@pytest.mark.parametrize(
+    "ref,total",
+    [
+        ("qwen2.5-7b", 7_615_616_512),
+        ("llama-3.1-8b", 8_030_261_248),
+        ("baichuan2-7b-chat", 7_505_973_248),
+        ("chatglm3-6b", 6_243_584_000),
+        ("mixtral-8x7b", 46_702_792_704),
+    ],
+)
+def test_headline_published_counts(ref, total):
+    assert load_model(ref).params.total == total
+
+
+def test_baichuan2_13b_about_13_9b_and_remote_code_structure():
+    spec = load_model("baichuan2-13b-chat")
+    assert 13.85e9 < spec.params.total < 13.95e9
+    groups = {g.name: g for g in spec.linears}
+    assert set(groups) == {"W_pack", "o_proj", "gate_proj", "up_proj", "down_proj"}
+    assert (groups["W_pack"].in_features, groups["W_pack"].out_features, groups["W_pack"].bias) == (5120, 15360, False)
+    assert spec.params.lm_head == spec.params.embed  # NormHead: untied [vocab, hidden]
+
+
+def test_chatglm3_remote_code_structure():
+    spec = load_model("chatglm3-6b")
+    g = {x.name: x for x in spec.linears}
+    assert set(g) == {"query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"}
+    # MQA with 2 groups: 32*128 + 2*2*128 = 4608 outputs, qkv bias only
+    assert (g["query_key_value"].out_features, g["query_key_value"].bias) == (4608, True)
+    assert (g["dense_h_to_4h"].out_features, g["dense_h_to_4h"].bias) == (27392, False)
+    assert g["dense_4h_to_h"].in_features == 13696
+    assert all(x.layers == 28 for x in spec.linears)
+    assert spec.num_kv_heads == 2 and spec.head_dim == 128 and not spec.tie_word_embeddings
+
+
+def test_chatglm_layernorm_and_bias_variant():
+    base = dict(load_model("chatglm3-6b").config)
+    spec = model_mod.model_from_config({**base, "rmsnorm": False, "add_bias_linear": True, "num_layers": 2})
+    h, ffn = 4096, 13696
+    qkv = h * 4608 + 4608
+    dense = h * h + h
+    mlp = h * 2 * ffn + 2 * ffn + ffn * h + h
+    norms = 2 * 2 * h
+    assert spec.params.per_layer == (qkv + dense + mlp + norms,) * 2
+    assert spec.params.norms == 2 * norms + 2 * h  # LayerNorm weight + bias, final_layernorm too
+
+
+def test_moe_active_parameters_match_published_active_counts():
+    def billions(ref):  # published figures truncate to one decimal
+        return int(load_model(ref).active_params / 1e8) / 10
+
+    assert billions("mixtral-8x7b") == 12.8  # 12.88B ("12.9B" rounded)
+    assert billions("qwen3-30b-a3b") == 3.3
+    lite = load_model("deepseek-v2-lite")  # DeepSeek's "2.4B activated" leaves out the input embedding
+    assert int((lite.active_params - lite.params.embed) / 1e8) / 10 == 2.4
+    assert int(load_model("deepseek-v3").active_params / 1e9) == 37
+    assert int(load_model("qwen2-57b-a14b").active_params / 1e9) == 14
+    assert billions("qwen1.5-moe-a2.7b") == 2.6  # 2.69B ("A2.7B")
+    dense = load_model("qwen2.5-7b")
+    assert dense.active_params == dense.params.total and not dense.is_moe
+
+
+def test_deepseek_v2_lite_structure():
+    spec = load_model("deepseek-v2-lite")
+    assert spec.num_experts == 64 and spec.num_experts_per_tok == 6 and spec.num_shared_experts == 2
+    assert spec.moe_layers == 26  # first_k_dense_replace = 1 of 27
+    names = [g.name for g in spec.linears if g.kind == "attn"]
+    assert names == ["q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]  # q_lora_rank null
+    dense_mlp = [g for g in spec.linears if g.kind == "mlp"]
+    assert all(g.layers == 1 for g in dense_mlp)
+    assert spec.params.per_layer[0] != spec.params.per_layer[1]
+
+
+def test_index_is_up_to_date():
+    on_disk = yaml.safe_load(INDEX_FILE.read_text())
+    assert on_disk == build_index(), "run: python -m rocm_tune.profiles.model_presets"
+
+
+@pytest.mark.parametrize(
+    "ref,name",
+    [
+        ("QWEN2.5-7B", "qwen2.5-7b"),
+        ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),
+        ("qwen/qwen2.5-7b-instruct", "qwen2.5-7b"),
+        ("Qwen/Qwen2.5-7B", "qwen2.5-7b"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"),
+        ("llama3.1-8b", "llama-3.1-8b"),
+        ("THUDM/chatglm3-6b", "chatglm3-6b"),
+        ("  gemma-2-9b ", "gemma-2-9b"),
+    ],
+)
+def test_lookup_by_name_alias_and_hub_id(ref, name):
+    spec = load_model(ref)
+    assert spec.name == name and spec.source == "preset"
+
+
+def test_preset_load_parses_only_the_index_and_one_file(monkeypatch):
+    calls = []
+    real = model_mod._yaml_load
+    monkeypatch.setattr(model_mod, "_INDEX", None)
+    monkeypatch.setattr(model_mod, "_PRESET_CACHE", {})
+    monkeypatch.setattr(model_mod, "_yaml_load", lambda text: calls.append(len(text)) or real(text))
+    load_model("qwen2.5-7b")
+    assert len(calls) == 2  # _index.yaml + qwen2.5-7b.yaml
+    load_model("Qwen/Qwen2.5-7B-Instruct")
+    assert len(calls) == 2  # cached
+
+
+def test_stale_index_falls_back_to_scanning(monkeypatch, tmp_path):
+    d = tmp_path / "models"
+    d.mkdir()
+    (d / "tiny.yaml").write_text(yaml.safe_dump({"name": "tiny", "hub_id": "me/tiny", "size_label": "1M", "config": {
+        "model_type": "llama", "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "vocab_size": 100}}))
+    (d / "_index.yaml").write_text("gone: missing.yaml\n")
+    monkeypatch.setattr(model_mod, "_PRESET_DIR", d)
+    monkeypatch.setattr(model_mod, "_INDEX", None)
+    monkeypatch.setattr(model_mod, "_PRESET_CACHE", {})
+    assert list_presets() == ["tiny"]
+    assert load_model("me/tiny").name == "tiny"
+
+
+def test_search_presets_by_size_family_and_moe():
+    seven = [s.name for s in search_presets("7b")]
+    assert "qwen2.5-7b" in seven and "mistral-7b-v0.3" in seven and "deepseek-r1-distill-qwen-7b" in seven
+    assert "gemma-2-27b" not in seven and "qwen2.5-72b" not in seven
+    q3 = search_presets("qwen3")
+    assert {s.name for s in q3} == {n for n in list_presets() if n.startswith("qwen3")}
+    assert [s.params.total for s in q3] == sorted(s.params.total for s in q3)
+    moe = search_presets("moe")
+    assert moe and all(s.is_moe for s in moe)
+    assert {"mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"} <= {s.name for s in moe}
+    assert [s.name for s in search_presets("Llama 70B")] == [
+        "deepseek-r1-distill-llama-70b", "llama-3.1-70b", "llama-3.3-70b"]
+    assert [s.name for s in search_presets("0.5b")] == ["qwen2.5-0.5b"]
+    assert search_presets("no-such-model-xyz") == []
+    assert len(search_presets("")) == len(list_presets())
+
+
+def test_unknown_preset_suggests_close_names():
+    with pytest.raises(UserError) as e:
+        load_model("qwen2.5-7")
+    msg = str(e.value)
+    assert "'qwen2.5-7'" in msg and "qwen2.5-7b" in msg and "\n" not in msg
+    with pytest.raises(UserError, match="presets include"):
+        load_model("zzzz")
