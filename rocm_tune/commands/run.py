@@ -23,8 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", action="append", metavar="K=V", default=[],
                         help="set an environment variable for the command (repeatable)")
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the command (default: current)")
-    parser.add_argument("--with", dest="runner", choices=("auto", "builtin", "export"), default="auto",
-                        help="for --plan: the built-in trainer or the exported run.sh (default auto)")
+    parser.add_argument("--with", dest="runner", choices=("auto", "builtin", "llamafactory"), default="auto",
+                        help="for --plan: what trains: the built-in trainer (rocm-tune train) or LLaMA-Factory "
+                             "(default: LLaMA-Factory when llamafactory-cli is installed, else built-in)")
+    parser.add_argument("--dataset", metavar="PATH",
+                        help="for --plan: local dataset file (default: the plan's goal.dataset)")
     parser.add_argument("--json", action="store_true", help="print the started run as one JSON object")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...: any command")
 
@@ -75,23 +78,80 @@ def run(args: argparse.Namespace) -> int:
         name = name or Path(cfg.output_dir or args.config).name
     elif args.plan:
         plan = _load_plan(args.plan)
-        kind = "plan"
-        command, env_plan = _plan_command(plan, args)
-        env = {**env_plan, **env}
         name = name or str((plan.get("model") or {}).get("name") or "plan")
-    info = launch(command, name=name, run_dir=args.dir, cwd=cwd, env=env, kind=kind, plan=plan,
-                  total_steps=total_steps)
-    if args.json:
+        info = start_plan(plan, name=name, run_dir=args.dir, cwd=cwd, env=env, runner=args.runner,
+                          dataset=args.dataset)
+        _print_started(info, args.json)
+        return 0
+    if kind == "train":
+        from rocm_tune.core.runs import rundir as rd
+        from rocm_tune.core.runs.launcher import start_run
+
+        _, d = rd.create_run_dir(command, name=name, run_dir=args.dir, cwd=cwd, env=env, kind=kind)
+        (d / rd.METRICS_JSONL).touch()  # the built-in trainer writes it; monitors pick it from the start
+        info = start_run(d)
+    else:
+        info = launch(command, name=name, run_dir=args.dir, cwd=cwd, env=env, kind=kind, plan=plan,
+                      total_steps=total_steps)
+    _print_started(info, args.json)
+    return 0
+
+
+def _print_started(info, as_json: bool) -> None:
+    if as_json:
         print_json(info.to_dict())
     else:
         print(info.id)
         print(f"  dir: {info.dir}")
         print(f"  watch: rocm-tune attach {info.id}    stop: rocm-tune stop {info.id}")
-    return 0
 
 
-def _plan_command(plan: dict, args: argparse.Namespace) -> tuple[list[str], dict]:
-    """The command (and env) that runs a plan: the exported run.sh or the built-in trainer."""
-    from rocm_tune.train.config import plan_to_command
+def start_plan(plan: dict, *, name: str | None = None, run_dir: str | None = None, cwd: str | None = None,
+               env: dict | None = None, runner: str = "auto", dataset: str | None = None):
+    """Create a run for a plan, write what runs it into the run directory, start it detached.
 
-    return plan_to_command(plan, runner=args.runner, bundle_dir=args.dir)
+    The plan is exported with `rocm_tune.core.export` (run.sh + llamafactory.yaml, trainer
+    LLaMA-Factory or the built-in one) into RUN_DIR/bundle/; the training output goes to RUN_DIR/output."""
+    import shutil
+
+    from rocm_tune.core.runs import rundir as rd
+    from rocm_tune.core.runs.launcher import start_run
+
+    if runner == "auto":
+        runner = "llamafactory" if shutil.which("llamafactory-cli") else "builtin"
+    if runner == "llamafactory" and not shutil.which("llamafactory-cli"):
+        raise UserError("--with llamafactory: llamafactory-cli is not on PATH (pip install llamafactory, "
+                        "or --with builtin)")
+    goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
+    data = dataset or goal.get("dataset")
+    if not data:
+        raise UserError("the plan names no dataset (goal.dataset); give one with --dataset PATH")
+    if not os.path.exists(os.path.expanduser(str(data))):
+        raise UserError(f"dataset {data!r} does not exist")
+    _, d = rd.create_run_dir(["bash", "run.sh"], name=name, run_dir=run_dir, cwd=cwd, env=env, kind="plan",
+                             plan=plan)
+    try:
+        from rocm_tune.core.export.bundle import build_bundle, write_bundle
+        from rocm_tune.core.export.common import ExportOptions
+    except ImportError:
+        build_bundle = None
+    try:
+        if build_bundle is not None:
+            opts = ExportOptions(trainer="rocm-tune" if runner == "builtin" else "llamafactory",
+                                 output_dir=str(d / "output"), logging_steps=1)
+            bundle = build_bundle(plan, ("sh",), opts, dataset=os.path.abspath(os.path.expanduser(str(data))))
+            write_bundle(bundle, str(d / "bundle"))
+            command = ["bash", str(d / "bundle" / "run.sh")]
+        else:  # no exporter: the built-in trainer straight from the plan
+            from rocm_tune.train.config import config_dict_from_plan, config_to_yaml
+
+            cfg = config_dict_from_plan(plan, dataset=os.path.abspath(str(data)), output_dir=str(d / "output"))
+            (d / "train.yaml").write_text(config_to_yaml(cfg), encoding="utf-8")
+            command = [sys.executable, "-m", "rocm_tune", "train", str(d / "train.yaml")]
+    except BaseException:
+        shutil.rmtree(d, ignore_errors=True) if run_dir is None else None
+        raise
+    rd.update_run_json(d, command=command)
+    if runner == "builtin":
+        (d / rd.METRICS_JSONL).touch()  # the built-in trainer writes it; monitors pick it from the start
+    return start_run(d)

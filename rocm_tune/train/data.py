@@ -150,7 +150,7 @@ def resolve_dataset_files(dataset: str, dataset_dir: str) -> list[tuple[Path, st
             f = d / fname
             if not f.is_file():
                 raise UserError(f"dataset {name!r}: file {str(f)!r} does not exist")
-            out.append((f, entry.get("formatting"), entry.get("columns") or {}, entry.get("tags") or {}))
+            out.append((f, entry.get("formatting") or "alpaca", entry.get("columns") or {}, entry.get("tags") or {}))
             continue
         for cand in (d / name, d / f"{name}.json", d / f"{name}.jsonl", Path(name)):
             if cand.is_file():
@@ -174,11 +174,13 @@ def load_conversations(cfg) -> list[list[dict]]:
     convs: list[list[dict]] = []
     for path, formatting, cols, tags in sources:
         records = read_records(path)
-        fmt = {"alpaca": "alpaca", "sharegpt": None}.get(formatting or "", None) if formatting else None
         for i, rec in enumerate(records):
-            f = fmt or detect_format(rec)
-            if formatting == "sharegpt" and "messages" in rec and "conversations" not in rec:
-                f = "messages"
+            if formatting == "alpaca":
+                f = "alpaca"
+            elif formatting == "sharegpt":
+                f = "messages" if "messages" in rec and "conversations" not in rec and not cols else "sharegpt"
+            else:
+                f = detect_format(rec)
             try:
                 convs.append(to_messages(rec, f, cols, tags))
             except UserError as exc:
