@@ -107,6 +107,14 @@ def test_chatglm3_remote_code_structure():
     assert spec.num_kv_heads == 2 and spec.head_dim == 128 and not spec.tie_word_embeddings
 
 
+def test_internlm2_remote_code_structure():
+    spec = load_model("internlm/internlm2_5-7b-chat")
+    g = {x.name: x for x in spec.linears}
+    assert list(g) == ["wqkv", "wo", "w1", "w3", "w2"]
+    assert g["wqkv"].out_features == (32 + 2 * 8) * 128 and not g["wqkv"].bias
+    assert spec.params.lm_head == spec.params.embed
+
+
 def test_chatglm_layernorm_and_bias_variant():
     base = dict(load_model("chatglm3-6b").config)
     spec = model_mod.model_from_config({**base, "rmsnorm": False, "add_bias_linear": True, "num_layers": 2})

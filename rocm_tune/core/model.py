@@ -201,8 +201,14 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "deepseek_v3",
     "glm",
     "glm4",
+    "granite",
+    "olmo2",
+    "starcoder2",
+    "phi",
+    "cohere",
     "baichuan",
     "chatglm",
+    "internlm2",
 )
 
 
@@ -347,7 +353,8 @@ class _Arch:
     o_bias: bool = False
     fused_qkv: str | None = None  # module name of a fused q/k/v projection
     o_name: str = "o_proj"
-    qk_norm: bool = False  # per-head q_norm/k_norm (qwen3, gemma3)
+    qk_norm: bool = False  # per-head q_norm/k_norm (qwen3, gemma3): head_dim weights each
+    qk_norm_full: bool = False  # q_norm/k_norm over all heads (olmo2, cohere): (heads + kv_heads) * head_dim
     # MLA (deepseek v2/v3)
     q_lora_rank: int = 0
     kv_lora_rank: int = 0
@@ -408,7 +415,9 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
             lin.append(("v_proj", H, kv_out, 1, a.v_bias, "attn"))
         lin.append((a.o_name, q_out, H, 1, a.o_bias, "attn"))
         if a.qk_norm:
-            norms += 2 * a.head_dim
+            norms += 2 * a.head_dim * (2 if a.norm_bias else 1)
+        if a.qk_norm_full:
+            norms += (a.heads + a.kv_heads) * a.head_dim
 
     # MLP / MoE
     is_moe = bool(a.num_experts) and (a.moe_layer is None or a.moe_layer(i))
@@ -443,7 +452,7 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
 def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | None, dtype: str | None) -> ModelSpec:
     H, V = a.hidden, a.vocab
     embed = V * H
-    lm_head = 0 if a.tie else V * H + (V if a.lm_head_bias else 0)
+    lm_head = (0 if a.tie else V * H) + (V if a.lm_head_bias else 0)  # a bias is never tied (phi)
     totals = {"attn": 0, "mlp": 0, "expert": 0, "shared_expert": 0, "router": 0}
     norms_total = (H * (2 if a.norm_bias else 1)) if a.final_norm else 0
     per_layer: list[int] = []
@@ -613,8 +622,8 @@ def _gemma(c: _Cfg) -> _Arch:
     a = _common(c, "gemma", tie_default=True)
     b = c.bool("attention_bias")
     a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
-    if not c.has("hidden_act", "hidden_activation"):
-        a.act = "gelu_pytorch_tanh"
+    # transformers runs Gemma with hidden_activation (the legacy hidden_act "gelu" means the tanh approximation)
+    a.act = c.str("hidden_activation", default="gelu_pytorch_tanh") or "gelu_pytorch_tanh"
     return a
 
 
@@ -652,6 +661,70 @@ def _glm4(c: _Cfg) -> _Arch:
     a = _glm(c)
     a.family = "glm4"
     a.norms_per_layer = 4
+    return a
+
+
+def _granite(c: _Cfg) -> _Arch:
+    a = _llama(c)
+    a.family = "granite"
+    return a
+
+
+def _olmo2(c: _Cfg) -> _Arch:
+    # OLMo 2: q_norm/k_norm over the full projection width, norms after attention and after the MLP
+    a = _common(c, "olmo2")
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = c.bool("attention_bias")
+    a.qk_norm_full = True
+    return a
+
+
+def _starcoder2(c: _Cfg) -> _Arch:
+    # StarCoder2: non-gated c_fc/c_proj MLP, LayerNorm with bias, biases everywhere when use_bias
+    a = _common(c, "starcoder2", tie_default=True)
+    b = c.bool("use_bias", default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = a.mlp_bias = b
+    a.gated = False
+    a.mlp_names = ("c_fc", "c_fc", "c_proj")
+    a.norm_bias = True
+    if not c.has("hidden_act"):
+        a.act = "gelu_pytorch_tanh"
+    return a
+
+
+def _phi(c: _Cfg) -> _Arch:
+    # Phi-1/1.5/2: parallel block with one LayerNorm, dense output, fc1/fc2 MLP, lm_head with bias
+    a = _common(c, "phi")
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = a.mlp_bias = True
+    a.o_name = "dense"
+    a.gated = False
+    a.mlp_names = ("fc1", "fc1", "fc2")
+    a.norm_bias = True
+    a.norms_per_layer = 1
+    a.lm_head_bias = True
+    a.qk_norm = c.bool("qk_layernorm")
+    if not c.has("hidden_act"):
+        a.act = "gelu_new"
+    return a
+
+
+def _cohere(c: _Cfg) -> _Arch:
+    # Cohere (Command-R): one bias-free LayerNorm per layer (parallel block), optional per-head q/k norms
+    a = _common(c, "cohere", tie_default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = c.bool("attention_bias")
+    a.norms_per_layer = 1
+    a.qk_norm_full = c.bool("use_qk_norm")
+    return a
+
+
+def _internlm2(c: _Cfg) -> _Arch:
+    # Remote code (modeling_internlm2.py): wqkv fused (grouped q/k/v), wo, w1/w3/w2 gated MLP,
+    # attention_norm/ffn_norm RMSNorm, tok_embeddings and an untied `output` head.
+    a = _common(c, "internlm2")
+    b = c.bool("bias")
+    a.q_bias = a.o_bias = b
+    a.fused_qkv = "wqkv"
+    a.o_name = "wo"
+    a.mlp_names = ("w1", "w3", "w2")
     return a
 
 
@@ -723,7 +796,7 @@ def _chatglm(c: _Cfg) -> _Arch:
         vocab=c.int("padded_vocab_size", "vocab_size"),
         tie=False,
         max_pos=c.int("seq_length", "max_position_embeddings", default=2048),
-        act="swiglu",
+        act="silu",  # SwiGLU: silu(gate) * up from the fused dense_h_to_4h
     )
     a.fused_qkv = "query_key_value"
     a.q_bias = c.bool("add_qkv_bias") or add_bias
@@ -761,6 +834,12 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "deepseek_v3": _deepseek_v3,
     "glm": _glm,
     "glm4": _glm4,
+    "granite": _granite,
+    "olmo2": _olmo2,
+    "starcoder2": _starcoder2,
+    "phi": _phi,
+    "cohere": _cohere,
+    "internlm2": _internlm2,
     "baichuan": _baichuan,
     "chatglm": _chatglm,
 }
