@@ -44,7 +44,7 @@ class NoneBackend:
         pass
 
 
-def make_backend(name: str, root: str = "/", runner=None, which=None):
+def make_backend(name: str, root: str = "/", runner=None, which=None, sys_root: str | None = None):
     """Instantiate one real backend by name (no probing)."""
     from rocm_tune.core.devices import backends as B
 
@@ -57,7 +57,7 @@ def make_backend(name: str, root: str = "/", runner=None, which=None):
     if name == "hy-smi":
         return B.HySmiBackend(runner, which)
     if name == "sysfs":
-        return B.SysfsBackend(root)
+        return B.SysfsBackend(root, sys_root)
     if name == "nvml":
         return B.NvmlBackend()
     if name == "nvidia-smi":
@@ -68,7 +68,7 @@ def make_backend(name: str, root: str = "/", runner=None, which=None):
 
 
 def detect(prefer: str | None = None, *, root: str = "/", env: Mapping[str, str] | None = None,
-           runner=None, which=None, order: tuple[str, ...] | None = None):
+           runner=None, which=None, order: tuple[str, ...] | None = None, sys_root: str | None = None):
     """The first backend (in `BACKEND_ORDER`, or only `prefer`) that reports at least one GPU.
 
     Returns that backend with `.tried` = [(name, reason), ...] for the ones skipped before it, or a
@@ -101,7 +101,7 @@ def detect(prefer: str | None = None, *, root: str = "/", env: Mapping[str, str]
     tried: list[tuple[str, str]] = []
     probe_ms: dict[str, float] = {}
     for name in names:
-        backend = make_backend(name, root=root, runner=runner, which=which)
+        backend = make_backend(name, root=root, runner=runner, which=which, sys_root=sys_root)
         t0 = time.perf_counter()
         try:
             n = backend.probe()

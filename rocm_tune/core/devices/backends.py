@@ -257,15 +257,18 @@ class SysfsBackend(_Base):
     name = "sysfs"
     kind = "sysfs"
 
-    def __init__(self, root: str | os.PathLike = "/"):
+    def __init__(self, root: str | os.PathLike = "/", sys_root: str | os.PathLike | None = None):
         self.root = Path(root)
+        self.sys_root = Path(sys_root) if sys_root is not None else self.root / "sys"
         self._cards: list | None = None
 
     def _discover(self) -> list[tuple[Path, str]]:
-        drm = self.root / "sys/class/drm"
+        drm = self.sys_root / "class/drm"
         found = []
         try:
             entries = sorted(drm.iterdir(), key=lambda p: (len(p.name), p.name))
+        except FileNotFoundError:
+            raise BackendUnavailable(f"{drm} does not exist (no GPU driver loaded)") from None
         except OSError:
             raise BackendUnavailable(f"{drm} not readable") from None
         for card in entries:
@@ -283,7 +286,7 @@ class SysfsBackend(_Base):
     def _kfd_arch(self) -> dict[str, str]:
         """realpath(device dir) -> gfx, from KFD topology gfx_target_version + drm_render_minor."""
         out: dict[str, str] = {}
-        nodes = self.root / "sys/class/kfd/kfd/topology/nodes"
+        nodes = self.sys_root / "class/kfd/kfd/topology/nodes"
         try:
             node_dirs = list(nodes.iterdir())
         except OSError:
@@ -295,7 +298,7 @@ class SysfsBackend(_Base):
             minor = kv.get("drm_render_minor")
             if gfx is NA or not minor:
                 continue
-            dev = self.root / f"sys/class/drm/renderD{minor.strip()}/device"
+            dev = self.sys_root / f"class/drm/renderD{minor.strip()}/device"
             try:
                 out[os.path.realpath(dev)] = gfx
             except OSError:
