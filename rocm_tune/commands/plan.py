@@ -23,12 +23,10 @@ def _add_if_missing(parser: argparse.ArgumentParser, flag: str, *aliases: str, *
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    try:
-        from rocm_tune.commands._flags import add_train_flags
-    except ImportError:  # the estimator's flags not installed yet: register the planner's own copy
-        add_train_flags = None
-    if add_train_flags is not None:
-        add_train_flags(parser)
+    from rocm_tune.commands._flags import add_train_flags
+
+    add_train_flags(parser)  # every estimate flag, default None = the planner chooses
+    # the ones below only register what add_train_flags does not already provide
     add = lambda flag, *a, **kw: _add_if_missing(parser, flag, *a, **kw)  # noqa: E731
     add("--model", "-m", default=None, help="preset name, model directory, config.json or cached hub id")
     add("--method", default=None, choices=["full", "freeze", "lora", "qlora"])
@@ -163,6 +161,7 @@ def build_request(args):
         gradient_checkpointing=_arg(args, "gradient_checkpointing"), optim=_arg(args, "optim"),
         lora_rank=_arg(args, "lora_rank"), lora_alpha=_arg(args, "lora_alpha"), lora_targets=targets,
         dora=bool(_arg(args, "dora", default=False)), quant_bits=_arg(args, "quant_bits", "quantization_bit"),
+        double_quant=_arg(args, "double_quant"),
         freeze_trainable_layers=_arg(args, "freeze_trainable_layers"),
         dataset=dataset, percentile=args.percentile, hours=args.hours, epochs=args.epochs,
         headroom=args.headroom, iommu=iommu, model_ref=ref,
