@@ -258,3 +258,41 @@ def test_import_and_preset_load_in_a_fresh_interpreter_pulls_no_heavy_modules():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "7615616512"
     assert out[1] == "[]"
+
+
+# ------------------------------------------------------------------------------ property: garbage in
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from rocm_tune.core.model import SUPPORTED_FAMILIES  # noqa: E402
+
+_KEYS = ["model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+         "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings", "attention_bias", "num_experts",
+         "num_local_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
+         "decoder_sparse_step", "mlp_only_layers", "n_routed_experts", "n_shared_experts", "first_k_dense_replace",
+         "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "moe_layer_freq",
+         "text_config", "num_layers", "padded_vocab_size", "ffn_hidden_size", "kv_channels", "multi_query_attention",
+         "multi_query_group_num", "torch_dtype", "max_position_embeddings", "rmsnorm", "use_bias"]
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-10, 300) | st.floats(allow_nan=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4),
+    max_leaves=8,
+)
+_value = st.one_of(st.integers(-3, 96), st.sampled_from([None, True, 0, 64.0, 1e30, "x", [1, 2], {}]), _json)
+_types = st.sampled_from(list(SUPPORTED_FAMILIES) + ["gemma3", "unknown_x", None, 3])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(model_type=_types, values=st.dictionaries(st.sampled_from(_KEYS), _value, max_size=12))
+def test_model_from_config_raises_only_user_error(model_type, values):
+    cfg = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
+           "vocab_size": 100, "model_type": model_type, **values}
+    try:
+        spec = model_from_config(cfg)
+    except UserError as e:
+        assert "\n" not in str(e)
+        return
+    p = spec.params
+    assert p.total > 0 and len(p.per_layer) == spec.num_layers
+    assert p.total == p.embed + p.lm_head + p.attention + p.mlp + p.experts + p.shared_experts + p.router + p.norms + p.other

@@ -731,7 +731,7 @@ def _internlm2(c: _Cfg) -> _Arch:
 def _deepseek(c: _Cfg, family: str) -> _Arch:
     a = _common(c, family)
     a.attn = "mla"
-    a.q_lora_rank = c.int("q_lora_rank", required=False)  # null in V2-Lite: plain q_proj
+    a.q_lora_rank = c.int("q_lora_rank", required=False, min_value=0)  # null in V2-Lite: plain q_proj
     a.kv_lora_rank = c.int("kv_lora_rank", default=512)
     a.qk_nope = c.int("qk_nope_head_dim", default=128)
     a.qk_rope = c.int("qk_rope_head_dim", default=64)
@@ -858,6 +858,9 @@ _FAMILY_ALIASES = {
     "baichuan2": "baichuan",
     "chatglm3": "chatglm",
     "yi": "llama",
+    "gemma3": "gemma3_text",  # a gemma3 config without text_config
+    "qwen2_vl_text": "qwen2",
+    "qwen2_5_vl_text": "qwen2",
 }
 
 
@@ -880,7 +883,8 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
         raise UserError(f"{label}: model_type={model_type!r} must be a string")
     # Multimodal wrappers: count the text decoder.
     text_cfg = cfg.get("text_config")
-    if isinstance(text_cfg, dict) and (model_type in ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl") or "hidden_size" not in cfg):
+    multimodal = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl")
+    if isinstance(text_cfg, dict) and (model_type in multimodal or "hidden_size" not in cfg):
         inner = dict(text_cfg)
         if model_type == "gemma3":
             inner.setdefault("model_type", "gemma3_text")
@@ -892,6 +896,8 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
                     inner[k] = cfg[k]
         warnings.append(f"multimodal config (model_type={model_type}): counted the text decoder only, not the vision tower")
         model_type = inner.get("model_type") or model_type
+        if not isinstance(model_type, str):
+            raise UserError(f"{label}: text_config.model_type={model_type!r} must be a string")
         cfg_used = inner
     else:
         cfg_used = cfg
@@ -911,6 +917,10 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
             f"(supported: {', '.join(SUPPORTED_FAMILIES)})"
         )
     arch = handler(c)
+    if arch.num_experts and arch.top_k > arch.num_experts:
+        raise UserError(
+            f"{label}: num_experts_per_tok={arch.top_k} is larger than the number of experts ({arch.num_experts})"
+        )
     arch.warnings = warnings + arch.warnings
     return _build_spec(arch, config, name, source, location, _dtype(cfg_used) or _dtype(cfg))
 
