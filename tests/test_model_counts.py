@@ -78,8 +78,8 @@ def check(config: dict):
     return spec
 
 
-SMALL = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
-             num_key_value_heads=2, vocab_size=128, max_position_embeddings=256)
+SMALL = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "vocab_size": 128, "max_position_embeddings": 256}
 
 
 @pytest.mark.parametrize("tie", [False, True])
@@ -96,7 +96,7 @@ def test_qwen2_small():
     assert {g.name: g.bias for g in spec.linears}["q_proj"] is True
 
 
-MOE = dict(moe_intermediate_size=32, num_experts_per_tok=2)
+MOE = {"moe_intermediate_size": 32, "num_experts_per_tok": 2}
 
 
 @pytest.mark.parametrize(

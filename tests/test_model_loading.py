@@ -262,10 +262,10 @@ def test_import_and_preset_load_in_a_fresh_interpreter_pulls_no_heavy_modules():
 
 # ------------------------------------------------------------------------------ property: garbage in
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from rocm_tune.core.model import SUPPORTED_FAMILIES  # noqa: E402
+from rocm_tune.core.model import SUPPORTED_FAMILIES
 
 _KEYS = ["model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
          "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings", "attention_bias", "num_experts",

@@ -13,21 +13,22 @@ from __future__ import annotations
 import difflib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rocm_tune.core.errors import UserError
 
 __all__ = [
+    "SUPPORTED_FAMILIES",
     "LinearGroup",
-    "ParamCounts",
     "ModelSpec",
+    "ParamCounts",
+    "list_presets",
     "load_model",
     "model_from_config",
-    "list_presets",
     "search_presets",
-    "SUPPORTED_FAMILIES",
 ]
 
 
@@ -1087,7 +1088,7 @@ def _yaml_load(text: str):
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # noqa: S506 - safe loader
+    return yaml.load(text, Loader=loader)
 
 
 def _preset_index() -> dict[str, str]:

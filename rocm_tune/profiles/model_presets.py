@@ -30,9 +30,9 @@ def read_preset(path: Path) -> dict:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(path, encoding="utf-8") as fh:
-        data = yaml.load(fh, Loader=loader)  # noqa: S506 - safe loader
+        data = yaml.load(fh, Loader=loader)
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: preset must be a YAML mapping")
+        raise ValueError(f"{path}: preset must be a YAML mapping")  # noqa: TRY004 - bad data, not a bad type
     return data
 
 
