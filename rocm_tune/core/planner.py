@@ -565,7 +565,11 @@ def plan(req: PlanRequest) -> PlanResult:
     # another method when the goal does not fit (or only with offload)
     if not fits or needs_offload:
         for alt_method in _other_methods(method, gpu):
-            alt_fit, _ = _search_method(s, alt_method, cutoffs, stop_at_first_cutoff=True)
+            alt_fit, alt_close = _search_method(s, alt_method, cutoffs, stop_at_first_cutoff=True)
+            if not alt_fit and alt_close and not fits:
+                m = min(alt_close, key=lambda c: c.est.per_gpu.reserved_bytes)
+                suggestions.append(f"method {alt_method} does not fit either: its smallest configuration needs "
+                                   f"{_gib(m.est.per_gpu.reserved_bytes)} per GPU")
             if alt_fit:
                 for c in alt_fit:
                     c.thr = _throughput(s, c, epochs)
