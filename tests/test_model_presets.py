@@ -226,3 +226,12 @@ def test_unknown_preset_suggests_close_names():
     assert "'qwen2.5-7'" in msg and "qwen2.5-7b" in msg and "\n" not in msg
     with pytest.raises(UserError, match="presets include"):
         load_model("zzzz")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, d in PRESETS.items() if d.get("params_published_multimodal")))
+def test_gemma3_text_part_plus_vision_tower_equals_published_multimodal_total(name):
+    """Gemma 3 4B/12B/27B share one SigLIP vision tower; text decoder + tower + projector = the published total."""
+    spec = load_model(name)
+    siglip_so400m_896 = 416_866_032  # same vision encoder in every size
+    projector = 1152 * spec.hidden_size + 1152  # mm_input_projection_weight + mm_soft_emb_norm
+    assert spec.params.total + siglip_so400m_896 + projector == PRESETS[name]["params_published_multimodal"]
