@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rocm_tune.core import throughput as tp  # noqa: E402
-from rocm_tune.core.memory import TrainConfig, estimate  # noqa: E402
-from rocm_tune.core.model import load_model  # noqa: E402
-from rocm_tune.profiles.gpu_profiles import get_gpu_profile  # noqa: E402
+from rocm_tune.core import throughput as tp
+from rocm_tune.core.memory import TrainConfig, estimate
+from rocm_tune.core.model import load_model
+from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
 # (label, precision, gpus, micro_batch, grad_accum, gradient_checkpointing, zero, attn, measured s/it)
 CASES = [

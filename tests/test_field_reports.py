@@ -76,7 +76,7 @@ def test_report_000_forcing_fp16_is_allowed_but_warned():
 
 def test_report_000_single_gpu_cutoff_4096_does_not_fit_but_2048_does():
     # the author's single-GPU attempt: batch 1, checkpointing, cutoff 4096 -> OOM on 32 GB
-    d, p = plan_json("--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--lora-rank", "64", "--precision", "fp16",
+    d, _p = plan_json("--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--lora-rank", "64", "--precision", "fp16",
                      "--cutoff-len", "4096", "--micro-batch", "1", "--offload", "none", "--headroom", "0.95",
                      expect=(0, 1))
     d2, _ = plan_json("--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--lora-rank", "64", "--precision", "fp16",
@@ -90,7 +90,7 @@ def test_report_000_single_gpu_cutoff_4096_does_not_fit_but_2048_does():
 def test_report_001_full_finetune_7b_on_16gb_dcus_needs_offload_or_lora():
     args = ("--model", "baichuan2-7b-chat", "--gpu", "z100", "--vram-gib", "16", "--gpus", "4", "--method", "full")
     # without offload: does not fit, with concrete alternatives (numbers)
-    d, p = plan_json(*args, "--offload", "none", expect=(1,))
+    d, _p = plan_json(*args, "--offload", "none", expect=(1,))
     assert d["fits"] is False
     nofit = next(w for w in d["warnings"] if w["code"] == "does-not-fit")
     assert "GiB" in nofit["message"]

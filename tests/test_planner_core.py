@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -104,7 +103,7 @@ def test_fixed_values_are_kept(qwen7b):
 
 
 def test_priorities_change_the_choice(qwen7b):
-    base = dict(gpus=1, method="lora")
+    base = {"gpus": 1, "method": "lora"}
     stab = plan(req(qwen7b, "mi300x", **base, priority="stability"))
     fast = plan(req(qwen7b, "mi300x", **base, priority="speed"))
     ctx = plan(req(qwen7b, "mi300x", **base, priority="context"))

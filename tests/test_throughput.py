@@ -47,13 +47,13 @@ def test_calibration_against_field_report_000():
 
 def test_calibration_benchmark_prints_table():
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "throughput_calibration.py")],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=60, check=False)
     assert p.returncode == 0, p.stderr
     assert "340" in p.stdout and "worst error" in p.stdout
 
 
 def test_lora_flops_between_forward_and_full(qwen7b):
-    base = dict(cutoff_len=1024, micro_batch=1, gradient_checkpointing=False, attn="sdpa", precision="bf16")
+    base = {"cutoff_len": 1024, "micro_batch": 1, "gradient_checkpointing": False, "attn": "sdpa", "precision": "bf16"}
     lora_cfg = TrainConfig(method="lora", **base)
     full_cfg = TrainConfig(method="full", **base)
     n = tp.matmul_params(qwen7b)
@@ -76,7 +76,7 @@ def test_moe_counts_active_experts_only():
 
 
 def test_precision_speed_follows_the_profile(qwen7b):
-    kw = dict(method="lora", cutoff_len=1024, micro_batch=1, gradient_checkpointing=True, attn="eager")
+    kw = {"method": "lora", "cutoff_len": 1024, "micro_batch": 1, "gradient_checkpointing": True, "attn": "eager"}
     mi50 = {p: _predict(qwen7b, "mi50-32gb", precision=p, **kw).seconds_per_step for p in ("fp32", "fp16", "bf16")}
     assert mi50["bf16"] > mi50["fp32"] > mi50["fp16"]       # emulated bf16 is the slowest
     kw["attn"] = "sdpa"
@@ -85,8 +85,8 @@ def test_precision_speed_follows_the_profile(qwen7b):
 
 
 def test_bigger_micro_batches_are_more_efficient_and_comm_grows_with_zero(qwen7b):
-    kw = dict(method="lora", precision="fp16", cutoff_len=1024, gradient_checkpointing=True, attn="eager",
-              gpus=2)
+    kw = {"method": "lora", "precision": "fp16", "cutoff_len": 1024, "gradient_checkpointing": True, "attn": "eager",
+              "gpus": 2}
     mb1 = _predict(qwen7b, "mi50-32gb", accum=8, micro_batch=1, **kw)
     mb8 = _predict(qwen7b, "mi50-32gb", accum=1, micro_batch=8, **kw)
     assert mb8.tokens_per_step == mb1.tokens_per_step
@@ -100,8 +100,8 @@ def test_bigger_micro_batches_are_more_efficient_and_comm_grows_with_zero(qwen7b
 
 
 def test_offload_costs_time_and_eta_is_steps_times_step(qwen7b):
-    kw = dict(method="full", precision="fp16", cutoff_len=512, micro_batch=1, gradient_checkpointing=True,
-              attn="eager", gpus=4, zero_stage=3)
+    kw = {"method": "full", "precision": "fp16", "cutoff_len": 512, "micro_batch": 1, "gradient_checkpointing": True,
+              "attn": "eager", "gpus": 4, "zero_stage": 3}
     no = _predict(qwen7b, "mi50-32gb", accum=4, **kw)
     off = _predict(qwen7b, "mi50-32gb", accum=4, offload="all", **kw)
     assert off.offload_seconds_per_step > 1.0 and off.seconds_per_step > no.seconds_per_step
@@ -117,7 +117,7 @@ def test_offload_costs_time_and_eta_is_steps_times_step(qwen7b):
 
 
 def test_uncalibrated_classes_have_a_wider_band(qwen7b):
-    kw = dict(method="lora", precision="fp16", cutoff_len=1024, attn="sdpa")
+    kw = {"method": "lora", "precision": "fp16", "cutoff_len": 1024, "attn": "sdpa"}
     mi50 = _predict(qwen7b, "mi50-32gb", **kw)
     mi300 = _predict(qwen7b, "mi300x", **dict(kw, precision="bf16"))
     assert mi50.calibrated and not mi300.calibrated

@@ -7,7 +7,6 @@ Flags are those of `estimate` (None = the planner chooses) plus the hardware and
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from rocm_tune.commands._common import float_range, int_range, print_json
@@ -17,7 +16,7 @@ GIB = 2**30
 
 
 def _add_if_missing(parser: argparse.ArgumentParser, flag: str, *aliases: str, **kw) -> None:
-    if flag in parser._option_string_actions:  # noqa: SLF001 - argparse has no public lookup
+    if flag in parser._option_string_actions:
         return
     parser.add_argument(flag, *[a for a in aliases if a not in parser._option_string_actions], **kw)
 
@@ -27,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add_train_flags(parser)  # every estimate flag, default None = the planner chooses
     # the ones below only register what add_train_flags does not already provide
-    add = lambda flag, *a, **kw: _add_if_missing(parser, flag, *a, **kw)  # noqa: E731
+    add = lambda flag, *a, **kw: _add_if_missing(parser, flag, *a, **kw)
     add("--model", "-m", default=None, help="preset name, model directory, config.json or cached hub id")
     add("--method", default=None, choices=["full", "freeze", "lora", "qlora"])
     add("--lora-rank", type=int_range("--lora-rank", 1, 65536), default=None)
@@ -36,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--precision", default=None, choices=["fp32", "bf16", "fp16", "pure_bf16"])
     add("--cutoff-len", type=int_range("--cutoff-len", 1, 1_048_576), default=None)
     add("--micro-batch", type=int_range("--micro-batch", 1, 4096), default=None)
-    if "--gradient-checkpointing" not in parser._option_string_actions:  # noqa: SLF001
+    if "--gradient-checkpointing" not in parser._option_string_actions:
         parser.add_argument("--gradient-checkpointing", dest="gradient_checkpointing",
                             action=argparse.BooleanOptionalAction, default=None)
     add("--attn", default=None, choices=["eager", "sdpa", "fa2"])

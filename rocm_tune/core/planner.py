@@ -299,18 +299,18 @@ class _Search:
         r = self.req
         method = kw.get("method", r.method)
         lora = method in ("lora", "qlora")
-        base = dict(
-            method=method,
-            lora_rank=(r.lora_rank or 8) if lora else 8,
-            lora_alpha=r.lora_alpha if lora else None,
-            lora_targets=tuple(r.lora_targets) if (lora and r.lora_targets) else ("all",),
-            dora=bool(r.dora) if lora else False,
-            quant_bits=r.quant_bits or 4,
-            double_quant=True if r.double_quant is None else bool(r.double_quant),
-            freeze_trainable_layers=r.freeze_trainable_layers or 2,
-            optim=r.optim or "adamw",
-            gpus=r.gpus, nodes=r.nodes, stage=r.stage,
-        )
+        base = {
+            "method": method,
+            "lora_rank": (r.lora_rank or 8) if lora else 8,
+            "lora_alpha": r.lora_alpha if lora else None,
+            "lora_targets": tuple(r.lora_targets) if (lora and r.lora_targets) else ("all",),
+            "dora": bool(r.dora) if lora else False,
+            "quant_bits": r.quant_bits or 4,
+            "double_quant": True if r.double_quant is None else bool(r.double_quant),
+            "freeze_trainable_layers": r.freeze_trainable_layers or 2,
+            "optim": r.optim or "adamw",
+            "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage,
+        }
         base.update(kw)
         return self.TrainConfig(**base)
 
@@ -327,9 +327,7 @@ class _Search:
         if est.per_gpu.reserved_bytes > self.limit:
             return False
         ram = self.req.cpu_ram_bytes
-        if ram is not None and est.cpu_offload_bytes > 0.9 * ram:
-            return False
-        return True
+        return not (ram is not None and est.cpu_offload_bytes > 0.9 * ram)
 
     def padded_tokens(self, mb: int, cutoff: int) -> float:
         """Expected padded length of a micro-batch of `mb` dataset samples, truncated at cutoff."""
@@ -397,7 +395,7 @@ def _per_gpu_plan(req: PlanRequest, world: int) -> tuple[list[int], int, bool]:
     if eff % world == 0:
         return _divisors_upto(eff // world, MAX_MICRO_BATCH), eff, True
     per = max(1, eff // world)
-    pows = [1 << i for i in range(0, 7) if (1 << i) <= per]
+    pows = [1 << i for i in range(7) if (1 << i) <= per]
     return pows, eff, False
 
 
@@ -437,7 +435,7 @@ def _search_method(s: _Search, method: str, cutoffs: list[int], stop_at_first_cu
             for gc in gcs:
                 best_mb_so_far = 0
                 for level, (zero, offload) in enumerate(ladder):
-                    def make_cfg(mb):
+                    def make_cfg(mb, pc=pc, attn=attn, cutoff=cutoff, gc=gc, zero=zero, offload=offload):
                         return s.cfg(method=method, precision=pc.precision, attn=attn, cutoff_len=cutoff,
                                      micro_batch=mb, gradient_checkpointing=gc, zero_stage=zero, offload=offload)
                     # binary search the largest fitting micro-batch among the candidates
@@ -527,7 +525,6 @@ def plan(req: PlanRequest) -> PlanResult:
     req.validate()
     s = _Search(req)
     gpu, model = req.gpu, req.model
-    world = req.world
     epochs = float(req.epochs) if req.epochs is not None else DEFAULT_EPOCHS
     global_warnings: list[PlanWarning] = []
     global_reasons: list[str] = []

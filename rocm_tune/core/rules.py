@@ -110,10 +110,10 @@ def attn_choices(gpu, model, precision: str) -> list[tuple[str, str]]:
     if family in EAGER_ONLY_FAMILIES:
         return [("eager", f"{model.family} has no SDPA/FlashAttention path in transformers: eager attention")]
     if sdpa_efficient(gpu):
-        return [("sdpa", "PyTorch SDPA has a flash/mem-efficient kernel on this GPU: no score matrix in "
-                         "memory, nothing to build (FlashAttention-2 not required)")]
-    return [("eager", f"no FlashAttention-2 or SDPA flash kernel on {gpu.arch}: eager attention "
-                      "(the most compatible; its score-matrix memory is counted)")]
+        return [("sdpa", ("PyTorch SDPA has a flash/mem-efficient kernel on this GPU: no score matrix in "
+                         "memory, nothing to build (FlashAttention-2 not required)"))]
+    return [("eager", (f"no FlashAttention-2 or SDPA flash kernel on {gpu.arch}: eager attention "
+                      "(the most compatible; its score-matrix memory is counted)"))]
 
 
 def attn_allowed(gpu, model, attn: str, precision: str) -> str | None:
@@ -241,14 +241,14 @@ def arch_class(gpu) -> str:
         return "nv-hopper-blackwell"
     if gpu.vendor == "hygon" and arch != "gfx906":
         return "dcu"
-    if arch in ("gfx900", "gfx906") or arch.startswith("gfx103") or arch.startswith("gfx101"):
+    if arch in ("gfx900", "gfx906") or arch.startswith(("gfx103", "gfx101")):
         return "gcn"
     if arch in ("gfx908", "gfx90a"):
         return "cdna12"
-    if arch.startswith("gfx94") or arch.startswith("gfx95"):
+    if arch.startswith(("gfx94", "gfx95")):
         return "cdna3"
-    if arch.startswith("gfx11") or arch.startswith("gfx12"):
+    if arch.startswith(("gfx11", "gfx12")):
         return "rdna3"
-    if arch.startswith("gfx92") or arch.startswith("gfx93"):
+    if arch.startswith(("gfx92", "gfx93")):
         return "dcu"
     return "generic"

@@ -12,75 +12,75 @@ from dataclasses import dataclass
 # code -> (summary, fix). The summary says what the risk is; the fix says what to do.
 WARNINGS: dict[str, tuple[str, str]] = {
     "bf16-emulated": (
-        "this GPU has no bf16 hardware: bf16 is emulated and runs many times slower than fp32 "
-        "(torch.cuda.is_bf16_supported() still answers True on ROCm)",
-        "use fp16 (or fp32 for models that overflow in fp16): --fp16 True --bf16 False in LLaMA-Factory, "
-        "and set fp16 (not bf16) in the DeepSpeed JSON too",
+        ("this GPU has no bf16 hardware: bf16 is emulated and runs many times slower than fp32 "
+        "(torch.cuda.is_bf16_supported() still answers True on ROCm)"),
+        ("use fp16 (or fp32 for models that overflow in fp16): --fp16 True --bf16 False in LLaMA-Factory, "
+        "and set fp16 (not bf16) in the DeepSpeed JSON too"),
     ),
     "bf16-half-rate": (
         "bf16 runs at half the fp16 matrix rate on this GPU",
-        "bf16 is still the safe choice for models trained in bf16; fp16 is faster only for models "
-        "that do not overflow",
+        ("bf16 is still the safe choice for models trained in bf16; fp16 is faster only for models "
+        "that do not overflow"),
     ),
     "fp16-overflow-risk": (
         "this model family is known to overflow in fp16 (grad_norm NaN, loss 0.0)",
-        "train in bf16 on a GPU with native bf16, or in fp32; if fp16 is unavoidable use a low learning "
-        "rate, max_grad_norm 0.5 and watch for NaN (rocm-tune attach alerts on it)",
+        ("train in bf16 on a GPU with native bf16, or in fp32; if fp16 is unavoidable use a low learning "
+        "rate, max_grad_norm 0.5 and watch for NaN (rocm-tune attach alerts on it)"),
     ),
     "flash-attn-unsupported": (
-        "no FlashAttention-2 and no SDPA flash/mem-efficient kernel for this GPU architecture: "
-        "attention materialises the full score matrix (memory grows with cutoff_len squared)",
-        "use eager attention (LLaMA-Factory: --flash_attn disabled) and keep cutoff_len modest; "
-        "do not install flash-attn for this GPU",
+        ("no FlashAttention-2 and no SDPA flash/mem-efficient kernel for this GPU architecture: "
+        "attention materialises the full score matrix (memory grows with cutoff_len squared)"),
+        ("use eager attention (LLaMA-Factory: --flash_attn disabled) and keep cutoff_len modest; "
+        "do not install flash-attn for this GPU"),
     ),
     "fa2-not-needed": (
-        "FlashAttention-2 is not required: PyTorch SDPA uses a flash kernel on this GPU at about the same "
-        "speed with nothing to build",
-        "use attn sdpa (LLaMA-Factory: --flash_attn sdpa); install flash-attn only if you need packing "
-        "without cross-contamination",
+        ("FlashAttention-2 is not required: PyTorch SDPA uses a flash kernel on this GPU at about the same "
+        "speed with nothing to build"),
+        ("use attn sdpa (LLaMA-Factory: --flash_attn sdpa); install flash-attn only if you need packing "
+        "without cross-contamination"),
     ),
     "qlora-unsupported": (
-        "bitsandbytes has no kernels for this GPU architecture, so 4/8-bit QLoRA cannot run on it "
-        "(old bitsandbytes builds silently fall back to the CPU)",
-        "use LoRA in 16-bit (or fp32) instead, with ZeRO-3 to shard the frozen weights across GPUs if "
-        "they do not fit",
+        ("bitsandbytes has no kernels for this GPU architecture, so 4/8-bit QLoRA cannot run on it "
+        "(old bitsandbytes builds silently fall back to the CPU)"),
+        ("use LoRA in 16-bit (or fp32) instead, with ZeRO-3 to shard the frozen weights across GPUs if "
+        "they do not fit"),
     ),
     "iommu-p2p-hang-risk": (
-        "several AMD GPUs with the IOMMU translating DMA: RCCL peer-to-peer over PCIe can hang at the "
-        "first barrier with 0% GPU use",
-        "add iommu=pt (AMD hosts: amd_iommu=on iommu=pt; Intel hosts: intel_iommu=on iommu=pt, or "
+        ("several AMD GPUs with the IOMMU translating DMA: RCCL peer-to-peer over PCIe can hang at the "
+        "first barrier with 0% GPU use"),
+        ("add iommu=pt (AMD hosts: amd_iommu=on iommu=pt; Intel hosts: intel_iommu=on iommu=pt, or "
         "intel_iommu=off as field report 000 did) to GRUB_CMDLINE_LINUX_DEFAULT, update-grub, reboot and "
-        "check /proc/cmdline; run `rocm-tune doctor`. NCCL_P2P_DISABLE=1 only works around it, slowly",
+        "check /proc/cmdline; run `rocm-tune doctor`. NCCL_P2P_DISABLE=1 only works around it, slowly"),
     ),
     "ddp-lora-gc-reentrant": (
-        "DDP + LoRA + gradient checkpointing with reentrant checkpointing fails with 'Expected to mark a "
-        "variable ready only once'",
-        "gradient_checkpointing_kwargs={'use_reentrant': False} and ddp_find_unused_parameters=False "
-        "(set in this plan; the exported configs carry them)",
+        ("DDP + LoRA + gradient checkpointing with reentrant checkpointing fails with 'Expected to mark a "
+        "variable ready only once'"),
+        ("gradient_checkpointing_kwargs={'use_reentrant': False} and ddp_find_unused_parameters=False "
+        "(set in this plan; the exported configs carry them)"),
     ),
     "does-not-fit": (
         "no configuration of this goal fits the GPU memory with the requested headroom",
-        "see the alternatives: fewer tokens (cutoff_len), another method (LoRA/QLoRA), more GPUs with "
-        "ZeRO-3, or CPU offload",
+        ("see the alternatives: fewer tokens (cutoff_len), another method (LoRA/QLoRA), more GPUs with "
+        "ZeRO-3, or CPU offload"),
     ),
     "offload-needs-cpu-ram": (
         "the plan offloads to CPU memory through DeepSpeed ZeRO; it needs this much free CPU RAM per node",
         "make sure the node has the CPU RAM (free -g) and pass --cpu-ram-gib so the planner can check it",
     ),
     "hipblaslt-unsupported": (
-        "hipBLASLt has no kernels for this architecture; PyTorch falls back to rocBLAS and warns "
-        "'Attempting to use hipBLASLt on an unsupported architecture'",
+        ("hipBLASLt has no kernels for this architecture; PyTorch falls back to rocBLAS and warns "
+        "'Attempting to use hipBLASLt on an unsupported architecture'"),
         "harmless; TORCH_BLAS_PREFER_HIPBLASLT=0 (set in this plan) silences it",
     ),
     "hsa-override-needed": (
-        "this GPU is an unofficial variant of a supported ISA: ROCm libraries load only with "
-        "HSA_OVERRIDE_GFX_VERSION",
+        ("this GPU is an unofficial variant of a supported ISA: ROCm libraries load only with "
+        "HSA_OVERRIDE_GFX_VERSION"),
         "export the HSA_OVERRIDE_GFX_VERSION value in this plan's env (the exported run.sh does)",
     ),
     "platform-unsupported": (
         "this GPU is deprecated or unsupported by current ROCm releases",
-        "pin a ROCm / PyTorch build that still ships kernels for it (gfx906: ROCm <= 6.3, e.g. the "
-        "rocm6.1 PyTorch wheel, which runs on newer drivers)",
+        ("pin a ROCm / PyTorch build that still ships kernels for it (gfx906: ROCm <= 6.3, e.g. the "
+        "rocm6.1 PyTorch wheel, which runs on newer drivers)"),
     ),
     "effective-batch-inexact": (
         "the requested effective batch is not a multiple of micro_batch x GPUs, so it cannot be met exactly",
@@ -95,23 +95,23 @@ WARNINGS: dict[str, tuple[str, str]] = {
         "raise cutoff_len (more memory), or filter or split the long samples",
     ),
     "zero3-slow-interconnect": (
-        "ZeRO-3 gathers every layer's weights over the interconnect on each micro-step; over PCIe this "
-        "dominates the step time",
-        "prefer plain DDP, LoRA or fewer GPUs per job when they fit; raise the micro-batch to amortise "
-        "the gathers",
+        ("ZeRO-3 gathers every layer's weights over the interconnect on each micro-step; over PCIe this "
+        "dominates the step time"),
+        ("prefer plain DDP, LoRA or fewer GPUs per job when they fit; raise the micro-batch to amortise "
+        "the gathers"),
     ),
     "dtk-deepspeed-cuda-check": (
-        "on Hygon DTK torch.version.cuda is None, which breaks DeepSpeed's CUDA version check "
-        "(assert_no_cuda_mismatch)",
-        "patch deepspeed's assert_no_cuda_mismatch to return early on ROCm/DTK, or use a DAS DeepSpeed "
-        "wheel built for your DTK",
+        ("on Hygon DTK torch.version.cuda is None, which breaks DeepSpeed's CUDA version check "
+        "(assert_no_cuda_mismatch)"),
+        ("patch deepspeed's assert_no_cuda_mismatch to return early on ROCm/DTK, or use a DAS DeepSpeed "
+        "wheel built for your DTK"),
     ),
     "deepspeed-rocm-build": (
-        "DeepSpeed ops are JIT-built on first use; on ROCm the inference ops fail to build "
-        "(No module named 'dskernels')",
-        "DS_BUILD_CPU_ADAM=1 DS_BUILD_FUSED_ADAM=1 DS_BUILD_INFERENCE=0 pip install --no-build-isolation "
+        ("DeepSpeed ops are JIT-built on first use; on ROCm the inference ops fail to build "
+        "(No module named 'dskernels')"),
+        ("DS_BUILD_CPU_ADAM=1 DS_BUILD_FUSED_ADAM=1 DS_BUILD_INFERENCE=0 pip install --no-build-isolation "
         "deepspeed; check with ds_report. If LLaMA-Factory rejects the DeepSpeed version: "
-        "DISABLE_VERSION_CHECK=1",
+        "DISABLE_VERSION_CHECK=1"),
     ),
     "memory-tight": (
         "the plan uses most of the GPU memory: allocator fragmentation or a long sample can still OOM",
