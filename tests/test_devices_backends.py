@@ -10,14 +10,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from rocm_tune.core.devices import NA, BACKEND_ORDER, GpuSample, NoneBackend, detect
+from rocm_tune.core.devices import BACKEND_ORDER, NA, GpuSample, NoneBackend, detect
 from rocm_tune.core.devices import backends as B
 from rocm_tune.core.devices.synthetic import FakeBackend, ReplayBackend, record
 from rocm_tune.core.errors import UserError
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "devices"))
-import fake_sysfs  # noqa: E402
-import fake_tools  # noqa: E402
+import fake_sysfs
+import fake_tools
 
 MiB = 2**20
 

@@ -11,10 +11,9 @@ import pytest
 from rocm_tune.core import doctor as D
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "doctor"))
-import fake_system  # noqa: E402
-from fake_system import fake_sysfs  # noqa: E402
-
-from conftest import run_cli  # noqa: E402
+import fake_system
+from conftest import run_cli
+from fake_system import fake_sysfs
 
 TORCH_ROCM61 = {"version": "2.3.0+rocm6.1", "hip": "6.1.40091-a8dbc0c19", "cuda": None, "available": True,
                 "devices": [{"name": "AMD Instinct MI50", "gcnArchName": "gfx906:sramecc+:xnack-",

@@ -11,11 +11,7 @@ import yaml
 from rocm_tune.core.errors import UserError
 from rocm_tune.profiles import gpu_profiles as gp
 
-REQUIRED_IDS = (
-    "mi50-16gb mi50-32gb mi60 mi100 mi210 mi250 mi250x mi300x mi325x mi355x radeon-vii rx6800 rx6900xt "
-    "rx7900xt rx7900xtx w6800 w7900 z100 k100 k100-ai bw1000 v100-16gb v100-32gb t4 a10 a100-40gb "
-    "a100-80gb l4 l40s h100-pcie h100-sxm h200 rtx3090 rtx4090 rtx5090"
-).split()
+REQUIRED_IDS = ["mi50-16gb", "mi50-32gb", "mi60", "mi100", "mi210", "mi250", "mi250x", "mi300x", "mi325x", "mi355x", "radeon-vii", "rx6800", "rx6900xt", "rx7900xt", "rx7900xtx", "w6800", "w7900", "z100", "k100", "k100-ai", "bw1000", "v100-16gb", "v100-32gb", "t4", "a10", "a100-40gb", "a100-80gb", "l4", "l40s", "h100-pcie", "h100-sxm", "h200", "rtx3090", "rtx4090", "rtx5090"]
 
 CONTRACT_FIELDS = [
     "id", "vendor", "names", "arch", "vram_gib", "vram_bytes", "mem_bandwidth_gbs", "fp32_tflops",

@@ -117,7 +117,7 @@ def _profiles(args) -> int:
     for p in order:
         sdpa = "yes" if p.sdpa_flash else "math"
         print(f"{p.id:<11} {p.display_name[:26]:<26} {p.arch:<8} {p.vram_gib:>6g} {p.mem_bandwidth_gbs:>8g} "
-              f"{p.fp16_tflops:>8g} {p.bf16:<9} {str(p.fa2 or '-'):<6} {sdpa:<5} {'yes' if p.bitsandbytes else 'no':<4} "
+              f"{p.fp16_tflops:>8g} {p.bf16:<9} {p.fa2 or '-'!s:<6} {sdpa:<5} {'yes' if p.bitsandbytes else 'no':<4} "
               f"{p.platform + ' ' + p.platform_status:<20}")
     print(f"{len(order)} profiles. Per-device figures (MI250/MI250X: per GCD). "
           "`rocm-tune gpus --show ID` prints one with its sources.")

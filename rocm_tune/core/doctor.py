@@ -15,12 +15,13 @@ import importlib.util
 import os
 import re
 import shutil
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from rocm_tune.core.devices.backends import run_command
-from rocm_tune.core.devices.matching import gfx_from_target_version, hsa_version_for_gfx, normalize_arch
+from rocm_tune.core.devices.matching import gfx_from_target_version, normalize_arch
 from rocm_tune.core.devices.types import NA
 
 STATUSES = ("pass", "warn", "fail", "skip")
@@ -93,7 +94,7 @@ def probe_torch() -> dict | None:
     if importlib.util.find_spec("torch") is None:
         return None
     try:
-        import torch  # noqa: PLC0415
+        import torch
     except Exception as exc:  # noqa: BLE001
         return {"error": f"import torch failed: {type(exc).__name__}: {exc}"}
     info: dict[str, Any] = {"version": str(torch.__version__), "hip": getattr(torch.version, "hip", None),
@@ -672,7 +673,7 @@ def _installed_ops(view: SystemView) -> dict | None:
     text = view.read(path / "git_version_info_installed.py")
     if not text:
         return None
-    m = re.search(r"installed_ops\s*=\s*(\{.*?\})", text, re.S)
+    m = re.search(r"installed_ops\s*=\s*(\{.*?\})", text, re.DOTALL)
     if not m:
         return None
     try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Mapping
+from collections.abc import Mapping
 
 from rocm_tune.core.devices.types import NA, Backend, GpuSample, is_na, json_value
 from rocm_tune.core.errors import UserError
@@ -137,6 +137,16 @@ def __getattr__(name: str):  # lazy re-exports keep `import rocm_tune.core.devic
 
 
 __all__ = [
-    "NA", "GpuSample", "Backend", "NoneBackend", "detect", "make_backend", "is_na", "json_value",
-    "BACKEND_ORDER", "FakeBackend", "ReplayBackend", "match_profile",
+    "BACKEND_ORDER",
+    "NA",
+    "Backend",
+    "FakeBackend",
+    "GpuSample",
+    "NoneBackend",
+    "ReplayBackend",
+    "detect",
+    "is_na",
+    "json_value",
+    "make_backend",
+    "match_profile",
 ]

@@ -13,8 +13,9 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rocm_tune.core.devices import parsers as P
 from rocm_tune.core.devices.matching import gfx_from_target_version, match_profile, normalize_arch
@@ -261,6 +262,7 @@ class SysfsBackend(_Base):
         self.root = Path(root)
         self.sys_root = Path(sys_root) if sys_root is not None else self.root / "sys"
         self._cards: list | None = None
+        self._arch_map: dict | None = None
 
     def _discover(self) -> list[tuple[Path, str]]:
         drm = self.sys_root / "class/drm"
@@ -312,61 +314,80 @@ class SysfsBackend(_Base):
     def _read(self) -> list[GpuSample]:
         if self._cards is None:
             self._cards = self._discover()
-        arch_map = self._kfd_arch()
+        if self._arch_map is None:
+            self._arch_map = self._kfd_arch()
+        if self._static is None:
+            self._static = [self._static_card(dev, vendor) for dev, vendor in self._cards]
         ts = time.time()
         out = []
-        for idx, (dev, vendor) in enumerate(self._cards):
-            name = _read_text(dev / "product_name") or ""
-            pci_id = (_read_text(dev / "device") or "").lower()
-            table_name, table_arch = PCI_DEVICE_NAMES.get(pci_id, ("", NA))
-            if not name:
-                name = table_name or (f"AMD GPU {pci_id}" if vendor == "amd" else f"Hygon DCU {pci_id}")
-            arch = arch_map.get(os.path.realpath(dev), table_arch)
-            hw = self._hwmon(dev)
+        for idx, st in enumerate(self._static):
+            d = st["dir"]
             info = {
-                "arch": arch,
-                "vram_total_bytes": _read_int(dev / "mem_info_vram_total"),
-                "vram_used_bytes": _read_int(dev / "mem_info_vram_used"),
-                "util_percent": _f(_read_int(dev / "gpu_busy_percent")),
-                "temp_c": hw["temp_c"], "power_w": hw["power_w"], "power_limit_w": hw["power_limit_w"],
-                "sclk_mhz": hw["sclk_mhz"], "mclk_mhz": hw["mclk_mhz"],
-                "pcie": pcie_link_text(dev),
+                "arch": st["arch"],
+                "vram_total_bytes": st["vram_total"],
+                "vram_used_bytes": _fast_int(d + "mem_info_vram_used"),
+                "util_percent": _f(_fast_int(d + "gpu_busy_percent")),
+                "temp_c": _scaled(_fast_int(st["temp"]), 1e3) if st["temp"] else NA,
+                "power_w": _scaled(_fast_int(st["power"]), 1e6) if st["power"] else NA,
+                "power_limit_w": st["power_limit"],
+                "sclk_mhz": _scaled(_fast_int(st["sclk"]), 1e6) if st["sclk"] else NA,
+                "mclk_mhz": _scaled(_fast_int(st["mclk"]), 1e6) if st["mclk"] else NA,
+                "pcie": pcie_link_text(Path(d)),
             }
-            out.append(_sample(idx, name, info, vendor, ts))
+            out.append(_sample(idx, st["name"], info, st["vendor"], ts))
         return out
 
-    @staticmethod
-    def _hwmon(dev: Path) -> dict:
-        res = {"temp_c": NA, "power_w": NA, "power_limit_w": NA, "sclk_mhz": NA, "mclk_mhz": NA}
+    _static: list | None = None
+
+    def _static_card(self, dev: Path, vendor: str) -> dict:
+        """What does not change while the machine runs: names, arch, total VRAM, which hwmon files exist."""
+        name = _read_text(dev / "product_name") or ""
+        pci_id = (_read_text(dev / "device") or "").lower()
+        table_name, table_arch = PCI_DEVICE_NAMES.get(pci_id, ("", NA))
+        if not name:
+            name = table_name or (f"AMD GPU {pci_id}" if vendor == "amd" else f"Hygon DCU {pci_id}")
+        st = {"dir": str(dev) + os.sep, "name": name, "vendor": vendor,
+              "arch": self._arch_map.get(os.path.realpath(dev), table_arch) if self._arch_map else table_arch,
+              "vram_total": _read_int(dev / "mem_info_vram_total"),
+              "temp": None, "power": None, "power_limit": NA, "sclk": None, "mclk": None}
         try:
             hwmons = sorted((dev / "hwmon").iterdir())
         except OSError:
-            return res
+            hwmons = []
         for hw in hwmons:
             temps = {}
             for i in (1, 2, 3):
-                v = _read_int(hw / f"temp{i}_input")
-                if v is not NA:
-                    temps[(_read_text(hw / f"temp{i}_label") or f"temp{i}").lower()] = v / 1000.0
+                if (hw / f"temp{i}_input").exists():
+                    temps[(_read_text(hw / f"temp{i}_label") or f"temp{i}").lower()] = str(hw / f"temp{i}_input")
             for label in ("junction", "edge", "temp1", "mem"):
                 if label in temps:
-                    res["temp_c"] = temps[label]
+                    st["temp"] = temps[label]
                     break
             for fname in ("power1_average", "power1_input"):
-                v = _read_int(hw / fname)
-                if v is not NA:
-                    res["power_w"] = v / 1e6
+                if (hw / fname).exists():
+                    st["power"] = str(hw / fname)
                     break
             cap = _read_int(hw / "power1_cap")
             if cap is not NA and cap > 0:
-                res["power_limit_w"] = cap / 1e6
-            for i, key in ((1, "sclk_mhz"), (2, "mclk_mhz")):
-                v = _read_int(hw / f"freq{i}_input")
-                if v is not NA:
-                    res[key] = v / 1e6
-            if res["temp_c"] is not NA:
+                st["power_limit"] = cap / 1e6
+            for i, key in ((1, "sclk"), (2, "mclk")):
+                if (hw / f"freq{i}_input").exists():
+                    st[key] = str(hw / f"freq{i}_input")
+            if st["temp"]:
                 break
-        return res
+        return st
+
+
+def _fast_int(path: str) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            return int(fh.read(64).split()[0])
+    except (OSError, ValueError, IndexError):
+        return NA
+
+
+def _scaled(v: Any, div: float) -> Any:
+    return NA if v is NA else v / div
 
 
 def _f(v: Any) -> Any:
@@ -405,7 +426,7 @@ class AmdSmiLibBackend(_Base):
             if importlib.util.find_spec("amdsmi") is None:
                 raise BackendUnavailable("python module amdsmi not installed")
             try:
-                import amdsmi  # noqa: PLC0415
+                import amdsmi
             except Exception as exc:  # noqa: BLE001 - KeyError('libamd_smi.so') etc.
                 raise BackendUnavailable(f"import amdsmi failed: {type(exc).__name__}: {exc}") from None
             self._mod = amdsmi
@@ -517,7 +538,7 @@ class NvmlBackend(_Base):
             if importlib.util.find_spec("pynvml") is None:
                 raise BackendUnavailable("python module pynvml (nvidia-ml-py) not installed")
             try:
-                import pynvml  # noqa: PLC0415
+                import pynvml
             except Exception as exc:  # noqa: BLE001
                 raise BackendUnavailable(f"import pynvml failed: {exc}") from None
             self._mod = pynvml
@@ -615,7 +636,7 @@ class TorchBackend(_Base):
 
     def _read(self) -> list[GpuSample]:
         try:
-            import torch  # noqa: PLC0415
+            import torch
         except Exception as exc:  # noqa: BLE001
             raise BackendUnavailable(f"import torch failed: {exc}") from None
         if not torch.cuda.is_available():

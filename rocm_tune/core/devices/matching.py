@@ -10,6 +10,7 @@ AMD gfx906 cards.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -84,7 +85,22 @@ def _vram_fit(vram_bytes: Any, profile_bytes: int) -> float:
 
 
 def match_profile(name: Any = "", arch: Any = NA, vram_bytes: Any = NA, vendor: str | None = None) -> Any:
-    """Best profile id for a device, or NA."""
+    """Best profile id for a device, or NA (cached: telemetry polls ask the same question every second)."""
+    key_name = "" if name in (NA, None) else str(name)
+    arch_key = arch if isinstance(arch, (str, int, float)) else (tuple(arch) if isinstance(arch, (list, tuple)) else NA)
+    vram_key = vram_bytes if isinstance(vram_bytes, int) else NA
+    try:
+        return _match_cached(key_name, arch_key, vram_key, vendor)
+    except TypeError:  # unhashable oddity
+        return _match(key_name, arch, vram_bytes, vendor)
+
+
+@functools.lru_cache(maxsize=1024)
+def _match_cached(name, arch, vram_bytes, vendor):
+    return _match(name, arch, vram_bytes, vendor)
+
+
+def _match(name: Any, arch: Any, vram_bytes: Any, vendor: str | None) -> Any:
     from rocm_tune.profiles.gpu_profiles import load_gpu_profiles
 
     profiles = load_gpu_profiles()

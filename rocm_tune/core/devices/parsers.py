@@ -247,7 +247,7 @@ def _card_index(key: str) -> Any:
 def _first(d: dict, *patterns: str) -> Any:
     """Value of the first key matching one of the regexes (case-insensitive)."""
     for pat in patterns:
-        rx = re.compile(pat, re.I)
+        rx = re.compile(pat, re.IGNORECASE)
         for k, v in d.items():
             if rx.search(k):
                 return v
@@ -265,7 +265,7 @@ def parse_rocm_smi(text: str) -> dict[int, dict]:
         if idx is NA or not isinstance(card, dict):
             continue
         name = _first(card, r"^card series$", r"^device name$", r"^card model$", r"^product name$")
-        if isinstance(name, str) and re.fullmatch(r"0x[0-9a-f]+", name.strip(), re.I):
+        if isinstance(name, str) and re.fullmatch(r"0x[0-9a-f]+", name.strip(), re.IGNORECASE):
             name = _first(card, r"^device name$") or name
         total = _first(card, r"^vram total memory \(b\)$")
         used = _first(card, r"^vram total used memory \(b\)$")

@@ -12,8 +12,8 @@ import json
 import math
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from rocm_tune.core.devices.types import NA, GpuSample
 from rocm_tune.core.errors import UserError
@@ -172,4 +172,4 @@ def record(backend, frames: int, interval: float, sleep: Callable[[float], None]
             "backend": getattr(backend, "name", "?"), "interval_s": interval, "frames": out}
 
 
-__all__ = ["FakeBackend", "ReplayBackend", "parse_fake_spec", "record", "NA"]
+__all__ = ["NA", "FakeBackend", "ReplayBackend", "parse_fake_spec", "record"]
