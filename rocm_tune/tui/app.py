@@ -51,6 +51,7 @@ class RocmTuneApp(App):
         answers: dict[str, Any] | None = None,
         poll_interval: float = 1.0,
         start: str | None = None,
+        backend: Any = None,
     ) -> None:
         super().__init__()
         self.attach = attach
@@ -61,6 +62,16 @@ class RocmTuneApp(App):
             self.state.answers.update(answers)
         self.start = start or ("monitor" if attach else "hardware")
         self.mounted_at: float | None = None
+        self.backend = backend   # GPU telemetry backend (tests: FakeBackend with a fixed clock)
+
+    def gpu_backend(self) -> Any:
+        """The telemetry backend: the injected one, else `core.devices.detect()` (called in workers)."""
+        if self.backend is None:
+            devices = optional("rocm_tune.core.devices")
+            if devices is None or not hasattr(devices, "detect"):
+                raise RuntimeError("GPU detection is not available yet")
+            self.backend = devices.detect()
+        return self.backend
 
     def on_mount(self) -> None:
         from rocm_tune.tui.screens import open_screen

@@ -59,7 +59,7 @@ def _alert_tuple(a: Any) -> tuple[str, str, str, str]:
 class MonitorSource:
     """Follows one run; `poll()` is called from a worker thread, never on the UI thread."""
 
-    def __init__(self, target: str, clock: Callable[[], float], gpus: bool = True) -> None:
+    def __init__(self, target: str, clock: Callable[[], float], gpus: Any = True) -> None:
         self.target = target
         self.clock = clock
         self.want_gpus = gpus

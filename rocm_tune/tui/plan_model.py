@@ -23,7 +23,7 @@ EDITABLE: dict[str, tuple[str, tuple[str, ...]]] = {
     "precision": ("choice", ("fp32", "bf16", "fp16", "pure_bf16")),
     "zero_stage": ("choice", ("0", "1", "2", "3")),
     "offload": ("choice", ("none", "optimizer", "all")),
-    "gradient_checkpointing": ("bool", ()),
+    "gradient_checkpointing": ("choice", ("on", "off")),
     "attn": ("choice", ("eager", "sdpa", "fa2")),
 }
 LIMITS = {"cutoff_len": (16, 1_048_576), "micro_batch": (1, 4096), "grad_accum": (1, 65536)}
@@ -44,7 +44,17 @@ def parse_setting(name: str, raw: Any) -> Any:
         return bool(raw)
     if str(raw) not in choices:
         raise UserError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    if name == "gradient_checkpointing":
+        return raw == "on"
     return int(raw) if name == "zero_stage" else str(raw)
+
+
+def dataset_stats(path: str, model_spec: Any = None) -> Any:
+    """DatasetStats of a local dataset via `core.dataset.analyze_dataset` (call from a worker)."""
+    dataset = optional("rocm_tune.core.dataset")
+    if dataset is None:
+        raise UserError("dataset statistics are not available yet")
+    return dataset.analyze_dataset(path, model_spec)
 
 
 def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None,

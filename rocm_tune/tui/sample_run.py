@@ -11,13 +11,14 @@ from pathlib import Path
 
 def write_sample_run(run_dir: str | os.PathLike, *, steps: int = 60, total_steps: int = 100,
                      start: float = 1_700_000_000.0, step_time: float = 4.0, finished: bool = False,
-                     nan_at: int | None = None, name: str = "qwen-lora") -> Path:
+                     nan_at: int | None = None, name: str = "qwen-lora",
+                     pid: int | None = None, run_id: str | None = None) -> Path:
     """Write a run directory as rocm-tune's launcher and trainer leave it; returns its path."""
     d = Path(run_dir)
     d.mkdir(parents=True, exist_ok=True)
-    run_id = f"20231114-221320-{name}-a1b2"
+    run_id = run_id or f"20231114-221320-{name}-a1b2"
     meta = {"id": run_id, "name": name, "command": ["rocm-tune", "train", "config.yaml"], "cwd": str(d),
-            "env": {}, "created_at": start - 5, "started_at": start, "pid": None, "pgid": None,
+            "env": {}, "created_at": start - 5, "started_at": start, "pid": pid, "pgid": None,
             "supervisor_pid": None, "plan": None, "kind": "train", "total_steps": total_steps}
     (d / "run.json").write_text(json.dumps(meta))
     lines = [{"type": "start", "time": start, "total_steps": total_steps, "num_train_epochs": 2,

@@ -57,7 +57,7 @@ over SSH too (OSC 52; the terminal must allow it).
                     yield Input(self._default_dir(), id="out-dir", compact=True)
                 yield Static("Files", classes="section-title")
                 yield OptionList(id="files")
-            yield TextArea("", id="preview", read_only=True, show_line_numbers=False)
+            yield TextArea("", id="preview", read_only=True, show_line_numbers=False, soft_wrap=False)
         yield from self.compose_footer()
 
     def _default_dir(self) -> str:
@@ -66,6 +66,19 @@ over SSH too (OSC 52; the terminal must allow it).
 
     def on_mount(self) -> None:
         self._files: dict[str, str] = {}
+        self._dir_default = self._default_dir()
+        self._waited = 0
+        self.wait_for_plan()
+
+    def wait_for_plan(self) -> None:
+        """The plan screen below may still be planning (when the app starts here): render once it is done."""
+        if self.state.plan_dict is None and self._waited < 300:
+            self._waited += 1
+            self.set_timer(0.1, self.wait_for_plan)
+            return
+        inp = self.query_one("#out-dir", Input)
+        if inp.value == self._dir_default:
+            inp.value = self._dir_default = self._default_dir()
         self.render_bundle()
 
     def formats(self) -> list[str]:

@@ -93,24 +93,18 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         table = self.query_one("#gpus", DataTable)
         for c in GPU_COLUMNS:
             table.add_column(c, key=c)
-        self._backend = None
         self.poll_gpus()
         self.run_doctor()
 
     # ---- workers: never touch widgets, post messages
     @work(thread=True, exclusive=True, exit_on_error=False, group="gpus")
     def poll_gpus(self) -> None:
-        devices = optional("rocm_tune.core.devices")
-        if devices is None or not hasattr(devices, "detect"):
-            self.post_message(Samples("none", (), "GPU detection is not available yet"))
-            return
         try:
-            if self._backend is None:
-                self._backend = devices.detect()
-            samples = tuple(self._backend.sample())
-            self.post_message(Samples(getattr(self._backend, "name", "?"), samples))
+            backend = self.app.gpu_backend()  # type: ignore[attr-defined]
+            samples = tuple(backend.sample())
+            self.post_message(Samples(getattr(backend, "name", "?"), samples))
         except Exception as exc:  # a backend must never crash the app
-            self.post_message(Samples("none", (), f"detection failed: {exc}"))
+            self.post_message(Samples("none", (), str(exc)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="doctor")
     def run_doctor(self) -> None:

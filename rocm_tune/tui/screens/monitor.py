@@ -107,7 +107,8 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
 
     def open(self, target: str) -> None:
         self.target = target
-        self.source = MonitorSource(target, self.app.clock)  # type: ignore[attr-defined]
+        backend = self.app.backend  # type: ignore[attr-defined]
+        self.source = MonitorSource(target, self.app.clock, backend if backend is not None else True)  # type: ignore[attr-defined]
         self.view = None
         self._log_key = None
         self.query_one("#mon-log", Log).clear()
@@ -168,7 +169,7 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
     def update_gpus(self, v: RunView) -> None:
         box = self.query_one("#mon-gpus", VerticalScroll)
         panes = {w.id: w for w in box.query(Static)}
-        width = max(24, box.size.width - 2) if box.size.width else 36
+        width = max(24, box.size.width - 4) if box.size.width else 32
         if not v.gpus:
             if "gpu-none" not in panes:
                 box.remove_children()

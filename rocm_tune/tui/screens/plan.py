@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Label, Select, Static, Switch
+from textual.widgets import Input, Label, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui import plan_model as pm
@@ -49,8 +49,9 @@ def render_summary(d: dict, label: str = "recommended") -> Text:
     tp = d.get("throughput") or {}
     t.append("\nspeed ")
     t.append(f"{fmt_num(tp.get('tokens_per_s'))} tok/s", style="bold")
-    if tp.get("low") is not None and tp.get("high") is not None:
-        t.append(f" ({fmt_num(tp.get('low'))}-{fmt_num(tp.get('high'))})", style="dim")
+    low, high = tp.get("low"), tp.get("high")
+    if isinstance(low, dict) and isinstance(high, dict):
+        t.append(f" ({fmt_num(low.get('tokens_per_s'))}-{fmt_num(high.get('tokens_per_s'))})", style="dim")
     t.append(f"  {fmt_num(tp.get('seconds_per_step'))} s/step  ETA ")
     t.append(fmt_duration(tp.get("eta_seconds")), style="bold")
     hours = goal.get("hours")
@@ -85,7 +86,8 @@ def render_findings(d: dict) -> Text:
         t.append("Why\n", style="bold")
         for r in reasons:
             t.append(f"• {r}\n")
-    return t.rstrip() or Text("no warnings", style="dim")
+    t.rstrip()
+    return t if t.plain else Text("no warnings", style="dim")
 
 
 class PlanScreen(StepScreen):
@@ -115,8 +117,6 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
                         yield Label(LABELS[name], classes="s-label")
                         if kind == "int":
                             yield Input("", id=f"set-{name}", compact=True, type="integer")
-                        elif kind == "bool":
-                            yield Switch(id=f"set-{name}")
                         else:
                             yield Select([(c, c) for c in choices], id=f"set-{name}", allow_blank=False,
                                          compact=True)
@@ -141,6 +141,12 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def make_plan(self) -> None:
         try:
+            if self.state.model is None and self.state.answers.get("model"):
+                from rocm_tune.core.model import load_model
+
+                self.state.model = load_model(str(self.state.answers["model"]))
+            if self.state.answers.get("dataset") and self.state.dataset_stats is None:
+                self.state.dataset_stats = pm.dataset_stats(self.state.answers["dataset"], self.state.model)
             result, d = pm.run_plan(self.state.answers, self.state.model, self.state.dataset_stats,
                                     self.state.samples)
             self.post_message(PlanReady(result, d))
@@ -171,10 +177,8 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
                 v = self._settings.get(name)
                 if isinstance(w, Input):
                     w.value = "" if v is None else str(v)
-                elif isinstance(w, Switch):
-                    w.value = bool(v)
                 elif isinstance(w, Select) and v is not None:
-                    w.value = str(v)
+                    w.value = ("on" if v else "off") if isinstance(v, bool) else str(v)
         finally:
             self.call_after_refresh(self._done_loading)
         self.query_one("#set-error", Static).update("")
@@ -201,7 +205,6 @@ is available) update as you type. ctrl+o steps through the alternatives, ctrl+r 
 
     @on(Input.Changed)
     @on(Select.Changed)
-    @on(Switch.Changed)
     def _edited(self, event) -> None:
         if self._loading or not self._options or not (getattr(event.control, "id", "") or "").startswith("set-"):
             return

@@ -27,10 +27,10 @@ class QuestionField(Widget):
     DEFAULT_CSS = """
     QuestionField { height: auto; margin: 0 0 1 0; }
     QuestionField > Horizontal { height: 1; }
-    QuestionField Label.q-label { width: 18; color: $text-muted; }
+    QuestionField Label.q-label { width: 16; color: $text-muted; }
     QuestionField Input, QuestionField Select { width: 1fr; }
     QuestionField Switch { width: auto; height: 1; border: none; padding: 0; }
-    QuestionField .q-help { color: $text-muted; padding-left: 18; height: auto; }
+    QuestionField .q-help { color: $text-muted; padding-left: 2; height: auto; }
     QuestionField.-invalid .q-help { color: $error; }
     """
 

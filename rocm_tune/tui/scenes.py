@@ -1,0 +1,166 @@
+"""Deterministic app states for snapshot tests and `screenshots/make_screenshots.py`.
+
+Every scene builds the app on fake/recorded data with a fixed clock (GPU telemetry from a
+FakeBackend whose clock is frozen, runs from recorded run directories), so two renders of a
+scene are identical. `prepare(workdir)` writes the files the scenes use (dataset, run dirs)
+into `workdir`, which must be the current directory while the scene runs (paths are relative).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from rocm_tune.tui.app import RocmTuneApp
+from rocm_tune.tui.sample_run import write_sample_run
+
+START = 1_700_000_000.0
+STEPS, STEP_TIME = 60, 4.0
+NOW = START + STEPS * STEP_TIME + 2       # the frozen clock: just after the last logged step
+SLOW = 3600.0                              # poll interval: one poll per scene, nothing moves
+ANSWERS = {"gpu": "mi50-32gb", "gpus": 2, "model": "qwen2.5-7b", "method": "lora", "effective_batch": 64,
+           "priority": "stability", "epochs": 2.0}
+
+
+def fake_backend(profile: str = "mi50-32gb", count: int = 2) -> Any:
+    from rocm_tune.core.devices.synthetic import FakeBackend
+
+    return FakeBackend(profile, count, seed=7, clock=lambda: NOW)
+
+
+def prepare(workdir: str | os.PathLike) -> None:
+    """Dataset and recorded runs the scenes refer to (relative paths under workdir)."""
+    w = Path(workdir)
+    rows = [{"instruction": "Summarise the report " + "word " * ((i * 37) % 420),
+             "input": "", "output": "Summary " + "token " * ((i * 53) % 610)} for i in range(300)]
+    (w / "data.json").write_text(json.dumps(rows))
+    write_sample_run(w / "runs" / "qwen-lora", steps=STEPS, total_steps=150, start=START, step_time=STEP_TIME,
+                     pid=os.getpid(), run_id="20231114-221320-qwen-lora-a1b2")
+    write_sample_run(w / "runs" / "nan-run", steps=40, total_steps=100, start=START - 86400, step_time=STEP_TIME,
+                     finished=True, nan_at=33, name="fp16-overflow", run_id="20231113-221320-fp16-overflow-c3d4")
+    from rocm_tune.core.runs.registry import register_pointer
+
+    register_pointer("20231114-221320-qwen-lora-a1b2", w / "runs" / "qwen-lora")
+    register_pointer("20231113-221320-fp16-overflow-c3d4", w / "runs" / "nan-run")
+
+
+async def settle(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None:
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > timeout:
+            raise TimeoutError("scene did not settle")
+        await pilot.pause(0.05)
+    await pilot.pause(0.1)
+    from textual.widgets import Input, TextArea
+
+    for w in pilot.app.screen.query(Input).results():
+        w.cursor_blink = False
+    for w in pilot.app.screen.query(TextArea).results():
+        w.cursor_blink = False
+    await pilot.wait_for_scheduled_animations()
+
+
+def _screen(app) -> str:
+    return type(app.screen).__name__
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    title: str
+    make_app: Callable[[], RocmTuneApp]
+    ready: Callable[[Any], Awaitable[None]]    # async (pilot) -> None, drives the app to the state
+
+
+def _app(start: str, **kw: Any) -> Callable[[], RocmTuneApp]:
+    extra = dict(kw)
+    answers = dict(ANSWERS, **extra.pop("answers", {}))
+
+    def make() -> RocmTuneApp:
+        return RocmTuneApp(start=start, clock=lambda: NOW, poll_interval=SLOW, backend=fake_backend(),
+                           answers=dict(answers), **extra)
+    return make
+
+
+async def _hardware(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "HardwareScreen" and app.screen.query_one("#gpus").row_count == 2)
+
+
+async def _model(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "ModelScreen" and app.screen.query_one("#presets").option_count > 0)
+    from textual.widgets import Input
+
+    inp = app.screen.query_one("#in-model", Input)
+    inp.value = "qwen 7b"
+    await settle(pilot, lambda: "match 'qwen 7b'" in str(app.screen.query_one("#status").render()))
+
+
+async def _goal(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "GoalScreen" and app.state.dataset_stats is not None)
+
+
+async def _plan(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict is not None, 30)
+
+
+async def _export(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "ExportScreen"
+                 and app.screen.query_one("#files").option_count > 0, 30)
+
+
+async def _monitor(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "MonitorScreen" and app.screen.view is not None
+                 and app.screen.view.step is not None and bool(app.screen.view.gpus))
+
+
+async def _monitor_alert(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "MonitorScreen" and app.screen.view is not None
+                 and bool(app.screen.view.alerts))
+
+
+async def _runs(pilot) -> None:
+    app = pilot.app
+    await _monitor(pilot)
+    await pilot.press("r")
+    await settle(pilot, lambda: _screen(app) == "RunListScreen" and app.screen.query_one("DataTable").row_count == 2)
+
+
+async def _stop(pilot) -> None:
+    app = pilot.app
+    await _monitor(pilot)
+    await pilot.press("s")
+    await settle(pilot, lambda: _screen(app) == "ConfirmModal")
+
+
+async def _help(pilot) -> None:
+    app = pilot.app
+    await _monitor(pilot)
+    await pilot.press("f1")
+    await settle(pilot, lambda: _screen(app) == "HelpModal")
+
+
+SCENES: dict[str, Scene] = {s.name: s for s in (
+    Scene("hardware", "Hardware: detected GPUs and the profile to plan for", _app("hardware"), _hardware),
+    Scene("model", "Model: search the presets", _app("model"), _model),
+    Scene("goal", "Goal: method, batch and the dataset's length histogram",
+          _app("goal", answers={"dataset": "data.json"}), _goal),
+    Scene("plan", "Plan: recommendation, VRAM split, speed, editable settings",
+          _app("plan", answers={"dataset": "data.json"}), _plan),
+    Scene("export", "Export: formats, files and preview", _app("export", answers={"dataset": "data.json"}), _export),
+    Scene("monitor", "Monitor: loss, lr, grad_norm, GPUs, log", _app("monitor", attach="runs/qwen-lora"), _monitor),
+    Scene("monitor-alert", "Monitor: an alert with its fix", _app("monitor", attach="runs/nan-run"), _monitor_alert),
+    Scene("runs", "Run list", _app("monitor", attach="runs/qwen-lora"), _runs),
+    Scene("stop", "Stop asks first", _app("monitor", attach="runs/qwen-lora"), _stop),
+    Scene("help", "Help (f1) on the monitor", _app("monitor", attach="runs/qwen-lora"), _help),
+)}
