@@ -22,6 +22,9 @@ from pathlib import Path
 
 import yaml
 
+# libyaml's C loader is ~5x faster; all 40 profiles load on every `plan`.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 from rocm_tune.core.errors import UserError
 
 GPU_DIR = Path(__file__).resolve().parent / "gpus"
@@ -186,7 +189,7 @@ def load_profiles_from(directory: Path) -> dict[str, GpuProfile]:
     seen_names: dict[str, str] = {}
     for path in sorted(directory.glob("*.yaml")):
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
         except (OSError, yaml.YAMLError) as exc:
             raise UserError(f"GPU profile {path.name}: cannot read YAML ({str(exc).splitlines()[0]})") from None
         prof = profile_from_dict(data, where=f"GPU profile {path.name}")
