@@ -72,3 +72,22 @@ def test_wizard_list_shows_every_question(cli):
     assert r.returncode == 0
     for q in QUESTIONS:
         assert q.name in r.stdout
+
+
+def test_wizard_answers_file_plans_and_writes_plan_json(tmp_path, cli):
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("model: qwen2.5-7b\ngpu: mi50-32gb\ngpus: 2\neffective-batch: 64\n")
+    out = tmp_path / "plan.json"
+    r = cli("wizard", "--answers", str(answers), "--json", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    import json
+
+    d = json.loads(r.stdout)
+    assert d == json.loads(out.read_text())
+    assert d["hardware"] == {**d["hardware"], "gpu": "mi50-32gb", "gpus": 2}
+    assert d["goal"]["effective_batch"] == 64
+    assert d["recommended"]["precision"] != "bf16"   # MI50 emulates bf16
+    r = cli("wizard", "--answers", str(answers), "-o", str(out))
+    assert r.returncode == 2 and "--force" in r.stderr
+    r = cli("wizard", "--answers", str(answers), "-o", str(out), "--force")
+    assert r.returncode == 0 and "FITS" in r.stdout and "plan written to" in r.stdout
