@@ -23,6 +23,7 @@ from rocm_tune.core.errors import UserError
 COMMANDS: dict[str, tuple[str, str]] = {
     "estimate": ("estimate", "per-GPU training memory of one configuration, itemised"),
     "plan": ("plan", "recommend the whole configuration for a model, GPUs and goal, with reasons"),
+    "models": ("models", "list or search the model presets; --show one model's shape and parameter counts"),
     "dataset": ("dataset", "token-length statistics of a local dataset and truncation per cutoff_len"),
     "export": ("export", "write a ready-to-run bundle (run.sh, LLaMA-Factory YAML, DeepSpeed JSON, ...)"),
     "run": ("run", "start a training command detached from the terminal, in its own run directory"),
