@@ -149,6 +149,7 @@ class History:
         self._step_times: deque[float] = deque(maxlen=max(4, step_time_window))
         self._rate_step_time: float | None = None  # from tqdm s/it
         self._prev_step_for_dt: tuple[int, float] | None = None
+        self._primary_gn = False
 
     # ------------------------------------------------------------------ feeding
     def extend(self, events: Iterable[Event]) -> None:
@@ -200,6 +201,19 @@ class History:
             if ev.step is not None and (self.step is None or ev.step > self.step):
                 self.step = ev.step
 
+    def add_aux(self, ev: Event) -> None:
+        """A step event from a secondary source: only fills grad_norm when the primary has none
+        (LLaMA-Factory's trainer_log.jsonl has no grad_norm; its stdout / trainer_state.json do)."""
+        gn = ev.grad_norm
+        if gn is None or ev.step is None or self._primary_gn:
+            return
+        s = self.series["grad_norm"]
+        last = s.last
+        if last is None or ev.step > last[0]:
+            s.append(ev.step, gn)
+            if self.step is None or ev.step >= self.step:
+                self.grad_norm = gn
+
     def _add_step(self, ev: Event) -> None:
         step = ev.step
         if step is None:
@@ -227,6 +241,7 @@ class History:
             self.learning_rate = ev.learning_rate
             s["learning_rate"].append(step, ev.learning_rate)
         if ev.grad_norm is not None:
+            self._primary_gn = True
             self.grad_norm = ev.grad_norm
             s["grad_norm"].append(step, ev.grad_norm)
         if ev.tokens_per_s is not None:

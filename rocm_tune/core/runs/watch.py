@@ -1,0 +1,787 @@
+"""Watch any training run: resolve a target, follow its logs, keep history, raise alerts.
+
+Public API (stable; the TUI monitor, `attach` and `demo` use only this):
+
+    target = resolve_target("20250101-120000-qwen-ab12")   # or a run dir, output dir, log file, PID
+    snap = snapshot(target)            # one-shot Snapshot (attach --once --json); snap.to_dict()
+    w = Watcher(target)                # incremental: w.poll() -> PollResult(events, new_alerts, ...)
+    w.history                          # history.History (series, step, loss, ETA, ...)
+    w.alerts                           # active alerts.Alert list (w.alert_engine.all: every one fired)
+    w.process                          # ProcessState (alive / status / exit code)
+    w.log_tail                         # last raw log lines (deque of str)
+    stream_plain(target, out=sys.stdout, follow=True) -> int   # one line per logged step
+
+TARGET kinds:
+- `run`: a rocm-tune run id / prefix / name (registry.find_run) -> its run directory;
+- `rundir`: a directory with run.json: metrics.jsonl (primary) + stdout.log (aux), pid, exit.json;
+- `outdir`: a LLaMA-Factory / HF output directory: trainer_log.jsonl (primary) or trainer_state.json
+  (+ checkpoint-*/trainer_state.json), running_log.txt / *.log as text;
+- `file`: one log file (kind sniffed: metrics.jsonl, trainer_log.jsonl, trainer_state.json or text);
+- `pid`: a live process: its stdout/stderr files (/proc/PID/fd/1, 2), other open *.log/*.txt/*.jsonl
+  files, and the output_dir named on its command line or in the YAML it was given (LLaMA-Factory).
+
+Primary sources give the steps; aux (text) sources add tqdm progress, OOM / overflow / failure
+signatures and the end-of-training line, but their step dicts are ignored so steps never count twice.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.runs.alerts import Alert, AlertEngine, RunContext, load_context
+from rocm_tune.core.runs.history import EMA_ALPHA, History, _json_num
+from rocm_tune.core.runs.parsers import Event
+from rocm_tune.core.runs.sources import make_source, sniff_kind
+
+SOURCE_KINDS = ("metrics", "llamafactory", "trainer_state", "text")
+TARGET_KINDS = ("run", "rundir", "outdir", "file", "pid")
+TEXT_LOG_NAMES = ("running_log.txt", "train.log", "training.log", "nohup.out", "stdout.log", "output.log", "log.txt")
+_AUX_KEEP = frozenset(("progress", "overflow", "oom", "signal", "error", "end"))
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    kind: str    # metrics | llamafactory | trainer_state | text
+    path: str    # file (or, for trainer_state, the output dir to search)
+    role: str = "primary"   # primary (steps) | aux (signals, progress, end)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "path": self.path, "role": self.role}
+
+
+@dataclass(frozen=True)
+class Target:
+    spec: str                       # what the user typed
+    kind: str                       # run | rundir | outdir | file | pid
+    sources: tuple[SourceSpec, ...]
+    run_dir: str | None = None
+    run_id: str | None = None
+    output_dir: str | None = None
+    pid: int | None = None
+    config_path: str | None = None  # training YAML found for the run (alerts use its numbers)
+    title: str = ""
+
+    @property
+    def source_kind(self) -> str:
+        """The kind of the primary source ('none' when there is none)."""
+        for s in self.sources:
+            if s.role == "primary":
+                return s.kind
+        return self.sources[0].kind if self.sources else "none"
+
+    def to_dict(self) -> dict:
+        return {"spec": self.spec, "kind": self.kind, "run_dir": self.run_dir, "run_id": self.run_id,
+                "output_dir": self.output_dir, "pid": self.pid, "config_path": self.config_path,
+                "sources": [s.to_dict() for s in self.sources]}
+
+
+@dataclass(frozen=True)
+class ProcessState:
+    pid: int | None = None
+    alive: bool | None = None       # None: no process known
+    status: str = "unknown"         # running | finished | failed | stopped | lost | exited | unknown
+    exit_code: int | None = None
+    signal: int | None = None
+    ended_at: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"pid": self.pid, "alive": self.alive, "status": self.status, "exit_code": self.exit_code,
+                "signal": self.signal, "ended_at": self.ended_at}
+
+
+# ------------------------------------------------------------------------------ resolve
+def _has(d: str, name: str) -> bool:
+    return os.path.exists(os.path.join(d, name))
+
+
+def _outdir_sources(d: str, role_text: str = "aux") -> list[SourceSpec]:
+    """Sources of a LLaMA-Factory / HF output directory (may be empty)."""
+    out: list[SourceSpec] = []
+    import glob
+
+    if _has(d, "metrics.jsonl"):
+        out.append(SourceSpec("metrics", os.path.join(d, "metrics.jsonl")))
+    if _has(d, "trainer_log.jsonl"):
+        out.append(SourceSpec("llamafactory", os.path.join(d, "trainer_log.jsonl"), "aux" if out else "primary"))
+    has_state = _has(d, "trainer_state.json") or glob.glob(os.path.join(glob.escape(d), "checkpoint-*", "trainer_state.json"))
+    if has_state:
+        out.append(SourceSpec("trainer_state", d, "aux" if out else "primary"))
+    for name in TEXT_LOG_NAMES:
+        if _has(d, name):
+            out.append(SourceSpec("text", os.path.join(d, name), role_text if out else "primary"))
+    return out
+
+
+def _read_yaml(path: str) -> dict | None:
+    try:
+        import yaml
+
+        with open(path, encoding="utf-8") as fh:
+            obj = yaml.safe_load(fh)
+        return obj if isinstance(obj, dict) else None
+    except Exception:
+        return None
+
+
+def _proc_link(pid: int, name: str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/{name}")
+    except OSError:
+        return None
+
+
+def _proc_cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return []
+    return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+
+
+def _proc_children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                    out += [int(x) for x in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+    except OSError:
+        pass
+    return out
+
+
+def output_dir_from_cmdline(args: Sequence[str], cwd: str | None) -> tuple[str | None, str | None]:
+    """(output_dir, config_path) from a training command line: --output_dir X, output_dir=X, or a YAML."""
+    outdir = None
+    config = None
+    for i, a in enumerate(args):
+        if a in ("--output_dir", "--output-dir") and i + 1 < len(args):
+            outdir = args[i + 1]
+        elif a.startswith(("--output_dir=", "--output-dir=", "output_dir=")):
+            outdir = a.split("=", 1)[1]
+        elif a.endswith((".yaml", ".yml")) and config is None:
+            config = a if os.path.isabs(a) or not cwd else os.path.join(cwd, a)
+    if outdir is None and config:
+        y = _read_yaml(config)
+        if y and isinstance(y.get("output_dir"), str):
+            outdir = y["output_dir"]
+    if outdir and cwd and not os.path.isabs(outdir):
+        outdir = os.path.join(cwd, outdir)
+    return outdir, config
+
+
+def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Sequence[str] = ()) -> int | None:
+    """A live process that has one of `paths` (or a file under `dirs`) open, or whose command line /
+    YAML names one of `cmd_dirs` as output_dir. Linux /proc scan; None when nothing matches."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    want = {os.path.realpath(p) for p in paths}
+    want_dirs = tuple(os.path.realpath(d) + os.sep for d in dirs)
+    want_cmd = {os.path.realpath(d) for d in cmd_dirs}
+    me = os.getpid()
+    try:
+        pids = [int(e) for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            link = _proc_link(pid, f"fd/{fd}")
+            if link and (link in want or (want_dirs and link.startswith(want_dirs))):
+                if _pid_alive(pid):
+                    return pid
+        if want_cmd:
+            args = _proc_cmdline(pid)
+            if args and any(a.endswith((".yaml", ".yml")) or "output_dir" in a or "output-dir" in a for a in args):
+                od, _ = output_dir_from_cmdline(args, _proc_link(pid, "cwd"))
+                if od and os.path.realpath(od) in want_cmd and _pid_alive(pid):
+                    return pid
+    return None
+
+
+def _pid_target(spec: str, pid: int) -> Target:
+    sources: list[SourceSpec] = []
+    seen: set[str] = set()
+    procs = [pid] + _proc_children(pid)
+    for p in list(procs):
+        procs += [c for c in _proc_children(p) if c not in procs]
+    for p in procs[:64]:
+        for fd in ("1", "2"):
+            link = _proc_link(p, f"fd/{fd}")
+            if link and link.startswith("/") and os.path.isfile(link) and link not in seen:
+                seen.add(link)
+                sources.append(SourceSpec("text", link, "primary"))
+    for p in procs[:64]:
+        try:
+            fds = os.listdir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            link = _proc_link(p, f"fd/{fd}")
+            if not link or link in seen or not link.startswith("/") or link.startswith(("/dev/", "/proc/", "/sys/")):
+                continue
+            base = os.path.basename(link)
+            if base in ("metrics.jsonl", "trainer_log.jsonl") or base.endswith((".log", ".out")) or \
+                    base in TEXT_LOG_NAMES:
+                if os.path.isfile(link):
+                    seen.add(link)
+                    sources.append(SourceSpec(sniff_kind(link), link, "primary"))
+    cwd = _proc_link(pid, "cwd")
+    outdir, config = output_dir_from_cmdline(_proc_cmdline(pid), cwd)
+    if outdir is None:
+        for c in procs[1:16]:
+            outdir, cfg2 = output_dir_from_cmdline(_proc_cmdline(c), _proc_link(c, "cwd"))
+            config = config or cfg2
+            if outdir:
+                break
+    run_dir = None
+    for s in sources:
+        d = os.path.dirname(s.path)
+        if _has(d, "run.json"):
+            run_dir = d
+    extra: list[SourceSpec] = []
+    if run_dir:
+        extra = [SourceSpec("metrics", os.path.join(run_dir, "metrics.jsonl"))]
+    if outdir:
+        # LLaMA-Factory creates trainer_log.jsonl only at the first logged step: watch for it anyway.
+        od = _outdir_sources(outdir)
+        if not any(s.kind == "llamafactory" for s in od):
+            od.insert(0, SourceSpec("llamafactory", os.path.join(outdir, "trainer_log.jsonl")))
+        extra += [s for s in od if s.path not in seen]
+    # structured sources first and primary; text logs become aux when there is a structured one
+    ordered = extra + sources
+    structured = any(s.kind != "text" for s in ordered)
+    final: list[SourceSpec] = []
+    primary_taken = False
+    for s in ordered:
+        role = "aux"
+        if not primary_taken and (s.kind != "text" or not structured):
+            role, primary_taken = "primary", True
+        final.append(SourceSpec(s.kind, s.path, role))
+    cmd = " ".join(_proc_cmdline(pid))[:80]
+    return Target(spec, "pid", tuple(final), run_dir=run_dir, output_dir=outdir, pid=pid, config_path=config,
+                  title=f"PID {pid}: {cmd}" if cmd else f"PID {pid}")
+
+
+def _rundir_target(spec: str, d: str, kind: str = "rundir", run_id: str | None = None) -> Target:
+    from rocm_tune.core.runs.rundir import read_json
+
+    meta = read_json(os.path.join(d, "run.json"), {}) or {}
+    if not isinstance(meta, dict):
+        meta = {}
+    srcs = [SourceSpec("metrics", os.path.join(d, "metrics.jsonl")), SourceSpec("text", os.path.join(d, "stdout.log"), "aux")]
+    # a run that wraps llamafactory-cli: its output_dir has trainer_log.jsonl when there is no metrics.jsonl
+    cmd = meta.get("command") if isinstance(meta.get("command"), list) else []
+    outdir, config = output_dir_from_cmdline([str(c) for c in cmd], meta.get("cwd") if isinstance(meta.get("cwd"), str) else d)
+    if config is None:
+        for name in ("llamafactory.yaml", "train.yaml"):
+            if _has(d, name):
+                config = os.path.join(d, name)
+                break
+    if outdir and os.path.abspath(outdir) != os.path.abspath(d) and not _has(d, "metrics.jsonl"):
+        srcs = [SourceSpec("llamafactory", os.path.join(outdir, "trainer_log.jsonl")),
+                SourceSpec("metrics", os.path.join(d, "metrics.jsonl"), "aux"),
+                SourceSpec("text", os.path.join(d, "stdout.log"), "aux")]
+    rid = run_id or (meta.get("id") if isinstance(meta.get("id"), str) else None)
+    name = meta.get("name") if isinstance(meta.get("name"), str) else None
+    pid = meta.get("pid") if isinstance(meta.get("pid"), int) else None
+    return Target(spec, kind, tuple(srcs), run_dir=d, run_id=rid, output_dir=outdir, pid=pid, config_path=config,
+                  title=name or rid or d)
+
+
+def resolve_target(target: str | Target) -> Target:
+    """What to watch for TARGET (see the module doc). UserError when it is none of the kinds."""
+    if isinstance(target, Target):
+        return target
+    if not isinstance(target, str) or not target.strip():
+        raise UserError("attach needs a TARGET: a run id, run directory, output directory, log file or PID")
+    spec = target.strip()
+    path = os.path.abspath(os.path.expanduser(spec))
+    if os.path.isdir(path):
+        if _has(path, "run.json"):
+            return _rundir_target(spec, path)
+        srcs = _outdir_sources(path)
+        if not srcs:
+            logs = sorted(f for f in os.listdir(path) if f.endswith((".log", ".jsonl", ".txt", ".out")))
+            if len(logs) == 1:
+                f = os.path.join(path, logs[0])
+                srcs = [SourceSpec(sniff_kind(f), f)]
+        if not srcs:
+            raise UserError(f"{spec!r} is a directory with no run.json, metrics.jsonl, trainer_log.jsonl, "
+                            "trainer_state.json or log file; give a run id, run/output directory, log file or PID")
+        config = None
+        for name in ("train.yaml", "llamafactory.yaml", "training_args.yaml"):
+            if _has(path, name):
+                config = os.path.join(path, name)
+                break
+        pid = find_writer_pid([s.path for s in srcs if s.kind != "trainer_state"], cmd_dirs=[path])
+        return Target(spec, "outdir", tuple(srcs), output_dir=path, pid=pid, config_path=config, title=path)
+    if os.path.isfile(path):
+        kind = sniff_kind(path)
+        d = os.path.dirname(path)
+        srcs = [SourceSpec(kind, d if kind == "trainer_state" and os.path.basename(path) == "trainer_state.json"
+                           and not os.path.basename(d).startswith("checkpoint-") else path)]
+        run_dir = d if _has(d, "run.json") else None
+        pid = None
+        run_id = None
+        if run_dir:
+            rt = _rundir_target(spec, run_dir)
+            pid, run_id = rt.pid, rt.run_id
+            srcs += [s if s.path != path else s for s in rt.sources if s.path != path and s.kind != "text"]
+            srcs = [srcs[0]] + [SourceSpec(s.kind, s.path, "aux") for s in srcs[1:]]
+        if pid is None:
+            pid = find_writer_pid([path])
+        return Target(spec, "file", tuple(srcs), run_dir=run_dir, run_id=run_id, pid=pid, title=path)
+    if spec.isdigit():
+        pid = int(spec)
+        if pid > 0 and os.path.isdir(f"/proc/{pid}"):
+            return _pid_target(spec, pid)
+        if pid > 0:
+            try:
+                os.kill(pid, 0)
+                return Target(spec, "pid", (), pid=pid, title=f"PID {pid}")
+            except (ProcessLookupError, PermissionError, OSError):
+                pass
+        raise UserError(f"no process with PID {pid} and no run, directory or file named {spec!r}")
+    try:
+        from rocm_tune.core.runs.registry import find_run
+    except ImportError:  # pragma: no cover
+        find_run = None
+    if find_run is not None:
+        try:
+            info = find_run(spec)
+        except UserError:
+            info = None
+        if info is not None:
+            return _rundir_target(spec, str(info.dir), kind="run", run_id=info.id)
+    raise UserError(f"unknown target {spec!r}: not a run id/name, run directory, output directory, log file "
+                    "or running PID (see `rocm-tune runs`)")
+
+
+# ------------------------------------------------------------------------------ process
+def _pid_alive(pid: int) -> bool:
+    try:
+        from rocm_tune.core.runs.rundir import pid_alive
+
+        return pid_alive(pid)
+    except ImportError:  # pragma: no cover
+        return os.path.exists(f"/proc/{pid}")
+
+
+def process_state(target: Target, history: History | None = None) -> ProcessState:
+    """Alive / exit status of the run's process, from exit.json, run.json's pid or the PID."""
+    if target.run_dir and _has(target.run_dir, "run.json"):
+        try:
+            from rocm_tune.core.runs.rundir import load_run
+
+            info = load_run(target.run_dir)
+            alive = info.status == "running"
+            return ProcessState(info.pid, alive, info.status, info.returncode, info.signal, info.ended_at)
+        except Exception:
+            pass
+    if target.pid:
+        if _pid_alive(target.pid):
+            return ProcessState(target.pid, True, "running")
+        ended = history is not None and history.ended
+        return ProcessState(target.pid, False, "finished" if ended else "exited",
+                             0 if ended and history.end_status in (None, "finished") else None)
+    if history is not None and history.ended:
+        st = history.end_status or "finished"
+        return ProcessState(None, None, st, None)
+    return ProcessState()
+
+
+# ------------------------------------------------------------------------------ snapshot
+@dataclass(frozen=True)
+class Snapshot:
+    target: Target
+    time: float
+    source_kind: str
+    step: int | None
+    total_steps: int | None
+    progress: float | None
+    epoch: float | None
+    loss: float | None
+    smoothed_loss: float | None
+    learning_rate: float | None
+    grad_norm: float | None
+    eval_loss: float | None
+    tokens_per_s: float | None
+    samples_per_s: float | None
+    step_time_s: float | None
+    elapsed_s: float | None
+    eta_s: float | None
+    overflow_skips: int
+    process: ProcessState
+    gpu_backend: str
+    gpus: tuple = ()
+    alerts: tuple[Alert, ...] = ()
+    history: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        t = self.target
+        return {
+            "target": t.spec,
+            "kind": t.kind,
+            "source_kind": self.source_kind,
+            "sources": [s.to_dict() for s in t.sources],
+            "run_id": t.run_id,
+            "run_dir": t.run_dir,
+            "output_dir": t.output_dir,
+            "time": self.time,
+            "step": self.step,
+            "total_steps": self.total_steps,
+            "progress": self.progress,
+            "epoch": self.epoch,
+            "loss": _json_num(self.loss),
+            "smoothed_loss": _json_num(self.smoothed_loss),
+            "learning_rate": _json_num(self.learning_rate),
+            "grad_norm": _json_num(self.grad_norm),
+            "eval_loss": _json_num(self.eval_loss),
+            "tokens_per_s": _json_num(self.tokens_per_s),
+            "samples_per_s": _json_num(self.samples_per_s),
+            "step_time_s": _json_num(self.step_time_s),
+            "elapsed_s": _json_num(self.elapsed_s),
+            "eta_s": _json_num(self.eta_s),
+            "overflow_skips": self.overflow_skips,
+            "process": self.process.to_dict(),
+            "alive": self.process.alive,
+            "status": self.process.status,
+            "exit_code": self.process.exit_code,
+            "gpu_backend": self.gpu_backend,
+            "gpus": [_sample_dict(g) for g in self.gpus],
+            "alerts": [a.to_dict() for a in self.alerts],
+        }
+
+
+def _sample_dict(g: Any) -> dict:
+    if hasattr(g, "to_dict"):
+        try:
+            return g.to_dict()
+        except Exception:
+            pass
+    import dataclasses
+
+    if dataclasses.is_dataclass(g):
+        out = {}
+        for f in dataclasses.fields(g):
+            v = getattr(g, f.name)
+            out[f.name] = v if isinstance(v, (int, float, str, type(None), list, tuple)) else None
+        return out
+    return {"value": str(g)}
+
+
+# ------------------------------------------------------------------------------ watcher
+@dataclass(frozen=True)
+class PollResult:
+    events: tuple[Event, ...]        # the newest events of this poll (at most Watcher.max_events)
+    n_events: int                    # how many events this poll parsed in all
+    new_alerts: tuple[Alert, ...]
+    lines: int                       # raw lines read
+    process: ProcessState
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.n_events or self.new_alerts or self.lines)
+
+
+class Watcher:
+    """Incremental polling of one target (the TUI calls poll() from a worker thread).
+
+    clock: injectable time source (unix seconds), used for stall checks and to time-stamp events of
+    sources that carry no time. gpus: True = sample local GPUs via rocm_tune.core.devices.detect()
+    at each poll, False = never, or a Backend object (anything with .name and .sample()).
+    """
+
+    def __init__(self, target: str | Target, *, clock: Callable[[], float] = time.time, gpus: Any = False,
+                 history: History | None = None, context: RunContext | None = None, tail_lines: int = 200,
+                 max_events: int = 2000, stall_factor: float = 5.0, stall_min_s: float = 120.0):
+        self.target = resolve_target(target)
+        self.clock = clock
+        self.history = history or History()
+        ctx = context or load_context(self.target.run_dir, self.target.config_path)
+        self.alert_engine = AlertEngine(ctx, stall_factor=stall_factor, stall_min_s=stall_min_s)
+        self.sources = [(s, make_source(s.kind, s.path)) for s in self.target.sources]
+        self.log_tail: deque[str] = deque(maxlen=tail_lines)
+        self.max_events = max_events
+        self.process = ProcessState(self.target.pid, None, "unknown")
+        self.gpu_samples: tuple = ()
+        self.gpu_backend_name = "none"
+        self._gpus = gpus
+        self._backend = None if gpus is True or gpus is False else gpus
+        self._polls = 0
+        self._finished_sources = False
+
+    # attributes the TUI reads -------------------------------------------------
+    @property
+    def alerts(self) -> list[Alert]:
+        """Active alerts (stall alerts clear when the run moves again)."""
+        return list(self.alert_engine.active)
+
+    @property
+    def source_kind(self) -> str:
+        return self.target.source_kind
+
+    @property
+    def title(self) -> str:
+        return self.target.title or self.target.spec
+
+    @property
+    def status(self) -> str:
+        return self.process.status
+
+    @property
+    def log_path(self) -> str | None:
+        for s in self.target.sources:
+            if s.kind == "text":
+                return s.path
+        return None
+
+    # polling -------------------------------------------------------------------
+    def _sample_gpus(self) -> None:
+        if self._gpus is False:
+            return
+        try:
+            if self._backend is None:
+                from rocm_tune.core.devices import detect
+
+                self._backend = detect()
+            self.gpu_backend_name = str(getattr(self._backend, "name", "?"))
+            self.gpu_samples = tuple(self._backend.sample())
+        except Exception:
+            self.gpu_samples = ()
+
+    def poll(self) -> PollResult:
+        first = self._polls == 0
+        self._polls += 1
+        now = self.clock()
+        hist = self.history
+        eng = self.alert_engine
+        newest: deque[Event] = deque(maxlen=self.max_events)
+        new_alerts: list[Alert] = []
+        n_events = 0
+        n_lines = 0
+        for spec, src in self.sources:
+            aux = spec.role == "aux"
+            is_text = spec.kind == "text"
+            for batch in self._batches(src, is_text):
+                lines, evs = batch
+                n_lines += len(lines)
+                if is_text and lines:
+                    self.log_tail.extend(lines[-self.log_tail.maxlen:] if self.log_tail.maxlen else lines)
+                if not evs:
+                    continue
+                if aux:
+                    steps = [e for e in evs if e.kind == "step"]
+                    for e in steps:
+                        hist.add_aux(e)
+                        new_alerts += eng.feed_aux_step(e)
+                    evs = [e for e in evs if e.kind in _AUX_KEEP]
+                if not first:
+                    evs = [e if e.time is not None else e.with_time(now) for e in evs]
+                hist.extend(evs)
+                for e in evs:
+                    if e.kind != "progress":
+                        new_alerts += eng.feed(e)
+                n_events += len(evs)
+                newest.extend(evs)
+        if first and hist.last_step_time is None:
+            # a log without times: the newest write is when the last step was logged
+            mt = [m for m in (src.mtime() for _, src in self.sources) if m is not None]
+            if mt and hist.step is not None:
+                hist.last_step_time = max(mt)
+        if not first and hist.last_step_time is None and hist.step is not None:
+            hist.last_step_time = now
+        self.process = process_state(self.target, hist)
+        if self.process.alive is False and not self._finished_sources:
+            self._finished_sources = True
+            for spec, src in self.sources:
+                evs = src.finish()
+                if spec.role == "aux":
+                    evs = [e for e in evs if e.kind in _AUX_KEEP]
+                hist.extend(evs)
+                new_alerts += eng.feed_many(evs)
+        self._sample_gpus()
+        new_alerts += eng.check(hist, now, self.process, self.gpu_samples)
+        return PollResult(tuple(newest), n_events, tuple(new_alerts), n_lines, self.process)
+
+    @staticmethod
+    def _batches(src, is_text: bool) -> Iterable[tuple[list[str], list[Event]]]:
+        if hasattr(src, "poll_lines"):
+            yield from src.poll_lines()
+        else:
+            for evs in src.poll():
+                yield [], evs
+
+    def snapshot(self) -> Snapshot:
+        h = self.history
+        now = self.clock()
+        return Snapshot(
+            target=self.target, time=now, source_kind=self.target.source_kind, step=h.step,
+            total_steps=h.total_steps, progress=h.progress(), epoch=h.epoch, loss=h.loss,
+            smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
+            eval_loss=h.eval_loss, tokens_per_s=h.tokens_per_s, samples_per_s=h.samples_per_s,
+            step_time_s=h.median_step_time_s(), elapsed_s=h.elapsed_s(now if self.process.alive else None),
+            eta_s=h.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
+            gpu_backend=self.gpu_backend_name, gpus=self.gpu_samples, alerts=tuple(self.alerts),
+            history=h.to_dict(now))
+
+    def close(self) -> None:
+        for _, src in self.sources:
+            src.close()
+
+    def ended(self) -> bool:
+        """The run is over: its process is gone, or (no process known) the log says training ended."""
+        p = self.process
+        if p.alive is False:
+            return True
+        h = self.history
+        if p.alive is None and (h.ended or (h.total_steps and h.step is not None and h.step >= h.total_steps)):
+            return True
+        return False
+
+    def exit_code(self) -> int:
+        """Exit code when known; else 0 if the log ended normally, 1 if the process vanished."""
+        p = self.process
+        if p.exit_code is not None:
+            return int(p.exit_code)
+        if p.signal:
+            return 128 + int(p.signal)
+        if self.history.ended:
+            return 1 if self.history.end_status in ("failed",) else 0
+        if p.alive is False:
+            return 1
+        return 0
+
+
+def snapshot(target: str | Target, *, gpus: Any = True, clock: Callable[[], float] = time.time) -> Snapshot:
+    """Everything known about TARGET now (one full read of its logs; GPU samples when local)."""
+    w = Watcher(target, clock=clock, gpus=gpus)
+    try:
+        w.poll()
+        return w.snapshot()
+    finally:
+        w.close()
+
+
+# ------------------------------------------------------------------------------ plain streaming
+def _fmt(x: float | None, spec: str) -> str:
+    if x is None:
+        return "-"
+    try:
+        return format(x, spec)
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _hms(s: float | None) -> str:
+    if s is None or s != s or s in (float("inf"), float("-inf")):
+        return "-"
+    s = int(s)
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def format_step_line(ev: Event, h: History, smoothed: float | None = None) -> str:
+    """`step 12/500 ep 0.40 loss 1.2345 (avg 1.3012) lr 2.00e-04 gn 0.91 1234 tok/s 1.23 s/it eta 0:10:02`"""
+    total = f"/{h.total_steps}" if h.total_steps else ""
+    parts = [f"step {ev.step}{total}"]
+    if ev.epoch is not None:
+        parts.append(f"ep {ev.epoch:.2f}")
+    parts.append(f"loss {_fmt(ev.loss, '.4f')}")
+    if smoothed is not None:
+        parts.append(f"(avg {_fmt(smoothed, '.4f')})")
+    if ev.learning_rate is not None:
+        parts.append(f"lr {_fmt(ev.learning_rate, '.2e')}")
+    if ev.grad_norm is not None:
+        parts.append(f"gn {_fmt(ev.grad_norm, '.3g')}")
+    if ev.tokens_per_s is not None:
+        parts.append(f"{_fmt(ev.tokens_per_s, '.0f')} tok/s")
+    st = h.median_step_time_s()
+    if st is not None:
+        parts.append(f"{st:.3g} s/it")
+    if st is not None and h.total_steps and ev.step is not None:
+        parts.append(f"eta {_hms(max(0, h.total_steps - ev.step) * st)}")
+    return " ".join(parts)
+
+
+def stream_plain(target: str | Target, out=None, follow: bool = True, interval: float = 1.0,
+                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
+                 max_polls: int | None = None) -> int:
+    """Print one line per logged step (plus alerts and the end) until the run ends; return its exit code.
+
+    With follow=False: print what is logged so far and return. For a target without a known process
+    and without an end marker in its log, following continues until interrupted (Ctrl-C: 130).
+    """
+    out = out if out is not None else sys.stdout
+    w = Watcher(target, clock=clock, gpus=False)
+
+    def emit(text: str) -> None:
+        try:
+            out.write(text + "\n")
+            out.flush()
+        except BrokenPipeError:
+            raise
+    polls = 0
+    state: dict = {}
+    try:
+        t = w.target
+        emit(f"# watching {t.title or t.spec} ({t.kind}; source {t.source_kind}"
+             + (f", pid {t.pid}" if t.pid else "") + ")")
+        while True:
+            res = w.poll()
+            polls += 1
+            _emit_events(res, w, emit, state)
+            if not follow or w.ended() or (max_polls is not None and polls >= max_polls):
+                break
+            sleep(interval)
+        if w.ended():
+            p = w.process
+            h = w.history
+            status = p.status if p.status != "unknown" else ("finished" if h.ended else "ended")
+            tail = f"exit code {p.exit_code}" if p.exit_code is not None else ""
+            emit(f"# run {status}" + (f" ({tail})" if tail else "") + f" at step {h.step}"
+                 + (f"/{h.total_steps}" if h.total_steps else "")
+                 + (f", train_loss {h.train_loss:.4f}" if isinstance(h.train_loss, float) else ""))
+            return w.exit_code()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        w.close()
+
+
+def _emit_events(res: PollResult, w: Watcher, emit, state: dict) -> None:
+    h = w.history
+    # steps of the primary source; a poll's events are the newest max_events (older ones were
+    # summarised when the backlog is huge).
+    if res.n_events > len(res.events):
+        emit(f"# ... {res.n_events - len(res.events)} earlier events not shown")
+    for ev in res.events:
+        if ev.kind == "step":
+            sm = state.get("ema")
+            if ev.loss is not None and ev.loss == ev.loss and abs(ev.loss) != float("inf"):
+                sm = ev.loss if sm is None else sm + EMA_ALPHA * (ev.loss - sm)
+                state["ema"] = sm
+            emit(format_step_line(ev, h, sm))
+        elif ev.kind == "eval" and ev.loss is not None:
+            emit(f"eval step {ev.step}: eval_loss {_fmt(ev.loss, '.4f')}")
+    for a in res.new_alerts:
+        emit(f"! [{a.code}] {a.title}")
+        emit(f"!   fix: {a.fix}")
