@@ -293,7 +293,12 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
     seq = cfg.cutoff_len
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
     T = rows * seq
-    act = _Acts(model, cfg, wrapped, c, mixed, pure, H, q_dim, kv_dim, heads, seq)
+    if model.family == "gemma2" and cfg.attn == "sdpa":
+        notes.append("gemma2 has no sdpa attention in transformers (logit soft-capping): estimated as eager")
+        cfg_act = TrainConfig(**{**cfg.__dict__, "attn": "eager"})
+    else:
+        cfg_act = cfg
+    act = _Acts(model, cfg_act, wrapped, c, mixed, pure, H, q_dim, kv_dim, heads, seq)
     layer_kept = act.layer_kept          # per token, one decoder layer, no checkpointing
     trainable_mask = [True] * L
     if cfg.method == "freeze":
@@ -312,71 +317,77 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
     acts_tok = sum(per_layer_kept) + act.embed_kept
     acts = acts_tok * T + act.eager_mask_bytes(rows)
 
-    # autocast copies of trainable linear weights (saved by the ops that use them until backward)
-    cast_linear = 0
-    if mixed and trainable and not lora:
-        lin_tr = sum(g.params for g in model.linears)
-        if cfg.method == "freeze":
-            lin_tr = lin_tr * cfg.freeze_trainable_layers // L
-        cast_linear = 0 if cfg.gradient_checkpointing else lin_tr * 2
-        if cfg.method == "full":
-            cast_linear += P.lm_head * 2 if P.lm_head else P.embed * 2
-    cast_linear = cast_linear if z == 0 else cast_linear / (world if z == 3 else 1)
+    base = weights_gpu + opt_gpu + comm
+    ckpt = cfg.gradient_checkpointing
+    # autocast: bf16/fp16 copies of trainable fp32 weights, cached until autocast exits after the loss;
+    # without checkpointing each linear also saves its copy for backward.
+    head_params = (P.lm_head or P.embed) if cfg.method == "full" else 0
+    lin_tr = 0
+    if mixed and not lora:
+        per_layer_lin = sum(g.params * g.count // max(1, g.count) for g in model.linears) / L
+        lin_tr = per_layer_lin * sum(1 for t in trainable_mask if t)
+    shard3 = world if z == 3 else 1
+    cast_fwd = ((lin_tr + head_params) * 2 / shard3) if mixed else 0     # alive at the end of forward
+    cast_saved = ((0 if ckpt else lin_tr) + head_params) * 2 / shard3 if mixed else 0
 
-    # ---------------- the backward sweep: where is the peak? ----------------
-    # loss phase: fp32 log-softmax over the vocabulary kept, its gradient and the grad input
-    logits_kept = 4 * V * T
-    logits_bwd = 8 * V * T
+    # ---------------- phases of the step: the peak is the largest ----------------
+    logits = V * T
+    gemma_cap = bool(model.config.get("final_logit_softcapping")) if isinstance(model.config, dict) else False
+    cap_kept = c * logits if gemma_cap else 0            # tanh output saved by the logit soft-capping
+    # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax
+    phase_fwd = acts + cast_fwd + (c + 8) * logits + cap_kept
+    # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
+    phase_loss = acts + cast_saved + 12 * logits + cap_kept
     grads_layer = [p * tw for p in P.per_layer] if P.per_layer else [0] * L
     if cfg.method == "freeze":
         grads_layer = [g if trainable_mask[i] else 0 for i, g in enumerate(grads_layer)]
     elif lora:
-        per = trainable * tw / L
-        grads_layer = [per] * L
+        grads_layer = [trainable * tw / L] * L
     if z >= 2:
         grads_layer = [g / world for g in grads_layer]
-    head_grad = 0
-    if cfg.method == "full":
-        head_grad = (P.lm_head or P.embed) * tw / (world if z >= 2 else 1)
-    base = weights_gpu + opt_gpu + comm
-    phase_loss = acts + logits_kept + logits_bwd + cast_linear
-    best = phase_loss
-    ckpt = cfg.gradient_checkpointing
+    head_grad = head_params * tw / (world if z >= 2 else 1)
+    # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
+    phase_head = acts + cast_saved + c * logits + cap_kept + head_grad + (head_params * 2 if mixed else 0)
+    best = max(phase_fwd, phase_loss, phase_head)
     kept_prefix = act.embed_kept * T + act.eager_mask_bytes(rows)
     prefix = [0.0] * (L + 1)
     for i in range(L):
         prefix[i + 1] = prefix[i] + per_layer_kept[i] * T
     grads_after = head_grad
+    cast_layer = lin_tr / max(1, sum(1 for t in trainable_mask if t)) * 2 / shard3 if lin_tr else 0
     for i in range(L - 1, -1, -1):
         if not graph_layers[i]:
             break
-        inner = (act.kept(trainable_mask[i]) * T if ckpt else 0) + act.bwd_transient(trainable_mask[i]) * T
-        cast_here = 0
-        if mixed and ckpt and cfg.method != "qlora" and trainable_mask[i] and not lora:
-            cast_here = (P.per_layer[i] if P.per_layer else 0) * 2
-        m = kept_prefix + prefix[i + 1] + inner + grads_after + grads_layer[i] + cast_here + \
-            (cast_linear * (i + 1) / L if not ckpt else 0)
+        inner = act.bwd_transient(trainable_mask[i]) * T
+        if ckpt:
+            inner += act.kept(trainable_mask[i]) * T + (cast_layer if trainable_mask[i] else 0)
+        saved_casts = 0 if ckpt else cast_layer * sum(1 for j in range(i + 1) if trainable_mask[j])
+        m = kept_prefix + prefix[i + 1] + inner + grads_after + grads_layer[i] + saved_casts
         best = max(best, m)
         grads_after += grads_layer[i]
-    # end of backward / optimizer step: all gradients live
-    all_grads = grads_gpu if z else grads_after + (P.embed * tw if cfg.method == "full" and P.lm_head else 0)
+    # end of backward: every gradient; a trainable embedding adds its dense gradient (tied to lm_head:
+    # the dense gradient and the out-of-place sum with the head's gradient)
+    emb_grad = 0.0
+    if cfg.method == "full":
+        emb_grad = P.embed * tw / (world if z >= 2 else 1)
+    all_grads = grads_after + (emb_grad if P.lm_head else 0)
+    phase_end = all_grads + (0 if P.lm_head else 2 * emb_grad)
     opt_tmp = _opt_transient(model, cfg, trainable, tw)
-    best = max(best, all_grads + opt_tmp)
-    transient_tok = 0
+    best = max(best, phase_end, all_grads + opt_tmp)
     if cfg.method == "qlora":
         biggest = max((g.in_features * g.out_features for g in model.linears
                        if g.kind in ("attn", "mlp", "shared_expert")), default=0)
         best += biggest * 2   # one dequantised weight at a time
     if cfg.dora:
-        biggest = max((g.in_features * g.out_features for g in wrapped), default=0)
-        best += biggest * 4 * 2   # DoRA: W + BA and its column norm, fp32
-    # DPO: the reference forward runs first under no_grad; its transient is smaller than training's
+        # PEFT's DoRA materialises the full delta weight (through an identity matrix) and the weight norm
+        # of the largest wrapped linear in fp32; ~14.5 bytes per weight element measured by the probe
+        best += max((14.5 * g.in_features * g.out_features for g in wrapped), default=0)
+        notes.append("DoRA: the transient of its weight-norm computation is approximate (within ~10%)")
     peak = base + best
     gradients_bytes = grads_gpu
-    transient = max(0.0, best - acts - min(best, all_grads if best == all_grads + opt_tmp else 0) - cast_linear)
-    transient = best - acts - cast_linear - (all_grads if best == all_grads + opt_tmp else 0)
-    transient = max(0.0, transient)
-    peak = _round(peak) + 0 * transient_tok
+    transient = max(0.0, best - acts - cast_saved - all_grads)
+    peak = _round(peak)
+    cast_linear = cast_fwd
     reserved = _round(peak * (1 + _FRAGMENTATION) + _ALLOC_CONTEXT)
     per_gpu = PerGpuMemory(
         weights_bytes=_round(weights_gpu),
@@ -437,47 +448,68 @@ class _Acts:
         mlp = [g for g in model.linears if g.kind in ("mlp", "shared_expert")]
         attn_l = [g for g in model.linears if g.kind == "attn"]
         wrapped_names = {g.name for g in wrapped}
+        gated = model.gated_mlp
+        o_names = {"o_proj", "dense", "out_proj", "wo", "c_proj"}
+        moe = bool(model.num_experts) and model.moe_layers >= model.num_layers
+        k = max(1, model.num_experts_per_tok)
+        mi = model.moe_intermediate_size or model.intermediate_size
+        # routed experts (transformers >= 5 loops over hit experts): per routed copy the gathered input,
+        # gate_up out, act out, product and the weighted output; router logits/softmax in fp32
+        moe_tok = (k * c * (H + 4 * mi + H) + 8 * model.num_experts) if moe else 0
+        if moe and model.shared_expert_intermediate_size:
+            moe_tok += c * model.shared_expert_intermediate_size * 3
         qk_norm = bool(model.config.get("qk_norm") or fam in ("qwen3", "qwen3_moe", "gemma3_text", "gemma3"))
         n_norms = 4 if fam in ("gemma2", "gemma3_text", "gemma3") else 2
 
         def layer(train: bool) -> float:
+            wtrain = train and not lora             # the layer's own weights train (full / freeze)
             b = 0.0
-            # norms: an fp32 copy of the input (+ the normalised input when the weight trains)
-            wnorm = train and not lora
-            sn = 4 if (mixed and wnorm) or cfg.precision == "fp32" else 2   # norm output dtype
-            per_norm = 4 * H + ((4 if gemma else s) * H if wnorm else 0)
-            b += n_norms * per_norm
-            # linears
-            for g in attn_l + mlp:
-                n_in = g.in_features
-                if lora:
-                    if g.name in wrapped_names:
-                        b += (c if (mixed or c == 4 or pure) else c) * n_in if not (pure or c == 4) else 0
-                        b += c * cfg.lora_rank * (2 if cfg.dora else 1)
-                        if cfg.dora:
-                            b += 2 * c * g.out_features
-                elif train:
-                    if mixed and sn == 4 and g in (attn_l[0],) + tuple(x for x in attn_l[1:3] if x.in_features == H):
-                        b += 2 * n_in     # autocast makes a separate bf16 copy of an fp32 input per linear
-            # inputs saved once per tensor when no cast copy is made
-            saves_input = (train and not lora) or (lora and (pure or c == 4))
-            if saves_input:
-                need_norm_in = any(g.in_features == H and g.kind == "attn" for g in attn_l)
-                b += (0 if (mixed and sn == 4) else sn * H) if need_norm_in else 0     # q/k/v input
-                b += (0 if (mixed and sn == 4) else sn * H)                            # gate/up input
-            if mixed and sn == 4 and train and not lora:
-                b += 2 * H * (len([g for g in mlp if g.in_features == H]))            # gate/up cast copies
-                b += 2 * q + 2 * model.intermediate_size                             # o / down inputs are bf16 already
-            # attention core (sdpa / flash: q, k, v, out, logsumexp)
-            b += c * (2 * q + 2 * kv) + 4 * heads
+            # RMSNorm: the fp32 input (a copy, or the fp32 residual itself) is saved by pow/mul; the
+            # normalised input is saved too when the norm weight trains.
+            sn = 4 if (cfg.precision == "fp32" or (mixed and wtrain)) else 2     # norm output dtype
+            b += n_norms * (4 * H + (((4 if (gemma or s == 4) else s) * H) if wtrain else 0))
             if qk_norm:
-                b += 4 * (q + kv) + ((4 if gemma else c) * (q + kv) if (train and not lora) else 0)
-            # MLP: gate out, act out, up out, product
-            inter = sum(g.out_features for g in mlp if g.in_features == H)
-            gated = model.gated_mlp
-            b += c * (inter * 2 if gated else inter * 2)
-            # residual stream output of the layer
-            b += s * H
+                b += 4 * (q + kv) + ((4 if gemma or c == 4 or mixed else c) * (q + kv) if wtrain else 0)
+
+            def saves(g_list, in_bytes: int, already_saved: bool) -> float:
+                """Bytes saved for the inputs of the linears in g_list that read one tensor."""
+                extra = 0.0
+                shared = False
+                for g in g_list:
+                    n_in = g.in_features
+                    if lora and g.name in wrapped_names:
+                        extra += c * cfg.lora_rank * (2 if cfg.dora else 1)
+                        if cfg.dora:
+                            extra += 2 * c * g.out_features
+                        if mixed:
+                            extra += 2 * n_in          # PEFT casts x to fp32, autocast back: a copy each
+                        else:
+                            shared = True
+                    elif wtrain:
+                        if mixed and in_bytes == 4:
+                            extra += 2 * n_in          # autocast casts the fp32 input once per linear
+                        else:
+                            shared = True
+                if shared and not already_saved:
+                    extra += in_bytes * g_list[0].in_features
+                return extra
+
+            by_input: dict[str, list] = {"n1": [], "ao": [], "n2": [], "mid": []}
+            for g in attn_l:
+                by_input["ao" if g.in_features == q and g.out_features == H and g.name in o_names else "n1"].append(g)
+            for g in mlp:
+                by_input["n2" if g.in_features == H else "mid"].append(g)
+            b += saves(by_input["n1"], sn, False) if by_input["n1"] else 0
+            b += saves(by_input["ao"], c, True) if by_input["ao"] else 0
+            b += saves(by_input["n2"], sn, False) if by_input["n2"] else 0
+            b += saves(by_input["mid"], c, False) if by_input["mid"] else 0
+            # attention core (sdpa / flash): q and k after RoPE, v, the output, fp32 logsumexp
+            b += c * (2 * q + 2 * kv) + 4 * heads
+            # MLP intermediates: gate out (act input), act out, up out (gated); up out, act (plain)
+            inter = model.intermediate_size if not moe else 0
+            b += c * inter * (3 if gated else 1)
+            if moe:
+                b += moe_tok
             return b
 
         self._kt = layer(True)

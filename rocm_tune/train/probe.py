@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from rocm_tune.core.memory import TrainConfig
 
+_NOTES: list[str] = []
 _BLOCK = 512  # the caching allocator rounds every allocation up to 512 bytes
 
 
@@ -193,7 +194,13 @@ def _build_model(config: dict, cfg: TrainConfig):
         torch.float16 if cfg.precision == "fp16" else torch.bfloat16)
     attn = {"eager": "eager", "sdpa": "sdpa"}[cfg.attn]
     transformers.logging.set_verbosity_error()
-    model = AutoModelForCausalLM.from_config(hf_config, dtype=load_dtype, attn_implementation=attn)
+    try:
+        model = AutoModelForCausalLM.from_config(hf_config, dtype=load_dtype, attn_implementation=attn)
+    except ValueError as exc:
+        if attn != "sdpa" or "scaled_dot_product_attention" not in str(exc):
+            raise
+        model = AutoModelForCausalLM.from_config(hf_config, dtype=load_dtype, attn_implementation="eager")
+        _NOTES.append(f"{conf['model_type']} has no sdpa attention in transformers: traced with eager")
     return model, load_dtype
 
 
@@ -244,7 +251,8 @@ def _probe_inner(config: dict, cfg: TrainConfig, trace: dict | None = None) -> P
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    notes: list[str] = []
+    notes = _NOTES
+    notes.clear()
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     with fake, _SwapFallback():
         model, load_dtype = _build_model(config, cfg)
