@@ -52,6 +52,7 @@ class RocmTuneApp(App):
         poll_interval: float = 1.0,
         start: str | None = None,
         backend: Any = None,
+        doctor_view: Callable[[], Any] | None = None,
     ) -> None:
         super().__init__()
         self.attach = attach
@@ -63,6 +64,7 @@ class RocmTuneApp(App):
         self.start = start or ("monitor" if attach else "hardware")
         self.mounted_at: float | None = None
         self.backend = backend   # GPU telemetry backend (tests: FakeBackend with a fixed clock)
+        self.doctor_view = doctor_view   # () -> doctor.SystemView (tests: a fake host)
 
     def gpu_backend(self) -> Any:
         """The telemetry backend: the injected one, else `core.devices.detect()` (called in workers)."""

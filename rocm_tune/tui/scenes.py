@@ -32,9 +32,22 @@ def fake_backend(profile: str = "mi50-32gb", count: int = 2) -> Any:
     return FakeBackend(profile, count, seed=7, clock=lambda: NOW)
 
 
+def fake_host() -> Any:
+    """A doctor SystemView of a fixed host (IOMMU on without passthrough), independent of this machine."""
+    from rocm_tune.core.doctor import SystemView
+
+    root = Path("host").resolve()
+    return SystemView(root=root, env={}, run=lambda cmd, timeout=None: (127, "", "not found"),
+                      which=lambda name: None, torch_info=lambda: None, module_version=lambda name: None,
+                      module_path=lambda name: None, disk_free=lambda path: None, cwd=root)
+
+
 def prepare(workdir: str | os.PathLike) -> None:
-    """Dataset and recorded runs the scenes refer to (relative paths under workdir)."""
+    """Dataset, recorded runs and a fake host the scenes refer to (relative paths under workdir)."""
     w = Path(workdir)
+    (w / "host" / "proc").mkdir(parents=True, exist_ok=True)
+    (w / "host" / "proc" / "cmdline").write_text("BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on\n")
+    (w / "host" / "sys" / "class" / "iommu" / "dmar0").mkdir(parents=True, exist_ok=True)
     rows = [{"instruction": "Summarise the report " + "word " * ((i * 37) % 420),
              "input": "", "output": "Summary " + "token " * ((i * 53) % 610)} for i in range(300)]
     (w / "data.json").write_text(json.dumps(rows))
@@ -82,13 +95,14 @@ def _app(start: str, **kw: Any) -> Callable[[], RocmTuneApp]:
 
     def make() -> RocmTuneApp:
         return RocmTuneApp(start=start, clock=lambda: NOW, poll_interval=SLOW, backend=fake_backend(),
-                           answers=dict(answers), **extra)
+                           answers=dict(answers), doctor_view=fake_host, **extra)
     return make
 
 
 async def _hardware(pilot) -> None:
     app = pilot.app
-    await settle(pilot, lambda: _screen(app) == "HardwareScreen" and app.screen.query_one("#gpus").row_count == 2)
+    await settle(pilot, lambda: _screen(app) == "HardwareScreen" and app.screen.query_one("#gpus").row_count == 2
+                 and "running checks" not in str(app.screen.query_one("#doctor").render()))
 
 
 async def _model(pilot) -> None:

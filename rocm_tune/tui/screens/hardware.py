@@ -19,7 +19,6 @@ from rocm_tune.tui.widgets.fields import QuestionField
 
 GPU_COLUMNS = ("#", "name", "profile", "VRAM used", "util", "temp", "power")
 # doctor checks worth showing before planning (ids or words in their names)
-DOCTOR_KEYS = ("iommu", "bf16", "hsa", "override", "visible", "rocm", "torch")
 
 
 class Samples(Message):
@@ -48,22 +47,28 @@ def sample_row(s: Any) -> tuple[str, ...]:
     )
 
 
-def doctor_lines(doctor: Any) -> list[tuple[str, str, str]]:
-    """(status, message, fix) of the doctor checks that matter for planning."""
-    run = getattr(doctor, "run_checks", None) or getattr(doctor, "checks", None)
-    if run is None:
-        return []
-    results = run() if callable(run) else run
+PLAN_CHECKS = ("check_iommu", "check_bf16", "check_hsa_override", "check_visible_devices")
+
+
+def doctor_lines(doctor: Any, samples: tuple = (), view: Any = None) -> list[tuple[str, str, str]]:
+    """(status, message, fix) of the doctor checks that change a plan: IOMMU, bf16 emulation, HSA
+    override, visible devices. torch is never imported here (torch_info is switched off)."""
+    view = view if view is not None else doctor.SystemView(torch_info=lambda: None)
+    if samples:
+        view._cache["gpus"] = ("tui", [], tuple(samples))   # reuse the samples the table shows
     out = []
-    for r in results:
-        get = (lambda k: r.get(k)) if isinstance(r, dict) else (lambda k: getattr(r, k, None))
-        ident = " ".join(str(get(k) or "") for k in ("id", "name", "code")).lower()
-        status = str(get("status") or "").lower()
-        if status in ("ok", "pass", "skip", "info") and "iommu" not in ident:
+    for name in PLAN_CHECKS:
+        fn = getattr(doctor, name, None)
+        if fn is None:
             continue
-        if not any(k in ident for k in DOCTOR_KEYS) and status not in ("fail", "error"):
+        try:
+            r = fn(view)
+        except Exception as exc:  # noqa: BLE001 - a check must not break the screen
+            out.append(("fail", f"{name}: {exc}", ""))
             continue
-        out.append((status or "?", str(get("message") or get("summary") or ident), str(get("fix") or "")))
+        if r.status == "skip":
+            continue
+        out.append((r.status, f"{r.title}: {r.summary}", r.fix or ""))
     return out
 
 
@@ -113,7 +118,14 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
             self.post_message(DoctorFindings([], "doctor checks are not available yet"))
             return
         try:
-            self.post_message(DoctorFindings(doctor_lines(doctor)))
+            samples = ()
+            try:
+                samples = tuple(self.app.gpu_backend().sample())  # type: ignore[attr-defined]
+            except Exception:
+                pass
+            factory = getattr(self.app, "doctor_view", None)
+            view = factory() if factory is not None else None
+            self.post_message(DoctorFindings(doctor_lines(doctor, samples, view)))
         except Exception as exc:
             self.post_message(DoctorFindings([], f"doctor failed: {exc}"))
 
@@ -152,7 +164,7 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         elif not msg.lines:
             w.update("no findings that change the plan")
         else:
-            mark = {"fail": "✗", "error": "✗", "warn": "!", "warning": "!"}
+            mark = {"fail": "✗", "error": "✗", "warn": "!", "warning": "!", "pass": "✓"}
             w.update("\n".join(f"{mark.get(st, '•')} {m}" + (f"\n    fix: {fx}" if fx else "")
                                for st, m, fx in msg.lines))
 
