@@ -90,6 +90,8 @@ def test_stop_ends_the_whole_tree_and_nothing_else(tmp_path):
         "    ps = [mp.Process(target=work, args=(i,)) for i in range(2)]\n"
         "    [p.start() for p in ps]\n"
         "    b = subprocess.Popen(['bash', '-c', 'sleep 600 & echo $! > ' + d + '/bg; wait'])\n"
+        "    s = subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+        "    open(os.path.join(d, 'own_session'), 'w').write(str(s.pid))\n"
         "    open(os.path.join(d, 'main'), 'w').write(str(os.getpid()))\n"
         "    [p.join() for p in ps]\n"
     )
@@ -97,8 +99,8 @@ def test_stop_ends_the_whole_tree_and_nothing_else(tmp_path):
     try:
         info = launch([sys.executable, str(worker), str(pids)], name="tree")
         assert wait_for(lambda: all((pids / f).exists() and (pids / f).read_text().strip()
-                                    for f in ("w0", "w1", "bg", "main")), timeout=30)
-        tree = [int((pids / f).read_text()) for f in ("w0", "w1", "bg", "main")]
+                                    for f in ("w0", "w1", "bg", "main", "own_session")), timeout=30)
+        tree = [int((pids / f).read_text()) for f in ("w0", "w1", "bg", "main", "own_session")]
         assert all(alive(p) for p in tree)
         t0 = time.time()
         after = stop_run(info.id, grace=3)

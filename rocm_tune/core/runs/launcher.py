@@ -125,6 +125,22 @@ def _signal_group(pgid: int, sig: int) -> bool:
         raise UserError(f"not allowed to signal process group {pgid}: {exc.strerror}") from None
 
 
+def _live(tree: dict[int, int]) -> dict[int, int]:
+    return {pid: st for pid, st in tree.items() if rd.pid_alive(pid, st)}
+
+
+def _signal_tree(tree: dict[int, int], pgid: int, sig: int) -> None:
+    """Signal the recorded descendants outside the group (identity checked by start time)."""
+    for pid, start in _live(tree).items():
+        st = rd.proc_stat(pid)
+        if st is None or st[1] == pgid or st[3] != start:
+            continue
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def _owns_group(info: rd.RunInfo, meta: dict) -> bool:
     """True when process group `pgid` is still this run's (not a recycled id)."""
     pgid = info.pgid
@@ -166,14 +182,26 @@ def stop_run(ref: str, grace: float = 10.0, wait_exit: float = 5.0) -> rd.RunInf
         meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
     pgid = info.pgid
     if pgid and _owns_group(info, meta):
+        # the run's processes: its process group, plus descendants that left it for a session of
+        # their own (torchrun starts its workers with start_new_session=True)
+        tree = rd.process_tree(info.pid) if rd.pid_alive(info.pid, meta.get("pid_start")) else {}
         _signal_group(pgid, signal.SIGTERM)
+        _signal_tree(tree, pgid, signal.SIGTERM)
+
+        def alive() -> bool:
+            return rd.group_alive(pgid) or bool(_live(tree))
+
         deadline = time.time() + grace
-        while time.time() < deadline and rd.group_alive(pgid):
+        while time.time() < deadline and alive():
             time.sleep(0.1)
-        if rd.group_alive(pgid) and _owns_group(info, meta):
-            _signal_group(pgid, signal.SIGKILL)
+            if info.pid and rd.pid_alive(info.pid, meta.get("pid_start")):
+                tree = rd.process_tree(info.pid, tree)
+        if alive():
+            if rd.group_alive(pgid) and _owns_group(info, meta):
+                _signal_group(pgid, signal.SIGKILL)
+            _signal_tree(tree, pgid, signal.SIGKILL)
             t_end = time.time() + 5
-            while time.time() < t_end and rd.group_alive(pgid):
+            while time.time() < t_end and alive():
                 time.sleep(0.05)
     # the supervisor writes exit.json; if it is gone (lost run), write it ourselves
     deadline = time.time() + wait_exit

@@ -143,6 +143,51 @@ def group_members(pgid: int) -> list[int]:
     return out
 
 
+def _ppid_map() -> dict[int, tuple[int, int]]:
+    """pid -> (ppid, starttime) of every live process (Linux /proc)."""
+    out: dict[int, tuple[int, int]] = {}
+    if not _have_proc():
+        return out
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
+                data = fh.read()
+            rest = data[data.rindex(")") + 2 :].split()
+        except (OSError, ValueError):
+            continue
+        if rest and rest[0] not in ("Z", "X", "x"):
+            try:
+                out[int(entry)] = (int(rest[1]), int(rest[19]))
+            except (ValueError, IndexError):
+                continue
+    return out
+
+
+def process_tree(root: int, known: dict[int, int] | None = None) -> dict[int, int]:
+    """{pid: starttime} of `root` and all its live descendants, plus still-live pids of `known`.
+
+    Descendants that started their own session (torchrun workers do) are found through the
+    parent links; `known` keeps ones already seen whose parent has died meanwhile."""
+    procs = _ppid_map()
+    tree: dict[int, int] = {}
+    if known:
+        for pid, start in known.items():
+            if pid in procs and procs[pid][1] == start:
+                tree[pid] = start
+    if root in procs:
+        tree.setdefault(root, procs[root][1])
+    changed = True
+    while changed:
+        changed = False
+        for pid, (ppid, start) in procs.items():
+            if ppid in tree and pid not in tree:
+                tree[pid] = start
+                changed = True
+    return tree
+
+
 def group_alive(pgid: int | None) -> bool:
     if not pgid or pgid <= 0:
         return False
