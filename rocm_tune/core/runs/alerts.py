@@ -69,7 +69,11 @@ def _bad(x: float | None) -> bool:
 
 
 def _gib(n: int | float | None) -> str:
-    return "?" if n is None else f"{n / GIB:.2f} GiB"
+    if n is None:
+        return "?"
+    if abs(n) < GIB:
+        return f"{n / 2**20:.2f} MiB"
+    return f"{n / GIB:.2f} GiB"
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,8 @@ class AlertEngine:
         self.active: list[Alert] = []          # alerts that still hold (stall clears on a new step)
         self._history: list[Alert] = []
         self._streak = 0
+        self._streak_start: int | None = None
+        self._last_overflow_step: int | None = None
         self._seen_good_step = False
         self._zero_streak = 0
         self._prev_loss: float | None = None
@@ -299,22 +305,36 @@ class AlertEngine:
         if _bad(loss):
             out += self._fire(self._mk("nan-loss", f"loss is {loss} at step {ev.step}", evidence, FIX_NAN, ev,
                                        ("fp16-overflow-risk",), loss=loss))
-        if _bad(gn) and "loss-collapse" not in self.fired:
+        if _bad(gn) and "loss-collapse" not in self.fired and not _bad(loss):
             out += self._fire(self._mk("nan-grad-norm", f"grad_norm is {gn} at step {ev.step}", evidence, FIX_NAN, ev,
                                        ("fp16-overflow-risk",), grad_norm=gn))
         if loss is not None and not _bad(loss):
             self._prev_loss = loss
             if loss > 0:
                 self._seen_good_step = True
-                self._streak = 0
         if self._stall_step is not None and ev.step != self._stall_step:
             self._clear_stall()
         return out
 
     def _overflow(self, ev: Event) -> list[Alert]:
-        self._streak += 1
+        # consecutive = on consecutive optimizer steps (same step for other ranks' lines). The first
+        # skips of a run are the dynamic loss scaler calibrating from its initial scale: normal, so a
+        # streak that starts at the beginning needs `overflow_streak_cold` skips.
+        step = ev.step
+        last = self._last_overflow_step
+        if step is None or last is None or 0 <= step - last <= 1:
+            if step is not None and last is not None and step == last and ev.rank not in (None, 0):
+                return []  # the same skip reported by another rank
+            self._streak += 1
+        else:
+            self._streak = 1
+        if self._streak == 1:
+            self._streak_start = step
+        if step is not None:
+            self._last_overflow_step = step
         scale = ev.get("loss_scale")
-        limit = self.overflow_streak if self._seen_good_step else self.overflow_streak_cold
+        cold = self._streak_start is None or self._streak_start <= 2
+        limit = self.overflow_streak_cold if cold else self.overflow_streak
         at_min = scale is not None and scale <= 1
         if self._streak >= limit or at_min:
             return self._fire(self._mk(

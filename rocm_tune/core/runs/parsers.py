@@ -282,6 +282,16 @@ def events_from_trainer_state(obj: Any) -> list[Event]:
     return out
 
 
+def loads_json(text):
+    """orjson when available, else (and for NaN/Infinity, which orjson rejects) the stdlib."""
+    try:
+        return _loads(text)
+    except Exception:
+        if _loads is json.loads:
+            raise
+        return json.loads(text)
+
+
 class JsonlParser:
     """Line parser for a JSON-lines source; `convert` maps one object to an Event (or None)."""
 
@@ -293,7 +303,7 @@ class JsonlParser:
         if not s or s[0] != "{":
             return []
         try:
-            ev = self.convert(_loads(s))
+            ev = self.convert(loads_json(s))
         except Exception:
             return []
         return [ev] if ev is not None else []
@@ -303,6 +313,7 @@ class JsonlParser:
         append = out.append
         conv = self.convert
         loads = _loads
+        slow = json.loads
         for line in lines:
             if not line or line[0] != "{":
                 s = line.strip()
@@ -310,7 +321,14 @@ class JsonlParser:
                     continue
                 line = s
             try:
-                ev = conv(loads(line))
+                obj = loads(line)
+            except Exception:
+                try:
+                    obj = slow(line)  # NaN / Infinity (Python's json writes them), or genuinely bad
+                except Exception:
+                    continue
+            try:
+                ev = conv(obj)
             except Exception:
                 continue
             if ev is not None:
@@ -402,6 +420,7 @@ _DS_STEP = re.compile(r"\bstep=(\d+), skipped=(\d+), lr=\[([^\],]+)")
 _DS_THROUGHPUT = re.compile(r"global_step=(\d+), RunningAvgSamplesPerSec=([\d.]+), CurrSamplesPerSec=([\d.]+)"
                             r"(?:, MemAllocated=([\d.]+)GB, MaxMemAllocated=([\d.]+)GB)?")
 
+_HF_TOTAL = re.compile(r"Total optimization steps = ([\d,]+)")
 _TRAIN_KEYS = {"loss", "train_loss", "eval_loss", "train_runtime"}
 
 
@@ -510,6 +529,14 @@ class TextParser:
             if ev is not None:
                 out.append(ev)
                 return out
+        if "Total optimization steps" in seg:
+            m = _HF_TOTAL.search(seg)
+            if m:
+                total = int(m.group(1).replace(",", ""))
+                if self.train_total is None:
+                    self.train_total = total
+                out.append(Event("progress", None, rank=rank, total_steps=total, line=seg[:500]))
+                return out
         if _SIG_PREFILTER.search(seg):
             ev = self._signal(seg, rank)
             if ev is not None:
@@ -605,7 +632,9 @@ class TextParser:
                 data["loss_scale"] = num(m.group(2))
         m = re.search(r"Rank (\d+)", seg)
         r = rank if rank is not None else (int(m.group(1)) if m else None)
-        return Event("overflow", self.last_step or None, rank=r, data=data or None, line=seg[:500])
+        # the overflow is found in the optimizer step after the last drawn/logged one
+        base = max(self.tqdm_step, self.last_step)
+        return Event("overflow", base + 1 if base else None, rank=r, data=data or None, line=seg[:500])
 
     def _deepspeed(self, seg: str, rank: int | None) -> Event | None:
         m = _DS_STEP.search(seg)
@@ -634,8 +663,8 @@ class TextParser:
             if m:
                 data: dict[str, Any] = {"signal": name}
                 if name == "version-check":
-                    data["requirement"] = m.group(1)
-                    data["found"] = m.group(2)
+                    data["requirement"] = m.group(1).rstrip(".,")
+                    data["found"] = m.group(2).rstrip(".,")
                 return Event("signal", self.last_step or None, rank=rank, data=data, line=seg[:2000])
         return None
 

@@ -91,7 +91,10 @@ class FileFollower:
             self._partial = self._partial[-self.max_line:]
         text = complete.decode("utf-8", "replace")
         if self.split_cr:
-            lines = text.splitlines()
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            lines = text.split("\n")
+            lines.pop()
         else:
             lines = text.split("\n")
             lines.pop()  # after the final "\n"
