@@ -18,8 +18,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rocm_tune.core.memory import TrainConfig, estimate  # noqa: E402
-from rocm_tune.core.model import model_from_config  # noqa: E402
+from rocm_tune.core.memory import TrainConfig, estimate
+from rocm_tune.core.model import model_from_config
 
 # Real architectures (hidden sizes, heads, vocab as released); layers cut to keep the probe fast.
 MODELS = {

@@ -7,8 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.memory import (ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, STAGES, TrainConfig,
-                                   estimate)
+from rocm_tune.core.memory import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, STAGES, TrainConfig, estimate
 from rocm_tune.core.model import model_from_config
 
 TINY = dict(model_type="llama", hidden_size=256, intermediate_size=512, num_hidden_layers=4,

@@ -198,19 +198,16 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
     wrapped = _lora_wrapped(model, cfg) if lora else []
     if cfg.method == "full":
         trainable = total
-        trainable_layers = L
     elif cfg.method == "freeze":
         n = cfg.freeze_trainable_layers
         if n > L:
             raise UserError(f"freeze_trainable_layers {n} is more than the {L} layers of {model.name}")
         trainable = sum(P.per_layer[L - n:]) if P.per_layer else total * n // L
-        trainable_layers = n
     else:
         r = cfg.lora_rank
         trainable = sum((g.in_features + g.out_features) * r * g.count * g.layers for g in wrapped)
         if cfg.dora:
             trainable += sum(g.out_features * g.count * g.layers for g in wrapped)
-        trainable_layers = 0
     if lora and not wrapped:
         raise UserError(f"no LoRA target found in {model.name}")
 
@@ -299,7 +296,6 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
     else:
         cfg_act = cfg
     act = _Acts(model, cfg_act, wrapped, c, mixed, pure, H, q_dim, kv_dim, heads, seq)
-    layer_kept = act.layer_kept          # per token, one decoder layer, no checkpointing
     trainable_mask = [True] * L
     if cfg.method == "freeze":
         trainable_mask = [i >= L - cfg.freeze_trainable_layers for i in range(L)]
@@ -434,8 +430,20 @@ def _opt_transient(model, cfg, trainable, tw) -> float:
 class _Acts:
     """Bytes per token that autograd keeps in one decoder layer, module by module."""
 
-    __slots__ = ("layer_kept", "embed_kept", "_kt", "_kf", "_ct", "_cf", "_bt", "_bf", "_eager", "_heads", "_c",
-                 "_seq")
+    __slots__ = (
+        "_bf",
+        "_bt",
+        "_c",
+        "_cf",
+        "_ct",
+        "_eager",
+        "_heads",
+        "_kf",
+        "_kt",
+        "_seq",
+        "embed_kept",
+        "layer_kept",
+    )
 
     def __init__(self, model, cfg, wrapped, c, mixed, pure, H, q, kv, heads, seq):
         lora = cfg.is_lora
@@ -444,7 +452,6 @@ class _Acts:
         gemma = fam.startswith("gemma")
         # residual stream dtype: the embedding output dtype (fp32 when the embedding trains in mixed)
         s = 4 if (cfg.precision == "fp32" or (mixed and full)) else 2
-        I_lin = {g.name: g for g in model.linears}
         mlp = [g for g in model.linears if g.kind in ("mlp", "shared_expert")]
         attn_l = [g for g in model.linears if g.kind == "attn"]
         wrapped_names = {g.name for g in wrapped}

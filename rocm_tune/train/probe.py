@@ -74,9 +74,9 @@ class _Tally:
     """TorchDispatchMode that tracks every tensor storage it sees, by identity, until it is freed."""
 
     def __init__(self):
+        import torch
         from torch.utils._python_dispatch import TorchDispatchMode
         from torch.utils._pytree import tree_map_only
-        import torch
 
         tally = self
 
