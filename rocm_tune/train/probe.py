@@ -253,6 +253,8 @@ def _probe_inner(config: dict, cfg: TrainConfig, trace: dict | None = None) -> P
 
     notes = _NOTES
     notes.clear()
+    if cfg.world_size > 1:
+        notes.append("traced one GPU's step; DDP gradient buckets (see comm buffers) are not traced")
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     with fake, _SwapFallback():
         model, load_dtype = _build_model(config, cfg)
