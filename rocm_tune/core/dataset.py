@@ -36,9 +36,10 @@ import json
 import math
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from rocm_tune.core.errors import UserError
 
@@ -369,9 +370,9 @@ def detect(record: Any, where: str, keys_hint: set | None = None) -> _Attr:
         if isinstance(msgs, list):
             first = next((m for m in msgs if isinstance(m, dict)), {})
             if "from" in first or "value" in first:
-                tags, fmt = dict(_SHAREGPT_TAGS), "sharegpt"
+                tags = dict(_SHAREGPT_TAGS)
             elif "role" in first or "content" in first:
-                tags, fmt = dict(_OPENAI_TAGS), "messages"
+                tags = dict(_OPENAI_TAGS)  # OpenAI style = sharegpt formatting with role/content tags
             else:
                 raise UserError(
                     f"unknown message format in {where}: {msg_key!r} items have keys "
@@ -383,7 +384,7 @@ def detect(record: Any, where: str, keys_hint: set | None = None) -> _Attr:
             ranking = "chosen" in keys and "rejected" in keys
             if ranking:
                 columns.update(chosen="chosen", rejected="rejected")
-            return _Attr(fmt, ranking, columns, tags, ())
+            return _Attr("sharegpt", ranking, columns, tags, ())
     if "instruction" in keys or "output" in keys or "text" in keys or ("prompt" in keys and ("chosen" in keys or "response" in keys)):
         columns = dict(_DEFAULT_COLUMNS, messages=None)
         if "instruction" not in keys and "prompt" in keys:

@@ -1,0 +1,191 @@
+"""`rocm-tune export [plan flags | --plan plan.json] --format ... -o DIR [--force]`: a ready-to-run bundle."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rocm_tune.commands._common import float_range, int_range, print_json
+from rocm_tune.core.errors import UserError
+
+_PLAN_DESTS: set[str] = set()  # dests registered by `rocm-tune plan`'s add_arguments
+_DEFAULTS: dict = {}  # their defaults
+
+
+def _has(parser: argparse.ArgumentParser, flag: str) -> bool:
+    return flag in parser._option_string_actions
+
+
+def _add(parser, *flags, **kw) -> None:
+    """Add an export flag unless the plan flags already registered it (then that one is shared)."""
+    names = [f for f in flags if not _has(parser, f)]
+    if names and len(names) == len(flags):
+        parser.add_argument(*names, **kw)
+
+
+def _plan_command():
+    try:
+        from rocm_tune.commands import plan as plan_cmd
+    except ImportError:
+        return None
+    return plan_cmd if hasattr(plan_cmd, "add_arguments") else None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    plan_cmd = _plan_command()
+    if plan_cmd is not None:
+        before = list(parser._actions)
+        plan_cmd.add_arguments(parser)  # the same flags as `rocm-tune plan` (not needed with --plan)
+        for action in parser._actions:
+            if action in before:
+                continue
+            _PLAN_DESTS.add(action.dest)
+            _DEFAULTS[action.dest] = action.default
+            if action.option_strings:
+                action.required = False  # --plan replaces them
+            elif action.nargs is None:
+                action.nargs = "?"  # a positional MODEL becomes optional for --plan
+                action.default = None
+    ex = parser.add_argument_group("export")
+    _add(ex, "--plan", metavar="PLAN_JSON", help="export this plan.json (from `rocm-tune plan --json`) instead of planning")
+    _add(ex, "--format", default="all",
+         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all)")
+    _add(ex, "-o", "--out", dest="out", metavar="DIR", help="bundle directory (created if missing)")
+    _add(ex, "--force", action="store_true", help="overwrite files that already exist in DIR")
+    _add(ex, "--dataset", help="a local dataset file (gets a dataset_info.json entry in the bundle) "
+         "or a folder with dataset_info.json")
+    _add(ex, "--dataset-name", help="LLaMA-Factory dataset name (in --dataset-dir/dataset_info.json)")
+    _add(ex, "--dataset-dir", help="folder with dataset_info.json (default: the bundle)")
+    _add(ex, "--output-dir", default="output", help="where training writes checkpoints (default: output/ in the bundle)")
+    _add(ex, "--template", default=None,
+         help="LLaMA-Factory chat template, e.g. qwen, llama3 (default: from the model family, else default)")
+    _add(ex, "--model-path", help="model_name_or_path to write (default: the plan's model ref)")
+    _add(ex, "--launcher", help="override the plan's launcher: llamafactory-cli, torchrun, deepspeed, accelerate, rocm-tune")
+    _add(ex, "--trainer", default="llamafactory", choices=("llamafactory", "rocm-tune"),
+         help="program the launchers start: LLaMA-Factory (default) or rocm-tune's built-in trainer")
+    _add(ex, "--lora-dropout", type=float_range("--lora-dropout", 0.0, 0.9), default=0.05)
+    _add(ex, "--lr-scheduler", default="cosine", help="lr_scheduler_type (default cosine)")
+    _add(ex, "--warmup-ratio", type=float_range("--warmup-ratio", 0.0, 0.99), default=0.1)
+    _add(ex, "--warmup-key", choices=("auto", "warmup_ratio", "warmup_steps"), default="auto",
+         help="how the warmup ratio is spelled: warmup_ratio (transformers < 5.2) or warmup_steps (>= 5.2, a "
+         "float there is a ratio); auto = as the transformers installed here (default)")
+    _add(ex, "--max-grad-norm", type=float_range("--max-grad-norm", 0.0, 1000.0), default=1.0,
+         help="gradient clipping, written to the YAML and the DeepSpeed JSON (default 1.0)")
+    _add(ex, "--logging-steps", type=int_range("--logging-steps", 1, 1_000_000), default=10)
+    _add(ex, "--save-steps", type=int_range("--save-steps", 1, 100_000_000), default=500)
+    _add(ex, "--seed", type=int_range("--seed", 0, 2**31 - 1), default=42)
+    _add(ex, "--master-port", type=int_range("--master-port", 1024, 65535), default=29500)
+    _add(ex, "--resume", action="store_true", help="resume_from_checkpoint: true and keep output_dir")
+    sl = parser.add_argument_group("slurm")
+    _add(sl, "--partition", help="#SBATCH --partition")
+    _add(sl, "--account", help="#SBATCH --account")
+    _add(sl, "--time", dest="time_limit", default="24:00:00", help="#SBATCH --time (default 24:00:00)")
+    _add(sl, "--gres", default="gpu", help="generic resource name: gpu, or dcu on Hygon clusters (default gpu)")
+    _add(sl, "--cpus-per-task", type=int_range("--cpus-per-task", 1, 4096), default=16)
+    _add(sl, "--job-name", default="rocm-tune")
+    _add(parser, "--allow-unfit", action="store_true", help="export even when the plan does not fit")
+    _add(parser, "--json", action="store_true", help="print the written files as one JSON object")
+
+
+def _plan_from_flags(args: argparse.Namespace) -> dict:
+    plan_cmd = _plan_command()
+    if plan_cmd is None:
+        raise UserError("give --plan plan.json (the planner flags are not available in this build)")
+    for name in ("plan_from_args", "result_from_args", "request_from_args", "build_request", "make_request"):
+        fn = getattr(plan_cmd, name, None)
+        if fn is None:
+            continue
+        out = fn(args)
+        if hasattr(out, "to_dict") and hasattr(out, "recommended"):
+            return out.to_dict()
+        if isinstance(out, dict):
+            return out
+        from rocm_tune.core.planner import plan as run_plan
+
+        return run_plan(out).to_dict()
+    raise UserError("give --plan plan.json (the planner's request builder was not found)")
+
+
+def _options(args: argparse.Namespace):
+    from rocm_tune import __version__
+    from rocm_tune.core.export.common import ExportOptions
+    from rocm_tune.core.export.llamafactory import warmup_key_for_installed_transformers
+
+    warmup_key = args.warmup_key if args.warmup_key != "auto" else warmup_key_for_installed_transformers()
+
+    return ExportOptions(
+        model=args.model_path,
+        dataset_name=args.dataset_name,
+        dataset_dir=args.dataset_dir,
+        output_dir=args.output_dir,
+        template=args.template,
+        launcher=args.launcher,
+        trainer=args.trainer,
+        lora_dropout=args.lora_dropout,
+        lr_scheduler_type=args.lr_scheduler,
+        warmup_ratio=args.warmup_ratio,
+        warmup_key=warmup_key,
+        max_grad_norm=args.max_grad_norm,
+        logging_steps=args.logging_steps,
+        save_steps=args.save_steps,
+        seed=args.seed,
+        master_port=args.master_port,
+        resume=args.resume,
+        partition=args.partition,
+        account=args.account,
+        time_limit=args.time_limit,
+        gres=args.gres,
+        cpus_per_task=args.cpus_per_task,
+        job_name=args.job_name,
+        tool_version=__version__,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocm_tune.core.export.bundle import build_bundle, parse_formats, write_bundle
+    from rocm_tune.core.export.common import load_plan
+
+    if not args.out:
+        raise UserError("-o DIR is required: the directory to write the bundle into")
+    formats = parse_formats(args.format)
+    if args.plan:
+        given = sorted(
+            d for d in _PLAN_DESTS
+            if d not in ("json", "dataset", "dataset_name") and getattr(args, d, None) not in (None, False, [], ())
+            and getattr(args, d, None) != _default_of(args, d)
+        )
+        if given:
+            raise UserError(f"--plan cannot be combined with plan flags ({', '.join('--' + g.replace('_', '-') for g in given)})")
+        plan = load_plan(args.plan)
+    else:
+        plan = _plan_from_flags(args)
+    if plan.get("fits") is False and not args.allow_unfit:
+        print("rocm-tune export: the plan does not fit in GPU memory (does-not-fit); nothing written. "
+              "Pick an alternative from `rocm-tune plan`, or pass --allow-unfit.", file=sys.stderr)
+        return 1
+    dataset = getattr(args, "dataset", None)
+    if dataset is not None and not isinstance(dataset, str):
+        dataset = None
+    bundle = build_bundle(plan, formats, _options(args), dataset=dataset)
+    written = write_bundle(bundle, args.out, force=args.force)
+    if args.json:
+        print_json({
+            "out": str(args.out),
+            "files": [str(p) for p in written],
+            "formats": list(bundle.formats),
+            "launcher": bundle.resolved.launcher,
+            "notes": list(bundle.notes),
+        })
+        return 0
+    print(f"wrote {len(written)} files to {args.out}:")
+    for p in written:
+        print(f"  {p.name}")
+    for note in bundle.notes:
+        print(f"note: {note}")
+    if "sh" in bundle.formats:
+        print(f"start: bash {args.out.rstrip('/')}/run.sh")
+    return 0
+
+
+def _default_of(args: argparse.Namespace, dest: str):
+    return _DEFAULTS.get(dest)

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Training launcher, written by rocm-tune export from plan.json
+# model Qwen2.5-7B-Instruct: full (sft), fp16, cutoff_len 512, micro-batch 1 x accumulation 4 on 8 x z100-16gb x 2 nodes
+# warning [offload-needs-cpu-ram]: ZeRO-3 offload takes 112 GiB of CPU RAM Fix: make sure each node has it
+# Usage: bash run.sh [extra trainer arguments]  (on every node, with NODE_RANK and MASTER_ADDR set)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+# environment from the plan
+export NCCL_IB_DISABLE=0
+export NCCL_SOCKET_IFNAME=ib0
+export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True
+
+# deepspeed reads the nodes from ./hostfile: one line per node, e.g. `node1 slots=8`
+exec deepspeed --hostfile hostfile --num_nodes 2 --num_gpus 8 \
+  --master_addr "${MASTER_ADDR:?set MASTER_ADDR to the address of node 0}" --master_port 29500 \
+  --module llamafactory.launcher llamafactory.yaml "$@"

@@ -1,0 +1,515 @@
+"""rocm_tune.core.export and `rocm-tune export`: golden files, shell safety, round trips, no overwrite.
+
+Regenerate the golden files after an intended change with:
+    ROCM_TUNE_UPDATE_GOLDEN=1 python3 -m pytest -q tests/test_export_bundle.py
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.export import bundle as B
+from rocm_tune.core.export import deepspeed as DS
+from rocm_tune.core.export import llamafactory as LF
+from rocm_tune.core.export.common import ExportOptions, resolve
+from tests.conftest import run_cli
+
+GOLDEN = Path(__file__).parent / "golden" / "export"
+UPDATE = os.environ.get("ROCM_TUNE_UPDATE_GOLDEN") == "1"
+SHELLCHECK = shutil.which("shellcheck")
+
+
+def base_plan() -> dict:
+    """A plan.json following the contract in docs/internals.md (field report 000: 2x MI50, fp32, DDP)."""
+    return {
+        "version": 1,
+        "model": {"ref": "Qwen/Qwen2.5-7B-Instruct", "name": "Qwen2.5-7B-Instruct", "family": "qwen2",
+                  "params_total": 7615616512},
+        "hardware": {"gpu": "mi50-32gb", "gpus": 2, "nodes": 1, "vram_bytes": 34342961152,
+                     "cpu_ram_bytes": 137438953472},
+        "goal": {"method": "lora", "stage": "sft", "effective_batch": 64, "priority": "stability", "lora_rank": 64,
+                 "lora_alpha": 128, "lora_targets": ["all"], "epochs": 5.0, "hours": None, "dataset": None},
+        "fits": True,
+        "recommended": {
+            "method": "lora", "precision": "fp32", "attn": "eager", "cutoff_len": 1024, "micro_batch": 1,
+            "grad_accum": 32, "zero_stage": 0, "offload": "none", "gradient_checkpointing": True,
+            "optim": "adamw", "launcher": "torchrun",
+            "env": {"HIP_VISIBLE_DEVICES": "0,1", "HSA_OVERRIDE_GFX_VERSION": "9.0.6",
+                    "NCCL_ASYNC_ERROR_HANDLING": "1", "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True"},
+            "lora_rank": 64, "lora_alpha": 128, "lora_targets": ["all"], "ddp_find_unused_parameters": False,
+            "use_reentrant": False, "learning_rate": 1e-05, "epochs": 5.0,
+        },
+        "memory": {"weights_bytes": 30461000000, "peak_allocated_bytes": 31000000000, "reserved_bytes": 32000000000,
+                   "cpu_offload_bytes": 0},
+        "throughput": {"tokens_per_s": 190.0, "seconds_per_step": 340.0, "eta_seconds": 144000,
+                       "low": 0.7, "high": 1.4},
+        "warnings": [
+            {"code": "bf16-emulated", "message": "MI50 has no bf16 hardware;\nbf16 is emulated (700+ s/it)",
+             "fix": "train in fp32 or fp16"},
+            {"code": "iommu-p2p-hang-risk", "message": "Intel IOMMU can hang RCCL peer-to-peer",
+             "fix": "boot with intel_iommu=off"},
+        ],
+        "reasons": ["fp32: fp16 overflows for qwen2"],
+        "alternatives": [],
+    }
+
+
+def plan_case(name: str) -> dict:
+    p = base_plan()
+    rec = p["recommended"]
+    if name == "mi50-ddp-fp32":
+        return p
+    if name == "single-bf16":
+        p["hardware"].update(gpu="rtx4090", gpus=1)
+        p["warnings"] = []
+        rec.update(precision="bf16", attn="sdpa", micro_batch=4, grad_accum=16, launcher="python",
+                   env={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}, ddp_find_unused_parameters=None,
+                   lora_rank=16, lora_alpha=32, learning_rate=1e-4, epochs=3.0)
+        return p
+    if name == "zero3-offload-2nodes":
+        p["hardware"].update(gpu="z100-16gb", gpus=8, nodes=2)
+        p["goal"].update(method="full")
+        rec.update(method="full", precision="fp16", attn="eager", cutoff_len=512, micro_batch=1, grad_accum=4,
+                   zero_stage=3, offload="all", launcher="deepspeed", lora_rank=None, lora_alpha=None,
+                   lora_targets=None, env={"NCCL_IB_DISABLE": "0", "NCCL_SOCKET_IFNAME": "ib0",
+                                           "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True"})
+        p["warnings"] = [{"code": "offload-needs-cpu-ram", "message": "ZeRO-3 offload takes 112 GiB of CPU RAM",
+                          "fix": "make sure each node has it"}]
+        return p
+    if name == "qlora-accelerate-zero2":
+        p["hardware"].update(gpu="mi100", gpus=4)
+        rec.update(method="qlora", precision="bf16", attn="fa2", zero_stage=2, offload="optimizer",
+                   gradient_checkpointing=False, launcher="accelerate", micro_batch=2, grad_accum=8,
+                   optim="paged_adamw_8bit", use_reentrant=None,
+                   env={"HIP_VISIBLE_DEVICES": "0,1,2,3", "NCCL_P2P_DISABLE": "1"})
+        return p
+    if name == "freeze-pure-bf16-llamafactory-cli":
+        p["hardware"].update(gpu="mi300x", gpus=8)
+        rec.update(method="freeze", precision="pure_bf16", attn="sdpa", zero_stage=1, launcher="llamafactory-cli",
+                   micro_batch=8, grad_accum=1, freeze_trainable_layers=4, env={})
+        p["goal"]["stage"] = "dpo"
+        return p
+    raise KeyError(name)
+
+
+CASES = ("mi50-ddp-fp32", "single-bf16", "zero3-offload-2nodes", "qlora-accelerate-zero2",
+         "freeze-pure-bf16-llamafactory-cli")
+
+OPTS = ExportOptions(dataset_name="alpaca_en_demo", dataset_dir="/data/llama factory", output_dir="/runs/qwen-lora",
+                     template="qwen", partition="gpu", account="proj-42")
+
+
+def build(name: str, opts: ExportOptions = OPTS, formats=("all",)):
+    return B.build_bundle(plan_case(name), tuple(formats), opts)
+
+
+# ----------------------------------------------------------------------------- golden files
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_files(case):
+    bundle = build(case)
+    folder = GOLDEN / case
+    if UPDATE:
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        for name, text in bundle.files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+    expected = sorted(p.name for p in folder.iterdir())
+    assert sorted(bundle.files) == expected, f"files differ from {folder} (ROCM_TUNE_UPDATE_GOLDEN=1 regenerates)"
+    for name, text in bundle.files.items():
+        assert text == (folder / name).read_text(encoding="utf-8"), f"{case}/{name} differs from the golden file"
+
+
+def test_all_formats_follow_the_plan():
+    ddp = build("mi50-ddp-fp32")
+    assert "deepspeed.json" not in ddp.files  # zero_stage 0: nothing for DeepSpeed to do
+    z3 = build("zero3-offload-2nodes")
+    assert {"run.sh", "llamafactory.yaml", "deepspeed.json", "accelerate.yaml", "slurm.sbatch", "plan.json"} <= set(z3.files)
+
+
+# ----------------------------------------------------------------------------- shell safety
+
+NASTY = "/tmp/my dir/it's \"$HOME\" `id` $(echo pwned); a\\b"
+
+
+def nasty_case(name: str) -> dict:
+    p = plan_case(name)
+    p["recommended"]["env"] = dict(p["recommended"]["env"], HF_HOME=NASTY, WANDB_NAME="a b'c")
+    p["warnings"].append({"code": "x", "message": "line1\nrm -rf / $(boom)", "fix": "`x`"})
+    return p
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_scripts_pass_bash_n_and_shellcheck(tmp_path, case):
+    bundle = B.build_bundle(nasty_case(case), ("all",), OPTS.with_(master_port=29501))
+    out = tmp_path / "bundle with space $x"
+    B.write_bundle(bundle, str(out))
+    for script in ("run.sh", "slurm.sbatch"):
+        path = out / script
+        r = subprocess.run(["bash", "-n", str(path)], check=False, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        if SHELLCHECK:
+            r = subprocess.run([SHELLCHECK, "-s", "bash", str(path)], check=False, capture_output=True, text=True)
+            assert r.returncode == 0, r.stdout
+        assert os.stat(path).st_mode & stat.S_IXUSR
+
+
+def test_shellcheck_is_installed_or_skipped_visibly():
+    if not SHELLCHECK:
+        pytest.skip("shellcheck is not installed (apt-get install shellcheck); scripts only got bash -n")
+    assert subprocess.run([SHELLCHECK, "--version"], capture_output=True).returncode == 0
+
+
+STUB = """#!/usr/bin/env bash
+{
+  printf 'PROG=%s\\n' "$(basename "$0")"
+  printf 'CWD=%s\\n' "$PWD"
+  for a in "$@"; do printf 'ARG=%s\\n' "$a"; done
+  printf 'HF_HOME=%s\\n' "${HF_HOME-}"
+  printf 'HIP_VISIBLE_DEVICES=%s\\n' "${HIP_VISIBLE_DEVICES-}"
+  printf 'FORCE_TORCHRUN=%s\\n' "${FORCE_TORCHRUN-}"
+  printf 'NPROC_PER_NODE=%s\\n' "${NPROC_PER_NODE-}"
+  printf 'MASTER_ADDR=%s\\n' "${MASTER_ADDR-}"
+} > "$STUB_OUT"
+"""
+
+
+def run_with_stubs(tmp_path: Path, plan: dict, opts: ExportOptions = OPTS, extra_env: dict | None = None,
+                   args: tuple = ()) -> tuple[subprocess.CompletedProcess, dict]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for prog in ("torchrun", "deepspeed", "accelerate", "llamafactory-cli", "rocm-tune"):
+        (bin_dir / prog).write_text(STUB)
+        (bin_dir / prog).chmod(0o755)
+    out = tmp_path / "my bundle $HOME"
+    B.write_bundle(B.build_bundle(plan, ("sh",), opts), str(out), force=True)
+    record = tmp_path / "stub.txt"
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "STUB_OUT": str(record), "HOME": str(tmp_path)}
+    env.update(extra_env or {})
+    r = subprocess.run(["bash", str(out / "run.sh"), *args], check=False, capture_output=True, text=True, env=env, cwd="/")
+    seen: dict = {"ARG": []}
+    if record.exists():
+        for line in record.read_text().splitlines():
+            k, _, v = line.partition("=")
+            if k == "ARG":
+                seen["ARG"].append(v)
+            else:
+                seen[k] = v
+    seen["bundle"] = str(out)
+    return r, seen
+
+
+def test_run_sh_passes_nasty_values_literally(tmp_path):
+    r, seen = run_with_stubs(tmp_path, nasty_case("mi50-ddp-fp32"), args=("learning_rate=2.0e-5",))
+    assert r.returncode == 0, r.stderr
+    assert seen["PROG"] == "torchrun" and seen["CWD"] == seen["bundle"]
+    assert seen["HF_HOME"] == NASTY  # nothing expanded, nothing executed
+    assert seen["HIP_VISIBLE_DEVICES"] == "0,1"
+    assert seen["ARG"] == ["--standalone", "--nnodes", "1", "--nproc_per_node", "2", "-m", "llamafactory.launcher",
+                           "llamafactory.yaml", "learning_rate=2.0e-5"]
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_run_sh_launchers(tmp_path):
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"))
+    assert r.returncode == 0, r.stderr
+    assert seen["PROG"] == "llamafactory-cli" and seen["ARG"] == ["train", "llamafactory.yaml"]
+    assert seen["FORCE_TORCHRUN"] == ""
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(trainer="rocm-tune"))
+    assert seen["PROG"] == "rocm-tune" and seen["ARG"] == ["train", "llamafactory.yaml"]
+    r, seen = run_with_stubs(tmp_path, plan_case("freeze-pure-bf16-llamafactory-cli"))
+    assert seen["PROG"] == "llamafactory-cli" and seen["FORCE_TORCHRUN"] == "1" and seen["NPROC_PER_NODE"] == "8"
+    r, seen = run_with_stubs(tmp_path, plan_case("qlora-accelerate-zero2"))
+    assert seen["PROG"] == "accelerate"
+    assert seen["ARG"][:3] == ["launch", "--config_file", "accelerate.yaml"]
+    assert seen["ARG"][-3:] == ["-m", "llamafactory.launcher", "llamafactory.yaml"]
+    # deepspeed launcher, one node with visible devices -> --include
+    p = plan_case("mi50-ddp-fp32")
+    p["recommended"]["launcher"] = "deepspeed"
+    r, seen = run_with_stubs(tmp_path, p)
+    assert seen["PROG"] == "deepspeed" and seen["ARG"][:2] == ["--include", "localhost:0,1"]
+    assert "--module" in seen["ARG"]
+
+
+def test_multi_node_run_sh_needs_master_addr(tmp_path):
+    r, seen = run_with_stubs(tmp_path, plan_case("zero3-offload-2nodes"))
+    assert r.returncode != 0 and "set MASTER_ADDR" in r.stderr
+    r, seen = run_with_stubs(tmp_path, plan_case("zero3-offload-2nodes"), extra_env={"MASTER_ADDR": "10.0.0.1"})
+    assert r.returncode == 0, r.stderr
+    assert seen["PROG"] == "deepspeed"
+    assert seen["ARG"][:6] == ["--hostfile", "hostfile", "--num_nodes", "2", "--num_gpus", "8"]
+    assert "10.0.0.1" in seen["ARG"]
+
+
+def test_slurm_script_for_several_nodes():
+    text = build("zero3-offload-2nodes").files["slurm.sbatch"]
+    for line in ("#SBATCH --nodes=2", "#SBATCH --ntasks-per-node=1", "#SBATCH --gres=gpu:8",
+                 "#SBATCH --partition=gpu", "#SBATCH --account=proj-42"):
+        assert line in text.splitlines()
+    assert 'scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1' in text
+    assert "--rdzv_backend c10d" in text and "srun" in text and "--nproc_per_node 8" in text
+    assert "HIP_VISIBLE_DEVICES" not in build("mi50-ddp-fp32").files["slurm.sbatch"]  # --gres picks devices
+    with pytest.raises(UserError, match="partition"):
+        build("mi50-ddp-fp32", OPTS.with_(partition="gpu; rm -rf /"))
+    assert "#SBATCH --gres=dcu:8" in build("zero3-offload-2nodes", OPTS.with_(gres="dcu")).files["slurm.sbatch"]
+
+
+# ----------------------------------------------------------------------------- YAML / JSON content
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_yaml_and_json_round_trip(case):
+    bundle = build(case)
+    r = resolve(plan_case(case), OPTS)
+    lf = yaml.safe_load(bundle.files["llamafactory.yaml"])
+    assert lf == LF.as_dict(r, OPTS)
+    assert set(lf) <= set(LF.KNOWN_KEYS)
+    assert json.loads(bundle.files["plan.json"]) == plan_case(case)
+    acc = yaml.safe_load(bundle.files["accelerate.yaml"])
+    assert acc["num_processes"] == r.world_size and acc["num_machines"] == r.nodes
+    if r.uses_deepspeed:
+        ds = json.loads(bundle.files["deepspeed.json"])
+        assert ds == DS.config(r, OPTS)
+        assert lf["deepspeed"] == "deepspeed.json"
+        assert acc["distributed_type"] == "DEEPSPEED" and "mixed_precision" not in acc
+        assert acc["deepspeed_config"]["deepspeed_config_file"] == "deepspeed.json"
+    else:
+        assert "deepspeed" not in lf
+        assert acc["distributed_type"] == ("MULTI_GPU" if r.world_size > 1 else "NO")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_deepspeed_values_match_the_trainer(case):
+    r = resolve(plan_case(case), OPTS)
+    lf = LF.as_dict(r, OPTS)
+    ds = DS.config(r, OPTS)
+    assert ds["train_micro_batch_size_per_gpu"] == lf["per_device_train_batch_size"]
+    assert ds["gradient_accumulation_steps"] == lf["gradient_accumulation_steps"]
+    assert ds["train_batch_size"] == lf["per_device_train_batch_size"] * lf["gradient_accumulation_steps"] * r.world_size
+    assert ds["gradient_clipping"] == lf["max_grad_norm"]
+    assert ds["fp16"]["enabled"] == lf["fp16"] and ds["bf16"]["enabled"] == lf["bf16"]
+    assert ds["fp16"]["loss_scale"] == 0
+    z = ds["zero_optimization"]
+    assert z["stage"] == r.zero_stage
+    if r.offload in ("optimizer", "all"):
+        assert z["offload_optimizer"] == {"device": "cpu", "pin_memory": True}
+        assert ds["optimizer"]["params"]["lr"] == lf["learning_rate"]
+    else:
+        assert "offload_optimizer" not in z and "optimizer" not in ds
+    assert ("offload_param" in z) == (r.offload == "all")
+
+
+def test_precision_attention_and_method_switches():
+    q = LF.as_dict(resolve(plan_case("qlora-accelerate-zero2"), OPTS), OPTS)
+    assert q["finetuning_type"] == "lora" and q["quantization_bit"] == 4 and q["bf16"] is True
+    assert q["flash_attn"] == "fa2" and q["disable_gradient_checkpointing"] is True
+    assert q["optim"] == "paged_adamw_8bit" and q["ddp_find_unused_parameters"] is False
+    m = LF.as_dict(resolve(plan_case("mi50-ddp-fp32"), OPTS), OPTS)
+    assert m["flash_attn"] == "disabled" and m["bf16"] is False and m["fp16"] is False
+    assert m["use_reentrant_gc"] is False and "disable_gradient_checkpointing" not in m
+    assert m["lora_rank"] == 64 and m["lora_alpha"] == 128 and m["learning_rate"] == 1e-5
+    f = LF.as_dict(resolve(plan_case("freeze-pure-bf16-llamafactory-cli"), OPTS), OPTS)
+    assert f["pure_bf16"] is True and f["bf16"] is False and f["finetuning_type"] == "freeze"
+    assert f["freeze_trainable_layers"] == 4 and f["stage"] == "dpo" and "lora_rank" not in f
+    s = LF.as_dict(resolve(plan_case("single-bf16"), OPTS), OPTS)
+    assert "ddp_find_unused_parameters" not in s and "use_reentrant_gc" not in s
+
+
+@pytest.mark.slow
+def test_training_argument_names_exist_in_transformers():
+    from dataclasses import fields
+
+    from transformers import Seq2SeqTrainingArguments
+    from transformers.training_args import OptimizerNames
+
+    from rocm_tune.core.export.common import OPTIM
+
+    hf = {f.name for f in fields(Seq2SeqTrainingArguments)} | {"overwrite_output_dir"}  # LLaMA-Factory adds it
+    hf_keys = [k for k, where in LF.KNOWN_KEYS.items() if where == "training_args" and not k.startswith("warmup_")]
+    missing = [k for k in hf_keys if k not in hf]
+    assert not missing, f"not TrainingArguments fields in this transformers: {missing}"
+    assert LF.warmup_key_for_installed_transformers() in hf  # the spelling export picks by default exists
+    assert {o.value for o in OptimizerNames} >= set(OPTIM.values())
+
+
+def test_warmup_key_option():
+    r = resolve(plan_case("single-bf16"), OPTS)
+    assert LF.as_dict(r, OPTS)["warmup_ratio"] == 0.1
+    new = LF.as_dict(r, OPTS.with_(warmup_key="warmup_steps"))
+    assert new["warmup_steps"] == 0.1 and "warmup_ratio" not in new
+    # the built-in trainer reads warmup_ratio whatever transformers is installed
+    assert "warmup_ratio" in LF.as_dict(r, OPTS.with_(warmup_key="warmup_steps", trainer="rocm-tune"))
+
+
+@pytest.mark.parametrize("case", ["single-bf16", "mi50-ddp-fp32", "qlora-accelerate-zero2"])
+def test_builtin_trainer_reads_the_exported_yaml(case, tmp_path):
+    config = pytest.importorskip("rocm_tune.train.config")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text('{"model_type": "qwen2"}')
+    out = tmp_path / "bundle"
+    B.write_bundle(build(case, OPTS.with_(model=str(model), dataset_dir=str(tmp_path))), str(out))
+    lf = yaml.safe_load((out / "llamafactory.yaml").read_text())
+    if "use_reentrant_gc" in lf and "use_reentrant_gc" not in repr(vars(config)):
+        pytest.skip("rocm_tune.train.config does not know LLaMA-Factory's use_reentrant_gc yet")
+    cfg = config.config_from_dict(lf, base_dir=str(out))  # run.sh runs in the bundle directory
+    assert cfg.cutoff_len == lf["cutoff_len"] and cfg.per_device_train_batch_size == lf["per_device_train_batch_size"]
+
+
+@pytest.mark.slow
+def test_accelerate_reads_the_config(tmp_path):
+    pytest.importorskip("accelerate")
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    for case in ("mi50-ddp-fp32", "qlora-accelerate-zero2", "single-bf16"):
+        path = tmp_path / f"{case}.yaml"
+        path.write_text(build(case).files["accelerate.yaml"])
+        cfg = load_config_from_file(str(path))
+        r = resolve(plan_case(case), OPTS)
+        assert cfg.num_processes == r.world_size
+        assert str(cfg.distributed_type).endswith({0: "MULTI_GPU" if r.world_size > 1 else "NO"}.get(r.zero_stage, "DEEPSPEED"))
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def test_never_overwrites_without_force_and_writes_atomically(tmp_path):
+    out = tmp_path / "new" / "deep"
+    bundle = build("mi50-ddp-fp32")
+    written = B.write_bundle(bundle, str(out))
+    assert sorted(p.name for p in written) == sorted(bundle.files)
+    (out / "run.sh").write_text("# mine\n")
+    with pytest.raises(UserError, match=r"run\.sh already exists.*--force"):
+        B.write_bundle(bundle, str(out))
+    assert (out / "run.sh").read_text() == "# mine\n"  # untouched, and nothing else rewritten either
+    B.write_bundle(bundle, str(out), force=True)
+    assert (out / "run.sh").read_text() == bundle.files["run.sh"]
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temp files left
+    f = tmp_path / "afile"
+    f.write_text("x")
+    with pytest.raises(UserError, match="not a directory"):
+        B.write_bundle(bundle, str(f))
+
+
+def test_dataset_file_gets_a_dataset_info_entry(tmp_path):
+    from rocm_tune.core.dataset import analyze_dataset
+
+    data = tmp_path / "chat data.jsonl"
+    data.write_text("".join(json.dumps({"messages": [{"role": "user", "content": "hi " * i},
+                                                     {"role": "assistant", "content": "ok"}]}) + "\n"
+                            for i in range(1, 6)))
+    bundle = B.build_bundle(plan_case("single-bf16"), ("llamafactory",), ExportOptions(), dataset=str(data))
+    info = json.loads(bundle.files["dataset_info.json"])
+    entry = info["chat_data"]
+    assert entry["formatting"] == "sharegpt" and entry["columns"] == {"messages": "messages"}
+    assert entry["tags"]["role_tag"] == "role" and entry["file_name"] == str(data)
+    lf = yaml.safe_load(bundle.files["llamafactory.yaml"])
+    assert lf["dataset"] == "chat_data" and lf["dataset_dir"] == "."
+    out = tmp_path / "b"
+    B.write_bundle(bundle, str(out))
+    # our reader honours the entry the way LLaMA-Factory does: same samples through dataset_info.json
+    assert analyze_dataset(str(out), dataset_name="chat_data").lengths == analyze_dataset(str(data)).lengths
+
+
+def test_bad_plans_are_user_errors():
+    p = plan_case("mi50-ddp-fp32")
+    del p["recommended"]["cutoff_len"]
+    with pytest.raises(UserError, match="recommended.cutoff_len"):
+        B.build_bundle(p, ("all",), OPTS)
+    for field, value, pattern in (("precision", "fp8", "precision"), ("launcher", "mpirun", "launcher 'mpirun'"),
+                                  ("micro_batch", -1, "micro_batch"), ("zero_stage", 5, "zero_stage"),
+                                  ("attn", "flash", "attn")):
+        p = plan_case("mi50-ddp-fp32")
+        p["recommended"][field] = value
+        with pytest.raises(UserError, match=pattern):
+            B.build_bundle(p, ("all",), OPTS)
+    with pytest.raises(UserError, match="--format 'yml'"):
+        B.parse_formats("sh,yml")
+    with pytest.raises(UserError, match="needs a dataset"):
+        B.build_bundle(plan_case("mi50-ddp-fp32"), ("llamafactory",), ExportOptions())
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def test_cli_export_from_plan_file(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(plan_case("zero3-offload-2nodes")))
+    out = tmp_path / "bundle"
+    args = ["export", "--plan", str(plan), "--format", "sh,slurm", "-o", str(out), "--dataset-name", "d",
+            "--dataset-dir", "data"]
+    r = run_cli(*args)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["deepspeed.json", "llamafactory.yaml", "plan.json", "run.sh",
+                                                     "slurm.sbatch"]
+    lf = yaml.safe_load((out / "llamafactory.yaml").read_text())
+    assert lf["dataset_dir"] == str(Path.cwd() / "data")  # relative to where the user typed it
+    again = run_cli(*args)
+    assert again.returncode == 2 and "already exists" in again.stderr and "--force" in again.stderr
+    assert again.stderr.count("\n") == 1
+    assert run_cli(*args, "--force").returncode == 0
+
+
+def test_cli_errors_and_unfit_plan(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 1,\n "recommended": }')
+    r = run_cli("export", "--plan", str(bad), "-o", str(tmp_path / "o"))
+    assert r.returncode == 2 and "line 2" in r.stderr and "Traceback" not in r.stderr
+    r = run_cli("export", "--plan", str(tmp_path / "missing.json"), "-o", str(tmp_path / "o"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    unfit = plan_case("mi50-ddp-fp32")
+    unfit["fits"] = False
+    pf = tmp_path / "unfit.json"
+    pf.write_text(json.dumps(unfit))
+    r = run_cli("export", "--plan", str(pf), "-o", str(tmp_path / "u"), "--dataset-name", "d")
+    assert r.returncode == 1 and not (tmp_path / "u").exists()
+    r = run_cli("export", "--plan", str(pf), "-o", str(tmp_path / "u"), "--dataset-name", "d", "--allow-unfit")
+    assert r.returncode == 0 and (tmp_path / "u" / "run.sh").exists()
+
+
+def test_render_bundle_api_for_the_tui():
+    from rocm_tune.core.export import render_bundle
+
+    files = render_bundle(plan_case("single-bf16"), ["sh"], OPTS)
+    assert set(files) == {"run.sh", "llamafactory.yaml", "plan.json"}
+
+
+def test_core_export_imports_no_heavy_modules():
+    code = "import sys, rocm_tune.core.export.bundle; print([m for m in ('torch','transformers') if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_plan_dict_is_not_mutated():
+    p = plan_case("zero3-offload-2nodes")
+    before = copy.deepcopy(p)
+    B.build_bundle(p, ("all",), OPTS)
+    assert p == before
+
+
+def test_template_from_family_and_preset_hub_id():
+    assert LF.guess_template("qwen2", "Qwen2.5-7B-Instruct") == "qwen"
+    assert LF.guess_template("qwen2", "deepseek-r1-distill-qwen-32b") == "deepseekr1"
+    assert LF.guess_template("llama", "llama-3.1-8b") == "llama3"
+    assert LF.guess_template("baichuan", "baichuan2-7b-chat") == "baichuan2"
+    assert LF.guess_template("weird", "x") == "default"
+    p = plan_case("single-bf16")
+    p["model"].update(ref="qwen2.5-7b", name="qwen2.5-7b")
+    bundle = B.build_bundle(p, ("llamafactory",), ExportOptions(dataset_name="d"))
+    lf = yaml.safe_load(bundle.files["llamafactory.yaml"])
+    assert lf["template"] == "qwen"
+    assert lf["model_name_or_path"] == "Qwen/Qwen2.5-7B-Instruct"  # LLaMA-Factory cannot load a preset name
+    assert any("hub id of preset" in n for n in bundle.notes)
