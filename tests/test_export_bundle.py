@@ -513,3 +513,21 @@ def test_template_from_family_and_preset_hub_id():
     assert lf["template"] == "qwen"
     assert lf["model_name_or_path"] == "Qwen/Qwen2.5-7B-Instruct"  # LLaMA-Factory cannot load a preset name
     assert any("hub id of preset" in n for n in bundle.notes)
+
+
+def test_cli_export_with_plan_flags_runs_the_planner(tmp_path):
+    data = tmp_path / "alpaca.json"
+    data.write_text(json.dumps([{"instruction": "explain lora " * (i % 50 + 1), "output": "ok"} for i in range(200)]))
+    out = tmp_path / "b"
+    r = run_cli("export", "--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--gpus", "2", "--dataset", str(data),
+                "-o", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    plan = json.loads((out / "plan.json").read_text())
+    assert plan["hardware"]["gpu"] == "mi50-32gb" and plan["goal"]["dataset"] == str(data)
+    lf = yaml.safe_load((out / "llamafactory.yaml").read_text())
+    assert lf["cutoff_len"] == plan["recommended"]["cutoff_len"] and lf["bf16"] is False  # MI50 emulates bf16
+    assert lf["dataset"] == "alpaca" and json.loads((out / "dataset_info.json").read_text())["alpaca"]["file_name"] == str(data)
+    assert {Path(f).name for f in res["files"]} >= {"run.sh", "llamafactory.yaml", "plan.json", "slurm.sbatch"}
+    r = run_cli("export", "--plan", str(out / "plan.json"), "--model", "qwen2.5-7b", "-o", str(tmp_path / "c"))
+    assert r.returncode == 2 and "--plan cannot be combined" in r.stderr
