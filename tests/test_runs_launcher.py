@@ -229,3 +229,19 @@ def test_cli_bad_input_is_one_line_exit_2(argv, needle):
     out = run_cli(*argv)
     assert out.returncode == 2, out
     assert needle in out.stderr and out.stderr.strip().count("\n") == 0
+
+
+def test_cli_run_script_and_dir(tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("echo from-script $1 \"$GREETING\"\nexit 0\n")
+    out = run_cli("run", "--script", str(script), "--env", "GREETING=hi", "--dir", str(tmp_path / "rd"), "--json")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    assert info["kind"] == "script" and info["name"] == "job" and info["dir"] == str((tmp_path / "rd").resolve())
+    wait_for(lambda: find_run(info["id"]).status == "finished")
+    assert (tmp_path / "rd" / "stdout.log").read_text() == "from-script hi\n"
+    ex = json.loads((tmp_path / "rd" / "exit.json").read_text())
+    assert ex["status"] == "finished" and ex["returncode"] == 0 and ex["signal"] is None and ex["ended_at"] > 0
+    # the placed run is listed through its pointer and found by its directory
+    assert find_run(str(tmp_path / "rd")).id == info["id"]
+    assert [r["id"] for r in json.loads(run_cli("runs", "--json", "--all").stdout)["runs"]] == [info["id"]]
