@@ -8,8 +8,17 @@ import pytest
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.train.config import config_from_dict
-from rocm_tune.train.data import (IGNORE_INDEX, Collator, build_datasets, encode, load_conversations, pack,
-                                  read_records, resolve_dataset_files, to_messages)
+from rocm_tune.train.data import (
+    IGNORE_INDEX,
+    Collator,
+    build_datasets,
+    encode,
+    load_conversations,
+    pack,
+    read_records,
+    resolve_dataset_files,
+    to_messages,
+)
 from rocm_tune.train.tiny import build_tokenizer, tiny_records
 
 

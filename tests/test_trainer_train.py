@@ -79,7 +79,7 @@ def test_methods_and_precisions(assets, tmp_path, kw, trainable_kind):
     from rocm_tune.train import trainer as T
 
     cfg = cfg_for(assets, tmp_path / "o", **kw)
-    model, tok = T.load_model_and_tokenizer(cfg, use_cpu=True)
+    model, _tok = T.load_model_and_tokenizer(cfg, use_cpu=True)
     model = T.apply_method(model, cfg)
     names = [n for n, p in model.named_parameters() if p.requires_grad]
     if callable(trainable_kind):

@@ -21,8 +21,7 @@ CHAT_TEMPLATE = (
 )
 SPECIAL = ["<pad>", "<unk>", "<|im_start|>", "<|im_end|>", "<|endoftext|>"]
 
-WORDS = ("red green blue cat dog sun moon tree river stone bird fish apple bread cloud rain "
-         "star wind fire snow").split()
+WORDS = ["red", "green", "blue", "cat", "dog", "sun", "moon", "tree", "river", "stone", "bird", "fish", "apple", "bread", "cloud", "rain", "star", "wind", "fire", "snow"]
 FACTS = {"cat": "meow", "dog": "woof", "sun": "hot", "snow": "cold", "fish": "swim", "bird": "fly",
          "fire": "burn", "rain": "wet"}
 NUMS = [str(i) for i in range(30)]

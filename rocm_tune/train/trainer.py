@@ -129,7 +129,7 @@ def _attn_impl(flash_attn: str) -> str:
     if flash_attn == "disabled":
         return "eager"
     try:
-        import flash_attn  # noqa: F401
+        import flash_attn
     except Exception:
         raise UserError("flash_attn: fa2 needs the flash-attn package, which does not import here; "
                         "use flash_attn: sdpa") from None
@@ -463,9 +463,9 @@ def _make_classes():
 def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path: str | None = None,
           max_steps: int | None = None) -> int:
     """Run one training; returns the process exit code (0 finished or stopped cleanly, 1 failed)."""
-    import torch
-
     import warnings
+
+    import torch
 
     warnings.filterwarnings("ignore", category=FutureWarning)
     rank, _local, world = _dist_info()
@@ -584,7 +584,7 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
                       "runtime_s": round(time.time() - t0, 3)})
         writer.close()
         return 130
-    except Exception as exc:  # noqa: BLE001 - record every crash in metrics.jsonl, then show it
+    except Exception as exc:
         oom = type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower()
         fail("oom" if oom else "exception", f"{type(exc).__name__}: {exc}")
         raise

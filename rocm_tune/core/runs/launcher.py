@@ -160,7 +160,7 @@ def stop_run(ref: str, grace: float = 10.0, wait_exit: float = 5.0) -> rd.RunInf
     """SIGTERM the run's process group, wait up to `grace` s, then SIGKILL the rest of the group.
 
     Returns the RunInfo afterwards (status "stopped"). A run that is not running is returned as is."""
-    if grace < 0 or grace != grace:
+    if not grace >= 0:  # also refuses NaN
         raise UserError(f"--grace must be 0 or more seconds, got {grace}")
     info = find_run(ref)
     d = Path(info.dir)

@@ -63,7 +63,7 @@ def _run_dirs(root: Path) -> list[Path]:
     return out
 
 
-def list_runs(all: bool = True, limit: int | None = None) -> list[RunInfo]:  # noqa: A002
+def list_runs(all: bool = True, limit: int | None = None) -> list[RunInfo]:
     """Known runs, newest first. `all=False` keeps running runs plus the `limit` (default 20) newest."""
     infos: list[RunInfo] = []
     for d in _run_dirs(runs_root()):

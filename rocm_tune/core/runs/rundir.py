@@ -472,7 +472,7 @@ def launch(command: list[str], **kwargs: Any) -> RunInfo:
     return _launch(command, **kwargs)
 
 
-def list_runs(all: bool = True, limit: int | None = None) -> list[RunInfo]:  # noqa: A002
+def list_runs(all: bool = True, limit: int | None = None) -> list[RunInfo]:
     from rocm_tune.core.runs.registry import list_runs as _list
 
     return _list(all=all, limit=limit)
