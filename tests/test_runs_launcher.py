@@ -245,3 +245,19 @@ def test_cli_run_script_and_dir(tmp_path):
     # the placed run is listed through its pointer and found by its directory
     assert find_run(str(tmp_path / "rd")).id == info["id"]
     assert [r["id"] for r in json.loads(run_cli("runs", "--json", "--all").stdout)["runs"]] == [info["id"]]
+
+
+def test_registry_ignores_garbage(tmp_path):
+    root = runs_root()
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "broken").mkdir()
+    (root / "broken" / "run.json").write_text("{not json")
+    (root / "pointer.json").write_text('{"dir": 5}')
+    (root / "dangling.json").write_text(json.dumps({"id": "x", "dir": str(tmp_path / "gone")}))
+    (root / "notes.txt").write_text("hello")
+    good = launch(["true"], name="good")
+    assert [r.id for r in list_runs()] == [good.id]
+    with pytest.raises(UserError, match="not a rocm-tune run directory"):
+        rd.load_run(root / "broken")
+    out = run_cli("runs")
+    assert out.returncode == 0 and good.id in out.stdout
