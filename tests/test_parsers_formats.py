@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_tune.core.runs.history import History
 from rocm_tune.core.runs.parsers import (
     GIB,
     TextParser,
@@ -63,7 +64,7 @@ def test_llamafactory_trainer_log_jsonl():
     truth = _state_steps()
     assert all(e.loss == truth[e.step]["loss"] for e in steps)
     assert steps[1].learning_rate == 0.00025
-    assert steps[-1].get("elapsed_s") == 5.0
+    assert steps[-1].get("elapsed_time") == "0:00:05"
     # the last line (after train_runtime is logged) carries no loss: progress
     assert evs[-1].kind == "progress" and evs[-1].step == 36
 
@@ -78,8 +79,10 @@ def test_llamafactory_record_vram_and_throughput_fields():
     assert e.tokens_per_s == 1234.56
     assert e.get("vram_allocated_bytes") == int(30.5 * GIB)
     assert e.get("vram_reserved_bytes") == int(31.25 * GIB)
-    assert e.get("elapsed_s") == 3723
-    assert e.get("remaining_s") == 86401
+    h = History()
+    h.add(e)
+    assert h.source_elapsed_s == 3723 and h.source_remaining_s == 86401
+    assert h.vram[0] == {"allocated_bytes": int(30.5 * GIB), "reserved_bytes": int(31.25 * GIB)}
     ev = event_from_llamafactory({"current_steps": 50, "total_steps": 100, "eval_loss": 1.1, "epoch": 0.5})
     assert ev.kind == "eval" and ev.loss == 1.1
 

@@ -246,9 +246,12 @@ class AlertEngine:
 
     def feed_many(self, events: Iterable[Event]) -> list[Alert]:
         out: list[Alert] = []
+        feed = self.feed
         for ev in events:
-            if ev.kind != "progress":
-                out.extend(self.feed(ev))
+            if ev[0] != "progress":
+                a = feed(ev)
+                if a:
+                    out.extend(a)
         return out
 
     def feed(self, ev: Event) -> list[Alert]:
@@ -291,8 +294,15 @@ class AlertEngine:
         return out
 
     def _step(self, ev: Event) -> list[Alert]:
-        out: list[Alert] = []
         loss, gn = ev.loss, ev.grad_norm
+        # fast path: an ordinary step (finite positive loss, finite or no grad_norm, no stall pending)
+        if loss.__class__ is float and 0.0 < loss < math.inf and (gn is None or 0.0 <= gn < math.inf) \
+                and self._stall_step is None:
+            self._prev_loss = loss
+            self._zero_streak = 0
+            self._seen_good_step = True
+            return []
+        out: list[Alert] = []
         evidence = ev.line or f"step {ev.step}: loss={loss} grad_norm={gn} lr={ev.learning_rate}"
         if loss is not None and loss == 0.0 and (self._prev_loss is not None and self._prev_loss > 0.0 or _bad(gn)):
             self._zero_streak += 1

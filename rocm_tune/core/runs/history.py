@@ -26,7 +26,7 @@ import math
 from collections import deque
 from typing import Iterable
 
-from rocm_tune.core.runs.parsers import Event
+from rocm_tune.core.runs.parsers import Event, parse_hms
 
 # Series names (stable, used by the TUI).
 METRICS = (
@@ -51,7 +51,8 @@ class Series:
     Appending is O(1) amortised; memory is O(full + old_cap) whatever the run length.
     """
 
-    __slots__ = ("name", "full", "old_cap", "_steps", "_values", "_old_steps", "_old_values", "count")
+    __slots__ = ("name", "full", "old_cap", "_steps", "_values", "_old_steps", "_old_values", "count", "_stride",
+                 "_phase")
 
     def __init__(self, name: str, full: int = 2048, old_cap: int = 2048):
         self.name = name
@@ -62,6 +63,8 @@ class Series:
         self._old_steps: list[int] = []
         self._old_values: list[float] = []
         self.count = 0  # points ever appended
+        self._stride = 1
+        self._phase = 0
 
     def append(self, step: int, value: float) -> None:
         self._steps.append(step)
@@ -72,14 +75,17 @@ class Series:
 
     def _compact(self) -> None:
         cut = len(self._steps) - self.full
-        self._old_steps.extend(self._steps[:cut])
-        self._old_values.extend(self._values[:cut])
+        first = (-self._phase) % self._stride
+        self._old_steps.extend(self._steps[first:cut:self._stride])
+        self._old_values.extend(self._values[first:cut:self._stride])
+        self._phase = (self._phase + cut) % self._stride
         del self._steps[:cut]
         del self._values[:cut]
         while len(self._old_steps) > self.old_cap:
-            # keep the oldest point and every other one: resolution halves, the shape stays.
+            # keep every other old point: resolution halves uniformly, the shape stays.
             self._old_steps = self._old_steps[::2]
             self._old_values = self._old_values[::2]
+            self._stride *= 2
 
     def __len__(self) -> int:
         return len(self._old_steps) + len(self._steps)
@@ -113,6 +119,97 @@ class Series:
         self.count = 0
 
 
+# Per-step metrics live in one row store (a tuple per logged step: one append instead of eight);
+# the series of these metrics are views over it.
+ROW_METRICS = ("loss", "loss_smooth", "learning_rate", "grad_norm", "tokens_per_s", "samples_per_s",
+               "step_time_s", "vram_allocated_bytes")
+_COL = {name: i + 1 for i, name in enumerate(ROW_METRICS)}
+
+
+class _Rows:
+    """Rows (step, *ROW_METRICS), newest `full` at full resolution, older decimated to <= `old_cap`."""
+
+    __slots__ = ("full", "old_cap", "recent", "old", "count", "stride", "_phase")
+
+    def __init__(self, full: int, old_cap: int):
+        self.full = max(2, int(full))
+        self.old_cap = max(2, int(old_cap))
+        self.recent: list[tuple] = []
+        self.old: list[tuple] = []
+        self.count = 0
+        self.stride = 1      # the old part keeps every stride-th row (uniform over the whole run)
+        self._phase = 0      # rows retired since the last kept one
+
+    def compact(self) -> None:
+        cut = len(self.recent) - self.full
+        retired = self.recent[:cut]
+        del self.recent[:cut]
+        self.old.extend(retired[(-self._phase) % self.stride::self.stride])
+        self._phase = (self._phase + len(retired)) % self.stride
+        while len(self.old) > self.old_cap:
+            self.old = self.old[::2]
+            self.stride *= 2
+            self._phase = 0 if not self.old else self._phase
+
+    def clear(self) -> None:
+        self.recent.clear()
+        self.old.clear()
+        self.count = 0
+
+
+class SeriesView:
+    """A per-step metric as (step, value) points: same read API as `Series`, backed by the row store."""
+
+    __slots__ = ("name", "_rows", "_col")
+
+    def __init__(self, name: str, rows: _Rows):
+        self.name = name
+        self._rows = rows
+        self._col = _COL[name]
+
+    @property
+    def count(self) -> int:
+        return self._rows.count
+
+    def _iter_rev(self):
+        c = self._col
+        for rows in (self._rows.recent, self._rows.old):
+            for r in reversed(rows):
+                v = r[c]
+                if v is not None:
+                    yield r[0], v
+
+    def points(self, last: int | None = None) -> list[tuple[int, float]]:
+        if last is not None:
+            if last <= 0:
+                return []
+            out = []
+            for p in self._iter_rev():
+                out.append(p)
+                if len(out) >= last:
+                    break
+            out.reverse()
+            return out
+        c = self._col
+        return [(r[0], r[c]) for rows in (self._rows.old, self._rows.recent) for r in rows if r[c] is not None]
+
+    def values(self, last: int | None = None) -> list[float]:
+        return [v for _, v in self.points(last)]
+
+    @property
+    def last(self) -> tuple[int, float] | None:
+        for p in self._iter_rev():
+            return p
+        return None
+
+    def __len__(self) -> int:
+        c = self._col
+        return sum(1 for rows in (self._rows.old, self._rows.recent) for r in rows if r[c] is not None)
+
+
+_INF = (math.inf, -math.inf)
+
+
 def _finite(x: float | None) -> bool:
     return x is not None and x == x and x not in (math.inf, -math.inf)
 
@@ -121,7 +218,10 @@ class History:
     """Everything known about a run's progress, bounded in memory. Feed it `Event`s."""
 
     def __init__(self, full: int = 2048, old_cap: int = 2048, step_time_window: int = 64):
-        self.series: dict[str, Series] = {m: Series(m, full, old_cap) for m in METRICS}
+        self._rows = _Rows(full, old_cap)
+        self.series: dict[str, Series | SeriesView] = {
+            m: SeriesView(m, self._rows) if m in _COL else Series(m, full, old_cap) for m in METRICS}
+        self._aux_gn = Series("grad_norm", full, old_cap)
         self.step: int | None = None
         self.total_steps: int | None = None
         self.num_train_epochs: float | None = None
@@ -143,8 +243,8 @@ class History:
         self.end_status: str | None = None        # finished | failed | stopped when the source says
         self.train_loss: float | None = None      # final average loss when the source logs it
         self.runtime_s: float | None = None       # source-reported runtime (end of training)
-        self.source_elapsed_s: float | None = None    # elapsed time as the source reports it
-        self.source_remaining_s: float | None = None  # remaining time as the source reports it
+        self._elapsed_raw = None     # elapsed / remaining time as the source reports it (parsed on read)
+        self._remaining_raw = None
         self.vram: dict[int, dict[str, int]] = {}     # rank -> {"allocated_bytes", "reserved_bytes"}
         self._step_times: deque[float] = deque(maxlen=max(4, step_time_window))
         self._rate_step_time: float | None = None  # from tqdm s/it
@@ -154,8 +254,20 @@ class History:
     # ------------------------------------------------------------------ feeding
     def extend(self, events: Iterable[Event]) -> None:
         add = self.add
+        add_step = self._add_step
+        start, last = self.start_time, self.last_time
         for ev in events:
-            add(ev)
+            if ev[0] == "step" and not ev[8]:
+                t = ev[2]
+                if t is not None:
+                    if start is None or t < start:
+                        start = self.start_time = t
+                    if last is None or t > last:
+                        last = self.last_time = t
+                add_step(ev)
+            else:
+                add(ev)
+                start, last = self.start_time, self.last_time
 
     def add(self, ev: Event) -> None:
         kind = ev.kind
@@ -207,7 +319,8 @@ class History:
         gn = ev.grad_norm
         if gn is None or ev.step is None or self._primary_gn:
             return
-        s = self.series["grad_norm"]
+        s = self._aux_gn
+        self.series["grad_norm"] = s
         last = s.last
         if last is None or ev.step > last[0]:
             s.append(ev.step, gn)
@@ -215,7 +328,7 @@ class History:
                 self.grad_norm = gn
 
     def _add_step(self, ev: Event) -> None:
-        step = ev.step
+        (_, step, t, rank, loss, gn, lr, epoch, total, tps, sps, st, extra, _line) = ev
         if step is None:
             step = (self.step or 0) + 1
         if self.step is not None and step < self.step:
@@ -223,35 +336,28 @@ class History:
             self._prev_step_for_dt = None
         self.step = step
         self.steps_logged += 1
-        s = self.series
-        if ev.total_steps:
-            self.total_steps = ev.total_steps
-        if ev.epoch is not None:
-            self.epoch = ev.epoch
-        loss = ev.loss
+        if total:
+            self.total_steps = total
+        if epoch is not None:
+            self.epoch = epoch
+        sm = None
         if loss is not None:
             self.loss = loss
-            s["loss"].append(step, loss)
-            if _finite(loss):
+            if loss == loss and loss not in _INF:
                 sm = self.smoothed_loss
-                sm = loss if sm is None or not _finite(sm) else sm + EMA_ALPHA * (loss - sm)
+                sm = loss if sm is None else sm + EMA_ALPHA * (loss - sm)
                 self.smoothed_loss = sm
-                s["loss_smooth"].append(step, sm)
-        if ev.learning_rate is not None:
-            self.learning_rate = ev.learning_rate
-            s["learning_rate"].append(step, ev.learning_rate)
-        if ev.grad_norm is not None:
-            self._primary_gn = True
-            self.grad_norm = ev.grad_norm
-            s["grad_norm"].append(step, ev.grad_norm)
-        if ev.tokens_per_s is not None:
-            self.tokens_per_s = ev.tokens_per_s
-            s["tokens_per_s"].append(step, ev.tokens_per_s)
-        if ev.samples_per_s is not None:
-            self.samples_per_s = ev.samples_per_s
-            s["samples_per_s"].append(step, ev.samples_per_s)
-        st = ev.step_time_s
-        t = ev.time
+        if lr is not None:
+            self.learning_rate = lr
+        if gn is not None:
+            if not self._primary_gn:
+                self._primary_gn = True
+                self.series["grad_norm"] = SeriesView("grad_norm", self._rows)
+            self.grad_norm = gn
+        if tps is not None:
+            self.tokens_per_s = tps
+        if sps is not None:
+            self.samples_per_s = sps
         if st is None and t is not None:
             prev = self._prev_step_for_dt
             if prev is not None and step > prev[0] and t >= prev[1]:
@@ -259,34 +365,43 @@ class History:
         if t is not None:
             self._prev_step_for_dt = (step, t)
             self.last_step_time = t
-        if st is not None and _finite(st) and st >= 0:
-            self._step_times.append(st)
-            s["step_time_s"].append(step, st)
-        extra = ev.data
+        if st is not None:
+            if st >= 0 and st not in _INF:
+                self._step_times.append(st)
+            else:
+                st = None
+        va = None
         if extra:
             va = extra.get("vram_allocated_bytes")
             if va is not None:
-                rank = ev.rank or 0
-                d = self.vram.setdefault(rank, {})
+                r = rank or 0
+                d = self.vram.get(r)
+                if d is None:
+                    d = self.vram[r] = {}
                 d["allocated_bytes"] = int(va)
                 vr = extra.get("vram_reserved_bytes")
                 if vr is not None:
                     d["reserved_bytes"] = int(vr)
-                if rank == 0:
-                    s["vram_allocated_bytes"].append(step, float(va))
-            el = extra.get("elapsed_s")
+                if r != 0:
+                    va = None
+            el = extra.get("elapsed_time")
             if el is not None:
-                self.source_elapsed_s = el
-            rem = extra.get("remaining_s")
+                self._elapsed_raw = el
+            rem = extra.get("remaining_time")
             if rem is not None:
-                self.source_remaining_s = rem
+                self._remaining_raw = rem
             ls = extra.get("loss_scale")
             if ls is not None:
                 self.loss_scale = ls
-                s["loss_scale"].append(step, ls)
+                self.series["loss_scale"].append(step, ls)
             sk = extra.get("skipped")
             if sk is not None and sk > self.overflow_skips:
                 self.overflow_skips = int(sk)
+        rows = self._rows
+        rows.recent.append((step, loss, sm, lr, gn, tps, sps, st, va))
+        rows.count += 1
+        if len(rows.recent) >= 2 * rows.full:
+            rows.compact()
 
     def _add_progress(self, ev: Event) -> None:
         # tqdm bar (train bar only; parsers drop other bars) or a DeepSpeed step/throughput line:
@@ -305,12 +420,12 @@ class History:
                 self.last_step_time = ev.time
         extra = ev.data
         if extra:
-            el = extra.get("elapsed_s")
+            el = extra.get("elapsed_time")
             if el is not None:
-                self.source_elapsed_s = el
-            rem = extra.get("remaining_s")
+                self._elapsed_raw = el
+            rem = extra.get("remaining_time")
             if rem is not None:
-                self.source_remaining_s = rem
+                self._remaining_raw = rem
             sk = extra.get("skipped")
             if sk is not None and sk > self.overflow_skips:
                 self.overflow_skips = int(sk)
@@ -319,6 +434,15 @@ class History:
                 self.vram.setdefault(ev.rank or 0, {})["allocated_bytes"] = int(va)
 
     # ------------------------------------------------------------------ derived
+    @property
+    def source_elapsed_s(self) -> float | None:
+        """Elapsed seconds as the source reports it (LLaMA-Factory elapsed_time), None if it does not."""
+        return parse_hms(self._elapsed_raw) if self._elapsed_raw is not None else None
+
+    @property
+    def source_remaining_s(self) -> float | None:
+        return parse_hms(self._remaining_raw) if self._remaining_raw is not None else None
+
     def median_step_time_s(self) -> float | None:
         """Median of the recent step times (seconds per optimizer step), or the tqdm rate."""
         if self._step_times:

@@ -27,6 +27,8 @@ from rocm_tune.core.runs.parsers import Event, events_from_trainer_state, parser
 
 CHUNK = 8 * 2**20          # bytes read per batch
 MAX_LINE = 1 * 2**20       # a "line" longer than this is cut (binary junk without newlines)
+SAMPLE_TAIL = 8 * 2**20    # first read of a huge JSON-lines log: the newest bytes parsed line by line
+SAMPLE_POINTS = 16384      # ... and about this many ordinary step lines parsed from the older part
 
 
 class FileFollower:
@@ -186,6 +188,7 @@ class LineSource:
         self.path = str(path)
         self.parser = parser_for(kind)
         self.follower = FileFollower(path, split_cr=(kind == "text"), from_end=from_end)
+        self._lines_read = 0
 
     def poll(self, max_bytes: int | None = None) -> Iterator[list[Event]]:
         feed = self.parser.feed_lines
@@ -194,11 +197,29 @@ class LineSource:
             if evs or lines:
                 yield evs
 
-    def poll_lines(self, max_bytes: int | None = None) -> Iterator[tuple[list[str], list[Event]]]:
-        """Like poll(), also giving the raw lines of each batch (for a log pane)."""
+    def poll_lines(self, max_bytes: int | None = None, sample: bool = False
+                   ) -> Iterator[tuple[list[str], list[Event]]]:
+        """Like poll(), also giving the raw lines of each batch (for a log pane).
+
+        sample=True (the first read of a file): JSON-lines batches older than the newest
+        SAMPLE_TAIL bytes are read with a stride so that about SAMPLE_POINTS ordinary step lines of
+        the old part are parsed — History keeps only a decimated old part anyway. Lines that are
+        not ordinary steps (errors, NaN/Inf, zero loss, start/end/eval records) are always parsed,
+        and the newest SAMPLE_TAIL bytes are parsed line by line. Text logs are always read fully."""
         feed = self.parser.feed_lines
-        for lines in self.follower.read_batches(max_bytes):
-            yield lines, feed(lines)
+        fol = self.follower
+        can_sample = sample and self.kind in ("metrics", "llamafactory", "text")
+        size = fol.size() or 0 if can_sample else 0
+        start = fol.offset
+        for lines in fol.read_batches(max_bytes):
+            stride = 1
+            if can_sample and lines:
+                old_bytes = size - SAMPLE_TAIL - start
+                if fol.offset < size - SAMPLE_TAIL and old_bytes > 0:
+                    per_line = max(1.0, (fol.offset - start) / max(1, self._lines_read + len(lines)))
+                    stride = max(1, int(old_bytes / per_line / SAMPLE_POINTS))
+            self._lines_read += len(lines)
+            yield lines, (feed(lines, stride) if stride > 1 else feed(lines))
 
     def finish(self) -> list[Event]:
         """Parse the incomplete last line too (the writer has exited)."""

@@ -510,7 +510,8 @@ class Watcher:
 
     def __init__(self, target: str | Target, *, clock: Callable[[], float] = time.time, gpus: Any = False,
                  history: History | None = None, context: RunContext | None = None, tail_lines: int = 200,
-                 max_events: int = 2000, stall_factor: float = 5.0, stall_min_s: float = 120.0):
+                 max_events: int = 2000, stall_factor: float = 5.0, stall_min_s: float = 120.0,
+                 sample_first_read: bool = True):
         self.target = resolve_target(target)
         self.clock = clock
         self.history = history or History()
@@ -519,6 +520,7 @@ class Watcher:
         self.sources = [(s, make_source(s.kind, s.path)) for s in self.target.sources]
         self.log_tail: deque[str] = deque(maxlen=tail_lines)
         self.max_events = max_events
+        self.sample_first_read = sample_first_read
         self.process = ProcessState(self.target.pid, None, "unknown")
         self.gpu_samples: tuple = ()
         self.gpu_backend_name = "none"
@@ -579,7 +581,7 @@ class Watcher:
         for spec, src in self.sources:
             aux = spec.role == "aux"
             is_text = spec.kind == "text"
-            for batch in self._batches(src, is_text):
+            for batch in self._batches(src, first):
                 lines, evs = batch
                 n_lines += len(lines)
                 if is_text and lines:
@@ -595,11 +597,15 @@ class Watcher:
                 if not first:
                     evs = [e if e.time is not None else e.with_time(now) for e in evs]
                 hist.extend(evs)
-                for e in evs:
-                    if e.kind != "progress":
-                        new_alerts += eng.feed(e)
+                new_alerts += eng.feed_many(evs)
                 n_events += len(evs)
                 newest.extend(evs)
+        for _, src in self.sources:
+            parser = getattr(src, "parser", None)
+            sk = getattr(parser, "skipped_lines", 0)
+            if sk:
+                hist.steps_logged += sk  # ordinary step lines a sampled first read did not parse
+                parser.skipped_lines = 0
         if first and hist.last_step_time is None:
             # a log without times: the newest write is when the last step was logged
             mt = [m for m in (src.mtime() for _, src in self.sources) if m is not None]
@@ -620,10 +626,9 @@ class Watcher:
         new_alerts += eng.check(hist, now, self.process, self.gpu_samples)
         return PollResult(tuple(newest), n_events, tuple(new_alerts), n_lines, self.process)
 
-    @staticmethod
-    def _batches(src, is_text: bool) -> Iterable[tuple[list[str], list[Event]]]:
+    def _batches(self, src, first: bool) -> Iterable[tuple[list[str], list[Event]]]:
         if hasattr(src, "poll_lines"):
-            yield from src.poll_lines()
+            yield from src.poll_lines(sample=first and self.sample_first_read)
         else:
             for evs in src.poll():
                 yield [], evs
