@@ -75,10 +75,10 @@ class Series:
 
     def _compact(self) -> None:
         cut = len(self._steps) - self.full
-        first = (-self._phase) % self._stride
+        first = (-self._phase) % self._stride   # _phase: points retired so far (see _Rows.compact)
         self._old_steps.extend(self._steps[first:cut:self._stride])
         self._old_values.extend(self._values[first:cut:self._stride])
-        self._phase = (self._phase + cut) % self._stride
+        self._phase += cut
         del self._steps[:cut]
         del self._values[:cut]
         while len(self._old_steps) > self.old_cap:
@@ -138,18 +138,19 @@ class _Rows:
         self.old: list[tuple] = []
         self.count = 0
         self.stride = 1      # the old part keeps every stride-th row (uniform over the whole run)
-        self._phase = 0      # rows retired since the last kept one
+        self._phase = 0      # rows retired so far
 
     def compact(self) -> None:
         cut = len(self.recent) - self.full
         retired = self.recent[:cut]
         del self.recent[:cut]
+        # keep the rows whose index in the whole run is a multiple of stride: uniform, and halving
+        # the old part ([::2]) keeps exactly the multiples of 2 x stride
         self.old.extend(retired[(-self._phase) % self.stride::self.stride])
-        self._phase = (self._phase + len(retired)) % self.stride
+        self._phase += len(retired)
         while len(self.old) > self.old_cap:
             self.old = self.old[::2]
             self.stride *= 2
-            self._phase = 0 if not self.old else self._phase
 
     def clear(self) -> None:
         self.recent.clear()
