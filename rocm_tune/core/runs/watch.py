@@ -576,36 +576,9 @@ class Watcher:
         eng = self.alert_engine
         newest: deque[Event] = deque(maxlen=self.max_events)
         new_alerts: list[Alert] = []
-        n_events = 0
-        n_lines = 0
-        for spec, src in self.sources:
-            aux = spec.role == "aux"
-            is_text = spec.kind == "text"
-            for batch in self._batches(src, first):
-                lines, evs = batch
-                n_lines += len(lines)
-                if is_text and lines:
-                    self.log_tail.extend(lines[-self.log_tail.maxlen:] if self.log_tail.maxlen else lines)
-                if not evs:
-                    continue
-                if aux:
-                    steps = [e for e in evs if e.kind == "step"]
-                    for e in steps:
-                        hist.add_aux(e)
-                        new_alerts += eng.feed_aux_step(e)
-                    evs = [e for e in evs if e.kind in _AUX_KEEP]
-                if not first:
-                    evs = [e if e.time is not None else e.with_time(now) for e in evs]
-                hist.extend(evs)
-                new_alerts += eng.feed_many(evs)
-                n_events += len(evs)
-                newest.extend(evs)
-        for _, src in self.sources:
-            parser = getattr(src, "parser", None)
-            sk = getattr(parser, "skipped_lines", 0)
-            if sk:
-                hist.steps_logged += sk  # ordinary step lines a sampled first read did not parse
-                parser.skipped_lines = 0
+        counts = [0, 0]
+        was_alive = self.process.alive
+        self._read(first, now, newest, new_alerts, counts)
         if first and hist.last_step_time is None:
             # a log without times: the newest write is when the last step was logged
             mt = [m for m in (src.mtime() for _, src in self.sources) if m is not None]
@@ -616,15 +589,51 @@ class Watcher:
         self.process = process_state(self.target, hist)
         if self.process.alive is False and not self._finished_sources:
             self._finished_sources = True
+            if was_alive is not False:
+                # it died after our read: what it wrote last is there now
+                self._read(False, now, newest, new_alerts, counts)
             for spec, src in self.sources:
                 evs = src.finish()
                 if spec.role == "aux":
                     evs = [e for e in evs if e.kind in _AUX_KEEP]
                 hist.extend(evs)
                 new_alerts += eng.feed_many(evs)
+                newest.extend(evs)
+            self.process = process_state(self.target, hist)
         self._sample_gpus()
         new_alerts += eng.check(hist, now, self.process, self.gpu_samples)
-        return PollResult(tuple(newest), n_events, tuple(new_alerts), n_lines, self.process)
+        return PollResult(tuple(newest), counts[0], tuple(new_alerts), counts[1], self.process)
+
+    def _read(self, first: bool, now: float, newest: deque, new_alerts: list, counts: list) -> None:
+        hist = self.history
+        eng = self.alert_engine
+        for spec, src in self.sources:
+            aux = spec.role == "aux"
+            is_text = spec.kind == "text"
+            for lines, evs in self._batches(src, first):
+                counts[1] += len(lines)
+                if is_text and lines:
+                    self.log_tail.extend(lines[-self.log_tail.maxlen:] if self.log_tail.maxlen else lines)
+                if not evs:
+                    continue
+                if aux:
+                    for e in evs:
+                        if e.kind == "step":
+                            hist.add_aux(e)
+                            new_alerts += eng.feed_aux_step(e)
+                    evs = [e for e in evs if e.kind in _AUX_KEEP]
+                if not first:
+                    evs = [e if e.time is not None else e.with_time(now) for e in evs]
+                hist.extend(evs)
+                new_alerts += eng.feed_many(evs)
+                counts[0] += len(evs)
+                newest.extend(evs)
+        for _, src in self.sources:
+            parser = getattr(src, "parser", None)
+            sk = getattr(parser, "skipped_lines", 0)
+            if sk:
+                hist.steps_logged += sk  # ordinary step lines a sampled first read did not parse
+                parser.skipped_lines = 0
 
     def _batches(self, src, first: bool) -> Iterable[tuple[list[str], list[Event]]]:
         if hasattr(src, "poll_lines"):
