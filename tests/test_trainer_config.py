@@ -120,3 +120,20 @@ def test_cli_check_and_bad_config(tmp_path, model_dir, data_file):
     bad.write_text(yaml.safe_dump(base(model_dir, data_file, lora_rnak=8)))
     out = run_cli("train", str(bad))
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "lora_rnak" in out.stderr
+
+
+def test_llamafactory_use_reentrant_gc_and_fractional_warmup_steps(tmp_path):
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.train.config import config_from_dict
+
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "config.json").write_text('{"model_type": "qwen2"}')
+    data = tmp_path / "d.json"
+    data.write_text("[]")
+    base = {"model_name_or_path": str(model), "train_file": str(data)}
+    cfg = config_from_dict({**base, "use_reentrant_gc": False, "warmup_steps": 0.1})
+    assert cfg.use_reentrant_gc is False and cfg.warmup_steps == 0.1
+    assert config_from_dict({**base, "warmup_steps": 20}).warmup_steps == 20
+    with pytest.raises(UserError, match="warmup_steps"):
+        config_from_dict({**base, "warmup_steps": 2.5})

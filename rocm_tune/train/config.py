@@ -78,7 +78,7 @@ class TrainerConfig:
     max_steps: int = -1
     lr_scheduler_type: str = "linear"
     warmup_ratio: float = 0.0
-    warmup_steps: int = 0
+    warmup_steps: float = 0  # >= 1: steps; 0 < x < 1: a ratio (transformers >= 5.2 reads it so)
     max_grad_norm: float = 1.0
     adam_beta1: float = 0.9
     adam_beta2: float = 0.999
@@ -87,6 +87,7 @@ class TrainerConfig:
     fp16: bool = False
     pure_bf16: bool = False
     gradient_checkpointing: bool = True
+    use_reentrant_gc: bool = False  # LLaMA-Factory's name; DDP + LoRA needs False
     flash_attn: str = "auto"
     optim: str = "adamw_torch"
     deepspeed: str | None = None
@@ -284,6 +285,9 @@ def validate(cfg: TrainerConfig) -> None:
     if cfg.max_steps == -1 and cfg.num_train_epochs <= 0:
         raise UserError("num_train_epochs must be > 0 when max_steps is not set")
     _check_range("warmup_ratio", cfg.warmup_ratio, 0, 1)
+    _check_range("warmup_steps", cfg.warmup_steps, 0, 10**9)
+    if cfg.warmup_steps >= 1 and not float(cfg.warmup_steps).is_integer():
+        raise UserError(f"config key 'warmup_steps' must be a whole number of steps or a ratio below 1, got {cfg.warmup_steps}")
     _check_range("max_grad_norm", cfg.max_grad_norm, 0, 1e6)
     if sum((cfg.bf16, cfg.fp16)) > 1:
         raise UserError("bf16 and fp16 are both true; choose one precision")

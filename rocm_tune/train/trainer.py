@@ -262,7 +262,7 @@ def apply_method(model, cfg: TrainerConfig):
     """LoRA/DoRA/QLoRA via PEFT, freeze (last N layers trainable) or full; returns the model to train."""
     import torch
 
-    gc_kwargs = {"use_reentrant": False}
+    gc_kwargs = {"use_reentrant": cfg.use_reentrant_gc}
     if cfg.finetuning_type == "full":
         for p in model.parameters():
             p.requires_grad_(True)
@@ -520,7 +520,8 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
             learning_rate=cfg.learning_rate, weight_decay=cfg.weight_decay,
             num_train_epochs=cfg.num_train_epochs, max_steps=max_steps or cfg.max_steps,
             lr_scheduler_type=cfg.lr_scheduler_type,
-            warmup_steps=cfg.warmup_steps if cfg.warmup_steps else cfg.warmup_ratio,
+            # warmup_steps >= 1 counts steps; a fraction is a ratio (transformers >= 5.2 dropped warmup_ratio)
+            warmup_steps=(int(cfg.warmup_steps) if cfg.warmup_steps >= 1 else cfg.warmup_steps) or cfg.warmup_ratio,
             max_grad_norm=cfg.max_grad_norm,
             adam_beta1=cfg.adam_beta1, adam_beta2=cfg.adam_beta2, adam_epsilon=cfg.adam_epsilon,
             bf16=mixed and cfg.precision == "bf16", fp16=mixed and cfg.precision == "fp16",
@@ -539,7 +540,7 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
         names = set(getattr(TrainingArguments, "__dataclass_fields__", {}))
         gc = "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
         targs[gc] = cfg.gradient_checkpointing
-        targs[gc + "_kwargs"] = {"use_reentrant": False} if cfg.gradient_checkpointing else None
+        targs[gc + "_kwargs"] = {"use_reentrant": cfg.use_reentrant_gc} if cfg.gradient_checkpointing else None
         try:
             args = TrainingArguments(**targs)
         except (ValueError, ImportError) as exc:
