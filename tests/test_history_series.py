@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -24,7 +25,7 @@ def test_series_memory_is_bounded_and_uniform():
     steps = [p[0] for p in pts]
     assert steps[0] == 1 and steps[-1] == 100_000 and steps == sorted(steps)
     assert steps[-100:] == list(range(99_901, 100_001))       # newest at full resolution
-    gaps = {b - a for a, b in zip(steps[:90], steps[1:90])}
+    gaps = {b - a for a, b in itertools.pairwise(steps[:90])}
     assert len(gaps) == 1 and gaps.pop() > 100                 # old part evenly decimated
     assert s.count == 100_000 and s.last == (100_000, 100_000.0)
     assert s.points(last=3) == [(99_998, 99_998.0), (99_999, 99_999.0), (100_000, 100_000.0)]

@@ -175,7 +175,7 @@ def test_follower_chunking_gives_the_same_lines_as_one_read(tmp_path, data, cuts
     f = FileFollower(str(p), split_cr=True)
     got: list[str] = []
     prev = 0
-    for c in sorted(set(min(c, len(data)) for c in cuts)) + [len(data)]:
+    for c in sorted({min(c, len(data)) for c in cuts}) + [len(data)]:
         with open(p, "ab") as fh:
             fh.write(data[prev:c])
         prev = c

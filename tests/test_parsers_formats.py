@@ -99,11 +99,11 @@ def test_metrics_jsonl_all_record_types():
     kinds = [e.kind for e in evs]
     assert kinds[0] == "start" and kinds[-1] == "end"
     assert kinds.count("step") == 20 and "eval" in kinds and "checkpoint" in kinds
-    s = [e for e in evs if e.kind == "step"][0]
+    s = next(e for e in evs if e.kind == "step")
     assert s.step == 1 and s.time == 1736300002.0 and s.tokens_per_s == 2048.0
     assert s.get("vram_allocated_bytes") == 5 * GIB
     nan = metrics_parser().feed_lines(_lines(LOGS / "alert-nan-loss-metrics.jsonl"))
-    bad = [e for e in nan if e.kind == "step" and e.step == 8][0]
+    bad = next(e for e in nan if e.kind == "step" and e.step == 8)
     assert bad.loss != bad.loss and bad.grad_norm == float("inf")
 
 
@@ -152,17 +152,17 @@ def test_deepspeed_step_and_throughput_lines():
 
 
 @pytest.mark.parametrize("text, expect", [
-    ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB. GPU 3 has a total capacity of "
+    (("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB. GPU 3 has a total capacity of "
      "63.98 GiB of which 1.12 GiB is free. Of the allocated memory 49.80 GiB is allocated by PyTorch, and "
-     "11.07 GiB is reserved by PyTorch but unallocated.",
+     "11.07 GiB is reserved by PyTorch but unallocated."),
      {"backend": "HIP", "tried_bytes": int(1.45 * GIB), "gpu": 3, "total_bytes": int(63.98 * GIB),
       "free_bytes": int(1.12 * GIB), "allocated_bytes": int(49.80 * GIB),
       "reserved_unallocated_bytes": int(11.07 * GIB)}),
-    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
-     "79.19 GiB of which 1.72 GiB is free. Process 3123019 has 77.46 GiB memory in use.",
+    (("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+     "79.19 GiB of which 1.72 GiB is free. Process 3123019 has 77.46 GiB memory in use."),
      {"backend": "CUDA", "tried_bytes": 2 * GIB, "gpu": 0, "free_bytes": int(1.72 * GIB)}),
-    ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; "
-     "14.56 GiB already allocated; 3.75 MiB free; 14.74 GiB reserved in total by PyTorch)",
+    (("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; "
+     "14.56 GiB already allocated; 3.75 MiB free; 14.74 GiB reserved in total by PyTorch)"),
      {"backend": "CUDA", "tried_bytes": 20 * 2**20, "total_bytes": int(15.78 * GIB),
       "allocated_bytes": int(14.56 * GIB), "free_bytes": int(3.75 * 2**20), "reserved_bytes": int(14.74 * GIB)}),
 ])

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from rocm_tune.core.runs.parsers import GIB, Event
 
@@ -68,7 +69,7 @@ def _bad(x: float | None) -> bool:
     return x is not None and (x != x or x in (math.inf, -math.inf))
 
 
-def _gib(n: int | float | None) -> str:
+def _gib(n: float | None) -> str:
     if n is None:
         return "?"
     if abs(n) < GIB:
@@ -420,7 +421,7 @@ class AlertEngine:
         if alive is False and status not in (None, "finished", "running", "unknown"):
             code = getattr(process, "exit_code", None)
             sig = getattr(process, "signal", None)
-            how = f"exit code {code}" if code is not None else ("signal %s" % sig if sig else "exit status unknown")
+            how = f"exit code {code}" if code is not None else (f"signal {sig}" if sig else "exit status unknown")
             ev_line = f"process {getattr(process, 'pid', '?')} {status}: {how}; last step {history.step}"
             fix = "read the end of the log for the error (`rocm-tune attach TARGET --plain` or stdout.log)"
             if code in (137, -9) or sig == 9:

@@ -27,12 +27,12 @@ signatures and the end-of-training line, but their step dicts are ignored so ste
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runs.alerts import Alert, AlertEngine, RunContext, load_context
@@ -342,7 +342,7 @@ def resolve_target(target: str | Target) -> Target:
         if run_dir:
             rt = _rundir_target(spec, run_dir)
             pid, run_id = rt.pid, rt.run_id
-            srcs += [s if s.path != path else s for s in rt.sources if s.path != path and s.kind != "text"]
+            srcs += [s for s in rt.sources if s.path != path and s.kind != "text"]
             srcs = [srcs[0]] + [SourceSpec(s.kind, s.path, "aux") for s in srcs[1:]]
         if pid is None:
             pid = find_writer_pid([path])
@@ -665,9 +665,8 @@ class Watcher:
         if p.alive is False:
             return True
         h = self.history
-        if p.alive is None and (h.ended or (h.total_steps and h.step is not None and h.step >= h.total_steps)):
-            return True
-        return False
+        return bool(p.alive is None and (h.ended or (h.total_steps and h.step is not None
+                                                     and h.step >= h.total_steps)))
 
     def exit_code(self) -> int:
         """Exit code when known; else 0 if the log ended normally, 1 if the process vanished."""
@@ -747,11 +746,9 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
     w = Watcher(target, clock=clock, gpus=False)
 
     def emit(text: str) -> None:
-        try:
-            out.write(text + "\n")
-            out.flush()
-        except BrokenPipeError:
-            raise
+        out.write(text + "\n")
+        out.flush()
+
     polls = 0
     state: dict = {}
     try:
