@@ -22,8 +22,8 @@ import tracemalloc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rocm_tune.core.runs import parsers  # noqa: E402
-from rocm_tune.core.runs.watch import Watcher  # noqa: E402
+from rocm_tune.core.runs import parsers
+from rocm_tune.core.runs.watch import Watcher
 
 
 def metrics_lines(n: int, start: int = 1) -> list[str]:
@@ -68,8 +68,7 @@ KINDS = {
 def bench(name: str, gen, lines: int, follow_lines: int, tmp: str) -> dict:
     path = os.path.join(tmp, name)
     with open(path, "w") as fh:
-        for s in range(0, lines, 100_000):
-            fh.write("\n".join(gen(min(100_000, lines - s), start=s // LINES_PER_STEP[name] + 1)) + "\n")
+        fh.writelines("\n".join(gen(min(100_000, lines - s), start=s // LINES_PER_STEP[name] + 1)) + "\n" for s in range(0, lines, 100_000))
     size = os.path.getsize(path)
     # full load
     t = time.perf_counter()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Iterable
+from collections.abc import Iterable
 
 from rocm_tune.core.runs.parsers import Event, parse_hms
 
@@ -51,8 +51,18 @@ class Series:
     Appending is O(1) amortised; memory is O(full + old_cap) whatever the run length.
     """
 
-    __slots__ = ("name", "full", "old_cap", "_steps", "_values", "_old_steps", "_old_values", "count", "_stride",
-                 "_phase")
+    __slots__ = (
+        "_old_steps",
+        "_old_values",
+        "_phase",
+        "_steps",
+        "_stride",
+        "_values",
+        "count",
+        "full",
+        "name",
+        "old_cap",
+    )
 
     def __init__(self, name: str, full: int = 2048, old_cap: int = 2048):
         self.name = name
@@ -129,7 +139,7 @@ _COL = {name: i + 1 for i, name in enumerate(ROW_METRICS)}
 class _Rows:
     """Rows (step, *ROW_METRICS), newest `full` at full resolution, older decimated to <= `old_cap`."""
 
-    __slots__ = ("full", "old_cap", "recent", "old", "count", "stride", "_phase")
+    __slots__ = ("_phase", "count", "full", "old", "old_cap", "recent", "stride")
 
     def __init__(self, full: int, old_cap: int):
         self.full = max(2, int(full))
@@ -161,7 +171,7 @@ class _Rows:
 class SeriesView:
     """A per-step metric as (step, value) points: same read API as `Series`, backed by the row store."""
 
-    __slots__ = ("name", "_rows", "_col")
+    __slots__ = ("_col", "_rows", "name")
 
     def __init__(self, name: str, rows: _Rows):
         self.name = name

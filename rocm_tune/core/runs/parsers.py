@@ -23,7 +23,8 @@ import ast
 import json
 import math
 import re
-from typing import Any, Callable, Mapping, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 try:  # optional C JSON parser (several times faster); the stdlib is the fallback
     import orjson as _orjson  # type: ignore
@@ -65,7 +66,7 @@ class Event(NamedTuple):
         d = self.data
         return default if d is None else d.get(key, default)
 
-    def with_time(self, t: float) -> "Event":
+    def with_time(self, t: float) -> Event:
         return self._replace(time=t)
 
 
@@ -418,17 +419,17 @@ def llamafactory_parser() -> JsonlParser:
 
 
 # ----------------------------------------------------------------------------- out of memory
-_OOM_TRIED = re.compile(r"(HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate ([\d.]+) ?([KMGT]i?B)", re.I)
+_OOM_TRIED = re.compile(r"(HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate ([\d.]+) ?([KMGT]i?B)", re.IGNORECASE)
 _OOM_NEW = re.compile(
-    r"GPU (\d+) has a total capac(?:i)?ty of ([\d.]+) ?([KMGT]i?B) of which ([\d.]+) ?([KMGT]i?B) is free", re.I)
+    r"GPU (\d+) has a total capac(?:i)?ty of ([\d.]+) ?([KMGT]i?B) of which ([\d.]+) ?([KMGT]i?B) is free", re.IGNORECASE)
 _OOM_OLD = re.compile(
     r"\(GPU (\d+); ([\d.]+) ?([KMGT]i?B) total capacity; ([\d.]+) ?([KMGT]i?B) already allocated; "
-    r"([\d.]+) ?([KMGT]i?B) free", re.I)
-_OOM_INUSE = re.compile(r"this process has ([\d.]+) ?([KMGT]i?B) memory in use", re.I)
-_OOM_ALLOC = re.compile(r"Of the allocated memory ([\d.]+) ?([KMGT]i?B) is allocated by PyTorch", re.I)
-_OOM_RESV = re.compile(r"([\d.]+) ?([KMGT]i?B) is reserved by PyTorch but unallocated", re.I)
-_OOM_RESV_OLD = re.compile(r"([\d.]+) ?([KMGT]i?B) reserved in total by PyTorch", re.I)
-_OOM_ANY = re.compile(r"out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|hipErrorOutOfMemory", re.I)
+    r"([\d.]+) ?([KMGT]i?B) free", re.IGNORECASE)
+_OOM_INUSE = re.compile(r"(?:this process|Process \d+) has ([\d.]+) ?([KMGT]i?B) memory in use", re.IGNORECASE)
+_OOM_ALLOC = re.compile(r"Of the allocated memory ([\d.]+) ?([KMGT]i?B) is allocated by PyTorch", re.IGNORECASE)
+_OOM_RESV = re.compile(r"([\d.]+) ?([KMGT]i?B) is reserved by PyTorch but unallocated", re.IGNORECASE)
+_OOM_RESV_OLD = re.compile(r"([\d.]+) ?([KMGT]i?B) reserved in total by PyTorch", re.IGNORECASE)
+_OOM_ANY = re.compile(r"out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED|hipErrorOutOfMemory", re.IGNORECASE)
 
 
 def parse_oom(text: str) -> dict | None:
@@ -467,18 +468,18 @@ def parse_oom(text: str) -> dict | None:
 # ----------------------------------------------------------------------------- text logs
 # Known failure signatures in text logs -> signal name (alerts map them to codes and fixes).
 SIGNATURES: tuple[tuple[str, re.Pattern], ...] = (
-    ("hipblaslt-unsupported", re.compile(r"hipBLASLt on an unsupported architecture|hipBLASLt.{0,40}not supported", re.I)),
+    ("hipblaslt-unsupported", re.compile(r"hipBLASLt on an unsupported architecture|hipBLASLt.{0,40}not supported", re.IGNORECASE)),
     ("version-check", re.compile(r"(\w[\w\-]*(?:[<>=!~]=?[\w.*+]+,?)+) is required for a normal functioning of this module, but found ([\w\-]+==?[\w.+]+)")),
     ("mark-ready-twice", re.compile(r"Expected to mark a variable ready only once")),
     ("loss-scale-minimum", re.compile(r"Current loss scale already at minimum")),
-    ("collective-timeout", re.compile(r"Watchdog caught collective operation timeout|NCCL timeout|RCCL timeout|ProcessGroupNCCL.*Timeout", re.I)),
+    ("collective-timeout", re.compile(r"Watchdog caught collective operation timeout|NCCL timeout|RCCL timeout|ProcessGroupNCCL.*Timeout", re.IGNORECASE)),
     ("barrier-unknown-device", re.compile(r"using GPU \d+ to perform barrier as devices used by this process are currently unknown")),
     ("traceback", re.compile(r"^Traceback \(most recent call last\)")),
-    ("nan-detected", re.compile(r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", re.I)),
+    ("nan-detected", re.compile(r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", re.IGNORECASE)),
 )
 _SIG_PREFILTER = re.compile(
     r"hipBLASLt|is required for a normal|mark a variable ready|loss scale already|Watchdog|[NR]CCL|barrier|Traceback|"
-    r"nan\b|inf\b|out of memory|OutOfMemory|ALLOC_FAILED|hipErrorOutOfMemory", re.I)
+    r"nan\b|inf\b|out of memory|OutOfMemory|ALLOC_FAILED|hipErrorOutOfMemory", re.IGNORECASE)
 
 _RANK_PREFIX = re.compile(r"^\[(?:rank|default)(\d+)\]:\s?")
 _DS_RANK = re.compile(r"\[Rank (\d+)\]")
@@ -486,9 +487,9 @@ _TQDM = re.compile(
     r"(?:^|[\s|:])(\d+)/(\d+) \[([\d:]+)<([\d:?]+)(?:,\s*([\d.]+|\?)\s*(s/it|it/s|s/step|step/s))?")
 _TQDM_DESC = re.compile(r"^\s*([^|]*?):?\s*\d+%\|")
 _DICT_KV = re.compile(r"""['"]([^'"]{1,80})['"]:\s*(?:'([^']*)'|"([^"]*)"|([^,}\s]+))""")
-_OVERFLOW = re.compile(r"OVERFLOW!|[Oo]verflow detected|loss scale overflow!|Gradient overflow\.\s*Skipping step", re.I)
+_OVERFLOW = re.compile(r"OVERFLOW!|[Oo]verflow detected|loss scale overflow!|Gradient overflow\.\s*Skipping step", re.IGNORECASE)
 _OVERFLOW_SCALE = re.compile(r"Attempted loss scale: ([\d.]+)(?:, reducing to ([\d.]+))?")
-_AMP_SCALE = re.compile(r"reducing loss scale to ([\d.e+]+)", re.I)
+_AMP_SCALE = re.compile(r"reducing loss scale to ([\d.e+]+)", re.IGNORECASE)
 _DS_STEP = re.compile(r"\bstep=(\d+), skipped=(\d+), lr=\[([^\],]+)")
 _DS_THROUGHPUT = re.compile(r"global_step=(\d+), RunningAvgSamplesPerSec=([\d.]+), CurrSamplesPerSec=([\d.]+)"
                             r"(?:, MemAllocated=([\d.]+)GB, MaxMemAllocated=([\d.]+)GB)?")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import glob
 import json
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 from rocm_tune.core.runs.parsers import Event, events_from_trainer_state, parser_for
 
