@@ -25,9 +25,9 @@ from collections.abc import Iterator
 
 from rocm_tune.core.runs.parsers import Event, events_from_trainer_state, parser_for
 
-CHUNK = 8 * 2**20          # bytes read per batch
+CHUNK = 2 * 2**20          # bytes read per batch
 MAX_LINE = 1 * 2**20       # a "line" longer than this is cut (binary junk without newlines)
-SAMPLE_TAIL = 8 * 2**20    # first read of a huge JSON-lines log: the newest bytes parsed line by line
+SAMPLE_TAIL = 2 * 2**20    # first read of a huge JSON-lines log: the newest bytes parsed line by line
 SAMPLE_POINTS = 16384      # ... and about this many ordinary step lines parsed from the older part
 
 
