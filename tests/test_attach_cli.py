@@ -153,3 +153,19 @@ def test_plain_follows_a_growing_log_until_the_writer_finishes(tmp_path):
     steps = [ln for ln in r.stdout.splitlines() if ln.startswith("step ")]
     assert [s.split()[1] for s in steps] == [f"{i}/6" for i in range(1, 7)]
     assert "# run finished" in r.stdout and "at step 6/6, train_loss 1.7000" in r.stdout
+
+
+def test_attach_a_command_started_with_rocm_tune_run(tmp_path):
+    """A plain command's run dir has no metrics.jsonl: its stdout.log gives the steps; exit code comes back."""
+    script = tmp_path / "w.py"
+    script.write_text(WRITER + "\nraise SystemExit(4)\n")
+    r = run_cli("run", "--name", "plaincmd", "--json", "--", sys.executable, str(script), "4", "0.2")
+    assert r.returncode == 0, r.stderr
+    rid = json.loads(r.stdout)["id"]
+    p = run_cli("attach", rid, "--plain", "--interval", "0.1", timeout=60)
+    assert p.returncode == 4, p.stdout + p.stderr
+    steps = [ln.split()[1] for ln in p.stdout.splitlines() if ln.startswith("step ")]
+    assert steps == ["1/4", "2/4", "3/4", "4/4"]
+    assert "[process-exited] training process failed (exit code 4)" in p.stdout
+    d = json.loads(run_cli("attach", "plaincmd", "--once", "--json", "--no-gpus").stdout)
+    assert d["source_kind"] == "text" and d["step"] == 4 and d["exit_code"] == 4 and d["status"] == "failed"

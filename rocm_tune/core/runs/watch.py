@@ -528,6 +528,7 @@ class Watcher:
         self._backend = None if gpus is True or gpus is False else gpus
         self._polls = 0
         self._finished_sources = False
+        self._promoted = not self._primary_exists()
 
     # attributes the TUI reads -------------------------------------------------
     @property
@@ -537,6 +538,9 @@ class Watcher:
 
     @property
     def source_kind(self) -> str:
+        """The source the steps come from now ('text' while a missing primary is stood in for)."""
+        if self._promoted and any(s.kind == "text" for s in self.target.sources):
+            return "text"
         return self.target.source_kind
 
     @property
@@ -607,8 +611,12 @@ class Watcher:
     def _read(self, first: bool, now: float, newest: deque, new_alerts: list, counts: list) -> None:
         hist = self.history
         eng = self.alert_engine
+        # while the primary source does not exist (a plain command's run dir has no metrics.jsonl;
+        # LLaMA-Factory writes trainer_log.jsonl only at its first logged step) the text log stands in
+        promote = not self._primary_exists()
+        self._promoted = promote
         for spec, src in self.sources:
-            aux = spec.role == "aux"
+            aux = spec.role == "aux" and not (promote and spec.kind == "text")
             is_text = spec.kind == "text"
             for lines, evs in self._batches(src, first):
                 counts[1] += len(lines)
@@ -635,6 +643,12 @@ class Watcher:
                 hist.steps_logged += sk  # ordinary step lines a sampled first read did not parse
                 parser.skipped_lines = 0
 
+    def _primary_exists(self) -> bool:
+        for spec, src in self.sources:
+            if spec.role == "primary":
+                return spec.kind == "text" or bool(src.exists())
+        return True
+
     def _batches(self, src, first: bool) -> Iterable[tuple[list[str], list[Event]]]:
         if hasattr(src, "poll_lines"):
             yield from src.poll_lines(sample=first and self.sample_first_read)
@@ -646,7 +660,7 @@ class Watcher:
         h = self.history
         now = self.clock()
         return Snapshot(
-            target=self.target, time=now, source_kind=self.target.source_kind, step=h.step,
+            target=self.target, time=now, source_kind=self.source_kind, step=h.step,
             total_steps=h.total_steps, progress=h.progress(), epoch=h.epoch, loss=h.loss,
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
             eval_loss=h.eval_loss, tokens_per_s=h.tokens_per_s, samples_per_s=h.samples_per_s,
@@ -753,7 +767,7 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
     state: dict = {}
     try:
         t = w.target
-        emit(f"# watching {t.title or t.spec} ({t.kind}; source {t.source_kind}"
+        emit(f"# watching {t.title or t.spec} ({t.kind}; source {w.source_kind}"
              + (f", pid {t.pid}" if t.pid else "") + ")")
         while True:
             res = w.poll()
