@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui import export_model as em
 from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
 
 
 class BundleRendered(Message):
@@ -30,20 +31,22 @@ class BundleWritten(Message):
         self.paths, self.error, self.exists = paths, error, exists or []
 
 
-class ExportScreen(StepScreen):
+class ExportScreen(LaunchMixin, StepScreen):
     STEP = "export"
     BINDINGS = [
         Binding("ctrl+s", "write", "Write", priority=True),
         Binding("ctrl+y", "copy", "Copy file", priority=True),
+        LAUNCH_BINDING,
         Binding("escape", "back", "Back"),
     ]
     HELP = """[b]Export[/b]
 Pick the formats (space toggles) and the output directory; the list shows every file of the bundle,
 and the right pane previews the highlighted one. ctrl+s writes the bundle: existing files are never
 overwritten silently (you are asked first). ctrl+y copies the previewed file to your local clipboard,
-over SSH too (OSC 52; the terminal must allow it).
+over SSH too (OSC 52; the terminal must allow it). ctrl+l launches the plan now (asks first), the
+same way as `rocm-tune run --plan`, and opens the monitor on the new run.
 
-[b]ctrl+s[/b] write   [b]ctrl+y[/b] copy file   [b]esc[/b] back to the plan   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+[b]ctrl+s[/b] write   [b]ctrl+y[/b] copy file   [b]ctrl+l[/b] launch   [b]esc[/b] back to the plan   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()

@@ -64,6 +64,7 @@ class MonitorScreen(Screen):
         Binding("s", "stop", "Stop run"),
         Binding("l", "toggle_log", "Log"),
         Binding("r", "runs", "Runs"),
+        Binding("escape", "wizard", "Plan"),
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("q", "detach", "Quit", show=False),
     ]
@@ -76,7 +77,8 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
 `rocm-tune attach RUN`.
 
 [b]d[/b] detach (the run goes on)   [b]s[/b] stop the run (asks first)   [b]l[/b] show/hide the log
-[b]r[/b] list of runs   [b]?[/b] help   [b]q[/b] detach and quit"""
+[b]r[/b] list of runs   [b]esc[/b] back to the plan (after a launch from it)   [b]?[/b] help
+[b]q[/b] detach and quit"""
 
     def __init__(self, target: str | None) -> None:
         super().__init__()
@@ -188,6 +190,19 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
                 box.mount(Static(text, id=pid, classes="gpu-pane"))
 
     # ---- actions
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "wizard":  # only when the monitor was opened from the wizard (ctrl+l launch)
+            return self._over_wizard()
+        return True
+
+    def _over_wizard(self) -> bool:
+        stack = self.app.screen_stack
+        return self in stack and stack.index(self) > 1
+
+    def action_wizard(self) -> None:
+        if self._over_wizard():
+            self.app.pop_screen()
+
     def action_detach(self) -> None:
         self.app.exit(0)
 

@@ -16,6 +16,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.tui import plan_model as pm
 from rocm_tune.tui.render import fmt_count, fmt_duration, fmt_gib, fmt_num, render_vram_bar
 from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
 
 LABELS = {"cutoff_len": "cutoff_len", "micro_batch": "micro-batch", "grad_accum": "grad accum",
           "precision": "precision", "zero_stage": "ZeRO stage", "offload": "offload",
@@ -90,10 +91,11 @@ def render_findings(d: dict) -> Text:
     return t if t.plain else Text("no warnings", style="dim")
 
 
-class PlanScreen(StepScreen):
+class PlanScreen(LaunchMixin, StepScreen):
     STEP = "plan"
     BINDINGS = [
         Binding("ctrl+n", "next", "Export", priority=True),
+        LAUNCH_BINDING,
         Binding("ctrl+o", "alternative", "Alternative", priority=True),
         Binding("ctrl+r", "reset", "Reset", priority=True),
         Binding("escape", "back", "Back"),
@@ -103,8 +105,11 @@ The planner's recommendation: whether it fits, the per-GPU VRAM split (weights, 
 activations, free), predicted tokens/s, seconds per step and ETA, the warnings with their fixes and
 the reasons for each choice. Edit any setting on the left: memory (and speed, where the speed model
 is available) update as you type. ctrl+o steps through the alternatives, ctrl+r resets to them.
+ctrl+l launches the plan as shown (with your edits) after a confirmation: it is exported into a new
+run directory and started detached (LLaMA-Factory when llamafactory-cli is installed, else the
+built-in trainer; the dataset from the Goal screen), then the monitor opens on it.
 
-[b]ctrl+n[/b] export   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
+[b]ctrl+n[/b] export   [b]ctrl+l[/b] launch   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
 [b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose(self) -> ComposeResult:

@@ -17,14 +17,15 @@ class ConfirmModal(ModalScreen[bool]):
     ConfirmModal > Vertical { width: 64; max-width: 95%; height: auto; border: thick $error; padding: 1 2;
                               background: $panel; }
     ConfirmModal .title { text-style: bold; }
+    ConfirmModal.-launch > Vertical { width: 100; border: thick $accent; padding: 0 1; max-height: 100%; }
     """
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, title: str, body: str = "") -> None:
-        super().__init__()
+    def __init__(self, title: str, body: str = "", variant: str = "danger") -> None:
+        super().__init__(classes="-launch" if variant == "launch" else "")
         self.title_text, self.body = title, body
 
     def compose(self) -> ComposeResult:

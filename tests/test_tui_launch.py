@@ -1,0 +1,158 @@
+"""Pilot test: launch a real tiny training from the Plan screen (ctrl+l) and watch it in the monitor.
+
+The wizard's answers point at a tiny random Qwen2 (2 layers, hidden 64) and a 64-sample dataset built
+here; ctrl+l asks first, starts the run through `rocm_tune.commands.run.start_plan` (what
+`rocm-tune run --plan` runs), the monitor follows the real metrics; quitting the app leaves it running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.runs.registry import find_run
+from rocm_tune.tui.app import RocmTuneApp
+
+
+async def wait_for(pilot, cond, timeout=20.0, what="condition"):
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"{what} not reached in {timeout:g} s")
+        await pilot.pause(0.1)
+
+
+def status(app) -> str:
+    return str(app.screen.query_one("#status").render())
+
+
+def _screen(app) -> str:
+    return type(app.screen).__name__
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """Tiny model + 64-sample dataset, built in a subprocess (no torch in the test process)."""
+    code = ("import sys; from rocm_tune.train.tiny import make_tiny_dataset, make_tiny_model; "
+            "d = make_tiny_dataset(sys.argv[1] + '/data.json', n=64); make_tiny_model(sys.argv[1] + '/model', d)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "TRANSFORMERS_VERBOSITY": "error"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    return tmp_path / "model", tmp_path / "data.json"
+
+
+def _answers(model, data=None) -> dict:
+    a = {"gpu": "mi50-32gb", "gpus": 1, "model": str(model), "method": "lora", "effective_batch": 8,
+         "epochs": 1.0}
+    if data is not None:
+        a["dataset"] = str(data)
+    return a
+
+
+@pytest.mark.slow
+def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monkeypatch):
+    model, data = tiny
+    monkeypatch.chdir(tmp_path)
+    backend = FakeBackend("mi50-32gb", 1, seed=1)
+    builtin = shutil.which("llamafactory-cli") is None
+    started: dict = {}
+
+    async def go():
+        app = RocmTuneApp(start="plan", answers=_answers(model, data), backend=backend, poll_interval=0.3)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 30, "plan")
+            assert any(b.key == "ctrl+l" and b.description == "Launch" and b.show for b in app.screen.BINDINGS)
+            plan_screen = app.screen
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 15, "confirmation")
+            body = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+            assert str(data) in body and "bash RUN_DIR/bundle/run.sh" in body and "leaves the run going" in body
+            if builtin:
+                assert "built-in trainer (rocm-tune train)" in body and "rocm-tune train llamafactory.yaml" in body
+            # declining starts nothing
+            await pilot.press("n")
+            await wait_for(pilot, lambda: app.screen is plan_screen, 5, "back on the plan")
+            assert "not launched" in status(app)
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 15, "confirmation")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: _screen(app) == "MonitorScreen", 30, "monitor")
+            mon = app.screen
+            started["id"] = mon.target
+            info = find_run(mon.target)
+            assert info.kind == "plan" and (info.dir and os.path.isfile(os.path.join(info.dir, "bundle", "run.sh")))
+            # detached: the command runs in a session of its own, not the app's
+            assert info.pgid and os.getsid(info.pid) != os.getsid(0)
+            await wait_for(pilot, lambda: mon.view is not None and (mon.view.step or 0) > 0
+                           and mon.view.loss is not None, 35, "a logged step")
+            header = str(mon.query_one("#mon-header").render())
+            assert f"{mon.view.step}/" in header
+            await pilot.press("d")   # detach: the app ends, the run goes on
+        return app.return_value
+
+    assert asyncio.run(go()) == 0
+    run_id = started["id"]
+    # the run was not stopped by closing the app: it reaches its end on its own
+    end = time.time() + 30
+    while time.time() < end and find_run(run_id).status == "running":
+        time.sleep(0.3)
+    info = find_run(run_id)
+    assert info.status == "finished", open(os.path.join(info.dir, "stdout.log")).read()[-3000:]
+    recs = [json.loads(x) for x in open(os.path.join(info.dir, "metrics.jsonl")) if x.strip()]
+    steps = [r for r in recs if r["type"] == "step"]
+    assert steps and steps[-1]["step"] == 8 and all(isinstance(r["loss"], float) for r in steps)
+
+    # attach again: the monitor shows the finished run with every step
+    async def again():
+        app = RocmTuneApp(attach=run_id, backend=backend, poll_interval=0.3)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: getattr(app.screen, "view", None) is not None
+                           and app.screen.view.status == "finished", 15, "finished")
+            v = app.screen.view
+            assert v.step == 8 and len(v.loss_series) == 8
+            assert "finished" in str(app.screen.query_one("#mon-header").render())
+
+    asyncio.run(again())
+
+
+def test_launch_without_dataset_says_so_and_starts_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(json.dumps({
+        "model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 400, "max_position_embeddings": 512,
+        "tie_word_embeddings": True}))
+    backend = FakeBackend("mi50-32gb", 1, seed=1)
+
+    async def go():
+        app = RocmTuneApp(start="plan", answers=_answers(tmp_path / "m"), backend=backend, poll_interval=0.3)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 30, "plan")
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: "dataset" in status(app), 10, "dataset message")
+            assert "launch needs a dataset" in status(app) and "Goal screen" in status(app)
+            assert _screen(app) == "PlanScreen"
+            # a dataset that does not exist is named
+            app.state.answers["dataset"] = str(tmp_path / "nope.json")
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: "nope.json" in status(app), 10, "missing file message")
+            assert "does not exist" in status(app) and _screen(app) == "PlanScreen"
+            # the same key on the Export screen
+            await pilot.press("ctrl+n")
+            await wait_for(pilot, lambda: _screen(app) == "ExportScreen", 10, "export")
+            app.state.answers["dataset"] = None
+            await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: "launch needs a dataset" in status(app), 10, "dataset message on export")
+
+    asyncio.run(go())
+    from rocm_tune.core.runs.registry import runs_root
+
+    assert not runs_root().exists() or not any(runs_root().iterdir())
