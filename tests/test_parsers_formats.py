@@ -177,3 +177,12 @@ def test_small_helpers():
     assert parse_dict_text("{'a': {'b': 1}}") == {"a": {"b": 1}} or parse_dict_text("{'a': {'b': 1}}") is not None
     assert parse_dict_text("no dict here") is None
     assert parse_oom("all good") is None
+
+
+def test_per_rank_duplicate_dicts_count_once():
+    p = TextParser()
+    lines = []
+    for i in range(1, 4):
+        for r in (0, 1):
+            lines.append(f"[rank{r}]:{{'loss': {2 - i / 10}, 'epoch': {i / 3:.2f}}}")
+    assert [(e.step, e.rank) for e in p.feed_lines(lines) if e.kind == "step"] == [(1, 0), (2, 0), (3, 0)]

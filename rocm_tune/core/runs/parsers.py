@@ -537,6 +537,7 @@ class TextParser:
         self.train_total: int | None = None
         self.interval: int | None = None
         self.first_dict_step: int | None = None
+        self.dict_rank: int | None = None
 
     # public -----------------------------------------------------------------
     def feed(self, line: str) -> list[Event]:
@@ -694,6 +695,13 @@ class TextParser:
         if not d or not (_TRAIN_KEYS & d.keys()):
             return None
         epoch = num(d.get("epoch"))
+        r = self._rank_of(seg, rank)
+        if r is not None:
+            # scripts that log on every rank print each step once per rank: follow the first rank seen
+            if self.dict_rank is None:
+                self.dict_rank = r
+            elif r != self.dict_rank:
+                return None
         if "loss" in d:
             step = _int(d.get("step")) or _int(d.get("global_step"))
             if step is None:
