@@ -44,6 +44,19 @@ class ArgParser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         raise UserError(message)
 
+    def _get_value(self, action, arg_string):  # type: ignore[override]
+        # argparse turns a ValueError from a `type=` function into a bare "invalid value"; our value
+        # types raise UserError with the allowed range, which must reach the user as it is.
+        type_func = self._registry_get("type", action.type, action.type)
+        if callable(type_func) and type_func is not str:
+            try:
+                return type_func(arg_string)
+            except UserError:
+                raise
+            except Exception:
+                pass  # let argparse word its own message
+        return super()._get_value(action, arg_string)
+
 
 def _top_help() -> str:
     width = max(len(n) for n in COMMANDS)

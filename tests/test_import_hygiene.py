@@ -41,3 +41,10 @@ def test_unknown_command_is_one_line_exit_2():
     assert out.returncode == 2
     assert out.stderr.strip().count("\n") == 0
     assert "'frobnicate'" in out.stderr
+
+
+def test_value_errors_keep_the_allowed_range_in_one_line():
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "estimate", "--model", "qwen2.5-7b", "--cutoff-len", "-5"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.strip() == "rocm-tune estimate: error: --cutoff-len must be between 1 and 1048576, got -5"
