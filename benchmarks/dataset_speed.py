@@ -15,8 +15,7 @@ from pathlib import Path
 
 from rocm_tune.core.dataset import analyze_dataset
 
-WORDS = ("the gpu memory of lora depends on rank cutoff length batch and precision "
-         "训练 模型 显存 batch size gradient checkpointing 12345 (a, b) = f(x);").split()
+WORDS = ["the", "gpu", "memory", "of", "lora", "depends", "on", "rank", "cutoff", "length", "batch", "and", "precision", "训练", "模型", "显存", "batch", "size", "gradient", "checkpointing", "12345", "(a,", "b)", "=", "f(x);"]
 
 
 def make(path: Path, n: int, fmt: str) -> None:

@@ -39,10 +39,9 @@ def write_jsonl(path: Path, rows) -> Path:
 
 def make_tokenizer(dir_: Path, chat_template: str | None = CHATML) -> Path:
     """A real word-level tokenizer (tokenizers library) with ChatML special tokens."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from tokenizers import AddedToken
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
 
-    words = "user assistant system hi there ok hello world the a is answer question".split()
+    words = ["user", "assistant", "system", "hi", "there", "ok", "hello", "world", "the", "a", "is", "answer", "question"]
     vocab = {"[UNK]": 0}
     for w in words:
         vocab.setdefault(w, len(vocab))

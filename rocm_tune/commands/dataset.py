@@ -67,9 +67,7 @@ def render(stats, bins: int, pct: int, suggested: int, cutoffs) -> str:
         f"format     {stats.format}, {n:,} samples" + (f" ({stats.skipped:,} skipped)" if stats.skipped else ""),
         f"tokens by  {stats.tokenizer}",
         "",
-        "length (tokens)  p50 {:,}   p90 {:,}   p95 {:,}   p99 {:,}   max {:,}   mean {:,.0f}".format(
-            stats.percentile(50), stats.percentile(90), stats.percentile(95), stats.percentile(99),
-            stats.lengths[-1], stats.mean()),
+        f"length (tokens)  p50 {stats.percentile(50):,}   p90 {stats.percentile(90):,}   p95 {stats.percentile(95):,}   p99 {stats.percentile(99):,}   max {stats.lengths[-1]:,}   mean {stats.mean():,.0f}",
         "",
         "histogram",
     ]
@@ -94,4 +92,4 @@ def render(stats, bins: int, pct: int, suggested: int, cutoffs) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["add_arguments", "run", "UserError"]
+__all__ = ["UserError", "add_arguments", "run"]
