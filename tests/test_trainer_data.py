@@ -15,7 +15,6 @@ from rocm_tune.train.data import (
     encode,
     load_conversations,
     pack,
-    read_records,
     resolve_dataset_files,
     to_messages,
 )
@@ -127,22 +126,43 @@ def test_dataset_info_json(tmp_path):
 
 
 @pytest.mark.parametrize("text,needle", [
-    ("", "is empty"),
-    ("[1, 2]", "list of JSON objects"),
-    ('{"instruction": "a", "output": "b"}\n{oops\n', "line 2 is not valid JSON"),
-    ("[{]", "not valid JSON"),
+    ("", "has no samples"),
+    ("[1, 2]", "first sample of .*x.json is a JSON int, expected an object"),
+    ('[{"instruction": "a", "output": "b"}, 7]', "x.json record 1: the record is a JSON int"),
+    ('{"instruction": "a", "output": "b"}\n{oops\n', "on line 2 column 2"),
+    ("[{]", "malformed JSON in .* at line 1 column 3"),
+    ('[{"instruction": "a"}]', "record 0: the record has no 'output'"),
+    ('[{"foo": 1}]', r"unknown dataset format .*\['foo'\]"),
+    ('[{"messages": [{"role": "robot", "content": "x"}]}]', "unknown role 'robot'"),
+    ('[{"instruction": "q", "chosen": "a", "rejected": "b"}]', "preference data"),
 ])
 def test_malformed_files(tmp_path, text, needle):
     f = tmp_path / "x.json"
     f.write_text(text)
-    with pytest.raises(UserError, match=needle):
-        read_records(f)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    cfg = config_from_dict({"model_name_or_path": str(tmp_path / "m"), "train_file": str(f)})
+    with pytest.raises(UserError, match=needle) as exc:
+        load_conversations(cfg)
+    assert "\n" not in str(exc.value)
 
 
-def test_unknown_record_shape_and_roles():
-    with pytest.raises(UserError, match="cannot tell the dataset format"):
-        from rocm_tune.train.data import detect_format
-
-        detect_format({"foo": 1})
+def test_unknown_roles_are_refused():
     with pytest.raises(UserError, match="unknown role 'robot'"):
         to_messages({"messages": [{"role": "robot", "content": "x"}]}, "messages")
+
+
+def test_tools_and_observations_and_pretraining_text(tmp_path):
+    rec = {"conversations": [{"from": "human", "value": "q"}, {"from": "function_call", "value": "f()"},
+                             {"from": "observation", "value": "42"}, {"from": "gpt", "value": "a"}],
+           "system": "be brief", "tools": "[f]"}
+    f = tmp_path / "t.jsonl"
+    f.write_text(json.dumps(rec) + "\n")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    cfg = config_from_dict({"model_name_or_path": str(tmp_path / "m"), "train_file": str(f)})
+    assert load_conversations(cfg) == [[
+        {"role": "system", "content": "[f]\n\nbe brief"}, {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "f()"}, {"role": "user", "content": "42"},
+        {"role": "assistant", "content": "a"}]]
+    assert to_messages({"text": "plain words"}, "text") == [{"role": "text", "content": "plain words"}]

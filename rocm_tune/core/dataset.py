@@ -12,6 +12,11 @@ Files are a JSON array or JSON Lines. A directory with a ``dataset_info.json`` p
 resolves ``file_name`` (a file or a folder of files), ``formatting``, ``ranking``, ``columns`` and
 ``tags`` exactly as LLaMA-Factory documents them.
 
+``read_samples`` is the one loader: the statistics here and the built-in trainer
+(``rocm_tune.train.data``, with ``strict=True``) both turn records into the same normalized samples,
+``(turns, rejected turns or None)`` with turns ``[(role, text)]`` (roles system/user/assistant/tool, and
+``text`` for pre-training documents).
+
 Token counts, per sample = the whole training sequence (system + every prompt and response turn,
 chat template included):
 
@@ -37,7 +42,7 @@ import math
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +75,7 @@ _SHAREGPT_TAGS = {
     "function_tag": "function_call",
     "system_tag": "system",
 }
-_OPENAI_TAGS = {
+OPENAI_TAGS = {
     "role_tag": "role",
     "content_tag": "content",
     "user_tag": "user",
@@ -275,37 +280,20 @@ class _Attr:
     name: str | None = None
 
 
-def _dataset_info(dir_: Path, name: str | None) -> _Attr:
-    info_path = dir_ / "dataset_info.json"
+def read_dataset_info(info_path: Path) -> dict:
+    """The entries of a dataset_info.json (a non-empty JSON object); one-line UserError otherwise."""
     try:
         info = json.loads(_read_text(info_path))
     except json.JSONDecodeError as exc:
         raise UserError(f"malformed JSON in {info_path} at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(info, dict) or not info:
         raise UserError(f"{info_path} must be a JSON object of dataset entries")
-    if name is None:
-        if len(info) == 1:
-            name = next(iter(info))
-        else:
-            raise UserError(f"{info_path} lists several datasets; choose one with --name: {', '.join(sorted(info))}")
-    if name not in info:
-        raise UserError(f"dataset {name!r} is not in {info_path}; known: {', '.join(sorted(info)) or 'none'}")
-    entry = info[name]
-    if not isinstance(entry, dict):
-        raise UserError(f"entry {name!r} in {info_path} must be an object")
-    file_name = entry.get("file_name")
-    if not file_name:
-        hub = entry.get("hf_hub_url") or entry.get("ms_hub_url") or entry.get("om_hub_url") or entry.get("script_url")
-        raise UserError(
-            f"dataset {name!r} in {info_path} has no file_name (it points to {hub!r}); only local files are read"
-        )
-    target = (dir_ / str(file_name))
-    if target.is_dir():
-        files = tuple(_files_in(target))
-    elif target.is_file():
-        files = (target,)
-    else:
-        raise UserError(f"file_name {file_name!r} of dataset {name!r} does not exist under {dir_}")
+    return info
+
+
+def entry_format(entry: dict, name: str) -> _Attr:
+    """formatting / ranking / columns / tags of one dataset_info.json entry, LLaMA-Factory defaults
+    filled in (no files resolved)."""
     formatting = str(entry.get("formatting", "alpaca"))
     if formatting not in ("alpaca", "sharegpt"):
         raise UserError(f"formatting {formatting!r} of dataset {name!r} is not supported; expected alpaca or sharegpt")
@@ -323,7 +311,40 @@ def _dataset_info(dir_: Path, name: str | None) -> _Attr:
     if not isinstance(user_tags, dict):
         raise UserError(f"tags of dataset {name!r} must be an object")
     tags.update(user_tags)
-    return _Attr(formatting, bool(entry.get("ranking", False)), columns, tags, files, name)
+    return _Attr(formatting, bool(entry.get("ranking", False)), columns, tags, (), name)
+
+
+def entry_attr(dir_: Path, info_path: Path, name: str, entry: Any) -> _Attr:
+    """One dataset_info.json entry with its local file(s) resolved under dir_."""
+    if not isinstance(entry, dict):
+        raise UserError(f"entry {name!r} in {info_path} must be an object")
+    file_name = entry.get("file_name")
+    if not file_name:
+        hub = entry.get("hf_hub_url") or entry.get("ms_hub_url") or entry.get("om_hub_url") or entry.get("script_url")
+        raise UserError(
+            f"dataset {name!r} in {info_path} has no local file_name (it points to {hub!r}); only local files are read"
+        )
+    target = (dir_ / str(file_name))
+    if target.is_dir():
+        files = tuple(_files_in(target))
+    elif target.is_file():
+        files = (target,)
+    else:
+        raise UserError(f"file_name {file_name!r} of dataset {name!r} does not exist under {dir_}")
+    return replace(entry_format(entry, name), files=files)
+
+
+def _dataset_info(dir_: Path, name: str | None) -> _Attr:
+    info_path = dir_ / "dataset_info.json"
+    info = read_dataset_info(info_path)
+    if name is None:
+        if len(info) == 1:
+            name = next(iter(info))
+        else:
+            raise UserError(f"{info_path} lists several datasets; choose one with --name: {', '.join(sorted(info))}")
+    if name not in info:
+        raise UserError(f"dataset {name!r} is not in {info_path}; known: {', '.join(sorted(info)) or 'none'}")
+    return entry_attr(dir_, info_path, name, info[name])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,7 +393,7 @@ def detect(record: Any, where: str, keys_hint: set | None = None) -> _Attr:
             if "from" in first or "value" in first:
                 tags = dict(_SHAREGPT_TAGS)
             elif "role" in first or "content" in first:
-                tags = dict(_OPENAI_TAGS)  # OpenAI style = sharegpt formatting with role/content tags
+                tags = dict(OPENAI_TAGS)  # OpenAI style = sharegpt formatting with role/content tags
             else:
                 raise UserError(
                     f"unknown message format in {where}: {msg_key!r} items have keys "
@@ -405,10 +426,10 @@ def detect(record: Any, where: str, keys_hint: set | None = None) -> _Attr:
     )
 
 
-Turns = list  # list[tuple[role, text]]
+Turns = list  # list[tuple[role, text]]; roles: system, user, assistant, tool, text (pre-training text)
 
 
-def _alpaca_turns(rec: dict, a: _Attr) -> tuple[Turns, Turns | None]:
+def _alpaca_turns(rec: dict, a: _Attr, strict: bool) -> tuple[Turns, Turns | None]:
     c = a.columns
     turns: Turns = []
     if c.get("system") and rec.get(c["system"]):
@@ -435,19 +456,25 @@ def _alpaca_turns(rec: dict, a: _Attr) -> tuple[Turns, Turns | None]:
         resp = resp[0] if resp else ""
     if resp_col and resp_col in rec:
         turns += [("user", prompt), ("assistant", _text(resp))]
+    elif strict and resp_col and c.get("prompt") != "text":
+        raise UserError(f"the record has no {resp_col!r} (response) field; keys: {sorted(rec)[:8]}")
     else:  # pre-training text
-        turns.append(("user", prompt))
+        turns.append(("text", prompt))
     return turns, None
 
 
-def _msg_turns(msgs: Any, t: dict) -> Turns:
+def _msg_turns(msgs: Any, t: dict, strict: bool, col: str = "messages") -> Turns:
     out: Turns = []
     if not isinstance(msgs, list):
+        if strict:
+            raise UserError(f"the record has no {col!r} list")
         return out
     user = {t.get("user_tag"), t.get("observation_tag")}
     assistant = {t.get("assistant_tag"), t.get("function_tag")}
     for m in msgs:
         if not isinstance(m, dict):
+            if strict:
+                raise UserError(f"a message in {col!r} is not an object: {m!r:.60}")
             continue
         role = m.get(t.get("role_tag", "from"))
         content = _text(m.get(t.get("content_tag", "value")))
@@ -459,32 +486,81 @@ def _msg_turns(msgs: Any, t: dict) -> Turns:
             out.append(("assistant", content))
         elif role in user:
             out.append(("user", content))
+        elif strict:
+            known = sorted(str(x) for x in user | assistant | {t.get("system_tag")} if x)
+            raise UserError(f"a message has unknown role {role!r}; expected one of {', '.join(known)}")
         else:
             out.append(("user", content))  # unknown role: still counts as tokens
     return out
 
 
-def _sharegpt_turns(rec: dict, a: _Attr) -> tuple[Turns, Turns | None]:
+def _sharegpt_turns(rec: dict, a: _Attr, strict: bool) -> tuple[Turns, Turns | None]:
     c, t = a.columns, a.tags
     turns: Turns = []
     if c.get("system") and rec.get(c["system"]):
         turns.append(("system", _text(rec[c["system"]])))
-    turns += _msg_turns(rec.get(c.get("messages") or "conversations"), t)
+    col = c.get("messages") or "conversations"
+    turns += _msg_turns(rec.get(col), t, strict, col)
     if c.get("tools") and rec.get(c["tools"]):
         turns.insert(0, ("system", _text(rec[c["tools"]])))
     if a.ranking and c.get("chosen") and c.get("rejected"):
-        ch = _msg_turns([rec.get(c["chosen"])], t) or [("assistant", "")]
-        rj = _msg_turns([rec.get(c["rejected"])], t) or [("assistant", "")]
+        ch = _msg_turns([rec.get(c["chosen"])], t, False) or [("assistant", "")]
+        rj = _msg_turns([rec.get(c["rejected"])], t, False) or [("assistant", "")]
         return turns + ch, turns + rj
     return turns, None
 
 
-def _to_turns(rec: Any, a: _Attr) -> tuple[Turns, Turns | None]:
+def record_turns(rec: Any, a: _Attr, strict: bool = False) -> tuple[Turns, Turns | None]:
+    """One record -> (turns, None), or (turns ending in the chosen answer, turns ending in the rejected
+    one) for preference data. Lenient (statistics): what cannot be read yields no or `user` turns;
+    strict (training): a UserError naming the missing column or unknown role."""
     if not isinstance(rec, dict):
+        if strict:
+            raise UserError(f"the record is a JSON {type(rec).__name__}, expected an object")
         return [], None
     if a.formatting == "alpaca":
-        return _alpaca_turns(rec, a)
-    return _sharegpt_turns(rec, a)
+        return _alpaca_turns(rec, a, strict)
+    return _sharegpt_turns(rec, a, strict)
+
+
+Sample = tuple  # (turns, rejected turns or None)
+
+
+def read_samples(
+    files: Iterable[Path], attr: _Attr | None = None, *, label: str, strict: bool = False, limit: int | None = None,
+) -> tuple[list[Sample], int, _Attr]:
+    """The one dataset loader: records of `files` (JSON / JSON Lines) as normalized samples.
+
+    attr: the dataset_info.json entry (None: the format is detected from each file's records).
+    Returns (samples, records skipped for holding no text, the format of the first file). At most
+    `limit` samples. UserError when there are no records or none with text (label names the dataset);
+    with strict=True also on a record that cannot be read (naming the file and record index)."""
+    samples: list[Sample] = []
+    skipped = total = 0
+    first: _Attr | None = None
+    for f in files:
+        records = read_records(f)
+        if not records:
+            continue
+        a = attr or detect(records[0], str(f), sample_keys(records))
+        first = first or a
+        for i, rec in enumerate(records):
+            total += 1
+            try:
+                turns, alt = record_turns(rec, a, strict)
+            except UserError as exc:
+                raise UserError(f"{f} record {i}: {exc}") from None
+            if not turns or not any(c for _, c in turns):
+                skipped += 1
+                continue
+            samples.append((turns, alt))
+            if limit and len(samples) >= limit:
+                return samples, skipped, first
+    if total == 0 or first is None:
+        raise UserError(f"dataset {label} has no samples")
+    if not samples:
+        raise UserError(f"dataset {label} has {total} records but none with text in the expected fields")
+    return samples, skipped, first
 
 
 # ---------------------------------------------------------------------------------------------
@@ -542,7 +618,7 @@ class _TokCounter:
         return f"{self.name} (no chat template: +{TURN_OVERHEAD} tokens/turn)"
 
     def _render(self, turns: Turns) -> str | None:
-        msgs = [{"role": r, "content": c} for r, c in turns]
+        msgs = [{"role": "user" if r == "text" else r, "content": c} for r, c in turns]
         try:
             return self._template.render(messages=msgs, add_generation_prompt=False, tools=None, **self._special)
         except Exception:  # noqa: BLE001 - templates raise on unusual role orders; count and fall back
@@ -753,33 +829,16 @@ def iter_samples(path: str, dataset_name: str | None = None) -> tuple[str, str, 
     """(path, format, samples as turns, skipped records, indexes where a preference pair starts, entry name)."""
     attr, files, shown = _resolve(path, dataset_name)
     entry_name = attr.name if attr is not None else None
+    where = f"{shown} ({entry_name})" if entry_name else shown
+    read, skipped, first = read_samples(files, attr, label=where)
     samples: list[Turns] = []
     pairs: list[int] = []
-    skipped = 0
-    total = 0
-    for f in files:
-        records = read_records(f)
-        if not records:
-            continue
-        a = attr or detect(records[0], str(f), sample_keys(records))
-        if attr is None:
-            attr = a
-        for rec in records:
-            total += 1
-            turns, alt = _to_turns(rec, a)
-            if not turns or not any(c for _, c in turns):
-                skipped += 1
-                continue
-            samples.append(turns)
-            if alt is not None:
-                samples.append(alt)
-                pairs.append(len(samples) - 2)
-    where = f"{shown} ({entry_name})" if entry_name else shown
-    if total == 0:
-        raise UserError(f"dataset {where} has no samples")
-    if not samples:
-        raise UserError(f"dataset {where} has {total} records but none with text in the expected fields")
-    return shown, _format_label(attr), samples, skipped, pairs, entry_name
+    for turns, alt in read:
+        samples.append(turns)
+        if alt is not None:
+            samples.append(alt)
+            pairs.append(len(samples) - 2)
+    return shown, _format_label(first), samples, skipped, pairs, entry_name
 
 
 def analyze_dataset(path: str, model: Any = None, dataset_name: str | None = None) -> DatasetStats:

@@ -1,6 +1,7 @@
 """Local datasets for the built-in trainer: alpaca and sharegpt/messages, chat-templated, prompt-masked.
 
-Records are rendered with the tokenizer's chat template (a simple fallback template when it has none),
+Records are read by `rocm_tune.core.dataset.read_samples` (the loader `rocm-tune dataset` uses too, strict
+mode: a record that cannot be read is a UserError naming the file and record) and rendered with the tokenizer's chat template (a simple fallback template when it has none),
 tokenised segment by segment so that labels are -100 on everything except assistant replies
 (unless `train_on_prompt`), truncated to cutoff_len, optionally packed into cutoff_len blocks.
 torch is imported inside functions only.
@@ -8,154 +9,68 @@ torch is imported inside functions only.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rocm_tune.core import dataset
 from rocm_tune.core.errors import UserError
 
 IGNORE_INDEX = -100
 
-_ROLE_MAP = {
-    "human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "model": "assistant",
-    "system": "system", "observation": "user", "function_call": "assistant", "tool": "user",
-}
-
 FALLBACK_ROLES = {"system": "### System:\n", "user": "### User:\n", "assistant": "### Assistant:\n"}
+
+# roles of core.dataset's normalized turns -> chat-template roles (observations go in as user turns)
+_CHAT_ROLE = {"system": "system", "user": "user", "assistant": "assistant", "tool": "user", "text": "text"}
 
 
 # ----------------------------------------------------------------------------------------------
-# reading
+# reading: core.dataset is the one loader (formats, dataset_info.json, one-line errors)
 
 
-def read_records(path: str | os.PathLike) -> list[dict]:
-    """A JSON list or JSONL file of objects; UserError naming the file and line when malformed."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"dataset file {str(p)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read dataset file {str(p)!r}: {exc}") from None
-    stripped = text.lstrip()
-    if not stripped:
-        raise UserError(f"dataset file {str(p)!r} is empty")
-    records: Any
-    if stripped[0] == "[":
-        try:
-            records = json.loads(text)
-        except ValueError as exc:
-            raise UserError(f"dataset file {str(p)!r} is not valid JSON: {exc}") from None
-    else:
-        records = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                raise UserError(f"dataset file {str(p)!r} line {n} is not valid JSON") from None
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise UserError(f"dataset file {str(p)!r} must hold a list of JSON objects")
-    if not records:
-        raise UserError(f"dataset file {str(p)!r} holds no records")
-    return records
-
-
-def detect_format(rec: dict) -> str:
-    if "messages" in rec and isinstance(rec["messages"], list):
-        return "messages"
-    if "conversations" in rec and isinstance(rec["conversations"], list):
-        return "sharegpt"
-    if "instruction" in rec or "output" in rec:
-        return "alpaca"
-    if "text" in rec:
-        return "text"
-    raise UserError(
-        "cannot tell the dataset format: records need instruction/input/output (alpaca), "
-        f"conversations (sharegpt) or messages; got keys {sorted(rec)[:6]}"
-    )
-
-
-def to_messages(rec: dict, fmt: str, columns: dict | None = None, tags: dict | None = None) -> list[dict]:
-    """One record -> [{"role", "content"}, ...] (roles system/user/assistant)."""
-    cols = columns or {}
-    if fmt == "alpaca":
-        prompt = rec.get(cols.get("prompt", "instruction")) or ""
-        query = rec.get(cols.get("query", "input")) or ""
-        response = rec.get(cols.get("response", "output"))
-        system = rec.get(cols.get("system", "system"))
-        history = rec.get(cols.get("history", "history")) or []
-        if response is None:
-            raise UserError("an alpaca record has no output")
-        msgs: list[dict] = []
-        if system:
-            msgs.append({"role": "system", "content": str(system)})
-        for pair in history if isinstance(history, list) else []:
-            if isinstance(pair, (list, tuple)) and len(pair) == 2:
-                msgs += [{"role": "user", "content": str(pair[0])}, {"role": "assistant", "content": str(pair[1])}]
-        user = "\n".join(x for x in (str(prompt), str(query)) if x)
-        msgs += [{"role": "user", "content": user}, {"role": "assistant", "content": str(response)}]
-        return msgs
-    if fmt == "text":
-        return [{"role": "text", "content": str(rec["text"])}]
-    t = tags or {}
-    key = cols.get("messages", "messages" if fmt == "messages" else "conversations")
-    role_tag = t.get("role_tag", "role" if fmt == "messages" else "from")
-    content_tag = t.get("content_tag", "content" if fmt == "messages" else "value")
-    turns = rec.get(key)
-    if not isinstance(turns, list) or not turns:
-        raise UserError(f"a {fmt} record has no {key!r} list")
-    remap = dict(_ROLE_MAP)
-    for std, tag_key in (("user", "user_tag"), ("assistant", "assistant_tag"), ("system", "system_tag"),
-                         ("user", "observation_tag"), ("assistant", "function_tag")):
-        if t.get(tag_key):
-            remap[str(t[tag_key])] = std
-    msgs = []
-    system = rec.get(cols.get("system", "system"))
-    if system:
-        msgs.append({"role": "system", "content": str(system)})
-    for turn in turns:
-        if not isinstance(turn, dict):
-            raise UserError(f"a {fmt} turn is not an object: {turn!r:.60}")
-        role = remap.get(str(turn.get(role_tag, "")).lower())
-        if role is None:
-            raise UserError(f"a {fmt} turn has unknown role {turn.get(role_tag)!r}; expected user/assistant/system")
-        content = turn.get(content_tag)
-        msgs.append({"role": role, "content": "" if content is None else str(content)})
+def _chat(turns: list) -> list[dict]:
+    """Normalized turns -> [{"role", "content"}]; leading system turns (tools + system) become one."""
+    msgs: list[dict] = []
+    for role, text in turns:
+        r = _CHAT_ROLE[role]
+        if r == "system" and len(msgs) == 1 and msgs[0]["role"] == "system":
+            msgs[0] = {"role": "system", "content": msgs[0]["content"] + "\n\n" + text}
+        else:
+            msgs.append({"role": r, "content": text})
     return msgs
 
 
-def resolve_dataset_files(dataset: str, dataset_dir: str) -> list[tuple[Path, str | None, dict, dict]]:
-    """LLaMA-Factory `dataset` names -> [(file, formatting, columns, tags)] via dataset_info.json."""
-    out = []
+def to_messages(rec: dict, fmt: str, columns: dict | None = None, tags: dict | None = None) -> list[dict]:
+    """One record of format alpaca | sharegpt | messages | text -> [{"role", "content"}, ...]."""
+    cols = {"system": "system", "history": "history"} if fmt == "alpaca" else {"system": "system"}
+    if fmt == "messages":
+        cols["messages"] = "messages"
+    elif fmt == "text":
+        cols = {"prompt": "text"}
+    entry = {"formatting": "sharegpt" if fmt in ("sharegpt", "messages") else "alpaca",
+             "columns": {**cols, **(columns or {})},
+             "tags": {**(dataset.OPENAI_TAGS if fmt == "messages" else {}), **(tags or {})}}
+    turns, _ = dataset.record_turns(rec, dataset.entry_format(entry, fmt), strict=True)
+    return _chat(turns)
+
+
+def resolve_dataset_files(dataset_names: str, dataset_dir: str) -> list[tuple[tuple[Path, ...], Any, str]]:
+    """LLaMA-Factory `dataset` names -> [(files, dataset_info entry or None = detect, label)].
+
+    A name is looked up in dataset_dir/dataset_info.json, else taken as a file in dataset_dir."""
+    out: list[tuple[tuple[Path, ...], Any, str]] = []
     d = Path(dataset_dir)
     info_path = d / "dataset_info.json"
-    info: dict = {}
-    if info_path.is_file():
-        try:
-            info = json.loads(info_path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise UserError(f"{info_path} is not valid JSON: {exc}") from None
-    for name in [x.strip() for x in dataset.split(",") if x.strip()]:
-        entry = info.get(name) if isinstance(info, dict) else None
-        if isinstance(entry, dict):
-            fname = entry.get("file_name")
-            if not fname:
-                raise UserError(
-                    f"dataset {name!r} in {info_path} has no local file_name (hub datasets are not downloaded)"
-                )
-            f = d / fname
-            if not f.is_file():
-                raise UserError(f"dataset {name!r}: file {str(f)!r} does not exist")
-            out.append((f, entry.get("formatting") or "alpaca", entry.get("columns") or {}, entry.get("tags") or {}))
+    info = dataset.read_dataset_info(info_path) if info_path.is_file() else {}
+    for name in [x.strip() for x in dataset_names.split(",") if x.strip()]:
+        if name in info:
+            attr = dataset.entry_attr(d, info_path, name, info[name])
+            out.append((attr.files, attr, f"{d} ({name})"))
             continue
         for cand in (d / name, d / f"{name}.json", d / f"{name}.jsonl", Path(name)):
             if cand.is_file():
-                out.append((cand, None, {}, {}))
+                out.append(((cand,), None, str(cand)))
                 break
         else:
             raise UserError(
@@ -166,28 +81,25 @@ def resolve_dataset_files(dataset: str, dataset_dir: str) -> list[tuple[Path, st
 
 
 def load_conversations(cfg) -> list[list[dict]]:
-    """All conversations of a TrainerConfig's dataset(s), as message lists."""
-    sources: list[tuple[Path, str | None, dict, dict]] = []
+    """All conversations of a TrainerConfig's dataset(s), as message lists (at most max_samples)."""
+    sources: list[tuple[tuple[Path, ...], Any, str]] = []
     if cfg.train_file:
-        sources.append((Path(cfg.train_file), None, {}, {}))
+        sources.append(((Path(cfg.train_file),), None, str(cfg.train_file)))
     if cfg.dataset:
         sources += resolve_dataset_files(cfg.dataset, cfg.dataset_dir)
     convs: list[list[dict]] = []
-    for path, formatting, cols, tags in sources:
-        records = read_records(path)
-        for i, rec in enumerate(records):
-            if formatting == "alpaca":
-                f = "alpaca"
-            elif formatting == "sharegpt":
-                f = "messages" if "messages" in rec and "conversations" not in rec and not cols else "sharegpt"
-            else:
-                f = detect_format(rec)
-            try:
-                convs.append(to_messages(rec, f, cols, tags))
-            except UserError as exc:
-                raise UserError(f"{path.name} record {i}: {exc}") from None
-            if cfg.max_samples and len(convs) >= cfg.max_samples:
-                return convs
+    for files, attr, label in sources:
+        limit = cfg.max_samples - len(convs) if cfg.max_samples else None
+        if limit is not None and limit <= 0:
+            break
+        samples, _, _ = dataset.read_samples(files, attr, label=label, strict=True, limit=limit)
+        for turns, rejected in samples:
+            if rejected is not None:
+                raise UserError(
+                    f"dataset {label} is preference data (chosen/rejected); rocm-tune train runs stage sft/pt "
+                    "only (DPO/RM need LLaMA-Factory: llamafactory-cli train)"
+                )
+            convs.append(_chat(turns))
     return convs
 
 
