@@ -6,8 +6,6 @@ import asyncio
 import os
 import time
 
-import pytest
-
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.sample_run import write_sample_run
 

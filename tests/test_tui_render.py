@@ -5,8 +5,17 @@ from __future__ import annotations
 import math
 
 from rocm_tune.tui.render import (
-    braille_grid, ema, fmt_duration, fmt_gib, render_chart, render_gpu_pane, render_histogram,
-    render_progress, render_vram_bar, sparkline, vram_parts,
+    braille_grid,
+    ema,
+    fmt_duration,
+    fmt_gib,
+    render_chart,
+    render_gpu_pane,
+    render_histogram,
+    render_progress,
+    render_vram_bar,
+    sparkline,
+    vram_parts,
 )
 
 GIB = 2**30

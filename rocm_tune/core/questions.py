@@ -247,15 +247,15 @@ def to_plan_request(answers: dict[str, Any], model_spec: Any = None, dataset_sta
     profile = get_gpu_profile(str(gpu))
     method = answers.get("method") or "lora"
     ram = answers.get("cpu_ram_gib")
-    kw: dict[str, Any] = dict(
-        model=spec, gpu=profile, gpus=int(gpus or 1), nodes=int(answers.get("nodes") or 1),
-        cpu_ram_bytes=int(ram * 2**30) if ram else None, method=method,
-        stage=answers.get("stage") or "sft", effective_batch=answers.get("effective_batch"),
-        priority=answers.get("priority") or "stability",
-        lora_rank=answers.get("lora_rank") if method in ("lora", "qlora") else None,
-        dataset=dataset_stats, hours=answers.get("hours"), epochs=answers.get("epochs"),
-        model_ref=str(ref) if ref else None,
-    )
+    kw: dict[str, Any] = {
+        "model": spec, "gpu": profile, "gpus": int(gpus or 1), "nodes": int(answers.get("nodes") or 1),
+        "cpu_ram_bytes": int(ram * 2**30) if ram else None, "method": method,
+        "stage": answers.get("stage") or "sft", "effective_batch": answers.get("effective_batch"),
+        "priority": answers.get("priority") or "stability",
+        "lora_rank": answers.get("lora_rank") if method in ("lora", "qlora") else None,
+        "dataset": dataset_stats, "hours": answers.get("hours"), "epochs": answers.get("epochs"),
+        "model_ref": str(ref) if ref else None,
+    }
     if iommu:
         kw["iommu"] = iommu
     req = PlanRequest(**kw)

@@ -8,15 +8,16 @@ never torch/transformers.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, ClassVar
 
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from rocm_tune.core.questions import defaults
-from rocm_tune.tui.util import optional  # noqa: F401  (re-exported for screens)
+from rocm_tune.tui.util import optional
 
 STYLES = Path(__file__).parent / "styles"
 
@@ -36,9 +37,9 @@ class WizardState:
 
 class RocmTuneApp(App):
     TITLE = "rocm-tune"
-    CSS_PATH = [STYLES / "app.tcss"]
+    CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "app.tcss"]
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
@@ -63,6 +64,7 @@ class RocmTuneApp(App):
             self.state.answers.update(answers)
         self.start = start or ("monitor" if attach else "hardware")
         self.mounted_at: float | None = None
+        self.first_paint_at: float | None = None   # perf_counter() once the first screen is on the terminal
         self.backend = backend   # GPU telemetry backend (tests: FakeBackend with a fixed clock)
         self.doctor_view = doctor_view   # () -> doctor.SystemView (tests: a fake host)
 
@@ -80,6 +82,11 @@ class RocmTuneApp(App):
 
         open_screen(self, self.start, attach=self.attach)
         self.mounted_at = time.perf_counter()
+
+    def screen_painted(self, screen: Any = None) -> None:
+        """Called by each screen right after its first refresh (benchmarks/tui_startup.py reads it)."""
+        if self.first_paint_at is None:
+            self.first_paint_at = time.perf_counter()
 
     def action_help(self) -> None:
         from rocm_tune.tui.widgets.modals import HelpModal

@@ -31,7 +31,7 @@ def render(plan_dict: dict | None, formats: list[str]) -> dict[str, str]:
     if not formats:
         return {}
     mod = _export()
-    fn = getattr(mod, "render_bundle", None) or getattr(mod, "bundle_files")
+    fn = getattr(mod, "render_bundle", None) or mod.bundle_files
     files = fn(plan_dict, formats)
     return {str(k): str(v) for k, v in dict(files).items()}
 

@@ -101,7 +101,7 @@ def describe(p: LaunchPreview) -> str:
     out = [f"[b]trainer[/b]  {escape(p.trainer)}: {escape(p.why)}",
            f"[b]dataset[/b]  {escape(p.dataset)}",
            f"[b]run dir[/b]  {escape(root)}/<new id>/  (bundle/, output/, stdout.log)",
-           f"[b]command[/b]  bash RUN_DIR/bundle/run.sh, which runs",
+           "[b]command[/b]  bash RUN_DIR/bundle/run.sh, which runs",
            f"         {escape(run)}"]
     if exports:
         out.append(f"         [dim]with {escape(' '.join(exports))}[/dim]")

@@ -9,8 +9,9 @@ when the previous one finished.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from rocm_tune.tui.util import optional
 
@@ -82,7 +83,7 @@ class MonitorSource:
             self._watcher.poll()
         except UserError as exc:
             return RunView(self.target, title=self.target, error=str(exc))
-        except Exception as exc:  # keep the monitor alive; show why
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app  # keep the monitor alive; show why
             return RunView(self.target, title=self.target, error=f"{type(exc).__name__}: {exc}")
         return self.view()
 

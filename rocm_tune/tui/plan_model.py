@@ -71,7 +71,7 @@ def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any
             iommu = doctor.iommu_state()
             iommu = getattr(iommu, "state", iommu)
             iommu = iommu if isinstance(iommu, str) else None
-        except Exception:
+        except Exception:  # noqa: BLE001 - a worker must not crash the app
             iommu = None
     request = to_plan_request(answers, model_spec, dataset_stats, samples, iommu)
     result = planner.plan(request)

@@ -6,8 +6,10 @@ with NO_COLOR and in 256 colours.
 
 from __future__ import annotations
 
+import itertools
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich.text import Text
 
@@ -35,7 +37,7 @@ def fmt_duration(seconds: Any) -> str:
     s = num(seconds)
     if s is None or s < 0:
         return "N/A"
-    s = int(round(s))
+    s = round(s)
     if s < 60:
         return f"{s}s"
     if s < 3600:
@@ -105,7 +107,7 @@ def render_vram_bar(mem: dict[str, Any], vram_bytes: int, width: int = 60, limit
     text = Text()
     used_cells = 0
     for key, _label, ch, style in VRAM_PARTS:
-        cells = int(round(parts[key] / scale * width))
+        cells = round(parts[key] / scale * width)
         cells = min(cells, width - used_cells)
         if cells:
             text.append(ch * cells, style=style)
@@ -152,7 +154,7 @@ def sparkline(values: Sequence[Any], width: int, lo: float | None = None, hi: fl
             out.append(" ")
         else:
             frac = 0.5 if span <= 0 else min(1.0, max(0.0, (v - lo) / span))
-            out.append(SPARK[int(round(frac * (len(SPARK) - 1)))])
+            out.append(SPARK[round(frac * (len(SPARK) - 1))])
     return "".join(out).rjust(width)
 
 
@@ -175,7 +177,7 @@ def render_histogram(hist: Sequence[tuple[int, int, int]], width: int = 40, cuto
     bar_w = max(4, width - label_w - 9)
     for i, (lo, hi, count) in enumerate(rows):
         cut = cutoff is not None and hi > cutoff
-        cells = int(round(count / peak * bar_w))
+        cells = round(count / peak * bar_w)
         text.append(f"{lo}-{hi}".rjust(label_w) + " ")
         text.append(("▒" if cut else "█") * cells, style="red" if cut else "cyan")
         text.append(" " * (bar_w - cells) + f" {count:>6}")
@@ -200,17 +202,19 @@ def ema(values: Sequence[Any], alpha: float = 0.1) -> list[float | None]:
     return out
 
 
-def braille_grid(series: Sequence[tuple[Sequence[Any], str]], width: int, height: int,
+def braille_grid(series: Sequence[tuple], width: int, height: int,
                  y_range: tuple[float, float] | None = None) -> tuple[list[Text], float, float]:
-    """Draw each series (values, style) into a width x height braille grid (2x4 dots per cell).
+    """Draw each series (values, style[, marker]) into a width x height braille grid (2x4 dots per cell).
 
     Values are spread evenly over the width (bucket-averaged when there are more points than
     dot columns); consecutive points are joined vertically. Later series draw over earlier ones.
+    A series with a marker (e.g. "•") is drawn at cell resolution with that character instead of
+    braille dots, so two series stay apart without colour (NO_COLOR, monochrome terminals).
     Returns the rows and the y range used.
     """
     width, height = max(1, width), max(1, height)
     cols, rows = width * 2, height * 4
-    allv = [v for vals, _ in series for v in _finite(vals) if v is not None]
+    allv = [v for ser in series for v in _finite(ser[0]) if v is not None]
     if y_range is not None:
         lo, hi = y_range
     elif allv:
@@ -222,21 +226,27 @@ def braille_grid(series: Sequence[tuple[Sequence[Any], str]], width: int, height
         lo, hi = lo - pad, hi + pad
     cells = [[0] * width for _ in range(height)]
     owner: list[list[str | None]] = [[None] * width for _ in range(height)]
+    marks: list[list[tuple[str, str] | None]] = [[None] * width for _ in range(height)]
 
     def ypix(v: float) -> int:
         frac = (v - lo) / (hi - lo)
-        return min(rows - 1, max(0, int(round((1 - frac) * (rows - 1)))))
+        return min(rows - 1, max(0, round((1 - frac) * (rows - 1))))
 
-    for vals, style in series:
+    for ser in series:
+        vals, style = ser[0], ser[1]
+        marker = ser[2] if len(ser) > 2 else None
         fv = _finite(vals)
         n = len(fv)
         if n == 0:
+            continue
+        if marker:
+            _mark_series(fv, marks, width, height, ypix, marker, style)
             continue
         pts: list[int | None] = [None] * cols
         if n <= cols:
             for i, v in enumerate(fv):
                 if v is not None:
-                    c = 0 if n == 1 else int(round(i * (cols - 1) / (n - 1)))
+                    c = 0 if n == 1 else round(i * (cols - 1) / (n - 1))
                     pts[c] = ypix(v)
         else:
             for c in range(cols):
@@ -246,12 +256,12 @@ def braille_grid(series: Sequence[tuple[Sequence[Any], str]], width: int, height
                 pts[c] = ypix(sum(good) / len(good)) if good else None
         # join points: interpolate across gaps so sparse series draw as lines
         known = [(c, y) for c, y in enumerate(pts) if y is not None]
-        for (c0, y0), (c1, y1) in zip(known, known[1:]):
+        for (c0, y0), (c1, y1) in itertools.pairwise(known):
             for c in range(c0, c1 + 1):
                 t = (c - c0) / (c1 - c0) if c1 != c0 else 0
                 y_here = y0 + (y1 - y0) * t
                 y_prev = y0 + (y1 - y0) * ((c - 1 - c0) / (c1 - c0)) if c > c0 else y_here
-                ya, yb = sorted((int(round(y_prev)), int(round(y_here))))
+                ya, yb = sorted((round((y_prev)), round(y_here)))
                 for y in range(ya, yb + 1):
                     _dot(cells, owner, c, y, style)
         if len(known) == 1:
@@ -261,10 +271,35 @@ def braille_grid(series: Sequence[tuple[Sequence[Any], str]], width: int, height
     for r in range(height):
         line = Text()
         for c in range(width):
+            mark = marks[r][c]
+            if mark is not None:
+                line.append(mark[0], style=mark[1])
+                continue
             bits = cells[r][c]
             line.append(chr(0x2800 + bits) if bits else " ", style=owner[r][c] or "")
         out.append(line)
     return out, lo, hi
+
+
+def _mark_series(fv: list[float | None], marks, width: int, height: int, ypix, marker: str, style: str) -> None:
+    """One marker per cell column at the column's value (cell resolution, interpolated, no gaps)."""
+    n = len(fv)
+    for c in range(width):
+        if n <= width:
+            x = 0.0 if n == 1 or width == 1 else c * (n - 1) / (width - 1)
+            i0 = int(x)
+            i1 = min(n - 1, i0 + 1)
+            a, b = fv[i0], fv[i1]
+            if a is None or b is None:
+                v = a if b is None else b
+            else:
+                v = a + (b - a) * (x - i0)
+        else:
+            lo_i = int(c * n / width)
+            good = [x for x in fv[lo_i: max(int((c + 1) * n / width), lo_i + 1)] if x is not None]
+            v = sum(good) / len(good) if good else None
+        if v is not None:
+            marks[ypix(v) // 4][c] = (marker, style)
 
 
 def _dot(cells, owner, col: int, row: int, style: str) -> None:
@@ -275,19 +310,21 @@ def _dot(cells, owner, col: int, row: int, style: str) -> None:
         owner[cy][cx] = style
 
 
-def render_chart(title: str, series: Sequence[tuple[str, Sequence[Any], str]], width: int, height: int,
+def render_chart(title: str, series: Sequence[tuple], width: int, height: int,
                  y_range: tuple[float, float] | None = None, x_label: str = "") -> Text:
-    """A titled braille chart with a y axis: series = [(name, values, style), ...]."""
+    """A titled braille chart with a y axis: series = [(name, values, style[, marker]), ...]."""
     width, height = max(12, width), max(2, height)
     axis_w = 9
     plot_h = height - 1
-    grid, lo, hi = braille_grid([(v, s) for _, v, s in series], width - axis_w, plot_h, y_range)
+    grid, lo, hi = braille_grid([tuple(ser[1:]) for ser in series], width - axis_w, plot_h, y_range)
     text = Text()
     text.append(title, style="bold")
-    for name, vals, style in series:
+    for ser in series:
+        name, vals, style = ser[0], ser[1], ser[2]
+        marker = ser[3] if len(ser) > 3 else None
         last = next((v for v in reversed(_finite(vals)) if v is not None), None)
         text.append("  ")
-        text.append("⣿", style=style)
+        text.append(marker or "⣿", style=style)
         text.append(f" {name} {fmt_num(last)}")
     if x_label and text.cell_len + len(x_label) + 2 <= width:
         text.append(f"  {x_label}", style="dim")
@@ -310,7 +347,7 @@ def _pct_bar(frac: float | None, width: int, ch: str = "█") -> Text:
     t = Text()
     if frac is None:
         return t.append("·" * width, style="dim")
-    cells = int(round(max(0.0, min(1.0, frac)) * width))
+    cells = round(max(0.0, min(1.0, frac)) * width)
     style = "red" if frac >= 0.9 else "yellow" if frac >= 0.75 else "green"
     t.append(ch * cells, style=style)
     t.append("·" * (width - cells), style="dim")
@@ -321,7 +358,7 @@ def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None
     """One GPU: name, utilisation (+ sparkline), VRAM bar (+ sparkline), temperature, power."""
     history = history or {}
     width = max(24, width)
-    g = lambda k: getattr(sample, k, None)  # noqa: E731
+    g = lambda k: getattr(sample, k, None)
     text = Text()
     name = str(g("name") or g("profile_id") or "GPU")
     text.append(f"GPU{g('index') if g('index') is not None else '?'} ", style="bold")
@@ -345,8 +382,9 @@ def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None
     text.append(f"\n     {fmt_gib(used)} / {fmt_gib(total)}")
     temp, power, plim = num(g("temp_c")), num(g("power_w")), num(g("power_limit_w"))
     text.append("\ntemp ")
-    text.append(f"{temp:.0f}°C" if temp is not None else "N/A",
-                style="red" if temp is not None and temp >= 90 else "")
+    hot = temp is not None and temp >= 90
+    text.append((f"{temp:.0f}°C" + (" HOT" if hot else "")) if temp is not None else "N/A",
+                style="bold red" if hot else "")
     text.append("  power ")
     if power is not None:
         text.append(f"{power:.0f}" + (f"/{plim:.0f}" if plim is not None else "") + " W")

@@ -32,7 +32,7 @@ def write_sample_run(run_dir: str | os.PathLike, *, steps: int = 60, total_steps
             loss, gn = float("nan"), float("nan")
         t = start + s * step_time
         rec = {"type": "step", "time": t, "step": s, "epoch": round(2 * s / total_steps, 3),
-               "loss": round(loss, 4) if loss == loss else "nan", "grad_norm": round(gn, 4) if gn == gn else "nan",
+               "loss": "nan" if math.isnan(loss) else round(loss, 4), "grad_norm": "nan" if math.isnan(gn) else round(gn, 4),
                "learning_rate": lr, "tokens_per_s": 1830.0 + 10 * math.sin(s), "samples_per_s": 0.9,
                "step_time_s": step_time}
         lines.append(rec)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.sample_run import write_sample_run
@@ -67,6 +68,10 @@ async def settle(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None
         if time.monotonic() - t0 > timeout:
             raise TimeoutError("scene did not settle")
         await pilot.pause(0.05)
+    from rocm_tune.tui.widgets.fields import QuestionField
+
+    for f in pilot.app.screen.query(QuestionField).results():
+        f.ensure_choices()   # data-driven choices load on a timer: load them now, same picture every time
     await pilot.pause(0.1)
     from textual.widgets import Input, TextArea
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -26,10 +26,14 @@ def breadcrumb(current: str) -> str:
 
 class StepScreen(Screen):
     STEP = "hardware"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next", "Next", priority=True),
         Binding("escape", "back", "Back"),
     ]
+
+    def on_mount(self) -> None:
+        # runs after the subclass's on_mount (Textual calls the handler of each class in the MRO)
+        self.call_after_refresh(self.app.screen_painted, self)  # type: ignore[attr-defined]
 
     def compose_header(self) -> ComposeResult:
         yield Static(breadcrumb(self.STEP), classes="breadcrumb")

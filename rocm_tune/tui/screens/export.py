@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Label, OptionList, SelectionList, Static, TextArea
@@ -33,7 +33,7 @@ class BundleWritten(Message):
 
 class ExportScreen(LaunchMixin, StepScreen):
     STEP = "export"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "write", "Write", priority=True),
         Binding("ctrl+y", "copy", "Copy file", priority=True),
         LAUNCH_BINDING,
@@ -98,7 +98,7 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
             self.post_message(BundleRendered(files))
         except UserError as exc:
             self.post_message(BundleRendered({}, str(exc)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(BundleRendered({}, f"export failed: {type(exc).__name__}: {exc}"))
 
     def on_bundle_rendered(self, msg: BundleRendered) -> None:
@@ -157,7 +157,7 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
             self.post_message(BundleWritten(paths))
         except UserError as exc:
             self.post_message(BundleWritten([], str(exc)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(BundleWritten([], f"write failed: {type(exc).__name__}: {exc}"))
 
     def on_bundle_written(self, msg: BundleWritten) -> None:

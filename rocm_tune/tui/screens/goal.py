@@ -13,9 +13,9 @@ from textual.widgets import Input, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
-from rocm_tune.tui.util import optional
 from rocm_tune.tui.render import render_histogram
 from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.util import optional
 from rocm_tune.tui.widgets.fields import QuestionField
 
 CUTOFFS = (256, 512, 1024, 2048, 4096, 8192)
@@ -36,8 +36,8 @@ def render_dataset(stats: Any, width: int = 44, cutoff: int | None = None) -> Te
     try:
         t.append(f"p50 {stats.percentile(50)}  p95 {stats.percentile(95)}  p99 {stats.percentile(99)}"
                  f"  max {max(stats.lengths) if stats.lengths else 0}\n")
-    except Exception:
-        pass
+    except (TypeError, ValueError, AttributeError):
+        t.append("no token lengths\n", style="dim")
     t.append_text(render_histogram(stats.histogram(12), width, cutoff, max_rows=8))
     t.append("\ncutoff_len  truncated\n", style="bold")
     n = max(1, stats.count)
@@ -109,7 +109,7 @@ epochs and an optional time budget in hours.
             self.post_message(DatasetResult(path, stats))
         except UserError as exc:
             self.post_message(DatasetResult(path, None, str(exc)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(DatasetResult(path, None, f"{path}: {exc}"))
 
     def on_dataset_result(self, msg: DatasetResult) -> None:

@@ -12,9 +12,9 @@ from textual.widgets import DataTable, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
-from rocm_tune.tui.util import optional
 from rocm_tune.tui.render import fmt_gib, num
 from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.util import optional
 from rocm_tune.tui.widgets.fields import QuestionField
 
 GPU_COLUMNS = ("#", "name", "profile", "VRAM used", "util", "temp", "power")
@@ -98,8 +98,12 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         table = self.query_one("#gpus", DataTable)
         for c in GPU_COLUMNS:
             table.add_column(c, key=c)
-        self.poll_gpus()
-        self.run_doctor()
+        # first paint first: detection and doctor checks start once the screen is on the terminal
+        self.call_after_refresh(self._start_workers)
+
+    def _start_workers(self) -> None:
+        self._doctor_started = False
+        self.poll_gpus()   # the doctor checks follow the first samples (they reuse them)
 
     # ---- workers: never touch widgets, post messages
     @work(thread=True, exclusive=True, exit_on_error=False, group="gpus")
@@ -108,25 +112,20 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
             backend = self.app.gpu_backend()  # type: ignore[attr-defined]
             samples = tuple(backend.sample())
             self.post_message(Samples(getattr(backend, "name", "?"), samples))
-        except Exception as exc:  # a backend must never crash the app
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app  # a backend must never crash the app
             self.post_message(Samples("none", (), str(exc)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="doctor")
-    def run_doctor(self) -> None:
+    def run_doctor(self, samples: tuple = ()) -> None:
         doctor = optional("rocm_tune.core.doctor")
         if doctor is None:
             self.post_message(DoctorFindings([], "doctor checks are not available yet"))
             return
         try:
-            samples = ()
-            try:
-                samples = tuple(self.app.gpu_backend().sample())  # type: ignore[attr-defined]
-            except Exception:
-                pass
             factory = getattr(self.app, "doctor_view", None)
             view = factory() if factory is not None else None
             self.post_message(DoctorFindings(doctor_lines(doctor, samples, view)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(DoctorFindings([], f"doctor failed: {exc}"))
 
     # ---- UI thread
@@ -154,6 +153,9 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         for key in [k.value for k in table.rows if k.value not in seen]:
             table.remove_row(key)
         table.display = bool(msg.samples)
+        if not getattr(self, "_doctor_started", True):
+            self._doctor_started = True
+            self.run_doctor(msg.samples)
         if self.is_attached and not msg.error:  # re-arm the next poll only after this one finished
             self.set_timer(self.app.poll_interval, self.poll_gpus)
 

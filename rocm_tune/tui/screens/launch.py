@@ -51,7 +51,7 @@ class LaunchMixin:
             self.post_message(LaunchChecked(lm.preview(plan, answers)))  # type: ignore[attr-defined]
         except UserError as exc:
             self.post_message(LaunchChecked(error=str(exc)))  # type: ignore[attr-defined]
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(LaunchChecked(error=f"cannot launch: {type(exc).__name__}: {exc}"))  # type: ignore[attr-defined]
 
     def on_launch_checked(self, msg: LaunchChecked) -> None:
@@ -85,7 +85,7 @@ class LaunchMixin:
             self.post_message(LaunchStarted(lm.start(plan, preview)))  # type: ignore[attr-defined]
         except UserError as exc:
             self.post_message(LaunchStarted(error=str(exc)))  # type: ignore[attr-defined]
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(LaunchStarted(error=f"launch failed: {type(exc).__name__}: {exc}"))  # type: ignore[attr-defined]
 
     def on_launch_started(self, msg: LaunchStarted) -> None:

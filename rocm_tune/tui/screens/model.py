@@ -15,9 +15,9 @@ from textual.widgets.option_list import Option
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import BY_NAME
-from rocm_tune.tui.util import optional
 from rocm_tune.tui.render import fmt_count
 from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.util import optional
 from rocm_tune.tui.widgets.fields import QuestionField
 
 
@@ -102,14 +102,14 @@ Up/down in the list shows a preset's details; enter picks it.
         q = query.strip()
         try:
             specs = model.search_presets(q) if not looks_like_ref(q) else []
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             specs, error = [], f"search failed: {exc}"
         if q and (looks_like_ref(q) or not specs or "/" in q):
             try:
                 direct = model.load_model(q)
             except UserError as exc:
                 error = str(exc)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
                 error = f"{q}: {exc}"
         self.post_message(SearchResults(query, specs, direct, error))
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -59,7 +61,7 @@ def render_alerts(v: RunView) -> Text:
 
 
 class MonitorScreen(Screen):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "detach", "Detach"),
         Binding("s", "stop", "Stop run"),
         Binding("l", "toggle_log", "Log"),
@@ -101,6 +103,7 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
         yield Footer()
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self.app.screen_painted, self)  # type: ignore[attr-defined]
         if not self.target:
             self.app.call_later(self.action_runs)
             self.query_one("#mon-header", Static).update("no run selected: press r for the list of runs")
@@ -145,7 +148,7 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
             return
         header.update(render_header(v))
         self.query_one("#chart-loss", Chart).update_series(
-            [("loss", v.loss_series, "cyan"), ("smoothed", v.smooth_series, "bold yellow")],
+            [("loss", v.loss_series, "cyan"), ("smoothed", v.smooth_series, "bold yellow", "•")],
             x_label=f"steps {v.steps[0]}-{v.steps[-1]}" if v.steps else "")
         self.query_one("#chart-lr", Chart).update_series([("lr", v.lr_series, "green")])
         self.query_one("#chart-gn", Chart).update_series([("grad_norm", v.grad_series, "magenta")])
@@ -248,7 +251,7 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
             self.app.call_from_thread(self.notify, f"{ref}: {info.status}")
         except UserError as exc:
             self.app.call_from_thread(self.notify, str(exc), severity="error")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.app.call_from_thread(self.notify, f"stop failed: {exc}", severity="error")
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static
@@ -93,7 +93,7 @@ def render_findings(d: dict) -> Text:
 
 class PlanScreen(LaunchMixin, StepScreen):
     STEP = "plan"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next", "Export", priority=True),
         LAUNCH_BINDING,
         Binding("ctrl+o", "alternative", "Alternative", priority=True),
@@ -157,7 +157,7 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
             self.post_message(PlanReady(result, d))
         except UserError as exc:
             self.post_message(PlanReady(error=str(exc)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(PlanReady(error=f"planning failed: {type(exc).__name__}: {exc}"))
 
     def on_plan_ready(self, msg: PlanReady) -> None:
@@ -254,10 +254,10 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
             self.post_message(Replanned(seq, d))
         except UserError as exc:
             self.post_message(Replanned(seq, None, str(exc)))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(Replanned(seq, None, f"{type(exc).__name__}: {exc}"))
 
-    def on_replanned(self, msg: "Replanned") -> None:
+    def on_replanned(self, msg: Replanned) -> None:
         if msg.seq != self._edit_seq:
             return  # a newer edit is on its way
         err = self.query_one("#set-error", Static)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
@@ -29,7 +31,7 @@ def run_row(r, now: float) -> tuple[str, ...]:
 
 
 class RunListScreen(ModalScreen[str | None]):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "choose", "Watch"),
         Binding("escape", "close", "Back"),
         Binding("g", "reload", "Refresh"),
@@ -59,7 +61,7 @@ class RunListScreen(ModalScreen[str | None]):
             return
         try:
             self.post_message(RunsLoaded(list(reg.list_runs())))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(RunsLoaded([], str(exc)))
 
     def on_runs_loaded(self, msg: RunsLoaded) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.widget import Widget
@@ -11,7 +11,7 @@ from rocm_tune.tui.render import render_chart
 
 
 class Chart(Widget):
-    """Set `series` with `update_series([(name, values, style), ...])`; redraws only on change."""
+    """Set `series` with `update_series([(name, values, style[, marker]), ...])`; redraws only on change."""
 
     DEFAULT_CSS = """
     Chart { height: 1fr; width: 1fr; min-height: 4; }
@@ -22,12 +22,13 @@ class Chart(Widget):
         self.title = title
         self.empty = empty
         self.x_label = ""
-        self._series: list[tuple[str, list[Any], str]] = []
+        self._series: list[tuple] = []
         self._key: tuple | None = None
 
-    def update_series(self, series: Sequence[tuple[str, Sequence[Any], str]], x_label: str = "") -> None:
-        copied = [(n, list(v), s) for n, v, s in series]
-        key = tuple((n, len(v), v[-1] if v else None, v[0] if v else None) for n, v, _ in copied) + (x_label,)
+    def update_series(self, series: Sequence[tuple], x_label: str = "") -> None:
+        copied = [(ser[0], list(ser[1]), *ser[2:]) for ser in series]
+        key = tuple((ser[0], len(ser[1]), ser[1][-1] if ser[1] else None, ser[1][0] if ser[1] else None)
+                    for ser in copied) + (x_label,)
         if key == self._key:
             return
         self._key = key
@@ -36,6 +37,6 @@ class Chart(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        if not any(v for _, v, _ in self._series):
+        if not any(ser[1] for ser in self._series):
             return Text(f"{self.title}\n{self.empty}", style="dim")
         return render_chart(self.title, self._series, self.size.width, self.size.height, x_label=self.x_label)

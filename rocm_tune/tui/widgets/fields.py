@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
@@ -38,16 +39,23 @@ class QuestionField(Widget):
         super().__init__(id=f"q-{question.name}")
         self.question = question
         self.initial = question.default if value is None and not question.optional else value
-        self.choices = choices if choices is not None else (
-            dynamic_choices(question) if question.kind == "choice" else ()
-        )
+        # choices loaded from data (all GPU profiles) come after the first paint, from a worker;
+        # until then the field offers its static choices and the current value
+        self._pending = choices is None and question.kind == "choice" and bool(question.choices_from)
+        if choices is not None:
+            self.choices = tuple(choices)
+        elif self._pending:
+            extra = (str(self.initial),) if self.initial not in (None, "") and self.initial not in question.choices else ()
+            self.choices = tuple(question.choices) + extra
+        else:
+            self.choices = tuple(question.choices) if question.kind == "choice" else ()
 
     def compose(self) -> ComposeResult:
         q = self.question
         with Horizontal():
             yield Label(q.label, classes="q-label")
             if q.kind == "choice":
-                opts = [(c if c not in q.choice_help else f"{c}  {q.choice_help[c]}", c) for c in self.choices]
+                opts = self._options()
                 value = self.initial if self.initial in self.choices else Select.NULL
                 yield Select(opts, value=value, allow_blank=q.optional or value is Select.NULL,
                              compact=True, id=f"in-{q.name}")
@@ -57,6 +65,42 @@ class QuestionField(Widget):
                 placeholder = "(optional)" if q.optional else ""
                 yield Input(_text(self.initial), placeholder=placeholder, compact=True, id=f"in-{q.name}")
         yield Static(q.help, classes="q-help")
+
+    def _options(self) -> list[tuple[str, str]]:
+        q = self.question
+        return [(c if c not in q.choice_help else f"{c}  {q.choice_help[c]}", c) for c in self.choices]
+
+    def on_mount(self) -> None:
+        if self._pending:  # after the first paint and the screen's own first data; at once on focus
+            self.set_timer(0.5, self._load_choices)
+
+    def on_descendant_focus(self) -> None:
+        self.ensure_choices()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="choices")
+    def _load_choices(self) -> None:
+        if not self._pending:
+            return
+        choices = dynamic_choices(self.question)
+        self.app.call_from_thread(self._set_choices, choices)
+
+    def _set_choices(self, choices: tuple[str, ...]) -> None:
+        if not self._pending:
+            return
+        self._pending = False
+        ctl = self.control
+        current = self.raw()
+        self.choices = tuple(dict.fromkeys(tuple(choices) + ((str(current),) if current else ())))
+        if isinstance(ctl, Select):
+            with ctl.prevent(Select.Changed):
+                ctl.set_options(self._options())
+                if current in self.choices:
+                    ctl.value = current
+
+    def ensure_choices(self) -> None:
+        """Load the data-driven choices now (validation needs them); cached after the first call."""
+        if self._pending:
+            self._set_choices(dynamic_choices(self.question))
 
     @property
     def control(self) -> Widget:
@@ -71,6 +115,7 @@ class QuestionField(Widget):
         return ctl.value  # type: ignore[attr-defined]
 
     def set_value(self, value: Any) -> None:
+        self.ensure_choices()
         ctl = self.control
         if isinstance(ctl, Select):
             ctl.value = value if value in self.choices else Select.NULL
@@ -81,6 +126,7 @@ class QuestionField(Widget):
 
     def value(self) -> Any:
         """The parsed value; raises UserError (and shows it) when invalid."""
+        self.ensure_choices()
         try:
             choices = self.choices if self.question.kind == "choice" and len(self.choices) > 1 else None
             parsed = self.question.parse(self.raw(), choices)

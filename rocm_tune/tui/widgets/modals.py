@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
@@ -19,7 +21,7 @@ class ConfirmModal(ModalScreen[bool]):
     ConfirmModal .title { text-style: bold; }
     ConfirmModal.-launch > Vertical { width: 100; border: thick $accent; padding: 0 1; max-height: 100%; }
     """
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
     ]
@@ -46,7 +48,7 @@ class HelpModal(ModalScreen[None]):
     HelpModal > VerticalScroll { width: 76; max-width: 98%; height: auto; max-height: 90%; border: thick $accent;
                                  padding: 0 1; background: $panel; }
     """
-    BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss_help", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f1,question_mark", "dismiss_help", "Close")]
 
     def __init__(self, text: str) -> None:
         super().__init__()
