@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import read_json, read_text
 
 FORMATS = ("alpaca", "sharegpt", "messages")
 CUTOFFS = (256, 512, 1024, 2048, 4096, 8192, 16384)
@@ -197,26 +198,9 @@ def _nice_width(raw: float) -> int:
 # reading files
 
 
-def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise UserError(f"{path} is a directory; give a .json/.jsonl file or a dir with dataset_info.json") from None
-    except OSError as exc:
-        raise UserError(f"cannot read dataset {path}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"dataset {path} is not UTF-8 text (bad byte at offset {exc.start})") from None
-
-
-def _short(msg: str) -> str:
-    return msg.replace("\n", " ")[:200]
-
-
 def read_records(path: Path) -> list:
     """Records of one JSON-array or JSON-Lines file. UserError with the line number when malformed."""
-    text = _read_text(path)
+    text = read_text(path, "dataset file")
     stripped = text.lstrip()
     if not stripped:
         return []
@@ -282,12 +266,9 @@ class _Attr:
 
 def read_dataset_info(info_path: Path) -> dict:
     """The entries of a dataset_info.json (a non-empty JSON object); one-line UserError otherwise."""
-    try:
-        info = json.loads(_read_text(info_path))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"malformed JSON in {info_path} at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    if not isinstance(info, dict) or not info:
-        raise UserError(f"{info_path} must be a JSON object of dataset entries")
+    info = read_json(info_path, "dataset list", hint=" of dataset entries")
+    if not info:
+        raise UserError(f"{info_path} lists no datasets; it must be a JSON object of dataset entries")
     return info
 
 

@@ -11,7 +11,6 @@ Only the standard library and ``yaml`` are imported here (start-up speed, import
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import read_json
 
 __all__ = [
     "SUPPORTED_FAMILIES",
@@ -934,19 +934,7 @@ _PRESET_DIR = Path(__file__).resolve().parent.parent / "profiles" / "models"
 
 
 def _read_config_file(path: Path) -> dict:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: config.json not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{path}: cannot read config ({e.__class__.__name__}: {e})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UserError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: config.json must hold a JSON object, got {type(data).__name__}")
-    return data
+    return read_json(path, "model config")
 
 
 def _hf_cache_dirs() -> list[Path]:

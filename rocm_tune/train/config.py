@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import read_yaml
 
 # LLaMA-Factory keys accepted but not acted on by the built-in trainer (reported as ignored)
 IGNORED_KEYS = frozenset("""
@@ -312,23 +313,8 @@ def validate(cfg: TrainerConfig) -> None:
 
 def load_config(path: str | os.PathLike, **overrides: Any) -> TrainerConfig:
     """Read and validate a training YAML; `overrides` (not None) replace keys."""
-    import yaml
-
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise UserError(f"training config {str(path)!r} does not exist")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read training config {str(path)!r}: {exc}") from None
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        where = f" at line {line + 1}" if line is not None else ""
-        raise UserError(f"training config {str(path)!r} is not valid YAML{where}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise UserError(f"training config {str(path)!r} must be a YAML mapping (key: value lines)")
+    data = read_yaml(p, "training config")
     for k, v in overrides.items():
         if v is not None:
             data[k] = v

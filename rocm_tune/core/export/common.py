@@ -7,14 +7,12 @@ without the planner.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shlex
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import read_json
 
 # file names inside the bundle
 RUN_SH = "run.sh"
@@ -285,20 +283,7 @@ def resolve(plan: dict, opts: ExportOptions) -> Resolved:
 
 
 def load_plan(path: str) -> dict:
-    p = Path(os.path.expanduser(path))
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"plan file {path!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read plan file {path!r}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"malformed JSON in plan file {path} at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    if not isinstance(data, dict):
-        raise UserError(f"plan file {path} must hold a JSON object (the output of `rocm-tune plan --json`)")
-    return data
+    return read_json(path, "plan file", hint=" (the output of `rocm-tune plan --json`)")
 
 
 def q(value) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rocm_tune.core.files import try_read_json, try_read_yaml
 from rocm_tune.core.runs.parsers import GIB, Event
 
 # code -> (severity, one-line meaning). The fix text is built per alert (it uses the run's numbers).
@@ -99,32 +100,17 @@ class RunContext:
 
 def load_context(run_dir: str | None = None, config_path: str | None = None) -> RunContext:
     """RunContext from RUN_DIR/plan.json and a training YAML (LLaMA-Factory names), when present."""
-    import json
-
     plan = None
     cfg = None
     if run_dir:
-        p = os.path.join(run_dir, "plan.json")
-        try:
-            with open(p, encoding="utf-8") as fh:
-                plan = json.load(fh)
-        except (OSError, ValueError):
-            plan = None
+        plan = try_read_json(os.path.join(run_dir, "plan.json"))
         if config_path is None:
             for name in ("train.yaml", "llamafactory.yaml", "config.yaml"):
                 if os.path.exists(os.path.join(run_dir, name)):
                     config_path = os.path.join(run_dir, name)
                     break
     if config_path:
-        try:
-            import yaml
-
-            with open(config_path, encoding="utf-8") as fh:
-                cfg = yaml.safe_load(fh)
-        except Exception:
-            cfg = None
-        if not isinstance(cfg, dict):
-            cfg = None
+        cfg = try_read_yaml(config_path)
     gpus = None
     if isinstance(plan, dict):
         hw = plan.get("hardware")

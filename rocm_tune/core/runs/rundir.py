@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import atomic_write_json, try_read_json
 
 RUN_JSON = "run.json"
 PLAN_JSON = "plan.json"
@@ -44,23 +45,8 @@ _NAME_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 # small file helpers
 
 
-def read_json(path: str | os.PathLike, default: Any = None) -> Any:
-    """Parsed JSON of a file, or `default` when missing or unreadable (never raises)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, ValueError):
-        return default
-
-
-def write_json_atomic(path: str | os.PathLike, obj: Any) -> None:
-    """Write JSON via a temp file + rename so readers never see half a file."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(obj, fh, indent=2, default=str)
-        fh.write("\n")
-    os.replace(tmp, path)
+read_json = try_read_json  # parsed JSON or a default, never raises
+write_json_atomic = atomic_write_json  # temp file + os.replace: readers never see half a file
 
 
 def sanitize_name(name: str | None, fallback: str = "run") -> str:

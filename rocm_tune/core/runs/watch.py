@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import try_read_json, try_read_yaml
 from rocm_tune.core.runs.alerts import Alert, AlertEngine, RunContext, load_context
 from rocm_tune.core.runs.history import EMA_ALPHA, History, _json_num
 from rocm_tune.core.runs.parsers import Event
@@ -119,17 +120,6 @@ def _outdir_sources(d: str, role_text: str = "aux") -> list[SourceSpec]:
     return out
 
 
-def _read_yaml(path: str) -> dict | None:
-    try:
-        import yaml
-
-        with open(path, encoding="utf-8") as fh:
-            obj = yaml.safe_load(fh)
-        return obj if isinstance(obj, dict) else None
-    except Exception:
-        return None
-
-
 def _proc_link(pid: int, name: str) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/{name}")
@@ -172,7 +162,7 @@ def output_dir_from_cmdline(args: Sequence[str], cwd: str | None) -> tuple[str |
         elif a.endswith((".yaml", ".yml")) and config is None:
             config = a if os.path.isabs(a) or not cwd else os.path.join(cwd, a)
     if outdir is None and config:
-        y = _read_yaml(config)
+        y = try_read_yaml(config)
         if y and isinstance(y.get("output_dir"), str):
             outdir = y["output_dir"]
     if outdir and cwd and not os.path.isabs(outdir):
@@ -279,9 +269,7 @@ def _pid_target(spec: str, pid: int) -> Target:
 
 
 def _rundir_target(spec: str, d: str, kind: str = "rundir", run_id: str | None = None) -> Target:
-    from rocm_tune.core.runs.rundir import read_json
-
-    meta = read_json(os.path.join(d, "run.json"), {}) or {}
+    meta = try_read_json(os.path.join(d, "run.json"), {}) or {}
     if not isinstance(meta, dict):
         meta = {}
     srcs = [SourceSpec("metrics", os.path.join(d, "metrics.jsonl")), SourceSpec("text", os.path.join(d, "stdout.log"), "aux")]
