@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 
 from rocm_tune import __version__
@@ -38,8 +40,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# argparse only takes "-5" / "-.5" as a value; "-inf", "-nan" and "-1e9" would be read as unknown flags and
+# reported as "expected one argument" without naming the value. Every such string is a value here (no
+# rocm-tune flag looks like a number), so the value types can name and reject it.
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+
+
+def _flag_name(action: argparse.Action) -> str:
+    if action.option_strings:
+        return max(action.option_strings, key=len)
+    return action.metavar if isinstance(action.metavar, str) else action.dest
+
+
+def check_empty_values(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """An empty or blank string given to any option or positional is bad input, never "not given"."""
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        if isinstance(value, str) and not value.strip() and value != action.default:
+            raise UserError(f"{_flag_name(action)} {value!r} is empty; give a value "
+                            f"(`rocm-tune {parser.prog.split()[-1]} --help` lists what each option takes)")
+
+
 class ArgParser(argparse.ArgumentParser):
     """argparse that reports errors as one-line UserErrors (exit 2, no usage dump)."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message: str):  # type: ignore[override]
         raise UserError(message)
@@ -96,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UserError(f"unknown command {first!r}; expected one of: {', '.join(COMMANDS)}")
         parser, module = build_parser(first)
         args = parser.parse_args(argv[1:])
+        check_empty_values(parser, args)
         return int(module.run(args) or 0)
     except UserError as exc:
         prog = f"rocm-tune {argv[0]}" if argv and argv[0] in COMMANDS else "rocm-tune"
@@ -105,6 +133,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # a path the user gave that cannot be read or written (a directory where a file belongs, no
+        # permission, disk full): one line naming it, not a traceback. ROCM_TUNE_DEBUG=1 shows the traceback.
+        if exc.filename is None or os.environ.get("ROCM_TUNE_DEBUG"):
+            raise
+        prog = f"rocm-tune {argv[0]}" if argv and argv[0] in COMMANDS else "rocm-tune"
+        where = repr(os.fsdecode(exc.filename)) if not isinstance(exc.filename, int) else str(exc.filename)
+        if exc.filename2 is not None:
+            where += f" -> {os.fsdecode(exc.filename2)!r}"
+        print(f"{prog}: error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -88,6 +88,21 @@ _FIELDS = {
 }
 
 
+def check_method_flags(args: argparse.Namespace, method: str) -> None:
+    """UserError when a flag of one fine-tuning method is given with another (it would be ignored)."""
+    if method in ("full", "freeze"):
+        for dest, flag in (("lora_rank", "--lora-rank"), ("lora_alpha", "--lora-alpha"),
+                           ("lora_target", "--lora-target"), ("dora", "--dora")):
+            if getattr(args, dest, None) is not None:
+                raise UserError(f"{flag} only applies to --method lora or qlora, not --method {method}")
+    if method != "qlora":
+        for dest, flag in (("quant_bits", "--quant-bits"), ("double_quant", "--double-quant")):
+            if getattr(args, dest, None) is not None:
+                raise UserError(f"{flag} only applies to --method qlora, not --method {method}")
+    if method != "freeze" and getattr(args, "freeze_trainable_layers", None) is not None:
+        raise UserError(f"--freeze-layers only applies to --method freeze, not --method {method}")
+
+
 def train_config_from_args(args: argparse.Namespace, **overrides) -> TrainConfig:
     """TrainConfig from parsed flags (None = default), then `overrides` (TrainConfig field names)."""
     values: dict = {}
@@ -100,17 +115,7 @@ def train_config_from_args(args: argparse.Namespace, **overrides) -> TrainConfig
         values["lora_targets"] = tuple(t for t in str(target).split(",") if t)
     values.update({k: v for k, v in overrides.items() if v is not None})
     method = values.get("method", "lora")
-    if method in ("full", "freeze"):
-        for dest, flag in (("lora_rank", "--lora-rank"), ("lora_alpha", "--lora-alpha"),
-                           ("lora_target", "--lora-target"), ("dora", "--dora")):
-            if getattr(args, dest, None) is not None:
-                raise UserError(f"{flag} only applies to --method lora or qlora, not --method {method}")
-    if method != "qlora":
-        for dest, flag in (("quant_bits", "--quant-bits"), ("double_quant", "--double-quant")):
-            if getattr(args, dest, None) is not None:
-                raise UserError(f"{flag} only applies to --method qlora, not --method {method}")
-    if method != "freeze" and getattr(args, "freeze_trainable_layers", None) is not None:
-        raise UserError(f"--freeze-layers only applies to --method freeze, not --method {method}")
+    check_method_flags(args, method)
     cfg = TrainConfig(**values)
     cfg.validate()
     return cfg

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from rocm_tune.commands._common import int_range, print_json
@@ -31,22 +32,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _model_arg(ref: str | None):
-    if not ref:
+    if ref is None:
         return None
-    p = Path(os.path.expanduser(ref))
-    if p.is_dir() or p.is_file():
-        return p
     from rocm_tune.core.model import load_model  # presets / HF cache ids
 
+    p = Path(os.path.expanduser(ref))
+    if p.is_dir():
+        return p  # a model directory; without tokenizer files analyze_dataset notes the approximation
+    if p.is_file():
+        load_model(str(p))  # a config.json: UserError when it is not one (malformed, not a model config)
+        return p
     spec = load_model(ref)
-    if not spec.location:
-        return spec  # a preset: no tokenizer on disk, analyze_dataset notes the approximation
+    if spec.source == "preset":
+        # a preset has no tokenizer on disk (its location is the preset YAML): say so, not "no tokenizer
+        # files in <the presets folder>"
+        return replace(spec, location=None)
     return spec
 
 
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.dataset import CUTOFFS, analyze_dataset, round_cutoff
 
+    if args.name is not None and not os.path.isdir(os.path.expanduser(args.path)):
+        raise UserError(f"--name {args.name!r} picks an entry of dataset_info.json, so PATH must be a folder "
+                        f"holding one; {args.path!r} is not a folder")
     stats = analyze_dataset(args.path, model=_model_arg(args.model), dataset_name=args.name)
     suggested = round_cutoff(stats.percentile(args.percentile))
     if args.json:

@@ -186,6 +186,11 @@ def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.runs import rundir as rd
     from rocm_tune.core.runs.launcher import start_run
 
+    if args.json and not args.headless:
+        raise UserError("--json needs --headless (without it the demo streams the training, which is not one "
+                        "JSON object)")
+    if args.plain and args.headless:
+        raise UserError("--plain and --headless do not go together: --headless shows no monitor at all")
     quiet = bool(args.json)
     t0 = time.time()
     work = Path(args.dir).expanduser() if args.dir else _cache_home() / "rocm-tune" / "demo"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from rocm_tune.commands._common import float_range, int_range, print_json
@@ -21,6 +22,36 @@ def _add(parser, *flags, **kw) -> None:
     names = [f for f in flags if not _has(parser, f)]
     if names and len(names) == len(flags):
         parser.add_argument(*names, **kw)
+
+
+_SLURM_TIME = re.compile(r"^(\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2}"
+                         r"|unlimited|infinite)$", re.IGNORECASE)
+_TEMPLATE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+def _slurm_time(text: str) -> str:
+    value = text.strip()
+    if not _SLURM_TIME.match(value) or (value.isdigit() and int(value) == 0):
+        raise UserError(f"--time {text!r} is not a Slurm time limit; use minutes, HH:MM:SS or D-HH:MM:SS "
+                        "(e.g. 24:00:00, 2-00:00:00)")
+    return value
+
+
+def _scheduler(text: str) -> str:
+    from rocm_tune.train.config import SCHEDULERS  # the names transformers' Trainer (and LLaMA-Factory) take
+
+    value = text.strip()
+    if value not in SCHEDULERS:
+        raise UserError(f"--lr-scheduler {text!r} is not known; expected one of: {', '.join(SCHEDULERS)}")
+    return value
+
+
+def _template(text: str) -> str:
+    value = text.strip()
+    if not _TEMPLATE.match(value):
+        raise UserError(f"--template {text!r} is not a LLaMA-Factory template name (letters, digits, _ . -, "
+                        "e.g. qwen, llama3, default)")
+    return value
 
 
 def _plan_command():
@@ -57,14 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(ex, "--dataset-name", help="LLaMA-Factory dataset name (in --dataset-dir/dataset_info.json)")
     _add(ex, "--dataset-dir", help="folder with dataset_info.json (default: the bundle)")
     _add(ex, "--output-dir", default="output", help="where training writes checkpoints (default: output/ in the bundle)")
-    _add(ex, "--template", default=None,
+    _add(ex, "--template", type=_template, default=None,
          help="LLaMA-Factory chat template, e.g. qwen, llama3 (default: from the model family, else default)")
     _add(ex, "--model-path", help="model_name_or_path to write (default: the plan's model ref)")
     _add(ex, "--launcher", help="override the plan's launcher: llamafactory-cli, torchrun, deepspeed, accelerate, rocm-tune")
     _add(ex, "--trainer", default="llamafactory", choices=("llamafactory", "rocm-tune"),
          help="program the launchers start: LLaMA-Factory (default) or rocm-tune's built-in trainer")
     _add(ex, "--lora-dropout", type=float_range("--lora-dropout", 0.0, 0.9), default=0.05)
-    _add(ex, "--lr-scheduler", default="cosine", help="lr_scheduler_type (default cosine)")
+    _add(ex, "--lr-scheduler", type=_scheduler, default="cosine", help="lr_scheduler_type (default cosine)")
     _add(ex, "--warmup-ratio", type=float_range("--warmup-ratio", 0.0, 0.99), default=0.1)
     _add(ex, "--warmup-key", choices=("auto", "warmup_ratio", "warmup_steps"), default="auto",
          help="how the warmup ratio is spelled: warmup_ratio (transformers < 5.2) or warmup_steps (>= 5.2, a "
@@ -79,7 +110,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sl = parser.add_argument_group("slurm")
     _add(sl, "--partition", help="#SBATCH --partition")
     _add(sl, "--account", help="#SBATCH --account")
-    _add(sl, "--time", dest="time_limit", default="24:00:00", help="#SBATCH --time (default 24:00:00)")
+    _add(sl, "--time", dest="time_limit", type=_slurm_time, default="24:00:00", help="#SBATCH --time (default 24:00:00)")
     _add(sl, "--gres", default="gpu", help="generic resource name: gpu, or dcu on Hygon clusters (default gpu)")
     _add(sl, "--cpus-per-task", type=int_range("--cpus-per-task", 1, 4096), default=16)
     _add(sl, "--job-name", default="rocm-tune")

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", metavar="NAME",
                         help=f"use only this backend: {', '.join(BACKENDS)}")
     parser.add_argument("--record", metavar="PATH", help="record --frames samples into a replay JSON file")
-    parser.add_argument("--frames", type=int_range("--frames", 1, 100_000), default=30,
+    parser.add_argument("--frames", type=int_range("--frames", 1, 100_000), default=None,
                         help="samples to record with --record (default 30)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing --record file")
 
@@ -149,7 +149,31 @@ def _show(args) -> int:
     return 0
 
 
+def _check_combinations(args: argparse.Namespace) -> None:
+    """Options that would be silently ignored in the combination given are bad input."""
+    if args.profiles and args.show is not None:
+        raise UserError(f"--profiles lists every profile and --show {args.show!r} shows one; give only one of them")
+    listing = "--profiles" if args.profiles else ("--show" if args.show is not None else None)
+    if listing:
+        for flag, given in (("--watch", args.watch), ("--record", args.record is not None),
+                            ("--backend", args.backend is not None), ("--count", args.count is not None)):
+            if given:
+                raise UserError(f"{flag} samples the GPUs of this machine; {listing} only reads the built-in profiles")
+    if args.record is not None and args.watch:
+        raise UserError("--record and --watch do not go together; --record takes --frames samples, --interval apart")
+    if args.record is None:
+        if args.frames is not None:
+            raise UserError(f"--frames {args.frames} only applies to --record PATH")
+        if args.force:
+            raise UserError("--force only applies to --record PATH (overwrite the file)")
+    if args.count is not None and not args.watch:
+        raise UserError(f"--count {args.count} only applies to --watch")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_combinations(args)
+    if args.frames is None:
+        args.frames = 30
     if args.profiles:
         return _profiles(args)
     if args.show:
@@ -160,6 +184,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--backend {args.backend!r} is not known; expected one of: {', '.join(BACKENDS)}")
     if args.record:
         out = Path(args.record)
+        if out.is_dir():
+            raise UserError(f"--record {str(out)!r} is a directory; give a file path such as {str(out / 'gpus.json')!r}")
         if out.exists() and not args.force:
             raise UserError(f"--record {str(out)!r} already exists; pass --force to overwrite it")
         if out.parent and not out.parent.exists():
@@ -189,7 +215,14 @@ def _record(backend, args) -> int:
         raise UserError("--record: no GPU found to record (backends tried: "
                         + "; ".join(f"{n}: {r}" for n, r in getattr(backend, "tried", [])) + ")")
     doc = record(backend, args.frames, args.interval, description=f"recorded with rocm-tune gpus --record via {backend.name}")
-    Path(args.record).write_text(json.dumps(doc, separators=(",", ":")))
+    target = Path(args.record)
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
+        tmp.replace(target)  # a complete file or none: the old recording survives a failed write
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UserError(f"--record {args.record!r}: cannot write it ({exc.strerror or exc})") from None
     if args.json:
         print_json({"path": str(args.record), "frames": len(doc["frames"]), "backend": backend.name})
     else:

@@ -22,7 +22,10 @@ def _billions(n: int) -> str:
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.model import load_model, search_presets
 
-    if args.show:
+    if args.show is not None:
+        if args.query:
+            raise UserError(f"--show {args.show!r} shows one model; leave out the search words "
+                            f"({' '.join(args.query)!r}) or drop --show")
         spec = load_model(args.show)
         if args.json:
             print_json(spec.to_dict())

@@ -137,6 +137,9 @@ def build_request(args):
     ref = _arg(args, "model")
     if not ref:
         raise UserError("--model is required (a preset name such as qwen2.5-7b, a model directory or config.json)")
+    from rocm_tune.commands._flags import check_method_flags
+
+    check_method_flags(args, _arg(args, "method", default="lora"))
     model = load_model(ref)
     prof, gpus, ram, iommu, _src = _hardware(args)
     dataset = None
@@ -170,6 +173,8 @@ def build_request(args):
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.planner import plan
 
+    if getattr(args, "dataset_name", None) and not getattr(args, "dataset", None):
+        raise UserError(f"--dataset-name {args.dataset_name!r} needs --dataset DIR (a folder with dataset_info.json)")
     req = build_request(args)
     result = plan(req)
     if args.json:

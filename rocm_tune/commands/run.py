@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _load_plan(path: str) -> dict:
     p = Path(path).expanduser()
+    if p.is_dir():
+        raise UserError(f"--plan {path!r} is a directory; give the plan.json file (`rocm-tune plan --json > plan.json`)")
     if not p.is_file():
         raise UserError(f"--plan {path!r} does not exist")
     try:
@@ -55,6 +57,15 @@ def run(args: argparse.Namespace) -> int:
     given = [x for x in (args.plan, args.script, args.config) if x] + ([1] if command else [])
     if len(given) != 1:
         raise UserError("give exactly one of --plan PLAN_JSON, --script SCRIPT, --config CONFIG_YAML or -- CMD ...")
+    if not args.plan:
+        # options that only shape a --plan run would be silently ignored otherwise
+        if args.dataset is not None:
+            raise UserError(f"--dataset {args.dataset!r} only applies to --plan (a command or script reads its own data)")
+        if args.runner != "auto":
+            raise UserError(f"--with {args.runner} only applies to --plan")
+    for flag, path in (("--script", args.script), ("--config", args.config)):
+        if path and Path(path).expanduser().is_dir():
+            raise UserError(f"{flag} {path!r} is a directory; give the file")
     cwd = args.cwd
     if cwd is not None and not os.path.isdir(cwd):
         raise UserError(f"--cwd {cwd!r} is not a directory")

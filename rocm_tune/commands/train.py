@@ -23,6 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
+    from rocm_tune.core.errors import UserError
+
+    if os.path.isdir(os.path.expanduser(args.config)):
+        raise UserError(f"CONFIG_YAML {args.config!r} is a directory; give the training config file (.yaml)")
     if args.check:
         from rocm_tune.train.config import load_config
 

@@ -210,6 +210,13 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
             trainable += sum(g.out_features * g.count * g.layers for g in wrapped)
     if lora and not wrapped:
         raise UserError(f"no LoRA target found in {model.name}")
+    if lora:
+        # an adapter's update has rank <= min(in, out): a larger rank only adds parameters (and can give
+        # more "trainable" parameters than the model has)
+        useful = max(min(g.in_features, g.out_features) for g in wrapped)
+        if cfg.lora_rank > useful:
+            raise UserError(f"lora_rank {cfg.lora_rank} is more than {model.name}'s LoRA-wrapped layers can use "
+                            f"(their widest has min(in, out) = {useful}); use a rank <= {useful}")
 
     # ---------------- weights ----------------
     if cfg.method == "qlora":

@@ -420,13 +420,16 @@ def _search_method(s: _Search, method: str, cutoffs: list[int], stop_at_first_cu
 
     fitting: list[_Cand] = []
     closest: list[_Cand] = []
+    attn_refusals: list[str] = []
     for cutoff in cutoffs:
         for pc in prec_choices:
             if req.attn is not None:
                 why_not = rules.attn_allowed(gpu, model, req.attn, pc.precision)
                 if why_not:
                     if req.precision is not None or len(prec_choices) == 1:
-                        raise UserError(f"attn {req.attn!r} is not possible here: {why_not}")
+                        raise UserError(f"--attn {req.attn} is not possible here: {why_not}")
+                    if why_not not in attn_refusals:
+                        attn_refusals.append(why_not)
                     continue
                 attn, attn_why = req.attn, f"attention {req.attn} (fixed by you)"
             else:
@@ -481,6 +484,10 @@ def _search_method(s: _Search, method: str, cutoffs: list[int], stop_at_first_cu
                         break   # the whole per-GPU batch fits (or enough levels tried): no need to go further
         if fitting and stop_at_first_cutoff:
             break
+    if not fitting and not closest and attn_refusals:
+        # every precision this GPU can run was ruled out by the attention the user fixed
+        raise UserError(f"--attn {req.attn} is not possible on {gpu.display_name} with {model.name}: "
+                        + "; ".join(attn_refusals) + "; use --attn sdpa or eager")
     return fitting, closest
 
 
@@ -555,6 +562,9 @@ def plan(req: PlanRequest) -> PlanResult:
         best = fitting[0]
     else:
         # the closest miss at the wanted cutoff_len (not the shortest one tried)
+        if not closest:
+            raise UserError(f"no configuration of {method} can be built for {model.name} on {gpu.display_name} "
+                            "with the options you fixed; drop --precision/--attn/--zero/--offload and let the planner choose")
         closest.sort(key=lambda c: (-c.cfg.cutoff_len, c.est.per_gpu.reserved_bytes, c.risk))
         best = closest[0]
         best.thr = _throughput(s, best, epochs)
