@@ -394,56 +394,78 @@ def _f(v: Any) -> Any:
     return NA if v is NA else float(v)
 
 
+def link_text(speed: str, width: Any) -> Any:
+    """"16 GT/s x16" / "Gen4 x16" from a speed text ("" = unknown) and a lane count (NA = unknown)."""
+    return " ".join(x for x in (speed, f"x{int(width)}" if width is not NA else "") if x) or NA
+
+
 def pcie_link_text(dev: Path) -> Any:
-    speed = _read_text(dev / "current_link_speed")
-    width = _read_text(dev / "current_link_width")
-    if not speed and not width:
-        return NA
-    s = P.num(speed) if speed else NA
-    parts = []
-    if s is not NA:
-        parts.append(f"{s:g} GT/s")
-    if width and P.num(width) is not NA:
-        parts.append(f"x{int(P.num(width))}")
-    return " ".join(parts) or NA
+    speed = P.num(_read_text(dev / "current_link_speed") or "")
+    width = P.num(_read_text(dev / "current_link_width") or "")
+    return link_text(f"{speed:g} GT/s" if speed is not NA else "", width)
 
 
 # ------------------------------------------------------------------------------ library backends
 
-class AmdSmiLibBackend(_Base):
-    """The amdsmi Python package (ROCm's libamd_smi). PyPI wheels <= 7.0.2 raise at import without ROCm."""
+class _LibraryBackend(_Base):
+    """A GPU library imported lazily (tests pass a fake `module`): import, init -> handles, shut down."""
 
-    name = "amdsmi"
     kind = "library"
+    module_name = ""      # import name
+    package = ""          # what to install, for the "not installed" reason
+    init_name = ""        # the init call, for the "failed" reason
 
     def __init__(self, module: Any = None):
         self._mod = module
         self._handles: list | None = None
         self._static: dict[int, dict] = {}
 
+    def _init_handles(self, m) -> list:
+        raise NotImplementedError
+
+    def _shut_down(self, m) -> None:
+        raise NotImplementedError
+
     def _load(self):
         if self._mod is None:
-            if importlib.util.find_spec("amdsmi") is None:
-                raise BackendUnavailable("python module amdsmi not installed")
+            if importlib.util.find_spec(self.module_name) is None:
+                raise BackendUnavailable(f"python module {self.package} not installed")
             try:
-                import amdsmi
+                self._mod = importlib.import_module(self.module_name)
             except Exception as exc:  # noqa: BLE001 - KeyError('libamd_smi.so') etc.
-                raise BackendUnavailable(f"import amdsmi failed: {type(exc).__name__}: {exc}") from None
-            self._mod = amdsmi
+                raise BackendUnavailable(f"import {self.module_name} failed: {type(exc).__name__}: {exc}") from None
         if self._handles is None:
-            m = self._mod
             try:
-                m.amdsmi_init()
-                self._handles = list(m.amdsmi_get_processor_handles())
+                self._handles = list(self._init_handles(self._mod))
             except Exception as exc:  # noqa: BLE001
-                raise BackendUnavailable(f"amdsmi_init failed: {exc}") from None
+                raise BackendUnavailable(f"{self.init_name} failed: {exc}") from None
         return self._mod
 
     def probe(self) -> int:
         self._load()
         if not self._handles:
-            raise BackendUnavailable("amdsmi found no GPU")
+            raise BackendUnavailable(f"{self.name} found no GPU")
         return len(self._handles)
+
+    def close(self) -> None:
+        if self._mod is not None and self._handles is not None:
+            _try(self._shut_down, self._mod)
+            self._handles = None
+
+
+class AmdSmiLibBackend(_LibraryBackend):
+    """The amdsmi Python package (ROCm's libamd_smi). PyPI wheels <= 7.0.2 raise at import without ROCm."""
+
+    name = "amdsmi"
+    module_name = package = "amdsmi"
+    init_name = "amdsmi_init"
+
+    def _init_handles(self, m) -> list:
+        m.amdsmi_init()
+        return m.amdsmi_get_processor_handles()
+
+    def _shut_down(self, m) -> None:
+        m.amdsmi_shut_down()
 
     def _static_for(self, i: int, h) -> dict:
         if i in self._static:
@@ -502,8 +524,7 @@ class AmdSmiLibBackend(_Base):
             if sp is not NA and sp > 100:   # MT/s -> GT/s
                 sp = sp / 1000
             wd = P.num(met.get("pcie_width"))
-            info["pcie"] = (" ".join(x for x in (f"{sp:g} GT/s" if sp is not NA else "",
-                                                 f"x{int(wd)}" if wd is not NA else "") if x) or NA)
+            info["pcie"] = link_text(f"{sp:g} GT/s" if sp is not NA else "", wd)
             procs = []
             for pr in _try(m.amdsmi_get_gpu_process_list, h) or []:
                 if not isinstance(pr, dict):
@@ -516,46 +537,21 @@ class AmdSmiLibBackend(_Base):
             out.append(_sample(i, info["name"], info, None, ts, procs))
         return out
 
-    def close(self) -> None:
-        if self._mod is not None and self._handles is not None:
-            _try(self._mod.amdsmi_shut_down)
-            self._handles = None
 
-
-class NvmlBackend(_Base):
+class NvmlBackend(_LibraryBackend):
     """nvidia-ml-py (`import pynvml`)."""
 
     name = "nvml"
-    kind = "library"
+    module_name = "pynvml"
+    package = "pynvml (nvidia-ml-py)"
+    init_name = "nvmlInit"
 
-    def __init__(self, module: Any = None):
-        self._mod = module
-        self._handles: list | None = None
-        self._static: dict[int, dict] = {}
+    def _init_handles(self, m) -> list:
+        m.nvmlInit()
+        return [m.nvmlDeviceGetHandleByIndex(i) for i in range(m.nvmlDeviceGetCount())]
 
-    def _load(self):
-        if self._mod is None:
-            if importlib.util.find_spec("pynvml") is None:
-                raise BackendUnavailable("python module pynvml (nvidia-ml-py) not installed")
-            try:
-                import pynvml
-            except Exception as exc:  # noqa: BLE001
-                raise BackendUnavailable(f"import pynvml failed: {exc}") from None
-            self._mod = pynvml
-        if self._handles is None:
-            m = self._mod
-            try:
-                m.nvmlInit()
-                self._handles = [m.nvmlDeviceGetHandleByIndex(i) for i in range(m.nvmlDeviceGetCount())]
-            except Exception as exc:  # noqa: BLE001
-                raise BackendUnavailable(f"nvmlInit failed: {exc}") from None
-        return self._mod
-
-    def probe(self) -> int:
-        self._load()
-        if not self._handles:
-            raise BackendUnavailable("NVML found no GPU")
-        return len(self._handles)
+    def _shut_down(self, m) -> None:
+        m.nvmlShutdown()
 
     def _read(self) -> list[GpuSample]:
         m = self._load()
@@ -587,8 +583,7 @@ class NvmlBackend(_Base):
             info["mclk_mhz"] = P.num(_try(m.nvmlDeviceGetClockInfo, h, getattr(m, "NVML_CLOCK_MEM", 2)))
             gen = P.num(_try(m.nvmlDeviceGetCurrPcieLinkGeneration, h))
             wid = P.num(_try(m.nvmlDeviceGetCurrPcieLinkWidth, h))
-            info["pcie"] = " ".join(x for x in (f"Gen{int(gen)}" if gen is not NA else "",
-                                                 f"x{int(wid)}" if wid is not NA else "") if x) or NA
+            info["pcie"] = link_text(f"Gen{int(gen)}" if gen is not NA else "", wid)
             procs = []
             for pr in _try(m.nvmlDeviceGetComputeRunningProcesses, h) or []:
                 pid = getattr(pr, "pid", None)
@@ -598,11 +593,6 @@ class NvmlBackend(_Base):
                 procs.append((int(pid), _proc_name(int(pid)), int(used) if isinstance(used, int) else NA))
             out.append(_sample(i, info["name"], info, "nvidia", ts, procs))
         return out
-
-    def close(self) -> None:
-        if self._mod is not None and self._handles is not None:
-            _try(self._mod.nvmlShutdown)
-            self._handles = None
 
 
 def _proc_name(pid: int) -> str:
