@@ -287,6 +287,7 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
         if cfg.offload in ("optimizer", "all"):
             cpu_offload += opt_gpu + trainable * 4 / sh   # states + fp32 grads on the host
             opt_gpu = 0
+            grads_gpu = 0   # gradient partitions go to the host bucket by bucket (the bucket is in comm)
         if cfg.offload == "all":
             cpu_offload += weights_gpu
             weights_gpu = 0
@@ -329,9 +330,13 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
     if mixed and not lora:
         per_layer_lin = sum(g.params * g.count // max(1, g.count) for g in model.linears) / L
         lin_tr = per_layer_lin * sum(1 for t in trainable_mask if t)
+    if z >= 1:
+        lin_tr, head_params_cast = 0, 0   # DeepSpeed runs the 16-bit model itself: no autocast copies
+    else:
+        head_params_cast = head_params
     shard3 = world if z == 3 else 1
-    cast_fwd = ((lin_tr + head_params) * 2 / shard3) if mixed else 0     # alive at the end of forward
-    cast_saved = ((0 if ckpt else lin_tr) + head_params) * 2 / shard3 if mixed else 0
+    cast_fwd = ((lin_tr + head_params_cast) * 2 / shard3) if mixed else 0     # alive at the end of forward
+    cast_saved = ((0 if ckpt else lin_tr) + head_params_cast) * 2 / shard3 if mixed else 0
 
     # ---------------- phases of the step: the peak is the largest ----------------
     logits = V * T
@@ -348,7 +353,10 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
         grads_layer = [trainable * tw / L] * L
     if z >= 2:
         grads_layer = [g / world for g in grads_layer]
-    head_grad = head_params * tw / (world if z >= 2 else 1)
+    offloaded_grads = z >= 1 and cfg.offload != "none"
+    if offloaded_grads:
+        grads_layer = [0.0] * L
+    head_grad = 0 if offloaded_grads else head_params * tw / (world if z >= 2 else 1)
     # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
     phase_head = acts + cast_saved + c * logits + cap_kept + head_grad + (head_params * 2 if mixed else 0)
     best = max(phase_fwd, phase_loss, phase_head)
@@ -371,7 +379,7 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
     # end of backward: every gradient; a trainable embedding adds its dense gradient (tied to lm_head:
     # the dense gradient and the out-of-place sum with the head's gradient)
     emb_grad = 0.0
-    if cfg.method == "full":
+    if cfg.method == "full" and not offloaded_grads:
         emb_grad = P.embed * tw / (world if z >= 2 else 1)
     all_grads = grads_after + (emb_grad if P.lm_head else 0)
     phase_end = all_grads + (0 if P.lm_head else 2 * emb_grad)

@@ -691,7 +691,7 @@ def _what_would_fit(s: _Search, method: str, best: _Cand) -> list[str]:
             out.append(f"{n} GPUs ({nodes} node(s)) with ZeRO-3: {_gib(est.per_gpu.reserved_bytes)} per GPU")
             break
     # headroom
-    if req.headroom < 0.95 and best.est.per_gpu.reserved_bytes <= 0.95 * s.vram:
+    if req.headroom < 0.95 and s.limit < best.est.per_gpu.reserved_bytes <= 0.95 * s.vram:
         frac = best.est.per_gpu.reserved_bytes / s.vram
         out.append(f"--headroom 0.95: the smallest configuration uses {frac:.0%} of VRAM (OOM risk)")
     return out
