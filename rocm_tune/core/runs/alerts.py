@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rocm_tune.core.files import try_read_json, try_read_yaml
+from rocm_tune.core.runs.history import _finite, _json_num
 from rocm_tune.core.runs.parsers import GIB, Event
 
 # code -> (severity, one-line meaning). The fix text is built per alert (it uses the run's numbers).
@@ -57,17 +58,16 @@ class Alert:
 
 
 def _jsonable(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return "nan" if v != v else ("inf" if v > 0 else "-inf")
     if isinstance(v, (list, tuple)):
         return [_jsonable(x) for x in v]
     if isinstance(v, dict):
         return {str(k): _jsonable(x) for k, x in v.items()}
-    return v
+    return _json_num(v)
 
 
 def _bad(x: float | None) -> bool:
-    return x is not None and (x != x or x in (math.inf, -math.inf))
+    """NaN or +-Inf (None is not bad: it is unknown)."""
+    return x is not None and not _finite(x)
 
 
 def _gib(n: float | None) -> str:

@@ -383,31 +383,13 @@ class History:
                 st = None
         va = None
         if extra:
-            va = extra.get("vram_allocated_bytes")
-            if va is not None:
-                r = rank or 0
-                d = self.vram.get(r)
-                if d is None:
-                    d = self.vram[r] = {}
-                d["allocated_bytes"] = int(va)
-                vr = extra.get("vram_reserved_bytes")
-                if vr is not None:
-                    d["reserved_bytes"] = int(vr)
-                if r != 0:
-                    va = None
-            el = extra.get("elapsed_time")
-            if el is not None:
-                self._elapsed_raw = el
-            rem = extra.get("remaining_time")
-            if rem is not None:
-                self._remaining_raw = rem
+            self._take_extra(extra, rank)
+            if not rank:  # the rows keep rank 0's VRAM
+                va = extra.get("vram_allocated_bytes")
             ls = extra.get("loss_scale")
             if ls is not None:
                 self.loss_scale = ls
                 self.series["loss_scale"].append(step, ls)
-            sk = extra.get("skipped")
-            if sk is not None and sk > self.overflow_skips:
-                self.overflow_skips = int(sk)
         rows = self._rows
         rows.recent.append((step, loss, sm, lr, gn, tps, sps, st, va))
         rows.count += 1
@@ -429,20 +411,30 @@ class History:
             self.step = ev.step
             if ev.time is not None:
                 self.last_step_time = ev.time
-        extra = ev.data
-        if extra:
-            el = extra.get("elapsed_time")
-            if el is not None:
-                self._elapsed_raw = el
-            rem = extra.get("remaining_time")
-            if rem is not None:
-                self._remaining_raw = rem
-            sk = extra.get("skipped")
-            if sk is not None and sk > self.overflow_skips:
-                self.overflow_skips = int(sk)
-            va = extra.get("vram_allocated_bytes")
-            if va is not None:
-                self.vram.setdefault(ev.rank or 0, {})["allocated_bytes"] = int(va)
+        if ev.data:
+            self._take_extra(ev.data, ev.rank)
+
+    def _take_extra(self, extra: dict, rank: int | None) -> None:
+        """What step and progress events both carry in `data`: the source's elapsed/remaining time,
+        the overflow-skip count and per-rank VRAM."""
+        el = extra.get("elapsed_time")
+        if el is not None:
+            self._elapsed_raw = el
+        rem = extra.get("remaining_time")
+        if rem is not None:
+            self._remaining_raw = rem
+        sk = extra.get("skipped")
+        if sk is not None and sk > self.overflow_skips:
+            self.overflow_skips = int(sk)
+        va = extra.get("vram_allocated_bytes")
+        if va is not None:
+            d = self.vram.get(rank or 0)
+            if d is None:
+                d = self.vram[rank or 0] = {}
+            d["allocated_bytes"] = int(va)
+            vr = extra.get("vram_reserved_bytes")
+            if vr is not None:
+                d["reserved_bytes"] = int(vr)
 
     # ------------------------------------------------------------------ derived
     @property
@@ -494,13 +486,7 @@ class History:
             "total_steps": self.total_steps,
             "progress": self.progress(),
             "epoch": self.epoch,
-            "loss": _json_num(self.loss),
-            "smoothed_loss": _json_num(self.smoothed_loss),
-            "learning_rate": _json_num(self.learning_rate),
-            "grad_norm": _json_num(self.grad_norm),
-            "eval_loss": _json_num(self.eval_loss),
-            "tokens_per_s": _json_num(self.tokens_per_s),
-            "samples_per_s": _json_num(self.samples_per_s),
+            **metrics_json(self),
             "step_time_s": _json_num(self.median_step_time_s()),
             "elapsed_s": _json_num(self.elapsed_s(now)),
             "eta_s": _json_num(self.eta_s()),
@@ -511,6 +497,15 @@ class History:
             "train_loss": _json_num(self.train_loss),
             "vram": {str(k): dict(v) for k, v in sorted(self.vram.items())},
         }
+
+
+# the latest values of a History that a Snapshot copies (watch.py); both write them with metrics_json
+LATEST = ("loss", "smoothed_loss", "learning_rate", "grad_norm", "eval_loss", "tokens_per_s", "samples_per_s")
+
+
+def metrics_json(obj) -> dict:
+    """The LATEST attributes of a History or Snapshot as JSON-safe values."""
+    return {k: _json_num(getattr(obj, k)) for k in LATEST}
 
 
 def _json_num(x):

@@ -37,7 +37,7 @@ from typing import Any
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import try_read_json, try_read_yaml
 from rocm_tune.core.runs.alerts import Alert, AlertEngine, RunContext, load_context
-from rocm_tune.core.runs.history import EMA_ALPHA, History, _json_num
+from rocm_tune.core.runs.history import EMA_ALPHA, History, _json_num, metrics_json
 from rocm_tune.core.runs.parsers import Event
 from rocm_tune.core.runs.sources import make_source, sniff_kind
 
@@ -436,13 +436,7 @@ class Snapshot:
             "total_steps": self.total_steps,
             "progress": self.progress,
             "epoch": self.epoch,
-            "loss": _json_num(self.loss),
-            "smoothed_loss": _json_num(self.smoothed_loss),
-            "learning_rate": _json_num(self.learning_rate),
-            "grad_norm": _json_num(self.grad_norm),
-            "eval_loss": _json_num(self.eval_loss),
-            "tokens_per_s": _json_num(self.tokens_per_s),
-            "samples_per_s": _json_num(self.samples_per_s),
+            **metrics_json(self),
             "step_time_s": _json_num(self.step_time_s),
             "elapsed_s": _json_num(self.elapsed_s),
             "eta_s": _json_num(self.eta_s),
