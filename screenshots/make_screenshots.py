@@ -43,7 +43,8 @@ def main() -> int:
         return 2
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")  # keep the real run registry out
+        os.environ.pop("XDG_STATE_HOME", None)  # keep the real run registry out: it is ~/.local/state/...
+        os.environ["HOME"] = tmp                 # with ~ here (the launch scene shows it)
         os.environ.pop("NO_COLOR", None)
         os.chdir(tmp)
         try:

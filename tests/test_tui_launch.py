@@ -96,8 +96,11 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
                            and mon.view.loss is not None, 35, "a logged step")
             header = str(mon.query_one("#mon-header").render())
             assert f"{mon.view.step}/" in header
-            await pilot.press("d")   # detach: the app ends, the run goes on
-        return app.return_value
+            await pilot.press("escape")   # back to the plan the run came from
+            await wait_for(pilot, lambda: app.screen is plan_screen, 5, "back on the plan")
+            await pilot.press("ctrl+q")   # quit the app: the run goes on
+            await wait_for(pilot, lambda: app.return_code is not None, 5, "app exit")
+        return app.return_code
 
     assert asyncio.run(go()) == 0
     run_id = started["id"]

@@ -5,6 +5,8 @@ Regenerate after an intended change: `python -m pytest tests/test_tui_snapshots.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from rocm_tune.tui.scenes import SCENES, prepare
@@ -16,6 +18,11 @@ SIZES = [(80, 24), (120, 36)]
 def workdir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("NO_COLOR", raising=False)
+    # the registry shows as ~/.local/state/rocm-tune/runs in the launch scene, whatever tmp_path is
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                               if not os.path.exists(os.path.join(p, "llamafactory-cli"))))
     prepare(tmp_path)
     return tmp_path
 

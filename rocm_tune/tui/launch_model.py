@@ -84,7 +84,7 @@ def preview(plan: dict | None, answers: dict[str, Any]) -> LaunchPreview:
     for w in plan.get("warnings") or []:
         if isinstance(w, dict) and w.get("code"):
             warnings.append(f"{w['code']}: {w.get('message', '')}")
-    cli = f"rocm-tune run --plan plan.json --with {runner} --dataset {path}"
+    cli = f"rocm-tune run --plan plan.json --with {runner} --dataset {data}"
     return LaunchPreview(runner=runner, trainer=trainer, why=why, dataset=path, name=run_name(plan),
                          run_root=str(runs_root()), launch_lines=lines, cli=cli,
                          fits=plan.get("fits") is not False, warnings=tuple(warnings))
@@ -96,15 +96,21 @@ def describe(p: LaunchPreview) -> str:
 
     home = os.path.expanduser("~")
     root = p.run_root.replace(home, "~", 1) if home not in ("", "/") and p.run_root.startswith(home) else p.run_root
+    data = p.dataset
+    cwd = os.getcwd()
+    if data.startswith(cwd.rstrip(os.sep) + os.sep):
+        data = os.path.relpath(data, cwd)   # as typed on the Goal screen
     exports = [ln.split(" ", 1)[1] for ln in p.launch_lines if ln.startswith("export ")]
     run = " ".join(ln.strip().rstrip("\\").strip() for ln in p.launch_lines if not ln.startswith("export "))
     out = [f"[b]trainer[/b]  {escape(p.trainer)}: {escape(p.why)}",
-           f"[b]dataset[/b]  {escape(p.dataset)}",
+           f"[b]dataset[/b]  {escape(data)}",
            f"[b]run dir[/b]  {escape(root)}/<new id>/  (bundle/, output/, stdout.log)",
            "[b]command[/b]  bash RUN_DIR/bundle/run.sh, which runs",
            f"         {escape(run)}"]
     if exports:
-        out.append(f"         [dim]with {escape(' '.join(exports))}[/dim]")
+        env = " ".join(exports)
+        env = env if len(env) <= 150 else env[:147].rsplit(" ", 1)[0] + " ..."
+        out.append(f"         [dim]with {escape(env)}[/dim]")
     out.append(f"[b]same as[/b]  {escape(p.cli)}")
     if not p.fits:
         out.append("[b reverse] ! [/b reverse] [b]the planner says this does NOT fit: expect out-of-memory[/b]")

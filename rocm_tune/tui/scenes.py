@@ -4,6 +4,7 @@ Every scene builds the app on fake/recorded data with a fixed clock (GPU telemet
 FakeBackend whose clock is frozen, runs from recorded run directories), so two renders of a
 scene are identical. `prepare(workdir)` writes the files the scenes use (dataset, run dirs)
 into `workdir`, which must be the current directory while the scene runs (paths are relative).
+The launch scene shows the run registry as `~/...`: run it with HOME=workdir and no XDG_STATE_HOME.
 """
 
 from __future__ import annotations
@@ -148,6 +149,13 @@ async def _monitor_alert(pilot) -> None:
                  and bool(app.screen.view.alerts))
 
 
+async def _launch(pilot) -> None:
+    app = pilot.app
+    await _plan(pilot)
+    await pilot.press("ctrl+l")
+    await settle(pilot, lambda: _screen(app) == "ConfirmModal", 30)
+
+
 async def _runs(pilot) -> None:
     app = pilot.app
     await _monitor(pilot)
@@ -176,6 +184,8 @@ SCENES: dict[str, Scene] = {s.name: s for s in (
           _app("goal", answers={"dataset": "data.json"}), _goal),
     Scene("plan", "Plan: recommendation, VRAM split, speed, editable settings",
           _app("plan", answers={"dataset": "data.json"}), _plan),
+    Scene("launch", "Launch (ctrl+l): what will run, confirmed first", _app("plan", answers={"dataset": "data.json"}),
+          _launch),
     Scene("export", "Export: formats, files and preview", _app("export", answers={"dataset": "data.json"}), _export),
     Scene("monitor", "Monitor: loss, lr, grad_norm, GPUs, log", _app("monitor", attach="runs/qwen-lora"), _monitor),
     Scene("monitor-alert", "Monitor: an alert with its fix", _app("monitor", attach="runs/nan-run"), _monitor_alert),
