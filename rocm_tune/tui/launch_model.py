@@ -11,6 +11,7 @@ so closing the app or losing the terminal never stops it). Both are called from 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from dataclasses import dataclass
 from typing import Any
@@ -84,7 +85,7 @@ def preview(plan: dict | None, answers: dict[str, Any]) -> LaunchPreview:
     for w in plan.get("warnings") or []:
         if isinstance(w, dict) and w.get("code"):
             warnings.append(f"{w['code']}: {w.get('message', '')}")
-    cli = f"rocm-tune run --plan plan.json --with {runner} --dataset {data}"
+    cli = f"rocm-tune run --plan plan.json --with {runner} --dataset {shlex.quote(data)}"
     return LaunchPreview(runner=runner, trainer=trainer, why=why, dataset=path, name=run_name(plan),
                          run_root=str(runs_root()), launch_lines=lines, cli=cli,
                          fits=plan.get("fits") is not False, warnings=tuple(warnings))
