@@ -18,16 +18,7 @@ from rocm_tune.core.runs import rundir as rd
 from rocm_tune.core.runs.launcher import launch, stop_run
 from rocm_tune.core.runs.registry import find_run, list_runs, runs_root
 from tests.conftest import run_cli
-
-
-def wait_for(pred, timeout=15.0, every=0.05):
-    end = time.time() + timeout
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(every)
-    return pred()
+from tests.helpers_train import wait_for
 
 
 def alive(pid: int) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -13,46 +12,31 @@ import yaml
 from rocm_tune.core.runs import rundir as rd
 from rocm_tune.core.runs.registry import find_run
 from tests.conftest import run_cli
+from tests.helpers_train import read_jsonl, tiny_assets, train_dict
+from tests.helpers_train import wait_for as _wait_for
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory):
-    from rocm_tune.train.tiny import make_tiny_dataset, make_tiny_model
-
-    d = tmp_path_factory.mktemp("tiny")
-    data = make_tiny_dataset(d / "data.json", n=128)
-    model = make_tiny_model(d / "model", data)
-    return model, data
+    return tiny_assets(tmp_path_factory, n=128)
 
 
 def write_cfg(path: Path, assets, **kw) -> Path:
-    model, data = assets
-    d = {"model_name_or_path": str(model), "train_file": str(data), "finetuning_type": "full", "cutoff_len": 64,
-         "per_device_train_batch_size": 8, "learning_rate": 3e-3, "max_steps": 2000, "logging_steps": 2,
-         "save_steps": 4, "output_dir": str(path.parent / "out"), "disable_gradient_checkpointing": True,
-         "report_to": "none", "lr_scheduler_type": "constant"}
+    d = train_dict(assets, path.parent / "out", finetuning_type="full", max_steps=2000, logging_steps=2,
+                   save_steps=4, lr_scheduler_type="constant")
     d.update(kw)
     path.write_text(yaml.safe_dump(d))
     return path
 
 
 def metrics(info) -> list[dict]:
-    out = []
-    for line in Path(info.dir, "metrics.jsonl").read_text().splitlines():
-        out.append(json.loads(line))
-    return out
+    return read_jsonl(Path(info.dir, "metrics.jsonl"))
 
 
 def wait_for(pred, timeout=120.0, every=0.2):
-    end = time.time() + timeout
-    while time.time() < end:
-        v = pred()
-        if v:
-            return v
-        time.sleep(every)
-    return pred()
+    return _wait_for(pred, timeout, every)
 
 
 def last_step(info) -> int:

@@ -2,38 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.train.config import config_from_dict
+from tests.helpers_train import read_jsonl, tiny_assets, train_dict
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def assets(tmp_path_factory):
-    from rocm_tune.train.tiny import make_tiny_dataset, make_tiny_model
-
-    d = tmp_path_factory.mktemp("tiny")
-    data = make_tiny_dataset(d / "data.json", n=96)
-    model = make_tiny_model(d / "model", data)
-    return model, data
+    return tiny_assets(tmp_path_factory, n=96)
 
 
 def cfg_for(assets, out, **kw):
-    model, data = assets
-    d = {"model_name_or_path": str(model), "train_file": str(data), "output_dir": str(out), "cutoff_len": 64,
-         "per_device_train_batch_size": 8, "learning_rate": 3e-3, "max_steps": 4, "logging_steps": 1,
-         "save_steps": 1000, "disable_gradient_checkpointing": True, "report_to": "none"}
-    d.update(kw)
-    return config_from_dict(d)
+    return config_from_dict(train_dict(assets, out, **{"max_steps": 4, "logging_steps": 1, "save_steps": 1000, **kw}))
 
 
-def records(path):
-    return [json.loads(line) for line in open(path, encoding="utf-8")]
+records = read_jsonl
 
 
 def test_full_finetune_writes_the_metrics_schema_and_loss_falls(assets, tmp_path):
