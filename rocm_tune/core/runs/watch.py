@@ -120,6 +120,15 @@ def _outdir_sources(d: str, role_text: str = "aux") -> list[SourceSpec]:
     return out
 
 
+def _open_files(pid: int) -> list[str]:
+    """Targets of the open file descriptors of pid ([] when /proc does not let us look)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    return [link for link in (_proc_link(pid, f"fd/{fd}") for fd in fds) if link]
+
+
 def _proc_link(pid: int, name: str) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/{name}")
@@ -186,15 +195,9 @@ def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Se
     for pid in pids:
         if pid == me:
             continue
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            link = _proc_link(pid, f"fd/{fd}")
-            if link and (link in want or (want_dirs and link.startswith(want_dirs))):
-                if _pid_alive(pid):
-                    return pid
+        for link in _open_files(pid):
+            if (link in want or (want_dirs and link.startswith(want_dirs))) and _pid_alive(pid):
+                return pid
         if want_cmd:
             args = _proc_cmdline(pid)
             if args and any(a.endswith((".yaml", ".yml")) or "output_dir" in a or "output-dir" in a for a in args):
@@ -217,13 +220,8 @@ def _pid_target(spec: str, pid: int) -> Target:
                 seen.add(link)
                 sources.append(SourceSpec("text", link, "primary"))
     for p in procs[:64]:
-        try:
-            fds = os.listdir(f"/proc/{p}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            link = _proc_link(p, f"fd/{fd}")
-            if not link or link in seen or not link.startswith("/") or link.startswith(("/dev/", "/proc/", "/sys/")):
+        for link in _open_files(p):
+            if link in seen or not link.startswith("/") or link.startswith(("/dev/", "/proc/", "/sys/")):
                 continue
             base = os.path.basename(link)
             if base in ("metrics.jsonl", "trainer_log.jsonl") or base.endswith((".log", ".out")) or \
