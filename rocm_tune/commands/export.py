@@ -213,8 +213,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {p.name}")
     for note in bundle.notes:
         print(f"note: {note}")
+    import shlex
+
+    out_dir = args.out.rstrip("/") or "/"
     if "sh" in bundle.formats:
-        print(f"start: bash {args.out.rstrip('/')}/run.sh")
+        print(f"start: bash {shlex.quote(out_dir + '/run.sh')}")
+    if "slurm" in bundle.formats:
+        print(f"submit: sbatch {shlex.quote(out_dir + '/slurm.sbatch')}")
     return 0
 
 

@@ -93,7 +93,10 @@ def detect(prefer: str | None = None, *, root: str = "/", env: Mapping[str, str]
         return b
     if prefer == "fake" or (prefer is None and fake):
         pid, n = parse_fake_spec(fake or "mi50-32gb:2")
-        b = FakeBackend(pid, n)
+        try:
+            b = FakeBackend(pid, n)
+        except UserError as exc:  # name the variable: the user passed no --gpu
+            raise UserError(f"ROCM_TUNE_FAKE_GPUS={fake!r}: {exc}") from None
         b.tried = []
         return b
 

@@ -78,6 +78,8 @@ def parse_fake_spec(spec: str) -> tuple[str, int]:
         raise UserError(f"ROCM_TUNE_FAKE_GPUS={spec!r}: count {count!r} must be an integer 1..64") from None
     if not 1 <= n <= 64:
         raise UserError(f"ROCM_TUNE_FAKE_GPUS={spec!r}: count must be between 1 and 64")
+    if not pid.strip():
+        raise UserError(f"ROCM_TUNE_FAKE_GPUS={spec!r} names no GPU profile; expected PROFILE[:COUNT], e.g. mi50-32gb:2")
     return pid.strip(), n
 
 
