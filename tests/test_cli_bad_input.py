@@ -273,8 +273,6 @@ def test_wizard_output_never_overwrites(tmp_path):
     _one_line_error(p, "a dir")
 
 
-@pytest.mark.xfail(strict=True, reason="wizard.py writes PATH.tmp then os.replace(); with -o DIR --force the "
-                   "replace fails and 'DIR.tmp' is left behind (wizard is another engineer's file)")
 def test_wizard_output_dir_leaves_no_tmp_file(tmp_path):
     answers = tmp_path / "answers.yaml"
     answers.write_text("model: qwen2.5-0.5b\ngpu: mi50-32gb\n", encoding="utf-8")
@@ -283,8 +281,6 @@ def test_wizard_output_dir_leaves_no_tmp_file(tmp_path):
     assert not (tmp_path / "out.tmp").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="wizard --list --json prints the human table: --json is ignored with --list "
-                   "(wizard.py is another engineer's file); it should print one JSON object or refuse with exit 2")
 def test_wizard_list_json_is_json_or_refused():
     p = run_cli("wizard", "--list", "--json")
     if p.returncode == 2:
@@ -293,9 +289,6 @@ def test_wizard_list_json_is_json_or_refused():
         assert isinstance(json.loads(p.stdout), dict)
 
 
-@pytest.mark.xfail(strict=True, reason="core/export write_bundle checks for a directory in the way only while "
-                   "writing, so with --force the files before it are already replaced (export is another "
-                   "engineer's file)")
 def test_export_force_with_a_directory_in_the_way_writes_nothing(d, tmp_path):
     out = tmp_path / "bundle"
     (out / "plan.json").mkdir(parents=True)   # the last file of the bundle

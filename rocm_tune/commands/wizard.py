@@ -126,6 +126,15 @@ def format_plan(d: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.list and args.json:
+        from rocm_tune.commands._common import print_json
+
+        print_json({"questions": [
+            {"name": q.name, "kind": q.kind, "label": q.label, "help": q.help, "group": q.group,
+             "default": q.default, "choices": list(q.choices), "choices_from": q.choices_from,
+             "minimum": q.minimum, "maximum": q.maximum, "optional": q.optional, "flag": q.flag}
+            for q in QUESTIONS]})
+        return 0
     if args.list:
         for q in QUESTIONS:
             extra = f" choices: {', '.join(q.choices)}" if q.choices and len(q.choices) > 1 else ""
@@ -161,11 +170,9 @@ def run(args: argparse.Namespace) -> int:
     result = plan(to_plan_request(answers, spec, stats))
     d = result.to_dict()
     if args.output:
-        tmp = f"{args.output}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(d, fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, args.output)
+        from rocm_tune.core.files import atomic_write_text
+
+        atomic_write_text(args.output, json.dumps(d, indent=2) + "\n", force=args.force)
     if args.json:
         from rocm_tune.commands._common import print_json
 

@@ -113,6 +113,10 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, force: bool = True,
     mode: permission bits of the result (default: those of the file replaced, else 0o644).
     fsync: flush to disk before renaming."""
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{p} is a directory; give a file path")
+    if not p.parent.is_dir():
+        raise UserError(f"cannot write {p}: directory {p.parent} does not exist")
     if not force and p.exists():
         raise UserError(f"{p} exists already; pass --force to overwrite it")
     fd, tmp = tempfile.mkstemp(dir=str(p.parent), prefix=f".{p.name}.", suffix=".tmp")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from rocm_tune.core.export.common import (
     Resolved,
     resolve,
 )
+from rocm_tune.core.files import atomic_write_text
 
 FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm")
 FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM}
@@ -221,30 +221,15 @@ def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, data
     return Bundle(files=files, formats=tuple(f for f in FORMATS if f in wanted), notes=tuple(notes), resolved=r)
 
 
-def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write text to path through a temp file in the same directory + os.replace."""
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def write_bundle(bundle: Bundle, out_dir: str, force: bool = False) -> list[Path]:
     """Write every file of the bundle into out_dir (created if missing). Existing files are an error
     without force, checked for all files before anything is written."""
     out = Path(os.path.expanduser(out_dir))
     if out.exists() and not out.is_dir():
         raise UserError(f"-o {out_dir!r} exists and is not a directory")
+    in_the_way = [name for name in bundle.files if (out / name).is_dir()]
+    if in_the_way:  # checked before anything is written, --force or not
+        raise UserError(f"{out / in_the_way[0]} is a directory; remove it or choose another -o")
     if not force and out.is_dir():
         existing = [name for name in bundle.files if (out / name).exists()]
         if existing:
@@ -257,10 +242,8 @@ def write_bundle(bundle: Bundle, out_dir: str, force: bool = False) -> list[Path
     written = []
     for name, text in bundle.files.items():
         target = out / name
-        if target.is_dir():
-            raise UserError(f"{target} is a directory; remove it or choose another -o")
         try:
-            write_atomic(target, text, 0o755 if name in EXECUTABLE else 0o644)
+            atomic_write_text(target, text, mode=0o755 if name in EXECUTABLE else 0o644, fsync=True)
         except OSError as exc:
             raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
         written.append(target)
