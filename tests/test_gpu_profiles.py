@@ -163,3 +163,13 @@ def test_to_dict_is_json_ready():
     d = gp.get_gpu_profile("mi300x").to_dict()
     assert json.loads(json.dumps(d))["vram_bytes"] == 192 * 2**30
     assert d["sources"]["vram"]
+
+
+def test_vram_override_prefers_the_sibling_sku_with_that_memory():
+    from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+    assert get_gpu_profile("MI50").id == "mi50-32gb"
+    p16 = get_gpu_profile("MI50", vram_gib=16)
+    assert p16.id == "mi50-16gb" and p16.sources.get("vram") != "user override (--vram-gib)"
+    odd = get_gpu_profile("z100", vram_gib=16)      # no 16 GiB sibling: the profile is patched
+    assert odd.id == "z100" and odd.vram_bytes == 16 * 2**30

@@ -272,6 +272,12 @@ def get_gpu_profile(id_or_name: str, vram_gib: float | None = None) -> GpuProfil
             raise UserError(f"--vram-gib must be a number, got {vram_gib!r}") from None
         if not (0.5 <= v <= 4096) or v != v:
             raise UserError(f"--vram-gib must be between 0.5 and 4096 GiB, got {vram_gib}")
+        # "MI50 --vram-gib 16": a sibling SKU with exactly that memory (mi50-16gb) beats patching mi50-32gb
+        family = prof.id.split("-")[0]
+        siblings = [p for p in load_gpu_profiles().values()
+                    if p.id.split("-")[0] == family and p.arch == prof.arch and p.vram_gib == v]
+        if siblings:
+            return siblings[0]
         if v != prof.vram_gib:
             sources = dict(prof.sources)
             sources["vram"] = "user override (--vram-gib)"
