@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,7 +18,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from rocm_tune.core.questions import defaults
-from rocm_tune.tui.util import optional
 
 STYLES = Path(__file__).parent / "styles"
 
@@ -71,9 +71,7 @@ class RocmTuneApp(App):
     def gpu_backend(self) -> Any:
         """The telemetry backend: the injected one, else `core.devices.detect()` (called in workers)."""
         if self.backend is None:
-            devices = optional("rocm_tune.core.devices")
-            if devices is None or not hasattr(devices, "detect"):
-                raise RuntimeError("GPU detection is not available yet")
+            devices = import_module("rocm_tune.core.devices")
             self.backend = devices.detect()
         return self.backend
 

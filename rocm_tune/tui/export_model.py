@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
+from importlib import import_module
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.tui.util import optional
 
 FORMATS = {
     "sh": "run.sh launcher script",
@@ -19,9 +19,7 @@ DEFAULT_FORMATS = ("sh", "llamafactory", "deepspeed")
 
 
 def _export():
-    mod = optional("rocm_tune.core.export")
-    if mod is None or not (hasattr(mod, "render_bundle") or hasattr(mod, "bundle_files")):
-        raise UserError("the bundle writer (rocm_tune.core.export) is not available yet")
+    mod = import_module("rocm_tune.core.export")
     return mod
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
-
-from rocm_tune.tui.util import optional
 
 GPU_HISTORY = 120   # samples kept per GPU for the sparklines
 
@@ -69,9 +68,7 @@ class MonitorSource:
 
     # -------------------------------------------------------------- run data
     def _open(self) -> None:
-        watch = optional("rocm_tune.core.runs.watch")
-        if watch is None or not hasattr(watch, "Watcher"):
-            raise RuntimeError("run watching (rocm_tune.core.runs.watch) is not available yet")
+        watch = import_module("rocm_tune.core.runs.watch")
         self._watcher = watch.Watcher(self.target, clock=self.clock, gpus=self.want_gpus)
 
     def poll(self) -> RunView:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from importlib import import_module
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.tui.util import optional
 
 # editable settings: name -> (kind, choices)
 EDITABLE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -51,22 +51,18 @@ def parse_setting(name: str, raw: Any) -> Any:
 
 def dataset_stats(path: str, model_spec: Any = None) -> Any:
     """DatasetStats of a local dataset via `core.dataset.analyze_dataset` (call from a worker)."""
-    dataset = optional("rocm_tune.core.dataset")
-    if dataset is None:
-        raise UserError("dataset statistics are not available yet")
+    dataset = import_module("rocm_tune.core.dataset")
     return dataset.analyze_dataset(path, model_spec)
 
 
 def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None,
              samples: Any = ()) -> tuple[Any, dict]:
-    planner = optional("rocm_tune.core.planner")
-    if planner is None or not hasattr(planner, "plan"):
-        raise UserError("the planner is not available yet")
+    planner = import_module("rocm_tune.core.planner")
     from rocm_tune.core.questions import to_plan_request
 
     iommu = None
-    doctor = optional("rocm_tune.core.doctor")
-    if samples and doctor is not None and hasattr(doctor, "iommu_state") and answers.get("gpu") in (None, "auto"):
+    doctor = import_module("rocm_tune.core.doctor")
+    if samples and answers.get("gpu") in (None, "auto"):
         try:
             iommu = doctor.iommu_state()
             iommu = getattr(iommu, "state", iommu)
@@ -82,7 +78,7 @@ def replan(result: Any, settings: dict) -> dict:
     """Plan again with the edited settings fixed (the planner's own speed, warnings and reasons)."""
     import dataclasses as dc
 
-    planner = optional("rocm_tune.core.planner")
+    planner = import_module("rocm_tune.core.planner")
     req = result.request
     world = req.gpus * req.nodes
     fixed = {k: settings[k] for k in ("cutoff_len", "precision", "micro_batch", "zero_stage", "offload", "attn",
@@ -124,9 +120,7 @@ def option_plan(plan_dict: dict, opt: dict) -> dict:
 
 def train_config(plan_dict: dict, settings: dict) -> Any:
     """TrainConfig for the estimator from the plan's goal/hardware and the (edited) settings."""
-    memory = optional("rocm_tune.core.memory")
-    if memory is None:
-        raise UserError("the memory estimator is not available yet")
+    memory = import_module("rocm_tune.core.memory")
     hw, goal = plan_dict.get("hardware") or {}, plan_dict.get("goal") or {}
     fields = {f.name for f in dataclasses.fields(memory.TrainConfig)}
     kw: dict[str, Any] = {
@@ -150,7 +144,7 @@ def train_config(plan_dict: dict, settings: dict) -> Any:
 
 def reestimate(model_spec: Any, plan_dict: dict, settings: dict) -> dict:
     """Per-GPU memory dict of edited settings, straight from `memory.estimate()` (< 1 ms)."""
-    memory = optional("rocm_tune.core.memory")
+    memory = import_module("rocm_tune.core.memory")
     cfg = train_config(plan_dict, settings)
     d = memory.estimate(model_spec, cfg).to_dict()
     mem = dict(d.get("per_gpu") or {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from rich.text import Text
@@ -15,7 +16,6 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
 from rocm_tune.tui.render import render_histogram
 from rocm_tune.tui.screens.base import StepScreen
-from rocm_tune.tui.util import optional
 from rocm_tune.tui.widgets.fields import QuestionField
 
 CUTOFFS = (256, 512, 1024, 2048, 4096, 8192)
@@ -100,10 +100,7 @@ epochs and an optional time budget in hours.
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="dataset")
     def analyze(self, path: str) -> None:
-        dataset = optional("rocm_tune.core.dataset")
-        if dataset is None:
-            self.post_message(DatasetResult(path, None, "dataset statistics are not available yet"))
-            return
+        dataset = import_module("rocm_tune.core.dataset")
         try:
             stats = dataset.analyze_dataset(path, self.state.model)
             self.post_message(DatasetResult(path, stats))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 from textual import work
@@ -14,7 +15,6 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
 from rocm_tune.tui.render import fmt_gib, num
 from rocm_tune.tui.screens.base import StepScreen
-from rocm_tune.tui.util import optional
 from rocm_tune.tui.widgets.fields import QuestionField
 
 GPU_COLUMNS = ("#", "name", "profile", "VRAM used", "util", "temp", "power")
@@ -117,10 +117,7 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="doctor")
     def run_doctor(self, samples: tuple = ()) -> None:
-        doctor = optional("rocm_tune.core.doctor")
-        if doctor is None:
-            self.post_message(DoctorFindings([], "doctor checks are not available yet"))
-            return
+        doctor = import_module("rocm_tune.core.doctor")
         try:
             factory = getattr(self.app, "doctor_view", None)
             view = factory() if factory is not None else None

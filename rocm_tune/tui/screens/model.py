@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from importlib import import_module
 from typing import Any
 
 from rich.text import Text
@@ -17,7 +18,6 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import BY_NAME
 from rocm_tune.tui.render import fmt_count
 from rocm_tune.tui.screens.base import StepScreen
-from rocm_tune.tui.util import optional
 from rocm_tune.tui.widgets.fields import QuestionField
 
 
@@ -94,10 +94,7 @@ Up/down in the list shows a preset's details; enter picks it.
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def search(self, query: str) -> None:
-        model = optional("rocm_tune.core.model")
-        if model is None:
-            self.post_message(SearchResults(query, [], None, "model presets are not available yet"))
-            return
+        model = import_module("rocm_tune.core.model")
         direct, error = None, None
         q = query.strip()
         try:
@@ -158,8 +155,6 @@ Up/down in the list shows a preset's details; enter picks it.
                 ol.highlighted = 0
 
     def validate_step(self) -> None:
-        model = optional("rocm_tune.core.model")
-        if model is None:
-            raise UserError("model loading is not available yet")
+        model = import_module("rocm_tune.core.model")
         ref = self.state.answers.get("model")
         self.state.model = model.load_model(ref)  # UserError names the bad ref

@@ -242,10 +242,11 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="stop")
     def stop_worker(self, ref: str) -> None:
-        from rocm_tune.core.errors import UserError
-        from rocm_tune.tui.util import optional
+        from importlib import import_module
 
-        runs = optional("rocm_tune.core.runs.launcher")
+        from rocm_tune.core.errors import UserError
+
+        runs = import_module("rocm_tune.core.runs.launcher")
         try:
             info = runs.stop_run(ref)
             self.app.call_from_thread(self.notify, f"{ref}: {info.status}")

@@ -53,12 +53,9 @@ class RunListScreen(ModalScreen[str | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
-        from rocm_tune.tui.util import optional
+        from importlib import import_module
 
-        reg = optional("rocm_tune.core.runs.registry")
-        if reg is None:
-            self.post_message(RunsLoaded([], "the run registry is not available yet"))
-            return
+        reg = import_module("rocm_tune.core.runs.registry")
         try:
             self.post_message(RunsLoaded(list(reg.list_runs())))
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
