@@ -83,6 +83,8 @@ def test_atomic_write_keeps_mode_refuses_without_force_and_leaves_no_temp(tmp_pa
     atomic_write_json(tmp_path / "r.json", {"n": 1, "p": tmp_path})
     assert json.loads((tmp_path / "r.json").read_text()) == {"n": 1, "p": str(tmp_path)}
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.json", "run.sh"]
-    with pytest.raises(FileNotFoundError):
-        atomic_write_text(tmp_path / "no" / "dir" / "x", "y")
+    msg = one_line(atomic_write_text, tmp_path / "no" / "dir" / "x", "y")   # bad input: names the directory
+    assert str(tmp_path / "no" / "dir") in msg and "does not exist" in msg
+    msg = one_line(atomic_write_text, tmp_path, "y")                        # a directory in the way
+    assert str(tmp_path) in msg and "is a directory" in msg
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.json", "run.sh"]
