@@ -108,6 +108,9 @@ def make_tiny_model(out_dir: str | os.PathLike, dataset: str | os.PathLike | Non
     config = AutoConfig.for_model(model_type, **{k: v for k, v in cfg_dict.items() if k != "torch_dtype"})
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(config)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Writing model shards" bar in the demo's output
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
