@@ -95,3 +95,13 @@ def test_formatters():
     assert fmt_gib(3 * GIB) == "3.0 GiB" and fmt_gib(float("nan")) == "N/A"
     assert render_progress(5, 20, 20).plain.endswith("5/20 25%")
     assert "waiting" in render_progress(None, None).plain
+
+
+def test_fit_name_keeps_the_distinguishing_tail():
+    from rocm_tune.tui.render import fit_name
+
+    names = ["deepseek-r1-distill-qwen-1.5b", "deepseek-r1-distill-qwen-14b", "deepseek-r1-distill-llama-70b"]
+    short = [fit_name(n, 22) for n in names]
+    assert all(len(s) == 22 for s in short) and len(set(short)) == 3
+    assert short[0].endswith("qwen-1.5b") and "…" in short[0]
+    assert fit_name("qwen2.5-7b", 22) == "qwen2.5-7b"

@@ -67,6 +67,14 @@ def fmt_count(n: Any) -> str:
     return f"{int(v)}"
 
 
+def fit_name(name: str, width: int) -> str:
+    """Shorten `name` to `width` by cutting the middle: the tail (the size: ...-qwen-1.5b) tells presets apart."""
+    if len(name) <= width:
+        return name
+    head = (width - 1) // 2 - 2
+    return name[:head] + "…" + name[-(width - 1 - head):]
+
+
 # ---------------------------------------------------------------- VRAM bar
 VRAM_PARTS = (
     # key, label, fill char, style

@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import BY_NAME
-from rocm_tune.tui.render import fmt_count
+from rocm_tune.tui.render import fit_name, fmt_count
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.widgets.fields import QuestionField
 
@@ -116,7 +116,7 @@ Up/down in the list shows a preset's details; enter picks it.
         ol.clear_options()
         for s in self._specs:
             p = getattr(getattr(s, "params", None), "total", None)
-            ol.add_option(Option(f"{s.name:<20.20} {fmt_count(p):>8}", id=s.name))
+            ol.add_option(Option(f"{fit_name(s.name, 20):<20} {fmt_count(p):>6}", id=s.name))
         info = self.query_one("#model-info", Static)
         if msg.direct is not None:
             self.state.model = msg.direct
