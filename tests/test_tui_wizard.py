@@ -106,3 +106,29 @@ def test_wizard_to_plan_to_export_writes_files(tmp_path, monkeypatch):
             assert (tmp_path / "bundle" / "run.sh").read_text().startswith("#!")
 
     asyncio.run(go())
+
+
+def test_plan_is_marked_edited_only_by_a_real_edit():
+    """Filling the settings posts Changed messages that can arrive after loading ends: they are no edit."""
+    from textual.widgets import Input
+
+    answers = {"gpu": "mi50-32gb", "gpus": 2, "model": "qwen2.5-7b", "method": "lora", "effective_batch": 64}
+
+    async def go():
+        app = RocmTuneApp(start="plan", answers=answers, backend=FakeBackend("mi50-32gb", 2, seed=1),
+                          poll_interval=5.0)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "PlanScreen" and app.state.plan_dict)
+            screen = app.screen
+            cutoff = screen.query_one("#set-cutoff_len", Input)
+            recommended = app.state.plan_dict["recommended"]["cutoff_len"]
+            await pilot.pause(0.3)
+            screen._loading = False                        # a late message from filling the fields
+            screen.post_message(Input.Changed(cutoff, cutoff.value))
+            await pilot.pause(0.5)
+            assert "edited" not in status(app) and status(app).startswith("recommended")
+            await type_into(pilot, cutoff, str(recommended // 2))
+            await wait_for(pilot, lambda: "edited" in status(app)
+                           and app.state.plan_dict["recommended"]["cutoff_len"] == recommended // 2)
+
+    asyncio.run(go())

@@ -175,6 +175,11 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
         self._index = index % max(1, len(self._options))
         opt = self._options[self._index]
         self._settings = dict(opt["settings"])
+        # a re-plan still on its way from earlier edits must not overwrite the option being loaded
+        self._edit_seq += 1
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
         self._loading = True
         try:
             for name in pm.EDITABLE:
@@ -213,6 +218,13 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
     def _edited(self, event) -> None:
         if self._loading or not self._options or not (getattr(event.control, "id", "") or "").startswith("set-"):
             return
+        # Filling the fields posts Changed messages that may arrive after loading ended: only a real
+        # difference from the loaded settings is an edit (else an untouched plan shows as "edited").
+        try:
+            if self.read_settings() == self._settings:
+                return
+        except UserError:
+            pass  # an invalid value is an edit: recompute() shows the error
         self.recompute()
 
     def read_settings(self) -> dict:
