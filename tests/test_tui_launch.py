@@ -78,7 +78,7 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
             assert str(data) in body and "in RUN_DIR/bundle (what its run.sh runs)" in body
             assert "leaves the run going" in body
             if builtin:
-                assert "built-in trainer (rocm-tune train)" in body and "-m rocm_tune train llamafactory.yaml" in body
+                assert "built-in trainer (rocm-tune train)" in body and "python -m rocm_tune train llamafactory.yaml" in body
             # declining starts nothing
             await pilot.press("n")
             await wait_for(pilot, lambda: app.screen is plan_screen, 5, "back on the plan")

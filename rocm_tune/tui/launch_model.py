@@ -63,8 +63,8 @@ def preview(plan: dict | None, answers: dict[str, Any]) -> LaunchPreview:
     p = prepare_plan_launch(plan, dataset=data)
     home = os.path.expanduser("~")
     argv = [a.replace(home, "~", 1) if home not in ("", "/") and a.startswith(home + os.sep) else a for a in p.argv]
-    if argv and os.path.isabs(argv[0]) and os.path.basename(argv[0]).startswith("python"):
-        argv[0] = os.path.basename(argv[0])  # the interpreter that made the bundle; its path is in run.sh
+    if p.argv and p.argv[0] == p.bundle.resolved.python:
+        argv[0] = "python"  # the interpreter running this app (its path is in run.sh)
     warnings = []
     if plan.get("fits") is False:
         warnings.append("the planner says this does NOT fit: expect an out-of-memory error")
@@ -73,7 +73,7 @@ def preview(plan: dict | None, answers: dict[str, Any]) -> LaunchPreview:
             warnings.append(f"{w['code']}: {w.get('message', '')}")
     return LaunchPreview(runner=p.runner, trainer=_RUNNER_WORDS[p.runner], why=p.why, dataset=p.dataset,
                          name=p.name, run_root=str(runs_root()), command=" ".join(shlex.quote(a) for a in argv),
-                         env=tuple(f"{k}={v}" for k, v in p.env), cli=p.cli, fits=plan.get("fits") is not False,
+                         env=tuple(f"{k}={v}" for k, v in p.env), cli=f"rocm-tune run --plan plan.json --runner {p.runner} --dataset {shlex.quote(data)}", fits=plan.get("fits") is not False,
                          warnings=tuple(warnings), prepared=p)
 
 

@@ -44,12 +44,6 @@ class PlanLaunch:
     python: str | None
     bundle: Bundle       # rendered with RUN_DIR = /RUN_DIR (the preview); written again for the real dir
 
-    @property
-    def cli(self) -> str:
-        import shlex
-
-        return f"rocm-tune run --plan plan.json --runner {self.runner} --dataset {shlex.quote(self.dataset)}"
-
 
 def _installed(program: str, environ: Mapping[str, str]) -> str | None:
     return shutil.which(program, path=environ.get("PATH", os.defpath))
