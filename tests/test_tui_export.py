@@ -47,6 +47,9 @@ def test_export_without_dataset_uses_a_marked_placeholder_then_the_dataset_typed
             line = status(app)
             assert "CHANGE_ME_dataset" in line and len(line) <= 78 and "--" not in line
             # ticked and unticked formats differ by glyph, not only by colour
+            app.screen.query_one("#formats").deselect("accelerate")
+            await wait_for(pilot, lambda: "accelerate.yaml" not in app.screen._files)
+            await pilot.pause(0.1)
             screen_rows = rows(app)
             assert any("[x] sh" in r for r in screen_rows) and any("[ ] accelerate" in r for r in screen_rows)
             app.screen.query_one("#out-dir").value = "out"
