@@ -13,6 +13,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -749,3 +750,27 @@ def test_runner_flag_and_its_deprecated_aliases(tmp_path):
     assert not list(state.rglob("*.json"))  # nothing registered by the refused launches
     r = run_cli("run", "--runner", "builtin", "--", "true")
     _one_line(r, "--runner builtin only applies to --plan")
+
+
+@pytest.mark.slow
+def test_run_plan_finds_its_trainer_without_rocm_tune_on_path(tmp_path):
+    """Issue 15 item 12: the trainer is `<this python> -m rocm_tune train`, so a PATH without rocm-tune (cron,
+    Slurm, a systemd unit) still starts it. The plan's model does not exist: the trainer itself says so."""
+    from rocm_tune.core.runs import rundir as rd
+
+    plan = _plan_file(tmp_path)
+    data = _alpaca(tmp_path / "d.json")
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "PATH": "/nonexistent"}
+    r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--runner", "builtin", "--dir", str(tmp_path / "r"),
+                "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["command"] == [sys.executable, "-m", "rocm_tune", "train", "llamafactory.yaml"]
+    assert meta["cwd"] == str(tmp_path / "r" / "bundle")
+    assert (tmp_path / "r" / "bundle" / "run.sh").read_text().count(sys.executable) >= 1
+    deadline = time.time() + 120
+    while time.time() < deadline and not (tmp_path / "r" / rd.EXIT_JSON).exists():
+        time.sleep(0.2)
+    log = (tmp_path / "r" / rd.STDOUT_LOG).read_text()
+    assert "not found" not in log and "Qwen/Qwen2.5-7B-Instruct" in log, log[-2000:]
+    assert json.loads((tmp_path / "r" / rd.EXIT_JSON).read_text())["returncode"] not in (126, 127)
