@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--effective-batch", type=_limit("--effective-batch", "effective_batch"), default=None,
                    help=f"micro-batch x GPUs x accumulation (default {V.DEFAULT_EFFECTIVE_BATCH})")
     g.add_argument("--priority", default=V.DEFAULT_PRIORITY, choices=list(V.PRIORITIES))
-    g.add_argument("--runner", default=V.DEFAULT_RUNNER, choices=list(V.RUNNERS),
+    g.add_argument("--runner", default=None, choices=list(V.RUNNERS),
                    help=f"what runs the training loop (default {V.DEFAULT_RUNNER}; the default export target)")
     g.add_argument("--dataset", default=None,
                    help="local dataset (alpaca/sharegpt JSON/JSONL, or a dataset_info.json dir)")
