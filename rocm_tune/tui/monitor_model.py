@@ -81,7 +81,7 @@ def _alert_tuple(a: Any) -> tuple[str, str, str, str]:
 class MonitorSource:
     """Follows one run; `poll()` is called from a worker thread, never on the UI thread."""
 
-    def __init__(self, target: str, clock: Callable[[], float], gpus: Any = True) -> None:
+    def __init__(self, target: str, clock: Callable[[], float], gpus: Any = True, host: Any = None) -> None:
         self.target = target
         self.clock = clock
         self.want_gpus = gpus
@@ -91,7 +91,7 @@ class MonitorSource:
         self._last_status: str | None = None
         self._ckpts: tuple = ()
         self._polls = 0
-        self._host = HostSampler()
+        self._host = host if host is not None else HostProbe()   # tests/scenes: a fixed host
 
     # -------------------------------------------------------------- run data
     def _open(self) -> None:
@@ -201,7 +201,7 @@ class MonitorSource:
             reason=getattr(info, "reason", None), run_dir=run_dir,
             checkpoints=self._ckpts, resume_cmd=resume_command(run_dir, getattr(info, "name", None), self._ckpts),
             host=self._host.sample(), measured=measured, predicted=predicted,
-            process_users={pid: process_owner(pid) for pid in sorted(pids)},
+            process_users={pid: self._host.owner(pid) for pid in sorted(pids)},
         )
 
 
@@ -322,11 +322,16 @@ def process_owner(pid: int) -> tuple[str, str]:
     return user, cmd
 
 
-class HostSampler:
-    """Host CPU % (between two polls) and RAM from /proc; None where the system does not say."""
+class HostProbe:
+    """This host: CPU % (since the previous sample) and RAM from /proc, and who runs a process;
+    None / '?' where the system does not say. Injectable (the scenes use a fixed host)."""
 
     def __init__(self) -> None:
         self._prev: tuple[int, int] | None = None
+        self.sample()   # the baseline: the first real sample already has a CPU %
+
+    def owner(self, pid: int) -> tuple[str, str]:
+        return process_owner(pid)
 
     def sample(self) -> dict | None:
         out: dict = {}
