@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
@@ -98,8 +99,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(ex, "--lr-scheduler", type=_scheduler, default="cosine", help="lr_scheduler_type (default cosine)")
     _add(ex, "--warmup-ratio", type=float_range("--warmup-ratio", 0.0, 0.99), default=0.1)
     _add(ex, "--warmup-key", choices=("auto", "warmup_ratio", "warmup_steps"), default="auto",
-         help="how the warmup ratio is spelled: warmup_ratio (transformers < 5.2) or warmup_steps (>= 5.2, a "
-         "float there is a ratio); auto = as the transformers installed here (default)")
+         help="how the warmup ratio is spelled: warmup_ratio or warmup_steps (a float below 1 is a ratio only "
+         "from transformers 5); auto = the key every transformers the runner allows reads as a ratio: "
+         "warmup_ratio for LLaMA-Factory 0.9.5 (transformers 4.55-5.6) (default)")
     _add(ex, "--max-grad-norm", type=float_range("--max-grad-norm", 0.0, 1000.0), default=1.0,
          help="gradient clipping, written to the YAML and the DeepSpeed JSON (default 1.0)")
     _add(ex, "--logging-steps", type=int_range("--logging-steps", 1, 1_000_000), default=10)
@@ -140,9 +142,9 @@ def _plan_from_flags(args: argparse.Namespace) -> dict:
 def _options(args: argparse.Namespace):
     from rocm_tune import __version__
     from rocm_tune.core.export.common import ExportOptions
-    from rocm_tune.core.export.llamafactory import warmup_key_for_installed_transformers
+    from rocm_tune.core.export.llamafactory import warmup_key_for_runner
 
-    warmup_key = args.warmup_key if args.warmup_key != "auto" else warmup_key_for_installed_transformers()
+    warmup_key = args.warmup_key if args.warmup_key != "auto" else warmup_key_for_runner(args.trainer)
 
     return ExportOptions(
         model=args.model_path,
@@ -169,6 +171,7 @@ def _options(args: argparse.Namespace):
         cpus_per_task=args.cpus_per_task,
         job_name=args.job_name,
         tool_version=__version__,
+        bundle_dir=os.path.abspath(os.path.expanduser(args.out)) if args.out else None,
     )
 
 

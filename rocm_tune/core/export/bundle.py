@@ -20,6 +20,7 @@ from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, sl
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
+    HOSTFILE,
     DS_JSON,
     LF_YAML,
     PLAN_JSON,
@@ -215,6 +216,8 @@ def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, data
             files[ACCEL_YAML] = accelerate.render(r, opts)
         elif fmt == "slurm":
             files[SLURM] = slurm.render(r, plan, opts)
+    if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
+        files[HOSTFILE] = deepspeed.hostfile(r)
     files.update(extra_files)
     files[PLAN_JSON] = json.dumps(plan, indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)

@@ -22,6 +22,7 @@ ACCEL_YAML = "accelerate.yaml"
 SLURM = "slurm.sbatch"
 PLAN_JSON = "plan.json"
 DATASET_INFO = "dataset_info.json"
+HOSTFILE = "hostfile"  # multi-node `--launcher deepspeed` only
 
 LAUNCHERS = ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "rocm-tune")
 _LAUNCHER_ALIASES = {
@@ -95,6 +96,9 @@ class ExportOptions:
     cpus_per_task: int = 16
     job_name: str = "rocm-tune"
     tool_version: str = ""
+    # the bundle's absolute directory (set by write_bundle / `export -o`): the YAML's deepspeed/output_dir
+    # and slurm.sbatch name files there, so they work from any working directory
+    bundle_dir: str | None = None
 
     def with_(self, **kw) -> ExportOptions:
         return replace(self, **kw)
@@ -221,6 +225,10 @@ def resolve(plan: dict, opts: ExportOptions) -> Resolved:
         raise UserError("plan recommended.offload needs a ZeRO stage (zero_stage 2 or 3), got zero_stage 0")
     if offload == "all" and zero != 3:
         raise UserError(f"plan recommended.offload 'all' (parameters too) needs zero_stage 3, got {zero}")
+    if precision == "pure_bf16" and zero == 3 and opts.trainer == "llamafactory":
+        # hparams/parser.py: "`pure_bf16` is incompatible with DeepSpeed ZeRO-3." (LLaMA-Factory 0.9.5)
+        raise UserError("plan recommended.precision pure_bf16 with zero_stage 3: LLaMA-Factory refuses this "
+                        "combination; use precision bf16 with ZeRO-3, or pure_bf16 with ZeRO-2")
     lora_targets = rec.get("lora_targets") or goal.get("lora_targets") or ["all"]
     if isinstance(lora_targets, str):
         lora_targets = [t.strip() for t in lora_targets.split(",") if t.strip()]

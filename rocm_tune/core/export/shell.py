@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
+    HOSTFILE,
     LF_YAML,
     ExportOptions,
     Resolved,
@@ -78,8 +79,11 @@ def launch_command(r: Resolved, opts: ExportOptions) -> list[str]:
     if r.launcher == "deepspeed":
         devices = visible_devices(r.env)
         if r.nodes > 1:
+            # --no_ssh: every node starts only its own processes (node NODE_RANK), as with torchrun; the
+            # shipped hostfile gives DeepSpeed the node count and slots per node (names are not used)
             first = [
-                f"deepspeed --hostfile hostfile --num_nodes {r.nodes} --num_gpus {r.gpus}",
+                f"deepspeed --hostfile {q(HOSTFILE)} --no_ssh --node_rank \"${{NODE_RANK:-0}}\" "
+                f"--num_nodes {r.nodes} --num_gpus {r.gpus}",
                 f"--master_addr {MASTER_ADDR_REQUIRED} --master_port {port}",
             ]
         elif devices:
@@ -87,7 +91,9 @@ def launch_command(r: Resolved, opts: ExportOptions) -> list[str]:
             first = [f"deepspeed --include {q('localhost:' + devices)} --master_port {port}"]
         else:
             first = [f"deepspeed --num_gpus {r.gpus} --master_port {port}"]
-        return first + [f"--module {module_args} \"$@\""]
+        # --no_local_rank: without it the launcher passes --local_rank=N before the YAML and LLaMA-Factory
+        # parses argv instead of the YAML ("Some specified arguments are not used by the HfArgumentParser")
+        return first + [f"--no_local_rank --module {module_args} \"$@\""]
     if r.launcher == "accelerate":
         first = [f"accelerate launch --config_file {q(ACCEL_YAML)}"]
         if r.nodes > 1:
@@ -125,7 +131,8 @@ def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
             lines.append(f'export MASTER_PORT="${{MASTER_PORT:-{opts.master_port}}}"')
         lines.append("")
     if r.launcher == "deepspeed" and r.nodes > 1:
-        lines.append("# deepspeed reads the nodes from ./hostfile: one line per node, e.g. `node1 slots=8`")
+        lines.append(f"# deepspeed --no_ssh: run this on every node with its NODE_RANK (0-{r.nodes - 1}); each node "
+                     f"starts its {r.gpus} local process(es). {HOSTFILE} only tells DeepSpeed the node and slot counts")
     cmd = launch_command(r, opts)
     lines.append("exec " + " \\\n  ".join(cmd))
     return "\n".join(lines) + "\n"
