@@ -88,15 +88,7 @@ KNOWN_KEYS: dict[str, str] = {
 # >=4.55.0,<=5.6.0 (!=4.57.0): there `warmup_ratio` is a ratio on every version (5.x only warns that it
 # is deprecated), while `warmup_steps: 0.1` is refused below 5.0 ("warmup_steps must be of type int").
 # Checked with the real parser under 4.55.4 and 5.6.0 in tests/realstack.
-RUNNER_TRANSFORMERS = {"llamafactory": ("4.55.0", "5.6.0")}
-
-
-def warmup_key_for_runner(trainer: str) -> str:
-    """The YAML key that means "a fraction of the steps" to every transformers the runner allows.
-
-    LLaMA-Factory: `warmup_ratio` (see RUNNER_TRANSFORMERS). rocm-tune's built-in trainer reads the
-    YAML itself (train/config.py) and takes both spellings, so the same key is written."""
-    return "warmup_ratio"
+RUNNER_TRANSFORMERS = {"llamafactory": ("4.55.0", "5.6.0")}  # hence ExportOptions.warmup_key = warmup_ratio
 
 
 def guess_template(family: str, name: str) -> str:
@@ -198,7 +190,7 @@ def config(r: Resolved, opts: ExportOptions) -> list[tuple[str, list[tuple[str, 
         ("learning_rate", float(r.learning_rate)),
         ("num_train_epochs", float(r.epochs)),
         ("lr_scheduler_type", opts.lr_scheduler_type),
-        (opts.warmup_key if opts.trainer == "llamafactory" else "warmup_ratio", float(opts.warmup_ratio)),
+        (opts.warmup_key if r.runner == "llamafactory" else "warmup_ratio", float(opts.warmup_ratio)),
         ("max_grad_norm", float(opts.max_grad_norm)),
         ("bf16", r.precision == "bf16"),
         ("fp16", r.precision == "fp16"),
