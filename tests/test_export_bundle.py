@@ -570,7 +570,11 @@ def _alpaca(path: Path, n: int = 20) -> Path:
 
 
 def _tree(folder: Path) -> dict:
-    return {p.name: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in sorted(folder.iterdir())}
+    """{name: (bytes, mode)}; the bundle's own absolute directory (in the YAML's paths and slurm.sbatch's cd)
+    is written as BUNDLE so bundles in two directories compare."""
+    own = str(folder.resolve()).encode()
+    return {p.name: (p.read_bytes().replace(own, b"BUNDLE"), stat.S_IMODE(p.stat().st_mode))
+            for p in sorted(folder.iterdir())}
 
 
 def _app_and_cli_bundles(tmp_path: Path, plan: dict) -> tuple[dict, dict]:
@@ -639,7 +643,7 @@ def test_full_disk_leaves_no_partial_bundle_and_the_retry_needs_no_force(tmp_pat
     mnt.mkdir()
     plan = _plan_file(tmp_path)
     py = shlex_join([sys.executable, "-m", "rocm_tune", "export", "--plan", str(plan), "-o", str(mnt / "b"),
-                     "--dataset-name", "d"])
+                     "--dataset-name", "d", "--dataset-dir", "/d"])
     script = "\n".join([
         f"mount -t tmpfs -o size=64k tmpfs {mnt} || exit 99",
         f"head -c 57344 /dev/zero > {mnt}/filler",
@@ -689,7 +693,7 @@ def test_a_directory_with_other_files_is_refused(tmp_path):
     with pytest.raises(UserError, match="give an empty or new directory"):
         B.write_bundle(bundle, str(mine))
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
-    r = run_cli("export", "--plan", str(_plan_file(tmp_path)), "-o", "/", "--dataset-name", "d")
+    r = run_cli("export", "--plan", str(_plan_file(tmp_path)), "-o", "/", "--dataset-name", "d", "--dataset-dir", "/d")
     _one_line(r, "give an empty or new directory")
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -746,7 +750,7 @@ def test_runner_flag_and_its_deprecated_aliases(tmp_path):
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")  # the alias means exactly --runner builtin
     assert "-m rocm_tune train llamafactory.yaml" in (tmp_path / "b" / "run.sh").read_text()
     dpo = _plan_file(tmp_path, "freeze-pure-bf16-llamafactory-cli", launcher="torchrun")
-    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--runner", "hf")
+    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--dataset-dir", "/d", "--runner", "hf")
     _one_line(r, "cannot train stage 'dpo'")
     state = tmp_path / "state"
     r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--with", "llamafactory",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 
@@ -200,7 +199,6 @@ def _options(args: argparse.Namespace) -> ExportOptions:
         gres=args.gres,
         cpus_per_task=args.cpus_per_task,
         job_name=args.job_name,
-        bundle_dir=os.path.abspath(os.path.expanduser(args.out)) if args.out else None,
     )
 
 

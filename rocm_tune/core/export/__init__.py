@@ -23,11 +23,8 @@ def write_bundle(plan: dict, formats, out_dir: str, force: bool = False, opts=No
     from rocm_tune.core.export import bundle as b
     from rocm_tune.core.export.common import ExportOptions
 
-    import os
-
     fmts = b.parse_formats(formats if isinstance(formats, str) else ",".join(formats))
-    opts = (opts or ExportOptions()).with_(bundle_dir=os.path.abspath(os.path.expanduser(out_dir)))
-    return b.write_bundle(b.build_bundle(plan, fmts, opts, dataset=dataset), out_dir, force)
+    return b.write_bundle(b.build_bundle(plan, fmts, opts or ExportOptions(), dataset=dataset), out_dir, force)
 
 
 __all__ = ["render_bundle", "write_bundle"]

@@ -55,8 +55,10 @@ def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
         lines += [
             f"# Submit from any directory: sbatch {comment(opts.bundle_dir)}/slurm.sbatch",
             "set -euo pipefail",
-            f"cd {q(opts.bundle_dir)}",
         ]
+        if "$" in opts.bundle_dir or "`" in opts.bundle_dir:
+            lines.append("# shellcheck disable=SC2016  # a literal path: nothing in it is expanded")
+        lines.append(f"cd {q(opts.bundle_dir)}")
     else:
         lines += [
             "# Submit from the bundle directory: sbatch slurm.sbatch",
