@@ -132,7 +132,8 @@ def execution(model, cfg, gpu=None) -> Execution:
                 + (f" under {r.autocast} autocast" if r.autocast else " without autocast"))
         if cfg.precision == "fp32":
             fix = ("for real fp32 use --runner builtin, or LLaMA-Factory started through "
-                   f"`python -m {LF_FP32_LAUNCHER}` which pins the compute dtype to fp32 before it loads the model")
+                   f"`python -m {LF_FP32_LAUNCHER} CONFIG.yaml --compute-dtype fp32`, which pins the dtype to fp32 "
+                   "before the model loads")
         else:
             fix = "use --runner builtin, or a precision this runner honours"
         warning = ("runner-ignores-precision", what, fix)
