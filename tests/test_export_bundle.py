@@ -100,14 +100,18 @@ def plan_case(name: str) -> dict:
                    micro_batch=8, grad_accum=1, freeze_trainable_layers=4, env={})
         p["goal"]["stage"] = "dpo"
         return p
+    if name == "builtin-ddp":  # the plan's runner: rocm-tune's built-in trainer under torchrun
+        rec.update(runner="builtin")
+        return p
     raise KeyError(name)
 
 
 CASES = ("mi50-ddp-fp32", "single-bf16", "zero3-offload-2nodes", "qlora-accelerate-zero2",
-         "freeze-pure-bf16-llamafactory-cli")
+         "freeze-pure-bf16-llamafactory-cli", "builtin-ddp")
 
 OPTS = ExportOptions(dataset_name="alpaca_en_demo", dataset_dir="/data/llama factory", output_dir="/runs/qwen-lora",
-                     template="qwen", partition="gpu", account="proj-42")
+                     template="qwen", partition="gpu", account="proj-42", tool_version="",
+                     python="/opt/venv/bin/python3")  # golden files: no version, a fixed interpreter
 
 
 def build(name: str, opts: ExportOptions = OPTS, formats=("all",)):
@@ -228,8 +232,18 @@ def test_run_sh_launchers(tmp_path):
     assert r.returncode == 0, r.stderr
     assert seen["PROG"] == "llamafactory-cli" and seen["ARG"] == ["train", "llamafactory.yaml"]
     assert seen["FORCE_TORCHRUN"] == ""
-    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(trainer="rocm-tune"))
-    assert seen["PROG"] == "rocm-tune" and seen["ARG"] == ["train", "llamafactory.yaml"]
+    # the built-in trainer: started with the recorded interpreter (ROCM_TUNE_PYTHON overrides it), never `rocm-tune`
+    py = tmp_path / "bin" / "python-stub"
+    py.write_text(STUB)
+    py.chmod(0o755)
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(runner="builtin", python=str(py)))
+    assert r.returncode == 0, r.stderr
+    assert seen["PROG"] == "python-stub" and seen["ARG"] == ["-m", "rocm_tune", "train", "llamafactory.yaml"]
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(runner="builtin"),
+                             extra_env={"ROCM_TUNE_PYTHON": str(py)})
+    assert r.returncode == 0 and seen["PROG"] == "python-stub", r.stderr
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(runner="builtin"))
+    assert r.returncode == 127 and "cannot run /opt/venv/bin/python3; set ROCM_TUNE_PYTHON" in r.stderr
     r, seen = run_with_stubs(tmp_path, plan_case("freeze-pure-bf16-llamafactory-cli"))
     assert seen["PROG"] == "llamafactory-cli" and seen["FORCE_TORCHRUN"] == "1" and seen["NPROC_PER_NODE"] == "8"
     r, seen = run_with_stubs(tmp_path, plan_case("qlora-accelerate-zero2"))
@@ -351,7 +365,8 @@ def test_warmup_key_option():
     new = LF.as_dict(r, OPTS.with_(warmup_key="warmup_steps"))
     assert new["warmup_steps"] == 0.1 and "warmup_ratio" not in new
     # the built-in trainer reads warmup_ratio whatever transformers is installed
-    assert "warmup_ratio" in LF.as_dict(r, OPTS.with_(warmup_key="warmup_steps", trainer="rocm-tune"))
+    rb = resolve(plan_case("single-bf16"), OPTS.with_(runner="builtin"))
+    assert "warmup_ratio" in LF.as_dict(rb, OPTS.with_(warmup_key="warmup_steps", runner="builtin"))
 
 
 @pytest.mark.parametrize("case", ["single-bf16", "mi50-ddp-fp32", "qlora-accelerate-zero2"])
@@ -534,3 +549,57 @@ def test_cli_export_with_plan_flags_runs_the_planner(tmp_path):
     assert {Path(f).name for f in res["files"]} >= {"run.sh", "llamafactory.yaml", "plan.json", "slurm.sbatch"}
     r = run_cli("export", "--plan", str(out / "plan.json"), "--model", "qwen2.5-7b", "-o", str(tmp_path / "c"))
     assert r.returncode == 2 and "--plan cannot be combined" in r.stderr
+
+
+# ----------------------------------------------------------------------------- app export == CLI export
+
+
+def _alpaca(path: Path, n: int = 20) -> Path:
+    path.write_text(json.dumps([{"instruction": "explain lora " * (i % 7 + 1), "output": "ok"} for i in range(n)]))
+    return path
+
+
+def _tree(folder: Path) -> dict:
+    return {p.name: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in sorted(folder.iterdir())}
+
+
+def _app_and_cli_bundles(tmp_path: Path, plan: dict) -> tuple[dict, dict]:
+    from rocm_tune.tui import export_model as em
+
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan, indent=1))
+    em.write(plan, list(em.DEFAULT_FORMATS), str(tmp_path / "app"), False)
+    r = run_cli("export", "--plan", str(plan_file), "-o", str(tmp_path / "cli"))
+    assert r.returncode == 0, r.stderr
+    return _tree(tmp_path / "app"), _tree(tmp_path / "cli")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_app_export_writes_what_the_cli_writes(tmp_path, case):
+    """The app's export model and a real `rocm-tune export --plan` subprocess: same files, same bytes, same modes."""
+    plan = plan_case(case)
+    plan["goal"]["dataset"] = str(_alpaca(tmp_path / "train data.json"))
+    app, cli = _app_and_cli_bundles(tmp_path, plan)
+    assert sorted(app) == sorted(cli)
+    assert {"run.sh", "llamafactory.yaml", "accelerate.yaml", "slurm.sbatch", "dataset_info.json", "plan.json"} <= set(cli)
+    assert ("deepspeed.json" in cli) == (plan["recommended"]["zero_stage"] > 0)
+    for name in cli:
+        assert app[name] == cli[name], f"{case}/{name}: the app's export differs from `rocm-tune export`"
+    lf = yaml.safe_load(cli["llamafactory.yaml"][0])
+    assert lf["warmup_ratio"] == 0.1 and "warmup_steps" not in lf  # the key both write (issue 11: they disagreed)
+
+
+@pytest.mark.slow
+def test_app_export_writes_what_the_cli_writes_for_planner_plans(tmp_path):
+    data = _alpaca(tmp_path / "alpaca.json", 200)
+    for i, flags in enumerate((["--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--gpus", "2"],
+                               ["--model", "qwen2.5-0.5b", "--gpu", "mi300x", "--method", "full"])):
+        out = run_cli("plan", *flags, "--dataset", str(data), "--json")
+        assert out.returncode in (0, 1), out.stderr
+        plan = json.loads(out.stdout)
+        if plan.get("fits") is False:
+            continue
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        app, cli = _app_and_cli_bundles(folder, plan)
+        assert app == cli

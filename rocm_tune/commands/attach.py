@@ -82,10 +82,14 @@ def run(args: argparse.Namespace) -> int:
     target = watch.resolve_target(args.target)
     if args.once:
         snap = watch.snapshot(target, gpus=not args.no_gpus)
+        # measured memory per rank/node (RUN_DIR/ranks/) and the plan's prediction (issue 13)
+        from rocm_tune.core.runs.measured import attach_fields, human_lines
+
+        extra = attach_fields(snap.target)
         if args.json:
-            print_json(snap.to_dict())
+            print_json({**snap.to_dict(), **extra})
         else:
-            print(_human(snap))
+            print("\n".join([_human(snap), *human_lines(extra["measured"], extra["predicted"])]))
         return 0
     if not args.plain and sys.stdout.isatty():
         try:

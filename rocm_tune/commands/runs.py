@@ -36,23 +36,41 @@ def format_progress(info) -> str:
     return f"step {info.step}"
 
 
+def _peak(info) -> dict:
+    """The measured peak of the run's ranks (RUN_DIR/ranks/, issue 13): bytes, None when not measured."""
+    from rocm_tune.core.runs.measured import read_measured
+
+    m = read_measured(info.dir)
+    return {"measured_peak_allocated_bytes": m.peak_allocated_bytes if m else None,
+            "measured_peak_reserved_bytes": m.peak_reserved_bytes if m else None,
+            "measured_nodes": len(m.nodes) if m else 0}
+
+
+def format_peak(peak: dict) -> str:
+    """The highest reserved (else allocated) GPU memory of any rank, e.g. "21.3G"; "-" when not measured."""
+    n = peak.get("measured_peak_reserved_bytes") or peak.get("measured_peak_allocated_bytes")
+    if not n:
+        return "-"
+    return f"{n / 2**30:.1f}G" + (f"/{peak['measured_nodes']}n" if peak.get("measured_nodes", 0) > 1 else "")
+
+
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.runs.registry import list_runs, runs_root
 
     infos = list_runs(all=bool(args.all) or args.limit is not None, limit=args.limit)
     if args.json:
-        print_json({"root": str(runs_root()), "runs": [r.to_dict() | {"age_s": r.age_s} for r in infos]})
+        print_json({"root": str(runs_root()), "runs": [r.to_dict() | {"age_s": r.age_s} | _peak(r) for r in infos]})
         return 0
     if not infos:
         print(f"no runs yet (registry: {runs_root()}); start one with `rocm-tune run -- CMD` or `rocm-tune demo`")
         return 0
-    rows = [("ID", "NAME", "STATUS", "PROGRESS", "LOSS", "AGE")]
+    rows = [("ID", "NAME", "STATUS", "PROGRESS", "LOSS", "PEAK", "AGE")]
     for r in infos:
         status = r.status
         if r.status in ("failed",) and r.returncode is not None:
             status = f"failed({r.returncode})"
         loss = "-" if r.loss is None else f"{r.loss:.4g}"
-        rows.append((r.id, r.name, status, format_progress(r), loss, format_age(r.age_s)))
+        rows.append((r.id, r.name, status, format_progress(r), loss, format_peak(_peak(r)), format_age(r.age_s)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())

@@ -1,0 +1,321 @@
+"""Measured memory and speed of every rank of a run: `read_measured(run_dir) -> Measured | None`.
+
+Every rank of a run rocm-tune starts (the built-in trainer, LLaMA-Factory through
+`python -m rocm_tune.train.lf_launch`, preflight) appends one JSON object per line to
+`RUN_DIR/ranks/<node>-<rank>.jsonl` (written by `rocm_tune.train.callbacks`). One line = one sample:
+
+```
+{"type": "mem", "time": 1764000000.0, "node": "0", "host": "gpu-a", "rank": 1, "local_rank": 1,
+ "world_size": 4, "gpu_index": 1, "device": "cuda", "source": "torch.cuda", "step": 20,
+ "allocated_bytes": ..., "reserved_bytes": ..., "peak_allocated_bytes": ..., "peak_reserved_bytes": ...,
+ "rss_bytes": ..., "tokens_per_s": 1234.5, "step_time_s": 0.8,
+ "telemetry": {"util_percent": 97, "vram_used_bytes": ..., "vram_total_bytes": ..., "temp_c": 61,
+               "power_w": 250.0} | null}
+```
+Byte counts are ints (null where the device has none: a CPU rank has no GPU memory; `source` then says
+where a number came from, e.g. "fake-tensor probe" for preflight on CPU). Peaks are cumulative, so the
+last line of a file holds the rank's peak; only the tail of each file is read.
+
+Because the files live in the run directory, a multi-node job on a shared filesystem shows every node's
+ranks here, on the login node, without SSH. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RANKS_DIR = "ranks"
+PREFLIGHT_JSON = "preflight.json"
+_FILE_RE = re.compile(r"^(?P<node>[A-Za-z0-9._-]+)-(?P<rank>\d+)\.jsonl$")
+_TAIL_BYTES = 65536
+
+
+def _int(v) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v == v and abs(v) != float("inf"):
+        return int(v)
+    return None
+
+
+def _num(v) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    f = float(v)
+    return f if f == f and abs(f) != float("inf") else None
+
+
+@dataclass(frozen=True)
+class RankMeasured:
+    """The latest sample of one rank (peaks are cumulative since the rank started)."""
+
+    node: str
+    rank: int
+    host: str | None = None
+    local_rank: int | None = None
+    world_size: int | None = None
+    gpu_index: int | None = None          # physical index of the rank's GPU on its node (telemetry's index)
+    device: str | None = None             # "cuda" (also ROCm/HIP) | "cpu"
+    source: str | None = None             # "torch.cuda" | "fake-tensor probe" | "host"
+    step: int | None = None
+    time: float | None = None
+    allocated_bytes: int | None = None
+    reserved_bytes: int | None = None
+    peak_allocated_bytes: int | None = None
+    peak_reserved_bytes: int | None = None
+    rss_bytes: int | None = None
+    tokens_per_s: float | None = None
+    step_time_s: float | None = None
+    telemetry: dict | None = None
+    samples: int = 0                      # lines read (from the tail of the file)
+
+    def to_dict(self) -> dict:
+        return {
+            "node": self.node, "rank": self.rank, "host": self.host, "local_rank": self.local_rank,
+            "world_size": self.world_size, "gpu_index": self.gpu_index, "device": self.device,
+            "source": self.source, "step": self.step, "time": self.time,
+            "allocated_bytes": self.allocated_bytes, "reserved_bytes": self.reserved_bytes,
+            "peak_allocated_bytes": self.peak_allocated_bytes, "peak_reserved_bytes": self.peak_reserved_bytes,
+            "rss_bytes": self.rss_bytes, "tokens_per_s": self.tokens_per_s, "step_time_s": self.step_time_s,
+            "telemetry": self.telemetry,
+        }
+
+
+@dataclass(frozen=True)
+class Measured:
+    run_dir: str
+    ranks: tuple[RankMeasured, ...] = field(default_factory=tuple)
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        seen: list[str] = []
+        for r in self.ranks:
+            if r.node not in seen:
+                seen.append(r.node)
+        return tuple(seen)
+
+    def by_node(self) -> dict[str, tuple[RankMeasured, ...]]:
+        return {n: tuple(r for r in self.ranks if r.node == n) for n in self.nodes}
+
+    def _max(self, attr: str) -> int | None:
+        vals = [getattr(r, attr) for r in self.ranks if getattr(r, attr) is not None]
+        return max(vals) if vals else None
+
+    @property
+    def peak_allocated_bytes(self) -> int | None:
+        return self._max("peak_allocated_bytes")
+
+    @property
+    def peak_reserved_bytes(self) -> int | None:
+        return self._max("peak_reserved_bytes")
+
+    @property
+    def rss_bytes(self) -> int | None:
+        return self._max("rss_bytes")
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """The job's rate: the sum of the ranks' latest rates."""
+        vals = [r.tokens_per_s for r in self.ranks if r.tokens_per_s is not None]
+        return round(sum(vals), 2) if vals else None
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(sorted({r.source for r in self.ranks if r.source}))
+
+    def to_dict(self) -> dict:
+        return {
+            "run_dir": self.run_dir,
+            "nodes": list(self.nodes),
+            "ranks": [r.to_dict() for r in self.ranks],
+            "peak_allocated_bytes": self.peak_allocated_bytes,
+            "peak_reserved_bytes": self.peak_reserved_bytes,
+            "rss_bytes": self.rss_bytes,
+            "tokens_per_s": self.tokens_per_s,
+            "sources": list(self.sources),
+        }
+
+
+def _tail_lines(path: Path, max_bytes: int = _TAIL_BYTES) -> list[bytes]:
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            start = max(0, size - max_bytes)
+            fh.seek(start)
+            data = fh.read()
+    except OSError:
+        return []
+    lines = data.split(b"\n")
+    if start > 0 and lines:
+        lines = lines[1:]  # the first one is cut
+    return [ln for ln in lines if ln.strip()]
+
+
+def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
+    """The latest complete sample of one rank file (a torn last line is skipped), None if none."""
+    p = Path(path)
+    m = _FILE_RE.match(p.name)
+    if not m:
+        return None
+    last: dict | None = None
+    n = 0
+    peak_a = peak_r = None
+    rate = step_time = None   # the last logged rate (an end-of-training sample carries none)
+    for raw in _tail_lines(p):
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict) or rec.get("type", "mem") != "mem":
+            continue
+        n += 1
+        last = rec
+        a, r = _int(rec.get("peak_allocated_bytes")), _int(rec.get("peak_reserved_bytes"))
+        if a is not None:
+            peak_a = a if peak_a is None else max(peak_a, a)
+        if r is not None:
+            peak_r = r if peak_r is None else max(peak_r, r)
+        if _num(rec.get("tokens_per_s")) is not None:
+            rate, step_time = _num(rec.get("tokens_per_s")), _num(rec.get("step_time_s"))
+    if last is None:
+        return None
+    tel = last.get("telemetry")
+    return RankMeasured(
+        node=str(last.get("node", m.group("node"))),
+        rank=_int(last.get("rank")) if _int(last.get("rank")) is not None else int(m.group("rank")),
+        host=last.get("host") if isinstance(last.get("host"), str) else None,
+        local_rank=_int(last.get("local_rank")),
+        world_size=_int(last.get("world_size")),
+        gpu_index=_int(last.get("gpu_index")),
+        device=last.get("device") if isinstance(last.get("device"), str) else None,
+        source=last.get("source") if isinstance(last.get("source"), str) else None,
+        step=_int(last.get("step")),
+        time=_num(last.get("time")),
+        allocated_bytes=_int(last.get("allocated_bytes")),
+        reserved_bytes=_int(last.get("reserved_bytes")),
+        peak_allocated_bytes=peak_a,
+        peak_reserved_bytes=peak_r,
+        rss_bytes=_int(last.get("rss_bytes")),
+        tokens_per_s=rate,
+        step_time_s=step_time,
+        telemetry=tel if isinstance(tel, dict) else None,
+        samples=n,
+    )
+
+
+def ranks_dir(run_dir: str | os.PathLike) -> Path:
+    return Path(run_dir) / RANKS_DIR
+
+
+def read_measured(run_dir: str | os.PathLike) -> Measured | None:
+    """Every rank's latest sample under RUN_DIR/ranks/, ordered by (node, rank); None when there is none."""
+    d = ranks_dir(run_dir)
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return None
+    ranks = [r for r in (read_rank_file(d / n) for n in names if _FILE_RE.match(n)) if r is not None]
+    if not ranks:
+        return None
+
+    def key(r: RankMeasured):
+        return (int(r.node) if r.node.isdigit() else 1 << 30, r.node, r.rank)
+
+    ranks.sort(key=key)
+    return Measured(run_dir=str(Path(run_dir)), ranks=tuple(ranks))
+
+
+def read_predicted(run_dir: str | os.PathLike) -> dict | None:
+    """What the plan of the run (RUN_DIR/plan.json) predicted per GPU and for speed; None without a plan.
+
+    {"peak_allocated_bytes", "reserved_bytes", "cpu_offload_bytes", "tokens_per_s", "seconds_per_step",
+     "gpus", "nodes", "vram_bytes"}: byte ints, None where the plan has no number."""
+    try:
+        plan = json.loads((Path(run_dir) / "plan.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(plan, dict):
+        return None
+    mem = plan.get("memory") if isinstance(plan.get("memory"), dict) else {}
+    thr = plan.get("throughput") if isinstance(plan.get("throughput"), dict) else {}
+    hw = plan.get("hardware") if isinstance(plan.get("hardware"), dict) else {}
+    return {
+        "peak_allocated_bytes": _int(mem.get("peak_allocated_bytes")),
+        "reserved_bytes": _int(mem.get("reserved_bytes")),
+        "cpu_offload_bytes": _int(mem.get("cpu_offload_bytes")),
+        "tokens_per_s": _num(thr.get("tokens_per_s")),
+        "seconds_per_step": _num(thr.get("seconds_per_step")),
+        "gpus": _int(hw.get("gpus")),
+        "nodes": _int(hw.get("nodes")),
+        "vram_bytes": _int(hw.get("vram_bytes")),
+    }
+
+
+def rank_file_name(node: str | int, rank: int) -> str:
+    node_s = re.sub(r"[^A-Za-z0-9._-]+", "-", str(node)) or "0"
+    return f"{node_s}-{int(rank)}.jsonl"
+
+
+def append_rank_record(run_dir: str | os.PathLike, rec: dict) -> Path:
+    """Append one sample line to RUN_DIR/ranks/<node>-<rank>.jsonl with a single O_APPEND write.
+
+    One write() of a whole line to a file opened with O_APPEND: readers never see a half line from
+    a finished write, and two writers never interleave inside a line."""
+    d = ranks_dir(run_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / rank_file_name(rec.get("node", 0), int(rec.get("rank", 0)))
+    line = (json.dumps({"type": "mem", **rec}, allow_nan=False, default=str) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    return path
+
+
+def attach_fields(target) -> dict:
+    """{"measured": Measured.to_dict() | None, "predicted": read_predicted(...) | None} for a watch Target
+    (its run directory, else its output directory, where the ranks write without a run dir)."""
+    dirs = [d for d in (getattr(target, "run_dir", None), getattr(target, "output_dir", None)) if d]
+    measured = None
+    for d in dirs:
+        m = read_measured(d)
+        if m is not None:
+            measured = m.to_dict()
+            break
+    predicted = None
+    for d in dirs:
+        predicted = read_predicted(d)
+        if predicted is not None:
+            break
+    return {"measured": measured, "predicted": predicted}
+
+
+def human_lines(measured: dict | None, predicted: dict | None) -> list[str]:
+    """Short text lines for `attach --once`: every node's ranks, predicted vs measured."""
+    if not measured:
+        return []
+    g = 2**30
+
+    def gib(n) -> str:
+        return "-" if not isinstance(n, int) else f"{n / g:.2f} GiB"
+
+    lines = []
+    pred = ""
+    if predicted and predicted.get("peak_allocated_bytes") is not None:
+        pred = f" (predicted peak {gib(predicted['peak_allocated_bytes'])}, reserved {gib(predicted.get('reserved_bytes'))})"
+    lines.append(f"  measured {len(measured['ranks'])} rank(s) on {len(measured['nodes'])} node(s){pred}")
+    for r in measured["ranks"]:
+        where = f"node {r['node']}" + (f" ({r['host']})" if r.get("host") else "")
+        dev = f"gpu{r['gpu_index']}" if r.get("gpu_index") is not None else (r.get("device") or "?")
+        tok = f", {r['tokens_per_s']:.0f} tok/s" if isinstance(r.get("tokens_per_s"), (int, float)) else ""
+        src = f" [{r['source']}]" if r.get("source") and r.get("source") != "torch.cuda" else ""
+        lines.append(f"    {where} rank {r['rank']} {dev}: peak {gib(r.get('peak_allocated_bytes'))} allocated, "
+                     f"{gib(r.get('peak_reserved_bytes'))} reserved, host RSS {gib(r.get('rss_bytes'))}{tok}{src}")
+    return lines

@@ -1,0 +1,235 @@
+"""Measured memory in every run rocm-tune starts: `RankMemoryCallback`, a transformers `TrainerCallback`.
+
+Each rank appends its memory (allocated, reserved, peak allocated/reserved from torch's caching
+allocator), host RSS, tokens/s and the telemetry of its own GPU to `RUN_DIR/ranks/<node>-<rank>.jsonl`
+(format and reader: `rocm_tune.core.runs.measured`). RUN_DIR is `$ROCM_TUNE_RUN_DIR` (set by the run
+supervisor; export it on the compute nodes of a multi-node job), else the trainer's output_dir.
+The node is `$NODE_RANK` / `$GROUP_RANK` (torchrun) / `$SLURM_NODEID`, else 0.
+
+Used by the built-in trainer (`rocm_tune.train.trainer`) and by LLaMA-Factory runs started through
+`python -m rocm_tune.train.lf_launch`. Nothing here can stop a training: every failure to sample or
+write is swallowed (a monitor must never kill the run it watches).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from rocm_tune.core.runs.measured import append_rank_record
+
+TELEMETRY_EVERY_S = 5.0
+
+
+def run_dir_for(output_dir: str | None = None) -> str | None:
+    d = os.environ.get("ROCM_TUNE_RUN_DIR")
+    if d and os.path.isdir(d):
+        return d
+    return output_dir
+
+
+def rank_identity() -> dict:
+    """node, host, rank, local_rank, world_size of this process from the launcher's environment."""
+    env = os.environ
+
+    def geti(*names: str, default: int = 0) -> int:
+        for n in names:
+            v = env.get(n)
+            if v not in (None, ""):
+                try:
+                    return int(v)
+                except ValueError:
+                    continue
+        return default
+
+    node = env.get("ROCM_TUNE_NODE") or str(geti("NODE_RANK", "GROUP_RANK", "SLURM_NODEID", default=0))
+    return {
+        "node": node,
+        "host": socket.gethostname(),
+        "rank": geti("RANK", "SLURM_PROCID", default=0),
+        "local_rank": geti("LOCAL_RANK", "SLURM_LOCALID", default=0),
+        "world_size": geti("WORLD_SIZE", "SLURM_NTASKS", default=1),
+    }
+
+
+def physical_gpu_index(local_index: int) -> int:
+    """The index telemetry tools (rocm-smi, nvidia-smi) use for torch's device `local_index`."""
+    for var in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+        v = os.environ.get(var)
+        if v:
+            parts = [p.strip() for p in v.split(",") if p.strip()]
+            if 0 <= local_index < len(parts) and parts[local_index].isdigit():
+                return int(parts[local_index])
+    return local_index
+
+
+def rss_bytes() -> int | None:
+    """Resident set size of this process (Linux /proc), None elsewhere."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            pages = int(fh.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def peak_rss_bytes() -> int | None:
+    try:
+        import resource
+
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _finite(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+class _Telemetry:
+    """The local GPU's sample from `rocm_tune.core.devices`, at most every TELEMETRY_EVERY_S seconds."""
+
+    def __init__(self, every: float = TELEMETRY_EVERY_S):
+        self.every = every
+        self.backend = None
+        self.tried = False
+        self.last_t = 0.0
+        self.last: dict | None = None
+
+    def sample(self, gpu_index: int | None) -> dict | None:
+        if gpu_index is None:
+            return None
+        now = time.time()
+        if now - self.last_t < self.every:
+            return self.last
+        self.last_t = now
+        try:
+            if not self.tried:
+                self.tried = True
+                from rocm_tune.core.devices import detect
+
+                self.backend = detect()
+            if self.backend is None:
+                return None
+            for s in self.backend.sample():
+                if getattr(s, "index", None) == gpu_index:
+                    out = {}
+                    for k in ("util_percent", "vram_used_bytes", "vram_total_bytes", "temp_c", "power_w"):
+                        v = getattr(s, k, None)
+                        out[k] = v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+                    self.last = out
+                    return out
+        except Exception:  # noqa: BLE001 - telemetry is a bonus, never a failure
+            self.backend = None
+        return None
+
+
+class RankSampler:
+    """Writes samples of this rank into RUN_DIR/ranks/; used by the callback and by preflight."""
+
+    def __init__(self, run_dir: str | os.PathLike | None, telemetry: bool = True):
+        self.run_dir = str(run_dir) if run_dir else None
+        self.ident = rank_identity()
+        self.tel = _Telemetry() if telemetry else None
+        self.device = "cpu"
+        self.gpu_index: int | None = None
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                self.device = "cuda"
+                self.gpu_index = physical_gpu_index(torch.cuda.current_device())
+        except Exception:  # noqa: BLE001
+            pass
+
+    def memory(self) -> dict:
+        if self.device != "cuda":
+            return {"allocated_bytes": None, "reserved_bytes": None, "peak_allocated_bytes": None,
+                    "peak_reserved_bytes": None}
+        import torch
+
+        return {"allocated_bytes": int(torch.cuda.memory_allocated()),
+                "reserved_bytes": int(torch.cuda.memory_reserved()),
+                "peak_allocated_bytes": int(torch.cuda.max_memory_allocated()),
+                "peak_reserved_bytes": int(torch.cuda.max_memory_reserved())}
+
+    def write(self, *, step: int | None = None, tokens_per_s: float | None = None,
+              step_time_s: float | None = None, memory: dict | None = None, source: str | None = None,
+              extra: dict | None = None) -> Path | None:
+        if not self.run_dir:
+            return None
+        try:
+            mem = memory if memory is not None else self.memory()
+            rec = {
+                "time": round(time.time(), 3), **self.ident, "gpu_index": self.gpu_index, "device": self.device,
+                "source": source or ("torch.cuda" if self.device == "cuda" else "host"),
+                "step": step, **mem, "rss_bytes": rss_bytes(),
+                "tokens_per_s": None if _finite(tokens_per_s) is None else round(_finite(tokens_per_s), 2),
+                "step_time_s": None if step_time_s is None else _finite(step_time_s),
+                "telemetry": self.tel.sample(self.gpu_index) if self.tel else None,
+            }
+            if extra:
+                rec.update(extra)
+            return append_rank_record(self.run_dir, rec)
+        except Exception:  # noqa: BLE001 - never stop a training over a sample
+            return None
+
+
+def make_rank_callback(output_dir: str | None = None, token_counter: Callable[[], int] | None = None):
+    """A `RankMemoryCallback` instance (transformers imported here, lazily)."""
+    from transformers import TrainerCallback
+
+    class RankMemoryCallback(TrainerCallback):
+        """Samples this rank at every logging step (and at train begin/end) into RUN_DIR/ranks/."""
+
+        def __init__(self):
+            self.sampler: RankSampler | None = None
+            self.out_dir = output_dir
+            self.tokens = token_counter
+            self._t = None
+            self._step = 0
+            self._tok = 0
+
+        def _counted(self, state) -> int | None:
+            if self.tokens is not None:
+                try:
+                    return int(self.tokens())
+                except Exception:  # noqa: BLE001
+                    return None
+            seen = getattr(state, "num_input_tokens_seen", 0) or 0
+            if seen:  # transformers gathers it over all ranks: this rank's share
+                return int(seen) // max(1, int(self.sampler.ident["world_size"] if self.sampler else 1))
+            return None
+
+        def on_train_begin(self, args, state, control, **kw):
+            self.sampler = RankSampler(run_dir_for(self.out_dir or getattr(args, "output_dir", None)))
+            self._t = time.time()
+            self._step = state.global_step
+            self._tok = self._counted(state) or 0
+            self.sampler.write(step=state.global_step)
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            if self.sampler is None or not logs or "loss" not in logs:
+                return
+            # averages since training began: a dataloader that collates ahead makes per-interval token
+            # counts jumpy, the running average is not
+            now = time.time()
+            dt = max(now - (self._t or now), 1e-9)
+            dsteps = max(state.global_step - self._step, 1)
+            tok = self._counted(state)
+            rate = None if tok is None else (tok - self._tok) / dt
+            self.sampler.write(step=state.global_step, tokens_per_s=rate, step_time_s=dt / dsteps)
+
+        def on_train_end(self, args, state, control, **kw):
+            if self.sampler is not None:
+                self.sampler.write(step=state.global_step)
+
+    return RankMemoryCallback()
