@@ -13,6 +13,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -603,3 +604,173 @@ def test_app_export_writes_what_the_cli_writes_for_planner_plans(tmp_path):
         folder.mkdir()
         app, cli = _app_and_cli_bundles(folder, plan)
         assert app == cli
+
+
+# ----------------------------------------------------------------------------- writing: faults and refusals
+
+
+def _plan_file(tmp_path: Path, case: str = "single-bf16", **rec) -> Path:
+    plan = plan_case(case)
+    plan["recommended"].update(rec)
+    path = tmp_path / f"{case}.json"
+    path.write_text(json.dumps(plan))
+    return path
+
+
+def _one_line(r: subprocess.CompletedProcess, must: str) -> None:
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and must in lines[0], r.stderr
+
+
+@pytest.mark.skipif(not shutil.which("unshare"), reason="needs unshare (util-linux) for a private tmpfs")
+def test_full_disk_leaves_no_partial_bundle_and_the_retry_needs_no_force(tmp_path):
+    """A 64 KiB tmpfs, filled up to 8 KiB: the bundle (> 8 KiB) hits ENOSPC part way through."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    plan = _plan_file(tmp_path)
+    py = shlex_join([sys.executable, "-m", "rocm_tune", "export", "--plan", str(plan), "-o", str(mnt / "b"),
+                     "--dataset-name", "d"])
+    script = "\n".join([
+        f"mount -t tmpfs -o size=64k tmpfs {mnt} || exit 99",
+        f"head -c 57344 /dev/zero > {mnt}/filler",
+        f"{py}; echo rc=$?",
+        f"ls -A {mnt}; echo ---",
+        f"rm {mnt}/filler",
+        f"{py}; echo rc=$?",
+        f"ls -A {mnt}/b",
+    ])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run(["unshare", "-rm", "bash", "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    if "rc=" not in r.stdout:
+        pytest.skip(f"cannot mount a private tmpfs here (user namespaces off?): {r.stderr.strip()[:200]}")
+    first, _, second = r.stdout.partition("---")
+    assert "rc=2" in first and first.split("rc=2")[1].split() == ["filler"], r.stdout  # nothing but the filler
+    err = [ln for ln in r.stderr.splitlines() if ln.startswith("rocm-tune")]
+    assert len(err) == 1 and "no space left on device" in err[0] and "nothing was written" in err[0], r.stderr
+    assert "rc=0" in second, r.stderr
+    assert sorted(second.split("rc=0")[1].split()) == ["accelerate.yaml", "llamafactory.yaml", "plan.json", "run.sh",
+                                                       "slurm.sbatch"]
+
+
+def shlex_join(argv: list[str]) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def test_dangling_symlink_is_not_replaced_without_force(tmp_path):
+    out = tmp_path / "b"
+    out.mkdir()
+    (out / "run.sh").symlink_to(tmp_path / "missing")
+    bundle = build("single-bf16")
+    with pytest.raises(UserError, match=r"run\.sh already exists.*--force"):
+        B.write_bundle(bundle, str(out))
+    assert (out / "run.sh").is_symlink() and sorted(p.name for p in out.iterdir()) == ["run.sh"]
+    B.write_bundle(bundle, str(out), force=True)
+    assert not (out / "run.sh").is_symlink() and (out / "run.sh").read_text() == bundle.files["run.sh"]
+    assert not (tmp_path / "missing").exists()  # the link itself was replaced, nothing written through it
+
+
+def test_a_directory_with_other_files_is_refused(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    bundle = build("single-bf16")
+    with pytest.raises(UserError, match="give an empty or new directory"):
+        B.write_bundle(bundle, str(mine))
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    r = run_cli("export", "--plan", str(_plan_file(tmp_path)), "-o", "/", "--dataset-name", "d")
+    _one_line(r, "give an empty or new directory")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    B.write_bundle(bundle, str(empty))  # an empty directory is fine
+    assert sorted(p.name for p in empty.iterdir()) == sorted(bundle.files)
+
+
+def test_new_bundle_directory_gets_the_usual_mode(tmp_path):
+    out = tmp_path / "a" / "b"
+    B.write_bundle(build("single-bf16"), str(out))
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~umask
+    assert stat.S_IMODE((out / "run.sh").stat().st_mode) == 0o755
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_dataset_dir_with_a_dataset_file_is_refused(tmp_path):
+    data = _alpaca(tmp_path / "d.json")
+    r = run_cli("export", "--plan", str(_plan_file(tmp_path)), "-o", str(tmp_path / "o"), "--dataset", str(data),
+                "--dataset-dir", "/nonexistent")
+    _one_line(r, "--dataset-dir '/nonexistent'")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("field,value", [("cutoff_len", "Infinity"), ("micro_batch", "NaN"),
+                                         ("learning_rate", "-Infinity"), ("epochs", "NaN")])
+def test_non_finite_numbers_in_plan_json(tmp_path, field, value):
+    plan = plan_case("single-bf16")
+    plan["recommended"][field] = 1
+    text = json.dumps(plan).replace(f'"{field}": 1', f'"{field}": {value}')
+    path = tmp_path / "plan.json"
+    path.write_text(text)
+    data = _alpaca(tmp_path / "d.json")
+    r = run_cli("export", "--plan", str(path), "-o", str(tmp_path / "o"), "--dataset", str(data))
+    _one_line(r, field)
+    assert not (tmp_path / "o").exists()
+    state = tmp_path / "state"
+    r = run_cli("run", "--plan", str(path), "--dataset", str(data), "--runner", "builtin", "--dir", str(tmp_path / "r"),
+                env={"XDG_STATE_HOME": str(state)})
+    _one_line(r, field)
+    assert not (tmp_path / "r").exists() and not list(state.rglob("*.json"))  # no run registered
+
+
+def test_runner_flag_and_its_deprecated_aliases(tmp_path):
+    plan = _plan_file(tmp_path)
+    data = _alpaca(tmp_path / "d.json")
+    r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "o"), "--runner", "pytorch")
+    _one_line(r, "--runner 'pytorch' is not known; expected one of: llamafactory, hf, builtin")
+    r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "a"), "--dataset", str(data), "--trainer", "rocm-tune")
+    assert r.returncode == 0 and "--trainer is deprecated; use --runner builtin" in r.stderr, r.stderr
+    r2 = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "b"), "--dataset", str(data), "--runner", "builtin")
+    assert r2.returncode == 0, r2.stderr
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")  # the alias means exactly --runner builtin
+    assert "-m rocm_tune train llamafactory.yaml" in (tmp_path / "b" / "run.sh").read_text()
+    dpo = _plan_file(tmp_path, "freeze-pure-bf16-llamafactory-cli", launcher="torchrun")
+    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--runner", "hf")
+    _one_line(r, "cannot train stage 'dpo'")
+    state = tmp_path / "state"
+    r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--with", "llamafactory",
+                env={"XDG_STATE_HOME": str(state), "PATH": os.path.dirname(sys.executable)})
+    assert "--with is deprecated; use --runner llamafactory" in r.stderr
+    assert r.returncode == 2 and "llamafactory-cli is not on PATH" in r.stderr.splitlines()[-1]
+    r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--runner", "builtin", "--python", "/nope/python3",
+                env={"XDG_STATE_HOME": str(state)})
+    _one_line(r, "/nope/python3 is not an executable Python")
+    assert not list(state.rglob("*.json"))  # nothing registered by the refused launches
+    r = run_cli("run", "--runner", "builtin", "--", "true")
+    _one_line(r, "--runner builtin only applies to --plan")
+
+
+@pytest.mark.slow
+def test_run_plan_finds_its_trainer_without_rocm_tune_on_path(tmp_path):
+    """Issue 15 item 12: the trainer is `<this python> -m rocm_tune train`, so a PATH without rocm-tune (cron,
+    Slurm, a systemd unit) still starts it. The plan's model does not exist: the trainer itself says so."""
+    from rocm_tune.core.runs import rundir as rd
+
+    plan = _plan_file(tmp_path)
+    data = _alpaca(tmp_path / "d.json")
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "PATH": "/nonexistent"}
+    r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--runner", "builtin", "--dir", str(tmp_path / "r"),
+                "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["command"] == [sys.executable, "-m", "rocm_tune", "train", "llamafactory.yaml"]
+    assert meta["cwd"] == str(tmp_path / "r" / "bundle")
+    assert (tmp_path / "r" / "bundle" / "run.sh").read_text().count(sys.executable) >= 1
+    deadline = time.time() + 120
+    while time.time() < deadline and not (tmp_path / "r" / rd.EXIT_JSON).exists():
+        time.sleep(0.2)
+    log = (tmp_path / "r" / rd.STDOUT_LOG).read_text()
+    assert "not found" not in log and "Qwen/Qwen2.5-7B-Instruct" in log, log[-2000:]
+    assert json.loads((tmp_path / "r" / rd.EXIT_JSON).read_text())["returncode"] not in (126, 127)

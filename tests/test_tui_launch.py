@@ -35,6 +35,12 @@ def status(app) -> str:
     return str(app.screen.query_one("#status").render())
 
 
+def said(app) -> str:
+    """The status line and the notifications (a status line longer than the terminal is cut to fit;
+    the whole message is in a notification)."""
+    return "\n".join([status(app), *(n.message for n in app._notifications)])
+
+
 def _screen(app) -> str:
     return type(app.screen).__name__
 
@@ -143,13 +149,14 @@ def test_launch_without_dataset_says_so_and_starts_nothing(tmp_path, monkeypatch
             await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 30, "plan")
             await pilot.press("ctrl+l")
             await wait_for(pilot, lambda: "dataset" in status(app), 10, "dataset message")
-            assert "launch needs a dataset" in status(app) and "Goal screen" in status(app)
+            assert "launch needs a dataset" in status(app) and "Goal screen" in said(app)
+            assert len(status(app)) <= 78
             assert _screen(app) == "PlanScreen"
             # a dataset that does not exist is named
             app.state.answers["dataset"] = str(tmp_path / "nope.json")
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: "nope.json" in status(app), 10, "missing file message")
-            assert "does not exist" in status(app) and _screen(app) == "PlanScreen"
+            await wait_for(pilot, lambda: "nope.json" in said(app), 10, "missing file message")
+            assert "does not exist" in said(app) and _screen(app) == "PlanScreen"
             # the same key on the Export screen
             await pilot.press("ctrl+n")
             await wait_for(pilot, lambda: _screen(app) == "ExportScreen", 10, "export")

@@ -31,24 +31,25 @@ def _formats(formats: list[str]) -> tuple[str, ...]:
     return b.parse_formats(",".join(formats))
 
 
-def _bundle(plan_dict: dict | None, formats: list[str]) -> b.Bundle:
+def _bundle(plan_dict: dict | None, formats: list[str], opts: ExportOptions | None = None) -> b.Bundle:
     if not plan_dict:
         raise UserError("no plan to export yet")
-    return b.build_bundle(plan_dict, _formats(formats), ExportOptions())
+    return b.build_bundle(plan_dict, _formats(formats), opts or ExportOptions())
 
 
-def render(plan_dict: dict | None, formats: list[str]) -> dict[str, str]:
+def render(plan_dict: dict | None, formats: list[str], opts: ExportOptions | None = None) -> dict[str, str]:
     if not formats:
         return {}
-    return dict(_bundle(plan_dict, formats).files)
+    return dict(_bundle(plan_dict, formats, opts).files)
 
 
 def existing(out_dir: str, names: list[str]) -> list[str]:
     return [n for n in names if os.path.lexists(os.path.join(os.path.expanduser(out_dir), n))]
 
 
-def write(plan_dict: dict | None, formats: list[str], out_dir: str, force: bool) -> list[str]:
+def write(plan_dict: dict | None, formats: list[str], out_dir: str, force: bool,
+          opts: ExportOptions | None = None) -> list[str]:
     if not formats:
         raise UserError("nothing to write: choose at least one format")
-    paths: list[Path] = b.write_bundle(_bundle(plan_dict, formats), os.path.expanduser(out_dir), force=force)
+    paths: list[Path] = b.write_bundle(_bundle(plan_dict, formats, opts), os.path.expanduser(out_dir), force=force)
     return [str(p) for p in paths]

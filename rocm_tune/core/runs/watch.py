@@ -290,20 +290,69 @@ def _rundir_target(spec: str, d: str, kind: str = "rundir", run_id: str | None =
                   title=name or rid or d)
 
 
+def _registry_target(spec: str) -> Target | None:
+    from rocm_tune.core.runs.registry import run_candidates
+
+    cands = run_candidates(spec)
+    if not cands:
+        return None
+    from rocm_tune.core.runs.registry import find_run
+
+    info = find_run(spec)  # duplicates: the running one, or a UserError asking for the id
+    return _rundir_target(spec, str(info.dir), kind="run", run_id=info.id)
+
+
+def _check_readable_file(spec: str, path: str) -> None:
+    """A log file must be a regular file we may read: FIFOs, devices and sockets are refused."""
+    import stat as _stat
+
+    try:
+        st = os.stat(path)
+    except PermissionError:
+        raise UserError(f"{spec!r}: permission denied") from None
+    except OSError as exc:
+        raise UserError(f"{spec!r}: {exc.strerror or exc}") from None
+    if not _stat.S_ISREG(st.st_mode):
+        raise UserError(f"{spec!r} is not a regular file (a FIFO, device or socket); give a log file, "
+                        "run directory, run id or PID")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{spec!r}: permission denied (cannot read the log)")
+
+
+_MAX_PID = 1 << 22
+
+
 def resolve_target(target: str | Target) -> Target:
-    """What to watch for TARGET (see the module doc). UserError when it is none of the kinds."""
+    """What to watch for TARGET (see the module doc). UserError when it is none of the kinds.
+
+    A bare word (no `/`, not starting with `~` or `.`) is looked up in the run registry first, so a
+    run named `hd` is found even where a directory `./hd/` exists; paths are used as paths."""
     if isinstance(target, Target):
         return target
     if not isinstance(target, str) or not target.strip():
         raise UserError("attach needs a TARGET: a run id, run directory, output directory, log file or PID")
     spec = target.strip()
+    if "\0" in spec or len(spec) > 4096:
+        raise UserError("attach TARGET must be a run id, path or PID (no NUL, at most 4096 characters)")
+    bare = os.sep not in spec and not spec.startswith(("~", "."))
+    if bare and not spec.isdigit():
+        t = _registry_target(spec)
+        if t is not None:
+            return t
     path = os.path.abspath(os.path.expanduser(spec))
     if os.path.isdir(path):
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise UserError(f"{spec!r}: permission denied (cannot read the directory)")
         if _has(path, "run.json"):
             return _rundir_target(spec, path)
         srcs = _outdir_sources(path)
         if not srcs:
-            logs = sorted(f for f in os.listdir(path) if f.endswith((".log", ".jsonl", ".txt", ".out")))
+            try:
+                names = os.listdir(path)[:10000]
+            except OSError as exc:
+                raise UserError(f"{spec!r}: {exc.strerror or exc}") from None
+            logs = sorted(f for f in names if f.endswith((".log", ".jsonl", ".txt", ".out"))
+                          and os.path.isfile(os.path.join(path, f)))
             if len(logs) == 1:
                 f = os.path.join(path, logs[0])
                 srcs = [SourceSpec(sniff_kind(f), f)]
@@ -317,7 +366,8 @@ def resolve_target(target: str | Target) -> Target:
                 break
         pid = find_writer_pid([s.path for s in srcs if s.kind != "trainer_state"], cmd_dirs=[path])
         return Target(spec, "outdir", tuple(srcs), output_dir=path, pid=pid, config_path=config, title=path)
-    if os.path.isfile(path):
+    if os.path.lexists(path) and not spec.isdigit():
+        _check_readable_file(spec, path)
         kind = sniff_kind(path)
         d = os.path.dirname(path)
         srcs = [SourceSpec(kind, d if kind == "trainer_state" and os.path.basename(path) == "trainer_state.json"
@@ -334,27 +384,26 @@ def resolve_target(target: str | Target) -> Target:
             pid = find_writer_pid([path])
         return Target(spec, "file", tuple(srcs), run_dir=run_dir, run_id=run_id, pid=pid, title=path)
     if spec.isdigit():
-        pid = int(spec)
-        if pid > 0 and os.path.isdir(f"/proc/{pid}"):
-            return _pid_target(spec, pid)
-        if pid > 0:
+        pid = int(spec) if len(spec) <= 12 else _MAX_PID + 1
+        if 0 < pid <= _MAX_PID:
+            if os.path.isdir(f"/proc/{pid}"):
+                return _pid_target(spec, pid)
             try:
                 os.kill(pid, 0)
                 return Target(spec, "pid", (), pid=pid, title=f"PID {pid}")
-            except (ProcessLookupError, PermissionError, OSError):
+            except (ProcessLookupError, PermissionError, OSError, OverflowError):
                 pass
-        raise UserError(f"no process with PID {pid} and no run, directory or file named {spec!r}")
-    try:
-        from rocm_tune.core.runs.registry import find_run
-    except ImportError:  # pragma: no cover
-        find_run = None
-    if find_run is not None:
-        try:
-            info = find_run(spec)
-        except UserError:
-            info = None
-        if info is not None:
-            return _rundir_target(spec, str(info.dir), kind="run", run_id=info.id)
+        t = _registry_target(spec)
+        if t is not None:
+            return t
+        if os.path.isfile(path):
+            _check_readable_file(spec, path)
+            return Target(spec, "file", (SourceSpec(sniff_kind(path), path),), title=path)
+        raise UserError(f"no process with PID {spec} and no run, directory or file named {spec!r}")
+    if not bare:
+        t = _registry_target(spec)
+        if t is not None:
+            return t
     raise UserError(f"unknown target {spec!r}: not a run id/name, run directory, output directory, log file "
                     "or running PID (see `rocm-tune runs`)")
 
