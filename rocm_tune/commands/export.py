@@ -235,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
             "files": [str(p) for p in written],
             "formats": list(bundle.formats),
             "launcher": bundle.resolved.launcher,
+            "runner": bundle.resolved.runner,
+            "command": [a if isinstance(a, str) else a.shell() for a in bundle.launch.argv],
             "notes": list(bundle.notes),
         })
         return 0
