@@ -47,6 +47,13 @@ def step_line(s: int) -> str:
     return out
 
 
+def append_steps(run: Path, step: int, n: int) -> int:
+    with open(run / "metrics.jsonl", "a") as fh:
+        for s in range(step + 1, step + n + 1):
+            fh.write(step_line(s))
+    return step + n
+
+
 async def measure(run: Path, size: tuple[int, int], frames: int, start_step: int) -> dict:
     from rocm_tune.core.devices.synthetic import FakeBackend
     from rocm_tune.tui.app import RocmTuneApp
@@ -64,10 +71,7 @@ async def measure(run: Path, size: tuple[int, int], frames: int, start_step: int
         polls, redraws, cpus = [], [], []
         step = start_step
         for _ in range(frames):
-            with open(run / "metrics.jsonl", "a") as fh:
-                for _ in range(10):
-                    step += 1
-                    fh.write(step_line(step))
+            step = append_steps(run, step, 10)
             clock[0] += 5
             t1 = time.perf_counter()
             view = screen.source.poll()
