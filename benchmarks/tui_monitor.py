@@ -49,8 +49,7 @@ def step_line(s: int) -> str:
 
 def append_steps(run: Path, step: int, n: int) -> int:
     with open(run / "metrics.jsonl", "a") as fh:
-        for s in range(step + 1, step + n + 1):
-            fh.write(step_line(s))
+        fh.writelines(step_line(s) for s in range(step + 1, step + n + 1))
     return step + n
 
 
