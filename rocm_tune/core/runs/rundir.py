@@ -36,7 +36,7 @@ EXIT_JSON = "exit.json"
 STOP_MARKER = ".stop-requested"  # written by `rocm-tune stop` so the supervisor records "stopped"
 
 STATUSES = ("running", "finished", "failed", "stopped", "lost")
-KINDS = ("command", "script", "plan", "train")
+KINDS = ("command", "script", "plan", "train", "preflight")
 
 _NAME_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 
