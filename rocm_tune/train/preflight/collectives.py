@@ -28,6 +28,7 @@ from pathlib import Path
 
 STARTUP_S = 180.0   # importing torch in N processes on a loaded box; not part of the collective's timeout
 SLOW_RATIO = 0.1    # bus bandwidth below 10% of the link's: P2P is not working
+BANDWIDTH_ITERS = 5
 
 
 def _free_port() -> int:
@@ -233,11 +234,12 @@ def _worker(work: Path) -> int:
     big = torch.ones(max(1, nbytes // 4), dtype=torch.float32, device=dev)
     dist.all_reduce(big)
     sync()
-    iters, t0 = 0, time.perf_counter()
-    while iters < 3 or (time.perf_counter() - t0 < 0.3 and iters < 50):
+    # a fixed count: every rank must call all_reduce the same number of times (a count decided by each
+    # rank's own clock deadlocks the ranks that stop first at the barrier below)
+    iters, t0 = BANDWIDTH_ITERS, time.perf_counter()
+    for _ in range(iters):
         dist.all_reduce(big)
-        sync()
-        iters += 1
+    sync()
     dt = (time.perf_counter() - t0) / iters
     out["all_reduce_s"] = round(dt, 6)
     out["bus_bandwidth_gbs"] = round((2 * (world - 1) / world if world > 1 else 1.0) * big.numel() * 4 / dt / 1e9, 4)
