@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from rocm_tune.core.runs.procs import proc_start_time
 from rocm_tune.core.runs.alerts import CODES, AlertEngine, RunContext, check_events, oom_fix
 from rocm_tune.core.runs.parsers import TextParser
 from rocm_tune.core.runs.watch import Watcher
@@ -155,6 +157,8 @@ def live_run(tmp_path):
     (d / "run.json").write_text(json.dumps({"id": "20270115-080000-stall-ab12", "name": "stall", "command": ["x"],
                                             "cwd": str(d), "env": {}, "created_at": t0, "started_at": t0,
                                             "pid": proc.pid, "pgid": None, "supervisor_pid": None, "plan": None,
+                                            # the start time confirms the pid is this run's (issue 15 item 4)
+                                            "pid_start": proc_start_time(proc.pid),
                                             "kind": "command", "total_steps": 100}))
     rows = [{"type": "start", "time": t0, "total_steps": 100}]
     rows += [{"type": "step", "time": t0 + 10.0 * s, "step": s, "loss": 2.0 - s / 100, "step_time_s": 10.0}
@@ -197,6 +201,10 @@ def test_process_exit_with_code_fires_once_and_clean_exit_does_not(tmp_path, liv
     d, last = live_run
     w = Watcher(str(d), clock=lambda: last + 5)
     assert w.poll().new_alerts == ()
+    # the process ends, then its supervisor writes exit.json (a run is ended only when its processes are)
+    pid = json.loads((d / "run.json").read_text())["pid"]
+    os.kill(pid, 9)
+    assert wait_gone(pid)
     (d / "exit.json").write_text(json.dumps({"status": "failed", "returncode": 3, "signal": None,
                                              "ended_at": last + 6}))
     (a,) = w.poll().new_alerts
@@ -206,6 +214,15 @@ def test_process_exit_with_code_fires_once_and_clean_exit_does_not(tmp_path, liv
                                              "ended_at": last + 6}))
     w2 = Watcher(str(d), clock=lambda: last + 5)
     assert w2.poll().new_alerts == () and w2.process.status == "finished"
+
+
+def wait_gone(pid: int, timeout: float = 30.0) -> bool:
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc_start_time(pid) is None:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def test_stall_needs_a_live_process():

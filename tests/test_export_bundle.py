@@ -13,6 +13,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -100,14 +101,18 @@ def plan_case(name: str) -> dict:
                    micro_batch=8, grad_accum=1, freeze_trainable_layers=4, env={})
         p["goal"]["stage"] = "dpo"
         return p
+    if name == "builtin-ddp":  # the plan's runner: rocm-tune's built-in trainer under torchrun
+        rec.update(runner="builtin")
+        return p
     raise KeyError(name)
 
 
 CASES = ("mi50-ddp-fp32", "single-bf16", "zero3-offload-2nodes", "qlora-accelerate-zero2",
-         "freeze-pure-bf16-llamafactory-cli")
+         "freeze-pure-bf16-llamafactory-cli", "builtin-ddp")
 
 OPTS = ExportOptions(dataset_name="alpaca_en_demo", dataset_dir="/data/llama factory", output_dir="/runs/qwen-lora",
-                     template="qwen", partition="gpu", account="proj-42")
+                     template="qwen", partition="gpu", account="proj-42", tool_version="",
+                     python="/opt/venv/bin/python3")  # golden files: no version, a fixed interpreter
 
 
 def build(name: str, opts: ExportOptions = OPTS, formats=("all",)):
@@ -228,8 +233,18 @@ def test_run_sh_launchers(tmp_path):
     assert r.returncode == 0, r.stderr
     assert seen["PROG"] == "llamafactory-cli" and seen["ARG"] == ["train", "llamafactory.yaml"]
     assert seen["FORCE_TORCHRUN"] == ""
-    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(trainer="rocm-tune"))
-    assert seen["PROG"] == "rocm-tune" and seen["ARG"] == ["train", "llamafactory.yaml"]
+    # the built-in trainer: started with the recorded interpreter (ROCM_TUNE_PYTHON overrides it), never `rocm-tune`
+    py = tmp_path / "bin" / "python-stub"
+    py.write_text(STUB)
+    py.chmod(0o755)
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(runner="builtin", python=str(py)))
+    assert r.returncode == 0, r.stderr
+    assert seen["PROG"] == "python-stub" and seen["ARG"] == ["-m", "rocm_tune", "train", "llamafactory.yaml"]
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(runner="builtin"),
+                             extra_env={"ROCM_TUNE_PYTHON": str(py)})
+    assert r.returncode == 0 and seen["PROG"] == "python-stub", r.stderr
+    r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(runner="builtin"))
+    assert r.returncode == 127 and "cannot run /opt/venv/bin/python3; set ROCM_TUNE_PYTHON" in r.stderr
     r, seen = run_with_stubs(tmp_path, plan_case("freeze-pure-bf16-llamafactory-cli"))
     assert seen["PROG"] == "llamafactory-cli" and seen["FORCE_TORCHRUN"] == "1" and seen["NPROC_PER_NODE"] == "8"
     r, seen = run_with_stubs(tmp_path, plan_case("qlora-accelerate-zero2"))
@@ -351,7 +366,8 @@ def test_warmup_key_option():
     new = LF.as_dict(r, OPTS.with_(warmup_key="warmup_steps"))
     assert new["warmup_steps"] == 0.1 and "warmup_ratio" not in new
     # the built-in trainer reads warmup_ratio whatever transformers is installed
-    assert "warmup_ratio" in LF.as_dict(r, OPTS.with_(warmup_key="warmup_steps", trainer="rocm-tune"))
+    rb = resolve(plan_case("single-bf16"), OPTS.with_(runner="builtin"))
+    assert "warmup_ratio" in LF.as_dict(rb, OPTS.with_(warmup_key="warmup_steps", runner="builtin"))
 
 
 @pytest.mark.parametrize("case", ["single-bf16", "mi50-ddp-fp32", "qlora-accelerate-zero2"])
@@ -534,3 +550,227 @@ def test_cli_export_with_plan_flags_runs_the_planner(tmp_path):
     assert {Path(f).name for f in res["files"]} >= {"run.sh", "llamafactory.yaml", "plan.json", "slurm.sbatch"}
     r = run_cli("export", "--plan", str(out / "plan.json"), "--model", "qwen2.5-7b", "-o", str(tmp_path / "c"))
     assert r.returncode == 2 and "--plan cannot be combined" in r.stderr
+
+
+# ----------------------------------------------------------------------------- app export == CLI export
+
+
+def _alpaca(path: Path, n: int = 20) -> Path:
+    path.write_text(json.dumps([{"instruction": "explain lora " * (i % 7 + 1), "output": "ok"} for i in range(n)]))
+    return path
+
+
+def _tree(folder: Path) -> dict:
+    return {p.name: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in sorted(folder.iterdir())}
+
+
+def _app_and_cli_bundles(tmp_path: Path, plan: dict) -> tuple[dict, dict]:
+    from rocm_tune.tui import export_model as em
+
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan, indent=1))
+    em.write(plan, list(em.DEFAULT_FORMATS), str(tmp_path / "app"), False)
+    r = run_cli("export", "--plan", str(plan_file), "-o", str(tmp_path / "cli"))
+    assert r.returncode == 0, r.stderr
+    return _tree(tmp_path / "app"), _tree(tmp_path / "cli")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_app_export_writes_what_the_cli_writes(tmp_path, case):
+    """The app's export model and a real `rocm-tune export --plan` subprocess: same files, same bytes, same modes."""
+    plan = plan_case(case)
+    plan["goal"]["dataset"] = str(_alpaca(tmp_path / "train data.json"))
+    app, cli = _app_and_cli_bundles(tmp_path, plan)
+    assert sorted(app) == sorted(cli)
+    assert {"run.sh", "llamafactory.yaml", "accelerate.yaml", "slurm.sbatch", "dataset_info.json", "plan.json"} <= set(cli)
+    assert ("deepspeed.json" in cli) == (plan["recommended"]["zero_stage"] > 0)
+    for name in cli:
+        assert app[name] == cli[name], f"{case}/{name}: the app's export differs from `rocm-tune export`"
+    lf = yaml.safe_load(cli["llamafactory.yaml"][0])
+    assert lf["warmup_ratio"] == 0.1 and "warmup_steps" not in lf  # the key both write (issue 11: they disagreed)
+
+
+@pytest.mark.slow
+def test_app_export_writes_what_the_cli_writes_for_planner_plans(tmp_path):
+    data = _alpaca(tmp_path / "alpaca.json", 200)
+    for i, flags in enumerate((["--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--gpus", "2"],
+                               ["--model", "qwen2.5-0.5b", "--gpu", "mi300x", "--method", "full"])):
+        out = run_cli("plan", *flags, "--dataset", str(data), "--json")
+        assert out.returncode in (0, 1), out.stderr
+        plan = json.loads(out.stdout)
+        if plan.get("fits") is False:
+            continue
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        app, cli = _app_and_cli_bundles(folder, plan)
+        assert app == cli
+
+
+# ----------------------------------------------------------------------------- writing: faults and refusals
+
+
+def _plan_file(tmp_path: Path, case: str = "single-bf16", **rec) -> Path:
+    plan = plan_case(case)
+    plan["recommended"].update(rec)
+    path = tmp_path / f"{case}.json"
+    path.write_text(json.dumps(plan))
+    return path
+
+
+def _one_line(r: subprocess.CompletedProcess, must: str) -> None:
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and must in lines[0], r.stderr
+
+
+@pytest.mark.skipif(not shutil.which("unshare"), reason="needs unshare (util-linux) for a private tmpfs")
+def test_full_disk_leaves_no_partial_bundle_and_the_retry_needs_no_force(tmp_path):
+    """A 64 KiB tmpfs, filled up to 8 KiB: the bundle (> 8 KiB) hits ENOSPC part way through."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    plan = _plan_file(tmp_path)
+    py = shlex_join([sys.executable, "-m", "rocm_tune", "export", "--plan", str(plan), "-o", str(mnt / "b"),
+                     "--dataset-name", "d"])
+    script = "\n".join([
+        f"mount -t tmpfs -o size=64k tmpfs {mnt} || exit 99",
+        f"head -c 57344 /dev/zero > {mnt}/filler",
+        f"{py}; echo rc=$?",
+        f"ls -A {mnt}; echo ---",
+        f"rm {mnt}/filler",
+        f"{py}; echo rc=$?",
+        f"ls -A {mnt}/b",
+    ])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run(["unshare", "-rm", "bash", "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    if "rc=" not in r.stdout:
+        pytest.skip(f"cannot mount a private tmpfs here (user namespaces off?): {r.stderr.strip()[:200]}")
+    first, _, second = r.stdout.partition("---")
+    assert "rc=2" in first and first.split("rc=2")[1].split() == ["filler"], r.stdout  # nothing but the filler
+    err = [ln for ln in r.stderr.splitlines() if ln.startswith("rocm-tune")]
+    assert len(err) == 1 and "no space left on device" in err[0] and "nothing was written" in err[0], r.stderr
+    assert "rc=0" in second, r.stderr
+    assert sorted(second.split("rc=0")[1].split()) == ["accelerate.yaml", "llamafactory.yaml", "plan.json", "run.sh",
+                                                       "slurm.sbatch"]
+
+
+def shlex_join(argv: list[str]) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def test_dangling_symlink_is_not_replaced_without_force(tmp_path):
+    out = tmp_path / "b"
+    out.mkdir()
+    (out / "run.sh").symlink_to(tmp_path / "missing")
+    bundle = build("single-bf16")
+    with pytest.raises(UserError, match=r"run\.sh already exists.*--force"):
+        B.write_bundle(bundle, str(out))
+    assert (out / "run.sh").is_symlink() and sorted(p.name for p in out.iterdir()) == ["run.sh"]
+    B.write_bundle(bundle, str(out), force=True)
+    assert not (out / "run.sh").is_symlink() and (out / "run.sh").read_text() == bundle.files["run.sh"]
+    assert not (tmp_path / "missing").exists()  # the link itself was replaced, nothing written through it
+
+
+def test_a_directory_with_other_files_is_refused(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    bundle = build("single-bf16")
+    with pytest.raises(UserError, match="give an empty or new directory"):
+        B.write_bundle(bundle, str(mine))
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    r = run_cli("export", "--plan", str(_plan_file(tmp_path)), "-o", "/", "--dataset-name", "d")
+    _one_line(r, "give an empty or new directory")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    B.write_bundle(bundle, str(empty))  # an empty directory is fine
+    assert sorted(p.name for p in empty.iterdir()) == sorted(bundle.files)
+
+
+def test_new_bundle_directory_gets_the_usual_mode(tmp_path):
+    out = tmp_path / "a" / "b"
+    B.write_bundle(build("single-bf16"), str(out))
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~umask
+    assert stat.S_IMODE((out / "run.sh").stat().st_mode) == 0o755
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_dataset_dir_with_a_dataset_file_is_refused(tmp_path):
+    data = _alpaca(tmp_path / "d.json")
+    r = run_cli("export", "--plan", str(_plan_file(tmp_path)), "-o", str(tmp_path / "o"), "--dataset", str(data),
+                "--dataset-dir", "/nonexistent")
+    _one_line(r, "--dataset-dir '/nonexistent'")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("field,value", [("cutoff_len", "Infinity"), ("micro_batch", "NaN"),
+                                         ("learning_rate", "-Infinity"), ("epochs", "NaN")])
+def test_non_finite_numbers_in_plan_json(tmp_path, field, value):
+    plan = plan_case("single-bf16")
+    plan["recommended"][field] = 1
+    text = json.dumps(plan).replace(f'"{field}": 1', f'"{field}": {value}')
+    path = tmp_path / "plan.json"
+    path.write_text(text)
+    data = _alpaca(tmp_path / "d.json")
+    r = run_cli("export", "--plan", str(path), "-o", str(tmp_path / "o"), "--dataset", str(data))
+    _one_line(r, field)
+    assert not (tmp_path / "o").exists()
+    state = tmp_path / "state"
+    r = run_cli("run", "--plan", str(path), "--dataset", str(data), "--runner", "builtin", "--dir", str(tmp_path / "r"),
+                env={"XDG_STATE_HOME": str(state)})
+    _one_line(r, field)
+    assert not (tmp_path / "r").exists() and not list(state.rglob("*.json"))  # no run registered
+
+
+def test_runner_flag_and_its_deprecated_aliases(tmp_path):
+    plan = _plan_file(tmp_path)
+    data = _alpaca(tmp_path / "d.json")
+    r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "o"), "--runner", "pytorch")
+    _one_line(r, "--runner 'pytorch' is not known; expected one of: llamafactory, hf, builtin")
+    r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "a"), "--dataset", str(data), "--trainer", "rocm-tune")
+    assert r.returncode == 0 and "--trainer is deprecated; use --runner builtin" in r.stderr, r.stderr
+    r2 = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "b"), "--dataset", str(data), "--runner", "builtin")
+    assert r2.returncode == 0, r2.stderr
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")  # the alias means exactly --runner builtin
+    assert "-m rocm_tune train llamafactory.yaml" in (tmp_path / "b" / "run.sh").read_text()
+    dpo = _plan_file(tmp_path, "freeze-pure-bf16-llamafactory-cli", launcher="torchrun")
+    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--runner", "hf")
+    _one_line(r, "cannot train stage 'dpo'")
+    state = tmp_path / "state"
+    r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--with", "llamafactory",
+                env={"XDG_STATE_HOME": str(state), "PATH": os.path.dirname(sys.executable)})
+    assert "--with is deprecated; use --runner llamafactory" in r.stderr
+    assert r.returncode == 2 and "llamafactory-cli is not on PATH" in r.stderr.splitlines()[-1]
+    r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--runner", "builtin", "--python", "/nope/python3",
+                env={"XDG_STATE_HOME": str(state)})
+    _one_line(r, "/nope/python3 is not an executable Python")
+    assert not list(state.rglob("*.json"))  # nothing registered by the refused launches
+    r = run_cli("run", "--runner", "builtin", "--", "true")
+    _one_line(r, "--runner builtin only applies to --plan")
+
+
+@pytest.mark.slow
+def test_run_plan_finds_its_trainer_without_rocm_tune_on_path(tmp_path):
+    """Issue 15 item 12: the trainer is `<this python> -m rocm_tune train`, so a PATH without rocm-tune (cron,
+    Slurm, a systemd unit) still starts it. The plan's model does not exist: the trainer itself says so."""
+    from rocm_tune.core.runs import rundir as rd
+
+    plan = _plan_file(tmp_path)
+    data = _alpaca(tmp_path / "d.json")
+    env = {"XDG_STATE_HOME": str(tmp_path / "state"), "PATH": "/nonexistent"}
+    r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--runner", "builtin", "--dir", str(tmp_path / "r"),
+                "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["command"] == [sys.executable, "-m", "rocm_tune", "train", "llamafactory.yaml"]
+    assert meta["cwd"] == str(tmp_path / "r" / "bundle")
+    assert (tmp_path / "r" / "bundle" / "run.sh").read_text().count(sys.executable) >= 1
+    deadline = time.time() + 120
+    while time.time() < deadline and not (tmp_path / "r" / rd.EXIT_JSON).exists():
+        time.sleep(0.2)
+    log = (tmp_path / "r" / rd.STDOUT_LOG).read_text()
+    assert "not found" not in log and "Qwen/Qwen2.5-7B-Instruct" in log, log[-2000:]
+    assert json.loads((tmp_path / "r" / rd.EXIT_JSON).read_text())["returncode"] not in (126, 127)

@@ -35,13 +35,14 @@ def test_plan_json_contract_keys(qwen7b):
     d = plan(req(qwen7b, "mi50-32gb", gpus=2)).to_dict()
     assert set(d) == {"version", "model", "hardware", "goal", "fits", "recommended", "memory", "throughput",
                       "warnings", "reasons", "alternatives"}
-    assert d["version"] == 1
+    assert d["version"] == 2
     assert set(d["model"]) == {"ref", "name", "family", "params_total"}
-    assert set(d["hardware"]) == {"gpu", "gpus", "nodes", "vram_bytes", "cpu_ram_bytes"}
-    assert set(d["goal"]) == {"method", "stage", "effective_batch", "priority", "lora_rank", "lora_alpha",
-                              "lora_targets", "epochs", "hours", "dataset"}
+    assert set(d["hardware"]) == {"gpu", "gpus", "nodes", "vram_bytes", "cpu_ram_bytes", "headroom",
+                                  "vram_in_use_bytes"}
+    assert set(d["goal"]) == {"method", "stage", "effective_batch", "priority", "epochs", "hours", "dataset"}
     rec_keys = {"method", "precision", "attn", "cutoff_len", "micro_batch", "grad_accum", "zero_stage", "offload",
-                "gradient_checkpointing", "optim", "launcher", "env", "lora_rank", "lora_alpha", "lora_targets",
+                "gradient_checkpointing", "optim", "launcher", "runner", "env", "lora_rank", "lora_alpha",
+                "lora_targets", "dora", "quant_bits", "double_quant", "freeze_trainable_layers",
                 "ddp_find_unused_parameters", "use_reentrant", "learning_rate", "epochs"}
     assert set(d["recommended"]) == rec_keys
     # memory = the estimator's per-GPU fields (ints, bytes) + cpu_offload_bytes
@@ -49,7 +50,7 @@ def test_plan_json_contract_keys(qwen7b):
     per_gpu = cfg_est.to_dict()["per_gpu"]
     assert set(d["memory"]) == set(per_gpu) | {"cpu_offload_bytes"}
     assert all(isinstance(v, int) for v in d["memory"].values())
-    assert set(d["throughput"]) == {"tokens_per_s", "seconds_per_step", "eta_seconds", "low", "high"}
+    assert set(d["throughput"]) == {"tokens_per_s", "seconds_per_step", "eta_seconds", "steps", "low", "high"}
     for w in d["warnings"]:
         assert set(w) == {"code", "message", "fix"}
     assert 1 <= len(d["alternatives"]) <= 3

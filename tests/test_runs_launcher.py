@@ -247,8 +247,13 @@ def test_registry_ignores_garbage(tmp_path):
     (root / "dangling.json").write_text(json.dumps({"id": "x", "dir": str(tmp_path / "gone")}))
     (root / "notes.txt").write_text("hello")
     good = launch(["true"], name="good")
-    assert [r.id for r in list_runs()] == [good.id]
+    # a broken run.json is shown as `corrupt` with the reason (issue 15 item 4), never hidden;
+    # pointers to nothing and other files are ignored
+    listed = {r.id: r for r in list_runs()}
+    assert set(listed) == {good.id, "broken"}
+    assert listed["broken"].status == "corrupt" and "not valid JSON" in listed["broken"].problem
+    assert rd.load_run(root / "broken").status == "corrupt"
     with pytest.raises(UserError, match="not a rocm-tune run directory"):
-        rd.load_run(root / "broken")
+        rd.load_run(tmp_path)
     out = run_cli("runs")
-    assert out.returncode == 0 and good.id in out.stdout
+    assert out.returncode == 0 and good.id in out.stdout and "corrupt" in out.stdout

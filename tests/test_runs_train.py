@@ -117,7 +117,7 @@ def test_run_plan_with_the_builtin_trainer(assets, tmp_path):
     plan["recommended"]["epochs"] = 1
     p = tmp_path / "plan.json"
     p.write_text(json.dumps(plan))
-    out = run_cli("run", "--plan", str(p), "--with", "builtin", "--dataset", str(data), "--name", "planned",
+    out = run_cli("run", "--plan", str(p), "--runner", "builtin", "--dataset", str(data), "--name", "planned",
                   "--env", "CUDA_VISIBLE_DEVICES=")
     assert out.returncode == 0, out.stderr
     info = find_run(out.stdout.split()[0])

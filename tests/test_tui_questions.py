@@ -24,7 +24,7 @@ def test_parse_good_values(name, raw, expected):
 
 
 @pytest.mark.parametrize("name,raw,words", [
-    ("effective_batch", "0", "between 1 and 65536"), ("effective_batch", "ten", "integer"),
+    ("effective_batch", "0", "between 1 and 1000000"), ("effective_batch", "ten", "integer"),
     ("effective_batch", "1.5", "integer"), ("epochs", "nan", "finite"), ("method", "dora", "one of lora"),
     ("model", "", "model is required"), ("gpus", True, "number"), ("hours", "-1", "between"),
 ])
@@ -38,7 +38,7 @@ def test_parse_answers_rejects_unknown_keys_and_skips_inapplicable():
     with pytest.raises(UserError, match="unknown answer 'batch'"):
         parse_answers({"model": "x", "batch": 3})
     out = parse_answers({"model": "qwen2.5-7b", "method": "full", "lora_rank": 16})
-    assert "lora_rank" not in out and out["method"] == "full" and out["effective_batch"] == 32
+    assert "lora_rank" not in out and out["method"] == "full" and out["effective_batch"] == 64
     out = parse_answers({"model": "qwen2.5-7b", "method": "lora", "lora_rank": 16})
     assert out["lora_rank"] == 16
 
@@ -60,7 +60,7 @@ def test_wizard_answers_bad_files_exit_2(tmp_path, cli):
     assert r.returncode == 2 and "not valid YAML" in r.stderr and "Traceback" not in r.stderr
     bad.write_text("model: qwen2.5-7b\neffective_batch: -3\n")
     r = cli("wizard", "--answers", str(bad))
-    assert r.returncode == 2 and "effective_batch must be between 1 and 65536, got -3" in r.stderr
+    assert r.returncode == 2 and "effective_batch must be between 1 and 1000000, got -3" in r.stderr
     r = cli("wizard", "--answers", str(tmp_path / "missing.yaml"))
     assert r.returncode == 2 and "no such file" in r.stderr
     r = cli("wizard", "--plain", input="")  # no terminal, no answers: the model is required

@@ -123,8 +123,7 @@ def test_plan_is_marked_edited_only_by_a_real_edit():
             cutoff = screen.query_one("#set-cutoff_len", Input)
             recommended = app.state.plan_dict["recommended"]["cutoff_len"]
             await pilot.pause(0.3)
-            screen._loading = False                        # a late message from filling the fields
-            screen.post_message(Input.Changed(cutoff, cutoff.value))
+            screen.post_message(Input.Changed(cutoff, cutoff.value))   # a late message from filling the fields
             await pilot.pause(0.5)
             assert "edited" not in status(app) and status(app).startswith("recommended")
             await type_into(pilot, cutoff, str(recommended // 2))

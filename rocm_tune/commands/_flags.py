@@ -9,7 +9,14 @@ import argparse
 
 from rocm_tune.commands._common import int_range
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.memory import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, STAGES, TrainConfig
+from rocm_tune.core import vocabulary as V
+from rocm_tune.core.memory import TrainConfig
+from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, STAGES
+
+
+def _int_limit(flag: str, name: str):
+    lim = V.LIMITS[name]
+    return int_range(flag, int(lim.lo), int(lim.hi))
 
 
 def _choice(flag: str, allowed: tuple[str, ...]):
@@ -24,7 +31,7 @@ def _choice(flag: str, allowed: tuple[str, ...]):
 
 
 def _zero(text: str) -> int:
-    if text.strip() not in ("0", "1", "2", "3"):
+    if text.strip() not in tuple(str(z) for z in V.ZERO_STAGES):
         raise UserError(f"--zero {text!r} is not a ZeRO stage; expected 0, 1, 2 or 3")
     return int(text)
 
@@ -46,23 +53,23 @@ def add_train_flags(parser: argparse.ArgumentParser) -> None:
                    help="preset name, model directory, config.json, or a hub id in the local HF/ModelScope cache")
     g.add_argument("--method", type=_choice("--method", METHODS), default=None,
                    help="full | freeze | lora | qlora (default lora)")
-    g.add_argument("--lora-rank", type=int_range("--lora-rank", 1, 65536), default=None, help="LoRA rank (default 8)")
-    g.add_argument("--lora-alpha", type=int_range("--lora-alpha", 1, 1_048_576), default=None,
+    g.add_argument("--lora-rank", type=_int_limit("--lora-rank", "lora_rank"), default=None, help="LoRA rank (default 8)")
+    g.add_argument("--lora-alpha", type=_int_limit("--lora-alpha", "lora_alpha"), default=None,
                    help="LoRA alpha (default 2 x rank)")
     g.add_argument("--lora-target", type=_targets, default=None,
                    help="all (every linear of the decoder layers) or a comma list, e.g. q_proj,v_proj")
     g.add_argument("--dora", action="store_true", default=None, help="DoRA (weight-decomposed LoRA)")
-    g.add_argument("--quant-bits", type=int, choices=[4, 8], default=None, help="qlora: 4 (NF4) or 8 bit (default 4)")
+    g.add_argument("--quant-bits", type=int, choices=list(V.QUANT_BITS), default=None, help="qlora: 4 (NF4) or 8 bit (default 4)")
     g.add_argument("--double-quant", action=argparse.BooleanOptionalAction, default=None,
                    help="qlora 4-bit: quantise the quantisation constants too (default on)")
     g.add_argument("--freeze-layers", dest="freeze_trainable_layers",
-                   type=int_range("--freeze-layers", 1, 100_000), default=None,
+                   type=_int_limit("--freeze-layers", "freeze_trainable_layers"), default=None,
                    help="freeze: the last N decoder layers train (default 2)")
     g.add_argument("--precision", type=_choice("--precision", PRECISIONS), default=None,
                    help="fp32 | bf16 | fp16 | pure_bf16 (default bf16)")
-    g.add_argument("--cutoff-len", type=int_range("--cutoff-len", 1, 1_048_576), default=None,
+    g.add_argument("--cutoff-len", type=_int_limit("--cutoff-len", "cutoff_len"), default=None,
                    help="sequence length in tokens (default 1024)")
-    g.add_argument("--micro-batch", type=int_range("--micro-batch", 1, 65_536), default=None,
+    g.add_argument("--micro-batch", type=_int_limit("--micro-batch", "micro_batch"), default=None,
                    help="per-device batch size (default 1)")
     g.add_argument("--gradient-checkpointing", dest="gradient_checkpointing",
                    action=argparse.BooleanOptionalAction, default=None,
@@ -70,8 +77,8 @@ def add_train_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--attn", type=_choice("--attn", ATTNS), default=None, help="eager | sdpa | fa2 (default sdpa)")
     g.add_argument("--optim", type=_choice("--optim", OPTIMS), default=None,
                    help=f"{' | '.join(OPTIMS)} (default adamw)")
-    g.add_argument("--gpus", type=int_range("--gpus", 1, 1024), default=None, help="GPUs per node (default 1)")
-    g.add_argument("--nodes", type=int_range("--nodes", 1, 100_000), default=None, help="nodes (default 1)")
+    g.add_argument("--gpus", type=_int_limit("--gpus", "gpus"), default=None, help="GPUs per node (default 1)")
+    g.add_argument("--nodes", type=_int_limit("--nodes", "nodes"), default=None, help="nodes (default 1)")
     g.add_argument("--zero", type=_zero, default=None, help="DeepSpeed ZeRO stage 0-3 (0 = DDP / single GPU)")
     g.add_argument("--offload", type=_choice("--offload", OFFLOADS), default=None,
                    help="none | optimizer | all (DeepSpeed CPU offload)")

@@ -8,7 +8,42 @@ import sys
 
 from rocm_tune.commands._common import float_range, int_range, print_json
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.export.common import ExportOptions, check_python, check_runner
 
+
+def _runner(text: str) -> str:
+    return check_runner(text.strip())
+
+
+def add_runner_arguments(group, *, legacy_trainer: bool = True) -> None:
+    """`--runner` (what trains) and `--python` (the interpreter of the built-in trainer); for export, the
+    deprecated `--trainer` (hidden) too."""
+    _add(group, "--runner", type=_runner, default=None, metavar="{llamafactory,hf,builtin}",
+         help="what trains: LLaMA-Factory, or rocm-tune's built-in transformers Trainer (hf, builtin) "
+              "(default: the plan's runner)")
+    _add(group, "--python", type=lambda t: check_python(t), default=None, metavar="PATH",
+         help="Python that runs the built-in trainer (default: $ROCM_TUNE_PYTHON, else this one)")
+    if legacy_trainer:
+        _add(group, "--trainer", dest="legacy_trainer", default=None, help=argparse.SUPPRESS)
+
+
+_LEGACY_TRAINER = {"llamafactory": "llamafactory", "rocm-tune": "builtin"}
+
+
+def runner_from_args(args: argparse.Namespace) -> str | None:
+    """--runner, or the deprecated --trainer mapped to it (a note on stderr)."""
+    legacy = getattr(args, "legacy_trainer", None)
+    if legacy is None:
+        return args.runner
+    if legacy not in _LEGACY_TRAINER:
+        raise UserError(f"--trainer {legacy!r} is not known; use --runner {{llamafactory,hf,builtin}}")
+    mapped = _LEGACY_TRAINER[legacy]
+    if args.runner is not None and args.runner != mapped:
+        raise UserError(f"--trainer {legacy} contradicts --runner {args.runner}; use --runner only")
+    print(f"rocm-tune export: note: --trainer is deprecated; use --runner {mapped}", file=sys.stderr)
+    return mapped
+
+_D = ExportOptions()  # the defaults of every export option: the app exports with exactly these
 _PLAN_DESTS: set[str] = set()  # dests registered by `rocm-tune plan`'s add_arguments
 _DEFAULTS: dict = {}  # their defaults
 
@@ -92,28 +127,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
          help="LLaMA-Factory chat template, e.g. qwen, llama3 (default: from the model family, else default)")
     _add(ex, "--model-path", help="model_name_or_path to write (default: the plan's model ref)")
     _add(ex, "--launcher", help="override the plan's launcher: llamafactory-cli, torchrun, deepspeed, accelerate, rocm-tune")
-    _add(ex, "--trainer", default="llamafactory", choices=("llamafactory", "rocm-tune"),
-         help="program the launchers start: LLaMA-Factory (default) or rocm-tune's built-in trainer")
-    _add(ex, "--lora-dropout", type=float_range("--lora-dropout", 0.0, 0.9), default=0.05)
-    _add(ex, "--lr-scheduler", type=_scheduler, default="cosine", help="lr_scheduler_type (default cosine)")
-    _add(ex, "--warmup-ratio", type=float_range("--warmup-ratio", 0.0, 0.99), default=0.1)
-    _add(ex, "--warmup-key", choices=("auto", "warmup_ratio", "warmup_steps"), default="auto",
-         help="how the warmup ratio is spelled: warmup_ratio (transformers < 5.2) or warmup_steps (>= 5.2, a "
-         "float there is a ratio); auto = as the transformers installed here (default)")
-    _add(ex, "--max-grad-norm", type=float_range("--max-grad-norm", 0.0, 1000.0), default=1.0,
-         help="gradient clipping, written to the YAML and the DeepSpeed JSON (default 1.0)")
-    _add(ex, "--logging-steps", type=int_range("--logging-steps", 1, 1_000_000), default=10)
-    _add(ex, "--save-steps", type=int_range("--save-steps", 1, 100_000_000), default=500)
-    _add(ex, "--seed", type=int_range("--seed", 0, 2**31 - 1), default=42)
-    _add(ex, "--master-port", type=int_range("--master-port", 1024, 65535), default=29500)
+    add_runner_arguments(ex)
+    _add(ex, "--lora-dropout", type=float_range("--lora-dropout", 0.0, 0.9), default=_D.lora_dropout)
+    _add(ex, "--lr-scheduler", type=_scheduler, default=_D.lr_scheduler_type,
+         help=f"lr_scheduler_type (default {_D.lr_scheduler_type})")
+    _add(ex, "--warmup-ratio", type=float_range("--warmup-ratio", 0.0, 0.99), default=_D.warmup_ratio)
+    _add(ex, "--warmup-key", choices=("warmup_ratio", "warmup_steps"), default=_D.warmup_key,
+         help="how the warmup ratio is spelled: warmup_ratio (default; every transformers LLaMA-Factory 0.9.5 "
+         "allows reads it) or warmup_steps (a fraction there is a ratio only from transformers 5)")
+    _add(ex, "--max-grad-norm", type=float_range("--max-grad-norm", 0.0, 1000.0), default=_D.max_grad_norm,
+         help=f"gradient clipping, written to the YAML and the DeepSpeed JSON (default {_D.max_grad_norm:g})")
+    _add(ex, "--logging-steps", type=int_range("--logging-steps", 1, 1_000_000), default=_D.logging_steps)
+    _add(ex, "--save-steps", type=int_range("--save-steps", 1, 100_000_000), default=_D.save_steps)
+    _add(ex, "--seed", type=int_range("--seed", 0, 2**31 - 1), default=_D.seed)
+    _add(ex, "--master-port", type=int_range("--master-port", 1024, 65535), default=_D.master_port)
     _add(ex, "--resume", action="store_true", help="resume_from_checkpoint: true and keep output_dir")
     sl = parser.add_argument_group("slurm")
     _add(sl, "--partition", help="#SBATCH --partition")
     _add(sl, "--account", help="#SBATCH --account")
-    _add(sl, "--time", dest="time_limit", type=_slurm_time, default="24:00:00", help="#SBATCH --time (default 24:00:00)")
-    _add(sl, "--gres", default="gpu", help="generic resource name: gpu, or dcu on Hygon clusters (default gpu)")
-    _add(sl, "--cpus-per-task", type=int_range("--cpus-per-task", 1, 4096), default=16)
-    _add(sl, "--job-name", default="rocm-tune")
+    _add(sl, "--time", dest="time_limit", type=_slurm_time, default=_D.time_limit,
+         help=f"#SBATCH --time (default {_D.time_limit})")
+    _add(sl, "--gres", default=_D.gres, help="generic resource name: gpu, or dcu on Hygon clusters (default gpu)")
+    _add(sl, "--cpus-per-task", type=int_range("--cpus-per-task", 1, 4096), default=_D.cpus_per_task)
+    _add(sl, "--job-name", default=_D.job_name)
     _add(parser, "--allow-unfit", action="store_true", help="export even when the plan does not fit")
     _add(parser, "--json", action="store_true", help="print the written files as one JSON object")
 
@@ -137,13 +173,7 @@ def _plan_from_flags(args: argparse.Namespace) -> dict:
     raise UserError("give --plan plan.json (the planner's request builder was not found)")
 
 
-def _options(args: argparse.Namespace):
-    from rocm_tune import __version__
-    from rocm_tune.core.export.common import ExportOptions
-    from rocm_tune.core.export.llamafactory import warmup_key_for_installed_transformers
-
-    warmup_key = args.warmup_key if args.warmup_key != "auto" else warmup_key_for_installed_transformers()
-
+def _options(args: argparse.Namespace) -> ExportOptions:
     return ExportOptions(
         model=args.model_path,
         dataset_name=args.dataset_name,
@@ -151,11 +181,12 @@ def _options(args: argparse.Namespace):
         output_dir=args.output_dir,
         template=args.template,
         launcher=args.launcher,
-        trainer=args.trainer,
+        runner=runner_from_args(args),
+        python=args.python,
         lora_dropout=args.lora_dropout,
         lr_scheduler_type=args.lr_scheduler,
         warmup_ratio=args.warmup_ratio,
-        warmup_key=warmup_key,
+        warmup_key=args.warmup_key,
         max_grad_norm=args.max_grad_norm,
         logging_steps=args.logging_steps,
         save_steps=args.save_steps,
@@ -168,7 +199,6 @@ def _options(args: argparse.Namespace):
         gres=args.gres,
         cpus_per_task=args.cpus_per_task,
         job_name=args.job_name,
-        tool_version=__version__,
     )
 
 
@@ -182,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plan:
         given = sorted(
             d for d in _PLAN_DESTS
-            if d not in ("json", "dataset", "dataset_name") and getattr(args, d, None) not in (None, False, [], ())
+            if d not in ("json", "dataset", "dataset_name", "runner", "python") and getattr(args, d, None) not in (None, False, [], ())
             and getattr(args, d, None) != _default_of(args, d)
         )
         if given:
@@ -205,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
             "files": [str(p) for p in written],
             "formats": list(bundle.formats),
             "launcher": bundle.resolved.launcher,
+            "runner": bundle.resolved.runner,
+            "command": [a if isinstance(a, str) else a.shell() for a in bundle.launch.argv],
             "notes": list(bundle.notes),
         })
         return 0

@@ -10,173 +10,72 @@ import argparse
 import sys
 
 from rocm_tune.commands._common import float_range, int_range, print_json
+from rocm_tune.commands._flags import add_train_flags
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.units import GIB
 
-GIB = 2**30
 
-
-def _add_if_missing(parser: argparse.ArgumentParser, flag: str, *aliases: str, **kw) -> None:
-    if flag in parser._option_string_actions:
-        return
-    parser.add_argument(flag, *[a for a in aliases if a not in parser._option_string_actions], **kw)
+def _limit(flag: str, name: str):
+    lim = V.LIMITS[name]
+    return int_range(flag, int(lim.lo), int(lim.hi)) if lim.integer else float_range(flag, lim.lo, lim.hi)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from rocm_tune.commands._flags import add_train_flags
-
     add_train_flags(parser)  # every estimate flag, default None = the planner chooses
-    # the ones below only register what add_train_flags does not already provide
-    add = lambda flag, *a, **kw: _add_if_missing(parser, flag, *a, **kw)
-    add("--model", "-m", default=None, help="preset name, model directory, config.json or cached hub id")
-    add("--method", default=None, choices=["full", "freeze", "lora", "qlora"])
-    add("--lora-rank", type=int_range("--lora-rank", 1, 65536), default=None)
-    add("--lora-alpha", type=int_range("--lora-alpha", 1, 1_000_000), default=None)
-    add("--lora-target", default=None, help="all, or a comma list of module names")
-    add("--precision", default=None, choices=["fp32", "bf16", "fp16", "pure_bf16"])
-    add("--cutoff-len", type=int_range("--cutoff-len", 1, 1_048_576), default=None)
-    add("--micro-batch", type=int_range("--micro-batch", 1, 4096), default=None)
-    if "--gradient-checkpointing" not in parser._option_string_actions:
-        parser.add_argument("--gradient-checkpointing", dest="gradient_checkpointing",
-                            action=argparse.BooleanOptionalAction, default=None)
-    add("--attn", default=None, choices=["eager", "sdpa", "fa2"])
-    add("--optim", default=None)
-    add("--zero", type=int, choices=[0, 1, 2, 3], default=None)
-    add("--offload", default=None, choices=["none", "optimizer", "all"])
-    add("--gpus", type=int_range("--gpus", 1, 1024), default=None, help="GPUs per node (default: detected, or 1)")
-    add("--nodes", type=int_range("--nodes", 1, 4096), default=None)
-    add("--stage", default=None, choices=["sft", "dpo", "pt"])
-    # the planner's own
-    add("--gpu", default=None, help="GPU profile id or name (rocm-tune gpus --profiles); default: the detected GPUs")
-    add("--vram-gib", type=float_range("--vram-gib", 0.5, 4096), default=None,
-        help="override the profile's memory (odd SKUs, e.g. a 16 GB DCU)")
-    add("--cpu-ram-gib", type=float_range("--cpu-ram-gib", 1, 1_048_576), default=None,
-        help="CPU RAM per node, for offload (default: this machine's when planning for its GPUs)")
-    add("--effective-batch", type=int_range("--effective-batch", 1, 1_000_000), default=None,
-        help="micro-batch x GPUs x accumulation (default 64)")
-    add("--priority", default="stability", choices=["stability", "speed", "context"])
-    add("--dataset", default=None, help="local dataset (alpaca/sharegpt JSON/JSONL, or a dataset_info.json dir)")
-    add("--dataset-name", default=None, help="entry of dataset_info.json when --dataset is a directory")
-    add("--percentile", type=float_range("--percentile", 1, 100), default=95.0,
-        help="share of samples cutoff_len must cover (default 95)")
-    add("--hours", type=float_range("--hours", 0.01, 100_000), default=None, help="time budget")
-    add("--epochs", type=float_range("--epochs", 0.01, 10_000), default=None, help="default 3")
-    add("--headroom", type=float_range("--headroom", 0.1, 1.0), default=0.85,
-        help="max reserved memory as a fraction of VRAM (default 0.85)")
-    add("--json", action="store_true", help="print the plan as one JSON object (plan.json)")
+    g = parser.add_argument_group("hardware and goal")
+    g.add_argument("--gpu", default=None,
+                   help="GPU profile id or name (rocm-tune gpus --profiles); default: the detected GPUs")
+    g.add_argument("--vram-gib", type=_limit("--vram-gib", "vram_gib"), default=None,
+                   help="override the profile's memory (odd SKUs, e.g. a 16 GB DCU)")
+    g.add_argument("--cpu-ram-gib", type=_limit("--cpu-ram-gib", "cpu_ram_gib"), default=None,
+                   help="CPU RAM per node, for offload (default: this machine's when planning for its GPUs)")
+    g.add_argument("--effective-batch", type=_limit("--effective-batch", "effective_batch"), default=None,
+                   help=f"micro-batch x GPUs x accumulation (default {V.DEFAULT_EFFECTIVE_BATCH})")
+    g.add_argument("--priority", default=V.DEFAULT_PRIORITY, choices=list(V.PRIORITIES))
+    g.add_argument("--runner", default=None, choices=list(V.RUNNERS),
+                   help=f"what runs the training loop (default {V.DEFAULT_RUNNER}; the default export target)")
+    g.add_argument("--dataset", default=None,
+                   help="local dataset (alpaca/sharegpt JSON/JSONL, or a dataset_info.json dir)")
+    g.add_argument("--dataset-name", default=None, help="entry of dataset_info.json when --dataset is a directory")
+    g.add_argument("--percentile", type=_limit("--percentile", "percentile"), default=V.DEFAULT_PERCENTILE,
+                   help=f"share of samples cutoff_len must cover (default {V.DEFAULT_PERCENTILE:g})")
+    g.add_argument("--hours", type=_limit("--hours", "hours"), default=None, help="time budget")
+    g.add_argument("--epochs", type=_limit("--epochs", "epochs"), default=None,
+                   help=f"default {V.DEFAULT_EPOCHS:g}")
+    g.add_argument("--headroom", type=_limit("--headroom", "headroom"), default=V.DEFAULT_HEADROOM,
+                   help=f"max reserved memory as a fraction of VRAM (default {V.DEFAULT_HEADROOM:g})")
+    g.add_argument("--json", action="store_true", help="print the plan as one JSON object (plan.json)")
 
 
-def _arg(args, *names, default=None):
-    for n in names:
-        v = getattr(args, n, None)
-        if v is not None:
-            return v
-    return default
+# argparse dest -> the request's answer name (where they differ)
+_RENAMED = {"lora_target": "lora_targets", "zero": "zero_stage"}
 
 
-def _meminfo_bytes(field: str = "MemTotal") -> int | None:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+def answers_from_args(args: argparse.Namespace) -> dict:
+    """The parsed flags as answers for `core.request.request_from_answers` (None = not given)."""
+    from rocm_tune.core.request import ANSWER_KEYS
 
-
-def _local_iommu() -> str:
-    try:
-        from rocm_tune.core import doctor
-    except Exception:  # noqa: BLE001 - doctor not available: unknown
-        return "unknown"
-    fn = getattr(doctor, "iommu_state", None)
-    if fn is None:
-        return "unknown"
-    try:
-        from rocm_tune.core.rules import normalize_iommu
-
-        return normalize_iommu(fn())
-    except Exception:  # noqa: BLE001 - a check that cannot run means unknown, never a crash
-        return "unknown"
-
-
-def _hardware(args):
-    """(profile, gpus per node, cpu_ram_bytes, iommu state, source text)."""
-    from rocm_tune.profiles.gpu_profiles import get_gpu_profile
-
-    gpus = _arg(args, "gpus")
-    if args.gpu:
-        prof = get_gpu_profile(args.gpu, args.vram_gib)
-        ram = None if args.cpu_ram_gib is None else int(args.cpu_ram_gib * GIB)
-        return prof, gpus or 1, ram, "unknown", f"--gpu {args.gpu}"
-    from rocm_tune.core.devices import detect
-
-    backend = detect()
-    samples = backend.sample() if backend is not None else ()
-    if not samples:
-        raise UserError("no GPU detected on this machine; pass --gpu ID (e.g. --gpu mi50-32gb, --gpus 2) to plan "
-                        "for other hardware (`rocm-tune gpus --profiles` lists the ids)")
-    first = samples[0]
-    pid = getattr(first, "profile_id", None)
-    if not pid:
-        raise UserError(f"detected GPU {getattr(first, 'name', '?')!r} matches no known profile; pass --gpu ID "
-                        "(and --vram-gib) for the closest one (`rocm-tune gpus --profiles`)")
-    same = [s for s in samples if getattr(s, "profile_id", None) == pid]
-    prof = get_gpu_profile(pid, args.vram_gib)
-    if gpus is not None and gpus > len(same):
-        raise UserError(f"--gpus {gpus}: only {len(same)} {prof.display_name} detected on this machine")
-    ram = int(args.cpu_ram_gib * GIB) if args.cpu_ram_gib is not None else _meminfo_bytes("MemAvailable")
-    iommu = _local_iommu() if prof.vendor in ("amd", "hygon") else "unknown"
-    return prof, gpus or len(same), ram, iommu, f"detected ({getattr(backend, 'name', 'backend')})"
+    out = {}
+    for dest, value in vars(args).items():
+        key = _RENAMED.get(dest, dest)
+        if key in ANSWER_KEYS and value is not None:
+            out[key] = value
+    return out
 
 
 def build_request(args):
-    from rocm_tune.core.model import load_model
-    from rocm_tune.core.planner import PlanRequest
+    from rocm_tune.core.request import request_from_answers
 
-    ref = _arg(args, "model")
-    if not ref:
+    if not args.model:
         raise UserError("--model is required (a preset name such as qwen2.5-7b, a model directory or config.json)")
-    from rocm_tune.commands._flags import check_method_flags
-
-    check_method_flags(args, _arg(args, "method", default="lora"))
-    model = load_model(ref)
-    prof, gpus, ram, iommu, _src = _hardware(args)
-    dataset = None
-    if args.dataset:
-        from rocm_tune.core.dataset import analyze_dataset
-
-        dataset = analyze_dataset(args.dataset, model, getattr(args, "dataset_name", None))
-    targets = _arg(args, "lora_target", "lora_targets")
-    if isinstance(targets, str):
-        targets = tuple(t.strip() for t in targets.split(",") if t.strip())
-    elif targets is not None:
-        targets = tuple(targets)
-    zero = _arg(args, "zero", "zero_stage")
-    return PlanRequest(
-        model=model, gpu=prof, gpus=gpus, nodes=_arg(args, "nodes", default=1), cpu_ram_bytes=ram,
-        method=_arg(args, "method", default="lora"), stage=_arg(args, "stage", default="sft"),
-        effective_batch=args.effective_batch, priority=args.priority,
-        cutoff_len=_arg(args, "cutoff_len"), precision=_arg(args, "precision"),
-        micro_batch=_arg(args, "micro_batch"), zero_stage=None if zero is None else int(zero),
-        offload=_arg(args, "offload"), attn=_arg(args, "attn"),
-        gradient_checkpointing=_arg(args, "gradient_checkpointing"), optim=_arg(args, "optim"),
-        lora_rank=_arg(args, "lora_rank"), lora_alpha=_arg(args, "lora_alpha"), lora_targets=targets,
-        dora=bool(_arg(args, "dora", default=False)), quant_bits=_arg(args, "quant_bits", "quantization_bit"),
-        double_quant=_arg(args, "double_quant"),
-        freeze_trainable_layers=_arg(args, "freeze_trainable_layers"),
-        dataset=dataset, percentile=args.percentile, hours=args.hours, epochs=args.epochs,
-        headroom=args.headroom, iommu=iommu, model_ref=ref,
-    )
+    return request_from_answers(answers_from_args(args))
 
 
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.planner import plan
 
-    if getattr(args, "dataset_name", None) and not getattr(args, "dataset", None):
-        raise UserError(f"--dataset-name {args.dataset_name!r} needs --dataset DIR (a folder with dataset_info.json)")
-    req = build_request(args)
-    result = plan(req)
+    result = plan(build_request(args))
     if args.json:
         print_json(result.to_dict())
     else:

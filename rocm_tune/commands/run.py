@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
 from rocm_tune.commands._common import print_json
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.export.common import check_python, check_runner
+
+_LEGACY_WITH = {"auto": None, "builtin": "builtin", "llamafactory": "llamafactory"}
+
+
+def _runner(text: str) -> str:
+    return check_runner(text.strip())
+
+
+def _runner_from_args(args: argparse.Namespace) -> str | None:
+    """--runner, or the deprecated --with mapped to it (a note on stderr)."""
+    if args.legacy_with is None:
+        return args.runner
+    if args.legacy_with not in _LEGACY_WITH:
+        raise UserError(f"--with {args.legacy_with!r} is not known; use --runner {{llamafactory,hf,builtin}}")
+    mapped = _LEGACY_WITH[args.legacy_with]
+    if args.runner is not None and mapped is not None and args.runner != mapped:
+        raise UserError(f"--with {args.legacy_with} contradicts --runner {args.runner}; use --runner only")
+    hint = f"--runner {mapped}" if mapped else "no --runner (the default)"
+    print(f"rocm-tune run: note: --with is deprecated; use {hint}", file=sys.stderr)
+    return args.runner or mapped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,28 +43,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", action="append", metavar="K=V", default=[],
                         help="set an environment variable for the command (repeatable)")
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the command (default: current)")
-    parser.add_argument("--with", dest="runner", choices=("auto", "builtin", "llamafactory"), default="auto",
-                        help="for --plan: what trains: the built-in trainer (rocm-tune train) or LLaMA-Factory "
-                             "(default: LLaMA-Factory when llamafactory-cli is installed, else built-in)")
+    parser.add_argument("--runner", type=_runner, default=None, metavar="{llamafactory,hf,builtin}",
+                        help="for --plan: what trains: LLaMA-Factory, or rocm-tune's built-in transformers Trainer "
+                             "(hf, builtin) (default: the plan's runner; the built-in trainer when llamafactory-cli "
+                             "is not installed)")
+    parser.add_argument("--python", type=lambda t: check_python(t), default=None, metavar="PATH",
+                        help="for --plan: Python that runs the built-in trainer (default: $ROCM_TUNE_PYTHON, else this one)")
+    parser.add_argument("--with", dest="legacy_with", default=None, help=argparse.SUPPRESS)  # deprecated: --runner
     parser.add_argument("--dataset", metavar="PATH",
                         help="for --plan: local dataset file (default: the plan's goal.dataset)")
     parser.add_argument("--json", action="store_true", help="print the started run as one JSON object")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...: any command")
-
-
-def _load_plan(path: str) -> dict:
-    p = Path(path).expanduser()
-    if p.is_dir():
-        raise UserError(f"--plan {path!r} is a directory; give the plan.json file (`rocm-tune plan --json > plan.json`)")
-    if not p.is_file():
-        raise UserError(f"--plan {path!r} does not exist")
-    try:
-        plan = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UserError(f"--plan {path!r} is not valid JSON: {exc}") from None
-    if not isinstance(plan, dict) or not isinstance(plan.get("recommended"), dict):
-        raise UserError(f"--plan {path!r} is not a rocm-tune plan (no \"recommended\" object)")
-    return plan
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,12 +70,15 @@ def run(args: argparse.Namespace) -> int:
         # options that only shape a --plan run would be silently ignored otherwise
         if args.dataset is not None:
             raise UserError(f"--dataset {args.dataset!r} only applies to --plan (a command or script reads its own data)")
-        if args.runner != "auto":
-            raise UserError(f"--with {args.runner} only applies to --plan")
+        for flag, value in (("--runner", args.runner), ("--with", args.legacy_with), ("--python", args.python)):
+            if value is not None:
+                raise UserError(f"{flag} {value} only applies to --plan")
     for flag, path in (("--script", args.script), ("--config", args.config)):
         if path and Path(path).expanduser().is_dir():
             raise UserError(f"{flag} {path!r} is a directory; give the file")
     cwd = args.cwd
+    if args.plan and cwd is not None:
+        raise UserError(f"--cwd {cwd!r} does not apply to --plan: a planned run starts in RUN_DIR/bundle")
     if cwd is not None and not os.path.isdir(cwd):
         raise UserError(f"--cwd {cwd!r} is not a directory")
     plan = None
@@ -88,10 +100,14 @@ def run(args: argparse.Namespace) -> int:
         kind = "train"
         name = name or Path(cfg.output_dir or args.config).name
     elif args.plan:
-        plan = _load_plan(args.plan)
-        name = name or str((plan.get("model") or {}).get("name") or "plan")
-        info = start_plan(plan, name=name, run_dir=args.dir, cwd=cwd, env=env, runner=args.runner,
-                          dataset=args.dataset)
+        from rocm_tune.core.export.common import load_plan
+        from rocm_tune.core.runs.plan_launch import launch_plan, prepare_plan_launch
+
+        prepared = prepare_plan_launch(load_plan(args.plan), name=name, env=env, runner=_runner_from_args(args),
+                                       dataset=args.dataset, python=args.python)
+        if not args.json:
+            print(f"rocm-tune run: runner {prepared.runner} ({prepared.why})", file=sys.stderr)
+        info = launch_plan(prepared.plan, run_dir=args.dir, prepared=prepared)
         _print_started(info, args.json)
         return 0
     if kind == "train":
@@ -115,54 +131,3 @@ def _print_started(info, as_json: bool) -> None:
         print(info.id)
         print(f"  dir: {info.dir}")
         print(f"  watch: rocm-tune attach {info.id}    stop: rocm-tune stop {info.id}")
-
-
-def start_plan(plan: dict, *, name: str | None = None, run_dir: str | None = None, cwd: str | None = None,
-               env: dict | None = None, runner: str = "auto", dataset: str | None = None):
-    """Create a run for a plan, write what runs it into the run directory, start it detached.
-
-    The plan is exported with `rocm_tune.core.export` (run.sh + llamafactory.yaml, trainer
-    LLaMA-Factory or the built-in one) into RUN_DIR/bundle/; the training output goes to RUN_DIR/output."""
-    import shutil
-
-    from rocm_tune.core.runs import rundir as rd
-    from rocm_tune.core.runs.launcher import start_run
-
-    if runner == "auto":
-        runner = "llamafactory" if shutil.which("llamafactory-cli") else "builtin"
-    if runner == "llamafactory" and not shutil.which("llamafactory-cli"):
-        raise UserError("--with llamafactory: llamafactory-cli is not on PATH (pip install llamafactory, "
-                        "or --with builtin)")
-    goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
-    data = dataset or goal.get("dataset")
-    if not data:
-        raise UserError("the plan names no dataset (goal.dataset); give one with --dataset PATH")
-    if not os.path.exists(os.path.expanduser(str(data))):
-        raise UserError(f"dataset {data!r} does not exist")
-    _, d = rd.create_run_dir(["bash", "run.sh"], name=name, run_dir=run_dir, cwd=cwd, env=env, kind="plan",
-                             plan=plan)
-    try:
-        from rocm_tune.core.export.bundle import build_bundle, write_bundle
-        from rocm_tune.core.export.common import ExportOptions
-    except ImportError:
-        build_bundle = None
-    try:
-        if build_bundle is not None:
-            opts = ExportOptions(trainer="rocm-tune" if runner == "builtin" else "llamafactory",
-                                 output_dir=str(d / "output"), logging_steps=1)
-            bundle = build_bundle(plan, ("sh",), opts, dataset=os.path.abspath(os.path.expanduser(str(data))))
-            write_bundle(bundle, str(d / "bundle"))
-            command = ["bash", str(d / "bundle" / "run.sh")]
-        else:  # no exporter: the built-in trainer straight from the plan
-            from rocm_tune.train.config import config_dict_from_plan, config_to_yaml
-
-            cfg = config_dict_from_plan(plan, dataset=os.path.abspath(str(data)), output_dir=str(d / "output"))
-            (d / "train.yaml").write_text(config_to_yaml(cfg), encoding="utf-8")
-            command = [sys.executable, "-m", "rocm_tune", "train", str(d / "train.yaml")]
-    except BaseException:
-        shutil.rmtree(d, ignore_errors=True) if run_dir is None else None
-        raise
-    rd.update_run_json(d, command=command)
-    if runner == "builtin":
-        (d / rd.METRICS_JSONL).touch()  # the built-in trainer writes it; monitors pick it from the start
-    return start_run(d)

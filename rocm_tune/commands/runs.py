@@ -1,9 +1,11 @@
-"""`rocm-tune runs [--json] [--all]`: known runs with status, progress and age."""
+"""`rocm-tune runs [--json] [--all]`: known runs with status, progress, loss, age and a note.
+
+Statuses: running (any process of the run lives), finished, failed(CODE), stopped / "stopped by you",
+lost (no exit record and no process left), corrupt (run.json is broken: the note says what)."""
 
 from __future__ import annotations
 
 import argparse
-import time
 
 from rocm_tune.commands._common import int_range, print_json
 
@@ -15,8 +17,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="show at most this many runs")
 
 
+def _finite(x):
+    return x if isinstance(x, (int, float)) and x == x and abs(x) != float("inf") else None
+
+
 def format_age(seconds: float | None) -> str:
-    if seconds is None:
+    if _finite(seconds) is None:
         return "-"
     s = int(seconds)
     if s < 60:
@@ -59,20 +65,38 @@ def run(args: argparse.Namespace) -> int:
 
     infos = list_runs(all=bool(args.all) or args.limit is not None, limit=args.limit)
     if args.json:
-        print_json({"root": str(runs_root()), "runs": [r.to_dict() | {"age_s": r.age_s} | _peak(r) for r in infos]})
+        print_json({"root": str(runs_root()), "runs": [r.to_dict() | {"age_s": _finite(r.age_s)} | _peak(r)
+                                                       for r in infos]})
         return 0
     if not infos:
         print(f"no runs yet (registry: {runs_root()}); start one with `rocm-tune run -- CMD` or `rocm-tune demo`")
         return 0
-    rows = [("ID", "NAME", "STATUS", "PROGRESS", "LOSS", "PEAK", "AGE")]
+    rows = [("ID", "NAME", "STATUS", "PROGRESS", "LOSS", "PEAK", "AGE", "NOTE")]
     for r in infos:
-        status = r.status
-        if r.status in ("failed",) and r.returncode is not None:
-            status = f"failed({r.returncode})"
-        loss = "-" if r.loss is None else f"{r.loss:.4g}"
-        rows.append((r.id, r.name, status, format_progress(r), loss, format_peak(_peak(r)), format_age(r.age_s)))
+        rows.append((r.id, r.name, format_status(r), format_progress(r), format_loss(r.loss),
+                     format_peak(_peak(r)), format_age(r.age_s), format_note(r)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
-    _ = time
     return 0
+
+
+def format_status(r) -> str:
+    if r.status == "failed" and r.returncode is not None:
+        return f"failed({r.returncode})"
+    if r.status == "stopped" and r.stopped_by_user:
+        return "stopped by you"
+    return r.status
+
+
+def format_loss(loss) -> str:
+    if not isinstance(loss, (int, float)) or isinstance(loss, bool):
+        return "-"
+    return f"{loss:.4g}"
+
+
+def format_note(r) -> str:
+    """One short line: why it ended / what is wrong / processes still running (cut at 100 characters)."""
+    text = r.problem or r.note or r.reason or ""
+    text = " ".join(str(text).split())
+    return text if len(text) <= 100 else text[:99] + "…"

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.questions import BY_NAME, QUESTIONS, dynamic_choices, parse_answers, to_plan_request
+from rocm_tune.core.questions import BY_NAME, QUESTIONS, dynamic_choices, parse_answers
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -155,19 +155,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         answers = ask_plain(preset)
 
-    from rocm_tune.core.model import load_model
     from rocm_tune.core.planner import plan
+    from rocm_tune.core.request import request_from_answers
 
-    spec = load_model(answers["model"])
-    stats = None
-    if answers.get("dataset"):
-        try:
-            from rocm_tune.core.dataset import analyze_dataset
-        except ImportError:
-            analyze_dataset = None
-        if analyze_dataset is not None:
-            stats = analyze_dataset(answers["dataset"], spec)
-    result = plan(to_plan_request(answers, spec, stats))
+    result = plan(request_from_answers(answers))
     d = result.to_dict()
     if args.output:
         from rocm_tune.core.files import atomic_write_text

@@ -22,26 +22,16 @@ from dataclasses import dataclass, field, replace
 
 from rocm_tune.core import rules
 from rocm_tune.core import throughput as tp
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.plan import Goal, Hardware, Memory, ModelInfo, Option, Plan, Settings, Speed, SpeedPoint
+from rocm_tune.core.units import GIB, fmt_bytes_gib as _gib
+from rocm_tune.core.vocabulary import (
+    ATTNS, DEFAULT_CUTOFF, DEFAULT_EFFECTIVE_BATCH, DEFAULT_EPOCHS, METHODS, MIN_CUTOFF, OFFLOADS, PRECISIONS,
+    PRIORITIES, STAGES, TIGHT_FRACTION,
+)
+from rocm_tune.core.vocabulary import MAX_SEARCH_MICRO_BATCH as MAX_MICRO_BATCH
 from rocm_tune.core.warnings import PlanWarning, make
-
-GIB = 2**30
-METHODS = ("full", "freeze", "lora", "qlora")
-STAGES = ("sft", "dpo", "pt")
-PRIORITIES = ("stability", "speed", "context")
-PRECISIONS = ("fp32", "bf16", "fp16", "pure_bf16")
-ATTNS = ("eager", "sdpa", "fa2")
-OFFLOADS = ("none", "optimizer", "all")
-DEFAULT_EFFECTIVE_BATCH = 64
-DEFAULT_CUTOFF = 1024
-DEFAULT_EPOCHS = 3.0
-MIN_CUTOFF = 128
-MAX_MICRO_BATCH = 64
-TIGHT_FRACTION = 0.80
-
-
-def _gib(n: float) -> str:
-    return f"{n / GIB:.1f} GiB"
 
 
 # --------------------------------------------------------------------------- request
@@ -56,7 +46,7 @@ class PlanRequest:
     cpu_ram_bytes: int | None = None       # per node; None = unknown
     method: str = "lora"
     stage: str = "sft"
-    effective_batch: int | None = None     # None = 64
+    effective_batch: int | None = None     # None = vocabulary.DEFAULT_EFFECTIVE_BATCH
     priority: str = "stability"
     # values the user insists on (None = the planner chooses)
     cutoff_len: int | None = None
@@ -76,56 +66,41 @@ class PlanRequest:
     freeze_trainable_layers: int | None = None
     # data and time
     dataset: object | None = None          # DatasetStats
-    percentile: float = 95.0
+    percentile: float = V.DEFAULT_PERCENTILE
     hours: float | None = None
     epochs: float | None = None
-    headroom: float = 0.85
+    headroom: float = V.DEFAULT_HEADROOM
     iommu: str = "unknown"                 # doctor.iommu_state() for local GPUs, else unknown
     model_ref: str | None = None
+    runner: str = V.DEFAULT_RUNNER         # what runs the training loop (vocabulary.RUNNERS)
+    vram_in_use_bytes: int = 0             # used by other processes on a detected local GPU
 
     def validate(self) -> None:
-        def pos_int(name, value, hi):
-            if value is None:
-                return
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= hi:
-                raise UserError(f"{name} must be an integer between 1 and {hi}, got {value!r}")
-
-        pos_int("gpus", self.gpus, 1024)
-        pos_int("nodes", self.nodes, 4096)
-        pos_int("effective_batch", self.effective_batch, 1_000_000)
-        pos_int("cutoff_len", self.cutoff_len, 1_048_576)
-        pos_int("micro_batch", self.micro_batch, 4096)
-        pos_int("lora_rank", self.lora_rank, 65536)
-        pos_int("lora_alpha", self.lora_alpha, 1_000_000)
-        if self.method not in METHODS:
-            raise UserError(f"method {self.method!r} must be one of {', '.join(METHODS)}")
-        if self.stage not in STAGES:
-            raise UserError(f"stage {self.stage!r} must be one of {', '.join(STAGES)}")
-        if self.priority not in PRIORITIES:
-            raise UserError(f"priority {self.priority!r} must be one of {', '.join(PRIORITIES)}")
-        if self.precision is not None and self.precision not in PRECISIONS:
-            raise UserError(f"precision {self.precision!r} must be one of {', '.join(PRECISIONS)}")
-        if self.attn is not None and self.attn not in ATTNS:
-            raise UserError(f"attn {self.attn!r} must be one of {', '.join(ATTNS)}")
-        if self.offload is not None and self.offload not in OFFLOADS:
-            raise UserError(f"offload {self.offload!r} must be one of {', '.join(OFFLOADS)}")
-        if self.zero_stage is not None and self.zero_stage not in (0, 1, 2, 3):
-            raise UserError(f"zero_stage {self.zero_stage!r} must be 0, 1, 2 or 3")
-        if self.offload not in (None, "none") and self.zero_stage is not None and self.zero_stage == 0:
-            raise UserError(f"offload {self.offload!r} needs DeepSpeed ZeRO (--zero 2 or 3), got --zero 0")
-        if self.offload == "all" and self.zero_stage is not None and self.zero_stage != 3:
-            raise UserError(f"offload 'all' (parameters too) needs ZeRO-3, got --zero {self.zero_stage}")
-        if not (0.1 <= float(self.headroom) <= 1.0) or self.headroom != self.headroom:
-            raise UserError(f"headroom must be between 0.1 and 1.0 (fraction of VRAM), got {self.headroom}")
-        if not (0.0 < float(self.percentile) <= 100.0):
-            raise UserError(f"percentile must be in (0, 100], got {self.percentile}")
-        if self.hours is not None and not (0 < float(self.hours) <= 100_000):
-            raise UserError(f"hours must be a positive number of hours, got {self.hours}")
-        if self.epochs is not None and not (0 < float(self.epochs) <= 10_000):
-            raise UserError(f"epochs must be a positive number, got {self.epochs}")
+        """UserError naming the first bad value (limits and choices from core.vocabulary)."""
+        for name in ("gpus", "nodes", "effective_batch", "cutoff_len", "micro_batch", "lora_rank", "lora_alpha",
+                     "freeze_trainable_layers", "hours", "epochs"):
+            value = getattr(self, name)
+            if value is not None:
+                V.check_number(name, value)
+        V.check_number("headroom", self.headroom)
+        V.check_number("percentile", self.percentile)
+        V.check_choice("method", self.method, METHODS)
+        V.check_choice("stage", self.stage, STAGES)
+        V.check_choice("priority", self.priority, PRIORITIES)
+        V.check_choice("runner", self.runner, V.RUNNERS)
+        for name, allowed in (("precision", PRECISIONS), ("attn", ATTNS), ("offload", OFFLOADS),
+                              ("zero_stage", V.ZERO_STAGES), ("optim", V.OPTIMS), ("quant_bits", V.QUANT_BITS)):
+            value = getattr(self, name)
+            if value is not None:
+                V.check_choice(name, value, allowed)
+        problem = V.offload_problem(self.offload, self.zero_stage)
+        if problem:
+            raise UserError(problem)
         if self.cpu_ram_bytes is not None and self.cpu_ram_bytes <= 0:
             raise UserError(f"cpu_ram_bytes must be positive, got {self.cpu_ram_bytes}")
-        if self.method not in ("lora", "qlora") and (self.lora_rank is not None or self.lora_alpha is not None):
+        if self.vram_in_use_bytes < 0:
+            raise UserError(f"vram_in_use_bytes must be 0 or more, got {self.vram_in_use_bytes}")
+        if self.method not in V.LORA_METHODS and (self.lora_rank is not None or self.lora_alpha is not None):
             raise UserError(f"lora_rank/lora_alpha apply to --method lora or qlora, not {self.method!r}")
         if self.micro_batch is not None and self.effective_batch is not None:
             world = self.gpus * self.nodes
@@ -163,49 +138,62 @@ class PlanOption:
     def reserved_fraction(self) -> float:
         return self.estimate.per_gpu.reserved_bytes / self.vram_bytes if self.vram_bytes else 0.0
 
-    def recommended_dict(self) -> dict:
+    def settings(self, runner: str = V.DEFAULT_RUNNER) -> Settings:
         c = self.cfg
-        lora = c.method in ("lora", "qlora")
+        lora = c.method in V.LORA_METHODS
         world = c.gpus * c.nodes
-        return {
-            "method": c.method,
-            "precision": c.precision,
-            "attn": c.attn,
-            "cutoff_len": c.cutoff_len,
-            "micro_batch": c.micro_batch,
-            "grad_accum": self.grad_accum,
-            "zero_stage": c.zero_stage,
-            "offload": c.offload,
-            "gradient_checkpointing": c.gradient_checkpointing,
-            "optim": c.optim,
-            "launcher": self.launcher,
-            "env": dict(self.env),
-            "lora_rank": c.lora_rank if lora else None,
-            "lora_alpha": (c.lora_alpha or 2 * c.lora_rank) if lora else None,
-            "lora_targets": list(c.lora_targets) if lora else None,
-            "ddp_find_unused_parameters": False if world > 1 else None,
-            "use_reentrant": False if c.gradient_checkpointing else None,
-            "learning_rate": self.learning_rate,
-            "epochs": self.epochs,
-        }
+        return Settings(
+            method=c.method, precision=c.precision, attn=c.attn, cutoff_len=c.cutoff_len,
+            micro_batch=c.micro_batch, grad_accum=self.grad_accum, zero_stage=c.zero_stage, offload=c.offload,
+            gradient_checkpointing=c.gradient_checkpointing, optim=c.optim, launcher=self.launcher,
+            runner=runner, env=dict(self.env),
+            lora_rank=c.lora_rank if lora else None,
+            lora_alpha=(c.lora_alpha or V.default_lora_alpha(c.lora_rank)) if lora else None,
+            lora_targets=tuple(c.lora_targets) if lora else None,
+            dora=bool(c.dora) if lora else False,
+            quant_bits=c.quant_bits if c.method == "qlora" else None,
+            double_quant=c.double_quant if c.method == "qlora" else None,
+            freeze_trainable_layers=c.freeze_trainable_layers if c.method == "freeze" else None,
+            ddp_find_unused_parameters=False if world > 1 else None,
+            use_reentrant=False if c.gradient_checkpointing else None,
+            learning_rate=self.learning_rate, epochs=self.epochs,
+        )
 
-    def memory_dict(self) -> dict:
-        d = dict(self.estimate.to_dict()["per_gpu"])
-        d["cpu_offload_bytes"] = int(self.estimate.cpu_offload_bytes)
-        return d
+    def memory(self) -> Memory:
+        return memory_of(self.estimate)
+
+    def option(self, runner: str = V.DEFAULT_RUNNER) -> Option:
+        return Option(settings=self.settings(runner), fits=self.fits, memory=self.memory(),
+                      throughput=speed_of(self.throughput), reasons=tuple(self.reasons),
+                      warnings=tuple(self.warnings))
 
     def to_dict(self) -> dict:
-        d = self.recommended_dict()
-        d["fits"] = self.fits
-        d["memory"] = self.memory_dict()
-        d["throughput"] = self.throughput.to_dict()
-        d["reasons"] = list(self.reasons)
-        d["warnings"] = [w.to_dict() for w in self.warnings]
-        return d
+        return self.option().to_dict()
+
+
+def memory_of(estimate) -> Memory:
+    """The plan's Memory of a MemoryEstimate (per-GPU items and the CPU RAM offload needs)."""
+    items = [(k, int(v)) for k, v in estimate.per_gpu.to_dict().items()]
+    items.append(("cpu_offload_bytes", int(estimate.cpu_offload_bytes)))
+    return Memory(tuple(items))
+
+
+def speed_of(thr: tp.Throughput) -> Speed:
+    d = thr.to_dict()
+
+    def point(x: dict) -> SpeedPoint:
+        return SpeedPoint(float(x["tokens_per_s"]), float(x["seconds_per_step"]),
+                          None if x["eta_seconds"] is None else float(x["eta_seconds"]))
+
+    return Speed(tokens_per_s=float(d["tokens_per_s"]), seconds_per_step=float(d["seconds_per_step"]),
+                 eta_seconds=None if d["eta_seconds"] is None else float(d["eta_seconds"]),
+                 steps=thr.steps, low=point(d["low"]), high=point(d["high"]))
 
 
 @dataclass(frozen=True)
 class PlanResult:
+    """The plan (`.plan`, typed) plus what made it (`.request`, the search's own options)."""
+
     request: PlanRequest
     fits: bool
     recommended: PlanOption
@@ -215,35 +203,32 @@ class PlanResult:
     suggestions: tuple[str, ...] = field(default=())
     searched: int = 0               # memory estimates computed
 
-    def to_dict(self) -> dict:
+    @property
+    def plan(self) -> Plan:
         r = self.request
         m = r.model
         rec = self.recommended
-        c = rec.cfg
-        lora = r.method in ("lora", "qlora")
         ds = r.dataset
-        return {
-            "version": 1,
-            "model": {"ref": r.model_ref or m.name, "name": m.name, "family": m.family,
-                      "params_total": int(m.params.total)},
-            "hardware": {"gpu": r.gpu.id, "gpus": r.gpus, "nodes": r.nodes, "vram_bytes": int(r.gpu.vram_bytes),
-                         "cpu_ram_bytes": None if r.cpu_ram_bytes is None else int(r.cpu_ram_bytes)},
-            "goal": {"method": r.method, "stage": r.stage,
-                     "effective_batch": r.effective_batch or DEFAULT_EFFECTIVE_BATCH,
-                     "priority": r.priority,
-                     "lora_rank": c.lora_rank if lora else None,
-                     "lora_alpha": (c.lora_alpha or 2 * c.lora_rank) if lora else None,
-                     "lora_targets": list(c.lora_targets) if lora else None,
-                     "epochs": rec.epochs, "hours": r.hours,
-                     "dataset": getattr(ds, "path", None) if ds is not None else None},
-            "fits": self.fits,
-            "recommended": rec.recommended_dict(),
-            "memory": rec.memory_dict(),
-            "throughput": rec.throughput.to_dict(),
-            "warnings": [w.to_dict() for w in self.warnings],
-            "reasons": list(self.reasons),
-            "alternatives": [a.to_dict() for a in self.alternatives],
-        }
+        return Plan(
+            model=ModelInfo(ref=r.model_ref or m.name, name=m.name, family=m.family or "",
+                            params_total=int(m.params.total)),
+            hardware=Hardware(gpu=r.gpu.id, gpus=r.gpus, nodes=r.nodes, vram_bytes=int(r.gpu.vram_bytes),
+                              cpu_ram_bytes=None if r.cpu_ram_bytes is None else int(r.cpu_ram_bytes),
+                              headroom=float(r.headroom), vram_in_use_bytes=int(r.vram_in_use_bytes)),
+            goal=Goal(method=r.method, stage=r.stage, effective_batch=r.effective_batch or DEFAULT_EFFECTIVE_BATCH,
+                      priority=r.priority, epochs=rec.epochs, hours=None if r.hours is None else float(r.hours),
+                      dataset=ds.path if ds is not None else None),
+            fits=self.fits,
+            recommended=rec.settings(r.runner),
+            memory=rec.memory(),
+            throughput=speed_of(rec.throughput),
+            warnings=self.warnings,
+            reasons=self.reasons,
+            alternatives=tuple(a.option(r.runner) for a in self.alternatives),
+        )
+
+    def to_dict(self) -> dict:
+        return self.plan.to_dict()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -292,7 +277,7 @@ class _Search:
         self._estimate = estimate
         self.cache: dict = {}
         self.vram = int(req.gpu.vram_bytes)
-        self.limit = req.headroom * self.vram
+        self.limit = req.headroom * self.vram - req.vram_in_use_bytes
         self._pad_cache: dict = {}
 
     def cfg(self, **kw):
@@ -327,7 +312,7 @@ class _Search:
         if est.per_gpu.reserved_bytes > self.limit:
             return False
         ram = self.req.cpu_ram_bytes
-        return not (ram is not None and est.cpu_offload_bytes > 0.9 * ram)
+        return not (ram is not None and est.cpu_offload_bytes > V.CPU_RAM_USABLE * ram)
 
     def padded_tokens(self, mb: int, cutoff: int) -> float:
         """Expected padded length of a micro-batch of `mb` dataset samples, truncated at cutoff."""
@@ -602,7 +587,7 @@ def plan(req: PlanRequest) -> PlanResult:
                f"x {req.nodes} node(s) with reserved memory <= {req.headroom:.0%} of {gpu_total}: the smallest "
                f"configuration ({_describe(best)}) needs {_gib(best.est.per_gpu.reserved_bytes)} per GPU")
         if best.est.cpu_offload_bytes and req.cpu_ram_bytes is not None and \
-                best.est.cpu_offload_bytes > 0.9 * req.cpu_ram_bytes:
+                best.est.cpu_offload_bytes > V.CPU_RAM_USABLE * req.cpu_ram_bytes:
             msg += (f" and {_gib(best.est.cpu_offload_bytes)} of CPU RAM for offload "
                     f"(you have {_gib(req.cpu_ram_bytes)})")
         fix = "; ".join(suggestions) if suggestions else WARNINGS_FIX_DOES_NOT_FIT
@@ -819,7 +804,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     eff_target = req.effective_batch or DEFAULT_EFFECTIVE_BATCH
     eff = cfg.micro_batch * world * c.grad_accum
     reasons.append(f"effective batch {eff} = micro-batch {cfg.micro_batch} x {world} GPU(s) x accumulation "
-                   f"{c.grad_accum}" + ("" if req.effective_batch else " (default 64; --effective-batch to change)"))
+                   f"{c.grad_accum}" + ("" if req.effective_batch else f" (default {DEFAULT_EFFECTIVE_BATCH}; --effective-batch to change)"))
     if eff != eff_target:
         warns.append(make(
             "effective-batch-inexact",
@@ -869,7 +854,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     reasons.append("launcher torchrun: one process per GPU" + (
         "; DeepSpeed through its JSON config" if cfg.zero_stage else "") if launcher == "torchrun"
         else "launcher: a single process")
-    lr = rules.learning_rate_for(cfg.method, cfg.stage)
+    lr = V.learning_rate_for(cfg.method, cfg.stage)
     reasons.append(f"learning rate {lr:g}: the usual start for {cfg.stage} {cfg.method}")
 
     # throughput and time
@@ -933,3 +918,17 @@ def _alternatives(s: _Search, fitting: list[_Cand], best: _Cand, method_alts: li
             chosen.append(c)
             seen.add(sig)
     return [_option(s, c, epochs, cutoff_why, target) for c in chosen[:3]]
+
+
+def estimate_settings(model, plan: Plan, settings: Settings | None = None) -> Memory:
+    """Memory of the plan's (or edited) settings, counted exactly as the search counts it: SDPA without
+    a flash kernel is estimated as the eager path it runs."""
+    from rocm_tune.core.memory import estimate
+    from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+    cfg = plan.train_config(settings)
+    gpu = get_gpu_profile(plan.hardware.gpu)
+    mem_attn = rules.memory_attn(gpu, cfg.attn)
+    if mem_attn != cfg.attn:
+        cfg = replace(cfg, attn=mem_attn)
+    return memory_of(estimate(model, cfg))

@@ -6,7 +6,8 @@ textual, rich or questionary.
 
 Answer names match the `plan` CLI flags and the `goal`/`hardware` blocks of plan.json:
 `--gpu --gpus --nodes --cpu-ram-gib --method --stage --effective-batch --priority --lora-rank
---dataset --hours --epochs`.
+--dataset --hours --epochs`; `core.request.request_from_answers` turns them into the planner's
+request, as it does for the CLI flags. Defaults and limits come from `core.vocabulary`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 
 KINDS = ("choice", "int", "float", "text", "path", "bool")
@@ -118,6 +120,16 @@ def _g(x: float | None) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
+def _lo(name: str) -> float:
+    lim = V.LIMITS[name]
+    return int(lim.lo) if lim.integer else lim.lo
+
+
+def _hi(name: str) -> float:
+    lim = V.LIMITS[name]
+    return int(lim.hi) if lim.integer else lim.hi
+
+
 QUESTIONS: tuple[Question, ...] = (
     # --- hardware ---
     Question(
@@ -125,11 +137,11 @@ QUESTIONS: tuple[Question, ...] = (
         group="hardware", default="auto", choices=("auto",), choices_from="gpu_profiles",
     ),
     Question("gpus", "int", "GPUs per node", "how many GPUs of that kind each node has (auto: detected)",
-             group="hardware", default=None, minimum=1, maximum=64, optional=True),
+             group="hardware", default=None, minimum=_lo("gpus"), maximum=_hi("gpus"), optional=True),
     Question("nodes", "int", "Nodes", "machines in the job (1 = this machine)", group="hardware",
-             default=1, minimum=1, maximum=1024),
+             default=1, minimum=_lo("nodes"), maximum=_hi("nodes")),
     Question("cpu_ram_gib", "float", "CPU RAM (GiB)", "host memory per node, for offload (blank: detect)",
-             group="hardware", default=None, minimum=1, maximum=65536, optional=True),
+             group="hardware", default=None, minimum=_lo("cpu_ram_gib"), maximum=_hi("cpu_ram_gib"), optional=True),
     # --- model ---
     Question(
         "model", "text", "Model",
@@ -139,28 +151,30 @@ QUESTIONS: tuple[Question, ...] = (
     # --- goal ---
     Question(
         "method", "choice", "Method", "how many weights train: LoRA adapters, QLoRA (4-bit base), all, or last layers",
-        group="goal", default="lora", choices=("lora", "qlora", "full", "freeze"),
+        group="goal", default=V.DEFAULT_METHOD, choices=("lora", "qlora", "full", "freeze"),
         choice_help={"lora": "low-rank adapters on a bf16/fp16/fp32 base", "qlora": "adapters on a 4-bit base",
                      "full": "every weight trains", "freeze": "only the last N layers train"},
     ),
     Question("stage", "choice", "Stage", "supervised fine-tuning, preference (DPO) or continued pre-training",
-             group="goal", default="sft", choices=("sft", "dpo", "pt")),
+             group="goal", default=V.DEFAULT_STAGE, choices=V.STAGES),
     Question("effective_batch", "int", "Effective batch", "samples per optimizer step across all GPUs",
-             group="goal", default=32, minimum=1, maximum=65536),
+             group="goal", default=V.DEFAULT_EFFECTIVE_BATCH, minimum=_lo("effective_batch"),
+             maximum=_hi("effective_batch")),
     Question(
         "priority", "choice", "Priority", "what the planner optimises when several configurations fit",
-        group="goal", default="stability", choices=("stability", "speed", "context"),
+        group="goal", default=V.DEFAULT_PRIORITY, choices=V.PRIORITIES,
         choice_help={"stability": "most headroom, safest precision", "speed": "highest tokens/s",
                      "context": "longest cutoff_len"},
     ),
-    Question("lora_rank", "int", "LoRA rank", "adapter rank (8-64 typical)", group="goal", default=8,
-             minimum=1, maximum=4096, when=("method", ("lora", "qlora"))),
+    Question("lora_rank", "int", "LoRA rank", "adapter rank (8-64 typical)", group="goal",
+             default=V.DEFAULT_LORA_RANK, minimum=_lo("lora_rank"), maximum=_hi("lora_rank"),
+             when=("method", V.LORA_METHODS)),
     Question("dataset", "path", "Dataset", "optional local alpaca/sharegpt JSON or JSONL; sets cutoff_len from real lengths",
              group="goal", default=None, optional=True),
-    Question("epochs", "float", "Epochs", "passes over the dataset", group="goal", default=3.0,
-             minimum=0.01, maximum=1000),
+    Question("epochs", "float", "Epochs", "passes over the dataset", group="goal", default=V.DEFAULT_EPOCHS,
+             minimum=_lo("epochs"), maximum=_hi("epochs")),
     Question("hours", "float", "Time budget (h)", "optional wall-clock budget; the plan warns when the ETA exceeds it",
-             group="goal", default=None, minimum=0.01, maximum=10000, optional=True),
+             group="goal", default=None, minimum=_lo("hours"), maximum=_hi("hours"), optional=True),
 )
 
 GROUPS = ("hardware", "model", "goal")
@@ -174,17 +188,14 @@ def questions_for(group: str) -> tuple[Question, ...]:
 def dynamic_choices(question: Question) -> tuple[str, ...]:
     """Choices of a question, including the ones loaded from data (GPU profiles, model presets)."""
     base = tuple(question.choices)
-    try:
-        if question.choices_from == "gpu_profiles":
-            from rocm_tune.profiles.gpu_profiles import load_gpu_profiles
+    if question.choices_from == "gpu_profiles":
+        from rocm_tune.profiles.gpu_profiles import load_gpu_profiles
 
-            return base + tuple(sorted(load_gpu_profiles()))
-        if question.choices_from == "presets":
-            from rocm_tune.core.model import list_presets
+        return base + tuple(sorted(load_gpu_profiles()))
+    if question.choices_from == "presets":
+        from rocm_tune.core.model import list_presets
 
-            return base + tuple(list_presets())
-    except (ImportError, AttributeError):
-        return base
+        return base + tuple(list_presets())
     return base
 
 
@@ -212,52 +223,3 @@ def parse_answers(raw: dict[str, Any], *, check_choices: bool = True) -> dict[st
             choices = ()
         out[q.name] = q.parse(raw.get(q.name), choices)
     return out
-
-
-def detected_gpu(samples: Any) -> tuple[str | None, int]:
-    """(profile id, count) of the most common detected GPU among device samples."""
-    ids = [getattr(s, "profile_id", None) for s in samples or ()]
-    ids = [i for i in ids if i]
-    if not ids:
-        return None, 0
-    best = max(sorted(set(ids)), key=ids.count)
-    return best, ids.count(best)
-
-
-def to_plan_request(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None,
-                    samples: Any = (), iommu: str | None = None) -> Any:
-    """Answers -> `rocm_tune.core.planner.PlanRequest` (model and GPU resolved to their specs).
-
-    `gpu: auto` takes the most common GPU among the detected `samples` (and their count when
-    `gpus` is not answered)."""
-    from rocm_tune.core.model import load_model
-    from rocm_tune.core.planner import PlanRequest
-    from rocm_tune.profiles.gpu_profiles import get_gpu_profile
-
-    ref = answers.get("model")
-    if not ref and model_spec is None:
-        raise UserError("model is required: a preset name, a local directory or a cached hub id")
-    spec = model_spec if model_spec is not None else load_model(str(ref))
-    gpu, gpus = answers.get("gpu"), answers.get("gpus")
-    if gpu in (None, "auto"):
-        found, count = detected_gpu(samples)
-        if found is None:
-            raise UserError("gpu: no known GPU was detected here; choose a GPU profile (e.g. gpu: mi50-32gb)")
-        gpu, gpus = found, gpus or count
-    profile = get_gpu_profile(str(gpu))
-    method = answers.get("method") or "lora"
-    ram = answers.get("cpu_ram_gib")
-    kw: dict[str, Any] = {
-        "model": spec, "gpu": profile, "gpus": int(gpus or 1), "nodes": int(answers.get("nodes") or 1),
-        "cpu_ram_bytes": int(ram * 2**30) if ram else None, "method": method,
-        "stage": answers.get("stage") or "sft", "effective_batch": answers.get("effective_batch"),
-        "priority": answers.get("priority") or "stability",
-        "lora_rank": answers.get("lora_rank") if method in ("lora", "qlora") else None,
-        "dataset": dataset_stats, "hours": answers.get("hours"), "epochs": answers.get("epochs"),
-        "model_ref": str(ref) if ref else None,
-    }
-    if iommu:
-        kw["iommu"] = iommu
-    req = PlanRequest(**kw)
-    req.validate()
-    return req

@@ -76,7 +76,7 @@ class RocmTuneApp(App):
         return self.backend
 
     def on_mount(self) -> None:
-        from rocm_tune.tui.screens import open_screen
+        from rocm_tune.tui.navigation import open_screen
 
         open_screen(self, self.start, attach=self.attach)
         self.mounted_at = time.perf_counter()

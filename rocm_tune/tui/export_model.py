@@ -1,12 +1,18 @@
-"""Bridge to the bundle writer (`rocm_tune.core.export`): render in memory, write with --force semantics."""
+"""The app's export: the same bundle `rocm-tune export --plan plan.json -o DIR` writes (no widgets here).
+
+The options are `ExportOptions()`, the defaults of every `rocm-tune export` flag, and the formats default
+to all of them (the CLI's `--format all`), so for the same plan the app and the CLI write the same file
+set, byte for byte (tests/test_export_bundle.py proves it against a real `rocm-tune export`).
+"""
 
 from __future__ import annotations
 
 import os
-from importlib import import_module
-from typing import Any
+from pathlib import Path
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.export import bundle as b
+from rocm_tune.core.export.common import ExportOptions
 
 FORMATS = {
     "sh": "run.sh launcher script",
@@ -15,34 +21,35 @@ FORMATS = {
     "accelerate": "accelerate config",
     "slurm": "Slurm batch script",
 }
-DEFAULT_FORMATS = ("sh", "llamafactory", "deepspeed")
+DEFAULT_FORMATS = tuple(FORMATS)  # = `--format all`, the CLI's default
 
 
-def _export():
-    mod = import_module("rocm_tune.core.export")
-    return mod
+def _formats(formats: list[str]) -> tuple[str, ...]:
+    """Every format ticked is `all` (as the CLI's default: deepspeed.json only when the plan uses ZeRO)."""
+    if set(formats) >= set(FORMATS):
+        return ("all",)
+    return b.parse_formats(",".join(formats))
 
 
-def render(plan_dict: dict | None, formats: list[str]) -> dict[str, str]:
+def _bundle(plan_dict: dict | None, formats: list[str], opts: ExportOptions | None = None) -> b.Bundle:
     if not plan_dict:
         raise UserError("no plan to export yet")
+    return b.build_bundle(plan_dict, _formats(formats), opts or ExportOptions())
+
+
+def render(plan_dict: dict | None, formats: list[str], opts: ExportOptions | None = None) -> dict[str, str]:
     if not formats:
         return {}
-    mod = _export()
-    fn = getattr(mod, "render_bundle", None) or mod.bundle_files
-    files = fn(plan_dict, formats)
-    return {str(k): str(v) for k, v in dict(files).items()}
+    return dict(_bundle(plan_dict, formats, opts).files)
 
 
 def existing(out_dir: str, names: list[str]) -> list[str]:
-    return [n for n in names if os.path.exists(os.path.join(os.path.expanduser(out_dir), n))]
+    return [n for n in names if os.path.lexists(os.path.join(os.path.expanduser(out_dir), n))]
 
 
-def write(plan_dict: dict | None, formats: list[str], out_dir: str, force: bool) -> list[str]:
-    mod = _export()
-    fn = getattr(mod, "write_bundle", None)
-    out_dir = os.path.expanduser(out_dir)
-    if fn is None:
-        raise UserError("the bundle writer has no write_bundle() yet")
-    res: Any = fn(plan_dict, formats, out_dir, force=force)
-    return [str(p) for p in (res or [])]
+def write(plan_dict: dict | None, formats: list[str], out_dir: str, force: bool,
+          opts: ExportOptions | None = None) -> list[str]:
+    if not formats:
+        raise UserError("nothing to write: choose at least one format")
+    paths: list[Path] = b.write_bundle(_bundle(plan_dict, formats, opts), os.path.expanduser(out_dir), force=force)
+    return [str(p) for p in paths]

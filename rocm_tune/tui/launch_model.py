@@ -1,44 +1,44 @@
 """Launching the plan from the app, exactly as `rocm-tune run --plan` does (no widgets here).
 
-`preview(plan, answers)` says what will run (trainer, dataset, run directory, the launch line of the
-exported run.sh) and refuses what `run --plan` would refuse, so the confirmation can name the
-problem; `start(plan, answers)` then calls `rocm_tune.commands.run.start_plan`, the same function
-behind `rocm-tune run --plan`: it exports the plan with `rocm_tune.core.export` into RUN_DIR/bundle
-and starts `bash run.sh` detached through `rocm_tune.core.runs.launcher.start_run` (its own session,
-so closing the app or losing the terminal never stops it). Both are called from thread workers.
+`preview(plan, answers)` calls `rocm_tune.core.runs.plan_launch.prepare_plan_launch`, the checks behind
+`rocm-tune run --plan`: it refuses what that would refuse (so the confirmation can name the problem) and
+says what will run: the runner and why, the dataset, the run directory, and the command with its
+environment, taken from the bundle's launch spec (the argv run.sh starts). `start(plan, preview)` then
+calls `launch_plan` with that preparation: it exports the plan into RUN_DIR/bundle and starts the command
+detached through `rocm_tune.core.runs.launcher.start_run` (its own session, so closing the app or losing
+the terminal never stops it). Both are called from thread workers.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import shutil
 from dataclasses import dataclass
 from typing import Any
 
 from rocm_tune.core.errors import UserError
 
+_RUNNER_WORDS = {
+    "llamafactory": "LLaMA-Factory (llamafactory-cli)",
+    "builtin": "built-in trainer (rocm-tune train)",
+    "hf": "built-in trainer (rocm-tune train, a transformers Trainer)",
+}
+
 
 @dataclass(frozen=True)
 class LaunchPreview:
-    runner: str              # "llamafactory" | "builtin" (the `--with` of `rocm-tune run`)
+    runner: str              # "llamafactory" | "hf" | "builtin" (the `--runner` of `rocm-tune run`)
     trainer: str             # what trains, in words
     why: str                 # why that trainer was chosen
     dataset: str             # absolute path of the dataset file / folder
     name: str                # run name
     run_root: str            # where the run directory will be created
-    launch_lines: tuple[str, ...]   # environment + launch line of the exported run.sh
+    command: str             # the command as started in RUN_DIR/bundle (shell-quoted)
+    env: tuple[str, ...]     # K=V set for it (the plan's variables and the launcher's)
     cli: str                 # the same launch from a shell
     fits: bool
     warnings: tuple[str, ...] = ()
-
-
-def choose_runner() -> tuple[str, str, str]:
-    """(runner, trainer in words, why): LLaMA-Factory when `llamafactory-cli` is on PATH, else built-in."""
-    cli = shutil.which("llamafactory-cli")
-    if cli:
-        return "llamafactory", "LLaMA-Factory (llamafactory-cli)", f"llamafactory-cli found at {cli}"
-    return "builtin", "built-in trainer (rocm-tune train)", "llamafactory-cli is not on PATH"
+    prepared: Any = None     # the PlanLaunch that `start` launches
 
 
 def dataset_of(plan: dict | None, answers: dict[str, Any]) -> str | None:
@@ -47,48 +47,34 @@ def dataset_of(plan: dict | None, answers: dict[str, Any]) -> str | None:
     return str(data) if data else None
 
 
-def run_name(plan: dict) -> str:
-    return str((plan.get("model") or {}).get("name") or "plan")
-
-
 def preview(plan: dict | None, answers: dict[str, Any]) -> LaunchPreview:
     """What launching would do; UserError (one line, with the fix) when it cannot start."""
-    if not plan or not isinstance(plan.get("recommended"), dict):
-        raise UserError("no plan yet: wait for the planner, or go back and fix the answers")
-    runner, trainer, why = choose_runner()
-    data = dataset_of(plan, answers)
-    if not data:
-        who = "the built-in trainer" if runner == "builtin" else "LLaMA-Factory"
-        raise UserError(f"launch needs a dataset: {who} trains on a local file; set 'dataset' on the Goal "
-                        "screen (esc back to it)")
-    path = os.path.abspath(os.path.expanduser(data))
-    if not os.path.exists(path):
-        raise UserError(f"dataset {data!r} does not exist; fix it on the Goal screen")
+    from rocm_tune.core.runs.plan_launch import prepare_plan_launch
     from rocm_tune.core.runs.registry import runs_root
 
-    lines: tuple[str, ...] = ()
-    try:
-        from rocm_tune.core.export import render_bundle
-        from rocm_tune.core.export.common import ExportOptions
-
-        # the options `run --plan` exports with (commands/run.py start_plan); preview only
-        opts = ExportOptions(trainer="rocm-tune" if runner == "builtin" else "llamafactory",
-                             output_dir="/RUN_DIR/output", logging_steps=1)
-        run_sh = render_bundle(plan, ["sh"], opts, dataset=path).get("run.sh", "")
-        body = run_sh.split('cd "$(dirname "${BASH_SOURCE[0]}")"', 1)[-1]
-        lines = tuple(ln for ln in body.strip().splitlines() if ln.strip() and not ln.lstrip().startswith("#"))
-    except ImportError:
-        lines = ("rocm-tune train train.yaml",)
+    if not plan or not isinstance(plan.get("recommended"), dict):
+        raise UserError("no plan yet: wait for the planner, or go back and fix the answers")
+    data = dataset_of(plan, answers)
+    if not data:
+        raise UserError("launch needs a dataset: the trainer trains on a local file; set 'dataset' on the Goal "
+                        "screen (esc back to it)")
+    if not os.path.exists(os.path.abspath(os.path.expanduser(data))):
+        raise UserError(f"dataset {data!r} does not exist; fix it on the Goal screen")
+    p = prepare_plan_launch(plan, dataset=data)
+    home = os.path.expanduser("~")
+    argv = [a.replace(home, "~", 1) if home not in ("", "/") and a.startswith(home + os.sep) else a for a in p.argv]
+    if p.argv and p.argv[0] == p.bundle.resolved.python:
+        argv[0] = "python"  # the interpreter running this app (its path is in run.sh)
     warnings = []
     if plan.get("fits") is False:
         warnings.append("the planner says this does NOT fit: expect an out-of-memory error")
     for w in plan.get("warnings") or []:
         if isinstance(w, dict) and w.get("code"):
             warnings.append(f"{w['code']}: {w.get('message', '')}")
-    cli = f"rocm-tune run --plan plan.json --with {runner} --dataset {shlex.quote(data)}"
-    return LaunchPreview(runner=runner, trainer=trainer, why=why, dataset=path, name=run_name(plan),
-                         run_root=str(runs_root()), launch_lines=lines, cli=cli,
-                         fits=plan.get("fits") is not False, warnings=tuple(warnings))
+    return LaunchPreview(runner=p.runner, trainer=_RUNNER_WORDS[p.runner], why=p.why, dataset=p.dataset,
+                         name=p.name, run_root=str(runs_root()), command=" ".join(shlex.quote(a) for a in argv),
+                         env=tuple(f"{k}={v}" for k, v in p.env), cli=f"rocm-tune run --plan plan.json --runner {p.runner} --dataset {shlex.quote(data)}", fits=plan.get("fits") is not False,
+                         warnings=tuple(warnings), prepared=p)
 
 
 def describe(p: LaunchPreview) -> str:
@@ -101,15 +87,13 @@ def describe(p: LaunchPreview) -> str:
     cwd = os.getcwd()
     if data.startswith(cwd.rstrip(os.sep) + os.sep):
         data = os.path.relpath(data, cwd)   # as typed on the Goal screen
-    exports = [ln.split(" ", 1)[1] for ln in p.launch_lines if ln.startswith("export ")]
-    run = " ".join(ln.strip().rstrip("\\").strip() for ln in p.launch_lines if not ln.startswith("export "))
     out = [f"[b]trainer[/b]  {escape(p.trainer)}: {escape(p.why)}",
            f"[b]dataset[/b]  {escape(data)}",
            f"[b]run dir[/b]  {escape(root)}/<new id>/  (bundle/, output/, stdout.log)",
-           "[b]command[/b]  bash RUN_DIR/bundle/run.sh, which runs",
-           f"         {escape(run)}"]
-    if exports:
-        env = " ".join(exports)
+           "[b]command[/b]  in RUN_DIR/bundle (what its run.sh runs):",
+           f"         {escape(p.command)}"]
+    if p.env:
+        env = " ".join(p.env)
         env = env if len(env) <= 150 else env[:147].rsplit(" ", 1)[0] + " ..."
         out.append(f"         [dim]with {escape(env)}[/dim]")
     out.append(f"[b]same as[/b]  {escape(p.cli)}")
@@ -123,7 +107,7 @@ def describe(p: LaunchPreview) -> str:
 
 
 def start(plan: dict, p: LaunchPreview) -> Any:
-    """Start the plan like `rocm-tune run --plan --with RUNNER --dataset PATH`; returns the RunInfo."""
-    from rocm_tune.commands.run import start_plan
+    """Start the plan like `rocm-tune run --plan --runner RUNNER --dataset PATH`; returns the RunInfo."""
+    from rocm_tune.core.runs.plan_launch import launch_plan
 
-    return start_plan(plan, name=p.name, runner=p.runner, dataset=p.dataset)
+    return launch_plan(plan, prepared=p.prepared)

@@ -1,7 +1,8 @@
 """Plan state for the TUI: the planner's plan.json dict plus the user's edits (no widgets).
 
-The plan comes from `rocm_tune.core.planner.plan()`. When a setting is edited the per-GPU memory is
-recomputed at once with `rocm_tune.core.memory.estimate()` (pure, < 1 ms), then the planner runs
+The plan comes from `rocm_tune.core.request.request_from_answers()` and `rocm_tune.core.planner.plan()`,
+the same two calls `rocm-tune plan` and `rocm-tune wizard --answers` make. When a setting is edited the
+per-GPU memory is recomputed at once with `planner.estimate_settings()` (pure, < 1 ms), then the planner runs
 again with the edited values fixed (in a worker) for the speed, ETA, warnings and reasons.
 Nothing here re-implements them.
 """
@@ -10,23 +11,25 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from importlib import import_module
 from typing import Any
 
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.plan import Plan
 
-# editable settings: name -> (kind, choices)
+# editable settings: name -> (kind, choices); choices and limits from core.vocabulary
 EDITABLE: dict[str, tuple[str, tuple[str, ...]]] = {
     "cutoff_len": ("int", ()),
     "micro_batch": ("int", ()),
     "grad_accum": ("int", ()),
-    "precision": ("choice", ("fp32", "bf16", "fp16", "pure_bf16")),
-    "zero_stage": ("choice", ("0", "1", "2", "3")),
-    "offload": ("choice", ("none", "optimizer", "all")),
+    "precision": ("choice", tuple(V.PRECISIONS)),
+    "zero_stage": ("choice", tuple(str(z) for z in V.ZERO_STAGES)),
+    "offload": ("choice", tuple(V.OFFLOADS)),
     "gradient_checkpointing": ("choice", ("on", "off")),
-    "attn": ("choice", ("eager", "sdpa", "fa2")),
+    "attn": ("choice", tuple(V.ATTNS)),
 }
-LIMITS = {"cutoff_len": (16, 1_048_576), "micro_batch": (1, 4096), "grad_accum": (1, 65536)}
+LIMITS = {name: (int(V.LIMITS[name].lo), int(V.LIMITS[name].hi)) for name in ("cutoff_len", "micro_batch",
+                                                                             "grad_accum")}
 
 
 def parse_setting(name: str, raw: Any) -> Any:
@@ -51,43 +54,36 @@ def parse_setting(name: str, raw: Any) -> Any:
 
 def dataset_stats(path: str, model_spec: Any = None) -> Any:
     """DatasetStats of a local dataset via `core.dataset.analyze_dataset` (call from a worker)."""
-    dataset = import_module("rocm_tune.core.dataset")
-    return dataset.analyze_dataset(path, model_spec)
+    from rocm_tune.core.dataset import analyze_dataset
+
+    return analyze_dataset(path, model_spec)
 
 
 def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any = None,
              samples: Any = ()) -> tuple[Any, dict]:
-    planner = import_module("rocm_tune.core.planner")
-    from rocm_tune.core.questions import to_plan_request
+    """The wizard's answers -> (PlanResult, plan.json dict), through the same request function and
+    planner as `rocm-tune plan` and `rocm-tune wizard --answers`."""
+    from rocm_tune.core.planner import plan
+    from rocm_tune.core.request import local_gpus_from_samples, request_from_answers
 
-    iommu = None
-    doctor = import_module("rocm_tune.core.doctor")
-    if samples and answers.get("gpu") in (None, "auto"):
-        try:
-            iommu = doctor.iommu_state()
-            iommu = getattr(iommu, "state", iommu)
-            iommu = iommu if isinstance(iommu, str) else None
-        except Exception:  # noqa: BLE001 - a worker must not crash the app
-            iommu = None
-    request = to_plan_request(answers, model_spec, dataset_stats, samples, iommu)
-    result = planner.plan(request)
+    local = local_gpus_from_samples(samples) if samples else None
+    request = request_from_answers(answers, model=model_spec, dataset=dataset_stats, local=local)
+    result = plan(request)
     return result, result.to_dict()
 
 
 def replan(result: Any, settings: dict) -> dict:
     """Plan again with the edited settings fixed (the planner's own speed, warnings and reasons)."""
-    import dataclasses as dc
+    from rocm_tune.core.planner import plan
 
-    planner = import_module("rocm_tune.core.planner")
     req = result.request
-    world = req.gpus * req.nodes
     fixed = {k: settings[k] for k in ("cutoff_len", "precision", "micro_batch", "zero_stage", "offload", "attn",
                                       "gradient_checkpointing") if settings.get(k) is not None}
     if settings.get("grad_accum") and settings.get("micro_batch"):
-        fixed["effective_batch"] = int(settings["micro_batch"]) * int(settings["grad_accum"]) * world
-    new_req = dc.replace(req, **fixed)
+        fixed["effective_batch"] = int(settings["micro_batch"]) * int(settings["grad_accum"]) * req.world
+    new_req = dataclasses.replace(req, **fixed)
     new_req.validate()
-    return planner.plan(new_req).to_dict()
+    return plan(new_req).to_dict()
 
 
 SETTING_KEYS = ("method", "precision", "attn", "cutoff_len", "micro_batch", "grad_accum", "zero_stage", "offload",
@@ -118,38 +114,32 @@ def option_plan(plan_dict: dict, opt: dict) -> dict:
     return d
 
 
+def _edited_plan(plan_dict: dict, settings: dict) -> tuple[Plan, Any]:
+    """(the typed plan, the Settings with the user's edits)."""
+    typed = Plan.from_dict(plan_dict)
+    keys = {f.name for f in dataclasses.fields(type(typed.recommended))}
+    edits = {k: v for k, v in settings.items() if k in keys}
+    if isinstance(edits.get("lora_targets"), list):
+        edits["lora_targets"] = tuple(edits["lora_targets"])
+    edited = dataclasses.replace(typed.recommended, **edits)
+    problem = V.offload_problem(edited.offload, edited.zero_stage)
+    if problem:
+        raise UserError(problem)
+    return typed, edited
+
+
 def train_config(plan_dict: dict, settings: dict) -> Any:
-    """TrainConfig for the estimator from the plan's goal/hardware and the (edited) settings."""
-    memory = import_module("rocm_tune.core.memory")
-    hw, goal = plan_dict.get("hardware") or {}, plan_dict.get("goal") or {}
-    fields = {f.name for f in dataclasses.fields(memory.TrainConfig)}
-    kw: dict[str, Any] = {
-        "gpus": hw.get("gpus"), "nodes": hw.get("nodes"), "stage": goal.get("stage"),
-        "lora_rank": goal.get("lora_rank"), "lora_alpha": goal.get("lora_alpha"),
-    }
-    targets = goal.get("lora_targets")
-    if targets:
-        kw["lora_targets"] = tuple(targets) if isinstance(targets, (list, tuple)) else tuple(
-            str(targets).split(","))
-    for k, v in settings.items():
-        if k in fields:
-            kw[k] = v
-    if isinstance(kw.get("lora_targets"), list):
-        kw["lora_targets"] = tuple(kw["lora_targets"])
-    kw = {k: v for k, v in kw.items() if k in fields and v is not None}
-    cfg = memory.TrainConfig(**kw)
-    cfg.validate()
-    return cfg
+    """TrainConfig for the estimator from the plan and the (edited) settings (`Plan.train_config`)."""
+    typed, edited = _edited_plan(plan_dict, settings)
+    return typed.train_config(edited)
 
 
 def reestimate(model_spec: Any, plan_dict: dict, settings: dict) -> dict:
-    """Per-GPU memory dict of edited settings, straight from `memory.estimate()` (< 1 ms)."""
-    memory = import_module("rocm_tune.core.memory")
-    cfg = train_config(plan_dict, settings)
-    d = memory.estimate(model_spec, cfg).to_dict()
-    mem = dict(d.get("per_gpu") or {})
-    mem["cpu_offload_bytes"] = d.get("cpu_offload_bytes", 0)
-    return mem
+    """Per-GPU memory dict of edited settings, counted as the planner counts it (< 1 ms)."""
+    from rocm_tune.core.planner import estimate_settings
+
+    typed, edited = _edited_plan(plan_dict, settings)
+    return estimate_settings(model_spec, typed, edited).to_dict()
 
 
 def apply_edits(plan_dict: dict, settings: dict, memory: dict) -> dict:
@@ -157,8 +147,18 @@ def apply_edits(plan_dict: dict, settings: dict, memory: dict) -> dict:
     out = copy.deepcopy(plan_dict)
     out.setdefault("recommended", {}).update(settings)
     out["memory"] = memory
-    vram = (out.get("hardware") or {}).get("vram_bytes")
     reserved = memory.get("reserved_bytes")
-    if vram and reserved is not None:
-        out["fits"] = reserved <= vram
+    if reserved is not None:
+        out["fits"] = fits(out, reserved)
     return out
+
+
+def headroom(plan_dict: dict) -> float:
+    """The plan's headroom (share of VRAM a job may reserve): the VRAM bar's limit line."""
+    return float((plan_dict.get("hardware") or {}).get("headroom") or V.DEFAULT_HEADROOM)
+
+
+def fits(plan_dict: dict, reserved_bytes: float) -> bool:
+    """The one meaning of "fits" (core.plan.Hardware.fits): reserved + in use <= headroom x VRAM."""
+    hw = plan_dict.get("hardware") or {}
+    return reserved_bytes <= headroom(plan_dict) * int(hw.get("vram_bytes") or 0) - int(hw.get("vram_in_use_bytes") or 0)

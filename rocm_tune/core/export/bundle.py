@@ -9,9 +9,12 @@ A dataset given as a file gets its own dataset_info.json entry in the bundle.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +28,11 @@ from rocm_tune.core.export.common import (
     PLAN_JSON,
     RUN_SH,
     SLURM,
-    TRAINERS,
     ExportOptions,
     Resolved,
     resolve,
 )
-from rocm_tune.core.files import atomic_write_text
+from rocm_tune.core.export.launch import LaunchSpec, launch_spec
 
 FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm")
 FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM}
@@ -45,6 +47,7 @@ class Bundle:
     formats: tuple[str, ...]  # formats after dependencies
     notes: tuple[str, ...]
     resolved: Resolved
+    launch: LaunchSpec  # what run.sh starts (cwd "." = the bundle directory)
 
 
 def parse_formats(text: str) -> tuple[str, ...]:
@@ -127,52 +130,69 @@ def _abs_if_relative(path: str) -> str:
     return p if os.path.isabs(p) else os.path.abspath(p)
 
 
-def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, dataset: str | None = None) -> Bundle:
-    """All files of the bundle as text. `dataset`: a local file or a dataset_info.json folder."""
-    if opts.trainer not in TRAINERS:
-        raise UserError(f"--trainer {opts.trainer!r} is not known; expected one of: {', '.join(TRAINERS)}")
-    notes: list[str] = []
-    extra_files: dict[str, str] = {}
-    # model path: local paths absolute (run.sh changes directory), hub ids as they are
+def _model_path(plan: dict, opts: ExportOptions, notes: list[str]) -> ExportOptions:
+    """model_name_or_path: --model-path, else the plan's ref (local paths made absolute: run.sh changes
+    directory); a preset name becomes its hub id (the plan's model.hub_id; older plans: looked up)."""
     plan_model = plan.get("model") if isinstance(plan.get("model"), dict) else {}
     model = opts.model or plan_model.get("ref")
     if model and os.path.exists(os.path.expanduser(str(model))):
-        opts = opts.with_(model=os.path.abspath(os.path.expanduser(str(model))))
-    elif model and not opts.model:
-        hub = _preset_hub_id(str(model))
+        return opts.with_(model=os.path.abspath(os.path.expanduser(str(model))))
+    if model and not opts.model:
+        hub = plan_model.get("hub_id")
+        if not isinstance(hub, str) or not hub or hub == model:
+            hub = None if "hub_id" in plan_model else _preset_hub_id(str(model))
         if hub:
-            opts = opts.with_(model=hub)
             notes.append(f"model_name_or_path: {hub} (hub id of preset {model}); --model-path points at a local copy")
-    if opts.output_dir != "output":
-        opts = opts.with_(output_dir=_abs_if_relative(opts.output_dir))
-    # dataset
+            return opts.with_(model=hub)
+    return opts
+
+
+def _dataset(plan: dict, opts: ExportOptions, dataset: str | None, notes: list[str],
+             extra_files: dict[str, str]) -> ExportOptions:
+    """LLaMA-Factory's dataset/dataset_dir for --dataset (a file or a dataset_info.json folder),
+    --dataset-name/--dataset-dir, or the plan's goal.dataset."""
     if dataset is None and not opts.dataset_name:
         goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
         if isinstance(goal.get("dataset"), str) and goal.get("dataset"):
             dataset = goal["dataset"]
     if opts.dataset_name:
         if opts.dataset_dir:
-            opts = opts.with_(dataset_dir=_abs_if_relative(opts.dataset_dir))
-        elif dataset and Path(os.path.expanduser(dataset)).is_dir():
-            opts = opts.with_(dataset_dir=_abs_if_relative(dataset))
-    elif dataset:
-        dp = Path(os.path.expanduser(dataset))
-        if dp.is_dir():
-            info = dp / "dataset_info.json"
-            if not info.is_file():
-                raise UserError(f"dataset folder {dataset!r} has no dataset_info.json; pass a dataset file instead")
-            try:
-                names = list(json.loads(info.read_text(encoding="utf-8")))
-            except (ValueError, OSError) as exc:
-                raise UserError(f"cannot read {info}: {exc}") from None
-            if len(names) != 1:
-                raise UserError(f"{info} lists {len(names)} datasets; choose one with --dataset-name: {', '.join(names)}")
-            opts = opts.with_(dataset_name=names[0], dataset_dir=str(dp.resolve()))
-        else:
-            name, entry = dataset_entry(dataset)
-            extra_files[DATASET_INFO] = json.dumps({name: entry}, indent=2, ensure_ascii=False) + "\n"
-            opts = opts.with_(dataset_name=name, dataset_dir=".")
-            notes.append(f"{DATASET_INFO}: entry {name!r} for {entry['file_name']} ({entry.get('formatting', 'alpaca')})")
+            return opts.with_(dataset_dir=_abs_if_relative(opts.dataset_dir))
+        if dataset and Path(os.path.expanduser(dataset)).is_dir():
+            return opts.with_(dataset_dir=_abs_if_relative(dataset))
+        return opts
+    if not dataset:
+        return opts
+    dp = Path(os.path.expanduser(dataset))
+    if opts.dataset_dir:
+        raise UserError(f"--dataset-dir {opts.dataset_dir!r} applies with --dataset-name; --dataset {dataset!r} "
+                        "is used as it is (drop one of them)")
+    if dp.is_dir():
+        info = dp / "dataset_info.json"
+        if not info.is_file():
+            raise UserError(f"dataset folder {dataset!r} has no dataset_info.json; pass a dataset file instead")
+        try:
+            names = list(json.loads(info.read_text(encoding="utf-8")))
+        except (ValueError, OSError) as exc:
+            raise UserError(f"cannot read {info}: {exc}") from None
+        if len(names) != 1:
+            raise UserError(f"{info} lists {len(names)} datasets; choose one with --dataset-name: {', '.join(names)}")
+        return opts.with_(dataset_name=names[0], dataset_dir=str(dp.resolve()))
+    name, entry = dataset_entry(dataset)
+    extra_files[DATASET_INFO] = json.dumps({name: entry}, indent=2, ensure_ascii=False) + "\n"
+    notes.append(f"{DATASET_INFO}: entry {name!r} for {entry['file_name']} ({entry.get('formatting', 'alpaca')})")
+    return opts.with_(dataset_name=name, dataset_dir=".")
+
+
+def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, dataset: str | None = None) -> Bundle:
+    """All files of the bundle as text, and the launch spec of its run.sh.
+    `dataset`: a local file or a dataset_info.json folder (default: the plan's goal.dataset)."""
+    notes: list[str] = []
+    extra_files: dict[str, str] = {}
+    opts = _model_path(plan, opts, notes)
+    if opts.output_dir != "output":
+        opts = opts.with_(output_dir=_abs_if_relative(opts.output_dir))
+    opts = _dataset(plan, opts, dataset, notes, extra_files)
     r = resolve(plan, opts)
     for f in formats:
         if f not in FORMATS + ("all",):
@@ -201,12 +221,13 @@ def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, data
         notes.append("deepspeed.json: the plan uses no ZeRO (zero_stage 0), so llamafactory.yaml does not refer to it")
     if r.launcher == "deepspeed" and not r.uses_deepspeed:
         notes.append("the deepspeed launcher with zero_stage 0 runs plain data parallel")
+    spec = launch_spec(r, opts)
     files: dict[str, str] = {}
     for fmt in FORMATS:  # stable order
         if fmt not in wanted:
             continue
         if fmt == "sh":
-            files[RUN_SH] = shell.render(r, plan, opts)
+            files[RUN_SH] = shell.render(r, plan, opts, spec)
         elif fmt == "llamafactory":
             files[LF_YAML] = llamafactory.render(r, opts)
         elif fmt == "deepspeed":
@@ -218,33 +239,105 @@ def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, data
     files.update(extra_files)
     files[PLAN_JSON] = json.dumps(plan, indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)
-    return Bundle(files=files, formats=tuple(f for f in FORMATS if f in wanted), notes=tuple(notes), resolved=r)
+    return Bundle(files=files, formats=tuple(f for f in FORMATS if f in wanted), notes=tuple(notes), resolved=r,
+                  launch=spec)
+
+
+def _umask() -> int:
+    """The process umask without changing it (os.umask would race with other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def _looks_like_a_bundle(out: Path) -> bool:
+    """A directory an earlier export wrote (its plan.json and run.sh or llamafactory.yaml are there)."""
+    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM))
+
+
+def _oserror(exc: OSError, out_dir: str) -> UserError:
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        why = "no space left on device"
+    return UserError(f"cannot write the bundle to {out_dir!r}: {why}; nothing was written")
+
+
+def _write_files(folder: Path, files: dict) -> None:
+    for name, text in files.items():
+        target = folder / name
+        with open(target, "x", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(target, 0o755 if name in EXECUTABLE else 0o644)
 
 
 def write_bundle(bundle: Bundle, out_dir: str, force: bool = False) -> list[Path]:
-    """Write every file of the bundle into out_dir (created if missing). Existing files are an error
-    without force, checked for all files before anything is written."""
+    """Write every file of the bundle into out_dir, all or nothing.
+
+    out_dir must be new, empty, or an earlier bundle (else --force). Existing files (a dangling symlink
+    included) are an error without force, checked before anything is written. The files are written
+    into a temporary directory first: a new out_dir is that directory renamed; into an existing one
+    each file is renamed into place after all of them were written. A failure (a full disk) leaves
+    nothing behind, so the retry needs no --force."""
     out = Path(os.path.expanduser(out_dir))
-    if out.exists() and not out.is_dir():
+    if os.path.lexists(out) and not out.is_dir():
         raise UserError(f"-o {out_dir!r} exists and is not a directory")
-    in_the_way = [name for name in bundle.files if (out / name).is_dir()]
-    if in_the_way:  # checked before anything is written, --force or not
-        raise UserError(f"{out / in_the_way[0]} is a directory; remove it or choose another -o")
-    if not force and out.is_dir():
-        existing = [name for name in bundle.files if (out / name).exists()]
-        if existing:
-            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
-            raise UserError(f"{out / existing[0]} already exists{more}; use --force to overwrite")
+    exists = out.is_dir()
+    if exists:
+        in_the_way = [n for n in bundle.files if (out / n).is_dir() and not (out / n).is_symlink()]
+        if in_the_way:  # checked before anything is written, --force or not
+            raise UserError(f"{out / in_the_way[0]} is a directory; remove it or choose another -o")
+        if not force:
+            try:
+                entries = [e for e in os.listdir(out) if not e.startswith(".rocm-tune-export.")]
+            except OSError as exc:
+                raise UserError(f"cannot read -o {out_dir!r}: {exc.strerror or exc}") from None
+            existing = [n for n in bundle.files if os.path.lexists(out / n)]
+            if existing:
+                more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+                raise UserError(f"{out / existing[0]} already exists{more}; use --force to overwrite")
+            if entries and not _looks_like_a_bundle(out):
+                raise UserError(f"-o {out_dir!r} is a directory with other files in it; give an empty or new "
+                                "directory for the bundle (or --force to write into it)")
+    created: list[Path] = []  # parent directories made here, removed again on failure
+    tmp: Path | None = None
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        if exists:
+            tmp = Path(tempfile.mkdtemp(prefix=".rocm-tune-export.", dir=str(out)))
+        else:
+            parent = out.parent
+            missing = []
+            while not parent.is_dir():
+                missing.append(parent)
+                parent = parent.parent
+            for d in reversed(missing):
+                d.mkdir()
+                created.append(d)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.rocm-tune-export.", dir=str(out.parent)))
+        _write_files(tmp, bundle.files)
+        if exists:
+            for name in bundle.files:
+                os.replace(tmp / name, out / name)
+            tmp.rmdir()
+        else:
+            os.chmod(tmp, 0o777 & ~_umask())
+            os.rename(tmp, out)
+        tmp = None
     except OSError as exc:
-        raise UserError(f"cannot create {out_dir!r}: {exc.strerror or exc}") from None
-    written = []
-    for name, text in bundle.files.items():
-        target = out / name
-        try:
-            atomic_write_text(target, text, mode=0o755 if name in EXECUTABLE else 0o644, fsync=True)
-        except OSError as exc:
-            raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
-        written.append(target)
-    return written
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        if isinstance(exc, FileExistsError) and not exists:
+            raise UserError(f"-o {out_dir!r} was created by someone else while exporting; try again") from None
+        raise _oserror(exc, out_dir) from None
+    return [out / name for name in bundle.files]

@@ -1,14 +1,18 @@
-"""Shared pieces of the exporters: the plan.json reader/validator, export options, quoting helpers.
+"""Shared pieces of the exporters: the plan validator, export options, the launch spec, quoting helpers.
 
-Every exporter is a pure function ``render(plan: dict, opts: ExportOptions) -> str`` of the
-plan.json dict (the contract in docs/internals.md), so `rocm-tune export --plan plan.json` works
-without the planner.
+`resolve(plan, opts)` turns a plan (the plan.json dict of docs/internals.md) and the export options
+into `Resolved`: the numbers every exporter reads. `launch_spec(r, opts)` is the command that starts
+the training (`LaunchSpec`: argv, environment, working directory): run.sh renders it, and
+`rocm_tune.core.runs.plan_launch.launch_plan` starts it, so the two cannot disagree.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field, replace
 
 from rocm_tune.core.errors import UserError
@@ -24,6 +28,14 @@ PLAN_JSON = "plan.json"
 DATASET_INFO = "dataset_info.json"
 
 LAUNCHERS = ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "rocm-tune")
+# what trains (the plan's `recommended.runner`, `--runner`): LLaMA-Factory, or a transformers Trainer.
+# `hf` and `builtin` both run rocm-tune's built-in trainer (a transformers Trainer + PEFT):
+# `<python> -m rocm_tune train llamafactory.yaml`.
+RUNNERS = ("llamafactory", "hf", "builtin")
+DEFAULT_RUNNER = "llamafactory"
+# stages the built-in trainer implements (rocm_tune/train/config.py STAGES)
+BUILTIN_STAGES = ("sft", "pt")
+PYTHON_ENV = "ROCM_TUNE_PYTHON"  # overrides the interpreter recorded in run.sh when it runs
 _LAUNCHER_ALIASES = {
     "llamafactory-cli": "llamafactory-cli",
     "llamafactory-cli train": "llamafactory-cli",
@@ -42,7 +54,6 @@ _LAUNCHER_ALIASES = {
     "python": "single",
     "single": "single",
 }
-TRAINERS = ("llamafactory", "rocm-tune")
 
 PRECISIONS = ("fp32", "fp16", "bf16", "pure_bf16")
 ATTN = {"eager": "disabled", "disabled": "disabled", "sdpa": "sdpa", "fa2": "fa2", "auto": "auto"}
@@ -74,11 +85,12 @@ class ExportOptions:
     output_dir: str = "output"
     template: str | None = None  # None = from the model family (llamafactory.guess_template)
     launcher: str | None = None  # override plan["recommended"]["launcher"]
-    trainer: str = "llamafactory"  # what torchrun/deepspeed/accelerate start: llamafactory | rocm-tune
+    runner: str | None = None  # what trains (RUNNERS); None = the plan's recommended.runner, else llamafactory
+    python: str | None = None  # interpreter of the built-in trainer; None = default_python()
     lora_dropout: float = 0.05
     lr_scheduler_type: str = "cosine"
     warmup_ratio: float = 0.1
-    warmup_key: str = "warmup_ratio"  # "warmup_steps" for transformers >= 5.2 (a float there is a ratio)
+    warmup_key: str = "warmup_ratio"  # "warmup_steps" (a float < 1 is a ratio only from transformers 5)
     max_grad_norm: float = 1.0
     logging_steps: int = 10
     save_steps: int = 500
@@ -94,10 +106,30 @@ class ExportOptions:
     gres: str = "gpu"  # "dcu" on Hygon clusters
     cpus_per_task: int = 16
     job_name: str = "rocm-tune"
-    tool_version: str = ""
+    tool_version: str = field(default_factory=lambda: _tool_version())
 
     def with_(self, **kw) -> ExportOptions:
         return replace(self, **kw)
+
+
+def _tool_version() -> str:
+    from rocm_tune import __version__
+
+    return str(__version__)
+
+
+def default_python() -> str:
+    """The interpreter a bundle starts the built-in trainer with: $ROCM_TUNE_PYTHON, else the one running
+    now (never a bare `rocm-tune`, which may not be on PATH in cron, Slurm or a systemd unit)."""
+    return os.environ.get(PYTHON_ENV) or sys.executable or "python3"
+
+
+def check_python(path: str, flag: str = "--python") -> str:
+    """An interpreter path for the bundle: absolute (run.sh changes directory), no newline."""
+    text = str(path).strip()
+    if not text or any(ch in text for ch in "\n\r\x00"):
+        raise UserError(f"{flag} {path!r} is not a path to a Python interpreter")
+    return os.path.abspath(os.path.expanduser(text)) if os.sep in text else text
 
 
 @dataclass(frozen=True)
@@ -119,6 +151,8 @@ class Resolved:
     gradient_checkpointing: bool
     optim: str
     launcher: str
+    runner: str
+    python: str
     env: dict
     lora_rank: int
     lora_alpha: int
@@ -151,13 +185,14 @@ def _need(d: dict, key: str, where: str):
 
 
 def _int(v, what: str, lo: int, hi: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v or not lo <= int(v) <= hi:
+    if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or int(v) != v
+            or not lo <= int(v) <= hi):
         raise UserError(f"plan {what} must be an integer between {lo} and {hi}, got {v!r}")
     return int(v)
 
 
 def _num(v, what: str, lo: float, hi: float) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= float(v) <= hi:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= float(v) <= hi:
         raise UserError(f"plan {what} must be a number between {lo:g} and {hi:g}, got {v!r}")
     return float(v)
 
@@ -173,6 +208,37 @@ def normalize_launcher(name: str) -> str:
     if key not in _LAUNCHER_ALIASES:
         raise UserError(f"launcher {name!r} is not known; expected one of: {', '.join(LAUNCHERS)}, python")
     return _LAUNCHER_ALIASES[key]
+
+
+def check_runner(name: object, where: str = "--runner") -> str:
+    """A runner name (RUNNERS), else a one-line UserError naming `where` and the allowed values."""
+    if not isinstance(name, str) or name not in RUNNERS:
+        raise UserError(f"{where} {name!r} is not known; expected one of: {', '.join(RUNNERS)}")
+    return name
+
+
+def _runner_and_launcher(rec: dict, opts: ExportOptions, stage: str) -> tuple[str, str]:
+    """(runner, launcher): --runner beats the plan's runner; the one-process launcher is the runner's
+    own command (`llamafactory-cli train` or the built-in trainer, shown as `rocm-tune`)."""
+    if opts.runner is not None:
+        runner, where = check_runner(opts.runner), "--runner"
+    elif rec.get("runner") is not None:
+        runner, where = check_runner(rec.get("runner"), "plan recommended.runner"), "the plan's runner"
+    else:
+        runner, where = DEFAULT_RUNNER, "the default runner"
+    launcher = normalize_launcher(opts.launcher or rec.get("launcher") or "python")
+    if launcher in ("rocm-tune", "llamafactory-cli"):  # a launcher that names its runner
+        wanted = "llamafactory" if launcher == "llamafactory-cli" else ("hf" if runner == "hf" else "builtin")
+        if opts.runner is not None and (opts.runner == "llamafactory") != (wanted == "llamafactory"):
+            raise UserError(f"--launcher {launcher} starts the {'LLaMA-Factory' if wanted == 'llamafactory' else 'built-in'}"
+                            f" trainer, but --runner is {opts.runner}; drop one of them")
+        runner, where = wanted, f"--launcher {launcher}"
+    elif launcher == "single":
+        launcher = "llamafactory-cli" if runner == "llamafactory" else "rocm-tune"
+    if runner != "llamafactory" and stage not in BUILTIN_STAGES:
+        raise UserError(f"runner {runner} ({where}) cannot train stage {stage!r}: the built-in trainer does "
+                        f"{', '.join(BUILTIN_STAGES)}; use --runner llamafactory")
+    return runner, launcher
 
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -229,9 +295,7 @@ def resolve(plan: dict, opts: ExportOptions) -> Resolved:
     rank = _int(rec.get("lora_rank") or goal.get("lora_rank") or 8, "lora_rank", 1, 65536)
     alpha = rec.get("lora_alpha") or goal.get("lora_alpha") or rank * 2
     alpha = _int(alpha, "lora_alpha", 1, 1 << 20)
-    launcher = normalize_launcher(opts.launcher or rec.get("launcher") or "python")
-    if launcher == "single":
-        launcher = "rocm-tune" if opts.trainer == "rocm-tune" else "llamafactory-cli"
+    runner, launcher = _runner_and_launcher(rec, opts, stage)
     gpus = _int(hw.get("gpus", 1), "hardware.gpus", 1, 1024)
     nodes = _int(hw.get("nodes", 1), "hardware.nodes", 1, 4096)
     lr = _num(rec.get("learning_rate") or (1e-4 if method in ("lora", "qlora") else 1e-5),
@@ -264,6 +328,8 @@ def resolve(plan: dict, opts: ExportOptions) -> Resolved:
         gradient_checkpointing=gc,
         optim=OPTIM[optim_raw],
         launcher=launcher,
+        runner=runner,
+        python=check_python(opts.python) if opts.python else default_python(),
         env=clean_env,
         lora_rank=rank,
         lora_alpha=alpha,
@@ -283,7 +349,10 @@ def resolve(plan: dict, opts: ExportOptions) -> Resolved:
 
 
 def load_plan(path: str) -> dict:
-    return read_json(path, "plan file", hint=" (the output of `rocm-tune plan --json`)")
+    plan = read_json(path, "plan file", hint=" (the output of `rocm-tune plan --json`)")
+    if not isinstance(plan.get("recommended"), dict):
+        raise UserError(f"plan file {path} has no \"recommended\" object (the output of `rocm-tune plan --json`)")
+    return plan
 
 
 def q(value) -> str:
@@ -303,8 +372,8 @@ def visible_devices(env: dict) -> str | None:
     return None
 
 
-def trainer_module(opts: ExportOptions) -> list[str]:
+def trainer_module(r: Resolved) -> list[str]:
     """argv of the training program started by torchrun/deepspeed/accelerate (`-m MODULE ARGS`)."""
-    if opts.trainer == "rocm-tune":
-        return ["rocm_tune", "train", LF_YAML]
-    return ["llamafactory.launcher", LF_YAML]
+    if r.runner == "llamafactory":
+        return ["llamafactory.launcher", LF_YAML]
+    return ["rocm_tune", "train", LF_YAML]

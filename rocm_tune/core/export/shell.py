@@ -9,17 +9,13 @@ LLaMA-Factory). Passes `bash -n` and shellcheck.
 from __future__ import annotations
 
 from rocm_tune.core.export.common import (
-    ACCEL_YAML,
-    LF_YAML,
+    PYTHON_ENV,
     ExportOptions,
     Resolved,
     comment,
     q,
-    trainer_module,
-    visible_devices,
 )
-
-MASTER_ADDR_REQUIRED = '"${MASTER_ADDR:?set MASTER_ADDR to the address of node 0}"'
+from rocm_tune.core.export.launch import LaunchSpec, python_ref, shell_word
 
 
 def header(r: Resolved, plan: dict, opts: ExportOptions, what: str) -> list[str]:
@@ -56,50 +52,8 @@ def env_lines(env: dict, skip_devices: bool = False) -> list[str]:
     return out
 
 
-def launch_command(r: Resolved, opts: ExportOptions) -> list[str]:
-    """The launcher as lines of one shell command (joined with ` \\`)."""
-    port = q(opts.master_port)
-    mod = trainer_module(opts)
-    module_args = " ".join(q(a) for a in mod)
-    if r.launcher == "llamafactory-cli":
-        return [f"llamafactory-cli train {q(LF_YAML)} \"$@\""]
-    if r.launcher == "rocm-tune" and r.world_size == 1:
-        return [f"rocm-tune train {q(LF_YAML)} \"$@\""]
-    if r.launcher in ("torchrun", "rocm-tune"):
-        if r.launcher == "rocm-tune":
-            module_args = " ".join(q(a) for a in ["rocm_tune", "train", LF_YAML])
-        if r.nodes == 1:
-            return [f"torchrun --standalone --nnodes 1 --nproc_per_node {r.gpus}", f"-m {module_args} \"$@\""]
-        return [
-            f"torchrun --nnodes {r.nodes} --nproc_per_node {r.gpus} --node_rank \"${{NODE_RANK:-0}}\"",
-            f"--master_addr {MASTER_ADDR_REQUIRED} --master_port {port}",
-            f"-m {module_args} \"$@\"",
-        ]
-    if r.launcher == "deepspeed":
-        devices = visible_devices(r.env)
-        if r.nodes > 1:
-            first = [
-                f"deepspeed --hostfile hostfile --num_nodes {r.nodes} --num_gpus {r.gpus}",
-                f"--master_addr {MASTER_ADDR_REQUIRED} --master_port {port}",
-            ]
-        elif devices:
-            # the deepspeed launcher ignores *_VISIBLE_DEVICES; --include picks the same GPUs
-            first = [f"deepspeed --include {q('localhost:' + devices)} --master_port {port}"]
-        else:
-            first = [f"deepspeed --num_gpus {r.gpus} --master_port {port}"]
-        return first + [f"--module {module_args} \"$@\""]
-    if r.launcher == "accelerate":
-        first = [f"accelerate launch --config_file {q(ACCEL_YAML)}"]
-        if r.nodes > 1:
-            first.append(
-                f"--machine_rank \"${{NODE_RANK:-0}}\" --main_process_ip {MASTER_ADDR_REQUIRED} "
-                f"--main_process_port {port}"
-            )
-        return first + [f"-m {module_args} \"$@\""]
-    raise AssertionError(r.launcher)
-
-
-def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
+def render(r: Resolved, plan: dict, opts: ExportOptions, spec: LaunchSpec) -> str:
+    """run.sh: the plan's environment, then `spec` (the same command `rocm-tune run --plan` starts)."""
     lines = ["#!/usr/bin/env bash"]
     lines += header(r, plan, opts, "Training launcher")
     lines += [
@@ -109,23 +63,27 @@ def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
         'cd "$(dirname "${BASH_SOURCE[0]}")"',
         "",
     ]
-    env = env_lines(r.env)
+    env = env_lines(dict(spec.plan_env))
     if env:
         lines.append("# environment from the plan")
         lines += env
         lines.append("")
-    if r.launcher == "llamafactory-cli" and (r.world_size > 1 or r.uses_deepspeed):
-        lines.append("# llamafactory-cli starts torchrun itself when FORCE_TORCHRUN=1 (needed for DeepSpeed too)")
-        lines.append("export FORCE_TORCHRUN=1")
-        lines.append(f"export NNODES={r.nodes}")
-        lines.append(f"export NPROC_PER_NODE={r.gpus}")
-        if r.nodes > 1:
-            lines.append('export NODE_RANK="${NODE_RANK:-0}"')
-            lines.append(f"export MASTER_ADDR={MASTER_ADDR_REQUIRED}")
-            lines.append(f'export MASTER_PORT="${{MASTER_PORT:-{opts.master_port}}}"')
+    if spec.launcher_env:
+        if r.launcher == "llamafactory-cli":
+            lines.append("# llamafactory-cli starts torchrun itself when FORCE_TORCHRUN=1 (needed for DeepSpeed too)")
+        lines += [f"export {k}={shell_word(v)}" for k, v in spec.launcher_env]
         lines.append("")
     if r.launcher == "deepspeed" and r.nodes > 1:
         lines.append("# deepspeed reads the nodes from ./hostfile: one line per node, e.g. `node1 slots=8`")
-    cmd = launch_command(r, opts)
-    lines.append("exec " + " \\\n  ".join(cmd))
+    if r.runner != "llamafactory":
+        py = python_ref(r).shell()
+        lines += [
+            f"# the built-in trainer runs in the Python that wrote this bundle; {PYTHON_ENV} overrides it",
+            f"if ! command -v {py} >/dev/null; then",
+            f'  echo "run.sh: cannot run {py[1:-1]}; set {PYTHON_ENV} to a Python with rocm-tune installed" >&2',
+            "  exit 127",
+            "fi",
+        ]
+    lines.append("exec " + " \\\n  ".join(spec.shell_lines()))
     return "\n".join(lines) + "\n"
+

@@ -14,6 +14,7 @@ import re
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, q, trainer_module
+from rocm_tune.core.export.launch import python_ref
 from rocm_tune.core.export.shell import env_lines, header
 
 _SBATCH_VALUE = re.compile(r"^[A-Za-z0-9_.:,+@/=%-]+$")
@@ -24,6 +25,13 @@ def _sbatch(flag: str, value) -> str:
     if not _SBATCH_VALUE.match(text):
         raise UserError(f"slurm {flag} value {text!r} has characters sbatch would misread; use letters, digits and _.:,+@/=-")
     return f"#SBATCH --{flag}={text}"
+
+
+def _torchrun(r: Resolved) -> str:
+    """LLaMA-Factory: its torchrun; the built-in trainer: torchrun of the interpreter that made the bundle."""
+    if r.runner == "llamafactory":
+        return "torchrun"
+    return f"{python_ref(r).shell()} -m torch.distributed.run"
 
 
 def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
@@ -62,10 +70,10 @@ def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
         'echo "rocm-tune: $SLURM_JOB_NUM_NODES node(s), rendezvous at $MASTER_ADDR:$MASTER_PORT"',
         "",
     ]
-    mod = trainer_module(opts)
+    mod = trainer_module(r)
     cmd = [
         "srun --kill-on-bad-exit=1 --ntasks-per-node=1",
-        f'torchrun --nnodes "$SLURM_JOB_NUM_NODES" --nproc_per_node {r.gpus}',
+        f'{_torchrun(r)} --nnodes "$SLURM_JOB_NUM_NODES" --nproc_per_node {r.gpus}',
         '--rdzv_id "$SLURM_JOB_ID" --rdzv_backend c10d --rdzv_endpoint "$MASTER_ADDR:$MASTER_PORT"',
         "-m " + " ".join(q(a) for a in mod),
     ]

@@ -3,8 +3,10 @@
 `launch` creates the run directory, starts the supervisor (`rocm_tune.core.runs.supervisor`) in
 a new session and returns as soon as the command runs. The command lives in its own session and
 process group, so SIGHUP of the terminal, closing the TUI or Ctrl-C in a monitor never reaches it.
-`stop_run` sends SIGTERM to the command's whole process group (torchrun/DeepSpeed workers
-included), waits the grace period, then SIGKILLs what is left of that group, and nothing else.
+`stop_run` sends SIGTERM to every process of the run (found by the run-id marker in their
+environment and the run's cgroup, see procs.py: torchrun/DeepSpeed workers, double-forked
+`setsid` grandchildren and workers whose launcher was SIGKILLed included), waits the grace period,
+then SIGKILLs what is left, and nothing else: no pid or pgid is signalled on run.json's word alone.
 Standard library only.
 """
 
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.runs import procs
 from rocm_tune.core.runs import rundir as rd
 from rocm_tune.core.runs.registry import find_run
 
@@ -48,21 +51,42 @@ def _resolve_executable(cmd0: str, cwd: str | None) -> None:
         raise UserError(f"command {cmd0!r} is not found on PATH")
 
 
+def _discard(d: Path) -> None:
+    """Remove a run that never started (its files, its pointer, its directory when nothing else is in it)."""
+    meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
+    rid = meta.get("id") if isinstance(meta, dict) and isinstance(meta.get("id"), str) else d.name
+    root = rd.runs_root()
+    in_registry = d.parent.resolve() == root.resolve() if root.exists() else False
+    rd.discard_run_dir(d, rid, created=in_registry)
+    if not in_registry:
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
+
 def start_run(run_dir: str | os.PathLike, timeout: float = 60.0) -> rd.RunInfo:
-    """Start the supervisor of an already created run directory; returns once the command runs."""
+    """Start the supervisor of an already created run directory; returns once the command runs.
+
+    When the supervisor could not record the run (disk full ...) nothing was started and the run
+    directory is removed again; the UserError says why in one line."""
     d = Path(run_dir)
     r, w = os.pipe()
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "rocm_tune.core.runs.supervisor", str(d), str(w)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            pass_fds=(w,),
-            close_fds=True,
-            cwd=str(d),
-        )
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "rocm_tune.core.runs.supervisor", str(d), str(w)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                pass_fds=(w,),
+                close_fds=True,
+                cwd=str(d),
+            )
+        except OSError as exc:
+            _discard(d)
+            raise UserError(f"cannot start the supervisor ({sys.executable}): {exc.strerror or exc}") from None
     finally:
         os.close(w)
     proc.wait()  # the first supervisor process forks and exits at once
@@ -80,11 +104,22 @@ def start_run(run_dir: str | os.PathLike, timeout: float = 60.0) -> rd.RunInfo:
     finally:
         os.close(r)
     answer = buf.decode(errors="replace").strip()
+    if answer.startswith("ok"):
+        return rd.load_run(d)
+    meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
+    recorded = isinstance(meta, dict) and isinstance(meta.get("pid"), int)
     if answer.startswith("error:"):
-        raise UserError(f"run {d.name}: {answer[6:].strip()} (see {d / rd.STDOUT_LOG})")
-    if not answer.startswith("ok"):
-        raise UserError(f"the supervisor of {d} did not report back within {timeout:g} s")
-    return rd.load_run(d)
+        if not os.path.exists(d / rd.EXIT_JSON) and not recorded:
+            _discard(d)
+        raise UserError(f"run {d.name}: {answer[6:].strip()}")
+    if recorded:  # it did start and is recorded; the answer got lost
+        return rd.load_run(d)
+    # no word and nothing recorded: end whatever may have started, leave no ghost run
+    rid = meta.get("id") if isinstance(meta, dict) and isinstance(meta.get("id"), str) else None
+    if rid:
+        procs.signal_run(rid, signal.SIGKILL)
+    _discard(d)
+    raise UserError(f"the supervisor of {d} did not report back within {timeout:g} s; nothing was started")
 
 
 def launch(
@@ -115,104 +150,85 @@ def launch(
 # stop
 
 
-def _signal_group(pgid: int, sig: int) -> bool:
-    try:
-        os.killpg(pgid, sig)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError as exc:
-        raise UserError(f"not allowed to signal process group {pgid}: {exc.strerror}") from None
+def _run_identity(info: rd.RunInfo) -> tuple[dict, str | None, int | None, int | None]:
+    """(run.json or {}, validated cgroup, pgid, pgid start) — pgid only when it is the recorded pid."""
+    meta = rd.read_json(Path(info.dir) / rd.RUN_JSON, {})
+    if not isinstance(meta, dict) or rd.validate_meta(meta) is not None or meta.get("id") != info.id:
+        return {}, None, None, None
+    cgroup = meta.get("cgroup") if procs.valid_cgroup(meta.get("cgroup"), info.id) else None
+    pgid = meta.get("pgid")
+    start = meta.get("pid_start")
+    if pgid is None or pgid != meta.get("pid") or start is None:
+        pgid, start = None, None
+    return meta, cgroup, pgid, start
 
 
-def _live(tree: dict[int, int]) -> dict[int, int]:
-    return {pid: st for pid, st in tree.items() if rd.pid_alive(pid, st)}
+def stop_run(ref: str | rd.RunInfo, grace: float = 10.0, wait_exit: float = 10.0) -> rd.RunInfo:
+    """SIGTERM every process of the run, wait up to `grace` s, then SIGKILL what is left.
 
-
-def _signal_tree(tree: dict[int, int], pgid: int, sig: int) -> None:
-    """Signal the recorded descendants outside the group (identity checked by start time)."""
-    for pid, start in _live(tree).items():
-        st = rd.proc_stat(pid)
-        if st is None or st[1] == pgid or st[3] != start:
-            continue
-        try:
-            os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def _owns_group(info: rd.RunInfo, meta: dict) -> bool:
-    """True when process group `pgid` is still this run's (not a recycled id)."""
-    pgid = info.pgid
-    if not pgid:
-        return False
-    if rd.pid_alive(info.pid, meta.get("pid_start")):
-        return True
-    # leader gone: members that remain must be of the session the run started (sid == pgid)
-    for pid in rd.group_members(pgid):
-        st = rd.proc_stat(pid)
-        if st and st[2] == pgid and (meta.get("pid_start") is None or st[3] >= meta["pid_start"]):
-            return True
-    return False
-
-
-def stop_run(ref: str, grace: float = 10.0, wait_exit: float = 5.0) -> rd.RunInfo:
-    """SIGTERM the run's process group, wait up to `grace` s, then SIGKILL the rest of the group.
-
-    Returns the RunInfo afterwards (status "stopped"). A run that is not running is returned as is."""
+    Reaches every confirmed process of the run (marker / cgroup), also after its launcher or its
+    supervisor was SIGKILLed. Returns the RunInfo afterwards (status "stopped"). A run with no
+    process left is returned as is."""
     if not grace >= 0:  # also refuses NaN
         raise UserError(f"--grace must be 0 or more seconds, got {grace}")
-    info = find_run(ref)
+    info = ref if isinstance(ref, rd.RunInfo) else find_run(ref, prefer_running=True)
     d = Path(info.dir)
-    meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
-    if info.status != "running":
+    if info.status != "running" and not info.processes:
         return info
+    meta, cgroup, pgid, pgid_start = _run_identity(info)
     # tell the supervisor this end is a stop, whatever exit code the command returns
     try:
         (d / rd.STOP_MARKER).write_text(f"{time.time()}\n")
     except OSError:
         pass
-    if not info.pgid:
-        # supervisor is up but the command has not been recorded yet: give it a moment
-        for _ in range(50):
-            time.sleep(0.1)
-            info = rd.load_run(d)
-            if info.pgid or info.status != "running":
+    sup, sup_start = meta.get("supervisor_pid"), meta.get("supervisor_start")
+    if sup and sup_start is not None and procs.pid_alive(sup, sup_start):
+        st = procs.proc_stat(sup)
+        if st is not None and st[3] == sup_start:
+            try:
+                os.kill(sup, signal.SIGTERM)  # the supervisor records the stop and passes it on
+            except OSError:
+                pass
+    rid = info.id
+
+    def left() -> dict[int, int]:
+        return procs.run_processes(rid, cgroup=cgroup)
+
+    procs.signal_run(rid, signal.SIGTERM, cgroup=cgroup, pgid=pgid, pgid_start=pgid_start)
+    deadline = time.time() + grace
+    empty = 0
+    while time.time() < deadline:
+        if left():
+            empty = 0
+        else:
+            empty += 1
+            if empty >= 2:
                 break
-        meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
-    pgid = info.pgid
-    if pgid and _owns_group(info, meta):
-        # the run's processes: its process group, plus descendants that left it for a session of
-        # their own (torchrun starts its workers with start_new_session=True)
-        tree = rd.process_tree(info.pid) if rd.pid_alive(info.pid, meta.get("pid_start")) else {}
-        _signal_group(pgid, signal.SIGTERM)
-        _signal_tree(tree, pgid, signal.SIGTERM)
-
-        def alive() -> bool:
-            return rd.group_alive(pgid) or bool(_live(tree))
-
-        deadline = time.time() + grace
-        while time.time() < deadline and alive():
-            time.sleep(0.1)
-            if info.pid and rd.pid_alive(info.pid, meta.get("pid_start")):
-                tree = rd.process_tree(info.pid, tree)
-        if alive():
-            if rd.group_alive(pgid) and _owns_group(info, meta):
-                _signal_group(pgid, signal.SIGKILL)
-            _signal_tree(tree, pgid, signal.SIGKILL)
-            t_end = time.time() + 5
-            while time.time() < t_end and alive():
-                time.sleep(0.05)
-    # the supervisor writes exit.json; if it is gone (lost run), write it ourselves
+        time.sleep(0.1)
+    if empty < 2:
+        end = time.time() + 30
+        while time.time() < end:
+            if not left():
+                if not left():
+                    break
+            procs.signal_run(rid, signal.SIGKILL, cgroup=cgroup, pgid=pgid, pgid_start=pgid_start)
+            time.sleep(0.05)
+    # the supervisor writes exit.json once all are gone; if it is gone too (lost run), write it here
     deadline = time.time() + wait_exit
     while time.time() < deadline and not (d / rd.EXIT_JSON).exists():
-        if not rd.pid_alive(info.supervisor_pid, meta.get("supervisor_start")):
+        if not (sup and procs.pid_alive(sup, sup_start)):
             break
         time.sleep(0.05)
     if not (d / rd.EXIT_JSON).exists():
-        rd.write_json_atomic(
-            d / rd.EXIT_JSON,
-            {"status": "stopped", "returncode": 128 + signal.SIGTERM, "signal": signal.SIGTERM,
-             "ended_at": time.time()},
-        )
-    return rd.load_run(d)
+        try:
+            rd.write_json_atomic(
+                d / rd.EXIT_JSON,
+                {"status": "stopped", "returncode": 128 + signal.SIGTERM, "signal": signal.SIGTERM,
+                 "ended_at": time.time(), "stop_requested": True},
+            )
+        except OSError:
+            pass
+    try:
+        return rd.load_run(d, run_id=info.id)
+    except UserError:
+        return info

@@ -8,17 +8,22 @@ RUN_DIR/
   plan.json      when the run came from a plan
   stdout.log     combined stdout+stderr of the command
   metrics.jsonl  written by rocm-tune's trainer
-  exit.json      {"status", "returncode", "signal", "ended_at"} written by the supervisor
+  exit.json      {"status", "returncode", "signal", "ended_at", "reason", "stop_requested"} written by the
+                 supervisor once *every* process of the run is gone (see procs.py)
 ```
-Standard library only.
+run.json is validated on every read: a bad field makes that run `corrupt` (with the reason), never a
+traceback, and the other runs keep working. Standard library only.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
 import re
 import secrets
+import stat
 import signal as _signal
 import time
 from dataclasses import asdict, dataclass, field
@@ -35,10 +40,13 @@ METRICS_JSONL = "metrics.jsonl"
 EXIT_JSON = "exit.json"
 STOP_MARKER = ".stop-requested"  # written by `rocm-tune stop` so the supervisor records "stopped"
 
-STATUSES = ("running", "finished", "failed", "stopped", "lost")
+EXIT_RESERVE = ".exit-reserve"  # space kept so exit.json can be written on a full disk
+
+STATUSES = ("running", "finished", "failed", "stopped", "lost", "corrupt")
 KINDS = ("command", "script", "plan", "train", "preflight")
 
 _NAME_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+_ID_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -62,130 +70,124 @@ def new_run_id(name: str, now: float | None = None) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# process identity (Linux /proc; elsewhere fall back to kill(pid, 0))
+# process identity: see procs.py (re-exported here for the callers that know them from here)
+
+from rocm_tune.core.runs.procs import (  # noqa: E402
+    group_alive,
+    group_members,
+    pid_alive,
+    proc_start_time,
+    proc_stat,
+    process_tree,
+)
+
+__all__ = ["group_alive", "group_members", "pid_alive", "proc_start_time", "proc_stat", "process_tree"]
 
 
-def proc_stat(pid: int) -> tuple[str, int, int, int] | None:
-    """(state, pgrp, session, starttime) of a live process from /proc/PID/stat, None if gone.
+# ----------------------------------------------------------------------------------------------
+# RunInfo
 
-    Zombies count as gone. Returns None when /proc is not available too (see pid_alive)."""
-    try:
-        with open(f"/proc/{int(pid)}/stat", encoding="utf-8", errors="replace") as fh:
-            data = fh.read()
-    except (OSError, ValueError):
+
+def state_home() -> Path:
+    base = os.environ.get("XDG_STATE_HOME")
+    if base and os.path.isabs(base):
+        return Path(base)
+    return Path.home() / ".local" / "state"
+
+
+def runs_root() -> Path:
+    """The registry folder (not created here)."""
+    return state_home() / "rocm-tune" / "runs"
+
+
+def register_pointer(run_id: str, run_dir: str | os.PathLike, root: str | os.PathLike | None = None) -> Path:
+    reg = Path(root) if root else runs_root()
+    reg.mkdir(parents=True, exist_ok=True)
+    path = reg / f"{run_id}.json"
+    write_json_atomic(path, {"id": run_id, "dir": str(Path(run_dir).resolve())})
+    return path
+
+
+def disk_full_error(exc: OSError, where: str | os.PathLike) -> UserError:
+    """One line for an OSError while writing rocm-tune's own files (ENOSPC: 'disk full')."""
+    if exc.errno == errno.ENOSPC:
+        return UserError(f"disk full: cannot write {where} (no space left on device)")
+    if exc.errno == errno.EDQUOT:
+        return UserError(f"disk quota exceeded: cannot write {where}")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return UserError(f"permission denied: cannot write {where}")
+    if exc.errno == errno.EROFS:
+        return UserError(f"read-only file system: cannot write {where}")
+    return UserError(f"cannot write {where}: {exc.strerror or exc}")
+
+
+# ----------------------------------------------------------------------------------------------
+# run.json: validated on every read (a bad field makes that one run `corrupt`, never a traceback)
+
+_MAX_PID = 1 << 22          # Linux pid_max is at most 4194304
+_INT_FIELDS = ("pid", "pgid", "supervisor_pid")
+_START_FIELDS = ("pid_start", "supervisor_start")
+_TIME_FIELDS = ("created_at", "started_at")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def validate_meta(meta: Any) -> str | None:
+    """None when run.json's fields are all well-formed, else the first problem in one line."""
+    if not isinstance(meta, dict):
+        return f"{RUN_JSON} is not a JSON object"
+    rid = meta.get("id")
+    if not isinstance(rid, str) or not _ID_OK.match(rid):
+        return f"{RUN_JSON}: id must be a string of letters, digits, '.', '_' or '-', got {rid!r:.60}"
+    if "name" in meta and meta["name"] is not None and not isinstance(meta["name"], str):
+        return f"{RUN_JSON}: name must be a string, got {type(meta['name']).__name__}"
+    cmd = meta.get("command")
+    if not isinstance(cmd, list) or not cmd or not all(isinstance(c, str) for c in cmd):
+        return f"{RUN_JSON}: command must be a non-empty list of strings"
+    for key in ("cwd", "plan", "cgroup"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            return f"{RUN_JSON}: {key} must be a string or null, got {type(meta[key]).__name__}"
+    env = meta.get("env")
+    if env is not None and (not isinstance(env, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
+        return f"{RUN_JSON}: env must be an object of strings, got {type(env).__name__}"
+    for key in _TIME_FIELDS:
+        v = meta.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                              or v < 0):
+            return f"{RUN_JSON}: {key} must be a finite number of seconds or null, got {v!r:.40}"
+    for key in _INT_FIELDS:
+        v = meta.get(key)
+        if v is not None and (not _is_int(v) or not 0 < v <= _MAX_PID):
+            return f"{RUN_JSON}: {key} must be a process id (1..{_MAX_PID}) or null, got {v!r:.40}"
+    for key in _START_FIELDS:
+        v = meta.get(key)
+        if v is not None and (not _is_int(v) or v < 0):
+            return f"{RUN_JSON}: {key} must be a non-negative integer or null, got {v!r:.40}"
+    kind = meta.get("kind", "command")
+    if kind not in KINDS:
+        return f"{RUN_JSON}: kind must be one of {', '.join(KINDS)}, got {kind!r:.40}"
+    ts = meta.get("total_steps")
+    if ts is not None and (not _is_int(ts) or ts < 0):
+        return f"{RUN_JSON}: total_steps must be a non-negative integer or null, got {ts!r:.40}"
+    return None
+
+
+def _valid_exit(rec: Any) -> dict | None:
+    if not isinstance(rec, dict) or rec.get("status") not in ("finished", "failed", "stopped"):
         return None
-    # comm may contain spaces and parentheses: split after the last ')'
-    try:
-        rest = data[data.rindex(")") + 2 :].split()
-        state, pgrp, session, start = rest[0], int(rest[2]), int(rest[3]), int(rest[19])
-    except (ValueError, IndexError):
-        return None
-    if state in ("Z", "X", "x"):
-        return None
-    return state, pgrp, session, start
-
-
-def proc_start_time(pid: int | None) -> int | None:
-    """Start time of `pid` in clock ticks since boot (Linux), or None."""
-    if not pid:
-        return None
-    st = proc_stat(pid)
-    return st[3] if st else None
-
-
-def _have_proc() -> bool:
-    return os.path.isdir("/proc/self")
-
-
-def pid_alive(pid: int | None, start_time: int | None = None) -> bool:
-    """True when `pid` runs and (when `start_time` is known) is the same process as recorded."""
-    if not pid or pid <= 0:
-        return False
-    if _have_proc():
-        st = proc_stat(pid)
-        if st is None:
-            return False
-        return start_time is None or st[3] == start_time
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) pids whose process group is `pgid` (Linux /proc scan; [] elsewhere)."""
-    out: list[int] = []
-    if not pgid or not _have_proc():
-        return out
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        st = proc_stat(int(entry))
-        if st is not None and st[1] == pgid:
-            out.append(int(entry))
+    out = dict(rec)
+    for key in ("returncode", "signal"):
+        if out.get(key) is not None and not _is_int(out[key]):
+            out[key] = None
+    t = out.get("ended_at")
+    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t)):
+        out["ended_at"] = None
+    if out.get("reason") is not None and not isinstance(out["reason"], str):
+        out["reason"] = None
     return out
-
-
-def _ppid_map() -> dict[int, tuple[int, int]]:
-    """pid -> (ppid, starttime) of every live process (Linux /proc)."""
-    out: dict[int, tuple[int, int]] = {}
-    if not _have_proc():
-        return out
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as fh:
-                data = fh.read()
-            rest = data[data.rindex(")") + 2 :].split()
-        except (OSError, ValueError):
-            continue
-        if rest and rest[0] not in ("Z", "X", "x"):
-            try:
-                out[int(entry)] = (int(rest[1]), int(rest[19]))
-            except (ValueError, IndexError):
-                continue
-    return out
-
-
-def process_tree(root: int, known: dict[int, int] | None = None) -> dict[int, int]:
-    """{pid: starttime} of `root` and all its live descendants, plus still-live pids of `known`.
-
-    Descendants that started their own session (torchrun workers do) are found through the
-    parent links; `known` keeps ones already seen whose parent has died meanwhile."""
-    procs = _ppid_map()
-    tree: dict[int, int] = {}
-    if known:
-        for pid, start in known.items():
-            if pid in procs and procs[pid][1] == start:
-                tree[pid] = start
-    if root in procs:
-        tree.setdefault(root, procs[root][1])
-    changed = True
-    while changed:
-        changed = False
-        for pid, (ppid, start) in procs.items():
-            if ppid in tree and pid not in tree:
-                tree[pid] = start
-                changed = True
-    return tree
-
-
-def group_alive(pgid: int | None) -> bool:
-    if not pgid or pgid <= 0:
-        return False
-    if _have_proc():
-        return bool(group_members(pgid))
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # ----------------------------------------------------------------------------------------------
@@ -199,7 +201,7 @@ class RunInfo:
     id: str
     name: str
     dir: str
-    status: str                      # running | finished | failed | stopped | lost
+    status: str                      # running | finished | failed | stopped | lost | corrupt
     kind: str = "command"
     command: tuple[str, ...] = ()
     cwd: str | None = None
@@ -212,10 +214,15 @@ class RunInfo:
     returncode: int | None = None
     signal: int | None = None
     total_steps: int | None = None
-    step: int | None = None          # last logged step from metrics.jsonl
+    step: int | None = None          # last logged step (metrics.jsonl, else the text log)
     loss: float | None = None        # last logged loss
     plan: str | None = None
     env: dict = field(default_factory=dict)
+    reason: str | None = None        # why it ended ("disk full", "killed (SIGKILL) ...", the error line)
+    problem: str | None = None       # status corrupt: what is wrong with run.json
+    processes: int = 0               # live processes of the run (marker, cgroup, recorded pid)
+    note: str | None = None          # e.g. "main process exited (0); 2 processes still running"
+    stopped_by_user: bool = False    # status stopped because `rocm-tune stop` asked
 
     @property
     def progress(self) -> float | None:
@@ -240,102 +247,211 @@ class RunInfo:
         t = self.started_at or self.created_at
         return None if t is None else max(0.0, time.time() - t)
 
+    @property
+    def ended(self) -> bool:
+        return self.status in ("finished", "failed", "stopped", "lost")
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["command"] = list(self.command)
         d["progress"] = self.progress
+        for key in ("created_at", "started_at", "ended_at", "loss"):  # JSON has no NaN/Infinity
+            v = d.get(key)
+            if isinstance(v, float) and not math.isfinite(v):
+                d[key] = None
         return d
 
 
-def _tail_metrics(path: Path, max_bytes: int = 65536) -> tuple[int | None, int | None, float | None, str | None]:
+_TAIL_BYTES = 65536
+
+
+def _tail_metrics(path: Path, max_bytes: int = _TAIL_BYTES) -> tuple[int | None, int | None, float | None, str | None]:
     """(total_steps from the start record, last step, last loss, end status) of a metrics.jsonl.
 
-    Reads the first line and at most the last `max_bytes`, so it is cheap on huge files."""
+    Reads the first line (at most 64 KiB of it) and at most the last `max_bytes`, so it is cheap on
+    huge files. Only regular files are opened."""
     total = step = None
     loss = None
     end_status = None
-    try:
-        with open(path, "rb") as fh:
-            first = fh.readline()
-            size = os.fstat(fh.fileno()).st_size
-            fh.seek(max(0, size - max_bytes))
-            tail = fh.read()
-    except OSError:
+    data = _read_regular(path, head=max_bytes, tail=max_bytes)
+    if data is None:
         return None, None, None, None
-    lines = [first] + tail.splitlines()
+    first, tail = data
+    lines = [first.split(b"\n", 1)[0]] + tail.splitlines()
     for raw in lines:
+        if len(raw) > max_bytes:
+            continue
         try:
             rec = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(rec, dict):
             continue
         kind = rec.get("type")
-        if kind == "start" and isinstance(rec.get("total_steps"), int):
+        if kind == "start" and _is_int(rec.get("total_steps")):
             total = rec["total_steps"]
-        if isinstance(rec.get("step"), int) and kind in ("step", "eval", "checkpoint", "end"):
-            if step is None or rec["step"] >= step or kind == "start":
+        if _is_int(rec.get("step")) and kind in ("step", "eval", "checkpoint", "end"):
+            if step is None or rec["step"] >= step:
                 step = rec["step"]
-        if kind == "step" and isinstance(rec.get("loss"), (int, float)):
+        if kind == "step" and isinstance(rec.get("loss"), (int, float)) and not isinstance(rec.get("loss"), bool):
             loss = float(rec["loss"])
         if kind == "end":
-            end_status = rec.get("status")
+            end_status = rec.get("status") if isinstance(rec.get("status"), str) else None
         if kind == "start":
             end_status = None
     return total, step, loss, end_status
 
 
-def compute_status(meta: dict, exit_rec: dict | None) -> str:
-    if isinstance(exit_rec, dict) and exit_rec.get("status") in ("finished", "failed", "stopped"):
-        return exit_rec["status"]
-    sup_alive = pid_alive(meta.get("supervisor_pid"), meta.get("supervisor_start"))
-    cmd_alive = pid_alive(meta.get("pid"), meta.get("pid_start"))
-    if sup_alive or cmd_alive:
+def _read_regular(path: Path, head: int, tail: int) -> tuple[bytes, bytes] | None:
+    """(first `head` bytes, last `tail` bytes) of a regular file; None when missing or not regular."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        first = os.pread(fd, head, 0) if head else b""
+        tail_bytes = os.pread(fd, tail, max(0, st.st_size - tail)) if tail else b""
+        return first, tail_bytes
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _tail_text(path: Path, max_bytes: int = _TAIL_BYTES) -> tuple[int | None, int | None, float | None]:
+    """(total_steps, last step, last loss) that the text-log parser finds in the end of a log."""
+    data = _read_regular(path, head=0, tail=max_bytes)
+    if not data or not data[1]:
+        return None, None, None
+    from rocm_tune.core.runs.parsers import TextParser
+
+    text = data[1].decode("utf-8", "replace").replace("\r", "\n")
+    parser = TextParser()
+    total = step = None
+    loss = None
+    for line in text.split("\n")[-2000:]:
+        for ev in parser.feed(line[:4096]):
+            if ev.total_steps:
+                total = ev.total_steps
+            if ev.kind in ("step", "progress") and ev.step is not None:
+                step = ev.step if step is None else max(step, ev.step)
+            if ev.kind == "step" and ev.loss is not None and math.isfinite(ev.loss):
+                loss = ev.loss
+    return total, step, loss
+
+
+def _exit_reason(ex: dict) -> str | None:
+    r = ex.get("reason")
+    return r if isinstance(r, str) and r else None
+
+
+def compute_status(meta: dict, exit_rec: dict | None, n_procs: int = 0) -> str:
+    """running while any process of the run lives (or its supervisor); then exit.json's word."""
+    if n_procs:
+        return "running"
+    ex = _valid_exit(exit_rec)
+    if ex is not None:  # the supervisor writes it only once every process is gone
+        return ex["status"]
+    if meta.get("supervisor_start") is not None and pid_alive(meta.get("supervisor_pid"), meta["supervisor_start"]):
         return "running"
     if not meta.get("supervisor_pid") and not meta.get("pid"):
         # created but never started (or the launcher crashed before recording a pid)
         created = meta.get("created_at") or 0
-        return "running" if time.time() - created < 10 else "lost"
+        return "running" if 0 <= time.time() - created < 10 else "lost"
     return "lost"
 
 
-def load_run(run_dir: str | os.PathLike) -> RunInfo:
-    """RunInfo of a run directory; UserError when it holds no readable run.json."""
+def _corrupt_info(d: Path, run_id: str, problem: str, marked: dict | None) -> RunInfo:
+    from rocm_tune.core.runs.procs import run_processes
+
+    procs = run_processes(run_id, marked=marked) if _ID_OK.match(run_id) else {}
+    note = f"{len(procs)} process(es) still running" if procs else None
+    return RunInfo(id=run_id, name=run_id, dir=str(d.resolve()), status="corrupt", problem=problem,
+                   processes=len(procs), note=note)
+
+
+def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: str | None = None) -> RunInfo:
+    """RunInfo of a run directory; UserError when it holds no run.json at all.
+
+    A run.json that is unreadable, not JSON or has a bad field gives status `corrupt` with the
+    reason in `problem` (its processes, found by the run id from the directory name or pointer,
+    can still be stopped). `marked`: a `procs.scan_marked()` result to share one /proc scan."""
+    from rocm_tune.core.runs.procs import run_processes, valid_cgroup
+
     d = Path(run_dir).expanduser()
-    meta = read_json(d / RUN_JSON)
-    if not isinstance(meta, dict) or "id" not in meta:
-        raise UserError(f"{str(d)!r} is not a rocm-tune run directory (no readable {RUN_JSON})")
-    exit_rec = read_json(d / EXIT_JSON)
-    status = compute_status(meta, exit_rec)
+    path = d / RUN_JSON
+    if not os.path.lexists(path):
+        raise UserError(f"{str(d)!r} is not a rocm-tune run directory (no {RUN_JSON})")
+    fallback_id = run_id or d.name
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return _corrupt_info(d, fallback_id, f"{RUN_JSON} is not a regular file", marked)
+        if st.st_size > 4 * 2**20:
+            return _corrupt_info(d, fallback_id, f"{RUN_JSON} is {st.st_size} bytes (at most 4 MiB)", marked)
+        with open(path, encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except PermissionError:
+        return _corrupt_info(d, fallback_id, f"{RUN_JSON}: permission denied", marked)
+    except (OSError, ValueError, RecursionError) as exc:
+        why = "not valid JSON" if isinstance(exc, (ValueError, RecursionError)) else (
+            getattr(exc, "strerror", None) or str(exc))
+        return _corrupt_info(d, fallback_id, f"{RUN_JSON}: {why}", marked)
+    problem = validate_meta(meta)
+    if problem is not None:
+        rid = meta.get("id") if isinstance(meta, dict) and isinstance(meta.get("id"), str) and \
+            _ID_OK.match(meta.get("id") or "") else fallback_id
+        return _corrupt_info(d, rid, problem, marked)
+    rid = meta["id"]
+    cgroup = meta.get("cgroup") if valid_cgroup(meta.get("cgroup"), rid) else None
+    procs = run_processes(rid, cgroup=cgroup, pid=meta.get("pid"), pid_start=meta.get("pid_start"), marked=marked)
+    exit_raw = read_json(d / EXIT_JSON) if os.path.isfile(d / EXIT_JSON) else None
+    ex = _valid_exit(exit_raw) or {}
+    status = compute_status(meta, exit_raw, len(procs))
     total, step, loss, _ = _tail_metrics(d / METRICS_JSONL)
-    if total is None and isinstance(meta.get("total_steps"), int):
+    if step is None:
+        t_total, t_step, t_loss = _tail_text(d / STDOUT_LOG)
+        total, step, loss = total or t_total, t_step, t_loss
+    if total is None and _is_int(meta.get("total_steps")) and meta["total_steps"] > 0:
         total = meta["total_steps"]
-    ex = exit_rec if isinstance(exit_rec, dict) else {}
-
-    def _int(v):
-        return v if isinstance(v, int) and not isinstance(v, bool) else None
-
+    note = None
+    main = meta.get("main_exit") if isinstance(meta.get("main_exit"), dict) else None
+    if status == "running" and procs and main is not None and _is_int(main.get("returncode")):
+        note = (f"main process exited ({main['returncode']}); "
+                f"{len(procs)} process{'es' if len(procs) != 1 else ''} still running")
+    elif status == "running" and procs and not pid_alive(meta.get("supervisor_pid"), meta.get("supervisor_start")) \
+            and meta.get("supervisor_pid"):
+        note = f"supervisor gone; {len(procs)} process{'es' if len(procs) != 1 else ''} still running"
+    elif status == "lost":
+        note = "no exit record and no process left (exit status unknown)"
     return RunInfo(
-        id=str(meta["id"]),
-        name=str(meta.get("name") or meta["id"]),
+        id=rid,
+        name=str(meta.get("name") or rid),
         dir=str(d.resolve()),
         status=status,
         kind=str(meta.get("kind") or "command"),
-        command=tuple(str(c) for c in (meta.get("command") or ())),
+        command=tuple(meta["command"]),
         cwd=meta.get("cwd"),
         created_at=meta.get("created_at"),
         started_at=meta.get("started_at"),
-        ended_at=ex.get("ended_at"),
-        pid=_int(meta.get("pid")),
-        pgid=_int(meta.get("pgid")),
-        supervisor_pid=_int(meta.get("supervisor_pid")),
-        returncode=_int(ex.get("returncode")),
-        signal=_int(ex.get("signal")),
+        ended_at=ex.get("ended_at") if status != "running" else None,
+        pid=meta.get("pid"),
+        pgid=meta.get("pgid"),
+        supervisor_pid=meta.get("supervisor_pid"),
+        returncode=ex.get("returncode") if status != "running" else None,
+        signal=ex.get("signal") if status != "running" else None,
         total_steps=total,
         step=step,
         loss=loss,
         plan=meta.get("plan"),
         env=dict(meta.get("env") or {}),
+        reason=_exit_reason(ex) if status != "running" else None,
+        processes=len(procs),
+        note=note,
+        stopped_by_user=bool(ex.get("stop_requested")) if status == "stopped" else False,
     )
 
 
@@ -354,36 +470,40 @@ def create_run_dir(
     """Create the directory and run.json of a new run (not started). Returns (run id, dir).
 
     `run_dir` places the directory elsewhere (a pointer is registered); otherwise it lives in the
-    registry root. An existing directory that already holds a run is refused."""
-    from rocm_tune.core.runs import registry
-
+    registry root. An existing directory that already holds a run is refused. A failure to write
+    (disk full, permission) is one UserError and leaves nothing behind."""
     if not command or not all(isinstance(c, str) for c in command):
         raise UserError("the run needs a command (a non-empty list of strings)")
     if kind not in KINDS:
         raise UserError(f"run kind {kind!r} is not one of {', '.join(KINDS)}")
     nice = sanitize_name(name or os.path.basename(command[0]))
     run_id = new_run_id(nice)
-    reg_root = Path(root) if root else registry.runs_root()
+    reg_root = Path(root) if root else runs_root()
+    made: list[Path] = []
     if run_dir is not None:
         d = Path(run_dir).expanduser().resolve()
         if d.exists() and not d.is_dir():
             raise UserError(f"--dir {str(d)!r} exists and is not a directory")
         for f in (RUN_JSON, EXIT_JSON, METRICS_JSONL, STDOUT_LOG):
-            if (d / f).exists():
+            if os.path.lexists(d / f):
                 raise UserError(
                     f"--dir {str(d)!r} already holds a run ({f} exists); choose an empty or new directory"
                 )
         try:
-            d.mkdir(parents=True, exist_ok=True)
+            if not d.exists():
+                d.mkdir(parents=True)
+                made.append(d)
         except OSError as exc:
-            raise UserError(f"cannot create run directory {str(d)!r}: {exc.strerror}") from None
+            raise disk_full_error(exc, f"run directory {str(d)!r}") if exc.errno == errno.ENOSPC else UserError(
+                f"cannot create run directory {str(d)!r}: {exc.strerror}") from None
     else:
         try:
             reg_root.mkdir(parents=True, exist_ok=True)
+            d = reg_root / run_id
+            d.mkdir()
+            made.append(d)
         except OSError as exc:
-            raise UserError(f"cannot create the run registry {str(reg_root)!r}: {exc.strerror}") from None
-        d = reg_root / run_id
-        d.mkdir()
+            raise disk_full_error(exc, f"the run registry {str(reg_root)!r}") from None
     meta = {
         "id": run_id,
         "name": nice,
@@ -399,18 +519,48 @@ def create_run_dir(
         "kind": kind,
         "total_steps": total_steps,
     }
-    if plan is not None:
-        write_json_atomic(d / PLAN_JSON, plan)
-        meta["plan"] = PLAN_JSON
-    write_json_atomic(d / RUN_JSON, meta)
-    if run_dir is not None:
-        registry.register_pointer(run_id, d, root=reg_root)
+    where = d / RUN_JSON
+    try:
+        if plan is not None:
+            where = d / PLAN_JSON
+            write_json_atomic(d / PLAN_JSON, plan)
+            meta["plan"] = PLAN_JSON
+        where = d / RUN_JSON
+        write_json_atomic(d / RUN_JSON, meta)
+        if run_dir is not None:
+            where = reg_root / f"{run_id}.json"
+            register_pointer(run_id, d, root=reg_root)
+    except OSError as exc:
+        discard_run_dir(d, run_id, created=bool(made), root=reg_root)
+        raise disk_full_error(exc, where) from None
     return run_id, d
 
 
+def discard_run_dir(d: Path, run_id: str, *, created: bool, root: str | os.PathLike | None = None) -> None:
+    """Remove what create_run_dir made for a run that never started (files, pointer, the dir if new)."""
+    import shutil
+
+    reg = Path(root) if root else runs_root()
+    try:
+        os.unlink(reg / f"{run_id}.json")
+    except OSError:
+        pass
+    if created:
+        shutil.rmtree(d, ignore_errors=True)
+        return
+    for f in (RUN_JSON, PLAN_JSON, EXIT_JSON, STDOUT_LOG, METRICS_JSONL, STOP_MARKER, EXIT_RESERVE):
+        try:
+            os.unlink(d / f)
+        except OSError:
+            pass
+
+
 def update_run_json(run_dir: str | os.PathLike, **fields: Any) -> dict:
+    """Merge fields into run.json (atomic replace). OSError (e.g. ENOSPC) propagates."""
     path = Path(run_dir) / RUN_JSON
     meta = read_json(path, {}) or {}
+    if not isinstance(meta, dict):
+        meta = {}
     meta.update(fields)
     write_json_atomic(path, meta)
     return meta
@@ -435,42 +585,15 @@ def exit_record(returncode: int | None, *, stop_requested: bool, trainer_end: st
         status = "stopped"
     else:
         status = "failed"
-    return {"status": status, "returncode": code, "signal": sig, "ended_at": time.time()}
+    return {"status": status, "returncode": code, "signal": sig, "ended_at": time.time(),
+            "stop_requested": bool(stop_requested)}
 
 
 def trainer_end_status(run_dir: str | os.PathLike) -> str | None:
     return _tail_metrics(Path(run_dir) / METRICS_JSONL)[3]
 
 
-# ----------------------------------------------------------------------------------------------
-# the API named in docs/internals.md, importable from here too (implemented in registry/launcher)
-
-
 def create_run(command: list[str], **kwargs: Any) -> RunInfo:
     """Create (but do not start) a run directory; see `create_run_dir` for the keywords."""
     _, d = create_run_dir(command, **kwargs)
     return load_run(d)
-
-
-def launch(command: list[str], **kwargs: Any) -> RunInfo:
-    from rocm_tune.core.runs.launcher import launch as _launch
-
-    return _launch(command, **kwargs)
-
-
-def list_runs(all: bool = True, limit: int | None = None) -> list[RunInfo]:
-    from rocm_tune.core.runs.registry import list_runs as _list
-
-    return _list(all=all, limit=limit)
-
-
-def find_run(ref: str) -> RunInfo:
-    from rocm_tune.core.runs.registry import find_run as _find
-
-    return _find(ref)
-
-
-def stop_run(ref: str, grace: float = 10.0) -> RunInfo:
-    from rocm_tune.core.runs.launcher import stop_run as _stop
-
-    return _stop(ref, grace=grace)

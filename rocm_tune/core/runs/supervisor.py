@@ -2,24 +2,40 @@
 
 Started by the launcher in a new session (so no controlling terminal: SIGHUP of the SSH session
 never reaches it). It forks once more so the launcher never has to reap it, ignores SIGHUP and
-SIGINT, starts the command in *its own* new session and process group (stdin /dev/null, stdout and
-stderr appended to stdout.log, PYTHONUNBUFFERED=1), records pid/pgid/start times in run.json,
-waits for it and writes exit.json. Because the command's group does not contain the supervisor,
-`rocm-tune stop` can SIGKILL the whole group and the supervisor still records the end.
+SIGINT and becomes a child subreaper (orphans of the run are re-parented to it, not to init).
+
+Nothing runs before it is recorded:
+1. run.json gets the supervisor's pid/start time and the run's cgroup (where one can be made), and a
+   small reserve file keeps room for exit.json on a disk that fills up;
+2. the command is started behind a gate (`sh` blocked reading its stdin), put into the cgroup and its
+   pid/pgid/start time written to run.json; only then is the gate opened and the command exec'd.
+   If recording fails (disk full), the gated process is killed before it ran anything.
+The command runs in its own session and process group with `ROCM_TUNE_RUN_ID` in its environment
+(stdin /dev/null, stdout+stderr appended to stdout.log, PYTHONUNBUFFERED=1). When the command ends,
+the supervisor waits until *every* process of the run is gone (marker, cgroup; see procs.py) before
+it writes exit.json, so a run is never reported ended while a part of it still runs. exit.json
+carries a `reason` where one is known: "disk full", the kernel's OOM-killer line, "killed (SIGKILL)
+— probably host memory" with the host RAM figures, or the error line a crash left in the log.
 
 Standard library only: it must start fast and survive without torch.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from rocm_tune.core.runs import procs
 from rocm_tune.core.runs import rundir as rd
+
+RESERVE_BYTES = 16384
+DISK_FULL_FREE = 1 << 20      # less than this free on the run dir's filesystem at a failure: "disk full"
 
 
 def _note(log_path: Path, text: str) -> None:
@@ -43,90 +59,312 @@ def _report(fd: int | None, text: str) -> None:
         pass
 
 
+def _make_subreaper() -> None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except Exception:  # noqa: BLE001 - best effort (not Linux, no libc)
+        pass
+
+
+def _reap_any() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        except OSError:
+            return
+        if pid == 0:
+            return
+
+
+def _free_bytes(path: Path) -> int | None:
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _meminfo() -> dict[str, int]:
+    out: dict[str, int] = {}
+    try:
+        with open("/proc/meminfo", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                k, _, v = line.partition(":")
+                parts = v.split()
+                if parts and parts[0].isdigit():
+                    out[k] = int(parts[0]) * 1024
+    except OSError:
+        pass
+    return out
+
+
+def kernel_oom_line(pid: int) -> str | None:
+    """The kernel log's OOM-killer line for `pid` (dmesg, else journalctl -k), where readable."""
+    needles = (f"Killed process {pid} ", f"Killed process {pid}(", f"pid={pid},", f"pid {pid} ")
+    for cmd in (["dmesg"], ["journalctl", "-k", "--no-pager", "-q", "-n", "2000"]):
+        if shutil.which(cmd[0]) is None:
+            continue
+        try:
+            res = subprocess.run(cmd, capture_output=True, timeout=5, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if res.returncode != 0:
+            continue
+        text = res.stdout[-4 * 2**20:].decode("utf-8", "replace")
+        for line in reversed(text.splitlines()):
+            low = line.lower()
+            if ("out of memory" in low or "oom" in low or "killed process" in low) and any(n in line for n in needles):
+                return line.strip()[:300]
+    return None
+
+
+def sigkill_reason(pid: int, maxrss_bytes: int | None) -> str:
+    line = kernel_oom_line(pid)
+    if line:
+        return f"killed by the kernel's out-of-memory killer (host memory): {line}"
+    mi = _meminfo()
+    parts = []
+    if mi.get("MemTotal"):
+        parts.append(f"host RAM {mi['MemTotal'] / 2**30:.1f} GiB")
+    if mi.get("MemAvailable") is not None and mi.get("MemTotal"):
+        parts.append(f"{mi['MemAvailable'] / 2**30:.1f} GiB available at the end")
+    if maxrss_bytes:
+        parts.append(f"the run's peak resident memory {maxrss_bytes / 2**30:.2f} GiB")
+    figures = f" ({', '.join(parts)})" if parts else ""
+    return "killed (SIGKILL) — probably host memory (the kernel's OOM killer; no kernel log readable)" + figures
+
+
+_ERROR_HEADS = ("Traceback", "Error", "Exception", "RuntimeError", "ValueError", "OSError", "KeyError",
+                "ImportError", "ModuleNotFoundError", "torch.OutOfMemoryError", "AssertionError", "TypeError",
+                "FileNotFoundError", "PermissionError", "MemoryError", "SystemExit", "fatal", "FATAL")
+
+
+def last_error_line(log_path: Path, max_bytes: int = 65536) -> str | None:
+    """The last line of the log that names an error (a traceback's final line), or None."""
+    try:
+        fd = os.open(log_path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        import stat as _stat
+
+        st = os.fstat(fd)
+        if not _stat.S_ISREG(st.st_mode):
+            return None
+        data = os.pread(fd, max_bytes, max(0, st.st_size - max_bytes))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    for line in reversed(data.decode("utf-8", "replace").splitlines()[-200:]):
+        s = line.strip()[:400]
+        if not s or s.startswith("[rocm-tune supervisor]"):
+            continue
+        head = s.split(":", 1)[0]
+        if head.endswith(("Error", "Exception", "Interrupt")) or head in _ERROR_HEADS or "Error:" in s[:120]:
+            return s
+    return None
+
+
+def _write_exit(d: Path, rec: dict) -> None:
+    try:
+        rd.write_json_atomic(d / rd.EXIT_JSON, rec)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # the disk filled up: give back the reserved room, then write the record
+        try:
+            os.unlink(d / rd.EXIT_RESERVE)
+        except OSError:
+            pass
+        rd.write_json_atomic(d / rd.EXIT_JSON, rec)
+    try:
+        os.unlink(d / rd.EXIT_RESERVE)
+    except OSError:
+        pass
+
+
+def _wait_all_gone(run_id: str, cgroup: str | None, d: Path) -> None:
+    """After the main process ended: reap orphans and wait until no process of the run is left."""
+    empty = 0
+    interval = 0.05
+    while True:
+        _reap_any()
+        if procs.run_processes(run_id, cgroup=cgroup):
+            empty = 0
+        else:
+            empty += 1
+            if empty >= 2:
+                return
+        time.sleep(interval)
+        interval = min(0.5, interval * 1.5)
+
+
 def supervise(run_dir: str, ready_fd: int | None = None) -> int:
     d = Path(run_dir)
     log_path = d / rd.STDOUT_LOG
     meta = rd.read_json(d / rd.RUN_JSON)
-    if not isinstance(meta, dict) or not meta.get("command"):
-        _report(ready_fd, f"error: {d / rd.RUN_JSON} is missing or has no command")
+    problem = rd.validate_meta(meta)
+    if problem is not None:
+        _report(ready_fd, f"error: {d / rd.RUN_JSON}: {problem}")
         return 2
-
-    state = {"child": None, "stop": False}
+    run_id = meta["id"]
+    state: dict = {"stop": False, "cgroup": None}
 
     def _ignore(signum, frame):  # a Python handler (not SIG_IGN) so exec() resets it in the child
         return None
 
     def _term(signum, frame):
-        # someone asked the supervisor itself to end: pass it on to the command's group
+        # someone asked the supervisor itself to end: pass it on to every process of the run
         state["stop"] = True
-        child = state["child"]
-        if child is not None:
-            try:
-                os.killpg(child.pid, signal.SIGTERM)
-            except OSError:
-                pass
+        procs.signal_run(run_id, signal.SIGTERM, cgroup=state["cgroup"])
 
     signal.signal(signal.SIGHUP, _ignore)
     signal.signal(signal.SIGINT, _ignore)
     signal.signal(signal.SIGTERM, _term)
+    _make_subreaper()
 
     env = dict(os.environ)
     env.update({str(k): str(v) for k, v in (meta.get("env") or {}).items()})
     env["PYTHONUNBUFFERED"] = "1"
     env["ROCM_TUNE_RUN_DIR"] = str(d.resolve())
-    env["ROCM_TUNE_RUN_ID"] = str(meta.get("id"))
+    env[procs.MARKER] = run_id
     cwd = meta.get("cwd") or str(d)
     if not os.path.isdir(cwd):
         cwd = str(d)
+    command = [str(c) for c in meta["command"]]
 
+    def fail_start(msg: str, code: int) -> int:
+        _note(log_path, msg)
+        try:
+            rd.update_run_json(d, supervisor_pid=os.getpid(), supervisor_start=procs.proc_start_time(os.getpid()),
+                               started_at=time.time())
+            _write_exit(d, {"status": "failed", "returncode": code, "signal": None, "ended_at": time.time(),
+                            "reason": msg})
+        except OSError:
+            pass
+        _report(ready_fd, f"error: {msg}")
+        return code
+
+    # the command must resolve before anything starts
+    exe = command[0]
+    if os.sep in exe:
+        path = exe if os.path.isabs(exe) else os.path.join(cwd, exe)
+        if not os.path.exists(path):
+            return fail_start(f"cannot start {exe!r}: no such file", 127)
+        if not os.access(path, os.X_OK) or os.path.isdir(path):
+            return fail_start(f"cannot start {exe!r}: not executable", 126)
+    elif shutil.which(exe, path=env.get("PATH")) is None:
+        return fail_start(f"cannot start {exe!r}: not found on PATH", 127)
+
+    # 1. record the supervisor, keep room for exit.json, make the cgroup: all before the start
+    cgroup = procs.create_cgroup(run_id)
+    state["cgroup"] = cgroup
     try:
+        with open(d / rd.EXIT_RESERVE, "wb") as fh:
+            fh.write(b"\0" * RESERVE_BYTES)
+        rd.update_run_json(d, supervisor_pid=os.getpid(), supervisor_start=procs.proc_start_time(os.getpid()),
+                           cgroup=cgroup)
         log = open(log_path, "ab", buffering=0)
     except OSError as exc:
-        _report(ready_fd, f"error: cannot open {log_path}: {exc.strerror}")
+        procs.remove_cgroup(cgroup)
+        _report(ready_fd, f"error: {rd.disk_full_error(exc, d)}")
         return 2
+
+    # 2. start behind the gate: `sh` waits on its stdin until the pid is on disk
+    gate_r, gate_w = os.pipe()
     try:
         child = subprocess.Popen(
-            [str(c) for c in meta["command"]],
+            ["/bin/sh", "-c", 'read _ || exit 125; exec </dev/null; exec "$@"', "rocm-tune-gate", *command],
             cwd=cwd,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=gate_r,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
             close_fds=True,
         )
     except OSError as exc:
-        msg = f"cannot start {meta['command'][0]!r}: {exc.strerror or exc}"
-        _note(log_path, msg)
-        rd.update_run_json(d, supervisor_pid=os.getpid(), supervisor_start=rd.proc_start_time(os.getpid()),
-                           started_at=time.time())
-        code = 127 if isinstance(exc, FileNotFoundError) else 126
-        rec = {"status": "failed", "returncode": code, "signal": None, "ended_at": time.time()}
-        rd.write_json_atomic(d / rd.EXIT_JSON, rec)
-        _report(ready_fd, f"error: {msg}")
-        return code
+        os.close(gate_r)
+        os.close(gate_w)
+        log.close()
+        procs.remove_cgroup(cgroup)
+        return fail_start(f"cannot start {command[0]!r}: {exc.strerror or exc}", 126)
     finally:
         log.close()
-    state["child"] = child
-    rd.update_run_json(
-        d,
-        pid=child.pid,
-        pgid=child.pid,
-        pid_start=rd.proc_start_time(child.pid),
-        supervisor_pid=os.getpid(),
-        supervisor_start=rd.proc_start_time(os.getpid()),
-        started_at=time.time(),
-    )
+    os.close(gate_r)
+    if cgroup and not procs.cgroup_add(cgroup, child.pid):
+        procs.remove_cgroup(cgroup)
+        cgroup = state["cgroup"] = None
+    try:
+        rd.update_run_json(
+            d,
+            pid=child.pid,
+            pgid=child.pid,
+            pid_start=procs.proc_start_time(child.pid),
+            supervisor_pid=os.getpid(),
+            supervisor_start=procs.proc_start_time(os.getpid()),
+            cgroup=cgroup,
+            started_at=time.time(),
+        )
+    except OSError as exc:
+        # not recorded: the gated process never ran the command; end it before it can
+        os.close(gate_w)
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        child.wait()
+        procs.remove_cgroup(cgroup)
+        _report(ready_fd, f"error: {rd.disk_full_error(exc, d / rd.RUN_JSON)}; the command was not started")
+        return 2
+    if not state["stop"]:  # a stop that came before the start: the command never runs
+        try:
+            os.write(gate_w, b"go\n")
+        except OSError:
+            pass
+    os.close(gate_w)
     _report(ready_fd, f"ok {child.pid}")
+
+    # 3. wait for the command, then for every other process of the run
+    maxrss = None
     while True:
         try:
-            rc = child.wait()
+            _, status, usage = os.wait4(child.pid, 0)
+            rc = os.waitstatus_to_exitcode(status)
+            maxrss = int(usage.ru_maxrss) * 1024
             break
         except InterruptedError:  # pragma: no cover - PEP 475 retries, kept for safety
             continue
+        except ChildProcessError:
+            rc = child.returncode if child.returncode is not None else -1
+            break
+    child.returncode = rc
+    try:
+        rd.update_run_json(d, main_exit={"returncode": rc, "ended_at": time.time()})
+    except OSError:
+        pass
+    _wait_all_gone(run_id, cgroup, d)
+    procs.remove_cgroup(cgroup)
+
     stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
     rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
-    rd.write_json_atomic(d / rd.EXIT_JSON, rec)
+    if rec["status"] == "failed":
+        free = _free_bytes(d)
+        if free is not None and free < DISK_FULL_FREE:
+            rec["reason"] = f"disk full ({free} bytes free where the run directory is)"
+        elif rec["signal"] == signal.SIGKILL:
+            rec["reason"] = sigkill_reason(child.pid, maxrss)
+        else:
+            err = last_error_line(log_path)
+            if err:
+                rec["reason"] = err
+    _write_exit(d, rec)
     return 0
 
 

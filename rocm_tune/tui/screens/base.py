@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.tui.screens import STEPS, make_screen
+from rocm_tune.tui.navigation import STEPS, make_screen
 from rocm_tune.tui.widgets.fields import QuestionField
 
 TITLES = {"hardware": "Hardware", "model": "Model", "goal": "Goal", "plan": "Plan", "export": "Export"}
@@ -47,9 +48,16 @@ class StepScreen(Screen):
         return self.app.state  # type: ignore[attr-defined]
 
     def set_status(self, message: str, error: bool = False) -> None:
+        """One line that fits the terminal; a longer error is shown whole in a notification too."""
         status = self.query_one("#status", Static)
         status.set_class(error, "-error")
-        status.update(message)
+        width = max(20, (self.app.size.width or 80) - 2)
+        line = " ".join(str(message).split())
+        if len(line) > width:
+            if error:
+                self.notify(line, severity="error", timeout=10)
+            line = line[: width - 1] + "…"
+        status.update(Text(line))
 
     def collect(self) -> dict[str, Any]:
         """Validate this step's fields into state.answers; UserError on the first bad one."""

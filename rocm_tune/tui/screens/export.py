@@ -17,12 +17,37 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.tui import export_model as em
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
+from rocm_tune.tui.widgets.inputs import OrderedInput
+from rocm_tune.tui.widgets.toggles import TickList
+
+# the dataset entry exported when none is given: a name no dataset_info.json has, so LLaMA-Factory
+# stops at once naming it, and the status line and the help say so
+PLACEHOLDER = "CHANGE_ME_dataset"
+
+
+def with_dataset(plan: dict | None, dataset: str) -> tuple[dict | None, Any]:
+    """The plan to export with the dataset typed on this screen, and the export options: a local
+    file or dataset_info.json folder, or (empty) the clearly marked placeholder dataset name."""
+    if plan is None:
+        return None, None
+    from rocm_tune.core.export.common import ExportOptions
+
+    goal = dict(plan.get("goal") or {})
+    if dataset:
+        path = os.path.expanduser(dataset)
+        if not os.path.exists(path):
+            raise UserError(f"dataset {dataset!r} does not exist: give a file or a dataset_info.json folder")
+        goal["dataset"] = dataset
+        return {**plan, "goal": goal}, None
+    goal.pop("dataset", None)
+    return {**plan, "goal": goal}, ExportOptions(dataset_name=PLACEHOLDER)
 
 
 class BundleRendered(Message):
-    def __init__(self, files: dict[str, str], error: str | None = None) -> None:
+    def __init__(self, files: dict[str, str], error: str | None = None, dataset: str = "",
+                 formats: list[str] | None = None) -> None:
         super().__init__()
-        self.files, self.error = files, error
+        self.files, self.error, self.dataset, self.formats = files, error, dataset, formats or []
 
 
 class BundleWritten(Message):
@@ -40,7 +65,10 @@ class ExportScreen(LaunchMixin, StepScreen):
         Binding("escape", "back", "Back"),
     ]
     HELP = """[b]Export[/b]
-Pick the formats (space toggles) and the output directory; the list shows every file of the bundle,
+Pick the formats (space toggles: [x] ticked, [ ] not), the output directory and the dataset (a
+local file or a dataset_info.json folder; the Goal screen's is filled in). With no dataset the
+bundle is written with the placeholder dataset name CHANGE_ME_dataset in llamafactory.yaml, and
+the status line says so: put your dataset there before training. The list shows every file of the bundle,
 and the right pane previews the highlighted one. ctrl+s writes the bundle: existing files are never
 overwritten silently (you are asked first). ctrl+y copies the previewed file to your local clipboard,
 over SSH too (OSC 52; the terminal must allow it). ctrl+l launches the plan now (asks first), the
@@ -53,11 +81,15 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
         with Horizontal(classes="body"):
             with Vertical(id="export-side"):
                 yield Static("Formats", classes="section-title")
-                yield SelectionList[str](*[(f"{name}  {desc}", name, name in em.DEFAULT_FORMATS)
-                                           for name, desc in em.FORMATS.items()], id="formats", compact=True)
+                yield TickList(*[(f"{name}  {desc}", name, name in em.DEFAULT_FORMATS)
+                                 for name, desc in em.FORMATS.items()], id="formats", compact=True)
                 with Horizontal(classes="setting"):
                     yield Label("dir", classes="s-label-short")
-                    yield Input(self._default_dir(), id="out-dir", compact=True)
+                    yield OrderedInput(self._default_dir(), id="out-dir", compact=True)
+                with Horizontal(classes="setting"):
+                    yield Label("data", classes="s-label-short")
+                    yield OrderedInput(str(self.state.answers.get("dataset") or ""), id="dataset",
+                                       compact=True, placeholder=f"none: {PLACEHOLDER} placeholder")
                 yield Static("Files", classes="section-title")
                 yield OptionList(id="files")
             yield TextArea("", id="preview", read_only=True, show_line_numbers=False, soft_wrap=False)
@@ -71,6 +103,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
         self._files: dict[str, str] = {}
         self._dir_default = self._default_dir()
         self._waited = 0
+        self._timer = None
+        self._error: str | None = None
         self.wait_for_plan()
 
     def wait_for_plan(self) -> None:
@@ -91,18 +125,32 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
     def _formats_changed(self) -> None:
         self.render_bundle()
 
+    def dataset(self) -> str:
+        return self.query_one("#dataset", Input).value.strip()
+
+    @on(Input.Changed, "#dataset")
+    def _dataset_typed(self, event: Input.Changed) -> None:
+        self.state.answers["dataset"] = event.value.strip() or None   # the launch (ctrl+l) uses it too
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(0.3, self.render_bundle)
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="render")
     def render_bundle(self) -> None:
+        dataset, formats = self.dataset(), self.formats()
         try:
-            files = em.render(self.state.plan_dict, self.formats())
-            self.post_message(BundleRendered(files))
+            plan, opts = with_dataset(self.state.plan_dict, dataset)
+            files = em.render(plan, formats, opts)
+            self.post_message(BundleRendered(files, dataset=dataset, formats=formats))
         except UserError as exc:
-            self.post_message(BundleRendered({}, str(exc)))
+            self.post_message(BundleRendered({}, str(exc), dataset=dataset, formats=formats))
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
-            self.post_message(BundleRendered({}, f"export failed: {type(exc).__name__}: {exc}"))
+            self.post_message(BundleRendered({}, f"export failed: {type(exc).__name__}: {exc}", dataset=dataset,
+                                             formats=formats))
 
     def on_bundle_rendered(self, msg: BundleRendered) -> None:
         self._files = msg.files
+        self._error = msg.error
         ol = self.query_one("#files", OptionList)
         current = ol.highlighted_option.id if ol.highlighted_option is not None else None
         ol.clear_options()
@@ -116,7 +164,12 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
             names = list(msg.files)
             ol.highlighted = names.index(current) if current in names else 0
             self.preview(names[ol.highlighted])
-        self.set_status(f"{len(msg.files)} file(s); ctrl+s writes them to {self.query_one('#out-dir', Input).value}")
+        if not msg.formats:
+            self.set_status("no format ticked: space ticks one", error=True)
+        elif not msg.dataset:
+            self.set_status(f"{len(msg.files)} files; no dataset: '{PLACEHOLDER}' stands in (set 'data')")
+        else:
+            self.set_status(f"{len(msg.files)} files; ctrl+s writes them to {self.query_one('#out-dir', Input).value}")
 
     def preview(self, name: str) -> None:
         area = self.query_one("#preview", TextArea)
@@ -133,8 +186,14 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
         if not out_dir:
             self.set_status("dir: give an output directory", error=True)
             return
+        if self._error:
+            self.set_status(f"nothing written: {self._error}", error=True)
+            return
+        if not self.formats():
+            self.set_status("nothing to write: tick at least one format (space)", error=True)
+            return
         if not self._files:
-            self.set_status("nothing to write: choose at least one format", error=True)
+            self.set_status("the files are still being rendered; try again", error=True)
             return
         existing = em.existing(out_dir, list(self._files))
         if existing:
@@ -153,7 +212,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
     @work(thread=True, exclusive=True, exit_on_error=False, group="write")
     def write(self, out_dir: str, force: bool) -> None:
         try:
-            paths = em.write(self.state.plan_dict, self.formats(), out_dir, force)
+            plan, opts = with_dataset(self.state.plan_dict, self.dataset())
+            paths = em.write(plan, self.formats(), out_dir, force, opts)
             self.post_message(BundleWritten(paths))
         except UserError as exc:
             self.post_message(BundleWritten([], str(exc)))
@@ -165,7 +225,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
             self.set_status(msg.error, error=True)
             return
         where = os.path.dirname(msg.paths[0]) if msg.paths else ""
-        self.set_status(f"wrote {len(msg.paths)} file(s) to {where}")
+        note = f"; dataset is the placeholder {PLACEHOLDER}" if not self.dataset() else ""
+        self.set_status(f"wrote {len(msg.paths)} file(s) to {where}{note}")
         self.notify(f"wrote {len(msg.paths)} file(s) to {where}")
 
     def action_copy(self) -> None:

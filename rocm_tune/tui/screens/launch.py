@@ -97,6 +97,6 @@ class LaunchMixin:
         info = msg.info
         self.set_status(f"started {info.id}")  # type: ignore[attr-defined]
         self.notify(f"started {info.id}; it runs detached (rocm-tune attach {info.id})")  # type: ignore[attr-defined]
-        from rocm_tune.tui.screens import make_screen
+        from rocm_tune.tui.navigation import make_screen
 
         self.app.push_screen(make_screen("monitor", attach=info.id))  # type: ignore[attr-defined]

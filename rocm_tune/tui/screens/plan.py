@@ -17,6 +17,9 @@ from rocm_tune.tui import plan_model as pm
 from rocm_tune.tui.render import fmt_count, fmt_duration, fmt_gib, fmt_num, render_vram_bar
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
+from rocm_tune.tui.widgets.inputs import OrderedInput
+
+DEBOUNCE_S = 0.25   # a burst of keys is planned once, from the fields' final values
 
 LABELS = {"cutoff_len": "cutoff_len", "micro_batch": "micro-batch", "grad_accum": "grad accum",
           "precision": "precision", "zero_stage": "ZeRO stage", "offload": "offload",
@@ -24,9 +27,10 @@ LABELS = {"cutoff_len": "cutoff_len", "micro_batch": "micro-batch", "grad_accum"
 
 
 class Replanned(Message):
-    def __init__(self, seq: int, plan_dict: dict | None, error: str | None = None) -> None:
+    def __init__(self, seq: int, plan_dict: dict | None, error: str | None = None,
+                 settings: dict | None = None) -> None:
         super().__init__()
-        self.seq, self.plan_dict, self.error = seq, plan_dict, error
+        self.seq, self.plan_dict, self.error, self.settings = seq, plan_dict, error, settings
 
 
 class PlanReady(Message):
@@ -121,7 +125,7 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
                     with Horizontal(classes="setting"):
                         yield Label(LABELS[name], classes="s-label")
                         if kind == "int":
-                            yield Input("", id=f"set-{name}", compact=True, type="integer")
+                            yield OrderedInput("", id=f"set-{name}", compact=True, type="integer")
                         else:
                             yield Select([(c, c) for c in choices], id=f"set-{name}", allow_blank=False,
                                          compact=True)
@@ -135,12 +139,15 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
     def on_mount(self) -> None:
         self._options: list[dict] = []
         self._index = 0
-        self._loading = False
         self._timer = None
         self._settings: dict = {}
         self._result = None
         self._base: dict = {}
         self._edit_seq = 0
+        self._dirty = False
+        self._invalid: str | None = None
+        self._planned_for: dict | None = None   # the settings the shown plan was planned for
+        self._pending_action = None             # export / launch waiting for the re-plan of the shown values
         self.make_plan()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
@@ -175,13 +182,14 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
         self._index = index % max(1, len(self._options))
         opt = self._options[self._index]
         self._settings = dict(opt["settings"])
+        self._dirty, self._invalid, self._pending_action = False, None, None
         # a re-plan still on its way from earlier edits must not overwrite the option being loaded
         self._edit_seq += 1
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self._loading = True
-        try:
+        # filling the fields is no edit: their Changed messages are prevented (they may arrive later)
+        with self.prevent(Input.Changed, Select.Changed):
             for name in pm.EDITABLE:
                 w = self.query_one(f"#set-{name}")
                 v = self._settings.get(name)
@@ -189,13 +197,12 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
                     w.value = "" if v is None else str(v)
                 elif isinstance(w, Select) and v is not None:
                     w.value = ("on" if v else "off") if isinstance(v, bool) else str(v)
-        finally:
-            self.call_after_refresh(self._done_loading)
+        try:
+            self._planned_for = self._settings = self.read_settings()
+        except UserError:
+            self._planned_for = dict(self._settings)
         self.query_one("#set-error", Static).update("")
         self.show(pm.option_plan(self._base, opt), opt["label"])
-
-    def _done_loading(self) -> None:
-        self._loading = False
 
     def show(self, d: dict, label: str) -> None:
         self.state.plan_dict = d
@@ -216,16 +223,15 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
     @on(Input.Changed)
     @on(Select.Changed)
     def _edited(self, event) -> None:
-        if self._loading or not self._options or not (getattr(event.control, "id", "") or "").startswith("set-"):
+        if not self._options or not (getattr(event.control, "id", "") or "").startswith("set-"):
             return
-        # Filling the fields posts Changed messages that may arrive after loading ended: only a real
-        # difference from the loaded settings is an edit (else an untouched plan shows as "edited").
-        try:
-            if self.read_settings() == self._settings:
-                return
-        except UserError:
-            pass  # an invalid value is an edit: recompute() shows the error
-        self.recompute()
+        # Debounced: a burst of keys (typing, a paste, SSH batching) is planned once, from the
+        # fields' final values, never from a value some key in the middle of the burst left.
+        self._edit_seq += 1
+        self._dirty = True
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE_S, self.settle)
 
     def read_settings(self) -> dict:
         out = dict(self._settings)
@@ -237,48 +243,115 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
             out[name] = pm.parse_setting(name, raw)
         return out
 
-    def recompute(self) -> None:
-        """Memory at once (estimate() is pure and < 1 ms); speed/warnings from a debounced re-plan."""
+    def settle(self) -> None:
+        """Plan from what the fields show now: memory at once (estimate() is pure and < 1 ms); speed,
+        warnings and reasons from a re-plan in a worker. An invalid field shows its error and blocks
+        export and launch until it is fixed."""
+        self._timer = None
         err = self.query_one("#set-error", Static)
         try:
             settings = self.read_settings()
+        except UserError as exc:
+            self._invalid = str(exc)
+            self._dirty = False
+            err.update(Text(str(exc), style="red"))
+            return
+        self._invalid = None
+        self._dirty = False
+        if settings == self._settings and self._planned_for == settings:
+            err.update("")      # back to what is planned (e.g. typed and deleted again)
+            return
+        try:
             if self.state.model is None:
                 raise UserError("no model loaded")
             memory = pm.reestimate(self.state.model, self._base, settings)
         except UserError as exc:
+            self._invalid = str(exc)
             err.update(Text(str(exc), style="red"))
             return
         err.update(Text("re-planning with these values...", style="dim"))
         self._settings = settings
+        self._planned_for = None
         opt = self._options[self._index]
         d = pm.apply_edits(pm.option_plan(self._base, opt), settings, memory)
         self.show(d, "edited " + opt["label"])
-        self._edit_seq += 1
-        if self._timer is not None:
-            self._timer.stop()
         seq = self._edit_seq
-        self._timer = self.set_timer(0.15, lambda: self.replan(settings, seq))
+        self.replan(settings, seq)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="replan")
     def replan(self, settings: dict, seq: int) -> None:
         try:
             d = pm.replan(self._result, settings)
-            self.post_message(Replanned(seq, d))
+            self.post_message(Replanned(seq, d, settings=settings))
         except UserError as exc:
-            self.post_message(Replanned(seq, None, str(exc)))
+            self.post_message(Replanned(seq, None, str(exc), settings=settings))
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
-            self.post_message(Replanned(seq, None, f"{type(exc).__name__}: {exc}"))
+            self.post_message(Replanned(seq, None, f"{type(exc).__name__}: {exc}", settings=settings))
 
     def on_replanned(self, msg: Replanned) -> None:
-        if msg.seq != self._edit_seq:
+        if msg.seq != self._edit_seq or self._dirty:
             return  # a newer edit is on its way
+        try:
+            if self.read_settings() != msg.settings:
+                return  # the fields moved on since: their own re-plan follows
+        except UserError:
+            return
         err = self.query_one("#set-error", Static)
         if msg.error:
+            self._invalid = msg.error
             err.update(Text(msg.error, style="red"))
+            self._pending_action = None
             return
         err.update("")
+        self._planned_for = msg.settings
         label = "edited " + self._options[self._index]["label"]
         self.show(msg.plan_dict, label)
+        action, self._pending_action = self._pending_action, None
+        if action is not None:
+            action()
+
+    def in_step(self) -> bool:
+        """True when the plan shown (and exported) is the plan of the values the fields show now;
+        else it re-plans them (or shows why it cannot) and returns False."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        try:
+            settings = self.read_settings()
+        except UserError as exc:
+            self._invalid = str(exc)
+            self.query_one("#set-error", Static).update(Text(str(exc), style="red"))
+            self.set_status(f"fix the setting first: {exc}", error=True)
+            return False
+        if settings == self._planned_for and not self._dirty:
+            return True
+        self.settle()
+        if self._invalid:
+            self.set_status(f"fix the setting first: {self._invalid}", error=True)
+            return False
+        self.set_status("re-planning with the values shown; continuing when it is done")
+        return self._planned_for == settings
+
+    def _when_in_step(self, action) -> None:
+        """Run `action` once the plan matches the fields. Keys typed before the action's key may still
+        wait in the focused field's queue (priority bindings overtake them): go through that queue."""
+        focused = self.app.focused
+        if focused is not None and focused.screen is self and isinstance(focused, Input):
+            focused.call_later(self._run_in_step, action)
+        else:
+            self._run_in_step(action)
+
+    def _run_in_step(self, action) -> None:
+        if not self._options or self.in_step():
+            action()
+        elif not self._invalid:
+            self._pending_action = action
+
+    def action_next(self) -> None:
+        self._when_in_step(super().action_next)
+
+    def action_launch(self) -> None:
+        self._when_in_step(super().action_launch)
 
     def action_alternative(self) -> None:
         if self._options:

@@ -8,10 +8,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Input, Label, Select, Static, Switch
+from textual.widgets import Label, Select, Static, Switch
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import Question, dynamic_choices
+from rocm_tune.tui.widgets.inputs import OrderedInput
 
 
 def _text(value: Any) -> str:
@@ -63,7 +64,7 @@ class QuestionField(Widget):
                 yield Switch(value=bool(self.initial), id=f"in-{q.name}")
             else:
                 placeholder = "(optional)" if q.optional else ""
-                yield Input(_text(self.initial), placeholder=placeholder, compact=True, id=f"in-{q.name}")
+                yield OrderedInput(_text(self.initial), placeholder=placeholder, compact=True, id=f"in-{q.name}")
         yield Static(q.help, classes="q-help")
 
     def _options(self) -> list[tuple[str, str]]:

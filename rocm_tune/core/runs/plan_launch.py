@@ -1,0 +1,158 @@
+"""Start a plan as a detached run: `launch_plan(plan, ...)` (behind `rocm-tune run --plan` and the app's ctrl+l).
+
+1. `prepare_plan_launch` checks everything before anything is registered: the plan (every field, finite
+   numbers), the runner (`--runner`, else the plan's; with neither asked for and LLaMA-Factory not
+   installed, the built-in trainer when it can train the plan), the dataset, and that the command
+   resolves (`llamafactory-cli` on PATH, the recorded Python executable). A bad plan never leaves a
+   registered run behind.
+2. `launch_plan` creates the run directory, exports the plan into RUN_DIR/bundle (run.sh,
+   llamafactory.yaml, deepspeed.json when ZeRO, dataset_info.json; training output in RUN_DIR/output)
+   and starts the bundle's `LaunchSpec` (the argv and environment run.sh would start, in the bundle
+   directory) through `rocm_tune.core.runs.launcher.start_run`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.export.bundle import Bundle, build_bundle, write_bundle
+from rocm_tune.core.export.common import BUILTIN_STAGES, RUNNERS, ExportOptions, check_runner
+from rocm_tune.core.runs import rundir as rd
+
+BUNDLE_DIR = "bundle"
+OUTPUT_DIR = "output"
+_PLACEHOLDER = "/RUN_DIR"  # the run directory before it exists (what the checks and the preview show)
+
+
+@dataclass(frozen=True)
+class PlanLaunch:
+    """What `launch_plan` will start (the app's confirmation shows it)."""
+
+    plan: dict
+    runner: str          # llamafactory | hf | builtin
+    why: str             # why this runner
+    dataset: str         # absolute path of the dataset file / folder
+    name: str            # run name
+    argv: tuple[str, ...]        # the command, as started (in RUN_DIR/bundle)
+    env: tuple[tuple[str, str], ...]  # set for it: the plan's variables, the launcher's, then --env
+    user_env: tuple[tuple[str, str], ...]
+    python: str | None
+    bundle: Bundle       # rendered with RUN_DIR = /RUN_DIR (the preview); written again for the real dir
+
+
+def _installed(program: str, environ: Mapping[str, str]) -> str | None:
+    return shutil.which(program, path=environ.get("PATH", os.defpath))
+
+
+def _check_command(argv0: str, environ: Mapping[str, str], runner: str) -> None:
+    """The command must resolve before anything is started: one line naming what is missing."""
+    if os.sep in argv0:
+        if not (os.path.isfile(argv0) and os.access(argv0, os.X_OK)):
+            raise UserError(f"cannot run the {runner} trainer: {argv0} is not an executable Python; "
+                            "pass --python PATH (or set ROCM_TUNE_PYTHON)")
+        return
+    if _installed(argv0, environ) is None:
+        fix = {"llamafactory-cli": "pip install llamafactory, or --runner builtin"}.get(argv0, "install it")
+        raise UserError(f"{argv0} is not on PATH ({fix})")
+
+
+def _choose_runner(plan: dict, runner: str | None, environ: Mapping[str, str]) -> tuple[str, str]:
+    if runner is not None:
+        return check_runner(runner), f"--runner {runner}"
+    rec = plan.get("recommended") if isinstance(plan.get("recommended"), dict) else {}
+    planned = rec.get("runner")
+    if planned is not None:
+        planned = check_runner(planned, "plan recommended.runner")
+    lf = _installed("llamafactory-cli", environ)
+    if planned in ("hf", "builtin"):
+        return planned, f"the plan's runner is {planned}"
+    if lf:
+        return "llamafactory", f"llamafactory-cli found at {lf}"
+    goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
+    stage = goal.get("stage") or "sft"
+    if stage not in BUILTIN_STAGES:
+        raise UserError(f"stage {stage!r} needs LLaMA-Factory, and llamafactory-cli is not on PATH "
+                        "(pip install llamafactory)")
+    what = "the plan's runner is llamafactory, but" if planned == "llamafactory" else ""
+    return "builtin", f"{what} llamafactory-cli is not on PATH".strip()
+
+
+def _options(runner: str, run_dir: str, python: str | None) -> ExportOptions:
+    return ExportOptions(runner=runner, python=python, output_dir=os.path.join(run_dir, OUTPUT_DIR), logging_steps=1)
+
+
+def prepare_plan_launch(plan: dict, *, name: str | None = None, env: Mapping[str, str] | None = None,
+                        runner: str | None = None, dataset: str | None = None,
+                        python: str | None = None) -> PlanLaunch:
+    """Check a plan launch and say what it would start; UserError (one line) when it cannot start."""
+    if not isinstance(plan, dict) or not isinstance(plan.get("recommended"), dict):
+        raise UserError("the plan has no \"recommended\" configuration (the output of `rocm-tune plan --json`)")
+    if runner is not None and runner not in RUNNERS:
+        check_runner(runner)
+    user_env = dict(env or {})
+    environ = {**os.environ, **user_env}
+    chosen, why = _choose_runner(plan, runner, environ)
+    goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
+    data = dataset or goal.get("dataset")
+    if not data:
+        raise UserError("the plan names no dataset (goal.dataset); give one with --dataset PATH")
+    path = os.path.abspath(os.path.expanduser(str(data)))
+    if not os.path.exists(path):
+        raise UserError(f"dataset {data!r} does not exist")
+    bundle = build_bundle(plan, ("sh",), _options(chosen, _PLACEHOLDER, python), dataset=path)
+    spec = bundle.launch
+    argv, launch_env = spec.resolve(environ)
+    _check_command(argv[0], {**environ, **launch_env}, chosen)
+    model = plan.get("model") if isinstance(plan.get("model"), dict) else {}
+    run_name = name or str(model.get("name") or "plan")
+    return PlanLaunch(plan=plan, runner=chosen, why=why, dataset=path, name=run_name, argv=tuple(argv),
+                      env=tuple({**launch_env, **user_env}.items()), user_env=tuple(user_env.items()),
+                      python=python, bundle=bundle)
+
+
+def launch_plan(plan: dict, *, name: str | None = None, run_dir: str | None = None,
+                env: Mapping[str, str] | None = None, runner: str | None = None, dataset: str | None = None,
+                python: str | None = None, prepared: PlanLaunch | None = None) -> rd.RunInfo:
+    """Export `plan` into a new run directory and start it detached; returns the running RunInfo.
+    `prepared` (from prepare_plan_launch, e.g. what the app showed) skips the checks made there."""
+    from rocm_tune.core.runs.launcher import start_run
+    from rocm_tune.core.runs.registry import runs_root
+
+    p = prepared or prepare_plan_launch(plan, name=name, env=env, runner=runner, dataset=dataset, python=python)
+    existed = run_dir is not None and Path(run_dir).expanduser().is_dir()
+    run_id, d = rd.create_run_dir(list(p.argv), name=p.name, run_dir=run_dir, cwd=None, env=dict(p.env),
+                                  kind="plan", plan=p.plan)
+    try:
+        bundle = build_bundle(p.plan, ("sh",), _options(p.runner, str(d), p.python), dataset=p.dataset)
+        write_bundle(bundle, str(d / BUNDLE_DIR))
+        argv, launch_env = bundle.launch.resolve({**os.environ, **dict(p.user_env)})
+        rd.update_run_json(d, command=argv, cwd=str(d / BUNDLE_DIR), env={**launch_env, **dict(p.user_env)})
+        if p.runner != "llamafactory":
+            (d / rd.METRICS_JSONL).touch()  # the built-in trainer writes it; monitors pick it from the start
+    except BaseException:
+        _forget(run_id, d, existed, runs_root() if run_dir is not None else None)
+        raise
+    return start_run(d)
+
+
+def _forget(run_id: str, d: Path, existed: bool, registry: Path | None) -> None:
+    """Undo a run directory that was never started (nothing of it may stay registered)."""
+    if not existed:
+        shutil.rmtree(d, ignore_errors=True)
+    else:
+        shutil.rmtree(d / BUNDLE_DIR, ignore_errors=True)
+        for f in (rd.RUN_JSON, rd.PLAN_JSON, rd.METRICS_JSONL):
+            try:
+                (d / f).unlink()
+            except OSError:
+                pass
+    if registry is not None:
+        try:
+            (registry / f"{run_id}.json").unlink()
+        except OSError:
+            pass

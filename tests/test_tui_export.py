@@ -1,0 +1,79 @@
+"""Issue 12 defects 2 and 6: Export without a dataset is no dead end; ticks readable by glyph."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.tui.app import RocmTuneApp
+
+ANSWERS = {"gpu": "mi50-32gb", "gpus": 2, "model": "qwen2.5-7b", "method": "lora", "effective_batch": 64}
+
+
+async def wait_for(pilot, cond, timeout=30.0):
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.05)
+
+
+def status(app) -> str:
+    return str(app.screen.query_one("#status").render())
+
+
+def rows(app) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+@pytest.mark.slow
+def test_export_without_dataset_uses_a_marked_placeholder_then_the_dataset_typed_here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows_ = [{"instruction": f"q{i}", "input": "", "output": "a " * (i % 50)} for i in range(40)]
+    (tmp_path / "mine.json").write_text(json.dumps(rows_))
+
+    async def go():
+        app = RocmTuneApp(start="export", answers=dict(ANSWERS), backend=FakeBackend("mi50-32gb", 2, seed=1),
+                          poll_interval=5.0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ExportScreen"
+                           and any(w.option_count for w in app.screen.query("#files")))
+            files = app.screen._files
+            assert "dataset: CHANGE_ME_dataset" in files["llamafactory.yaml"]
+            line = status(app)
+            assert "CHANGE_ME_dataset" in line and len(line) <= 78 and "--" not in line
+            # ticked and unticked formats differ by glyph, not only by colour
+            app.screen.query_one("#formats").deselect("accelerate")
+            await wait_for(pilot, lambda: "accelerate.yaml" not in app.screen._files)
+            await pilot.pause(0.1)
+            screen_rows = rows(app)
+            assert any("[x] sh" in r for r in screen_rows) and any("[ ] accelerate" in r for r in screen_rows)
+            app.screen.query_one("#out-dir").value = "out"
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: "wrote" in status(app))
+            assert "placeholder" in status(app)
+            assert "dataset: CHANGE_ME_dataset" in (tmp_path / "out" / "llamafactory.yaml").read_text()
+            # a dataset named here replaces the placeholder (and the launch uses it too)
+            app.screen.query_one("#dataset").value = "mine.json"
+            await wait_for(pilot, lambda: "CHANGE_ME" not in app.screen._files.get("llamafactory.yaml", "CHANGE_ME"))
+            assert "dataset: mine" in app.screen._files["llamafactory.yaml"]
+            assert app.state.answers["dataset"] == "mine.json"
+            assert "CHANGE_ME" not in status(app)
+            # a missing dataset is named in one line, and ctrl+s says why nothing is written
+            app.screen.query_one("#dataset").value = "nope.json"
+            await wait_for(pilot, lambda: "does not exist" in status(app))
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: "nothing written" in status(app))
+            # unticking every format: ctrl+s says so (not "choose a format" while some are ticked)
+            app.screen.query_one("#dataset").value = ""
+            lst = app.screen.query_one("#formats")
+            lst.deselect_all()
+            await wait_for(pilot, lambda: "no format ticked" in status(app))
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: "tick at least one format" in status(app))
+
+    asyncio.run(go())
