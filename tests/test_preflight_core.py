@@ -12,19 +12,37 @@ from rocm_tune.core import preflight as core
 from rocm_tune.core.errors import UserError
 from tests.conftest import REPO, run_cli
 
-GOLDEN_BUNDLE = REPO / "tests" / "golden" / "export" / "mi50-ddp-fp32"
+GOLDEN = REPO / "tests" / "golden" / "export" / "mi50-ddp-fp32"
+_PLAN: dict = {}
 
 
 def _plan() -> dict:
-    return json.loads((GOLDEN_BUNDLE / "plan.json").read_text())
+    """Field report 000's setup planned now: Qwen2.5-7B LoRA on 2 x MI50 32GB, fp32, micro-batch 1."""
+    if not _PLAN:
+        r = run_cli("plan", "--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--gpus", "2", "--method", "lora",
+                    "--precision", "fp32", "--micro-batch", "1", "--effective-batch", "64", "--json")
+        assert r.returncode == 0, r.stderr
+        _PLAN.update(json.loads(r.stdout))
+    return json.loads(json.dumps(_PLAN))
 
 
-def test_load_input_plan_file_and_bundle(tmp_path):
-    plan, bundle = core.load_input(str(GOLDEN_BUNDLE / "plan.json"))
-    assert bundle is None and plan["recommended"]["grad_accum"] == 32
-    plan2, bundle2 = core.load_input(str(GOLDEN_BUNDLE))
-    assert bundle2 == str(GOLDEN_BUNDLE.resolve()) and plan2 == plan
-    s = core.bundle_settings(bundle2)
+@pytest.fixture
+def bundle(tmp_path):
+    """An exported bundle (the golden one's files) holding a current plan.json."""
+    d = tmp_path / "bundle"
+    d.mkdir()
+    for f in GOLDEN.iterdir():
+        (d / f.name).write_bytes(f.read_bytes())
+    (d / "plan.json").write_text(json.dumps(_plan()))
+    return d
+
+
+def test_load_input_plan_file_and_bundle(bundle):
+    plan, b = core.load_input(str(bundle / "plan.json"))
+    assert b is None and plan["recommended"]["grad_accum"] == 32
+    plan2, b2 = core.load_input(str(bundle))
+    assert b2 == str(bundle.resolve()) and plan2 == plan
+    s = core.bundle_settings(b2)
     assert s["output_dir"] == "/runs/qwen-lora"
 
 
@@ -58,6 +76,9 @@ def test_replan_arithmetic_keeps_the_effective_batch():
     assert _larger(4, 32) == 8 and _larger(32, 32) is None and _larger(3, 9) is None
     new = core.adjusted_plan(_plan(), {"micro_batch": 4, "grad_accum": 8}, {"replan_reason": "raised"})
     assert new["recommended"]["micro_batch"] * new["recommended"]["grad_accum"] == 32
+    from rocm_tune.core.plan import Plan
+
+    assert Plan.from_dict(new).recommended.micro_batch == 4             # still a valid plan
     assert new["reasons"][-1] == "preflight: raised" and _plan()["recommended"]["micro_batch"] == 1
 
 
@@ -75,16 +96,16 @@ def test_adjusted_plan_never_overwrites_without_force(tmp_path):
         core.check_out(str(link), force=False)
 
 
-def test_adjusted_bundle_is_a_copy_with_the_new_batch(tmp_path):
+def test_adjusted_bundle_is_a_copy_with_the_new_batch(tmp_path, bundle):
     new = core.adjusted_plan(_plan(), {"micro_batch": 2, "grad_accum": 16, "gradient_checkpointing": True})
     out = tmp_path / "bundle.preflight"
-    core.write_adjusted(new, str(out), bundle=str(GOLDEN_BUNDLE), force=False)
+    core.write_adjusted(new, str(out), bundle=str(bundle), force=False)
     y = yaml.safe_load((out / "llamafactory.yaml").read_text())
     assert y["per_device_train_batch_size"] == 2 and y["gradient_accumulation_steps"] == 16
     assert y["model_name_or_path"] == "Qwen/Qwen2.5-7B-Instruct"        # the rest is the user's bundle
     assert json.loads((out / "plan.json").read_text())["recommended"]["micro_batch"] == 2
-    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in GOLDEN_BUNDLE.iterdir())
-    orig = yaml.safe_load((GOLDEN_BUNDLE / "llamafactory.yaml").read_text())
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in bundle.iterdir())
+    orig = yaml.safe_load((bundle / "llamafactory.yaml").read_text())
     assert orig["per_device_train_batch_size"] == 1                       # the source is untouched
 
 
@@ -109,18 +130,20 @@ def test_render_and_exit_codes_of_a_result():
     assert core.exit_code(result) == 1 and core.exit_code({"status": "verified"}) == 0 and core.exit_code(None) == 1
 
 
-def test_cli_bad_input_exits_2_with_one_line(tmp_path):
+def test_cli_bad_input_exits_2_with_one_line(tmp_path, bundle):
     r = run_cli("preflight", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "does not exist" in r.stderr
     r = run_cli("preflight")
     assert r.returncode == 2 and "--model" in r.stderr
     out = tmp_path / "taken.json"
     out.write_text("{}")
-    r = run_cli("preflight", str(GOLDEN_BUNDLE / "plan.json"), "--out", str(out), "--cpu")
+    r = run_cli("preflight", str(bundle / "plan.json"), "--out", str(out), "--cpu")
     assert r.returncode == 2 and "--force" in r.stderr and r.stderr.count("\n") == 1
-    r = run_cli("preflight", str(GOLDEN_BUNDLE / "plan.json"), "--timeout", "-1")
+    r = run_cli("preflight", str(bundle / "plan.json"), "--timeout", "-1")
     assert r.returncode == 2 and "--timeout" in r.stderr
-    r = run_cli("preflight", str(GOLDEN_BUNDLE / "plan.json"), "--wait", "--foreground")
+    r = run_cli("preflight", str(bundle / "plan.json"), "--wait", "--foreground")
     assert r.returncode == 2 and "--foreground" in r.stderr
     assert out.read_text() == "{}"
-    assert not list(Path(tmp_path).glob("*.preflight.json"))
+    assert not list(Path(tmp_path).glob("*.preflight.json")) and not list(bundle.parent.glob("*.preflight*"))
+    r = run_cli("preflight", str(GOLDEN / "plan.json"), "--cpu")   # an old (version 1) plan
+    assert r.returncode == 2 and "version 1" in r.stderr and r.stderr.count("\n") == 1

@@ -26,8 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("preflight")
     g.add_argument("--wait", action="store_true", help="start detached, follow it to the end, exit 0/1 with the verdict")
     g.add_argument("--foreground", action="store_true", help="run in this process (no detached run)")
-    g.add_argument("--json", action="store_true",
-                   help="one JSON object: the result (with --wait/--foreground) or the started run")
     g.add_argument("--timeout", type=float_range("--timeout", 0.1, 3600), default=60.0,
                    help="hard timeout of the collectives check in seconds (default 60)")
     g.add_argument("--steps", type=int_range("--steps", 1, 100), default=3,
@@ -57,18 +55,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--absent-rank", type=int_range("--absent-rank", 0, 63), default=None, help=argparse.SUPPRESS)
     from rocm_tune.commands import plan as plan_cmd
 
-    plan_cmd.add_arguments(parser)  # the same flags as `rocm-tune plan` (its --json is ours)
+    plan_cmd.add_arguments(parser)  # the same flags as `rocm-tune plan`; its --json is ours
+    parser._option_string_actions["--json"].help = (
+        "one JSON object: the result (with --wait/--foreground) or the started run")
 
 
 def _plan_from_flags(args) -> dict:
     from rocm_tune.commands import plan as plan_cmd
 
-    try:  # the typed request builder once it lands (plan owner), else what `plan` uses today
-        from rocm_tune.core.request import request_from_args  # type: ignore
-
-        req = request_from_args(args)
-    except ImportError:
-        req = plan_cmd.build_request(args)
+    req = plan_cmd.build_request(args)  # the plan engineer's request building (core.request)
     from rocm_tune.core.planner import plan as make_plan
 
     return make_plan(req).to_dict()

@@ -53,26 +53,16 @@ def _model_config(plan: dict, weights: str | None) -> tuple[dict, object | None]
 
 
 def _train_config(plan: dict, attempt=None):
-    from rocm_tune.core.memory import TrainConfig
+    """The estimator's TrainConfig of the plan (core.plan.Plan.train_config), with an attempt's knobs."""
+    from dataclasses import replace
 
-    rec = plan["recommended"]
-    hw = plan.get("hardware") or {}
-    targets = rec.get("lora_targets") or ["all"]
-    kw = dict(
-        method=rec.get("method") or "lora", lora_rank=int(rec.get("lora_rank") or 8),
-        lora_alpha=rec.get("lora_alpha"), lora_targets=tuple(targets) if not isinstance(targets, str) else (targets,),
-        dora=bool(rec.get("dora", False)), quant_bits=int(rec.get("quant_bits") or 4),
-        precision=rec.get("precision") or "bf16", cutoff_len=int(rec["cutoff_len"]),
-        micro_batch=int(rec["micro_batch"]), gradient_checkpointing=bool(rec.get("gradient_checkpointing", True)),
-        attn=rec.get("attn") or "sdpa", optim=rec.get("optim") or "adamw", gpus=int(hw.get("gpus") or 1),
-        nodes=int(hw.get("nodes") or 1), zero_stage=int(rec.get("zero_stage") or 0),
-        offload=rec.get("offload") or "none", stage=(plan.get("goal") or {}).get("stage") or "sft")
-    if rec.get("freeze_trainable_layers"):
-        kw["freeze_trainable_layers"] = int(rec["freeze_trainable_layers"])
+    from rocm_tune.core.plan import Plan
+
+    cfg = Plan.from_dict(plan).train_config()
     if attempt is not None:
-        kw.update(micro_batch=attempt.micro_batch, gradient_checkpointing=attempt.gradient_checkpointing,
-                  zero_stage=attempt.zero_stage)
-    return TrainConfig(**kw)
+        cfg = replace(cfg, micro_batch=attempt.micro_batch, gradient_checkpointing=attempt.gradient_checkpointing,
+                      zero_stage=attempt.zero_stage)
+    return cfg
 
 
 def _smaller(mb: int, product: int) -> int | None:
@@ -181,7 +171,8 @@ def run_preflight(plan: dict, options: core.PreflightOptions, *, run_dir: str | 
     predicted = {"peak_allocated_bytes": mem_plan.get("peak_allocated_bytes"),
                  "reserved_bytes": mem_plan.get("reserved_bytes")}
     vram = hw.get("vram_bytes") or (getattr(profile, "vram_bytes", None) if profile is not None else None)
-    headroom = float(plan.get("headroom") or (plan.get("request") or {}).get("headroom") or 0.85)
+    headroom = float(hw.get("headroom") or 0.85)
+    in_use = int(hw.get("vram_in_use_bytes") or 0)
     ratio = 1.0
     if predicted["peak_allocated_bytes"] and predicted["reserved_bytes"]:
         ratio = max(1.0, predicted["reserved_bytes"] / predicted["peak_allocated_bytes"])
@@ -240,8 +231,8 @@ def run_preflight(plan: dict, options: core.PreflightOptions, *, run_dir: str | 
                 reserved = r.get("peak_reserved_bytes")
                 if reserved is None and r.get("peak_allocated_bytes") is not None:
                     reserved = int(r["peak_allocated_bytes"] * ratio)
-                if reserved is not None:
-                    fits = reserved <= headroom * vram
+                if reserved is not None:  # the plan's one meaning of "fits": reserved + in use <= headroom x VRAM
+                    fits = reserved + in_use <= headroom * vram
                     r["reserved_for_fit_bytes"] = reserved
             r["fits"] = fits
             log(f"[preflight]   {r['outcome']}" + (f" ({r.get('message')})" if r.get("message") else "")
@@ -297,7 +288,7 @@ def run_preflight(plan: dict, options: core.PreflightOptions, *, run_dir: str | 
             "model_source": (f"weights {options.weights}" if options.weights else
                              ("scaled-down stand-in of the model's config (CPU)" if spec.scaled_down
                               else "random init from the model's config")),
-            "device": spec.device, "runner": rec.get("runner") or "builtin", "precision": spec.precision,
+            "device": spec.device, "runner": rec.get("runner") or "-", "precision": spec.precision,
             "cutoff_len": spec.cutoff_len, "seq_len": attempts[0].get("seq_len"), "zero_stage": zero,
             "zero_exercised": False, "steps_per_attempt": options.steps, "attempts": attempts,
         }
