@@ -26,6 +26,7 @@ ACCEL_YAML = "accelerate.yaml"
 SLURM = "slurm.sbatch"
 PLAN_JSON = "plan.json"
 DATASET_INFO = "dataset_info.json"
+HOSTFILE = "hostfile"  # multi-node `--launcher deepspeed` only
 
 LAUNCHERS = ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "rocm-tune")
 # what trains (the plan's `recommended.runner`, `--runner`): LLaMA-Factory, or a transformers Trainer.
@@ -94,6 +95,9 @@ class ExportOptions:
     cpus_per_task: int = 16
     job_name: str = "rocm-tune"
     tool_version: str = field(default_factory=lambda: _tool_version())
+    # the bundle's absolute directory (set by write_bundle / `export -o`): the YAML's deepspeed/output_dir
+    # and slurm.sbatch name files there, so they work from any working directory
+    bundle_dir: str | None = None
 
     def with_(self, **kw) -> ExportOptions:
         return replace(self, **kw)
@@ -213,6 +217,10 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
     runner, launcher = _runner_and_launcher(plan, opts)
     lora = s.is_lora
     rank = (s.lora_rank or V.DEFAULT_LORA_RANK) if lora else V.DEFAULT_LORA_RANK
+    if s.precision == "pure_bf16" and s.zero_stage == 3 and runner == "llamafactory":
+        # hparams/parser.py: "`pure_bf16` is incompatible with DeepSpeed ZeRO-3." (LLaMA-Factory 0.9.5)
+        raise UserError("plan recommended.precision pure_bf16 with zero_stage 3: LLaMA-Factory refuses this "
+                        "combination; use precision bf16 with ZeRO-3, or pure_bf16 with ZeRO-2")
     notes = []
     if s.optim == "sgd_momentum":
         notes.append("optim sgd_momentum is written as HF `sgd` (no momentum argument in the shared YAML)")
