@@ -342,6 +342,13 @@ def test_deepspeed_values_match_the_trainer(case):
     assert ds["fp16"]["loss_scale"] == 0
     z = ds["zero_optimization"]
     assert z["stage"] == r.zero_stage
+    # the estimate's own ZeRO numbers (buckets from the model's shape), not fixed defaults
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.runners.deepspeed import zero_settings
+
+    plan = P(plan_case(case))
+    assert z == (zero_settings(load_model(plan.model.ref), plan.train_config()) or {"stage": 0})
+    assert z.get("reduce_bucket_size") in (None, 3584 * 3584)  # qwen2.5-7b: hidden 3584
     if r.offload in ("optimizer", "all"):
         assert z["offload_optimizer"] == {"device": "cpu", "pin_memory": True}
         assert ds["optimizer"]["params"] == {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}
@@ -487,6 +494,10 @@ def test_bad_plans_are_user_errors():
         B.parse_formats("sh,yml")
     with pytest.raises(UserError, match="needs a dataset"):
         B.build_bundle(P(plan_case("mi50-ddp-fp32")), ("llamafactory",), ExportOptions())
+    p = plan_case("qlora-accelerate-zero2")
+    p["model"]["ref"] = "/nonexistent/model"
+    with pytest.raises(UserError, match="ZeRO bucket sizes follow the model's shape"):
+        B.build_bundle(P(p), ("all",), OPTS)
     with pytest.raises(UserError, match="cannot train stage 'dpo'"):
         B.build_bundle(P(plan_case("freeze-pure-bf16-llamafactory-cli")), ("all",), OPTS.with_(runner="builtin"))
 

@@ -160,6 +160,7 @@ class Resolved:
     nodes: int
     gpu_name: str
     warnings: tuple[tuple[str, str, str], ...] = ()  # the plan's (code, message, fix)
+    zero: dict = field(default_factory=dict)  # deepspeed.json's zero_optimization ({} without ZeRO)
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -222,6 +223,7 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
         raise UserError("plan recommended.precision pure_bf16 with zero_stage 3: LLaMA-Factory refuses this "
                         "combination; use precision bf16 with ZeRO-3, or pure_bf16 with ZeRO-2")
     notes = []
+    zero = _zero_settings(plan) if s.zero_stage else {}
     if s.optim == "sgd_momentum":
         notes.append("optim sgd_momentum is written as HF `sgd` (no momentum argument in the shared YAML)")
     return Resolved(
@@ -258,8 +260,24 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
         nodes=plan.hardware.nodes,
         gpu_name=plan.hardware.gpu,
         warnings=tuple((w.code, w.message, w.fix) for w in plan.warnings),
+        zero=zero,
         notes=tuple(notes),
     )
+
+
+def _zero_settings(plan: Plan) -> dict:
+    """The ZeRO block the estimate used (`rocm_tune.core.runners.deepspeed.zero_settings`): its bucket sizes
+    follow the model's hidden size and trainable parameters, so the model's shape is read (a preset, a
+    config.json, the local Hugging Face cache); nothing is downloaded."""
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.runners.deepspeed import zero_settings
+
+    try:
+        spec = load_model(plan.model.ref)
+    except UserError as exc:
+        raise UserError(f"deepspeed.json: the ZeRO bucket sizes follow the model's shape, and model "
+                        f"{plan.model.ref!r} cannot be read here ({exc})") from None
+    return zero_settings(spec, plan.train_config())
 
 
 def load_plan(path: str) -> Plan:
