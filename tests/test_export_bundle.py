@@ -609,15 +609,24 @@ def _tree(folder: Path) -> dict:
             for p in sorted(folder.iterdir())}
 
 
+def _raw_tree(folder: Path) -> dict:
+    return {p.name: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in sorted(folder.iterdir())}
+
+
 def _app_and_cli_bundles(tmp_path: Path, plan: dict) -> tuple[dict, dict]:
+    """The app's export and a real `rocm-tune export --plan` into the same directory (one after the other):
+    the bundle names its own absolute directory, so the same -o must give the same bytes."""
     from rocm_tune.tui import export_model as em
 
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(plan, indent=1))
-    em.write(plan, list(em.DEFAULT_FORMATS), str(tmp_path / "app"), False)
-    r = run_cli("export", "--plan", str(plan_file), "-o", str(tmp_path / "cli"))
+    out = tmp_path / "bundle dir"
+    em.write(plan, list(em.DEFAULT_FORMATS), str(out), False)
+    app = _raw_tree(out)
+    shutil.rmtree(out)
+    r = run_cli("export", "--plan", str(plan_file), "-o", str(out))
     assert r.returncode == 0, r.stderr
-    return _tree(tmp_path / "app"), _tree(tmp_path / "cli")
+    return app, _raw_tree(out)
 
 
 @pytest.mark.parametrize("case", CASES)
