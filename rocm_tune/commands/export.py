@@ -32,7 +32,7 @@ _LEGACY_TRAINER = {"llamafactory": "llamafactory", "rocm-tune": "builtin"}
 
 def runner_from_args(args: argparse.Namespace) -> str | None:
     """--runner, or the deprecated --trainer mapped to it (a note on stderr)."""
-    legacy = getattr(args, "legacy_trainer", None)
+    legacy = args.legacy_trainer
     if legacy is None:
         return args.runner
     if legacy not in _LEGACY_TRAINER:
@@ -205,10 +205,7 @@ def run(args: argparse.Namespace) -> int:
         print("rocm-tune export: the plan does not fit in GPU memory (does-not-fit); nothing written. "
               "Pick an alternative from `rocm-tune plan`, or pass --allow-unfit.", file=sys.stderr)
         return 1
-    dataset = getattr(args, "dataset", None)
-    if dataset is not None and not isinstance(dataset, str):
-        dataset = None
-    bundle = build_bundle(plan, formats, _options(args), dataset=dataset)
+    bundle = build_bundle(plan, formats, _options(args), dataset=args.dataset)
     written = write_bundle(bundle, args.out, force=args.force)
     if args.json:
         print_json({
