@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
@@ -304,7 +305,6 @@ class Settings:
 def _absent(f: _Fields, key: str, method: str) -> None:
     if f.data.get(key) is not None:
         raise UserError(f"{_WHERE}{f._name(key)} applies to method lora or qlora, not {method}")
-    return None
 
 
 @dataclass(frozen=True)
