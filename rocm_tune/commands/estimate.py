@@ -19,6 +19,11 @@ GIB = 2**30
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_train_flags(parser)
+    from rocm_tune.core.runners import RUNNERS
+
+    parser.add_argument("--runner", choices=RUNNERS, default=None,
+                        help="who runs the training: the dtypes are the ones it really uses "
+                             "(default builtin = exactly the requested precision)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (bytes as integers)")
     parser.add_argument("--probe", action="store_true",
                         help="also measure one step of the real model on fake tensors (needs rocm-tune[train])")
@@ -72,6 +77,12 @@ def render(est, probe_result=None) -> str:
                          f"(analytic {err * 100:+.1f}%), traced in {probe_result.seconds:.1f} s")
             for n in probe_result.notes:
                 lines.append(f"           {n}")
+    from rocm_tune.core.runners import execution
+
+    ex = execution(m, cfg)
+    lines += ["", f"Runs as    {ex.lines[0]}"]
+    if ex.warning:
+        lines.append(f"Warning    [{ex.warning[0]}] {ex.warning[1]}; fix: {ex.warning[2]}")
     if est.notes:
         lines.append("")
         lines += [f"Note       {n}" for n in est.notes]
@@ -81,7 +92,7 @@ def render(est, probe_result=None) -> str:
 def run(args: argparse.Namespace) -> int:
     if not args.model:
         raise UserError("--model is required (a preset name, a model directory, a config.json or a cached hub id)")
-    cfg = train_config_from_args(args)
+    cfg = train_config_from_args(args, runner=getattr(args, "runner", None))
     from rocm_tune.core.memory import estimate
     from rocm_tune.core.model import load_model
 
@@ -93,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
 
         probe_result = probe(dict(model.config), cfg)
     if args.json:
+        from rocm_tune.core.runners import execution
+
         out = est.to_dict()
+        out["execution"] = execution(model, cfg).to_dict()
         out["model"] = {"ref": args.model, "name": model.name, "family": model.family, "source": model.source,
                         "location": model.location}
         if args.probe:

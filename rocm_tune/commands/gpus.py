@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -186,8 +189,9 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.record)
         if out.is_dir():
             raise UserError(f"--record {str(out)!r} is a directory; give a file path such as {str(out / 'gpus.json')!r}")
-        if out.exists() and not args.force:
-            raise UserError(f"--record {str(out)!r} already exists; pass --force to overwrite it")
+        if os.path.lexists(out) and not args.force:  # a symlink (dangling too) is something the user made
+            what = "is a symbolic link" if os.path.islink(out) else "already exists"
+            raise UserError(f"--record {str(out)!r} {what}; pass --force to replace it")
         if out.parent and not out.parent.exists():
             raise UserError(f"--record {str(out)!r}: directory {str(out.parent)!r} does not exist")
     backend = detect(args.backend)
@@ -216,13 +220,24 @@ def _record(backend, args) -> int:
                         + "; ".join(f"{n}: {r}" for n, r in getattr(backend, "tried", [])) + ")")
     doc = record(backend, args.frames, args.interval, description=f"recorded with rocm-tune gpus --record via {backend.name}")
     target = Path(args.record)
-    tmp = target.with_name(target.name + ".tmp")
+    # a fresh temp name (O_EXCL, random) in the same directory, then rename over the target: nothing is
+    # written through a link planted at a fixed name, and the old recording survives a failed write
+    tmp = None
     try:
-        tmp.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
-        tmp.replace(target)  # a complete file or none: the old recording survives a failed write
+        fd, tmp = tempfile.mkstemp(dir=str(target.parent) or ".", prefix=f".{target.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, separators=(",", ":")))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)  # replaces a symlink itself (with --force), never its target
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"--record {args.record!r}: cannot write it ({exc.strerror or exc})") from None
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        why = "disk full (no space left on device)" if exc.errno == errno.ENOSPC else (
+            "permission denied" if exc.errno in (errno.EACCES, errno.EPERM) else str(exc.strerror or exc))
+        raise UserError(f"--record {args.record!r}: cannot write it: {why}") from None
     if args.json:
         print_json({"path": str(args.record), "frames": len(doc["frames"]), "backend": backend.name})
     else:

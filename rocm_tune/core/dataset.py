@@ -208,6 +208,8 @@ def read_records(path: Path) -> list:
     if not jsonl:
         try:
             data = json.loads(text)
+        except RecursionError:
+            raise UserError(f"malformed JSON in {path}: nested too deeply (at most a few hundred levels)") from None
         except json.JSONDecodeError as exc:
             if stripped[0] == "{" and exc.msg == "Extra data":
                 jsonl = True  # several objects: JSON Lines in a .json file
@@ -232,6 +234,8 @@ def read_records(path: Path) -> list:
             continue
         try:
             out.append(json.loads(line))
+        except RecursionError:
+            raise UserError(f"malformed JSON Lines in {path} on line {lineno}: nested too deeply") from None
         except json.JSONDecodeError as exc:
             raise UserError(f"malformed JSON Lines in {path} on line {lineno} column {exc.colno}: {exc.msg}") from None
     return out
@@ -240,11 +244,34 @@ def read_records(path: Path) -> list:
 _DATA_SUFFIXES = (".json", ".jsonl")
 
 
+_MAX_WALK_DEPTH = 16
+_MAX_WALK_FILES = 100_000
+
+
+def _walk_files(folder: Path) -> list[Path]:
+    """Regular files under folder (symlinked directories are not followed; depth and count bounded)."""
+    out: list[Path] = []
+    base = len(folder.parts)
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        if len(Path(root).parts) - base >= _MAX_WALK_DEPTH:
+            dirs[:] = []
+        for n in names:
+            p = Path(root) / n
+            try:
+                if p.is_file():
+                    out.append(p)
+            except OSError:
+                continue
+            if len(out) >= _MAX_WALK_FILES:
+                return out
+    return out
+
+
 def _files_in(folder: Path) -> list[Path]:
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in _DATA_SUFFIXES
-                   and p.name != "dataset_info.json")
+    every = _walk_files(folder)
+    files = sorted(p for p in every if p.suffix.lower() in _DATA_SUFFIXES and p.name != "dataset_info.json")
     if not files:
-        others = sorted(p.suffix for p in folder.rglob("*") if p.is_file())
+        others = sorted(p.suffix for p in every)
         extra = f" (found {', '.join(sorted(set(others))[:5])})" if others else ""
         raise UserError(f"no .json or .jsonl files in {folder}{extra}; only local JSON/JSONL datasets are read")
     return files

@@ -23,6 +23,7 @@ from typing import Any
 from rocm_tune.core.devices.backends import run_command
 from rocm_tune.core.devices.matching import gfx_from_target_version, normalize_arch
 from rocm_tune.core.devices.types import NA
+from rocm_tune.core.warnings import BF16_EMULATED_COST, LF_FP32_LAUNCHER
 
 STATUSES = ("pass", "warn", "fail", "skip")
 GiB = 2**30
@@ -532,8 +533,10 @@ def check_bf16(view: SystemView) -> CheckResult:
         ev.append("torch.cuda.is_bf16_supported() answers True on every ROCm GPU: not used here")
     if kinds & {"emulated", "none"}:
         return _r("bf16", "bf16 real or emulated", "warn",
-                  "bf16 is emulated on this GPU: training in bf16 runs many times slower (field report 000: ~100x).",
-                  ev, "Use fp16 (--fp16 True --bf16 False) or fp32 for models that overflow in fp16 (Qwen2/2.5).",
+                  f"bf16 is emulated on this GPU: training in bf16 is {BF16_EMULATED_COST}.",
+                  ev, "Use fp16 (--fp16 True --bf16 False), or real fp32 for models that overflow in fp16 (Qwen2/2.5): "
+                  "plain LLaMA-Factory keeps a bf16 checkpoint in bf16 even with --bf16 False, so use the built-in "
+                  f"trainer or `python -m {LF_FP32_LAUNCHER} CONFIG.yaml --compute-dtype fp32`.",
                   code="bf16-emulated")
     if "half-rate" in kinds:
         return _r("bf16", "bf16 real or emulated", "pass", "bf16 works at half the fp16 matrix rate.", ev,

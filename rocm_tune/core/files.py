@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,21 +23,99 @@ from rocm_tune.core.errors import UserError
 _KIND = {dict: "JSON object", list: "JSON array", str: "JSON string"}
 
 
-def read_text(path: str | os.PathLike, what: str) -> str:
-    """UTF-8 text of a file (a BOM is dropped). UserError: missing, a directory, unreadable, not UTF-8."""
-    p = Path(os.path.expanduser(str(path)))
+MAX_TEXT_BYTES = 2 * 2**30      # the most of one file rocm-tune reads into memory
+MAX_YAML_BYTES = 16 * 2**20     # a training config / YAML larger than this is not a config
+MAX_NESTING = 1000              # brackets nested deeper than this are refused before any parser sees them
+
+
+def open_regular(path: str | os.PathLike, what: str, spec: str | None = None) -> int:
+    """An fd of a regular file opened for reading without ever blocking (FIFOs, devices and sockets
+    are refused, so `/dev/zero` or a FIFO never hangs or fills memory). UserError otherwise."""
+    spec = str(path) if spec is None else spec
     try:
-        data = p.read_bytes()
+        fd = os.open(os.path.expanduser(str(path)), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise UserError(f"{what} {str(path)!r} does not exist (no such file)") from None
+        raise UserError(f"{what} {spec!r} does not exist (no such file)") from None
     except IsADirectoryError:
-        raise UserError(f"{what} {str(path)!r} is a directory, expected a file") from None
+        raise UserError(f"{what} {spec!r} is a directory, expected a file") from None
+    except PermissionError:
+        raise UserError(f"cannot read {what} {spec!r}: permission denied") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read {what} {spec!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        st = os.fstat(fd)
     except OSError as exc:
-        raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+        os.close(fd)
+        raise UserError(f"cannot read {what} {spec!r}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        os.close(fd)
+        raise UserError(f"{what} {spec!r} is a directory, expected a file")
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or
+                stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise UserError(f"{what} {spec!r} is {kind}, expected a regular file")
+    return fd
+
+
+def read_bytes(path: str | os.PathLike, what: str, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
+    """The bytes of a regular file of at most `max_bytes` (one-line UserError otherwise)."""
+    fd = open_regular(path, what)
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            raise UserError(f"{what} {str(path)!r} is {size / 2**20:,.0f} MiB; rocm-tune reads at most "
+                            f"{max_bytes / 2**20:,.0f} MiB of a {what} (give a smaller file or a sample)")
+        chunks = []
+        total = 0
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except OSError as exc:
+                raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:  # grew while read
+                raise UserError(f"{what} {str(path)!r} is larger than {max_bytes / 2**20:,.0f} MiB")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | os.PathLike, what: str, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """UTF-8 text of a file (a BOM is dropped). UserError: missing, a directory, not a regular file
+    (FIFO, device), larger than `max_bytes`, permission denied, not UTF-8."""
+    data = read_bytes(path, what, max_bytes)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UserError(f"{what} {str(path)!r} is not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(text: str, limit: int = MAX_NESTING) -> int:
+    """Deepest bracket nesting of `text` (strings are not skipped: an upper bound), stopping past `limit`."""
+    depth = best = 0
+    for m in _BRACKETS.finditer(text):
+        if m.group() in "[{":
+            depth += 1
+            if depth > best:
+                best = depth
+                if best > limit:
+                    return best
+        elif depth:
+            depth -= 1
+    return best
+
+
+def check_nesting(text: str, path: str | os.PathLike, what: str, limit: int = MAX_NESTING) -> None:
+    """UserError when brackets nest deeper than `limit` (a YAML parser would overflow its stack)."""
+    if text.count("[") + text.count("{") > limit and nesting_depth(text, limit) > limit:
+        raise UserError(f"{what} {str(path)!r} nests brackets more than {limit} levels deep; not a valid {what}")
 
 
 def parse_json(text: str, path: str | os.PathLike, what: str) -> Any:
@@ -62,9 +142,12 @@ def read_yaml(path: str | os.PathLike, what: str, expect: type | None = dict) ->
     """Parsed YAML (safe loader) of a file; an empty file is {} when a mapping is expected."""
     import yaml
 
-    text = read_text(path, what)
+    text = read_text(path, what, max_bytes=MAX_YAML_BYTES)
+    check_nesting(text, path, what)
     try:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except RecursionError:
+        raise UserError(f"{what} {str(path)!r} is nested too deeply to be a {what}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -84,22 +167,48 @@ def _json_type(v: Any) -> str:
         type(v), "number" if isinstance(v, (int, float)) else type(v).__name__)
 
 
-def try_read_json(path: str | os.PathLike, default: Any = None) -> Any:
-    """Parsed JSON of a file, or `default` when missing, unreadable or malformed (never raises)."""
+def _try_read_small(path: str | os.PathLike, max_bytes: int) -> bytes | None:
+    """Bytes of a regular file of at most max_bytes, else None (never blocks, never raises)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, ValueError, RecursionError):
+        fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError, TypeError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            return None
+        data = os.read(fd, max_bytes + 1)
+        return data if len(data) <= max_bytes else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def try_read_json(path: str | os.PathLike, default: Any = None, max_bytes: int = 64 * 2**20) -> Any:
+    """Parsed JSON of a regular file, or `default` when missing, unreadable, too big or malformed (never raises)."""
+    data = _try_read_small(path, max_bytes)
+    if data is None:
+        return default
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
         return default
 
 
 def try_read_yaml(path: str | os.PathLike) -> dict | None:
-    """A YAML mapping from a file, or None when missing, unreadable, malformed or not a mapping."""
+    """A YAML mapping from a regular file, or None when missing, unreadable, too big, nested too
+    deeply, malformed or not a mapping (a FIFO named in someone's argv is never opened)."""
+    data = _try_read_small(path, MAX_YAML_BYTES)
+    if data is None:
+        return None
     try:
         import yaml
 
-        with open(path, encoding="utf-8") as fh:
-            obj = yaml.safe_load(fh)
+        text = data.decode("utf-8-sig")
+        if text.count("[") + text.count("{") > MAX_NESTING and nesting_depth(text) > MAX_NESTING:
+            return None
+        obj = yaml.safe_load(text)
     except Exception:  # noqa: BLE001 - a peek: any failure means "no usable config"
         return None
     return obj if isinstance(obj, dict) else None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
+from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.runners import RUNNERS, Regime
+from rocm_tune.core.runners import deepspeed as ds
 
 METHODS = ("full", "freeze", "lora", "qlora")
 PRECISIONS = ("fp32", "bf16", "fp16", "pure_bf16")
@@ -47,6 +50,7 @@ class TrainConfig:
     zero_stage: int = 0
     offload: str = "none"
     stage: str = "sft"
+    runner: str = "builtin"   # who executes it: llamafactory | hf | builtin (core/runners/)
 
     @property
     def world_size(self) -> int:
@@ -64,6 +68,7 @@ class TrainConfig:
         _check_choice("optim", self.optim, OPTIMS)
         _check_choice("offload", self.offload, OFFLOADS)
         _check_choice("stage", self.stage, STAGES)
+        _check_choice("runner", self.runner, RUNNERS)
         _check_int("lora_rank", self.lora_rank, 1, 65536)
         if self.lora_alpha is not None:
             _check_int("lora_alpha", self.lora_alpha, 1, 1_048_576)
@@ -142,22 +147,30 @@ class MemoryEstimate:
 
 
 # ----------------------------------------------------------------------------------------------------
-# The analytic model. Every figure below is "bytes per token" (T = micro_batch x cutoff_len tokens, x2
-# for DPO's chosen + rejected) of what autograd keeps, following what the transformers / PEFT code
-# actually does under each precision regime; `benchmarks/estimator_accuracy.py` checks it against the
-# fake-tensor probe (rocm_tune/train/probe.py), which runs the real code.
+# The analytic model. Activation figures are "bytes per token" (tokens = micro_batch x cutoff_len, x2 for
+# DPO's chosen + rejected) of what autograd keeps, following what the transformers / PEFT code does
+# under the regime the runner really executes (core/runners/); `benchmarks/estimator_accuracy.py` checks
+# it against the fake-tensor probe (rocm_tune/train/probe.py), which runs the real code.
 # ----------------------------------------------------------------------------------------------------
 
-_GIB = 2**30
 _BLOCK = 512
-_ALLOC_CONTEXT = 500 * 2**20        # CUDA/HIP context + kernels + cuBLAS/hipBLAS workspaces
-_FRAGMENTATION = 0.08              # caching-allocator blocks reserved but not allocated at the peak
+# CUDA/HIP context + kernels + cuBLAS/hipBLAS workspaces, and the caching allocator's reserved-but-free
+# share at the peak. Not measured on a GPU yet (no GPU was lent to the sessions that wrote this):
+# published PyTorch/ROCm context sizes are 300-600 MiB; 8 % is the fragmentation seen in the field
+# reports' rocm-smi figures. benchmarks/gpu_truth.py measures both when a GPU is available.
+_ALLOC_CONTEXT = 500 * 2**20
+_FRAGMENTATION = 0.08
+_DECODER_KINDS = ("attn", "mlp", "shared_expert")
+# bytes per trainable parameter of each optimizer's state, for trainable weights of `w` bytes
+_STATE_BYTES = {"adamw": lambda w: 2 * w, "paged_adamw": lambda w: 2 * w, "adamw_8bit": lambda w: 2,
+                "paged_adamw_8bit": lambda w: 2, "sgd": lambda w: 0, "sgd_momentum": lambda w: w,
+                "adafactor": lambda w: 0}
 
 
 def _lora_wrapped(model, cfg: TrainConfig):
     """LinearGroups that PEFT wraps for these targets (routed experts/routers are fused 3-D parameters
     in transformers >= 5 and are not nn.Linear, so "all" leaves them alone, as PEFT's all-linear does)."""
-    groups = [g for g in model.linears if g.kind in ("attn", "mlp", "shared_expert")]
+    groups = [g for g in model.linears if g.kind in _DECODER_KINDS]
     if "all" in cfg.lora_targets:
         return groups
     names = {g.name for g in model.linears}
@@ -173,397 +186,478 @@ def _round(n: float) -> int:
     return int(-(-int(n) // _BLOCK) * _BLOCK) if n > 0 else 0
 
 
-def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
-    """Per-GPU memory of one steady-state training step of `model` (a ModelSpec) under `cfg`."""
-    cfg.validate()
-    notes: list[str] = []
-    L = max(1, int(model.num_layers))
-    H = int(model.hidden_size)
-    V = int(model.vocab_size)
-    heads = max(1, int(model.num_attention_heads))
-    hd = max(1, int(model.head_dim))
-    q_dim = heads * hd
-    kv_dim = max(1, int(model.num_kv_heads)) * hd
-    world = cfg.world_size
-    P = model.params
-    total = int(P.total)
-    mixed = cfg.precision in ("bf16", "fp16")
-    pure = cfg.precision == "pure_bf16"
-    c = 4 if cfg.precision == "fp32" else 2            # compute (activation) bytes
-    half = 4 if cfg.precision == "fp32" else 2         # storage of frozen weights
-    tw = 2 if pure else 4                              # storage of trainable weights / grads
+@dataclass(frozen=True)
+class _Training:
+    """Which parameters train."""
 
-    # ---------------- which parameters train ----------------
-    lora = cfg.is_lora
-    wrapped = _lora_wrapped(model, cfg) if lora else []
+    count: int
+    wrapped: tuple                 # LoRA-wrapped LinearGroups
+    layer_trains: tuple[bool, ...]  # per decoder layer: do its own weights train (freeze / full)
+    largest: int                   # elements of the largest trainable parameter
+
+
+def trainable_params(model, cfg: TrainConfig) -> int:
+    """Trainable parameters of ``cfg`` on ``model`` (what the optimizer and DeepSpeed see)."""
+    return _training(model, cfg).count
+
+
+def _training(model, cfg: TrainConfig) -> _Training:
+    num_layers = max(1, int(model.num_layers))
+    params = model.params
+    wrapped = tuple(_lora_wrapped(model, cfg)) if cfg.is_lora else ()
+    layer_trains = (True,) * num_layers
     if cfg.method == "full":
-        trainable = total
+        count = int(params.total)
+        largest = max([g.in_features * g.out_features for g in model.linears] + [params.embed, params.lm_head])
     elif cfg.method == "freeze":
         n = cfg.freeze_trainable_layers
-        if n > L:
-            raise UserError(f"freeze_trainable_layers {n} is more than the {L} layers of {model.name}")
-        trainable = sum(P.per_layer[L - n:]) if P.per_layer else total * n // L
+        if n > num_layers:
+            raise UserError(f"freeze_trainable_layers {n} is more than the {num_layers} layers of {model.name}")
+        count = sum(params.per_layer[num_layers - n:]) if params.per_layer else params.total * n // num_layers
+        layer_trains = tuple(i >= num_layers - n for i in range(num_layers))
+        largest = max((g.in_features * g.out_features for g in model.linears), default=0)
     else:
-        r = cfg.lora_rank
-        trainable = sum((g.in_features + g.out_features) * r * g.count * g.layers for g in wrapped)
-        if cfg.dora:
-            trainable += sum(g.out_features * g.count * g.layers for g in wrapped)
-    if lora and not wrapped:
-        raise UserError(f"no LoRA target found in {model.name}")
-    if lora:
-        # an adapter's update has rank <= min(in, out): a larger rank only adds parameters (and can give
-        # more "trainable" parameters than the model has)
+        if not wrapped:
+            raise UserError(f"no LoRA target found in {model.name}")
         useful = max(min(g.in_features, g.out_features) for g in wrapped)
         if cfg.lora_rank > useful:
+            # an adapter's update has rank <= min(in, out): a larger rank only adds parameters
             raise UserError(f"lora_rank {cfg.lora_rank} is more than {model.name}'s LoRA-wrapped layers can use "
                             f"(their widest has min(in, out) = {useful}); use a rank <= {useful}")
+        rank = cfg.lora_rank
+        count = sum((g.in_features + g.out_features) * rank * g.count * g.layers for g in wrapped)
+        if cfg.dora:
+            count += sum(g.out_features * g.count * g.layers for g in wrapped)
+        largest = max(max(g.in_features, g.out_features) * rank for g in wrapped)
+    return _Training(count=int(count), wrapped=wrapped, layer_trains=layer_trains, largest=int(largest))
 
-    # ---------------- weights ----------------
+
+# ---------------------------------------------------------------------------------------------- weights
+
+
+@dataclass(frozen=True)
+class _Weights:
+    frozen: float      # frozen weights of the trained model (quantised ones for QLoRA)
+    trainable: float   # trainable weights in the runner's trainable dtype
+    reference: float   # DPO full fine-tuning: the frozen reference model
+
+
+def _qlora_frozen_bytes(model, cfg: TrainConfig, regime: Regime) -> float:
+    """bitsandbytes: decoder linears quantised, everything else in the runner's frozen dtype."""
+    decoder = [g for g in model.linears if g.kind in _DECODER_KINDS]
+    quantised = sum(g.params for g in decoder)
+    if cfg.quant_bits == 4:
+        # 4-bit values + fp32 absmax per 64 (double quant: 8-bit absmax + fp32 per 256 of those)
+        per_weight = 0.5 + (1 / 64 + 4 / (64 * 256) if cfg.double_quant else 4 / 64)
+        quantised_bytes = quantised * per_weight
+    else:
+        # int8 values + an fp32 scale per output row
+        quantised_bytes = quantised + 4 * sum(g.out_features * g.count * g.layers for g in decoder)
+    return quantised_bytes + (model.params.total - quantised) * regime.frozen_bytes
+
+
+def _weights(model, cfg: TrainConfig, regime: Regime, training: _Training, notes: list[str]) -> _Weights:
+    total = model.params.total
     if cfg.method == "qlora":
-        quant = sum(g.params for g in model.linears if g.kind in ("attn", "mlp", "shared_expert"))
-        if cfg.quant_bits == 4:
-            per = 0.5 + (1 / 64 + 4 / (64 * 256) if cfg.double_quant else 4 / 64)
-        else:
-            per = 1.0
-        qbytes = quant * per
-        if cfg.quant_bits == 8:
-            qbytes += 4 * sum(g.out_features * g.count * g.layers for g in model.linears
-                              if g.kind in ("attn", "mlp", "shared_expert"))
-        frozen_bytes = qbytes + (total - quant) * (2 if cfg.precision != "fp32" else 4)
-        notes.append(f"QLoRA {cfg.quant_bits}-bit: decoder linears quantised "
-                     f"({'double quant' if cfg.double_quant and cfg.quant_bits == 4 else 'no double quant'}); "
+        frozen = _qlora_frozen_bytes(model, cfg, regime)
+        quant = "double quant" if cfg.double_quant and cfg.quant_bits == 4 else "no double quant"
+        notes.append(f"QLoRA {cfg.quant_bits}-bit: decoder linears quantised ({quant}); "
                      "embeddings, norms, routed experts and lm_head stay 16-bit")
-    elif lora:
-        frozen_bytes = total * half
+    elif cfg.is_lora:
+        frozen = total * regime.frozen_bytes
     else:
-        frozen_bytes = (total - trainable) * half
-    trainable_bytes = trainable * tw
-    stage_dpo_full = cfg.stage == "dpo" and not lora
-    ref_bytes = total * half if stage_dpo_full else 0   # DPO full: a frozen reference copy
-    if stage_dpo_full:
+        frozen = (total - training.count) * regime.frozen_bytes
+    reference = 0
+    if cfg.stage == "dpo" and not cfg.is_lora:
+        reference = total * regime.frozen_bytes
         notes.append("DPO full: a frozen reference model copy is kept in 16-bit")
-    if cfg.stage == "dpo" and lora:
+    elif cfg.stage == "dpo":
         notes.append("DPO LoRA: no reference copy (the adapter is disabled for the reference pass)")
+    return _Weights(frozen=frozen, trainable=training.count * regime.trainable_bytes, reference=reference)
 
-    # ---------------- ZeRO sharding and offload ----------------
-    z = cfg.zero_stage
-    grad_bytes_full = trainable * tw
-    opt_per_param = {"adamw": 8, "paged_adamw": 8, "adamw_8bit": 2, "paged_adamw_8bit": 2,
-                     "sgd": 0, "sgd_momentum": tw, "adafactor": 0}[cfg.optim]
+
+# ---------------------------------------------------------------------------------------------- optimizer
+
+
+def _optimizer_state(model, cfg: TrainConfig, trainable: int, weight_bytes: int) -> float:
+    """Bytes of optimizer state for `trainable` weights stored in `weight_bytes` bytes each."""
     if cfg.optim == "adafactor":
-        opt_full = _adafactor_state(model, cfg, trainable, tw)
-    else:
-        opt_full = trainable * opt_per_param * (1 if cfg.optim != "adamw" or not pure else 0.5)
-        if pure and cfg.optim in ("adamw", "paged_adamw"):
-            opt_full = trainable * 4          # pure_bf16: both moments in bf16
+        return _adafactor_state(model, cfg, trainable)
+    state = trainable * _STATE_BYTES[cfg.optim](weight_bytes)
     if cfg.optim in ("adamw_8bit", "paged_adamw_8bit"):
-        opt_full += trainable * 2 * 4 / 2048  # block-wise fp32 absmax, block 2048
-    weights_gpu = frozen_bytes + trainable_bytes + ref_bytes
-    grads_gpu = grad_bytes_full
-    opt_gpu = opt_full
-    comm = 0
-    cpu_offload = 0
-    if z == 0:
+        state += trainable * 2 * 4 / 2048  # block-wise fp32 absmax, block 2048
+    return state
+
+
+def _adafactor_state(model, cfg: TrainConfig, trainable: int) -> float:
+    """Adafactor keeps a row and a column second-moment vector per matrix, a full one per vector."""
+    if cfg.is_lora:
+        return trainable / max(1, cfg.lora_rank) * 4  # rows/cols of thin adapter matrices
+    share = trainable / max(1, model.params.total)
+    vectors = sum((g.in_features + g.out_features) * g.count * g.layers for g in model.linears)
+    if model.params.embed:
+        vectors += model.vocab_size + model.hidden_size
+    if model.params.lm_head:
+        vectors += model.vocab_size + model.hidden_size
+    vectors += model.params.norms
+    return vectors * 4 * share
+
+
+def _optimizer_transient(model, cfg: TrainConfig) -> float:
+    """Adafactor's per-matrix temporaries in the step (fused AdamW / SGD have none)."""
+    if cfg.optim != "adafactor":
+        return 0.0
+    if cfg.is_lora:
+        biggest = max(g.in_features for g in model.linears) * cfg.lora_rank
+    else:
+        biggest = max([g.in_features * g.out_features for g in model.linears] +
+                      ([model.params.embed] if cfg.method == "full" else []))
+    return biggest * 4 * 3
+
+
+# ---------------------------------------------------------------------------------------------- residency
+
+
+@dataclass(frozen=True)
+class _Resident:
+    """Per-GPU bytes that stay allocated through the step, and what DeepSpeed adds."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    comm: float
+    cpu_offload: float           # host bytes per node (pinned when DeepSpeed offloads)
+    zero_step_transient: float   # DeepSpeed's flattened + fp32 gradient partition in step()
+    shard_grads: int             # gradients are divided by this many ranks (ZeRO-2/3)
+    shard_params: int            # weights are divided by this many ranks (ZeRO-3)
+    grad_bytes: int              # bytes per gradient element
+
+
+def _resident(model, cfg: TrainConfig, regime: Regime, training: _Training, weights: _Weights,
+              notes: list[str]) -> _Resident:
+    world = cfg.world_size
+    if cfg.zero_stage == 0:
+        grads = training.count * regime.trainable_bytes
+        comm = 0.0
         if world > 1:
-            comm = grad_bytes_full + 0  # DDP reducer buckets: a flat copy of every gradient
+            comm = grads  # DDP reducer buckets: a flat copy of every gradient
             notes.append("DDP: the reducer keeps gradient buckets as large as all gradients together")
-    else:
-        # DeepSpeed keeps 16-bit model weights and fp32 master weights inside the optimizer.
-        if mixed and trainable:
-            weights_gpu = frozen_bytes + trainable * 2 + ref_bytes
-            master = trainable * 4
-        else:
-            master = 0
-        grad_el = 2 if (mixed or pure) else 4
-        sh = world
-        opt_gpu = (opt_full + master) / sh
-        grads_gpu = trainable * grad_el / (sh if z >= 2 else 1)
-        bucket = min(trainable, 5e8 if z < 3 else H * H) * grad_el
-        comm = bucket * (2 if z < 3 else 1)
-        if z == 3:
-            weights_gpu = weights_gpu / sh
-            biggest_layer = max(P.per_layer) if P.per_layer else total / L
-            comm += (2 * biggest_layer + max(P.embed, P.lm_head)) * (2 if c == 2 else 4)  # gathered + prefetch
-        if cfg.offload in ("optimizer", "all"):
-            cpu_offload += opt_gpu + trainable * 4 / sh   # states + fp32 grads on the host
-            opt_gpu = 0
-            grads_gpu = 0   # gradient partitions go to the host bucket by bucket (the bucket is in comm)
-        if cfg.offload == "all":
-            cpu_offload += weights_gpu
-            weights_gpu = 0
-        cpu_offload *= cfg.gpus   # one node holds the partitions of its own GPUs
-        notes.append(f"DeepSpeed ZeRO-{z} over {world} GPU(s)" + (f", offload {cfg.offload}" if cfg.offload != "none" else ""))
+        return _Resident(weights=weights.frozen + weights.trainable + weights.reference, gradients=grads,
+                         optimizer=_optimizer_state(model, cfg, training.count, regime.trainable_bytes),
+                         comm=comm, cpu_offload=0.0, zero_step_transient=0.0, shard_grads=1, shard_params=1,
+                         grad_bytes=regime.trainable_bytes)
+    zero = ds.allocations(model, cfg, regime, trainable=training.count, largest_trainable=training.largest,
+                          frozen_bytes=weights.frozen, reference_bytes=weights.reference,
+                          optimizer_fp32_state=_optimizer_state(model, cfg, training.count, 4))
+    offload = f", offload {cfg.offload} (pinned host memory)" if cfg.offload != "none" else ""
+    notes.append(f"DeepSpeed ZeRO-{cfg.zero_stage} over {world} GPU(s){offload}")
+    return _Resident(weights=zero.weights, gradients=zero.gradients, optimizer=zero.optimizer, comm=zero.buffers,
+                     cpu_offload=zero.host_pinned * cfg.gpus,  # one node holds its own GPUs' partitions
+                     zero_step_transient=zero.step_transient,
+                     shard_grads=world if cfg.zero_stage >= 2 else 1,
+                     shard_params=world if cfg.zero_stage == 3 else 1, grad_bytes=zero.grad_bytes)
 
-    # ---------------- activations ----------------
-    seq = cfg.cutoff_len
+
+# ---------------------------------------------------------------------------------------------- activations
+
+
+class _LayerActivations:
+    """Bytes per token that autograd keeps in one decoder layer, module by module."""
+
+    def __init__(self, model, cfg: TrainConfig, regime: Regime, wrapped, seq: int):
+        self.model, self.cfg, self.regime, self.seq = model, cfg, regime, seq
+        self.hidden = int(model.hidden_size)
+        self.heads = max(1, int(model.num_attention_heads))
+        head_dim = max(1, int(model.head_dim))
+        self.q_dim = self.heads * head_dim
+        self.kv_dim = max(1, int(model.num_kv_heads)) * head_dim
+        self.compute = regime.compute_bytes
+        self.wrapped_names = {g.name for g in wrapped}
+        # residual stream dtype: the embedding's output dtype (its weights train only in full fine-tuning)
+        self.residual = regime.trainable_bytes if cfg.method == "full" else regime.frozen_bytes
+        self.eager = cfg.attn == "eager"
+        self.embed_kept = self.residual * self.hidden
+        eager_scores = 0.0
+        if self.eager:
+            # scores: the fp32 softmax output + its 16-bit copy (both saved) + repeated k/v
+            probs = 4 + self.compute if self.compute == 2 else 4
+            eager_scores = self.heads * seq * probs + 2 * self.compute * self.q_dim
+        self._kept = {True: self._layer(True) + eager_scores, False: self._layer(False) + eager_scores}
+        self.checkpoint_kept = self.residual * self.hidden
+        self._backward = 4 * self.residual * self.hidden + 3 * self.compute * model.intermediate_size
+
+    def kept(self, weights_train: bool) -> float:
+        return self._kept[weights_train]
+
+    def backward_transient(self) -> float:
+        extra = self.heads * self.seq * 4 * 2 if self.eager else 0
+        return self._backward + extra
+
+    def eager_mask_bytes(self, rows: int) -> int:
+        return rows * self.seq * self.seq * self.compute if self.eager else 0
+
+    def _norms(self, weights_train: bool) -> float:
+        """RMSNorm saves its fp32 input; with a trainable weight the normalised input too."""
+        model, hidden = self.model, self.hidden
+        fp32_product = model.norm_fp32_product
+        kept = model.norms_per_layer * 4 * hidden
+        if weights_train:
+            kept += model.norms_per_layer * (4 if (fp32_product or self.residual == 4) else self.residual) * hidden
+        if model.qk_norm:
+            width = self.q_dim + self.kv_dim
+            kept += 4 * width
+            if weights_train:
+                kept += (4 if fp32_product or self.regime.trainable_bytes == 4 else self.compute) * width
+        return kept
+
+    def _linear_inputs(self, groups, in_bytes: int, already_saved: bool, weights_train: bool) -> float:
+        """Bytes saved for the inputs of the linears in ``groups``, which all read one tensor."""
+        regime, cfg = self.regime, self.cfg
+        extra = 0.0
+        shared = False
+        for g in groups:
+            n_in = g.in_features
+            if cfg.is_lora and g.name in self.wrapped_names:
+                adapter = regime.trainable_bytes
+                lora_out = self.compute if regime.autocast else adapter   # lora_A's output
+                extra += lora_out * cfg.lora_rank * (2 if cfg.dora else 1)
+                if cfg.dora:
+                    extra += 2 * self.compute * g.out_features
+                if regime.autocast and adapter == 4:
+                    extra += 2 * n_in          # PEFT casts x to fp32, autocast back: a copy each
+                elif adapter != in_bytes:
+                    extra += adapter * n_in    # PEFT casts x to the adapter's dtype, saved by lora_A
+                else:
+                    shared = True
+            elif weights_train:
+                if regime.autocast and in_bytes == 4:
+                    extra += 2 * n_in          # autocast casts the fp32 input once per linear
+                else:
+                    shared = True
+        if shared and not already_saved:
+            extra += in_bytes * groups[0].in_features
+        return extra
+
+    def _layer(self, train: bool) -> float:
+        model, regime = self.model, self.regime
+        weights_train = train and not self.cfg.is_lora
+        norm_out = regime.trainable_bytes if weights_train else regime.frozen_bytes
+        kept = self._norms(weights_train)
+        by_input: dict[str, list] = {"norm1": [], "attn_out": [], "norm2": [], "mlp_mid": []}
+        o_names = {"o_proj", "dense", "out_proj", "wo", "c_proj"}
+        for g in model.linears:
+            if g.kind == "attn":
+                is_out = g.in_features == self.q_dim and g.out_features == self.hidden and g.name in o_names
+                by_input["attn_out" if is_out else "norm1"].append(g)
+            elif g.kind in ("mlp", "shared_expert"):
+                by_input["norm2" if g.in_features == self.hidden else "mlp_mid"].append(g)
+        inputs = {"norm1": (norm_out, False), "attn_out": (self.compute, True), "norm2": (norm_out, False),
+                  "mlp_mid": (self.compute, False)}
+        for key, groups in by_input.items():
+            if groups:
+                in_bytes, already_saved = inputs[key]
+                kept += self._linear_inputs(groups, in_bytes, already_saved, weights_train)
+        # attention core (sdpa / flash): q and k after RoPE, v, the output, fp32 logsumexp
+        kept += self.compute * (2 * self.q_dim + 2 * self.kv_dim) + 4 * self.heads
+        return kept + self._mlp_intermediates()
+
+    def _mlp_intermediates(self) -> float:
+        """Gated: gate out (act input), act out, up out; plain: the activation input. MoE: per routed copy
+        the gathered input, gate_up out, act out, product and weighted output; fp32 router logits/softmax."""
+        model, c = self.model, self.compute
+        moe = bool(model.num_experts) and model.moe_layers >= model.num_layers
+        if not moe:
+            return c * model.intermediate_size * (3 if model.gated_mlp else 1)
+        top_k = max(1, model.num_experts_per_tok)
+        expert_width = model.moe_intermediate_size or model.intermediate_size
+        kept = top_k * c * (2 * self.hidden + 4 * expert_width) + 8 * model.num_experts
+        if model.shared_expert_intermediate_size:
+            kept += c * model.shared_expert_intermediate_size * 3
+        return kept
+
+
+@dataclass(frozen=True)
+class _Activations:
+    per_layer: tuple[float, ...]   # bytes kept by each decoder layer through the forward
+    prefix: float                  # kept before the first layer (embedding output, eager mask)
+    layers: _LayerActivations
+    tokens: int
+
+    @property
+    def total(self) -> float:
+        return self.prefix + sum(self.per_layer)
+
+
+def _activations(model, cfg: TrainConfig, regime: Regime, training: _Training, notes: list[str]) -> _Activations:
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
-    T = rows * seq
-    if model.family == "gemma2" and cfg.attn == "sdpa":
-        notes.append("gemma2 has no sdpa attention in transformers (logit soft-capping): estimated as eager")
-        cfg_act = TrainConfig(**{**cfg.__dict__, "attn": "eager"})
-    else:
-        cfg_act = cfg
-    act = _Acts(model, cfg_act, wrapped, c, mixed, pure, H, q_dim, kv_dim, heads, seq)
-    trainable_mask = [True] * L
-    if cfg.method == "freeze":
-        trainable_mask = [i >= L - cfg.freeze_trainable_layers for i in range(L)]
-    # layers below the first trainable one keep nothing unless checkpointing made inputs require grad
-    graph_layers = [trainable_mask[i] or lora or cfg.method == "full" or cfg.gradient_checkpointing
-                    for i in range(L)]
-    per_layer_kept = []
-    for i in range(L):
-        if not graph_layers[i]:
-            per_layer_kept.append(0.0)
+    tokens = rows * cfg.cutoff_len
+    cfg_act = cfg
+    if not model.sdpa_supported and cfg.attn == "sdpa":
+        notes.append(f"{model.family} has no sdpa attention in transformers (logit soft-capping): estimated as eager")
+        cfg_act = replace(cfg, attn="eager")
+    layers = _LayerActivations(model, cfg_act, regime, training.wrapped, cfg.cutoff_len)
+    per_layer = []
+    for trains, in_graph in zip(training.layer_trains, _graph_layers(cfg, training)):
+        if not in_graph:
+            per_layer.append(0.0)
         elif cfg.gradient_checkpointing:
-            per_layer_kept.append(act.ckpt_kept(trainable_mask[i]))
+            per_layer.append(layers.checkpoint_kept * tokens)
         else:
-            per_layer_kept.append(act.kept(trainable_mask[i]))
-    acts_tok = sum(per_layer_kept) + act.embed_kept
-    acts = acts_tok * T + act.eager_mask_bytes(rows)
+            per_layer.append(layers.kept(trains) * tokens)
+    prefix = layers.embed_kept * tokens + layers.eager_mask_bytes(rows)
+    return _Activations(per_layer=tuple(per_layer), prefix=prefix, layers=layers, tokens=tokens)
 
-    base = weights_gpu + opt_gpu + comm
-    ckpt = cfg.gradient_checkpointing
-    # autocast: bf16/fp16 copies of trainable fp32 weights, cached until autocast exits after the loss;
-    # without checkpointing each linear also saves its copy for backward.
-    head_params = (P.lm_head or P.embed) if cfg.method == "full" else 0
-    lin_tr = 0
-    if mixed and not lora:
-        per_layer_lin = sum(g.params * g.count // max(1, g.count) for g in model.linears) / L
-        lin_tr = per_layer_lin * sum(1 for t in trainable_mask if t)
-    if z >= 1:
-        lin_tr, head_params_cast = 0, 0   # DeepSpeed runs the 16-bit model itself: no autocast copies
+
+def _graph_layers(cfg: TrainConfig, training: _Training) -> list[bool]:
+    """Layers below the first trainable one keep nothing unless checkpointing made inputs require grad."""
+    everywhere = cfg.is_lora or cfg.method == "full" or cfg.gradient_checkpointing
+    return [trains or everywhere for trains in training.layer_trains]
+
+
+# ---------------------------------------------------------------------------------------------- autocast
+
+
+@dataclass(frozen=True)
+class _AutocastCopies:
+    """16-bit copies autocast makes of fp32 trainable weights, cached until it exits after the loss."""
+
+    forward: float      # alive at the end of the forward
+    saved: float        # still referenced by autograd during backward
+    per_layer: float    # one trainable layer's copies (made again by a checkpointed layer's recompute)
+    head_grad: float    # the lm_head copy's gradient in the head's backward
+
+
+def _autocast_copies(model, cfg: TrainConfig, regime: Regime, training: _Training) -> _AutocastCopies:
+    if not (regime.autocast and regime.trainable_bytes == 4) or cfg.zero_stage >= 1:
+        # no autocast, weights already 16-bit, or DeepSpeed runs the 16-bit module itself
+        head = (model.params.lm_head or model.params.embed) if cfg.method == "full" else 0
+        return _AutocastCopies(0.0, 0.0, 0.0, head * 2 if regime.mixed else 0.0)
+    head = (model.params.lm_head or model.params.embed) if cfg.method == "full" else 0
+    trained_layers = sum(training.layer_trains) if not cfg.is_lora else 0
+    per_layer_linear = sum(g.params for g in model.linears) / max(1, model.num_layers)
+    linear = per_layer_linear * trained_layers
+    forward = (linear + head) * 2
+    saved = ((0 if cfg.gradient_checkpointing else linear) + head) * 2
+    per_layer = per_layer_linear * 2 if trained_layers else 0.0
+    return _AutocastCopies(forward=forward, saved=saved, per_layer=per_layer, head_grad=head * 2)
+
+
+# ---------------------------------------------------------------------------------------------- the step
+
+
+def _layer_gradients(model, cfg: TrainConfig, training: _Training, resident: _Resident) -> list[float]:
+    """Gradient bytes each decoder layer adds when its backward finishes."""
+    num_layers = max(1, int(model.num_layers))
+    if cfg.zero_stage >= 1 and cfg.offload != "none":
+        return [0.0] * num_layers   # gradient partitions go to the host bucket by bucket
+    per_element = resident.grad_bytes
+    if cfg.is_lora:
+        grads = [training.count * per_element / num_layers] * num_layers
+    elif model.params.per_layer:
+        grads = [p * per_element if trains else 0 for p, trains in zip(model.params.per_layer, training.layer_trains)]
     else:
-        head_params_cast = head_params
-    shard3 = world if z == 3 else 1
-    cast_fwd = ((lin_tr + head_params_cast) * 2 / shard3) if mixed else 0     # alive at the end of forward
-    cast_saved = ((0 if ckpt else lin_tr) + head_params_cast) * 2 / shard3 if mixed else 0
+        grads = [0.0] * num_layers
+    return [g / resident.shard_grads for g in grads]
 
-    # ---------------- phases of the step: the peak is the largest ----------------
-    logits = V * T
-    gemma_cap = bool(model.config.get("final_logit_softcapping")) if isinstance(model.config, dict) else False
-    cap_kept = c * logits if gemma_cap else 0            # tanh output saved by the logit soft-capping
-    # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax
-    phase_fwd = acts + cast_fwd + (c + 8) * logits + cap_kept
-    # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
-    phase_loss = acts + cast_saved + 12 * logits + cap_kept
-    grads_layer = [p * tw for p in P.per_layer] if P.per_layer else [0] * L
-    if cfg.method == "freeze":
-        grads_layer = [g if trainable_mask[i] else 0 for i, g in enumerate(grads_layer)]
-    elif lora:
-        grads_layer = [trainable * tw / L] * L
-    if z >= 2:
-        grads_layer = [g / world for g in grads_layer]
-    offloaded_grads = z >= 1 and cfg.offload != "none"
-    if offloaded_grads:
-        grads_layer = [0.0] * L
-    head_grad = 0 if offloaded_grads else head_params * tw / (world if z >= 2 else 1)
-    # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
-    phase_head = acts + cast_saved + c * logits + cap_kept + head_grad + (head_params * 2 if mixed else 0)
-    best = max(phase_fwd, phase_loss, phase_head)
-    kept_prefix = act.embed_kept * T + act.eager_mask_bytes(rows)
-    prefix = [0.0] * (L + 1)
-    for i in range(L):
-        prefix[i + 1] = prefix[i] + per_layer_kept[i] * T
-    grads_after = head_grad
-    cast_layer = lin_tr / max(1, sum(1 for t in trainable_mask if t)) * 2 / shard3 if lin_tr else 0
-    for i in range(L - 1, -1, -1):
-        if not graph_layers[i]:
+
+def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, resident: _Resident,
+               acts: _Activations, casts: _AutocastCopies) -> tuple[float, float]:
+    """Largest live total (beyond weights, optimizer state and buffers) over the phases of one step, and
+    the gradients alive when backward ends."""
+    params = model.params
+    logits = model.vocab_size * acts.tokens
+    compute = regime.compute_bytes
+    softcap = compute * logits if model.final_logit_softcapping else 0   # tanh output saved by soft-capping
+    offloaded = cfg.zero_stage >= 1 and cfg.offload != "none"
+    head_params = (params.lm_head or params.embed) if cfg.method == "full" else 0
+    head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
+    kept = acts.total
+    phases = [
+        # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax
+        kept + casts.forward + (compute + 8) * logits + softcap,
+        # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
+        kept + casts.saved + 12 * logits + softcap,
+        # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
+        kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
+    ]
+    grads_after = float(head_grad)
+    live_layers = acts.prefix + sum(acts.per_layer)
+    layer_grads = _layer_gradients(model, cfg, training, resident)
+    graph = _graph_layers(cfg, training)
+    trained_before = [sum(training.layer_trains[: i + 1]) for i in range(len(graph))]
+    for i in range(len(graph) - 1, -1, -1):
+        if not graph[i]:
             break
-        inner = act.bwd_transient(trainable_mask[i]) * T
-        if ckpt:
-            inner += act.kept(trainable_mask[i]) * T + (cast_layer if trainable_mask[i] else 0)
-        saved_casts = 0 if ckpt else cast_layer * sum(1 for j in range(i + 1) if trainable_mask[j])
-        m = kept_prefix + prefix[i + 1] + inner + grads_after + grads_layer[i] + saved_casts
-        best = max(best, m)
-        grads_after += grads_layer[i]
-    # end of backward: every gradient; a trainable embedding adds its dense gradient (tied to lm_head:
-    # the dense gradient and the out-of-place sum with the head's gradient)
-    emb_grad = 0.0
-    if cfg.method == "full" and not offloaded_grads:
-        emb_grad = P.embed * tw / (world if z >= 2 else 1)
-    all_grads = grads_after + (emb_grad if P.lm_head else 0)
-    phase_end = all_grads + (0 if P.lm_head else 2 * emb_grad)
-    opt_tmp = _opt_transient(model, cfg, trainable, tw)
-    best = max(best, phase_end, all_grads + opt_tmp)
+        trains = training.layer_trains[i]
+        inner = acts.layers.backward_transient() * acts.tokens
+        if cfg.gradient_checkpointing:   # the layer's forward runs again and keeps everything
+            inner += acts.layers.kept(trains) * acts.tokens + (casts.per_layer if trains else 0)
+            saved_casts = 0.0
+        else:
+            saved_casts = casts.per_layer * trained_before[i]
+        phases.append(live_layers + inner + grads_after + layer_grads[i] + saved_casts)
+        live_layers -= acts.per_layer[i]
+        grads_after += layer_grads[i]
+    # end of backward: every gradient; a trainable embedding adds its dense gradient (tied to lm_head: the
+    # dense gradient and the out-of-place sum with the head's gradient)
+    embed_grad = 0.0
+    if cfg.method == "full" and not offloaded:
+        embed_grad = params.embed * resident.grad_bytes / resident.shard_grads
+    all_grads = grads_after + (embed_grad if params.lm_head else 0)
+    phases.append(all_grads + (0 if params.lm_head else 2 * embed_grad))
+    # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
+    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient)
+    return max(phases), all_grads
+
+
+def _step_extras(model, cfg: TrainConfig, training: _Training, notes: list[str]) -> float:
+    """Transients on top of every phase: a dequantised weight (QLoRA), DoRA's weight-norm computation."""
+    extra = 0.0
     if cfg.method == "qlora":
-        biggest = max((g.in_features * g.out_features for g in model.linears
-                       if g.kind in ("attn", "mlp", "shared_expert")), default=0)
-        best += biggest * 2   # one dequantised weight at a time
+        extra += 2 * max((g.in_features * g.out_features for g in model.linears if g.kind in _DECODER_KINDS),
+                         default=0)
     if cfg.dora:
         # PEFT's DoRA materialises the full delta weight (through an identity matrix) and the weight norm
         # of the largest wrapped linear in fp32; ~14.5 bytes per weight element measured by the probe
-        best += max((14.5 * g.in_features * g.out_features for g in wrapped), default=0)
+        extra += max((14.5 * g.in_features * g.out_features for g in training.wrapped), default=0)
         notes.append("DoRA: the transient of its weight-norm computation is approximate (within ~10%)")
-    peak = base + best
-    gradients_bytes = grads_gpu
-    transient = max(0.0, best - acts - cast_saved - all_grads)
-    peak = _round(peak)
-    cast_linear = cast_fwd
-    reserved = _round(peak * (1 + _FRAGMENTATION) + _ALLOC_CONTEXT)
+    return extra
+
+
+def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
+    """Per-GPU memory of one steady-state training step of `model` (a ModelSpec) under `cfg`, in the
+    regime ``cfg.runner`` really executes."""
+    cfg.validate()
+    regime = runners.regime(model, cfg)
+    notes: list[str] = list(regime.notes)
+    training = _training(model, cfg)
+    weights = _weights(model, cfg, regime, training, notes)
+    resident = _resident(model, cfg, regime, training, weights, notes)
+    acts = _activations(model, cfg, regime, training, notes)
+    casts = _autocast_copies(model, cfg, regime, training)
+    step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
+    step += _step_extras(model, cfg, training, notes)
+    peak = _round(resident.weights + resident.optimizer + resident.comm + step)
+    transient = max(0.0, step - acts.total - casts.saved - all_grads)
+    frozen_here = 0.0
+    if cfg.offload != "all":
+        frozen_here = (weights.frozen + weights.reference) / resident.shard_params
+        if cfg.zero_stage >= 1 and cfg.precision in ("bf16", "fp16") and regime.frozen_bytes == 4 \
+                and cfg.method != "qlora":
+            frozen_here /= 2   # DeepSpeed casts the module to its 16-bit dtype
     per_gpu = PerGpuMemory(
-        weights_bytes=_round(weights_gpu),
-        frozen_weights_bytes=_round(frozen_bytes + ref_bytes if z != 3 else (frozen_bytes + ref_bytes) / world)
-        if cfg.offload != "all" else 0,
-        trainable_weights_bytes=_round(weights_gpu - (frozen_bytes + ref_bytes if z != 3 else (frozen_bytes + ref_bytes) / world))
-        if cfg.offload != "all" else 0,
-        gradients_bytes=_round(gradients_bytes),
-        optimizer_bytes=_round(opt_gpu),
-        activations_bytes=_round(acts),
+        weights_bytes=_round(resident.weights),
+        frozen_weights_bytes=_round(frozen_here),
+        trainable_weights_bytes=_round(resident.weights - frozen_here),
+        gradients_bytes=_round(resident.gradients),
+        optimizer_bytes=_round(resident.optimizer),
+        activations_bytes=_round(acts.total),
         transient_bytes=_round(transient),
-        autocast_copies_bytes=_round(cast_linear),
-        comm_buffers_bytes=_round(comm),
+        autocast_copies_bytes=_round(casts.forward),
+        comm_buffers_bytes=_round(resident.comm),
         peak_allocated_bytes=peak,
-        reserved_bytes=reserved,
+        reserved_bytes=_round(peak * (1 + _FRAGMENTATION) + _ALLOC_CONTEXT),
     )
-    return MemoryEstimate(model=model, config=cfg, params_total=total, params_trainable=int(trainable),
-                          per_gpu=per_gpu, cpu_offload_bytes=_round(cpu_offload), notes=tuple(notes))
-
-
-def _adafactor_state(model, cfg, trainable, tw) -> float:
-    """Adafactor keeps a row and a column second-moment vector per matrix, a full one per vector."""
-    if cfg.method in ("lora", "qlora"):
-        return trainable / max(1, cfg.lora_rank) * 4 + 0.0  # rows/cols of thin adapter matrices
-    frac = trainable / max(1, model.params.total)
-    s = sum((g.in_features + g.out_features) * g.count * g.layers for g in model.linears)
-    s += model.params.embed and (model.vocab_size + model.hidden_size)
-    if model.params.lm_head:
-        s += model.vocab_size + model.hidden_size
-    s += model.params.norms
-    return s * 4 * frac
-
-
-def _opt_transient(model, cfg, trainable, tw) -> float:
-    if cfg.optim == "adafactor":
-        biggest = max([g.in_features * g.out_features for g in model.linears] +
-                      ([model.params.embed] if cfg.method == "full" else []))
-        if cfg.method in ("lora", "qlora"):
-            biggest = max(g.in_features for g in model.linears) * cfg.lora_rank
-        return biggest * 4 * 3
-    return 0.0
-
-
-class _Acts:
-    """Bytes per token that autograd keeps in one decoder layer, module by module."""
-
-    __slots__ = (
-        "_bf",
-        "_bt",
-        "_c",
-        "_cf",
-        "_ct",
-        "_eager",
-        "_heads",
-        "_kf",
-        "_kt",
-        "_seq",
-        "embed_kept",
-        "layer_kept",
-    )
-
-    def __init__(self, model, cfg, wrapped, c, mixed, pure, H, q, kv, heads, seq):
-        lora = cfg.is_lora
-        full = cfg.method == "full"
-        fam = model.family
-        gemma = fam.startswith("gemma")
-        # residual stream dtype: the embedding output dtype (fp32 when the embedding trains in mixed)
-        s = 4 if (cfg.precision == "fp32" or (mixed and full)) else 2
-        mlp = [g for g in model.linears if g.kind in ("mlp", "shared_expert")]
-        attn_l = [g for g in model.linears if g.kind == "attn"]
-        wrapped_names = {g.name for g in wrapped}
-        gated = model.gated_mlp
-        o_names = {"o_proj", "dense", "out_proj", "wo", "c_proj"}
-        moe = bool(model.num_experts) and model.moe_layers >= model.num_layers
-        k = max(1, model.num_experts_per_tok)
-        mi = model.moe_intermediate_size or model.intermediate_size
-        # routed experts (transformers >= 5 loops over hit experts): per routed copy the gathered input,
-        # gate_up out, act out, product and the weighted output; router logits/softmax in fp32
-        moe_tok = (k * c * (H + 4 * mi + H) + 8 * model.num_experts) if moe else 0
-        if moe and model.shared_expert_intermediate_size:
-            moe_tok += c * model.shared_expert_intermediate_size * 3
-        qk_norm = bool(model.config.get("qk_norm") or fam in ("qwen3", "qwen3_moe", "gemma3_text", "gemma3"))
-        n_norms = 4 if fam in ("gemma2", "gemma3_text", "gemma3") else 2
-
-        def layer(train: bool) -> float:
-            wtrain = train and not lora             # the layer's own weights train (full / freeze)
-            b = 0.0
-            # RMSNorm: the fp32 input (a copy, or the fp32 residual itself) is saved by pow/mul; the
-            # normalised input is saved too when the norm weight trains.
-            sn = 4 if (cfg.precision == "fp32" or (mixed and wtrain)) else 2     # norm output dtype
-            b += n_norms * (4 * H + (((4 if (gemma or s == 4) else s) * H) if wtrain else 0))
-            if qk_norm:
-                b += 4 * (q + kv) + ((4 if gemma or c == 4 or mixed else c) * (q + kv) if wtrain else 0)
-
-            def saves(g_list, in_bytes: int, already_saved: bool) -> float:
-                """Bytes saved for the inputs of the linears in g_list that read one tensor."""
-                extra = 0.0
-                shared = False
-                for g in g_list:
-                    n_in = g.in_features
-                    if lora and g.name in wrapped_names:
-                        extra += c * cfg.lora_rank * (2 if cfg.dora else 1)
-                        if cfg.dora:
-                            extra += 2 * c * g.out_features
-                        if mixed:
-                            extra += 2 * n_in          # PEFT casts x to fp32, autocast back: a copy each
-                        else:
-                            shared = True
-                    elif wtrain:
-                        if mixed and in_bytes == 4:
-                            extra += 2 * n_in          # autocast casts the fp32 input once per linear
-                        else:
-                            shared = True
-                if shared and not already_saved:
-                    extra += in_bytes * g_list[0].in_features
-                return extra
-
-            by_input: dict[str, list] = {"n1": [], "ao": [], "n2": [], "mid": []}
-            for g in attn_l:
-                by_input["ao" if g.in_features == q and g.out_features == H and g.name in o_names else "n1"].append(g)
-            for g in mlp:
-                by_input["n2" if g.in_features == H else "mid"].append(g)
-            b += saves(by_input["n1"], sn, False) if by_input["n1"] else 0
-            b += saves(by_input["ao"], c, True) if by_input["ao"] else 0
-            b += saves(by_input["n2"], sn, False) if by_input["n2"] else 0
-            b += saves(by_input["mid"], c, False) if by_input["mid"] else 0
-            # attention core (sdpa / flash): q and k after RoPE, v, the output, fp32 logsumexp
-            b += c * (2 * q + 2 * kv) + 4 * heads
-            # MLP intermediates: gate out (act input), act out, up out (gated); up out, act (plain)
-            inter = model.intermediate_size if not moe else 0
-            b += c * inter * (3 if gated else 1)
-            if moe:
-                b += moe_tok
-            return b
-
-        self._kt = layer(True)
-        self._kf = layer(False)
-        self._ct = s * H + 0.0
-        self._cf = s * H + 0.0
-        self._bt = 4 * s * H + 3 * c * model.intermediate_size
-        self._bf = self._bt
-        self._eager = cfg.attn == "eager"
-        self._heads = heads
-        self._c = c
-        self._seq = seq
-        eager_tok = 0.0
-        if self._eager:
-            # scores: fp32 softmax output + its 16-bit copy (both saved) + repeated k/v
-            eager_tok = heads * seq * (4 + c if c == 2 else 4) + 2 * c * q
-        self._kt += eager_tok
-        self._kf += eager_tok
-        self.layer_kept = self._kt
-        self.embed_kept = s * H
-
-    def kept(self, train: bool) -> float:
-        return self._kt if train else self._kf
-
-    def ckpt_kept(self, train: bool) -> float:
-        return self._ct if train else self._cf
-
-    def bwd_transient(self, train: bool) -> float:
-        b = self._bt
-        if self._eager:
-            b += self._heads * self._seq * 4 * 2
-        return b
-
-    def eager_mask_bytes(self, rows: int) -> int:
-        return rows * self._seq * self._seq * self._c if self._eager else 0
+    return MemoryEstimate(model=model, config=cfg, params_total=int(model.params.total),
+                          params_trainable=training.count, per_gpu=per_gpu,
+                          cpu_offload_bytes=_round(resident.cpu_offload), notes=tuple(notes))

@@ -124,6 +124,12 @@ class ModelSpec:
     params: ParamCounts
     config: dict = field(repr=False, compare=False)
     warnings: tuple[str, ...] = ()
+    # family knowledge the estimator needs, normalised here (never recomputed from family names elsewhere)
+    norms_per_layer: int = 2  # RMSNorm/LayerNorm modules per decoder layer (gemma2/gemma3/glm4: 4)
+    qk_norm: bool = False  # q_norm/k_norm on the projections (per head: qwen3, gemma3; full width: olmo2, cohere)
+    norm_fp32_product: bool = False  # Gemma-style norms multiply by (1 + weight) in fp32
+    sdpa_supported: bool = True  # False where transformers runs eager attention anyway (gemma2 soft-capping)
+    final_logit_softcapping: float | None = None  # tanh soft-capping of the logits (gemma2)
     # preset metadata (empty for non-presets)
     hub_id: str | None = None
     size_label: str | None = None
@@ -518,7 +524,21 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
         params=params,
         config=config,
         warnings=tuple(a.warnings),
+        norms_per_layer=a.norms_per_layer,
+        qk_norm=a.qk_norm or a.qk_norm_full,
+        norm_fp32_product=a.family.startswith("gemma"),
+        sdpa_supported=a.family != "gemma2",
+        final_logit_softcapping=_softcap(config),
     )
+
+
+def _softcap(config: dict) -> float | None:
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else None
+    for c in (config, text or {}):
+        v = c.get("final_logit_softcapping")
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+            return float(v)
+    return None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -91,8 +91,9 @@ def precision_choices(gpu, model) -> list[PrecisionChoice]:
         else:
             out.append(PrecisionChoice("fp16", 0, f"fp16 with loss scaling: bf16 is {kind} on {gpu.arch}"))
             out.append(PrecisionChoice("fp32", 0, "fp32 is numerically safest but slower and twice the weight memory"))
-        out.append(PrecisionChoice("bf16", 3, f"bf16 is {kind} on {gpu.arch}: many times slower"))
-        out.append(PrecisionChoice("pure_bf16", 3, f"bf16 is {kind} on {gpu.arch}: many times slower"))
+        slow = "~3x slower than fp16, field report 000" if gpu.bf16 == "emulated" else "no bf16 kernels"
+        out.append(PrecisionChoice("bf16", 3, f"bf16 is {kind} on {gpu.arch}: {slow}"))
+        out.append(PrecisionChoice("pure_bf16", 3, f"bf16 is {kind} on {gpu.arch}: {slow}"))
     return out
 
 

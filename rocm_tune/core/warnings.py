@@ -9,13 +9,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The one measured cost of emulated bf16 on gfx906, used wherever a message quotes it. Field report 000
+# (2 x MI50 32GB, Qwen2.5-7B LoRA, LLaMA-Factory): 700+ s/it with --bf16 True, 253 s/it with --fp16 True
+# for the same job ("about 3x faster"). The report's "100x slower" is the author's hearsay, not a
+# measurement; its final "fp32" run (340 s/it, another batch/accumulation) was not fp32 either: LLaMA-Factory
+# loaded the bf16 checkpoint as stored and, with bf16 and fp16 off, computed in (emulated) bf16.
+BF16_EMULATED_COST = ("~3x slower than fp16 (field report 000, MI50: 700+ s/it in bf16 vs 253 s/it in fp16 "
+                      "for the same job)")
+
+# The rocm-tune module that starts LLaMA-Factory with its compute/load dtype pinned (owner: pre/export;
+# see BRIEF-interfaces): `python -m rocm_tune.train.lf_launch CONFIG.yaml --compute-dtype fp32`.
+LF_FP32_LAUNCHER = "rocm_tune.train.lf_launch"
+
 # code -> (summary, fix). The summary says what the risk is; the fix says what to do.
 WARNINGS: dict[str, tuple[str, str]] = {
     "bf16-emulated": (
-        ("this GPU has no bf16 hardware: bf16 is emulated and runs many times slower than fp32 "
+        (f"this GPU has no bf16 hardware: bf16 is emulated, {BF16_EMULATED_COST} "
         "(torch.cuda.is_bf16_supported() still answers True on ROCm)"),
-        ("use fp16 (or fp32 for models that overflow in fp16): --fp16 True --bf16 False in LLaMA-Factory, "
-        "and set fp16 (not bf16) in the DeepSpeed JSON too"),
+        ("use fp16 (--fp16 True --bf16 False, and fp16 in the DeepSpeed JSON), or fp32 for models that "
+        "overflow in fp16 - real fp32 needs the built-in trainer or LLaMA-Factory started through "
+        f"`python -m {LF_FP32_LAUNCHER} ... --compute-dtype fp32`: plain LLaMA-Factory keeps a bf16 "
+        "checkpoint in bf16"),
+    ),
+    "runner-ignores-precision": (
+        ("the runner does not train in the requested precision: LLaMA-Factory loads the checkpoint's dtype "
+        "(torch_dtype=\"auto\") and, with bf16 and fp16 off, runs no autocast - a bf16 checkpoint trains "
+        "in bf16 (emulated on gfx906) although the plan says fp32"),
+        ("use the built-in trainer (--runner builtin), or start LLaMA-Factory through "
+        f"`python -m {LF_FP32_LAUNCHER} CONFIG.yaml --compute-dtype fp32`, which pins the dtype before "
+        "the model loads"),
     ),
     "bf16-half-rate": (
         "bf16 runs at half the fp16 matrix rate on this GPU",

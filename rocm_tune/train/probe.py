@@ -190,8 +190,7 @@ def _build_model(config: dict, cfg: TrainConfig):
         conf.pop(k, None)
     hf_config = AutoConfig.for_model(**conf)
     hf_config.use_cache = False
-    load_dtype = torch.float32 if cfg.precision == "fp32" else (
-        torch.float16 if cfg.precision == "fp16" else torch.bfloat16)
+    load_dtype = _TORCH_DTYPES[_regime(config, cfg).frozen_dtype]
     attn = {"eager": "eager", "sdpa": "sdpa"}[cfg.attn]
     transformers.logging.set_verbosity_error()
     try:
@@ -202,6 +201,20 @@ def _build_model(config: dict, cfg: TrainConfig):
         model = AutoModelForCausalLM.from_config(hf_config, dtype=load_dtype, attn_implementation="eager")
         _NOTES.append(f"{conf['model_type']} has no sdpa attention in transformers: traced with eager")
     return model, load_dtype
+
+
+_TORCH_DTYPES: dict = {}
+
+
+def _regime(config: dict, cfg: TrainConfig):
+    """The regime the runner executes (core/runners): the probe traces exactly those dtypes."""
+    import torch
+
+    from rocm_tune.core.model import model_from_config
+    from rocm_tune.core.runners import regime
+
+    _TORCH_DTYPES.update(fp32=torch.float32, bf16=torch.bfloat16, fp16=torch.float16)
+    return regime(model_from_config(config), cfg)
 
 
 class _SwapFallback:
@@ -247,6 +260,99 @@ def _probe(config: dict, cfg: TrainConfig, trace: dict | None = None) -> ProbeRe
         mu.find_packed_sequence_indices = orig
 
 
+def _prepare(config: dict, cfg: TrainConfig):
+    """The model as the runner prepares it: trainable parameters chosen and cast, checkpointing on."""
+    model, load_dtype = _build_model(config, cfg)
+    run_as = _regime(config, cfg)
+    layers = _decoder_layers(model)
+    if cfg.method == "full":
+        model.requires_grad_(True)
+    elif cfg.method == "freeze":
+        model.requires_grad_(False)
+        n = min(cfg.freeze_trainable_layers, len(layers))
+        for layer in layers[len(layers) - n:]:
+            layer.requires_grad_(True)
+    else:
+        from peft import LoraConfig, get_peft_model
+
+        lcfg = LoraConfig(r=cfg.lora_rank, lora_alpha=cfg.lora_alpha or cfg.lora_rank * 2,
+                          lora_dropout=0.0, target_modules=_lora_target_names(model, cfg), use_dora=cfg.dora,
+                          task_type="CAUSAL_LM")
+        model = get_peft_model(model, lcfg)
+    # the runner's trainable dtype (LLaMA-Factory / built-in: fp32 unless pure_bf16 or ZeRO-3)
+    want = _TORCH_DTYPES[run_as.trainable_dtype]
+    for p in model.parameters():
+        if p.requires_grad and p.dtype != want:
+            p.data = p.data.to(want)
+    if cfg.gradient_checkpointing:
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model
+        base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if cfg.is_lora or cfg.method == "freeze":
+            base.enable_input_require_grads()
+    model.train()
+    return model, layers, run_as
+
+
+def _make_step(config: dict, cfg: TrainConfig, model, ref_model, opt, trainable, tally, run_as):
+    """One training step (forward, loss, backward, clip, optimizer step) as the trainer runs it."""
+    import torch
+
+    batch = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
+    vocab = int(getattr(model.config, "vocab_size", None) or config.get("vocab_size"))
+    autocast = torch.autocast("cpu", dtype=_TORCH_DTYPES[run_as.autocast]) if run_as.autocast else _null()
+
+    def step() -> tuple[int, int]:
+        input_ids = torch.randint(0, vocab, (batch, cfg.cutoff_len))
+        labels = input_ids.clone()
+        with autocast:
+            if cfg.stage == "dpo":
+                loss = _dpo_loss(model, ref_model, input_ids, labels, cfg.micro_batch)
+            else:
+                loss = model(input_ids=input_ids, labels=labels).loss
+        fwd_end = tally.current
+        loss.backward()
+        grads_bytes = tally.bytes_of(p.grad for p in trainable)
+        torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return fwd_end, grads_bytes
+
+    return step
+
+
+def _dpo_loss(model, ref_model, input_ids, labels, half: int):
+    import torch
+
+    with torch.no_grad():
+        if ref_model is not None:
+            ref_logits = ref_model(input_ids=input_ids).logits
+        else:
+            with model.disable_adapter():
+                ref_logits = model(input_ids=input_ids).logits
+        ref_logps = _seq_logps(ref_logits, labels)
+        del ref_logits
+    logits = model(input_ids=input_ids).logits
+    logps = _seq_logps(logits, labels)
+    del logits
+    ratio = (logps[:half] - ref_logps[:half]) - (logps[half:] - ref_logps[half:])
+    return -torch.nn.functional.logsigmoid(0.1 * ratio).mean()
+
+
+def _trace_hooks(trace: dict, layers, tally) -> list:
+    trace["layers"] = []
+    hooks = [layer.register_forward_hook(lambda *_a: trace["layers"].append(tally.current)) for layer in layers]
+    hooks.append(layers[0].register_forward_pre_hook(lambda *_a: trace["layers"].append(tally.current)))
+    if trace.get("modules"):
+        trace["mods"] = []
+        target = layers[min(1, len(layers) - 1)]
+        for name, mod in target.named_modules():
+            hooks.append(mod.register_forward_pre_hook(
+                lambda *_a, n=name: trace["mods"].append((n, "pre", tally.current))))
+            hooks.append(mod.register_forward_hook(
+                lambda *_a, n=name: trace["mods"].append((n, "post", tally.current))))
+    return hooks
+
+
 def _probe_inner(config: dict, cfg: TrainConfig, trace: dict | None = None) -> ProbeResult:
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
@@ -257,89 +363,24 @@ def _probe_inner(config: dict, cfg: TrainConfig, trace: dict | None = None) -> P
         notes.append("traced one GPU's step; DDP gradient buckets (see comm buffers) are not traced")
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     with fake, _SwapFallback():
-        model, load_dtype = _build_model(config, cfg)
-        mixed = cfg.precision in ("bf16", "fp16")
-        layers = _decoder_layers(model)
-        if cfg.method == "full":
-            model.requires_grad_(True)
-        elif cfg.method == "freeze":
-            model.requires_grad_(False)
-            n = min(cfg.freeze_trainable_layers, len(layers))
-            for layer in layers[len(layers) - n:]:
-                layer.requires_grad_(True)
-        else:
-            from peft import LoraConfig, get_peft_model
-
-            targets = _lora_target_names(model, cfg)
-            lcfg = LoraConfig(r=cfg.lora_rank, lora_alpha=cfg.lora_alpha or cfg.lora_rank * 2,
-                              lora_dropout=0.0, target_modules=targets, use_dora=cfg.dora,
-                              task_type="CAUSAL_LM")
-            model = get_peft_model(model, lcfg)
-        # LLaMA-Factory: trainable parameters in fp32 unless pure_bf16 (fp32 regime is all fp32 anyway)
-        for p in model.parameters():
-            if p.requires_grad:
-                want = torch.bfloat16 if cfg.precision == "pure_bf16" else torch.float32
-                if p.dtype != want:
-                    p.data = p.data.to(want)
-        if cfg.gradient_checkpointing:
-            base = model.get_base_model() if hasattr(model, "get_base_model") else model
-            base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-            if cfg.is_lora or cfg.method == "freeze":
-                base.enable_input_require_grads()
-        model.train()
+        model, layers, run_as = _prepare(config, cfg)
         trainable = [p for p in model.parameters() if p.requires_grad]
         params_total = sum(p.numel() for p in model.parameters())
         params_trainable = sum(p.numel() for p in trainable)
         opt = _make_optimizer(cfg, trainable)
-
         ref_model = None
         if cfg.stage == "dpo" and not cfg.is_lora:
             ref_model, _ = _build_model(config, cfg)
             ref_model.requires_grad_(False)
             ref_model.eval()
-
-        batch = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
-        vocab = int(getattr(model.config, "vocab_size", None) or config.get("vocab_size"))
-
         tally = _Tally()
-        autocast = (torch.autocast("cpu", dtype=load_dtype) if mixed else _null())
-
-        def step() -> tuple[int, int]:
-            input_ids = torch.randint(0, vocab, (batch, cfg.cutoff_len))
-            labels = input_ids.clone()
-            with autocast:
-                if cfg.stage == "dpo":
-                    with torch.no_grad():
-                        if ref_model is not None:
-                            ref_logits = ref_model(input_ids=input_ids).logits
-                        else:
-                            with model.disable_adapter():
-                                ref_logits = model(input_ids=input_ids).logits
-                        ref_logps = _seq_logps(ref_logits, labels)
-                        del ref_logits
-                    logits = model(input_ids=input_ids).logits
-                    logps = _seq_logps(logits, labels)
-                    del logits
-                    half = cfg.micro_batch
-                    ratio = (logps[:half] - ref_logps[:half]) - (logps[half:] - ref_logps[half:])
-                    loss = -torch.nn.functional.logsigmoid(0.1 * ratio).mean()
-                else:
-                    loss = model(input_ids=input_ids, labels=labels).loss
-            fwd_end = tally.current
-            loss.backward()
-            grads_bytes = tally.bytes_of(p.grad for p in trainable)
-            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            return fwd_end, grads_bytes
-
+        step = _make_step(config, cfg, model, ref_model, opt, trainable, tally, run_as)
         with tally.mode:
             # register what exists before the first step: parameters, buffers (both models)
             for m in (model, ref_model):
-                if m is None:
-                    continue
-                for t in list(m.parameters()) + list(m.buffers()):
-                    tally.track(t)
+                if m is not None:
+                    for t in list(m.parameters()) + list(m.buffers()):
+                        tally.track(t)
             weights = tally.current
             trainable_bytes = tally.bytes_of(trainable)
             step()
@@ -347,26 +388,13 @@ def _probe_inner(config: dict, cfg: TrainConfig, trace: dict | None = None) -> P
                 v for s in opt.state.values() for v in s.values() if isinstance(v, torch.Tensor))
             tally.peak = tally.current
             start = tally.current
-            if trace is not None:
-                trace["layers"] = []
-                hooks = [layer.register_forward_hook(
-                    lambda *_a: trace["layers"].append(tally.current)) for layer in layers]
-                hooks.append(layers[0].register_forward_pre_hook(
-                    lambda *_a: trace["layers"].append(tally.current)))
-                if trace.get("modules"):
-                    trace["mods"] = []
-                    target = layers[min(1, len(layers) - 1)]
-                    for name, mod in target.named_modules():
-                        hooks.append(mod.register_forward_pre_hook(
-                            lambda *_a, n=name: trace["mods"].append((n, "pre", tally.current))))
-                        hooks.append(mod.register_forward_hook(
-                            lambda *_a, n=name: trace["mods"].append((n, "post", tally.current))))
+            hooks = _trace_hooks(trace, layers, tally) if trace is not None else []
             fwd_end, grads_bytes = step()
             peak = tally.peak
             if trace is not None:
                 trace["peak_op"] = tally.peak_op
-                for h in hooks:
-                    h.remove()
+            for h in hooks:
+                h.remove()
     return ProbeResult(
         peak_allocated_bytes=int(peak), start_bytes=int(start), weights_bytes=int(weights),
         trainable_weights_bytes=int(trainable_bytes), optimizer_bytes=int(opt_bytes),

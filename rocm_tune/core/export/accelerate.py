@@ -48,9 +48,16 @@ def config(r: Resolved, opts: ExportOptions) -> dict:
 
 def render(r: Resolved, opts: ExportOptions) -> str:
     cfg = config(r, opts)
-    lines = ["# accelerate config: accelerate launch --config_file accelerate.yaml ..."]
-    if r.nodes > 1:
-        lines.append("# multi-node: run.sh passes --machine_rank and --main_process_ip on each node")
+    if r.launcher == "accelerate":
+        lines = ["# accelerate config: run.sh starts `accelerate launch --config_file accelerate.yaml -m ...`"]
+        if r.nodes > 1:
+            lines.append('# multi-node: run.sh adds --machine_rank "$NODE_RANK" --main_process_ip "$MASTER_ADDR" '
+                         f"--main_process_port {opts.master_port} on each node")
+    else:
+        lines = [f"# accelerate config; run.sh does not use it (launcher {r.launcher}). To use it instead: "
+                 "accelerate launch --config_file accelerate.yaml -m llamafactory.launcher llamafactory.yaml"]
+        if r.nodes > 1:
+            lines.append("# multi-node: add --machine_rank N --main_process_ip ADDR_OF_NODE_0 on each node")
     for k, v in cfg.items():
         if isinstance(v, dict):
             lines.append(f"{k}:")

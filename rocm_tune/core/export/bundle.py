@@ -23,6 +23,7 @@ from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, sl
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
+    HOSTFILE,
     DS_JSON,
     LF_YAML,
     PLAN_JSON,
@@ -48,6 +49,9 @@ class Bundle:
     notes: tuple[str, ...]
     resolved: Resolved
     launch: LaunchSpec  # what run.sh starts (cwd "." = the bundle directory)
+    # how it was built: write_bundle renders it again for its directory when opts.bundle_dir was not set,
+    # so the YAML's deepspeed/output_dir/dataset_dir and slurm.sbatch name absolute paths in the bundle
+    source: tuple | None = None  # (plan, formats, opts, dataset)
 
 
 def parse_formats(text: str) -> tuple[str, ...]:
@@ -187,6 +191,7 @@ def _dataset(plan: dict, opts: ExportOptions, dataset: str | None, notes: list[s
 def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, dataset: str | None = None) -> Bundle:
     """All files of the bundle as text, and the launch spec of its run.sh.
     `dataset`: a local file or a dataset_info.json folder (default: the plan's goal.dataset)."""
+    source = (plan, formats, opts, dataset)
     notes: list[str] = []
     extra_files: dict[str, str] = {}
     opts = _model_path(plan, opts, notes)
@@ -236,11 +241,13 @@ def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, data
             files[ACCEL_YAML] = accelerate.render(r, opts)
         elif fmt == "slurm":
             files[SLURM] = slurm.render(r, plan, opts)
+    if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
+        files[HOSTFILE] = deepspeed.hostfile(r)
     files.update(extra_files)
     files[PLAN_JSON] = json.dumps(plan, indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)
     return Bundle(files=files, formats=tuple(f for f in FORMATS if f in wanted), notes=tuple(notes), resolved=r,
-                  launch=spec)
+                  launch=spec, source=source)
 
 
 def _umask() -> int:
@@ -286,6 +293,9 @@ def write_bundle(bundle: Bundle, out_dir: str, force: bool = False) -> list[Path
     each file is renamed into place after all of them were written. A failure (a full disk) leaves
     nothing behind, so the retry needs no --force."""
     out = Path(os.path.expanduser(out_dir))
+    if bundle.source is not None and bundle.source[2].bundle_dir is None:
+        plan, formats, opts, dataset = bundle.source
+        bundle = build_bundle(plan, formats, opts.with_(bundle_dir=os.path.abspath(out)), dataset=dataset)
     if os.path.lexists(out) and not out.is_dir():
         raise UserError(f"-o {out_dir!r} exists and is not a directory")
     exists = out.is_dir()

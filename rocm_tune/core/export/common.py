@@ -26,6 +26,7 @@ ACCEL_YAML = "accelerate.yaml"
 SLURM = "slurm.sbatch"
 PLAN_JSON = "plan.json"
 DATASET_INFO = "dataset_info.json"
+HOSTFILE = "hostfile"  # multi-node `--launcher deepspeed` only
 
 LAUNCHERS = ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "rocm-tune")
 # what trains (the plan's `recommended.runner`, `--runner`): LLaMA-Factory, or a transformers Trainer.
@@ -107,6 +108,9 @@ class ExportOptions:
     cpus_per_task: int = 16
     job_name: str = "rocm-tune"
     tool_version: str = field(default_factory=lambda: _tool_version())
+    # the bundle's absolute directory (set by write_bundle / `export -o`): the YAML's deepspeed/output_dir
+    # and slurm.sbatch name files there, so they work from any working directory
+    bundle_dir: str | None = None
 
     def with_(self, **kw) -> ExportOptions:
         return replace(self, **kw)
@@ -296,6 +300,10 @@ def resolve(plan: dict, opts: ExportOptions) -> Resolved:
     alpha = rec.get("lora_alpha") or goal.get("lora_alpha") or rank * 2
     alpha = _int(alpha, "lora_alpha", 1, 1 << 20)
     runner, launcher = _runner_and_launcher(rec, opts, stage)
+    if precision == "pure_bf16" and zero == 3 and runner == "llamafactory":
+        # hparams/parser.py: "`pure_bf16` is incompatible with DeepSpeed ZeRO-3." (LLaMA-Factory 0.9.5)
+        raise UserError("plan recommended.precision pure_bf16 with zero_stage 3: LLaMA-Factory refuses this "
+                        "combination; use precision bf16 with ZeRO-3, or pure_bf16 with ZeRO-2")
     gpus = _int(hw.get("gpus", 1), "hardware.gpus", 1, 1024)
     nodes = _int(hw.get("nodes", 1), "hardware.nodes", 1, 4096)
     lr = _num(rec.get("learning_rate") or (1e-4 if method in ("lora", "qlora") else 1e-5),

@@ -1,18 +1,24 @@
-"""DeepSpeed config JSON with explicit values.
+"""DeepSpeed config JSON.
 
-transformers' DeepSpeed integration (``HfTrainerDeepSpeedConfig.trainer_config_process``) checks that
-explicit values equal the trainer's arguments and refuses to start otherwise, so the numbers here are
-the same ones written into llamafactory.yaml:
+transformers' DeepSpeed integration (``HfTrainerDeepSpeedConfig.trainer_config_process``) fills every
+``"auto"`` value from the trainer's arguments and refuses to start when an explicit value differs from
+them. The values that a user may override on the command line (``bash run.sh learning_rate=5e-5
+per_device_train_batch_size=2``) are therefore ``"auto"``: the integration fills them with exactly the
+YAML's numbers (checked by tests/realstack against the real transformers and DeepSpeed), so the
+estimate, made from the same plan numbers, describes the same run:
 
-* ``train_micro_batch_size_per_gpu`` = per_device_train_batch_size,
-  ``gradient_accumulation_steps`` = gradient_accumulation_steps,
-  ``train_batch_size`` = micro x accumulation x world size, ``gradient_clipping`` = max_grad_norm;
-* ``fp16.enabled`` = yaml ``fp16``, ``bf16.enabled`` = yaml ``bf16`` (pure_bf16 trains a bf16 model
-  without AMP, so both are false there); fp16 uses dynamic loss scaling (``loss_scale: 0``);
-* ZeRO ``stage``; ``offload_optimizer`` / ``offload_param`` to CPU with pinned memory. With optimizer
-  offload an explicit ``optimizer`` block (AdamW with the trainer's lr/betas/eps/weight decay) makes
-  DeepSpeed use its CPU Adam: recent DeepSpeed refuses a client (torch) optimizer under ZeRO-Offload
-  unless ``zero_force_ds_cpu_optimizer`` is false, and CPU Adam is the fast path anyway.
+* ``train_micro_batch_size_per_gpu`` <- per_device_train_batch_size,
+  ``gradient_accumulation_steps`` <- gradient_accumulation_steps,
+  ``train_batch_size`` <- micro x accumulation x world size, ``gradient_clipping`` <- max_grad_norm;
+* with optimizer offload, the ``optimizer`` block (AdamW: DeepSpeed's CPU Adam, the fast path; recent
+  DeepSpeed refuses a client torch optimizer under ZeRO-Offload unless ``zero_force_ds_cpu_optimizer``
+  is false) takes ``lr``/``betas``/``eps``/``weight_decay`` from learning_rate, adam_beta1/2,
+  adam_epsilon and weight_decay (all ``"auto"``).
+
+Explicit: ``fp16.enabled`` = yaml ``fp16``, ``bf16.enabled`` = yaml ``bf16`` (pure_bf16 trains a bf16
+model without AMP, so both are false there; the integration checks them against the YAML); fp16 uses
+dynamic loss scaling (``loss_scale: 0``); the ZeRO stage, the offload targets (CPU, pinned) and the
+bucket sizes, which the memory estimate uses as written.
 """
 
 from __future__ import annotations
@@ -26,10 +32,10 @@ BUCKET = 500_000_000
 
 def config(r: Resolved, opts: ExportOptions) -> dict:
     cfg: dict = {
-        "train_batch_size": r.micro_batch * r.grad_accum * r.world_size,
-        "train_micro_batch_size_per_gpu": r.micro_batch,
-        "gradient_accumulation_steps": r.grad_accum,
-        "gradient_clipping": float(opts.max_grad_norm),
+        "train_batch_size": "auto",
+        "train_micro_batch_size_per_gpu": "auto",
+        "gradient_accumulation_steps": "auto",
+        "gradient_clipping": "auto",
         "steps_per_print": opts.logging_steps,
         "wall_clock_breakdown": False,
         "zero_allow_untested_optimizer": True,
@@ -69,12 +75,7 @@ def config(r: Resolved, opts: ExportOptions) -> dict:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         cfg["optimizer"] = {
             "type": "AdamW",
-            "params": {
-                "lr": float(r.learning_rate),
-                "betas": [0.9, 0.999],
-                "eps": 1e-8,
-                "weight_decay": 0.0,
-            },
+            "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"},
         }
     if r.offload == "all":
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
@@ -84,3 +85,15 @@ def config(r: Resolved, opts: ExportOptions) -> dict:
 
 def render(r: Resolved, opts: ExportOptions) -> str:
     return json.dumps(config(r, opts), indent=2) + "\n"
+
+
+def hostfile(r: Resolved) -> str:
+    """DeepSpeed hostfile for run.sh's `deepspeed --no_ssh --node_rank N`: one line per node. With --no_ssh
+    the launcher reads only the number of nodes and the slots of each (runner.py: world_info), so the
+    names are placeholders; nothing is started over ssh."""
+    lines = [
+        f"# {r.nodes} nodes x {r.gpus} GPUs for `deepspeed --no_ssh` (run.sh): only the counts are read;",
+        "# every node runs run.sh itself with its NODE_RANK, nothing is started over ssh.",
+    ]
+    lines += [f"node{i} slots={r.gpus}" for i in range(r.nodes)]
+    return "\n".join(lines) + "\n"

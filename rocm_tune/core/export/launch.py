@@ -24,6 +24,7 @@ from typing import Mapping, Union
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
+    HOSTFILE,
     LF_YAML,
     PYTHON_ENV,
     ExportOptions,
@@ -163,14 +164,19 @@ def launch_spec(r: Resolved, opts: ExportOptions) -> LaunchSpec:
     elif r.launcher == "deepspeed":
         devices = visible_devices(r.env)
         if r.nodes > 1:
-            groups = [["deepspeed", "--hostfile", "hostfile", "--num_nodes", str(r.nodes), "--num_gpus", str(r.gpus)],
+            # --no_ssh: every node starts only its own processes (node NODE_RANK), as with torchrun; the
+            # bundle's hostfile gives DeepSpeed the node count and slots per node (names are not used)
+            groups = [["deepspeed", "--hostfile", HOSTFILE, "--no_ssh", "--node_rank", NODE_RANK,
+                       "--num_nodes", str(r.nodes), "--num_gpus", str(r.gpus)],
                       ["--master_addr", MASTER_ADDR, "--master_port", port]]
         elif devices:
             # the deepspeed launcher ignores *_VISIBLE_DEVICES; --include picks the same GPUs
             groups = [["deepspeed", "--include", "localhost:" + devices, "--master_port", port]]
         else:
             groups = [["deepspeed", "--num_gpus", str(r.gpus), "--master_port", port]]
-        groups.append(["--module", *mod])
+        # --no_local_rank: without it the launcher passes --local_rank=N before the YAML and LLaMA-Factory
+        # parses argv instead of the YAML ("Some specified arguments are not used by the HfArgumentParser")
+        groups.append(["--no_local_rank", "--module", *mod])
         program = "DeepSpeed (deepspeed)"
     elif r.launcher == "accelerate":
         groups = [["accelerate", "launch", "--config_file", ACCEL_YAML]]

@@ -83,22 +83,12 @@ KNOWN_KEYS: dict[str, str] = {
 }
 
 
-def warmup_key_for_installed_transformers() -> str:
-    """`warmup_ratio` up to transformers 5.1; 5.2 removed it and reads a ratio from `warmup_steps`.
-    Reads the installed version from package metadata (no import)."""
-    from importlib import metadata
-
-    try:
-        version = metadata.version("transformers")
-    except metadata.PackageNotFoundError:
-        return "warmup_ratio"
-    parts = []
-    for piece in version.split(".")[:2]:
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    while len(parts) < 2:
-        parts.append(0)
-    return "warmup_steps" if tuple(parts) >= (5, 2) else "warmup_ratio"
+# The transformers that the runner imports, not rocm-tune's own, decides how a warmup ratio is spelled.
+# LLaMA-Factory 0.9.5 (the version the bundle targets, setup.py/requirements) allows transformers
+# >=4.55.0,<=5.6.0 (!=4.57.0): there `warmup_ratio` is a ratio on every version (5.x only warns that it
+# is deprecated), while `warmup_steps: 0.1` is refused below 5.0 ("warmup_steps must be of type int").
+# Checked with the real parser under 4.55.4 and 5.6.0 in tests/realstack.
+RUNNER_TRANSFORMERS = {"llamafactory": ("4.55.0", "5.6.0")}  # hence ExportOptions.warmup_key = warmup_ratio
 
 
 def guess_template(family: str, name: str) -> str:
@@ -134,6 +124,16 @@ def guess_template(family: str, name: str) -> str:
     return "default"
 
 
+def in_bundle(opts: ExportOptions, name: str) -> str:
+    """A file name of the bundle as an absolute path when the bundle's directory is known, so the YAML
+    means the same from any working directory (`llamafactory-cli train DIR/llamafactory.yaml`, sbatch)."""
+    import os
+
+    if opts.bundle_dir and name != "ONLINE" and not os.path.isabs(name):
+        return os.path.normpath(os.path.join(opts.bundle_dir, name))
+    return name
+
+
 def config(r: Resolved, opts: ExportOptions) -> list[tuple[str, list[tuple[str, object]]]]:
     """The YAML content as ordered sections of (key, value)."""
     model = [
@@ -166,16 +166,19 @@ def config(r: Resolved, opts: ExportOptions) -> list[tuple[str, list[tuple[str, 
         # "Expected to mark a variable ready only once" (field notes, report 004)
         method.append(("use_reentrant_gc", False))
     if r.uses_deepspeed:
-        method.append(("deepspeed", DS_JSON))
+        method.append(("deepspeed", in_bundle(opts, DS_JSON)))
     data: list[tuple[str, object]] = []
     if opts.dataset_name:
+        if not opts.dataset_dir:
+            raise UserError(f"--dataset-name {opts.dataset_name} needs --dataset-dir: the folder whose "
+                            "dataset_info.json lists it (ONLINE for a Hugging Face hub dataset), or pass --dataset FILE")
         data.append(("dataset", opts.dataset_name))
-        data.append(("dataset_dir", opts.dataset_dir or "."))
+        data.append(("dataset_dir", in_bundle(opts, opts.dataset_dir)))
     data += [("template", opts.template or guess_template(r.family, r.model_name)), ("cutoff_len", r.cutoff_len)]
     if r.stage == "pt":
         data.append(("packing", True))
     output = [
-        ("output_dir", opts.output_dir),
+        ("output_dir", in_bundle(opts, opts.output_dir)),
         ("logging_steps", opts.logging_steps),
         ("save_steps", opts.save_steps),
         ("overwrite_output_dir", not opts.resume),

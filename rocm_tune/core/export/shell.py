@@ -9,6 +9,7 @@ LLaMA-Factory). Passes `bash -n` and shellcheck.
 from __future__ import annotations
 
 from rocm_tune.core.export.common import (
+    HOSTFILE,
     PYTHON_ENV,
     ExportOptions,
     Resolved,
@@ -74,7 +75,8 @@ def render(r: Resolved, plan: dict, opts: ExportOptions, spec: LaunchSpec) -> st
         lines += [f"export {k}={shell_word(v)}" for k, v in spec.launcher_env]
         lines.append("")
     if r.launcher == "deepspeed" and r.nodes > 1:
-        lines.append("# deepspeed reads the nodes from ./hostfile: one line per node, e.g. `node1 slots=8`")
+        lines.append(f"# deepspeed --no_ssh: run this on every node with its NODE_RANK (0-{r.nodes - 1}); each node "
+                     f"starts its {r.gpus} local process(es). {HOSTFILE} only tells DeepSpeed the node and slot counts")
     if r.runner != "llamafactory":
         py = python_ref(r).shell()
         lines += [

@@ -2,9 +2,12 @@
 
 ``MASTER_ADDR`` is the first host of the allocation (``scontrol show hostnames``); every node's
 torchrun joins the rendezvous at ``MASTER_ADDR:MASTER_PORT`` with the job id as rendezvous id, so
-node ranks are assigned automatically. Submit from the bundle directory
-(``cd BUNDLE && sbatch slurm.sbatch``): Slurm runs a spooled copy of the script, so the bundle is
-found through ``SLURM_SUBMIT_DIR``. Devices come from ``--gres``; the plan's *_VISIBLE_DEVICES are
+node ranks are assigned automatically. Slurm runs a spooled copy of the script, so its own location
+says nothing: the script changes into the bundle's absolute directory (known at export), and
+``sbatch DIR/slurm.sbatch`` works from any directory (``SLURM_SUBMIT_DIR`` only when the bundle's
+directory was not known). The first host is taken with ``sed -n 1p``, which reads all of
+``scontrol``'s output (``head -n 1`` exits early and, under pipefail, the SIGPIPE of a long node list
+ends the script with 141). Devices come from ``--gres``; the plan's *_VISIBLE_DEVICES are
 left to Slurm.
 """
 
@@ -13,7 +16,7 @@ from __future__ import annotations
 import re
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, q, trainer_module
+from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, comment, q, trainer_module
 from rocm_tune.core.export.launch import python_ref
 from rocm_tune.core.export.shell import env_lines, header
 
@@ -48,10 +51,21 @@ def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
         lines.append(_sbatch("account", opts.account))
     lines.append(_sbatch("output", "slurm-%x-%j.out"))
     lines += header(r, plan, opts, "Slurm batch script")
+    if opts.bundle_dir:
+        lines += [
+            f"# Submit from any directory: sbatch {comment(opts.bundle_dir)}/slurm.sbatch",
+            "set -euo pipefail",
+        ]
+        if "$" in opts.bundle_dir or "`" in opts.bundle_dir:
+            lines.append("# shellcheck disable=SC2016  # a literal path: nothing in it is expanded")
+        lines.append(f"cd {q(opts.bundle_dir)}")
+    else:
+        lines += [
+            "# Submit from the bundle directory: sbatch slurm.sbatch",
+            "set -euo pipefail",
+            'cd "${SLURM_SUBMIT_DIR:-.}"',
+        ]
     lines += [
-        "# Submit from the bundle directory: sbatch slurm.sbatch",
-        "set -euo pipefail",
-        'cd "${SLURM_SUBMIT_DIR:-.}"',
         f"if [ ! -f {q(LF_YAML)} ]; then",
         f"  echo \"slurm.sbatch: {LF_YAML} not found in $PWD; submit from the bundle directory\" >&2",
         "  exit 2",
@@ -64,7 +78,7 @@ def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
         lines += env
         lines.append("")
     lines += [
-        'MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"',
+        'MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)"',
         "export MASTER_ADDR",
         f'export MASTER_PORT="${{MASTER_PORT:-{opts.master_port}}}"',
         'echo "rocm-tune: $SLURM_JOB_NUM_NODES node(s), rendezvous at $MASTER_ADDR:$MASTER_PORT"',

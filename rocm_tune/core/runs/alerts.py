@@ -187,6 +187,9 @@ def oom_fix(ctx: RunContext | None, oom: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+ZERO_LOSS_STEPS = 3  # logged steps of exactly 0.0 loss that make a loss collapse without any other sign
+
+
 # ------------------------------------------------------------------------------ engine
 class AlertEngine:
     """Fires alerts from events and from time. Each code fires once (stall: once per episode)."""
@@ -211,6 +214,41 @@ class AlertEngine:
         self._zero_streak = 0
         self._prev_loss: float | None = None
         self._stall_step: int | None = None    # step at which the current stall fired
+        self.compute_dtype: str | None = None  # from a `compute dtype: torch.float16` log line (LLaMA-Factory)
+
+    # precision: what the run computes in (the fix for a loss collapse depends on it) --------------
+    def precision(self) -> str | None:
+        """fp16 | bf16 | fp32 | None: from the log's `compute dtype:` line, else the config / plan."""
+        if self.compute_dtype is not None:
+            d = self.compute_dtype.lower()
+            if "float16" in d and "bfloat16" not in d or d in ("fp16", "half"):
+                return "fp16"
+            if "bfloat16" in d or d == "bf16":
+                return "bf16"
+            return "fp32"  # "None" / torch.float32: no mixed precision
+        ctx = self.context
+        if ctx.knob("fp16") is True:
+            return "fp16"
+        if ctx.knob("bf16", "pure_bf16") is True:
+            return "bf16"
+        p = ctx.knob("precision")
+        if isinstance(p, str):
+            return {"pure_bf16": "bf16"}.get(p, p)
+        if ctx.train_config is not None and ctx.knob("fp16", "bf16") is False:
+            return "fp32"
+        return None
+
+    def _fp16_possible(self) -> bool:
+        return self.precision() in (None, "fp16")
+
+    def collapse_fix(self) -> str:
+        prec = self.precision()
+        if prec in ("fp32", "bf16"):
+            return (f"the run computes in {prec}, so this is not an fp16 overflow: check that the labels are not all "
+                    "masked (a wrong template, or cutoff_len shorter than the prompts leaves no response tokens), "
+                    "that the dataset is not empty or duplicated into one trivial sample, and lower the learning "
+                    "rate; restart from the last checkpoint before the collapse")
+        return FIX_COLLAPSE
 
     @property
     def all(self) -> list[Alert]:
@@ -274,7 +312,8 @@ class AlertEngine:
             if ev.loss == 0.0:
                 out += self._fire(self._mk(
                     "loss-collapse", f"loss collapsed to 0.0 at step {ev.step} (grad_norm {ev.grad_norm})", evidence,
-                    FIX_COLLAPSE, ev, ("fp16-overflow-risk",), loss=ev.loss, grad_norm=ev.grad_norm))
+                    self.collapse_fix(), ev, ("fp16-overflow-risk",) if self._fp16_possible() else (),
+                    loss=ev.loss, grad_norm=ev.grad_norm, precision=self.precision()))
             elif "loss-collapse" not in self.fired:
                 out += self._fire(self._mk("nan-grad-norm", f"grad_norm is {ev.grad_norm} at step {ev.step}", evidence,
                                            FIX_NAN, ev, ("fp16-overflow-risk",), grad_norm=ev.grad_norm))
@@ -291,12 +330,18 @@ class AlertEngine:
             return []
         out: list[Alert] = []
         evidence = ev.line or f"step {ev.step}: loss={loss} grad_norm={gn} lr={ev.learning_rate}"
-        if loss is not None and loss == 0.0 and (self._prev_loss is not None and self._prev_loss > 0.0 or _bad(gn)):
+        if loss is not None and loss == 0.0:
+            # on the loss series alone: a loss of exactly 0.0 for 3 logged steps (2 after a positive
+            # loss, 1 with a NaN grad_norm) is never real training (LLaMA-Factory's trainer_log.jsonl
+            # has no grad_norm at all)
             self._zero_streak += 1
-            if _bad(gn) or self._zero_streak >= 2:
+            after_good = self._prev_loss is not None and self._prev_loss > 0.0
+            if _bad(gn) or (after_good and self._zero_streak >= 2) or self._zero_streak >= ZERO_LOSS_STEPS:
+                gn_text = f" (grad_norm {gn})" if gn is not None else ""
                 out += self._fire(self._mk(
-                    "loss-collapse", f"loss collapsed to 0.0 at step {ev.step} (grad_norm {gn})", evidence,
-                    FIX_COLLAPSE, ev, ("fp16-overflow-risk",), loss=loss, grad_norm=gn))
+                    "loss-collapse", f"loss collapsed to 0.0 at step {ev.step}{gn_text}", evidence,
+                    self.collapse_fix(), ev, ("fp16-overflow-risk",) if self._fp16_possible() else (),
+                    loss=loss, grad_norm=gn, precision=self.precision()))
         elif loss is not None and loss != 0.0:
             self._zero_streak = 0
         if _bad(loss):
@@ -404,19 +449,35 @@ class AlertEngine:
         # step advanced since the stall fired? (sources without step events move only the step)
         if self._stall_step is not None and history.step != self._stall_step:
             self._clear_stall()
+        known_error = any(a.severity == "error" for a in self.fired.values())
+        if alive is False and getattr(process, "pid", None) is None and known_error and status == "failed":
+            return out  # a log that ends in an error an alert already names (oom, nan ...): no second alert
         if alive is False and status not in (None, "finished", "running", "unknown"):
             code = getattr(process, "exit_code", None)
             sig = getattr(process, "signal", None)
             how = f"exit code {code}" if code is not None else (f"signal {sig}" if sig else "exit status unknown")
-            ev_line = f"process {getattr(process, 'pid', '?')} {status}: {how}; last step {history.step}"
+            reason = getattr(process, "reason", None)
+            pid = getattr(process, "pid", None)
+            ev_line = (f"process {pid if pid else '?'} {status}: {how}; last step {history.step}"
+                       + (f"; {reason}" if reason else ""))
             fix = "read the end of the log for the error (`rocm-tune attach TARGET --plain` or stdout.log)"
+            if reason and reason.startswith("disk full"):
+                fix = "free space where the run directory and the output directory are, then resume from the last checkpoint"
+            elif reason and "SIGKILL" not in reason and "out-of-memory" not in reason:
+                fix = f"the run failed with: {reason[:300]}; " + fix
             if code in (137, -9) or sig == 9:
                 fix = ("killed by SIGKILL — often the kernel OOM killer (host RAM: CPU offload, dataloader workers); "
                        "check `dmesg | tail`; " + fix)
             elif self.fired:
                 fix = "see the alerts above: " + ", ".join(self.fired) + "; " + fix
-            out += self._fire(self._mk("process-exited", f"training process {status} ({how})", ev_line, fix, None,
-                                       now=now, step=history.step, exit_code=code, signal=sig, status=status))
+            title = f"training process {status} ({how})"
+            if reason and (code is None and not sig):
+                title = f"training process {status}: {reason[:160]}"
+            elif reason and (sig == 9 or code in (137, -9)):
+                title = f"training process {status} ({how}): {reason[:120]}"
+            out += self._fire(self._mk("process-exited", title, ev_line, fix, None,
+                                       now=now, step=history.step, exit_code=code, signal=sig, status=status,
+                                       reason=reason))
             return out
         if alive is not True or history.ended:
             return out

@@ -38,6 +38,7 @@ except Exception:  # pragma: no cover - depends on the environment
 
 GIB = 2**30
 MIB = 2**20
+TEXT_LINE_MAX = 8192   # characters of one text-log line that the text parser looks at
 
 
 class Event(NamedTuple):
@@ -317,6 +318,13 @@ def events_from_trainer_state(obj: Any) -> list[Event]:
                                  samples_per_s=num(e.get("train_samples_per_second")),
                                  data={"status": None, "train_loss": num(e.get("train_loss")),
                                        "runtime_s": num(e.get("train_runtime"))}))
+    # the state says training is over even where log_history has no final train_runtime entry
+    # (a checkpoint saved at the last step: checkpoint-48/trainer_state.json of a finished run)
+    gstep = _int(obj.get("global_step"))
+    if not any(e.kind == "end" for e in out) and (
+            obj.get("should_training_stop") is True or (gstep is not None and total and gstep >= total)):
+        out.append(Event("end", gstep, epoch=num(obj.get("epoch")), total_steps=total,
+                         data={"status": "finished", "train_loss": None, "runtime_s": None}))
     if out and total:
         # give the first event the total so History learns it even without steps
         first = out[0]
@@ -597,6 +605,11 @@ class TextParser:
     def _feed(self, line: str) -> list[Event]:
         if not line:
             return []
+        if len(line) > TEXT_LINE_MAX:
+            # no log line that carries a metric is this long (an HF dict is ~300 characters): look at
+            # its head and tail only, so one 200 MB line costs what 8 KiB do (issue 15 item 9)
+            line = line[:TEXT_LINE_MAX // 2] + "\n" + line[-TEXT_LINE_MAX // 2:]
+            line = line.replace("\n", " ")
         if "\x1b" in line:
             line = strip_ansi(line)
         if "\r" in line:

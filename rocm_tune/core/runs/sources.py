@@ -21,11 +21,13 @@ from __future__ import annotations
 import glob
 import json
 import os
+import stat
 from collections.abc import Iterator
 
 from rocm_tune.core.runs.parsers import Event, events_from_trainer_state, parser_for
 
 CHUNK = 2 * 2**20          # bytes read per batch
+HEAD_BYTES = 256           # first bytes kept to recognise a file rewritten from scratch
 MAX_LINE = 1 * 2**20       # a "line" longer than this is cut (binary junk without newlines)
 SAMPLE_TAIL = 2 * 2**20    # first read of a huge JSON-lines log: the newest bytes parsed line by line
 SAMPLE_POINTS = 16384      # ... and about this many ordinary step lines parsed from the older part
@@ -43,25 +45,56 @@ class FileFollower:
         self._fh = None
         self._partial = b""
         self._from_end = from_end
+        self._head = b""
+        self.error: str | None = None   # "permission denied" when the file exists but cannot be read
         self.truncations = 0
         self.rotations = 0
 
     # ---------------------------------------------------------------- internals
     def _open(self) -> bool:
         try:
-            fh = open(self.path, "rb")
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            fh = os.fdopen(fd, "rb")
+        except PermissionError:
+            self.error = "permission denied"
+            return False
         except OSError:
             return False
+        self.error = None
         try:
             st = os.fstat(fh.fileno())
         except OSError:
             fh.close()
             return False
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device is never read (it may block or never end)
+            fh.close()
+            return False
         self._fh = fh
         self.inode = (st.st_dev, st.st_ino)
+        self._head = self._read_head(fh)
         self.offset = st.st_size if self._from_end else 0
         self._from_end = False
         self._partial = b""
+        return True
+
+    @staticmethod
+    def _read_head(fh) -> bytes:
+        try:
+            return os.pread(fh.fileno(), HEAD_BYTES, 0)
+        except OSError:
+            return b""
+
+    def _same_head(self, fh) -> bool:
+        """The file still starts with the bytes it started with (identity beyond the inode)."""
+        head = self._head
+        if not head:
+            self._head = self._read_head(fh)
+            return True
+        cur = self._read_head(fh)
+        if cur[: len(head)] != head:
+            return False
+        if len(cur) > len(head):
+            self._head = cur
         return True
 
     def close(self) -> None:
@@ -141,10 +174,13 @@ class FileFollower:
             size = os.fstat(fh.fileno()).st_size
         except OSError:
             size = self.offset
-        if size < self.offset:  # truncated in place (e.g. `> log`, overwrite_output_dir)
+        if size < self.offset or not self._same_head(fh):
+            # truncated in place (e.g. `> log`, overwrite_output_dir), or rewritten from scratch to
+            # more than its old size between two polls: the first bytes are not those read before
             self.truncations += 1
             self.offset = 0
             self._partial = b""
+            self._head = self._read_head(fh)
         yield from self._read_all(fh, max_bytes)
         if path_id is not None and path_id != self.inode:
             # rotated / replaced: the old file is drained above; flush its tail, follow the new one.
@@ -284,6 +320,8 @@ class TrainerStateSource:
         try:
             st = os.stat(f)
         except OSError:
+            return
+        if not stat.S_ISREG(st.st_mode):
             return
         sig = (f, st.st_mtime_ns, st.st_size)
         if sig == self._sig:

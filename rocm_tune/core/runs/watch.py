@@ -27,6 +27,7 @@ signatures and the end-of-training line, but their step dicts are ignored so ste
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections import deque
@@ -91,10 +92,15 @@ class ProcessState:
     exit_code: int | None = None
     signal: int | None = None
     ended_at: float | None = None
+    reason: str | None = None       # why it ended: "disk full", the OOM killer, the error line of a crash
+    processes: int | None = None    # live processes of a rocm-tune run (marker, cgroup)
+    note: str | None = None         # e.g. "main process exited (0); 2 processes still running"
+    problem: str | None = None      # status corrupt: what is wrong with run.json
 
     def to_dict(self) -> dict:
         return {"pid": self.pid, "alive": self.alive, "status": self.status, "exit_code": self.exit_code,
-                "signal": self.signal, "ended_at": self.ended_at}
+                "signal": self.signal, "ended_at": self.ended_at, "reason": self.reason,
+                "processes": self.processes, "note": self.note, "problem": self.problem}
 
 
 # ------------------------------------------------------------------------------ resolve
@@ -415,27 +421,73 @@ def _pid_alive(pid: int) -> bool:
     return pid_alive(pid)
 
 
-def process_state(target: Target, history: History | None = None) -> ProcessState:
-    """Alive / exit status of the run's process, from exit.json, run.json's pid or the PID."""
+def process_state(target: Target, history: History | None = None, log_tail: Iterable[str] = ()) -> ProcessState:
+    """Alive / exit status of the run's process, from exit.json, run.json's pid or the PID, else from
+    what the files say: an end record, trainer_state.json's `should_training_stop` / `global_step ==
+    max_steps`, the last step reaching total_steps, or an error as the last lines of the log with no
+    progress after it (failed, with that line as the reason)."""
     if target.run_dir and _has(target.run_dir, "run.json"):
         try:
             from rocm_tune.core.runs.rundir import load_run
 
-            info = load_run(target.run_dir)
+            info = load_run(target.run_dir, run_id=target.run_id)
             alive = info.status == "running"
-            return ProcessState(info.pid, alive, info.status, info.returncode, info.signal, info.ended_at)
-        except Exception:
+            if info.status == "corrupt":
+                return ProcessState(None, bool(info.processes) or None, "corrupt", problem=info.problem,
+                                    processes=info.processes, note=info.note)
+            reason = info.reason
+            if info.status in ("failed", "lost") and not reason:
+                reason = trailing_error(log_tail)
+            return ProcessState(info.pid, alive, info.status, info.returncode, info.signal, info.ended_at,
+                                reason=reason, processes=info.processes, note=info.note)
+        except (UserError, OSError):
             pass
     if target.pid:
         if _pid_alive(target.pid):
             return ProcessState(target.pid, True, "running")
-        ended = history is not None and history.ended
-        return ProcessState(target.pid, False, "finished" if ended else "exited",
-                             0 if ended and history.end_status in (None, "finished") else None)
+        if history is not None and history.ended:
+            return ProcessState(target.pid, False, "finished" if history.end_status in (None, "finished")
+                                else history.end_status, 0 if history.end_status in (None, "finished") else None)
+        err = trailing_error(log_tail)
+        if err:
+            return ProcessState(target.pid, False, "failed", reason=err)
+        return ProcessState(target.pid, False, "exited")
     if history is not None and history.ended:
         st = history.end_status or "finished"
         return ProcessState(None, None, st, None)
+    err = trailing_error(log_tail)
+    if err:
+        return ProcessState(None, False, "failed", reason=err)
+    if history is not None and history.total_steps and history.step is not None and history.step >= history.total_steps:
+        return ProcessState(None, None, "finished")
     return ProcessState()
+
+
+_WORLD = re.compile(r"(?:world size|world_size|WORLD_SIZE)\s*[:=]\s*(\d{1,7})\b")
+_DTYPE = re.compile(r"compute dtype:\s*(torch\.\w+|None|\w+)")
+_ERR_HEAD = re.compile(r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:[\w.]*(?:Error|Exception)|Traceback \(most recent call "
+                       r"last\)|Killed|Segmentation fault|Aborted|terminate called|FATAL|Fatal Python error)\b")
+
+
+def trailing_error(lines: Iterable[str]) -> str | None:
+    """The error line at the end of a log (a traceback's final line, `ValueError: ...`) when no
+    training progress follows it; None otherwise."""
+    from rocm_tune.core.runs.parsers import TextParser
+
+    tail = list(lines)[-200:]
+    parser = TextParser()
+    found = None
+    for line in reversed(tail):
+        text = line.strip()[:2000]
+        if not text:
+            continue
+        if any(e.kind in ("step", "progress", "eval", "end") for e in parser.feed(text)):
+            return found
+        if found is None and _ERR_HEAD.match(text) and not text.startswith("Traceback"):
+            found = text[:400]
+        elif found is None and text.startswith("Traceback"):
+            found = text[:400]
+    return found
 
 
 # ------------------------------------------------------------------------------ snapshot
@@ -464,6 +516,7 @@ class Snapshot:
     gpus: tuple = ()
     alerts: tuple[Alert, ...] = ()
     history: dict = field(default_factory=dict)
+    world_size: int | None = None     # from the log ("world size: 2"), else the plan's GPUs
 
     def to_dict(self) -> dict:
         t = self.target
@@ -489,6 +542,8 @@ class Snapshot:
             "alive": self.process.alive,
             "status": self.process.status,
             "exit_code": self.process.exit_code,
+            "reason": self.process.reason,
+            "world_size": self.world_size,
             "gpu_backend": self.gpu_backend,
             "gpus": [_sample_dict(g) for g in self.gpus],
             "alerts": [a.to_dict() for a in self.alerts],
@@ -555,6 +610,9 @@ class Watcher:
         self._polls = 0
         self._finished_sources = False
         self._promoted = not self._primary_exists()
+        self.world_size: int | None = None
+        self._startup_lines = 20000
+        self.restarts = 0                 # times the primary log was rewritten from scratch
 
     # attributes the TUI reads -------------------------------------------------
     @property
@@ -616,7 +674,7 @@ class Watcher:
                 hist.last_step_time = max(mt)
         if not first and hist.last_step_time is None and hist.step is not None:
             hist.last_step_time = now
-        self.process = process_state(self.target, hist)
+        self.process = process_state(self.target, hist, self.log_tail)
         if self.process.alive is False and not self._finished_sources:
             self._finished_sources = True
             if was_alive is not False:
@@ -629,7 +687,7 @@ class Watcher:
                 hist.extend(evs)
                 new_alerts += eng.feed_many(evs)
                 newest.extend(evs)
-            self.process = process_state(self.target, hist)
+            self.process = process_state(self.target, hist, self.log_tail)
         self._sample_gpus()
         new_alerts += eng.check(hist, now, self.process, self.gpu_samples)
         return PollResult(tuple(newest), counts[0], tuple(new_alerts), counts[1], self.process)
@@ -644,10 +702,22 @@ class Watcher:
         for spec, src in self.sources:
             aux = spec.role == "aux" and not (promote and spec.kind == "text")
             is_text = spec.kind == "text"
+            fol = getattr(src, "follower", None)
+            gen = getattr(fol, "truncations", 0)
             for lines, evs in self._batches(src, first):
+                if fol is not None and fol.truncations != gen:
+                    # the log was rewritten from scratch (detected by its first bytes, not only its
+                    # size): a new run, so the history starts over instead of mixing the two runs
+                    gen = fol.truncations
+                    if not aux:
+                        self._restart(src, lines)
+                        evs = src.parser.feed_lines(lines) if hasattr(src, "parser") else evs
                 counts[1] += len(lines)
                 if is_text and lines:
                     self.log_tail.extend(lines[-self.log_tail.maxlen:] if self.log_tail.maxlen else lines)
+                    if self._startup_lines > 0:
+                        self._scan_startup(lines[: self._startup_lines])
+                        self._startup_lines -= len(lines)
                 if not evs:
                     continue
                 if aux:
@@ -668,6 +738,34 @@ class Watcher:
             if sk:
                 hist.steps_logged += sk  # ordinary step lines a sampled first read did not parse
                 parser.skipped_lines = 0
+
+    def _restart(self, src, lines: list[str]) -> None:
+        from rocm_tune.core.runs.parsers import parser_for
+
+        h = self.history
+        h.__init__()  # in place: callers hold this object
+        e = self.alert_engine
+        e.__init__(e.context, overflow_streak=e.overflow_streak, overflow_streak_cold=e.overflow_streak_cold,
+                   stall_factor=e.stall_factor, stall_min_s=e.stall_min_s, busy_util=e.busy_util,
+                   low_power_frac=e.low_power_frac)
+        if hasattr(src, "parser"):
+            src.parser = parser_for(src.kind)
+        self.restarts += 1
+
+    def _scan_startup(self, lines: list[str]) -> None:
+        """`world size: 2` and `compute dtype: torch.float16` from the start-up lines (LLaMA-Factory,
+        torchrun): the snapshot reports the world size, the loss-collapse fix the precision."""
+        for line in lines:
+            if "world size" not in line and "compute dtype" not in line and "WORLD_SIZE" not in line:
+                continue
+            m = _WORLD.search(line[:4096])
+            if m:
+                n = int(m.group(1))
+                if 0 < n <= 1 << 20:
+                    self.world_size = max(self.world_size or 0, n)
+            m = _DTYPE.search(line[:4096])
+            if m:
+                self.alert_engine.compute_dtype = m.group(1)
 
     def _primary_exists(self) -> bool:
         for spec, src in self.sources:
@@ -693,7 +791,7 @@ class Watcher:
             step_time_s=h.median_step_time_s(), elapsed_s=h.elapsed_s(now if self.process.alive else None),
             eta_s=h.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
             gpu_backend=self.gpu_backend_name, gpus=self.gpu_samples, alerts=tuple(self.alerts),
-            history=h.to_dict(now))
+            history=h.to_dict(now), world_size=self.world_size or self.alert_engine.context.gpus)
 
     def close(self) -> None:
         for _, src in self.sources:

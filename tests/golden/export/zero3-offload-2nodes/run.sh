@@ -11,7 +11,7 @@ export NCCL_IB_DISABLE=0
 export NCCL_SOCKET_IFNAME=ib0
 export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True
 
-# deepspeed reads the nodes from ./hostfile: one line per node, e.g. `node1 slots=8`
-exec deepspeed --hostfile hostfile --num_nodes 2 --num_gpus 8 \
+# deepspeed --no_ssh: run this on every node with its NODE_RANK (0-1); each node starts its 8 local process(es). hostfile only tells DeepSpeed the node and slot counts
+exec deepspeed --hostfile hostfile --no_ssh --node_rank "${NODE_RANK:-0}" --num_nodes 2 --num_gpus 8 \
   --master_addr "${MASTER_ADDR:?set MASTER_ADDR to the address of node 0}" --master_port 29500 \
-  --module llamafactory.launcher llamafactory.yaml "$@"
+  --no_local_rank --module llamafactory.launcher llamafactory.yaml "$@"

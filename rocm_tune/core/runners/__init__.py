@@ -1,0 +1,140 @@
+"""What each runner really executes: the dtypes of every tensor class, read from the runners' source.
+
+`regime(model, cfg)` returns the `Regime` the memory estimator uses (frozen weights, trainable weights,
+gradients, optimizer state, compute dtype, autocast) for ``cfg.runner``; `execution(model, cfg, gpu)`
+states it in words for the plan's explanation and `estimate`/`plan` output, with a warning when the
+runner does not run the precision that was asked for. Each runner's facts live in its own module with
+the source file and commit they were read from (``Fact``). Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rocm_tune.core.errors import UserError
+
+try:  # the plan engineer's vocabulary module owns the list once it lands
+    from rocm_tune.core.vocabulary import RUNNERS
+except ImportError:  # pragma: no cover - until vocabulary.py is on main
+    RUNNERS = ("llamafactory", "hf", "builtin")
+
+DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
+_HF_NAMES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "float": "fp32", "half": "fp16"}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One behaviour of a runner, with where it was read."""
+
+    claim: str
+    source: str   # repository:path (function)
+    commit: str   # the commit (or release) it was read at
+
+
+@dataclass(frozen=True)
+class Regime:
+    """The dtypes one training step really uses under a runner."""
+
+    runner: str
+    requested: str            # the precision the plan asked for (fp32 | bf16 | fp16 | pure_bf16)
+    frozen_dtype: str         # storage of frozen weights (fp32 | bf16 | fp16)
+    trainable_dtype: str      # storage of trainable weights; their gradients and optimizer moments too
+    compute_dtype: str        # dtype of the activations the decoder layers produce
+    autocast: str | None      # torch.autocast dtype, or None when no autocast runs
+    checkpoint_dtype: str     # the dtype config.json names (what torch_dtype="auto" loads)
+    ignores_request: bool = False   # what runs is not the precision that was asked for
+    notes: tuple[str, ...] = ()
+
+    @property
+    def frozen_bytes(self) -> int:
+        return DTYPE_BYTES[self.frozen_dtype]
+
+    @property
+    def trainable_bytes(self) -> int:
+        return DTYPE_BYTES[self.trainable_dtype]
+
+    @property
+    def compute_bytes(self) -> int:
+        return DTYPE_BYTES[self.compute_dtype]
+
+    @property
+    def mixed(self) -> bool:
+        """Autocast over fp32 trainable weights (the classic AMP regime)."""
+        return self.autocast is not None
+
+    def to_dict(self) -> dict:
+        return {"runner": self.runner, "requested": self.requested, "frozen_weights": self.frozen_dtype,
+                "trainable_weights": self.trainable_dtype, "gradients": self.trainable_dtype,
+                "optimizer_state": self.trainable_dtype, "compute": self.compute_dtype,
+                "autocast": self.autocast, "ignores_request": self.ignores_request}
+
+
+def checkpoint_dtype(model) -> str:
+    """The dtype ``torch_dtype="auto"`` loads: config.json's torch_dtype (fp32 when it names none)."""
+    return _HF_NAMES.get(str(getattr(model, "torch_dtype", None) or "float32"), "fp32")
+
+
+def check_runner(runner) -> None:
+    if runner not in RUNNERS:
+        raise UserError(f"runner {runner!r} is not known; expected one of: {', '.join(RUNNERS)}")
+
+
+def regime(model, cfg) -> Regime:
+    """The regime ``cfg.runner`` really runs for ``cfg`` on ``model``."""
+    runner = getattr(cfg, "runner", "builtin")
+    check_runner(runner)
+    if runner == "llamafactory":
+        from rocm_tune.core.runners import llamafactory as mod
+    elif runner == "hf":
+        from rocm_tune.core.runners import hf as mod
+    else:
+        from rocm_tune.core.runners import builtin as mod
+    return mod.regime(model, cfg)
+
+
+def compute_dtype_default(regime_: Regime, method: str) -> str:
+    """Without autocast a layer computes in its weights' dtype: the trainable one for full fine-tuning."""
+    return regime_.trainable_dtype if method == "full" else regime_.frozen_dtype
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What will really execute, in words, for the plan's explanation and the CLI."""
+
+    regime: Regime
+    lines: tuple[str, ...]
+    warning: tuple[str, str, str] | None   # (code, message, fix) when the runner ignores the request
+
+    def to_dict(self) -> dict:
+        d = self.regime.to_dict()
+        d["summary"] = list(self.lines)
+        d["warning"] = None if self.warning is None else {"code": self.warning[0], "message": self.warning[1],
+                                                          "fix": self.warning[2]}
+        return d
+
+
+def execution(model, cfg, gpu=None) -> Execution:
+    """State per runner what really executes for ``cfg`` (and on ``gpu`` when given)."""
+    from rocm_tune.core.warnings import LF_FP32_LAUNCHER
+
+    r = regime(model, cfg)
+    lines = [f"runner {r.runner}: frozen weights {r.frozen_dtype}, trainable weights/gradients/optimizer state "
+             f"{r.trainable_dtype}, compute {r.compute_dtype}, "
+             + (f"autocast {r.autocast}" if r.autocast else "no autocast")]
+    lines.extend(r.notes)
+    emulated = gpu is not None and getattr(gpu, "bf16", "native") in ("emulated", "none")
+    if emulated and "bf16" in (r.compute_dtype, r.autocast, r.frozen_dtype):
+        lines.append(f"bf16 has no hardware on {getattr(gpu, 'arch', 'this GPU')}: this run computes in emulated bf16")
+    warning = None
+    if r.ignores_request:
+        what = (f"{r.runner} does not run the requested {cfg.precision}: it runs frozen weights in "
+                f"{r.frozen_dtype}, compute in {r.compute_dtype}"
+                + (f" under {r.autocast} autocast" if r.autocast else " without autocast"))
+        if cfg.precision == "fp32":
+            fix = ("for real fp32 use --runner builtin, or LLaMA-Factory started through "
+                   f"`python -m {LF_FP32_LAUNCHER} CONFIG.yaml --compute-dtype fp32`, which pins the dtype to fp32 "
+                   "before the model loads")
+        else:
+            fix = "use --runner builtin, or a precision this runner honours"
+        warning = ("runner-ignores-precision", what, fix)
+    return Execution(regime=r, lines=tuple(lines), warning=warning)

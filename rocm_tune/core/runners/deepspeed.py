@@ -1,0 +1,155 @@
+"""DeepSpeed ZeRO as its source allocates it, per rank, and the numbers the exported deepspeed.json sets.
+
+`zero_settings(model, cfg)` returns the concrete ``zero_optimization`` values (no "auto"): the exporter
+writes exactly these and `allocations()` sizes every buffer from them. Read in deepspeedai/DeepSpeed at
+``COMMIT`` (2026-08-22):
+
+* ``runtime/zero/stage_1_and_2.py`` ``__init__``: each rank keeps an fp32 copy of its partition of the
+  trainable weights (``single_partition_of_fp32_groups``, ``.clone().to(master_weights_and_grads_dtype)``,
+  even when the weights are fp32 already); the wrapped optimizer's state lives on that copy (fp32).
+* ``setup_buckets``: with ``contiguous_gradients`` one IPG buffer of ``reduce_bucket_size`` elements in the
+  optimizer's 16-bit dtype, two with ``overlap_comm`` - allocated in full whatever the trainable size.
+* ``step()``: per parameter group ``flat_grad_partition = flatten(averaged_gradients)`` then
+  ``single_grad_partition = flat_grad_partition.to(fp32)``: partition x (2 + 4) bytes live at once (the
+  cast is a no-op on fp32 gradients: partition x 4).
+* CPU offload: ``temp_grad_buffer_for_gpu_offload`` (largest parameter, 16-bit) stays on the GPU; the fp32
+  partition, its gradient, the optimizer state and a 16-bit staging copy are pinned host memory.
+* ``runtime/zero/stage3.py``: one IPG buffer of ``reduce_bucket_size``; ``grad_partitions_flat_buffer``
+  (the rank's gradient partition); fp32 partitions (shared with the weights when those are fp32 on the
+  GPU); the step converts each sub-group's flattened gradients to fp32 (``_prepare_fp32_grad_for_sub_group``,
+  at most ``sub_group_size`` elements); parameters under ``stage3_param_persistence_threshold`` elements
+  stay whole on every rank; gathered parameters: the running module plus up to
+  ``stage3_prefetch_bucket_size`` prefetched elements.
+* transformers fills "auto" with ``reduce_bucket_size = hidden_size**2``, ZeRO-3
+  ``stage3_prefetch_bucket_size = 0.9 * hidden_size**2`` and ``stage3_param_persistence_threshold =
+  10 * hidden_size`` (``integrations/deepspeed.py`` ``trainer_config_finalize``); we write the same numbers,
+  except that the reduce bucket is never larger than what trains (a LoRA run no longer gets 2 x 5e8-element
+  buffers, ~2 GB per GPU, for a few million adapter weights).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rocm_tune.core.runners import Fact
+
+REPO = "deepspeedai/DeepSpeed"
+COMMIT = "edaa7221267243c7be7fb49c5d5f5c4fb97b4641"
+FACTS = (
+    Fact("ZeRO-1/2 keep an fp32 clone of the rank's partition of the trainable weights",
+         f"{REPO}:deepspeed/runtime/zero/stage_1_and_2.py (DeepSpeedZeroOptimizer.__init__)", COMMIT),
+    Fact("IPG buffers: reduce_bucket_size elements each, two when overlap_comm, in the optimizer's dtype",
+         f"{REPO}:deepspeed/runtime/zero/stage_1_and_2.py (setup_buckets)", COMMIT),
+    Fact("step(): flat 16-bit gradient partition + its fp32 copy live together",
+         f"{REPO}:deepspeed/runtime/zero/stage_1_and_2.py (step)", COMMIT),
+    Fact("offload: temp_grad_buffer_for_gpu_offload of the largest parameter stays on the GPU",
+         f"{REPO}:deepspeed/runtime/zero/stage_1_and_2.py (__init__, cpu_offload)", COMMIT),
+    Fact("ZeRO-3: one IPG buffer, grad_partitions_flat_buffer, fp32 sub-group gradient in the step",
+         f"{REPO}:deepspeed/runtime/zero/stage3.py (_create_fp16_sub_groups, _prepare_fp32_grad_for_sub_group)",
+         COMMIT),
+    Fact('"auto": reduce_bucket_size = hidden**2; ZeRO-3 prefetch 0.9 hidden**2, persistence 10 hidden',
+         "huggingface/transformers:src/transformers/integrations/deepspeed.py (trainer_config_finalize)", "v5.23.0"),
+)
+
+MAX_BUCKET = 500_000_000          # DeepSpeed's own default reduce/allgather bucket
+MIN_BUCKET = 4096
+MAX_LIVE_PARAMETERS = 1_000_000_000
+SUB_GROUP_SIZE = 1_000_000_000
+
+
+def _round_up(n: int, to: int) -> int:
+    return -(-int(n) // to) * to
+
+
+def reduce_bucket(hidden: int, trainable: int) -> int:
+    """hidden**2 (transformers' "auto"), never more than the trainable elements (rounded up) nor 5e8."""
+    return max(MIN_BUCKET, min(MAX_BUCKET, hidden * hidden, _round_up(max(1, trainable), MIN_BUCKET)))
+
+
+def zero_settings(model, cfg) -> dict:
+    """The ``zero_optimization`` block for ``cfg`` (empty dict for zero stage 0)."""
+    from rocm_tune.core.memory import trainable_params
+
+    stage = int(cfg.zero_stage)
+    if stage == 0:
+        return {}
+    hidden = int(model.hidden_size)
+    bucket = reduce_bucket(hidden, trainable_params(model, cfg))
+    zero: dict = {"stage": stage, "overlap_comm": cfg.offload == "none", "contiguous_gradients": True,
+                  "reduce_bucket_size": bucket}
+    if stage in (1, 2):
+        zero.update(allgather_partitions=True, allgather_bucket_size=bucket, reduce_scatter=True)
+    else:
+        zero.update(
+            sub_group_size=SUB_GROUP_SIZE,
+            stage3_prefetch_bucket_size=int(0.9 * hidden * hidden),
+            stage3_param_persistence_threshold=10 * hidden,
+            stage3_max_live_parameters=MAX_LIVE_PARAMETERS,
+            stage3_max_reuse_distance=MAX_LIVE_PARAMETERS,
+            stage3_gather_16bit_weights_on_model_save=True,
+        )
+    if cfg.offload in ("optimizer", "all"):
+        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
+    if cfg.offload == "all":
+        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
+    return zero
+
+
+@dataclass(frozen=True)
+class ZeroAllocations:
+    """Per-rank bytes DeepSpeed holds (GPU unless named host)."""
+
+    weights: float            # the module's parameters left on this GPU
+    gradients: float          # gradient partition (ZeRO-2/3) or full gradients (ZeRO-1)
+    optimizer: float          # fp32 master partition + optimizer state on the GPU
+    buffers: float            # IPG buckets, offload staging buffer, gathered ZeRO-3 parameters
+    step_transient: float     # flattened gradient partition + its fp32 copy in step()
+    host_pinned: float        # pinned host memory of this rank (offload)
+    grad_bytes: int           # bytes per gradient element
+    param_bytes: int          # bytes per trainable weight element in the module
+
+
+def allocations(model, cfg, regime, *, trainable: int, largest_trainable: int, frozen_bytes: float,
+                reference_bytes: float, optimizer_fp32_state: float) -> ZeroAllocations:
+    """Everything ZeRO allocates on one rank. ``frozen_bytes``/``reference_bytes``: the frozen weights as
+    the runner loads them; ``optimizer_fp32_state``: the optimizer's state over fp32 master weights;
+    ``largest_trainable``: elements of the largest trainable parameter."""
+    z = zero_settings(model, cfg)
+    stage, world = z["stage"], cfg.world_size
+    sixteen = cfg.precision in ("bf16", "fp16")    # the JSON's fp16/bf16 block: DeepSpeed casts the module
+    param_bytes = 2 if sixteen else regime.trainable_bytes
+    grad_bytes = param_bytes
+    if sixteen and regime.frozen_bytes == 4 and cfg.method != "qlora":
+        frozen_bytes /= 2
+        reference_bytes /= 2
+    weights = frozen_bytes + reference_bytes + trainable * param_bytes
+    master = 0.0 if (stage == 3 and param_bytes == 4) else trainable * 4.0
+    optimizer = (optimizer_fp32_state + master) / world
+    gradients = trainable * grad_bytes / (world if stage >= 2 else 1)
+    bucket = z["reduce_bucket_size"]
+    partition = trainable / world
+    host = 0.0
+    if stage < 3:
+        buffers = bucket * grad_bytes * (2 if z["overlap_comm"] else 1)
+        transient = partition * (grad_bytes + (4 if grad_bytes != 4 else 0))
+    else:
+        weights /= world
+        params = model.params
+        biggest_layer = max(params.per_layer) if params.per_layer else params.total / max(1, model.num_layers)
+        gathered = biggest_layer + min(z["stage3_prefetch_bucket_size"], biggest_layer) + max(params.embed,
+                                                                                              params.lm_head)
+        buffers = bucket * grad_bytes + (gathered + params.norms) * param_bytes
+        sub_group = min(z["sub_group_size"], partition)
+        transient = sub_group * (grad_bytes + (4 if grad_bytes != 4 else 0))
+    if cfg.offload in ("optimizer", "all"):
+        staging = 2.0 if stage < 3 else 0.0        # ZeRO-1/2: pinned 16-bit copy of the partition
+        host += optimizer + partition * (4 + staging)
+        if stage < 3:
+            buffers += largest_trainable * grad_bytes
+        optimizer, gradients, transient = 0.0, 0.0, 0.0
+    if cfg.offload == "all":
+        host += weights
+        weights = 0.0
+    return ZeroAllocations(weights=weights, gradients=gradients, optimizer=optimizer, buffers=buffers,
+                           step_transient=transient, host_pinned=host, grad_bytes=grad_bytes,
+                           param_bytes=param_bytes)
