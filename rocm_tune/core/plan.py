@@ -486,6 +486,7 @@ class Plan:
             method=s.method, precision=s.precision, attn=s.attn, cutoff_len=s.cutoff_len, micro_batch=s.micro_batch,
             gradient_checkpointing=s.gradient_checkpointing, optim=s.optim, zero_stage=s.zero_stage,
             offload=s.offload, stage=self.goal.stage, gpus=self.hardware.gpus, nodes=self.hardware.nodes,
+            runner=s.runner,
             lora_rank=(s.lora_rank or V.DEFAULT_LORA_RANK) if lora else V.DEFAULT_LORA_RANK,
             lora_alpha=s.lora_alpha if lora else None,
             lora_targets=(s.lora_targets or V.DEFAULT_LORA_TARGETS) if lora else V.DEFAULT_LORA_TARGETS,

@@ -302,7 +302,7 @@ class _Search:
             "double_quant": True if r.double_quant is None else bool(r.double_quant),
             "freeze_trainable_layers": r.freeze_trainable_layers or 2,
             "optim": r.optim or "adamw",
-            "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage,
+            "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage, "runner": r.runner,
         }
         base.update(kw)
         return self.TrainConfig(**base)
