@@ -14,7 +14,15 @@ from textual.widgets import Input, Label, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui import plan_model as pm
-from rocm_tune.tui.render import fmt_count, fmt_duration, fmt_gib, fmt_num, render_vram_bar
+from rocm_tune.tui.render import (
+    fmt_count,
+    fmt_duration,
+    fmt_gib,
+    fmt_num,
+    fmt_s_step,
+    fmt_tok_s,
+    render_vram_bar,
+)
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
 from rocm_tune.tui.widgets.inputs import OrderedInput
@@ -53,11 +61,11 @@ def render_summary(d: dict, label: str = "recommended") -> Text:
                                                                 else ""))
     tp = d.get("throughput") or {}
     t.append("\nspeed ")
-    t.append(f"{fmt_num(tp.get('tokens_per_s'))} tok/s", style="bold")
+    t.append(fmt_tok_s(tp.get("tokens_per_s")), style="bold")
     low, high = tp.get("low"), tp.get("high")
     if isinstance(low, dict) and isinstance(high, dict):
         t.append(f" ({fmt_num(low.get('tokens_per_s'))}-{fmt_num(high.get('tokens_per_s'))})", style="dim")
-    t.append(f"  {fmt_num(tp.get('seconds_per_step'))} s/step  ETA ")
+    t.append(f"  {fmt_s_step(tp.get('seconds_per_step'))}  ETA ")
     t.append(fmt_duration(tp.get("eta_seconds")), style="bold")
     hours = goal.get("hours")
     eta = tp.get("eta_seconds")
@@ -100,6 +108,7 @@ class PlanScreen(LaunchMixin, StepScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next", "Export", priority=True),
         LAUNCH_BINDING,
+        Binding("ctrl+p", "preflight", "Preflight", priority=True),
         Binding("ctrl+o", "alternative", "Alternative", priority=True),
         Binding("ctrl+r", "reset", "Reset", priority=True),
         Binding("escape", "back", "Back"),
@@ -113,7 +122,9 @@ ctrl+l launches the plan as shown (with your edits) after a confirmation: it is 
 run directory and started detached (LLaMA-Factory when llamafactory-cli is installed, else the
 built-in trainer; the dataset from the Goal screen), then the monitor opens on it.
 
-[b]ctrl+n[/b] export   [b]ctrl+l[/b] launch   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
+ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) and watches it.
+
+[b]ctrl+n[/b] export   [b]ctrl+l[/b] launch   [b]ctrl+p[/b] preflight   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
 [b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose(self) -> ComposeResult:
@@ -204,18 +215,27 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
         self.query_one("#set-error", Static).update("")
         self.show(pm.option_plan(self._base, opt), opt["label"])
 
-    def show(self, d: dict, label: str) -> None:
-        self.state.plan_dict = d
-        self.query_one("#plan-summary", Static).update(render_summary(d, label))
-        vram = (d.get("hardware") or {}).get("vram_bytes") or 0
+    def draw_vram(self, d: dict) -> None:
+        """The VRAM bar at the widget's current width, the plan's headroom marked (redrawn on resize)."""
+        hw = d.get("hardware") or {}
         w = self.query_one("#vram", Static)
         bar = Text("VRAM per GPU\n", style="bold")
         width = (w.size.width or 60) - 26
-        bar.append_text(render_vram_bar(d.get("memory") or {}, vram, max(16, width), 0.85))
+        bar.append_text(render_vram_bar(d.get("memory") or {}, hw.get("vram_bytes") or 0, max(16, width),
+                                        pm.headroom(d), in_use=hw.get("vram_in_use_bytes") or 0))
         cpu = (d.get("memory") or {}).get("cpu_offload_bytes")
         if cpu:
             bar.append(f"\nCPU RAM for offload: {fmt_gib(cpu)}")
         w.update(bar)
+
+    def on_resize(self) -> None:
+        if self.state.plan_dict:
+            self.call_after_refresh(self.draw_vram, self.state.plan_dict)
+
+    def show(self, d: dict, label: str) -> None:
+        self.state.plan_dict = d
+        self.query_one("#plan-summary", Static).update(render_summary(d, label))
+        self.draw_vram(d)
         self.query_one("#findings", Static).update(render_findings(d))
         n = len(self._options)
         self.set_status(f"{label} ({self._index + 1}/{n})" + ("; ctrl+o for the next" if n > 1 else ""))
@@ -352,6 +372,52 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
 
     def action_launch(self) -> None:
         self._when_in_step(super().action_launch)
+
+    # ---- preflight (ctrl+p): the plan as shown, tried for real in a detached run, then watched
+    def action_preflight(self) -> None:
+        self._when_in_step(self._confirm_preflight)
+
+    def _confirm_preflight(self) -> None:
+        from rocm_tune.tui.widgets.modals import ConfirmModal
+
+        if not self.state.plan_dict:
+            self.set_status("no plan yet: wait for the planner", error=True)
+            return
+        plan = self.state.plan_dict
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.set_status("starting the preflight ...")
+                self.start_preflight_worker(plan)
+            else:
+                self.set_status("no preflight started")
+
+        self.app.push_screen(ConfirmModal(
+            "Start a preflight of this plan?",
+            "rocm-tune preflight, detached: the device check, the collectives check and a few optimizer steps "
+            "of the plan as shown (random weights), measuring memory; the adjusted plan is written into the run "
+            "directory. The monitor opens on it.", variant="launch"), answer)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
+    def start_preflight_worker(self, plan: dict) -> None:
+        from rocm_tune.core.preflight import start_preflight
+
+        try:
+            info = start_preflight(plan)
+            self.app.call_from_thread(self._preflight_started, info.id, None)
+        except UserError as exc:
+            self.app.call_from_thread(self._preflight_started, None, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
+            self.app.call_from_thread(self._preflight_started, None, f"preflight failed: {type(exc).__name__}: {exc}")
+
+    def _preflight_started(self, run_id: str | None, error: str | None) -> None:
+        if error:
+            self.set_status(error, error=True)
+            return
+        self.set_status(f"preflight {run_id} started")
+        from rocm_tune.tui.navigation import make_screen
+
+        self.app.push_screen(make_screen("monitor", attach=run_id))
 
     def action_alternative(self) -> None:
         if self._options:
