@@ -719,7 +719,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
                    "max_grad_norm 0.5, and stop on the first NaN")
         warns.append(make("fp16-overflow-risk", msg, fix))
     if req.precision is not None and c.risk >= 2:
-        warns.append(make("fixed-value-risky", f"precision {req.precision} was fixed by you: {c.precision_why}"))
+        warns.append(make("fixed-value-risky", f"precision {c.precision_why}"))   # why already says "(fixed by you)"
 
     # attention
     reasons.append(c.attn_why)
