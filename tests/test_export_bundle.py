@@ -783,8 +783,7 @@ def test_runner_flag_and_its_deprecated_aliases(tmp_path):
     plan = _plan_file(tmp_path)
     data = _alpaca(tmp_path / "d.json")
     r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "o"), "--runner", "pytorch")
-    _one_line(r, "--runner")
-    assert "'pytorch'" in r.stderr and "'llamafactory', 'hf', 'builtin'" in r.stderr
+    _one_line(r, "--runner 'pytorch' is not known; expected one of: llamafactory, hf, builtin")
     r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "a"), "--dataset", str(data), "--trainer", "rocm-tune")
     assert r.returncode == 0 and "--trainer is deprecated; use --runner builtin" in r.stderr, r.stderr
     r2 = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "b"), "--dataset", str(data), "--runner", "builtin")
