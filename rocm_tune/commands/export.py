@@ -90,11 +90,9 @@ def _template(text: str) -> str:
 
 
 def _plan_command():
-    try:
-        from rocm_tune.commands import plan as plan_cmd
-    except ImportError:
-        return None
-    return plan_cmd if hasattr(plan_cmd, "add_arguments") else None
+    from rocm_tune.commands import plan as plan_cmd
+
+    return plan_cmd
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -155,22 +153,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _plan_from_flags(args: argparse.Namespace) -> dict:
-    plan_cmd = _plan_command()
-    if plan_cmd is None:
-        raise UserError("give --plan plan.json (the planner flags are not available in this build)")
-    for name in ("plan_from_args", "result_from_args", "request_from_args", "build_request", "make_request"):
-        fn = getattr(plan_cmd, name, None)
-        if fn is None:
-            continue
-        out = fn(args)
-        if hasattr(out, "to_dict") and hasattr(out, "recommended"):
-            return out.to_dict()
-        if isinstance(out, dict):
-            return out
-        from rocm_tune.core.planner import plan as run_plan
+    from rocm_tune.commands.plan import build_request
+    from rocm_tune.core.planner import plan as run_plan
 
-        return run_plan(out).to_dict()
-    raise UserError("give --plan plan.json (the planner's request builder was not found)")
+    return run_plan(build_request(args)).to_dict()
 
 
 def _options(args: argparse.Namespace) -> ExportOptions:

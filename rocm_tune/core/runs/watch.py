@@ -416,12 +416,9 @@ def resolve_target(target: str | Target) -> Target:
 
 # ------------------------------------------------------------------------------ process
 def _pid_alive(pid: int) -> bool:
-    try:
-        from rocm_tune.core.runs.rundir import pid_alive
+    from rocm_tune.core.runs.rundir import pid_alive
 
-        return pid_alive(pid)
-    except ImportError:  # pragma: no cover
-        return os.path.exists(f"/proc/{pid}")
+    return pid_alive(pid)
 
 
 def process_state(target: Target, history: History | None = None, log_tail: Iterable[str] = ()) -> ProcessState:
