@@ -813,7 +813,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     eff_target = req.effective_batch or DEFAULT_EFFECTIVE_BATCH
     eff = cfg.micro_batch * world * c.grad_accum
     reasons.append(f"effective batch {eff} = micro-batch {cfg.micro_batch} x {world} GPU(s) x accumulation "
-                   f"{c.grad_accum}" + ("" if req.effective_batch else f" (default {DEFAULT_EFFECTIVE_BATCH}; --effective-batch to change)"))
+                   f"{c.grad_accum}" + ("" if req.effective_batch not in (None, DEFAULT_EFFECTIVE_BATCH) else f" (default {DEFAULT_EFFECTIVE_BATCH}; --effective-batch to change)"))
     if eff != eff_target:
         warns.append(make(
             "effective-batch-inexact",
