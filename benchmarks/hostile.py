@@ -330,11 +330,10 @@ def disk_full_cases(tmp: Path) -> None:
         NOTES.append("[disk full] skipped: cannot mount a tmpfs here (needs root)")
         return
     try:
-        with open(mnt / "fill", "wb") as fh:
+        with open(mnt / "fill", "wb", buffering=0) as fh:
             try:
                 while True:
                     fh.write(b"\0" * 4096)
-                    fh.flush()
             except OSError:
                 pass
         before = {r.id for r in list_runs()}
@@ -405,7 +404,7 @@ def _ours(pid: int, tmp: Path) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=15)
-    ap.add_argument("--arg-cases", type=int, default=600)
+    ap.add_argument("--arg-cases", type=int, default=1000)
     ap.add_argument("--quick", action="store_true", help="120 argument cases, 5 concurrent runs")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rocm-tune-hostile-"))

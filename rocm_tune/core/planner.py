@@ -25,14 +25,22 @@ from rocm_tune.core import throughput as tp
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan import Goal, Hardware, Memory, ModelInfo, Option, Plan, Settings, Speed, SpeedPoint
-from rocm_tune.core.units import GIB, fmt_bytes_gib as _gib
+from rocm_tune.core.units import fmt_bytes_gib as _gib
 from rocm_tune.core.vocabulary import (
-    ATTNS, DEFAULT_CUTOFF, DEFAULT_EFFECTIVE_BATCH, DEFAULT_EPOCHS, METHODS, MIN_CUTOFF, OFFLOADS, PRECISIONS,
-    PRIORITIES, STAGES, TIGHT_FRACTION,
+    ATTNS,
+    DEFAULT_CUTOFF,
+    DEFAULT_EFFECTIVE_BATCH,
+    DEFAULT_EPOCHS,
+    METHODS,
+    MIN_CUTOFF,
+    OFFLOADS,
+    PRECISIONS,
+    PRIORITIES,
+    STAGES,
+    TIGHT_FRACTION,
 )
 from rocm_tune.core.vocabulary import MAX_SEARCH_MICRO_BATCH as MAX_MICRO_BATCH
 from rocm_tune.core.warnings import PlanWarning, make
-
 
 # --------------------------------------------------------------------------- request
 
@@ -294,7 +302,7 @@ class _Search:
             "double_quant": True if r.double_quant is None else bool(r.double_quant),
             "freeze_trainable_layers": r.freeze_trainable_layers or 2,
             "optim": r.optim or "adamw",
-            "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage,
+            "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage, "runner": r.runner,
         }
         base.update(kw)
         return self.TrainConfig(**base)
@@ -805,7 +813,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     eff_target = req.effective_batch or DEFAULT_EFFECTIVE_BATCH
     eff = cfg.micro_batch * world * c.grad_accum
     reasons.append(f"effective batch {eff} = micro-batch {cfg.micro_batch} x {world} GPU(s) x accumulation "
-                   f"{c.grad_accum}" + ("" if req.effective_batch else f" (default {DEFAULT_EFFECTIVE_BATCH}; --effective-batch to change)"))
+                   f"{c.grad_accum}" + ("" if req.effective_batch not in (None, DEFAULT_EFFECTIVE_BATCH) else f" (default {DEFAULT_EFFECTIVE_BATCH}; --effective-batch to change)"))
     if eff != eff_target:
         warns.append(make(
             "effective-batch-inexact",
