@@ -828,3 +828,38 @@ def test_run_plan_finds_its_trainer_without_rocm_tune_on_path(tmp_path):
     log = (tmp_path / "r" / rd.STDOUT_LOG).read_text()
     assert "not found" not in log and "Qwen/Qwen2.5-7B-Instruct" in log, log[-2000:]
     assert json.loads((tmp_path / "r" / rd.EXIT_JSON).read_text())["returncode"] not in (126, 127)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("runner", ["llamafactory", "builtin"])
+def test_run_sh_starts_exactly_the_launch_spec(tmp_path, case, runner):
+    """run.sh and `run --plan` share one LaunchSpec: the command run.sh really execs (recorded by stub programs)
+    is the argv the launcher resolves from the same spec, environment references included."""
+    if runner == "builtin" and plan_case(case)["goal"]["stage"] not in ("sft", "pt"):
+        pytest.skip("the built-in trainer does not train dpo")
+    py = tmp_path / "bin" / "py-stub"
+    py.parent.mkdir()
+    py.write_text(STUB)
+    py.chmod(0o755)
+    opts = opts_for(case, OPTS.with_(runner=runner, python=str(py)))
+    if runner == "builtin" and opts.launcher == "llamafactory-cli":
+        opts = opts.with_(launcher=None)
+    env = {"MASTER_ADDR": "10.0.0.7", "NODE_RANK": "1"}
+    r, seen = run_with_stubs(tmp_path, plan_case(case), opts, extra_env=env)
+    assert r.returncode == 0, r.stderr
+    spec = B.build_bundle(P(plan_case(case)), ("sh",), opts).launch
+    argv, spec_env = spec.resolve({"PATH": os.environ["PATH"], **env})
+    assert [os.path.basename(argv[0]), *argv[1:]] == [seen["PROG"], *seen["ARG"]]
+    for k in ("FORCE_TORCHRUN", "NPROC_PER_NODE", "HIP_VISIBLE_DEVICES"):
+        assert seen.get(k, "") == spec_env.get(k, ""), k
+
+
+def test_launch_spec_reads_what_only_the_starting_machine_knows():
+    spec = build("zero3-offload-2nodes").launch
+    with pytest.raises(UserError, match="MASTER_ADDR is not set"):
+        spec.resolve({"PATH": "/usr/bin"})
+    argv, _ = spec.resolve({"MASTER_ADDR": "10.1.1.1"})
+    assert argv[argv.index("--node_rank") + 1] == "0" and "10.1.1.1" in argv  # NODE_RANK defaults to 0
+    spec = build("builtin-ddp").launch
+    assert spec.resolve({})[0][:3] == ["/opt/venv/bin/python3", "-m", "torch.distributed.run"]
+    assert spec.resolve({"ROCM_TUNE_PYTHON": "/other/python"})[0][0] == "/other/python"
