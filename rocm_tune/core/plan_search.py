@@ -182,6 +182,24 @@ def _per_gpu_plan(req: PlanRequest, world: int) -> tuple[list[int], int, bool]:
     return pows, eff, False
 
 
+def _largest_fitting(s: _Search, mbs: list[int], make_cfg, mem_attn: str) -> tuple[int, tuple | None]:
+    """Binary search: index of the largest fitting micro-batch among `mbs` (-1: none fits), and the
+    (cfg, estimate) of mbs[0] when it was computed on the way."""
+    lo, hi, best = 0, len(mbs) - 1, -1
+    first_est = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        cfg = make_cfg(mbs[mid])
+        est = s.estimate(cfg, mem_attn)
+        if mid == 0:
+            first_est = (cfg, est)
+        if s.fits(est):
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    return best, first_est
+
+
 def _search_method(s: _Search, method: str, cutoffs: list[int], stop_at_first_cutoff: bool,
                    fixed_precision_ok: bool = True) -> tuple[list[_Cand], list[_Cand]]:
     """All fitting candidates (and the non-fitting smallest ones) for one method."""
@@ -224,19 +242,7 @@ def _search_method(s: _Search, method: str, cutoffs: list[int], stop_at_first_cu
                     def make_cfg(mb, pc=pc, attn=attn, cutoff=cutoff, gc=gc, zero=zero, offload=offload):
                         return s.cfg(method=method, precision=pc.precision, attn=attn, cutoff_len=cutoff,
                                      micro_batch=mb, gradient_checkpointing=gc, zero_stage=zero, offload=offload)
-                    # binary search the largest fitting micro-batch among the candidates
-                    lo, hi, best = 0, len(mbs) - 1, -1
-                    first_est = None
-                    while lo <= hi:
-                        mid = (lo + hi) // 2
-                        cfg = make_cfg(mbs[mid])
-                        est = s.estimate(cfg, mem_attn)
-                        if mid == 0:
-                            first_est = (cfg, est)
-                        if s.fits(est):
-                            best, lo = mid, mid + 1
-                        else:
-                            hi = mid - 1
+                    best, first_est = _largest_fitting(s, mbs, make_cfg, mem_attn)
                     if best < 0:
                         if first_est is None:
                             cfg = make_cfg(mbs[0])

@@ -252,6 +252,24 @@ def plan(req: PlanRequest) -> PlanResult:
 
     warnings = list(global_warnings) + list(rec.warnings)
     reasons = list(global_reasons) + list(rec.reasons)
+    _headline(s, method, best, fits, needs_offload, closest, suggestions, warnings, reasons)
+    # de-duplicate warnings by code (first wins)
+    seen = set()
+    uniq = []
+    for w in warnings:
+        if w.code not in seen:
+            seen.add(w.code)
+            uniq.append(w)
+    return PlanResult(request=req, fits=fits, recommended=rec, alternatives=tuple(alternatives),
+                      warnings=tuple(uniq), reasons=tuple(reasons), suggestions=tuple(suggestions),
+                      searched=len(s.cache))
+
+
+def _headline(s: _Search, method: str, best: _Cand, fits: bool, needs_offload: bool, closest: list[_Cand],
+              suggestions: list[str], warnings: list[PlanWarning], reasons: list[str]) -> None:
+    """The plan's first warning (does not fit) or first reason (fits only with CPU offload), in place."""
+    req = s.req
+    model, gpu = req.model, req.gpu
     if not fits:
         gpu_total = _gib(s.vram)
         msg = (f"{method} of {model.name} does not fit on {req.gpus} x {gpu.display_name} "
@@ -275,16 +293,6 @@ def plan(req: PlanRequest) -> PlanResult:
             reasons.append("alternative without offload: " + sug)
     if not fits:
         reasons.extend("would fit: " + x for x in suggestions)
-    # de-duplicate warnings by code (first wins)
-    seen = set()
-    uniq = []
-    for w in warnings:
-        if w.code not in seen:
-            seen.add(w.code)
-            uniq.append(w)
-    return PlanResult(request=req, fits=fits, recommended=rec, alternatives=tuple(alternatives),
-                      warnings=tuple(uniq), reasons=tuple(reasons), suggestions=tuple(suggestions),
-                      searched=len(s.cache))
 
 
 def estimate_settings(model, plan: Plan, settings: Settings | None = None) -> Memory:
