@@ -791,8 +791,11 @@ def test_runner_flag_and_its_deprecated_aliases(tmp_path):
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")  # the alias means exactly --runner builtin
     assert "-m rocm_tune train llamafactory.yaml" in (tmp_path / "b" / "run.sh").read_text()
     dpo = _plan_file(tmp_path, "freeze-pure-bf16-llamafactory-cli", launcher="torchrun")
-    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--dataset-dir", "/d", "--runner", "hf")
+    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--dataset-dir", "/d", "--runner", "builtin")
     _one_line(r, "cannot train stage 'dpo'")
+    r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "h"), "--dataset", str(data), "--runner", "hf")
+    _one_line(r, "runner hf (--runner) is your own transformers Trainer script")
+    assert not (tmp_path / "h").exists()
     state = tmp_path / "state"
     r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--with", "llamafactory",
                 env={"XDG_STATE_HOME": str(state), "PATH": os.path.dirname(sys.executable)})

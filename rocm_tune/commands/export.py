@@ -19,7 +19,8 @@ def add_runner_arguments(group, *, legacy_trainer: bool = True) -> None:
     """`--runner` (what trains) and `--python` (the interpreter of the built-in trainer); for export, the
     deprecated `--trainer` (hidden) too."""
     _add(group, "--runner", type=_runner, default=None, metavar="{llamafactory,hf,builtin}",
-         help="what trains: LLaMA-Factory, or rocm-tune's built-in transformers Trainer (hf, builtin) "
+         help="what trains: LLaMA-Factory or rocm-tune's built-in trainer (hf, your own transformers Trainer "
+              "script, can be planned but not exported) "
               "(default: the plan's runner)")
     _add(group, "--python", type=lambda t: check_python(t), default=None, metavar="PATH",
          help="Python that runs the built-in trainer (default: $ROCM_TUNE_PYTHON, else this one)")

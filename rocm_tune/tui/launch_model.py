@@ -21,13 +21,12 @@ from rocm_tune.core.errors import UserError
 _RUNNER_WORDS = {
     "llamafactory": "LLaMA-Factory (llamafactory-cli)",
     "builtin": "built-in trainer (rocm-tune train)",
-    "hf": "built-in trainer (rocm-tune train, a transformers Trainer)",
 }
 
 
 @dataclass(frozen=True)
 class LaunchPreview:
-    runner: str              # "llamafactory" | "hf" | "builtin" (the `--runner` of `rocm-tune run`)
+    runner: str              # "llamafactory" | "builtin" (the `--runner` of `rocm-tune run`)
     trainer: str             # what trains, in words
     why: str                 # why that trainer was chosen
     dataset: str             # absolute path of the dataset file / folder

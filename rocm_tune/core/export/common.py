@@ -29,9 +29,9 @@ DATASET_INFO = "dataset_info.json"
 HOSTFILE = "hostfile"  # multi-node `--launcher deepspeed` only
 
 LAUNCHERS = ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "rocm-tune")
-# what trains (the plan's `recommended.runner`, `--runner`): LLaMA-Factory, or a transformers Trainer.
-# `hf` and `builtin` both run rocm-tune's built-in trainer (a transformers Trainer + PEFT):
-# `<python> -m rocm_tune train llamafactory.yaml`.
+# what trains (the plan's `recommended.runner`, `--runner`): LLaMA-Factory, rocm-tune's built-in trainer
+# (`<python> -m rocm_tune train llamafactory.yaml`), or `hf`, a plain transformers Trainer script of the
+# user's own, which the planner can estimate but nothing here can start (refused in one line).
 RUNNERS = V.RUNNERS
 DEFAULT_RUNNER = V.DEFAULT_RUNNER
 # stages the built-in trainer implements (rocm_tune/train/config.py STAGES)
@@ -196,13 +196,18 @@ def _runner_and_launcher(plan: Plan, opts: ExportOptions) -> tuple[str, str]:
         runner, where = plan.recommended.runner, "the plan's runner"
     launcher = normalize_launcher(opts.launcher or plan.recommended.launcher)
     if launcher in ("rocm-tune", "llamafactory-cli"):  # a launcher that names its runner
-        wanted = "llamafactory" if launcher == "llamafactory-cli" else ("hf" if runner == "hf" else "builtin")
+        wanted = "llamafactory" if launcher == "llamafactory-cli" else "builtin"
         if opts.runner is not None and (opts.runner == "llamafactory") != (wanted == "llamafactory"):
             raise UserError(f"--launcher {launcher} starts the {'LLaMA-Factory' if wanted == 'llamafactory' else 'built-in'}"
                             f" trainer, but --runner is {opts.runner}; drop one of them")
         runner, where = wanted, f"--launcher {launcher}"
     elif launcher == "single":
         launcher = "llamafactory-cli" if runner == "llamafactory" else "rocm-tune"
+    if runner == "hf":
+        # core/runners/hf.py: a plain transformers Trainer script of your own (dtype="auto" loading, its own
+        # regime); rocm-tune has no such script to start, and its built-in trainer runs another regime
+        raise UserError(f"runner hf ({where}) is your own transformers Trainer script: rocm-tune cannot export or "
+                        "start it; use --runner builtin (rocm-tune's trainer) or --runner llamafactory")
     if runner != "llamafactory" and stage not in BUILTIN_STAGES:
         raise UserError(f"runner {runner} ({where}) cannot train stage {stage!r}: the built-in trainer does "
                         f"{', '.join(BUILTIN_STAGES)}; use --runner llamafactory")

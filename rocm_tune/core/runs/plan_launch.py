@@ -35,7 +35,7 @@ class PlanLaunch:
     """What `launch_plan` will start (the app's confirmation shows it)."""
 
     plan: Plan
-    runner: str          # llamafactory | hf | builtin
+    runner: str          # llamafactory | builtin
     why: str             # why this runner
     dataset: str         # absolute path of the dataset file / folder
     name: str            # run name
