@@ -302,9 +302,11 @@ class Settings:
         return d
 
 
-def _absent(f: _Fields, key: str, method: str) -> None:
+def _absent(f: _Fields, key: str, method: str) -> Any:
+    """None: the key applies to LoRA methods only (a value there is an error)."""
     if f.data.get(key) is not None:
         raise UserError(f"{_WHERE}{f._name(key)} applies to method lora or qlora, not {method}")
+    return None
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ estimate, made from the same plan numbers, describes the same run:
 
 Explicit: ``fp16.enabled`` = yaml ``fp16``, ``bf16.enabled`` = yaml ``bf16`` (pure_bf16 trains a bf16
 model without AMP, so both are false there; the integration checks them against the YAML); fp16 uses
-dynamic loss scaling (``loss_scale: 0``); the ZeRO stage, the offload targets (CPU, pinned) and the
-bucket sizes, which the memory estimate uses as written.
+dynamic loss scaling (``loss_scale: 0``); the whole ``zero_optimization`` block (stage, offload targets,
+bucket sizes) is `rocm_tune.core.runners.deepspeed.zero_settings`, the numbers the memory estimate uses.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from __future__ import annotations
 import json
 
 from rocm_tune.core.export.common import ExportOptions, Resolved
-
-BUCKET = 500_000_000
 
 
 def config(r: Resolved, opts: ExportOptions) -> dict:
@@ -49,36 +47,14 @@ def config(r: Resolved, opts: ExportOptions) -> dict:
         },
         "bf16": {"enabled": r.precision == "bf16"},
     }
-    zero: dict = {"stage": r.zero_stage}
-    if r.zero_stage in (1, 2):
-        zero.update(
-            allgather_partitions=True,
-            allgather_bucket_size=BUCKET,
-            overlap_comm=r.offload == "none",
-            reduce_scatter=True,
-            reduce_bucket_size=BUCKET,
-            contiguous_gradients=True,
-        )
-    elif r.zero_stage == 3:
-        zero.update(
-            overlap_comm=r.offload == "none",
-            contiguous_gradients=True,
-            sub_group_size=1_000_000_000,
-            reduce_bucket_size=BUCKET,
-            stage3_prefetch_bucket_size=BUCKET,
-            stage3_param_persistence_threshold=1_000_000,
-            stage3_max_live_parameters=1_000_000_000,
-            stage3_max_reuse_distance=1_000_000_000,
-            stage3_gather_16bit_weights_on_model_save=True,
-        )
+    # the estimate's own numbers (rocm_tune.core.runners.deepspeed.zero_settings): buckets sized from the
+    # model's hidden size and trainable parameters, offload targets, ZeRO-3 prefetch/persistence/live limits
+    zero: dict = dict(r.zero) or {"stage": 0}
     if r.offload in ("optimizer", "all"):
-        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         cfg["optimizer"] = {
             "type": "AdamW",
             "params": {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"},
         }
-    if r.offload == "all":
-        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
     cfg["zero_optimization"] = zero
     return cfg
 
