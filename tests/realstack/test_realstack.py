@@ -353,3 +353,15 @@ def test_end_to_end_llamafactory_and_builtin_trainer_agree(realstack, tiny, data
     for label, s in snaps.items():
         text = json.dumps(s)
         assert str(steps) in text, f"attach {label}: {text[:2000]}"
+
+
+@pytest.mark.parametrize("cutoff", [24, 1024])
+def test_builtin_trainer_renders_the_qwen_template_token_for_token(realstack, tiny, data_file, cutoff):
+    """The built-in trainer's rendering of `template: qwen` (rocm_tune.train.data.lf_pairs/encode_lf) and
+    LLaMA-Factory's own SFT processor give the same input ids and labels for every sample, with one
+    tokenizer; cutoff 24 truncates most samples (LLaMA-Factory shares the cutoff between prompt and reply)."""
+    r = subprocess.run([realstack.python, str(HERE / "lf_tokens.py"), str(tiny), str(data_file), "qwen", str(cutoff)],
+                       capture_output=True, text=True, env=_venv_env({"PYTHONPATH": str(REPO)}), timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["n"] == 48 and got["count"] == 0, got["mismatches"]
