@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "stop": ("stop", "stop a run: SIGTERM to its whole process group, then SIGKILL"),
     "gpus": ("gpus", "detected GPUs, the backend used and a live sample; --profiles lists known GPUs"),
     "doctor": ("doctor", "system checks for ROCm/CUDA, torch, IOMMU, DeepSpeed ... with fixes"),
+    "preflight": ("preflight", "verify a plan on this machine: dtypes, collectives, real steps, memory; re-plan"),
     "demo": ("demo", "plan, launch and watch a tiny real training on this machine (no GPU needed)"),
     "train": ("train", "the built-in trainer: transformers Trainer + PEFT from a YAML config"),
     "wizard": ("wizard", "the wizard's questions; --plain asks them without the full-screen app"),

@@ -61,7 +61,7 @@ def test_no_color_vram_bar_and_loss_chart_stay_apart_by_glyph(workdir, monkeypat
     assert all(is_grey(s.color) and is_grey(s.bgcolor) for row in rows for _, s in row if s is not None)
     texts = [text_of(r) for r in rows]
     i = next(i for i, t in enumerate(texts) if "GiB/32 GiB" in t)
-    bar, legend = texts[i], texts[i + 1] + texts[i + 2]
+    bar, legend = texts[i], texts[i + 1] + texts[i + 2] + texts[i + 3]   # the legend wraps to the width
     glyphs = {ch for ch, _label, *_ in [(p[2], p[1]) for p in VRAM_PARTS]}
     in_bar = {c for c in bar if c in glyphs | {"·"}}
     # weights, at least one of the training parts, and the free headroom: each a glyph of its own

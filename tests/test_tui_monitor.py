@@ -43,14 +43,19 @@ def test_attach_to_recorded_run_shows_progress_charts_gpus_and_log(tmp_path, mon
             assert "60/100" in header and "finished" in header
             chart = app.screen.query_one("#chart-loss")
             assert any(0x2800 < ord(c) <= 0x28FF for c in str(chart.render()))
-            gpu0 = str(app.screen.query_one("#gpu-0").render())
-            assert "MI50" in gpu0 and "GiB / 32.0 GiB" in gpu0
+            gpu0 = str(app.screen.query_one("#gpu-detail").render())
+            assert "GPU0" in gpu0 and "MI50" in gpu0 and "GiB / 32.0 GiB" in gpu0
+            table = str(app.screen.query_one("#gpu-table").render()).splitlines()
+            assert len(table) == 3 and table[1].startswith("> 0") and table[2].startswith("  1")
+            await pilot.press("g")   # the next GPU in detail
+            assert "GPU1" in str(app.screen.query_one("#gpu-detail").render())
             log = app.screen.query_one("#mon-log")
             assert log.line_count >= 5 and "training finished" in log.lines[-1]
-            await pilot.press("l")
-            assert not log.display
+            assert not log.display   # at 80x24 the charts get the rows; `l` shows the log
             await pilot.press("l")
             assert log.display
+            await pilot.press("l")
+            assert not log.display
             await pilot.press("d")
         return app.return_value
 

@@ -118,3 +118,31 @@ def test_burst_on_896_never_leaves_field_and_plan_apart_and_exports_what_is_show
         assert "cutoff_len: 2048" in yaml
 
     run(check)
+
+
+@pytest.mark.slow
+def test_resize_redraws_the_vram_bar_on_one_line_and_focus_is_visible_without_colour(monkeypatch):
+    """Defect 9: 120x36 -> 80x24 keeps the bar on one row; the focused setting reads without colour."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def go():
+        app = RocmTuneApp(start="plan", answers=dict(ANSWERS), backend=FakeBackend("mi50-32gb", 2, seed=1),
+                          poll_interval=5.0)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await plan_screen(pilot)
+            app.screen.query_one("#set-cutoff_len", Input).focus()
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause(0.5)
+            strips = app.screen._compositor.render_strips()
+            texts = ["".join(seg.text for seg in strip) for strip in strips]
+            i = next(i for i, t in enumerate(texts) if "GiB/32 GiB" in t)
+            assert "█" in texts[i] and "|" in texts[i] and len(texts[i].rstrip()) <= 80
+            assert not any("GiB/32 GiB" in t for t in texts[i + 1:])
+            # the focused setting's label is reversed (readable with NO_COLOR)
+            row = next(strip for strip, t in zip(strips, texts) if "cutoff_len" in t)
+            label = next(seg for seg in row if "cutoff_len" in seg.text)
+            assert label.style is not None and label.style.reverse
+            others = next(strip for strip, t in zip(strips, texts) if "micro-batch" in t)
+            assert not any(seg.style is not None and seg.style.reverse for seg in others if "micro" in seg.text)
+
+    asyncio.run(go())

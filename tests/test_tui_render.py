@@ -25,13 +25,19 @@ def test_vram_parts_and_bar_show_each_part_and_headroom():
     mem = {"weights_bytes": 14 * GIB, "gradients_bytes": 1 * GIB, "optimizer_bytes": 2 * GIB,
            "activations_bytes": 5 * GIB, "transient_bytes": 1 * GIB, "reserved_bytes": 25 * GIB}
     parts = vram_parts(mem)
-    assert parts["activations"] == 6 * GIB and parts["other"] == 2 * GIB and parts["total"] == 25 * GIB
-    text = render_vram_bar(mem, 32 * GIB, width=64).plain
-    bar, legend = text.split("\n")
-    # 64 cells: weights 14/32 -> 28 cells, free 7/32 -> 14 cells
-    assert bar.count("█") == 28 and bar.count("·") == 14
+    # named as `rocm-tune estimate`'s breakdown: the transient peak is not "activations"
+    assert parts["activations"] == 5 * GIB and parts["transient"] == 1 * GIB
+    assert parts["other"] == 2 * GIB and parts["total"] == 25 * GIB
+    text = render_vram_bar(mem, 32 * GIB, width=64, limit_frac=0.85).plain
+    bar, legend = text.split("\n", 1)
+    # 64 cells: weights 14/32 -> 28 cells, free 7/32 -> 14 cells, one of them the headroom mark at 85%
+    assert bar.count("█") == 28 and bar.count("·") + bar.count("|") == 14
+    assert bar.index("|") == round(0.85 * 64)
     assert "25.0 GiB/32 GiB 78%" in bar
-    assert "weights 14.0" in legend and "free 7.0 GiB" in legend
+    assert "weights 14.0" in legend and "transient 1.0" in legend and "free 7.0 GiB" in legend
+    # VRAM other processes already use is a part of its own
+    text = render_vram_bar(mem, 32 * GIB, width=64, in_use=4 * GIB).plain
+    assert "in use by others 4.0" in text and "29.0" not in text.split("\n")[0][:64]
 
 
 def test_vram_bar_over_capacity_says_by_how_much():
@@ -86,13 +92,19 @@ def test_gpu_pane_formats_values_and_na():
         index = 0
         name = None
     text = render_gpu_pane(NA(), None, 30).plain
-    assert text.count("N/A") >= 3
+    assert text.count("n/a") >= 3
 
 
 def test_formatters():
-    assert fmt_duration(59) == "59s" and fmt_duration(3725) == "1h 02m" and fmt_duration(None) == "N/A"
-    assert fmt_duration(3 * 86400 + 7200) == "3d 02h"
-    assert fmt_gib(3 * GIB) == "3.0 GiB" and fmt_gib(float("nan")) == "N/A"
+    # one formatting everywhere: core.units
+    assert fmt_duration(59) == "59 s" and fmt_duration(3725) == "1.0 h" and fmt_duration(None) == "n/a"
+    assert fmt_gib(3 * GIB) == "3.0 GiB" and fmt_gib(float("nan")) == "n/a"
+    from rocm_tune.tui.render import axis_labels, fmt_clock, fmt_num, fmt_tok_s
+
+    assert fmt_tok_s(55200.0) == "55,200 tok/s" and fmt_num(2.3e-06) == "2.3e-06"
+    assert fmt_num(float("nan")) == "NaN" and fmt_num(1830.4) == "1,830"
+    assert fmt_clock(82) == "01:22" and fmt_clock(3723) == "1:02:03"
+    assert axis_labels(1.24, 3.12) == ("3.12", "1.24") and axis_labels(1820, 1840) == ("1,840", "1,820")
     assert render_progress(5, 20, 20).plain.endswith("5/20 25%")
     assert "waiting" in render_progress(None, None).plain
 

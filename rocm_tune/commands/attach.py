@@ -20,7 +20,7 @@ from rocm_tune.core.errors import UserError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="run id/prefix/name, run directory, LLaMA-Factory/HF output directory, "
-                                       "log file, or PID")
+                                       "log file, PID, or slurm:JOBID")
     parser.add_argument("--once", action="store_true", help="print one snapshot and exit")
     parser.add_argument("--json", action="store_true", help="with --once: one JSON object on stdout")
     parser.add_argument("--plain", action="store_true",
@@ -79,13 +79,23 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--json needs --once (a stream of steps is --plain)")
     if args.plain and args.once:
         raise UserError("--plain and --once do not go together; use --plain --no-follow for what is logged so far")
-    target = watch.resolve_target(args.target)
+    spec, slurm_job = args.target, None
+    if spec.startswith("slurm:"):  # a Slurm job id: its output files via scontrol/sacct (issue 13)
+        from rocm_tune.core.runs.slurm import resolve as resolve_slurm
+
+        spec, slurm_job = resolve_slurm(spec)
+    target = watch.resolve_target(spec)
     if args.once:
         snap = watch.snapshot(target, gpus=not args.no_gpus)
         # measured memory per rank/node (RUN_DIR/ranks/) and the plan's prediction (issue 13)
-        from rocm_tune.core.runs.measured import attach_fields, human_lines
+        from rocm_tune.core.runs.measured import attach_fields, human_lines, read_measured
 
         extra = attach_fields(snap.target)
+        if slurm_job is not None:
+            extra["slurm"] = slurm_job.to_dict()
+            if extra["measured"] is None and slurm_job.work_dir:
+                m = read_measured(slurm_job.work_dir)
+                extra["measured"] = m.to_dict() if m else None
         if args.json:
             print_json({**snap.to_dict(), **extra})
         else:
@@ -97,5 +107,5 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             run_app = None
         if run_app is not None:
-            return int(run_app(attach=args.target) or 0)
+            return int(run_app(attach=spec) or 0)
     return watch.stream_plain(target, out=sys.stdout, follow=not args.no_follow, interval=args.interval)

@@ -6,15 +6,13 @@ from dataclasses import asdict, dataclass, replace
 
 from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners import RUNNERS, Regime
+from rocm_tune.core.runners import Regime
+from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES
 from rocm_tune.core.runners import deepspeed as ds
 
-METHODS = ("full", "freeze", "lora", "qlora")
-PRECISIONS = ("fp32", "bf16", "fp16", "pure_bf16")
-ATTNS = ("eager", "sdpa", "fa2")
-OPTIMS = ("adamw", "adamw_8bit", "paged_adamw", "paged_adamw_8bit", "sgd", "sgd_momentum", "adafactor")
-OFFLOADS = ("none", "optimizer", "all")
-STAGES = ("sft", "dpo", "pt")
+# the allowed values live in core/vocabulary.py (re-exported here for the estimator's callers)
+__all__ = ["ATTNS", "METHODS", "OFFLOADS", "OPTIMS", "PRECISIONS", "STAGES", "MemoryEstimate", "PerGpuMemory",
+           "TrainConfig", "estimate", "trainable_params"]
 
 
 def _check_int(name: str, value, lo: int, hi: int) -> None:
@@ -50,7 +48,9 @@ class TrainConfig:
     zero_stage: int = 0
     offload: str = "none"
     stage: str = "sft"
-    runner: str = "builtin"   # who executes it: llamafactory | hf | builtin (core/runners/)
+    # who executes it (core/runners/). "builtin" = exactly the requested precision; the plan passes its own
+    # runner (vocabulary.DEFAULT_RUNNER is llamafactory), whose real dtypes may differ
+    runner: str = "builtin"
 
     @property
     def world_size(self) -> int:
@@ -382,16 +382,25 @@ class _LayerActivations:
             # scores: the fp32 softmax output + its 16-bit copy (both saved) + repeated k/v
             probs = 4 + self.compute if self.compute == 2 else 4
             eager_scores = self.heads * seq * probs + 2 * self.compute * self.q_dim
+        self._mlp_kept = {True: 0.0, False: 0.0}
         self._kept = {True: self._layer(True) + eager_scores, False: self._layer(False) + eager_scores}
         self.checkpoint_kept = self.residual * self.hidden
-        self._backward = 4 * self.residual * self.hidden + 3 * self.compute * model.intermediate_size
+        self._mlp_backward = 4 * self.residual * self.hidden + 3 * self.compute * model.intermediate_size
 
     def kept(self, weights_train: bool) -> float:
         return self._kept[weights_train]
 
-    def backward_transient(self) -> float:
-        extra = self.heads * self.seq * 4 * 2 if self.eager else 0
-        return self._backward + extra
+    def backward_transient(self, train: bool) -> float:
+        """Bytes per token a layer's backward adds on top of what it kept: the larger of the MLP backward
+        and, for eager attention, the softmax backward. There the MLP's saved tensors are already freed and
+        so is the 16-bit copy of the probabilities (by the matmul's backward), while the fp32
+        probabilities, their fp32 gradient and the softmax's output gradient are live at once (the probe's
+        peak op is aten._softmax_backward_data)."""
+        if not self.eager:
+            return self._mlp_backward
+        copy = self.compute if self.compute == 2 else 0
+        softmax = self.heads * self.seq * (8 - copy) - self._mlp_kept[train]
+        return max(self._mlp_backward, softmax)
 
     def eager_mask_bytes(self, rows: int) -> int:
         return rows * self.seq * self.seq * self.compute if self.eager else 0
@@ -453,10 +462,15 @@ class _LayerActivations:
                 by_input["norm2" if g.in_features == self.hidden else "mlp_mid"].append(g)
         inputs = {"norm1": (norm_out, False), "attn_out": (self.compute, True), "norm2": (norm_out, False),
                   "mlp_mid": (self.compute, False)}
+        mlp = self._mlp_intermediates()
         for key, groups in by_input.items():
             if groups:
                 in_bytes, already_saved = inputs[key]
-                kept += self._linear_inputs(groups, in_bytes, already_saved, weights_train)
+                saved = self._linear_inputs(groups, in_bytes, already_saved, weights_train)
+                kept += saved
+                if key in ("norm2", "mlp_mid"):
+                    mlp += saved
+        self._mlp_kept[train] = mlp
         # attention core (sdpa / flash): q and k after RoPE, v, the output, fp32 logsumexp
         kept += self.compute * (2 * self.q_dim + 2 * self.kv_dim) + 4 * self.heads
         return kept + self._mlp_intermediates()
@@ -589,7 +603,7 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
         if not graph[i]:
             break
         trains = training.layer_trains[i]
-        inner = acts.layers.backward_transient() * acts.tokens
+        inner = acts.layers.backward_transient(trains) * acts.tokens
         if cfg.gradient_checkpointing:   # the layer's forward runs again and keeps everything
             inner += acts.layers.kept(trains) * acts.tokens + (casts.per_layer if trains else 0)
             saved_casts = 0.0

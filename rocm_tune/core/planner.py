@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from rocm_tune.core import rules
+from rocm_tune.core import rules, seqlen
 from rocm_tune.core import throughput as tp
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
@@ -315,22 +315,22 @@ class _Search:
         return not (ram is not None and est.cpu_offload_bytes > V.CPU_RAM_USABLE * ram)
 
     def padded_tokens(self, mb: int, cutoff: int) -> float:
-        """Expected padded length of a micro-batch of `mb` dataset samples, truncated at cutoff."""
+        """Expected padded length of a micro-batch of `mb` dataset samples, truncated at cutoff and padded
+        to a multiple of 8 as the collators do (core/seqlen.py)."""
         ds = self.req.dataset
         if ds is None or not getattr(ds, "lengths", None):
             return float(cutoff)
         key = (mb, cutoff)
         if key not in self._pad_cache:
-            lengths = ds.lengths
-            n = len(lengths)
-            total = 0.0
-            prev = 0.0
-            for i, x in enumerate(lengths, 1):
-                cur = (i / n) ** mb
-                total += min(x, cutoff) * (cur - prev)
-                prev = cur
-            self._pad_cache[key] = max(1.0, total)
+            self._pad_cache[key] = max(1.0, seqlen.typical_batch_tokens(ds.lengths, mb, cutoff))
         return self._pad_cache[key]
+
+    def real_tokens(self, cutoff: int) -> float | None:
+        """Mean real (unpadded) tokens per sample after truncation: what tokens/s counts."""
+        ds = self.req.dataset
+        if ds is None or not getattr(ds, "lengths", None):
+            return None
+        return seqlen.real_tokens_per_sample(ds.lengths, cutoff)
 
 
 def _dataset_cutoff(req: PlanRequest) -> tuple[int, str]:
@@ -494,7 +494,8 @@ def _throughput(s: _Search, c: _Cand, epochs: float) -> tp.Throughput:
     tokens = s.padded_tokens(c.cfg.micro_batch, c.cfg.cutoff_len)
     samples = getattr(ds, "count", None) if ds is not None else None
     return tp.predict(req.model, c.cfg, req.gpu, trainable_params=c.est.params_trainable,
-                      grad_accum=c.grad_accum, tokens_per_sample=tokens, samples=samples, epochs=epochs)
+                      grad_accum=c.grad_accum, tokens_per_sample=tokens,
+                      real_tokens_per_sample=s.real_tokens(c.cfg.cutoff_len), samples=samples, epochs=epochs)
 
 
 def _cutoff_ladder(req: PlanRequest, target: int) -> list[int]:

@@ -159,88 +159,36 @@ def predict(
     trainable_params: int,
     grad_accum: int = 1,
     tokens_per_sample: float | None = None,
+    real_tokens_per_sample: float | None = None,
     samples: int | None = None,
     epochs: float | None = None,
     inter_node_gbs: float = INTER_NODE_GBS,
 ) -> Throughput:
-    """Speed of one configuration. `tokens_per_sample`: padded tokens of one sample (default cutoff_len;
-    a DPO sample is a pair and counts both sequences). `samples` x `epochs` gives the ETA."""
+    """Speed of one configuration. `tokens_per_sample`: padded tokens of one sample as the collator feeds
+    them (default cutoff_len; see core/seqlen.py), which set the compute time; `real_tokens_per_sample`:
+    the real (unpadded) tokens, which are what tokens/s counts (default: the padded count). A DPO sample
+    is a pair and counts both sequences. `samples` x `epochs` gives the ETA."""
     world = max(1, int(cfg.gpus) * int(cfg.nodes))
-    mb = max(1, int(cfg.micro_batch))
     accum = max(1, int(grad_accum))
     seq = float(tokens_per_sample if tokens_per_sample is not None else cfg.cutoff_len)
     seqs_per_sample = 2 if getattr(cfg, "stage", "sft") == "dpo" else 1
-    tokens_per_micro = mb * seq * seqs_per_sample       # per GPU
-    # attention context: the padded sequence length inside the micro-batch
-    fpt = flops_per_token(model, cfg, trainable_params, gpu, context=seq)
-
-    klass = rules.arch_class(gpu)
-    eff16, eff32, t_half, calibrated = EFFICIENCY.get(klass, EFFICIENCY["generic"])
-    peak, on_fp32_units = peak_tflops(gpu, cfg.precision)
-    eff_max = eff32 if on_fp32_units else eff16
-    eff = eff_max * tokens_per_micro / (tokens_per_micro + t_half)
-    if cfg.method == "qlora":
-        eff *= QLORA_SLOWDOWN
-    rate = max(peak, 1e-3) * 1e12 * eff
-    micro_compute = fpt * tokens_per_micro / rate
-    compute = micro_compute * accum
-
-    # communication per optimizer step
+    tokens_per_micro = max(1, int(cfg.micro_batch)) * seq * seqs_per_sample       # per GPU, padded
+    compute, fpt, peak, eff, calibrated, klass = _compute_seconds(model, cfg, gpu, trainable_params, seq,
+                                                                  tokens_per_micro, accum)
     notes: list[str] = []
-    trainable = float(trainable_params)
-    grad_bytes = 2.0 if cfg.precision == "pure_bf16" else 4.0
-    weight_bytes = 4.0 if cfg.precision == "fp32" else 2.0
-    comm = 0.0
-    if world > 1:
-        bw = float(gpu.interconnect_gbs) if cfg.nodes == 1 else min(float(gpu.interconnect_gbs), inter_node_gbs)
-        bw *= 1e9
-        ring = (world - 1) / world
-        if cfg.nodes > 1:
-            notes.append(f"inter-node bandwidth assumed {inter_node_gbs:g} GB/s")
-        zero = int(cfg.zero_stage)
-        if zero == 0:
-            comm = (trainable * grad_bytes * 2 * ring / bw) * (1 - COMM_OVERLAP["ddp"])
-        else:
-            per_micro = trainable * grad_bytes * ring / bw                 # reduce-scatter
-            per_step = trainable * weight_bytes * ring / bw                # all-gather updated params
-            if zero == 3:
-                total_params = float(model.params.total)
-                if cfg.method == "qlora":
-                    wb = cfg.quant_bits / 8.0 if hasattr(cfg, "quant_bits") else 0.5
-                else:
-                    wb = weight_bytes
-                per_micro += 2.0 * total_params * wb * ring / bw
-                comm = (per_micro * accum + per_step) * (1 - COMM_OVERLAP["zero3"])
-            else:
-                comm = (per_micro * accum + per_step) * (1 - COMM_OVERLAP["zero12"])
-
-    # CPU offload
-    offload_s = 0.0
-    host = HOST_LINK_GBS * 1e9
-    if cfg.offload in ("optimizer", "all") and cfg.zero_stage > 0:
-        shard = trainable / world
-        offload_s += shard * (grad_bytes + weight_bytes) / host
-        offload_s += trainable * (cfg.gpus / world) / CPU_ADAM_PARAMS_PER_S
-    if cfg.offload == "all" and cfg.zero_stage == 3:
-        offload_s += accum * 2.0 * float(model.params.total) * weight_bytes / world / host
-
-    # optimizer update on the GPU (memory-bound): param + grad + 2 states, read and written
-    optim_s = 0.0
-    if not (cfg.offload in ("optimizer", "all") and cfg.zero_stage > 0):
-        shard = trainable / (world if cfg.zero_stage > 0 else 1)
-        optim_s = shard * 16.0 * 2.0 / (float(gpu.mem_bandwidth_gbs) * 1e9)
-
+    comm = _comm_seconds(model, cfg, gpu, float(trainable_params), world, accum, inter_node_gbs, notes)
+    offload_s = _offload_seconds(model, cfg, float(trainable_params), world, accum)
+    optim_s = _optimizer_seconds(cfg, gpu, float(trainable_params), world)
     step = compute + comm + offload_s + optim_s + STEP_OVERHEAD_S
-    tokens_per_step = tokens_per_micro * accum * world
-    tps = tokens_per_step / step
-
+    real = float(real_tokens_per_sample) if real_tokens_per_sample is not None else seq
+    tokens_per_step = max(1, int(cfg.micro_batch)) * real * seqs_per_sample * accum * world
+    if real_tokens_per_sample is not None and real < seq:
+        notes.append(f"tokens/s counts the {real:,.0f} real tokens per sample, not the {seq:,.0f} padded ones")
     steps = eta = None
     if samples is not None and samples > 0:
         ep = float(epochs if epochs is not None else 1.0)
-        eff_batch = mb * accum * world
-        steps = max(1, math.ceil(samples * ep / eff_batch))
+        steps = max(1, math.ceil(samples * ep / (max(1, int(cfg.micro_batch)) * accum * world)))
         eta = steps * step
-
     if calibrated:
         band = (0.8, 1.25)
     else:
@@ -249,9 +197,69 @@ def predict(
     if cfg.nodes > 1:
         band = (band[0], band[1] * 1.2)
     return Throughput(
-        tokens_per_s=tps, seconds_per_step=step, eta_seconds=eta, steps=steps,
+        tokens_per_s=tokens_per_step / step, seconds_per_step=step, eta_seconds=eta, steps=steps,
         tokens_per_step=tokens_per_step, flops_per_token=fpt,
         compute_seconds_per_step=compute, comm_seconds_per_step=comm,
         offload_seconds_per_step=offload_s, optimizer_seconds_per_step=optim_s,
         peak_tflops=peak, efficiency=eff, band=band, calibrated=calibrated, notes=tuple(notes),
     )
+
+
+def _compute_seconds(model, cfg, gpu, trainable_params: int, seq: float, tokens_per_micro: float, accum: int):
+    """(compute seconds per step, FLOPs per token, peak TFLOPS, efficiency, calibrated?, arch class)."""
+    # attention context: the padded sequence length inside the micro-batch
+    fpt = flops_per_token(model, cfg, trainable_params, gpu, context=seq)
+    klass = rules.arch_class(gpu)
+    eff16, eff32, t_half, calibrated = EFFICIENCY.get(klass, EFFICIENCY["generic"])
+    peak, on_fp32_units = peak_tflops(gpu, cfg.precision)
+    eff = (eff32 if on_fp32_units else eff16) * tokens_per_micro / (tokens_per_micro + t_half)
+    if cfg.method == "qlora":
+        eff *= QLORA_SLOWDOWN
+    rate = max(peak, 1e-3) * 1e12 * eff
+    return fpt * tokens_per_micro / rate * accum, fpt, peak, eff, calibrated, klass
+
+
+def _comm_seconds(model, cfg, gpu, trainable: float, world: int, accum: int, inter_node_gbs: float,
+                  notes: list[str]) -> float:
+    """Gradient/parameter communication per optimizer step, after the overlap with compute."""
+    if world <= 1:
+        return 0.0
+    grad_bytes = 2.0 if cfg.precision == "pure_bf16" else 4.0
+    weight_bytes = 4.0 if cfg.precision == "fp32" else 2.0
+    bw = float(gpu.interconnect_gbs) if cfg.nodes == 1 else min(float(gpu.interconnect_gbs), inter_node_gbs)
+    bw *= 1e9
+    ring = (world - 1) / world
+    if cfg.nodes > 1:
+        notes.append(f"inter-node bandwidth assumed {inter_node_gbs:g} GB/s")
+    zero = int(cfg.zero_stage)
+    if zero == 0:
+        return (trainable * grad_bytes * 2 * ring / bw) * (1 - COMM_OVERLAP["ddp"])
+    per_micro = trainable * grad_bytes * ring / bw                 # reduce-scatter
+    per_step = trainable * weight_bytes * ring / bw                # all-gather updated params
+    if zero == 3:
+        wb = cfg.quant_bits / 8.0 if cfg.method == "qlora" else weight_bytes
+        per_micro += 2.0 * float(model.params.total) * wb * ring / bw
+        return (per_micro * accum + per_step) * (1 - COMM_OVERLAP["zero3"])
+    return (per_micro * accum + per_step) * (1 - COMM_OVERLAP["zero12"])
+
+
+def _offload_seconds(model, cfg, trainable: float, world: int, accum: int) -> float:
+    """CPU offload: gradients/parameters over PCIe and CPU Adam."""
+    grad_bytes = 2.0 if cfg.precision == "pure_bf16" else 4.0
+    weight_bytes = 4.0 if cfg.precision == "fp32" else 2.0
+    host = HOST_LINK_GBS * 1e9
+    seconds = 0.0
+    if cfg.offload in ("optimizer", "all") and cfg.zero_stage > 0:
+        seconds += trainable / world * (grad_bytes + weight_bytes) / host
+        seconds += trainable * (cfg.gpus / world) / CPU_ADAM_PARAMS_PER_S
+    if cfg.offload == "all" and cfg.zero_stage == 3:
+        seconds += accum * 2.0 * float(model.params.total) * weight_bytes / world / host
+    return seconds
+
+
+def _optimizer_seconds(cfg, gpu, trainable: float, world: int) -> float:
+    """The optimizer update on the GPU (memory-bound): param + grad + 2 states, read and written."""
+    if cfg.offload in ("optimizer", "all") and cfg.zero_stage > 0:
+        return 0.0
+    shard = trainable / (world if cfg.zero_stage > 0 else 1)
+    return shard * 16.0 * 2.0 / (float(gpu.mem_bandwidth_gbs) * 1e9)

@@ -42,6 +42,8 @@ class RocmTuneApp(App):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        # ctrl+c quits cleanly (Textual's default only toasts); on the monitor it detaches (the run goes on)
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -54,6 +56,7 @@ class RocmTuneApp(App):
         start: str | None = None,
         backend: Any = None,
         doctor_view: Callable[[], Any] | None = None,
+        host_probe: Any = None,
     ) -> None:
         super().__init__()
         self.attach = attach
@@ -67,6 +70,7 @@ class RocmTuneApp(App):
         self.first_paint_at: float | None = None   # perf_counter() once the first screen is on the terminal
         self.backend = backend   # GPU telemetry backend (tests: FakeBackend with a fixed clock)
         self.doctor_view = doctor_view   # () -> doctor.SystemView (tests: a fake host)
+        self.host_probe = host_probe     # monitor's host CPU/RAM and process owners (tests: a fixed host)
 
     def gpu_backend(self) -> Any:
         """The telemetry backend: the injected one, else `core.devices.detect()` (called in workers)."""
@@ -85,6 +89,15 @@ class RocmTuneApp(App):
         """Called by each screen right after its first refresh (benchmarks/tui_startup.py reads it)."""
         if self.first_paint_at is None:
             self.first_paint_at = time.perf_counter()
+
+    async def action_quit(self) -> None:
+        """Quit; from a monitor the run goes on and its id and `rocm-tune attach` line are printed."""
+        detach = next((getattr(s, "detach_message", None) for s in reversed(self.screen_stack)
+                       if callable(getattr(s, "detach_message", None))), None)
+        self.exit(0, message=detach() if detach is not None else None)
+
+    async def action_interrupt(self) -> None:
+        await self.action_quit()
 
     def action_help(self) -> None:
         from rocm_tune.tui.widgets.modals import HelpModal

@@ -8,13 +8,21 @@ when the previous one finished.
 
 from __future__ import annotations
 
+import bisect
+import math
+import os
+import pwd
+import re
+import shlex
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-GPU_HISTORY = 120   # samples kept per GPU for the sparklines
+GPU_HISTORY = 600   # samples kept per GPU (10 min at 1 Hz); the panes show as many as fit
+RATE_WINDOW = 20    # logged steps the smoothed s/step and tokens/s are averaged over
+HOST_EVERY = 1      # host CPU/RAM sampled every poll (one /proc read each)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,20 @@ class RunView:
     log_tail: tuple = ()
     error: str | None = None
     run_id: str | None = None        # registry id when the target is a registered run
+    started_at: float | None = None  # the run's own start (run.json), not when the monitor attached
+    stopped_by_user: bool = False    # status stopped because you (or `rocm-tune stop`) asked
+    reason: str | None = None        # why it ended, as core records it
+    run_dir: str | None = None
+    checkpoints: tuple = ()          # (step, path) oldest first
+    resume_cmd: str | None = None    # how to resume from the last checkpoint
+    eval_series: tuple = ()          # eval_loss values aligned with `steps` (None where no eval)
+    eval_loss: float | None = None
+    tps_series: tuple = ()
+    step_time_series: tuple = ()
+    host: dict | None = None         # {"cpu_percent", "ram_used_bytes", "ram_total_bytes", "rss_bytes"}
+    measured: Any = None             # core.runs.measured.Measured | None
+    predicted: dict | None = None    # core.runs.measured.read_predicted()
+    process_users: dict = field(default_factory=dict)   # pid -> (user, command)
 
 
 def _alert_tuple(a: Any) -> tuple[str, str, str, str]:
@@ -59,12 +81,17 @@ def _alert_tuple(a: Any) -> tuple[str, str, str, str]:
 class MonitorSource:
     """Follows one run; `poll()` is called from a worker thread, never on the UI thread."""
 
-    def __init__(self, target: str, clock: Callable[[], float], gpus: Any = True) -> None:
+    def __init__(self, target: str, clock: Callable[[], float], gpus: Any = True, host: Any = None) -> None:
         self.target = target
         self.clock = clock
         self.want_gpus = gpus
         self._watcher: Any = None
         self._gpu_hist: dict[int, dict[str, deque]] = {}
+        self._info: Any = None
+        self._last_status: str | None = None
+        self._ckpts: tuple = ()
+        self._polls = 0
+        self._host = host if host is not None else HostProbe()   # tests/scenes: a fixed host
 
     # -------------------------------------------------------------- run data
     def _open(self) -> None:
@@ -88,6 +115,29 @@ class MonitorSource:
         if self._watcher is not None:
             self._watcher.close()
 
+    # -------------------------------------------------------------- run facts
+    def _run_info(self, refresh: bool) -> Any:
+        """RunInfo of the run directory (started_at, ended_at, stopped_by_user); None for a bare log."""
+        run_dir = getattr(self._watcher.target, "run_dir", None)
+        if not run_dir:
+            return None
+        if self._info is None or refresh:
+            try:
+                rd = import_module("rocm_tune.core.runs.rundir")
+                self._info = rd.load_run(run_dir)
+            except Exception:  # noqa: BLE001 - a run dir without run.json is a bare output dir
+                self._info = None
+        return self._info
+
+    def _measured(self, run_dir: str | None) -> tuple[Any, dict | None]:
+        if not run_dir:
+            return None, None
+        ms = import_module("rocm_tune.core.runs.measured")
+        try:
+            return ms.read_measured(run_dir), ms.read_predicted(run_dir)
+        except Exception:  # noqa: BLE001 - missing or partial rank files are a normal state
+            return None, None
+
     def view(self) -> RunView:
         w = self._watcher
         h = w.history
@@ -104,23 +154,204 @@ class MonitorSource:
             return tuple(s.values()) if s is not None else ()
 
         loss_pts = h.series["loss"].points() if "loss" in h.series else []
+        steps = tuple(s for s, _ in loss_pts)
         proc = getattr(w, "process", None)
-        alive = getattr(proc, "alive", None)
+        status = str(w.status)
+        info = self._run_info(refresh=status != self._last_status and status != "running")
+        self._last_status = status
+        run_dir = getattr(w.target, "run_dir", None)
+        started_at = getattr(info, "started_at", None)
+        ended_at = getattr(info, "ended_at", None)
+        if self._polls % 5 == 0 or status != "running" or not self._ckpts:
+            self._ckpts = find_checkpoints(run_dir, getattr(w.target, "output_dir", None))
+        self._polls += 1
+        step_time = smoothed_step_time(h, str(w.source_kind))
+        ended = status in ("finished", "failed", "stopped", "lost") or h.ended
+        if ended:
+            eta = None
+        elif h.total_steps and h.step is not None and step_time:
+            eta = max(0, h.total_steps - h.step) * step_time
+        else:
+            eta = h.eta_s()
+        measured, predicted = self._measured(run_dir)
+        pids = {p[0] for s in samples for p in (getattr(s, "processes", ()) or ())}
         return RunView(
             target=self.target,
             title=str(w.title),
             run_id=getattr(w.target, "run_id", None),
-            status=str(w.status),
+            status=status,
             source=str(w.source_kind),
             step=h.step, total_steps=h.total_steps, epoch=h.epoch, loss=h.loss,
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
-            tokens_per_s=h.tokens_per_s, step_time_s=h.median_step_time_s(),
-            elapsed_s=h.elapsed_s(now if alive else None), eta_s=h.eta_s(),
+            tokens_per_s=smoothed_tokens_per_s(h), step_time_s=step_time,
+            elapsed_s=elapsed(h, started_at, ended_at, now, ended),
+            eta_s=eta,
             returncode=getattr(proc, "exit_code", None),
-            loss_series=tuple(v for _, v in loss_pts), steps=tuple(s for s, _ in loss_pts),
+            loss_series=tuple(v for _, v in loss_pts), steps=steps,
             smooth_series=vals("loss_smooth"), lr_series=vals("learning_rate"), grad_series=vals("grad_norm"),
+            eval_series=align(h.series["eval_loss"].points() if "eval_loss" in h.series else [], steps),
+            eval_loss=h.eval_loss,
+            tps_series=vals("tokens_per_s"), step_time_series=vals("step_time_s"),
             gpus=samples, backend=str(getattr(w, "gpu_backend_name", "") or ""),
             gpu_history={k: {m: list(d) for m, d in v.items()} for k, v in self._gpu_hist.items()},
-            alerts=tuple(_alert_tuple(a) for a in w.alerts),
+            alerts=tuple(_alert_tuple(a) for a in w.alerts
+                         if not (getattr(info, "stopped_by_user", False) and _code(a) == "process-exited")),
             log_tail=tuple(getattr(w, "log_tail", ()) or ()),
+            started_at=started_at, stopped_by_user=bool(getattr(info, "stopped_by_user", False)),
+            reason=getattr(info, "reason", None), run_dir=run_dir,
+            checkpoints=self._ckpts, resume_cmd=resume_command(run_dir, getattr(info, "name", None), self._ckpts),
+            host=self._host.sample(), measured=measured, predicted=predicted,
+            process_users={pid: self._host.owner(pid) for pid in sorted(pids)},
         )
+
+
+def _code(a: Any) -> str:
+    return str(a.get("code") if isinstance(a, dict) else getattr(a, "code", ""))
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def smoothed_step_time(h: Any, source_kind: str) -> float | None:
+    """Seconds per optimizer step: tqdm's own rate when the log has one (what the user sees in the log),
+    else the mean of the last RATE_WINDOW logged step times, else the history's median."""
+    tqdm = getattr(h, "_rate_step_time", None)   # History keeps tqdm's s/it here (parsed progress bars)
+    if _finite(tqdm) and tqdm > 0 and source_kind == "text":
+        return float(tqdm)
+    series = h.series.get("step_time_s")
+    window = [v for v in (series.values(last=RATE_WINDOW) if series is not None else []) if _finite(v) and v > 0]
+    if window:
+        return sum(window) / len(window)
+    if _finite(tqdm) and tqdm > 0:
+        return float(tqdm)
+    return h.median_step_time_s()
+
+
+def smoothed_tokens_per_s(h: Any) -> float | None:
+    """Mean tokens/s of the last RATE_WINDOW steps that logged a rate; 0 (an epoch boundary, the final
+    record) is no rate."""
+    series = h.series.get("tokens_per_s")
+    window = [v for v in (series.values(last=RATE_WINDOW) if series is not None else []) if _finite(v) and v > 0]
+    if window:
+        return sum(window) / len(window)
+    v = h.tokens_per_s
+    return float(v) if _finite(v) and v > 0 else None
+
+
+def elapsed(h: Any, started_at: float | None, ended_at: float | None, now: float, ended: bool) -> float | None:
+    """Seconds since the run itself started (run.json), kept after the end; else what the log says."""
+    if _finite(started_at):
+        end = ended_at if _finite(ended_at) else (h.last_time if ended and _finite(h.last_time) else now)
+        if ended and not _finite(ended_at) and not _finite(h.last_time):
+            end = now
+        return max(0.0, float(end) - float(started_at))
+    src = h.source_elapsed_s
+    if src is not None:
+        return src
+    return h.elapsed_s(None if ended else now)
+
+
+def align(points: list, steps: tuple) -> tuple:
+    """Values at `steps` (None where `points` has none): eval_loss drawn over the training loss."""
+    if not points or not steps:
+        return ()
+    out: list = [None] * len(steps)
+    for step, v in points:
+        i = bisect.bisect_left(steps, step)
+        if i >= len(steps):
+            i = len(steps) - 1
+        out[i] = v
+    return tuple(out)
+
+
+def find_checkpoints(run_dir: str | None, output_dir: str | None) -> tuple:
+    """(step, path) of every checkpoint-N directory in the run's output, oldest first."""
+    seen: dict[str, int] = {}
+    for base in (output_dir, os.path.join(run_dir, "output") if run_dir else None, run_dir):
+        if not base or not os.path.isdir(base):
+            continue
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            m = _CKPT.fullmatch(name)
+            p = os.path.join(base, name)
+            if m and os.path.isdir(p):
+                seen.setdefault(os.path.realpath(p), int(m.group(1)))
+    return tuple(sorted(((step, path) for path, step in seen.items())))
+
+
+_CKPT = re.compile(r"checkpoint-(\d+)")
+
+
+def resume_command(run_dir: str | None, name: str | None, checkpoints: tuple) -> str | None:
+    """The command that resumes this run from its last checkpoint as a new tracked run."""
+    if not checkpoints or not run_dir:
+        return None
+    script = os.path.join(run_dir, "bundle", "run.sh")
+    last = checkpoints[-1][1]
+    try:
+        with open(script, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError:
+        return f"resume_from_checkpoint: {shlex.quote(last)}  (in your training config)"
+    extra = f"resume_from_checkpoint={shlex.quote(last)}" if "llamafactory-cli" in text else "--resume"
+    new_name = shlex.quote(f"{name or 'run'}-resume")
+    return f"rocm-tune run --name {new_name} --cwd {shlex.quote(os.path.dirname(script))} -- bash run.sh {extra}"
+
+
+def process_owner(pid: int) -> tuple[str, str]:
+    """(user, command line) of a local process, '?' where /proc does not say (another container)."""
+    user, cmd = "?", "?"
+    try:
+        with open(f"/proc/{int(pid)}/status", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("Uid:"):
+                    uid = int(line.split()[1])
+                    try:
+                        user = pwd.getpwuid(uid).pw_name
+                    except KeyError:
+                        user = str(uid)
+                    break
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
+            cmd = fh.read(4096).replace(b"\0", b" ").decode("utf-8", "replace").strip() or "?"
+    except (OSError, ValueError):
+        pass
+    return user, cmd
+
+
+class HostProbe:
+    """This host: CPU % (since the previous sample) and RAM from /proc, and who runs a process;
+    None / '?' where the system does not say. Injectable (the scenes use a fixed host)."""
+
+    def __init__(self) -> None:
+        self._prev: tuple[int, int] | None = None
+        self.sample()   # the baseline: the first real sample already has a CPU %
+
+    def owner(self, pid: int) -> tuple[str, str]:
+        return process_owner(pid)
+
+    def sample(self) -> dict | None:
+        out: dict = {}
+        try:
+            with open("/proc/stat", encoding="utf-8") as fh:
+                parts = [int(x) for x in fh.readline().split()[1:]]
+            idle, total = parts[3] + (parts[4] if len(parts) > 4 else 0), sum(parts)
+            if self._prev is not None and total > self._prev[1]:
+                out["cpu_percent"] = 100.0 * (1 - (idle - self._prev[0]) / (total - self._prev[1]))
+            self._prev = (idle, total)
+            out["cpus"] = os.cpu_count()
+            mem: dict[str, int] = {}
+            with open("/proc/meminfo", encoding="utf-8") as fh:
+                for line in fh:
+                    k, _, rest = line.partition(":")
+                    if k in ("MemTotal", "MemAvailable"):
+                        mem[k] = int(rest.split()[0]) * 1024
+            if "MemTotal" in mem and "MemAvailable" in mem:
+                out["ram_total_bytes"] = mem["MemTotal"]
+                out["ram_used_bytes"] = mem["MemTotal"] - mem["MemAvailable"]
+        except (OSError, ValueError, IndexError):
+            return out or None
+        return out

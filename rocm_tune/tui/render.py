@@ -13,6 +13,9 @@ from typing import Any
 
 from rich.text import Text
 
+from rocm_tune.core.units import fmt_bytes_gib, fmt_lr, fmt_rate
+from rocm_tune.core.units import fmt_duration as _units_duration
+
 GIB = 2**30
 SPARK = "▁▂▃▄▅▆▇█"
 # braille dot bits for (column, row) inside a 2x4 cell
@@ -29,32 +32,62 @@ def num(x: Any) -> float | None:
 
 
 def fmt_gib(n: Any, digits: int = 1) -> str:
-    v = num(n)
-    return "N/A" if v is None else f"{v / GIB:.{digits}f} GiB"
+    """'17.8 GiB' (core.units.fmt_bytes_gib); 'n/a' for NA / None / NaN."""
+    return fmt_bytes_gib(num(n), digits)
 
 
 def fmt_duration(seconds: Any) -> str:
-    s = num(seconds)
-    if s is None or s < 0:
-        return "N/A"
-    s = round(s)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m {s % 60:02d}s"
-    if s < 86400 * 2:
-        return f"{s // 3600}h {s % 3600 // 60:02d}m"
-    return f"{s // 86400}d {s % 86400 // 3600:02d}h"
+    """core.units.fmt_duration ('45 s', '12 min', '3.4 h'); 'n/a' for NA / None / NaN / negative."""
+    v = num(seconds)
+    return _units_duration(v if v is not None and v >= 0 else None)
+
+
+def fmt_clock(seconds: Any) -> str:
+    """An elapsed / remaining time as a clock, like tqdm: '01:22', '1:02:03' ('n/a' when unknown)."""
+    v = num(seconds)
+    if v is None or v < 0:
+        return "n/a"
+    s = round(v)
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+
+def fmt_tok_s(x: Any) -> str:
+    """'55,200 tok/s' (core.units.fmt_rate)."""
+    return fmt_rate(num(x), "tok/s")
+
+
+def fmt_s_step(x: Any) -> str:
+    """'0.70 s/step' (core.units.fmt_rate)."""
+    return fmt_rate(num(x), "s/step")
 
 
 def fmt_num(x: Any, unit: str = "", digits: int = 3) -> str:
+    """A plain value: NaN / inf as such (a NaN loss is news), tiny values like a learning rate in
+    scientific notation (core.units.fmt_lr), large ones with thousands separators."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return ("NaN" if math.isnan(x) else ("inf" if x > 0 else "-inf")) + unit
     v = num(x)
     if v is None:
-        return "N/A"
-    if v != 0 and (abs(v) < 1e-3 or abs(v) >= 1e6):
-        mant, exp = f"{v:.2e}".split("e")
-        return f"{mant}e{int(exp)}{unit}"
+        return "n/a"
+    if v != 0 and abs(v) < 1e-3:
+        return fmt_lr(v) + unit
+    if abs(v) >= 1e3:
+        return f"{v:,.0f}{unit}"
     return f"{v:.{digits}g}{unit}"
+
+
+def axis_labels(lo: float, hi: float) -> tuple[str, str]:
+    """The y-axis ends of a chart with the same precision: enough decimals to tell them apart."""
+    span = abs(hi - lo)
+    big = max(abs(lo), abs(hi))
+    if big and big < 1e-3:
+        return fmt_lr(hi), fmt_lr(lo)
+    if big >= 1e3:
+        return f"{hi:,.0f}", f"{lo:,.0f}"
+    decimals = 0 if span <= 0 else max(0, min(3, 2 - math.floor(math.log10(span))))
+    return f"{hi:.{decimals}f}", f"{lo:.{decimals}f}"
 
 
 def fmt_count(n: Any) -> str:
@@ -77,41 +110,53 @@ def fit_name(name: str, width: int) -> str:
 
 # ---------------------------------------------------------------- VRAM bar
 VRAM_PARTS = (
-    # key, label, fill char, style
+    # key, label (as `rocm-tune estimate`'s breakdown names them), fill char, style
     ("weights", "weights", "█", "bold blue"),
-    ("gradients", "grads", "▓", "magenta"),
-    ("optimizer", "optim", "▒", "yellow"),
-    ("activations", "activ", "░", "cyan"),
-    ("other", "other", "▪", "bright_black"),
+    ("gradients", "gradients", "▓", "magenta"),
+    ("optimizer", "optimizer", "▒", "yellow"),
+    ("activations", "activations", "░", "cyan"),
+    ("transient", "transient", "▞", "bright_cyan"),
+    ("comm", "comm buffers", "≈", "bright_magenta"),
+    ("other", "allocator", "▪", "bright_black"),
+    ("in_use", "in use by others", "×", "red"),
 )
 
 
-def vram_parts(mem: dict[str, Any]) -> dict[str, int]:
-    """Split per-GPU memory (plan.json `memory` / PerGpuMemory.to_dict) into the bar's parts."""
+def vram_parts(mem: dict[str, Any], in_use: int = 0) -> dict[str, int]:
+    """Split per-GPU memory (plan.json `memory`) into the bar's parts, as `rocm-tune estimate` does:
+    weights, gradients, optimizer state, activations kept for backward, transient peak (+ autocast
+    weight copies), communication buffers, the allocator's reserve (reserved - the rest), and the
+    VRAM other processes already use."""
     def g(k: str) -> int:
         v = num(mem.get(k))
         return int(v) if v is not None else 0
 
+    weights = g("weights_bytes") or g("frozen_weights_bytes") + g("trainable_weights_bytes")
     parts = {
-        "weights": g("weights_bytes"),
+        "weights": weights,
         "gradients": g("gradients_bytes"),
         "optimizer": g("optimizer_bytes"),
-        "activations": g("activations_bytes") + g("transient_bytes") + g("autocast_copies_bytes")
-        + g("comm_buffers_bytes"),
+        "activations": g("activations_bytes"),
+        "transient": g("transient_bytes") + g("autocast_copies_bytes"),
+        "comm": g("comm_buffers_bytes"),
     }
     total = max(g("reserved_bytes"), g("peak_allocated_bytes"), sum(parts.values()))
     parts["other"] = max(0, total - sum(parts.values()))
+    parts["in_use"] = max(0, int(in_use or 0))
     parts["total"] = total
     return parts
 
 
-def render_vram_bar(mem: dict[str, Any], vram_bytes: int, width: int = 60, limit_frac: float | None = None) -> Text:
-    """One bar (weights/grads/optim/activations/other/headroom) plus a legend line."""
+def render_vram_bar(mem: dict[str, Any], vram_bytes: int, width: int = 60, limit_frac: float | None = None,
+                    in_use: int = 0) -> Text:
+    """One bar (the parts, then free VRAM up to the plan's headroom `|`, then the rest) and a legend
+    wrapped to `width` (+ the numbers at the bar's end)."""
     width = max(10, width)
-    parts = vram_parts(mem)
+    parts = vram_parts(mem, in_use)
     total = parts["total"]
     cap = max(int(vram_bytes or 0), 1)
-    scale = max(cap, total)
+    need = total + parts["in_use"]
+    scale = max(cap, need)
     text = Text()
     used_cells = 0
     for key, _label, ch, style in VRAM_PARTS:
@@ -120,29 +165,38 @@ def render_vram_bar(mem: dict[str, Any], vram_bytes: int, width: int = 60, limit
         if cells:
             text.append(ch * cells, style=style)
             used_cells += cells
-    free_cells = width - used_cells
-    if free_cells > 0:
-        text.append("·" * free_cells, style="green")
-    pct = total / cap * 100
-    over = total > cap
+    limit_cell = round(limit_frac * cap / scale * width) if limit_frac else None
+    for c in range(used_cells, width):
+        if limit_cell is not None and c == limit_cell:
+            text.append("|", style="bold yellow")
+        else:
+            text.append("·", style="green")
+    pct = need / cap * 100
+    over = need > cap
     text.append(f" {fmt_gib(total)}/{fmt_gib(cap, 0)} {pct:.0f}%", style="bold red" if over else "bold")
-    if limit_frac and not over and total > cap * limit_frac:
-        text.append(" >limit", style="yellow")
+    if limit_frac and not over and need > cap * limit_frac:
+        text.append(f" >{limit_frac * 100:.0f}%", style="yellow")
     if over:
-        text.append(f" OVER by {fmt_gib(total - cap)}", style="bold red")
-    text.append("\n")
-    first = True
+        text.append(f" OVER by {fmt_gib(need - cap)}", style="bold red")
+    items = []
     for key, label, ch, style in VRAM_PARTS:
-        if parts[key] == 0 and key == "other":
+        if parts[key] == 0 and key not in ("weights",):
             continue
-        if not first:
+        items.append((ch, style, f" {label} {parts[key] / GIB:.1f}"))
+    items.append(("·", "green", f" free {max(0, cap - need) / GIB:.1f} GiB"))
+    line_len = 0
+    text.append("\n")
+    for ch, style, label in items:
+        n = len(label) + 1
+        if line_len and line_len + 2 + n > width + 20:
+            text.append("\n")
+            line_len = 0
+        elif line_len:
             text.append("  ")
-        first = False
+            line_len += 2
         text.append(ch, style=style)
-        text.append(f" {label} {parts[key] / GIB:.1f}")
-    text.append("  ")
-    text.append("·", style="green")
-    text.append(f" free {max(0, cap - total) / GIB:.1f} GiB")
+        text.append(label)
+        line_len += n
     return text
 
 
@@ -318,35 +372,69 @@ def _dot(cells, owner, col: int, row: int, style: str) -> None:
         owner[cy][cx] = style
 
 
+def _last_raw(vals: Sequence[Any]) -> Any:
+    """The newest value that is a number, NaN/inf included (a NaN is shown as NaN, not skipped)."""
+    for v in reversed(list(vals)):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return v
+    return None
+
+
 def render_chart(title: str, series: Sequence[tuple], width: int, height: int,
-                 y_range: tuple[float, float] | None = None, x_label: str = "") -> Text:
-    """A titled braille chart with a y axis: series = [(name, values, style[, marker]), ...]."""
+                 y_range: tuple[float, float] | None = None, x_label: str = "",
+                 x_steps: tuple[int, int] | None = None, digits: int = 3) -> Text:
+    """A titled braille chart with a y axis: series = [(name, values, style[, marker]), ...].
+
+    The title names each series' newest value (NaN / inf as such); NaN points are marked `×` on the
+    top row so a NaN is never drawn as the last finite value. `x_steps` = (first, last) step adds an
+    x axis with the step numbers."""
     width, height = max(12, width), max(2, height)
     axis_w = 9
-    plot_h = height - 1
-    grid, lo, hi = braille_grid([tuple(ser[1:]) for ser in series], width - axis_w, plot_h, y_range)
+    plot_h = height - 1 - (1 if x_steps else 0)
+    plot_h = max(1, plot_h)
+    plot_w = width - axis_w
+    grid, lo, hi = braille_grid([tuple(ser[1:]) for ser in series], plot_w, plot_h, y_range)
     text = Text()
     text.append(title, style="bold")
     for ser in series:
         name, vals, style = ser[0], ser[1], ser[2]
         marker = ser[3] if len(ser) > 3 else None
-        last = next((v for v in reversed(_finite(vals)) if v is not None), None)
+        last = _last_raw(vals)
         text.append("  ")
         text.append(marker or "⣿", style=style)
-        text.append(f" {name} {fmt_num(last)}")
+        bad = isinstance(last, float) and not math.isfinite(last)
+        text.append(" " if len(series) == 1 and name == title else f" {name} ")
+        text.append(fmt_num(last, digits=digits), style="bold red" if bad else "")
     if x_label and text.cell_len + len(x_label) + 2 <= width:
         text.append(f"  {x_label}", style="dim")
     text.truncate(width)
+    # NaN / inf positions, per plot column (the top row)
+    nan_cols: set[int] = set()
+    for ser in series:
+        vals = list(ser[1])
+        n = len(vals)
+        for i, v in enumerate(vals):
+            if isinstance(v, float) and not math.isfinite(v):
+                nan_cols.add(0 if n <= 1 else min(plot_w - 1, i * plot_w // n))
+    top, bottom = axis_labels(lo, hi)
     for r, row in enumerate(grid):
         text.append("\n")
-        if r == 0:
-            label = fmt_num(hi)
-        elif r == plot_h - 1:
-            label = fmt_num(lo)
-        else:
-            label = ""
+        label = top if r == 0 else bottom if r == plot_h - 1 else ""
         text.append(label.rjust(axis_w - 1)[-(axis_w - 1):] + "┤", style="dim")
-        text.append_text(row)
+        if r == 0 and nan_cols:
+            line = Text()
+            for c in range(len(row.plain)):
+                if c in nan_cols:
+                    line.append("×", style="bold red")
+                else:
+                    line.append_text(row[c:c + 1])
+            text.append_text(line)
+        else:
+            text.append_text(row)
+    if x_steps:
+        first, last = (f"{x_steps[0]:,}", f"{x_steps[1]:,}")
+        gap = max(1, plot_w - len(first) - len(last))
+        text.append("\n" + " " * (axis_w - 1) + "└" + first + " " * gap + last, style="dim")
     return text
 
 
@@ -362,11 +450,40 @@ def _pct_bar(frac: float | None, width: int, ch: str = "█") -> Text:
     return t
 
 
-def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None, width: int = 38) -> Text:
-    """One GPU: name, utilisation (+ sparkline), VRAM bar (+ sparkline), temperature, power."""
+def _g(sample: Any, k: str) -> Any:
+    return getattr(sample, k, None)
+
+
+def render_gpu_table(samples: Sequence[Any], selected: int | None = None, width: int = 34) -> Text:
+    """All GPUs, one row each (8 fit 80x24): index, util %, VRAM used/total, temperature, power.
+    The selected GPU (detailed below) is marked `>`."""
+    text = Text()
+    text.append("  # util  VRAM GiB   temp power", style="bold")
+    for s in samples:
+        idx = _g(s, "index")
+        util, used, total = num(_g(s, "util_percent")), num(_g(s, "vram_used_bytes")), num(_g(s, "vram_total_bytes"))
+        temp, power = num(_g(s, "temp_c")), num(_g(s, "power_w"))
+        text.append("\n")
+        mark = ">" if idx == selected else " "
+        text.append(f"{mark}{idx if idx is not None else '?':>2}", style="bold reverse" if idx == selected else "bold")
+        frac = used / total if used is not None and total else None
+        text.append(" " + (f"{util:3.0f}%" if util is not None else " n/a"),
+                    style="red" if util is not None and util >= 90 else "")
+        vram = f"{used / GIB:5.1f}/{total / GIB:<4.0f}" if used is not None and total else "   n/a    "
+        text.append(f" {vram}", style="red" if frac is not None and frac >= 0.95 else "")
+        hot = temp is not None and temp >= 90
+        text.append(" " + (f"{temp:3.0f}°" if temp is not None else " n/a"), style="bold red" if hot else "")
+        text.append(" " + (f"{power:4.0f}W" if power is not None else "  n/a"))
+    return text
+
+
+def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None, width: int = 38,
+                    users: dict | None = None, measured: Any = None, predicted: dict | None = None) -> Text:
+    """One GPU in detail: name, utilisation and VRAM with their history, temperature, power, predicted
+    vs measured memory (this GPU's rank), and the processes using it (PID, user, VRAM, command)."""
     history = history or {}
     width = max(24, width)
-    g = lambda k: getattr(sample, k, None)
+    g = lambda k: _g(sample, k)
     text = Text()
     name = str(g("name") or g("profile_id") or "GPU")
     text.append(f"GPU{g('index') if g('index') is not None else '?'} ", style="bold")
@@ -374,7 +491,7 @@ def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None
     spark_w = max(6, width - 22)
     util = num(g("util_percent"))
     text.append("\nutil ")
-    text.append(f"{util:5.0f}%" if util is not None else "   N/A")
+    text.append(f"{util:5.0f}%" if util is not None else "   n/a")
     text.append(" ")
     text.append_text(_pct_bar(util / 100 if util is not None else None, 8))
     text.append(" ")
@@ -382,7 +499,7 @@ def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None
     used, total = num(g("vram_used_bytes")), num(g("vram_total_bytes"))
     frac = used / total if used is not None and total else None
     text.append("\nvram ")
-    text.append(f"{frac * 100:5.0f}%" if frac is not None else "   N/A")
+    text.append(f"{frac * 100:5.0f}%" if frac is not None else "   n/a")
     text.append(" ")
     text.append_text(_pct_bar(frac, 8))
     text.append(" ")
@@ -391,13 +508,68 @@ def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None
     temp, power, plim = num(g("temp_c")), num(g("power_w")), num(g("power_limit_w"))
     text.append("\ntemp ")
     hot = temp is not None and temp >= 90
-    text.append((f"{temp:.0f}°C" + (" HOT" if hot else "")) if temp is not None else "N/A",
+    text.append((f"{temp:.0f}°C" + (" HOT" if hot else "")) if temp is not None else "n/a",
                 style="bold red" if hot else "")
     text.append("  power ")
     if power is not None:
         text.append(f"{power:.0f}" + (f"/{plim:.0f}" if plim is not None else "") + " W")
     else:
-        text.append("N/A")
+        text.append("n/a")
+    if predicted or measured is not None:
+        pred = num((predicted or {}).get("reserved_bytes"))
+        text.append("\nmem  predicted ")
+        text.append(fmt_gib(pred), style="bold")
+        text.append("  measured ")
+        meas = num(getattr(measured, "peak_reserved_bytes", None)) if measured is not None else None
+        text.append(fmt_gib(meas), style="bold")
+        if pred and meas:
+            text.append(f" ({(meas / pred - 1) * 100:+.0f}%)", style="dim")
+    procs = tuple(g("processes") or ())
+    if procs:
+        text.append("\n  PID user     VRAM GiB command", style="bold")
+        for p in procs[:6]:
+            pid, pname, vram = (tuple(p) + (None, None, None))[:3]
+            user, cmd = (users or {}).get(pid, ("?", str(pname or "?")))
+            if cmd == "?":
+                cmd = str(pname or "?")
+            v = num(vram)
+            line = f"\n{pid!s:>5} {str(user)[:8]:<8} {(f'{v / GIB:8.1f}' if v is not None else '     n/a')} {cmd}"
+            text.append(line[: width + 1])
+        if len(procs) > 6:
+            text.append(f"\n  +{len(procs) - 6} more", style="dim")
+    return text
+
+
+def render_host(host: dict | None, measured: Any = None, offload_bytes: Any = None) -> Text:
+    """Host CPU and RAM (offloaded optimizer state and dataloaders live there)."""
+    text = Text()
+    host = host or {}
+    cpu = num(host.get("cpu_percent"))
+    text.append("host ", style="bold")
+    text.append(f"CPU {cpu:3.0f}%" if cpu is not None else "CPU n/a")
+    if host.get("cpus"):
+        text.append(f" of {host['cpus']}", style="dim")
+    used, total = num(host.get("ram_used_bytes")), num(host.get("ram_total_bytes"))
+    text.append("  RAM ")
+    text.append(f"{fmt_gib(used)} / {fmt_gib(total, 0)}" if used is not None and total else "n/a")
+    rss = num(getattr(measured, "rss_bytes", None)) if measured is not None else None
+    if rss is not None:
+        text.append(f"\n     run RSS {fmt_gib(rss)}")
+    if num(offload_bytes):
+        text.append(f"  offload plan {fmt_gib(offload_bytes)}", style="dim")
+    return text
+
+
+def render_nodes(measured: Any) -> Text:
+    """Every node's GPUs from the ranks' own reports (multi-node runs): node, rank, GPU, peak memory."""
+    text = Text()
+    if measured is None or not getattr(measured, "ranks", ()):
+        return text
+    text.append("ranks (measured)", style="bold")
+    for node, ranks in measured.by_node().items():
+        for r in ranks:
+            text.append(f"\n{str(r.host or node)[:10]:<10} r{r.rank:<2} gpu{r.gpu_index if r.gpu_index is not None else '?'}"
+                        f" peak {fmt_gib(r.peak_reserved_bytes)}")
     return text
 
 

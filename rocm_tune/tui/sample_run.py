@@ -12,7 +12,7 @@ from pathlib import Path
 def write_sample_run(run_dir: str | os.PathLike, *, steps: int = 60, total_steps: int = 100,
                      start: float = 1_700_000_000.0, step_time: float = 4.0, finished: bool = False,
                      nan_at: int | None = None, name: str = "qwen-lora",
-                     pid: int | None = None, run_id: str | None = None) -> Path:
+                     pid: int | None = None, run_id: str | None = None, eval_every: int = 20) -> Path:
     """Write a run directory as rocm-tune's launcher and trainer leave it; returns its path."""
     d = Path(run_dir)
     d.mkdir(parents=True, exist_ok=True)
@@ -20,6 +20,12 @@ def write_sample_run(run_dir: str | os.PathLike, *, steps: int = 60, total_steps
     meta = {"id": run_id, "name": name, "command": ["rocm-tune", "train", "config.yaml"], "cwd": str(d),
             "env": {}, "created_at": start - 5, "started_at": start, "pid": pid, "pgid": None,
             "supervisor_pid": None, "plan": None, "kind": "train", "total_steps": total_steps}
+    if pid is not None:
+        from rocm_tune.core.runs.procs import proc_start_time
+
+        start_ticks = proc_start_time(pid)   # the run's process is confirmed by its start time
+        if start_ticks is not None:
+            meta["pid_start"] = start_ticks
     (d / "run.json").write_text(json.dumps(meta))
     lines = [{"type": "start", "time": start, "total_steps": total_steps, "num_train_epochs": 2,
               "config": {"model_name_or_path": "qwen2.5-7b"}}]
@@ -36,6 +42,8 @@ def write_sample_run(run_dir: str | os.PathLike, *, steps: int = 60, total_steps
                "learning_rate": lr, "tokens_per_s": 1830.0 + 10 * math.sin(s), "samples_per_s": 0.9,
                "step_time_s": step_time}
         lines.append(rec)
+        if eval_every and s % eval_every == 0 and (nan_at is None or s < nan_at):
+            lines.append({"type": "eval", "time": t, "step": s, "eval_loss": round(loss + 0.05, 4)})
         log.append(f"{{'loss': {rec['loss']}, 'grad_norm': {rec['grad_norm']}, 'learning_rate': {lr:.3e}, "
                    f"'epoch': {rec['epoch']}}}")
     if finished:

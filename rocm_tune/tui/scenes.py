@@ -34,6 +34,16 @@ def fake_backend(profile: str = "mi50-32gb", count: int = 2) -> Any:
     return FakeBackend(profile, count, seed=7, clock=lambda: NOW)
 
 
+class FixedHost:
+    """The monitor's host CPU/RAM and process owners, fixed (independent of this machine)."""
+
+    def sample(self) -> dict:
+        return {"cpu_percent": 37.0, "cpus": 64, "ram_used_bytes": 212 * 2**30, "ram_total_bytes": 503 * 2**30}
+
+    def owner(self, pid: int) -> tuple[str, str]:
+        return "alice", "python -m rocm_tune train llamafactory.yaml"
+
+
 def fake_host() -> Any:
     """A doctor SystemView of a fixed host (IOMMU on without passthrough), independent of this machine."""
     from rocm_tune.core.doctor import SystemView
@@ -101,7 +111,7 @@ def _app(start: str, **kw: Any) -> Callable[[], RocmTuneApp]:
 
     def make() -> RocmTuneApp:
         return RocmTuneApp(start=start, clock=lambda: NOW, poll_interval=SLOW, backend=fake_backend(),
-                           answers=dict(answers), doctor_view=fake_host, **extra)
+                           answers=dict(answers), doctor_view=fake_host, host_probe=FixedHost(), **extra)
     return make
 
 

@@ -13,10 +13,7 @@ from dataclasses import dataclass
 
 from rocm_tune.core.errors import UserError
 
-try:  # the plan engineer's vocabulary module owns the list once it lands
-    from rocm_tune.core.vocabulary import RUNNERS
-except ImportError:  # pragma: no cover - until vocabulary.py is on main
-    RUNNERS = ("llamafactory", "hf", "builtin")
+from rocm_tune.core.vocabulary import RUNNERS
 
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}
 _HF_NAMES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "float": "fp32", "half": "fp16"}

@@ -43,7 +43,7 @@ STOP_MARKER = ".stop-requested"  # written by `rocm-tune stop` so the supervisor
 EXIT_RESERVE = ".exit-reserve"  # space kept so exit.json can be written on a full disk
 
 STATUSES = ("running", "finished", "failed", "stopped", "lost", "corrupt")
-KINDS = ("command", "script", "plan", "train")
+KINDS = ("command", "script", "plan", "train", "preflight")
 
 _NAME_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 _ID_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")

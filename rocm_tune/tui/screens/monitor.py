@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,8 +16,19 @@ from textual.screen import Screen
 from textual.widgets import Footer, Log, Static
 
 from rocm_tune.tui.monitor_model import MonitorSource, RunView
-from rocm_tune.tui.render import fmt_duration, fmt_num, render_gpu_pane, render_progress
+from rocm_tune.tui.render import (
+    fmt_clock,
+    fmt_s_step,
+    fmt_tok_s,
+    render_gpu_pane,
+    render_gpu_table,
+    render_host,
+    render_nodes,
+    render_progress,
+)
 from rocm_tune.tui.widgets.chart import Chart
+
+STOP_GRACE_S = 30.0   # SIGTERM, then SIGKILL after this long (the trainer saves a checkpoint on SIGTERM)
 
 STATUS_STYLE = {"running": "bold green", "finished": "bold blue", "failed": "bold red", "stopped": "bold yellow",
                 "lost": "bold red"}
@@ -27,23 +40,39 @@ class ViewReady(Message):
         self.view = view
 
 
-def render_header(v: RunView) -> Text:
-    """Run title, status, progress bar, ETA, speed (pure)."""
+def render_header(v: RunView, width: int = 80) -> Text:
+    """Run title, status, progress bar, elapsed (since the run itself started), ETA, smoothed speed;
+    after the end: who stopped it, the last checkpoint and how to resume (pure)."""
     t = Text()
     t.append(v.title[:40], style="bold")
     t.append("  ")
-    t.append(f" {v.status} ", style=f"reverse {STATUS_STYLE.get(v.status, 'bold')}")
-    if v.status in ("failed", "stopped") and v.returncode is not None:
+    label = "stopped by you" if v.status == "stopped" and v.stopped_by_user else v.status
+    t.append(f" {label} ", style=f"reverse {STATUS_STYLE.get(v.status, 'bold')}")
+    if v.status == "failed" and v.returncode is not None:
         t.append(f" exit {v.returncode}")
+    elif v.status == "stopped" and not v.stopped_by_user and v.reason:
+        t.append(f" {v.reason[:40]}")
     if v.source:
         t.append(f"  {v.source}", style="dim")
     t.append("\n")
-    t.append_text(render_progress(v.step, v.total_steps, 24))
-    if v.epoch is not None:
-        t.append(f"  epoch {v.epoch:.2f}")
-    t.append(f"  elapsed {fmt_duration(v.elapsed_s)}  ETA ")
-    t.append(fmt_duration(v.eta_s) if v.status == "running" else "-", style="bold")
-    t.append(f"  {fmt_num(v.tokens_per_s)} tok/s  {fmt_num(v.step_time_s)} s/step")
+    epoch = f"  epoch {v.epoch:.2f}" if v.epoch is not None else ""
+    eta = fmt_clock(v.eta_s) if v.status == "running" else "-"
+    rest = f"  elapsed {fmt_clock(v.elapsed_s)}  ETA {eta}  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}"
+    counter = len(render_progress(v.step, v.total_steps, 0).plain)
+    room = width - 2 - counter - len(rest)
+    if room - len(epoch) < 6:
+        epoch = ""
+    t.append_text(render_progress(v.step, v.total_steps, max(0, min(24, room - len(epoch)))))
+    t.append(epoch)
+    t.append(rest.split(" ETA ")[0].rstrip() + "  ETA ")
+    t.append(eta, style="bold")
+    t.append(f"  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}")
+    if v.status != "running" and v.checkpoints:
+        path = v.checkpoints[-1][1]
+        t.append("\n")
+        t.append(f"{os.path.basename(path)} saved", style="bold green")
+        if v.resume_cmd:
+            t.append(f"  resume: {v.resume_cmd}", style="dim")
     return t
 
 
@@ -64,23 +93,31 @@ class MonitorScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "detach", "Detach"),
         Binding("s", "stop", "Stop run"),
+        Binding("g", "next_gpu", "GPU"),
+        Binding("c", "checkpoints", "Checkpoints"),
         Binding("l", "toggle_log", "Log"),
         Binding("r", "runs", "Runs"),
         Binding("escape", "wizard", "Plan"),
         Binding("question_mark", "app.help", "Help", show=False),
         Binding("q", "detach", "Quit", show=False),
     ]
-    HELP = """[b]Monitor[/b]
-Top: run, status, progress, elapsed time, ETA and speed. Left: the loss (raw and smoothed), the
-learning rate and grad_norm. Right: one pane per GPU (utilisation, VRAM, temperature, power, with a
-short history). Below: alerts with their fixes, and the tail of the run's log.
+    HELP = f"""[b]Monitor[/b]
+Top: run, status, progress, elapsed time since the run started, ETA and speed (tokens/s and
+s/step averaged over the last steps; tqdm's own rate when the log has one). After the end: who
+stopped it, the last checkpoint and the command that resumes from it.
+Left: the loss (raw, smoothed, eval_loss as ◆) with steps on the x axis, the learning rate,
+grad_norm (a NaN shows as NaN and ×), tokens/s and step time.
+Right: every GPU in one row each; below, the selected GPU in detail (history, predicted vs
+measured memory, the processes on it: PID, user, VRAM, command), the host CPU and RAM, and the
+ranks' own memory reports. Below: alerts with their fixes, and the tail of the run's log.
 
 The run lives on its own: detaching or losing the terminal never stops it. Come back with
-`rocm-tune attach RUN`.
+`rocm-tune attach RUN`. Stopping sends SIGTERM (the trainer saves a checkpoint), then SIGKILL
+after {STOP_GRACE_S:.0f} s if it is still running.
 
-[b]d[/b] detach (the run goes on)   [b]s[/b] stop the run (asks first)   [b]l[/b] show/hide the log
-[b]r[/b] list of runs   [b]esc[/b] back to the plan (after a launch from it)   [b]?[/b] help
-[b]q[/b] detach and quit"""
+[b]d[/b] detach (the run goes on)   [b]s[/b] stop the run (asks first)   [b]g[/b] next GPU
+[b]c[/b] checkpoints and how to resume   [b]l[/b] show/hide the log   [b]r[/b] runs (compare two)
+[b]esc[/b] back to the plan (after a launch from it)   [b]?[/b] help   [b]q[/b] / [b]ctrl+c[/b] detach and quit"""
 
     def __init__(self, target: str | None) -> None:
         super().__init__()
@@ -88,22 +125,32 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
         self.source: MonitorSource | None = None
         self.view: RunView | None = None
         self._log_key: tuple | None = None
+        self.selected_gpu: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="mon-header")
         with Horizontal(id="mon-main"):
             with Vertical(id="mon-charts"):
                 yield Chart("loss", id="chart-loss")
-                with Horizontal(id="mon-small"):
+                with Horizontal(classes="mon-small"):
                     yield Chart("lr", id="chart-lr")
                     yield Chart("grad_norm", id="chart-gn")
-            yield VerticalScroll(id="mon-gpus")
+                with Horizontal(classes="mon-small"):
+                    yield Chart("tok/s", id="chart-tps")
+                    yield Chart("s/step", id="chart-st")
+            with VerticalScroll(id="mon-gpus"):
+                yield Static("", id="gpu-table")
+                yield Static("", id="gpu-detail", classes="gpu-pane")
+                yield Static("", id="host")
+                yield Static("", id="nodes")
         yield Static("", id="mon-alerts")
         yield Log(id="mon-log", max_lines=500, auto_scroll=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.app.screen_painted, self)  # type: ignore[attr-defined]
+        # at 80x24 the charts need the rows: the log starts hidden below 30 rows (`l` shows it)
+        self.query_one("#mon-log", Log).display = self.app.size.height >= 30
         if not self.target:
             self.app.call_later(self.action_runs)
             self.query_one("#mon-header", Static).update("no run selected: press r for the list of runs")
@@ -113,11 +160,11 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
     def open(self, target: str) -> None:
         self.target = target
         backend = self.app.backend  # type: ignore[attr-defined]
-        self.source = MonitorSource(target, self.app.clock, backend if backend is not None else True)  # type: ignore[attr-defined]
+        self.source = MonitorSource(target, self.app.clock, backend if backend is not None else True,  # type: ignore[attr-defined]
+                                    host=getattr(self.app, "host_probe", None))
         self.view = None
         self._log_key = None
         self.query_one("#mon-log", Log).clear()
-        self.query_one("#mon-gpus", VerticalScroll).remove_children()
         self.query_one("#mon-header", Static).update(f"opening {target} ...")
         self.poll()
 
@@ -146,12 +193,8 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
         if v.error:
             header.update(Text(f"{v.target}: {v.error}", style="bold red"))
             return
-        header.update(render_header(v))
-        self.query_one("#chart-loss", Chart).update_series(
-            [("loss", v.loss_series, "cyan"), ("smoothed", v.smooth_series, "bold yellow", "•")],
-            x_label=f"steps {v.steps[0]}-{v.steps[-1]}" if v.steps else "")
-        self.query_one("#chart-lr", Chart).update_series([("lr", v.lr_series, "green")])
-        self.query_one("#chart-gn", Chart).update_series([("grad_norm", v.grad_series, "magenta")])
+        header.update(render_header(v, header.size.width or self.app.size.width))
+        self.update_charts(v)
         self.update_gpus(v)
         alerts = self.query_one("#mon-alerts", Static)
         if old is None or old.alerts != v.alerts:
@@ -171,26 +214,47 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
                 log.write_lines(new[overlap:])
             self._log_key = key
 
+    def update_charts(self, v: RunView) -> None:
+        steps = (v.steps[0], v.steps[-1]) if v.steps else None
+        loss = [("loss", v.loss_series, "cyan"), ("smoothed", v.smooth_series, "bold yellow", "•")]
+        if any(x is not None for x in v.eval_series):
+            loss.append(("eval", v.eval_series, "bold green", "◆"))
+        self.query_one("#chart-loss", Chart).update_series(loss, x_steps=steps)
+        self.query_one("#chart-lr", Chart).update_series([("lr", v.lr_series, "green")])
+        self.query_one("#chart-gn", Chart).update_series([("grad_norm", v.grad_series, "magenta")])
+        self.query_one("#chart-tps", Chart).update_series([("tok/s", v.tps_series, "cyan")])
+        self.query_one("#chart-st", Chart).update_series([("s/step", v.step_time_series, "yellow")])
+
     def update_gpus(self, v: RunView) -> None:
         box = self.query_one("#mon-gpus", VerticalScroll)
-        panes = {w.id: w for w in box.query(Static)}
-        width = max(24, box.size.width - 4) if box.size.width else 32
+        width = max(24, box.size.width - 5) if box.size.width else 31
+        table, detail = self.query_one("#gpu-table", Static), self.query_one("#gpu-detail", Static)
         if not v.gpus:
-            if "gpu-none" not in panes:
-                box.remove_children()
-                box.mount(Static(Text(f"no GPU telemetry here ({v.backend or 'none'})", style="dim"),
-                                 id="gpu-none"))
-            return
-        if "gpu-none" in panes:
-            panes.pop("gpu-none").remove()
-        for s in v.gpus:
-            idx = getattr(s, "index", 0)
-            pid = f"gpu-{idx}"
-            text = render_gpu_pane(s, v.gpu_history.get(idx), width)
-            if pid in panes:
-                panes[pid].update(text)
-            else:
-                box.mount(Static(text, id=pid, classes="gpu-pane"))
+            table.update(Text(f"no GPU telemetry here ({v.backend or 'none'})", style="dim"))
+            detail.display = False
+        else:
+            indices = [getattr(s, "index", i) for i, s in enumerate(v.gpus)]
+            if self.selected_gpu not in indices:
+                self.selected_gpu = indices[0]
+            table.update(render_gpu_table(v.gpus, self.selected_gpu if len(v.gpus) > 1 else None, width))
+            table.display = len(v.gpus) > 1
+            sample = v.gpus[indices.index(self.selected_gpu)]
+            rank = None
+            if v.measured is not None:
+                rank = next((r for r in v.measured.ranks if r.gpu_index == self.selected_gpu), None)
+            hist = (v.gpu_history.get(self.selected_gpu) or {})
+            detail.update(render_gpu_pane(sample, hist, width, v.process_users, rank, v.predicted))
+            detail.display = True
+        offload = (v.predicted or {}).get("cpu_offload_bytes")
+        self.query_one("#host", Static).update(render_host(v.host, v.measured, offload))
+        nodes = self.query_one("#nodes", Static)
+        nodes_text = render_nodes(v.measured) if v.measured is not None and len(v.measured.nodes) > 1 else Text()
+        nodes.update(nodes_text)
+        nodes.display = bool(nodes_text.plain)
+
+    def on_resize(self) -> None:
+        if self.view is not None and not self.view.error:
+            self.update_gpus(self.view)
 
     # ---- actions
     def check_action(self, action: str, parameters: tuple) -> bool | None:
@@ -206,12 +270,37 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
         if self._over_wizard():
             self.app.pop_screen()
 
+    def action_next_gpu(self) -> None:
+        v = self.view
+        if v is None or not v.gpus:
+            return
+        indices = [getattr(s, "index", i) for i, s in enumerate(v.gpus)]
+        i = indices.index(self.selected_gpu) if self.selected_gpu in indices else -1
+        self.selected_gpu = indices[(i + 1) % len(indices)]
+        self.update_gpus(v)
+
+    def detach_message(self) -> str | None:
+        v = self.view
+        ref = (v.run_id if v is not None else None) or self.target
+        if not ref:
+            return None
+        return (f"detached from {ref}; it goes on on its own.\n"
+                f"watch it again: rocm-tune attach {shlex.quote(str(ref))}")
+
     def action_detach(self) -> None:
-        self.app.exit(0)
+        self.app.exit(0, message=self.detach_message())
 
     def action_toggle_log(self) -> None:
         log = self.query_one("#mon-log", Log)
         log.display = not log.display
+
+    def action_checkpoints(self) -> None:
+        from rocm_tune.tui.widgets.modals import HelpModal
+
+        v = self.view
+        if v is None:
+            return
+        self.app.push_screen(HelpModal(render_checkpoints(v)))
 
     def action_runs(self) -> None:
         from rocm_tune.tui.screens.runs import RunListScreen
@@ -233,27 +322,41 @@ The run lives on its own: detaching or losing the terminal never stops it. Come 
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.notify(f"stopping {ref} ...")
+                self.notify(f"stopping {ref}: SIGTERM, SIGKILL after {STOP_GRACE_S:.0f} s ...")
                 self.stop_worker(ref)
 
-        self.app.push_screen(ConfirmModal(f"Stop run {v.title}?",
-                                          "SIGTERM to its whole process group, SIGKILL after the grace period.\n"
-                                          "The trainer saves a checkpoint on SIGTERM."), answer)
+        self.app.push_screen(ConfirmModal(
+            f"Stop run {v.title}?",
+            f"SIGTERM to every process of the run; SIGKILL after {STOP_GRACE_S:.0f} s if any is still "
+            "running.\nThe trainer saves a checkpoint on SIGTERM; the run ends as 'stopped by you'."), answer)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="stop")
     def stop_worker(self, ref: str) -> None:
-        from importlib import import_module
-
         from rocm_tune.core.errors import UserError
+        from rocm_tune.core.runs.launcher import stop_run
 
-        runs = import_module("rocm_tune.core.runs.launcher")
         try:
-            info = runs.stop_run(ref)
-            self.app.call_from_thread(self.notify, f"{ref}: {info.status}")
+            info = stop_run(ref, grace=STOP_GRACE_S)
+            said = "stopped by you" if getattr(info, "stopped_by_user", False) else info.status
+            self.app.call_from_thread(self.notify, f"{ref}: {said}")
         except UserError as exc:
             self.app.call_from_thread(self.notify, str(exc), severity="error")
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.app.call_from_thread(self.notify, f"stop failed: {exc}", severity="error")
+
+
+def render_checkpoints(v: RunView) -> str:
+    """The checkpoint list with the resume command (Rich markup, values escaped)."""
+    from rich.markup import escape
+
+    lines = [f"[b]Checkpoints of {escape(v.title)}[/b]"]
+    if not v.checkpoints:
+        lines.append("none saved yet" + (f" (looked in {escape(v.run_dir)})" if v.run_dir else ""))
+    for step, path in v.checkpoints:
+        lines.append(f"  step {step:>7,}  {escape(path)}")
+    if v.resume_cmd:
+        lines += ["", "[b]resume from the last one[/b]", f"  {escape(v.resume_cmd)}"]
+    return "\n".join(lines)
 
 
 def _overlap(prev: list[str], new: list[str]) -> int | None:

@@ -14,7 +14,15 @@ from textual.widgets import Input, Label, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui import plan_model as pm
-from rocm_tune.tui.render import fmt_count, fmt_duration, fmt_gib, fmt_num, render_vram_bar
+from rocm_tune.tui.render import (
+    fmt_count,
+    fmt_duration,
+    fmt_gib,
+    fmt_num,
+    fmt_s_step,
+    fmt_tok_s,
+    render_vram_bar,
+)
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
 from rocm_tune.tui.widgets.inputs import OrderedInput
@@ -53,11 +61,11 @@ def render_summary(d: dict, label: str = "recommended") -> Text:
                                                                 else ""))
     tp = d.get("throughput") or {}
     t.append("\nspeed ")
-    t.append(f"{fmt_num(tp.get('tokens_per_s'))} tok/s", style="bold")
+    t.append(fmt_tok_s(tp.get("tokens_per_s")), style="bold")
     low, high = tp.get("low"), tp.get("high")
     if isinstance(low, dict) and isinstance(high, dict):
         t.append(f" ({fmt_num(low.get('tokens_per_s'))}-{fmt_num(high.get('tokens_per_s'))})", style="dim")
-    t.append(f"  {fmt_num(tp.get('seconds_per_step'))} s/step  ETA ")
+    t.append(f"  {fmt_s_step(tp.get('seconds_per_step'))}  ETA ")
     t.append(fmt_duration(tp.get("eta_seconds")), style="bold")
     hours = goal.get("hours")
     eta = tp.get("eta_seconds")
@@ -204,18 +212,27 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
         self.query_one("#set-error", Static).update("")
         self.show(pm.option_plan(self._base, opt), opt["label"])
 
-    def show(self, d: dict, label: str) -> None:
-        self.state.plan_dict = d
-        self.query_one("#plan-summary", Static).update(render_summary(d, label))
-        vram = (d.get("hardware") or {}).get("vram_bytes") or 0
+    def draw_vram(self, d: dict) -> None:
+        """The VRAM bar at the widget's current width, the plan's headroom marked (redrawn on resize)."""
+        hw = d.get("hardware") or {}
         w = self.query_one("#vram", Static)
         bar = Text("VRAM per GPU\n", style="bold")
         width = (w.size.width or 60) - 26
-        bar.append_text(render_vram_bar(d.get("memory") or {}, vram, max(16, width), 0.85))
+        bar.append_text(render_vram_bar(d.get("memory") or {}, hw.get("vram_bytes") or 0, max(16, width),
+                                        pm.headroom(d), in_use=hw.get("vram_in_use_bytes") or 0))
         cpu = (d.get("memory") or {}).get("cpu_offload_bytes")
         if cpu:
             bar.append(f"\nCPU RAM for offload: {fmt_gib(cpu)}")
         w.update(bar)
+
+    def on_resize(self) -> None:
+        if self.state.plan_dict:
+            self.call_after_refresh(self.draw_vram, self.state.plan_dict)
+
+    def show(self, d: dict, label: str) -> None:
+        self.state.plan_dict = d
+        self.query_one("#plan-summary", Static).update(render_summary(d, label))
+        self.draw_vram(d)
         self.query_one("#findings", Static).update(render_findings(d))
         n = len(self._options)
         self.set_status(f"{label} ({self._index + 1}/{n})" + ("; ctrl+o for the next" if n > 1 else ""))

@@ -1,0 +1,464 @@
+"""Preflight, the core side (no torch): what to verify, how to start it as a run, how to show the result.
+
+`rocm-tune preflight` (and the Plan screen's key, through `start_preflight`) checks a plan on the
+machine that will run it: device matmul rates per dtype (bf16 emulation), collectives with a hard
+timeout and value checks (the IOMMU/P2P hang of field report 000), a few real optimizer steps of the
+exact plan at its longest sequence, one eval batch, one checkpoint save, host RAM and disk, then
+re-plans (raise the micro-batch where memory leaves room; step down after an OOM) and writes the
+adjusted plan. The work itself runs in `python -m rocm_tune.train.preflight` (torch lives in `train`),
+detached as a run of kind "preflight"; it writes RUN_DIR/preflight.json (the result, schema in
+`rocm_tune/train/preflight/runner.py`) and its human report to stdout.log.
+
+Exit codes of a finished preflight: 0 verified, 1 the plan does not hold on this box, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rocm_tune.core.errors import UserError
+
+RESULT_JSON = "preflight.json"
+ADJUSTED_PLAN = "plan.adjusted.json"
+DEFAULT_TIMEOUT_S = 60.0
+EXIT_VERIFIED, EXIT_DOES_NOT_HOLD, EXIT_BAD_INPUT = 0, 1, 2
+
+# finding code -> (what it means, the fix). Stable strings (README table).
+FINDINGS: dict[str, tuple[str, str]] = {
+    "bf16-emulated": (
+        "measured bf16 matmul rate is far below fp16: bf16 is emulated on this GPU (whatever "
+        "torch.cuda.is_bf16_supported() says)",
+        "train in fp16 (or fp32 for models that overflow in fp16): --fp16 True --bf16 False, and fp16 in the "
+        "DeepSpeed JSON"),
+    "matmul-below-profile": (
+        "measured matmul rate is far below the GPU profile's",
+        "check clocks/power limits (rocm-smi/nvidia-smi), other processes on the GPU, and the torch build "
+        "(hipBLASLt/cuBLAS); the time estimate assumes the profile's rate"),
+    "collective-hang": (
+        "all_reduce / peer copies did not finish within the timeout: the IOMMU/P2P deadlock of field report "
+        "000 (a run would sit at the first barrier with 0% GPU use)",
+        "kernel command line iommu=pt (AMD: amd_iommu=on iommu=pt; Intel: intel_iommu=on iommu=pt, or "
+        "intel_iommu=off as report 000 did), update-grub, reboot, check /proc/cmdline and `rocm-tune doctor`; "
+        "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 only works around it, slowly"),
+    "collective-wrong-values": (
+        "collectives returned but delivered wrong values (broken P2P can deliver zeros silently)",
+        "the same IOMMU/P2P fix as collective-hang (iommu=pt or intel_iommu=off, reboot); until then "
+        "NCCL_P2P_DISABLE=1"),
+    "collective-slow": (
+        "collective bandwidth is far below the link's: P2P is not working as it should",
+        "check the IOMMU setting (iommu=pt), PCIe ACS and `rocm-smi --showtopo`/`nvidia-smi topo -m`; "
+        "field report 000 saw this before the intel_iommu=off fix"),
+    "collective-error": (
+        "a collective process failed to start or crashed",
+        "read the log lines quoted in the message; run `rocm-tune doctor`"),
+    "oom": (
+        "the plan ran out of GPU memory and no stepped-down configuration fitted",
+        "a smaller cutoff_len, LoRA instead of full, ZeRO-3 / offload, or more GPUs (rocm-tune plan)"),
+    "oom-stepped-down": (
+        "the plan ran out of GPU memory; a stepped-down configuration fits (written as the adjusted plan)",
+        "run the adjusted plan (same effective batch)"),
+    "micro-batch-raised": (
+        "measured memory leaves room: a larger micro-batch (fewer accumulation steps, same effective batch) fits",
+        "run the adjusted plan for more tokens/s"),
+    "memory-above-prediction": (
+        "measured peak memory is well above the plan's prediction",
+        "trust the measured number; keep the adjusted plan's margins"),
+    "host-ram-short": (
+        "predicted host RAM per node exceeds what is available: the run would be killed by the host OOM "
+        "killer (exit -9)",
+        "less offload (offload none/optimizer), fewer ranks per node, or more RAM"),
+    "disk-short": (
+        "checkpoints x save_total_limit need more space than is free where the run writes",
+        "a lower save_total_limit, save_only_model, another output_dir, or free space"),
+    "steps-error": (
+        "the real steps failed with an error that is not out-of-memory",
+        "read the run's stdout.log (ROCM_TUNE_DEBUG=1 shows a traceback)"),
+    "zero-not-exercised": (
+        "DeepSpeed ZeRO is planned but was not exercised (DeepSpeed not installed or a single process): the "
+        "steps ran un-sharded",
+        "pip install deepspeed on the target box and preflight again to measure the sharded peak"),
+}
+
+
+@dataclass(frozen=True)
+class PreflightOptions:
+    """What a preflight does beyond the plan; every field has a CLI flag of `rocm-tune preflight`."""
+
+    timeout_s: float = DEFAULT_TIMEOUT_S    # hard timeout of the collectives check
+    steps: int = 3                          # optimizer steps per attempt (the first is warm-up)
+    weights: str | None = None              # real weights dir (default: random init from the config)
+    device: str = "auto"                    # auto | cpu
+    collective_procs: int | None = None     # None: the plan's GPUs per node (2 on CPU)
+    skip: tuple[str, ...] = ()              # of: device, collectives, steps
+    output_dir: str | None = None           # where the run writes checkpoints (disk check)
+    save_total_limit: int | None = None
+    eval_batch: int | None = None
+    out: str | None = None                  # where the adjusted plan goes
+    force: bool = False                     # overwrite `out`
+    bundle: str | None = None               # bundle dir the plan came from (adjusted bundle next to it)
+    replan: bool = True
+    # test hooks (real code paths, constructed conditions): a simulated OOM in the step runner when the
+    # micro-batch exceeds N; a collective peer that never joins
+    simulate_oom_above_micro_batch: int | None = None
+    absent_rank: int | None = None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["skip"] = list(self.skip)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PreflightOptions":
+        known = {k: v for k, v in (d or {}).items() if k in cls.__dataclass_fields__}
+        if "skip" in known:
+            known["skip"] = tuple(known["skip"] or ())
+        return cls(**known)
+
+    def validate(self) -> None:
+        if not (isinstance(self.timeout_s, (int, float)) and 0.1 <= self.timeout_s <= 3600):
+            raise UserError(f"--timeout must be between 0.1 and 3600 seconds, got {self.timeout_s!r}")
+        if not (isinstance(self.steps, int) and 1 <= self.steps <= 100):
+            raise UserError(f"--steps must be an integer between 1 and 100, got {self.steps!r}")
+        if self.device not in ("auto", "cpu"):
+            raise UserError(f"--device {self.device!r} is not one of auto, cpu")
+        for s in self.skip:
+            if s not in ("device", "collectives", "steps"):
+                raise UserError(f"--skip {s!r} is not one of device, collectives, steps")
+        if self.collective_procs is not None and not 1 <= self.collective_procs <= 64:
+            raise UserError(f"--collective-procs must be between 1 and 64, got {self.collective_procs}")
+        if self.weights is not None and not os.path.isdir(os.path.expanduser(self.weights)):
+            raise UserError(f"--weights {self.weights!r} is not a directory (a local model with config.json "
+                            "and weights)")
+
+
+# ------------------------------------------------------------------------------------------ input
+
+
+def _check_plan(plan: object, where: str) -> dict:
+    if hasattr(plan, "to_dict") and not isinstance(plan, dict):
+        plan = plan.to_dict()
+    if not isinstance(plan, dict):
+        raise UserError(f"{where} is not a rocm-tune plan (not a JSON object)")
+    rec = plan.get("recommended")
+    if not isinstance(rec, dict):
+        raise UserError(f"{where} is not a rocm-tune plan (no \"recommended\" object)")
+    model = plan.get("model")
+    if not isinstance(model, dict) or not (model.get("ref") or model.get("name")):
+        raise UserError(f"{where}: model.ref is missing; the plan must name its model")
+    for key, lo, hi in (("cutoff_len", 1, 1_048_576), ("micro_batch", 1, 65_536), ("grad_accum", 1, 1_000_000)):
+        v = rec.get(key)
+        if v is None and key == "grad_accum":
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise UserError(f"{where}: recommended.{key} must be an integer between {lo} and {hi}, got {v!r}")
+    try:  # the typed plan validates every field once it exists (plan owner)
+        from rocm_tune.core.plan import Plan  # type: ignore
+
+        Plan.from_dict(plan)
+    except ImportError:
+        pass
+    return plan
+
+
+def load_input(path: str) -> tuple[dict, str | None]:
+    """(plan dict, bundle dir or None) from a plan.json file or a bundle directory holding plan.json."""
+    p = Path(path).expanduser()
+    bundle = None
+    if p.is_dir():
+        if not (p / "plan.json").is_file():
+            raise UserError(f"{path!r} is a directory without plan.json; give a plan file or an exported bundle")
+        bundle = str(p.resolve())
+        p = p / "plan.json"
+    elif not p.exists():
+        raise UserError(f"{path!r} does not exist; give a plan.json (`rocm-tune plan --json > plan.json`) "
+                        "or a bundle directory")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UserError(f"{str(p)!r} is not a JSON plan (not UTF-8 text)") from None
+    except ValueError as exc:
+        raise UserError(f"{str(p)!r} is not valid JSON: {exc}") from None
+    return _check_plan(data, str(p)), bundle
+
+
+def bundle_settings(bundle: str | None) -> dict:
+    """output_dir / save_total_limit / per_device_eval_batch_size from a bundle's llamafactory.yaml."""
+    if not bundle:
+        return {}
+    path = Path(bundle) / "llamafactory.yaml"
+    try:
+        import yaml
+
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except Exception:  # noqa: BLE001 - a bundle without the YAML: nothing to take
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: data[k] for k in ("output_dir", "save_total_limit", "per_device_eval_batch_size", "save_only_model")
+            if k in data}
+
+
+def default_out(source_path: str | None, bundle: str | None) -> str:
+    if bundle:
+        return str(Path(bundle).with_name(Path(bundle).name + ".preflight"))
+    if source_path:
+        p = Path(source_path).expanduser().resolve()
+        return str(p.with_name(p.stem + ".preflight.json"))
+    return ADJUSTED_PLAN
+
+
+def check_out(out: str, force: bool) -> None:
+    if os.path.lexists(out) and not force:
+        raise UserError(f"{out!r} exists; the adjusted plan is never written over it without --force "
+                        "(or choose --out PATH)")
+
+
+# ------------------------------------------------------------------------------------------ re-plan
+
+
+def adjusted_plan(plan: dict, change: dict, result_summary: dict | None = None) -> dict:
+    """A copy of `plan` with the re-planned knobs (micro_batch, grad_accum, gradient_checkpointing,
+    zero_stage) in `recommended`; the effective batch is kept: micro x accum is unchanged."""
+    out = json.loads(json.dumps(plan))
+    rec = out["recommended"]
+    for k in ("micro_batch", "grad_accum", "gradient_checkpointing", "zero_stage"):
+        if k in change and change[k] is not None:
+            rec[k] = change[k]
+    if result_summary:
+        reasons = out.setdefault("reasons", [])
+        if isinstance(reasons, list):
+            reasons.append("preflight: " + result_summary.get("replan_reason", "adjusted from measured memory"))
+    return out
+
+
+def write_adjusted(plan: dict, out: str, *, bundle: str | None, force: bool) -> str:
+    """Write the adjusted plan (a file) or bundle (a directory: a copy of `bundle` with plan.json and the
+    LLaMA-Factory YAML's batch keys updated). Never over an existing path without `force`."""
+    check_out(out, force)
+    if not bundle:
+        from rocm_tune.core.files import atomic_write_json
+
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(out, plan)
+        return out
+    import shutil
+
+    if os.path.lexists(out) and os.path.realpath(out) != os.path.realpath(bundle):
+        if os.path.isdir(out) and not os.path.islink(out):
+            shutil.rmtree(out)
+        else:
+            os.unlink(out)
+    if os.path.realpath(out) != os.path.realpath(bundle):
+        shutil.copytree(bundle, out, symlinks=True)
+    from rocm_tune.core.files import atomic_write_json
+
+    atomic_write_json(os.path.join(out, "plan.json"), plan)
+    rec = plan["recommended"]
+    yaml_path = Path(out) / "llamafactory.yaml"
+    if yaml_path.is_file():
+        keys = {"per_device_train_batch_size": rec.get("micro_batch"),
+                "gradient_accumulation_steps": rec.get("grad_accum")}
+        if rec.get("gradient_checkpointing") is not None:
+            keys["disable_gradient_checkpointing"] = "false" if rec["gradient_checkpointing"] else "true"
+        lines = yaml_path.read_text(encoding="utf-8").splitlines()
+        seen = set()
+        for i, line in enumerate(lines):
+            key = line.split(":", 1)[0].strip()
+            if ":" in line and not line.lstrip().startswith("#") and key in keys and keys[key] is not None:
+                lines[i] = f"{key}: {keys[key]}"
+                seen.add(key)
+        for key, value in keys.items():
+            if key not in seen and value is not None and key != "disable_gradient_checkpointing":
+                lines.append(f"{key}: {value}")
+        if "disable_gradient_checkpointing" not in seen and rec.get("gradient_checkpointing") is False:
+            lines.append("disable_gradient_checkpointing: true")
+        yaml_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+# ------------------------------------------------------------------------------------------ start
+
+
+def worker_command(plan_path: str, options: PreflightOptions, python: str | None = None) -> list[str]:
+    return [python or sys.executable, "-m", "rocm_tune.train.preflight", str(plan_path),
+            "--options-json", json.dumps(options.to_dict(), separators=(",", ":"))]
+
+
+def start_preflight(plan, *, name: str | None = None, run_dir: str | None = None,
+                    options: PreflightOptions | None = None, source_path: str | None = None,
+                    env: dict | None = None, cwd: str | None = None):
+    """Start a preflight of `plan` (a Plan or plan dict) detached, as a run of kind "preflight".
+
+    Returns the running `RunInfo` (`rocm-tune attach <id>` shows it). The adjusted plan goes to
+    `options.out` (default: next to `source_path`, else into the run directory); an existing file there is
+    refused unless `options.force`. UserError for a bad plan or options."""
+    from rocm_tune.core.runs import rundir as rd
+    from rocm_tune.core.runs.launcher import start_run
+
+    plan = _check_plan(plan, "the plan")
+    options = options or PreflightOptions()
+    options.validate()
+    if options.out is None and source_path is not None:
+        options = PreflightOptions.from_dict({**options.to_dict(),
+                                             "out": default_out(source_path, options.bundle)})
+    if options.out is not None:
+        options = PreflightOptions.from_dict({**options.to_dict(), "out": os.path.abspath(options.out)})
+        check_out(options.out, options.force)
+    if options.weights:
+        options = PreflightOptions.from_dict({**options.to_dict(),
+                                             "weights": os.path.abspath(os.path.expanduser(options.weights))})
+    model_name = str((plan.get("model") or {}).get("name") or "plan")
+    _, d = rd.create_run_dir(["rocm-tune-preflight"], name=name or f"preflight-{model_name}", run_dir=run_dir,
+                             cwd=cwd, env=env, kind="preflight", plan=plan)
+    rd.update_run_json(d, command=worker_command(str(d / rd.PLAN_JSON), options))
+    return start_run(d)
+
+
+def read_result(run_dir: str | os.PathLike) -> dict | None:
+    try:
+        data = json.loads((Path(run_dir) / RESULT_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+# ------------------------------------------------------------------------------------------ show
+
+
+def _gib(n) -> str:
+    return "-" if not isinstance(n, (int, float)) else f"{n / 2**30:.2f} GiB"
+
+
+def _num(x, spec: str = ".1f") -> str:
+    return "-" if not isinstance(x, (int, float)) else format(x, spec)
+
+
+def render(result: dict) -> str:
+    """The human report of a preflight result (preflight.json)."""
+    L: list[str] = []
+    status = result.get("status", "?")
+    head = {"verified": "VERIFIED: the plan holds on this machine",
+            "does-not-hold": "DOES NOT HOLD on this machine",
+            "error": "PREFLIGHT FAILED"}.get(status, status)
+    L.append(f"Preflight of {result.get('plan_name', 'the plan')}: {head} ({_num(result.get('seconds'))} s)")
+    for n in result.get("notes") or ():
+        L.append(f"  note: {n}")
+    dev = result.get("device") or {}
+    if dev.get("status") == "skipped":
+        L.append("Device: skipped")
+    elif dev:
+        L.append(f"Device checks ({dev.get('backend')}, {_num(dev.get('seconds'))} s): matmul TFLOPS measured"
+                 " (profile)")
+        for g in dev.get("gpus") or ():
+            rates = g.get("matmul_tflops") or {}
+            prof = g.get("profile_tflops") or {}
+            cells = []
+            for dt in ("fp32", "fp16", "bf16"):
+                if dt in rates:
+                    p = prof.get(dt)
+                    cells.append(f"{dt} {_num(rates[dt], '.3g')}" + (f" ({p:g})" if isinstance(p, (int, float)) else ""))
+            L.append(f"  {g.get('name')}: " + ", ".join(cells) + f"; bf16 {g.get('bf16', '?')}")
+    col = result.get("collectives") or {}
+    if col:
+        if col.get("status") == "skipped":
+            L.append(f"Collectives: skipped ({col.get('reason', '')})")
+        else:
+            bw = col.get("bus_bandwidth_gbs")
+            L.append(f"Collectives ({col.get('backend')}, {col.get('procs')} processes, timeout "
+                     f"{_num(col.get('timeout_s'), 'g')} s): {col.get('status')} in {_num(col.get('seconds'))} s"
+                     + (f", all_reduce bus bandwidth {bw:.3g} GB/s" if isinstance(bw, (int, float)) else ""))
+            if col.get("message"):
+                L.append(f"  {col['message']}")
+    st = result.get("steps") or {}
+    if st.get("status") == "skipped":
+        L.append("Steps: skipped")
+    elif st:
+        L.append(f"Real steps ({st.get('model_source')}, {st.get('device')}, precision {st.get('precision')}, "
+                 f"cutoff {st.get('cutoff_len')}, runner {st.get('runner')}):")
+        for a in st.get("attempts") or ():
+            what = (f"micro_batch {a.get('micro_batch')} x accum {a.get('grad_accum')}, "
+                    f"checkpointing {'on' if a.get('gradient_checkpointing') else 'off'}, ZeRO {a.get('zero_stage')}")
+            if a.get("outcome") == "ok":
+                L.append(f"  {what}: ok, {_num(a.get('step_time_s'), '.3g')} s/micro-step, "
+                         f"{_num(a.get('tokens_per_s'), ',.0f')} tok/s")
+            else:
+                L.append(f"  {what}: {a.get('outcome')} ({a.get('message', '')})")
+    mem = result.get("memory") or {}
+    if mem:
+        pred, meas, adj = mem.get("predicted") or {}, mem.get("measured") or {}, mem.get("adjusted")
+
+        def cell(m: dict, key: str) -> str:
+            if m.get("outcome") == "oom":
+                return "OOM"
+            v = m.get(key)
+            if v is None and key == "peak_reserved_bytes" and m.get("reserved_estimate_bytes") is not None:
+                return "~" + _gib(m["reserved_estimate_bytes"])
+            return _gib(v)
+
+        L.append(f"Memory per GPU (measured by {mem.get('source')}):")
+        head = f"  {'':<16}{'predicted':>12}  {'measured':>12}"
+        if adj:
+            head += f"  {'adjusted (mb ' + str(adj.get('micro_batch')) + ')':>16}"
+        L.append(head)
+        for label, pk, mk in (("peak allocated", "peak_allocated_bytes", "peak_allocated_bytes"),
+                              ("reserved", "reserved_bytes", "peak_reserved_bytes")):
+            row = f"  {label:<16}{_gib(pred.get(pk)):>12}  {cell(meas, mk):>12}"
+            if adj:
+                row += f"  {cell(adj, mk):>16}"
+            L.append(row)
+        if mem.get("vram_bytes"):
+            L.append(f"  of {_gib(mem['vram_bytes'])} per GPU (limit {mem.get('headroom', 0.85):.0%})")
+    spd = result.get("speed") or {}
+    if spd:
+        L.append(f"Speed, predicted vs measured: {_num(spd.get('predicted_tokens_per_s'), ',.0f')} vs "
+                 f"{_num(spd.get('measured_tokens_per_s'), ',.0f')} tok/s; "
+                 f"{_num(spd.get('predicted_seconds_per_step'), '.3g')} vs "
+                 f"{_num(spd.get('measured_seconds_per_step'), '.3g')} s per optimizer step"
+                 + (f" ({spd['note']})" if spd.get("note") else ""))
+    ev = result.get("eval") or {}
+    if ev.get("status") == "ok":
+        L.append(f"Eval batch of {ev.get('batch_size')}: peak {_gib(ev.get('peak_allocated_bytes'))}, "
+                 f"{_num(ev.get('seconds'), '.3g')} s")
+    sv = result.get("save") or {}
+    if sv.get("status") == "ok":
+        L.append(f"Checkpoint save ({sv.get('kind')}): {_gib(sv.get('bytes'))} in {_num(sv.get('seconds'), '.3g')} s, "
+                 f"GPU peak {_gib(sv.get('peak_allocated_bytes'))}, host RSS {_gib(sv.get('host_rss_bytes'))}")
+    hr = result.get("host_ram") or {}
+    if hr:
+        L.append(f"Host RAM per node: predicted {_gib(hr.get('predicted_bytes'))} vs available "
+                 f"{_gib(hr.get('available_bytes'))}" + ("" if hr.get("ok", True) else "  SHORT"))
+    dk = result.get("disk") or {}
+    if dk:
+        lim = dk.get("save_total_limit")
+        L.append(f"Disk at {dk.get('path')}: checkpoint {_gib(dk.get('checkpoint_bytes'))} x "
+                 f"{lim if lim else 'unlimited'} = {_gib(dk.get('needed_bytes'))} vs free {_gib(dk.get('free_bytes'))}"
+                 + ("" if dk.get("ok", True) else "  SHORT"))
+    rp = result.get("replan") or {}
+    if rp.get("changed"):
+        L.append(f"Re-plan: {rp.get('reason')}: " + ", ".join(
+            f"{k} {rp['from'].get(k)} -> {rp['to'].get(k)}" for k in rp.get("to", {}) if rp["from"].get(k) != rp["to"].get(k)))
+        if rp.get("written"):
+            L.append(f"  adjusted plan written to {rp['written']}")
+        elif rp.get("write_error"):
+            L.append(f"  adjusted plan NOT written: {rp['write_error']}")
+    for f in result.get("findings") or ():
+        L.append(f"[{f.get('code')}] {f.get('message')}")
+        if f.get("fix"):
+            L.append(f"    fix: {f['fix']}")
+    return "\n".join(L) + "\n"
+
+
+def exit_code(result: dict | None) -> int:
+    if not result:
+        return EXIT_DOES_NOT_HOLD
+    return {"verified": EXIT_VERIFIED, "does-not-hold": EXIT_DOES_NOT_HOLD}.get(result.get("status"),
+                                                                                  EXIT_DOES_NOT_HOLD)
+
+
+def finding(code: str, message: str | None = None, fix: str | None = None, severity: str = "error") -> dict:
+    summary, default_fix = FINDINGS[code]
+    return {"code": code, "severity": severity, "message": message or summary, "fix": fix or default_fix}
