@@ -23,7 +23,8 @@ import yaml
 
 from tests.conftest import REPO, run_cli
 
-pytestmark = pytest.mark.slow
+# slow: real launches of two processes; the first test also builds the venv (minutes, once)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3000)]
 HERE = Path(__file__).resolve().parent
 
 # name -> export flags; every plan has world size 2 (2 GPUs, or 2 nodes x 1 GPU) so one 2-process launch
