@@ -293,11 +293,9 @@ def test_every_launcher_starts_llamafactory_with_arguments_it_accepts(realstack,
     port = str(_free_port())
     env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port, "LOCAL_SIZE": "2" if nodes == 1 else "1",
            "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}
-    if "deepspeed" in case or "accelerate" in case:  # the exported port (29500) may be taken on a shared machine
-        text = (b / "run.sh").read_text(encoding="utf-8").replace("29500", port)
-        (b / "run.sh").write_text(text, encoding="utf-8")
-        acc = b / "accelerate.yaml"
-        acc.write_text(acc.read_text(encoding="utf-8").replace("29500", port), encoding="utf-8")
+    for f in ("run.sh", "accelerate.yaml"):  # the exported port (29500) may be taken on a shared machine
+        text = (b / f).read_text(encoding="utf-8")
+        (b / f).write_text(text.replace("29500", port), encoding="utf-8")
     procs = [_run_sh(realstack, b, "max_steps=1", "save_strategy=no", env={**env, "NODE_RANK": str(i)})
              for i in range(nodes)]
     outs = []
@@ -338,22 +336,27 @@ def test_end_to_end_llamafactory_and_builtin_trainer_agree(realstack, tiny, data
         a = run_cli("attach", str(d), "--once", "--json", "--no-gpus")
         assert a.returncode == 0, f"{label}: {a.stderr}"
         snaps[label] = json.loads(a.stdout)
-    lf_state = json.loads((lf_out / "trainer_state.json").read_text(encoding="utf-8"))
-    own_state = json.loads((own_out / "trainer_state.json").read_text(encoding="utf-8"))
-    n = 48  # samples
-    eff = lf_yaml["per_device_train_batch_size"] * lf_yaml["gradient_accumulation_steps"]
-    steps = math.ceil(n / lf_yaml["per_device_train_batch_size"]) // lf_yaml["gradient_accumulation_steps"]
-    assert lf_state["global_step"] == own_state["global_step"] == steps
-    assert lf_state["train_batch_size"] == own_state["train_batch_size"] == lf_yaml["per_device_train_batch_size"]
-    assert eff == 8
-    lf_lr = [h["learning_rate"] for h in lf_state["log_history"] if "loss" in h]
-    own_lr = [h["learning_rate"] for h in own_state["log_history"] if "loss" in h]
+    mb, ga = lf_yaml["per_device_train_batch_size"], lf_yaml["gradient_accumulation_steps"]
+    steps = math.ceil(48 / mb) // ga  # 48 samples, 1 epoch, 1 process
+    for label, snap in snaps.items():
+        assert snap["status"] == "finished", (label, snap["status"])
+        assert (snap["step"], snap["total_steps"], snap["epoch"]) == (steps, steps, 1.0), label
+    assert snaps["llamafactory"]["source_kind"] == "llamafactory" and snaps["builtin"]["source_kind"] == "metrics"
+    assert math.isclose(snaps["llamafactory"]["learning_rate"], snaps["builtin"]["learning_rate"], rel_tol=1e-9)
+    # every step's learning rate: LLaMA-Factory's trainer_log.jsonl and the built-in trainer's metrics.jsonl
+    lf_rows = [json.loads(x) for x in (lf_out / "trainer_log.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    own_rows = [json.loads(x) for x in (own_out / "metrics.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    lf_lr = [(row["current_steps"], row["lr"]) for row in lf_rows if "loss" in row]
+    own_lr = [(row["step"], row["learning_rate"]) for row in own_rows if row.get("type") == "step"]
     assert len(lf_lr) == len(own_lr) == steps
-    for i, (x, y) in enumerate(zip(lf_lr, own_lr)):
-        assert math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-15), f"step {i + 1}: lr {x} vs {y}"
-    for label, s in snaps.items():
-        text = json.dumps(s)
-        assert str(steps) in text, f"attach {label}: {text[:2000]}"
+    for (i, x), (j, y) in zip(lf_lr, own_lr):
+        assert i == j and math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-15), f"step {i}: lr {x} vs {y}"
+    # effective batch: per-device batch in the HF Trainer states x accumulation x 1 process
+    lf_state = json.loads((lf_out / "trainer_state.json").read_text(encoding="utf-8"))
+    own_state = json.loads((own_out / f"checkpoint-{steps}" / "trainer_state.json").read_text(encoding="utf-8"))
+    assert lf_state["train_batch_size"] == own_state["train_batch_size"] == mb
+    assert lf_state["global_step"] == own_state["global_step"] == steps
+    assert "samples rendered with LLaMA-Factory's template 'qwen'" in r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("cutoff", [24, 1024])
