@@ -10,7 +10,9 @@ GPUs, and records:
   - heavy:        torch / transformers / peft / accelerate / amdsmi / pynvml in sys.modules at paint
 Usage: python benchmarks/tui_startup.py [--runs N] [--screen hardware|model|monitor] [--busy K]
 `--busy K` keeps K CPU-bound processes running meanwhile (a loaded machine).
-Target: median first paint < 500 ms with no heavy module.
+Targets (issue 12): median first paint <= 300 ms on an idle machine, <= 600 ms with one core busy
+(`--busy 1`), no heavy module. Also printed: the CPU time the app spent to its first paint, which
+on a loaded machine tells the paint's own cost apart from the waits for a core.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ async def main():
         while app.first_paint_at is None:
             await pilot.pause(0.002)
         t_paint = app.first_paint_at - t0
+        cpu_paint = time.process_time()   # CPU of this process from its start (interpreter included)
         heavy = [m for m in ("torch", "transformers", "peft", "accelerate", "amdsmi", "pynvml") if m in sys.modules]
         def has_data():
             s = app.screen
@@ -51,7 +54,7 @@ async def main():
         perf_now, wall_now = time.perf_counter(), time.time()
         print(json.dumps({"import_s": t_import, "first_paint_s": t_paint, "paint_perf": app.first_paint_at,
                           "perf_at_wall": perf_now, "wall_now": wall_now,
-                          "first_data_s": t_data, "heavy": heavy, "screen": type(app.screen).__name__}))
+                          "first_data_s": t_data, "cpu_paint_s": cpu_paint, "heavy": heavy, "screen": type(app.screen).__name__}))
 asyncio.run(main())
 """
 
@@ -95,10 +98,14 @@ def main() -> int:
     print(f"first paint after interpreter start:      {ms([r['first_paint_s'] for r in results])}")
     print(f"first paint from process launch:          {ms(launch)}")
     print(f"first data on screen (after interp start): {ms([r['first_data_s'] for r in results])}")
+    print(f"CPU time of the app to first paint:       {ms([r['cpu_paint_s'] for r in results])}"
+          "  (what the paint costs; the wall time also counts the waits for a core on a loaded machine)")
     heavy = sorted({m for r in results for m in r["heavy"]})
     print(f"heavy modules imported before first paint: {heavy or 'none'}")
-    ok = statistics.median(launch) < 0.5 and not heavy
-    print("target: median first paint from launch < 500 ms ->", "OK" if ok else "MISSED")
+    target = 0.6 if args.busy else 0.3
+    ok = statistics.median(launch) <= target and not heavy
+    print(f"target: median first paint from launch <= {target * 1000:.0f} ms "
+          f"({'one core busy' if args.busy else 'idle machine'}) ->", "OK" if ok else "MISSED")
     return 0 if ok else 1
 
 

@@ -100,7 +100,7 @@ CASES = [
     (["export", "--plan", "{d}/missing.json", "-o", "{d}/x1"], "missing.json"),
     (["export", "--plan", "{d}/bad.json", "-o", "{d}/x1"], "bad.json"),
     (["export", "--plan", "{d}/adir", "-o", "{d}/x1"], "adir"),
-    (["export", "--plan", "{d}/weird.json", "-o", "{d}/x1"], "recommended"),
+    (["export", "--plan", "{d}/weird.json", "-o", "{d}/x1"], "weird.json"),
     (["export", "--plan", "{d}/plan.json", "-o", "{d}/ok.json"], "ok.json"),
     (["export", "--plan", "{d}/plan.json", "-o", "{d}/x1", "--format", "bogus"], "bogus"),
     (["export", "--plan", "{d}/plan.json", "-o", "{d}/x1", "--time", "nonsense"], "nonsense"),

@@ -6,7 +6,6 @@ Regenerate the golden files after an intended change with:
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
@@ -24,6 +23,7 @@ from rocm_tune.core.export import bundle as B
 from rocm_tune.core.export import deepspeed as DS
 from rocm_tune.core.export import llamafactory as LF
 from rocm_tune.core.export.common import ExportOptions, resolve
+from rocm_tune.core.plan import Plan
 from tests.conftest import run_cli
 
 GOLDEN = Path(__file__).parent / "golden" / "export"
@@ -32,29 +32,31 @@ SHELLCHECK = shutil.which("shellcheck")
 
 
 def base_plan() -> dict:
-    """A plan.json following the contract in docs/internals.md (field report 000: 2x MI50, fp32, DDP)."""
+    """A version-2 plan.json (rocm_tune.core.plan; field report 000: 2x MI50, fp32, DDP)."""
     return {
-        "version": 1,
+        "version": 2,
         "model": {"ref": "Qwen/Qwen2.5-7B-Instruct", "name": "Qwen2.5-7B-Instruct", "family": "qwen2",
                   "params_total": 7615616512},
         "hardware": {"gpu": "mi50-32gb", "gpus": 2, "nodes": 1, "vram_bytes": 34342961152,
-                     "cpu_ram_bytes": 137438953472},
-        "goal": {"method": "lora", "stage": "sft", "effective_batch": 64, "priority": "stability", "lora_rank": 64,
-                 "lora_alpha": 128, "lora_targets": ["all"], "epochs": 5.0, "hours": None, "dataset": None},
+                     "cpu_ram_bytes": 137438953472, "headroom": 0.85, "vram_in_use_bytes": 0},
+        "goal": {"method": "lora", "stage": "sft", "effective_batch": 64, "priority": "stability", "epochs": 5.0,
+                 "hours": None, "dataset": None},
         "fits": True,
         "recommended": {
             "method": "lora", "precision": "fp32", "attn": "eager", "cutoff_len": 1024, "micro_batch": 1,
             "grad_accum": 32, "zero_stage": 0, "offload": "none", "gradient_checkpointing": True,
-            "optim": "adamw", "launcher": "torchrun",
+            "optim": "adamw", "launcher": "torchrun", "runner": "llamafactory",
             "env": {"HIP_VISIBLE_DEVICES": "0,1", "HSA_OVERRIDE_GFX_VERSION": "9.0.6",
                     "NCCL_ASYNC_ERROR_HANDLING": "1", "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True"},
-            "lora_rank": 64, "lora_alpha": 128, "lora_targets": ["all"], "ddp_find_unused_parameters": False,
+            "lora_rank": 64, "lora_alpha": 128, "lora_targets": ["all"], "dora": False, "quant_bits": None,
+            "double_quant": None, "freeze_trainable_layers": None, "ddp_find_unused_parameters": False,
             "use_reentrant": False, "learning_rate": 1e-05, "epochs": 5.0,
         },
         "memory": {"weights_bytes": 30461000000, "peak_allocated_bytes": 31000000000, "reserved_bytes": 32000000000,
                    "cpu_offload_bytes": 0},
-        "throughput": {"tokens_per_s": 190.0, "seconds_per_step": 340.0, "eta_seconds": 144000,
-                       "low": 0.7, "high": 1.4},
+        "throughput": {"tokens_per_s": 190.0, "seconds_per_step": 340.0, "eta_seconds": 144000.0, "steps": 424,
+                       "low": {"tokens_per_s": 133.0, "seconds_per_step": 486.0, "eta_seconds": 206000.0},
+                       "high": {"tokens_per_s": 266.0, "seconds_per_step": 243.0, "eta_seconds": 103000.0}},
         "warnings": [
             {"code": "bf16-emulated", "message": "MI50 has no bf16 hardware;\nbf16 is emulated (700+ s/it)",
              "fix": "train in fp32 or fp16"},
@@ -64,6 +66,9 @@ def base_plan() -> dict:
         "reasons": ["fp32: fp16 overflows for qwen2"],
         "alternatives": [],
     }
+
+
+_NO_LORA = {"lora_rank": None, "lora_alpha": None, "lora_targets": None}
 
 
 def plan_case(name: str) -> dict:
@@ -82,24 +87,24 @@ def plan_case(name: str) -> dict:
         p["hardware"].update(gpu="z100-16gb", gpus=8, nodes=2)
         p["goal"].update(method="full")
         rec.update(method="full", precision="fp16", attn="eager", cutoff_len=512, micro_batch=1, grad_accum=4,
-                   zero_stage=3, offload="all", launcher="deepspeed", lora_rank=None, lora_alpha=None,
-                   lora_targets=None, env={"NCCL_IB_DISABLE": "0", "NCCL_SOCKET_IFNAME": "ib0",
-                                           "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True"})
+                   zero_stage=3, offload="all", **_NO_LORA, env={"NCCL_IB_DISABLE": "0", "NCCL_SOCKET_IFNAME": "ib0",
+                                                               "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True"})
         p["warnings"] = [{"code": "offload-needs-cpu-ram", "message": "ZeRO-3 offload takes 112 GiB of CPU RAM",
                           "fix": "make sure each node has it"}]
         return p
     if name == "qlora-accelerate-zero2":
         p["hardware"].update(gpu="mi100", gpus=4)
+        p["goal"].update(method="qlora")
         rec.update(method="qlora", precision="bf16", attn="fa2", zero_stage=2, offload="optimizer",
-                   gradient_checkpointing=False, launcher="accelerate", micro_batch=2, grad_accum=8,
+                   gradient_checkpointing=False, micro_batch=2, grad_accum=8, quant_bits=4,
                    optim="paged_adamw_8bit", use_reentrant=None,
                    env={"HIP_VISIBLE_DEVICES": "0,1,2,3", "NCCL_P2P_DISABLE": "1"})
         return p
     if name == "freeze-pure-bf16-llamafactory-cli":
         p["hardware"].update(gpu="mi300x", gpus=8)
-        rec.update(method="freeze", precision="pure_bf16", attn="sdpa", zero_stage=1, launcher="llamafactory-cli",
-                   micro_batch=8, grad_accum=1, freeze_trainable_layers=4, env={})
-        p["goal"]["stage"] = "dpo"
+        p["goal"].update(method="freeze", stage="dpo")
+        rec.update(method="freeze", precision="pure_bf16", attn="sdpa", zero_stage=1, micro_batch=8, grad_accum=1,
+                   freeze_trainable_layers=4, env={}, **_NO_LORA)
         return p
     if name == "builtin-ddp":  # the plan's runner: rocm-tune's built-in trainer under torchrun
         rec.update(runner="builtin")
@@ -107,16 +112,28 @@ def plan_case(name: str) -> dict:
     raise KeyError(name)
 
 
+# the plan's launcher is python or torchrun; these cases export with `--launcher` (an export option)
+LAUNCHER = {"zero3-offload-2nodes": "deepspeed", "qlora-accelerate-zero2": "accelerate",
+            "freeze-pure-bf16-llamafactory-cli": "llamafactory-cli"}
 CASES = ("mi50-ddp-fp32", "single-bf16", "zero3-offload-2nodes", "qlora-accelerate-zero2",
          "freeze-pure-bf16-llamafactory-cli", "builtin-ddp")
+
+
+def P(d: dict) -> Plan:
+    return Plan.from_dict(d)
+
 
 OPTS = ExportOptions(dataset_name="alpaca_en_demo", dataset_dir="/data/llama factory", output_dir="/runs/qwen-lora",
                      template="qwen", partition="gpu", account="proj-42", tool_version="",
                      python="/opt/venv/bin/python3")  # golden files: no version, a fixed interpreter
 
 
+def opts_for(name: str, opts: ExportOptions = None) -> ExportOptions:
+    return (opts or OPTS).with_(launcher=LAUNCHER.get(name, (opts or OPTS).launcher))
+
+
 def build(name: str, opts: ExportOptions = OPTS, formats=("all",)):
-    return B.build_bundle(plan_case(name), tuple(formats), opts)
+    return B.build_bundle(P(plan_case(name)), tuple(formats), opts_for(name, opts))
 
 
 # ----------------------------------------------------------------------------- golden files
@@ -153,13 +170,13 @@ NASTY = "/tmp/my dir/it's \"$HOME\" `id` $(echo pwned); a\\b"
 def nasty_case(name: str) -> dict:
     p = plan_case(name)
     p["recommended"]["env"] = dict(p["recommended"]["env"], HF_HOME=NASTY, WANDB_NAME="a b'c")
-    p["warnings"].append({"code": "x", "message": "line1\nrm -rf / $(boom)", "fix": "`x`"})
+    p["warnings"].append({"code": "memory-tight", "message": "line1\nrm -rf / $(boom)", "fix": "`x`"})
     return p
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_scripts_pass_bash_n_and_shellcheck(tmp_path, case):
-    bundle = B.build_bundle(nasty_case(case), ("all",), OPTS.with_(master_port=29501))
+    bundle = B.build_bundle(P(nasty_case(case)), ("all",), opts_for(case, OPTS.with_(master_port=29501)))
     out = tmp_path / "bundle with space $x"
     B.write_bundle(bundle, str(out))
     for script in ("run.sh", "slurm.sbatch"):
@@ -200,7 +217,7 @@ def run_with_stubs(tmp_path: Path, plan: dict, opts: ExportOptions = OPTS, extra
         (bin_dir / prog).write_text(STUB)
         (bin_dir / prog).chmod(0o755)
     out = tmp_path / "my bundle $HOME"
-    B.write_bundle(B.build_bundle(plan, ("sh",), opts), str(out), force=True)
+    B.write_bundle(B.build_bundle(P(plan), ("sh",), opts), str(out), force=True)
     record = tmp_path / "stub.txt"
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "STUB_OUT": str(record), "HOME": str(tmp_path)}
     env.update(extra_env or {})
@@ -245,24 +262,24 @@ def test_run_sh_launchers(tmp_path):
     assert r.returncode == 0 and seen["PROG"] == "python-stub", r.stderr
     r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"), OPTS.with_(runner="builtin"))
     assert r.returncode == 127 and "cannot run /opt/venv/bin/python3; set ROCM_TUNE_PYTHON" in r.stderr
-    r, seen = run_with_stubs(tmp_path, plan_case("freeze-pure-bf16-llamafactory-cli"))
+    r, seen = run_with_stubs(tmp_path, plan_case("freeze-pure-bf16-llamafactory-cli"),
+                             opts_for("freeze-pure-bf16-llamafactory-cli"))
     assert seen["PROG"] == "llamafactory-cli" and seen["FORCE_TORCHRUN"] == "1" and seen["NPROC_PER_NODE"] == "8"
-    r, seen = run_with_stubs(tmp_path, plan_case("qlora-accelerate-zero2"))
+    r, seen = run_with_stubs(tmp_path, plan_case("qlora-accelerate-zero2"), opts_for("qlora-accelerate-zero2"))
     assert seen["PROG"] == "accelerate"
     assert seen["ARG"][:3] == ["launch", "--config_file", "accelerate.yaml"]
     assert seen["ARG"][-3:] == ["-m", "llamafactory.launcher", "llamafactory.yaml"]
     # deepspeed launcher, one node with visible devices -> --include
-    p = plan_case("mi50-ddp-fp32")
-    p["recommended"]["launcher"] = "deepspeed"
-    r, seen = run_with_stubs(tmp_path, p)
+    r, seen = run_with_stubs(tmp_path, plan_case("mi50-ddp-fp32"), OPTS.with_(launcher="deepspeed"))
     assert seen["PROG"] == "deepspeed" and seen["ARG"][:2] == ["--include", "localhost:0,1"]
     assert "--module" in seen["ARG"]
 
 
 def test_multi_node_run_sh_needs_master_addr(tmp_path):
-    r, seen = run_with_stubs(tmp_path, plan_case("zero3-offload-2nodes"))
+    r, seen = run_with_stubs(tmp_path, plan_case("zero3-offload-2nodes"), opts_for("zero3-offload-2nodes"))
     assert r.returncode != 0 and "set MASTER_ADDR" in r.stderr
-    r, seen = run_with_stubs(tmp_path, plan_case("zero3-offload-2nodes"), extra_env={"MASTER_ADDR": "10.0.0.1"})
+    r, seen = run_with_stubs(tmp_path, plan_case("zero3-offload-2nodes"), opts_for("zero3-offload-2nodes"),
+                             extra_env={"MASTER_ADDR": "10.0.0.1"})
     assert r.returncode == 0, r.stderr
     assert seen["PROG"] == "deepspeed"
     # --no_ssh + NODE_RANK: each node starts its own processes from the shipped hostfile's counts
@@ -291,7 +308,7 @@ def test_slurm_script_for_several_nodes():
 @pytest.mark.parametrize("case", CASES)
 def test_yaml_and_json_round_trip(case):
     bundle = build(case)
-    r = resolve(plan_case(case), OPTS)
+    r = resolve(P(plan_case(case)), opts_for(case))
     lf = yaml.safe_load(bundle.files["llamafactory.yaml"])
     assert lf == LF.as_dict(r, OPTS)
     assert set(lf) <= set(LF.KNOWN_KEYS)
@@ -315,7 +332,7 @@ def test_deepspeed_values_match_the_trainer(case):
     integration fills them from the YAML, so `bash run.sh learning_rate=5e-5 per_device_train_batch_size=2`
     works. What it fills them with (the YAML's values) is checked by tests/realstack with the real
     transformers + DeepSpeed; precision is explicit and must equal the YAML."""
-    r = resolve(plan_case(case), OPTS)
+    r = resolve(P(plan_case(case)), opts_for(case))
     lf = LF.as_dict(r, OPTS)
     ds = DS.config(r, OPTS)
     for key in ("train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "train_batch_size",
@@ -325,6 +342,13 @@ def test_deepspeed_values_match_the_trainer(case):
     assert ds["fp16"]["loss_scale"] == 0
     z = ds["zero_optimization"]
     assert z["stage"] == r.zero_stage
+    # the estimate's own ZeRO numbers (buckets from the model's shape), not fixed defaults
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.runners.deepspeed import zero_settings
+
+    plan = P(plan_case(case))
+    assert z == (zero_settings(load_model(plan.model.ref), plan.train_config()) or {"stage": 0})
+    assert z.get("reduce_bucket_size") in (None, 3584 * 3584)  # qwen2.5-7b: hidden 3584
     if r.offload in ("optimizer", "all"):
         assert z["offload_optimizer"] == {"device": "cpu", "pin_memory": True}
         assert ds["optimizer"]["params"] == {"lr": "auto", "betas": "auto", "eps": "auto", "weight_decay": "auto"}
@@ -334,18 +358,18 @@ def test_deepspeed_values_match_the_trainer(case):
 
 
 def test_precision_attention_and_method_switches():
-    q = LF.as_dict(resolve(plan_case("qlora-accelerate-zero2"), OPTS), OPTS)
+    q = LF.as_dict(resolve(P(plan_case("qlora-accelerate-zero2")), opts_for("qlora-accelerate-zero2")), OPTS)
     assert q["finetuning_type"] == "lora" and q["quantization_bit"] == 4 and q["bf16"] is True
     assert q["flash_attn"] == "fa2" and q["disable_gradient_checkpointing"] is True
     assert q["optim"] == "paged_adamw_8bit" and q["ddp_find_unused_parameters"] is False
-    m = LF.as_dict(resolve(plan_case("mi50-ddp-fp32"), OPTS), OPTS)
+    m = LF.as_dict(resolve(P(plan_case("mi50-ddp-fp32")), opts_for("mi50-ddp-fp32")), OPTS)
     assert m["flash_attn"] == "disabled" and m["bf16"] is False and m["fp16"] is False
     assert m["use_reentrant_gc"] is False and "disable_gradient_checkpointing" not in m
     assert m["lora_rank"] == 64 and m["lora_alpha"] == 128 and m["learning_rate"] == 1e-5
-    f = LF.as_dict(resolve(plan_case("freeze-pure-bf16-llamafactory-cli"), OPTS), OPTS)
+    f = LF.as_dict(resolve(P(plan_case("freeze-pure-bf16-llamafactory-cli")), opts_for("freeze-pure-bf16-llamafactory-cli")), OPTS)
     assert f["pure_bf16"] is True and f["bf16"] is False and f["finetuning_type"] == "freeze"
     assert f["freeze_trainable_layers"] == 4 and f["stage"] == "dpo" and "lora_rank" not in f
-    s = LF.as_dict(resolve(plan_case("single-bf16"), OPTS), OPTS)
+    s = LF.as_dict(resolve(P(plan_case("single-bf16")), opts_for("single-bf16")), OPTS)
     assert "ddp_find_unused_parameters" not in s and "use_reentrant_gc" not in s
 
 
@@ -369,12 +393,12 @@ def test_training_argument_names_exist_in_transformers():
 
 
 def test_warmup_key_option():
-    r = resolve(plan_case("single-bf16"), OPTS)
+    r = resolve(P(plan_case("single-bf16")), OPTS)
     assert LF.as_dict(r, OPTS)["warmup_ratio"] == 0.1
     new = LF.as_dict(r, OPTS.with_(warmup_key="warmup_steps"))
     assert new["warmup_steps"] == 0.1 and "warmup_ratio" not in new
     # the built-in trainer reads warmup_ratio whatever transformers is installed
-    rb = resolve(plan_case("single-bf16"), OPTS.with_(runner="builtin"))
+    rb = resolve(P(plan_case("single-bf16")), OPTS.with_(runner="builtin"))
     assert "warmup_ratio" in LF.as_dict(rb, OPTS.with_(warmup_key="warmup_steps", runner="builtin"))
 
 
@@ -405,7 +429,7 @@ def test_accelerate_reads_the_config(tmp_path):
         path = tmp_path / f"{case}.yaml"
         path.write_text(build(case).files["accelerate.yaml"])
         cfg = load_config_from_file(str(path))
-        r = resolve(plan_case(case), OPTS)
+        r = resolve(P(plan_case(case)), opts_for(case))
         assert cfg.num_processes == r.world_size
         assert str(cfg.distributed_type).endswith({0: "MULTI_GPU" if r.world_size > 1 else "NO"}.get(r.zero_stage, "DEEPSPEED"))
 
@@ -438,7 +462,7 @@ def test_dataset_file_gets_a_dataset_info_entry(tmp_path):
     data.write_text("".join(json.dumps({"messages": [{"role": "user", "content": "hi " * i},
                                                      {"role": "assistant", "content": "ok"}]}) + "\n"
                             for i in range(1, 6)))
-    bundle = B.build_bundle(plan_case("single-bf16"), ("llamafactory",), ExportOptions(), dataset=str(data))
+    bundle = B.build_bundle(P(plan_case("single-bf16")), ("llamafactory",), ExportOptions(), dataset=str(data))
     info = json.loads(bundle.files["dataset_info.json"])
     entry = info["chat_data"]
     assert entry["formatting"] == "sharegpt" and entry["columns"] == {"messages": "messages"}
@@ -455,18 +479,27 @@ def test_bad_plans_are_user_errors():
     p = plan_case("mi50-ddp-fp32")
     del p["recommended"]["cutoff_len"]
     with pytest.raises(UserError, match="recommended.cutoff_len"):
-        B.build_bundle(p, ("all",), OPTS)
-    for field, value, pattern in (("precision", "fp8", "precision"), ("launcher", "mpirun", "launcher 'mpirun'"),
+        P(p)
+    for field, value, pattern in (("precision", "fp8", "precision"), ("launcher", "mpirun", "launcher"),
                                   ("micro_batch", -1, "micro_batch"), ("zero_stage", 5, "zero_stage"),
-                                  ("attn", "flash", "attn")):
+                                  ("attn", "flash", "attn"), ("runner", "pytorch", "runner"),
+                                  ("cutoff_len", float("inf"), "cutoff_len")):
         p = plan_case("mi50-ddp-fp32")
         p["recommended"][field] = value
         with pytest.raises(UserError, match=pattern):
-            B.build_bundle(p, ("all",), OPTS)
+            P(p)
+    with pytest.raises(UserError, match="launcher 'mpirun' is not known"):
+        build("mi50-ddp-fp32", OPTS.with_(launcher="mpirun"))
     with pytest.raises(UserError, match="--format 'yml'"):
         B.parse_formats("sh,yml")
     with pytest.raises(UserError, match="needs a dataset"):
-        B.build_bundle(plan_case("mi50-ddp-fp32"), ("llamafactory",), ExportOptions())
+        B.build_bundle(P(plan_case("mi50-ddp-fp32")), ("llamafactory",), ExportOptions())
+    p = plan_case("qlora-accelerate-zero2")
+    p["model"]["ref"] = "/nonexistent/model"
+    with pytest.raises(UserError, match="ZeRO bucket sizes follow the model's shape"):
+        B.build_bundle(P(p), ("all",), OPTS)
+    with pytest.raises(UserError, match="cannot train stage 'dpo'"):
+        B.build_bundle(P(plan_case("freeze-pure-bf16-llamafactory-cli")), ("all",), OPTS.with_(runner="builtin"))
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -511,7 +544,7 @@ def test_cli_errors_and_unfit_plan(tmp_path):
 def test_render_bundle_api_for_the_tui():
     from rocm_tune.core.export import render_bundle
 
-    files = render_bundle(plan_case("single-bf16"), ["sh"], OPTS)
+    files = render_bundle(P(plan_case("single-bf16")), ["sh"], OPTS)
     assert set(files) == {"run.sh", "llamafactory.yaml", "plan.json"}
 
 
@@ -521,11 +554,10 @@ def test_core_export_imports_no_heavy_modules():
     assert out.stdout.strip() == "[]"
 
 
-def test_plan_dict_is_not_mutated():
-    p = plan_case("zero3-offload-2nodes")
-    before = copy.deepcopy(p)
-    B.build_bundle(p, ("all",), OPTS)
-    assert p == before
+def test_the_bundles_plan_json_reads_back_as_the_same_plan():
+    p = P(plan_case("zero3-offload-2nodes"))
+    bundle = B.build_bundle(p, ("all",), opts_for("zero3-offload-2nodes"))
+    assert Plan.from_dict(json.loads(bundle.files["plan.json"])) == p
 
 
 def test_template_from_family_and_preset_hub_id():
@@ -536,7 +568,7 @@ def test_template_from_family_and_preset_hub_id():
     assert LF.guess_template("weird", "x") == "default"
     p = plan_case("single-bf16")
     p["model"].update(ref="qwen2.5-7b", name="qwen2.5-7b")
-    bundle = B.build_bundle(p, ("llamafactory",), ExportOptions(dataset_name="d", dataset_dir="/data"))
+    bundle = B.build_bundle(P(p), ("llamafactory",), ExportOptions(dataset_name="d", dataset_dir="/data"))
     lf = yaml.safe_load(bundle.files["llamafactory.yaml"])
     assert lf["template"] == "qwen"
     assert lf["model_name_or_path"] == "Qwen/Qwen2.5-7B-Instruct"  # LLaMA-Factory cannot load a preset name
@@ -577,15 +609,24 @@ def _tree(folder: Path) -> dict:
             for p in sorted(folder.iterdir())}
 
 
+def _raw_tree(folder: Path) -> dict:
+    return {p.name: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in sorted(folder.iterdir())}
+
+
 def _app_and_cli_bundles(tmp_path: Path, plan: dict) -> tuple[dict, dict]:
+    """The app's export and a real `rocm-tune export --plan` into the same directory (one after the other):
+    the bundle names its own absolute directory, so the same -o must give the same bytes."""
     from rocm_tune.tui import export_model as em
 
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(plan, indent=1))
-    em.write(plan, list(em.DEFAULT_FORMATS), str(tmp_path / "app"), False)
-    r = run_cli("export", "--plan", str(plan_file), "-o", str(tmp_path / "cli"))
+    out = tmp_path / "bundle dir"
+    em.write(plan, list(em.DEFAULT_FORMATS), str(out), False)
+    app = _raw_tree(out)
+    shutil.rmtree(out)
+    r = run_cli("export", "--plan", str(plan_file), "-o", str(out))
     assert r.returncode == 0, r.stderr
-    return _tree(tmp_path / "app"), _tree(tmp_path / "cli")
+    return app, _raw_tree(out)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -750,8 +791,11 @@ def test_runner_flag_and_its_deprecated_aliases(tmp_path):
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")  # the alias means exactly --runner builtin
     assert "-m rocm_tune train llamafactory.yaml" in (tmp_path / "b" / "run.sh").read_text()
     dpo = _plan_file(tmp_path, "freeze-pure-bf16-llamafactory-cli", launcher="torchrun")
-    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--dataset-dir", "/d", "--runner", "hf")
+    r = run_cli("export", "--plan", str(dpo), "-o", str(tmp_path / "c"), "--dataset-name", "d", "--dataset-dir", "/d", "--runner", "builtin")
     _one_line(r, "cannot train stage 'dpo'")
+    r = run_cli("export", "--plan", str(plan), "-o", str(tmp_path / "h"), "--dataset", str(data), "--runner", "hf")
+    _one_line(r, "runner hf (--runner) is your own transformers Trainer script")
+    assert not (tmp_path / "h").exists()
     state = tmp_path / "state"
     r = run_cli("run", "--plan", str(plan), "--dataset", str(data), "--with", "llamafactory",
                 env={"XDG_STATE_HOME": str(state), "PATH": os.path.dirname(sys.executable)})
@@ -787,3 +831,38 @@ def test_run_plan_finds_its_trainer_without_rocm_tune_on_path(tmp_path):
     log = (tmp_path / "r" / rd.STDOUT_LOG).read_text()
     assert "not found" not in log and "Qwen/Qwen2.5-7B-Instruct" in log, log[-2000:]
     assert json.loads((tmp_path / "r" / rd.EXIT_JSON).read_text())["returncode"] not in (126, 127)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("runner", ["llamafactory", "builtin"])
+def test_run_sh_starts_exactly_the_launch_spec(tmp_path, case, runner):
+    """run.sh and `run --plan` share one LaunchSpec: the command run.sh really execs (recorded by stub programs)
+    is the argv the launcher resolves from the same spec, environment references included."""
+    if runner == "builtin" and plan_case(case)["goal"]["stage"] not in ("sft", "pt"):
+        pytest.skip("the built-in trainer does not train dpo")
+    py = tmp_path / "bin" / "py-stub"
+    py.parent.mkdir()
+    py.write_text(STUB)
+    py.chmod(0o755)
+    opts = opts_for(case, OPTS.with_(runner=runner, python=str(py)))
+    if runner == "builtin" and opts.launcher == "llamafactory-cli":
+        opts = opts.with_(launcher=None)
+    env = {"MASTER_ADDR": "10.0.0.7", "NODE_RANK": "1"}
+    r, seen = run_with_stubs(tmp_path, plan_case(case), opts, extra_env=env)
+    assert r.returncode == 0, r.stderr
+    spec = B.build_bundle(P(plan_case(case)), ("sh",), opts).launch
+    argv, spec_env = spec.resolve({"PATH": os.environ["PATH"], **env})
+    assert [os.path.basename(argv[0]), *argv[1:]] == [seen["PROG"], *seen["ARG"]]
+    for k in ("FORCE_TORCHRUN", "NPROC_PER_NODE", "HIP_VISIBLE_DEVICES"):
+        assert seen.get(k, "") == spec_env.get(k, ""), k
+
+
+def test_launch_spec_reads_what_only_the_starting_machine_knows():
+    spec = build("zero3-offload-2nodes").launch
+    with pytest.raises(UserError, match="MASTER_ADDR is not set"):
+        spec.resolve({"PATH": "/usr/bin"})
+    argv, _ = spec.resolve({"MASTER_ADDR": "10.1.1.1"})
+    assert argv[argv.index("--node_rank") + 1] == "0" and "10.1.1.1" in argv  # NODE_RANK defaults to 0
+    spec = build("builtin-ddp").launch
+    assert spec.resolve({})[0][:3] == ["/opt/venv/bin/python3", "-m", "torch.distributed.run"]
+    assert spec.resolve({"ROCM_TUNE_PYTHON": "/other/python"})[0][0] == "/other/python"

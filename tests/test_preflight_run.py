@@ -101,3 +101,14 @@ def test_start_preflight_core_api_for_the_tui(tiny_model, tmp_path):
     assert res["status"] == "verified" and len(res["steps"]["attempts"]) == 1
     log = (tmp_path / "run" / "stdout.log").read_text()
     assert "VERIFIED" in log and "predicted" in log
+
+
+def test_a_peer_that_never_joins_fails_the_preflight_within_the_timeout(tiny_model, tmp_path):
+    plan = _plan(tiny_model, tmp_path, "--gpus", "2", "--cutoff-len", "16")
+    r = run_cli("preflight", str(plan), "--wait", "--timeout", "3", "--skip", "device", "--skip", "steps",
+                "--absent-rank", "1", timeout=300)
+    assert r.returncode == 1, r.stderr[-2000:]
+    out = r.stdout                                   # the run's log followed live, then the verdict
+    assert "collectives across 2 processes (timeout 3 s)" in out
+    assert "DOES NOT HOLD" in out and "[collective-hang]" in out and "intel_iommu=off" in out
+    assert not (tmp_path / "plan.preflight.json").exists()      # nothing re-planned, nothing written

@@ -59,6 +59,16 @@ def test_execution_states_what_runs_and_warns_with_the_fix(qwen7b):
     assert bf.warning is None and bf.regime.autocast == "bf16" and bf.regime.trainable_dtype == "fp32"
 
 
+def test_lf_launch_with_a_pinned_dtype_is_estimated_as_the_builtin_regime(qwen7b):
+    from rocm_tune.core.runners import estimated_runner
+
+    assert estimated_runner("llamafactory", pinned_compute_dtype="fp32") == "builtin"
+    assert estimated_runner("llamafactory") == "llamafactory" and estimated_runner("hf") == "hf"
+    pinned = TrainConfig(method="lora", precision="fp32", runner=estimated_runner("llamafactory",
+                                                                                  pinned_compute_dtype="fp32"))
+    assert estimate(qwen7b, pinned).per_gpu.frozen_weights_bytes == _blk(4 * qwen7b.params.total)
+
+
 def test_llamafactory_full_fp32_upcasts_everything(qwen7b):
     r = regime(qwen7b, TrainConfig(method="full", precision="fp32", runner="llamafactory"))
     assert (r.trainable_dtype, r.compute_dtype, r.ignores_request) == ("fp32", "fp32", False)

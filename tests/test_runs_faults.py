@@ -403,3 +403,51 @@ def test_finite_fields_only_in_to_dict():
     info = rd.RunInfo(id="x", name="x", dir="/", status="lost", created_at=math.nan, loss=math.inf)
     d = info.to_dict()
     assert d["created_at"] is None and d["loss"] is None
+
+
+def test_runs_shows_progress_and_loss_of_a_text_log_run():
+    """Issue 12 item 10: a run without metrics.jsonl shows what its text log says (HF dicts, tqdm)."""
+    info = rd.create_run(["python", "train.py"], name="textlog")
+    lines = ["***** Running training *****", "  Total optimization steps = 40"]
+    for s in range(1, 13):
+        lines.append(f" {s * 100 // 40}%|##| {s}/40 [00:{s:02d}<00:30, 1.50s/it]")
+        lines.append(f"{{'loss': {2.0 - s / 10:.4f}, 'grad_norm': 1.0, 'learning_rate': 0.0001, 'epoch': {s / 40}}}")
+    (Path(info.dir) / "stdout.log").write_text("\n".join(lines) + "\n")
+    r = [x for x in json.loads(run_cli("runs", "--json").stdout)["runs"] if x["id"] == info.id][0]
+    assert r["step"] == 12 and r["total_steps"] == 40 and abs(r["loss"] - 0.8) < 1e-9
+    human = run_cli("runs").stdout
+    assert "12/40 30%" in human and "0.8" in human
+
+
+def test_core_runs_has_no_import_cycle():
+    """Issue 11: launcher <-> rundir <-> registry went through a facade at the end of rundir.py."""
+    import ast
+
+    base = Path(rd.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for f in base.glob("*.py"):
+        mod = f.stem
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("rocm_tune.core.runs."):
+                    deps.add(node.module.rsplit(".", 1)[1])
+                elif node.module == "rocm_tune.core.runs":
+                    deps.update(a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name.rsplit(".", 1)[1] for a in node.names if a.name.startswith("rocm_tune.core.runs."))
+        graph[mod] = deps - {mod}
+
+    def cycle_from(start):
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph.get(node, ()):
+                if nxt == start:
+                    return path + [nxt]
+                if nxt not in path:
+                    stack.append((nxt, path + [nxt]))
+        return None
+
+    cycles = [c for c in (cycle_from(m) for m in graph) if c]
+    assert cycles == [], cycles

@@ -93,22 +93,40 @@ def test_methods_and_precisions(assets, tmp_path, kw, trainable_kind):
         assert (tmp_path / "o" / "adapter_model.safetensors").exists()
 
 
+def _nan_model(assets, dest):
+    """A copy of the tiny model whose final norm weights are NaN: every logit, and so every loss, is NaN by
+    construction (not by hoping an optimizer diverges, which depends on the CPU's floating-point path)."""
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    model_dir, data = assets
+    shutil.copytree(model_dir, dest)
+    weights = dest / "model.safetensors"
+    tensors = load_file(str(weights))
+    norm = "model.norm.weight"
+    assert norm in tensors, sorted(tensors)
+    tensors[norm] = torch.full_like(tensors[norm], float("nan"))
+    save_file(tensors, str(weights), metadata={"format": "pt"})
+    return dest, data
+
+
 def test_nan_loss_stops_with_an_error_record(assets, tmp_path):
     from rocm_tune.train.trainer import train
 
     out = tmp_path / "nan"
-    cfg = cfg_for(assets, out, finetuning_type="full", learning_rate=10.0, max_grad_norm=0, optim="sgd",
-                  max_steps=12, logging_steps=1)
+    poisoned = _nan_model(assets, tmp_path / "nan-model")
+    cfg = cfg_for(poisoned, out, finetuning_type="full", max_steps=12, logging_steps=1)
     assert train(cfg) == 1
     recs = records(out / "metrics.jsonl")
     errs = [r for r in recs if r["type"] == "error"]
     assert errs and errs[0]["kind"] in ("nan_loss", "nan_grad") and "NaN/Inf" in errs[0]["message"]
     assert recs[-1]["type"] == "end" and recs[-1]["status"] == "failed"
-    assert recs[-1]["step"] < 12
+    assert recs[-1]["step"] < 12 and errs[0]["step"] == 1   # the first step is already NaN
     # nan_policy: skip keeps going to the end and counts the skipped steps
     out2 = tmp_path / "skip"
-    cfg2 = cfg_for(assets, out2, finetuning_type="full", learning_rate=10.0, max_grad_norm=0, optim="sgd",
-                   max_steps=12, logging_steps=1, nan_policy="skip")
+    cfg2 = cfg_for(poisoned, out2, finetuning_type="full", max_steps=12, logging_steps=1, nan_policy="skip")
     assert train(cfg2) == 0
     recs2 = records(out2 / "metrics.jsonl")
     assert recs2[-1]["status"] == "finished" and recs2[-1]["step"] == 12

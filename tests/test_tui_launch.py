@@ -168,3 +168,41 @@ def test_launch_without_dataset_says_so_and_starts_nothing(tmp_path, monkeypatch
     from rocm_tune.core.runs.registry import runs_root
 
     assert not runs_root().exists() or not any(runs_root().iterdir())
+
+
+@pytest.mark.slow
+def test_plan_screen_starts_a_preflight_and_watches_it(tmp_path, monkeypatch):
+    """ctrl+p on the Plan screen: asks first, then `core.preflight.start_preflight` of the plan shown."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(json.dumps({
+        "model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 400, "max_position_embeddings": 512,
+        "tie_word_embeddings": True}))
+    backend = FakeBackend("mi50-32gb", 1, seed=1)
+    started: dict = {}
+
+    async def go():
+        app = RocmTuneApp(start="plan", answers=_answers(tmp_path / "m"), backend=backend, poll_interval=0.3)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 30, "plan")
+            await pilot.press("ctrl+p")
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 10, "confirmation")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: "no preflight" in status(app), 5, "declined")
+            await pilot.press("ctrl+p")
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 10, "confirmation")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: _screen(app) == "MonitorScreen", 30, "monitor")
+            started["id"] = app.screen.target
+
+    try:
+        asyncio.run(go())
+        info = find_run(started["id"])
+        assert info.kind == "preflight"
+        assert json.loads((Path(info.dir) / "plan.json").read_text())["model"]["name"]
+    finally:
+        if started.get("id") and find_run(started["id"]).status == "running":
+            from rocm_tune.core.runs.launcher import stop_run
+
+            stop_run(started["id"], grace=2)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 
 from rocm_tune.commands._common import int_range
-from rocm_tune.core.errors import UserError
 from rocm_tune.core import vocabulary as V
+from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory import TrainConfig
 from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, STAGES
 
@@ -19,7 +19,7 @@ def _int_limit(flag: str, name: str):
     return int_range(flag, int(lim.lo), int(lim.hi))
 
 
-def _choice(flag: str, allowed: tuple[str, ...]):
+def choice_type(flag: str, allowed: tuple[str, ...]):
     def parse(text: str) -> str:
         value = text.strip().lower().replace("-", "_") if flag in ("--precision", "--optim") else text.strip().lower()
         if value not in allowed:
@@ -51,7 +51,7 @@ def add_train_flags(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("training configuration")
     g.add_argument("--model", "-m", default=None,
                    help="preset name, model directory, config.json, or a hub id in the local HF/ModelScope cache")
-    g.add_argument("--method", type=_choice("--method", METHODS), default=None,
+    g.add_argument("--method", type=choice_type("--method", METHODS), default=None,
                    help="full | freeze | lora | qlora (default lora)")
     g.add_argument("--lora-rank", type=_int_limit("--lora-rank", "lora_rank"), default=None, help="LoRA rank (default 8)")
     g.add_argument("--lora-alpha", type=_int_limit("--lora-alpha", "lora_alpha"), default=None,
@@ -65,7 +65,7 @@ def add_train_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--freeze-layers", dest="freeze_trainable_layers",
                    type=_int_limit("--freeze-layers", "freeze_trainable_layers"), default=None,
                    help="freeze: the last N decoder layers train (default 2)")
-    g.add_argument("--precision", type=_choice("--precision", PRECISIONS), default=None,
+    g.add_argument("--precision", type=choice_type("--precision", PRECISIONS), default=None,
                    help="fp32 | bf16 | fp16 | pure_bf16 (default bf16)")
     g.add_argument("--cutoff-len", type=_int_limit("--cutoff-len", "cutoff_len"), default=None,
                    help="sequence length in tokens (default 1024)")
@@ -74,15 +74,15 @@ def add_train_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--gradient-checkpointing", dest="gradient_checkpointing",
                    action=argparse.BooleanOptionalAction, default=None,
                    help="recompute each decoder layer in backward (default on)")
-    g.add_argument("--attn", type=_choice("--attn", ATTNS), default=None, help="eager | sdpa | fa2 (default sdpa)")
-    g.add_argument("--optim", type=_choice("--optim", OPTIMS), default=None,
+    g.add_argument("--attn", type=choice_type("--attn", ATTNS), default=None, help="eager | sdpa | fa2 (default sdpa)")
+    g.add_argument("--optim", type=choice_type("--optim", OPTIMS), default=None,
                    help=f"{' | '.join(OPTIMS)} (default adamw)")
     g.add_argument("--gpus", type=_int_limit("--gpus", "gpus"), default=None, help="GPUs per node (default 1)")
     g.add_argument("--nodes", type=_int_limit("--nodes", "nodes"), default=None, help="nodes (default 1)")
     g.add_argument("--zero", type=_zero, default=None, help="DeepSpeed ZeRO stage 0-3 (0 = DDP / single GPU)")
-    g.add_argument("--offload", type=_choice("--offload", OFFLOADS), default=None,
+    g.add_argument("--offload", type=choice_type("--offload", OFFLOADS), default=None,
                    help="none | optimizer | all (DeepSpeed CPU offload)")
-    g.add_argument("--stage", type=_choice("--stage", STAGES), default=None, help="sft | dpo | pt (default sft)")
+    g.add_argument("--stage", type=choice_type("--stage", STAGES), default=None, help="sft | dpo | pt (default sft)")
 
 
 _FIELDS = {

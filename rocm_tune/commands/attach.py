@@ -102,10 +102,7 @@ def run(args: argparse.Namespace) -> int:
             print("\n".join([_human(snap), *human_lines(extra["measured"], extra["predicted"])]))
         return 0
     if not args.plain and sys.stdout.isatty():
-        try:
-            from rocm_tune.tui.app import run_app
-        except ImportError:
-            run_app = None
-        if run_app is not None:
-            return int(run_app(attach=spec) or 0)
+        from rocm_tune.tui.app import run_app
+
+        return int(run_app(attach=spec) or 0)
     return watch.stream_plain(target, out=sys.stdout, follow=not args.no_follow, interval=args.interval)

@@ -241,22 +241,14 @@ def run(args: argparse.Namespace) -> int:
 
     code = None
     if sys.stdout.isatty() and not args.plain:
-        try:
-            from rocm_tune.tui.app import run_app
-        except ImportError:
-            run_app = None
-        if run_app is not None:
-            code = run_app(attach=info.id)
+        from rocm_tune.tui.app import run_app
+
+        code = run_app(attach=info.id)
     if code is None:
+        from rocm_tune.core.runs.watch import stream_plain
+
         try:
-            from rocm_tune.core.runs.watch import stream_plain
-        except ImportError:
-            stream_plain = None
-        try:
-            if stream_plain is not None:
-                stream_plain(info.id)
-            else:
-                _follow_minimal(info.id)
+            stream_plain(info.id)
         except KeyboardInterrupt:
             print(f"\nmonitor closed; the run goes on: rocm-tune attach {info.id} / rocm-tune stop {info.id}")
             return 0
@@ -266,30 +258,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"the run goes on in the background: rocm-tune attach {info.id} / rocm-tune stop {info.id}")
     return 0 if s["status"] in ("finished", "running") else 1
-
-
-def _follow_minimal(run_id: str) -> None:
-    """One line per logged step from metrics.jsonl (used only when core.runs.watch is missing)."""
-    from rocm_tune.core.runs.registry import find_run
-
-    info = find_run(run_id)
-    pos = 0
-    while True:
-        try:
-            with open(info.metrics_path, encoding="utf-8") as fh:
-                fh.seek(pos)
-                chunk = fh.read()
-                pos = fh.tell()
-        except OSError:
-            chunk = ""
-        for line in chunk.splitlines():
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if r.get("type") == "step":
-                print(f"step {r.get('step')}: loss {r.get('loss'):.4f}  lr {r.get('learning_rate'):.2e}  "
-                      f"{r.get('tokens_per_s')} tok/s", flush=True)
-        if find_run(run_id).status != "running":
-            return
-        time.sleep(0.5)

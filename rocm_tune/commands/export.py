@@ -19,7 +19,8 @@ def add_runner_arguments(group, *, legacy_trainer: bool = True) -> None:
     """`--runner` (what trains) and `--python` (the interpreter of the built-in trainer); for export, the
     deprecated `--trainer` (hidden) too."""
     _add(group, "--runner", type=_runner, default=None, metavar="{llamafactory,hf,builtin}",
-         help="what trains: LLaMA-Factory, or rocm-tune's built-in transformers Trainer (hf, builtin) "
+         help="what trains: LLaMA-Factory or rocm-tune's built-in trainer (hf, your own transformers Trainer "
+              "script, can be planned but not exported) "
               "(default: the plan's runner)")
     _add(group, "--python", type=lambda t: check_python(t), default=None, metavar="PATH",
          help="Python that runs the built-in trainer (default: $ROCM_TUNE_PYTHON, else this one)")
@@ -32,7 +33,7 @@ _LEGACY_TRAINER = {"llamafactory": "llamafactory", "rocm-tune": "builtin"}
 
 def runner_from_args(args: argparse.Namespace) -> str | None:
     """--runner, or the deprecated --trainer mapped to it (a note on stderr)."""
-    legacy = getattr(args, "legacy_trainer", None)
+    legacy = args.legacy_trainer
     if legacy is None:
         return args.runner
     if legacy not in _LEGACY_TRAINER:
@@ -89,29 +90,21 @@ def _template(text: str) -> str:
     return value
 
 
-def _plan_command():
-    try:
-        from rocm_tune.commands import plan as plan_cmd
-    except ImportError:
-        return None
-    return plan_cmd if hasattr(plan_cmd, "add_arguments") else None
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    plan_cmd = _plan_command()
-    if plan_cmd is not None:
-        before = list(parser._actions)
-        plan_cmd.add_arguments(parser)  # the same flags as `rocm-tune plan` (not needed with --plan)
-        for action in parser._actions:
-            if action in before:
-                continue
-            _PLAN_DESTS.add(action.dest)
-            _DEFAULTS[action.dest] = action.default
-            if action.option_strings:
-                action.required = False  # --plan replaces them
-            elif action.nargs is None:
-                action.nargs = "?"  # a positional MODEL becomes optional for --plan
-                action.default = None
+    from rocm_tune.commands import plan as plan_cmd
+
+    before = list(parser._actions)
+    plan_cmd.add_arguments(parser)  # the same flags as `rocm-tune plan` (not needed with --plan)
+    for action in parser._actions:
+        if action in before:
+            continue
+        _PLAN_DESTS.add(action.dest)
+        _DEFAULTS[action.dest] = action.default
+        if action.option_strings:
+            action.required = False  # --plan replaces them
+        elif action.nargs is None:
+            action.nargs = "?"  # a positional MODEL becomes optional for --plan
+            action.default = None
     ex = parser.add_argument_group("export")
     _add(ex, "--plan", metavar="PLAN_JSON", help="export this plan.json (from `rocm-tune plan --json`) instead of planning")
     _add(ex, "--format", default="all",
@@ -154,23 +147,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(parser, "--json", action="store_true", help="print the written files as one JSON object")
 
 
-def _plan_from_flags(args: argparse.Namespace) -> dict:
-    plan_cmd = _plan_command()
-    if plan_cmd is None:
-        raise UserError("give --plan plan.json (the planner flags are not available in this build)")
-    for name in ("plan_from_args", "result_from_args", "request_from_args", "build_request", "make_request"):
-        fn = getattr(plan_cmd, name, None)
-        if fn is None:
-            continue
-        out = fn(args)
-        if hasattr(out, "to_dict") and hasattr(out, "recommended"):
-            return out.to_dict()
-        if isinstance(out, dict):
-            return out
-        from rocm_tune.core.planner import plan as run_plan
+def _plan_from_flags(args: argparse.Namespace):
+    """The plan `rocm-tune plan` makes from the same flags (typed)."""
+    from rocm_tune.commands import plan as plan_cmd
+    from rocm_tune.core.planner import plan as run_plan
 
-        return run_plan(out).to_dict()
-    raise UserError("give --plan plan.json (the planner's request builder was not found)")
+    return run_plan(plan_cmd.build_request(args)).plan
 
 
 def _options(args: argparse.Namespace) -> ExportOptions:
@@ -220,14 +202,11 @@ def run(args: argparse.Namespace) -> int:
         plan = load_plan(args.plan)
     else:
         plan = _plan_from_flags(args)
-    if plan.get("fits") is False and not args.allow_unfit:
+    if not plan.fits and not args.allow_unfit:
         print("rocm-tune export: the plan does not fit in GPU memory (does-not-fit); nothing written. "
               "Pick an alternative from `rocm-tune plan`, or pass --allow-unfit.", file=sys.stderr)
         return 1
-    dataset = getattr(args, "dataset", None)
-    if dataset is not None and not isinstance(dataset, str):
-        dataset = None
-    bundle = build_bundle(plan, formats, _options(args), dataset=dataset)
+    bundle = build_bundle(plan, formats, _options(args), dataset=args.dataset)
     written = write_bundle(bundle, args.out, force=args.force)
     if args.json:
         print_json({

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from rocm_tune.commands._common import float_range, int_range, print_json
-from rocm_tune.commands._flags import add_train_flags
+from rocm_tune.commands._flags import add_train_flags, choice_type
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.units import GIB
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--effective-batch", type=_limit("--effective-batch", "effective_batch"), default=None,
                    help=f"micro-batch x GPUs x accumulation (default {V.DEFAULT_EFFECTIVE_BATCH})")
     g.add_argument("--priority", default=V.DEFAULT_PRIORITY, choices=list(V.PRIORITIES))
-    g.add_argument("--runner", default=None, choices=list(V.RUNNERS),
+    g.add_argument("--runner", type=choice_type("--runner", V.RUNNERS), default=None,
                    help=f"what runs the training loop (default {V.DEFAULT_RUNNER}; the default export target)")
     g.add_argument("--dataset", default=None,
                    help="local dataset (alpaca/sharegpt JSON/JSONL, or a dataset_info.json dir)")

@@ -44,8 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="set an environment variable for the command (repeatable)")
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the command (default: current)")
     parser.add_argument("--runner", type=_runner, default=None, metavar="{llamafactory,hf,builtin}",
-                        help="for --plan: what trains: LLaMA-Factory, or rocm-tune's built-in transformers Trainer "
-                             "(hf, builtin) (default: the plan's runner; the built-in trainer when llamafactory-cli "
+                        help="for --plan: what trains: LLaMA-Factory or rocm-tune's built-in trainer (hf, your own "
+                             "transformers Trainer script, cannot be started) (default: the plan's runner; the built-in trainer when llamafactory-cli "
                              "is not installed)")
     parser.add_argument("--python", type=lambda t: check_python(t), default=None, metavar="PATH",
                         help="for --plan: Python that runs the built-in trainer (default: $ROCM_TUNE_PYTHON, else this one)")

@@ -36,9 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def load_answers_file(path: str) -> dict[str, Any]:
     import yaml
 
+    from rocm_tune.core.files import MAX_YAML_BYTES, check_nesting, open_regular
+
     try:
+        os.close(open_regular(path, "--answers file"))  # never blocks on a FIFO, never reads a device
         with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+            text = fh.read(MAX_YAML_BYTES + 1)
+        if len(text) > MAX_YAML_BYTES:
+            raise UserError(f"--answers: {path!r} is larger than {MAX_YAML_BYTES // 2**20} MiB")
+        check_nesting(text, path, "--answers file")  # 200,000 nested '[' would exhaust the YAML parser
+        data = yaml.safe_load(text)
     except FileNotFoundError:
         raise UserError(f"--answers: no such file {path!r}") from None
     except IsADirectoryError:

@@ -1,11 +1,11 @@
 """Errors meant for people.
 
 `UserError` is bad input: the CLI prints its message on one line and exits with code 2.
-The message must name the bad value and say what is allowed.
+The message must name the bad value and say what is allowed. The class itself is defined in
+`rocm_tune.profiles.errors` (the bottom layer, so the profile loaders can raise it without importing
+core); this is where everything else imports it from.
 """
 
+from rocm_tune.profiles.errors import UserError
 
-class UserError(ValueError):
-    """Bad input from the user (path, value, option combination). Exit code 2, no traceback."""
-
-    exit_code = 2
+__all__ = ["UserError"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from itertools import accumulate
 
 from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
@@ -598,17 +599,17 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     live_layers = acts.prefix + sum(acts.per_layer)
     layer_grads = _layer_gradients(model, cfg, training, resident)
     graph = _graph_layers(cfg, training)
-    trained_before = [sum(training.layer_trains[: i + 1]) for i in range(len(graph))]
+    trained_before = list(accumulate(training.layer_trains))   # trainable layers up to and including i
+    inner_of = {}
+    for trains in (True, False):
+        inner_of[trains] = acts.layers.backward_transient(trains) * acts.tokens
+        if cfg.gradient_checkpointing:   # the layer's forward runs again and keeps everything
+            inner_of[trains] += acts.layers.kept(trains) * acts.tokens + (casts.per_layer if trains else 0)
     for i in range(len(graph) - 1, -1, -1):
         if not graph[i]:
             break
-        trains = training.layer_trains[i]
-        inner = acts.layers.backward_transient(trains) * acts.tokens
-        if cfg.gradient_checkpointing:   # the layer's forward runs again and keeps everything
-            inner += acts.layers.kept(trains) * acts.tokens + (casts.per_layer if trains else 0)
-            saved_casts = 0.0
-        else:
-            saved_casts = casts.per_layer * trained_before[i]
+        inner = inner_of[training.layer_trains[i]]
+        saved_casts = 0.0 if cfg.gradient_checkpointing else casts.per_layer * trained_before[i]
         phases.append(live_layers + inner + grads_after + layer_grads[i] + saved_casts)
         live_layers -= acts.per_layer[i]
         grads_after += layer_grads[i]

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
@@ -301,7 +302,8 @@ class Settings:
         return d
 
 
-def _absent(f: _Fields, key: str, method: str) -> None:
+def _absent(f: _Fields, key: str, method: str) -> Any:
+    """None: the key applies to LoRA methods only (a value there is an error)."""
     if f.data.get(key) is not None:
         raise UserError(f"{_WHERE}{f._name(key)} applies to method lora or qlora, not {method}")
     return None
@@ -486,6 +488,7 @@ class Plan:
             method=s.method, precision=s.precision, attn=s.attn, cutoff_len=s.cutoff_len, micro_batch=s.micro_batch,
             gradient_checkpointing=s.gradient_checkpointing, optim=s.optim, zero_stage=s.zero_stage,
             offload=s.offload, stage=self.goal.stage, gpus=self.hardware.gpus, nodes=self.hardware.nodes,
+            runner=s.runner,
             lora_rank=(s.lora_rank or V.DEFAULT_LORA_RANK) if lora else V.DEFAULT_LORA_RANK,
             lora_alpha=s.lora_alpha if lora else None,
             lora_targets=(s.lora_targets or V.DEFAULT_LORA_TARGETS) if lora else V.DEFAULT_LORA_TARGETS,

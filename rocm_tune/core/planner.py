@@ -19,28 +19,43 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from rocm_tune.core import rules, seqlen
 from rocm_tune.core import throughput as tp
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan import Goal, Hardware, Memory, ModelInfo, Option, Plan, Settings, Speed, SpeedPoint
-from rocm_tune.core.units import GIB, fmt_bytes_gib as _gib
+from rocm_tune.core.units import fmt_bytes_gib as _gib
 from rocm_tune.core.vocabulary import (
-    ATTNS, DEFAULT_CUTOFF, DEFAULT_EFFECTIVE_BATCH, DEFAULT_EPOCHS, METHODS, MIN_CUTOFF, OFFLOADS, PRECISIONS,
-    PRIORITIES, STAGES, TIGHT_FRACTION,
+    ATTNS,
+    DEFAULT_CUTOFF,
+    DEFAULT_EFFECTIVE_BATCH,
+    DEFAULT_EPOCHS,
+    METHODS,
+    MIN_CUTOFF,
+    OFFLOADS,
+    PRECISIONS,
+    PRIORITIES,
+    STAGES,
+    TIGHT_FRACTION,
 )
 from rocm_tune.core.vocabulary import MAX_SEARCH_MICRO_BATCH as MAX_MICRO_BATCH
 from rocm_tune.core.warnings import PlanWarning, make
 
+if TYPE_CHECKING:
+    from rocm_tune.core.dataset import DatasetStats
+    from rocm_tune.core.memory import MemoryEstimate, TrainConfig
+    from rocm_tune.core.model import ModelSpec
+    from rocm_tune.profiles.gpu_profiles import GpuProfile
 
 # --------------------------------------------------------------------------- request
 
 
 @dataclass(frozen=True)
 class PlanRequest:
-    model: object                          # ModelSpec
-    gpu: object                            # GpuProfile
+    model: ModelSpec
+    gpu: GpuProfile
     gpus: int = 1                          # per node
     nodes: int = 1
     cpu_ram_bytes: int | None = None       # per node; None = unknown
@@ -65,7 +80,7 @@ class PlanRequest:
     double_quant: bool | None = None
     freeze_trainable_layers: int | None = None
     # data and time
-    dataset: object | None = None          # DatasetStats
+    dataset: DatasetStats | None = None
     percentile: float = V.DEFAULT_PERCENTILE
     hours: float | None = None
     epochs: float | None = None
@@ -119,9 +134,9 @@ class PlanRequest:
 
 @dataclass(frozen=True)
 class PlanOption:
-    cfg: object                     # TrainConfig
+    cfg: TrainConfig
     grad_accum: int
-    estimate: object                # MemoryEstimate
+    estimate: MemoryEstimate
     throughput: tp.Throughput
     fits: bool
     effective_batch: int
@@ -294,7 +309,7 @@ class _Search:
             "double_quant": True if r.double_quant is None else bool(r.double_quant),
             "freeze_trainable_layers": r.freeze_trainable_layers or 2,
             "optim": r.optim or "adamw",
-            "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage,
+            "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage, "runner": r.runner,
         }
         base.update(kw)
         return self.TrainConfig(**base)
@@ -318,7 +333,7 @@ class _Search:
         """Expected padded length of a micro-batch of `mb` dataset samples, truncated at cutoff and padded
         to a multiple of 8 as the collators do (core/seqlen.py)."""
         ds = self.req.dataset
-        if ds is None or not getattr(ds, "lengths", None):
+        if ds is None or not ds.lengths:
             return float(cutoff)
         key = (mb, cutoff)
         if key not in self._pad_cache:
@@ -328,24 +343,24 @@ class _Search:
     def real_tokens(self, cutoff: int) -> float | None:
         """Mean real (unpadded) tokens per sample after truncation: what tokens/s counts."""
         ds = self.req.dataset
-        if ds is None or not getattr(ds, "lengths", None):
+        if ds is None or not ds.lengths:
             return None
         return seqlen.real_tokens_per_sample(ds.lengths, cutoff)
 
 
 def _dataset_cutoff(req: PlanRequest) -> tuple[int, str]:
-    model_max = int(getattr(req.model, "max_position_embeddings", 0) or 0) or 131072
+    model_max = int(req.model.max_position_embeddings or 0) or 131072
     ds = req.dataset
     if req.cutoff_len is not None:
         return req.cutoff_len, f"cutoff_len {req.cutoff_len} (fixed by you)"
-    if ds is not None and getattr(ds, "count", 0):
+    if ds is not None and ds.count:
         if req.priority == "context":
             want = int(ds.lengths[-1]) if ds.lengths else ds.percentile(100)
             label = "the longest sample"
         else:
             want = int(ds.percentile(req.percentile))
             label = f"the {req.percentile:g}th percentile of the dataset's token lengths ({want})"
-        rounded = ds.suggested_cutoff(req.percentile) if hasattr(ds, "suggested_cutoff") and want == \
+        rounded = ds.suggested_cutoff(req.percentile) if want == \
             int(ds.percentile(req.percentile)) and req.priority != "context" else _round_up(max(want, 1), 128)
         target = min(max(MIN_CUTOFF, int(rounded)), model_max)
         return target, f"cutoff_len {target} covers {label}"
@@ -361,8 +376,8 @@ def _dataset_cutoff(req: PlanRequest) -> tuple[int, str]:
 
 @dataclass
 class _Cand:
-    cfg: object
-    est: object
+    cfg: TrainConfig
+    est: MemoryEstimate
     grad_accum: int
     eff_batch: int
     risk: int
@@ -492,7 +507,7 @@ def _throughput(s: _Search, c: _Cand, epochs: float) -> tp.Throughput:
     req = s.req
     ds = req.dataset
     tokens = s.padded_tokens(c.cfg.micro_batch, c.cfg.cutoff_len)
-    samples = getattr(ds, "count", None) if ds is not None else None
+    samples = ds.count if ds is not None else None
     return tp.predict(req.model, c.cfg, req.gpu, trainable_params=c.est.params_trainable,
                       grad_accum=c.grad_accum, tokens_per_sample=tokens,
                       real_tokens_per_sample=s.real_tokens(c.cfg.cutoff_len), samples=samples, epochs=epochs)
@@ -719,7 +734,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
                    "max_grad_norm 0.5, and stop on the first NaN")
         warns.append(make("fp16-overflow-risk", msg, fix))
     if req.precision is not None and c.risk >= 2:
-        warns.append(make("fixed-value-risky", f"precision {req.precision} was fixed by you: {c.precision_why}"))
+        warns.append(make("fixed-value-risky", f"precision {c.precision_why}"))   # why already says "(fixed by you)"
 
     # attention
     reasons.append(c.attn_why)
@@ -805,7 +820,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     eff_target = req.effective_batch or DEFAULT_EFFECTIVE_BATCH
     eff = cfg.micro_batch * world * c.grad_accum
     reasons.append(f"effective batch {eff} = micro-batch {cfg.micro_batch} x {world} GPU(s) x accumulation "
-                   f"{c.grad_accum}" + ("" if req.effective_batch else f" (default {DEFAULT_EFFECTIVE_BATCH}; --effective-batch to change)"))
+                   f"{c.grad_accum}" + ("" if req.effective_batch not in (None, DEFAULT_EFFECTIVE_BATCH) else f" (default {DEFAULT_EFFECTIVE_BATCH}; --effective-batch to change)"))
     if eff != eff_target:
         warns.append(make(
             "effective-batch-inexact",
@@ -817,7 +832,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     reasons.append(cutoff_why if cfg.cutoff_len == target_cutoff else
                    f"cutoff_len {cfg.cutoff_len}: {target_cutoff} does not fit ({cutoff_why.split(':')[0]})")
     ds = req.dataset
-    if ds is not None and getattr(ds, "count", 0):
+    if ds is not None and ds.count:
         trunc = ds.truncated_at(cfg.cutoff_len)
         pct = 100.0 * trunc / ds.count
         if trunc:

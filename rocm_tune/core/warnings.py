@@ -46,8 +46,10 @@ WARNINGS: dict[str, tuple[str, str]] = {
     ),
     "fp16-overflow-risk": (
         "this model family is known to overflow in fp16 (grad_norm NaN, loss 0.0)",
-        ("train in bf16 on a GPU with native bf16, or in fp32; if fp16 is unavoidable use a low learning "
-        "rate, max_grad_norm 0.5 and watch for NaN (rocm-tune attach alerts on it)"),
+        ("train in bf16 on a GPU with native bf16, or in real fp32 (the built-in trainer, or LLaMA-Factory "
+        "through lf_launch --compute-dtype fp32: plain LLaMA-Factory keeps a bf16 checkpoint in bf16); if fp16 "
+        "is unavoidable use a low learning rate, max_grad_norm 0.5 and watch for NaN (rocm-tune attach alerts "
+        "on it)"),
     ),
     "flash-attn-unsupported": (
         ("no FlashAttention-2 and no SDPA flash/mem-efficient kernel for this GPU architecture: "

@@ -57,9 +57,15 @@ def check_pin(args: dict, dtype: str | None) -> str | None:
 
 
 def pin_compute_dtype(dtype: str) -> None:
-    """Make LLaMA-Factory's dtype inference answer `dtype` (where patch_config looks it up)."""
+    """Make LLaMA-Factory compute and load the model in `dtype`.
+
+    Two places decide it (read in llamafactory 0.9.5 and ff6d4d12): `model/patcher.py` `patch_config` sets
+    `model_args.compute_dtype` from `infer_optim_dtype` (bf16 on any ROCm GPU), and `model/loader.py`
+    loads with `torch_dtype="auto"`, i.e. the config's dtype (bfloat16 for most current models). The pin
+    answers `infer_optim_dtype` with `dtype` and, after `patch_config`, sets the config's dtype to it, so
+    `from_pretrained` loads the weights in `dtype` too."""
     import torch
-    from llamafactory.model import patcher
+    from llamafactory.model import loader, patcher
 
     want = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
 
@@ -67,6 +73,18 @@ def pin_compute_dtype(dtype: str) -> None:
         return want
 
     patcher.infer_optim_dtype = infer_optim_dtype
+    original = loader.patch_config
+
+    def patch_config(config, tokenizer, model_args, init_kwargs, is_trainable):
+        original(config, tokenizer, model_args, init_kwargs, is_trainable)
+        model_args.compute_dtype = want
+        for attr in ("dtype", "torch_dtype"):  # transformers 5 reads `dtype`, 4.x `torch_dtype`
+            try:
+                setattr(config, attr, want)
+            except Exception:  # noqa: BLE001 - a config that refuses one spelling takes the other
+                pass
+
+    loader.patch_config = patch_config
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ from pathlib import Path
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export import bundle as b
 from rocm_tune.core.export.common import ExportOptions
+from rocm_tune.core.plan import Plan
 
 FORMATS = {
     "sh": "run.sh launcher script",
@@ -34,7 +35,8 @@ def _formats(formats: list[str]) -> tuple[str, ...]:
 def _bundle(plan_dict: dict | None, formats: list[str], opts: ExportOptions | None = None) -> b.Bundle:
     if not plan_dict:
         raise UserError("no plan to export yet")
-    return b.build_bundle(plan_dict, _formats(formats), opts or ExportOptions())
+    # the app keeps the plan as its plan.json dict: validated here, as `export --plan` validates the file
+    return b.build_bundle(Plan.from_dict(plan_dict), _formats(formats), opts or ExportOptions())
 
 
 def render(plan_dict: dict | None, formats: list[str], opts: ExportOptions | None = None) -> dict[str, str]:

@@ -21,13 +21,12 @@ from rocm_tune.core.errors import UserError
 _RUNNER_WORDS = {
     "llamafactory": "LLaMA-Factory (llamafactory-cli)",
     "builtin": "built-in trainer (rocm-tune train)",
-    "hf": "built-in trainer (rocm-tune train, a transformers Trainer)",
 }
 
 
 @dataclass(frozen=True)
 class LaunchPreview:
-    runner: str              # "llamafactory" | "hf" | "builtin" (the `--runner` of `rocm-tune run`)
+    runner: str              # "llamafactory" | "builtin" (the `--runner` of `rocm-tune run`)
     trainer: str             # what trains, in words
     why: str                 # why that trainer was chosen
     dataset: str             # absolute path of the dataset file / folder
@@ -47,14 +46,16 @@ def dataset_of(plan: dict | None, answers: dict[str, Any]) -> str | None:
     return str(data) if data else None
 
 
-def preview(plan: dict | None, answers: dict[str, Any]) -> LaunchPreview:
+def preview(plan_dict: dict | None, answers: dict[str, Any]) -> LaunchPreview:
     """What launching would do; UserError (one line, with the fix) when it cannot start."""
+    from rocm_tune.core.plan import Plan
     from rocm_tune.core.runs.plan_launch import prepare_plan_launch
     from rocm_tune.core.runs.registry import runs_root
 
-    if not plan or not isinstance(plan.get("recommended"), dict):
+    if not plan_dict:
         raise UserError("no plan yet: wait for the planner, or go back and fix the answers")
-    data = dataset_of(plan, answers)
+    plan = Plan.from_dict(plan_dict)  # the app keeps plan.json's dict; validated as `run --plan` validates it
+    data = dataset_of(plan_dict, answers)
     if not data:
         raise UserError("launch needs a dataset: the trainer trains on a local file; set 'dataset' on the Goal "
                         "screen (esc back to it)")
@@ -66,15 +67,14 @@ def preview(plan: dict | None, answers: dict[str, Any]) -> LaunchPreview:
     if p.argv and p.argv[0] == p.bundle.resolved.python:
         argv[0] = "python"  # the interpreter running this app (its path is in run.sh)
     warnings = []
-    if plan.get("fits") is False:
+    if not plan.fits:
         warnings.append("the planner says this does NOT fit: expect an out-of-memory error")
-    for w in plan.get("warnings") or []:
-        if isinstance(w, dict) and w.get("code"):
-            warnings.append(f"{w['code']}: {w.get('message', '')}")
+    warnings += [f"{w.code}: {w.message}" for w in plan.warnings]
     return LaunchPreview(runner=p.runner, trainer=_RUNNER_WORDS[p.runner], why=p.why, dataset=p.dataset,
                          name=p.name, run_root=str(runs_root()), command=" ".join(shlex.quote(a) for a in argv),
-                         env=tuple(f"{k}={v}" for k, v in p.env), cli=f"rocm-tune run --plan plan.json --runner {p.runner} --dataset {shlex.quote(data)}", fits=plan.get("fits") is not False,
-                         warnings=tuple(warnings), prepared=p)
+                         env=tuple(f"{k}={v}" for k, v in p.env),
+                         cli=f"rocm-tune run --plan plan.json --runner {p.runner} --dataset {shlex.quote(data)}",
+                         fits=plan.fits, warnings=tuple(warnings), prepared=p)
 
 
 def describe(p: LaunchPreview) -> str:
@@ -106,8 +106,9 @@ def describe(p: LaunchPreview) -> str:
     return "\n".join(out)
 
 
-def start(plan: dict, p: LaunchPreview) -> Any:
-    """Start the plan like `rocm-tune run --plan --runner RUNNER --dataset PATH`; returns the RunInfo."""
+def start(plan_dict: dict, p: LaunchPreview) -> Any:
+    """Start the plan like `rocm-tune run --plan --runner RUNNER --dataset PATH` (the plan `preview` checked
+    and showed); returns the RunInfo."""
     from rocm_tune.core.runs.plan_launch import launch_plan
 
-    return launch_plan(plan, prepared=p.prepared)
+    return launch_plan(p.prepared.plan, prepared=p.prepared)

@@ -253,6 +253,42 @@ def _finite(values: Iterable[Any]) -> list[float | None]:
     return [num(v) for v in values]
 
 
+_isfinite = math.isfinite
+
+
+def reduce_series(values: Sequence[Any], n: int) -> tuple[list[float | None], set[int]]:
+    """At most `n` points: bucket means of the finite values (None for a bucket with none), and the
+    buckets holding a NaN / inf. One pass over the values: a 100k-step run costs as much as its width."""
+    vals = list(values)
+    size = len(vals)
+    out: list[float | None] = []
+    bad: set[int] = set()
+    if size <= n:
+        for i, v in enumerate(vals):
+            if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
+                out.append(None)
+            elif _isfinite(v):
+                out.append(float(v))
+            else:
+                out.append(None)
+                bad.add(i)
+        return out, bad
+    for b in range(n):
+        lo_i = b * size // n
+        hi_i = max((b + 1) * size // n, lo_i + 1)
+        total, count = 0.0, 0
+        for v in vals[lo_i:hi_i]:
+            if v is None:
+                continue
+            if _isfinite(v):
+                total += v
+                count += 1
+            else:
+                bad.add(b)
+        out.append(total / count if count else None)
+    return out, bad
+
+
 def ema(values: Sequence[Any], alpha: float = 0.1) -> list[float | None]:
     """Exponential moving average, skipping missing values (display smoothing only)."""
     out: list[float | None] = []
@@ -332,13 +368,22 @@ def braille_grid(series: Sequence[tuple], width: int, height: int,
     out: list[Text] = []
     for r in range(height):
         line = Text()
+        run: list[str] = []
+        run_style = ""
         for c in range(width):
             mark = marks[r][c]
             if mark is not None:
-                line.append(mark[0], style=mark[1])
-                continue
-            bits = cells[r][c]
-            line.append(chr(0x2800 + bits) if bits else " ", style=owner[r][c] or "")
+                ch, st = mark
+            else:
+                bits = cells[r][c]
+                ch, st = (chr(0x2800 + bits) if bits else " "), (owner[r][c] or "")
+            if st != run_style and run:
+                line.append("".join(run), style=run_style)
+                run = []
+            run_style = st
+            run.append(ch)
+        if run:
+            line.append("".join(run), style=run_style)
         out.append(line)
     return out, lo, hi
 
@@ -393,7 +438,10 @@ def render_chart(title: str, series: Sequence[tuple], width: int, height: int,
     plot_h = height - 1 - (1 if x_steps else 0)
     plot_h = max(1, plot_h)
     plot_w = width - axis_w
-    grid, lo, hi = braille_grid([tuple(ser[1:]) for ser in series], plot_w, plot_h, y_range)
+    n_max = 2 * max(1, plot_w)
+    reduced = [reduce_series(ser[1], n_max) for ser in series]
+    grid, lo, hi = braille_grid([(red, *ser[2:]) for (red, _), ser in zip(reduced, series)], plot_w, plot_h,
+                                y_range)
     text = Text()
     text.append(title, style="bold")
     for ser in series:
@@ -410,12 +458,10 @@ def render_chart(title: str, series: Sequence[tuple], width: int, height: int,
     text.truncate(width)
     # NaN / inf positions, per plot column (the top row)
     nan_cols: set[int] = set()
-    for ser in series:
-        vals = list(ser[1])
-        n = len(vals)
-        for i, v in enumerate(vals):
-            if isinstance(v, float) and not math.isfinite(v):
-                nan_cols.add(0 if n <= 1 else min(plot_w - 1, i * plot_w // n))
+    for red, bad in reduced:
+        n = len(red)
+        for i in bad:
+            nan_cols.add(0 if n <= 1 else min(plot_w - 1, i * plot_w // n))
     top, bottom = axis_labels(lo, hi)
     for r, row in enumerate(grid):
         text.append("\n")

@@ -29,6 +29,7 @@ ANSWERS = {"gpu": "mi50-32gb", "gpus": 2, "model": "qwen2.5-7b", "method": "lora
 
 
 def fake_backend(profile: str = "mi50-32gb", count: int = 2) -> Any:
+    """Fake GPUs with a frozen clock (same numbers every time)."""
     from rocm_tune.core.devices.synthetic import FakeBackend
 
     return FakeBackend(profile, count, seed=7, clock=lambda: NOW)
@@ -109,8 +110,10 @@ def _app(start: str, **kw: Any) -> Callable[[], RocmTuneApp]:
     extra = dict(kw)
     answers = dict(ANSWERS, **extra.pop("answers", {}))
 
+    gpus = extra.pop("gpus", ("mi50-32gb", 2))
+
     def make() -> RocmTuneApp:
-        return RocmTuneApp(start=start, clock=lambda: NOW, poll_interval=SLOW, backend=fake_backend(),
+        return RocmTuneApp(start=start, clock=lambda: NOW, poll_interval=SLOW, backend=fake_backend(*gpus),
                            answers=dict(answers), doctor_view=fake_host, host_probe=FixedHost(), **extra)
     return make
 
@@ -180,6 +183,15 @@ async def _stop(pilot) -> None:
     await settle(pilot, lambda: _screen(app) == "ConfirmModal")
 
 
+async def _compare(pilot) -> None:
+    app = pilot.app
+    await _runs(pilot)
+    await settle(pilot, lambda: len(app.screen._curves) == 2)
+    await pilot.press("space", "down", "space", "c")
+    await settle(pilot, lambda: _screen(app) == "CompareScreen")
+    await pilot.pause(0.3)
+
+
 async def _help(pilot) -> None:
     app = pilot.app
     await _monitor(pilot)
@@ -199,7 +211,11 @@ SCENES: dict[str, Scene] = {s.name: s for s in (
     Scene("export", "Export: formats, files and preview", _app("export", answers={"dataset": "data.json"}), _export),
     Scene("monitor", "Monitor: loss, lr, grad_norm, GPUs, log", _app("monitor", attach="runs/qwen-lora"), _monitor),
     Scene("monitor-alert", "Monitor: an alert with its fix", _app("monitor", attach="runs/nan-run"), _monitor_alert),
-    Scene("runs", "Run list", _app("monitor", attach="runs/qwen-lora"), _runs),
+    Scene("monitor-8gpu", "Monitor: 8 x MI300X, one row per GPU, the selected one in detail",
+          _app("monitor", attach="runs/qwen-lora", gpus=("mi300x", 8)), _monitor),
+    Scene("runs", "Run list with loss curves", _app("monitor", attach="runs/qwen-lora"), _runs),
+    Scene("compare", "Two runs' loss curves, lined up by step (space marks, c compares)",
+          _app("monitor", attach="runs/qwen-lora"), _compare),
     Scene("stop", "Stop asks first", _app("monitor", attach="runs/qwen-lora"), _stop),
     Scene("help", "Help (f1) on the monitor", _app("monitor", attach="runs/qwen-lora"), _help),
 )}

@@ -1,30 +1,34 @@
 """Export a plan as a ready-to-run bundle: run.sh, llamafactory.yaml, deepspeed.json, accelerate.yaml,
-slurm.sbatch and plan.json. One module per target (shell, llamafactory, deepspeed, accelerate, slurm);
-`bundle` assembles and writes them. Every renderer takes the plan.json dict (docs/internals.md).
+slurm.sbatch, dataset_info.json and plan.json. One module per target (shell, llamafactory, deepspeed,
+accelerate, slurm); `launch` decides the command that starts the training (`LaunchSpec`, shared by run.sh
+and `rocm_tune.core.runs.plan_launch`); `bundle` assembles and writes them. Everything takes the typed
+`rocm_tune.core.plan.Plan`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from rocm_tune.core.export.bundle import Bundle, build_bundle, parse_formats
+from rocm_tune.core.export.bundle import write_bundle as _write
+from rocm_tune.core.export.common import ExportOptions
+from rocm_tune.core.export.launch import EnvRef, LaunchSpec
+from rocm_tune.core.plan import Plan
 
-def render_bundle(plan: dict, formats, opts=None, dataset: str | None = None) -> dict:
+
+def _formats(formats) -> tuple[str, ...]:
+    return parse_formats(formats if isinstance(formats, str) else ",".join(formats))
+
+
+def render_bundle(plan: Plan, formats, opts: ExportOptions | None = None, dataset: str | None = None) -> dict:
     """{file name: text} of the bundle for `formats` (a list or a comma string; "all")."""
-    from rocm_tune.core.export.bundle import build_bundle, parse_formats
-    from rocm_tune.core.export.common import ExportOptions
-
-    fmts = parse_formats(formats if isinstance(formats, str) else ",".join(formats))
-    return dict(build_bundle(plan, fmts, opts or ExportOptions(), dataset=dataset).files)
+    return dict(build_bundle(plan, _formats(formats), opts or ExportOptions(), dataset=dataset).files)
 
 
-def write_bundle(plan: dict, formats, out_dir: str, force: bool = False, opts=None,
+def write_bundle(plan: Plan, formats, out_dir: str, force: bool = False, opts: ExportOptions | None = None,
                  dataset: str | None = None) -> list[Path]:
-    """Render and write the bundle atomically into out_dir; UserError if a file exists and not force."""
-    from rocm_tune.core.export import bundle as b
-    from rocm_tune.core.export.common import ExportOptions
-
-    fmts = b.parse_formats(formats if isinstance(formats, str) else ",".join(formats))
-    return b.write_bundle(b.build_bundle(plan, fmts, opts or ExportOptions(), dataset=dataset), out_dir, force)
+    """Render and write the bundle (all or nothing) into out_dir; UserError if a file exists and not force."""
+    return _write(build_bundle(plan, _formats(formats), opts or ExportOptions(), dataset=dataset), out_dir, force)
 
 
-__all__ = ["render_bundle", "write_bundle"]
+__all__ = ["Bundle", "EnvRef", "ExportOptions", "LaunchSpec", "build_bundle", "render_bundle", "write_bundle"]

@@ -34,6 +34,7 @@ from rocm_tune.core.export.common import (
     resolve,
 )
 from rocm_tune.core.export.launch import LaunchSpec, launch_spec
+from rocm_tune.core.plan import Plan
 
 FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm")
 FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM}
@@ -117,14 +118,18 @@ def dataset_entry(path: str) -> tuple[str, dict]:
 
 
 def _preset_hub_id(ref: str) -> str | None:
-    """The Hugging Face id behind a rocm-tune preset name (LLaMA-Factory cannot load a preset name)."""
-    try:
-        from rocm_tune.core.model import load_model
-
-        spec = load_model(ref)
-    except (UserError, ImportError, OSError, ValueError):
+    """The Hugging Face id behind a rocm-tune preset name (LLaMA-Factory cannot load a preset name). The plan
+    names the model by its ref only, so a preset name is looked up in the presets; a hub id (owner/name)
+    or a path is written as it is, nothing loaded."""
+    if "/" in ref or os.sep in ref:
         return None
-    if getattr(spec, "source", None) == "preset" and getattr(spec, "hub_id", None) and spec.hub_id != ref:
+    from rocm_tune.core.model import load_model
+
+    try:
+        spec = load_model(ref)
+    except UserError:
+        return None
+    if spec.source == "preset" and spec.hub_id and spec.hub_id != ref:
         return str(spec.hub_id)
     return None
 
@@ -134,31 +139,26 @@ def _abs_if_relative(path: str) -> str:
     return p if os.path.isabs(p) else os.path.abspath(p)
 
 
-def _model_path(plan: dict, opts: ExportOptions, notes: list[str]) -> ExportOptions:
+def _model_path(plan: Plan, opts: ExportOptions, notes: list[str]) -> ExportOptions:
     """model_name_or_path: --model-path, else the plan's ref (local paths made absolute: run.sh changes
-    directory); a preset name becomes its hub id (the plan's model.hub_id; older plans: looked up)."""
-    plan_model = plan.get("model") if isinstance(plan.get("model"), dict) else {}
-    model = opts.model or plan_model.get("ref")
-    if model and os.path.exists(os.path.expanduser(str(model))):
-        return opts.with_(model=os.path.abspath(os.path.expanduser(str(model))))
-    if model and not opts.model:
-        hub = plan_model.get("hub_id")
-        if not isinstance(hub, str) or not hub or hub == model:
-            hub = None if "hub_id" in plan_model else _preset_hub_id(str(model))
+    directory); a rocm-tune preset name becomes its hub id (LLaMA-Factory cannot load a preset name)."""
+    model = opts.model or plan.model.ref
+    if os.path.exists(os.path.expanduser(model)):
+        return opts.with_(model=os.path.abspath(os.path.expanduser(model)))
+    if not opts.model:
+        hub = _preset_hub_id(model)
         if hub:
             notes.append(f"model_name_or_path: {hub} (hub id of preset {model}); --model-path points at a local copy")
             return opts.with_(model=hub)
     return opts
 
 
-def _dataset(plan: dict, opts: ExportOptions, dataset: str | None, notes: list[str],
+def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[str],
              extra_files: dict[str, str]) -> ExportOptions:
     """LLaMA-Factory's dataset/dataset_dir for --dataset (a file or a dataset_info.json folder),
     --dataset-name/--dataset-dir, or the plan's goal.dataset."""
-    if dataset is None and not opts.dataset_name:
-        goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
-        if isinstance(goal.get("dataset"), str) and goal.get("dataset"):
-            dataset = goal["dataset"]
+    if dataset is None and not opts.dataset_name and plan.goal.dataset:
+        dataset = plan.goal.dataset
     if opts.dataset_name:
         if opts.dataset_dir:
             return opts.with_(dataset_dir=_abs_if_relative(opts.dataset_dir))
@@ -188,7 +188,7 @@ def _dataset(plan: dict, opts: ExportOptions, dataset: str | None, notes: list[s
     return opts.with_(dataset_name=name, dataset_dir=".")
 
 
-def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, dataset: str | None = None) -> Bundle:
+def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, dataset: str | None = None) -> Bundle:
     """All files of the bundle as text, and the launch spec of its run.sh.
     `dataset`: a local file or a dataset_info.json folder (default: the plan's goal.dataset)."""
     source = (plan, formats, opts, dataset)
@@ -232,7 +232,7 @@ def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, data
         if fmt not in wanted:
             continue
         if fmt == "sh":
-            files[RUN_SH] = shell.render(r, plan, opts, spec)
+            files[RUN_SH] = shell.render(r, opts, spec)
         elif fmt == "llamafactory":
             files[LF_YAML] = llamafactory.render(r, opts)
         elif fmt == "deepspeed":
@@ -240,11 +240,11 @@ def build_bundle(plan: dict, formats: tuple[str, ...], opts: ExportOptions, data
         elif fmt == "accelerate":
             files[ACCEL_YAML] = accelerate.render(r, opts)
         elif fmt == "slurm":
-            files[SLURM] = slurm.render(r, plan, opts)
+            files[SLURM] = slurm.render(r, opts)
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
     files.update(extra_files)
-    files[PLAN_JSON] = json.dumps(plan, indent=2, ensure_ascii=False) + "\n"
+    files[PLAN_JSON] = json.dumps(plan.to_dict(), indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)
     return Bundle(files=files, formats=tuple(f for f in FORMATS if f in wanted), notes=tuple(notes), resolved=r,
                   launch=spec, source=source)

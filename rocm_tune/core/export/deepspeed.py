@@ -17,58 +17,15 @@ estimate, made from the same plan numbers, describes the same run:
 
 Explicit: ``fp16.enabled`` = yaml ``fp16``, ``bf16.enabled`` = yaml ``bf16`` (pure_bf16 trains a bf16
 model without AMP, so both are false there; the integration checks them against the YAML); fp16 uses
-dynamic loss scaling (``loss_scale: 0``); the ZeRO stage, the offload targets (CPU, pinned) and the
-bucket sizes, which the memory estimate uses as written.
+dynamic loss scaling (``loss_scale: 0``); the whole ``zero_optimization`` block (stage, offload targets,
+bucket sizes) is `rocm_tune.core.runners.deepspeed.zero_settings`, the numbers the memory estimate uses.
 """
 
 from __future__ import annotations
 
 import json
 
-from rocm_tune.core.errors import UserError
-
 from rocm_tune.core.export.common import ExportOptions, Resolved
-
-
-
-def zero_block(r: Resolved) -> dict:
-    """The ``zero_optimization`` block: exactly `rocm_tune.core.runners.deepspeed.zero_settings`, the numbers
-    the memory estimate sizes DeepSpeed's buckets from. The model is read as the planner read it (preset,
-    directory or cached hub id); if it cannot be read, DeepSpeed's own defaults and a note."""
-    from rocm_tune.core.memory import TrainConfig
-    from rocm_tune.core.runners.deepspeed import MAX_BUCKET, zero_settings
-
-    cfg = TrainConfig(method=r.method, lora_rank=r.lora_rank, lora_alpha=r.lora_alpha,
-                      lora_targets=tuple(r.lora_targets), dora=r.dora, quant_bits=r.quant_bits or 4,
-                      freeze_trainable_layers=r.freeze_trainable_layers, precision=r.precision,
-                      cutoff_len=r.cutoff_len, micro_batch=r.micro_batch, zero_stage=r.zero_stage,
-                      offload=r.offload, gpus=r.gpus, nodes=r.nodes)
-    if r.zero_stage == 0:
-        return {"stage": 0}  # deepspeed.json asked for by a plan without ZeRO
-    model = None
-    for ref in (r.model_ref, r.model_name):
-        try:
-            from rocm_tune.core.model import load_model
-
-            model = load_model(ref)
-            break
-        except (UserError, OSError, ValueError, KeyError):
-            continue
-    if model is not None:
-        return zero_settings(model, cfg)
-    zero: dict = {"stage": r.zero_stage, "overlap_comm": r.offload == "none", "contiguous_gradients": True,
-                  "reduce_bucket_size": MAX_BUCKET}
-    if r.zero_stage in (1, 2):
-        zero.update(allgather_partitions=True, allgather_bucket_size=MAX_BUCKET, reduce_scatter=True)
-    else:
-        zero.update(sub_group_size=1_000_000_000, stage3_prefetch_bucket_size=MAX_BUCKET,
-                    stage3_param_persistence_threshold=1_000_000, stage3_max_live_parameters=1_000_000_000,
-                    stage3_max_reuse_distance=1_000_000_000, stage3_gather_16bit_weights_on_model_save=True)
-    if r.offload in ("optimizer", "all"):
-        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
-    if r.offload == "all":
-        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
-    return zero
 
 
 def config(r: Resolved, opts: ExportOptions) -> dict:
@@ -90,7 +47,9 @@ def config(r: Resolved, opts: ExportOptions) -> dict:
         },
         "bf16": {"enabled": r.precision == "bf16"},
     }
-    zero = zero_block(r)
+    # the estimate's own numbers (rocm_tune.core.runners.deepspeed.zero_settings): buckets sized from the
+    # model's hidden size and trainable parameters, offload targets, ZeRO-3 prefetch/persistence/live limits
+    zero: dict = dict(r.zero) or {"stage": 0}
     if r.offload in ("optimizer", "all"):
         cfg["optimizer"] = {
             "type": "AdamW",

@@ -156,7 +156,7 @@ def config(r: Resolved, opts: ExportOptions) -> list[tuple[str, list[tuple[str, 
         if r.dora:
             method.append(("use_dora", True))
     if r.method == "qlora":
-        method += [("quantization_bit", r.quant_bits or 4), ("double_quantization", True)]
+        method += [("quantization_bit", r.quant_bits or 4), ("double_quantization", r.double_quant)]
     if r.method == "freeze":
         method.append(("freeze_trainable_layers", r.freeze_trainable_layers))
     if not r.gradient_checkpointing:

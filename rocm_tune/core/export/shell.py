@@ -19,7 +19,7 @@ from rocm_tune.core.export.common import (
 from rocm_tune.core.export.launch import LaunchSpec, python_ref, shell_word
 
 
-def header(r: Resolved, plan: dict, opts: ExportOptions, what: str) -> list[str]:
+def header(r: Resolved, opts: ExportOptions, what: str) -> list[str]:
     ver = f" {opts.tool_version}" if opts.tool_version else ""
     lines = [
         f"# {what}, written by rocm-tune{ver} export from plan.json",
@@ -29,13 +29,8 @@ def header(r: Resolved, plan: dict, opts: ExportOptions, what: str) -> list[str]
             + (f" x {r.nodes} nodes" if r.nodes > 1 else "")
         ),
     ]
-    warnings = plan.get("warnings") if isinstance(plan.get("warnings"), list) else []
-    for w in warnings:
-        if isinstance(w, dict):
-            code = comment(w.get("code", "warning"))
-            msg = comment(w.get("message", ""))
-            fix = comment(w.get("fix", ""))
-            lines.append(f"# warning [{code}]: {msg}" + (f" Fix: {fix}" if fix else ""))
+    for code, message, fix in r.warnings:
+        lines.append(f"# warning [{comment(code)}]: {comment(message)}" + (f" Fix: {comment(fix)}" if fix else ""))
     for note in r.notes:
         lines.append(f"# note: {comment(note)}")
     return lines
@@ -53,10 +48,10 @@ def env_lines(env: dict, skip_devices: bool = False) -> list[str]:
     return out
 
 
-def render(r: Resolved, plan: dict, opts: ExportOptions, spec: LaunchSpec) -> str:
+def render(r: Resolved, opts: ExportOptions, spec: LaunchSpec) -> str:
     """run.sh: the plan's environment, then `spec` (the same command `rocm-tune run --plan` starts)."""
     lines = ["#!/usr/bin/env bash"]
-    lines += header(r, plan, opts, "Training launcher")
+    lines += header(r, opts, "Training launcher")
     lines += [
         "# Usage: bash run.sh [extra trainer arguments]" + ("  (on every node, with NODE_RANK and MASTER_ADDR set)"
                                                           if r.nodes > 1 else ""),

@@ -37,7 +37,7 @@ def _torchrun(r: Resolved) -> str:
     return f"{python_ref(r).shell()} -m torch.distributed.run"
 
 
-def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
+def render(r: Resolved, opts: ExportOptions) -> str:
     lines = ["#!/usr/bin/env bash"]
     lines.append(_sbatch("job-name", opts.job_name))
     lines.append(_sbatch("nodes", r.nodes))
@@ -50,7 +50,7 @@ def render(r: Resolved, plan: dict, opts: ExportOptions) -> str:
     if opts.account:
         lines.append(_sbatch("account", opts.account))
     lines.append(_sbatch("output", "slurm-%x-%j.out"))
-    lines += header(r, plan, opts, "Slurm batch script")
+    lines += header(r, opts, "Slurm batch script")
     if opts.bundle_dir:
         lines += [
             f"# Submit from any directory: sbatch {comment(opts.bundle_dir)}/slurm.sbatch",

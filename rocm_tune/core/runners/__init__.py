@@ -89,9 +89,14 @@ def regime(model, cfg) -> Regime:
     return mod.regime(model, cfg)
 
 
-def compute_dtype_default(regime_: Regime, method: str) -> str:
-    """Without autocast a layer computes in its weights' dtype: the trainable one for full fine-tuning."""
-    return regime_.trainable_dtype if method == "full" else regime_.frozen_dtype
+def estimated_runner(runner: str, *, pinned_compute_dtype: str | None = None) -> str:
+    """The runner whose regime describes a bundle: LLaMA-Factory started through ``rocm_tune.train.lf_launch
+    --compute-dtype D`` loads and computes in D (the launcher pins infer_optim_dtype and the config's dtype
+    before ``from_pretrained``), trainable weights fp32 - exactly the built-in trainer's regime."""
+    check_runner(runner)
+    if runner == "llamafactory" and pinned_compute_dtype is not None:
+        return "builtin"
+    return runner
 
 
 @dataclass(frozen=True)

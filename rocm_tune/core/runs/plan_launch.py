@@ -21,7 +21,8 @@ from typing import Mapping
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.bundle import Bundle, build_bundle, write_bundle
-from rocm_tune.core.export.common import BUILTIN_STAGES, RUNNERS, ExportOptions, check_runner
+from rocm_tune.core.export.common import BUILTIN_STAGES, ExportOptions, check_runner
+from rocm_tune.core.plan import Plan
 from rocm_tune.core.runs import rundir as rd
 
 BUNDLE_DIR = "bundle"
@@ -33,8 +34,8 @@ _PLACEHOLDER = "/RUN_DIR"  # the run directory before it exists (what the checks
 class PlanLaunch:
     """What `launch_plan` will start (the app's confirmation shows it)."""
 
-    plan: dict
-    runner: str          # llamafactory | hf | builtin
+    plan: Plan
+    runner: str          # llamafactory | builtin
     why: str             # why this runner
     dataset: str         # absolute path of the dataset file / folder
     name: str            # run name
@@ -61,44 +62,33 @@ def _check_command(argv0: str, environ: Mapping[str, str], runner: str) -> None:
         raise UserError(f"{argv0} is not on PATH ({fix})")
 
 
-def _choose_runner(plan: dict, runner: str | None, environ: Mapping[str, str]) -> tuple[str, str]:
+def _choose_runner(plan: Plan, runner: str | None, environ: Mapping[str, str]) -> tuple[str, str]:
     if runner is not None:
         return check_runner(runner), f"--runner {runner}"
-    rec = plan.get("recommended") if isinstance(plan.get("recommended"), dict) else {}
-    planned = rec.get("runner")
-    if planned is not None:
-        planned = check_runner(planned, "plan recommended.runner")
-    lf = _installed("llamafactory-cli", environ)
-    if planned in ("hf", "builtin"):
+    planned = plan.recommended.runner
+    if planned != "llamafactory":
         return planned, f"the plan's runner is {planned}"
+    lf = _installed("llamafactory-cli", environ)
     if lf:
         return "llamafactory", f"llamafactory-cli found at {lf}"
-    goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
-    stage = goal.get("stage") or "sft"
-    if stage not in BUILTIN_STAGES:
-        raise UserError(f"stage {stage!r} needs LLaMA-Factory, and llamafactory-cli is not on PATH "
+    if plan.goal.stage not in BUILTIN_STAGES:
+        raise UserError(f"stage {plan.goal.stage!r} needs LLaMA-Factory, and llamafactory-cli is not on PATH "
                         "(pip install llamafactory)")
-    what = "the plan's runner is llamafactory, but" if planned == "llamafactory" else ""
-    return "builtin", f"{what} llamafactory-cli is not on PATH".strip()
+    return "builtin", "the plan's runner is llamafactory, but llamafactory-cli is not on PATH"
 
 
 def _options(runner: str, run_dir: str, python: str | None) -> ExportOptions:
     return ExportOptions(runner=runner, python=python, output_dir=os.path.join(run_dir, OUTPUT_DIR), logging_steps=1)
 
 
-def prepare_plan_launch(plan: dict, *, name: str | None = None, env: Mapping[str, str] | None = None,
+def prepare_plan_launch(plan: Plan, *, name: str | None = None, env: Mapping[str, str] | None = None,
                         runner: str | None = None, dataset: str | None = None,
                         python: str | None = None) -> PlanLaunch:
     """Check a plan launch and say what it would start; UserError (one line) when it cannot start."""
-    if not isinstance(plan, dict) or not isinstance(plan.get("recommended"), dict):
-        raise UserError("the plan has no \"recommended\" configuration (the output of `rocm-tune plan --json`)")
-    if runner is not None and runner not in RUNNERS:
-        check_runner(runner)
     user_env = dict(env or {})
     environ = {**os.environ, **user_env}
     chosen, why = _choose_runner(plan, runner, environ)
-    goal = plan.get("goal") if isinstance(plan.get("goal"), dict) else {}
-    data = dataset or goal.get("dataset")
+    data = dataset or plan.goal.dataset
     if not data:
         raise UserError("the plan names no dataset (goal.dataset); give one with --dataset PATH")
     path = os.path.abspath(os.path.expanduser(str(data)))
@@ -108,14 +98,13 @@ def prepare_plan_launch(plan: dict, *, name: str | None = None, env: Mapping[str
     spec = bundle.launch
     argv, launch_env = spec.resolve(environ)
     _check_command(argv[0], {**environ, **launch_env}, chosen)
-    model = plan.get("model") if isinstance(plan.get("model"), dict) else {}
-    run_name = name or str(model.get("name") or "plan")
+    run_name = name or plan.model.name or "plan"
     return PlanLaunch(plan=plan, runner=chosen, why=why, dataset=path, name=run_name, argv=tuple(argv),
                       env=tuple({**launch_env, **user_env}.items()), user_env=tuple(user_env.items()),
                       python=python, bundle=bundle)
 
 
-def launch_plan(plan: dict, *, name: str | None = None, run_dir: str | None = None,
+def launch_plan(plan: Plan, *, name: str | None = None, run_dir: str | None = None,
                 env: Mapping[str, str] | None = None, runner: str | None = None, dataset: str | None = None,
                 python: str | None = None, prepared: PlanLaunch | None = None) -> rd.RunInfo:
     """Export `plan` into a new run directory and start it detached; returns the running RunInfo.
@@ -126,7 +115,7 @@ def launch_plan(plan: dict, *, name: str | None = None, run_dir: str | None = No
     p = prepared or prepare_plan_launch(plan, name=name, env=env, runner=runner, dataset=dataset, python=python)
     existed = run_dir is not None and Path(run_dir).expanduser().is_dir()
     run_id, d = rd.create_run_dir(list(p.argv), name=p.name, run_dir=run_dir, cwd=None, env=dict(p.env),
-                                  kind="plan", plan=p.plan)
+                                  kind="plan", plan=p.plan.to_dict())
     try:
         bundle = build_bundle(p.plan, ("sh",), _options(p.runner, str(d), p.python), dataset=p.dataset)
         write_bundle(bundle, str(d / BUNDLE_DIR))

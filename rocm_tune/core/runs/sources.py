@@ -395,8 +395,8 @@ def sniff_kind(path: str) -> str:
             continue
         if s.startswith("{"):
             try:
-                obj = json.loads(s)
-            except ValueError:
+                obj = json.loads(s[:1 << 20])
+            except (ValueError, RecursionError):
                 break
             if isinstance(obj, dict):
                 if "type" in obj and obj.get("type") in ("start", "step", "eval", "error", "checkpoint", "end"):

@@ -416,12 +416,9 @@ def resolve_target(target: str | Target) -> Target:
 
 # ------------------------------------------------------------------------------ process
 def _pid_alive(pid: int) -> bool:
-    try:
-        from rocm_tune.core.runs.rundir import pid_alive
+    from rocm_tune.core.runs.rundir import pid_alive
 
-        return pid_alive(pid)
-    except ImportError:  # pragma: no cover
-        return os.path.exists(f"/proc/{pid}")
+    return pid_alive(pid)
 
 
 def process_state(target: Target, history: History | None = None, log_tail: Iterable[str] = ()) -> ProcessState:
@@ -669,6 +666,8 @@ class Watcher:
         new_alerts: list[Alert] = []
         counts = [0, 0]
         was_alive = self.process.alive
+        if first:
+            self._prescan_text_heads()
         self._read(first, now, newest, new_alerts, counts)
         if first and hist.last_step_time is None:
             # a log without times: the newest write is when the last step was logged
@@ -754,6 +753,27 @@ class Watcher:
         if hasattr(src, "parser"):
             src.parser = parser_for(src.kind)
         self.restarts += 1
+
+    def _prescan_text_heads(self, max_bytes: int = 65536) -> None:
+        """Start-up lines of the text logs before any step is judged (the precision shapes the
+        loss-collapse fix, and the structured source is read first)."""
+        import stat as _stat
+
+        for spec, _ in self.sources:
+            if spec.kind != "text":
+                continue
+            try:
+                fd = os.open(spec.path, os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:
+                continue
+            try:
+                if _stat.S_ISREG(os.fstat(fd).st_mode):
+                    head = os.pread(fd, max_bytes, 0).decode("utf-8", "replace")
+                    self._scan_startup(head.splitlines()[:2000])
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
 
     def _scan_startup(self, lines: list[str]) -> None:
         """`world size: 2` and `compute dtype: torch.float16` from the start-up lines (LLaMA-Factory,

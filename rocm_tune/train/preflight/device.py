@@ -70,7 +70,7 @@ def check_devices(profile=None, *, force_cpu: bool = False, n: int | None = None
         rates = {k: round(v, 4) for k, v in rates.items() if v is not None}
         entry = {"device": dev, "index": int(dev.split(":")[1]) if ":" in dev else None,
                  "name": torch.cuda.get_device_name(dev) if gpu else "CPU", "n": size,
-                 "matmul_tflops": rates, "bf16": bf16_verdict(rates),
+                 "matmul_tflops": rates, "bf16": bf16_verdict(rates) if gpu else "not judged on CPU",
                  "bf16_claimed": bool(torch.cuda.is_bf16_supported()) if gpu else None}
         if gpu and profile is not None:
             prof = {"fp32": profile.fp32_tflops, "fp16": profile.fp16_tflops, "bf16": profile.bf16_tflops}

@@ -203,6 +203,13 @@ def run_preflight(plan: dict, options: core.PreflightOptions, *, run_dir: str | 
                 f"ZeRO-{zero} planned; the steps ran un-sharded in one process "
                 f"({'DeepSpeed is installed but preflight does not shard yet' if have_ds else 'DeepSpeed is not installed'}): "
                 "the measured peak is an upper bound per GPU", severity="warning"))
+        if world > 1 and zero == 0:
+            notes.append(f"DDP over {world} GPUs: the steps ran on one GPU; DDP's gradient buckets (about the size of "
+                         "the trainable gradients) come on top of the measured peak")
+        if (rec.get("runner") == "llamafactory" and rec.get("precision") == "fp32" and use_gpu):
+            notes.append("runner llamafactory with precision fp32: LLaMA-Factory alone would compute in bf16/fp16 "
+                         "on a GPU; start it through `python -m rocm_tune.train.lf_launch CONFIG --compute-dtype fp32` "
+                         "to train in fp32 as measured here")
         save_dir = None
         if out_dir and os.path.isdir(out_dir):
             save_dir = out_dir

@@ -23,6 +23,7 @@ from rocm_tune.tui.widgets.toggles import TickList
 # the dataset entry exported when none is given: a name no dataset_info.json has, so LLaMA-Factory
 # stops at once naming it, and the status line and the help say so
 PLACEHOLDER = "CHANGE_ME_dataset"
+PLACEHOLDER_DIR = "data"   # LLaMA-Factory's default dataset_dir, where dataset_info.json would list it
 
 
 def with_dataset(plan: dict | None, dataset: str) -> tuple[dict | None, Any]:
@@ -40,7 +41,7 @@ def with_dataset(plan: dict | None, dataset: str) -> tuple[dict | None, Any]:
         goal["dataset"] = dataset
         return {**plan, "goal": goal}, None
     goal.pop("dataset", None)
-    return {**plan, "goal": goal}, ExportOptions(dataset_name=PLACEHOLDER)
+    return {**plan, "goal": goal}, ExportOptions(dataset_name=PLACEHOLDER, dataset_dir=PLACEHOLDER_DIR)
 
 
 class BundleRendered(Message):

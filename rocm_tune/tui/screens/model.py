@@ -114,9 +114,11 @@ Up/down in the list shows a preset's details; enter picks it.
         self._specs = list(msg.specs)
         ol = self.query_one("#presets", OptionList)
         ol.clear_options()
+        # names are shortened (middle ellipsis) only when the list is too narrow for them
+        name_w = max(12, (ol.size.width or 33) - 13)
         for s in self._specs:
             p = getattr(getattr(s, "params", None), "total", None)
-            ol.add_option(Option(f"{fit_name(s.name, 20):<20} {fmt_count(p):>6}", id=s.name))
+            ol.add_option(Option(f"{fit_name(s.name, name_w):<{name_w}} {fmt_count(p):>7}", id=s.name))
         info = self.query_one("#model-info", Static)
         if msg.direct is not None:
             self.state.model = msg.direct

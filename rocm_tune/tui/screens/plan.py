@@ -108,6 +108,7 @@ class PlanScreen(LaunchMixin, StepScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next", "Export", priority=True),
         LAUNCH_BINDING,
+        Binding("ctrl+p", "preflight", "Preflight", priority=True),
         Binding("ctrl+o", "alternative", "Alternative", priority=True),
         Binding("ctrl+r", "reset", "Reset", priority=True),
         Binding("escape", "back", "Back"),
@@ -121,7 +122,9 @@ ctrl+l launches the plan as shown (with your edits) after a confirmation: it is 
 run directory and started detached (LLaMA-Factory when llamafactory-cli is installed, else the
 built-in trainer; the dataset from the Goal screen), then the monitor opens on it.
 
-[b]ctrl+n[/b] export   [b]ctrl+l[/b] launch   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
+ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) and watches it.
+
+[b]ctrl+n[/b] export   [b]ctrl+l[/b] launch   [b]ctrl+p[/b] preflight   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
 [b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose(self) -> ComposeResult:
@@ -369,6 +372,52 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
 
     def action_launch(self) -> None:
         self._when_in_step(super().action_launch)
+
+    # ---- preflight (ctrl+p): the plan as shown, tried for real in a detached run, then watched
+    def action_preflight(self) -> None:
+        self._when_in_step(self._confirm_preflight)
+
+    def _confirm_preflight(self) -> None:
+        from rocm_tune.tui.widgets.modals import ConfirmModal
+
+        if not self.state.plan_dict:
+            self.set_status("no plan yet: wait for the planner", error=True)
+            return
+        plan = self.state.plan_dict
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.set_status("starting the preflight ...")
+                self.start_preflight_worker(plan)
+            else:
+                self.set_status("no preflight started")
+
+        self.app.push_screen(ConfirmModal(
+            "Start a preflight of this plan?",
+            "rocm-tune preflight, detached: the device check, the collectives check and a few optimizer steps "
+            "of the plan as shown (random weights), measuring memory; the adjusted plan is written into the run "
+            "directory. The monitor opens on it.", variant="launch"), answer)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
+    def start_preflight_worker(self, plan: dict) -> None:
+        from rocm_tune.core.preflight import start_preflight
+
+        try:
+            info = start_preflight(plan)
+            self.app.call_from_thread(self._preflight_started, info.id, None)
+        except UserError as exc:
+            self.app.call_from_thread(self._preflight_started, None, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
+            self.app.call_from_thread(self._preflight_started, None, f"preflight failed: {type(exc).__name__}: {exc}")
+
+    def _preflight_started(self, run_id: str | None, error: str | None) -> None:
+        if error:
+            self.set_status(error, error=True)
+            return
+        self.set_status(f"preflight {run_id} started")
+        from rocm_tune.tui.navigation import make_screen
+
+        self.app.push_screen(make_screen("monitor", attach=run_id))
 
     def action_alternative(self) -> None:
         if self._options:

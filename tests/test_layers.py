@@ -1,0 +1,42 @@
+"""The house rules are enforced, not just written down (issue 11): the import-linter contracts of
+pyproject.toml ([tool.importlinter]: core imports no tui/commands/train, profiles imports nothing of
+rocm_tune, tui imports no commands, train imports no tui) and mypy on rocm_tune/core ([tool.mypy]).
+
+Both tools come with the `dev` extra; where they are not installed the tests say so and skip."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path=os.path.dirname(sys.executable))
+    if found is None:
+        pytest.skip(f"{name} is not installed (pip install -e '.[dev]')")
+    return found
+
+
+def _run(argv: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(argv, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_import_contracts_hold():
+    r = _run([_tool("lint-imports"), "--no-cache"])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "4 kept, 0 broken" in r.stdout
+
+
+@pytest.mark.slow
+def test_mypy_passes_on_core():
+    r = _run([_tool("mypy")])
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "Success" in r.stdout
