@@ -45,6 +45,22 @@ def sbatch_conf(tmp_path_factory):
     return sbatch, str(conf)
 
 
+@pytest.fixture(scope="session")
+def data_file(tmp_path_factory):
+    """48 tiny alpaca records (rocm_tune.train.tiny)."""
+    from rocm_tune.train.tiny import make_tiny_dataset
+
+    return make_tiny_dataset(tmp_path_factory.mktemp("data") / "tiny.json", n=48)
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory, data_file):
+    """A tiny random Qwen2 with a tokenizer fitted to data_file (ChatML special tokens)."""
+    from rocm_tune.train.tiny import make_tiny_model
+
+    return make_tiny_model(tmp_path_factory.mktemp("tinymodel") / "model", data_file)
+
+
 def pytest_terminal_summary(terminalreporter):
     if _NOTES:
         terminalreporter.write_line("real stack (tests/realstack): " + "; ".join(_NOTES))
