@@ -52,7 +52,7 @@ def test_human_table():
     (["--model", "qwen2.5-7b", "--micro-batch", "abc"], "--micro-batch"),
     (["--model", "qwen2.5-7b", "--precision", "fp8"], "fp8"),
     (["--model", "qwen2.5-7b", "--zero", "5"], "--zero"),
-    (["--model", "qwen2.5-7b", "--offload", "all", "--zero", "2"], "zero 3"),
+    (["--model", "qwen2.5-7b", "--offload", "all", "--zero", "2"], "needs ZeRO-3"),
     (["--model", "qwen2.5-7b", "--lora-target", "qq_proj"], "qq_proj"),
     (["--model", "no-such-model-xyz"], "no-such-model-xyz"),
     (["--method", "lora"], "--model"),

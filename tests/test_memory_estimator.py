@@ -146,7 +146,7 @@ def test_unknown_lora_target_names_allowed(tiny):
     (dict(method="adapter"), "method 'adapter'"), (dict(precision="fp8"), "precision 'fp8'"),
     (dict(cutoff_len=0), "cutoff_len"), (dict(micro_batch=-1), "micro_batch"),
     (dict(gpus=10**6), "gpus"), (dict(zero_stage=4), "zero_stage"), (dict(optim="lion"), "optim 'lion'"),
-    (dict(offload="optimizer"), "zero 0"), (dict(offload="all", zero_stage=2), "zero 3"),
+    (dict(offload="optimizer"), "zero stage 0"), (dict(offload="all", zero_stage=2), "needs ZeRO-3"),
     (dict(attn="fa2", precision="fp32"), "fa2"), (dict(method="full", dora=True), "dora"),
     (dict(quant_bits=3), "quant_bits"), (dict(lora_rank=0), "lora_rank"),
     (dict(lora_targets=("all", "q_proj")), "all"),

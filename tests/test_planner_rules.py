@@ -101,7 +101,7 @@ def test_iommu_risk_only_for_several_amd_gpus_without_passthrough():
     assert not rules.iommu_hang_risk(mi50, 1, "unknown")
     assert not rules.iommu_hang_risk(get_gpu_profile("h100-sxm"), 8, "unknown")
     assert rules.normalize_iommu("DMA-FQ") == "translated"
-    assert rules.normalize_iommu({"mode": "passthrough"}) == "pt"
+    assert rules.normalize_iommu("passthrough") == "pt"
     assert rules.normalize_iommu(None) == "unknown"
 
 

@@ -145,5 +145,7 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, bundle):
     assert r.returncode == 2 and "--foreground" in r.stderr
     assert out.read_text() == "{}"
     assert not list(Path(tmp_path).glob("*.preflight.json")) and not list(bundle.parent.glob("*.preflight*"))
-    r = run_cli("preflight", str(GOLDEN / "plan.json"), "--cpu")   # an old (version 1) plan
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({**_plan(), "version": 1}))          # a plan of the older format
+    r = run_cli("preflight", str(old), "--cpu")
     assert r.returncode == 2 and "version 1" in r.stderr and r.stderr.count("\n") == 1

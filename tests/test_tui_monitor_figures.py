@@ -160,3 +160,30 @@ def test_a_deliberate_stop_says_stopped_by_you_with_checkpoint_and_resume_and_de
 
         if find_run(info.id).status == "running":
             stop_run(info.id, grace=1)
+
+
+def test_predicted_vs_measured_memory_per_gpu_and_every_nodes_ranks(tmp_path):
+    from rocm_tune.core.runs.measured import append_rank_record
+
+    gib = 2**30
+    run = write_sample_run(tmp_path / "run", steps=10, total_steps=100, finished=True)
+    (run / "plan.json").write_text(json.dumps({"memory": {"reserved_bytes": 20 * gib, "peak_allocated_bytes": 18 * gib},
+                                               "throughput": {"tokens_per_s": 1800.0},
+                                               "hardware": {"gpus": 1, "nodes": 2, "vram_bytes": 32 * gib}}))
+    for node, host, peak in (("0", "node-a", 21), ("1", "node-b", 19)):
+        append_rank_record(run, {"node": node, "rank": int(node), "host": host, "local_rank": 0, "gpu_index": 0,
+                                 "step": 10, "time": START + 40, "allocated_bytes": 17 * gib,
+                                 "reserved_bytes": peak * gib, "peak_allocated_bytes": 18 * gib,
+                                 "peak_reserved_bytes": peak * gib})
+
+    async def go():
+        app = RocmTuneApp(attach=str(run), clock=lambda: START + 400, poll_interval=0.2, host_probe=FixedHost(),
+                          backend=FakeBackend("mi50-32gb", 1, seed=1))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for(pilot, lambda: getattr(app.screen, "view", None) is not None and app.screen.view.step == 10)
+            detail = text(app, "#gpu-detail")
+            assert "predicted 20.0 GiB" in detail and "measured 21.0 GiB (+5%)" in detail
+            nodes = text(app, "#nodes")
+            assert "node-a" in nodes and "node-b" in nodes and "peak 19.0 GiB" in nodes
+
+    asyncio.run(go())

@@ -8,7 +8,7 @@ from itertools import accumulate
 from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Regime
-from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES
+from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES, offload_problem
 from rocm_tune.core.runners import deepspeed as ds
 
 # the allowed values live in core/vocabulary.py (re-exported here for the estimator's callers)
@@ -94,10 +94,9 @@ class TrainConfig:
         _check_int("zero_stage", self.zero_stage, 0, 3)
         if self.dora and not self.is_lora:
             raise UserError(f"dora needs method lora or qlora, got method {self.method!r}")
-        if self.offload == "optimizer" and self.zero_stage == 0:
-            raise UserError("offload 'optimizer' needs DeepSpeed ZeRO (zero 1, 2 or 3), got zero 0")
-        if self.offload == "all" and self.zero_stage != 3:
-            raise UserError(f"offload 'all' (parameters too) needs zero 3, got zero {self.zero_stage}")
+        problem = offload_problem(self.offload, self.zero_stage)
+        if problem:
+            raise UserError(problem)
         if self.attn == "fa2" and self.precision == "fp32":
             raise UserError("attn 'fa2' (FlashAttention-2) needs precision bf16, fp16 or pure_bf16, got fp32")
 

@@ -149,21 +149,10 @@ def qlora_supported(gpu) -> bool:
 # --------------------------------------------------------------------------- multi-GPU
 
 
-def normalize_iommu(state) -> str:
+def normalize_iommu(state: str | None) -> str:
     """doctor.iommu_state() result -> 'pt' | 'off' | 'translated' | 'unknown'."""
     if state is None:
         return "unknown"
-    if not isinstance(state, str):
-        for attr in ("mode", "state", "status", "value"):
-            value = getattr(state, attr, None)
-            if isinstance(value, str):
-                state = value
-                break
-        else:
-            if isinstance(state, dict):
-                state = state.get("mode") or state.get("state") or "unknown"
-            else:
-                return "unknown"
     s = str(state).strip().lower()
     if s in ("pt", "passthrough", "identity", "iommu=pt"):
         return "pt"
@@ -219,15 +208,6 @@ def env_for(gpu, gpus_per_node: int, nodes: int) -> tuple[dict[str, str], list[s
 def launcher_for(world: int, zero_stage: int) -> str:
     """'python' (one process) or 'torchrun' (one process per GPU; DeepSpeed through its config)."""
     return "torchrun" if world > 1 or zero_stage > 0 else "python"
-
-
-def learning_rate_for(method: str, stage: str) -> float:
-    """Conventional starting learning rates (LLaMA-Factory examples)."""
-    if stage == "dpo":
-        return 5e-6
-    if method in ("full", "freeze"):
-        return 1e-5
-    return 1e-4
 
 
 def arch_class(gpu) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import read_yaml
 
@@ -331,11 +332,8 @@ def config_to_yaml(data: dict) -> str:
 # plan.json -> built-in trainer config
 
 
-_OPTIM_MAP = {
-    "adamw": "adamw_torch", "adamw_8bit": "adamw_8bit", "paged_adamw": "paged_adamw_32bit",
-    "paged_adamw_8bit": "paged_adamw_8bit", "sgd": "sgd", "sgd_momentum": "sgd", "adafactor": "adafactor",
-}
-_ATTN_MAP = {"eager": "disabled", "sdpa": "sdpa", "fa2": "fa2"}
+_OPTIM_MAP = V.HF_OPTIM              # the one optimizer map (core.vocabulary)
+_ATTN_MAP = V.LLAMAFACTORY_ATTN
 
 
 def config_dict_from_plan(plan: dict, *, dataset: str | None = None, output_dir: str = "output") -> dict:
@@ -381,7 +379,7 @@ def config_dict_from_plan(plan: dict, *, dataset: str | None = None, output_dir:
         "save_steps": 500,
         "per_device_train_batch_size": int(rec.get("micro_batch") or 1),
         "gradient_accumulation_steps": int(rec.get("grad_accum") or 1),
-        "learning_rate": float(rec.get("learning_rate") or 1e-4),
+        "learning_rate": float(rec.get("learning_rate") or V.learning_rate_for(method, out["stage"])),
         "num_train_epochs": float(rec.get("epochs") or goal.get("epochs") or 3),
         "lr_scheduler_type": "cosine",
         "warmup_ratio": 0.1,

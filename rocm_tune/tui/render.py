@@ -596,11 +596,11 @@ def render_host(host: dict | None, measured: Any = None, offload_bytes: Any = No
     if host.get("cpus"):
         text.append(f" of {host['cpus']}", style="dim")
     used, total = num(host.get("ram_used_bytes")), num(host.get("ram_total_bytes"))
-    text.append("  RAM ")
+    text.append("\n     RAM ")
     text.append(f"{fmt_gib(used)} / {fmt_gib(total, 0)}" if used is not None and total else "n/a")
     rss = num(getattr(measured, "rss_bytes", None)) if measured is not None else None
     if rss is not None:
-        text.append(f"\n     run RSS {fmt_gib(rss)}")
+        text.append(f"\n     run RSS {fmt_gib(rss)}")   # the ranks' own report (offloaded state lives here)
     if num(offload_bytes):
         text.append(f"  offload plan {fmt_gib(offload_bytes)}", style="dim")
     return text
