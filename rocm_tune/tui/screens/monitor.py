@@ -56,7 +56,7 @@ def render_header(v: RunView, width: int = 80) -> Text:
         t.append(f"  {v.source}", style="dim")
     t.append("\n")
     epoch = f"  epoch {v.epoch:.2f}" if v.epoch is not None else ""
-    eta = fmt_clock(v.eta_s) if v.status == "running" else "-"
+    eta = fmt_clock(v.eta_s) if v.status in ("running", "unknown") else "-"
     rest = f"  elapsed {fmt_clock(v.elapsed_s)}  ETA {eta}  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}"
     counter = len(render_progress(v.step, v.total_steps, 0).plain)
     room = width - 2 - counter - len(rest)
