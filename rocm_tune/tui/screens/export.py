@@ -106,6 +106,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
         self._waited = 0
         self._timer = None
         self._error: str | None = None
+        self._dataset_initial = self.query_one("#dataset", Input).value
+        self._dataset_edited = False
         self.wait_for_plan()
 
     def wait_for_plan(self) -> None:
@@ -131,6 +133,9 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
 
     @on(Input.Changed, "#dataset")
     def _dataset_typed(self, event: Input.Changed) -> None:
+        if not self._dataset_edited and event.value == self._dataset_initial:
+            return   # the field being filled at mount is no edit
+        self._dataset_edited = True
         self.state.answers["dataset"] = event.value.strip() or None   # the launch (ctrl+l) uses it too
         if self._timer is not None:
             self._timer.stop()
