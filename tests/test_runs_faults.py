@@ -250,10 +250,10 @@ def test_enospc_without_a_mount_is_one_line_and_leaves_nothing(monkeypatch):
     def full(path, obj, **kw):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(rd, "write_json_atomic", full)
-    with pytest.raises(rd.UserError, match="^disk full: cannot write .*run.json"):
-        rd.create_run_dir(["true"], name="nospace")
-    monkeypatch.undo()
+    with monkeypatch.context() as m:  # (a plain undo() would also undo the private XDG_STATE_HOME)
+        m.setattr(rd, "write_json_atomic", full)
+        with pytest.raises(rd.UserError, match="^disk full: cannot write .*run.json"):
+            rd.create_run_dir(["true"], name="nospace")
     assert list_runs() == [] and (not runs_root().exists() or not any(runs_root().iterdir()))
 
 

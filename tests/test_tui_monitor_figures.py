@@ -187,3 +187,29 @@ def test_predicted_vs_measured_memory_per_gpu_and_every_nodes_ranks(tmp_path):
             assert "node-a" in nodes and "node-b" in nodes and "peak 19.0 GiB" in nodes
 
     asyncio.run(go())
+
+
+def test_a_text_log_attached_mid_way_agrees_with_its_tqdm_bar(tmp_path):
+    """No run.json: elapsed is the bar's own (not the time since attaching), s/step tqdm's s/it."""
+    bars = []
+    for s in range(1, 118):
+        el, rem = int(s * 0.70), int((400 - s) * 0.70)
+        bars.append(f" {s * 100 // 400:3d}%|#         | {s}/400 [{el // 60:02d}:{el % 60:02d}<{rem // 60:02d}:{rem % 60:02d},"
+                    "  0.70s/it]")
+        if s % 10 == 0:
+            bars.append("{'loss': 1.2, 'grad_norm': 0.9, 'learning_rate': 1e-05, 'epoch': %.2f}" % (s / 400))
+    log = tmp_path / "train.log"
+    log.write_text("\r".join(bars) + "\n")
+
+    async def go():
+        app = RocmTuneApp(attach=str(log), clock=lambda: START, poll_interval=0.2, host_probe=FixedHost(),
+                          backend=FakeBackend("mi50-32gb", 1, seed=1))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_for(pilot, lambda: getattr(app.screen, "view", None) is not None and app.screen.view.step == 117)
+            v = app.screen.view
+            assert v.elapsed_s == 81.0 and v.step_time_s == pytest.approx(0.70)
+            assert v.eta_s == pytest.approx((400 - 117) * 0.70)
+            header = text(app, "#mon-header")
+            assert "elapsed 01:21" in header and "ETA 03:18" in header and "0.70 s/step" in header
+
+    asyncio.run(go())

@@ -138,6 +138,7 @@ def test_resize_redraws_the_vram_bar_on_one_line_and_focus_is_visible_without_co
             i = next(i for i, t in enumerate(texts) if "GiB/32 GiB" in t)
             assert "█" in texts[i] and "|" in texts[i] and len(texts[i].rstrip()) <= 80
             assert not any("GiB/32 GiB" in t for t in texts[i + 1:])
+            assert texts[-1].rstrip().endswith("f1 Help")   # the footer fits 80 columns
             # the focused setting's label is reversed (readable with NO_COLOR)
             row = next(strip for strip, t in zip(strips, texts) if "cutoff_len" in t)
             label = next(seg for seg in row if "cutoff_len" in seg.text)

@@ -159,6 +159,79 @@ class Example:
     labels: list[int]
 
 
+# ----------------------------------------------------------------------------------------------
+# LLaMA-Factory's own templates: the YAML's `template:` rendered as LLaMA-Factory renders it, so the built-in
+# trainer on an exported YAML trains on the same tokens. Read in llamafactory 0.9.5:
+# data/template.py (register_template "qwen"; Template._encode: turn 0 = prefix + system block + user, the
+# template's default_system when the sample has none; every element tokenised on its own with
+# add_special_tokens=False), data/processor/supervised.py (_encode_data_example: (source, target) pairs,
+# source masked unless train_on_prompt) and data/processor/processor_utils.py (infer_seqlen: the cutoff
+# is shared between source and target). Templates not listed here are rendered with the tokenizer's chat
+# template instead, and the trainer says so.
+LF_TEMPLATES: dict[str, dict[str, str]] = {
+    "qwen": {
+        "system": "<|im_start|>system\n{content}<|im_end|>\n",
+        "user": "<|im_start|>user\n{content}<|im_end|>\n<|im_start|>assistant\n",
+        "assistant": "{content}<|im_end|>\n",
+        "default_system": "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
+    },
+}
+
+
+def infer_seqlen(source_len: int, target_len: int, cutoff_len: int) -> tuple[int, int]:
+    """LLaMA-Factory's split of the remaining cutoff between a turn's prompt and response."""
+    if target_len * 2 < cutoff_len:
+        max_target_len = cutoff_len
+    elif source_len * 2 < cutoff_len:
+        max_target_len = cutoff_len - source_len
+    else:
+        max_target_len = int(cutoff_len * (target_len / (source_len + target_len)))
+    new_target_len = min(max_target_len, target_len)
+    new_source_len = min(max(cutoff_len - new_target_len, 0), source_len)
+    return new_source_len, new_target_len
+
+
+def lf_pairs(tokenizer, name: str, msgs: list[dict]) -> list[tuple[list[int], list[int]]] | None:
+    """[(prompt ids, response ids)] per turn as LLaMA-Factory's template `name` encodes them; None when the
+    conversation is not user/assistant turns (the caller then uses the chat template)."""
+    t = LF_TEMPLATES[name]
+    system = None
+    if msgs and msgs[0]["role"] == "system":
+        system, msgs = msgs[0]["content"], msgs[1:]
+    if not msgs or len(msgs) % 2 or any(m["role"] != ("user" if i % 2 == 0 else "assistant")
+                                        for i, m in enumerate(msgs)):
+        return None
+    system = system or t["default_system"]
+
+    def ids(text: str) -> list[int]:
+        return tokenizer.encode(text, add_special_tokens=False) if text else []
+
+    pairs = []
+    for i in range(0, len(msgs), 2):
+        source = ids(t["system"].replace("{content}", system)) if i == 0 and system else []
+        source += ids(t["user"].replace("{content}", msgs[i]["content"]))
+        pairs.append((source, ids(t["assistant"].replace("{content}", msgs[i + 1]["content"]))))
+    return pairs
+
+
+def encode_lf(pairs: list[tuple[list[int], list[int]]], cutoff_len: int,
+              train_on_prompt: bool = False) -> Example | None:
+    ids: list[int] = []
+    labels: list[int] = []
+    total = 0
+    for source, target in pairs:
+        if total >= cutoff_len:
+            break
+        s_len, t_len = infer_seqlen(len(source), len(target), cutoff_len - total)
+        source, target = source[:s_len], target[:t_len]
+        total += s_len + t_len
+        ids += source + target
+        labels += (source if train_on_prompt else [IGNORE_INDEX] * s_len) + target
+    if not ids or all(x == IGNORE_INDEX for x in labels):
+        return None
+    return Example(ids, labels)
+
+
 def encode(tokenizer, msgs: list[dict], cutoff_len: int, train_on_prompt: bool = False) -> Example | None:
     ids: list[int] = []
     labels: list[int] = []
@@ -212,7 +285,26 @@ def build_datasets(cfg, tokenizer) -> tuple[ListDataset, ListDataset | None, dic
     convs = load_conversations(cfg)
     examples: list[Example] = []
     dropped = truncated = 0
+    lf_name = cfg.template if cfg.template in LF_TEMPLATES else None
+    rendered_lf = rendered_chat = 0
     for msgs in convs:
+        pairs = lf_pairs(tokenizer, lf_name, msgs) if lf_name and msgs and msgs[0]["role"] != "text" else None
+        if pairs is not None:
+            rendered_lf += 1
+            ex = encode_lf(pairs, 10**9, cfg.train_on_prompt)
+            if ex is None:
+                dropped += 1
+                continue
+            if len(ex.input_ids) > cfg.cutoff_len:
+                truncated += 1
+                if not cfg.packing:  # LLaMA-Factory's truncation: the cutoff shared by prompt and response
+                    ex = encode_lf(pairs, cfg.cutoff_len, cfg.train_on_prompt)
+                    if ex is None:
+                        dropped += 1
+                        continue
+            examples.append(ex)
+            continue
+        rendered_chat += 1
         ex = encode(tokenizer, msgs, 10**9, cfg.train_on_prompt)
         if ex is None:
             dropped += 1
@@ -248,8 +340,22 @@ def build_datasets(cfg, tokenizer) -> tuple[ListDataset, ListDataset | None, dic
         "conversations": len(convs), "train_samples": len(examples), "eval_samples": len(eval_examples),
         "dropped": dropped, "truncated": truncated,
         "train_tokens": sum(len(e.input_ids) for e in examples),
+        "rendering": _rendering_note(cfg.template, lf_name, rendered_lf, rendered_chat),
     }
     return ListDataset(examples), (ListDataset(eval_examples) if eval_examples else None), stats
+
+
+def _rendering_note(template: str | None, lf_name: str | None, n_lf: int, n_chat: int) -> str:
+    """How the samples were turned into tokens, in words (the trainer prints it)."""
+    if lf_name and not n_chat:
+        return f"LLaMA-Factory's template {lf_name!r} (the same tokens as llamafactory-cli)"
+    chat = "the tokenizer's chat template (a plain fallback when it has none)"
+    if template and not lf_name:
+        return (f"{chat}, NOT LLaMA-Factory's template {template!r} (not implemented by the built-in trainer): "
+                "the tokens and the loss differ from llamafactory-cli's")
+    if lf_name:
+        return f"LLaMA-Factory's template {lf_name!r} for {n_lf} sample(s), {chat} for {n_chat} (not user/assistant turns)"
+    return chat
 
 
 class Collator:

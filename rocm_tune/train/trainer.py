@@ -499,6 +499,8 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
         from rocm_tune.train.data import Collator, build_datasets
 
         train_ds, eval_ds, dstats = build_datasets(cfg, tok)
+        if rank == 0:
+            print(f"[rocm-tune] samples rendered with {dstats['rendering']}", flush=True)
         model = apply_method(model, cfg)
         total, trainable = count_params(model)
         if trainable == 0:

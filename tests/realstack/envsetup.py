@@ -62,7 +62,8 @@ def cache_root() -> Path:
 
 
 def _torch_version(python: str) -> str | None:
-    r = subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True)
+    r = subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True,
+                       check=False)
     return r.stdout.strip() if r.returncode == 0 else None
 
 
@@ -87,7 +88,7 @@ class Env:
 def _run(cmd: list[str], log, env: dict | None = None) -> None:
     log.write(f"$ {' '.join(cmd)}\n")
     log.flush()
-    r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, timeout=1500)
+    r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, timeout=1500, check=False)
     if r.returncode != 0:
         raise RuntimeError(f"`{' '.join(cmd[:6])} ...` failed with exit {r.returncode}")
 
@@ -126,7 +127,16 @@ def _build(root: Path, torch_version: str, log) -> None:
     _run(pip + ["--no-deps", "--target", str(root / "tf-low"), *TF_LOW], log)
     # compile once here so the first test does not pay for it
     subprocess.run([py, "-c", "import llamafactory.hparams, deepspeed, accelerate"], stdout=log,
-                   stderr=subprocess.STDOUT, env=dict(os.environ, DS_ACCELERATOR="cpu"))
+                   stderr=subprocess.STDOUT, env=dict(os.environ, DS_ACCELERATOR="cpu"), check=False)
+
+
+def _torchrun_wrapper(root: Path) -> None:
+    """`torchrun` of the venv's Python: torch comes from the system site, so pip made no console script in
+    the venv, and the system's `torchrun` would start workers that cannot import llamafactory."""
+    p = root / "bin" / "torchrun"
+    if not p.is_file():
+        p.write_text(f'#!/bin/sh\nexec "{root}/bin/python" -m torch.distributed.run "$@"\n', encoding="utf-8")
+        p.chmod(0o755)
 
 
 def ensure_env() -> tuple[Env | None, str]:
@@ -143,6 +153,7 @@ def ensure_env() -> tuple[Env | None, str]:
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time (pytest-xdist workers, parallel runs)
         if stamp.is_file():
+            _torchrun_wrapper(root)
             return Env(root, 0.0, False), f"reused {root}"
         t0 = time.monotonic()
         log_path = base / f"{root.name}.log"
@@ -152,6 +163,7 @@ def ensure_env() -> tuple[Env | None, str]:
             except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
                 return None, f"could not build the LLaMA-Factory venv: {exc} (log: {log_path})"
         seconds = time.monotonic() - t0
+        _torchrun_wrapper(root)
         stamp.write_text(json.dumps({"seconds": round(seconds, 1)}), encoding="utf-8")
         return Env(root, seconds, True), f"built {root} in {seconds:.0f} s"
 

@@ -46,14 +46,16 @@ def main() -> int:
     lfp.is_torch_bf16_gpu_available = lambda *a, **k: True
     from llamafactory.hparams import get_train_args
 
-    cases = json.loads(open(cases_path, encoding="utf-8").read())
+    with open(cases_path, encoding="utf-8") as fh:
+        cases = json.load(fh)
     results = {}
     start = os.getcwd()
     for case in cases:
         bundle = os.path.dirname(os.path.abspath(case["yaml"]))
         os.chdir(bundle)  # run.sh runs from the bundle: relative names resolve there
         try:
-            d = yaml.safe_load(open(case["yaml"], encoding="utf-8"))
+            with open(case["yaml"], encoding="utf-8") as fh:
+                d = yaml.safe_load(fh)
             if case.get("overrides"):
                 d = OmegaConf.to_container(OmegaConf.merge(OmegaConf.create(d),
                                                            OmegaConf.from_cli(case["overrides"])))
@@ -87,6 +89,24 @@ def main() -> int:
                 "dataset_dir": os.path.abspath(da.dataset_dir),
                 "dataset_info_exists": os.path.isfile(os.path.join(da.dataset_dir, "dataset_info.json")),
             }
+            if ds is not None:
+                # what Trainer.deepspeed_init does next: raise on any explicit value that contradicts the
+                # trainer's arguments; then DeepSpeed's own config classes read the filled config at this
+                # world size (the launcher's real one: dist is initialised by transformers)
+                ds.trainer_config_finalize(t, None, 100)
+                from deepspeed.runtime.config import DeepSpeedConfig
+
+                dsc = DeepSpeedConfig(json.loads(json.dumps(ds.config)))
+                res["ds_checked"] = {
+                    "train_batch_size": dsc.train_batch_size,
+                    "train_micro_batch_size_per_gpu": dsc.train_micro_batch_size_per_gpu,
+                    "gradient_accumulation_steps": dsc.gradient_accumulation_steps,
+                    "gradient_clipping": dsc.gradient_clipping,
+                    "fp16": bool(dsc.float16_config.enabled), "bf16": bool(dsc.bfloat16_config.enabled),
+                    "zero_stage": int(dsc.zero_optimization_stage),
+                    "optimizer": dsc.optimizer_name, "optimizer_params": dsc.optimizer_params,
+                    "world_size": dsc.world_size,
+                }
             for v in res["warmup_steps_of"].values():
                 assert isinstance(v, int) and math.isfinite(v)
         except BaseException as exc:  # noqa: BLE001 - reported to the test, which fails naming it

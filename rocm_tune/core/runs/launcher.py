@@ -213,6 +213,8 @@ def stop_run(ref: str | rd.RunInfo, grace: float = 10.0, wait_exit: float = 10.0
                     break
             procs.signal_run(rid, signal.SIGKILL, cgroup=cgroup, pgid=pgid, pgid_start=pgid_start)
             time.sleep(0.05)
+    if cgroup and not left():
+        procs.remove_cgroup(cgroup)  # the supervisor removes it; after a kill -9 of the supervisor, here
     # the supervisor writes exit.json once all are gone; if it is gone too (lost run), write it here
     deadline = time.time() + wait_exit
     while time.time() < deadline and not (d / rd.EXIT_JSON).exists():

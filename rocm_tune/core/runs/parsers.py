@@ -700,8 +700,10 @@ class TextParser:
         if desc or total != self.train_total:
             return None  # another bar (evaluation, dataset map, weight loading)
         self.tqdm_step = n
+        # the bar's own elapsed / remaining time ("01:22<02:36"): History keeps the newest
+        times = {"elapsed_time": m.group(3), "remaining_time": m.group(4) if "?" not in m.group(4) else None}
         return Event("progress", n, None, rank if rank is not None or "[Rank" not in seg else self._rank_of(seg, rank),
-                     None, None, None, None, total, None, None, st)
+                     None, None, None, None, total, None, None, st, times)
 
     def _dict(self, seg: str, rank: int | None) -> Event | None:
         d = parse_dict_text(seg)

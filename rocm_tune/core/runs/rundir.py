@@ -323,7 +323,7 @@ def _read_regular(path: Path, head: int, tail: int) -> tuple[bytes, bytes] | Non
 
 def _tail_text(path: Path, max_bytes: int = _TAIL_BYTES) -> tuple[int | None, int | None, float | None]:
     """(total_steps, last step, last loss) that the text-log parser finds in the end of a log."""
-    data = _read_regular(path, head=0, tail=max_bytes)
+    data = _read_regular(path, head=0, tail=min(max_bytes, 32768))
     if not data or not data[1]:
         return None, None, None
     from rocm_tune.core.runs.parsers import TextParser

@@ -276,6 +276,12 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         _report(ready_fd, f"error: {rd.disk_full_error(exc, d)}")
         return 2
 
+    if (d / rd.STOP_MARKER).exists():  # `stop` came before the start: nothing runs
+        log.close()
+        procs.remove_cgroup(cgroup)
+        _report(ready_fd, "error: the run was stopped before its command started")
+        return 0
+
     # 2. start behind the gate: `sh` waits on its stdin until the pid is on disk
     gate_r, gate_w = os.pipe()
     try:

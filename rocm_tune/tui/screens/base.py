@@ -14,6 +14,8 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.tui.navigation import STEPS, make_screen
 from rocm_tune.tui.widgets.fields import QuestionField
 
+COMPACT_BELOW = 100   # columns: below this the footer drops its padding so every key fits 80 columns
+
 TITLES = {"hardware": "Hardware", "model": "Model", "goal": "Goal", "plan": "Plan", "export": "Export"}
 
 
@@ -36,12 +38,16 @@ class StepScreen(Screen):
         # runs after the subclass's on_mount (Textual calls the handler of each class in the MRO)
         self.call_after_refresh(self.app.screen_painted, self)  # type: ignore[attr-defined]
 
+    def on_resize(self) -> None:
+        for footer in self.query(Footer):
+            footer.compact = self.app.size.width < COMPACT_BELOW
+
     def compose_header(self) -> ComposeResult:
         yield Static(breadcrumb(self.STEP), classes="breadcrumb")
 
     def compose_footer(self) -> ComposeResult:
         yield Static("", id="status", classes="status")
-        yield Footer()
+        yield Footer(compact=self.app.size.width < COMPACT_BELOW)
 
     @property
     def state(self):

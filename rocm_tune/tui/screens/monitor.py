@@ -26,6 +26,7 @@ from rocm_tune.tui.render import (
     render_nodes,
     render_progress,
 )
+from rocm_tune.tui.screens.base import COMPACT_BELOW
 from rocm_tune.tui.widgets.chart import Chart
 
 STOP_GRACE_S = 30.0   # SIGTERM, then SIGKILL after this long (the trainer saves a checkpoint on SIGTERM)
@@ -56,7 +57,7 @@ def render_header(v: RunView, width: int = 80) -> Text:
         t.append(f"  {v.source}", style="dim")
     t.append("\n")
     epoch = f"  epoch {v.epoch:.2f}" if v.epoch is not None else ""
-    eta = fmt_clock(v.eta_s) if v.status == "running" else "-"
+    eta = fmt_clock(v.eta_s) if v.status in ("running", "unknown") else "-"
     rest = f"  elapsed {fmt_clock(v.elapsed_s)}  ETA {eta}  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}"
     counter = len(render_progress(v.step, v.total_steps, 0).plain)
     room = width - 2 - counter - len(rest)
@@ -145,7 +146,7 @@ after {STOP_GRACE_S:.0f} s if it is still running.
                 yield Static("", id="nodes")
         yield Static("", id="mon-alerts")
         yield Log(id="mon-log", max_lines=500, auto_scroll=True)
-        yield Footer()
+        yield Footer(compact=self.app.size.width < COMPACT_BELOW)
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.app.screen_painted, self)  # type: ignore[attr-defined]
@@ -253,6 +254,7 @@ after {STOP_GRACE_S:.0f} s if it is still running.
         nodes.display = bool(nodes_text.plain)
 
     def on_resize(self) -> None:
+        self.query_one(Footer).compact = self.app.size.width < COMPACT_BELOW
         if self.view is not None and not self.view.error:
             self.update_gpus(self.view)
 

@@ -109,7 +109,7 @@ class PlanScreen(LaunchMixin, StepScreen):
         Binding("ctrl+n", "next", "Export", priority=True),
         LAUNCH_BINDING,
         Binding("ctrl+p", "preflight", "Preflight", priority=True),
-        Binding("ctrl+o", "alternative", "Alternative", priority=True),
+        Binding("ctrl+o", "alternative", "Option", priority=True),   # the next alternative
         Binding("ctrl+r", "reset", "Reset", priority=True),
         Binding("escape", "back", "Back"),
     ]
