@@ -165,4 +165,4 @@ def test_estimate_cli_runner_flag(tmp_path):
     text = run("--runner", "llamafactory").stdout
     assert "Runs as    runner llamafactory: frozen weights bf16" in text and "--runner builtin" in text
     bad = run("--runner", "axolotl")
-    assert bad.returncode == 2 and "invalid choice: 'axolotl'" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "--runner 'axolotl' is not known; expected one of: llamafactory, hf, builtin" in bad.stderr and "Traceback" not in bad.stderr

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.units import fmt_bytes_gib
 
 
 def _int_in(text: str, what: str, lo: int, hi: int) -> int:
@@ -50,4 +51,4 @@ def print_json(obj: Any) -> None:
 
 
 def human_bytes(n: int | float) -> str:
-    return f"{n / 2**30:.2f} GiB"
+    return fmt_bytes_gib(n, 2)

@@ -11,17 +11,15 @@ from __future__ import annotations
 import argparse
 
 from rocm_tune.commands._common import print_json
-from rocm_tune.commands._flags import add_train_flags, train_config_from_args
+from rocm_tune.commands._flags import add_train_flags, choice_type, train_config_from_args
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-
-GIB = 2**30
+from rocm_tune.core.units import GIB
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_train_flags(parser)
-    from rocm_tune.core.runners import RUNNERS
-
-    parser.add_argument("--runner", choices=RUNNERS, default=None,
+    parser.add_argument("--runner", type=choice_type("--runner", V.RUNNERS), default=None,
                         help="who runs the training: the dtypes are the ones it really uses "
                              "(default builtin = exactly the requested precision)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (bytes as integers)")
@@ -92,7 +90,7 @@ def render(est, probe_result=None) -> str:
 def run(args: argparse.Namespace) -> int:
     if not args.model:
         raise UserError("--model is required (a preset name, a model directory, a config.json or a cached hub id)")
-    cfg = train_config_from_args(args, runner=getattr(args, "runner", None))
+    cfg = train_config_from_args(args, runner=args.runner)
     from rocm_tune.core.memory import estimate
     from rocm_tune.core.model import load_model
 

@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.units import GIB
 from rocm_tune.core.questions import BY_NAME, QUESTIONS, dynamic_choices, parse_answers
 
 
@@ -105,7 +106,7 @@ def ask_plain(preset: dict[str, Any]) -> dict[str, Any]:
 
 def format_plan(d: dict) -> str:
     """The plan as plain text (the same facts the Plan screen shows)."""
-    gib = 2**30
+    gib = GIB
     rec, mem, tp = d.get("recommended") or {}, d.get("memory") or {}, d.get("throughput") or {}
     hw, model = d.get("hardware") or {}, d.get("model") or {}
     lines = [
