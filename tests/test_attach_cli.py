@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from tests.conftest import run_cli
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"
 LF = LOGS / "llamafactory-0.9.5-lora-cpu"

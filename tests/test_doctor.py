@@ -12,7 +12,7 @@ from rocm_tune.core import doctor as D
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "doctor"))
 import fake_system
-from conftest import run_cli
+from tests.conftest import run_cli
 from fake_system import fake_sysfs
 
 TORCH_ROCM61 = {"version": "2.3.0+rocm6.1", "hip": "6.1.40091-a8dbc0c19", "cuda": None, "available": True,

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from conftest import run_cli
+from tests.conftest import run_cli
 
 REPLAY = Path(__file__).resolve().parents[1] / "rocm_tune/profiles/replay/mi50-32gb-x2-lora-fp32.json"
 CLEAN = {"ROCM_TUNE_FAKE_GPUS": "", "ROCM_TUNE_REPLAY": "", "PATH": os.path.dirname(os.sys.executable)}

@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import run_cli
+from tests.conftest import run_cli
 
 
 def test_models_search_json_lists_matching_presets_with_real_counts():

@@ -208,6 +208,24 @@ def test_cli_run_runs_stop(tmp_path):
     assert again.returncode == 1 and "not running" in again.stdout
 
 
+def test_a_deliberate_stop_is_no_crash_alert(tmp_path):
+    """`stop` ends the run as stopped by the user: attach reports that and raises no process-exited alert,
+    while a crash of the same command does raise it."""
+    out = run_cli("run", "--name", "calm", "--", "sleep", "300")
+    assert out.returncode == 0, out.stderr
+    assert run_cli("stop", "calm", "--grace", "2").returncode == 0
+    snap = json.loads(run_cli("attach", "calm", "--once", "--json").stdout)
+    assert snap["process"]["status"] == "stopped" and snap["process"]["stopped_by_user"] is True
+    assert "process-exited" not in [a["code"] for a in snap["alerts"]]
+    crash = run_cli("run", "--name", "crash", "--", "bash", "-c", "exit 3")
+    assert crash.returncode == 0, crash.stderr
+    wait_for(lambda: [r["status"] for r in json.loads(run_cli("runs", "--json").stdout)["runs"]
+                      if r["name"] == "crash"] == ["failed"], timeout=60)
+    snap = json.loads(run_cli("attach", "crash", "--once", "--json").stdout)
+    assert snap["process"]["stopped_by_user"] is False
+    assert "process-exited" in [a["code"] for a in snap["alerts"]]
+
+
 @pytest.mark.parametrize("argv,needle", [
     (["run", "--", "no-such-command-xyz"], "'no-such-command-xyz' is not found"),
     (["run"], "give exactly one of"),

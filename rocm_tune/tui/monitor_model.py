@@ -194,8 +194,7 @@ class MonitorSource:
             tps_series=vals("tokens_per_s"), step_time_series=vals("step_time_s"),
             gpus=samples, backend=str(getattr(w, "gpu_backend_name", "") or ""),
             gpu_history={k: {m: list(d) for m, d in v.items()} for k, v in self._gpu_hist.items()},
-            alerts=tuple(_alert_tuple(a) for a in w.alerts
-                         if not (getattr(info, "stopped_by_user", False) and _code(a) == "process-exited")),
+            alerts=tuple(_alert_tuple(a) for a in w.alerts),
             log_tail=tuple(getattr(w, "log_tail", ()) or ()),
             started_at=started_at, stopped_by_user=bool(getattr(info, "stopped_by_user", False)),
             reason=getattr(info, "reason", None), run_dir=run_dir,
@@ -203,10 +202,6 @@ class MonitorSource:
             host=self._host.sample(), measured=measured, predicted=predicted,
             process_users={pid: self._host.owner(pid) for pid in sorted(pids)},
         )
-
-
-def _code(a: Any) -> str:
-    return str(a.get("code") if isinstance(a, dict) else getattr(a, "code", ""))
 
 
 def _finite(v: Any) -> bool:

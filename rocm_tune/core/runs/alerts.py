@@ -452,7 +452,8 @@ class AlertEngine:
         known_error = any(a.severity == "error" for a in self.fired.values())
         if alive is False and getattr(process, "pid", None) is None and known_error and status == "failed":
             return out  # a log that ends in an error an alert already names (oom, nan ...): no second alert
-        if alive is False and status not in (None, "finished", "running", "unknown"):
+        deliberate = status == "stopped" and bool(getattr(process, "stopped_by_user", False))
+        if alive is False and status not in (None, "finished", "running", "unknown") and not deliberate:
             code = getattr(process, "exit_code", None)
             sig = getattr(process, "signal", None)
             how = f"exit code {code}" if code is not None else (f"signal {sig}" if sig else "exit status unknown")

@@ -96,11 +96,13 @@ class ProcessState:
     processes: int | None = None    # live processes of a rocm-tune run (marker, cgroup)
     note: str | None = None         # e.g. "main process exited (0); 2 processes still running"
     problem: str | None = None      # status corrupt: what is wrong with run.json
+    stopped_by_user: bool = False   # status stopped because `rocm-tune stop` (or the app) asked
 
     def to_dict(self) -> dict:
         return {"pid": self.pid, "alive": self.alive, "status": self.status, "exit_code": self.exit_code,
                 "signal": self.signal, "ended_at": self.ended_at, "reason": self.reason,
-                "processes": self.processes, "note": self.note, "problem": self.problem}
+                "processes": self.processes, "note": self.note, "problem": self.problem,
+                "stopped_by_user": self.stopped_by_user}
 
 
 # ------------------------------------------------------------------------------ resolve
@@ -439,7 +441,8 @@ def process_state(target: Target, history: History | None = None, log_tail: Iter
             if info.status in ("failed", "lost") and not reason:
                 reason = trailing_error(log_tail)
             return ProcessState(info.pid, alive, info.status, info.returncode, info.signal, info.ended_at,
-                                reason=reason, processes=info.processes, note=info.note)
+                                reason=reason, processes=info.processes, note=info.note,
+                                stopped_by_user=info.stopped_by_user)
         except (UserError, OSError):
             pass
     if target.pid:

@@ -19,20 +19,10 @@ from pathlib import Path
 
 from rocm_tune.core import preflight as core
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.request import meminfo_bytes
 
 VERSION = 1
 MAX_RAISES = 2
-
-
-def _meminfo(field: str) -> int | None:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
 
 
 def _model_config(plan: dict, weights: str | None) -> tuple[dict, object | None]:
@@ -421,7 +411,7 @@ def _host_ram(plan: dict, r: dict, ranks_per_node: int) -> dict:
     offload = int(mem.get("cpu_offload_bytes") or 0)
     per_rank = int(r.get("rss_bytes") or 0)
     predicted = offload + ranks_per_node * per_rank
-    available = _meminfo("MemAvailable")
+    available = meminfo_bytes("MemAvailable")
     ok = None if available is None else predicted <= available
     msg = (f"{ranks_per_node} rank(s) x {per_rank / 2**30:.2f} GiB process RSS (measured) + "
            f"{offload / 2**30:.2f} GiB offloaded states = {predicted / 2**30:.2f} GiB vs "
