@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 
 from rocm_tune.core.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
+from tests.helpers_tui import wait_for
 
 ANSWERS = {"gpu": "mi50-32gb", "gpus": 2, "model": "qwen2.5-7b", "method": "lora", "effective_batch": 64}
-
-
-async def wait_for(pilot, cond, timeout=30.0):
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.05)
 
 
 def status(app) -> str:

@@ -21,14 +21,7 @@ import pytest
 from rocm_tune.core.devices.synthetic import FakeBackend
 from rocm_tune.core.runs.registry import find_run
 from rocm_tune.tui.app import RocmTuneApp
-
-
-async def wait_for(pilot, cond, timeout=20.0, what="condition"):
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError(f"{what} not reached in {timeout:g} s")
-        await pilot.pause(0.1)
+from tests.helpers_tui import wait_for
 
 
 def status(app) -> str:
@@ -75,11 +68,11 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
     async def go():
         app = RocmTuneApp(start="plan", answers=_answers(model, data), backend=backend, poll_interval=0.3)
         async with app.run_test(size=(120, 36)) as pilot:
-            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 30, "plan")
+            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 90, "plan")
             assert any(b.key == "ctrl+l" and b.description == "Launch" and b.show for b in app.screen.BINDINGS)
             plan_screen = app.screen
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 15, "confirmation")
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 60, "confirmation")
             body = "\n".join(str(w.render()) for w in app.screen.query("Static"))
             assert str(data) in body and "in RUN_DIR/bundle (what its run.sh runs)" in body
             assert "leaves the run going" in body
@@ -87,12 +80,12 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
                 assert "built-in trainer (rocm-tune train)" in body and "python -m rocm_tune train llamafactory.yaml" in body
             # declining starts nothing
             await pilot.press("n")
-            await wait_for(pilot, lambda: app.screen is plan_screen, 5, "back on the plan")
+            await wait_for(pilot, lambda: app.screen is plan_screen, 30, "back on the plan")
             assert "not launched" in status(app)
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 15, "confirmation")
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 60, "confirmation")
             await pilot.press("y")
-            await wait_for(pilot, lambda: _screen(app) == "MonitorScreen", 30, "monitor")
+            await wait_for(pilot, lambda: _screen(app) == "MonitorScreen", 90, "monitor")
             mon = app.screen
             started["id"] = mon.target
             info = find_run(mon.target)
@@ -100,13 +93,13 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
             # detached: the command runs in a session of its own, not the app's
             assert info.pgid and os.getsid(info.pid) != os.getsid(0)
             await wait_for(pilot, lambda: mon.view is not None and (mon.view.step or 0) > 0
-                           and mon.view.loss is not None, 35, "a logged step")
+                           and mon.view.loss is not None, 120, "a logged step")
             header = str(mon.query_one("#mon-header").render())
             assert f"{mon.view.step}/" in header
             await pilot.press("escape")   # back to the plan the run came from
-            await wait_for(pilot, lambda: app.screen is plan_screen, 5, "back on the plan")
+            await wait_for(pilot, lambda: app.screen is plan_screen, 30, "back on the plan")
             await pilot.press("ctrl+q")   # quit the app: the run goes on
-            await wait_for(pilot, lambda: app.return_code is not None, 5, "app exit")
+            await wait_for(pilot, lambda: app.return_code is not None, 30, "app exit")
         return app.return_code
 
     assert asyncio.run(go()) == 0
@@ -146,7 +139,7 @@ def test_launch_without_dataset_says_so_and_starts_nothing(tmp_path, monkeypatch
     async def go():
         app = RocmTuneApp(start="plan", answers=_answers(tmp_path / "m"), backend=backend, poll_interval=0.3)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 30, "plan")
+            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 90, "plan")
             await pilot.press("ctrl+l")
             await wait_for(pilot, lambda: "dataset" in status(app), 10, "dataset message")
             assert "launch needs a dataset" in status(app) and "Goal screen" in said(app)
@@ -185,15 +178,15 @@ def test_plan_screen_starts_a_preflight_and_watches_it(tmp_path, monkeypatch):
     async def go():
         app = RocmTuneApp(start="plan", answers=_answers(tmp_path / "m"), backend=backend, poll_interval=0.3)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 30, "plan")
+            await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 90, "plan")
             await pilot.press("ctrl+p")
             await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 10, "confirmation")
             await pilot.press("n")
-            await wait_for(pilot, lambda: "no preflight" in status(app), 5, "declined")
+            await wait_for(pilot, lambda: "no preflight" in status(app), 30, "declined")
             await pilot.press("ctrl+p")
             await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 10, "confirmation")
             await pilot.press("y")
-            await wait_for(pilot, lambda: _screen(app) == "MonitorScreen", 30, "monitor")
+            await wait_for(pilot, lambda: _screen(app) == "MonitorScreen", 90, "monitor")
             started["id"] = app.screen.target
 
     try:

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.sample_run import write_sample_run
+from tests.helpers_tui import wait_for
 
 FIXED = 1_700_000_000.0 + 400
-
-
-async def wait_for(pilot, cond, timeout=10.0):
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.05)
 
 
 def screen_text(app) -> str:
@@ -125,7 +117,7 @@ def test_stop_asks_first_then_kills_the_real_process(tmp_path):
             await pilot.press("s")
             await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal")
             await pilot.press("y")
-            await wait_for(pilot, lambda: monitor.view.status == "stopped", timeout=20)
+            await wait_for(pilot, lambda: monitor.view.status == "stopped", timeout=60)
             assert not _alive(info.pid)
 
     try:

@@ -7,7 +7,6 @@ import asyncio
 import json
 import math
 import os
-import time
 
 import pytest
 
@@ -15,16 +14,9 @@ from rocm_tune.core.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.sample_run import write_sample_run
 from rocm_tune.tui.scenes import FixedHost
+from tests.helpers_tui import wait_for
 
 START = 1_700_000_000.0
-
-
-async def wait_for(pilot, cond, timeout=15.0):
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.05)
 
 
 def text(app, sel) -> str:
@@ -138,8 +130,8 @@ def test_a_deliberate_stop_says_stopped_by_you_with_checkpoint_and_resume_and_de
             body = "\n".join(str(w.render()) for w in app.screen.query("Static"))
             assert "SIGKILL after 30 s" in body
             await pilot.press("y")
-            await wait_for(pilot, lambda: monitor.view.status == "stopped", timeout=40)
-            await wait_for(pilot, lambda: monitor.view.stopped_by_user, timeout=10)
+            await wait_for(pilot, lambda: monitor.view.status == "stopped", timeout=60)
+            await wait_for(pilot, lambda: monitor.view.stopped_by_user, timeout=30)
             header = text(app, "#mon-header")
             assert "stopped by you" in header and "exit" not in header
             assert "checkpoint-381 saved" in header and "bash run.sh --resume" in header

@@ -8,7 +8,6 @@ driver does, without waiting between keys (Pilot.press waits, which hides the bu
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 from textual._xterm_parser import XTermParser
@@ -16,17 +15,10 @@ from textual.widgets import Input
 
 from rocm_tune.core.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
+from tests.helpers_tui import wait_for
 
 ANSWERS = {"gpu": "mi50-32gb", "gpus": 2, "model": "qwen2.5-7b", "method": "lora", "effective_batch": 64}
 BS = "\x7f"
-
-
-async def wait_for(pilot, cond, timeout=20.0):
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.05)
 
 
 def burst(app, data: str) -> None:

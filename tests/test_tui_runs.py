@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from rocm_tune.tui.scenes import SCENES, prepare
 from rocm_tune.tui.screens.runs import common_grid
-
-
-async def wait_for(pilot, cond, timeout=20.0):
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.05)
+from tests.helpers_tui import wait_for
 
 
 def test_common_grid_lines_runs_up_by_step():

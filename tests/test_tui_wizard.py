@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 from rocm_tune.core.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
-
-
-async def wait_for(pilot, cond, timeout=20.0):
-    t0 = time.monotonic()
-    while not cond():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("condition not reached in time")
-        await pilot.pause(0.05)
+from tests.helpers_tui import wait_for
 
 
 async def type_into(pilot, widget, text):
