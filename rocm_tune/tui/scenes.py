@@ -174,6 +174,7 @@ async def _runs(pilot) -> None:
     await _monitor(pilot)
     await pilot.press("r")
     await settle(pilot, lambda: _screen(app) == "RunListScreen" and app.screen.query_one("DataTable").row_count == 2)
+    await settle(pilot, lambda: len(app.screen._curves) == 2)  # the loss sparklines load in a worker
 
 
 async def _stop(pilot) -> None:
@@ -186,7 +187,6 @@ async def _stop(pilot) -> None:
 async def _compare(pilot) -> None:
     app = pilot.app
     await _runs(pilot)
-    await settle(pilot, lambda: len(app.screen._curves) == 2)
     await pilot.press("space", "down", "space", "c")
     await settle(pilot, lambda: _screen(app) == "CompareScreen")
     await pilot.pause(0.3)
