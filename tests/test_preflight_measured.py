@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rocm_tune.core.runs.measured import append_rank_record, read_measured, read_rank_file
+from rocm_tune.core.runs.measured import read_measured, read_rank_file
+from rocm_tune.train.callbacks import append_rank_record
 from tests.conftest import run_cli
 from tests.helpers_train import read_jsonl, tiny_assets, train_dict, wait_for
 

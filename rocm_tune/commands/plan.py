@@ -142,6 +142,12 @@ def render(result) -> str:
                      f"use_reentrant {rec['use_reentrant']}")
     if rec["env"]:
         lines.append("  env: " + " ".join(f"{k}={v}" for k, v in rec["env"].items()))
+    ex = result.plan.execution
+    if ex is not None:
+        lines.append("")
+        lines.append("Executes")
+        lines.append(f"  {ex.line()}")
+        lines.extend(f"  {note}" for note in ex.summary[1:])
     lines.append("")
     lines.append("Memory per GPU (GiB)")
     for key, value in mem.items():

@@ -24,6 +24,8 @@ from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
     HOSTFILE,
+    LF_CALLBACKS,
+    LF_LAUNCH,
     DS_JSON,
     LF_YAML,
     PLAN_JSON,
@@ -188,6 +190,15 @@ def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[s
     return opts.with_(dataset_name=name, dataset_dir=".")
 
 
+def launcher_files() -> dict[str, str]:
+    """The bundle's own copies of rocm_tune/train/lf_launch.py and callbacks.py (standard library at import), so
+    run.sh starts LLaMA-Factory through them on a training machine where rocm-tune is not installed. Read as
+    text: core imports nothing from train."""
+    train = Path(__file__).resolve().parents[2] / "train"
+    return {LF_LAUNCH: (train / "lf_launch.py").read_text(encoding="utf-8"),
+            LF_CALLBACKS: (train / "callbacks.py").read_text(encoding="utf-8")}
+
+
 def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, dataset: str | None = None) -> Bundle:
     """All files of the bundle as text, and the launch spec of its run.sh.
     `dataset`: a local file or a dataset_info.json folder (default: the plan's goal.dataset)."""
@@ -243,6 +254,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
             files[SLURM] = slurm.render(r, opts)
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
+    if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):
+        files.update(launcher_files())
     files.update(extra_files)
     files[PLAN_JSON] = json.dumps(plan.to_dict(), indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)

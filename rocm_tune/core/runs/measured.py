@@ -74,6 +74,8 @@ class RankMeasured:
     step_time_s: float | None = None
     telemetry: dict | None = None
     samples: int = 0                      # lines read (from the tail of the file)
+    # what really executes: {"frozen": {dtype: elements}, "trainable": {dtype: elements}} when training began
+    param_dtypes: dict | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -83,8 +85,35 @@ class RankMeasured:
             "allocated_bytes": self.allocated_bytes, "reserved_bytes": self.reserved_bytes,
             "peak_allocated_bytes": self.peak_allocated_bytes, "peak_reserved_bytes": self.peak_reserved_bytes,
             "rss_bytes": self.rss_bytes, "tokens_per_s": self.tokens_per_s, "step_time_s": self.step_time_s,
-            "telemetry": self.telemetry,
+            "telemetry": self.telemetry, "param_dtypes": self.param_dtypes,
         }
+
+    def dtype_line(self) -> str | None:
+        """"frozen fp32, trainable fp32" (the dominant dtype of each side, by elements), None when not recorded."""
+        if not self.param_dtypes:
+            return None
+        short = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
+        parts = []
+        for side in ("frozen", "trainable"):
+            counts = self.param_dtypes.get(side) or {}
+            if counts:
+                names = sorted(counts, key=lambda k: -counts[k])
+                parts.append(f"{side} " + "+".join(short.get(n, n) for n in names))
+        return ", ".join(parts) or None
+
+
+def _dtype_counts(v) -> dict | None:
+    """A recorded param_dtypes object, validated: two sides of {dtype name: element count}."""
+    if not isinstance(v, dict):
+        return None
+    out: dict = {}
+    for side in ("frozen", "trainable"):
+        counts = v.get(side)
+        if not isinstance(counts, dict):
+            return None
+        good = {str(k)[:32]: _int(n) for k, n in list(counts.items())[:16] if _int(n) is not None and _int(n) >= 0}
+        out[side] = good
+    return out
 
 
 @dataclass(frozen=True)
@@ -167,6 +196,7 @@ def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
     n = 0
     peak_a = peak_r = None
     rate = step_time = None   # the last logged rate (an end-of-training sample carries none)
+    dtypes = None
     for raw in _tail_lines(p):
         try:
             rec = json.loads(raw)
@@ -183,6 +213,7 @@ def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
             peak_r = r if peak_r is None else max(peak_r, r)
         if _num(rec.get("tokens_per_s")) is not None:
             rate, step_time = _num(rec.get("tokens_per_s")), _num(rec.get("step_time_s"))
+        dtypes = _dtype_counts(rec.get("param_dtypes")) or dtypes
     if last is None:
         return None
     tel = last.get("telemetry")
@@ -206,6 +237,7 @@ def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
         step_time_s=step_time,
         telemetry=tel if isinstance(tel, dict) else None,
         samples=n,
+        param_dtypes=dtypes,
     )
 
 
@@ -260,23 +292,6 @@ def read_predicted(run_dir: str | os.PathLike) -> dict | None:
 def rank_file_name(node: str | int, rank: int) -> str:
     node_s = re.sub(r"[^A-Za-z0-9._-]+", "-", str(node)) or "0"
     return f"{node_s}-{int(rank)}.jsonl"
-
-
-def append_rank_record(run_dir: str | os.PathLike, rec: dict) -> Path:
-    """Append one sample line to RUN_DIR/ranks/<node>-<rank>.jsonl with a single O_APPEND write.
-
-    One write() of a whole line to a file opened with O_APPEND: readers never see a half line from
-    a finished write, and two writers never interleave inside a line."""
-    d = ranks_dir(run_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    path = d / rank_file_name(rec.get("node", 0), int(rec.get("rank", 0)))
-    line = (json.dumps({"type": "mem", **rec}, allow_nan=False, default=str) + "\n").encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
-    return path
 
 
 def attach_fields(target) -> dict:

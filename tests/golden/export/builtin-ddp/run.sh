@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Training launcher, written by rocm-tune export from plan.json
 # model Qwen2.5-7B-Instruct: lora (sft), fp32, cutoff_len 1024, micro-batch 1 x accumulation 32 on 2 x mi50-32gb
+# executes: rocm-tune's built-in trainer, precision fp32
 # warning [bf16-emulated]: MI50 has no bf16 hardware; bf16 is emulated (700+ s/it) Fix: train in fp32 or fp16
 # warning [iommu-p2p-hang-risk]: Intel IOMMU can hang RCCL peer-to-peer Fix: boot with intel_iommu=off
 # Usage: bash run.sh [extra trainer arguments]
