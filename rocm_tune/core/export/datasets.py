@@ -62,10 +62,10 @@ def parse_names(text: object, flag: str = "--dataset-name") -> tuple[str, ...]:
 def closest(name: str, known: list[str], n: int = 3) -> list[str]:
     """The known names nearest to `name` (difflib), nearest first; a case-insensitive match comes first."""
     exact = [k for k in known if k.lower() == name.lower()]
-    near = difflib.get_close_matches(name, known, n=n, cutoff=0.5)
+    near = difflib.get_close_matches(name, known, n=n, cutoff=0.7)
     if not near:
         low = {k.lower(): k for k in known}
-        near = [low[k] for k in difflib.get_close_matches(name.lower(), list(low), n=n, cutoff=0.4)]
+        near = [low[k] for k in difflib.get_close_matches(name.lower(), list(low), n=n, cutoff=0.7)]
     return list(dict.fromkeys(exact + near))[:n]
 
 
