@@ -188,6 +188,8 @@ def test_malformed_or_wrong_dataset_info_is_one_line_naming_the_file(tmp_path, p
     (["--dataset-name", " "], "--dataset-name ' '"),
     (["--dataset-name", "a", "--dataset-dir", ""], "--dataset-dir ''"),
     (["--dataset-name", "a", "--dataset", "{f}"], "--dataset-name 'a'"),
+    (["--dataset-dir", "data"], "--dataset-dir 'data'"),
+    (["--dataset-name", "a\tb"], "'a\\tb'"),
 ])
 def test_bad_dataset_flags_are_one_line(tmp_path, plan_file, args, named):
     f = tmp_path / "train.json"

@@ -198,6 +198,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.out:
         raise UserError("-o DIR is required: the directory to write the bundle into")
     formats = parse_formats(args.format)
+    if args.dataset_dir is not None and not args.dataset_name:
+        raise UserError(f"--dataset-dir {args.dataset_dir!r} applies with --dataset-name (the names its "
+                        "dataset_info.json lists)")
     if args.plan:
         given = sorted(
             d for d in _PLAN_DESTS
