@@ -97,6 +97,12 @@ def test_name_not_readable_here_is_exported_for_the_training_machine(tmp_path, p
                               "resolved": "training machine", "checked": None}
     assert any("/srv/lf/data/dataset_info.json" in n and "training machine" in n for n in out["notes"])
     assert _lf(tmp_path / "b2")["dataset_dir"] == "/srv/lf/data"
+    # a dataset_info.json that is a dangling link here (a mount of the training machine) is not readable here
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "dataset_info.json").symlink_to("/srv/lf/data/dataset_info.json")
+    d = _export(tmp_path, plan_file, "--dataset-name", "alpaca_en_demo", "-o", "b3", "--json")
+    assert d.returncode == 0, d.stderr
+    assert json.loads(d.stdout)["dataset"]["resolved"] == "training machine"
 
 
 def test_online_is_accepted_without_checking(tmp_path, plan_file):

@@ -173,7 +173,7 @@ def resolve_named(names_text: object, dataset_dir: str | None = None, *, bundle_
             candidates.append((Path(bundle_dir) / p, "bundle"))
     for folder, kind in candidates:
         info = folder / INFO
-        if os.path.lexists(info):
+        if os.path.exists(info):  # a dangling link is not readable here: left to the training machine
             entries = _check(names, info)
             written = given if kind == "bundle" else os.path.abspath(str(folder))
             return NamedDatasets(names, written, given, kind, str(Path(os.path.abspath(str(info)))), entries)
