@@ -161,12 +161,10 @@ def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[s
     --dataset-name/--dataset-dir, or the plan's goal.dataset."""
     if dataset is None and not opts.dataset_name and plan.goal.dataset:
         dataset = plan.goal.dataset
-    if opts.dataset_name:
-        if opts.dataset_dir:
-            return opts.with_(dataset_dir=_abs_if_relative(opts.dataset_dir))
-        if dataset and Path(os.path.expanduser(dataset)).is_dir():
-            return opts.with_(dataset_dir=_abs_if_relative(dataset))
-        return opts
+    if opts.dataset_name:  # names in a dataset_info.json folder, checked when it is readable here
+        from rocm_tune.core.export.datasets import export_options
+
+        return export_options(opts, dataset, notes)
     if not dataset:
         return opts
     dp = Path(os.path.expanduser(dataset))

@@ -18,6 +18,7 @@ from rocm_tune.core.export.common import (
     comment,
     q,
 )
+from rocm_tune.core.export.datasets import run_sh_comment
 from rocm_tune.core.export.launch import LaunchSpec, python_ref, shell_word
 
 
@@ -56,6 +57,7 @@ def render(r: Resolved, opts: ExportOptions, spec: LaunchSpec) -> str:
     """run.sh: the plan's environment, then `spec` (the same command `rocm-tune run --plan` starts)."""
     lines = ["#!/usr/bin/env bash"]
     lines += header(r, opts, "Training launcher")
+    lines += run_sh_comment(opts, r.runner)  # where `dataset:` is resolved
     lines += [
         "# Usage: bash run.sh [extra trainer arguments]" + ("  (on every node, with NODE_RANK and MASTER_ADDR set)"
                                                           if r.nodes > 1 else ""),

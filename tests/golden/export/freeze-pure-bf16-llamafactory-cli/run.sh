@@ -4,6 +4,7 @@
 # executes: LLaMA-Factory through lf_launch.py, precision pure_bf16
 # warning [bf16-emulated]: MI50 has no bf16 hardware; bf16 is emulated (700+ s/it) Fix: train in fp32 or fp16
 # warning [iommu-p2p-hang-risk]: Intel IOMMU can hang RCCL peer-to-peer Fix: boot with intel_iommu=off
+# dataset: alpaca_en_demo, resolved by LLaMA-Factory in /data/llama factory/dataset_info.json on the machine that runs this script
 # Usage: bash run.sh [extra trainer arguments]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"

@@ -3,6 +3,7 @@
 # model Qwen2.5-7B-Instruct: full (sft), fp16, cutoff_len 512, micro-batch 1 x accumulation 4 on 8 x z100-16gb x 2 nodes
 # executes: LLaMA-Factory through lf_launch.py, precision fp16
 # warning [offload-needs-cpu-ram]: ZeRO-3 offload takes 112 GiB of CPU RAM Fix: make sure each node has it
+# dataset: alpaca_en_demo, resolved by LLaMA-Factory in /data/llama factory/dataset_info.json on the machine that runs this script
 # Usage: bash run.sh [extra trainer arguments]  (on every node, with NODE_RANK and MASTER_ADDR set)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
