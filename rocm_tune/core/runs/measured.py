@@ -88,19 +88,6 @@ class RankMeasured:
             "telemetry": self.telemetry, "param_dtypes": self.param_dtypes,
         }
 
-    def dtype_line(self) -> str | None:
-        """"frozen fp32, trainable fp32" (the dominant dtype of each side, by elements), None when not recorded."""
-        if not self.param_dtypes:
-            return None
-        short = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
-        parts = []
-        for side in ("frozen", "trainable"):
-            counts = self.param_dtypes.get(side) or {}
-            if counts:
-                names = sorted(counts, key=lambda k: -counts[k])
-                parts.append(f"{side} " + "+".join(short.get(n, n) for n in names))
-        return ", ".join(parts) or None
-
 
 def _dtype_counts(v) -> dict | None:
     """A recorded param_dtypes object, validated: two sides of {dtype name: element count}."""
@@ -275,6 +262,7 @@ def read_predicted(run_dir: str | os.PathLike) -> dict | None:
     if not isinstance(plan, dict):
         return None
     mem = plan.get("memory") if isinstance(plan.get("memory"), dict) else {}
+    ex = plan.get("execution") if isinstance(plan.get("execution"), dict) else {}
     thr = plan.get("throughput") if isinstance(plan.get("throughput"), dict) else {}
     hw = plan.get("hardware") if isinstance(plan.get("hardware"), dict) else {}
     return {
@@ -286,6 +274,9 @@ def read_predicted(run_dir: str | os.PathLike) -> dict | None:
         "gpus": _int(hw.get("gpus")),
         "nodes": _int(hw.get("nodes")),
         "vram_bytes": _int(hw.get("vram_bytes")),
+        # what the plan says executes (its execution block): compared with the dtypes the ranks record
+        "frozen_weights": ex.get("frozen_weights") if isinstance(ex.get("frozen_weights"), str) else None,
+        "trainable_weights": ex.get("trainable_weights") if isinstance(ex.get("trainable_weights"), str) else None,
     }
 
 
@@ -305,11 +296,12 @@ def attach_fields(target) -> dict:
             measured = m.to_dict()
             break
     predicted = None
-    for d in dirs:
+    out_dir = getattr(target, "output_dir", None)
+    for d in dirs + ([str(Path(out_dir).parent)] if out_dir else []):   # a bundle's output dir: plan.json one up
         predicted = read_predicted(d)
         if predicted is not None:
             break
-    return {"measured": measured, "predicted": predicted}
+    return {"measured": measured, "predicted": predicted, "dtype_mismatches": dtype_mismatches(measured, predicted)}
 
 
 def human_lines(measured: dict | None, predicted: dict | None) -> list[str]:
@@ -333,4 +325,43 @@ def human_lines(measured: dict | None, predicted: dict | None) -> list[str]:
         src = f" [{r['source']}]" if r.get("source") and r.get("source") != "torch.cuda" else ""
         lines.append(f"    {where} rank {r['rank']} {dev}: peak {gib(r.get('peak_allocated_bytes'))} allocated, "
                      f"{gib(r.get('peak_reserved_bytes'))} reserved, host RSS {gib(r.get('rss_bytes'))}{tok}{src}")
+        dtypes = dtype_summary(r.get("param_dtypes"))
+        if dtypes:
+            lines.append(f"      params: frozen {dtypes['frozen'] or '-'}, trainable {dtypes['trainable'] or '-'}")
+    for problem in dtype_mismatches(measured, predicted):
+        lines.append(f"  ! {problem}")
     return lines
+
+
+_SHORT = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "int8": "int8", "uint8": "uint8"}
+
+
+def dtype_summary(param_dtypes) -> dict | None:
+    """{"frozen": "fp32", "trainable": "fp32"}: each side's dtypes by elements, largest first ("bf16+fp32")."""
+    if not isinstance(param_dtypes, dict):
+        return None
+    out = {}
+    for side in ("frozen", "trainable"):
+        counts = param_dtypes.get(side) if isinstance(param_dtypes.get(side), dict) else {}
+        names = sorted(counts, key=lambda k: -(counts[k] if isinstance(counts[k], int) else 0))
+        out[side] = "+".join(_SHORT.get(n, n) for n in names)
+    return out
+
+
+def dtype_mismatches(measured: dict | None, predicted: dict | None) -> list[str]:
+    """Ranks whose recorded parameter dtypes are not what the plan says executes (e.g. bf16 frozen weights under
+    a plan that pins fp32): one line each."""
+    if not measured or not predicted:
+        return []
+    out = []
+    for r in measured.get("ranks") or []:
+        got = dtype_summary(r.get("param_dtypes"))
+        if not got:
+            continue
+        for side, key in (("frozen", "frozen_weights"), ("trainable", "trainable_weights")):
+            want = predicted.get(key)
+            # quantised (int/uint) storage is QLoRA's, not a mismatch of the float dtype
+            floats = [d for d in got[side].split("+") if d and not d.startswith(("int", "uint"))]
+            if want and floats and floats[0] != want:
+                out.append(f"rank {r.get('rank')}: {side} parameters are {got[side]}, the plan says {want}")
+    return out
