@@ -231,6 +231,8 @@ def run(args: argparse.Namespace) -> int:
             "command": [a if isinstance(a, str) else a.shell() for a in bundle.launch.argv],
             "notes": list(bundle.notes),
             "dataset": named.as_json(opts.bundle_dir) if named is not None else None,
+            "compute_pin": bundle.resolved.compute_pin,
+            "execution": list(bundle.resolved.execution),
         })
         return 0
     print(f"wrote {len(written)} files to {args.out}:")
@@ -239,6 +241,8 @@ def run(args: argparse.Namespace) -> int:
     for note in bundle.notes:
         if note != dataset_note:
             print(f"note: {note}")
+    if bundle.resolved.execution:
+        print(f"executes: {bundle.resolved.execution[0]}")
     if dataset_note:
         print(f"rocm-tune export: note: {dataset_note}", file=sys.stderr)
     import shlex
