@@ -148,8 +148,19 @@ def run(args: argparse.Namespace) -> int:
             extra = f" choices: {', '.join(q.choices)}" if q.choices and len(q.choices) > 1 else ""
             print(f"{q.name:<16} {q.kind:<7} default={q.default!r:<12} {q.help}{extra}")
         return 0
-    if args.output and os.path.exists(args.output) and not args.force:
-        raise UserError(f"--output {args.output!r} exists; add --force to overwrite it")
+    if args.force and not args.output:
+        raise UserError("--force only applies to -o/--output PLAN.json (overwrite that file)")
+    if args.output:
+        from rocm_tune.core.files import existing
+
+        there = existing(args.output)  # a dangling symlink or a symlink loop counts as existing
+        if os.path.isdir(args.output):
+            raise UserError(f"--output {args.output!r} is a directory; give a file path")
+        if there is not None and not args.force:
+            raise UserError(f"--output {args.output!r} {'exists' if there == 'exists' else there}; "
+                            "add --force to overwrite it")
+        if there == "is under a symlink loop":
+            raise UserError(f"--output {args.output!r} is under a symlink loop; give another path")
     preset = load_answers_file(args.answers) if args.answers else {}
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if not args.plain and not args.answers and interactive:
@@ -171,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         from rocm_tune.core.files import atomic_write_text
 
-        atomic_write_text(args.output, json.dumps(d, indent=2) + "\n", force=args.force)
+        atomic_write_text(args.output, json.dumps(d, indent=2) + "\n", force=args.force, flag="--output")
     if args.json:
         from rocm_tune.commands._common import print_json
 
