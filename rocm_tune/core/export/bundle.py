@@ -296,6 +296,9 @@ def write_bundle(bundle: Bundle, out_dir: str, force: bool = False) -> list[Path
     if bundle.source is not None and bundle.source[2].bundle_dir is None:
         plan, formats, opts, dataset = bundle.source
         bundle = build_bundle(plan, formats, opts.with_(bundle_dir=os.path.abspath(out)), dataset=dataset)
+    from rocm_tune.core.files import directory_path
+
+    directory_path(out_dir, "-o")  # -o or a folder above it a dangling symlink / symlink loop: refused
     if os.path.lexists(out) and not out.is_dir():
         raise UserError(f"-o {out_dir!r} exists and is not a directory")
     exists = out.is_dir()
