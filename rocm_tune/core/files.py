@@ -153,6 +153,8 @@ def read_yaml(path: str | os.PathLike, what: str, expect: type | None = dict) ->
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except RecursionError:
         raise UserError(f"{what} {str(path)!r} is nested too deeply to be a {what}") from None
+    except (ValueError, OverflowError) as exc:  # a value the constructor cannot make (an int of 5,000 digits)
+        raise UserError(f"{what} {str(path)!r} is not valid YAML: {str(exc)[:80]}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

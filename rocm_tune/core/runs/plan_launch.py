@@ -149,7 +149,7 @@ def launch_plan(plan: Plan, *, name: str | None = None, run_dir: str | None = No
 
 def _check_bundle_dir(b: Path, bundle: Bundle, force: bool) -> set[str] | None:
     """The names in an existing RUN_DIR/bundle (None when there is none); UserError when it is not a
-    folder, or (without force) when a file of the bundle is already there."""
+    folder, or (without force) when it holds anything (a file of the bundle first)."""
     from rocm_tune.core.files import existing
 
     there = existing(b)
@@ -167,6 +167,9 @@ def _check_bundle_dir(b: Path, bundle: Bundle, force: bool) -> set[str] | None:
         more = f" (and {len(taken) - 1} more)" if len(taken) > 1 else ""
         raise UserError(f"{str(b / taken[0])!r} already exists{more}; pass --force to overwrite the bundle's "
                         "files, or choose an empty or new --dir")
+    if names and not force:
+        raise UserError(f"{str(b)!r} already holds files ({', '.join(sorted(names)[:3])}); pass --force to write "
+                        "the bundle into it, or choose an empty or new --dir")
     return names
 
 
