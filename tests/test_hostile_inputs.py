@@ -106,6 +106,16 @@ def test_run_plan_dir_with_the_users_run_sh_refuses_and_deletes_nothing(plan_fil
     assert registry_entries() == []
 
 
+def test_run_plan_dir_on_an_exported_bundle_refuses_and_changes_nothing(plan_file, tmp_path):
+    out = tmp_path / "out" / "bundle"
+    p = run_cli("export", "--plan", str(plan_file), "-o", str(out), env=NO_GPU)
+    assert p.returncode == 0, p.stderr
+    assert (out / "run.sh").is_file() and (out / "plan.json").is_file()
+    before = snapshot(tmp_path)
+    one_line_error(run_plan(plan_file, out), "plan.json")
+    assert snapshot(tmp_path) == before and registry_entries() == []
+
+
 def test_run_plan_dir_with_other_files_in_bundle_refuses_and_deletes_nothing(plan_file, tmp_path):
     out = tmp_path / "out"
     (out / "bundle").mkdir(parents=True)

@@ -212,7 +212,7 @@ def check_out(out: str, force: bool) -> None:
     directory_path(os.path.dirname(os.path.abspath(out)), f"--out {out!r}: its folder")
     there = existing(out)  # a dangling symlink or a symlink loop counts as existing
     if there is not None and not force:
-        raise UserError(f"{out!r} {'exists' if there == 'exists' else there}; the adjusted plan is never "
+        raise UserError(f"{out!r} exists{'' if there == 'exists' else f' ({there[3:]})'}; the adjusted plan is never "
                         "written over it without --force (or choose --out PATH)")
 
 
