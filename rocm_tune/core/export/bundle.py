@@ -81,9 +81,10 @@ def dataset_entry(path: str) -> tuple[str, dict]:
     """(name, dataset_info.json entry) for a local dataset file, with the detected format mapping."""
     from rocm_tune.core.dataset import detect, read_records, sample_keys
 
-    p = Path(os.path.expanduser(path)).resolve()
-    if not p.is_file():
+    p = Path(os.path.expanduser(path))
+    if not p.is_file():  # before resolve(): a symlink loop is "does not exist", not a RuntimeError
         raise UserError(f"dataset file {path!r} does not exist (a dataset_info.json folder goes in --dataset-dir)")
+    p = p.resolve()
     records = read_records(p)
     if not records:
         raise UserError(f"dataset {p} has no samples")
