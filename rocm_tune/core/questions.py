@@ -107,7 +107,7 @@ class Question:
 
 def _as_int(raw: Any) -> int:
     """An integer answer: an int, a float without a fraction, or text of digits. ValueError otherwise
-    (inf/nan, a fraction, more than 4300 digits, anything else)."""
+    (inf/nan, a fraction, more than 4300 digits), TypeError for a list, mapping or date."""
     if isinstance(raw, int):
         return raw
     if isinstance(raw, float):
@@ -115,7 +115,7 @@ def _as_int(raw: Any) -> int:
             raise ValueError(raw)
         return int(raw)
     if not isinstance(raw, str):  # a YAML list, mapping or date is not a number
-        raise ValueError(raw)
+        raise TypeError(raw)
     text = raw.strip().replace("_", "")
     return int(text)
 
@@ -219,8 +219,9 @@ def parse_answers(raw: dict[str, Any], *, check_choices: bool = True) -> dict[st
     out: dict[str, Any] = {}
     for q in QUESTIONS:
         if not q.applies(out):
-            if raw.get(q.name) is not None and not (isinstance(raw[q.name], str) and not raw[q.name].strip()):
-                other, values = q.when  # an answer that would be silently ignored
+            given = raw.get(q.name) is not None and not (isinstance(raw[q.name], str) and not raw[q.name].strip())
+            if given and q.when is not None:  # an answer that would be silently ignored
+                other, values = q.when
                 raise UserError(f"{q.name} only applies to {other} {' or '.join(map(str, values))}, "
                                 f"not {other} {out.get(other)}")
             continue
