@@ -441,3 +441,18 @@ def test_demo_dir_through_a_broken_symlink_is_refused(tmp_path, how):
     one_line_error(run_cli("demo", "--headless", "--dir", str(arg), env=NO_GPU, timeout=TIMEOUT), "--dir")
     assert snapshot(tmp_path) == before and not (tmp_path / "nowhere").exists()
     assert registry_entries() == []
+
+
+def test_export_dataset_through_a_loop_or_deep_dataset_info_is_one_line(plan_file, tmp_path):
+    d = loop(tmp_path / "data")
+    before = snapshot(tmp_path)
+    one_line_error(run_cli("export", "--plan", str(plan_file), "-o", str(tmp_path / "b"), "--dataset", str(d),
+                           env=NO_GPU), "data")
+    assert snapshot(tmp_path) == before
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "dataset_info.json").write_text('{"a": ' + "[" * 200_000)
+    before = snapshot(tmp_path)
+    one_line_error(run_cli("export", "--plan", str(plan_file), "-o", str(tmp_path / "b"), "--dataset", str(folder),
+                           env=NO_GPU), f"{MAX_NESTING} levels")
+    assert snapshot(tmp_path) == before
