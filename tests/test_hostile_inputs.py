@@ -212,10 +212,11 @@ def test_run_dir_through_a_broken_symlink_is_refused(plan_file, tmp_path, how, s
     assert registry_entries() == []
 
 
-def test_preflight_dir_symlink_loop_is_refused(plan_file, tmp_path):
+@pytest.mark.parametrize("mode", [[], ["--foreground"]])
+def test_preflight_dir_symlink_loop_is_refused(plan_file, tmp_path, mode):
     d = loop(tmp_path / "d")
     before = snapshot(tmp_path)
-    p = run_cli("preflight", str(plan_file), "--dir", str(d), "--cpu", "--out", str(tmp_path / "adjusted.json"),
+    p = run_cli("preflight", str(plan_file), *mode, "--dir", str(d), "--cpu", "--out", str(tmp_path / "adjusted.json"),
                 env=NO_GPU, timeout=TIMEOUT)
     one_line_error(p, "symlink loop")
     assert snapshot(tmp_path) == before and registry_entries() == []
