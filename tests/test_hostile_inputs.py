@@ -173,14 +173,20 @@ def test_run_plan_dir_force_replaces_the_link_never_its_target(plan_file, tmp_pa
     target = tmp_path / "target.json"
     target.write_text('{"the target": true}')
     os.symlink(target, out / "plan.json")
+    (out / "bundle").mkdir()
+    script = tmp_path / "my-script.sh"
+    script.write_text("#!/bin/sh\necho mine\n")
+    os.symlink(script, out / "bundle" / "run.sh")
     p = run_plan(plan_file, out, "--force", "--json")
     assert p.returncode == 0, p.stderr
     info = json.loads(p.stdout)
     assert Path(info["dir"]) == out.resolve()
-    assert target.read_text() == '{"the target": true}'          # the target is untouched
-    assert not (out / "plan.json").is_symlink()                    # the link itself was replaced
+    assert target.read_text() == '{"the target": true}'          # the targets are untouched
+    assert script.read_text() == "#!/bin/sh\necho mine\n"
+    assert not (out / "plan.json").is_symlink()                    # the links themselves were replaced
+    assert not (out / "bundle" / "run.sh").is_symlink()
     assert json.loads((out / "plan.json").read_text()) == json.loads(plan_file.read_text())
-    assert (out / "bundle" / "run.sh").is_file()
+    assert "rocm_tune" in (out / "bundle" / "run.sh").read_text()
 
 
 def test_run_force_only_where_it_means_something(plan_file, tmp_path):
