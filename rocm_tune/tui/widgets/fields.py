@@ -72,11 +72,21 @@ class QuestionField(Widget):
         return [(c if c not in q.choice_help else f"{c}  {q.choice_help[c]}", c) for c in self.choices]
 
     def on_mount(self) -> None:
-        if self._pending:  # after the first paint and the screen's own first data; at once on focus
+        if self._pending:  # after the first paint and the screen's own first data; at once on opening
             self.set_timer(0.5, self._load_choices)
+            ctl = self.control
+            if isinstance(ctl, Select):
+                self.watch(ctl, "expanded", self._opened, init=False)
+
+    def _opened(self, expanded: bool) -> None:
+        if expanded:
+            self.ensure_choices()
 
     def on_descendant_focus(self) -> None:
-        self.ensure_choices()
+        # load them as soon as the field is used, but never on the UI thread before the first paint
+        # (the first screen focuses its GPU field): validation loads them at once if still pending
+        if self._pending:
+            self.call_after_refresh(self._load_choices)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="choices")
     def _load_choices(self) -> None:
