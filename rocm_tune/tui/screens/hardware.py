@@ -102,8 +102,9 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         table = self.query_one("#gpus", DataTable)
         for c in GPU_COLUMNS:
             table.add_column(c, key=c)
-        # first paint first: detection and doctor checks start once the screen is on the terminal
-        self.call_after_refresh(self._start_workers)
+        # first paint first: detection and doctor checks start once the screen is on the terminal and
+        # the other after-paint callbacks ran (a thread started earlier competes with them for the GIL)
+        self.call_after_refresh(self.call_later, self._start_workers)
 
     def _start_workers(self) -> None:
         self._doctor_started = False
