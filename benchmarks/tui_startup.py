@@ -8,8 +8,11 @@ GPUs, and records:
                   launched the process, so interpreter start-up is included
   - first data:   the GPU table filled (hardware screen) / the run's first poll shown (monitor)
   - heavy:        torch / transformers / peft / accelerate / amdsmi / pynvml in sys.modules at paint
-Usage: python benchmarks/tui_startup.py [--runs N] [--screen hardware|model|monitor] [--busy K]
+Usage: python benchmarks/tui_startup.py [--runs N] [--screen hardware|model|monitor] [--busy K] [--pyc]
 `--busy K` keeps K CPU-bound processes running meanwhile (a loaded machine).
+`--pyc`: the children write and reuse bytecode in a private cache (one warm-up run first), as an
+installed package does; without it they run as the environment says (PYTHONDONTWRITEBYTECODE=1
+makes every launch compile rocm_tune's sources again). The output says which.
 Targets (issue 12): median first paint <= 300 ms on an idle machine, <= 600 ms with one core busy
 (`--busy 1`), no heavy module. Also printed: the CPU time the app spent to its first paint, which
 on a loaded machine tells the paint's own cost apart from the waits for a core.
@@ -68,13 +71,23 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--screen", default="hardware", choices=("hardware", "model", "monitor"))
     ap.add_argument("--busy", type=int, default=0, help="CPU-bound processes to run meanwhile")
+    ap.add_argument("--pyc", action="store_true", help="children cache bytecode (as an installed package)")
     args = ap.parse_args()
     attach = "none-such-run" if args.screen == "monitor" else None
     env = {**os.environ, "ROCM_TUNE_FAKE_GPUS": "mi50-32gb:2"}
+    tmp = None
+    if args.pyc:
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix="rocm-tune-pyc-")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = tmp.name
+    bytecode = "cached (--pyc)" if args.pyc else (
+        "compiled at every launch (PYTHONDONTWRITEBYTECODE)" if env.get("PYTHONDONTWRITEBYTECODE") else "as installed")
     burners = _busy(args.busy)
     results = []
     try:
-        for _ in range(args.runs):
+        for i in range(args.runs + (1 if args.pyc else 0)):
             t_launch = time.time()
             out = subprocess.run([sys.executable, "-c", CHILD % {"screen": args.screen, "attach": attach}],
                                  capture_output=True, text=True, env=env, check=False)
@@ -85,15 +98,19 @@ def main() -> int:
             # wall clock of the paint = wall now - (perf now - perf at paint)
             paint_wall = rec["wall_now"] - (rec["perf_at_wall"] - rec["paint_perf"])
             rec["from_launch_s"] = paint_wall - t_launch
-            results.append(rec)
+            if not (args.pyc and i == 0):   # the warm-up run writes the bytecode
+                results.append(rec)
     finally:
         for p in burners:
             p.kill()
             p.wait()
-    ms = lambda xs: f"median {statistics.median(xs) * 1000:.0f} ms, max {max(xs) * 1000:.0f} ms"
+        if tmp is not None:
+            tmp.cleanup()
+    ms = lambda xs: (f"median {statistics.median(xs) * 1000:.0f} ms, min {min(xs) * 1000:.0f} ms, "
+                     f"max {max(xs) * 1000:.0f} ms")
     launch = [r["from_launch_s"] for r in results]
     print(f"screen: {results[0]['screen']}  runs: {len(results)}  busy processes: {args.busy}  "
-          f"load average: {os.getloadavg()[0]:.1f}  cores: {os.cpu_count()}")
+          f"load average: {os.getloadavg()[0]:.1f}  cores: {os.cpu_count()}  bytecode: {bytecode}")
     print(f"import rocm_tune.tui.app:                 {ms([r['import_s'] for r in results])}")
     print(f"first paint after interpreter start:      {ms([r['first_paint_s'] for r in results])}")
     print(f"first paint from process launch:          {ms(launch)}")

@@ -17,8 +17,6 @@ from typing import Any, ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from rocm_tune.core.questions import defaults
-
 STYLES = Path(__file__).parent / "styles"
 
 
@@ -26,7 +24,7 @@ STYLES = Path(__file__).parent / "styles"
 class WizardState:
     """What the wizard has learned so far; screens read and write it."""
 
-    answers: dict[str, Any] = field(default_factory=defaults)
+    answers: dict[str, Any] = field(default_factory=lambda: import_module("rocm_tune.core.questions").defaults())
     backend_name: str | None = None
     samples: tuple = ()
     model: Any = None            # ModelSpec

@@ -160,8 +160,7 @@ class MonitorSource:
         info = self._run_info(refresh=status != self._last_status and status != "running")
         self._last_status = status
         run_dir = getattr(w.target, "run_dir", None)
-        started_at = getattr(info, "started_at", None)
-        ended_at = getattr(info, "ended_at", None)
+        started_at = w.run_started_at()   # run.json, else its process; never when the monitor attached
         if self._polls % 5 == 0 or status != "running" or not self._ckpts:
             self._ckpts = find_checkpoints(run_dir, getattr(w.target, "output_dir", None))
         self._polls += 1
@@ -184,7 +183,7 @@ class MonitorSource:
             step=h.step, total_steps=h.total_steps, epoch=h.epoch, loss=h.loss,
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
             tokens_per_s=smoothed_tokens_per_s(h), step_time_s=step_time,
-            elapsed_s=elapsed(h, started_at, ended_at, now, ended),
+            elapsed_s=w.elapsed_s(now),   # from the run's start: the figure `attach --once` prints
             eta_s=eta,
             returncode=getattr(proc, "exit_code", None),
             loss_series=tuple(v for _, v in loss_pts), steps=steps,
@@ -232,19 +231,6 @@ def smoothed_tokens_per_s(h: Any) -> float | None:
         return sum(window) / len(window)
     v = h.tokens_per_s
     return float(v) if _finite(v) and v > 0 else None
-
-
-def elapsed(h: Any, started_at: float | None, ended_at: float | None, now: float, ended: bool) -> float | None:
-    """Seconds since the run itself started (run.json), kept after the end; else what the log says."""
-    if _finite(started_at):
-        end = ended_at if _finite(ended_at) else (h.last_time if ended and _finite(h.last_time) else now)
-        if ended and not _finite(ended_at) and not _finite(h.last_time):
-            end = now
-        return max(0.0, float(end) - float(started_at))
-    src = h.source_elapsed_s
-    if src is not None:
-        return src
-    return h.elapsed_s(None if ended else now)
 
 
 def align(points: list, steps: tuple) -> tuple:

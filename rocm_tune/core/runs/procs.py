@@ -59,6 +59,21 @@ def proc_start_time(pid: int | None) -> int | None:
     return st[3] if st else None
 
 
+def proc_started_at(pid: int | None) -> float | None:
+    """Unix time `pid` started (Linux: its start in clock ticks after the boot time), or None."""
+    ticks = proc_start_time(pid)
+    if ticks is None:
+        return None
+    try:
+        with open("/proc/stat", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("btime "):
+                    return int(line.split()[1]) + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def pid_alive(pid: int | None, start_time: int | None = None) -> bool:
     """True when `pid` runs and (when `start_time` is known) is the same process as recorded."""
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0 or pid > 1 << 30:

@@ -26,6 +26,7 @@ signatures and the end-of-training line, but their step dicts are ignored so ste
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -616,6 +617,7 @@ class Watcher:
         self.world_size: int | None = None
         self._startup_lines = 20000
         self.restarts = 0                 # times the primary log was rewritten from scratch
+        self._started_at: float | None = None   # the run's own start (run_started_at), once known
 
     # attributes the TUI reads -------------------------------------------------
     @property
@@ -806,6 +808,21 @@ class Watcher:
             for evs in src.poll():
                 yield [], evs
 
+    def run_started_at(self) -> float | None:
+        """When the run itself started (not when watching began): run.json's started_at (else its
+        created_at) for a run directory, else the start of its process (an attached PID, the process
+        writing the log), else None. Kept once known."""
+        if self._started_at is None:
+            self._started_at = run_started_at(self.target)
+        return self._started_at
+
+    def elapsed_s(self, now: float | None = None) -> float | None:
+        """Seconds since the run started (to its end once it ended): what attach and the app show."""
+        h = self.history
+        ended = self.process.alive is False or h.ended
+        return run_elapsed(h, self.run_started_at(), self.process.ended_at, self.clock() if now is None else now,
+                           ended)
+
     def snapshot(self) -> Snapshot:
         h = self.history
         now = self.clock()
@@ -814,7 +831,7 @@ class Watcher:
             total_steps=h.total_steps, progress=h.progress(), epoch=h.epoch, loss=h.loss,
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
             eval_loss=h.eval_loss, tokens_per_s=h.tokens_per_s, samples_per_s=h.samples_per_s,
-            step_time_s=h.median_step_time_s(), elapsed_s=h.elapsed_s(now if self.process.alive else None),
+            step_time_s=h.median_step_time_s(), elapsed_s=self.elapsed_s(now),
             eta_s=h.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
             gpu_backend=self.gpu_backend_name, gpus=self.gpu_samples, alerts=tuple(self.alerts),
             history=h.to_dict(now), world_size=self.world_size or self.alert_engine.context.gpus)
@@ -844,6 +861,42 @@ class Watcher:
         if p.alive is False:
             return 1
         return 0
+
+
+def _finite_time(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
+def run_started_at(target: Target) -> float | None:
+    """Unix time the run of `target` started: run.json's started_at / created_at, else the start time
+    of its process (/proc), else None (then the log's own elapsed time stands in)."""
+    if target.run_dir:
+        meta = try_read_json(os.path.join(target.run_dir, "run.json"), {}) or {}
+        if isinstance(meta, dict):
+            for key in ("started_at", "created_at"):
+                if _finite_time(meta.get(key)):
+                    return float(meta[key])
+    if target.pid:
+        from rocm_tune.core.runs.procs import proc_started_at
+
+        return proc_started_at(target.pid)
+    return None
+
+
+def run_elapsed(h: History, started_at: float | None, ended_at: float | None, now: float,
+                ended: bool) -> float | None:
+    """Seconds from the run's start to now (to its end once ended). Without a known start: the runtime
+    the log reports at the end, else the elapsed time it reports (tqdm, LLaMA-Factory), else the
+    time between its first and newest timed events."""
+    if _finite_time(started_at):
+        end = ended_at if _finite_time(ended_at) else (h.last_time if ended and _finite_time(h.last_time) else now)
+        return max(0.0, float(end) - float(started_at))
+    if ended and h.runtime_s is not None:
+        return h.runtime_s
+    src = h.source_elapsed_s
+    if src is not None:
+        return src
+    return h.elapsed_s(None if ended else now)
 
 
 def snapshot(target: str | Target, *, gpus: Any = True, clock: Callable[[], float] = time.time) -> Snapshot:
@@ -917,8 +970,10 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
     state: dict = {}
     try:
         t = w.target
+        started = w.run_started_at()
         emit(f"# watching {t.title or t.spec} ({t.kind}; source {w.source_kind}"
-             + (f", pid {t.pid}" if t.pid else "") + ")")
+             + (f", pid {t.pid}" if t.pid else "")
+             + (f"; started {_hms(max(0.0, clock() - started))} ago" if started is not None else "") + ")")
         while True:
             res = w.poll()
             polls += 1
@@ -933,7 +988,8 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
             tail = f"exit code {p.exit_code}" if p.exit_code is not None else ""
             emit(f"# run {status}" + (f" ({tail})" if tail else "") + f" at step {h.step}"
                  + (f"/{h.total_steps}" if h.total_steps else "")
-                 + (f", train_loss {h.train_loss:.4f}" if isinstance(h.train_loss, float) else ""))
+                 + (f", train_loss {h.train_loss:.4f}" if isinstance(h.train_loss, float) else "")
+                 + (f", elapsed {_hms(el)}" if (el := w.elapsed_s()) is not None else ""))
             return w.exit_code()
         return 0
     except KeyboardInterrupt:

@@ -14,7 +14,7 @@ from textual.widgets import Input, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
-from rocm_tune.tui.render import render_histogram
+from rocm_tune.tui.render import fmt_count, render_histogram
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.widgets.fields import QuestionField
 
@@ -74,6 +74,10 @@ epochs and an optional time budget in hours.
     def on_mount(self) -> None:
         self._timer = None
         self._sync_visibility()
+        spec = self.state.model
+        if spec is not None:   # the model the previous step took (a search may have named it loosely)
+            total = getattr(getattr(spec, "params", None), "total", None)
+            self.set_status(f"model {spec.name}" + (f" ({fmt_count(total)} parameters)" if total else ""))
         path = self.state.answers.get("dataset")
         if path and self.state.dataset_stats is None:
             self.analyze(str(path))

@@ -13,7 +13,6 @@ from textual.widgets import DataTable, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
-from rocm_tune.tui.render import fmt_gib, num
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.widgets.fields import QuestionField
 
@@ -34,6 +33,8 @@ class DoctorFindings(Message):
 
 
 def sample_row(s: Any) -> tuple[str, ...]:
+    from rocm_tune.tui.render import fmt_gib, num  # after the first paint (the formatters load then)
+
     util, temp, power = num(getattr(s, "util_percent", None)), num(getattr(s, "temp_c", None)), num(
         getattr(s, "power_w", None))
     return (
@@ -74,6 +75,9 @@ def doctor_lines(doctor: Any, samples: tuple = (), view: Any = None) -> list[tup
 
 class HardwareScreen(StepScreen):
     STEP = "hardware"
+    # the first question has the keys (enter opens the GPU list); focusing the scrolling body instead
+    # restyled every widget on it twice before the first paint
+    AUTO_FOCUS = "#in-gpu"
     HELP = """[b]Hardware[/b]
 The table shows the GPUs detected on this machine (backend in the title), refreshed every second.
 GPU 'auto' plans for them; or choose a profile to plan for another machine, with its count,
@@ -98,8 +102,9 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         table = self.query_one("#gpus", DataTable)
         for c in GPU_COLUMNS:
             table.add_column(c, key=c)
-        # first paint first: detection and doctor checks start once the screen is on the terminal
-        self.call_after_refresh(self._start_workers)
+        # first paint first: detection and doctor checks start once the screen is on the terminal and
+        # the other after-paint callbacks ran (a thread started earlier competes with them for the GIL)
+        self.call_after_refresh(self.call_later, self._start_workers)
 
     def _start_workers(self) -> None:
         self._doctor_started = False

@@ -66,7 +66,8 @@ class ModelScreen(StepScreen):
     HELP = """[b]Model[/b]
 Type to search the presets by name, family or size (e.g. 'qwen 7b'), or type a local directory /
 config.json path, or a hub id (org/name) that is in the local HF or ModelScope cache.
-Up/down in the list shows a preset's details; enter picks it.
+enter (or ctrl+n) takes the only match, an exact name, or the preset highlighted in the list;
+when several presets match, it moves to the list: up/down shows a preset's details, enter takes it.
 
 [b]ctrl+n[/b] next   [b]esc[/b] back   [b]tab[/b] list   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
@@ -81,6 +82,9 @@ Up/down in the list shows a preset's details; enter picks it.
 
     def on_mount(self) -> None:
         self._specs: list = []
+        self._shown_query: str | None = None   # the query whose results the list shows
+        self._ambiguous = False                 # the last enter/ctrl+n found several matches
+        self._asked: str | None = None          # ... for this query: its "pick one" stays on the status line
         self._timer = None
         self.search(str(self.state.answers.get("model") or ""))
         self.query_one("#in-model", Input).focus()
@@ -90,6 +94,9 @@ Up/down in the list shows a preset's details; enter picks it.
         if self._timer is not None:
             self._timer.stop()
         value = event.value
+        # the list is stale until this search answers: nothing in it counts as picked
+        self._shown_query = None
+        self.query_one("#presets", OptionList).highlighted = None
         self._timer = self.set_timer(0.12, lambda: self.search(value))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
@@ -112,6 +119,7 @@ Up/down in the list shows a preset's details; enter picks it.
 
     def on_search_results(self, msg: SearchResults) -> None:
         self._specs = list(msg.specs)
+        self._shown_query = msg.query.strip()
         ol = self.query_one("#presets", OptionList)
         ol.clear_options()
         # names are shortened (middle ellipsis) only when the list is too narrow for them
@@ -128,7 +136,8 @@ Up/down in the list shows a preset's details; enter picks it.
             exact = next((s for s in self._specs if s.name == msg.query.strip()), None)
             spec = exact or self._specs[0]
             info.update(render_model_info(spec))
-            self.set_status(f"{len(self._specs)} preset(s) match" + (f" '{msg.query}'" if msg.query else ""))
+            if self._asked != msg.query.strip():
+                self.set_status(f"{len(self._specs)} preset(s) match" + (f" '{msg.query}'" if msg.query else ""))
         else:
             info.update(render_model_info(None))
             self.set_status(msg.error or f"no preset matches {msg.query!r}", error=bool(msg.error))
@@ -144,19 +153,63 @@ Up/down in the list shows a preset's details; enter picks it.
         inp = self.query_one("#in-model", Input)
         with inp.prevent(Input.Changed):
             inp.value = str(event.option.id)
-        spec = next((s for s in self._specs if s.name == event.option.id), None)
-        self.state.model = spec
-        self.set_status(f"picked {event.option.id}; ctrl+n for the goal")
+        self.action_next()
 
     @on(Input.Submitted, "#in-model")
     def _submitted(self) -> None:
+        self._ambiguous = False
+        self.action_next()
+        if self._ambiguous and self.is_current:
+            # several presets match: the list takes the keys, its first entry highlighted; enter takes one
+            ol = self.query_one("#presets", OptionList)
+            if ol.option_count:
+                ol.focus()
+                if ol.highlighted is None:
+                    ol.highlighted = 0
+
+    def _highlighted(self, query: str) -> Any:
+        """The preset highlighted in the list, when the list shows the results of `query`."""
         ol = self.query_one("#presets", OptionList)
-        if ol.option_count:
-            ol.focus()
-            if ol.highlighted is None:
-                ol.highlighted = 0
+        if ol.highlighted is None or self._shown_query != query:
+            return None
+        name = ol.get_option_at_index(ol.highlighted).id
+        return next((s for s in self._specs if s.name == name), None)
+
+    def choose(self, query: str) -> Any:
+        """The preset that `query` names: an exact name, the only search match, or the highlighted one
+        of several matches. None when the query is no search (a path, a hub id) or matches nothing;
+        UserError when several presets match and none is highlighted."""
+        q = query.strip()
+        if not q or looks_like_ref(q) or "/" in q:
+            return None
+        model = import_module("rocm_tune.core.model")
+        specs = model.search_presets(q)
+        exact = next((s for s in specs if s.name.lower() == q.lower()), None)
+        if exact is not None:
+            return exact
+        if len(specs) == 1:
+            return specs[0]
+        if len(specs) > 1:
+            picked = self._highlighted(q)
+            if picked is not None:
+                return picked
+            try:
+                return model.load_model(q)   # an alias that also matches other presets
+            except UserError:
+                self._ambiguous, self._asked = True, q
+                raise UserError(f"{len(specs)} models match {q!r}; pick one") from None
+        return None
 
     def validate_step(self) -> None:
-        model = import_module("rocm_tune.core.model")
-        ref = self.state.answers.get("model")
-        self.state.model = model.load_model(ref)  # UserError names the bad ref
+        ref = str(self.state.answers.get("model") or "")
+        spec = self.choose(ref)
+        if spec is None:
+            model = import_module("rocm_tune.core.model")
+            self.state.model = model.load_model(ref)  # UserError names the bad ref
+            return
+        inp = self.query_one("#in-model", Input)
+        if inp.value.strip() != spec.name:
+            with inp.prevent(Input.Changed):
+                inp.value = spec.name
+        self.state.answers["model"] = spec.name
+        self.state.model = spec

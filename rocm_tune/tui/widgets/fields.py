@@ -72,11 +72,17 @@ class QuestionField(Widget):
         return [(c if c not in q.choice_help else f"{c}  {q.choice_help[c]}", c) for c in self.choices]
 
     def on_mount(self) -> None:
-        if self._pending:  # after the first paint and the screen's own first data; at once on focus
+        # after the first paint and the screen's own first data (never on focus: the first screen focuses
+        # its GPU field), at once when the list opens; validation loads them too if still pending
+        if self._pending:
             self.set_timer(0.5, self._load_choices)
+            ctl = self.control
+            if isinstance(ctl, Select):
+                self.watch(ctl, "expanded", self._opened, init=False)
 
-    def on_descendant_focus(self) -> None:
-        self.ensure_choices()
+    def _opened(self, expanded: bool) -> None:
+        if expanded:
+            self.ensure_choices()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="choices")
     def _load_choices(self) -> None:

@@ -11,12 +11,21 @@ the cursor or over the selection).
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.binding import NoBinding
 from textual.widgets import Input
 
 
 class OrderedInput(Input):
+    def __init__(self, *args: Any, compact: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # compact without a restyle before the widget is even mounted (Input sets its class through the
+        # reactive, which restyles the node and its component classes once more on the way to the paint)
+        self.set_reactive(Input.compact, compact)
+        self.set_class(compact, "-textual-compact", update=False)
+
     async def _on_key(self, event: events.Key) -> None:
         if not event.is_printable:
             try:
