@@ -51,9 +51,23 @@ def _expand(text: str, env: dict[str, str]) -> str:
     return _VAR.sub(sub, text)
 
 
+def _strip_comment(line: str) -> str:
+    """bash: `#` starting a word (outside quotes) comments out the rest of the line; `a#500` is a word."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
 def _split(text: str) -> list[str]:
     try:
-        return shlex.split(text, comments=True)
+        return shlex.split(text)
     except ValueError:   # an unterminated quote in an excerpt: words as written
         return text.split()
 
@@ -92,7 +106,7 @@ def _tokens(parts: list[tuple[int, str]]) -> list[Token]:
     text = ""
     starts: list[tuple[int, int]] = []
     for ln, t in parts:
-        t = t.rstrip("\n")
+        t = _strip_comment(t.rstrip("\n"))
         if t.rstrip().endswith("\\"):
             t = t.rstrip()[:-1] + " "
         starts.append((len(text), ln))

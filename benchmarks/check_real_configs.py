@@ -1,0 +1,127 @@
+"""Every calibration config (../shared/calibration/real-configs/) through `rocm-tune check`: verdict vs the
+real outcome, printed as a table with totals.
+
+    PYTHONPATH=. python3 benchmarks/check_real_configs.py [CALIBRATION_DIR]
+
+The configs are given exactly as posted. Where the model path of a config is not here and the model has no
+preset yet, the model is given as its published config.json (the `MODELS` table below, from each model's
+hub config.json), as a user would pass `--model`; the GPU as the case states it (a card without a profile
+is given as the closest profile with `--vram-gib`). Both are printed."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from rocm_tune.core.check import check  # noqa: E402
+from rocm_tune.core.errors import UserError  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT = os.path.join(HERE, "..", "..", "shared", "calibration", "real-configs")
+
+_Q = {"model_type": "qwen2", "hidden_act": "silu", "rms_norm_eps": 1e-6, "tie_word_embeddings": False,
+      "torch_dtype": "bfloat16", "max_position_embeddings": 32768}
+# published config.json values (huggingface.co/<id>/blob/main/config.json)
+MODELS = {
+    "Qwen1.5-7B": {**_Q, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+                   "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 151936},
+    "Qwen1.5-14B": {**_Q, "hidden_size": 5120, "intermediate_size": 13696, "num_hidden_layers": 40,
+                    "num_attention_heads": 40, "num_key_value_heads": 40, "vocab_size": 152064},
+    "Qwen2-72B": {**_Q, "hidden_size": 8192, "intermediate_size": 29568, "num_hidden_layers": 80,
+                  "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 152064},
+    "Meta-Llama-3-8B": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+                        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                        "vocab_size": 128256, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+                        "rms_norm_eps": 1e-5, "max_position_embeddings": 8192},
+}
+# which table entry (or preset) serves a case's model, by a word of its stated hub id
+MODEL_FOR = [("Qwen1.5-7B", "Qwen1.5-7B"), ("Qwen1.5-14B", "Qwen1.5-14B"), ("Qwen2-72B", "Qwen2-72B"),
+             ("Meta-Llama-3-8B", "Meta-Llama-3-8B"), ("Qwen2.5-VL-7B", "qwen2.5-7b")]
+# cards without a profile yet: (profile id, VRAM GiB as the case states)
+GPU_FALLBACK = {"A800": ("a100-80gb", 80), "RTX A6000": ("l40s", 48), "Quadro RTX 6000": ("t4", 24)}
+
+
+def _gpu(case: dict) -> tuple[str | None, float | None, str]:
+    from rocm_tune.profiles.gpu_profiles import find_gpu_profile
+
+    hw = case.get("hardware", {})
+    name = hw.get("gpu_model", "")
+    p = find_gpu_profile(name)
+    if p is not None:
+        return p.id, None, p.id
+    for k, (pid, gib) in GPU_FALLBACK.items():
+        if k in name:
+            return pid, gib, f"{pid} --vram-gib {gib}"
+    for pid in ("rtx3090", "rtx4090", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "v100-32gb", "mi300x"):
+        q = find_gpu_profile(pid)
+        if q and any(w in name.replace(" ", "").lower() for w in (pid.replace("-", ""),)):
+            return pid, None, pid
+    table = {"3090": "rtx3090", "4090": "rtx4090", "A100 40": "a100-40gb", "A100-SXM4-80": "a100-80gb",
+             "A100 80": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "V100 32": "v100-32gb", "MI300X": "mi300x"}
+    for k, pid in table.items():
+        if k in name:
+            return pid, None, pid
+    return None, None, "?"
+
+
+def main(argv: list[str]) -> int:
+    root = argv[0] if argv else DEFAULT
+    tmp = tempfile.mkdtemp(prefix="check-models-")
+    rows = []
+    for d in sorted(glob.glob(os.path.join(root, "*", ""))):
+        case = json.load(open(os.path.join(d, "case.json")))
+        files = [f for f in sorted(glob.glob(os.path.join(d, "*")))
+                 if os.path.basename(f) not in ("case.json", "requirements_at_commit.txt")]
+        gpu, vram, gpu_txt = _gpu(case)
+        model = None
+        for word, target in MODEL_FOR:
+            if word.lower() in case["model"].lower():
+                if target in MODELS:
+                    path = os.path.join(tmp, target)
+                    os.makedirs(path, exist_ok=True)
+                    json.dump(MODELS[target], open(os.path.join(path, "config.json"), "w"))
+                    model = path
+                else:
+                    model = target
+                break
+        try:
+            from rocm_tune.core.formats import detect
+
+            # a YAML without its launch line: the GPU count as the user would give it (--gpus)
+            scripted = any(detect(open(f, errors="replace").read()) == "script" for f in files)
+            gpus = None if scripted else case["hardware"].get("gpus_per_node")
+            rep = check(files, gpu_id=gpu, vram_gib=vram, model_ref=model, gpus=gpus)
+            verdict, reason = rep.verdict, rep.reason
+            step = rep.memory["step"]["reserved_bytes"] / 2**30 if rep.memory else None
+            codes = ",".join(sorted({f.code for f in rep.findings if f.severity != "info"}))
+        except UserError as exc:
+            verdict, reason, step, codes = "unknown", str(exc)[:60], None, ""
+        outcome = case["outcome"]
+        expect = "oom" if outcome == "oom" else "fits"
+        right = verdict == expect
+        rows.append((case["id"], outcome, verdict, right, step, case.get("memory_per_gpu") or [], gpu_txt,
+                     os.path.basename(model) if model else "-", codes or reason[:50]))
+    print(f"{'case':52s} {'real':5s} {'check':8s} {'ok':3s} {'step GiB':>8s}  {'measured':18s} {'gpu':18s} "
+          f"{'model given':14s} findings / why unknown")
+    for cid, out, ver, ok, step, meas, g, m, why in rows:
+        ms = ""
+        if meas:
+            mm = meas[0]
+            ms = f"{mm.get('value')} {str(mm.get('unit', ''))[:6]}"
+        print(f"{cid[:52]:52s} {out:5s} {ver:8s} {'yes' if ok else ('n/a' if ver == 'unknown' else 'NO'):3s} "
+              f"{'' if step is None else f'{step:8.1f}':>8s}  {ms:18s} {g:18s} {m:14s} {why}")
+    n = len(rows)
+    right = sum(r[3] for r in rows)
+    unknown = sum(r[2] == "unknown" for r in rows)
+    wrong = n - right - unknown
+    print(f"\nTotal {n}: right {right}, wrong {wrong}, unknown (named) {unknown}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

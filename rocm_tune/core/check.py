@@ -1,0 +1,578 @@
+"""`check`: a config the user already has -> what runs, per-GPU memory by phase, verdict, findings, the
+minimal fix in their own files (pure: standard library + yaml through core.formats)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from dataclasses import dataclass, field, replace
+
+from rocm_tune.core import formats
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.formats import deepspeed_json
+from rocm_tune.core.formats.common import Finding, as_bool, as_int
+from rocm_tune.core.memory import TrainConfig, estimate
+from rocm_tune.core.runners import deepspeed as ds
+
+FRAGMENTATION = 0.08      # the estimator's own reserved/allocated ratio (core/memory.py)
+CONTEXT = 500 * 2**20
+FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
+EVAL_KEYS = ("val_size", "eval_steps", "do_eval", "eval_dataset")
+
+
+@dataclass
+class Report:
+    job: formats.Job
+    runner: str
+    world_size: int
+    cfg: TrainConfig | None
+    model: object | None
+    gpu: object | None
+    memory: dict | None
+    vram_bytes: int | None
+    verdict: str
+    oom_phase: str | None
+    margin_bytes: int | None
+    findings: list[Finding]
+    assumptions: list[str]
+    fix: dict | None
+    execution: dict | None
+    cpu_ram_bytes: int = 0
+    reason: str = ""
+    fix_changes: dict = field(default_factory=dict)
+    est_notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        bad = any(f.severity == "error" for f in self.findings)
+        return 0 if self.verdict == "fits" and not bad else 1
+
+    def to_dict(self) -> dict:
+        return {
+            "runner": self.runner, "world_size": self.world_size,
+            "understood": self.cfg.to_dict() if self.cfg else None,
+            "model": None if self.model is None else {"name": self.model.name, "family": self.model.family,
+                                                       "source": self.model.source},
+            "gpu": None if self.gpu is None else {"id": self.gpu.id, "vram_gib": self.gpu.vram_gib},
+            "execution": self.execution, "memory": self.memory, "cpu_ram_bytes": int(self.cpu_ram_bytes),
+            "vram_bytes": self.vram_bytes, "verdict": self.verdict, "oom_phase": self.oom_phase,
+            "margin_bytes": self.margin_bytes, "reason": self.reason,
+            "findings": [f.to_dict() for f in self.findings], "fix": self.fix,
+            "assumptions": list(self.assumptions), "notes": list(self.job.notes) + list(self.est_notes),
+        }
+
+
+# ------------------------------------------------------------------------------------------------ model
+def _name_variants(ref: str) -> list[str]:
+    last = ref.rstrip("/").split("/")[-1]
+    out = [ref, last]
+    if "." in last and last.split(".", 1)[0].isalpha() and "." in last.split(".", 1)[1]:
+        out.append(last.split(".", 1)[1])        # "Qwen.Qwen2.5-VL-7B-Instruct" (ModelScope-style org prefix)
+    return [v for i, v in enumerate(out) if v and v not in out[:i]]
+
+
+def resolve_model(ref: str | None, override: str | None):
+    """(ModelSpec or None, note or None, finding or None)."""
+    from rocm_tune.core.model import load_model
+
+    if override:
+        return load_model(override), f"model from --model {override}", None
+    if not ref:
+        return None, None, Finding("MODEL_MISSING", "error", None, None,
+                                   "no model_name_or_path / --model in the config", "pass --model ID|PATH")
+    if os.path.isdir(ref) and os.path.isfile(os.path.join(ref, "config.json")):
+        return load_model(ref), None, None
+    for v in _name_variants(ref):
+        try:
+            m = load_model(v)
+        except UserError:
+            continue
+        note = None if v == ref else f"model path {ref} is not here: matched its last component {v!r} ({m.name})"
+        return m, note, None
+    return None, None, Finding("MODEL_UNKNOWN", "error", None, None,
+                               f"model {ref!r}: not here and not a preset or cached hub id; its memory cannot be "
+                               f"estimated", "pass --model with a preset, a config.json or a cached hub id")
+
+
+# ------------------------------------------------------------------------------------------------ config
+def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]) -> str:
+    g = job.get
+    if as_bool(g("pure_bf16")):
+        return "pure_bf16"
+    bf, fp = as_bool(g("bf16")), as_bool(g("fp16"))
+    if job.ds is not None:
+        for name, yaml_v, ds_v in (("bf16", bf, job.ds.bf16), ("fp16", fp, job.ds.fp16)):
+            if ds_v is True and not yaml_v:
+                findings.append(Finding("DS_PRECISION_CONFLICT", "error", job.ds.file, job.ds.lines.get(name),
+                                        f"the DeepSpeed JSON enables {name} but the training arguments do not "
+                                        f"(transformers stops with a mismatch error)",
+                                        f'set "{name}": {{"enabled": "auto"}} in the JSON'))
+    if bf:
+        return "bf16"
+    if fp:
+        return "fp16"
+    if job.runner == "ms-swift":
+        assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
+        return "bf16"
+    return "fp32"
+
+
+def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
+                 ) -> tuple[TrainConfig, list[Finding], list[str]]:
+    f: list[Finding] = []
+    a: list[str] = []
+    g = job.get
+    s = job.settings
+    lf = job.runner == "llamafactory"
+    method = str(g("finetuning_type", "lora" if lf else "full")).lower()
+    if "finetuning_type" not in s and lf:
+        a.append("finetuning_type: LLaMA-Factory's default lora")
+    if method not in ("lora", "full", "freeze"):
+        f.append(Finding("METHOD_NOT_MODELLED", "warning", *_where(job, "finetuning_type"),
+                         f"finetuning_type {method!r} is estimated as lora", None))
+        method = "lora"
+    qb = as_int(g("quantization_bit"))
+    values: dict = {"method": method}
+    if qb in (4, 8) and method == "lora":
+        values.update(method="qlora", quant_bits=qb)
+    if method in ("lora",) or values["method"] == "qlora":
+        r = as_int(g("lora_rank"))
+        if r:
+            values["lora_rank"] = r
+        t = str(g("lora_target", "all")).strip()
+        if t in ("all", "all-linear", ""):
+            values["lora_targets"] = ("all",)
+        else:
+            values["lora_targets"] = tuple(x.strip() for x in t.split(",") if x.strip())
+        if as_bool(g("use_dora")):
+            values["dora"] = True
+    if method == "freeze":
+        n = as_int(g("freeze_trainable_layers"))
+        if n is not None and n < 0:
+            f.append(Finding("FREEZE_FIRST_LAYERS", "warning", *_where(job, "freeze_trainable_layers"),
+                             f"freeze_trainable_layers {n}: the FIRST {-n} layers train; estimated as the last "
+                             f"{-n} (activations kept from the first layer on are not modelled)", None))
+            n = -n
+        values["freeze_trainable_layers"] = n or 2
+    values["precision"] = _precision(job, f, a)
+    cut = as_int(g("cutoff_len"))
+    if cut is None and job.runner == "ms-swift":
+        # ms-swift: no --max_length = no truncation (the model's context); the longest sample decides
+        cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
+        a.append(f"max_length: not set, ms-swift does not truncate: the longest sample may reach the model's "
+                 f"context, {cut} tokens assumed")
+    elif cut is None:
+        cut = 2048 if lf else 1024
+        a.append(f"cutoff_len: not set, {cut} assumed ({'LLaMA-Factory default' if lf else 'a guess'})")
+    values["cutoff_len"] = cut
+    mb = as_int(g("per_device_train_batch_size"))
+    if mb is None:
+        mb = 8
+        a.append("per_device_train_batch_size: not set, the HF Trainer default 8")
+    values["micro_batch"] = mb
+    dgc = g("disable_gradient_checkpointing")
+    if dgc is None:
+        values["gradient_checkpointing"] = lf or job.runner == "ms-swift"
+        a.append(f"gradient checkpointing: {'on' if values['gradient_checkpointing'] else 'off'} "
+                 f"(the runner's default)")
+    else:
+        values["gradient_checkpointing"] = not bool(as_bool(dgc))
+    fa = str(g("flash_attn", "auto")).lower()
+    values["attn"] = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "sdpa": "sdpa",
+                      "eager": "eager", "disabled": "eager"}.get(fa, "sdpa")
+    if values["attn"] == "fa2" and values["precision"] == "fp32":
+        values["attn"] = "sdpa"
+    opt = str(g("optim", "adamw_torch")).lower()
+    values["optim"] = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit",
+                       "paged_adamw_8bit": "paged_adamw_8bit", "paged_adamw_32bit": "paged_adamw",
+                       "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
+    st = str(g("stage", "sft")).lower()
+    values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
+    if st not in ("sft", "dpo", "pt"):
+        a.append(f"stage {st}: estimated as sft")
+    # GPUs
+    if gpus is not None:
+        values["gpus"] = gpus
+    elif job.gpus is not None:
+        values["gpus"] = int(job.gpus.value)
+        if job.gpus.kind == "assumed":
+            a.append("GPUs: a plain `python script.py` runs one process (1 GPU)")
+    else:
+        values["gpus"] = 1
+        a.append("GPUs: not in the files and no --gpus: 1 assumed")
+    if nodes is not None:
+        values["nodes"] = nodes
+    elif job.nodes is not None:
+        values["nodes"] = int(job.nodes.value)
+    if job.ds is not None and job.ds.stage:
+        values["zero_stage"] = job.ds.stage
+        values["offload"] = job.ds.offload
+    values["runner"] = "llamafactory" if lf else "hf"
+    values["lf_launch"] = False
+    cfg = TrainConfig(**values)
+    if cfg.world_size == 1 and cfg.zero_stage:
+        f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,
+                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers"
+                         + (" (offload still moves state to the host)" if cfg.offload != "none" else ""),
+                         "run with more GPUs, or drop DeepSpeed"))
+    return cfg, f, a
+
+
+def _where(job: formats.Job, key: str) -> tuple[str | None, int | None]:
+    s = job.settings.get(key)
+    return (s.file, s.line) if s else (job.entry_file, job.entry_line)
+
+
+# ------------------------------------------------------------------------------------------------ memory
+def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:
+    """Bytes the user's DeepSpeed JSON holds beyond what the estimator assumes (buckets as written)."""
+    if dsc is None or not cfg.zero_stage:
+        return 0.0, None
+    ours = ds.zero_settings(model, cfg)
+    hidden = int(model.hidden_size)
+    gb = 2 if cfg.precision in ("bf16", "fp16") else 4
+    b_user = dsc.bucket("reduce_bucket_size", hidden)
+    if cfg.zero_stage < 3:
+        mine = ours["reduce_bucket_size"] * gb * (2 if ours["overlap_comm"] else 1)
+        theirs = b_user * gb * (2 if dsc.overlap_comm else 1)
+    else:
+        mine = ours["reduce_bucket_size"] * gb
+        theirs = b_user * gb
+    delta = float(theirs - mine)
+    note = None
+    if abs(delta) >= 64 * 2**20:
+        note = (f"DeepSpeed buckets as your JSON writes them: reduce_bucket_size {b_user:,} elements"
+                f"{' x2 (overlap_comm)' if dsc.overlap_comm and cfg.zero_stage < 3 else ''} = "
+                f"{theirs / 2**30:.2f} GiB per GPU")
+    return delta, note
+
+
+def _phase(alloc: float) -> dict:
+    alloc = max(0.0, alloc)
+    return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + FRAGMENTATION) + CONTEXT)}
+
+
+def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None
+                  ) -> tuple[dict, int, list[str]]:
+    est = estimate(model, cfg)
+    g = est.per_gpu
+    delta, note = _ds_delta(model, cfg, job.ds)
+    notes = list(est.notes) + ([note] if note else [])
+    resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
+    step = g.peak_allocated_bytes + delta
+    # load: ZeRO-3 without zero.Init (accelerate zero3_init_flag: false) loads the whole model on every GPU
+    load = g.weights_bytes
+    acc = job.accelerate or {}
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+        bytes_ = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
+        load = model.params.total * bytes_
+        notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it")
+    phases = {"load": _phase(load), "step": _phase(step)}
+    if eval_batch:
+        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+        tokens = eval_batch * cfg.cutoff_len
+        # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
+        ev = resident + g.gradients_bytes + tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4
+        phases["eval"] = _phase(ev)
+    else:
+        phases["eval"] = None
+    phases["save"] = _phase(resident + g.gradients_bytes)
+    return phases, est.cpu_offload_bytes, notes
+
+
+# ------------------------------------------------------------------------------------------------ findings
+def _eval_on(job: formats.Job) -> bool:
+    g = job.get
+    strat = str(g("evaluation_strategy", g("eval_strategy", "no"))).lower()
+    if strat in ("steps", "epoch"):
+        return True
+    vs = g("val_size")
+    try:
+        if vs is not None and float(vs) > 0 and strat != "no":
+            return True
+    except (TypeError, ValueError):
+        pass
+    return bool(as_bool(g("do_eval")))
+
+
+def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Finding]:
+    out: list[Finding] = []
+    g = job.get
+    ws = job.settings.get("warmup_steps")
+    if ws is not None:
+        try:
+            v = float(ws.value)
+            if v != int(v):
+                out.append(Finding("WARMUP_STEPS_FLOAT", "warning", ws.file, ws.line,
+                                   f"warmup_steps {ws.value} is a step count, not a fraction",
+                                   f"warmup_ratio: {ws.value} (and remove warmup_steps)"))
+        except (TypeError, ValueError):
+            pass
+    if gpu is not None and cfg.precision in ("bf16", "pure_bf16") and gpu.bf16 in ("emulated", "none"):
+        out.append(Finding("BF16_UNSUPPORTED", "error" if gpu.bf16 == "none" else "warning", *_where(job, "bf16"),
+                           f"bf16 on {gpu.id}: the hardware has no bf16 ({gpu.bf16})", "fp16 (or fp32)"))
+    if model is not None and cfg.precision == "fp16" and model.family in FP16_OVERFLOW_FAMILIES:
+        out.append(Finding("FP16_OVERFLOW", "warning", *_where(job, "fp16"),
+                           f"fp16 on {model.family}: activations overflow fp16 (NaN loss)", "bf16 or fp32"))
+    if gpu is not None and cfg.attn == "fa2" and not getattr(gpu, "fa2", None):
+        out.append(Finding("FA2_NO_KERNELS", "error", *_where(job, "flash_attn"),
+                           f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
+            and job.runner == "hf" and "gradient_checkpointing_kwargs" not in job.settings:
+        out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
+                           "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
+                           "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings:
+        out.append(Finding("DEFAULT_EVAL_BATCH", "warning", job.entry_file, None,
+                           "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
+                           "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
+    mp = str(g("model_name_or_path", "")).lower()
+    if model is not None and ("-vl" in mp or "vl-" in mp or "vision" in str(model.family)):
+        out.append(Finding("VLM_LANGUAGE_PART", "warning", *_where(job, "model_name_or_path"),
+                           "a vision-language model: only the language model is estimated (the vision tower "
+                           "and image tokens are not)", None))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None:
+        wbytes = model.params.total * (2 if cfg.precision != "fp32" else 4)
+        if wbytes > 0.5 * gpu.vram_bytes:
+            out.append(Finding("WHOLE_MODEL_EVERY_GPU", "error", job.entry_file, job.entry_line,
+                               f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
+                               f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
+    acc = job.accelerate or {}
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+        out.append(Finding("ZERO3_INIT_FLAG_FALSE", "warning", acc.get("file"),
+                           acc.get("lines", {}).get("deepspeed_config"),
+                           "zero3_init_flag: false -- every GPU loads the whole model before ZeRO-3 partitions it "
+                           "(the load peak below)", "zero3_init_flag: true"))
+    if job.ds is not None and job.ds.offload != "none":
+        out.append(Finding("OFFLOAD_HOST_RAM", "info", job.ds.file, None,
+                           "CPU offload: the host needs the RAM below (pinned), per node", None))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ verdict
+def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
+    worst = max((p["reserved_bytes"] for p in phases.values() if p), default=0)
+    for name in ("load", "step", "eval", "save"):
+        p = phases.get(name)
+        if p and p["reserved_bytes"] > vram:
+            return "oom", name, vram - worst
+    return "fits", None, vram - worst
+
+
+def _fits(job, model, cfg, eval_batch, vram) -> bool:
+    try:
+        phases, _h, _n = memory_phases(job, model, cfg, eval_batch)
+    except UserError:
+        return False
+    return _verdict(phases, vram)[0] == "fits"
+
+
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram) -> tuple[dict, TrainConfig, int | None] | None:
+    """The fewest changed keys (canonical names) that fit, keeping the effective batch."""
+    ga = as_int(job.get("gradient_accumulation_steps")) or 1
+    mbs = [m for m in range(cfg.micro_batch - 1, 0, -1) if cfg.micro_batch % m == 0]
+    cands: list[tuple[dict, dict, int | None]] = []   # (key changes, cfg changes, eval batch)
+    if eval_batch and eval_batch > 1:
+        cands.append(({"per_device_eval_batch_size": 1}, {}, 1))
+    for m in mbs:
+        cands.append(({"per_device_train_batch_size": m, "gradient_accumulation_steps": ga * cfg.micro_batch // m},
+                      {"micro_batch": m}, eval_batch))
+    if not cfg.gradient_checkpointing:
+        cands.append(({"disable_gradient_checkpointing": False}, {"gradient_checkpointing": True}, eval_batch))
+    ladder = []
+    if cfg.world_size > 1:
+        ladder += [(z, "none") for z in (2, 3) if z > cfg.zero_stage]
+    for off in ("optimizer", "all"):
+        z = max(cfg.zero_stage, 2 if off == "optimizer" else 3)
+        if (z, off) != (cfg.zero_stage, cfg.offload) and not (cfg.offload == "all" and off == "optimizer"):
+            ladder.append((z, off))
+    for z, off in ladder:
+        cands.append(({"__zero__": (z, off)}, {"zero_stage": z, "offload": off}, eval_batch))
+    c = cfg.cutoff_len
+    while c > 256:
+        c //= 2
+        cands.append(({"cutoff_len": c}, {"cutoff_len": c}, eval_batch))
+    # combinations of two: each single change with micro-batch 1
+    singles = list(cands)
+    if cfg.micro_batch > 1:
+        for keys, cc, eb in singles:
+            if "per_device_train_batch_size" in keys:
+                continue
+            k2 = dict(keys)
+            k2.update({"per_device_train_batch_size": 1, "gradient_accumulation_steps": ga * cfg.micro_batch})
+            cands.append((k2, {**cc, "micro_batch": 1}, eb))
+    cands.sort(key=lambda t: len([k for k in t[0] if k != "gradient_accumulation_steps"]))
+    for keys, cc, eb in cands:
+        try:
+            new = replace(cfg, **cc)
+            new.validate()
+        except UserError:
+            continue
+        if _fits(job, model, new, eb, vram):
+            return keys, new, eb
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ fix files
+_HF_NATIVE = {"cutoff_len": "model_max_length", "disable_gradient_checkpointing": "gradient_checkpointing"}
+_SWIFT_NATIVE = {"cutoff_len": "max_length", "disable_gradient_checkpointing": "gradient_checkpointing"}
+
+
+def _yaml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _set_in_text(text: str, setting, new_value, style: str) -> str:
+    lines = text.splitlines(keepends=True)
+    i = (setting.line or 1) - 1
+    if setting.kind == "yaml":
+        lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*:\s*)([^#\n]*?)(\s*(#.*)?)$",
+                          lambda m: m.group(1) + _yaml_value(new_value) + m.group(3), lines[i].rstrip("\n")) + "\n"
+    else:
+        v = _yaml_value(not new_value if setting.invert else new_value)
+        if style in ("hf", "swift") and isinstance(new_value, bool):
+            v = v.capitalize() if style == "hf" else v
+        lines[i] = re.sub(r"(--" + re.escape(setting.native) + r")(=|\s+)(\S+)",
+                          lambda m: m.group(1) + m.group(2) + v, lines[i], count=1)
+    return "".join(lines)
+
+
+def _add_to_text(text: str, job, key: str, value, file: str) -> str:
+    style = job.script_flags.get("style", "")
+    if job.formats.get(file) == "lf-yaml":
+        return text.rstrip("\n") + f"\n{key}: {_yaml_value(value)}   # rocm-tune check --fix\n"
+    native = {"hf": _HF_NATIVE, "swift": _SWIFT_NATIVE}.get(style, {}).get(key, key)
+    if native == "gradient_checkpointing" and key == "disable_gradient_checkpointing":
+        value = not value
+    lines = text.splitlines(keepends=True)
+    at = job.entry_line or len(lines)
+    indent = "    "
+    if at < len(lines):
+        indent = re.match(r"^\s*", lines[at]).group(0) or indent
+    lines.insert(at, f"{indent}--{native} {_yaml_value(value)} \\\n")
+    return "".join(lines)
+
+
+def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig) -> dict:
+    files = {p: t for p, t in job.files.items()}
+    new = dict(files)
+    lf_yaml_file = next((p for p, f in job.formats.items() if f == "lf-yaml"), None)
+    target_file = lf_yaml_file or job.entry_file
+    for key, value in keys.items():
+        if key == "__zero__":
+            z, off = value
+            if job.ds is not None and job.ds.file in files:
+                data = deepspeed_json.with_zero(job.ds.data, z, off)
+                new[job.ds.file] = json.dumps(data, indent=2) + "\n"
+            else:
+                name = f"ds_z{z}{'_offload' if off != 'none' else ''}_config.json"
+                data = deepspeed_json.lf_example("ds_z3_config.json" if z == 3 else "ds_z2_config.json")
+                data = deepspeed_json.with_zero(data, z, off)
+                new[name] = json.dumps(data, indent=2) + "\n"
+                s = job.settings.get("deepspeed")
+                if s is not None and s.file in new:
+                    new[s.file] = _set_in_text(new[s.file], s, name, job.script_flags.get("style", ""))
+                elif target_file:
+                    new[target_file] = _add_to_text(new[target_file], job, "deepspeed", name, target_file)
+            continue
+        s = job.settings.get(key)
+        if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override"):
+            new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
+        elif target_file and target_file in new:
+            new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
+    changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
+    diff = ""
+    for p, t in new.items():
+        old = files.get(p, "")
+        if old != t:
+            diff += "".join(difflib.unified_diff(old.splitlines(keepends=True), t.splitlines(keepends=True),
+                                                 fromfile=p if p in files else "/dev/null",
+                                                 tofile=os.path.basename(p) + " (fixed)"))
+    return {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
+                                                         for k, v in keys.items()}}
+
+
+# ------------------------------------------------------------------------------------------------ entry
+def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
+          nodes: int | None = None, model_ref: str | None = None) -> Report:
+    job = formats.read_job(paths)
+    findings = list(job.findings)
+    assumptions: list[str] = []
+    gpu = None
+    if gpu_id:
+        from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+        gpu = get_gpu_profile(gpu_id, vram_gib)
+    model, mnote, mfind = (None, None, None)
+    if job.runner in ("llamafactory", "hf", "ms-swift") or model_ref:
+        model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
+        if mnote:
+            job.notes.append(mnote)
+        if mfind:
+            mfind.file, mfind.line = _where(job, "model_name_or_path")
+            findings.append(mfind)
+    runner = job.runner
+    if model is None or runner not in ("llamafactory", "hf", "ms-swift"):
+        reason = ("the model is not known" if model is None and runner != "unknown" else
+                  f"a {runner} config is not modelled" if runner not in ("unknown",) else
+                  "no training command or LLaMA-Factory config in the files")
+        if job.ds is not None and runner == "unknown":
+            reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
+        return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
+                      None, findings, assumptions, None, None, reason=reason)
+    try:
+        cfg, f2, a2 = build_config(job, model, gpus, nodes)
+        cfg.validate()
+    except UserError as exc:
+        findings.append(Finding("CONFIG_NOT_MODELLED", "error", job.entry_file, job.entry_line, str(exc), None))
+        return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
+                      None, None, reason=str(exc))
+    findings += f2
+    assumptions += a2
+    eval_batch = None
+    if _eval_on(job):
+        eval_batch = as_int(job.get("per_device_eval_batch_size")) or 8
+    phases, host, est_notes = memory_phases(job, model, cfg, eval_batch)
+    findings += general_findings(job, model, cfg, gpu)
+    from rocm_tune.core.runners import execution
+
+    exe = execution(model, cfg).to_dict()
+    rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
+                 assumptions, None, exe, cpu_ram_bytes=host * cfg.gpus, est_notes=est_notes)
+    if gpu is None:
+        rep.reason = "no --gpu given: the memory is estimated, the verdict needs the card"
+        return rep
+    vram = int(gpu.vram_bytes)
+    rep.vram_bytes = vram
+    rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "oom":
+        hit = search_fix(job, model, cfg, eval_batch, vram)
+        if hit is not None:
+            keys, _new, _eb = hit
+            rep.fix = build_fix(job, keys, cfg)
+        else:
+            findings.append(Finding("NO_FIX_FOUND", "error", None, None,
+                                    "no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len "
+                                    "fits this GPU", "more or larger GPUs, or a smaller model / LoRA"))
+    return rep
+
+
+def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
+    """Write the fixed files into out_dir (never over an existing file without force)."""
+    targets = [os.path.join(out_dir, n) for n in fix["files"]]
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise UserError(f"--fix {out_dir}: exists and is not a directory")
+    clash = [t for t in targets if os.path.lexists(t)]
+    if clash and not force:
+        raise UserError(f"--fix: {clash[0]} already exists (use --force to overwrite)")
+    os.makedirs(out_dir, exist_ok=True)
+    for t, (_n, text) in zip(targets, fix["files"].items()):
+        if os.path.islink(t):
+            os.unlink(t)
+        with open(t, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return targets
