@@ -1,0 +1,261 @@
+"""`rocm-tune check` driven as a user, on real configs (sources cited per test)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rocm_tune.cli import main
+from rocm_tune.core.formats import shell
+
+REPO = Path(__file__).resolve().parents[1]
+
+# ms-swift#5199 (calibration sw-5199-qwen25vl-7b-lora-z3-len20k-2xa6000/train.sh), verbatim: the `#` on the
+# target_modules line ends the command; --max_length and --deepspeed zero3 never reach swift.
+SWIFT_5199 = """CUDA_VISIBLE_DEVICES=0,1 \\
+NPROC_PER_NODE=$nproc_per_node \\
+swift sft \\
+    --model /root/data3/Qwen.Qwen2.5-VL-7B-Instruct \\
+    --model_type qwen2_5_vl \\
+    --train_type lora \\
+    --max_pixel 602112 \\
+    --dataset data2/train_mecg_converted_multimodal_grpo.jsonl \\
+    --torch_dtype bfloat16 \\
+    --num_train_epochs 1 \\
+    --per_device_train_batch_size 1 \\
+    --per_device_eval_batch_size 1 \\
+    --learning_rate 1e-4 \\
+    --lora_rank 8 \\
+    --lora_alpha 32 \\
+    # --target_modules all-linear \\
+    --gradient_accumulation_steps 16 \\
+    --eval_steps 100 \\
+    --max_length 20480 \\
+    --output_dir output \\
+    --deepspeed zero3
+"""
+
+# hiyouga/LlamaFactory#5187 (calibration lf-5187-qwen2-72b-lora-noDS-4xa100/launch.sh), shortened excerpt:
+# Qwen2-72B LoRA, plain DDP on 4 x A100-80GB -> OOM (each rank holds the whole 145 GB model)
+LF_5187 = """nohup bash -c 'CUDA_VISIBLE_DEVICES=0,1,2,3 llamafactory-cli train \\
+    --stage sft \\
+    --do_train \\
+    --model_name_or_path /opt/LLMs/Qwen2-72B-Instruct \\
+    --template qwen \\
+    --finetuning_type lora \\
+    --cutoff_len 1024 \\
+    --per_device_train_batch_size 1 \\
+    --per_device_eval_batch_size 1 \\
+    --gradient_accumulation_steps 2 \\
+    --fp16' > /op
+"""
+
+# hiyouga/LlamaFactory#3708 (calibration lf-3708-qwen15-7b-lora-z2-cutoff8k-4x3090), the memory-relevant keys
+# of PQ_sft.yaml as posted, its launch.sh and LLaMA-Factory's ds_z2_config.json: OOM on 4 x RTX 3090
+LF_3708_YAML = """model_name_or_path: /sshfs/pretrains/Qwen/Qwen1.5-7B-Chat/
+stage: sft
+do_train: true
+finetuning_type: lora
+lora_target: q_proj,v_proj
+ddp_timeout: 180000000
+deepspeed: examples/deepspeed/ds_z2_config.json
+dataset: PQ
+template: qwen
+cutoff_len: 8196
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 1
+warmup_steps: 0.1
+fp16: true
+"""
+LF_3708_LAUNCH = """#!/bin/bash
+NPROC_PER_NODE=4
+CUDA_VISIBLE_DEVICES=4,5,6,7 python -m torch.distributed.run \\
+    --nproc_per_node $NPROC_PER_NODE \\
+    --nnodes 1 \\
+    --standalone \\
+    src/train.py bash/yaml/train/PQ_sft.yaml
+"""
+DS_Z2 = json.dumps({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+                    "fp16": {"enabled": "auto"}, "bf16": {"enabled": "auto"},
+                    "zero_optimization": {"stage": 2, "allgather_bucket_size": 5e8, "overlap_comm": False,
+                                          "reduce_bucket_size": 5e8, "contiguous_gradients": True}}, indent=2)
+# Qwen1.5-7B's published config.json (huggingface.co/Qwen/Qwen1.5-7B/blob/main/config.json), memory keys
+QWEN15_7B = {"model_type": "qwen2", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 151936,
+             "tie_word_embeddings": False, "torch_dtype": "bfloat16", "max_position_embeddings": 32768}
+
+# field report 001 (/work/shared/seeds/001_*.txt): Baichuan2 fine-tune.py through deepspeed on 16 GB DCUs
+REPORT_001 = """hostfile=""
+deepspeed --hostfile=$hostfile fine-tune.py  \\
+    --report_to "none" \\
+    --data_path $1 \\
+    --model_name_or_path $2 \\
+    --output_dir $3 \\
+    --model_max_length 512 \\
+    --num_train_epochs 4 \\
+    --per_device_train_batch_size 16 \\
+    --gradient_accumulation_steps 1 \\
+    --gradient_checkpointing True \\
+    --deepspeed ds_config.json \\
+    --bf16 True \\
+    --tf32 False \\
+    --use_lora False
+"""
+REPORT_001_DS = '{"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": "auto"}, "bf16": {"enabled": "auto"}}'
+
+# field report 003 (/work/shared/seeds/003_*.txt): llamafactory-cli train command line, excerpt
+REPORT_003 = """llamafactory-cli train \\
+    --stage sft \\
+    --model_name_or_path deepseek-ai/DeepSeek-R1-Distill-Qwen-32B \\
+    --finetuning_type lora \\
+    --flash_attn auto \\
+    --cutoff_len 512 \\
+    --per_device_train_batch_size 1 \\
+    --gradient_accumulation_steps 32 \\
+    --bf16 True \\
+    --lora_rank 8 \\
+    --lora_target all \\
+    --deepspeed cache/ds_z3_offload_aggressive.json \\
+    --gradient_checkpointing True
+"""
+
+
+def _run(args, capsys):
+    rc = main(["check", *args])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_comment_inside_continuation_drops_flags(tmp_path, capsys):
+    f = _write(tmp_path, "train.sh", SWIFT_5199)
+    rc, out, err = _run([f, "--gpu", "l40s", "--model", "qwen2.5-7b", "--json"], capsys)
+    assert rc == 1 and not err
+    d = json.loads(out)
+    cut = [x for x in d["findings"] if x["code"] == "SHELL_COMMENT_CUTS_COMMAND"]
+    assert cut and cut[0]["line"] == 16 and cut[0]["severity"] == "error"
+    assert "--deepspeed" in cut[0]["message"] and "--max_length" in cut[0]["message"]
+    # what really runs: no DeepSpeed (the flag was dropped), 2 GPUs from CUDA_VISIBLE_DEVICES, no truncation
+    assert d["understood"]["zero_stage"] == 0 and d["world_size"] == 2
+    assert d["understood"]["cutoff_len"] > 20480
+    assert d["verdict"] == "oom"
+
+
+def test_shell_reader_words_with_hash_are_not_comments():
+    # ms-swift README (calibration sw-readme-qwen25-7b-lora-3090/train.sh): dataset#500 is a word
+    s = shell.parse_script("swift sft \\\n  --dataset a/b#500 \\\n    c#500 \\\n  --max_length 2048 # note\n", "t.sh")
+    flags = shell.flag_values(s.commands[0].tokens)
+    assert flags["max_length"] == ("2048", 4) and flags["dataset"][0] == "a/b#500" and not s.findings
+
+
+def test_whole_model_on_every_gpu_lf_5187(tmp_path, capsys):
+    f = _write(tmp_path, "launch.sh", LF_5187)
+    rc, out, _ = _run([f, "--gpu", "NVIDIA A100-SXM4-80GB", "--model", "qwen2.5-72b", "--json"], capsys)
+    d = json.loads(out)
+    assert rc == 1 and d["verdict"] == "oom" and d["world_size"] == 4
+    assert d["runner"] == "llamafactory" and d["understood"]["lf_launch"] is False
+    assert d["understood"]["precision"] == "fp16" and d["understood"]["method"] == "lora"
+    assert any(x["code"] == "WHOLE_MODEL_EVERY_GPU" for x in d["findings"])
+    assert d["memory"]["step"]["reserved_bytes"] > d["vram_bytes"] and d["margin_bytes"] < 0
+    assert d["fix"] is not None and "zero" in json.dumps(d["fix"]["changes"])
+
+
+def _lf_3708(tmp_path):
+    m = tmp_path / "qwen15-7b"
+    m.mkdir()
+    (m / "config.json").write_text(json.dumps(QWEN15_7B))
+    y = _write(tmp_path, "PQ_sft.yaml", LF_3708_YAML)
+    s = _write(tmp_path, "launch.sh", LF_3708_LAUNCH)
+    j = _write(tmp_path, "ds_z2_config.json", DS_Z2)
+    return [y, s, j, "--gpu", "rtx3090", "--model", str(m)]
+
+
+def test_lf_3708_oom_and_minimal_fix_written(tmp_path, capsys):
+    args = _lf_3708(tmp_path)
+    rc, out, _ = _run([*args, "--json"], capsys)
+    d = json.loads(out)
+    assert rc == 1 and d["verdict"] == "oom" and d["world_size"] == 4
+    assert d["understood"]["cutoff_len"] == 8196 and d["understood"]["zero_stage"] == 2
+    assert any(x["code"] == "WARMUP_STEPS_FLOAT" and x["line"] == 13 for x in d["findings"])
+    assert any("reduce_bucket_size 500,000,000" in n for n in d["notes"])     # the JSON's buckets, as written
+    fix = d["fix"]
+    assert fix and fix["diff"].startswith("---")
+    outdir = tmp_path / "fixed"
+    rc, out, _ = _run([*args, "--fix", str(outdir)], capsys)
+    assert rc == 1 and (outdir / list(fix["files"])[0]).is_file()
+    # the fixed files, checked again, fit
+    fixed = {n: str(outdir / n) for n in fix["files"]}
+    again = [fixed.get(os.path.basename(p), p) for p in args[:3]] + args[3:]
+    rc2, out2, _ = _run([*again, "--json"], capsys)
+    assert json.loads(out2)["verdict"] == "fits"
+    # never over the user's files without --force
+    before = {n: (outdir / n).read_text() for n in fix["files"]}
+    rc3, _o, err = _run([*args, "--fix", str(outdir)], capsys)
+    assert rc3 == 2 and err.count("\n") == 1 and "--force" in err
+    assert before == {n: (outdir / n).read_text() for n in fix["files"]}
+
+
+def test_report_001_hf_flags_mapped(tmp_path, capsys):
+    f = _write(tmp_path, "fine_tune_train.sh", REPORT_001)
+    j = _write(tmp_path, "ds_config.json", REPORT_001_DS)
+    rc, out, _ = _run([f, j, "--gpu", "z100", "--gpus", "2", "--model", "baichuan2-7b-chat", "--json"], capsys)
+    d = json.loads(out)
+    u = d["understood"]
+    assert (u["cutoff_len"], u["micro_batch"], u["precision"], u["method"], u["zero_stage"]) == \
+        (512, 16, "bf16", "full", 3)
+    assert d["runner"] == "hf" and any("--model_max_length" in n for n in d["notes"])
+    assert any(x["code"] == "BF16_UNSUPPORTED" for x in d["findings"])
+    assert d["verdict"] == "oom" and rc == 1
+
+
+def test_report_003_lf_command_line(tmp_path, capsys):
+    f = _write(tmp_path, "train.sh", REPORT_003)
+    rc, out, _ = _run([f, "--gpu", "k100-ai", "--gpus", "8", "--json"], capsys)
+    d = json.loads(out)
+    u = d["understood"]
+    assert d["runner"] == "llamafactory" and u["lora_rank"] == 8 and u["cutoff_len"] == 512
+    assert d["world_size"] == 8 and u["precision"] == "bf16" and u["gradient_checkpointing"] is True
+    # the JSON it names is not here: said, not guessed
+    assert any(x["code"] == "REFERENCE_MISSING" and x["line"] == 12 for x in d["findings"])
+
+
+@pytest.mark.parametrize("content", ["", "hello world\n"])
+def test_bad_input_one_line_exit_2(tmp_path, capsys, content):
+    f = _write(tmp_path, "x.txt", content)
+    rc, out, err = _run([f, "--gpu", "rtx3090"], capsys)
+    assert rc == 2 and not out and err.count("\n") == 1 and "x.txt" in err
+    rc, out, err = _run([str(tmp_path / "missing.yaml")], capsys)
+    assert rc == 2 and err.count("\n") == 1 and "missing.yaml" in err
+
+
+def test_json_contract(tmp_path, capsys):
+    args = _lf_3708(tmp_path)
+    _rc, out, _ = _run([*args, "--json"], capsys)
+    d = json.loads(out)
+    for k in ("runner", "world_size", "understood", "execution", "memory", "cpu_ram_bytes", "vram_bytes",
+              "verdict", "oom_phase", "margin_bytes", "findings", "fix", "assumptions"):
+        assert k in d
+    for ph in ("load", "step", "save"):
+        assert set(d["memory"][ph]) == {"peak_allocated_bytes", "reserved_bytes"}
+    for f in d["findings"]:
+        assert set(f) >= {"code", "severity", "file", "line", "message", "fix"}
+    assert d["verdict"] in ("fits", "oom", "unknown") and d["oom_phase"] in ("load", "step", "eval", "save", None)
+
+
+def test_check_starts_without_torch(tmp_path):
+    f = _write(tmp_path, "launch.sh", LF_5187)
+    code = ("import sys; from rocm_tune.cli import main; main(['check', sys.argv[1], '--gpu', 'a100-80gb', "
+            "'--model', 'qwen2.5-72b', '--json']); assert 'torch' not in sys.modules")
+    r = subprocess.run([sys.executable, "-c", code, f], capture_output=True, text=True, cwd=REPO,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 0, r.stderr
