@@ -38,10 +38,23 @@ MODELS = {
                         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
                         "vocab_size": 128256, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
                         "rms_norm_eps": 1e-5, "max_position_embeddings": 8192},
+    "Mistral-7B-v0.1": {"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
+                        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                        "vocab_size": 32000, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+                        "rms_norm_eps": 1e-5, "max_position_embeddings": 32768, "sliding_window": 4096},
+    "Llama-2-7b": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+                   "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000,
+                   "tie_word_embeddings": False, "torch_dtype": "float16", "rms_norm_eps": 1e-5,
+                   "max_position_embeddings": 4096},
+    "Llama-2-70b": {"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672, "num_hidden_layers": 80,
+                    "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 32000,
+                    "tie_word_embeddings": False, "torch_dtype": "float16", "rms_norm_eps": 1e-5,
+                    "max_position_embeddings": 4096},
 }
 # which table entry (or preset) serves a case's model, by a word of its stated hub id
 MODEL_FOR = [("Qwen1.5-7B", "Qwen1.5-7B"), ("Qwen1.5-14B", "Qwen1.5-14B"), ("Qwen2-72B", "Qwen2-72B"),
-             ("Meta-Llama-3-8B", "Meta-Llama-3-8B"), ("Qwen2.5-VL-7B", "qwen2.5-7b")]
+             ("Meta-Llama-3-8B", "Meta-Llama-3-8B"), ("Qwen2.5-VL-7B", "qwen2.5-7b"),
+             ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("Llama-2-7b", "Llama-2-7b"), ("Llama-2-70b", "Llama-2-70b")]
 # cards without a profile yet: (profile id, VRAM GiB as the case states)
 GPU_FALLBACK = {"A800": ("a100-80gb", 80), "RTX A6000": ("l40s", 48), "Quadro RTX 6000": ("t4", 24)}
 
@@ -90,11 +103,10 @@ def main(argv: list[str]) -> int:
                     model = target
                 break
         try:
-            from rocm_tune.core.formats import detect
+            from rocm_tune.core.formats import read_job
 
-            # a YAML without its launch line: the GPU count as the user would give it (--gpus)
-            scripted = any(detect(open(f, errors="replace").read()) == "script" for f in files)
-            gpus = None if scripted else case["hardware"].get("gpus_per_node")
+            # files that do not say the GPU count (a YAML without its launch line): as the user would give it
+            gpus = None if read_job(files).gpus is not None else case["hardware"].get("gpus_per_node")
             rep = check(files, gpu_id=gpu, vram_gib=vram, model_ref=model, gpus=gpus)
             verdict, reason = rep.verdict, rep.reason
             step = rep.memory["step"]["reserved_bytes"] / 2**30 if rep.memory else None

@@ -19,6 +19,7 @@ from rocm_tune.core.runners import deepspeed as ds
 FRAGMENTATION = 0.08      # the estimator's own reserved/allocated ratio (core/memory.py)
 CONTEXT = 500 * 2**20
 FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
+MODELLED = ("llamafactory", "hf", "ms-swift", "axolotl")
 EVAL_KEYS = ("val_size", "eval_steps", "do_eval", "eval_dataset")
 
 
@@ -113,6 +114,8 @@ def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]
         return "bf16"
     if fp:
         return "fp16"
+    if job.runner == "axolotl":
+        return "fp32"
     if job.runner == "ms-swift":
         assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
         return "bf16"
@@ -163,18 +166,24 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
         cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
         a.append(f"max_length: not set, ms-swift does not truncate: the longest sample may reach the model's "
                  f"context, {cut} tokens assumed")
+    elif cut is None and job.runner == "axolotl":
+        cut = 512
+        a.append("sequence_len: not set, axolotl's default 512")
     elif cut is None:
         cut = 2048 if lf else 1024
         a.append(f"cutoff_len: not set, {cut} assumed ({'LLaMA-Factory default' if lf else 'a guess'})")
     values["cutoff_len"] = cut
     mb = as_int(g("per_device_train_batch_size"))
-    if mb is None:
+    if mb is None and job.runner == "axolotl":
+        mb = 1
+        a.append("micro_batch_size: not set, axolotl's default 1")
+    elif mb is None:
         mb = 8
         a.append("per_device_train_batch_size: not set, the HF Trainer default 8")
     values["micro_batch"] = mb
     dgc = g("disable_gradient_checkpointing")
     if dgc is None:
-        values["gradient_checkpointing"] = lf or job.runner == "ms-swift"
+        values["gradient_checkpointing"] = lf or job.runner in ("ms-swift",)
         a.append(f"gradient checkpointing: {'on' if values['gradient_checkpointing'] else 'off'} "
                  f"(the runner's default)")
     else:
@@ -320,11 +329,11 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("FA2_NO_KERNELS", "error", *_where(job, "flash_attn"),
                            f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
     if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
-            and job.runner == "hf" and "gradient_checkpointing_kwargs" not in job.settings:
+            and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
         out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
                            "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
                            "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
-    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings:
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner != "axolotl":
         out.append(Finding("DEFAULT_EVAL_BATCH", "warning", job.entry_file, None,
                            "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
                            "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
@@ -508,7 +517,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
 
         gpu = get_gpu_profile(gpu_id, vram_gib)
     model, mnote, mfind = (None, None, None)
-    if job.runner in ("llamafactory", "hf", "ms-swift") or model_ref:
+    if job.runner in MODELLED or model_ref:
         model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
         if mnote:
             job.notes.append(mnote)
@@ -516,8 +525,10 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
     runner = job.runner
-    if model is None or runner not in ("llamafactory", "hf", "ms-swift"):
-        reason = ("the model is not known" if model is None and runner != "unknown" else
+    fsdp = any(f.code == "FSDP_NOT_MODELLED" for f in findings)
+    if model is None or runner not in MODELLED or fsdp:
+        reason = ("FSDP sharding is not modelled" if fsdp and model is not None else
+                  "the model is not known" if model is None and runner != "unknown" else
                   f"a {runner} config is not modelled" if runner not in ("unknown",) else
                   "no training command or LLaMA-Factory config in the files")
         if job.ds is not None and runner == "unknown":
@@ -535,7 +546,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     assumptions += a2
     eval_batch = None
     if _eval_on(job):
-        eval_batch = as_int(job.get("per_device_eval_batch_size")) or 8
+        eval_batch = as_int(job.get("per_device_eval_batch_size")) or (cfg.micro_batch if runner == "axolotl" else 8)
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.runners import execution

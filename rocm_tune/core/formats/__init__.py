@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.formats import accelerate, deepspeed_json, hf_args, lf_yaml, shell, swift
+from rocm_tune.core.formats import accelerate, axolotl, deepspeed_json, hf_args, lf_yaml, shell, swift
 from rocm_tune.core.formats.common import Finding, Setting, as_int
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
@@ -105,6 +105,8 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i, "llamafactory", w
         if base == "swift" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
             return i + 1, "ms-swift", f"swift {argv[i + 1]}"
+        if w in ("axolotl.cli.train",) or (base == "axolotl" and i + 1 < len(argv) and argv[i + 1] == "train"):
+            return (i + 1 if base == "axolotl" else i), "axolotl", "axolotl train"
         if w.endswith(".py"):
             return i, "hf", w
     return None
@@ -171,7 +173,12 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         job.gpus = g
     # the program's own arguments
     words = prog
-    if runner == "llamafactory":
+    if runner == "axolotl":
+        for t in [t for t in words if not t.text.startswith("-")][:1]:
+            if t.text.endswith((".yaml", ".yml")):
+                job.settings["__config_ref__"] = Setting("__config_ref__", t.text, file, t.line, t.text, "ref")
+        job.script_flags["style"] = "axolotl"
+    elif runner == "llamafactory":
         positional = [t for t in words if not t.text.startswith("-")]
         for t in positional[:1]:
             if t.text.endswith((".yaml", ".yml", ".json")):
@@ -222,6 +229,7 @@ def read_job(paths: list[str]) -> Job:
         texts[p] = raw.decode("utf-8", errors="replace")
     job.files = dict(texts)
     yaml_cfgs: list[tuple[str, dict]] = []
+    axo_cfgs: list[str] = []
     for p, text in texts.items():
         fmt = detect(text)
         job.formats[p] = fmt
@@ -246,10 +254,7 @@ def read_job(paths: list[str]) -> Job:
                     if n:
                         job.gpus = Setting("gpus", n, p, sb[key][1], "#SBATCH " + key, "sbatch")
         elif fmt == "axolotl-yaml":
-            job.findings.append(Finding(
-                "FORMAT_NOT_MODELLED", "warning", p, 1,
-                "an Axolotl config: check does not read Axolotl's dtype and sharding rules yet", None))
-            job.runner = job.runner if job.runner != "unknown" else "axolotl"
+            axo_cfgs.append(p)
         elif fmt == "python":
             job.findings.append(Finding(
                 "FORMAT_NOT_MODELLED", "warning", p, 1,
@@ -275,6 +280,24 @@ def read_job(paths: list[str]) -> Job:
                                         f"{ref.value} is not here and was not given beside the script", None))
     if chosen is None and yaml_cfgs:
         chosen = yaml_cfgs[0][0]
+    if chosen is None and axo_cfgs:
+        ax = axo_cfgs[0]
+        if ref is not None:
+            hit, how = _resolve_ref(str(ref.value), Path(ref.file or ".").parent, texts)
+            if hit in axo_cfgs:
+                ax = hit
+                if how:
+                    job.notes.append(how)
+        st, notes = axolotl.read(dict(_load_structured(texts[ax])), texts[ax], ax)
+        job.settings = {**st, **job.settings}
+        job.notes += notes
+        job.runner = "axolotl"
+        job.script_flags["style"] = "axolotl-yaml"
+        if not job.entry:
+            job.entry, job.entry_file = "axolotl train", ax
+        if "fsdp" in st:
+            job.findings.append(Finding("FSDP_NOT_MODELLED", "error", ax, st["fsdp"].line,
+                                        "FSDP sharding is not modelled by the estimator yet: no verdict", None))
     if chosen is not None:
         data = dict(_load_structured(texts[chosen]))
         base = lf_yaml.read_yaml(data, texts[chosen], chosen)
