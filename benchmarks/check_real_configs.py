@@ -54,7 +54,7 @@ MODELS = {
 # which table entry (or preset) serves a case's model, by a word of its stated hub id
 MODEL_FOR = [("Qwen1.5-7B", "Qwen1.5-7B"), ("Qwen1.5-14B", "Qwen1.5-14B"), ("Qwen2-72B", "Qwen2-72B"),
              ("Meta-Llama-3-8B", "Meta-Llama-3-8B"), ("Qwen2.5-VL-7B", "qwen2.5-7b"),
-             ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("Llama-2-7b", "Llama-2-7b"), ("Llama-2-70b", "Llama-2-70b")]
+             ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("Llama-2-70b", "Llama-2-70b"), ("Llama-2-7b", "Llama-2-7b")]
 # cards without a profile yet: (profile id, VRAM GiB as the case states)
 GPU_FALLBACK = {"A800": ("a100-80gb", 80), "RTX A6000": ("l40s", 48), "Quadro RTX 6000": ("t4", 24)}
 
@@ -80,6 +80,22 @@ def _gpu(case: dict) -> tuple[str | None, float | None, str]:
         if k in name:
             return pid, None, pid
     return None, None, "?"
+
+
+def _measured_gib(case: dict) -> tuple[float | None, str]:
+    """The case's per-GPU figure in GiB and what it is (reserved = what nvidia-smi/rocm-smi show)."""
+    m = (case.get("memory_per_gpu") or [None])[0]
+    if not m or m.get("value") is None:
+        return None, ""
+    v, unit, tool = float(m["value"]), str(m.get("unit", "")), str(m.get("tool", ""))
+    if unit.startswith("%"):
+        gib = v / 100 * case["hardware"]["gpu_memory_gb"] * 1e9 / 2**30
+    elif unit.startswith("GiB"):
+        gib = v
+    else:                      # GB, or "G" with GB/GiB not stated: read as GB
+        gib = v * 1e9 / 2**30
+    kind = "allocated" if "allocated" in tool and "reserved" not in tool else "reserved"
+    return gib, kind
 
 
 def main(argv: list[str]) -> int:
@@ -109,22 +125,24 @@ def main(argv: list[str]) -> int:
             gpus = None if read_job(files).gpus is not None else case["hardware"].get("gpus_per_node")
             rep = check(files, gpu_id=gpu, vram_gib=vram, model_ref=model, gpus=gpus)
             verdict, reason = rep.verdict, rep.reason
-            step = rep.memory["step"]["reserved_bytes"] / 2**30 if rep.memory else None
+            meas, kind = _measured_gib(case)
+            key = "peak_allocated_bytes" if kind == "allocated" else "reserved_bytes"
+            step = max(p[key] for p in rep.memory.values() if p) / 2**30 if rep.memory else None
             codes = ",".join(sorted({f.code for f in rep.findings if f.severity != "info"}))
         except UserError as exc:
             verdict, reason, step, codes = "unknown", str(exc)[:60], None, ""
         outcome = case["outcome"]
         expect = "oom" if outcome == "oom" else "fits"
         right = verdict == expect
-        rows.append((case["id"], outcome, verdict, right, step, case.get("memory_per_gpu") or [], gpu_txt,
+        meas, _kind = _measured_gib(case)
+        rows.append((case["id"], outcome, verdict, right, step, meas, gpu_txt,
                      os.path.basename(model) if model else "-", codes or reason[:50]))
-    print(f"{'case':52s} {'real':5s} {'check':8s} {'ok':3s} {'step GiB':>8s}  {'measured':18s} {'gpu':18s} "
+    print(f"{'case':52s} {'real':5s} {'check':8s} {'ok':3s} {'est GiB':>8s}  {'measured':18s} {'gpu':18s} "
           f"{'model given':14s} findings / why unknown")
     for cid, out, ver, ok, step, meas, g, m, why in rows:
         ms = ""
-        if meas:
-            mm = meas[0]
-            ms = f"{mm.get('value')} {str(mm.get('unit', ''))[:6]}"
+        if meas is not None:
+            ms = f"{meas:.1f} GiB" + (f" ({(step / meas - 1) * 100:+.0f}%)" if step else "")
         print(f"{cid[:52]:52s} {out:5s} {ver:8s} {'yes' if ok else ('n/a' if ver == 'unknown' else 'NO'):3s} "
               f"{'' if step is None else f'{step:8.1f}':>8s}  {ms:18s} {g:18s} {m:14s} {why}")
     n = len(rows)
@@ -132,6 +150,12 @@ def main(argv: list[str]) -> int:
     unknown = sum(r[2] == "unknown" for r in rows)
     wrong = n - right - unknown
     print(f"\nTotal {n}: right {right}, wrong {wrong}, unknown (named) {unknown}")
+    errs = [abs(r[4] / r[5] - 1) for r in rows if r[4] and r[5]]
+    if errs:
+        print(f"Memory vs measured ({len(errs)} cases with a figure and an estimate): within 10 % in "
+              f"{sum(e <= 0.10 for e in errs)}; errors {', '.join(f'{e * 100:.0f}%' for e in errs)}")
+    print("est GiB: the largest phase, reserved (or peak allocated where the figure is torch's allocated); "
+          "measured: the case's figure (GB read as 1e9 bytes)")
     return 0
 
 

@@ -19,6 +19,7 @@ from rocm_tune.core.runners import deepspeed as ds
 FRAGMENTATION = 0.08      # the estimator's own reserved/allocated ratio (core/memory.py)
 CONTEXT = 500 * 2**20
 FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
+MARGIN_THIN = 0.10        # the estimator's accuracy target; inside it a "fits" is not a promise
 MODELLED = ("llamafactory", "hf", "ms-swift", "axolotl")
 EVAL_KEYS = ("val_size", "eval_steps", "do_eval", "eval_dataset")
 
@@ -560,6 +561,14 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "fits" and rep.margin_bytes < MARGIN_THIN * vram:
+        findings.append(Finding("MARGIN_THIN", "warning", None, None,
+                                f"the margin ({rep.margin_bytes / 2**30:.2f} GiB) is under {MARGIN_THIN:.0%} of the "
+                                f"card: inside the estimate's error, and torch sees a little less than the nominal "
+                                f"memory; an OOM is possible", "take the next rung of the fix below"))
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * (1 - MARGIN_THIN)))
+        if hit is not None:
+            rep.fix = build_fix(job, hit[0], cfg)
     if rep.verdict == "oom":
         hit = search_fix(job, model, cfg, eval_batch, vram)
         if hit is not None:
