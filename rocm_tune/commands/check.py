@@ -50,7 +50,10 @@ def render(rep) -> str:
         lines.append(f"Runs as    {(rep.execution.get('summary') or [''])[0]}")
         if rep.execution.get("warning"):
             w = rep.execution["warning"]
-            lines.append(f"Warning    [{w[0]}] {w[1]}; fix: {w[2]}")
+            if isinstance(w, dict):
+                lines.append(f"Warning    [{w.get('code')}] {w.get('message')}; fix: {w.get('fix')}")
+            else:
+                lines.append(f"Warning    {w}")
     if rep.memory:
         lines.append("")
         lines.append("Per GPU    phase   peak allocated   reserved")

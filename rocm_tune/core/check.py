@@ -9,7 +9,8 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
-from rocm_tune.core import formats
+from rocm_tune.core import formats, plan_search
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.formats import deepspeed_json
 from rocm_tune.core.formats.common import Finding, as_bool, as_int
@@ -19,7 +20,9 @@ from rocm_tune.core.runners import deepspeed as ds
 FRAGMENTATION = 0.08      # the estimator's own reserved/allocated ratio (core/memory.py)
 CONTEXT = 500 * 2**20
 FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
-MARGIN_THIN = 0.10        # the estimator's accuracy target; inside it a "fits" is not a promise
+# the planner's headroom (reserved <= 85 % of VRAM): above it a "fits" is inside the estimate's error, and a
+# fix is searched to land under it, as a plan would
+HEADROOM = V.DEFAULT_HEADROOM
 MODELLED = ("llamafactory", "hf", "ms-swift", "axolotl")
 EVAL_KEYS = ("val_size", "eval_steps", "do_eval", "eval_dataset")
 
@@ -115,6 +118,11 @@ def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]
         return "bf16"
     if fp:
         return "fp16"
+    mp = str((job.accelerate or {}).get("mixed_precision") or "").lower()
+    if mp in ("bf16", "fp16"):
+        acc = job.accelerate
+        job.notes.append(f"precision {mp} from the accelerate config's mixed_precision ({acc['file']})")
+        return mp
     if job.runner == "axolotl":
         return "fp32"
     if job.runner == "ms-swift":
@@ -264,7 +272,7 @@ def _phase(alloc: float) -> dict:
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + FRAGMENTATION) + CONTEXT)}
 
 
-def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None
+def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
                   ) -> tuple[dict, int, list[str]]:
     est = estimate(model, cfg)
     g = est.per_gpu
@@ -275,7 +283,7 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     # load: ZeRO-3 without zero.Init (accelerate zero3_init_flag: false) loads the whole model on every GPU
     load = g.weights_bytes
     acc = job.accelerate or {}
-    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False and init_flag is not True:
         bytes_ = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
         load = model.params.total * bytes_
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it")
@@ -371,57 +379,77 @@ def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     return "fits", None, vram - worst
 
 
-def _fits(job, model, cfg, eval_batch, vram) -> bool:
+def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None) -> bool:
     try:
-        phases, _h, _n = memory_phases(job, model, cfg, eval_batch)
+        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag)
     except UserError:
         return False
     return _verdict(phases, vram)[0] == "fits"
 
 
-def search_fix(job, model, cfg: TrainConfig, eval_batch, vram) -> tuple[dict, TrainConfig, int | None] | None:
-    """The fewest changed keys (canonical names) that fit, keeping the effective batch."""
+@dataclass(frozen=True)
+class _Option:
+    keys: tuple            # ((canonical key, value), ...) written into the user's files
+    cfg: tuple             # ((TrainConfig field, value), ...)
+    eval_batch: int | None = None
+    init_flag: bool | None = None
+
+
+def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
+    """One list per kind of change, least intrusive kind first; within a kind, the smallest change first."""
     ga = as_int(job.get("gradient_accumulation_steps")) or 1
-    mbs = [m for m in range(cfg.micro_batch - 1, 0, -1) if cfg.micro_batch % m == 0]
-    cands: list[tuple[dict, dict, int | None]] = []   # (key changes, cfg changes, eval batch)
+    groups: list[list[_Option]] = []
     if eval_batch and eval_batch > 1:
-        cands.append(({"per_device_eval_batch_size": 1}, {}, 1))
-    for m in mbs:
-        cands.append(({"per_device_train_batch_size": m, "gradient_accumulation_steps": ga * cfg.micro_batch // m},
-                      {"micro_batch": m}, eval_batch))
+        groups.append([_Option((("per_device_eval_batch_size", 1),), (), eval_batch=1)])
+    acc = job.accelerate or {}
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+        groups.append([_Option((("zero3_init_flag", True),), (), init_flag=True)])
+    # micro-batch down, accumulation up: the same effective batch
+    groups.append([_Option((("per_device_train_batch_size", m), ("gradient_accumulation_steps", ga * cfg.micro_batch // m)),
+                           (("micro_batch", m),))
+                   for m in range(cfg.micro_batch - 1, 0, -1) if cfg.micro_batch % m == 0])
     if not cfg.gradient_checkpointing:
-        cands.append(({"disable_gradient_checkpointing": False}, {"gradient_checkpointing": True}, eval_batch))
-    ladder = []
-    if cfg.world_size > 1:
-        ladder += [(z, "none") for z in (2, 3) if z > cfg.zero_stage]
-    for off in ("optimizer", "all"):
-        z = max(cfg.zero_stage, 2 if off == "optimizer" else 3)
-        if (z, off) != (cfg.zero_stage, cfg.offload) and not (cfg.offload == "all" and off == "optimizer"):
-            ladder.append((z, off))
-    for z, off in ladder:
-        cands.append(({"__zero__": (z, off)}, {"zero_stage": z, "offload": off}, eval_batch))
-    c = cfg.cutoff_len
-    while c > 256:
+        groups.append([_Option((("disable_gradient_checkpointing", False),), (("gradient_checkpointing", True),))])
+    # the ZeRO / offload rungs in the planner's own order of complexity (core/plan_search.py)
+    here = plan_search.COMPLEXITY.get((cfg.zero_stage, cfg.offload), 0)
+    groups.append([_Option((("__zero__", (z, off)),), (("zero_stage", z), ("offload", off)))
+                   for z, off in plan_search._ladder(cfg.world_size, None, None)
+                   if plan_search.COMPLEXITY.get((z, off), 0) > here and z >= cfg.zero_stage])
+    # shorter sequences last (they change what trains): powers of two below the user's value
+    cuts = []
+    c = 1 << max(0, (cfg.cutoff_len - 1).bit_length() - 1)
+    while V.MIN_CUTOFF <= c < cfg.cutoff_len:
+        cuts.append(_Option((("cutoff_len", c),), (("cutoff_len", c),)))
         c //= 2
-        cands.append(({"cutoff_len": c}, {"cutoff_len": c}, eval_batch))
-    # combinations of two: each single change with micro-batch 1
-    singles = list(cands)
-    if cfg.micro_batch > 1:
-        for keys, cc, eb in singles:
-            if "per_device_train_batch_size" in keys:
-                continue
-            k2 = dict(keys)
-            k2.update({"per_device_train_batch_size": 1, "gradient_accumulation_steps": ga * cfg.micro_batch})
-            cands.append((k2, {**cc, "micro_batch": 1}, eb))
-    cands.sort(key=lambda t: len([k for k in t[0] if k != "gradient_accumulation_steps"]))
-    for keys, cc, eb in cands:
-        try:
-            new = replace(cfg, **cc)
-            new.validate()
-        except UserError:
-            continue
-        if _fits(job, model, new, eb, vram):
-            return keys, new, eb
+    groups.append(cuts)
+    return [g for g in groups if g]
+
+
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3
+               ) -> tuple[dict, TrainConfig, int | None] | None:
+    """The fewest kinds of change (then the least intrusive kinds, then the smallest change within each) that
+    fit in `vram`, keeping the effective batch. Returns ({canonical key: value}, new config, eval batch)."""
+    from itertools import combinations, product
+
+    groups = _options(job, cfg, eval_batch)
+    for n in range(1, min(max_kinds, len(groups)) + 1):
+        for kinds in combinations(range(len(groups)), n):
+            for combo in product(*(groups[k] for k in kinds)):
+                cc: dict = {}
+                keys: dict = {}
+                eb, init = eval_batch, None
+                for o in combo:
+                    cc.update(dict(o.cfg))
+                    keys.update(dict(o.keys))
+                    eb = o.eval_batch if o.eval_batch is not None else eb
+                    init = o.init_flag if o.init_flag is not None else init
+                try:
+                    new = replace(cfg, **cc)
+                    new.validate()
+                except UserError:
+                    continue
+                if _fits(job, model, new, eb, vram, init_flag=init):
+                    return keys, new, eb
     return None
 
 
@@ -473,6 +501,11 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig) -> dict:
     lf_yaml_file = next((p for p, f in job.formats.items() if f == "lf-yaml"), None)
     target_file = lf_yaml_file or job.entry_file
     for key, value in keys.items():
+        if key == "zero3_init_flag":
+            af = (job.accelerate or {}).get("file")
+            if af in new:
+                new[af] = re.sub(r"(?m)^(\s*zero3_init_flag\s*:\s*)\S+", lambda m: m.group(1) + "true", new[af])
+            continue
         if key == "__zero__":
             z, off = value
             if job.ds is not None and job.ds.file in files:
@@ -561,16 +594,17 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
-    if rep.verdict == "fits" and rep.margin_bytes < MARGIN_THIN * vram:
+    if rep.verdict == "fits" and vram - rep.margin_bytes > HEADROOM * vram:
         findings.append(Finding("MARGIN_THIN", "warning", None, None,
-                                f"the margin ({rep.margin_bytes / 2**30:.2f} GiB) is under {MARGIN_THIN:.0%} of the "
-                                f"card: inside the estimate's error, and torch sees a little less than the nominal "
-                                f"memory; an OOM is possible", "take the next rung of the fix below"))
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * (1 - MARGIN_THIN)))
+                                f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
+                                f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
+                                f"than the nominal memory), an OOM is possible", "the change below"))
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
     if rep.verdict == "oom":
-        hit = search_fix(job, model, cfg, eval_batch, vram)
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
+        hit = hit or search_fix(job, model, cfg, eval_batch, vram)
         if hit is not None:
             keys, _new, _eb = hit
             rep.fix = build_fix(job, keys, cfg)
