@@ -149,6 +149,12 @@ def test_comment_inside_continuation_drops_flags(tmp_path, capsys):
     assert d["understood"]["zero_stage"] == 0 and d["world_size"] == 2
     assert d["understood"]["cutoff_len"] > 20480
     assert d["verdict"] == "oom"
+    # the fix restores what the author wrote (the comment line goes), then makes that fit
+    diff = d["fix"]["diff"]
+    assert "-    # --target_modules all-linear \\" in diff
+    assert d["fix"]["as_intended"]["zero_stage"] == 3
+    fixed = d["fix"]["files"]["train.sh"]
+    assert "# --target_modules" not in fixed and "--deepspeed zero3" in fixed
 
 
 def test_shell_reader_words_with_hash_are_not_comments():
@@ -259,3 +265,54 @@ def test_check_starts_without_torch(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, f], capture_output=True, text=True, cwd=REPO,
                        env={**os.environ, "PYTHONPATH": str(REPO)})
     assert r.returncode == 0, r.stderr
+
+
+def test_launchers_env_and_sbatch(tmp_path):
+    """Reader details from the brief: torchrun --nproc_per_node, deepspeed --include / --num_gpus, exports of
+    *_VISIBLE_DEVICES, #SBATCH --nodes, key=value overrides after the YAML, FORCE_TORCHRUN."""
+    from rocm_tune.core.formats import read_texts
+
+    y = "model_name_or_path: qwen2.5-7b\nstage: sft\nfinetuning_type: lora\ncutoff_len: 2048\n"
+    j = read_texts({"a.yaml": y, "run.sh": "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:4\n"
+                    "export HIP_VISIBLE_DEVICES=0,1,2,3\nFORCE_TORCHRUN=1 llamafactory-cli train a.yaml "
+                    "cutoff_len=4096 per_device_train_batch_size=2\n"})
+    assert (j.gpus.value, j.nodes.value) == (4, 2) and j.nodes.native == "#SBATCH --nodes"
+    assert j.get("cutoff_len") == 4096 and j.get("per_device_train_batch_size") == 2 and j.runner == "llamafactory"
+    j = read_texts({"run.sh": "deepspeed --include localhost:0,1,2 train.py --model_name_or_path x --bf16 True\n"})
+    assert j.gpus.value == 3 and j.launcher == "deepspeed" and j.runner == "hf"
+    j = read_texts({"run.sh": "deepspeed --num_gpus 2 train.py --model_name_or_path x\n"})
+    assert j.gpus.value == 2
+    j = read_texts({"run.sh": "export CUDA_VISIBLE_DEVICES=0,1\ntorchrun --nproc_per_node=8 --nnodes 2 "
+                    "src/train.py a.yaml\n", "a.yaml": y})
+    assert (j.gpus.value, j.nodes.value, j.get("cutoff_len")) == (8, 2, 2048)
+
+
+def test_fix_never_over_a_dangling_symlink(tmp_path, capsys):
+    args = _lf_3708(tmp_path)
+    _rc, out, _ = _run([*args, "--json"], capsys)
+    name = list(json.loads(out)["fix"]["files"])[0]
+    outdir = tmp_path / "out"
+    outdir.mkdir()
+    (outdir / name).symlink_to(tmp_path / "nowhere")
+    rc, _o, err = _run([*args, "--fix", str(outdir)], capsys)
+    assert rc == 2 and err.count("\n") == 1 and os.path.islink(outdir / name) and not (tmp_path / "nowhere").exists()
+    rc, _o, _e = _run([*args, "--fix", str(outdir), "--force"], capsys)
+    assert rc == 1 and (outdir / name).is_file() and not os.path.islink(outdir / name)
+
+
+def test_accelerate_zero3_init_flag_fix(tmp_path, capsys):
+    """hiyouga/LlamaFactory#3035 (calibration lf-3035-qwen15-14b-lora-z3-2x4090): accelerate DeepSpeed plugin with
+    zero3_init_flag false on 2 x RTX 4090 -> every GPU loads the whole 14B model; the fix sets it true."""
+    acc = _write(tmp_path, "duogou.yaml", "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n"
+                 "  zero3_init_flag: false\n  zero_stage: 3\ndistributed_type: DEEPSPEED\nmixed_precision: bf16\n"
+                 "num_machines: 1\nnum_processes: 2\n")
+    sh = _write(tmp_path, "launch.sh", "accelerate launch \\\n    --config_file duogou.yaml --num_processes 2 \\\n"
+                "    src/train_bash.py \\\n    --stage sft \\\n    --model_name_or_path Qwen/Qwen2.5-14B \\\n"
+                "    --finetuning_type lora \\\n    --lora_target q_proj,v_proj \\\n    --cutoff_len 1024 \\\n"
+                "    --per_device_train_batch_size 1\n")
+    rc, out, _ = _run([acc, sh, "--gpu", "rtx4090", "--json"], capsys)
+    d = json.loads(out)
+    assert rc == 1 and d["verdict"] == "oom" and d["oom_phase"] == "load"
+    assert d["understood"]["precision"] == "bf16" and d["understood"]["zero_stage"] == 3 and d["world_size"] == 2
+    assert any(f["code"] == "ZERO3_INIT_FLAG_FALSE" and f["line"] == 3 for f in d["findings"])
+    assert "zero3_init_flag: true" in d["fix"]["files"]["duogou.yaml"]

@@ -83,7 +83,10 @@ def render(rep) -> str:
         lines += [f"Assumed    {a}" for a in rep.assumptions]
     if rep.fix:
         lines.append("")
-        lines.append("Minimal fix (same effective batch):")
+        where = ("under the planner's 85 % headroom" if rep.fix.get("target") == "headroom" else
+                 "inside the card, but above the planner's 85 % headroom" if rep.fix.get("target") == "vram" else
+                 "the command as its author wrote it")
+        lines.append(f"Minimal fix (same effective batch; {where}):")
         lines.append(rep.fix["diff"].rstrip("\n"))
     return "\n".join(lines)
 

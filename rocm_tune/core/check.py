@@ -360,7 +360,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     acc = job.accelerate or {}
     if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
         out.append(Finding("ZERO3_INIT_FLAG_FALSE", "warning", acc.get("file"),
-                           acc.get("lines", {}).get("deepspeed_config"),
+                           acc.get("lines", {}).get("zero3_init_flag"),
                            "zero3_init_flag: false -- every GPU loads the whole model before ZeRO-3 partitions it "
                            "(the load peak below)", "zero3_init_flag: true"))
     if job.ds is not None and job.ds.offload != "none":
@@ -495,9 +495,23 @@ def _add_to_text(text: str, job, key: str, value, file: str) -> str:
     return "".join(lines)
 
 
-def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig) -> dict:
-    files = {p: t for p, t in job.files.items()}
-    new = dict(files)
+def _accelerate_zero(text: str, z: int, off: str) -> str:
+    """The accelerate config's deepspeed_config block with the ZeRO stage / offload devices set."""
+    want = {"zero_stage": str(z), "offload_optimizer_device": "cpu" if off in ("optimizer", "all") else "none",
+            "offload_param_device": "cpu" if off == "all" else "none"}
+    for k, v in want.items():
+        pat = re.compile(r"(?m)^(\s+" + k + r"\s*:\s*)\S+")
+        if pat.search(text):
+            text = pat.sub(lambda m: m.group(1) + v, text)
+        elif v != "none":
+            text = re.sub(r"(?m)^(deepspeed_config:\s*\n)", lambda m: m.group(1) + f"  {k}: {v}\n", text, count=1)
+    return text
+
+
+def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig, originals: dict[str, str] | None = None) -> dict:
+    """The user's files with `keys` applied (and a unified diff against `originals`, default the job's own)."""
+    files = dict(originals) if originals is not None else dict(job.files)
+    new = dict(job.files)
     lf_yaml_file = next((p for p, f in job.formats.items() if f == "lf-yaml"), None)
     target_file = lf_yaml_file or job.entry_file
     for key, value in keys.items():
@@ -508,7 +522,10 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig) -> dict:
             continue
         if key == "__zero__":
             z, off = value
-            if job.ds is not None and job.ds.file in files:
+            af = (job.accelerate or {}).get("file")
+            if job.ds_from_accelerate and af in new:
+                new[af] = _accelerate_zero(new[af], z, off)
+            elif job.ds is not None and job.ds.file in files:
                 data = deepspeed_json.with_zero(job.ds.data, z, off)
                 new[job.ds.file] = json.dumps(data, indent=2) + "\n"
             else:
@@ -602,16 +619,59 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
+            rep.fix["target"] = "headroom"
+    if any(f.code == "SHELL_COMMENT_CUTS_COMMAND" for f in findings):
+        return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
+        target = "headroom"
         hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
-        hit = hit or search_fix(job, model, cfg, eval_batch, vram)
+        if hit is None:
+            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram)
         if hit is not None:
             keys, _new, _eb = hit
             rep.fix = build_fix(job, keys, cfg)
+            rep.fix["target"] = target
         else:
             findings.append(Finding("NO_FIX_FOUND", "error", None, None,
                                     "no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len "
                                     "fits this GPU", "more or larger GPUs, or a smaller model / LoRA"))
+    return rep
+
+
+def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
+    """A comment cut a command: the fix first restores what the author wrote (the comment line removed), then
+    makes that fit. The verdict stays the one of what runs as written."""
+    from rocm_tune.core.formats.shell import without_cutting_comments
+
+    job = rep.job
+    intended = dict(job.files)
+    for p, fmt in job.formats.items():
+        if fmt == "script":
+            intended[p], _removed = without_cutting_comments(job.files[p])
+    ij = formats.read_texts(intended)
+    model, _n, _f = resolve_model(ij.get("model_name_or_path"), model_ref) if ij.runner in MODELLED else (None,) * 3
+    if model is None:
+        rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
+        return rep
+    try:
+        icfg, _f2, _a2 = build_config(ij, model, gpus, nodes)
+        icfg.validate()
+    except UserError:
+        rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
+        return rep
+    ieval = (as_int(ij.get("per_device_eval_batch_size")) or 8) if _eval_on(ij) else None
+    keys: dict = {}
+    if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM)):
+        hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM)) or search_fix(ij, model, icfg, ieval, vram)
+        if hit is not None:
+            keys = hit[0]
+        else:
+            rep.findings.append(Finding("NO_FIX_FOUND", "error", None, None,
+                                        "the command as written (comment removed) does not fit, and no change to "
+                                        "micro-batch, checkpointing, ZeRO stage/offload or cutoff_len makes it fit",
+                                        "more or larger GPUs, or a smaller model"))
+    rep.fix = build_fix(ij, keys, icfg, originals=job.files)
+    rep.fix["as_intended"] = icfg.to_dict()
     return rep
 
 

@@ -41,6 +41,7 @@ class Job:
     files: dict[str, str] = field(default_factory=dict)   # path -> text of every file given
     formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
     script_flags: dict[str, str] = field(default_factory=dict)  # canonical key -> native flag, for fixes
+    ds_from_accelerate: bool = False   # ZeRO set by the accelerate config's deepspeed_config (no JSON file)
 
     def get(self, key: str, default=None):
         s = self.settings.get(key)
@@ -215,7 +216,6 @@ def _resolve_ref(ref: str, here: Path, given: dict[str, str]) -> tuple[str | Non
 def read_job(paths: list[str]) -> Job:
     """Read the files given together as one job. UserError (exit 2) for a path that cannot be read or a
     file in which nothing is understood."""
-    job = Job()
     texts: dict[str, str] = {}
     for p in paths:
         path = Path(p)
@@ -227,6 +227,13 @@ def read_job(paths: list[str]) -> Job:
         if b"\x00" in raw[:4096]:
             raise UserError(f"{p}: a binary file, not a config, script or DeepSpeed JSON")
         texts[p] = raw.decode("utf-8", errors="replace")
+    return read_texts(texts)
+
+
+def read_texts(texts: dict[str, str]) -> Job:
+    """As read_job, from {path: text} (the files given, or a fixed version of them)."""
+    paths = list(texts)
+    job = Job()
     job.files = dict(texts)
     yaml_cfgs: list[tuple[str, dict]] = []
     axo_cfgs: list[str] = []
@@ -355,7 +362,8 @@ def read_job(paths: list[str]) -> Job:
             if a.get("offload_param") == "cpu" or a.get("offload_optimizer") == "cpu":
                 data = deepspeed_json.with_zero(data, a["zero_stage"],
                                                 "all" if a.get("offload_param") == "cpu" else "optimizer")
-            job.ds = deepspeed_json.read(data, "", a["file"])
+            job.ds = deepspeed_json.read(data, "", None)
+            job.ds_from_accelerate = True
         if a.get("fsdp"):
             job.findings.append(Finding("FSDP_NOT_MODELLED", "warning", a["file"], a["lines"].get("distributed_type"),
                                         "FSDP sharding is not modelled by the estimator yet", None))

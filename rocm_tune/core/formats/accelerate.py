@@ -17,7 +17,13 @@ def is_accelerate_mapping(d) -> bool:
 def read(data: dict, text: str, file: str) -> dict:
     ds = data.get("deepspeed_config") if isinstance(data.get("deepspeed_config"), dict) else {}
     dist = str(data.get("distributed_type", "")).upper()
-    out = {"file": file, "lines": yaml_lines(text), "distributed_type": dist,
+    lines = yaml_lines(text)
+    for no, line in enumerate(text.splitlines(), 1):     # nested keys of deepspeed_config, by their own line
+        key = line.strip().split(":", 1)[0]
+        if key in ("zero3_init_flag", "zero_stage", "offload_param_device", "offload_optimizer_device") \
+                and line.startswith((" ", "\t")):
+            lines.setdefault(key, no)
+    out = {"file": file, "lines": lines, "distributed_type": dist,
            "num_processes": as_int(data.get("num_processes")), "num_machines": as_int(data.get("num_machines")),
            "mixed_precision": data.get("mixed_precision"), "fsdp": dist == "FSDP" or bool(data.get("fsdp_config")),
            "zero_stage": None, "zero3_init_flag": None, "offload_param": None, "offload_optimizer": None,

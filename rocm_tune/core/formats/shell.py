@@ -30,6 +30,7 @@ class Command:
     env: dict[str, str]            # prefixes of this command (VAR=value cmd ...)
     line: int                      # first line
     dropped: list[Token] = field(default_factory=list)   # flags cut off by a comment inside a continuation
+    cut_line: int | None = None                           # the comment line that cut them
 
     @property
     def argv(self) -> list[str]:
@@ -186,7 +187,24 @@ def parse_script(text: str, file: str) -> Script:
                 f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}"
                 f"{', ...' if len(flags) > 8 else ''})",
                 f"delete line {comment_line} (or move it below the command)"))
+            cmd.cut_line = comment_line
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings)
+
+
+def without_cutting_comments(text: str) -> tuple[str, list[int]]:
+    """The script with every comment line that cuts a continued command removed (what the author meant),
+    and the removed line numbers. Applied until none is left."""
+    removed: list[int] = []
+    while True:
+        sc = parse_script(text, "")
+        cuts = sorted({c.cut_line for c in sc.commands if c.cut_line}, reverse=True)
+        if not cuts:
+            return text, sorted(removed)
+        lines = text.splitlines(keepends=True)
+        for ln in cuts:
+            del lines[ln - 1]
+            removed.append(ln + sum(1 for r in removed if r <= ln))
+        text = "".join(lines)
 
 
 def flag_values(tokens: list[Token]) -> dict[str, tuple[str, int]]:
