@@ -6,7 +6,7 @@ real outcome, printed as a table with totals.
 The configs are given exactly as posted. Where the model path of a config is not here and the model has no
 preset yet, the model is given as its published config.json (the `MODELS` table below, from each model's
 hub config.json), as a user would pass `--model`; the GPU as the case states it (a card without a profile
-is given as the closest profile with `--vram-gib`). Both are printed."""
+is given by its name with `--vram-gib`). Both are printed."""
 
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ MODELS = {
 MODEL_FOR = [("Qwen1.5-7B", "Qwen1.5-7B"), ("Qwen1.5-14B", "Qwen1.5-14B"), ("Qwen2-72B", "Qwen2-72B"),
              ("Meta-Llama-3-8B", "Meta-Llama-3-8B"), ("Qwen2.5-VL-7B", "qwen2.5-7b"),
              ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("Llama-2-70b", "Llama-2-70b"), ("Llama-2-7b", "Llama-2-7b")]
-# cards without a profile yet: (profile id, VRAM GiB as the case states)
-GPU_FALLBACK = {"A800": ("a100-80gb", 80), "RTX A6000": ("l40s", 48), "Quadro RTX 6000": ("t4", 24)}
+# cards without a profile yet: given by name with --vram-gib (the memory the case states)
+GPU_FALLBACK = ("A800", "RTX A6000", "Quadro RTX 6000")
 
 
 def _gpu(case: dict) -> tuple[str | None, float | None, str]:
@@ -67,9 +67,10 @@ def _gpu(case: dict) -> tuple[str | None, float | None, str]:
     p = find_gpu_profile(name)
     if p is not None:
         return p.id, None, p.id
-    for k, (pid, gib) in GPU_FALLBACK.items():
-        if k in name:
-            return pid, gib, f"{pid} --vram-gib {gib}"
+    for k in GPU_FALLBACK:
+        if k in name:        # no profile yet: the card by name, its memory as stated (--vram-gib)
+            gib = hw.get("gpu_memory_gb")
+            return name, gib, f"{k} --vram-gib {gib}"
     for pid in ("rtx3090", "rtx4090", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "v100-32gb", "mi300x"):
         q = find_gpu_profile(pid)
         if q and any(w in name.replace(" ", "").lower() for w in (pid.replace("-", ""),)):

@@ -123,11 +123,10 @@ def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]
         acc = job.accelerate
         job.notes.append(f"precision {mp} from the accelerate config's mixed_precision ({acc['file']})")
         return mp
-    if job.runner == "axolotl":
-        return "fp32"
-    if job.runner == "ms-swift":
+    if job.runner == "ms-swift" and "pure_fp32" not in job.settings:
         assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
         return "bf16"
+    assumptions.append("precision: no bf16/fp16 key, so the Trainer's fp32 (mixed precision off)")
     return "fp32"
 
 
@@ -354,9 +353,14 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None:
         wbytes = model.params.total * (2 if cfg.precision != "fp32" else 4)
         if wbytes > 0.5 * gpu.vram_bytes:
-            out.append(Finding("WHOLE_MODEL_EVERY_GPU", "error", job.entry_file, job.entry_line,
+            sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
+            out.append(Finding("WHOLE_MODEL_EVERY_GPU", sev, job.entry_file, job.entry_line,
                                f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
                                f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
+    if gpu is not None and cfg.world_size > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):
+        out.append(Finding("IOMMU_MULTI_GPU_AMD", "info", None, None,
+                           "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
+                           "`rocm-tune doctor` on the machine; iommu=pt on the kernel command line"))
     acc = job.accelerate or {}
     if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
         out.append(Finding("ZERO3_INIT_FLAG_FALSE", "warning", acc.get("file"),
@@ -564,9 +568,19 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     assumptions: list[str] = []
     gpu = None
     if gpu_id:
-        from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+        from rocm_tune.profiles.gpu_profiles import find_gpu_profile, get_gpu_profile
 
-        gpu = get_gpu_profile(gpu_id, vram_gib)
+        if find_gpu_profile(gpu_id) is None and vram_gib is not None:
+            # a card we have no profile for: its memory from --vram-gib, its features unknown (said)
+            from types import SimpleNamespace
+
+            get_gpu_profile("rtx3090", vram_gib)            # the same range check of --vram-gib
+            gpu = SimpleNamespace(id=gpu_id, vendor="unknown", vram_gib=float(vram_gib),
+                                  vram_bytes=int(round(float(vram_gib) * 2**30)), bf16="unknown", fa2="unknown")
+            job.notes.append(f"no GPU profile for {gpu_id!r}: {vram_gib:g} GiB from --vram-gib; its bf16 and "
+                             f"FlashAttention support are not checked")
+        else:
+            gpu = get_gpu_profile(gpu_id, vram_gib)
     model, mnote, mfind = (None, None, None)
     if job.runner in MODELLED or model_ref:
         model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
@@ -603,6 +617,10 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     from rocm_tune.core.runners import execution
 
     exe = execution(model, cfg).to_dict()
+    w = exe.get("warning")
+    if isinstance(w, dict) and w.get("code"):
+        findings.append(Finding(str(w["code"]).upper().replace("-", "_"), "info", *_where(job, "bf16"),
+                                str(w.get("message", "")), w.get("fix")))
     rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
                  assumptions, None, exe, cpu_ram_bytes=host * cfg.gpus, est_notes=est_notes)
     if gpu is None:
