@@ -316,3 +316,35 @@ def test_accelerate_zero3_init_flag_fix(tmp_path, capsys):
     assert d["understood"]["precision"] == "bf16" and d["understood"]["zero_stage"] == 3 and d["world_size"] == 2
     assert any(f["code"] == "ZERO3_INIT_FLAG_FALSE" and f["line"] == 3 for f in d["findings"])
     assert "zero3_init_flag: true" in d["fix"]["files"]["duogou.yaml"]
+
+
+def test_report_004_ddp_lora_reentrant(tmp_path, capsys):
+    """Field report 004 (/work/shared/seeds/004_*.txt): Qwen3-4B LoRA on 4 x H100, DDP, batch 4 x 8 x 4 = 128,
+    gradient checkpointing on -> 'Expected to mark a variable ready only once'. Their trainer's settings, written
+    as the HF TrainingArguments flags of a custom script."""
+    f = _write(tmp_path, "run.sh", "torchrun --nproc_per_node 4 train.py \\\n  --model_name_or_path Qwen/Qwen3-4B \\\n"
+               "  --use_lora True \\\n  --per_device_train_batch_size 4 \\\n  --gradient_accumulation_steps 8 \\\n"
+               "  --gradient_checkpointing True \\\n  --bf16 True \\\n  --model_max_length 1024\n")
+    rc, out, _ = _run([f, "--gpu", "h100-sxm", "--json"], capsys)
+    d = json.loads(out)
+    assert d["world_size"] == 4 and d["understood"]["method"] == "lora" and d["runner"] == "hf"
+    hit = [x for x in d["findings"] if x["code"] == "DDP_LORA_REENTRANT"]
+    assert hit and "use_reentrant" in hit[0]["fix"]
+    assert d["verdict"] == "fits" and rc == 0        # a warning, not an error: it fits
+    # the same flags with use_lora False: full fine-tuning, no LoRA finding
+    f2 = _write(tmp_path, "run2.sh", Path(f).read_text().replace("--use_lora True", "--use_lora False"))
+    _rc, out2, _ = _run([f2, "--gpu", "h100-sxm", "--json"], capsys)
+    d2 = json.loads(out2)
+    assert d2["understood"]["method"] == "full" and not any(x["code"] == "DDP_LORA_REENTRANT" for x in d2["findings"])
+
+
+def test_dataset_missing_from_dataset_info(tmp_path, capsys):
+    y = _write(tmp_path, "sft.yaml", "model_name_or_path: qwen2.5-0.5b\nstage: sft\nfinetuning_type: lora\n"
+               "dataset: alpaca_en_demo,my_data\ntemplate: qwen\ncutoff_len: 512\nper_device_train_batch_size: 1\n")
+    info = _write(tmp_path, "dataset_info.json", json.dumps({"alpaca_en_demo": {"file_name": "a.json"}}))
+    rc, out, _ = _run([y, info, "--gpu", "rtx3090", "--json"], capsys)
+    d = json.loads(out)
+    hit = [x for x in d["findings"] if x["code"] == "DATASET_NOT_IN_INFO"]
+    assert rc == 1 and hit and "my_data" in hit[0]["message"] and "alpaca_en_demo" not in hit[0]["message"]
+    assert hit[0]["line"] == 4 and d["verdict"] == "fits"
+    assert not any(x["code"] == "FORMAT_UNKNOWN" for x in d["findings"])

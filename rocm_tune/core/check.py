@@ -218,7 +218,9 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
             a.append("GPUs: a plain `python script.py` runs one process (1 GPU)")
     else:
         values["gpus"] = 1
-        a.append("GPUs: not in the files and no --gpus: 1 assumed")
+        every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")
+        a.append(f"GPUs: not in the files and no --gpus: 1 assumed"
+                 + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else ""))
     if nodes is not None:
         values["nodes"] = nodes
     elif job.nodes is not None:
@@ -314,9 +316,50 @@ def _eval_on(job: formats.Job) -> bool:
     return bool(as_bool(g("do_eval")))
 
 
+_QUANT_NAME = re.compile(r"(gptq|awq|-int4|-int8|bnb-4bit|-4bit|-8bit|gguf|exl2)", re.I)
+
+
+def _dataset_findings(job: formats.Job) -> list[Finding]:
+    """LLaMA-Factory: every name in `dataset` must be a key of dataset_dir/dataset_info.json (given or here)."""
+    ds = job.settings.get("dataset")
+    if job.runner != "llamafactory" or ds is None or not str(ds.value).strip():
+        return []
+    info_text = next((t for p, t in job.files.items() if os.path.basename(p) == "dataset_info.json"), None)
+    where = "given"
+    if info_text is None:
+        base = os.path.dirname(ds.file or "") or "."
+        cand = os.path.join(base, str(job.get("dataset_dir", "data")), "dataset_info.json")
+        if not os.path.isfile(cand):
+            return []
+        with open(cand, encoding="utf-8", errors="replace") as fh:
+            info_text, where = fh.read(), cand
+    try:
+        info = json.loads(info_text)
+    except ValueError:
+        return []
+    if not isinstance(info, dict):
+        return []
+    missing = [n.strip() for n in str(ds.value).split(",") if n.strip() and n.strip() not in info]
+    if not missing:
+        return []
+    return [Finding("DATASET_NOT_IN_INFO", "error", ds.file, ds.line,
+                    f"dataset {', '.join(missing)} is not in dataset_info.json ({where}): LLaMA-Factory stops with "
+                    f"'Undefined dataset'", "add it to dataset_info.json (or fix dataset_dir)")]
+
+
 def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Finding]:
-    out: list[Finding] = []
+    out: list[Finding] = _dataset_findings(job)
     g = job.get
+    mref = str(g("model_name_or_path", "") or "")
+    if _QUANT_NAME.search(mref.rstrip("/").split("/")[-1]) and cfg.method != "qlora":
+        out.append(Finding("QUANTIZED_BASE_NOT_MODELLED", "warning", *_where(job, "model_name_or_path"),
+                           f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
+                           f"so the weights are over-counted", None))
+    for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
+                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing")):
+        if as_bool(g(key)):
+            out.append(Finding("KERNELS_NOT_MODELLED", "info", *_where(job, key),
+                               f"{key}: {what} use less memory than estimated here", None))
     ws = job.settings.get("warmup_steps")
     if ws is not None:
         try:

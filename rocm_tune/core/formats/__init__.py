@@ -76,7 +76,7 @@ def _lenient_mapping(text: str) -> dict | None:
 
 
 def detect(text: str) -> str:
-    """deepspeed-json | lf-yaml | accelerate-yaml | axolotl-yaml | script | python | unknown."""
+    """lf-yaml | axolotl-yaml | accelerate-yaml | deepspeed-json | dataset-info | script | python | unknown."""
     data = _load_structured(text)
     if lf_yaml.is_lf_mapping(data):
         return "lf-yaml"
@@ -86,6 +86,10 @@ def detect(text: str) -> str:
         return "accelerate-yaml"
     if deepspeed_json.is_ds_mapping(data):
         return "deepspeed-json"
+    if isinstance(data, dict) and data and all(
+            isinstance(v, dict) and any(k in v for k in ("file_name", "hf_hub_url", "ms_hub_url", "script_url",
+                                                          "cloud_file_name", "om_hub_url")) for v in data.values()):
+        return "dataset-info"
     if any(w in text for w in ("import torch", "from transformers", "def ", "import ")) and "\\\n" not in text:
         return "python"
     words = text.split()
@@ -262,6 +266,8 @@ def read_texts(texts: dict[str, str]) -> Job:
                         job.gpus = Setting("gpus", n, p, sb[key][1], "#SBATCH " + key, "sbatch")
         elif fmt == "axolotl-yaml":
             axo_cfgs.append(p)
+        elif fmt == "dataset-info":
+            pass                       # read by check's dataset finding
         elif fmt == "python":
             job.findings.append(Finding(
                 "FORMAT_NOT_MODELLED", "warning", p, 1,
@@ -270,7 +276,7 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.findings.append(Finding("FORMAT_UNKNOWN", "warning", p, None,
                                         "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
                                         "or launch script", None))
-    if all(f in ("unknown",) for f in job.formats.values()):
+    if all(f in ("unknown", "dataset-info") for f in job.formats.values()):
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     # a YAML the command line names (or the only one given): its keys, then the command's overrides

@@ -24,7 +24,10 @@ NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "z
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> dict[str, Setting]:
     out: dict[str, Setting] = {}
     for k, (v, line) in flags.items():
-        if k == "torch_dtype":
+        if k == "rlhf_type":
+            out["stage"] = Setting("stage", {"dpo": "dpo", "orpo": "dpo", "simpo": "dpo", "cpo": "dpo"}.get(
+                v.lower(), v.lower()), file, line, k, "flag")
+        elif k == "torch_dtype":
             d = v.lower()
             key = "bf16" if "bf" in d else "fp16" if ("16" in d or "half" in d) else "pure_fp32"
             out[key] = Setting(key, True, file, line, k, "flag")
