@@ -348,3 +348,39 @@ def test_dataset_missing_from_dataset_info(tmp_path, capsys):
     assert rc == 1 and hit and "my_data" in hit[0]["message"] and "alpaca_en_demo" not in hit[0]["message"]
     assert hit[0]["line"] == 4 and d["verdict"] == "fits"
     assert not any(x["code"] == "FORMAT_UNKNOWN" for x in d["findings"])
+
+
+def test_zero3_terms_llama3_8b():
+    """The ZeRO-3 terms beyond the steady-state allocations (../shared/knowledge/zero3-memory.md section 4, case 1:
+    Llama-3-8B full fine-tuning, ZeRO-3 + offload, 8 x RTX 3090 -- hiyouga/LlamaFactory#5977)."""
+    from rocm_tune.core.memory import TrainConfig
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.runners import deepspeed as ds
+
+    m = load_model("llama-3.1-8b")             # the Llama-3-8B shape: V 128256 x h 4096
+    p_v = 128256 * 4096
+    full = TrainConfig(method="full", precision="fp16", gpus=8, zero_stage=3, offload="all")
+    t = ds.zero3_terms(m, full, prefetch_bucket=int(0.9 * 4096 * 4096))
+    assert t.vocab_grad == 2 * p_v                               # 0.98 GiB, as the note's table
+    assert t.offload_grad_temps == p_v / 8 * (2 + 8 + 4)
+    assert t.coalesced_gather == 2 * int(0.9 * 4096 * 4096)
+    lora = TrainConfig(method="lora", precision="bf16", gpus=8, zero_stage=3, offload="none")
+    assert ds.zero3_terms(m, lora).vocab_grad == 0 and ds.zero3_terms(m, lora).offload_grad_temps == 0
+    assert ds.zero3_terms(m, TrainConfig(zero_stage=2, gpus=2)) is None
+
+
+def test_zero3_check_counts_and_names_its_terms(tmp_path, capsys):
+    # hiyouga/LlamaFactory#5977 (calibration lf-5977-llama3-8b-full-z3offload-8x3090): memory-relevant keys
+    y = _write(tmp_path, "llama3_full_sft_ds3_offload.yaml",
+               "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\n"
+               "deepspeed: examples/deepspeed/ds_z3_offload_config.json\ntemplate: llama3\ncutoff_len: 1024\n"
+               "per_device_train_batch_size: 1\ngradient_accumulation_steps: 2\nfp16: true\n")
+    rc, out, _ = _run([y, "--gpu", "rtx3090", "--gpus", "8", "--json"], capsys)
+    d = json.loads(out)
+    assert d["understood"]["zero_stage"] == 3 and d["understood"]["offload"] == "all" and d["verdict"] == "fits"
+    note = [n for n in d["notes"] if n.startswith("ZeRO-3 terms counted")]
+    assert note and "dense vocab gradient 0.98 GiB" in note[0]
+    step = d["memory"]["step"]
+    assert step["reserved_bytes"] > 1.15 * step["peak_allocated_bytes"]
+    # LLaMA-Factory's own example JSON was not given: read as LLaMA-Factory's file of that name, and said
+    assert any("LLaMA-Factory's own examples/deepspeed file" in n for n in d["notes"])

@@ -268,9 +268,9 @@ def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> t
     return delta, note
 
 
-def _phase(alloc: float) -> dict:
+def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     alloc = max(0.0, alloc)
-    return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + FRAGMENTATION) + CONTEXT)}
+    return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
 
 
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
@@ -281,6 +281,17 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     notes = list(est.notes) + ([note] if note else [])
     resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
     step = g.peak_allocated_bytes + delta
+    factor = FRAGMENTATION
+    z3 = ds.zero3_terms(model, cfg, job.ds.bucket("stage3_prefetch_bucket_size", int(model.hidden_size))
+                        if job.ds is not None else None)
+    if z3 is not None:
+        step += z3.step_extra
+        factor = z3.reserved_factor - 1
+        counted = [f"{n} {v / 2**30:.2f} GiB" for n, v in (("dense vocab gradient", z3.vocab_grad),
+                                                            ("offload gradient temporaries", z3.offload_grad_temps),
+                                                            ("coalesced gather", z3.coalesced_gather)) if v]
+        notes.append("ZeRO-3 terms counted beyond the estimator: " + (", ".join(counted) or "none")
+                     + f"; reserved = {z3.reserved_factor:.2f} x peak (no empty_cache in the ZeRO-3 step)")
     # load: ZeRO-3 without zero.Init (accelerate zero3_init_flag: false) loads the whole model on every GPU
     load = g.weights_bytes
     acc = job.accelerate or {}
@@ -288,16 +299,16 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
         bytes_ = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
         load = model.params.total * bytes_
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it")
-    phases = {"load": _phase(load), "step": _phase(step)}
+    phases = {"load": _phase(load, factor), "step": _phase(step, factor)}
     if eval_batch:
         vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
         tokens = eval_batch * cfg.cutoff_len
         # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
         ev = resident + g.gradients_bytes + tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4
-        phases["eval"] = _phase(ev)
+        phases["eval"] = _phase(ev, factor)
     else:
         phases["eval"] = None
-    phases["save"] = _phase(resident + g.gradients_bytes)
+    phases["save"] = _phase(resident + g.gradients_bytes, factor)
     return phases, est.cpu_offload_bytes, notes
 
 
