@@ -384,3 +384,12 @@ def test_zero3_check_counts_and_names_its_terms(tmp_path, capsys):
     assert step["reserved_bytes"] > 1.15 * step["peak_allocated_bytes"]
     # LLaMA-Factory's own example JSON was not given: read as LLaMA-Factory's file of that name, and said
     assert any("LLaMA-Factory's own examples/deepspeed file" in n for n in d["notes"])
+
+
+def test_bad_value_in_the_users_file_is_a_finding(tmp_path, capsys):
+    y = _write(tmp_path, "a.yaml", "model_name_or_path: qwen2.5-7b\nfinetuning_type: lora\ncutoff_len: 1024\n"
+               "per_device_train_batch_size: abc\n")
+    rc, out, err = _run([y, "--gpu", "rtx3090", "--json"], capsys)
+    d = json.loads(out)
+    assert rc == 1 and not err and d["verdict"] == "unknown"
+    assert [(f["code"], f["line"]) for f in d["findings"] if f["severity"] == "error"] == [("BAD_VALUE", 4)]

@@ -130,12 +130,28 @@ def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]
     return "fp32"
 
 
+class BadValue(UserError):
+    """A value in the user's files that is not what its key takes (a finding, not bad command-line input)."""
+
+    def __init__(self, message: str, file: str | None, line: int | None):
+        super().__init__(message)
+        self.file, self.line = file, line
+
+
+INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
+            "lora_rank", "quantization_bit", "freeze_trainable_layers")
+
+
 def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
                  ) -> tuple[TrainConfig, list[Finding], list[str]]:
     f: list[Finding] = []
     a: list[str] = []
     g = job.get
     s = job.settings
+    for key in INT_KEYS:
+        st = s.get(key)
+        if st is not None and st.value not in (None, "") and as_int(st.value) is None:
+            raise BadValue(f"{st.native} {st.value!r} is not a whole number", st.file, st.line)
     lf = job.runner == "llamafactory"
     method = str(g("finetuning_type", "lora" if lf else "full")).lower()
     if "finetuning_type" not in s and lf:
@@ -145,6 +161,10 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
                          f"finetuning_type {method!r} is estimated as lora", None))
         method = "lora"
     qb = as_int(g("quantization_bit"))
+    if qb is not None and qb not in (4, 8):
+        f.append(Finding("QUANTIZATION_NOT_MODELLED", "warning", *_where(job, "quantization_bit"),
+                         f"quantization_bit {qb}: only bitsandbytes 4 and 8 bit are modelled; estimated unquantised",
+                         None))
     values: dict = {"method": method}
     if qb in (4, 8) and method == "lora":
         values.update(method="qlora", quant_bits=qb)
@@ -657,6 +677,10 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     try:
         cfg, f2, a2 = build_config(job, model, gpus, nodes)
         cfg.validate()
+    except BadValue as exc:
+        findings.append(Finding("BAD_VALUE", "error", exc.file, exc.line, str(exc), "a whole number"))
+        return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
+                      None, None, reason=str(exc))
     except UserError as exc:
         findings.append(Finding("CONFIG_NOT_MODELLED", "error", job.entry_file, job.entry_line, str(exc), None))
         return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,

@@ -69,8 +69,8 @@ def _strip_comment(line: str) -> str:
 def _split(text: str) -> list[str]:
     try:
         return shlex.split(text)
-    except ValueError:   # an unterminated quote in an excerpt: words as written
-        return text.split()
+    except ValueError:   # an unterminated quote in an excerpt: words as written, without the stray quotes
+        return [w.strip("'\"") for w in text.split() if w.strip("'\"")]
 
 
 def _logical_lines(lines: list[str]):
