@@ -18,8 +18,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rocm_tune.core.check import check  # noqa: E402
-from rocm_tune.core.errors import UserError  # noqa: E402
+from rocm_tune.core.check import check
+from rocm_tune.core.errors import UserError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT = os.path.join(HERE, "..", "..", "shared", "calibration", "real-configs")
@@ -104,7 +104,8 @@ def main(argv: list[str]) -> int:
     tmp = tempfile.mkdtemp(prefix="check-models-")
     rows = []
     for d in sorted(glob.glob(os.path.join(root, "*", ""))):
-        case = json.load(open(os.path.join(d, "case.json")))
+        with open(os.path.join(d, "case.json"), encoding="utf-8") as fh:
+            case = json.load(fh)
         files = [f for f in sorted(glob.glob(os.path.join(d, "*")))
                  if os.path.basename(f) not in ("case.json", "requirements_at_commit.txt")]
         gpu, vram, gpu_txt = _gpu(case)
@@ -114,7 +115,8 @@ def main(argv: list[str]) -> int:
                 if target in MODELS:
                     path = os.path.join(tmp, target)
                     os.makedirs(path, exist_ok=True)
-                    json.dump(MODELS[target], open(os.path.join(path, "config.json"), "w"))
+                    with open(os.path.join(path, "config.json"), "w", encoding="utf-8") as fh:
+                        json.dump(MODELS[target], fh)
                     model = path
                 else:
                     model = target

@@ -8,6 +8,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from rocm_tune.core import formats, plan_search
 from rocm_tune.core import vocabulary as V
@@ -33,8 +34,8 @@ class Report:
     runner: str
     world_size: int
     cfg: TrainConfig | None
-    model: object | None
-    gpu: object | None
+    model: Any
+    gpu: Any
     memory: dict | None
     vram_bytes: int | None
     verdict: str
@@ -120,8 +121,8 @@ def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]
         return "fp16"
     mp = str((job.accelerate or {}).get("mixed_precision") or "").lower()
     if mp in ("bf16", "fp16"):
-        acc = job.accelerate
-        job.notes.append(f"precision {mp} from the accelerate config's mixed_precision ({acc['file']})")
+        job.notes.append(f"precision {mp} from the accelerate config's mixed_precision "
+                         f"({(job.accelerate or {}).get('file')})")
         return mp
     if job.runner == "ms-swift" and "pure_fp32" not in job.settings:
         assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
@@ -149,9 +150,9 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
     g = job.get
     s = job.settings
     for key in INT_KEYS:
-        st = s.get(key)
-        if st is not None and st.value not in (None, "") and as_int(st.value) is None:
-            raise BadValue(f"{st.native} {st.value!r} is not a whole number", st.file, st.line)
+        setting = s.get(key)
+        if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
+            raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
     lf = job.runner == "llamafactory"
     method = str(g("finetuning_type", "lora" if lf else "full")).lower()
     if "finetuning_type" not in s and lf:
@@ -233,18 +234,18 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
     if gpus is not None:
         values["gpus"] = gpus
     elif job.gpus is not None:
-        values["gpus"] = int(job.gpus.value)
+        values["gpus"] = as_int(job.gpus.value) or 1
         if job.gpus.kind == "assumed":
             a.append("GPUs: a plain `python script.py` runs one process (1 GPU)")
     else:
         values["gpus"] = 1
         every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")
-        a.append(f"GPUs: not in the files and no --gpus: 1 assumed"
+        a.append("GPUs: not in the files and no --gpus: 1 assumed"
                  + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else ""))
     if nodes is not None:
         values["nodes"] = nodes
     elif job.nodes is not None:
-        values["nodes"] = int(job.nodes.value)
+        values["nodes"] = as_int(job.nodes.value) or 1
     if job.ds is not None and job.ds.stage:
         values["zero_stage"] = job.ds.stage
         values["offload"] = job.ds.offload
@@ -319,7 +320,7 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
         bytes_ = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
         load = model.params.total * bytes_
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it")
-    phases = {"load": _phase(load, factor), "step": _phase(step, factor)}
+    phases: dict[str, dict | None] = {"load": _phase(load, factor), "step": _phase(step, factor)}
     if eval_batch:
         vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
         tokens = eval_batch * cfg.cutoff_len
@@ -347,7 +348,7 @@ def _eval_on(job: formats.Job) -> bool:
     return bool(as_bool(g("do_eval")))
 
 
-_QUANT_NAME = re.compile(r"(gptq|awq|-int4|-int8|bnb-4bit|-4bit|-8bit|gguf|exl2)", re.I)
+_QUANT_NAME = re.compile(r"(gptq|awq|-int4|-int8|bnb-4bit|-4bit|-8bit|gguf|exl2)", re.IGNORECASE)
 
 
 def _dataset_findings(job: formats.Job) -> list[Finding]:
@@ -394,7 +395,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     ws = job.settings.get("warmup_steps")
     if ws is not None:
         try:
-            v = float(ws.value)
+            v = float(str(ws.value))
             if v != int(v):
                 out.append(Finding("WARMUP_STEPS_FLOAT", "warning", ws.file, ws.line,
                                    f"warmup_steps {ws.value} is a step count, not a fraction",
@@ -568,7 +569,8 @@ def _add_to_text(text: str, job, key: str, value, file: str) -> str:
     at = job.entry_line or len(lines)
     indent = "    "
     if at < len(lines):
-        indent = re.match(r"^\s*", lines[at]).group(0) or indent
+        m = re.match(r"^\s*", lines[at])
+        indent = (m.group(0) if m else "") or indent
     lines.insert(at, f"{indent}--{native} {_yaml_value(value)} \\\n")
     return "".join(lines)
 
@@ -580,13 +582,14 @@ def _accelerate_zero(text: str, z: int, off: str) -> str:
     for k, v in want.items():
         pat = re.compile(r"(?m)^(\s+" + k + r"\s*:\s*)\S+")
         if pat.search(text):
-            text = pat.sub(lambda m: m.group(1) + v, text)
+            text = pat.sub(lambda m, v=v: m.group(1) + v, text)
         elif v != "none":
-            text = re.sub(r"(?m)^(deepspeed_config:\s*\n)", lambda m: m.group(1) + f"  {k}: {v}\n", text, count=1)
+            text = re.sub(r"(?m)^(deepspeed_config:\s*\n)", lambda m, k=k, v=v: m.group(1) + f"  {k}: {v}\n", text,
+                          count=1)
     return text
 
 
-def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig, originals: dict[str, str] | None = None) -> dict:
+def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: dict[str, str] | None = None) -> dict:
     """The user's files with `keys` applied (and a unified diff against `originals`, default the job's own)."""
     files = dict(originals) if originals is not None else dict(job.files)
     new = dict(job.files)
@@ -608,8 +611,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig, originals: dict[st
                 new[job.ds.file] = json.dumps(data, indent=2) + "\n"
             else:
                 name = f"ds_z{z}{'_offload' if off != 'none' else ''}_config.json"
-                data = deepspeed_json.lf_example("ds_z3_config.json" if z == 3 else "ds_z2_config.json")
-                data = deepspeed_json.with_zero(data, z, off)
+                base = deepspeed_json.lf_example("ds_z3_config.json" if z == 3 else "ds_z2_config.json") or {}
+                data = deepspeed_json.with_zero(base, z, off)
                 new[name] = json.dumps(data, indent=2) + "\n"
                 s = job.settings.get("deepspeed")
                 if s is not None and s.file in new:
@@ -640,7 +643,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     job = formats.read_job(paths)
     findings = list(job.findings)
     assumptions: list[str] = []
-    gpu = None
+    gpu: Any = None
     if gpu_id:
         from rocm_tune.profiles.gpu_profiles import find_gpu_profile, get_gpu_profile
 
@@ -650,7 +653,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
 
             get_gpu_profile("rtx3090", vram_gib)            # the same range check of --vram-gib
             gpu = SimpleNamespace(id=gpu_id, vendor="unknown", vram_gib=float(vram_gib),
-                                  vram_bytes=int(round(float(vram_gib) * 2**30)), bf16="unknown", fa2="unknown")
+                                  vram_bytes=round(float(vram_gib) * 2**30), bf16="unknown", fa2="unknown")
             job.notes.append(f"no GPU profile for {gpu_id!r}: {vram_gib:g} GiB from --vram-gib; its bf16 and "
                              f"FlashAttention support are not checked")
         else:

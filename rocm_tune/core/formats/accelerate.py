@@ -15,7 +15,8 @@ def is_accelerate_mapping(d) -> bool:
 
 
 def read(data: dict, text: str, file: str) -> dict:
-    ds = data.get("deepspeed_config") if isinstance(data.get("deepspeed_config"), dict) else {}
+    raw = data.get("deepspeed_config")
+    ds: dict = raw if isinstance(raw, dict) else {}
     dist = str(data.get("distributed_type", "")).upper()
     lines = yaml_lines(text)
     for no, line in enumerate(text.splitlines(), 1):     # nested keys of deepspeed_config, by their own line

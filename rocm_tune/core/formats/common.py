@@ -56,6 +56,8 @@ def as_int(v) -> int | None:
         f = float(str(v).strip().strip("'\""))
     except (TypeError, ValueError):
         return None
-    if f != f or f in (float("inf"), float("-inf")):
+    import math
+
+    if not math.isfinite(f):
         return None
     return int(f) if f == int(f) else None
