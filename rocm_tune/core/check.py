@@ -703,7 +703,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         findings.append(Finding(str(w["code"]).upper().replace("-", "_"), "info", *_where(job, "bf16"),
                                 str(w.get("message", "")), w.get("fix")))
     rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
-                 assumptions, None, exe, cpu_ram_bytes=host * cfg.gpus, est_notes=est_notes)
+                 assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
     if gpu is None:
         rep.reason = "no --gpu given: the memory is estimated, the verdict needs the card"
         return rep

@@ -10,6 +10,7 @@ to the file given beside it with that name)."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -343,11 +344,23 @@ def read_texts(texts: dict[str, str]) -> Job:
             if how:
                 job.notes.append(how)
         elif hit is None:
-            ex = deepspeed_json.lf_example(os.path.basename(str(dsref.value)))
+            name = os.path.basename(str(dsref.value))
+            ex = deepspeed_json.lf_example(name)
+            guess = re.search(r"(?:^|[_\-.])z(?:ero)?[_\-]?([0-3])(?![0-9])", name.lower())
             if ex is not None and job.runner == "llamafactory":
                 job.ds = deepspeed_json.read(ex, "", None)
                 job.notes.append(f"{dsref.value}: not given; read as LLaMA-Factory's own examples/deepspeed file "
                                  f"of that name")
+            elif guess:
+                stage = int(guess.group(1))
+                off = ("all" if stage == 3 else "optimizer") if "offload" in name.lower() else "none"
+                base = deepspeed_json.lf_example("ds_z3_config.json" if stage == 3 else "ds_z2_config.json") or {}
+                job.ds = deepspeed_json.read(deepspeed_json.with_zero(base, stage, off), "", None)
+                job.findings.append(Finding(
+                    "REFERENCE_MISSING", "warning", dsref.file, dsref.line,
+                    f"DeepSpeed config {dsref.value} is not here and was not given: ZeRO-{stage}"
+                    f"{' + offload' if off != 'none' else ''} assumed from its name, buckets \"auto\"",
+                    "give the JSON file too"))
             else:
                 job.findings.append(Finding("REFERENCE_MISSING", "warning", dsref.file, dsref.line,
                                             f"DeepSpeed config {dsref.value} is not here and was not given beside "
