@@ -582,10 +582,9 @@ def _accelerate_zero(text: str, z: int, off: str) -> str:
     for k, v in want.items():
         pat = re.compile(r"(?m)^(\s+" + k + r"\s*:\s*)\S+")
         if pat.search(text):
-            text = pat.sub(lambda m, v=v: m.group(1) + v, text)
+            text = pat.sub(r"\g<1>" + v, text)
         elif v != "none":
-            text = re.sub(r"(?m)^(deepspeed_config:\s*\n)", lambda m, k=k, v=v: m.group(1) + f"  {k}: {v}\n", text,
-                          count=1)
+            text = re.sub(r"(?m)^(deepspeed_config:[ \t]*\n)", r"\g<1>" + f"  {k}: {v}\n", text, count=1)
     return text
 
 
