@@ -400,3 +400,13 @@ def test_bad_value_in_the_users_file_is_a_finding(tmp_path, capsys):
     d = json.loads(out)
     assert rc == 1 and not err and d["verdict"] == "unknown"
     assert [(f["code"], f["line"]) for f in d["findings"] if f["severity"] == "error"] == [("BAD_VALUE", 4)]
+
+
+def test_zero3_init_residue():
+    from rocm_tune.core.memory import TrainConfig
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.runners import deepspeed as ds
+
+    m = load_model("qwen2.5-14b")
+    assert ds.zero3_init_residue(m, TrainConfig(zero_stage=3, gpus=2, precision="bf16")) == 2 * m.params.total
+    assert ds.zero3_init_residue(m, TrainConfig(zero_stage=2, gpus=2)) == 0

@@ -316,11 +316,17 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     # load: ZeRO-3 without zero.Init (accelerate zero3_init_flag: false) loads the whole model on every GPU
     load = g.weights_bytes
     acc = job.accelerate or {}
+    residue = 0.0
     if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False and init_flag is not True:
-        bytes_ = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
-        load = model.params.total * bytes_
-        notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it")
+        residue = ds.zero3_init_residue(model, cfg)
+        load = residue
+        notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
+                     "the allocator keeps it reserved afterwards")
     phases: dict[str, dict | None] = {"load": _phase(load, factor), "step": _phase(step, factor)}
+    if residue:      # the load's blocks stay reserved: what nvidia-smi shows in the step is at least that
+        st = phases["step"]
+        assert st is not None
+        st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
         vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
         tokens = eval_batch * cfg.cutoff_len

@@ -215,3 +215,15 @@ def zero3_terms(model, cfg, prefetch_bucket: int | None = None) -> Zero3Terms | 
         prefetch_bucket = zero_settings(model, cfg)["stage3_prefetch_bucket_size"]
     return Zero3Terms(vocab_grad=vocab_grad, offload_grad_temps=temps, coalesced_gather=float(b * prefetch_bucket),
                       reserved_factor=ZERO3_RESERVED_FACTOR)
+
+
+def zero3_init_residue(model, cfg) -> float:
+    """Bytes a ZeRO-3 rank moves whole onto the GPU when the model was not built under ``zero.Init``
+    (accelerate ``zero3_init_flag: false``, a raw DeepSpeed script): ``DeepSpeedEngine._configure_distributed_model``
+    casts and calls ``module.to(device)`` on the whole model before the optimizer partitions it (engine.py), and
+    the caching allocator keeps those blocks reserved afterwards (the ZeRO-3 step never calls empty_cache).
+    0 unless ZeRO-3 without parameter offload."""
+    if int(cfg.zero_stage) != 3:
+        return 0.0
+    b = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
+    return float(model.params.total * b)
