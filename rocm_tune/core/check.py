@@ -319,7 +319,7 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     residue = 0.0
     if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False and init_flag is not True:
         residue = ds.zero3_init_residue(model, cfg)
-        load = residue
+        load = int(residue)
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
                      "the allocator keeps it reserved afterwards")
     phases: dict[str, dict | None] = {"load": _phase(load, factor), "step": _phase(step, factor)}
