@@ -410,3 +410,25 @@ def test_zero3_init_residue():
     m = load_model("qwen2.5-14b")
     assert ds.zero3_init_residue(m, TrainConfig(zero_stage=3, gpus=2, precision="bf16")) == 2 * m.params.total
     assert ds.zero3_init_residue(m, TrainConfig(zero_stage=2, gpus=2)) == 0
+
+
+def test_exported_bundle_reads_back_as_its_plan(tmp_path, capsys):
+    """Issue 19 item 5 in small: a bundle `rocm-tune export` writes, read back by `check`, gives the plan's own
+    training config (LLaMA-Factory through the bundle's lf_launch.py) and the plan's own memory."""
+    out_dir = tmp_path / "bundle"
+    rc = main(["export", "--model", "qwen2.5-7b", "--method", "lora", "--gpu", "rtx3090", "--gpus", "4",
+               "--zero", "2", "--cutoff-len", "2048", "--dataset-name", "alpaca_en_demo", "-o", str(out_dir)])
+    capsys.readouterr()
+    assert rc == 0
+    plan = json.loads((out_dir / "plan.json").read_text())
+    files = sorted(str(p) for p in out_dir.iterdir())
+    rc, out, _ = _run([*files, "--gpu", "rtx3090", "--json"], capsys)
+    d = json.loads(out)
+    u, r = d["understood"], plan["recommended"]
+    for k in ("method", "precision", "attn", "cutoff_len", "micro_batch", "zero_stage", "offload",
+              "gradient_checkpointing", "optim", "lora_rank", "lora_alpha"):
+        assert u[k] == r[k], k
+    assert u["lora_targets"] == r["lora_targets"] and u["runner"] == "llamafactory" and u["lf_launch"] is True
+    assert d["world_size"] == 4 and d["verdict"] == "fits"
+    assert d["memory"]["step"]["peak_allocated_bytes"] == plan["memory"]["peak_allocated_bytes"]
+    assert not [f for f in d["findings"] if f["severity"] in ("error", "warning") and f["code"] != "MARGIN_THIN"]

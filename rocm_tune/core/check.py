@@ -140,7 +140,7 @@ class BadValue(UserError):
 
 
 INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
-            "lora_rank", "quantization_bit", "freeze_trainable_layers")
+            "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers")
 
 
 def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
@@ -155,8 +155,9 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
             raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
     lf = job.runner == "llamafactory"
     method = str(g("finetuning_type", "lora" if lf else "full")).lower()
-    if "finetuning_type" not in s and lf:
-        a.append("finetuning_type: LLaMA-Factory's default lora")
+    if "finetuning_type" not in s:
+        a.append("finetuning_type: LLaMA-Factory's default lora" if lf else
+                 "method: no LoRA setting in the script, so full fine-tuning")
     if method not in ("lora", "full", "freeze"):
         f.append(Finding("METHOD_NOT_MODELLED", "warning", *_where(job, "finetuning_type"),
                          f"finetuning_type {method!r} is estimated as lora", None))
@@ -173,6 +174,9 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
         r = as_int(g("lora_rank"))
         if r:
             values["lora_rank"] = r
+        la = as_int(g("lora_alpha"))
+        if la:
+            values["lora_alpha"] = la
         t = str(g("lora_target", "all")).strip()
         if t in ("all", "all-linear", ""):
             values["lora_targets"] = ("all",)
@@ -250,7 +254,7 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
         values["zero_stage"] = job.ds.stage
         values["offload"] = job.ds.offload
     values["runner"] = "llamafactory" if lf else "hf"
-    values["lf_launch"] = False
+    values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     cfg = TrainConfig(**values)
     if cfg.world_size == 1 and cfg.zero_stage:
         f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,

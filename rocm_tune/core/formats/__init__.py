@@ -42,6 +42,7 @@ class Job:
     files: dict[str, str] = field(default_factory=dict)   # path -> text of every file given
     formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
     script_flags: dict[str, str] = field(default_factory=dict)  # canonical key -> native flag, for fixes
+    lf_launch: bool = False            # LLaMA-Factory started through rocm-tune's lf_launch (an exported bundle)
     ds_from_accelerate: bool = False   # ZeRO set by the accelerate config's deepspeed_config (no JSON file)
 
     def get(self, key: str, default=None):
@@ -77,7 +78,8 @@ def _lenient_mapping(text: str) -> dict | None:
 
 
 def detect(text: str) -> str:
-    """lf-yaml | axolotl-yaml | accelerate-yaml | deepspeed-json | dataset-info | script | python | unknown."""
+    """lf-yaml | axolotl-yaml | accelerate-yaml | deepspeed-json | dataset-info | rocm-tune-plan | script | python
+    | unknown."""
     data = _load_structured(text)
     if lf_yaml.is_lf_mapping(data):
         return "lf-yaml"
@@ -87,6 +89,8 @@ def detect(text: str) -> str:
         return "accelerate-yaml"
     if deepspeed_json.is_ds_mapping(data):
         return "deepspeed-json"
+    if isinstance(data, dict) and {"recommended", "hardware", "goal"} <= set(data):
+        return "rocm-tune-plan"
     if isinstance(data, dict) and data and all(
             isinstance(v, dict) and any(k in v for k in ("file_name", "hf_hub_url", "ms_hub_url", "script_url",
                                                           "cloud_file_name", "om_hub_url")) for v in data.values()):
@@ -106,6 +110,8 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
         base = os.path.basename(w)
         if base == "llamafactory-cli" and i + 1 < len(argv) and argv[i + 1] in ("train", "sft"):
             return i + 1, "llamafactory", "llamafactory-cli train"
+        if base == "lf_launch.py" or w == "rocm_tune.train.lf_launch":
+            return i, "llamafactory", "lf_launch"
         if base in ("train_bash.py",) or w.endswith(("src/train.py", "src/train_bash.py")) or \
                 w in ("llamafactory.train", "llamafactory.launcher"):
             return i, "llamafactory", w
@@ -131,6 +137,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         return
     idx, runner, entry = hit
     job.runner, job.entry, job.entry_file, job.entry_line = runner, entry, file, cmd.tokens[idx].line
+    job.lf_launch = entry == "lf_launch"
     pre = cmd.tokens[:idx]
     prog = cmd.tokens[idx + 1:]
     env = {**script.exports, **cmd.env}
@@ -269,15 +276,21 @@ def read_texts(texts: dict[str, str]) -> Job:
             axo_cfgs.append(p)
         elif fmt == "dataset-info":
             pass                       # read by check's dataset finding
+        elif fmt == "rocm-tune-plan":
+            job.notes.append(f"{p}: rocm-tune's own plan.json (not read here: the bundle's files are; "
+                             f"`rocm-tune preflight {p}` verifies it on the machine)")
         elif fmt == "python":
+            # the program a given script starts: its flags are read there, its code is not (info only)
+            started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
             job.findings.append(Finding(
-                "FORMAT_NOT_MODELLED", "warning", p, 1,
-                "Python source: the training settings inside a program are not read", None))
+                "FORMAT_NOT_MODELLED", "info" if started else "warning", p, 1,
+                "Python source: the training settings inside a program are not read"
+                + ("; the flags the script passes it are" if started else ""), None))
         else:
             job.findings.append(Finding("FORMAT_UNKNOWN", "warning", p, None,
                                         "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
                                         "or launch script", None))
-    if all(f in ("unknown", "dataset-info") for f in job.formats.values()):
+    if all(f in ("unknown", "dataset-info", "rocm-tune-plan") for f in job.formats.values()):
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     # a YAML the command line names (or the only one given): its keys, then the command's overrides

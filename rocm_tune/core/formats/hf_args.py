@@ -46,7 +46,4 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
                 notes.append(note)
         elif k in PASSTHROUGH:
             out[k] = Setting(k, v, file, line, k, "flag")
-    if "finetuning_type" not in out:
-        out["finetuning_type"] = Setting("finetuning_type", "full", None, None, "use_lora", "assumed")
-        notes.append("a custom Trainer script without a LoRA flag is read as full fine-tuning")
     return out, notes
