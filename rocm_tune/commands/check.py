@@ -96,11 +96,8 @@ def run(args: argparse.Namespace) -> int:
 
     rep = check(args.paths, gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes,
                 model_ref=args.model)
-    written = []
-    if args.fix:
-        if rep.fix is None:
-            from rocm_tune.core.errors import UserError
-            raise UserError(f"--fix {args.fix}: nothing to fix (verdict {rep.verdict})")
+    written: list[str] = []
+    if args.fix and rep.fix is not None:
         written = write_fix(rep.fix, args.fix, args.force)
     if args.json:
         out = rep.to_dict()
@@ -110,4 +107,6 @@ def run(args: argparse.Namespace) -> int:
         print(render(rep))
         for w in written:
             print(f"Wrote      {w}")
+        if args.fix and rep.fix is None:
+            print(f"Nothing written to {args.fix}: no change is needed (or none was found)")
     return rep.exit_code

@@ -346,6 +346,14 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
 # ------------------------------------------------------------------------------------------------ findings
 def _eval_on(job: formats.Job) -> bool:
     g = job.get
+    if job.runner == "ms-swift":
+        # ms-swift 3 evaluates by default: split_dataset_ratio 0.01, eval_strategy follows save_strategy
+        if str(g("eval_strategy", "steps")).lower() == "no":
+            return False
+        try:
+            return float(str(g("val_size", 0.01))) > 0 or g("eval_dataset") is not None
+        except ValueError:
+            return True
     strat = str(g("evaluation_strategy", g("eval_strategy", "no"))).lower()
     if strat in ("steps", "epoch"):
         return True
@@ -426,7 +434,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
                            "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
                            "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
-    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner != "axolotl":
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift"):
         out.append(Finding("DEFAULT_EVAL_BATCH", "warning", job.entry_file, None,
                            "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
                            "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
@@ -701,7 +709,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     assumptions += a2
     eval_batch = None
     if _eval_on(job):
-        eval_batch = as_int(job.get("per_device_eval_batch_size")) or (cfg.micro_batch if runner == "axolotl" else 8)
+        eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
+            cfg.micro_batch if runner == "axolotl" else 1 if runner == "ms-swift" else 8)
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.runners import execution

@@ -15,7 +15,8 @@ MAP = {"model": "model_name_or_path", "train_type": "finetuning_type", "max_leng
        "per_device_eval_batch_size": "per_device_eval_batch_size", "deepspeed": "deepspeed",
        "attn_impl": "flash_attn", "save_total_limit": "save_total_limit", "eval_steps": "eval_steps",
        "gradient_checkpointing": "disable_gradient_checkpointing", "quant_bits": "quantization_bit",
-       "packing": "packing", "optim": "optim"}
+       "packing": "packing", "optim": "optim", "eval_strategy": "eval_strategy",
+       "split_dataset_ratio": "val_size", "val_dataset": "eval_dataset"}
 # ms-swift's named DeepSpeed configs (swift/llm/ds_config/): stage and offload
 NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "zero3": (3, "none"),
             "zero2_offload": (2, "optimizer"), "zero3_offload": (3, "all")}
