@@ -432,3 +432,28 @@ def test_exported_bundle_reads_back_as_its_plan(tmp_path, capsys):
     assert d["world_size"] == 4 and d["verdict"] == "fits"
     assert d["memory"]["step"]["peak_allocated_bytes"] == plan["memory"]["peak_allocated_bytes"]
     assert not [f for f in d["findings"] if f["severity"] in ("error", "warning") and f["code"] != "MARGIN_THIN"]
+
+
+def test_space_after_backslash_ends_the_command(tmp_path, capsys):
+    # bash: "\\ " + newline is an escaped space, not a continuation -- the flags below never reach the program
+    f = _write(tmp_path, "sp.sh", "llamafactory-cli train \\\n    --model_name_or_path qwen2.5-7b \\\n"
+               "    --finetuning_type lora \\  \n    --cutoff_len 8192 \\\n    --per_device_train_batch_size 4 \\\n"
+               "    --bf16 true\n")
+    rc, out, _ = _run([f, "--gpu", "rtx3090", "--json"], capsys)
+    d = json.loads(out)
+    hit = [x for x in d["findings"] if x["code"] == "SHELL_SPACE_AFTER_BACKSLASH"]
+    assert rc == 1 and hit and hit[0]["line"] == 3 and "--cutoff_len" in hit[0]["message"]
+    assert d["understood"]["cutoff_len"] == 2048 and d["understood"]["micro_batch"] == 8   # LF's defaults run
+    fixed = d["fix"]["files"]["sp.sh"]
+    assert "--finetuning_type lora \\\n" in fixed and d["fix"]["as_intended"]["precision"] == "bf16"
+
+
+def test_shell_variables_with_defaults_and_several_commands(tmp_path):
+    from rocm_tune.core.formats import read_texts
+
+    j = read_texts({"run.sh": "NPROC=${NPROC:-4}\ntorchrun --nproc_per_node ${NPROC} src/train.py a.yaml\n"
+                    "torchrun --nproc_per_node ${GPUS:-2} src/train.py b.yaml\n",
+                    "a.yaml": "model_name_or_path: qwen2.5-7b\nfinetuning_type: lora\ncutoff_len: 1024\n",
+                    "b.yaml": "model_name_or_path: qwen2.5-7b\nfinetuning_type: full\ncutoff_len: 512\n"})
+    assert j.gpus.value == 4 and j.get("cutoff_len") == 1024
+    assert any(f.code == "SEVERAL_TRAININGS" and f.line == 3 for f in j.findings)

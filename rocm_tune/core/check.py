@@ -737,7 +737,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
-    if any(f.code == "SHELL_COMMENT_CUTS_COMMAND" for f in findings):
+    if any(f.code in ("SHELL_COMMENT_CUTS_COMMAND", "SHELL_SPACE_AFTER_BACKSLASH") for f in findings):
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
         target = "headroom"

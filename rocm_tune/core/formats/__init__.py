@@ -108,7 +108,7 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
     """(index, runner, entry description) of the training program inside a command."""
     for i, w in enumerate(argv):
         base = os.path.basename(w)
-        if base == "llamafactory-cli" and i + 1 < len(argv) and argv[i + 1] in ("train", "sft"):
+        if base in ("llamafactory-cli", "lmf") and i + 1 < len(argv) and argv[i + 1] in ("train", "sft"):
             return i + 1, "llamafactory", "llamafactory-cli train"
         if base == "lf_launch.py" or w == "rocm_tune.train.lf_launch":
             return i, "llamafactory", "lf_launch"
@@ -262,6 +262,16 @@ def read_texts(texts: dict[str, str]) -> Job:
             script = shell.parse_script(text, p)
             job.findings += script.findings
             for cmd in script.commands:
+                if job.entry and _entry(cmd.argv) is not None and job.entry_file != p:
+                    job.notes.append(f"{p}:{cmd.line} starts the training too (another way to launch it); "
+                                     f"the GPUs are read from {job.entry_file}")
+                    continue
+                if job.entry and _entry(cmd.argv) is not None:
+                    job.findings.append(Finding(
+                        "SEVERAL_TRAININGS", "warning", p, cmd.line,
+                        f"another training starts on line {cmd.line}; this answer is for the first one "
+                        f"({job.entry_file}:{job.entry_line})", "check the other one on its own"))
+                    continue
                 _read_command(job, cmd, p, script)
             sb = script.sbatch
             for key in ("--nodes", "-N"):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from rocm_tune.core.formats.common import Finding
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass
@@ -30,7 +30,8 @@ class Command:
     env: dict[str, str]            # prefixes of this command (VAR=value cmd ...)
     line: int                      # first line
     dropped: list[Token] = field(default_factory=list)   # flags cut off by a comment inside a continuation
-    cut_line: int | None = None                           # the comment line that cut them
+    cut_line: int | None = None                           # the line that cut them
+    cut_kind: str | None = None                           # comment | space
 
     @property
     def argv(self) -> list[str]:
@@ -47,8 +48,12 @@ class Script:
 
 def _expand(text: str, env: dict[str, str]) -> str:
     def sub(m: re.Match) -> str:
-        name = m.group(1) or m.group(2)
-        return env.get(name, m.group(0))
+        name = m.group(1) or m.group(3)
+        if name in env and env[name] != "":
+            return env[name]
+        if m.group(2) is not None:          # ${VAR:-default}
+            return m.group(2)
+        return m.group(0)
     return _VAR.sub(sub, text)
 
 
@@ -73,21 +78,44 @@ def _split(text: str) -> list[str]:
         return [w.strip("'\"") for w in text.split() if w.strip("'\"")]
 
 
+def _continues(line: str) -> bool:
+    """bash joins the next line only when the backslash is the line's very last character."""
+    return line.rstrip("\r\n").endswith("\\") and not line.lstrip().startswith("#")
+
+
+def _space_after_backslash(line: str) -> bool:
+    """`--flag value \\ ` + spaces: an escaped space, not a continuation -- the command ends on this line."""
+    t = line.rstrip("\r\n")
+    return t != t.rstrip() and t.rstrip().endswith("\\") and not line.lstrip().startswith("#")
+
+
 def _logical_lines(lines: list[str]):
-    """Yield (start_line, [(line_no, text)], dropped[(line_no, text)], comment_line) for each command."""
+    """Yield (start_line, [(line_no, text)], dropped[(line_no, text)], (cut kind, cut line) | None) per command.
+
+    Two bash traps end a continued command early, and every line after it up to the end of the chain is then
+    run as other commands: a `#` comment line inside the chain ("comment"), and whitespace after a line's
+    final backslash ("space")."""
     i, n = 0, len(lines)
     while i < n:
         start = i
         parts = [(i + 1, lines[i])]
         dropped: list[tuple[int, str]] = []
-        comment_line = None
+        cut = None
         cur = lines[i]
-        while cur.rstrip().endswith("\\") and not cur.lstrip().startswith("#") and i + 1 < n:
+        while i + 1 < n and (_continues(cur) or _space_after_backslash(cur)):
+            if _space_after_backslash(cur):
+                cut = ("space", i + 1)
+                j = i
+                while j + 1 < n and lines[j + 1].strip() and (_continues(lines[j]) or _space_after_backslash(lines[j])):
+                    j += 1
+                    dropped.append((j + 1, lines[j]))
+                i = j
+                break
             i += 1
             cur = lines[i]
             if cur.lstrip().startswith("#"):
                 # bash: the comment ends the command; the continuation lines after it are other commands
-                comment_line = i + 1
+                cut = ("comment", i + 1)
                 j = i
                 # the commented line's own backslash is part of the comment: the command is over
                 while j + 1 < n and lines[j + 1].strip() and (lines[j].rstrip().endswith("\\") or j == i):
@@ -98,7 +126,7 @@ def _logical_lines(lines: list[str]):
                 i = j
                 break
             parts.append((i + 1, cur))
-        yield start + 1, parts, dropped, comment_line
+        yield start + 1, parts, dropped, cut
         i += 1
 
 
@@ -137,7 +165,7 @@ def parse_script(text: str, file: str) -> Script:
         m = re.match(r"^#SBATCH\s+(--?[A-Za-z-]+)(?:[ =](\S+))?", line)
         if m:
             sbatch[m.group(1)] = (m.group(2) or "", no)
-    for start, parts, dropped, comment_line in _logical_lines(lines):
+    for start, parts, dropped, cut in _logical_lines(lines):
         toks = _tokens(parts)
         if not toks:
             continue
@@ -179,31 +207,44 @@ def parse_script(text: str, file: str) -> Script:
         dropped_toks = _tokens(dropped) if dropped else []
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks)
         commands.append(cmd)
-        if comment_line is not None and dropped_toks:
+        if cut is not None and dropped_toks:
+            kind, cut_line = cut
             flags = [t.text for t in dropped_toks if t.text.startswith("--")]
-            findings.append(Finding(
-                "SHELL_COMMENT_CUTS_COMMAND", "error", file, comment_line,
-                f"the '#' comment on line {comment_line} inside a backslash-continued command ends the command: "
-                f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}"
-                f"{', ...' if len(flags) > 8 else ''})",
-                f"delete line {comment_line} (or move it below the command)"))
-            cmd.cut_line = comment_line
+            lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
+                   f"{', ...' if len(flags) > 8 else ''})"
+            if kind == "comment":
+                findings.append(Finding(
+                    "SHELL_COMMENT_CUTS_COMMAND", "error", file, cut_line,
+                    f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
+                    + lost, f"delete line {cut_line} (or move it below the command)"))
+            else:
+                findings.append(Finding(
+                    "SHELL_SPACE_AFTER_BACKSLASH", "error", file, cut_line,
+                    f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
+                    f"continuation: the command ends there and " + lost,
+                    f"delete the spaces after the backslash on line {cut_line}"))
+            cmd.cut_line = cut_line
+            cmd.cut_kind = kind
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings)
 
 
 def without_cutting_comments(text: str) -> tuple[str, list[int]]:
-    """The script with every comment line that cuts a continued command removed (what the author meant),
-    and the removed line numbers. Applied until none is left."""
+    """The script as its author meant it: every comment line that cuts a continued command removed, the
+    whitespace after a final backslash removed; and the lines changed. Applied until none is left."""
     removed: list[int] = []
     while True:
         sc = parse_script(text, "")
-        cuts = sorted({c.cut_line for c in sc.commands if c.cut_line}, reverse=True)
+        cuts = sorted({(c.cut_line, c.cut_kind) for c in sc.commands if c.cut_line}, reverse=True)
         if not cuts:
             return text, sorted(removed)
         lines = text.splitlines(keepends=True)
-        for ln in cuts:
-            del lines[ln - 1]
-            removed.append(ln + sum(1 for r in removed if r <= ln))
+        for ln, kind in cuts:
+            if kind == "space":       # the trailing whitespace goes, the line stays
+                body = lines[ln - 1].rstrip("\r\n")
+                lines[ln - 1] = body.rstrip() + lines[ln - 1][len(body):]
+            else:
+                del lines[ln - 1]
+            removed.append(ln)
         text = "".join(lines)
 
 
