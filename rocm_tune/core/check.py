@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rocm_tune.core import formats, plan_search
+from rocm_tune.core import memory as _memory
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.formats import deepspeed_json
@@ -18,14 +19,14 @@ from rocm_tune.core.formats.common import Finding, as_bool, as_int
 from rocm_tune.core.memory import TrainConfig, estimate
 from rocm_tune.core.runners import deepspeed as ds
 
-FRAGMENTATION = 0.08      # the estimator's own reserved/allocated ratio (core/memory.py)
-CONTEXT = 500 * 2**20
+# the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
+FRAGMENTATION = _memory._FRAGMENTATION
+CONTEXT = _memory._ALLOC_CONTEXT
 FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
 # the planner's headroom (reserved <= 85 % of VRAM): above it a "fits" is inside the estimate's error, and a
 # fix is searched to land under it, as a plan would
 HEADROOM = V.DEFAULT_HEADROOM
 MODELLED = ("llamafactory", "hf", "ms-swift", "axolotl")
-EVAL_KEYS = ("val_size", "eval_steps", "do_eval", "eval_dataset")
 
 
 @dataclass
@@ -47,7 +48,6 @@ class Report:
     execution: dict | None
     cpu_ram_bytes: int = 0
     reason: str = ""
-    fix_changes: dict = field(default_factory=dict)
     est_notes: list[str] = field(default_factory=list)
 
     @property
