@@ -664,6 +664,17 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if gpu_id:
         from rocm_tune.profiles.gpu_profiles import find_gpu_profile, get_gpu_profile
 
+        if find_gpu_profile(gpu_id) is None and vram_gib is None:
+            # "NVIDIA A800-SXM4-80GB": the memory is in the name nvidia-smi prints
+            m = re.search(r"(\d{1,3})\s*G(?:i)?B\b", gpu_id, re.IGNORECASE)
+            if m is None:
+                from rocm_tune.profiles.gpu_profiles import close_matches
+
+                near = close_matches(gpu_id)
+                raise UserError(f"unknown GPU {gpu_id!r}: no profile; give its memory per GPU with --vram-gib "
+                                f"(e.g. --vram-gib 48)" + (f", or a profile: {', '.join(near)}" if near else ""))
+            vram_gib = float(m.group(1))
+            job.notes.append(f"GPU memory {vram_gib:g} GiB read from the name {gpu_id!r}")
         if find_gpu_profile(gpu_id) is None and vram_gib is not None:
             # a card we have no profile for: its memory from --vram-gib, its features unknown (said)
             from types import SimpleNamespace
