@@ -24,6 +24,7 @@ from rocm_tune.core.errors import UserError
 # name -> (module under rocm_tune.commands, one-line help). Order is the order in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
     "estimate": ("estimate", "per-GPU training memory of one configuration, itemised"),
+    "check": ("check", "read the configs you already have (LLaMA-Factory, scripts, DeepSpeed JSON): fits? minimal fix"),
     "plan": ("plan", "recommend the whole configuration for a model, GPUs and goal, with reasons"),
     "models": ("models", "list or search the model presets; --show one model's shape and parameter counts"),
     "dataset": ("dataset", "token-length statistics of a local dataset and truncation per cutoff_len"),

@@ -153,3 +153,77 @@ def allocations(model, cfg, regime, *, trainable: int, largest_trainable: int, f
     return ZeroAllocations(weights=weights, gradients=gradients, optimizer=optimizer, buffers=buffers,
                            step_transient=transient, host_pinned=host, grad_bytes=grad_bytes,
                            param_bytes=param_bytes)
+
+
+# ----------------------------------------------------------------------------------------------------
+# ZeRO-3 terms the steady-state `allocations()` above does not count (additive: used by `check`, not by
+# `estimate`). From ../shared/knowledge/zero3-memory.md sections 2.3-2.5 and runners.md "ZeRO-3 on a rank",
+# read in DeepSpeed at COMMIT (0.15.3 where the reports ran it):
+# * full fine-tuning: the embedding / lm_head gradient is dense, vocab x hidden, and is reduced alone (it
+#   never fits the IPG bucket): b x P_V live next to the retained lm_head and the fp32 logits
+#   (stage3.py __add_grad_to_ipg_bucket, reduce_independent_p_g_buckets_and_remove_grads);
+# * with offload_optimizer its partition comes back to the GPU (grad_buffer.to(device)) and the norm makes a
+#   float64 copy (_constant_buffered_norm2), master also an fp32 copy: P_V / W x (b + 8 + 4)
+#   (partition_grads, _offload_grad_partition_at_boundary);
+# * a coalesced prefetch all-gather holds one flat buffer of the group (up to the prefetch bucket) while each
+#   parameter gets its own copy (partition_parameters.py _all_gather_dtype, AllGatherCoalescedHandle.wait);
+# * the ZeRO-3 step never calls empty_cache: reserved sits 15-35 % above peak allocated (the note's toy
+#   allocator model gives 1.08-1.48), not the 8 % of other regimes.
+# Known to be incomplete: with these the 8 x 3090 Llama-3-8B and 8 x H200 70B offload reports are still
+# about half explained (zero3-memory.md section 4).
+# ----------------------------------------------------------------------------------------------------
+
+ZERO3_RESERVED_FACTOR = 1.15
+ZERO3_TERMS_FACT = Fact(
+    "ZeRO-3: dense vocab x hidden gradient reduced alone; offload brings the partition back with fp64 norm "
+    "temporaries; coalesced gathers hold a flat buffer; the step never calls empty_cache",
+    f"{REPO}:deepspeed/runtime/zero/stage3.py, partition_parameters.py, partitioned_param_coordinator.py", COMMIT)
+
+
+@dataclass(frozen=True)
+class Zero3Terms:
+    """Bytes per rank beyond `allocations()`, named so the answer can say which terms it counted."""
+
+    vocab_grad: float          # full fine-tuning: dense embedding/lm_head gradient
+    offload_grad_temps: float  # offload_optimizer: partition back on the GPU + fp64 norm + fp32 copy
+    coalesced_gather: float    # one prefetch group's flat all-gather buffer
+    reserved_factor: float     # reserved / peak allocated for a ZeRO-3 run
+
+    @property
+    def step_extra(self) -> float:
+        return self.vocab_grad + self.offload_grad_temps + self.coalesced_gather
+
+    def to_dict(self) -> dict:
+        return {"vocab_grad_bytes": int(self.vocab_grad), "offload_grad_temps_bytes": int(self.offload_grad_temps),
+                "coalesced_gather_bytes": int(self.coalesced_gather), "reserved_factor": self.reserved_factor}
+
+
+def zero3_terms(model, cfg, prefetch_bucket: int | None = None) -> Zero3Terms | None:
+    """The ZeRO-3 terms above for `cfg` (None unless ZeRO-3). `prefetch_bucket`: elements, as the user's JSON
+    sets stage3_prefetch_bucket_size (default: what zero_settings writes)."""
+    if int(cfg.zero_stage) != 3:
+        return None
+    b = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
+    params = model.params
+    p_v = max(params.embed, params.lm_head)
+    full = cfg.method == "full"
+    vocab_grad = float(b * p_v) if full else 0.0
+    temps = 0.0
+    if full and cfg.offload in ("optimizer", "all"):
+        temps = p_v / max(1, cfg.world_size) * (b + 8 + 4)
+    if prefetch_bucket is None:
+        prefetch_bucket = zero_settings(model, cfg)["stage3_prefetch_bucket_size"]
+    return Zero3Terms(vocab_grad=vocab_grad, offload_grad_temps=temps, coalesced_gather=float(b * prefetch_bucket),
+                      reserved_factor=ZERO3_RESERVED_FACTOR)
+
+
+def zero3_init_residue(model, cfg) -> float:
+    """Bytes a ZeRO-3 rank moves whole onto the GPU when the model was not built under ``zero.Init``
+    (accelerate ``zero3_init_flag: false``, a raw DeepSpeed script): ``DeepSpeedEngine._configure_distributed_model``
+    casts and calls ``module.to(device)`` on the whole model before the optimizer partitions it (engine.py), and
+    the caching allocator keeps those blocks reserved afterwards (the ZeRO-3 step never calls empty_cache).
+    0 unless ZeRO-3 without parameter offload."""
+    if int(cfg.zero_stage) != 3:
+        return 0.0
+    b = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
+    return float(model.params.total * b)

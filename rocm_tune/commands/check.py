@@ -1,0 +1,112 @@
+"""`rocm-tune check`: the configs users already have -> will it fit, and the smallest change that does.
+
+    rocm-tune check train.yaml ds_z3.json launch.sh --gpu rtx3090 [--gpus 4] [--json] [--fix DIR [--force]]
+
+Exit 0: fits and no error finding; 1: a problem found (OOM, unknown, an error finding); 2: bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rocm_tune.commands._common import float_range, int_range, print_json
+
+GIB = 2**30
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="the job's files: LLaMA-Factory YAML, launch script, DeepSpeed JSON, accelerate config")
+    parser.add_argument("--gpu", default=None, help="GPU profile id or its name as nvidia-smi / rocm-smi print it")
+    parser.add_argument("--vram-gib", type=float_range("--vram-gib", 0.5, 4096), default=None,
+                        help="memory per GPU, for a card whose SKU differs from its profile")
+    parser.add_argument("--gpus", type=int_range("--gpus", 1, 1024), default=None,
+                        help="GPUs per node (default: from the script)")
+    parser.add_argument("--nodes", type=int_range("--nodes", 1, 100_000), default=None, help="nodes")
+    parser.add_argument("--model", default=None, help="the model, when the path in the config is not here")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--fix", metavar="DIR", default=None, help="write the fixed files into DIR")
+    parser.add_argument("--force", action="store_true", help="with --fix: overwrite files already in DIR")
+
+
+def _gib(n) -> str:
+    return "-" if n is None else f"{n / GIB:.2f} GiB"
+
+
+def render(rep) -> str:
+    lines = []
+    j = rep.job
+    lines.append(f"Read       {', '.join(f'{p} ({f})' for p, f in j.formats.items())}")
+    lines.append(f"Runner     {rep.runner}" + (f" via {j.launcher}" if j.launcher else "")
+                 + (f", entry {j.entry}" if j.entry else ""))
+    if rep.cfg is not None:
+        c = rep.cfg
+        shard = f"ZeRO-{c.zero_stage}" + (f" + offload {c.offload}" if c.offload != "none" else "") \
+            if c.zero_stage else ("DDP" if c.world_size > 1 else "single GPU")
+        lines.append(f"Understood {rep.model.name}: {c.method}, {c.precision}, cutoff_len {c.cutoff_len}, "
+                     f"micro-batch {c.micro_batch} x {c.gpus} GPU(s) x {c.nodes} node(s), {shard}, "
+                     f"checkpointing {'on' if c.gradient_checkpointing else 'off'}, attn {c.attn}")
+    if rep.execution:
+        lines.append(f"Runs as    {(rep.execution.get('summary') or [''])[0]}")
+        if rep.execution.get("warning"):
+            w = rep.execution["warning"]
+            if isinstance(w, dict):
+                lines.append(f"Warning    [{w.get('code')}] {w.get('message')}; fix: {w.get('fix')}")
+            else:
+                lines.append(f"Warning    {w}")
+    if rep.memory:
+        lines.append("")
+        lines.append("Per GPU    phase   peak allocated   reserved")
+        for ph in ("load", "step", "eval", "save"):
+            p = rep.memory.get(ph)
+            if p:
+                lines.append(f"           {ph:6s}  {_gib(p['peak_allocated_bytes']):>14s}   {_gib(p['reserved_bytes'])}")
+        if rep.cpu_ram_bytes:
+            lines.append(f"           host RAM for offload (per node): {_gib(rep.cpu_ram_bytes)}")
+    lines.append("")
+    if rep.verdict == "fits":
+        lines.append(f"Verdict    fits {rep.gpu.id} ({_gib(rep.vram_bytes)}), margin {_gib(rep.margin_bytes)}")
+    elif rep.verdict == "oom":
+        lines.append(f"Verdict    OOM likely at {rep.oom_phase} on {rep.gpu.id} ({_gib(rep.vram_bytes)}), "
+                     f"short by {_gib(-rep.margin_bytes)}")
+    else:
+        lines.append(f"Verdict    cannot tell: {rep.reason}")
+    if rep.findings:
+        lines.append("")
+        for f in rep.findings:
+            where = f" {f.file}:{f.line}" if f.file and f.line else (f" {f.file}" if f.file else "")
+            lines.append(f"{f.severity.upper():7s} [{f.code}]{where}: {f.message}" + (f"; fix: {f.fix}" if f.fix else ""))
+    notes = list(j.notes) + list(rep.est_notes)
+    if notes or rep.assumptions:
+        lines.append("")
+        lines += [f"Note       {n}" for n in notes]
+        lines += [f"Assumed    {a}" for a in rep.assumptions]
+    if rep.fix:
+        lines.append("")
+        where = ("under the planner's 85 % headroom" if rep.fix.get("target") == "headroom" else
+                 "inside the card, but above the planner's 85 % headroom" if rep.fix.get("target") == "vram" else
+                 "the command as its author wrote it")
+        lines.append(f"Minimal fix (same effective batch; {where}):")
+        lines.append(rep.fix["diff"].rstrip("\n"))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocm_tune.core.check import check, write_fix
+
+    rep = check(args.paths, gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes,
+                model_ref=args.model)
+    written: list[str] = []
+    if args.fix and rep.fix is not None:
+        written = write_fix(rep.fix, args.fix, args.force)
+    if args.json:
+        out = rep.to_dict()
+        out["written"] = written
+        print_json(out)
+    else:
+        print(render(rep))
+        for w in written:
+            print(f"Wrote      {w}")
+        if args.fix and rep.fix is None:
+            print(f"Nothing written to {args.fix}: no change is needed (or none was found)")
+    return rep.exit_code

@@ -1,0 +1,820 @@
+"""`check`: a config the user already has -> what runs, per-GPU memory by phase, verdict, findings, the
+minimal fix in their own files (pure: standard library + yaml through core.formats)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rocm_tune.core import formats, plan_search
+from rocm_tune.core import memory as _memory
+from rocm_tune.core import vocabulary as V
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.formats import deepspeed_json
+from rocm_tune.core.formats.common import Finding, as_bool, as_int
+from rocm_tune.core.memory import TrainConfig, estimate
+from rocm_tune.core.runners import deepspeed as ds
+
+# the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
+FRAGMENTATION = _memory._FRAGMENTATION
+CONTEXT = _memory._ALLOC_CONTEXT
+FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
+# the planner's headroom (reserved <= 85 % of VRAM): above it a "fits" is inside the estimate's error, and a
+# fix is searched to land under it, as a plan would
+HEADROOM = V.DEFAULT_HEADROOM
+MODELLED = ("llamafactory", "hf", "ms-swift", "axolotl")
+
+
+@dataclass
+class Report:
+    job: formats.Job
+    runner: str
+    world_size: int
+    cfg: TrainConfig | None
+    model: Any
+    gpu: Any
+    memory: dict | None
+    vram_bytes: int | None
+    verdict: str
+    oom_phase: str | None
+    margin_bytes: int | None
+    findings: list[Finding]
+    assumptions: list[str]
+    fix: dict | None
+    execution: dict | None
+    cpu_ram_bytes: int = 0
+    reason: str = ""
+    est_notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        bad = any(f.severity == "error" for f in self.findings)
+        return 0 if self.verdict == "fits" and not bad else 1
+
+    def to_dict(self) -> dict:
+        return {
+            "runner": self.runner, "world_size": self.world_size,
+            "understood": self.cfg.to_dict() if self.cfg else None,
+            "model": None if self.model is None else {"name": self.model.name, "family": self.model.family,
+                                                       "source": self.model.source},
+            "gpu": None if self.gpu is None else {"id": self.gpu.id, "vram_gib": self.gpu.vram_gib},
+            "execution": self.execution, "memory": self.memory, "cpu_ram_bytes": int(self.cpu_ram_bytes),
+            "vram_bytes": self.vram_bytes, "verdict": self.verdict, "oom_phase": self.oom_phase,
+            "margin_bytes": self.margin_bytes, "reason": self.reason,
+            "findings": [f.to_dict() for f in self.findings], "fix": self.fix,
+            "assumptions": list(self.assumptions), "notes": list(self.job.notes) + list(self.est_notes),
+        }
+
+
+# ------------------------------------------------------------------------------------------------ model
+def _name_variants(ref: str) -> list[str]:
+    last = ref.rstrip("/").split("/")[-1]
+    out = [ref, last]
+    if "." in last and last.split(".", 1)[0].isalpha() and "." in last.split(".", 1)[1]:
+        out.append(last.split(".", 1)[1])        # "Qwen.Qwen2.5-VL-7B-Instruct" (ModelScope-style org prefix)
+    return [v for i, v in enumerate(out) if v and v not in out[:i]]
+
+
+def resolve_model(ref: str | None, override: str | None):
+    """(ModelSpec or None, note or None, finding or None)."""
+    from rocm_tune.core.model import load_model
+
+    if override:
+        return load_model(override), f"model from --model {override}", None
+    if not ref:
+        return None, None, Finding("MODEL_MISSING", "error", None, None,
+                                   "no model_name_or_path / --model in the config", "pass --model ID|PATH")
+    if os.path.isdir(ref) and os.path.isfile(os.path.join(ref, "config.json")):
+        return load_model(ref), None, None
+    for v in _name_variants(ref):
+        try:
+            m = load_model(v)
+        except UserError:
+            continue
+        note = None if v == ref else f"model path {ref} is not here: matched its last component {v!r} ({m.name})"
+        return m, note, None
+    return None, None, Finding("MODEL_UNKNOWN", "error", None, None,
+                               f"model {ref!r}: not here and not a preset or cached hub id; its memory cannot be "
+                               f"estimated", "pass --model with a preset, a config.json or a cached hub id")
+
+
+# ------------------------------------------------------------------------------------------------ config
+def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]) -> str:
+    g = job.get
+    if as_bool(g("pure_bf16")):
+        return "pure_bf16"
+    bf, fp = as_bool(g("bf16")), as_bool(g("fp16"))
+    if job.ds is not None:
+        for name, yaml_v, ds_v in (("bf16", bf, job.ds.bf16), ("fp16", fp, job.ds.fp16)):
+            if ds_v is True and not yaml_v:
+                findings.append(Finding("DS_PRECISION_CONFLICT", "error", job.ds.file, job.ds.lines.get(name),
+                                        f"the DeepSpeed JSON enables {name} but the training arguments do not "
+                                        f"(transformers stops with a mismatch error)",
+                                        f'set "{name}": {{"enabled": "auto"}} in the JSON'))
+    if bf:
+        return "bf16"
+    if fp:
+        return "fp16"
+    mp = str((job.accelerate or {}).get("mixed_precision") or "").lower()
+    if mp in ("bf16", "fp16"):
+        job.notes.append(f"precision {mp} from the accelerate config's mixed_precision "
+                         f"({(job.accelerate or {}).get('file')})")
+        return mp
+    if job.runner == "ms-swift" and "pure_fp32" not in job.settings:
+        assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
+        return "bf16"
+    assumptions.append("precision: no bf16/fp16 key, so the Trainer's fp32 (mixed precision off)")
+    return "fp32"
+
+
+class BadValue(UserError):
+    """A value in the user's files that is not what its key takes (a finding, not bad command-line input)."""
+
+    def __init__(self, message: str, file: str | None, line: int | None):
+        super().__init__(message)
+        self.file, self.line = file, line
+
+
+INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
+            "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers")
+
+
+def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
+                 ) -> tuple[TrainConfig, list[Finding], list[str]]:
+    f: list[Finding] = []
+    a: list[str] = []
+    g = job.get
+    s = job.settings
+    for key in INT_KEYS:
+        setting = s.get(key)
+        if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
+            raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
+    lf = job.runner == "llamafactory"
+    method = str(g("finetuning_type", "lora" if lf else "full")).lower()
+    if "finetuning_type" not in s:
+        a.append("finetuning_type: LLaMA-Factory's default lora" if lf else
+                 "method: no LoRA setting in the script, so full fine-tuning")
+    if method not in ("lora", "full", "freeze"):
+        f.append(Finding("METHOD_NOT_MODELLED", "warning", *_where(job, "finetuning_type"),
+                         f"finetuning_type {method!r} is estimated as lora", None))
+        method = "lora"
+    qb = as_int(g("quantization_bit"))
+    if qb is not None and qb not in (4, 8):
+        f.append(Finding("QUANTIZATION_NOT_MODELLED", "warning", *_where(job, "quantization_bit"),
+                         f"quantization_bit {qb}: only bitsandbytes 4 and 8 bit are modelled; estimated unquantised",
+                         None))
+    values: dict = {"method": method}
+    if qb in (4, 8) and method == "lora":
+        values.update(method="qlora", quant_bits=qb)
+    if method in ("lora",) or values["method"] == "qlora":
+        r = as_int(g("lora_rank"))
+        if r:
+            values["lora_rank"] = r
+        la = as_int(g("lora_alpha"))
+        if la:
+            values["lora_alpha"] = la
+        t = str(g("lora_target", "all")).strip()
+        if t in ("all", "all-linear", ""):
+            values["lora_targets"] = ("all",)
+        else:
+            values["lora_targets"] = tuple(x.strip() for x in t.split(",") if x.strip())
+        if as_bool(g("use_dora")):
+            values["dora"] = True
+    if method == "freeze":
+        n = as_int(g("freeze_trainable_layers"))
+        if n is not None and n < 0:
+            f.append(Finding("FREEZE_FIRST_LAYERS", "warning", *_where(job, "freeze_trainable_layers"),
+                             f"freeze_trainable_layers {n}: the FIRST {-n} layers train; estimated as the last "
+                             f"{-n} (activations kept from the first layer on are not modelled)", None))
+            n = -n
+        values["freeze_trainable_layers"] = n or 2
+    values["precision"] = _precision(job, f, a)
+    cut = as_int(g("cutoff_len"))
+    if cut is None and job.runner == "ms-swift":
+        # ms-swift: no --max_length = no truncation (the model's context); the longest sample decides
+        cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
+        a.append(f"max_length: not set, ms-swift does not truncate: the longest sample may reach the model's "
+                 f"context, {cut} tokens assumed")
+    elif cut is None and job.runner == "axolotl":
+        cut = 512
+        a.append("sequence_len: not set, axolotl's default 512")
+    elif cut is None:
+        cut = 2048 if lf else 1024
+        a.append(f"cutoff_len: not set, {cut} assumed ({'LLaMA-Factory default' if lf else 'a guess'})")
+    values["cutoff_len"] = cut
+    mb = as_int(g("per_device_train_batch_size"))
+    if mb is None and job.runner == "axolotl":
+        mb = 1
+        a.append("micro_batch_size: not set, axolotl's default 1")
+    elif mb is None:
+        mb = 8
+        a.append("per_device_train_batch_size: not set, the HF Trainer default 8")
+    values["micro_batch"] = mb
+    dgc = g("disable_gradient_checkpointing")
+    if dgc is None:
+        values["gradient_checkpointing"] = lf or job.runner in ("ms-swift",)
+        a.append(f"gradient checkpointing: {'on' if values['gradient_checkpointing'] else 'off'} "
+                 f"(the runner's default)")
+    else:
+        values["gradient_checkpointing"] = not bool(as_bool(dgc))
+    fa = str(g("flash_attn", "auto")).lower()
+    values["attn"] = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "sdpa": "sdpa",
+                      "eager": "eager", "disabled": "eager"}.get(fa, "sdpa")
+    if values["attn"] == "fa2" and values["precision"] == "fp32":
+        values["attn"] = "sdpa"
+    opt = str(g("optim", "adamw_torch")).lower()
+    values["optim"] = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit",
+                       "paged_adamw_8bit": "paged_adamw_8bit", "paged_adamw_32bit": "paged_adamw",
+                       "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
+    st = str(g("stage", "sft")).lower()
+    values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
+    if st not in ("sft", "dpo", "pt"):
+        a.append(f"stage {st}: estimated as sft")
+    # GPUs
+    if gpus is not None:
+        values["gpus"] = gpus
+    elif job.gpus is not None:
+        values["gpus"] = as_int(job.gpus.value) or 1
+        if job.gpus.kind == "assumed":
+            a.append("GPUs: a plain `python script.py` runs one process (1 GPU)")
+    else:
+        values["gpus"] = 1
+        every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")
+        a.append("GPUs: not in the files and no --gpus: 1 assumed"
+                 + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else ""))
+    if nodes is not None:
+        values["nodes"] = nodes
+    elif job.nodes is not None:
+        values["nodes"] = as_int(job.nodes.value) or 1
+    if job.ds is not None and job.ds.stage:
+        values["zero_stage"] = job.ds.stage
+        values["offload"] = job.ds.offload
+    values["runner"] = "llamafactory" if lf else "hf"
+    values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
+    cfg = TrainConfig(**values)
+    if cfg.world_size == 1 and cfg.zero_stage:
+        f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,
+                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers"
+                         + (" (offload still moves state to the host)" if cfg.offload != "none" else ""),
+                         "run with more GPUs, or drop DeepSpeed"))
+    return cfg, f, a
+
+
+def _where(job: formats.Job, key: str) -> tuple[str | None, int | None]:
+    s = job.settings.get(key)
+    return (s.file, s.line) if s else (job.entry_file, job.entry_line)
+
+
+# ------------------------------------------------------------------------------------------------ memory
+def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:
+    """Bytes the user's DeepSpeed JSON holds beyond what the estimator assumes (buckets as written)."""
+    if dsc is None or not cfg.zero_stage:
+        return 0.0, None
+    ours = ds.zero_settings(model, cfg)
+    hidden = int(model.hidden_size)
+    gb = 2 if cfg.precision in ("bf16", "fp16") else 4
+    b_user = dsc.bucket("reduce_bucket_size", hidden)
+    if cfg.zero_stage < 3:
+        mine = ours["reduce_bucket_size"] * gb * (2 if ours["overlap_comm"] else 1)
+        theirs = b_user * gb * (2 if dsc.overlap_comm else 1)
+    else:
+        mine = ours["reduce_bucket_size"] * gb
+        theirs = b_user * gb
+    delta = float(theirs - mine)
+    note = None
+    if abs(delta) >= 64 * 2**20:
+        note = (f"DeepSpeed buckets as your JSON writes them: reduce_bucket_size {b_user:,} elements"
+                f"{' x2 (overlap_comm)' if dsc.overlap_comm and cfg.zero_stage < 3 else ''} = "
+                f"{theirs / 2**30:.2f} GiB per GPU")
+    return delta, note
+
+
+def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
+    alloc = max(0.0, alloc)
+    return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
+
+
+def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
+                  ) -> tuple[dict, int, list[str]]:
+    est = estimate(model, cfg)
+    g = est.per_gpu
+    delta, note = _ds_delta(model, cfg, job.ds)
+    notes = list(est.notes) + ([note] if note else [])
+    resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
+    step = g.peak_allocated_bytes + delta
+    factor = FRAGMENTATION
+    z3 = ds.zero3_terms(model, cfg, job.ds.bucket("stage3_prefetch_bucket_size", int(model.hidden_size))
+                        if job.ds is not None else None)
+    if z3 is not None:
+        step += z3.step_extra
+        factor = z3.reserved_factor - 1
+        counted = [f"{n} {v / 2**30:.2f} GiB" for n, v in (("dense vocab gradient", z3.vocab_grad),
+                                                            ("offload gradient temporaries", z3.offload_grad_temps),
+                                                            ("coalesced gather", z3.coalesced_gather)) if v]
+        notes.append("ZeRO-3 terms counted beyond the estimator: " + (", ".join(counted) or "none")
+                     + f"; reserved = {z3.reserved_factor:.2f} x peak (no empty_cache in the ZeRO-3 step)")
+    # load: ZeRO-3 without zero.Init (accelerate zero3_init_flag: false) loads the whole model on every GPU
+    load = g.weights_bytes
+    acc = job.accelerate or {}
+    residue = 0.0
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False and init_flag is not True:
+        residue = ds.zero3_init_residue(model, cfg)
+        load = int(residue)
+        notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
+                     "the allocator keeps it reserved afterwards")
+    phases: dict[str, dict | None] = {"load": _phase(load, factor), "step": _phase(step, factor)}
+    if residue:      # the load's blocks stay reserved: what nvidia-smi shows in the step is at least that
+        st = phases["step"]
+        assert st is not None
+        st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
+    if eval_batch:
+        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+        tokens = eval_batch * cfg.cutoff_len
+        # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
+        ev = resident + g.gradients_bytes + tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4
+        phases["eval"] = _phase(ev, factor)
+    else:
+        phases["eval"] = None
+    phases["save"] = _phase(resident + g.gradients_bytes, factor)
+    return phases, est.cpu_offload_bytes, notes
+
+
+# ------------------------------------------------------------------------------------------------ findings
+def _eval_on(job: formats.Job) -> bool:
+    g = job.get
+    if job.runner == "ms-swift":
+        # ms-swift 3 evaluates by default: split_dataset_ratio 0.01, eval_strategy follows save_strategy
+        if str(g("eval_strategy", "steps")).lower() == "no":
+            return False
+        try:
+            return float(str(g("val_size", 0.01))) > 0 or g("eval_dataset") is not None
+        except ValueError:
+            return True
+    strat = str(g("evaluation_strategy", g("eval_strategy", "no"))).lower()
+    if strat in ("steps", "epoch"):
+        return True
+    vs = g("val_size")
+    try:
+        if vs is not None and float(vs) > 0 and strat != "no":
+            return True
+    except (TypeError, ValueError):
+        pass
+    return bool(as_bool(g("do_eval")))
+
+
+_QUANT_NAME = re.compile(r"(gptq|awq|-int4|-int8|bnb-4bit|-4bit|-8bit|gguf|exl2)", re.IGNORECASE)
+
+
+def _dataset_findings(job: formats.Job) -> list[Finding]:
+    """LLaMA-Factory: every name in `dataset` must be a key of dataset_dir/dataset_info.json (given or here)."""
+    ds = job.settings.get("dataset")
+    if job.runner != "llamafactory" or ds is None or not str(ds.value).strip():
+        return []
+    info_text = next((t for p, t in job.files.items() if os.path.basename(p) == "dataset_info.json"), None)
+    where = "given"
+    if info_text is None:
+        base = os.path.dirname(ds.file or "") or "."
+        cand = os.path.join(base, str(job.get("dataset_dir", "data")), "dataset_info.json")
+        if not os.path.isfile(cand):
+            return []
+        with open(cand, encoding="utf-8", errors="replace") as fh:
+            info_text, where = fh.read(), cand
+    try:
+        info = json.loads(info_text)
+    except ValueError:
+        return []
+    if not isinstance(info, dict):
+        return []
+    missing = [n.strip() for n in str(ds.value).split(",") if n.strip() and n.strip() not in info]
+    if not missing:
+        return []
+    return [Finding("DATASET_NOT_IN_INFO", "error", ds.file, ds.line,
+                    f"dataset {', '.join(missing)} is not in dataset_info.json ({where}): LLaMA-Factory stops with "
+                    f"'Undefined dataset'", "add it to dataset_info.json (or fix dataset_dir)")]
+
+
+def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Finding]:
+    out: list[Finding] = _dataset_findings(job)
+    g = job.get
+    mref = str(g("model_name_or_path", "") or "")
+    if _QUANT_NAME.search(mref.rstrip("/").split("/")[-1]) and cfg.method != "qlora":
+        out.append(Finding("QUANTIZED_BASE_NOT_MODELLED", "warning", *_where(job, "model_name_or_path"),
+                           f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
+                           f"so the weights are over-counted", None))
+    for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
+                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing")):
+        if as_bool(g(key)):
+            out.append(Finding("KERNELS_NOT_MODELLED", "info", *_where(job, key),
+                               f"{key}: {what} use less memory than estimated here", None))
+    ws = job.settings.get("warmup_steps")
+    if ws is not None:
+        try:
+            v = float(str(ws.value))
+            if v != int(v):
+                out.append(Finding("WARMUP_STEPS_FLOAT", "warning", ws.file, ws.line,
+                                   f"warmup_steps {ws.value} is a step count, not a fraction",
+                                   f"warmup_ratio: {ws.value} (and remove warmup_steps)"))
+        except (TypeError, ValueError):
+            pass
+    if gpu is not None and cfg.precision in ("bf16", "pure_bf16") and gpu.bf16 in ("emulated", "none"):
+        out.append(Finding("BF16_UNSUPPORTED", "error" if gpu.bf16 == "none" else "warning", *_where(job, "bf16"),
+                           f"bf16 on {gpu.id}: the hardware has no bf16 ({gpu.bf16})", "fp16 (or fp32)"))
+    if model is not None and cfg.precision == "fp16" and model.family in FP16_OVERFLOW_FAMILIES:
+        out.append(Finding("FP16_OVERFLOW", "warning", *_where(job, "fp16"),
+                           f"fp16 on {model.family}: activations overflow fp16 (NaN loss)", "bf16 or fp32"))
+    if gpu is not None and cfg.attn == "fa2" and not getattr(gpu, "fa2", None):
+        out.append(Finding("FA2_NO_KERNELS", "error", *_where(job, "flash_attn"),
+                           f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
+            and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
+        out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
+                           "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
+                           "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift"):
+        out.append(Finding("DEFAULT_EVAL_BATCH", "warning", job.entry_file, None,
+                           "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
+                           "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
+    mp = str(g("model_name_or_path", "")).lower()
+    if model is not None and ("-vl" in mp or "vl-" in mp or "vision" in str(model.family)):
+        out.append(Finding("VLM_LANGUAGE_PART", "warning", *_where(job, "model_name_or_path"),
+                           "a vision-language model: only the language model is estimated (the vision tower "
+                           "and image tokens are not)", None))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None:
+        wbytes = model.params.total * (2 if cfg.precision != "fp32" else 4)
+        if wbytes > 0.5 * gpu.vram_bytes:
+            sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
+            out.append(Finding("WHOLE_MODEL_EVERY_GPU", sev, job.entry_file, job.entry_line,
+                               f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
+                               f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
+    if gpu is not None and cfg.world_size > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):
+        out.append(Finding("IOMMU_MULTI_GPU_AMD", "info", None, None,
+                           "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
+                           "`rocm-tune doctor` on the machine; iommu=pt on the kernel command line"))
+    acc = job.accelerate or {}
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+        out.append(Finding("ZERO3_INIT_FLAG_FALSE", "warning", acc.get("file"),
+                           acc.get("lines", {}).get("zero3_init_flag"),
+                           "zero3_init_flag: false -- every GPU loads the whole model before ZeRO-3 partitions it "
+                           "(the load peak below)", "zero3_init_flag: true"))
+    if job.ds is not None and job.ds.offload != "none":
+        out.append(Finding("OFFLOAD_HOST_RAM", "info", job.ds.file, None,
+                           "CPU offload: the host needs the RAM below (pinned), per node", None))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ verdict
+def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
+    worst = max((p["reserved_bytes"] for p in phases.values() if p), default=0)
+    for name in ("load", "step", "eval", "save"):
+        p = phases.get(name)
+        if p and p["reserved_bytes"] > vram:
+            return "oom", name, vram - worst
+    return "fits", None, vram - worst
+
+
+def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None) -> bool:
+    try:
+        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag)
+    except UserError:
+        return False
+    return _verdict(phases, vram)[0] == "fits"
+
+
+@dataclass(frozen=True)
+class _Option:
+    keys: tuple            # ((canonical key, value), ...) written into the user's files
+    cfg: tuple             # ((TrainConfig field, value), ...)
+    eval_batch: int | None = None
+    init_flag: bool | None = None
+
+
+def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
+    """One list per kind of change, least intrusive kind first; within a kind, the smallest change first."""
+    ga = as_int(job.get("gradient_accumulation_steps")) or 1
+    groups: list[list[_Option]] = []
+    if eval_batch and eval_batch > 1:
+        groups.append([_Option((("per_device_eval_batch_size", 1),), (), eval_batch=1)])
+    acc = job.accelerate or {}
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+        groups.append([_Option((("zero3_init_flag", True),), (), init_flag=True)])
+    # micro-batch down, accumulation up: the same effective batch
+    groups.append([_Option((("per_device_train_batch_size", m), ("gradient_accumulation_steps", ga * cfg.micro_batch // m)),
+                           (("micro_batch", m),))
+                   for m in range(cfg.micro_batch - 1, 0, -1) if cfg.micro_batch % m == 0])
+    if not cfg.gradient_checkpointing:
+        groups.append([_Option((("disable_gradient_checkpointing", False),), (("gradient_checkpointing", True),))])
+    # the ZeRO / offload rungs in the planner's own order of complexity (core/plan_search.py)
+    here = plan_search.COMPLEXITY.get((cfg.zero_stage, cfg.offload), 0)
+    groups.append([_Option((("__zero__", (z, off)),), (("zero_stage", z), ("offload", off)))
+                   for z, off in plan_search._ladder(cfg.world_size, None, None)
+                   if plan_search.COMPLEXITY.get((z, off), 0) > here and z >= cfg.zero_stage])
+    # shorter sequences last (they change what trains): powers of two below the user's value
+    cuts = []
+    c = 1 << max(0, (cfg.cutoff_len - 1).bit_length() - 1)
+    while V.MIN_CUTOFF <= c < cfg.cutoff_len:
+        cuts.append(_Option((("cutoff_len", c),), (("cutoff_len", c),)))
+        c //= 2
+    groups.append(cuts)
+    return [g for g in groups if g]
+
+
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3
+               ) -> tuple[dict, TrainConfig, int | None] | None:
+    """The fewest kinds of change (then the least intrusive kinds, then the smallest change within each) that
+    fit in `vram`, keeping the effective batch. Returns ({canonical key: value}, new config, eval batch)."""
+    from itertools import combinations, product
+
+    groups = _options(job, cfg, eval_batch)
+    for n in range(1, min(max_kinds, len(groups)) + 1):
+        for kinds in combinations(range(len(groups)), n):
+            for combo in product(*(groups[k] for k in kinds)):
+                cc: dict = {}
+                keys: dict = {}
+                eb, init = eval_batch, None
+                for o in combo:
+                    cc.update(dict(o.cfg))
+                    keys.update(dict(o.keys))
+                    eb = o.eval_batch if o.eval_batch is not None else eb
+                    init = o.init_flag if o.init_flag is not None else init
+                try:
+                    new = replace(cfg, **cc)
+                    new.validate()
+                except UserError:
+                    continue
+                if _fits(job, model, new, eb, vram, init_flag=init):
+                    return keys, new, eb
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ fix files
+_HF_NATIVE = {"cutoff_len": "model_max_length", "disable_gradient_checkpointing": "gradient_checkpointing"}
+_SWIFT_NATIVE = {"cutoff_len": "max_length", "disable_gradient_checkpointing": "gradient_checkpointing"}
+
+
+def _yaml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _set_in_text(text: str, setting, new_value, style: str) -> str:
+    lines = text.splitlines(keepends=True)
+    i = (setting.line or 1) - 1
+    if setting.kind == "yaml":
+        lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*:\s*)([^#\n]*?)(\s*(#.*)?)$",
+                          lambda m: m.group(1) + _yaml_value(new_value) + m.group(3), lines[i].rstrip("\n")) + "\n"
+    else:
+        v = _yaml_value(not new_value if setting.invert else new_value)
+        if style in ("hf", "swift") and isinstance(new_value, bool):
+            v = v.capitalize() if style == "hf" else v
+        lines[i] = re.sub(r"(--" + re.escape(setting.native) + r")(=|\s+)(\S+)",
+                          lambda m: m.group(1) + m.group(2) + v, lines[i], count=1)
+    return "".join(lines)
+
+
+def _add_to_text(text: str, job, key: str, value, file: str) -> str:
+    style = job.script_flags.get("style", "")
+    if job.formats.get(file) == "lf-yaml":
+        return text.rstrip("\n") + f"\n{key}: {_yaml_value(value)}   # rocm-tune check --fix\n"
+    native = {"hf": _HF_NATIVE, "swift": _SWIFT_NATIVE}.get(style, {}).get(key, key)
+    if native == "gradient_checkpointing" and key == "disable_gradient_checkpointing":
+        value = not value
+    lines = text.splitlines(keepends=True)
+    at = job.entry_line or len(lines)
+    indent = "    "
+    if at < len(lines):
+        m = re.match(r"^\s*", lines[at])
+        indent = (m.group(0) if m else "") or indent
+    lines.insert(at, f"{indent}--{native} {_yaml_value(value)} \\\n")
+    return "".join(lines)
+
+
+def _accelerate_zero(text: str, z: int, off: str) -> str:
+    """The accelerate config's deepspeed_config block with the ZeRO stage / offload devices set."""
+    want = {"zero_stage": str(z), "offload_optimizer_device": "cpu" if off in ("optimizer", "all") else "none",
+            "offload_param_device": "cpu" if off == "all" else "none"}
+    for k, v in want.items():
+        pat = re.compile(r"(?m)^(\s+" + k + r"\s*:\s*)\S+")
+        if pat.search(text):
+            text = pat.sub(r"\g<1>" + v, text)
+        elif v != "none":
+            text = re.sub(r"(?m)^(deepspeed_config:[ \t]*\n)", r"\g<1>" + f"  {k}: {v}\n", text, count=1)
+    return text
+
+
+def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: dict[str, str] | None = None) -> dict:
+    """The user's files with `keys` applied (and a unified diff against `originals`, default the job's own)."""
+    files = dict(originals) if originals is not None else dict(job.files)
+    new = dict(job.files)
+    lf_yaml_file = next((p for p, f in job.formats.items() if f == "lf-yaml"), None)
+    target_file = lf_yaml_file or job.entry_file
+    for key, value in keys.items():
+        if key == "zero3_init_flag":
+            af = (job.accelerate or {}).get("file")
+            if af in new:
+                new[af] = re.sub(r"(?m)^(\s*zero3_init_flag\s*:\s*)\S+", lambda m: m.group(1) + "true", new[af])
+            continue
+        if key == "__zero__":
+            z, off = value
+            af = (job.accelerate or {}).get("file")
+            if job.ds_from_accelerate and af in new:
+                new[af] = _accelerate_zero(new[af], z, off)
+            elif job.ds is not None and job.ds.file in files:
+                data = deepspeed_json.with_zero(job.ds.data, z, off)
+                new[job.ds.file] = json.dumps(data, indent=2) + "\n"
+            else:
+                name = f"ds_z{z}{'_offload' if off != 'none' else ''}_config.json"
+                base = deepspeed_json.lf_example("ds_z3_config.json" if z == 3 else "ds_z2_config.json") or {}
+                data = deepspeed_json.with_zero(base, z, off)
+                new[name] = json.dumps(data, indent=2) + "\n"
+                s = job.settings.get("deepspeed")
+                if s is not None and s.file in new:
+                    new[s.file] = _set_in_text(new[s.file], s, name, job.script_flags.get("style", ""))
+                elif target_file:
+                    new[target_file] = _add_to_text(new[target_file], job, "deepspeed", name, target_file)
+            continue
+        s = job.settings.get(key)
+        if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override"):
+            new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
+        elif target_file and target_file in new:
+            new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
+    changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
+    diff = ""
+    for p, t in new.items():
+        old = files.get(p, "")
+        if old != t:
+            diff += "".join(difflib.unified_diff(old.splitlines(keepends=True), t.splitlines(keepends=True),
+                                                 fromfile=p if p in files else "/dev/null",
+                                                 tofile=os.path.basename(p) + " (fixed)"))
+    return {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
+                                                         for k, v in keys.items()}}
+
+
+# ------------------------------------------------------------------------------------------------ entry
+def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
+          nodes: int | None = None, model_ref: str | None = None) -> Report:
+    job = formats.read_job(paths)
+    findings = list(job.findings)
+    assumptions: list[str] = []
+    gpu: Any = None
+    if gpu_id:
+        from rocm_tune.profiles.gpu_profiles import find_gpu_profile, get_gpu_profile
+
+        if find_gpu_profile(gpu_id) is None and vram_gib is None:
+            # "NVIDIA A800-SXM4-80GB": the memory is in the name nvidia-smi prints
+            m = re.search(r"(\d{1,3})\s*G(?:i)?B\b", gpu_id, re.IGNORECASE)
+            if m is None:
+                from rocm_tune.profiles.gpu_profiles import close_matches
+
+                near = close_matches(gpu_id)
+                raise UserError(f"unknown GPU {gpu_id!r}: no profile; give its memory per GPU with --vram-gib "
+                                f"(e.g. --vram-gib 48)" + (f", or a profile: {', '.join(near)}" if near else ""))
+            vram_gib = float(m.group(1))
+            job.notes.append(f"GPU memory {vram_gib:g} GiB read from the name {gpu_id!r}")
+        if find_gpu_profile(gpu_id) is None and vram_gib is not None:
+            # a card we have no profile for: its memory from --vram-gib, its features unknown (said)
+            from types import SimpleNamespace
+
+            get_gpu_profile("rtx3090", vram_gib)            # the same range check of --vram-gib
+            gpu = SimpleNamespace(id=gpu_id, vendor="unknown", vram_gib=float(vram_gib),
+                                  vram_bytes=round(float(vram_gib) * 2**30), bf16="unknown", fa2="unknown")
+            job.notes.append(f"no GPU profile for {gpu_id!r}: {vram_gib:g} GiB from --vram-gib; its bf16 and "
+                             f"FlashAttention support are not checked")
+        else:
+            gpu = get_gpu_profile(gpu_id, vram_gib)
+    model, mnote, mfind = (None, None, None)
+    if job.runner in MODELLED or model_ref:
+        model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
+        if mnote:
+            job.notes.append(mnote)
+        if mfind:
+            mfind.file, mfind.line = _where(job, "model_name_or_path")
+            findings.append(mfind)
+    runner = job.runner
+    fsdp = any(f.code == "FSDP_NOT_MODELLED" for f in findings)
+    if model is None or runner not in MODELLED or fsdp:
+        reason = ("FSDP sharding is not modelled" if fsdp and model is not None else
+                  "the model is not known" if model is None and runner != "unknown" else
+                  f"a {runner} config is not modelled" if runner not in ("unknown",) else
+                  "no training command or LLaMA-Factory config in the files")
+        if job.ds is not None and runner == "unknown":
+            reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
+        return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
+                      None, findings, assumptions, None, None, reason=reason)
+    try:
+        cfg, f2, a2 = build_config(job, model, gpus, nodes)
+        cfg.validate()
+    except BadValue as exc:
+        findings.append(Finding("BAD_VALUE", "error", exc.file, exc.line, str(exc), "a whole number"))
+        return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
+                      None, None, reason=str(exc))
+    except UserError as exc:
+        findings.append(Finding("CONFIG_NOT_MODELLED", "error", job.entry_file, job.entry_line, str(exc), None))
+        return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
+                      None, None, reason=str(exc))
+    findings += f2
+    assumptions += a2
+    eval_batch = None
+    if _eval_on(job):
+        eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
+            cfg.micro_batch if runner == "axolotl" else 1 if runner == "ms-swift" else 8)
+    phases, host, est_notes = memory_phases(job, model, cfg, eval_batch)
+    findings += general_findings(job, model, cfg, gpu)
+    from rocm_tune.core.runners import execution
+
+    exe = execution(model, cfg).to_dict()
+    w = exe.get("warning")
+    if isinstance(w, dict) and w.get("code"):
+        findings.append(Finding(str(w["code"]).upper().replace("-", "_"), "info", *_where(job, "bf16"),
+                                str(w.get("message", "")), w.get("fix")))
+    rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
+                 assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
+    if gpu is None:
+        rep.reason = "no --gpu given: the memory is estimated, the verdict needs the card"
+        return rep
+    vram = int(gpu.vram_bytes)
+    rep.vram_bytes = vram
+    rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "fits" and vram - rep.margin_bytes > HEADROOM * vram:
+        findings.append(Finding("MARGIN_THIN", "warning", None, None,
+                                f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
+                                f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
+                                f"than the nominal memory), an OOM is possible", "the change below"))
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
+        if hit is not None:
+            rep.fix = build_fix(job, hit[0], cfg)
+            rep.fix["target"] = "headroom"
+    if any(f.code in ("SHELL_COMMENT_CUTS_COMMAND", "SHELL_SPACE_AFTER_BACKSLASH") for f in findings):
+        return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
+    if rep.verdict == "oom":
+        target = "headroom"
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
+        if hit is None:
+            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram)
+        if hit is not None:
+            keys, _new, _eb = hit
+            rep.fix = build_fix(job, keys, cfg)
+            rep.fix["target"] = target
+        else:
+            findings.append(Finding("NO_FIX_FOUND", "error", None, None,
+                                    "no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len "
+                                    "fits this GPU", "more or larger GPUs, or a smaller model / LoRA"))
+    return rep
+
+
+def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
+    """A comment cut a command: the fix first restores what the author wrote (the comment line removed), then
+    makes that fit. The verdict stays the one of what runs as written."""
+    from rocm_tune.core.formats.shell import without_cutting_comments
+
+    job = rep.job
+    intended = dict(job.files)
+    for p, fmt in job.formats.items():
+        if fmt == "script":
+            intended[p], _removed = without_cutting_comments(job.files[p])
+    ij = formats.read_texts(intended)
+    model, _n, _f = resolve_model(ij.get("model_name_or_path"), model_ref) if ij.runner in MODELLED else (None,) * 3
+    if model is None:
+        rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
+        return rep
+    try:
+        icfg, _f2, _a2 = build_config(ij, model, gpus, nodes)
+        icfg.validate()
+    except UserError:
+        rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
+        return rep
+    ieval = (as_int(ij.get("per_device_eval_batch_size")) or 8) if _eval_on(ij) else None
+    keys: dict = {}
+    if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM)):
+        hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM)) or search_fix(ij, model, icfg, ieval, vram)
+        if hit is not None:
+            keys = hit[0]
+        else:
+            rep.findings.append(Finding("NO_FIX_FOUND", "error", None, None,
+                                        "the command as written (comment removed) does not fit, and no change to "
+                                        "micro-batch, checkpointing, ZeRO stage/offload or cutoff_len makes it fit",
+                                        "more or larger GPUs, or a smaller model"))
+    rep.fix = build_fix(ij, keys, icfg, originals=job.files)
+    rep.fix["as_intended"] = icfg.to_dict()
+    return rep
+
+
+def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
+    """Write the fixed files into out_dir (never over an existing file without force)."""
+    targets = [os.path.join(out_dir, n) for n in fix["files"]]
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise UserError(f"--fix {out_dir}: exists and is not a directory")
+    clash = [t for t in targets if os.path.lexists(t)]
+    if clash and not force:
+        raise UserError(f"--fix: {clash[0]} already exists (use --force to overwrite)")
+    os.makedirs(out_dir, exist_ok=True)
+    for t, (_n, text) in zip(targets, fix["files"].items()):
+        if os.path.islink(t):
+            os.unlink(t)
+        with open(t, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return targets
