@@ -11,7 +11,8 @@ module anyway):
 * JOURNEY_PROBE_OUT=DIR — `transformers.Trainer.training_step` is wrapped: after the first step of each process
   it writes DIR/probe-<RANK>-<pid>.json with the element counts per dtype of the frozen and the trainable
   parameters, the global step, and every call of `torch.utils.checkpoint.checkpoint` during that step (with its
-  `use_reentrant`), i.e. whether gradient checkpointing really ran and how.
+  `use_reentrant`), i.e. whether gradient checkpointing really ran and how, the optimizer (and the one DeepSpeed
+  wraps) and how many parameters DeepSpeed ZeRO-3 partitioned.
 """
 
 from __future__ import annotations
@@ -70,9 +71,15 @@ def _patch_trainer(mod) -> None:
             state["done"] = True
             calls = _CKPT_CALLS[before:]
             frozen, trainable = _dtype_counts(model)
+            chain, opt = [], getattr(self, "optimizer", None)
+            while opt is not None and len(chain) < 4:  # DeepSpeed wraps: ZeRO optimizer -> its inner optimizer
+                chain.append(type(opt).__name__)
+                opt = getattr(opt, "optimizer", None)
             rec = {"rank": int(os.environ.get("RANK", "0")), "pid": os.getpid(),
                    "trainer": type(self).__name__, "global_step": int(self.state.global_step),
                    "frozen_dtypes": frozen, "trainable_dtypes": trainable,
+                   "zero3_params": sum(1 for p in model.parameters() if hasattr(p, "ds_id")),
+                   "optimizer": chain,
                    "checkpoint_calls": len(calls), "use_reentrant": sorted({str(c) for c in calls}),
                    "bf16_gpu_patched": _BF16}
             os.makedirs(_OUT, exist_ok=True)
