@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.realstack import envsetup
 from tests.realstack.envsetup import cache_root
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "probe"
 SEEDS = REPO.parent / "shared" / "seeds"
+REALSTACK_DIR = Path(envsetup.__file__).resolve().parent
 NOTES: list[str] = []  # filled by conftest.py from the reports
 
 
@@ -89,3 +91,19 @@ def seed_text(number: str) -> str:
     if not files:
         pytest.skip(f"field report {number} is not in {SEEDS}")
     return files[0].read_text(encoding="utf-8")
+
+
+def lf_parse(realstack, yamls: dict[str, Path], tmp_path: Path) -> dict:
+    """{name: result} of tests/realstack/lf_parse.py (reused, not copied) for each bundle's llamafactory.yaml: the
+    real LLaMA-Factory get_train_args, transformers' DeepSpeed integration and DeepSpeedConfig, under a real
+    2-process torch.distributed launch on gloo."""
+    cases = tmp_path / "lf-cases.json"
+    cases.write_text(json.dumps([{"name": n, "yaml": str(y)} for n, y in yamls.items()]), encoding="utf-8")
+    out = tmp_path / "lf-parsed.json"
+    env = train_env(realstack)
+    env.pop("PYTHONPATH")
+    r = subprocess.run([realstack.python, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
+                        str(free_port()), str(REALSTACK_DIR / "lf_parse.py"), str(out), str(cases)],
+                       capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path, check=False)
+    assert r.returncode == 0 and out.exists(), r.stdout[-3000:] + r.stderr[-5000:]
+    return json.loads(out.read_text(encoding="utf-8"))

@@ -16,21 +16,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_cli
-from tests.journeys.helpers import cli_json, free_port, note, seed_text, train_env
-from tests.realstack import envsetup
+from tests.journeys.helpers import cli_json, lf_parse, note, seed_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 REPORT = ["--model", "deepseek-r1-distill-qwen-32b", "--gpu", "k100", "--gpus", "8", "--method", "lora",
           "--cutoff-len", "1024", "--zero", "3"]
-REALSTACK_DIR = Path(envsetup.__file__).resolve().parent
 OOM_LINE = "HIP out of memory. Tried to allocate 1.45 GiB"  # report 003, verbatim
 
 
@@ -62,16 +59,7 @@ def test_llamafactory_and_deepspeed_accept_the_bundle(realstack, bundle, tmp_pat
     """LLaMA-Factory's get_train_args (strict: an unknown key is an error) under a real 2-process launch, then
     transformers' DeepSpeed integration fills the JSON and DeepSpeed's DeepSpeedConfig loads it
     (tests/realstack/lf_parse.py, reused)."""
-    cases = tmp_path / "cases.json"
-    cases.write_text(json.dumps([{"name": "003", "yaml": str(bundle / "llamafactory.yaml")}]), encoding="utf-8")
-    out = tmp_path / "parsed.json"
-    env = train_env(realstack)
-    env.pop("PYTHONPATH")
-    r = subprocess.run([realstack.python, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port",
-                        str(free_port()), str(REALSTACK_DIR / "lf_parse.py"), str(out), str(cases)],
-                       capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
-    assert r.returncode == 0 and out.exists(), r.stdout[-3000:] + r.stderr[-5000:]
-    res = json.loads(out.read_text(encoding="utf-8"))["003"]
+    res = lf_parse(realstack, {"003": bundle / "llamafactory.yaml"}, tmp_path)["003"]
     assert res["ok"], f"{res['error']}\n{res.get('trace')}"
     assert all(v is not None for v in res["keys"].values()), {k for k, v in res["keys"].items() if v is None}
     assert res["keys"]["cutoff_len"][1] == 1024 and res["keys"]["finetuning_type"][1] == "lora"
