@@ -143,15 +143,23 @@ def build(name: str, opts: ExportOptions = OPTS, formats=("all",)):
 def test_golden_files(case):
     bundle = build(case)
     folder = GOLDEN / case
+    # the bundle's launcher files are rocm-tune's own lf_launch.py / callbacks.py, byte for byte (not golden copies)
+    own = B.launcher_files()
+    if plan_case(case)["recommended"]["runner"] == "llamafactory":
+        for name, text in own.items():
+            assert bundle.files[name] == text
+    else:
+        assert not set(own) & set(bundle.files)
+    files = {k: v for k, v in bundle.files.items() if k not in own}
     if UPDATE:
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-        for name, text in bundle.files.items():
+        for name, text in files.items():
             (folder / name).write_text(text, encoding="utf-8")
     expected = sorted(p.name for p in folder.iterdir())
-    assert sorted(bundle.files) == expected, f"files differ from {folder} (ROCM_TUNE_UPDATE_GOLDEN=1 regenerates)"
-    for name, text in bundle.files.items():
+    assert sorted(files) == expected, f"files differ from {folder} (ROCM_TUNE_UPDATE_GOLDEN=1 regenerates)"
+    for name, text in files.items():
         assert text == (folder / name).read_text(encoding="utf-8"), f"{case}/{name} differs from the golden file"
 
 
@@ -213,13 +221,14 @@ def run_with_stubs(tmp_path: Path, plan: dict, opts: ExportOptions = OPTS, extra
                    args: tuple = ()) -> tuple[subprocess.CompletedProcess, dict]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
-    for prog in ("torchrun", "deepspeed", "accelerate", "llamafactory-cli", "rocm-tune"):
+    for prog in ("torchrun", "deepspeed", "accelerate", "llamafactory-cli", "rocm-tune", "python-lf"):
         (bin_dir / prog).write_text(STUB)
         (bin_dir / prog).chmod(0o755)
     out = tmp_path / "my bundle $HOME"
     B.write_bundle(B.build_bundle(P(plan), ("sh",), opts), str(out), force=True)
     record = tmp_path / "stub.txt"
-    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "STUB_OUT": str(record), "HOME": str(tmp_path)}
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "STUB_OUT": str(record), "HOME": str(tmp_path),
+           "LLAMAFACTORY_PYTHON": str(bin_dir / "python-lf")}  # the Python with LLaMA-Factory
     env.update(extra_env or {})
     r = subprocess.run(["bash", str(out / "run.sh"), *args], check=False, capture_output=True, text=True, env=env, cwd="/")
     seen: dict = {"ARG": []}
@@ -237,18 +246,19 @@ def run_with_stubs(tmp_path: Path, plan: dict, opts: ExportOptions = OPTS, extra
 def test_run_sh_passes_nasty_values_literally(tmp_path):
     r, seen = run_with_stubs(tmp_path, nasty_case("mi50-ddp-fp32"), args=("learning_rate=2.0e-5",))
     assert r.returncode == 0, r.stderr
-    assert seen["PROG"] == "torchrun" and seen["CWD"] == seen["bundle"]
+    assert seen["PROG"] == "python-lf" and seen["CWD"] == seen["bundle"]
     assert seen["HF_HOME"] == NASTY  # nothing expanded, nothing executed
     assert seen["HIP_VISIBLE_DEVICES"] == "0,1"
-    assert seen["ARG"] == ["--standalone", "--nnodes", "1", "--nproc_per_node", "2", "-m", "llamafactory.launcher",
-                           "llamafactory.yaml", "learning_rate=2.0e-5"]
+    # torchrun of LLaMA-Factory's Python starts the bundle's lf_launch.py, fp32 pinned, the override passed on
+    assert seen["ARG"] == ["-m", "torch.distributed.run", "--standalone", "--nnodes", "1", "--nproc_per_node", "2",
+                           "lf_launch.py", "llamafactory.yaml", "--compute-dtype", "fp32", "learning_rate=2.0e-5"]
     assert not (tmp_path / "pwned").exists()
 
 
 def test_run_sh_launchers(tmp_path):
     r, seen = run_with_stubs(tmp_path, plan_case("single-bf16"))
     assert r.returncode == 0, r.stderr
-    assert seen["PROG"] == "llamafactory-cli" and seen["ARG"] == ["train", "llamafactory.yaml"]
+    assert seen["PROG"] == "python-lf" and seen["ARG"] == ["lf_launch.py", "llamafactory.yaml"]   # bf16: no pin
     assert seen["FORCE_TORCHRUN"] == ""
     # the built-in trainer: started with the recorded interpreter (ROCM_TUNE_PYTHON overrides it), never `rocm-tune`
     py = tmp_path / "bin" / "python-stub"
@@ -264,15 +274,17 @@ def test_run_sh_launchers(tmp_path):
     assert r.returncode == 127 and "cannot run /opt/venv/bin/python3; set ROCM_TUNE_PYTHON" in r.stderr
     r, seen = run_with_stubs(tmp_path, plan_case("freeze-pure-bf16-llamafactory-cli"),
                              opts_for("freeze-pure-bf16-llamafactory-cli"))
-    assert seen["PROG"] == "llamafactory-cli" and seen["FORCE_TORCHRUN"] == "1" and seen["NPROC_PER_NODE"] == "8"
+    assert seen["PROG"] == "python-lf" and seen["ARG"][:7] == ["-m", "torch.distributed.run", "--standalone",
+                                                               "--nnodes", "1", "--nproc_per_node", "8"]
+    assert seen["ARG"][-2:] == ["lf_launch.py", "llamafactory.yaml"]
     r, seen = run_with_stubs(tmp_path, plan_case("qlora-accelerate-zero2"), opts_for("qlora-accelerate-zero2"))
     assert seen["PROG"] == "accelerate"
     assert seen["ARG"][:3] == ["launch", "--config_file", "accelerate.yaml"]
-    assert seen["ARG"][-3:] == ["-m", "llamafactory.launcher", "llamafactory.yaml"]
+    assert seen["ARG"][-2:] == ["lf_launch.py", "llamafactory.yaml"]
     # deepspeed launcher, one node with visible devices -> --include
     r, seen = run_with_stubs(tmp_path, plan_case("mi50-ddp-fp32"), OPTS.with_(launcher="deepspeed"))
     assert seen["PROG"] == "deepspeed" and seen["ARG"][:2] == ["--include", "localhost:0,1"]
-    assert "--module" in seen["ARG"]
+    assert seen["ARG"][-5:] == ["--no_local_rank", "lf_launch.py", "llamafactory.yaml", "--compute-dtype", "fp32"]
 
 
 def test_multi_node_run_sh_needs_master_addr(tmp_path):
@@ -513,10 +525,11 @@ def test_cli_export_from_plan_file(tmp_path):
             "--dataset-dir", "data", "--launcher", "torchrun"]
     r = run_cli(*args)
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["deepspeed.json", "llamafactory.yaml", "plan.json", "run.sh",
-                                                     "slurm.sbatch"]
+    assert sorted(p.name for p in out.iterdir()) == ["deepspeed.json", "lf_launch.py", "llamafactory.yaml", "plan.json",
+                                                     "rocm_tune_callbacks.py", "run.sh", "slurm.sbatch"]
     lf = yaml.safe_load((out / "llamafactory.yaml").read_text())
-    assert lf["dataset_dir"] == str(Path.cwd() / "data")  # relative to where the user typed it
+    # no ./data/dataset_info.json here: `data` is the bundle's, where run.sh runs LLaMA-Factory
+    assert lf["dataset_dir"] == str(out / "data")
     again = run_cli(*args)
     assert again.returncode == 2 and "already exists" in again.stderr and "--force" in again.stderr
     assert again.stderr.count("\n") == 1
@@ -545,7 +558,7 @@ def test_render_bundle_api_for_the_tui():
     from rocm_tune.core.export import render_bundle
 
     files = render_bundle(P(plan_case("single-bf16")), ["sh"], OPTS)
-    assert set(files) == {"run.sh", "llamafactory.yaml", "plan.json"}
+    assert set(files) == {"run.sh", "llamafactory.yaml", "plan.json", "lf_launch.py", "rocm_tune_callbacks.py"}
 
 
 def test_core_export_imports_no_heavy_modules():
@@ -700,11 +713,11 @@ def test_full_disk_leaves_no_partial_bundle_and_the_retry_needs_no_force(tmp_pat
         pytest.skip(f"cannot mount a private tmpfs here (user namespaces off?): {r.stderr.strip()[:200]}")
     first, _, second = r.stdout.partition("---")
     assert "rc=2" in first and first.split("rc=2")[1].split() == ["filler"], r.stdout  # nothing but the filler
-    err = [ln for ln in r.stderr.splitlines() if ln.startswith("rocm-tune")]
+    err = [ln for ln in r.stderr.splitlines() if ln.startswith("rocm-tune") and ": note: " not in ln]
     assert len(err) == 1 and "no space left on device" in err[0] and "nothing was written" in err[0], r.stderr
     assert "rc=0" in second, r.stderr
-    assert sorted(second.split("rc=0")[1].split()) == ["accelerate.yaml", "llamafactory.yaml", "plan.json", "run.sh",
-                                                       "slurm.sbatch"]
+    assert sorted(second.split("rc=0")[1].split()) == ["accelerate.yaml", "lf_launch.py", "llamafactory.yaml",
+                                                       "plan.json", "rocm_tune_callbacks.py", "run.sh", "slurm.sbatch"]
 
 
 def shlex_join(argv: list[str]) -> str:
@@ -847,7 +860,7 @@ def test_run_sh_starts_exactly_the_launch_spec(tmp_path, case, runner):
     opts = opts_for(case, OPTS.with_(runner=runner, python=str(py)))
     if runner == "builtin" and opts.launcher == "llamafactory-cli":
         opts = opts.with_(launcher=None)
-    env = {"MASTER_ADDR": "10.0.0.7", "NODE_RANK": "1"}
+    env = {"MASTER_ADDR": "10.0.0.7", "NODE_RANK": "1", "LLAMAFACTORY_PYTHON": str(tmp_path / "bin" / "python-lf")}
     r, seen = run_with_stubs(tmp_path, plan_case(case), opts, extra_env=env)
     assert r.returncode == 0, r.stderr
     spec = B.build_bundle(P(plan_case(case)), ("sh",), opts).launch

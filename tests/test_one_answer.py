@@ -128,7 +128,7 @@ def test_vram_in_use_on_a_detected_gpu_counts_against_the_plan():
      "plan.json: hardware.headroom must be a number between 0.1 and 1, got 1.5"),
     (lambda d: d["recommended"].__setitem__("runner", "pytorch"),
      "plan.json: recommended.runner must be one of llamafactory, hf, builtin, got 'pytorch'"),
-    (lambda d: d["recommended"].__setitem__("offload", "all"),
+    (lambda d: d["recommended"].update(offload="all", zero_stage=0),
      "plan.json: recommended.offload: offload 'all' (parameters too) needs ZeRO-3, got zero stage 0"),
     (lambda d: d.__setitem__("version", 1), "plan.json: version 1 is an older plan format"),
     (lambda d: d.pop("version"), "plan.json: version is missing"),

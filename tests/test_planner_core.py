@@ -34,7 +34,10 @@ def req(model, gpu="h100-sxm", **kw):
 def test_plan_json_contract_keys(qwen7b):
     d = plan(req(qwen7b, "mi50-32gb", gpus=2)).to_dict()
     assert set(d) == {"version", "model", "hardware", "goal", "fits", "recommended", "memory", "throughput",
-                      "warnings", "reasons", "alternatives"}
+                      "warnings", "reasons", "alternatives", "execution"}
+    # what really executes: report 000 under LLaMA-Factory runs real fp32 through the bundle's lf_launch.py
+    assert d["execution"]["frozen_weights"] == "fp32" and d["execution"]["compute_pin"] == "fp32"
+    assert d["execution"]["checkpoint"] == "bf16" and d["execution"]["autocast"] is None
     assert d["version"] == 2
     assert set(d["model"]) == {"ref", "name", "family", "params_total"}
     assert set(d["hardware"]) == {"gpu", "gpus", "nodes", "vram_bytes", "cpu_ram_bytes", "headroom",

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rocm_tune.core.runs.measured import append_rank_record, read_measured, read_rank_file
+from rocm_tune.core.runs.measured import read_measured, read_rank_file
+from rocm_tune.train.callbacks import append_rank_record
 from tests.conftest import run_cli
 from tests.helpers_train import read_jsonl, tiny_assets, train_dict, wait_for
 
@@ -111,3 +112,24 @@ def test_two_nodes_write_into_one_run_dir_and_attach_shows_both(assets, tmp_path
     assert "2 rank(s) on 2 node(s)" in human and "node 1" in human
     listed = subprocess.run([sys.executable, "-m", "rocm_tune", "runs"], capture_output=True, text=True)
     assert "PEAK" in listed.stdout.splitlines()[0]
+
+
+def test_recorded_param_dtypes_are_read_and_compared_with_the_plan(tmp_path):
+    """A rank that trains bf16 frozen weights under a plan that says fp32 (report 000 through stock LLaMA-Factory)
+    is named; a rank that trains what the plan says is not."""
+    from rocm_tune.core.runs.measured import dtype_mismatches, human_lines
+
+    append_rank_record(tmp_path, {"node": "0", "rank": 0, "step": 1,
+                                  "param_dtypes": {"frozen": {"bfloat16": 900, "float32": 10},
+                                                   "trainable": {"float32": 40}}})
+    append_rank_record(tmp_path, {"node": "0", "rank": 1, "step": 1,
+                                  "param_dtypes": {"frozen": {"float32": 910}, "trainable": {"float32": 40}}})
+    m = read_measured(tmp_path).to_dict()
+    assert m["ranks"][0]["param_dtypes"] == {"frozen": {"bfloat16": 900, "float32": 10}, "trainable": {"float32": 40}}
+    predicted = {"frozen_weights": "fp32", "trainable_weights": "fp32", "peak_allocated_bytes": None}
+    assert dtype_mismatches(m, predicted) == ["rank 0: frozen parameters are bf16+fp32, the plan says fp32"]
+    text = "\n".join(human_lines(m, predicted))
+    assert "params: frozen fp32, trainable fp32" in text and "! rank 0: frozen parameters are bf16+fp32" in text
+    # a record with a malformed param_dtypes is read without it, never an error
+    append_rank_record(tmp_path, {"node": "0", "rank": 2, "param_dtypes": {"frozen": "bf16"}})
+    assert read_measured(tmp_path).to_dict()["ranks"][2]["param_dtypes"] is None

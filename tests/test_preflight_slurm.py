@@ -8,7 +8,7 @@ import stat
 import sys
 from pathlib import Path
 
-from rocm_tune.core.runs.measured import append_rank_record
+from rocm_tune.train.callbacks import append_rank_record
 from rocm_tune.core.runs.slurm import job_from_sacct, job_from_scontrol, parse_scontrol
 from tests.conftest import run_cli
 

@@ -59,14 +59,21 @@ def test_execution_states_what_runs_and_warns_with_the_fix(qwen7b):
     assert bf.warning is None and bf.regime.autocast == "bf16" and bf.regime.trainable_dtype == "fp32"
 
 
-def test_lf_launch_with_a_pinned_dtype_is_estimated_as_the_builtin_regime(qwen7b):
-    from rocm_tune.core.runners import estimated_runner
-
-    assert estimated_runner("llamafactory", pinned_compute_dtype="fp32") == "builtin"
-    assert estimated_runner("llamafactory") == "llamafactory" and estimated_runner("hf") == "hf"
-    pinned = TrainConfig(method="lora", precision="fp32", runner=estimated_runner("llamafactory",
-                                                                                  pinned_compute_dtype="fp32"))
+def test_lf_launch_pins_fp32_so_fp32_weights_are_counted(qwen7b):
+    """Report 000: stock LLaMA-Factory keeps the bf16 checkpoint in bf16 (14 GiB of frozen weights); through the
+    bundle's lf_launch --compute-dtype fp32 the weights load in fp32 (28 GiB) and no request is ignored."""
+    stock = TrainConfig(method="lora", precision="fp32", runner="llamafactory")
+    pinned = TrainConfig(method="lora", precision="fp32", runner="llamafactory", lf_launch=True)
+    assert regime(qwen7b, stock).frozen_dtype == "bf16" and regime(qwen7b, stock).ignores_request
+    r = regime(qwen7b, pinned)
+    assert (r.frozen_dtype, r.trainable_dtype, r.compute_dtype, r.autocast, r.ignores_request) == (
+        "fp32", "fp32", "fp32", None, False)
     assert estimate(qwen7b, pinned).per_gpu.frozen_weights_bytes == _blk(4 * qwen7b.params.total)
+    assert estimate(qwen7b, stock).per_gpu.frozen_weights_bytes < 0.51 * estimate(qwen7b, pinned).per_gpu.frozen_weights_bytes
+    ex = execution(qwen7b, pinned)
+    assert ex.compute_pin == "fp32" and ex.warning is None and "lf_launch.py --compute-dtype fp32" in ex.launch
+    # bf16 needs no pin: the YAML's bf16 switch sets LLaMA-Factory's compute dtype
+    assert execution(qwen7b, TrainConfig(precision="bf16", runner="llamafactory", lf_launch=True)).compute_pin is None
 
 
 def test_llamafactory_full_fp32_upcasts_everything(qwen7b):

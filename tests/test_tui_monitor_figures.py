@@ -155,7 +155,7 @@ def test_a_deliberate_stop_says_stopped_by_you_with_checkpoint_and_resume_and_de
 
 
 def test_predicted_vs_measured_memory_per_gpu_and_every_nodes_ranks(tmp_path):
-    from rocm_tune.core.runs.measured import append_rank_record
+    from rocm_tune.train.callbacks import append_rank_record
 
     gib = 2**30
     run = write_sample_run(tmp_path / "run", steps=10, total_steps=100, finished=True)

@@ -113,8 +113,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(ex, "--force", action="store_true", help="overwrite files that already exist in DIR")
     _add(ex, "--dataset", help="a local dataset file (gets a dataset_info.json entry in the bundle) "
          "or a folder with dataset_info.json")
-    _add(ex, "--dataset-name", help="LLaMA-Factory dataset name (in --dataset-dir/dataset_info.json)")
-    _add(ex, "--dataset-dir", help="folder with dataset_info.json (default: the bundle)")
+    _add(ex, "--dataset-name", help="LLaMA-Factory dataset name(s), NAME or NAME,NAME (entries of "
+         "--dataset-dir/dataset_info.json)")
+    _add(ex, "--dataset-dir", help="folder whose dataset_info.json lists --dataset-name (default data, in the bundle "
+         "directory where run.sh runs LLaMA-Factory; ONLINE for the hub)")
     _add(ex, "--output-dir", default="output", help="where training writes checkpoints (default: output/ in the bundle)")
     _add(ex, "--template", type=_template, default=None,
          help="LLaMA-Factory chat template, e.g. qwen, llama3 (default: from the model family, else default)")
@@ -156,7 +158,11 @@ def _plan_from_flags(args: argparse.Namespace):
 
 
 def _options(args: argparse.Namespace) -> ExportOptions:
+    import os
+
     return ExportOptions(
+        # the bundle's directory, known before rendering: a relative --dataset-dir is looked for there too
+        bundle_dir=os.path.abspath(os.path.expanduser(args.out)),
         model=args.model_path,
         dataset_name=args.dataset_name,
         dataset_dir=args.dataset_dir,
@@ -187,14 +193,18 @@ def _options(args: argparse.Namespace) -> ExportOptions:
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.export.bundle import build_bundle, parse_formats, write_bundle
     from rocm_tune.core.export.common import load_plan
+    from rocm_tune.core.export.datasets import for_export
 
     if not args.out:
         raise UserError("-o DIR is required: the directory to write the bundle into")
     formats = parse_formats(args.format)
+    if args.dataset_dir is not None and not args.dataset_name:
+        raise UserError(f"--dataset-dir {args.dataset_dir!r} applies with --dataset-name (the names its "
+                        "dataset_info.json lists)")
     if args.plan:
         given = sorted(
             d for d in _PLAN_DESTS
-            if d not in ("json", "dataset", "dataset_name", "runner", "python") and getattr(args, d, None) not in (None, False, [], ())
+            if d not in ("json", "dataset", "dataset_name", "dataset_dir", "runner", "python") and getattr(args, d, None) not in (None, False, [], ())
             and getattr(args, d, None) != _default_of(args, d)
         )
         if given:
@@ -206,8 +216,11 @@ def run(args: argparse.Namespace) -> int:
         print("rocm-tune export: the plan does not fit in GPU memory (does-not-fit); nothing written. "
               "Pick an alternative from `rocm-tune plan`, or pass --allow-unfit.", file=sys.stderr)
         return 1
-    bundle = build_bundle(plan, formats, _options(args), dataset=args.dataset)
+    opts = _options(args)
+    bundle = build_bundle(plan, formats, opts, dataset=args.dataset)
     written = write_bundle(bundle, args.out, force=args.force)
+    named = for_export(opts, args.dataset)  # checked already by build_bundle: the same answer again
+    dataset_note = named.note(opts.bundle_dir) if named is not None else None
     if args.json:
         print_json({
             "out": str(args.out),
@@ -217,13 +230,21 @@ def run(args: argparse.Namespace) -> int:
             "runner": bundle.resolved.runner,
             "command": [a if isinstance(a, str) else a.shell() for a in bundle.launch.argv],
             "notes": list(bundle.notes),
+            "dataset": named.as_json(opts.bundle_dir) if named is not None else None,
+            "compute_pin": bundle.resolved.compute_pin,
+            "execution": list(bundle.resolved.execution),
         })
         return 0
     print(f"wrote {len(written)} files to {args.out}:")
     for p in written:
         print(f"  {p.name}")
     for note in bundle.notes:
-        print(f"note: {note}")
+        if note != dataset_note:
+            print(f"note: {note}")
+    if bundle.resolved.execution:
+        print(f"executes: {bundle.resolved.execution[0]}")
+    if dataset_note:
+        print(f"rocm-tune export: note: {dataset_note}", file=sys.stderr)
     import shlex
 
     out_dir = args.out.rstrip("/") or "/"

@@ -37,7 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help=f"what runs the training loop (default {V.DEFAULT_RUNNER}; the default export target)")
     g.add_argument("--dataset", default=None,
                    help="local dataset (alpaca/sharegpt JSON/JSONL, or a dataset_info.json dir)")
-    g.add_argument("--dataset-name", default=None, help="entry of dataset_info.json when --dataset is a directory")
+    g.add_argument("--dataset-name", default=None,
+                   help="LLaMA-Factory dataset name(s), NAME or NAME,NAME: entries of --dataset-dir/dataset_info.json "
+                        "(or of --dataset DIR); checked, and its local file used for the statistics, when readable here")
+    g.add_argument("--dataset-dir", default=None,
+                   help="folder whose dataset_info.json lists --dataset-name (default data; ONLINE for the hub)")
     g.add_argument("--percentile", type=_limit("--percentile", "percentile"), default=V.DEFAULT_PERCENTILE,
                    help=f"share of samples cutoff_len must cover (default {V.DEFAULT_PERCENTILE:g})")
     g.add_argument("--hours", type=_limit("--hours", "hours"), default=None, help="time budget")
@@ -64,18 +68,52 @@ def answers_from_args(args: argparse.Namespace) -> dict:
     return out
 
 
-def build_request(args):
+def _named_dataset(args, answers: dict, notes: list[str] | None) -> None:
+    """`--dataset-name NAME [--dataset-dir DIR]` without `--dataset`: the names are checked where DIR is readable
+    here (core/export/datasets.py), and a single name's local file gives the token statistics."""
+    import os
+
+    from rocm_tune.core.export.datasets import resolve_named
+
+    given_dir = getattr(args, "dataset_dir", None)
+    if not answers.get("dataset_name"):
+        if given_dir is not None and not answers.get("dataset"):
+            raise UserError(f"--dataset-dir {given_dir!r} applies with --dataset-name (the names its "
+                            "dataset_info.json lists)")
+        return
+    if answers.get("dataset"):
+        if given_dir is not None:
+            raise UserError(f"--dataset {answers['dataset']!r} and --dataset-dir {given_dir!r} both name the "
+                            "dataset; give one of them")
+        return  # --dataset DIR --dataset-name NAME: read as it is
+    out = getattr(args, "out", None)
+    named = resolve_named(answers.pop("dataset_name"), given_dir,
+                          bundle_dir=os.path.abspath(os.path.expanduser(out)) if out else None)
+    source = named.stats_source()
+    if source:
+        answers["dataset"], answers["dataset_name"] = source
+    elif notes is not None:
+        why = named.note(None) or f"dataset {named.text}: no single local file to read here"
+        notes.append(f"{why}; cutoff_len is planned without dataset statistics")
+
+
+def build_request(args, notes: list[str] | None = None):
     from rocm_tune.core.request import request_from_answers
 
     if not args.model:
         raise UserError("--model is required (a preset name such as qwen2.5-7b, a model directory or config.json)")
-    return request_from_answers(answers_from_args(args))
+    answers = answers_from_args(args)
+    _named_dataset(args, answers, notes)
+    return request_from_answers(answers)
 
 
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.planner import plan
 
-    result = plan(build_request(args))
+    notes: list[str] = []
+    result = plan(build_request(args, notes))
+    for note in notes:
+        print(f"rocm-tune plan: note: {note}", file=sys.stderr)
     if args.json:
         print_json(result.to_dict())
     else:
@@ -142,6 +180,12 @@ def render(result) -> str:
                      f"use_reentrant {rec['use_reentrant']}")
     if rec["env"]:
         lines.append("  env: " + " ".join(f"{k}={v}" for k, v in rec["env"].items()))
+    ex = result.plan.execution
+    if ex is not None:
+        lines.append("")
+        lines.append("Executes")
+        lines.append(f"  {ex.line()}")
+        lines.extend(f"  {note}" for note in ex.summary[1:])
     lines.append("")
     lines.append("Memory per GPU (GiB)")
     for key, value in mem.items():

@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         command = ["bash", str(script.resolve())]
         kind = "script"
         name = name or script.stem
+        plan = _bundle_plan(script.resolve().parent)
     elif args.config:
         from rocm_tune.train.config import load_config
 
@@ -122,6 +123,19 @@ def run(args: argparse.Namespace) -> int:
                       total_steps=total_steps)
     _print_started(info, args.json)
     return 0
+
+
+def _bundle_plan(folder: Path) -> dict | None:
+    """The plan.json of an exported bundle beside the script (the run then shows measured vs predicted memory);
+    None when there is none or it is not a valid rocm-tune plan (a script of your own is run as it is)."""
+    if not (folder / "plan.json").is_file():
+        return None
+    from rocm_tune.core.export.common import load_plan
+
+    try:
+        return load_plan(str(folder / "plan.json")).to_dict()
+    except UserError:
+        return None
 
 
 def _print_started(info, as_json: bool) -> None:

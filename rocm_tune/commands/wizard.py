@@ -104,35 +104,6 @@ def ask_plain(preset: dict[str, Any]) -> dict[str, Any]:
     return answers
 
 
-def format_plan(d: dict) -> str:
-    """The plan as plain text (the same facts the Plan screen shows)."""
-    gib = GIB
-    rec, mem, tp = d.get("recommended") or {}, d.get("memory") or {}, d.get("throughput") or {}
-    hw, model = d.get("hardware") or {}, d.get("model") or {}
-    lines = [
-        f"{'FITS' if d.get('fits') else 'DOES NOT FIT'}: {model.get('name', '?')} on {hw.get('gpus', '?')}x "
-        f"{hw.get('gpu', '?')}" + (f" x {hw.get('nodes')} nodes" if (hw.get("nodes") or 1) > 1 else ""),
-        "recommended: " + ", ".join(f"{k}={rec[k]}" for k in (
-            "method", "precision", "attn", "cutoff_len", "micro_batch", "grad_accum", "zero_stage", "offload",
-            "gradient_checkpointing", "optim", "launcher") if k in rec),
-    ]
-    if rec.get("env"):
-        lines.append("env: " + " ".join(f"{k}={v}" for k, v in rec["env"].items()))
-    if mem:
-        parts = [f"{k.replace('_bytes', '')} {v / gib:.2f} GiB" for k, v in mem.items()
-                 if k.endswith("_bytes") and isinstance(v, (int, float)) and v]
-        lines.append("memory per GPU: " + ", ".join(parts))
-    if tp:
-        eta = tp.get("eta_seconds")
-        lines.append(f"speed: {tp.get('tokens_per_s')} tokens/s, {tp.get('seconds_per_step')} s/step"
-                     + (f", ETA {eta / 3600:.1f} h" if isinstance(eta, (int, float)) else ""))
-    for w in d.get("warnings") or []:
-        lines.append(f"warning {w.get('code')}: {w.get('message')}" + (f" Fix: {w['fix']}" if w.get("fix") else ""))
-    for r in d.get("reasons") or []:
-        lines.append(f"- {r}")
-    return "\n".join(lines)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.list and args.json:
         from rocm_tune.commands._common import print_json
@@ -177,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
 
         print_json(d)
     else:
-        print(format_plan(d))
+        from rocm_tune.commands.plan import render
+
+        print(render(result))  # the same text as `rocm-tune plan`, execution block included
         if args.output:
             print(f"plan written to {args.output}")
     return 0 if d.get("fits") else 1

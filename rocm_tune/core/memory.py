@@ -52,6 +52,9 @@ class TrainConfig:
     # who executes it (core/runners/). "builtin" = exactly the requested precision; the plan passes its own
     # runner (vocabulary.DEFAULT_RUNNER is llamafactory), whose real dtypes may differ
     runner: str = "builtin"
+    # LLaMA-Factory started through rocm-tune's lf_launch (every bundle): fp32 is pinned before the model loads
+    # (core/runners: compute_pin); False = stock llamafactory-cli, which keeps a bf16 checkpoint in bf16
+    lf_launch: bool = False
 
     @property
     def world_size(self) -> int:
@@ -82,6 +85,8 @@ class TrainConfig:
             raise UserError(f"lora targets {','.join(self.lora_targets)!r}: 'all' cannot be combined with names")
         if not isinstance(self.dora, bool) or not isinstance(self.double_quant, bool):
             raise UserError("dora and double_quant must be true or false")
+        if not isinstance(self.lf_launch, bool):
+            raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
         if not isinstance(self.gradient_checkpointing, bool):
             raise UserError(f"gradient_checkpointing must be true or false, got {self.gradient_checkpointing!r}")
         if self.quant_bits not in (4, 8) or isinstance(self.quant_bits, bool):

@@ -310,6 +310,73 @@ def _absent(f: _Fields, key: str, method: str) -> Any:
 
 
 @dataclass(frozen=True)
+class ExecutionInfo:
+    """What really executes for a configuration (core/runners): the dtype of every tensor class, how the runner
+    is started, and the summary lines the plan shows. Derived by the planner; plan.json carries it so a reader
+    sees what the bundle runs without re-deriving it."""
+
+    runner: str
+    requested: str
+    launch: str
+    compute_pin: str | None
+    checkpoint: str
+    frozen_weights: str
+    trainable_weights: str
+    gradients: str
+    optimizer_state: str
+    compute: str
+    autocast: str | None
+    ignores_request: bool = False
+    summary: tuple[str, ...] = ()
+
+    _DTYPES = ("fp32", "bf16", "fp16")
+    KEYS = ("runner", "requested", "launch", "compute_pin", "checkpoint", "frozen_weights", "trainable_weights",
+            "gradients", "optimizer_state", "compute", "autocast", "ignores_request", "summary")
+
+    @classmethod
+    def of(cls, ex) -> ExecutionInfo:
+        """From `rocm_tune.core.runners.Execution`."""
+        r = ex.regime
+        return cls(runner=r.runner, requested=r.requested, launch=ex.launch, compute_pin=ex.compute_pin, checkpoint=r.checkpoint_dtype,
+                   frozen_weights=r.frozen_dtype, trainable_weights=r.trainable_dtype,
+                   gradients=r.trainable_dtype, optimizer_state=r.trainable_dtype, compute=r.compute_dtype,
+                   autocast=r.autocast, ignores_request=r.ignores_request, summary=tuple(ex.lines))
+
+    @classmethod
+    def from_dict(cls, f: _Fields) -> ExecutionInfo:
+        d = cls._DTYPES
+        return cls(runner=f.choice("runner", V.RUNNERS), requested=f.choice("requested", V.PRECISIONS),
+                   launch=f.text("launch"),
+                   compute_pin=f.choice("compute_pin", d, optional=True), checkpoint=f.choice("checkpoint", d),
+                   frozen_weights=f.choice("frozen_weights", d), trainable_weights=f.choice("trainable_weights", d),
+                   gradients=f.choice("gradients", d), optimizer_state=f.choice("optimizer_state", d),
+                   compute=f.choice("compute", d), autocast=f.choice("autocast", d, optional=True),
+                   ignores_request=f.flag("ignores_request"), summary=f.texts("summary"))
+
+    def line(self) -> str:
+        """One line: what executes, for the plan, the app and run.sh's header."""
+        return (f"frozen weights {self.frozen_weights}, trainable weights/gradients/optimizer state "
+                f"{self.trainable_weights}, compute {self.compute}, "
+                + (f"autocast {self.autocast}" if self.autocast else "no autocast")
+                + f" (checkpoint {self.checkpoint}); started as {self.launch}")
+
+    def to_dict(self) -> dict:
+        return {"runner": self.runner, "requested": self.requested, "launch": self.launch,
+                "compute_pin": self.compute_pin,
+                "checkpoint": self.checkpoint, "frozen_weights": self.frozen_weights,
+                "trainable_weights": self.trainable_weights, "gradients": self.gradients,
+                "optimizer_state": self.optimizer_state, "compute": self.compute, "autocast": self.autocast,
+                "ignores_request": self.ignores_request, "summary": list(self.summary)}
+
+
+def _execution(f: _Fields) -> ExecutionInfo | None:
+    """The optional execution block (absent in plans written before it existed)."""
+    if f.data.get("execution") is None:
+        return None
+    return ExecutionInfo.from_dict(f.sub("execution", ExecutionInfo.KEYS))
+
+
+@dataclass(frozen=True)
 class Memory:
     """Per-GPU bytes of one configuration (the estimator's itemisation) and the CPU RAM offload needs."""
 
@@ -412,23 +479,26 @@ class Option:
     throughput: Speed
     reasons: tuple[str, ...] = ()
     warnings: tuple[PlanWarning, ...] = ()
+    execution: ExecutionInfo | None = None
 
     @classmethod
     def from_dict(cls, f: _Fields) -> Option:
         return cls(settings=Settings.from_dict(f), fits=f.flag("fits"), memory=Memory.from_dict(f.sub("memory")),
                    throughput=Speed.from_dict(f.sub("throughput")), reasons=f.texts("reasons"),
-                   warnings=_warnings(f, "warnings"))
+                   warnings=_warnings(f, "warnings"), execution=_execution(f))
 
     def to_dict(self) -> dict:
         d = self.settings.to_dict()
         d.update({"fits": self.fits, "memory": self.memory.to_dict(), "throughput": self.throughput.to_dict(),
                   "reasons": list(self.reasons), "warnings": [w.to_dict() for w in self.warnings]})
+        if self.execution is not None:
+            d["execution"] = self.execution.to_dict()
         return d
 
 
 _TOP = ("version", "model", "hardware", "goal", "fits", "recommended", "memory", "throughput", "warnings",
-        "reasons", "alternatives")
-_OPTION_KEYS = _SETTING_KEYS + ("fits", "memory", "throughput", "reasons", "warnings")
+        "reasons", "alternatives", "execution")
+_OPTION_KEYS = _SETTING_KEYS + ("fits", "memory", "throughput", "reasons", "warnings", "execution")
 
 
 # --------------------------------------------------------------------------- the plan
@@ -447,13 +517,15 @@ class Plan:
     reasons: tuple[str, ...] = ()
     alternatives: tuple[Option, ...] = ()
     version: int = PLAN_VERSION
+    execution: ExecutionInfo | None = None   # what the recommendation really executes (None: an older plan.json)
 
     # ---- views
 
     @property
     def option(self) -> Option:
         """The recommended configuration as an Option (same shape as the alternatives)."""
-        return Option(self.recommended, self.fits, self.memory, self.throughput, self.reasons, self.warnings)
+        return Option(self.recommended, self.fits, self.memory, self.throughput, self.reasons, self.warnings,
+                      self.execution)
 
     def options(self) -> tuple[Option, ...]:
         """(recommended, *alternatives)."""
@@ -465,7 +537,7 @@ class Plan:
             return self
         opt = self.options()[index]
         return replace(self, recommended=opt.settings, fits=opt.fits, memory=opt.memory, throughput=opt.throughput,
-                       warnings=opt.warnings, reasons=opt.reasons)
+                       warnings=opt.warnings, reasons=opt.reasons, execution=opt.execution)
 
     def fits_reserved(self, reserved_bytes: float) -> bool:
         """The one meaning of "fits": reserved + in use <= headroom x VRAM."""
@@ -488,7 +560,7 @@ class Plan:
             method=s.method, precision=s.precision, attn=s.attn, cutoff_len=s.cutoff_len, micro_batch=s.micro_batch,
             gradient_checkpointing=s.gradient_checkpointing, optim=s.optim, zero_stage=s.zero_stage,
             offload=s.offload, stage=self.goal.stage, gpus=self.hardware.gpus, nodes=self.hardware.nodes,
-            runner=s.runner,
+            runner=s.runner, lf_launch=s.runner == "llamafactory",   # every bundle starts LF through lf_launch
             lora_rank=(s.lora_rank or V.DEFAULT_LORA_RANK) if lora else V.DEFAULT_LORA_RANK,
             lora_alpha=s.lora_alpha if lora else None,
             lora_targets=(s.lora_targets or V.DEFAULT_LORA_TARGETS) if lora else V.DEFAULT_LORA_TARGETS,
@@ -525,6 +597,7 @@ class Plan:
             warnings=_warnings(f, "warnings"), reasons=f.texts("reasons"),
             alternatives=tuple(Option.from_dict(_Fields(a, f"alternatives[{i}]", _OPTION_KEYS))
                                for i, a in enumerate(alts)),
+            execution=_execution(f),
         )
 
     def to_dict(self) -> dict:
@@ -540,6 +613,7 @@ class Plan:
             "warnings": [w.to_dict() for w in self.warnings],
             "reasons": list(self.reasons),
             "alternatives": [a.to_dict() for a in self.alternatives],
+            **({"execution": self.execution.to_dict()} if self.execution is not None else {}),
         }
 
     def to_json(self) -> str:

@@ -5,12 +5,12 @@ alternatives, and the typed views (`PlanOption.option()`, `memory_of`, `speed_of
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rocm_tune.core import rules
+from rocm_tune.core import rules, runners
 from rocm_tune.core import throughput as tp
 from rocm_tune.core import vocabulary as V
-from rocm_tune.core.plan import Memory, Option, Settings, Speed, SpeedPoint
+from rocm_tune.core.plan import ExecutionInfo, Memory, Option, Settings, Speed, SpeedPoint
 from rocm_tune.core.units import fmt_bytes_gib as _gib
 from rocm_tune.core.vocabulary import (
     DEFAULT_EFFECTIVE_BATCH,
@@ -42,6 +42,7 @@ class PlanOption:
     reasons: tuple[str, ...] = ()
     warnings: tuple[PlanWarning, ...] = ()
     vram_bytes: int = 0
+    execution: Any = None   # rocm_tune.core.runners.Execution: what really executes
 
     @property
     def reserved_fraction(self) -> float:
@@ -74,7 +75,8 @@ class PlanOption:
     def option(self, runner: str = V.DEFAULT_RUNNER) -> Option:
         return Option(settings=self.settings(runner), fits=self.fits, memory=self.memory(),
                       throughput=speed_of(self.throughput), reasons=tuple(self.reasons),
-                      warnings=tuple(self.warnings))
+                      warnings=tuple(self.warnings),
+                      execution=None if self.execution is None else ExecutionInfo.of(self.execution))
 
     def to_dict(self) -> dict:
         return self.option().to_dict()
@@ -114,6 +116,7 @@ class _Notes:
     launcher: str = "python"
     env: dict = field(default_factory=dict)
     lr: float = 0.0
+    execution: Any = None
 
 
 def _unpack(n: _Notes):
@@ -126,7 +129,7 @@ def _unpack(n: _Notes):
 def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff: int) -> PlanOption:
     """The searched configuration `c` with its reasons and warnings, section by section."""
     n = _Notes(s, c, epochs, cutoff_why, target_cutoff, c.thr or _throughput(s, c, epochs))
-    for section in (_precision, _attention, _checkpointing, _distribution, _multi_gpu, _batch, _cutoff_and_dataset,
+    for section in (_precision, _execution, _attention, _checkpointing, _distribution, _multi_gpu, _batch, _cutoff_and_dataset,
                     _memory, _platform, _launch, _speed):
         section(n)
     cfg, thr, est, reasons, warns, env, launcher, lr = (c.cfg, n.thr, c.est, n.reasons, n.warns, n.env, n.launcher,
@@ -135,7 +138,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     return PlanOption(cfg=cfg, grad_accum=c.grad_accum, estimate=est, throughput=thr, fits=c.fits,
                       effective_batch=eff, precision_risk=c.risk, launcher=launcher, env=env,
                       learning_rate=lr, epochs=epochs, reasons=tuple(reasons), warnings=tuple(warns),
-                      vram_bytes=s.vram)
+                      vram_bytes=s.vram, execution=n.execution)
 
 
 
@@ -170,6 +173,26 @@ def _precision(n: _Notes) -> None:
     if req.precision is not None and c.risk >= 2:
         warns.append(make("fixed-value-risky", f"precision {c.precision_why}"))   # why already says "(fixed by you)"
 
+
+
+def _execution(n: _Notes) -> None:
+    """What really executes (core/runners), with the warning `estimate` gives when the runner does not run the
+    requested precision, and why LLaMA-Factory is started through lf_launch when fp32 is pinned."""
+    s, c, req, gpu, model, cfg, world, est, thr, epochs, reasons, warns = _unpack(n)
+    ex = runners.execution(model, cfg, gpu)
+    n.execution = ex
+    r = ex.regime
+    if ex.compute_pin and r.checkpoint_dtype != ex.compute_pin:
+        total = model.params.total * runners.DTYPE_BYTES[ex.compute_pin]
+        stock = model.params.total * runners.DTYPE_BYTES[r.checkpoint_dtype]
+        reasons.append(f"runs in real {ex.compute_pin}: LLaMA-Factory is started through the bundle's "
+                       f"{runners.LF_LAUNCH_FILE} --compute-dtype {ex.compute_pin}, because stock llamafactory-cli "
+                       f"would keep this {r.checkpoint_dtype} checkpoint in {r.checkpoint_dtype} with bf16/fp16 off "
+                       f"(field report 000's 'fp32' run); planned for {_gib(total)} of {ex.compute_pin} weights in "
+                       f"all, not {_gib(stock)}")
+    if ex.warning:
+        code, msg, fix = ex.warning
+        warns.append(make(code, msg, fix))
 
 
 def _attention(n: _Notes) -> None:

@@ -93,6 +93,8 @@ class _Search:
             "freeze_trainable_layers": r.freeze_trainable_layers or 2,
             "optim": r.optim or "adamw",
             "gpus": r.gpus, "nodes": r.nodes, "stage": r.stage, "runner": r.runner,
+            # a plan is exported as a bundle, and every bundle starts LLaMA-Factory through lf_launch
+            "lf_launch": r.runner == "llamafactory",
         }
         base.update(kw)
         return self.TrainConfig(**base)

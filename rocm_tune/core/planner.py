@@ -175,6 +175,7 @@ class PlanResult:
             warnings=self.warnings,
             reasons=self.reasons,
             alternatives=tuple(a.option(r.runner) for a in self.alternatives),
+            execution=rec.option(r.runner).execution,
         )
 
     def to_dict(self) -> dict:

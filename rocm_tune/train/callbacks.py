@@ -6,23 +6,63 @@ allocator), host RSS, tokens/s and the telemetry of its own GPU to `RUN_DIR/rank
 supervisor; export it on the compute nodes of a multi-node job), else the trainer's output_dir.
 The node is `$NODE_RANK` / `$GROUP_RANK` (torchrun) / `$SLURM_NODEID`, else 0.
 
+Each sample also carries `param_dtypes`: the elements of the rank's frozen and trainable parameters per
+dtype, counted when training begins (after the runner loaded, cast and wrapped the model), i.e. what really
+executes, e.g. `{"frozen": {"float32": 494032768}, "trainable": {"float32": 4399104}}`.
+
 Used by the built-in trainer (`rocm_tune.train.trainer`) and by LLaMA-Factory runs started through
-`python -m rocm_tune.train.lf_launch`. Nothing here can stop a training: every failure to sample or
-write is swallowed (a monitor must never kill the run it watches).
+`lf_launch` (`rocm_tune/train/lf_launch.py`). Standard library at import (torch and transformers lazily,
+rocm-tune's GPU telemetry only if rocm-tune is installed), because every exported bundle carries a copy of
+this file as `rocm_tune_callbacks.py` for training machines without rocm-tune. Nothing here can stop a
+training: every failure to sample or write is swallowed (a monitor must never kill the run it watches).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
 import socket
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from rocm_tune.core.runs.measured import append_rank_record
-
 TELEMETRY_EVERY_S = 5.0
+RANKS_DIR = "ranks"   # the reader: rocm_tune.core.runs.measured
+
+
+def append_rank_record(run_dir: str | os.PathLike, rec: dict) -> Path:
+    """Append one sample line to RUN_DIR/ranks/<node>-<rank>.jsonl with a single O_APPEND write.
+
+    One write() of a whole line to a file opened with O_APPEND: readers never see a half line from
+    a finished write, and two writers never interleave inside a line."""
+    d = Path(run_dir) / RANKS_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    node = re.sub(r"[^A-Za-z0-9._-]+", "-", str(rec.get("node", 0))) or "0"
+    path = d / f"{node}-{int(rec.get('rank', 0))}.jsonl"
+    line = (json.dumps({"type": "mem", **rec}, allow_nan=False, default=str) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    return path
+
+
+def param_dtypes(model) -> dict | None:
+    """{"frozen": {dtype: elements}, "trainable": {dtype: elements}} of a model's parameters (DeepSpeed ZeRO-3
+    partitions count their full size, `ds_numel`); None when it cannot be read."""
+    try:
+        out: dict = {"frozen": {}, "trainable": {}}
+        for p in model.parameters():
+            n = int(getattr(p, "ds_numel", 0) or p.numel())
+            side = out["trainable" if p.requires_grad else "frozen"]
+            name = str(p.dtype).replace("torch.", "")
+            side[name] = side.get(name, 0) + n
+        return out
+    except Exception:  # noqa: BLE001 - a sample is a bonus
+        return None
 
 
 def run_dir_for(output_dir: str | None = None) -> str | None:
@@ -141,6 +181,7 @@ class RankSampler:
         self.tel = _Telemetry() if telemetry else None
         self.device = "cpu"
         self.gpu_index: int | None = None
+        self.param_dtypes: dict | None = None   # set when training begins; carried by every sample
         try:
             import torch
 
@@ -176,6 +217,8 @@ class RankSampler:
                 "step_time_s": None if step_time_s is None else _finite(step_time_s),
                 "telemetry": self.tel.sample(self.gpu_index) if self.tel else None,
             }
+            if self.param_dtypes is not None:
+                rec["param_dtypes"] = self.param_dtypes
             if extra:
                 rec.update(extra)
             return append_rank_record(self.run_dir, rec)
@@ -211,6 +254,9 @@ def make_rank_callback(output_dir: str | None = None, token_counter: Callable[[]
 
         def on_train_begin(self, args, state, control, **kw):
             self.sampler = RankSampler(run_dir_for(self.out_dir or getattr(args, "output_dir", None)))
+            model = kw.get("model")
+            if model is not None:
+                self.sampler.param_dtypes = param_dtypes(model)
             self._t = time.time()
             self._step = state.global_step
             self._tok = self._counted(state) or 0

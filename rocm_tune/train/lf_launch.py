@@ -1,17 +1,24 @@
-"""LLaMA-Factory through rocm-tune: `python -m rocm_tune.train.lf_launch CONFIG.yaml [--compute-dtype D]`.
+"""LLaMA-Factory through rocm-tune: `python lf_launch.py CONFIG.yaml [key=value ...] [--compute-dtype D]`.
 
-Runs LLaMA-Factory's own training (`llamafactory.train.tuner.run_exp(args, callbacks=[...])`) with
-rocm-tune's per-rank memory callback added, so every rank of the run writes its measured memory,
-tokens/s and GPU telemetry into `$ROCM_TUNE_RUN_DIR/ranks/` (see `rocm_tune.train.callbacks`).
-Works under torchrun (`torchrun ... -m rocm_tune.train.lf_launch CONFIG.yaml`) like `llamafactory-cli train`.
+Every bundle rocm-tune exports starts LLaMA-Factory through this file (run.sh: `python3 lf_launch.py
+llamafactory.yaml`, or torchrun / deepspeed / accelerate with it as the script); it is also
+`python -m rocm_tune.train.lf_launch`. It runs LLaMA-Factory's own training
+(`llamafactory.train.tuner.run_exp(args, callbacks=[...])`) in this process, so LLaMA-Factory's arguments,
+`key=value` overrides after the YAML (read by LLaMA-Factory's own `read_args`), exit codes and signals pass
+unchanged, with two additions:
 
-`--compute-dtype fp32` (or `$ROCM_TUNE_COMPUTE_DTYPE=fp32`) pins LLaMA-Factory's compute dtype: with
-`bf16: false, fp16: false` LLaMA-Factory otherwise picks bf16 (fp16) on any GPU through
-`infer_optim_dtype` (torch answers bf16-supported on every ROCm GPU, gfx906 included), so a plan that
-says fp32 would not train in fp32. The pin replaces the function where `model/patcher.py` calls it.
-A pin that contradicts the YAML's `bf16`/`fp16`/`pure_bf16` switches is refused.
+* every rank appends its measured memory (allocated, reserved, peaks), tokens/s and the dtypes of its
+  frozen and trainable parameters to `$ROCM_TUNE_RUN_DIR/ranks/<node>-<rank>.jsonl` (else to the run's
+  output_dir/ranks/). The writer is `rocm_tune.train.callbacks`, or the bundle's own copy of it
+  (`rocm_tune_callbacks.py` beside this file), so a training machine without rocm-tune records it too;
+* `--compute-dtype fp32` (or `$ROCM_TUNE_COMPUTE_DTYPE=fp32`) pins LLaMA-Factory's compute and load dtype:
+  with `bf16: false, fp16: false` LLaMA-Factory otherwise picks bf16 (fp16) on any GPU through
+  `infer_optim_dtype` (torch answers bf16-supported on every ROCm GPU, gfx906 included) and loads the
+  checkpoint as stored, so a plan that says fp32 would not train in fp32. A pin that contradicts the
+  config's `bf16`/`fp16`/`pure_bf16` switches is refused.
 
-llamafactory is imported lazily; without it the launcher says so on one line (exit 2).
+Standard library only at import; llamafactory is imported when the training starts. Without LLaMA-Factory,
+or with one whose functions this file hooks are missing, it says so on one line (exit 2).
 """
 
 from __future__ import annotations
@@ -21,13 +28,42 @@ import sys
 
 DTYPES = ("fp32", "bf16", "fp16")
 _YAML_SWITCH = {"bf16": "bf16", "fp16": "fp16", "pure_bf16": "bf16"}
+_TRUE = (True, "true", "True", "1", 1)
+USAGE = "usage: python lf_launch.py CONFIG.yaml [key=value ...] [--compute-dtype fp32|bf16|fp16]"
+TESTED = "0.9.x (tested with 0.9.5)"
 
 
 class LaunchError(Exception):
     pass
 
 
+def split_argv(argv: list[str]) -> tuple[list[str], str | None]:
+    """(LLaMA-Factory's arguments, the --compute-dtype value): --compute-dtype and the DeepSpeed launcher's
+    --local_rank are ours; everything else goes to LLaMA-Factory in order."""
+    dtype = os.environ.get("ROCM_TUNE_COMPUTE_DTYPE") or None
+    rest: list[str] = []
+    it = iter(argv)
+    for a in it:
+        if a == "--compute-dtype":
+            dtype = next(it, "")
+        elif a.startswith("--compute-dtype="):
+            dtype = a.split("=", 1)[1]
+        elif a.startswith("--local_rank") or a.startswith("--local-rank"):
+            if "=" not in a:
+                next(it, None)
+            continue  # the DeepSpeed launcher's; LOCAL_RANK is in the environment too
+        else:
+            rest.append(a)
+    return rest, dtype
+
+
+def _config_file(args: list[str]) -> str | None:
+    first = args[0] if args else ""
+    return first if first.endswith((".yaml", ".yml", ".json")) else None
+
+
 def read_config(path: str) -> dict:
+    """The config file as a dict (one-line LaunchError when it cannot be read), before LLaMA-Factory imports."""
     import yaml
 
     try:
@@ -42,18 +78,73 @@ def read_config(path: str) -> dict:
     return data
 
 
-def check_pin(args: dict, dtype: str | None) -> str | None:
-    """The dtype to pin, or None; LaunchError for an unknown dtype or one the YAML contradicts."""
+def switches(args: list[str], config: dict | None) -> dict:
+    """The precision switches the run will see: the config file's, then `key=value` / `--key value` overrides."""
+    out = {k: config.get(k) for k in _YAML_SWITCH} if config else {}
+    it = iter(args[1:] if config is not None else args)
+    for a in it:
+        key, value = None, None
+        if a.startswith("--"):
+            key = a[2:].split("=", 1)[0]
+            value = a.split("=", 1)[1] if "=" in a else next(it, "true")
+        elif "=" in a:
+            key, value = a.split("=", 1)
+        if key in _YAML_SWITCH:
+            out[key] = value
+    return out
+
+
+def check_pin(sw: dict, dtype: str | None) -> str | None:
+    """The dtype to pin, or None; LaunchError for an unknown dtype or one the config contradicts."""
     if dtype in (None, ""):
         return None
     if dtype not in DTYPES:
         raise LaunchError(f"--compute-dtype {dtype!r} is not one of {', '.join(DTYPES)}")
-    on = [k for k in _YAML_SWITCH if args.get(k) in (True, "true", "True", 1)]
-    for k in on:
-        if _YAML_SWITCH[k] != dtype:
+    for k, v in sw.items():
+        if v in _TRUE and _YAML_SWITCH[k] != dtype:
             raise LaunchError(f"--compute-dtype {dtype} contradicts `{k}: true` in the config; "
                               f"set {k}: false or pin {_YAML_SWITCH[k]}")
     return dtype
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("llamafactory")
+    except Exception:  # noqa: BLE001 - a source checkout has no metadata
+        return "unknown"
+
+
+def import_llamafactory(pin: str | None):
+    """run_exp and, for a pin, the two functions it replaces; LaunchError naming what is missing."""
+    try:
+        from llamafactory.train.tuner import run_exp
+    except Exception as exc:  # noqa: BLE001 - ImportError or a broken install alike
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        raise LaunchError(f"LLaMA-Factory does not import here ({type(exc).__name__}: {detail}); pip install "
+                          f"llamafactory ({TESTED}) in this Python ({sys.executable}), or train with the built-in "
+                          "trainer") from None
+    import inspect
+
+    try:
+        takes_callbacks = "callbacks" in inspect.signature(run_exp).parameters
+    except (TypeError, ValueError):
+        takes_callbacks = False
+    if not takes_callbacks:
+        raise LaunchError(f"LLaMA-Factory {_version()} is too old: its run_exp takes no callbacks; "
+                          f"this launcher needs {TESTED}")
+    if pin:
+        try:
+            from llamafactory.model import loader, patcher
+        except Exception as exc:  # noqa: BLE001
+            raise LaunchError(f"LLaMA-Factory {_version()}: cannot pin the dtype ({exc}); this launcher needs "
+                              f"{TESTED}") from None
+        missing = [n for mod, n in ((patcher, "infer_optim_dtype"), (loader, "patch_config")) if not hasattr(mod, n)]
+        if missing:
+            raise LaunchError(f"LLaMA-Factory {_version()} has no {', '.join(missing)}: cannot pin the dtype; "
+                              f"this launcher needs {TESTED}")
+    return run_exp
 
 
 def pin_compute_dtype(dtype: str) -> None:
@@ -87,45 +178,66 @@ def pin_compute_dtype(dtype: str) -> None:
     loader.patch_config = patch_config
 
 
+def _callbacks_module():
+    """rocm-tune's rank callback: the bundle's copy beside this file, else the installed rocm_tune."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not __package__ and os.path.isfile(os.path.join(here, "rocm_tune_callbacks.py")):
+        if here not in sys.path:
+            sys.path.insert(0, here)
+        import rocm_tune_callbacks as mod  # type: ignore[import-not-found]
+
+        return mod
+    from rocm_tune.train import callbacks as mod
+
+    return mod
+
+
+def _output_dir(args) -> str | None:
+    if isinstance(args, dict):
+        v = args.get("output_dir")
+        return str(v) if v else None
+    for i, a in enumerate(args):
+        if a.startswith("--output_dir="):
+            return a.split("=", 1)[1]
+        if a == "--output_dir" and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    dtype = os.environ.get("ROCM_TUNE_COMPUTE_DTYPE") or None
-    paths = []
-    it = iter(argv)
-    for a in it:
-        if a == "--compute-dtype":
-            dtype = next(it, "")
-        elif a.startswith("--compute-dtype="):
-            dtype = a.split("=", 1)[1]
-        elif a.startswith("--local_rank") or a.startswith("--local-rank"):
-            continue  # the DeepSpeed launcher's; LOCAL_RANK is in the environment too
-        elif a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        else:
-            paths.append(a)
+    if any(a in ("-h", "--help") for a in argv):
+        print(__doc__)
+        return 0
+    rest, dtype = split_argv(argv)
     try:
-        if len(paths) != 1:
-            raise LaunchError("usage: python -m rocm_tune.train.lf_launch CONFIG.yaml [--compute-dtype fp32|bf16|fp16]")
-        args = read_config(paths[0])
-        pin = check_pin(args, dtype)
-        try:
-            from llamafactory.train.tuner import run_exp
-        except Exception as exc:  # noqa: BLE001 - ImportError or a broken install alike
-            raise LaunchError(f"LLaMA-Factory does not import here ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
-                              "pip install llamafactory, or train with the built-in trainer") from None
+        if not rest:
+            raise LaunchError(USAGE)
+        path = _config_file(rest)
+        config = read_config(path) if path else None
+        pin = check_pin(switches(rest, config), dtype)
+        run_exp = import_llamafactory(pin)
+        from llamafactory.hparams.parser import read_args
+
+        # LLaMA-Factory's own reading of its command line (as llamafactory-cli train does): the YAML/JSON merged
+        # with key=value overrides, or --key value flags
+        sys.argv = [sys.argv[0], *rest]
+        args = read_args()
         if pin:
             pin_compute_dtype(pin)
             print(f"[rocm-tune] LLaMA-Factory compute dtype pinned to {pin}", flush=True)
     except LaunchError as exc:
-        print(f"rocm_tune.train.lf_launch: error: {exc}", file=sys.stderr)
+        print(f"lf_launch: error: {exc}", file=sys.stderr)
         return 2
-    from rocm_tune.train.callbacks import make_rank_callback
-
-    cb = make_rank_callback(args.get("output_dir"))
-    # tokens/s for the callback: LLaMA-Factory passes HF TrainingArguments keys through
-    args.setdefault("include_num_input_tokens_seen", True)
-    run_exp(args=args, callbacks=[cb])
+    cb = None
+    try:
+        cb = _callbacks_module().make_rank_callback(_output_dir(args))
+    except Exception as exc:  # noqa: BLE001 - measuring is a bonus: the training runs without it
+        print(f"[rocm-tune] measured memory is not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if isinstance(args, dict):
+        # tokens/s for the callback: LLaMA-Factory passes HF TrainingArguments keys through
+        args.setdefault("include_num_input_tokens_seen", True)
+    run_exp(args=args, callbacks=[cb] if cb is not None else [])
     return 0
 
 

@@ -96,12 +96,13 @@ def option_sets(plan_dict: dict) -> list[dict]:
     rec = plan_dict.get("recommended") or {}
     out = [{"label": "recommended", "settings": dict(rec), "memory": dict(plan_dict.get("memory") or {}),
             "throughput": dict(plan_dict.get("throughput") or {}), "fits": plan_dict.get("fits"),
-            "warnings": list(plan_dict.get("warnings") or []), "reasons": list(plan_dict.get("reasons") or [])}]
+            "warnings": list(plan_dict.get("warnings") or []), "reasons": list(plan_dict.get("reasons") or []),
+            "execution": plan_dict.get("execution")}]
     for i, alt in enumerate(plan_dict.get("alternatives") or [], 1):
         out.append({"label": f"alternative {i}", "settings": {k: alt[k] for k in SETTING_KEYS if k in alt},
                     "memory": dict(alt.get("memory") or {}), "throughput": dict(alt.get("throughput") or {}),
                     "fits": alt.get("fits"), "warnings": list(alt.get("warnings") or []),
-                    "reasons": list(alt.get("reasons") or [])})
+                    "reasons": list(alt.get("reasons") or []), "execution": alt.get("execution")})
     return out
 
 
@@ -111,6 +112,10 @@ def option_plan(plan_dict: dict, opt: dict) -> dict:
     d["recommended"] = {**(plan_dict.get("recommended") or {}), **opt["settings"]}
     d["memory"], d["throughput"], d["fits"] = opt["memory"], opt["throughput"], opt["fits"]
     d["warnings"], d["reasons"] = opt["warnings"], opt["reasons"]
+    if opt.get("execution") is not None:
+        d["execution"] = opt["execution"]
+    else:
+        d.pop("execution", None)
     return d
 
 

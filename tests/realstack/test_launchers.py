@@ -36,6 +36,13 @@ def test_every_launcher_starts_llamafactory_with_arguments_it_accepts(realstack,
     for f in ("run.sh", "accelerate.yaml"):  # the exported port (29500) may be taken on a shared machine
         text = (b / f).read_text(encoding="utf-8")
         (b / f).write_text(text.replace("29500", port), encoding="utf-8")
+    if case.startswith("torchrun"):
+        # a training machine without rocm-tune: `import rocm_tune` fails there; the bundle's own lf_launch.py and
+        # rocm_tune_callbacks.py must still start LLaMA-Factory and record measured memory
+        shadow = tmp_path / "no-rocm-tune" / "rocm_tune"
+        shadow.mkdir(parents=True)
+        (shadow / "__init__.py").write_text('raise ImportError("rocm-tune is not installed on this machine")\n')
+        env["PYTHONPATH"] = str(shadow.parent)
     procs = [_run_sh(realstack, b, "max_steps=1", env={**env, "NODE_RANK": str(i)})
              for i in range(nodes)]
     outs = []
@@ -54,3 +61,12 @@ def test_every_launcher_starts_llamafactory_with_arguments_it_accepts(realstack,
     log = b / "output" / "trainer_log.jsonl"
     rows = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines() if x.strip()]
     assert rows and rows[-1]["current_steps"] == 1
+    # every rank measured itself through the bundle's launcher: ranks/ in the output dir (no ROCM_TUNE_RUN_DIR here),
+    # with the dtypes of the parameters it really trained (fp32 plan: frozen and trainable fp32)
+    from rocm_tune.core.runs.measured import read_measured
+
+    m = read_measured(b / "output")
+    assert m is not None and sorted(r.rank for r in m.ranks) == [0, 1], case
+    for r in m.ranks:
+        assert r.param_dtypes and set(r.param_dtypes["frozen"]) == {"float32"}, r
+        assert set(r.param_dtypes["trainable"]) == {"float32"} and r.rss_bytes > 0, r

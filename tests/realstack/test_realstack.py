@@ -238,7 +238,7 @@ def test_slurm_script_runs_from_any_directory_and_survives_long_node_lists(bundl
                        cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr
     assert f"PWD={d}" in r.stdout and "MASTER_ADDR=gpu-node-0" in r.stdout
-    assert "llamafactory.launcher llamafactory.yaml" in r.stdout
+    assert "lf_launch.py llamafactory.yaml" in r.stdout   # LLaMA-Factory through the bundle's launcher
 
 
 # ----------------------------------------------------------------------------- launchers and end to end

@@ -11,7 +11,7 @@ will be ignored ..."); precision then comes from the JSON.
 
 from __future__ import annotations
 
-from rocm_tune.core.export.common import DS_JSON, ExportOptions, Resolved
+from rocm_tune.core.export.common import DS_JSON, ExportOptions, Resolved, trainer_argv
 from rocm_tune.core.export.llamafactory import _scalar
 
 
@@ -49,13 +49,13 @@ def config(r: Resolved, opts: ExportOptions) -> dict:
 def render(r: Resolved, opts: ExportOptions) -> str:
     cfg = config(r, opts)
     if r.launcher == "accelerate":
-        lines = ["# accelerate config: run.sh starts `accelerate launch --config_file accelerate.yaml -m ...`"]
+        lines = ["# accelerate config: run.sh starts `accelerate launch --config_file accelerate.yaml ...`"]
         if r.nodes > 1:
             lines.append('# multi-node: run.sh adds --machine_rank "$NODE_RANK" --main_process_ip "$MASTER_ADDR" '
                          f"--main_process_port {opts.master_port} on each node")
     else:
         lines = [f"# accelerate config; run.sh does not use it (launcher {r.launcher}). To use it instead: "
-                 "accelerate launch --config_file accelerate.yaml -m llamafactory.launcher llamafactory.yaml"]
+                 "accelerate launch --config_file accelerate.yaml " + " ".join(trainer_argv(r))]
         if r.nodes > 1:
             lines.append("# multi-node: add --machine_rank N --main_process_ip ADDR_OF_NODE_0 on each node")
     for k, v in cfg.items():

@@ -24,6 +24,8 @@ from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
     HOSTFILE,
+    LF_CALLBACKS,
+    LF_LAUNCH,
     DS_JSON,
     LF_YAML,
     PLAN_JSON,
@@ -159,12 +161,10 @@ def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[s
     --dataset-name/--dataset-dir, or the plan's goal.dataset."""
     if dataset is None and not opts.dataset_name and plan.goal.dataset:
         dataset = plan.goal.dataset
-    if opts.dataset_name:
-        if opts.dataset_dir:
-            return opts.with_(dataset_dir=_abs_if_relative(opts.dataset_dir))
-        if dataset and Path(os.path.expanduser(dataset)).is_dir():
-            return opts.with_(dataset_dir=_abs_if_relative(dataset))
-        return opts
+    if opts.dataset_name:  # names in a dataset_info.json folder, checked when it is readable here
+        from rocm_tune.core.export.datasets import export_options
+
+        return export_options(opts, dataset, notes)
     if not dataset:
         return opts
     dp = Path(os.path.expanduser(dataset))
@@ -186,6 +186,15 @@ def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[s
     extra_files[DATASET_INFO] = json.dumps({name: entry}, indent=2, ensure_ascii=False) + "\n"
     notes.append(f"{DATASET_INFO}: entry {name!r} for {entry['file_name']} ({entry.get('formatting', 'alpaca')})")
     return opts.with_(dataset_name=name, dataset_dir=".")
+
+
+def launcher_files() -> dict[str, str]:
+    """The bundle's own copies of rocm_tune/train/lf_launch.py and callbacks.py (standard library at import), so
+    run.sh starts LLaMA-Factory through them on a training machine where rocm-tune is not installed. Read as
+    text: core imports nothing from train."""
+    train = Path(__file__).resolve().parents[2] / "train"
+    return {LF_LAUNCH: (train / "lf_launch.py").read_text(encoding="utf-8"),
+            LF_CALLBACKS: (train / "callbacks.py").read_text(encoding="utf-8")}
 
 
 def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, dataset: str | None = None) -> Bundle:
@@ -243,6 +252,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
             files[SLURM] = slurm.render(r, opts)
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
+    if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):
+        files.update(launcher_files())
     files.update(extra_files)
     files[PLAN_JSON] = json.dumps(plan.to_dict(), indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)

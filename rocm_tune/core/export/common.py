@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass, field, replace
 
 from rocm_tune.core import vocabulary as V
+from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan import Plan
 
@@ -27,6 +28,11 @@ SLURM = "slurm.sbatch"
 PLAN_JSON = "plan.json"
 DATASET_INFO = "dataset_info.json"
 HOSTFILE = "hostfile"  # multi-node `--launcher deepspeed` only
+# every LLaMA-Factory bundle starts LLaMA-Factory through its own copy of rocm_tune/train/lf_launch.py, which writes
+# measured memory through its own copy of rocm_tune/train/callbacks.py (the training machine needs no rocm-tune)
+LF_LAUNCH = "lf_launch.py"
+LF_CALLBACKS = "rocm_tune_callbacks.py"
+LF_PYTHON_ENV = "LLAMAFACTORY_PYTHON"  # the Python with LLaMA-Factory that run.sh starts (default python3)
 
 LAUNCHERS = ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "rocm-tune")
 # what trains (the plan's `recommended.runner`, `--runner`): LLaMA-Factory, rocm-tune's built-in trainer
@@ -160,6 +166,8 @@ class Resolved:
     nodes: int
     gpu_name: str
     warnings: tuple[tuple[str, str, str], ...] = ()  # the plan's (code, message, fix)
+    compute_pin: str | None = None  # lf_launch --compute-dtype (core/runners.compute_pin)
+    execution: tuple[str, ...] = ()  # what really executes, in words (the plan's execution block)
     zero: dict = field(default_factory=dict)  # deepspeed.json's zero_optimization ({} without ZeRO)
     notes: tuple[str, ...] = field(default=())
 
@@ -229,6 +237,14 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
                         "combination; use precision bf16 with ZeRO-3, or pure_bf16 with ZeRO-2")
     notes = []
     zero = _zero_settings(plan) if s.zero_stage else {}
+    pin = runners.compute_pin(runner, s.precision)
+    ex = plan.execution
+    if ex is not None and ex.runner == runner and ex.requested == s.precision:
+        execution = (ex.line(), *ex.summary[1:])
+    else:  # an older plan.json, or --runner changed who trains: what is known without the model's checkpoint dtype
+        execution = ((f"LLaMA-Factory through {LF_LAUNCH}" + (f" --compute-dtype {pin}: weights load and compute in "
+                      f"{pin} whatever the checkpoint's dtype" if pin else f", precision {s.precision}"))
+                     if runner == "llamafactory" else f"rocm-tune's built-in trainer, precision {s.precision}",)
     if s.optim == "sgd_momentum":
         notes.append("optim sgd_momentum is written as HF `sgd` (no momentum argument in the shared YAML)")
     return Resolved(
@@ -267,6 +283,8 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
         warnings=tuple((w.code, w.message, w.fix) for w in plan.warnings),
         zero=zero,
         notes=tuple(notes),
+        compute_pin=pin,
+        execution=execution,
     )
 
 
@@ -315,8 +333,9 @@ def visible_devices(env: dict) -> str | None:
     return None
 
 
-def trainer_module(r: Resolved) -> list[str]:
-    """argv of the training program started by torchrun/deepspeed/accelerate (`-m MODULE ARGS`)."""
+def trainer_argv(r: Resolved, module_flag: str = "-m") -> list[str]:
+    """What torchrun/deepspeed/accelerate/python start: the bundle's lf_launch.py for LLaMA-Factory (with the
+    plan's --compute-dtype pin), `-m rocm_tune train` for the built-in trainer (`--module` for deepspeed)."""
     if r.runner == "llamafactory":
-        return ["llamafactory.launcher", LF_YAML]
-    return ["rocm_tune", "train", LF_YAML]
+        return [LF_LAUNCH, LF_YAML] + (["--compute-dtype", r.compute_pin] if r.compute_pin else [])
+    return [module_flag, "rocm_tune", "train", LF_YAML]

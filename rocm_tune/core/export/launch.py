@@ -25,12 +25,13 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     HOSTFILE,
-    LF_YAML,
+    LF_LAUNCH,
+    LF_PYTHON_ENV,
     PYTHON_ENV,
     ExportOptions,
     Resolved,
     q,
-    trainer_module,
+    trainer_argv,
     visible_devices,
 )
 
@@ -129,38 +130,39 @@ def python_ref(r: Resolved) -> EnvRef:
     return EnvRef(PYTHON_ENV, default=r.python)
 
 
+def lf_python_ref() -> EnvRef:
+    """The Python that has LLaMA-Factory installed (the activated environment's python3 unless set)."""
+    return EnvRef(LF_PYTHON_ENV, default="python3")
+
+
 def launch_spec(r: Resolved, opts: ExportOptions) -> LaunchSpec:
-    """The command of the plan's launcher and runner (see the module docstring)."""
+    """The command of the plan's launcher and runner (see the module docstring). LLaMA-Factory is always started
+    through the bundle's lf_launch.py (measured memory and dtypes per rank; the plan's dtype pinned)."""
     port = str(opts.master_port)
-    mod = trainer_module(r)
+    prog: list[Arg] = list(trainer_argv(r))
     plan_env = tuple((k, r.env[k]) for k in sorted(r.env))
     launcher_env: list[tuple[str, Arg]] = []
     builtin = r.runner != "llamafactory"
-    program = "LLaMA-Factory (llamafactory-cli)" if not builtin else f"rocm-tune's trainer in {r.python}"
+    program = f"LLaMA-Factory (through {LF_LAUNCH})" if not builtin else f"rocm-tune's trainer in {r.python}"
     groups: list[list[Arg]]
-    if r.launcher == "llamafactory-cli":
-        groups = [["llamafactory-cli", "train", LF_YAML]]
-        if r.world_size > 1 or r.uses_deepspeed:
-            # llamafactory-cli starts torchrun itself when FORCE_TORCHRUN=1 (needed for DeepSpeed too)
-            launcher_env += [("FORCE_TORCHRUN", "1"), ("NNODES", str(r.nodes)), ("NPROC_PER_NODE", str(r.gpus))]
-            if r.nodes > 1:
-                launcher_env += [("NODE_RANK", NODE_RANK), ("MASTER_ADDR", MASTER_ADDR),
-                                 ("MASTER_PORT", EnvRef("MASTER_PORT", default=port))]
-    elif r.launcher == "rocm-tune" and r.world_size == 1:
-        groups = [[python_ref(r), "-m", *mod]]
-    elif r.launcher in ("torchrun", "rocm-tune"):
-        # the built-in trainer: torchrun of the recorded interpreter; LLaMA-Factory: its torchrun
-        first: list[Arg] = [python_ref(r), "-m", "torch.distributed.run"] if builtin else ["torchrun"]
+    # one process: LLaMA-Factory with DeepSpeed needs torchrun even then ("FORCE_TORCHRUN=1"); the built-in
+    # trainer sets up DeepSpeed itself
+    if r.world_size == 1 and (builtin or not r.uses_deepspeed) and r.launcher in ("llamafactory-cli", "rocm-tune"):
+        groups = [[python_ref(r) if builtin else lf_python_ref(), *prog]]
+    elif r.launcher in ("torchrun", "rocm-tune", "llamafactory-cli"):
+        # the built-in trainer: torchrun of the recorded interpreter; LLaMA-Factory: torchrun of its Python
+        # (what `FORCE_TORCHRUN=1 llamafactory-cli train` starts, with lf_launch.py in place of its launcher)
+        first: list[Arg] = [python_ref(r) if builtin else lf_python_ref(), "-m", "torch.distributed.run"]
         if r.nodes == 1:
-            groups = [first + ["--standalone", "--nnodes", "1", "--nproc_per_node", str(r.gpus)], ["-m", *mod]]
+            groups = [first + ["--standalone", "--nnodes", "1", "--nproc_per_node", str(r.gpus)], prog]
         else:
             groups = [first + ["--nnodes", str(r.nodes), "--nproc_per_node", str(r.gpus), "--node_rank", NODE_RANK],
                       ["--master_addr", MASTER_ADDR, "--master_port", port],
-                      ["-m", *mod]]
+                      prog]
         if builtin:
             program = f"torch and rocm-tune in {r.python}"
         else:
-            program = "torchrun and LLaMA-Factory"
+            program = f"torch and LLaMA-Factory in ${LF_PYTHON_ENV} (default python3)"
     elif r.launcher == "deepspeed":
         devices = visible_devices(r.env)
         if r.nodes > 1:
@@ -176,14 +178,15 @@ def launch_spec(r: Resolved, opts: ExportOptions) -> LaunchSpec:
             groups = [["deepspeed", "--num_gpus", str(r.gpus), "--master_port", port]]
         # --no_local_rank: without it the launcher passes --local_rank=N before the YAML and LLaMA-Factory
         # parses argv instead of the YAML ("Some specified arguments are not used by the HfArgumentParser")
-        groups.append(["--no_local_rank", "--module", *mod])
+        tail: list[Arg] = ["--no_local_rank", *trainer_argv(r, module_flag="--module")]
+        groups.append(tail)
         program = "DeepSpeed (deepspeed)"
     elif r.launcher == "accelerate":
         groups = [["accelerate", "launch", "--config_file", ACCEL_YAML]]
         if r.nodes > 1:
             groups.append(["--machine_rank", NODE_RANK, "--main_process_ip", MASTER_ADDR,
                            "--main_process_port", port])
-        groups.append(["-m", *mod])
+        groups.append(prog)
         program = "accelerate"
     else:  # normalize_launcher admits nothing else
         raise AssertionError(r.launcher)

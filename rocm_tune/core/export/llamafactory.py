@@ -169,11 +169,10 @@ def config(r: Resolved, opts: ExportOptions) -> list[tuple[str, list[tuple[str, 
         method.append(("deepspeed", in_bundle(opts, DS_JSON)))
     data: list[tuple[str, object]] = []
     if opts.dataset_name:
-        if not opts.dataset_dir:
-            raise UserError(f"--dataset-name {opts.dataset_name} needs --dataset-dir: the folder whose "
-                            "dataset_info.json lists it (ONLINE for a Hugging Face hub dataset), or pass --dataset FILE")
+        # LLaMA-Factory resolves the name(s) in dataset_dir (default `data`, relative to the bundle directory
+        # where run.sh runs it); core/export/datasets.py checked them when that folder is readable here
         data.append(("dataset", opts.dataset_name))
-        data.append(("dataset_dir", in_bundle(opts, opts.dataset_dir)))
+        data.append(("dataset_dir", in_bundle(opts, opts.dataset_dir or "data")))
     data += [("template", opts.template or guess_template(r.family, r.model_name)), ("cutoff_len", r.cutoff_len)]
     if r.stage == "pt":
         data.append(("packing", True))
@@ -229,7 +228,7 @@ def _scalar(v: object) -> str:
 
 def render(r: Resolved, opts: ExportOptions) -> str:
     if not opts.dataset_name:
-        raise UserError("llamafactory.yaml needs a dataset: pass --dataset-name (and --dataset-dir) or a dataset file")
+        raise UserError("llamafactory.yaml needs a dataset: pass --dataset FILE, or --dataset-name NAME (and --dataset-dir DIR)")
     as_dict(r, opts)  # validates the keys
     lines = [
         f"# LLaMA-Factory 0.9.x training config (also runs with `rocm-tune train {'llamafactory.yaml'}`)",

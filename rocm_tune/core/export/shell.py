@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from rocm_tune.core.export.common import (
     HOSTFILE,
+    LF_LAUNCH,
+    LF_PYTHON_ENV,
     PYTHON_ENV,
     ExportOptions,
     Resolved,
     comment,
     q,
 )
+from rocm_tune.core.export.datasets import run_sh_comment
 from rocm_tune.core.export.launch import LaunchSpec, python_ref, shell_word
 
 
@@ -29,6 +32,8 @@ def header(r: Resolved, opts: ExportOptions, what: str) -> list[str]:
             + (f" x {r.nodes} nodes" if r.nodes > 1 else "")
         ),
     ]
+    for i, line in enumerate(r.execution):
+        lines.append(f"# {'executes:' if i == 0 else '  '} {comment(line)}")
     for code, message, fix in r.warnings:
         lines.append(f"# warning [{comment(code)}]: {comment(message)}" + (f" Fix: {comment(fix)}" if fix else ""))
     for note in r.notes:
@@ -52,6 +57,7 @@ def render(r: Resolved, opts: ExportOptions, spec: LaunchSpec) -> str:
     """run.sh: the plan's environment, then `spec` (the same command `rocm-tune run --plan` starts)."""
     lines = ["#!/usr/bin/env bash"]
     lines += header(r, opts, "Training launcher")
+    lines += run_sh_comment(opts, r.runner)  # where `dataset:` is resolved
     lines += [
         "# Usage: bash run.sh [extra trainer arguments]" + ("  (on every node, with NODE_RANK and MASTER_ADDR set)"
                                                           if r.nodes > 1 else ""),
@@ -65,8 +71,6 @@ def render(r: Resolved, opts: ExportOptions, spec: LaunchSpec) -> str:
         lines += env
         lines.append("")
     if spec.launcher_env:
-        if r.launcher == "llamafactory-cli":
-            lines.append("# llamafactory-cli starts torchrun itself when FORCE_TORCHRUN=1 (needed for DeepSpeed too)")
         lines += [f"export {k}={shell_word(v)}" for k, v in spec.launcher_env]
         lines.append("")
     if r.launcher == "deepspeed" and r.nodes > 1:
@@ -80,6 +84,13 @@ def render(r: Resolved, opts: ExportOptions, spec: LaunchSpec) -> str:
             f'  echo "run.sh: cannot run {py[1:-1]}; set {PYTHON_ENV} to a Python with rocm-tune installed" >&2',
             "  exit 127",
             "fi",
+        ]
+    if r.runner == "llamafactory":
+        lines += [
+            f"# LLaMA-Factory runs through {LF_LAUNCH} (beside this script): LLaMA-Factory's own training, plus",
+            f"# measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks)"
+            + (f" and the {r.compute_pin} pin" if r.compute_pin else ""),
+            f"# {LF_PYTHON_ENV}: the Python that has LLaMA-Factory (default python3 of the active environment)",
         ]
     lines.append("exec " + " \\\n  ".join(spec.shell_lines()))
     return "\n".join(lines) + "\n"

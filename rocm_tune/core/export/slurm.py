@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, comment, q, trainer_module
-from rocm_tune.core.export.launch import python_ref
+from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, comment, q, trainer_argv
+from rocm_tune.core.export.launch import lf_python_ref, python_ref
 from rocm_tune.core.export.shell import env_lines, header
 
 _SBATCH_VALUE = re.compile(r"^[A-Za-z0-9_.:,+@/=%-]+$")
@@ -33,7 +33,7 @@ def _sbatch(flag: str, value) -> str:
 def _torchrun(r: Resolved) -> str:
     """LLaMA-Factory: its torchrun; the built-in trainer: torchrun of the interpreter that made the bundle."""
     if r.runner == "llamafactory":
-        return "torchrun"
+        return f"{lf_python_ref().shell()} -m torch.distributed.run"
     return f"{python_ref(r).shell()} -m torch.distributed.run"
 
 
@@ -84,12 +84,12 @@ def render(r: Resolved, opts: ExportOptions) -> str:
         'echo "rocm-tune: $SLURM_JOB_NUM_NODES node(s), rendezvous at $MASTER_ADDR:$MASTER_PORT"',
         "",
     ]
-    mod = trainer_module(r)
+    prog = trainer_argv(r)
     cmd = [
         "srun --kill-on-bad-exit=1 --ntasks-per-node=1",
         f'{_torchrun(r)} --nnodes "$SLURM_JOB_NUM_NODES" --nproc_per_node {r.gpus}',
         '--rdzv_id "$SLURM_JOB_ID" --rdzv_backend c10d --rdzv_endpoint "$MASTER_ADDR:$MASTER_PORT"',
-        "-m " + " ".join(q(a) for a in mod),
+        " ".join(q(a) for a in prog),
     ]
     lines.append(" \\\n  ".join(cmd))
     return "\n".join(lines) + "\n"

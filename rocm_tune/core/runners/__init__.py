@@ -76,10 +76,46 @@ def check_runner(runner) -> None:
         raise UserError(f"runner {runner!r} is not known; expected one of: {', '.join(RUNNERS)}")
 
 
+# How rocm-tune's bundles start LLaMA-Factory: always through `lf_launch` (the bundle's own copy of
+# rocm_tune/train/lf_launch.py), which records measured memory and dtypes per rank and, for fp32, pins the
+# dtype before the model loads. Stock `llamafactory-cli train` with bf16 and fp16 off keeps a bf16 checkpoint
+# in bf16 on every ROCm GPU (see llamafactory.py); the pin makes "fp32" mean fp32.
+LF_LAUNCH_FILE = "lf_launch.py"
+
+
+def compute_pin(runner: str, precision: str) -> str | None:
+    """The dtype a rocm-tune bundle pins for (runner, precision): fp32 under LLaMA-Factory, else None (the
+    YAML's bf16/fp16/pure_bf16 switches already set LLaMA-Factory's compute dtype)."""
+    return "fp32" if runner == "llamafactory" and precision == "fp32" else None
+
+
+def cfg_pin(cfg) -> str | None:
+    """The pinned dtype of a TrainConfig: only LLaMA-Factory started through lf_launch (``cfg.lf_launch``)."""
+    if getattr(cfg, "runner", None) != "llamafactory" or not getattr(cfg, "lf_launch", False):
+        return None
+    return compute_pin(cfg.runner, cfg.precision)
+
+
+def _pinned(model, cfg, pin: str) -> Regime:
+    """LLaMA-Factory under `lf_launch --compute-dtype PIN`: infer_optim_dtype answers PIN and the config's dtype
+    is set to PIN before from_pretrained, so frozen weights load and compute in PIN; trainable parameters are
+    cast to fp32 (init_adapter) or, under ZeRO-3, kept as loaded (PIN); no autocast (bf16/fp16 off)."""
+    ckpt = checkpoint_dtype(model)
+    trainable = "fp32" if pin == "fp32" or not (cfg.zero_stage == 3 and cfg.method != "qlora") else pin
+    note = (f"LLaMA-Factory is started through {LF_LAUNCH_FILE} --compute-dtype {pin}: the {ckpt} checkpoint is "
+            f"loaded and computed in {pin} (stock llamafactory-cli would keep it in {ckpt})") if ckpt != pin else (
+            f"LLaMA-Factory is started through {LF_LAUNCH_FILE} --compute-dtype {pin}")
+    return Regime("llamafactory", cfg.precision, pin, trainable, pin, None, ckpt, cfg.precision != pin, (note,))
+
+
 def regime(model, cfg) -> Regime:
-    """The regime ``cfg.runner`` really runs for ``cfg`` on ``model``."""
+    """The regime ``cfg.runner`` really runs for ``cfg`` on ``model`` (``cfg.lf_launch``: LLaMA-Factory started
+    through rocm-tune's lf_launch, as every bundle does, which pins fp32; else stock ``llamafactory-cli``)."""
     runner = getattr(cfg, "runner", "builtin")
     check_runner(runner)
+    pin = cfg_pin(cfg)
+    if runner == "llamafactory" and pin:
+        return _pinned(model, cfg, pin)
     if runner == "llamafactory":
         from rocm_tune.core.runners import llamafactory as mod
     elif runner == "hf":
@@ -89,16 +125,6 @@ def regime(model, cfg) -> Regime:
     return mod.regime(model, cfg)
 
 
-def estimated_runner(runner: str, *, pinned_compute_dtype: str | None = None) -> str:
-    """The runner whose regime describes a bundle: LLaMA-Factory started through ``rocm_tune.train.lf_launch
-    --compute-dtype D`` loads and computes in D (the launcher pins infer_optim_dtype and the config's dtype
-    before ``from_pretrained``), trainable weights fp32 - exactly the built-in trainer's regime."""
-    check_runner(runner)
-    if runner == "llamafactory" and pinned_compute_dtype is not None:
-        return "builtin"
-    return runner
-
-
 @dataclass(frozen=True)
 class Execution:
     """What will really execute, in words, for the plan's explanation and the CLI."""
@@ -106,9 +132,14 @@ class Execution:
     regime: Regime
     lines: tuple[str, ...]
     warning: tuple[str, str, str] | None   # (code, message, fix) when the runner ignores the request
+    launch: str = ""                       # how the runner is started, in words
+    compute_pin: str | None = None         # the dtype lf_launch pins (None: not pinned)
 
     def to_dict(self) -> dict:
         d = self.regime.to_dict()
+        d["checkpoint"] = self.regime.checkpoint_dtype
+        d["launch"] = self.launch
+        d["compute_pin"] = self.compute_pin
         d["summary"] = list(self.lines)
         d["warning"] = None if self.warning is None else {"code": self.warning[0], "message": self.warning[1],
                                                           "fix": self.warning[2]}
@@ -120,6 +151,7 @@ def execution(model, cfg, gpu=None) -> Execution:
     from rocm_tune.core.warnings import LF_FP32_LAUNCHER
 
     r = regime(model, cfg)
+    pin = cfg_pin(cfg)
     lines = [f"runner {r.runner}: frozen weights {r.frozen_dtype}, trainable weights/gradients/optimizer state "
              f"{r.trainable_dtype}, compute {r.compute_dtype}, "
              + (f"autocast {r.autocast}" if r.autocast else "no autocast")]
@@ -139,4 +171,8 @@ def execution(model, cfg, gpu=None) -> Execution:
         else:
             fix = "use --runner builtin, or a precision this runner honours"
         warning = ("runner-ignores-precision", what, fix)
-    return Execution(regime=r, lines=tuple(lines), warning=warning)
+    launch = (f"LLaMA-Factory through {LF_LAUNCH_FILE}" + (f" --compute-dtype {pin}" if pin else "")
+              if r.runner == "llamafactory" and getattr(cfg, "lf_launch", False) else
+              "stock llamafactory-cli" if r.runner == "llamafactory" else
+              "your own transformers Trainer script" if r.runner == "hf" else "rocm-tune's built-in trainer")
+    return Execution(regime=r, lines=tuple(lines), warning=warning, launch=launch, compute_pin=pin)

@@ -74,6 +74,8 @@ class RankMeasured:
     step_time_s: float | None = None
     telemetry: dict | None = None
     samples: int = 0                      # lines read (from the tail of the file)
+    # what really executes: {"frozen": {dtype: elements}, "trainable": {dtype: elements}} when training began
+    param_dtypes: dict | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -83,8 +85,22 @@ class RankMeasured:
             "allocated_bytes": self.allocated_bytes, "reserved_bytes": self.reserved_bytes,
             "peak_allocated_bytes": self.peak_allocated_bytes, "peak_reserved_bytes": self.peak_reserved_bytes,
             "rss_bytes": self.rss_bytes, "tokens_per_s": self.tokens_per_s, "step_time_s": self.step_time_s,
-            "telemetry": self.telemetry,
+            "telemetry": self.telemetry, "param_dtypes": self.param_dtypes,
         }
+
+
+def _dtype_counts(v) -> dict | None:
+    """A recorded param_dtypes object, validated: two sides of {dtype name: element count}."""
+    if not isinstance(v, dict):
+        return None
+    out: dict = {}
+    for side in ("frozen", "trainable"):
+        counts = v.get(side)
+        if not isinstance(counts, dict):
+            return None
+        good = {str(k)[:32]: _int(n) for k, n in list(counts.items())[:16] if _int(n) is not None and _int(n) >= 0}
+        out[side] = good
+    return out
 
 
 @dataclass(frozen=True)
@@ -167,6 +183,7 @@ def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
     n = 0
     peak_a = peak_r = None
     rate = step_time = None   # the last logged rate (an end-of-training sample carries none)
+    dtypes = None
     for raw in _tail_lines(p):
         try:
             rec = json.loads(raw)
@@ -183,6 +200,7 @@ def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
             peak_r = r if peak_r is None else max(peak_r, r)
         if _num(rec.get("tokens_per_s")) is not None:
             rate, step_time = _num(rec.get("tokens_per_s")), _num(rec.get("step_time_s"))
+        dtypes = _dtype_counts(rec.get("param_dtypes")) or dtypes
     if last is None:
         return None
     tel = last.get("telemetry")
@@ -206,6 +224,7 @@ def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
         step_time_s=step_time,
         telemetry=tel if isinstance(tel, dict) else None,
         samples=n,
+        param_dtypes=dtypes,
     )
 
 
@@ -243,6 +262,7 @@ def read_predicted(run_dir: str | os.PathLike) -> dict | None:
     if not isinstance(plan, dict):
         return None
     mem = plan.get("memory") if isinstance(plan.get("memory"), dict) else {}
+    ex = plan.get("execution") if isinstance(plan.get("execution"), dict) else {}
     thr = plan.get("throughput") if isinstance(plan.get("throughput"), dict) else {}
     hw = plan.get("hardware") if isinstance(plan.get("hardware"), dict) else {}
     return {
@@ -254,29 +274,15 @@ def read_predicted(run_dir: str | os.PathLike) -> dict | None:
         "gpus": _int(hw.get("gpus")),
         "nodes": _int(hw.get("nodes")),
         "vram_bytes": _int(hw.get("vram_bytes")),
+        # what the plan says executes (its execution block): compared with the dtypes the ranks record
+        "frozen_weights": ex.get("frozen_weights") if isinstance(ex.get("frozen_weights"), str) else None,
+        "trainable_weights": ex.get("trainable_weights") if isinstance(ex.get("trainable_weights"), str) else None,
     }
 
 
 def rank_file_name(node: str | int, rank: int) -> str:
     node_s = re.sub(r"[^A-Za-z0-9._-]+", "-", str(node)) or "0"
     return f"{node_s}-{int(rank)}.jsonl"
-
-
-def append_rank_record(run_dir: str | os.PathLike, rec: dict) -> Path:
-    """Append one sample line to RUN_DIR/ranks/<node>-<rank>.jsonl with a single O_APPEND write.
-
-    One write() of a whole line to a file opened with O_APPEND: readers never see a half line from
-    a finished write, and two writers never interleave inside a line."""
-    d = ranks_dir(run_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    path = d / rank_file_name(rec.get("node", 0), int(rec.get("rank", 0)))
-    line = (json.dumps({"type": "mem", **rec}, allow_nan=False, default=str) + "\n").encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line)
-    finally:
-        os.close(fd)
-    return path
 
 
 def attach_fields(target) -> dict:
@@ -290,11 +296,12 @@ def attach_fields(target) -> dict:
             measured = m.to_dict()
             break
     predicted = None
-    for d in dirs:
+    out_dir = getattr(target, "output_dir", None)
+    for d in dirs + ([str(Path(out_dir).parent)] if out_dir else []):   # a bundle's output dir: plan.json one up
         predicted = read_predicted(d)
         if predicted is not None:
             break
-    return {"measured": measured, "predicted": predicted}
+    return {"measured": measured, "predicted": predicted, "dtype_mismatches": dtype_mismatches(measured, predicted)}
 
 
 def human_lines(measured: dict | None, predicted: dict | None) -> list[str]:
@@ -318,4 +325,43 @@ def human_lines(measured: dict | None, predicted: dict | None) -> list[str]:
         src = f" [{r['source']}]" if r.get("source") and r.get("source") != "torch.cuda" else ""
         lines.append(f"    {where} rank {r['rank']} {dev}: peak {gib(r.get('peak_allocated_bytes'))} allocated, "
                      f"{gib(r.get('peak_reserved_bytes'))} reserved, host RSS {gib(r.get('rss_bytes'))}{tok}{src}")
+        dtypes = dtype_summary(r.get("param_dtypes"))
+        if dtypes:
+            lines.append(f"      params: frozen {dtypes['frozen'] or '-'}, trainable {dtypes['trainable'] or '-'}")
+    for problem in dtype_mismatches(measured, predicted):
+        lines.append(f"  ! {problem}")
     return lines
+
+
+_SHORT = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "int8": "int8", "uint8": "uint8"}
+
+
+def dtype_summary(param_dtypes) -> dict | None:
+    """{"frozen": "fp32", "trainable": "fp32"}: each side's dtypes by elements, largest first ("bf16+fp32")."""
+    if not isinstance(param_dtypes, dict):
+        return None
+    out = {}
+    for side in ("frozen", "trainable"):
+        counts = param_dtypes.get(side) if isinstance(param_dtypes.get(side), dict) else {}
+        names = sorted(counts, key=lambda k: -(counts[k] if isinstance(counts[k], int) else 0))
+        out[side] = "+".join(_SHORT.get(n, n) for n in names)
+    return out
+
+
+def dtype_mismatches(measured: dict | None, predicted: dict | None) -> list[str]:
+    """Ranks whose recorded parameter dtypes are not what the plan says executes (e.g. bf16 frozen weights under
+    a plan that pins fp32): one line each."""
+    if not measured or not predicted:
+        return []
+    out = []
+    for r in measured.get("ranks") or []:
+        got = dtype_summary(r.get("param_dtypes"))
+        if not got:
+            continue
+        for side, key in (("frozen", "frozen_weights"), ("trainable", "trainable_weights")):
+            want = predicted.get(key)
+            # quantised (int/uint) storage is QLoRA's, not a mismatch of the float dtype
+            floats = [d for d in got[side].split("+") if d and not d.startswith(("int", "uint"))]
+            if want and floats and floats[0] != want:
+                out.append(f"rank {r.get('rank')}: {side} parameters are {got[side]}, the plan says {want}")
+    return out

@@ -3,8 +3,9 @@
 1. `prepare_plan_launch` checks everything before anything is registered: the plan (every field, finite
    numbers), the runner (`--runner`, else the plan's; with neither asked for and LLaMA-Factory not
    installed, the built-in trainer when it can train the plan), the dataset, and that the command
-   resolves (`llamafactory-cli` on PATH, the recorded Python executable). A bad plan never leaves a
-   registered run behind.
+   resolves (LLaMA-Factory's Python: `$LLAMAFACTORY_PYTHON`, else the interpreter of `llamafactory-cli` on
+   PATH; the recorded Python executable of the built-in trainer). A bad plan never leaves a registered run
+   behind.
 2. `launch_plan` creates the run directory, exports the plan into RUN_DIR/bundle (run.sh,
    llamafactory.yaml, deepspeed.json when ZeRO, dataset_info.json; training output in RUN_DIR/output)
    and starts the bundle's `LaunchSpec` (the argv and environment run.sh would start, in the bundle
@@ -21,7 +22,7 @@ from typing import Mapping
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.bundle import Bundle, build_bundle, write_bundle
-from rocm_tune.core.export.common import BUILTIN_STAGES, ExportOptions, check_runner
+from rocm_tune.core.export.common import BUILTIN_STAGES, LF_PYTHON_ENV, ExportOptions, check_runner
 from rocm_tune.core.plan import Plan
 from rocm_tune.core.runs import rundir as rd
 
@@ -62,6 +63,28 @@ def _check_command(argv0: str, environ: Mapping[str, str], runner: str) -> None:
         raise UserError(f"{argv0} is not on PATH ({fix})")
 
 
+def lf_python(environ: Mapping[str, str]) -> str | None:
+    """The Python that has LLaMA-Factory: $LLAMAFACTORY_PYTHON, else the interpreter named by the `#!` line of
+    `llamafactory-cli` on PATH (pip writes the venv's python there); None when neither is there."""
+    given = environ.get(LF_PYTHON_ENV)
+    if given:
+        return given
+    cli = _installed("llamafactory-cli", environ)
+    if cli is None:
+        return None
+    try:
+        with open(cli, "rb") as fh:
+            first = fh.readline(512).decode("utf-8", "replace")
+    except OSError:
+        return None
+    words = first[2:].split() if first.startswith("#!") else []
+    if words and os.path.basename(words[0]) == "env" and len(words) > 1:
+        words = [_installed(words[1], environ) or ""]
+    if words and os.path.isabs(words[0]) and os.access(words[0], os.X_OK):
+        return words[0]
+    return _installed("python3", environ)
+
+
 def _choose_runner(plan: Plan, runner: str | None, environ: Mapping[str, str]) -> tuple[str, str]:
     if runner is not None:
         return check_runner(runner), f"--runner {runner}"
@@ -88,6 +111,13 @@ def prepare_plan_launch(plan: Plan, *, name: str | None = None, env: Mapping[str
     user_env = dict(env or {})
     environ = {**os.environ, **user_env}
     chosen, why = _choose_runner(plan, runner, environ)
+    if chosen == "llamafactory":
+        py = lf_python(environ)
+        if py is None:
+            raise UserError("llamafactory-cli is not on PATH (pip install llamafactory, or set LLAMAFACTORY_PYTHON to "
+                            "the Python that has it, or --runner builtin)")
+        user_env.setdefault(LF_PYTHON_ENV, py)   # the bundle's lf_launch.py runs in LLaMA-Factory's Python
+        environ[LF_PYTHON_ENV] = user_env[LF_PYTHON_ENV]
     data = dataset or plan.goal.dataset
     if not data:
         raise UserError("the plan names no dataset (goal.dataset); give one with --dataset PATH")

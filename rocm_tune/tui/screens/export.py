@@ -26,14 +26,27 @@ PLACEHOLDER = "CHANGE_ME_dataset"
 PLACEHOLDER_DIR = "data"   # LLaMA-Factory's default dataset_dir, where dataset_info.json would list it
 
 
+def named_in(dataset: str) -> tuple[str, str | None] | None:
+    """(NAME[,NAME...], DIR or None) when the field names LLaMA-Factory datasets (`NAME`, `a,b`, `NAME@DIR`)."""
+    from rocm_tune.core.export.datasets import parse_field
+
+    return parse_field(dataset)
+
+
 def with_dataset(plan: dict | None, dataset: str) -> tuple[dict | None, Any]:
     """The plan to export with the dataset typed on this screen, and the export options: a local
-    file or dataset_info.json folder, or (empty) the clearly marked placeholder dataset name."""
+    file or dataset_info.json folder, LLaMA-Factory dataset name(s) (`NAME`, `a,b`, `NAME@DIR`: checked
+    as `rocm-tune export --dataset-name NAME --dataset-dir DIR` checks them, by the same core function),
+    or (empty) the clearly marked placeholder dataset name."""
     if plan is None:
         return None, None
     from rocm_tune.core.export.common import ExportOptions
 
     goal = dict(plan.get("goal") or {})
+    named = named_in(dataset) if dataset else None
+    if named is not None:
+        goal.pop("dataset", None)
+        return {**plan, "goal": goal}, ExportOptions(dataset_name=named[0], dataset_dir=named[1])
     if dataset:
         path = os.path.expanduser(dataset)
         if not os.path.exists(path):
@@ -46,9 +59,10 @@ def with_dataset(plan: dict | None, dataset: str) -> tuple[dict | None, Any]:
 
 class BundleRendered(Message):
     def __init__(self, files: dict[str, str], error: str | None = None, dataset: str = "",
-                 formats: list[str] | None = None) -> None:
+                 formats: list[str] | None = None, dataset_note: str | None = None) -> None:
         super().__init__()
         self.files, self.error, self.dataset, self.formats = files, error, dataset, formats or []
+        self.dataset_note = dataset_note  # named dataset(s) not readable here: where they will be resolved
 
 
 class BundleWritten(Message):
@@ -67,7 +81,9 @@ class ExportScreen(LaunchMixin, StepScreen):
     ]
     HELP = """[b]Export[/b]
 Pick the formats (space toggles: [x] ticked, [ ] not), the output directory and the dataset (a
-local file or a dataset_info.json folder; the Goal screen's is filled in). With no dataset the
+local file or a dataset_info.json folder; the Goal screen's is filled in; or LLaMA-Factory dataset
+names: NAME, NAME,NAME or NAME@DIR, DIR default data, checked here when DIR/dataset_info.json is
+readable, else resolved by LLaMA-Factory on the training machine). With no dataset the
 bundle is written with the placeholder dataset name CHANGE_ME_dataset in llamafactory.yaml, and
 the status line says so: put your dataset there before training. The list shows every file of the bundle,
 and the right pane previews the highlighted one. ctrl+s writes the bundle: existing files are never
@@ -136,7 +152,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
         if not self._dataset_edited and event.value == self._dataset_initial:
             return   # the field being filled at mount is no edit
         self._dataset_edited = True
-        self.state.answers["dataset"] = event.value.strip() or None   # the launch (ctrl+l) uses it too
+        # the launch (ctrl+l) and the Goal screen use a local file or folder; a dataset name is the export's only
+        self.state.answers["dataset"] = None if named_in(event.value) else (event.value.strip() or None)
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(0.3, self.render_bundle)
@@ -147,7 +164,15 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
         try:
             plan, opts = with_dataset(self.state.plan_dict, dataset)
             files = em.render(plan, formats, opts)
-            self.post_message(BundleRendered(files, dataset=dataset, formats=formats))
+            note = None
+            if dataset and opts is not None and opts.dataset_name:
+                from rocm_tune.core.export.datasets import for_export
+
+                named = for_export(opts, None)
+                if named is not None and named.resolved in ("training machine", "hub"):
+                    where = "the hub" if named.resolved == "hub" else f"{named.given_dir}/ on the training machine"
+                    note = f"{named.text}: not checked here, read from {where}"
+            self.post_message(BundleRendered(files, dataset=dataset, formats=formats, dataset_note=note))
         except UserError as exc:
             self.post_message(BundleRendered({}, str(exc), dataset=dataset, formats=formats))
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
@@ -174,6 +199,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
             self.set_status("no format ticked: space ticks one", error=True)
         elif not msg.dataset:
             self.set_status(f"{len(msg.files)} files; no dataset: '{PLACEHOLDER}' stands in (set 'data')")
+        elif msg.dataset_note:
+            self.set_status(f"{len(msg.files)} files; {msg.dataset_note}")
         else:
             self.set_status(f"{len(msg.files)} files; ctrl+s writes them to {self.query_one('#out-dir', Input).value}")
 

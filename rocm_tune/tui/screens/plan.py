@@ -80,6 +80,15 @@ def render_summary(d: dict, label: str = "recommended") -> Text:
             t.append(f" (goal {eff})", style="yellow")
     if rec.get("launcher"):
         t.append(f"  launcher {rec['launcher']}")
+    ex = d.get("execution")
+    if isinstance(ex, dict) and ex.get("frozen_weights"):
+        # what really executes (core/runners), not only the precision's name
+        t.append("
+executes ", style="bold")
+        t.append(f"frozen {ex.get('frozen_weights')}, trainable {ex.get('trainable_weights')}, compute "
+                 f"{ex.get('compute')}" + (f", autocast {ex['autocast']}" if ex.get("autocast") else ", no autocast"))
+        if ex.get("launch"):
+            t.append(f"  via {ex['launch']}", style="dim")
     env = rec.get("env") or {}
     if env:
         t.append("\nenv " + " ".join(f"{k}={v}" for k, v in env.items()), style="dim")

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Training launcher, written by rocm-tune export from plan.json
 # model Qwen2.5-7B-Instruct: lora (sft), fp32, cutoff_len 1024, micro-batch 1 x accumulation 32 on 2 x mi50-32gb
+# executes: rocm-tune's built-in trainer, precision fp32
 # warning [bf16-emulated]: MI50 has no bf16 hardware; bf16 is emulated (700+ s/it) Fix: train in fp32 or fp16
 # warning [iommu-p2p-hang-risk]: Intel IOMMU can hang RCCL peer-to-peer Fix: boot with intel_iommu=off
+# dataset: alpaca_en_demo, resolved by rocm-tune's trainer in /data/llama factory/dataset_info.json on the machine that runs this script
 # Usage: bash run.sh [extra trainer arguments]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"

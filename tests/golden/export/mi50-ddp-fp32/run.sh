@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Training launcher, written by rocm-tune export from plan.json
 # model Qwen2.5-7B-Instruct: lora (sft), fp32, cutoff_len 1024, micro-batch 1 x accumulation 32 on 2 x mi50-32gb
+# executes: LLaMA-Factory through lf_launch.py --compute-dtype fp32: weights load and compute in fp32 whatever the checkpoint's dtype
 # warning [bf16-emulated]: MI50 has no bf16 hardware; bf16 is emulated (700+ s/it) Fix: train in fp32 or fp16
 # warning [iommu-p2p-hang-risk]: Intel IOMMU can hang RCCL peer-to-peer Fix: boot with intel_iommu=off
+# dataset: alpaca_en_demo, resolved by LLaMA-Factory in /data/llama factory/dataset_info.json on the machine that runs this script
 # Usage: bash run.sh [extra trainer arguments]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -13,5 +15,8 @@ export HSA_OVERRIDE_GFX_VERSION=9.0.6
 export NCCL_ASYNC_ERROR_HANDLING=1
 export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True
 
-exec torchrun --standalone --nnodes 1 --nproc_per_node 2 \
-  -m llamafactory.launcher llamafactory.yaml "$@"
+# LLaMA-Factory runs through lf_launch.py (beside this script): LLaMA-Factory's own training, plus
+# measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks) and the fp32 pin
+# LLAMAFACTORY_PYTHON: the Python that has LLaMA-Factory (default python3 of the active environment)
+exec "${LLAMAFACTORY_PYTHON:-python3}" -m torch.distributed.run --standalone --nnodes 1 --nproc_per_node 2 \
+  lf_launch.py llamafactory.yaml --compute-dtype fp32 "$@"
