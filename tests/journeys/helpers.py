@@ -49,6 +49,7 @@ def train_env(realstack, *, probe_out: Path | None = None, bf16_gpu: bool = Fals
         "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1",
         "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "",
         "TORCH_EXTENSIONS_DIR": str(cache_root() / "torch_extensions"),
+        "JOURNEY_CPU_CHECKPOINTS": "1",  # a CPU rank's checkpoint can be resumed (see the probe's docstring)
     })
     for k in ("JOURNEY_PROBE_OUT", "JOURNEY_BF16_GPU"):
         env.pop(k, None)

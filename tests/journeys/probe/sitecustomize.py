@@ -13,6 +13,10 @@ module anyway):
   parameters, the global step, and every call of `torch.utils.checkpoint.checkpoint` during that step (with its
   `use_reentrant`), i.e. whether gradient checkpointing really ran and how, the optimizer (and the one DeepSpeed
   wraps) and how many parameters DeepSpeed ZeRO-3 partitioned.
+* JOURNEY_CPU_CHECKPOINTS=1 — `torch.load` restores storages tagged `cpu:N`. A rank on CPU (LLaMA-Factory's
+  device there is `cpu:0`) saves its optimizer state with that tag, which torch cannot restore ("don't know how
+  to restore data location ... tagged with cpu:0"), so resuming a CPU stand-in run would fail where a GPU run
+  (tagged `cuda:N`) resumes. Only that tag is added; nothing else about loading changes.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import sys
 
 _BF16 = os.environ.get("JOURNEY_BF16_GPU") == "1"
 _OUT = os.environ.get("JOURNEY_PROBE_OUT")
+_CPU_CKPT = os.environ.get("JOURNEY_CPU_CHECKPOINTS") == "1"
 _CKPT_CALLS: list = []
 
 
@@ -50,13 +55,20 @@ def _patch_checkpoint(mod) -> None:
     mod.checkpoint = checkpoint
 
 
+def _patch_serialization(mod) -> None:
+    def restore_cpu_n(obj, location):
+        return obj if isinstance(location, str) and location.startswith("cpu:") else None
+
+    mod.register_package(100, lambda _obj: None, restore_cpu_n)
+
+
 def _dtype_counts(model) -> tuple[dict, dict]:
     frozen: dict = {}
     trainable: dict = {}
     for p in model.parameters():
         d = trainable if p.requires_grad else frozen
         key = str(p.dtype).replace("torch.", "")
-        d[key] = d.get(key, 0) + int(p.numel())
+        d[key] = d.get(key, 0) + int(getattr(p, "ds_numel", 0) or p.numel())  # ZeRO-3: the full size
     return frozen, trainable
 
 
@@ -95,6 +107,8 @@ _HOOKS = {}
 if _BF16:
     _HOOKS["transformers.utils.import_utils"] = _patch_import_utils
     _HOOKS["transformers.utils"] = _patch_utils
+if _CPU_CKPT:
+    _HOOKS["torch.serialization"] = _patch_serialization
 if _OUT:
     _HOOKS["torch.utils.checkpoint"] = _patch_checkpoint
     _HOOKS["transformers.trainer"] = _patch_trainer
