@@ -6,9 +6,9 @@ LLaMA-Factory 0.9.5 argument parser and DeepSpeed's own config class (a real 2-p
 tests/realstack/ does) -> the run is started the way the user starts it (`rocm-tune run --script bundle/run.sh`)
 and ends in the report's error -> `rocm-tune attach RUN` names the fix with the plan's own numbers.
 
-Run on CPU: 8 x K100 cannot run here, so the training launcher of run.sh (`torchrun`) is replaced, on the PATH of
-that run only, by a stand-in that prints the report's own error line (taken from /work/shared/seeds/003_*.txt)
-and exits 1, as the real one does when a rank runs out of memory. Everything the user touches is real: the
+Run on CPU: 8 x K100 cannot run here, so the Python that run.sh starts the training with (its LLAMAFACTORY_PYTHON
+knob) is, for that run only, a stand-in that prints the report's own error line (taken from
+/work/shared/seeds/003_*.txt) and exits 1, as the real launch does when a rank runs out of memory. Everything the user touches is real: the
 bundle, run.sh, `rocm-tune run`, its supervisor and run directory, `rocm-tune attach`.
 """
 
@@ -71,14 +71,14 @@ def test_llamafactory_and_deepspeed_accept_the_bundle(realstack, bundle, tmp_pat
 
 def _oom_run(bundle: Path, tmp_path: Path) -> dict:
     """`rocm-tune run --script bundle/run.sh`, whose launcher dies as report 003's did; the attach snapshot."""
-    fake = tmp_path / "stand-in"
-    fake.mkdir()
-    launcher = fake / "torchrun"
-    launcher.write_text("#!/usr/bin/env bash\n"
-                        "# stand-in for the 8 x K100 run: prints report 003's error and fails as torchrun does\n"
+    stand_in = tmp_path / "stand-in-python"
+    stand_in.write_text("#!/usr/bin/env bash\n"
+                        "# stand-in for the 8 x K100 launch (`python -m torch.distributed.run ... lf_launch.py ...`):\n"
+                        "# prints report 003's error and fails as the real launch does when a rank runs out of memory\n"
                         f"echo '[rank3]: torch.OutOfMemoryError: {OOM_LINE}' >&2\nexit 1\n", encoding="utf-8")
-    launcher.chmod(0o755)
-    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
+    stand_in.chmod(0o755)
+    assert "LLAMAFACTORY_PYTHON" in (bundle / "run.sh").read_text(encoding="utf-8")
+    env = dict(os.environ, LLAMAFACTORY_PYTHON=str(stand_in))  # run.sh's own knob: the Python that trains
     run_dir = tmp_path / "run"
     r = run_cli("run", "--script", str(bundle / "run.sh"), "--dir", str(run_dir), "--json", env=env)
     assert r.returncode == 0, r.stderr
