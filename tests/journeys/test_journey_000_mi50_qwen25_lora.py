@@ -98,6 +98,30 @@ def test_the_wizards_plan_says_fp32_executes(planned):
     assert "frozen weights fp32" in shown.stdout and "lf_launch" in shown.stdout, shown.stdout
 
 
+def test_the_apps_plan_screen_shows_that_fp32_executes(dataset):
+    """The same answers in the app (Textual Pilot; the two MI50 are rocm-tune's fake device backend): the Plan
+    screen says what executes — fp32 frozen and trainable weights, through the bundle's lf_launch."""
+    import asyncio
+
+    from rocm_tune.core.devices.synthetic import FakeBackend
+    from rocm_tune.tui.app import RocmTuneApp
+    from tests.helpers_tui import wait_for
+
+    async def go():
+        app = RocmTuneApp(start="plan", answers={**ANSWERS, "dataset": str(dataset)},
+                          backend=FakeBackend("mi50-32gb", 2, seed=1), poll_interval=5.0)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "PlanScreen" and app.state.plan_dict)
+            summary = app.screen.query_one("#plan-summary")
+            await wait_for(pilot, lambda: "executes" in str(summary.render()))
+            return str(summary.render()), app.state.plan_dict
+
+    text, plan = asyncio.run(go())
+    assert plan["recommended"]["precision"] == "fp32"
+    assert "executes frozen fp32, trainable fp32, compute fp32" in text, text
+    assert "lf_launch" in text, text
+
+
 # report 000's own "golden" config: plain DDP through torchrun (no ZeRO), fp32 asked for, LoRA r64 / alpha 128
 GOLDEN = ["--model", "qwen2.5-7b", "--gpu", "mi50-32gb", "--gpus", "2", "--method", "lora", "--lora-rank", "64",
           "--lora-alpha", "128", "--precision", "fp32", "--zero", "0", "--launcher", "torchrun", "--allow-unfit"]
