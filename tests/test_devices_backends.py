@@ -274,7 +274,7 @@ def test_replay_plays_frames_in_time_and_loops(tmp_path):
 
 
 @pytest.mark.parametrize("content,msg", [
-    ("{not json", "not valid JSON"), ('{"frames": []}', "no frames"), ('{"frames": [{"t": 0}]}', "frame 0 is malformed"),
+    ("{not json", "malformed JSON"), ('{"frames": []}', "no frames"), ('{"frames": [{"t": 0}]}', "frame 0 is malformed"),
     ('{"frames": [{"gpus": [{"index": "x", "name": "a"}]}]}', "frame 0 is malformed"),
 ])
 def test_replay_rejects_bad_files(tmp_path, content, msg):

@@ -105,7 +105,7 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
     assert asyncio.run(go()) == 0
     run_id = started["id"]
     # the run was not stopped by closing the app: it reaches its end on its own
-    end = time.time() + 30
+    end = time.time() + 180   # an upper bound for a loaded 2-core machine; the run needs a few seconds when idle
     while time.time() < end and find_run(run_id).status == "running":
         time.sleep(0.3)
     info = find_run(run_id)

@@ -34,10 +34,12 @@ def test_parse_bad_values_name_the_question(name, raw, words):
     assert name in str(err.value) and words in str(err.value)
 
 
-def test_parse_answers_rejects_unknown_keys_and_skips_inapplicable():
+def test_parse_answers_rejects_unknown_keys_and_inapplicable():
     with pytest.raises(UserError, match="unknown answer 'batch'"):
         parse_answers({"model": "x", "batch": 3})
-    out = parse_answers({"model": "qwen2.5-7b", "method": "full", "lora_rank": 16})
+    with pytest.raises(UserError, match="lora_rank only applies to method lora or qlora"):  # it would be ignored
+        parse_answers({"model": "qwen2.5-7b", "method": "full", "lora_rank": 16})
+    out = parse_answers({"model": "qwen2.5-7b", "method": "full"})
     assert "lora_rank" not in out and out["method"] == "full" and out["effective_batch"] == 64
     out = parse_answers({"model": "qwen2.5-7b", "method": "lora", "lora_rank": 16})
     assert out["lora_rank"] == 16

@@ -103,9 +103,11 @@ def check_method_flags(args: argparse.Namespace, method: str) -> None:
             if getattr(args, dest, None) is not None:
                 raise UserError(f"{flag} only applies to --method lora or qlora, not --method {method}")
     if method != "qlora":
-        for dest, flag in (("quant_bits", "--quant-bits"), ("double_quant", "--double-quant")):
+        for dest, flag in (("quant_bits", "--quant-bits"), ("double_quant", "--double-quant/--no-double-quant")):
             if getattr(args, dest, None) is not None:
                 raise UserError(f"{flag} only applies to --method qlora, not --method {method}")
+    elif getattr(args, "double_quant", None) is not None and getattr(args, "quant_bits", None) == 8:
+        raise UserError("--double-quant/--no-double-quant only applies to 4-bit QLoRA, not --quant-bits 8")
     if method != "freeze" and getattr(args, "freeze_trainable_layers", None) is not None:
         raise UserError(f"--freeze-layers only applies to --method freeze, not --method {method}")
 

@@ -193,9 +193,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--plain and --headless do not go together: --headless shows no monitor at all")
     quiet = bool(args.json)
     t0 = time.time()
-    work = Path(args.dir).expanduser() if args.dir else _cache_home() / "rocm-tune" / "demo"
+    from rocm_tune.core.files import directory_path, existing
+
+    # a dangling symlink or a symlink loop (as --dir, or as the files the demo makes in it) is refused:
+    # nothing is written through one
+    work = directory_path(args.dir, "--dir") if args.dir else _cache_home() / "rocm-tune" / "demo"
     if work.exists() and not work.is_dir():
         raise UserError(f"--dir {str(work)!r} exists and is not a directory")
+    for f in ("data.json", "tiny-qwen2"):
+        there = existing(work / f)
+        if there not in (None, "exists"):
+            raise UserError(f"--dir {str(work)!r}: {f} {there}; remove it or choose another --dir")
     try:
         work.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -125,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
 
         run_dir = None
         if args.dir:
-            os.makedirs(args.dir, exist_ok=True)
+            from rocm_tune.core.files import directory_path
+
+            directory_path(args.dir, "--dir").mkdir(parents=True, exist_ok=True)  # never through a broken link
             run_dir = args.dir
         result = run_preflight(plan, opts, run_dir=run_dir, log=(lambda t: print(t, file=sys.stderr, flush=True))
                                if args.json else None)

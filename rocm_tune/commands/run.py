@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     src.add_argument("--config", metavar="CONFIG_YAML", help="run `rocm-tune train CONFIG_YAML` (the built-in trainer)")
     parser.add_argument("--name", help="name of the run (default: from the command)")
     parser.add_argument("--dir", metavar="DIR", help="put the run directory here instead of the registry")
+    parser.add_argument("--force", action="store_true",
+                        help="for --plan --dir DIR: replace a plan.json and the bundle's files already in DIR "
+                             "(a symlink is replaced itself, never its target)")
     parser.add_argument("--env", action="append", metavar="K=V", default=[],
                         help="set an environment variable for the command (repeatable)")
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the command (default: current)")
@@ -73,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
         for flag, value in (("--runner", args.runner), ("--with", args.legacy_with), ("--python", args.python)):
             if value is not None:
                 raise UserError(f"{flag} {value} only applies to --plan")
+        if args.force:
+            raise UserError("--force only applies to --plan --dir DIR (it replaces a plan.json and bundle files there)")
+    elif args.force and args.dir is None:
+        raise UserError("--force only applies with --dir DIR (a new run in the registry replaces nothing)")
     for flag, path in (("--script", args.script), ("--config", args.config)):
         if path and Path(path).expanduser().is_dir():
             raise UserError(f"{flag} {path!r} is a directory; give the file")
@@ -106,9 +113,9 @@ def run(args: argparse.Namespace) -> int:
 
         prepared = prepare_plan_launch(load_plan(args.plan), name=name, env=env, runner=_runner_from_args(args),
                                        dataset=args.dataset, python=args.python)
-        if not args.json:
+        info = launch_plan(prepared.plan, run_dir=args.dir, prepared=prepared, force=args.force)
+        if not args.json:  # after the start: a refusal is the one line on stderr
             print(f"rocm-tune run: runner {prepared.runner} ({prepared.why})", file=sys.stderr)
-        info = launch_plan(prepared.plan, run_dir=args.dir, prepared=prepared)
         _print_started(info, args.json)
         return 0
     if kind == "train":

@@ -35,32 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load_answers_file(path: str) -> dict[str, Any]:
-    import yaml
+    """The answers mapping of a YAML file (the shared reader: a regular file only, so a FIFO never
+    blocks and /dev/zero is never read; bounded size and nesting; one-line errors)."""
+    from rocm_tune.core.files import read_yaml
 
-    from rocm_tune.core.files import MAX_YAML_BYTES, check_nesting, open_regular
-
-    try:
-        os.close(open_regular(path, "--answers file"))  # never blocks on a FIFO, never reads a device
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read(MAX_YAML_BYTES + 1)
-        if len(text) > MAX_YAML_BYTES:
-            raise UserError(f"--answers: {path!r} is larger than {MAX_YAML_BYTES // 2**20} MiB")
-        check_nesting(text, path, "--answers file")  # 200,000 nested '[' would exhaust the YAML parser
-        data = yaml.safe_load(text)
-    except FileNotFoundError:
-        raise UserError(f"--answers: no such file {path!r}") from None
-    except IsADirectoryError:
-        raise UserError(f"--answers: {path!r} is a directory, expected a YAML file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"--answers: cannot read {path!r}: {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise UserError(f"--answers: {path!r} is not valid YAML{where}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise UserError(f"--answers: {path!r} must hold a mapping of question name to value")
+    data = read_yaml(path, "--answers file")
     # accept dashes too (flag spelling): effective-batch -> effective_batch
     return {str(k).replace("-", "_"): v for k, v in data.items()}
 
@@ -119,8 +98,19 @@ def run(args: argparse.Namespace) -> int:
             extra = f" choices: {', '.join(q.choices)}" if q.choices and len(q.choices) > 1 else ""
             print(f"{q.name:<16} {q.kind:<7} default={q.default!r:<12} {q.help}{extra}")
         return 0
-    if args.output and os.path.exists(args.output) and not args.force:
-        raise UserError(f"--output {args.output!r} exists; add --force to overwrite it")
+    if args.force and not args.output:
+        raise UserError("--force only applies to -o/--output PLAN.json (overwrite that file)")
+    if args.output:
+        from rocm_tune.core.files import existing
+
+        there = existing(args.output)  # a dangling symlink or a symlink loop counts as existing
+        if os.path.isdir(args.output):
+            raise UserError(f"--output {args.output!r} is a directory; give a file path")
+        if there is not None and not args.force:
+            raise UserError(f"--output {args.output!r} {'exists' if there == 'exists' else there}; "
+                            "add --force to overwrite it")
+        if there == "is under a symlink loop":
+            raise UserError(f"--output {args.output!r} is under a symlink loop; give another path")
     preset = load_answers_file(args.answers) if args.answers else {}
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if not args.plain and not args.answers and interactive:
@@ -142,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         from rocm_tune.core.files import atomic_write_text
 
-        atomic_write_text(args.output, json.dumps(d, indent=2) + "\n", force=args.force)
+        atomic_write_text(args.output, json.dumps(d, indent=2) + "\n", force=args.force, flag="--output")
     if args.json:
         from rocm_tune.commands._common import print_json
 

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -128,10 +129,14 @@ def parse_json(text: str, path: str | os.PathLike, what: str) -> Any:
         raise UserError(f"malformed JSON in {what} {path}: nested too deeply") from None
 
 
-def read_json(path: str | os.PathLike, what: str, expect: type | None = dict, hint: str = "") -> Any:
-    """Parsed JSON of a file; with `expect`, a UserError unless the top level is of that type
-    (`hint` is added to that message, e.g. " (the output of `rocm-tune plan --json`)")."""
-    data = parse_json(read_text(path, what), path, what)
+def read_json(path: str | os.PathLike, what: str, expect: type | None = dict, hint: str = "",
+              max_bytes: int = MAX_TEXT_BYTES) -> Any:
+    """Parsed JSON of a regular file of at most `max_bytes` whose brackets nest at most MAX_NESTING
+    levels; with `expect`, a UserError unless the top level is of that type (`hint` is added to that
+    message, e.g. " (the output of `rocm-tune plan --json`)")."""
+    text = read_text(path, what, max_bytes)
+    check_nesting(text, path, what)
+    data = parse_json(text, path, what)
     if expect is not None and not isinstance(data, expect):
         kind = _KIND.get(expect, expect.__name__)
         raise UserError(f"{what} {path} must hold a {kind}{hint}, got a JSON {_json_type(data)}")
@@ -148,6 +153,8 @@ def read_yaml(path: str | os.PathLike, what: str, expect: type | None = dict) ->
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except RecursionError:
         raise UserError(f"{what} {str(path)!r} is nested too deeply to be a {what}") from None
+    except (ValueError, OverflowError) as exc:  # a value the constructor cannot make (an int of 5,000 digits)
+        raise UserError(f"{what} {str(path)!r} is not valid YAML: {str(exc)[:80]}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -214,20 +221,69 @@ def try_read_yaml(path: str | os.PathLike) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
+def existing(path: str | os.PathLike) -> str | None:
+    """None when nothing is at `path`; else what is there, for a one-line refusal: "exists",
+    "is a dangling symlink" or "is a symlink loop" (a symlink counts as existing whatever it points at).
+    `path` itself may be a symlink; a loop in a parent directory is reported as a loop too."""
+    p = os.fspath(path)
+    try:
+        os.lstat(p)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is under a symlink loop"
+        return None
+    try:
+        os.stat(p)
+    except OSError as exc:
+        return "is a symlink loop" if exc.errno == errno.ELOOP else "is a dangling symlink"
+    return "exists"
+
+
+def directory_path(path: str | os.PathLike, flag: str) -> Path:
+    """The resolved path of a directory the user named (it need not exist yet). UserError (one line)
+    when it exists and is not a directory, or when it or the nearest existing folder above it is a
+    dangling symlink or a symlink loop (a directory is never made through one)."""
+    shown = f"{flag} {str(path)!r}"
+    p = Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
+    for a in (p, *p.parents):
+        there = existing(a)
+        if there is None:
+            continue
+        if there != "exists":
+            where = "" if a == p else f" ({str(a)!r} {there})"
+            raise UserError(f"{shown} {there if a == p else 'is not usable'}{where}; give a directory")
+        break
+    if p.exists() and not p.is_dir():
+        raise UserError(f"{shown} exists and is not a directory")
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError) as exc:  # 3.11 raises RuntimeError on a loop
+        raise UserError(f"{shown} cannot be resolved: {exc}") from None
+
+
 def atomic_write_text(path: str | os.PathLike, text: str, *, force: bool = True, mode: int | None = None,
-                      fsync: bool = False) -> None:
+                      fsync: bool = False, flag: str = "") -> None:
     """Write text through a temp file in the same directory + os.replace (readers never see half a file).
 
-    force=False: a UserError when the file exists already (nothing the user made is overwritten).
-    mode: permission bits of the result (default: those of the file replaced, else 0o644).
-    fsync: flush to disk before renaming."""
+    force=False: a UserError when anything is at the path already, a dangling symlink or a symlink loop
+    included (nothing the user made is overwritten). With force a symlink is replaced itself, never
+    its target. mode: permission bits of the result (default: those of the file replaced, else 0o644).
+    fsync: flush to disk before renaming. flag: the option that named the path, for the messages."""
     p = Path(path)
-    if p.is_dir():
-        raise UserError(f"{p} is a directory; give a file path")
+    name = f"{flag} {str(p)!r}" if flag else str(p)
+    if p.is_dir():  # a symlink to a directory too
+        raise UserError(f"{name} is a directory; give a file path")
+    there = existing(p)
+    if there == "is under a symlink loop":
+        raise UserError(f"cannot write {name}: a directory of the path is a symlink loop")
     if not p.parent.is_dir():
-        raise UserError(f"cannot write {p}: directory {p.parent} does not exist")
-    if not force and p.exists():
-        raise UserError(f"{p} exists already; pass --force to overwrite it")
+        raise UserError(f"cannot write {name}: directory {str(p.parent)!r} does not exist")
+    if not force and there is not None:
+        raise UserError(f"{name} {'exists already' if there == 'exists' else there}; pass --force to overwrite it")
     fd, tmp = tempfile.mkstemp(dir=str(p.parent), prefix=f".{p.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -237,7 +293,8 @@ def atomic_write_text(path: str | os.PathLike, text: str, *, force: bool = True,
                 os.fsync(fh.fileno())
         if mode is None:
             try:
-                mode = p.stat().st_mode & 0o7777
+                st = os.lstat(p)  # the file replaced, never a symlink's target
+                mode = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else 0o644
             except OSError:
                 mode = 0o644
         os.chmod(tmp, mode)

@@ -172,10 +172,13 @@ def load_input(path: str) -> tuple[dict, str | None]:
     elif not p.exists():
         raise UserError(f"{path!r} does not exist; give a plan.json (`rocm-tune plan --json > plan.json`) "
                         "or a bundle directory")
+    from rocm_tune.core.files import check_nesting, read_text
+
+    # a regular file only (a FIFO or /dev/zero is refused before a byte is read), nesting bounded
+    text = read_text(p, "plan file")
+    check_nesting(text, p, "plan file")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"{str(p)!r} is not a JSON plan (not UTF-8 text)") from None
+        data = json.loads(text)
     except ValueError as exc:
         raise UserError(f"{str(p)!r} is not valid JSON: {exc}") from None
     return _check_plan(data, str(p)), bundle
@@ -185,13 +188,9 @@ def bundle_settings(bundle: str | None) -> dict:
     """output_dir / save_total_limit / per_device_eval_batch_size from a bundle's llamafactory.yaml."""
     if not bundle:
         return {}
-    path = Path(bundle) / "llamafactory.yaml"
-    try:
-        import yaml
+    from rocm_tune.core.files import try_read_yaml
 
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except Exception:  # noqa: BLE001 - a bundle without the YAML: nothing to take
-        return {}
+    data = try_read_yaml(Path(bundle) / "llamafactory.yaml")  # never opens a FIFO, never raises
     if not isinstance(data, dict):
         return {}
     return {k: data[k] for k in ("output_dir", "save_total_limit", "per_device_eval_batch_size", "save_only_model")
@@ -208,9 +207,13 @@ def default_out(source_path: str | None, bundle: str | None) -> str:
 
 
 def check_out(out: str, force: bool) -> None:
-    if os.path.lexists(out) and not force:
-        raise UserError(f"{out!r} exists; the adjusted plan is never written over it without --force "
-                        "(or choose --out PATH)")
+    from rocm_tune.core.files import directory_path, existing
+
+    directory_path(os.path.dirname(os.path.abspath(out)), f"--out {out!r}: its folder")
+    there = existing(out)  # a dangling symlink or a symlink loop counts as existing
+    if there is not None and not force:
+        raise UserError(f"{out!r} exists{'' if there == 'exists' else f' ({there[3:]})'}; the adjusted plan is never "
+                        "written over it without --force (or choose --out PATH)")
 
 
 # ------------------------------------------------------------------------------------------ re-plan
@@ -272,7 +275,10 @@ def write_adjusted(plan: dict, out: str, *, bundle: str | None, force: bool) -> 
                 lines.append(f"{key}: {value}")
         if "disable_gradient_checkpointing" not in seen and rec.get("gradient_checkpointing") is False:
             lines.append("disable_gradient_checkpointing: true")
-        yaml_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        from rocm_tune.core.files import atomic_write_text
+
+        # replaces the file, never the target of a symlink the copied bundle holds
+        atomic_write_text(yaml_path, "\n".join(lines) + "\n")
     return out
 
 

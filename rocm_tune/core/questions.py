@@ -81,13 +81,15 @@ class Question:
         if self.kind in ("int", "float"):
             if isinstance(raw, bool):
                 raise UserError(f"{self.name} must be a number, got {raw!r}")
+            if isinstance(raw, float) and not math.isfinite(raw):  # YAML .inf / .nan
+                raise UserError(f"{self.name} must be a finite number, got {raw!r}")
             try:
                 num = float(str(raw).strip()) if self.kind == "float" else _as_int(raw)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 what = "an integer" if self.kind == "int" else "a number"
-                raise UserError(f"{self.name} must be {what}, got {raw!r}") from None
+                raise UserError(f"{self.name} must be {what}, got {str(raw)[:40]!r}") from None
             if isinstance(num, float) and not math.isfinite(num):
-                raise UserError(f"{self.name} must be a finite number, got {raw!r}")
+                raise UserError(f"{self.name} must be a finite number, got {str(raw)[:40]!r}")
             lo, hi = self.minimum, self.maximum
             if (lo is not None and num < lo) or (hi is not None and num > hi):
                 raise UserError(f"{self.name} must be between {_g(lo)} and {_g(hi)}, got {_g(num)}")
@@ -104,13 +106,17 @@ class Question:
 
 
 def _as_int(raw: Any) -> int:
+    """An integer answer: an int, a float without a fraction, or text of digits. ValueError otherwise
+    (inf/nan, a fraction, more than 4300 digits), TypeError for a list, mapping or date."""
     if isinstance(raw, int):
         return raw
     if isinstance(raw, float):
-        if raw != int(raw):
+        if not math.isfinite(raw) or raw != int(raw):
             raise ValueError(raw)
         return int(raw)
-    text = str(raw).strip().replace("_", "")
+    if not isinstance(raw, str):  # a YAML list, mapping or date is not a number
+        raise TypeError(raw)
+    text = raw.strip().replace("_", "")
     return int(text)
 
 
@@ -213,6 +219,11 @@ def parse_answers(raw: dict[str, Any], *, check_choices: bool = True) -> dict[st
     out: dict[str, Any] = {}
     for q in QUESTIONS:
         if not q.applies(out):
+            given = raw.get(q.name) is not None and not (isinstance(raw[q.name], str) and not raw[q.name].strip())
+            if given and q.when is not None:  # an answer that would be silently ignored
+                other, values = q.when
+                raise UserError(f"{q.name} only applies to {other} {' or '.join(map(str, values))}, "
+                                f"not {other} {out.get(other)}")
             continue
         choices = None
         if q.kind == "choice" and q.choices_from and check_choices:

@@ -134,7 +134,8 @@ def _targets(value) -> tuple[str, ...] | None:
 
 def check_method_options(answers: Mapping[str, Any], method: str) -> None:
     """UserError when an option of one fine-tuning method is given with another (it would be ignored)."""
-    given = {k for k, v in answers.items() if v is not None and v is not False}
+    # given = set, and --no-double-quant (False) is a choice too; dora False is the default (nothing ignored)
+    given = {k for k, v in answers.items() if v is not None and not (k == "dora" and v is False)}
     flag = lambda k: "--" + k.replace("_", "-").replace("freeze-trainable-layers", "freeze-layers") \
         .replace("lora-targets", "lora-target")
     if method not in V.LORA_METHODS:
@@ -144,7 +145,10 @@ def check_method_options(answers: Mapping[str, Any], method: str) -> None:
     if method != "qlora":
         for key in ("quant_bits", "double_quant"):
             if key in given:
-                raise UserError(f"{flag(key)} only applies to --method qlora, not --method {method}")
+                shown = "--double-quant/--no-double-quant" if key == "double_quant" else flag(key)
+                raise UserError(f"{shown} only applies to --method qlora, not --method {method}")
+    if method == "qlora" and "double_quant" in given and answers.get("quant_bits") == 8:
+        raise UserError("--double-quant/--no-double-quant only applies to 4-bit QLoRA, not --quant-bits 8")
     if method != "freeze" and "freeze_trainable_layers" in given:
         raise UserError(f"--freeze-layers only applies to --method freeze, not --method {method}")
 

@@ -8,7 +8,6 @@ A bare list of frames is accepted too. Playback loops; `t` is seconds from the f
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import time
@@ -83,6 +82,9 @@ def parse_fake_spec(spec: str) -> tuple[str, int]:
     return pid.strip(), n
 
 
+MAX_REPLAY_BYTES = 512 * 2**20  # `gpus --record --frames 100000` (its most) of 8 GPUs writes ~300 MiB
+
+
 class ReplayBackend:
     """Plays recorded snapshots back in real time, looping."""
 
@@ -101,12 +103,11 @@ class ReplayBackend:
         self._start = clock()
 
     def _load(self) -> list[tuple[float, tuple[GpuSample, ...]]]:
-        try:
-            doc = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UserError(f"replay file {str(self.path)!r} does not exist") from None
-        except (OSError, ValueError) as exc:
-            raise UserError(f"replay file {str(self.path)!r} is not valid JSON ({exc})") from None
+        from rocm_tune.core.files import read_json
+
+        # a regular file only (a FIFO or /dev/zero is refused before a byte is read), at most
+        # MAX_REPLAY_BYTES, brackets nested at most files.MAX_NESTING deep: one-line UserErrors
+        doc = read_json(self.path, "ROCM_TUNE_REPLAY file", expect=None, max_bytes=MAX_REPLAY_BYTES)
         self._interval = 1.0
         if isinstance(doc, dict):
             self.description = str(doc.get("description", ""))

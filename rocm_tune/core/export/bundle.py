@@ -83,9 +83,10 @@ def dataset_entry(path: str) -> tuple[str, dict]:
     """(name, dataset_info.json entry) for a local dataset file, with the detected format mapping."""
     from rocm_tune.core.dataset import detect, read_records, sample_keys
 
-    p = Path(os.path.expanduser(path)).resolve()
-    if not p.is_file():
+    p = Path(os.path.expanduser(path))
+    if not p.is_file():  # before resolve(): a symlink loop is "does not exist", not a RuntimeError
         raise UserError(f"dataset file {path!r} does not exist (a dataset_info.json folder goes in --dataset-dir)")
+    p = p.resolve()
     records = read_records(p)
     if not records:
         raise UserError(f"dataset {p} has no samples")
@@ -175,10 +176,10 @@ def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[s
         info = dp / "dataset_info.json"
         if not info.is_file():
             raise UserError(f"dataset folder {dataset!r} has no dataset_info.json; pass a dataset file instead")
-        try:
-            names = list(json.loads(info.read_text(encoding="utf-8")))
-        except (ValueError, OSError) as exc:
-            raise UserError(f"cannot read {info}: {exc}") from None
+        from rocm_tune.core.files import read_json
+
+        # the shared reader: a regular file, bounded size and nesting (deep JSON is one line, not a RecursionError)
+        names = [str(n) for n in read_json(info, "dataset list", hint=" of dataset entries")]
         if len(names) != 1:
             raise UserError(f"{info} lists {len(names)} datasets; choose one with --dataset-name: {', '.join(names)}")
         return opts.with_(dataset_name=names[0], dataset_dir=str(dp.resolve()))
@@ -307,6 +308,9 @@ def write_bundle(bundle: Bundle, out_dir: str, force: bool = False) -> list[Path
     if bundle.source is not None and bundle.source[2].bundle_dir is None:
         plan, formats, opts, dataset = bundle.source
         bundle = build_bundle(plan, formats, opts.with_(bundle_dir=os.path.abspath(out)), dataset=dataset)
+    from rocm_tune.core.files import directory_path
+
+    directory_path(out_dir, "-o")  # -o or a folder above it a dangling symlink / symlink loop: refused
     if os.path.lexists(out) and not out.is_dir():
         raise UserError(f"-o {out_dir!r} exists and is not a directory")
     exists = out.is_dir()

@@ -136,40 +136,92 @@ def prepare_plan_launch(plan: Plan, *, name: str | None = None, env: Mapping[str
 
 def launch_plan(plan: Plan, *, name: str | None = None, run_dir: str | None = None,
                 env: Mapping[str, str] | None = None, runner: str | None = None, dataset: str | None = None,
-                python: str | None = None, prepared: PlanLaunch | None = None) -> rd.RunInfo:
+                python: str | None = None, prepared: PlanLaunch | None = None, force: bool = False) -> rd.RunInfo:
     """Export `plan` into a new run directory and start it detached; returns the running RunInfo.
-    `prepared` (from prepare_plan_launch, e.g. what the app showed) skips the checks made there."""
+    `prepared` (from prepare_plan_launch, e.g. what the app showed) skips the checks made there.
+
+    In an existing `run_dir`, a plan.json or a file of the bundle already there (a symlink, even a
+    dangling one, included) is refused before anything is written, unless `force` (then the file or
+    link itself is replaced, never a link's target). A launch that fails removes only what it made."""
     from rocm_tune.core.runs.launcher import start_run
     from rocm_tune.core.runs.registry import runs_root
 
     p = prepared or prepare_plan_launch(plan, name=name, env=env, runner=runner, dataset=dataset, python=python)
-    existed = run_dir is not None and Path(run_dir).expanduser().is_dir()
+    existed = False
+    top: Path | None = None  # the highest folder create_run_dir will make for a new --dir
+    bundle_before: set[str] | None = None  # names in RUN_DIR/bundle before (None: no such folder)
+    if run_dir is not None:
+        from rocm_tune.core.files import directory_path
+
+        where = directory_path(run_dir, "--dir")
+        existed = where.is_dir()
+        bundle_before = _check_bundle_dir(where / BUNDLE_DIR, p.bundle, force) if existed else None
+        if not existed:
+            top = where
+            while not os.path.lexists(top.parent) and top.parent != top:
+                top = top.parent
     run_id, d = rd.create_run_dir(list(p.argv), name=p.name, run_dir=run_dir, cwd=None, env=dict(p.env),
-                                  kind="plan", plan=p.plan.to_dict())
+                                  kind="plan", plan=p.plan.to_dict(), force=force)
     try:
         bundle = build_bundle(p.plan, ("sh",), _options(p.runner, str(d), p.python), dataset=p.dataset)
-        write_bundle(bundle, str(d / BUNDLE_DIR))
+        write_bundle(bundle, str(d / BUNDLE_DIR), force=force)
         argv, launch_env = bundle.launch.resolve({**os.environ, **dict(p.user_env)})
         rd.update_run_json(d, command=argv, cwd=str(d / BUNDLE_DIR), env={**launch_env, **dict(p.user_env)})
         if p.runner != "llamafactory":
             (d / rd.METRICS_JSONL).touch()  # the built-in trainer writes it; monitors pick it from the start
     except BaseException:
-        _forget(run_id, d, existed, runs_root() if run_dir is not None else None)
+        _forget(run_id, d, existed, runs_root() if run_dir is not None else None, bundle_before, p.bundle)
+        if top is not None and top != d:
+            rd.remove_empty_dirs(d.parent, top)
         raise
     return start_run(d)
 
 
-def _forget(run_id: str, d: Path, existed: bool, registry: Path | None) -> None:
-    """Undo a run directory that was never started (nothing of it may stay registered)."""
+def _check_bundle_dir(b: Path, bundle: Bundle, force: bool) -> set[str] | None:
+    """The names in an existing RUN_DIR/bundle (None when there is none); UserError when it is not a
+    folder, or (without force) when it holds anything (a file of the bundle first)."""
+    from rocm_tune.core.files import existing
+
+    there = existing(b)
+    if there is None:
+        return None
+    if there != "exists" or not b.is_dir():
+        raise UserError(f"{str(b)!r} {'exists and is not a directory' if there == 'exists' else there}; "
+                        "choose an empty or new --dir")
+    try:
+        names = set(os.listdir(b))
+    except OSError as exc:
+        raise UserError(f"cannot read {str(b)!r}: {exc.strerror or exc}") from None
+    taken = sorted(n for n in bundle.files if n in names)
+    if taken and not force:
+        more = f" (and {len(taken) - 1} more)" if len(taken) > 1 else ""
+        raise UserError(f"{str(b / taken[0])!r} already exists{more}; pass --force to overwrite the bundle's "
+                        "files, or choose an empty or new --dir")
+    if names and not force:
+        raise UserError(f"{str(b)!r} already holds files ({', '.join(sorted(names)[:3])}); pass --force to write "
+                        "the bundle into it, or choose an empty or new --dir")
+    return names
+
+
+def _forget(run_id: str, d: Path, existed: bool, registry: Path | None, bundle_before: set[str] | None = None,
+            bundle: Bundle | None = None) -> None:
+    """Undo a run directory that was never started (nothing of it may stay registered). Only what
+    this launch made goes: in a directory that existed, the run's files and the bundle's files that
+    were not there before (the whole bundle folder only when this launch made it)."""
     if not existed:
         shutil.rmtree(d, ignore_errors=True)
     else:
-        shutil.rmtree(d / BUNDLE_DIR, ignore_errors=True)
-        for f in (rd.RUN_JSON, rd.PLAN_JSON, rd.METRICS_JSONL):
-            try:
-                (d / f).unlink()
-            except OSError:
-                pass
+        b = d / BUNDLE_DIR
+        if bundle_before is None:
+            shutil.rmtree(b, ignore_errors=True)
+        else:
+            for n in (bundle.files if bundle is not None else ()):
+                if n not in bundle_before:
+                    try:
+                        (b / n).unlink()
+                    except OSError:
+                        pass
+        rd.discard_run_dir(d, run_id, created=False, root=registry)
     if registry is not None:
         try:
             (registry / f"{run_id}.json").unlink()

@@ -466,12 +466,18 @@ def create_run_dir(
     plan: dict | None = None,
     total_steps: int | None = None,
     root: str | os.PathLike | None = None,
+    force: bool = False,
 ) -> tuple[str, Path]:
     """Create the directory and run.json of a new run (not started). Returns (run id, dir).
 
     `run_dir` places the directory elsewhere (a pointer is registered); otherwise it lives in the
-    registry root. An existing directory that already holds a run is refused. A failure to write
-    (disk full, permission) is one UserError and leaves nothing behind."""
+    registry root. An existing directory that already holds a run is refused; so is one holding a
+    plan.json (a symlink, even a dangling one, included) when `plan` is given, unless `force` (then the
+    file or link itself is replaced, never a link's target). A dangling symlink or a symlink loop as the
+    directory is refused. A failure to write (disk full, permission) is one UserError and leaves
+    nothing behind; nothing that was there before is removed."""
+    from rocm_tune.core.files import directory_path, existing
+
     if not command or not all(isinstance(c, str) for c in command):
         raise UserError("the run needs a command (a non-empty list of strings)")
     if kind not in KINDS:
@@ -481,19 +487,25 @@ def create_run_dir(
     reg_root = Path(root) if root else runs_root()
     made: list[Path] = []
     if run_dir is not None:
-        d = Path(run_dir).expanduser().resolve()
-        if d.exists() and not d.is_dir():
-            raise UserError(f"--dir {str(d)!r} exists and is not a directory")
-        for f in (RUN_JSON, EXIT_JSON, METRICS_JSONL, STDOUT_LOG):
-            if os.path.lexists(d / f):
-                raise UserError(
-                    f"--dir {str(d)!r} already holds a run ({f} exists); choose an empty or new directory"
-                )
+        d = directory_path(run_dir, "--dir")
+        for f in _OWN_FILES:
+            there = existing(d / f)
+            if there is not None:
+                raise UserError(f"--dir {str(d)!r} already holds a run ({f} {there}); "
+                                "choose an empty or new directory")
+        there = existing(d / PLAN_JSON) if plan is not None else None
+        if there is not None and not force:
+            raise UserError(f"--dir {str(d)!r}: {PLAN_JSON} {'exists already' if there == 'exists' else there}; "
+                            "pass --force to replace it, or choose an empty or new directory")
+        top = d  # the highest folder made here (removed again on failure)
+        while not os.path.lexists(top.parent) and top.parent != top:
+            top = top.parent
         try:
             if not d.exists():
                 d.mkdir(parents=True)
-                made.append(d)
+                made.append(top)
         except OSError as exc:
+            remove_empty_dirs(d, top)
             raise disk_full_error(exc, f"run directory {str(d)!r}") if exc.errno == errno.ENOSPC else UserError(
                 f"cannot create run directory {str(d)!r}: {exc.strerror}") from None
     else:
@@ -520,24 +532,52 @@ def create_run_dir(
         "total_steps": total_steps,
     }
     where = d / RUN_JSON
+    written: list[str] = []
     try:
         if plan is not None:
             where = d / PLAN_JSON
             write_json_atomic(d / PLAN_JSON, plan)
+            written.append(PLAN_JSON)
             meta["plan"] = PLAN_JSON
         where = d / RUN_JSON
         write_json_atomic(d / RUN_JSON, meta)
+        written.append(RUN_JSON)
         if run_dir is not None:
             where = reg_root / f"{run_id}.json"
             register_pointer(run_id, d, root=reg_root)
     except OSError as exc:
-        discard_run_dir(d, run_id, created=bool(made), root=reg_root)
+        discard_run_dir(d, run_id, created=bool(made), root=reg_root, files=written)
+        if made and made[0] != d:
+            remove_empty_dirs(d.parent, made[0])
         raise disk_full_error(exc, where) from None
     return run_id, d
 
 
-def discard_run_dir(d: Path, run_id: str, *, created: bool, root: str | os.PathLike | None = None) -> None:
-    """Remove what create_run_dir made for a run that never started (files, pointer, the dir if new)."""
+# the files a run directory gets from rocm-tune (an existing --dir holding one of them is refused)
+_OWN_FILES = (RUN_JSON, EXIT_JSON, METRICS_JSONL, STDOUT_LOG, STOP_MARKER, EXIT_RESERVE)
+
+
+def remove_empty_dirs(d: Path, top: Path) -> None:
+    """rmdir `d` and its parents up to and including `top` (folders create_run_dir made) while they
+    are empty; never a folder above `top`."""
+    while d == top or top in d.parents:
+        try:
+            os.rmdir(d)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return
+        if d == top:
+            return
+        d = d.parent
+
+
+def discard_run_dir(d: Path, run_id: str, *, created: bool, root: str | os.PathLike | None = None,
+                    files: list[str] | tuple[str, ...] | None = None) -> None:
+    """Remove what create_run_dir made for a run that never started (files, pointer, the dir if new).
+
+    In a directory that existed before only rocm-tune's own files go: `files`, else the run's files
+    and plan.json only when run.json says the run wrote it (a user's plan.json stays)."""
     import shutil
 
     reg = Path(root) if root else runs_root()
@@ -548,7 +588,10 @@ def discard_run_dir(d: Path, run_id: str, *, created: bool, root: str | os.PathL
     if created:
         shutil.rmtree(d, ignore_errors=True)
         return
-    for f in (RUN_JSON, PLAN_JSON, EXIT_JSON, STDOUT_LOG, METRICS_JSONL, STOP_MARKER, EXIT_RESERVE):
+    if files is None:
+        meta = read_json(d / RUN_JSON, {})
+        files = _OWN_FILES + ((PLAN_JSON,) if isinstance(meta, dict) and meta.get("plan") == PLAN_JSON else ())
+    for f in files:
         try:
             os.unlink(d / f)
         except OSError:

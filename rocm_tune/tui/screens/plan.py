@@ -83,8 +83,7 @@ def render_summary(d: dict, label: str = "recommended") -> Text:
     ex = d.get("execution")
     if isinstance(ex, dict) and ex.get("frozen_weights"):
         # what really executes (core/runners), not only the precision's name
-        t.append("
-executes ", style="bold")
+        t.append("\nexecutes ", style="bold")
         t.append(f"frozen {ex.get('frozen_weights')}, trainable {ex.get('trainable_weights')}, compute "
                  f"{ex.get('compute')}" + (f", autocast {ex['autocast']}" if ex.get("autocast") else ", no autocast"))
         if ex.get("launch"):
