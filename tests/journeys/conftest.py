@@ -1,7 +1,7 @@
 """The field reports' journeys (issue 18 item 6): each seed report in /work/shared/seeds/ walked through the
 public interfaces only — the `rocm-tune` CLI as a subprocess and the real LLaMA-Factory / DeepSpeed of the
 real-stack venv (tests/realstack/envsetup.py). A journey that needs a GPU runs the same path on CPU with a
-scaled-down model and says so (its docstring and a line in the summary, "journeys: ...").
+scaled-down model and says so (its docstring and a line in the summary, "journeys on CPU: ...").
 
 What runs inside the training processes is read from there: tests/journeys/probe/sitecustomize.py records the
 dtypes of the parameters and the gradient-checkpointing calls of the first step of each process, and can make
@@ -10,17 +10,6 @@ LLaMA-Factory see a ROCm GPU's bf16 answer (see its docstring).
 
 from __future__ import annotations
 
-from tests.journeys.helpers import NOTES
 from tests.realstack.conftest import data_file, realstack, tiny  # noqa: F401 - the real-stack fixtures, reused
 
-
-def pytest_runtest_logreport(report):
-    if report.when == "call":
-        for key, value in report.user_properties:
-            if key == "journey-note" and value not in NOTES:
-                NOTES.append(value)
-
-
-def pytest_terminal_summary(terminalreporter):
-    if NOTES:
-        terminalreporter.write_line("journeys: " + "; ".join(NOTES))
+# the summary line of the notes (what each journey ran instead of a GPU) is printed by tests/conftest.py

@@ -19,12 +19,10 @@ HERE = Path(__file__).resolve().parent
 PROBE = HERE / "probe"
 SEEDS = REPO.parent / "shared" / "seeds"
 REALSTACK_DIR = Path(envsetup.__file__).resolve().parent
-NOTES: list[str] = []  # filled by conftest.py from the reports
-
 
 def note(record_property, text: str) -> None:
     """Say what a journey ran instead of the GPU it needs: printed (pytest -rP / -s), and carried to the summary
-    line "journeys: ..." as the test's user property `journey-note` (which pytest-xdist sends to the controller)."""
+    line "journeys on CPU: ..." (tests/conftest.py) as the test's user property `journey-note`."""
     record_property("journey-note", text)
     print(f"journey note: {text}")
 
