@@ -84,7 +84,8 @@ def test_the_wizards_plan_says_fp32_executes(planned):
     assert plan["hardware"]["gpu"] == "mi50-32gb" and plan["hardware"]["gpus"] == 2
     ex = plan["execution"]
     assert ex["frozen_weights"] == "fp32" and ex["trainable_weights"] == "fp32" and ex["compute"] == "fp32", ex
-    assert ex["checkpoint"] == "bf16" and "lf_launch" in ex["launch"] and "fp32" in ex["launch"], ex
+    assert ex["checkpoint"] == "bf16" and ex["autocast"] is None and ex["ignores_request"] is False, ex
+    assert "lf_launch" in ex["launch"] and "--compute-dtype fp32" in ex["launch"], ex
     # planned for that regime: 7.6 B frozen parameters in fp32 are 28 GiB, not the checkpoint's 14 (per GPU:
     # divided by the GPUs under ZeRO-3)
     shards = plan["hardware"]["gpus"] if rec["zero_stage"] == 3 else 1

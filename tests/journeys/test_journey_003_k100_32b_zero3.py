@@ -92,7 +92,7 @@ def _oom_run(bundle: Path, tmp_path: Path) -> dict:
 
 
 def test_attach_of_the_oom_run_names_the_error(bundle, tmp_path, record_property):
-    note(record_property, "003: the 8 x K100 launch is a stand-in torchrun printing the report's OOM line")
+    note(record_property, "003: the 8 x K100 launch is a stand-in (run.sh's LLAMAFACTORY_PYTHON) printing the report's OOM line")
     snap = _oom_run(bundle, tmp_path)
     assert snap["status"] == "failed" and snap["exit_code"] == 1, snap
     oom = [a for a in snap["alerts"] if a["code"] == "oom"]
