@@ -1,5 +1,5 @@
-"""Helpers of the journeys (tests/journeys/): imported as tests.journeys.helpers by conftest.py and the tests, so
-the notes they collect reach the summary."""
+"""Helpers of the journeys (tests/journeys/): the training processes' environment on this CPU-only machine, running
+an exported run.sh, the probe's records, the real LLaMA-Factory parser, the field reports' texts."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import pytest
 
 from tests.conftest import REPO, run_cli
 from tests.realstack import envsetup
-from tests.realstack.envsetup import cache_root
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "probe"
 SEEDS = REPO.parent / "shared" / "seeds"
 REALSTACK_DIR = Path(envsetup.__file__).resolve().parent
+
 
 def note(record_property, text: str) -> None:
     """Say what a journey ran instead of the GPU it needs: printed (pytest -rP / -s), and carried to the summary
@@ -46,7 +46,7 @@ def train_env(realstack, *, probe_out: Path | None = None, bf16_gpu: bool = Fals
         "DS_ACCELERATOR": "cpu", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
         "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1",
         "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "",
-        "TORCH_EXTENSIONS_DIR": str(cache_root() / "torch_extensions"),
+        "TORCH_EXTENSIONS_DIR": str(envsetup.cache_root() / "torch_extensions"),
         "JOURNEY_CPU_CHECKPOINTS": "1",  # a CPU rank's checkpoint can be resumed (see the probe's docstring)
     })
     for k in ("JOURNEY_PROBE_OUT", "JOURNEY_BF16_GPU"):
