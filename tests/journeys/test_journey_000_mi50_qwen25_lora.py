@@ -61,7 +61,7 @@ def dataset(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory, dataset):
-    """wizard answers -> plan.json, then export of that plan for the tiny bf16 checkpoint."""
+    """(folder, what the wizard printed, plan.json) of `rocm-tune wizard --answers` for report 000's setup."""
     d = tmp_path_factory.mktemp("j000")
     answers = d / "answers.yaml"
     answers.write_text(yaml.safe_dump({**ANSWERS, "dataset": str(dataset)}), encoding="utf-8")
@@ -71,8 +71,9 @@ def planned(tmp_path_factory, dataset):
 
 
 def _export(planned_dir: Path, model: Path, out: Path, *extra: str) -> Path:
-    r = run_cli("export", "--plan", str(planned_dir / "plan.json"), "--model-path", str(model),
-                "--save-steps", str(SAVE_STEPS), "--logging-steps", "1", "--master-port", str(free_port()), "-o", str(out), *extra)
+    """`export --plan`: the wizard's plan, trained on the tiny bf16 checkpoint (--model-path)."""
+    r = run_cli("export", "--plan", str(planned_dir / "plan.json"), "--model-path", str(model), "--save-steps",
+                str(SAVE_STEPS), "--logging-steps", "1", "--master-port", str(free_port()), "-o", str(out), *extra)
     assert r.returncode == 0, r.stderr
     return out
 
