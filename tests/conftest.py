@@ -41,3 +41,21 @@ def run_cli(*args: str, env: dict | None = None, cwd=None, timeout: float = 120,
 @pytest.fixture
 def cli():
     return run_cli
+
+
+# journeys (tests/journeys/): what a journey ran instead of the GPU it needs, one summary line. The notes travel as
+# the tests' user property "journey-note" (pytest-xdist sends them to the controller, where only this conftest
+# is loaded when pytest is run without paths).
+_JOURNEY_NOTES: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        for key, value in report.user_properties:
+            if key == "journey-note" and value not in _JOURNEY_NOTES:
+                _JOURNEY_NOTES.append(value)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _JOURNEY_NOTES:
+        terminalreporter.write_line("journeys on CPU: " + "; ".join(_JOURNEY_NOTES))

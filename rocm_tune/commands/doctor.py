@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
                     print(f"         - {e}")
             if r.fix and r.status in ("warn", "fail"):
                 print(f"         fix: {r.fix}")
+            elif r.fix and r.status == "skip":  # e.g. how to install DeepSpeed on ROCm (its build flags)
+                print(f"         when needed: {r.fix}")
         c = summary["counts"]
         print(f"\n{c['pass']} passed, {c['warn']} warnings, {c['fail']} failed, {c['skip']} skipped.")
     sys.stdout.flush()
