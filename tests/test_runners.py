@@ -173,3 +173,13 @@ def test_estimate_cli_runner_flag(tmp_path):
     assert "Runs as    runner llamafactory: frozen weights bf16" in text and "--runner builtin" in text
     bad = run("--runner", "axolotl")
     assert bad.returncode == 2 and "--runner 'axolotl' is not known; expected one of: llamafactory, hf, builtin" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_stock_llamafactory_under_zero3_trains_fp32_weights(qwen7b):
+    """DeepSpeed ZeRO-3 casts the parameters to its JSON's dtype when it partitions them: with fp16 and bf16 off
+    that is fp32, so stock LLaMA-Factory + ZeRO-3 "fp32" is real fp32 (measured in journey 000's ZeRO-3 run: the
+    ranks recorded float32 frozen and trainable weights); without ZeRO-3 it keeps the bf16 checkpoint in bf16."""
+    z3 = regime(qwen7b, TrainConfig(method="lora", precision="fp32", runner="llamafactory", zero_stage=3, gpus=2))
+    assert (z3.frozen_dtype, z3.trainable_dtype, z3.compute_dtype, z3.ignores_request) == ("fp32", "fp32", "fp32", False)
+    ddp = regime(qwen7b, TrainConfig(method="lora", precision="fp32", runner="llamafactory", gpus=2))
+    assert (ddp.frozen_dtype, ddp.ignores_request) == ("bf16", True)

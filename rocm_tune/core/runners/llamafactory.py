@@ -36,6 +36,9 @@ FACTS = (
          f"{REPO}:src/llamafactory/hparams/parser.py (get_train_args)", V095),
     Fact("the SFT/DPO/RM collators pad to the longest sample of the batch, pad_to_multiple_of=8",
          f"{REPO}:src/llamafactory/train/sft/workflow.py (run_sft)", V095),
+    Fact("ZeRO-3: zero.Init casts every parameter to the config's dtype (fp16 / bf16 / else fp32) when it "
+         "partitions it", "deepspeedai/DeepSpeed:deepspeed/runtime/zero/partition_parameters.py (_set_dtype)",
+         "v0.19.8"),
     Fact("torch.cuda.is_bf16_supported() returns True whenever torch.version.hip is set",
          "pytorch/pytorch:torch/cuda/__init__.py (is_bf16_supported)", "v2.13.0"),
 )
@@ -61,6 +64,13 @@ def regime(model, cfg) -> Regime:
         if ignored:
             notes.append(f"pure_bf16 keeps the checkpoint's {ckpt} weights: LLaMA-Factory does not cast them to bf16")
         return Regime("llamafactory", p, ckpt, ckpt, ckpt, None, ckpt, ignored, tuple(notes))
+    if cfg.zero_stage == 3 and cfg.method != "qlora":
+        # DeepSpeed ZeRO-3 builds the model under zero.Init and casts every parameter to the JSON's dtype when it
+        # partitions it: fp32 with fp16 and bf16 off (measured: stock llamafactory-cli + ZeRO-3 trains fp32 weights
+        # although the checkpoint is bf16 and bf16 is "available")
+        return Regime("llamafactory", p, "fp32", "fp32", "fp32", None, ckpt, False,
+                      ("DeepSpeed ZeRO-3 casts the weights to fp32 when it partitions them (fp16 and bf16 off in "
+                       "its JSON)",) if ckpt != "fp32" else ())
     # fp32 requested: bf16: false, fp16: false -> no autocast, weights as stored, trainable upcast
     compute = trainable if cfg.method == "full" else ckpt
     ignored = ckpt != "fp32" and not (cfg.method == "full" and trainable == "fp32")
