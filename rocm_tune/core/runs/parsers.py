@@ -489,6 +489,8 @@ _SIG_PREFILTER = re.compile(
     r"hipBLASLt|is required for a normal|mark a variable ready|loss scale already|Watchdog|[NR]CCL|barrier|Traceback|"
     r"nan\b|inf\b|out of memory|OutOfMemory|ALLOC_FAILED|hipErrorOutOfMemory", re.IGNORECASE)
 
+from rocm_tune.core.runs import catalogue as _CATALOGUE  # noqa: E402  (pure data + regexes)
+
 _RANK_PREFIX = re.compile(r"^\[(?:rank|default)(\d+)\]:\s?")
 _DS_RANK = re.compile(r"\[Rank (\d+)\]")
 _TQDM = re.compile(
@@ -662,7 +664,7 @@ class TextParser:
                     self.train_total = total
                 out.append(Event("progress", None, rank=rank, total_steps=total, line=seg[:500]))
                 return out
-        if _SIG_PREFILTER.search(seg):
+        if _SIG_PREFILTER.search(seg) or _CATALOGUE.PREFILTER.search(seg):
             ev = self._signal(seg, rank)
             if ev is not None:
                 out.append(ev)
@@ -798,6 +800,11 @@ class TextParser:
                     data["requirement"] = m.group(1).rstrip(".,")
                     data["found"] = m.group(2).rstrip(".,")
                 return Event("signal", self.last_step or None, rank=rank, data=data, line=seg[:2000])
+        # the rest of the failure catalogue (core/runs/catalogue.py): causes only, not benign or cascade lines
+        hit = _CATALOGUE.best_match(seg)
+        if hit is not None and hit[0].priority >= 3 and not hit[0].tail_only:
+            return Event("signal", self.last_step or None, rank=rank, data={"signal": "catalogue", "code": hit[0].code},
+                         line=seg[:2000])
         return None
 
 
