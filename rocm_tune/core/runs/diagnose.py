@@ -501,6 +501,11 @@ def oom_plan_fix(plan: Mapping[str, Any], oom: Mapping[str, Any] | None = None) 
     return out
 
 
+def _sub(d: Mapping[str, Any], key: str) -> dict:
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
 def _host_ram_numbers(text: str, cfg: ConfigInfo | None) -> dict:
     out: dict[str, Any] = {}
     m = re.search(r"used = ([\d.]+) GB, percent = ([\d.]+)%", text)
@@ -511,9 +516,9 @@ def _host_ram_numbers(text: str, cfg: ConfigInfo | None) -> dict:
         if pct > 0:
             out["host_total_bytes"] = int(used * GIB * 100 / pct)
     if cfg is not None and cfg.plan is not None:
-        mem = cfg.plan.get("memory") if isinstance(cfg.plan.get("memory"), dict) else {}
+        mem = _sub(cfg.plan, "memory")
         need = mem.get("cpu_offload_bytes")
-        hw = cfg.plan.get("hardware") if isinstance(cfg.plan.get("hardware"), dict) else {}
+        hw = _sub(cfg.plan, "hardware")
         if isinstance(need, int):
             out["offload_need_bytes"] = need
         if isinstance(hw.get("cpu_ram_bytes"), int) and "host_total_bytes" not in out:
@@ -582,13 +587,13 @@ def _disk_numbers(cfg: ConfigInfo | None) -> dict:
         except OSError:
             pass
     if "checkpoint_bytes" not in out and cfg.plan is not None:
-        model = cfg.plan.get("model") if isinstance(cfg.plan.get("model"), dict) else {}
-        mem = cfg.plan.get("memory") if isinstance(cfg.plan.get("memory"), dict) else {}
-        rec = cfg.plan.get("recommended") if isinstance(cfg.plan.get("recommended"), dict) else {}
+        model = _sub(cfg.plan, "model")
+        mem = _sub(cfg.plan, "memory")
+        rec = _sub(cfg.plan, "recommended")
         params = model.get("params_total")
         if isinstance(params, int):
             lora = rec.get("method") in ("lora", "qlora")
-            hw = cfg.plan.get("hardware") if isinstance(cfg.plan.get("hardware"), dict) else {}
+            hw = _sub(cfg.plan, "hardware")
             world = (hw.get("gpus") or 1) * (hw.get("nodes") or 1)
             if lora:
                 tw = mem.get("trainable_weights_bytes") or 0
