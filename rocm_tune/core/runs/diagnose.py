@@ -825,7 +825,13 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
                 n["plan"] = pf
                 if pf.get("summary"):
                     parts.append(pf["summary"])
-                r.fix = "smallest change from the plan that fits: " + pf["fix"] + "; or " + r.fix
+                if pf.get("change"):
+                    r.fix = ("smallest change from the plan that fits: " + pf["fix"] + "; other levers: gradient "
+                             "checkpointing, ZeRO-3 with optimizer offload, a shorter cutoff_len")
+                else:
+                    r.fix = pf["fix"]
+                if n.get("verdict") == "fragmentation":
+                    r.fix += "; and set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (fragmentation)"
         if parts:
             r.title = f"{r.title}: " + parts[0]
             if len(parts) > 1:
@@ -971,3 +977,102 @@ def explain_text(text: str | bytes, *, config: ConfigInfo | None = None) -> Expl
 
 def families_of(exp: Explanation) -> Iterable[str]:
     return [d.family for d in exp.diagnoses]
+
+
+# ------------------------------------------------------------------------------ targets
+def explain_target(spec: str, stdin=None) -> Explanation:
+    """`rocm-tune explain TARGET`: a log file, "-" (stdin), a run id/dir, an output dir or a PID.
+    UserError (one line) when TARGET is none of them."""
+    if spec == "-":
+        data = read_stdin_bounded(stdin) if stdin is not None else b""
+        return diagnose(["-"], stdin_data=data)
+    from rocm_tune.core.runs import watch
+
+    target = watch.resolve_target(spec)
+    paths: list[str] = []
+    for s in target.sources:
+        if s.kind != "trainer_state" and os.path.isfile(s.path) and s.path not in paths:
+            paths.append(s.path)
+    if target.run_dir:
+        for name in ("stdout.log", "stderr.log"):
+            p = os.path.join(target.run_dir, name)
+            if os.path.isfile(p) and p not in paths:
+                paths.append(p)
+    out_dir = target.output_dir
+    if out_dir is None:
+        for s in target.sources:
+            if s.kind == "trainer_state":
+                out_dir = s.path
+    proc = None
+    try:
+        proc = watch.process_state(target)
+    except Exception:  # a run dir that cannot be read still has logs to explain
+        proc = None
+    alive = bool(proc is not None and proc.alive)
+    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=target.config_path, alive=alive)
+    if exp.status == "unknown" and exp.root is None and proc is not None:
+        if proc.status in ("failed", "lost", "exited") and proc.status != "exited" or \
+                (proc.exit_code not in (None, 0)):
+            exp.status = "failed"
+        elif proc.status == "finished":
+            exp.status = "finished"
+        elif proc.alive:
+            exp.status = "running"
+    return exp
+
+
+# ------------------------------------------------------------------------------ text
+def _wrap(label: str, text: str, width: int) -> list[str]:
+    import textwrap
+
+    head = f"  {label:<8}"
+    return textwrap.wrap(text, width=width, initial_indent=head, subsequent_indent=" " * len(head),
+                         break_long_words=True, break_on_hyphens=False) or [head.rstrip()]
+
+
+def _cut(text: str, width: int) -> str:
+    indent = len(text) - len(text.lstrip(" "))
+    text = " " * indent + " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _where(h: Hit) -> str:
+    loc = os.path.basename(h.file) if h.file != "-" else "stdin"
+    if h.line is not None:
+        loc += f":{h.line}"
+    if h.rank is not None:
+        loc += f" rank {h.rank}"
+    return loc
+
+
+def render_text(exp: Explanation, width: int = 80) -> str:
+    """The human answer, every line at most `width` columns."""
+    lines: list[str] = []
+    status = exp.status.upper()
+    if exp.root is None:
+        lines.append(_cut(f"status: {status} — " + ("no failure found in the log" if exp.status != "failed"
+                                                     else "the run failed; its log holds no known cause"), width))
+    else:
+        r = exp.diagnoses[exp.root]
+        lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
+        lines += _wrap("what", r.title, width)
+        lines += _wrap("where", f"{_where(r.first)}" + (f", seen {r.count} times" if r.count > 1 else ""), width)
+        lines.append("  evidence")
+        for h in r.evidence[:3]:
+            lines.append(_cut(f"    {_where(h)}: {h.text.strip()}", width))
+        lines += _wrap("cause", r.cause, width)
+        lines += _wrap("fix", r.fix, width)
+        lines += _wrap("confirm", r.confirm, width)
+    cons = [d for i, d in enumerate(exp.diagnoses) if i != exp.root and not d.benign]
+    if cons:
+        lines.append("  consequences and other signs" if exp.root is not None else "  signs")
+        for d in cons:
+            lines.append(_cut(f"    {d.code} ({d.family}) at {_where(d.first)}: {d.title}", width))
+    benign = [d for d in exp.diagnoses if d.benign]
+    if benign:
+        lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
+    if exp.config:
+        lines.append(_cut(f"config: {exp.config}", width))
+    if exp.partial:
+        lines.append(_cut("note: a huge log: its head and tail were read whole, the middle sampled", width))
+    return "\n".join(line[:width] for line in lines)
