@@ -508,12 +508,30 @@ assert len(BY_CODE) == len(SIGNATURES), "catalogue codes must be unique"
 assert all(s.family in FAMILIES for s in SIGNATURES)
 
 _KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for s in SIGNATURES for k in s.keywords))
-PREFILTER = re.compile("|".join(re.escape(k) for k in sorted(_KEYWORDS, key=len, reverse=True)))
-PREFILTER_BYTES = re.compile(PREFILTER.pattern.encode())
+# Literal substrings that find every keyword's lines with a few dozen C-speed `bytes.find` passes (one
+# regex alternation of all keywords is ~100x slower in `re`). Each keyword contains one of them; a
+# keyword added later that contains none becomes its own sentinel (below).
+_SCAN = ["rror", "xception", "emory", "ALLOC", "kill", "Kill", "KILL", "exitcode", "return code", "signal",
+         "iommu", "barrier", "Watchdog", "imeout", "aborted", "nccl", "endezvous", "timed out", "process group",
+         "variable ready", "reduction", "producing loss", "loss scale", "OVERFLOW", "verflow", "nan", "NaN", "NAN",
+         "bf16", "loat16", "device function", "device code", "Tensile", "available", "NVIDIA driver",
+         "compiled with", "APERTURE", "assert", "kernel image", "BLASLt", "bitsandbytes", "Token indices",
+         "use_cache", "initialized", "reentrant", "TypedStorage", "Plugin", "rccl-net", "ninja", "dskernels",
+         "ds_opt_adam", "CUDA_HOME", "shared object", "required for", "import name", "dataset", "Dataset",
+         "valid samples", "not found", "Unable to find", "emplate", "padding token", "Permission denied",
+         "-rw-------", "ecognize", "adapter_config", "world size", "state_dict", "size mismatch", "checkpoint at",
+         "DUE TO", "space left", "Errno", "quota", "StreamWriter", "module named", "FlashAttention", "flash_attn",
+         "Segmentation", "Fatal Python", "terminate called", "iommu=pt", "hipErrorNoDevice"]
+for _k in _KEYWORDS:
+    if not any(s_ in _k for s_ in _SCAN):
+        _SCAN.append(_k)
+SCAN_SENTINELS: tuple[bytes, ...] = tuple(dict.fromkeys(x.encode() for x in _SCAN))
+# The streaming parser looks for causes (priority root) only on lines holding one of these (cheap).
+PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", "DUE TO", "-rw-------",
+                                "ninja:", "TensileLibrary")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
-# with holds one of them (the prefilter runs on whole head/tail regions, these only in between).
-SENTINELS: tuple[bytes, ...] = (b"Error", b"error", b"Exception", b"Killed", b"out of memory", b"DUE TO",
-                                b"Watchdog", b"No space left")
+# with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
+SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
 
 
 def by_code(code: str) -> Signature | None:
@@ -522,7 +540,7 @@ def by_code(code: str) -> Signature | None:
 
 def match_line(line: str) -> list[tuple[Signature, re.Match]]:
     """Every signature matching one log line, highest priority first (catalogue order within)."""
-    if not line or not PREFILTER.search(line):
+    if not line:
         return []
     out = []
     for s in SIGNATURES:

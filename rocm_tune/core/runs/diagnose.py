@@ -30,8 +30,8 @@ from typing import Any
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.parsers import GIB, parse_oom, parse_size, strip_ansi
 
-HEAD_BYTES = 4 * 2**20
-TAIL_BYTES = 16 * 2**20
+HEAD_BYTES = 1 * 2**20
+TAIL_BYTES = 4 * 2**20
 FULL_READ_MAX = 256 * 2**20      # above this only head and tail are read (line numbers of the tail unknown)
 LINE_CAP = 4096                  # characters of one line looked at, either side of a hit
 MAX_LINES = 20000                # distinct candidate lines examined per file
@@ -164,27 +164,26 @@ class _Scanner:
         self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000]))
         return True
 
-    def region(self, start: int, end: int) -> None:
-        counts: dict[bytes, int] = {}
-        for m in cat.PREFILTER_BYTES.finditer(self.data, start, end):
-            kw = m.group()
-            n = counts.get(kw, 0) + 1
-            counts[kw] = n
-            if n > KEYWORD_SATURATION and n % 97:
-                continue  # a keyword on every line (an overflow per step): sample it
-            if not self.line_at(m.start()):
-                return
-
-    def sentinels(self, start: int, end: int) -> None:
-        for s in cat.SENTINELS:
-            i = self.data.find(s, start, end)
+    def region(self, start: int, end: int, sentinels: Sequence[bytes] = cat.SCAN_SENTINELS,
+               per_sentinel: int | None = None) -> bool:
+        """Examine every line of [start, end) holding a sentinel (a sentinel on every line, like a
+        per-step warning, is sampled after KEYWORD_SATURATION lines). False when the budget is spent."""
+        d = self.data
+        for s in sentinels:
+            i = d.find(s, start, end)
             n = 0
-            while 0 <= i and n < SENTINEL_HITS:
+            while i >= 0:
                 n += 1
-                if not self.line_at(i):
-                    return
-                _, e = self._bounds(i)
-                i = self.data.find(s, e, end)
+                if per_sentinel is not None and n > per_sentinel:
+                    break
+                if n <= KEYWORD_SATURATION or n % 97 == 0:
+                    if not self.line_at(i):
+                        return False
+                e = d.find(b"\n", i, end)
+                if e < 0:
+                    break
+                i = d.find(s, e, end)
+        return True
 
     def number_lines(self) -> None:
         d = self.data
@@ -239,10 +238,9 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
         tail_start = 0
     else:
         tail_start = n - TAIL_BYTES
-        sc.region(tail_start, n)       # the end first: where a failing log states its failure
-        sc.region(0, HEAD_BYTES)
-        if tail_unknown_from is None:
-            sc.sentinels(HEAD_BYTES, tail_start)
+        # the end first (where a failing log states its failure), then the start, then the middle sampled
+        if sc.region(tail_start, n) and sc.region(0, HEAD_BYTES) and tail_unknown_from is None:
+            sc.region(HEAD_BYTES, tail_start, cat.SENTINELS, SENTINEL_HITS)
         partial = True
     sc.number_lines()
     last = -1

@@ -664,7 +664,7 @@ class TextParser:
                     self.train_total = total
                 out.append(Event("progress", None, rank=rank, total_steps=total, line=seg[:500]))
                 return out
-        if _SIG_PREFILTER.search(seg) or _CATALOGUE.PREFILTER.search(seg):
+        if _SIG_PREFILTER.search(seg) or any(g in seg for g in _CATALOGUE.PARSER_GATE):
             ev = self._signal(seg, rank)
             if ev is not None:
                 out.append(ev)
