@@ -169,7 +169,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "rccl-tests / nccl-tests all_reduce_perf on the same GPUs",
          (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclRemoteError|ncclInvalidUsage",
           r"NCCL error in: \S+"),
-         ("nccl",), ignorecase=False, sources=("torch ProcessGroupNCCL error format",)),
+         ("nccl", "NCCL error"), sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
+                                          "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
+                                          "error)",)),
     _sig("rendezvous-timeout", "nccl_rccl_timeout_hang", "error", "weak", "ranks could not meet (rendezvous/"
          "socket timeout)",
          "the ranks could not connect to the master address/port (a node did not start, a firewall, a wrong "
