@@ -403,3 +403,29 @@ def test_binary_junk_and_an_endless_line_never_crash(tmp_path):
     empty.write_bytes(b"")
     e = run_cli("explain", str(empty), "--json")
     assert e.returncode == 0 and json.loads(e.stdout)["status"] == "unknown"
+
+
+def test_a_sigkilled_run_states_host_ram_against_the_offload_need(tmp_path):
+    # full fine-tuning of a 7B with ZeRO-3 offloading everything to a 32 GiB host (the shape of
+    # calibration dolly-111: ZeRO-3 offload, 32 GB RAM, return code -9)
+    p = run_cli("plan", "--model", "qwen2.5-7b", "--gpu", "rtx4090", "--gpus", "1", "--method", "full", "--zero", "3",
+                "--offload", "all", "--cpu-ram-gib", "32", "--json")
+    assert p.returncode in (0, 1), p.stderr
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "plan.json").write_text(p.stdout)
+    (d / "run.json").write_text(json.dumps({"id": "20270101-120000-kill-ab12", "name": "kill", "command": ["x"],
+                                            "cwd": str(d), "env": {}, "created_at": 1.7e9, "started_at": 1.7e9,
+                                            "pid": None, "pgid": None, "supervisor_pid": None, "plan": None,
+                                            "kind": "command", "total_steps": 20}))
+    (d / "exit.json").write_text(json.dumps({"status": "failed", "returncode": -9, "signal": 9, "ended_at": 1.7e9 + 5}))
+    (d / "stdout.log").write_text("[2023-04-20 19:03:19,633] [INFO] [utils.py:831:see_memory_usage] Before initializing "
+                                  "optimizer states\n")   # calibration dolly-111: the log stops here
+    r = run_cli("explain", str(d), "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    root = out["diagnoses"][out["root"]]
+    need = json.loads(p.stdout)["memory"]["cpu_offload_bytes"]
+    assert root["family"] == "host_ram_oom" and root["first_seen"]["file"].endswith("exit.json")
+    assert root["numbers"]["offload_need_bytes"] == need and root["numbers"]["host_total_bytes"] == 32 * GIB
+    assert "too much" in root["title"] and f"{need / GIB:.1f} GiB" in root["title"]

@@ -743,9 +743,18 @@ def _earlier(a: Hit, b: Hit) -> int:
     return -1 if ka < kb else (1 if ka > kb else 0)
 
 
-def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None) -> Explanation:
-    """Diagnoses from scanned logs: group hits by code, pick the root, name consequences, add numbers."""
+def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None,
+                  exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
+    """Diagnoses from scanned logs: group hits by code, pick the root, name consequences, add numbers.
+    exit_info: (exit code, signal, where it was recorded) of the run's process when known — a SIGKILL
+    there is a host-RAM diagnosis even when the log holds no line about it."""
     by_code: dict[str, list[Hit]] = {}
+    if exit_info is not None:
+        code, sig, where = exit_info
+        if sig == 9 or code in (137, -9):
+            how = f"signal {sig}" if sig else f"exit code {code}"
+            by_code["host-oom-killed"] = [Hit("host-oom-killed", where, len(scans), 0, None, None, None,
+                                              f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
     for sc in scans:
         for h in sc.hits:
             sig = cat.BY_CODE[h.code]
@@ -953,7 +962,8 @@ def _config_risk(cfg: ConfigInfo, scans: Sequence[FileScan]) -> Diagnosis | None
 
 def diagnose(paths: Sequence[str], *, config: ConfigInfo | None = None, run_dir: str | None = None,
              output_dir: str | None = None, config_path: str | None = None, alive: bool | None = None,
-             stdin_data: bytes | None = None) -> Explanation:
+             stdin_data: bytes | None = None,
+             exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
     """Explain the logs at `paths` ("-" = `stdin_data`). Unreadable files are skipped."""
     scans: list[FileScan] = []
     for i, p in enumerate(paths):
@@ -967,7 +977,7 @@ def diagnose(paths: Sequence[str], *, config: ConfigInfo | None = None, run_dir:
     if config is None:
         config = find_config([s.path for s in scans], run_dir, output_dir, config_path,
                              [s.head_text for s in scans])
-    return explain_scans(scans, config, alive)
+    return explain_scans(scans, config, alive, exit_info)
 
 
 def explain_text(text: str | bytes, *, config: ConfigInfo | None = None) -> Explanation:
@@ -1009,7 +1019,12 @@ def explain_target(spec: str, stdin=None) -> Explanation:
     except Exception:  # a run dir that cannot be read still has logs to explain
         proc = None
     alive = bool(proc is not None and proc.alive)
-    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=target.config_path, alive=alive)
+    exit_info = None
+    if proc is not None and proc.alive is False and (proc.exit_code is not None or proc.signal):
+        where = os.path.join(target.run_dir, "exit.json") if target.run_dir else f"PID {target.pid}"
+        exit_info = (proc.exit_code, proc.signal, where)
+    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=target.config_path, alive=alive,
+                   exit_info=exit_info)
     if exp.status == "unknown" and exp.root is None and proc is not None:
         if proc.status in ("failed", "lost", "exited") and proc.status != "exited" or \
                 (proc.exit_code not in (None, 0)):
