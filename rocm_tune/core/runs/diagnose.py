@@ -537,18 +537,21 @@ def _host_ram_numbers(text: str, cfg: ConfigInfo | None) -> dict:
 
 
 def _host_ram_sentence(n: Mapping[str, Any]) -> str:
-    bits = []
+    tot = n.get("host_total_bytes")
     if "host_used_bytes" in n:
-        bits.append(f"host RAM {_g1(n['host_used_bytes'])} GiB used ({n['host_used_percent']:g}%)")
-    if "host_total_bytes" in n:
-        bits.append(f"of {_g1(n['host_total_bytes'])} GiB")
+        s = f"host RAM {_g1(n['host_used_bytes'])} GiB used ({n['host_used_percent']:g}%)"
+        s += f" of {_g1(tot)} GiB" if tot else ""
+    elif tot:
+        s = f"host RAM {_g1(tot)} GiB" + (f" ({n['host_total_source']})" if n.get("host_total_source") else "")
+    else:
+        s = ""
     if "offload_need_bytes" in n:
-        need, tot = n["offload_need_bytes"], n.get("host_total_bytes")
-        s = f"the plan's CPU offload needs {_g1(need)} GiB of pinned host memory per node"
+        need = n["offload_need_bytes"]
+        o = f"the plan's CPU offload needs {_g1(need)} GiB of pinned host memory per node"
         if tot:
-            s += f" ({need / tot * 100:.0f}% of the host's RAM" + (", too much)" if need > 0.8 * tot else ")")
-        bits.append(s)
-    return " ".join(bits[:2]) + (("; " + "; ".join(bits[2:])) if len(bits) > 2 else "")
+            o += f" ({need / tot * 100:.0f}% of it" + (": too much)" if need > 0.8 * tot else ")")
+        s = f"{s}; {o}" if s else o
+    return s
 
 
 def _dir_size(path: str, max_files: int = 20000) -> int:
