@@ -429,3 +429,35 @@ def test_a_sigkilled_run_states_host_ram_against_the_offload_need(tmp_path):
     assert root["family"] == "host_ram_oom" and root["first_seen"]["file"].endswith("exit.json")
     assert root["numbers"]["offload_need_bytes"] == need and root["numbers"]["host_total_bytes"] == 32 * GIB
     assert "too much" in root["title"] and f"{need / GIB:.1f} GiB" in root["title"]
+
+
+def test_the_catch_all_exception_never_hides_a_specific_signature():
+    # torch 1.x prints the watchdog timeout as a RuntimeError (the catch-all would match it too)
+    line = ("RuntimeError: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3, OpType=BROADCAST,"
+            " Timeout(ms)=1800000) ran for 1800529 milliseconds before timing out.")
+    assert cat.best_match(line)[0].code == "collective-timeout"
+    exp = explain_text(line + "\n")
+    assert _root(exp).family == "nccl_rccl_timeout_hang" and exp.status == "hang"
+    # and an error it does not know is still reported, as family unknown, with the line
+    other = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3\nKeyError: 'instruction'\n")
+    r = _root(other)
+    assert r.code == "python-exception" and r.family == "unknown" and other.status == "failed"
+    assert r.evidence[0].text == "KeyError: 'instruction'" and r.first.line == 3
+
+
+def test_cli_a_pid_finds_its_log_through_proc(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "train.log"
+    log.write_text("ValueError: Template qwen2 does not exist.\n")        # calibration lf-5453
+    with open(log, "a") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], stdout=fh, stderr=fh)
+    try:
+        r = run_cli("explain", str(proc.pid), "--json")
+        assert r.returncode == 1, r.stderr
+        d = json.loads(r.stdout)
+        assert d["files"] == [str(log)] and d["diagnoses"][d["root"]]["code"] == "template-error"
+    finally:
+        proc.kill()
+        proc.wait()

@@ -536,6 +536,9 @@ PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", 
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
 
 
+GENERIC = "python-exception"
+
+
 def by_code(code: str) -> Signature | None:
     return BY_CODE.get(code)
 
@@ -554,6 +557,10 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         m = s.match(line)
         if m:
             out.append((s, m))
+    if len(out) > 1:
+        # the catch-all exception is only for lines nothing more specific explains (a watchdog's
+        # `RuntimeError: ... Watchdog caught ...` is a timeout, not an unknown error)
+        out = [sm for sm in out if sm[0].code != GENERIC] or out
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 
