@@ -753,9 +753,9 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     there is a host-RAM diagnosis even when the log holds no line about it."""
     by_code: dict[str, list[Hit]] = {}
     if exit_info is not None:
-        code, sig, where = exit_info
-        if sig == 9 or code in (137, -9):
-            how = f"signal {sig}" if sig else f"exit code {code}"
+        ecode, esig, where = exit_info
+        if esig == 9 or ecode in (137, -9):
+            how = f"signal {esig}" if esig else f"exit code {ecode}"
             by_code["host-oom-killed"] = [Hit("host-oom-killed", where, len(scans), 0, None, None, None,
                                               f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
     for sc in scans:
