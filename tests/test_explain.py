@@ -109,6 +109,8 @@ REAL_LINES = [
     ("unrecognized-model-type", "ValueError: Unrecognized model in /home/youliang/checkpoints/my-lora-checkpoint/"
      "checkpoint-9500/. Should have a `model_type` key in its config.json, or contain one of the following strings in "
      "its name: albert, align, altclip", "NVIDIA/Isaac-GR00T#150; seeds/004"),
+    ("unrecognized-model-type", "ValueError: Unrecognized model. Should have `model_type` key", "seeds/004 (问题 3)"),
+    ("hf-cache-permission", "PermissionError: Permission denied: 'xxx.lock'", "seeds/004 (问题 1: HF datasets lock file)"),
     ("zero-world-size-mismatch", "deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being loaded used a "
      "DP world size of 256 but the current world size is 2. Automatic adjustment of ZeRO's optimizer state "
      "partitioning with a new world size is not currently supported.", "calibration glm-136 (THUDM/GLM#136)"),
@@ -120,6 +122,22 @@ REAL_LINES = [
     ("missing-package", "ModuleNotFoundError: No module named 'flash_attn'", "hiyouga/EasyR1#384 (its import error)"),
     ("flash-attn-error", "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following "
      "error: the package flash_attn seems to be not installed.", "hiyouga/EasyR1#384"),
+    ("transformers-too-old", "KeyError: 'qwen2'", "QwenLM/Qwen3#434 (transformers 4.32 loading Qwen1.5)"),
+    ("deepspeed-batch-mismatch", "[rank0]: AssertionError: Check batch related parameters. train_batch_size is not "
+     "equal to micro_batch_per_gpu * gradient_acc_step * world_size 8 != 2 * 1 * 1", "deepspeedai/DeepSpeed#6914"),
+    ("fp16-unscale-gradients", "ValueError: Attempting to unscale FP16 gradients.", "haotian-liu/LLaVA#363"),
+    ("inputs-no-grad", "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+     "LlamaChinese/Llama-Chinese#242"),
+    ("lora-target-not-found", "ValueError: Target modules {'q_proj', 'v_proj'} not found in the base model. Please "
+     "check the target modules and try again.", "hiyouga/LlamaFactory#1785"),
+    ("hf-hub-unreachable", "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find "
+     "it in the cached files and it looks like meta-llama/Meta-Llama-3-8B-Instruct is not the path to a directory "
+     "containing a file named config.json.", "PromtEngineer/localGPT#822"),
+    ("hf-hub-unreachable", "huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, and we cannot find "
+     "the requested files in the disk cache. Please try again or make sure your Internet connection is on.",
+     "baichuan-inc/Baichuan-7B#83"),
+    ("missing-shared-library", "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+     "huggingface/autotrain-advanced#292"),
     ("child-failed", "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal "
      "SIGTERM", "hpcaitech/ColossalAI#3514"),
     ("python-exception", "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
@@ -461,3 +479,12 @@ def test_cli_a_pid_finds_its_log_through_proc(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_deepspeed_batch_numbers_from_a_wrapped_message():
+    # the message as rich's traceback wraps it (bigcode-project/starcoder#77)
+    exp = explain_text("AssertionError: Check batch related parameters. train_batch_size is not\nequal to "
+                       "micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 *\n8 * 1\n")
+    r = _root(exp)
+    assert r.family == "config_error"
+    assert r.numbers == {"train_batch_size": 64, "micro_batch": 4, "grad_accum": 8, "world_size": 1}

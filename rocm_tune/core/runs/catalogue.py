@@ -27,7 +27,8 @@ FAMILIES: tuple[str, ...] = (
     "hf_cache_permission", "unrecognized_model_type_adapter", "checkpoint_resume_mismatch",
     "slurm_time_limit_preemption", "disk_full_save",
     # found in real threads beyond the issue's list
-    "cuda_error", "nan_loss", "missing_package", "flash_attn_error", "benign_warning", "launcher_exit", "unknown",
+    "cuda_error", "nan_loss", "missing_package", "flash_attn_error", "config_error", "model_download", "benign_warning",
+    "launcher_exit", "unknown",
 )
 
 PRIORITY = {"root": 3, "weak": 2, "consequence": 1, "context": 0}
@@ -398,15 +399,16 @@ SIGNATURES: tuple[Signature, ...] = (
     # ------------------------------------------------------------------ hf_cache_permission
     _sig("hf-cache-permission", "hf_cache_permission", "error", "root", "the Hugging Face cache is not readable/"
          "writable for this user",
-         "files in a shared HF cache were written mode 0600 (huggingface_hub writes blobs via a tempfile, "
-         "ignoring the umask, before PR #1220) or belong to another user",
-         "upgrade huggingface_hub; `chmod -R g+rw` the cache's blobs (and setgid the directories); or point "
-         "HF_HOME at a cache of your own",
+         "files in a shared HF cache (model blobs, datasets lock files) were written mode 0600 (huggingface_hub "
+         "writes blobs via a tempfile, ignoring the umask, before PR #1220) or belong to another user",
+         "upgrade huggingface_hub; `chmod -R g+rw` the cache's blobs and lock files (and setgid the directories); "
+         "or point HF_HOME / HF_DATASETS_CACHE at a cache of your own (also when several processes share one)",
          "`ls -l $HF_HOME/hub/models--*/blobs | head`: -rw------- marks the problem",
          (r"PermissionError: \[Errno 13\] Permission denied: '[^']*(?:huggingface|hf_home|/hub/|models--)[^']*'",
           r"-rw------- +\d+ +\S+ +\S+ +[\d.]+[KMGT]? +\w{3} +\d+ +[\d:]+ +[0-9a-f]{40,64}\s*$",
-          r"Permission denied.{0,120}(?:huggingface|models--)"),
-         ("Permission denied", "-rw-------"),
+          r"Permission denied.{0,120}(?:huggingface|models--)",
+          r"PermissionError: .{0,200}\.lock'?\s*$"),
+         ("Permission denied", "-rw-------", "PermissionError"),
          sources=("calibration hfhub-1215 (-rw------- 1 unj46ad six   665 Sep 14 19:08 "
                   "10c66461e4c109db5a2196bff4bb59be30396ed8)",)),
     # ------------------------------------------------------------------ unrecognized_model_type_adapter
@@ -418,10 +420,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "adapter_name_or_path), or merge it first (`llamafactory-cli export` with export_dir); for a new "
          "architecture upgrade transformers",
          "`ls DIR`: adapter_config.json without config.json means an adapter",
-         (r"Unrecognized model in \S+\s*\.?\s*Should have a `?model_type`? key",
-          r"has model type `?[\w-]+`? but Transformers does not recognize this architecture",
+         (r"Unrecognized model(?: in \S+)?\s*\.?\s*Should have (?:a )?`?model_type`? key",
           r"Can't find 'adapter_config\.json'"),
-         ("Unrecognized model", "does not recognize this architecture", "adapter_config.json"),
+         ("Unrecognized model", "adapter_config.json"),
          sources=("seeds/004 (Unrecognized model ... model_type on a LoRA output)",
                   "hiyouga/LlamaFactory#9655 (ValueError: Unrecognized model in /. Should have a `model_type` key in "
                   "its config.json)")),
@@ -486,6 +487,75 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"FlashAttention2 has been toggled on, but it cannot be used", r"flash_attn\S*\.so: undefined symbol",
           r"FlashAttention only supports Ampere GPUs or newer"),
          ("FlashAttention", "flash_attn")),
+    _sig("transformers-too-old", "version_check", "error", "root", "the installed transformers does not know "
+         "this model (type or tokenizer class)",
+         "the model's model_type / tokenizer class is newer than the installed transformers (e.g. KeyError: 'qwen2' "
+         "before transformers 4.37)",
+         "upgrade transformers to a release that has the model (the model card states the minimum), within the "
+         "range the runner accepts (LLaMA-Factory checks it at start)",
+         "`python -c 'import transformers; print(transformers.__version__)'` against the model card",
+         (r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:qwen\d\w*|gemma\d\w*|llama4\w*|mllama|deepseek_v\d\w*|"
+          r"mistral3|mixtral|phi\d\w*|olmo\d?\w*|glm4?\w*|cohere\d?|starcoder2|internlm\d?\w*|minicpm\w*)'\s*$",
+          r"has model type `?[\w-]+`? but Transformers does not recognize this architecture",
+          r"Tokenizer class \w+ does not exist or is not currently imported"),
+         ("KeyError: '", "recognize this architecture", "is not currently imported"),
+         sources=("QwenLM/Qwen3#434 (transformers 4.32: KeyError: 'qwen2')", "QwenLM/Qwen3#266 (KeyError: 'qwen2_moe')")),
+    _sig("deepspeed-batch-mismatch", "config_error", "error", "root", "DeepSpeed batch sizes do not multiply up",
+         "the DeepSpeed config's train_batch_size is not micro_batch x gradient_accumulation x the world size the "
+         "launcher really started (often: fewer GPUs visible than the config assumed)",
+         "set train_batch_size, train_micro_batch_size_per_gpu and gradient_accumulation_steps to \"auto\" in the "
+         "DeepSpeed JSON when the HF Trainer / LLaMA-Factory drives it, or make them multiply up for the real world size",
+         "the three numbers after `!=` are micro batch, accumulation and world size as DeepSpeed saw them",
+         (r"Check batch related parameters\. train_batch_size is not",), ("Check batch related",),
+         sources=("deepspeedai/DeepSpeed#6914", "hiyouga/LlamaFactory#2574")),
+    _sig("fp16-unscale-gradients", "config_error", "error", "root", "fp16 mixed precision with fp16 trainable "
+         "weights",
+         "the gradient scaler refuses fp16 gradients: the trainable (LoRA) weights were loaded in fp16 while the "
+         "trainer runs fp16 mixed precision, which needs fp32 master weights",
+         "keep trainable weights in fp32 (load the model in fp32 or cast the LoRA parameters to float32; PEFT's "
+         "autocast_adapter_dtype), or train in bf16 where the GPU has it natively",
+         "print the dtype of the trainable parameters before training",
+         (r"Attempting to unscale FP16 gradients",), ("unscale FP16",),
+         sources=("haotian-liu/LLaVA#363", "2U1/Qwen-VL-Series-Finetune#184 (V100, fp16, LoRA)")),
+    _sig("inputs-no-grad", "config_error", "error", "root", "the loss has no gradient (nothing trainable "
+         "reached it)",
+         "with gradient checkpointing and a frozen base model (LoRA), the checkpointed inputs do not require grad, "
+         "or no parameter is trainable (LoRA targets matched nothing)",
+         "call model.enable_input_require_grads() (HF Trainer / LLaMA-Factory do for PEFT) or use non-reentrant "
+         "checkpointing (use_reentrant: False); check that LoRA targets exist in the model",
+         "the `trainable params:` line must show a non-zero count",
+         (r"element 0 of tensors does not require grad and does not have a grad_fn",), ("does not require grad",),
+         sources=("LlamaChinese/Llama-Chinese#242", "datawhalechina/self-llm#229")),
+    _sig("lora-target-not-found", "config_error", "error", "root", "LoRA target modules are not in the model",
+         "the lora_target names (q_proj,v_proj) do not exist in this architecture (Baichuan: W_pack; ChatGLM: "
+         "query_key_value; multimodal models: language_model prefixes)",
+         "use lora_target: all (LLaMA-Factory) or the model's own module names (print the model's named_modules)",
+         "`python -c \"...; print({n.split('.')[-1] for n, _ in model.named_modules()})\"`",
+         (r"Target modules .{0,400}not found in the base model",), ("not found in the base model",),
+         sources=("hiyouga/LlamaFactory#43, #1785 (ValueError: Target modules {'q_proj', 'v_proj'} not found in the "
+                  "base model.)",)),
+    _sig("hf-hub-unreachable", "model_download", "error", "root", "the model/tokenizer could not be fetched from "
+         "the Hugging Face Hub",
+         "no network to huggingface.co from this machine (or a gated/private repo without a token) and the files "
+         "are not in the local cache",
+         "download ahead (`huggingface-cli download REPO --local-dir DIR`, or ModelScope) and point "
+         "model_name_or_path at the local directory; HF_HUB_OFFLINE=1 with a warm cache; HF_ENDPOINT for a mirror; "
+         "`huggingface-cli login` for gated repos",
+         "`ls $HF_HOME/hub` for the repo; `curl -I https://huggingface.co`",
+         (r"We couldn't connect to '?https?://huggingface\.co", r"LocalEntryNotFoundError",
+          r"You are trying to access a gated repo", r"Repository Not Found for url",
+          r"Max retries exceeded with url: \S*(?:huggingface|hf-mirror)"),
+         ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded"),
+         sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
+    _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
+         "a compiled extension was built for another CUDA/ROCm runtime than the one installed (e.g. a cu12 wheel on "
+         "a CUDA 11 system), or the runtime's libraries are not on the library path",
+         "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
+         "matching runtime; LD_LIBRARY_PATH to its lib directory",
+         "`ldd` on the extension's .so lists the missing library",
+         (r"(?!librccl-net)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",), ("cannot open shared object",),
+         sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
+                  "object file)",)),
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
          "error",
          "torchrun/deepspeed/accelerate report that a worker failed; the cause is the worker's own error above",
@@ -520,6 +590,8 @@ _SCAN = ["rror", "xception", "emory", "ALLOC", "kill", "Kill", "KILL", "exitcode
          "compiled with", "APERTURE", "assert", "kernel image", "BLASLt", "bitsandbytes", "Token indices",
          "use_cache", "initialized", "reentrant", "TypedStorage", "Plugin", "rccl-net", "ninja", "dskernels",
          "ds_opt_adam", "CUDA_HOME", "shared object", "required for", "import name", "dataset", "Dataset",
+         "KeyError", "not currently imported", "Check batch", "unscale", "require grad", "base model", "couldn't connect",
+         "gated repo", "Repository Not Found", "Max retries",
          "valid samples", "not found", "Unable to find", "emplate", "padding token", "Permission denied",
          "-rw-------", "ecognize", "adapter_config", "world size", "state_dict", "size mismatch", "checkpoint at",
          "DUE TO", "space left", "Errno", "quota", "StreamWriter", "module named", "FlashAttention", "flash_attn",

@@ -674,6 +674,11 @@ def _line_numbers(code: str, text: str) -> dict:
             if os.path.isdir(path):
                 out["is_adapter"] = os.path.isfile(os.path.join(path, "adapter_config.json")) and \
                     not os.path.isfile(os.path.join(path, "config.json"))
+    elif code == "deepspeed-batch-mismatch":
+        m = re.search(r"(\d+) != (\d+) \* (\d+) \* (\d+)", text)
+        if m:
+            tb, mb, ga, ws = (int(x) for x in m.groups())
+            out.update(train_batch_size=tb, micro_batch=mb, grad_accum=ga, world_size=ws)
     elif code == "child-failed":
         m = re.search(r"exitcode:? *:? *(-?\d+)", text) or re.search(r"return code = (-?\d+)", text)
         if m:
@@ -769,7 +774,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         sig = cat.BY_CODE[code]
         hits.sort(key=functools.cmp_to_key(_earlier))
         first = hits[0]
-        nums = _line_numbers(code, first.text)
+        nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
+                             else first.text)
         if code == "oom":
             nums = oom_numbers(first.context)
         elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
