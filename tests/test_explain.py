@@ -488,3 +488,56 @@ def test_deepspeed_batch_numbers_from_a_wrapped_message():
     r = _root(exp)
     assert r.family == "config_error"
     assert r.numbers == {"train_batch_size": 64, "micro_batch": 4, "grad_accum": 8, "world_size": 1}
+
+
+def _spawn(tmp_path: Path, handler: bool):
+    import subprocess
+    import sys
+    import time
+
+    log = tmp_path / f"live-{handler}.log"
+    code = ("import faulthandler, signal, time\n"
+            + ("faulthandler.register(signal.SIGUSR1, all_threads=True)\n" if handler else "")
+            + "print(\"{'loss': 1.0, 'epoch': 0.1}\", flush=True)\n"
+              "def wait_in_barrier():\n    time.sleep(120)\nwait_in_barrier()\n")
+    fh = open(log, "w")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh, stderr=fh)
+    fh.close()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and log.stat().st_size == 0:
+        time.sleep(0.05)
+    time.sleep(1.2)     # the log is now older than --stall-s 1
+    return proc, log
+
+
+def test_a_live_run_without_progress_gets_each_stack_and_the_call_it_waits_in(tmp_path):
+    proc, log = _spawn(tmp_path, handler=True)
+    try:
+        r = run_cli("explain", str(proc.pid), "--json", "--stall-s", "1")
+        assert r.returncode == 1, r.stderr
+        d = json.loads(r.stdout)
+        assert d["status"] == "hang" and d["diagnoses"][d["root"]]["code"] == "live-stall"
+        (st,) = d["stacks"]
+        assert "wait_in_barrier" in st["waits_in"] and st["method"] in ("faulthandler", "py-spy")
+        assert proc.poll() is None          # the dump did not stop it
+        quiet = run_cli("explain", str(proc.pid), "--json", "--no-stacks", "--stall-s", "1")
+        q = json.loads(quiet.stdout)
+        assert quiet.returncode == 0 and q["status"] == "running" and q["stacks"] is None
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_process_without_a_handler_is_never_signalled(tmp_path):
+    import shutil as _sh
+
+    if _sh.which("py-spy"):
+        pytest.skip("py-spy is installed: it is used instead of signals")
+    proc, log = _spawn(tmp_path, handler=False)
+    try:
+        r = run_cli("explain", str(proc.pid), "--json", "--stacks")
+        d = json.loads(r.stdout)
+        assert d["stacks"] == [] and proc.poll() is None and d["status"] == "running"
+    finally:
+        proc.kill()
+        proc.wait()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rocm_tune.commands._common import print_json
+from rocm_tune.commands._common import float_range, print_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,12 +19,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                        "or PID")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout (status, root, diagnoses, "
                                                             "config)")
+    g = parser.add_mutually_exclusive_group()
+    g.add_argument("--stacks", action="store_true", default=None,
+                   help="dump each live rank's Python stack now (py-spy, or a faulthandler on SIGUSR1)")
+    g.add_argument("--no-stacks", dest="stacks", action="store_false",
+                   help="never signal or inspect the live processes")
+    parser.add_argument("--stall-s", type=float_range("--stall-s", 1, 7 * 86400), default=300.0,
+                        help="a live run whose logs have not grown this long is a hang (default 300)")
 
 
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.runs.diagnose import explain_target, render_text
 
-    exp = explain_target(args.target, stdin=sys.stdin.buffer if args.target == "-" else None)
+    exp = explain_target(args.target, stdin=sys.stdin.buffer if args.target == "-" else None, stacks=args.stacks,
+                         stall_s=args.stall_s)
     if args.json:
         print_json(exp.to_dict())
     else:

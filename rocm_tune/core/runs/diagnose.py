@@ -733,6 +733,7 @@ class Explanation:
     config: str | None
     files: list[str]
     partial: bool = False
+    stacks: list[dict] | None = None   # live stack dumps (a running process), None when not taken
 
     @property
     def exit_code(self) -> int:
@@ -740,7 +741,8 @@ class Explanation:
 
     def to_dict(self) -> dict:
         return {"status": self.status, "root": self.root, "diagnoses": [d.to_dict() for d in self.diagnoses],
-                "config": self.config, "files": list(self.files), "partial": self.partial}
+                "config": self.config, "files": list(self.files), "partial": self.partial,
+                "stacks": self.stacks}
 
 
 def _earlier(a: Hit, b: Hit) -> int:
@@ -998,10 +1000,137 @@ def families_of(exp: Explanation) -> Iterable[str]:
     return [d.family for d in exp.diagnoses]
 
 
+# ------------------------------------------------------------------------------ live hangs
+def _sig_caught(pid: int, signum: int) -> bool:
+    """The process installed a handler for `signum` (SigCgt in /proc/PID/status): sending it is safe."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _rank_env(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = dict(kv.split(b"=", 1) for kv in fh.read().split(b"\0") if b"=" in kv)
+        v = env.get(b"RANK", env.get(b"LOCAL_RANK"))
+        return int(v) if v is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+_PYSPY_FRAME = re.compile(r"^\s+(\S+) \(([^)]+)\)\s*$", re.M)
+_FH_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+) in (\S+)', re.M)
+_FH_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):", re.M)
+
+
+def _waits_in(stack: str) -> str | None:
+    """The innermost frame of the main thread: where the process waits."""
+    m = _PYSPY_FRAME.search(stack)
+    if m:
+        return f"{m.group(1)} ({os.path.basename(m.group(2).split(':')[0])}:{m.group(2).rsplit(':', 1)[-1]})"
+    m = _FH_FRAME.search(stack)
+    if m:
+        return f"{m.group(3)} ({os.path.basename(m.group(1))}:{m.group(2)})"
+    return None
+
+
+def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_procs: int = 64) -> list[dict]:
+    """Each live training process's Python stack: `py-spy dump` when installed, else the faulthandler
+    a process registered on SIGUSR1 (only processes whose SigCgt shows a SIGUSR1 handler are signalled;
+    the dump is read from what their logs grew by). Never signals a process without a handler."""
+    import signal
+    import subprocess
+    import time as _time
+
+    from rocm_tune.core.runs.watch import _proc_children, _proc_cmdline
+
+    procs = [pid]
+    for p in procs:
+        if len(procs) >= max_procs:
+            break
+        procs += [c for c in _proc_children(p) if c not in procs]
+    python = [p for p in procs if any("python" in os.path.basename(a) for a in _proc_cmdline(p)[:2])] or procs
+    out: list[dict] = []
+    spy = shutil.which("py-spy")
+    if spy:
+        for p in python[:max_procs]:
+            try:
+                r = subprocess.run([spy, "dump", "--pid", str(p)], capture_output=True, text=True, timeout=20)
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if r.returncode == 0 and r.stdout.strip():
+                out.append({"pid": p, "rank": _rank_env(p), "method": "py-spy", "stack": r.stdout[-20000:],
+                            "waits_in": _waits_in(r.stdout)})
+        if out:
+            return out
+    targets = [p for p in python if _sig_caught(p, signal.SIGUSR1)]
+    if not targets:
+        return out
+    sizes = {}
+    for lp in log_paths:
+        try:
+            sizes[lp] = os.path.getsize(lp)
+        except OSError:
+            pass
+    for p in targets:
+        try:
+            os.kill(p, signal.SIGUSR1)
+        except OSError:
+            continue
+    deadline = _time.monotonic() + wait_s
+    text = ""
+    while _time.monotonic() < deadline:
+        _time.sleep(0.2)
+        chunks = []
+        for lp, n0 in sizes.items():
+            try:
+                with open(lp, "rb") as fh:
+                    fh.seek(n0)
+                    chunks.append(_decode(fh.read(4 * 2**20)))
+            except OSError:
+                continue
+        text = "\n".join(chunks)
+        if len(_FH_HEAD.findall(text)) >= len(targets):
+            break
+    blocks = [b for b in re.split(r"(?=^(?:\[(?:rank|default)\d+\]:)?(?:Current thread|Thread) 0x)", text, flags=re.M)
+              if _FH_HEAD.search(b)]
+    for i, b in enumerate(blocks):
+        p = targets[i] if i < len(targets) and len(blocks) == len(targets) else None
+        out.append({"pid": p, "rank": _rank(b) if _rank(b) is not None else (_rank_env(p) if p else None),
+                    "method": "faulthandler", "stack": b[-20000:], "waits_in": _waits_in(b)})
+    return out
+
+
+def _stall_diagnosis(stacks: list[dict], idle_s: float, where: str) -> Diagnosis:
+    waits = [f"pid {d['pid']}" + (f" rank {d['rank']}" if d.get("rank") is not None else "") +
+             f": waits in {d['waits_in'] or '?'}" for d in stacks]
+    dist = any("distributed" in (d["stack"] or "") or "c10d" in (d["stack"] or "") for d in stacks)
+    family = "nccl_rccl_timeout_hang" if dist else "unknown"
+    first = Hit("live-stall", where, 0, 0, None, stacks[0].get("rank") if stacks else None, None,
+                waits[0] if waits else f"no progress for {idle_s:.0f} s", "")
+    ev = [Hit("live-stall", where, 0, 0, None, d.get("rank"), None, w, "") for d, w in zip(stacks, waits)]
+    idle = f"{idle_s / 60:.1f} min" if idle_s >= 120 else f"{idle_s:.0f} s"
+    title = f"alive but no progress for {idle}" + (f"; {waits[0]}" if waits else "")
+    fix = ("every rank waits in a collective: check peer-to-peer (`rocm-tune doctor`: IOMMU, iommu=pt / "
+           "intel_iommu=off), confirm with NCCL_P2P_DISABLE=1; a rank missing from the list died or never started"
+           if dist else "the stacks show where it waits (data loading, I/O, a lock); fix that call")
+    return Diagnosis("live-stall", family, "error", False, "weak", title, first, ev[:EVIDENCE_MAX] or [first],
+                     max(1, len(stacks)), "the process is alive and makes no progress", fix,
+                     "dump again a minute later: the same frames mean a hang, moving frames a slow step",
+                     {"idle_s": round(idle_s, 1), "stacks": len(stacks)})
+
+
 # ------------------------------------------------------------------------------ targets
-def explain_target(spec: str, stdin=None) -> Explanation:
+def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s: float = 300.0) -> Explanation:
     """`rocm-tune explain TARGET`: a log file, "-" (stdin), a run id/dir, an output dir or a PID.
-    UserError (one line) when TARGET is none of them."""
+    UserError (one line) when TARGET is none of them. A live process whose logs have not grown for
+    `stall_s` seconds (or any live one with stacks=True) gets each rank's stack dumped (`live_stacks`);
+    stacks=False never signals anything."""
     if spec == "-":
         data = read_stdin_bounded(stdin) if stdin is not None else b""
         return diagnose(["-"], stdin_data=data)
@@ -1034,6 +1163,19 @@ def explain_target(spec: str, stdin=None) -> Explanation:
         exit_info = (proc.exit_code, proc.signal, where)
     exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=target.config_path, alive=alive,
                    exit_info=exit_info)
+    pid = (proc.pid if proc is not None and proc.pid else None) or target.pid
+    if alive and pid and stacks is not False and exp.root is None:
+        import time as _time
+
+        mt = [os.path.getmtime(p) for p in paths if os.path.exists(p)]
+        idle = _time.time() - max(mt) if mt else 0.0
+        if stacks or idle >= stall_s:
+            dumps = live_stacks(pid, paths)
+            exp.stacks = dumps
+            if idle >= stall_s:
+                exp.diagnoses.append(_stall_diagnosis(dumps, idle, paths[0] if paths else f"PID {pid}"))
+                exp.root = len(exp.diagnoses) - 1
+                exp.status = "hang"
     if exp.status == "unknown" and exp.root is None and proc is not None:
         if proc.status in ("failed", "lost", "exited") and proc.status != "exited" or \
                 (proc.exit_code not in (None, 0)):
@@ -1095,6 +1237,13 @@ def render_text(exp: Explanation, width: int = 80) -> str:
     benign = [d for d in exp.diagnoses if d.benign]
     if benign:
         lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
+    if exp.stacks:
+        lines.append("  stacks (live)")
+        for d in exp.stacks:
+            who = f"pid {d['pid']}" + (f" rank {d['rank']}" if d.get("rank") is not None else "")
+            lines.append(_cut(f"    {who} ({d['method']}): waits in {d.get('waits_in') or '?'}", width))
+    elif exp.stacks is not None:
+        lines.append(_cut("  stacks: none taken (install py-spy, or register faulthandler on SIGUSR1)", width))
     if exp.config:
         lines.append(_cut(f"config: {exp.config}", width))
     if exp.partial:
