@@ -1100,8 +1100,8 @@ def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_
     blocks = [b for b in re.split(r"(?=^(?:\[(?:rank|default)\d+\]:)?(?:Current thread|Thread) 0x)", text, flags=re.M)
               if _FH_HEAD.search(b)]
     for i, b in enumerate(blocks):
-        p = targets[i] if i < len(targets) and len(blocks) == len(targets) else None
-        out.append({"pid": p, "rank": _rank(b) if _rank(b) is not None else (_rank_env(p) if p else None),
+        who: int | None = targets[i] if i < len(targets) and len(blocks) == len(targets) else None
+        out.append({"pid": who, "rank": _rank(b) if _rank(b) is not None else (_rank_env(who) if who else None),
                     "method": "faulthandler", "stack": b[-20000:], "waits_in": _waits_in(b)})
     return out
 
@@ -1239,9 +1239,9 @@ def render_text(exp: Explanation, width: int = 80) -> str:
         lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
     if exp.stacks:
         lines.append("  stacks (live)")
-        for d in exp.stacks:
-            who = f"pid {d['pid']}" + (f" rank {d['rank']}" if d.get("rank") is not None else "")
-            lines.append(_cut(f"    {who} ({d['method']}): waits in {d.get('waits_in') or '?'}", width))
+        for st in exp.stacks:
+            who = f"pid {st['pid']}" + (f" rank {st['rank']}" if st.get("rank") is not None else "")
+            lines.append(_cut(f"    {who} ({st['method']}): waits in {st.get('waits_in') or '?'}", width))
     elif exp.stacks is not None:
         lines.append(_cut("  stacks: none taken (install py-spy, or register faulthandler on SIGUSR1)", width))
     if exp.config:
