@@ -209,6 +209,15 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"Current loss scale already at minimum",), ("loss scale already",),
          sources=("calibration lf-251 (Exception: Current loss scale already at minimum - cannot decrease scale "
                   "anymore. Exiting run.)",)),
+    _sig("loss-collapse", "fp16_overflow", "error", "root", "the loss collapsed to 0.0 (grad_norm NaN)",
+         "a logged loss of exactly 0.0 with a NaN gradient norm (or several 0.0 losses in a row) is fp16 overflow "
+         "in the forward pass (Qwen2.5 is known for it), not learning",
+         "train in bf16 where the GPU has it natively, otherwise fp32 (fp16: false, bf16: false); restart from the "
+         "last checkpoint before the collapse",
+         "the first step with loss 0.0 / grad_norm nan in trainer_log.jsonl or the log's dicts",
+         (), (), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
+                          "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log — found from the loss series "
+                          "(alerts.AlertEngine), not from one line")),
     _sig("fp16-overflow-skip", "fp16_overflow", "info", "context", "fp16 overflow: one optimizer step skipped",
          "the dynamic loss scaler found inf/NaN gradients and halved the scale; a few at the start are it "
          "calibrating, a long streak is a real overflow",
@@ -224,7 +233,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "from the last good checkpoint",
          "the step where loss/grad_norm first turns nan in trainer_log.jsonl",
          (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': nan",
-          r"'loss': nan"),
+          r"'loss': nan", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b"),
          ("nan", "NaN"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",

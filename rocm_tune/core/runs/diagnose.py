@@ -52,6 +52,7 @@ class Hit:
     time: float | None
     text: str
     context: str                 # the line and a few after it (multi-line messages)
+    fix: str | None = None       # a fix specific to this run (from the alert engine's view of the series)
 
 
 @dataclass
@@ -242,6 +243,7 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
         if sc.region(tail_start, n) and sc.region(0, HEAD_BYTES) and tail_unknown_from is None:
             sc.region(HEAD_BYTES, tail_start, cat.SENTINELS, SENTINEL_HITS)
         partial = True
+    sc.hits += _series_hits(data, name, index)
     sc.number_lines()
     last = -1
     for p in _PROGRESS:
@@ -250,6 +252,53 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     lines = None if tail_unknown_from is not None else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     head_text = _decode(data[:65536])
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text)
+
+
+EVENT_TAIL = 512 * 2**10         # the newest part of a log whose loss series the alert engine reads
+_SERIES_CODES = {"loss-collapse": "loss-collapse", "nan-loss": "nan-loss", "nan-grad-norm": "nan-loss",
+                 "fp16-overflow-streak": "fp16-overflow-streak"}
+_DTYPE = re.compile(r"compute dtype:\s*(torch\.\w+|None|\w+)")
+
+
+def _series_hits(data: bytes, name: str, index: int) -> list[Hit]:
+    """What only the series of steps shows (a loss that collapsed to 0.0, an overflow streak, NaN in
+    structured logs): the newest EVENT_TAIL bytes through the parsers and the alert engine that
+    `attach` uses."""
+    from rocm_tune.core.runs.alerts import AlertEngine
+    from rocm_tune.core.runs.parsers import TextParser, llamafactory_parser, metrics_parser
+
+    start = max(0, len(data) - EVENT_TAIL)
+    if start:
+        start = data.find(b"\n", start) + 1 or len(data)
+    lines = _decode(data[start:]).splitlines()
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    parser: Any
+    if first.startswith("{") and '"type"' in first:
+        parser = metrics_parser()
+    elif first.startswith("{") and '"current_steps"' in first:
+        parser = llamafactory_parser()
+    else:
+        parser = TextParser()
+    try:
+        events = parser.feed_lines(lines)
+    except Exception:   # the parsers never raise; belt and braces for a diagnosis tool
+        return []
+    eng = AlertEngine()
+    m = _DTYPE.search(_decode(data[:65536]))
+    if m:
+        eng.compute_dtype = m.group(1)
+    out: list[Hit] = []
+    for a in eng.feed_many(events):
+        code = _SERIES_CODES.get(a.code)
+        if code is None:
+            continue
+        ev = (a.evidence or "")[:300]
+        off = data.find(ev[:200].encode("utf-8", "replace"), start) if ev else -1
+        off = off if off >= 0 else start
+        s = data.rfind(b"\n", 0, off) + 1
+        out.append(Hit(code, name, index, s, None, None, _time_of(data[max(0, s - 2048):off + 1]), ev, ev,
+                       fix=a.fix if code == "loss-collapse" else None))
+    return out
 
 
 def scan_file(path: str, index: int = 0) -> FileScan:
@@ -788,7 +837,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
             ranks = sorted({h.rank for h in hits if h.rank is not None})
             nums["ranks"] = ranks
         d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
-                      len(hits), sig.cause, sig.fix, sig.confirm, nums)
+                      len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
         diags.append(d)
     if config is not None and config.from_log and not any(d.first and cat.BY_CODE[d.code].priority >= 2 for d in diags):
         risk = _config_risk(config, scans)
