@@ -556,3 +556,28 @@ def test_a_loss_collapse_is_read_from_the_series_with_the_precision_fix():
     # a NaN in rocm-tune's own metrics.jsonl
     nan = diagnose([str(LOGS / "alert-nan-loss-metrics.jsonl")])
     assert _root(nan).family == "nan_loss"
+
+
+def test_per_rank_logs_in_a_directory_the_first_failure_in_time_wins_over_file_order(tmp_path):
+    d = tmp_path / "logs"
+    d.mkdir()
+    # rank 0 (first by name) times out at 10:30; rank 1 ran out of memory at 10:00 (fixture formats)
+    (d / "rank0.log").write_text(
+        "[2025-02-18 10:00:01,000] [INFO] [engine.py:1] step 10\n"
+        "[2025-02-18 10:30:05,000] [rank0]:[E218 10:30:05.661937 3812 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for "
+        "1800069 milliseconds before timing out.\n")
+    (d / "rank1.log").write_text(
+        "[2025-02-18 10:00:05,000] [INFO] [engine.py:1] step 10\n"
+        "[rank1]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB.\n")
+    r = run_cli("explain", str(d), "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    root = out["diagnoses"][out["root"]]
+    assert root["code"] == "oom" and root["first_seen"]["file"] == str(d / "rank1.log")
+    from datetime import datetime, timezone
+
+    assert root["first_seen"]["rank"] == 1
+    assert root["first_seen"]["time"] == datetime(2025, 2, 18, 10, 0, 5, tzinfo=timezone.utc).timestamp()
+    to = next(x for x in out["diagnoses"] if x["code"] == "collective-timeout")
+    assert to["consequence_of"] == out["root"] and to["numbers"]["verdict"] == "one rank died first"

@@ -1183,9 +1183,16 @@ def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s
     if spec == "-":
         data = read_stdin_bounded(stdin) if stdin is not None else b""
         return diagnose(["-"], stdin_data=data)
+    from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs import watch
 
-    target = watch.resolve_target(spec)
+    try:
+        target = watch.resolve_target(spec)
+    except UserError:
+        logs = _dir_logs(spec)
+        if not logs:
+            raise
+        return diagnose(logs, output_dir=os.path.abspath(os.path.expanduser(spec)))
     paths: list[str] = []
     for s in target.sources:
         if s.kind != "trainer_state" and os.path.isfile(s.path) and s.path not in paths:
@@ -1234,6 +1241,20 @@ def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s
         elif proc.alive:
             exp.status = "running"
     return exp
+
+
+def _dir_logs(spec: str, limit: int = 64) -> list[str]:
+    """A directory of several logs (one per rank, per node, per Slurm task): all of them, by name."""
+    d = os.path.abspath(os.path.expanduser(spec))
+    if not os.path.isdir(d):
+        return []
+    try:
+        names = sorted(os.listdir(d))[:10000]
+    except OSError:
+        return []
+    out = [os.path.join(d, n) for n in names if n.endswith((".log", ".txt", ".out", ".err"))
+           and os.path.isfile(os.path.join(d, n)) and os.access(os.path.join(d, n), os.R_OK)]
+    return out[:limit]
 
 
 # ------------------------------------------------------------------------------ text
