@@ -581,3 +581,17 @@ def test_per_rank_logs_in_a_directory_the_first_failure_in_time_wins_over_file_o
     assert root["first_seen"]["time"] == datetime(2025, 2, 18, 10, 0, 5, tzinfo=timezone.utc).timestamp()
     to = next(x for x in out["diagnoses"] if x["code"] == "collective-timeout")
     assert to["consequence_of"] == out["root"] and to["numbers"]["verdict"] == "one rank died first"
+
+
+def test_a_local_stuck_run_reports_this_machines_iommu(tmp_path):
+    from rocm_tune.core.doctor import iommu_state
+
+    out = tmp_path / "saves"
+    out.mkdir()
+    shutil.copy(LOGS / "alert-collective-timeout.log", out / "running_log.txt")
+    r = _root(diagnose([str(out / "running_log.txt")], output_dir=str(out)))
+    state = iommu_state()
+    assert r.numbers["iommu_this_machine"] == state
+    assert (f"this machine: IOMMU {state}" in r.fix) == (state != "unknown")
+    # a pasted log says nothing about this machine
+    assert "iommu_this_machine" not in _root(explain_text((LOGS / "alert-collective-timeout.log").read_text())).numbers

@@ -922,6 +922,19 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
                  "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
                  "`py-spy dump --pid PID` on each rank shows where it waits")
+    if r.code in ("collective-timeout", "iommu-p2p-hang", "barrier-no-progress") and cfg is not None and \
+            (cfg.run_dir or cfg.output_dir):
+        # a run on this machine: say what `doctor` sees of the IOMMU here
+        try:
+            from rocm_tune.core.doctor import iommu_state
+
+            state = iommu_state()
+        except Exception:
+            state = "unknown"
+        n["iommu_this_machine"] = state
+        if state in ("on", "passthrough", "off"):
+            r.fix += (f" (this machine: IOMMU {state}" + ("; translated: peer-to-peer between AMD GPUs can hang here)"
+                                                          if state == "on" else ")"))
     for d in diags:
         if d.code == "collective-timeout" and d is not r:
             d.numbers["verdict"] = "one rank died first"
