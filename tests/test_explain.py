@@ -514,7 +514,7 @@ def _spawn(tmp_path: Path, handler: bool):
 
 
 def test_a_live_run_without_progress_gets_each_stack_and_the_call_it_waits_in(tmp_path):
-    proc, log = _spawn(tmp_path, handler=True)
+    proc, _ = _spawn(tmp_path, handler=True)
     try:
         r = run_cli("explain", str(proc.pid), "--json", "--stall-s", "1")
         assert r.returncode == 1, r.stderr
@@ -536,7 +536,7 @@ def test_a_process_without_a_handler_is_never_signalled(tmp_path):
 
     if _sh.which("py-spy"):
         pytest.skip("py-spy is installed: it is used instead of signals")
-    proc, log = _spawn(tmp_path, handler=False)
+    proc, _ = _spawn(tmp_path, handler=False)
     try:
         r = run_cli("explain", str(proc.pid), "--json", "--stacks")
         d = json.loads(r.stdout)

@@ -155,7 +155,7 @@ def oom_fix(ctx: RunContext | None, oom: Mapping[str, Any]) -> str:
     parts: list[str] = []
     if isinstance(ctx.plan, Mapping) and ctx.plan.get("version") != 1:
         # a rocm-tune plan: the estimator says by how much it missed and the smallest change that fits
-        from rocm_tune.core.runs.diagnose import oom_plan_fix
+        from rocm_tune.core.runs.oom_advice import oom_plan_fix
 
         pf = oom_plan_fix(ctx.plan, oom)
         if pf is not None and pf.get("change"):
