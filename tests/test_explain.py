@@ -595,3 +595,32 @@ def test_a_local_stuck_run_reports_this_machines_iommu(tmp_path):
     assert (f"this machine: IOMMU {state}" in r.fix) == (state != "unknown")
     # a pasted log says nothing about this machine
     assert "iommu_this_machine" not in _root(explain_text((LOGS / "alert-collective-timeout.log").read_text())).numbers
+
+
+def test_any_bytes_and_hostile_paths_get_an_answer(tmp_path):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    pieces = st.sampled_from([line for _, line, _ in REAL_LINES] + ["\r", "\x1b[31m", "\x00", "{'loss': nan}", "\n",
+                                                                     "[rank7]: ", "é中", "x" * 5000])
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(junk=st.binary(max_size=3000), parts=st.lists(pieces, max_size=12))
+    def prop(junk, parts):
+        data = junk + "\n".join(parts).encode("utf-8", "surrogatepass") + junk[:100]
+        exp = explain_text(data)
+        d = exp.to_dict()
+        json.dumps(d)
+        assert exp.status in ("failed", "hang", "finished", "running", "unknown")
+        assert d["root"] is None or not d["diagnoses"][d["root"]]["benign"]
+
+    prop()
+    fifo = tmp_path / "fifo.log"
+    os.mkfifo(fifo)
+    dangling = tmp_path / "gone.log"
+    dangling.symlink_to(tmp_path / "nowhere")
+    for target in (fifo, dangling, tmp_path / "empty-dir"):
+        if target.name == "empty-dir":
+            target.mkdir()
+        r = run_cli("explain", str(target), timeout=30)
+        assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
