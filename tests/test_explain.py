@@ -80,6 +80,12 @@ REAL_LINES = [
     ("bitsandbytes-no-gpu", "/opt/conda/lib/python3.10/site-packages/bitsandbytes/cextension.py:31: UserWarning: The "
      "installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers and GPU quantization are "
      "unavailable.", "hyperonym/basaran#3"),
+    ("bitsandbytes-no-gpu", "Could not find the bitsandbytes ROCm binary at PosixPath('/home/USER/ROCm/Almalinux/"
+     "bitsandbytes/bitsandbytes/libbitsandbytes_rocm63.so')", "ROCm/bitsandbytes#82"),
+    ("bitsandbytes-no-gpu", "OSError: /opt/conda/envs/diff/lib/python3.10/site-packages/bitsandbytes/"
+     "libbitsandbytes_cpu.so: cannot open shared object file: No such file or directory", "ROCm/bitsandbytes#30"),
+    ("bitsandbytes-no-gpu", "RuntimeError: Configured ROCm binary not found at /opt/app-root/lib64/python3.12/"
+     "site-packages/bitsandbytes/libbitsandbytes_rocm84.so", "bitsandbytes-foundation/bitsandbytes#2014"),
     ("token-indices-too-long", "[WARNING|tokenization_utils_base.py:3831] 2023-12-06 16:44:52,195 >> Token indices "
      "sequence length is longer than the specified maximum sequence length for this model (2455 > 2048). Running this "
      "sequence through the model will result in indexing errors", "huggingface/alignment-handbook#65"),
@@ -624,3 +630,36 @@ def test_any_bytes_and_hostile_paths_get_an_answer(tmp_path):
             target.mkdir()
         r = run_cli("explain", str(target), timeout=30)
         assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_a_run_id_from_the_registry_and_a_torchrun_sigkill_summary():
+    state = Path(os.environ["XDG_STATE_HOME"])
+    rid = "20270101-130000-killed-cd34"
+    d = state / "rocm-tune" / "runs" / rid
+    d.mkdir(parents=True)
+    (d / "run.json").write_text(json.dumps({"id": rid, "name": "killed", "command": ["torchrun", "train.py"],
+                                            "cwd": str(d), "env": {}, "created_at": 1.7e9, "started_at": 1.7e9,
+                                            "pid": None, "pgid": None, "supervisor_pid": None, "plan": None,
+                                            "kind": "command", "total_steps": 20}))
+    (d / "exit.json").write_text(json.dumps({"status": "failed", "returncode": 1, "signal": None,
+                                             "ended_at": 1.7e9 + 50}))
+    # torchrun's summary as posted in lzhxmu/CPPO#6: the launcher's ChildFailedError names a SIGKILLed rank
+    (d / "stdout.log").write_text("\n".join([
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        "============================================================",
+        "src/open_r1/grpo_gsm.py FAILED",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2025-05-21_15:43:03",
+        "  rank      : 0 (local_rank: 0)",
+        "  exitcode  : -9 (pid: 14750)",
+        "  error_file: <N/A>",
+        "  traceback : Signal 9 (SIGKILL) received by PID 14750",
+    ]) + "\n")
+    r = run_cli("explain", rid, "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    root = out["diagnoses"][out["root"]]
+    assert root["family"] == "host_ram_oom" and root["first_seen"]["line"] == 8
+    child = next(x for x in out["diagnoses"] if x["code"] == "child-failed")
+    assert child["consequence_of"] == out["root"]

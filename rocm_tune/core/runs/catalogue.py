@@ -315,8 +315,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "optimizers)",
          "nothing for bf16/fp16 LoRA or full training; for QLoRA install the ROCm build of bitsandbytes",
          "`python -m bitsandbytes`",
-         (r"bitsandbytes was compiled without GPU support", r"bitsandbytes.{0,80}(?:CPU only|no GPU support|"
-          r"could not find the ROCm|libbitsandbytes_\w+\.so)"),
+         (r"bitsandbytes was compiled without GPU support", r"Could not find the bitsandbytes \w+ binary",
+          r"bitsandbytes.{0,80}(?:CPU only|no GPU support|could not find the ROCm|libbitsandbytes_\w+\.so)"),
          ("bitsandbytes",), benign=True),
     _sig("token-indices-too-long", "tokenizer_template", "info", "context", "a sample is longer than the "
          "tokenizer's model_max_length",
@@ -562,7 +562,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
          "matching runtime; LD_LIBRARY_PATH to its lib directory",
          "`ldd` on the extension's .so lists the missing library",
-         (r"(?!librccl-net)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",), ("cannot open shared object",),
+         (r"(?!librccl-net|libbitsandbytes)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",), ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
                   "object file)",)),
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
