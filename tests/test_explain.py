@@ -70,6 +70,8 @@ REAL_LINES = [
      "calibration pytorch-132570 (pytorch/pytorch#132570)"),
     ("rocblas-no-tensile-arch", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such "
      "file or directory for GPU arch : gfx1036", "ROCm/legacy-rocm-build#3015"),
+    ("hip-invalid-device-function", "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"",
+     "AUTOMATIC1111/stable-diffusion-webui#5067 (RX 6700 XT; fixed by HSA_OVERRIDE_GFX_VERSION=10.3.0)"),
     ("no-gpu-visible", "RuntimeError: No HIP GPUs are available", "seeds/002"),
     ("gpu-memory-fault", "Memory access fault by GPU node-1 (Agent handle: 0x55eb9b596570) on address 0x7f66960b2000. "
      "Reason: Page not present or supervisor privilege.", "pytorch/pytorch#109929"),
@@ -663,3 +665,10 @@ def test_cli_a_run_id_from_the_registry_and_a_torchrun_sigkill_summary():
     assert root["family"] == "host_ram_oom" and root["first_seen"]["line"] == 8
     child = next(x for x in out["diagnoses"] if x["code"] == "child-failed")
     assert child["consequence_of"] == out["root"]
+
+
+def test_rocblas_without_kernels_for_the_arch_gets_the_override_for_that_arch():
+    # ROCm/legacy-rocm-build#3015 (gfx1036, an RDNA2 iGPU)
+    r = _root(explain_text("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file "
+                           "or directory for GPU arch : gfx1036\n"))
+    assert r.numbers["arch"] == "gfx1036" and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in r.fix.split(";")[0]

@@ -841,6 +841,21 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
                        f"died first ({r.code})")
     if r.code == "child-failed":
         r.family = "unknown"
+    arch = n.get("arch")
+    if r.code == "rocblas-no-tensile-arch" and isinstance(arch, str):
+        ov = _override_for(arch)
+        if ov:
+            r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
+                     f"libraries ship kernels for; unofficial); " + r.fix)
+
+
+def _override_for(arch: str) -> str | None:
+    """The HSA_OVERRIDE_GFX_VERSION users set for an RDNA consumer GPU the ROCm libraries do not ship."""
+    m = re.fullmatch(r"gfx(10[13]|11[05]|12[0])(\w)", arch)
+    if not m:
+        return None
+    fam = m.group(1)
+    return {"101": "10.1.0", "103": "10.3.0", "110": "11.0.0", "115": "11.0.0", "120": "12.0.1"}.get(fam)
 
 
 def _closest_model(ref: str):
