@@ -711,11 +711,16 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
             how = f"signal {esig}" if esig else f"exit code {ecode}"
             by_code["host-oom-killed"] = [Hit("host-oom-killed", where, len(scans), 0, None, None, None,
                                               f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
+    seen: set[tuple[str, int, int]] = set()
     for sc in scans:
         for h in sc.hits:
             sig = cat.BY_CODE[h.code]
             if sig.tail_only and h.offset < sc.last_progress:
                 continue   # progress came after it: not where the run stopped
+            key = (h.code, h.file_index, h.offset)
+            if key in seen:
+                continue   # the same line found by the scan and by the series
+            seen.add(key)
             by_code.setdefault(h.code, []).append(h)
     diags: list[Diagnosis] = []
     for code, hits in by_code.items():
@@ -1243,4 +1248,5 @@ def render_text(exp: Explanation, width: int = 80) -> str:
         lines.append(_cut(f"config: {exp.config}", width))
     if exp.partial:
         lines.append(_cut("note: a huge log: its head and tail were read whole, the middle sampled", width))
-    return "\n".join(line[:width] for line in lines)
+    # plain ASCII dashes: one column in every terminal and font
+    return "\n".join(line.replace("\u2014", "-")[:width] for line in lines)
