@@ -672,3 +672,19 @@ def test_rocblas_without_kernels_for_the_arch_gets_the_override_for_that_arch():
     r = _root(explain_text("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file "
                            "or directory for GPU arch : gfx1036\n"))
     assert r.numbers["arch"] == "gfx1036" and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in r.fix.split(";")[0]
+
+
+@pytest.mark.parametrize("case,code", [("dolly-139-checkpoint-save-no-space-left", "disk-full"),
+                                       ("rocm-rccl-1129-mi100-ddp-hang-iommu", "iommu-p2p-hang"),
+                                       ("dolly-111-zero3-offload-host-ram-sigkill", "host-ram-nearly-full"),
+                                       ("lf-5453-template-qwen2-use-qwen", "template-error")])
+def test_attach_alerts_come_from_the_same_catalogue(case, code):
+    log = Path("/work/shared/calibration/real-crashes") / case / "log.txt"
+    if not log.is_file():
+        pytest.skip("calibration set not on this machine")
+    r = run_cli("attach", str(log), "--once", "--json", "--no-gpus")
+    assert r.returncode == 0, r.stderr
+    alerts = json.loads(r.stdout)["alerts"]
+    assert [a["code"] for a in alerts] == [code]
+    entry = cat.BY_CODE[code]
+    assert alerts[0]["severity"] == entry.severity and entry.fix in alerts[0]["fix"]

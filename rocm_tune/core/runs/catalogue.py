@@ -611,7 +611,7 @@ for _k in _KEYWORDS:
 SCAN_SENTINELS: tuple[bytes, ...] = tuple(dict.fromkeys(x.encode() for x in _SCAN))
 # The streaming parser looks for causes (priority root) only on lines holding one of these (cheap).
 PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", "DUE TO", "-rw-------",
-                                "ninja:", "TensileLibrary")
+                                "ninja:", "TensileLibrary", "CPU Virtual Memory")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")

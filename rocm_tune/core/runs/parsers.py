@@ -802,7 +802,8 @@ class TextParser:
                 return Event("signal", self.last_step or None, rank=rank, data=data, line=seg[:2000])
         # the rest of the failure catalogue (core/runs/catalogue.py): causes only, not benign or cascade lines
         hit = _CATALOGUE.best_match(seg)
-        if hit is not None and hit[0].priority >= 3 and not hit[0].tail_only:
+        if hit is not None and (hit[0].priority >= 3 or hit[0].severity == "warning" and not hit[0].benign) \
+                and not hit[0].tail_only:
             return Event("signal", self.last_step or None, rank=rank, data={"signal": "catalogue", "code": hit[0].code},
                          line=seg[:2000])
         return None
