@@ -376,9 +376,10 @@ def test_cli_stdin_json_contract_and_exit_codes():
     assert root["numbers"] == {"requirement": "deepspeed>=0.10.0,<=0.16.9", "found": "deepspeed==0.18.3"}
     # no time on the error line: the last time stamp before it ([2025-01-07 20:01:13,551], UTC)
     assert root["first_seen"]["time"] == pytest.approx(1736280073.551) and root["first_seen"]["line"] == 9
-    # a finished run: exit 0
-    ok = run_cli("explain", str(LOGS / "clean-deepspeed-fp16-torchrun.log"), "--json")
-    assert ok.returncode == 0 and json.loads(ok.stdout)["status"] == "finished"
+    # finished runs: exit 0 (HF's train_runtime dict; rocm-tune's own end record)
+    for clean in ("clean-deepspeed-fp16-torchrun.log", "clean-metrics.jsonl"):
+        ok = run_cli("explain", str(LOGS / clean), "--json")
+        assert ok.returncode == 0 and json.loads(ok.stdout)["status"] == "finished", clean
 
 
 def test_cli_an_lf_output_dir_and_a_run_that_finished(tmp_path):

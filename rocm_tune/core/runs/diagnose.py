@@ -244,12 +244,13 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
         if sc.region(tail_start, n) and sc.region(0, HEAD_BYTES) and tail_unknown_from is None:
             sc.region(HEAD_BYTES, tail_start, cat.SENTINELS, SENTINEL_HITS)
         partial = True
-    sc.hits += _series_hits(data, name, index)
+    series, ended = _series_hits(data, name, index)
+    sc.hits += series
     sc.number_lines()
     last = -1
     for p in _PROGRESS:
         last = max(last, data.rfind(p, tail_start))
-    finished = any(data.find(p, tail_start) >= 0 for p in _FINISHED)
+    finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED)
     lines = None if tail_unknown_from is not None else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     head_text = _decode(data[:65536])
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text)
@@ -261,7 +262,7 @@ _SERIES_CODES = {"loss-collapse": "loss-collapse", "nan-loss": "nan-loss", "nan-
 _DTYPE = re.compile(r"compute dtype:\s*(torch\.\w+|None|\w+)")
 
 
-def _series_hits(data: bytes, name: str, index: int) -> list[Hit]:
+def _series_hits(data: bytes, name: str, index: int) -> tuple[list[Hit], bool]:
     """What only the series of steps shows (a loss that collapsed to 0.0, an overflow streak, NaN in
     structured logs): the newest EVENT_TAIL bytes through the parsers and the alert engine that
     `attach` uses."""
@@ -283,7 +284,8 @@ def _series_hits(data: bytes, name: str, index: int) -> list[Hit]:
     try:
         events = parser.feed_lines(lines)
     except Exception:   # the parsers never raise; belt and braces for a diagnosis tool
-        return []
+        return [], False
+    ended = any(e.kind == "end" and e.get("status") in (None, "finished", "completed") for e in events)
     eng = AlertEngine()
     m = _DTYPE.search(_decode(data[:65536]))
     if m:
@@ -299,7 +301,7 @@ def _series_hits(data: bytes, name: str, index: int) -> list[Hit]:
         s = data.rfind(b"\n", 0, off) + 1
         out.append(Hit(code, name, index, s, None, None, _time_of(data[max(0, s - 2048):off + 1]), ev, ev,
                        fix=a.fix if code == "loss-collapse" else None))
-    return out
+    return out, ended
 
 
 def scan_file(path: str, index: int = 0) -> FileScan:
