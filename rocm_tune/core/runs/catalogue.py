@@ -159,8 +159,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "NCCL_DEBUG=INFO TORCH_NCCL_DUMP_ON_TIMEOUT=1; compare SeqNum across ranks: the rank with the lowest "
          "is the one that stopped",
          (r"Watchdog caught collective operation timeout", r"\bNCCL timeout\b", r"\bRCCL timeout\b",
-          r"Timeout at NCCL work", r"ProcessGroupNCCL.{0,200}Timeout\(ms\)=\d+", r"NCCL communicator was aborted"),
-         ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout(ms)", "communicator was aborted"),
+          r"Timeout at NCCL work", r"ProcessGroupNCCL.{0,200}Timeout", r"NCCL communicator was aborted",
+          r"Heartbeat monitor timed out", r"watchdog got stuck for \d+ seconds"),
+         ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout", "communicator was aborted",
+          "Heartbeat monitor", "watchdog got stuck"),
          hang=True, sources=("tests/fixtures/logs/alert-collective-timeout.log (torch 2.x ProcessGroupNCCL.cpp)",)),
     _sig("nccl-error", "nccl_rccl_timeout_hang", "error", "root", "an NCCL/RCCL call failed",
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
