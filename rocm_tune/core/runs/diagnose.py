@@ -11,9 +11,13 @@ anything else is there. Watchdog timeouts and launcher exits after another rank'
 its consequences. Numbers come from the lines (OOM tried/total/free/allocated/reserved-but-
 unallocated; watchdog SeqNum/op/ranks; host RAM) and, when a config sits beside the log (a rocm-tune
 run directory's plan.json, LLaMA-Factory's training_args.yaml / trainer_state.json), from the
-estimator: how much an OOM missed by and the smallest change from the plan that fits.
+estimator: how much an OOM missed by and the smallest change from the plan that fits. The newest
+`EVENT_TAIL` bytes also go through the parsers and alert engine of `attach` (a loss that collapsed to
+0.0, an overflow streak, NaN in JSON logs). A live run without progress gets each rank's Python stack
+(`live_stacks`: py-spy, or a faulthandler the process registered on SIGUSR1 — never a signal to a
+process without that handler).
 
-Pure: no torch; reads files only.
+Pure: no torch at import; reads files (and, for a live PID only, /proc and py-spy).
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ class FileScan:
     head_text: str               # the first lines (config/command discovery)
 
 
-_RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[Rank (\d+)\]"),
+_RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
             re.compile(r"\blocal_rank:? (\d+)"), re.compile(r"\brank(?: |: ?|=)(\d+)\b"),
             re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
 _TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
