@@ -301,7 +301,8 @@ def test_report_003_oom_gets_the_smallest_plan_change_with_numbers_in_explain_an
     assert out["status"] == "failed" and out["config"] == str(d / "plan.json")
     root = out["diagnoses"][out["root"]]
     assert root["family"] == "gpu_oom" and root["first_seen"]["rank"] == 3 and root["first_seen"]["line"] == 2
-    pf = root["numbers"]["plan"]
+    pf = root["numbers"]["fit"]
+    assert pf["source"] == "the plan"
     # at the OOM the GPU (64 GiB) was full and 1.45 GiB more was asked: at least that much was needed
     assert pf["needed_at_least_bytes"] == 64 * GIB + int(1.45 * GIB)
     assert pf["change"]["micro_batch"] < mb and pf["predicted_after_bytes"] < pf["predicted_bytes"]
@@ -689,3 +690,24 @@ def test_attach_alerts_come_from_the_same_catalogue(case, code):
     assert [a["code"] for a in alerts] == [code]
     entry = cat.BY_CODE[code]
     assert alerts[0]["severity"] == entry.severity and entry.fix in alerts[0]["fix"]
+
+
+def test_an_lf_output_dir_oom_without_a_plan_gets_the_smallest_change_from_its_yaml(tmp_path):
+    # fixture alert-oom-cuda.log (a 79.19 GiB GPU, 2 GiB asked, 1.72 GiB free) in a LLaMA-Factory output
+    # dir whose training_args.yaml is a full bf16 fine-tuning of Qwen2.5-7B at micro-batch 8
+    out = tmp_path / "saves"
+    out.mkdir()
+    shutil.copy(LOGS / "alert-oom-cuda.log", out / "running_log.txt")
+    (out / "training_args.yaml").write_text(
+        "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nfinetuning_type: lora\nbf16: true\ncutoff_len: 4096\n"
+        "per_device_train_batch_size: 8\ngradient_accumulation_steps: 2\nlora_rank: 8\n")
+    r = run_cli("explain", str(out), "--json")
+    assert r.returncode == 1, r.stderr
+    d = json.loads(r.stdout)
+    root = d["diagnoses"][d["root"]]
+    fit = root["numbers"]["fit"]
+    assert d["config"] == str(out / "training_args.yaml") and fit["source"].startswith("the training YAML")
+    assert fit["vram_bytes"] == int(79.19 * GIB)
+    assert fit["needed_at_least_bytes"] == int(79.19 * GIB) - int(1.72 * GIB) + 2 * GIB
+    assert fit["change"]["micro_batch"] < 8 or fit["change"].get("cutoff_len", 4096) < 4096
+    assert "smallest change from the training YAML that fits" in root["fix"] and "GiB of 79" in root["fix"]

@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.core.runs.oom_advice import _model, oom_plan_fix
+from rocm_tune.core.runs.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.parsers import GIB, parse_oom, strip_ansi
 
 HEAD_BYTES = 1 * 2**20
@@ -323,6 +323,7 @@ class ConfigInfo:
     output_dir: str | None = None
     run_dir: str | None = None
     from_log: bool = False                       # the training YAML was the log itself (a pasted config)
+    world: int | None = None                     # `world size: N` in the log (LLaMA-Factory, torchrun)
 
     def knob(self, *names: str):
         rec = (self.plan or {}).get("recommended") if isinstance(self.plan, Mapping) else None
@@ -334,6 +335,7 @@ class ConfigInfo:
         return None
 
 
+_WORLD = re.compile(r"(?:world size|world_size|WORLD_SIZE)\s*[:=]\s*(\d{1,7})\b")
 _TRAIN_NAMES = ("training_args.yaml", "train.yaml", "llamafactory.yaml", "config.yaml")
 _YAML_IN_CMD = re.compile(r"(?:llamafactory-cli|lmf|axolotl\.cli\.train|accelerate launch|swift sft)\S*\s+(?:train\s+|export\s+)?"
                           r"(\S+\.ya?ml)\b")
@@ -379,6 +381,11 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
         od = info.knob("output_dir")
         if isinstance(od, str):
             info.output_dir = od
+    for text in head_texts:
+        for m in _WORLD.finditer(text[:65536]):
+            w = int(m.group(1))
+            if 0 < w <= 1 << 20:
+                info.world = max(info.world or 0, w)
     if info.train is None:
         for text in head_texts:
             y = _yaml_config_text(text)
@@ -796,19 +803,23 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     n = r.numbers
     if r.code == "oom":
         parts = [_oom_sentence(n)] if n else []
+        pf = None
         if cfg is not None and cfg.plan is not None:
             pf = oom_plan_fix(cfg.plan, n)
-            if pf is not None:
-                n["plan"] = pf
-                if pf.get("summary"):
-                    parts.append(pf["summary"])
-                if pf.get("change"):
-                    r.fix = ("smallest change from the plan that fits: " + pf["fix"] + "; other levers: gradient "
-                             "checkpointing, ZeRO-3 with optimizer offload, a shorter cutoff_len")
-                else:
-                    r.fix = pf["fix"]
-                if n.get("verdict") == "fragmentation":
-                    r.fix += "; and set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (fragmentation)"
+        elif cfg is not None and cfg.train is not None and not cfg.from_log:
+            pf = oom_config_fix(cfg.train, n, cfg.world or 1)
+        if pf is not None:
+            n["fit"] = pf
+            if pf.get("summary"):
+                parts.append(pf["summary"])
+            if pf.get("change"):
+                where = "the plan" if pf.get("source") == "the plan" else "the training YAML"
+                r.fix = (f"smallest change from {where} that fits: " + pf["fix"] + "; other levers: gradient "
+                         "checkpointing, ZeRO-3 with optimizer offload, a shorter cutoff_len")
+            else:
+                r.fix = pf["fix"]
+            if n.get("verdict") == "fragmentation":
+                r.fix += "; and set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (fragmentation)"
         if parts:
             r.title = f"{r.title}: " + parts[0]
             if len(parts) > 1:
@@ -869,36 +880,6 @@ def _override_for(arch: str) -> str | None:
     return {"101": "10.1.0", "103": "10.3.0", "110": "11.0.0", "115": "11.0.0", "120": "12.0.1"}.get(fam)
 
 
-def _closest_model(ref: str):
-    """The model a config names: itself (path, cached hub id, preset) or, failing that, the preset of
-    the same family and size closest in name (Meta-Llama-3-8B-Instruct -> llama-3.1-8b)."""
-    import difflib
-
-    from rocm_tune.core.errors import UserError
-    from rocm_tune.core.model import list_presets
-
-    base = os.path.basename(ref.rstrip("/"))
-    for cand in (ref, base):
-        if cand:
-            try:
-                return _model(cand)
-            except (UserError, OSError, ValueError):
-                pass
-    key = re.sub(r"^(?:meta-)", "", base.lower())
-    key = re.sub(r"-(?:instruct|chat|hf|base)$", "", key)
-    size = re.search(r"(\d+(?:\.\d+)?b)\b", key)
-    if not size:
-        return None
-    names = [n for n in list_presets() if size.group(1) in n.split("-")]
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
-    if not close:
-        return None
-    try:
-        return _model(close[0])
-    except (UserError, OSError, ValueError):
-        return None
-
-
 def _config_risk(cfg: ConfigInfo, scans: Sequence[FileScan]) -> Diagnosis | None:
     """A pasted training config with no failure in it: the memory the estimator predicts per GPU for
     it (full fine-tuning at several world sizes), as a gpu_oom risk when no common GPU holds it."""
@@ -907,7 +888,7 @@ def _config_risk(cfg: ConfigInfo, scans: Sequence[FileScan]) -> Diagnosis | None
 
     t = cfg.train or {}
     ref = str(t.get("model_name_or_path") or "")
-    model = _closest_model(ref)
+    model = closest_model(ref)
     if model is None:
         return None
     ft = str(t.get("finetuning_type") or "lora")
