@@ -711,3 +711,6 @@ def test_an_lf_output_dir_oom_without_a_plan_gets_the_smallest_change_from_its_y
     assert fit["needed_at_least_bytes"] == int(79.19 * GIB) - int(1.72 * GIB) + 2 * GIB
     assert fit["change"]["micro_batch"] < 8 or fit["change"].get("cutoff_len", 4096) < 4096
     assert "smallest change from the training YAML that fits" in root["fix"] and "GiB of 79" in root["fix"]
+    a = run_cli("attach", str(out), "--once", "--json", "--no-gpus")
+    alert = next(x for x in json.loads(a.stdout)["alerts"] if x["code"] == "oom")
+    assert alert["fix"].startswith("smallest change from the training YAML that fits: " + fit["fix"])

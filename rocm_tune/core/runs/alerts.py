@@ -168,6 +168,13 @@ def oom_fix(ctx: RunContext | None, oom: Mapping[str, Any]) -> str:
             return "; ".join(parts)
         if pf is not None:
             parts.append(pf["fix"])
+    elif isinstance(ctx.train_config, Mapping):
+        # a LLaMA-Factory YAML and no plan: the same estimate, the GPU's size from the OOM message
+        from rocm_tune.core.runs.oom_advice import oom_config_fix
+
+        pf = oom_config_fix(ctx.train_config, oom, ctx.gpus or 1)
+        if pf is not None and pf.get("change"):
+            parts.append("smallest change from the training YAML that fits: " + pf["fix"])
     mb = ctx.knob("per_device_train_batch_size", "micro_batch")
     ga = ctx.knob("gradient_accumulation_steps", "grad_accum")
     cl = ctx.knob("cutoff_len")
