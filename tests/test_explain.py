@@ -76,6 +76,12 @@ REAL_LINES = [
     ("gpu-memory-fault", "Memory access fault by GPU node-1 (Agent handle: 0x55eb9b596570) on address 0x7f66960b2000. "
      "Reason: Page not present or supervisor privilege.", "pytorch/pytorch#109929"),
     ("cuda-error", "RuntimeError: CUDA error: device-side assert triggered", "artidoro/qlora#105"),
+    ("cuda-error", "Error invalid configuration argument at line 119 in file /src/csrc/ops.cu",
+     "axolotl-ai-cloud/axolotl#1527"),
+    ("runner-model-type-unknown", "ValueError: model_type: 'internvl2_5-38b' is not registered.",
+     "modelscope/ms-swift#2676"),
+    ("runner-model-type-unknown", "ValueError: Please explicitly pass the model_type. For reference, the available "
+     "model_types: ['qwen2', 'qwen2_5', 'qwen2_5_math', 'marco_o1', 'qwq'].", "modelscope/ms-swift#2891"),
     ("hipblaslt-unsupported", "[rank1]:/opt/conda/lib/python3.10/site-packages/torch/nn/modules/linear.py:125: "
      "UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas "
      "(Triggered internally at ../aten/src/ATen/Context.cpp:296.)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log"),
@@ -714,3 +720,16 @@ def test_an_lf_output_dir_oom_without_a_plan_gets_the_smallest_change_from_its_y
     a = run_cli("attach", str(out), "--once", "--json", "--no-gpus")
     alert = next(x for x in json.loads(a.stdout)["alerts"] if x["code"] == "oom")
     assert alert["fix"].startswith("smallest change from the training YAML that fits: " + fit["fix"])
+
+
+def test_axolotl_rank_and_time_format():
+    # axolotl's logger (axolotl-ai-cloud/axolotl#1527): time, level, module, PID, RANK
+    exp = explain_text("[2024-04-17 00:08:54,225] [INFO] [axolotl.load_model:354] [PID:808742] [RANK:2] patching with "
+                       "flash attention for sample packing\n"
+                       "[2024-04-17 00:08:55,001] [ERROR] [axolotl.train:1] [PID:808742] [RANK:2] ValueError: Template "
+                       "qwen2 does not exist.\n")
+    r = _root(exp)
+    assert r.first.rank == 2 and r.first.line == 2
+    from datetime import datetime, timezone
+
+    assert r.first.time == datetime(2024, 4, 17, 0, 8, 55, 1000, tzinfo=timezone.utc).timestamp()

@@ -300,8 +300,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "vocab size and the tokenizer/model pair; for `no kernel image` install a build for the GPU's arch",
          "the CUDA_LAUNCH_BLOCKING=1 rerun's traceback",
          (r"CUDA error: (?!out of memory)[\w -]+", r"device-side assert triggered",
-          r"no kernel image is available for execution on the device"),
-         ("CUDA error", "device-side assert", "no kernel image")),
+          r"no kernel image is available for execution on the device",
+          r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b"),
+         ("CUDA error", "device-side assert", "no kernel image", "Error "),
+         sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
+                  "argument at line 119 in file /src/csrc/ops.cu)")),
     # ------------------------------------------------------------------ benign warnings
     _sig("hipblaslt-unsupported", "hipblaslt_warning", "info", "context", "hipBLASLt unsupported on this GPU: "
          "PyTorch falls back to hipBLAS",
@@ -511,6 +514,18 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Tokenizer class \w+ does not exist or is not currently imported"),
          ("KeyError: '", "recognize this architecture", "is not currently imported"),
          sources=("QwenLM/Qwen3#434 (transformers 4.32: KeyError: 'qwen2')", "QwenLM/Qwen3#266 (KeyError: 'qwen2_moe')")),
+    _sig("runner-model-type-unknown", "version_check", "error", "root", "the training framework does not know "
+         "this model type",
+         "the runner (ms-swift, LLaMA-Factory template/model registry) is older than the model, or the model "
+         "directory's name does not tell it the type",
+         "upgrade the runner (ms-swift: `pip install -U ms-swift` or its main branch) or pass the model type "
+         "explicitly (ms-swift --model_type, from the list the error prints)",
+         "the runner's supported-models list for its installed version",
+         (r"model_type: '[\w.-]+' is not registered", r"model_type: '[\w.-]+' not in \[",
+          r"Please explicitly pass the model_type"),
+         ("is not registered", "model_type: '", "explicitly pass the model_type"),
+         sources=("modelscope/ms-swift#2676 (ValueError: model_type: 'internvl2_5-38b' is not registered.)",
+                  "modelscope/ms-swift#3004", "modelscope/ms-swift#2891")),
     _sig("deepspeed-batch-mismatch", "config_error", "error", "root", "DeepSpeed batch sizes do not multiply up",
          "the DeepSpeed config's train_batch_size is not micro_batch x gradient_accumulation x the world size the "
          "launcher really started (often: fewer GPUs visible than the config assumed)",
@@ -602,7 +617,7 @@ _SCAN = ["rror", "xception", "emory", "ALLOC", "kill", "Kill", "KILL", "exitcode
          "use_cache", "initialized", "reentrant", "TypedStorage", "Plugin", "rccl-net", "ninja", "dskernels",
          "ds_opt_adam", "CUDA_HOME", "shared object", "required for", "import name", "dataset", "Dataset",
          "KeyError", "not currently imported", "Check batch", "unscale", "require grad", "base model", "couldn't connect",
-         "gated repo", "Repository Not Found", "Max retries",
+         "gated repo", "Repository Not Found", "Max retries", "model_type", "not registered",
          "valid samples", "not found", "Unable to find", "emplate", "padding token", "Permission denied",
          "-rw-------", "ecognize", "adapter_config", "world size", "state_dict", "size mismatch", "checkpoint at",
          "DUE TO", "space left", "Errno", "quota", "StreamWriter", "module named", "FlashAttention", "flash_attn",

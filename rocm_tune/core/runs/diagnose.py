@@ -73,7 +73,7 @@ class FileScan:
 
 
 _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
-            re.compile(r"\blocal_rank:? (\d+)"), re.compile(r"\brank(?: |: ?|=)(\d+)\b"),
+            re.compile(r"\[RANK:(\d+)\]"), re.compile(r"\blocal_rank:? (\d+)"), re.compile(r"\brank(?: |: ?|=)(\d+)\b"),
             re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
 _TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
 _PROGRESS = (b"it/s]", b"s/it]", b"'loss':", b'"loss":', b"s/step]")
