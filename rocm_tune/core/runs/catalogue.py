@@ -625,7 +625,9 @@ _SCAN = ["rror", "xception", "emory", "ALLOC", "kill", "Kill", "KILL", "exitcode
 for _k in _KEYWORDS:
     if not any(s_ in _k for s_ in _SCAN):
         _SCAN.append(_k)
-SCAN_SENTINELS: tuple[bytes, ...] = tuple(dict.fromkeys(x.encode() for x in _SCAN))
+# a sentinel holding another one finds nothing more: keep the shortest
+_SCAN = [x for x in dict.fromkeys(_SCAN) if not any(y != x and y in x for y in _SCAN)]
+SCAN_SENTINELS: tuple[bytes, ...] = tuple(x.encode() for x in _SCAN)
 # The streaming parser looks for causes (priority root) only on lines holding one of these (cheap).
 PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", "DUE TO", "-rw-------",
                                 "ninja:", "TensileLibrary", "CPU Virtual Memory")
