@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "start a training command detached from the terminal, in its own run directory"),
     "runs": ("runs", "list known runs with status and progress"),
     "attach": ("attach", "watch any run: run id, run/output directory, log file or PID"),
+    "explain": ("explain", "why a run failed or hangs: root cause, evidence, fix with numbers (log, run, PID)"),
     "stop": ("stop", "stop a run: SIGTERM to its whole process group, then SIGKILL"),
     "gpus": ("gpus", "detected GPUs, the backend used and a live sample; --profiles lists known GPUs"),
     "doctor": ("doctor", "system checks for ROCm/CUDA, torch, IOMMU, DeepSpeed ... with fixes"),

@@ -83,8 +83,9 @@ def test_a_log_that_ends_in_a_traceback_is_failed_with_the_error_line(tmp_path):
                    "    main()\nValueError: Your setup doesn't support bf16/gpu.\n")
     snap = attach_json(str(log))
     assert snap["status"] == "failed" and snap["reason"] == "ValueError: Your setup doesn't support bf16/gpu."
-    (a,) = [a for a in snap["alerts"] if a["code"] == "process-exited"]
-    assert "bf16/gpu" in a["title"]
+    # the failure catalogue names the cause (issue 20); the generic process-exited alert is not repeated
+    (a,) = [a for a in snap["alerts"] if a["code"] in ("process-exited", "bf16-unsupported")]
+    assert a["code"] == "bf16-unsupported" and "bf16/gpu" in a["evidence"]
     # an error followed by progress is not a failure
     log.write_text(log.read_text() + "{'loss': 1.5, 'grad_norm': 1.0, 'learning_rate': 0.0001, 'epoch': 0.1}\n")
     assert attach_json(str(log))["status"] != "failed"

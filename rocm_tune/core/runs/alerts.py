@@ -18,6 +18,7 @@ from typing import Any
 
 from rocm_tune.core.files import try_read_json, try_read_yaml
 from rocm_tune.core.runs.history import _finite, _json_num
+from rocm_tune.core.runs import catalogue as _catalogue
 from rocm_tune.core.runs.parsers import GIB, Event
 
 # code -> (severity, one-line meaning). The fix text is built per alert (it uses the run's numbers).
@@ -36,6 +37,8 @@ CODES: dict[str, tuple[str, str]] = {
     "version-check-failed": ("error", "a package version check failed (LLaMA-Factory require_version)"),
     "ddp-mark-ready-twice": ("error", "DDP: 'Expected to mark a variable ready only once'"),
 }
+# every other failure signature of the one catalogue (core/runs/catalogue.py) is an alert code too
+CODES.update({s.code: (s.severity, s.title) for s in _catalogue.SIGNATURES if s.code not in CODES})
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,28 @@ def oom_fix(ctx: RunContext | None, oom: Mapping[str, Any]) -> str:
     """Concrete re-plan advice after an OOM, from the run's plan.json / YAML when available."""
     ctx = ctx or RunContext()
     parts: list[str] = []
+    if isinstance(ctx.plan, Mapping) and ctx.plan.get("version") != 1:
+        # a rocm-tune plan: the estimator says by how much it missed and the smallest change that fits
+        from rocm_tune.core.runs.oom_advice import oom_plan_fix
+
+        pf = oom_plan_fix(ctx.plan, oom)
+        if pf is not None and pf.get("change"):
+            parts.append("smallest change from the plan that fits: " + pf["fix"])
+            resv, total = oom.get("reserved_unallocated_bytes"), oom.get("total_bytes")
+            if resv and total and resv > 0.05 * total:
+                parts.append(f"{_gib(resv)} is reserved but unallocated (fragmentation): set "
+                             "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+                             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+            return "; ".join(parts)
+        if pf is not None:
+            parts.append(pf["fix"])
+    elif isinstance(ctx.train_config, Mapping):
+        # a LLaMA-Factory YAML and no plan: the same estimate, the GPU's size from the OOM message
+        from rocm_tune.core.runs.oom_advice import oom_config_fix
+
+        pf = oom_config_fix(ctx.train_config, oom, ctx.gpus or 1)
+        if pf is not None and pf.get("change"):
+            parts.append("smallest change from the training YAML that fits: " + pf["fix"])
     mb = ctx.knob("per_device_train_batch_size", "micro_batch")
     ga = ctx.knob("gradient_accumulation_steps", "grad_accum")
     cl = ctx.knob("cutoff_len")
@@ -428,6 +453,13 @@ class AlertEngine:
         if sig == "collective-timeout":
             return self._fire(self._mk("collective-timeout", "a collective operation timed out (RCCL/NCCL watchdog)",
                                        line, FIX_TIMEOUT, ev, ("iommu-p2p-hang-risk",)))
+        if sig == "catalogue":
+            entry = _catalogue.by_code(str(ev.get("code")))
+            if entry is None:
+                return []
+            related = ("iommu-p2p-hang-risk",) if entry.family == "nccl_rccl_timeout_hang" else ()
+            return self._fire(self._mk(entry.code, entry.title, line, f"{entry.fix} (confirm: {entry.confirm})", ev,
+                                       related, family=entry.family, cause=entry.cause))
         if sig == "nan-detected":
             return self._fire(self._mk("nan-loss", "the log reports a NaN/Inf loss or gradient", line, FIX_NAN, ev,
                                        ("fp16-overflow-risk",)))

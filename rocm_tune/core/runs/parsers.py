@@ -26,6 +26,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from rocm_tune.core.runs import catalogue as _CATALOGUE  # the one list of failure signatures (pure data + regexes)
+
 try:  # optional C JSON parser (several times faster); the stdlib is the fallback
     import orjson as _orjson  # type: ignore
 
@@ -474,16 +476,22 @@ def parse_oom(text: str) -> dict | None:
 
 
 # ----------------------------------------------------------------------------- text logs
-# Known failure signatures in text logs -> signal name (alerts map them to codes and fixes).
+# Known failure signatures in text logs -> signal name (alerts map them to codes and fixes). The regexes
+# are the catalogue's (core/runs/catalogue.py, the one list); every other cause there arrives as a
+# "catalogue" signal (see TextParser._signal).
+def _from_catalogue(code: str, flags: int = 0) -> re.Pattern:
+    return re.compile("|".join(f"(?:{p})" for p in _CATALOGUE.BY_CODE[code].patterns), flags)
+
+
 SIGNATURES: tuple[tuple[str, re.Pattern], ...] = (
-    ("hipblaslt-unsupported", re.compile(r"hipBLASLt on an unsupported architecture|hipBLASLt.{0,40}not supported", re.IGNORECASE)),
-    ("version-check", re.compile(r"(\w[\w\-]*(?:[<>=!~]=?[\w.*+]+,?)+) is required for a normal functioning of this module, but found ([\w\-]+==?[\w.+]+)")),
-    ("mark-ready-twice", re.compile(r"Expected to mark a variable ready only once")),
-    ("loss-scale-minimum", re.compile(r"Current loss scale already at minimum")),
-    ("collective-timeout", re.compile(r"Watchdog caught collective operation timeout|NCCL timeout|RCCL timeout|ProcessGroupNCCL.*Timeout", re.IGNORECASE)),
-    ("barrier-unknown-device", re.compile(r"using GPU \d+ to perform barrier as devices used by this process are currently unknown")),
+    ("hipblaslt-unsupported", _from_catalogue("hipblaslt-unsupported", re.IGNORECASE)),
+    ("version-check", _from_catalogue("version-check-failed")),
+    ("mark-ready-twice", _from_catalogue("ddp-mark-ready-twice")),
+    ("loss-scale-minimum", _from_catalogue("fp16-overflow-streak")),
+    ("collective-timeout", _from_catalogue("collective-timeout", re.IGNORECASE)),
+    ("barrier-unknown-device", _from_catalogue("barrier-no-progress")),
     ("traceback", re.compile(r"^Traceback \(most recent call last\)")),
-    ("nan-detected", re.compile(r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", re.IGNORECASE)),
+    ("nan-detected", _from_catalogue("nan-loss", re.IGNORECASE)),
 )
 _SIG_PREFILTER = re.compile(
     r"hipBLASLt|is required for a normal|mark a variable ready|loss scale already|Watchdog|[NR]CCL|barrier|Traceback|"
@@ -662,7 +670,7 @@ class TextParser:
                     self.train_total = total
                 out.append(Event("progress", None, rank=rank, total_steps=total, line=seg[:500]))
                 return out
-        if _SIG_PREFILTER.search(seg):
+        if _SIG_PREFILTER.search(seg) or any(g in seg for g in _CATALOGUE.PARSER_GATE):
             ev = self._signal(seg, rank)
             if ev is not None:
                 out.append(ev)
@@ -798,6 +806,12 @@ class TextParser:
                     data["requirement"] = m.group(1).rstrip(".,")
                     data["found"] = m.group(2).rstrip(".,")
                 return Event("signal", self.last_step or None, rank=rank, data=data, line=seg[:2000])
+        # the rest of the failure catalogue (core/runs/catalogue.py): causes only, not benign or cascade lines
+        hit = _CATALOGUE.best_match(seg)
+        if hit is not None and (hit[0].priority >= 3 or hit[0].severity == "warning" and not hit[0].benign) \
+                and not hit[0].tail_only:
+            return Event("signal", self.last_step or None, rank=rank, data={"signal": "catalogue", "code": hit[0].code},
+                         line=seg[:2000])
         return None
 
 

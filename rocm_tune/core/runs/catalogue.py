@@ -1,0 +1,671 @@
+"""The one catalogue of failure signatures: `attach`'s alerts, the monitor and `explain` all read it.
+
+Each `Signature` is a stable kebab-case `code` in a `family` (the vocabulary of `rocm-tune explain`,
+`FAMILIES`), with its severity, whether it is `benign` (a harmless scary line: never the root cause
+while a real one exists), its `role` in a failure (`root`: names a cause; `weak`: a cause only when
+nothing more specific is there, e.g. a bare SIGKILL; `consequence`: what other ranks/launchers do
+after a failure, e.g. watchdog timeouts, ChildFailedError; `context`: benign), the cause, the fix,
+how to confirm it, and regexes over the log formats users post (torch CUDA/HIP 1.x and 2.x,
+NCCL/RCCL, DeepSpeed, transformers, accelerate, LLaMA-Factory, Axolotl, ms-swift, Slurm). Every
+regex contains one of its `keywords` literally, so one cheap alternation of keywords finds the
+candidate lines of a huge log (`PREFILTER`) before any regex runs.
+
+Where a line format comes from is noted per signature (`sources`): the calibration cases in
+shared/calibration/real-crashes, the field reports in shared/seeds, or the public thread.
+Existing alert codes are kept as catalogue codes (`oom`, `collective-timeout`,
+`version-check-failed`, `ddp-mark-ready-twice`, `hipblaslt-unsupported`, `fp16-overflow-streak`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+FAMILIES: tuple[str, ...] = (
+    "gpu_oom", "host_ram_oom", "nccl_rccl_timeout_hang", "ddp_error", "fp16_overflow", "bf16_unsupported",
+    "hip_error", "hipblaslt_warning", "deepspeed_build_jit", "version_check", "dataset_error", "tokenizer_template",
+    "hf_cache_permission", "unrecognized_model_type_adapter", "checkpoint_resume_mismatch",
+    "slurm_time_limit_preemption", "disk_full_save",
+    # found in real threads beyond the issue's list
+    "cuda_error", "nan_loss", "missing_package", "flash_attn_error", "config_error", "model_download", "benign_warning",
+    "launcher_exit", "unknown",
+)
+
+PRIORITY = {"root": 3, "weak": 2, "consequence": 1, "context": 0}
+
+
+@dataclass(frozen=True)
+class Signature:
+    code: str
+    family: str
+    severity: str                    # error | warning | info
+    role: str                        # root | weak | consequence | context
+    title: str                       # one line: what the line means
+    cause: str
+    fix: str
+    confirm: str
+    patterns: tuple[str, ...]
+    keywords: tuple[str, ...]        # literal substrings; every match of a pattern contains one
+    benign: bool = False
+    hang: bool = False               # the run hangs rather than exits (status "hang")
+    tail_only: bool = False          # a sign only when no progress follows it (a barrier and nothing after)
+    sources: tuple[str, ...] = ()
+    compiled: tuple[re.Pattern, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def priority(self) -> int:
+        return 0 if self.benign else PRIORITY[self.role]
+
+    def match(self, line: str) -> re.Match | None:
+        for rx in self.compiled:
+            m = rx.search(line)
+            if m:
+                return m
+        return None
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "family": self.family, "severity": self.severity, "benign": self.benign,
+                "role": self.role, "title": self.title, "cause": self.cause, "fix": self.fix,
+                "confirm": self.confirm, "hang": self.hang, "patterns": list(self.patterns),
+                "sources": list(self.sources)}
+
+
+def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, keywords, **kw) -> Signature:
+    ic = kw.pop("ignorecase", False)
+    comp = tuple(re.compile(p, re.IGNORECASE if ic else 0) for p in patterns)
+    if ic:  # the prefilter is case-sensitive: list the spellings a log uses
+        keywords = tuple(dict.fromkeys([*keywords, *(k.lower() for k in keywords), *(k.upper() for k in keywords)]))
+    return Signature(code, family, severity, role, title, cause, fix, confirm, tuple(patterns), tuple(keywords),
+                     compiled=comp, **kw)
+
+
+_EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+               "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
+
+# Order matters only among signatures matching the same line: the first of the highest priority wins.
+SIGNATURES: tuple[Signature, ...] = (
+    # ------------------------------------------------------------------ gpu_oom
+    _sig("oom", "gpu_oom", "error", "root", "GPU out of memory",
+         "the training step needed more GPU memory than was free on that GPU",
+         "lower per_device_train_batch_size (raise gradient_accumulation_steps to keep the effective batch), "
+         "lower cutoff_len, turn gradient checkpointing on, shard/offload with DeepSpeed ZeRO-3; when much memory "
+         "is reserved but unallocated it is fragmentation: set " + _EXPANDABLE,
+         "rerun one step with RECORD_VRAM=1 / `rocm-tune preflight PLAN` and compare peak memory with the GPU's",
+         (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate", r"OutOfMemoryError",
+          r"hipErrorOutOfMemory", r"CUBLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
+          r"CUDA out of memory", r"HIP out of memory"),
+         ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED"),
+         sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
+                  "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log")),
+    # ------------------------------------------------------------------ host_ram_oom
+    _sig("host-oom-killed", "host_ram_oom", "error", "weak", "a rank was killed by SIGKILL (exit -9): the host's "
+         "OOM killer, most often",
+         "host RAM ran out (CPU offload of optimizer/parameters, loading the whole model on every rank, "
+         "dataloader workers) and the kernel's OOM killer sent SIGKILL",
+         "give the job more host RAM or need less of it: offload only the optimizer (not the parameters), "
+         "fewer ranks per node, low_cpu_mem_usage loading, fewer preprocessing/dataloader workers; under Slurm "
+         "request more --mem",
+         "`dmesg -T | grep -i 'killed process'` (or `journalctl -k`) shows the OOM killer's line for that PID; "
+         "watch `free -g` during start-up",
+         (r"exitcode\s*:?\s*-9\b", r"Signal 9 \(SIGKILL\) received by PID", r"exits with return code = -9",
+          r"died with <Signals\.SIGKILL: 9>", r"Out of memory: Killed process \d+", r"oom[-_]kill(?:er)? event",
+          r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed"),
+         ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill"),
+         sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
+                  "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
+    _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
+         "the process's host memory use reached the machine's limit (ZeRO offload states, model loading): the "
+         "kernel OOM killer is next",
+         "need less host RAM (offload the optimizer only, not parameters; fewer ranks per node; smaller model) "
+         "or use a machine with more RAM",
+         "`free -g` while it starts; `dmesg -T | grep -i killed` after it dies",
+         (r"CPU Virtual Memory:\s*used = ([\d.]+) GB, percent = (9\d(?:\.\d+)?|100(?:\.0+)?)%",),
+         ("CPU Virtual Memory",),
+         sources=("calibration dolly-111 (see_memory_usage CPU Virtual Memory: used = 29.71 GB, percent = 95.3%)",)),
+    _sig("slurm-oom-kill", "host_ram_oom", "error", "root", "Slurm's cgroup killed the job for memory",
+         "the job step went over its Slurm memory allocation (--mem / --mem-per-cpu)",
+         "request more memory (#SBATCH --mem=...) or need less host RAM (CPU offload, dataloader workers)",
+         "`sacct -j JOBID -o JobID,State,MaxRSS,ReqMem`",
+         (r"Detected \d+ oom[-_]kill event", r"Some of your processes may have been killed by the cgroup "
+          r"out-of-memory handler"),
+         ("oom-kill", "oom_kill", "out-of-memory handler"), sources=("Slurm slurmstepd messages",)),
+    # ------------------------------------------------------------------ nccl_rccl_timeout_hang
+    _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
+         "pass-through: peer-to-peer transfers between GPUs hang",
+         "with the IOMMU translating (default on many Intel/AMD hosts) PCIe peer-to-peer copies between AMD "
+         "GPUs never complete, so the first collective spins forever",
+         "add iommu=pt (AMD hosts) or intel_iommu=off / iommu=pt (Intel hosts) to GRUB_CMDLINE_LINUX_DEFAULT, "
+         "update-grub, reboot; meanwhile NCCL_P2P_DISABLE=1 runs (slowly)",
+         "`rocm-tune doctor` (IOMMU check); `cat /proc/cmdline`; rccl-tests all_reduce_perf -g 2 finishes after",
+         (r'NCCL WARN Missing "?iommu=pt"?',), ("iommu=pt",), hang=True,
+         sources=("calibration rocm-rccl-1129 (init.cc:132 NCCL WARN Missing \"iommu=pt\" from kernel comm)",)),
+    _sig("barrier-no-progress", "nccl_rccl_timeout_hang", "error", "root", "stuck at the first barrier: nothing "
+         "after `using GPU N to perform barrier`",
+         "the first collective (a barrier) never returns: peer-to-peer between the GPUs hangs (IOMMU), or a "
+         "rank never started",
+         "check peer-to-peer: `rocm-tune doctor` (IOMMU); on Intel hosts intel_iommu=off or iommu=pt on the "
+         "kernel command line; try NCCL_P2P_DISABLE=1 to confirm (slow but runs)",
+         "rerun with NCCL_DEBUG=INFO; `py-spy dump --pid PID` shows every rank in barrier()",
+         (r"using GPU \d+ to perform barrier as devices used by this process are currently unknown",
+          r"ProcessGroupNCCL.{0,80}perform barrier"),
+         ("perform barrier",), hang=True, tail_only=True,
+         sources=("seeds/000 (训练启动后卡在 ProcessGroupNCCL ... using GPU 0 to perform barrier)",)),
+    _sig("collective-timeout", "nccl_rccl_timeout_hang", "error", "consequence", "a collective (RCCL/NCCL) timed "
+         "out in the watchdog",
+         "a collective did not complete within the timeout: either one rank died or stalled first (its error "
+         "is the root cause) or every rank is stuck (peer-to-peer/IOMMU, network)",
+         "look for an earlier error on another rank; if every rank is stuck: `rocm-tune doctor` (IOMMU/P2P), "
+         "NCCL_P2P_DISABLE=1 to confirm; raise ddp_timeout only when steps are legitimately slower",
+         "NCCL_DEBUG=INFO TORCH_NCCL_DUMP_ON_TIMEOUT=1; compare SeqNum across ranks: the rank with the lowest "
+         "is the one that stopped",
+         (r"Watchdog caught collective operation timeout", r"\bNCCL timeout\b", r"\bRCCL timeout\b",
+          r"Timeout at NCCL work", r"ProcessGroupNCCL.{0,200}Timeout", r"NCCL communicator was aborted",
+          r"Heartbeat monitor timed out", r"watchdog got stuck for \d+ seconds"),
+         ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout", "communicator was aborted",
+          "Heartbeat monitor", "watchdog got stuck"),
+         hang=True, sources=("tests/fixtures/logs/alert-collective-timeout.log (torch 2.x ProcessGroupNCCL.cpp)",)),
+    _sig("nccl-error", "nccl_rccl_timeout_hang", "error", "root", "an NCCL/RCCL call failed",
+         "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
+         "cannot talk peer-to-peer",
+         "read the NCCL WARN lines just before; check `rocm-tune doctor` (IOMMU/P2P); set NCCL_DEBUG=INFO; "
+         "for a single node try NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 to locate the transport",
+         "rccl-tests / nccl-tests all_reduce_perf on the same GPUs",
+         (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclRemoteError|ncclInvalidUsage",
+          r"NCCL error in: \S+"),
+         ("nccl", "NCCL error"), sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
+                                          "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
+                                          "error)",)),
+    _sig("rendezvous-timeout", "nccl_rccl_timeout_hang", "error", "weak", "ranks could not meet (rendezvous/"
+         "socket timeout)",
+         "the ranks could not connect to the master address/port (a node did not start, a firewall, a wrong "
+         "MASTER_ADDR, a port in use)",
+         "check MASTER_ADDR/MASTER_PORT, that every node started, and that the port is free and reachable",
+         "`nc -zv MASTER_ADDR MASTER_PORT` from each node",
+         (r"RendezvousTimeoutError", r"The client socket has timed out", r"DistNetworkError",
+          r"Timed out initializing process group"),
+         ("Rendezvous", "socket has timed out", "DistNetworkError", "initializing process group")),
+    # ------------------------------------------------------------------ ddp_error
+    _sig("ddp-mark-ready-twice", "ddp_error", "error", "root", "DDP: 'Expected to mark a variable ready only once'",
+         "reentrant gradient checkpointing with LoRA (or unused parameters) makes DDP's autograd hooks fire twice",
+         "use non-reentrant gradient checkpointing (gradient_checkpointing_kwargs={'use_reentrant': False}) and "
+         "ddp_find_unused_parameters: false, or turn gradient checkpointing off",
+         "the error is gone with use_reentrant False; `rocm-tune plan` warns ddp-lora-gc-reentrant",
+         (r"Expected to mark a variable ready only once",), ("mark a variable ready",),
+         sources=("seeds/004", "tests/fixtures/logs/alert-ddp-mark-ready-twice.log")),
+    _sig("ddp-unused-parameters", "ddp_error", "error", "root", "DDP: parameters did not take part in the loss",
+         "some trainable parameters got no gradient in an iteration (e.g. a LoRA-wrapped text encoder or a "
+         "branch not used), and DDP built with find_unused_parameters=False refuses the next reduction",
+         "pass find_unused_parameters=True (accelerate: DistributedDataParallelKwargs(find_unused_parameters="
+         "True); HF/LLaMA-Factory: ddp_find_unused_parameters: true) or make every trainable parameter take part",
+         "set TORCH_DISTRIBUTED_DEBUG=DETAIL: the error then lists the unused parameter names",
+         (r"Expected to have finished reduction in the prior iteration",
+          r"module has parameters that were not used in producing loss"),
+         ("finished reduction", "not used in producing loss"),
+         sources=("calibration diffusers-5354",)),
+    # ------------------------------------------------------------------ fp16_overflow / nan
+    _sig("fp16-overflow-streak", "fp16_overflow", "error", "root", "fp16 loss scale at its minimum: training stops",
+         "fp16 overflows on every step, so the dynamic loss scaler halved the scale down to its minimum",
+         "train in bf16 where the GPU has it natively, otherwise fp32; if fp16 must stay, lower the learning "
+         "rate and set DeepSpeed fp16.initial_scale_power 16, loss_scale_window 1000",
+         "the OVERFLOW! lines before it: each step halves the scale",
+         (r"Current loss scale already at minimum",), ("loss scale already",),
+         sources=("calibration lf-251 (Exception: Current loss scale already at minimum - cannot decrease scale "
+                  "anymore. Exiting run.)",)),
+    _sig("loss-collapse", "fp16_overflow", "error", "root", "the loss collapsed to 0.0 (grad_norm NaN)",
+         "a logged loss of exactly 0.0 with a NaN gradient norm (or several 0.0 losses in a row) is fp16 overflow "
+         "in the forward pass (Qwen2.5 is known for it), not learning",
+         "train in bf16 where the GPU has it natively, otherwise fp32 (fp16: false, bf16: false); restart from the "
+         "last checkpoint before the collapse",
+         "the first step with loss 0.0 / grad_norm nan in trainer_log.jsonl or the log's dicts",
+         (), (), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
+                          "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log — found from the loss series "
+                          "(alerts.AlertEngine), not from one line")),
+    _sig("fp16-overflow-skip", "fp16_overflow", "info", "context", "fp16 overflow: one optimizer step skipped",
+         "the dynamic loss scaler found inf/NaN gradients and halved the scale; a few at the start are it "
+         "calibrating, a long streak is a real overflow",
+         "nothing for a few; for a streak see fp16-overflow-streak", "count them: a streak on consecutive steps",
+         (r"OVERFLOW! Rank \d+ Skipping step", r"Gradient overflow\.\s+Skipping step",
+          r"[Oo]verflow detected\. Skipping"),
+         ("OVERFLOW!", "overflow.", "verflow detected"), benign=True,
+         sources=("calibration lf-251 ([deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 16, "
+                  "reducing to 8)",)),
+    _sig("nan-loss", "nan_loss", "error", "weak", "the loss or gradient norm became NaN/Inf",
+         "numerical overflow (fp16 on models that overflow, e.g. Qwen2.5), a too-high learning rate, or bad data",
+         "bf16 where native, else fp32; lower the learning rate; clip gradients (max_grad_norm 0.5-1.0); resume "
+         "from the last good checkpoint",
+         "the step where loss/grad_norm first turns nan in trainer_log.jsonl",
+         (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': nan",
+          r"'loss': nan", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b"),
+         ("nan", "NaN"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+    # ------------------------------------------------------------------ bf16_unsupported
+    _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
+         "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
+         "torch.version.cuda (None on ROCm) gives a false negative on a bf16-capable GPU (RDNA3, MI200/MI300)",
+         "on GPUs without bf16 use fp16 (or fp32 for models that overflow); on ROCm GPUs that have bf16 "
+         "(torch.cuda.is_bf16_supported() is True) update the framework or bypass its CUDA-only check",
+         "`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`",
+         (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
+          r"Bfloat16 is only supported on GPUs with compute capability", r"bf16.{0,40}requires.{0,40}Ampere",
+          r"Current device does not support bfloat16"),
+         ("bf16", "Bfloat16", "bfloat16"),
+         sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
+                  "this hardware)",)),
+    # ------------------------------------------------------------------ hip_error / cuda_error
+    _sig("hip-invalid-device-function", "hip_error", "error", "root", "HIP: no kernel for this GPU architecture",
+         "the installed PyTorch/ROCm libraries contain no code objects for this GPU's gfx architecture "
+         "(e.g. gfx1010, gfx1031 with the official wheels)",
+         "use a GPU/arch the wheels are built for, set HSA_OVERRIDE_GFX_VERSION to a supported sibling "
+         "(10.3.0 for gfx103x RDNA2, 11.0.0 for gfx110x) or build PyTorch with the arch in PYTORCH_ROCM_ARCH",
+         "`roc-obj-ls $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so "
+         "| grep gfx` and `rocminfo | grep gfx`",
+         (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction", r"hipErrorNoBinaryForGpu",
+          r"No device code available for function"),
+         ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code"),
+         sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",)),
+    _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
+         "this GPU architecture",
+         "rocBLAS ships Tensile libraries for a list of gfx targets; this GPU's (e.g. gfx1031, gfx1036) is not "
+         "among them",
+         "set HSA_OVERRIDE_GFX_VERSION=10.3.0 (RDNA2 gfx103x) or 11.0.0 (RDNA3) before starting, or build "
+         "rocBLAS for the arch",
+         "`ls /opt/rocm/lib/rocblas/library | grep gfx`",
+         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*",), ("TensileLibrary",),
+         sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
+                  "/opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : "
+                  "gfx1036)",)),
+    _sig("no-gpu-visible", "hip_error", "error", "root", "no GPU visible to PyTorch",
+         "PyTorch sees no GPU: a CPU-only or CUDA build of torch on an AMD machine, HIP_VISIBLE_DEVICES/"
+         "CUDA_VISIBLE_DEVICES hiding the GPUs, missing /dev/kfd or /dev/dri permissions (video/render groups), "
+         "or no driver in a container",
+         "install the ROCm build of torch (torch.version.hip set), check *_VISIBLE_DEVICES, add the user to the "
+         "video and render groups, pass --device=/dev/kfd --device=/dev/dri to the container",
+         "`rocm-tune doctor`; `python -c 'import torch;print(torch.version.hip, torch.cuda.device_count())'`",
+         (r"No HIP GPUs are available", r"No CUDA GPUs are available", r"Found no NVIDIA driver on your system",
+          r"Torch not compiled with CUDA enabled", r"hipErrorNoDevice"),
+         ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice"),
+         sources=("seeds/002 (No HIP GPUs are available)",)),
+    _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
+         "a kernel read or wrote outside its memory: a bug in a kernel for this arch, an HSA override that "
+         "does not fit the GPU, or an out-of-range index",
+         "rerun with AMD_SERIALIZE_KERNEL=3 (HIP) / CUDA_LAUNCH_BLOCKING=1 to find the op; drop an "
+         "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
+         "the serialized rerun's traceback names the failing op",
+         (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
+          r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
+         ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress")),
+    _sig("cuda-error", "cuda_error", "error", "root", "CUDA runtime error",
+         "a CUDA kernel failed (device-side assert: an index out of range, often labels/vocab; no kernel image: "
+         "the GPU's arch is not in the build; illegal memory access)",
+         "rerun with CUDA_LAUNCH_BLOCKING=1 to find the op; for device-side asserts check labels against the "
+         "vocab size and the tokenizer/model pair; for `no kernel image` install a build for the GPU's arch",
+         "the CUDA_LAUNCH_BLOCKING=1 rerun's traceback",
+         (r"CUDA error: (?!out of memory)[\w -]+", r"device-side assert triggered",
+          r"no kernel image is available for execution on the device",
+          r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b"),
+         ("CUDA error", "device-side assert", "no kernel image", "Error "),
+         sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
+                  "argument at line 119 in file /src/csrc/ops.cu)")),
+    # ------------------------------------------------------------------ benign warnings
+    _sig("hipblaslt-unsupported", "hipblaslt_warning", "info", "context", "hipBLASLt unsupported on this GPU: "
+         "PyTorch falls back to hipBLAS",
+         "stock PyTorch wheels try hipBLASLt first; on GPUs it does not support (gfx906, gfx90a, gfx103x) they "
+         "fall back to hipBLAS/rocBLAS — harmless",
+         "nothing; set TORCH_BLAS_PREFER_HIPBLASLT=0 to silence it",
+         "training steps continue after the warning",
+         (r"hipBLASLt on an unsupported architecture", r"hipBLASLt.{0,40}not supported"),
+         ("hipBLASLt",), benign=True, ignorecase=True,
+         sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log")),
+    _sig("bitsandbytes-no-gpu", "benign_warning", "info", "context", "bitsandbytes without GPU support",
+         "the installed bitsandbytes has no ROCm/CUDA binary; harmless unless the run quantizes (QLoRA, 8-bit "
+         "optimizers)",
+         "nothing for bf16/fp16 LoRA or full training; for QLoRA install the ROCm build of bitsandbytes",
+         "`python -m bitsandbytes`",
+         (r"bitsandbytes was compiled without GPU support", r"Could not find the bitsandbytes \w+ binary",
+          r"bitsandbytes.{0,80}(?:CPU only|no GPU support|could not find the ROCm|libbitsandbytes_\w+\.so)"),
+         ("bitsandbytes",), benign=True),
+    _sig("token-indices-too-long", "tokenizer_template", "info", "context", "a sample is longer than the "
+         "tokenizer's model_max_length",
+         "the tokenizer warns when one text is longer than its nominal maximum; training truncates at cutoff_len",
+         "nothing (cutoff_len decides); `rocm-tune dataset` shows how many samples are truncated",
+         "`rocm-tune dataset DATA --cutoff-len N`",
+         (r"Token indices sequence length is longer than the specified maximum sequence length",),
+         ("Token indices sequence length",), benign=True),
+    _sig("harmless-warning", "benign_warning", "info", "context", "a common harmless warning",
+         "a deprecation or informational warning printed by transformers/torch at start-up",
+         "nothing", "training continues after it",
+         (r"`use_cache=True` is incompatible with gradient checkpointing",
+          r"Some weights of \S+ were not initialized from the model checkpoint",
+          r"torch\.utils\.checkpoint: the use_reentrant parameter should be passed explicitly",
+          r"TypedStorage is deprecated", r"NCCL WARN NET/Plugin", r"Plugin load \(librccl-net\.so\)"),
+         ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
+          "librccl-net"), benign=True,
+         sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
+    # ------------------------------------------------------------------ deepspeed_build_jit
+    _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
+         "or load",
+         "DeepSpeed compiles its ops (cpu_adam, fused_adam, inference kernels) at first use or install time; the "
+         "compiler, CUDA/ROCm headers (e.g. cuda_profiler_api.h) or a dependency (dskernels for inference ops) "
+         "is missing",
+         "install the toolkit's development headers matching torch (CUDA_HOME/ROCM_HOME), or prebuild only the "
+         "training ops: DS_BUILD_CPU_ADAM=1 DS_BUILD_FUSED_ADAM=1 DS_BUILD_INFERENCE=0 pip install deepspeed",
+         "`ds_report` lists each op as installed/compatible",
+         (r"ninja: build stopped: subcommand failed", r"Error building extension '[\w.]+'",
+          r"fatal error: [\w/.+-]+\.h(?:pp)?: No such file or directory", r"No module named '?dskernels'?",
+          r"object has no attribute 'ds_opt_adam'", r"CUDA_HOME does not exist, unable to compile CUDA op",
+          r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object"),
+         ("ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
+          "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object"),
+         sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
+                  "or directory; ninja: build stopped: subcommand failed)",
+                  "seeds/000 (ModuleNotFoundError: No module named 'dskernels')")),
+    # ------------------------------------------------------------------ version_check
+    _sig("version-check-failed", "version_check", "error", "root", "a package version check failed "
+         "(require_version)",
+         "LLaMA-Factory/transformers require a version range of a package and the installed one is outside it",
+         "install a version in range (the message's own `pip install ...`); where the newer package is known to "
+         "work (DeepSpeed on ROCm) DISABLE_VERSION_CHECK=1 skips the check — not when the API changed (TRL for PPO)",
+         "`pip show PACKAGE`",
+         (r"(\w[\w\-]*(?:[<>=!~]=?[\w.*+]+,?)+) is required for a normal functioning of this module, but found "
+          r"([\w\-]+==?[\w.+]+)",),
+         ("is required for a normal",),
+         sources=("calibration lf-10757 (ImportError: trl>=0.8.6,<=0.9.6 is required ... but found trl==0.24.0.)",
+                  "seeds/000 (DeepSpeed 0.18.3 vs <0.16.9)")),
+    _sig("import-name-mismatch", "version_check", "error", "root", "an import failed between two packages' "
+         "versions",
+         "one package imports a name another no longer (or not yet) has: mismatched versions of transformers, "
+         "peft, trl, accelerate or deepspeed",
+         "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
+         "Axolotl/ms-swift: their requirements)",
+         "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
+         (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",), ("cannot import name",)),
+    # ------------------------------------------------------------------ dataset_error
+    _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
+         "the dataset name is not in dataset_info.json (often: the command ran from another working directory "
+         "than the one with data/), its file is missing, or it is malformed",
+         "run from the LLaMA-Factory checkout (cd into it; notebook `!cd` does not persist: use %cd) or set "
+         "dataset_dir to an absolute path; check the entry's file_name and columns in dataset_info.json",
+         "`python -m json.tool data/dataset_info.json` and `ls` the file the entry names",
+         (r"Undefined dataset \S+ in \S+", r"Cannot open \S*dataset_info\.json", r"Cannot find valid samples",
+          r"File \S+ not found\.?$", r"DatasetGenerationError", r"datasets\.exceptions\.\w+Error",
+          r"Unable to find '[^']+'", r"dataset_info\.json.{0,80}(?:JSONDecodeError|Expecting)"),
+         ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
+          "datasets.exceptions", "Unable to find"),
+         sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
+    _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
+         "config) is malformed",
+         "a JSON file the run reads has a syntax error (dataset_info.json, a JSON/JSONL dataset, a DeepSpeed "
+         "config)",
+         "fix the syntax at the line/column the message gives (a trailing comma, a missing quote)",
+         "`python -m json.tool FILE`",
+         (r"JSONDecodeError: [A-Z][\w ]+: line \d+ column \d+", r"json\.decoder\.JSONDecodeError"),
+         ("JSONDecodeError",)),
+    # ------------------------------------------------------------------ tokenizer_template
+    _sig("template-error", "tokenizer_template", "error", "root", "the chat template is unknown or missing",
+         "the YAML names a template LLaMA-Factory does not have (e.g. qwen2 — the Qwen2 family's template is "
+         "`qwen`), or the tokenizer has no chat_template/pad token",
+         "use the template name the runner lists for the model family (LLaMA-Factory: `template: qwen` for "
+         "Qwen/Qwen2/Qwen2.5, llama3, mistral...), or give the tokenizer a chat_template / pad_token",
+         "grep the name in LLaMA-Factory's src/llamafactory/data/template.py",
+         (r"Template \S+ does not exist", r"chat_template is not set", r"does not have a padding token",
+          r"Cannot use chat template functions"),
+         ("Template ", "chat_template", "padding token", "chat template"),
+         sources=("calibration lf-5453 (ValueError: Template qwen2 does not exist.)",)),
+    # ------------------------------------------------------------------ hf_cache_permission
+    _sig("hf-cache-permission", "hf_cache_permission", "error", "root", "the Hugging Face cache is not readable/"
+         "writable for this user",
+         "files in a shared HF cache (model blobs, datasets lock files) were written mode 0600 (huggingface_hub "
+         "writes blobs via a tempfile, ignoring the umask, before PR #1220) or belong to another user",
+         "upgrade huggingface_hub; `chmod -R g+rw` the cache's blobs and lock files (and setgid the directories); "
+         "or point HF_HOME / HF_DATASETS_CACHE at a cache of your own (also when several processes share one)",
+         "`ls -l $HF_HOME/hub/models--*/blobs | head`: -rw------- marks the problem",
+         (r"PermissionError: \[Errno 13\] Permission denied: '[^']*(?:huggingface|hf_home|/hub/|models--)[^']*'",
+          r"-rw------- +\d+ +\S+ +\S+ +[\d.]+[KMGT]? +\w{3} +\d+ +[\d:]+ +[0-9a-f]{40,64}\s*$",
+          r"Permission denied.{0,120}(?:huggingface|models--)",
+          r"PermissionError: .{0,200}\.lock'?\s*$"),
+         ("Permission denied", "-rw-------", "PermissionError"),
+         sources=("calibration hfhub-1215 (-rw------- 1 unj46ad six   665 Sep 14 19:08 "
+                  "10c66461e4c109db5a2196bff4bb59be30396ed8)",)),
+    # ------------------------------------------------------------------ unrecognized_model_type_adapter
+    _sig("unrecognized-model-type", "unrecognized_model_type_adapter", "error", "root", "transformers does not "
+         "recognise the model directory",
+         "the directory is a LoRA adapter (adapter_config.json, no config.json with model_type) loaded as a full "
+         "model, or its model_type is newer than the installed transformers",
+         "load the base model and apply the adapter (PeftModel.from_pretrained / LLaMA-Factory "
+         "adapter_name_or_path), or merge it first (`llamafactory-cli export` with export_dir); for a new "
+         "architecture upgrade transformers",
+         "`ls DIR`: adapter_config.json without config.json means an adapter",
+         (r"Unrecognized model(?: in \S+)?\s*\.?\s*Should have (?:a )?`?model_type`? key",
+          r"Can't find 'adapter_config\.json'"),
+         ("Unrecognized model", "adapter_config.json"),
+         sources=("seeds/004 (Unrecognized model ... model_type on a LoRA output)",
+                  "hiyouga/LlamaFactory#9655 (ValueError: Unrecognized model in /. Should have a `model_type` key in "
+                  "its config.json)")),
+    # ------------------------------------------------------------------ checkpoint_resume_mismatch
+    _sig("zero-world-size-mismatch", "checkpoint_resume_mismatch", "error", "root", "ZeRO checkpoint from another "
+         "data-parallel world size",
+         "the ZeRO optimizer shards were written by another number of data-parallel ranks; DeepSpeed cannot "
+         "re-partition them",
+         "resume with the same world size, or load the weights only (load_optimizer_states=False / "
+         "no_load_optim) or consolidate with zero_to_fp32.py and start a fresh optimizer; DeepSpeed's "
+         "universal checkpoint (ds_to_universal.py) converts across world sizes",
+         "`ls CHECKPOINT/global_step*/` counts the *_optim_states.pt shards",
+         (r"The checkpoint being loaded used a DP world size of (\d+) but the current world size is (\d+)",),
+         ("DP world size",),
+         sources=("calibration glm-136 (deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being "
+                  "loaded used a DP world size of 256 but the current world size is 2.)",)),
+    _sig("state-dict-mismatch", "checkpoint_resume_mismatch", "error", "root", "checkpoint does not match the "
+         "model (state_dict keys/shapes)",
+         "the checkpoint was saved from another model, method (LoRA vs full) or config (vocab resized, other "
+         "rank/targets) than the one resuming",
+         "resume with the same model, method and LoRA settings as the checkpoint, or start without "
+         "resume_from_checkpoint",
+         "compare the checkpoint's config.json / adapter_config.json with the run's",
+         (r"Error\(s\) in loading state_dict for \w+", r"size mismatch for [\w.]+: copying a param with shape",
+          r"Can't find a valid checkpoint at \S+"),
+         ("loading state_dict", "size mismatch for", "valid checkpoint at")),
+    # ------------------------------------------------------------------ slurm
+    _sig("slurm-time-limit", "slurm_time_limit_preemption", "error", "root", "Slurm cancelled the job (time "
+         "limit / preemption / node failure)",
+         "the scheduler ended the job: its --time ran out, a higher-priority job preempted it, or the node failed",
+         "request more time (#SBATCH --time) or save checkpoints often (save_steps) and resume "
+         "(resume_from_checkpoint) in a requeued job (#SBATCH --requeue, --signal=USR1@120)",
+         "`sacct -j JOBID -o JobID,State,Elapsed,Timelimit`",
+         (r"CANCELLED AT \S+ DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
+          r"DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)"),
+         ("DUE TO ",),
+         sources=("ZettaAI/zetta_utils#671 (slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT "
+                  "2024-04-20T09:09:37 DUE TO TIME LIMIT ***)",)),
+    # ------------------------------------------------------------------ disk_full_save
+    _sig("disk-full", "disk_full_save", "error", "root", "no space left on device",
+         "a write (usually a checkpoint: weights + optimizer states) filled the disk or the quota",
+         "point output_dir at a volume with room, keep fewer checkpoints (save_total_limit), skip optimizer "
+         "states (save_only_model: true) or save less often",
+         "`df -h OUTPUT_DIR`; `du -sh OUTPUT_DIR/checkpoint-*`",
+         (r"No space left on device", r"\[Errno 28\]", r"Disk quota exceeded", r"\[Errno 122\]",
+          r"PytorchStreamWriter failed writing file"),
+         ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed"),
+         sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
+    # ------------------------------------------------------------------ other families
+    _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
+         "the environment lacks a module the run imports",
+         "install it in the environment that runs training (pip install NAME; for LLaMA-Factory extras "
+         "`pip install -e .[deepspeed,metrics]`)",
+         "`python -c 'import NAME'` in the same environment",
+         (r"ModuleNotFoundError: No module named '?([\w.]+)'?",), ("No module named",)),
+    _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
+         "flash_attn is missing, built for another torch/CUDA/ROCm, or not supported on this GPU (gfx906, "
+         "consumer cards)",
+         "use sdpa or eager attention (LLaMA-Factory flash_attn: sdpa / disabled) or install a flash-attn "
+         "built for this torch and GPU",
+         "`python -c 'import flash_attn'`",
+         (r"FlashAttention2 has been toggled on, but it cannot be used", r"flash_attn\S*\.so: undefined symbol",
+          r"FlashAttention only supports Ampere GPUs or newer"),
+         ("FlashAttention", "flash_attn")),
+    _sig("transformers-too-old", "version_check", "error", "root", "the installed transformers does not know "
+         "this model (type or tokenizer class)",
+         "the model's model_type / tokenizer class is newer than the installed transformers (e.g. KeyError: 'qwen2' "
+         "before transformers 4.37)",
+         "upgrade transformers to a release that has the model (the model card states the minimum), within the "
+         "range the runner accepts (LLaMA-Factory checks it at start)",
+         "`python -c 'import transformers; print(transformers.__version__)'` against the model card",
+         (r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:qwen\d\w*|gemma\d\w*|llama4\w*|mllama|deepseek_v\d\w*|"
+          r"mistral3|mixtral|phi\d\w*|olmo\d?\w*|glm4?\w*|cohere\d?|starcoder2|internlm\d?\w*|minicpm\w*)'\s*$",
+          r"has model type `?[\w-]+`? but Transformers does not recognize this architecture",
+          r"Tokenizer class \w+ does not exist or is not currently imported"),
+         ("KeyError: '", "recognize this architecture", "is not currently imported"),
+         sources=("QwenLM/Qwen3#434 (transformers 4.32: KeyError: 'qwen2')", "QwenLM/Qwen3#266 (KeyError: 'qwen2_moe')")),
+    _sig("runner-model-type-unknown", "version_check", "error", "root", "the training framework does not know "
+         "this model type",
+         "the runner (ms-swift, LLaMA-Factory template/model registry) is older than the model, or the model "
+         "directory's name does not tell it the type",
+         "upgrade the runner (ms-swift: `pip install -U ms-swift` or its main branch) or pass the model type "
+         "explicitly (ms-swift --model_type, from the list the error prints)",
+         "the runner's supported-models list for its installed version",
+         (r"model_type: '[\w.-]+' is not registered", r"model_type: '[\w.-]+' not in \[",
+          r"Please explicitly pass the model_type"),
+         ("is not registered", "model_type: '", "explicitly pass the model_type"),
+         sources=("modelscope/ms-swift#2676 (ValueError: model_type: 'internvl2_5-38b' is not registered.)",
+                  "modelscope/ms-swift#3004", "modelscope/ms-swift#2891")),
+    _sig("deepspeed-batch-mismatch", "config_error", "error", "root", "DeepSpeed batch sizes do not multiply up",
+         "the DeepSpeed config's train_batch_size is not micro_batch x gradient_accumulation x the world size the "
+         "launcher really started (often: fewer GPUs visible than the config assumed)",
+         "set train_batch_size, train_micro_batch_size_per_gpu and gradient_accumulation_steps to \"auto\" in the "
+         "DeepSpeed JSON when the HF Trainer / LLaMA-Factory drives it, or make them multiply up for the real world size",
+         "the three numbers after `!=` are micro batch, accumulation and world size as DeepSpeed saw them",
+         (r"Check batch related parameters\. train_batch_size is not",), ("Check batch related",),
+         sources=("deepspeedai/DeepSpeed#6914", "hiyouga/LlamaFactory#2574")),
+    _sig("fp16-unscale-gradients", "config_error", "error", "root", "fp16 mixed precision with fp16 trainable "
+         "weights",
+         "the gradient scaler refuses fp16 gradients: the trainable (LoRA) weights were loaded in fp16 while the "
+         "trainer runs fp16 mixed precision, which needs fp32 master weights",
+         "keep trainable weights in fp32 (load the model in fp32 or cast the LoRA parameters to float32; PEFT's "
+         "autocast_adapter_dtype), or train in bf16 where the GPU has it natively",
+         "print the dtype of the trainable parameters before training",
+         (r"Attempting to unscale FP16 gradients",), ("unscale FP16",),
+         sources=("haotian-liu/LLaVA#363", "2U1/Qwen-VL-Series-Finetune#184 (V100, fp16, LoRA)")),
+    _sig("inputs-no-grad", "config_error", "error", "root", "the loss has no gradient (nothing trainable "
+         "reached it)",
+         "with gradient checkpointing and a frozen base model (LoRA), the checkpointed inputs do not require grad, "
+         "or no parameter is trainable (LoRA targets matched nothing)",
+         "call model.enable_input_require_grads() (HF Trainer / LLaMA-Factory do for PEFT) or use non-reentrant "
+         "checkpointing (use_reentrant: False); check that LoRA targets exist in the model",
+         "the `trainable params:` line must show a non-zero count",
+         (r"element 0 of tensors does not require grad and does not have a grad_fn",), ("does not require grad",),
+         sources=("LlamaChinese/Llama-Chinese#242", "datawhalechina/self-llm#229")),
+    _sig("lora-target-not-found", "config_error", "error", "root", "LoRA target modules are not in the model",
+         "the lora_target names (q_proj,v_proj) do not exist in this architecture (Baichuan: W_pack; ChatGLM: "
+         "query_key_value; multimodal models: language_model prefixes)",
+         "use lora_target: all (LLaMA-Factory) or the model's own module names (print the model's named_modules)",
+         "`python -c \"...; print({n.split('.')[-1] for n, _ in model.named_modules()})\"`",
+         (r"Target modules .{0,400}not found in the base model",), ("not found in the base model",),
+         sources=("hiyouga/LlamaFactory#43, #1785 (ValueError: Target modules {'q_proj', 'v_proj'} not found in the "
+                  "base model.)",)),
+    _sig("hf-hub-unreachable", "model_download", "error", "root", "the model/tokenizer could not be fetched from "
+         "the Hugging Face Hub",
+         "no network to huggingface.co from this machine (or a gated/private repo without a token) and the files "
+         "are not in the local cache",
+         "download ahead (`huggingface-cli download REPO --local-dir DIR`, or ModelScope) and point "
+         "model_name_or_path at the local directory; HF_HUB_OFFLINE=1 with a warm cache; HF_ENDPOINT for a mirror; "
+         "`huggingface-cli login` for gated repos",
+         "`ls $HF_HOME/hub` for the repo; `curl -I https://huggingface.co`",
+         (r"We couldn't connect to '?https?://huggingface\.co", r"LocalEntryNotFoundError",
+          r"You are trying to access a gated repo", r"Repository Not Found for url",
+          r"Max retries exceeded with url: \S*(?:huggingface|hf-mirror)"),
+         ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded"),
+         sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
+    _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
+         "a compiled extension was built for another CUDA/ROCm runtime than the one installed (e.g. a cu12 wheel on "
+         "a CUDA 11 system), or the runtime's libraries are not on the library path",
+         "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
+         "matching runtime; LD_LIBRARY_PATH to its lib directory",
+         "`ldd` on the extension's .so lists the missing library",
+         (r"(?!librccl-net|libbitsandbytes)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",), ("cannot open shared object",),
+         sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
+                  "object file)",)),
+    _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
+         "error",
+         "torchrun/deepspeed/accelerate report that a worker failed; the cause is the worker's own error above",
+         "read the first error of the failed rank above this line",
+         "the rank and exit code in the launcher's summary",
+         (r"ChildFailedError", r"failed \(exitcode: -?\d+\) local_rank: \d+", r"exits with return code = -?\d+",
+          r"Sending process \d+ closing signal SIGTERM", r"Killing subprocess \d+",
+          r"Received \d+ death signal", r"Closing process \d+ via signal"),
+         ("ChildFailedError", "exitcode", "return code", "closing signal", "Killing subprocess", "death signal",
+          "via signal")),
+    _sig("python-exception", "unknown", "error", "weak", "an exception ended the run",
+         "an error this catalogue does not know: its message is the best lead",
+         "read the exception message and the traceback's last frames of your code",
+         "rerun the failing step alone",
+         (r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::\s|$)",
+          r"^Segmentation fault|^Fatal Python error|terminate called after throwing"),
+         ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called")),
+)
+
+BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
+assert len(BY_CODE) == len(SIGNATURES), "catalogue codes must be unique"
+assert all(s.family in FAMILIES for s in SIGNATURES)
+
+_KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for s in SIGNATURES for k in s.keywords))
+# Literal substrings that find every keyword's lines with a few dozen C-speed `bytes.find` passes (one
+# regex alternation of all keywords is ~100x slower in `re`). Each keyword contains one of them; a
+# keyword added later that contains none becomes its own sentinel (below).
+_SCAN = ["rror", "xception", "emory", "ALLOC", "kill", "Kill", "KILL", "exitcode", "return code", "signal",
+         "iommu", "barrier", "Watchdog", "imeout", "aborted", "nccl", "endezvous", "timed out", "process group",
+         "variable ready", "reduction", "producing loss", "loss scale", "OVERFLOW", "verflow", "nan", "NaN", "NAN",
+         "bf16", "loat16", "device function", "device code", "Tensile", "available", "NVIDIA driver",
+         "compiled with", "APERTURE", "assert", "kernel image", "BLASLt", "bitsandbytes", "Token indices",
+         "use_cache", "initialized", "reentrant", "TypedStorage", "Plugin", "rccl-net", "ninja", "dskernels",
+         "ds_opt_adam", "CUDA_HOME", "shared object", "required for", "import name", "dataset", "Dataset",
+         "KeyError", "not currently imported", "Check batch", "unscale", "require grad", "base model", "couldn't connect",
+         "gated repo", "Repository Not Found", "Max retries", "model_type", "not registered",
+         "valid samples", "not found", "Unable to find", "emplate", "padding token", "Permission denied",
+         "-rw-------", "ecognize", "adapter_config", "world size", "state_dict", "size mismatch", "checkpoint at",
+         "DUE TO", "space left", "Errno", "quota", "StreamWriter", "module named", "FlashAttention", "flash_attn",
+         "Segmentation", "Fatal Python", "terminate called", "iommu=pt", "hipErrorNoDevice"]
+for _k in _KEYWORDS:
+    if not any(s_ in _k for s_ in _SCAN):
+        _SCAN.append(_k)
+# a sentinel holding another one finds nothing more: keep the shortest
+_SCAN = [x for x in dict.fromkeys(_SCAN) if not any(y != x and y in x for y in _SCAN)]
+SCAN_SENTINELS: tuple[bytes, ...] = tuple(x.encode() for x in _SCAN)
+# The streaming parser looks for causes (priority root) only on lines holding one of these (cheap).
+PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", "DUE TO", "-rw-------",
+                                "ninja:", "TensileLibrary", "CPU Virtual Memory")
+# A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
+# with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
+SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
+
+
+GENERIC = "python-exception"
+
+
+def by_code(code: str) -> Signature | None:
+    return BY_CODE.get(code)
+
+
+def match_line(line: str) -> list[tuple[Signature, re.Match]]:
+    """Every signature matching one log line, highest priority first (catalogue order within)."""
+    if not line:
+        return []
+    out = []
+    for s in SIGNATURES:
+        for k in s.keywords:
+            if k in line:
+                break
+        else:
+            continue
+        m = s.match(line)
+        if m:
+            out.append((s, m))
+    if len(out) > 1:
+        # the catch-all exception is only for lines nothing more specific explains (a watchdog's
+        # `RuntimeError: ... Watchdog caught ...` is a timeout, not an unknown error)
+        out = [sm for sm in out if sm[0].code != GENERIC] or out
+    out.sort(key=lambda sm: -sm[0].priority)
+    return out
+
+
+def best_match(line: str) -> tuple[Signature, re.Match] | None:
+    """The one signature a line stands for (highest priority), or None."""
+    hits = match_line(line)
+    return hits[0] if hits else None

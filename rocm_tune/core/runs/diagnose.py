@@ -1,0 +1,1239 @@
+"""Why a run failed or hangs: the root cause from its logs (and config), with numbers.
+
+`diagnose(paths, config=...)` reads each log with bounded work — the whole file when small; else the
+first `HEAD_BYTES` and last `TAIL_BYTES` through the catalogue's keyword prefilter and the middle only
+at a few sentinel literals — so a 100 MB log answers in about a second, and binary junk or a line
+without end cannot break it (lines are cut at `LINE_CAP` characters around a hit).
+
+The root cause is the first real failure in time across files and ranks: a signature of the highest
+priority present (catalogue `root` > `weak` > `consequence`); benign lines are never the root while
+anything else is there. Watchdog timeouts and launcher exits after another rank's error are named as
+its consequences. Numbers come from the lines (OOM tried/total/free/allocated/reserved-but-
+unallocated; watchdog SeqNum/op/ranks; host RAM) and, when a config sits beside the log (a rocm-tune
+run directory's plan.json, LLaMA-Factory's training_args.yaml / trainer_state.json), from the
+estimator: how much an OOM missed by and the smallest change from the plan that fits. The newest
+`EVENT_TAIL` bytes also go through the parsers and alert engine of `attach` (a loss that collapsed to
+0.0, an overflow streak, NaN in JSON logs). A live run without progress gets each rank's Python stack
+(`live_stacks`: py-spy, or a faulthandler the process registered on SIGUSR1 — never a signal to a
+process without that handler).
+
+Pure: no torch at import; reads files (and, for a live PID only, /proc and py-spy).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from rocm_tune.core.runs import catalogue as cat
+from rocm_tune.core.runs.oom_advice import closest_model, oom_config_fix, oom_plan_fix
+from rocm_tune.core.runs.parsers import GIB, parse_oom, strip_ansi
+
+HEAD_BYTES = 1 * 2**20
+TAIL_BYTES = 4 * 2**20
+FULL_READ_MAX = 256 * 2**20      # above this only head and tail are read (line numbers of the tail unknown)
+LINE_CAP = 4096                  # characters of one line looked at, either side of a hit
+MAX_LINES = 20000                # distinct candidate lines examined per file
+KEYWORD_SATURATION = 300         # a keyword seen this often in a region: its further lines are only counted
+SENTINEL_HITS = 2000             # hits per sentinel examined in the middle of a huge log
+EVIDENCE_MAX = 5
+
+
+# ------------------------------------------------------------------------------ hits
+@dataclass
+class Hit:
+    code: str
+    file: str
+    file_index: int
+    offset: int
+    line: int | None
+    rank: int | None
+    time: float | None
+    text: str
+    context: str                 # the line and a few after it (multi-line messages)
+    fix: str | None = None       # a fix specific to this run (from the alert engine's view of the series)
+
+
+@dataclass
+class FileScan:
+    path: str
+    size: int
+    hits: list[Hit]
+    last_progress: int           # offset of the last progress/step line (-1: none)
+    finished: bool
+    partial: bool                # the middle was only sampled (huge file)
+    lines: int | None
+    head_text: str               # the first lines (config/command discovery)
+
+
+_RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
+            re.compile(r"\[RANK:(\d+)\]"), re.compile(r"\blocal_rank:? (\d+)"), re.compile(r"\brank(?: |: ?|=)(\d+)\b"),
+            re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
+_TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
+_PROGRESS = (b"it/s]", b"s/it]", b"'loss':", b'"loss":', b"s/step]")
+_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed")
+
+
+def _rank(text: str) -> int | None:
+    for rx in _RANK_RX:
+        m = rx.search(text)
+        if m:
+            try:
+                r = int(m.group(1))
+            except ValueError:
+                continue
+            if r < 1 << 20:
+                return r
+    return None
+
+
+def _time_of(raw: bytes) -> float | None:
+    m = None
+    for m in _TS.finditer(raw):
+        pass
+    if m is None:
+        return None
+    try:
+        y, mo, d, h, mi, s = (int(x) for x in m.groups()[:6])
+        frac = m.group(7)
+        t = datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc).timestamp()
+        return t + (int(frac) / 10 ** len(frac) if frac else 0.0)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _decode(b: bytes) -> str:
+    s = b.decode("utf-8", "replace")
+    if "\x1b" in s:
+        s = strip_ansi(s)
+    return s.replace("\x00", "")
+
+
+class _Scanner:
+    def __init__(self, data: bytes, name: str, index: int, tail_unknown_from: int | None = None):
+        self.data = data
+        self.name = name
+        self.index = index
+        self.seen: set[int] = set()
+        self.hits: list[Hit] = []
+        self.examined = 0
+        self.tail_unknown_from = tail_unknown_from
+
+    def _bounds(self, pos: int) -> tuple[int, int]:
+        d = self.data
+        lo = max(0, pos - LINE_CAP)
+        s = d.rfind(b"\n", lo, pos) + 1 if pos else 0
+        if s == 0 and lo > 0:
+            s = lo
+        hi = min(len(d), pos + LINE_CAP)
+        e = d.find(b"\n", pos, hi)
+        if e < 0:
+            e = hi
+        return s, e
+
+    def line_at(self, pos: int) -> bool:
+        """Examine the line holding `pos` (once). False when the line budget is spent."""
+        s, e = self._bounds(pos)
+        if s in self.seen:
+            return True
+        self.seen.add(s)
+        self.examined += 1
+        if self.examined > MAX_LINES:
+            return False
+        raw = self.data[s:e]
+        text = _decode(raw).rstrip()
+        best = None
+        for seg in text.split("\r") if "\r" in text else (text,):
+            hit = cat.best_match(seg.strip())
+            if hit is not None and (best is None or hit[0].priority > best[0].priority):
+                best = (hit[0], hit[1], seg.strip())
+        if best is None:
+            return True
+        sig, _, seg = best
+        # a few following lines carry the rest of a wrapped message (torch 1.x OOM, tracebacks)
+        ce = e
+        for _ in range(4):
+            if ce >= len(self.data) or ce - e > 2000:
+                break
+            nxt = self.data.find(b"\n", ce + 1, min(len(self.data), ce + 1 + LINE_CAP))
+            ce = nxt if nxt >= 0 else min(len(self.data), ce + 1 + LINE_CAP)
+        context = _decode(self.data[s:ce])
+        t = _time_of(raw)
+        if t is None:
+            t = _time_of(self.data[max(0, s - 2048):s])
+        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000]))
+        return True
+
+    def region(self, start: int, end: int, sentinels: Sequence[bytes] = cat.SCAN_SENTINELS,
+               per_sentinel: int | None = None) -> bool:
+        """Examine every line of [start, end) holding a sentinel (a sentinel on every line, like a
+        per-step warning, is sampled after KEYWORD_SATURATION lines). False when the budget is spent."""
+        d = self.data
+        for s in sentinels:
+            i = d.find(s, start, end)
+            n = 0
+            while i >= 0:
+                n += 1
+                if per_sentinel is not None and n > per_sentinel:
+                    break
+                if n <= KEYWORD_SATURATION or n % 97 == 0:
+                    if not self.line_at(i):
+                        return False
+                e = d.find(b"\n", i, end)
+                if e < 0:
+                    break
+                i = d.find(s, e, end)
+        return True
+
+    def number_lines(self) -> None:
+        d = self.data
+        prev, n = 0, 0
+        for h in sorted(self.hits, key=lambda h: h.offset):
+            if self.tail_unknown_from is not None and h.offset >= self.tail_unknown_from:
+                continue
+            n += d.count(b"\n", prev, h.offset)
+            prev = h.offset
+            h.line = n + 1
+
+
+def _read_bounded(path: str) -> tuple[bytes, int, int | None]:
+    """(bytes, size, tail_unknown_from): the file, or its head + tail when it is huge."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        if size <= FULL_READ_MAX:
+            return f.read(FULL_READ_MAX + 1), size, None
+        head = f.read(HEAD_BYTES)
+        f.seek(max(0, size - TAIL_BYTES))
+        tail = f.read(TAIL_BYTES)
+    data = head + b"\n" + tail
+    return data, size, len(head) + 1
+
+
+def read_stdin_bounded(stream) -> bytes:
+    """All of stdin up to FULL_READ_MAX; beyond it the head and the last TAIL_BYTES."""
+    buf = stream.read(FULL_READ_MAX + 1)
+    if isinstance(buf, str):
+        buf = buf.encode("utf-8", "replace")
+    if len(buf) <= FULL_READ_MAX:
+        return buf
+    head = buf[:HEAD_BYTES]
+    tail = buf[-TAIL_BYTES:]
+    while True:
+        chunk = stream.read(TAIL_BYTES)
+        if not chunk:
+            break
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8", "replace")
+        tail = (tail + chunk)[-TAIL_BYTES:]
+    return head + b"\n" + tail
+
+
+def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
+               tail_unknown_from: int | None = None) -> FileScan:
+    n = len(data)
+    sc = _Scanner(data, name, index, tail_unknown_from)
+    partial = False
+    if n <= HEAD_BYTES + TAIL_BYTES:
+        sc.region(0, n)
+        tail_start = 0
+    else:
+        tail_start = n - TAIL_BYTES
+        # the end first (where a failing log states its failure), then the start, then the middle sampled
+        if sc.region(tail_start, n) and sc.region(0, HEAD_BYTES) and tail_unknown_from is None:
+            sc.region(HEAD_BYTES, tail_start, cat.SENTINELS, SENTINEL_HITS)
+        partial = True
+    series, ended = _series_hits(data, name, index)
+    sc.hits += series
+    sc.number_lines()
+    last = -1
+    for p in _PROGRESS:
+        last = max(last, data.rfind(p, tail_start))
+    finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED)
+    lines = None if tail_unknown_from is not None else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    head_text = _decode(data[:65536])
+    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text)
+
+
+EVENT_TAIL = 512 * 2**10         # the newest part of a log whose loss series the alert engine reads
+_SERIES_CODES = {"loss-collapse": "loss-collapse", "nan-loss": "nan-loss", "nan-grad-norm": "nan-loss",
+                 "fp16-overflow-streak": "fp16-overflow-streak"}
+_DTYPE = re.compile(r"compute dtype:\s*(torch\.\w+|None|\w+)")
+
+
+def _series_hits(data: bytes, name: str, index: int) -> tuple[list[Hit], bool]:
+    """What only the series of steps shows (a loss that collapsed to 0.0, an overflow streak, NaN in
+    structured logs): the newest EVENT_TAIL bytes through the parsers and the alert engine that
+    `attach` uses."""
+    from rocm_tune.core.runs.alerts import AlertEngine
+    from rocm_tune.core.runs.parsers import TextParser, llamafactory_parser, metrics_parser
+
+    start = max(0, len(data) - EVENT_TAIL)
+    if start:
+        start = data.find(b"\n", start) + 1 or len(data)
+    lines = _decode(data[start:]).splitlines()
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    parser: Any
+    if first.startswith("{") and '"type"' in first:
+        parser = metrics_parser()
+    elif first.startswith("{") and '"current_steps"' in first:
+        parser = llamafactory_parser()
+    else:
+        parser = TextParser()
+    try:
+        events = parser.feed_lines(lines)
+    except Exception:   # the parsers never raise; belt and braces for a diagnosis tool
+        return [], False
+    ended = any(e.kind == "end" and e.get("status") in (None, "finished", "completed") for e in events)
+    eng = AlertEngine()
+    m = _DTYPE.search(_decode(data[:65536]))
+    if m:
+        eng.compute_dtype = m.group(1)
+    out: list[Hit] = []
+    for a in eng.feed_many(events):
+        code = _SERIES_CODES.get(a.code)
+        if code is None:
+            continue
+        ev = (a.evidence or "")[:300]
+        off = data.find(ev[:200].encode("utf-8", "replace"), start) if ev else -1
+        off = off if off >= 0 else start
+        s = data.rfind(b"\n", 0, off) + 1
+        out.append(Hit(code, name, index, s, None, None, _time_of(data[max(0, s - 2048):off + 1]), ev, ev,
+                       fix=a.fix if code == "loss-collapse" else None))
+    return out, ended
+
+
+def scan_file(path: str, index: int = 0) -> FileScan:
+    data, size, tuf = _read_bounded(path)
+    return scan_bytes(data, path, index, size, tuf)
+
+
+# ------------------------------------------------------------------------------ config
+@dataclass
+class ConfigInfo:
+    path: str | None = None                      # the file the numbers came from (reported as `config`)
+    plan: Mapping[str, Any] | None = None        # plan.json (rocm-tune run dir)
+    train: Mapping[str, Any] | None = None       # LLaMA-Factory / HF training arguments (YAML)
+    state: Mapping[str, Any] | None = None       # trainer_state.json
+    output_dir: str | None = None
+    run_dir: str | None = None
+    from_log: bool = False                       # the training YAML was the log itself (a pasted config)
+    world: int | None = None                     # `world size: N` in the log (LLaMA-Factory, torchrun)
+
+    def knob(self, *names: str):
+        rec = (self.plan or {}).get("recommended") if isinstance(self.plan, Mapping) else None
+        for src in (self.train, rec):
+            if isinstance(src, Mapping):
+                for n in names:
+                    if src.get(n) is not None:
+                        return src[n]
+        return None
+
+
+_WORLD = re.compile(r"(?:world size|world_size|WORLD_SIZE)\s*[:=]\s*(\d{1,7})\b")
+_TRAIN_NAMES = ("training_args.yaml", "train.yaml", "llamafactory.yaml", "config.yaml")
+_YAML_IN_CMD = re.compile(r"(?:llamafactory-cli|lmf|axolotl\.cli\.train|accelerate launch|swift sft)\S*\s+(?:train\s+|export\s+)?"
+                          r"(\S+\.ya?ml)\b")
+
+
+def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir: str | None = None,
+                config_path: str | None = None, head_texts: Sequence[str] = ()) -> ConfigInfo:
+    """The config beside the logs: plan.json, the training YAML, trainer_state.json, or a YAML named
+    on the log's command line."""
+    from rocm_tune.core.files import try_read_json, try_read_yaml
+
+    info = ConfigInfo(run_dir=run_dir, output_dir=output_dir)
+    dirs: list[str] = []
+    for d in (run_dir, output_dir, *(os.path.dirname(os.path.abspath(p)) for p in log_paths if p != "-")):
+        if d and d not in dirs and os.path.isdir(d):
+            dirs.append(d)
+    for d in dirs:
+        p = os.path.join(d, "plan.json")
+        if info.plan is None and os.path.isfile(p):
+            plan = try_read_json(p)
+            if isinstance(plan, dict) and isinstance(plan.get("recommended"), dict):
+                info.plan, info.path = plan, p
+    cands = [config_path] if config_path else []
+    cands += [os.path.join(d, n) for d in dirs for n in _TRAIN_NAMES]
+    for text in head_texts:
+        for m in _YAML_IN_CMD.finditer(text[:65536]):
+            cands.append(m.group(1))
+    for p in cands:
+        if p and os.path.isfile(p):
+            y = try_read_yaml(p)
+            if isinstance(y, dict) and y:
+                info.train = y
+                info.path = info.path or p
+                break
+    for d in dirs:
+        p = os.path.join(d, "trainer_state.json")
+        if info.state is None and os.path.isfile(p):
+            st = try_read_json(p)
+            if isinstance(st, dict):
+                info.state = st
+                info.path = info.path or p
+    if info.output_dir is None:
+        od = info.knob("output_dir")
+        if isinstance(od, str):
+            info.output_dir = od
+    for text in head_texts:
+        for m in _WORLD.finditer(text[:65536]):
+            w = int(m.group(1))
+            if 0 < w <= 1 << 20:
+                info.world = max(info.world or 0, w)
+    if info.train is None:
+        for text in head_texts:
+            y = _yaml_config_text(text)
+            if y:
+                info.train, info.from_log = y, True
+                break
+    return info
+
+
+def _yaml_config_text(text: str) -> dict | None:
+    """A training YAML pasted as the 'log' (LLaMA-Factory keys), else None."""
+    if "model_name_or_path:" not in text or ("finetuning_type:" not in text and "stage:" not in text):
+        return None
+    try:
+        import yaml
+
+        y = yaml.safe_load(text)
+    except Exception:
+        return None
+    return y if isinstance(y, dict) and "model_name_or_path" in y else None
+
+
+# ------------------------------------------------------------------------------ numbers
+def _gib(n: float | None) -> str:
+    if n is None:
+        return "?"
+    if abs(n) < GIB:
+        return f"{n / 2**20:.2f} MiB"
+    return f"{n / GIB:.2f} GiB"
+
+
+def _g1(n: float) -> str:
+    return f"{n / GIB:.1f}"
+
+
+def oom_numbers(text: str) -> dict:
+    """tried/total/free/allocated/reserved-but-unallocated from an OOM message and the verdict:
+    fragmentation (the reserved-but-free memory could have held the request) vs a real shortage."""
+    d = parse_oom(text.replace("\n", " ")) or {}
+    out: dict[str, Any] = {k: v for k, v in d.items() if v is not None}
+    ru = out.get("reserved_unallocated_bytes")
+    if ru is None and out.get("reserved_bytes") is not None and out.get("allocated_bytes") is not None:
+        ru = max(0, out["reserved_bytes"] - out["allocated_bytes"])
+        out["reserved_unallocated_bytes"] = ru
+    tried, free, total = out.get("tried_bytes"), out.get("free_bytes"), out.get("total_bytes")
+    if tried is not None and ru is not None:
+        # the reserved-but-free memory could have held the request and is a real share of the GPU: the
+        # caching allocator's split blocks are the problem (a few MiB of slack on a full GPU is not)
+        frag = ru >= tried and (ru > 0.05 * total if total else ru >= GIB)
+        out["verdict"] = "fragmentation" if frag else "shortage"
+    if tried is not None and free is not None:
+        out["short_by_bytes"] = max(0, tried - free)
+    return out
+
+
+def _oom_sentence(n: Mapping[str, Any]) -> str:
+    bits = []
+    if n.get("tried_bytes") is not None:
+        bits.append(f"tried to allocate {_gib(n['tried_bytes'])}")
+    if n.get("total_bytes") is not None:
+        bits.append(f"{_gib(n.get('free_bytes'))} free of {_gib(n['total_bytes'])}")
+    if n.get("allocated_bytes") is not None:
+        bits.append(f"{_gib(n['allocated_bytes'])} allocated by PyTorch")
+    if n.get("reserved_unallocated_bytes") is not None:
+        bits.append(f"{_gib(n['reserved_unallocated_bytes'])} reserved but unallocated")
+    s = "; ".join(bits)
+    if n.get("verdict") == "fragmentation":
+        s += (" — fragmentation: the reserved-but-free memory could have held the request; set "
+              "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+    elif n.get("verdict") == "shortage":
+        s += " — a real shortage (not fragmentation): the step needs more memory than the GPU has"
+    return s
+
+
+def _sub(d: Mapping[str, Any], key: str) -> dict:
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
+def _host_ram_numbers(text: str, cfg: ConfigInfo | None) -> dict:
+    out: dict[str, Any] = {}
+    m = re.search(r"used = ([\d.]+) GB, percent = ([\d.]+)%", text)
+    if m:
+        used, pct = float(m.group(1)), float(m.group(2))
+        out["host_used_bytes"] = int(used * GIB)
+        out["host_used_percent"] = pct
+        if pct > 0:
+            out["host_total_bytes"] = int(used * GIB * 100 / pct)
+    if cfg is not None and cfg.plan is not None:
+        mem = _sub(cfg.plan, "memory")
+        need = mem.get("cpu_offload_bytes")
+        hw = _sub(cfg.plan, "hardware")
+        if isinstance(need, int):
+            out["offload_need_bytes"] = need
+        if isinstance(hw.get("cpu_ram_bytes"), int) and "host_total_bytes" not in out:
+            out["host_total_bytes"] = hw["cpu_ram_bytes"]
+    if "host_total_bytes" not in out and cfg is not None and (cfg.run_dir or cfg.output_dir):
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith("MemTotal:"):
+                        out["host_total_bytes"] = int(line.split()[1]) * 1024
+                        out["host_total_source"] = "this machine (/proc/meminfo)"
+                        break
+        except OSError:
+            pass
+    return out
+
+
+def _host_ram_sentence(n: Mapping[str, Any]) -> str:
+    tot = n.get("host_total_bytes")
+    if "host_used_bytes" in n:
+        s = f"host RAM {_g1(n['host_used_bytes'])} GiB used ({n['host_used_percent']:g}%)"
+        s += f" of {_g1(tot)} GiB" if tot else ""
+    elif tot:
+        s = f"host RAM {_g1(tot)} GiB" + (f" ({n['host_total_source']})" if n.get("host_total_source") else "")
+    else:
+        s = ""
+    if "offload_need_bytes" in n:
+        need = n["offload_need_bytes"]
+        o = f"the plan's CPU offload needs {_g1(need)} GiB of pinned host memory per node"
+        if tot:
+            o += f" ({need / tot * 100:.0f}% of it" + (": too much)" if need > 0.8 * tot else ")")
+        s = f"{s}; {o}" if s else o
+    return s
+
+
+def _dir_size(path: str, max_files: int = 20000) -> int:
+    total, n = 0, 0
+    for root, _dirs, files in os.walk(path):
+        for f in files:
+            n += 1
+            if n > max_files:
+                return total
+            try:
+                total += os.lstat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _disk_numbers(cfg: ConfigInfo | None) -> dict:
+    out: dict[str, Any] = {}
+    if cfg is None:
+        return out
+    od = cfg.output_dir
+    limit = cfg.knob("save_total_limit")
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        out["save_total_limit"] = limit
+    if od and os.path.isdir(od):
+        import glob
+
+        cks = sorted(glob.glob(os.path.join(glob.escape(od), "checkpoint-*")))[-5:]
+        sizes = [_dir_size(c) for c in cks if os.path.isdir(c)]
+        if sizes:
+            out["checkpoint_bytes"] = max(sizes)
+            out["checkpoints"] = len(cks)
+        try:
+            out["free_bytes"] = int(shutil.disk_usage(od).free)
+            out["output_dir"] = od
+        except OSError:
+            pass
+    if "checkpoint_bytes" not in out and cfg.plan is not None:
+        model = _sub(cfg.plan, "model")
+        mem = _sub(cfg.plan, "memory")
+        rec = _sub(cfg.plan, "recommended")
+        params = model.get("params_total")
+        if isinstance(params, int):
+            lora = rec.get("method") in ("lora", "qlora")
+            hw = _sub(cfg.plan, "hardware")
+            world = (hw.get("gpus") or 1) * (hw.get("nodes") or 1)
+            if lora:
+                tw = mem.get("trainable_weights_bytes") or 0
+                out["checkpoint_bytes"] = int(tw * 7)   # adapter + fp32 master/Adam m, v
+            else:
+                out["checkpoint_bytes"] = int(params * 2 + params * 12)   # bf16 weights + fp32 Adam states
+            out["checkpoint_source"] = f"estimated from the plan ({'LoRA adapter' if lora else 'full weights'} + " \
+                                       f"optimizer states over {world} rank(s))"
+    if "checkpoint_bytes" in out:
+        k = (out.get("save_total_limit") or 0) + 1 if out.get("save_total_limit") else None
+        if k:
+            out["needed_bytes"] = out["checkpoint_bytes"] * k
+    return out
+
+
+def _disk_sentence(n: Mapping[str, Any]) -> str:
+    bits = []
+    if "checkpoint_bytes" in n:
+        s = f"each checkpoint {_g1(n['checkpoint_bytes'])} GiB"
+        if "needed_bytes" in n:
+            s += (f" x (save_total_limit {n['save_total_limit']} + 1 being written) = {_g1(n['needed_bytes'])} GiB")
+        bits.append(s)
+    if "free_bytes" in n:
+        bits.append(f"{_g1(n['free_bytes'])} GiB free now in {n.get('output_dir')}")
+    if "save_total_limit" not in n and "checkpoint_bytes" in n:
+        bits.append("no save_total_limit: every checkpoint is kept")
+    return "; ".join(bits)
+
+
+def _line_numbers(code: str, text: str) -> dict:
+    """Numbers a single signature's line carries."""
+    out: dict[str, Any] = {}
+    if code == "collective-timeout":
+        for key, rx in (("seq", r"SeqNum=(\d+)"), ("op", r"OpType=(\w+)"), ("timeout_ms", r"Timeout\(ms\)=(\d+)"),
+                        ("ran_ms", r"ran for (\d+) milliseconds")):
+            m = re.search(rx, text)
+            if m:
+                out[key] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
+    elif code == "version-check-failed":
+        m = cat.BY_CODE[code].match(text)
+        if m:
+            out["requirement"], out["found"] = m.group(1).rstrip(".,"), m.group(2).rstrip(".,")
+    elif code == "zero-world-size-mismatch":
+        m = cat.BY_CODE[code].match(text)
+        if m:
+            out["saved_world_size"], out["current_world_size"] = int(m.group(1)), int(m.group(2))
+    elif code == "slurm-time-limit":
+        m = re.search(r"DUE TO ([A-Z ]+?)\s*(?:\*|$)", text)
+        if m:
+            out["reason"] = m.group(1).strip().lower()
+        m = re.search(r"JOB (\d+)", text)
+        if m:
+            out["job"] = m.group(1)
+    elif code == "template-error":
+        m = re.search(r"Template (\S+) does not exist", text)
+        if m:
+            out["template"] = m.group(1)
+    elif code == "dataset-error":
+        m = re.search(r"Undefined dataset (\S+) in (\S+?)\.?$", text)
+        if m:
+            out["dataset"], out["dataset_info"] = m.group(1), m.group(2)
+    elif code == "missing-package":
+        m = re.search(r"No module named '?([\w.]+)", text)
+        if m:
+            out["module"] = m.group(1)
+    elif code == "rocblas-no-tensile-arch":
+        m = re.search(r"GPU arch ?: ?(gfx\w+)", text)
+        if m:
+            out["arch"] = m.group(1)
+    elif code == "unrecognized-model-type":
+        m = re.search(r"Unrecognized model in (\S+?)\.?\s+Should", text)
+        if m:
+            path = m.group(1).rstrip(".")
+            out["path"] = path
+            if os.path.isdir(path):
+                out["is_adapter"] = os.path.isfile(os.path.join(path, "adapter_config.json")) and \
+                    not os.path.isfile(os.path.join(path, "config.json"))
+    elif code == "deepspeed-batch-mismatch":
+        m = re.search(r"(\d+) != (\d+) \* (\d+) \* (\d+)", text)
+        if m:
+            tb, mb, ga, ws = (int(x) for x in m.groups())
+            out.update(train_batch_size=tb, micro_batch=mb, grad_accum=ga, world_size=ws)
+    elif code == "child-failed":
+        m = re.search(r"exitcode:? *:? *(-?\d+)", text) or re.search(r"return code = (-?\d+)", text)
+        if m:
+            out["exit_code"] = int(m.group(1))
+    return out
+
+
+# ------------------------------------------------------------------------------ the answer
+@dataclass
+class Diagnosis:
+    code: str
+    family: str
+    severity: str
+    benign: bool
+    role: str
+    title: str
+    first: Hit
+    evidence: list[Hit]
+    count: int
+    cause: str
+    fix: str
+    confirm: str
+    numbers: dict = field(default_factory=dict)
+    consequence_of: int | None = None
+
+    def to_dict(self) -> dict:
+        f = self.first
+        return {"code": self.code, "family": self.family, "severity": self.severity, "benign": self.benign,
+                "role": self.role, "title": self.title,
+                "first_seen": {"file": f.file, "line": f.line, "rank": f.rank, "time": f.time},
+                "count": self.count,
+                "evidence": [{"file": h.file, "line": h.line, "rank": h.rank, "text": h.text} for h in self.evidence],
+                "cause": self.cause, "fix": self.fix, "confirm": self.confirm, "numbers": _jsonable(self.numbers),
+                "consequence_of": self.consequence_of}
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, float) and v != v:
+        return None
+    return v
+
+
+@dataclass
+class Explanation:
+    status: str                       # failed | hang | finished | running | unknown
+    root: int | None
+    diagnoses: list[Diagnosis]
+    config: str | None
+    files: list[str]
+    partial: bool = False
+    stacks: list[dict] | None = None   # live stack dumps (a running process), None when not taken
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.status in ("failed", "hang") else 0
+
+    def to_dict(self) -> dict:
+        return {"status": self.status, "root": self.root, "diagnoses": [d.to_dict() for d in self.diagnoses],
+                "config": self.config, "files": list(self.files), "partial": self.partial,
+                "stacks": self.stacks}
+
+
+def _earlier(a: Hit, b: Hit) -> int:
+    """-1 when a happened before b: by time when both have one, else by file order and offset."""
+    if a.time is not None and b.time is not None and a.time != b.time:
+        return -1 if a.time < b.time else 1
+    ka, kb = (a.file_index, a.offset), (b.file_index, b.offset)
+    return -1 if ka < kb else (1 if ka > kb else 0)
+
+
+def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None,
+                  exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
+    """Diagnoses from scanned logs: group hits by code, pick the root, name consequences, add numbers.
+    exit_info: (exit code, signal, where it was recorded) of the run's process when known — a SIGKILL
+    there is a host-RAM diagnosis even when the log holds no line about it."""
+    by_code: dict[str, list[Hit]] = {}
+    if exit_info is not None:
+        ecode, esig, where = exit_info
+        if esig == 9 or ecode in (137, -9):
+            how = f"signal {esig}" if esig else f"exit code {ecode}"
+            by_code["host-oom-killed"] = [Hit("host-oom-killed", where, len(scans), 0, None, None, None,
+                                              f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
+    seen: set[tuple[str, int, int]] = set()
+    for sc in scans:
+        for h in sc.hits:
+            sig = cat.BY_CODE[h.code]
+            if sig.tail_only and h.offset < sc.last_progress:
+                continue   # progress came after it: not where the run stopped
+            key = (h.code, h.file_index, h.offset)
+            if key in seen:
+                continue   # the same line found by the scan and by the series
+            seen.add(key)
+            by_code.setdefault(h.code, []).append(h)
+    diags: list[Diagnosis] = []
+    for code, hits in by_code.items():
+        sig = cat.BY_CODE[code]
+        hits.sort(key=functools.cmp_to_key(_earlier))
+        first = hits[0]
+        nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
+                             else first.text)
+        if code == "oom":
+            nums = oom_numbers(first.context)
+        elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
+            nums = _host_ram_numbers(first.text, config)
+        elif code == "disk-full":
+            nums = _disk_numbers(config)
+        elif code == "collective-timeout":
+            ranks = sorted({h.rank for h in hits if h.rank is not None})
+            nums["ranks"] = ranks
+        d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
+                      len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
+        diags.append(d)
+    if config is not None and config.from_log and not any(d.first and cat.BY_CODE[d.code].priority >= 2 for d in diags):
+        risk = _config_risk(config, scans)
+        if risk is not None:
+            diags.append(risk)
+    # order: by time of first sight
+    diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
+    root = None
+    top = max((cat.BY_CODE[d.code].priority if d.code in cat.BY_CODE else 2 for d in diags), default=0)
+    if top > 0:
+        for i, d in enumerate(diags):
+            pr = cat.BY_CODE[d.code].priority if d.code in cat.BY_CODE else 2
+            if pr == top:
+                root = i
+                break
+    if root is not None:
+        r = diags[root]
+        for i, d in enumerate(diags):
+            if i != root and not d.benign:
+                d.consequence_of = root
+        _refine(r, diags, root, config)
+    status = "unknown"
+    if root is not None:
+        status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
+            else "failed"
+        if diags[root].code == "config-memory-risk":
+            status = "unknown"
+    elif any(sc.finished for sc in scans) or _state_finished(config):
+        status = "finished"
+    elif alive:
+        status = "running"
+    if alive and status == "failed" and root is not None and diags[root].code == "collective-timeout":
+        status = "hang"
+    return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
+                       any(s.partial for s in scans))
+
+
+def _state_finished(cfg: ConfigInfo | None) -> bool:
+    st = cfg.state if cfg else None
+    if not isinstance(st, Mapping):
+        return False
+    g, m = st.get("global_step"), st.get("max_steps")
+    return st.get("should_training_stop") is True or (isinstance(g, int) and isinstance(m, int) and m > 0 and g >= m)
+
+
+def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None) -> None:
+    """Numbers and fixes that need the whole picture (cascades, the config)."""
+    n = r.numbers
+    if r.code == "oom":
+        parts = [_oom_sentence(n)] if n else []
+        pf = None
+        if cfg is not None and cfg.plan is not None:
+            pf = oom_plan_fix(cfg.plan, n)
+        elif cfg is not None and cfg.train is not None and not cfg.from_log:
+            pf = oom_config_fix(cfg.train, n, cfg.world or 1)
+        if pf is not None:
+            n["fit"] = pf
+            if pf.get("summary"):
+                parts.append(pf["summary"])
+            if pf.get("change"):
+                where = "the plan" if pf.get("source") == "the plan" else "the training YAML"
+                r.fix = (f"smallest change from {where} that fits: " + pf["fix"] + "; other levers: gradient "
+                         "checkpointing, ZeRO-3 with optimizer offload, a shorter cutoff_len")
+            else:
+                r.fix = pf["fix"]
+            if n.get("verdict") == "fragmentation":
+                r.fix += "; and set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (fragmentation)"
+        if parts:
+            r.title = f"{r.title}: " + parts[0]
+            if len(parts) > 1:
+                r.cause = r.cause + " (" + parts[1] + ")"
+        elif n.get("verdict") == "fragmentation":
+            r.fix = "set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True; " + r.fix
+    elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill"):
+        s = _host_ram_sentence(n)
+        if s:
+            r.title = f"{r.title}: {s}"
+    elif r.code == "disk-full":
+        s = _disk_sentence(n)
+        if s:
+            r.title = f"{r.title}: {s}"
+    elif r.code == "collective-timeout":
+        n["verdict"] = "every rank stuck"
+        r.title = (f"{r.title}: {n.get('op', 'a collective')} SeqNum {n.get('seq', '?')} on rank(s) "
+                   f"{', '.join(map(str, n.get('ranks') or [])) or '?'} — every rank is stuck (no rank failed first)")
+        r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
+                 "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
+                 "`py-spy dump --pid PID` on each rank shows where it waits")
+    if r.code in ("collective-timeout", "iommu-p2p-hang", "barrier-no-progress") and cfg is not None and \
+            (cfg.run_dir or cfg.output_dir):
+        # a run on this machine: say what `doctor` sees of the IOMMU here
+        try:
+            from rocm_tune.core.doctor import iommu_state
+
+            state = iommu_state()
+        except Exception:
+            state = "unknown"
+        n["iommu_this_machine"] = state
+        if state in ("on", "passthrough", "off"):
+            r.fix += (f" (this machine: IOMMU {state}" + ("; translated: peer-to-peer between AMD GPUs can hang here)"
+                                                          if state == "on" else ")"))
+    for d in diags:
+        if d.code == "collective-timeout" and d is not r:
+            d.numbers["verdict"] = "one rank died first"
+            who = f"rank {r.first.rank}" if r.first.rank is not None else "a rank"
+            d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
+                       f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
+                       f"died first ({r.code})")
+    if r.code == "child-failed":
+        r.family = "unknown"
+    arch = n.get("arch")
+    if r.code == "rocblas-no-tensile-arch" and isinstance(arch, str):
+        ov = _override_for(arch)
+        if ov:
+            r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
+                     f"libraries ship kernels for; unofficial); " + r.fix)
+
+
+def _override_for(arch: str) -> str | None:
+    """The HSA_OVERRIDE_GFX_VERSION users set for an RDNA consumer GPU the ROCm libraries do not ship."""
+    m = re.fullmatch(r"gfx(10[13]|11[05]|12[0])(\w)", arch)
+    if not m:
+        return None
+    fam = m.group(1)
+    return {"101": "10.1.0", "103": "10.3.0", "110": "11.0.0", "115": "11.0.0", "120": "12.0.1"}.get(fam)
+
+
+def _config_risk(cfg: ConfigInfo, scans: Sequence[FileScan]) -> Diagnosis | None:
+    """A pasted training config with no failure in it: the memory the estimator predicts per GPU for
+    it (full fine-tuning at several world sizes), as a gpu_oom risk when no common GPU holds it."""
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.memory import TrainConfig, estimate
+
+    t = cfg.train or {}
+    ref = str(t.get("model_name_or_path") or "")
+    model = closest_model(ref)
+    if model is None:
+        return None
+    ft = str(t.get("finetuning_type") or "lora")
+    method = {"full": "full", "freeze": "freeze"}.get(ft, "qlora" if t.get("quantization_bit") else "lora")
+    ds = str(t.get("deepspeed") or "")
+    zero = 3 if "z3" in ds or "zero3" in ds else 2 if "z2" in ds or "zero2" in ds else 0
+    offload = "optimizer" if "offload" in ds else "none"
+    prec = "bf16" if t.get("bf16") else "fp16" if t.get("fp16") else "fp32"
+    mb = t.get("per_device_train_batch_size") or 1
+    cl = t.get("cutoff_len") or 1024
+    per: dict[int, int] = {}
+    for world in (1, 2, 4, 8):
+        if zero == 0 and world > 1:
+            continue
+        try:
+            c = TrainConfig(method=method, precision=prec, cutoff_len=int(cl), micro_batch=int(mb), gpus=world,
+                            zero_stage=zero if world > 1 else 0, offload=offload if world > 1 else "none",
+                            runner="llamafactory", attn="sdpa")
+            c.validate()
+            per[world] = int(estimate(model, c).per_gpu.reserved_bytes)
+        except (UserError, ValueError, TypeError):
+            continue
+    if not per:
+        return None
+    from rocm_tune.core import vocabulary as V
+
+    best_world = max(per)
+    need = per[best_world]
+    consumer = 24 * GIB * V.DEFAULT_HEADROOM   # the largest consumer card (24 GB) at the default headroom
+    if need <= consumer:
+        return None
+    sig_text = (f"{method} fine-tuning of {model.name} ({model.params.total / 1e9:.1f}B params) "
+                f"{'with ZeRO-' + str(zero) if zero else 'without ZeRO'}{' + offload' if offload != 'none' else ''}")
+    nums = {"method": method, "zero_stage": zero, "offload": offload, "params_total": int(model.params.total),
+            "predicted_per_gpu_bytes": {str(w): v for w, v in per.items()}}
+    nums["model"] = model.name
+    title = (f"the config alone predicts GPU out of memory on 24 GB cards: {sig_text} needs "
+             f"{_g1(need)} GiB per GPU even on {best_world} GPUs (a 24 GB card holds {_g1(consumer)} GiB at "
+             f"{V.DEFAULT_HEADROOM:g} headroom)")
+    fix = ("offload the optimizer (and parameters) to CPU: LLaMA-Factory examples/deepspeed/ds_z3_offload_config.json, "
+           "or use LoRA; `rocm-tune plan --model ... --gpu ... --gpus N` gives a configuration that fits")
+    first = Hit("config-memory-risk", scans[0].path if scans else "-", 0, 0, None, None, None,
+                f"model_name_or_path: {ref}; finetuning_type: {ft}; deepspeed: {ds or '-'}", "")
+    return Diagnosis("config-memory-risk", "gpu_oom", "warning", False, "weak", title, first, [first], 1,
+                     "weights, gradients and optimizer states of the configured method do not fit the GPUs' memory "
+                     "before activations", fix, "`rocm-tune plan` / `rocm-tune estimate` with the real GPU", nums)
+
+
+def diagnose(paths: Sequence[str], *, config: ConfigInfo | None = None, run_dir: str | None = None,
+             output_dir: str | None = None, config_path: str | None = None, alive: bool | None = None,
+             stdin_data: bytes | None = None,
+             exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
+    """Explain the logs at `paths` ("-" = `stdin_data`). Unreadable files are skipped."""
+    scans: list[FileScan] = []
+    for i, p in enumerate(paths):
+        if p == "-":
+            scans.append(scan_bytes(stdin_data or b"", "-", i))
+            continue
+        try:
+            scans.append(scan_file(p, i))
+        except OSError:
+            continue
+    if config is None:
+        config = find_config([s.path for s in scans], run_dir, output_dir, config_path,
+                             [s.head_text for s in scans])
+    return explain_scans(scans, config, alive, exit_info)
+
+
+def explain_text(text: str | bytes, *, config: ConfigInfo | None = None) -> Explanation:
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    return diagnose(["-"], stdin_data=data, config=config)
+
+
+def families_of(exp: Explanation) -> Iterable[str]:
+    return [d.family for d in exp.diagnoses]
+
+
+# ------------------------------------------------------------------------------ live hangs
+def _sig_caught(pid: int, signum: int) -> bool:
+    """The process installed a handler for `signum` (SigCgt in /proc/PID/status): sending it is safe."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _rank_env(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = dict(kv.split(b"=", 1) for kv in fh.read().split(b"\0") if b"=" in kv)
+        v = env.get(b"RANK", env.get(b"LOCAL_RANK"))
+        return int(v) if v is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+_PYSPY_FRAME = re.compile(r"^\s+(\S+) \(([^)]+)\)\s*$", re.M)
+_FH_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+) in (\S+)', re.M)
+_FH_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):", re.M)
+
+
+def _waits_in(stack: str) -> str | None:
+    """The innermost frame of the main thread: where the process waits."""
+    m = _PYSPY_FRAME.search(stack)
+    if m:
+        return f"{m.group(1)} ({os.path.basename(m.group(2).split(':')[0])}:{m.group(2).rsplit(':', 1)[-1]})"
+    m = _FH_FRAME.search(stack)
+    if m:
+        return f"{m.group(3)} ({os.path.basename(m.group(1))}:{m.group(2)})"
+    return None
+
+
+def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_procs: int = 64) -> list[dict]:
+    """Each live training process's Python stack: `py-spy dump` when installed, else the faulthandler
+    a process registered on SIGUSR1 (only processes whose SigCgt shows a SIGUSR1 handler are signalled;
+    the dump is read from what their logs grew by). Never signals a process without a handler."""
+    import signal
+    import subprocess
+    import time as _time
+
+    from rocm_tune.core.runs.watch import _proc_children, _proc_cmdline
+
+    procs = [pid]
+    for p in procs:
+        if len(procs) >= max_procs:
+            break
+        procs += [c for c in _proc_children(p) if c not in procs]
+    python = [p for p in procs if any("python" in os.path.basename(a) for a in _proc_cmdline(p)[:2])] or procs
+    out: list[dict] = []
+    spy = shutil.which("py-spy")
+    if spy:
+        for p in python[:max_procs]:
+            try:
+                r = subprocess.run([spy, "dump", "--pid", str(p)], capture_output=True, text=True, timeout=20)
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if r.returncode == 0 and r.stdout.strip():
+                out.append({"pid": p, "rank": _rank_env(p), "method": "py-spy", "stack": r.stdout[-20000:],
+                            "waits_in": _waits_in(r.stdout)})
+        if out:
+            return out
+    targets = [p for p in python if _sig_caught(p, signal.SIGUSR1)]
+    if not targets:
+        return out
+    sizes = {}
+    for lp in log_paths:
+        try:
+            sizes[lp] = os.path.getsize(lp)
+        except OSError:
+            pass
+    for p in targets:
+        try:
+            os.kill(p, signal.SIGUSR1)
+        except OSError:
+            continue
+    deadline = _time.monotonic() + wait_s
+    text = ""
+    while _time.monotonic() < deadline:
+        _time.sleep(0.2)
+        chunks = []
+        for lp, n0 in sizes.items():
+            try:
+                with open(lp, "rb") as fh:
+                    fh.seek(n0)
+                    chunks.append(_decode(fh.read(4 * 2**20)))
+            except OSError:
+                continue
+        text = "\n".join(chunks)
+        if len(_FH_HEAD.findall(text)) >= len(targets):
+            break
+    blocks = [b for b in re.split(r"(?=^(?:\[(?:rank|default)\d+\]:)?(?:Current thread|Thread) 0x)", text, flags=re.M)
+              if _FH_HEAD.search(b)]
+    for i, b in enumerate(blocks):
+        who: int | None = targets[i] if i < len(targets) and len(blocks) == len(targets) else None
+        out.append({"pid": who, "rank": _rank(b) if _rank(b) is not None else (_rank_env(who) if who else None),
+                    "method": "faulthandler", "stack": b[-20000:], "waits_in": _waits_in(b)})
+    return out
+
+
+def _stall_diagnosis(stacks: list[dict], idle_s: float, where: str) -> Diagnosis:
+    waits = [f"pid {d['pid']}" + (f" rank {d['rank']}" if d.get("rank") is not None else "") +
+             f": waits in {d['waits_in'] or '?'}" for d in stacks]
+    dist = any("distributed" in (d["stack"] or "") or "c10d" in (d["stack"] or "") for d in stacks)
+    family = "nccl_rccl_timeout_hang" if dist else "unknown"
+    first = Hit("live-stall", where, 0, 0, None, stacks[0].get("rank") if stacks else None, None,
+                waits[0] if waits else f"no progress for {idle_s:.0f} s", "")
+    ev = [Hit("live-stall", where, 0, 0, None, d.get("rank"), None, w, "") for d, w in zip(stacks, waits)]
+    idle = f"{idle_s / 60:.1f} min" if idle_s >= 120 else f"{idle_s:.0f} s"
+    title = f"alive but no progress for {idle}" + (f"; {waits[0]}" if waits else "")
+    fix = ("every rank waits in a collective: check peer-to-peer (`rocm-tune doctor`: IOMMU, iommu=pt / "
+           "intel_iommu=off), confirm with NCCL_P2P_DISABLE=1; a rank missing from the list died or never started"
+           if dist else "the stacks show where it waits (data loading, I/O, a lock); fix that call")
+    return Diagnosis("live-stall", family, "error", False, "weak", title, first, ev[:EVIDENCE_MAX] or [first],
+                     max(1, len(stacks)), "the process is alive and makes no progress", fix,
+                     "dump again a minute later: the same frames mean a hang, moving frames a slow step",
+                     {"idle_s": round(idle_s, 1), "stacks": len(stacks)})
+
+
+# ------------------------------------------------------------------------------ targets
+def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s: float = 300.0) -> Explanation:
+    """`rocm-tune explain TARGET`: a log file, "-" (stdin), a run id/dir, an output dir or a PID.
+    UserError (one line) when TARGET is none of them. A live process whose logs have not grown for
+    `stall_s` seconds (or any live one with stacks=True) gets each rank's stack dumped (`live_stacks`);
+    stacks=False never signals anything."""
+    if spec == "-":
+        data = read_stdin_bounded(stdin) if stdin is not None else b""
+        return diagnose(["-"], stdin_data=data)
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.runs import watch
+
+    try:
+        target = watch.resolve_target(spec)
+    except UserError:
+        logs = _dir_logs(spec)
+        if not logs:
+            raise
+        return diagnose(logs, output_dir=os.path.abspath(os.path.expanduser(spec)))
+    paths: list[str] = []
+    for s in target.sources:
+        if s.kind != "trainer_state" and os.path.isfile(s.path) and s.path not in paths:
+            paths.append(s.path)
+    if target.run_dir:
+        for name in ("stdout.log", "stderr.log"):
+            p = os.path.join(target.run_dir, name)
+            if os.path.isfile(p) and p not in paths:
+                paths.append(p)
+    out_dir = target.output_dir
+    if out_dir is None:
+        for s in target.sources:
+            if s.kind == "trainer_state":
+                out_dir = s.path
+    proc = None
+    try:
+        proc = watch.process_state(target)
+    except Exception:  # a run dir that cannot be read still has logs to explain
+        proc = None
+    alive = bool(proc is not None and proc.alive)
+    exit_info = None
+    if proc is not None and proc.alive is False and (proc.exit_code is not None or proc.signal):
+        where = os.path.join(target.run_dir, "exit.json") if target.run_dir else f"PID {target.pid}"
+        exit_info = (proc.exit_code, proc.signal, where)
+    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=target.config_path, alive=alive,
+                   exit_info=exit_info)
+    pid = (proc.pid if proc is not None and proc.pid else None) or target.pid
+    if alive and pid and stacks is not False and exp.root is None:
+        import time as _time
+
+        mt = [os.path.getmtime(p) for p in paths if os.path.exists(p)]
+        idle = _time.time() - max(mt) if mt else 0.0
+        if stacks or idle >= stall_s:
+            dumps = live_stacks(pid, paths)
+            exp.stacks = dumps
+            if idle >= stall_s:
+                exp.diagnoses.append(_stall_diagnosis(dumps, idle, paths[0] if paths else f"PID {pid}"))
+                exp.root = len(exp.diagnoses) - 1
+                exp.status = "hang"
+    if exp.status == "unknown" and exp.root is None and proc is not None:
+        if proc.status in ("failed", "lost", "exited") and proc.status != "exited" or \
+                (proc.exit_code not in (None, 0)):
+            exp.status = "failed"
+        elif proc.status == "finished":
+            exp.status = "finished"
+        elif proc.alive:
+            exp.status = "running"
+    return exp
+
+
+def _dir_logs(spec: str, limit: int = 64) -> list[str]:
+    """A directory of several logs (one per rank, per node, per Slurm task): all of them, by name."""
+    d = os.path.abspath(os.path.expanduser(spec))
+    if not os.path.isdir(d):
+        return []
+    try:
+        names = sorted(os.listdir(d))[:10000]
+    except OSError:
+        return []
+    out = [os.path.join(d, n) for n in names if n.endswith((".log", ".txt", ".out", ".err"))
+           and os.path.isfile(os.path.join(d, n)) and os.access(os.path.join(d, n), os.R_OK)]
+    return out[:limit]
+
+
+# ------------------------------------------------------------------------------ text
+def _wrap(label: str, text: str, width: int) -> list[str]:
+    import textwrap
+
+    head = f"  {label:<8}"
+    return textwrap.wrap(text, width=width, initial_indent=head, subsequent_indent=" " * len(head),
+                         break_long_words=True, break_on_hyphens=False) or [head.rstrip()]
+
+
+def _cut(text: str, width: int) -> str:
+    indent = len(text) - len(text.lstrip(" "))
+    text = " " * indent + " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _where(h: Hit) -> str:
+    loc = os.path.basename(h.file) if h.file != "-" else "stdin"
+    if h.line is not None:
+        loc += f":{h.line}"
+    if h.rank is not None:
+        loc += f" rank {h.rank}"
+    return loc
+
+
+def render_text(exp: Explanation, width: int = 80) -> str:
+    """The human answer, every line at most `width` columns."""
+    lines: list[str] = []
+    status = exp.status.upper()
+    if exp.root is None:
+        lines.append(_cut(f"status: {status} — " + ("no failure found in the log" if exp.status != "failed"
+                                                     else "the run failed; its log holds no known cause"), width))
+    else:
+        r = exp.diagnoses[exp.root]
+        lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
+        lines += _wrap("what", r.title, width)
+        lines += _wrap("where", f"{_where(r.first)}" + (f", seen {r.count} times" if r.count > 1 else ""), width)
+        lines.append("  evidence")
+        for h in r.evidence[:3]:
+            lines.append(_cut(f"    {_where(h)}: {h.text.strip()}", width))
+        lines += _wrap("cause", r.cause, width)
+        lines += _wrap("fix", r.fix, width)
+        lines += _wrap("confirm", r.confirm, width)
+    cons = [d for i, d in enumerate(exp.diagnoses) if i != exp.root and not d.benign]
+    if cons:
+        lines.append("  consequences and other signs" if exp.root is not None else "  signs")
+        for d in cons:
+            lines.append(_cut(f"    {d.code} ({d.family}) at {_where(d.first)}: {d.title}", width))
+    benign = [d for d in exp.diagnoses if d.benign]
+    if benign:
+        lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
+    if exp.stacks:
+        lines.append("  stacks (live)")
+        for st in exp.stacks:
+            who = f"pid {st['pid']}" + (f" rank {st['rank']}" if st.get("rank") is not None else "")
+            lines.append(_cut(f"    {who} ({st['method']}): waits in {st.get('waits_in') or '?'}", width))
+    elif exp.stacks is not None:
+        lines.append(_cut("  stacks: none taken (install py-spy, or register faulthandler on SIGUSR1)", width))
+    if exp.config:
+        lines.append(_cut(f"config: {exp.config}", width))
+    if exp.partial:
+        lines.append(_cut("note: a huge log: its head and tail were read whole, the middle sampled", width))
+    # plain ASCII dashes: one column in every terminal and font
+    return "\n".join(line.replace("\u2014", "-")[:width] for line in lines)

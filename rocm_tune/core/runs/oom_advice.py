@@ -1,0 +1,228 @@
+"""The smallest change from a run's plan that fits after an out-of-memory error, with numbers.
+
+Shared by `explain` (diagnose.py) and `attach`'s `oom` alert (alerts.py); uses the same estimator
+(core.memory) and plan (core.plan) as `rocm-tune plan`. Pure: no torch.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+GIB = 2**30
+
+
+def _g1(n: float) -> str:
+    return f"{n / GIB:.1f}"
+
+
+def _plan_obj(plan: Mapping[str, Any]):
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.plan import Plan
+
+    try:
+        return Plan.from_dict(plan)
+    except (UserError, TypeError, ValueError, KeyError, AttributeError):
+        return None
+
+
+@functools.lru_cache(maxsize=32)
+def _model(ref: str):
+    from rocm_tune.core.model import load_model
+
+    return load_model(ref)
+
+
+def oom_plan_fix(plan: Mapping[str, Any], oom: Mapping[str, Any] | None = None) -> dict | None:
+    """With the run's plan.json: by how much the OOM missed, and the smallest change from the plan
+    whose prediction (scaled by what the OOM measured) fits. None when the plan cannot be used."""
+    from rocm_tune.core.errors import UserError
+
+    p = _plan_obj(plan)
+    if p is None:
+        return None
+    try:
+        model = _model(p.model.ref)
+        cfg = p.train_config()
+    except (UserError, OSError, ValueError, TypeError, KeyError):
+        return None
+    s = p.recommended
+    return smallest_fit(model, cfg, s.grad_accum, p.hardware.world, p.hardware.vram_bytes, p.hardware.headroom,
+                        p.hardware.limit_bytes, oom, "the plan")
+
+
+def smallest_fit(model, cfg, grad_accum: int, world: int, vram: int, headroom: float, limit: float,
+                 oom: Mapping[str, Any] | None, source: str) -> dict | None:
+    """The smallest single change of `cfg` whose predicted memory, scaled by what the OOM measured, fits.
+
+    Need at the OOM >= memory in use + the request (total - free + tried when the message gives them;
+    else the GPU's memory + the request). The ratio need / predicted scales every candidate's
+    prediction; candidates in order of how little they change the training: micro_batch down (grad_accum
+    up, same effective batch), gradient checkpointing on, ZeRO stage up, optimizer offload, cutoff_len down.
+    """
+    from dataclasses import replace
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.memory import estimate
+
+    try:
+        base = estimate(model, cfg).per_gpu.reserved_bytes
+    except (UserError, ValueError, TypeError, KeyError):
+        return None
+    oom = oom or {}
+    total = oom.get("total_bytes") or vram
+    tried = oom.get("tried_bytes") or 0
+    free = oom.get("free_bytes")
+    used = (total - free) if free is not None else total
+    need = used + tried
+    ratio = max(1.0, need / base) if base else 1.0
+    out: dict[str, Any] = {"source": source, "predicted_bytes": int(base), "needed_at_least_bytes": int(need),
+                           "vram_bytes": int(vram), "limit_bytes": int(limit), "scale": round(ratio, 3),
+                           "short_by_bytes": int(max(0, need - total))}
+    cands: list[tuple[str, Any, dict]] = []
+    mb0 = cfg.micro_batch
+    mb = mb0
+    while mb > 1:
+        mb //= 2
+        ga = grad_accum * mb0 // mb if (grad_accum * mb0) % mb == 0 else None
+        if ga:
+            cands.append((f"micro_batch {mb0} -> {mb}, grad_accum {grad_accum} -> {ga} (same effective batch)",
+                          replace(cfg, micro_batch=mb), {"micro_batch": mb, "grad_accum": ga}))
+    if not cfg.gradient_checkpointing:
+        cands.append(("gradient_checkpointing false -> true", replace(cfg, gradient_checkpointing=True),
+                      {"gradient_checkpointing": True}))
+    if world > 1:
+        for z in (2, 3):
+            if cfg.zero_stage < z:
+                cands.append((f"zero_stage {cfg.zero_stage} -> {z}", replace(cfg, zero_stage=z), {"zero_stage": z}))
+    if cfg.offload == "none" and (cfg.zero_stage >= 1 or world > 1):
+        z = max(cfg.zero_stage, 2)
+        cands.append((f"offload none -> optimizer (ZeRO-{z})", replace(cfg, zero_stage=z, offload="optimizer"),
+                      {"zero_stage": z, "offload": "optimizer"}))
+    cl = cfg.cutoff_len
+    while cl > 256:
+        cl //= 2
+        cands.append((f"cutoff_len {cfg.cutoff_len} -> {cl} (truncates more samples: `rocm-tune dataset`)",
+                      replace(cfg, cutoff_len=cl), {"cutoff_len": cl}))
+    best = None
+    for text, c, change in cands:
+        try:
+            c.validate()
+            pred = estimate(model, c).per_gpu.reserved_bytes
+        except (UserError, ValueError, TypeError):
+            continue
+        if pred * ratio <= limit:
+            best = (text, pred, change)
+            break
+    gb = vram / GIB
+    out["summary"] = (f"{source} predicted {_g1(base)} GiB per GPU; at the OOM at least {_g1(need)} GiB was needed "
+                      f"({_g1(max(0, need - total))} GiB over the {gb:.0f} GiB GPU)")
+    if best is None:
+        out["fix"] = (f"{source} predicted {_g1(base)} GiB; the OOM shows at least {_g1(need)} GiB of {gb:.0f} "
+                      "needed; no single change fits: re-plan (`rocm-tune plan`) with more GPUs, QLoRA or a "
+                      "shorter cutoff_len")
+        return out
+    text, pred, change = best
+    out["change"] = change
+    out["predicted_after_bytes"] = int(pred)
+    scaled = f", x{ratio:.2f} as measured = {_g1(pred * ratio)} GiB" if ratio > 1.005 else ""
+    out["fix"] = (f"{text} (predicted {_g1(base)} -> {_g1(pred)} GiB of {gb:.0f}{scaled}; limit "
+                  f"{_g1(limit)} GiB at headroom {headroom:g})")
+    return out
+
+
+def closest_model(ref: str):
+    """The model a config names: itself (path, cached hub id, preset) or, failing that, the preset of
+    the same family and size closest in name (Meta-Llama-3-8B-Instruct -> llama-3.1-8b). None if none."""
+    import difflib
+    import os
+    import re
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.model import list_presets
+
+    base = os.path.basename(ref.rstrip("/"))
+    for cand in (ref, base):
+        if cand:
+            try:
+                return _model(cand)
+            except (UserError, OSError, ValueError):
+                pass
+    key = re.sub(r"^(?:meta-)", "", base.lower())
+    key = re.sub(r"-(?:instruct|chat|hf|base)$", "", key)
+    size = re.search(r"(\d+(?:\.\d+)?b)\b", key)
+    if not size:
+        return None
+    names = [n for n in list_presets() if size.group(1) in n.split("-")]
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.75)
+    if not close:
+        return None
+    try:
+        return _model(close[0])
+    except (UserError, OSError, ValueError):
+        return None
+
+
+def lf_train_config(train: Mapping[str, Any], world: int = 1):
+    """(model, TrainConfig, grad_accum) from LLaMA-Factory / HF training arguments, or None."""
+    import json
+    import os
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.memory import TrainConfig
+
+    model = closest_model(str(train.get("model_name_or_path") or ""))
+    if model is None:
+        return None
+    ft = str(train.get("finetuning_type") or "lora")
+    method = {"full": "full", "freeze": "freeze"}.get(ft, "qlora" if train.get("quantization_bit") else "lora")
+    ds = train.get("deepspeed")
+    zero, offload = 0, "none"
+    if isinstance(ds, str):
+        low = ds.lower()
+        zero = 3 if "z3" in low or "zero3" in low else 2 if "z2" in low or "zero2" in low else 0
+        offload = "optimizer" if "offload" in low else "none"
+        if os.path.isfile(ds):
+            try:
+                with open(ds) as fh:
+                    zo = json.load(fh).get("zero_optimization") or {}
+                zero = int(zo.get("stage", zero))
+                off_p = (zo.get("offload_param") or {}).get("device") == "cpu"
+                off_o = (zo.get("offload_optimizer") or {}).get("device") == "cpu"
+                offload = "all" if off_p and off_o else "optimizer" if off_o else "none"
+            except (OSError, ValueError, TypeError, AttributeError):
+                pass
+    prec = "pure_bf16" if train.get("pure_bf16") else "bf16" if train.get("bf16") else "fp16" if train.get("fp16") \
+        else "fp32"
+    try:
+        mb = int(train.get("per_device_train_batch_size") or 1)
+        ga = int(train.get("gradient_accumulation_steps") or 1)
+        cl = int(train.get("cutoff_len") or 1024)
+        rank = int(train.get("lora_rank") or 8)
+        gc = not bool(train.get("disable_gradient_checkpointing")) if "disable_gradient_checkpointing" in train \
+            else bool(train.get("gradient_checkpointing", True))
+        world = max(1, int(world))
+        cfg = TrainConfig(method=method, precision=prec, cutoff_len=cl, micro_batch=mb, gpus=world,
+                          zero_stage=zero if world > 1 else 0, offload=offload if world > 1 else "none",
+                          gradient_checkpointing=gc, lora_rank=rank, runner="llamafactory",
+                          attn="sdpa")
+        cfg.validate()
+    except (UserError, ValueError, TypeError):
+        return None
+    return model, cfg, ga
+
+
+def oom_config_fix(train: Mapping[str, Any], oom: Mapping[str, Any], world: int = 1,
+                   headroom: float = 0.9) -> dict | None:
+    """The same answer from a LLaMA-Factory training YAML when there is no plan: the GPU's size comes
+    from the OOM message itself (total capacity), the model from model_name_or_path."""
+    total = oom.get("total_bytes")
+    if not total:
+        return None
+    built = lf_train_config(train, world)
+    if built is None:
+        return None
+    model, cfg, ga = built
+    return smallest_fit(model, cfg, ga, world, int(total), headroom, headroom * total, oom,
+                        "the training YAML (estimated)")

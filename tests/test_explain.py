@@ -1,0 +1,735 @@
+"""`rocm-tune explain` and the one catalogue of failures (issue 20).
+
+Each catalogue signature is checked against REAL log lines, quoted with their source: the calibration
+cases (shared/calibration/real-crashes), the field reports (shared/seeds), tests/fixtures/logs, or the
+public thread named next to the line. Then the diagnosis engine (root cause across ranks, cascades,
+benign lines, numbers with the run's plan), the CLI as a user drives it, the bound on reading, junk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rocm_tune.core.runs import catalogue as cat
+from rocm_tune.core.runs.diagnose import diagnose, explain_text, oom_numbers, oom_plan_fix
+from tests.conftest import run_cli
+
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+GIB = 2**30
+
+# (expected code, the line as posted, where it was posted)
+REAL_LINES = [
+    ("oom", "OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 MiB (GPU 1; 31.75",
+     "calibration alpaca-rlhf-3 (l294265421/alpaca-rlhf#3)"),
+    ("oom", "[rank3]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB.",
+     "seeds/003 (`HIP out of memory. Tried to allocate 1.45 GiB`), rank prefix as torchrun prints it"),
+    ("host-oom-killed", "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 "
+     "(pid: 812917) of binary: /data/chenhao/anaconda3/envs/ColossalAI-Chat/bin/python", "hpcaitech/ColossalAI#3514"),
+    ("host-oom-killed", "  traceback : Signal 9 (SIGKILL) received by PID 14750", "lzhxmu/CPPO#6"),
+    ("host-ram-nearly-full", "[2023-04-20 19:03:19,581] [INFO] [utils.py:840:see_memory_usage] CPU Virtual Memory:  "
+     "used = 29.71 GB, percent = 95.3%", "calibration dolly-111 (databrickslabs/dolly#111)"),
+    ("slurm-oom-kill", "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your "
+     "processes may have been killed by the cgroup out-of-memory handler.", "ArjunaCluster/ArjunaUsers#52"),
+    ("slurm-oom-kill", "slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have "
+     "been OOM Killed.", "nextflow-io/nextflow#5932"),
+    ("iommu-p2p-hang", "deep-visionscaper3:38629:38629 [0] /long_pathname_so_that_rpms_can_package_the_debug_info/src/"
+     "extlibs/rccl/build/hipify/src/init.cc:132 NCCL WARN Missing \"iommu=pt\" from kernel comm",
+     "calibration rocm-rccl-1129 (ROCm/rccl#1129)"),
+    ("barrier-no-progress", "[rank4]:[W207 22:21:42.712978449 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 4]  "
+     "using GPU 4 to perform barrier as devices used by this process are currently unknown. This can potentially cause "
+     "a hang if this rank to GPU mapping is incorrect.", "kohya-ss/sd-scripts#1925; seeds/000"),
+    ("collective-timeout", "[rank1]:[E218 04:12:55.661937 3812 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+     "collective operation timeout: WorkNCCL(SeqNum=1183, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, "
+     "Timeout(ms)=1800000) ran for 1800069 milliseconds before timing out.",
+     "tests/fixtures/logs/alert-collective-timeout.log"),
+    ("nccl-error", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+     "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1",
+     "vllm-project/vllm#10523"),
+    ("rendezvous-timeout", "torch.distributed.DistNetworkError: The client socket has timed out after 300000ms while "
+     "trying to connect to (036c56dce41b, 41331).", "nvidia-cosmos/cosmos-rl#681"),
+    ("ddp-mark-ready-twice", "[default1]:[rank1]: RuntimeError: Expected to mark a variable ready only once. This error "
+     "is caused by one of the following reasons: 1) Use of a module parameter outside the `forward` function.",
+     "tests/fixtures/logs/alert-ddp-mark-ready-twice.log; seeds/004"),
+    ("ddp-unused-parameters", "RuntimeError: Expected to have finished reduction in the prior iteration before starting "
+     "a new one.  ", "calibration diffusers-5354 (huggingface/diffusers#5354)"),
+    ("fp16-overflow-streak", "Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
+     "Exiting run.", "calibration lf-251 (hiyouga/LlamaFactory#251)"),
+    ("fp16-overflow-skip", "  3%|▎         | 13/387 [03:56<1:55:22, 18.51s/it][2023-07-26 15:18:10,322] [INFO] "
+     "[loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 16, "
+     "reducing to 8", "calibration lf-251"),
+    ("nan-loss", "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.3478e-07, 'epoch': 0.02}",
+     "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log; seeds/000 (grad_norm: NaN, loss: 0.0)"),
+    ("bf16-unsupported", "RuntimeError: bf16 precision was requested but not available on this hardware. Please use "
+     "fp32 precision instead.", "calibration torchtune-801 (meta-pytorch/torchtune#801)"),
+    ("hip-invalid-device-function", "RuntimeError: HIP error: invalid device function",
+     "calibration pytorch-132570 (pytorch/pytorch#132570)"),
+    ("rocblas-no-tensile-arch", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such "
+     "file or directory for GPU arch : gfx1036", "ROCm/legacy-rocm-build#3015"),
+    ("hip-invalid-device-function", "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"",
+     "AUTOMATIC1111/stable-diffusion-webui#5067 (RX 6700 XT; fixed by HSA_OVERRIDE_GFX_VERSION=10.3.0)"),
+    ("no-gpu-visible", "RuntimeError: No HIP GPUs are available", "seeds/002"),
+    ("gpu-memory-fault", "Memory access fault by GPU node-1 (Agent handle: 0x55eb9b596570) on address 0x7f66960b2000. "
+     "Reason: Page not present or supervisor privilege.", "pytorch/pytorch#109929"),
+    ("cuda-error", "RuntimeError: CUDA error: device-side assert triggered", "artidoro/qlora#105"),
+    ("cuda-error", "Error invalid configuration argument at line 119 in file /src/csrc/ops.cu",
+     "axolotl-ai-cloud/axolotl#1527"),
+    ("runner-model-type-unknown", "ValueError: model_type: 'internvl2_5-38b' is not registered.",
+     "modelscope/ms-swift#2676"),
+    ("runner-model-type-unknown", "ValueError: Please explicitly pass the model_type. For reference, the available "
+     "model_types: ['qwen2', 'qwen2_5', 'qwen2_5_math', 'marco_o1', 'qwq'].", "modelscope/ms-swift#2891"),
+    ("hipblaslt-unsupported", "[rank1]:/opt/conda/lib/python3.10/site-packages/torch/nn/modules/linear.py:125: "
+     "UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas "
+     "(Triggered internally at ../aten/src/ATen/Context.cpp:296.)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log"),
+    ("bitsandbytes-no-gpu", "/opt/conda/lib/python3.10/site-packages/bitsandbytes/cextension.py:31: UserWarning: The "
+     "installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers and GPU quantization are "
+     "unavailable.", "hyperonym/basaran#3"),
+    ("bitsandbytes-no-gpu", "Could not find the bitsandbytes ROCm binary at PosixPath('/home/USER/ROCm/Almalinux/"
+     "bitsandbytes/bitsandbytes/libbitsandbytes_rocm63.so')", "ROCm/bitsandbytes#82"),
+    ("bitsandbytes-no-gpu", "OSError: /opt/conda/envs/diff/lib/python3.10/site-packages/bitsandbytes/"
+     "libbitsandbytes_cpu.so: cannot open shared object file: No such file or directory", "ROCm/bitsandbytes#30"),
+    ("bitsandbytes-no-gpu", "RuntimeError: Configured ROCm binary not found at /opt/app-root/lib64/python3.12/"
+     "site-packages/bitsandbytes/libbitsandbytes_rocm84.so", "bitsandbytes-foundation/bitsandbytes#2014"),
+    ("token-indices-too-long", "[WARNING|tokenization_utils_base.py:3831] 2023-12-06 16:44:52,195 >> Token indices "
+     "sequence length is longer than the specified maximum sequence length for this model (2455 > 2048). Running this "
+     "sequence through the model will result in indexing errors", "huggingface/alignment-handbook#65"),
+    ("harmless-warning", "[WARNING|logging.py:328] 2025-01-09 14:02:12,004 >> `use_cache=True` is incompatible with "
+     "gradient checkpointing. Setting `use_cache=False`.", "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log"),
+    ("harmless-warning", "deep-visionscaper3:38629:38629 [0] NCCL INFO NET/Plugin : Plugin load (librccl-net.so) "
+     "returned 2 : librccl-net.so: cannot open shared object file: No such file or directory",
+     "calibration rocm-rccl-1129"),
+    ("deepspeed-op-build-failed", "/root/anaconda3/envs/bitten/lib/python3.8/site-packages/deepspeed/ops/csrc/includes/"
+     "gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file or directory",
+     "calibration deepspeed-2682 (deepspeedai/DeepSpeed#2682)"),
+    ("deepspeed-op-build-failed", "ninja: build stopped: subcommand failed.", "calibration deepspeed-2682"),
+    ("deepspeed-op-build-failed", "ModuleNotFoundError: No module named 'dskernels'", "seeds/000"),
+    ("version-check-failed", "[rank0]: ImportError: trl>=0.8.6,<=0.9.6 is required for a normal functioning of this "
+     "module, but found trl==0.24.0.", "calibration lf-10757 (hiyouga/LlamaFactory#10757)"),
+    ("import-name-mismatch", "ImportError: cannot import name 'BitsAndBytesConfig' from 'transformers' "
+     "(C:\\Users\\ron\\miniconda3\\lib\\site-packages\\transformers\\__init__.py)", "georgesung/llm_qlora#2"),
+    ("dataset-error", "ValueError: Undefined dataset mllm_demo in dataset_info.json.",
+     "calibration lf-7703 (hiyouga/LlamaFactory#7703)"),
+    ("dataset-error", "llamafactory.webui.common:162 >> Cannot open data/dataset_info.json due to Expecting property "
+     "name enclosed in double quotes: line 2 column 1 (char 17).", "hiyouga/LlamaFactory#5969"),
+    ("json-decode-error", "json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 24 "
+     "column 5 (char 684)", "hiyouga/LlamaFactory#635"),
+    ("template-error", "ValueError: Template qwen2 does not exist.", "calibration lf-5453 (hiyouga/LlamaFactory#5453)"),
+    ("hf-cache-permission", "-rw------- 1 unj46ad six   665 Sep 14 19:08 10c66461e4c109db5a2196bff4bb59be30396ed8",
+     "calibration hfhub-1215 (huggingface/huggingface_hub#1215)"),
+    ("unrecognized-model-type", "ValueError: Unrecognized model in /home/youliang/checkpoints/my-lora-checkpoint/"
+     "checkpoint-9500/. Should have a `model_type` key in its config.json, or contain one of the following strings in "
+     "its name: albert, align, altclip", "NVIDIA/Isaac-GR00T#150; seeds/004"),
+    ("unrecognized-model-type", "ValueError: Unrecognized model. Should have `model_type` key", "seeds/004 (问题 3)"),
+    ("hf-cache-permission", "PermissionError: Permission denied: 'xxx.lock'", "seeds/004 (问题 1: HF datasets lock file)"),
+    ("zero-world-size-mismatch", "deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being loaded used a "
+     "DP world size of 256 but the current world size is 2. Automatic adjustment of ZeRO's optimizer state "
+     "partitioning with a new world size is not currently supported.", "calibration glm-136 (THUDM/GLM#136)"),
+    ("state-dict-mismatch", "RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:", "lm-sys/FastChat#575"),
+    ("slurm-time-limit", "slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT 2024-04-20T09:09:37 DUE TO TIME LIMIT ***",
+     "ZettaAI/zetta_utils#671"),
+    ("disk-full", "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee-a44c-4795-967c-7183a83b3160] OSError: "
+     "[Errno 28] No space left on device", "calibration dolly-139 (databrickslabs/dolly#139)"),
+    ("missing-package", "ModuleNotFoundError: No module named 'flash_attn'", "hiyouga/EasyR1#384 (its import error)"),
+    ("flash-attn-error", "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following "
+     "error: the package flash_attn seems to be not installed.", "hiyouga/EasyR1#384"),
+    ("transformers-too-old", "KeyError: 'qwen2'", "QwenLM/Qwen3#434 (transformers 4.32 loading Qwen1.5)"),
+    ("deepspeed-batch-mismatch", "[rank0]: AssertionError: Check batch related parameters. train_batch_size is not "
+     "equal to micro_batch_per_gpu * gradient_acc_step * world_size 8 != 2 * 1 * 1", "deepspeedai/DeepSpeed#6914"),
+    ("fp16-unscale-gradients", "ValueError: Attempting to unscale FP16 gradients.", "haotian-liu/LLaVA#363"),
+    ("inputs-no-grad", "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+     "LlamaChinese/Llama-Chinese#242"),
+    ("lora-target-not-found", "ValueError: Target modules {'q_proj', 'v_proj'} not found in the base model. Please "
+     "check the target modules and try again.", "hiyouga/LlamaFactory#1785"),
+    ("hf-hub-unreachable", "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find "
+     "it in the cached files and it looks like meta-llama/Meta-Llama-3-8B-Instruct is not the path to a directory "
+     "containing a file named config.json.", "PromtEngineer/localGPT#822"),
+    ("hf-hub-unreachable", "huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, and we cannot find "
+     "the requested files in the disk cache. Please try again or make sure your Internet connection is on.",
+     "baichuan-inc/Baichuan-7B#83"),
+    ("missing-shared-library", "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+     "huggingface/autotrain-advanced#292"),
+    ("child-failed", "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal "
+     "SIGTERM", "hpcaitech/ColossalAI#3514"),
+    ("python-exception", "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
+     "calibration deepspeed-2682"),
+]
+
+
+@pytest.mark.parametrize("code,line,source", REAL_LINES, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(REAL_LINES)])
+def test_each_signature_names_its_real_line(code, line, source):
+    hit = cat.best_match(line)
+    assert hit is not None, source
+    assert hit[0].code == code, (source, [s.code for s, _ in cat.match_line(line)])
+
+
+SERIES_ONLY = {"loss-collapse"}   # found from the loss series (the alert engine), tested below on a fixture
+
+
+def test_every_signature_has_a_real_line_and_the_issue_families_are_covered():
+    assert {c for c, _, _ in REAL_LINES} | SERIES_ONLY == set(cat.BY_CODE)
+    issue = {"gpu_oom", "host_ram_oom", "nccl_rccl_timeout_hang", "ddp_error", "fp16_overflow", "bf16_unsupported",
+             "hip_error", "hipblaslt_warning", "deepspeed_build_jit", "version_check", "dataset_error",
+             "tokenizer_template", "hf_cache_permission", "unrecognized_model_type_adapter",
+             "checkpoint_resume_mismatch", "slurm_time_limit_preemption", "disk_full_save"}
+    assert issue <= {s.family for s in cat.SIGNATURES}
+    for s in cat.SIGNATURES:
+        assert s.cause and s.fix and s.confirm and s.severity in ("error", "warning", "info")
+        # every keyword is found by the literal scan the diagnosis uses on big logs
+        assert all(any(x.decode() in k for x in cat.SCAN_SENTINELS) for k in s.keywords), s.code
+
+
+def test_clean_training_lines_match_nothing():
+    for name in ("clean-deepspeed-fp16-torchrun.log",):
+        for line in (LOGS / name).read_text().splitlines():
+            hit = cat.best_match(line)
+            assert hit is None or hit[0].benign, line
+
+
+# ------------------------------------------------------------------ the diagnosis engine
+def _root(exp):
+    assert exp.root is not None
+    return exp.diagnoses[exp.root]
+
+
+def test_calibration_cases_get_their_family_as_root_and_never_a_benign_one():
+    base = Path("/work/shared/calibration/real-crashes")
+    if not base.is_dir():
+        pytest.skip("calibration set not on this machine")
+    for case_dir in sorted(p for p in base.iterdir() if (p / "case.json").is_file()):
+        case = json.loads((case_dir / "case.json").read_text())
+        r = _root(diagnose([str(case_dir / "log.txt")]))
+        assert r.family == case["family"], case_dir.name
+        assert not r.benign
+
+
+def test_the_first_rank_to_fail_is_the_root_and_the_others_timeouts_are_consequences():
+    # rank 3 runs out of memory first (seeds/003's line); ranks 0 and 1 then time out in the
+    # watchdog (fixture format); torchrun reports the exit. Written in the order a shared log mixes them.
+    text = "\n".join([
+        "[2025-02-18 21:46:05,000] [INFO] step 12",
+        "[rank0]:[E218 21:46:31.661937 3812 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1183, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, Timeout(ms)=1800000) ran "
+        "for 1800069 milliseconds before timing out.",
+        "[rank1]:[E218 21:46:31.662011 3811 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1183, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, Timeout(ms)=1800000) ran "
+        "for 1800070 milliseconds before timing out.",
+        "[rank3]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB. GPU 3 has a total capacity "
+        "of 63.98 GiB of which 1.12 GiB is free. Of the allocated memory 49.80 GiB is allocated by PyTorch, and 11.07 "
+        "GiB is reserved by PyTorch but unallocated.",
+        "E0218 21:46:32.511000 140121 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+        "local_rank: 3 (pid: 140191) of binary: /opt/conda/bin/python",
+    ])
+    exp = explain_text(text)
+    r = _root(exp)
+    assert r.code == "oom" and r.first.rank == 3 and r.first.line == 4 and exp.status == "failed"
+    to = next(d for d in exp.diagnoses if d.code == "collective-timeout")
+    assert to.consequence_of == exp.root and to.numbers["verdict"] == "one rank died first"
+    assert to.numbers["seq"] == 1183 and to.numbers["op"] == "ALLREDUCE" and to.numbers["ranks"] == [0, 1]
+    assert "rank 3 died first" in to.title
+    # the OOM's numbers: 11 GiB reserved but unallocated > the 1.45 GiB asked: fragmentation
+    n = r.numbers
+    assert n["tried_bytes"] == int(1.45 * GIB) and n["reserved_unallocated_bytes"] == int(11.07 * GIB)
+    assert n["verdict"] == "fragmentation" and "expandable_segments" in r.title
+    assert exp.exit_code == 1
+
+
+def test_every_rank_stuck_is_a_hang_with_the_p2p_checks():
+    text = (LOGS / "alert-collective-timeout.log").read_text()
+    exp = explain_text(text)
+    r = _root(exp)
+    assert r.code == "collective-timeout" and exp.status == "hang"
+    assert r.numbers["verdict"] == "every rank stuck" and r.numbers["ranks"] == [0, 1]
+    assert "rocm-tune doctor" in r.fix and "iommu" in r.fix.lower()
+
+
+def test_a_benign_line_is_never_root_when_a_real_one_exists_and_alone_it_is_not_a_failure():
+    warn = ("[rank1]:/opt/conda/lib/python3.10/site-packages/torch/nn/modules/linear.py:125: UserWarning: Attempting "
+            "to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas")
+    err = "[rank0]: ValueError: Template qwen2 does not exist."   # calibration lf-5453 with a rank prefix
+    exp = explain_text(warn + "\n" + warn + "\n" + err + "\n")
+    assert _root(exp).code == "template-error" and exp.diagnoses[exp.root].first.line == 3
+    alone = explain_text(warn + "\n{'loss': 1.3977, 'grad_norm': 1.9822, 'learning_rate': 1e-05, 'epoch': 0.01}\n")
+    assert alone.status == "unknown" and alone.exit_code == 0
+    assert [d.code for d in alone.diagnoses] == ["hipblaslt-unsupported"]
+    assert alone.root is None and alone.diagnoses[0].benign   # reported as harmless, never the root
+
+
+def test_old_torch_oom_wrapped_over_lines_is_a_real_shortage():
+    # calibration alpaca-rlhf-3: the message wraps over four lines as posted
+    n = oom_numbers("OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 MiB (GPU 1; 31.75\nGiB total "
+                    "capacity; 29.88 GiB already allocated; 11.75 MiB free; 29.98 GiB\nreserved in total by PyTorch)")
+    assert n["total_bytes"] == int(31.75 * GIB) and n["allocated_bytes"] == int(29.88 * GIB)
+    assert n["reserved_unallocated_bytes"] == int(29.98 * GIB) - int(29.88 * GIB)
+    assert n["verdict"] == "shortage" and n["short_by_bytes"] == 16 * 2**20 - int(11.75 * 2**20)
+
+
+def test_a_barrier_followed_by_progress_is_not_a_hang():
+    barrier = ("[rank0]:[W1028 04:48:19.843866299 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 "
+               "to perform barrier as devices used by this process are currently unknown. This can potent")
+    moving = barrier + "\n100%|██████| 16820/16820 [00:13<00:00, 1239.79it/s]\n"     # bmaltais/kohya_ss#2933
+    assert explain_text(moving).root is None
+    stuck = "100%|██████| 16820/16820 [00:13<00:00, 1239.79it/s]\n" + barrier + "\n"
+    exp = explain_text(stuck)
+    assert _root(exp).code == "barrier-no-progress" and exp.status == "hang"
+
+
+def _plan_003(tmp_path: Path) -> Path:
+    """A rocm-tune run dir for report 003 (R1-Distill-Qwen-32B LoRA on 8x K100 64 GB) that died with the
+    seed's `HIP out of memory. Tried to allocate 1.45 GiB`."""
+    p = run_cli("plan", "--model", "deepseek-r1-distill-qwen-32b", "--gpu", "k100", "--gpus", "8",
+                "--cutoff-len", "1024", "--effective-batch", "128", "--json")
+    assert p.returncode == 0, p.stderr
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "plan.json").write_text(p.stdout)
+    (d / "run.json").write_text(json.dumps({"id": "20270101-120000-r1-ab12", "name": "r1", "command": ["x"],
+                                            "cwd": str(d), "env": {}, "created_at": 1.7e9, "started_at": 1.7e9,
+                                            "pid": None, "pgid": None, "supervisor_pid": None, "plan": None,
+                                            "kind": "command", "total_steps": 20}))
+    (d / "exit.json").write_text(json.dumps({"status": "failed", "returncode": 1, "signal": None,
+                                             "ended_at": 1.7e9 + 50}))
+    (d / "stdout.log").write_text("[rank3]: Traceback (most recent call last):\n"
+                                  "[rank3]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB.\n")
+    return d
+
+
+def test_report_003_oom_gets_the_smallest_plan_change_with_numbers_in_explain_and_attach(tmp_path):
+    d = _plan_003(tmp_path)
+    plan = json.loads((d / "plan.json").read_text())
+    mb = plan["recommended"]["micro_batch"]
+    r = run_cli("explain", str(d), "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    assert out["status"] == "failed" and out["config"] == str(d / "plan.json")
+    root = out["diagnoses"][out["root"]]
+    assert root["family"] == "gpu_oom" and root["first_seen"]["rank"] == 3 and root["first_seen"]["line"] == 2
+    pf = root["numbers"]["fit"]
+    assert pf["source"] == "the plan"
+    # at the OOM the GPU (64 GiB) was full and 1.45 GiB more was asked: at least that much was needed
+    assert pf["needed_at_least_bytes"] == 64 * GIB + int(1.45 * GIB)
+    assert pf["change"]["micro_batch"] < mb and pf["predicted_after_bytes"] < pf["predicted_bytes"]
+    assert pf["predicted_after_bytes"] * pf["scale"] <= pf["limit_bytes"]
+    assert f"micro_batch {mb} -> {pf['change']['micro_batch']}" in root["fix"] and "GiB of 64" in root["fix"]
+    # the same numbers in attach's alert for that run
+    a = run_cli("attach", str(d), "--once", "--json", "--no-gpus")
+    assert a.returncode == 0, a.stderr
+    alert = next(x for x in json.loads(a.stdout)["alerts"] if x["code"] == "oom")
+    assert f"micro_batch {mb} -> {pf['change']['micro_batch']}" in alert["fix"] and "GiB of 64" in alert["fix"]
+    # the human answer fits 80 columns and names the fix
+    h = run_cli("explain", str(d))
+    assert h.returncode == 1 and all(len(line) <= 80 for line in h.stdout.splitlines())
+    assert "root cause: gpu_oom" in h.stdout and "micro_batch" in h.stdout
+
+
+def test_oom_plan_fix_says_nothing_for_a_plan_it_cannot_read():
+    assert oom_plan_fix({"version": 1, "recommended": {}}, {"tried_bytes": GIB}) is None
+
+
+def test_disk_full_states_checkpoint_size_times_the_limit_against_free_space(tmp_path):
+    out = tmp_path / "saves"
+    for step in (100, 200):
+        ck = out / f"checkpoint-{step}"
+        ck.mkdir(parents=True)
+        (ck / "model.safetensors").write_bytes(b"\0" * 300_000)
+    (out / "training_args.yaml").write_text(f"output_dir: {out}\nsave_total_limit: 2\n")
+    log = out / "running_log.txt"
+    log.write_text((Path("/work/shared/calibration/real-crashes/dolly-139-checkpoint-save-no-space-left/log.txt")
+                    .read_text() if Path("/work/shared/calibration").is_dir() else
+                    "OSError: [Errno 28] No space left on device\n"))
+    exp = diagnose([str(log)])
+    r = _root(exp)
+    assert r.family == "disk_full_save" and exp.config == str(out / "training_args.yaml")
+    assert r.numbers["checkpoint_bytes"] == 300_000 and r.numbers["save_total_limit"] == 2
+    assert r.numbers["needed_bytes"] == 900_000 and r.numbers["free_bytes"] == shutil.disk_usage(out).free
+    assert "save_total_limit 2" in r.title and "free now" in r.title
+
+
+def test_host_ram_numbers_from_deepspeed_memory_report():
+    r = _root(explain_text("[2023-04-20 19:03:19,581] [INFO] [utils.py:840:see_memory_usage] CPU Virtual Memory:  "
+                           "used = 29.71 GB, percent = 95.3%\n"))
+    assert r.family == "host_ram_oom"
+    assert r.numbers["host_used_percent"] == 95.3
+    assert abs(r.numbers["host_total_bytes"] / GIB - 29.71 / 0.953) < 0.01
+
+
+def test_a_pasted_lf_config_predicts_the_oom_of_full_finetuning_on_24gb_cards():
+    base = Path("/work/shared/calibration/real-crashes/lf-5977-8x3090-full-zero3-oom-offload-works/log.txt")
+    if not base.is_file():
+        pytest.skip("calibration set not on this machine")
+    exp = diagnose([str(base)])
+    r = _root(exp)
+    assert r.family == "gpu_oom" and r.code == "config-memory-risk" and exp.status == "unknown"
+    per = r.numbers["predicted_per_gpu_bytes"]
+    assert per["8"] < per["4"] < per["2"] and per["8"] > 0.85 * 24 * GIB
+    assert "ds_z3_offload_config.json" in r.fix
+
+
+# ------------------------------------------------------------------ the CLI as a user drives it
+def test_cli_stdin_json_contract_and_exit_codes():
+    text = (LOGS / "alert-version-check-deepspeed.log").read_text()
+    r = run_cli("explain", "-", "--json", input=text)
+    assert r.returncode == 1, r.stderr
+    d = json.loads(r.stdout)
+    assert set(d) >= {"status", "root", "diagnoses", "config"}
+    root = d["diagnoses"][d["root"]]
+    for key in ("code", "family", "severity", "benign", "first_seen", "evidence", "cause", "fix", "confirm", "numbers"):
+        assert key in root
+    assert set(root["first_seen"]) == {"file", "line", "rank", "time"}
+    assert root["code"] == "version-check-failed" and root["first_seen"]["rank"] == 0
+    assert root["numbers"] == {"requirement": "deepspeed>=0.10.0,<=0.16.9", "found": "deepspeed==0.18.3"}
+    # no time on the error line: the last time stamp before it ([2025-01-07 20:01:13,551], UTC)
+    assert root["first_seen"]["time"] == pytest.approx(1736280073.551) and root["first_seen"]["line"] == 9
+    # finished runs: exit 0 (HF's train_runtime dict; rocm-tune's own end record)
+    for clean in ("clean-deepspeed-fp16-torchrun.log", "clean-metrics.jsonl"):
+        ok = run_cli("explain", str(LOGS / clean), "--json")
+        assert ok.returncode == 0 and json.loads(ok.stdout)["status"] == "finished", clean
+
+
+def test_cli_an_lf_output_dir_and_a_run_that_finished(tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(LOGS / "llamafactory-0.9.5-lora-cpu", out)
+    r = run_cli("explain", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["status"] == "finished" and d["root"] is None and d["config"]
+
+
+@pytest.mark.parametrize("target", ["/no/such/log.txt", "99999999999", ""])
+def test_cli_bad_targets_are_one_line_exit_2(target):
+    r = run_cli("explain", target)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------ bounds and junk
+def test_a_100_mb_log_answers_with_the_failure_at_its_end(tmp_path):
+    p = tmp_path / "big.log"
+    step = ("[default0]:{'loss': 2.0228, 'grad_norm': 0.4589, 'learning_rate': 1.8333e-04, 'epoch': 0.08}\n"
+            "[default0]:  5%|          | 3/60 [00:12<03:49, 4.02s/it]\n"
+            "[rank1]:/opt/conda/lib/python3.10/site-packages/torch/nn/modules/linear.py:125: UserWarning: Attempting "
+            "to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas\n")
+    block = (step * (2**20 // len(step))).encode()
+    with open(p, "wb") as f:
+        for _ in range(100):
+            f.write(block)
+        f.write(b"[rank3]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB.\n")
+    exp = diagnose([str(p)])
+    r = _root(exp)
+    assert os.path.getsize(p) > 99 * 2**20
+    assert r.code == "oom" and r.first.rank == 3 and r.first.line == 100 * (2**20 // len(step)) * 3 + 1
+    assert exp.partial and exp.status == "failed"
+
+
+def test_binary_junk_and_an_endless_line_never_crash(tmp_path):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(256)) * 40000 + b"\xff\xfe\x00RuntimeError: HIP error: invalid device function\x00")
+    exp = diagnose([str(junk)])
+    assert _root(exp).code == "hip-invalid-device-function"
+    endless = tmp_path / "endless.log"
+    endless.write_bytes(b"x" * (24 * 2**20) + b" OSError: [Errno 28] No space left on device " + b"y" * (2**20))
+    exp = diagnose([str(endless)])
+    r = _root(exp)
+    assert r.code == "disk-full" and r.first.line == 1 and len(r.first.text) <= 2000
+    r = run_cli("explain", str(junk))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    e = run_cli("explain", str(empty), "--json")
+    assert e.returncode == 0 and json.loads(e.stdout)["status"] == "unknown"
+
+
+def test_a_sigkilled_run_states_host_ram_against_the_offload_need(tmp_path):
+    # full fine-tuning of a 7B with ZeRO-3 offloading everything to a 32 GiB host (the shape of
+    # calibration dolly-111: ZeRO-3 offload, 32 GB RAM, return code -9)
+    p = run_cli("plan", "--model", "qwen2.5-7b", "--gpu", "rtx4090", "--gpus", "1", "--method", "full", "--zero", "3",
+                "--offload", "all", "--cpu-ram-gib", "32", "--json")
+    assert p.returncode in (0, 1), p.stderr
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "plan.json").write_text(p.stdout)
+    (d / "run.json").write_text(json.dumps({"id": "20270101-120000-kill-ab12", "name": "kill", "command": ["x"],
+                                            "cwd": str(d), "env": {}, "created_at": 1.7e9, "started_at": 1.7e9,
+                                            "pid": None, "pgid": None, "supervisor_pid": None, "plan": None,
+                                            "kind": "command", "total_steps": 20}))
+    (d / "exit.json").write_text(json.dumps({"status": "failed", "returncode": -9, "signal": 9, "ended_at": 1.7e9 + 5}))
+    (d / "stdout.log").write_text("[2023-04-20 19:03:19,633] [INFO] [utils.py:831:see_memory_usage] Before initializing "
+                                  "optimizer states\n")   # calibration dolly-111: the log stops here
+    r = run_cli("explain", str(d), "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    root = out["diagnoses"][out["root"]]
+    need = json.loads(p.stdout)["memory"]["cpu_offload_bytes"]
+    assert root["family"] == "host_ram_oom" and root["first_seen"]["file"].endswith("exit.json")
+    assert root["numbers"]["offload_need_bytes"] == need and root["numbers"]["host_total_bytes"] == 32 * GIB
+    assert "too much" in root["title"] and f"{need / GIB:.1f} GiB" in root["title"]
+
+
+def test_the_catch_all_exception_never_hides_a_specific_signature():
+    # torch 1.x prints the watchdog timeout as a RuntimeError (the catch-all would match it too)
+    line = ("RuntimeError: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3, OpType=BROADCAST,"
+            " Timeout(ms)=1800000) ran for 1800529 milliseconds before timing out.")
+    assert cat.best_match(line)[0].code == "collective-timeout"
+    exp = explain_text(line + "\n")
+    assert _root(exp).family == "nccl_rccl_timeout_hang" and exp.status == "hang"
+    # and an error it does not know is still reported, as family unknown, with the line
+    other = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3\nKeyError: 'instruction'\n")
+    r = _root(other)
+    assert r.code == "python-exception" and r.family == "unknown" and other.status == "failed"
+    assert r.evidence[0].text == "KeyError: 'instruction'" and r.first.line == 3
+
+
+def test_cli_a_pid_finds_its_log_through_proc(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "train.log"
+    log.write_text("ValueError: Template qwen2 does not exist.\n")        # calibration lf-5453
+    with open(log, "a") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], stdout=fh, stderr=fh)
+    try:
+        r = run_cli("explain", str(proc.pid), "--json")
+        assert r.returncode == 1, r.stderr
+        d = json.loads(r.stdout)
+        assert d["files"] == [str(log)] and d["diagnoses"][d["root"]]["code"] == "template-error"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_deepspeed_batch_numbers_from_a_wrapped_message():
+    # the message as rich's traceback wraps it (bigcode-project/starcoder#77)
+    exp = explain_text("AssertionError: Check batch related parameters. train_batch_size is not\nequal to "
+                       "micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 *\n8 * 1\n")
+    r = _root(exp)
+    assert r.family == "config_error"
+    assert r.numbers == {"train_batch_size": 64, "micro_batch": 4, "grad_accum": 8, "world_size": 1}
+
+
+def _spawn(tmp_path: Path, handler: bool):
+    import subprocess
+    import sys
+    import time
+
+    log = tmp_path / f"live-{handler}.log"
+    code = ("import faulthandler, signal, time\n"
+            + ("faulthandler.register(signal.SIGUSR1, all_threads=True)\n" if handler else "")
+            + "print(\"{'loss': 1.0, 'epoch': 0.1}\", flush=True)\n"
+              "def wait_in_barrier():\n    time.sleep(120)\nwait_in_barrier()\n")
+    fh = open(log, "w")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh, stderr=fh)
+    fh.close()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and log.stat().st_size == 0:
+        time.sleep(0.05)
+    time.sleep(1.2)     # the log is now older than --stall-s 1
+    return proc, log
+
+
+def test_a_live_run_without_progress_gets_each_stack_and_the_call_it_waits_in(tmp_path):
+    proc, _ = _spawn(tmp_path, handler=True)
+    try:
+        r = run_cli("explain", str(proc.pid), "--json", "--stall-s", "1")
+        assert r.returncode == 1, r.stderr
+        d = json.loads(r.stdout)
+        assert d["status"] == "hang" and d["diagnoses"][d["root"]]["code"] == "live-stall"
+        (st,) = d["stacks"]
+        assert "wait_in_barrier" in st["waits_in"] and st["method"] in ("faulthandler", "py-spy")
+        assert proc.poll() is None          # the dump did not stop it
+        quiet = run_cli("explain", str(proc.pid), "--json", "--no-stacks", "--stall-s", "1")
+        q = json.loads(quiet.stdout)
+        assert quiet.returncode == 0 and q["status"] == "running" and q["stacks"] is None
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_process_without_a_handler_is_never_signalled(tmp_path):
+    import shutil as _sh
+
+    if _sh.which("py-spy"):
+        pytest.skip("py-spy is installed: it is used instead of signals")
+    proc, _ = _spawn(tmp_path, handler=False)
+    try:
+        r = run_cli("explain", str(proc.pid), "--json", "--stacks")
+        d = json.loads(r.stdout)
+        assert d["stacks"] == [] and proc.poll() is None and d["status"] == "running"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_loss_collapse_is_read_from_the_series_with_the_precision_fix():
+    # fp16 Qwen2.5: loss 0.0 with grad_norm nan from step 2 (the field report of seeds/000)
+    exp = diagnose([str(LOGS / "alert-loss-collapse-qwen-fp16.log")])
+    r = _root(exp)
+    assert r.code == "loss-collapse" and r.family == "fp16_overflow" and exp.status == "failed"
+    assert "'loss': 0.0, 'grad_norm': nan" in r.first.text and r.first.line == 6
+    assert "fp32" in r.fix
+    # a NaN in rocm-tune's own metrics.jsonl
+    nan = diagnose([str(LOGS / "alert-nan-loss-metrics.jsonl")])
+    assert _root(nan).family == "nan_loss"
+
+
+def test_per_rank_logs_in_a_directory_the_first_failure_in_time_wins_over_file_order(tmp_path):
+    d = tmp_path / "logs"
+    d.mkdir()
+    # rank 0 (first by name) times out at 10:30; rank 1 ran out of memory at 10:00 (fixture formats)
+    (d / "rank0.log").write_text(
+        "[2025-02-18 10:00:01,000] [INFO] [engine.py:1] step 10\n"
+        "[2025-02-18 10:30:05,000] [rank0]:[E218 10:30:05.661937 3812 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for "
+        "1800069 milliseconds before timing out.\n")
+    (d / "rank1.log").write_text(
+        "[2025-02-18 10:00:05,000] [INFO] [engine.py:1] step 10\n"
+        "[rank1]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB.\n")
+    r = run_cli("explain", str(d), "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    root = out["diagnoses"][out["root"]]
+    assert root["code"] == "oom" and root["first_seen"]["file"] == str(d / "rank1.log")
+    from datetime import datetime, timezone
+
+    assert root["first_seen"]["rank"] == 1
+    assert root["first_seen"]["time"] == datetime(2025, 2, 18, 10, 0, 5, tzinfo=timezone.utc).timestamp()
+    to = next(x for x in out["diagnoses"] if x["code"] == "collective-timeout")
+    assert to["consequence_of"] == out["root"] and to["numbers"]["verdict"] == "one rank died first"
+
+
+def test_a_local_stuck_run_reports_this_machines_iommu(tmp_path):
+    from rocm_tune.core.doctor import iommu_state
+
+    out = tmp_path / "saves"
+    out.mkdir()
+    shutil.copy(LOGS / "alert-collective-timeout.log", out / "running_log.txt")
+    r = _root(diagnose([str(out / "running_log.txt")], output_dir=str(out)))
+    state = iommu_state()
+    assert r.numbers["iommu_this_machine"] == state
+    assert (f"this machine: IOMMU {state}" in r.fix) == (state != "unknown")
+    # a pasted log says nothing about this machine
+    assert "iommu_this_machine" not in _root(explain_text((LOGS / "alert-collective-timeout.log").read_text())).numbers
+
+
+def test_any_bytes_and_hostile_paths_get_an_answer(tmp_path):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    pieces = st.sampled_from([line for _, line, _ in REAL_LINES] + ["\r", "\x1b[31m", "\x00", "{'loss': nan}", "\n",
+                                                                     "[rank7]: ", "é中", "x" * 5000])
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(junk=st.binary(max_size=3000), parts=st.lists(pieces, max_size=12))
+    def prop(junk, parts):
+        data = junk + "\n".join(parts).encode("utf-8", "surrogatepass") + junk[:100]
+        exp = explain_text(data)
+        d = exp.to_dict()
+        json.dumps(d)
+        assert exp.status in ("failed", "hang", "finished", "running", "unknown")
+        assert d["root"] is None or not d["diagnoses"][d["root"]]["benign"]
+
+    prop()
+    fifo = tmp_path / "fifo.log"
+    os.mkfifo(fifo)
+    dangling = tmp_path / "gone.log"
+    dangling.symlink_to(tmp_path / "nowhere")
+    for target in (fifo, dangling, tmp_path / "empty-dir"):
+        if target.name == "empty-dir":
+            target.mkdir()
+        r = run_cli("explain", str(target), timeout=30)
+        assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_a_run_id_from_the_registry_and_a_torchrun_sigkill_summary():
+    state = Path(os.environ["XDG_STATE_HOME"])
+    rid = "20270101-130000-killed-cd34"
+    d = state / "rocm-tune" / "runs" / rid
+    d.mkdir(parents=True)
+    (d / "run.json").write_text(json.dumps({"id": rid, "name": "killed", "command": ["torchrun", "train.py"],
+                                            "cwd": str(d), "env": {}, "created_at": 1.7e9, "started_at": 1.7e9,
+                                            "pid": None, "pgid": None, "supervisor_pid": None, "plan": None,
+                                            "kind": "command", "total_steps": 20}))
+    (d / "exit.json").write_text(json.dumps({"status": "failed", "returncode": 1, "signal": None,
+                                             "ended_at": 1.7e9 + 50}))
+    # torchrun's summary as posted in lzhxmu/CPPO#6: the launcher's ChildFailedError names a SIGKILLed rank
+    (d / "stdout.log").write_text("\n".join([
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+        "============================================================",
+        "src/open_r1/grpo_gsm.py FAILED",
+        "Root Cause (first observed failure):",
+        "[0]:",
+        "  time      : 2025-05-21_15:43:03",
+        "  rank      : 0 (local_rank: 0)",
+        "  exitcode  : -9 (pid: 14750)",
+        "  error_file: <N/A>",
+        "  traceback : Signal 9 (SIGKILL) received by PID 14750",
+    ]) + "\n")
+    r = run_cli("explain", rid, "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    root = out["diagnoses"][out["root"]]
+    assert root["family"] == "host_ram_oom" and root["first_seen"]["line"] == 8
+    child = next(x for x in out["diagnoses"] if x["code"] == "child-failed")
+    assert child["consequence_of"] == out["root"]
+
+
+def test_rocblas_without_kernels_for_the_arch_gets_the_override_for_that_arch():
+    # ROCm/legacy-rocm-build#3015 (gfx1036, an RDNA2 iGPU)
+    r = _root(explain_text("rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file "
+                           "or directory for GPU arch : gfx1036\n"))
+    assert r.numbers["arch"] == "gfx1036" and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in r.fix.split(";")[0]
+
+
+@pytest.mark.parametrize("case,code", [("dolly-139-checkpoint-save-no-space-left", "disk-full"),
+                                       ("rocm-rccl-1129-mi100-ddp-hang-iommu", "iommu-p2p-hang"),
+                                       ("dolly-111-zero3-offload-host-ram-sigkill", "host-ram-nearly-full"),
+                                       ("lf-5453-template-qwen2-use-qwen", "template-error")])
+def test_attach_alerts_come_from_the_same_catalogue(case, code):
+    log = Path("/work/shared/calibration/real-crashes") / case / "log.txt"
+    if not log.is_file():
+        pytest.skip("calibration set not on this machine")
+    r = run_cli("attach", str(log), "--once", "--json", "--no-gpus")
+    assert r.returncode == 0, r.stderr
+    alerts = json.loads(r.stdout)["alerts"]
+    assert [a["code"] for a in alerts] == [code]
+    entry = cat.BY_CODE[code]
+    assert alerts[0]["severity"] == entry.severity and entry.fix in alerts[0]["fix"]
+
+
+def test_an_lf_output_dir_oom_without_a_plan_gets_the_smallest_change_from_its_yaml(tmp_path):
+    # fixture alert-oom-cuda.log (a 79.19 GiB GPU, 2 GiB asked, 1.72 GiB free) in a LLaMA-Factory output
+    # dir whose training_args.yaml is a full bf16 fine-tuning of Qwen2.5-7B at micro-batch 8
+    out = tmp_path / "saves"
+    out.mkdir()
+    shutil.copy(LOGS / "alert-oom-cuda.log", out / "running_log.txt")
+    (out / "training_args.yaml").write_text(
+        "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nfinetuning_type: lora\nbf16: true\ncutoff_len: 4096\n"
+        "per_device_train_batch_size: 8\ngradient_accumulation_steps: 2\nlora_rank: 8\n")
+    r = run_cli("explain", str(out), "--json")
+    assert r.returncode == 1, r.stderr
+    d = json.loads(r.stdout)
+    root = d["diagnoses"][d["root"]]
+    fit = root["numbers"]["fit"]
+    assert d["config"] == str(out / "training_args.yaml") and fit["source"].startswith("the training YAML")
+    assert fit["vram_bytes"] == int(79.19 * GIB)
+    assert fit["needed_at_least_bytes"] == int(79.19 * GIB) - int(1.72 * GIB) + 2 * GIB
+    assert fit["change"]["micro_batch"] < 8 or fit["change"].get("cutoff_len", 4096) < 4096
+    assert "smallest change from the training YAML that fits" in root["fix"] and "GiB of 79" in root["fix"]
+    a = run_cli("attach", str(out), "--once", "--json", "--no-gpus")
+    alert = next(x for x in json.loads(a.stdout)["alerts"] if x["code"] == "oom")
+    assert alert["fix"].startswith("smallest change from the training YAML that fits: " + fit["fix"])
+
+
+def test_axolotl_rank_and_time_format():
+    # axolotl's logger (axolotl-ai-cloud/axolotl#1527): time, level, module, PID, RANK
+    exp = explain_text("[2024-04-17 00:08:54,225] [INFO] [axolotl.load_model:354] [PID:808742] [RANK:2] patching with "
+                       "flash attention for sample packing\n"
+                       "[2024-04-17 00:08:55,001] [ERROR] [axolotl.train:1] [PID:808742] [RANK:2] ValueError: Template "
+                       "qwen2 does not exist.\n")
+    r = _root(exp)
+    assert r.first.rank == 2 and r.first.line == 2
+    from datetime import datetime, timezone
+
+    assert r.first.time == datetime(2024, 4, 17, 0, 8, 55, 1000, tzinfo=timezone.utc).timestamp()
