@@ -50,6 +50,20 @@ def append_rank_record(run_dir: str | os.PathLike, rec: dict) -> Path:
     return path
 
 
+def register_stack_dump() -> bool:
+    """SIGUSR1 dumps every thread's Python stack to stderr (the run's log), without stopping the process:
+    `rocm-tune explain RUN` asks a hung rank where it waits (it signals only processes whose /proc status shows
+    the handler). False where the platform has no SIGUSR1."""
+    try:
+        import faulthandler
+        import signal
+
+        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
+        return True
+    except (AttributeError, ValueError, RuntimeError, OSError):
+        return False
+
+
 def param_dtypes(model) -> dict | None:
     """{"frozen": {dtype: elements}, "trainable": {dtype: elements}} of a model's parameters (DeepSpeed ZeRO-3
     partitions count their full size, `ds_numel`); None when it cannot be read."""

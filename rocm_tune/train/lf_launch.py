@@ -231,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cb = None
     try:
-        cb = _callbacks_module().make_rank_callback(_output_dir(args))
+        mod = _callbacks_module()
+        mod.register_stack_dump()   # `rocm-tune explain RUN` of a hung run: where each rank waits
+        cb = mod.make_rank_callback(_output_dir(args))
     except Exception as exc:  # noqa: BLE001 - measuring is a bonus: the training runs without it
         print(f"[rocm-tune] measured memory is not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
     if isinstance(args, dict):

@@ -598,9 +598,11 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
 
 def main_from_args(config_path: str, output_dir: str | None = None, resume: bool = False,
                    max_steps: int | None = None) -> int:
+    from rocm_tune.train.callbacks import register_stack_dump
     from rocm_tune.train.config import load_config
 
     cfg = load_config(config_path, output_dir=os.path.abspath(output_dir) if output_dir else None)
+    register_stack_dump()   # `rocm-tune explain RUN` of a hung run: where each rank waits
     for k in cfg.ignored:
         print(f"[rocm-tune] note: config key {k!r} is a LLaMA-Factory option the built-in trainer ignores",
               file=sys.stderr)
