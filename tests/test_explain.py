@@ -516,7 +516,8 @@ def _spawn(tmp_path: Path, handler: bool):
 
     log = tmp_path / f"live-{handler}.log"
     code = ("import faulthandler, signal, time\n"
-            + ("faulthandler.register(signal.SIGUSR1, all_threads=True)\n" if handler else "")
+            # the handler lf_launch.py and the built-in trainer register in every training process
+            + ("from rocm_tune.train.callbacks import register_stack_dump\nregister_stack_dump()\n" if handler else "")
             + "print(\"{'loss': 1.0, 'epoch': 0.1}\", flush=True)\n"
               "def wait_in_barrier():\n    time.sleep(120)\nwait_in_barrier()\n")
     fh = open(log, "w")
