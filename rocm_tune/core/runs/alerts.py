@@ -133,13 +133,15 @@ FIX_COLLAPSE = ("the model's activations overflow in fp16 (Qwen2.5 is known for 
 FIX_OVERFLOW = ("fp16 keeps overflowing: use bf16 on GPUs with native bf16, or fp32 on GPUs without it (MI50/gfx906); "
                 "if you must stay on fp16, lower the learning rate and set DeepSpeed fp16.initial_scale_power "
                 "to 16 and loss_scale_window 1000 so a scale is found")
-FIX_HANG = ("dump the stacks (`py-spy dump --pid PID`), then check peer-to-peer: `rocm-tune doctor` (IOMMU check; "
+FIX_HANG = ("dump each rank's stack (`rocm-tune explain RUN --stacks`: py-spy, or the SIGUSR1 handler every run "
+            "rocm-tune starts registers), then check peer-to-peer: `rocm-tune doctor` (IOMMU check; "
             "on Intel hosts `intel_iommu=off` or `iommu=pt` on the kernel command line fixes P2P hangs between AMD GPUs); "
             "to confirm, rerun with NCCL_P2P_DISABLE=1 (slow but runs) and NCCL_DEBUG=INFO")
 FIX_IDLE = ("the GPUs are doing nothing: the process waits on something else — data loading or tokenisation on the "
-            "CPU, a barrier or a rank that died, disk (checkpoint save), or a dead NFS mount; `py-spy dump --pid PID` "
-            "shows where; check the other ranks' logs")
-FIX_STALL = ("no GPU data to tell a hang from a long step: `py-spy dump --pid PID` shows where it waits; "
+            "CPU, a barrier or a rank that died, disk (checkpoint save), or a dead NFS mount; `rocm-tune explain RUN "
+            "--stacks` shows where each rank waits; check the other ranks' logs")
+FIX_STALL = ("no GPU data to tell a hang from a long step: `rocm-tune explain RUN --stacks` shows where each rank "
+             "waits; "
              "`rocm-tune gpus` shows whether the GPUs work")
 FIX_HIPBLASLT = ("harmless: PyTorch uses hipBLAS/rocBLAS instead (expected on gfx906/gfx90a/gfx1030 with stock wheels); "
                  "set TORCH_BLAS_PREFER_HIPBLASLT=0 to silence it")
