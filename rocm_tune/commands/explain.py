@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                             "config)")
     g = parser.add_mutually_exclusive_group()
     g.add_argument("--stacks", action="store_true", default=None,
-                   help="dump each live rank's Python stack now (py-spy, or a faulthandler on SIGUSR1)")
+                   help="dump each live rank's Python stack now (py-spy, or a faulthandler on SIGUSR2)")
     g.add_argument("--no-stacks", dest="stacks", action="store_false",
                    help="never signal or inspect the live processes")
     parser.add_argument("--stall-s", type=float_range("--stall-s", 1, 7 * 86400), default=300.0,

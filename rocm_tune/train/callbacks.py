@@ -51,14 +51,15 @@ def append_rank_record(run_dir: str | os.PathLike, rec: dict) -> Path:
 
 
 def register_stack_dump() -> bool:
-    """SIGUSR1 dumps every thread's Python stack to stderr (the run's log), without stopping the process:
+    """SIGUSR2 dumps every thread's Python stack to stderr (the run's log), without stopping the process (SIGUSR1
+    is the save-now request of a time limit or preemption):
     `rocm-tune explain RUN` asks a hung rank where it waits (it signals only processes whose /proc status shows
-    the handler). False where the platform has no SIGUSR1."""
+    the handler). False where the platform has no SIGUSR2."""
     try:
         import faulthandler
         import signal
 
-        faulthandler.register(signal.SIGUSR1, all_threads=True, chain=False)
+        faulthandler.register(signal.SIGUSR2, all_threads=True, chain=False)
         return True
     except (AttributeError, ValueError, RuntimeError, OSError):
         return False

@@ -133,7 +133,7 @@ FIX_COLLAPSE = ("the model's activations overflow in fp16 (Qwen2.5 is known for 
 FIX_OVERFLOW = ("fp16 keeps overflowing: use bf16 on GPUs with native bf16, or fp32 on GPUs without it (MI50/gfx906); "
                 "if you must stay on fp16, lower the learning rate and set DeepSpeed fp16.initial_scale_power "
                 "to 16 and loss_scale_window 1000 so a scale is found")
-FIX_HANG = ("dump each rank's stack (`rocm-tune explain RUN --stacks`: py-spy, or the SIGUSR1 handler every run "
+FIX_HANG = ("dump each rank's stack (`rocm-tune explain RUN --stacks`: py-spy, or the SIGUSR2 handler every run "
             "rocm-tune starts registers), then check peer-to-peer: `rocm-tune doctor` (IOMMU check; "
             "on Intel hosts `intel_iommu=off` or `iommu=pt` on the kernel command line fixes P2P hangs between AMD GPUs); "
             "to confirm, rerun with NCCL_P2P_DISABLE=1 (slow but runs) and NCCL_DEBUG=INFO")

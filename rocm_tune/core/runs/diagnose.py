@@ -14,7 +14,7 @@ run directory's plan.json, LLaMA-Factory's training_args.yaml / trainer_state.js
 estimator: how much an OOM missed by and the smallest change from the plan that fits. The newest
 `EVENT_TAIL` bytes also go through the parsers and alert engine of `attach` (a loss that collapsed to
 0.0, an overflow streak, NaN in JSON logs). A live run without progress gets each rank's Python stack
-(`live_stacks`: py-spy, or a faulthandler the process registered on SIGUSR1 — never a signal to a
+(`live_stacks`: py-spy, or a faulthandler the process registered on SIGUSR2 — never a signal to a
 process without that handler).
 
 Pure: no torch at import; reads files (and, for a live PID only, /proc and py-spy).
@@ -1007,7 +1007,7 @@ def _waits_in(stack: str) -> str | None:
 
 def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_procs: int = 64) -> list[dict]:
     """Each live training process's Python stack: `py-spy dump` when installed, else the faulthandler
-    a process registered on SIGUSR1 (only processes whose SigCgt shows a SIGUSR1 handler are signalled;
+    a process registered on SIGUSR2 (only processes whose SigCgt shows a SIGUSR2 handler are signalled;
     the dump is read from what their logs grew by). Never signals a process without a handler."""
     import signal
     import subprocess
@@ -1034,7 +1034,7 @@ def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_
                             "waits_in": _waits_in(r.stdout)})
         if out:
             return out
-    targets = [p for p in python if _sig_caught(p, signal.SIGUSR1)]
+    targets = [p for p in python if _sig_caught(p, signal.SIGUSR2)]
     if not targets:
         return out
     sizes = {}
@@ -1045,7 +1045,7 @@ def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_
             pass
     for p in targets:
         try:
-            os.kill(p, signal.SIGUSR1)
+            os.kill(p, signal.SIGUSR2)
         except OSError:
             continue
     deadline = _time.monotonic() + wait_s
@@ -1230,7 +1230,7 @@ def render_text(exp: Explanation, width: int = 80) -> str:
             who = f"pid {st['pid']}" + (f" rank {st['rank']}" if st.get("rank") is not None else "")
             lines.append(_cut(f"    {who} ({st['method']}): waits in {st.get('waits_in') or '?'}", width))
     elif exp.stacks is not None:
-        lines.append(_cut("  stacks: none taken (install py-spy, or register faulthandler on SIGUSR1)", width))
+        lines.append(_cut("  stacks: none taken (install py-spy, or register faulthandler on SIGUSR2)", width))
     if exp.config:
         lines.append(_cut(f"config: {exp.config}", width))
     if exp.partial:
