@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
+from rocm_tune.core.runs.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.parsers import GIB, parse_oom, strip_ansi
 
@@ -409,14 +410,6 @@ def _yaml_config_text(text: str) -> dict | None:
 
 
 # ------------------------------------------------------------------------------ numbers
-def _gib(n: float | None) -> str:
-    if n is None:
-        return "?"
-    if abs(n) < GIB:
-        return f"{n / 2**20:.2f} MiB"
-    return f"{n / GIB:.2f} GiB"
-
-
 def _g1(n: float) -> str:
     return f"{n / GIB:.1f}"
 
