@@ -596,7 +596,7 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
         raise
 
 
-def main_from_args(config_path: str, output_dir: str | None = None, resume: bool = False,
+def main_from_args(config_path: str, output_dir: str | None = None, resume: bool | str = False,
                    max_steps: int | None = None) -> int:
     from rocm_tune.train.config import load_config
 
@@ -604,4 +604,4 @@ def main_from_args(config_path: str, output_dir: str | None = None, resume: bool
     for k in cfg.ignored:
         print(f"[rocm-tune] note: config key {k!r} is a LLaMA-Factory option the built-in trainer ignores",
               file=sys.stderr)
-    return train(cfg, resume=True if resume else None, max_steps=max_steps)
+    return train(cfg, resume=resume if isinstance(resume, str) else (True if resume else None), max_steps=max_steps)
