@@ -388,7 +388,7 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
     target = run_target(meta, d)
     skipped: list[Checkpoint] = []
     if checkpoint:
-        ck = inspect_checkpoint(checkpoint)
+        ck = inspect_checkpoint(os.path.abspath(os.path.expanduser(checkpoint)))
         if not ck.complete:
             raise UserError(f"--checkpoint {checkpoint!r} is not complete: {ck.problem}")
     else:
