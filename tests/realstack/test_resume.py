@@ -91,3 +91,76 @@ def test_stopped_two_process_run_resumes_on_one_process_and_continues_its_steps(
     assert restart["previous_exit"]["status"] == "stopped" and restart["world_after"] == 1
     assert "resume_from_checkpoint=" + plan["checkpoint"]["path"] in meta["command"]
     assert "--nproc_per_node" in meta["command"] and meta["command"][meta["command"].index("--nproc_per_node") + 1] == "1"
+
+
+def _fake_slurm_tools(bindir: Path) -> Path:
+    """`srun` runs its command here (after its own options); `scontrol` answers `show hostnames` and records
+    `requeue` — the batch script's own logic (trap, save, wait, requeue, resume on restart) is what runs."""
+    bindir.mkdir()
+    log = bindir / "scontrol.log"
+    (bindir / "srun").write_text('#!/usr/bin/env bash\nwhile [ "${1#--}" != "$1" ]; do shift; done\nexec "$@"\n')
+    (bindir / "scontrol").write_text(f'#!/usr/bin/env bash\necho "$@" >> {log}\n'
+                                     'if [ "$1" = show ]; then echo localhost; fi\n')
+    for f in ("srun", "scontrol"):
+        (bindir / f).chmod(0o755)
+    return log
+
+
+def test_slurm_script_saves_on_the_time_limit_warning_requeues_and_resumes(realstack, tiny, data_file, tmp_path):
+    """The exported slurm.sbatch under bash, a LLaMA-Factory run under torchrun: USR1 (what `--signal=B:USR1@LEAD` sends
+    before the time limit) makes every rank save at the end of its step and stop, the script requeues the job; the
+    restarted script (SLURM_RESTART_COUNT=1) resumes from that checkpoint and finishes with one loss curve."""
+    import os
+    import signal
+    import subprocess
+
+    from rocm_tune.core.runs.resume import inspect_checkpoint
+    from tests.realstack.test_realstack import _free_port, _venv_env
+
+    # one process: on CPU the HF Trainer of a 2-process run loads its optimizer with map_location "cpu:0", which
+    # torch cannot restore ("don't know how to restore data location ... cpu:0"); GPUs name cuda:N (the 2->1 journey
+    # above resumes on one process)
+    b = _tiny_bundle(tmp_path, tiny, data_file, "--gpus", "1", "--launcher", "torchrun")
+    y = b / "llamafactory.yaml"
+    y.write_text(y.read_text(encoding="utf-8").replace("save_steps: 500", "save_steps: 1000")
+                 .replace("num_train_epochs: 1.0", f"num_train_epochs: {EPOCHS}.0"), encoding="utf-8")
+    sbatch = (b / "slurm.sbatch").read_text(encoding="utf-8")
+    assert "#SBATCH --signal=B:USR1@" in sbatch and "#SBATCH --requeue" in sbatch
+    log = _fake_slurm_tools(tmp_path / "bin")
+    env = _venv_env({"PATH": f"{tmp_path / 'bin'}:{realstack.root / 'bin'}:{os.environ['PATH']}",
+                     "LLAMAFACTORY_PYTHON": realstack.python, "SLURM_JOB_ID": "77", "SLURM_JOB_NUM_NODES": "1",
+                     "SLURM_JOB_NODELIST": "localhost", "MASTER_PORT": str(_free_port()), "CUDA_VISIBLE_DEVICES": ""})
+    out = b / "output"
+    p = subprocess.Popen(["bash", str(b / "slurm.sbatch")], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+
+    def steps() -> list[int]:
+        f = out / "trainer_log.jsonl"
+        rows = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()] if f.exists() else []
+        return [row["current_steps"] for row in rows if "loss" in row]  # the end summary row has no loss
+
+    try:
+        _wait(lambda: len(steps()) >= 2 or p.poll() is not None, 900, "two steps")
+        p.send_signal(signal.SIGUSR1)  # what Slurm sends LEAD seconds before the time limit
+        text, _ = p.communicate(timeout=600)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, text[-5000:]
+    assert "saving a checkpoint at the next step, then requeue" in text and "requeueing job 77" in text
+    assert "requeue 77" in log.read_text(), log.read_text()
+    first = steps()
+    stop_step = first[-1]
+    assert 2 <= stop_step < STEPS
+    ck = inspect_checkpoint(out / f"checkpoint-{stop_step}")  # saved on the warning (save_steps is 1000)
+    assert ck.complete and ck.global_step == stop_step, ck
+    assert not (out / ".rocm-tune-save-now").exists()
+
+    p = subprocess.run(["bash", str(b / "slurm.sbatch")], env={**env, "SLURM_RESTART_COUNT": "1",
+                                                               "MASTER_PORT": str(_free_port())},
+                       capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    text = p.stdout + p.stderr
+    assert p.returncode == 0, text[-5000:]
+    assert "restart 1: resuming from the newest checkpoint" in text and f"global step {stop_step}" in text
+    assert steps() == list(range(1, STEPS + 1))  # one loss curve: every step once, continued after the restart
+    assert json.loads((out / "trainer_state.json").read_text(encoding="utf-8"))["global_step"] == STEPS
