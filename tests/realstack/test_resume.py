@@ -106,6 +106,19 @@ def _fake_slurm_tools(bindir: Path) -> Path:
     return log
 
 
+def _end_group(p) -> None:
+    """The script's whole process group (torchrun and its workers too), when a timeout left it running."""
+    import os
+    import signal
+
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        p.wait()
+
+
 def test_slurm_script_saves_on_the_time_limit_warning_requeues_and_resumes(realstack, tiny, data_file, tmp_path):
     """The exported slurm.sbatch under bash, a LLaMA-Factory run under torchrun: USR1 (what `--signal=B:USR1@LEAD` sends
     before the time limit) makes every rank save at the end of its step and stop, the script requeues the job; the
@@ -132,7 +145,7 @@ def test_slurm_script_saves_on_the_time_limit_warning_requeues_and_resumes(reals
                      "SLURM_JOB_NODELIST": "localhost", "MASTER_PORT": str(_free_port()), "CUDA_VISIBLE_DEVICES": ""})
     out = b / "output"
     p = subprocess.Popen(["bash", str(b / "slurm.sbatch")], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+                         stderr=subprocess.STDOUT, text=True, cwd=tmp_path, start_new_session=True)
 
     def steps() -> list[int]:
         f = out / "trainer_log.jsonl"
@@ -144,8 +157,7 @@ def test_slurm_script_saves_on_the_time_limit_warning_requeues_and_resumes(reals
         p.send_signal(signal.SIGUSR1)  # what Slurm sends LEAD seconds before the time limit
         text, _ = p.communicate(timeout=600)
     finally:
-        if p.poll() is None:
-            p.kill()
+        _end_group(p)
     assert p.returncode == 0, text[-5000:]
     assert "saving a checkpoint at the next step, then requeue" in text and "requeueing job 77" in text
     assert "requeue 77" in log.read_text(), log.read_text()
@@ -156,10 +168,14 @@ def test_slurm_script_saves_on_the_time_limit_warning_requeues_and_resumes(reals
     assert ck.complete and ck.global_step == stop_step, ck
     assert not (out / ".rocm-tune-save-now").exists()
 
-    p = subprocess.run(["bash", str(b / "slurm.sbatch")], env={**env, "SLURM_RESTART_COUNT": "1",
-                                                               "MASTER_PORT": str(_free_port())},
-                       capture_output=True, text=True, timeout=900, cwd=tmp_path)
-    text = p.stdout + p.stderr
+    p = subprocess.Popen(["bash", str(b / "slurm.sbatch")], env={**env, "SLURM_RESTART_COUNT": "1",
+                                                                 "MASTER_PORT": str(_free_port())},
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                         start_new_session=True)
+    try:
+        text, _ = p.communicate(timeout=900)
+    finally:
+        _end_group(p)
     assert p.returncode == 0, text[-5000:]
     assert "restart 1: resuming from the newest checkpoint" in text and f"global step {stop_step}" in text
     assert steps() == list(range(1, STEPS + 1))  # one loss curve: every step once, continued after the restart
