@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "attach": ("attach", "watch any run: run id, run/output directory, log file or PID"),
     "explain": ("explain", "why a run failed or hangs: root cause, evidence, fix with numbers (log, run, PID)"),
     "stop": ("stop", "stop a run: SIGTERM to its whole process group, then SIGKILL"),
+    "resume": ("resume", "resume a run from its newest complete checkpoint, in the same run (--gpus N: another size)"),
     "gpus": ("gpus", "detected GPUs, the backend used and a live sample; --profiles lists known GPUs"),
     "doctor": ("doctor", "system checks for ROCm/CUDA, torch, IOMMU, DeepSpeed ... with fixes"),
     "preflight": ("preflight", "verify a plan on this machine: dtypes, collectives, real steps, memory; re-plan"),

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from rocm_tune.commands._common import print_json
+from rocm_tune.commands._common import int_range, print_json
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.common import check_python, check_runner
 
@@ -55,6 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with", dest="legacy_with", default=None, help=argparse.SUPPRESS)  # deprecated: --runner
     parser.add_argument("--dataset", metavar="PATH",
                         help="for --plan: local dataset file (default: the plan's goal.dataset)")
+    parser.add_argument("--notify", metavar="URL|COMMAND", default=None,
+                        help="on finish, failure and each retry POST one JSON object to a webhook (Slack, Feishu/Lark, "
+                             "DingTalk, WeCom, ntfy by host or a slack:/feishu:/... prefix; else generic JSON) or run "
+                             "COMMAND with it on stdin")
+    parser.add_argument("--retry-oom", type=int_range("--retry-oom", 0, 100), default=0, metavar="N",
+                        help="for --plan and --script of a bundle: after a GPU OOM, step the plan down (micro-batch "
+                             "halved, accumulation doubled, then checkpointing, then the next ZeRO stage) and resume "
+                             "from the last checkpoint, at most N times")
     parser.add_argument("--json", action="store_true", help="print the started run as one JSON object")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...: any command")
 
@@ -83,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, path in (("--script", args.script), ("--config", args.config)):
         if path and Path(path).expanduser().is_dir():
             raise UserError(f"{flag} {path!r} is a directory; give the file")
+    _supervisor_options(args)
     cwd = args.cwd
     if args.plan and cwd is not None:
         raise UserError(f"--cwd {cwd!r} does not apply to --plan: a planned run starts in RUN_DIR/bundle")
@@ -130,6 +139,22 @@ def run(args: argparse.Namespace) -> int:
                       total_steps=total_steps)
     _print_started(info, args.json)
     return 0
+
+
+def _supervisor_options(args: argparse.Namespace) -> None:
+    """--notify and --retry-oom reach the run's supervisor through its environment (it records them in run.json
+    and never passes them to the command)."""
+    from rocm_tune.core.runs.supervisor import NOTIFY_ENV, RETRY_ENV
+
+    if args.notify is not None:
+        from rocm_tune.core.runs.notify import parse_target
+
+        os.environ[NOTIFY_ENV] = parse_target(args.notify).spec
+    if args.retry_oom:
+        if not (args.plan or (args.script and _bundle_plan(Path(args.script).expanduser().resolve().parent))):
+            raise UserError(f"--retry-oom {args.retry_oom} needs --plan or --script of an exported bundle (its "
+                            "plan.json is what is stepped down)")
+        os.environ[RETRY_ENV] = str(args.retry_oom)
 
 
 def _bundle_plan(folder: Path) -> dict | None:

@@ -15,8 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG_YAML",
                         help="training config with LLaMA-Factory key names (+ train_file, nan_policy)")
     parser.add_argument("--output-dir", metavar="DIR", help="override output_dir of the config")
-    parser.add_argument("--resume", action="store_true",
-                        help="resume from the latest checkpoint-* in output_dir (error if there is none)")
+    parser.add_argument("--resume", nargs="?", const=True, default=False, metavar="CHECKPOINT",
+                        help="resume from the latest checkpoint-* in output_dir (error if there is none), or from "
+                             "CHECKPOINT")
     parser.add_argument("--max-steps", type=int_range("--max-steps", 1, 10**12), default=None,
                         help="override max_steps of the config")
     parser.add_argument("--check", action="store_true", help="validate the config and exit")

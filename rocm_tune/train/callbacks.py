@@ -294,3 +294,53 @@ def make_rank_callback(output_dir: str | None = None, token_counter: Callable[[]
                 self.sampler.write(step=state.global_step)
 
     return RankMemoryCallback()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# save on a time-limit warning or preemption (issue 21 item 2)
+
+SAVE_NOW_FILE = ".rocm-tune-save-now"   # OUTPUT_DIR/SAVE_NOW_FILE: the exported slurm.sbatch's trap writes it
+SAVE_SIGNALS = ("SIGUSR1",)
+
+
+def make_save_on_signal_callback(output_dir: str | None = None):
+    """A `SaveOnSignalCallback`: on SIGUSR1 to a rank, or when OUTPUT_DIR/.rocm-tune-save-now appears (what the
+    exported Slurm script's trap writes when Slurm warns of the time limit or a preemption: a file reaches every
+    rank of every node, where a signal to srun/torchrun does not), the training saves a checkpoint at the end of
+    the current optimizer step and stops, so a requeued job resumes from it. Installing the handler never fails
+    the run (not the main thread: the file alone)."""
+    import signal as _signal
+
+    from transformers import TrainerCallback
+
+    class SaveOnSignalCallback(TrainerCallback):
+        def __init__(self):
+            self.asked: str | None = None
+            self.out_dir = output_dir
+            for name in SAVE_SIGNALS:
+                try:
+                    _signal.signal(getattr(_signal, name), self._on_signal)
+                except (ValueError, OSError, AttributeError):
+                    pass
+
+        def _on_signal(self, signum, frame):  # noqa: ARG002
+            self.asked = _signal.Signals(signum).name
+
+        def _flag(self, args) -> str:
+            return os.path.join(self.out_dir or getattr(args, "output_dir", None) or ".", SAVE_NOW_FILE)
+
+        def on_step_end(self, args, state, control, **kw):
+            if self.asked is None:
+                try:
+                    if os.path.exists(self._flag(args)):
+                        self.asked = SAVE_NOW_FILE
+                except OSError:
+                    pass
+            if self.asked is not None and not control.should_training_stop:
+                print(f"[rocm-tune] {self.asked}: saving a checkpoint at step {state.global_step} and stopping "
+                      "(time limit or preemption)", flush=True)
+                control.should_save = True
+                control.should_training_stop = True
+            return control
+
+    return SaveOnSignalCallback()

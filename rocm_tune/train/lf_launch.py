@@ -239,7 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(args, dict):
         # tokens/s for the callback: LLaMA-Factory passes HF TrainingArguments keys through
         args.setdefault("include_num_input_tokens_seen", True)
-    run_exp(args=args, callbacks=[cb] if cb is not None else [])
+    callbacks = [cb] if cb is not None else []
+    try:  # save at the next step and stop on a Slurm time-limit warning / preemption (slurm.sbatch's trap)
+        callbacks.append(_callbacks_module().make_save_on_signal_callback(_output_dir(args)))
+    except Exception as exc:  # noqa: BLE001 - an older bundle copy of the callbacks: train without it
+        print(f"[rocm-tune] no save-on-signal: {type(exc).__name__}: {exc}", file=sys.stderr)
+    run_exp(args=args, callbacks=callbacks)
     return 0
 
 

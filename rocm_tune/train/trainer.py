@@ -551,11 +551,12 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
         RocmTuneTrainer, MetricsCallback = _make_classes()
         shown = {k: v for k, v in cfg.to_dict().items()}
         cb = MetricsCallback(writer, collator, stop, shown, world)
-        from rocm_tune.train.callbacks import make_rank_callback  # measured memory per rank -> RUN_DIR/ranks/
+        from rocm_tune.train.callbacks import make_rank_callback, make_save_on_signal_callback
 
-        rank_cb = make_rank_callback(str(out_dir), token_counter=lambda: collator.tokens)
+        rank_cb = make_rank_callback(str(out_dir), token_counter=lambda: collator.tokens)  # -> RUN_DIR/ranks/
+        save_cb = make_save_on_signal_callback(str(out_dir))  # Slurm time-limit warning: save and stop
         trainer = RocmTuneTrainer(model=model, args=args, train_dataset=train_ds, eval_dataset=eval_ds,
-                                  data_collator=collator, processing_class=tok, callbacks=[cb, rank_cb])
+                                  data_collator=collator, processing_class=tok, callbacks=[cb, rank_cb, save_cb])
         trainer.rt_nan_policy = cfg.nan_policy
         trainer.rt_writer = writer
         cb.trainer = trainer
@@ -596,7 +597,7 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
         raise
 
 
-def main_from_args(config_path: str, output_dir: str | None = None, resume: bool = False,
+def main_from_args(config_path: str, output_dir: str | None = None, resume: bool | str = False,
                    max_steps: int | None = None) -> int:
     from rocm_tune.train.callbacks import register_stack_dump
     from rocm_tune.train.config import load_config
@@ -606,4 +607,4 @@ def main_from_args(config_path: str, output_dir: str | None = None, resume: bool
     for k in cfg.ignored:
         print(f"[rocm-tune] note: config key {k!r} is a LLaMA-Factory option the built-in trainer ignores",
               file=sys.stderr)
-    return train(cfg, resume=True if resume else None, max_steps=max_steps)
+    return train(cfg, resume=resume if isinstance(resume, str) else (True if resume else None), max_steps=max_steps)

@@ -9,6 +9,15 @@ directory was not known). The first host is taken with ``sed -n 1p``, which read
 ``scontrol``'s output (``head -n 1`` exits early and, under pipefail, the SIGPIPE of a long node list
 ends the script with 141). Devices come from ``--gres``; the plan's *_VISIBLE_DEVICES are
 left to Slurm.
+
+Time limits and preemption (issue 21): ``--signal=B:USR1@LEAD`` makes Slurm warn the batch script LEAD seconds
+before the time limit; the script's trap (also on SIGTERM, what a preempting scheduler sends) writes
+OUTPUT_DIR/.rocm-tune-save-now, which the save-on-signal callback of every rank reads at each step end
+(`rocm_tune/train/callbacks.py`; a file reaches every rank of every node, a signal to srun/torchrun does not): the
+training saves a checkpoint at the end of that step and stops. The script waits for it, then ``scontrol requeue``
+(``--requeue``); the restarted job (``SLURM_RESTART_COUNT`` > 0) passes ``overwrite_output_dir=false`` so
+LLaMA-Factory resumes from the newest checkpoint (the built-in trainer: ``--resume``). ``--open-mode=append``
+keeps every attempt in one log.
 """
 
 from __future__ import annotations
@@ -20,6 +29,8 @@ from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, comme
 from rocm_tune.core.export.launch import lf_python_ref, python_ref
 from rocm_tune.core.export.shell import env_lines, header
 
+SIGNAL_LEAD_S = 300   # seconds of warning before the time limit: one checkpoint save of a 7-8B model on shared disk
+SAVE_NOW_FILE = ".rocm-tune-save-now"  # rocm_tune.train.callbacks.SAVE_NOW_FILE (train imports no core, and back)
 _SBATCH_VALUE = re.compile(r"^[A-Za-z0-9_.:,+@/=%-]+$")
 
 
@@ -50,6 +61,9 @@ def render(r: Resolved, opts: ExportOptions) -> str:
     if opts.account:
         lines.append(_sbatch("account", opts.account))
     lines.append(_sbatch("output", "slurm-%x-%j.out"))
+    lines.append(_sbatch("open-mode", "append"))
+    lines.append(_sbatch("signal", f"B:USR1@{SIGNAL_LEAD_S}"))
+    lines.append("#SBATCH --requeue")
     lines += header(r, opts, "Slurm batch script")
     if opts.bundle_dir:
         lines += [
@@ -84,12 +98,52 @@ def render(r: Resolved, opts: ExportOptions) -> str:
         'echo "rocm-tune: $SLURM_JOB_NUM_NODES node(s), rendezvous at $MASTER_ADDR:$MASTER_PORT"',
         "",
     ]
+    from rocm_tune.core.export.llamafactory import in_bundle
+
+    out_dir = in_bundle(opts, opts.output_dir)
+    resume_arg = "overwrite_output_dir=false" if r.runner == "llamafactory" else "--resume"
+    lines += [
+        f"# time limit / preemption: Slurm sends USR1 {SIGNAL_LEAD_S} s before the limit (--signal), a preempting",
+        "# scheduler SIGTERM; the trap asks every rank to save at the end of its step and stop, then requeues the job",
+        f"OUTPUT_DIR={q(out_dir)}",
+        f'SAVE_NOW="$OUTPUT_DIR/{SAVE_NOW_FILE}"',
+        'rm -f "$SAVE_NOW"',
+        "requeue=0",
+        "# shellcheck disable=SC2317  # run by the trap",
+        "on_warning() {",
+        '  echo "rocm-tune: time limit or preemption: saving a checkpoint at the next step, then requeue"',
+        '  requeue=1',
+        '  mkdir -p "$OUTPUT_DIR" && touch "$SAVE_NOW"',
+        "}",
+        "trap on_warning USR1 TERM",
+        "resume=()",
+        'if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then',
+        f'  resume=({resume_arg})',
+        '  echo "rocm-tune: restart $SLURM_RESTART_COUNT: resuming from the newest checkpoint in $OUTPUT_DIR"',
+        "fi",
+        "",
+    ]
     prog = trainer_argv(r)
     cmd = [
         "srun --kill-on-bad-exit=1 --ntasks-per-node=1",
         f'{_torchrun(r)} --nnodes "$SLURM_JOB_NUM_NODES" --nproc_per_node {r.gpus}',
         '--rdzv_id "$SLURM_JOB_ID" --rdzv_backend c10d --rdzv_endpoint "$MASTER_ADDR:$MASTER_PORT"',
-        " ".join(q(a) for a in prog),
+        " ".join(q(a) for a in prog) + ' ${resume[@]+"${resume[@]}"} &',
     ]
     lines.append(" \\\n  ".join(cmd))
+    lines += [
+        'train_pid=$!',
+        "rc=0",
+        "while :; do",
+        '  wait "$train_pid" && rc=0 || rc=$?',
+        '  kill -0 "$train_pid" 2>/dev/null || break  # a trap interrupted the wait: the training still saves',
+        "done",
+        'rm -f "$SAVE_NOW"',
+        'if [ "$requeue" = 1 ]; then',
+        '  echo "rocm-tune: requeueing job $SLURM_JOB_ID (training exit code $rc)"',
+        '  scontrol requeue "$SLURM_JOB_ID"',
+        "  exit 0",
+        "fi",
+        'exit "$rc"',
+    ]
     return "\n".join(lines) + "\n"

@@ -65,12 +65,14 @@ def _discard(d: Path) -> None:
             pass
 
 
-def start_run(run_dir: str | os.PathLike, timeout: float = 60.0) -> rd.RunInfo:
+def start_run(run_dir: str | os.PathLike, timeout: float = 60.0, discard: bool = True) -> rd.RunInfo:
     """Start the supervisor of an already created run directory; returns once the command runs.
 
     When the supervisor could not record the run (disk full ...) nothing was started and the run
-    directory is removed again; the UserError says why in one line."""
+    directory is removed again (`discard=False`, a resumed run: it is kept); the UserError says why in one line."""
     d = Path(run_dir)
+    # a resumed run holds the user's checkpoints and history: never removed
+    forget = _discard if discard else (lambda _d: None)
     r, w = os.pipe()
     try:
         try:
@@ -85,7 +87,7 @@ def start_run(run_dir: str | os.PathLike, timeout: float = 60.0) -> rd.RunInfo:
                 cwd=str(d),
             )
         except OSError as exc:
-            _discard(d)
+            forget(d)
             raise UserError(f"cannot start the supervisor ({sys.executable}): {exc.strerror or exc}") from None
     finally:
         os.close(w)
@@ -110,7 +112,7 @@ def start_run(run_dir: str | os.PathLike, timeout: float = 60.0) -> rd.RunInfo:
     recorded = isinstance(meta, dict) and isinstance(meta.get("pid"), int)
     if answer.startswith("error:"):
         if not os.path.exists(d / rd.EXIT_JSON) and not recorded:
-            _discard(d)
+            forget(d)
         raise UserError(f"run {d.name}: {answer[6:].strip()}")
     if recorded:  # it did start and is recorded; the answer got lost
         return rd.load_run(d)
@@ -118,7 +120,7 @@ def start_run(run_dir: str | os.PathLike, timeout: float = 60.0) -> rd.RunInfo:
     rid = meta.get("id") if isinstance(meta, dict) and isinstance(meta.get("id"), str) else None
     if rid:
         procs.signal_run(rid, signal.SIGKILL)
-    _discard(d)
+    forget(d)
     raise UserError(f"the supervisor of {d} did not report back within {timeout:g} s; nothing was started")
 
 

@@ -36,6 +36,8 @@ from rocm_tune.core.runs import rundir as rd
 
 RESERVE_BYTES = 16384
 DISK_FULL_FREE = 1 << 20      # less than this free on the run dir's filesystem at a failure: "disk full"
+NOTIFY_ENV = "ROCM_TUNE_NOTIFY"        # `rocm-tune run --notify`: read and recorded by the supervisor only
+RETRY_ENV = "ROCM_TUNE_RETRY_OOM"      # `rocm-tune run --retry-oom N`
 
 
 def _note(log_path: Path, text: str) -> None:
@@ -234,6 +236,8 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
     env["PYTHONUNBUFFERED"] = "1"
     env["ROCM_TUNE_RUN_DIR"] = str(d.resolve())
     env[procs.MARKER] = run_id
+    env.pop(NOTIFY_ENV, None)  # for the supervisor only (a webhook URL is a secret the training never needs)
+    env.pop(RETRY_ENV, None)
     cwd = meta.get("cwd") or str(d)
     if not os.path.isdir(cwd):
         cwd = str(d)
@@ -282,7 +286,181 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         _report(ready_fd, "error: the run was stopped before its command started")
         return 0
 
-    # 2. start behind the gate: `sh` waits on its stdin until the pid is on disk
+    # 2. start behind the gate: `sh` waits on its stdin until the pid is on disk; 3. wait for it and for every other
+    # process of the run. An attempt that died of GPU OOM is started again stepped down (--retry-oom N, retry.py).
+    log.close()
+    notify = _notify_spec(d, meta)
+    threads = []
+    attempt = 1
+    while True:
+        offset = _log_size(log_path)
+        started = _start_gated(d, command, cwd, env, log_path, cgroup, state, ready_fd if attempt == 1 else None)
+        if isinstance(started, int):
+            return started
+        child, cgroup = started
+        rc, maxrss = _wait_child(child)
+        try:
+            rd.update_run_json(d, main_exit={"returncode": rc, "ended_at": time.time()})
+        except OSError:
+            pass
+        _wait_all_gone(run_id, cgroup, d)
+        procs.remove_cgroup(cgroup)
+
+        stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
+        rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
+        if rec["status"] == "failed":
+            free = _free_bytes(d)
+            if free is not None and free < DISK_FULL_FREE:
+                rec["reason"] = f"disk full ({free} bytes free where the run directory is)"
+            elif rec["signal"] == signal.SIGKILL:
+                rec["reason"] = sigkill_reason(child.pid, maxrss)
+            else:
+                err = last_error_line(log_path)
+                if err:
+                    rec["reason"] = err
+            nxt = _oom_retry(d, offset, rec)
+            if nxt is not None:
+                command = nxt
+                attempt += 1
+                cgroup = procs.create_cgroup(run_id)
+                state["cgroup"] = cgroup
+                if notify:
+                    threads.append(_notify_thread(notify, d, "retry"))
+                continue
+        break
+    _write_exit(d, rec)
+    if notify:
+        from rocm_tune.core.runs.notify import deliver, payload
+
+        alert = None
+        if rec["status"] == "failed":
+            from rocm_tune.core.runs.retry import scan_attempt
+
+            alert = _alert_line(scan_attempt(d, offset).alert)
+        deliver(notify, d, payload(d, rec["status"], alert=alert))
+    for t in threads:
+        if t is not None:
+            t.join(timeout=120)
+    return 0
+
+
+def _log_size(path: Path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _alert_line(a: dict | None) -> dict | None:
+    if not a:
+        return None
+    return {"code": a.get("code"), "severity": a.get("severity"), "title": a.get("title"), "fix": a.get("fix"),
+            "evidence": (a.get("evidence") or "")[:500], "step": a.get("step")}
+
+
+def _notify_spec(d: Path, meta: dict) -> str | None:
+    """--notify: given to this supervisor by `rocm-tune run` in its environment (recorded in run.json, never passed
+    to the command), else the one run.json holds (a resumed run)."""
+    spec = os.environ.pop(NOTIFY_ENV, None) or None
+    retry = os.environ.pop(RETRY_ENV, None)
+    fields = {}
+    if spec:
+        fields["notify"] = spec
+    if retry and retry.isdigit():
+        fields["retry_oom"] = int(retry)
+    if fields:
+        try:
+            rd.update_run_json(d, **fields)
+        except OSError:
+            pass
+    got = spec or meta.get("notify")
+    return got if isinstance(got, str) and got else None
+
+
+def _notify_thread(spec: str, d: Path, event: str):
+    try:
+        from rocm_tune.core.runs.notify import notify_async
+
+        return notify_async(spec, d, event, detail=_last_restart_line(d))
+    except Exception:  # noqa: BLE001 - a notification never breaks the run
+        return None
+
+
+def _last_restart_line(d: Path) -> str | None:
+    meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
+    rs = meta.get("restarts") if isinstance(meta, dict) else None
+    if not rs:
+        return None
+    r = rs[-1]
+    return f"retry {r.get('n_retry')}: {r.get('change')} ({r.get('after')})" + (
+        f", from {r['checkpoint']}" if r.get("checkpoint") else ", from the start")
+
+
+def _oom_retry(d: Path, offset: int, rec: dict) -> list[str] | None:
+    """The command of the next attempt after a GPU OOM (recorded in run.json), or None (rec says why not)."""
+    try:
+        from rocm_tune.core.runs import retry
+
+        meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
+        limit = retry.retry_limit(meta)
+        if not limit:
+            return None
+        scan = retry.scan_attempt(d, offset)
+        if scan.oom is None:
+            return None
+        done = len([r for r in meta.get("restarts") or [] if isinstance(r, dict) and r.get("reason") == "oom-retry"
+                    and r.get("n_retry")])
+        cmd, why = retry.next_attempt(d, meta, scan, done, limit)
+        if cmd is None:
+            rec["retry"] = why.get("refused")
+            _note(d / rd.STDOUT_LOG, f"OOM: not retried: {why.get('refused')}")
+            refusals = list(meta.get("retry_refusals") or []) + [{"at": time.time(), **why}]
+            rd.update_run_json(d, retry_refusals=refusals)
+            return None
+        restarts = list(meta.get("restarts") or [])
+        prev = {k: rec.get(k) for k in ("status", "returncode", "signal", "reason", "ended_at")}
+        restarts.append({"n": len(restarts) + 1, "at": time.time(), "previous_exit": prev, **why})
+        fields = {"restarts": restarts, "command": cmd,
+                  "first_command": meta.get("first_command") or meta.get("command")}
+        if why.get("zero_stage") is not None:
+            fields["retry_zero_stage"] = why["zero_stage"]
+        rd.update_run_json(d, **fields)
+        _note(d / rd.STDOUT_LOG, f"OOM retry {why['n_retry']}/{limit}: {why['change']}; "
+              + (f"resuming from {why['checkpoint']}" if why.get("checkpoint") else "from the start")
+              + f" -> {' '.join(cmd)}")
+        return cmd
+    except Exception as exc:  # noqa: BLE001 - a retry that cannot be prepared leaves the failure as it is
+        _note(d / rd.STDOUT_LOG, f"OOM retry not possible: {exc!r}")
+        return None
+
+
+def _wait_child(child) -> tuple[int, int | None]:
+    maxrss = None
+    while True:
+        try:
+            _, status, usage = os.wait4(child.pid, 0)
+            rc = os.waitstatus_to_exitcode(status)
+            maxrss = int(usage.ru_maxrss) * 1024
+            break
+        except InterruptedError:  # pragma: no cover - PEP 475 retries, kept for safety
+            continue
+        except ChildProcessError:
+            rc = child.returncode if child.returncode is not None else -1
+            break
+    child.returncode = rc
+    return rc, maxrss
+
+
+def _start_gated(d: Path, command: list[str], cwd: str, env: dict, log_path: Path, cgroup: str | None, state: dict,
+                 ready_fd: int | None):
+    """Start `command` behind the gate and record it; (child, cgroup) or an exit code when it could not start."""
+    run_id = env[procs.MARKER]
+    try:
+        log = open(log_path, "ab", buffering=0)
+    except OSError as exc:
+        procs.remove_cgroup(cgroup)
+        _report(ready_fd, f"error: {rd.disk_full_error(exc, d)}")
+        return 2
     gate_r, gate_w = os.pipe()
     try:
         child = subprocess.Popen(
@@ -300,7 +478,7 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         os.close(gate_w)
         log.close()
         procs.remove_cgroup(cgroup)
-        return fail_start(f"cannot start {command[0]!r}: {exc.strerror or exc}", 126)
+        return _fail_start(d, log_path, ready_fd, f"cannot start {command[0]!r}: {exc.strerror or exc}", 126)
     finally:
         log.close()
     os.close(gate_r)
@@ -336,42 +514,21 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
             pass
     os.close(gate_w)
     _report(ready_fd, f"ok {child.pid}")
+    return child, cgroup
 
-    # 3. wait for the command, then for every other process of the run
-    maxrss = None
-    while True:
-        try:
-            _, status, usage = os.wait4(child.pid, 0)
-            rc = os.waitstatus_to_exitcode(status)
-            maxrss = int(usage.ru_maxrss) * 1024
-            break
-        except InterruptedError:  # pragma: no cover - PEP 475 retries, kept for safety
-            continue
-        except ChildProcessError:
-            rc = child.returncode if child.returncode is not None else -1
-            break
-    child.returncode = rc
+
+def _fail_start(d: Path, log_path: Path, ready_fd: int | None, msg: str, code: int) -> int:
+    _note(log_path, msg)
     try:
-        rd.update_run_json(d, main_exit={"returncode": rc, "ended_at": time.time()})
+        rd.update_run_json(d, supervisor_pid=os.getpid(), supervisor_start=procs.proc_start_time(os.getpid()),
+                           started_at=time.time())
+        _write_exit(d, {"status": "failed", "returncode": code, "signal": None, "ended_at": time.time(),
+                        "reason": msg})
     except OSError:
         pass
-    _wait_all_gone(run_id, cgroup, d)
-    procs.remove_cgroup(cgroup)
+    _report(ready_fd, f"error: {msg}")
+    return code
 
-    stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
-    rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
-    if rec["status"] == "failed":
-        free = _free_bytes(d)
-        if free is not None and free < DISK_FULL_FREE:
-            rec["reason"] = f"disk full ({free} bytes free where the run directory is)"
-        elif rec["signal"] == signal.SIGKILL:
-            rec["reason"] = sigkill_reason(child.pid, maxrss)
-        else:
-            err = last_error_line(log_path)
-            if err:
-                rec["reason"] = err
-    _write_exit(d, rec)
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,56 @@
+"""`rocm-tune resume RUN [--gpus N] [--nodes N] [--checkpoint DIR] [--notify URL|COMMAND] [--dry-run] [--json]`.
+
+Finds the run's newest complete checkpoint (a checkpoint cut short by a kill is skipped, and said), checks it
+against the plan it resumes with and starts the run again detached in the same run directory with
+`resume_from_checkpoint=<dir>`: the step count continues, run.json's `restarts` records the restart."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rocm_tune.commands._common import int_range, print_json
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", metavar="RUN", help="run id, unique id prefix, run name or run directory")
+    parser.add_argument("--gpus", type=int_range("--gpus", 1, 1024), default=None,
+                        help="GPUs per node for the resumed run (default: the plan's); the effective batch is kept")
+    parser.add_argument("--nodes", type=int_range("--nodes", 1, 4096), default=None,
+                        help="nodes for the resumed run (default: the plan's)")
+    parser.add_argument("--checkpoint", metavar="DIR", default=None,
+                        help="resume from this checkpoint-N folder (default: the newest complete one)")
+    parser.add_argument("--notify", metavar="URL|COMMAND", default=None,
+                        help="tell a webhook or a command when the run finishes, fails or is retried")
+    parser.add_argument("--dry-run", action="store_true", help="say what would be resumed, start nothing")
+    parser.add_argument("--json", action="store_true", help="print the resumed run as one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rocm_tune.core.runs.resume import prepare_resume, resume_run
+
+    notify = None
+    if args.notify is not None:
+        from rocm_tune.core.runs.notify import parse_target
+
+        notify = parse_target(args.notify).spec
+    r = prepare_resume(args.run, gpus=args.gpus, nodes=args.nodes, checkpoint=args.checkpoint)
+    if not args.json:
+        ck = r.checkpoint
+        print(f"rocm-tune resume: {r.run_id} from {ck.path} (step {ck.global_step})", file=sys.stderr)
+        for note in r.notes:
+            print(f"  note: {note}", file=sys.stderr)
+    if args.dry_run:
+        if args.json:
+            print_json(r.to_dict() | {"started": False})
+        else:
+            print(" ".join(r.command))
+        return 0
+    info = resume_run(r, notify=notify)
+    if args.json:
+        print_json(info.to_dict() | {"resume": r.to_dict()})
+    else:
+        print(info.id)
+        print(f"  dir: {info.dir}")
+        print(f"  watch: rocm-tune attach {info.id}    stop: rocm-tune stop {info.id}")
+    return 0
