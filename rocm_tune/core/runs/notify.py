@@ -117,7 +117,8 @@ def payload(run_dir: str | os.PathLike, event: str, *, alert: dict | None = None
         base = {"run_id": d.name, "name": d.name, "status": None, "step": None, "total_steps": None, "loss": None,
                 "reason": None, "returncode": None}
     meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
-    restarts = meta.get("restarts") if isinstance(meta, dict) and isinstance(meta.get("restarts"), list) else []
+    got = meta.get("restarts") if isinstance(meta, dict) else None
+    restarts: list = got if isinstance(got, list) else []
     if isinstance(base["loss"], float) and base["loss"] != base["loss"]:
         base["loss"] = None
     return {"event": event, **base, "alert": alert, "detail": detail, "restarts": len(restarts),

@@ -224,7 +224,7 @@ def find_checkpoints(output_dir: str | os.PathLike) -> list[Checkpoint]:
 
 def newest_complete(output_dir: str | os.PathLike) -> tuple[Checkpoint | None, list[Checkpoint]]:
     """(the newest complete checkpoint, the newer ones that were skipped because they are not)."""
-    skipped = []
+    skipped: list[Checkpoint] = []
     for c in find_checkpoints(output_dir):
         if c.complete:
             return c, skipped
@@ -392,18 +392,20 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
         if not ck.complete:
             raise UserError(f"--checkpoint {checkpoint!r} is not complete: {ck.problem}")
     else:
-        ck, skipped = newest_complete(target.output_dir)
-        if ck is None:
+        found, skipped = newest_complete(target.output_dir)
+        if found is None:
             said = "; ".join(f"{Path(c.path).name}: {c.problem}" for c in skipped[:3])
             raise UserError(f"run {info.id}: no complete checkpoint in {target.output_dir}"
                             + (f" ({said})" if said else " (no checkpoint-N folder: the run never saved; "
                                "set save_steps lower)"))
+        ck = found
     notes = [f"skipped {Path(c.path).name}: {c.problem}" for c in skipped]
     plan = target.plan
     s = plan.recommended if plan is not None else None
     cfg = target.user_config
     # --- the checkpoint against the plan it resumes with
     if plan is not None:
+        s = plan.recommended
         if ck.weights == "adapter" and not s.is_lora:
             raise UserError(f"{Path(ck.path).name} holds a LoRA adapter, but the plan trains method {s.method}; "
                             "resume it with the plan that made it")
@@ -432,12 +434,13 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
         raise UserError(f"run {info.id} has no plan.json, so its launcher cannot be rebuilt for --gpus/--nodes; "
                         "resume it without them")
     if changes_world:
+        assert plan is not None  # changes_world needs a plan
         new_plan, micro, accum, eff = _new_world_plan(plan, gpus, nodes)
         world_after = new_plan.hardware.world
         if ck.zero_stage:
             saved = ck.world_size
             raise UserError(
-                f"{Path(ck.path).name} is a ZeRO-{s.zero_stage} checkpoint saved at a data-parallel world size of "
+                f"{Path(ck.path).name} is a ZeRO-{plan.recommended.zero_stage} checkpoint saved at a data-parallel world size of "
                 f"{saved}; the resume runs at {world_after}, and DeepSpeed refuses a ZeRO checkpoint at another DP "
                 f"world size (its optimizer state is partitioned per rank). Keep --gpus {plan.hardware.gpus} "
                 f"--nodes {plan.hardware.nodes}, or convert it with DeepSpeed: "
@@ -455,7 +458,7 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
         notes.append(f"micro-batch {ck.micro_batch} at save, {micro} now")
     # --- the command
     env = dict(meta.get("env") or {})
-    base = _strip_overrides([str(c) for c in meta.get("first_command") or meta.get("command")])
+    base = _strip_overrides([str(c) for c in meta.get("first_command") or meta.get("command") or []])
     cwd = meta.get("cwd")
     if target.runner == "builtin":
         command = base + ["--resume", ck.path]

@@ -20,8 +20,12 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocm_tune.core.runs import rundir as rd
+
+if TYPE_CHECKING:
+    from rocm_tune.core.runs.resume import Target
 
 TRAINING_STARTED = ("***** Running training *****", "Running training")
 MAX_SCAN = 4 * 2**20
@@ -121,7 +125,7 @@ def _bool_override(cmd: list[str], key: str) -> bool | None:
     return val
 
 
-def current_settings(meta: dict, d: Path) -> tuple[Settings, object] | tuple[None, str]:
+def current_settings(meta: dict, d: Path) -> tuple[Settings, Target] | tuple[None, str]:
     """(the settings the last attempt ran with, its Target) or (None, why no retry is possible)."""
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs.resume import run_target
@@ -174,14 +178,15 @@ def next_attempt(d: Path, meta: dict, scan: Scan, retries_done: int, limit: int)
         return None, {**why, "refused": "GPU out of memory while the model loads (before the first step): a smaller "
                                         "batch cannot help; this needs a different plan (fewer bytes per parameter: "
                                         "a higher ZeRO stage, offload, LoRA/QLoRA, or more GPUs; `rocm-tune plan`)"}
-    cur, target = current_settings(meta, d)
-    if cur is None:
-        return None, {**why, "refused": f"not retried: {target}"}
+    got = current_settings(meta, d)
+    if got[0] is None:
+        return None, {**why, "refused": f"not retried: {got[1]}"}
+    cur, target = got
     nxt = step_down(cur)
     if nxt is None:
         return None, {**why, "refused": f"nothing left to step down from ({cur.line()})"}
     new, change = nxt
-    base = _strip_overrides([str(c) for c in meta.get("first_command") or meta.get("command")])
+    base = _strip_overrides([str(c) for c in meta.get("first_command") or meta.get("command") or []])
     base = [c for c in base if c.partition("=")[0] not in ("disable_gradient_checkpointing", "deepspeed")
             or "=" not in c]
     cmd = list(base)

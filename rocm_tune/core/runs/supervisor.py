@@ -363,7 +363,7 @@ def _notify_spec(d: Path, meta: dict) -> str | None:
     to the command), else the one run.json holds (a resumed run)."""
     spec = os.environ.pop(NOTIFY_ENV, None) or None
     retry = os.environ.pop(RETRY_ENV, None)
-    fields = {}
+    fields: dict[str, object] = {}
     if spec:
         fields["notify"] = spec
     if retry and retry.isdigit():
