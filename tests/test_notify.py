@@ -110,6 +110,8 @@ def test_the_five_webhook_shapes_and_generic_json_reach_a_real_server(server):
     (ntfy,) = server.at("/")  # ntfy JSON publishing: POST to the server root, the topic in the body
     assert ntfy["topic"] == "mytopic" and runs["/"][0] in ntfy["message"] and ntfy["tags"] == ["white_check_mark"]
     for _, d in runs.values():
+        # the delivery is logged after the server answered: wait for the line, do not race it
+        assert wait_for(lambda: len(_log(d)) == 1, timeout=30), _log(d)
         (entry,) = _log(d)
         assert entry["ok"] is True and entry["attempt"] == 1 and "127.0.0.1" in entry["to"]
         assert "/slack" not in entry["to"]  # the URL's path (a webhook's secret) is never logged
