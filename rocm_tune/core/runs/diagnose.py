@@ -578,6 +578,17 @@ def _disk_sentence(n: Mapping[str, Any]) -> str:
     return "; ".join(bits)
 
 
+# code -> (regex, the fields its groups fill, how each group is read): the numbers a line carries
+_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...], Any], ...]] = {
+    "slurm-time-limit": ((r"DUE TO ([A-Z ]+?)\s*(?:\*|$)", ("reason",), lambda g: g.strip().lower()),
+                         (r"JOB (\d+)", ("job",), str)),
+    "template-error": ((r"Template (\S+) does not exist", ("template",), str),),
+    "dataset-error": ((r"Undefined dataset (\S+) in (\S+?)\.?$", ("dataset", "dataset_info"), str),),
+    "missing-package": ((r"No module named '?([\w.]+)", ("module",), str),),
+    "rocblas-no-tensile-arch": ((r"GPU arch ?: ?(gfx\w+)", ("arch",), str),),
+}
+
+
 def _line_numbers(code: str, text: str) -> dict:
     """Numbers a single signature's line carries."""
     out: dict[str, Any] = {}
@@ -595,29 +606,11 @@ def _line_numbers(code: str, text: str) -> dict:
         m = cat.BY_CODE[code].match(text)
         if m:
             out["saved_world_size"], out["current_world_size"] = int(m.group(1)), int(m.group(2))
-    elif code == "slurm-time-limit":
-        m = re.search(r"DUE TO ([A-Z ]+?)\s*(?:\*|$)", text)
-        if m:
-            out["reason"] = m.group(1).strip().lower()
-        m = re.search(r"JOB (\d+)", text)
-        if m:
-            out["job"] = m.group(1)
-    elif code == "template-error":
-        m = re.search(r"Template (\S+) does not exist", text)
-        if m:
-            out["template"] = m.group(1)
-    elif code == "dataset-error":
-        m = re.search(r"Undefined dataset (\S+) in (\S+?)\.?$", text)
-        if m:
-            out["dataset"], out["dataset_info"] = m.group(1), m.group(2)
-    elif code == "missing-package":
-        m = re.search(r"No module named '?([\w.]+)", text)
-        if m:
-            out["module"] = m.group(1)
-    elif code == "rocblas-no-tensile-arch":
-        m = re.search(r"GPU arch ?: ?(gfx\w+)", text)
-        if m:
-            out["arch"] = m.group(1)
+    elif code in _FIELDS:
+        for rx, keys, conv in _FIELDS[code]:
+            m = re.search(rx, text)
+            if m:
+                out.update(zip(keys, (conv(g) for g in m.groups())))
     elif code == "unrecognized-model-type":
         m = re.search(r"Unrecognized model in (\S+?)\.?\s+Should", text)
         if m:
