@@ -30,7 +30,7 @@ DATASET_INFO = "dataset_info.json"
 HOSTFILE = "hostfile"  # multi-node `--launcher deepspeed` only
 # every LLaMA-Factory bundle starts LLaMA-Factory through its own copy of rocm_tune/train/lf_launch.py, which writes
 # measured memory through its own copy of rocm_tune/train/callbacks.py (the training machine needs no rocm-tune)
-LF_LAUNCH = "lf_launch.py"
+LF_LAUNCH = runners.LF_LAUNCH_FILE
 LF_CALLBACKS = "rocm_tune_callbacks.py"
 LF_PYTHON_ENV = "LLAMAFACTORY_PYTHON"  # the Python with LLaMA-Factory that run.sh starts (default python3)
 

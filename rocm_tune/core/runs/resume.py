@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.runners import LF_LAUNCH_FILE
 from rocm_tune.core.runs import rundir as rd
 
 CKPT_RE = re.compile(r"^checkpoint-(\d+)$")
@@ -279,7 +280,7 @@ def run_target(meta: dict, d: Path) -> Target:
         config = Path(cmd[4]) if len(cmd) > 4 else None
     if bundle is not None:
         config = bundle / "llamafactory.yaml"
-        if not (bundle / "lf_launch.py").is_file():
+        if not (bundle / LF_LAUNCH_FILE).is_file():
             runner = "builtin"
     if config is None or not config.is_file():
         raise UserError(f"run {meta.get('id')}: cannot tell which trainer config it ran "
@@ -296,7 +297,7 @@ def run_target(meta: dict, d: Path) -> Target:
             plan = _load_plan(cand)
             if plan is not None:
                 break
-    if plan is not None and bundle is not None and (bundle / "lf_launch.py").is_file():
+    if plan is not None and bundle is not None and (bundle / LF_LAUNCH_FILE).is_file():
         runner = "llamafactory"
     return Target(runner=runner, config=str(config), output_dir=str(out_path), bundle=str(bundle) if bundle else None,
                   plan=plan, user_config=cfg)
