@@ -1321,6 +1321,8 @@ def _parse_preset_file(fname: str) -> ModelSpec:
         hub_id=d.get("hub_id"),
         size_label=None if d.get("size_label") is None else str(d.get("size_label")),
         aliases=tuple(str(x) for x in (d.get("aliases") or ())),
+        # the language model of a vision-language checkpoint: said wherever the spec is shown
+        notes=(*spec.notes, _VLM_NOTE) if d.get("vision_language") else spec.notes,
     )
 
 
