@@ -285,3 +285,17 @@ def test_new_architectures_published_shapes():
     neox = load_model("pythia-6.9b")
     assert {g.name for g in neox.linears} == {"query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"}
     assert all(g.bias for g in neox.linears) and not neox.gated_mlp
+
+
+def test_plan_says_a_vlm_preset_counts_its_language_model_only(capsys):
+    import json
+
+    from rocm_tune.cli import main
+
+    rc = main(["plan", "--model", "/root/data3/Qwen2.5-VL-7B-Instruct".rsplit("/", 1)[1], "--gpu", "NVIDIA RTX A6000",
+               "--gpus", "2", "--json"])
+    plan = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1) and plan["model"]["name"] == "qwen2.5-vl-7b"
+    assert any("only the language model is counted" in r for r in plan["reasons"])
+    main(["plan", "--model", "qwen2.5-7b", "--gpu", "NVIDIA RTX A6000", "--gpus", "2", "--json"])
+    assert not any("language model" in r for r in json.loads(capsys.readouterr().out)["reasons"])
