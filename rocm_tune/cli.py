@@ -112,6 +112,11 @@ def build_parser(name: str) -> tuple[argparse.ArgumentParser, object]:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        # architectures core.model does not know: counted exactly through transformers on the meta device
+        # when it is installed (torch is imported only when such a model is met)
+        from rocm_tune.train.meta_count import install as install_exact_counter
+
+        install_exact_counter()
         if not argv:
             from rocm_tune.tui.app import run_app  # lazy: textual only when the app opens
 

@@ -173,3 +173,68 @@ def test_vram_override_prefers_the_sibling_sku_with_that_memory():
     assert p16.id == "mi50-16gb" and p16.sources.get("vram") != "user override (--vram-gib)"
     odd = get_gpu_profile("z100", vram_gib=16)      # no 16 GiB sibling: the profile is patched
     assert odd.id == "z100" and odd.vram_bytes == 16 * 2**30
+
+
+# ------------------------------------------------------------------ cards real configs use (issue 19)
+NVIDIA_SMI_NAMES = [  # the name as `nvidia-smi --query-gpu=name` prints it -> profile
+    ("NVIDIA A800-SXM4-80GB", "a800-80gb"), ("NVIDIA A800 80GB PCIe", "a800-pcie-80gb"),
+    ("NVIDIA A800 40GB PCIe", "a800-40gb"), ("NVIDIA H800", "h800-sxm"), ("NVIDIA H800 PCIe", "h800-pcie"),
+    ("NVIDIA H20", "h20"), ("NVIDIA L20", "l20"), ("NVIDIA RTX A6000", "rtx-a6000"),
+    ("NVIDIA RTX 6000 Ada Generation", "rtx6000-ada"), ("NVIDIA GeForce RTX 4090 D", "rtx4090d"),
+    ("Quadro RTX 6000", "quadro-rtx6000"), ("NVIDIA A40", "a40"), ("NVIDIA A30", "a30"),
+]
+
+
+@pytest.mark.parametrize("smi_name,expected", NVIDIA_SMI_NAMES)
+def test_nvidia_smi_names_of_cards_in_real_configs_resolve(smi_name, expected):
+    from rocm_tune.core.devices.matching import match_profile
+
+    prof = gp.get_gpu_profile(smi_name)
+    assert prof.id == expected
+    # telemetry path: the same name with its compute capability and the memory the driver reports
+    reported = int(prof.vram_bytes * 0.98)
+    assert match_profile(smi_name, prof.arch.replace("sm_", "")[0] + "." + prof.arch[-1], reported) == expected
+
+
+def test_new_card_facts():
+    p = gp.get_gpu_profile
+    a800, a100 = p("a800-80gb"), p("a100-80gb")
+    assert (a800.arch, a800.vram_gib, a800.bf16_tflops) == (a100.arch, a100.vram_gib, a100.bf16_tflops)
+    assert a800.interconnect_gbs < a100.interconnect_gbs      # NVLink 400 vs 600 GB/s
+    assert p("h800-sxm").fp16_tflops == p("h100-sxm").fp16_tflops and p("h800-sxm").interconnect_gbs == 200
+    h20 = p("h20")
+    assert h20.vram_gib == 96 and h20.arch == "sm_90" and h20.fp16_tflops < p("a100-80gb").fp16_tflops
+    assert p("l20").arch == p("rtx6000-ada").arch == p("rtx4090d").arch == "sm_89"
+    assert p("rtx4090d").fp16_tflops < p("rtx4090").fp16_tflops and p("rtx4090d").vram_gib == 24
+    q = p("quadro-rtx6000")
+    assert q.arch == "sm_75" and q.bf16 == "emulated" and q.fa2 is None and not q.sdpa_flash
+    assert p("rtx-a6000").arch == p("a40").arch == "sm_86" and p("a30").arch == "sm_80"
+    assert {p(i).vram_gib for i in ("rtx-a6000", "a40", "l20", "rtx6000-ada")} == {48}
+
+
+def test_memory_suffix_does_not_eat_model_digits():
+    """'NVIDIA A800-SXM4-40GB' must not match the A100 via 'NVIDIA A100 40GB' stripped to 'nvidiaa'."""
+    from rocm_tune.core.devices.matching import match_profile
+
+    assert match_profile("NVIDIA A800-SXM4-40GB", "8.0", 40 * 2**30) == "a800-40gb"
+    assert match_profile("NVIDIA A100-SXM4-40GB", "8.0", 40 * 2**30) == "a100-40gb"
+    assert match_profile("AMD Instinct MI50", "gfx906", 16 * 2**30) == "mi50-16gb"
+
+
+def test_plan_and_check_resolve_nvidia_smi_names(tmp_path, capsys):
+    """`rocm-tune plan --gpu "NVIDIA RTX A6000"` and `rocm-tune check ... --gpu "NVIDIA A800-SXM4-80GB"`."""
+    import json
+
+    from rocm_tune.cli import main
+
+    rc = main(["plan", "--model", "qwen2.5-7b", "--gpu", "NVIDIA RTX A6000", "--gpus", "2", "--json"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1) and '"rtx-a6000"' in out
+    cfg = tmp_path / "train.yaml"
+    cfg.write_text("model_name_or_path: /root/data3/Qwen2.5-7B-Instruct\nstage: sft\ndo_train: true\n"
+                   "finetuning_type: lora\ntemplate: qwen\ncutoff_len: 1024\nper_device_train_batch_size: 2\n"
+                   "gradient_accumulation_steps: 4\nbf16: true\noutput_dir: out\n")
+    rc = main(["check", str(cfg), "--gpu", "NVIDIA A800-SXM4-80GB", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["gpu"] == {"id": "a800-80gb", "vram_gib": 80.0}
+    assert not any("no GPU profile" in n for n in report["notes"])

@@ -21,6 +21,12 @@ REQUIRED = [
     "mixtral-8x7b", "gemma-2-2b", "gemma-2-9b", "gemma-2-27b", "gemma-3-1b", "gemma-3-4b", "gemma-3-12b",
     "gemma-3-27b", "phi-3-mini", "phi-4", "baichuan2-7b-chat", "baichuan2-13b-chat", "chatglm3-6b", "yi-6b",
     "yi-34b", "qwen1.5-moe-a2.7b", "qwen2-57b-a14b", "deepseek-v2-lite",
+    # the base models real configs use (issue 19)
+    "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "mistral-7b-v0.1",
+    "qwen1.5-0.5b", "qwen1.5-1.8b", "qwen1.5-4b", "qwen1.5-7b", "qwen1.5-14b", "qwen1.5-32b", "qwen1.5-72b",
+    "qwen1.5-110b", "gpt-oss-20b", "gpt-oss-120b", "llama-4-scout", "llama-4-maverick", "qwen2.5-vl-3b",
+    "qwen2.5-vl-7b", "qwen2.5-vl-72b", "kimi-vl-a3b", "pythia-70m", "pythia-160m", "pythia-410m", "pythia-1b",
+    "pythia-1.4b", "pythia-2.8b", "pythia-6.9b", "pythia-12b",
 ]
 
 
@@ -45,15 +51,17 @@ def test_preset_file_is_well_formed_and_loads(name):
     assert spec.location.endswith(f"{name}.yaml")
     assert spec.hub_id == data["hub_id"] and spec.size_label == data["size_label"]
     assert spec.warnings == ()
-    # embeddings + lm_head + decoder layers + final RMSNorm make the total
+    # embeddings + lm_head + decoder layers + final norm (RMSNorm; LayerNorm with bias for gpt_neox) make the total
     p = spec.params
-    assert p.total == p.embed + p.lm_head + sum(p.per_layer) + spec.hidden_size + p.other
+    final_norm = spec.hidden_size * (2 if spec.family == "gpt_neox" else 1)
+    assert p.total == p.embed + p.lm_head + sum(p.per_layer) + final_norm + p.other
     assert len(p.per_layer) == spec.num_layers
     # every linear group adds up to the component totals
     by_kind = {}
     for g in spec.linears:
         by_kind[g.kind] = by_kind.get(g.kind, 0) + g.params
-    assert by_kind.get("attn", 0) == spec.params.attention
+    sinks = spec.num_attention_heads * spec.num_layers if spec.family == "gpt_oss" else 0  # self_attn.sinks
+    assert by_kind.get("attn", 0) + sinks == spec.params.attention
     assert by_kind.get("mlp", 0) == spec.params.mlp
     assert by_kind.get("expert", 0) == spec.params.experts
     assert by_kind.get("shared_expert", 0) == spec.params.shared_experts
@@ -213,8 +221,8 @@ def test_search_presets_by_size_family_and_moe():
     assert moe and all(s.is_moe for s in moe)
     assert {"mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"} <= {s.name for s in moe}
     assert [s.name for s in search_presets("Llama 70B")] == [
-        "deepseek-r1-distill-llama-70b", "llama-3.1-70b", "llama-3.3-70b"]
-    assert [s.name for s in search_presets("0.5b")] == ["qwen2.5-0.5b"]
+        "deepseek-r1-distill-llama-70b", "llama-2-70b", "llama-3.1-70b", "llama-3.3-70b"]
+    assert [s.name for s in search_presets("0.5b")] == ["qwen1.5-0.5b", "qwen2.5-0.5b"]
     assert search_presets("no-such-model-xyz") == []
     assert len(search_presets("")) == len(list_presets())
 
@@ -235,3 +243,59 @@ def test_gemma3_text_part_plus_vision_tower_equals_published_multimodal_total(na
     siglip_so400m_896 = 416_866_032  # same vision encoder in every size
     projector = 1152 * spec.hidden_size + 1152  # mm_input_projection_weight + mm_soft_emb_norm
     assert spec.params.total + siglip_so400m_896 + projector == PRESETS[name]["params_published_multimodal"]
+
+
+@pytest.mark.parametrize("last_component,name", [
+    # the last path component of model_name_or_path in real configs (/root/data3/Qwen2.5-VL-7B-Instruct, ...)
+    ("Llama-2-7b-hf", "llama-2-7b"), ("Llama-2-13b-chat-hf", "llama-2-13b"), ("llama-7b", "llama-7b"),
+    ("llama-30b", "llama-30b"), ("llama-33b", "llama-30b"), ("Qwen1.5-7B-Chat", "qwen1.5-7b"),
+    ("Qwen1.5-110B-Chat", "qwen1.5-110b"), ("Qwen1.5-0.5B", "qwen1.5-0.5b"), ("Mistral-7B-v0.1", "mistral-7b-v0.1"),
+    ("Mistral-7B-Instruct-v0.1", "mistral-7b-v0.1"), ("Qwen2.5-VL-7B-Instruct", "qwen2.5-vl-7b"),
+    ("Qwen2.5-VL-72B-Instruct", "qwen2.5-vl-72b"), ("pythia-2.8b-deduped", "pythia-2.8b"), ("pythia-12b", "pythia-12b"),
+    ("gpt-oss-20b", "gpt-oss-20b"), ("gpt-oss-120b", "gpt-oss-120b"), ("Llama-4-Scout-17B-16E-Instruct", "llama-4-scout"),
+    ("Llama-4-Maverick-17B-128E-Instruct", "llama-4-maverick"), ("Kimi-VL-A3B-Instruct", "kimi-vl-a3b"),
+    ("Kimi-VL-A3B-Thinking", "kimi-vl-a3b"),
+])
+def test_names_real_configs_use_resolve(last_component, name):
+    assert load_model(last_component).name == name
+
+
+def test_vision_language_presets_say_only_the_language_model_is_counted():
+    for name in ("qwen2.5-vl-7b", "llama-4-scout", "llama-4-maverick", "kimi-vl-a3b"):
+        spec = load_model(name)
+        assert any("only the language model is counted" in n for n in spec.notes), name
+        assert any("only the language model is counted" in n for n in spec.to_dict()["notes"])
+    assert load_model("qwen2.5-7b").notes == ()
+    # Qwen2.5-VL's language model is the Qwen2.5 decoder of the same size
+    assert load_model("qwen2.5-vl-7b").params.total == load_model("qwen2.5-7b").params.total
+    assert load_model("qwen2.5-vl-72b").params.total == load_model("qwen2.5-72b").params.total
+
+
+def test_new_architectures_published_shapes():
+    oss = load_model("gpt-oss-20b")
+    assert oss.num_experts == 32 and oss.num_experts_per_tok == 4 and oss.moe_layers == 24
+    # OpenAI's "3.6B active" / "5.1B active" leave out the embedding
+    assert round((oss.active_params - oss.params.embed) / 1e9, 1) == 3.6
+    big = load_model("gpt-oss-120b")
+    assert round((big.active_params - big.params.embed) / 1e9, 1) == 5.1
+    scout, maverick = load_model("llama-4-scout"), load_model("llama-4-maverick")
+    assert scout.moe_layers == 48 and maverick.moe_layers == 24
+    assert int(scout.active_params / 1e9) == int(maverick.active_params / 1e9) == 17  # "17B active"
+    assert int(maverick.params.total / 1e9) == 400
+    neox = load_model("pythia-6.9b")
+    assert {g.name for g in neox.linears} == {"query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"}
+    assert all(g.bias for g in neox.linears) and not neox.gated_mlp
+
+
+def test_plan_says_a_vlm_preset_counts_its_language_model_only(capsys):
+    import json
+
+    from rocm_tune.cli import main
+
+    rc = main(["plan", "--model", "/root/data3/Qwen2.5-VL-7B-Instruct".rsplit("/", 1)[1], "--gpu", "NVIDIA RTX A6000",
+               "--gpus", "2", "--json"])
+    plan = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1) and plan["model"]["name"] == "qwen2.5-vl-7b"
+    assert any("only the language model is counted" in r for r in plan["reasons"])
+    main(["plan", "--model", "qwen2.5-7b", "--gpu", "NVIDIA RTX A6000", "--gpus", "2", "--json"])
+    assert not any("language model" in r for r in json.loads(capsys.readouterr().out)["reasons"])

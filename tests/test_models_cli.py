@@ -10,7 +10,7 @@ def test_models_search_json_lists_matching_presets_with_real_counts():
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     names = [m["name"] for m in data["models"]]
-    assert names == ["qwen2.5-7b"]
+    assert names == ["qwen2.5-7b", "qwen2.5-vl-7b"]  # the Qwen2.5-VL-7B preset is its language model
     assert data["models"][0]["params_total"] == 7_615_616_512
 
 

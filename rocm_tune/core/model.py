@@ -134,6 +134,8 @@ class ModelSpec:
     hub_id: str | None = None
     size_label: str | None = None
     aliases: tuple[str, ...] = ()
+    # facts about what was counted that are not warnings (a VLM preset's "language model only", the counter used)
+    notes: tuple[str, ...] = ()
 
     @property
     def is_moe(self) -> bool:
@@ -188,6 +190,7 @@ class ModelSpec:
                 for g in self.linears
             ],
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
         }
 
 
@@ -216,6 +219,11 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "baichuan",
     "chatglm",
     "internlm2",
+    "gpt_oss",
+    "llama4_text",
+    "gpt_neox",
+    "qwen2_5_vl",
+    "kimi_vl",
 )
 
 
@@ -383,11 +391,13 @@ class _Arch:
     expert_names: tuple[str, str, str] = ("gate_proj", "up_proj", "down_proj")
     router_name: str = "gate"
     router_bias: bool = False
+    expert_bias: bool = False  # gpt_oss: gate_up_proj_bias / down_proj_bias per expert
     shared_inter: int = 0  # total intermediate size of the shared expert MLP (0 = none)
     n_shared: int = 0
     shared_gate: bool = False  # qwen2_moe shared_expert_gate (H -> 1)
     moe_layer: Callable[[int], bool] | None = None
     lm_head_bias: bool = False
+    attn_sinks: int = 0  # gpt_oss: one learned sink logit per attention head, per layer (self_attn.sinks)
     extra_params: int = 0  # model-level parameters not covered above
     warnings: list[str] = field(default_factory=list)
 
@@ -430,11 +440,11 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
     is_moe = bool(a.num_experts) and (a.moe_layer is None or a.moe_layer(i))
     if is_moe:
         g, u, d = a.expert_names
-        E, mi = a.num_experts, a.moe_inter
+        E, mi, eb = a.num_experts, a.moe_inter, a.expert_bias
         lin.append((a.router_name, H, E, 1, a.router_bias, "router"))
-        lin.append((g, H, mi, E, False, "expert"))
-        lin.append((u, H, mi, E, False, "expert"))
-        lin.append((d, mi, H, E, False, "expert"))
+        lin.append((g, H, mi, E, eb, "expert"))
+        lin.append((u, H, mi, E, eb, "expert"))
+        lin.append((d, mi, H, E, eb, "expert"))
         if a.shared_inter:
             si = a.shared_inter
             lin.append(("gate_proj", H, si, 1, False, "shared_expert"))
@@ -444,15 +454,16 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
                 lin.append(("shared_expert_gate", H, 1, 1, False, "shared_expert"))
     else:
         g, u, d = a.mlp_names
+        inter = a.inter
         if a.gated:
             if a.fused_gate_up:
-                lin.append((a.fused_gate_up, H, 2 * a.inter, 1, a.mlp_bias, "mlp"))
+                lin.append((a.fused_gate_up, H, 2 * inter, 1, a.mlp_bias, "mlp"))
             else:
-                lin.append((g, H, a.inter, 1, a.mlp_bias, "mlp"))
-                lin.append((u, H, a.inter, 1, a.mlp_bias, "mlp"))
+                lin.append((g, H, inter, 1, a.mlp_bias, "mlp"))
+                lin.append((u, H, inter, 1, a.mlp_bias, "mlp"))
         else:
-            lin.append((u, H, a.inter, 1, a.mlp_bias, "mlp"))
-        lin.append((d, a.inter, H, 1, a.mlp_bias, "mlp"))
+            lin.append((u, H, inter, 1, a.mlp_bias, "mlp"))
+        lin.append((d, inter, H, 1, a.mlp_bias, "mlp"))
     return lin, norms, is_moe
 
 
@@ -469,7 +480,8 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
     for i in range(a.layers):
         lin, norms, is_moe = _layer_parts(a, i)
         moe_layers += is_moe
-        layer_total = norms
+        layer_total = norms + a.attn_sinks
+        totals["attn"] += a.attn_sinks  # attention parameters that are no linear layer
         norms_total += norms
         for nm, fin, fout, cnt, bias, kind in lin:
             p = (fin * fout + (fout if bias else 0)) * cnt
@@ -556,7 +568,7 @@ def _common(c: _Cfg, family: str, tie_default: bool = False) -> _Arch:
     hd_default = H // heads if H % heads == 0 else None
     head_dim = c.int("head_dim", default=hd_default) if hd_default else c.int("head_dim")
     vocab = c.int("vocab_size", "padded_vocab_size", "n_vocab")
-    inter = c.int("intermediate_size", "ffn_hidden_size", "n_inner", default=4 * H)
+    inter = c.int("intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", default=4 * H)
     act = c.str("hidden_act", "hidden_activation", "activation_function", default="silu") or "silu"
     return _Arch(
         family=family,
@@ -831,6 +843,67 @@ def _chatglm(c: _Cfg) -> _Arch:
     return a
 
 
+def _gpt_oss(c: _Cfg) -> _Arch:
+    # transformers GptOss (modeling_gpt_oss.py): q/k/v/o with bias, a learned sink per head
+    # (self_attn.sinks), an MoE block in every layer: router (Linear-shaped weight + bias) and experts whose
+    # fused gate_up_proj [E, H, 2I] and down_proj [E, I, H] carry biases. RMSNorm, untied lm_head.
+    a = _common(c, "gpt_oss")
+    b = c.bool("attention_bias", default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
+    a.attn_sinks = a.heads
+    a.num_experts = c.int("num_local_experts", default=128)
+    a.top_k = c.int("num_experts_per_tok", "experts_per_token", default=4)
+    a.moe_inter = a.inter
+    a.expert_bias = True
+    a.router_name = "router"
+    a.router_bias = True
+    return a
+
+
+def _llama4_text(c: _Cfg) -> _Arch:
+    # transformers Llama4TextModel (modeling_llama4.py): layers in `moe_layers` (default: every
+    # interleave_moe_layer_step-th, counted from step-1) hold Llama4TextMoe = router (H -> E, no bias), experts
+    # gate_up_proj [E, H, 2*intermediate_size] / down_proj and one shared expert MLP of intermediate_size; the
+    # other layers a dense MLP of intermediate_size_mlp. qk-norm is a parameter-free L2 norm.
+    a = _common(c, "llama4_text")
+    b = c.bool("attention_bias")
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
+    moe_inter = c.int("intermediate_size", default=8192)
+    a.inter = c.int("intermediate_size_mlp", default=16384)
+    a.num_experts = c.int("num_local_experts", default=16)
+    a.top_k = c.int("num_experts_per_tok", default=1)
+    a.moe_inter = moe_inter
+    a.shared_inter = moe_inter
+    a.n_shared = 1
+    a.router_name = "router"
+    explicit = c.raw("moe_layers")
+    if explicit is not None:
+        layers = set(c.int_list("moe_layers"))
+        a.moe_layer = lambda i: i in layers
+    else:
+        step = c.int("interleave_moe_layer_step", default=1)
+        a.moe_layer = lambda i: i % step == step - 1
+    return a
+
+
+def _gpt_neox(c: _Cfg) -> _Arch:
+    # transformers GPTNeoX (Pythia): attention.query_key_value (H -> 3H) and attention.dense with bias,
+    # mlp.dense_h_to_4h / dense_4h_to_h (not gated) with bias, LayerNorms with bias (input, post-attention,
+    # final), untied embed_out. Parallel residual and rotary_pct change the compute, not the parameters.
+    a = _common(c, "gpt_neox")
+    b = c.bool("attention_bias", default=True)
+    a.q_bias = a.o_bias = b
+    a.fused_qkv = "query_key_value"
+    a.o_name = "dense"
+    a.gated = False
+    a.mlp_names = ("dense_h_to_4h", "dense_h_to_4h", "dense_4h_to_h")
+    a.mlp_bias = True
+    a.norm_bias = True
+    if not c.has("hidden_act"):
+        a.act = "gelu"
+    return a
+
+
 def _generic(c: _Cfg) -> _Arch:
     a = _common(c, c.str("model_type", default="unknown") or "unknown")
     b = c.bool("attention_bias")
@@ -863,6 +936,9 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "internlm2": _internlm2,
     "baichuan": _baichuan,
     "chatglm": _chatglm,
+    "gpt_oss": _gpt_oss,
+    "llama4_text": _llama4_text,
+    "gpt_neox": _gpt_neox,
 }
 
 _GLM_DEFAULTS = {"head_dim": 128, "attention_bias": True}  # GlmConfig / Glm4Config defaults
@@ -882,7 +958,14 @@ _FAMILY_ALIASES = {
     "gemma3": "gemma3_text",  # a gemma3 config without text_config
     "qwen2_vl_text": "qwen2",
     "qwen2_5_vl_text": "qwen2",
+    "qwen2_vl": "qwen2",  # the language model of a top-level Qwen2-VL / Qwen2.5-VL config.json
+    "qwen2_5_vl": "qwen2",
+    "llama4": "llama4_text",
 }
+
+# vision-language wrappers whose language model is what gets counted (the vision tower is not)
+_VLM_TYPES = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "llama4", "kimi_vl")
+_VLM_NOTE = "vision-language model: only the language model is counted (the vision tower and projector are not)"
 
 
 def _dtype(cfg: dict) -> str | None:
@@ -904,9 +987,13 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
         raise UserError(f"{label}: model_type={model_type!r} must be a string")
     # Multimodal wrappers: count the text decoder.
     text_cfg = cfg.get("text_config")
-    multimodal = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl")
-    if isinstance(text_cfg, dict) and (model_type in multimodal or "hidden_size" not in cfg):
+    notes: list[str] = []
+    if isinstance(text_cfg, dict) and (model_type in _VLM_TYPES or "hidden_size" not in cfg):
         inner = dict(text_cfg)
+        if model_type == "kimi_vl":
+            inner.setdefault("model_type", "deepseek_v3")  # Kimi-VL's language model is DeepSeek-V3-style (MLA + MoE)
+        if model_type in ("qwen2_vl", "qwen2_5_vl") and inner.get("model_type") in (None, model_type):
+            inner["model_type"] = model_type + "_text"
         if model_type == "gemma3":
             inner.setdefault("model_type", "gemma3_text")
             # Gemma3ForConditionalGeneration always ties lm_head to the text embedding
@@ -916,12 +1003,17 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
                 if k in cfg:
                     inner[k] = cfg[k]
         warnings.append(f"multimodal config (model_type={model_type}): counted the text decoder only, not the vision tower")
+        notes.append(_VLM_NOTE)
         model_type = inner.get("model_type") or model_type
         if not isinstance(model_type, str):
             raise UserError(f"{label}: text_config.model_type={model_type!r} must be a string")
         cfg_used = inner
     else:
         cfg_used = cfg
+        if model_type in _VLM_TYPES:  # e.g. Qwen2.5-VL's published config.json: the language model's keys at top level
+            warnings.append(f"multimodal config (model_type={model_type}): counted the text decoder only, "
+                            f"not the vision tower")
+            notes.append(_VLM_NOTE)
     family_key = (model_type or "").lower()
     # ChatGLM remote-code configs: model_type chatglm, or a glm/empty type with ChatGLM's key names
     if family_key in ("chatglm", "chatglm3") or (
@@ -931,19 +1023,77 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
     family_key = _FAMILY_ALIASES.get(family_key, family_key)
     handler = _FAMILIES.get(family_key)
     c = _Cfg(cfg_used, label, _FAMILY_DEFAULTS.get(family_key))
+    exact: ExactCount | None = None
     if handler is None:
         handler = _generic
-        warnings.append(
-            f"unknown model_type {model_type!r}: counted as a generic Llama-style decoder "
-            f"(supported: {', '.join(SUPPORTED_FAMILIES)})"
-        )
+        why = "no exact counter installed"
+        if _EXACT_COUNTER is not None:
+            got = _EXACT_COUNTER(cfg_used)
+            if isinstance(got, ExactCount):
+                exact = got
+            else:
+                why = str(got)
+        if exact is not None:
+            warnings.append(
+                f"unknown model_type {model_type!r}: parameters counted exactly on the meta device by {exact.counter}; "
+                f"layer shapes for the memory estimate read as a Llama-style decoder"
+            )
+        else:
+            warnings.append(
+                f"unknown model_type {model_type!r}: counted as a generic Llama-style decoder ({why}; "
+                f"supported: {', '.join(SUPPORTED_FAMILIES)})"
+            )
     arch = handler(c)
     if arch.num_experts and arch.top_k > arch.num_experts:
         raise UserError(
             f"{label}: num_experts_per_tok={arch.top_k} is larger than the number of experts ({arch.num_experts})"
         )
     arch.warnings = warnings + arch.warnings
-    return _build_spec(arch, config, name, source, location, _dtype(cfg_used) or _dtype(cfg))
+    spec = _build_spec(arch, config, name, source, location, _dtype(cfg_used) or _dtype(cfg))
+    if exact is not None:
+        from dataclasses import replace
+
+        spec = replace(spec, params=exact.params, linears=exact.linears or spec.linears,
+                       num_layers=len(exact.params.per_layer) or spec.num_layers,
+                       tie_word_embeddings=exact.params.lm_head == 0)
+        notes.append(f"parameters counted exactly on the meta device by {exact.counter}")
+    return replace_notes(spec, notes) if notes else spec
+
+
+def replace_notes(spec: ModelSpec, notes: list[str]) -> ModelSpec:
+    from dataclasses import replace
+
+    return replace(spec, notes=tuple(dict.fromkeys((*spec.notes, *notes))))
+
+
+# --------------------------------------------------------------------------------------------------
+# Exact counting of architectures this module does not know (injected; core stays free of torch)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExactCount:
+    """What an injected counter measured on the real (meta-device) model."""
+
+    params: ParamCounts
+    linears: tuple[LinearGroup, ...]
+    counter: str  # e.g. "transformers 5.24.0 (GPT2LMHeadModel)"
+
+
+# config dict -> ExactCount, or a one-line reason why it could not count (transformers missing, remote code ...)
+ExactCounter = Callable[[dict], "ExactCount | str"]
+_EXACT_COUNTER: ExactCounter | None = None
+
+
+def set_exact_counter(counter: ExactCounter | None) -> ExactCounter | None:
+    """Install the counter used for model types this module does not know; returns the previous one.
+
+    The commands layer installs ``rocm_tune.train.meta_count.count`` (transformers on the meta device);
+    without it, unknown architectures are counted as a Llama-style decoder (said in ``warnings``).
+    """
+    global _EXACT_COUNTER
+    previous, _EXACT_COUNTER = _EXACT_COUNTER, counter
+    return previous
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1171,6 +1321,8 @@ def _parse_preset_file(fname: str) -> ModelSpec:
         hub_id=d.get("hub_id"),
         size_label=None if d.get("size_label") is None else str(d.get("size_label")),
         aliases=tuple(str(x) for x in (d.get("aliases") or ())),
+        # the language model of a vision-language checkpoint: said wherever the spec is shown
+        notes=(*spec.notes, _VLM_NOTE) if d.get("vision_language") else spec.notes,
     )
 
 

@@ -325,6 +325,7 @@ def _cutoff_and_dataset(n: _Notes) -> None:
                 reasons.append(txt)
     if model.warnings:
         warns.append(make("model-fallback", "; ".join(model.warnings)))
+    reasons.extend(f"model {model.name}: {note}" for note in getattr(model, "notes", ()))  # e.g. a VLM's language model
 
 
 

@@ -17,7 +17,8 @@ from typing import Any
 from rocm_tune.core.devices.types import NA
 
 _NAME_STOP = re.compile(r"[^a-z0-9]")
-_MEM_SUFFIX = re.compile(r"\d+gb$")
+# a memory size at the end of a name, after a separator: "A100-SXM4-40GB", "MI50 (16GB)" (not the "100" of "A100")
+_MEM_SUFFIX = re.compile(r"[\s_\-(]+\d+\s*gb\)?\s*$", re.IGNORECASE)
 
 
 def _norm(text: str) -> str:
@@ -125,7 +126,7 @@ def _match(name: Any, arch: Any, vram_bytes: Any, vendor: str | None) -> Any:
         for n in (prof.id, *prof.names):
             key = _norm(n)
             # "AMD Instinct MI50 16GB" also matches a device that only says "AMD Instinct MI50"
-            for k in {key, _MEM_SUFFIX.sub("", key)}:
+            for k in {key, _norm(_MEM_SUFFIX.sub("", n))}:
                 if len(k) >= 2 and k in name_n:
                     hit = max(hit, len(k))
         if name_n and hit == 0 and arch_n is NA:
