@@ -585,6 +585,9 @@ class PollResult:
         return bool(self.n_events or self.new_alerts or self.lines)
 
 
+DISK_CHECK_S = 30.0   # how often a running run's free space is compared with one checkpoint (disk-will-fill)
+
+
 class Watcher:
     """Incremental polling of one target (the TUI calls poll() from a worker thread).
 
@@ -618,6 +621,7 @@ class Watcher:
         self._startup_lines = 20000
         self.restarts = 0                 # times the primary log was rewritten from scratch
         self._started_at: float | None = None   # the run's own start (run_started_at), once known
+        self._disk_checked = float("-inf")      # when disk-will-fill was last checked
 
     # attributes the TUI reads -------------------------------------------------
     @property
@@ -697,6 +701,9 @@ class Watcher:
             self.process = process_state(self.target, hist, self.log_tail)
         self._sample_gpus()
         new_alerts += eng.check(hist, now, self.process, self.gpu_samples)
+        if first or now - self._disk_checked >= DISK_CHECK_S:  # a stat of the output dir, a walk of one checkpoint
+            self._disk_checked = now
+            new_alerts += eng.check_disk(self.target.output_dir, now, self.process.alive, hist.step)
         return PollResult(tuple(newest), counts[0], tuple(new_alerts), counts[1], self.process)
 
     def _read(self, first: bool, now: float, newest: deque, new_alerts: list, counts: list) -> None:
