@@ -82,15 +82,18 @@ def size_from_plan(plan: Mapping[str, Any]) -> CheckpointSize | None:
     zero = int(rec.get("zero_stage") or 0)
     trainable = model.get("params_trainable")
     if not isinstance(trainable, int):
-        if method in ("lora", "qlora"):
-            tw = mem.get("trainable_weights_bytes")
-            per = 2 if ex.get("trainable_weights") in ("bf16", "fp16") else 4
-            if not isinstance(tw, (int, float)):
-                return None
-            trainable = int(tw) // per
-        elif method == "full":
+        tw = mem.get("trainable_weights_bytes")
+        if method == "full":
             trainable = total
-        else:  # freeze: not in the plan's dict; the whole model bounds it
+        elif isinstance(tw, (int, float)) and tw > 0:
+            # per GPU in the plan's memory block (sharded over the data-parallel ranks under ZeRO-3)
+            hw = plan.get("hardware") if isinstance(plan.get("hardware"), Mapping) else {}
+            world = int(hw.get("gpus") or 1) * int(hw.get("nodes") or 1) if zero == 3 else 1
+            per = 2 if ex.get("trainable_weights") in ("bf16", "fp16") else 4
+            trainable = min(total, int(tw) * world // per)
+        elif method in ("lora", "qlora"):
+            return None
+        else:  # freeze without a memory block: the whole model bounds it
             trainable = total
     return checkpoint_size(total, trainable, method=method, precision=str(rec.get("precision") or "bf16"),
                            zero_stage=zero, optim=rec.get("optim"))
@@ -265,3 +268,111 @@ def check_findings(job, model, cfg) -> list:
     where = job.settings.get("save_total_limit") or job.settings.get("output_dir")
     return [Finding("DISK_WILL_FILL", "warning", getattr(where, "file", job.entry_file),
                     getattr(where, "line", None), f"output_dir {out_dir}: {chk.message}", chk.fix)]
+
+
+# ------------------------------------------------------------------------------------------- save time (Slurm lead)
+
+SAVES_FILE = "rocm-tune-saves.jsonl"   # rocm_tune.train.callbacks.SAVES_FILE (train imports no core, and back)
+PLANNED_WRITE_BPS = 200 * 10**6        # a conservative shared-filesystem write speed for a planned checkpoint
+MIN_LEAD_S = 120
+MAX_LEAD_S = 65535                      # sbatch --signal's largest lead
+
+
+def read_saves(directory: str | os.PathLike) -> list[dict]:
+    """The timed saves in DIRECTORY/rocm-tune-saves.jsonl (written by the save-on-signal callback, rank 0)."""
+    import json
+
+    out = []
+    try:
+        with open(os.path.join(directory, SAVES_FILE), encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                sec = rec.get("seconds") if isinstance(rec, dict) else None
+                if isinstance(sec, (int, float)) and not isinstance(sec, bool) and 0 <= sec < 10**6:
+                    out.append(rec)
+    except OSError:
+        return []
+    return out
+
+
+def plan_key(plan: Mapping[str, Any]) -> tuple | None:
+    """What makes two plans save the same checkpoint at the same speed: model, method, adapter rank, ZeRO stage,
+    GPUs and nodes."""
+    if not isinstance(plan, Mapping):
+        return None
+    model = plan.get("model") if isinstance(plan.get("model"), Mapping) else {}
+    rec = plan.get("recommended") if isinstance(plan.get("recommended"), Mapping) else {}
+    hw = plan.get("hardware") if isinstance(plan.get("hardware"), Mapping) else {}
+    if not model.get("ref"):
+        return None
+    return (model.get("ref"), rec.get("method"), rec.get("lora_rank") if rec.get("method") in ("lora", "qlora")
+            else None, rec.get("zero_stage") or 0, hw.get("gpus") or 1, hw.get("nodes") or 1)
+
+
+def measured_save(plan: Mapping[str, Any], dirs: tuple = ()) -> dict | None:
+    """The slowest timed save of the newest run of this plan: the given directories first (a bundle's output
+    directory, where a Slurm job's saves are timed), then the runs of the registry whose plan.json has the same
+    plan_key. {"seconds", "step_s", "bytes", "where"} or None."""
+    from rocm_tune.core.files import try_read_json
+
+    def best(saves: list[dict], where: str) -> dict:
+        top = max(saves, key=lambda r: r["seconds"])
+        steps = [r["step_s"] for r in saves if isinstance(r.get("step_s"), (int, float)) and r["step_s"] > 0]
+        return {"seconds": float(top["seconds"]), "step_s": max(steps) if steps else None,
+                "bytes": top.get("bytes"), "where": where}
+
+    for d in dirs:
+        if d:
+            got = read_saves(d)
+            if got:
+                return best(got, str(d))
+    key = plan_key(plan)
+    if key is None:
+        return None
+    try:
+        from rocm_tune.core.runs.registry import list_runs
+
+        runs = list_runs()
+    except Exception:  # noqa: BLE001 - no registry: nothing measured
+        return None
+    for info in runs:  # newest first
+        d = getattr(info, "dir", None)
+        if not d:
+            continue
+        p = try_read_json(os.path.join(d, "plan.json"))
+        if not isinstance(p, dict) or plan_key(p) != key:
+            continue
+        got = read_saves(d)
+        if got:
+            return best(got, f"run {info.id}")
+    return None
+
+
+def signal_lead(plan: Mapping[str, Any] | None, dirs: tuple = ()) -> tuple[int, str]:
+    """(seconds, why) for sbatch's --signal=B:USR1@LEAD: 3 x a measured save of this plan + one step, else 3 x the
+    planned checkpoint at PLANNED_WRITE_BPS + one planned step; at least MIN_LEAD_S."""
+    if not plan:
+        return 300, "no plan: a fixed 300 s"
+    thr = plan.get("throughput") if isinstance(plan.get("throughput"), Mapping) else {}
+    planned_step = thr.get("seconds_per_step") if isinstance(thr.get("seconds_per_step"), (int, float)) else 0.0
+    m = measured_save(plan, dirs)
+    if m is not None:
+        step = m["step_s"] if m["step_s"] is not None else planned_step
+        raw = 3 * m["seconds"] + step
+        why = (f"3 x the measured checkpoint save ({m['seconds']:.1f} s, {m['where']}) + one step ({step:.1f} s"
+               f"{'' if m['step_s'] is not None else ', planned'})")
+    else:
+        size = size_from_plan(plan)
+        if size is None:
+            return 300, "the plan names no model size: a fixed 300 s"
+        save = size.bytes / PLANNED_WRITE_BPS
+        raw = 3 * save + planned_step
+        why = (f"no measured save for this plan: 3 x a planned {_gib(size.bytes)} checkpoint at "
+               f"{PLANNED_WRITE_BPS / 1e6:.0f} MB/s ({save:.1f} s) + one planned step ({planned_step:.1f} s)")
+    lead = int(min(MAX_LEAD_S, max(MIN_LEAD_S, math.ceil(raw))))
+    if lead == MIN_LEAD_S and raw < MIN_LEAD_S:
+        why += f" = {raw:.0f} s, raised to the {MIN_LEAD_S} s minimum"
+    return lead, why
