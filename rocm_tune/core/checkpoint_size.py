@@ -69,12 +69,14 @@ def checkpoint_size(params_total: int, params_trainable: int, *, method: str = "
     return CheckpointSize(weights + opt + zero, weights, opt, zero, how)
 
 
+def _sub(plan: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    v = plan.get(key)
+    return v if isinstance(v, Mapping) else {}
+
+
 def size_from_plan(plan: Mapping[str, Any]) -> CheckpointSize | None:
     """One checkpoint of a plan (plan.json / `plan --json`); None when the plan does not say enough."""
-    rec = plan.get("recommended") if isinstance(plan.get("recommended"), Mapping) else {}
-    model = plan.get("model") if isinstance(plan.get("model"), Mapping) else {}
-    mem = plan.get("memory") if isinstance(plan.get("memory"), Mapping) else {}
-    ex = plan.get("execution") if isinstance(plan.get("execution"), Mapping) else {}
+    rec, model, mem, ex = (_sub(plan, k) for k in ("recommended", "model", "memory", "execution"))
     total = model.get("params_total")
     if not isinstance(total, int) or total <= 0:
         return None
@@ -87,7 +89,7 @@ def size_from_plan(plan: Mapping[str, Any]) -> CheckpointSize | None:
             trainable = total
         elif isinstance(tw, (int, float)) and tw > 0:
             # per GPU in the plan's memory block (sharded over the data-parallel ranks under ZeRO-3)
-            hw = plan.get("hardware") if isinstance(plan.get("hardware"), Mapping) else {}
+            hw = _sub(plan, "hardware")
             world = int(hw.get("gpus") or 1) * int(hw.get("nodes") or 1) if zero == 3 else 1
             per = 2 if ex.get("trainable_weights") in ("bf16", "fp16") else 4
             trainable = min(total, int(tw) * world // per)
@@ -187,7 +189,7 @@ def disk_check(size: CheckpointSize, output_dir: str | os.PathLike, *, total_ste
 def dir_bytes(path: str | os.PathLike, limit_files: int = 100000) -> int:
     total = 0
     n = 0
-    for root, _dirs, files in os.walk(path):
+    for root, _dirs, files in os.walk(os.fspath(path)):
         for f in files:
             n += 1
             if n > limit_files:
@@ -303,9 +305,7 @@ def plan_key(plan: Mapping[str, Any]) -> tuple | None:
     GPUs and nodes."""
     if not isinstance(plan, Mapping):
         return None
-    model = plan.get("model") if isinstance(plan.get("model"), Mapping) else {}
-    rec = plan.get("recommended") if isinstance(plan.get("recommended"), Mapping) else {}
-    hw = plan.get("hardware") if isinstance(plan.get("hardware"), Mapping) else {}
+    model, rec, hw = _sub(plan, "model"), _sub(plan, "recommended"), _sub(plan, "hardware")
     if not model.get("ref"):
         return None
     return (model.get("ref"), rec.get("method"), rec.get("lora_rank") if rec.get("method") in ("lora", "qlora")
@@ -356,8 +356,9 @@ def signal_lead(plan: Mapping[str, Any] | None, dirs: tuple = ()) -> tuple[int, 
     planned checkpoint at PLANNED_WRITE_BPS + one planned step; at least MIN_LEAD_S."""
     if not plan:
         return 300, "no plan: a fixed 300 s"
-    thr = plan.get("throughput") if isinstance(plan.get("throughput"), Mapping) else {}
-    planned_step = thr.get("seconds_per_step") if isinstance(thr.get("seconds_per_step"), (int, float)) else 0.0
+    thr = _sub(plan, "throughput")
+    sps = thr.get("seconds_per_step")
+    planned_step = float(sps) if isinstance(sps, (int, float)) else 0.0
     m = measured_save(plan, dirs)
     if m is not None:
         step = m["step_s"] if m["step_s"] is not None else planned_step

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from rocm_tune.core.runs import procs
 from rocm_tune.core.runs import rundir as rd
@@ -417,7 +418,7 @@ class _AlertWatch:
         self.targets = targets
         self.done = threading.Event()
         self.thread: threading.Thread | None = None
-        self.watcher = None
+        self.watcher: Any = None
         try:
             self.interval = max(0.2, float(os.environ.get(ALERT_POLL_ENV, "15")))
         except ValueError:
