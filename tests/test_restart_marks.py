@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,10 +41,19 @@ def test_a_resumed_run_shows_its_restart_in_attach_and_the_monitor(tmp_path_fact
     assert not (out / f"checkpoint-{STEPS}").exists(), "the run finished before it was stopped"
     # before the resume: no restart
     assert json.loads(run_cli("attach", rid, "--once", "--json", "--no-gpus").stdout)["restarts"] == []
-    r = run_cli("resume", rid, "--json", timeout=120)
+    # `resume` without --notify uses the config file's notify list (a command that gets the JSON on stdin)
+    got = tmp_path / "notified.jsonl"
+    sink = tmp_path / "sink.py"
+    sink.write_text(f"import sys; open({str(got)!r}, 'a').write(sys.stdin.read().strip() + '\\n')\n")
+    conf = tmp_path / "config.toml"
+    conf.write_text(f'notify = ["{sys.executable} {sink}"]\n')
+    r = run_cli("resume", rid, "--json", timeout=120, env={"ROCM_TUNE_CONFIG": str(conf)})
     assert r.returncode == 0, r.stderr
     n = json.loads(r.stdout)["resume"]["checkpoint"]["global_step"]
     assert wait_for(lambda: _status(rid) != "running", timeout=300) and _status(rid) == "finished"
+    assert wait_for(lambda: got.exists() and "finished" in got.read_text(), timeout=60)
+    (fin,) = [json.loads(x) for x in got.read_text().splitlines() if '"finished"' in x]
+    assert fin["run_id"] == rid and fin["restarts"] == 1 and fin["step"] == STEPS
 
     text = run_cli("attach", rid, "--once", "--no-gpus").stdout
     assert f"restart 1 at step {n} (resume)" in text and f"from checkpoint-{n}" in text, text
