@@ -74,3 +74,23 @@ def test_a_slow_measured_save_raises_the_lead_and_a_plan_without_sizes_keeps_300
     lead, why = cs.signal_lead(plan, (str(tmp_path),))
     assert lead == math.ceil(3 * 95.5 + 12.0) and "95.5 s" in why
     assert cs.signal_lead({"model": {"ref": "x"}}, ())[0] == 300
+
+
+def test_a_run_of_the_same_plan_in_the_registry_sizes_the_lead(tmp_path):
+    r = run_cli("plan", "-m", "qwen2.5-0.5b", "--gpu", "mi300x", "--json")
+    plan = json.loads(r.stdout)
+    p = tmp_path / "plan.json"
+    p.write_text(r.stdout)
+    started = json.loads(run_cli("run", "--name", "timed", "--json", "--", "true").stdout)
+    d = Path(started["dir"])
+    # what the run of this plan left: its plan.json and one timed save (written by the save-on-signal callback)
+    (d / "plan.json").write_text(r.stdout)
+    (d / cs.SAVES_FILE).write_text(json.dumps({"type": "save", "step": 500, "seconds": 61.0, "step_s": 9.5}) + "\n")
+    out = tmp_path / "b"
+    e = run_cli("export", "--plan", str(p), "--format", "slurm", "--dataset-name", "alpaca_en_demo", "-o", str(out))
+    assert e.returncode == 0, e.stderr
+    sbatch = (out / "slurm.sbatch").read_text()
+    assert _lead(sbatch) == math.ceil(3 * 61.0 + 9.5) and f"run {started['id']}" in sbatch
+    # another plan (another model) does not borrow it
+    other = dict(plan, model={**plan["model"], "ref": "qwen2.5-1.5b"})
+    assert cs.measured_save(other) is None
