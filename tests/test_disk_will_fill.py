@@ -6,7 +6,6 @@ qwen2.5-0.5b LoRA checkpoint of ~50 MiB; where mounting is not allowed the test 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -24,7 +24,7 @@ pytest.importorskip("transformers")
 
 
 def _lead(sbatch: str) -> int:
-    return int(re.search(r"^#SBATCH --signal=B:USR1@(\d+)$", sbatch, re.M).group(1))
+    return int(re.search(r"^#SBATCH --signal=B:USR1@(\d+)$", sbatch, re.MULTILINE).group(1))
 
 
 def test_the_lead_comes_from_the_plan_then_from_a_measured_save(tmp_path_factory, tmp_path):
