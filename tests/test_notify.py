@@ -125,6 +125,7 @@ def test_a_failed_run_sends_its_alert_and_fix_and_a_flaky_webhook_is_retried(ser
     (p,) = server.at("/flaky")
     assert p["event"] == "failed" and p["status"] == "failed" and p["run_id"] == rid
     assert p["alert"]["code"] == "oom" and p["alert"]["fix"] and "OutOfMemoryError" in p["reason"]
+    assert wait_for(lambda: len(_log(d)) == 2, timeout=30), _log(d)  # the success is logged after the answer
     log = _log(d)
     assert [e["ok"] for e in log] == [False, True] and log[0]["error"] == "HTTP 500"
 

@@ -63,6 +63,11 @@ def _human(snap) -> str:
         mem = f"{used / 2**30:.1f}/{total / 2**30:.1f} GiB" if isinstance(used, int) and isinstance(total, int) else "-"
         lines.append(f"  gpu{gd.get('index')}     {gd.get('name')}: util {gd.get('util_percent')}%, vram {mem}, "
                      f"power {gd.get('power_w')} W")
+    if snap.restarts:
+        from rocm_tune.core.runs.watch import restart_line
+
+        lines.append("  restarts (one loss curve across them):")
+        lines += [f"    {restart_line(r)}" for r in snap.restarts]
     if snap.alerts:
         lines.append("  alerts:")
         for a in snap.alerts:

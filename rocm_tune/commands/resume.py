@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", metavar="DIR", default=None,
                         help="resume from this checkpoint-N folder (default: the newest complete one)")
     parser.add_argument("--notify", metavar="URL|COMMAND", default=None,
-                        help="tell a webhook or a command when the run finishes, fails or is retried")
+                        help="tell a webhook or a command when the run finishes, fails, alerts or is retried (default: the config file's notify; none: nothing)")
     parser.add_argument("--dry-run", action="store_true", help="say what would be resumed, start nothing")
     parser.add_argument("--json", action="store_true", help="print the resumed run as one JSON object")
 
@@ -29,11 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.runs.resume import prepare_resume, resume_run
 
-    notify = None
-    if args.notify is not None:
-        from rocm_tune.core.runs.notify import parse_target
+    from rocm_tune.core.runs.notify import resolve
 
-        notify = parse_target(args.notify).spec
+    targets = resolve(args.notify)  # --notify wins; else the config file's `notify`; `--notify none`: nothing
     r = prepare_resume(args.run, gpus=args.gpus, nodes=args.nodes, checkpoint=args.checkpoint)
     if not args.json:
         ck = r.checkpoint
@@ -46,7 +44,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(" ".join(r.command))
         return 0
-    info = resume_run(r, notify=notify)
+    if args.notify is not None or targets:
+        from rocm_tune.core.runs import rundir as rd
+
+        # replaces what run.json held (the first run's --notify): an explicit choice or the config file's list
+        rd.update_run_json(r.run_dir, notify=(targets[0] if len(targets) == 1 else targets) or None)
+    info = resume_run(r)
     if args.json:
         print_json(info.to_dict() | {"resume": r.to_dict()})
     else:

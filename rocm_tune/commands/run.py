@@ -56,9 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", metavar="PATH",
                         help="for --plan: local dataset file (default: the plan's goal.dataset)")
     parser.add_argument("--notify", metavar="URL|COMMAND", default=None,
-                        help="on finish, failure and each retry POST one JSON object to a webhook (Slack, Feishu/Lark, "
+                        help="on finish, failure, each alert and each retry POST one JSON object to a webhook (Slack, Feishu/Lark, "
                              "DingTalk, WeCom, ntfy by host or a slack:/feishu:/... prefix; else generic JSON) or run "
-                             "COMMAND with it on stdin")
+                             "COMMAND with it on stdin; default: notify in ~/.config/rocm-tune/config.toml; none: nothing")
     parser.add_argument("--retry-oom", type=int_range("--retry-oom", 0, 100), default=0, metavar="N",
                         help="for --plan and --script of a bundle: after a GPU OOM, step the plan down (micro-batch "
                              "halved, accumulation doubled, then checkpointing, then the next ZeRO stage) and resume "
@@ -146,10 +146,12 @@ def _supervisor_options(args: argparse.Namespace) -> None:
     and never passes them to the command)."""
     from rocm_tune.core.runs.supervisor import NOTIFY_ENV, RETRY_ENV
 
-    if args.notify is not None:
-        from rocm_tune.core.runs.notify import parse_target
+    from rocm_tune.core.runs.notify import encode, resolve
 
-        os.environ[NOTIFY_ENV] = parse_target(args.notify).spec
+    targets = resolve(args.notify)  # --notify wins; without it the config file's `notify`; `--notify none`: nothing
+    os.environ.pop(NOTIFY_ENV, None)
+    if targets:
+        os.environ[NOTIFY_ENV] = encode(targets)
     if args.retry_oom:
         if not (args.plan or (args.script and _bundle_plan(Path(args.script).expanduser().resolve().parent))):
             raise UserError(f"--retry-oom {args.retry_oom} needs --plan or --script of an exported bundle (its "

@@ -724,6 +724,9 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
             cfg.micro_batch if runner == "axolotl" else 1 if runner == "ms-swift" else 8)
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch)
     findings += general_findings(job, model, cfg, gpu)
+    from rocm_tune.core.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
+
+    findings += check_findings(job, model, cfg)
     from rocm_tune.core.runners import execution
 
     exe = execution(model, cfg).to_dict()

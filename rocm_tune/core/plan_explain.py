@@ -4,9 +4,11 @@ alternatives, and the typed views (`PlanOption.option()`, `memory_of`, `speed_of
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from rocm_tune.core import checkpoint_size as cs
 from rocm_tune.core import rules, runners
 from rocm_tune.core import throughput as tp
 from rocm_tune.core import vocabulary as V
@@ -130,7 +132,7 @@ def _option(s: _Search, c: _Cand, epochs: float, cutoff_why: str, target_cutoff:
     """The searched configuration `c` with its reasons and warnings, section by section."""
     n = _Notes(s, c, epochs, cutoff_why, target_cutoff, c.thr or _throughput(s, c, epochs))
     for section in (_precision, _execution, _attention, _checkpointing, _distribution, _multi_gpu, _batch, _cutoff_and_dataset,
-                    _memory, _platform, _launch, _speed):
+                    _memory, _platform, _launch, _speed, _disk):
         section(n)
     cfg, thr, est, reasons, warns, env, launcher, lr = (c.cfg, n.thr, c.est, n.reasons, n.warns, n.env, n.launcher,
                                                        n.lr)
@@ -393,6 +395,18 @@ def _speed(n: _Notes) -> None:
             steps = int(budget // thr.seconds_per_step)
             reasons.append(f"in {req.hours:g} h: about {steps} optimizer steps = {steps * eff} samples "
                            "(pass --dataset for an ETA)")
+
+def _disk(n: _Notes) -> None:
+    """disk-will-fill: one checkpoint of this configuration x how many are kept (every save: the plan sets no
+    save_total_limit; save_steps 500 as exported) against the free space where the run writes (the current
+    directory: LLaMA-Factory's output_dir is relative; `export` writes into the bundle's output/ below it)."""
+    s, c, req, gpu, model, cfg, world, est, thr, epochs, reasons, warns = _unpack(n)
+    size = cs.checkpoint_size(est.params_total, est.params_trainable, method=cfg.method, precision=cfg.precision,
+                              zero_stage=cfg.zero_stage, optim=cfg.optim)
+    chk = cs.disk_check(size, os.getcwd(), total_steps=thr.steps)
+    if chk.fits is False:
+        warns.append(make("disk-will-fill", chk.message))
+
 
 def _signature(c: _Cand) -> tuple:
     cfg = c.cfg

@@ -137,6 +137,11 @@ WARNINGS: dict[str, tuple[str, str]] = {
         "deepspeed; check with ds_report. If LLaMA-Factory rejects the DeepSpeed version: "
         "DISABLE_VERSION_CHECK=1"),
     ),
+    "disk-will-fill": (
+        "the checkpoints (size x save_total_limit, or x every save when unlimited) do not fit on the disk where "
+        "the run writes; the save that does not fit kills the run",
+        "set save_total_limit (e.g. 2), save_steps higher, save_only_model: true, another output_dir, or free space",
+    ),
     "memory-tight": (
         "the plan uses most of the GPU memory: allocator fragmentation or a long sample can still OOM",
         "on OOM lower micro_batch first (raise grad_accum to keep the effective batch), then cutoff_len",

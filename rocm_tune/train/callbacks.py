@@ -301,6 +301,32 @@ def make_rank_callback(output_dir: str | None = None, token_counter: Callable[[]
 
 SAVE_NOW_FILE = ".rocm-tune-save-now"   # OUTPUT_DIR/SAVE_NOW_FILE: the exported slurm.sbatch's trap writes it
 SAVE_SIGNALS = ("SIGUSR1",)
+SAVES_FILE = "rocm-tune-saves.jsonl"    # RUN_DIR/SAVES_FILE: one line per checkpoint save (rank 0), timed
+
+
+def _tree_bytes(path: str) -> int | None:
+    total = 0
+    try:
+        for root, _dirs, files in os.walk(path):
+            for f in files:
+                try:
+                    total += os.lstat(os.path.join(root, f)).st_size
+                except OSError:
+                    pass
+    except OSError:
+        return None
+    return total or None
+
+
+def append_save_record(run_dir: str | os.PathLike, rec: dict) -> None:
+    """One line {"type": "save", "step", "seconds", "step_s", "bytes", "at"} (a single O_APPEND write)."""
+    Path(run_dir).mkdir(parents=True, exist_ok=True)
+    line = (json.dumps({"type": "save", **rec}, allow_nan=False, default=str) + "\n").encode()
+    fd = os.open(os.path.join(run_dir, SAVES_FILE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
 
 
 def make_save_on_signal_callback(output_dir: str | None = None):
@@ -317,6 +343,9 @@ def make_save_on_signal_callback(output_dir: str | None = None):
         def __init__(self):
             self.asked: str | None = None
             self.out_dir = output_dir
+            self._save_t0: float | None = None     # the end of the step a save follows
+            self._last_step_end: float | None = None
+            self._step_s: float | None = None      # the last step's wall time
             for name in SAVE_SIGNALS:
                 try:
                     _signal.signal(getattr(_signal, name), self._on_signal)
@@ -341,6 +370,31 @@ def make_save_on_signal_callback(output_dir: str | None = None):
                       "(time limit or preemption)", flush=True)
                 control.should_save = True
                 control.should_training_stop = True
+            # time the save that follows this step (what `export --slurm` sizes its --signal lead from)
+            now = time.time()
+            if self._last_step_end is not None:
+                self._step_s = now - self._last_step_end
+            self._last_step_end = now
+            self._save_t0 = now if control.should_save else None
             return control
+
+        def on_evaluate(self, args, state, control, **kw):
+            if self._save_t0 is not None:  # an evaluation runs between the step and the save: not save time
+                self._save_t0 = time.time()
+
+        def on_save(self, args, state, control, **kw):
+            t0, self._save_t0 = self._save_t0, None
+            if t0 is None or not getattr(state, "is_world_process_zero", True):
+                return
+            try:
+                out = self.out_dir or getattr(args, "output_dir", None) or "."
+                ck = os.path.join(out, f"checkpoint-{state.global_step}")
+                rec = {"step": int(state.global_step), "seconds": round(time.time() - t0, 3),
+                       "step_s": None if self._step_s is None else round(self._step_s, 3),
+                       "bytes": _tree_bytes(ck) if os.path.isdir(ck) else None, "at": time.time()}
+                append_save_record(run_dir_for(out) or out, rec)
+            except Exception:  # noqa: BLE001 - timing a save never breaks the run
+                pass
+            self._last_step_end = time.time()  # the next step's time excludes the save
 
     return SaveOnSignalCallback()

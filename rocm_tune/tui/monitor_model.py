@@ -69,6 +69,22 @@ class RunView:
     measured: Any = None             # core.runs.measured.Measured | None
     predicted: dict | None = None    # core.runs.measured.read_predicted()
     process_users: dict = field(default_factory=dict)   # pid -> (user, command)
+    restarts: tuple = ()             # core.runs.watch.restarts_of dicts (resume, OOM retry, Slurm requeue)
+    restart_series: tuple = ()       # loss values aligned with `steps` at the first step after each restart
+
+
+def restart_marks(restarts: tuple, steps: tuple, losses: tuple) -> tuple:
+    """A marker series for the loss chart: the loss of the first logged step after each restart's checkpoint step
+    (the start of the curve for a restart from step 0), None elsewhere."""
+    out: list = [None] * len(steps)
+    for r in restarts:
+        at = r.get("step") if isinstance(r, dict) else None
+        i = bisect.bisect_right(steps, at) if isinstance(at, int) else 0
+        if i >= len(steps):
+            i = len(steps) - 1
+        if 0 <= i < len(steps):
+            out[i] = losses[i]
+    return tuple(out)
 
 
 def _alert_tuple(a: Any) -> tuple[str, str, str, str]:
@@ -173,6 +189,10 @@ class MonitorSource:
         else:
             eta = h.eta_s()
         measured, predicted = self._measured(run_dir)
+        watch = import_module("rocm_tune.core.runs.watch")
+        restarts = tuple({**r, "line": watch.restart_line(r)} for r in w.restart_marks()) \
+            if hasattr(w, "restart_marks") else ()
+        loss_values = tuple(v for _, v in loss_pts)
         pids = {p[0] for s in samples for p in (getattr(s, "processes", ()) or ())}
         return RunView(
             target=self.target,
@@ -200,6 +220,7 @@ class MonitorSource:
             checkpoints=self._ckpts, resume_cmd=resume_command(run_dir, getattr(info, "name", None), self._ckpts),
             host=self._host.sample(), measured=measured, predicted=predicted,
             process_users={pid: self._host.owner(pid) for pid in sorted(pids)},
+            restarts=restarts, restart_series=restart_marks(restarts, steps, loss_values) if restarts else (),
         )
 
 

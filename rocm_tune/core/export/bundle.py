@@ -250,7 +250,7 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
         elif fmt == "accelerate":
             files[ACCEL_YAML] = accelerate.render(r, opts)
         elif fmt == "slurm":
-            files[SLURM] = slurm.render(r, opts)
+            files[SLURM] = slurm.render(r, opts, plan.to_dict())
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
     if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):

@@ -11,7 +11,9 @@ ends the script with 141). Devices come from ``--gres``; the plan's *_VISIBLE_DE
 left to Slurm.
 
 Time limits and preemption (issue 21): ``--signal=B:USR1@LEAD`` makes Slurm warn the batch script LEAD seconds
-before the time limit; the script's trap (also on SIGTERM, what a preempting scheduler sends) writes
+before the time limit (LEAD = 3 x a measured checkpoint save of this plan + one step, at least 120 s; the saves are
+timed by the save-on-signal callback into rocm-tune-saves.jsonl of the run dir or the bundle's output dir; without
+one, 3 x the planned checkpoint size at 200 MB/s + one planned step: `core.checkpoint_size.signal_lead`); the script's trap (also on SIGTERM, what a preempting scheduler sends) writes
 OUTPUT_DIR/.rocm-tune-save-now, which the save-on-signal callback of every rank reads at each step end
 (`rocm_tune/train/callbacks.py`; a file reaches every rank of every node, a signal to srun/torchrun does not): the
 training saves a checkpoint at the end of that step and stops. The script waits for it, then ``scontrol requeue``
@@ -29,7 +31,6 @@ from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, comme
 from rocm_tune.core.export.launch import lf_python_ref, python_ref
 from rocm_tune.core.export.shell import env_lines, header
 
-SIGNAL_LEAD_S = 300   # seconds of warning before the time limit: one checkpoint save of a 7-8B model on shared disk
 SAVE_NOW_FILE = ".rocm-tune-save-now"  # rocm_tune.train.callbacks.SAVE_NOW_FILE (train imports no core, and back)
 _SBATCH_VALUE = re.compile(r"^[A-Za-z0-9_.:,+@/=%-]+$")
 
@@ -48,7 +49,13 @@ def _torchrun(r: Resolved) -> str:
     return f"{python_ref(r).shell()} -m torch.distributed.run"
 
 
-def render(r: Resolved, opts: ExportOptions) -> str:
+def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
+    from rocm_tune.core.checkpoint_size import signal_lead
+    from rocm_tune.core.export.llamafactory import in_bundle
+
+    out_dir = in_bundle(opts, opts.output_dir)
+    # the warning's lead: from a measured save of this plan (the bundle's output dir, or a run of the same plan)
+    lead, lead_why = signal_lead(plan, (out_dir,) if opts.bundle_dir else ())
     lines = ["#!/usr/bin/env bash"]
     lines.append(_sbatch("job-name", opts.job_name))
     lines.append(_sbatch("nodes", r.nodes))
@@ -62,7 +69,7 @@ def render(r: Resolved, opts: ExportOptions) -> str:
         lines.append(_sbatch("account", opts.account))
     lines.append(_sbatch("output", "slurm-%x-%j.out"))
     lines.append(_sbatch("open-mode", "append"))
-    lines.append(_sbatch("signal", f"B:USR1@{SIGNAL_LEAD_S}"))
+    lines.append(_sbatch("signal", f"B:USR1@{lead}"))
     lines.append("#SBATCH --requeue")
     lines += header(r, opts, "Slurm batch script")
     if opts.bundle_dir:
@@ -98,13 +105,11 @@ def render(r: Resolved, opts: ExportOptions) -> str:
         'echo "rocm-tune: $SLURM_JOB_NUM_NODES node(s), rendezvous at $MASTER_ADDR:$MASTER_PORT"',
         "",
     ]
-    from rocm_tune.core.export.llamafactory import in_bundle
-
-    out_dir = in_bundle(opts, opts.output_dir)
     resume_arg = "overwrite_output_dir=false" if r.runner == "llamafactory" else "--resume"
     lines += [
-        f"# time limit / preemption: Slurm sends USR1 {SIGNAL_LEAD_S} s before the limit (--signal), a preempting",
+        f"# time limit / preemption: Slurm sends USR1 {lead} s before the limit (--signal), a preempting",
         "# scheduler SIGTERM; the trap asks every rank to save at the end of its step and stop, then requeues the job",
+        f"# --signal lead {lead} s: {comment(lead_why)}",
         f"OUTPUT_DIR={q(out_dir)}",
         f'SAVE_NOW="$OUTPUT_DIR/{SAVE_NOW_FILE}"',
         'rm -f "$SAVE_NOW"',

@@ -32,6 +32,7 @@ CODES: dict[str, tuple[str, str]] = {
     "stall-gpus-idle": ("error", "no new step and the GPUs are idle"),
     "stall": ("warning", "no new step for several times the usual step time"),
     "collective-timeout": ("error", "a collective operation (RCCL/NCCL) timed out"),
+    "disk-will-fill": ("warning", "the next checkpoint does not fit in the free space of the output directory"),
     "process-exited": ("error", "the training process exited without finishing"),
     "hipblaslt-unsupported": ("info", "hipBLASLt is not supported on this GPU; PyTorch falls back to hipBLAS"),
     "version-check-failed": ("error", "a package version check failed (LLaMA-Factory require_version)"),
@@ -289,6 +290,21 @@ class AlertEngine:
         self.active.append(alert)
         self._history.append(alert)
         return [alert]
+
+    def check_disk(self, output_dir: str | None, now: float, alive: bool | None, step: int | None = None) -> list[Alert]:
+        """disk-will-fill: before the next save, the free space where the run writes against one checkpoint (the
+        newest one on disk, measured; else the plan's size). Once per engine."""
+        if not output_dir or alive is not True or "disk-will-fill" in self.fired:
+            return []
+        from rocm_tune.core.checkpoint_size import next_save_check
+
+        chk = next_save_check(output_dir, self.context.plan)
+        if chk is None or chk.fits is not False:
+            return []
+        return self._fire(self._mk("disk-will-fill", f"the next checkpoint ({_gib(chk.checkpoint_bytes)}) will not "
+                                   f"fit: {_gib(chk.free_bytes)} free at {chk.path}", chk.message, chk.fix, None,
+                                   now=now, step=step, checkpoint_bytes=chk.checkpoint_bytes,
+                                   free_bytes=chk.free_bytes, path=chk.path))
 
     def _mk(self, code: str, title: str, evidence: str, fix: str, ev: Event | None = None,
             related: tuple[str, ...] = (), now: float | None = None, **data) -> Alert:

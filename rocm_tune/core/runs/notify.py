@@ -18,6 +18,13 @@ Delivery never blocks or breaks the run: it happens after the run's end is recor
 attempt has a timeout, failures are retried with backoff (`ROCM_TUNE_NOTIFY_BACKOFF` seconds, doubling; default
 2) and every attempt is logged in RUN_DIR/notify.log (the webhook's host only: its URL path is often the secret).
 Standard library only (urllib).
+
+While the run runs, the supervisor also sends each alert (`nan-loss`, a stall, `disk-will-fill`, ...) with its fix,
+once per alert code per run (`event: "alert"`); what was sent is recorded in RUN_DIR/alerts-sent.json.
+
+Without `--notify`, `run` and `resume` read `notify = ["URL", "command", ...]` (or one string) from the config file
+`$ROCM_TUNE_CONFIG`, else `$XDG_CONFIG_HOME/rocm-tune/config.toml` (default `~/.config/rocm-tune/config.toml`);
+an explicit `--notify` wins and `--notify none` sends nothing.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ from pathlib import Path
 from rocm_tune.core.errors import UserError
 
 NOTIFY_LOG = "notify.log"
+ALERTS_SENT = "alerts-sent.json"
+CONFIG_ENV = "ROCM_TUNE_CONFIG"
 SHAPES = ("json", "slack", "feishu", "lark", "dingtalk", "wecom", "ntfy")
 _HOSTS = (("hooks.slack.com", "slack"), ("open.feishu.cn", "feishu"), ("open.larksuite.com", "feishu"),
           ("oapi.dingtalk.com", "dingtalk"), ("qyapi.weixin.qq.com", "wecom"), ("ntfy.sh", "ntfy"))
@@ -244,3 +253,130 @@ def notify_async(spec: str | None, run_dir: str | os.PathLike, event: str, **kw)
     t = threading.Thread(target=deliver, args=(spec, run_dir, p), daemon=True, name="rocm-tune-notify")
     t.start()
     return t
+
+
+# ---------------------------------------------------------------------------------------------- config file
+
+
+def config_path() -> Path:
+    """$ROCM_TUNE_CONFIG, else $XDG_CONFIG_HOME/rocm-tune/config.toml (default ~/.config/...)."""
+    env = os.environ.get(CONFIG_ENV)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "rocm-tune" / "config.toml"
+
+
+def _load_toml(path: Path) -> dict:
+    try:
+        import tomllib  # Python 3.11+
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ModuleNotFoundError:
+            raise UserError(f"{path}: reading a TOML config needs Python 3.11+ or `pip install tomli`") from None
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: not valid TOML (not UTF-8)") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
+def config_targets() -> list[str]:
+    """The `notify` list of the config file ([] when there is no file or no `notify`); UserError (one line naming
+    the file and the value) when it is malformed."""
+    path = config_path()
+    if not path.exists() and not path.is_symlink():
+        if os.environ.get(CONFIG_ENV):
+            raise UserError(f"{CONFIG_ENV}={os.environ[CONFIG_ENV]!r}: no such file")
+        return []
+    if path.is_dir():
+        raise UserError(f"{path}: is a directory; the config is a TOML file")
+    data = _load_toml(path)
+    got = data.get("notify")
+    if got is None:
+        return []
+    items = [got] if isinstance(got, str) else got
+    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+        raise UserError(f"{path}: notify = {got!r}: give a list of webhook URLs or commands, e.g. "
+                        'notify = ["https://ntfy.sh/mytopic"]')
+    out = []
+    for x in items:
+        try:
+            out.append(parse_target(x).spec)
+        except UserError as exc:
+            raise UserError(f"{path}: {str(exc).replace('--notify ', 'notify ', 1)}") from None
+    return out
+
+
+def resolve(flag: str | None) -> list[str]:
+    """What a run notifies: an explicit `--notify` (one target; `none`: nothing), else the config file's list."""
+    if flag is not None:
+        if flag.strip().lower() == "none":
+            return []
+        return [parse_target(flag).spec]
+    return config_targets()
+
+
+def specs(value) -> list[str]:
+    """run.json's `notify` (one string, or a list of them) as a list."""
+    if isinstance(value, str) and value:
+        return [value]
+    if isinstance(value, list):
+        return [x for x in value if isinstance(x, str) and x]
+    return []
+
+
+def encode(targets: list[str]) -> str:
+    """The supervisor's environment value for `targets` (one spec as it is, several as a JSON list)."""
+    return targets[0] if len(targets) == 1 else json.dumps(targets)
+
+
+def decode(value: str | None) -> list[str]:
+    if not value:
+        return []
+    if value.startswith("["):
+        try:
+            return specs(json.loads(value))
+        except ValueError:
+            return []
+    return [value]
+
+
+# ---------------------------------------------------------------------------------------------- alerts while running
+
+
+def alerts_sent(run_dir: str | os.PathLike) -> list[dict]:
+    """The record of alert notifications of this run (one entry per alert code)."""
+    try:
+        with open(Path(run_dir) / ALERTS_SENT, encoding="utf-8") as fh:
+            got = json.load(fh)
+    except (OSError, ValueError):
+        return []
+    return [x for x in got.get("sent") or [] if isinstance(x, dict)] if isinstance(got, dict) else []
+
+
+def send_alert(targets: list[str], run_dir: str | os.PathLike, alert: dict) -> bool:
+    """Notify `alert` (code, title, fix, ...) once per code per run: False when this code was sent already. The
+    record (RUN_DIR/alerts-sent.json) is written before the delivery, so a crash never sends it twice."""
+    d = Path(run_dir)
+    sent = alerts_sent(d)
+    code = alert.get("code")
+    if not targets or any(x.get("code") == code for x in sent):
+        return False
+    sent.append({"code": code, "title": alert.get("title"), "step": alert.get("step"), "at": time.time(),
+                 "to": len(targets)})
+    try:
+        from rocm_tune.core.runs.rundir import write_json_atomic
+
+        write_json_atomic(d / ALERTS_SENT, {"sent": sent})
+    except OSError:
+        pass
+    p = payload(d, "alert", alert=alert)
+    for t in targets:
+        deliver(t, d, p)
+    return True

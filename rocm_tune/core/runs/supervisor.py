@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from rocm_tune.core.runs import procs
 from rocm_tune.core.runs import rundir as rd
@@ -291,6 +292,7 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
     log.close()
     notify = _notify_spec(d, meta)
     threads = []
+    watch = _AlertWatch(d, notify) if notify else None
     attempt = 1
     while True:
         offset = _log_size(log_path)
@@ -298,6 +300,8 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         if isinstance(started, int):
             return started
         child, cgroup = started
+        if watch is not None:
+            watch.start()
         rc, maxrss = _wait_child(child)
         try:
             rd.update_run_json(d, main_exit={"returncode": rc, "ended_at": time.time()})
@@ -328,6 +332,8 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
                     threads.append(_notify_thread(notify, d, "retry"))
                 continue
         break
+    if watch is not None:
+        watch.stop()
     _write_exit(d, rec)
     if notify:
         from rocm_tune.core.runs.notify import deliver, payload
@@ -337,7 +343,9 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
             from rocm_tune.core.runs.retry import scan_attempt
 
             alert = _alert_line(scan_attempt(d, offset).alert)
-        deliver(notify, d, payload(d, rec["status"], alert=alert))
+        p = payload(d, rec["status"], alert=alert)
+        for spec in notify:
+            deliver(spec, d, p)
     for t in threads:
         if t is not None:
             t.join(timeout=120)
@@ -358,14 +366,17 @@ def _alert_line(a: dict | None) -> dict | None:
             "evidence": (a.get("evidence") or "")[:500], "step": a.get("step")}
 
 
-def _notify_spec(d: Path, meta: dict) -> str | None:
-    """--notify: given to this supervisor by `rocm-tune run` in its environment (recorded in run.json, never passed
-    to the command), else the one run.json holds (a resumed run)."""
-    spec = os.environ.pop(NOTIFY_ENV, None) or None
+def _notify_spec(d: Path, meta: dict) -> list[str]:
+    """--notify (or the config file's list): given to this supervisor by `rocm-tune run` in its environment
+    (recorded in run.json, never passed to the command), else what run.json holds (a resumed run)."""
+    from rocm_tune.core.runs.notify import decode, specs
+
+    raw = os.environ.pop(NOTIFY_ENV, None)
+    given = decode(raw)
     retry = os.environ.pop(RETRY_ENV, None)
     fields: dict[str, object] = {}
-    if spec:
-        fields["notify"] = spec
+    if given:
+        fields["notify"] = given[0] if len(given) == 1 else given
     if retry and retry.isdigit():
         fields["retry_oom"] = int(retry)
     if fields:
@@ -373,17 +384,81 @@ def _notify_spec(d: Path, meta: dict) -> str | None:
             rd.update_run_json(d, **fields)
         except OSError:
             pass
-    got = spec or meta.get("notify")
-    return got if isinstance(got, str) and got else None
+    return given or specs(meta.get("notify"))
 
 
-def _notify_thread(spec: str, d: Path, event: str):
+def _notify_thread(targets: list[str], d: Path, event: str):
     try:
-        from rocm_tune.core.runs.notify import notify_async
+        import threading
 
-        return notify_async(spec, d, event, detail=_last_restart_line(d))
+        from rocm_tune.core.runs.notify import deliver, payload
+
+        p = payload(d, event, detail=_last_restart_line(d))
+        t = threading.Thread(target=lambda: [deliver(s, d, p) for s in targets], daemon=True,
+                             name="rocm-tune-notify")
+        t.start()
+        return t
     except Exception:  # noqa: BLE001 - a notification never breaks the run
         return None
+
+
+ALERT_POLL_ENV = "ROCM_TUNE_ALERT_POLL_S"   # seconds between the supervisor's looks at a running run (default 15)
+_NOT_NOTIFIED = ("process-exited",)          # the end of the run has its own notification
+
+
+class _AlertWatch:
+    """While the command runs: read the run as `attach` does (core.runs.watch.Watcher: NaN, stalls, disk-will-fill,
+    ...) every ROCM_TUNE_ALERT_POLL_S seconds and notify each new alert with its fix, once per code per run
+    (notify.send_alert). Runs in a daemon thread; nothing in it can break the run."""
+
+    def __init__(self, d: Path, targets: list[str]):
+        import threading
+
+        self.d = d
+        self.targets = targets
+        self.done = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.watcher: Any = None
+        try:
+            self.interval = max(0.2, float(os.environ.get(ALERT_POLL_ENV, "15")))
+        except ValueError:
+            self.interval = 15.0
+
+    def start(self) -> None:
+        import threading
+
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._loop, daemon=True, name="rocm-tune-alerts")
+            self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.done.wait(self.interval):
+            try:
+                self._poll()
+            except Exception as exc:  # noqa: BLE001 - the run goes on without alert notifications
+                _note(self.d / rd.STDOUT_LOG, f"alert watch stopped: {exc!r}")
+                return
+
+    def _poll(self) -> None:
+        from rocm_tune.core.runs.notify import send_alert
+
+        if self.watcher is None:
+            from rocm_tune.core.runs.watch import Watcher
+
+            self.watcher = Watcher(str(self.d), gpus=True)
+        res = self.watcher.poll()
+        for a in res.new_alerts:
+            if self.done.is_set():
+                return
+            if a.code in _NOT_NOTIFIED:
+                continue
+            if send_alert(self.targets, self.d, _alert_line(a.to_dict()) or {}):
+                _note(self.d / rd.STDOUT_LOG, f"alert {a.code} notified: {a.title}")
+
+    def stop(self) -> None:
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join(timeout=30)
 
 
 def _last_restart_line(d: Path) -> str | None:

@@ -47,6 +47,45 @@ SOURCE_KINDS = ("metrics", "llamafactory", "trainer_state", "text")
 TARGET_KINDS = ("run", "rundir", "outdir", "file", "pid")
 TEXT_LOG_NAMES = ("running_log.txt", "train.log", "training.log", "nohup.out", "stdout.log", "output.log", "log.txt")
 _AUX_KEEP = frozenset(("progress", "overflow", "oom", "signal", "error", "end"))
+# the exported slurm.sbatch's line when a requeued job starts again (core/export/slurm.py)
+_REQUEUE = re.compile(r"rocm-tune: restart (\d{1,6}): resuming")
+
+
+def restarts_of(run_dir: str | None) -> list[dict]:
+    """The restarts run.json records (`rocm-tune resume`, OOM retries: core.runs.resume.record_restart,
+    supervisor), one dict each: n, reason (resume | oom-retry | ...), step (the checkpoint's, None = from the start),
+    at (unix time), checkpoint, detail (what changed)."""
+    if not run_dir:
+        return []
+    meta = try_read_json(os.path.join(run_dir, "run.json"))
+    got = meta.get("restarts") if isinstance(meta, dict) else None
+    out = []
+    for i, r in enumerate(got if isinstance(got, list) else []):
+        if not isinstance(r, dict):
+            continue
+        step = r.get("step")
+        detail = r.get("change")
+        if detail is None and r.get("world_before") != r.get("world_after") and r.get("world_after"):
+            detail = f"world size {r.get('world_before')} -> {r.get('world_after')}"
+        out.append({"n": r.get("n") if isinstance(r.get("n"), int) else i + 1,
+                    "reason": str(r.get("reason") or "restart"),
+                    "step": step if isinstance(step, int) and not isinstance(step, bool) else None,
+                    "at": r.get("at") if _finite_time(r.get("at")) else None,
+                    "checkpoint": r.get("checkpoint") if isinstance(r.get("checkpoint"), str) else None,
+                    "detail": detail if isinstance(detail, str) else None})
+    return out
+
+
+def restart_line(r: dict) -> str:
+    """`restart 1 at step 4 (resume) 2026-11-25 19:40:02 UTC, from checkpoint-4: world size 2 -> 1`."""
+    at = time.strftime(" %Y-%m-%d %H:%M:%S UTC", time.gmtime(r["at"])) if r.get("at") else ""
+    step = f"step {r['step']}" if r.get("step") is not None else "the start"
+    text = f"restart {r['n']} at {step} ({r['reason']}){at}"
+    if r.get("checkpoint"):
+        text += f", from {os.path.basename(r['checkpoint'].rstrip('/'))}"
+    if r.get("detail"):
+        text += f": {r['detail']}"
+    return text
 
 
 @dataclass(frozen=True)
@@ -521,6 +560,7 @@ class Snapshot:
     alerts: tuple[Alert, ...] = ()
     history: dict = field(default_factory=dict)
     world_size: int | None = None     # from the log ("world size: 2"), else the plan's GPUs
+    restarts: tuple = ()              # restarts_of() + requeues seen in the log: one loss curve, these marks on it
 
     def to_dict(self) -> dict:
         t = self.target
@@ -551,6 +591,7 @@ class Snapshot:
             "gpu_backend": self.gpu_backend,
             "gpus": [_sample_dict(g) for g in self.gpus],
             "alerts": [a.to_dict() for a in self.alerts],
+            "restarts": [dict(r) for r in self.restarts],
         }
 
 
@@ -583,6 +624,9 @@ class PollResult:
     @property
     def changed(self) -> bool:
         return bool(self.n_events or self.new_alerts or self.lines)
+
+
+DISK_CHECK_S = 30.0   # how often a running run's free space is compared with one checkpoint (disk-will-fill)
 
 
 class Watcher:
@@ -618,6 +662,8 @@ class Watcher:
         self._startup_lines = 20000
         self.restarts = 0                 # times the primary log was rewritten from scratch
         self._started_at: float | None = None   # the run's own start (run_started_at), once known
+        self._disk_checked = float("-inf")      # when disk-will-fill was last checked
+        self.log_restarts: list[dict] = []      # `rocm-tune: restart N: resuming` lines (a requeued Slurm job)
 
     # attributes the TUI reads -------------------------------------------------
     @property
@@ -697,6 +743,9 @@ class Watcher:
             self.process = process_state(self.target, hist, self.log_tail)
         self._sample_gpus()
         new_alerts += eng.check(hist, now, self.process, self.gpu_samples)
+        if first or now - self._disk_checked >= DISK_CHECK_S:  # a stat of the output dir, a walk of one checkpoint
+            self._disk_checked = now
+            new_alerts += eng.check_disk(self.target.output_dir, now, self.process.alive, hist.step)
         return PollResult(tuple(newest), counts[0], tuple(new_alerts), counts[1], self.process)
 
     def _read(self, first: bool, now: float, newest: deque, new_alerts: list, counts: list) -> None:
@@ -721,6 +770,7 @@ class Watcher:
                         evs = src.parser.feed_lines(lines) if hasattr(src, "parser") else evs
                 counts[1] += len(lines)
                 if is_text and lines:
+                    self._scan_requeues(lines, now)
                     self.log_tail.extend(lines[-self.log_tail.maxlen:] if self.log_tail.maxlen else lines)
                     if self._startup_lines > 0:
                         self._scan_startup(lines[: self._startup_lines])
@@ -745,6 +795,15 @@ class Watcher:
             if sk:
                 hist.steps_logged += sk  # ordinary step lines a sampled first read did not parse
                 parser.skipped_lines = 0
+
+    def _scan_requeues(self, lines: list[str], now: float) -> None:
+        for line in lines:
+            if "rocm-tune: restart " not in line:
+                continue
+            m = _REQUEUE.search(line[:400])
+            if m and not any(r["n"] == int(m.group(1)) for r in self.log_restarts):
+                self.log_restarts.append({"n": int(m.group(1)), "reason": "requeue", "step": self.history.step,
+                                          "at": None, "checkpoint": None, "detail": "Slurm requeue"})
 
     def _restart(self, src, lines: list[str]) -> None:
         from rocm_tune.core.runs.parsers import parser_for
@@ -834,7 +893,12 @@ class Watcher:
             step_time_s=h.median_step_time_s(), elapsed_s=self.elapsed_s(now),
             eta_s=h.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
             gpu_backend=self.gpu_backend_name, gpus=self.gpu_samples, alerts=tuple(self.alerts),
-            history=h.to_dict(now), world_size=self.world_size or self.alert_engine.context.gpus)
+            history=h.to_dict(now), world_size=self.world_size or self.alert_engine.context.gpus,
+            restarts=tuple(self.restart_marks()))
+
+    def restart_marks(self) -> list[dict]:
+        """Every restart of this run: run.json's (resume, OOM retry) and the Slurm requeues its log shows."""
+        return restarts_of(self.target.run_dir) + list(self.log_restarts)
 
     def close(self) -> None:
         for _, src in self.sources:

@@ -68,6 +68,9 @@ def render_header(v: RunView, width: int = 80) -> Text:
     t.append(rest.split(" ETA ")[0].rstrip() + "  ETA ")
     t.append(eta, style="bold")
     t.append(f"  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}")
+    for r in v.restarts[-3:]:   # the newest three (the loss chart marks each with ↻)
+        t.append("\n")
+        t.append(f"↻ {r.get('line')}", style="bold magenta")
     if v.status != "running" and v.checkpoints:
         path = v.checkpoints[-1][1]
         t.append("\n")
@@ -220,6 +223,8 @@ after {STOP_GRACE_S:.0f} s if it is still running.
         loss = [("loss", v.loss_series, "cyan"), ("smoothed", v.smooth_series, "bold yellow", "•")]
         if any(x is not None for x in v.eval_series):
             loss.append(("eval", v.eval_series, "bold green", "◆"))
+        if any(x is not None for x in v.restart_series):
+            loss.append(("restart", v.restart_series, "bold red", "↻"))
         self.query_one("#chart-loss", Chart).update_series(loss, x_steps=steps)
         self.query_one("#chart-lr", Chart).update_series([("lr", v.lr_series, "green")])
         self.query_one("#chart-gn", Chart).update_series([("grad_norm", v.grad_series, "magenta")])
