@@ -24,6 +24,8 @@ def _isolated_state(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    for var in ("ROCM_TUNE_CONFIG", "ROCM_TUNE_FAKE_GPUS", "ROCM_TUNE_REPLAY"):  # the user's own settings
+        monkeypatch.delenv(var, raising=False)
     yield
 
 
