@@ -98,13 +98,14 @@ def _named_dataset(args, answers: dict, notes: list[str] | None) -> None:
 
 
 def build_request(args, notes: list[str] | None = None):
+    from rocm_tune.core.checkpoint_size import with_local_disk
     from rocm_tune.core.request import request_from_answers
 
     if not args.model:
         raise UserError("--model is required (a preset name such as qwen2.5-7b, a model directory or config.json)")
     answers = answers_from_args(args)
     _named_dataset(args, answers, notes)
-    return request_from_answers(answers)
+    return with_local_disk(request_from_answers(answers))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -127,7 +127,9 @@ def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.planner import plan
     from rocm_tune.core.request import request_from_answers
 
-    result = plan(request_from_answers(answers))
+    from rocm_tune.core.checkpoint_size import with_local_disk
+
+    result = plan(with_local_disk(request_from_answers(answers)))
     d = result.to_dict()
     if args.output:
         from rocm_tune.core.files import atomic_write_text

@@ -173,14 +173,27 @@ class DiskCheck:
 
 
 def disk_check(size: CheckpointSize, output_dir: str | os.PathLike, *, total_steps: int | None = None,
-               save_steps: int | None = None, save_total_limit: int | None = None) -> DiskCheck:
+               save_steps: int | None = None, save_total_limit: int | None = None,
+               free: int | None = None) -> DiskCheck:
+    """`free`: the free bytes at output_dir when the caller measured them (a plan's request); else measured here."""
     n = saves(total_steps, save_steps)
     count = kept(save_total_limit, n)
     needed = size.bytes * count
-    path = existing_parent(output_dir)
-    free = free_bytes(path)
+    path = existing_parent(output_dir) if free is None else os.fspath(output_dir)
+    free = free_bytes(path) if free is None else free
     return DiskCheck(path, size.bytes, size.how, count, save_total_limit, needed, free,
                      None if free is None else needed <= free, n)
+
+
+def with_local_disk(req, where: str | os.PathLike | None = None):
+    """The plan request for a run started from here: the free space where it writes (the current directory:
+    LLaMA-Factory's output_dir is relative), for the plan's disk-will-fill. Plans made without it (for another
+    machine, golden files) say nothing about disk."""
+    import dataclasses
+
+    path = os.fspath(where if where is not None else os.getcwd())
+    free = free_bytes(existing_parent(path))
+    return req if free is None else dataclasses.replace(req, disk_free=(path, free))
 
 
 # ------------------------------------------------------------------------------------------- while running

@@ -4,7 +4,6 @@ alternatives, and the typed views (`PlanOption.option()`, `memory_of`, `speed_of
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -397,14 +396,18 @@ def _speed(n: _Notes) -> None:
                            "(pass --dataset for an ETA)")
 
 def _disk(n: _Notes) -> None:
-    """disk-will-fill: one checkpoint of this configuration x how many are kept (every save: the plan sets no
-    save_total_limit; save_steps 500 as exported) against the free space where the run writes (the current
-    directory: LLaMA-Factory's output_dir is relative; `export` writes into the bundle's output/ below it)."""
+    """Checkpoint hygiene: one checkpoint of this configuration x how many are kept (every save: the plan sets no
+    save_total_limit; save_steps 500 as exported), and disk-will-fill against the free space where the run writes
+    when the request carries it (the `plan` command measures its current directory: LLaMA-Factory's output_dir is
+    relative). A plan made for another machine says nothing: that machine's disk is not known here."""
     s, c, req, gpu, model, cfg, world, est, thr, epochs, reasons, warns = _unpack(n)
     size = cs.checkpoint_size(est.params_total, est.params_trainable, method=cfg.method, precision=cfg.precision,
                               zero_stage=cfg.zero_stage, optim=cfg.optim)
-    chk = cs.disk_check(size, os.getcwd(), total_steps=thr.steps)
-    if chk.fits is False:
+    if req.disk_free is None:
+        return
+    path, free = req.disk_free
+    chk = cs.disk_check(size, path, total_steps=thr.steps, free=free)
+    if chk.fits is False:  # only then: the free space and the path are this machine's, not the plan's
         warns.append(make("disk-will-fill", chk.message))
 
 

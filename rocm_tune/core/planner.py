@@ -100,6 +100,7 @@ class PlanRequest:
     model_ref: str | None = None
     runner: str = V.DEFAULT_RUNNER         # what runs the training loop (vocabulary.RUNNERS)
     vram_in_use_bytes: int = 0             # used by other processes on a detected local GPU
+    disk_free: tuple[str, int] | None = None  # (where the run writes, its free bytes) when planned for this machine
 
     def validate(self) -> None:
         """UserError naming the first bad value (limits and choices from core.vocabulary)."""

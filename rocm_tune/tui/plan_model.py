@@ -67,7 +67,9 @@ def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any
     from rocm_tune.core.request import local_gpus_from_samples, request_from_answers
 
     local = local_gpus_from_samples(samples) if samples else None
-    request = request_from_answers(answers, model=model_spec, dataset=dataset_stats, local=local)
+    from rocm_tune.core.checkpoint_size import with_local_disk
+
+    request = with_local_disk(request_from_answers(answers, model=model_spec, dataset=dataset_stats, local=local))
     result = plan(request)
     return result, result.to_dict()
 
