@@ -71,6 +71,9 @@ def _gpu(case: dict) -> tuple[str | None, float | None, str]:
         if k in name:        # no profile yet: the card by name, its memory as stated (--vram-gib)
             gib = hw.get("gpu_memory_gb")
             return name, gib, f"{k} --vram-gib {gib}"
+    if "not named" in name or "not stated" in name:   # only the memory is stated: a card by that memory
+        gib = hw.get("gpu_memory_gb")
+        return f"unnamed {gib} GB GPU", gib, f"--vram-gib {gib}"
     for pid in ("rtx3090", "rtx4090", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "v100-32gb", "mi300x"):
         q = find_gpu_profile(pid)
         if q and any(w in name.replace(" ", "").lower() for w in (pid.replace("-", ""),)):
@@ -133,7 +136,7 @@ def main(argv: list[str]) -> int:
             step = max(p[key] for p in rep.memory.values() if p) / 2**30 if rep.memory else None
             codes = ",".join(sorted({f.code for f in rep.findings if f.severity != "info"}))
         except UserError as exc:
-            verdict, reason, step, codes = "unknown", str(exc)[:60], None, ""
+            verdict, reason, step, codes = "unknown", str(exc).rsplit(": ", 1)[-1][:60], None, ""
         outcome = case["outcome"]
         expect = "oom" if outcome == "oom" else "fits"
         right = verdict == expect

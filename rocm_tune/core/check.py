@@ -229,7 +229,7 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
     opt = str(g("optim", "adamw_torch")).lower()
     values["optim"] = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit",
                        "paged_adamw_8bit": "paged_adamw_8bit", "paged_adamw_32bit": "paged_adamw",
-                       "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
+                       "adamw_torch_8bit": "adamw_8bit", "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
     st = str(g("stage", "sft")).lower()
     values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
     if st not in ("sft", "dpo", "pt"):
@@ -298,8 +298,56 @@ def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
 
 
+def fsdp_spec(job: formats.Job):
+    """The job's FSDP setup (Axolotl `fsdp:`/`fsdp_config:`, accelerate `distributed_type: FSDP`), or None."""
+    from rocm_tune.core.runners import fsdp
+
+    s, c = job.settings.get("fsdp"), job.settings.get("fsdp_config")
+    if s is not None or c is not None:
+        first = s if s is not None else c
+        assert first is not None
+        return fsdp.spec_from(s.value if s else None, c.value if c else None, str(first.file))
+    a = job.accelerate or {}
+    if a.get("fsdp"):
+        return fsdp.spec_from(None, a.get("fsdp_config") or {"sharding_strategy": "FULL_SHARD"}, str(a.get("file")))
+    return None
+
+
+def _logits_eval(model, cfg: TrainConfig, eval_batch: int) -> float:
+    vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+    tokens = eval_batch * cfg.cutoff_len
+    # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
+    return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
+
+
+def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+    from rocm_tune.core.runners import fsdp
+
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
+    one = est1.per_gpu
+    m = fsdp.allocations(model, cfg, spec, one, cfg.gpus)
+    # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states
+    act = max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
+                         - one.comm_buffers_bytes))
+    notes = [n for n in est1.notes if "ZeRO" not in n]
+    notes.append(f"{spec.describe()} over {cfg.world_size} GPU(s) ({spec.source}): per GPU "
+                 f"{m.weights / 2**30:.2f} GiB weights + {m.gradients / 2**30:.2f} GiB gradients + "
+                 f"{m.optimizer / 2**30:.2f} GiB optimizer state + {m.gathered / 2**30:.2f} GiB unsharded units"
+                 + (f"; {m.host / 2**30:.2f} GiB in host memory (offload)" if m.host else ""))
+    phases: dict[str, dict | None] = {
+        "load": _phase(m.weights + m.gathered),
+        "step": _phase(m.resident + m.gathered + act),
+        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch)) if eval_batch else None,
+        "save": _phase(m.resident + m.gathered),
+    }
+    return phases, int(m.host), notes
+
+
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
                   ) -> tuple[dict, int, list[str]]:
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    if spec is not None:
+        return _fsdp_phases(model, cfg, spec, eval_batch)
     est = estimate(model, cfg)
     g = est.per_gpu
     delta, note = _ds_delta(model, cfg, job.ds)
@@ -307,6 +355,18 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
     step = g.peak_allocated_bytes + delta
     factor = FRAGMENTATION
+    z12 = ds.zero12_step(model, cfg, ds_optimizer_block=False)
+    if z12 is not None and job.ds is not None and job.ds.data.get("optimizer"):
+        # the estimator assumes the HF Trainer's torch AdamW; a JSON "optimizer" block steps DeepSpeed's in place
+        mine = ds.zero12_step(model, cfg, ds_optimizer_block=True)
+        assert mine is not None
+        step += mine.extra - z12.extra
+        z12 = mine
+    if z12 is not None and z12.extra > 0:
+        notes.append(f"ZeRO-{cfg.zero_stage} step temporaries counted: {z12.extra / 2**30:.2f} GiB above the "
+                     f"flattened gradient partition and its fp32 copy (fp16 overflow check "
+                     f"{z12.overflow_check / 2**30:.2f}, fp64 gradient norm {z12.grad_norm / 2**30:.2f}, optimizer "
+                     f"step {z12.optimizer_step / 2**30:.2f} GiB)")
     z3 = ds.zero3_terms(model, cfg, job.ds.bucket("stage3_prefetch_bucket_size", int(model.hidden_size))
                         if job.ds is not None else None)
     if z3 is not None:
@@ -332,10 +392,7 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-        tokens = eval_batch * cfg.cutoff_len
-        # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
-        ev = resident + g.gradients_bytes + tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4
+        ev = resident + g.gradients_bytes + _logits_eval(model, cfg, eval_batch)
         phases["eval"] = _phase(ev, factor)
     else:
         phases["eval"] = None
@@ -443,7 +500,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("VLM_LANGUAGE_PART", "warning", *_where(job, "model_name_or_path"),
                            "a vision-language model: only the language model is estimated (the vision tower "
                            "and image tokens are not)", None))
-    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None:
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None:
         wbytes = model.params.total * (2 if cfg.precision != "fp32" else 4)
         if wbytes > 0.5 * gpu.vram_bytes:
             sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
@@ -695,10 +752,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
     runner = job.runner
-    fsdp = any(f.code == "FSDP_NOT_MODELLED" for f in findings)
-    if model is None or runner not in MODELLED or fsdp:
-        reason = ("FSDP sharding is not modelled" if fsdp and model is not None else
-                  "the model is not known" if model is None and runner != "unknown" else
+    if model is None or runner not in MODELLED:
+        reason = ("the model is not known" if model is None and runner != "unknown" else
                   f"a {runner} config is not modelled" if runner not in ("unknown",) else
                   "no training command or LLaMA-Factory config in the files")
         if job.ds is not None and runner == "unknown":
@@ -727,6 +782,9 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     from rocm_tune.core.runners import execution
 
     exe = execution(model, cfg).to_dict()
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    if spec is not None:
+        exe["sharding"] = spec.describe()
     w = exe.get("warning")
     if isinstance(w, dict) and w.get("code"):
         findings.append(Finding(str(w["code"]).upper().replace("-", "_"), "info", *_where(job, "bf16"),

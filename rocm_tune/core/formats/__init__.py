@@ -332,9 +332,6 @@ def read_texts(texts: dict[str, str]) -> Job:
         job.script_flags["style"] = "axolotl-yaml"
         if not job.entry:
             job.entry, job.entry_file = "axolotl train", ax
-        if "fsdp" in st:
-            job.findings.append(Finding("FSDP_NOT_MODELLED", "error", ax, st["fsdp"].line,
-                                        "FSDP sharding is not modelled by the estimator yet: no verdict", None))
     if chosen is not None:
         data = dict(_load_structured(texts[chosen]))
         base = lf_yaml.read_yaml(data, texts[chosen], chosen)
@@ -406,7 +403,4 @@ def read_texts(texts: dict[str, str]) -> Job:
                                                 "all" if a.get("offload_param") == "cpu" else "optimizer")
             job.ds = deepspeed_json.read(data, "", None)
             job.ds_from_accelerate = True
-        if a.get("fsdp"):
-            job.findings.append(Finding("FSDP_NOT_MODELLED", "warning", a["file"], a["lines"].get("distributed_type"),
-                                        "FSDP sharding is not modelled by the estimator yet", None))
     return job

@@ -1,0 +1,194 @@
+"""`rocm-tune check` on calibration cases (../shared/calibration/real-configs/): FSDP / FSDP2 read and estimated,
+and the ZeRO-1/2 step temporaries of DeepSpeed's stage_1_and_2.py. The CLI is driven as a user would, with the
+model given as its published config.json (a local directory, as `--model PATH`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+GIB = 2**30
+
+# huggingface.co/meta-llama/Llama-2-70b-hf config.json (the memory-relevant keys)
+LLAMA2_70B = {"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672, "num_hidden_layers": 80,
+              "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 32000,
+              "tie_word_embeddings": False, "torch_dtype": "float16", "rms_norm_eps": 1e-5,
+              "max_position_embeddings": 4096}
+# huggingface.co/Qwen/Qwen1.5-7B config.json
+QWEN15_7B = {"model_type": "qwen2", "hidden_act": "silu", "rms_norm_eps": 1e-6, "tie_word_embeddings": False,
+             "torch_dtype": "bfloat16", "max_position_embeddings": 32768, "hidden_size": 4096,
+             "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+             "num_key_value_heads": 32, "vocab_size": 151936}
+
+# axolotl-ai-cloud/axolotl#1428 (calibration ax-pr1428-llama2-70b-qlora-fsdp-2x24gb/qlora-fsdp.yml), the keys
+# that drive memory, as posted: Llama-2-70B QLoRA, FSDP full_shard + parameter offload, 2 x 24 GB -> ran at
+# ~14 GB per GPU.
+AX_1428 = """base_model: NousResearch/Llama-2-70b-hf
+load_in_4bit: true
+adapter: qlora
+sequence_len: 512
+pad_to_sequence_len: true
+lora_r: 32
+lora_alpha: 16
+lora_target_linear: true
+gradient_accumulation_steps: 4
+micro_batch_size: 4
+optimizer: adamw_torch
+bf16: auto
+gradient_checkpointing: true
+flash_attention: true
+fsdp:
+  - full_shard
+fsdp_config:
+  fsdp_limit_all_gathers: true
+  fsdp_sync_module_states: true
+  fsdp_offload_params: true
+  fsdp_use_orig_params: false
+  fsdp_cpu_ram_efficient_loading: true
+  fsdp_transformer_layer_cls_to_wrap: LlamaDecoderLayer
+  fsdp_state_dict_type: SHARDED_STATE_DICT
+"""
+
+# hiyouga/LlamaFactory#4133 (calibration lf-4133-qwen15-7b-full-z2-8xa100-40g): launch.sh, the YAML's memory keys
+# and LLaMA-Factory's ds_z2_config.json as posted: Qwen1.5-7B full, fp16, ZeRO-2 on 8 x A100-40GB -> OOM.
+LF_4133_SH = """CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7,8 torchrun \\
+    --nproc_per_node 8 \\
+    --nnodes 1 \\
+    src/train.py examples/qwen2_full_sft_ds_tool.yaml
+"""
+LF_4133_YAML = """model_name_or_path: "/home/dataset/code/LLM/model/qwen-1.5-7B/"
+stage: sft
+do_train: true
+finetuning_type: full
+deepspeed: examples/deepspeed/ds_z2_config.json
+template: qwen
+cutoff_len: 512
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 1
+fp16: true
+"""
+LF_DS_Z2 = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+            "gradient_accumulation_steps": "auto", "gradient_clipping": "auto", "zero_allow_untested_optimizer": True,
+            "fp16": {"enabled": "auto", "loss_scale": 0, "loss_scale_window": 1000, "initial_scale_power": 16,
+                     "hysteresis": 2, "min_loss_scale": 1},
+            "bf16": {"enabled": "auto"},
+            "zero_optimization": {"stage": 2, "allgather_partitions": True, "allgather_bucket_size": 5e8,
+                                  "overlap_comm": False, "reduce_scatter": True, "reduce_bucket_size": 5e8,
+                                  "contiguous_gradients": True, "round_robin_gradients": True}}
+
+
+def _model(tmp_path: Path, name: str, cfg: dict) -> str:
+    d = tmp_path / name
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps(cfg))
+    return str(d)
+
+
+def _check(*args: str) -> tuple[int, dict]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    r = subprocess.run([sys.executable, "-m", "rocm_tune", "check", *args, "--json"], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    return r.returncode, json.loads(r.stdout)
+
+
+def test_axolotl_fsdp_offload_qlora_70b_fits_two_24gb_cards(tmp_path):
+    yml = tmp_path / "qlora-fsdp.yml"
+    yml.write_text(AX_1428)
+    model = _model(tmp_path, "Llama-2-70b-hf", LLAMA2_70B)
+    rc, out = _check(str(yml), "--gpus", "2", "--model", model, "--gpu", "GPU 24GB", "--vram-gib", "24")
+    assert out["execution"]["sharding"] == "FSDP FULL_SHARD + CPU offload of parameters"
+    assert out["verdict"] == "fits"                      # the case ran
+    step = out["memory"]["step"]["reserved_bytes"]
+    assert 2 * GIB < step < 24 * GIB
+    # the 4-bit 70B base (~35 GB) and its optimizer live in host memory, sharded over the two ranks
+    assert out["cpu_ram_bytes"] > 15 * GIB
+
+    # the same job without parameter offload: the sharded base comes back to each GPU (~17 GB more)
+    yml.write_text(AX_1428.replace("fsdp_offload_params: true", "fsdp_offload_params: false"))
+    _rc, on_gpu = _check(str(yml), "--gpus", "2", "--model", model, "--gpu", "GPU 24GB", "--vram-gib", "24")
+    assert on_gpu["execution"]["sharding"] == "FSDP FULL_SHARD"
+    assert on_gpu["memory"]["step"]["peak_allocated_bytes"] - out["memory"]["step"]["peak_allocated_bytes"] > 14 * GIB
+    assert on_gpu["cpu_ram_bytes"] == 0
+
+
+def _accel(strategy_lines: str) -> str:
+    return ("compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\nmixed_precision: bf16\n"
+            "num_machines: 1\nnum_processes: 4\nfsdp_config:\n" + strategy_lines)
+
+
+@pytest.mark.parametrize("lines,label", [
+    ("  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_offload_params: false\n", "FSDP FULL_SHARD"),
+    ("  fsdp_sharding_strategy: SHARD_GRAD_OP\n", "FSDP SHARD_GRAD_OP"),
+    ("  fsdp_sharding_strategy: NO_SHARD\n", "FSDP NO_SHARD"),
+    ("  fsdp_version: 2\n  fsdp_reshard_after_forward: true\n", "FSDP2 FULL_SHARD"),
+])
+def test_accelerate_fsdp_strategies_order_memory(tmp_path, lines, label):
+    """A full fine-tune of Qwen1.5-7B through `accelerate launch` with each sharding strategy: FULL_SHARD holds
+    a quarter of the states, SHARD_GRAD_OP adds the whole unsharded model, NO_SHARD is DDP (all states)."""
+    model = _model(tmp_path, "Qwen1.5-7B", QWEN15_7B)
+    (tmp_path / "fsdp.yaml").write_text(_accel(lines))
+    (tmp_path / "run.sh").write_text(
+        "accelerate launch --config_file fsdp.yaml src/train.py --model_name_or_path Qwen1.5-7B --stage sft "
+        "--finetuning_type full --bf16 --cutoff_len 1024 --per_device_train_batch_size 1\n")
+    _rc, out = _check(str(tmp_path / "run.sh"), str(tmp_path / "fsdp.yaml"), "--model", model)
+    assert out["execution"]["sharding"] == label
+    step = out["memory"]["step"]["peak_allocated_bytes"]
+    n = 7.72e9                                       # Qwen1.5-7B parameters
+    if label in ("FSDP FULL_SHARD", "FSDP2 FULL_SHARD"):
+        # bf16 weights + grads + fp32 Adam (LLaMA-Factory's full fine-tune: fp32 trainable) over 4, plus units
+        assert n * 4 / 4 < step < n * 16 / 4 + 12 * GIB
+    elif label == "FSDP SHARD_GRAD_OP":
+        assert step > n * 2                          # the whole unsharded model between forward and backward
+    else:
+        assert step > n * 12                         # nothing sharded
+
+
+def test_fsdp_spec_reads_axolotl_and_accelerate_spellings():
+    from rocm_tune.core.runners.fsdp import spec_from
+
+    assert spec_from(["full_shard", "auto_wrap", "offload"], None, "x").offload_params
+    assert spec_from(None, {"fsdp_sharding_strategy": 2}, "x").strategy == "SHARD_GRAD_OP"
+    assert spec_from(None, {"fsdp_version": 2, "reshard_after_forward": False}, "x").strategy == "SHARD_GRAD_OP"
+    assert spec_from(None, {"fsdp_reshard_after_forward": "HYBRID_SHARD"}, "x").strategy == "HYBRID_SHARD"
+    assert spec_from(None, None, "x") is None
+
+
+def test_lf4133_zero2_fp16_step_counts_overflow_norm_and_foreach_temporaries(tmp_path):
+    """DeepSpeed stage_1_and_2.py step(): beyond the flattened partition + fp32 copy, the fp32 gradient and
+    torch AdamW's foreach sqrt temporary (partition x 8 B) and the fp16 overflow check (11 B x the 622 M-element
+    embedding piece) are live on top of the resident states."""
+    (tmp_path / "launch.sh").write_text(LF_4133_SH)
+    (tmp_path / "qwen2_full_sft_ds_tool.yaml").write_text(LF_4133_YAML)
+    (tmp_path / "ds_z2_config.json").write_text(json.dumps(LF_DS_Z2))
+    model = _model(tmp_path, "qwen-1.5-7B", QWEN15_7B)
+    files = [str(tmp_path / n) for n in ("launch.sh", "qwen2_full_sft_ds_tool.yaml", "ds_z2_config.json")]
+    rc, out = _check(*files, "--model", model, "--gpu", "a100-40gb")
+    assert out["world_size"] == 8
+    from rocm_tune.core.memory import TrainConfig
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.runners import deepspeed as ds
+
+    spec = load_model(model)
+    u = out["understood"]
+    assert (u["method"], u["precision"], u["zero_stage"], u["gpus"]) == ("full", "fp16", 2, 8)
+    cfg = TrainConfig(method="full", precision="fp16", gpus=8, zero_stage=2, cutoff_len=512, micro_batch=1,
+                      runner="llamafactory")
+    z = ds.zero12_step(spec, cfg, ds_optimizer_block=False)
+    part = spec.params.total / 8
+    assert z.optimizer_step == pytest.approx(part * 8)
+    assert z.overflow_check == pytest.approx(11 * spec.params.embed)
+    assert z.extra == pytest.approx(part * 2)          # counted: partition x (2 + 4)
+    # with DeepSpeed's own FusedAdam (a JSON "optimizer" block) only the fp16 overflow check is above what is counted
+    assert ds.zero12_step(spec, cfg, ds_optimizer_block=True).extra == pytest.approx(11 * spec.params.embed - 6 * part)
+    step = out["memory"]["step"]["peak_allocated_bytes"]
+    # fp16 weights 15.4 GB + fp32 master/Adam 12 B x 7.72 B / 8 + grads + IPG 1 GB + partition x 8
+    assert step > 0.99 * (2 * spec.params.total + 12 * part + 2 * part + 5e8 * 2 + 8 * part)
+    assert out["memory"]["step"]["reserved_bytes"] > 0.9 * 40 * GIB   # thin: MARGIN_THIN at least
+    assert any(f["code"] == "MARGIN_THIN" for f in out["findings"]) or out["verdict"] == "oom"
