@@ -192,3 +192,19 @@ def test_lf4133_zero2_fp16_step_counts_overflow_norm_and_foreach_temporaries(tmp
     assert step > 0.99 * (2 * spec.params.total + 12 * part + 2 * part + 5e8 * 2 + 8 * part)
     assert out["memory"]["step"]["reserved_bytes"] > 0.9 * 40 * GIB   # thin: MARGIN_THIN at least
     assert any(f["code"] == "MARGIN_THIN" for f in out["findings"]) or out["verdict"] == "oom"
+
+
+def test_communicator_memory_by_interconnect():
+    """nvidia-smi shows NCCL/RCCL buffers the allocator does not: DeepSpeed opens two communicators, DDP/FSDP one;
+    NVLS on NVSwitch H100/H200 adds 2.25 GiB each; nothing on one GPU."""
+    from rocm_tune.core.check import COMM_LINK, COMM_NVLS, COMM_PCIE, communicator_bytes
+    from rocm_tune.core.memory import TrainConfig
+    from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+    z3 = TrainConfig(method="full", zero_stage=3, gpus=8)
+    assert communicator_bytes(z3, get_gpu_profile("h200"))[0] == 2 * COMM_NVLS
+    assert communicator_bytes(z3, get_gpu_profile("a100-40gb"))[0] == 2 * COMM_LINK
+    assert communicator_bytes(z3, get_gpu_profile("mi300x"))[0] == 2 * COMM_LINK
+    assert communicator_bytes(z3, get_gpu_profile("rtx3090"))[0] == 2 * COMM_PCIE     # a bridge is not a fabric
+    assert communicator_bytes(TrainConfig(gpus=4), get_gpu_profile("rtx4090"))[0] == COMM_PCIE
+    assert communicator_bytes(TrainConfig(gpus=1), get_gpu_profile("h200")) == (0, None)

@@ -293,6 +293,32 @@ def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> t
     return delta, note
 
 
+# GPU memory outside PyTorch's caching allocator per NCCL/RCCL communicator: nvidia-smi/rocm-smi show it, torch's
+# reserved does not (../shared/knowledge/zero3-memory.md 2.6): NVIDIA/nccl#964 measured 544-688 MB per communicator
+# on NVLink A100s; with NVLS (NVSwitch H100/H200, on by default) vLLM#9699 logs nvlsTotalSize 2.25 GiB more per
+# communicator; 8 x RTX 3090 over PCIe 0.7-1.5 GiB for DeepSpeed's two. DeepSpeed opens two world-size
+# communicators (torch's default group and deepspeed/utils/groups.py _clone_world_group), DDP/FSDP one.
+COMM_PCIE = int(0.5 * 2**30)
+COMM_LINK = int(0.6 * 2**30)
+COMM_NVLS = COMM_LINK + int(2.25 * 2**30)
+
+
+def communicator_bytes(cfg: TrainConfig, gpu) -> tuple[int, str | None]:
+    """Bytes per GPU of the job's collective communicators (0 on one GPU) and the note that says so."""
+    if cfg.world_size <= 1:
+        return 0, None
+    n = 2 if cfg.zero_stage else 1
+    ic = str(getattr(gpu, "interconnect", "") or "").lower()
+    if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
+        per, kind = COMM_NVLS, "NVSwitch with NVLS"
+    elif ("nvlink" in ic or "infinity fabric" in ic or "xgmi" in ic) and "bridge" not in ic:
+        per, kind = COMM_LINK, "GPU links"
+    else:
+        per, kind = COMM_PCIE, "PCIe" if ic else "interconnect unknown, PCIe assumed"
+    return n * per, (f"{n} NCCL/RCCL communicator(s) over {kind}: {n * per / 2**30:.2f} GiB per GPU outside "
+                     f"PyTorch's allocator (in reserved, as nvidia-smi/rocm-smi show it)")
+
+
 def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     alloc = max(0.0, alloc)
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
@@ -343,8 +369,20 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
     return phases, int(m.host), notes
 
 
-def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
-                  ) -> tuple[dict, int, list[str]]:
+def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
+                  gpu=None) -> tuple[dict, int, list[str]]:
+    phases, host, notes = _memory_phases(job, model, cfg, eval_batch, init_flag)
+    comm, note = communicator_bytes(cfg, gpu)
+    if comm:
+        notes.append(str(note))
+        for p in phases.values():
+            if p:
+                p["reserved_bytes"] += comm
+    return phases, host, notes
+
+
+def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
+                   ) -> tuple[dict, int, list[str]]:
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     if spec is not None:
         return _fsdp_phases(model, cfg, spec, eval_batch)
@@ -533,9 +571,9 @@ def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     return "fits", None, vram - worst
 
 
-def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None) -> bool:
+def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None, gpu=None) -> bool:
     try:
-        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag)
+        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag, gpu=gpu)
     except UserError:
         return False
     return _verdict(phases, vram)[0] == "fits"
@@ -579,7 +617,7 @@ def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
     return [g for g in groups if g]
 
 
-def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3, gpu=None
                ) -> tuple[dict, TrainConfig, int | None] | None:
     """The fewest kinds of change (then the least intrusive kinds, then the smallest change within each) that
     fit in `vram`, keeping the effective batch. Returns ({canonical key: value}, new config, eval batch)."""
@@ -602,7 +640,7 @@ def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 
                     new.validate()
                 except UserError:
                     continue
-                if _fits(job, model, new, eb, vram, init_flag=init):
+                if _fits(job, model, new, eb, vram, init_flag=init, gpu=gpu):
                     return keys, new, eb
     return None
 
@@ -777,7 +815,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if _eval_on(job):
         eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
             cfg.micro_batch if runner == "axolotl" else 1 if runner == "ms-swift" else 8)
-    phases, host, est_notes = memory_phases(job, model, cfg, eval_batch)
+    phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.runners import execution
 
@@ -802,7 +840,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                                 f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
                                 f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
                                 f"than the nominal memory), an OOM is possible", "the change below"))
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
@@ -810,9 +848,9 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
         target = "headroom"
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
         if hit is None:
-            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram)
+            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu)
         if hit is not None:
             keys, _new, _eb = hit
             rep.fix = build_fix(job, keys, cfg)
@@ -847,8 +885,9 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
         return rep
     ieval = (as_int(ij.get("per_device_eval_batch_size")) or 8) if _eval_on(ij) else None
     keys: dict = {}
-    if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM)):
-        hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM)) or search_fix(ij, model, icfg, ieval, vram)
+    if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu):
+        hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu) \
+            or search_fix(ij, model, icfg, ieval, vram, gpu=rep.gpu)
         if hit is not None:
             keys = hit[0]
         else:
