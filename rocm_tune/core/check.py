@@ -308,7 +308,7 @@ def communicator_bytes(cfg: TrainConfig, gpu) -> tuple[int, str | None]:
     if cfg.world_size <= 1:
         return 0, None
     n = 2 if cfg.zero_stage else 1
-    ic = str(getattr(gpu, "interconnect", "") or "").lower()
+    ic = str(getattr(gpu, "interconnect", "") or "").lower().replace("no nvlink", "")
     if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
         per, kind = COMM_NVLS, "NVSwitch with NVLS"
     elif ("nvlink" in ic or "infinity fabric" in ic or "xgmi" in ic) and "bridge" not in ic:
