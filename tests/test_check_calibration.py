@@ -208,3 +208,64 @@ def test_communicator_memory_by_interconnect():
     assert communicator_bytes(z3, get_gpu_profile("rtx3090"))[0] == 2 * COMM_PCIE     # a bridge is not a fabric
     assert communicator_bytes(TrainConfig(gpus=4), get_gpu_profile("rtx4090"))[0] == COMM_PCIE
     assert communicator_bytes(TrainConfig(gpus=1), get_gpu_profile("h200")) == (0, None)
+
+
+# ROCm blog "Fine-tune Llama 2 with LoRA" on MI300X (calibration rocmblog-llama2-7b-lora-fp32-mi300x/
+# train_snippets.py), the code blocks that set memory, as posted: no torch_dtype (fp32 weights), no fp16/bf16,
+# LoraConfig without target_modules, SFTTrainer without max_seq_length. rocm-smi showed 43 % of 192 GB.
+ROCM_BLOG = '''import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, TrainingArguments
+from peft import LoraConfig
+from trl import SFTTrainer
+base_model_name = "NousResearch/Llama-2-7b-chat-hf"
+llama_tokenizer = AutoTokenizer.from_pretrained(base_model_name, trust_remote_code=True, torch_dtype=torch.float16)
+base_model = AutoModelForCausalLM.from_pretrained(
+    base_model_name,
+    device_map="auto"
+)
+train_params = TrainingArguments(
+    output_dir="./results_modified",
+    per_device_train_batch_size=4,
+    gradient_accumulation_steps=1,
+    fp16=False,
+    bf16=False,
+    group_by_length=True,
+)
+peft_parameters = LoraConfig(lora_alpha=8, lora_dropout=0.1, r=8, bias="none", task_type="CAUSAL_LM")
+fine_tuning = SFTTrainer(model=base_model, train_dataset=None, peft_config=peft_parameters,
+                         dataset_text_field="text", tokenizer=llama_tokenizer, args=train_params)
+fine_tuning.train()
+'''
+LLAMA2_7B = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000,
+             "tie_word_embeddings": False, "torch_dtype": "float16", "rms_norm_eps": 1e-5,
+             "max_position_embeddings": 4096}
+
+
+def test_python_program_arguments_are_read_and_stated(tmp_path):
+    f = tmp_path / "train.py"
+    f.write_text(ROCM_BLOG)
+    model = _model(tmp_path, "Llama-2-7b-chat-hf", LLAMA2_7B)
+    rc, out = _check(str(f), "--gpu", "mi300x", "--model", model)
+    u = out["understood"]
+    assert out["runner"] == "hf" and out["world_size"] == 1
+    assert (u["method"], u["lora_rank"], u["micro_batch"], u["cutoff_len"], u["precision"]) == \
+        ("lora", 8, 4, 1024, "fp32")
+    assert u["lora_targets"] == ["q_proj", "v_proj"] and u["gradient_checkpointing"] is False
+    # the model's from_pretrained (line 7, no torch_dtype) decides: fp32 weights, 4 B x 6.74 B params
+    assert out["execution"]["frozen_weights"] == "fp32"
+    assert out["memory"]["load"]["peak_allocated_bytes"] > 4 * 6.7e9
+    assert out["verdict"] == "fits" and rc == 0
+    assert any("PEFT's default" in a for a in out["assumptions"])
+
+
+def test_unsloth_program_is_a_named_unknown(tmp_path):
+    # unslothai/unsloth#2366 (calibration unsloth-2366-.../code_as_posted_partial.py), as posted: cut mid-call
+    f = tmp_path / "u.py"
+    f.write_text("from unsloth import FastModel\nimport torch\nmax_seq_length = 16000\n"
+                 "model, tokenizer = FastModel.from_pretrained(\n    model_name = \"google/gemma-3-12b-it\",\n"
+                 "    load_in_8\n")
+    rc, out = _check(str(f), "--gpu", "h100-sxm")
+    assert rc == 1 and out["verdict"] == "unknown"
+    assert [x["code"] for x in out["findings"]] == ["FORMAT_NOT_MODELLED"]
+    assert "unsloth" in out["findings"][0]["message"]

@@ -178,6 +178,11 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
         if la:
             values["lora_alpha"] = la
         t = str(g("lora_target", "all")).strip()
+        if t == "__peft_default__":           # LoraConfig without target_modules: PEFT's per-architecture default
+            from rocm_tune.core.formats.hf_args import PEFT_DEFAULT_TARGETS
+
+            t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
+            a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
         if t in ("all", "all-linear", ""):
             values["lora_targets"] = ("all",)
         else:
@@ -789,6 +794,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         if mfind:
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
+    if model is not None and job.get("load_dtype") == "fp32" and getattr(model, "torch_dtype", None) != "float32":
+        model = replace(model, torch_dtype="float32")    # from_pretrained without torch_dtype: fp32 weights
     runner = job.runner
     if model is None or runner not in MODELLED:
         reason = ("the model is not known" if model is None and runner != "unknown" else

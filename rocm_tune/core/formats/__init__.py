@@ -292,6 +292,19 @@ def read_texts(texts: dict[str, str]) -> Job:
         elif fmt == "python":
             # the program a given script starts: its flags are read there, its code is not (info only)
             started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
+            lib = hf_args.python_program(text)
+            read = None if started or lib else hf_args.read_python(text, p)
+            if read is not None:       # a program that builds its TrainingArguments in code: one process
+                job.settings = {**read[0], **job.settings}
+                job.notes += read[1]
+                job.runner, job.entry, job.entry_file, job.entry_line = "hf", f"python {os.path.basename(p)}", p, 1
+                job.script_flags["style"] = "python"
+                job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
+                continue
+            if lib:
+                job.findings.append(Finding("FORMAT_NOT_MODELLED", "warning", p, 1,
+                                            f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
+                continue
             job.findings.append(Finding(
                 "FORMAT_NOT_MODELLED", "info" if started else "warning", p, 1,
                 "Python source: the training settings inside a program are not read"
