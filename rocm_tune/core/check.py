@@ -337,7 +337,8 @@ def fsdp_spec(job: formats.Job):
     if s is not None or c is not None:
         first = s if s is not None else c
         assert first is not None
-        return fsdp.spec_from(s.value if s else None, c.value if c else None, str(first.file))
+        conf = c.value if c is not None and isinstance(c.value, dict) else None
+        return fsdp.spec_from(s.value if s else None, conf, str(first.file))
     a = job.accelerate or {}
     if a.get("fsdp"):
         return fsdp.spec_from(None, a.get("fsdp_config") or {"sharding_strategy": "FULL_SHARD"}, str(a.get("file")))
