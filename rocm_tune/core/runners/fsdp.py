@@ -118,20 +118,20 @@ def allocations(model, cfg, spec: FsdpSpec, single, gpus_per_node: int) -> FsdpM
     keep_params = spec.strategy in ("SHARD_GRAD_OP", "_HYBRID_SHARD_ZERO2", "NO_SHARD")
     weights = w / shard
     grads, opt = g / shard, o / shard
-    total = max(1, int(model.params.total))
-    bytes_per_param = w / total                      # the unsharded dtype as loaded (4-bit base included)
     p = model.params
     layer = max(p.per_layer) if p.per_layer else p.total / max(1, model.num_layers)
     root = p.embed + p.lm_head + p.norms
     compute = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
-    unit_bytes = min(bytes_per_param, float(compute)) if cfg.method == "qlora" else float(compute)
+    unit_bytes = float(compute)
+    if cfg.method == "qlora":                        # 4-bit decoder linears; embedding, norms, lm_head 16-bit
+        unit_bytes = min(float(compute), max(0.5, (w - root * compute) / max(1, p.total - root)))
     trains_layers = cfg.method in ("full", "freeze")
     gathered = 0.0
     if shard > 1:
         if keep_params:
             gathered = w - weights                   # every unit stays unsharded from forward to backward
         else:
-            gathered = 2 * layer * unit_bytes + root * unit_bytes
+            gathered = 2 * layer * unit_bytes + root * compute
         if trains_layers:
             gathered += layer * compute              # the running unit's unsharded gradient
     host = 0.0
