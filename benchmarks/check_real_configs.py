@@ -50,11 +50,16 @@ MODELS = {
                     "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 32000,
                     "tie_word_embeddings": False, "torch_dtype": "float16", "rms_norm_eps": 1e-5,
                     "max_position_embeddings": 4096},
+    "gpt-oss-20b": {"model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880, "num_hidden_layers": 24,
+                    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 32,
+                    "num_experts_per_tok": 4, "vocab_size": 201088, "tie_word_embeddings": False,
+                    "sliding_window": 128, "torch_dtype": "bfloat16", "rms_norm_eps": 1e-5,
+                    "max_position_embeddings": 131072},
 }
 # which table entry (or preset) serves a case's model, by a word of its stated hub id
 MODEL_FOR = [("Qwen1.5-7B", "Qwen1.5-7B"), ("Qwen1.5-14B", "Qwen1.5-14B"), ("Qwen2-72B", "Qwen2-72B"),
              ("Meta-Llama-3-8B", "Meta-Llama-3-8B"), ("Qwen2.5-VL-7B", "qwen2.5-7b"),
-             ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("Llama-2-70b", "Llama-2-70b"), ("Llama-2-7b", "Llama-2-7b")]
+             ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("gpt-oss-20b", "gpt-oss-20b"), ("Llama-2-70b", "Llama-2-70b"), ("Llama-2-7b", "Llama-2-7b")]
 # cards without a profile yet: given by name with --vram-gib (the memory the case states)
 GPU_FALLBACK = ("A800", "RTX A6000", "Quadro RTX 6000")
 

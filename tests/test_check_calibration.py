@@ -269,3 +269,22 @@ def test_unsloth_program_is_a_named_unknown(tmp_path):
     assert rc == 1 and out["verdict"] == "unknown"
     assert [x["code"] for x in out["findings"]] == ["FORMAT_NOT_MODELLED"]
     assert "unsloth" in out["findings"][0]["message"]
+
+
+def test_moe_config_of_an_unknown_architecture_is_no_verdict(tmp_path):
+    """An architecture the loader does not know is counted as a dense Llama-style decoder; with experts in its
+    config that would be several times too low: MODEL_NOT_MODELLED, verdict unknown (never silently wrong)."""
+    cfg = {"model_type": "hypothetical_moe", "hidden_size": 2048, "intermediate_size": 1024, "num_hidden_layers": 16,
+           "num_attention_heads": 16, "num_key_value_heads": 4, "num_local_experts": 64, "num_experts_per_tok": 8,
+           "vocab_size": 50000, "torch_dtype": "bfloat16"}
+    model = _model(tmp_path, "moe", cfg)
+    y = tmp_path / "t.yaml"
+    y.write_text("model_name_or_path: moe\nstage: sft\nfinetuning_type: lora\nbf16: true\ncutoff_len: 1024\n")
+    rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
+    assert rc == 1 and out["verdict"] == "unknown" and out["memory"] is None
+    assert [f["code"] for f in out["findings"] if f["severity"] == "error"] == ["MODEL_NOT_MODELLED"]
+    # the same config without experts: a dense fallback, estimated, and said
+    cfg.pop("num_local_experts"), cfg.pop("num_experts_per_tok")
+    (tmp_path / "moe" / "config.json").write_text(json.dumps(cfg))
+    rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
+    assert out["verdict"] == "fits" and "MODEL_FALLBACK" in [f["code"] for f in out["findings"]]

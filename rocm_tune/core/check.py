@@ -102,6 +102,27 @@ def resolve_model(ref: str | None, override: str | None):
                                f"estimated", "pass --model with a preset, a config.json or a cached hub id")
 
 
+EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+
+
+def _model_findings(model, job: formats.Job) -> list[Finding]:
+    """The model loader's warnings as findings; a mixture-of-experts config counted without its experts (an
+    architecture we do not know, read as a dense Llama-style decoder) is an error: never silently wrong."""
+    out: list[Finding] = []
+    where = _where(job, "model_name_or_path")
+    cfg = getattr(model, "config", {}) or {}
+    experts = next((int(cfg[k]) for k in EXPERT_KEYS if isinstance(cfg.get(k), int) and cfg[k] > 1), 0)
+    for w in getattr(model, "warnings", ()) or ():
+        if "unknown model_type" in w and experts and not getattr(model, "num_experts", 0):
+            out.append(Finding("MODEL_NOT_MODELLED", "error", *where,
+                               f"{w}, but its config has {experts} experts per layer that such a decoder does not "
+                               f"have: the memory would be several times too low, so no verdict",
+                               "a preset or transformers installed (exact count on the meta device)"))
+        else:
+            out.append(Finding("MODEL_FALLBACK", "warning", *where, w, None))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ config
 def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]) -> str:
     g = job.get
@@ -797,9 +818,15 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
             findings.append(mfind)
     if model is not None and job.get("load_dtype") == "fp32" and getattr(model, "torch_dtype", None) != "float32":
         model = replace(model, torch_dtype="float32")    # from_pretrained without torch_dtype: fp32 weights
+    if model is not None:
+        mfind2 = _model_findings(model, job)
+        findings += mfind2
+        if any(f.severity == "error" for f in mfind2):
+            model = None
     runner = job.runner
     if model is None or runner not in MODELLED:
-        reason = ("the model is not known" if model is None and runner != "unknown" else
+        reason = ("the model's architecture is not modelled" if any(f.code == "MODEL_NOT_MODELLED" for f in findings)
+                  else "the model is not known" if model is None and runner != "unknown" else
                   f"a {runner} config is not modelled" if runner not in ("unknown",) else
                   "no training command or LLaMA-Factory config in the files")
         if job.ds is not None and runner == "unknown":
