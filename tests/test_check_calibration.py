@@ -158,6 +158,22 @@ def test_fsdp_spec_reads_axolotl_and_accelerate_spellings():
     assert spec_from(None, {"fsdp_version": 2, "reshard_after_forward": False}, "x").strategy == "SHARD_GRAD_OP"
     assert spec_from(None, {"fsdp_reshard_after_forward": "HYBRID_SHARD"}, "x").strategy == "HYBRID_SHARD"
     assert spec_from(None, None, "x") is None
+    assert spec_from(None, {"fsdp_activation_checkpointing": True}, "x").activation_checkpointing
+
+
+def test_fsdp_activation_checkpointing_turns_checkpointing_on(tmp_path):
+    model = _model(tmp_path, "Qwen1.5-7B", QWEN15_7B)
+    (tmp_path / "fsdp.yaml").write_text(_accel("  fsdp_sharding_strategy: FULL_SHARD\n"
+                                               "  fsdp_activation_checkpointing: true\n"))
+    (tmp_path / "run.sh").write_text("accelerate launch --config_file fsdp.yaml train.py --model_name_or_path "
+                                     "Qwen1.5-7B --bf16 True --max_length 2048 --per_device_train_batch_size 2\n")
+    _rc, on = _check(str(tmp_path / "run.sh"), str(tmp_path / "fsdp.yaml"), "--model", model)
+    assert on["understood"]["gradient_checkpointing"] is True
+    assert any("fsdp_activation_checkpointing" in a for a in on["assumptions"])
+    (tmp_path / "fsdp.yaml").write_text(_accel("  fsdp_sharding_strategy: FULL_SHARD\n"))
+    _rc, off = _check(str(tmp_path / "run.sh"), str(tmp_path / "fsdp.yaml"), "--model", model)
+    assert off["understood"]["gradient_checkpointing"] is False      # the HF Trainer's default
+    assert off["memory"]["step"]["peak_allocated_bytes"] > on["memory"]["step"]["peak_allocated_bytes"]
 
 
 def test_lf4133_zero2_fp16_step_counts_overflow_norm_and_foreach_temporaries(tmp_path):

@@ -247,6 +247,10 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
                  f"(the runner's default)")
     else:
         values["gradient_checkpointing"] = not bool(as_bool(dgc))
+    spec = fsdp_spec(job)
+    if spec is not None and spec.activation_checkpointing and not values["gradient_checkpointing"]:
+        values["gradient_checkpointing"] = True
+        a.append(f"gradient checkpointing: on, by fsdp_activation_checkpointing ({spec.source})")
     fa = str(g("flash_attn", "auto")).lower()
     values["attn"] = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "sdpa": "sdpa",
                       "eager": "eager", "disabled": "eager"}.get(fa, "sdpa")

@@ -51,6 +51,7 @@ class FsdpSpec:
     version: int                  # 1 or 2
     offload_params: bool
     source: str                   # where it was read, for the answer
+    activation_checkpointing: bool = False   # accelerate fsdp_activation_checkpointing: FSDP checkpoints each unit
 
     def describe(self) -> str:
         return (f"FSDP{self.version if self.version == 2 else ''} {self.strategy}"
@@ -89,7 +90,8 @@ def spec_from(fsdp_value, fsdp_config: dict | None, source: str) -> FsdpSpec | N
         if strategy is None and _strategy(w, None):
             strategy = _strategy(w, None)
     offload = bool(as_bool(cfg.get("offload_params"))) or "offload" in words
-    return FsdpSpec(strategy or "FULL_SHARD", 2 if version == 2 else 1, offload, source)
+    return FsdpSpec(strategy or "FULL_SHARD", 2 if version == 2 else 1, offload, source,
+                    bool(as_bool(cfg.get("activation_checkpointing"))))
 
 
 @dataclass(frozen=True)
