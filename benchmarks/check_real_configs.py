@@ -93,9 +93,11 @@ def _gpu(case: dict) -> tuple[str | None, float | None, str]:
 
 def _measured_gib(case: dict) -> tuple[float | None, str]:
     """The case's per-GPU figure in GiB and what it is (reserved = what nvidia-smi/rocm-smi show)."""
-    m = (case.get("memory_per_gpu") or [None])[0]
-    if not m or m.get("value") is None:
+    figures = [x for x in case.get("memory_per_gpu") or [] if x and x.get("value") is not None]
+    if not figures:
         return None, ""
+    # the figure taken while training (a case may also give one after model load)
+    m = next((x for x in figures if "train" in str(x.get("what", "")).lower()), figures[0])
     v, unit, tool = float(m["value"]), str(m.get("unit", "")), str(m.get("tool", ""))
     if unit.startswith("%"):
         gib = v / 100 * case["hardware"]["gpu_memory_gb"] * 1e9 / 2**30
