@@ -304,3 +304,54 @@ def test_moe_config_of_an_unknown_architecture_is_no_verdict(tmp_path):
     (tmp_path / "moe" / "config.json").write_text(json.dumps(cfg))
     rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
     assert out["verdict"] == "fits" and "MODEL_FALLBACK" in [f["code"] for f in out["findings"]]
+
+
+# ZeRO-3 + offload, LLaMA-Factory YAMLs as posted (their examples/deepspeed/ds_z3_offload_config.json is read as
+# LLaMA-Factory's own file of that name). hiyouga/LlamaFactory#7282: R1-Distill-Llama-70B full, 8 x H200, ran at
+# 27 GB per GPU; #5977: Meta-Llama-3-8B full fp16, 8 x RTX 3090, ran at ~13 G per card.
+LF_7282 = """model_name_or_path: /disk2/liweichao/DeepSeek-R1-Distill-Llama-70B
+stage: sft
+do_train: true
+finetuning_type: full
+deepspeed: examples/deepspeed/ds_z3_offload_config.json
+dataset: identity
+template: llama3
+cutoff_len: 1024
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 1
+"""
+LF_5977 = """model_name_or_path: /data/llm/Meta-Llama-3-8B-Instruct
+stage: sft
+do_train: true
+finetuning_type: full
+deepspeed: examples/deepspeed/ds_z3_offload_config.json
+dataset: identity,alpaca_en_demo
+template: llama3
+cutoff_len: 1024
+max_samples: 1000
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 2
+fp16: true
+"""
+LLAMA3_70B = {"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672, "num_hidden_layers": 80,
+              "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 128256,
+              "tie_word_embeddings": False, "torch_dtype": "bfloat16", "rms_norm_eps": 1e-5,
+              "max_position_embeddings": 131072}
+LLAMA3_8B = {**LLAMA3_70B, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "max_position_embeddings": 8192}
+
+
+@pytest.mark.parametrize("yaml_text,cfg,gpu,measured_gib,band", [
+    (LF_7282, LLAMA3_70B, "h200", 27e9 / GIB, (0.9, 1.1)),        # within 10 %
+    (LF_5977, LLAMA3_8B, "rtx3090", 13e9 / GIB, (0.5, 1.0)),      # still ~40 % under (zero3-memory.md section 4)
+])
+def test_zero3_offload_reports_verdict_and_memory_band(tmp_path, yaml_text, cfg, gpu, measured_gib, band):
+    y = tmp_path / "sft.yaml"
+    y.write_text(yaml_text)
+    model = _model(tmp_path, "m", cfg)
+    rc, out = _check(str(y), "--model", model, "--gpu", gpu, "--gpus", "8")
+    assert out["verdict"] == "fits" and out["understood"]["zero_stage"] == 3 and out["understood"]["offload"] == "all"
+    worst = max(p["reserved_bytes"] for p in out["memory"].values() if p) / GIB
+    assert band[0] * measured_gib <= worst <= band[1] * measured_gib
+    # the parts that make nvidia-smi's figure: DeepSpeed's two communicators are in it
+    assert any("communicator" in n for n in out["notes"])
