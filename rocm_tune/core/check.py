@@ -832,7 +832,9 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         reason = ("the model's architecture is not modelled" if any(f.code == "MODEL_NOT_MODELLED" for f in findings)
                   else "the model is not known" if model is None and runner != "unknown" else
                   f"a {runner} config is not modelled" if runner not in ("unknown",) else
-                  "no training command or LLaMA-Factory config in the files")
+                  "no training command or training config in the files ("
+                  + ", ".join(f"{os.path.basename(p)}: {fmt}" + (" without a training command" if fmt == "script" else "")
+                              for p, fmt in job.formats.items()) + ")")
         if job.ds is not None and runner == "unknown":
             reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
         return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
