@@ -355,3 +355,16 @@ def test_zero3_offload_reports_verdict_and_memory_band(tmp_path, yaml_text, cfg,
     assert band[0] * measured_gib <= worst <= band[1] * measured_gib
     # the parts that make nvidia-smi's figure: DeepSpeed's two communicators are in it
     assert any("communicator" in n for n in out["notes"])
+
+
+def test_axolotl_memory_savers_we_do_not_model_are_said(tmp_path):
+    # keys of axolotl's examples/gpt-oss/gpt-oss-20b-fft-fsdp2.yaml (calibration ax-ex-gptoss20b-fft-fsdp2-4x80gb)
+    y = tmp_path / "a.yaml"
+    y.write_text("base_model: NousResearch/Llama-2-7b-hf\nplugins:\n  - axolotl.integrations.cut_cross_entropy."
+                 "CutCrossEntropyPlugin\nsequence_len: 4096\nmicro_batch_size: 1\nbf16: true\n"
+                 "optimizer: adamw_torch_8bit\ngradient_checkpointing: true\nactivation_offloading: true\n")
+    model = _model(tmp_path, "Llama-2-7b-hf", LLAMA2_7B)
+    _rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
+    info = [(f["code"], f["line"]) for f in out["findings"] if f["code"] == "KERNELS_NOT_MODELLED"]
+    assert info == [("KERNELS_NOT_MODELLED", 9), ("KERNELS_NOT_MODELLED", 2)]
+    assert out["understood"]["optim"] == "adamw_8bit"

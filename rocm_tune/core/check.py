@@ -532,7 +532,9 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                            f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
                            f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
-                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing")):
+                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing"),
+                      ("activation_offloading", "activations offloaded to host memory"),
+                      ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
         if as_bool(g(key)):
             out.append(Finding("KERNELS_NOT_MODELLED", "info", *_where(job, key),
                                f"{key}: {what} use less memory than estimated here", None))

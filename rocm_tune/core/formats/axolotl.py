@@ -70,6 +70,13 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
             fc.setdefault("fsdp_version", data["fsdp_version"])
         if fc:
             put("fsdp_config", fc, "fsdp_config")
+    if as_bool(data.get("activation_offloading")):
+        put("activation_offloading", True, "activation_offloading")
+    plugins = " ".join(map(str, data.get("plugins") or [])) if isinstance(data.get("plugins"), list) else ""
+    if "cut_cross_entropy" in plugins or as_bool(data.get("cut_cross_entropy")):
+        put("cut_cross_entropy", True, "plugins" if "cut_cross_entropy" in plugins else "cut_cross_entropy")
+    if "liger" in plugins.lower():
+        put("enable_liger_kernel", True, "plugins")
     if (data.get("val_set_size") or 0) and float(data.get("val_set_size") or 0) > 0:
         put("do_eval", True, "val_set_size")
     return out, notes
