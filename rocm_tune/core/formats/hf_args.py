@@ -116,8 +116,8 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
             v = _literal(kw.value, names)
             if kw.arg and v is not None:
                 flags[kw.arg] = (str(v), kw.value.lineno)
-    notes = [f"Python program: the literal arguments of {_name(args[0].func)}(...) (line {args[0].lineno}) and of "
-             f"the model, LoRA and trainer calls are read; nothing is executed"]
+    notes = [(f"Python program: the literal arguments of {_name(args[0].func)}(...) (line {args[0].lineno}) and of "
+              f"the model, LoRA and trainer calls are read; nothing is executed")]
     out, more = read_flags(flags, file)
     notes += more
 
