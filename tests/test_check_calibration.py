@@ -368,3 +368,26 @@ def test_axolotl_memory_savers_we_do_not_model_are_said(tmp_path):
     info = [(f["code"], f["line"]) for f in out["findings"] if f["code"] == "KERNELS_NOT_MODELLED"]
     assert info == [("KERNELS_NOT_MODELLED", 9), ("KERNELS_NOT_MODELLED", 2)]
     assert out["understood"]["optim"] == "adamw_8bit"
+
+
+def test_fsdp_allocations_shard_over_the_right_group():
+    """HYBRID_SHARD shards inside a node (replicates across nodes); FULL_SHARD over every rank; offload leaves
+    only the unsharded units on the GPU."""
+    from rocm_tune.core.memory import TrainConfig, estimate
+    from rocm_tune.core.model import load_model
+    from rocm_tune.core.runners.fsdp import FsdpSpec, allocations
+
+    m = load_model("qwen2.5-7b")
+    cfg = TrainConfig(method="full", precision="bf16", gpus=4, nodes=2, runner="hf")
+    one = estimate(m, TrainConfig(method="full", precision="bf16", runner="hf")).per_gpu
+    full = allocations(m, cfg, FsdpSpec("FULL_SHARD", 1, False, "x"), one, 4)
+    hybrid = allocations(m, cfg, FsdpSpec("HYBRID_SHARD", 1, False, "x"), one, 4)
+    assert full.weights == pytest.approx(one.weights_bytes / 8)
+    assert hybrid.weights == pytest.approx(one.weights_bytes / 4)
+    assert hybrid.optimizer == pytest.approx(one.optimizer_bytes / 4)
+    # two decoder layers + the root unit (embedding, lm_head, norms) in bf16, plus one layer's bf16 gradient
+    p = m.params
+    assert full.gathered == pytest.approx(2 * max(p.per_layer) * 2 + (p.embed + p.lm_head + p.norms) * 2
+                                          + max(p.per_layer) * 2)
+    off = allocations(m, cfg, FsdpSpec("FULL_SHARD", 1, True, "x"), one, 4)
+    assert off.resident == 0 and off.host == pytest.approx(full.resident) and off.gathered == full.gathered
