@@ -391,3 +391,25 @@ def test_fsdp_allocations_shard_over_the_right_group():
                                           + max(p.per_layer) * 2)
     off = allocations(m, cfg, FsdpSpec("FULL_SHARD", 1, True, "x"), one, 4)
     assert off.resident == 0 and off.host == pytest.approx(full.resident) and off.gathered == full.gathered
+
+
+def test_llamafactory_under_fsdp_shards_an_fp32_model(tmp_path):
+    """LLaMA-Factory's patch_config passes no torch_dtype under FSDP ("keep zero3 or fsdp in float32"): a LoRA
+    run shards fp32 frozen weights; QLoRA loads in the compute dtype (4-bit)."""
+    model = _model(tmp_path, "Qwen1.5-7B", QWEN15_7B)
+    (tmp_path / "fsdp_config.yaml").write_text(_accel("  fsdp_sharding_strategy: FULL_SHARD\n").replace(
+        "num_processes: 4", "num_processes: 2"))
+    (tmp_path / "train.sh").write_text("accelerate launch --config_file fsdp_config.yaml src/train.py lora.yaml\n")
+    base = "model_name_or_path: Qwen1.5-7B\nstage: sft\nfinetuning_type: lora\nlora_target: all\nbf16: true\n" \
+           "cutoff_len: 1024\nper_device_train_batch_size: 1\n"
+    (tmp_path / "lora.yaml").write_text(base)
+    files = [str(tmp_path / n) for n in ("train.sh", "fsdp_config.yaml", "lora.yaml")]
+    _rc, lora = _check(*files, "--model", model, "--gpu", "rtx4090")
+    n = 7_721_324_544
+    assert lora["world_size"] == 2 and lora["execution"]["sharding"] == "FSDP FULL_SHARD"
+    assert any("keep zero3 or fsdp in float32" in x for x in lora["notes"])
+    assert lora["memory"]["load"]["peak_allocated_bytes"] > 4 * n / 2
+    (tmp_path / "lora.yaml").write_text(base + "quantization_bit: 4\n")
+    _rc, qlora = _check(*files, "--model", model, "--gpu", "rtx4090")
+    assert not any("float32" in x for x in qlora["notes"])
+    assert qlora["memory"]["load"]["peak_allocated_bytes"] < lora["memory"]["load"]["peak_allocated_bytes"] / 2

@@ -382,11 +382,22 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
 
     est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
     one = est1.per_gpu
-    m = fsdp.allocations(model, cfg, spec, one, cfg.gpus)
     # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states
     act = max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
                          - one.comm_buffers_bytes))
-    notes = [n for n in est1.notes if "ZeRO" not in n]
+    extra_notes: list[str] = []
+    if cfg.runner == "llamafactory" and cfg.method != "qlora" and one.frozen_weights_bytes:
+        from rocm_tune.core.runners import regime
+
+        if regime(model, cfg).frozen_dtype in ("bf16", "fp16"):
+            # LLaMA-Factory patch_config passes no torch_dtype under FSDP ("keep zero3 or fsdp in float32"):
+            # the frozen weights load, and are sharded, in fp32
+            one = replace(one, weights_bytes=one.weights_bytes + one.frozen_weights_bytes,
+                          frozen_weights_bytes=2 * one.frozen_weights_bytes)
+            extra_notes.append("LLaMA-Factory under FSDP loads the model in fp32 (no torch_dtype: \"keep zero3 or "
+                               "fsdp in float32\"); the frozen weights are sharded in fp32")
+    m = fsdp.allocations(model, cfg, spec, one, cfg.gpus)
+    notes = [n for n in est1.notes if "ZeRO" not in n] + extra_notes
     notes.append(f"{spec.describe()} over {cfg.world_size} GPU(s) ({spec.source}): per GPU "
                  f"{m.weights / 2**30:.2f} GiB weights + {m.gradients / 2**30:.2f} GiB gradients + "
                  f"{m.optimizer / 2**30:.2f} GiB optimizer state + {m.gathered / 2**30:.2f} GiB unsharded units"
