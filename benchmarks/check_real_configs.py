@@ -50,11 +50,16 @@ MODELS = {
                     "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 32000,
                     "tie_word_embeddings": False, "torch_dtype": "float16", "rms_norm_eps": 1e-5,
                     "max_position_embeddings": 4096},
+    "gpt-oss-20b": {"model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880, "num_hidden_layers": 24,
+                    "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 32,
+                    "num_experts_per_tok": 4, "vocab_size": 201088, "tie_word_embeddings": False,
+                    "sliding_window": 128, "torch_dtype": "bfloat16", "rms_norm_eps": 1e-5,
+                    "max_position_embeddings": 131072},
 }
 # which table entry (or preset) serves a case's model, by a word of its stated hub id
 MODEL_FOR = [("Qwen1.5-7B", "Qwen1.5-7B"), ("Qwen1.5-14B", "Qwen1.5-14B"), ("Qwen2-72B", "Qwen2-72B"),
              ("Meta-Llama-3-8B", "Meta-Llama-3-8B"), ("Qwen2.5-VL-7B", "qwen2.5-7b"),
-             ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("Llama-2-70b", "Llama-2-70b"), ("Llama-2-7b", "Llama-2-7b")]
+             ("Mistral-7B-v0.1", "Mistral-7B-v0.1"), ("gpt-oss-20b", "gpt-oss-20b"), ("Llama-2-70b", "Llama-2-70b"), ("Llama-2-7b", "Llama-2-7b")]
 # cards without a profile yet: given by name with --vram-gib (the memory the case states)
 GPU_FALLBACK = ("A800", "RTX A6000", "Quadro RTX 6000")
 
@@ -71,6 +76,9 @@ def _gpu(case: dict) -> tuple[str | None, float | None, str]:
         if k in name:        # no profile yet: the card by name, its memory as stated (--vram-gib)
             gib = hw.get("gpu_memory_gb")
             return name, gib, f"{k} --vram-gib {gib}"
+    if "not named" in name or "not stated" in name:   # only the memory is stated: a card by that memory
+        gib = hw.get("gpu_memory_gb")
+        return f"unnamed {gib} GB GPU", gib, f"--vram-gib {gib}"
     for pid in ("rtx3090", "rtx4090", "a100-40gb", "a100-80gb", "h100-sxm", "h200", "v100-32gb", "mi300x"):
         q = find_gpu_profile(pid)
         if q and any(w in name.replace(" ", "").lower() for w in (pid.replace("-", ""),)):
@@ -85,9 +93,11 @@ def _gpu(case: dict) -> tuple[str | None, float | None, str]:
 
 def _measured_gib(case: dict) -> tuple[float | None, str]:
     """The case's per-GPU figure in GiB and what it is (reserved = what nvidia-smi/rocm-smi show)."""
-    m = (case.get("memory_per_gpu") or [None])[0]
-    if not m or m.get("value") is None:
+    figures = [x for x in case.get("memory_per_gpu") or [] if x and x.get("value") is not None]
+    if not figures:
         return None, ""
+    # the figure taken while training (a case may also give one after model load)
+    m = next((x for x in figures if "train" in str(x.get("what", "")).lower()), figures[0])
     v, unit, tool = float(m["value"]), str(m.get("unit", "")), str(m.get("tool", ""))
     if unit.startswith("%"):
         gib = v / 100 * case["hardware"]["gpu_memory_gb"] * 1e9 / 2**30
@@ -133,7 +143,7 @@ def main(argv: list[str]) -> int:
             step = max(p[key] for p in rep.memory.values() if p) / 2**30 if rep.memory else None
             codes = ",".join(sorted({f.code for f in rep.findings if f.severity != "info"}))
         except UserError as exc:
-            verdict, reason, step, codes = "unknown", str(exc)[:60], None, ""
+            verdict, reason, step, codes = "unknown", str(exc).rsplit(": ", 1)[-1][:60], None, ""
         outcome = case["outcome"]
         expect = "oom" if outcome == "oom" else "fits"
         right = verdict == expect

@@ -124,8 +124,9 @@ def test_llama7b_fp16_zero2_on_8_v100_does_not_fit():
     assert partition * 4 / GIB == pytest.approx(3.14, abs=0.01)
     # static per rank: fp16 weights, fp32 master + Adam moments / 8, fp16 gradient partition, IPG buffers
     static = 2 * m.params.total + 12 * partition + 2 * partition + g.comm_buffers_bytes
-    # flattened fp16 + fp32 partition on top (512-byte block rounding aside)
-    assert g.peak_allocated_bytes == pytest.approx(static + partition * (2 + 4), abs=4096)
+    # on top in the AdamW step: the fp32 gradient partition and torch AdamW's foreach sqrt temporary, both fp32
+    # (above the flattened fp16 + fp32 copy before it; deepspeed.runtime.zero.stage_1_and_2 step())
+    assert g.peak_allocated_bytes == pytest.approx(static + partition * (4 + 4), abs=4096)
     v100 = get_gpu_profile("v100-32gb")
     assert g.reserved_bytes > 0.85 * v100.vram_bytes                # the planner's headroom: does not fit
     assert g.peak_allocated_bytes / GIB > 28

@@ -43,6 +43,7 @@ def render(rep) -> str:
         c = rep.cfg
         shard = f"ZeRO-{c.zero_stage}" + (f" + offload {c.offload}" if c.offload != "none" else "") \
             if c.zero_stage else ("DDP" if c.world_size > 1 else "single GPU")
+        shard = str((rep.execution or {}).get("sharding") or shard)
         lines.append(f"Understood {rep.model.name}: {c.method}, {c.precision}, cutoff_len {c.cutoff_len}, "
                      f"micro-batch {c.micro_batch} x {c.gpus} GPU(s) x {c.nodes} node(s), {shard}, "
                      f"checkpointing {'on' if c.gradient_checkpointing else 'off'}, attn {c.attn}")

@@ -102,6 +102,27 @@ def resolve_model(ref: str | None, override: str | None):
                                f"estimated", "pass --model with a preset, a config.json or a cached hub id")
 
 
+EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+
+
+def _model_findings(model, job: formats.Job) -> list[Finding]:
+    """The model loader's warnings as findings; a mixture-of-experts config counted without its experts (an
+    architecture we do not know, read as a dense Llama-style decoder) is an error: never silently wrong."""
+    out: list[Finding] = []
+    where = _where(job, "model_name_or_path")
+    cfg = getattr(model, "config", {}) or {}
+    experts = next((int(cfg[k]) for k in EXPERT_KEYS if isinstance(cfg.get(k), int) and cfg[k] > 1), 0)
+    for w in getattr(model, "warnings", ()) or ():
+        if "unknown model_type" in w and experts and not getattr(model, "num_experts", 0):
+            out.append(Finding("MODEL_NOT_MODELLED", "error", *where,
+                               f"{w}, but its config has {experts} experts per layer that such a decoder does not "
+                               f"have: the memory would be several times too low, so no verdict",
+                               "a preset or transformers installed (exact count on the meta device)"))
+        else:
+            out.append(Finding("MODEL_FALLBACK", "warning", *where, w, None))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ config
 def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]) -> str:
     g = job.get
@@ -178,6 +199,11 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
         if la:
             values["lora_alpha"] = la
         t = str(g("lora_target", "all")).strip()
+        if t == "__peft_default__":           # LoraConfig without target_modules: PEFT's per-architecture default
+            from rocm_tune.core.formats.hf_args import PEFT_DEFAULT_TARGETS
+
+            t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
+            a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
         if t in ("all", "all-linear", ""):
             values["lora_targets"] = ("all",)
         else:
@@ -221,6 +247,10 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
                  f"(the runner's default)")
     else:
         values["gradient_checkpointing"] = not bool(as_bool(dgc))
+    spec = fsdp_spec(job)
+    if spec is not None and spec.activation_checkpointing and not values["gradient_checkpointing"]:
+        values["gradient_checkpointing"] = True
+        a.append(f"gradient checkpointing: on, by fsdp_activation_checkpointing ({spec.source})")
     fa = str(g("flash_attn", "auto")).lower()
     values["attn"] = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "sdpa": "sdpa",
                       "eager": "eager", "disabled": "eager"}.get(fa, "sdpa")
@@ -229,7 +259,7 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
     opt = str(g("optim", "adamw_torch")).lower()
     values["optim"] = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit",
                        "paged_adamw_8bit": "paged_adamw_8bit", "paged_adamw_32bit": "paged_adamw",
-                       "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
+                       "adamw_torch_8bit": "adamw_8bit", "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
     st = str(g("stage", "sft")).lower()
     values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
     if st not in ("sft", "dpo", "pt"):
@@ -293,13 +323,111 @@ def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> t
     return delta, note
 
 
+# GPU memory outside PyTorch's caching allocator per NCCL/RCCL communicator: nvidia-smi/rocm-smi show it, torch's
+# reserved does not (../shared/knowledge/zero3-memory.md 2.6): NVIDIA/nccl#964 measured 544-688 MB per communicator
+# on NVLink A100s; with NVLS (NVSwitch H100/H200, on by default) vLLM#9699 logs nvlsTotalSize 2.25 GiB more per
+# communicator; 8 x RTX 3090 over PCIe 0.7-1.5 GiB for DeepSpeed's two. DeepSpeed opens two world-size
+# communicators (torch's default group and deepspeed/utils/groups.py _clone_world_group), DDP/FSDP one.
+COMM_PCIE = int(0.5 * 2**30)
+COMM_LINK = int(0.6 * 2**30)
+COMM_NVLS = COMM_LINK + int(2.25 * 2**30)
+
+
+def communicator_bytes(cfg: TrainConfig, gpu) -> tuple[int, str | None]:
+    """Bytes per GPU of the job's collective communicators (0 on one GPU) and the note that says so."""
+    if cfg.world_size <= 1:
+        return 0, None
+    n = 2 if cfg.zero_stage else 1
+    ic = str(getattr(gpu, "interconnect", "") or "").lower().replace("no nvlink", "")
+    if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
+        per, kind = COMM_NVLS, "NVSwitch with NVLS"
+    elif ("nvlink" in ic or "infinity fabric" in ic or "xgmi" in ic) and "bridge" not in ic:
+        per, kind = COMM_LINK, "GPU links"
+    else:
+        per, kind = COMM_PCIE, "PCIe" if ic else "interconnect unknown, PCIe assumed"
+    return n * per, (f"{n} NCCL/RCCL communicator(s) over {kind}: {n * per / 2**30:.2f} GiB per GPU outside "
+                     f"PyTorch's allocator (in reserved, as nvidia-smi/rocm-smi show it)")
+
+
 def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     alloc = max(0.0, alloc)
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
 
 
-def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
-                  ) -> tuple[dict, int, list[str]]:
+def fsdp_spec(job: formats.Job):
+    """The job's FSDP setup (Axolotl `fsdp:`/`fsdp_config:`, accelerate `distributed_type: FSDP`), or None."""
+    from rocm_tune.core.runners import fsdp
+
+    s, c = job.settings.get("fsdp"), job.settings.get("fsdp_config")
+    if s is not None or c is not None:
+        first = s if s is not None else c
+        assert first is not None
+        conf = c.value if c is not None and isinstance(c.value, dict) else None
+        return fsdp.spec_from(s.value if s else None, conf, str(first.file))
+    a = job.accelerate or {}
+    if a.get("fsdp"):
+        return fsdp.spec_from(None, a.get("fsdp_config") or {"sharding_strategy": "FULL_SHARD"}, str(a.get("file")))
+    return None
+
+
+def _logits_eval(model, cfg: TrainConfig, eval_batch: int) -> float:
+    vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+    tokens = eval_batch * cfg.cutoff_len
+    # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
+    return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
+
+
+def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+    from rocm_tune.core.runners import fsdp
+
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
+    one = est1.per_gpu
+    # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states
+    act = max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
+                         - one.comm_buffers_bytes))
+    extra_notes: list[str] = []
+    if cfg.runner == "llamafactory" and cfg.method != "qlora" and one.frozen_weights_bytes:
+        from rocm_tune.core.runners import regime
+
+        if regime(model, cfg).frozen_dtype in ("bf16", "fp16"):
+            # LLaMA-Factory patch_config passes no torch_dtype under FSDP ("keep zero3 or fsdp in float32"):
+            # the frozen weights load, and are sharded, in fp32
+            one = replace(one, weights_bytes=one.weights_bytes + one.frozen_weights_bytes,
+                          frozen_weights_bytes=2 * one.frozen_weights_bytes)
+            extra_notes.append("LLaMA-Factory under FSDP loads the model in fp32 (no torch_dtype: \"keep zero3 or "
+                               "fsdp in float32\"); the frozen weights are sharded in fp32")
+    m = fsdp.allocations(model, cfg, spec, one, cfg.gpus)
+    notes = [n for n in est1.notes if "ZeRO" not in n] + extra_notes
+    notes.append(f"{spec.describe()} over {cfg.world_size} GPU(s) ({spec.source}): per GPU "
+                 f"{m.weights / 2**30:.2f} GiB weights + {m.gradients / 2**30:.2f} GiB gradients + "
+                 f"{m.optimizer / 2**30:.2f} GiB optimizer state + {m.gathered / 2**30:.2f} GiB unsharded units"
+                 + (f"; {m.host / 2**30:.2f} GiB in host memory (offload)" if m.host else ""))
+    phases: dict[str, dict | None] = {
+        "load": _phase(m.weights + m.gathered),
+        "step": _phase(m.resident + m.gathered + act),
+        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch)) if eval_batch else None,
+        "save": _phase(m.resident + m.gathered),
+    }
+    return phases, int(m.host), notes
+
+
+def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
+                  gpu=None) -> tuple[dict, int, list[str]]:
+    phases, host, notes = _memory_phases(job, model, cfg, eval_batch, init_flag)
+    comm, note = communicator_bytes(cfg, gpu)
+    if comm:
+        notes.append(str(note))
+        for p in phases.values():
+            if p:
+                p["reserved_bytes"] += comm
+    return phases, host, notes
+
+
+def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
+                   ) -> tuple[dict, int, list[str]]:
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    if spec is not None:
+        return _fsdp_phases(model, cfg, spec, eval_batch)
     est = estimate(model, cfg)
     g = est.per_gpu
     delta, note = _ds_delta(model, cfg, job.ds)
@@ -307,6 +435,18 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
     step = g.peak_allocated_bytes + delta
     factor = FRAGMENTATION
+    z12 = ds.zero12_step(model, cfg, ds_optimizer_block=False)
+    if z12 is not None and job.ds is not None and job.ds.data.get("optimizer"):
+        # the estimator assumes the HF Trainer's torch AdamW; a JSON "optimizer" block steps DeepSpeed's in place
+        mine = ds.zero12_step(model, cfg, ds_optimizer_block=True)
+        assert mine is not None
+        step += mine.extra - z12.extra
+        z12 = mine
+    if z12 is not None and z12.extra > 0:
+        notes.append(f"ZeRO-{cfg.zero_stage} step temporaries counted: {z12.extra / 2**30:.2f} GiB above the "
+                     f"flattened gradient partition and its fp32 copy (fp16 overflow check "
+                     f"{z12.overflow_check / 2**30:.2f}, fp64 gradient norm {z12.grad_norm / 2**30:.2f}, optimizer "
+                     f"step {z12.optimizer_step / 2**30:.2f} GiB)")
     z3 = ds.zero3_terms(model, cfg, job.ds.bucket("stage3_prefetch_bucket_size", int(model.hidden_size))
                         if job.ds is not None else None)
     if z3 is not None:
@@ -332,10 +472,7 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-        tokens = eval_batch * cfg.cutoff_len
-        # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
-        ev = resident + g.gradients_bytes + tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4
+        ev = resident + g.gradients_bytes + _logits_eval(model, cfg, eval_batch)
         phases["eval"] = _phase(ev, factor)
     else:
         phases["eval"] = None
@@ -406,7 +543,9 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                            f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
                            f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
-                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing")):
+                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing"),
+                      ("activation_offloading", "activations offloaded to host memory"),
+                      ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
         if as_bool(g(key)):
             out.append(Finding("KERNELS_NOT_MODELLED", "info", *_where(job, key),
                                f"{key}: {what} use less memory than estimated here", None))
@@ -443,7 +582,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("VLM_LANGUAGE_PART", "warning", *_where(job, "model_name_or_path"),
                            "a vision-language model: only the language model is estimated (the vision tower "
                            "and image tokens are not)", None))
-    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None:
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None:
         wbytes = model.params.total * (2 if cfg.precision != "fp32" else 4)
         if wbytes > 0.5 * gpu.vram_bytes:
             sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
@@ -476,9 +615,9 @@ def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     return "fits", None, vram - worst
 
 
-def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None) -> bool:
+def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None, gpu=None) -> bool:
     try:
-        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag)
+        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag, gpu=gpu)
     except UserError:
         return False
     return _verdict(phases, vram)[0] == "fits"
@@ -522,7 +661,7 @@ def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
     return [g for g in groups if g]
 
 
-def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3, gpu=None
                ) -> tuple[dict, TrainConfig, int | None] | None:
     """The fewest kinds of change (then the least intrusive kinds, then the smallest change within each) that
     fit in `vram`, keeping the effective batch. Returns ({canonical key: value}, new config, eval batch)."""
@@ -545,7 +684,7 @@ def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 
                     new.validate()
                 except UserError:
                     continue
-                if _fits(job, model, new, eb, vram, init_flag=init):
+                if _fits(job, model, new, eb, vram, init_flag=init, gpu=gpu):
                     return keys, new, eb
     return None
 
@@ -694,13 +833,21 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         if mfind:
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
+    if model is not None and job.get("load_dtype") == "fp32" and getattr(model, "torch_dtype", None) != "float32":
+        model = replace(model, torch_dtype="float32")    # from_pretrained without torch_dtype: fp32 weights
+    if model is not None:
+        mfind2 = _model_findings(model, job)
+        findings += mfind2
+        if any(f.severity == "error" for f in mfind2):
+            model = None
     runner = job.runner
-    fsdp = any(f.code == "FSDP_NOT_MODELLED" for f in findings)
-    if model is None or runner not in MODELLED or fsdp:
-        reason = ("FSDP sharding is not modelled" if fsdp and model is not None else
-                  "the model is not known" if model is None and runner != "unknown" else
+    if model is None or runner not in MODELLED:
+        reason = ("the model's architecture is not modelled" if any(f.code == "MODEL_NOT_MODELLED" for f in findings)
+                  else "the model is not known" if model is None and runner != "unknown" else
                   f"a {runner} config is not modelled" if runner not in ("unknown",) else
-                  "no training command or LLaMA-Factory config in the files")
+                  "no training command or training config in the files ("
+                  + ", ".join(f"{os.path.basename(p)}: {fmt}" + (" without a training command" if fmt == "script" else "")
+                              for p, fmt in job.formats.items()) + ")")
         if job.ds is not None and runner == "unknown":
             reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
         return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
@@ -722,7 +869,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if _eval_on(job):
         eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
             cfg.micro_batch if runner == "axolotl" else 1 if runner == "ms-swift" else 8)
-    phases, host, est_notes = memory_phases(job, model, cfg, eval_batch)
+    phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
 
@@ -730,6 +877,9 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     from rocm_tune.core.runners import execution
 
     exe = execution(model, cfg).to_dict()
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    if spec is not None:
+        exe["sharding"] = spec.describe()
     w = exe.get("warning")
     if isinstance(w, dict) and w.get("code"):
         findings.append(Finding(str(w["code"]).upper().replace("-", "_"), "info", *_where(job, "bf16"),
@@ -747,7 +897,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                                 f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
                                 f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
                                 f"than the nominal memory), an OOM is possible", "the change below"))
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
@@ -755,9 +905,9 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
         target = "headroom"
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM))
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
         if hit is None:
-            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram)
+            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu)
         if hit is not None:
             keys, _new, _eb = hit
             rep.fix = build_fix(job, keys, cfg)
@@ -792,8 +942,9 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
         return rep
     ieval = (as_int(ij.get("per_device_eval_batch_size")) or 8) if _eval_on(ij) else None
     keys: dict = {}
-    if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM)):
-        hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM)) or search_fix(ij, model, icfg, ieval, vram)
+    if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu):
+        hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu) \
+            or search_fix(ij, model, icfg, ieval, vram, gpu=rep.gpu)
         if hit is not None:
             keys = hit[0]
         else:

@@ -292,6 +292,19 @@ def read_texts(texts: dict[str, str]) -> Job:
         elif fmt == "python":
             # the program a given script starts: its flags are read there, its code is not (info only)
             started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
+            lib = hf_args.python_program(text)
+            read = None if started or lib else hf_args.read_python(text, p)
+            if read is not None:       # a program that builds its TrainingArguments in code: one process
+                job.settings = {**read[0], **job.settings}
+                job.notes += read[1]
+                job.runner, job.entry, job.entry_file, job.entry_line = "hf", f"python {os.path.basename(p)}", p, 1
+                job.script_flags["style"] = "python"
+                job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
+                continue
+            if lib:
+                job.findings.append(Finding("FORMAT_NOT_MODELLED", "warning", p, 1,
+                                            f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
+                continue
             job.findings.append(Finding(
                 "FORMAT_NOT_MODELLED", "info" if started else "warning", p, 1,
                 "Python source: the training settings inside a program are not read"
@@ -332,9 +345,6 @@ def read_texts(texts: dict[str, str]) -> Job:
         job.script_flags["style"] = "axolotl-yaml"
         if not job.entry:
             job.entry, job.entry_file = "axolotl train", ax
-        if "fsdp" in st:
-            job.findings.append(Finding("FSDP_NOT_MODELLED", "error", ax, st["fsdp"].line,
-                                        "FSDP sharding is not modelled by the estimator yet: no verdict", None))
     if chosen is not None:
         data = dict(_load_structured(texts[chosen]))
         base = lf_yaml.read_yaml(data, texts[chosen], chosen)
@@ -406,7 +416,4 @@ def read_texts(texts: dict[str, str]) -> Job:
                                                 "all" if a.get("offload_param") == "cpu" else "optimizer")
             job.ds = deepspeed_json.read(data, "", None)
             job.ds_from_accelerate = True
-        if a.get("fsdp"):
-            job.findings.append(Finding("FSDP_NOT_MODELLED", "warning", a["file"], a["lines"].get("distributed_type"),
-                                        "FSDP sharding is not modelled by the estimator yet", None))
     return job

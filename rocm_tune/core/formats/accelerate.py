@@ -28,7 +28,8 @@ def read(data: dict, text: str, file: str) -> dict:
            "num_processes": as_int(data.get("num_processes")), "num_machines": as_int(data.get("num_machines")),
            "mixed_precision": data.get("mixed_precision"), "fsdp": dist == "FSDP" or bool(data.get("fsdp_config")),
            "zero_stage": None, "zero3_init_flag": None, "offload_param": None, "offload_optimizer": None,
-           "deepspeed_config_file": ds.get("deepspeed_config_file")}
+           "deepspeed_config_file": ds.get("deepspeed_config_file"),
+           "fsdp_config": data.get("fsdp_config") if isinstance(data.get("fsdp_config"), dict) else None}
     if dist == "DEEPSPEED" or ds:
         out["zero_stage"] = as_int(ds.get("zero_stage"))
         out["zero3_init_flag"] = as_bool(ds.get("zero3_init_flag")) if "zero3_init_flag" in ds else None

@@ -62,7 +62,21 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
     elif as_bool(data.get("sdp_attention")):
         put("flash_attn", "sdpa", "sdp_attention")
     if data.get("fsdp") or data.get("fsdp_config"):
-        put("fsdp", data.get("fsdp") or data.get("fsdp_config"), "fsdp" if data.get("fsdp") else "fsdp_config")
+        # read by core.runners.fsdp.spec_from: `fsdp:` is a word list (full_shard, offload, ...), `fsdp_config:`
+        # a mapping (fsdp_version, fsdp_offload_params, reshard_after_forward / fsdp_sharding_strategy, ...)
+        put("fsdp", data.get("fsdp") or "", "fsdp" if data.get("fsdp") else "fsdp_config")
+        fc = dict(data["fsdp_config"]) if isinstance(data.get("fsdp_config"), dict) else {}
+        if data.get("fsdp_version") is not None:          # axolotl >= 0.12: a top-level key
+            fc.setdefault("fsdp_version", data["fsdp_version"])
+        if fc:
+            put("fsdp_config", fc, "fsdp_config")
+    if as_bool(data.get("activation_offloading")):
+        put("activation_offloading", True, "activation_offloading")
+    plugins = " ".join(map(str, data.get("plugins") or [])) if isinstance(data.get("plugins"), list) else ""
+    if "cut_cross_entropy" in plugins or as_bool(data.get("cut_cross_entropy")):
+        put("cut_cross_entropy", True, "plugins" if "cut_cross_entropy" in plugins else "cut_cross_entropy")
+    if "liger" in plugins.lower():
+        put("enable_liger_kernel", True, "plugins")
     if (data.get("val_set_size") or 0) and float(data.get("val_set_size") or 0) > 0:
         put("do_eval", True, "val_set_size")
     return out, notes

@@ -132,6 +132,9 @@ def allocations(model, cfg, regime, *, trainable: int, largest_trainable: int, f
     if stage < 3:
         buffers = bucket * grad_bytes * (2 if z["overlap_comm"] else 1)
         transient = partition * (grad_bytes + (4 if grad_bytes != 4 else 0))
+        z12 = zero12_step(model, cfg, ds_optimizer_block=False)     # the exported JSON has no optimizer block
+        if z12 is not None:
+            transient += z12.extra
     else:
         weights /= world
         params = model.params
@@ -227,3 +230,57 @@ def zero3_init_residue(model, cfg) -> float:
         return 0.0
     b = 2 if cfg.precision in ("bf16", "fp16", "pure_bf16") else 4
     return float(model.params.total * b)
+
+
+# ----------------------------------------------------------------------------------------------------
+# ZeRO-1/2 step temporaries `allocations()` does not count (it counts the flattened 16-bit partition plus its
+# fp32 copy, partition x (b + 4)). Read in DeepSpeed at COMMIT and v0.14.0 (stage_1_and_2.py), each one live
+# on top of everything resident, one after the other in step():
+# * fp16 (dynamic loss scaling) check_overflow -> has_overflow_partitioned_grads_serial -> _has_inf_or_nan on
+#   each gradient piece of the rank's partition: x.float(), isnan(), isinf(), logical_or(), .float() all live
+#   at once: 4 + 1 + 1 + 1 + 4 = 11 bytes per element of the largest piece (bf16/fp32 skip the check);
+# * scaled_global_norm -> get_grad_norm_direct: vector_norm(g.data.double()): 8 bytes per element of the
+#   largest piece;
+# * _optimizer_step: the fp32 gradient of the partition (4 B/element) stays attached while the optimizer
+#   steps; the HF Trainer's default optimizer (torch.optim.AdamW, foreach on GPU tensors, when the JSON has
+#   no "optimizer" block) makes one more partition-sized fp32 temporary (_foreach_sqrt of exp_avg_sq):
+#   partition x 8; DeepSpeed's own FusedAdam (an "optimizer" block in the JSON) steps in place: partition x 4.
+# ----------------------------------------------------------------------------------------------------
+
+ZERO12_STEP_FACT = Fact(
+    "ZeRO-1/2 step: fp16 overflow check 11 B x largest gradient piece, fp64 norm 8 B x piece, fp32 gradient "
+    "partition + torch AdamW foreach temporary 8 B x partition",
+    f"{REPO}:deepspeed/runtime/zero/stage_1_and_2.py (step, _has_inf_or_nan, get_grad_norm_direct)", COMMIT)
+
+
+@dataclass(frozen=True)
+class Zero12Step:
+    overflow_check: float
+    grad_norm: float
+    optimizer_step: float
+    counted: float            # what allocations() already has as step_transient
+
+    @property
+    def extra(self) -> float:
+        return max(0.0, max(self.overflow_check, self.grad_norm, self.optimizer_step, self.counted) - self.counted)
+
+
+def zero12_step(model, cfg, *, ds_optimizer_block: bool) -> Zero12Step | None:
+    """The ZeRO-1/2 step temporaries above for `cfg` (None unless ZeRO-1/2 without optimizer offload).
+    `ds_optimizer_block`: the user's JSON has an "optimizer" block (DeepSpeed's FusedAdam steps in place)."""
+    from rocm_tune.core.memory import trainable_params
+
+    if int(cfg.zero_stage) not in (1, 2) or cfg.offload != "none":
+        return None
+    trainable = float(trainable_params(model, cfg))
+    partition = trainable / max(1, cfg.world_size)
+    gb = 2 if cfg.precision in ("bf16", "fp16") else 4
+    p = model.params
+    linear = float(model.hidden_size) * float(model.config.get("intermediate_size") or 4 * model.hidden_size)
+    largest = max(float(p.embed), float(p.lm_head), linear) if cfg.method == "full" else linear
+    piece = min(partition, largest, trainable)
+    torch_adam = not ds_optimizer_block and cfg.optim == "adamw"
+    return Zero12Step(overflow_check=11.0 * piece if cfg.precision == "fp16" else 0.0,
+                      grad_norm=8.0 * piece,
+                      optimizer_step=partition * (8.0 if torch_adam else 4.0),
+                      counted=partition * (gb + 4 if gb != 4 else 4))
