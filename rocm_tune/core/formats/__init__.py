@@ -27,7 +27,7 @@ LAUNCHERS = ("torchrun", "deepspeed", "accelerate", "torch.distributed.run", "to
 
 @dataclass
 class Job:
-    runner: str = "unknown"       # llamafactory | hf | ms-swift | unknown
+    runner: str = "unknown"       # llamafactory | builtin | hf | ms-swift | axolotl | unknown
     entry: str = ""               # what runs: "llamafactory-cli train", "fine-tune.py", ...
     entry_file: str | None = None
     entry_line: int | None = None
@@ -119,6 +119,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i + 1, "ms-swift", f"swift {argv[i + 1]}"
         if w in ("axolotl.cli.train",) or (base == "axolotl" and i + 1 < len(argv) and argv[i + 1] == "train"):
             return (i + 1 if base == "axolotl" else i), "axolotl", "axolotl train"
+        if ((w == "rocm_tune" and i > 0 and argv[i - 1] in ("-m", "--module")) or base == "rocm-tune") \
+                and i + 1 < len(argv) and argv[i + 1] == "train":
+            return i + 1, "builtin", "rocm-tune train"     # rocm-tune's own trainer (a --runner builtin bundle)
         if w.endswith(".py"):
             return i, "hf", w
     return None
@@ -180,7 +183,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
                 if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1:
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
-    if g is None and runner == "hf" and job.launcher is None:
+    if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
         job.gpus = g
@@ -191,7 +194,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
             if t.text.endswith((".yaml", ".yml")):
                 job.settings["__config_ref__"] = Setting("__config_ref__", t.text, file, t.line, t.text, "ref")
         job.script_flags["style"] = "axolotl"
-    elif runner == "llamafactory":
+    elif runner in ("llamafactory", "builtin"):
         positional = [t for t in words if not t.text.startswith("-")]
         for t in positional[:1]:
             if t.text.endswith((".yaml", ".yml", ".json")):
@@ -347,7 +350,8 @@ def read_texts(texts: dict[str, str]) -> Job:
                                         "`key: value` lines were read", None))
         over = job.settings
         job.settings = {**base, **over}
-        job.runner = "llamafactory"
+        if job.runner != "builtin":          # the built-in trainer reads the same YAML
+            job.runner = "llamafactory"
         if not job.entry:
             job.entry, job.entry_file = "llamafactory-cli train", chosen
     # DeepSpeed JSON named by the config
@@ -396,6 +400,9 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.accelerate = accelerate.read(_load_structured(texts[hit]), texts[hit], hit)
     if job.accelerate is not None:
         a = job.accelerate
+        if job.nodes is None and (a.get("num_machines") or 1) > 1:
+            job.nodes = Setting("nodes", a["num_machines"], a["file"], a["lines"].get("num_machines"),
+                                "num_machines", "yaml")
         if job.gpus is None and a.get("num_processes"):
             job.gpus = Setting("gpus", a["num_processes"], a["file"], a["lines"].get("num_processes"),
                                "num_processes", "yaml")
@@ -409,4 +416,17 @@ def read_texts(texts: dict[str, str]) -> Job:
         if a.get("fsdp"):
             job.findings.append(Finding("FSDP_NOT_MODELLED", "warning", a["file"], a["lines"].get("distributed_type"),
                                         "FSDP sharding is not modelled by the estimator yet", None))
+    _per_node_processes(job)
     return job
+
+
+def _per_node_processes(job: Job) -> None:
+    """accelerate's num_processes (config key or `accelerate launch --num_processes`) counts the processes of
+    all machines (accelerate/commands/launch.py); `gpus` is per node."""
+    g, n = job.gpus, as_int(job.nodes.value) if job.nodes is not None else None
+    if g is None or g.native != "num_processes" or not n or n <= 1:
+        return
+    total = as_int(g.value)
+    if total and total % n == 0:
+        job.gpus = Setting("gpus", total // n, g.file, g.line, g.native, g.kind)
+        job.notes.append(f"num_processes {total} counts all {n} machines: {total // n} GPU(s) per node")

@@ -1,0 +1,115 @@
+"""Issue 19 item 5: every bundle `export` writes, read back by `check` from the files a user would pass it
+(llamafactory.yaml, deepspeed.json, run.sh, accelerate.yaml, slurm.sbatch, hostfile), gives the plan's own
+training config and its verdict.
+
+The property test drives the core the CLI drives (planner -> bundle writer -> check) over generated plans; the
+last test does the same once through `rocm-tune plan/export/check` as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import run_cli
+from rocm_tune.core.check import check
+from rocm_tune.core.export import ExportOptions, write_bundle
+from rocm_tune.core.memory import TrainConfig
+from rocm_tune.core.model import load_model
+from rocm_tune.core.planner import PlanRequest, plan
+from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+# the files of a bundle a user hands to `check` (plan.json is rocm-tune's own; lf_launch.py is a program)
+USER_FILES = ("llamafactory.yaml", "deepspeed.json", "run.sh", "accelerate.yaml", "slurm.sbatch", "hostfile")
+# the training config, as plan.json's `recommended` writes it, that `understood` must give back (None = the plan
+# leaves it to the runner: LoRA settings of a full fine-tune, ...)
+KEYS = ("method", "precision", "attn", "cutoff_len", "micro_batch", "zero_stage", "offload",
+        "gradient_checkpointing", "optim", "lora_rank", "lora_alpha", "lora_targets", "dora", "quant_bits",
+        "double_quant", "freeze_trainable_layers", "runner")
+MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b", "mistral-7b-v0.3",
+          "qwen2.5-32b", "llama-3.1-70b")
+GPUS = ("rtx3090", "rtx4090", "a100-80gb", "h100-sxm", "mi300x", "mi250x", "v100-32gb", "mi210", "w7900", "l40s")
+# launchers per runner (None = the plan's own); `rocm-tune` names the built-in trainer, `llamafactory-cli` LF
+LAUNCHERS = {"llamafactory": (None, "llamafactory-cli", "torchrun", "deepspeed", "accelerate", "python"),
+             "builtin": (None, "rocm-tune", "torchrun", "deepspeed", "accelerate", "python")}
+
+
+def launches(fmt: str) -> bool:
+    """Whether a bundle of these formats has a file that starts the training (run.sh or slurm.sbatch)."""
+    return fmt == "all" or any(f in fmt.split(",") for f in ("sh", "slurm"))
+
+
+def roundtrip(model: str, gpu: str, gpus: int, nodes: int, method: str, runner: str, launcher: str | None,
+              fmt: str, out_dir: str, zero: int | None = None):
+    """(plan as plan.json writes it, fits, check's --json object) for one generated plan. A bundle without a
+    launch script is checked as a user checks a bare YAML: with --gpus/--nodes."""
+    res = plan(PlanRequest(model=load_model(model), gpu=get_gpu_profile(gpu), gpus=gpus, nodes=nodes,
+                           method=method, runner=runner, model_ref=model, zero_stage=zero))
+    write_bundle(res.plan, fmt, out_dir, opts=ExportOptions(launcher=launcher, dataset_name="alpaca_en_demo",
+                                                            bundle_dir=out_dir))
+    files = [os.path.join(out_dir, n) for n in USER_FILES if os.path.exists(os.path.join(out_dir, n))]
+    with open(os.path.join(out_dir, "plan.json"), encoding="utf-8") as fh:
+        p = json.load(fh)
+    hw = (None, None) if launches(fmt) else (gpus, nodes)
+    return p, res.fits, check(files, gpu_id=gpu, gpus=hw[0], nodes=hw[1]).to_dict()
+
+
+def assert_reads_back(p: dict, fits: bool, d: dict, model: str, fmt: str) -> None:
+    rec = p["recommended"]
+    u = d["understood"]
+    assert u is not None, (d["verdict"], d["reason"], [f["code"] for f in d["findings"]])
+    # a bare YAML (no run.sh) is LLaMA-Factory's, whoever the plan meant to run it
+    runner = rec["runner"] if launches(fmt) else "llamafactory"
+    assert u["runner"] == runner
+    for k in KEYS:
+        if rec.get(k) is not None and k != "runner":
+            assert u[k] == rec[k], (k, rec[k], u[k])
+    hw = p["hardware"]
+    assert (u["gpus"], u["nodes"], d["world_size"]) == (hw["gpus"], hw["nodes"], hw["gpus"] * hw["nodes"])
+    # every LF bundle starts LF through its lf_launch.py; a bare YAML is stock `llamafactory-cli train`
+    assert u["lf_launch"] is (rec["runner"] == "llamafactory" and launches(fmt))
+    # a bundle says everything check needs; the one default it leaves to the runner (gradient checkpointing
+    # on) was compared above
+    assert [a for a in d["assumptions"] if a != "gradient checkpointing: on (the runner's default)"] == []
+    if fits:                                                        # nothing wrong with a plan that fits
+        assert not [f for f in d["findings"] if f["severity"] == "error"], d["findings"]
+    # the memory: check's step is the plan's own estimate, plus exactly the ZeRO-3 terms check counts beyond it
+    m = load_model(model)
+    cfg = TrainConfig(**{k: (tuple(v) if k == "lora_targets" else v) for k, v in u.items()})
+    z3 = ds.zero3_terms(m, cfg)
+    extra = int(z3.step_extra) if z3 is not None else 0
+    step = d["memory"]["step"]["peak_allocated_bytes"]
+    if runner == rec["runner"] and u["lf_launch"] is (runner == "llamafactory"):
+        assert abs(step - (p["memory"]["peak_allocated_bytes"] + extra)) <= 1, (step, p["memory"], extra)
+    # the verdict: a plan that fits (under the planner's headroom) fits; one that does not is OOM, or fits only
+    # above the headroom (MARGIN_THIN). A ZeRO-3 OOM of a fitting plan comes only from the terms above.
+    codes = {f["code"] for f in d["findings"]}
+    if fits and d["verdict"] != "fits":
+        assert z3 is not None and d["verdict"] == "oom", d["verdict"]
+        worst = max(ph["reserved_bytes"] for ph in d["memory"].values() if ph)
+        assert worst - d["vram_bytes"] < extra * z3.reserved_factor, (worst, d["vram_bytes"], extra)
+    if not fits:
+        assert d["verdict"] == "oom" or "MARGIN_THIN" in codes, (d["verdict"], codes)
+
+
+case = st.fixed_dictionaries({
+    "model": st.sampled_from(MODELS), "gpu": st.sampled_from(GPUS), "gpus": st.sampled_from((1, 2, 4, 8)),
+    "nodes": st.sampled_from((1, 1, 2)), "method": st.sampled_from(("full", "lora", "qlora", "freeze")),
+    "runner": st.sampled_from(("llamafactory", "llamafactory", "builtin")), "pick": st.integers(0, 5),
+    "fmt": st.sampled_from(("all", "all", "sh", "slurm", "llamafactory,deepspeed")),
+    "zero": st.sampled_from((None, None, 0, 2, 3))})
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case)
+def test_every_exported_bundle_reads_back_as_its_plan(c):
+    launcher = LAUNCHERS[c["runner"]][c["pick"]]
+    with tempfile.TemporaryDirectory() as tmp:
+        p, fits, d = roundtrip(c["model"], c["gpu"], c["gpus"], c["nodes"], c["method"], c["runner"], launcher,
+                               c["fmt"], os.path.join(tmp, "b"), zero=c["zero"])
+        assert_reads_back(p, fits, d, c["model"], c["fmt"])
