@@ -9,6 +9,7 @@ import os
 import pytest
 
 from tests.conftest import run_cli
+from tests.test_check_roundtrip import assert_documented
 
 # micro-batch 64 of 512 tokens does not fit 0.6 GiB: check's minimal fix is micro-batch 4 x accumulation 32
 CONFIG = """model_name_or_path: {model}
@@ -81,3 +82,6 @@ def test_preflight_runs_the_fixed_config_in_a_temporary_copy(tiny_model, tmp_pat
     assert pf["status"] == res["status"] and pf["exit_code"] == (0 if res["status"] == "verified" else 1)
     # exit: the user's config does not fit (1), whatever the preflight of the fix says
     assert r.returncode == 1
+    # docs/internals.md "check --json" documents these keys
+    assert_documented("top level", [d])
+    assert_documented("preflight", [pf])

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import run_cli
+from tests.conftest import run_cli
 from rocm_tune.core.check import check
 from rocm_tune.core.export import ExportOptions, write_bundle
 from rocm_tune.core.memory import TrainConfig
@@ -113,3 +113,99 @@ def test_every_exported_bundle_reads_back_as_its_plan(c):
         p, fits, d = roundtrip(c["model"], c["gpu"], c["gpus"], c["nodes"], c["method"], c["runner"], launcher,
                                c["fmt"], os.path.join(tmp, "b"), zero=c["zero"])
         assert_reads_back(p, fits, d, c["model"], c["fmt"])
+
+
+# ------------------------------------------------------------------------------------------------ the contract
+DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "internals.md")
+
+
+def documented() -> dict[str, tuple[set, set]]:
+    """docs/internals.md "check json: NAME" tables -> {NAME: (keys always present, optional keys)}."""
+    out: dict[str, tuple[set, set]] = {}
+    name = None
+    with open(DOC, encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("### "):
+                name = line[4:].strip()[len("check json: "):] if line[4:].startswith("check json: ") else None
+                if name is not None:
+                    out[name] = (set(), set())
+            elif name is not None and line.startswith("| `"):
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                out[name][1 if "optional" in cells[1] else 0].add(cells[0].strip("`"))
+    return out
+
+
+def assert_documented(table: str, objects: list[dict], elsewhere: tuple[str, ...] = ()) -> None:
+    """Every object carries the table's required keys, and nothing the table does not list; together the
+    objects show every listed key but the optional ones another test shows (so neither side can go stale)."""
+    required, optional = documented()[table]
+    assert set(elsewhere) <= optional
+    seen: set = set()
+    for o in objects:
+        assert required <= set(o) <= required | optional, (table, set(o) ^ required)
+        seen |= set(o)
+    assert seen == required | optional - set(elsewhere), (table, (required | optional) - seen)
+
+
+def _json(*argv: str) -> tuple[int, dict]:
+    r = run_cli("check", *argv, "--json")
+    assert r.returncode in (0, 1), r.stderr
+    return r.returncode, json.loads(r.stdout)
+
+
+def test_check_json_is_the_documented_contract(tmp_path):
+    assert set(documented()) == {"top level", "understood", "execution", "memory", "finding", "fix", "preflight"}
+    # a fitting exported bundle, with evaluation on (the eval phase)
+    out = tmp_path / "b"
+    p, _fits, _d = roundtrip("qwen2.5-7b", "a100-80gb", 2, 1, "lora", "llamafactory", None, "all", str(out))
+    with open(out / "llamafactory.yaml", "a", encoding="utf-8") as fh:
+        fh.write("val_size: 0.1\neval_strategy: steps\nper_device_eval_batch_size: 1\n")
+    rc_fit, fit = _json(*(str(out / n) for n in ("run.sh", "llamafactory.yaml")), "--gpu", "a100-80gb")
+    # an OOM with its minimal fix written by --fix; a command cut by a comment (the as-intended fix); unknown
+    oom_yaml = tmp_path / "full.yaml"
+    oom_yaml.write_text("model_name_or_path: qwen2.5-7b\nfinetuning_type: full\ncutoff_len: 4096\n"
+                        "per_device_train_batch_size: 4\nbf16: true\n")
+    rc_oom, oom = _json(str(oom_yaml), "--gpu", "rtx3090", "--gpus", "8", "--fix", str(tmp_path / "fixed"))
+    cut = tmp_path / "cut.sh"
+    cut.write_text("llamafactory-cli train \\\n    --model_name_or_path qwen2.5-7b \\\n    --finetuning_type lora \\\n"
+                   "    # --cutoff_len 4096 \\\n    --per_device_train_batch_size 2 \\\n    --bf16 true\n")
+    _rc, cutd = _json(str(cut), "--gpu", "rtx3090")
+    ds_only = tmp_path / "ds.json"
+    ds_only.write_text('{"zero_optimization": {"stage": 3}}')
+    rc_unknown, unknown = _json(str(ds_only))
+    assert (rc_fit, fit["verdict"], rc_oom, oom["verdict"], rc_unknown, unknown["verdict"]) == \
+        (0, "fits", 1, "oom", 1, "unknown")
+    assert fit["memory"]["eval"] is not None and oom["written"] and oom["fix"]["target"] == "headroom"
+    assert "as_intended" in cutd["fix"] and "target" not in cutd["fix"]
+    assert_documented("top level", [fit, oom, cutd, unknown], elsewhere=("preflight",))   # test_check_preflight
+    assert_documented("understood", [fit["understood"], oom["understood"]])
+    assert fit["understood"]["micro_batch"] == p["recommended"]["micro_batch"]
+    assert_documented("execution", [fit["execution"], oom["execution"]])
+    assert set(fit["memory"]) == {"load", "step", "eval", "save"}
+    assert_documented("memory", [ph for ph in fit["memory"].values()])
+    assert_documented("finding", oom["findings"] + cutd["findings"] + unknown["findings"])
+    assert_documented("fix", [oom["fix"], cutd["fix"]])
+
+
+@pytest.mark.parametrize("flags, launcher, gpu, fmt", [
+    (("--model", "qwen2.5-7b", "--method", "full", "--gpus", "4", "--nodes", "2"), "accelerate", "mi300x", "all"),
+    (("--model", "llama-3.2-1b", "--method", "lora", "--gpus", "2", "--runner", "builtin"), "deepspeed", "rtx4090",
+     "sh"),
+])
+def test_cli_plan_export_check_reads_back_as_the_plan(tmp_path, flags, launcher, gpu, fmt):
+    """The same round trip as a user drives it: `plan --json`, `export --plan`, `check` on the bundle's files."""
+    r = run_cli("plan", *flags, "--gpu", gpu, "--json")
+    assert r.returncode == 0, r.stderr
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(r.stdout)
+    out = tmp_path / "bundle"
+    r = run_cli("export", "--plan", str(plan_file), "--launcher", launcher, "--format", fmt,
+                "--dataset-name", "alpaca_en_demo", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    files = [str(out / n) for n in USER_FILES if (out / n).exists()]
+    rc, d = _json(*files, "--gpu", gpu)
+    p = json.loads((out / "plan.json").read_text())
+    assert p["recommended"] == json.loads(plan_file.read_text())["recommended"]
+    assert_reads_back(p, p["fits"], d, p["model"]["ref"], fmt)
+    assert rc == 0 and d["verdict"] == "fits"
+    assert d["runner"] == ("builtin" if "builtin" in flags else "llamafactory")
