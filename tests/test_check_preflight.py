@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -71,7 +72,7 @@ def test_preflight_runs_the_fixed_config_in_a_temporary_copy(tiny_model, tmp_pat
     copy = (scratch / os.path.basename(pf["dir"]) / "train.yaml").read_text()
     assert copy == d["fix"]["files"]["train.yaml"] and "per_device_train_batch_size: 4\n" in copy
     # the plan preflight verified is the fixed config as check reads it back
-    plan = json.loads(open(pf["plan"]).read())
+    plan = json.loads(Path(pf["plan"]).read_text())
     rec = plan["recommended"]
     assert (rec["micro_batch"], rec["grad_accum"], rec["cutoff_len"], rec["method"], rec["precision"]) == \
         (4, 32, 512, "lora", "fp32")

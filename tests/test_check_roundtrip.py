@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import run_cli
 from rocm_tune.core.check import check
 from rocm_tune.core.export import ExportOptions, write_bundle
 from rocm_tune.core.memory import TrainConfig
@@ -23,6 +22,7 @@ from rocm_tune.core.model import load_model
 from rocm_tune.core.planner import PlanRequest, plan
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+from tests.conftest import run_cli
 
 # the files of a bundle a user hands to `check` (plan.json is rocm-tune's own; lf_launch.py is a program)
 USER_FILES = ("llamafactory.yaml", "deepspeed.json", "run.sh", "accelerate.yaml", "slurm.sbatch", "hostfile")

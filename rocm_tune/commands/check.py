@@ -145,7 +145,7 @@ def run_preflight(pf, quiet: bool) -> dict:
     from rocm_tune.core.runs import rundir as rd
 
     if not quiet:
-        print("")
+        print()
         print(f"Preflight  {pf.what} in {pf.dir} (your files are not touched)")
         for n in pf.notes:
             print(f"Note       {n}")
