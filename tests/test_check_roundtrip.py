@@ -210,3 +210,25 @@ def test_cli_plan_export_check_reads_back_as_the_plan(tmp_path, flags, launcher,
     assert_reads_back(p, p["fits"], d, p["model"]["ref"], fmt)
     assert rc == 0 and d["verdict"] == "fits"
     assert d["runner"] == ("builtin" if "builtin" in flags else "llamafactory")
+
+
+def test_readers_fixed_by_the_round_trip(tmp_path):
+    """What the round trip found, in a user's own files: a `deepspeed --hostfile` with the hostfile given beside
+    the script says nodes and slots; accelerate's num_processes counts every machine; a built-in trainer line
+    is runner builtin; `bf16: false` + `fp16: false` is stated fp32, not an assumption."""
+    lf = "model_name_or_path: qwen2.5-7b\nfinetuning_type: lora\ncutoff_len: 1024\nbf16: false\nfp16: false\n" \
+         "per_device_train_batch_size: 2\ndisable_gradient_checkpointing: false\n"
+    files = {"train.sh": "deepspeed --hostfile hostfile src/train.py a.yaml\n", "hostfile": "n1 slots=8\nn2 slots=8\n",
+             "a.yaml": lf}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    rc, d = _json(*(str(tmp_path / n) for n in files), "--gpu", "mi300x")
+    assert (d["understood"]["gpus"], d["understood"]["nodes"], d["world_size"]) == (8, 2, 16)
+    assert d["understood"]["precision"] == "fp32" and d["assumptions"] == [] and rc == 0
+    assert not [f for f in d["findings"] if f["code"] == "FORMAT_UNKNOWN"]
+    (tmp_path / "acc.yaml").write_text("distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\n")
+    (tmp_path / "go.sh").write_text("accelerate launch --config_file acc.yaml -m rocm_tune train a.yaml\n")
+    _rc, d = _json(str(tmp_path / "go.sh"), str(tmp_path / "acc.yaml"), str(tmp_path / "a.yaml"), "--gpu", "mi300x")
+    assert (d["runner"], d["understood"]["runner"], d["understood"]["gpus"], d["understood"]["nodes"]) == \
+        ("builtin", "builtin", 8, 2)
+    assert any("num_processes 16 counts all 2 machines" in n for n in d["notes"])
