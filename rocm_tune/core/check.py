@@ -258,10 +258,9 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     cfg = TrainConfig(**values)
-    if cfg.world_size == 1 and cfg.zero_stage:
+    if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
         f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,
-                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers"
-                         + (" (offload still moves state to the host)" if cfg.offload != "none" else ""),
+                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
                          "run with more GPUs, or drop DeepSpeed"))
     return cfg, f, a
 
