@@ -47,11 +47,11 @@ def launches(fmt: str) -> bool:
 
 
 def roundtrip(model: str, gpu: str, gpus: int, nodes: int, method: str, runner: str, launcher: str | None,
-              fmt: str, out_dir: str, zero: int | None = None):
+              fmt: str, out_dir: str, zero: int | None = None, stage: str = "sft"):
     """(plan as plan.json writes it, fits, check's --json object) for one generated plan. A bundle without a
     launch script is checked as a user checks a bare YAML: with --gpus/--nodes."""
     res = plan(PlanRequest(model=load_model(model), gpu=get_gpu_profile(gpu), gpus=gpus, nodes=nodes,
-                           method=method, runner=runner, model_ref=model, zero_stage=zero))
+                           method=method, runner=runner, model_ref=model, zero_stage=zero, stage=stage))
     write_bundle(res.plan, fmt, out_dir, opts=ExportOptions(launcher=launcher, dataset_name="alpaca_en_demo",
                                                             bundle_dir=out_dir))
     files = [os.path.join(out_dir, n) for n in USER_FILES if os.path.exists(os.path.join(out_dir, n))]
@@ -111,16 +111,18 @@ case = st.fixed_dictionaries({
     "nodes": st.sampled_from((1, 1, 2)), "method": st.sampled_from(("full", "lora", "qlora", "freeze")),
     "runner": st.sampled_from(("llamafactory", "llamafactory", "builtin")), "pick": st.integers(0, 5),
     "fmt": st.sampled_from(("all", "all", "sh", "slurm", "llamafactory,deepspeed")),
-    "zero": st.sampled_from((None, None, 0, 2, 3))})
+    "zero": st.sampled_from((None, None, 0, 2, 3)), "stage": st.sampled_from(("sft", "sft", "pt", "dpo"))})
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(case)
 def test_every_exported_bundle_reads_back_as_its_plan(c):
     launcher = LAUNCHERS[c["runner"]][c["pick"]]
+    stage = "sft" if c["runner"] == "builtin" and c["stage"] == "dpo" else c["stage"]   # builtin: sft, pt
     with tempfile.TemporaryDirectory() as tmp:
         p, fits, d = roundtrip(c["model"], c["gpu"], c["gpus"], c["nodes"], c["method"], c["runner"], launcher,
-                               c["fmt"], os.path.join(tmp, "b"), zero=c["zero"])
+                               c["fmt"], os.path.join(tmp, "b"), zero=c["zero"], stage=stage)
+        assert d["understood"]["stage"] == p["goal"]["stage"] == stage
         assert_reads_back(p, fits, d, c["model"], c["fmt"])
 
 
