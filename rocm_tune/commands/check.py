@@ -1,8 +1,11 @@
 """`rocm-tune check`: the configs users already have -> will it fit, and the smallest change that does.
 
     rocm-tune check train.yaml ds_z3.json launch.sh --gpu rtx3090 [--gpus 4] [--json] [--fix DIR [--force]]
+                    [--preflight]
 
 Exit 0: fits and no error finding; 1: a problem found (OOM, unknown, an error finding); 2: bad input.
+With --preflight: 1 also when the preflight of the (fixed) config does not hold on this machine.
+The --json object is documented field by field in docs/internals.md ("check --json").
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--fix", metavar="DIR", default=None, help="write the fixed files into DIR")
     parser.add_argument("--force", action="store_true", help="with --fix: overwrite files already in DIR")
+    parser.add_argument("--preflight", action="store_true",
+                        help="then run the (fixed) config through `rocm-tune preflight` on this machine (its files "
+                             "are copied into a new temporary directory, never over yours)")
 
 
 def _gib(n) -> str:
@@ -100,14 +106,63 @@ def run(args: argparse.Namespace) -> int:
     written: list[str] = []
     if args.fix and rep.fix is not None:
         written = write_fix(rep.fix, args.fix, args.force)
+    pf = None
+    if args.preflight:
+        from rocm_tune.core.check_preflight import preflight_job
+
+        # bad input (no --gpu, nothing understood) is refused before anything prints or starts
+        pf = preflight_job(rep, gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes,
+                           model_ref=args.model)
     if args.json:
         out = rep.to_dict()
         out["written"] = written
+        if pf is not None:
+            out["preflight"] = run_preflight(pf, quiet=True)
         print_json(out)
+        return _exit(rep, out.get("preflight"))
+    print(render(rep))
+    for w in written:
+        print(f"Wrote      {w}")
+    if args.fix and rep.fix is None:
+        print(f"Nothing written to {args.fix}: no change is needed (or none was found)")
+    if pf is None:
+        return rep.exit_code
+    return _exit(rep, run_preflight(pf, quiet=False))
+
+
+def _exit(rep, preflight: dict | None) -> int:
+    if preflight is None:
+        return rep.exit_code
+    return max(rep.exit_code, int(preflight["exit_code"]))
+
+
+def run_preflight(pf, quiet: bool) -> dict:
+    """`check --preflight`: start `rocm-tune preflight` on the plan of the (fixed) config as a detached run of
+    kind "preflight", follow it to the end (streaming its log unless quiet), and return what the --json
+    object's `preflight` holds."""
+    import time
+
+    from rocm_tune.core import preflight as core
+    from rocm_tune.core.runs import rundir as rd
+
+    if not quiet:
+        print()
+        print(f"Preflight  {pf.what} in {pf.dir} (your files are not touched)")
+        for n in pf.notes:
+            print(f"Note       {n}")
+    info = core.start_preflight(pf.plan, name=f"check-{pf.plan['model']['name']}", options=pf.options,
+                                source_path=pf.plan_path)
+    if quiet:
+        while rd.load_run(info.dir).status == "running":
+            time.sleep(0.3)
+        rc = None
     else:
-        print(render(rep))
-        for w in written:
-            print(f"Wrote      {w}")
-        if args.fix and rep.fix is None:
-            print(f"Nothing written to {args.fix}: no change is needed (or none was found)")
-    return rep.exit_code
+        from rocm_tune.commands.preflight import _follow
+
+        rc = _follow(info, False)
+    result = core.read_result(info.dir)
+    final = rd.load_run(info.dir)
+    code = core.exit_code(result) if result is not None else (2 if final.returncode == 2 else 1)
+    return {"dir": pf.dir, "files": sorted(pf.files), "config": pf.what, "plan": pf.plan_path,
+            "run_id": info.id, "run_dir": str(info.dir), "status": (result or {}).get("status", final.status),
+            "exit_code": code if rc is None else rc, "result": result, "notes": list(pf.notes)}

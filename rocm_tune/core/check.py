@@ -26,7 +26,7 @@ FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
 # the planner's headroom (reserved <= 85 % of VRAM): above it a "fits" is inside the estimate's error, and a
 # fix is searched to land under it, as a plan would
 HEADROOM = V.DEFAULT_HEADROOM
-MODELLED = ("llamafactory", "hf", "ms-swift", "axolotl")
+MODELLED = ("llamafactory", "builtin", "hf", "ms-swift", "axolotl")
 
 
 @dataclass
@@ -148,7 +148,8 @@ def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]
     if job.runner == "ms-swift" and "pure_fp32" not in job.settings:
         assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
         return "bf16"
-    assumptions.append("precision: no bf16/fp16 key, so the Trainer's fp32 (mixed precision off)")
+    if "bf16" not in job.settings and "fp16" not in job.settings:   # `bf16: false` states fp32
+        assumptions.append("precision: no bf16/fp16 key, so the Trainer's fp32 (mixed precision off)")
     return "fp32"
 
 
@@ -174,7 +175,7 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
         setting = s.get(key)
         if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
             raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
-    lf = job.runner == "llamafactory"
+    lf = job.runner in ("llamafactory", "builtin")     # the built-in trainer reads LLaMA-Factory's YAML
     method = str(g("finetuning_type", "lora" if lf else "full")).lower()
     if "finetuning_type" not in s:
         a.append("finetuning_type: LLaMA-Factory's default lora" if lf else
@@ -233,9 +234,10 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
         a.append(f"cutoff_len: not set, {cut} assumed ({'LLaMA-Factory default' if lf else 'a guess'})")
     values["cutoff_len"] = cut
     mb = as_int(g("per_device_train_batch_size"))
-    if mb is None and job.runner == "axolotl":
+    if mb is None and job.runner in ("axolotl", "builtin"):
         mb = 1
-        a.append("micro_batch_size: not set, axolotl's default 1")
+        a.append(f"{'micro_batch_size' if job.runner == 'axolotl' else 'per_device_train_batch_size'}: not set, "
+                 f"{job.runner}'s default 1")
     elif mb is None:
         mb = 8
         a.append("per_device_train_batch_size: not set, the HF Trainer default 8")
@@ -283,13 +285,12 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
     if job.ds is not None and job.ds.stage:
         values["zero_stage"] = job.ds.stage
         values["offload"] = job.ds.offload
-    values["runner"] = "llamafactory" if lf else "hf"
+    values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     cfg = TrainConfig(**values)
-    if cfg.world_size == 1 and cfg.zero_stage:
+    if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
         f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,
-                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers"
-                         + (" (offload still moves state to the host)" if cfg.offload != "none" else ""),
+                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
                          "run with more GPUs, or drop DeepSpeed"))
     return cfg, f, a
 
@@ -573,7 +574,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
                            "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
                            "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
-    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift"):
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin"):
         out.append(Finding("DEFAULT_EVAL_BATCH", "warning", job.entry_file, None,
                            "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
                            "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
@@ -583,7 +584,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                            "a vision-language model: only the language model is estimated (the vision tower "
                            "and image tokens are not)", None))
     if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None:
-        wbytes = model.params.total * (2 if cfg.precision != "fp32" else 4)
+        wbytes = estimate(model, cfg).per_gpu.weights_bytes      # as loaded: 4-bit for QLoRA
         if wbytes > 0.5 * gpu.vram_bytes:
             sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
             out.append(Finding("WHOLE_MODEL_EVERY_GPU", sev, job.entry_file, job.entry_line,
@@ -868,7 +869,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     eval_batch = None
     if _eval_on(job):
         eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
-            cfg.micro_batch if runner == "axolotl" else 1 if runner == "ms-swift" else 8)
+            cfg.micro_batch if runner == "axolotl" else 1 if runner in ("ms-swift", "builtin") else 8)
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)

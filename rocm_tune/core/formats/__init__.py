@@ -27,7 +27,7 @@ LAUNCHERS = ("torchrun", "deepspeed", "accelerate", "torch.distributed.run", "to
 
 @dataclass
 class Job:
-    runner: str = "unknown"       # llamafactory | hf | ms-swift | unknown
+    runner: str = "unknown"       # llamafactory | builtin | hf | ms-swift | axolotl | unknown
     entry: str = ""               # what runs: "llamafactory-cli train", "fine-tune.py", ...
     entry_file: str | None = None
     entry_line: int | None = None
@@ -77,9 +77,27 @@ def _lenient_mapping(text: str) -> dict | None:
     return out if len(out) >= 3 else None
 
 
+_HOST_LINE = re.compile(r"^\s*([^\s#]+)\s+slots\s*=\s*(\d+)\s*(#.*)?$")
+
+
+def hostfile_hosts(text: str) -> list[tuple[str, int]] | None:
+    """A DeepSpeed hostfile (`HOST slots=N` lines, `#` comments): [(host, slots)], else None."""
+    hosts = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _HOST_LINE.match(line)
+        if m is None:
+            return None
+        hosts.append((m.group(1), int(m.group(2))))
+    return hosts or None
+
+
 def detect(text: str) -> str:
-    """lf-yaml | axolotl-yaml | accelerate-yaml | deepspeed-json | dataset-info | rocm-tune-plan | script | python
-    | unknown."""
+    """lf-yaml | axolotl-yaml | accelerate-yaml | deepspeed-json | dataset-info | rocm-tune-plan | hostfile | script
+    | python | unknown."""
+    if hostfile_hosts(text):
+        return "hostfile"
     data = _load_structured(text)
     if lf_yaml.is_lf_mapping(data):
         return "lf-yaml"
@@ -119,6 +137,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i + 1, "ms-swift", f"swift {argv[i + 1]}"
         if w in ("axolotl.cli.train",) or (base == "axolotl" and i + 1 < len(argv) and argv[i + 1] == "train"):
             return (i + 1 if base == "axolotl" else i), "axolotl", "axolotl train"
+        if ((w == "rocm_tune" and i > 0 and argv[i - 1] in ("-m", "--module")) or base == "rocm-tune") \
+                and i + 1 < len(argv) and argv[i + 1] == "train":
+            return i + 1, "builtin", "rocm-tune train"     # rocm-tune's own trainer (a --runner builtin bundle)
         if w.endswith(".py"):
             return i, "hf", w
     return None
@@ -165,8 +186,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     for k in ("nnodes", "num_nodes", "num_machines"):
         if k in launch_flags and as_int(launch_flags[k][0]):
             job.nodes = Setting("nodes", as_int(launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
-    if "hostfile" in launch_flags:
-        job.notes.append(f"--hostfile {launch_flags['hostfile'][0] or '(empty)'}: the node count is not in the script")
+    if "hostfile" in launch_flags:     # read when the hostfile is given beside the script (read_texts)
+        job.settings["__hostfile__"] = Setting("__hostfile__", launch_flags["hostfile"][0], file,
+                                               launch_flags["hostfile"][1], "hostfile", "flag")
     if "config_file" in launch_flags:
         job.settings["accelerate_config"] = Setting("accelerate_config", launch_flags["config_file"][0], file,
                                                     launch_flags["config_file"][1], "config_file", "flag")
@@ -180,7 +202,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
                 if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1:
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
-    if g is None and runner == "hf" and job.launcher is None:
+    if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
         job.gpus = g
@@ -191,7 +213,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
             if t.text.endswith((".yaml", ".yml")):
                 job.settings["__config_ref__"] = Setting("__config_ref__", t.text, file, t.line, t.text, "ref")
         job.script_flags["style"] = "axolotl"
-    elif runner == "llamafactory":
+    elif runner in ("llamafactory", "builtin"):
         positional = [t for t in words if not t.text.startswith("-")]
         for t in positional[:1]:
             if t.text.endswith((".yaml", ".yml", ".json")):
@@ -284,8 +306,8 @@ def read_texts(texts: dict[str, str]) -> Job:
                         job.gpus = Setting("gpus", n, p, sb[key][1], "#SBATCH " + key, "sbatch")
         elif fmt == "axolotl-yaml":
             axo_cfgs.append(p)
-        elif fmt == "dataset-info":
-            pass                       # read by check's dataset finding
+        elif fmt in ("dataset-info", "hostfile"):
+            pass                       # read by check's dataset finding / by the deepspeed --hostfile below
         elif fmt == "rocm-tune-plan":
             job.notes.append(f"{p}: rocm-tune's own plan.json (not read here: the bundle's files are; "
                              f"`rocm-tune preflight {p}` verifies it on the machine)")
@@ -313,9 +335,10 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.findings.append(Finding("FORMAT_UNKNOWN", "warning", p, None,
                                         "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
                                         "or launch script", None))
-    if all(f in ("unknown", "dataset-info", "rocm-tune-plan") for f in job.formats.values()):
+    if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
+    _read_hostfile(job, texts)
     # a YAML the command line names (or the only one given): its keys, then the command's overrides
     ref = job.settings.pop("__config_ref__", None)
     chosen = None
@@ -357,7 +380,8 @@ def read_texts(texts: dict[str, str]) -> Job:
                                         "`key: value` lines were read", None))
         over = job.settings
         job.settings = {**base, **over}
-        job.runner = "llamafactory"
+        if job.runner != "builtin":          # the built-in trainer reads the same YAML
+            job.runner = "llamafactory"
         if not job.entry:
             job.entry, job.entry_file = "llamafactory-cli train", chosen
     # DeepSpeed JSON named by the config
@@ -406,6 +430,9 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.accelerate = accelerate.read(_load_structured(texts[hit]), texts[hit], hit)
     if job.accelerate is not None:
         a = job.accelerate
+        if job.nodes is None and (a.get("num_machines") or 1) > 1:
+            job.nodes = Setting("nodes", a["num_machines"], a["file"], a["lines"].get("num_machines"),
+                                "num_machines", "yaml")
         if job.gpus is None and a.get("num_processes"):
             job.gpus = Setting("gpus", a["num_processes"], a["file"], a["lines"].get("num_processes"),
                                "num_processes", "yaml")
@@ -416,4 +443,37 @@ def read_texts(texts: dict[str, str]) -> Job:
                                                 "all" if a.get("offload_param") == "cpu" else "optimizer")
             job.ds = deepspeed_json.read(data, "", None)
             job.ds_from_accelerate = True
+    _per_node_processes(job)
     return job
+
+
+def _read_hostfile(job: Job, texts: dict[str, str]) -> None:
+    """`deepspeed --hostfile F`: F given beside the script says the nodes (its hosts) and, when the script does not,
+    the GPUs per node (their slots; DeepSpeed's runner.py fetch_hostfile)."""
+    ref = job.settings.pop("__hostfile__", None)
+    if ref is None:
+        return
+    hit, how = _resolve_ref(str(ref.value), Path(ref.file or ".").parent, texts)
+    hosts = hostfile_hosts(texts[hit]) if hit in texts else None
+    if hosts is None:
+        job.notes.append(f"--hostfile {ref.value or '(empty)'}: not given beside the script, so the node count is "
+                         f"not known from it")
+        return
+    if how:
+        job.notes.append(how)
+    if job.nodes is None:
+        job.nodes = Setting("nodes", len(hosts), hit, 1, "hostfile", "hostfile")
+    if job.gpus is None and len({n for _h, n in hosts}) == 1:
+        job.gpus = Setting("gpus", hosts[0][1], hit, 1, "slots", "hostfile")
+
+
+def _per_node_processes(job: Job) -> None:
+    """accelerate's num_processes (config key or `accelerate launch --num_processes`) counts the processes of
+    all machines (accelerate/commands/launch.py); `gpus` is per node."""
+    g, n = job.gpus, as_int(job.nodes.value) if job.nodes is not None else None
+    if g is None or g.native != "num_processes" or not n or n <= 1:
+        return
+    total = as_int(g.value)
+    if total and total % n == 0:
+        job.gpus = Setting("gpus", total // n, g.file, g.line, g.native, g.kind)
+        job.notes.append(f"num_processes {total} counts all {n} machines: {total // n} GPU(s) per node")

@@ -1,0 +1,244 @@
+"""Issue 19 item 5: every bundle `export` writes, read back by `check` from the files a user would pass it
+(llamafactory.yaml, deepspeed.json, run.sh, accelerate.yaml, slurm.sbatch, hostfile), gives the plan's own
+training config and its verdict.
+
+The property test drives the core the CLI drives (planner -> bundle writer -> check) over generated plans; the
+last test does the same once through `rocm-tune plan/export/check` as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rocm_tune.core.check import check
+from rocm_tune.core.export import ExportOptions, write_bundle
+from rocm_tune.core.memory import TrainConfig
+from rocm_tune.core.model import load_model
+from rocm_tune.core.planner import PlanRequest, plan
+from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+from tests.conftest import run_cli
+
+# the files of a bundle a user hands to `check` (plan.json is rocm-tune's own; lf_launch.py is a program)
+USER_FILES = ("llamafactory.yaml", "deepspeed.json", "run.sh", "accelerate.yaml", "slurm.sbatch", "hostfile")
+# the training config, as plan.json's `recommended` writes it, that `understood` must give back (None = the plan
+# leaves it to the runner: LoRA settings of a full fine-tune, ...)
+KEYS = ("method", "precision", "attn", "cutoff_len", "micro_batch", "zero_stage", "offload",
+        "gradient_checkpointing", "optim", "lora_rank", "lora_alpha", "lora_targets", "dora", "quant_bits",
+        "double_quant", "freeze_trainable_layers", "runner")
+# the plan's warning codes and the check finding that says the same
+PLAN_WARNING_AS_FINDING = {"fp16-overflow-risk": "FP16_OVERFLOW", "bf16-emulated": "BF16_UNSUPPORTED"}
+MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b", "mistral-7b-v0.3",
+          "qwen2.5-32b", "llama-3.1-70b")
+GPUS = ("rtx3090", "rtx4090", "a100-80gb", "h100-sxm", "mi300x", "mi250x", "v100-32gb", "mi210", "w7900", "l40s")
+# launchers per runner (None = the plan's own); `rocm-tune` names the built-in trainer, `llamafactory-cli` LF
+LAUNCHERS = {"llamafactory": (None, "llamafactory-cli", "torchrun", "deepspeed", "accelerate", "python"),
+             "builtin": (None, "rocm-tune", "torchrun", "deepspeed", "accelerate", "python")}
+
+
+def launches(fmt: str) -> bool:
+    """Whether a bundle of these formats has a file that starts the training (run.sh or slurm.sbatch)."""
+    return fmt == "all" or any(f in fmt.split(",") for f in ("sh", "slurm"))
+
+
+def roundtrip(model: str, gpu: str, gpus: int, nodes: int, method: str, runner: str, launcher: str | None,
+              fmt: str, out_dir: str, zero: int | None = None, stage: str = "sft"):
+    """(plan as plan.json writes it, fits, check's --json object) for one generated plan. A bundle without a
+    launch script is checked as a user checks a bare YAML: with --gpus/--nodes."""
+    res = plan(PlanRequest(model=load_model(model), gpu=get_gpu_profile(gpu), gpus=gpus, nodes=nodes,
+                           method=method, runner=runner, model_ref=model, zero_stage=zero, stage=stage))
+    write_bundle(res.plan, fmt, out_dir, opts=ExportOptions(launcher=launcher, dataset_name="alpaca_en_demo",
+                                                            bundle_dir=out_dir))
+    files = [os.path.join(out_dir, n) for n in USER_FILES if os.path.exists(os.path.join(out_dir, n))]
+    with open(os.path.join(out_dir, "plan.json"), encoding="utf-8") as fh:
+        p = json.load(fh)
+    hw = (None, None) if launches(fmt) else (gpus, nodes)
+    return p, res.fits, check(files, gpu_id=gpu, gpus=hw[0], nodes=hw[1]).to_dict()
+
+
+def assert_reads_back(p: dict, fits: bool, d: dict, model: str, fmt: str) -> None:
+    rec = p["recommended"]
+    u = d["understood"]
+    assert u is not None, (d["verdict"], d["reason"], [f["code"] for f in d["findings"]])
+    # a bare YAML (no run.sh) is LLaMA-Factory's, whoever the plan meant to run it
+    runner = rec["runner"] if launches(fmt) else "llamafactory"
+    assert u["runner"] == runner
+    for k in KEYS:
+        if rec.get(k) is not None and k != "runner":
+            assert u[k] == rec[k], (k, rec[k], u[k])
+    hw = p["hardware"]
+    assert (u["gpus"], u["nodes"], d["world_size"]) == (hw["gpus"], hw["nodes"], hw["gpus"] * hw["nodes"])
+    # every LF bundle starts LF through its lf_launch.py; a bare YAML is stock `llamafactory-cli train`
+    assert u["lf_launch"] is (rec["runner"] == "llamafactory" and launches(fmt))
+    # a bundle says everything check needs; the one default it leaves to the runner (gradient checkpointing
+    # on) was compared above
+    assert [a for a in d["assumptions"] if a != "gradient checkpointing: on (the runner's default)"] == []
+    errors = {f["code"] for f in d["findings"] if f["severity"] == "error"}
+    warnings = {f["code"] for f in d["findings"] if f["severity"] == "warning"}
+    if fits:                     # nothing wrong with a plan that fits (but the OOM the ZeRO-3 terms make, below)
+        assert errors <= ({"NO_FIX_FOUND"} if d["verdict"] == "oom" else set()), d["findings"]
+        # advice only: DDP holds the whole model on each GPU; above the headroom only by the ZeRO-3 terms; what
+        # the plan warns about itself
+        said = {PLAN_WARNING_AS_FINDING.get(w["code"]) for w in p["warnings"]}
+        assert warnings <= {"WHOLE_MODEL_EVERY_GPU"} | said | ({"MARGIN_THIN"} if u["zero_stage"] == 3 else set()), \
+            (warnings, said)
+    # the memory: check's step is the plan's own estimate, plus exactly the ZeRO-3 terms check counts beyond it
+    m = load_model(model)
+    cfg = TrainConfig(**{k: (tuple(v) if k == "lora_targets" else v) for k, v in u.items()})
+    z3 = ds.zero3_terms(m, cfg)
+    extra = int(z3.step_extra) if z3 is not None else 0
+    step = d["memory"]["step"]["peak_allocated_bytes"]
+    if runner == rec["runner"] and u["lf_launch"] is (runner == "llamafactory"):
+        assert abs(step - (p["memory"]["peak_allocated_bytes"] + extra)) <= 1, (step, p["memory"], extra)
+    # the verdict: a plan that fits (under the planner's headroom) fits; one that does not is OOM, or fits only
+    # above the headroom (MARGIN_THIN). A ZeRO-3 OOM of a fitting plan comes only from the terms above.
+    codes = {f["code"] for f in d["findings"]}
+    if fits and d["verdict"] != "fits":
+        assert z3 is not None and d["verdict"] == "oom", d["verdict"]
+        worst = max(ph["reserved_bytes"] for ph in d["memory"].values() if ph)
+        assert worst - d["vram_bytes"] < extra * z3.reserved_factor, (worst, d["vram_bytes"], extra)
+    if not fits:
+        assert d["verdict"] == "oom" or "MARGIN_THIN" in codes, (d["verdict"], codes)
+
+
+case = st.fixed_dictionaries({
+    "model": st.sampled_from(MODELS), "gpu": st.sampled_from(GPUS), "gpus": st.sampled_from((1, 2, 4, 8)),
+    "nodes": st.sampled_from((1, 1, 2)), "method": st.sampled_from(("full", "lora", "qlora", "freeze")),
+    "runner": st.sampled_from(("llamafactory", "llamafactory", "builtin")), "pick": st.integers(0, 5),
+    "fmt": st.sampled_from(("all", "all", "sh", "slurm", "llamafactory,deepspeed")),
+    "zero": st.sampled_from((None, None, 0, 2, 3)), "stage": st.sampled_from(("sft", "sft", "pt", "dpo"))})
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(case)
+def test_every_exported_bundle_reads_back_as_its_plan(c):
+    launcher = LAUNCHERS[c["runner"]][c["pick"]]
+    stage = "sft" if c["runner"] == "builtin" and c["stage"] == "dpo" else c["stage"]   # builtin: sft, pt
+    with tempfile.TemporaryDirectory() as tmp:
+        p, fits, d = roundtrip(c["model"], c["gpu"], c["gpus"], c["nodes"], c["method"], c["runner"], launcher,
+                               c["fmt"], os.path.join(tmp, "b"), zero=c["zero"], stage=stage)
+        assert d["understood"]["stage"] == p["goal"]["stage"] == stage
+        assert_reads_back(p, fits, d, c["model"], c["fmt"])
+
+
+# ------------------------------------------------------------------------------------------------ the contract
+DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "internals.md")
+
+
+def documented() -> dict[str, tuple[set, set]]:
+    """docs/internals.md "check json: NAME" tables -> {NAME: (keys always present, optional keys)}."""
+    out: dict[str, tuple[set, set]] = {}
+    name = None
+    with open(DOC, encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("### "):
+                name = line[4:].strip()[len("check json: "):] if line[4:].startswith("check json: ") else None
+                if name is not None:
+                    out[name] = (set(), set())
+            elif name is not None and line.startswith("| `"):
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                out[name][1 if "optional" in cells[1] else 0].add(cells[0].strip("`"))
+    return out
+
+
+def assert_documented(table: str, objects: list[dict], elsewhere: tuple[str, ...] = ()) -> None:
+    """Every object carries the table's required keys, and nothing the table does not list; together the
+    objects show every listed key but the optional ones another test shows (so neither side can go stale)."""
+    required, optional = documented()[table]
+    assert set(elsewhere) <= optional
+    seen: set = set()
+    for o in objects:
+        assert required <= set(o) <= required | optional, (table, set(o) ^ required)
+        seen |= set(o)
+    assert seen == required | optional - set(elsewhere), (table, (required | optional) - seen)
+
+
+def _json(*argv: str) -> tuple[int, dict]:
+    r = run_cli("check", *argv, "--json")
+    assert r.returncode in (0, 1), r.stderr
+    return r.returncode, json.loads(r.stdout)
+
+
+def test_check_json_is_the_documented_contract(tmp_path):
+    assert set(documented()) == {"top level", "understood", "execution", "memory", "finding", "fix", "preflight"}
+    # a fitting exported bundle, with evaluation on (the eval phase)
+    out = tmp_path / "b"
+    p, _fits, _d = roundtrip("qwen2.5-7b", "a100-80gb", 2, 1, "lora", "llamafactory", None, "all", str(out))
+    with open(out / "llamafactory.yaml", "a", encoding="utf-8") as fh:
+        fh.write("val_size: 0.1\neval_strategy: steps\nper_device_eval_batch_size: 1\n")
+    rc_fit, fit = _json(*(str(out / n) for n in ("run.sh", "llamafactory.yaml")), "--gpu", "a100-80gb")
+    # an OOM with its minimal fix written by --fix; a command cut by a comment (the as-intended fix); unknown
+    oom_yaml = tmp_path / "full.yaml"
+    oom_yaml.write_text("model_name_or_path: qwen2.5-7b\nfinetuning_type: full\ncutoff_len: 4096\n"
+                        "per_device_train_batch_size: 4\nbf16: true\n")
+    rc_oom, oom = _json(str(oom_yaml), "--gpu", "rtx3090", "--gpus", "8", "--fix", str(tmp_path / "fixed"))
+    cut = tmp_path / "cut.sh"
+    cut.write_text("llamafactory-cli train \\\n    --model_name_or_path qwen2.5-7b \\\n    --finetuning_type lora \\\n"
+                   "    # --cutoff_len 4096 \\\n    --per_device_train_batch_size 2 \\\n    --bf16 true\n")
+    _rc, cutd = _json(str(cut), "--gpu", "rtx3090")
+    ds_only = tmp_path / "ds.json"
+    ds_only.write_text('{"zero_optimization": {"stage": 3}}')
+    rc_unknown, unknown = _json(str(ds_only))
+    assert (rc_fit, fit["verdict"], rc_oom, oom["verdict"], rc_unknown, unknown["verdict"]) == \
+        (0, "fits", 1, "oom", 1, "unknown")
+    assert fit["memory"]["eval"] is not None and oom["written"] and oom["fix"]["target"] == "headroom"
+    assert "as_intended" in cutd["fix"] and "target" not in cutd["fix"]
+    assert_documented("top level", [fit, oom, cutd, unknown], elsewhere=("preflight",))   # test_check_preflight
+    assert_documented("understood", [fit["understood"], oom["understood"]])
+    assert fit["understood"]["micro_batch"] == p["recommended"]["micro_batch"]
+    assert_documented("execution", [fit["execution"], oom["execution"]])
+    assert set(fit["memory"]) == {"load", "step", "eval", "save"}
+    assert_documented("memory", [ph for ph in fit["memory"].values()])
+    assert_documented("finding", oom["findings"] + cutd["findings"] + unknown["findings"])
+    assert_documented("fix", [oom["fix"], cutd["fix"]])
+
+
+@pytest.mark.parametrize("flags, launcher, gpu, fmt", [
+    (("--model", "qwen2.5-7b", "--method", "full", "--gpus", "4", "--nodes", "2"), "accelerate", "mi300x", "all"),
+    (("--model", "llama-3.2-1b", "--method", "lora", "--gpus", "2", "--runner", "builtin"), "deepspeed", "rtx4090",
+     "sh"),
+])
+def test_cli_plan_export_check_reads_back_as_the_plan(tmp_path, flags, launcher, gpu, fmt):
+    """The same round trip as a user drives it: `plan --json`, `export --plan`, `check` on the bundle's files."""
+    r = run_cli("plan", *flags, "--gpu", gpu, "--json")
+    assert r.returncode == 0, r.stderr
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(r.stdout)
+    out = tmp_path / "bundle"
+    r = run_cli("export", "--plan", str(plan_file), "--launcher", launcher, "--format", fmt,
+                "--dataset-name", "alpaca_en_demo", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    files = [str(out / n) for n in USER_FILES if (out / n).exists()]
+    rc, d = _json(*files, "--gpu", gpu)
+    p = json.loads((out / "plan.json").read_text())
+    assert p["recommended"] == json.loads(plan_file.read_text())["recommended"]
+    assert_reads_back(p, p["fits"], d, p["model"]["ref"], fmt)
+    assert rc == 0 and d["verdict"] == "fits"
+    assert d["runner"] == ("builtin" if "builtin" in flags else "llamafactory")
+
+
+def test_readers_fixed_by_the_round_trip(tmp_path):
+    """What the round trip found, in a user's own files: a `deepspeed --hostfile` with the hostfile given beside
+    the script says nodes and slots; accelerate's num_processes counts every machine; a built-in trainer line
+    is runner builtin; `bf16: false` + `fp16: false` is stated fp32, not an assumption."""
+    lf = "model_name_or_path: qwen2.5-7b\nfinetuning_type: lora\ncutoff_len: 1024\nbf16: false\nfp16: false\n" \
+         "per_device_train_batch_size: 2\ndisable_gradient_checkpointing: false\n"
+    files = {"train.sh": "deepspeed --hostfile hostfile src/train.py a.yaml\n", "hostfile": "n1 slots=8\nn2 slots=8\n",
+             "a.yaml": lf}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    rc, d = _json(*(str(tmp_path / n) for n in files), "--gpu", "mi300x")
+    assert (d["understood"]["gpus"], d["understood"]["nodes"], d["world_size"]) == (8, 2, 16)
+    assert d["understood"]["precision"] == "fp32" and d["assumptions"] == [] and rc == 0
+    assert not [f for f in d["findings"] if f["code"] == "FORMAT_UNKNOWN"]
+    (tmp_path / "acc.yaml").write_text("distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\n")
+    (tmp_path / "go.sh").write_text("accelerate launch --config_file acc.yaml -m rocm_tune train a.yaml\n")
+    _rc, d = _json(str(tmp_path / "go.sh"), str(tmp_path / "acc.yaml"), str(tmp_path / "a.yaml"), "--gpu", "mi300x")
+    assert (d["runner"], d["understood"]["runner"], d["understood"]["gpus"], d["understood"]["nodes"]) == \
+        ("builtin", "builtin", 8, 2)
+    assert any("num_processes 16 counts all 2 machines" in n for n in d["notes"])
