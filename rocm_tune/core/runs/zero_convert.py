@@ -99,7 +99,7 @@ class Universal:
 def probe_deepspeed(python: str, env: dict | None = None, timeout: float = 300) -> dict:
     """What DeepSpeed the run's Python has: {"version", "tool", "inject", "stage3", "load_universal"} or {"error"}."""
     try:
-        p = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, timeout=timeout,
+        p = subprocess.run([python, "-c", _PROBE], check=False, capture_output=True, text=True, timeout=timeout,
                            env=env, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         return {"error": f"{python} not found"}
@@ -127,7 +127,9 @@ def _ds_json_path(cfg: dict, config_path: str) -> Path | None:
 
 
 def _nvme(ds: dict) -> str | None:
-    z = ds.get("zero_optimization") if isinstance(ds.get("zero_optimization"), dict) else {}
+    z = ds.get("zero_optimization")
+    if not isinstance(z, dict):
+        return None
     for key in ("offload_optimizer", "offload_param"):
         o = z.get(key)
         if isinstance(o, dict) and str(o.get("device", "")).lower() == "nvme":
@@ -146,10 +148,10 @@ def universal_support(*, checkpoint: str, tag: str, zero_stage: int | None, pyth
         raise UserError(head + f"{config_path} names no `deepspeed:` JSON to add `checkpoint.load_universal` to")
     try:
         ds = json.loads(ds_path.read_text(encoding="utf-8"))
-        if not isinstance(ds, dict):
-            raise ValueError("not a JSON object")
     except (OSError, ValueError) as exc:
         raise UserError(head + f"cannot read the DeepSpeed JSON {ds_path} ({exc})") from None
+    if not isinstance(ds, dict):
+        raise UserError(head + f"the DeepSpeed JSON {ds_path} is not a JSON object")
     nvme = _nvme(ds)
     if nvme:
         raise UserError(head + f"{ds_path} offloads to NVMe ({nvme}); DeepSpeed's load_checkpoint never loads ZeRO "
@@ -225,7 +227,7 @@ def convert(u: Universal, *, env: dict | None, log_path: str, timeout: float | N
         log.write("$ " + " ".join(u.command()) + "\n")
         log.flush()
         try:
-            p = subprocess.run(u.command(), stdout=log, stderr=subprocess.STDOUT, env=env, timeout=timeout,
+            p = subprocess.run(u.command(), check=False, stdout=log, stderr=subprocess.STDOUT, env=env, timeout=timeout,
                                stdin=subprocess.DEVNULL)
             rc = p.returncode
         except (OSError, subprocess.TimeoutExpired) as exc:
