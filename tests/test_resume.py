@@ -111,6 +111,7 @@ def test_resume_refuses_a_zero_checkpoint_at_another_world_size_with_the_exact_r
     assert "ZeRO-2 checkpoint saved at a data-parallel world size of 2, resumed at 1" in line
     # the conversion runs in the run's Python (LLAMAFACTORY_PYTHON=/bin/false here): it says it cannot
     assert "universal checkpoint" in line and "needs DeepSpeed in the run's Python: /bin/false" in line
+    assert "zero_to_fp32.py" in line and "the optimizer state is lost" in line
     # at the world size that saved it, the same checkpoint resumes
     r = run_cli("resume", rid, "--dry-run", "--json")
     assert r.returncode == 0, r.stderr

@@ -388,9 +388,13 @@ def _universal(ck: Checkpoint, target: Target, meta: dict, d: Path, why: str) ->
         raise UserError(f"{Path(ck.path).name}: {why}; the run is not LLaMA-Factory's, so it is not converted here: "
                         + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
     env = _run_env(meta)
-    return zc.universal_support(checkpoint=ck.path, tag=ck.deepspeed_tag, zero_stage=ck.zero_stage,
-                                python=env.get("LLAMAFACTORY_PYTHON") or "python3", env=env,
-                                config=target.user_config, config_path=target.config, run_dir=str(d), why=why)
+    try:
+        return zc.universal_support(checkpoint=ck.path, tag=ck.deepspeed_tag, zero_stage=ck.zero_stage,
+                                    python=env.get("LLAMAFACTORY_PYTHON") or "python3", env=env,
+                                    config=target.user_config, config_path=target.config, run_dir=str(d), why=why)
+    except UserError as exc:
+        raise UserError(f"{exc}. The weights alone (the optimizer state is lost, the steps start again): "
+                        f"python {ck.path}/zero_to_fp32.py {ck.path} OUT") from None
 
 
 def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = None,
