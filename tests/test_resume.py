@@ -50,7 +50,8 @@ def _zero2_checkpoint(out: Path, step: int, world: int = 2) -> Path:
     return ck
 
 
-def _stopped_bundle_run(tmp_path: Path, *flags: str) -> tuple[str, Path]:
+def _stopped_bundle_run(tmp_path: Path, *flags: str, env: tuple[str, ...] = ("LLAMAFACTORY_PYTHON=/bin/false",)
+                        ) -> tuple[str, Path]:
     """An exported 2-GPU bundle started with `rocm-tune run --script` (its Python is /bin/false: it ends at once)."""
     b = tmp_path / "bundle"
     data = tmp_path / "data.json"
@@ -58,7 +59,7 @@ def _stopped_bundle_run(tmp_path: Path, *flags: str) -> tuple[str, Path]:
     r = run_cli("export", "--dataset", str(data), "--model", "qwen2.5-0.5b", "--gpu", "mi250x", "--gpus", "2", "--micro-batch", "4",
                 "--effective-batch", "8", "--allow-unfit", "-o", str(b), *flags)
     assert r.returncode == 0, r.stderr
-    r = run_cli("run", "--script", str(b / "run.sh"), "--json", "--env", "LLAMAFACTORY_PYTHON=/bin/false")
+    r = run_cli("run", "--script", str(b / "run.sh"), "--json", *(x for e in env for x in ("--env", e)))
     assert r.returncode == 0, r.stderr
     rid = json.loads(r.stdout)["id"]
     assert wait_for(lambda: _status(rid) != "running", timeout=30)
@@ -107,8 +108,10 @@ def test_resume_refuses_a_zero_checkpoint_at_another_world_size_with_the_exact_r
     assert r.returncode == 2 and r.stdout == ""
     line = r.stderr.strip()
     assert len(line.splitlines()) == 1 and "Traceback" not in line
-    assert "ZeRO-2 checkpoint saved at a data-parallel world size of 2" in line and "runs at 1" in line
-    assert "ds_to_universal" in line and "zero_to_fp32" in line
+    assert "ZeRO-2 checkpoint saved at a data-parallel world size of 2, resumed at 1" in line
+    # the conversion runs in the run's Python (LLAMAFACTORY_PYTHON=/bin/false here): it says it cannot
+    assert "universal checkpoint" in line and "needs DeepSpeed in the run's Python: /bin/false" in line
+    assert "zero_to_fp32.py" in line and "the optimizer state is lost" in line
     # at the world size that saved it, the same checkpoint resumes
     r = run_cli("resume", rid, "--dry-run", "--json")
     assert r.returncode == 0, r.stderr
@@ -157,3 +160,95 @@ def test_resume_relaunches_in_the_same_run_dir_and_records_the_restart(tmp_path)
     # a second resume does not pile the overrides up
     r = run_cli("resume", rid, "--dry-run", "--json")
     assert json.loads(r.stdout)["command"].count("overwrite_output_dir=false") == 1
+
+
+def _deepspeed_package(root: Path, version: str, *, tool: str | None, load_universal: bool) -> None:
+    """A `deepspeed` package of the shape a given DeepSpeed has (the probe reads what the run's Python imports),
+    beside a `torch` that cannot be imported, so that the run started with this Python ends at once."""
+    import shutil
+
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "torch").mkdir(parents=True)
+    (root / "torch" / "__init__.py").write_text("raise ImportError('no torch in this test environment')\n")
+    ds = root / "deepspeed"
+    ds.mkdir()
+    (ds / "__init__.py").write_text(f"__version__ = {version!r}\n")
+    (ds / "runtime").mkdir()
+    (ds / "runtime" / "__init__.py").write_text("")
+    (ds / "runtime" / "constants.py").write_text("LOAD_UNIVERSAL_CHECKPOINT = 'load_universal'\n" if load_universal
+                                                  else "")
+    if tool is not None:
+        (ds / "checkpoint").mkdir()
+        (ds / "checkpoint" / "__init__.py").write_text("")
+        (ds / "checkpoint" / "ds_to_universal.py").write_text(tool)
+
+
+# a ds_to_universal that starts writing its output folder, then fails the way DeepSpeed's fails on a HF checkpoint
+# without --inject_missing_state
+FAILING_TOOL = """
+import argparse, os
+def _extract_zero_shard_files_stage3(): pass
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--input_folder"); p.add_argument("--output_folder"); p.add_argument("--inject_missing_state",
+    action="store_true"); p.add_argument("--num_extract_workers"); p.add_argument("--num_merge_workers")
+    a = p.parse_args()
+    os.makedirs(os.path.join(a.output_folder, "zero", "w"))
+    raise AssertionError("Required universal_checkpoint_info state is missing in checkpoint.")
+"""
+
+
+def test_resume_says_exactly_why_deepspeed_cannot_convert_and_plans_the_conversion_where_it_can(tmp_path):
+    import sys
+
+    pkgs = tmp_path / "site"
+    _deepspeed_package(pkgs, "0.9.0", tool=None, load_universal=False)
+    rid, b = _stopped_bundle_run(tmp_path, "--method", "full", "--zero", "2",
+                                 env=(f"LLAMAFACTORY_PYTHON={sys.executable}", f"PYTHONPATH={pkgs}"))
+    ck = _zero2_checkpoint(b / "output", 4, world=2)
+
+    def refusal() -> str:
+        r = run_cli("resume", rid, "--gpus", "1", "--dry-run")
+        assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        return r.stderr
+
+    assert "DeepSpeed 0.9.0 in " in refusal() and "has no deepspeed.checkpoint.ds_to_universal" in refusal()
+    _deepspeed_package(pkgs, "0.12.0", tool="def main(args): pass\n", load_universal=True)
+    assert "DeepSpeed 0.12.0's ds_to_universal has no --inject_missing_state" in refusal()
+    # an optimizer offloaded to NVMe: DeepSpeed's load_checkpoint never loads ZeRO state into it
+    user_ds = b / "deepspeed.json"
+    saved = user_ds.read_text(encoding="utf-8")
+    ds = json.loads(saved)
+    ds["zero_optimization"]["offload_optimizer"] = {"device": "nvme", "nvme_path": "/nvme"}
+    user_ds.write_text(json.dumps(ds), encoding="utf-8")
+    assert "offloads to NVMe (offload_optimizer)" in refusal()
+    user_ds.write_text(saved, encoding="utf-8")
+
+    # a DeepSpeed that can: the dry run says what it will run and what is kept, and converts nothing
+    _deepspeed_package(pkgs, "0.19.8", tool=FAILING_TOOL, load_universal=True)
+    r = run_cli("resume", rid, "--gpus", "1", "--dry-run", "--json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    conv = got["convert"]
+    assert conv["output"] == str(ck / "global_step4_universal") and conv["deepspeed"] == "0.19.8"
+    assert conv["command"][:3] == [sys.executable, "-m", "deepspeed.checkpoint.ds_to_universal"]
+    assert "--inject_missing_state" in conv["command"] and "optimizer state" in conv["kept"]
+    run_dir = _run_dir(rid)
+    assert f"deepspeed={run_dir / 'deepspeed-universal.json'}" in got["command"]
+    assert not (ck / "global_step4_universal").exists() and not (run_dir / "deepspeed-universal.json").exists()
+    # DeepSpeed's tool fails: its own error, the half-written folder removed, the run not restarted
+    r = run_cli("resume", rid, "--gpus", "1")
+    assert r.returncode == 2 and "ds_to_universal failed" in r.stderr, r.stderr
+    assert "Required universal_checkpoint_info state is missing" in r.stderr and "zero-convert.log" in r.stderr
+    assert not (ck / "global_step4_universal").exists() and not (ck / "latest_universal").exists()
+    assert "restarts" not in json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    assert user_ds.read_text(encoding="utf-8") == saved
+    # a folder there that latest_universal does not name is not ours to overwrite
+    (ck / "global_step4_universal").mkdir()
+    assert "global_step4_universal exists but latest_universal does not name it" in refusal()
+
+
+def _run_dir(rid: str) -> Path:
+    from rocm_tune.core.runs.registry import find_run
+
+    return Path(find_run(rid).dir)

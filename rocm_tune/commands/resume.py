@@ -2,7 +2,9 @@
 
 Finds the run's newest complete checkpoint (a checkpoint cut short by a kill is skipped, and said), checks it
 against the plan it resumes with and starts the run again detached in the same run directory with
-`resume_from_checkpoint=<dir>`: the step count continues, run.json's `restarts` records the restart."""
+`resume_from_checkpoint=<dir>`: the step count continues, run.json's `restarts` records the restart. A DeepSpeed
+ZeRO checkpoint at another world size is first converted to DeepSpeed's universal checkpoint
+(core/runs/zero_convert.py)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
 
         # replaces what run.json held (the first run's --notify): an explicit choice or the config file's list
         rd.update_run_json(r.run_dir, notify=(targets[0] if len(targets) == 1 else targets) or None)
+    u = r.universal
+    if u is not None and not u.done and not args.json:
+        print(f"rocm-tune resume: converting {u.checkpoint}/{u.tag} to DeepSpeed's universal checkpoint "
+              f"(ds_to_universal, log: {r.run_dir}/zero-convert.log)", file=sys.stderr)
     info = resume_run(r)
     if args.json:
         print_json(info.to_dict() | {"resume": r.to_dict()})

@@ -32,6 +32,7 @@ from typing import Any
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import LF_LAUNCH_FILE
 from rocm_tune.core.runs import rundir as rd
+from rocm_tune.core.runs import zero_convert as zc
 
 CKPT_RE = re.compile(r"^checkpoint-(\d+)$")
 TMP_CKPT_RE = re.compile(r"^tmp-checkpoint-(\d+)$")
@@ -322,12 +323,15 @@ class Resume:
     effective_batch: int | None
     notes: tuple[str, ...] = ()
     plan: Any = None  # the plan it resumes with (world size changed), else None
+    universal: Any = None  # zero_convert.Universal: the ZeRO checkpoint is converted before the relaunch
+
 
     def to_dict(self) -> dict:
         return {"run_id": self.run_id, "run_dir": self.run_dir, "checkpoint": self.checkpoint.to_dict(),
                 "skipped": [c.to_dict() for c in self.skipped], "command": list(self.command), "cwd": self.cwd,
                 "world_before": self.world_before, "world_after": self.world_after, "micro_batch": self.micro_batch,
-                "grad_accum": self.grad_accum, "effective_batch": self.effective_batch, "notes": list(self.notes)}
+                "grad_accum": self.grad_accum, "effective_batch": self.effective_batch, "notes": list(self.notes),
+                "convert": self.universal.to_dict() if self.universal is not None else None}
 
 
 def _strip_overrides(cmd: list[str]) -> list[str]:
@@ -372,6 +376,25 @@ def _plan_argv(plan, target: Target, environ: dict) -> tuple[list[str], dict]:
         i = argv.index("--config_file") + 2
         argv[i:i] = ["--num_processes", str(r.gpus * r.nodes), "--num_machines", str(r.nodes)]
     return argv, env
+
+
+def _run_env(meta: dict) -> dict:
+    return {**os.environ, **{str(k): str(v) for k, v in (meta.get("env") or {}).items()}}
+
+
+def _universal(ck: Checkpoint, target: Target, meta: dict, d: Path, why: str) -> zc.Universal:
+    """The universal-checkpoint conversion of a ZeRO checkpoint, or UserError with the exact reason."""
+    if target.runner != "llamafactory" or ck.deepspeed_tag is None:
+        raise UserError(f"{Path(ck.path).name}: {why}; the run is not LLaMA-Factory's, so it is not converted here: "
+                        + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
+    env = _run_env(meta)
+    try:
+        return zc.universal_support(checkpoint=ck.path, tag=ck.deepspeed_tag, zero_stage=ck.zero_stage,
+                                    python=env.get("LLAMAFACTORY_PYTHON") or "python3", env=env,
+                                    config=target.user_config, config_path=target.config, run_dir=str(d), why=why)
+    except UserError as exc:
+        raise UserError(f"{exc}. The weights alone (the optimizer state is lost, the steps start again): "
+                        f"python {ck.path}/zero_to_fp32.py {ck.path} OUT") from None
 
 
 def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = None,
@@ -430,6 +453,7 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
     accum = cfg.get("gradient_accumulation_steps") if isinstance(cfg.get("gradient_accumulation_steps"), int) else None
     eff = micro * accum * world_before if micro and accum and world_before else None
     world_after = world_before
+    universal: zc.Universal | None = None
     changes_world = plan is not None and ((gpus and gpus != plan.hardware.gpus) or (nodes and nodes != plan.hardware.nodes))
     if (gpus or nodes) and plan is None:
         raise UserError(f"run {info.id} has no plan.json, so its launcher cannot be rebuilt for --gpus/--nodes; "
@@ -438,23 +462,25 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
         assert plan is not None  # changes_world needs a plan
         new_plan, micro, accum, eff = _new_world_plan(plan, gpus, nodes)
         world_after = new_plan.hardware.world
-        if ck.zero_stage:
-            saved = ck.world_size
-            raise UserError(
-                f"{Path(ck.path).name} is a ZeRO-{plan.recommended.zero_stage} checkpoint saved at a data-parallel world size of "
-                f"{saved}; the resume runs at {world_after}, and DeepSpeed refuses a ZeRO checkpoint at another DP "
-                f"world size (its optimizer state is partitioned per rank). Keep --gpus {plan.hardware.gpus} "
-                f"--nodes {plan.hardware.nodes}, or convert it with DeepSpeed: "
-                + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
+        if ck.zero_stage and ck.world_size != world_after:
+            why = (f"a ZeRO-{plan.recommended.zero_stage} checkpoint saved at a data-parallel world size of "
+                   f"{ck.world_size}, resumed at {world_after}: DeepSpeed refuses a ZeRO checkpoint at another DP "
+                   "world size (its optimizer state is partitioned per rank) unless it is converted to its universal "
+                   f"checkpoint (or keep --gpus {plan.hardware.gpus} --nodes {plan.hardware.nodes})")
+            universal = _universal(ck, target, meta, d, why)
         notes.append(f"world size {world_before} -> {world_after}: micro-batch {micro} x accumulation {accum} x "
                      f"{world_after} keeps the effective batch {eff}")
         if ck.world_size and ck.world_size != world_after:
             notes.append(f"the RNG state of {ck.world_size} rank(s) is restored where a rank of that number exists; "
                          "the data order and the step count continue")
     elif ck.zero_stage and ck.world_size and world_before and ck.world_size != world_before:
-        raise UserError(f"{Path(ck.path).name} was saved at a data-parallel world size of {ck.world_size}, the plan "
-                        f"runs {world_before}; DeepSpeed refuses a ZeRO checkpoint at another DP world size. "
-                        "Convert it: " + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
+        why = (f"saved at a data-parallel world size of {ck.world_size}, the plan runs {world_before}: DeepSpeed "
+               "refuses a ZeRO checkpoint at another DP world size unless it is converted to its universal checkpoint")
+        universal = _universal(ck, target, meta, d, why)
+    if universal is not None:
+        notes.append(("converted already: " if universal.done else "converts with DeepSpeed's ds_to_universal: ")
+                     + f"{universal.output} (DeepSpeed {universal.deepspeed}); the relaunch reads "
+                     f"{universal.ds_config} (checkpoint.load_universal); {zc.KEPT}")
     if ck.micro_batch and micro and ck.micro_batch != micro and not changes_world:
         notes.append(f"micro-batch {ck.micro_batch} at save, {micro} now")
     # --- the command
@@ -462,12 +488,17 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
     base = _strip_overrides([str(c) for c in meta.get("first_command") or meta.get("command") or []])
     cwd = meta.get("cwd")
     if target.runner == "builtin":
+        if universal is not None:
+            raise UserError(f"{Path(ck.path).name} is a DeepSpeed ZeRO checkpoint and the run is the built-in "
+                            "trainer's, which does not load DeepSpeed checkpoints")
         command = base + ["--resume", ck.path]
         if new_plan is not None:
             raise UserError("--gpus/--nodes for a built-in trainer run: start it again with `rocm-tune run --plan` "
                             "at the new size (its launcher is not rebuilt here)")
     else:
         overrides = [f"resume_from_checkpoint={ck.path}", "overwrite_output_dir=false"]
+        if universal is not None:
+            overrides.append(f"deepspeed={universal.ds_config}")
         if new_plan is not None:
             argv, launch_env = _plan_argv(new_plan, target, {**os.environ, **env})
             env.update(launch_env)
@@ -481,7 +512,7 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
             command = base + overrides
     return Resume(run_id=info.id, run_dir=str(d), checkpoint=ck, skipped=tuple(skipped), command=tuple(command),
                   cwd=cwd, env=env, world_before=world_before, world_after=world_after, micro_batch=micro,
-                  grad_accum=accum, effective_batch=eff, notes=tuple(notes), plan=new_plan)
+                  grad_accum=accum, effective_batch=eff, notes=tuple(notes), plan=new_plan, universal=universal)
 
 
 # ----------------------------------------------------------------------------------------------- relaunch
@@ -517,10 +548,13 @@ def resume_run(r: Resume, *, reason: str = "resume", notify: str | None = None) 
 
     d = Path(r.run_dir)
     meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
+    if r.universal is not None:
+        zc.convert(r.universal, env=_run_env(meta), log_path=str(d / zc.CONVERT_LOG))
     rec = {"reason": reason, "checkpoint": r.checkpoint.path, "step": r.checkpoint.global_step,
            "world_before": r.world_before, "world_after": r.world_after, "micro_batch": r.micro_batch,
            "grad_accum": r.grad_accum, "effective_batch": r.effective_batch,
-           "skipped": [{"path": c.path, "problem": c.problem} for c in r.skipped]}
+           "skipped": [{"path": c.path, "problem": c.problem} for c in r.skipped],
+           "converted": r.universal.to_dict() if r.universal is not None else None}
     record_restart(d, meta, rec, command=list(r.command), cwd=r.cwd, env=r.env)
     if r.plan is not None:
         try:
