@@ -97,6 +97,16 @@ class CompareScreen(ModalScreen[None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self.draw)
 
+    def action_checkpoints(self) -> None:
+        """The selected run's checkpoints; resuming one watches it (the run list closes on it)."""
+        from rocm_tune.tui.screens.checkpoints import CheckpointsScreen
+
+        rid = self._cursor_id()
+        if not rid:
+            self.notify("no run selected", severity="warning")
+            return
+        self.app.push_screen(CheckpointsScreen(rid), lambda got: self.dismiss(got) if got else None)
+
     def action_close(self) -> None:
         self.dismiss(None)
 
@@ -106,12 +116,13 @@ class RunListScreen(ModalScreen[str | None]):
         Binding("enter", "choose", "Watch"),
         Binding("space", "mark", "Mark"),
         Binding("c", "compare", "Compare 2"),
+        Binding("k", "checkpoints", "Checkpoints / resume"),
         Binding("g", "reload", "Refresh"),
         Binding("escape", "close", "Back"),
     ]
 
     def compose(self) -> ComposeResult:
-        yield Static("[b]Runs[/b]  enter watch · space mark · c compare two · g refresh · esc back", id="runs-title")
+        yield Static("[b]Runs[/b]  enter watch · space mark · c compare two · k checkpoints/resume · g refresh · esc back", id="runs-title")
         yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
