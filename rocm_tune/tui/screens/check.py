@@ -197,7 +197,7 @@ Precision and attention are shown, not edited (change them in your file).
 
     def on_mount(self) -> None:
         # runs before PlanScreen.on_mount (which calls make_plan below)
-        self.query_one("#plan-main").mount(Static("", id="fix"))
+        self.query_one("#plan-main").mount(Static("", id="fix"), before="#findings")   # the diff before the notes
 
     @property
     def session(self) -> cm.CheckSession:

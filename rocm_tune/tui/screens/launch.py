@@ -40,8 +40,8 @@ class LaunchModal(ModalScreen[dict | None]):
     LaunchModal > Vertical { width: 100; max-width: 98%; height: auto; max-height: 100%; border: thick $accent;
                              padding: 0 1; background: $panel; }
     LaunchModal .title { text-style: bold; }
-    LaunchModal .opt { height: 1; margin-top: 1; }
-    LaunchModal .opt Label { width: 24; color: $text-muted; }
+    LaunchModal .opt { height: 1; }
+    LaunchModal .opt Label { width: 26; color: $text-muted; }
     LaunchModal .opt Input { width: 1fr; }
     LaunchModal #launch-error { height: auto; }
     """
@@ -59,18 +59,17 @@ class LaunchModal(ModalScreen[dict | None]):
         with Vertical():
             yield Static(self.title_text, classes="title")
             yield Static(self.body)
+            yield Static("")
             with Horizontal(classes="opt"):
                 yield Label("retry on GPU OOM (times)")
                 yield Input("0", id="retry-oom", compact=True, type="integer")
             with Horizontal(classes="opt"):
                 yield Label("notify (URL or command)")
                 yield Input("", id="notify", compact=True, placeholder="none  (e.g. https://ntfy.sh/my-runs)")
-            yield Static("[dim]OOM retry: micro-batch down and accumulation up (same effective batch), then "
-                         "checkpointing, then ZeRO/offload, resumed from the last checkpoint (rocm-tune run --retry-oom)."
-                         " notify: a webhook or a command told on finish, failure, alert, stall and retry.[/dim]")
             yield Static("", id="launch-error")
-            yield Static("\n[b]y[/b] launch (or [b]enter[/b] in a field)    [b]n[/b] / [b]esc[/b] no    "
-                         "[b]tab[/b] to the options")
+            yield Static("[b]y[/b] launch (or [b]enter[/b] in a field)   [b]n[/b]/[b]esc[/b] no   [b]tab[/b] options: "
+                         "[dim]an OOM is retried stepped down from the last checkpoint; notify is told on finish, "
+                         "failure, alert, stall, retry[/dim]")
         yield Footer()
 
     def options(self) -> dict:
