@@ -67,7 +67,7 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    opts = dict(gpu_id="rtx3090", vram_gib=None, gpus=None, nodes=None, model_ref=model)
+    opts = {"gpu_id": "rtx3090", "vram_gib": None, "gpus": None, "nodes": None, "model_ref": model}
     rep = check(paths, **opts)   # what `rocm-tune check` computes before it opens the app
     assert rep.verdict == "oom" and rep.fix is not None
     session = CheckSession(paths, rep, opts)
@@ -134,7 +134,7 @@ def test_exported_fix_is_what_check_says_fits(case, tmp_path, monkeypatch):
 
     paths, model = case
     monkeypatch.chdir(tmp_path)
-    opts = dict(gpu_id="rtx3090", model_ref=model)
+    opts = {"gpu_id": "rtx3090", "model_ref": model}
     session = CheckSession(paths, check(paths, **opts), opts)
     out = cm.export(session, session.report.fix, cm.default_export_dir(session))
     fixed = Path(out[0]).read_text()

@@ -65,6 +65,18 @@ def test_checkpoint_list_refuses_a_cut_short_checkpoint_and_resumes_from_the_new
             await pilot_wait(pilot, lambda: getattr(app.screen, "view", None) is not None
                              and app.screen.view.status == "stopped", 30, "the stopped run")
             mon = app.screen
+            # the run list's `k` opens the same list for the selected run
+            await pilot.press("r")
+            await pilot_wait(pilot, lambda: type(app.screen).__name__ == "RunListScreen"
+                             and app.screen.query_one("DataTable").row_count == 1, 30, "the run list")
+            await pilot.press("k")
+            await pilot_wait(pilot, lambda: type(app.screen).__name__ == "CheckpointsScreen"
+                             and app.screen.listing is not None, 30, "the checkpoint list from the run list")
+            assert app.screen.listing.run_id == rid and app.screen.listing.output_dir == str(out)
+            await pilot.press("escape")
+            await pilot_wait(pilot, lambda: type(app.screen).__name__ == "RunListScreen", 10, "back on the run list")
+            await pilot.press("escape")
+            await pilot_wait(pilot, lambda: app.screen is mon, 10, "back on the monitor")
             await pilot.press("c")
             await pilot_wait(pilot, lambda: type(app.screen).__name__ == "CheckpointsScreen"
                              and app.screen.listing is not None, 30, "the checkpoint list")

@@ -107,8 +107,9 @@ def _open_app(args: argparse.Namespace, rep) -> int:
     from rocm_tune.tui.app import run_check_app
     from rocm_tune.tui.check_model import CheckSession
 
-    return run_check_app(CheckSession(list(args.paths), rep, dict(
-        gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes, model_ref=args.model)))
+    return run_check_app(CheckSession(list(args.paths), rep, {
+        "gpu_id": args.gpu, "vram_gib": args.vram_gib, "gpus": args.gpus, "nodes": args.nodes,
+        "model_ref": args.model}))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -153,7 +153,7 @@ def _check_app() -> RocmTuneApp:
     from rocm_tune.tui.check_model import CheckSession
 
     paths = [f"check/{n}" for n in CHECK_FILES]
-    opts = {"gpu_id": "rtx3090", "model_ref": "check/qwen1.5-7b"}
+    opts: dict[str, Any] = {"gpu_id": "rtx3090", "model_ref": "check/qwen1.5-7b"}
     return RocmTuneApp(check=CheckSession(paths, check(paths, **opts), opts), clock=lambda: NOW, poll_interval=SLOW,
                        backend=fake_backend(), doctor_view=fake_host, host_probe=FixedHost())
 

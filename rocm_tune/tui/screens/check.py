@@ -204,7 +204,7 @@ Precision and attention are shown, not edited (change them in your file).
         return self.state.check
 
     # ---- the report instead of the planner
-    def make_plan(self) -> None:
+    def make_plan(self) -> None:  # type: ignore[override]  # the report, not the planner's worker
         s = self.session
         self._user = s.settings
         self._fix = s.report.fix

@@ -297,12 +297,12 @@ after {STOP_GRACE_S:.0f} s if it is still running.
         log.display = not log.display
 
     def action_checkpoints(self) -> None:
-        from rocm_tune.tui.screens.checkpoints import CheckpointsScreen   # resume from a checkpoint (issue 21)
+        from rocm_tune.tui.screens.checkpoints import CheckpointsScreen
 
         v = self.view
         if v is None:
             return
-        self.app.push_screen(CheckpointsScreen(v.run_id or self.target),
+        self.app.push_screen(CheckpointsScreen(str(v.run_id or self.target)),
                              lambda rid: self.open(rid) if rid else None)
 
     def action_runs(self) -> None:

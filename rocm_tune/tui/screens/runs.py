@@ -97,16 +97,6 @@ class CompareScreen(ModalScreen[None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self.draw)
 
-    def action_checkpoints(self) -> None:
-        """The selected run's checkpoints; resuming one watches it (the run list closes on it)."""
-        from rocm_tune.tui.screens.checkpoints import CheckpointsScreen
-
-        rid = self._cursor_id()
-        if not rid:
-            self.notify("no run selected", severity="warning")
-            return
-        self.app.push_screen(CheckpointsScreen(rid), lambda got: self.dismiss(got) if got else None)
-
     def action_close(self) -> None:
         self.dismiss(None)
 
@@ -213,6 +203,21 @@ class RunListScreen(ModalScreen[str | None]):
             return
         self.app.push_screen(CompareScreen([self._runs[rid] for rid in self._marked],
                                            [self._curves[rid] for rid in self._marked]))
+
+    def action_checkpoints(self) -> None:
+        """The selected run's checkpoints; resuming one watches it (the run list closes on it)."""
+        from rocm_tune.tui.screens.checkpoints import CheckpointsScreen
+
+        rid = self._cursor_id()
+        if not rid:
+            self.notify("no run selected", severity="warning")
+            return
+
+        def resumed(got: str | None) -> None:
+            if got:
+                self.dismiss(got)
+
+        self.app.push_screen(CheckpointsScreen(rid), resumed)
 
     def action_close(self) -> None:
         self.dismiss(None)
