@@ -91,6 +91,14 @@ def test_checkpoint_list_refuses_a_cut_short_checkpoint_and_resumes_from_the_new
             said = str(ck.query_one("#ck-status").render())
             assert "is not complete" in said and "tmp-checkpoint-999" in said
             assert _status(rid) == "stopped"
+            # another number of GPUs: `rocm-tune resume --gpus 2`'s own refusal for this run, on screen
+            ck.query_one("#ck-gpus").value = "2"
+            await pilot.press("n")
+            await pilot_wait(pilot, lambda: "--gpus" in str(ck.query_one("#ck-status").render()), 30, "refusal")
+            cli = run_cli("resume", rid, "--gpus", "2", "--dry-run")
+            assert cli.returncode == 2 and cli.stderr.strip().split("error: ", 1)[-1] in str(ck.query_one("#ck-status").render())
+            ck.query_one("#ck-gpus").value = ""
+            ck.query_one("DataTable").focus()
             # n: the newest complete one, after a confirmation that names it and the skipped one
             await pilot.press("n")
             await pilot_wait(pilot, lambda: type(app.screen).__name__ == "ConfirmModal", 30, "confirmation")

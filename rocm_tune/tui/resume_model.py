@@ -37,14 +37,15 @@ def checkpoints(ref: str) -> CheckpointList:
     return CheckpointList(info.id, target.output_dir, tuple(find_checkpoints(target.output_dir)))
 
 
-def prepare(ref: str, checkpoint: str | None = None) -> Any:
-    """`rocm-tune resume REF [--checkpoint DIR] --dry-run`: the Resume, or the UserError saying why not."""
+def prepare(ref: str, checkpoint: str | None = None, *, gpus: int | None = None, nodes: int | None = None) -> Any:
+    """`rocm-tune resume REF [--checkpoint DIR] [--gpus N] [--nodes N] --dry-run`: the Resume, or the UserError
+    saying why not."""
     from rocm_tune.core.runs.resume import prepare_resume
 
-    return prepare_resume(ref, checkpoint=checkpoint)
+    return prepare_resume(ref, checkpoint=checkpoint, gpus=gpus, nodes=nodes)
 
 
-def describe(r: Any) -> str:
+def describe(r: Any, gpus: int | None = None, nodes: int | None = None) -> str:
     """The confirmation text (Rich markup, values escaped)."""
     from rich.markup import escape
 
@@ -56,7 +57,8 @@ def describe(r: Any) -> str:
                    + (f" x {r.world_after} GPU(s) = {r.effective_batch}" if r.effective_batch else ""))
     out.append(f"[b]command[/b]  {escape(' '.join(r.command))}")
     out += [f"[b]note[/b]     {escape(n)}" for n in r.notes]
-    out.append(f"[b]same as[/b]  rocm-tune resume {escape(r.run_id)} --checkpoint {escape(ck.path)}")
+    size = (f" --gpus {gpus}" if gpus else "") + (f" --nodes {nodes}" if nodes else "")
+    out.append(f"[b]same as[/b]  rocm-tune resume {escape(r.run_id)} --checkpoint {escape(ck.path)}{escape(size)}")
     out.append("Detached: quitting this app leaves the run going.")
     return "\n".join(out)
 

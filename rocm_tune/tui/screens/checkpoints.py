@@ -1,5 +1,6 @@
 """A run's checkpoint list (`c` on the monitor, `k` on the run list): every checkpoint-N, complete or not (and why);
-`enter` resumes from the selected one, `n` from the newest complete one, through `rocm-tune resume`'s own checks
+`enter` resumes from the selected one, `n` from the newest complete one (on the GPUs / nodes typed, else the plan's),
+through `rocm-tune resume`'s own checks
 (`tui/resume_model.py`); a refusal is shown here, word for word."""
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from rocm_tune.core.errors import UserError
 
@@ -26,9 +27,9 @@ class CheckpointsLoaded(Message):
 
 
 class ResumeReady(Message):
-    def __init__(self, resume: Any = None, error: str | None = None) -> None:
+    def __init__(self, resume: Any = None, error: str | None = None, size: tuple = (None, None)) -> None:
         super().__init__()
-        self.resume, self.error = resume, error
+        self.resume, self.error, self.size = resume, error, size
 
 
 class ResumeStarted(Message):
@@ -46,6 +47,9 @@ class CheckpointsScreen(ModalScreen[str | None]):
                                    border: thick $accent; padding: 0 1; background: $panel; }
     CheckpointsScreen DataTable { height: auto; max-height: 16; }
     CheckpointsScreen #ck-status { height: auto; margin-top: 1; }
+    CheckpointsScreen .ck-size { height: 1; margin-top: 1; }
+    CheckpointsScreen .ck-size Label { width: 22; color: $text-muted; }
+    CheckpointsScreen .ck-size Input { width: 12; margin-right: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "resume_selected", "Resume from this"),
@@ -64,6 +68,10 @@ class CheckpointsScreen(ModalScreen[str | None]):
         with Vertical():
             yield Static(f"[b]Checkpoints of {escape(self.ref)}[/b]", id="ck-title")
             yield DataTable(id="ck-table", cursor_type="row", zebra_stripes=True)
+            with Horizontal(classes="ck-size"):   # `rocm-tune resume --gpus N --nodes N` (empty: the plan's)
+                yield Label("resume on GPUs / nodes")
+                yield Input("", id="ck-gpus", placeholder="the plan's", compact=True, type="integer")
+                yield Input("", id="ck-nodes", placeholder="the plan's", compact=True, type="integer")
             yield Static("reading the checkpoints ...", id="ck-status")
         yield Footer()
 
@@ -105,7 +113,8 @@ class CheckpointsScreen(ModalScreen[str | None]):
         elif not lst.checkpoints:
             self.say(f"none saved yet (looked in {lst.output_dir})")
         else:
-            self.say("enter: resume from the selected checkpoint · n: from the newest complete one · esc: back")
+            self.say("enter: resume from the selected checkpoint · n: from the newest complete one · tab: another "
+                     "number of GPUs · esc: back")
         t.focus()
 
     def _selected(self) -> str | None:
@@ -127,19 +136,45 @@ class CheckpointsScreen(ModalScreen[str | None]):
     def action_resume_newest(self) -> None:
         self._prepare(None)
 
+    def resume_size(self) -> tuple[int | None, int | None]:
+        """--gpus / --nodes as `rocm-tune resume` checks them (empty: the plan's)."""
+        out: list[int | None] = []
+        for wid, flag, hi in (("#ck-gpus", "--gpus", 1024), ("#ck-nodes", "--nodes", 4096)):
+            raw = self.query_one(wid, Input).value.strip()
+            if not raw:
+                out.append(None)
+                continue
+            try:
+                v = int(raw)
+            except ValueError:
+                raise UserError(f"{flag} must be a whole number, got {raw!r}") from None
+            if not 1 <= v <= hi:
+                raise UserError(f"{flag} must be between 1 and {hi}, got {v}")
+            out.append(v)
+        return out[0], out[1]
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_resume_selected()
+
     def _prepare(self, checkpoint: str | None) -> None:
         if self._busy:
             return
+        try:
+            gpus, nodes = self.resume_size()
+        except UserError as exc:
+            self.say(str(exc), error=True)
+            return
         self._busy = True
         self.say("checking the checkpoint against the plan ...")
-        self.prepare_worker(self.listing.run_id if self.listing else self.ref, checkpoint)
+        self.prepare_worker(self.listing.run_id if self.listing else self.ref, checkpoint, gpus, nodes)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="resume")
-    def prepare_worker(self, ref: str, checkpoint: str | None) -> None:
+    def prepare_worker(self, ref: str, checkpoint: str | None, gpus: int | None = None,
+                       nodes: int | None = None) -> None:
         from rocm_tune.tui import resume_model as rm
 
         try:
-            self.post_message(ResumeReady(rm.prepare(ref, checkpoint)))
+            self.post_message(ResumeReady(rm.prepare(ref, checkpoint, gpus=gpus, nodes=nodes), size=(gpus, nodes)))
         except UserError as exc:
             self.post_message(ResumeReady(error=str(exc)))
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
@@ -163,7 +198,7 @@ class CheckpointsScreen(ModalScreen[str | None]):
                 self._busy = False
                 self.say("not resumed")
 
-        self.app.push_screen(ConfirmModal(f"Resume {r.run_id}?", rm.describe(r), variant="launch"), answer)
+        self.app.push_screen(ConfirmModal(f"Resume {r.run_id}?", rm.describe(r, *msg.size), variant="launch"), answer)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="resume")
     def start_worker(self, r: Any) -> None:
