@@ -8,13 +8,16 @@ verdict, and its minimal fix as a diff against their YAML; export writes the fix
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import pty
 import select
 import shutil
 import signal
+import struct
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -149,8 +152,9 @@ def _pty_run(argv: list[str], cwd: str, until: bytes, timeout: float = 60) -> by
     """Run argv on a pseudo-terminal (stdin and stdout are a TTY, as in a user's terminal) until `until` shows."""
     pid, fd = pty.fork()
     if pid == 0:   # child
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))   # a 120x40 terminal
         os.chdir(cwd)
-        os.environ.update({"TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"})
+        os.environ.update({"TERM": "xterm-256color"})
         os.execv(sys.executable, [sys.executable, *argv])
     out = b""
     end = time.monotonic() + timeout

@@ -2,6 +2,7 @@
 
     rocm-tune check train.yaml ds_z3.json launch.sh --gpu rtx3090 [--gpus 4] [--json] [--fix DIR [--force]]
 
+In a terminal (no --json/--fix/--no-app) the answer opens in the app's Plan screen (tui/screens/check.py).
 Exit 0: fits and no error finding; 1: a problem found (OOM, unknown, an error finding); 2: bad input.
 """
 
