@@ -64,6 +64,8 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
     backend = FakeBackend("mi50-32gb", 1, seed=1)
     builtin = shutil.which("llamafactory-cli") is None
     started: dict = {}
+    told = tmp_path / "told.jsonl"
+    notify_cmd = f"sh -c 'cat >> {told}; echo >> {told}'"
 
     async def go():
         app = RocmTuneApp(start="plan", answers=_answers(model, data), backend=backend, poll_interval=0.3)
@@ -72,7 +74,7 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
             assert any(b.key == "ctrl+l" and b.description == "Launch" and b.show for b in app.screen.BINDINGS)
             plan_screen = app.screen
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 60, "confirmation")
+            await wait_for(pilot, lambda: _screen(app) == "LaunchModal", 60, "confirmation")
             body = "\n".join(str(w.render()) for w in app.screen.query("Static"))
             assert str(data) in body and "in RUN_DIR/bundle (what its run.sh runs)" in body
             assert "leaves the run going" in body
@@ -83,7 +85,16 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
             await wait_for(pilot, lambda: app.screen is plan_screen, 30, "back on the plan")
             assert "not launched" in status(app)
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 60, "confirmation")
+            await wait_for(pilot, lambda: _screen(app) == "LaunchModal", 60, "confirmation")
+            # `rocm-tune run`'s long-run options: --retry-oom N and --notify, checked as run checks them
+            modal = app.screen
+            modal.query_one("#retry-oom").value = "2"
+            modal.query_one("#notify").value = "no-such-notifier --x"
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "is not found" in str(modal.query_one("#launch-error").render()), 10,
+                           "the bad notify target named")
+            assert app.screen is modal
+            modal.query_one("#notify").value = notify_cmd
             await pilot.press("y")
             await wait_for(pilot, lambda: _screen(app) == "MonitorScreen", 90, "monitor")
             mon = app.screen
@@ -113,6 +124,14 @@ def test_launch_from_plan_trains_and_the_monitor_follows_it(tiny, tmp_path, monk
     recs = [json.loads(x) for x in Path(info.dir, "metrics.jsonl").read_text().splitlines() if x.strip()]
     steps = [r for r in recs if r["type"] == "step"]
     assert steps and steps[-1]["step"] == 8 and all(isinstance(r["loss"], float) for r in steps)
+    # the options reached the run's supervisor (recorded in run.json) and the notify command was told the end
+    meta = json.loads(Path(info.dir, "run.json").read_text())
+    assert meta["retry_oom"] == 2 and meta["notify"] == notify_cmd
+    end = time.time() + 60
+    while time.time() < end and '"finished"' not in (told.read_text() if told.exists() else ""):
+        time.sleep(0.2)
+    events = [json.loads(x) for x in told.read_text().splitlines() if x.strip()]
+    assert any(e.get("status") == "finished" and e.get("run_id") == run_id for e in events), events
 
     # attach again: the monitor shows the finished run with every step
     async def again():

@@ -3,6 +3,7 @@
     rocm-tune check train.yaml ds_z3.json launch.sh --gpu rtx3090 [--gpus 4] [--json] [--fix DIR [--force]]
                     [--preflight]
 
+In a terminal (no --json/--fix/--no-app) the answer opens in the app's Plan screen (tui/screens/check.py).
 Exit 0: fits and no error finding; 1: a problem found (OOM, unknown, an error finding); 2: bad input.
 With --preflight: 1 also when the preflight of the (fixed) config does not hold on this machine.
 The --json object is documented field by field in docs/internals.md ("check --json").
@@ -33,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preflight", action="store_true",
                         help="then run the (fixed) config through `rocm-tune preflight` on this machine (its files "
                              "are copied into a new temporary directory, never over yours)")
+    parser.add_argument("--no-app", action="store_true",
+                        help="print the answer even in a terminal (default there: the app's Plan screen)")
 
 
 def _gib(n) -> str:
@@ -98,11 +101,32 @@ def render(rep) -> str:
     return "\n".join(lines)
 
 
+def _wants_app(args: argparse.Namespace, rep) -> bool:
+    """In a terminal (stdin and stdout), without --json / --fix / --preflight / --no-app, and when the files were
+    understood (a training config to show): the app's Plan screen; else the text answer."""
+    import sys
+
+    if args.json or args.fix or getattr(args, "preflight", False) or getattr(args, "no_app", False):
+        return False
+    return rep.cfg is not None and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _open_app(args: argparse.Namespace, rep) -> int:
+    from rocm_tune.tui.app import run_check_app
+    from rocm_tune.tui.check_model import CheckSession
+
+    return run_check_app(CheckSession(list(args.paths), rep, {
+        "gpu_id": args.gpu, "vram_gib": args.vram_gib, "gpus": args.gpus, "nodes": args.nodes,
+        "model_ref": args.model}))
+
+
 def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.check import check, write_fix
 
     rep = check(args.paths, gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes,
                 model_ref=args.model)
+    if _wants_app(args, rep):
+        return _open_app(args, rep)
     written: list[str] = []
     if args.fix and rep.fix is not None:
         written = write_fix(rep.fix, args.fix, args.force)

@@ -31,6 +31,7 @@ class WizardState:
     dataset_stats: Any = None    # DatasetStats
     plan: Any = None             # PlanResult
     plan_dict: dict | None = None   # PlanResult.to_dict(), with the user's edits applied
+    check: Any = None               # tui.check_model.CheckSession: `rocm-tune check FILE...` opened the app
 
 
 class RocmTuneApp(App):
@@ -55,6 +56,7 @@ class RocmTuneApp(App):
         backend: Any = None,
         doctor_view: Callable[[], Any] | None = None,
         host_probe: Any = None,
+        check: Any = None,
     ) -> None:
         super().__init__()
         self.attach = attach
@@ -63,7 +65,8 @@ class RocmTuneApp(App):
         self.state = WizardState()
         if answers:
             self.state.answers.update(answers)
-        self.start = start or ("monitor" if attach else "hardware")
+        self.state.check = check
+        self.start = start or ("monitor" if attach else "check" if check is not None else "hardware")
         self.mounted_at: float | None = None
         self.first_paint_at: float | None = None   # perf_counter() once the first screen is on the terminal
         self.backend = backend   # GPU telemetry backend (tests: FakeBackend with a fixed clock)
@@ -109,3 +112,10 @@ def run_app(attach: str | None = None) -> int:
     app = RocmTuneApp(attach=attach)
     result = app.run()
     return int(result or 0) if isinstance(result, int) else 0
+
+
+def run_check_app(session: Any) -> int:
+    """Entry point for `rocm-tune check FILE...` in a terminal: the Plan screen of the user's own files."""
+    app = RocmTuneApp(check=session)
+    app.run()
+    return int(session.report.exit_code)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,9 +107,28 @@ def describe(p: LaunchPreview) -> str:
     return "\n".join(out)
 
 
-def start(plan_dict: dict, p: LaunchPreview) -> Any:
-    """Start the plan like `rocm-tune run --plan --runner RUNNER --dataset PATH` (the plan `preview` checked
-    and showed); returns the RunInfo."""
-    from rocm_tune.core.runs.plan_launch import launch_plan
+_SUPERVISOR_ENV = threading.Lock()   # one launch at a time hands its options to its supervisor
 
-    return launch_plan(p.prepared.plan, prepared=p.prepared)
+
+def start(plan_dict: dict, p: LaunchPreview, retry_oom: int = 0, notify: str | None = None) -> Any:
+    """Start the plan like `rocm-tune run --plan --runner RUNNER --dataset PATH [--retry-oom N] [--notify T]`
+    (the plan `preview` checked and showed); returns the RunInfo. The options reach the run's supervisor the way
+    `rocm-tune run` hands them over (its environment at start; it records them in run.json and never passes them
+    to the training)."""
+    from rocm_tune.core.runs.plan_launch import launch_plan
+    from rocm_tune.core.runs.supervisor import NOTIFY_ENV, RETRY_ENV
+
+    if notify:
+        from rocm_tune.core.runs.notify import parse_target
+
+        notify = parse_target(notify).spec
+    with _SUPERVISOR_ENV:
+        if notify:
+            os.environ[NOTIFY_ENV] = notify
+        if retry_oom:
+            os.environ[RETRY_ENV] = str(int(retry_oom))
+        try:
+            return launch_plan(p.prepared.plan, prepared=p.prepared)
+        finally:
+            os.environ.pop(NOTIFY_ENV, None)
+            os.environ.pop(RETRY_ENV, None)

@@ -20,6 +20,7 @@ SCREENS = {
     "export": "rocm_tune.tui.screens.export:ExportScreen",
     "monitor": "rocm_tune.tui.screens.monitor:MonitorScreen",
     "runs": "rocm_tune.tui.screens.runs:RunListScreen",
+    "check": "rocm_tune.tui.screens.check:CheckPlanScreen",
 }
 
 

@@ -72,6 +72,34 @@ def prepare(workdir: str | os.PathLike) -> None:
 
     register_pointer("20231114-221320-qwen-lora-a1b2", w / "runs" / "qwen-lora")
     register_pointer("20231113-221320-fp16-overflow-c3d4", w / "runs" / "nan-run")
+    c = w / "check"
+    (c / "qwen1.5-7b").mkdir(parents=True, exist_ok=True)
+    for name, text in CHECK_FILES.items():
+        (c / name).write_text(text)
+    (c / "qwen1.5-7b" / "config.json").write_text(json.dumps(QWEN15_7B))
+
+
+# `rocm-tune check` scene: hiyouga/LlamaFactory#3708 (Qwen1.5-7B LoRA, ZeRO-2, cutoff_len 8196 on 4 x RTX 3090, OOM),
+# the memory-relevant lines of the posted YAML and launch script, LLaMA-Factory's ds_z2_config.json
+CHECK_FILES = {
+    "PQ_sft.yaml": "model_name_or_path: /sshfs/pretrains/Qwen/Qwen1.5-7B-Chat/\nstage: sft\ndo_train: true\n"
+                   "finetuning_type: lora\nlora_target: q_proj,v_proj\nddp_timeout: 180000000\n"
+                   "deepspeed: examples/deepspeed/ds_z2_config.json\ndataset: PQ\ntemplate: qwen\ncutoff_len: 8196\n"
+                   "per_device_train_batch_size: 1\ngradient_accumulation_steps: 1\nwarmup_steps: 0.1\nfp16: true\n",
+    "launch.sh": "#!/bin/bash\nNPROC_PER_NODE=4\nCUDA_VISIBLE_DEVICES=4,5,6,7 python -m torch.distributed.run \\\n"
+                 "    --nproc_per_node $NPROC_PER_NODE \\\n    --nnodes 1 \\\n    --standalone \\\n"
+                 "    src/train.py bash/yaml/train/PQ_sft.yaml\n",
+    "ds_z2_config.json": json.dumps({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+                                     "gradient_accumulation_steps": "auto", "fp16": {"enabled": "auto"},
+                                     "bf16": {"enabled": "auto"},
+                                     "zero_optimization": {"stage": 2, "allgather_bucket_size": 5e8,
+                                                           "overlap_comm": False, "reduce_bucket_size": 5e8,
+                                                           "contiguous_gradients": True}}, indent=2) + "\n",
+}
+# Qwen1.5-7B's published config.json (huggingface.co/Qwen/Qwen1.5-7B/blob/main/config.json), memory keys
+QWEN15_7B = {"model_type": "qwen2", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 151936,
+             "tie_word_embeddings": False, "torch_dtype": "bfloat16", "max_position_embeddings": 32768}
 
 
 async def settle(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None:
@@ -116,6 +144,23 @@ def _app(start: str, **kw: Any) -> Callable[[], RocmTuneApp]:
         return RocmTuneApp(start=start, clock=lambda: NOW, poll_interval=SLOW, backend=fake_backend(*gpus),
                            answers=dict(answers), doctor_view=fake_host, host_probe=FixedHost(), **extra)
     return make
+
+
+def _check_app() -> RocmTuneApp:
+    """The app as `rocm-tune check check/PQ_sft.yaml check/launch.sh check/ds_z2_config.json --gpu rtx3090
+    --model check/qwen1.5-7b` opens it in a terminal."""
+    from rocm_tune.core.check import check
+    from rocm_tune.tui.check_model import CheckSession
+
+    paths = [f"check/{n}" for n in CHECK_FILES]
+    opts: dict[str, Any] = {"gpu_id": "rtx3090", "model_ref": "check/qwen1.5-7b"}
+    return RocmTuneApp(check=CheckSession(paths, check(paths, **opts), opts), clock=lambda: NOW, poll_interval=SLOW,
+                       backend=fake_backend(), doctor_view=fake_host, host_probe=FixedHost())
+
+
+async def _check(pilot) -> None:
+    app = pilot.app
+    await settle(pilot, lambda: _screen(app) == "CheckPlanScreen" and app.screen._fixed_report is not None, 30)
 
 
 async def _hardware(pilot) -> None:
@@ -166,7 +211,7 @@ async def _launch(pilot) -> None:
     app = pilot.app
     await _plan(pilot)
     await pilot.press("ctrl+l")
-    await settle(pilot, lambda: _screen(app) == "ConfirmModal", 30)
+    await settle(pilot, lambda: _screen(app) == "LaunchModal", 30)
 
 
 async def _runs(pilot) -> None:
@@ -206,6 +251,7 @@ SCENES: dict[str, Scene] = {s.name: s for s in (
           _app("goal", answers={"dataset": "data.json"}), _goal),
     Scene("plan", "Plan: recommendation, VRAM split, speed, editable settings",
           _app("plan", answers={"dataset": "data.json"}), _plan),
+    Scene("check", "rocm-tune check FILE...: your files on the Plan screen, the fix as a diff", _check_app, _check),
     Scene("launch", "Launch (ctrl+l): what will run, confirmed first", _app("plan", answers={"dataset": "data.json"}),
           _launch),
     Scene("export", "Export: formats, files and preview", _app("export", answers={"dataset": "data.json"}), _export),

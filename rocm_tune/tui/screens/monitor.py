@@ -302,12 +302,13 @@ after {STOP_GRACE_S:.0f} s if it is still running.
         log.display = not log.display
 
     def action_checkpoints(self) -> None:
-        from rocm_tune.tui.widgets.modals import HelpModal
+        from rocm_tune.tui.screens.checkpoints import CheckpointsScreen
 
         v = self.view
         if v is None:
             return
-        self.app.push_screen(HelpModal(render_checkpoints(v)))
+        self.app.push_screen(CheckpointsScreen(str(v.run_id or self.target)),
+                             lambda rid: self.open(rid) if rid else None)
 
     def action_runs(self) -> None:
         from rocm_tune.tui.screens.runs import RunListScreen

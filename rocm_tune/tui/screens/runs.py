@@ -106,12 +106,13 @@ class RunListScreen(ModalScreen[str | None]):
         Binding("enter", "choose", "Watch"),
         Binding("space", "mark", "Mark"),
         Binding("c", "compare", "Compare 2"),
+        Binding("k", "checkpoints", "Checkpoints / resume"),
         Binding("g", "reload", "Refresh"),
         Binding("escape", "close", "Back"),
     ]
 
     def compose(self) -> ComposeResult:
-        yield Static("[b]Runs[/b]  enter watch · space mark · c compare two · g refresh · esc back", id="runs-title")
+        yield Static("[b]Runs[/b]  enter watch · space mark · c compare two · k checkpoints/resume · g refresh · esc back", id="runs-title")
         yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -202,6 +203,21 @@ class RunListScreen(ModalScreen[str | None]):
             return
         self.app.push_screen(CompareScreen([self._runs[rid] for rid in self._marked],
                                            [self._curves[rid] for rid in self._marked]))
+
+    def action_checkpoints(self) -> None:
+        """The selected run's checkpoints; resuming one watches it (the run list closes on it)."""
+        from rocm_tune.tui.screens.checkpoints import CheckpointsScreen
+
+        rid = self._cursor_id()
+        if not rid:
+            self.notify("no run selected", severity="warning")
+            return
+
+        def resumed(got: str | None) -> None:
+            if got:
+                self.dismiss(got)
+
+        self.app.push_screen(CheckpointsScreen(rid), resumed)
 
     def action_close(self) -> None:
         self.dismiss(None)
