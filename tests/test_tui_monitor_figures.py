@@ -136,9 +136,10 @@ def test_a_deliberate_stop_says_stopped_by_you_with_checkpoint_and_resume_and_de
             assert "stopped by you" in header and "exit" not in header
             assert "checkpoint-381 saved" in header and "bash run.sh --resume" in header
             assert not any(a[0] == "process-exited" for a in monitor.view.alerts)
-            await pilot.press("c")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpModal")
+            await pilot.press("c")   # the checkpoint list (resume from one of them), escape closes it
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "CheckpointsScreen")
             await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is monitor)
             await pilot.press("d")
             await wait_for(pilot, lambda: app.return_code is not None)
             said = "".join(str(r) for r in app._exit_renderables)

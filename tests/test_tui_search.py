@@ -64,16 +64,16 @@ def test_several_matches_ask_for_a_pick_then_take_the_highlighted_one():
             await type_text(pilot, inp, "qwen 7b")
             await pilot.press("ctrl+n")
             await wait_for(pilot, lambda: "pick one" in status(app))
-            assert "2 models match 'qwen 7b'; pick one" in status(app) and "unknown" not in status(app)
+            assert "4 models match 'qwen 7b'; pick one" in status(app) and "unknown" not in status(app)
             assert screen(app) == "ModelScreen"
             # enter: the same message, and the list takes the keys with its first entry highlighted
-            await wait_for(pilot, lambda: ol.option_count == 2)
+            await wait_for(pilot, lambda: ol.option_count == 4)
             inp.focus()
             await pilot.press("enter")
             await wait_for(pilot, lambda: app.focused is ol and ol.highlighted == 0)
-            assert screen(app) == "ModelScreen" and "2 models match" in status(app)
+            assert screen(app) == "ModelScreen" and "4 models match" in status(app)
             names = [ol.get_option_at_index(i).id for i in range(ol.option_count)]
-            assert "qwen2.5-7b" in names and len(names) == 2
+            assert "qwen2.5-7b" in names and len(names) == 4
             target = names.index("qwen2.5-7b")
             for _ in range(target):
                 await pilot.press("down")

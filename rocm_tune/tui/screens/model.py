@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from importlib import import_module
 from typing import Any
 
@@ -184,7 +185,8 @@ when several presets match, it moves to the list: up/down shows a preset's detai
             return None
         model = import_module("rocm_tune.core.model")
         specs = model.search_presets(q)
-        exact = next((s for s in specs if s.name.lower() == q.lower()), None)
+        words = re.split(r"[-_\s]+", q.lower())   # "qwen2.5 7b" names qwen2.5-7b (not qwen2.5-vl-7b)
+        exact = next((s for s in specs if re.split(r"[-_\s]+", s.name.lower()) == words), None)
         if exact is not None:
             return exact
         if len(specs) == 1:
