@@ -324,30 +324,9 @@ def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> t
     return delta, note
 
 
-# GPU memory outside PyTorch's caching allocator per NCCL/RCCL communicator: nvidia-smi/rocm-smi show it, torch's
-# reserved does not (../shared/knowledge/zero3-memory.md 2.6): NVIDIA/nccl#964 measured 544-688 MB per communicator
-# on NVLink A100s; with NVLS (NVSwitch H100/H200, on by default) vLLM#9699 logs nvlsTotalSize 2.25 GiB more per
-# communicator; 8 x RTX 3090 over PCIe 0.7-1.5 GiB for DeepSpeed's two. DeepSpeed opens two world-size
-# communicators (torch's default group and deepspeed/utils/groups.py _clone_world_group), DDP/FSDP one.
-COMM_PCIE = int(0.5 * 2**30)
-COMM_LINK = int(0.6 * 2**30)
-COMM_NVLS = COMM_LINK + int(2.25 * 2**30)
-
-
-def communicator_bytes(cfg: TrainConfig, gpu) -> tuple[int, str | None]:
-    """Bytes per GPU of the job's collective communicators (0 on one GPU) and the note that says so."""
-    if cfg.world_size <= 1:
-        return 0, None
-    n = 2 if cfg.zero_stage else 1
-    ic = str(getattr(gpu, "interconnect", "") or "").lower().replace("no nvlink", "")
-    if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
-        per, kind = COMM_NVLS, "NVSwitch with NVLS"
-    elif ("nvlink" in ic or "infinity fabric" in ic or "xgmi" in ic) and "bridge" not in ic:
-        per, kind = COMM_LINK, "GPU links"
-    else:
-        per, kind = COMM_PCIE, "PCIe" if ic else "interconnect unknown, PCIe assumed"
-    return n * per, (f"{n} NCCL/RCCL communicator(s) over {kind}: {n * per / 2**30:.2f} GiB per GPU outside "
-                     f"PyTorch's allocator (in reserved, as nvidia-smi/rocm-smi show it)")
+# the NCCL/RCCL communicators are the estimator's (core/memory.py), counted in its reserved: re-exported here
+COMM_PCIE, COMM_LINK, COMM_NVLS = _memory.COMM_PCIE, _memory.COMM_LINK, _memory.COMM_NVLS
+communicator_bytes = _memory.communicator_bytes
 
 
 def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
@@ -414,28 +393,35 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
 
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
                   gpu=None) -> tuple[dict, int, list[str]]:
-    phases, host, notes = _memory_phases(job, model, cfg, eval_batch, init_flag)
-    comm, note = communicator_bytes(cfg, gpu)
-    if comm:
-        notes.append(str(note))
-        for p in phases.values():
-            if p:
-                p["reserved_bytes"] += comm
+    """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
+    counts them (outside PyTorch's allocator, in every phase)."""
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    if spec is not None:
+        phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch)
+        comm, note = communicator_bytes(cfg, gpu)
+        if note:
+            notes.append(note)
+    else:
+        phases, host, notes, comm = _memory_phases(job, model, cfg, eval_batch, init_flag, gpu)
+    for p in phases.values():
+        if p:
+            p["reserved_bytes"] += comm
     return phases, host, notes
 
 
-def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None
-                   ) -> tuple[dict, int, list[str]]:
-    spec = fsdp_spec(job) if not cfg.zero_stage else None
-    if spec is not None:
-        return _fsdp_phases(model, cfg, spec, eval_batch)
-    est = estimate(model, cfg)
+def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None,
+                   gpu) -> tuple[dict, int, list[str], int]:
+    # the planner's own estimate (ZeRO-3 step terms and reserved factor, communicators); a user's JSON may set
+    # its own ZeRO-3 prefetch bucket
+    bucket = (job.ds.bucket("stage3_prefetch_bucket_size", int(model.hidden_size))
+              if job.ds is not None and cfg.zero_stage == 3 else None)
+    est = estimate(model, cfg, gpu, prefetch_bucket=bucket)
     g = est.per_gpu
     delta, note = _ds_delta(model, cfg, job.ds)
     notes = list(est.notes) + ([note] if note else [])
     resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
     step = g.peak_allocated_bytes + delta
-    factor = FRAGMENTATION
+    factor = est.reserved_factor - 1
     z12 = ds.zero12_step(model, cfg, ds_optimizer_block=False)
     if z12 is not None and job.ds is not None and job.ds.data.get("optimizer"):
         # the estimator assumes the HF Trainer's torch AdamW; a JSON "optimizer" block steps DeepSpeed's in place
@@ -448,16 +434,6 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
                      f"flattened gradient partition and its fp32 copy (fp16 overflow check "
                      f"{z12.overflow_check / 2**30:.2f}, fp64 gradient norm {z12.grad_norm / 2**30:.2f}, optimizer "
                      f"step {z12.optimizer_step / 2**30:.2f} GiB)")
-    z3 = ds.zero3_terms(model, cfg, job.ds.bucket("stage3_prefetch_bucket_size", int(model.hidden_size))
-                        if job.ds is not None else None)
-    if z3 is not None:
-        step += z3.step_extra
-        factor = z3.reserved_factor - 1
-        counted = [f"{n} {v / 2**30:.2f} GiB" for n, v in (("dense vocab gradient", z3.vocab_grad),
-                                                            ("offload gradient temporaries", z3.offload_grad_temps),
-                                                            ("coalesced gather", z3.coalesced_gather)) if v]
-        notes.append("ZeRO-3 terms counted beyond the estimator: " + (", ".join(counted) or "none")
-                     + f"; reserved = {z3.reserved_factor:.2f} x peak (no empty_cache in the ZeRO-3 step)")
     # load: ZeRO-3 without zero.Init (accelerate zero3_init_flag: false) loads the whole model on every GPU
     load = g.weights_bytes
     acc = job.accelerate or {}
@@ -478,7 +454,7 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
     else:
         phases["eval"] = None
     phases["save"] = _phase(resident + g.gradients_bytes, factor)
-    return phases, est.cpu_offload_bytes, notes
+    return phases, est.cpu_offload_bytes, notes, g.communicator_bytes
 
 
 # ------------------------------------------------------------------------------------------------ findings

@@ -126,6 +126,8 @@ class PerGpuMemory:
     comm_buffers_bytes: int
     peak_allocated_bytes: int
     reserved_bytes: int
+    # NCCL/RCCL communicator buffers outside PyTorch's allocator (in reserved, not in peak allocated)
+    communicator_bytes: int = 0
 
     def to_dict(self) -> dict:
         return {k: int(v) for k, v in asdict(self).items()}
@@ -140,6 +142,8 @@ class MemoryEstimate:
     per_gpu: PerGpuMemory
     cpu_offload_bytes: int
     notes: tuple[str, ...] = ()
+    # reserved / peak allocated of the caching allocator (ZeRO-3 never calls empty_cache in its step)
+    reserved_factor: float = 1.08
 
     def to_dict(self) -> dict:
         return {
@@ -643,9 +647,39 @@ def _step_extras(model, cfg: TrainConfig, training: _Training, notes: list[str])
     return extra
 
 
-def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
+# ---------------------------------------------------------------------------------------------- communicators
+# GPU memory outside PyTorch's caching allocator per NCCL/RCCL communicator: nvidia-smi/rocm-smi show it, torch's
+# reserved does not (../shared/knowledge/zero3-memory.md 2.6): NVIDIA/nccl#964 measured 544-688 MB per communicator
+# on NVLink A100s; with NVLS (NVSwitch H100/H200, on by default) vLLM#9699 logs nvlsTotalSize 2.25 GiB more per
+# communicator; 8 x RTX 3090 over PCIe 0.7-1.5 GiB for DeepSpeed's two. DeepSpeed opens two world-size
+# communicators (torch's default group and deepspeed/utils/groups.py _clone_world_group), DDP/FSDP one.
+COMM_PCIE = int(0.5 * 2**30)
+COMM_LINK = int(0.6 * 2**30)
+COMM_NVLS = COMM_LINK + int(2.25 * 2**30)
+
+
+def communicator_bytes(cfg: TrainConfig, gpu=None) -> tuple[int, str | None]:
+    """Bytes per GPU of the job's collective communicators (0 on one GPU) and the note that says so. `gpu`: its
+    profile (the interconnect decides the size); None: PCIe assumed."""
+    if cfg.world_size <= 1:
+        return 0, None
+    n = 2 if cfg.zero_stage else 1
+    ic = str(getattr(gpu, "interconnect", "") or "").lower().replace("no nvlink", "")
+    if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
+        per, kind = COMM_NVLS, "NVSwitch with NVLS"
+    elif ("nvlink" in ic or "infinity fabric" in ic or "xgmi" in ic) and "bridge" not in ic:
+        per, kind = COMM_LINK, "GPU links"
+    else:
+        per, kind = COMM_PCIE, "PCIe" if ic else "interconnect unknown, PCIe assumed"
+    return n * per, (f"{n} NCCL/RCCL communicator(s) over {kind}: {n * per / 2**30:.2f} GiB per GPU outside "
+                     f"PyTorch's allocator (in reserved, as nvidia-smi/rocm-smi show it)")
+
+
+def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None = None) -> MemoryEstimate:
     """Per-GPU memory of one steady-state training step of `model` (a ModelSpec) under `cfg`, in the
-    regime ``cfg.runner`` really executes."""
+    regime ``cfg.runner`` really executes. `gpu`: the GPU profile (its interconnect sizes the NCCL/RCCL
+    communicators on more than one GPU; None: PCIe assumed); `prefetch_bucket`: ZeRO-3
+    stage3_prefetch_bucket_size in elements as a user's JSON sets it (None: transformers' "auto", 0.9 hidden**2)."""
     cfg.validate()
     regime = runners.regime(model, cfg)
     notes: list[str] = list(regime.notes)
@@ -656,6 +690,19 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
     step += _step_extras(model, cfg, training, notes)
+    factor = 1 + _FRAGMENTATION
+    z3 = ds.zero3_terms(model, cfg, prefetch_bucket)
+    if z3 is not None:
+        step += z3.step_extra
+        factor = z3.reserved_factor
+        counted = [f"{n} {v / 2**30:.2f} GiB" for n, v in (("dense vocab gradient", z3.vocab_grad),
+                                                            ("offload gradient temporaries", z3.offload_grad_temps),
+                                                            ("coalesced gather", z3.coalesced_gather)) if v]
+        notes.append("ZeRO-3 step terms counted: " + (", ".join(counted) or "none")
+                     + f"; reserved = {z3.reserved_factor:.2f} x peak (no empty_cache in the ZeRO-3 step)")
+    comm, comm_note = communicator_bytes(cfg, gpu)
+    if comm_note:
+        notes.append(comm_note)
     peak = _round(resident.weights + resident.optimizer + resident.comm + step)
     transient = max(0.0, step - acts.total - casts.saved - all_grads)
     frozen_here = 0.0
@@ -675,8 +722,9 @@ def estimate(model, cfg: TrainConfig) -> MemoryEstimate:
         autocast_copies_bytes=_round(casts.forward),
         comm_buffers_bytes=_round(resident.comm),
         peak_allocated_bytes=peak,
-        reserved_bytes=_round(peak * (1 + _FRAGMENTATION) + _ALLOC_CONTEXT),
+        reserved_bytes=_round(peak * factor + _ALLOC_CONTEXT + comm),
+        communicator_bytes=int(comm),
     )
     return MemoryEstimate(model=model, config=cfg, params_total=int(model.params.total),
                           params_trainable=training.count, per_gpu=per_gpu,
-                          cpu_offload_bytes=_round(resident.cpu_offload), notes=tuple(notes))
+                          cpu_offload_bytes=_round(resident.cpu_offload), notes=tuple(notes), reserved_factor=factor)

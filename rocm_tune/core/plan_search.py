@@ -104,7 +104,7 @@ class _Search:
         hit = self.cache.get(mcfg)
         if hit is None:
             mcfg.validate()
-            hit = self._estimate(self.req.model, mcfg)
+            hit = self._estimate(self.req.model, mcfg, self.req.gpu)   # its interconnect: the communicators
             self.cache[mcfg] = hit
         return hit
 
@@ -241,6 +241,8 @@ def _search_method(s: _Search, method: str, cutoffs: list[int], stop_at_first_cu
             for gc in gcs:
                 best_mb_so_far = 0
                 for level, (zero, offload) in enumerate(ladder):
+                    if zero == 3 and pc.precision == "pure_bf16" and req.runner == "llamafactory":
+                        continue    # LLaMA-Factory refuses pure_bf16 with ZeRO-3 (hparams/parser.py)
                     def make_cfg(mb, pc=pc, attn=attn, cutoff=cutoff, gc=gc, zero=zero, offload=offload):
                         return s.cfg(method=method, precision=pc.precision, attn=attn, cutoff_len=cutoff,
                                      micro_batch=mb, gradient_checkpointing=gc, zero_stage=zero, offload=offload)

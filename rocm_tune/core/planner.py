@@ -308,4 +308,4 @@ def estimate_settings(model, plan: Plan, settings: Settings | None = None) -> Me
     mem_attn = rules.memory_attn(gpu, cfg.attn)
     if mem_attn != cfg.attn:
         cfg = replace(cfg, attn=mem_attn)
-    return memory_of(estimate(model, cfg))
+    return memory_of(estimate(model, cfg, gpu))

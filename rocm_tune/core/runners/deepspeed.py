@@ -159,8 +159,8 @@ def allocations(model, cfg, regime, *, trainable: int, largest_trainable: int, f
 
 
 # ----------------------------------------------------------------------------------------------------
-# ZeRO-3 terms the steady-state `allocations()` above does not count (additive: used by `check`, not by
-# `estimate`). From ../shared/knowledge/zero3-memory.md sections 2.3-2.5 and runners.md "ZeRO-3 on a rank",
+# ZeRO-3 terms the steady-state `allocations()` above does not count (additive: `estimate` adds them to the step
+# and uses the reserved factor, so the planner and `check` count them alike). From ../shared/knowledge/zero3-memory.md sections 2.3-2.5 and runners.md "ZeRO-3 on a rank",
 # read in DeepSpeed at COMMIT (0.15.3 where the reports ran it):
 # * full fine-tuning: the embedding / lm_head gradient is dense, vocab x hidden, and is reduced alone (it
 #   never fits the IPG bucket): b x P_V live next to the retained lm_head and the fp32 logits
