@@ -698,7 +698,7 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
         counted = [f"{n} {v / 2**30:.2f} GiB" for n, v in (("dense vocab gradient", z3.vocab_grad),
                                                             ("offload gradient temporaries", z3.offload_grad_temps),
                                                             ("coalesced gather", z3.coalesced_gather)) if v]
-        notes.append("ZeRO-3 step terms counted: " + (", ".join(counted) or "none")
+        notes.append("ZeRO-3 terms counted: " + (", ".join(counted) or "none")
                      + f"; reserved = {z3.reserved_factor:.2f} x peak (no empty_cache in the ZeRO-3 step)")
     comm, comm_note = communicator_bytes(cfg, gpu)
     if comm_note:
