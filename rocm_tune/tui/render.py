@@ -125,8 +125,8 @@ VRAM_PARTS = (
 def vram_parts(mem: dict[str, Any], in_use: int = 0) -> dict[str, int]:
     """Split per-GPU memory (plan.json `memory`) into the bar's parts, as `rocm-tune estimate` does:
     weights, gradients, optimizer state, activations kept for backward, transient peak (+ autocast
-    weight copies), communication buffers, the allocator's reserve (reserved - the rest), and the
-    VRAM other processes already use."""
+    weight copies), communication buffers and NCCL/RCCL communicators, the allocator's reserve (reserved - the
+    rest), and the VRAM other processes already use."""
     def g(k: str) -> int:
         v = num(mem.get(k))
         return int(v) if v is not None else 0
@@ -138,7 +138,7 @@ def vram_parts(mem: dict[str, Any], in_use: int = 0) -> dict[str, int]:
         "optimizer": g("optimizer_bytes"),
         "activations": g("activations_bytes"),
         "transient": g("transient_bytes") + g("autocast_copies_bytes"),
-        "comm": g("comm_buffers_bytes"),
+        "comm": g("comm_buffers_bytes") + g("communicator_bytes"),   # + NCCL/RCCL communicators (reserved)
     }
     total = max(g("reserved_bytes"), g("peak_allocated_bytes"), sum(parts.values()))
     parts["other"] = max(0, total - sum(parts.values()))
