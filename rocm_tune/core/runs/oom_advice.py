@@ -48,12 +48,18 @@ def oom_plan_fix(plan: Mapping[str, Any], oom: Mapping[str, Any] | None = None) 
     except (UserError, OSError, ValueError, TypeError, KeyError):
         return None
     s = p.recommended
+    try:    # the plan's GPU: its interconnect sizes the NCCL/RCCL communicators, as the plan counted them
+        from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+        gpu = get_gpu_profile(p.hardware.gpu)
+    except (UserError, KeyError, ValueError):
+        gpu = None
     return smallest_fit(model, cfg, s.grad_accum, p.hardware.world, p.hardware.vram_bytes, p.hardware.headroom,
-                        p.hardware.limit_bytes, oom, "the plan")
+                        p.hardware.limit_bytes, oom, "the plan", gpu=gpu)
 
 
 def smallest_fit(model, cfg, grad_accum: int, world: int, vram: int, headroom: float, limit: float,
-                 oom: Mapping[str, Any] | None, source: str) -> dict | None:
+                 oom: Mapping[str, Any] | None, source: str, gpu=None) -> dict | None:
     """The smallest single change of `cfg` whose predicted memory, scaled by what the OOM measured, fits.
 
     Need at the OOM >= memory in use + the request (total - free + tried when the message gives them;
@@ -67,7 +73,7 @@ def smallest_fit(model, cfg, grad_accum: int, world: int, vram: int, headroom: f
     from rocm_tune.core.memory import estimate
 
     try:
-        base = estimate(model, cfg).per_gpu.reserved_bytes
+        base = estimate(model, cfg, gpu).per_gpu.reserved_bytes
     except (UserError, ValueError, TypeError, KeyError):
         return None
     oom = oom or {}
@@ -109,7 +115,7 @@ def smallest_fit(model, cfg, grad_accum: int, world: int, vram: int, headroom: f
     for text, c, change in cands:
         try:
             c.validate()
-            pred = estimate(model, c).per_gpu.reserved_bytes
+            pred = estimate(model, c, gpu).per_gpu.reserved_bytes
         except (UserError, ValueError, TypeError):
             continue
         if pred * ratio <= limit:
