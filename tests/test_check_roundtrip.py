@@ -233,3 +233,39 @@ def test_readers_fixed_by_the_round_trip(tmp_path):
     assert (d["runner"], d["understood"]["runner"], d["understood"]["gpus"], d["understood"]["nodes"]) == \
         ("builtin", "builtin", 8, 2)
     assert any("num_processes 16 counts all 2 machines" in n for n in d["notes"])
+
+
+def test_plan_and_check_count_the_same_zero3_memory(tmp_path):
+    """One memory truth, as a user drives it: `plan` counts the ZeRO-3 step terms and the NCCL/RCCL communicators
+    of the plan's GPU (NVLS on 8 x H100: two communicators of 2.85 GiB), `check` on the exported bundle reads
+    the same step back; a user who raises stage3_prefetch_bucket_size in deepspeed.json gets exactly the bigger
+    coalesced gather buffer (bf16: 2 bytes per element) on top, and the same communicators."""
+    from rocm_tune.core.check import COMM_NVLS
+
+    r = run_cli("plan", "--model", "qwen2.5-7b", "--gpu", "h100-sxm", "--gpus", "8", "--method", "full",
+                "--zero", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(r.stdout)
+    p = json.loads(r.stdout)
+    assert p["fits"] and p["recommended"]["zero_stage"] == 3 and p["recommended"]["precision"] == "bf16"
+    assert p["memory"]["communicator_bytes"] == 2 * COMM_NVLS
+    out = tmp_path / "bundle"
+    r = run_cli("export", "--plan", str(plan_file), "--dataset-name", "alpaca_en_demo", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    files = [str(out / n) for n in USER_FILES if (out / n).exists()]
+    rc, d = _json(*files, "--gpu", "h100-sxm")
+    assert rc == 0 and d["verdict"] == "fits", (d["verdict"], [f["code"] for f in d["findings"]])
+    step = d["memory"]["step"]
+    assert step["peak_allocated_bytes"] == p["memory"]["peak_allocated_bytes"]
+    assert abs(step["reserved_bytes"] - p["memory"]["reserved_bytes"]) <= 512
+    assert any(n.startswith("ZeRO-3 terms counted") for n in d["notes"])
+    assert sum("communicator" in n for n in d["notes"]) == 1          # counted once, by the estimator
+    # the user's own prefetch bucket
+    dsj = json.loads((out / "deepspeed.json").read_text())
+    old = dsj["zero_optimization"]["stage3_prefetch_bucket_size"]
+    assert old == int(0.9 * 3584 * 3584)                              # transformers' "auto" for hidden 3584
+    dsj["zero_optimization"]["stage3_prefetch_bucket_size"] = old + 100_000_000
+    (out / "deepspeed.json").write_text(json.dumps(dsj))
+    _rc, d2 = _json(*files, "--gpu", "h100-sxm")
+    assert d2["memory"]["step"]["peak_allocated_bytes"] - step["peak_allocated_bytes"] == 2 * 100_000_000
