@@ -317,8 +317,10 @@ def test_attach_nonexistent_path_is_2(tmp_path):
 # ------------------------------------------------------------------------------------- plan: nothing fits
 
 
-def test_plan_70b_full_on_one_16gb_card_without_offload_does_not_fit():
-    args = ("plan", "--model", "llama-3.1-70b", "--gpu", "mi50-16gb", "--method", "full", "--offload", "none")
+def test_plan_70b_full_on_one_64gb_card_without_offload_does_not_fit():
+    # (on a 16 GB card not even ZeRO-3 + offload fits: on one GPU its offload path brings the whole 1 G-element
+    # vocab gradient back with fp64/fp32 copies, ~14 GiB)
+    args = ("plan", "--model", "llama-3.1-70b", "--gpu", "mi210", "--method", "full", "--offload", "none")
     p = run_cli(*args, "--json")
     assert p.returncode == 1, p.stderr
     plan = json.loads(p.stdout)
@@ -326,7 +328,7 @@ def test_plan_70b_full_on_one_16gb_card_without_offload_does_not_fit():
     w = plan["warnings"][0]
     assert w["code"] == "does-not-fit"
     # how much the smallest configuration needs, and what would fit instead, with numbers
-    assert "GiB per GPU" in w["message"] and "16.0 GiB" in w["message"]
+    assert "GiB per GPU" in w["message"] and "64.0 GiB" in w["message"]
     assert "ZeRO-3 with CPU offload" in w["fix"] and "CPU RAM" in w["fix"]
     assert any(r.startswith("would fit: ") and "GiB" in r for r in plan["reasons"])
     human = run_cli(*args)
@@ -341,7 +343,9 @@ def test_zero3_offload_keeps_gradients_and_casts_off_the_gpu():
     assert p.returncode == 0, p.stderr
     g = json.loads(p.stdout)["per_gpu"]
     assert g["gradients_bytes"] == 0 and g["autocast_copies_bytes"] == 0 and g["weights_bytes"] == 0
-    assert 4 * 2**30 < g["reserved_bytes"] < 16 * 2**30
+    # the ZeRO-3 step terms on one GPU: the offload path brings the whole vocab gradient back (2 + 8 + 4 B/element)
+    assert 4 * 2**30 < g["reserved_bytes"] < 32 * 2**30
+    assert any("offload gradient temporaries 13.70 GiB" in n for n in json.loads(p.stdout)["notes"])
     # without offload the same model on 4 GPUs keeps its gradient shards (2 bytes x params / 4)
     p4 = run_cli("estimate", "--model", "llama-3.1-70b", "--method", "full", "--precision", "fp16", "--zero", "3",
                  "--gpus", "4", "--json")
