@@ -95,4 +95,4 @@ def test_a_running_run_is_warned_before_the_save_that_does_not_fit(small_disk, t
         assert snap["alive"] is True and "disk-will-fill" in [x["code"] for x in snap["alerts"]]
         assert wait_for(lambda: (d / "exit.json").exists(), timeout=30)
     finally:
-        s.httpd.server_close()
+        s.close()

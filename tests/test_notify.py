@@ -54,8 +54,12 @@ class _Server:
         self.thread.start()
 
     def _serve(self):
-        for _ in range(64):  # bounded
-            self.httpd.handle_request()
+        self.httpd.serve_forever(poll_interval=0.05)
+
+    def close(self):
+        """Stop serving, then close the socket (closing first leaves the serving thread on a dead socket)."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -68,7 +72,7 @@ class _Server:
 def server():
     s = _Server()
     yield s
-    s.httpd.server_close()
+    s.close()
 
 
 def _run(*notify: str, code: str = "print('{\"step\": 1}')", extra_env=None) -> tuple[str, Path]:

@@ -54,7 +54,7 @@ def test_a_nan_loss_while_running_is_notified_once_with_its_fix(tmp_path):
         assert [x["code"] for x in sent] == ["nan-loss"]
         assert "alert nan-loss notified" in (d / "stdout.log").read_text()
     finally:
-        s.httpd.server_close()
+        s.close()
 
 
 def test_the_config_file_notifies_and_an_explicit_notify_wins(tmp_path):
@@ -85,7 +85,7 @@ def test_the_config_file_notifies_and_an_explicit_notify_wins(tmp_path):
         assert not (d3 / "notify.log").exists() and not (d3 / "alerts-sent.json").exists()
         assert "notify" not in json.loads((d3 / "run.json").read_text())
     finally:
-        s.httpd.server_close()
+        s.close()
 
 
 def test_a_bad_config_file_is_one_line_exit_2(tmp_path):
