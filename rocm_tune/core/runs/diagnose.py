@@ -507,17 +507,9 @@ def _host_ram_sentence(n: Mapping[str, Any]) -> str:
 
 
 def _dir_size(path: str, max_files: int = 20000) -> int:
-    total, n = 0, 0
-    for root, _dirs, files in os.walk(path):
-        for f in files:
-            n += 1
-            if n > max_files:
-                return total
-            try:
-                total += os.lstat(os.path.join(root, f)).st_size
-            except OSError:
-                pass
-    return total
+    from rocm_tune.core.checkpoint_size import dir_bytes
+
+    return dir_bytes(path, limit_files=max_files)
 
 
 def _disk_numbers(cfg: ConfigInfo | None) -> dict:

@@ -14,11 +14,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Footer, Input, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui import check_model as cm
-from rocm_tune.tui import plan_model as pm
 from rocm_tune.tui.render import fmt_gib
 from rocm_tune.tui.screens.plan import PlanScreen
 
@@ -246,19 +245,7 @@ Precision and attention are shown, not edited (change them in your file).
             self._index = 0
             return
         self._settings = dict(opt["settings"])
-        self._dirty, self._invalid, self._pending_action = False, None, None
-        self._edit_seq += 1
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        with self.prevent(Input.Changed, Select.Changed):
-            for name in pm.EDITABLE:
-                w = self.query_one(f"#set-{name}")
-                v = self._settings.get(name)
-                if isinstance(w, Input):
-                    w.value = "" if v is None else str(v)
-                elif isinstance(w, Select) and v is not None:
-                    w.value = ("on" if v else "off") if isinstance(v, bool) else str(v)
+        self.fill_settings()
         self._planned_for = dict(self._settings)
         self.query_one("#set-error", Static).update("")
         if self._index == 0:

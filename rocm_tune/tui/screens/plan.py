@@ -197,10 +197,8 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         self.load_option(0)
 
     # ---- options and edits
-    def load_option(self, index: int) -> None:
-        self._index = index % max(1, len(self._options))
-        opt = self._options[self._index]
-        self._settings = dict(opt["settings"])
+    def fill_settings(self) -> None:
+        """Show self._settings in the fields, as no edit: pending edits and re-plans are dropped."""
         self._dirty, self._invalid, self._pending_action = False, None, None
         # a re-plan still on its way from earlier edits must not overwrite the option being loaded
         self._edit_seq += 1
@@ -216,6 +214,12 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
                     w.value = "" if v is None else str(v)
                 elif isinstance(w, Select) and v is not None:
                     w.value = ("on" if v else "off") if isinstance(v, bool) else str(v)
+
+    def load_option(self, index: int) -> None:
+        self._index = index % max(1, len(self._options))
+        opt = self._options[self._index]
+        self._settings = dict(opt["settings"])
+        self.fill_settings()
         try:
             self._planned_for = self._settings = self.read_settings()
         except UserError:
