@@ -123,6 +123,10 @@ class PlanRequest:
         problem = V.offload_problem(self.offload, self.zero_stage)
         if problem:
             raise UserError(problem)
+        if self.precision == "pure_bf16" and self.zero_stage == 3 and self.runner == "llamafactory":
+            # LLaMA-Factory hparams/parser.py: "`pure_bf16` is incompatible with DeepSpeed ZeRO-3."
+            raise UserError("precision pure_bf16 with zero_stage 3: LLaMA-Factory refuses this combination; use "
+                            "precision bf16 with ZeRO-3, or pure_bf16 with ZeRO-2")
         if self.cpu_ram_bytes is not None and self.cpu_ram_bytes <= 0:
             raise UserError(f"cpu_ram_bytes must be positive, got {self.cpu_ram_bytes}")
         if self.vram_in_use_bytes < 0:
