@@ -38,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
         for k in cfg.ignored:
             print(f"  note: {k!r} is ignored by the built-in trainer")
         return 0
+    from rocm_tune.train.callbacks import leave
     from rocm_tune.train.trainer import main_from_args
 
-    return main_from_args(args.config, output_dir=args.output_dir, resume=args.resume, max_steps=args.max_steps)
+    code = main_from_args(args.config, output_dir=args.output_dir, resume=args.resume, max_steps=args.max_steps)
+    leave(int(code or 0))  # a rank of a multi-process job: without the interpreter's teardown (gloo can abort there)
+    return int(code or 0)

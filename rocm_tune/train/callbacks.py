@@ -65,6 +65,34 @@ def register_stack_dump() -> bool:
         return False
 
 
+def leave(code: int) -> None:
+    """End a training process with `code`. A rank of a multi-process job (WORLD_SIZE > 1) runs the exit handlers,
+    flushes its output and leaves without the interpreter's teardown: there, on gloo, a rank that has finished
+    its training can still abort ("terminate called without an active exception", a communication thread
+    destroyed while joinable), turning a finished run into a failed one and leaving the other ranks' launcher
+    waiting at its exit barrier (seen on CPU with torch 2.13 after `finished at step N`). One process: returns,
+    and the caller exits as usual."""
+    import sys
+
+    try:
+        world = int(os.environ.get("WORLD_SIZE", "1") or 1)
+    except ValueError:
+        world = 1
+    if world <= 1:
+        return
+    import atexit
+
+    try:
+        atexit._run_exitfuncs()   # logging's shutdown and every handler a library registered, as a normal exit does
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001, S110 - a closed stream: nothing left to flush
+                pass
+        os._exit(int(code))
+
+
 def param_dtypes(model) -> dict | None:
     """{"frozen": {dtype: elements}, "trainable": {dtype: elements}} of a model's parameters (DeepSpeed ZeRO-3
     partitions count their full size, `ds_numel`); None when it cannot be read."""

@@ -249,4 +249,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    code = main()
+    try:  # a finished rank of a multi-process job leaves without the interpreter's teardown (callbacks.leave)
+        leave = _callbacks_module().leave
+    except Exception:  # noqa: BLE001 - an older bundle copy of the callbacks: the plain exit
+        raise SystemExit(code) from None
+    leave(code)
+    raise SystemExit(code)
