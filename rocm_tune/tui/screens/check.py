@@ -313,14 +313,8 @@ Precision and attention are shown, not edited (change them in your file).
     def on_rechecked(self, msg: Rechecked) -> None:
         if msg.seq != self._edit_seq or self._dirty:
             return
-        err = self.query_one("#set-error", Static)
-        if msg.error:
-            self._invalid = msg.error
-            err.update(Text(msg.error, style="red"))
-            self._pending_action = None
+        if not self.take_result(msg):
             return
-        err.update("")
-        self._planned_for = msg.settings
         mine = msg.report is self.session.report
         label = "your config" if mine else "edited " + self._options[self._index]["label"]
         self.show_check(msg.report, msg.fix, edited=not mine, label=label)

@@ -320,6 +320,19 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(Replanned(seq, None, f"{type(exc).__name__}: {exc}", settings=settings))
 
+    def take_result(self, msg: Any) -> bool:
+        """A re-plan (or re-check) of the current fields came back: its error is shown and False returned, or the
+        error line is cleared and its settings become the planned ones."""
+        err = self.query_one("#set-error", Static)
+        if msg.error:
+            self._invalid = msg.error
+            err.update(Text(msg.error, style="red"))
+            self._pending_action = None
+            return False
+        err.update("")
+        self._planned_for = msg.settings
+        return True
+
     def on_replanned(self, msg: Replanned) -> None:
         if msg.seq != self._edit_seq or self._dirty:
             return  # a newer edit is on its way
@@ -328,14 +341,8 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
                 return  # the fields moved on since: their own re-plan follows
         except UserError:
             return
-        err = self.query_one("#set-error", Static)
-        if msg.error:
-            self._invalid = msg.error
-            err.update(Text(msg.error, style="red"))
-            self._pending_action = None
+        if not self.take_result(msg):
             return
-        err.update("")
-        self._planned_for = msg.settings
         label = "edited " + self._options[self._index]["label"]
         self.show(msg.plan_dict, label)
         action, self._pending_action = self._pending_action, None
