@@ -12,34 +12,15 @@ that the universal checkpoint was loaded."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_cli
 from tests.realstack.test_realstack import _tiny_bundle
+from tests.realstack.test_resume_lf import EPOCHS, STEPS, _status, _wait
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-
-EPOCHS = 10
-STEPS = EPOCHS * 48 // 8   # 48 samples, effective batch 8
-
-
-def _wait(pred, timeout: float, what: str):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _status(run_dir: Path) -> str:
-    from rocm_tune.core.runs.rundir import load_run
-
-    return load_run(run_dir).status
 
 
 def _loss_steps(out: Path) -> list[int]:
