@@ -390,3 +390,38 @@ def signal_lead(plan: Mapping[str, Any] | None, dirs: tuple = ()) -> tuple[int, 
     if lead == MIN_LEAD_S and raw < MIN_LEAD_S:
         why += f" = {raw:.0f} s, raised to the {MIN_LEAD_S} s minimum"
     return lead, why
+
+
+# ------------------------------------------------------------------------------------ hang timeout (collectives)
+
+SETUP_TIMEOUT_S = 7200   # ddp_timeout in the bundle: argument parsing, dataset preprocessing, model load
+MIN_HANG_TIMEOUT_S = 1800  # HF TrainingArguments' own ddp_timeout default
+
+
+def hang_timeout(plan: Mapping[str, Any] | None) -> tuple[int, str]:
+    """(seconds, why): how long one collective may wait once training starts, before the job ends.
+
+    Two phases (issue 25 item 6). Until the Trainer is built, the process group runs with SETUP_TIMEOUT_S
+    (`ddp_timeout` in the bundle's YAML): LLaMA-Factory preprocesses the dataset on the local main process while
+    the other ranks wait in a barrier (`main_process_first`), which a short timeout would kill. When the Trainer is
+    built, the bundle's launcher lowers the process group's timeout to this figure (rocm_tune.train.callbacks
+    `make_hang_timeout_callback`): a collective that waits longer is a hang (IOMMU/P2P, a dead rank) and ends
+    the job. The longest legitimate wait after that is a checkpoint save (rank 0 writes while the others wait at
+    the next collective): 3 x the planned save at PLANNED_WRITE_BPS + one planned step, at least
+    MIN_HANG_TIMEOUT_S."""
+    if not plan:
+        return MIN_HANG_TIMEOUT_S, "no plan: HF's 1800 s"
+    thr = _sub(plan, "throughput")
+    sps = thr.get("seconds_per_step")
+    step = float(sps) if isinstance(sps, (int, float)) and sps > 0 else 0.0
+    size = size_from_plan(plan)
+    if size is None:
+        return MIN_HANG_TIMEOUT_S, f"the plan names no checkpoint size: {MIN_HANG_TIMEOUT_S} s"
+    save = size.bytes / PLANNED_WRITE_BPS
+    raw = 3 * save + step
+    seconds = int(max(MIN_HANG_TIMEOUT_S, math.ceil(raw)))
+    why = (f"3 x a planned {_gib(size.bytes)} checkpoint save at {PLANNED_WRITE_BPS / 1e6:.0f} MB/s "
+           f"({save:.0f} s) + one step ({step:.0f} s)")
+    if seconds == MIN_HANG_TIMEOUT_S and raw < MIN_HANG_TIMEOUT_S:
+        why += f" = {raw:.0f} s, raised to the {MIN_HANG_TIMEOUT_S} s minimum"
+    return seconds, why

@@ -426,3 +426,53 @@ def make_save_on_signal_callback(output_dir: str | None = None):
             self._last_step_end = time.time()  # the next step's time excludes the save
 
     return SaveOnSignalCallback()
+
+
+# ------------------------------------------------------------------------------ hang timeout once training starts
+
+HANG_ENV = "ROCM_TUNE_HANG_TIMEOUT"   # rocm_tune.core.export.common.HANG_ENV (train imports no core, and back)
+
+
+def hang_timeout_from_env(environ: dict | None = None) -> int | None:
+    """ROCM_TUNE_HANG_TIMEOUT in seconds (a positive whole number), else None."""
+    raw = (os.environ if environ is None else environ).get(HANG_ENV, "").strip()
+    if not raw.isascii() or not raw.isdigit():
+        return None
+    seconds = int(raw)
+    return seconds if 0 < seconds <= 10**7 else None
+
+
+def lower_process_group_timeout(seconds: int) -> bool:
+    """Set the default process group's collective timeout to `seconds` (NCCL/RCCL and gloo), so a collective that
+    waits longer ends the job. The group was made with `ddp_timeout` (long enough for dataset preprocessing); this
+    is called once the Trainer is built. False when there is no process group or torch cannot change it."""
+    import datetime
+
+    try:
+        import torch.distributed as dist
+        from torch.distributed.distributed_c10d import _set_pg_timeout
+    except Exception:  # noqa: BLE001 - an older torch: the ddp_timeout stays
+        return False
+    if not (dist.is_available() and dist.is_initialized()):
+        return False
+    try:
+        _set_pg_timeout(datetime.timedelta(seconds=int(seconds)))
+    except Exception:  # noqa: BLE001 - a backend that cannot: the ddp_timeout stays
+        return False
+    return True
+
+
+def make_hang_timeout_callback(seconds: int):
+    """A TrainerCallback that lowers the process group's timeout to `seconds` when the Trainer is built
+    (`on_init_end`: the dataset is preprocessed and the model loaded; DDP/DeepSpeed wrapping and every training,
+    evaluation and save collective come after)."""
+    from transformers import TrainerCallback
+
+    class HangTimeoutCallback(TrainerCallback):
+        def on_init_end(self, args, state, control, **kwargs):  # noqa: ARG002
+            if lower_process_group_timeout(seconds):
+                if os.environ.get("RANK", "0") in ("0", ""):
+                    print(f"[rocm-tune] collective timeout {seconds} s from here on ({HANG_ENV})", flush=True)
+            return control
+
+    return HangTimeoutCallback()

@@ -94,7 +94,7 @@ class TrainerConfig:
     optim: str = "adamw_torch"
     deepspeed: str | None = None
     ddp_find_unused_parameters: bool | None = False
-    ddp_timeout: int = 180000000
+    ddp_timeout: int = 7200  # until the Trainer is built; then ROCM_TUNE_HANG_TIMEOUT (train.callbacks)
     resume_from_checkpoint: Any = None      # None | True | "path"
     seed: int = 42
     report_to: str = "none"

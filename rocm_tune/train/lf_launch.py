@@ -244,6 +244,12 @@ def main(argv: list[str] | None = None) -> int:
         callbacks.append(_callbacks_module().make_save_on_signal_callback(_output_dir(args)))
     except Exception as exc:  # noqa: BLE001 - an older bundle copy of the callbacks: train without it
         print(f"[rocm-tune] no save-on-signal: {type(exc).__name__}: {exc}", file=sys.stderr)
+    try:  # ddp_timeout covers preprocessing; once the Trainer is built a hung collective ends the job sooner
+        hang = _callbacks_module().hang_timeout_from_env()
+        if hang is not None:
+            callbacks.append(_callbacks_module().make_hang_timeout_callback(hang))
+    except Exception as exc:  # noqa: BLE001 - an older bundle copy of the callbacks: ddp_timeout alone
+        print(f"[rocm-tune] collective timeout stays ddp_timeout: {type(exc).__name__}: {exc}", file=sys.stderr)
     run_exp(args=args, callbacks=callbacks)
     return 0
 

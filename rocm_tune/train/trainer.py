@@ -551,12 +551,16 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
         RocmTuneTrainer, MetricsCallback = _make_classes()
         shown = {k: v for k, v in cfg.to_dict().items()}
         cb = MetricsCallback(writer, collator, stop, shown, world)
-        from rocm_tune.train.callbacks import make_rank_callback, make_save_on_signal_callback
+        from rocm_tune.train import callbacks as rcb
 
-        rank_cb = make_rank_callback(str(out_dir), token_counter=lambda: collator.tokens)  # -> RUN_DIR/ranks/
-        save_cb = make_save_on_signal_callback(str(out_dir))  # Slurm time-limit warning: save and stop
+        rank_cb = rcb.make_rank_callback(str(out_dir), token_counter=lambda: collator.tokens)  # -> RUN_DIR/ranks/
+        save_cb = rcb.make_save_on_signal_callback(str(out_dir))  # Slurm time-limit warning: save and stop
+        more = [save_cb]
+        hang = rcb.hang_timeout_from_env()
+        if hang is not None:  # ddp_timeout covered the data preparation; a hung collective now ends the job
+            more.append(rcb.make_hang_timeout_callback(hang))
         trainer = RocmTuneTrainer(model=model, args=args, train_dataset=train_ds, eval_dataset=eval_ds,
-                                  data_collator=collator, processing_class=tok, callbacks=[cb, rank_cb, save_cb])
+                                  data_collator=collator, processing_class=tok, callbacks=[cb, rank_cb, *more])
         trainer.rt_nan_policy = cfg.nan_policy
         trainer.rt_writer = writer
         cb.trainer = trainer

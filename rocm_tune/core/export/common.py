@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.checkpoint_size import MIN_HANG_TIMEOUT_S, SETUP_TIMEOUT_S, hang_timeout
 from rocm_tune.core.plan import Plan
 
 # file names inside the bundle
@@ -32,6 +33,7 @@ HOSTFILE = "hostfile"  # multi-node `--launcher deepspeed` only
 # measured memory through its own copy of rocm_tune/train/callbacks.py (the training machine needs no rocm-tune)
 LF_LAUNCH = runners.LF_LAUNCH_FILE
 LF_CALLBACKS = "rocm_tune_callbacks.py"
+HANG_ENV = "ROCM_TUNE_HANG_TIMEOUT"  # seconds a collective may wait once the Trainer is built (train.callbacks)
 LF_PYTHON_ENV = "LLAMAFACTORY_PYTHON"  # the Python with LLaMA-Factory that run.sh starts (default python3)
 
 LAUNCHERS = ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "rocm-tune")
@@ -90,7 +92,10 @@ class ExportOptions:
     save_steps: int = 500
     seed: int = 42
     master_port: int = 29500
-    ddp_timeout: int = 180000000
+    # the process group's timeout until the Trainer is built (dataset preprocessing waits in a barrier); then the
+    # launcher lowers it to Resolved.hang_timeout (core.checkpoint_size.hang_timeout). Never "forever": a hung
+    # collective must end the job.
+    ddp_timeout: int = SETUP_TIMEOUT_S
     resume: bool = False
     report_to: str = "none"
     # slurm
@@ -170,6 +175,9 @@ class Resolved:
     execution: tuple[str, ...] = ()  # what really executes, in words (the plan's execution block)
     zero: dict = field(default_factory=dict)  # deepspeed.json's zero_optimization ({} without ZeRO)
     notes: tuple[str, ...] = field(default=())
+    # once the Trainer is built: how long one collective may wait before the job ends (ROCM_TUNE_HANG_TIMEOUT)
+    hang_timeout: int = MIN_HANG_TIMEOUT_S
+    hang_why: str = ""
 
     @property
     def world_size(self) -> int:
@@ -245,6 +253,7 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
         execution = ((f"LLaMA-Factory through {LF_LAUNCH}" + (f" --compute-dtype {pin}: weights load and compute in "
                       f"{pin} whatever the checkpoint's dtype" if pin else f", precision {s.precision}"))
                      if runner == "llamafactory" else f"rocm-tune's built-in trainer, precision {s.precision}",)
+    hang, hang_why = hang_timeout(plan.to_dict())
     if s.optim == "sgd_momentum":
         notes.append("optim sgd_momentum is written as HF `sgd` (no momentum argument in the shared YAML)")
     return Resolved(
@@ -285,6 +294,8 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
         notes=tuple(notes),
         compute_pin=pin,
         execution=execution,
+        hang_timeout=hang,
+        hang_why=hang_why,
     )
 
 

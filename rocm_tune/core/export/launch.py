@@ -24,6 +24,7 @@ from typing import Mapping, Union
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
+    HANG_ENV,
     HOSTFILE,
     LF_LAUNCH,
     LF_PYTHON_ENV,
@@ -142,6 +143,8 @@ def launch_spec(r: Resolved, opts: ExportOptions) -> LaunchSpec:
     prog: list[Arg] = list(trainer_argv(r))
     plan_env = tuple((k, r.env[k]) for k in sorted(r.env))
     launcher_env: list[tuple[str, Arg]] = []
+    if r.world_size > 1:  # the launcher lowers the process group's timeout to it once the Trainer is built
+        launcher_env.append((HANG_ENV, str(r.hang_timeout)))
     builtin = r.runner != "llamafactory"
     program = f"LLaMA-Factory (through {LF_LAUNCH})" if not builtin else f"rocm-tune's trainer in {r.python}"
     groups: list[list[Arg]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rocm_tune.core.export.common import (
     HOSTFILE,
+    HANG_ENV,
     LF_LAUNCH,
     LF_PYTHON_ENV,
     PYTHON_ENV,
@@ -71,6 +72,10 @@ def render(r: Resolved, opts: ExportOptions, spec: LaunchSpec) -> str:
         lines += env
         lines.append("")
     if spec.launcher_env:
+        if any(k == HANG_ENV for k, _ in spec.launcher_env):
+            lines.append(f"# a hung collective ends the job: ddp_timeout ({opts.ddp_timeout} s) covers preprocessing and "
+                         f"model load, then {HANG_ENV} once the Trainer is built")
+            lines.append(f"# ({comment(r.hang_why)})")
         lines += [f"export {k}={shell_word(v)}" for k, v in spec.launcher_env]
         lines.append("")
     if r.launcher == "deepspeed" and r.nodes > 1:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.export.common import LF_YAML, ExportOptions, Resolved, comment, q, trainer_argv
+from rocm_tune.core.export.common import HANG_ENV, LF_YAML, ExportOptions, Resolved, comment, q, trainer_argv
 from rocm_tune.core.export.launch import lf_python_ref, python_ref
 from rocm_tune.core.export.shell import env_lines, header
 
@@ -97,6 +97,12 @@ def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
     if env:
         lines.append("# environment from the plan (devices come from --gres)")
         lines += env
+        lines.append("")
+    if r.world_size > 1:
+        lines.append(f"# a hung collective ends the job: ddp_timeout ({opts.ddp_timeout} s) covers preprocessing and "
+                     f"model load, then {HANG_ENV} once the Trainer is built")
+        lines.append(f"# ({comment(r.hang_why)})")
+        lines.append(f"export {HANG_ENV}={r.hang_timeout}")
         lines.append("")
     lines += [
         'MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)"',

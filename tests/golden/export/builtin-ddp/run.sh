@@ -15,6 +15,10 @@ export HSA_OVERRIDE_GFX_VERSION=9.0.6
 export NCCL_ASYNC_ERROR_HANDLING=1
 export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True
 
+# a hung collective ends the job: ddp_timeout (7200 s) covers preprocessing and model load, then ROCM_TUNE_HANG_TIMEOUT once the Trainer is built
+# (the plan names no checkpoint size: 1800 s)
+export ROCM_TUNE_HANG_TIMEOUT=1800
+
 # the built-in trainer runs in the Python that wrote this bundle; ROCM_TUNE_PYTHON overrides it
 if ! command -v "${ROCM_TUNE_PYTHON:-/opt/venv/bin/python3}" >/dev/null; then
   echo "run.sh: cannot run ${ROCM_TUNE_PYTHON:-/opt/venv/bin/python3}; set ROCM_TUNE_PYTHON to a Python with rocm-tune installed" >&2

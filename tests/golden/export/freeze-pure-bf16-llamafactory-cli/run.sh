@@ -9,6 +9,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
+# a hung collective ends the job: ddp_timeout (7200 s) covers preprocessing and model load, then ROCM_TUNE_HANG_TIMEOUT once the Trainer is built
+# (3 x a planned 113.48 GiB checkpoint save at 200 MB/s (609 s) + one step (340 s))
+export ROCM_TUNE_HANG_TIMEOUT=2168
+
 # LLaMA-Factory runs through lf_launch.py (beside this script): LLaMA-Factory's own training, plus
 # measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks)
 # LLAMAFACTORY_PYTHON: the Python that has LLaMA-Factory (default python3 of the active environment)

@@ -15,6 +15,10 @@ export HSA_OVERRIDE_GFX_VERSION=9.0.6
 export NCCL_ASYNC_ERROR_HANDLING=1
 export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True
 
+# a hung collective ends the job: ddp_timeout (7200 s) covers preprocessing and model load, then ROCM_TUNE_HANG_TIMEOUT once the Trainer is built
+# (the plan names no checkpoint size: 1800 s)
+export ROCM_TUNE_HANG_TIMEOUT=1800
+
 # LLaMA-Factory runs through lf_launch.py (beside this script): LLaMA-Factory's own training, plus
 # measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks) and the fp32 pin
 # LLAMAFACTORY_PYTHON: the Python that has LLaMA-Factory (default python3 of the active environment)

@@ -13,6 +13,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 export HIP_VISIBLE_DEVICES=0,1,2,3
 export NCCL_P2P_DISABLE=1
 
+# a hung collective ends the job: ddp_timeout (7200 s) covers preprocessing and model load, then ROCM_TUNE_HANG_TIMEOUT once the Trainer is built
+# (the plan names no checkpoint size: 1800 s)
+export ROCM_TUNE_HANG_TIMEOUT=1800
+
 # LLaMA-Factory runs through lf_launch.py (beside this script): LLaMA-Factory's own training, plus
 # measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks)
 # LLAMAFACTORY_PYTHON: the Python that has LLaMA-Factory (default python3 of the active environment)

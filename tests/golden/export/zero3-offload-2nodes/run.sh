@@ -13,6 +13,10 @@ export NCCL_IB_DISABLE=0
 export NCCL_SOCKET_IFNAME=ib0
 export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True
 
+# a hung collective ends the job: ddp_timeout (7200 s) covers preprocessing and model load, then ROCM_TUNE_HANG_TIMEOUT once the Trainer is built
+# (3 x a planned 99.30 GiB checkpoint save at 200 MB/s (533 s) + one step (340 s))
+export ROCM_TUNE_HANG_TIMEOUT=1940
+
 # deepspeed --no_ssh: run this on every node with its NODE_RANK (0-1); each node starts its 8 local process(es). hostfile only tells DeepSpeed the node and slot counts
 # LLaMA-Factory runs through lf_launch.py (beside this script): LLaMA-Factory's own training, plus
 # measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks)
