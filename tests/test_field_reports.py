@@ -54,12 +54,14 @@ def test_report_000_qwen25_lora_on_two_mi50():
     iommu = next(w for w in d["warnings"] if w["code"] == "iommu-p2p-hang-risk")
     assert "iommu=pt" in iommu["fix"] and "intel_iommu=off" in iommu["fix"]
     # DDP + LoRA + checkpointing handled; env only where it does something
+    # (the DDP reducer's error: warned under plain DDP only, never under ZeRO -- issue 25 item 9)
     if rec["gradient_checkpointing"]:
-        assert "ddp-lora-gc-reentrant" in codes(d) and rec["use_reentrant"] is False
+        assert rec["use_reentrant"] is False
+        assert ("ddp-lora-gc-reentrant" in codes(d)) == (rec["zero_stage"] == 0)
     assert rec["ddp_find_unused_parameters"] is False
     env = rec["env"]
     assert env["HIP_VISIBLE_DEVICES"] == "0,1" and "HSA_OVERRIDE_GFX_VERSION" not in env
-    assert env["PYTORCH_HIP_ALLOC_CONF"] == "expandable_segments:True"
+    assert "PYTORCH_HIP_ALLOC_CONF" not in env  # gfx906 stays on ROCm <= 6.3: no expandable segments
     assert rec["launcher"] == "torchrun"
     # no alternative is bf16 either
     assert all(a["precision"] not in ("bf16", "pure_bf16") for a in d["alternatives"])

@@ -13,7 +13,8 @@ from rocm_tune.commands._common import float_range, int_range, print_json
 from rocm_tune.commands._flags import add_train_flags, choice_type
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.units import GIB
+from rocm_tune.core.warnings import headline_caveats
+from rocm_tune.core.units import GIB, fmt_duration
 
 
 def _limit(flag: str, name: str):
@@ -130,12 +131,14 @@ def _g(n) -> str:
     return f"{(n or 0) / GIB:6.2f}"
 
 
-def _hours(sec: float | None) -> str:
-    if sec is None:
-        return "n/a"
-    if sec < 3600:
-        return f"{sec / 60:.0f} min"
-    return f"{sec / 3600:.1f} h"
+def _eta_range(mid: float | None, fast: float | None, slow: float | None) -> str:
+    """'3.4 h (2.9 h-4.1 h)'; one figure when the range reads the same, 'under a minute' for a tiny plan (not
+    '0 min (0 min-0 min)')."""
+    known = [v for v in (mid, fast, slow) if isinstance(v, (int, float))]
+    if known and max(known) < 60:
+        return "under a minute"
+    a, b, c = fmt_duration(mid), fmt_duration(fast), fmt_duration(slow)
+    return a if a == b == c else f"{a} ({b}-{c})"
 
 
 def _option_line(d: dict) -> str:
@@ -162,7 +165,11 @@ def render(result) -> str:
     lines.append(f"Plan: {m['name']} ({m['family']}, {m['params_total'] / 1e9:.2f} B params), "
                  f"{d['goal']['method']} {d['goal']['stage']} on {hw['gpus']} x {r.gpu.display_name} "
                  f"({r.gpu.vram_gib:g} GiB){nodes}, priority {d['goal']['priority']}")
-    lines.append("FITS" if d["fits"] else "DOES NOT FIT — closest configuration shown; see warnings and alternatives")
+    caveats = headline_caveats(d.get("warnings"), (d.get("recommended") or {}).get("precision"))
+    if d["fits"]:
+        lines.append("FITS" + (" — but " + "; ".join(caveats) if caveats else ""))
+    else:
+        lines.append("DOES NOT FIT — closest configuration shown; see warnings and alternatives")
     lines.append("")
     lines.append("Recommended")
     gc = "on" if rec["gradient_checkpointing"] else "off"
@@ -206,7 +213,7 @@ def render(result) -> str:
                  f"{t['seconds_per_step']:.1f} s per optimizer step ({hi['seconds_per_step']:.1f}-"
                  f"{lo['seconds_per_step']:.1f})")
     if t["eta_seconds"] is not None:
-        lines.append(f"  ETA {_hours(t['eta_seconds'])} ({_hours(hi['eta_seconds'])}-{_hours(lo['eta_seconds'])}) "
+        lines.append(f"  ETA {_eta_range(t['eta_seconds'], hi['eta_seconds'], lo['eta_seconds'])} "
                      f"for {rec['epochs']:g} epoch(s), {result.recommended.throughput.steps} steps")
     else:
         lines.append("  ETA: pass --dataset to know the number of steps")

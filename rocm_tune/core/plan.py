@@ -339,7 +339,7 @@ class ExecutionInfo:
         r = ex.regime
         return cls(runner=r.runner, requested=r.requested, launch=ex.launch, compute_pin=ex.compute_pin, checkpoint=r.checkpoint_dtype,
                    frozen_weights=r.frozen_dtype, trainable_weights=r.trainable_dtype,
-                   gradients=r.trainable_dtype, optimizer_state=r.trainable_dtype, compute=r.compute_dtype,
+                   gradients=r.trainable_dtype, optimizer_state=r.optimizer_state_dtype, compute=r.compute_dtype,
                    autocast=r.autocast, ignores_request=r.ignores_request, summary=tuple(ex.lines))
 
     @classmethod
@@ -355,8 +355,11 @@ class ExecutionInfo:
 
     def line(self) -> str:
         """One line: what executes, for the plan, the app and run.sh's header."""
-        return (f"frozen weights {self.frozen_weights}, trainable weights/gradients/optimizer state "
-                f"{self.trainable_weights}, compute {self.compute}, "
+        opt = (f"trainable weights/gradients/optimizer state {self.trainable_weights}"
+               if self.optimizer_state == self.trainable_weights else
+               f"trainable weights/gradients {self.trainable_weights}, optimizer state and master weights "
+               f"{self.optimizer_state}")
+        return (f"frozen weights {self.frozen_weights}, {opt}, compute {self.compute}, "
                 + (f"autocast {self.autocast}" if self.autocast else "no autocast")
                 + f" (checkpoint {self.checkpoint}); started as {self.launch}")
 

@@ -259,7 +259,8 @@ def _distribution(n: _Notes) -> None:
         warns.append(make(
             "zero3-slow-interconnect",
             f"ZeRO-3 gathers the weights over {gpu.interconnect} (~{gpu.interconnect_gbs:g} GB/s) on every micro-step: "
-            f"~{thr.comm_seconds_per_step:.1f} s of {thr.seconds_per_step:.1f} s per step"))
+            f"~{thr.comm_seconds_per_step:.1f} s of {thr.seconds_per_step:.1f} s per step",
+            _zero3_slow_fix(s, gpu, cfg)))
     if cfg.zero_stage > 0:
         if gpu.platform == "dtk":
             warns.append(make("dtk-deepspeed-cuda-check"))
@@ -268,10 +269,25 @@ def _distribution(n: _Notes) -> None:
 
 
 
+def _zero3_slow_fix(s, gpu, cfg) -> str:
+    """Only the ways out of ZeRO-3's gathers that this plan can take: plain DDP when it fits, LoRA when the plan is
+    a full or freeze fine-tune, and always a bigger micro-batch."""
+    ways = []
+    ddp = s.estimate(replace(cfg, zero_stage=0, offload="none", micro_batch=1), rules.memory_attn(gpu, cfg.attn))
+    if s.fits(ddp):
+        ways.append("plain DDP (it fits at micro-batch 1)")
+    if cfg.method in ("full", "freeze"):
+        ways.append("LoRA")
+    ways.append("fewer GPUs per job")
+    text = "prefer " + ", ".join(ways) + " when they fit" if len(ways) > 1 else "use fewer GPUs per job if it fits"
+    return text + "; raise the micro-batch to amortise the gathers"
+
+
 def _multi_gpu(n: _Notes) -> None:
     s, c, req, gpu, model, cfg, world, est, thr, epochs, reasons, warns = _unpack(n)
     # multi-GPU
-    if world > 1 and cfg.method in ("lora", "qlora") and cfg.gradient_checkpointing:
+    # the DDP reducer's error: DeepSpeed ZeRO (any stage) and FSDP do not use torch's DDP reducer
+    if world > 1 and cfg.zero_stage == 0 and cfg.method in ("lora", "qlora") and cfg.gradient_checkpointing:
         warns.append(make(
             "ddp-lora-gc-reentrant",
             f"{world} GPUs + LoRA + gradient checkpointing: reentrant checkpointing fails with 'Expected to mark a "

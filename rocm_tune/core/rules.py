@@ -179,9 +179,13 @@ def env_for(gpu, gpus_per_node: int, nodes: int) -> tuple[dict[str, str], list[s
         env["HIP_VISIBLE_DEVICES"] = devices
         why.append(f"HIP_VISIBLE_DEVICES={devices}: the GPUs this job uses (one variable only, no "
                    "conflicting ROCR_/CUDA_VISIBLE_DEVICES)")
-        env["PYTORCH_HIP_ALLOC_CONF"] = "expandable_segments:True"
-        why.append("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True reduces fragmentation (effective with "
-                   "torch >= 2.11 on ROCm >= 7.0; older builds ignore it with a warning)")
+        if getattr(gpu, "platform_status", "") == "deprecated":
+            why.append(f"PYTORCH_HIP_ALLOC_CONF not set: expandable segments need ROCm >= 7.0 and {gpu.arch} "
+                       "stays on ROCm <= 6.3 (its builds ignore the setting with a warning)")
+        else:
+            env["PYTORCH_HIP_ALLOC_CONF"] = "expandable_segments:True"
+            why.append("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True reduces fragmentation (effective with "
+                       "torch >= 2.11 on ROCm >= 7.0; older builds ignore it with a warning)")
         if gpu.hsa_override:
             env["HSA_OVERRIDE_GFX_VERSION"] = gpu.hsa_override
             why.append(f"HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override}: {gpu.arch} loads the kernels of a "

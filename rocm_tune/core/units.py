@@ -28,6 +28,8 @@ def fmt_duration(seconds: float | None) -> str:
     if seconds is None or not math.isfinite(seconds):
         return "n/a"
     s = max(0.0, float(seconds))
+    if 0 < s < 0.5:
+        return "< 1 s"
     if s < 60:
         return f"{s:.0f} s"
     if s < 3600:

@@ -179,6 +179,27 @@ def make(code: str, message: str | None = None, fix: str | None = None) -> PlanW
     return PlanWarning(code, message or summary, fix or default_fix)
 
 
+# warnings that change what "fits" means for this run: the headline says them beside the verdict (a plan that fits
+# but runs emulated bf16, or not the precision asked for, is not the green "FITS" the user expects)
+HEADLINE: dict[str, str] = {
+    "bf16-emulated": "bf16 is emulated on this GPU (slow)",
+    "runner-ignores-precision": "the runner does not run the precision asked for",
+    "fp16-overflow-risk": "fp16 may overflow for this model",
+}
+
+
+def headline_caveats(warnings, precision: str | None = None) -> list[str]:
+    """The HEADLINE words of the warnings (PlanWarning objects or plan.json dicts) present, in table order;
+    fp16-overflow-risk only when the plan trains in fp16, bf16-emulated only in bf16 (elsewhere they are advice
+    against switching)."""
+    codes = {w.get("code") if isinstance(w, dict) else getattr(w, "code", None) for w in warnings or ()}
+    if precision != "fp16":
+        codes.discard("fp16-overflow-risk")
+    if precision not in ("bf16", "pure_bf16", None):
+        codes.discard("bf16-emulated")
+    return [f"{text} [{code}]" for code, text in HEADLINE.items() if code in codes]
+
+
 def table() -> list[tuple[str, str, str]]:
     """(code, meaning, fix) rows for documentation."""
     return [(code, summary, fix) for code, (summary, fix) in WARNINGS.items()]

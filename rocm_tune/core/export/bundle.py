@@ -151,9 +151,33 @@ def _model_path(plan: Plan, opts: ExportOptions, notes: list[str]) -> ExportOpti
     if not opts.model:
         hub = _preset_hub_id(model)
         if hub:
-            notes.append(f"model_name_or_path: {hub} (hub id of preset {model}); --model-path points at a local copy")
+            base = _base_variant(model, hub)
+            notes.append(f"model_name_or_path: {hub} (hub id of preset {model}"
+                         + (f", the instruct/chat weights; --model-path {base} for the base weights" if base else "")
+                         + "); --model-path points at a local copy")
             return opts.with_(model=hub)
     return opts
+
+
+_TUNED = re.compile(r"[-_](instruct|chat|it)(?=$|[-_])", re.I)
+
+
+def _base_variant(ref: str, hub: str) -> str | None:
+    """The base (pre-trained) weights' hub id among a preset's aliases when its hub id is an instruct/chat
+    model (Qwen/Qwen2.5-7B-Instruct -> Qwen/Qwen2.5-7B), else None."""
+    if not _TUNED.search(hub):
+        return None
+    from rocm_tune.core.model import load_model
+
+    try:
+        spec = load_model(ref)
+    except UserError:
+        return None
+    want = _TUNED.sub("", hub).lower()
+    for alias in spec.aliases:
+        if "/" in alias and alias.lower() == want:
+            return str(alias)
+    return None
 
 
 def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[str],

@@ -178,6 +178,7 @@ class Resolved:
     # once the Trainer is built: how long one collective may wait before the job ends (ROCM_TUNE_HANG_TIMEOUT)
     hang_timeout: int = MIN_HANG_TIMEOUT_S
     hang_why: str = ""
+    trust_remote_code: bool = True  # the model's config.json has an auto_map (its own Python code); unknown: True
 
     @property
     def world_size(self) -> int:
@@ -296,7 +297,22 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
         execution=execution,
         hang_timeout=hang,
         hang_why=hang_why,
+        trust_remote_code=needs_remote_code(opts.model or plan.model.ref),
     )
+
+
+def needs_remote_code(ref: str) -> bool:
+    """Whether loading `ref` needs trust_remote_code: its config.json (a preset's, a local one, the cache's) names
+    an `auto_map` (the model's own Python). A model whose config cannot be read keeps True, as LLaMA-Factory's
+    examples do, so it still loads; a model transformers implements itself never runs downloaded code."""
+    from rocm_tune.core.model import load_model
+
+    try:
+        spec = load_model(ref)
+    except UserError:
+        return True
+    cfg = spec.config if isinstance(spec.config, dict) else {}
+    return bool(cfg.get("auto_map")) or spec.family in ("chatglm", "baichuan", "internlm2", "qwen")
 
 
 def _zero_settings(plan: Plan) -> dict:

@@ -138,7 +138,7 @@ def config(r: Resolved, opts: ExportOptions) -> list[tuple[str, list[tuple[str, 
     """The YAML content as ordered sections of (key, value)."""
     model = [
         ("model_name_or_path", opts.model or r.model_ref),
-        ("trust_remote_code", True),
+        ("trust_remote_code", r.trust_remote_code),
         ("flash_attn", r.attn),
     ]
     method: list[tuple[str, object]] = [

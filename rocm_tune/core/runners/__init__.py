@@ -9,7 +9,7 @@ the source file and commit they were read from (``Fact``). Pure: standard librar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rocm_tune.core.errors import UserError
 
@@ -41,6 +41,18 @@ class Regime:
     checkpoint_dtype: str     # the dtype config.json names (what torch_dtype="auto" loads)
     ignores_request: bool = False   # what runs is not the precision that was asked for
     notes: tuple[str, ...] = ()
+    optimizer_dtype: str | None = None  # optimizer moments (and master weights) when not trainable_dtype
+
+    @property
+    def optimizer_state_dtype(self) -> str:
+        return self.optimizer_dtype or self.trainable_dtype
+
+    def dtypes_words(self) -> str:
+        """"trainable weights/gradients/optimizer state X", or the two apart when DeepSpeed keeps fp32 masters."""
+        if self.optimizer_state_dtype == self.trainable_dtype:
+            return f"trainable weights/gradients/optimizer state {self.trainable_dtype}"
+        return (f"trainable weights/gradients {self.trainable_dtype}, optimizer state and master weights "
+                f"{self.optimizer_state_dtype}")
 
     @property
     def frozen_bytes(self) -> int:
@@ -62,7 +74,7 @@ class Regime:
     def to_dict(self) -> dict:
         return {"runner": self.runner, "requested": self.requested, "frozen_weights": self.frozen_dtype,
                 "trainable_weights": self.trainable_dtype, "gradients": self.trainable_dtype,
-                "optimizer_state": self.trainable_dtype, "compute": self.compute_dtype,
+                "optimizer_state": self.optimizer_state_dtype, "compute": self.compute_dtype,
                 "autocast": self.autocast, "ignores_request": self.ignores_request}
 
 
@@ -115,14 +127,23 @@ def regime(model, cfg) -> Regime:
     check_runner(runner)
     pin = cfg_pin(cfg)
     if runner == "llamafactory" and pin:
-        return _pinned(model, cfg, pin)
+        return _with_zero_masters(_pinned(model, cfg, pin), cfg)
     if runner == "llamafactory":
         from rocm_tune.core.runners import llamafactory as mod
     elif runner == "hf":
         from rocm_tune.core.runners import hf as mod
     else:
         from rocm_tune.core.runners import builtin as mod
-    return mod.regime(model, cfg)
+    return _with_zero_masters(mod.regime(model, cfg), cfg)
+
+
+def _with_zero_masters(r: Regime, cfg) -> Regime:
+    """DeepSpeed ZeRO with bf16/fp16 trainable weights keeps an fp32 master copy and fp32 Adam moments
+    (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py: `single_partition_of_fp32_groups`,
+    `fp32_partitioned_groups_flat`): the optimizer state is fp32 whatever the weights are."""
+    if int(getattr(cfg, "zero_stage", 0) or 0) > 0 and r.trainable_dtype in ("bf16", "fp16"):
+        return replace(r, optimizer_dtype="fp32")
+    return r
 
 
 @dataclass(frozen=True)
@@ -152,8 +173,7 @@ def execution(model, cfg, gpu=None) -> Execution:
 
     r = regime(model, cfg)
     pin = cfg_pin(cfg)
-    lines = [f"runner {r.runner}: frozen weights {r.frozen_dtype}, trainable weights/gradients/optimizer state "
-             f"{r.trainable_dtype}, compute {r.compute_dtype}, "
+    lines = [f"runner {r.runner}: frozen weights {r.frozen_dtype}, {r.dtypes_words()}, compute {r.compute_dtype}, "
              + (f"autocast {r.autocast}" if r.autocast else "no autocast")]
     lines.extend(r.notes)
     emulated = gpu is not None and getattr(gpu, "bf16", "native") in ("emulated", "none")

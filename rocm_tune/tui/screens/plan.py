@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Select, Static
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.warnings import headline_caveats
 from rocm_tune.tui import plan_model as pm
 from rocm_tune.tui.render import (
     fmt_count,
@@ -51,7 +52,11 @@ def render_summary(d: dict, label: str = "recommended") -> Text:
     """Headline of a plan dict: fit, hardware, method, speed and ETA (pure)."""
     t = Text()
     fits = d.get("fits")
-    t.append(" FITS " if fits else " DOES NOT FIT ", style="bold reverse green" if fits else "bold reverse red")
+    caveats = headline_caveats(d.get("warnings"), (d.get("recommended") or {}).get("precision")) if fits else []
+    t.append(" FITS " if fits else " DOES NOT FIT ",
+             style=("bold reverse yellow" if caveats else "bold reverse green") if fits else "bold reverse red")
+    for c in caveats:
+        t.append(f" but {c}", style="bold yellow")
     model, hw, goal = d.get("model") or {}, d.get("hardware") or {}, d.get("goal") or {}
     rec = d.get("recommended") or {}
     t.append(f"  {label}", style="bold")
