@@ -26,7 +26,7 @@ from rocm_tune.core.vocabulary import MAX_SEARCH_MICRO_BATCH as MAX_MICRO_BATCH
 
 if TYPE_CHECKING:
     from rocm_tune.core.memory import MemoryEstimate, TrainConfig
-    from rocm_tune.core.planner import PlanRequest
+    from rocm_tune.core.plan_request import PlanRequest
 
 
 # --------------------------------------------------------------------------- helpers
