@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from rocm_tune.core import fitting
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.warnings import WARNINGS, PlanWarning
@@ -174,10 +175,10 @@ class Hardware:
     @property
     def limit_bytes(self) -> float:
         """The most this job may reserve per GPU: headroom x VRAM minus what is already in use."""
-        return self.headroom * self.vram_bytes - self.vram_in_use_bytes
+        return fitting.limit_bytes(self.vram_bytes, self.headroom, self.vram_in_use_bytes)
 
     def fits(self, reserved_bytes: float) -> bool:
-        return reserved_bytes <= self.limit_bytes
+        return fitting.fits(reserved_bytes, self.vram_bytes, self.headroom, self.vram_in_use_bytes)
 
     @classmethod
     def from_dict(cls, f: _Fields) -> Hardware:

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from rocm_tune.core import rules, seqlen
+from rocm_tune.core import fitting, rules, seqlen
 from rocm_tune.core import throughput as tp
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
@@ -75,7 +75,7 @@ class _Search:
         self._estimate = estimate
         self.cache: dict = {}
         self.vram = int(req.gpu.vram_bytes)
-        self.limit = req.headroom * self.vram - req.vram_in_use_bytes
+        self.limit = fitting.limit_bytes(self.vram, req.headroom, req.vram_in_use_bytes)
         self._pad_cache: dict = {}
 
     def cfg(self, **kw):
@@ -109,10 +109,8 @@ class _Search:
         return hit
 
     def fits(self, est) -> bool:
-        if est.per_gpu.reserved_bytes > self.limit:
-            return False
-        ram = self.req.cpu_ram_bytes
-        return not (ram is not None and est.cpu_offload_bytes > V.CPU_RAM_USABLE * ram)
+        return fitting.fits(est.per_gpu.reserved_bytes, self.vram, self.req.headroom, self.req.vram_in_use_bytes,
+                            est.cpu_offload_bytes, self.req.cpu_ram_bytes)
 
     def padded_tokens(self, mb: int, cutoff: int) -> float:
         """Expected padded length of a micro-batch of `mb` dataset samples, truncated at cutoff and padded
