@@ -1,0 +1,1 @@
+axolotl train examples/apertus/apertus-8b-qlora.yaml

@@ -1,0 +1,1 @@
+axolotl train examples/arcee/afm-4.5b-qlora.yaml

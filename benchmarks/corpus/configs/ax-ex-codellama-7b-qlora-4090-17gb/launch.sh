@@ -1,0 +1,1 @@
+axolotl train examples/archived/code-llama/7b/qlora.yml

@@ -1,0 +1,1 @@
+axolotl train examples/devstral/devstral-small-qlora.yml

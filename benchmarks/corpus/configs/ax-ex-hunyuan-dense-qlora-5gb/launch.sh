@@ -1,0 +1,1 @@
+axolotl train examples/hunyuan/hunyuan-v1-dense-qlora.yaml

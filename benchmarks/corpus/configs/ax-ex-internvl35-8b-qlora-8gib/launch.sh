@@ -1,0 +1,1 @@
+axolotl train examples/internvl3_5/internvl3_5-8b-qlora.yml

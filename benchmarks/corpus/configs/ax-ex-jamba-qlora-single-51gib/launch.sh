@@ -1,0 +1,1 @@
+axolotl train examples/jamba/qlora.yaml

@@ -1,0 +1,1 @@
+axolotl train examples/kimi-linear/kimi-48b-lora.yaml

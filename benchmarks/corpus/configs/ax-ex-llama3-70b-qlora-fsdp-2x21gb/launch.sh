@@ -1,0 +1,1 @@
+axolotl train examples/llama-3/qlora-fsdp-70b.yaml

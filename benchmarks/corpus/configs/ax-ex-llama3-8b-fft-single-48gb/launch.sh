@@ -1,0 +1,1 @@
+axolotl train examples/llama-3/fft-8b.yaml

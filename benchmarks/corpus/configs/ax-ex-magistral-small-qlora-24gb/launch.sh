@@ -1,0 +1,1 @@
+axolotl train examples/magistral/magistral-small-qlora.yaml

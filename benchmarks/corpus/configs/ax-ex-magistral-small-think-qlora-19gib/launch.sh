@@ -1,0 +1,1 @@
+axolotl train examples/magistral/think/magistral-small-think-qlora.yaml

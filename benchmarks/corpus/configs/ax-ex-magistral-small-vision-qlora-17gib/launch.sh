@@ -1,0 +1,1 @@
+axolotl train examples/magistral/vision/magistral-small-vision-24B-qlora.yml

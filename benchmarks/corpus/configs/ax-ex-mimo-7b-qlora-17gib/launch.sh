@@ -1,0 +1,1 @@
+axolotl train examples/mimo/mimo-7b-qlora.yaml

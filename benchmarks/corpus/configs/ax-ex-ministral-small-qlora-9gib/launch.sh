@@ -1,0 +1,1 @@
+axolotl train examples/ministral/ministral-small-qlora.yaml

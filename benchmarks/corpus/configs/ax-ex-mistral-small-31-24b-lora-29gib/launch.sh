@@ -1,0 +1,1 @@
+axolotl train examples/mistral-small/mistral-small-3.1-24B-lora.yml

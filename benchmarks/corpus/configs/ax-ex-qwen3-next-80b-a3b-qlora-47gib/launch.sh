@@ -1,0 +1,1 @@
+axolotl train examples/qwen3-next/qwen3-next-80b-a3b-qlora.yaml

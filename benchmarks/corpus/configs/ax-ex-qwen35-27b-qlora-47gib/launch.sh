@@ -1,0 +1,1 @@
+axolotl train examples/qwen3.5/27b-qlora.yaml

@@ -1,0 +1,1 @@
+axolotl train examples/seed-oss/seed-oss-36b-qlora.yaml

@@ -1,0 +1,1 @@
+axolotl train examples/trinity/trinity-nano-preview-qlora.yaml

@@ -1,0 +1,1 @@
+axolotl train examples/voxtral/voxtral-mini-qlora.yml

@@ -1,0 +1,1 @@
+axolotl train examples/archived/yi-34B-chat/qlora.yml

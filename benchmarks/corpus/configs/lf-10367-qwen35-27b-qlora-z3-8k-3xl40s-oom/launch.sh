@@ -1,0 +1,1 @@
+llamafactory-cli train qwen35_27b_lora.yaml

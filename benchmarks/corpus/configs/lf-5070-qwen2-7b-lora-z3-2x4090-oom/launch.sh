@@ -1,0 +1,1 @@
+llamafactory-cli train healthbench_lora.yaml

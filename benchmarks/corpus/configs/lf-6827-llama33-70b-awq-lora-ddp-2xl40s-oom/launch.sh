@@ -1,0 +1,1 @@
+llamafactory-cli train examples/train_qlora/llama3_lora_sft_awq.yaml

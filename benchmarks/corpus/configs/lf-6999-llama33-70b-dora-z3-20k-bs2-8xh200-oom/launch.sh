@@ -1,0 +1,1 @@
+llamafactory-cli train llama33_70b_dora.yaml

@@ -1,0 +1,1 @@
+llamafactory-cli train qwen25_7b_full_sky_t1.yaml

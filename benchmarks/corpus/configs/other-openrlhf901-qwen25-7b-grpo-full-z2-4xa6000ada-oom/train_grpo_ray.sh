@@ -1,0 +1,35 @@
+# arguments as posted in the issue (the launcher line and the tail are not in the excerpt we could read)
+ray job submit --address="http://127.0.0.1:8265" -- python3 -m openrlhf.cli.train_ppo_ray \
+    --ref_num_nodes 1 \
+    --ref_num_gpus_per_node 2 \
+    --reward_num_nodes 0 \
+    --reward_num_gpus_per_node 0 \
+    --actor_num_nodes 1 \
+    --actor_num_gpus_per_node 2 \
+    --pretrain $HDFS_HOME/model_hub/Qwen/Qwen2.5-7B-Instruct \
+    --save_path $HDFS_HOME/checkpoints/$RUN_NAME \
+    --micro_train_batch_size 2 \
+    --train_batch_size 64 \
+    --micro_rollout_batch_size 2 \
+    --rollout_batch_size 256 \
+    --temperature 0.6 \
+    --n_samples_per_prompt 8 \
+    --max_samples 10000 \
+    --max_epochs 1 \
+    --num_episodes 20 \
+    --prompt_max_len 1024 \
+    --generate_max_len 1 \
+    --init_kl_coef 0.01 \
+    --gamma 1.0 \
+    --use_kl_estimator_k3 \
+    --use_kl_loss \
+    --advantage_estimator group_norm \
+    --zero_stage 2\
+    --bf16 \
+    --actor_learning_rate 5e-7 \
+    --prompt_data  $HDFS_HOME/data/data.json \
+    --input_key input\
+    --normalize_reward \
+    --flash_attn \
+    --save_steps 4 \
+    --load_checkpoint \

@@ -1,0 +1,4 @@
+tune run lora_finetune_single_device \
+    --config llama3_1/8B_lora_single_device \
+    batch_size=16 \
+    enable_activation_checkpointing=False 

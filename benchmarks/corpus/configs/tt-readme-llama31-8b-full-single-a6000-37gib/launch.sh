@@ -1,0 +1,3 @@
+# reconstructed from the README's note on how the table was measured
+tune run full_finetune_single_device --config llama3_1/8B_full_single_device \
+    batch_size=2 gradient_accumulation_steps=1 dataset.packed=True tokenizer.max_seq_len=2048 compile=True
