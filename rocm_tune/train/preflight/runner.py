@@ -17,7 +17,9 @@ import shutil
 import time
 from pathlib import Path
 
+from rocm_tune.core import fitting
 from rocm_tune.core import preflight as core
+from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.request import meminfo_bytes
 
@@ -78,109 +80,167 @@ class _Log:
         print(text, flush=True)
 
 
-def run_preflight(plan: dict, options: core.PreflightOptions, *, run_dir: str | None = None, log=None) -> dict:
-    import torch
+class _Run:
+    """One preflight in progress: the plan, the options and what has been found so far."""
 
+    def __init__(self, plan: dict, options: core.PreflightOptions, run_dir: str | None, log) -> None:
+        import torch
+
+        self.plan, self.options, self.run_dir, self.log = plan, options, run_dir, log or _Log()
+        self.rec = plan["recommended"]
+        hw = self.hw = plan.get("hardware") or {}
+        self.notes: list[str] = []
+        self.findings: list[dict] = []
+        self.result: dict = {"version": VERSION, "plan_name": (plan.get("model") or {}).get("name") or "plan",
+                             "options": options.to_dict(), "notes": self.notes, "findings": self.findings}
+        self.use_gpu = torch.cuda.is_available() and options.device != "cpu"
+        self.world = int(hw.get("gpus") or 1) * int(hw.get("nodes") or 1)
+        self.gpus_per_node = int(hw.get("gpus") or 1)
+        self.replan: dict = {"changed": False}
+        if not self.use_gpu:
+            self.notes.append("no GPU here: the device check times the CPU, collectives run on gloo across processes, "
+                              "the real steps run a scaled-down stand-in of the model, and GPU memory comes from the "
+                              "fake-tensor probe (rocm_tune.train.probe), not from a GPU")
+        self.profile = None
+        try:
+            from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+            if hw.get("gpu"):
+                self.profile = get_gpu_profile(str(hw["gpu"]))
+        except Exception:  # noqa: BLE001 - an unknown profile only loses the comparison
+            self.notes.append(f"GPU profile {hw.get('gpu')!r} unknown: rates are not compared with a profile")
+
+    def device(self) -> None:
+        """1. device: matmul rates per dtype; bf16 emulation is an error when the plan trains in bf16."""
+        if "device" in self.options.skip:
+            self.result["device"] = {"status": "skipped"}
+            return
+        self.log("[preflight] device checks: matmul TFLOPS per dtype ...")
+        from rocm_tune.train.preflight.device import check_devices
+
+        dev = check_devices(self.profile, force_cpu=not self.use_gpu)
+        for f in dev.pop("findings"):
+            if f["code"] == "bf16-emulated":
+                planned_bf16 = self.rec.get("precision") in ("bf16", "pure_bf16")
+                f["severity"] = "error" if planned_bf16 else "warning"
+                if planned_bf16:
+                    f["message"] += "; the plan trains in " + str(self.rec.get("precision"))
+            self.findings.append(f)
+        dev["status"] = "ok"
+        self.result["device"] = dev
+        for g in dev["gpus"]:
+            self.log(f"[preflight]   {g['name']}: "
+                     + ", ".join(f"{k} {v:.3g} TFLOPS" for k, v in g["matmul_tflops"].items()))
+
+    def collectives(self) -> None:
+        """2. collectives across this node's processes (gloo on the CPU)."""
+        import torch
+
+        options, use_gpu = self.options, self.use_gpu
+        procs = options.collective_procs
+        if procs is None:
+            procs = min(self.gpus_per_node, torch.cuda.device_count()) if use_gpu else 2
+            if use_gpu and torch.cuda.device_count() < self.gpus_per_node:
+                self.notes.append(f"the plan uses {self.gpus_per_node} GPUs per node but "
+                                  f"{torch.cuda.device_count()} are visible: collectives checked across {procs}")
+        if "collectives" in options.skip:
+            self.result["collectives"] = {"status": "skipped", "reason": "--skip collectives"}
+            return
+        if procs < 2:
+            self.result["collectives"] = {"status": "skipped", "reason": "one GPU: no collectives in this plan"}
+            return
+        self.log(f"[preflight] collectives across {procs} processes (timeout {options.timeout_s:g} s) ...")
+        from rocm_tune.train.preflight.collectives import check_collectives
+
+        link = getattr(self.profile, "interconnect_gbs", None) if self.profile is not None else None
+        col = check_collectives(procs, options.timeout_s, use_gpu=use_gpu, link_gbs=link,
+                                absent_rank=options.absent_rank)
+        self.findings.extend(col.pop("findings"))
+        if not use_gpu:
+            col["note"] = "gloo on CPU: checks the collective path and the hang detection, not a GPU link"
+        self.result["collectives"] = col
+        self.log(f"[preflight]   collectives: {col['status']}" + (f" - {col['message']}" if col.get("message") else ""))
+        if self.world > self.gpus_per_node:
+            self.notes.append("multi-node plan: collectives were checked across this node's processes only")
+
+    def finish(self) -> dict:
+        """The re-plan written, the status and the exit code."""
+        result, replan, run_dir, options = self.result, self.replan, self.run_dir, self.options
+        result["replan"] = replan
+        if replan.get("changed"):
+            new_plan = core.adjusted_plan(self.plan, replan["to"], {"replan_reason": replan["reason"]})
+            mine = os.path.join(run_dir, core.ADJUSTED_PLAN) if run_dir else None
+            if mine:
+                from rocm_tune.core.files import atomic_write_json
+
+                atomic_write_json(mine, new_plan)
+            target = options.out or mine
+            if target and (not mine or os.path.abspath(target) != os.path.abspath(mine)):
+                try:
+                    replan["written"] = core.write_adjusted(new_plan, target, bundle=options.bundle,
+                                                            force=options.force)
+                except (UserError, OSError) as exc:
+                    replan["write_error"] = str(exc)
+                    replan["written"] = None
+            else:
+                replan["written"] = target
+        errors = [f for f in self.findings if f.get("severity") == "error"]
+        result["status"] = "does-not-hold" if errors else "verified"
+        result["exit_code"] = core.exit_code(result)
+        return result
+
+
+def run_preflight(plan: dict, options: core.PreflightOptions, *, run_dir: str | None = None, log=None) -> dict:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
-    log = log or _Log()
     t_start = time.perf_counter()
-    rec = plan["recommended"]
-    hw = plan.get("hardware") or {}
-    goal = plan.get("goal") or {}
-    mem_plan = plan.get("memory") or {}
-    thr_plan = plan.get("throughput") or {}
-    notes: list[str] = []
-    findings: list[dict] = []
-    result: dict = {"version": VERSION, "plan_name": (plan.get("model") or {}).get("name") or "plan",
-                    "options": options.to_dict(), "notes": notes, "findings": findings}
-    use_gpu = torch.cuda.is_available() and options.device != "cpu"
-    world = int(hw.get("gpus") or 1) * int(hw.get("nodes") or 1)
-    gpus_per_node = int(hw.get("gpus") or 1)
-    if not use_gpu:
-        notes.append("no GPU here: the device check times the CPU, collectives run on gloo across processes, the "
-                     "real steps run a scaled-down stand-in of the model, and GPU memory comes from the "
-                     "fake-tensor probe (rocm_tune.train.probe), not from a GPU")
-    profile = None
-    try:
-        from rocm_tune.profiles.gpu_profiles import get_gpu_profile
-
-        if hw.get("gpu"):
-            profile = get_gpu_profile(str(hw["gpu"]))
-    except Exception:  # noqa: BLE001 - an unknown profile only loses the comparison
-        notes.append(f"GPU profile {hw.get('gpu')!r} unknown: rates are not compared with a profile")
-
-    # 1. device
-    if "device" in options.skip:
-        result["device"] = {"status": "skipped"}
-    else:
-        log("[preflight] device checks: matmul TFLOPS per dtype ...")
-        from rocm_tune.train.preflight.device import check_devices
-
-        dev = check_devices(profile, force_cpu=not use_gpu)
-        for f in dev.pop("findings"):
-            if f["code"] == "bf16-emulated":
-                planned_bf16 = rec.get("precision") in ("bf16", "pure_bf16")
-                f["severity"] = "error" if planned_bf16 else "warning"
-                if planned_bf16:
-                    f["message"] += "; the plan trains in " + str(rec.get("precision"))
-            findings.append(f)
-        dev["status"] = "ok"
-        result["device"] = dev
-        for g in dev["gpus"]:
-            log(f"[preflight]   {g['name']}: " + ", ".join(f"{k} {v:.3g} TFLOPS" for k, v in g["matmul_tflops"].items()))
-
-    # 2. collectives
-    procs = options.collective_procs
-    if procs is None:
-        procs = min(gpus_per_node, torch.cuda.device_count()) if use_gpu else 2
-        if use_gpu and torch.cuda.device_count() < gpus_per_node:
-            notes.append(f"the plan uses {gpus_per_node} GPUs per node but {torch.cuda.device_count()} are visible: "
-                         f"collectives checked across {procs}")
-    if "collectives" in options.skip:
-        result["collectives"] = {"status": "skipped", "reason": "--skip collectives"}
-    elif procs < 2:
-        result["collectives"] = {"status": "skipped", "reason": "one GPU: no collectives in this plan"}
-    else:
-        log(f"[preflight] collectives across {procs} processes (timeout {options.timeout_s:g} s) ...")
-        from rocm_tune.train.preflight.collectives import check_collectives
-
-        link = getattr(profile, "interconnect_gbs", None) if profile is not None else None
-        col = check_collectives(procs, options.timeout_s, use_gpu=use_gpu, link_gbs=link,
-                                absent_rank=options.absent_rank)
-        findings.extend(col.pop("findings"))
-        if not use_gpu:
-            col["note"] = "gloo on CPU: checks the collective path and the hang detection, not a GPU link"
-        result["collectives"] = col
-        log(f"[preflight]   collectives: {col['status']}" + (f" - {col['message']}" if col.get("message") else ""))
-        if world > gpus_per_node:
-            notes.append("multi-node plan: collectives were checked across this node's processes only")
-
-    # 3. real steps
-    predicted = {"peak_allocated_bytes": mem_plan.get("peak_allocated_bytes"),
-                 "reserved_bytes": mem_plan.get("reserved_bytes")}
-    vram = hw.get("vram_bytes") or (getattr(profile, "vram_bytes", None) if profile is not None else None)
-    headroom = float(hw.get("headroom") or 0.85)
-    in_use = int(hw.get("vram_in_use_bytes") or 0)
-    ratio = 1.0
-    if predicted["peak_allocated_bytes"] and predicted["reserved_bytes"]:
-        ratio = max(1.0, predicted["reserved_bytes"] / predicted["peak_allocated_bytes"])
-    settings = core.bundle_settings(options.bundle)
-    save_total_limit = options.save_total_limit or settings.get("save_total_limit")
-    out_dir = options.output_dir or settings.get("output_dir") or os.getcwd()
-    eval_batch = int(options.eval_batch or settings.get("per_device_eval_batch_size") or rec["micro_batch"])
-    replan = {"changed": False}
+    run = _Run(plan, options, run_dir, log)
+    run.device()
+    run.collectives()
     if "steps" in options.skip:
-        result["steps"] = {"status": "skipped"}
+        run.result["steps"] = {"status": "skipped"}
     else:
-        config, spec_model = _model_config(plan, options.weights)
-        from rocm_tune.train.preflight.steps import Attempt, StepSpec, run_attempt
+        _Steps(run).execute()
+    result = run.finish()
+    result["seconds"] = round(time.perf_counter() - t_start, 3)
+    if run_dir:
+        from rocm_tune.core.files import atomic_write_json
 
+        atomic_write_json(os.path.join(run_dir, core.RESULT_JSON), result)
+    return result
+
+
+class _Steps:
+    """3. real steps at the planned micro-batch, stepped down on OOM or raised while memory leaves room; then
+    memory predicted vs measured, speed, rank samples, host RAM and disk."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        plan, options, rec, hw = run.plan, run.options, run.rec, run.hw
+        mem_plan = plan.get("memory") or {}
+        self.predicted = {"peak_allocated_bytes": mem_plan.get("peak_allocated_bytes"),
+                          "reserved_bytes": mem_plan.get("reserved_bytes")}
+        profile = run.profile
+        self.vram = hw.get("vram_bytes") or (getattr(profile, "vram_bytes", None) if profile is not None else None)
+        self.headroom = float(hw.get("headroom") or V.DEFAULT_HEADROOM)
+        self.in_use = int(hw.get("vram_in_use_bytes") or 0)
+        self.ratio = 1.0
+        if self.predicted["peak_allocated_bytes"] and self.predicted["reserved_bytes"]:
+            self.ratio = max(1.0, self.predicted["reserved_bytes"] / self.predicted["peak_allocated_bytes"])
+        settings = core.bundle_settings(options.bundle)
+        self.save_total_limit = options.save_total_limit or settings.get("save_total_limit")
+        self.out_dir = options.output_dir or settings.get("output_dir") or os.getcwd()
+        self.eval_batch = int(options.eval_batch or settings.get("per_device_eval_batch_size") or rec["micro_batch"])
+        self.zero = int(rec.get("zero_stage") or 0)
+        self.config, self.spec_model = _model_config(plan, options.weights)
+        self.attempts: list[dict] = []
+
+    def notes(self) -> None:
+        run, rec, zero = self.run, self.run.rec, self.zero
         if rec.get("method") == "qlora" or rec.get("quant_bits"):
-            notes.append("QLoRA: the steps run 16-bit LoRA (bitsandbytes 4-bit is not exercised): memory is an "
-                         "upper bound")
-        zero = int(rec.get("zero_stage") or 0)
+            run.notes.append("QLoRA: the steps run 16-bit LoRA (bitsandbytes 4-bit is not exercised): memory is an "
+                             "upper bound")
         try:
             import deepspeed  # noqa: F401
 
@@ -188,206 +248,213 @@ def run_preflight(plan: dict, options: core.PreflightOptions, *, run_dir: str | 
         except Exception:  # noqa: BLE001
             have_ds = False
         if zero > 0:
-            findings.append(core.finding(
-                "zero-not-exercised",
-                f"ZeRO-{zero} planned; the steps ran un-sharded in one process "
-                f"({'DeepSpeed is installed but preflight does not shard yet' if have_ds else 'DeepSpeed is not installed'}): "
+            why = "DeepSpeed is installed but preflight does not shard yet" if have_ds else "DeepSpeed is not installed"
+            run.findings.append(core.finding(
+                "zero-not-exercised", f"ZeRO-{zero} planned; the steps ran un-sharded in one process ({why}): "
                 "the measured peak is an upper bound per GPU", severity="warning"))
-        if world > 1 and zero == 0:
-            notes.append(f"DDP over {world} GPUs: the steps ran on one GPU; DDP's gradient buckets (about the size of "
-                         "the trainable gradients) come on top of the measured peak")
-        if (rec.get("runner") == "llamafactory" and rec.get("precision") == "fp32" and use_gpu):
-            notes.append("runner llamafactory with precision fp32: LLaMA-Factory alone would compute in bf16/fp16 "
-                         "on a GPU; start it through `python -m rocm_tune.train.lf_launch CONFIG --compute-dtype fp32` "
-                         "to train in fp32 as measured here")
-        save_dir = None
-        if out_dir and os.path.isdir(out_dir):
-            save_dir = out_dir
-        elif run_dir:
-            save_dir = run_dir
+        if run.world > 1 and zero == 0:
+            run.notes.append(f"DDP over {run.world} GPUs: the steps ran on one GPU; DDP's gradient buckets (about the "
+                             "size of the trainable gradients) come on top of the measured peak")
+        if rec.get("runner") == "llamafactory" and rec.get("precision") == "fp32" and run.use_gpu:
+            run.notes.append("runner llamafactory with precision fp32: LLaMA-Factory alone would compute in bf16/fp16 "
+                             "on a GPU; start it through `python -m rocm_tune.train.lf_launch CONFIG --compute-dtype "
+                             "fp32` to train in fp32 as measured here")
+
+    def step_spec(self):
+        from rocm_tune.train.preflight.steps import StepSpec
+
+        run, rec, options = self.run, self.run.rec, self.run.options
+        save_dir = self.out_dir if self.out_dir and os.path.isdir(self.out_dir) else run.run_dir
         spec = StepSpec(
-            config=config, method=rec.get("method") or "lora", precision=rec.get("precision") or "bf16",
+            config=self.config, method=rec.get("method") or "lora", precision=rec.get("precision") or "bf16",
             cutoff_len=int(rec["cutoff_len"]), attn=rec.get("attn") or "sdpa", optim=rec.get("optim") or "adamw",
             lora_rank=int(rec.get("lora_rank") or 8), lora_alpha=rec.get("lora_alpha"),
             lora_targets=tuple(rec.get("lora_targets") or ("all",)), dora=bool(rec.get("dora", False)),
             freeze_trainable_layers=int(rec.get("freeze_trainable_layers") or 2),
-            weights=options.weights, device="cuda" if use_gpu else "cpu",
-            scaled_down=not use_gpu and not options.weights, steps=options.steps, eval_batch=eval_batch,
+            weights=options.weights, device="cuda" if run.use_gpu else "cpu",
+            scaled_down=not run.use_gpu and not options.weights, steps=options.steps, eval_batch=self.eval_batch,
             save_dir=save_dir, simulate_oom_above_micro_batch=options.simulate_oom_above_micro_batch)
-        if spec.precision == "fp16" and not use_gpu:
-            notes.append("fp16 autocast on the CPU stand-in")
+        if spec.precision == "fp16" and not run.use_gpu:
+            run.notes.append("fp16 autocast on the CPU stand-in")
+        return spec
 
-        def measure(att: Attempt) -> dict:
-            log(f"[preflight] steps: micro_batch {att.micro_batch} x accum {att.grad_accum}, checkpointing "
+    def measure(self, att) -> dict:
+        from rocm_tune.train.preflight.steps import run_attempt
+
+        run = self.run
+        run.log(f"[preflight] steps: micro_batch {att.micro_batch} x accum {att.grad_accum}, checkpointing "
                 f"{'on' if att.gradient_checkpointing else 'off'} ...")
-            r = run_attempt(spec, att)
-            if r["outcome"] == "ok" and not use_gpu:
-                r.update(_probe_memory(config, _train_config(plan, att), ratio))
-            fits = None
-            if r["outcome"] == "ok" and vram:
-                reserved = r.get("peak_reserved_bytes")
-                if reserved is None and r.get("peak_allocated_bytes") is not None:
-                    reserved = int(r["peak_allocated_bytes"] * ratio)
-                if reserved is not None:  # the plan's one meaning of "fits": reserved + in use <= headroom x VRAM
-                    fits = reserved + in_use <= headroom * vram
-                    r["reserved_for_fit_bytes"] = reserved
-            r["fits"] = fits
-            log(f"[preflight]   {r['outcome']}" + (f" ({r.get('message')})" if r.get("message") else "")
+        r = run_attempt(self.spec, att)
+        if r["outcome"] == "ok" and not run.use_gpu:
+            r.update(_probe_memory(self.config, _train_config(run.plan, att), self.ratio))
+        ok = None
+        if r["outcome"] == "ok" and self.vram:
+            reserved = r.get("peak_reserved_bytes")
+            if reserved is None and r.get("peak_allocated_bytes") is not None:
+                reserved = int(r["peak_allocated_bytes"] * self.ratio)
+            if reserved is not None:  # the one meaning of "fits" (core.fitting)
+                ok = fitting.fits(reserved, self.vram, self.headroom, self.in_use)
+                r["reserved_for_fit_bytes"] = reserved
+        r["fits"] = ok
+        run.log(f"[preflight]   {r['outcome']}" + (f" ({r.get('message')})" if r.get("message") else "")
                 + (f", peak {r['peak_allocated_bytes'] / 2**30:.2f} GiB" if r.get("peak_allocated_bytes") else ""))
-            return r
+        self.attempts.append(r)
+        return r
 
+    def search(self):
+        """(first, chosen, chosen result, failed_first): step down on OOM, raise while it fits."""
+        from rocm_tune.train.preflight.steps import Attempt
+
+        rec, options = self.run.rec, self.run.options
         product = int(rec["micro_batch"]) * int(rec.get("grad_accum") or 1)
         first = Attempt(int(rec["micro_batch"]), int(rec.get("grad_accum") or 1),
-                        bool(rec.get("gradient_checkpointing", True)), zero)
-        attempts = []
-        r = measure(first)
-        attempts.append(r)
-        chosen, chosen_r = first, r
+                        bool(rec.get("gradient_checkpointing", True)), self.zero)
+        r = self.measure(first)
         failed_first = r["outcome"] == "oom" or r.get("fits") is False
         if r["outcome"] == "error":
-            findings.append(core.finding("steps-error", r.get("message", "")))
-            chosen_r = None
-        elif failed_first and options.replan:
-            chosen, chosen_r = None, None
-            att = first
-            while True:
-                smaller = _smaller(att.micro_batch, product)
-                if smaller is not None:
-                    att = Attempt(smaller, product // smaller, att.gradient_checkpointing, att.zero_stage)
-                elif not att.gradient_checkpointing:
-                    att = Attempt(att.micro_batch, att.grad_accum, True, att.zero_stage)
-                else:
-                    break  # a higher ZeRO stage cannot be measured here (see zero-not-exercised)
-                r = measure(att)
-                attempts.append(r)
-                if r["outcome"] == "ok" and r.get("fits") is not False:
-                    chosen, chosen_r = att, r
-                    break
-                if r["outcome"] == "error":
-                    break
-        elif failed_first:
-            chosen_r = None
-        elif options.replan and r.get("fits") is True:
+            self.run.findings.append(core.finding("steps-error", r.get("message", "")))
+            return first, first, None, failed_first
+        if failed_first:
+            return (first, *self._step_down(first, product), failed_first) if options.replan else \
+                (first, first, None, failed_first)
+        chosen, chosen_r = first, r
+        if options.replan and r.get("fits") is True:
             att = first
             for _ in range(MAX_RAISES):
                 bigger = _larger(att.micro_batch, product)
                 if bigger is None:
                     break
                 cand = Attempt(bigger, product // bigger, att.gradient_checkpointing, att.zero_stage)
-                r = measure(cand)
-                attempts.append(r)
-                if r["outcome"] == "ok" and r.get("fits") is True:
-                    chosen, chosen_r, att = cand, r, cand
-                else:
+                r = self.measure(cand)
+                if r["outcome"] != "ok" or r.get("fits") is not True:
                     break
-        result["steps"] = {
+                chosen, chosen_r, att = cand, r, cand
+        return first, chosen, chosen_r, failed_first
+
+    def _step_down(self, att, product: int):
+        from rocm_tune.train.preflight.steps import Attempt
+
+        while True:
+            smaller = _smaller(att.micro_batch, product)
+            if smaller is not None:
+                att = Attempt(smaller, product // smaller, att.gradient_checkpointing, att.zero_stage)
+            elif not att.gradient_checkpointing:
+                att = Attempt(att.micro_batch, att.grad_accum, True, att.zero_stage)
+            else:
+                return None, None  # a higher ZeRO stage cannot be measured here (see zero-not-exercised)
+            r = self.measure(att)
+            if r["outcome"] == "ok" and r.get("fits") is not False:
+                return att, r
+            if r["outcome"] == "error":
+                return None, None
+
+    def execute(self) -> None:
+        run, options = self.run, self.run.options
+        self.notes()
+        self.spec = spec = self.step_spec()
+        first, chosen, chosen_r, failed_first = self.search()
+        attempts = self.attempts
+        run.result["steps"] = {
             "status": "ok" if chosen_r is not None else "failed",
             "model_source": (f"weights {options.weights}" if options.weights else
                              ("scaled-down stand-in of the model's config (CPU)" if spec.scaled_down
                               else "random init from the model's config")),
-            "device": spec.device, "runner": rec.get("runner") or "-", "precision": spec.precision,
-            "cutoff_len": spec.cutoff_len, "seq_len": attempts[0].get("seq_len"), "zero_stage": zero,
+            "device": spec.device, "runner": run.rec.get("runner") or "-", "precision": spec.precision,
+            "cutoff_len": spec.cutoff_len, "seq_len": attempts[0].get("seq_len"), "zero_stage": self.zero,
             "zero_exercised": False, "steps_per_attempt": options.steps, "attempts": attempts,
         }
         if spec.scaled_down:
-            result["steps"]["note"] = (f"the CPU stand-in (2 layers, hidden 64) runs at sequence length "
-                                       f"{attempts[0].get('seq_len')}; its time is not the plan's")
-        # memory: predicted vs measured (of the plan as given, and of the chosen configuration)
+            run.result["steps"]["note"] = (f"the CPU stand-in (2 layers, hidden 64) runs at sequence length "
+                                           f"{attempts[0].get('seq_len')}; its time is not the plan's")
+        self.memory(chosen_r)
+        if chosen_r is not None:
+            self.speed(chosen_r)
+        self.replanned(first, chosen, chosen_r, failed_first)
+        self.samples(chosen_r)
         base = attempts[0]
-        result["memory"] = {
-            "source": "torch.cuda max_memory_allocated/reserved" if use_gpu else "fake-tensor probe (no GPU here)",
-            "predicted": predicted,
+        run.result["host_ram"] = _host_ram(run.plan, chosen_r or base, run.gpus_per_node)
+        if run.result["host_ram"]["ok"] is False:
+            run.findings.append(core.finding("host-ram-short", run.result["host_ram"]["message"]))
+        run.result["disk"] = _disk(run.plan, self.spec_model, chosen_r or base, self.out_dir, self.save_total_limit,
+                                   run.use_gpu, options.weights)
+        if run.result["disk"]["ok"] is False:
+            run.findings.append(core.finding("disk-short", run.result["disk"]["message"]))
+
+    def memory(self, chosen_r) -> None:
+        """Predicted vs measured, of the plan as given and of the chosen configuration."""
+        run, base = self.run, self.attempts[0]
+        run.result["memory"] = {
+            "source": "torch.cuda max_memory_allocated/reserved" if run.use_gpu else "fake-tensor probe (no GPU here)",
+            "predicted": self.predicted,
             "measured": {"outcome": base["outcome"], "peak_allocated_bytes": base.get("peak_allocated_bytes"),
                          "peak_reserved_bytes": base.get("peak_reserved_bytes"),
                          "reserved_estimate_bytes": base.get("reserved_estimate_bytes")},
-            "vram_bytes": vram, "headroom": headroom,
+            "vram_bytes": self.vram, "headroom": self.headroom,
         }
         if chosen_r is not None and chosen_r is not base:
-            result["memory"]["adjusted"] = {"micro_batch": chosen_r["micro_batch"],
-                                            "peak_allocated_bytes": chosen_r.get("peak_allocated_bytes"),
-                                            "peak_reserved_bytes": chosen_r.get("peak_reserved_bytes"),
-                                            "reserved_estimate_bytes": chosen_r.get("reserved_estimate_bytes")}
-        pa, ma = predicted.get("peak_allocated_bytes"), base.get("peak_allocated_bytes")
+            run.result["memory"]["adjusted"] = {"micro_batch": chosen_r["micro_batch"],
+                                                "peak_allocated_bytes": chosen_r.get("peak_allocated_bytes"),
+                                                "peak_reserved_bytes": chosen_r.get("peak_reserved_bytes"),
+                                                "reserved_estimate_bytes": chosen_r.get("reserved_estimate_bytes")}
+        pa, ma = self.predicted.get("peak_allocated_bytes"), base.get("peak_allocated_bytes")
         if isinstance(pa, int) and isinstance(ma, int) and ma > 1.15 * pa:
-            findings.append(core.finding("memory-above-prediction",
-                                         f"measured peak {ma / 2**30:.2f} GiB vs predicted {pa / 2**30:.2f} GiB",
-                                         severity="warning"))
-        if chosen_r is not None:
-            spd = {"predicted_tokens_per_s": thr_plan.get("tokens_per_s"),
-                   "predicted_seconds_per_step": thr_plan.get("seconds_per_step"),
-                   "measured_micro_step_s": chosen_r.get("step_time_s")}
-            if use_gpu:
-                spd["measured_tokens_per_s"] = round(chosen_r["tokens_per_s"] * world, 1)
-                spd["measured_seconds_per_step"] = chosen_r.get("seconds_per_step")
-                spd["note"] = (f"one GPU's rate x {world} GPUs; communication not included" if world > 1 else "")
-            else:
-                spd["measured_tokens_per_s"] = None
-                spd["measured_seconds_per_step"] = None
-                spd["note"] = "no GPU here: the stand-in's speed is not the plan's"
-                spd["stand_in_tokens_per_s"] = chosen_r.get("tokens_per_s")
-            result["speed"] = spd
-            result["eval"] = chosen_r.get("eval") or {}
-            result["save"] = chosen_r.get("save") or {}
-        # re-plan
-        if chosen is not None and chosen != first:
+            run.findings.append(core.finding("memory-above-prediction",
+                                             f"measured peak {ma / 2**30:.2f} GiB vs predicted {pa / 2**30:.2f} GiB",
+                                             severity="warning"))
+
+    def speed(self, chosen_r: dict) -> None:
+        run = self.run
+        thr_plan = run.plan.get("throughput") or {}
+        spd = {"predicted_tokens_per_s": thr_plan.get("tokens_per_s"),
+               "predicted_seconds_per_step": thr_plan.get("seconds_per_step"),
+               "measured_micro_step_s": chosen_r.get("step_time_s")}
+        if run.use_gpu:
+            spd["measured_tokens_per_s"] = round(chosen_r["tokens_per_s"] * run.world, 1)
+            spd["measured_seconds_per_step"] = chosen_r.get("seconds_per_step")
+            spd["note"] = (f"one GPU's rate x {run.world} GPUs; communication not included" if run.world > 1 else "")
+        else:
+            spd["measured_tokens_per_s"] = None
+            spd["measured_seconds_per_step"] = None
+            spd["note"] = "no GPU here: the stand-in's speed is not the plan's"
+            spd["stand_in_tokens_per_s"] = chosen_r.get("tokens_per_s")
+        run.result["speed"] = spd
+        run.result["eval"] = chosen_r.get("eval") or {}
+        run.result["save"] = chosen_r.get("save") or {}
+
+    def replanned(self, first, chosen, chosen_r, failed_first: bool) -> None:
+        run = self.run
+        if chosen is not None and chosen_r is not None and chosen != first:
             reason = ("out of memory at the planned micro-batch: stepped down" if failed_first
                       else "measured memory leaves room: raised the micro-batch")
-            replan = {"changed": True, "reason": reason, "from": first.to_dict(), "to": chosen.to_dict()}
-            findings.append(core.finding("oom-stepped-down" if failed_first else "micro-batch-raised",
-                                         f"{reason}: micro_batch {first.micro_batch} x accum {first.grad_accum} -> "
-                                         f"{chosen.micro_batch} x {chosen.grad_accum}"
-                                         + (", gradient checkpointing on" if chosen.gradient_checkpointing and
-                                            not first.gradient_checkpointing else ""),
-                                         severity="error" if failed_first else "info"))
+            run.replan = {"changed": True, "reason": reason, "from": first.to_dict(), "to": chosen.to_dict()}
+            run.findings.append(core.finding(
+                "oom-stepped-down" if failed_first else "micro-batch-raised",
+                f"{reason}: micro_batch {first.micro_batch} x accum {first.grad_accum} -> "
+                f"{chosen.micro_batch} x {chosen.grad_accum}"
+                + (", gradient checkpointing on" if chosen.gradient_checkpointing and
+                   not first.gradient_checkpointing else ""),
+                severity="error" if failed_first else "info"))
         elif chosen_r is None and failed_first:
-            last = attempts[-1]
-            findings.append(core.finding(
+            last = self.attempts[-1]
+            run.findings.append(core.finding(
                 "oom", f"no configuration fitted: last try micro_batch {last['micro_batch']}, checkpointing "
-                       f"{'on' if last['gradient_checkpointing'] else 'off'}: {last.get('message') or 'over the memory limit'}"))
-        # rank samples for attach / the monitor
-        if run_dir and chosen_r is not None:
-            from rocm_tune.train.callbacks import RankSampler
+                       f"{'on' if last['gradient_checkpointing'] else 'off'}: "
+                       f"{last.get('message') or 'over the memory limit'}"))
 
-            sampler = RankSampler(run_dir, telemetry=use_gpu)
-            sampler.write(step=options.steps, tokens_per_s=chosen_r.get("tokens_per_s"),
-                          step_time_s=chosen_r.get("step_time_s"),
-                          memory={"allocated_bytes": None, "reserved_bytes": None,
-                                  "peak_allocated_bytes": chosen_r.get("peak_allocated_bytes"),
-                                  "peak_reserved_bytes": chosen_r.get("peak_reserved_bytes")},
-                          source="torch.cuda" if use_gpu else "fake-tensor probe")
-        # host RAM and disk
-        result["host_ram"] = _host_ram(plan, chosen_r or base, gpus_per_node)
-        if result["host_ram"]["ok"] is False:
-            findings.append(core.finding("host-ram-short", result["host_ram"]["message"]))
-        result["disk"] = _disk(plan, spec_model, chosen_r or base, out_dir, save_total_limit, use_gpu, options.weights)
-        if result["disk"]["ok"] is False:
-            findings.append(core.finding("disk-short", result["disk"]["message"]))
-    result["replan"] = replan
-    # write the adjusted plan
-    if replan.get("changed"):
-        new_plan = core.adjusted_plan(plan, replan["to"], {"replan_reason": replan["reason"]})
-        if run_dir:
-            from rocm_tune.core.files import atomic_write_json
+    def samples(self, chosen_r) -> None:
+        """Rank samples for attach / the monitor."""
+        run = self.run
+        if not run.run_dir or chosen_r is None:
+            return
+        from rocm_tune.train.callbacks import RankSampler
 
-            atomic_write_json(os.path.join(run_dir, core.ADJUSTED_PLAN), new_plan)
-        target = options.out or (os.path.join(run_dir, core.ADJUSTED_PLAN) if run_dir else None)
-        if target and (not run_dir or os.path.abspath(target) != os.path.abspath(os.path.join(run_dir, core.ADJUSTED_PLAN))):
-            try:
-                replan["written"] = core.write_adjusted(new_plan, target, bundle=options.bundle, force=options.force)
-            except (UserError, OSError) as exc:
-                replan["write_error"] = str(exc)
-                replan["written"] = None
-        else:
-            replan["written"] = target
-    errors = [f for f in findings if f.get("severity") == "error"]
-    result["status"] = "does-not-hold" if errors else "verified"
-    result["exit_code"] = core.exit_code(result)
-    result["seconds"] = round(time.perf_counter() - t_start, 3)
-    if run_dir:
-        from rocm_tune.core.files import atomic_write_json
-
-        atomic_write_json(os.path.join(run_dir, core.RESULT_JSON), result)
-    return result
+        sampler = RankSampler(run.run_dir, telemetry=run.use_gpu)
+        sampler.write(step=run.options.steps, tokens_per_s=chosen_r.get("tokens_per_s"),
+                      step_time_s=chosen_r.get("step_time_s"),
+                      memory={"allocated_bytes": None, "reserved_bytes": None,
+                              "peak_allocated_bytes": chosen_r.get("peak_allocated_bytes"),
+                              "peak_reserved_bytes": chosen_r.get("peak_reserved_bytes")},
+                      source="torch.cuda" if run.use_gpu else "fake-tensor probe")
 
 
 def _probe_memory(config: dict, cfg, ratio: float) -> dict:
