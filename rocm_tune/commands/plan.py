@@ -154,32 +154,39 @@ def _option_line(d: dict) -> str:
 
 def render(result) -> str:
     d = result.to_dict()
-    r = result.request
-    rec = d["recommended"]
-    mem = d["memory"]
-    t = d["throughput"]
-    lines: list[str] = []
-    m = d["model"]
-    hw = d["hardware"]
+    lines = _head(result, d) + _executes(result) + _memory(result, d) + _speed(result, d)
+    lines += ["", "Why"] + [f"  - {reason}" for reason in d["reasons"]]
+    if d["warnings"]:
+        lines += ["", "Warnings"]
+        for w in d["warnings"]:
+            lines += [f"  [{w['code']}] {w['message']}", f"      fix: {w['fix']}"]
+    if d["alternatives"]:
+        lines += ["", "Alternatives"] + [f"  {i}. {_option_line(a)}" for i, a in enumerate(d["alternatives"], 1)]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _head(result, d: dict) -> list[str]:
+    """The headline (verdict with the caveats that change it) and the recommended settings."""
+    r, rec, m, hw = result.request, d["recommended"], d["model"], d["hardware"]
     nodes = f" x {hw['nodes']} nodes" if hw["nodes"] > 1 else ""
-    lines.append(f"Plan: {m['name']} ({m['family']}, {m['params_total'] / 1e9:.2f} B params), "
-                 f"{d['goal']['method']} {d['goal']['stage']} on {hw['gpus']} x {r.gpu.display_name} "
-                 f"({r.gpu.vram_gib:g} GiB){nodes}, priority {d['goal']['priority']}")
-    caveats = headline_caveats(d.get("warnings"), (d.get("recommended") or {}).get("precision"))
+    lines = [f"Plan: {m['name']} ({m['family']}, {m['params_total'] / 1e9:.2f} B params), "
+             f"{d['goal']['method']} {d['goal']['stage']} on {hw['gpus']} x {r.gpu.display_name} "
+             f"({r.gpu.vram_gib:g} GiB){nodes}, priority {d['goal']['priority']}"]
+    caveats = headline_caveats(d.get("warnings"), rec.get("precision"))
     if d["fits"]:
         lines.append("FITS" + (" — but " + "; ".join(caveats) if caveats else ""))
     else:
         lines.append("DOES NOT FIT — closest configuration shown; see warnings and alternatives")
-    lines.append("")
-    lines.append("Recommended")
     gc = "on" if rec["gradient_checkpointing"] else "off"
-    lines.append(f"  method {rec['method']}  precision {rec['precision']}  attn {rec['attn']}  "
-                 f"cutoff_len {rec['cutoff_len']}")
     eff = rec["micro_batch"] * hw["gpus"] * hw["nodes"] * rec["grad_accum"]
-    lines.append(f"  micro_batch {rec['micro_batch']}  grad_accum {rec['grad_accum']}  (effective batch {eff})  "
-                 f"gradient_checkpointing {gc}")
-    lines.append(f"  zero_stage {rec['zero_stage']}  offload {rec['offload']}  optim {rec['optim']}  "
-                 f"learning_rate {rec['learning_rate']:g}  epochs {rec['epochs']:g}  launcher {rec['launcher']}")
+    lines += ["", "Recommended",
+              f"  method {rec['method']}  precision {rec['precision']}  attn {rec['attn']}  "
+              f"cutoff_len {rec['cutoff_len']}",
+              f"  micro_batch {rec['micro_batch']}  grad_accum {rec['grad_accum']}  (effective batch {eff})  "
+              f"gradient_checkpointing {gc}",
+              f"  zero_stage {rec['zero_stage']}  offload {rec['offload']}  optim {rec['optim']}  "
+              f"learning_rate {rec['learning_rate']:g}  epochs {rec['epochs']:g}  launcher {rec['launcher']}"]
     if rec["lora_rank"] is not None:
         lines.append(f"  lora_rank {rec['lora_rank']}  lora_alpha {rec['lora_alpha']}  "
                      f"lora_targets {','.join(rec['lora_targets'])}")
@@ -188,14 +195,19 @@ def render(result) -> str:
                      f"use_reentrant {rec['use_reentrant']}")
     if rec["env"]:
         lines.append("  env: " + " ".join(f"{k}={v}" for k, v in rec["env"].items()))
+    return lines
+
+
+def _executes(result) -> list[str]:
     ex = result.plan.execution
-    if ex is not None:
-        lines.append("")
-        lines.append("Executes")
-        lines.append(f"  {ex.line()}")
-        lines.extend(f"  {note}" for note in ex.summary[1:])
-    lines.append("")
-    lines.append("Memory per GPU (GiB)")
+    if ex is None:
+        return []
+    return ["", "Executes", f"  {ex.line()}"] + [f"  {note}" for note in ex.summary[1:]]
+
+
+def _memory(result, d: dict) -> list[str]:
+    mem, hw = d["memory"], d["hardware"]
+    lines = ["", "Memory per GPU (GiB)"]
     for key, value in mem.items():
         if key.endswith("_bytes") and key not in ("peak_allocated_bytes", "reserved_bytes", "cpu_offload_bytes"):
             lines.append(f"  {key[:-6].replace('_', ' '):<24}{_g(value)}")
@@ -203,34 +215,22 @@ def render(result) -> str:
     vram = hw["vram_bytes"]
     res = mem.get("reserved_bytes", 0)
     lines.append(f"  {'reserved':<24}{_g(res)}   = {res / vram:.0%} of {vram / GIB:g} GiB "
-                 f"(limit {r.headroom:.0%})")
+                 f"(limit {result.request.headroom:.0%})")
     if mem.get("cpu_offload_bytes"):
         lines.append(f"  {'CPU RAM for offload':<24}{_g(mem['cpu_offload_bytes'])}   per node")
-    lines.append("")
-    lines.append("Speed")
+    return lines
+
+
+def _speed(result, d: dict) -> list[str]:
+    t, rec = d["throughput"], d["recommended"]
     lo, hi = t["low"], t["high"]
-    lines.append(f"  ~{t['tokens_per_s']:,.0f} tokens/s ({lo['tokens_per_s']:,.0f}-{hi['tokens_per_s']:,.0f}), "
-                 f"{t['seconds_per_step']:.1f} s per optimizer step ({hi['seconds_per_step']:.1f}-"
-                 f"{lo['seconds_per_step']:.1f})")
+    lines = ["", "Speed",
+             f"  ~{t['tokens_per_s']:,.0f} tokens/s ({lo['tokens_per_s']:,.0f}-{hi['tokens_per_s']:,.0f}), "
+             f"{t['seconds_per_step']:.1f} s per optimizer step ({hi['seconds_per_step']:.1f}-"
+             f"{lo['seconds_per_step']:.1f})"]
     if t["eta_seconds"] is not None:
         lines.append(f"  ETA {_eta_range(t['eta_seconds'], hi['eta_seconds'], lo['eta_seconds'])} "
                      f"for {rec['epochs']:g} epoch(s), {result.recommended.throughput.steps} steps")
     else:
         lines.append("  ETA: pass --dataset to know the number of steps")
-    lines.append("")
-    lines.append("Why")
-    for reason in d["reasons"]:
-        lines.append(f"  - {reason}")
-    if d["warnings"]:
-        lines.append("")
-        lines.append("Warnings")
-        for w in d["warnings"]:
-            lines.append(f"  [{w['code']}] {w['message']}")
-            lines.append(f"      fix: {w['fix']}")
-    if d["alternatives"]:
-        lines.append("")
-        lines.append("Alternatives")
-        for i, a in enumerate(d["alternatives"], 1):
-            lines.append(f"  {i}. {_option_line(a)}")
-    lines.append("")
-    return "\n".join(lines)
+    return lines

@@ -349,6 +349,18 @@ def render(result: dict) -> str:
     L.append(f"Preflight of {result.get('plan_name', 'the plan')}: {head} ({_num(result.get('seconds'))} s)")
     for n in result.get("notes") or ():
         L.append(f"  note: {n}")
+    L += _r_device(result)
+    L += _r_collectives(result)
+    L += _r_steps(result)
+    L += _r_memory(result)
+    L += _r_results(result)
+    L += _r_replan(result)
+    return "\n".join(L) + "\n"
+
+
+def _r_device(result: dict) -> list[str]:
+    """Device checks: measured matmul rates (profile)."""
+    L: list[str] = []
     dev = result.get("device") or {}
     if dev.get("status") == "skipped":
         L.append("Device: skipped")
@@ -364,6 +376,12 @@ def render(result: dict) -> str:
                     p = prof.get(dt)
                     cells.append(f"{dt} {_num(rates[dt], '.3g')}" + (f" ({p:g})" if isinstance(p, (int, float)) else ""))
             L.append(f"  {g.get('name')}: " + ", ".join(cells) + f"; bf16 {g.get('bf16', '?')}")
+    return L
+
+
+def _r_collectives(result: dict) -> list[str]:
+    """Collectives: status, bandwidth."""
+    L: list[str] = []
     col = result.get("collectives") or {}
     if col:
         if col.get("status") == "skipped":
@@ -375,6 +393,12 @@ def render(result: dict) -> str:
                      + (f", all_reduce bus bandwidth {bw:.3g} GB/s" if isinstance(bw, (int, float)) else ""))
             if col.get("message"):
                 L.append(f"  {col['message']}")
+    return L
+
+
+def _r_steps(result: dict) -> list[str]:
+    """Real steps: each attempt."""
+    L: list[str] = []
     st = result.get("steps") or {}
     if st.get("status") == "skipped":
         L.append("Steps: skipped")
@@ -389,6 +413,12 @@ def render(result: dict) -> str:
                          f"{_num(a.get('tokens_per_s'), ',.0f')} tok/s")
             else:
                 L.append(f"  {what}: {a.get('outcome')} ({a.get('message', '')})")
+    return L
+
+
+def _r_memory(result: dict) -> list[str]:
+    """Memory per GPU: predicted, measured, adjusted."""
+    L: list[str] = []
     mem = result.get("memory") or {}
     if mem:
         pred, meas, adj = mem.get("predicted") or {}, mem.get("measured") or {}, mem.get("adjusted")
@@ -414,6 +444,12 @@ def render(result: dict) -> str:
             L.append(row)
         if mem.get("vram_bytes"):
             L.append(f"  of {_gib(mem['vram_bytes'])} per GPU (limit {mem.get('headroom', 0.85):.0%})")
+    return L
+
+
+def _r_results(result: dict) -> list[str]:
+    """Speed, eval, save, host RAM and disk."""
+    L: list[str] = []
     spd = result.get("speed") or {}
     if spd:
         L.append(f"Speed, predicted vs measured: {_num(spd.get('predicted_tokens_per_s'), ',.0f')} vs "
@@ -439,6 +475,12 @@ def render(result: dict) -> str:
         L.append(f"Disk at {dk.get('path')}: checkpoint {_gib(dk.get('checkpoint_bytes'))} x "
                  f"{lim if lim else 'unlimited'} = {_gib(dk.get('needed_bytes'))} vs free {_gib(dk.get('free_bytes'))}"
                  + ("" if dk.get("ok", True) else "  SHORT"))
+    return L
+
+
+def _r_replan(result: dict) -> list[str]:
+    """The re-plan and the findings."""
+    L: list[str] = []
     rp = result.get("replan") or {}
     if rp.get("changed"):
         L.append(f"Re-plan: {rp.get('reason')}: " + ", ".join(
@@ -451,7 +493,7 @@ def render(result: dict) -> str:
         L.append(f"[{f.get('code')}] {f.get('message')}")
         if f.get("fix"):
             L.append(f"    fix: {f['fix']}")
-    return "\n".join(L) + "\n"
+    return L
 
 
 def exit_code(result: dict | None) -> int:

@@ -56,6 +56,12 @@ def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
     out_dir = in_bundle(opts, opts.output_dir)
     # the warning's lead: from a measured save of this plan (the bundle's output dir, or a run of the same plan)
     lead, lead_why = signal_lead(plan, (out_dir,) if opts.bundle_dir else ())
+    lines = _directives(r, opts, lead) + header(r, opts, "Slurm batch script") + _cd(opts) + _environment(r, opts)
+    lines += _trap(r, lead, lead_why, out_dir) + _launch(r)
+    return "\n".join(lines) + "\n"
+
+
+def _directives(r: Resolved, opts: ExportOptions, lead: int) -> list[str]:
     lines = ["#!/usr/bin/env bash"]
     lines.append(_sbatch("job-name", opts.job_name))
     lines.append(_sbatch("nodes", r.nodes))
@@ -71,7 +77,11 @@ def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
     lines.append(_sbatch("open-mode", "append"))
     lines.append(_sbatch("signal", f"B:USR1@{lead}"))
     lines.append("#SBATCH --requeue")
-    lines += header(r, opts, "Slurm batch script")
+    return lines
+
+
+def _cd(opts: ExportOptions) -> list[str]:
+    lines: list[str] = []
     if opts.bundle_dir:
         lines += [
             f"# Submit from any directory: sbatch {comment(opts.bundle_dir)}/slurm.sbatch",
@@ -93,6 +103,11 @@ def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
         "fi",
         "",
     ]
+    return lines
+
+
+def _environment(r: Resolved, opts: ExportOptions) -> list[str]:
+    lines: list[str] = []
     env = env_lines(r.env, skip_devices=True)
     if env:
         lines.append("# environment from the plan (devices come from --gres)")
@@ -111,6 +126,11 @@ def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
         'echo "rocm-tune: $SLURM_JOB_NUM_NODES node(s), rendezvous at $MASTER_ADDR:$MASTER_PORT"',
         "",
     ]
+    return lines
+
+
+def _trap(r: Resolved, lead: int, lead_why: str, out_dir: str) -> list[str]:
+    lines: list[str] = []
     resume_arg = "overwrite_output_dir=false" if r.runner == "llamafactory" else "--resume"
     lines += [
         f"# time limit / preemption: Slurm sends USR1 {lead} s before the limit (--signal), a preempting",
@@ -134,6 +154,11 @@ def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
         "fi",
         "",
     ]
+    return lines
+
+
+def _launch(r: Resolved) -> list[str]:
+    lines: list[str] = []
     prog = trainer_argv(r)
     cmd = [
         "srun --kill-on-bad-exit=1 --ntasks-per-node=1",
@@ -157,4 +182,4 @@ def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
         "fi",
         'exit "$rc"',
     ]
-    return "\n".join(lines) + "\n"
+    return lines
