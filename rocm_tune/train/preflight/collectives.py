@@ -55,8 +55,6 @@ def check_collectives(procs: int, timeout_s: float, *, use_gpu: bool | None = No
                       absent_rank: int | None = None, size_bytes: int | None = None,
                       startup_s: float = STARTUP_S) -> dict:
     """Run the check across `procs` processes; returns the result dict (never raises for a hang)."""
-    from rocm_tune.core.preflight import FINDINGS, finding
-
     t0 = time.perf_counter()
     if use_gpu is None:
         try:
@@ -70,55 +68,11 @@ def check_collectives(procs: int, timeout_s: float, *, use_gpu: bool | None = No
     res: dict = {"backend": backend, "procs": procs, "timeout_s": timeout_s, "bytes": size,
                  "link_gbs": link_gbs, "findings": []}
     work = Path(tempfile.mkdtemp(prefix="rocm-tune-coll-"))
-    port = _free_port()
     children: list[subprocess.Popen] = []
-    logs = []
+    logs: list = []
     try:
-        for rank in range(procs):
-            env = dict(os.environ)
-            env.update({"RANK": str(rank), "WORLD_SIZE": str(procs), "LOCAL_RANK": str(rank),
-                        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1",
-                        "ROCM_TUNE_COLL_BACKEND": backend, "ROCM_TUNE_COLL_BYTES": str(size),
-                        "ROCM_TUNE_COLL_TIMEOUT": str(timeout_s),
-                        "ROCM_TUNE_COLL_ABSENT": "1" if absent_rank == rank else "0"})
-            log = open(work / f"log-{rank}.txt", "wb")
-            logs.append(log)
-            children.append(subprocess.Popen(
-                [sys.executable, "-m", "rocm_tune.train.preflight.collectives", str(work)],
-                env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
-        # phase 1: every worker imported torch (or died)
-        start_deadline = time.time() + startup_s
-        while time.time() < start_deadline:
-            ready = [(work / f"ready-{r}").exists() or children[r].poll() is not None for r in range(procs)]
-            if all(ready):
-                break
-            time.sleep(0.02)
-        t_ready = time.time()
-        res["startup_s"] = round(time.perf_counter() - t0, 3)
-        # phase 2: the collective itself, hard timeout from here
-        deadline = t_ready + timeout_s
-        while time.time() < deadline:
-            done = [(work / f"result-{r}.json").exists() or children[r].poll() is not None for r in range(procs)]
-            if all(done):
-                break
-            time.sleep(0.02)
-        results = {}
-        for r in range(procs):
-            try:
-                results[r] = json.loads((work / f"result-{r}.json").read_text())
-            except (OSError, ValueError):
-                pass
-        pending = [r for r in range(procs) if r not in results and children[r].poll() is None]
-        crashed = [r for r in range(procs) if r not in results and children[r].poll() is not None]
-        res["waited_s"] = round(time.time() - t_ready, 3)
-        for r in pending:  # where each hung worker is stuck: its Python stack into its log
-            try:
-                os.kill(children[r].pid, signal.SIGUSR1)
-            except OSError:
-                pass
-        if pending:
-            time.sleep(0.5)
-        _kill(children)
+        _start_workers(work, procs, backend, size, timeout_s, absent_rank, children, logs)
+        results, pending, crashed = _wait_workers(work, procs, children, res, t0, startup_s, timeout_s)
     finally:
         for log in logs:
             log.close()
@@ -131,6 +85,67 @@ def check_collectives(procs: int, timeout_s: float, *, use_gpu: bool | None = No
     _rmtree(work)
     res["seconds"] = round(time.perf_counter() - t0, 3)
     res["results"] = [results[r] for r in sorted(results)]
+    return _verdict(res, results, pending, crashed, tails, timeout_s, backend, use_gpu, link_gbs)
+
+
+def _start_workers(work: Path, procs: int, backend: str, size: int, timeout_s: float, absent_rank: int | None,
+                   children: list, logs: list) -> None:
+    port = _free_port()
+    for rank in range(procs):
+        env = dict(os.environ)
+        env.update({"RANK": str(rank), "WORLD_SIZE": str(procs), "LOCAL_RANK": str(rank),
+                    "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1",
+                    "ROCM_TUNE_COLL_BACKEND": backend, "ROCM_TUNE_COLL_BYTES": str(size),
+                    "ROCM_TUNE_COLL_TIMEOUT": str(timeout_s),
+                    "ROCM_TUNE_COLL_ABSENT": "1" if absent_rank == rank else "0"})
+        log = open(work / f"log-{rank}.txt", "wb")  # noqa: SIM115 - closed by check_collectives
+        logs.append(log)
+        children.append(subprocess.Popen(
+            [sys.executable, "-m", "rocm_tune.train.preflight.collectives", str(work)],
+            env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+
+
+def _wait_workers(work: Path, procs: int, children: list, res: dict, t0: float, startup_s: float,
+                  timeout_s: float) -> tuple[dict, list[int], list[int]]:
+    """(results by rank, hung ranks, crashed ranks); every worker is ended before it returns."""
+    # phase 1: every worker imported torch (or died)
+    start_deadline = time.time() + startup_s
+    while time.time() < start_deadline:
+        if all((work / f"ready-{r}").exists() or children[r].poll() is not None for r in range(procs)):
+            break
+        time.sleep(0.02)
+    t_ready = time.time()
+    res["startup_s"] = round(time.perf_counter() - t0, 3)
+    # phase 2: the collective itself, hard timeout from here
+    deadline = t_ready + timeout_s
+    while time.time() < deadline:
+        if all((work / f"result-{r}.json").exists() or children[r].poll() is not None for r in range(procs)):
+            break
+        time.sleep(0.02)
+    results = {}
+    for r in range(procs):
+        try:
+            results[r] = json.loads((work / f"result-{r}.json").read_text())
+        except (OSError, ValueError):
+            pass
+    pending = [r for r in range(procs) if r not in results and children[r].poll() is None]
+    crashed = [r for r in range(procs) if r not in results and children[r].poll() is not None]
+    res["waited_s"] = round(time.time() - t_ready, 3)
+    for r in pending:  # where each hung worker is stuck: its Python stack into its log
+        try:
+            os.kill(children[r].pid, signal.SIGUSR1)
+        except OSError:
+            pass
+    if pending:
+        time.sleep(0.5)
+    _kill(children)
+    return results, pending, crashed
+
+
+def _verdict(res: dict, results: dict, pending: list[int], crashed: list[int], tails: dict, timeout_s: float,
+             backend: str, use_gpu: bool, link_gbs: float | None) -> dict:
+    from rocm_tune.core.preflight import finding
+
     if pending:
         res["status"] = "hang"
         res["hung_ranks"] = pending
@@ -164,7 +179,6 @@ def check_collectives(procs: int, timeout_s: float, *, use_gpu: bool | None = No
         res["message"] = (f"all_reduce bus bandwidth {res['bus_bandwidth_gbs']:.3g} GB/s is below "
                           f"{SLOW_RATIO:.0%} of the link's {link_gbs:g} GB/s")
         res["findings"].append(finding("collective-slow", res["message"], severity="warning"))
-    _ = FINDINGS
     return res
 
 
