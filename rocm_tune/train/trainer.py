@@ -309,149 +309,170 @@ def apply_method(model, cfg: TrainerConfig):
 # the Trainer subclass and callback
 
 
-def _make_classes():
+class _TrainerMixin:
+    """(mixed into transformers.Trainer by _make_classes) A Trainer that refuses to apply a step whose loss or gradient is not finite."""
+
+    rt_nan_policy = "stop"
+    rt_writer: MetricsWriter | None = None
+    rt_bad: str | None = None          # "nan_loss" | "nan_grad" for the current optimizer step
+    rt_nan_stop = False
+    rt_skipped = 0
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        loss = super().training_step(model, inputs, num_items_in_batch)
+        if not _finite_tensor(loss):
+            self.rt_bad = self.rt_bad or "nan_loss"
+        return loss
+
+    def _get_grad_norm(self, model, grad_norm=None):
+        gn = super()._get_grad_norm(model, grad_norm=grad_norm)
+        if self.rt_bad is None and gn is not None and not math.isfinite(float(gn)):
+            self.rt_bad = "nan_grad"
+        if self.rt_bad is not None:
+            self._rt_on_bad_step(model)
+        return gn
+
+    def _rt_on_bad_step(self, model):
+        """Drop this step's gradients (grad None = the optimizer leaves the weights alone)."""
+        kind = self.rt_bad
+        step = self.state.global_step + 1
+        what = "loss" if kind == "nan_loss" else "gradient norm"
+        if self.rt_nan_policy == "skip":
+            self.rt_skipped += 1
+            msg = f"{what} is NaN/Inf at step {step}: step skipped (nan_policy: skip)"
+        else:
+            msg = (f"{what} is NaN/Inf at step {step}: training stopped before the weights were updated "
+                   "(fp16 overflow? try bf16 or fp32, a lower learning_rate or max_grad_norm; "
+                   "nan_policy: skip skips such steps)")
+            self.rt_nan_stop = True
+        print(f"[rocm-tune] {msg}", flush=True)
+        if self.rt_writer is not None and self.is_world_process_zero():
+            self.rt_writer.write({"type": "error", "step": step, "kind": kind, "message": msg})
+        model.zero_grad(set_to_none=True)
+        self.rt_bad = None
+
+
+class _MetricsMixin:
+    """(mixed into transformers.TrainerCallback by _make_classes) metrics.jsonl records of every step, eval and
+    save, and a stop requested by a signal, agreed across ranks."""
+
+    def __init__(self, writer: MetricsWriter, collator, stop: StopRequest, config: dict, world: int):
+        self.writer = writer
+        self.collator = collator
+        self.stop = stop
+        self.config = config
+        self.world = world
+        self.trainer = None
+        self.t_train = None
+        self._t_last = None
+        self._step_last = 0
+        self._tok_last = 0
+        self._samp_last = 0
+        self.stopped = False
+        self.resumed_from = None
+
+    def on_train_begin(self, args, state, control, **kw):
+        self.t_train = time.time()
+        self._t_last = self.t_train
+        self._step_last = state.global_step
+        self._tok_last = self.collator.tokens
+        self._samp_last = self.collator.samples
+        if state.is_world_process_zero:
+            rec = {"type": "start", "total_steps": state.max_steps, "num_train_epochs": args.num_train_epochs,
+                   "config": self.config, "world_size": self.world}
+            if state.global_step:
+                rec["resumed_from_step"] = state.global_step
+            self.writer.write(rec)
+
+    def on_step_end(self, args, state, control, **kw):
+        import torch
+
+        tr = self.trainer
+        if tr is not None and tr.rt_nan_stop:
+            control.should_training_stop = True
+            control.should_save = False
+            return control
+        flag = self.stop.requested
+        if self.world > 1:
+            import torch.distributed as dist
+
+            if dist.is_available() and dist.is_initialized():
+                dev = tr.args.device if tr is not None else "cpu"
+                t = torch.tensor([1 if flag else 0], device=dev)
+                dist.all_reduce(t, op=dist.ReduceOp.MAX)
+                flag = bool(t.item())
+        if flag and not self.stopped:
+            self.stopped = True
+            control.should_save = True
+            control.should_training_stop = True
+        return control
+
+    def _mem(self):
+        import torch
+
+        if not torch.cuda.is_available():
+            return []
+        mine = {"rank": int(os.environ.get("RANK", "0") or 0),
+                "allocated_bytes": int(torch.cuda.memory_allocated()),
+                "reserved_bytes": int(torch.cuda.memory_reserved()),
+                "max_allocated_bytes": int(torch.cuda.max_memory_allocated())}
+        if self.world > 1:
+            import torch.distributed as dist
+
+            if dist.is_available() and dist.is_initialized():
+                out = [None] * dist.get_world_size()
+                dist.all_gather_object(out, mine)
+                return sorted(out, key=lambda m: m["rank"])
+        return [mine]
+
+    def on_log(self, args, state, control, logs=None, **kw):
+        logs = logs or {}
+        mem = self._mem() if "loss" in logs else None  # collective: every rank joins
+        if not state.is_world_process_zero:
+            return
+        if "loss" in logs:
+            now = time.time()
+            dt = max(now - (self._t_last or now), 1e-9)
+            dsteps = max(state.global_step - self._step_last, 1)
+            dtok = (self.collator.tokens - self._tok_last) * self.world
+            dsamp = (self.collator.samples - self._samp_last) * self.world
+            rec = {
+                "type": "step", "step": state.global_step, "epoch": _finite_or_none(state.epoch),
+                "loss": _finite_or_none(logs.get("loss")), "grad_norm": _finite_or_none(logs.get("grad_norm")),
+                "learning_rate": _finite_or_none(logs.get("learning_rate")),
+                "tokens_per_s": round(dtok / dt, 2), "samples_per_s": round(dsamp / dt, 3),
+                "step_time_s": round(dt / dsteps, 4), "mem": mem or [],
+            }
+            if self.trainer is not None and self.trainer.rt_skipped:
+                rec["skipped_steps"] = self.trainer.rt_skipped
+            self.writer.write(rec)
+            self._t_last, self._step_last = now, state.global_step
+            self._tok_last, self._samp_last = self.collator.tokens, self.collator.samples
+        elif "eval_loss" in logs:
+            self.writer.write({"type": "eval", "step": state.global_step,
+                               "eval_loss": _finite_or_none(logs.get("eval_loss"))})
+
+    def on_save(self, args, state, control, **kw):
+        if state.is_world_process_zero:
+            path = os.path.join(args.output_dir, f"checkpoint-{state.global_step}")
+            self.writer.write({"type": "checkpoint", "step": state.global_step, "path": path})
+
+
+def _finite_tensor(t) -> bool:
     import torch
+
+    return bool(torch.isfinite(t).all())
+
+
+def _make_classes():
+    """The Trainer and callback classes (transformers is imported only when a training starts)."""
     from transformers import Trainer, TrainerCallback
 
-    class RocmTuneTrainer(Trainer):
-        """Trainer that refuses to apply a step whose loss or gradient is not finite."""
+    class RocmTuneTrainer(_TrainerMixin, Trainer):
+        pass
 
-        rt_nan_policy = "stop"
-        rt_writer: MetricsWriter | None = None
-        rt_bad: str | None = None          # "nan_loss" | "nan_grad" for the current optimizer step
-        rt_nan_stop = False
-        rt_skipped = 0
-
-        def training_step(self, model, inputs, num_items_in_batch=None):
-            loss = super().training_step(model, inputs, num_items_in_batch)
-            if not bool(torch.isfinite(loss).all()):
-                self.rt_bad = self.rt_bad or "nan_loss"
-            return loss
-
-        def _get_grad_norm(self, model, grad_norm=None):
-            gn = super()._get_grad_norm(model, grad_norm=grad_norm)
-            if self.rt_bad is None and gn is not None and not math.isfinite(float(gn)):
-                self.rt_bad = "nan_grad"
-            if self.rt_bad is not None:
-                self._rt_on_bad_step(model)
-            return gn
-
-        def _rt_on_bad_step(self, model):
-            """Drop this step's gradients (grad None = the optimizer leaves the weights alone)."""
-            kind = self.rt_bad
-            step = self.state.global_step + 1
-            what = "loss" if kind == "nan_loss" else "gradient norm"
-            if self.rt_nan_policy == "skip":
-                self.rt_skipped += 1
-                msg = f"{what} is NaN/Inf at step {step}: step skipped (nan_policy: skip)"
-            else:
-                msg = (f"{what} is NaN/Inf at step {step}: training stopped before the weights were updated "
-                       "(fp16 overflow? try bf16 or fp32, a lower learning_rate or max_grad_norm; "
-                       "nan_policy: skip skips such steps)")
-                self.rt_nan_stop = True
-            print(f"[rocm-tune] {msg}", flush=True)
-            if self.rt_writer is not None and self.is_world_process_zero():
-                self.rt_writer.write({"type": "error", "step": step, "kind": kind, "message": msg})
-            model.zero_grad(set_to_none=True)
-            self.rt_bad = None
-
-    class MetricsCallback(TrainerCallback):
-        def __init__(self, writer: MetricsWriter, collator, stop: StopRequest, config: dict, world: int):
-            self.writer = writer
-            self.collator = collator
-            self.stop = stop
-            self.config = config
-            self.world = world
-            self.trainer = None
-            self.t_train = None
-            self._t_last = None
-            self._step_last = 0
-            self._tok_last = 0
-            self._samp_last = 0
-            self.stopped = False
-            self.resumed_from = None
-
-        def on_train_begin(self, args, state, control, **kw):
-            self.t_train = time.time()
-            self._t_last = self.t_train
-            self._step_last = state.global_step
-            self._tok_last = self.collator.tokens
-            self._samp_last = self.collator.samples
-            if state.is_world_process_zero:
-                rec = {"type": "start", "total_steps": state.max_steps, "num_train_epochs": args.num_train_epochs,
-                       "config": self.config, "world_size": self.world}
-                if state.global_step:
-                    rec["resumed_from_step"] = state.global_step
-                self.writer.write(rec)
-
-        def on_step_end(self, args, state, control, **kw):
-            tr = self.trainer
-            if tr is not None and tr.rt_nan_stop:
-                control.should_training_stop = True
-                control.should_save = False
-                return control
-            flag = self.stop.requested
-            if self.world > 1:
-                import torch.distributed as dist
-
-                if dist.is_available() and dist.is_initialized():
-                    dev = tr.args.device if tr is not None else "cpu"
-                    t = torch.tensor([1 if flag else 0], device=dev)
-                    dist.all_reduce(t, op=dist.ReduceOp.MAX)
-                    flag = bool(t.item())
-            if flag and not self.stopped:
-                self.stopped = True
-                control.should_save = True
-                control.should_training_stop = True
-            return control
-
-        def _mem(self):
-            if not torch.cuda.is_available():
-                return []
-            mine = {"rank": int(os.environ.get("RANK", "0") or 0),
-                    "allocated_bytes": int(torch.cuda.memory_allocated()),
-                    "reserved_bytes": int(torch.cuda.memory_reserved()),
-                    "max_allocated_bytes": int(torch.cuda.max_memory_allocated())}
-            if self.world > 1:
-                import torch.distributed as dist
-
-                if dist.is_available() and dist.is_initialized():
-                    out = [None] * dist.get_world_size()
-                    dist.all_gather_object(out, mine)
-                    return sorted(out, key=lambda m: m["rank"])
-            return [mine]
-
-        def on_log(self, args, state, control, logs=None, **kw):
-            logs = logs or {}
-            mem = self._mem() if "loss" in logs else None  # collective: every rank joins
-            if not state.is_world_process_zero:
-                return
-            if "loss" in logs:
-                now = time.time()
-                dt = max(now - (self._t_last or now), 1e-9)
-                dsteps = max(state.global_step - self._step_last, 1)
-                dtok = (self.collator.tokens - self._tok_last) * self.world
-                dsamp = (self.collator.samples - self._samp_last) * self.world
-                rec = {
-                    "type": "step", "step": state.global_step, "epoch": _finite_or_none(state.epoch),
-                    "loss": _finite_or_none(logs.get("loss")), "grad_norm": _finite_or_none(logs.get("grad_norm")),
-                    "learning_rate": _finite_or_none(logs.get("learning_rate")),
-                    "tokens_per_s": round(dtok / dt, 2), "samples_per_s": round(dsamp / dt, 3),
-                    "step_time_s": round(dt / dsteps, 4), "mem": mem or [],
-                }
-                if self.trainer is not None and self.trainer.rt_skipped:
-                    rec["skipped_steps"] = self.trainer.rt_skipped
-                self.writer.write(rec)
-                self._t_last, self._step_last = now, state.global_step
-                self._tok_last, self._samp_last = self.collator.tokens, self.collator.samples
-            elif "eval_loss" in logs:
-                self.writer.write({"type": "eval", "step": state.global_step,
-                                   "eval_loss": _finite_or_none(logs.get("eval_loss"))})
-
-        def on_save(self, args, state, control, **kw):
-            if state.is_world_process_zero:
-                path = os.path.join(args.output_dir, f"checkpoint-{state.global_step}")
-                self.writer.write({"type": "checkpoint", "step": state.global_step, "path": path})
+    class MetricsCallback(_MetricsMixin, TrainerCallback):
+        pass
 
     return RocmTuneTrainer, MetricsCallback
 
@@ -485,85 +506,10 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
 
     try:
         use_cpu = cfg.use_cpu or not torch.cuda.is_available()
-        if cfg.deepspeed:
-            try:
-                import deepspeed  # noqa: F401
-            except Exception:
-                raise UserError(f"deepspeed: {cfg.deepspeed!r} is set but DeepSpeed does not import here "
-                                "(pip install deepspeed, or drop the deepspeed key)") from None
         resume_ckpt = resolve_resume(cfg, resume)
-        from transformers import TrainingArguments, set_seed
-
-        set_seed(cfg.seed)
-        model, tok = load_model_and_tokenizer(cfg, use_cpu)
-        from rocm_tune.train.data import Collator, build_datasets
-
-        train_ds, eval_ds, dstats = build_datasets(cfg, tok)
-        if rank == 0:
-            print(f"[rocm-tune] samples rendered with {dstats['rendering']}", flush=True)
-        model = apply_method(model, cfg)
-        total, trainable = count_params(model)
-        if trainable == 0:
-            raise UserError("no trainable parameters: check lora_target / freeze_trainable_layers")
-        if rank == 0:
-            print(f"[rocm-tune] {cfg.finetuning_type} {cfg.precision}: {trainable:,} of {total:,} parameters trainable "
-                  f"({100 * trainable / max(total, 1):.3f}%); {dstats['train_samples']} train samples"
-                  f"{', ' + str(dstats['eval_samples']) + ' eval' if dstats['eval_samples'] else ''}"
-                  f"{', ' + str(dstats['truncated']) + ' truncated at cutoff_len' if dstats['truncated'] else ''}",
-                  flush=True)
-        has_eval = eval_ds is not None
-        eval_strategy = cfg.eval_strategy if cfg.eval_strategy != "no" else ("steps" if has_eval else "no")
-        mixed = cfg.precision in ("bf16", "fp16")
-        targs = dict(
-            output_dir=str(out_dir),
-            per_device_train_batch_size=cfg.per_device_train_batch_size,
-            per_device_eval_batch_size=cfg.per_device_eval_batch_size,
-            gradient_accumulation_steps=cfg.gradient_accumulation_steps,
-            learning_rate=cfg.learning_rate, weight_decay=cfg.weight_decay,
-            num_train_epochs=cfg.num_train_epochs, max_steps=max_steps or cfg.max_steps,
-            lr_scheduler_type=cfg.lr_scheduler_type,
-            # warmup_steps >= 1 counts steps; a fraction is a ratio (transformers >= 5.2 dropped warmup_ratio)
-            warmup_steps=(int(cfg.warmup_steps) if cfg.warmup_steps >= 1 else cfg.warmup_steps) or cfg.warmup_ratio,
-            max_grad_norm=cfg.max_grad_norm,
-            adam_beta1=cfg.adam_beta1, adam_beta2=cfg.adam_beta2, adam_epsilon=cfg.adam_epsilon,
-            bf16=mixed and cfg.precision == "bf16", fp16=mixed and cfg.precision == "fp16",
-            optim=cfg.optim, logging_steps=cfg.logging_steps, logging_nan_inf_filter=False,
-            save_steps=cfg.save_steps, save_total_limit=cfg.save_total_limit, save_only_model=cfg.save_only_model,
-            eval_strategy=eval_strategy, eval_steps=(cfg.eval_steps or cfg.save_steps) if eval_strategy == "steps" else None,
-            seed=cfg.seed, report_to=[] if cfg.report_to in ("none", "", None) else cfg.report_to.split(","),
-            dataloader_num_workers=cfg.dataloader_num_workers,
-            ddp_find_unused_parameters=cfg.ddp_find_unused_parameters,
-            ddp_timeout=cfg.ddp_timeout, deepspeed=cfg.deepspeed,
-            use_cpu=use_cpu, disable_tqdm=True, remove_unused_columns=False,
-        )
-        if use_cpu and world > 1:
-            targs["ddp_backend"] = "gloo"
-        # transformers 5 renamed gradient_checkpointing to activation_checkpointing
-        names = set(getattr(TrainingArguments, "__dataclass_fields__", {}))
-        gc = "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
-        targs[gc] = cfg.gradient_checkpointing
-        targs[gc + "_kwargs"] = {"use_reentrant": cfg.use_reentrant_gc} if cfg.gradient_checkpointing else None
-        try:
-            args = TrainingArguments(**targs)
-        except (ValueError, ImportError) as exc:
-            raise UserError(f"the training arguments are not usable here: {str(exc).splitlines()[0]}") from None
-        collator = Collator(tok.pad_token_id)
-        RocmTuneTrainer, MetricsCallback = _make_classes()
-        shown = {k: v for k, v in cfg.to_dict().items()}
-        cb = MetricsCallback(writer, collator, stop, shown, world)
-        from rocm_tune.train import callbacks as rcb
-
-        rank_cb = rcb.make_rank_callback(str(out_dir), token_counter=lambda: collator.tokens)  # -> RUN_DIR/ranks/
-        save_cb = rcb.make_save_on_signal_callback(str(out_dir))  # Slurm time-limit warning: save and stop
-        more = [save_cb]
-        hang = rcb.hang_timeout_from_env()
-        if hang is not None:  # ddp_timeout covered the data preparation; a hung collective now ends the job
-            more.append(rcb.make_hang_timeout_callback(hang))
-        trainer = RocmTuneTrainer(model=model, args=args, train_dataset=train_ds, eval_dataset=eval_ds,
-                                  data_collator=collator, processing_class=tok, callbacks=[cb, rank_cb, *more])
-        trainer.rt_nan_policy = cfg.nan_policy
-        trainer.rt_writer = writer
-        cb.trainer = trainer
+        model, tok, train_ds, eval_ds = _prepare(cfg, rank, use_cpu)
+        args = _training_arguments(cfg, out_dir, use_cpu, world, eval_ds is not None, max_steps)
+        trainer, cb = _build_trainer(cfg, model, tok, args, train_ds, eval_ds, writer, stop, world, out_dir)
         stop.install()
         try:
             result = trainer.train(resume_from_checkpoint=resume_ckpt)
@@ -599,6 +545,102 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
         oom = type(exc).__name__ == "OutOfMemoryError" or "out of memory" in str(exc).lower()
         fail("oom" if oom else "exception", f"{type(exc).__name__}: {exc}")
         raise
+
+
+def _prepare(cfg: TrainerConfig, rank: int, use_cpu: bool):
+    """(model with the method applied, tokenizer, train dataset, eval dataset or None)."""
+    if cfg.deepspeed:
+        try:
+            import deepspeed  # noqa: F401
+        except Exception:
+            raise UserError(f"deepspeed: {cfg.deepspeed!r} is set but DeepSpeed does not import here "
+                            "(pip install deepspeed, or drop the deepspeed key)") from None
+    from transformers import set_seed
+
+    set_seed(cfg.seed)
+    model, tok = load_model_and_tokenizer(cfg, use_cpu)
+    from rocm_tune.train.data import build_datasets
+
+    train_ds, eval_ds, dstats = build_datasets(cfg, tok)
+    if rank == 0:
+        print(f"[rocm-tune] samples rendered with {dstats['rendering']}", flush=True)
+    model = apply_method(model, cfg)
+    total, trainable = count_params(model)
+    if trainable == 0:
+        raise UserError("no trainable parameters: check lora_target / freeze_trainable_layers")
+    if rank == 0:
+        print(f"[rocm-tune] {cfg.finetuning_type} {cfg.precision}: {trainable:,} of {total:,} parameters trainable "
+              f"({100 * trainable / max(total, 1):.3f}%); {dstats['train_samples']} train samples"
+              f"{', ' + str(dstats['eval_samples']) + ' eval' if dstats['eval_samples'] else ''}"
+              f"{', ' + str(dstats['truncated']) + ' truncated at cutoff_len' if dstats['truncated'] else ''}",
+              flush=True)
+    return model, tok, train_ds, eval_ds
+
+
+def _training_arguments(cfg: TrainerConfig, out_dir: Path, use_cpu: bool, world: int, has_eval: bool,
+                        max_steps: int | None):
+    from transformers import TrainingArguments
+
+    eval_strategy = cfg.eval_strategy if cfg.eval_strategy != "no" else ("steps" if has_eval else "no")
+    mixed = cfg.precision in ("bf16", "fp16")
+    targs = dict(
+        output_dir=str(out_dir),
+        per_device_train_batch_size=cfg.per_device_train_batch_size,
+        per_device_eval_batch_size=cfg.per_device_eval_batch_size,
+        gradient_accumulation_steps=cfg.gradient_accumulation_steps,
+        learning_rate=cfg.learning_rate, weight_decay=cfg.weight_decay,
+        num_train_epochs=cfg.num_train_epochs, max_steps=max_steps or cfg.max_steps,
+        lr_scheduler_type=cfg.lr_scheduler_type,
+        # warmup_steps >= 1 counts steps; a fraction is a ratio (transformers >= 5.2 dropped warmup_ratio)
+        warmup_steps=(int(cfg.warmup_steps) if cfg.warmup_steps >= 1 else cfg.warmup_steps) or cfg.warmup_ratio,
+        max_grad_norm=cfg.max_grad_norm,
+        adam_beta1=cfg.adam_beta1, adam_beta2=cfg.adam_beta2, adam_epsilon=cfg.adam_epsilon,
+        bf16=mixed and cfg.precision == "bf16", fp16=mixed and cfg.precision == "fp16",
+        optim=cfg.optim, logging_steps=cfg.logging_steps, logging_nan_inf_filter=False,
+        save_steps=cfg.save_steps, save_total_limit=cfg.save_total_limit, save_only_model=cfg.save_only_model,
+        eval_strategy=eval_strategy, eval_steps=(cfg.eval_steps or cfg.save_steps) if eval_strategy == "steps" else None,
+        seed=cfg.seed, report_to=[] if cfg.report_to in ("none", "", None) else cfg.report_to.split(","),
+        dataloader_num_workers=cfg.dataloader_num_workers,
+        ddp_find_unused_parameters=cfg.ddp_find_unused_parameters,
+        ddp_timeout=cfg.ddp_timeout, deepspeed=cfg.deepspeed,
+        use_cpu=use_cpu, disable_tqdm=True, remove_unused_columns=False,
+    )
+    if use_cpu and world > 1:
+        targs["ddp_backend"] = "gloo"
+    # transformers 5 renamed gradient_checkpointing to activation_checkpointing
+    names = set(getattr(TrainingArguments, "__dataclass_fields__", {}))
+    gc = "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
+    targs[gc] = cfg.gradient_checkpointing
+    targs[gc + "_kwargs"] = {"use_reentrant": cfg.use_reentrant_gc} if cfg.gradient_checkpointing else None
+    try:
+        return TrainingArguments(**targs)
+    except (ValueError, ImportError) as exc:
+        raise UserError(f"the training arguments are not usable here: {str(exc).splitlines()[0]}") from None
+
+
+def _build_trainer(cfg: TrainerConfig, model, tok, args, train_ds, eval_ds, writer: MetricsWriter,
+                   stop: StopRequest, world: int, out_dir: Path):
+    """(trainer, metrics callback) with rocm-tune's callbacks: metrics, measured memory per rank, save on a
+    Slurm signal, and the hang timeout once the Trainer is built."""
+    from rocm_tune.train import callbacks as rcb
+    from rocm_tune.train.data import Collator
+
+    collator = Collator(tok.pad_token_id)
+    RocmTuneTrainer, MetricsCallback = _make_classes()
+    shown = {k: v for k, v in cfg.to_dict().items()}
+    cb = MetricsCallback(writer, collator, stop, shown, world)
+    rank_cb = rcb.make_rank_callback(str(out_dir), token_counter=lambda: collator.tokens)  # -> RUN_DIR/ranks/
+    save_cb = rcb.make_save_on_signal_callback(str(out_dir))  # Slurm time-limit warning: save and stop
+    more = [save_cb]
+    hang = rcb.hang_timeout_from_env()
+    if hang is not None:  # ddp_timeout covered the data preparation; a hung collective now ends the job
+        more.append(rcb.make_hang_timeout_callback(hang))
+    trainer = RocmTuneTrainer(model=model, args=args, train_dataset=train_ds, eval_dataset=eval_ds,
+                              data_collator=collator, processing_class=tok, callbacks=[cb, rank_cb, *more])
+    trainer.rt_nan_policy = cfg.nan_policy
+    trainer.rt_writer = writer
+    cb.trainer = trainer
+    return trainer, cb
 
 
 def main_from_args(config_path: str, output_dir: str | None = None, resume: bool | str = False,
