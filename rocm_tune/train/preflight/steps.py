@@ -196,8 +196,6 @@ def run_attempt(spec: StepSpec, attempt: Attempt) -> dict:
     """One attempt: steps, eval, save. {"outcome": "ok"|"oom"|"error", ...measurements}."""
     import torch
 
-    from rocm_tune.train.callbacks import rss_bytes
-
     cuda = spec.device == "cuda"
     seq = min(spec.cutoff_len, CPU_SEQ_CAP) if spec.scaled_down else spec.cutoff_len
     out: dict = {**attempt.to_dict(), "seq_len": seq, "outcome": "ok"}
@@ -238,30 +236,8 @@ def run_attempt(spec: StepSpec, attempt: Attempt) -> dict:
                 torch.cuda.synchronize()
             times.append(time.perf_counter() - t0)
             del loss, ids
-        steady = times[1:] or times
-        micro = sum(steady) / len(steady)
-        out["step_time_s"] = round(micro, 4)
-        out["tokens_per_s"] = round(attempt.micro_batch * seq / micro, 2)
-        out["seconds_per_step"] = round(micro * attempt.grad_accum, 3)
-        if cuda:
-            out["peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
-            out["peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
-        out["rss_bytes"] = rss_bytes()
-        # one eval batch at the eval batch size
-        if cuda:
-            torch.cuda.reset_peak_memory_stats()
-        model.eval()
-        ids = torch.randint(0, vocab, (spec.eval_batch, seq), device=spec.device)
-        t0 = time.perf_counter()
-        with torch.no_grad(), autocast:
-            eval_loss = model(input_ids=ids, labels=ids).loss
-        if cuda:
-            torch.cuda.synchronize()
-        out["eval"] = {"status": "ok", "batch_size": spec.eval_batch, "seconds": round(time.perf_counter() - t0, 4),
-                       "loss_finite": bool(torch.isfinite(eval_loss).item()),
-                       "peak_allocated_bytes": int(torch.cuda.max_memory_allocated()) if cuda else None}
-        del ids, eval_loss
-        model.train()
+        _timings(out, times, attempt, seq, cuda)
+        _eval_batch(out, model, spec, seq, vocab, autocast, cuda)
         out["save"] = _save(model, opt, spec, cuda)
     except Exception as exc:  # noqa: BLE001 - an OOM is a measurement, anything else an error to report
         out["outcome"] = "oom" if is_oom(exc) else "error"
@@ -277,6 +253,43 @@ def run_attempt(spec: StepSpec, attempt: Attempt) -> dict:
         if cuda:
             torch.cuda.empty_cache()
     return out
+
+
+def _timings(out: dict, times: list[float], attempt: Attempt, seq: int, cuda: bool) -> None:
+    """Step time (the first step is warm-up), tokens/s and the peaks into `out`."""
+    import torch
+
+    from rocm_tune.train.callbacks import rss_bytes
+
+    steady = times[1:] or times
+    micro = sum(steady) / len(steady)
+    out["step_time_s"] = round(micro, 4)
+    out["tokens_per_s"] = round(attempt.micro_batch * seq / micro, 2)
+    out["seconds_per_step"] = round(micro * attempt.grad_accum, 3)
+    if cuda:
+        out["peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
+        out["peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
+    out["rss_bytes"] = rss_bytes()
+
+
+def _eval_batch(out: dict, model, spec: StepSpec, seq: int, vocab: int, autocast, cuda: bool) -> None:
+    """One eval batch at the eval batch size into out["eval"]."""
+    import torch
+
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    model.eval()
+    ids = torch.randint(0, vocab, (spec.eval_batch, seq), device=spec.device)
+    t0 = time.perf_counter()
+    with torch.no_grad(), autocast:
+        eval_loss = model(input_ids=ids, labels=ids).loss
+    if cuda:
+        torch.cuda.synchronize()
+    out["eval"] = {"status": "ok", "batch_size": spec.eval_batch, "seconds": round(time.perf_counter() - t0, 4),
+                   "loss_finite": bool(torch.isfinite(eval_loss).item()),
+                   "peak_allocated_bytes": int(torch.cuda.max_memory_allocated()) if cuda else None}
+    del ids, eval_loss
+    model.train()
 
 
 def _first_layer(model):
