@@ -137,6 +137,11 @@ class ModelSpec:
     aliases: tuple[str, ...] = ()
     # facts about what was counted that are not warnings (a VLM preset's "language model only", the counter used)
     notes: tuple[str, ...] = ()
+    # how the user's reference was identified (identify_model: a key of HOW) and the stored weights' quantization
+    identified_by: str | None = None
+    identified: str | None = None
+    quantization: str | None = None   # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8 (None: 16/32-bit weights)
+    quant_bits: int | None = None
 
     @property
     def is_moe(self) -> bool:
@@ -192,6 +197,10 @@ class ModelSpec:
             ],
             "warnings": list(self.warnings),
             "notes": list(self.notes),
+            "identified_by": self.identified_by,
+            "identified": self.identified,
+            "quantization": self.quantization,
+            "quant_bits": self.quant_bits,
         }
 
 
@@ -1539,6 +1548,18 @@ def _log(x: float) -> float:
 
 
 def identify_model(ref: str | None, network: bool = True) -> Identified:
+    """See _identify; the spec carries how it was identified (``identified_by``) and its quantization."""
+    from dataclasses import replace
+
+    got = _identify(ref, network)
+    if got.spec is None:
+        return got
+    spec = replace(got.spec, identified_by=got.how, identified=got.detail, quantization=got.quant,
+                   quant_bits=got.quant_bits)
+    return replace(got, spec=spec)
+
+
+def _identify(ref: str | None, network: bool) -> Identified:
     """Identify a model reference, in order: a directory (or config.json) here; the HF/ModelScope caches by hub
     id; a preset of that name; the caches by the last path component and a preset matched by the name's
     series and size; with network (not HF_HUB_OFFLINE), config.json from the Hub; else a bounded assumption
