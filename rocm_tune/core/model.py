@@ -965,16 +965,23 @@ _FAMILY_ALIASES = {
     "baichuan2": "baichuan",
     "chatglm3": "chatglm",
     "yi": "llama",
+    "internlm3": "llama",              # transformers builds InternLM3 as LlamaForCausalLM (head_dim, no biases)
     "gemma3": "gemma3_text",  # a gemma3 config without text_config
     "qwen2_vl_text": "qwen2",
     "qwen2_5_vl_text": "qwen2",
     "qwen2_vl": "qwen2",  # the language model of a top-level Qwen2-VL / Qwen2.5-VL config.json
     "qwen2_5_vl": "qwen2",
+    "qwen3_vl_text": "qwen3",          # Qwen3-VL's language model: a Qwen3 decoder (interleaved M-RoPE, no new weights)
+    "qwen3_vl": "qwen3",
+    "qwen3_vl_moe_text": "qwen3_moe",
+    "qwen3_vl_moe": "qwen3_moe",
+    "mistral3": "mistral",             # Mistral-Small-3.1: the language model is a Mistral decoder
     "llama4": "llama4_text",
 }
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)
-_VLM_TYPES = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "llama4", "kimi_vl")
+_VLM_TYPES = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "llama4",
+              "kimi_vl")
 _VLM_NOTE = "vision-language model: only the language model is counted (the vision tower and projector are not)"
 
 
