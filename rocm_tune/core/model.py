@@ -1396,22 +1396,22 @@ class Identified:
                 "name": self.parts.to_dict()}
 
 
-_NAME_INDEX: dict[tuple, set[str]] | None = None
+_NAME_INDEX: dict[tuple, dict[str, set[str]]] | None = None
 
 
-def _name_index() -> dict[tuple, set[str]]:
-    """(series, size, active) -> preset files, from every name, alias and hub id of every preset."""
+def _name_index() -> dict[tuple, dict[str, set[str]]]:
+    """(series, size, active) -> {preset file: the variant words its names carry}, from every name, alias and
+    hub id of every preset."""
     global _NAME_INDEX
     if _NAME_INDEX is None:
         from rocm_tune.core.model_names import parse_name
 
-        out: dict[tuple, set[str]] = {}
+        out: dict[tuple, dict[str, set[str]]] = {}
         for key, fname in _preset_index().items():
             p = parse_name(key)
             if p.series:
-                out.setdefault((p.series, p.size_b, p.active_b), set()).add(fname)
-                if p.version:
-                    out.setdefault((p.series, p.size_b, p.active_b, p.version), set()).add(fname)
+                words = set(p.variants) | set(p.tags) | ({p.version} if p.version else set())
+                out.setdefault((p.series, p.size_b, p.active_b), {}).setdefault(fname, set()).update(words)
         _NAME_INDEX = out
     return _NAME_INDEX
 
@@ -1422,21 +1422,24 @@ def match_preset(parts) -> tuple[ModelSpec | None, str]:
     if not parts.series:
         return None, "the name has no recognisable model family"
     idx = _name_index()
-    cands: set[str] = set()
-    if parts.version:
-        cands = set(idx.get((parts.series, parts.size_b, parts.active_b, parts.version), ()))
-    cands = cands or set(idx.get((parts.series, parts.size_b, parts.active_b), ()))
+    cands: dict[str, set[str]] = dict(idx.get((parts.series, parts.size_b, parts.active_b), {}))
     if not cands and parts.size_b is not None and parts.active_b is None:     # "qwen3-30b" names the 30B-A3B
-        cands = {f for k, fs in idx.items() if len(k) == 3 and k[0] == parts.series and k[1] == parts.size_b
-                 for f in fs}
+        for k, fs in idx.items():
+            if k[0] == parts.series and k[1] == parts.size_b:
+                cands.update(fs)
     if not cands:
         what = f"{parts.series} {parts.size_text()}".strip()
         return None, f"no preset is a {what}"
-    specs = sorted((_load_preset_file(f) for f in cands), key=lambda s: (s.params.total, s.name))
-    spec = specs[-1]
-    if len(specs) > 1:
-        others = ", ".join(s.name for s in specs[:-1])
-        return spec, f"{spec.name} (also {others}: the largest taken)"
+    # several presets of this series and size: the one whose names share the most of this name's variant words
+    # (chat / 0414 / v0.3), then the largest
+    mine = set(parts.variants) | set(parts.tags) | ({parts.version} if parts.version else set())
+    ranked = sorted(((len(mine & words), _load_preset_file(f)) for f, words in cands.items()),
+                    key=lambda t: (t[0], t[1].params.total, t[1].name))
+    spec = ranked[-1][1]
+    if len(ranked) > 1:
+        others = ", ".join(s.name for _, s in ranked[:-1])
+        how = "the nearest variant" if ranked[-1][0] > ranked[-2][0] else "the largest"
+        return spec, f"{spec.name} (also {others}: {how} taken)"
     return spec, spec.name
 
 
@@ -1526,8 +1529,10 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
         tmpl = _load_preset_file(_MOE_TEMPLATE + ".yaml")
         cfg = _scaled(tmpl, parts.size_b, str(tmpl.config["model_type"]))
         experts = int(cfg["num_experts"])
-        ratio = parts.active_b / parts.size_b
-        cfg["num_experts_per_tok"] = max(1, min(experts, round(experts * ratio * 1.1)))
+        full = model_from_config(cfg)                  # top-k so that the active parameters are the named ones
+        dense = full.params.total - full.params.experts
+        k = (parts.active_b * 1e9 - dense) * experts / max(1, full.params.experts)
+        cfg["num_experts_per_tok"] = max(1, min(experts, round(k)))
         shape = f"a mixture-of-experts ~{parts.size_text()} model (the shape of {tmpl.name}, {cfg['num_hidden_layers']}" \
                 f" layers, {cfg['num_experts_per_tok']} of {experts} experts per token)"
     else:

@@ -28,6 +28,9 @@ VARIANT_WORDS = frozenset({
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
 _NOISE_PREFIX = ("meta",)  # "Meta-Llama-3.1-8B" is Llama 3.1
+# directory words that name no model ("/root/models/", "/models/base-model", "checkpoints/final")
+_GENERIC = frozenset({"model", "models", "ckpt", "ckpts", "checkpoint", "checkpoints", "weights", "output", "outputs",
+                      "pretrained", "basemodel", "llm", "llms", "hf", "hub", "local", "my", "new", "old", "tmp"})
 
 # quantization spelled in names -> (label, bits of the stored weights); order: most specific first
 _QUANT = (
@@ -209,6 +212,8 @@ def parse_name(ref: str) -> NameParts:
         size = msize
     while series_toks and series_toks[0] in _NOISE_PREFIX and len(series_toks) > 1:
         series_toks.pop(0)
+    if all(t in _GENERIC or t in VARIANT_WORDS for t in series_toks):
+        series_toks = []
     series = "".join(series_toks) or None
     if series is not None and not re.search(r"[a-z]", series):
         series = None
