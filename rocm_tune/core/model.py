@@ -1461,29 +1461,39 @@ def _quant_of(spec: ModelSpec | None, parts) -> tuple[str | None, int | None]:
     return parts.quant, parts.quant_bits
 
 
-def by_name(ref: str) -> Identified | None:
-    """A reference that is not here, identified by its last component: a cache entry of that name, else the
-    preset its series and size match."""
+def _by_cache_name(ref: str, parts) -> Identified | None:
+    """A model cached under the reference's last component (any organisation; ModelScope's ___ as .)."""
     from dataclasses import replace
 
-    from rocm_tune.core.model_names import parse_name
+    last = ref.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    hit = model_cache.find_by_name(parts.stem) or (model_cache.find_by_name(last) if last != parts.stem else None)
+    if hit is None:
+        return None
+    kind, cfgp, repo = hit
+    spec = model_from_config(_read_config_file(cfgp), name=repo, source=kind, location=str(cfgp))
+    detail = f"{ref} is not here; {HOW[kind]} has {repo} ({cfgp})"
+    spec = replace(spec, notes=(*spec.notes, f"model {detail}"))
+    return Identified(spec, kind, detail, parts, *_quant_of(spec, parts))
 
-    parts = parse_name(ref)
-    hit = model_cache.find_by_name(parts.stem)
-    if hit is None and parts.stem != ref.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]:
-        hit = model_cache.find_by_name(ref.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1])
-    if hit is not None:
-        kind, cfgp, repo = hit
-        spec = model_from_config(_read_config_file(cfgp), name=repo, source=kind, location=str(cfgp))
-        detail = f"{ref} is not here; {HOW[kind]} has {repo} ({cfgp})"
-        spec = replace(spec, notes=(*spec.notes, f"model {detail}"))
-        return Identified(spec, kind, detail, parts, *_quant_of(spec, parts))
+
+def _by_parsed_name(ref: str, parts) -> Identified | None:
+    from dataclasses import replace
+
     spec, why = match_preset(parts)
     if spec is None:
         return None
     detail = f"{ref}: read as {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
     return Identified(spec, "name", detail, parts, *_quant_of(spec, parts))
+
+
+def by_name(ref: str) -> Identified | None:
+    """A reference that is not here, identified by its last component: a cache entry of that name, else the
+    preset its series and size match."""
+    from rocm_tune.core.model_names import parse_name
+
+    parts = parse_name(ref)
+    return _by_cache_name(ref, parts) or _by_parsed_name(ref, parts)
 
 
 def _hub(ref: str, parts) -> Identified | None:
@@ -1589,11 +1599,14 @@ def _identify(ref: str | None, network: bool) -> Identified:
     spec = _cached(text)
     if spec is not None:
         return Identified(spec, spec.source, f"{text}: {spec.location}", parts, *_quant_of(spec, parts))
+    got = _by_cache_name(text, parts)          # a cached config.json is the real one: before any preset
+    if got is not None:
+        return got
     key = text.lower()
     if key in _preset_index():
         spec = _load_preset_file(_preset_index()[key])
         return Identified(spec, "preset", f"{text}: preset {spec.name}", parts, *_quant_of(spec, parts))
-    got = by_name(text)
+    got = _by_parsed_name(text, parts)
     if got is None and network:
         got = _hub(text, parts)
     if got is None:
