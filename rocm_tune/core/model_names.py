@@ -116,14 +116,14 @@ def name_stem(ref: str) -> tuple[str | None, str]:
     # an HF cache path: .../models--Org--Name[/snapshots/<hash>]
     for p in reversed(parts):
         if p.startswith("models--") and p.count("--") >= 2:
-            _, org, name = p.split("--", 2)
-            return org, _dots(name)
+            _, cache_org, cache_name = p.split("--", 2)
+            return cache_org, _dots(cache_name)
     while parts and (_HASH.match(parts[-1]) or parts[-1] in ("snapshots", "main")):
         parts.pop()
     if not parts:
         return None, text
     name = parts[-1]
-    org = parts[-2] if len(parts) >= 2 else None
+    org: str | None = parts[-2] if len(parts) >= 2 else None
     # ModelScope's folder for "Qwen/Qwen2.5-VL-7B": "Qwen.Qwen2.5-VL-7B" (org prefix with a dot)
     m = re.match(r"^([A-Za-z][A-Za-z0-9_-]*)\.([A-Za-z].*\d.*)$", name)
     if m and "." not in m.group(1) and not re.search(r"\d$", m.group(1)):
