@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from rocm_tune.cli import main
-from rocm_tune.core.model import identify_model
+from rocm_tune.core.model import identify_model, load_model
 from rocm_tune.profiles.model_presets import PRESET_DIR
 
 FIXTURE = Path(__file__).parent / "fixtures" / "field_report_000" / "train_ddp_fp32.sh"
@@ -221,3 +221,4 @@ def test_hub_config_json_only_kept_and_never_offline(home, monkeypatch):
         server.server_close()
     again = identify_model("acme/Tiny-Chat")                 # kept: no server needed
     assert again.how == "hub" and again.spec.num_layers == 6
+    assert load_model("acme/Tiny-Chat").source == "hub"      # and `plan --model acme/Tiny-Chat` finds it too

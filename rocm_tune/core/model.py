@@ -101,7 +101,7 @@ class ParamCounts:
 class ModelSpec:
     name: str
     family: str  # HF model_type (text model_type for multimodal wrappers, e.g. gemma3 -> gemma3_text)
-    source: str  # "preset" | "path" | "hf-cache" | "modelscope-cache"
+    source: str  # "preset" | "path" | "hf-cache" | "modelscope-cache" | "hub" (config.json kept) | "assumed"
     location: str | None  # where config.json was found
     hidden_size: int
     intermediate_size: int
@@ -1158,6 +1158,9 @@ def _cached(ref: str) -> ModelSpec | None:
     hit = _find_in_modelscope_cache(ref)
     if hit is not None:
         return model_from_config(_read_config_file(hit), name=ref, source="modelscope-cache", location=str(hit))
+    hit = model_cache.kept_hub_config(ref)          # config.json alone, fetched from the Hub by an earlier check
+    if hit is not None:
+        return model_from_config(_read_config_file(hit), name=ref, source="hub", location=str(hit))
     return None
 
 

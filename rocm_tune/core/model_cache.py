@@ -139,6 +139,14 @@ def _store_dir() -> Path:
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 
 
+def kept_hub_config(repo_id: str) -> Path | None:
+    """The config.json an earlier fetch_hub_config kept for this hub id (no network)."""
+    if not _REPO_ID.match(repo_id):
+        return None
+    p = _store_dir() / repo_id.replace("/", "--") / "config.json"
+    return p if p.is_file() else None
+
+
 def fetch_hub_config(repo_id: str, timeout: float = HUB_TIMEOUT_S) -> tuple[dict | None, str]:
     """(config dict or None, where it came from / why not). config.json only; kept for the next time."""
     if not _REPO_ID.match(repo_id):
