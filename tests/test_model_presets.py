@@ -220,7 +220,7 @@ def test_search_presets_by_size_family_and_moe():
     plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder"))]
     assert [s.params.total for s in plain] == sorted(s.params.total for s in plain)
     vl = [s.name for s in q3 if s.name.startswith("qwen3-vl")]
-    assert vl == ["qwen3-vl-2b", "qwen3-vl-4b", "qwen3-vl-8b", "qwen3-vl-32b"]
+    assert vl == ["qwen3-vl-2b", "qwen3-vl-4b", "qwen3-vl-8b", "qwen3-vl-30b-a3b", "qwen3-vl-32b"]
     moe = search_presets("moe")
     assert moe and all(s.is_moe for s in moe)
     assert {"mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"} <= {s.name for s in moe}
@@ -327,7 +327,7 @@ def test_presets_people_fine_tune_in_2025_2026_resolve_by_their_hub_names():
     assert any("only the language model" in n for n in load_model("mistral-small-3.1-24b").notes)
 
 
-@pytest.mark.parametrize("name", ["qwen3-vl-2b", "qwen3-vl-8b"])
+@pytest.mark.parametrize("name", ["qwen3-vl-2b", "qwen3-vl-8b", "qwen3-vl-30b-a3b"])
 def test_qwen3_vl_counts_the_language_model_of_the_real_class(name):
     """The Qwen3-VL presets keep the published text_config; the real VLM class (meta device, a tiny vision tower)
     holds exactly that many parameters in its language model and lm_head."""
@@ -336,8 +336,11 @@ def test_qwen3_vl_counts_the_language_model_of_the_real_class(name):
     tc = {k: v for k, v in PRESETS[name]["config"].items() if k not in ("architectures", "model_type")}
     vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2,
               "out_hidden_size": tc["hidden_size"], "deepstack_visual_indexes": [0]}
-    cfg = transformers.Qwen3VLConfig(text_config=tc, vision_config=vision, tie_word_embeddings=tc["tie_word_embeddings"])
+    moe = "num_experts" in tc
+    config_cls = transformers.Qwen3VLMoeConfig if moe else transformers.Qwen3VLConfig
+    model_cls = transformers.Qwen3VLMoeForConditionalGeneration if moe else transformers.Qwen3VLForConditionalGeneration
+    cfg = config_cls(text_config=tc, vision_config=vision, tie_word_embeddings=tc["tie_word_embeddings"])
     with torch.device("meta"):
-        vlm = transformers.Qwen3VLForConditionalGeneration(cfg)
+        vlm = model_cls(cfg)
     params = {id(p): p.numel() for p in [*vlm.model.language_model.parameters(), *vlm.lm_head.parameters()]}
     assert sum(params.values()) == load_model(name).params.total
