@@ -168,6 +168,9 @@ def test_unknown_model_asks_one_question(tmp_path, home, capsys):
     assert rc == 1 and d["verdict"] == "unknown" and d["model"] is None
     f = next(f for f in d["findings"] if f["code"] == "MODEL_UNKNOWN")
     assert f["message"].startswith("which model is '/data/llm/my-own-model'?") and "--model" in f["fix"]
+    assert d["question"]["flag"] == "--model"
+    _rc, text = _check(capsys, _yaml(tmp_path, "/data/llm/my-own-model"), "--gpu", "mi300x")
+    assert "Question   which model is '/data/llm/my-own-model'?" in text and "Give --model" in text
 
 
 def test_vram_gib_alone_is_a_card_and_no_card_asks_for_one(tmp_path, home, capsys):
@@ -179,6 +182,9 @@ def test_vram_gib_alone_is_a_card_and_no_card_asks_for_one(tmp_path, home, capsy
     _rc, out = _check(capsys, y, "--json")
     d = json.loads(out)
     assert d["verdict"] == "unknown" and d["reason"].startswith("which GPU?") and "--gpu" in d["reason"]
+    assert d["question"]["flag"] == "--gpu" and "--vram-gib" in d["question"]["give"]
+    rc, out = _check(capsys, y, "--gpu", "mi300x", "--json")
+    assert json.loads(out)["question"] is None
 
 
 # ------------------------------------------------------------------------------------------- the Hub
