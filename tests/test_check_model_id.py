@@ -228,3 +228,23 @@ def test_hub_config_json_only_kept_and_never_offline(home, monkeypatch):
     again = identify_model("acme/Tiny-Chat")                 # kept: no server needed
     assert again.how == "hub" and again.spec.num_layers == 6
     assert load_model("acme/Tiny-Chat").source == "hub"      # and `plan --model acme/Tiny-Chat` finds it too
+
+
+def test_hub_that_never_answers_gives_no_config_and_is_asked_again(home, monkeypatch):
+    import socket
+
+    from rocm_tune.core import model_cache
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)                                        # accepts, never answers
+    try:
+        monkeypatch.delenv("HF_HUB_OFFLINE")
+        monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+        monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{silent.getsockname()[1]}")
+        cfg, why = model_cache.fetch_hub_config("acme/Slow-7B", timeout=0.3)
+        assert cfg is None and "no answer" in why
+        assert model_cache.kept_hub_config("acme/Slow-7B") is None     # a network failure is not remembered
+        assert identify_model("acme/Slow-7B").how == "assumed"          # the name's bound instead
+    finally:
+        silent.close()

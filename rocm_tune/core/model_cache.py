@@ -166,7 +166,7 @@ def fetch_hub_config(repo_id: str, timeout: float = HUB_TIMEOUT_S) -> tuple[dict
             return None, f"{hub_endpoint()} did not have it ({miss.read_text(encoding='utf-8').strip()})"
     except OSError:
         pass
-    cfg, why = _download(repo_id, timeout)
+    cfg, why = _bounded(repo_id, timeout)
     try:
         store.mkdir(parents=True, exist_ok=True)
         if cfg is not None:
@@ -176,6 +176,17 @@ def fetch_hub_config(repo_id: str, timeout: float = HUB_TIMEOUT_S) -> tuple[dict
     except OSError:
         pass
     return cfg, (hub_endpoint() if cfg is not None else why)
+
+
+def _bounded(repo_id: str, timeout: float) -> tuple[dict | None, str]:
+    """_download in a daemon thread: the name lookup (DNS) has no timeout of its own, the whole fetch does."""
+    import threading
+
+    box: list[tuple[dict | None, str]] = []
+    t = threading.Thread(target=lambda: box.append(_download(repo_id, timeout)), daemon=True)
+    t.start()
+    t.join(timeout + 0.5)
+    return box[0] if box else (None, f"no answer from {hub_endpoint()} within {timeout:g} s")
 
 
 def _download(repo_id: str, timeout: float) -> tuple[dict | None, str]:
