@@ -145,6 +145,10 @@ def test_stems_of_paths_caches_and_modelscope_spellings():
     assert name_stem("/root/data3/Qwen.Qwen2.5-VL-7B-Instruct") == ("Qwen", "Qwen2.5-VL-7B-Instruct")
     assert name_stem("D:\\llm\\Qwen\\Qwen2___5-7B-Instruct\\") == ("Qwen", "Qwen2.5-7B-Instruct")
     assert name_stem("Qwen2.5-7B") == (None, "Qwen2.5-7B")
+    # a run's output inside the model's folder: the folder names the model
+    assert name_stem("saves/Qwen2.5-7B-Instruct/full/sft/checkpoint-500") == ("saves", "Qwen2.5-7B-Instruct")
+    assert name_stem("/out/llama3-8b/merged") == ("out", "llama3-8b")
+    assert name_stem("sft") == (None, "sft")
 
 
 def test_moe_sizes_variants_and_versions():

@@ -58,6 +58,9 @@ _DATE = re.compile(r"^(?:\d{4}|\d{6}|\d{8})$")        # 2507, 0324, 240715
 _CONTEXT = re.compile(r"^\d+k$")                      # 4k, 128k
 _VERSION = re.compile(r"^v\d+(?:\.\d+)*$")
 _HASH = re.compile(r"^[0-9a-f]{40}$")
+_RUN_DIR = re.compile(r"^(?:checkpoint|ckpt|step|global_step|iter|epoch)[-_]?\d+$", re.IGNORECASE)
+_RUN_WORDS = frozenset({"final", "merged", "latest", "best", "hf", "hf_model", "sft", "dpo", "pt", "lora", "qlora",
+                        "full", "freeze", "export", "exported", "output", "outputs", "saves"})
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,9 @@ def name_stem(ref: str) -> tuple[str | None, str]:
             _, cache_org, cache_name = p.split("--", 2)
             return cache_org, _dots(cache_name)
     while parts and (_HASH.match(parts[-1]) or parts[-1] in ("snapshots", "main")):
+        parts.pop()
+    # a run's output inside the model's folder ("saves/Qwen2.5-7B/full/sft/checkpoint-500"): the folder names it
+    while len(parts) > 1 and (_RUN_DIR.match(parts[-1]) or parts[-1].lower() in _RUN_WORDS):
         parts.pop()
     if not parts:
         return None, text
