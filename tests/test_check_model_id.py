@@ -155,6 +155,16 @@ def test_quantized_checkpoint_counts_its_weights_at_its_bits(tmp_path, home, cap
     assert any("AWQ" in n and "4 bits" in n for n in q["notes"])
 
 
+def test_fp8_checkpoint_on_a_card_without_fp8_is_counted_dequantized(tmp_path, home, capsys):
+    _rc, out = _check(capsys, _yaml(tmp_path, "Qwen/Qwen3-8B-FP8"), "--gpu", "mi300x", "--json")
+    fp8 = json.loads(out)                               # MI300X has FP8: the weights stay 8-bit
+    _rc, out = _check(capsys, _yaml(tmp_path, "Qwen/Qwen3-8B-FP8"), "--gpu", "mi50", "--json")
+    old = json.loads(out)                               # MI50 has none: bf16
+    assert fp8["understood"]["method"] == "qlora" and fp8["understood"]["quant_bits"] == 8
+    assert old["understood"]["method"] == "lora"
+    assert any("has no FP8" in n and "16 bits" in n for n in old["notes"])
+
+
 def test_assumed_model_gives_a_verdict_with_the_assumption_listed(tmp_path, home, capsys):
     rc, out = _check(capsys, _yaml(tmp_path, "/data/llm/Qwen3.5-27B"), "--gpu", "mi300x", "--json")
     d = json.loads(out)

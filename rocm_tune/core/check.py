@@ -288,10 +288,15 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
     return cfg, f, a
 
 
-def _quantized_base(model, cfg: TrainConfig, notes: list[str]) -> TrainConfig:
+def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> TrainConfig:
     """A checkpoint stored quantized (AWQ/GPTQ/bnb/FP8, from its config.json or its name) trained with LoRA
-    holds its linears at that width: estimated as QLoRA of those bits, said."""
+    holds its linears at that width: estimated as QLoRA of those bits, said. FP8 on a card without FP8 is
+    dequantized to bf16 (transformers' FP8 quantizer below compute capability 8.9)."""
     bits = getattr(model, "quant_bits", None)
+    if bits and model.quantization == "FP8" and gpu is not None and getattr(gpu, "fp8", None) is False:
+        notes.append(f"the checkpoint is FP8 and {gpu.id} has no FP8: transformers dequantizes it to bf16, "
+                     f"counted at 16 bits")
+        return cfg
     if bits in (4, 8) and cfg.method == "lora":
         notes.append(f"the checkpoint is {model.quantization}: its linear weights are counted at {bits} bits "
                      f"(as QLoRA {bits}-bit), not 16")
@@ -824,7 +829,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                       None, None, reason=str(exc))
     findings += f2
     assumptions += a2
-    cfg = _quantized_base(model, cfg, job.notes)
+    cfg = _quantized_base(model, cfg, job.notes, gpu)
     eval_batch = None
     if _eval_on(job):
         eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
