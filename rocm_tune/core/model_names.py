@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["NameParts", "parse_name", "name_stem"]
+__all__ = ["NameParts", "name_stem", "parse_name"]
 
 # variants: words that name a checkpoint of the same shape
 VARIANT_WORDS = frozenset({
