@@ -216,12 +216,16 @@ def test_search_presets_by_size_family_and_moe():
     assert "gemma-2-27b" not in seven and "qwen2.5-72b" not in seven
     q3 = search_presets("qwen3")
     assert {s.name for s in q3} == {n for n in list_presets() if n.startswith("qwen3")}
-    assert [s.params.total for s in q3] == sorted(s.params.total for s in q3)
+    # grouped by series (qwen3, qwen3-coder, qwen3-vl), by size within a series
+    plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder"))]
+    assert [s.params.total for s in plain] == sorted(s.params.total for s in plain)
+    vl = [s.name for s in q3 if s.name.startswith("qwen3-vl")]
+    assert vl == ["qwen3-vl-2b", "qwen3-vl-4b", "qwen3-vl-8b", "qwen3-vl-30b-a3b", "qwen3-vl-32b"]
     moe = search_presets("moe")
     assert moe and all(s.is_moe for s in moe)
     assert {"mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"} <= {s.name for s in moe}
     assert [s.name for s in search_presets("Llama 70B")] == [
-        "deepseek-r1-distill-llama-70b", "llama-2-70b", "llama-3.1-70b", "llama-3.3-70b"]
+        "deepseek-r1-distill-llama-70b", "llama-2-70b", "llama-3-70b", "llama-3.1-70b", "llama-3.3-70b"]
     assert [s.name for s in search_presets("0.5b")] == ["qwen1.5-0.5b", "qwen2.5-0.5b"]
     assert search_presets("no-such-model-xyz") == []
     assert len(search_presets("")) == len(list_presets())
@@ -299,3 +303,44 @@ def test_plan_says_a_vlm_preset_counts_its_language_model_only(capsys):
     assert any("only the language model is counted" in r for r in plan["reasons"])
     main(["plan", "--model", "qwen2.5-7b", "--gpu", "NVIDIA RTX A6000", "--gpus", "2", "--json"])
     assert not any("language model" in r for r in json.loads(capsys.readouterr().out)["reasons"])
+
+
+@pytest.mark.parametrize("name", sorted(n for n, d in PRESETS.items() if d.get("params_verified")))
+def test_preset_total_equals_the_count_verified_on_the_meta_device(name):
+    """Presets of issue 26 record the total rocm-tune and transformers (meta device, test_model_counts) both count."""
+    assert load_model(name).params.total == PRESETS[name]["params_verified"]
+
+
+def test_presets_people_fine_tune_in_2025_2026_resolve_by_their_hub_names():
+    for ref, name in [("Qwen/Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b"),
+                      ("meta-llama/Meta-Llama-3-8B-Instruct", "llama-3-8b"),
+                      ("mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b"),
+                      ("mistralai/Mistral-Small-24B-Instruct-2501", "mistral-small-24b"),
+                      ("microsoft/Phi-4-mini-instruct", "phi-4-mini"), ("THUDM/GLM-4-9B-0414", "glm-4-9b-0414"),
+                      ("internlm/internlm3-8b-instruct", "internlm3-8b"), ("01-ai/Yi-1.5-9B-Chat", "yi-1.5-9b"),
+                      ("Qwen/Qwen3-VL-8B-Instruct", "qwen3-vl-8b"), ("Qwen/Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"),
+                      ("Qwen/QwQ-32B", "qwen2.5-32b"), ("Qwen/Qwen2-72B-Instruct", "qwen2.5-72b")]:
+        assert load_model(ref).name == name, ref
+    big = load_model("qwen3-235b-a22b")
+    assert round(big.params.total / 1e9) == 235 and round(big.active_params / 1e9) == 22      # "235B-A22B"
+    assert load_model("qwen3-vl-8b").params.total == load_model("qwen3-8b").params.total      # Qwen3-8B decoder
+    assert any("only the language model" in n for n in load_model("mistral-small-3.1-24b").notes)
+
+
+@pytest.mark.parametrize("name", ["qwen3-vl-2b", "qwen3-vl-8b", "qwen3-vl-30b-a3b"])
+def test_qwen3_vl_counts_the_language_model_of_the_real_class(name):
+    """The Qwen3-VL presets keep the published text_config; the real VLM class (meta device, a tiny vision tower)
+    holds exactly that many parameters in its language model and lm_head."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    tc = {k: v for k, v in PRESETS[name]["config"].items() if k not in ("architectures", "model_type")}
+    vision = {"depth": 1, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2,
+              "out_hidden_size": tc["hidden_size"], "deepstack_visual_indexes": [0]}
+    moe = "num_experts" in tc
+    config_cls = transformers.Qwen3VLMoeConfig if moe else transformers.Qwen3VLConfig
+    model_cls = transformers.Qwen3VLMoeForConditionalGeneration if moe else transformers.Qwen3VLForConditionalGeneration
+    cfg = config_cls(text_config=tc, vision_config=vision, tie_word_embeddings=tc["tie_word_embeddings"])
+    with torch.device("meta"):
+        vlm = model_cls(cfg)
+    params = {id(p): p.numel() for p in [*vlm.model.language_model.parameters(), *vlm.lm_head.parameters()]}
+    assert sum(params.values()) == load_model(name).params.total

@@ -81,6 +81,9 @@ def render(rep) -> str:
                      f"short by {_gib(-rep.margin_bytes)}")
     else:
         lines.append(f"Verdict    cannot tell: {rep.reason}")
+        q = question(rep)
+        if q:
+            lines.append(f"Question   {q['ask']} Give {q['flag']} ({q['give']})")
     if rep.findings:
         lines.append("")
         for f in rep.findings:
@@ -99,6 +102,19 @@ def render(rep) -> str:
         lines.append(f"Minimal fix (same effective batch; {where}):")
         lines.append(rep.fix["diff"].rstrip("\n"))
     return "\n".join(lines)
+
+
+def question(rep) -> dict | None:
+    """An `unknown` verdict names the one fact that decides it, as one question: the flag that answers it."""
+    if rep.verdict != "unknown":
+        return None
+    f = next((f for f in rep.findings if f.code in ("MODEL_UNKNOWN", "MODEL_MISSING")), None)
+    if f is not None:
+        return {"flag": "--model", "ask": f.message, "give": "a preset, a hub id or a directory holding config.json"}
+    if rep.cfg is not None and rep.gpu is None:
+        return {"flag": "--gpu", "ask": "which GPU runs it?",
+                "give": "a profile id or the name nvidia-smi / rocm-smi print (or only its memory: --vram-gib N)"}
+    return None
 
 
 def _wants_app(args: argparse.Namespace, rep) -> bool:
@@ -139,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
                            model_ref=args.model)
     if args.json:
         out = rep.to_dict()
+        out["question"] = question(rep)
         out["written"] = written
         if pf is not None:
             out["preflight"] = run_preflight(pf, quiet=True)

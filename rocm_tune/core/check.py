@@ -60,7 +60,10 @@ class Report:
             "runner": self.runner, "world_size": self.world_size,
             "understood": self.cfg.to_dict() if self.cfg else None,
             "model": None if self.model is None else {"name": self.model.name, "family": self.model.family,
-                                                       "source": self.model.source},
+                                                       "source": self.model.source,
+                                                       "identified_by": getattr(self.model, "identified_by", None),
+                                                       "identified": getattr(self.model, "identified", None),
+                                                       "quantization": getattr(self.model, "quantization", None)},
             "gpu": None if self.gpu is None else {"id": self.gpu.id, "vram_gib": self.gpu.vram_gib},
             "execution": self.execution, "memory": self.memory, "cpu_ram_bytes": int(self.cpu_ram_bytes),
             "vram_bytes": self.vram_bytes, "verdict": self.verdict, "oom_phase": self.oom_phase,
@@ -71,35 +74,25 @@ class Report:
 
 
 # ------------------------------------------------------------------------------------------------ model
-def _name_variants(ref: str) -> list[str]:
-    last = ref.rstrip("/").split("/")[-1]
-    out = [ref, last]
-    if "." in last and last.split(".", 1)[0].isalpha() and "." in last.split(".", 1)[1]:
-        out.append(last.split(".", 1)[1])        # "Qwen.Qwen2.5-VL-7B-Instruct" (ModelScope-style org prefix)
-    return [v for i, v in enumerate(out) if v and v not in out[:i]]
-
-
 def resolve_model(ref: str | None, override: str | None):
-    """(ModelSpec or None, note or None, finding or None)."""
-    from rocm_tune.core.model import load_model
+    """(ModelSpec or None, note or None, finding or None): core.model.identify_model (a directory here, the
+    caches, a preset, the name, the Hub, an assumption from the name); the spec says how (identified_by)."""
+    from rocm_tune.core.model import HOW, identify_model, load_model
 
     if override:
-        return load_model(override), f"model from --model {override}", None
+        got = identify_model(override)
+        if got.spec is None:
+            load_model(override)                 # the one-line error of bad --model input
+        return got.spec, f"model from --model {override} ({HOW[got.how]}: {got.detail})", None
     if not ref:
         return None, None, Finding("MODEL_MISSING", "error", None, None,
                                    "no model_name_or_path / --model in the config", "pass --model ID|PATH")
-    if os.path.isdir(ref) and os.path.isfile(os.path.join(ref, "config.json")):
-        return load_model(ref), None, None
-    for v in _name_variants(ref):
-        try:
-            m = load_model(v)
-        except UserError:
-            continue
-        note = None if v == ref else f"model path {ref} is not here: matched its last component {v!r} ({m.name})"
-        return m, note, None
-    return None, None, Finding("MODEL_UNKNOWN", "error", None, None,
-                               f"model {ref!r}: not here and not a preset or cached hub id; its memory cannot be "
-                               f"estimated", "pass --model with a preset, a config.json or a cached hub id")
+    got = identify_model(ref)
+    if got.spec is None:
+        return None, None, Finding("MODEL_UNKNOWN", "error", None, None,
+                                   f"which model is {ref!r}? {got.detail}: its memory cannot be bounded",
+                                   "pass --model with a preset, a hub id or a directory holding config.json")
+    return got.spec, (None if got.how == "assumed" else f"model identified by {HOW[got.how]}: {got.detail}"), None
 
 
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
@@ -293,6 +286,22 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
                          f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
                          "run with more GPUs, or drop DeepSpeed"))
     return cfg, f, a
+
+
+def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> TrainConfig:
+    """A checkpoint stored quantized (AWQ/GPTQ/bnb/FP8, from its config.json or its name) trained with LoRA
+    holds its linears at that width: estimated as QLoRA of those bits, said. FP8 on a card without FP8 is
+    dequantized to bf16 (transformers' FP8 quantizer below compute capability 8.9)."""
+    bits = getattr(model, "quant_bits", None)
+    if bits and model.quantization == "FP8" and gpu is not None and getattr(gpu, "fp8", None) is False:
+        notes.append(f"the checkpoint is FP8 and {gpu.id} has no FP8: transformers dequantizes it to bf16, "
+                     f"counted at 16 bits")
+        return cfg
+    if bits in (4, 8) and cfg.method == "lora":
+        notes.append(f"the checkpoint is {model.quantization}: its linear weights are counted at {bits} bits "
+                     f"(as QLoRA {bits}-bit), not 16")
+        return replace(cfg, method="qlora", quant_bits=bits)
+    return cfg
 
 
 def _where(job: formats.Job, key: str) -> tuple[str | None, int | None]:
@@ -776,37 +785,15 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     job = formats.read_job(paths)
     findings = list(job.findings)
     assumptions: list[str] = []
-    gpu: Any = None
-    if gpu_id:
-        from rocm_tune.profiles.gpu_profiles import find_gpu_profile, get_gpu_profile
+    from rocm_tune.core.check_gpu import resolve_card
 
-        if find_gpu_profile(gpu_id) is None and vram_gib is None:
-            # "NVIDIA A800-SXM4-80GB": the memory is in the name nvidia-smi prints
-            m = re.search(r"(\d{1,3})\s*G(?:i)?B\b", gpu_id, re.IGNORECASE)
-            if m is None:
-                from rocm_tune.profiles.gpu_profiles import close_matches
-
-                near = close_matches(gpu_id)
-                raise UserError(f"unknown GPU {gpu_id!r}: no profile; give its memory per GPU with --vram-gib "
-                                f"(e.g. --vram-gib 48)" + (f", or a profile: {', '.join(near)}" if near else ""))
-            vram_gib = float(m.group(1))
-            job.notes.append(f"GPU memory {vram_gib:g} GiB read from the name {gpu_id!r}")
-        if find_gpu_profile(gpu_id) is None and vram_gib is not None:
-            # a card we have no profile for: its memory from --vram-gib, its features unknown (said)
-            from types import SimpleNamespace
-
-            get_gpu_profile("rtx3090", vram_gib)            # the same range check of --vram-gib
-            gpu = SimpleNamespace(id=gpu_id, vendor="unknown", vram_gib=float(vram_gib),
-                                  vram_bytes=round(float(vram_gib) * 2**30), bf16="unknown", fa2="unknown")
-            job.notes.append(f"no GPU profile for {gpu_id!r}: {vram_gib:g} GiB from --vram-gib; its bf16 and "
-                             f"FlashAttention support are not checked")
-        else:
-            gpu = get_gpu_profile(gpu_id, vram_gib)
+    gpu: Any = resolve_card(gpu_id, vram_gib, job.notes, assumptions)
     model, mnote, mfind = (None, None, None)
     if job.runner in MODELLED or model_ref:
         model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
-        if mnote:
-            job.notes.append(mnote)
+        if mnote or (model is not None and model.identified_by == "assumed"):
+            (assumptions if model is not None and model.identified_by == "assumed" else job.notes).append(
+                mnote or model.notes[-1])
         if mfind:
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
@@ -842,6 +829,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                       None, None, reason=str(exc))
     findings += f2
     assumptions += a2
+    cfg = _quantized_base(model, cfg, job.notes, gpu)
     eval_batch = None
     if _eval_on(job):
         eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
@@ -864,7 +852,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
                  assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
     if gpu is None:
-        rep.reason = "no --gpu given: the memory is estimated, the verdict needs the card"
+        rep.reason = "which GPU? the memory is estimated, the verdict needs the card: pass --gpu (or --vram-gib)"
         return rep
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram

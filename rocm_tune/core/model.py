@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rocm_tune.core import model_cache
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import read_json
 
@@ -100,7 +101,7 @@ class ParamCounts:
 class ModelSpec:
     name: str
     family: str  # HF model_type (text model_type for multimodal wrappers, e.g. gemma3 -> gemma3_text)
-    source: str  # "preset" | "path" | "hf-cache" | "modelscope-cache"
+    source: str  # "preset" | "path" | "hf-cache" | "modelscope-cache" | "hub" (config.json kept) | "assumed"
     location: str | None  # where config.json was found
     hidden_size: int
     intermediate_size: int
@@ -136,6 +137,11 @@ class ModelSpec:
     aliases: tuple[str, ...] = ()
     # facts about what was counted that are not warnings (a VLM preset's "language model only", the counter used)
     notes: tuple[str, ...] = ()
+    # how the user's reference was identified (identify_model: a key of HOW) and the stored weights' quantization
+    identified_by: str | None = None
+    identified: str | None = None
+    quantization: str | None = None   # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8 (None: 16/32-bit weights)
+    quant_bits: int | None = None
 
     @property
     def is_moe(self) -> bool:
@@ -191,6 +197,10 @@ class ModelSpec:
             ],
             "warnings": list(self.warnings),
             "notes": list(self.notes),
+            "identified_by": self.identified_by,
+            "identified": self.identified,
+            "quantization": self.quantization,
+            "quant_bits": self.quant_bits,
         }
 
 
@@ -955,16 +965,23 @@ _FAMILY_ALIASES = {
     "baichuan2": "baichuan",
     "chatglm3": "chatglm",
     "yi": "llama",
+    "internlm3": "llama",              # transformers builds InternLM3 as LlamaForCausalLM (head_dim, no biases)
     "gemma3": "gemma3_text",  # a gemma3 config without text_config
     "qwen2_vl_text": "qwen2",
     "qwen2_5_vl_text": "qwen2",
     "qwen2_vl": "qwen2",  # the language model of a top-level Qwen2-VL / Qwen2.5-VL config.json
     "qwen2_5_vl": "qwen2",
+    "qwen3_vl_text": "qwen3",          # Qwen3-VL's language model: a Qwen3 decoder (interleaved M-RoPE, no new weights)
+    "qwen3_vl": "qwen3",
+    "qwen3_vl_moe_text": "qwen3_moe",
+    "qwen3_vl_moe": "qwen3_moe",
+    "mistral3": "mistral",             # Mistral-Small-3.1: the language model is a Mistral decoder
     "llama4": "llama4_text",
 }
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)
-_VLM_TYPES = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "llama4", "kimi_vl")
+_VLM_TYPES = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "llama4",
+              "kimi_vl")
 _VLM_NOTE = "vision-language model: only the language model is counted (the vision tower and projector are not)"
 
 
@@ -1107,71 +1124,11 @@ def _read_config_file(path: Path) -> dict:
     return read_json(path, "model config")
 
 
-def _hf_cache_dirs() -> list[Path]:
-    dirs: list[Path] = []
-    if os.environ.get("HF_HUB_CACHE"):
-        dirs.append(Path(os.environ["HF_HUB_CACHE"]))
-    if os.environ.get("HUGGINGFACE_HUB_CACHE"):
-        dirs.append(Path(os.environ["HUGGINGFACE_HUB_CACHE"]))
-    if os.environ.get("HF_HOME"):
-        dirs.append(Path(os.environ["HF_HOME"]) / "hub")
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        dirs.append(Path(xdg) / "huggingface" / "hub")
-    dirs.append(Path.home() / ".cache" / "huggingface" / "hub")
-    out: list[Path] = []
-    for d in dirs:
-        if d not in out:
-            out.append(d)
-    return out
-
-
-def _modelscope_cache_dirs() -> list[Path]:
-    bases: list[Path] = []
-    if os.environ.get("MODELSCOPE_CACHE"):
-        bases.append(Path(os.environ["MODELSCOPE_CACHE"]))
-    bases.append(Path.home() / ".cache" / "modelscope" / "hub")
-    out: list[Path] = []
-    for b in bases:
-        for d in (b / "models", b, b / "hub" / "models", b / "hub"):
-            if d not in out:
-                out.append(d)
-    return out
-
-
-def _find_in_hf_cache(repo_id: str) -> Path | None:
-    folder = "models--" + repo_id.replace("/", "--")
-    for base in _hf_cache_dirs():
-        repo = base / folder
-        snaps = repo / "snapshots"
-        if not snaps.is_dir():
-            continue
-        ref = repo / "refs" / "main"
-        if ref.is_file():
-            try:
-                rev = ref.read_text(encoding="utf-8").strip()
-            except OSError:
-                rev = ""
-            if rev and (snaps / rev / "config.json").is_file():
-                return snaps / rev / "config.json"
-        cands = [p for p in snaps.glob("*/config.json") if p.is_file()]
-        if cands:
-            return max(cands, key=lambda p: p.stat().st_mtime)
-    return None
-
-
-def _find_in_modelscope_cache(repo_id: str) -> Path | None:
-    org, _, nm = repo_id.partition("/")
-    variants = [(org, nm)]
-    # ModelScope replaces '.' in names with '___' on disk
-    if "." in nm:
-        variants.append((org, nm.replace(".", "___")))
-    for base in _modelscope_cache_dirs():
-        for o, n in variants:
-            p = base / o / n / "config.json"
-            if p.is_file():
-                return p
-    return None
+# the caches (core/model_cache.py); the old private names stay for callers that used them
+_hf_cache_dirs = model_cache.hf_cache_dirs
+_modelscope_cache_dirs = model_cache.modelscope_cache_dirs
+_find_in_hf_cache = model_cache.find_in_hf_cache
+_find_in_modelscope_cache = model_cache.find_in_modelscope_cache
 
 
 def _looks_like_repo_id(ref: str) -> bool:
@@ -1179,8 +1136,38 @@ def _looks_like_repo_id(ref: str) -> bool:
     return len(parts) == 2 and all(parts) and not ref.startswith((".", "~")) and " " not in ref
 
 
+def _from_file(p: Path, ref: str) -> ModelSpec:
+    if p.is_dir():
+        cfgp = p / "config.json"
+        if not cfgp.is_file():
+            raise UserError(f"{ref}: directory has no config.json")
+        return model_from_config(_read_config_file(cfgp), name=p.resolve().name, source="path",
+                                 location=str(cfgp.resolve()))
+    return model_from_config(
+        _read_config_file(p), name=p.resolve().parent.name or p.stem, source="path", location=str(p.resolve())
+    )
+
+
+def _cached(ref: str) -> ModelSpec | None:
+    """A hub id in the local caches: the cached config.json is the real one (it wins over a preset)."""
+    if not _looks_like_repo_id(ref):
+        return None
+    hit = _find_in_hf_cache(ref)
+    if hit is not None:
+        return model_from_config(_read_config_file(hit), name=ref, source="hf-cache", location=str(hit))
+    hit = _find_in_modelscope_cache(ref)
+    if hit is not None:
+        return model_from_config(_read_config_file(hit), name=ref, source="modelscope-cache", location=str(hit))
+    hit = model_cache.kept_hub_config(ref)          # config.json alone, fetched from the Hub by an earlier check
+    if hit is not None:
+        return model_from_config(_read_config_file(hit), name=ref, source="hub", location=str(hit))
+    return None
+
+
 def load_model(ref: str) -> ModelSpec:
-    """Resolve a model reference: dir | config.json path | cached hub id | preset name (case-insensitive)."""
+    """Resolve a model reference: dir | config.json path | cached hub id | preset name (case-insensitive) |
+    a name whose series and size match one preset (``Qwen2___5-7B-Instruct``, ``/data/llm/Llama-2-7b-chat-hf``;
+    said in the spec's notes). Anything else is a one-line UserError; ``identify_model`` goes further."""
     if not isinstance(ref, str) or not ref.strip():
         raise UserError(
             f"model reference {ref!r} is empty; give a preset name (e.g. qwen2.5-7b), a directory holding "
@@ -1188,48 +1175,43 @@ def load_model(ref: str) -> ModelSpec:
         )
     ref = ref.strip()
     p = Path(os.path.expanduser(ref))
-    if p.is_dir():
-        cfgp = p / "config.json"
-        if not cfgp.is_file():
-            raise UserError(f"{ref}: directory has no config.json")
-        return model_from_config(_read_config_file(cfgp), name=p.resolve().name, source="path", location=str(cfgp.resolve()))
-    if p.is_file():
-        return model_from_config(
-            _read_config_file(p), name=p.resolve().parent.name or p.stem, source="path", location=str(p.resolve())
-        )
-    # a hub id: the locally cached config.json wins (it is the real one), then a preset with that hub id
-    if _looks_like_repo_id(ref):
-        hit = _find_in_hf_cache(ref)
-        if hit is not None:
-            return model_from_config(_read_config_file(hit), name=ref, source="hf-cache", location=str(hit))
-        hit = _find_in_modelscope_cache(ref)
-        if hit is not None:
-            return model_from_config(_read_config_file(hit), name=ref, source="modelscope-cache", location=str(hit))
-    # preset by name / alias / hub id (case-insensitive)
+    if p.is_dir() or p.is_file():
+        return _from_file(p, ref)
+    spec = _cached(ref)
+    if spec is not None:
+        return spec
     idx = _preset_index()
     key = ref.lower()
     if key in idx:
         return _load_preset_file(idx[key])
+    if not ref.endswith(".json"):
+        got = by_name(ref)
+        if got is not None:
+            return got.spec
     if ref.endswith(".json") or (os.sep in ref and not _looks_like_repo_id(ref)) or ref.startswith((".", "~")):
         raise UserError(
             f"{ref}: no such file or directory (expected a directory holding config.json, a config.json path, "
             f"a hub id in the local Hugging Face/ModelScope cache, or a preset name)"
         )
+    raise UserError(f"unknown model {ref!r} ({_where_not(ref)}); {_hint(key)}")
+
+
+def _where_not(ref: str) -> str:
+    return ("not a preset and not found in the local Hugging Face/ModelScope cache" if _looks_like_repo_id(ref)
+            else "not a preset, directory or config.json")
+
+
+def _hint(key: str) -> str:
+    idx = _preset_index()
     names = list_presets()
-    close = difflib.get_close_matches(key, list(idx), n=3, cutoff=0.6)
-    close_names = []
-    for c in close:  # report canonical preset names, not aliases
+    close_names: list[str] = []
+    for c in difflib.get_close_matches(key, list(idx), n=3, cutoff=0.6):  # canonical preset names, not aliases
         n = idx[c][: -len(".yaml")]
         if n not in close_names:
             close_names.append(n)
     if close_names:
-        hint = f"did you mean {', '.join(close_names)}?"
-    else:
-        hint = f"presets include {', '.join(n for n in _EXAMPLE_PRESETS if n in names)} ({len(names)} in all)"
-    where = "not a preset and not found in the local Hugging Face/ModelScope cache" if _looks_like_repo_id(ref) else (
-        "not a preset, directory or config.json"
-    )
-    raise UserError(f"unknown model {ref!r} ({where}); {hint}")
+        return f"did you mean {', '.join(close_names)}?"
+    return f"presets include {', '.join(n for n in _EXAMPLE_PRESETS if n in names)} ({len(names)} in all)"
 
 
 _EXAMPLE_PRESETS = ("qwen2.5-7b", "qwen3-8b", "llama-3.1-8b", "mistral-7b-v0.3", "gemma-2-9b")
@@ -1380,3 +1362,259 @@ def search_presets(query: str = "") -> list[ModelSpec]:
 
     out.sort(key=lambda s: (series(s), s.params.total))
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Identifying a model the way users name it (check, plan --model): path, caches, preset, name, Hub, assumption
+# --------------------------------------------------------------------------------------------------
+
+HOW = {
+    "path": "a directory here with config.json",
+    "hf-cache": "the Hugging Face cache",
+    "modelscope-cache": "the ModelScope cache",
+    "preset": "a preset of that name",
+    "name": "its name, matched to a preset",
+    "hub": "config.json from the Hub",
+    "assumed": "an assumption from its name",
+    "unknown": "not identified",
+}
+
+
+@dataclass(frozen=True)
+class Identified:
+    """How a model reference was identified. ``spec`` is None only for ``how == "unknown"``."""
+
+    spec: ModelSpec | None
+    how: str                        # a key of HOW
+    detail: str                     # one line: what was found where
+    parts: Any                      # core.model_names.NameParts
+    quant: str | None = None        # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8 (config.json, else the name)
+    quant_bits: int | None = None
+    assumption: str | None = None   # for "assumed": what was assumed
+    question: str | None = None     # for "unknown": the one thing to give
+
+    def to_dict(self) -> dict:
+        return {"how": self.how, "way": HOW[self.how], "detail": self.detail, "quantization": self.quant,
+                "quant_bits": self.quant_bits, "assumption": self.assumption, "question": self.question,
+                "name": self.parts.to_dict()}
+
+
+_NAME_INDEX: dict[tuple, dict[str, set[str]]] | None = None
+
+
+def _name_index() -> dict[tuple, dict[str, set[str]]]:
+    """(series, size, active) -> {preset file: the variant words its names carry}, from every name, alias and
+    hub id of every preset."""
+    global _NAME_INDEX
+    if _NAME_INDEX is None:
+        from rocm_tune.core.model_names import parse_name
+
+        out: dict[tuple, dict[str, set[str]]] = {}
+        for key, fname in _preset_index().items():
+            p = parse_name(key)
+            if p.series:
+                words = set(p.variants) | set(p.tags) | ({p.version} if p.version else set())
+                out.setdefault((p.series, p.size_b, p.active_b), {}).setdefault(fname, set()).update(words)
+        _NAME_INDEX = out
+    return _NAME_INDEX
+
+
+def match_preset(parts) -> tuple[ModelSpec | None, str]:
+    """The preset a parsed name designates: same series, size (and MoE active size); (None, why) otherwise.
+    Several presets of one series and size (Mistral 7B v0.1/v0.3) give the largest, said."""
+    if not parts.series:
+        return None, "the name has no recognisable model family"
+    idx = _name_index()
+    cands: dict[str, set[str]] = dict(idx.get((parts.series, parts.size_b, parts.active_b), {}))
+    if not cands and parts.size_b is not None and parts.active_b is None:     # "qwen3-30b" names the 30B-A3B
+        for k, fs in idx.items():
+            if k[0] == parts.series and k[1] == parts.size_b:
+                cands.update(fs)
+    if not cands:
+        what = f"{parts.series} {parts.size_text()}".strip()
+        return None, f"no preset is a {what}"
+    # several presets of this series and size: the one whose names share the most of this name's variant words
+    # (chat / 0414 / v0.3), then the largest
+    mine = set(parts.variants) | set(parts.tags) | ({parts.version} if parts.version else set())
+    ranked = sorted(((len(mine & words), _load_preset_file(f)) for f, words in cands.items()),
+                    key=lambda t: (t[0], t[1].params.total, t[1].name))
+    spec = ranked[-1][1]
+    if len(ranked) > 1:
+        others = ", ".join(s.name for _, s in ranked[:-1])
+        how = "the nearest variant" if ranked[-1][0] > ranked[-2][0] else "the largest"
+        return spec, f"{spec.name} (also {others}: {how} taken)"
+    return spec, spec.name
+
+
+def _quant_of(spec: ModelSpec | None, parts) -> tuple[str | None, int | None]:
+    """Quantization of the stored weights: config.json's quantization_config, else the name's."""
+    qc = (spec.config.get("quantization_config") if spec is not None else None) or {}
+    if isinstance(qc, dict) and qc:
+        method = str(qc.get("quant_method") or "").lower()
+        if qc.get("load_in_4bit") or qc.get("bnb_4bit_quant_type"):
+            return "bnb-4bit", 4
+        if qc.get("load_in_8bit"):
+            return "bnb-8bit", 8
+        bits = qc.get("bits") if isinstance(qc.get("bits"), int) else None
+        if method in ("fp8", "fbgemm_fp8") or str(qc.get("fmt", "")).startswith("e4m3"):
+            return "FP8", 8
+        if method in ("awq", "gptq", "compressed-tensors", "hqq", "aqlm", "eetq", "quanto") or bits:
+            b = 8 if bits == 8 else 4
+            return f"{method.upper() or 'int'}-{b}bit" if method not in ("awq",) else "AWQ", b
+    return parts.quant, parts.quant_bits
+
+
+def _by_cache_name(ref: str, parts) -> Identified | None:
+    """A model cached under the reference's last component (any organisation; ModelScope's ___ as .)."""
+    from dataclasses import replace
+
+    last = ref.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    hit = model_cache.find_by_name(parts.stem) or (model_cache.find_by_name(last) if last != parts.stem else None)
+    if hit is None:
+        return None
+    kind, cfgp, repo = hit
+    spec = model_from_config(_read_config_file(cfgp), name=repo, source=kind, location=str(cfgp))
+    detail = f"{ref} is not here; {HOW[kind]} has {repo} ({cfgp})"
+    spec = replace(spec, notes=(*spec.notes, f"model {detail}"))
+    return Identified(spec, kind, detail, parts, *_quant_of(spec, parts))
+
+
+def _by_parsed_name(ref: str, parts) -> Identified | None:
+    from dataclasses import replace
+
+    spec, why = match_preset(parts)
+    if spec is None:
+        return None
+    detail = f"{ref}: read as {parts.describe()} -> preset {why}"
+    spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
+    return Identified(spec, "name", detail, parts, *_quant_of(spec, parts))
+
+
+def by_name(ref: str) -> Identified | None:
+    """A reference that is not here, identified by its last component: a cache entry of that name, else the
+    preset its series and size match."""
+    from rocm_tune.core.model_names import parse_name
+
+    parts = parse_name(ref)
+    return _by_cache_name(ref, parts) or _by_parsed_name(ref, parts)
+
+
+def _hub(ref: str, parts) -> Identified | None:
+    repo = ref if _looks_like_repo_id(ref) else None
+    if repo is None:
+        return None
+    cfg, where = model_cache.fetch_hub_config(repo)
+    if cfg is None:
+        return None
+    spec = model_from_config(cfg, name=repo, source="hub", location=f"{where}/{repo}/config.json")
+    return Identified(spec, "hub", f"{repo}: config.json from {where}", parts, *_quant_of(spec, parts))
+
+
+_DENSE_LADDER = ("qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "llama-3.1-8b", "llama-2-13b", "qwen2.5-14b",
+                 "qwen2.5-32b", "llama-3.1-70b")
+_MOE_TEMPLATE = "qwen3-30b-a3b"
+_LLAMA_KEYS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "vocab_size",
+               "tie_word_embeddings", "max_position_embeddings", "rms_norm_eps", "rope_theta", "head_dim")
+
+
+def _scaled(template: ModelSpec, total_b: float, model_type: str) -> dict:
+    """The template's config with its layer count scaled so that the total is the named size."""
+    per_layer = template.params.per_layer[0]
+    fixed = template.params.total - sum(template.params.per_layer)
+    layers = max(1, round((total_b * 1e9 - fixed) / per_layer))
+    keys = _LLAMA_KEYS if model_type == "llama" else tuple(template.config)
+    cfg = {k: template.config[k] for k in keys if k in template.config}
+    cfg.update(model_type=model_type, num_hidden_layers=layers, architectures=["LlamaForCausalLM"]
+               if model_type == "llama" else template.config.get("architectures"))
+    if "max_window_layers" in cfg:
+        cfg["max_window_layers"] = layers
+    return cfg
+
+
+def assumed_from_name(ref: str, parts) -> Identified | None:
+    """A bounded answer where the name says the size: a Llama-style dense decoder (a Qwen3-MoE-style one for
+    `30B-A3B` names) with that many parameters, stated as an assumption. None where the name says no size."""
+    from dataclasses import replace
+
+    if parts.size_b is None or parts.size_b <= 0:
+        return None
+    if parts.is_moe and parts.active_b is not None:
+        tmpl = _load_preset_file(_MOE_TEMPLATE + ".yaml")
+        cfg = _scaled(tmpl, parts.size_b, str(tmpl.config["model_type"]))
+        experts = int(cfg["num_experts"])
+        full = model_from_config(cfg)                  # top-k so that the active parameters are the named ones
+        dense = full.params.total - full.params.experts
+        k = (parts.active_b * 1e9 - dense) * experts / max(1, full.params.experts)
+        cfg["num_experts_per_tok"] = max(1, min(experts, round(k)))
+        shape = f"a mixture-of-experts ~{parts.size_text()} model (the shape of {tmpl.name}, {cfg['num_hidden_layers']}" \
+                f" layers, {cfg['num_experts_per_tok']} of {experts} experts per token)"
+    else:
+        sizes = [(abs(_log(_load_preset_file(n + '.yaml').params.total / 1e9) - _log(parts.size_b)), n)
+                 for n in _DENSE_LADDER]
+        tmpl = _load_preset_file(min(sizes)[1] + ".yaml")
+        cfg = _scaled(tmpl, parts.size_b, "llama")
+        shape = f"a dense ~{parts.size_b:g}B model (Llama-style decoder: hidden size {cfg['hidden_size']} " \
+                f"of {tmpl.name}, {cfg['num_hidden_layers']} layers)"
+    spec = model_from_config(cfg, name=parts.stem, source="assumed", location=None)
+    spec = replace(spec, warnings=(), size_label=parts.size_text())
+    q, qb = _quant_of(None, parts)
+    assumption = (f"model: {ref!r} is not here, in no cache and matches no preset: assumed {shape}, "
+                  f"{spec.params.total / 1e9:.2f}B parameters, from {parts.size_text()!r} in its name; "
+                  f"give --model (a config.json or a preset) for the real shape")
+    detail = f"{ref}: {shape} assumed from its name"
+    spec = replace(spec, notes=(*spec.notes, assumption))
+    return Identified(spec, "assumed", detail, parts, q, qb, assumption=assumption)
+
+
+def _log(x: float) -> float:
+    import math
+
+    return math.log(max(x, 1e-6))
+
+
+def identify_model(ref: str | None, network: bool = True) -> Identified:
+    """See _identify; the spec carries how it was identified (``identified_by``) and its quantization."""
+    from dataclasses import replace
+
+    got = _identify(ref, network)
+    if got.spec is None:
+        return got
+    spec = replace(got.spec, identified_by=got.how, identified=got.detail, quantization=got.quant,
+                   quant_bits=got.quant_bits)
+    return replace(got, spec=spec)
+
+
+def _identify(ref: str | None, network: bool) -> Identified:
+    """Identify a model reference, in order: a directory (or config.json) here; the HF/ModelScope caches by hub
+    id; a preset of that name; the caches by the last path component and a preset matched by the name's
+    series and size; with network (not HF_HUB_OFFLINE), config.json from the Hub; else a bounded assumption
+    from the size in the name. Never raises for a name it cannot place: ``how == "unknown"`` with a question."""
+    from rocm_tune.core.model_names import parse_name
+
+    text = (ref or "").strip() if isinstance(ref, str) else ""
+    parts = parse_name(text)
+    if not text:
+        return Identified(None, "unknown", "no model given", parts, question="--model")
+    p = Path(os.path.expanduser(text))
+    if (p.is_dir() and (p / "config.json").is_file()) or (p.is_file() and p.name.endswith(".json")):
+        spec = _from_file(p, text)
+        return Identified(spec, "path", f"{spec.location}", parts, *_quant_of(spec, parts))
+    spec = _cached(text)
+    if spec is not None:
+        return Identified(spec, spec.source, f"{text}: {spec.location}", parts, *_quant_of(spec, parts))
+    got = _by_cache_name(text, parts)          # a cached config.json is the real one: before any preset
+    if got is not None:
+        return got
+    key = text.lower()
+    if key in _preset_index():
+        spec = _load_preset_file(_preset_index()[key])
+        return Identified(spec, "preset", f"{text}: preset {spec.name}", parts, *_quant_of(spec, parts))
+    got = _by_parsed_name(text, parts)
+    if got is None and network:
+        got = _hub(text, parts)
+    if got is None:
+        got = assumed_from_name(text, parts)
+    if got is not None:
+        return got
+    why = "the name says no size" if parts.series else "the name says neither family nor size"
+    return Identified(None, "unknown", f"{text}: not here, in no cache, no preset, {why}", parts, question="--model")
