@@ -227,9 +227,37 @@ def output_dir_from_cmdline(args: Sequence[str], cwd: str | None) -> tuple[str |
     return outdir, config
 
 
+def _fd_writable(pid: int, fd: str) -> bool:
+    """The descriptor is open for writing (O_WRONLY / O_RDWR in /proc/PID/fdinfo/FD `flags`, octal)."""
+    try:
+        with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags:"):
+                    return int(line.split()[1], 8) & 3 in (1, 2)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _written_files(pid: int) -> list[str]:
+    """Targets of the descriptors pid holds open for WRITING ([] when /proc does not let us look): a
+    reader of a log (`tail -f`, another monitor) is never its writer."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    out = []
+    for fd in fds:
+        link = _proc_link(pid, f"fd/{fd}")
+        if link and _fd_writable(pid, fd):
+            out.append(link)
+    return out
+
+
 def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Sequence[str] = ()) -> int | None:
-    """A live process that has one of `paths` (or a file under `dirs`) open, or whose command line /
-    YAML names one of `cmd_dirs` as output_dir. Linux /proc scan; None when nothing matches."""
+    """A live process that has one of `paths` (or a file under `dirs`) open FOR WRITING, or whose command
+    line / YAML names one of `cmd_dirs` as output_dir. Processes that only read the log (`tail -f`, a
+    monitor) are never taken. Linux /proc scan; None when nothing matches."""
     if not os.path.isdir("/proc/self"):
         return None
     want = {os.path.realpath(p) for p in paths}
@@ -243,8 +271,11 @@ def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Se
     for pid in pids:
         if pid == me:
             continue
-        for link in _open_files(pid):
-            if (link in want or (want_dirs and link.startswith(want_dirs))) and _pid_alive(pid):
+        links = _open_files(pid)
+        if any(link in want or (want_dirs and link.startswith(want_dirs)) for link in links):
+            written = _written_files(pid)
+            if any(link in want or (want_dirs and link.startswith(want_dirs)) for link in written) \
+                    and _pid_alive(pid):
                 return pid
         if want_cmd:
             args = _proc_cmdline(pid)
@@ -626,6 +657,7 @@ class PollResult:
         return bool(self.n_events or self.new_alerts or self.lines)
 
 
+ENDED_STATUSES = frozenset(("finished", "failed", "stopped", "lost", "exited", "corrupt"))
 DISK_CHECK_S = 30.0   # how often a running run's free space is compared with one checkpoint (disk-will-fill)
 
 
@@ -882,6 +914,13 @@ class Watcher:
         return run_elapsed(h, self.run_started_at(), self.process.ended_at, self.clock() if now is None else now,
                            ended)
 
+    def eta_s(self) -> float | None:
+        """Seconds to the last step while the run goes on; None once it ended (finished, failed, stopped,
+        lost: a run that is over has no ETA) or when unknown."""
+        if self.ended() or self.process.status in ENDED_STATUSES or self.history.ended:
+            return None
+        return self.history.eta_s()
+
     def snapshot(self) -> Snapshot:
         h = self.history
         now = self.clock()
@@ -891,7 +930,7 @@ class Watcher:
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
             eval_loss=h.eval_loss, tokens_per_s=h.tokens_per_s, samples_per_s=h.samples_per_s,
             step_time_s=h.median_step_time_s(), elapsed_s=self.elapsed_s(now),
-            eta_s=h.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
+            eta_s=self.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
             gpu_backend=self.gpu_backend_name, gpus=self.gpu_samples, alerts=tuple(self.alerts),
             history=h.to_dict(now), world_size=self.world_size or self.alert_engine.context.gpus,
             restarts=tuple(self.restart_marks()))
