@@ -55,7 +55,8 @@ def _human(snap) -> str:
     if d["step_time_s"] is not None:
         thr.append(f"{f(d['step_time_s'], '.3g')} s/step")
     lines.append(f"  speed    {', '.join(thr) or '-'}")
-    lines.append(f"  elapsed  {_hms(d['elapsed_s'] if isinstance(d['elapsed_s'], (int, float)) else None)}"
+    parts = f" (all {d['segments']} segments)" if d.get("segments", 1) > 1 else ""
+    lines.append(f"  elapsed  {_hms(d['elapsed_s'] if isinstance(d['elapsed_s'], (int, float)) else None)}{parts}"
                  f"  eta {_hms(d['eta_s'] if isinstance(d['eta_s'], (int, float)) else None)}")
     for g in snap.gpus:
         gd = d["gpus"][snap.gpus.index(g)]

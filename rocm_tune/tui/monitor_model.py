@@ -71,6 +71,7 @@ class RunView:
     process_users: dict = field(default_factory=dict)   # pid -> (user, command)
     restarts: tuple = ()             # core.runs.watch.restarts_of dicts (resume, OOM retry, Slurm requeue)
     restart_series: tuple = ()       # loss values aligned with `steps` at the first step after each restart
+    segments: int = 1                # times the run started (elapsed_s counts them all)
 
 
 def restart_marks(restarts: tuple, steps: tuple, losses: tuple) -> tuple:
@@ -202,7 +203,8 @@ class MonitorSource:
             source=str(w.source_kind),
             step=h.step, total_steps=h.total_steps, epoch=h.epoch, loss=h.loss,
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
-            tokens_per_s=smoothed_tokens_per_s(h), step_time_s=step_time,
+            tokens_per_s=h.mean_tokens_per_s() if ended and h.mean_tokens_per_s() else smoothed_tokens_per_s(h),
+            step_time_s=step_time,
             elapsed_s=w.elapsed_s(now),   # from the run's start: the figure `attach --once` prints
             eta_s=eta,
             returncode=getattr(proc, "exit_code", None),
@@ -217,7 +219,10 @@ class MonitorSource:
             log_tail=tuple(getattr(w, "log_tail", ()) or ()),
             started_at=started_at, stopped_by_user=bool(getattr(info, "stopped_by_user", False)),
             reason=getattr(info, "reason", None), run_dir=run_dir,
-            checkpoints=self._ckpts, resume_cmd=resume_command(run_dir, getattr(info, "name", None), self._ckpts),
+            checkpoints=self._ckpts,
+            resume_cmd=resume_command(run_dir, getattr(w.target, "run_id", None) or getattr(info, "id", None),
+                                      self._ckpts, status),
+            segments=int(getattr(w, "segments", 1) or 1),
             host=self._host.sample(), measured=measured, predicted=predicted,
             process_users={pid: self._host.owner(pid) for pid in sorted(pids)},
             restarts=restarts, restart_series=restart_marks(restarts, steps, loss_values) if restarts else (),
@@ -288,20 +293,16 @@ def find_checkpoints(run_dir: str | None, output_dir: str | None) -> tuple:
 _CKPT = re.compile(r"checkpoint-(\d+)")
 
 
-def resume_command(run_dir: str | None, name: str | None, checkpoints: tuple) -> str | None:
-    """The command that resumes this run from its last checkpoint as a new tracked run."""
-    if not checkpoints or not run_dir:
+RESUMABLE = ("stopped", "failed", "lost")   # statuses that end before the last step: `rocm-tune resume` continues them
+
+
+def resume_command(run_dir: str | None, ref: str | None, checkpoints: tuple, status: str | None = None) -> str | None:
+    """`rocm-tune resume RUN` (the command the checkpoint list runs) for a tracked run that stopped or failed
+    with a checkpoint to continue from; None for a finished or running run, a run without a checkpoint, or a
+    log that is not a rocm-tune run (nothing to resume it with)."""
+    if not checkpoints or not run_dir or not ref or status not in RESUMABLE:
         return None
-    script = os.path.join(run_dir, "bundle", "run.sh")
-    last = checkpoints[-1][1]
-    try:
-        with open(script, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError:
-        return f"resume_from_checkpoint: {shlex.quote(last)}  (in your training config)"
-    extra = f"resume_from_checkpoint={shlex.quote(last)}" if "llamafactory-cli" in text else "--resume"
-    new_name = shlex.quote(f"{name or 'run'}-resume")
-    return f"rocm-tune run --name {new_name} --cwd {shlex.quote(os.path.dirname(script))} -- bash run.sh {extra}"
+    return f"rocm-tune resume {shlex.quote(ref)}"
 
 
 def process_owner(pid: int) -> tuple[str, str]:

@@ -312,6 +312,9 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
 
         stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
         rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
+        seg_start = (rd.read_json(d / rd.RUN_JSON, {}) or {}).get("started_at")
+        if isinstance(seg_start, (int, float)) and not isinstance(seg_start, bool):
+            rec["started_at"] = seg_start   # this segment's start: a resumed run's elapsed time sums its segments
         if rec["status"] == "failed":
             free = _free_bytes(d)
             if free is not None and free < DISK_FULL_FREE:

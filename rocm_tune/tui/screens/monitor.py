@@ -41,42 +41,69 @@ class ViewReady(Message):
         self.view = view
 
 
+def _cut(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut with … (a header line never wraps)."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
 def render_header(v: RunView, width: int = 80) -> Text:
-    """Run title, status, progress bar, elapsed (since the run itself started), ETA, smoothed speed;
-    after the end: who stopped it, the last checkpoint and how to resume (pure)."""
+    """Run title, status, progress bar, elapsed (the whole run, all its segments after a resume), ETA while it
+    runs, smoothed speed; after a stop or failure: the last checkpoint and `rocm-tune resume RUN`. Every line
+    fits `width` cells (pure)."""
+    width = max(40, width)
     t = Text()
-    t.append(v.title[:40], style="bold")
-    t.append("  ")
     label = "stopped by you" if v.status == "stopped" and v.stopped_by_user else v.status
-    t.append(f" {label} ", style=f"reverse {STATUS_STYLE.get(v.status, 'bold')}")
+    tail = ""
     if v.status == "failed" and v.returncode is not None:
-        t.append(f" exit {v.returncode}")
+        tail = f" exit {v.returncode}"
     elif v.status == "stopped" and not v.stopped_by_user and v.reason:
-        t.append(f" {v.reason[:40]}")
-    if v.source:
-        t.append(f"  {v.source}", style="dim")
+        tail = f" {v.reason}"
+    src = f"  {v.source}" if v.source else ""
+    room = width - len(label) - 4 - len(src)
+    tail = _cut(tail, max(0, room - 12)) if tail else ""
+    t.append(_cut(v.title, max(8, room - len(tail))), style="bold")
+    t.append("  ")
+    t.append(f" {label} ", style=f"reverse {STATUS_STYLE.get(v.status, 'bold')}")
+    t.append(tail)
+    if src and len(t.plain) + len(src) <= width:
+        t.append(src, style="dim")
     t.append("\n")
+    running = v.status in ("running", "unknown")
+    parts = f" ({v.segments} parts)" if v.segments > 1 else ""
+    eta = fmt_clock(v.eta_s) if running else ""
+    speed = f"  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}"
+    rest = f"  elapsed {fmt_clock(v.elapsed_s)}{parts}" + (f"  ETA {eta}" if running else "")
     epoch = f"  epoch {v.epoch:.2f}" if v.epoch is not None else ""
-    eta = fmt_clock(v.eta_s) if v.status in ("running", "unknown") else "-"
-    rest = f"  elapsed {fmt_clock(v.elapsed_s)}  ETA {eta}  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}"
     counter = len(render_progress(v.step, v.total_steps, 0).plain)
-    room = width - 2 - counter - len(rest)
-    if room - len(epoch) < 6:
+    room = width - counter - len(rest)
+    if room - len(speed) < 6:
+        speed = f"  {fmt_tok_s(v.tokens_per_s)}"
+    if room - len(speed) < 6:
+        speed = ""
+    room -= len(speed)
+    if room - len(epoch) < 8:
         epoch = ""
-    t.append_text(render_progress(v.step, v.total_steps, max(0, min(24, room - len(epoch)))))
+    t.append_text(render_progress(v.step, v.total_steps, max(0, min(24, room - len(epoch) - 1))))
     t.append(epoch)
-    t.append(rest.split(" ETA ")[0].rstrip() + "  ETA ")
-    t.append(eta, style="bold")
-    t.append(f"  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}")
+    t.append(rest.split("  ETA ")[0])
+    if running:
+        t.append("  ETA ")
+        t.append(eta, style="bold")
+    t.append(speed)
     for r in v.restarts[-3:]:   # the newest three (the loss chart marks each with ↻)
         t.append("\n")
-        t.append(f"↻ {r.get('line')}", style="bold magenta")
+        t.append(_cut(f"↻ {r.get('line')}", width), style="bold magenta")
     if v.status != "running" and v.checkpoints:
-        path = v.checkpoints[-1][1]
+        saved = f"{os.path.basename(v.checkpoints[-1][1])} saved"
         t.append("\n")
-        t.append(f"{os.path.basename(path)} saved", style="bold green")
+        t.append(_cut(saved, width), style="bold green")
         if v.resume_cmd:
-            t.append(f"  resume: {v.resume_cmd}", style="dim")
+            hint = f"resume: {v.resume_cmd}"
+            if len(saved) + 2 + len(hint) <= width:
+                t.append("  ")
+            else:
+                t.append("\n")
+            t.append(hint if len(hint) <= width else v.resume_cmd, style="dim")
     return t
 
 
