@@ -182,13 +182,14 @@ class MonitorSource:
             self._ckpts = find_checkpoints(run_dir, getattr(w.target, "output_dir", None))
         self._polls += 1
         step_time = smoothed_step_time(h, str(w.source_kind))
-        ended = status in ("finished", "failed", "stopped", "lost") or h.ended
+        alive = getattr(proc, "alive", None) is True   # a live process is not over, whatever an old end line says
+        ended = not alive and (status in ("finished", "failed", "stopped", "lost", "exited") or h.ended)
         if ended:
             eta = None
         elif h.total_steps and h.step is not None and step_time:
             eta = max(0, h.total_steps - h.step) * step_time
         else:
-            eta = h.eta_s()
+            eta = w.eta_s() if hasattr(w, "eta_s") else h.eta_s()
         measured, predicted = self._measured(run_dir)
         watch = import_module("rocm_tune.core.runs.watch")
         restarts = tuple({**r, "line": watch.restart_line(r)} for r in w.restart_marks()) \

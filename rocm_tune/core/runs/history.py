@@ -522,9 +522,11 @@ class History:
         finished run shows instead of its last record's 0."""
         return self._tps_sum / self._tps_n if self._tps_n else None
 
-    def eta_s(self) -> float | None:
-        """Seconds to the last step: remaining steps x median step time (None when unknown)."""
-        if self.ended:
+    def eta_s(self, live: bool = False) -> float | None:
+        """Seconds to the last step: remaining steps x median step time (None when unknown). 0 once the log
+        says training ended, unless `live` (its process is known to run: an end line of an earlier segment
+        in a text log does not end a resumed run)."""
+        if self.ended and not live:
             return 0.0
         if self.total_steps and self.step is not None:
             st = self.median_step_time_s()

@@ -943,6 +943,8 @@ class Watcher:
     def eta_s(self) -> float | None:
         """Seconds to the last step while the run goes on; None once it ended (finished, failed, stopped,
         lost: a run that is over has no ETA) or when unknown."""
+        if self.process.alive is True:
+            return self.history.eta_s(live=True)
         if self.ended() or self.process.status in ENDED_STATUSES or self.history.ended:
             return None
         return self.history.eta_s()
@@ -952,7 +954,7 @@ class Watcher:
         average rate — never the 0 of a final record."""
         h = self.history
         last = h.tokens_per_s
-        over = self.ended() or self.process.status in ENDED_STATUSES or h.ended
+        over = self.process.alive is not True and (self.ended() or self.process.status in ENDED_STATUSES or h.ended)
         if over or last is None or not last > 0:
             return h.mean_tokens_per_s() if h.mean_tokens_per_s() is not None else last
         return last
