@@ -103,6 +103,7 @@ class MonitorSource:
         self.clock = clock
         self.want_gpus = gpus
         self._watcher: Any = None
+        self._fixes: Any = None    # core.runs.alert_fix.AlertFixes of the run, once opened
         self._gpu_hist: dict[int, dict[str, deque]] = {}
         self._info: Any = None
         self._last_status: str | None = None
@@ -114,6 +115,8 @@ class MonitorSource:
     def _open(self) -> None:
         watch = import_module("rocm_tune.core.runs.watch")
         self._watcher = watch.Watcher(self.target, clock=self.clock, gpus=self.want_gpus)
+        # an OOM alert's fix is explain's for the same run (computed once per new alert, off the UI thread)
+        self._fixes = import_module("rocm_tune.core.runs.alert_fix").AlertFixes(self._watcher.target.spec)
 
     def poll(self) -> RunView:
         from rocm_tune.core.errors import UserError
@@ -216,7 +219,7 @@ class MonitorSource:
             tps_series=vals("tokens_per_s"), step_time_series=vals("step_time_s"),
             gpus=samples, backend=str(getattr(w, "gpu_backend_name", "") or ""),
             gpu_history={k: {m: list(d) for m, d in v.items()} for k, v in self._gpu_hist.items()},
-            alerts=tuple(_alert_tuple(a) for a in w.alerts),
+            alerts=tuple(_alert_tuple(a) for a in (self._fixes.apply(w.alerts) if self._fixes else w.alerts)),
             log_tail=tuple(getattr(w, "log_tail", ()) or ()),
             started_at=started_at, stopped_by_user=bool(getattr(info, "stopped_by_user", False)),
             reason=getattr(info, "reason", None), run_dir=run_dir,

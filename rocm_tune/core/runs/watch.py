@@ -1121,9 +1121,10 @@ def format_step_line(ev: Event, h: History, smoothed: float | None = None) -> st
 
 def stream_plain(target: str | Target, out=None, follow: bool = True, interval: float = 1.0,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
-                 max_polls: int | None = None) -> int:
+                 max_polls: int | None = None, fix_alerts: Callable[[Sequence[Alert]], tuple] | None = None) -> int:
     """Print one line per logged step (plus alerts and the end) until the run ends; return its exit code.
 
+    fix_alerts: replaces alerts' fixes before they are printed (attach gives explain's, core.runs.alert_fix).
     With follow=False: print what is logged so far and return. For a target without a known process
     and without an end marker in its log, following continues until interrupted (Ctrl-C: 130).
     """
@@ -1135,7 +1136,7 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
         out.flush()
 
     polls = 0
-    state: dict = {}
+    state: dict = {"fix_alerts": fix_alerts}
     try:
         t = w.target
         started = w.run_started_at()
@@ -1179,6 +1180,7 @@ def _emit_events(res: PollResult, w: Watcher, emit, state: dict) -> None:
             emit(format_step_line(ev, h, sm))
         elif ev.kind == "eval" and ev.loss is not None:
             emit(f"eval step {ev.step}: eval_loss {_fmt(ev.loss, '.4f')}")
-    for a in res.new_alerts:
+    fix_alerts = state.get("fix_alerts")
+    for a in (fix_alerts(res.new_alerts) if fix_alerts and res.new_alerts else res.new_alerts):
         emit(f"! [{a.code}] {a.title}")
         emit(f"!   fix: {a.fix}")
