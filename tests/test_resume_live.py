@@ -95,6 +95,15 @@ def test_a_resumed_run_keeps_its_eta_and_counts_elapsed_over_both_segments(tmp_p
         human = run_cli("attach", rid, "--once", "--no-gpus").stdout
         assert "(all 2 segments)" in human, human
 
+        # the run list's elapsed column: the whole run too
+        from rocm_tune.core.runs.registry import find_run
+        from rocm_tune.tui.screens.runs import earlier_times, run_row
+
+        info = find_run(rid)
+        listed = run_row(info, time.time(), None, earlier_times([info]).get(rid, 0.0))[-1]
+        mm, ss = (int(x) for x in listed.split(":")[-2:])
+        assert mm * 60 + ss >= int(seg1 + (before - started)) - 1, listed
+
         v = _view(rid)
         assert v.status == "running" and v.segments == 2 and v.eta_s is not None and v.eta_s > 0
         assert v.elapsed_s > seg1 and v.resume_cmd is None     # no resume hint while it runs

@@ -174,6 +174,15 @@ def last_error_line(log_path: Path, max_bytes: int = 65536) -> str | None:
     return None
 
 
+def _with_segment_start(d: Path, rec: dict) -> dict:
+    """The exit record with this segment's start (run.json's started_at): a resumed run's elapsed time sums its
+    segments (watch.earlier_segments reads it from run.json's restarts)."""
+    seg_start = (rd.read_json(d / rd.RUN_JSON, {}) or {}).get("started_at")
+    if isinstance(seg_start, (int, float)) and not isinstance(seg_start, bool):
+        rec["started_at"] = seg_start
+    return rec
+
+
 def _write_exit(d: Path, rec: dict) -> None:
     try:
         rd.write_json_atomic(d / rd.EXIT_JSON, rec)
@@ -311,10 +320,8 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         procs.remove_cgroup(cgroup)
 
         stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
-        rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
-        seg_start = (rd.read_json(d / rd.RUN_JSON, {}) or {}).get("started_at")
-        if isinstance(seg_start, (int, float)) and not isinstance(seg_start, bool):
-            rec["started_at"] = seg_start   # this segment's start: a resumed run's elapsed time sums its segments
+        rec = _with_segment_start(d, rd.exit_record(rc, stop_requested=stop_requested,
+                                                    trainer_end=rd.trainer_end_status(d)))
         if rec["status"] == "failed":
             free = _free_bytes(d)
             if free is not None and free < DISK_FULL_FREE:
