@@ -72,6 +72,7 @@ class RunView:
     restarts: tuple = ()             # core.runs.watch.restarts_of dicts (resume, OOM retry, Slurm requeue)
     restart_series: tuple = ()       # loss values aligned with `steps` at the first step after each restart
     segments: int = 1                # times the run started (elapsed_s counts them all)
+    simulated: bool = False          # the GPUs are simulated (ROCM_TUNE_FAKE_GPUS / ROCM_TUNE_REPLAY): labelled so
 
 
 def restart_marks(restarts: tuple, steps: tuple, losses: tuple) -> tuple:
@@ -198,7 +199,12 @@ class MonitorSource:
         restarts = tuple({**r, "line": watch.restart_line(r)} for r in w.restart_marks()) \
             if hasattr(w, "restart_marks") else ()
         loss_values = tuple(v for _, v in loss_pts)
-        pids = {p[0] for s in samples for p in (getattr(s, "processes", ()) or ())}
+        simulated = getattr(w, "gpu_backend_kind", "") == "synthetic"
+        procs = {p[0]: p[1] if len(p) > 1 else "?" for s in samples for p in (getattr(s, "processes", ()) or ())}
+        if simulated:   # made-up processes: never look their PIDs up on this machine
+            users = {pid: ("sim", f"{name} (simulated)") for pid, name in sorted(procs.items())}
+        else:
+            users = {pid: self._host.owner(pid) for pid in sorted(procs)}
         return RunView(
             target=self.target,
             title=str(w.title),
@@ -228,7 +234,7 @@ class MonitorSource:
                                       self._ckpts, status),
             segments=int(getattr(w, "segments", 1) or 1),
             host=self._host.sample(), measured=measured, predicted=predicted,
-            process_users={pid: self._host.owner(pid) for pid in sorted(pids)},
+            process_users=users, simulated=simulated,
             restarts=restarts, restart_series=restart_marks(restarts, steps, loss_values) if restarts else (),
         )
 

@@ -687,6 +687,7 @@ class Watcher:
         self.process = ProcessState(self.target.pid, None, "unknown")
         self.gpu_samples: tuple = ()
         self.gpu_backend_name = "none"
+        self.gpu_backend_kind = "none"
         self._gpus = gpus
         self._backend = None if gpus is True or gpus is False else gpus
         self._polls = 0
@@ -739,6 +740,7 @@ class Watcher:
 
                 self._backend = detect()
             self.gpu_backend_name = str(getattr(self._backend, "name", "?"))
+            self.gpu_backend_kind = str(getattr(self._backend, "kind", "?"))   # "synthetic": simulated GPUs
             self.gpu_samples = tuple(self._backend.sample())
         except Exception:
             self.gpu_samples = ()

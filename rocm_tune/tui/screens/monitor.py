@@ -107,6 +107,15 @@ def render_header(v: RunView, width: int = 80) -> Text:
     return t
 
 
+def simulated_label(v: RunView, width: int = 31) -> Text:
+    """A first line over the GPU panes when the GPUs are simulated (ROCM_TUNE_FAKE_GPUS, ROCM_TUNE_REPLAY): their
+    telemetry and processes are made up, never this machine's."""
+    if not v.simulated:
+        return Text()
+    what = "replayed" if v.backend == "replay" else "SIMULATED"
+    return Text(_cut(f"{what} GPUs & processes", max(10, width)) + "\n", style="bold reverse yellow")
+
+
 def render_alerts(v: RunView) -> Text:
     t = Text()
     for i, (code, evidence, fix, severity) in enumerate(v.alerts):
@@ -127,6 +136,7 @@ class MonitorScreen(Screen):
         Binding("g", "next_gpu", "GPU"),
         Binding("c", "checkpoints", "Checkpoints"),
         Binding("l", "toggle_log", "Log"),
+        Binding("a", "alerts", "Alerts", show=False),
         Binding("r", "runs", "Runs"),
         Binding("escape", "wizard", "Plan"),
         Binding("question_mark", "app.help", "Help", show=False),
@@ -140,7 +150,8 @@ Left: the loss (raw, smoothed, eval_loss as ◆) with steps on the x axis, the l
 grad_norm (a NaN shows as NaN and ×), tokens/s and step time.
 Right: every GPU in one row each; below, the selected GPU in detail (history, predicted vs
 measured memory, the processes on it: PID, user, VRAM, command), the host CPU and RAM, and the
-ranks' own memory reports. Below: alerts with their fixes, and the tail of the run's log.
+ranks' own memory reports. Below: alerts with their whole fixes (an OOM's is `explain`'s: the plan's
+smallest change that fits; `a` focuses the pane, arrows scroll it), and the tail of the run's log.
 
 The run lives on its own: detaching or losing the terminal never stops it. Come back with
 `rocm-tune attach RUN`. Stopping sends SIGTERM (the trainer saves a checkpoint), then SIGKILL
@@ -148,6 +159,7 @@ after {STOP_GRACE_S:.0f} s if it is still running.
 
 [b]d[/b] detach (the run goes on)   [b]s[/b] stop the run (asks first)   [b]g[/b] next GPU
 [b]c[/b] checkpoints and how to resume   [b]l[/b] show/hide the log   [b]r[/b] runs (compare two)
+[b]a[/b] scroll the alerts
 [b]esc[/b] back to the plan (after a launch from it)   [b]?[/b] help   [b]q[/b] / [b]ctrl+c[/b] detach and quit"""
 
     def __init__(self, target: str | None) -> None:
@@ -174,7 +186,8 @@ after {STOP_GRACE_S:.0f} s if it is still running.
                 yield Static("", id="gpu-detail", classes="gpu-pane")
                 yield Static("", id="host")
                 yield Static("", id="nodes")
-        yield Static("", id="mon-alerts")
+        with VerticalScroll(id="mon-alerts-pane"):   # every alert whole, its fix uncut; `a` focuses it to scroll
+            yield Static("", id="mon-alerts")
         yield Log(id="mon-log", max_lines=500, auto_scroll=True)
         yield Footer(compact=self.app.size.width < COMPACT_BELOW)
 
@@ -230,7 +243,7 @@ after {STOP_GRACE_S:.0f} s if it is still running.
         alerts = self.query_one("#mon-alerts", Static)
         if old is None or old.alerts != v.alerts:
             alerts.update(render_alerts(v))
-            alerts.display = bool(v.alerts)
+            self.query_one("#mon-alerts-pane", VerticalScroll).display = bool(v.alerts)
         key = (len(v.log_tail), v.log_tail[-1] if v.log_tail else None)
         if key != self._log_key:
             log = self.query_one("#mon-log", Log)
@@ -269,14 +282,16 @@ after {STOP_GRACE_S:.0f} s if it is still running.
             indices = [getattr(s, "index", i) for i, s in enumerate(v.gpus)]
             if self.selected_gpu not in indices:
                 self.selected_gpu = indices[0]
-            table.update(render_gpu_table(v.gpus, self.selected_gpu if len(v.gpus) > 1 else None, width))
+            table.update(simulated_label(v, width) + render_gpu_table(v.gpus, self.selected_gpu if len(v.gpus) > 1
+                                                                       else None, width))
             table.display = len(v.gpus) > 1
             sample = v.gpus[indices.index(self.selected_gpu)]
             rank = None
             if v.measured is not None:
                 rank = next((r for r in v.measured.ranks if r.gpu_index == self.selected_gpu), None)
             hist = (v.gpu_history.get(self.selected_gpu) or {})
-            detail.update(render_gpu_pane(sample, hist, width, v.process_users, rank, v.predicted))
+            pane = render_gpu_pane(sample, hist, width, v.process_users, rank, v.predicted)
+            detail.update(pane if len(v.gpus) > 1 else simulated_label(v, width) + pane)
             detail.display = True
         offload = (v.predicted or {}).get("cpu_offload_bytes")
         self.query_one("#host", Static).update(render_host(v.host, v.measured, offload))
@@ -323,6 +338,14 @@ after {STOP_GRACE_S:.0f} s if it is still running.
 
     def action_detach(self) -> None:
         self.app.exit(0, message=self.detach_message())
+
+    def action_alerts(self) -> None:
+        """Focus the alerts pane: arrows / page keys scroll every alert and its whole fix."""
+        pane = self.query_one("#mon-alerts-pane", VerticalScroll)
+        if pane.display:
+            pane.focus()
+        else:
+            self.notify("no alerts", severity="information")
 
     def action_toggle_log(self) -> None:
         log = self.query_one("#mon-log", Log)
