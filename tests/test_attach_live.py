@@ -72,3 +72,34 @@ def test_a_reader_holding_the_log_is_never_the_run(tmp_path):
         if writer is not None and writer.poll() is None:
             writer.kill()
             writer.wait()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="needs Linux /proc")
+def test_a_pager_naming_the_training_yaml_is_not_the_run(tmp_path):
+    """An output dir's run is found through the YAML on a launcher's command line; a pager or editor that names the
+    same YAML (here `tail` copied as `less`, following the YAML) is not it."""
+    import shutil
+
+    from rocm_tune.core.runs.watch import resolve_target
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "trainer_log.jsonl").write_text('{"current_steps": 1, "total_steps": 10, "loss": 2.0}\n')
+    cfg = tmp_path / "train.yaml"
+    cfg.write_text(f"output_dir: {out}\n")
+    less = tmp_path / "less"
+    shutil.copy(shutil.which("tail"), less)
+    pager = subprocess.Popen([str(less), "-f", str(cfg)], cwd=tmp_path, stdout=subprocess.DEVNULL)
+    trainer = None
+    try:
+        _wait_for(lambda: os.path.exists(f"/proc/{pager.pid}/cmdline") and
+                  str(cfg) in open(f"/proc/{pager.pid}/cmdline").read(), "the pager to start")
+        assert resolve_target(str(out)).pid is None
+        trainer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(cfg)], cwd=tmp_path)
+        _wait_for(lambda: str(cfg) in open(f"/proc/{trainer.pid}/cmdline").read(), "the trainer to start")
+        assert resolve_target(str(out)).pid == trainer.pid
+    finally:
+        for p in (pager, trainer):
+            if p is not None:
+                p.kill()
+                p.wait()

@@ -254,6 +254,16 @@ def _written_files(pid: int) -> list[str]:
     return out
 
 
+_LAUNCHERS = ("python", "torchrun", "deepspeed", "accelerate", "llamafactory-cli", "lmf", "axolotl", "swift", "srun",
+              "mpirun", "rocm-tune")
+
+
+def _launcher_cmd(args: Sequence[str]) -> bool:
+    """The command line is a training launcher's (python, torchrun, deepspeed, accelerate, llamafactory-cli, ...):
+    an editor or pager that names the YAML (`vim train.yaml`, `less train.yaml`) is not the run."""
+    return os.path.basename(args[0]).startswith(_LAUNCHERS)
+
+
 def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Sequence[str] = ()) -> int | None:
     """A live process that has one of `paths` (or a file under `dirs`) open FOR WRITING, or whose command
     line / YAML names one of `cmd_dirs` as output_dir. Processes that only read the log (`tail -f`, a
@@ -279,7 +289,7 @@ def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Se
                 return pid
         if want_cmd:
             args = _proc_cmdline(pid)
-            if args and any(a.endswith((".yaml", ".yml")) or "output_dir" in a or "output-dir" in a for a in args):
+            if args and _launcher_cmd(args) and any(a.endswith((".yaml", ".yml")) or "output_dir" in a or "output-dir" in a for a in args):
                 od, _ = output_dir_from_cmdline(args, _proc_link(pid, "cwd"))
                 if od and os.path.realpath(od) in want_cmd and _pid_alive(pid):
                     return pid
