@@ -16,7 +16,7 @@ import time
 # start-up made (later collections skip it). A process that imports this module and never paints only collects
 # less often.
 _GC_THRESHOLD = gc.get_threshold()
-gc.set_threshold(max(_GC_THRESHOLD[0], 50_000), *_GC_THRESHOLD[1:])
+gc.set_threshold(max(_GC_THRESHOLD[0], 200_000), *_GC_THRESHOLD[1:])
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
