@@ -8,8 +8,10 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
+
 from tests.conftest import run_cli
 
 # a training-like writer: logs 3 steps of 10 (HF dict lines), waits until GO exists, then fails with a traceback
@@ -26,6 +28,13 @@ WRITER = textwrap.dedent("""
         time.sleep(0.05)
     raise RuntimeError("CUDA error: an illegal memory access was encountered")
 """)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def _wait_for(pred, what: str, timeout: float = 60.0) -> None:
@@ -92,11 +101,10 @@ def test_a_pager_naming_the_training_yaml_is_not_the_run(tmp_path):
     pager = subprocess.Popen([str(less), "-f", str(cfg)], cwd=tmp_path, stdout=subprocess.DEVNULL)
     trainer = None
     try:
-        _wait_for(lambda: os.path.exists(f"/proc/{pager.pid}/cmdline") and
-                  str(cfg) in open(f"/proc/{pager.pid}/cmdline").read(), "the pager to start")
+        _wait_for(lambda: str(cfg) in _cmdline(pager.pid), "the pager to start")
         assert resolve_target(str(out)).pid is None
         trainer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(cfg)], cwd=tmp_path)
-        _wait_for(lambda: str(cfg) in open(f"/proc/{trainer.pid}/cmdline").read(), "the trainer to start")
+        _wait_for(lambda: str(cfg) in _cmdline(trainer.pid), "the trainer to start")
         assert resolve_target(str(out)).pid == trainer.pid
     finally:
         for p in (pager, trainer):

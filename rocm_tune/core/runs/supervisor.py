@@ -174,9 +174,10 @@ def last_error_line(log_path: Path, max_bytes: int = 65536) -> str | None:
     return None
 
 
-def _with_segment_start(d: Path, rec: dict) -> dict:
-    """The exit record with this segment's start (run.json's started_at): a resumed run's elapsed time sums its
+def _exit_with_segment_start(d: Path, rc: int | None, stop_requested: bool) -> dict:
+    """The exit record, with this segment's start (run.json's started_at): a resumed run's elapsed time sums its
     segments (watch.earlier_segments reads it from run.json's restarts)."""
+    rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
     seg_start = (rd.read_json(d / rd.RUN_JSON, {}) or {}).get("started_at")
     if isinstance(seg_start, (int, float)) and not isinstance(seg_start, bool):
         rec["started_at"] = seg_start
@@ -320,8 +321,7 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         procs.remove_cgroup(cgroup)
 
         stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
-        rec = _with_segment_start(d, rd.exit_record(rc, stop_requested=stop_requested,
-                                                    trainer_end=rd.trainer_end_status(d)))
+        rec = _exit_with_segment_start(d, rc, stop_requested)
         if rec["status"] == "failed":
             free = _free_bytes(d)
             if free is not None and free < DISK_FULL_FREE:
