@@ -111,3 +111,27 @@ def test_a_pager_naming_the_training_yaml_is_not_the_run(tmp_path):
             if p is not None:
                 p.kill()
                 p.wait()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="needs Linux /proc")
+def test_attach_pid_takes_the_logs_it_writes_not_the_ones_it_reads(tmp_path):
+    own, other, ready = tmp_path / "own.log", tmp_path / "other.log", tmp_path / "ready"
+    other.write_text("{'loss': '9.0', 'learning_rate': '0.1', 'epoch': '0.5'}\n")
+    code = textwrap.dedent(f"""
+        import time
+        r = open({str(other)!r})                 # read only
+        w = open({str(own)!r}, "a")              # its own log
+        w.write("{{'loss': '1.5', 'learning_rate': '0.0001', 'epoch': '0.1'}}\\n"); w.flush()
+        open({str(ready)!r}, "w").close()
+        time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for(ready.exists, "the process to open both logs")
+        d = json.loads(run_cli("attach", str(proc.pid), "--once", "--json", "--no-gpus").stdout)
+        paths = [s["path"] for s in d["sources"]]
+        assert str(own) in paths and str(other) not in paths, paths
+        assert d["loss"] == 1.5
+    finally:
+        proc.kill()
+        proc.wait()

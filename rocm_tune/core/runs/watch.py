@@ -309,7 +309,7 @@ def _pid_target(spec: str, pid: int) -> Target:
                 seen.add(link)
                 sources.append(SourceSpec("text", link, "primary"))
     for p in procs[:64]:
-        for link in _open_files(p):
+        for link in _written_files(p):   # its own logs: files it writes, not ones it only reads
             if link in seen or not link.startswith("/") or link.startswith(("/dev/", "/proc/", "/sys/")):
                 continue
             base = os.path.basename(link)
