@@ -28,7 +28,7 @@ def test_once_json_on_llamafactory_output_dir():
     assert d["learning_rate"] == pytest.approx(2.4076366639015913e-06)
     assert d["grad_norm"] == pytest.approx(0.324, rel=1e-3)     # from stdout.log: trainer_log.jsonl has none
     assert d["step_time_s"] == pytest.approx(1 / 6.97, rel=1e-3)
-    assert d["elapsed_s"] == pytest.approx(5.165) and d["eta_s"] == 0.0
+    assert d["elapsed_s"] == pytest.approx(5.165) and d["eta_s"] is None   # finished: no ETA (issue 25 item 3)
     assert d["status"] == "finished" and d["alerts"] == []
     assert len(d["gpus"]) == 2 and d["gpus"][0]["index"] == 0 and d["gpu_backend"]
 

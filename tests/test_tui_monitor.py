@@ -38,6 +38,8 @@ def test_attach_to_recorded_run_shows_progress_charts_gpus_and_log(tmp_path, mon
             gpu0 = str(app.screen.query_one("#gpu-detail").render())
             assert "GPU0" in gpu0 and "MI50" in gpu0 and "GiB / 32.0 GiB" in gpu0
             table = str(app.screen.query_one("#gpu-table").render()).splitlines()
+            assert table[0] == "SIMULATED GPUs & processes"   # FakeBackend: labelled (issue 25 item 13)
+            table = table[1:]
             assert len(table) == 3 and table[1].startswith("> 0") and table[2].startswith("  1")
             await pilot.press("g")   # the next GPU in detail
             assert "GPU1" in str(app.screen.query_one("#gpu-detail").render())

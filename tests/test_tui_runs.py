@@ -40,3 +40,32 @@ def test_run_list_shows_loss_curves_and_compares_two(tmp_path, monkeypatch):
             assert "qwen-lora" in chart and "fp16-overflow" in chart and "•" in chart
 
     asyncio.run(go())
+
+
+def test_run_list_at_80x24_shows_every_column_to_elapsed(tmp_path, monkeypatch):
+    """Issue 25 item 12: at 80 columns the elapsed column was cut off; the name column goes (the id ends with it)."""
+    from rocm_tune.tui.screens.runs import run_row
+
+    monkeypatch.chdir(tmp_path)
+    prepare(tmp_path)
+    scene = SCENES["monitor"]
+
+    async def go():
+        app = scene.make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await scene.ready(pilot)
+            await pilot.press("r")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "RunListScreen"
+                           and app.screen.query_one("DataTable").row_count == 2 and len(app.screen._curves) == 2)
+            await pilot.pause(0.2)
+            screen = app.screen
+            lines = ["".join(seg.text for seg in strip) for strip in screen._compositor.render_strips()]
+            assert "elapsed" in "\n".join(lines)
+            for r in screen._runs.values():
+                row = run_row(r, app.clock(), None, 0.0, narrow=True)
+                line = next(ln for ln in lines if r.id in ln)
+                assert line.rstrip().endswith(row[-1]), (line, row[-1])
+            title = str(screen.query_one("#runs-title").render())
+            assert len(title) <= 78
+
+    asyncio.run(go())

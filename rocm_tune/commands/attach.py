@@ -55,7 +55,8 @@ def _human(snap) -> str:
     if d["step_time_s"] is not None:
         thr.append(f"{f(d['step_time_s'], '.3g')} s/step")
     lines.append(f"  speed    {', '.join(thr) or '-'}")
-    lines.append(f"  elapsed  {_hms(d['elapsed_s'] if isinstance(d['elapsed_s'], (int, float)) else None)}"
+    parts = f" (all {d['segments']} segments)" if d.get("segments", 1) > 1 else ""
+    lines.append(f"  elapsed  {_hms(d['elapsed_s'] if isinstance(d['elapsed_s'], (int, float)) else None)}{parts}"
                  f"  eta {_hms(d['eta_s'] if isinstance(d['eta_s'], (int, float)) else None)}")
     for g in snap.gpus:
         gd = d["gpus"][snap.gpus.index(g)]
@@ -89,9 +90,15 @@ def run(args: argparse.Namespace) -> int:
         from rocm_tune.core.runs.slurm import resolve as resolve_slurm
 
         spec, slurm_job = resolve_slurm(spec)
+    from dataclasses import replace
+
+    from rocm_tune.core.runs.alert_fix import AlertFixes
+
     target = watch.resolve_target(spec)
+    fixes = AlertFixes(target.spec)   # an OOM alert's fix is explain's for the same run (issue 25 item 8)
     if args.once:
         snap = watch.snapshot(target, gpus=not args.no_gpus)
+        snap = replace(snap, alerts=fixes.apply(snap.alerts))
         # measured memory per rank/node (RUN_DIR/ranks/) and the plan's prediction (issue 13)
         from rocm_tune.core.runs.measured import attach_fields, human_lines, read_measured
 
@@ -110,4 +117,5 @@ def run(args: argparse.Namespace) -> int:
         from rocm_tune.tui.app import run_app
 
         return int(run_app(attach=spec) or 0)
-    return watch.stream_plain(target, out=sys.stdout, follow=not args.no_follow, interval=args.interval)
+    return watch.stream_plain(target, out=sys.stdout, follow=not args.no_follow, interval=args.interval,
+                              fix_alerts=fixes.apply)

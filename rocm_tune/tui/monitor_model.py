@@ -71,6 +71,8 @@ class RunView:
     process_users: dict = field(default_factory=dict)   # pid -> (user, command)
     restarts: tuple = ()             # core.runs.watch.restarts_of dicts (resume, OOM retry, Slurm requeue)
     restart_series: tuple = ()       # loss values aligned with `steps` at the first step after each restart
+    segments: int = 1                # times the run started (elapsed_s counts them all)
+    simulated: bool = False          # the GPUs are simulated (ROCM_TUNE_FAKE_GPUS / ROCM_TUNE_REPLAY): labelled so
 
 
 def restart_marks(restarts: tuple, steps: tuple, losses: tuple) -> tuple:
@@ -102,6 +104,7 @@ class MonitorSource:
         self.clock = clock
         self.want_gpus = gpus
         self._watcher: Any = None
+        self._fixes: Any = None    # core.runs.alert_fix.AlertFixes of the run, once opened
         self._gpu_hist: dict[int, dict[str, deque]] = {}
         self._info: Any = None
         self._last_status: str | None = None
@@ -113,6 +116,8 @@ class MonitorSource:
     def _open(self) -> None:
         watch = import_module("rocm_tune.core.runs.watch")
         self._watcher = watch.Watcher(self.target, clock=self.clock, gpus=self.want_gpus)
+        # an OOM alert's fix is explain's for the same run (computed once per new alert, off the UI thread)
+        self._fixes = import_module("rocm_tune.core.runs.alert_fix").AlertFixes(self._watcher.target.spec)
 
     def poll(self) -> RunView:
         from rocm_tune.core.errors import UserError
@@ -181,19 +186,25 @@ class MonitorSource:
             self._ckpts = find_checkpoints(run_dir, getattr(w.target, "output_dir", None))
         self._polls += 1
         step_time = smoothed_step_time(h, str(w.source_kind))
-        ended = status in ("finished", "failed", "stopped", "lost") or h.ended
+        alive = getattr(proc, "alive", None) is True   # a live process is not over, whatever an old end line says
+        ended = not alive and (status in ("finished", "failed", "stopped", "lost", "exited") or h.ended)
         if ended:
             eta = None
         elif h.total_steps and h.step is not None and step_time:
             eta = max(0, h.total_steps - h.step) * step_time
         else:
-            eta = h.eta_s()
+            eta = w.eta_s() if hasattr(w, "eta_s") else h.eta_s()
         measured, predicted = self._measured(run_dir)
         watch = import_module("rocm_tune.core.runs.watch")
         restarts = tuple({**r, "line": watch.restart_line(r)} for r in w.restart_marks()) \
             if hasattr(w, "restart_marks") else ()
         loss_values = tuple(v for _, v in loss_pts)
-        pids = {p[0] for s in samples for p in (getattr(s, "processes", ()) or ())}
+        simulated = getattr(w, "gpu_backend_kind", "") == "synthetic"
+        procs = {p[0]: p[1] if len(p) > 1 else "?" for s in samples for p in (getattr(s, "processes", ()) or ())}
+        if simulated:   # made-up processes: never look their PIDs up on this machine
+            users = {pid: ("sim", f"{name} (simulated)") for pid, name in sorted(procs.items())}
+        else:
+            users = {pid: self._host.owner(pid) for pid in sorted(procs)}
         return RunView(
             target=self.target,
             title=str(w.title),
@@ -202,7 +213,8 @@ class MonitorSource:
             source=str(w.source_kind),
             step=h.step, total_steps=h.total_steps, epoch=h.epoch, loss=h.loss,
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
-            tokens_per_s=smoothed_tokens_per_s(h), step_time_s=step_time,
+            tokens_per_s=h.mean_tokens_per_s() if ended and h.mean_tokens_per_s() else smoothed_tokens_per_s(h),
+            step_time_s=step_time,
             elapsed_s=w.elapsed_s(now),   # from the run's start: the figure `attach --once` prints
             eta_s=eta,
             returncode=getattr(proc, "exit_code", None),
@@ -213,13 +225,16 @@ class MonitorSource:
             tps_series=vals("tokens_per_s"), step_time_series=vals("step_time_s"),
             gpus=samples, backend=str(getattr(w, "gpu_backend_name", "") or ""),
             gpu_history={k: {m: list(d) for m, d in v.items()} for k, v in self._gpu_hist.items()},
-            alerts=tuple(_alert_tuple(a) for a in w.alerts),
+            alerts=tuple(_alert_tuple(a) for a in (self._fixes.apply(w.alerts) if self._fixes else w.alerts)),
             log_tail=tuple(getattr(w, "log_tail", ()) or ()),
             started_at=started_at, stopped_by_user=bool(getattr(info, "stopped_by_user", False)),
             reason=getattr(info, "reason", None), run_dir=run_dir,
-            checkpoints=self._ckpts, resume_cmd=resume_command(run_dir, getattr(info, "name", None), self._ckpts),
+            checkpoints=self._ckpts,
+            resume_cmd=resume_command(run_dir, getattr(w.target, "run_id", None) or getattr(info, "id", None),
+                                      self._ckpts, status),
+            segments=int(getattr(w, "segments", 1) or 1),
             host=self._host.sample(), measured=measured, predicted=predicted,
-            process_users={pid: self._host.owner(pid) for pid in sorted(pids)},
+            process_users=users, simulated=simulated,
             restarts=restarts, restart_series=restart_marks(restarts, steps, loss_values) if restarts else (),
         )
 
@@ -288,20 +303,16 @@ def find_checkpoints(run_dir: str | None, output_dir: str | None) -> tuple:
 _CKPT = re.compile(r"checkpoint-(\d+)")
 
 
-def resume_command(run_dir: str | None, name: str | None, checkpoints: tuple) -> str | None:
-    """The command that resumes this run from its last checkpoint as a new tracked run."""
-    if not checkpoints or not run_dir:
+RESUMABLE = ("stopped", "failed", "lost")   # statuses that end before the last step: `rocm-tune resume` continues them
+
+
+def resume_command(run_dir: str | None, ref: str | None, checkpoints: tuple, status: str | None = None) -> str | None:
+    """`rocm-tune resume RUN` (the command the checkpoint list runs) for a tracked run that stopped or failed
+    with a checkpoint to continue from; None for a finished or running run, a run without a checkpoint, or a
+    log that is not a rocm-tune run (nothing to resume it with)."""
+    if not checkpoints or not run_dir or not ref or status not in RESUMABLE:
         return None
-    script = os.path.join(run_dir, "bundle", "run.sh")
-    last = checkpoints[-1][1]
-    try:
-        with open(script, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError:
-        return f"resume_from_checkpoint: {shlex.quote(last)}  (in your training config)"
-    extra = f"resume_from_checkpoint={shlex.quote(last)}" if "llamafactory-cli" in text else "--resume"
-    new_name = shlex.quote(f"{name or 'run'}-resume")
-    return f"rocm-tune run --name {new_name} --cwd {shlex.quote(os.path.dirname(script))} -- bash run.sh {extra}"
+    return f"rocm-tune resume {shlex.quote(ref)}"
 
 
 def process_owner(pid: int) -> tuple[str, str]:

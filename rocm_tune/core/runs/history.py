@@ -31,7 +31,7 @@ from rocm_tune.core.runs.parsers import Event, parse_hms
 # Series names (stable, used by the TUI).
 METRICS = (
     "loss",            # training loss as logged
-    "loss_smooth",     # exponential moving average of loss (non-finite values skipped)
+    "loss_smooth",     # bias-corrected EMA of loss over a short window in steps (LossSmoother; non-finite skipped)
     "learning_rate",
     "grad_norm",
     "tokens_per_s",
@@ -42,7 +42,49 @@ METRICS = (
     "vram_allocated_bytes",  # peak allocated on rank 0 when the source logs it
 )
 
-EMA_ALPHA = 0.1  # weight of the newest loss in the smoothed loss
+SMOOTH_FRACTION = 0.02   # the smoothing window: this share of the run's steps ...
+SMOOTH_MIN_STEPS = 2.0   # ... at least this many steps ...
+SMOOTH_MAX_STEPS = 50.0  # ... at most this many
+SMOOTH_STEPS = 10.0      # while the run's length is unknown
+
+
+def smoothing_window(total_steps: int | None) -> float:
+    """Time constant of the smoothed loss in optimizer steps: short, so a falling curve is followed
+    (2 % of the run, 2 to 50 steps; 10 while the length is unknown)."""
+    if not total_steps or total_steps <= 0:
+        return SMOOTH_STEPS
+    return min(SMOOTH_MAX_STEPS, max(SMOOTH_MIN_STEPS, SMOOTH_FRACTION * total_steps))
+
+
+class LossSmoother:
+    """Bias-corrected exponential moving average over a window in STEPS (TensorBoard's debiased EMA,
+    with the weight of a point set by how many steps it covers): a point logged every 10 steps counts
+    as much as 10 per-step points, and the start is not pulled toward the first value. Non-finite
+    values are skipped. `add(step, value, total_steps)` returns the smoothed value."""
+
+    __slots__ = ("_acc", "_norm", "_step")
+
+    def __init__(self) -> None:
+        self._acc = 0.0
+        self._norm = 0.0
+        self._step: int | None = None
+
+    def add(self, step: int | None, value: float, total_steps: int | None = None) -> float | None:
+        if not _finite(value):
+            return self.value
+        gap = 1.0
+        if step is not None and self._step is not None and step > self._step:
+            gap = float(step - self._step)
+        if step is not None:
+            self._step = step
+        w = math.exp(-gap / smoothing_window(total_steps))
+        self._acc = w * self._acc + (1.0 - w) * value
+        self._norm = w * self._norm + (1.0 - w)
+        return self.value
+
+    @property
+    def value(self) -> float | None:
+        return self._acc / self._norm if self._norm > 0 else None
 
 
 class Series:
@@ -261,6 +303,10 @@ class History:
         self._rate_step_time: float | None = None  # from tqdm s/it
         self._prev_step_for_dt: tuple[int, float] | None = None
         self._primary_gn = False
+        self.segments = 1          # starts of training this log records (a resume adds one)
+        self._smoother = LossSmoother()
+        self._tps_sum = 0.0    # logged tokens/s > 0 over the whole run: its average rate once it ended
+        self._tps_n = 0
 
     # ------------------------------------------------------------------ feeding
     def extend(self, events: Iterable[Event]) -> None:
@@ -310,6 +356,8 @@ class History:
             n = ev.get("num_train_epochs")
             if n is not None:
                 self.num_train_epochs = n
+            if self.steps_logged or self.ended:
+                self._new_segment()
         elif kind == "end":
             self.ended = True
             status = ev.get("status")
@@ -323,6 +371,19 @@ class History:
                 self.epoch = ev.epoch
             if ev.step is not None and (self.step is None or ev.step > self.step):
                 self.step = ev.step
+
+    def _new_segment(self) -> None:
+        """The run started again (a resume, an OOM retry: a new `start` record in the same log): the previous
+        end no longer holds, and the rate (step times, ETA) is the new segment's own; the curves go on."""
+        self.segments += 1
+        self.ended = False
+        self.end_status = None
+        self.train_loss = None
+        self.runtime_s = None
+        self._remaining_raw = None
+        self._step_times.clear()
+        self._rate_step_time = None
+        self._prev_step_for_dt = None
 
     def add_aux(self, ev: Event) -> None:
         """A step event from a secondary source: only fills grad_norm when the primary has none
@@ -355,8 +416,7 @@ class History:
         if loss is not None:
             self.loss = loss
             if loss == loss and loss not in _INF:
-                sm = self.smoothed_loss
-                sm = loss if sm is None else sm + EMA_ALPHA * (loss - sm)
+                sm = self._smoother.add(step, loss, self.total_steps)
                 self.smoothed_loss = sm
         if lr is not None:
             self.learning_rate = lr
@@ -367,6 +427,9 @@ class History:
             self.grad_norm = gn
         if tps is not None:
             self.tokens_per_s = tps
+            if tps > 0 and tps not in _INF:   # 0 (an epoch boundary, a final record) is no rate
+                self._tps_sum += tps
+                self._tps_n += 1
         if sps is not None:
             self.samples_per_s = sps
         if st is None and t is not None:
@@ -454,9 +517,16 @@ class History:
             return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
         return self._rate_step_time
 
-    def eta_s(self) -> float | None:
-        """Seconds to the last step: remaining steps x median step time (None when unknown)."""
-        if self.ended:
+    def mean_tokens_per_s(self) -> float | None:
+        """The run's average of its logged tokens/s (rates > 0), None when none was logged: what a
+        finished run shows instead of its last record's 0."""
+        return self._tps_sum / self._tps_n if self._tps_n else None
+
+    def eta_s(self, live: bool = False) -> float | None:
+        """Seconds to the last step: remaining steps x median step time (None when unknown). 0 once the log
+        says training ended, unless `live` (its process is known to run: an end line of an earlier segment
+        in a text log does not end a resumed run)."""
+        if self.ended and not live:
             return 0.0
         if self.total_steps and self.step is not None:
             st = self.median_step_time_s()

@@ -174,6 +174,16 @@ def last_error_line(log_path: Path, max_bytes: int = 65536) -> str | None:
     return None
 
 
+def _exit_with_segment_start(d: Path, rc: int | None, stop_requested: bool) -> dict:
+    """The exit record, with this segment's start (run.json's started_at): a resumed run's elapsed time sums its
+    segments (watch.earlier_segments reads it from run.json's restarts)."""
+    rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
+    seg_start = (rd.read_json(d / rd.RUN_JSON, {}) or {}).get("started_at")
+    if isinstance(seg_start, (int, float)) and not isinstance(seg_start, bool):
+        rec["started_at"] = seg_start
+    return rec
+
+
 def _write_exit(d: Path, rec: dict) -> None:
     try:
         rd.write_json_atomic(d / rd.EXIT_JSON, rec)
@@ -311,7 +321,7 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         procs.remove_cgroup(cgroup)
 
         stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
-        rec = rd.exit_record(rc, stop_requested=stop_requested, trainer_end=rd.trainer_end_status(d))
+        rec = _exit_with_segment_start(d, rc, stop_requested)
         if rec["status"] == "failed":
             free = _free_bytes(d)
             if free is not None and free < DISK_FULL_FREE:

@@ -39,7 +39,7 @@ from typing import Any
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import try_read_json, try_read_yaml
 from rocm_tune.core.runs.alerts import Alert, AlertEngine, RunContext, load_context
-from rocm_tune.core.runs.history import EMA_ALPHA, History, _json_num, metrics_json
+from rocm_tune.core.runs.history import History, LossSmoother, _json_num, metrics_json
 from rocm_tune.core.runs.parsers import Event
 from rocm_tune.core.runs.sources import make_source, sniff_kind
 
@@ -227,9 +227,47 @@ def output_dir_from_cmdline(args: Sequence[str], cwd: str | None) -> tuple[str |
     return outdir, config
 
 
+def _fd_writable(pid: int, fd: str) -> bool:
+    """The descriptor is open for writing (O_WRONLY / O_RDWR in /proc/PID/fdinfo/FD `flags`, octal)."""
+    try:
+        with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags:"):
+                    return int(line.split()[1], 8) & 3 in (1, 2)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _written_files(pid: int) -> list[str]:
+    """Targets of the descriptors pid holds open for WRITING ([] when /proc does not let us look): a
+    reader of a log (`tail -f`, another monitor) is never its writer."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return []
+    out = []
+    for fd in fds:
+        link = _proc_link(pid, f"fd/{fd}")
+        if link and _fd_writable(pid, fd):
+            out.append(link)
+    return out
+
+
+_LAUNCHERS = ("python", "torchrun", "deepspeed", "accelerate", "llamafactory-cli", "lmf", "axolotl", "swift", "srun",
+              "mpirun", "rocm-tune")
+
+
+def _launcher_cmd(args: Sequence[str]) -> bool:
+    """The command line is a training launcher's (python, torchrun, deepspeed, accelerate, llamafactory-cli, ...):
+    an editor or pager that names the YAML (`vim train.yaml`, `less train.yaml`) is not the run."""
+    return os.path.basename(args[0]).startswith(_LAUNCHERS)
+
+
 def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Sequence[str] = ()) -> int | None:
-    """A live process that has one of `paths` (or a file under `dirs`) open, or whose command line /
-    YAML names one of `cmd_dirs` as output_dir. Linux /proc scan; None when nothing matches."""
+    """A live process that has one of `paths` (or a file under `dirs`) open FOR WRITING, or whose command
+    line / YAML names one of `cmd_dirs` as output_dir. Processes that only read the log (`tail -f`, a
+    monitor) are never taken. Linux /proc scan; None when nothing matches."""
     if not os.path.isdir("/proc/self"):
         return None
     want = {os.path.realpath(p) for p in paths}
@@ -243,12 +281,15 @@ def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Se
     for pid in pids:
         if pid == me:
             continue
-        for link in _open_files(pid):
-            if (link in want or (want_dirs and link.startswith(want_dirs))) and _pid_alive(pid):
+        links = _open_files(pid)
+        if any(link in want or (want_dirs and link.startswith(want_dirs)) for link in links):
+            written = _written_files(pid)
+            if any(link in want or (want_dirs and link.startswith(want_dirs)) for link in written) \
+                    and _pid_alive(pid):
                 return pid
         if want_cmd:
             args = _proc_cmdline(pid)
-            if args and any(a.endswith((".yaml", ".yml")) or "output_dir" in a or "output-dir" in a for a in args):
+            if args and _launcher_cmd(args) and any(a.endswith((".yaml", ".yml")) or "output_dir" in a or "output-dir" in a for a in args):
                 od, _ = output_dir_from_cmdline(args, _proc_link(pid, "cwd"))
                 if od and os.path.realpath(od) in want_cmd and _pid_alive(pid):
                     return pid
@@ -268,7 +309,7 @@ def _pid_target(spec: str, pid: int) -> Target:
                 seen.add(link)
                 sources.append(SourceSpec("text", link, "primary"))
     for p in procs[:64]:
-        for link in _open_files(p):
+        for link in _written_files(p):   # its own logs: files it writes, not ones it only reads
             if link in seen or not link.startswith("/") or link.startswith(("/dev/", "/proc/", "/sys/")):
                 continue
             base = os.path.basename(link)
@@ -561,6 +602,7 @@ class Snapshot:
     history: dict = field(default_factory=dict)
     world_size: int | None = None     # from the log ("world size: 2"), else the plan's GPUs
     restarts: tuple = ()              # restarts_of() + requeues seen in the log: one loss curve, these marks on it
+    segments: int = 1                 # times the run started; elapsed_s sums them all (a resume does not reset it)
 
     def to_dict(self) -> dict:
         t = self.target
@@ -580,6 +622,7 @@ class Snapshot:
             **metrics_json(self),
             "step_time_s": _json_num(self.step_time_s),
             "elapsed_s": _json_num(self.elapsed_s),
+            "segments": self.segments,
             "eta_s": _json_num(self.eta_s),
             "overflow_skips": self.overflow_skips,
             "process": self.process.to_dict(),
@@ -626,6 +669,7 @@ class PollResult:
         return bool(self.n_events or self.new_alerts or self.lines)
 
 
+ENDED_STATUSES = frozenset(("finished", "failed", "stopped", "lost", "exited", "corrupt"))
 DISK_CHECK_S = 30.0   # how often a running run's free space is compared with one checkpoint (disk-will-fill)
 
 
@@ -653,6 +697,7 @@ class Watcher:
         self.process = ProcessState(self.target.pid, None, "unknown")
         self.gpu_samples: tuple = ()
         self.gpu_backend_name = "none"
+        self.gpu_backend_kind = "none"
         self._gpus = gpus
         self._backend = None if gpus is True or gpus is False else gpus
         self._polls = 0
@@ -664,6 +709,8 @@ class Watcher:
         self._started_at: float | None = None   # the run's own start (run_started_at), once known
         self._disk_checked = float("-inf")      # when disk-will-fill was last checked
         self.log_restarts: list[dict] = []      # `rocm-tune: restart N: resuming` lines (a requeued Slurm job)
+        self._segments_sig: int | None = -1      # run.json's mtime when earlier_segments was read
+        self._segments: tuple[float, int] = (0.0, 0)
 
     # attributes the TUI reads -------------------------------------------------
     @property
@@ -703,6 +750,7 @@ class Watcher:
 
                 self._backend = detect()
             self.gpu_backend_name = str(getattr(self._backend, "name", "?"))
+            self.gpu_backend_kind = str(getattr(self._backend, "kind", "?"))   # "synthetic": simulated GPUs
             self.gpu_samples = tuple(self._backend.sample())
         except Exception:
             self.gpu_samples = ()
@@ -876,11 +924,52 @@ class Watcher:
         return self._started_at
 
     def elapsed_s(self, now: float | None = None) -> float | None:
-        """Seconds since the run started (to its end once it ended): what attach and the app show."""
+        """Seconds the run has run, all its segments together (a resumed run counts its time before the
+        resume too; to its end once it ended): what attach and the app show."""
         h = self.history
         ended = self.process.alive is False or h.ended
+        earlier, _ = self.earlier_segments()
         return run_elapsed(h, self.run_started_at(), self.process.ended_at, self.clock() if now is None else now,
-                           ended)
+                           ended, earlier)
+
+    def earlier_segments(self) -> tuple[float, int]:
+        """(seconds, count) of the segments before the current one (earlier_segments); re-read when the
+        run directory records another restart."""
+        rd = self.target.run_dir
+        if not rd:
+            return 0.0, 0
+        try:
+            sig = os.stat(os.path.join(rd, "run.json")).st_mtime_ns
+        except OSError:
+            sig = None
+        if self._segments_sig != sig:
+            self._segments_sig, self._segments = sig, earlier_segments(rd)
+            self._started_at = None   # the current segment's start changed with it
+        return self._segments
+
+    @property
+    def segments(self) -> int:
+        """How many times the run started (1 + its restarts in run.json, else the log's start records)."""
+        return max(self.earlier_segments()[1] + 1, self.history.segments)
+
+    def eta_s(self) -> float | None:
+        """Seconds to the last step while the run goes on; None once it ended (finished, failed, stopped,
+        lost: a run that is over has no ETA) or when unknown."""
+        if self.process.alive is True:
+            return self.history.eta_s(live=True)
+        if self.ended() or self.process.status in ENDED_STATUSES or self.history.ended:
+            return None
+        return self.history.eta_s()
+
+    def tokens_per_s(self) -> float | None:
+        """The newest logged tokens/s while the run goes on (a 0 is no rate); once it ended, the run's
+        average rate — never the 0 of a final record."""
+        h = self.history
+        last = h.tokens_per_s
+        over = self.process.alive is not True and (self.ended() or self.process.status in ENDED_STATUSES or h.ended)
+        if over or last is None or not last > 0:
+            return h.mean_tokens_per_s() if h.mean_tokens_per_s() is not None else last
+        return last
 
     def snapshot(self) -> Snapshot:
         h = self.history
@@ -889,12 +978,12 @@ class Watcher:
             target=self.target, time=now, source_kind=self.source_kind, step=h.step,
             total_steps=h.total_steps, progress=h.progress(), epoch=h.epoch, loss=h.loss,
             smoothed_loss=h.smoothed_loss, learning_rate=h.learning_rate, grad_norm=h.grad_norm,
-            eval_loss=h.eval_loss, tokens_per_s=h.tokens_per_s, samples_per_s=h.samples_per_s,
+            eval_loss=h.eval_loss, tokens_per_s=self.tokens_per_s(), samples_per_s=h.samples_per_s,
             step_time_s=h.median_step_time_s(), elapsed_s=self.elapsed_s(now),
-            eta_s=h.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
+            eta_s=self.eta_s(), overflow_skips=h.overflow_skips, process=self.process,
             gpu_backend=self.gpu_backend_name, gpus=self.gpu_samples, alerts=tuple(self.alerts),
             history=h.to_dict(now), world_size=self.world_size or self.alert_engine.context.gpus,
-            restarts=tuple(self.restart_marks()))
+            restarts=tuple(self.restart_marks()), segments=self.segments)
 
     def restart_marks(self) -> list[dict]:
         """Every restart of this run: run.json's (resume, OOM retry) and the Slurm requeues its log shows."""
@@ -932,14 +1021,17 @@ def _finite_time(v: Any) -> bool:
 
 
 def run_started_at(target: Target) -> float | None:
-    """Unix time the run of `target` started: run.json's started_at / created_at, else the start time
-    of its process (/proc), else None (then the log's own elapsed time stands in)."""
+    """Unix time the run of `target` (its current segment, after a resume) started: run.json's started_at,
+    else its newest restart's time, else its created_at; else the start time of its process (/proc), else
+    None (then the log's own elapsed time stands in)."""
     if target.run_dir:
         meta = try_read_json(os.path.join(target.run_dir, "run.json"), {}) or {}
         if isinstance(meta, dict):
-            for key in ("started_at", "created_at"):
-                if _finite_time(meta.get(key)):
-                    return float(meta[key])
+            rs = meta.get("restarts") if isinstance(meta.get("restarts"), list) else []
+            last = rs[-1].get("at") if rs and isinstance(rs[-1], dict) else None
+            for v in (meta.get("started_at"), last, meta.get("created_at")):
+                if _finite_time(v):
+                    return float(v)
     if target.pid:
         from rocm_tune.core.runs.procs import proc_started_at
 
@@ -947,14 +1039,38 @@ def run_started_at(target: Target) -> float | None:
     return None
 
 
+def earlier_segments(run_dir: str | None) -> tuple[float, int]:
+    """(seconds, count) of the run's segments before the current one: a run resumed (or retried after an OOM)
+    in its own directory ran from each earlier start to that segment's exit (run.json `restarts`, each with
+    the exit.json it replaced). A segment's start: its exit's `started_at`, else the restart before it (the
+    first: the run's created_at); its end: the exit's `ended_at`, else when the restart was recorded."""
+    if not run_dir:
+        return 0.0, 0
+    meta = try_read_json(os.path.join(run_dir, "run.json"))
+    rs = meta.get("restarts") if isinstance(meta, dict) else None
+    rs = [r for r in rs if isinstance(r, dict)] if isinstance(rs, list) else []
+    total, n = 0.0, 0
+    prev_at = meta.get("created_at") if isinstance(meta, dict) else None
+    for r in rs:
+        pe = r.get("previous_exit") if isinstance(r.get("previous_exit"), dict) else {}
+        start = pe.get("started_at") if _finite_time(pe.get("started_at")) else prev_at
+        end = pe.get("ended_at") if _finite_time(pe.get("ended_at")) else r.get("at")
+        if _finite_time(start) and _finite_time(end) and end >= start:
+            total += float(end) - float(start)
+            n += 1
+        prev_at = r.get("at") if _finite_time(r.get("at")) else prev_at
+    return total, n
+
+
 def run_elapsed(h: History, started_at: float | None, ended_at: float | None, now: float,
-                ended: bool) -> float | None:
-    """Seconds from the run's start to now (to its end once ended). Without a known start: the runtime
+                ended: bool, earlier_s: float = 0.0) -> float | None:
+    """Seconds the run has run: from its (current segment's) start to now (to its end once ended), plus
+    `earlier_s`, the time of its earlier segments (before a resume). Without a known start: the runtime
     the log reports at the end, else the elapsed time it reports (tqdm, LLaMA-Factory), else the
     time between its first and newest timed events."""
     if _finite_time(started_at):
         end = ended_at if _finite_time(ended_at) else (h.last_time if ended and _finite_time(h.last_time) else now)
-        return max(0.0, float(end) - float(started_at))
+        return max(0.0, float(end) - float(started_at)) + earlier_s
     if ended and h.runtime_s is not None:
         return h.runtime_s
     src = h.source_elapsed_s
@@ -1017,9 +1133,10 @@ def format_step_line(ev: Event, h: History, smoothed: float | None = None) -> st
 
 def stream_plain(target: str | Target, out=None, follow: bool = True, interval: float = 1.0,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
-                 max_polls: int | None = None) -> int:
+                 max_polls: int | None = None, fix_alerts: Callable[[Sequence[Alert]], tuple] | None = None) -> int:
     """Print one line per logged step (plus alerts and the end) until the run ends; return its exit code.
 
+    fix_alerts: replaces alerts' fixes before they are printed (attach gives explain's, core.runs.alert_fix).
     With follow=False: print what is logged so far and return. For a target without a known process
     and without an end marker in its log, following continues until interrupted (Ctrl-C: 130).
     """
@@ -1031,7 +1148,7 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
         out.flush()
 
     polls = 0
-    state: dict = {}
+    state: dict = {"fix_alerts": fix_alerts}
     try:
         t = w.target
         started = w.run_started_at()
@@ -1070,13 +1187,12 @@ def _emit_events(res: PollResult, w: Watcher, emit, state: dict) -> None:
         emit(f"# ... {res.n_events - len(res.events)} earlier events not shown")
     for ev in res.events:
         if ev.kind == "step":
-            sm = state.get("ema")
-            if ev.loss is not None and ev.loss == ev.loss and abs(ev.loss) != float("inf"):
-                sm = ev.loss if sm is None else sm + EMA_ALPHA * (ev.loss - sm)
-                state["ema"] = sm
+            smoother = state.setdefault("smoother", LossSmoother())
+            sm = smoother.add(ev.step, ev.loss, h.total_steps) if ev.loss is not None else smoother.value
             emit(format_step_line(ev, h, sm))
         elif ev.kind == "eval" and ev.loss is not None:
             emit(f"eval step {ev.step}: eval_loss {_fmt(ev.loss, '.4f')}")
-    for a in res.new_alerts:
+    fix_alerts = state.get("fix_alerts")
+    for a in (fix_alerts(res.new_alerts) if fix_alerts and res.new_alerts else res.new_alerts):
         emit(f"! [{a.code}] {a.title}")
         emit(f"!   fix: {a.fix}")

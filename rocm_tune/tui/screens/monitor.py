@@ -41,43 +41,79 @@ class ViewReady(Message):
         self.view = view
 
 
+def _cut(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut with … (a header line never wraps)."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
 def render_header(v: RunView, width: int = 80) -> Text:
-    """Run title, status, progress bar, elapsed (since the run itself started), ETA, smoothed speed;
-    after the end: who stopped it, the last checkpoint and how to resume (pure)."""
+    """Run title, status, progress bar, elapsed (the whole run, all its segments after a resume), ETA while it
+    runs, smoothed speed; after a stop or failure: the last checkpoint and `rocm-tune resume RUN`. Every line
+    fits `width` cells (pure)."""
+    width = max(40, width)
     t = Text()
-    t.append(v.title[:40], style="bold")
-    t.append("  ")
     label = "stopped by you" if v.status == "stopped" and v.stopped_by_user else v.status
-    t.append(f" {label} ", style=f"reverse {STATUS_STYLE.get(v.status, 'bold')}")
+    tail = ""
     if v.status == "failed" and v.returncode is not None:
-        t.append(f" exit {v.returncode}")
+        tail = f" exit {v.returncode}"
     elif v.status == "stopped" and not v.stopped_by_user and v.reason:
-        t.append(f" {v.reason[:40]}")
-    if v.source:
-        t.append(f"  {v.source}", style="dim")
+        tail = f" {v.reason}"
+    src = f"  {v.source}" if v.source else ""
+    room = width - len(label) - 4 - len(src)
+    tail = _cut(tail, max(0, room - 12)) if tail else ""
+    t.append(_cut(v.title, max(8, room - len(tail))), style="bold")
+    t.append("  ")
+    t.append(f" {label} ", style=f"reverse {STATUS_STYLE.get(v.status, 'bold')}")
+    t.append(tail)
+    if src and len(t.plain) + len(src) <= width:
+        t.append(src, style="dim")
     t.append("\n")
+    running = v.status in ("running", "unknown")
+    parts = f" ({v.segments} parts)" if v.segments > 1 else ""
+    eta = fmt_clock(v.eta_s) if running else ""
+    speed = f"  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}"
+    rest = f"  elapsed {fmt_clock(v.elapsed_s)}{parts}" + (f"  ETA {eta}" if running else "")
     epoch = f"  epoch {v.epoch:.2f}" if v.epoch is not None else ""
-    eta = fmt_clock(v.eta_s) if v.status in ("running", "unknown") else "-"
-    rest = f"  elapsed {fmt_clock(v.elapsed_s)}  ETA {eta}  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}"
     counter = len(render_progress(v.step, v.total_steps, 0).plain)
-    room = width - 2 - counter - len(rest)
-    if room - len(epoch) < 6:
+    room = width - counter - len(rest)
+    if room - len(speed) < 6:
+        speed = f"  {fmt_tok_s(v.tokens_per_s)}"
+    if room - len(speed) < 6:
+        speed = ""
+    room -= len(speed)
+    if room - len(epoch) < 8:
         epoch = ""
-    t.append_text(render_progress(v.step, v.total_steps, max(0, min(24, room - len(epoch)))))
+    t.append_text(render_progress(v.step, v.total_steps, max(0, min(24, room - len(epoch) - 1))))
     t.append(epoch)
-    t.append(rest.split(" ETA ")[0].rstrip() + "  ETA ")
-    t.append(eta, style="bold")
-    t.append(f"  {fmt_tok_s(v.tokens_per_s)}  {fmt_s_step(v.step_time_s)}")
+    t.append(rest.split("  ETA ")[0])
+    if running:
+        t.append("  ETA ")
+        t.append(eta, style="bold")
+    t.append(speed)
     for r in v.restarts[-3:]:   # the newest three (the loss chart marks each with ↻)
         t.append("\n")
-        t.append(f"↻ {r.get('line')}", style="bold magenta")
+        t.append(_cut(f"↻ {r.get('line')}", width), style="bold magenta")
     if v.status != "running" and v.checkpoints:
-        path = v.checkpoints[-1][1]
+        saved = f"{os.path.basename(v.checkpoints[-1][1])} saved"
         t.append("\n")
-        t.append(f"{os.path.basename(path)} saved", style="bold green")
+        t.append(_cut(saved, width), style="bold green")
         if v.resume_cmd:
-            t.append(f"  resume: {v.resume_cmd}", style="dim")
+            hint = f"resume: {v.resume_cmd}"
+            if len(saved) + 2 + len(hint) <= width:
+                t.append("  ")
+            else:
+                t.append("\n")
+            t.append(hint if len(hint) <= width else v.resume_cmd, style="dim")
     return t
+
+
+def simulated_label(v: RunView, width: int = 31) -> Text:
+    """A first line over the GPU panes when the GPUs are simulated (ROCM_TUNE_FAKE_GPUS, ROCM_TUNE_REPLAY): their
+    telemetry and processes are made up, never this machine's."""
+    if not v.simulated:
+        return Text()
+    what = "replayed" if v.backend == "replay" else "SIMULATED"
+    return Text(_cut(f"{what} GPUs & processes", max(10, width)) + "\n", style="bold reverse yellow")
 
 
 def render_alerts(v: RunView) -> Text:
@@ -100,6 +136,7 @@ class MonitorScreen(Screen):
         Binding("g", "next_gpu", "GPU"),
         Binding("c", "checkpoints", "Checkpoints"),
         Binding("l", "toggle_log", "Log"),
+        Binding("a", "alerts", "Alerts", show=False),
         Binding("r", "runs", "Runs"),
         Binding("escape", "wizard", "Plan"),
         Binding("question_mark", "app.help", "Help", show=False),
@@ -113,7 +150,8 @@ Left: the loss (raw, smoothed, eval_loss as ◆) with steps on the x axis, the l
 grad_norm (a NaN shows as NaN and ×), tokens/s and step time.
 Right: every GPU in one row each; below, the selected GPU in detail (history, predicted vs
 measured memory, the processes on it: PID, user, VRAM, command), the host CPU and RAM, and the
-ranks' own memory reports. Below: alerts with their fixes, and the tail of the run's log.
+ranks' own memory reports. Below: alerts with their whole fixes (an OOM's is `explain`'s: the plan's
+smallest change that fits; `a` focuses the pane, arrows scroll it), and the tail of the run's log.
 
 The run lives on its own: detaching or losing the terminal never stops it. Come back with
 `rocm-tune attach RUN`. Stopping sends SIGTERM (the trainer saves a checkpoint), then SIGKILL
@@ -121,6 +159,7 @@ after {STOP_GRACE_S:.0f} s if it is still running.
 
 [b]d[/b] detach (the run goes on)   [b]s[/b] stop the run (asks first)   [b]g[/b] next GPU
 [b]c[/b] checkpoints and how to resume   [b]l[/b] show/hide the log   [b]r[/b] runs (compare two)
+[b]a[/b] scroll the alerts
 [b]esc[/b] back to the plan (after a launch from it)   [b]?[/b] help   [b]q[/b] / [b]ctrl+c[/b] detach and quit"""
 
     def __init__(self, target: str | None) -> None:
@@ -147,7 +186,8 @@ after {STOP_GRACE_S:.0f} s if it is still running.
                 yield Static("", id="gpu-detail", classes="gpu-pane")
                 yield Static("", id="host")
                 yield Static("", id="nodes")
-        yield Static("", id="mon-alerts")
+        with VerticalScroll(id="mon-alerts-pane"):   # every alert whole, its fix uncut; `a` focuses it to scroll
+            yield Static("", id="mon-alerts")
         yield Log(id="mon-log", max_lines=500, auto_scroll=True)
         yield Footer(compact=self.app.size.width < COMPACT_BELOW)
 
@@ -203,7 +243,7 @@ after {STOP_GRACE_S:.0f} s if it is still running.
         alerts = self.query_one("#mon-alerts", Static)
         if old is None or old.alerts != v.alerts:
             alerts.update(render_alerts(v))
-            alerts.display = bool(v.alerts)
+            self.query_one("#mon-alerts-pane", VerticalScroll).display = bool(v.alerts)
         key = (len(v.log_tail), v.log_tail[-1] if v.log_tail else None)
         if key != self._log_key:
             log = self.query_one("#mon-log", Log)
@@ -242,14 +282,16 @@ after {STOP_GRACE_S:.0f} s if it is still running.
             indices = [getattr(s, "index", i) for i, s in enumerate(v.gpus)]
             if self.selected_gpu not in indices:
                 self.selected_gpu = indices[0]
-            table.update(render_gpu_table(v.gpus, self.selected_gpu if len(v.gpus) > 1 else None, width))
+            table.update(simulated_label(v, width) + render_gpu_table(v.gpus, self.selected_gpu if len(v.gpus) > 1
+                                                                       else None, width))
             table.display = len(v.gpus) > 1
             sample = v.gpus[indices.index(self.selected_gpu)]
             rank = None
             if v.measured is not None:
                 rank = next((r for r in v.measured.ranks if r.gpu_index == self.selected_gpu), None)
             hist = (v.gpu_history.get(self.selected_gpu) or {})
-            detail.update(render_gpu_pane(sample, hist, width, v.process_users, rank, v.predicted))
+            pane = render_gpu_pane(sample, hist, width, v.process_users, rank, v.predicted)
+            detail.update(pane if len(v.gpus) > 1 else simulated_label(v, width) + pane)
             detail.display = True
         offload = (v.predicted or {}).get("cpu_offload_bytes")
         self.query_one("#host", Static).update(render_host(v.host, v.measured, offload))
@@ -296,6 +338,14 @@ after {STOP_GRACE_S:.0f} s if it is still running.
 
     def action_detach(self) -> None:
         self.app.exit(0, message=self.detach_message())
+
+    def action_alerts(self) -> None:
+        """Focus the alerts pane: arrows / page keys scroll every alert and its whole fix."""
+        pane = self.query_one("#mon-alerts-pane", VerticalScroll)
+        if pane.display:
+            pane.focus()
+        else:
+            self.notify("no alerts", severity="information")
 
     def action_toggle_log(self) -> None:
         log = self.query_one("#mon-log", Log)

@@ -22,10 +22,14 @@ SPARK_W = 16
 MAX_CURVES = 30   # the newest runs get their loss curve read (the real parsers, in a worker)
 
 
+NARROW_BELOW = 100   # terminal columns: below this the name column goes (the id ends with the name)
+
+
 class RunsLoaded(Message):
-    def __init__(self, runs: list, curves: dict | None = None, error: str | None = None) -> None:
+    def __init__(self, runs: list, curves: dict | None = None, error: str | None = None,
+                 earlier: dict | None = None) -> None:
         super().__init__()
-        self.runs, self.curves, self.error = runs, curves or {}, error
+        self.runs, self.curves, self.error, self.earlier = runs, curves or {}, error, earlier
 
 
 def loss_points(run_dir: str) -> list[tuple[int, float]]:
@@ -41,15 +45,31 @@ def loss_points(run_dir: str) -> list[tuple[int, float]]:
         w.close()
 
 
-def run_row(r, now: float, curve: list | None = None) -> tuple:
+def run_row(r, now: float, curve: list | None = None, earlier_s: float = 0.0, narrow: bool = False) -> tuple:
+    """One row of the list: id, name (not when narrow), status, step, loss, loss curve, elapsed — the whole run's
+    time, its segments before a resume (`earlier_s`, watch.earlier_segments) included."""
     prog = r.progress
     start = r.started_at or r.created_at
     end = r.ended_at if r.ended_at else now
     step = (f"{r.step}/{r.total_steps}" if r.total_steps and r.step is not None else
             (str(r.step) if r.step is not None else "-") + ("" if prog is None else f" {prog * 100:.0f}%"))
-    spark = Text(sparkline([v for _, v in curve], SPARK_W), style="cyan") if curve else Text("-", style="dim")
-    return (r.id, r.name, r.status, step, fmt_num(r.loss) if isinstance(r.loss, float) else "-", spark,
-            fmt_clock(end - start) if start else "-")
+    width = SPARK_W // 2 if narrow else SPARK_W
+    spark = Text(sparkline([v for _, v in curve], width), style="cyan") if curve else Text("-", style="dim")
+    elapsed = fmt_clock(max(0.0, end - start) + earlier_s) if start else "-"
+    name = () if narrow else (r.name,)
+    return (r.id, *name, r.status, step, fmt_num(r.loss) if isinstance(r.loss, float) else "-", spark, elapsed)
+
+
+def earlier_times(runs: list) -> dict:
+    """{run id: seconds of its segments before the current one} (resumed runs only)."""
+    from rocm_tune.core.runs.watch import earlier_segments
+
+    out = {}
+    for r in runs:
+        secs, n = earlier_segments(str(r.dir))   # an unreadable run.json counts no earlier time (never raises)
+        if n:
+            out[r.id] = secs
+    return out
 
 
 def common_grid(curves: list[list[tuple[int, float]]], n: int) -> tuple[list[list[float | None]], int]:
@@ -112,7 +132,7 @@ class RunListScreen(ModalScreen[str | None]):
     ]
 
     def compose(self) -> ComposeResult:
-        yield Static("[b]Runs[/b]  enter watch · space mark · c compare two · k checkpoints/resume · g refresh · esc back", id="runs-title")
+        yield Static("[b]Runs[/b]  enter watch · space mark · c compare 2 · k resume · g refresh", id="runs-title")
         yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -120,9 +140,12 @@ class RunListScreen(ModalScreen[str | None]):
         self._runs: dict[str, object] = {}
         self._curves: dict[str, list] = {}
         self._marked: list[str] = []
+        self._earlier: dict[str, float] = {}
+        self._narrow = self.app.size.width < NARROW_BELOW
         t = self.query_one(DataTable)
         for c in ("id", "name", "status", "step", "loss", "loss curve", "elapsed"):
-            t.add_column(c, key=c)
+            if c != "name" or not self._narrow:
+                t.add_column("curve" if c == "loss curve" and self._narrow else c, key=c)
         self.action_reload()
 
     def action_reload(self) -> None:
@@ -137,7 +160,7 @@ class RunListScreen(ModalScreen[str | None]):
         except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
             self.post_message(RunsLoaded([], error=str(exc)))
             return
-        self.post_message(RunsLoaded(runs))   # the table first, then the curves
+        self.post_message(RunsLoaded(runs, earlier=earlier_times(runs)))   # the table first, then the curves
         curves = {}
         for r in runs[:MAX_CURVES]:
             try:
@@ -153,8 +176,10 @@ class RunListScreen(ModalScreen[str | None]):
         now = self.app.clock()  # type: ignore[attr-defined]
         self._runs = {r.id: r for r in msg.runs}
         self._curves.update(msg.curves)
+        if msg.earlier is not None:
+            self._earlier = msg.earlier
         for r in msg.runs:
-            row = list(run_row(r, now, self._curves.get(r.id)))
+            row = list(run_row(r, now, self._curves.get(r.id), self._earlier.get(r.id, 0.0), self._narrow))
             if r.id in self._marked:
                 row[0] = Text(f"* {r.id}", style="bold reverse")
             t.add_row(*row, key=r.id)
