@@ -14,10 +14,14 @@ from rocm_tune.core import formats, plan_search
 from rocm_tune.core import memory as _memory
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.formats import deepspeed_json
-from rocm_tune.core.formats.common import Finding, as_bool, as_int
 from rocm_tune.core.memory import TrainConfig, estimate
 from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.core.runners import deepspeed as deepspeed_json
+from rocm_tune.core.runners.common import Finding, as_bool, as_int
+from rocm_tune.core.runners.config import BadValue, fsdp_spec
+from rocm_tune.core.runners.config import build_config as _build_config
+from rocm_tune.core.runners.config import eval_batch_default
+from rocm_tune.core.runners.config import where as _where
 
 # the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
 FRAGMENTATION = _memory._FRAGMENTATION
@@ -124,180 +128,17 @@ def _model_findings(model, job: formats.Job) -> list[Finding]:
 
 
 # ------------------------------------------------------------------------------------------------ config
-def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]) -> str:
-    g = job.get
-    if as_bool(g("pure_bf16")):
-        return "pure_bf16"
-    bf, fp = as_bool(g("bf16")), as_bool(g("fp16"))
-    if job.ds is not None:
-        for name, yaml_v, ds_v in (("bf16", bf, job.ds.bf16), ("fp16", fp, job.ds.fp16)):
-            if ds_v is True and not yaml_v:
-                findings.append(Finding("DS_PRECISION_CONFLICT", "error", job.ds.file, job.ds.lines.get(name),
-                                        f"the DeepSpeed JSON enables {name} but the training arguments do not "
-                                        f"(transformers stops with a mismatch error)",
-                                        f'set "{name}": {{"enabled": "auto"}} in the JSON'))
-    if bf:
-        return "bf16"
-    if fp:
-        return "fp16"
-    mp = str((job.accelerate or {}).get("mixed_precision") or "").lower()
-    if mp in ("bf16", "fp16"):
-        job.notes.append(f"precision {mp} from the accelerate config's mixed_precision "
-                         f"({(job.accelerate or {}).get('file')})")
-        return mp
-    if job.runner == "ms-swift" and "pure_fp32" not in job.settings:
-        assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
-        return "bf16"
-    if "bf16" not in job.settings and "fp16" not in job.settings:   # `bf16: false` states fp32
-        assumptions.append("precision: no bf16/fp16 key, so the Trainer's fp32 (mixed precision off)")
-    return "fp32"
+def runner_defaults(runner: str) -> dict:
+    """The DEFAULTS of the runner module that reads `runner`'s files (core/runners/<runner>.py)."""
+    from rocm_tune.core.runners import axolotl, builtin, hf, llamafactory, ms_swift
+
+    return {"llamafactory": llamafactory.DEFAULTS, "builtin": builtin.DEFAULTS, "ms-swift": ms_swift.DEFAULTS,
+            "axolotl": axolotl.DEFAULTS}.get(runner, hf.DEFAULTS)
 
 
-class BadValue(UserError):
-    """A value in the user's files that is not what its key takes (a finding, not bad command-line input)."""
-
-    def __init__(self, message: str, file: str | None, line: int | None):
-        super().__init__(message)
-        self.file, self.line = file, line
-
-
-INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
-            "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers")
-
-
-def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
-                 ) -> tuple[TrainConfig, list[Finding], list[str]]:
-    f: list[Finding] = []
-    a: list[str] = []
-    g = job.get
-    s = job.settings
-    for key in INT_KEYS:
-        setting = s.get(key)
-        if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
-            raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
-    lf = job.runner in ("llamafactory", "builtin")     # the built-in trainer reads LLaMA-Factory's YAML
-    method = str(g("finetuning_type", "lora" if lf else "full")).lower()
-    if "finetuning_type" not in s:
-        a.append("finetuning_type: LLaMA-Factory's default lora" if lf else
-                 "method: no LoRA setting in the script, so full fine-tuning")
-    if method not in ("lora", "full", "freeze"):
-        f.append(Finding("METHOD_NOT_MODELLED", "warning", *_where(job, "finetuning_type"),
-                         f"finetuning_type {method!r} is estimated as lora", None))
-        method = "lora"
-    qb = as_int(g("quantization_bit"))
-    if qb is not None and qb not in (4, 8):
-        f.append(Finding("QUANTIZATION_NOT_MODELLED", "warning", *_where(job, "quantization_bit"),
-                         f"quantization_bit {qb}: only bitsandbytes 4 and 8 bit are modelled; estimated unquantised",
-                         None))
-    values: dict = {"method": method}
-    if qb in (4, 8) and method == "lora":
-        values.update(method="qlora", quant_bits=qb)
-    if method in ("lora",) or values["method"] == "qlora":
-        r = as_int(g("lora_rank"))
-        if r:
-            values["lora_rank"] = r
-        la = as_int(g("lora_alpha"))
-        if la:
-            values["lora_alpha"] = la
-        t = str(g("lora_target", "all")).strip()
-        if t == "__peft_default__":           # LoraConfig without target_modules: PEFT's per-architecture default
-            from rocm_tune.core.formats.hf_args import PEFT_DEFAULT_TARGETS
-
-            t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
-            a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
-        if t in ("all", "all-linear", ""):
-            values["lora_targets"] = ("all",)
-        else:
-            values["lora_targets"] = tuple(x.strip() for x in t.split(",") if x.strip())
-        if as_bool(g("use_dora")):
-            values["dora"] = True
-    if method == "freeze":
-        n = as_int(g("freeze_trainable_layers"))
-        if n is not None and n < 0:
-            f.append(Finding("FREEZE_FIRST_LAYERS", "warning", *_where(job, "freeze_trainable_layers"),
-                             f"freeze_trainable_layers {n}: the FIRST {-n} layers train; estimated as the last "
-                             f"{-n} (activations kept from the first layer on are not modelled)", None))
-            n = -n
-        values["freeze_trainable_layers"] = n or 2
-    values["precision"] = _precision(job, f, a)
-    cut = as_int(g("cutoff_len"))
-    if cut is None and job.runner == "ms-swift":
-        # ms-swift: no --max_length = no truncation (the model's context); the longest sample decides
-        cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
-        a.append(f"max_length: not set, ms-swift does not truncate: the longest sample may reach the model's "
-                 f"context, {cut} tokens assumed")
-    elif cut is None and job.runner == "axolotl":
-        cut = 512
-        a.append("sequence_len: not set, axolotl's default 512")
-    elif cut is None:
-        cut = 2048 if lf else 1024
-        a.append(f"cutoff_len: not set, {cut} assumed ({'LLaMA-Factory default' if lf else 'a guess'})")
-    values["cutoff_len"] = cut
-    mb = as_int(g("per_device_train_batch_size"))
-    if mb is None and job.runner in ("axolotl", "builtin"):
-        mb = 1
-        a.append(f"{'micro_batch_size' if job.runner == 'axolotl' else 'per_device_train_batch_size'}: not set, "
-                 f"{job.runner}'s default 1")
-    elif mb is None:
-        mb = 8
-        a.append("per_device_train_batch_size: not set, the HF Trainer default 8")
-    values["micro_batch"] = mb
-    dgc = g("disable_gradient_checkpointing")
-    if dgc is None:
-        values["gradient_checkpointing"] = lf or job.runner in ("ms-swift",)
-        a.append(f"gradient checkpointing: {'on' if values['gradient_checkpointing'] else 'off'} "
-                 f"(the runner's default)")
-    else:
-        values["gradient_checkpointing"] = not bool(as_bool(dgc))
-    spec = fsdp_spec(job)
-    if spec is not None and spec.activation_checkpointing and not values["gradient_checkpointing"]:
-        values["gradient_checkpointing"] = True
-        a.append(f"gradient checkpointing: on, by fsdp_activation_checkpointing ({spec.source})")
-    fa = str(g("flash_attn", "auto")).lower()
-    values["attn"] = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "sdpa": "sdpa",
-                      "eager": "eager", "disabled": "eager"}.get(fa, "sdpa")
-    if values["attn"] == "fa2" and values["precision"] == "fp32":
-        values["attn"] = "sdpa"
-    opt = str(g("optim", "adamw_torch")).lower()
-    values["optim"] = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit",
-                       "paged_adamw_8bit": "paged_adamw_8bit", "paged_adamw_32bit": "paged_adamw",
-                       "adamw_torch_8bit": "adamw_8bit", "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
-    st = str(g("stage", "sft")).lower()
-    values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
-    if st not in ("sft", "dpo", "pt"):
-        a.append(f"stage {st}: estimated as sft")
-    # GPUs
-    if gpus is not None:
-        values["gpus"] = gpus
-    elif job.gpus is not None:
-        values["gpus"] = as_int(job.gpus.value) or 1
-        if job.gpus.kind == "assumed":
-            a.append("GPUs: a plain `python script.py` runs one process (1 GPU)")
-    else:
-        values["gpus"] = 1
-        every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")
-        a.append("GPUs: not in the files and no --gpus: 1 assumed"
-                 + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else ""))
-    if nodes is not None:
-        values["nodes"] = nodes
-    elif job.nodes is not None:
-        values["nodes"] = as_int(job.nodes.value) or 1
-    if job.ds is not None and job.ds.stage:
-        values["zero_stage"] = job.ds.stage
-        values["offload"] = job.ds.offload
-    values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else "hf"
-    values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
-    cfg = TrainConfig(**values)
-    if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
-        f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,
-                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
-                         "run with more GPUs, or drop DeepSpeed"))
-    return cfg, f, a
-
-
-def _where(job: formats.Job, key: str) -> tuple[str | None, int | None]:
-    s = job.settings.get(key)
-    return (s.file, s.line) if s else (job.entry_file, job.entry_line)
+def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
+    """(TrainConfig, findings, assumptions): core/runners/config.build_config with the job's runner's DEFAULTS."""
+    return _build_config(job, model, gpus, nodes, runner_defaults(job.runner))
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -332,22 +173,6 @@ communicator_bytes = _memory.communicator_bytes
 def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     alloc = max(0.0, alloc)
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
-
-
-def fsdp_spec(job: formats.Job):
-    """The job's FSDP setup (Axolotl `fsdp:`/`fsdp_config:`, accelerate `distributed_type: FSDP`), or None."""
-    from rocm_tune.core.runners import fsdp
-
-    s, c = job.settings.get("fsdp"), job.settings.get("fsdp_config")
-    if s is not None or c is not None:
-        first = s if s is not None else c
-        assert first is not None
-        conf = c.value if c is not None and isinstance(c.value, dict) else None
-        return fsdp.spec_from(s.value if s else None, conf, str(first.file))
-    a = job.accelerate or {}
-    if a.get("fsdp"):
-        return fsdp.spec_from(None, a.get("fsdp_config") or {"sharding_strategy": "FULL_SHARD"}, str(a.get("file")))
-    return None
 
 
 def _logits_eval(model, cfg: TrainConfig, eval_batch: int) -> float:
@@ -844,8 +669,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     assumptions += a2
     eval_batch = None
     if _eval_on(job):
-        eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
-            cfg.micro_batch if runner == "axolotl" else 1 if runner in ("ms-swift", "builtin") else 8)
+        eval_batch = eval_batch_default(job, cfg, runner_defaults(runner))
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
@@ -917,7 +741,7 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
     except UserError:
         rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
         return rep
-    ieval = (as_int(ij.get("per_device_eval_batch_size")) or 8) if _eval_on(ij) else None
+    ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij) else None
     keys: dict = {}
     if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu):
         hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu) \

@@ -11,70 +11,19 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.formats import accelerate, axolotl, deepspeed_json, hf_args, lf_yaml, shell, swift
-from rocm_tune.core.formats.common import Finding, Setting, as_int
+from rocm_tune.core.runners import accelerate, axolotl, hf as hf_args, launchers as shell, llamafactory as lf_yaml
+from rocm_tune.core.runners import deepspeed as deepspeed_json, ms_swift as swift
+from rocm_tune.core.runners.common import (Finding, Job, Setting, as_int, load_structured, resolve_ref,
+                                           yaml_error_line)
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
 LAUNCHERS = ("torchrun", "deepspeed", "accelerate", "torch.distributed.run", "torch.distributed.launch")
-
-
-@dataclass
-class Job:
-    runner: str = "unknown"       # llamafactory | builtin | hf | ms-swift | axolotl | unknown
-    entry: str = ""               # what runs: "llamafactory-cli train", "fine-tune.py", ...
-    entry_file: str | None = None
-    entry_line: int | None = None
-    launcher: str | None = None   # torchrun | deepspeed | accelerate | llamafactory-cli | swift | None
-    settings: dict[str, Setting] = field(default_factory=dict)
-    gpus: Setting | None = None
-    nodes: Setting | None = None
-    ds: deepspeed_json.DsConfig | None = None
-    accelerate: dict | None = None
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)     # what was mapped / resolved, said in the answer
-    files: dict[str, str] = field(default_factory=dict)   # path -> text of every file given
-    formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
-    script_flags: dict[str, str] = field(default_factory=dict)  # canonical key -> native flag, for fixes
-    lf_launch: bool = False            # LLaMA-Factory started through rocm-tune's lf_launch (an exported bundle)
-    ds_from_accelerate: bool = False   # ZeRO set by the accelerate config's deepspeed_config (no JSON file)
-
-    def get(self, key: str, default=None):
-        s = self.settings.get(key)
-        return default if s is None else s.value
-
-
-def _load_structured(text: str):
-    s = text.lstrip()
-    if s.startswith("{"):
-        return deepspeed_json.parse_text(text)
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return _lenient_mapping(text)
-
-
-def _lenient_mapping(text: str) -> dict | None:
-    """An excerpt cut mid-line (a post that stops at `lr_sc`): the `key: value` lines that parse."""
-    out: dict = {}
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#") or line.startswith((" ", "\t")):
-            continue
-        if ":" not in line:
-            continue
-        try:
-            d = yaml.safe_load(line)
-        except yaml.YAMLError:
-            continue
-        if isinstance(d, dict):
-            out.update(d)
-    return out if len(out) >= 3 else None
+_load_structured = load_structured
+_resolve_ref = resolve_ref
 
 
 _HOST_LINE = re.compile(r"^\s*([^\s#]+)\s+slots\s*=\s*(\d+)\s*(#.*)?$")
@@ -232,21 +181,6 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         job.script_flags["style"] = "hf"
 
 
-def _resolve_ref(ref: str, here: Path, given: dict[str, str]) -> tuple[str | None, str]:
-    """A path named in one file -> (path of a given file or an existing one, how it was resolved)."""
-    base = os.path.basename(ref.strip())
-    for p in given:
-        name = os.path.basename(p)
-        if name == base or name.startswith(base + ".") or name == base + ".json":
-            if os.path.abspath(p) != os.path.abspath(ref):
-                return p, f"{ref}: read from the file given beside it ({p})"
-            return p, ""
-    for cand in (Path(ref), here / ref):
-        if cand.is_file():
-            return str(cand), ""
-    return None, ""
-
-
 def read_job(paths: list[str]) -> Job:
     """Read the files given together as one job. UserError (exit 2) for a path that cannot be read or a
     file in which nothing is understood."""
@@ -371,11 +305,9 @@ def read_texts(texts: dict[str, str]) -> Job:
     if chosen is not None:
         data = dict(_load_structured(texts[chosen]))
         base = lf_yaml.read_yaml(data, texts[chosen], chosen)
-        try:
-            yaml.safe_load(texts[chosen])
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, mark.line + 1 if mark else None,
+        whole, bad_line = yaml_error_line(texts[chosen])
+        if not whole:
+            job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, bad_line,
                                         "the YAML does not parse as a whole (an excerpt?): only its complete "
                                         "`key: value` lines were read", None))
         over = job.settings
@@ -384,44 +316,8 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.runner = "llamafactory"
         if not job.entry:
             job.entry, job.entry_file = "llamafactory-cli train", chosen
-    # DeepSpeed JSON named by the config
-    dsref = job.settings.get("deepspeed")
-    named_given = dsref is not None and _resolve_ref(str(dsref.value), Path("."), texts)[0] in texts
-    if dsref is not None and job.runner == "ms-swift" and str(dsref.value) in swift.NAMED_DS and not named_given:
-        stage, off = swift.NAMED_DS[str(dsref.value)]
-        data = {"zero_optimization": {"stage": stage}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
-        if off != "none":
-            data = deepspeed_json.with_zero(data, stage, off)
-        job.ds = deepspeed_json.read(data, "", None)
-        job.notes.append(f"--deepspeed {dsref.value}: ms-swift's built-in ZeRO-{stage} config")
-    elif dsref is not None and str(dsref.value).strip() not in ("", "None", "null"):
-        hit, how = _resolve_ref(str(dsref.value), Path(dsref.file or ".").parent, texts)
-        if hit and job.formats.get(hit) == "deepspeed-json":
-            job.ds = deepspeed_json.read(_load_structured(texts[hit]), texts[hit], hit)
-            if how:
-                job.notes.append(how)
-        elif hit is None:
-            name = os.path.basename(str(dsref.value))
-            ex = deepspeed_json.lf_example(name)
-            guess = re.search(r"(?:^|[_\-.])z(?:ero)?[_\-]?([0-3])(?![0-9])", name.lower())
-            if ex is not None and job.runner == "llamafactory":
-                job.ds = deepspeed_json.read(ex, "", None)
-                job.notes.append(f"{dsref.value}: not given; read as LLaMA-Factory's own examples/deepspeed file "
-                                 f"of that name")
-            elif guess:
-                stage = int(guess.group(1))
-                off = ("all" if stage == 3 else "optimizer") if "offload" in name.lower() else "none"
-                base = deepspeed_json.lf_example("ds_z3_config.json" if stage == 3 else "ds_z2_config.json") or {}
-                job.ds = deepspeed_json.read(deepspeed_json.with_zero(base, stage, off), "", None)
-                job.findings.append(Finding(
-                    "REFERENCE_MISSING", "warning", dsref.file, dsref.line,
-                    f"DeepSpeed config {dsref.value} is not here and was not given: ZeRO-{stage}"
-                    f"{' + offload' if off != 'none' else ''} assumed from its name, buckets \"auto\"",
-                    "give the JSON file too"))
-            else:
-                job.findings.append(Finding("REFERENCE_MISSING", "warning", dsref.file, dsref.line,
-                                            f"DeepSpeed config {dsref.value} is not here and was not given beside "
-                                            f"the config; its ZeRO stage is unknown", "give the JSON file too"))
+    # DeepSpeed JSON named by the config (runners/deepspeed.py)
+    deepspeed_json.attach_reference(job, texts)
     # accelerate config named by --config_file
     acc = job.settings.pop("accelerate_config", None)
     if acc is not None and job.accelerate is None:

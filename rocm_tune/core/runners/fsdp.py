@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rocm_tune.core.formats.common import as_bool, as_int
+from rocm_tune.core.runners.common import as_bool, as_int
 from rocm_tune.core.runners import Fact
 
 FACTS = (
