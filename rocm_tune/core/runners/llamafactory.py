@@ -189,3 +189,12 @@ def _text(path) -> str:
     from rocm_tune.core.files import read_text
 
     return read_text(path, "training config")
+
+
+def with_overrides(data: dict, argv: list[str]) -> dict:
+    """A config's values after the `key=value` overrides of a command line (`llamafactory-cli train cfg.yaml
+    k=v ...`, read as LLaMA-Factory reads them: the last one wins; a value is a YAML scalar)."""
+    out = dict(data)
+    words = [(w, 0) for w in argv if "=" in w and not w.startswith("-")]
+    out.update({k: s.value for k, s in read_overrides(words, "").items()})
+    return out
