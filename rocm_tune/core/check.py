@@ -17,6 +17,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory import TrainConfig, estimate
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import deepspeed as deepspeed_json
+from rocm_tune.core.runners import megatron
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
 from rocm_tune.core.runners.config import BadValue, fsdp_spec
 from rocm_tune.core.runners.config import build_config as _build_config
@@ -30,7 +31,7 @@ FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
 # the planner's headroom (reserved <= 85 % of VRAM): above it a "fits" is inside the estimate's error, and a
 # fix is searched to land under it, as a plan would
 HEADROOM = V.DEFAULT_HEADROOM
-MODELLED = ("llamafactory", "builtin", "hf", "ms-swift", "axolotl")
+MODELLED = ("llamafactory", "builtin", "hf", "ms-swift", "axolotl", "torchtune", "megatron")
 
 
 @dataclass
@@ -130,10 +131,11 @@ def _model_findings(model, job: formats.Job) -> list[Finding]:
 # ------------------------------------------------------------------------------------------------ config
 def runner_defaults(runner: str) -> dict:
     """The DEFAULTS of the runner module that reads `runner`'s files (core/runners/<runner>.py)."""
-    from rocm_tune.core.runners import axolotl, builtin, hf, llamafactory, ms_swift
+    from rocm_tune.core.runners import axolotl, builtin, hf, llamafactory, megatron, ms_swift, torchtune
 
     return {"llamafactory": llamafactory.DEFAULTS, "builtin": builtin.DEFAULTS, "ms-swift": ms_swift.DEFAULTS,
-            "axolotl": axolotl.DEFAULTS}.get(runner, hf.DEFAULTS)
+            "axolotl": axolotl.DEFAULTS, "torchtune": torchtune.DEFAULTS, "megatron": megatron.DEFAULTS,
+            }.get(runner, hf.DEFAULTS)
 
 
 def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
@@ -216,12 +218,51 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
     return phases, int(m.host), notes
 
 
+def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+    """Model parallelism as Megatron splits it (approximate, said): weights, gradients and optimizer state / (TP x
+    PP) (optimizer also / DP with the distributed optimizer); activations / CP, and / TP with sequence parallel
+    (under 1F1B the first pipeline stage keeps PP micro-batches of its 1/PP of the layers: about one whole model's
+    activations). device_map="auto": one process, every term / the GPUs (the layers are split, nothing in flight)."""
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none"))
+    one = est1.per_gpu
+    states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
+    act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
+    if lay.device_map:
+        n = lay.device_map
+        w, st, a = one.weights_bytes / n, states / n, act / n
+        note = (f"{lay.describe()}: per GPU 1/{n} of the weights, gradients, optimizer state and activations "
+                f"(the GPU holding the last layers also holds the logits; approximate)")
+    else:
+        mp = lay.tp * lay.pp
+        dp = max(1, cfg.world_size // max(1, lay.model_parallel))
+        opt = one.optimizer_bytes / mp / (dp if lay.distributed_optimizer else 1)
+        w = one.weights_bytes / mp
+        st = (one.weights_bytes + one.gradients_bytes) / mp + opt
+        a = act / lay.cp / (lay.tp if lay.sp else 1)
+        note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU 1/{mp} of the weights "
+                f"and gradients, optimizer state / {mp * (dp if lay.distributed_optimizer else 1)}, activations / "
+                f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
+                f"activations on the first stage)")
+    phases: dict[str, dict | None] = {
+        "load": _phase(w), "step": _phase(st + a),
+        "eval": _phase(st + _logits_eval(model, cfg, eval_batch) / (lay.device_map or lay.tp)) if eval_batch else None,
+        "save": _phase(st),
+    }
+    return phases, 0, [n for n in est1.notes if "ZeRO" not in n] + [note]
+
+
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
                   gpu=None) -> tuple[dict, int, list[str]]:
     """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
     counts them (outside PyTorch's allocator, in every phase)."""
     spec = fsdp_spec(job) if not cfg.zero_stage else None
-    if spec is not None:
+    lay = megatron.layout(job.settings, cfg.world_size)
+    if lay is not None and spec is None:
+        phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch)
+        comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
+        if note:
+            notes.append(note)
+    elif spec is not None:
         phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch)
         comm, note = communicator_bytes(cfg, gpu)
         if note:
@@ -371,6 +412,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("FA2_NO_KERNELS", "error", *_where(job, "flash_attn"),
                            f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
     if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
+            and megatron.layout(job.settings, cfg.world_size) is None \
             and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
         out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
                            "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
@@ -384,7 +426,10 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("VLM_LANGUAGE_PART", "warning", *_where(job, "model_name_or_path"),
                            "a vision-language model: only the language model is estimated (the vision tower "
                            "and image tokens are not)", None))
-    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None:
+    if cfg.optim.startswith("paged_"):
+        out.append(_paged_finding(job, model, cfg))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None \
+            and megatron.layout(job.settings, cfg.world_size) is None:
         wbytes = estimate(model, cfg).per_gpu.weights_bytes      # as loaded: 4-bit for QLoRA
         if wbytes > 0.5 * gpu.vram_bytes:
             sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
@@ -405,6 +450,19 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("OFFLOAD_HOST_RAM", "info", job.ds.file, None,
                            "CPU offload: the host needs the RAM below (pinned), per node", None))
     return out
+
+
+def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
+    """bitsandbytes' paged optimizers keep their state in CUDA/HIP managed memory: under GPU memory pressure pages
+    move to host RAM and back at every step (bitsandbytes/optim/optimizer.py, get_paged)."""
+    opt = estimate(model, cfg).per_gpu.optimizer_bytes if model is not None else 0
+    return Finding("PAGED_OPTIMIZER", "info", *_where(job, "optim"),
+                   f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU here) "
+                   f"is in managed memory and may spill to host RAM when the GPU runs short: it does not OOM then, "
+                   f"but every step pages it over PCIe/Infinity Fabric both ways (at ~25 GB/s, about "
+                   f"{2 * opt / 25e9:.2f} s per step for the whole state); on ROCm it needs HIP managed memory "
+                   f"(HMM / xnack) or bitsandbytes falls back to ordinary allocations",
+                   "a non-paged 8-bit optimizer (adamw_8bit) when it fits")
 
 
 # ------------------------------------------------------------------------------------------------ verdict
@@ -505,9 +563,12 @@ def _yaml_value(v) -> str:
 def _set_in_text(text: str, setting, new_value, style: str) -> str:
     lines = text.splitlines(keepends=True)
     i = (setting.line or 1) - 1
+    if not 0 <= i < len(lines):
+        return text
     if setting.kind == "yaml":
+        v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
         lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*:\s*)([^#\n]*?)(\s*(#.*)?)$",
-                          lambda m: m.group(1) + _yaml_value(new_value) + m.group(3), lines[i].rstrip("\n")) + "\n"
+                          lambda m: m.group(1) + v + m.group(3), lines[i].rstrip("\n")) + "\n"
     else:
         v = _yaml_value(not new_value if setting.invert else new_value)
         if style in ("hf", "swift") and isinstance(new_value, bool):
@@ -579,6 +640,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
                     new[target_file] = _add_to_text(new[target_file], job, "deepspeed", name, target_file)
             continue
         s = job.settings.get(key)
+        if job.formats.get(s.file if s is not None else target_file) == "notebook":
+            continue                   # a notebook's cells are not rewritten: the change is listed, not applied
         if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override"):
             new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
         elif target_file and target_file in new:

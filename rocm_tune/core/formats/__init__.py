@@ -15,9 +15,9 @@ from pathlib import Path
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import accelerate, axolotl, hf as hf_args, launchers as shell, llamafactory as lf_yaml
-from rocm_tune.core.runners import deepspeed as deepspeed_json, ms_swift as swift
+from rocm_tune.core.runners import deepspeed as deepspeed_json, megatron, ms_swift as swift, torchtune
 from rocm_tune.core.runners.common import (Finding, Job, Setting, as_int, load_structured, resolve_ref,
-                                           yaml_error_line)
+                                           scalar_value, yaml_error_line)
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -47,7 +47,11 @@ def detect(text: str) -> str:
     | python | unknown."""
     if hostfile_hosts(text):
         return "hostfile"
+    if notebook_code(text) is not None:
+        return "notebook"
     data = _load_structured(text)
+    if torchtune.is_torchtune_mapping(data):
+        return "torchtune-yaml"
     if lf_yaml.is_lf_mapping(data):
         return "lf-yaml"
     if isinstance(data, dict) and "base_model" in data:
@@ -89,9 +93,41 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
         if ((w == "rocm_tune" and i > 0 and argv[i - 1] in ("-m", "--module")) or base == "rocm-tune") \
                 and i + 1 < len(argv) and argv[i + 1] == "train":
             return i + 1, "builtin", "rocm-tune train"     # rocm-tune's own trainer (a --runner builtin bundle)
+        if base == "tune" and i + 1 < len(argv) and argv[i + 1] == "run":
+            return i + 1, "torchtune", "tune run"
+        if base == "megatron" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
+            return i + 1, "megatron", f"megatron {argv[i + 1]}"
+        if w.endswith(".py") and (base.startswith("pretrain_") or megatron.is_megatron_args(
+                {a.split("=", 1)[0]: 1 for a in argv[i + 1:] if a.startswith("--")})):
+            return i, "megatron", w
         if w.endswith(".py"):
             return i, "hf", w
     return None
+
+
+def notebook_code(text: str) -> str | None:
+    """The code cells of a Jupyter notebook (.ipynb JSON) as one Python program (shell `!` and magic `%` lines
+    commented out; nothing is run), or None when the text is not a notebook."""
+    import json
+
+    s = text.lstrip()
+    if not s.startswith("{") or '"cells"' not in s[:200000]:
+        return None
+    try:
+        nb = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        return None
+    out: list[str] = []
+    for cell in nb["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        out += [("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in src.splitlines()]
+        out.append("")
+    return "\n".join(out)
 
 
 def _count_devices(v: str) -> int | None:
@@ -141,7 +177,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     if "config_file" in launch_flags:
         job.settings["accelerate_config"] = Setting("accelerate_config", launch_flags["config_file"][0], file,
                                                     launch_flags["config_file"][1], "config_file", "flag")
-    if g is None and as_int(env.get("NPROC_PER_NODE", "x")) and (runner in ("ms-swift", "llamafactory")):
+    if g is None and as_int(env.get("NPROC_PER_NODE", "x")) and (runner in ("ms-swift", "llamafactory", "megatron")):
         g = Setting("gpus", as_int(env["NPROC_PER_NODE"]), file, cmd.line, "NPROC_PER_NODE", "env")
     if g is None:
         for var in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
@@ -174,11 +210,87 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     elif runner == "ms-swift":
         job.settings.update(swift.read_flags(shell.flag_values(words), file))
         job.script_flags["style"] = "swift"
+    elif runner == "torchtune":
+        _read_tune_run(job, words, file)
+    elif runner == "megatron":
+        st, notes = megatron.read_flags(shell.flag_values(words), file)
+        job.settings.update(st)
+        job.notes += notes
+        job.script_flags["style"] = "megatron"
     else:
         st, notes = hf_args.read_flags(shell.flag_values(words), file)
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
+
+
+def _read_tune_run(job: Job, words: list, file: str) -> None:
+    """`tune run [--nproc_per_node N] [--nnodes M] RECIPE --config CFG [key=value ...]` (torchtune/_cli/run.py:
+    the torchrun flags come before the recipe)."""
+    i, recipe = 0, None
+    while i < len(words):
+        t = words[i].text
+        if t.startswith("--") and recipe is None:
+            key = t[2:].split("=", 1)[0].replace("-", "_")
+            val = t.split("=", 1)[1] if "=" in t else (words[i + 1].text if i + 1 < len(words) else "")
+            if key in ("nproc_per_node", "nnodes") and as_int(val):
+                which = "gpus" if key == "nproc_per_node" else "nodes"
+                setattr(job, which, Setting(which, as_int(val), file, words[i].line, key, "flag"))
+            i += 1 if "=" in t else 2
+            continue
+        if recipe is None:
+            recipe = t
+        elif t in ("--config", "-c") and i + 1 < len(words):
+            job.settings["__config_ref__"] = Setting("__config_ref__", words[i + 1].text, file, words[i + 1].line,
+                                                     "config", "ref")
+            i += 2
+            continue
+        elif "=" in t and not t.startswith("-"):
+            job.settings.setdefault("__tune_overrides__", Setting("__tune_overrides__", [], file, words[i].line,
+                                                                  "override", "override")).value.append(
+                (t, words[i].line))
+        i += 1
+    job.launcher = "tune"
+    job.settings["__recipe__"] = Setting("__recipe__", recipe or "", file, None, "recipe", "flag")
+    job.script_flags["style"] = "torchtune"
+    if job.gpus is None:
+        job.gpus = Setting("gpus", 1, file, None, "tune run", "assumed")
+
+
+def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
+    """The torchtune config the `tune run` names (given, or a built-in config name) with its overrides."""
+    ref = job.settings.pop("__config_ref__", None)
+    recipe = job.settings.pop("__recipe__", None)
+    overrides = job.settings.pop("__tune_overrides__", None)
+    chosen = cfgs[0] if cfgs else None
+    data: dict = {}
+    if ref is not None:
+        hit, how = resolve_ref(str(ref.value), Path(ref.file or ".").parent, texts)
+        if hit in cfgs:
+            chosen = hit
+            if how:
+                job.notes.append(how)
+        elif hit is None and chosen is None:
+            data = torchtune.config_from_name(str(ref.value))
+            job.notes.append(f"--config {ref.value}: torchtune's built-in config (its model and method are read "
+                             f"from the name; give the YAML for the rest)")
+    text = texts[chosen] if chosen else ""
+    if chosen:
+        data = dict(_load_structured(text) or {})
+    for w, _line in (overrides.value if overrides is not None else []):      # dotted OmegaConf overrides
+        k, v = w.split("=", 1)
+        node = data
+        parts = k.lstrip("~").split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
+        node[parts[-1]] = scalar_value(v)
+    st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", str(recipe.value)
+                               if recipe is not None else None)
+    job.settings = {**job.settings, **st}
+    job.notes += notes
+    job.runner = "torchtune"
+    if not job.entry:
+        job.entry, job.entry_file = "tune run", chosen
 
 
 def read_job(paths: list[str]) -> Job:
@@ -205,9 +317,17 @@ def read_texts(texts: dict[str, str]) -> Job:
     job.files = dict(texts)
     yaml_cfgs: list[tuple[str, dict]] = []
     axo_cfgs: list[str] = []
+    tune_cfgs: list[str] = []
     for p, text in texts.items():
         fmt = detect(text)
         job.formats[p] = fmt
+        if fmt == "notebook":          # its code cells, read as a Python program (never run)
+            text = notebook_code(text) or ""
+            job.notes.append(f"{p}: a Jupyter notebook: its code cells are read as a Python program (not run)")
+            fmt = "python"
+        if fmt == "torchtune-yaml":
+            tune_cfgs.append(p)
+            continue
         if fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
         elif fmt == "accelerate-yaml":
@@ -273,6 +393,8 @@ def read_texts(texts: dict[str, str]) -> Job:
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
+    if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
+        _apply_torchtune(job, texts, tune_cfgs)
     # a YAML the command line names (or the only one given): its keys, then the command's overrides
     ref = job.settings.pop("__config_ref__", None)
     chosen = None

@@ -225,7 +225,8 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
         a.append(f"stage {st}: estimated as sft")
     values.update(_hardware(job, gpus, nodes, a))
     lf = job.runner in LF_FAMILY
-    values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else "hf"
+    executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs
+    values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     cfg = TrainConfig(**values)
     if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads

@@ -69,11 +69,15 @@ MAPPED = {
     "lora_rank": ("lora_rank", None),
     "lora_alpha": ("lora_alpha", None),
     "gradient_checkpointing": ("disable_gradient_checkpointing", None),
+    "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
+    "liger_kernel": ("enable_liger_kernel", None),
+    "attn_implementation": ("flash_attn", None),            # from_pretrained(attn_implementation=...)
 }
 PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_accumulation_steps",
                "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
-               "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs")
+               "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
+               "packing", "device_map", "max_memory")
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
@@ -189,6 +193,14 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
                     put("load_dtype", "fp32", "from_pretrained", c.lineno)
                     notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "
                                  f"(transformers < 5)")
+        if name == "from_pretrained" and isinstance(kws.get("device_map", (None, 0))[0], str) \
+                and str(kws["device_map"][0]).lower() in ("auto", "balanced", "balanced_low_0", "sequential"):
+            put("device_map", str(kws["device_map"][0]).lower(), "device_map", kws["device_map"][1])
+            notes.append(f'line {kws["device_map"][1]}: device_map="{kws["device_map"][0]}": one process, the '
+                         f'layers split over the visible GPUs (no DDP): each GPU holds its share of the weights')
+        if name == "from_pretrained" and kws.get("attn_implementation", (None, 0))[0]:
+            put("flash_attn", str(kws["attn_implementation"][0]), "attn_implementation",
+                kws["attn_implementation"][1])
         if name in ("from_pretrained", "BitsAndBytesConfig"):
             for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
                 if kws.get(k, (None, 0))[0] is True:

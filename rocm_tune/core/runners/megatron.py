@@ -1,0 +1,122 @@
+"""Megatron-LM arguments (`pretrain_gpt.py --tensor-model-parallel-size 2 ...`) and ms-swift's `megatron sft`
+(`--tensor_model_parallel_size 2 --sequence_parallel true ...`) -> canonical settings plus the model-parallel layout
+(pure).
+
+What Megatron executes (NVIDIA/Megatron-LM megatron/training/arguments.py; ms-swift swift/megatron/argument):
+* TP splits every layer's weights over `tensor_model_parallel_size` GPUs, PP the layers over
+  `pipeline_model_parallel_size` stages, CP the sequence over `context_parallel_size`; data parallel is what is left
+  of the world (world / (TP x PP x CP));
+* `--sequence-parallel` splits the activations outside the TP regions (layer norms, dropout) over TP too;
+* `--use-distributed-optimizer` shards the fp32 main weights and Adam moments over data parallel (ZeRO-1 like);
+* `--micro-batch-size` per GPU, `--global-batch-size` = micro x DP x accumulation; `--seq-length` (ms-swift
+  `--max_length`); `--bf16` / `--fp16`: fp32 main weights + 16-bit model (mixed precision);
+* `--recompute-granularity full|selective` / `--recompute-activations`: activation recomputation."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+
+ML = "NVIDIA/Megatron-LM:megatron/training/arguments.py"
+DEFAULTS = {
+    "method": Default("full", f"{ML} (Megatron trains every weight; ms-swift megatron: train_type full)"),
+    "cutoff_len": Default(2048, "modelscope/ms-swift:swift/megatron/argument/megatron_args.py (max_length / "
+                                "--seq-length; 2048 assumed when neither is given)"),
+    "micro_batch": Default(1, f"{ML} (_add_training_args: --micro-batch-size default None -> 1)"),
+    "eval_batch": Default(1, f"{ML} (evaluation uses the micro-batch size)"),
+    "gradient_checkpointing": Default(False, f"{ML} (--recompute-granularity default None)"),
+    "precision": Default("fp32", f"{ML} (--bf16/--fp16 default False)"),
+    "executes": Default("builtin", f"{ML} (mixed precision: 16-bit model, fp32 main weights and moments)"),
+}
+PARALLEL = {"tensor_model_parallel_size": "tp", "pipeline_model_parallel_size": "pp",
+            "context_parallel_size": "cp", "expert_model_parallel_size": "ep"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    sp: bool = False
+    distributed_optimizer: bool = False
+    device_map: int = 0          # >0: HF device_map="auto" over this many GPUs in one process (layers split)
+
+    @property
+    def model_parallel(self) -> int:
+        return self.tp * self.pp * self.cp
+
+    def describe(self) -> str:
+        if self.device_map:
+            return f'device_map="auto": the layers split over {self.device_map} GPUs in one process (no DDP)'
+        parts = [f"TP {self.tp}", f"PP {self.pp}", f"CP {self.cp}"] + (["sequence parallel"] if self.sp else []) + \
+            (["distributed optimizer"] if self.distributed_optimizer else [])
+        return "Megatron " + ", ".join(parts)
+
+
+def norm(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def is_megatron_args(flags: dict) -> bool:
+    keys = {norm(k) for k in flags}
+    return bool(keys & set(PARALLEL)) or "micro_batch_size" in keys and "global_batch_size" in keys
+
+
+def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
+    """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes."""
+    out: dict[str, Setting] = {}
+    notes: list[str] = []
+    f = {norm(k): v for k, v in flags.items()}
+
+    def put(key, value, native, line):
+        out[key] = Setting(key, value, file, line, native, "flag")
+
+    for native, key in (("micro_batch_size", "per_device_train_batch_size"), ("seq_length", "cutoff_len"),
+                        ("max_length", "cutoff_len"), ("global_batch_size", "global_batch_size"),
+                        ("model", "model_name_or_path"), ("load", "model_name_or_path"),
+                        ("hf_checkpoint", "model_name_or_path")):
+        if native in f and key not in out:
+            v = f[native][0]
+            if key == "model_name_or_path" and re.search(r"[-_]mcore/?$", v, re.IGNORECASE):
+                notes.append(f"--{native} {v}: a Megatron (mcore) conversion of {re.sub(r'[-_]mcore/?$', '', v)}")
+                v = re.sub(r"[-_]mcore/?$", "", v, flags=re.IGNORECASE)
+            put(key, v, native, f[native][1])
+    for native, key in (("bf16", "bf16"), ("fp16", "fp16")):
+        if native in f and as_bool(f[native][0]) is not False:
+            put(key, True, native, f[native][1])
+    if "torch_dtype" in f:
+        d = f["torch_dtype"][0].lower()
+        put("bf16" if "bf" in d else "fp16" if "16" in d else "pure_fp32", True, "torch_dtype", f["torch_dtype"][1])
+    rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method")
+    if rec is not None and str(rec[0]).lower() not in ("none", "false"):
+        put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
+        out["disable_gradient_checkpointing"].invert = True
+    tt = f.get("train_type")
+    if tt is not None:
+        put("finetuning_type", "lora" if "lora" in tt[0].lower() else "full", "train_type", tt[1])
+    for native, short in PARALLEL.items():
+        if native in f and as_int(f[native][0]):
+            put(f"__{short}__", as_int(f[native][0]), native, f[native][1])
+    if "sequence_parallel" in f and as_bool(f["sequence_parallel"][0]) is not False:
+        put("__sp__", True, "sequence_parallel", f["sequence_parallel"][1])
+    if "use_distributed_optimizer" in f and as_bool(f["use_distributed_optimizer"][0]) is not False:
+        put("__distopt__", True, "use_distributed_optimizer", f["use_distributed_optimizer"][1])
+    for native in ("lora_rank", "lora_alpha"):
+        if native in f:
+            put(native, f[native][0], native, f[native][1])
+    return out, notes
+
+
+def layout(settings: dict, world: int) -> Layout | None:
+    """The model-parallel layout a job's settings state (Megatron flags, device_map), or None when none."""
+    g = {k: s.value for k, s in settings.items()}
+    dm = g.get("device_map")
+    if isinstance(dm, str) and dm.lower() in ("auto", "balanced", "balanced_low_0", "sequential") and world > 1:
+        return Layout(device_map=world)
+    tp, pp, cp = (as_int(g.get(k)) or 1 for k in ("__tp__", "__pp__", "__cp__"))
+    sp = bool(g.get("__sp__"))
+    if tp == pp == cp == 1 and not sp and not g.get("__distopt__"):
+        return None
+    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")))
