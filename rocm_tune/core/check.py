@@ -681,15 +681,15 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
             job.notes.append(f"GPU memory {vram_gib:g} GiB read from the name {gpu_id!r}")
         if find_gpu_profile(gpu_id) is None and vram_gib is not None:
             # a card we have no profile for: its memory from --vram-gib, its features unknown (said)
-            from types import SimpleNamespace
-
-            get_gpu_profile("rtx3090", vram_gib)            # the same range check of --vram-gib
-            gpu = SimpleNamespace(id=gpu_id, vendor="unknown", vram_gib=float(vram_gib),
-                                  vram_bytes=round(float(vram_gib) * 2**30), bf16="unknown", fa2="unknown")
+            gpu = _card_by_memory(gpu_id, float(vram_gib))
             job.notes.append(f"no GPU profile for {gpu_id!r}: {vram_gib:g} GiB from --vram-gib; its bf16 and "
                              f"FlashAttention support are not checked")
         else:
             gpu = get_gpu_profile(gpu_id, vram_gib)
+    if gpu is None and vram_gib is not None:
+        gpu = _card_by_memory(None, float(vram_gib))
+        job.notes.append(f"GPU: a {vram_gib:g} GiB card (--vram-gib; no --gpu): its bf16 and FlashAttention support "
+                         f"are not checked")
     model, mnote, mfind = (None, None, None)
     if job.runner in MODELLED or model_ref:
         model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
@@ -781,6 +781,17 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                                     "no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len "
                                     "fits this GPU", "more or larger GPUs, or a smaller model / LoRA"))
     return rep
+
+
+def _card_by_memory(gpu_id: str | None, vram_gib: float):
+    """A card known only by its memory (--vram-gib): a card for the verdict, its features unknown."""
+    from types import SimpleNamespace
+
+    from rocm_tune.profiles.gpu_profiles import get_gpu_profile
+
+    get_gpu_profile("rtx3090", vram_gib)            # the same range check of --vram-gib
+    return SimpleNamespace(id=gpu_id or f"a {vram_gib:g} GiB GPU", vendor="unknown", vram_gib=float(vram_gib),
+                           vram_bytes=round(float(vram_gib) * 2**30), bf16="unknown", fa2="unknown")
 
 
 def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:

@@ -210,8 +210,17 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     g, s = job.get, job.settings
     for key in INT_KEYS:
         setting = s.get(key)
+        if setting is not None and any(c in str(setting.value) for c in ("$(", "`", "${", "$")) \
+                and as_int(setting.value) is None:
+            # computed by the shell when it runs (`$(expr 16 / $nproc_per_node)`): not known here
+            a.append(f"{setting.native} {setting.value}: computed by the shell when the script runs; "
+                     f"the runner's default used here")
+            s = {k: v for k, v in s.items() if k != key}
+            job.settings = s
+            continue
         if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
             raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
+    g = job.get
     values = _method(job, model, f, a, defaults)
     values["precision"] = _precision(job, f, a, defaults)
     values.update(_sequence_and_batch(job, model, a, defaults))

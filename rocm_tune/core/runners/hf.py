@@ -106,7 +106,8 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
 # ------------------------------------------------------------------------------------------- Python source
 # A training program that builds its arguments in code (a notebook or blog script): the literal keyword values of
 # the calls that decide memory are read with `ast` (nothing is executed), and every default we fill is stated.
-ARG_CALLS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "ORPOConfig")
+ARG_CALLS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "ORPOConfig", "GRPOConfig",
+             "KTOConfig", "CPOConfig", "RewardConfig", "PPOConfig", "GKDConfig")
 # peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: LoraConfig without target_modules
 PEFT_DEFAULT_TARGETS = {"llama": "q_proj,v_proj", "mistral": "q_proj,v_proj", "qwen2": "q_proj,v_proj",
                         "gemma": "q_proj,v_proj", "gemma2": "q_proj,v_proj", "phi3": "qkv_proj"}

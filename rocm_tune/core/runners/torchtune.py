@@ -21,8 +21,11 @@ TT = "pytorch/torchtune:recipes"
 DEFAULTS = {
     "method": Default("full", "pytorch/torchtune:torchtune/models (a builder without lora_/qlora_ trains every "
                               "weight)"),
-    "cutoff_len": Default("model", "pytorch/torchtune:torchtune/modules/transforms/tokenizers (max_seq_len None: "
-                                   "no truncation)"),
+    # max_seq_len None = no truncation: the longest sample of a batch decides (batches pad to their longest, the
+    # padded_collate_sft collator); the model's whole context would be far above what instruction data reaches
+    "cutoff_len": Default(2048, "pytorch/torchtune:torchtune/data/_collate.py (padded_collate_sft pads to the "
+                                "longest sample; tokenizer max_seq_len None = no truncation, 2048-token samples "
+                                "assumed: set tokenizer.max_seq_len to bound it)"),
     "micro_batch": Default(1, f"{TT}/configs (batch_size is required; 1 assumed when a fragment omits it)"),
     "gradient_checkpointing": Default(False, f"{TT}/full_finetune_distributed.py (cfg.get("
                                              f"'enable_activation_checkpointing', False))"),
