@@ -309,17 +309,30 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         load = int(residue)
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
                      "the allocator keeps it reserved afterwards")
+    if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) and g.transient_bytes:
+        # a chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
+        # cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused CE) never holds the whole fp32 logits and their log-softmax: up to 10 bytes per logit less
+        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+        saved = min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+        step -= saved
+        notes.append(f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less "
+                     f"in the step; approximate)")
+    grads = g.gradients_bytes
+    if as_bool(job.get("optimizer_in_bwd")) and g.gradients_bytes:
+        grads = 0
+        step -= g.gradients_bytes          # torchtune optimizer_in_bwd: a parameter steps as its gradient is ready
+        notes.append(f"optimizer_in_bwd: the {g.gradients_bytes / 2**30:.2f} GiB of gradients are never held at once")
     phases: dict[str, dict | None] = {"load": _phase(load, factor), "step": _phase(step, factor)}
     if residue:      # the load's blocks stay reserved: what nvidia-smi shows in the step is at least that
         st = phases["step"]
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        ev = resident + g.gradients_bytes + _logits_eval(model, cfg, eval_batch)
+        ev = resident + grads + _logits_eval(model, cfg, eval_batch)
         phases["eval"] = _phase(ev, factor)
     else:
         phases["eval"] = None
-    phases["save"] = _phase(resident + g.gradients_bytes, factor)
+    phases["save"] = _phase(resident + grads, factor)
     return phases, est.cpu_offload_bytes, notes, g.communicator_bytes
 
 
@@ -450,6 +463,24 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("OFFLOAD_HOST_RAM", "info", job.ds.file, None,
                            "CPU offload: the host needs the RAM below (pinned), per node", None))
     return out
+
+
+def _paged_spill(rep: Report, model, cfg: TrainConfig, vram: int) -> None:
+    """A paged optimizer over the card's memory: its state pages out to host RAM instead of an OOM, as long as the
+    rest fits; the verdict is fits, and the finding says how much moves each step."""
+    opt = float(estimate(model, cfg).per_gpu.optimizer_bytes)
+    step = rep.memory["step"]["reserved_bytes"] if rep.memory and rep.memory.get("step") else 0
+    over = step - vram
+    if opt <= 0 or over <= 0 or over > opt * (1 + FRAGMENTATION):
+        return
+    others = [p["reserved_bytes"] for n, p in (rep.memory or {}).items() if p and n != "step"]
+    if any(r - opt * (1 + FRAGMENTATION) > vram for r in others):
+        return
+    rep.verdict, rep.oom_phase, rep.margin_bytes = "fits", None, 0
+    rep.findings.append(Finding("PAGED_SPILL", "warning", *_where(rep.job, "optim"),
+                                f"the step needs {over / 2**30:.1f} GiB more than the card: the paged optimizer's state "
+                                f"pages that much out to host RAM and back every step (~{2 * over / 25e9:.1f} s per "
+                                f"step at 25 GB/s); it runs, slower", "a smaller micro-batch or LoRA to keep it on the GPU"))
 
 
 def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
@@ -756,6 +787,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
+        _paged_spill(rep, model, cfg, vram)
     if rep.verdict == "fits" and vram - rep.margin_bytes > HEADROOM * vram:
         findings.append(Finding("MARGIN_THIN", "warning", None, None,
                                 f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "

@@ -187,6 +187,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
                 if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1:
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
+    if runner == "ms-swift":
+        _swift_processes(job, env, file, cmd.line, g)
+        g = job.gpus or g
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
@@ -222,6 +225,25 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
+
+
+def _swift_processes(job: Job, env: dict, file: str, line: int, g: Setting | None) -> None:
+    """ms-swift starts NPROC_PER_NODE processes (1 without it) and spreads each one's model over the visible GPUs
+    it is left with (device_map, swift/llm/model/register.py get_default_device_map): visible 4, NPROC 2 = DDP 2 x
+    2 GPUs per process; visible 2, no NPROC = one process over 2 GPUs."""
+    vis = next((_count_devices(env[v]) for v in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES")
+                if v in env and _count_devices(env[v])), None)
+    if "NPROC_PER_NODE" in env and not as_int(env["NPROC_PER_NODE"]):
+        return                         # set from a shell variable: one process per visible GPU assumed (said there)
+    nproc = as_int(env.get("NPROC_PER_NODE", "x")) or (as_int(g.value) if g is not None and g.native not in (
+        "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES") else None) or 1
+    if vis and vis > nproc and vis % nproc == 0:
+        per = vis // nproc
+        job.settings["device_map"] = Setting("device_map", "auto", file, line, "CUDA_VISIBLE_DEVICES", "env")
+        job.settings["__devmap_gpus__"] = Setting("__devmap_gpus__", per, file, line, "CUDA_VISIBLE_DEVICES", "env")
+        job.gpus = Setting("gpus", nproc, file, line, "NPROC_PER_NODE", "env")
+        job.notes.append(f"ms-swift: {nproc} process(es), each spreading the model over {per} of the {vis} visible GPUs "
+                         f"(device_map)")
 
 
 def _read_tune_run(job: Job, words: list, file: str) -> None:

@@ -185,7 +185,8 @@ def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> di
     elif job.gpus is not None:
         values["gpus"] = as_int(job.gpus.value) or 1
         if job.gpus.kind == "assumed":
-            a.append("GPUs: a plain `python script.py` runs one process (1 GPU)")
+            a.append(f"GPUs: `{job.gpus.native}` without --nproc_per_node runs one process (1 GPU)"
+                     if job.gpus.native == "tune run" else "GPUs: a plain `python script.py` runs one process (1 GPU)")
     else:
         values["gpus"] = 1
         every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")

@@ -93,12 +93,15 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
     if rec is not None and str(rec[0]).lower() not in ("none", "false"):
         put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
         out["disable_gradient_checkpointing"].invert = True
-    tt = f.get("train_type")
+    tt = f.get("train_type") or f.get("tuner_type")       # ms-swift 4 renamed train_type to tuner_type
     if tt is not None:
         put("finetuning_type", "lora" if "lora" in tt[0].lower() else "full", "train_type", tt[1])
     for native, short in PARALLEL.items():
         if native in f and as_int(f[native][0]):
             put(f"__{short}__", as_int(f[native][0]), native, f[native][1])
+    for native in ("cross_entropy_loss_fusion", "cross_entropy_fusion_impl"):
+        if native in f and as_bool(f[native][0]) is not False:
+            put("cut_cross_entropy", True, native, f[native][1])
     if "sequence_parallel" in f and as_bool(f["sequence_parallel"][0]) is not False:
         put("__sp__", True, "sequence_parallel", f["sequence_parallel"][1])
     if "use_distributed_optimizer" in f and as_bool(f["use_distributed_optimizer"][0]) is not False:
@@ -113,8 +116,9 @@ def layout(settings: dict, world: int) -> Layout | None:
     """The model-parallel layout a job's settings state (Megatron flags, device_map), or None when none."""
     g = {k: s.value for k, s in settings.items()}
     dm = g.get("device_map")
-    if isinstance(dm, str) and dm.lower() in ("auto", "balanced", "balanced_low_0", "sequential") and world > 1:
-        return Layout(device_map=world)
+    per = as_int(g.get("__devmap_gpus__")) or world      # GPUs one process spans (ms-swift: visible / NPROC)
+    if isinstance(dm, str) and dm.lower() in ("auto", "balanced", "balanced_low_0", "sequential") and per > 1:
+        return Layout(device_map=per)
     tp, pp, cp = (as_int(g.get(k)) or 1 for k in ("__tp__", "__pp__", "__cp__"))
     sp = bool(g.get("__sp__"))
     if tp == pp == cp == 1 and not sp and not g.get("__distopt__"):

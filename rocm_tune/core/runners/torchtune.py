@@ -135,6 +135,13 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     if comp:
         put("optim", "paged_adamw_8bit" if "paged" in comp and "8bit" in comp else "paged_adamw_32bit"
             if "paged" in comp else "adamw_8bit" if "8bit" in comp else "adamw_torch", "optimizer")
+    if as_bool(data.get("optimizer_in_bwd")):
+        put("optimizer_in_bwd", True, "optimizer_in_bwd")
+        notes.append("torchtune optimizer_in_bwd: each parameter steps as its gradient is ready; the gradients of "
+                     "the whole model are never held at once")
+    loss = data.get("loss") if isinstance(data.get("loss"), dict) else {}
+    if any(w in str(loss.get("_component_", "")) for w in ("Chunked", "LinearCrossEntropy")):
+        put("cut_cross_entropy", True, "loss")
     ds = data.get("dataset") if isinstance(data.get("dataset"), dict) else {}
     if as_bool(ds.get("packed")):
         put("packing", True, "dataset")
@@ -153,14 +160,43 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     return out, notes
 
 
+# What torchtune's built-in configs set (pytorch/torchtune recipes/configs/llama3_1/*.yaml, read at 0031bfb0 /
+# 59dc1f4f): activation checkpointing, LoRA targets, batch, optimizer. A config named on `tune run --config NAME`
+# without its file is read as these values (and said).
+_BUILTIN = {
+    "lora": {"model": {"lora_attn_modules": ["q_proj", "v_proj"], "apply_lora_to_mlp": False, "lora_rank": 8,
+                       "lora_alpha": 16},
+             "batch_size": 2, "gradient_accumulation_steps": 32, "enable_activation_checkpointing": False},
+    "lora_single_device": {"model": {"lora_attn_modules": ["q_proj", "v_proj", "output_proj"],
+                                     "apply_lora_to_mlp": True, "lora_rank": 8, "lora_alpha": 16},
+                           "batch_size": 2, "gradient_accumulation_steps": 8,
+                           "enable_activation_checkpointing": True},
+    "full": {"batch_size": 2, "gradient_accumulation_steps": 1, "enable_activation_checkpointing": True},
+    "full_single_device": {"batch_size": 2, "gradient_accumulation_steps": 1, "optimizer_in_bwd": True,
+                           "optimizer": {"_component_": "bitsandbytes.optim.PagedAdamW8bit"},
+                           "enable_activation_checkpointing": True},
+}
+_BUILTIN["qlora_single_device"] = _BUILTIN["lora_single_device"]
+_BUILTIN["qlora"] = _BUILTIN["lora"]
+
+
 def config_from_name(config: str) -> dict:
-    """A built-in config name (`llama3_1/8B_lora`, `qwen2_5/7B_lora_single_device`) -> a minimal mapping."""
+    """A built-in config name (`llama3_1/8B_lora`, `qwen2_5/7B_lora_single_device`) -> its mapping as torchtune
+    ships it (the values that decide memory; `_BUILTIN`)."""
+    import copy
+
     fam, _, rest = config.partition("/")
-    m = re.match(r"(\d+(?:_\d+)?)B(?:_(instruct))?_?(q?lora|full)?", rest, re.IGNORECASE)
+    m = re.match(r"(\d+(?:_\d+)?)B(?:_(instruct))?_?((?:q?lora|full)(?:_single_device)?)?", rest, re.IGNORECASE)
     if not fam or m is None:
         return {}
     size = m.group(1).lower()
     kind = (m.group(3) or "full").lower()
-    prefix = {"lora": "lora_", "qlora": "qlora_"}.get(kind, "")
-    return {"model": {"_component_": f"torchtune.models.{fam}.{prefix}{fam}_{size}b"}, "dtype": "bf16",
-            "batch_size": None}
+    prefix = {"lora": "lora_", "qlora": "qlora_"}.get(kind.split("_")[0], "")
+    data = copy.deepcopy(_BUILTIN.get(kind, {}))
+    data["model"] = {**data.get("model", {}), "_component_": f"torchtune.models.{fam}.{prefix}{fam}_{size}b"}
+    data["dtype"] = "bf16"
+    if int(float(size.replace("_", "."))) >= 70:
+        data["enable_activation_checkpointing"] = True
+        if kind == "full":
+            data["fsdp_cpu_offload"] = True
+    return data
