@@ -506,11 +506,14 @@ def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     return "fits", None, vram - worst
 
 
-def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None, gpu=None) -> bool:
+def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None, gpu=None,
+          host_limit: int | None = None) -> bool:
     try:
-        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag, gpu=gpu)
+        phases, host, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag, gpu=gpu)
     except UserError:
         return False
+    if host_limit is not None and host > host_limit:
+        return False                   # the offload needs more host RAM than the node has
     return _verdict(phases, vram)[0] == "fits"
 
 
@@ -552,8 +555,8 @@ def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
     return [g for g in groups if g]
 
 
-def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3, gpu=None
-               ) -> tuple[dict, TrainConfig, int | None] | None:
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3, gpu=None,
+               host_limit: int | None = None) -> tuple[dict, TrainConfig, int | None] | None:
     """The fewest kinds of change (then the least intrusive kinds, then the smallest change within each) that
     fit in `vram`, keeping the effective batch. Returns ({canonical key: value}, new config, eval batch)."""
     from itertools import combinations, product
@@ -575,7 +578,7 @@ def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 
                     new.validate()
                 except UserError:
                     continue
-                if _fits(job, model, new, eb, vram, init_flag=init, gpu=gpu):
+                if _fits(job, model, new, eb, vram, init_flag=init, gpu=gpu, host_limit=host_limit):
                     return keys, new, eb
     return None
 
@@ -678,6 +681,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
         elif target_file and target_file in new:
             new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
     changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
+    added = [os.path.basename(p) for p in new if p not in files]
+    refs = _launch_copies(job, new, files, changed)
     diff = ""
     for p, t in new.items():
         old = files.get(p, "")
@@ -686,13 +691,44 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
                                                  fromfile=p if p in files else "/dev/null",
                                                  tofile=os.path.basename(p) + " (fixed)"))
     return {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
-                                                         for k, v in keys.items()}}
+                                                         for k, v in keys.items()},
+            "added": added, "refs": refs}
+
+
+def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
+    """A launch script that names a config the fix changed is copied beside the fixed config (so the fix runs as
+    one), with where it names it: {script name: [[text as written, fixed file name], ...]}."""
+    refs: dict[str, list[list[str]]] = {}
+    for p, fmt in job.formats.items():
+        if fmt != "script" or p not in new:
+            continue
+        text = new[p]
+        for q in changed:
+            orig = next((o for o in files if os.path.basename(o) == q and o != p), None)
+            if orig is None:
+                continue
+            for written in {orig, os.path.basename(orig)}:
+                if re.search(r"(?<![\w/.-])" + re.escape(written) + r"(?![\w.-])", text) or \
+                        re.search(r"[\w./-]*/" + re.escape(os.path.basename(orig)) + r"(?![\w.-])", text):
+                    m = re.search(r"[\w./~${}-]*" + re.escape(os.path.basename(orig)) + r"(?![\w.-])", text)
+                    if m:
+                        refs.setdefault(os.path.basename(p), []).append([m.group(0), q])
+                    break
+        if os.path.basename(p) in refs:
+            changed.setdefault(os.path.basename(p), text)
+    return refs
 
 
 # ------------------------------------------------------------------------------------------------ entry
+# host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
+# (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
+HOST_RAM_ASSUMED = 1024 * 2**30
+
+
 def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
-          nodes: int | None = None, model_ref: str | None = None) -> Report:
+          nodes: int | None = None, model_ref: str | None = None, host_ram_gib: float | None = None) -> Report:
     job = formats.read_job(paths)
+    host_limit = int(host_ram_gib * 2**30) if host_ram_gib else None
     findings = list(job.findings)
     assumptions: list[str] = []
     gpu: Any = None
@@ -789,31 +825,76 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
+    if host_limit is not None and host > host_limit:
+        rep.verdict, rep.oom_phase = "oom", "host"
+        findings.append(Finding("HOST_RAM_SHORT", "error", job.ds.file if job.ds else None, None,
+                                f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
+                                f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
+                                "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
     if rep.verdict == "fits" and vram - rep.margin_bytes > HEADROOM * vram:
         findings.append(Finding("MARGIN_THIN", "warning", None, None,
                                 f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
                                 f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
                                 f"than the nominal memory), an OOM is possible", "the change below"))
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu, host_limit=host_limit)
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
     if any(f.code in ("SHELL_COMMENT_CUTS_COMMAND", "SHELL_SPACE_AFTER_BACKSLASH") for f in findings):
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
-        target = "headroom"
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
-        if hit is None:
-            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu)
-        if hit is not None:
-            keys, _new, _eb = hit
-            rep.fix = build_fix(job, keys, cfg)
-            rep.fix["target"] = target
-        else:
-            findings.append(Finding("NO_FIX_FOUND", "error", None, None,
-                                    "no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len "
-                                    "fits this GPU", "more or larger GPUs, or a smaller model / LoRA"))
+        _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, gpu, host_limit: int | None) -> None:
+    """The smallest change that fits the card and the host's RAM; a full fine-tune that no such change fits gets
+    the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold."""
+    limit = host_limit if host_limit is not None else HOST_RAM_ASSUMED
+    target = "headroom"
+    hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu, host_limit=limit)
+    if hit is None:
+        target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu, host_limit=limit)
+    if hit is not None:
+        keys, new, eb = hit
+        rep.fix = build_fix(job, keys, cfg)
+        rep.fix["target"] = target
+        host = memory_phases(job, model, new, eb, gpu=gpu)[1]
+        if host:
+            rep.fix["host_ram_bytes"] = int(host)
+            rep.est_notes.append(f"the fix's offload needs {host / 2**30:.0f} GiB of host RAM per node"
+                                 + (" (the node's RAM is not stated: --host-ram-gib)" if host_limit is None else ""))
+        return
+    where = f"{limit / 2**30:.0f} GiB of host RAM" + (" (--host-ram-gib)" if host_limit is not None else
+                                                          " (not stated: at most 1 TiB per node assumed)")
+    smaller = _smaller_method(job, model, cfg, eval_batch, vram, gpu) if cfg.method in ("full", "freeze") else None
+    rep.findings.append(Finding(
+        "NO_FIX_FOUND", "error", None, None,
+        f"no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len fits this GPU and {where}"
+        + (f"; {smaller[1]}" if smaller else ""),
+        (f"use {smaller[0]}" if smaller else "more or larger GPUs, or a smaller model / LoRA / QLoRA")))
+    if smaller and job.runner in ("llamafactory", "builtin") and smaller[2]:
+        rep.fix = build_fix(job, smaller[2], cfg)
+        rep.fix["target"] = "method"
+
+
+def _smaller_method(job, model, cfg: TrainConfig, eval_batch, vram: int, gpu) -> tuple[str, str, dict] | None:
+    """("LoRA" | "QLoRA", what it needs, LLaMA-Factory keys) for the first of LoRA, QLoRA that fits the card as the
+    rest of the config stands (no offload), or None."""
+    for name, change, keys in (("LoRA", {"method": "lora"}, {"finetuning_type": "lora"}),
+                               ("QLoRA", {"method": "qlora", "quant_bits": 4},
+                                {"finetuning_type": "lora", "quantization_bit": 4})):
+        try:
+            new = replace(cfg, offload="none", **change)
+            new.validate()
+            phases, _h, _n = memory_phases(job, model, new, eval_batch, gpu=gpu)
+        except UserError:
+            continue
+        verdict, _phase_name, margin = _verdict(phases, vram)
+        if verdict == "fits":
+            worst = vram - margin
+            return name, (f"{name} of the same model fits: {worst / 2**30:.1f} of {vram / 2**30:.0f} GiB per GPU"), keys
+    return None
 
 
 def _card_by_memory(gpu_id: str | None, vram_gib: float):
@@ -874,7 +955,16 @@ def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
     if clash and not force:
         raise UserError(f"--fix: {clash[0]} already exists (use --force to overwrite)")
     os.makedirs(out_dir, exist_ok=True)
-    for t, (_n, text) in zip(targets, fix["files"].items()):
+    here = os.path.abspath(out_dir)
+    texts = dict(fix["files"])
+    for name in fix.get("added") or []:        # a file the fix adds, named by path from where the user runs it
+        for n, t in texts.items():
+            if n != name:
+                texts[n] = re.sub(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w.-])", os.path.join(here, name), t)
+    for script, pairs in (fix.get("refs") or {}).items():   # the copied launch script starts the fixed config
+        for written, fixed in pairs:
+            texts[script] = texts[script].replace(written, os.path.join(here, fixed))
+    for t, (_n, text) in zip(targets, texts.items()):
         if os.path.islink(t):
             os.unlink(t)
         with open(t, "w", encoding="utf-8") as fh:
