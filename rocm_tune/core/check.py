@@ -245,7 +245,8 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tu
                 f"activations on the first stage)")
     phases: dict[str, dict | None] = {
         "load": _phase(w), "step": _phase(st + a),
-        "eval": _phase(st + _logits_eval(model, cfg, eval_batch) / (lay.device_map or lay.tp)) if eval_batch else None,
+        "eval": _phase(st + _logits_eval(model, cfg, eval_batch) / (lay.device_map or lay.tp * lay.cp))
+        if eval_batch else None,
         "save": _phase(st),
     }
     return phases, 0, [n for n in est1.notes if "ZeRO" not in n] + [note]

@@ -69,6 +69,12 @@ MAPPED = {
     "lora_rank": ("lora_rank", None),
     "lora_alpha": ("lora_alpha", None),
     "gradient_checkpointing": ("disable_gradient_checkpointing", None),
+    # huggingface/peft examples/sft/train.py (ModelArguments/DataTrainingArguments), copied by many scripts
+    "use_peft_lora": ("finetuning_type", "--use_peft_lora read as the fine-tuning method (True = lora)"),
+    "use_4bit_quantization": ("quantization_bit", None),
+    "use_8bit_quantization": ("quantization_bit", None),
+    "max_seq_len": ("cutoff_len", "--max_seq_len read as the sequence length (cutoff_len)"),
+    "use_flash_attn": ("flash_attn", None),
     "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
     "liger_kernel": ("enable_liger_kernel", None),
     "attn_implementation": ("flash_attn", None),            # from_pretrained(attn_implementation=...)
@@ -91,6 +97,12 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
             if key == "finetuning_type":
                 b = as_bool(v)
                 value = "lora" if b else "full"
+            elif key == "quantization_bit":
+                if not as_bool(v):
+                    continue
+                value = 4 if k.startswith("use_4bit") else 8
+            elif key == "flash_attn" and k == "use_flash_attn":
+                value = "fa2" if as_bool(v) else "sdpa"
             elif key == "disable_gradient_checkpointing":
                 b = as_bool(v)
                 value = (not b) if b is not None else v

@@ -120,6 +120,9 @@ def layout(settings: dict, world: int) -> Layout | None:
     if isinstance(dm, str) and dm.lower() in ("auto", "balanced", "balanced_low_0", "sequential") and per > 1:
         return Layout(device_map=per)
     tp, pp, cp = (as_int(g.get(k)) or 1 for k in ("__tp__", "__pp__", "__cp__"))
+    # ms-swift `--sequence_parallel_size N` (Ulysses / ring attention): each GPU holds 1/N of every sequence's
+    # activations; the model states stay whole (DDP) -- the same split as Megatron's context parallelism
+    cp = cp * (as_int(g.get("sequence_parallel_size")) or 1)
     sp = bool(g.get("__sp__"))
     if tp == pp == cp == 1 and not sp and not g.get("__distopt__"):
         return None
