@@ -826,6 +826,11 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
+    if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
+        rep.verdict, rep.oom_phase = "unknown", None
+        rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "
+                      f"over them; on one GPU it needs {(vram - rep.margin_bytes) / 2**30:.0f} GiB: pass --gpus N")
+        return rep
     if host_limit is not None and host > host_limit:
         rep.verdict, rep.oom_phase = "oom", "host"
         findings.append(Finding("HOST_RAM_SHORT", "error", job.ds.file if job.ds else None, None,
@@ -846,6 +851,16 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if rep.verdict == "oom":
         _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:
+    """An OOM on the one GPU assumed, for a launcher that starts a rank per visible GPU (no count in the files) and a
+    config that shards the model over them (ZeRO-3, FSDP): the verdict depends on a count nobody stated."""
+    if gpus is not None or job.gpus is not None or job.nodes is not None:
+        return False
+    if job.launcher not in ("llamafactory-cli", "deepspeed", "accelerate", "swift"):
+        return False
+    return cfg.zero_stage == 3 or fsdp_spec(job) is not None
 
 
 def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, gpu, host_limit: int | None) -> None:
