@@ -227,6 +227,7 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tu
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
+    host = 0.0
     if lay.device_map:
         n = lay.device_map
         w, st, a = one.weights_bytes / n, states / n, act / n
@@ -235,21 +236,27 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tu
     else:
         mp = lay.tp * lay.pp
         dp = max(1, cfg.world_size // max(1, lay.model_parallel))
-        opt = one.optimizer_bytes / mp / (dp if lay.distributed_optimizer else 1)
-        w = one.weights_bytes / mp
-        st = (one.weights_bytes + one.gradients_bytes) / mp + opt
+        # expert parallelism: the routed experts' share of every state / EP (the rest is replicated)
+        counts = getattr(model, "params", None)
+        frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
+        share = 1 - frac + frac / lay.ep
+        opt = one.optimizer_bytes * share / mp / (dp if lay.distributed_optimizer else 1)
+        host = opt if lay.optimizer_offload else 0.0
+        w = one.weights_bytes * share / mp
+        st = (one.weights_bytes + one.gradients_bytes) * share / mp + opt - host
         a = act / lay.cp / (lay.tp if lay.sp else 1)
         note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU 1/{mp} of the weights "
                 f"and gradients, optimizer state / {mp * (dp if lay.distributed_optimizer else 1)}, activations / "
                 f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
                 f"activations on the first stage)")
+    host = host if not lay.device_map else 0.0
     phases: dict[str, dict | None] = {
         "load": _phase(w), "step": _phase(st + a),
         "eval": _phase(st + _logits_eval(model, cfg, eval_batch) / (lay.device_map or lay.tp * lay.cp))
         if eval_batch else None,
         "save": _phase(st),
     }
-    return phases, 0, [n for n in est1.notes if "ZeRO" not in n] + [note]
+    return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note]
 
 
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,

@@ -216,7 +216,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     elif runner == "torchtune":
         _read_tune_run(job, words, file)
     elif runner == "megatron":
-        st, notes = megatron.read_flags(shell.flag_values(words), file)
+        st, notes = megatron.read_flags(shell.flag_values(words), file, swift=entry.startswith("megatron "))
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "megatron"

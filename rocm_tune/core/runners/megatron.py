@@ -41,7 +41,9 @@ class Layout:
     cp: int = 1
     sp: bool = False
     distributed_optimizer: bool = False
-    device_map: int = 0          # >0: HF device_map="auto" over this many GPUs in one process (layers split)
+    device_map: int = 0
+    ep: int = 1                  # expert parallel: the routed experts' weights split over this many GPUs
+    optimizer_offload: bool = False   # --optimizer_cpu_offload: the optimizer state in host RAM          # >0: HF device_map="auto" over this many GPUs in one process (layers split)
 
     @property
     def model_parallel(self) -> int:
@@ -51,7 +53,8 @@ class Layout:
         if self.device_map:
             return f'device_map="auto": the layers split over {self.device_map} GPUs in one process (no DDP)'
         parts = [f"TP {self.tp}", f"PP {self.pp}", f"CP {self.cp}"] + (["sequence parallel"] if self.sp else []) + \
-            (["distributed optimizer"] if self.distributed_optimizer else [])
+            (["distributed optimizer"] if self.distributed_optimizer else []) + \
+            ([f"EP {self.ep}"] if self.ep > 1 else []) + (["optimizer in host RAM"] if self.optimizer_offload else [])
         return "Megatron " + ", ".join(parts)
 
 
@@ -64,11 +67,23 @@ def is_megatron_args(flags: dict) -> bool:
     return bool(keys & set(PARALLEL)) or "micro_batch_size" in keys and "global_batch_size" in keys
 
 
-def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
-    """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes."""
+SWIFT_MEGATRON = "modelscope/ms-swift:swift/megatron/argument/megatron_args.py"
+
+
+def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
+               ) -> tuple[dict[str, Setting], list[str]]:
+    """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes. `swift`: ms-swift's
+    `megatron sft`, whose defaults differ from Megatron-LM's: the checkpoint's dtype (bf16) and the distributed
+    optimizer on (SWIFT_MEGATRON: torch_dtype None, use_distributed_optimizer True)."""
     out: dict[str, Setting] = {}
     notes: list[str] = []
     f = {norm(k): v for k, v in flags.items()}
+    if swift:
+        if not any(k in f for k in ("bf16", "fp16", "torch_dtype")):
+            out["bf16"] = Setting("bf16", True, file, None, "torch_dtype", "assumed")
+            notes.append(f"ms-swift megatron: torch_dtype not set, the checkpoint's bf16 ({SWIFT_MEGATRON})")
+        if "use_distributed_optimizer" not in f:
+            out["__distopt__"] = Setting("__distopt__", True, file, None, "use_distributed_optimizer", "assumed")
 
     def put(key, value, native, line):
         out[key] = Setting(key, value, file, line, native, "flag")
@@ -104,8 +119,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
             put("cut_cross_entropy", True, native, f[native][1])
     if "sequence_parallel" in f and as_bool(f["sequence_parallel"][0]) is not False:
         put("__sp__", True, "sequence_parallel", f["sequence_parallel"][1])
-    if "use_distributed_optimizer" in f and as_bool(f["use_distributed_optimizer"][0]) is not False:
-        put("__distopt__", True, "use_distributed_optimizer", f["use_distributed_optimizer"][1])
+    if "use_distributed_optimizer" in f:
+        put("__distopt__", as_bool(f["use_distributed_optimizer"][0]) is not False, "use_distributed_optimizer",
+            f["use_distributed_optimizer"][1])
+    if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
+        put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
     for native in ("lora_rank", "lora_alpha"):
         if native in f:
             put(native, f[native][0], native, f[native][1])
@@ -124,6 +142,8 @@ def layout(settings: dict, world: int) -> Layout | None:
     # activations; the model states stay whole (DDP) -- the same split as Megatron's context parallelism
     cp = cp * (as_int(g.get("sequence_parallel_size")) or 1)
     sp = bool(g.get("__sp__"))
-    if tp == pp == cp == 1 and not sp and not g.get("__distopt__"):
+    ep = as_int(g.get("__ep__")) or 1
+    if tp == pp == cp == ep == 1 and not sp and not g.get("__distopt__") and not g.get("__optoff__"):
         return None
-    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")))
+    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep,
+                  optimizer_offload=bool(g.get("__optoff__")))
