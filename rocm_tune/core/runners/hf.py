@@ -166,7 +166,12 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     try:
         tree = ast.parse(text)
     except SyntaxError:
-        return None
+        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python (commented out)
+        text = "\n".join(("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in text.splitlines())
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     names: dict = {}
     for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
