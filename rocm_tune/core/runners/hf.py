@@ -181,7 +181,7 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
                 names[n.targets[0].id] = v
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
     if not args:
-        return None
+        return _read_assignments(tree, names, file)
     flags: dict[str, tuple[str, int]] = {}
     for c in args:
         for kw in c.keywords:
@@ -245,3 +245,66 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     if "finetuning_type" not in out:
         put("finetuning_type", "full", ARG_CALLS[0], args[0].lineno)
     return out, notes
+
+
+# a training program's own config (a dataclass's field defaults, module-level constants): common names -> keys
+_CONFIG_NAMES = {
+    "model_name_or_path": ("model_name_or_path", "model_name", "base_model", "model_id", "model_path",
+                           "pretrained_model_name_or_path"),
+    "per_device_train_batch_size": ("per_device_train_batch_size", "batch_size", "micro_batch_size",
+                                    "train_batch_size"),
+    "cutoff_len": ("cutoff_len", "max_seq_length", "max_sequence_length", "max_length", "seq_length",
+                   "sequence_length", "max_seq_len", "model_max_length", "sequence_len"),
+    "gradient_accumulation_steps": ("gradient_accumulation_steps", "grad_accum", "gradient_accumulation"),
+    "lora_rank": ("lora_rank", "lora_r"),
+    "lora_alpha": ("lora_alpha",),
+}
+
+
+def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting], list[str]] | None:
+    """A program without a TrainingArguments call whose settings are plain assignments (a config dataclass's field
+    defaults, module constants) under the usual names: read when the model and a batch or length are among them."""
+    import ast
+
+    found: dict[str, tuple[object, int, str]] = {}
+    for n in ast.walk(tree):
+        target, value = None, None
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
+            target, value = n.target.id, n.value
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            target, value = n.targets[0].id, n.value
+        if target is None:
+            continue
+        v = _literal(value, names)
+        if v is None and isinstance(value, ast.Call) and _name(value.func) == "field":   # field(default_factory=...)
+            kw = {k.arg: k.value for k in value.keywords}
+            fac = kw.get("default_factory")
+            v = _literal(fac.body, names) if isinstance(fac, ast.Lambda) else _literal(kw.get("default"), names)
+        if v is not None:
+            found[target.lower()] = (v, n.lineno, target)
+    out: dict[str, Setting] = {}
+    for key, aliases in _CONFIG_NAMES.items():
+        hit = next((found[a] for a in aliases if a in found), None)
+        if hit is not None:
+            out[key] = Setting(key, hit[0], file, hit[1], hit[2], "flag")
+    if "model_name_or_path" not in out or not ({"per_device_train_batch_size", "cutoff_len"} & set(out)):
+        return None
+    lora = next((found[a] for a in ("use_lora", "use_peft", "lora") if a in found), None)
+    if lora is not None:
+        out["finetuning_type"] = Setting("finetuning_type", "lora" if as_bool(lora[0]) else "full", file, lora[1],
+                                         lora[2], "flag")
+    for a, bits in (("use_4bit", 4), ("load_in_4bit", 4), ("use_8bit", 8), ("load_in_8bit", 8)):
+        if a in found and as_bool(found[a][0]) and "finetuning_type" in out:
+            out["quantization_bit"] = Setting("quantization_bit", bits, file, found[a][1], found[a][2], "flag")
+    for a in ("bf16", "fp16", "gradient_checkpointing"):
+        if a in found and as_bool(found[a][0]) is not None:
+            key = "disable_gradient_checkpointing" if a == "gradient_checkpointing" else a
+            v = not as_bool(found[a][0]) if a == "gradient_checkpointing" else as_bool(found[a][0])
+            out[key] = Setting(key, v, file, found[a][1], a, "flag", a == "gradient_checkpointing")
+    mods = next((found[a] for a in ("lora_target_modules", "target_modules") if a in found), None)
+    if mods is not None and isinstance(mods[0], (list, tuple)):
+        out["lora_target"] = Setting("lora_target", ",".join(map(str, mods[0])), file, mods[1], mods[2], "flag")
+    if "finetuning_type" not in out:
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, None, "(no LoRA setting)", "flag")
+    return out, ["Python program without a TrainingArguments call: its config's assignments are read by their names "
+                 "(" + ", ".join(f"{s.native} -> {k}" for k, s in out.items() if s.line) + "); nothing is executed"]
