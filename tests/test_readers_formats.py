@@ -62,3 +62,47 @@ def test_a_command_line_pasted_into_a_text_file():
     c = rep.cfg
     assert rep.runner == "llamafactory" and c is not None
     assert (c.method, c.cutoff_len, c.micro_batch, c.zero_stage, c.gpus) == ("full", 4096, 1, 3, 4)
+
+
+CONFIG_DATACLASS = '''
+from dataclasses import dataclass, field
+
+@dataclass
+class TrainConfig:
+    model_name: str = "Qwen/Qwen2.5-3B-Instruct"
+    max_sequence_length: int = 4096
+    batch_size: int = 2
+    gradient_accumulation_steps: int = 8
+    use_lora: bool = True
+    lora_rank: int = 16
+    lora_target_modules: list = field(default_factory=lambda: ["q_proj", "v_proj"])
+    bf16: bool = True
+'''
+
+
+def test_a_config_dataclass_is_read_by_its_names(tmp_path):
+    rep = check_text(CONFIG_DATACLASS, "mi210", "train_config.py")
+    c = rep.cfg
+    assert c is not None and rep.runner == "hf"
+    assert (c.method, c.lora_rank, c.cutoff_len, c.micro_batch, c.precision) == ("lora", 16, 4096, 2, "bf16")
+    assert c.lora_targets == ("q_proj", "v_proj")
+
+
+SWIFT_MEGATRON_MOE = """NPROC_PER_NODE=2 CUDA_VISIBLE_DEVICES=0,1 \\
+megatron sft \\
+    --model Qwen/Qwen3-30B-A3B \\
+    --tuner_type lora --lora_rank 8 \\
+    --expert_model_parallel_size 2 \\
+    --micro_batch_size 8 --global_batch_size 16 \\
+    --recompute_granularity full --max_length 2048 \\
+    --cross_entropy_loss_fusion true
+"""
+
+
+def test_swift_megatron_defaults_and_expert_parallel():
+    with_ep = check_text(SWIFT_MEGATRON_MOE, "mi300x")
+    assert with_ep.runner == "megatron" and with_ep.cfg.precision == "bf16"      # ms-swift: the checkpoint's dtype
+    no_ep = check_text(SWIFT_MEGATRON_MOE.replace("--expert_model_parallel_size 2 \\\n", ""), "mi300x")
+    w_ep = with_ep.memory["load"]["peak_allocated_bytes"]
+    w_no = no_ep.memory["load"]["peak_allocated_bytes"]
+    assert 0.5 * w_no < w_ep < 0.6 * w_no          # the routed experts (~95 % of Qwen3-30B-A3B) split over 2 GPUs
