@@ -20,6 +20,9 @@ def test_tune_run_reads_the_recipe_config_and_its_overrides():
     assert (c.cutoff_len, c.micro_batch, c.gpus) == (4096, 4, 2)          # key=value overrides, --nproc_per_node
     assert c.gradient_checkpointing is False
     assert rep.execution and "FSDP" in rep.execution.get("sharding", "")   # lora_finetune_distributed
+    # the fix changes the override on the command line (it wins over the YAML), keeping the effective batch
+    assert rep.verdict == "oom" and rep.fix is not None
+    assert "batch_size=4" not in rep.fix["files"]["run.sh"] and rep.fix["changes"]["per_device_train_batch_size"] < 4
 
 
 def test_megatron_tp_pp_sp_divide_the_memory():

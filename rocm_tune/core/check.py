@@ -607,7 +607,11 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
     i = (setting.line or 1) - 1
     if not 0 <= i < len(lines):
         return text
-    if setting.kind == "yaml":
+    if setting.kind == "override":         # `key=value` after the config on the command line (LLaMA-Factory, tune run)
+        v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
+        lines[i] = re.sub(r"(?<![\w.-])(" + re.escape(setting.native) + r")=\S+", lambda m: m.group(1) + "=" + v,
+                          lines[i], count=1)
+    elif setting.kind == "yaml":
         v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
         lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*:\s*)([^#\n]*?)(\s*(#.*)?)$",
                           lambda m: m.group(1) + v + m.group(3), lines[i].rstrip("\n")) + "\n"

@@ -308,6 +308,11 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
         node[parts[-1]] = scalar_value(v)
     st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", str(recipe.value)
                                if recipe is not None else None)
+    for w, line in (overrides.value if overrides is not None else []):    # a fix edits the override, not the YAML
+        k = w.split("=", 1)[0].lstrip("~")
+        for key, setting in list(st.items()):
+            if setting.native == k.split(".")[-1]:
+                st[key] = Setting(key, setting.value, overrides.file, line, k, "override", setting.invert)
     job.settings = {**job.settings, **st}
     job.notes += notes
     job.runner = "torchtune"
