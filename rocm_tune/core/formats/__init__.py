@@ -52,6 +52,8 @@ def detect(text: str) -> str:
     data = _load_structured(text)
     if torchtune.is_torchtune_mapping(data):
         return "torchtune-yaml"
+    if megatron.primus_module(data) is not None:
+        return "primus-yaml"
     if lf_yaml.is_lf_mapping(data):
         return "lf-yaml"
     if isinstance(data, dict) and "base_model" in data:
@@ -345,6 +347,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     yaml_cfgs: list[tuple[str, dict]] = []
     axo_cfgs: list[str] = []
     tune_cfgs: list[str] = []
+    primus_cfgs: list[str] = []
     for p, text in texts.items():
         fmt = detect(text)
         job.formats[p] = fmt
@@ -354,6 +357,9 @@ def read_texts(texts: dict[str, str]) -> Job:
             fmt = "python"
         if fmt == "torchtune-yaml":
             tune_cfgs.append(p)
+            continue
+        if fmt == "primus-yaml":
+            primus_cfgs.append(p)
             continue
         if fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
@@ -422,6 +428,12 @@ def read_texts(texts: dict[str, str]) -> Job:
     _read_hostfile(job, texts)
     if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
         _apply_torchtune(job, texts, tune_cfgs)
+    if primus_cfgs and job.runner == "unknown":
+        st, notes = megatron.read_primus(dict(_load_structured(texts[primus_cfgs[0]]) or {}), texts[primus_cfgs[0]],
+                                         primus_cfgs[0])
+        job.settings = {**job.settings, **st}
+        job.notes += notes
+        job.runner, job.entry, job.entry_file = "megatron", "primus train", primus_cfgs[0]
     # a YAML the command line names (or the only one given): its keys, then the command's overrides
     ref = job.settings.pop("__config_ref__", None)
     chosen = None

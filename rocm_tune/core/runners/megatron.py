@@ -14,6 +14,7 @@ What Megatron executes (NVIDIA/Megatron-LM megatron/training/arguments.py; ms-sw
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -147,3 +148,54 @@ def layout(settings: dict, world: int) -> Layout | None:
         return None
     return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep,
                   optimizer_offload=bool(g.get("__optoff__")))
+
+
+# AMD Primus (AMD-AGI/Primus, docs/02-user-guide): an experiment YAML whose `modules.<pre|post>_trainer` names the
+# framework (megatron / megatron_bridge), the model file (`qwen3_32b.yaml`) and Megatron `overrides`; started by
+# `primus-cli ... train pretrain|posttrain --config X`.
+PRIMUS = "AMD-AGI/Primus:docs/02-user-guide/posttraining.md"
+
+
+def primus_module(d) -> dict | None:
+    """The Megatron trainer module of a Primus experiment mapping, or None."""
+    mods = d.get("modules") if isinstance(d, dict) else None
+    if not isinstance(mods, dict):
+        return None
+    for m in mods.values():
+        if isinstance(m, dict) and str(m.get("framework", "")).startswith("megatron"):
+            return m
+    return None
+
+
+def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str]]:
+    mod = primus_module(data) or {}
+    over = mod.get("overrides") if isinstance(mod.get("overrides"), dict) else {}
+    lines = {}
+    for no, t in enumerate(text.splitlines(), 1):
+        k = t.strip().split(":", 1)[0]
+        if ":" in t and not t.lstrip().startswith("#"):
+            lines.setdefault(k, no)
+    flags = {k: (str(v), lines.get(k, 0)) for k, v in over.items() if v is not None and not isinstance(v, dict)}
+    if str(over.get("peft") or "").lower() in ("lora", "dora"):
+        flags["tuner_type"] = ("lora", lines.get("peft", 0))
+    prec = str(over.get("precision_config") or "").lower()
+    if "bf16" in prec:
+        flags["bf16"] = ("true", lines.get("precision_config", 0))
+    elif "fp16" in prec:
+        flags["fp16"] = ("true", lines.get("precision_config", 0))
+    if "use_distributed_optimizer" not in flags:
+        # Megatron-Bridge's recipes (and Primus' configs built on them) shard the optimizer over data parallel
+        flags["use_distributed_optimizer"] = ("true", 0)
+        extra = ["Primus / Megatron-Bridge: the distributed optimizer is on (its recipes' default)"]
+    else:
+        extra = []
+    out, notes = read_flags(flags, file)
+    notes += extra
+    model = os.path.splitext(os.path.basename(str(mod.get("model") or "")))[0]
+    if model and "model_name_or_path" not in out:
+        # qwen3_32b -> qwen3-32b; qwen2_5_7b -> qwen2.5-7b (a version's point only before a size)
+        name = re.sub(r"(\d)_(\d+)_(\d+(?:\.\d+)?[bBmM])", r"\1.\2-\3", model).replace("_", "-")
+        out["model_name_or_path"] = Setting("model_name_or_path", name, file, lines.get("model"), "model", "yaml")
+    notes.append(f"AMD Primus experiment ({mod.get('framework')}): the model file {mod.get('model')} and the "
+                 f"Megatron overrides are read ({PRIMUS})")
+    return out, notes
