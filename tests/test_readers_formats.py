@@ -109,3 +109,13 @@ def test_swift_megatron_defaults_and_expert_parallel():
     w_ep = with_ep.memory["load"]["peak_allocated_bytes"]
     w_no = no_ep.memory["load"]["peak_allocated_bytes"]
     assert 0.5 * w_no < w_ep < 0.6 * w_no          # the routed experts (~95 % of Qwen3-30B-A3B) split over 2 GPUs
+
+
+def test_amd_primus_experiment_yaml():
+    rep = check([str(FX / "primus_qwen3_32b_lora.yaml")], gpu_id="mi300x", gpus=8)
+    c = rep.cfg
+    assert rep.runner == "megatron" and c is not None
+    assert (c.method, c.precision, c.cutoff_len, c.micro_batch, c.gradient_checkpointing) == \
+        ("lora", "bf16", 8192, 4, True)
+    assert rep.model is not None and rep.model.name == "qwen3-32b"       # from the experiment's model file name
+    assert any("TP 2" in n and "sequence parallel" in n for n in rep.est_notes)
