@@ -63,7 +63,7 @@ def _cli_in_process(argv: list[str], cwd: str) -> tuple[int, str, str]:
 def _cli_subprocess(argv: list[str], cwd: str) -> tuple[int, str, str]:
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
     p = subprocess.run([sys.executable, "-m", "rocm_tune", *argv], cwd=cwd, env=env, capture_output=True,
-                       text=True, timeout=300)
+                       text=True, timeout=300, check=False)
     return p.returncode, p.stdout, p.stderr
 
 

@@ -82,13 +82,13 @@ CASES = [
     # no cutoff_len, no micro-batch: LLaMA-Factory's own defaults for both paths
     ("model_name_or_path: qwen2.5-0.5b\nstage: sft\nfinetuning_type: lora\nbf16: true\n", None),
     # a DeepSpeed JSON whose name does not say its stage (ZeRO-3 + offload inside)
-    ("model_name_or_path: qwen2.5-0.5b\nstage: sft\nfinetuning_type: full\nbf16: true\ncutoff_len: 4096\n"
-     "per_device_train_batch_size: 2\ndeepspeed: my_deepspeed.json\n",
+    (("model_name_or_path: qwen2.5-0.5b\nstage: sft\nfinetuning_type: full\nbf16: true\ncutoff_len: 4096\n"
+      "per_device_train_batch_size: 2\ndeepspeed: my_deepspeed.json\n"),
      {"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}},
       "bf16": {"enabled": "auto"}}),
     # the name says ZeRO-2 but the file says stage 1
-    ("model_name_or_path: qwen2.5-0.5b\nfinetuning_type: lora\nfp16: true\ncutoff_len: 1024\n"
-     "disable_gradient_checkpointing: true\ndeepspeed: ds_z2_config.json\n",
+    (("model_name_or_path: qwen2.5-0.5b\nfinetuning_type: lora\nfp16: true\ncutoff_len: 1024\n"
+      "disable_gradient_checkpointing: true\ndeepspeed: ds_z2_config.json\n"),
      {"zero_optimization": {"stage": 1}, "fp16": {"enabled": "auto"}}),
 ]
 KEYS = ("method", "precision", "cutoff_len", "micro_batch", "zero_stage", "offload", "gradient_checkpointing")

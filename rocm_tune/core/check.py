@@ -15,13 +15,12 @@ from rocm_tune.core import memory as _memory
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import deepspeed as deepspeed_json
+from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
-from rocm_tune.core.runners.config import BadValue, fsdp_spec
+from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
 from rocm_tune.core.runners.config import build_config as _build_config
-from rocm_tune.core.runners.config import eval_batch_default
 from rocm_tune.core.runners.config import where as _where
 
 # the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree

@@ -14,10 +14,22 @@ import re
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners import accelerate, axolotl, hf as hf_args, launchers as shell, llamafactory as lf_yaml
-from rocm_tune.core.runners import deepspeed as deepspeed_json, megatron, ms_swift as swift, torchtune
-from rocm_tune.core.runners.common import (Finding, Job, Setting, as_int, load_structured, resolve_ref,
-                                           scalar_value, yaml_error_line)
+from rocm_tune.core.runners import accelerate, axolotl, megatron, torchtune
+from rocm_tune.core.runners import deepspeed as deepspeed_json
+from rocm_tune.core.runners import hf as hf_args
+from rocm_tune.core.runners import launchers as shell
+from rocm_tune.core.runners import llamafactory as lf_yaml
+from rocm_tune.core.runners import ms_swift as swift
+from rocm_tune.core.runners.common import (
+    Finding,
+    Job,
+    Setting,
+    as_int,
+    load_structured,
+    resolve_ref,
+    scalar_value,
+    yaml_error_line,
+)
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -196,8 +208,11 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
         job.gpus = g
-    # the program's own arguments
-    words = prog
+    _read_program(job, runner, entry, prog, file)
+
+
+def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> None:
+    """The program's own arguments, read by its runner's module."""
     if runner == "axolotl":
         for t in [t for t in words if not t.text.startswith("-")][:1]:
             if t.text.endswith((".yaml", ".yml")):

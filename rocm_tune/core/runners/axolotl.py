@@ -8,8 +8,7 @@ fsdp / fsdp_config, eval_batch_size, val_set_size. Axolotl runs the transformers
 
 from __future__ import annotations
 
-from rocm_tune.core.runners.common import Setting, as_bool
-from rocm_tune.core.runners.common import Default
+from rocm_tune.core.runners.common import Default, Setting, as_bool
 
 AX = "axolotl-ai-cloud/axolotl:src/axolotl/utils/schemas/config.py (AxolotlInputConfig"
 DEFAULTS = {

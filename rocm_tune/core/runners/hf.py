@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
-from rocm_tune.core.runners.common import Setting, as_bool
-from rocm_tune.core.runners.common import Default
+from rocm_tune.core.runners.common import Default, Setting, as_bool
 
 TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
 # a plain Trainer / TRL script: transformers' own TrainingArguments defaults (v4.40 .. v5 agree)
@@ -193,6 +192,15 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     out, more = read_flags(flags, file)
     notes += more
 
+    _call_settings(calls, names, out, notes, file)
+    if "finetuning_type" not in out:
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
+    return out, notes
+
+
+def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: str) -> None:
+    """The model's from_pretrained, BitsAndBytesConfig, LoraConfig and the trainer's own keywords -> settings."""
+
     def put(key, value, native, line):
         out[key] = Setting(key, value, file, line, native, "flag")
 
@@ -242,9 +250,6 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
             put("cutoff_len", 1024, "SFTTrainer", c.lineno)
             notes.append(f"line {c.lineno}: SFTTrainer without max_seq_length truncates at TRL's default "
                          f"min(model_max_length, 1024): 1024 assumed")
-    if "finetuning_type" not in out:
-        put("finetuning_type", "full", ARG_CALLS[0], args[0].lineno)
-    return out, notes
 
 
 # a training program's own config (a dataclass's field defaults, module-level constants): common names -> keys

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
-from rocm_tune.core.runners.common import (Default, Job, Setting, load_structured, scalar_value,
-                                           yaml_lines)
+from rocm_tune.core.runners.common import Default, Job, Setting, load_structured, scalar_value, yaml_lines
 
 REPO = "hiyouga/LlamaFactory"
 V095 = "7af909522a951e3ad9f022ea6f88b6755257eaa5"   # v0.9.5

@@ -6,8 +6,7 @@ ms-swift's argument names (swift/llm/argument/*.py): --train_type (lora | full |
 
 from __future__ import annotations
 
-from rocm_tune.core.runners.common import Setting, as_bool, as_int
-from rocm_tune.core.runners.common import Default
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
 
 SW = "modelscope/ms-swift:swift"
 # ms-swift 3.x (swift/trainers/arguments.py TrainArgumentsMixin overrides the HF Trainer's defaults)

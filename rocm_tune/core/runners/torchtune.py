@@ -85,33 +85,7 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
                          and t.strip().startswith(leaf + ":")), None)
         out[key] = Setting(key, value, file, line, leaf, "yaml")
 
-    model = data.get("model") if isinstance(data.get("model"), dict) else {}
-    builder = str(model.get("_component_", ""))
-    ck = data.get("checkpointer") if isinstance(data.get("checkpointer"), dict) else {}
-    ref = str(ck.get("checkpoint_dir") or "").rstrip("/")
-    name = model_name(builder)
-    # the builder fixes the architecture torchtune builds (the checkpoint only fills its weights)
-    if name:
-        put("model_name_or_path", name, "model")
-        notes.append(f"torchtune model builder {builder.rsplit('.', 1)[-1]}: {name}"
-                     + (f" (weights from {ref})" if ref else ""))
-    elif ref:
-        put("model_name_or_path", ref, "checkpointer")
-    last = builder.rsplit(".", 1)[-1]
-    if last.startswith(("lora_", "qlora_")):
-        put("finetuning_type", "lora", "model")
-        if last.startswith("qlora_"):
-            put("quantization_bit", 4, "model")
-        for k, key in (("lora_rank", "lora_rank"), ("lora_alpha", "lora_alpha")):
-            if as_int(model.get(k)):
-                put(key, as_int(model[k]), "model")
-        mods = [_ATTN_TO_HF.get(str(m), str(m)) for m in (model.get("lora_attn_modules") or [])]
-        if as_bool(model.get("apply_lora_to_mlp")):
-            mods += ["gate_proj", "up_proj", "down_proj"]
-        if mods:
-            put("lora_target", ",".join(mods), "model")
-    else:
-        put("finetuning_type", "full", "model")
+    _model_settings(data, put, notes)
     tok = data.get("tokenizer") if isinstance(data.get("tokenizer"), dict) else {}
     if as_int(tok.get("max_seq_len")):
         put("cutoff_len", as_int(tok["max_seq_len"]), "tokenizer.max_seq_len")
@@ -158,6 +132,37 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     if as_bool(data.get("compile")):
         notes.append("torchtune compile: true (torch.compile) uses less activation memory than estimated here")
     return out, notes
+
+
+def _model_settings(data: dict, put, notes: list[str]) -> None:
+    """The model builder (`model._component_`) -> the model, LoRA / QLoRA and their targets."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    builder = str(model.get("_component_", ""))
+    ck = data.get("checkpointer") if isinstance(data.get("checkpointer"), dict) else {}
+    ref = str(ck.get("checkpoint_dir") or "").rstrip("/")
+    name = model_name(builder)
+    # the builder fixes the architecture torchtune builds (the checkpoint only fills its weights)
+    if name:
+        put("model_name_or_path", name, "model")
+        notes.append(f"torchtune model builder {builder.rsplit('.', 1)[-1]}: {name}"
+                     + (f" (weights from {ref})" if ref else ""))
+    elif ref:
+        put("model_name_or_path", ref, "checkpointer")
+    last = builder.rsplit(".", 1)[-1]
+    if last.startswith(("lora_", "qlora_")):
+        put("finetuning_type", "lora", "model")
+        if last.startswith("qlora_"):
+            put("quantization_bit", 4, "model")
+        for k, key in (("lora_rank", "lora_rank"), ("lora_alpha", "lora_alpha")):
+            if as_int(model.get(k)):
+                put(key, as_int(model[k]), "model")
+        mods = [_ATTN_TO_HF.get(str(m), str(m)) for m in (model.get("lora_attn_modules") or [])]
+        if as_bool(model.get("apply_lora_to_mlp")):
+            mods += ["gate_proj", "up_proj", "down_proj"]
+        if mods:
+            put("lora_target", ",".join(mods), "model")
+    else:
+        put("finetuning_type", "full", "model")
 
 
 # What torchtune's built-in configs set (pytorch/torchtune recipes/configs/llama3_1/*.yaml, read at 0031bfb0 /
