@@ -937,7 +937,7 @@ def _card_by_memory(gpu_id: str | None, vram_gib: float):
 def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
     """A comment cut a command: the fix first restores what the author wrote (the comment line removed), then
     makes that fit. The verdict stays the one of what runs as written."""
-    from rocm_tune.core.formats.shell import without_cutting_comments
+    from rocm_tune.core.runners.launchers import without_cutting_comments
 
     job = rep.job
     intended = dict(job.files)

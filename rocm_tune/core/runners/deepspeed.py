@@ -465,9 +465,9 @@ def attach_reference(job, texts: dict) -> None:
             texts[hit] = read_text(hit, "DeepSpeed config")
         except Exception:  # noqa: BLE001 - an unreadable JSON is reported as not given
             hit = None
-    data = parse_text(texts[hit]) if hit else None
-    if hit and is_ds_mapping(data):
-        job.ds = read(data, texts[hit], hit)
+    parsed = parse_text(texts[hit]) if hit else None
+    if hit and isinstance(parsed, dict) and is_ds_mapping(parsed):
+        job.ds = read(parsed, texts[hit], hit)
         if how:
             job.notes.append(how)
         return

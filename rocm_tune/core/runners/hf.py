@@ -286,7 +286,7 @@ def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting],
             fac = kw.get("default_factory")
             v = _literal(fac.body, names) if isinstance(fac, ast.Lambda) else _literal(kw.get("default"), names)
         if v is not None:
-            found[target.lower()] = (v, n.lineno, target)
+            found[target.lower()] = (v, getattr(n, "lineno", 0), target)
     out: dict[str, Setting] = {}
     for key, aliases in _CONFIG_NAMES.items():
         hit = next((found[a] for a in aliases if a in found), None)

@@ -168,9 +168,10 @@ def primus_module(d) -> dict | None:
 
 
 def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str]]:
-    mod = primus_module(data) or {}
-    over = mod.get("overrides") if isinstance(mod.get("overrides"), dict) else {}
-    lines = {}
+    mod: dict = primus_module(data) or {}
+    raw = mod.get("overrides")
+    over: dict = raw if isinstance(raw, dict) else {}
+    lines: dict[str, int] = {}
     for no, t in enumerate(text.splitlines(), 1):
         k = t.strip().split(":", 1)[0]
         if ":" in t and not t.lstrip().startswith("#"):

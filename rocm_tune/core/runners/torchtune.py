@@ -42,6 +42,11 @@ _FAMILIES = (("llama3_3", "Llama-3.3"), ("llama3_2", "Llama-3.2"), ("llama3_1", 
 _ATTN_TO_HF = {"q_proj": "q_proj", "k_proj": "k_proj", "v_proj": "v_proj", "output_proj": "o_proj"}
 
 
+def _sub(d: dict, key: str) -> dict:
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
 def is_torchtune_mapping(d) -> bool:
     """A torchtune config: `model:` (and usually tokenizer/optimizer/checkpointer) built from `_component_`s."""
     if not isinstance(d, dict):
@@ -86,7 +91,7 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         out[key] = Setting(key, value, file, line, leaf, "yaml")
 
     _model_settings(data, put, notes)
-    tok = data.get("tokenizer") if isinstance(data.get("tokenizer"), dict) else {}
+    tok = _sub(data, "tokenizer")
     if as_int(tok.get("max_seq_len")):
         put("cutoff_len", as_int(tok["max_seq_len"]), "tokenizer.max_seq_len")
     for src, key in (("batch_size", "per_device_train_batch_size"),
@@ -104,7 +109,7 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         notes.append("torchtune dtype bf16: weights, gradients and optimizer state in bf16, no autocast")
     elif dtype in ("fp16", "float16"):
         put("fp16", True, "dtype")
-    opt = data.get("optimizer") if isinstance(data.get("optimizer"), dict) else {}
+    opt = _sub(data, "optimizer")
     comp = str(opt.get("_component_", "")).lower()
     if comp:
         put("optim", "paged_adamw_8bit" if "paged" in comp and "8bit" in comp else "paged_adamw_32bit"
@@ -113,10 +118,10 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         put("optimizer_in_bwd", True, "optimizer_in_bwd")
         notes.append("torchtune optimizer_in_bwd: each parameter steps as its gradient is ready; the gradients of "
                      "the whole model are never held at once")
-    loss = data.get("loss") if isinstance(data.get("loss"), dict) else {}
+    loss = _sub(data, "loss")
     if any(w in str(loss.get("_component_", "")) for w in ("Chunked", "LinearCrossEntropy")):
         put("cut_cross_entropy", True, "loss")
-    ds = data.get("dataset") if isinstance(data.get("dataset"), dict) else {}
+    ds = _sub(data, "dataset")
     if as_bool(ds.get("packed")):
         put("packing", True, "dataset")
     facts = recipe_facts(recipe or "")
@@ -136,9 +141,9 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
 
 def _model_settings(data: dict, put, notes: list[str]) -> None:
     """The model builder (`model._component_`) -> the model, LoRA / QLoRA and their targets."""
-    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    model = _sub(data, "model")
     builder = str(model.get("_component_", ""))
-    ck = data.get("checkpointer") if isinstance(data.get("checkpointer"), dict) else {}
+    ck = _sub(data, "checkpointer")
     ref = str(ck.get("checkpoint_dir") or "").rstrip("/")
     name = model_name(builder)
     # the builder fixes the architecture torchtune builds (the checkpoint only fills its weights)
@@ -168,7 +173,7 @@ def _model_settings(data: dict, put, notes: list[str]) -> None:
 # What torchtune's built-in configs set (pytorch/torchtune recipes/configs/llama3_1/*.yaml, read at 0031bfb0 /
 # 59dc1f4f): activation checkpointing, LoRA targets, batch, optimizer. A config named on `tune run --config NAME`
 # without its file is read as these values (and said).
-_BUILTIN = {
+_BUILTIN: dict[str, dict] = {
     "lora": {"model": {"lora_attn_modules": ["q_proj", "v_proj"], "apply_lora_to_mlp": False, "lora_rank": 8,
                        "lora_alpha": 16},
              "batch_size": 2, "gradient_accumulation_steps": 32, "enable_activation_checkpointing": False},
@@ -197,7 +202,7 @@ def config_from_name(config: str) -> dict:
     size = m.group(1).lower()
     kind = (m.group(3) or "full").lower()
     prefix = {"lora": "lora_", "qlora": "qlora_"}.get(kind.split("_")[0], "")
-    data = copy.deepcopy(_BUILTIN.get(kind, {}))
+    data: dict = copy.deepcopy(_BUILTIN.get(kind, {}))
     data["model"] = {**data.get("model", {}), "_component_": f"torchtune.models.{fam}.{prefix}{fam}_{size}b"}
     data["dtype"] = "bf16"
     if int(float(size.replace("_", "."))) >= 70:
