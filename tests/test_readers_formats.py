@@ -119,3 +119,11 @@ def test_amd_primus_experiment_yaml():
         ("lora", "bf16", 8192, 4, True)
     assert rep.model is not None and rep.model.name == "qwen3-32b"       # from the experiment's model file name
     assert any("TP 2" in n and "sequence parallel" in n for n in rep.est_notes)
+
+
+def test_arguments_pasted_without_their_command():
+    rep = check([str(FX / "flags_only.txt")], gpu_id="rtx4090")
+    c = rep.cfg
+    assert rep.runner == "hf" and c is not None
+    assert (c.method, c.lora_rank, c.cutoff_len, c.micro_batch, c.precision) == ("lora", 16, 2048, 4, "bf16")
+    assert any("without the command" in n for n in rep.job.notes)

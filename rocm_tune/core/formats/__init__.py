@@ -441,6 +441,8 @@ def read_texts(texts: dict[str, str]) -> Job:
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
+    if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
+        _bare_arguments(job, texts)
     if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
         _apply_torchtune(job, texts, tune_cfgs)
     if primus_cfgs and job.runner == "unknown":
@@ -517,6 +519,34 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.ds_from_accelerate = True
     _per_node_processes(job)
     return job
+
+
+def _bare_arguments(job: Job, texts: dict[str, str]) -> None:
+    """Arguments pasted without their command (a .txt of `--key value` lines, a post's flag list): read by the
+    runner their names belong to -- Megatron's parallel sizes, LLaMA-Factory's own keys, else TrainingArguments --
+    and said; the GPUs are then not known (one assumed, said)."""
+    for p, fmt in job.formats.items():
+        if fmt != "script":
+            continue
+        script = shell.parse_script(texts[p], p)
+        toks = [t for c in script.commands for t in c.tokens]
+        flags = shell.flag_values(toks)
+        if len(flags) < 3 or "model_name_or_path" not in flags and "model" not in flags and "load" not in flags:
+            continue
+        if megatron.is_megatron_args(flags):
+            st, notes = megatron.read_flags(flags, p)
+            job.runner = "megatron"
+        elif sum(k in flags for k in lf_yaml.MARKERS) >= 2:
+            st, notes = lf_yaml.read_flags(flags, p), []
+            job.runner = "llamafactory"
+        else:
+            st, notes = hf_args.read_flags(flags, p)
+            job.runner = "hf"
+        job.settings.update(st)
+        job.notes += notes + [f"{p}: arguments without the command that takes them, read as {job.runner}'s"]
+        job.entry, job.entry_file, job.entry_line = f"({job.runner} arguments)", p, 1
+        job.script_flags["style"] = "hf" if job.runner == "hf" else "lf-flags"
+        return
 
 
 def _read_hostfile(job: Job, texts: dict[str, str]) -> None:
