@@ -127,7 +127,10 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
         return scr.written
 
     written = asyncio.run(go())
-    assert written == [str(work / "PQ_sft-fixed" / "PQ_sft.yaml")]
+    fixed = work / "PQ_sft-fixed"
+    # the launch script that starts the config is copied beside the fixed config and starts that one (issue 26 item 4)
+    assert written == [str(fixed / "PQ_sft.yaml"), str(fixed / "launch.sh")]
+    assert str(fixed / "PQ_sft.yaml") in (fixed / "launch.sh").read_text()
     assert before == {p: Path(p).read_text() for p in paths}    # the user's files untouched
 
 

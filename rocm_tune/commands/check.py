@@ -28,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="GPUs per node (default: from the script)")
     parser.add_argument("--nodes", type=int_range("--nodes", 1, 100_000), default=None, help="nodes")
     parser.add_argument("--model", default=None, help="the model, when the path in the config is not here")
+    parser.add_argument("--host-ram-gib", type=float_range("--host-ram-gib", 1, 1 << 20), default=None,
+                        help="host RAM per node: an offload that needs more is not a fix (default: not stated)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--fix", metavar="DIR", default=None, help="write the fixed files into DIR")
     parser.add_argument("--force", action="store_true", help="with --fix: overwrite files already in DIR")
@@ -140,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.check import check, write_fix
 
     rep = check(args.paths, gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes,
-                model_ref=args.model)
+                model_ref=args.model, host_ram_gib=args.host_ram_gib)
     if _wants_app(args, rep):
         return _open_app(args, rep)
     written: list[str] = []

@@ -14,10 +14,14 @@ from rocm_tune.core import formats, plan_search
 from rocm_tune.core import memory as _memory
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.formats import deepspeed_json
-from rocm_tune.core.formats.common import Finding, as_bool, as_int
 from rocm_tune.core.memory import TrainConfig, estimate
+from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.core.runners import megatron
+from rocm_tune.core.runners.common import Finding, as_bool, as_int
+from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
+from rocm_tune.core.runners.config import build_config as _build_config
+from rocm_tune.core.runners.config import where as _where
 
 # the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
 FRAGMENTATION = _memory._FRAGMENTATION
@@ -26,7 +30,7 @@ FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
 # the planner's headroom (reserved <= 85 % of VRAM): above it a "fits" is inside the estimate's error, and a
 # fix is searched to land under it, as a plan would
 HEADROOM = V.DEFAULT_HEADROOM
-MODELLED = ("llamafactory", "builtin", "hf", "ms-swift", "axolotl")
+MODELLED = ("llamafactory", "builtin", "hf", "ms-swift", "axolotl", "torchtune", "megatron")
 
 
 @dataclass
@@ -117,175 +121,18 @@ def _model_findings(model, job: formats.Job) -> list[Finding]:
 
 
 # ------------------------------------------------------------------------------------------------ config
-def _precision(job: formats.Job, findings: list[Finding], assumptions: list[str]) -> str:
-    g = job.get
-    if as_bool(g("pure_bf16")):
-        return "pure_bf16"
-    bf, fp = as_bool(g("bf16")), as_bool(g("fp16"))
-    if job.ds is not None:
-        for name, yaml_v, ds_v in (("bf16", bf, job.ds.bf16), ("fp16", fp, job.ds.fp16)):
-            if ds_v is True and not yaml_v:
-                findings.append(Finding("DS_PRECISION_CONFLICT", "error", job.ds.file, job.ds.lines.get(name),
-                                        f"the DeepSpeed JSON enables {name} but the training arguments do not "
-                                        f"(transformers stops with a mismatch error)",
-                                        f'set "{name}": {{"enabled": "auto"}} in the JSON'))
-    if bf:
-        return "bf16"
-    if fp:
-        return "fp16"
-    mp = str((job.accelerate or {}).get("mixed_precision") or "").lower()
-    if mp in ("bf16", "fp16"):
-        job.notes.append(f"precision {mp} from the accelerate config's mixed_precision "
-                         f"({(job.accelerate or {}).get('file')})")
-        return mp
-    if job.runner == "ms-swift" and "pure_fp32" not in job.settings:
-        assumptions.append("precision: ms-swift's default torch_dtype is the checkpoint's (bf16 assumed)")
-        return "bf16"
-    if "bf16" not in job.settings and "fp16" not in job.settings:   # `bf16: false` states fp32
-        assumptions.append("precision: no bf16/fp16 key, so the Trainer's fp32 (mixed precision off)")
-    return "fp32"
+def runner_defaults(runner: str) -> dict:
+    """The DEFAULTS of the runner module that reads `runner`'s files (core/runners/<runner>.py)."""
+    from rocm_tune.core.runners import axolotl, builtin, hf, llamafactory, megatron, ms_swift, torchtune
+
+    return {"llamafactory": llamafactory.DEFAULTS, "builtin": builtin.DEFAULTS, "ms-swift": ms_swift.DEFAULTS,
+            "axolotl": axolotl.DEFAULTS, "torchtune": torchtune.DEFAULTS, "megatron": megatron.DEFAULTS,
+            }.get(runner, hf.DEFAULTS)
 
 
-class BadValue(UserError):
-    """A value in the user's files that is not what its key takes (a finding, not bad command-line input)."""
-
-    def __init__(self, message: str, file: str | None, line: int | None):
-        super().__init__(message)
-        self.file, self.line = file, line
-
-
-INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
-            "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers")
-
-
-def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None
-                 ) -> tuple[TrainConfig, list[Finding], list[str]]:
-    f: list[Finding] = []
-    a: list[str] = []
-    g = job.get
-    s = job.settings
-    for key in INT_KEYS:
-        setting = s.get(key)
-        if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
-            raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
-    lf = job.runner in ("llamafactory", "builtin")     # the built-in trainer reads LLaMA-Factory's YAML
-    method = str(g("finetuning_type", "lora" if lf else "full")).lower()
-    if "finetuning_type" not in s:
-        a.append("finetuning_type: LLaMA-Factory's default lora" if lf else
-                 "method: no LoRA setting in the script, so full fine-tuning")
-    if method not in ("lora", "full", "freeze"):
-        f.append(Finding("METHOD_NOT_MODELLED", "warning", *_where(job, "finetuning_type"),
-                         f"finetuning_type {method!r} is estimated as lora", None))
-        method = "lora"
-    qb = as_int(g("quantization_bit"))
-    if qb is not None and qb not in (4, 8):
-        f.append(Finding("QUANTIZATION_NOT_MODELLED", "warning", *_where(job, "quantization_bit"),
-                         f"quantization_bit {qb}: only bitsandbytes 4 and 8 bit are modelled; estimated unquantised",
-                         None))
-    values: dict = {"method": method}
-    if qb in (4, 8) and method == "lora":
-        values.update(method="qlora", quant_bits=qb)
-    if method in ("lora",) or values["method"] == "qlora":
-        r = as_int(g("lora_rank"))
-        if r:
-            values["lora_rank"] = r
-        la = as_int(g("lora_alpha"))
-        if la:
-            values["lora_alpha"] = la
-        t = str(g("lora_target", "all")).strip()
-        if t == "__peft_default__":           # LoraConfig without target_modules: PEFT's per-architecture default
-            from rocm_tune.core.formats.hf_args import PEFT_DEFAULT_TARGETS
-
-            t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
-            a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
-        if t in ("all", "all-linear", ""):
-            values["lora_targets"] = ("all",)
-        else:
-            values["lora_targets"] = tuple(x.strip() for x in t.split(",") if x.strip())
-        if as_bool(g("use_dora")):
-            values["dora"] = True
-    if method == "freeze":
-        n = as_int(g("freeze_trainable_layers"))
-        if n is not None and n < 0:
-            f.append(Finding("FREEZE_FIRST_LAYERS", "warning", *_where(job, "freeze_trainable_layers"),
-                             f"freeze_trainable_layers {n}: the FIRST {-n} layers train; estimated as the last "
-                             f"{-n} (activations kept from the first layer on are not modelled)", None))
-            n = -n
-        values["freeze_trainable_layers"] = n or 2
-    values["precision"] = _precision(job, f, a)
-    cut = as_int(g("cutoff_len"))
-    if cut is None and job.runner == "ms-swift":
-        # ms-swift: no --max_length = no truncation (the model's context); the longest sample decides
-        cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
-        a.append(f"max_length: not set, ms-swift does not truncate: the longest sample may reach the model's "
-                 f"context, {cut} tokens assumed")
-    elif cut is None and job.runner == "axolotl":
-        cut = 512
-        a.append("sequence_len: not set, axolotl's default 512")
-    elif cut is None:
-        cut = 2048 if lf else 1024
-        a.append(f"cutoff_len: not set, {cut} assumed ({'LLaMA-Factory default' if lf else 'a guess'})")
-    values["cutoff_len"] = cut
-    mb = as_int(g("per_device_train_batch_size"))
-    if mb is None and job.runner in ("axolotl", "builtin"):
-        mb = 1
-        a.append(f"{'micro_batch_size' if job.runner == 'axolotl' else 'per_device_train_batch_size'}: not set, "
-                 f"{job.runner}'s default 1")
-    elif mb is None:
-        mb = 8
-        a.append("per_device_train_batch_size: not set, the HF Trainer default 8")
-    values["micro_batch"] = mb
-    dgc = g("disable_gradient_checkpointing")
-    if dgc is None:
-        values["gradient_checkpointing"] = lf or job.runner in ("ms-swift",)
-        a.append(f"gradient checkpointing: {'on' if values['gradient_checkpointing'] else 'off'} "
-                 f"(the runner's default)")
-    else:
-        values["gradient_checkpointing"] = not bool(as_bool(dgc))
-    spec = fsdp_spec(job)
-    if spec is not None and spec.activation_checkpointing and not values["gradient_checkpointing"]:
-        values["gradient_checkpointing"] = True
-        a.append(f"gradient checkpointing: on, by fsdp_activation_checkpointing ({spec.source})")
-    fa = str(g("flash_attn", "auto")).lower()
-    values["attn"] = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "sdpa": "sdpa",
-                      "eager": "eager", "disabled": "eager"}.get(fa, "sdpa")
-    if values["attn"] == "fa2" and values["precision"] == "fp32":
-        values["attn"] = "sdpa"
-    opt = str(g("optim", "adamw_torch")).lower()
-    values["optim"] = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit",
-                       "paged_adamw_8bit": "paged_adamw_8bit", "paged_adamw_32bit": "paged_adamw",
-                       "adamw_torch_8bit": "adamw_8bit", "adafactor": "adafactor", "sgd": "sgd"}.get(opt, "adamw")
-    st = str(g("stage", "sft")).lower()
-    values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
-    if st not in ("sft", "dpo", "pt"):
-        a.append(f"stage {st}: estimated as sft")
-    # GPUs
-    if gpus is not None:
-        values["gpus"] = gpus
-    elif job.gpus is not None:
-        values["gpus"] = as_int(job.gpus.value) or 1
-        if job.gpus.kind == "assumed":
-            a.append("GPUs: a plain `python script.py` runs one process (1 GPU)")
-    else:
-        values["gpus"] = 1
-        every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")
-        a.append("GPUs: not in the files and no --gpus: 1 assumed"
-                 + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else ""))
-    if nodes is not None:
-        values["nodes"] = nodes
-    elif job.nodes is not None:
-        values["nodes"] = as_int(job.nodes.value) or 1
-    if job.ds is not None and job.ds.stage:
-        values["zero_stage"] = job.ds.stage
-        values["offload"] = job.ds.offload
-    values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else "hf"
-    values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
-    cfg = TrainConfig(**values)
-    if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
-        f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,
-                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
-                         "run with more GPUs, or drop DeepSpeed"))
-    return cfg, f, a
+def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
+    """(TrainConfig, findings, assumptions): core/runners/config.build_config with the job's runner's DEFAULTS."""
+    return _build_config(job, model, gpus, nodes, runner_defaults(job.runner))
 
 
 def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> TrainConfig:
@@ -302,11 +149,6 @@ def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> Trai
                      f"(as QLoRA {bits}-bit), not 16")
         return replace(cfg, method="qlora", quant_bits=bits)
     return cfg
-
-
-def _where(job: formats.Job, key: str) -> tuple[str | None, int | None]:
-    s = job.settings.get(key)
-    return (s.file, s.line) if s else (job.entry_file, job.entry_line)
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -341,22 +183,6 @@ communicator_bytes = _memory.communicator_bytes
 def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     alloc = max(0.0, alloc)
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
-
-
-def fsdp_spec(job: formats.Job):
-    """The job's FSDP setup (Axolotl `fsdp:`/`fsdp_config:`, accelerate `distributed_type: FSDP`), or None."""
-    from rocm_tune.core.runners import fsdp
-
-    s, c = job.settings.get("fsdp"), job.settings.get("fsdp_config")
-    if s is not None or c is not None:
-        first = s if s is not None else c
-        assert first is not None
-        conf = c.value if c is not None and isinstance(c.value, dict) else None
-        return fsdp.spec_from(s.value if s else None, conf, str(first.file))
-    a = job.accelerate or {}
-    if a.get("fsdp"):
-        return fsdp.spec_from(None, a.get("fsdp_config") or {"sharding_strategy": "FULL_SHARD"}, str(a.get("file")))
-    return None
 
 
 def _logits_eval(model, cfg: TrainConfig, eval_batch: int) -> float:
@@ -400,12 +226,59 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
     return phases, int(m.host), notes
 
 
+def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+    """Model parallelism as Megatron splits it (approximate, said): weights, gradients and optimizer state / (TP x
+    PP) (optimizer also / DP with the distributed optimizer); activations / CP, and / TP with sequence parallel
+    (under 1F1B the first pipeline stage keeps PP micro-batches of its 1/PP of the layers: about one whole model's
+    activations). device_map="auto": one process, every term / the GPUs (the layers are split, nothing in flight)."""
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none"))
+    one = est1.per_gpu
+    states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
+    act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
+    host = 0.0
+    if lay.device_map:
+        n = lay.device_map
+        w, st, a = one.weights_bytes / n, states / n, act / n
+        note = (f"{lay.describe()}: per GPU 1/{n} of the weights, gradients, optimizer state and activations "
+                f"(the GPU holding the last layers also holds the logits; approximate)")
+    else:
+        mp = lay.tp * lay.pp
+        dp = max(1, cfg.world_size // max(1, lay.model_parallel))
+        # expert parallelism: the routed experts' share of every state / EP (the rest is replicated)
+        counts = getattr(model, "params", None)
+        frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
+        share = 1 - frac + frac / lay.ep
+        opt = one.optimizer_bytes * share / mp / (dp if lay.distributed_optimizer else 1)
+        host = opt if lay.optimizer_offload else 0.0
+        w = one.weights_bytes * share / mp
+        st = (one.weights_bytes + one.gradients_bytes) * share / mp + opt - host
+        a = act / lay.cp / (lay.tp if lay.sp else 1)
+        note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU 1/{mp} of the weights "
+                f"and gradients, optimizer state / {mp * (dp if lay.distributed_optimizer else 1)}, activations / "
+                f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
+                f"activations on the first stage)")
+    host = host if not lay.device_map else 0.0
+    phases: dict[str, dict | None] = {
+        "load": _phase(w), "step": _phase(st + a),
+        "eval": _phase(st + _logits_eval(model, cfg, eval_batch) / (lay.device_map or lay.tp * lay.cp))
+        if eval_batch else None,
+        "save": _phase(st),
+    }
+    return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note]
+
+
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
                   gpu=None) -> tuple[dict, int, list[str]]:
     """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
     counts them (outside PyTorch's allocator, in every phase)."""
     spec = fsdp_spec(job) if not cfg.zero_stage else None
-    if spec is not None:
+    lay = megatron.layout(job.settings, cfg.world_size)
+    if lay is not None and spec is None:
+        phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch)
+        comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
+        if note:
+            notes.append(note)
+    elif spec is not None:
         phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch)
         comm, note = communicator_bytes(cfg, gpu)
         if note:
@@ -452,17 +325,30 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         load = int(residue)
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
                      "the allocator keeps it reserved afterwards")
+    if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) and g.transient_bytes:
+        # a chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
+        # cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused CE) never holds the whole fp32 logits and their log-softmax: up to 10 bytes per logit less
+        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+        saved = min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+        step -= saved
+        notes.append(f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less "
+                     f"in the step; approximate)")
+    grads = g.gradients_bytes
+    if as_bool(job.get("optimizer_in_bwd")) and g.gradients_bytes:
+        grads = 0
+        step -= g.gradients_bytes          # torchtune optimizer_in_bwd: a parameter steps as its gradient is ready
+        notes.append(f"optimizer_in_bwd: the {g.gradients_bytes / 2**30:.2f} GiB of gradients are never held at once")
     phases: dict[str, dict | None] = {"load": _phase(load, factor), "step": _phase(step, factor)}
     if residue:      # the load's blocks stay reserved: what nvidia-smi shows in the step is at least that
         st = phases["step"]
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        ev = resident + g.gradients_bytes + _logits_eval(model, cfg, eval_batch)
+        ev = resident + grads + _logits_eval(model, cfg, eval_batch)
         phases["eval"] = _phase(ev, factor)
     else:
         phases["eval"] = None
-    phases["save"] = _phase(resident + g.gradients_bytes, factor)
+    phases["save"] = _phase(resident + grads, factor)
     return phases, est.cpu_offload_bytes, notes, g.communicator_bytes
 
 
@@ -555,6 +441,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("FA2_NO_KERNELS", "error", *_where(job, "flash_attn"),
                            f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
     if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
+            and megatron.layout(job.settings, cfg.world_size) is None \
             and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
         out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
                            "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
@@ -568,7 +455,10 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding("VLM_LANGUAGE_PART", "warning", *_where(job, "model_name_or_path"),
                            "a vision-language model: only the language model is estimated (the vision tower "
                            "and image tokens are not)", None))
-    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None:
+    if cfg.optim.startswith("paged_"):
+        out.append(_paged_finding(job, model, cfg))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None \
+            and megatron.layout(job.settings, cfg.world_size) is None:
         wbytes = estimate(model, cfg).per_gpu.weights_bytes      # as loaded: 4-bit for QLoRA
         if wbytes > 0.5 * gpu.vram_bytes:
             sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
@@ -591,6 +481,37 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     return out
 
 
+def _paged_spill(rep: Report, model, cfg: TrainConfig, vram: int) -> None:
+    """A paged optimizer over the card's memory: its state pages out to host RAM instead of an OOM, as long as the
+    rest fits; the verdict is fits, and the finding says how much moves each step."""
+    opt = float(estimate(model, cfg).per_gpu.optimizer_bytes)
+    step = rep.memory["step"]["reserved_bytes"] if rep.memory and rep.memory.get("step") else 0
+    over = step - vram
+    if opt <= 0 or over <= 0 or over > opt * (1 + FRAGMENTATION):
+        return
+    others = [p["reserved_bytes"] for n, p in (rep.memory or {}).items() if p and n != "step"]
+    if any(r - opt * (1 + FRAGMENTATION) > vram for r in others):
+        return
+    rep.verdict, rep.oom_phase, rep.margin_bytes = "fits", None, 0
+    rep.findings.append(Finding("PAGED_SPILL", "warning", *_where(rep.job, "optim"),
+                                f"the step needs {over / 2**30:.1f} GiB more than the card: the paged optimizer's state "
+                                f"pages that much out to host RAM and back every step (~{2 * over / 25e9:.1f} s per "
+                                f"step at 25 GB/s); it runs, slower", "a smaller micro-batch or LoRA to keep it on the GPU"))
+
+
+def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
+    """bitsandbytes' paged optimizers keep their state in CUDA/HIP managed memory: under GPU memory pressure pages
+    move to host RAM and back at every step (bitsandbytes/optim/optimizer.py, get_paged)."""
+    opt = estimate(model, cfg).per_gpu.optimizer_bytes if model is not None else 0
+    return Finding("PAGED_OPTIMIZER", "info", *_where(job, "optim"),
+                   f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU here) "
+                   f"is in managed memory and may spill to host RAM when the GPU runs short: it does not OOM then, "
+                   f"but every step pages it over PCIe/Infinity Fabric both ways (at ~25 GB/s, about "
+                   f"{2 * opt / 25e9:.2f} s per step for the whole state); on ROCm it needs HIP managed memory "
+                   f"(HMM / xnack) or bitsandbytes falls back to ordinary allocations",
+                   "a non-paged 8-bit optimizer (adamw_8bit) when it fits")
+
+
 # ------------------------------------------------------------------------------------------------ verdict
 def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     worst = max((p["reserved_bytes"] for p in phases.values() if p), default=0)
@@ -601,11 +522,14 @@ def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     return "fits", None, vram - worst
 
 
-def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None, gpu=None) -> bool:
+def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None, gpu=None,
+          host_limit: int | None = None) -> bool:
     try:
-        phases, _h, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag, gpu=gpu)
+        phases, host, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag, gpu=gpu)
     except UserError:
         return False
+    if host_limit is not None and host > host_limit:
+        return False                   # the offload needs more host RAM than the node has
     return _verdict(phases, vram)[0] == "fits"
 
 
@@ -647,8 +571,8 @@ def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
     return [g for g in groups if g]
 
 
-def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3, gpu=None
-               ) -> tuple[dict, TrainConfig, int | None] | None:
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3, gpu=None,
+               host_limit: int | None = None) -> tuple[dict, TrainConfig, int | None] | None:
     """The fewest kinds of change (then the least intrusive kinds, then the smallest change within each) that
     fit in `vram`, keeping the effective batch. Returns ({canonical key: value}, new config, eval batch)."""
     from itertools import combinations, product
@@ -670,7 +594,7 @@ def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 
                     new.validate()
                 except UserError:
                     continue
-                if _fits(job, model, new, eb, vram, init_flag=init, gpu=gpu):
+                if _fits(job, model, new, eb, vram, init_flag=init, gpu=gpu, host_limit=host_limit):
                     return keys, new, eb
     return None
 
@@ -689,9 +613,16 @@ def _yaml_value(v) -> str:
 def _set_in_text(text: str, setting, new_value, style: str) -> str:
     lines = text.splitlines(keepends=True)
     i = (setting.line or 1) - 1
-    if setting.kind == "yaml":
+    if not 0 <= i < len(lines):
+        return text
+    if setting.kind == "override":         # `key=value` after the config on the command line (LLaMA-Factory, tune run)
+        v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
+        lines[i] = re.sub(r"(?<![\w.-])(" + re.escape(setting.native) + r")=\S+", lambda m: m.group(1) + "=" + v,
+                          lines[i], count=1)
+    elif setting.kind == "yaml":
+        v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
         lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*:\s*)([^#\n]*?)(\s*(#.*)?)$",
-                          lambda m: m.group(1) + _yaml_value(new_value) + m.group(3), lines[i].rstrip("\n")) + "\n"
+                          lambda m: m.group(1) + v + m.group(3), lines[i].rstrip("\n")) + "\n"
     else:
         v = _yaml_value(not new_value if setting.invert else new_value)
         if style in ("hf", "swift") and isinstance(new_value, bool):
@@ -763,11 +694,15 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
                     new[target_file] = _add_to_text(new[target_file], job, "deepspeed", name, target_file)
             continue
         s = job.settings.get(key)
+        if job.formats.get(s.file if s is not None else target_file) == "notebook":
+            continue                   # a notebook's cells are not rewritten: the change is listed, not applied
         if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override"):
             new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
         elif target_file and target_file in new:
             new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
     changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
+    added = [os.path.basename(p) for p in new if p not in files]
+    refs = _launch_copies(job, new, files, changed)
     diff = ""
     for p, t in new.items():
         old = files.get(p, "")
@@ -776,13 +711,44 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
                                                  fromfile=p if p in files else "/dev/null",
                                                  tofile=os.path.basename(p) + " (fixed)"))
     return {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
-                                                         for k, v in keys.items()}}
+                                                         for k, v in keys.items()},
+            "added": added, "refs": refs}
+
+
+def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
+    """A launch script that names a config the fix changed is copied beside the fixed config (so the fix runs as
+    one), with where it names it: {script name: [[text as written, fixed file name], ...]}."""
+    refs: dict[str, list[list[str]]] = {}
+    for p, fmt in job.formats.items():
+        if fmt != "script" or p not in new:
+            continue
+        text = new[p]
+        for q in changed:
+            orig = next((o for o in files if os.path.basename(o) == q and o != p), None)
+            if orig is None:
+                continue
+            for written in {orig, os.path.basename(orig)}:
+                if re.search(r"(?<![\w/.-])" + re.escape(written) + r"(?![\w.-])", text) or \
+                        re.search(r"[\w./-]*/" + re.escape(os.path.basename(orig)) + r"(?![\w.-])", text):
+                    m = re.search(r"[\w./~${}-]*" + re.escape(os.path.basename(orig)) + r"(?![\w.-])", text)
+                    if m:
+                        refs.setdefault(os.path.basename(p), []).append([m.group(0), q])
+                    break
+        if os.path.basename(p) in refs:
+            changed.setdefault(os.path.basename(p), text)
+    return refs
 
 
 # ------------------------------------------------------------------------------------------------ entry
+# host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
+# (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
+HOST_RAM_ASSUMED = 1024 * 2**30
+
+
 def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
-          nodes: int | None = None, model_ref: str | None = None) -> Report:
+          nodes: int | None = None, model_ref: str | None = None, host_ram_gib: float | None = None) -> Report:
     job = formats.read_job(paths)
+    host_limit = int(host_ram_gib * 2**30) if host_ram_gib else None
     findings = list(job.findings)
     assumptions: list[str] = []
     from rocm_tune.core.check_gpu import resolve_card
@@ -832,8 +798,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     cfg = _quantized_base(model, cfg, job.notes, gpu)
     eval_batch = None
     if _eval_on(job):
-        eval_batch = as_int(job.get("per_device_eval_batch_size")) or (
-            cfg.micro_batch if runner == "axolotl" else 1 if runner in ("ms-swift", "builtin") else 8)
+        eval_batch = eval_batch_default(job, cfg, runner_defaults(runner))
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
@@ -857,37 +822,99 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
+        _paged_spill(rep, model, cfg, vram)
+    if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
+        rep.verdict, rep.oom_phase = "unknown", None
+        rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "
+                      f"over them; on one GPU it needs {(vram - rep.margin_bytes) / 2**30:.0f} GiB: pass --gpus N")
+        return rep
+    if host_limit is not None and host > host_limit:
+        rep.verdict, rep.oom_phase = "oom", "host"
+        findings.append(Finding("HOST_RAM_SHORT", "error", job.ds.file if job.ds else None, None,
+                                f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
+                                f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
+                                "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
     if rep.verdict == "fits" and vram - rep.margin_bytes > HEADROOM * vram:
         findings.append(Finding("MARGIN_THIN", "warning", None, None,
                                 f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
                                 f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
                                 f"than the nominal memory), an OOM is possible", "the change below"))
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
+        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu, host_limit=host_limit)
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
     if any(f.code in ("SHELL_COMMENT_CUTS_COMMAND", "SHELL_SPACE_AFTER_BACKSLASH") for f in findings):
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
-        target = "headroom"
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu)
-        if hit is None:
-            target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu)
-        if hit is not None:
-            keys, _new, _eb = hit
-            rep.fix = build_fix(job, keys, cfg)
-            rep.fix["target"] = target
-        else:
-            findings.append(Finding("NO_FIX_FOUND", "error", None, None,
-                                    "no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len "
-                                    "fits this GPU", "more or larger GPUs, or a smaller model / LoRA"))
+        _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:
+    """An OOM on the one GPU assumed, for a launcher that starts a rank per visible GPU (no count in the files) and a
+    config that shards the model over them (ZeRO-3, FSDP): the verdict depends on a count nobody stated."""
+    if gpus is not None or job.gpus is not None or job.nodes is not None:
+        return False
+    if job.launcher not in ("llamafactory-cli", "deepspeed", "accelerate", "swift"):
+        return False
+    return cfg.zero_stage == 3 or fsdp_spec(job) is not None
+
+
+def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, gpu, host_limit: int | None) -> None:
+    """The smallest change that fits the card and the host's RAM; a full fine-tune that no such change fits gets
+    the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold."""
+    limit = host_limit if host_limit is not None else HOST_RAM_ASSUMED
+    target = "headroom"
+    hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu, host_limit=limit)
+    if hit is None:
+        target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu, host_limit=limit)
+    if hit is not None:
+        keys, new, eb = hit
+        rep.fix = build_fix(job, keys, cfg)
+        rep.fix["target"] = target
+        host = memory_phases(job, model, new, eb, gpu=gpu)[1]
+        if host:
+            rep.fix["host_ram_bytes"] = int(host)
+            rep.est_notes.append(f"the fix's offload needs {host / 2**30:.0f} GiB of host RAM per node"
+                                 + (" (the node's RAM is not stated: --host-ram-gib)" if host_limit is None else ""))
+        return
+    where = f"{limit / 2**30:.0f} GiB of host RAM" + (" (--host-ram-gib)" if host_limit is not None else
+                                                          " (not stated: at most 1 TiB per node assumed)")
+    smaller = _smaller_method(job, model, cfg, eval_batch, vram, gpu) if cfg.method in ("full", "freeze") else None
+    rep.findings.append(Finding(
+        "NO_FIX_FOUND", "error", None, None,
+        f"no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len fits this GPU and {where}"
+        + (f"; {smaller[1]}" if smaller else ""),
+        (f"use {smaller[0]}" if smaller else "more or larger GPUs, or a smaller model / LoRA / QLoRA")))
+    if smaller and job.runner in ("llamafactory", "builtin") and smaller[2]:
+        rep.fix = build_fix(job, smaller[2], cfg)
+        rep.fix["target"] = "method"
+
+
+def _smaller_method(job, model, cfg: TrainConfig, eval_batch, vram: int, gpu) -> tuple[str, str, dict] | None:
+    """("LoRA" | "QLoRA", what it needs, LLaMA-Factory keys) for the first of LoRA, QLoRA that fits the card as the
+    rest of the config stands (no offload), or None."""
+    for name, change, keys in (("LoRA", {"method": "lora"}, {"finetuning_type": "lora"}),
+                               ("QLoRA", {"method": "qlora", "quant_bits": 4},
+                                {"finetuning_type": "lora", "quantization_bit": 4})):
+        try:
+            new = replace(cfg, offload="none", **change)
+            new.validate()
+            phases, _h, _n = memory_phases(job, model, new, eval_batch, gpu=gpu)
+        except UserError:
+            continue
+        verdict, _phase_name, margin = _verdict(phases, vram)
+        if verdict == "fits":
+            worst = vram - margin
+            return name, (f"{name} of the same model fits: {worst / 2**30:.1f} of {vram / 2**30:.0f} GiB per GPU"), keys
+    return None
 
 
 def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
     """A comment cut a command: the fix first restores what the author wrote (the comment line removed), then
     makes that fit. The verdict stays the one of what runs as written."""
-    from rocm_tune.core.formats.shell import without_cutting_comments
+    from rocm_tune.core.runners.launchers import without_cutting_comments
 
     job = rep.job
     intended = dict(job.files)
@@ -905,7 +932,7 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
     except UserError:
         rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
         return rep
-    ieval = (as_int(ij.get("per_device_eval_batch_size")) or 8) if _eval_on(ij) else None
+    ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij) else None
     keys: dict = {}
     if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu):
         hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu) \
@@ -931,7 +958,16 @@ def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
     if clash and not force:
         raise UserError(f"--fix: {clash[0]} already exists (use --force to overwrite)")
     os.makedirs(out_dir, exist_ok=True)
-    for t, (_n, text) in zip(targets, fix["files"].items()):
+    here = os.path.abspath(out_dir)
+    texts = dict(fix["files"])
+    for name in fix.get("added") or []:        # a file the fix adds, named by path from where the user runs it
+        for n, t in texts.items():
+            if n != name:
+                texts[n] = re.sub(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w.-])", os.path.join(here, name), t)
+    for script, pairs in (fix.get("refs") or {}).items():   # the copied launch script starts the fixed config
+        for written, fixed in pairs:
+            texts[script] = texts[script].replace(written, os.path.join(here, fixed))
+    for t, (_n, text) in zip(targets, texts.items()):
         if os.path.islink(t):
             os.unlink(t)
         with open(t, "w", encoding="utf-8") as fh:

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.formats.common import as_int
+from rocm_tune.core.runners.common import as_int
 
 # the training config `recommended` must carry over from check's `understood` exactly
 CARRIED = ("method", "precision", "cutoff_len", "micro_batch", "zero_stage", "offload", "gradient_checkpointing",

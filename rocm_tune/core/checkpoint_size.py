@@ -254,7 +254,7 @@ def check_findings(job, model, cfg) -> list:
     """`check`'s DISK_WILL_FILL finding for a config the user has (core.formats.Job, core.model spec, TrainConfig):
     its output_dir (relative: from the current directory, where such a config is run), save_total_limit,
     save_steps, max_steps and save_only_model. [] when it fits or the model is unknown."""
-    from rocm_tune.core.formats.common import Finding
+    from rocm_tune.core.runners.common import Finding
     from rocm_tune.core.memory import estimate
 
     if model is None or cfg is None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import read_yaml
+from rocm_tune.core.runners import llamafactory
 
 # LLaMA-Factory keys accepted but not acted on by the built-in trainer (reported as ignored)
 IGNORED_KEYS = frozenset("""
@@ -315,7 +315,7 @@ def validate(cfg: TrainerConfig) -> None:
 def load_config(path: str | os.PathLike, **overrides: Any) -> TrainerConfig:
     """Read and validate a training YAML; `overrides` (not None) replace keys."""
     p = Path(path).expanduser()
-    data = read_yaml(p, "training config")
+    data = llamafactory.load_file(p, "training config")    # the one LLaMA-Factory reader
     for k, v in overrides.items():
         if v is not None:
             data[k] = v

@@ -63,7 +63,25 @@ def _config_file(args: list[str]) -> str | None:
 
 
 def read_config(path: str) -> dict:
-    """The config file as a dict (one-line LaunchError when it cannot be read), before LLaMA-Factory imports."""
+    """The config file as a dict (one-line LaunchError when it cannot be read), before LLaMA-Factory imports.
+    With rocm-tune installed, read by its one LLaMA-Factory reader (rocm_tune.core.runners.llamafactory); a
+    bundle copied to a machine without rocm-tune reads it with the same safe YAML loader (the copy cannot import
+    the package)."""
+    try:
+        from rocm_tune.core.errors import UserError
+        from rocm_tune.core.runners.llamafactory import load_file
+    except ImportError:
+        return _read_config_standalone(path)
+    try:
+        data = load_file(path, "LLaMA-Factory config")
+    except UserError as exc:
+        raise LaunchError(str(exc)) from None
+    if not data:
+        raise LaunchError(f"{path!r} is not a YAML mapping of LLaMA-Factory arguments")
+    return data
+
+
+def _read_config_standalone(path: str) -> dict:
     import yaml
 
     try:

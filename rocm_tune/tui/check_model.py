@@ -40,7 +40,7 @@ def settings_of(rep: Any) -> dict:
     c = rep.cfg
     if c is None:
         return {}
-    from rocm_tune.core.formats.common import as_int
+    from rocm_tune.core.runners.common import as_int
 
     ga = as_int(rep.job.get("gradient_accumulation_steps")) or 1
     return {"cutoff_len": c.cutoff_len, "micro_batch": c.micro_batch, "grad_accum": ga, "precision": c.precision,

@@ -11,70 +11,31 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.formats import accelerate, axolotl, deepspeed_json, hf_args, lf_yaml, shell, swift
-from rocm_tune.core.formats.common import Finding, Setting, as_int
+from rocm_tune.core.runners import accelerate, axolotl, megatron, torchtune
+from rocm_tune.core.runners import deepspeed as deepspeed_json
+from rocm_tune.core.runners import hf as hf_args
+from rocm_tune.core.runners import launchers as shell
+from rocm_tune.core.runners import llamafactory as lf_yaml
+from rocm_tune.core.runners import ms_swift as swift
+from rocm_tune.core.runners.common import (
+    Finding,
+    Job,
+    Setting,
+    as_int,
+    load_structured,
+    resolve_ref,
+    scalar_value,
+    yaml_error_line,
+)
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
 LAUNCHERS = ("torchrun", "deepspeed", "accelerate", "torch.distributed.run", "torch.distributed.launch")
-
-
-@dataclass
-class Job:
-    runner: str = "unknown"       # llamafactory | builtin | hf | ms-swift | axolotl | unknown
-    entry: str = ""               # what runs: "llamafactory-cli train", "fine-tune.py", ...
-    entry_file: str | None = None
-    entry_line: int | None = None
-    launcher: str | None = None   # torchrun | deepspeed | accelerate | llamafactory-cli | swift | None
-    settings: dict[str, Setting] = field(default_factory=dict)
-    gpus: Setting | None = None
-    nodes: Setting | None = None
-    ds: deepspeed_json.DsConfig | None = None
-    accelerate: dict | None = None
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)     # what was mapped / resolved, said in the answer
-    files: dict[str, str] = field(default_factory=dict)   # path -> text of every file given
-    formats: dict[str, str] = field(default_factory=dict)  # path -> detected format
-    script_flags: dict[str, str] = field(default_factory=dict)  # canonical key -> native flag, for fixes
-    lf_launch: bool = False            # LLaMA-Factory started through rocm-tune's lf_launch (an exported bundle)
-    ds_from_accelerate: bool = False   # ZeRO set by the accelerate config's deepspeed_config (no JSON file)
-
-    def get(self, key: str, default=None):
-        s = self.settings.get(key)
-        return default if s is None else s.value
-
-
-def _load_structured(text: str):
-    s = text.lstrip()
-    if s.startswith("{"):
-        return deepspeed_json.parse_text(text)
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return _lenient_mapping(text)
-
-
-def _lenient_mapping(text: str) -> dict | None:
-    """An excerpt cut mid-line (a post that stops at `lr_sc`): the `key: value` lines that parse."""
-    out: dict = {}
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#") or line.startswith((" ", "\t")):
-            continue
-        if ":" not in line:
-            continue
-        try:
-            d = yaml.safe_load(line)
-        except yaml.YAMLError:
-            continue
-        if isinstance(d, dict):
-            out.update(d)
-    return out if len(out) >= 3 else None
+_load_structured = load_structured
+_resolve_ref = resolve_ref
 
 
 _HOST_LINE = re.compile(r"^\s*([^\s#]+)\s+slots\s*=\s*(\d+)\s*(#.*)?$")
@@ -98,7 +59,13 @@ def detect(text: str) -> str:
     | python | unknown."""
     if hostfile_hosts(text):
         return "hostfile"
+    if notebook_code(text) is not None:
+        return "notebook"
     data = _load_structured(text)
+    if torchtune.is_torchtune_mapping(data):
+        return "torchtune-yaml"
+    if megatron.primus_module(data) is not None:
+        return "primus-yaml"
     if lf_yaml.is_lf_mapping(data):
         return "lf-yaml"
     if isinstance(data, dict) and "base_model" in data:
@@ -140,9 +107,41 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
         if ((w == "rocm_tune" and i > 0 and argv[i - 1] in ("-m", "--module")) or base == "rocm-tune") \
                 and i + 1 < len(argv) and argv[i + 1] == "train":
             return i + 1, "builtin", "rocm-tune train"     # rocm-tune's own trainer (a --runner builtin bundle)
+        if base == "tune" and i + 1 < len(argv) and argv[i + 1] == "run":
+            return i + 1, "torchtune", "tune run"
+        if base == "megatron" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
+            return i + 1, "megatron", f"megatron {argv[i + 1]}"
+        if w.endswith(".py") and (base.startswith("pretrain_") or megatron.is_megatron_args(
+                {a.split("=", 1)[0]: 1 for a in argv[i + 1:] if a.startswith("--")})):
+            return i, "megatron", w
         if w.endswith(".py"):
             return i, "hf", w
     return None
+
+
+def notebook_code(text: str) -> str | None:
+    """The code cells of a Jupyter notebook (.ipynb JSON) as one Python program (shell `!` and magic `%` lines
+    commented out; nothing is run), or None when the text is not a notebook."""
+    import json
+
+    s = text.lstrip()
+    if not s.startswith("{") or '"cells"' not in s[:200000]:
+        return None
+    try:
+        nb = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        return None
+    out: list[str] = []
+    for cell in nb["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        out += [("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in src.splitlines()]
+        out.append("")
+    return "\n".join(out)
 
 
 def _count_devices(v: str) -> int | None:
@@ -192,7 +191,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     if "config_file" in launch_flags:
         job.settings["accelerate_config"] = Setting("accelerate_config", launch_flags["config_file"][0], file,
                                                     launch_flags["config_file"][1], "config_file", "flag")
-    if g is None and as_int(env.get("NPROC_PER_NODE", "x")) and (runner in ("ms-swift", "llamafactory")):
+    if g is None and as_int(env.get("NPROC_PER_NODE", "x")) and (runner in ("ms-swift", "llamafactory", "megatron")):
         g = Setting("gpus", as_int(env["NPROC_PER_NODE"]), file, cmd.line, "NPROC_PER_NODE", "env")
     if g is None:
         for var in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
@@ -202,12 +201,18 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
                 if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1:
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
+    if runner == "ms-swift":
+        _swift_processes(job, env, file, cmd.line, g)
+        g = job.gpus or g
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
         job.gpus = g
-    # the program's own arguments
-    words = prog
+    _read_program(job, runner, entry, prog, file)
+
+
+def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> None:
+    """The program's own arguments, read by its runner's module."""
     if runner == "axolotl":
         for t in [t for t in words if not t.text.startswith("-")][:1]:
             if t.text.endswith((".yaml", ".yml")):
@@ -225,6 +230,13 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     elif runner == "ms-swift":
         job.settings.update(swift.read_flags(shell.flag_values(words), file))
         job.script_flags["style"] = "swift"
+    elif runner == "torchtune":
+        _read_tune_run(job, words, file)
+    elif runner == "megatron":
+        st, notes = megatron.read_flags(shell.flag_values(words), file, swift=entry.startswith("megatron "))
+        job.settings.update(st)
+        job.notes += notes
+        job.script_flags["style"] = "megatron"
     else:
         st, notes = hf_args.read_flags(shell.flag_values(words), file)
         job.settings.update(st)
@@ -232,19 +244,97 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         job.script_flags["style"] = "hf"
 
 
-def _resolve_ref(ref: str, here: Path, given: dict[str, str]) -> tuple[str | None, str]:
-    """A path named in one file -> (path of a given file or an existing one, how it was resolved)."""
-    base = os.path.basename(ref.strip())
-    for p in given:
-        name = os.path.basename(p)
-        if name == base or name.startswith(base + ".") or name == base + ".json":
-            if os.path.abspath(p) != os.path.abspath(ref):
-                return p, f"{ref}: read from the file given beside it ({p})"
-            return p, ""
-    for cand in (Path(ref), here / ref):
-        if cand.is_file():
-            return str(cand), ""
-    return None, ""
+def _swift_processes(job: Job, env: dict, file: str, line: int, g: Setting | None) -> None:
+    """ms-swift starts NPROC_PER_NODE processes (1 without it) and spreads each one's model over the visible GPUs
+    it is left with (device_map, swift/llm/model/register.py get_default_device_map): visible 4, NPROC 2 = DDP 2 x
+    2 GPUs per process; visible 2, no NPROC = one process over 2 GPUs."""
+    vis = next((_count_devices(env[v]) for v in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES")
+                if v in env and _count_devices(env[v])), None)
+    if "NPROC_PER_NODE" in env and not as_int(env["NPROC_PER_NODE"]):
+        return                         # set from a shell variable: one process per visible GPU assumed (said there)
+    nproc = as_int(env.get("NPROC_PER_NODE", "x")) or (as_int(g.value) if g is not None and g.native not in (
+        "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES") else None) or 1
+    if vis and vis > nproc and vis % nproc == 0:
+        per = vis // nproc
+        job.settings["device_map"] = Setting("device_map", "auto", file, line, "CUDA_VISIBLE_DEVICES", "env")
+        job.settings["__devmap_gpus__"] = Setting("__devmap_gpus__", per, file, line, "CUDA_VISIBLE_DEVICES", "env")
+        job.gpus = Setting("gpus", nproc, file, line, "NPROC_PER_NODE", "env")
+        job.notes.append(f"ms-swift: {nproc} process(es), each spreading the model over {per} of the {vis} visible GPUs "
+                         f"(device_map)")
+
+
+def _read_tune_run(job: Job, words: list, file: str) -> None:
+    """`tune run [--nproc_per_node N] [--nnodes M] RECIPE --config CFG [key=value ...]` (torchtune/_cli/run.py:
+    the torchrun flags come before the recipe)."""
+    i, recipe = 0, None
+    while i < len(words):
+        t = words[i].text
+        if t.startswith("--") and recipe is None:
+            key = t[2:].split("=", 1)[0].replace("-", "_")
+            val = t.split("=", 1)[1] if "=" in t else (words[i + 1].text if i + 1 < len(words) else "")
+            if key in ("nproc_per_node", "nnodes") and as_int(val):
+                which = "gpus" if key == "nproc_per_node" else "nodes"
+                setattr(job, which, Setting(which, as_int(val), file, words[i].line, key, "flag"))
+            i += 1 if "=" in t else 2
+            continue
+        if recipe is None:
+            recipe = t
+        elif t in ("--config", "-c") and i + 1 < len(words):
+            job.settings["__config_ref__"] = Setting("__config_ref__", words[i + 1].text, file, words[i + 1].line,
+                                                     "config", "ref")
+            i += 2
+            continue
+        elif "=" in t and not t.startswith("-"):
+            job.settings.setdefault("__tune_overrides__", Setting("__tune_overrides__", [], file, words[i].line,
+                                                                  "override", "override")).value.append(
+                (t, words[i].line))
+        i += 1
+    job.launcher = "tune"
+    job.settings["__recipe__"] = Setting("__recipe__", recipe or "", file, None, "recipe", "flag")
+    job.script_flags["style"] = "torchtune"
+    if job.gpus is None:
+        job.gpus = Setting("gpus", 1, file, None, "tune run", "assumed")
+
+
+def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
+    """The torchtune config the `tune run` names (given, or a built-in config name) with its overrides."""
+    ref = job.settings.pop("__config_ref__", None)
+    recipe = job.settings.pop("__recipe__", None)
+    overrides = job.settings.pop("__tune_overrides__", None)
+    chosen = cfgs[0] if cfgs else None
+    data: dict = {}
+    if ref is not None:
+        hit, how = resolve_ref(str(ref.value), Path(ref.file or ".").parent, texts)
+        if hit in cfgs:
+            chosen = hit
+            if how:
+                job.notes.append(how)
+        elif hit is None and chosen is None:
+            data = torchtune.config_from_name(str(ref.value))
+            job.notes.append(f"--config {ref.value}: torchtune's built-in config (its model and method are read "
+                             f"from the name; give the YAML for the rest)")
+    text = texts[chosen] if chosen else ""
+    if chosen:
+        data = dict(_load_structured(text) or {})
+    for w, _line in (overrides.value if overrides is not None else []):      # dotted OmegaConf overrides
+        k, v = w.split("=", 1)
+        node = data
+        parts = k.lstrip("~").split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
+        node[parts[-1]] = scalar_value(v)
+    st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", str(recipe.value)
+                               if recipe is not None else None)
+    for w, line in (overrides.value if overrides is not None else []):    # a fix edits the override, not the YAML
+        k = w.split("=", 1)[0].lstrip("~")
+        for key, setting in list(st.items()):
+            if setting.native == k.split(".")[-1]:
+                st[key] = Setting(key, setting.value, overrides.file, line, k, "override", setting.invert)
+    job.settings = {**job.settings, **st}
+    job.notes += notes
+    job.runner = "torchtune"
+    if not job.entry:
+        job.entry, job.entry_file = "tune run", chosen
 
 
 def read_job(paths: list[str]) -> Job:
@@ -271,9 +361,21 @@ def read_texts(texts: dict[str, str]) -> Job:
     job.files = dict(texts)
     yaml_cfgs: list[tuple[str, dict]] = []
     axo_cfgs: list[str] = []
+    tune_cfgs: list[str] = []
+    primus_cfgs: list[str] = []
     for p, text in texts.items():
         fmt = detect(text)
         job.formats[p] = fmt
+        if fmt == "notebook":          # its code cells, read as a Python program (never run)
+            text = notebook_code(text) or ""
+            job.notes.append(f"{p}: a Jupyter notebook: its code cells are read as a Python program (not run)")
+            fmt = "python"
+        if fmt == "torchtune-yaml":
+            tune_cfgs.append(p)
+            continue
+        if fmt == "primus-yaml":
+            primus_cfgs.append(p)
+            continue
         if fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
         elif fmt == "accelerate-yaml":
@@ -339,6 +441,16 @@ def read_texts(texts: dict[str, str]) -> Job:
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
+    if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
+        _bare_arguments(job, texts)
+    if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
+        _apply_torchtune(job, texts, tune_cfgs)
+    if primus_cfgs and job.runner == "unknown":
+        st, notes = megatron.read_primus(dict(_load_structured(texts[primus_cfgs[0]]) or {}), texts[primus_cfgs[0]],
+                                         primus_cfgs[0])
+        job.settings = {**job.settings, **st}
+        job.notes += notes
+        job.runner, job.entry, job.entry_file = "megatron", "primus train", primus_cfgs[0]
     # a YAML the command line names (or the only one given): its keys, then the command's overrides
     ref = job.settings.pop("__config_ref__", None)
     chosen = None
@@ -371,11 +483,9 @@ def read_texts(texts: dict[str, str]) -> Job:
     if chosen is not None:
         data = dict(_load_structured(texts[chosen]))
         base = lf_yaml.read_yaml(data, texts[chosen], chosen)
-        try:
-            yaml.safe_load(texts[chosen])
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, mark.line + 1 if mark else None,
+        whole, bad_line = yaml_error_line(texts[chosen])
+        if not whole:
+            job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, bad_line,
                                         "the YAML does not parse as a whole (an excerpt?): only its complete "
                                         "`key: value` lines were read", None))
         over = job.settings
@@ -384,44 +494,8 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.runner = "llamafactory"
         if not job.entry:
             job.entry, job.entry_file = "llamafactory-cli train", chosen
-    # DeepSpeed JSON named by the config
-    dsref = job.settings.get("deepspeed")
-    named_given = dsref is not None and _resolve_ref(str(dsref.value), Path("."), texts)[0] in texts
-    if dsref is not None and job.runner == "ms-swift" and str(dsref.value) in swift.NAMED_DS and not named_given:
-        stage, off = swift.NAMED_DS[str(dsref.value)]
-        data = {"zero_optimization": {"stage": stage}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
-        if off != "none":
-            data = deepspeed_json.with_zero(data, stage, off)
-        job.ds = deepspeed_json.read(data, "", None)
-        job.notes.append(f"--deepspeed {dsref.value}: ms-swift's built-in ZeRO-{stage} config")
-    elif dsref is not None and str(dsref.value).strip() not in ("", "None", "null"):
-        hit, how = _resolve_ref(str(dsref.value), Path(dsref.file or ".").parent, texts)
-        if hit and job.formats.get(hit) == "deepspeed-json":
-            job.ds = deepspeed_json.read(_load_structured(texts[hit]), texts[hit], hit)
-            if how:
-                job.notes.append(how)
-        elif hit is None:
-            name = os.path.basename(str(dsref.value))
-            ex = deepspeed_json.lf_example(name)
-            guess = re.search(r"(?:^|[_\-.])z(?:ero)?[_\-]?([0-3])(?![0-9])", name.lower())
-            if ex is not None and job.runner == "llamafactory":
-                job.ds = deepspeed_json.read(ex, "", None)
-                job.notes.append(f"{dsref.value}: not given; read as LLaMA-Factory's own examples/deepspeed file "
-                                 f"of that name")
-            elif guess:
-                stage = int(guess.group(1))
-                off = ("all" if stage == 3 else "optimizer") if "offload" in name.lower() else "none"
-                base = deepspeed_json.lf_example("ds_z3_config.json" if stage == 3 else "ds_z2_config.json") or {}
-                job.ds = deepspeed_json.read(deepspeed_json.with_zero(base, stage, off), "", None)
-                job.findings.append(Finding(
-                    "REFERENCE_MISSING", "warning", dsref.file, dsref.line,
-                    f"DeepSpeed config {dsref.value} is not here and was not given: ZeRO-{stage}"
-                    f"{' + offload' if off != 'none' else ''} assumed from its name, buckets \"auto\"",
-                    "give the JSON file too"))
-            else:
-                job.findings.append(Finding("REFERENCE_MISSING", "warning", dsref.file, dsref.line,
-                                            f"DeepSpeed config {dsref.value} is not here and was not given beside "
-                                            f"the config; its ZeRO stage is unknown", "give the JSON file too"))
+    # DeepSpeed JSON named by the config (runners/deepspeed.py)
+    deepspeed_json.attach_reference(job, texts)
     # accelerate config named by --config_file
     acc = job.settings.pop("accelerate_config", None)
     if acc is not None and job.accelerate is None:
@@ -445,6 +519,34 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.ds_from_accelerate = True
     _per_node_processes(job)
     return job
+
+
+def _bare_arguments(job: Job, texts: dict[str, str]) -> None:
+    """Arguments pasted without their command (a .txt of `--key value` lines, a post's flag list): read by the
+    runner their names belong to -- Megatron's parallel sizes, LLaMA-Factory's own keys, else TrainingArguments --
+    and said; the GPUs are then not known (one assumed, said)."""
+    for p, fmt in job.formats.items():
+        if fmt != "script":
+            continue
+        script = shell.parse_script(texts[p], p)
+        toks = [t for c in script.commands for t in c.tokens]
+        flags = shell.flag_values(toks)
+        if len(flags) < 3 or "model_name_or_path" not in flags and "model" not in flags and "load" not in flags:
+            continue
+        if megatron.is_megatron_args(flags):
+            st, notes = megatron.read_flags(flags, p)
+            job.runner = "megatron"
+        elif sum(k in flags for k in lf_yaml.MARKERS) >= 2:
+            st, notes = lf_yaml.read_flags(flags, p), []
+            job.runner = "llamafactory"
+        else:
+            st, notes = hf_args.read_flags(flags, p)
+            job.runner = "hf"
+        job.settings.update(st)
+        job.notes += notes + [f"{p}: arguments without the command that takes them, read as {job.runner}'s"]
+        job.entry, job.entry_file, job.entry_line = f"({job.runner} arguments)", p, 1
+        job.script_flags["style"] = "hf" if job.runner == "hf" else "lf-flags"
+        return
 
 
 def _read_hostfile(job: Job, texts: dict[str, str]) -> None:

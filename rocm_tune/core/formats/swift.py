@@ -1,45 +1,7 @@
-"""ms-swift command lines (`swift sft|pt|rlhf ...`) -> canonical settings (pure).
+"""Moved to :mod:`rocm_tune.core.runners.ms_swift` (issue 24: one home per runner); this name stays for old imports."""
 
-ms-swift's argument names (swift/llm/argument/*.py): --train_type (lora | full | ...), --max_length,
---torch_dtype, --deepspeed zero0|zero1|zero2|zero3|zero2_offload|zero3_offload or a JSON path,
---lora_rank, --lora_alpha, --target_modules, --gradient_checkpointing (default true), --attn_impl."""
+import sys
 
-from __future__ import annotations
+from rocm_tune.core.runners import ms_swift as _home
 
-from rocm_tune.core.formats.common import Setting, as_bool
-
-MAP = {"model": "model_name_or_path", "train_type": "finetuning_type", "max_length": "cutoff_len",
-       "lora_rank": "lora_rank", "lora_alpha": "lora_alpha", "target_modules": "lora_target",
-       "per_device_train_batch_size": "per_device_train_batch_size",
-       "gradient_accumulation_steps": "gradient_accumulation_steps",
-       "per_device_eval_batch_size": "per_device_eval_batch_size", "deepspeed": "deepspeed",
-       "attn_impl": "flash_attn", "save_total_limit": "save_total_limit", "eval_steps": "eval_steps",
-       "gradient_checkpointing": "disable_gradient_checkpointing", "quant_bits": "quantization_bit",
-       "packing": "packing", "optim": "optim", "eval_strategy": "eval_strategy",
-       "split_dataset_ratio": "val_size", "val_dataset": "eval_dataset"}
-# ms-swift's named DeepSpeed configs (swift/llm/ds_config/): stage and offload
-NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "zero3": (3, "none"),
-            "zero2_offload": (2, "optimizer"), "zero3_offload": (3, "all")}
-
-
-def read_flags(flags: dict[str, tuple[str, int]], file: str) -> dict[str, Setting]:
-    out: dict[str, Setting] = {}
-    for k, (v, line) in flags.items():
-        if k == "rlhf_type":
-            out["stage"] = Setting("stage", {"dpo": "dpo", "orpo": "dpo", "simpo": "dpo", "cpo": "dpo"}.get(
-                v.lower(), v.lower()), file, line, k, "flag")
-        elif k == "torch_dtype":
-            d = v.lower()
-            key = "bf16" if "bf" in d else "fp16" if ("16" in d or "half" in d) else "pure_fp32"
-            out[key] = Setting(key, True, file, line, k, "flag")
-        elif k in MAP:
-            key = MAP[k]
-            value: object = v
-            invert = False
-            if key == "disable_gradient_checkpointing":
-                b = as_bool(v)
-                value, invert = ((not b) if b is not None else v), True
-            elif key == "finetuning_type":
-                value = {"lora": "lora", "full": "full", "longlora": "lora", "adalora": "lora"}.get(v.lower(), v)
-            out[key] = Setting(key, value, file, line, k, "flag", invert)
-    return out
+sys.modules[__name__] = _home

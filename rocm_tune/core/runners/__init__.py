@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rocm_tune.core.errors import UserError
-
 from rocm_tune.core.vocabulary import RUNNERS
 
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2}

@@ -9,6 +9,17 @@ makes DeepSpeed run the 16-bit module itself (see ``deepspeed.py``).
 from __future__ import annotations
 
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
+from rocm_tune.core.runners.common import Default
+
+_CFG = "rocm-tune:rocm_tune/train/config.py (TrainerConfig"
+# what rocm-tune's own trainer fills in (it reads LLaMA-Factory's keys, with its own defaults)
+DEFAULTS = {
+    "method": Default("lora", f"{_CFG}.finetuning_type)"),
+    "cutoff_len": Default(2048, f"{_CFG}.cutoff_len)"),
+    "micro_batch": Default(1, f"{_CFG}.per_device_train_batch_size)"),
+    "eval_batch": Default(1, f"{_CFG}.per_device_eval_batch_size)"),
+    "gradient_checkpointing": Default(True, f"{_CFG}.gradient_checkpointing)"),
+}
 
 SOURCE = "rocm-tune:rocm_tune/train/trainer.py (_load_model)"
 FACTS = (

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rocm_tune.core.formats.common import as_bool, as_int
 from rocm_tune.core.runners import Fact
+from rocm_tune.core.runners.common import as_bool, as_int
 
 FACTS = (
     Fact("FULL_SHARD shards params/grads/optimizer; SHARD_GRAD_OP keeps params unsharded forward->backward; "

@@ -11,6 +11,15 @@ from __future__ import annotations
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
+from rocm_tune.core.runners.common import Default, Setting, as_bool
+
+TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
+# a plain Trainer / TRL script: transformers' own TrainingArguments defaults (v4.40 .. v5 agree)
+DEFAULTS = {
+    "micro_batch": Default(8, f"{TA}.per_device_train_batch_size)"),
+    "eval_batch": Default(8, f"{TA}.per_device_eval_batch_size)"),
+    "gradient_checkpointing": Default(False, f"{TA}.gradient_checkpointing)"),
+}
 
 FACTS = (
     Fact('from_pretrained dtype defaults to "auto": the dtype config.json names',
@@ -37,3 +46,270 @@ def regime(model, cfg) -> Regime:
     if ignored:
         notes.append(f'transformers loads the checkpoint\'s {ckpt} weights (dtype="auto") and does not upcast them')
     return Regime("hf", p, ckpt, trainable, compute, autocast, ckpt, ignored, tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------------- reader
+# (moved from core/formats/hf_args.py)
+# HF TrainingArguments flags of custom training scripts -> canonical settings (pure).
+#
+# The script's own arguments are not TrainingArguments; the common ones are mapped and the mapping is
+# stated in the answer: `--model_max_length` (stanford_alpaca, Baichuan2 fine-tune.py: the tokenizer's
+# max length) -> cutoff_len; `--use_lora True|False` (Baichuan2 fine-tune.py) -> lora | full;
+# `--gradient_checkpointing` -> the opposite of LLaMA-Factory's disable_gradient_checkpointing.
+
+
+# native flag -> (canonical key, note stated in the answer or None)
+MAPPED = {
+    "model_max_length": ("cutoff_len", "--model_max_length read as the sequence length (cutoff_len)"),
+    "max_seq_length": ("cutoff_len", "--max_seq_length read as the sequence length (cutoff_len)"),
+    "max_length": ("cutoff_len", "--max_length read as the sequence length (cutoff_len)"),
+    "use_lora": ("finetuning_type", "--use_lora read as the fine-tuning method (True = lora, False = full)"),
+    "lora_r": ("lora_rank", None),
+    "lora_rank": ("lora_rank", None),
+    "lora_alpha": ("lora_alpha", None),
+    "gradient_checkpointing": ("disable_gradient_checkpointing", None),
+    # huggingface/peft examples/sft/train.py (ModelArguments/DataTrainingArguments), copied by many scripts
+    "use_peft_lora": ("finetuning_type", "--use_peft_lora read as the fine-tuning method (True = lora)"),
+    "use_4bit_quantization": ("quantization_bit", None),
+    "use_8bit_quantization": ("quantization_bit", None),
+    "max_seq_len": ("cutoff_len", "--max_seq_len read as the sequence length (cutoff_len)"),
+    "use_flash_attn": ("flash_attn", None),
+    "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
+    "liger_kernel": ("enable_liger_kernel", None),
+    "attn_implementation": ("flash_attn", None),            # from_pretrained(attn_implementation=...)
+}
+PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_accumulation_steps",
+               "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
+               "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
+               "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
+               "packing", "device_map", "max_memory")
+
+
+def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
+    out: dict[str, Setting] = {}
+    notes: list[str] = []
+    for k, (v, line) in flags.items():
+        if k in MAPPED:
+            key, note = MAPPED[k]
+            value: object = v
+            invert = False
+            if key == "finetuning_type":
+                b = as_bool(v)
+                value = "lora" if b else "full"
+            elif key == "quantization_bit":
+                if not as_bool(v):
+                    continue
+                value = 4 if k.startswith("use_4bit") else 8
+            elif key == "flash_attn" and k == "use_flash_attn":
+                value = "fa2" if as_bool(v) else "sdpa"
+            elif key == "disable_gradient_checkpointing":
+                b = as_bool(v)
+                value = (not b) if b is not None else v
+                invert = True
+            out[key] = Setting(key, value, file, line, k, "flag", invert)
+            if note:
+                notes.append(note)
+        elif k in PASSTHROUGH:
+            out[k] = Setting(k, v, file, line, k, "flag")
+    return out, notes
+
+
+# ------------------------------------------------------------------------------------------- Python source
+# A training program that builds its arguments in code (a notebook or blog script): the literal keyword values of
+# the calls that decide memory are read with `ast` (nothing is executed), and every default we fill is stated.
+ARG_CALLS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig", "ORPOConfig", "GRPOConfig",
+             "KTOConfig", "CPOConfig", "RewardConfig", "PPOConfig", "GKDConfig")
+# peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: LoraConfig without target_modules
+PEFT_DEFAULT_TARGETS = {"llama": "q_proj,v_proj", "mistral": "q_proj,v_proj", "qwen2": "q_proj,v_proj",
+                        "gemma": "q_proj,v_proj", "gemma2": "q_proj,v_proj", "phi3": "qkv_proj"}
+NOT_MODELLED_LIBS = {"unsloth": "unsloth patches attention, the loss and gradient checkpointing (activations "
+                                "offloaded to the host) with its own kernels"}
+
+
+def _name(func) -> str:
+    import ast
+
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _literal(node, names: dict | None = None):
+    import ast
+
+    if isinstance(node, ast.Name) and names and node.id in names:
+        return names[node.id]                      # base_model_name = "..." earlier in the program
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
+            return f"torch.{node.attr}"            # torch_dtype=torch.bfloat16
+        return None
+
+
+def python_program(text: str) -> str | None:
+    """Why a Python training program cannot be modelled (a library we do not model), or None."""
+    for lib, why in NOT_MODELLED_LIBS.items():
+        if f"from {lib} import" in text or f"import {lib}" in text:
+            return why
+    return None
+
+
+def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | None:
+    """Settings from a Python training program's literal call arguments, or None when it has no
+    TrainingArguments-like call (or does not parse)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python (commented out)
+        text = "\n".join(("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in text.splitlines())
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    names: dict = {}
+    for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = _literal(n.value)
+            if isinstance(v, (str, int, float, bool)):
+                names[n.targets[0].id] = v
+    args = [c for c in calls if _name(c.func) in ARG_CALLS]
+    if not args:
+        return _read_assignments(tree, names, file)
+    flags: dict[str, tuple[str, int]] = {}
+    for c in args:
+        for kw in c.keywords:
+            v = _literal(kw.value, names)
+            if kw.arg and v is not None:
+                flags[kw.arg] = (str(v), kw.value.lineno)
+    notes = [(f"Python program: the literal arguments of {_name(args[0].func)}(...) (line {args[0].lineno}) and of "
+              f"the model, LoRA and trainer calls are read; nothing is executed")]
+    out, more = read_flags(flags, file)
+    notes += more
+
+    _call_settings(calls, names, out, notes, file)
+    if "finetuning_type" not in out:
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
+    return out, notes
+
+
+def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: str) -> None:
+    """The model's from_pretrained, BitsAndBytesConfig, LoraConfig and the trainer's own keywords -> settings."""
+
+    def put(key, value, native, line):
+        out[key] = Setting(key, value, file, line, native, "flag")
+
+    for c in calls:
+        name = _name(c.func)
+        kws = {kw.arg: (_literal(kw.value, names), kw.value.lineno) for kw in c.keywords if kw.arg}
+        owner = _name(c.func.value) if name == "from_pretrained" and hasattr(c.func, "value") else ""
+        if name == "from_pretrained" and any(w in owner for w in ("Tokenizer", "Processor", "Config")):
+            continue                                   # the tokenizer's from_pretrained is not the model's
+        if name == "from_pretrained" and "model_name_or_path" not in out:
+            first = _literal(c.args[0], names) if c.args else kws.get("pretrained_model_name_or_path", (None, 0))[0]
+            if isinstance(first, str) and "/" in first:
+                put("model_name_or_path", first, "from_pretrained", c.lineno)
+                dtype = kws.get("torch_dtype") or kws.get("dtype")
+                if dtype is None:
+                    put("load_dtype", "fp32", "from_pretrained", c.lineno)
+                    notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "
+                                 f"(transformers < 5)")
+        if name == "from_pretrained" and isinstance(kws.get("device_map", (None, 0))[0], str) \
+                and str(kws["device_map"][0]).lower() in ("auto", "balanced", "balanced_low_0", "sequential"):
+            put("device_map", str(kws["device_map"][0]).lower(), "device_map", kws["device_map"][1])
+            notes.append(f'line {kws["device_map"][1]}: device_map="{kws["device_map"][0]}": one process, the '
+                         f'layers split over the visible GPUs (no DDP): each GPU holds its share of the weights')
+        if name == "from_pretrained" and kws.get("attn_implementation", (None, 0))[0]:
+            put("flash_attn", str(kws["attn_implementation"][0]), "attn_implementation",
+                kws["attn_implementation"][1])
+        if name in ("from_pretrained", "BitsAndBytesConfig"):
+            for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
+                if kws.get(k, (None, 0))[0] is True:
+                    put("quantization_bit", bits, k, kws[k][1])
+        if name == "LoraConfig":
+            put("finetuning_type", "lora", "LoraConfig", c.lineno)
+            for k, key in (("r", "lora_rank"), ("lora_alpha", "lora_alpha")):
+                if isinstance(kws.get(k, (None, 0))[0], int):
+                    put(key, kws[k][0], k, kws[k][1])
+            t = kws.get("target_modules", (None, 0))[0]
+            if isinstance(t, (list, tuple)):
+                put("lora_target", ",".join(map(str, t)), "target_modules", kws["target_modules"][1])
+            elif t in ("all-linear", "all"):
+                put("lora_target", "all", "target_modules", kws["target_modules"][1])
+            else:
+                put("lora_target", "__peft_default__", "LoraConfig", c.lineno)
+        if name in ("SFTTrainer", "Trainer") and "max_seq_length" in kws and kws["max_seq_length"][0] is not None:
+            put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
+            notes.append("SFTTrainer max_seq_length read as the sequence length (cutoff_len)")
+        if name == "SFTTrainer" and "cutoff_len" not in out:
+            put("cutoff_len", 1024, "SFTTrainer", c.lineno)
+            notes.append(f"line {c.lineno}: SFTTrainer without max_seq_length truncates at TRL's default "
+                         f"min(model_max_length, 1024): 1024 assumed")
+
+
+# a training program's own config (a dataclass's field defaults, module-level constants): common names -> keys
+_CONFIG_NAMES = {
+    "model_name_or_path": ("model_name_or_path", "model_name", "base_model", "model_id", "model_path",
+                           "pretrained_model_name_or_path"),
+    "per_device_train_batch_size": ("per_device_train_batch_size", "batch_size", "micro_batch_size",
+                                    "train_batch_size"),
+    "cutoff_len": ("cutoff_len", "max_seq_length", "max_sequence_length", "max_length", "seq_length",
+                   "sequence_length", "max_seq_len", "model_max_length", "sequence_len"),
+    "gradient_accumulation_steps": ("gradient_accumulation_steps", "grad_accum", "gradient_accumulation"),
+    "lora_rank": ("lora_rank", "lora_r"),
+    "lora_alpha": ("lora_alpha",),
+}
+
+
+def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting], list[str]] | None:
+    """A program without a TrainingArguments call whose settings are plain assignments (a config dataclass's field
+    defaults, module constants) under the usual names: read when the model and a batch or length are among them."""
+    import ast
+
+    found: dict[str, tuple[object, int, str]] = {}
+    for n in ast.walk(tree):
+        target, value = None, None
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
+            target, value = n.target.id, n.value
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            target, value = n.targets[0].id, n.value
+        if target is None:
+            continue
+        v = _literal(value, names)
+        if v is None and isinstance(value, ast.Call) and _name(value.func) == "field":   # field(default_factory=...)
+            kw = {k.arg: k.value for k in value.keywords}
+            fac = kw.get("default_factory")
+            v = _literal(fac.body, names) if isinstance(fac, ast.Lambda) else _literal(kw.get("default"), names)
+        if v is not None:
+            found[target.lower()] = (v, getattr(n, "lineno", 0), target)
+    out: dict[str, Setting] = {}
+    for key, aliases in _CONFIG_NAMES.items():
+        hit = next((found[a] for a in aliases if a in found), None)
+        if hit is not None:
+            out[key] = Setting(key, hit[0], file, hit[1], hit[2], "flag")
+    if "model_name_or_path" not in out or not ({"per_device_train_batch_size", "cutoff_len"} & set(out)):
+        return None
+    lora = next((found[a] for a in ("use_lora", "use_peft", "lora") if a in found), None)
+    if lora is not None:
+        out["finetuning_type"] = Setting("finetuning_type", "lora" if as_bool(lora[0]) else "full", file, lora[1],
+                                         lora[2], "flag")
+    for a, bits in (("use_4bit", 4), ("load_in_4bit", 4), ("use_8bit", 8), ("load_in_8bit", 8)):
+        if a in found and as_bool(found[a][0]) and "finetuning_type" in out:
+            out["quantization_bit"] = Setting("quantization_bit", bits, file, found[a][1], found[a][2], "flag")
+    for a in ("bf16", "fp16", "gradient_checkpointing"):
+        if a in found and as_bool(found[a][0]) is not None:
+            key = "disable_gradient_checkpointing" if a == "gradient_checkpointing" else a
+            v = not as_bool(found[a][0]) if a == "gradient_checkpointing" else as_bool(found[a][0])
+            out[key] = Setting(key, v, file, found[a][1], a, "flag", a == "gradient_checkpointing")
+    mods = next((found[a] for a in ("lora_target_modules", "target_modules") if a in found), None)
+    if mods is not None and isinstance(mods[0], (list, tuple)):
+        out["lora_target"] = Setting("lora_target", ",".join(map(str, mods[0])), file, mods[1], mods[2], "flag")
+    if "finetuning_type" not in out:
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, None, "(no LoRA setting)", "flag")
+    return out, ["Python program without a TrainingArguments call: its config's assignments are read by their names "
+                 "(" + ", ".join(f"{s.native} -> {k}" for k, s in out.items() if s.line) + "); nothing is executed"]

@@ -14,7 +14,9 @@ Read in hiyouga/LlamaFactory at the commits below (v0.9.5 = 7af90952, main = ff6
 
 from __future__ import annotations
 
+from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
+from rocm_tune.core.runners.common import Default, Job, Setting, load_structured, scalar_value, yaml_lines
 
 REPO = "hiyouga/LlamaFactory"
 V095 = "7af909522a951e3ad9f022ea6f88b6755257eaa5"   # v0.9.5
@@ -78,3 +80,120 @@ def regime(model, cfg) -> Regime:
         notes.append(f"LLaMA-Factory loads the {ckpt} checkpoint as stored (torch_dtype=\"auto\") and, with "
                      f"bf16 and fp16 off, runs no autocast: frozen weights and activations stay {ckpt}")
     return Regime("llamafactory", p, ckpt, trainable, compute, None, ckpt, ignored, tuple(notes))
+
+
+# ------------------------------------------------------------------------------------------------ reader
+# LLaMA-Factory's own argument names are the canonical keys of every reader (check, explain, retry, resume), so
+# this reader maps 1:1; old names (`evaluation_strategy`) are kept as written. This module is the one place that
+# parses a LLaMA-Factory YAML (tests/test_runners_readers.py fails on a second one).
+LF = "hiyouga/LLaMA-Factory:src/llamafactory/hparams"
+HF_TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
+DEFAULTS = {
+    "method": Default("lora", f"{LF}/finetuning_args.py (FinetuningArguments.finetuning_type) @ f9ced615"),
+    "cutoff_len": Default(2048, f"{LF}/data_args.py (DataArguments.cutoff_len) @ 072bfe29"),
+    # LLaMA-Factory's TrainingArguments subclass does not override these: transformers' own
+    "micro_batch": Default(8, f"{HF_TA}.per_device_train_batch_size)"),
+    "eval_batch": Default(8, f"{HF_TA}.per_device_eval_batch_size)"),
+    "gradient_checkpointing": Default(True, f"{LF}/model_args.py (ModelArguments.disable_gradient_checkpointing "
+                                            f"= False) @ cc22c045"),
+}
+# keys that mark a mapping as a LLaMA-Factory config (hparams/model_args.py, finetuning_args.py, data_args.py)
+MARKERS = ("finetuning_type", "cutoff_len", "template", "lora_target", "model_name_or_path", "stage",
+           "freeze_trainable_layers", "quantization_bit")
+
+
+def is_lf_mapping(d) -> bool:
+    return isinstance(d, dict) and sum(k in d for k in MARKERS) >= 2
+
+
+def _scalar(v):
+    return v.strip() if isinstance(v, str) else v
+
+
+def read_yaml(data: dict, text: str, file: str) -> dict[str, Setting]:
+    """The YAML's keys as settings, each with its line."""
+    lines = yaml_lines(text)
+    return {str(k): Setting(str(k), _scalar(v), file, lines.get(str(k)), str(k), "yaml") for k, v in data.items()}
+
+
+def read_overrides(words: list[tuple[str, int]], file: str) -> dict[str, Setting]:
+    """`llamafactory-cli train cfg.yaml key=value ...` (OmegaConf dotlist)."""
+    out: dict[str, Setting] = {}
+    for w, line in words:
+        k, v = w.split("=", 1)
+        out[k] = Setting(k, scalar_value(v), file, line, k, "override")
+    return out
+
+
+def read_flags(flags: dict[str, tuple[str, int]], file: str) -> dict[str, Setting]:
+    """`src/train_bash.py --stage sft --fp16 ...` (HfArgumentParser: bare --flag = true)."""
+    return {k: Setting(k, v, file, line, k, "flag") for k, (v, line) in flags.items()}
+
+
+def parse_text(text: str) -> dict | None:
+    """A LLaMA-Factory YAML text as a mapping (the complete `key: value` lines of an excerpt), or None."""
+    data = load_structured(text)
+    return data if isinstance(data, dict) else None
+
+
+def load_file(path, what: str = "training config") -> dict:
+    """A LLaMA-Factory YAML file the user named, as a mapping (one-line UserError when it cannot be)."""
+    from rocm_tune.core.files import read_yaml as _read
+
+    return _read(path, what)
+
+
+def peek_file(path) -> dict:
+    """A LLaMA-Factory YAML rocm-tune wrote or only peeks at (a run's config): the mapping, {} when unusable."""
+    from rocm_tune.core.files import try_read_yaml
+
+    data = try_read_yaml(path)
+    return data if isinstance(data, dict) else {}
+
+
+def job_from_mapping(data: dict, file: str = "config.yaml", text: str = "", given: dict | None = None) -> Job:
+    """A Job of one LLaMA-Factory config (its mapping; `text` for the lines), with the DeepSpeed JSON it names read
+    from `given` ({path: text}) or from disk beside `file`."""
+    from rocm_tune.core.runners import deepspeed
+
+    job = Job(runner="llamafactory", entry="llamafactory-cli train", entry_file=file, launcher="llamafactory-cli")
+    job.files = {file: text} if text else {}
+    job.formats = {file: "lf-yaml"}
+    job.settings = read_yaml(data, text, file)
+    texts = dict(given or {})
+    deepspeed.attach_reference(job, texts)
+    return job
+
+
+def read(files, gpus: int | None = None, nodes: int | None = None, model=None):
+    """LLaMA-Factory files -> TrainConfig: `files` is a YAML path, a list of paths (the YAML and the DeepSpeed JSON
+    it names) or {path: text}; missing values are LLaMA-Factory's DEFAULTS. Returns (TrainConfig, job, findings,
+    assumptions)."""
+    from rocm_tune.core.runners.config import build_config
+
+    if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
+        files = [files]
+    texts = dict(files) if isinstance(files, dict) else {str(p): _text(p) for p in files}
+    yaml_file = next((p for p, t in texts.items() if is_lf_mapping(parse_text(t))), None)
+    if yaml_file is None:
+        raise UserError(f"{', '.join(texts) or '(no file)'}: no LLaMA-Factory YAML (model_name_or_path, "
+                        f"finetuning_type, cutoff_len, ...) among the files")
+    data = parse_text(texts[yaml_file]) or {}
+    job = job_from_mapping(data, yaml_file, texts[yaml_file], {p: t for p, t in texts.items() if p != yaml_file})
+    cfg, findings, assumptions = build_config(job, model, gpus, nodes, DEFAULTS)
+    return cfg, job, findings, assumptions
+
+
+def _text(path) -> str:
+    from rocm_tune.core.files import read_text
+
+    return read_text(path, "training config")
+
+
+def with_overrides(data: dict, argv: list[str]) -> dict:
+    """A config's values after the `key=value` overrides of a command line (`llamafactory-cli train cfg.yaml
+    k=v ...`, read as LLaMA-Factory reads them: the last one wins; a value is a YAML scalar)."""
+    out = dict(data)
+    words = [(w, 0) for w in argv if "=" in w and not w.startswith("-")]
+    out.update({k: s.value for k, s in read_overrides(words, "").items()})
+    return out

@@ -400,12 +400,9 @@ def _yaml_config_text(text: str) -> dict | None:
     """A training YAML pasted as the 'log' (LLaMA-Factory keys), else None."""
     if "model_name_or_path:" not in text or ("finetuning_type:" not in text and "stage:" not in text):
         return None
-    try:
-        import yaml
+    from rocm_tune.core.runners.llamafactory import parse_text    # the one LLaMA-Factory reader
 
-        y = yaml.safe_load(text)
-    except Exception:
-        return None
+    y = parse_text(text)
     return y if isinstance(y, dict) and "model_name_or_path" in y else None
 
 

@@ -170,63 +170,35 @@ def closest_model(ref: str):
         return None
 
 
-def lf_train_config(train: Mapping[str, Any], world: int = 1):
-    """(model, TrainConfig, grad_accum) from LLaMA-Factory / HF training arguments, or None."""
-    import json
-    import os
-
+def lf_train_config(train: Mapping[str, Any], world: int = 1, path: str | None = None):
+    """(model, TrainConfig, grad_accum) from a LLaMA-Factory training config, or None. The settings are read by
+    the one LLaMA-Factory reader with its defaults (core/runners/llamafactory.py), as `check` reads them; the
+    DeepSpeed JSON it names is read beside `path` (the YAML's own file), else by its name."""
     from rocm_tune.core.errors import UserError
-    from rocm_tune.core.memory import TrainConfig
+    from rocm_tune.core.runners import llamafactory
+    from rocm_tune.core.runners.common import as_int
+    from rocm_tune.core.runners.config import build_config
 
     model = closest_model(str(train.get("model_name_or_path") or ""))
     if model is None:
         return None
-    ft = str(train.get("finetuning_type") or "lora")
-    method = {"full": "full", "freeze": "freeze"}.get(ft, "qlora" if train.get("quantization_bit") else "lora")
-    ds = train.get("deepspeed")
-    zero, offload = 0, "none"
-    if isinstance(ds, str):
-        low = ds.lower()
-        zero = 3 if "z3" in low or "zero3" in low else 2 if "z2" in low or "zero2" in low else 0
-        offload = "optimizer" if "offload" in low else "none"
-        if os.path.isfile(ds):
-            try:
-                with open(ds) as fh:
-                    zo = json.load(fh).get("zero_optimization") or {}
-                zero = int(zo.get("stage", zero))
-                off_p = (zo.get("offload_param") or {}).get("device") == "cpu"
-                off_o = (zo.get("offload_optimizer") or {}).get("device") == "cpu"
-                offload = "all" if off_p and off_o else "optimizer" if off_o else "none"
-            except (OSError, ValueError, TypeError, AttributeError):
-                pass
-    prec = "pure_bf16" if train.get("pure_bf16") else "bf16" if train.get("bf16") else "fp16" if train.get("fp16") \
-        else "fp32"
     try:
-        mb = int(train.get("per_device_train_batch_size") or 1)
-        ga = int(train.get("gradient_accumulation_steps") or 1)
-        cl = int(train.get("cutoff_len") or 1024)
-        rank = int(train.get("lora_rank") or 8)
-        gc = not bool(train.get("disable_gradient_checkpointing")) if "disable_gradient_checkpointing" in train \
-            else bool(train.get("gradient_checkpointing", True))
-        world = max(1, int(world))
-        cfg = TrainConfig(method=method, precision=prec, cutoff_len=cl, micro_batch=mb, gpus=world,
-                          zero_stage=zero if world > 1 else 0, offload=offload if world > 1 else "none",
-                          gradient_checkpointing=gc, lora_rank=rank, runner="llamafactory",
-                          attn="sdpa")
+        job = llamafactory.job_from_mapping(dict(train), path or "config.yaml")
+        cfg, _f, _a = build_config(job, model, max(1, int(world)), None, llamafactory.DEFAULTS)
         cfg.validate()
     except (UserError, ValueError, TypeError):
         return None
-    return model, cfg, ga
+    return model, cfg, as_int(job.get("gradient_accumulation_steps")) or 1
 
 
 def oom_config_fix(train: Mapping[str, Any], oom: Mapping[str, Any], world: int = 1,
-                   headroom: float = 0.9) -> dict | None:
+                   headroom: float = 0.9, path: str | None = None) -> dict | None:
     """The same answer from a LLaMA-Factory training YAML when there is no plan: the GPU's size comes
     from the OOM message itself (total capacity), the model from model_name_or_path."""
     total = oom.get("total_bytes")
     if not total:
         return None
-    built = lf_train_config(train, world)
+    built = lf_train_config(train, world, path)
     if built is None:
         return None
     model, cfg, ga = built

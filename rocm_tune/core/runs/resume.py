@@ -250,10 +250,9 @@ class Target:
 
 
 def _load_yaml(path: Path) -> dict:
-    from rocm_tune.core.files import try_read_yaml
+    from rocm_tune.core.runners import llamafactory
 
-    data = try_read_yaml(path)
-    return data if isinstance(data, dict) else {}
+    return llamafactory.peek_file(path)      # the one LLaMA-Factory reader
 
 
 def _load_plan(path: Path):

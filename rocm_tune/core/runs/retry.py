@@ -104,27 +104,6 @@ def scan_attempt(run_dir: str | os.PathLike, offset: int = 0) -> Scan:
     return Scan(oom, started, last)
 
 
-def _int_override(cmd: list[str], key: str) -> int | None:
-    val = None
-    for c in cmd:
-        k, sep, v = c.partition("=")
-        if sep and k == key:
-            try:
-                val = int(v)
-            except ValueError:
-                pass
-    return val
-
-
-def _bool_override(cmd: list[str], key: str) -> bool | None:
-    val = None
-    for c in cmd:
-        k, sep, v = c.partition("=")
-        if sep and k == key:
-            val = v.strip().lower() in ("true", "1", "yes")
-    return val
-
-
 def current_settings(meta: dict, d: Path) -> tuple[Settings, Target] | tuple[None, str]:
     """(the settings the last attempt ran with, its Target) or (None, why no retry is possible)."""
     from rocm_tune.core.errors import UserError
@@ -138,13 +117,14 @@ def current_settings(meta: dict, d: Path) -> tuple[Settings, Target] | tuple[Non
         return None, "only LLaMA-Factory runs take key=value overrides (the built-in trainer: set a smaller plan)"
     if target.plan is None:
         return None, "the run has no plan.json beside its bundle, so there is no plan to step down"
-    cfg = target.user_config
+    from rocm_tune.core.runners import llamafactory
+    from rocm_tune.core.runners.common import as_bool, as_int
+
     cmd = [str(c) for c in meta.get("command") or []]
-    mb = _int_override(cmd, "per_device_train_batch_size") or cfg.get("per_device_train_batch_size")
-    ga = _int_override(cmd, "gradient_accumulation_steps") or cfg.get("gradient_accumulation_steps")
-    dis = _bool_override(cmd, "disable_gradient_checkpointing")
-    if dis is None:
-        dis = bool(cfg.get("disable_gradient_checkpointing", False))
+    cfg = llamafactory.with_overrides(target.user_config, cmd)      # the one LLaMA-Factory reader
+    mb = as_int(cfg.get("per_device_train_batch_size"))
+    ga = as_int(cfg.get("gradient_accumulation_steps"))
+    dis = bool(as_bool(cfg.get("disable_gradient_checkpointing", False)))
     zero = meta.get("retry_zero_stage") or target.plan.recommended.zero_stage
     if not isinstance(mb, int) or not isinstance(ga, int):
         return None, "the bundle's llamafactory.yaml gives no per_device_train_batch_size/gradient_accumulation_steps"

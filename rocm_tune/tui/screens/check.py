@@ -365,7 +365,7 @@ Precision and attention are shown, not edited (change them in your file).
                 self.set_status(f"cannot write into {folder}: {exc.strerror or exc}", error=True)
                 return
             self.written = written
-            self.set_status(f"wrote {', '.join(written)} (your files are unchanged)")
+            self.set_status(f"your files are unchanged; wrote {', '.join(written)}")
             self.notify("wrote " + ", ".join(written), timeout=10)
 
         self.app.push_screen(ExportFixModal(list(fix["files"]), cm.default_export_dir(self.session)), chosen)

@@ -1,0 +1,203 @@
+"""What every reader returns: settings with where they were written, and findings (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Finding:
+    code: str            # stable, UPPER_SNAKE (README "check" lists them)
+    severity: str        # error | warning | info
+    file: str | None
+    line: int | None
+    message: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Setting:
+    """One value as the user wrote it: the canonical (LLaMA-Factory) key it maps to, the key as written,
+    the file and line, and how it was written (yaml | flag | json | env)."""
+
+    key: str
+    value: object
+    file: str | None
+    line: int | None
+    native: str
+    kind: str
+    invert: bool = False       # native is the opposite flag (HF gradient_checkpointing vs LF disable_...)
+
+
+TRUE = ("true", "1", "yes", "on", "y")
+FALSE = ("false", "0", "no", "off", "n", "none", "null")
+
+
+def as_bool(v) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return bool(v)
+    s = str(v).strip().strip("'\"").lower()
+    if s in TRUE:
+        return True
+    if s in FALSE:
+        return False
+    return None
+
+
+def as_int(v) -> int | None:
+    if isinstance(v, bool):
+        return None
+    try:
+        f = float(str(v).strip().strip("'\""))
+    except (TypeError, ValueError):
+        return None
+    import math
+
+    if not math.isfinite(f):
+        return None
+    return int(f) if f == int(f) else None
+
+
+# ------------------------------------------------------------------------------------------------ YAML / JSON text
+def yaml_lines(text: str) -> dict[str, int]:
+    """Top-level key -> 1-based line, from the YAML node marks."""
+    import yaml
+
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    out: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for k, _v in node.value:
+            if isinstance(k, yaml.ScalarNode):
+                out[str(k.value)] = k.start_mark.line + 1
+    return out
+
+
+def lenient_mapping(text: str) -> dict | None:
+    """An excerpt cut mid-line (a post that stops at `lr_sc`): the `key: value` lines that parse."""
+    import yaml
+
+    out: dict = {}
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#") or line.startswith((" ", "\t")):
+            continue
+        if ":" not in line:
+            continue
+        try:
+            d = yaml.safe_load(line)
+        except yaml.YAMLError:
+            continue
+        if isinstance(d, dict):
+            out.update(d)
+    return out if len(out) >= 3 else None
+
+
+def load_structured(text: str):
+    """A config text as data: JSON when it starts with `{`, else YAML (safe loader), else the `key: value` lines
+    of an excerpt; None when nothing parses."""
+    import json
+
+    import yaml
+
+    s = text.lstrip()
+    if s.startswith("{"):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+    try:
+        return yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return lenient_mapping(text)
+
+
+def yaml_error_line(text: str) -> tuple[bool, int | None]:
+    """(the text parses as one YAML document, the 1-based line of the first error)."""
+    import yaml
+
+    try:
+        yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return False, (mark.line + 1 if mark else None)
+    except (ValueError, RecursionError):
+        return False, None
+    return True, None
+
+
+def scalar_value(v: str):
+    """A `key=value` override's value as OmegaConf / YAML reads it (`4` -> 4, `true` -> True)."""
+    import yaml
+
+    if not v:
+        return ""
+    try:
+        return yaml.safe_load(v)
+    except yaml.YAMLError:
+        return v
+
+
+# ------------------------------------------------------------------------------------------------ the job
+@dataclass
+class Job:
+    """The files given together, read as one training job: the runner, what it starts, the settings (canonical
+    LLaMA-Factory keys, each with where it was written) and what was noticed."""
+
+    runner: str = "unknown"       # llamafactory | builtin | hf | ms-swift | axolotl | torchtune | megatron | unknown
+    entry: str = ""               # what runs: "llamafactory-cli train", "fine-tune.py", ...
+    entry_file: str | None = None
+    entry_line: int | None = None
+    launcher: str | None = None   # torchrun | deepspeed | accelerate | llamafactory-cli | swift | tune | None
+    settings: dict = field(default_factory=dict)     # canonical key -> Setting
+    gpus: Setting | None = None
+    nodes: Setting | None = None
+    ds: Any = None                # runners.deepspeed.DsConfig
+    accelerate: dict | None = None
+    findings: list = field(default_factory=list)
+    notes: list = field(default_factory=list)        # what was mapped / resolved, said in the answer
+    files: dict = field(default_factory=dict)        # path -> text of every file given
+    formats: dict = field(default_factory=dict)      # path -> detected format
+    script_flags: dict = field(default_factory=dict)  # canonical key -> native flag, for fixes
+    lf_launch: bool = False            # LLaMA-Factory started through rocm-tune's lf_launch (an exported bundle)
+    ds_from_accelerate: bool = False   # ZeRO set by the accelerate config's deepspeed_config (no JSON file)
+
+    def get(self, key: str, default=None):
+        s = self.settings.get(key)
+        return default if s is None else s.value
+
+
+def resolve_ref(ref: str, here, given: dict) -> tuple[str | None, str]:
+    """A path named in one file -> (path of a given file or an existing one, how it was resolved)."""
+    import os
+    from pathlib import Path
+
+    base = os.path.basename(ref.strip())
+    for p in given:
+        name = os.path.basename(p)
+        if name == base or name.startswith(base + ".") or name == base + ".json":
+            if os.path.abspath(p) != os.path.abspath(ref):
+                return p, f"{ref}: read from the file given beside it ({p})"
+            return p, ""
+    for cand in (Path(ref), Path(here) / ref):
+        try:
+            if cand.is_file():
+                return str(cand), ""
+        except OSError:
+            continue
+    return None, ""
+
+
+@dataclass(frozen=True)
+class Default:
+    """What a runner uses when the files do not set a value, and where in the runner's source that is."""
+
+    value: object
+    source: str     # repository:path (Class.field or function), at the version the module names

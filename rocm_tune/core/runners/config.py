@@ -1,0 +1,246 @@
+"""A job's settings (canonical LLaMA-Factory keys, as any runner's reader returns them) -> the TrainConfig the
+estimator takes, with the missing values filled from the runner's own DEFAULTS (each runner module holds them once,
+with the source they were read from). Pure: standard library.
+
+Every path that turns a user's training files into a TrainConfig goes through `build_config`: `check`, explain's
+OOM fix (core/runs/oom_advice), `runners.llamafactory.read`."""
+
+from __future__ import annotations
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.memory import TrainConfig
+from rocm_tune.core.runners.common import Default, Finding, Job, as_bool, as_int
+
+INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
+            "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers")
+LF_FAMILY = ("llamafactory", "builtin")     # the built-in trainer reads LLaMA-Factory's YAML
+_ATTN = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "fa3": "fa2", "flash_attention_3": "fa2",
+         "flash_attn3": "fa2", "flash_attention": "fa2", "sdpa": "sdpa", "eager": "eager", "disabled": "eager"}
+_OPTIM = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit", "paged_adamw_8bit": "paged_adamw_8bit",
+          "paged_adamw_32bit": "paged_adamw", "paged_adamw": "paged_adamw", "adamw_torch_8bit": "adamw_8bit",
+          "adafactor": "adafactor", "sgd": "sgd"}
+
+
+class BadValue(UserError):
+    """A value in the user's files that is not what its key takes (a finding, not bad command-line input)."""
+
+    def __init__(self, message: str, file: str | None, line: int | None):
+        super().__init__(message)
+        self.file, self.line = file, line
+
+
+def where(job: Job, key: str) -> tuple[str | None, int | None]:
+    s = job.settings.get(key)
+    return (s.file, s.line) if s else (job.entry_file, job.entry_line)
+
+
+def fsdp_spec(job: Job):
+    """The job's FSDP setup (Axolotl `fsdp:`/`fsdp_config:`, accelerate `distributed_type: FSDP`, torchtune's
+    distributed recipes), or None."""
+    from rocm_tune.core.runners import fsdp
+
+    s, c = job.settings.get("fsdp"), job.settings.get("fsdp_config")
+    if s is not None or c is not None:
+        first = s if s is not None else c
+        assert first is not None
+        conf = c.value if c is not None and isinstance(c.value, dict) else None
+        return fsdp.spec_from(s.value if s else None, conf, str(first.file))
+    a = job.accelerate or {}
+    if a.get("fsdp"):
+        return fsdp.spec_from(None, a.get("fsdp_config") or {"sharding_strategy": "FULL_SHARD"}, str(a.get("file")))
+    return None
+
+
+def _default(defaults: dict, key: str, fallback):
+    d = defaults.get(key)
+    return (d.value, d.source) if isinstance(d, Default) else (fallback, None)
+
+
+def _said(what: str, value, source: str | None, runner: str) -> str:
+    return f"{what}: not set, {value} assumed" + (f" ({runner}'s default, {source})" if source else " (a guess)")
+
+
+def _precision(job: Job, findings: list[Finding], assumptions: list[str], defaults: dict) -> str:
+    g = job.get
+    if as_bool(g("pure_bf16")):
+        return "pure_bf16"
+    bf, fp = as_bool(g("bf16")), as_bool(g("fp16"))
+    if job.ds is not None:
+        for name, yaml_v, ds_v in (("bf16", bf, job.ds.bf16), ("fp16", fp, job.ds.fp16)):
+            if ds_v is True and not yaml_v:
+                findings.append(Finding("DS_PRECISION_CONFLICT", "error", job.ds.file, job.ds.lines.get(name),
+                                        f"the DeepSpeed JSON enables {name} but the training arguments do not "
+                                        f"(transformers stops with a mismatch error)",
+                                        f'set "{name}": {{"enabled": "auto"}} in the JSON'))
+    if bf:
+        return "bf16"
+    if fp:
+        return "fp16"
+    mp = str((job.accelerate or {}).get("mixed_precision") or "").lower()
+    if mp in ("bf16", "fp16"):
+        job.notes.append(f"precision {mp} from the accelerate config's mixed_precision "
+                         f"({(job.accelerate or {}).get('file')})")
+        return mp
+    value, source = _default(defaults, "precision", None)
+    if value and "pure_fp32" not in job.settings:
+        assumptions.append(f"precision: not set, {job.runner}'s default {value} ({source})")
+        return str(value)
+    if "bf16" not in job.settings and "fp16" not in job.settings:   # `bf16: false` states fp32
+        assumptions.append("precision: no bf16/fp16 key, so the Trainer's fp32 (mixed precision off)")
+    return "fp32"
+
+
+def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> dict:
+    g, s = job.get, job.settings
+    dv, src = _default(defaults, "method", "full")
+    method = str(g("finetuning_type", dv)).lower()
+    if "finetuning_type" not in s:
+        a.append(f"finetuning_type: {job.runner}'s default {dv} ({src})" if src else
+                 "method: no LoRA setting in the script, so full fine-tuning")
+    if method not in ("lora", "full", "freeze"):
+        f.append(Finding("METHOD_NOT_MODELLED", "warning", *where(job, "finetuning_type"),
+                         f"finetuning_type {method!r} is estimated as lora", None))
+        method = "lora"
+    qb = as_int(g("quantization_bit"))
+    if qb is not None and qb not in (4, 8):
+        f.append(Finding("QUANTIZATION_NOT_MODELLED", "warning", *where(job, "quantization_bit"),
+                         f"quantization_bit {qb}: only bitsandbytes 4 and 8 bit are modelled; estimated unquantised",
+                         None))
+    values: dict = {"method": method}
+    if qb in (4, 8) and method == "lora":
+        values.update(method="qlora", quant_bits=qb)
+    if method == "lora":
+        r, la = as_int(g("lora_rank")), as_int(g("lora_alpha"))
+        if r:
+            values["lora_rank"] = r
+        if la:
+            values["lora_alpha"] = la
+        t = str(g("lora_target", "all")).strip()
+        if t == "__peft_default__":           # LoraConfig without target_modules: PEFT's per-architecture default
+            from rocm_tune.core.runners.hf import PEFT_DEFAULT_TARGETS
+
+            t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
+            a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
+        values["lora_targets"] = ("all",) if t in ("all", "all-linear", "") else \
+            tuple(x.strip() for x in t.split(",") if x.strip())
+        if as_bool(g("use_dora")):
+            values["dora"] = True
+    if method == "freeze":
+        n = as_int(g("freeze_trainable_layers"))
+        if n is not None and n < 0:
+            f.append(Finding("FREEZE_FIRST_LAYERS", "warning", *where(job, "freeze_trainable_layers"),
+                             f"freeze_trainable_layers {n}: the FIRST {-n} layers train; estimated as the last "
+                             f"{-n} (activations kept from the first layer on are not modelled)", None))
+            n = -n
+        values["freeze_trainable_layers"] = n or 2
+    return values
+
+
+def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
+    g = job.get
+    values: dict = {}
+    cut = as_int(g("cutoff_len"))
+    if cut is None:
+        dv, src = _default(defaults, "cutoff_len", 1024)
+        if dv == "model":      # no truncation: the model's context
+            cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
+            a.append(f"sequence length: not set, {job.runner} does not truncate: the longest sample may reach the "
+                     f"model's context, {cut} tokens assumed ({src})")
+        else:
+            cut = int(dv)
+            a.append(_said("cutoff_len", cut, src, job.runner))
+    values["cutoff_len"] = cut
+    mb = as_int(g("per_device_train_batch_size"))
+    if mb is None:
+        mb, src = _default(defaults, "micro_batch", 8)
+        a.append(_said("per_device_train_batch_size", mb, src, job.runner))
+    values["micro_batch"] = int(mb)
+    dgc = g("disable_gradient_checkpointing")
+    if dgc is None:
+        gc, src = _default(defaults, "gradient_checkpointing", False)
+        values["gradient_checkpointing"] = bool(gc)
+        a.append(f"gradient checkpointing: {'on' if gc else 'off'} (the runner's default)")
+    else:
+        values["gradient_checkpointing"] = not bool(as_bool(dgc))
+    spec = fsdp_spec(job)
+    if spec is not None and spec.activation_checkpointing and not values["gradient_checkpointing"]:
+        values["gradient_checkpointing"] = True
+        a.append(f"gradient checkpointing: on, by fsdp_activation_checkpointing ({spec.source})")
+    return values
+
+
+def eval_batch_default(job: Job, cfg: TrainConfig, defaults: dict) -> int:
+    """per_device_eval_batch_size as the runner fills it when evaluation is on and the files do not say."""
+    given = as_int(job.get("per_device_eval_batch_size"))
+    if given:
+        return given
+    dv, _src = _default(defaults, "eval_batch", 8)
+    return cfg.micro_batch if dv == "micro_batch" else int(dv)
+
+
+def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> dict:
+    values: dict = {}
+    if gpus is not None:
+        values["gpus"] = gpus
+    elif job.gpus is not None:
+        values["gpus"] = as_int(job.gpus.value) or 1
+        if job.gpus.kind == "assumed":
+            a.append(f"GPUs: `{job.gpus.native}` without --nproc_per_node runs one process (1 GPU)"
+                     if job.gpus.native == "tune run" else "GPUs: a plain `python script.py` runs one process (1 GPU)")
+    else:
+        values["gpus"] = 1
+        every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")
+        a.append("GPUs: not in the files and no --gpus: 1 assumed"
+                 + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else ""))
+    if nodes is not None:
+        values["nodes"] = nodes
+    elif job.nodes is not None:
+        values["nodes"] = as_int(job.nodes.value) or 1
+    if job.ds is not None and job.ds.stage:
+        values["zero_stage"] = job.ds.stage
+        values["offload"] = job.ds.offload
+    return values
+
+
+def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults: dict | None = None
+                 ) -> tuple[TrainConfig, list[Finding], list[str]]:
+    """(TrainConfig, findings, assumptions) of a job; `defaults` = the runner module's DEFAULTS."""
+    defaults = defaults or {}
+    f: list[Finding] = []
+    a: list[str] = []
+    g, s = job.get, job.settings
+    for key in INT_KEYS:
+        setting = s.get(key)
+        if setting is not None and any(c in str(setting.value) for c in ("$(", "`", "${", "$")) \
+                and as_int(setting.value) is None:
+            # computed by the shell when it runs (`$(expr 16 / $nproc_per_node)`): not known here
+            a.append(f"{setting.native} {setting.value}: computed by the shell when the script runs; "
+                     f"the runner's default used here")
+            s = {k: v for k, v in s.items() if k != key}
+            job.settings = s
+            continue
+        if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
+            raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
+    g = job.get
+    values = _method(job, model, f, a, defaults)
+    values["precision"] = _precision(job, f, a, defaults)
+    values.update(_sequence_and_batch(job, model, a, defaults))
+    values["attn"] = _ATTN.get(str(g("flash_attn", "auto")).lower(), "sdpa")
+    if values["attn"] == "fa2" and values["precision"] == "fp32":
+        values["attn"] = "sdpa"
+    values["optim"] = _OPTIM.get(str(g("optim", "adamw_torch")).lower(), "adamw")
+    st = str(g("stage", "sft")).lower()
+    values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
+    if st not in ("sft", "dpo", "pt"):
+        a.append(f"stage {st}: estimated as sft")
+    values.update(_hardware(job, gpus, nodes, a))
+    lf = job.runner in LF_FAMILY
+    executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs
+    values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
+    values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
+    cfg = TrainConfig(**values)
+    if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
+        f.append(Finding("ZERO_ON_ONE_GPU", "warning", job.ds.file if job.ds else None, None,
+                         f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
+                         "run with more GPUs, or drop DeepSpeed"))
+    return cfg, f, a

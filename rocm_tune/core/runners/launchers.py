@@ -1,0 +1,278 @@
+"""Shell scripts and command lines: logical commands with their env, flags and line numbers (pure).
+
+What bash really does is what counts: a backslash joins the next line, but a ``#`` that starts a word on a
+joined line is a comment to the end of that line, so the command ends there and every flag on the lines
+after it is run as a separate (failing) command -- silently dropped from the training (seen in real
+ms-swift scripts, ms-swift#5199). That is reported, not repaired.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from rocm_tune.core.runners.common import Finding
+
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass
+class Token:
+    text: str
+    line: int          # 1-based physical line in the file
+
+
+@dataclass
+class Command:
+    tokens: list[Token]
+    env: dict[str, str]            # prefixes of this command (VAR=value cmd ...)
+    line: int                      # first line
+    dropped: list[Token] = field(default_factory=list)   # flags cut off by a comment inside a continuation
+    cut_line: int | None = None                           # the line that cut them
+    cut_kind: str | None = None                           # comment | space
+
+    @property
+    def argv(self) -> list[str]:
+        return [t.text for t in self.tokens]
+
+
+@dataclass
+class Script:
+    commands: list[Command]
+    exports: dict[str, str]        # export VAR=... and plain VAR=... lines, in file order
+    sbatch: dict[str, tuple[str, int]]   # #SBATCH --key -> (value, line)
+    findings: list[Finding]
+
+
+def _expand(text: str, env: dict[str, str]) -> str:
+    def sub(m: re.Match) -> str:
+        name = m.group(1) or m.group(3)
+        if name in env and env[name] != "":
+            return env[name]
+        if m.group(2) is not None:          # ${VAR:-default}
+            return m.group(2)
+        return m.group(0)
+    return _VAR.sub(sub, text)
+
+
+def _strip_comment(line: str) -> str:
+    """bash: `#` starting a word (outside quotes) comments out the rest of the line; `a#500` is a word."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:   # an unterminated quote in an excerpt: words as written, without the stray quotes
+        return [w.strip("'\"") for w in text.split() if w.strip("'\"")]
+
+
+def _continues(line: str) -> bool:
+    """bash joins the next line only when the backslash is the line's very last character."""
+    return line.rstrip("\r\n").endswith("\\") and not line.lstrip().startswith("#")
+
+
+def _space_after_backslash(line: str) -> bool:
+    """`--flag value \\ ` + spaces: an escaped space, not a continuation -- the command ends on this line."""
+    t = line.rstrip("\r\n")
+    return t != t.rstrip() and t.rstrip().endswith("\\") and not line.lstrip().startswith("#")
+
+
+def _logical_lines(lines: list[str]):
+    """Yield (start_line, [(line_no, text)], dropped[(line_no, text)], (cut kind, cut line) | None) per command.
+
+    Two bash traps end a continued command early, and every line after it up to the end of the chain is then
+    run as other commands: a `#` comment line inside the chain ("comment"), and whitespace after a line's
+    final backslash ("space")."""
+    i, n = 0, len(lines)
+    while i < n:
+        start = i
+        parts = [(i + 1, lines[i])]
+        dropped: list[tuple[int, str]] = []
+        cut = None
+        cur = lines[i]
+        while i + 1 < n and (_continues(cur) or _space_after_backslash(cur)):
+            if _space_after_backslash(cur):
+                cut = ("space", i + 1)
+                j = i
+                while j + 1 < n and lines[j + 1].strip() and (_continues(lines[j]) or _space_after_backslash(lines[j])):
+                    j += 1
+                    dropped.append((j + 1, lines[j]))
+                i = j
+                break
+            i += 1
+            cur = lines[i]
+            if cur.lstrip().startswith("#"):
+                # bash: the comment ends the command; the continuation lines after it are other commands
+                cut = ("comment", i + 1)
+                j = i
+                # the commented line's own backslash is part of the comment: the command is over
+                while j + 1 < n and lines[j + 1].strip() and (lines[j].rstrip().endswith("\\") or j == i):
+                    j += 1
+                    dropped.append((j + 1, lines[j]))
+                    if not lines[j].rstrip().endswith("\\"):
+                        break
+                i = j
+                break
+            parts.append((i + 1, cur))
+        yield start + 1, parts, dropped, cut
+        i += 1
+
+
+def _tokens(parts: list[tuple[int, str]]) -> list[Token]:
+    out: list[Token] = []
+    text = ""
+    starts: list[tuple[int, int]] = []
+    for ln, t in parts:
+        t = _strip_comment(t.rstrip("\n"))
+        if t.rstrip().endswith("\\"):
+            t = t.rstrip()[:-1] + " "
+        starts.append((len(text), ln))
+        text += t + " "
+    pos = 0
+    for w in _split(text):
+        probe = w.split("=", 1)[0] if w.startswith("-") else w
+        at = text.find(probe[:40], pos) if probe else -1
+        if at >= 0:
+            pos = at + 1
+        loc = at if at >= 0 else pos
+        ln = starts[0][1]
+        for off, l in starts:
+            if off <= loc:
+                ln = l
+        out.append(Token(w, ln))
+    return out
+
+
+def parse_script(text: str, file: str) -> Script:
+    lines = text.splitlines()
+    exports: dict[str, str] = {}
+    sbatch: dict[str, tuple[str, int]] = {}
+    findings: list[Finding] = []
+    commands: list[Command] = []
+    for no, line in enumerate(lines, 1):
+        m = re.match(r"^#SBATCH\s+(--?[A-Za-z-]+)(?:[ =](\S+))?", line)
+        if m:
+            sbatch[m.group(1)] = (m.group(2) or "", no)
+    for start, parts, dropped, cut in _logical_lines(lines):
+        toks = _tokens(parts)
+        if not toks:
+            continue
+        words = [t.text for t in toks]
+        if words[0] == "export":
+            for w in words[1:]:
+                m = _ASSIGN.match(w)
+                if m:
+                    exports[m.group(1)] = _expand(m.group(2), exports)
+            continue
+        env: dict[str, str] = {}
+        k = 0
+        # nohup / env / bash -c '...' wrappers
+        while k < len(toks):
+            w = toks[k].text
+            m = _ASSIGN.match(w)
+            if m:
+                env[m.group(1)] = _expand(m.group(2), {**exports, **env})
+                k += 1
+            elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
+                k += 1
+            else:
+                break
+        if k == len(toks):       # plain assignments: shell variables for what follows
+            exports.update(env)
+            continue
+        if toks[k].text in ("bash", "sh") and k + 2 < len(toks) and toks[k + 1].text == "-c":
+            inner = parse_script(toks[k + 2].text, file)
+            base = toks[k + 2].line - 1
+            for c in inner.commands:
+                for t in c.tokens:
+                    t.line += base
+                c.line += base
+                c.env = {**env, **c.env}
+                commands.append(c)
+            findings += inner.findings
+            continue
+        body = [Token(_expand(t.text, {**exports, **env}), t.line) for t in toks[k:]]
+        dropped_toks = _tokens(dropped) if dropped else []
+        cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks)
+        commands.append(cmd)
+        if cut is not None and dropped_toks:
+            kind, cut_line = cut
+            flags = [t.text for t in dropped_toks if t.text.startswith("--")]
+            lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
+                   f"{', ...' if len(flags) > 8 else ''})"
+            if kind == "comment":
+                findings.append(Finding(
+                    "SHELL_COMMENT_CUTS_COMMAND", "error", file, cut_line,
+                    f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
+                    + lost, f"delete line {cut_line} (or move it below the command)"))
+            else:
+                findings.append(Finding(
+                    "SHELL_SPACE_AFTER_BACKSLASH", "error", file, cut_line,
+                    f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
+                    f"continuation: the command ends there and " + lost,
+                    f"delete the spaces after the backslash on line {cut_line}"))
+            cmd.cut_line = cut_line
+            cmd.cut_kind = kind
+    return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings)
+
+
+def without_cutting_comments(text: str) -> tuple[str, list[int]]:
+    """The script as its author meant it: every comment line that cuts a continued command removed, the
+    whitespace after a final backslash removed; and the lines changed. Applied until none is left."""
+    removed: list[int] = []
+    while True:
+        sc = parse_script(text, "")
+        cuts = sorted({(c.cut_line, c.cut_kind) for c in sc.commands if c.cut_line}, reverse=True)
+        if not cuts:
+            return text, sorted(removed)
+        lines = text.splitlines(keepends=True)
+        for ln, kind in cuts:
+            if kind == "space":       # the trailing whitespace goes, the line stays
+                body = lines[ln - 1].rstrip("\r\n")
+                lines[ln - 1] = body.rstrip() + lines[ln - 1][len(body):]
+            else:
+                del lines[ln - 1]
+            removed.append(ln)
+        text = "".join(lines)
+
+
+def flag_values(tokens: list[Token]) -> dict[str, tuple[str, int]]:
+    """--key value / --key=value / bare --flag (-> "true") pairs, last one wins."""
+    out: dict[str, tuple[str, int]] = {}
+    i = 0
+    while i < len(tokens):
+        w = tokens[i].text
+        if w.startswith("--") and len(w) > 2:
+            if "=" in w:
+                k, v = w[2:].split("=", 1)
+                out[k] = (v, tokens[i].line)
+            elif i + 1 < len(tokens) and not tokens[i + 1].text.startswith("--"):
+                vals = [tokens[i + 1].text]
+                j = i + 2
+                # multi-value flags (swift --dataset a b c): keep the first, skip the rest
+                while j < len(tokens) and not tokens[j].text.startswith("-") and "=" not in tokens[j].text \
+                        and not tokens[j].text.endswith((".py", ".yaml", ".yml", ".json")):
+                    j += 1
+                out[w[2:]] = (vals[0], tokens[i].line)
+                i = j
+                continue
+            else:
+                out[w[2:]] = ("true", tokens[i].line)
+        i += 1
+    return out
+
+
+def shquote(s: str) -> str:
+    return shlex.quote(s)

@@ -1,0 +1,202 @@
+"""Megatron-LM arguments (`pretrain_gpt.py --tensor-model-parallel-size 2 ...`) and ms-swift's `megatron sft`
+(`--tensor_model_parallel_size 2 --sequence_parallel true ...`) -> canonical settings plus the model-parallel layout
+(pure).
+
+What Megatron executes (NVIDIA/Megatron-LM megatron/training/arguments.py; ms-swift swift/megatron/argument):
+* TP splits every layer's weights over `tensor_model_parallel_size` GPUs, PP the layers over
+  `pipeline_model_parallel_size` stages, CP the sequence over `context_parallel_size`; data parallel is what is left
+  of the world (world / (TP x PP x CP));
+* `--sequence-parallel` splits the activations outside the TP regions (layer norms, dropout) over TP too;
+* `--use-distributed-optimizer` shards the fp32 main weights and Adam moments over data parallel (ZeRO-1 like);
+* `--micro-batch-size` per GPU, `--global-batch-size` = micro x DP x accumulation; `--seq-length` (ms-swift
+  `--max_length`); `--bf16` / `--fp16`: fp32 main weights + 16-bit model (mixed precision);
+* `--recompute-granularity full|selective` / `--recompute-activations`: activation recomputation."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+
+ML = "NVIDIA/Megatron-LM:megatron/training/arguments.py"
+DEFAULTS = {
+    "method": Default("full", f"{ML} (Megatron trains every weight; ms-swift megatron: train_type full)"),
+    "cutoff_len": Default(2048, "modelscope/ms-swift:swift/megatron/argument/megatron_args.py (max_length / "
+                                "--seq-length; 2048 assumed when neither is given)"),
+    "micro_batch": Default(1, f"{ML} (_add_training_args: --micro-batch-size default None -> 1)"),
+    "eval_batch": Default(1, f"{ML} (evaluation uses the micro-batch size)"),
+    "gradient_checkpointing": Default(False, f"{ML} (--recompute-granularity default None)"),
+    "precision": Default("fp32", f"{ML} (--bf16/--fp16 default False)"),
+    "executes": Default("builtin", f"{ML} (mixed precision: 16-bit model, fp32 main weights and moments)"),
+}
+PARALLEL = {"tensor_model_parallel_size": "tp", "pipeline_model_parallel_size": "pp",
+            "context_parallel_size": "cp", "expert_model_parallel_size": "ep"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    sp: bool = False
+    distributed_optimizer: bool = False
+    device_map: int = 0
+    ep: int = 1                  # expert parallel: the routed experts' weights split over this many GPUs
+    optimizer_offload: bool = False   # --optimizer_cpu_offload: the optimizer state in host RAM          # >0: HF device_map="auto" over this many GPUs in one process (layers split)
+
+    @property
+    def model_parallel(self) -> int:
+        return self.tp * self.pp * self.cp
+
+    def describe(self) -> str:
+        if self.device_map:
+            return f'device_map="auto": the layers split over {self.device_map} GPUs in one process (no DDP)'
+        parts = [f"TP {self.tp}", f"PP {self.pp}", f"CP {self.cp}"] + (["sequence parallel"] if self.sp else []) + \
+            (["distributed optimizer"] if self.distributed_optimizer else []) + \
+            ([f"EP {self.ep}"] if self.ep > 1 else []) + (["optimizer in host RAM"] if self.optimizer_offload else [])
+        return "Megatron " + ", ".join(parts)
+
+
+def norm(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def is_megatron_args(flags: dict) -> bool:
+    keys = {norm(k) for k in flags}
+    return bool(keys & set(PARALLEL)) or "micro_batch_size" in keys and "global_batch_size" in keys
+
+
+SWIFT_MEGATRON = "modelscope/ms-swift:swift/megatron/argument/megatron_args.py"
+
+
+def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
+               ) -> tuple[dict[str, Setting], list[str]]:
+    """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes. `swift`: ms-swift's
+    `megatron sft`, whose defaults differ from Megatron-LM's: the checkpoint's dtype (bf16) and the distributed
+    optimizer on (SWIFT_MEGATRON: torch_dtype None, use_distributed_optimizer True)."""
+    out: dict[str, Setting] = {}
+    notes: list[str] = []
+    f = {norm(k): v for k, v in flags.items()}
+    if swift:
+        if not any(k in f for k in ("bf16", "fp16", "torch_dtype")):
+            out["bf16"] = Setting("bf16", True, file, None, "torch_dtype", "assumed")
+            notes.append(f"ms-swift megatron: torch_dtype not set, the checkpoint's bf16 ({SWIFT_MEGATRON})")
+        if "use_distributed_optimizer" not in f:
+            out["__distopt__"] = Setting("__distopt__", True, file, None, "use_distributed_optimizer", "assumed")
+
+    def put(key, value, native, line):
+        out[key] = Setting(key, value, file, line, native, "flag")
+
+    for native, key in (("micro_batch_size", "per_device_train_batch_size"), ("seq_length", "cutoff_len"),
+                        ("max_length", "cutoff_len"), ("global_batch_size", "global_batch_size"),
+                        ("model", "model_name_or_path"), ("load", "model_name_or_path"),
+                        ("hf_checkpoint", "model_name_or_path")):
+        if native in f and key not in out:
+            v = f[native][0]
+            if key == "model_name_or_path" and re.search(r"[-_]mcore/?$", v, re.IGNORECASE):
+                notes.append(f"--{native} {v}: a Megatron (mcore) conversion of {re.sub(r'[-_]mcore/?$', '', v)}")
+                v = re.sub(r"[-_]mcore/?$", "", v, flags=re.IGNORECASE)
+            put(key, v, native, f[native][1])
+    for native, key in (("bf16", "bf16"), ("fp16", "fp16")):
+        if native in f and as_bool(f[native][0]) is not False:
+            put(key, True, native, f[native][1])
+    if "torch_dtype" in f:
+        d = f["torch_dtype"][0].lower()
+        put("bf16" if "bf" in d else "fp16" if "16" in d else "pure_fp32", True, "torch_dtype", f["torch_dtype"][1])
+    rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method")
+    if rec is not None and str(rec[0]).lower() not in ("none", "false"):
+        put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
+        out["disable_gradient_checkpointing"].invert = True
+    tt = f.get("train_type") or f.get("tuner_type")       # ms-swift 4 renamed train_type to tuner_type
+    if tt is not None:
+        put("finetuning_type", "lora" if "lora" in tt[0].lower() else "full", "train_type", tt[1])
+    for native, short in PARALLEL.items():
+        if native in f and as_int(f[native][0]):
+            put(f"__{short}__", as_int(f[native][0]), native, f[native][1])
+    for native in ("cross_entropy_loss_fusion", "cross_entropy_fusion_impl"):
+        if native in f and as_bool(f[native][0]) is not False:
+            put("cut_cross_entropy", True, native, f[native][1])
+    if "sequence_parallel" in f and as_bool(f["sequence_parallel"][0]) is not False:
+        put("__sp__", True, "sequence_parallel", f["sequence_parallel"][1])
+    if "use_distributed_optimizer" in f:
+        put("__distopt__", as_bool(f["use_distributed_optimizer"][0]) is not False, "use_distributed_optimizer",
+            f["use_distributed_optimizer"][1])
+    if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
+        put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
+    for native in ("lora_rank", "lora_alpha"):
+        if native in f:
+            put(native, f[native][0], native, f[native][1])
+    return out, notes
+
+
+def layout(settings: dict, world: int) -> Layout | None:
+    """The model-parallel layout a job's settings state (Megatron flags, device_map), or None when none."""
+    g = {k: s.value for k, s in settings.items()}
+    dm = g.get("device_map")
+    per = as_int(g.get("__devmap_gpus__")) or world      # GPUs one process spans (ms-swift: visible / NPROC)
+    if isinstance(dm, str) and dm.lower() in ("auto", "balanced", "balanced_low_0", "sequential") and per > 1:
+        return Layout(device_map=per)
+    tp, pp, cp = (as_int(g.get(k)) or 1 for k in ("__tp__", "__pp__", "__cp__"))
+    # ms-swift `--sequence_parallel_size N` (Ulysses / ring attention): each GPU holds 1/N of every sequence's
+    # activations; the model states stay whole (DDP) -- the same split as Megatron's context parallelism
+    cp = cp * (as_int(g.get("sequence_parallel_size")) or 1)
+    sp = bool(g.get("__sp__"))
+    ep = as_int(g.get("__ep__")) or 1
+    if tp == pp == cp == ep == 1 and not sp and not g.get("__distopt__") and not g.get("__optoff__"):
+        return None
+    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep,
+                  optimizer_offload=bool(g.get("__optoff__")))
+
+
+# AMD Primus (AMD-AGI/Primus, docs/02-user-guide): an experiment YAML whose `modules.<pre|post>_trainer` names the
+# framework (megatron / megatron_bridge), the model file (`qwen3_32b.yaml`) and Megatron `overrides`; started by
+# `primus-cli ... train pretrain|posttrain --config X`.
+PRIMUS = "AMD-AGI/Primus:docs/02-user-guide/posttraining.md"
+
+
+def primus_module(d) -> dict | None:
+    """The Megatron trainer module of a Primus experiment mapping, or None."""
+    mods = d.get("modules") if isinstance(d, dict) else None
+    if not isinstance(mods, dict):
+        return None
+    for m in mods.values():
+        if isinstance(m, dict) and str(m.get("framework", "")).startswith("megatron"):
+            return m
+    return None
+
+
+def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str]]:
+    mod: dict = primus_module(data) or {}
+    raw = mod.get("overrides")
+    over: dict = raw if isinstance(raw, dict) else {}
+    lines: dict[str, int] = {}
+    for no, t in enumerate(text.splitlines(), 1):
+        k = t.strip().split(":", 1)[0]
+        if ":" in t and not t.lstrip().startswith("#"):
+            lines.setdefault(k, no)
+    flags = {k: (str(v), lines.get(k, 0)) for k, v in over.items() if v is not None and not isinstance(v, dict)}
+    if str(over.get("peft") or "").lower() in ("lora", "dora"):
+        flags["tuner_type"] = ("lora", lines.get("peft", 0))
+    prec = str(over.get("precision_config") or "").lower()
+    if "bf16" in prec:
+        flags["bf16"] = ("true", lines.get("precision_config", 0))
+    elif "fp16" in prec:
+        flags["fp16"] = ("true", lines.get("precision_config", 0))
+    if "use_distributed_optimizer" not in flags:
+        # Megatron-Bridge's recipes (and Primus' configs built on them) shard the optimizer over data parallel
+        flags["use_distributed_optimizer"] = ("true", 0)
+        extra = ["Primus / Megatron-Bridge: the distributed optimizer is on (its recipes' default)"]
+    else:
+        extra = []
+    out, notes = read_flags(flags, file)
+    notes += extra
+    model = os.path.splitext(os.path.basename(str(mod.get("model") or "")))[0]
+    if model and "model_name_or_path" not in out:
+        # qwen3_32b -> qwen3-32b; qwen2_5_7b -> qwen2.5-7b (a version's point only before a size)
+        name = re.sub(r"(\d)_(\d+)_(\d+(?:\.\d+)?[bBmM])", r"\1.\2-\3", model).replace("_", "-")
+        out["model_name_or_path"] = Setting("model_name_or_path", name, file, lines.get("model"), "model", "yaml")
+    notes.append(f"AMD Primus experiment ({mod.get('framework')}): the model file {mod.get('model')} and the "
+                 f"Megatron overrides are read ({PRIMUS})")
+    return out, notes

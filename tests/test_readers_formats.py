@@ -1,0 +1,129 @@
+"""Issue 26 item 2: the configs users paste -- torchtune recipes and `tune run`, Megatron-LM / `megatron sft`
+arguments (TP/PP/CP/SP), notebooks with device_map="auto" and paged optimizers, a command line in a .txt -- are
+read and answered. Fixtures follow public examples (torchtune recipes/configs/llama3_1/8B_lora.yaml, ms-swift
+examples/train/megatron, Megatron-LM examples/gpt3, HF/TRL notebooks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocm_tune.core.check import check
+
+FX = Path(__file__).parent / "fixtures" / "readers"
+
+
+def test_tune_run_reads_the_recipe_config_and_its_overrides():
+    rep = check([str(FX / "run.sh"), str(FX / "8B_lora.yaml")], gpu_id="mi210")
+    c = rep.cfg
+    assert rep.runner == "torchtune" and c is not None
+    assert (c.method, c.lora_rank, c.precision) == ("lora", 8, "pure_bf16")          # dtype bf16: no autocast
+    assert (c.cutoff_len, c.micro_batch, c.gpus) == (4096, 4, 2)          # key=value overrides, --nproc_per_node
+    assert c.gradient_checkpointing is False
+    assert rep.execution and "FSDP" in rep.execution.get("sharding", "")   # lora_finetune_distributed
+    # the fix changes the override on the command line (it wins over the YAML), keeping the effective batch
+    assert rep.verdict == "oom" and rep.fix is not None
+    assert "batch_size=4" not in rep.fix["files"]["run.sh"] and rep.fix["changes"]["per_device_train_batch_size"] < 4
+
+
+def test_megatron_tp_pp_sp_divide_the_memory():
+    rep = check([str(FX / "pretrain.sh")], gpu_id="mi250x")
+    assert rep.runner == "megatron" and rep.cfg is not None and rep.cfg.world_size == 8
+    assert any("TP 4, PP 2" in n for n in rep.est_notes)
+    # the same job without model parallelism holds the whole model's states on each GPU
+    no_mp = FX.parent / "readers" / "pretrain.sh"
+    text = no_mp.read_text().replace("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2", "")
+    plain = check_text(text, "mi250x")
+    assert rep.memory["step"]["peak_allocated_bytes"] * 3 < plain.memory["step"]["peak_allocated_bytes"]
+
+
+def check_text(text: str, gpu: str, name: str = "x.sh"):
+    import tempfile
+
+    d = Path(tempfile.mkdtemp())
+    (d / name).write_text(text)
+    return check([str(d / name)], gpu_id=gpu)
+
+
+def test_swift_megatron_sft_counts_the_visible_gpus():
+    rep = check([str(FX / "megatron.sh")], gpu_id="mi300x")
+    assert rep.runner == "megatron" and rep.cfg.world_size == 8 and rep.verdict == "fits"
+    assert rep.cfg.gradient_checkpointing and rep.cfg.micro_batch == 4
+
+
+def test_notebook_device_map_and_paged_optimizer():
+    rep = check([str(FX / "ft.ipynb")], gpu_id="rtx4090", gpus=2)
+    assert rep.cfg is not None and rep.cfg.optim == "paged_adamw_8bit"
+    codes = {f.code for f in rep.findings}
+    assert "PAGED_OPTIMIZER" in codes and "DDP_LORA_REENTRANT" not in codes
+    one = check([str(FX / "ft.ipynb")], gpu_id="rtx4090", gpus=1)
+    # layers split over 2 GPUs in one process: each holds about half
+    assert rep.memory["step"]["peak_allocated_bytes"] < 0.6 * one.memory["step"]["peak_allocated_bytes"]
+
+
+def test_a_command_line_pasted_into_a_text_file():
+    rep = check([str(FX / "args.txt")], gpu_id="mi250x")
+    c = rep.cfg
+    assert rep.runner == "llamafactory" and c is not None
+    assert (c.method, c.cutoff_len, c.micro_batch, c.zero_stage, c.gpus) == ("full", 4096, 1, 3, 4)
+
+
+CONFIG_DATACLASS = '''
+from dataclasses import dataclass, field
+
+@dataclass
+class TrainConfig:
+    model_name: str = "Qwen/Qwen2.5-3B-Instruct"
+    max_sequence_length: int = 4096
+    batch_size: int = 2
+    gradient_accumulation_steps: int = 8
+    use_lora: bool = True
+    lora_rank: int = 16
+    lora_target_modules: list = field(default_factory=lambda: ["q_proj", "v_proj"])
+    bf16: bool = True
+'''
+
+
+def test_a_config_dataclass_is_read_by_its_names(tmp_path):
+    rep = check_text(CONFIG_DATACLASS, "mi210", "train_config.py")
+    c = rep.cfg
+    assert c is not None and rep.runner == "hf"
+    assert (c.method, c.lora_rank, c.cutoff_len, c.micro_batch, c.precision) == ("lora", 16, 4096, 2, "bf16")
+    assert c.lora_targets == ("q_proj", "v_proj")
+
+
+SWIFT_MEGATRON_MOE = """NPROC_PER_NODE=2 CUDA_VISIBLE_DEVICES=0,1 \\
+megatron sft \\
+    --model Qwen/Qwen3-30B-A3B \\
+    --tuner_type lora --lora_rank 8 \\
+    --expert_model_parallel_size 2 \\
+    --micro_batch_size 8 --global_batch_size 16 \\
+    --recompute_granularity full --max_length 2048 \\
+    --cross_entropy_loss_fusion true
+"""
+
+
+def test_swift_megatron_defaults_and_expert_parallel():
+    with_ep = check_text(SWIFT_MEGATRON_MOE, "mi300x")
+    assert with_ep.runner == "megatron" and with_ep.cfg.precision == "bf16"      # ms-swift: the checkpoint's dtype
+    no_ep = check_text(SWIFT_MEGATRON_MOE.replace("--expert_model_parallel_size 2 \\\n", ""), "mi300x")
+    w_ep = with_ep.memory["load"]["peak_allocated_bytes"]
+    w_no = no_ep.memory["load"]["peak_allocated_bytes"]
+    assert 0.5 * w_no < w_ep < 0.6 * w_no          # the routed experts (~95 % of Qwen3-30B-A3B) split over 2 GPUs
+
+
+def test_amd_primus_experiment_yaml():
+    rep = check([str(FX / "primus_qwen3_32b_lora.yaml")], gpu_id="mi300x", gpus=8)
+    c = rep.cfg
+    assert rep.runner == "megatron" and c is not None
+    assert (c.method, c.precision, c.cutoff_len, c.micro_batch, c.gradient_checkpointing) == \
+        ("lora", "bf16", 8192, 4, True)
+    assert rep.model is not None and rep.model.name == "qwen3-32b"       # from the experiment's model file name
+    assert any("TP 2" in n and "sequence parallel" in n for n in rep.est_notes)
+
+
+def test_arguments_pasted_without_their_command():
+    rep = check([str(FX / "flags_only.txt")], gpu_id="rtx4090")
+    c = rep.cfg
+    assert rep.runner == "hf" and c is not None
+    assert (c.method, c.lora_rank, c.cutoff_len, c.micro_batch, c.precision) == ("lora", 16, 2048, 4, "bf16")
+    assert any("without the command" in n for n in rep.job.notes)
