@@ -154,6 +154,53 @@ REAL_LINES = [
      "huggingface/autotrain-advanced#292"),
     ("child-failed", "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal "
      "SIGTERM", "hpcaitech/ColossalAI#3514"),
+    # issue 26: the same families in the other spellings real logs use
+    ("kernel-oom-killer", "[26002.109061] Out of memory: Killed process 576419 (python) total-vm:78521468kB, "
+     "anon-rss:54398260kB, file-rss:2628kB, shmem-rss:0kB, UID:1000 pgtables:119448kB oom_score_adj:0",
+     "deepseek-ai/DeepSeek-VL2#90 (dmesg)"),
+    ("kernel-oom-killer", "[2059991.491436] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,"
+     "mems_allowed=0,global_oom,task_memcg=/user.slice,task=python3,pid=25315,uid=0", "pcyin/tranX#41 (dmesg)"),
+    ("host-alloc-failed", "RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't "
+     "allocate memory: you tried to allocate", "deepspeedai/DeepSpeed#3860"),
+    ("host-oom-killed", "2020-11-24 20:22:28.106 /bin/bash: line 27: 318 Killed sh start.sh",
+     "divamgupta/deep-clustering-kingdra#2"),
+    ("host-oom-killed", "[2025-09-10 20:17:40,120] [ERROR] failed (exitcode: -9) local_rank: 0 (pid: 438) of binary: "
+     "/opt/conda/bin/python", "hiyouga/LlamaFactory#9116 (title, with the launcher's timestamp)"),
+    ("fp16-scale-collapsed", "Gradient overflow. Skipping step, loss scaler 0 reducing loss scale to "
+     "2.002083095183101e-146", "NVIDIA/apex#318"),
+    ("nccl-peer-gone", "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+     "NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5", "NVIDIA/nccl#2076"),
+    ("nccl-peer-gone", "socketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer",
+     "NVIDIA/nccl#2076"),
+    ("nccl-error", "kolyoz2:25146:25854 [0] ib_plugin.c:1105 NCCL WARN NET/IB : Got completion from peer "
+     "10.0.35.1<49189> with error 4, opcode 5327, len 5327, vendor err 81 (Send)", "NVIDIA/nccl-tests#252"),
+    ("miopen-error", "MIOpen Error: /MIOpen/src/ocl/convolutionocl.cpp:831: Forward Convolution cannot be executed "
+     "due to incorrect params", "ROCm/MIOpen#1994 (DCU under Slurm)"),
+    ("miopen-error", "RuntimeError: miopenStatusUnknownError", "ROCm/legacy-rocm-build#2587"),
+    ("hip-runtime-error", "!!! Exception during processing !!! HIP error: invalid argument", "ROCm/TheRock#2707"),
+    ("hip-invalid-device-function", "torch.AcceleratorError: HIP error: invalid device function",
+     "pytorch/pytorch#164346"),
+    ("hip-invalid-device-function", "[BUG] ROCm/WSL \"HIP error: no kernel image is available for execution on the "
+     "device\"", "huggingface/sentence-transformers#2903"),
+    ("rocblas-no-tensile-arch", "rocBLAS error: Could not initialize Tensile host: No devices found",
+     "ollama/ollama#6685 (rootless container: /dev/kfd not readable)"),
+    ("no-gpu-visible", "Unable to open /dev/kfd read-write: Permission denied", "ROCm/ROCm-docker#116"),
+    ("hf-cache-permission", "ERROR:    PermissionError: [Errno 13] Permission denied: '/app/aphrodite-engine/.triton'",
+     "dphnAI/sonar#458 (triton cache)"),
+    ("hf-cache-permission", "PermissionError: [Errno 13] Permission denied: '/tmp/triton/d645ef562cfc8f31ab6c7b88eccac0f6"
+     ".lock'", "triton-lang/triton#518"),
+    ("amdgpu-ids-missing", "/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory",
+     "ROCm/pytorch#984 (not fatal; pytorch/pytorch#147791 removed it as benign)"),
+    ("hipblaslt-unsupported", "rocBLAS error: No hipBLASLt solution found", "LykosAI/StabilityMatrix#1390"),
+    ("hipblaslt-unsupported", "rocblaslt warning: No paths matched /opt/hipBLASLt/build/release/library/../Tensile/"
+     "library/*gfx906*co. Make sure that HIPBLASLT_TENSILE_LIBPATH is set correctly.", "ROCm/hipBLASLt#251"),
+    ("torch-compile-error", "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+     "ROCm/legacy-rocm-build#3060 (RX 7900 XTX)"),
+    ("torch-compile-error", "Pass execution failedLLVM ERROR: Failed to translate TritonGPU to LLVM IR.",
+     "pytorch/pytorch#101137 (ROCm 5.5)"),
+    ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
+     "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
+     "UserWarning with an error's words is still a warning)"),
     ("python-exception", "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
      "calibration deepspeed-2682"),
 ]

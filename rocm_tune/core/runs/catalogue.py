@@ -28,7 +28,7 @@ FAMILIES: tuple[str, ...] = (
     "slurm_time_limit_preemption", "disk_full_save",
     # found in real threads beyond the issue's list
     "cuda_error", "nan_loss", "missing_package", "flash_attn_error", "config_error", "model_download", "benign_warning",
-    "launcher_exit", "unknown",
+    "launcher_exit", "compile_error", "unknown",
 )
 
 PRIORITY = {"root": 3, "weak": 2, "consequence": 1, "context": 0}
@@ -92,9 +92,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "is reserved but unallocated it is fragmentation: set " + _EXPANDABLE,
          "rerun one step with RECORD_VRAM=1 / `rocm-tune preflight PLAN` and compare peak memory with the GPU's",
          (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate", r"OutOfMemoryError",
-          r"hipErrorOutOfMemory", r"CUBLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
-          r"CUDA out of memory", r"HIP out of memory"),
-         ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED"),
+          r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
+          r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
+          r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
+          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory"),
+         ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+          "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log")),
     # ------------------------------------------------------------------ host_ram_oom
@@ -108,11 +111,45 @@ SIGNATURES: tuple[Signature, ...] = (
          "`dmesg -T | grep -i 'killed process'` (or `journalctl -k`) shows the OOM killer's line for that PID; "
          "watch `free -g` during start-up",
          (r"exitcode\s*:?\s*-9\b", r"Signal 9 \(SIGKILL\) received by PID", r"exits with return code = -9",
-          r"died with <Signals\.SIGKILL: 9>", r"Out of memory: Killed process \d+", r"oom[-_]kill(?:er)? event",
-          r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed"),
-         ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill"),
+          r"died with <Signals\.SIGKILL: 9>", r"oom[-_]kill(?:er)? event",
+          r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
+          r"[ =:]*(?:137|-9)\b", r"killed by signal:? ?(?:9|SIGKILL)\b", r"received signal SIGKILL",
+          r"(?:^|: )(?:line \d+: +)?\d+ Killed\s+\S", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
+          r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b"),
+         ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
+          "killed by signal"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
+    _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
+         "(host RAM or the container's/cgroup's memory limit ran out)",
+         "the machine (or the job's cgroup / container memory limit) ran out of RAM and the kernel killed the "
+         "biggest process: the training rank",
+         "give the job more host RAM or need less of it: offload only the optimizer (not the parameters), "
+         "fewer ranks per node, low_cpu_mem_usage loading, fewer preprocessing/dataloader workers; in a container "
+         "raise its memory limit (docker --memory / Kubernetes resources.limits.memory); under Slurm --mem",
+         "`dmesg -T | grep -iE 'killed process|oom'` shows the kill with the process's RSS",
+         (r"Out of memory: Killed process \d+", r"Memory cgroup out of memory: Kill(?:ed)? process",
+          r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process"),
+         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper"),
+         sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
+                  "Kubernetes pod status OOMKilled")),
+    _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
+         "the process could not get host RAM (or pinned host memory): loading the whole model on every rank, "
+         "CPU offload of optimizer states/parameters, pinned buffers, dataloader workers, or a cgroup limit",
+         "need less host RAM: offload only the optimizer (not the parameters) or no offload, fewer ranks per node, "
+         "low_cpu_mem_usage / load on rank 0 only, fewer dataloader/preprocessing workers, pin_memory off for "
+         "offload; or a node with more RAM (under Slurm --mem)",
+         "`free -g` while it starts; DeepSpeed's `CPU Virtual Memory: used = ...` lines",
+         (r"DefaultCPUAllocator: (?:can't|not enough memory|could not|failed to) ?allocate",
+          r"\[Errno 12\] Cannot allocate memory", r"std::bad_alloc",
+          r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:\w+\.)*MemoryError\b(?!:? ?\w*(?:GPU|CUDA|HIP))",
+          r"(?:cudaHostAlloc|hipHostMalloc|hipHostAlloc|cudaMallocHost|hipMallocHost)\S*.{0,40}(?:fail|error)",
+          r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
+          r"Cannot allocate memory"),
+         ("DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
+          "Cannot allocate memory"),
+         sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
+                  "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
          "the process's host memory use reached the machine's limit (ZeRO offload states, model loading): the "
          "kernel OOM killer is next",
@@ -127,8 +164,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "request more memory (#SBATCH --mem=...) or need less host RAM (CPU offload, dataloader workers)",
          "`sacct -j JOBID -o JobID,State,MaxRSS,ReqMem`",
          (r"Detected \d+ oom[-_]kill event", r"Some of your processes may have been killed by the cgroup "
-          r"out-of-memory handler"),
-         ("oom-kill", "oom_kill", "out-of-memory handler"), sources=("Slurm slurmstepd messages",)),
+          r"out-of-memory handler", r"(?:Exceeded|exceeded) (?:job |step )?memory limit",
+          r"Job \d+ exceeded memory limit"),
+         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -170,11 +208,33 @@ SIGNATURES: tuple[Signature, ...] = (
          "read the NCCL WARN lines just before; check `rocm-tune doctor` (IOMMU/P2P); set NCCL_DEBUG=INFO; "
          "for a single node try NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 to locate the transport",
          "rccl-tests / nccl-tests all_reduce_perf on the same GPUs",
-         (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclRemoteError|ncclInvalidUsage",
-          r"NCCL error in: \S+"),
-         ("nccl", "NCCL error"), sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
+         (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclInvalidUsage",
+          r"NCCL error in: \S+(?!.*(?:remote process exited|ncclRemoteError|Connection reset|Connection closed))",
+          r"(?:NCCL|RCCL|nccl|rccl)\w*.{0,200}(?:unhandled system error|invalid usage|internal error|unhandled cuda "
+          r"error|unhandled hip error)",
+          r"NCCL WARN (?:Bootstrap|NET/Socket|NET/IB|NET)\s*:.{0,120}(?:no socket interface|[Nn]o (?:usable )?"
+          r"(?:interface|device)|failed|error|[Cc]ould not)",
+          r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed"),
+         ("nccl", "NCCL", "RCCL", "rccl", "socket interface", "Got completion", "connectFullMesh"),
+         sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
                                           "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
                                           "error)",)),
+    _sig("nccl-peer-gone", "nccl_rccl_timeout_hang", "error", "weak", "a peer rank went away or the network "
+         "between ranks failed (NCCL/RCCL remote error)",
+         "the collective lost its peer: another rank exited (its own error, or the OOM killer) or the network "
+         "between the nodes dropped the connection (wrong interface, InfiniBand/RoCE fault, firewall)",
+         "look first for a rank that died earlier (an error or a kill on another node: that is the cause); "
+         "otherwise the network: NCCL_SOCKET_IFNAME to the interface the nodes share, NCCL_IB_DISABLE=1 to test "
+         "without InfiniBand, open the ports between the nodes",
+         "NCCL_DEBUG=INFO: the 'via NET/...' lines name the transport; `ibstat` / `ibv_devinfo` on each node",
+         (r"remote process exited or there was a network error", r"ncclRemoteError",
+          r"Connection reset by peer", r"Connection closed by remote peer", r"NCCL WARN .{0,120}Broken pipe",
+          r"socketProgress\w*: .{0,80}(?:failed|[Cc]onnection)"),
+         ("remote process exited", "ncclRemoteError", "Connection reset", "Connection closed", "Broken pipe",
+          "socketProgress"),
+         sources=("NVIDIA/nccl#2076 (remote process exited or there was a network error ... socketProgressOpt: Call to "
+                  "recv from ... failed : Connection reset by peer)", "NVIDIA/nccl#1141")),
     _sig("rendezvous-timeout", "nccl_rccl_timeout_hang", "error", "weak", "ranks could not meet (rendezvous/"
          "socket timeout)",
          "the ranks could not connect to the master address/port (a node did not start, a firewall, a wrong "
@@ -208,7 +268,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "train in bf16 where the GPU has it natively, otherwise fp32; if fp16 must stay, lower the learning "
          "rate and set DeepSpeed fp16.initial_scale_power 16, loss_scale_window 1000",
          "the OVERFLOW! lines before it: each step halves the scale",
-         (r"Current loss scale already at minimum",), ("loss scale already",),
+         (r"Current loss scale already at minimum", r"loss scale (?:is )?already at (?:its )?minimum",
+          r"[Mm]inimum loss scale reached"),
+         ("loss scale already", "oss scale reached"),
          sources=("calibration lf-251 (Exception: Current loss scale already at minimum - cannot decrease scale "
                   "anymore. Exiting run.)",)),
     _sig("loss-collapse", "fp16_overflow", "error", "root", "the loss collapsed to 0.0 (grad_norm NaN)",
@@ -220,6 +282,17 @@ SIGNATURES: tuple[Signature, ...] = (
          (), (), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
                           "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log — found from the loss series "
                           "(alerts.AlertEngine), not from one line")),
+    _sig("fp16-scale-collapsed", "fp16_overflow", "error", "weak", "fp16 loss scale driven down to 1 or below",
+         "fp16 gradients overflow step after step, so the dynamic loss scaler halved the scale down to (or below) "
+         "1: every such step is skipped and the model does not learn (the next overflow stops DeepSpeed)",
+         "train in bf16 where the GPU has it natively, otherwise fp32; if fp16 must stay, lower the learning "
+         "rate, clip gradients, and check the data for extreme values",
+         "the OVERFLOW!/Gradient overflow lines before it: each halves the scale",
+         (r"Attempted loss scale: [\d.e+-]+, reducing to (?:0?\.\d+|1(?:\.0+)?|[\d.]+e-\d+)\s*$",
+          r"reducing loss scale to (?:0?\.\d+|1(?:\.0+)?|[\d.]+e-\d+)\s*$"),
+         ("reducing to", "reducing loss scale to"),
+         sources=("NVIDIA/apex#318 (Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to "
+                  "2.002083095183101e-146)",)),
     _sig("fp16-overflow-skip", "fp16_overflow", "info", "context", "fp16 overflow: one optimizer step skipped",
          "the dynamic loss scaler found inf/NaN gradients and halved the scale; a few at the start are it "
          "calibrating, a long streak is a real overflow",
@@ -234,9 +307,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "bf16 where native, else fp32; lower the learning rate; clip gradients (max_grad_norm 0.5-1.0); resume "
          "from the last good checkpoint",
          "the step where loss/grad_norm first turns nan in trainer_log.jsonl",
-         (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': nan",
-          r"'loss': nan", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b"),
-         ("nan", "NaN"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+         (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': '?(?:nan|-?inf)\b",
+          r"'loss': '?(?:nan|-?inf)\b", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b",
+          r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b"),
+         ("nan", "NaN", "inf", "Infinity"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
          "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
@@ -259,8 +333,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`roc-obj-ls $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so "
          "| grep gfx` and `rocminfo | grep gfx`",
          (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction", r"hipErrorNoBinaryForGpu",
-          r"No device code available for function"),
-         ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code"),
+          r"No device code available for function", r"Unable to find code object for all current devices",
+          r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
+          r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for"),
+         ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
+          "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image"),
          sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",)),
     _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
          "this GPU architecture",
@@ -269,7 +346,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "set HSA_OVERRIDE_GFX_VERSION=10.3.0 (RDNA2 gfx103x) or 11.0.0 (RDNA3) before starting, or build "
          "rocBLAS for the arch",
          "`ls /opt/rocm/lib/rocblas/library | grep gfx`",
-         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*",), ("TensileLibrary",),
+         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile host",
+          r"(?:Cannot read|Could not load|cannot open) \S*TensileLibrary", r"TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
+          r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
+         ("TensileLibrary", "Tensile host", "rocBLAS error"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
                   "/opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : "
                   "gfx1036)",)),
@@ -281,9 +361,14 @@ SIGNATURES: tuple[Signature, ...] = (
          "video and render groups, pass --device=/dev/kfd --device=/dev/dri to the container",
          "`rocm-tune doctor`; `python -c 'import torch;print(torch.version.hip, torch.cuda.device_count())'`",
          (r"No HIP GPUs are available", r"No CUDA GPUs are available", r"Found no NVIDIA driver on your system",
-          r"Torch not compiled with CUDA enabled", r"hipErrorNoDevice"),
-         ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice"),
-         sources=("seeds/002 (No HIP GPUs are available)",)),
+          r"Torch not compiled with CUDA enabled", r"hipErrorNoDevice", r"no ROCm-capable device is detected",
+          r"Unable to open /dev/kfd", r"(?:/dev/kfd|/dev/dri\S*)'?:? ?(?:Permission denied|Operation not permitted)",
+          r"Permission denied:? '?/dev/(?:kfd|dri)", r"is not member of \"?\w+\"? group, the default DRM access group",
+          r"hsa api call failure at: .{0,120}hsa_init"),
+         ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
+          "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init"),
+         sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
+                  "read-write: Permission denied)")),
     _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
          "a kernel read or wrote outside its memory: a bug in a kernel for this arch, an HSA override that "
          "does not fit the GPU, or an out-of-range index",
@@ -293,6 +378,35 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
          ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress")),
+    _sig("miopen-error", "hip_error", "error", "root", "MIOpen (ROCm's DNN library) failed",
+         "MIOpen could not build or run a kernel for this GPU: an architecture the installed MIOpen has no "
+         "kernels/compiler support for, a MIOpen version that does not match the ROCm runtime, or an unreadable "
+         "kernel cache/database",
+         "use the MIOpen that ships with the ROCm/PyTorch build; on consumer cards set HSA_OVERRIDE_GFX_VERSION to a "
+         "supported sibling; point MIOPEN_USER_DB_PATH / MIOPEN_CUSTOM_CACHE_DIR at a writable directory; "
+         "MIOPEN_FIND_MODE=FAST to avoid tuning",
+         "`MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=4` on a one-step rerun",
+         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error"),
+         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error"),
+         sources=("ROCm/MIOpen#1994 (MIOpen Error: /MIOpen/src/ocl/convolutionocl.cpp:831: Forward Convolution "
+                  "cannot be executed due to incorrect params)",)),
+    _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
+         "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
+         "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
+         "install the PyTorch wheel for the installed ROCm version (torch.version.hip), check the GPU is in the "
+         "ROCm support matrix (consumer RDNA: HSA_OVERRIDE_GFX_VERSION), rerun with AMD_SERIALIZE_KERNEL=3 to find "
+         "the op",
+         "`rocminfo | grep gfx`; `python -c 'import torch;print(torch.version.hip)'` against `apt show rocm-libs`",
+         (r"HIP error: (?!out of memory|invalid device function|no kernel image)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
+          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE)\w+",
+          r"rocblas_status_(?!success|memory_error)\w+"),
+         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_"),
+         sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
+    _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
+         "only)",
+         "libdrm looks up marketing names in amdgpu.ids; a missing file only leaves the name blank",
+         "nothing (install libdrm-amdgpu-common / the amdgpu-install package to silence it)",
+         "the run continues after it", (r"amdgpu\.ids: No such file or directory",), ("amdgpu.ids",), benign=True),
     _sig("cuda-error", "cuda_error", "error", "root", "CUDA runtime error",
          "a CUDA kernel failed (device-side assert: an index out of range, often labels/vocab; no kernel image: "
          "the GPU's arch is not in the build; illegal memory access)",
@@ -312,8 +426,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "fall back to hipBLAS/rocBLAS — harmless",
          "nothing; set TORCH_BLAS_PREFER_HIPBLASLT=0 to silence it",
          "training steps continue after the warning",
-         (r"hipBLASLt on an unsupported architecture", r"hipBLASLt.{0,40}not supported"),
-         ("hipBLASLt",), benign=True, ignorecase=True,
+         (r"hipBLASLt on an unsupported architecture", r"hipBLASLt.{0,40}not supported",
+          r"rocblaslt warning: No paths matched", r"No hipBLASLt solution found", r"hipBlasLT failed, falling back",
+          r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b"),
+         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed"), benign=True, ignorecase=True,
          sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log")),
     _sig("bitsandbytes-no-gpu", "benign_warning", "info", "context", "bitsandbytes without GPU support",
          "the installed bitsandbytes has no ROCm/CUDA binary; harmless unless the run quantizes (QLoRA, 8-bit "
@@ -336,9 +452,14 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"`use_cache=True` is incompatible with gradient checkpointing",
           r"Some weights of \S+ were not initialized from the model checkpoint",
           r"torch\.utils\.checkpoint: the use_reentrant parameter should be passed explicitly",
-          r"TypedStorage is deprecated", r"NCCL WARN NET/Plugin", r"Plugin load \(librccl-net\.so\)"),
+          r"TypedStorage is deprecated", r"NCCL WARN NET/Plugin", r"Plugin load \(librccl-net\.so\)",
+          r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)Warning\b",
+          r"^\s*warnings\.warn\(", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
+          r"Special tokens have been added in the vocabulary", r"You're using a \w+ ?[Tt]okenizer",
+          r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
-          "librccl-net"), benign=True,
+          "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
+          "okenizer", "pad_token_id", "right-padding", "expandable_segments"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # ------------------------------------------------------------------ deepspeed_build_jit
     _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
@@ -421,8 +542,12 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"PermissionError: \[Errno 13\] Permission denied: '[^']*(?:huggingface|hf_home|/hub/|models--)[^']*'",
           r"-rw------- +\d+ +\S+ +\S+ +[\d.]+[KMGT]? +\w{3} +\d+ +[\d:]+ +[0-9a-f]{40,64}\s*$",
           r"Permission denied.{0,120}(?:huggingface|models--)",
-          r"PermissionError: .{0,200}\.lock'?\s*$"),
-         ("Permission denied", "-rw-------", "PermissionError"),
+          r"PermissionError: .{0,200}\.lock'?\s*$",
+          # any cache a training run writes: HF/datasets/ModelScope, triton, torch extensions/inductor, MIOpen
+          r"(?:Permission denied|Read-only file system)\W{0,4}'?[^'\n]{0,200}(?:/\.cache/|_cache\b|/cache/|\.triton|"
+          r"triton|torch_extensions|torchinductor|modelscope|miopen|HF_HOME|TRANSFORMERS_CACHE)",
+          r"(?:cache|CACHE)[\w ]{0,40}(?:is not writable|not writable|isn't writable|cannot be written)"),
+         ("Permission denied", "-rw-------", "PermissionError", "Read-only file system", "writable", "written"),
          sources=("calibration hfhub-1215 (-rw------- 1 unj46ad six   665 Sep 14 19:08 "
                   "10c66461e4c109db5a2196bff4bb59be30396ed8)",)),
     # ------------------------------------------------------------------ unrecognized_model_type_adapter
@@ -499,8 +624,31 @@ SIGNATURES: tuple[Signature, ...] = (
          "built for this torch and GPU",
          "`python -c 'import flash_attn'`",
          (r"FlashAttention2 has been toggled on, but it cannot be used", r"flash_attn\S*\.so: undefined symbol",
-          r"FlashAttention only supports Ampere GPUs or newer"),
-         ("FlashAttention", "flash_attn")),
+          r"FlashAttention only supports Ampere GPUs or newer",
+          r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
+          r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,60}(?:error|fail|$)",
+          r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
+          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda"),
+         ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention")),
+    _sig("torch-compile-error", "compile_error", "error", "root", "torch.compile / Triton could not compile a "
+         "kernel for this GPU",
+         "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "
+         "the PyTorch build (pytorch-triton-rocm vs triton), an architecture the compiler does not support "
+         "(consumer RDNA, older gfx9), or a missing toolchain",
+         "run without compilation (torch_compile: false / drop --torch_compile; TORCHDYNAMO_DISABLE=1) or install "
+         "the Triton that matches the PyTorch build (pytorch-triton-rocm for ROCm wheels, uninstall a stray "
+         "`triton`); on consumer AMD cards keep eager mode",
+         "`python -c 'import torch, triton; print(torch.__version__, torch.version.hip, triton.__version__)'`",
+         (r"BackendCompilerFailed", r"torch\._inductor\.exc\.\w+", r"\bInductorError\b",
+          r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
+          r"Internal Triton \w+ codegen error", r"^LLVM ERROR: ", r"Failed to translate TritonGPU to LLVM IR",
+          r"HIPRTC_ERROR_COMPILATION", r"torch\._dynamo\.exc\.\w+Error",
+          r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)"),
+         ("BackendCompilerFailed", "torch._inductor.exc", "InductorError", "triton.compiler.errors",
+          "CompilationError", "codegen error", "LLVM ERROR", "TritonGPU", "HIPRTC_ERROR_COMPILATION",
+          "torch._dynamo.exc", "triton"),
+         sources=("ROCm/legacy-rocm-build#3060 (torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: "
+                  "RuntimeError: Internal Triton PTX codegen error, RX 7900 XTX)", "pytorch/pytorch#101137")),
     _sig("transformers-too-old", "version_check", "error", "root", "the installed transformers does not know "
          "this model (type or tokenizer class)",
          "the model's model_type / tokenizer class is newer than the installed transformers (e.g. KeyError: 'qwen2' "
@@ -630,13 +778,23 @@ _SCAN = [x for x in dict.fromkeys(_SCAN) if not any(y != x and y in x for y in _
 SCAN_SENTINELS: tuple[bytes, ...] = tuple(x.encode() for x in _SCAN)
 # The streaming parser looks for causes (priority root) only on lines holding one of these (cheap).
 PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", "DUE TO", "-rw-------",
-                                "ninja:", "TensileLibrary", "CPU Virtual Memory")
+                                "ninja:", "TensileLibrary", "CPU Virtual Memory", "Kill process", "oom", "OOM",
+                                "Cannot allocate", "bad_alloc", "Permission denied", "/dev/kfd", "NCCL WARN",
+                                "Connection reset", "Connection closed", "remote process exited", "Tensile",
+                                "loss scale", "exit status", "exit code", "memory limit", "LLVM ERROR",
+                                "BackendCompilerFailed", "not writable", "Read-only file system")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
 
 
 GENERIC = "python-exception"
+_WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)"
+                           r"Warning: |^\s*warnings\.warn\(")
+# Among causes of the same priority, the ones that are most often another rank's or process's
+# consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
+# that merely re-raises): lower sorts first.
+SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
 
 
 def by_code(code: str) -> Signature | None:
@@ -661,6 +819,9 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # the catch-all exception is only for lines nothing more specific explains (a watchdog's
         # `RuntimeError: ... Watchdog caught ...` is a timeout, not an unknown error)
         out = [sm for sm in out if sm[0].code != GENERIC] or out
+    if out and _WARNING_LINE.search(line):
+        # a Python warning (FutureWarning, UserWarning...) is never a failure, whatever words it holds
+        out = [sm for sm in out if sm[0].benign] or [(BY_CODE["harmless-warning"], _WARNING_LINE.search(line))]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 

@@ -738,14 +738,14 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
             diags.append(risk)
     # order: by time of first sight
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
+    _promote_overflow_streak(diags)
     root = None
-    top = max((cat.BY_CODE[d.code].priority if d.code in cat.BY_CODE else 2 for d in diags), default=0)
+    top = max((_priority(d) for d in diags), default=0)
     if top > 0:
-        for i, d in enumerate(diags):
-            pr = cat.BY_CODE[d.code].priority if d.code in cat.BY_CODE else 2
-            if pr == top:
-                root = i
-                break
+        # the first in time of the highest priority; a likely consequence (a peer that went away, a
+        # bare exception) only when nothing else of that priority is there
+        cands = [i for i, d in enumerate(diags) if _priority(d) == top]
+        root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
     if root is not None:
         r = diags[root]
         for i, d in enumerate(diags):
@@ -766,6 +766,30 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
                        any(s.partial for s in scans))
+
+
+def _priority(d: Diagnosis) -> int:
+    if d.benign:
+        return 0
+    return PRIORITY_OF.get(d.role, 2)
+
+
+PRIORITY_OF = dict(cat.PRIORITY)
+OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow the cause when nothing else is
+
+
+def _promote_overflow_streak(diags: list[Diagnosis]) -> None:
+    """Many `Gradient overflow. Skipping step` lines and no other cause: fp16 overflow is the cause
+    (each line alone is the loss scaler calibrating, a harmless sign)."""
+    if any(_priority(d) >= 2 for d in diags):
+        return
+    for d in diags:
+        if d.code == "fp16-overflow-skip" and d.count >= OVERFLOW_STREAK:
+            d.benign, d.role, d.severity = False, "weak", "error"
+            d.title = f"fp16 overflow on {d.count} steps: the loss scaler skipped them all"
+            d.cause = ("fp16 gradients overflow step after step; each overflow skips the optimizer step and halves "
+                       "the loss scale, so the model stops learning")
+            d.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
 
 
 def _state_finished(cfg: ConfigInfo | None) -> bool:
