@@ -198,6 +198,18 @@ REAL_LINES = [
      "ROCm/legacy-rocm-build#3060 (RX 7900 XTX)"),
     ("torch-compile-error", "Pass execution failedLLVM ERROR: Failed to translate TritonGPU to LLVM IR.",
      "pytorch/pytorch#101137 (ROCm 5.5)"),
+    ("shm-exhausted", "RuntimeError: DataLoader worker (pid 572) is killed by signal: Bus error. It is possible that "
+     "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.",
+     "bytedance/Protenix#2 (Docker's default /dev/shm)"),
+    ("weights-corrupt", "[rank1]: safetensors_rust.SafetensorError: Error while deserializing header:"
+     "MetadataIncompleteBuffer", "modelscope/ms-swift docs/source/Instruction/Frequently-asked-questions.md"),
+    ("deepspeed-no-launcher", "ModuleNotFoundError: No module named 'mpi4py'", "axolotl-ai-cloud/axolotl docs/faq.qmd"),
+    ("hipblaslt-unsupported-raised", "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
+     "ROCm/hipBLASLt#1243"),
+    ("import-name-mismatch", "ImportError: No module named 'transformers.modeling_flash_attention_utils'",
+     "a requirements pin older than the model code (transformers 4.40)"),
+    ("bf16-unsupported", "bf16 mixed precision requires PyTorch >= 1.10 and a supported device.",
+     "accelerate's check as kohya-ss users post it (T4)"),
     ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
      "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),

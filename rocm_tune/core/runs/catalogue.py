@@ -28,7 +28,7 @@ FAMILIES: tuple[str, ...] = (
     "slurm_time_limit_preemption", "disk_full_save",
     # found in real threads beyond the issue's list
     "cuda_error", "nan_loss", "missing_package", "flash_attn_error", "config_error", "model_download", "benign_warning",
-    "launcher_exit", "compile_error", "unknown",
+    "launcher_exit", "unknown",
 )
 
 PRIORITY = {"root": 3, "weak": 2, "consequence": 1, "context": 0}
@@ -114,7 +114,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"died with <Signals\.SIGKILL: 9>", r"oom[-_]kill(?:er)? event",
           r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
           r"[ =:]*(?:137|-9)\b", r"killed by signal:? ?(?:9|SIGKILL)\b", r"received signal SIGKILL",
-          r"(?:^|: )(?:line \d+: +)?\d+ Killed\s+\S", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
+          r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "killed by signal"),
@@ -320,7 +320,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`",
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
           r"Bfloat16 is only supported on GPUs with compute capability", r"bf16.{0,40}requires.{0,40}Ampere",
-          r"Current device does not support bfloat16"),
+          r"Current device does not support bfloat16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
+          r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)"),
          ("bf16", "Bfloat16", "bfloat16"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
@@ -362,11 +363,14 @@ SIGNATURES: tuple[Signature, ...] = (
          "`rocm-tune doctor`; `python -c 'import torch;print(torch.version.hip, torch.cuda.device_count())'`",
          (r"No HIP GPUs are available", r"No CUDA GPUs are available", r"Found no NVIDIA driver on your system",
           r"Torch not compiled with CUDA enabled", r"hipErrorNoDevice", r"no ROCm-capable device is detected",
-          r"Unable to open /dev/kfd", r"(?:/dev/kfd|/dev/dri\S*)'?:? ?(?:Permission denied|Operation not permitted)",
+          r"Unable to open /dev/kfd", r"(?:/dev/kfd|/dev/dri\S*)'?:? ?(?i:permission denied|operation not permitted)",
+          r"(?:add|in) (?:you|your|the) ?(?:user|user account|account)? to the (?:render|video) group",
+          r"not in the (?:render|video) group",
           r"Permission denied:? '?/dev/(?:kfd|dri)", r"is not member of \"?\w+\"? group, the default DRM access group",
           r"hsa api call failure at: .{0,120}hsa_init"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
-          "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init"),
+          "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
+          "video group"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
@@ -426,11 +430,20 @@ SIGNATURES: tuple[Signature, ...] = (
          "fall back to hipBLAS/rocBLAS — harmless",
          "nothing; set TORCH_BLAS_PREFER_HIPBLASLT=0 to silence it",
          "training steps continue after the warning",
-         (r"hipBLASLt on an unsupported architecture", r"hipBLASLt.{0,40}not supported",
+         (r"hipBLASLt on an? unsupported architecture", r"hipBLASLt.{0,40}not supported",
           r"rocblaslt warning: No paths matched", r"No hipBLASLt solution found", r"hipBlasLT failed, falling back",
           r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b"),
          ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed"), benign=True, ignorecase=True,
          sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log")),
+    _sig("hipblaslt-unsupported-raised", "hipblaslt_warning", "error", "root", "hipBLASLt on an unsupported GPU "
+         "raised an error instead of falling back",
+         "PyTorch tried hipBLASLt on an architecture it does not support and raised (a PyTorch release whose "
+         "fallback check was missing) instead of warning and using hipBLAS",
+         "set TORCH_BLAS_PREFER_HIPBLASLT=0 (or torch.backends.cuda.preferred_blas_library('hipblas')) before the "
+         "first matmul, or use a PyTorch release with the fallback",
+         "the error is gone with TORCH_BLAS_PREFER_HIPBLASLT=0",
+         (r"(?:RuntimeError|Error): Attempting to use hipBLASLt on an? unsupported architecture",),
+         ("hipBLASLt",), sources=("ROCm/hipBLASLt#1243",)),
     _sig("bitsandbytes-no-gpu", "benign_warning", "info", "context", "bitsandbytes without GPU support",
          "the installed bitsandbytes has no ROCm/CUDA binary; harmless unless the run quantizes (QLoRA, 8-bit "
          "optimizers)",
@@ -498,7 +511,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
-         (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",), ("cannot import name",)),
+         (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",
+          r"No module named '(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|diffusers|vllm|"
+          r"huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
+          r"(?:__init__|from_pretrained|from_dict)\(\) got an unexpected keyword argument '\w+'"),
+         ("cannot import name", "No module named", "unexpected keyword argument")),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
          "the dataset name is not in dataset_info.json (often: the command ran from another working directory "
@@ -508,9 +525,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -m json.tool data/dataset_info.json` and `ls` the file the entry names",
          (r"Undefined dataset \S+ in \S+", r"Cannot open \S*dataset_info\.json", r"Cannot find valid samples",
           r"File \S+ not found\.?$", r"DatasetGenerationError", r"datasets\.exceptions\.\w+Error",
-          r"Unable to find '[^']+'", r"dataset_info\.json.{0,80}(?:JSONDecodeError|Expecting)"),
+          r"Unable to find '[^']+'", r"dataset_info\.json.{0,80}(?:JSONDecodeError|Expecting)",
+          r"jinja2\.exceptions\.UndefinedError: .{0,80}has no attribute '(?:content|role|from|value|messages)'",
+          r"The model did not return a loss from the inputs"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
-          "datasets.exceptions", "Unable to find"),
+          "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -528,8 +547,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "Qwen/Qwen2/Qwen2.5, llama3, mistral...), or give the tokenizer a chat_template / pad_token",
          "grep the name in LLaMA-Factory's src/llamafactory/data/template.py",
          (r"Template \S+ does not exist", r"chat_template is not set", r"does not have a padding token",
-          r"Cannot use chat template functions"),
-         ("Template ", "chat_template", "padding token", "chat template"),
+          r"Cannot use chat template functions", r"`?chat_template`? is (?:null|None|empty|missing)",
+          r"[Nn]o chat template (?:is set|found|was found)"),
+         ("Template ", "chat_template", "padding token", "chat template", "o chat template"),
          sources=("calibration lf-5453 (ValueError: Template qwen2 does not exist.)",)),
     # ------------------------------------------------------------------ hf_cache_permission
     _sig("hf-cache-permission", "hf_cache_permission", "error", "root", "the Hugging Face cache is not readable/"
@@ -544,7 +564,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Permission denied.{0,120}(?:huggingface|models--)",
           r"PermissionError: .{0,200}\.lock'?\s*$",
           # any cache a training run writes: HF/datasets/ModelScope, triton, torch extensions/inductor, MIOpen
-          r"(?:Permission denied|Read-only file system)\W{0,4}'?[^'\n]{0,200}(?:/\.cache/|_cache\b|/cache/|\.triton|"
+          r"(?:Permission denied|Read-only file system)\W{0,4}'?[^'\n]{0,200}(?:/\.cache\b|_cache\b|/cache\b|\.triton|"
           r"triton|torch_extensions|torchinductor|modelscope|miopen|HF_HOME|TRANSFORMERS_CACHE)",
           r"(?:cache|CACHE)[\w ]{0,40}(?:is not writable|not writable|isn't writable|cannot be written)"),
          ("Permission denied", "-rw-------", "PermissionError", "Read-only file system", "writable", "written"),
@@ -611,12 +631,46 @@ SIGNATURES: tuple[Signature, ...] = (
          ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
+    _sig("shm-exhausted", "host_ram_oom", "error", "root", "shared memory (/dev/shm) ran out: a DataLoader "
+         "worker died with SIGBUS",
+         "DataLoader workers pass batches through /dev/shm; a container's default /dev/shm (64 MB in Docker) or a "
+         "full tmpfs is too small, so a worker is killed by a bus error",
+         "give the container more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir "
+         "with medium: Memory at /dev/shm), or fewer DataLoader workers (dataloader_num_workers / "
+         "preprocessing_num_workers)",
+         "`df -h /dev/shm` inside the container",
+         (r"is killed by signal: Bus", r"out of shared memory", r"unable to write to file </torch_\w+>",
+          r"/dev/shm.{0,80}(?:No space left|full|too small)", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error"),
+         ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error"),
+         sources=("pytorch/pytorch#2244 class of reports: RuntimeError: DataLoader worker (pid 47) is killed by "
+                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",)),
+    _sig("deepspeed-no-launcher", "config_error", "error", "root", "DeepSpeed started without a distributed "
+         "launcher looks for MPI (mpi4py)",
+         "a DeepSpeed config was given to a plain `python` process: without RANK/WORLD_SIZE from a launcher "
+         "DeepSpeed tries to discover the ranks through MPI and needs mpi4py",
+         "start through a launcher (`deepspeed train.py`, `torchrun --nproc_per_node N`, `accelerate launch`; "
+         "axolotl: `accelerate launch -m axolotl.cli.train`), or `pip install mpi4py` only if MPI is meant",
+         "`env | grep -E 'RANK|WORLD_SIZE'` in the training process",
+         (r"No module named '?mpi4py'?",), ("mpi4py",), sources=("axolotl docs FAQ (single GPU + DeepSpeed)",)),
+    _sig("weights-corrupt", "model_download", "error", "root", "model weights are incomplete or corrupt",
+         "a weight file (safetensors / .bin) is truncated: an interrupted or partial download, a Git LFS pointer "
+         "instead of the file, or a full disk while it was written",
+         "download the model again (`huggingface-cli download REPO --local-dir DIR`, checking sizes/sha256 against "
+         "the hub; `git lfs pull` in a cloned repo) and check free disk space",
+         "`ls -l` the weight files against the sizes on the hub; `sha256sum` them",
+         (r"SafetensorError: Error while deserializing header", r"MetadataIncompleteBuffer",
+          r"PytorchStreamReader failed reading zip archive", r"_pickle\.UnpicklingError: invalid load key",
+          r"incomplete metadata, file not fully covered"),
+         ("SafetensorError", "MetadataIncompleteBuffer", "PytorchStreamReader", "invalid load key",
+          "file not fully covered")),
     _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
          "the environment lacks a module the run imports",
          "install it in the environment that runs training (pip install NAME; for LLaMA-Factory extras "
          "`pip install -e .[deepspeed,metrics]`)",
          "`python -c 'import NAME'` in the same environment",
-         (r"ModuleNotFoundError: No module named '?([\w.]+)'?",), ("No module named",)),
+         (r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
+          r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
+          r"(?!mpi4py)([\w.]+)'?",), ("No module named",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
          "flash_attn is missing, built for another torch/CUDA/ROCm, or not supported on this GPU (gfx906, "
          "consumer cards)",
@@ -630,7 +684,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
           r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda"),
          ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention")),
-    _sig("torch-compile-error", "compile_error", "error", "root", "torch.compile / Triton could not compile a "
+    _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
          "kernel for this GPU",
          "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "
          "the PyTorch build (pytorch-triton-rocm vs triton), an architecture the compiler does not support "
@@ -649,7 +703,7 @@ SIGNATURES: tuple[Signature, ...] = (
           "torch._dynamo.exc", "triton"),
          sources=("ROCm/legacy-rocm-build#3060 (torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: "
                   "RuntimeError: Internal Triton PTX codegen error, RX 7900 XTX)", "pytorch/pytorch#101137")),
-    _sig("transformers-too-old", "version_check", "error", "root", "the installed transformers does not know "
+    _sig("transformers-too-old", "unrecognized_model_type_adapter", "error", "root", "the installed transformers does not know "
          "this model (type or tokenizer class)",
          "the model's model_type / tokenizer class is newer than the installed transformers (e.g. KeyError: 'qwen2' "
          "before transformers 4.37)",
@@ -718,8 +772,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls $HF_HOME/hub` for the repo; `curl -I https://huggingface.co`",
          (r"We couldn't connect to '?https?://huggingface\.co", r"LocalEntryNotFoundError",
           r"You are trying to access a gated repo", r"Repository Not Found for url",
-          r"Max retries exceeded with url: \S*(?:huggingface|hf-mirror)"),
-         ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded"),
+          r"Max retries exceeded with url: \S*(?:huggingface|hf-mirror)", r"CAS service error",
+          r"huggingface_hub\.(?:utils\._errors|errors)\.\w+Error", r"HfHubHTTPError",
+          r"(?:4(?:01|03|29)|50\d) (?:Client|Server) Error.{0,120}(?:huggingface|hf-mirror|modelscope)",
+          r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)"),
+         ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
+          "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout"),
          sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
     _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
          "a compiled extension was built for another CUDA/ROCm runtime than the one installed (e.g. a cu12 wheel on "
@@ -795,6 +853,35 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
 SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
+
+
+# The catch-all exception's family from where it was raised: its last traceback frames (file paths and
+# function names) and the exception line, first rule that matches. What a generic exception means
+# follows from the library that raised it (a frame in `datasets` is the data, in `huggingface_hub`
+# the download), not from its type alone.
+EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile(r"torch/_inductor/|torch/_dynamo/|/triton/|torch\.compile"), "config_error",
+     "torch.compile / Triton failed here: run without compilation (torch_compile: false, TORCHDYNAMO_DISABLE=1) or "
+     "install the Triton that matches the PyTorch build"),
+    (re.compile(r"deepspeed/ops/op_builder|torch/utils/cpp_extension\.py"), "deepspeed_build_jit",
+     "a JIT-built extension failed: install the compiler and CUDA/ROCm headers matching torch, or prebuild the op"),
+    (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
+     "model_download", "fetching or reading the model files failed: download again to a local directory and point "
+     "the run at it"),
+    (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|apply_chat_template"), "tokenizer_template",
+     "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
+    (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
+                r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator"),
+     "dataset_error", "reading or formatting the dataset failed: check the file, its columns and the dataset "
+     "settings"),
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:ImportError|ModuleNotFoundError)\b|module '[\w.]+' has "
+                r"no attribute|got an unexpected keyword argument|takes \d+ positional arguments? but \d+ (?:were|was) "
+                r"given", re.M), "version_check",
+     "the installed library versions do not match what the code expects: install the versions the runner pins"),
+    (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
+                r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
+     "the run's arguments were rejected: correct the setting the message names"),
+)
 
 
 def by_code(code: str) -> Signature | None:

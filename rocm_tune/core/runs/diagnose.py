@@ -44,6 +44,8 @@ MAX_LINES = 20000                # distinct candidate lines examined per file
 KEYWORD_SATURATION = 300         # a keyword seen this often in a region: its further lines are only counted
 SENTINEL_HITS = 2000             # hits per sentinel examined in the middle of a huge log
 EVIDENCE_MAX = 5
+PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose traceback says more (PRE_CODES)
+PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed"})
 
 
 # ------------------------------------------------------------------------------ hits
@@ -59,6 +61,8 @@ class Hit:
     text: str
     context: str                 # the line and a few after it (multi-line messages)
     fix: str | None = None       # a fix specific to this run (from the alert engine's view of the series)
+    pre: str = ""                # what the log said just before (a traceback's frames), for the codes in PRE_CODES
+    own_time: bool = True        # `time` is this line's own timestamp (False: the nearest earlier line's)
 
 
 @dataclass
@@ -166,9 +170,12 @@ class _Scanner:
             ce = nxt if nxt >= 0 else min(len(self.data), ce + 1 + LINE_CAP)
         context = _decode(self.data[s:ce])
         t = _time_of(raw)
+        own = t is not None
         if t is None:
             t = _time_of(self.data[max(0, s - 2048):s])
-        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000]))
+        pre = _decode(self.data[max(0, s - PRE_BYTES):s]) if sig.code in PRE_CODES else ""
+        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000],
+                             pre=pre, own_time=own))
         return True
 
     def region(self, start: int, end: int, sentinels: Sequence[bytes] = cat.SCAN_SENTINELS,
@@ -778,6 +785,20 @@ PRIORITY_OF = dict(cat.PRIORITY)
 OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow the cause when nothing else is
 
 
+_FRAME = re.compile(r'File "([^"]+)", line \d+, in (\S+)')
+FRAMES_LOOKED_AT = 3
+
+
+def _exception_family(h: Hit) -> tuple[str, str] | None:
+    """(family, what to do) for the catch-all exception from its last traceback frames and its line."""
+    frames = _FRAME.findall(h.pre[-6000:])[-FRAMES_LOOKED_AT:]
+    text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
+    for rx, family, fix in cat.EXCEPTION_RULES:
+        if rx.search(text):
+            return family, fix
+    return None
+
+
 def _promote_overflow_streak(diags: list[Diagnosis]) -> None:
     """Many `Gradient overflow. Skipping step` lines and no other cause: fp16 overflow is the cause
     (each line alone is the loss scaler calibrating, a harmless sign)."""
@@ -832,6 +853,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         s = _host_ram_sentence(n)
         if s:
             r.title = f"{r.title}: {s}"
+    elif r.code == cat.GENERIC:
+        fam = _exception_family(r.first)
+        if fam is not None:
+            r.family, r.fix = fam[0], fam[1] + "; " + r.fix
     elif r.code == "disk-full":
         s = _disk_sentence(n)
         if s:
@@ -863,8 +888,6 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
                        f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
                        f"died first ({r.code})")
-    if r.code == "child-failed":
-        r.family = "unknown"
     arch = n.get("arch")
     if r.code == "rocblas-no-tensile-arch" and isinstance(arch, str):
         ov = _override_for(arch)
