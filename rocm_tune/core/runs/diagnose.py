@@ -332,6 +332,8 @@ class ConfigInfo:
     run_dir: str | None = None
     from_log: bool = False                       # the training YAML was the log itself (a pasted config)
     world: int | None = None                     # `world size: N` in the log (LLaMA-Factory, torchrun)
+    texts: list[str] = field(default_factory=list)   # the config files beside the log / --config, as text
+    files: list[str] = field(default_factory=list)   # their paths
 
     def knob(self, *names: str):
         rec = (self.plan or {}).get("recommended") if isinstance(self.plan, Mapping) else None
@@ -366,8 +368,10 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
             plan = try_read_json(p)
             if isinstance(plan, dict) and isinstance(plan.get("recommended"), dict):
                 info.plan, info.path = plan, p
+    _read_beside(info, dirs, config_path)
     cands = [config_path] if config_path else []
     cands += [os.path.join(d, n) for d in dirs for n in _TRAIN_NAMES]
+    cands += [f for f in info.files if f.endswith((".yaml", ".yml")) and f not in cands]
     for text in head_texts:
         for m in _YAML_IN_CMD.finditer(text[:65536]):
             cands.append(m.group(1))
@@ -403,6 +407,34 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
     return info
 
 
+BESIDE_EXT = (".yaml", ".yml", ".json", ".sh", ".slurm", ".sbatch", ".toml", ".cfg", ".txt")
+BESIDE_MAX_FILES = 12
+BESIDE_MAX_BYTES = 256 * 1024
+_NOT_CONFIG = ("trainer_state.json", "plan.json", "case.json", "metrics.jsonl", "exit.json")
+
+
+def _read_beside(info: ConfigInfo, dirs: Sequence[str], config_path: str | None) -> None:
+    """The small config-like files beside the log (YAML, DeepSpeed JSON, launch scripts) and --config, as
+    text: what they show decides which levers are on and what a truncated log's cause likely was."""
+    paths = [config_path] if config_path else []
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))[:2000]
+        except OSError:
+            continue
+        paths += [os.path.join(d, n) for n in names if n.endswith(BESIDE_EXT) and n not in _NOT_CONFIG
+                  and not n.endswith((".log",)) and not n.startswith(("log", "stdout", "stderr"))]
+    for p in paths[:BESIDE_MAX_FILES]:
+        try:
+            if not os.path.isfile(p) or os.path.getsize(p) > BESIDE_MAX_BYTES:
+                continue
+            with open(p, "rb") as f:
+                info.texts.append(_decode(f.read(BESIDE_MAX_BYTES)))
+            info.files.append(p)
+        except OSError:
+            continue
+
+
 def _yaml_config_text(text: str) -> dict | None:
     """A training YAML pasted as the 'log' (LLaMA-Factory keys), else None."""
     if "model_name_or_path:" not in text or ("finetuning_type:" not in text and "stage:" not in text):
@@ -434,14 +466,18 @@ def oom_numbers(text: str) -> dict:
     if tried is not None and ru is not None:
         # the reserved-but-free memory could have held the request and is a real share of the GPU: the
         # caching allocator's split blocks are the problem (a few MiB of slack on a full GPU is not)
+        # the reserved-but-free memory could have held the request: fragmentation when that is a real
+        # share of the GPU (a few MiB of slack on a full GPU is a shortage that fragmentation may add to)
         frag = ru >= tried and (ru > 0.05 * total if total else ru >= GIB)
+        if tried > 0 and ru >= tried and not frag:
+            out["may_fragment"] = True
         out["verdict"] = "fragmentation" if frag else "shortage"
     if tried is not None and free is not None:
         out["short_by_bytes"] = max(0, tried - free)
     return out
 
 
-def _oom_sentence(n: Mapping[str, Any]) -> str:
+def _oom_sentence(n: Mapping[str, Any], on: set[str] | frozenset = frozenset()) -> str:
     bits = []
     if n.get("tried_bytes") is not None:
         bits.append(f"tried to allocate {_gib(n['tried_bytes'])}")
@@ -453,8 +489,13 @@ def _oom_sentence(n: Mapping[str, Any]) -> str:
         bits.append(f"{_gib(n['reserved_unallocated_bytes'])} reserved but unallocated")
     s = "; ".join(bits)
     if n.get("verdict") == "fragmentation":
-        s += (" — fragmentation: the reserved-but-free memory could have held the request; set "
-              "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+        s += " — may be fragmentation: the reserved-but-unallocated memory could have held the request"
+        if "expandable_segments" not in on:
+            s += ("; set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+    elif n.get("verdict") == "shortage" and n.get("may_fragment"):
+        s += (" — mostly a real shortage; the reserved-but-unallocated memory could have held the request, so "
+              "fragmentation may add to it")
     elif n.get("verdict") == "shortage":
         s += " — a real shortage (not fragmentation): the step needs more memory than the GPU has"
     return s
@@ -758,7 +799,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         for i, d in enumerate(diags):
             if i != root and not d.benign:
                 d.consequence_of = root
-        _refine(r, diags, root, config)
+        _refine(r, diags, root, config, levers_on(scans, config, r))
     status = "unknown"
     if root is not None:
         status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
@@ -821,34 +862,150 @@ def _state_finished(cfg: ConfigInfo | None) -> bool:
     return st.get("should_training_stop") is True or (isinstance(g, int) and isinstance(m, int) and m > 0 and g >= m)
 
 
-def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None) -> None:
+# What the log or its config shows is already on: a fix never suggests it again.
+_LEVER_RX: dict[str, re.Pattern] = {
+    "gradient_checkpointing": re.compile(
+        r"gradient_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--gradient_checkpointing(?:[ =](?:True|true|1))?"
+        r"(?:\s|$)|`use_cache=True` is incompatible with gradient checkpointing|[Gg]radient checkpointing (?:is )?"
+        r"(?:enabled|on)\b|activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)|enable_activation_checkpointing"
+        r"['\"]?\s*[:=]\s*['\"]?(?:True|true)|--recompute[-_](?:granularity|activations)", re.M),
+    "expandable_segments": re.compile(r"expandable_segments\s*:\s*True"),
+    "micro_batch_1": re.compile(
+        r"(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size)['\"]?\s*[:= ]\s*['\"]?1\b"
+        r"(?![.\d])|Instantaneous batch size per device = 1\b"),
+    "zero3": re.compile(r"['\"]stage['\"]\s*:\s*3\b|zero_stage['\"]?\s*[:=]\s*3\b|ds_z3|zero3|ZeRO[- ]?3|[Ss]tage 3\b"),
+    "offload": re.compile(r"offload_(?:optimizer|param)['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                          r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config"),
+}
+
+
+def levers_on(scans: Sequence[FileScan], cfg: ConfigInfo | None, r: Diagnosis | None = None) -> set[str]:
+    """The memory levers the log's head, the root's traceback or the config beside the log show are on."""
+    texts = [sc.head_text for sc in scans] + list(cfg.texts if cfg is not None else ())
+    if r is not None:
+        texts.append(r.first.pre)
+    if cfg is not None and isinstance(cfg.train, Mapping):
+        t = cfg.train
+        if t.get("gradient_checkpointing") is True:
+            texts.append("gradient_checkpointing: true")
+        if str(t.get("per_device_train_batch_size")) == "1":
+            texts.append("per_device_train_batch_size: 1")
+    blob = "\n".join(texts)
+    return {k for k, rx in _LEVER_RX.items() if rx.search(blob)}
+
+
+# where an OOM outside the training step happened: a function name in its traceback, innermost first
+_PHASES: tuple[tuple[str, re.Pattern], ...] = (
+    ("pinned", re.compile(r"pin_memory|_pin_tensor|cpu_adam|DeepSpeedCPUAdam")),
+    ("save", re.compile(r"_save_checkpoint|save_model|save_pretrained|save_checkpoint|_save\b|consolidated_16bit|"
+                        r"gather_16bit|get_state_dict|state_dict\b")),
+    ("eval", re.compile(r"evaluat|prediction_step|prediction_loop|eval_step|validation_step")),
+    ("generation", re.compile(r"\bgenerate\b|_sample\b|greedy_search|beam_search")),
+    ("step", re.compile(r"training_step|\bbackward\b|optimizer_step|\bstep\b|compute_loss|_inner_training_loop")),
+    ("load", re.compile(r"from_pretrained|load_state_dict|_load_pretrained_model|load_checkpoint|partition_parameters|"
+                        r"zero\.Init|_convert_to_zero_parameters|deepspeed\.initialize|_configure_optimizer|"
+                        r"_setup_zero|prepare_model|load_model|\bto\b|\bcuda\b|_apply\b")),
+)
+
+
+def _oom_phase(h: Hit) -> str | None:
+    frames = _FRAME.findall(h.pre[-8000:])
+    for path, fn in reversed(frames):
+        for phase, rx in _PHASES:
+            if rx.search(fn) or (phase in ("pinned", "save") and rx.search(path)):
+                return phase
+    return None
+
+
+_ROCM_EXPANDABLE = ("on ROCm it takes effect only in PyTorch builds that enable it there (2.11+ built for ROCm 7.0 "
+                    "or newer, pytorch/pytorch#177974, #179930); an older build prints 'expandable_segments not "
+                    "supported on this platform' and ignores it, then max_split_size_mb:512 is the allocator lever")
+_PHASE_FIX = {
+    "save": ("out of memory while saving: ZeRO-3 gathers the full 16-bit weights on one GPU when "
+             "stage3_gather_16bit_weights_on_model_save is true; set it false and convert after training with "
+             "zero_to_fp32.py, or save_only_model / a smaller save_steps frequency"),
+    "eval": ("out of memory in evaluation: lower per_device_eval_batch_size, set eval_accumulation_steps (moves "
+             "predictions to the CPU), prediction_loss_only, or evaluate on shorter samples"),
+    "generation": ("out of memory while generating: fewer sequences per batch, a smaller max_new_tokens, "
+                   "or no generation during training (predict_with_generate off)"),
+    "load": ("out of memory while loading the model (before the first step): the weights do not fit as loaded — "
+             "load in bf16 (torch_dtype), shard at load (DeepSpeed ZeRO-3 zero.Init / FSDP / device_map), quantize "
+             "(QLoRA), or use more GPUs"),
+}
+
+
+def _oom_levers(n: Mapping[str, Any], on: set[str]) -> str:
+    out = []
+    if "micro_batch_1" not in on:
+        out.append("lower per_device_train_batch_size (raise gradient_accumulation_steps to keep the effective batch)")
+    out.append("lower cutoff_len / max sequence length")
+    if "gradient_checkpointing" not in on:
+        out.append("turn gradient checkpointing on")
+    if "zero3" not in on:
+        out.append("shard with DeepSpeed ZeRO-3 (or FSDP)")
+    if "offload" not in on:
+        out.append("offload the optimizer to the CPU (if host RAM allows)")
+    out.append("LoRA/QLoRA instead of full fine-tuning")
+    return "; ".join(out)
+
+
+def _frag_sentence(n: Mapping[str, Any], on: set[str]) -> str:
+    s = (f"{_gib(n['reserved_unallocated_bytes'])} reserved by PyTorch but unallocated >= the "
+         f"{_gib(n['tried_bytes'])} requested: this may be fragmentation")
+    if "expandable_segments" in on:
+        return s + " (expandable_segments is already set: lower the peak instead, or max_split_size_mb:512)"
+    return s + ("; set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA) — " + _ROCM_EXPANDABLE)
+
+
+def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
+    n = r.numbers
+    phase = _oom_phase(r.first)
+    if phase:
+        n["phase"] = phase
+    if phase == "pinned" and n.get("tried_bytes") is None:
+        r.family, r.title = "host_ram_oom", "pinned host memory could not be allocated (CPU offload / pin_memory)"
+        r.cause = ("the allocation that failed was page-locked host memory (DeepSpeed CPU offload buffers, "
+                   "pin_memory): the host's RAM or its locked-memory limit ran out, not the GPU")
+        r.fix = ("need less pinned host memory: set pin_memory: false in the DeepSpeed offload_optimizer/offload_param "
+                 "sections, offload only the optimizer, fewer ranks per node; raise `ulimit -l` in containers")
+        return
+    frag = n.get("verdict") == "fragmentation" or bool(n.get("may_fragment"))
+    parts = [_oom_sentence(n, on)] if n else []
+    pf = None
+    if cfg is not None and cfg.plan is not None:
+        pf = oom_plan_fix(cfg.plan, n)
+    elif cfg is not None and cfg.train is not None and not cfg.from_log:
+        pf = oom_config_fix(cfg.train, n, cfg.world or 1)
+    if pf is not None:
+        n["fit"] = pf
+        if pf.get("summary"):
+            parts.append(pf["summary"])
+        if pf.get("change"):
+            where = "the plan" if pf.get("source") == "the plan" else "the training YAML"
+            r.fix = f"smallest change from {where} that fits: " + pf["fix"]
+        else:
+            r.fix = pf["fix"]
+    else:
+        r.fix = _oom_levers(n, on)
+    if phase in _PHASE_FIX:
+        r.fix = _PHASE_FIX[phase] + "; " + r.fix
+    if frag:
+        r.fix = _frag_sentence(n, on) + "; " + r.fix
+    if parts:
+        r.title = f"{r.title}: " + parts[0]
+        if len(parts) > 1:
+            r.cause = r.cause + " (" + parts[1] + ")"
+    if phase and phase != "step":
+        r.title += f" (during {'model loading' if phase == 'load' else phase})"
+
+
+def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
+            levers_on: set[str] | None = None) -> None:
     """Numbers and fixes that need the whole picture (cascades, the config)."""
     n = r.numbers
     if r.code == "oom":
-        parts = [_oom_sentence(n)] if n else []
-        pf = None
-        if cfg is not None and cfg.plan is not None:
-            pf = oom_plan_fix(cfg.plan, n)
-        elif cfg is not None and cfg.train is not None and not cfg.from_log:
-            pf = oom_config_fix(cfg.train, n, cfg.world or 1)
-        if pf is not None:
-            n["fit"] = pf
-            if pf.get("summary"):
-                parts.append(pf["summary"])
-            if pf.get("change"):
-                where = "the plan" if pf.get("source") == "the plan" else "the training YAML"
-                r.fix = (f"smallest change from {where} that fits: " + pf["fix"] + "; other levers: gradient "
-                         "checkpointing, ZeRO-3 with optimizer offload, a shorter cutoff_len")
-            else:
-                r.fix = pf["fix"]
-            if n.get("verdict") == "fragmentation":
-                r.fix += "; and set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (fragmentation)"
-        if parts:
-            r.title = f"{r.title}: " + parts[0]
-            if len(parts) > 1:
-                r.cause = r.cause + " (" + parts[1] + ")"
-        elif n.get("verdict") == "fragmentation":
-            r.fix = "set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True; " + r.fix
+        _refine_oom(r, cfg, levers_on or set())
     elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill"):
         s = _host_ram_sentence(n)
         if s:
