@@ -210,6 +210,17 @@ REAL_LINES = [
      "a requirements pin older than the model code (transformers 4.40)"),
     ("bf16-unsupported", "bf16 mixed precision requires PyTorch >= 1.10 and a supported device.",
      "accelerate's check as kohya-ss users post it (T4)"),
+    ("collective-shape-mismatch", "accelerate.utils.operations.DistributedOperationException: Cannot apply desired "
+     "operation due to shape mismatches. All shapes across devices must be valid.",
+     "huggingface/accelerate docs (debug mode)"),
+    ("deepspeed-op-build-failed", "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: "
+     "Installed CUDA version 12.2 does not match the version torch was compiled with 11.7, unable to compile cuda/cpp "
+     "extensions without a matching cuda version.", "JIA-Lab-research/MGM#91"),
+    ("nccl-error", "NCCL WARN hipIpcGetMemHandle failed : invalid argument", "ROCm/rocm-systems PR #7864 (MI300X in "
+     "Kubernetes)"),
+    ("bf16-unsupported", "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2.bf16.bf16", "unslothai/unsloth#5337 "
+     "(RX 6600, RDNA2)"),
+    ("oom", "HSA_STATUS_ERROR_OUT_OF_RESOURCES", "vllm-project/vllm PR #48458 (MI300, graph capture)"),
     ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
      "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),

@@ -95,9 +95,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
-          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory"),
+          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          r"Available Free mem ?: ?0 MB"),
          ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
-          "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed"),
+          "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log")),
     # ------------------------------------------------------------------ host_ram_oom
@@ -115,9 +116,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
           r"[ =:]*(?:137|-9)\b", r"killed by signal:? ?(?:9|SIGKILL)\b", r"received signal SIGKILL",
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
-          r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b"),
+          r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
+          r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
+          r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
-          "killed by signal"),
+          "killed by signal", "killed", "exited unexpectedly"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -129,8 +132,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "raise its memory limit (docker --memory / Kubernetes resources.limits.memory); under Slurm --mem",
          "`dmesg -T | grep -iE 'killed process|oom'` shows the kill with the process's RSS",
          (r"Out of memory: Killed process \d+", r"Memory cgroup out of memory: Kill(?:ed)? process",
-          r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process"),
-         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper"),
+          r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
+          r"(?:node|Node) was low on resource: memory"),
+         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -145,8 +149,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:\w+\.)*MemoryError\b(?!:? ?\w*(?:GPU|CUDA|HIP))",
           r"(?:cudaHostAlloc|hipHostMalloc|hipHostAlloc|cudaMallocHost|hipMallocHost)\S*.{0,40}(?:fail|error)",
           r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
-          r"Cannot allocate memory"),
-         ("DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
+          r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array"),
+         ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
@@ -215,8 +219,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN (?:Bootstrap|NET/Socket|NET/IB|NET)\s*:.{0,120}(?:no socket interface|[Nn]o (?:usable )?"
           r"(?:interface|device)|failed|error|[Cc]ould not)",
           r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",
-          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed"),
-         ("nccl", "NCCL", "RCCL", "rccl", "socket interface", "Got completion", "connectFullMesh"),
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
+          r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
+          r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
+          r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
+         ("nccl", "NCCL", "RCCL", "rccl", "socket interface", "Got completion", "connectFullMesh", "hipIpc", "IPC", "DistBackendError"),
          sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
                                           "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
                                           "error)",)),
@@ -229,7 +236,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "without InfiniBand, open the ports between the nodes",
          "NCCL_DEBUG=INFO: the 'via NET/...' lines name the transport; `ibstat` / `ibv_devinfo` on each node",
          (r"remote process exited or there was a network error", r"ncclRemoteError",
-          r"Connection reset by peer", r"Connection closed by remote peer", r"NCCL WARN .{0,120}Broken pipe",
+          r"Connection reset by peer", r"Connection closed by (?:remote )?peer", r"NCCL WARN .{0,120}Broken pipe",
           r"socketProgress\w*: .{0,80}(?:failed|[Cc]onnection)"),
          ("remote process exited", "ncclRemoteError", "Connection reset", "Connection closed", "Broken pipe",
           "socketProgress"),
@@ -262,6 +269,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"module has parameters that were not used in producing loss"),
          ("finished reduction", "not used in producing loss"),
          sources=("calibration diffusers-5354",)),
+    _sig("collective-shape-mismatch", "ddp_error", "error", "root", "ranks passed tensors of different shapes "
+         "to a collective",
+         "a gather/broadcast/all-reduce got a tensor of another shape (or dtype) on some rank — uneven last "
+         "batches, per-rank padding to different lengths — so it fails (in debug mode) or hangs until the timeout",
+         "pad to the same length on every rank (accelerator.pad_across_processes), drop_last / even_batches, or "
+         "gather objects instead of tensors",
+         "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank",
+         (r"DistributedOperationException", r"Cannot apply desired operation due to shape mismatches",
+          r"Detected mismatch between collectives on ranks"),
+         ("DistributedOperationException", "shape mismatches", "mismatch between collectives"),
+         sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",)),
     # ------------------------------------------------------------------ fp16_overflow / nan
     _sig("fp16-overflow-streak", "fp16_overflow", "error", "root", "fp16 loss scale at its minimum: training stops",
          "fp16 overflows on every step, so the dynamic loss scaler halved the scale down to its minimum",
@@ -320,9 +338,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`",
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
           r"Bfloat16 is only supported on GPUs with compute capability", r"bf16.{0,40}requires.{0,40}Ampere",
-          r"Current device does not support bfloat16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
+          r"Current device does not support bfloat16", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)"),
-         ("bf16", "Bfloat16", "bfloat16"),
+         ("bf16", "Bfloat16", "bfloat16", "Cannot select"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
     # ------------------------------------------------------------------ hip_error / cuda_error
@@ -380,8 +398,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
          "the serialized rerun's traceback names the failing op",
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
+          r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring \w+ timeout|GPU fault detected)",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
-         ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress")),
+         ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress",
+          "HW Exception", "amdgpu")),
     _sig("miopen-error", "hip_error", "error", "root", "MIOpen (ROCm's DNN library) failed",
          "MIOpen could not build or run a kernel for this GPU: an architecture the installed MIOpen has no "
          "kernels/compiler support for, a MIOpen version that does not match the ROCm runtime, or an unreadable "
@@ -402,7 +422,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "the op",
          "`rocminfo | grep gfx`; `python -c 'import torch;print(torch.version.hip)'` against `apt show rocm-libs`",
          (r"HIP error: (?!out of memory|invalid device function|no kernel image)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
-          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE)\w+",
+          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
           r"rocblas_status_(?!success|memory_error)\w+"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
@@ -486,9 +506,11 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"ninja: build stopped: subcommand failed", r"Error building extension '[\w.]+'",
           r"fatal error: [\w/.+-]+\.h(?:pp)?: No such file or directory", r"No module named '?dskernels'?",
           r"object has no attribute 'ds_opt_adam'", r"CUDA_HOME does not exist, unable to compile CUDA op",
-          r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object"),
+          r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object",
+          r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile"),
          ("ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
-          "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object"),
+          "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
+          "unable to compile"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
                   "or directory; ninja: build stopped: subcommand failed)",
                   "seeds/000 (ModuleNotFoundError: No module named 'dskernels')")),

@@ -786,7 +786,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
             diags.append(risk)
     # order: by time of first sight
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
-    _promote_overflow_streak(diags)
+    _promote_overflow_streak(diags, any(sc.finished for sc in scans))
     root = None
     top = max((_priority(d) for d in diags), default=0)
     if top > 0:
@@ -799,7 +799,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         for i, d in enumerate(diags):
             if i != root and not d.benign:
                 d.consequence_of = root
-        _refine(r, diags, root, config, levers_on(scans, config, r))
+        _refine(r, diags, root, config, levers_on(scans, config, r),
+                [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
     status = "unknown"
     if root is not None:
         status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
@@ -840,10 +841,10 @@ def _exception_family(h: Hit) -> tuple[str, str] | None:
     return None
 
 
-def _promote_overflow_streak(diags: list[Diagnosis]) -> None:
+def _promote_overflow_streak(diags: list[Diagnosis], finished: bool = False) -> None:
     """Many `Gradient overflow. Skipping step` lines and no other cause: fp16 overflow is the cause
     (each line alone is the loss scaler calibrating, a harmless sign)."""
-    if any(_priority(d) >= 2 for d in diags):
+    if finished or any(_priority(d) >= 2 for d in diags):
         return
     for d in diags:
         if d.code == "fp16-overflow-skip" and d.count >= OVERFLOW_STREAK:
@@ -1000,8 +1001,14 @@ def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
         r.title += f" (during {'model loading' if phase == 'load' else phase})"
 
 
+_FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
+                      r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
+                      r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|[Ll]oss scale|OVERFLOW!|"
+                      r"Gradient overflow", re.M)
+
+
 def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
-            levers_on: set[str] | None = None) -> None:
+            levers_on: set[str] | None = None, texts: Sequence[str] | None = None) -> None:
     """Numbers and fixes that need the whole picture (cascades, the config)."""
     n = r.numbers
     if r.code == "oom":
@@ -1010,6 +1017,16 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         s = _host_ram_sentence(n)
         if s:
             r.title = f"{r.title}: {s}"
+    elif r.code == "nan-loss" and _FP16_ON.search("\n".join(texts or ())):
+        r.family = "fp16_overflow"
+        r.title += " in fp16 mixed precision: an fp16 overflow"
+        r.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
+    elif r.code == "child-failed" and "offload" in (levers_on or set()):
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and the config beside it offloads to the CPU: most "
+                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause, cat.BY_CODE["host-oom-killed"].fix,
+                                     cat.BY_CODE["host-oom-killed"].confirm)
     elif r.code == cat.GENERIC:
         fam = _exception_family(r.first)
         if fam is not None:
