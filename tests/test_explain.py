@@ -546,10 +546,12 @@ def test_the_catch_all_exception_never_hides_a_specific_signature():
     exp = explain_text(line + "\n")
     assert _root(exp).family == "nccl_rccl_timeout_hang" and exp.status == "hang"
     # and an error it does not know is still reported, as family unknown, with the line
-    other = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3\nKeyError: 'instruction'\n")
+    other = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3\nKeyError: 'frobnicate'\n")
     r = _root(other)
     assert r.code == "python-exception" and r.family == "unknown" and other.status == "failed"
-    assert r.evidence[0].text == "KeyError: 'instruction'" and r.first.line == 3
+    assert r.evidence[0].text == "KeyError: 'frobnicate'" and r.first.line == 3
+    # a missing dataset column (alpaca's `instruction`) is the dataset's
+    assert _root(explain_text("Traceback (most recent call last):\nKeyError: 'instruction'\n")).family == "dataset_error"
 
 
 def test_cli_a_pid_finds_its_log_through_proc(tmp_path):

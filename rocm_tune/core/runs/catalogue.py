@@ -118,9 +118,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
-          r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"got signal: 9\b", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
-          "killed by signal", "killed", "exited unexpectedly"),
+          "killed by signal", "killed", "exited unexpectedly", "got signal"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -169,8 +169,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "`sacct -j JOBID -o JobID,State,MaxRSS,ReqMem`",
          (r"Detected \d+ oom[-_]kill event", r"Some of your processes may have been killed by the cgroup "
           r"out-of-memory handler", r"(?:Exceeded|exceeded) (?:job |step )?memory limit",
-          r"Job \d+ exceeded memory limit"),
-         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit"), sources=("Slurm slurmstepd messages",)),
+          r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory"),
+         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -221,9 +221,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
-          r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
+          r"No usable listening interface found", r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
           r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
-         ("nccl", "NCCL", "RCCL", "rccl", "socket interface", "Got completion", "connectFullMesh", "hipIpc", "IPC", "DistBackendError"),
+         ("nccl", "NCCL", "RCCL", "rccl", "socket interface", "Got completion", "connectFullMesh", "hipIpc", "IPC", "DistBackendError", "listening interface"),
          sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
                                           "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
                                           "error)",)),
@@ -248,9 +248,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "MASTER_ADDR, a port in use)",
          "check MASTER_ADDR/MASTER_PORT, that every node started, and that the port is free and reachable",
          "`nc -zv MASTER_ADDR MASTER_PORT` from each node",
-         (r"RendezvousTimeoutError", r"The client socket has timed out", r"DistNetworkError",
+         (r"RendezvousTimeoutError", r"The client socket has timed out", r"DistNetworkError", r"DistStoreError",
+          r"waiting for clients\. \d+/\d+ clients joined",
           r"Timed out initializing process group"),
-         ("Rendezvous", "socket has timed out", "DistNetworkError", "initializing process group")),
+         ("Rendezvous", "socket has timed out", "DistNetworkError", "initializing process group", "DistStoreError",
+          "clients joined")),
     # ------------------------------------------------------------------ ddp_error
     _sig("ddp-mark-ready-twice", "ddp_error", "error", "root", "DDP: 'Expected to mark a variable ready only once'",
          "reentrant gradient checkpointing with LoRA (or unused parameters) makes DDP's autograd hooks fire twice",
@@ -338,9 +340,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`",
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
           r"Bfloat16 is only supported on GPUs with compute capability", r"bf16.{0,40}requires.{0,40}Ampere",
-          r"Current device does not support bfloat16", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
+          r"Current device does not support bfloat16", r"not implemented for 'BFloat16'", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)"),
-         ("bf16", "Bfloat16", "bfloat16", "Cannot select"),
+         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
     # ------------------------------------------------------------------ hip_error / cuda_error
@@ -549,9 +551,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"File \S+ not found\.?$", r"DatasetGenerationError", r"datasets\.exceptions\.\w+Error",
           r"Unable to find '[^']+'", r"dataset_info\.json.{0,80}(?:JSONDecodeError|Expecting)",
           r"jinja2\.exceptions\.UndefinedError: .{0,80}has no attribute '(?:content|role|from|value|messages)'",
-          r"The model did not return a loss from the inputs"),
+          r"The model did not return a loss from the inputs",
+          r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:instruction|input|output|conversations|messages|prompt|"
+          r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value)'\s*$"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
-          "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss"),
+          "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -602,8 +606,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "architecture upgrade transformers",
          "`ls DIR`: adapter_config.json without config.json means an adapter",
          (r"Unrecognized model(?: in \S+)?\s*\.?\s*Should have (?:a )?`?model_type`? key",
-          r"Can't find 'adapter_config\.json'"),
-         ("Unrecognized model", "adapter_config.json"),
+          r"Can't find 'adapter_config\.json'", r"Unrecognized configuration class .{0,200}for this kind of AutoModel"),
+         ("Unrecognized model", "adapter_config.json", "Unrecognized configuration class"),
          sources=("seeds/004 (Unrecognized model ... model_type on a LoRA output)",
                   "hiyouga/LlamaFactory#9655 (ValueError: Unrecognized model in /. Should have a `model_type` key in "
                   "its config.json)")),
@@ -649,8 +653,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "states (save_only_model: true) or save less often",
          "`df -h OUTPUT_DIR`; `du -sh OUTPUT_DIR/checkpoint-*`",
          (r"No space left on device", r"\[Errno 28\]", r"Disk quota exceeded", r"\[Errno 122\]",
-          r"PytorchStreamWriter failed writing file"),
-         ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed"),
+          r"PytorchStreamWriter failed writing file", r"inline_container\.cc.{0,40}unexpected pos \d+",
+          r"StorageFull"),
+         ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
+          "inline_container", "StorageFull"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
     _sig("shm-exhausted", "host_ram_oom", "error", "root", "shared memory (/dev/shm) ran out: a DataLoader "
@@ -795,11 +801,15 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"We couldn't connect to '?https?://huggingface\.co", r"LocalEntryNotFoundError",
           r"You are trying to access a gated repo", r"Repository Not Found for url",
           r"Max retries exceeded with url: \S*(?:huggingface|hf-mirror)", r"CAS service error",
+          r"Connection error, and we cannot find the requested files",
+          r"is not a local folder and is not a valid model identifier", r"outgoing traffic has been disabled",
+          r"offline mode is enabled",
           r"huggingface_hub\.(?:utils\._errors|errors)\.\w+Error", r"HfHubHTTPError",
           r"(?:4(?:01|03|29)|50\d) (?:Client|Server) Error.{0,120}(?:huggingface|hf-mirror|modelscope)",
           r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)"),
          ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
-          "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout"),
+          "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
+          "outgoing traffic", "offline mode", "valid model identifier"),
          sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
     _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
          "a compiled extension was built for another CUDA/ROCm runtime than the one installed (e.g. a cu12 wheel on "

@@ -98,10 +98,12 @@ def _rank(text: str) -> int | None:
     return None
 
 
-def _time_of(raw: bytes) -> float | None:
+def _time_of(raw: bytes, last: bool = True) -> float | None:
+    """The timestamp in `raw`: a line's own is its first; the nearest before a line is the last."""
     m = None
     for m in _TS.finditer(raw):
-        pass
+        if not last:
+            break
     if m is None:
         return None
     try:
@@ -169,7 +171,7 @@ class _Scanner:
             nxt = self.data.find(b"\n", ce + 1, min(len(self.data), ce + 1 + LINE_CAP))
             ce = nxt if nxt >= 0 else min(len(self.data), ce + 1 + LINE_CAP)
         context = _decode(self.data[s:ce])
-        t = _time_of(raw)
+        t = _time_of(raw, last=False)
         own = t is not None
         if t is None:
             t = _time_of(self.data[max(0, s - 2048):s])
@@ -368,7 +370,7 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
             plan = try_read_json(p)
             if isinstance(plan, dict) and isinstance(plan.get("recommended"), dict):
                 info.plan, info.path = plan, p
-    _read_beside(info, dirs, config_path)
+    _read_beside(info, dirs, config_path, log_paths)
     cands = [config_path] if config_path else []
     cands += [os.path.join(d, n) for d in dirs for n in _TRAIN_NAMES]
     cands += [f for f in info.files if f.endswith((".yaml", ".yml")) and f not in cands]
@@ -378,7 +380,7 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
     for p in cands:
         if p and os.path.isfile(p):
             y = try_read_yaml(p)
-            if isinstance(y, dict) and y:
+            if isinstance(y, dict) and y and not {"zero_optimization", "train_micro_batch_size_per_gpu"} & set(y):
                 info.train = y
                 info.path = info.path or p
                 break
@@ -408,12 +410,14 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
 
 
 BESIDE_EXT = (".yaml", ".yml", ".json", ".sh", ".slurm", ".sbatch", ".toml", ".cfg", ".txt")
+_TXT_CONFIG = re.compile(r"arg|config|cmd|command|launch|setting|param|run|train|script", re.I)
 BESIDE_MAX_FILES = 12
 BESIDE_MAX_BYTES = 256 * 1024
 _NOT_CONFIG = ("trainer_state.json", "plan.json", "case.json", "metrics.jsonl", "exit.json")
 
 
-def _read_beside(info: ConfigInfo, dirs: Sequence[str], config_path: str | None) -> None:
+def _read_beside(info: ConfigInfo, dirs: Sequence[str], config_path: str | None,
+                 log_paths: Sequence[str] = ()) -> None:
     """The small config-like files beside the log (YAML, DeepSpeed JSON, launch scripts) and --config, as
     text: what they show decides which levers are on and what a truncated log's cause likely was."""
     paths = [config_path] if config_path else []
@@ -423,7 +427,10 @@ def _read_beside(info: ConfigInfo, dirs: Sequence[str], config_path: str | None)
         except OSError:
             continue
         paths += [os.path.join(d, n) for n in names if n.endswith(BESIDE_EXT) and n not in _NOT_CONFIG
-                  and not n.endswith((".log",)) and not n.startswith(("log", "stdout", "stderr"))]
+                  and not n.startswith(("log", "stdout", "stderr"))
+                  and (not n.endswith(".txt") or _TXT_CONFIG.search(n))]
+    logs = {os.path.abspath(p) for p in log_paths if p != "-"}
+    paths = [p for p in dict.fromkeys(paths) if os.path.abspath(p) not in logs]
     for p in paths[:BESIDE_MAX_FILES]:
         try:
             if not os.path.isfile(p) or os.path.getsize(p) > BESIDE_MAX_BYTES:
@@ -695,7 +702,8 @@ class Diagnosis:
                 "role": self.role, "title": self.title,
                 "first_seen": {"file": f.file, "line": f.line, "rank": f.rank, "time": f.time},
                 "count": self.count,
-                "evidence": [{"file": h.file, "line": h.line, "rank": h.rank, "text": h.text} for h in self.evidence],
+                "evidence": [{"file": h.file, "line": h.line, "rank": h.rank, "time": h.time if h.own_time else None,
+                              "text": h.text} for h in self.evidence],
                 "cause": self.cause, "fix": self.fix, "confirm": self.confirm, "numbers": _jsonable(self.numbers),
                 "consequence_of": self.consequence_of}
 
@@ -869,7 +877,8 @@ _LEVER_RX: dict[str, re.Pattern] = {
         r"gradient_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--gradient_checkpointing(?:[ =](?:True|true|1))?"
         r"(?:\s|$)|`use_cache=True` is incompatible with gradient checkpointing|[Gg]radient checkpointing (?:is )?"
         r"(?:enabled|on)\b|activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)|enable_activation_checkpointing"
-        r"['\"]?\s*[:=]\s*['\"]?(?:True|true)|--recompute[-_](?:granularity|activations)", re.M),
+        r"['\"]?\s*[:=]\s*['\"]?(?:True|true)|--recompute[-_](?:granularity|activations)|torch\.utils\.checkpoint: the "
+        r"use_reentrant parameter|None of the inputs have requires_grad=True", re.M),
     "expandable_segments": re.compile(r"expandable_segments\s*:\s*True"),
     "micro_batch_1": re.compile(
         r"(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size)['\"]?\s*[:= ]\s*['\"]?1\b"
@@ -878,6 +887,9 @@ _LEVER_RX: dict[str, re.Pattern] = {
     "offload": re.compile(r"offload_(?:optimizer|param)['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
                           r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config"),
 }
+
+
+_HINT = re.compile(r"try setting PYTORCH_\w+_ALLOC_CONF=\S+")
 
 
 def levers_on(scans: Sequence[FileScan], cfg: ConfigInfo | None, r: Diagnosis | None = None) -> set[str]:
@@ -891,7 +903,8 @@ def levers_on(scans: Sequence[FileScan], cfg: ConfigInfo | None, r: Diagnosis | 
             texts.append("gradient_checkpointing: true")
         if str(t.get("per_device_train_batch_size")) == "1":
             texts.append("per_device_train_batch_size: 1")
-    blob = "\n".join(texts)
+    # PyTorch's own OOM hint ("try setting PYTORCH_..._ALLOC_CONF=expandable_segments:True") is not a setting
+    blob = _HINT.sub("", "\n".join(texts))
     return {k for k, rx in _LEVER_RX.items() if rx.search(blob)}
 
 
@@ -1023,7 +1036,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
     elif r.code == "child-failed" and "offload" in (levers_on or set()):
         r.family = "host_ram_oom"
-        r.title = ("only the launcher's teardown is in the log, and the config beside it offloads to the CPU: most "
+        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
                    "likely host RAM ran out (the OOM killer leaves no line in the log)")
         r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause, cat.BY_CODE["host-oom-killed"].fix,
                                      cat.BY_CODE["host-oom-killed"].confirm)
@@ -1291,14 +1304,15 @@ def _stall_diagnosis(stacks: list[dict], idle_s: float, where: str) -> Diagnosis
 
 
 # ------------------------------------------------------------------------------ targets
-def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s: float = 300.0) -> Explanation:
+def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s: float = 300.0,
+                   config_path: str | None = None) -> Explanation:
     """`rocm-tune explain TARGET`: a log file, "-" (stdin), a run id/dir, an output dir or a PID.
     UserError (one line) when TARGET is none of them. A live process whose logs have not grown for
     `stall_s` seconds (or any live one with stacks=True) gets each rank's stack dumped (`live_stacks`);
     stacks=False never signals anything."""
     if spec == "-":
         data = read_stdin_bounded(stdin) if stdin is not None else b""
-        return diagnose(["-"], stdin_data=data)
+        return diagnose(["-"], stdin_data=data, config_path=config_path)
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs import watch
 
@@ -1308,7 +1322,7 @@ def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s
         logs = _dir_logs(spec)
         if not logs:
             raise
-        return diagnose(logs, output_dir=os.path.abspath(os.path.expanduser(spec)))
+        return diagnose(logs, output_dir=os.path.abspath(os.path.expanduser(spec)), config_path=config_path)
     paths: list[str] = []
     for s in target.sources:
         if s.kind != "trainer_state" and os.path.isfile(s.path) and s.path not in paths:
@@ -1333,8 +1347,8 @@ def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s
     if proc is not None and proc.alive is False and (proc.exit_code is not None or proc.signal):
         where = os.path.join(target.run_dir, "exit.json") if target.run_dir else f"PID {target.pid}"
         exit_info = (proc.exit_code, proc.signal, where)
-    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=target.config_path, alive=alive,
-                   exit_info=exit_info)
+    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=config_path or target.config_path,
+                   alive=alive, exit_info=exit_info)
     pid = (proc.pid if proc is not None and proc.pid else None) or target.pid
     if alive and pid and stacks is not False and exp.root is None:
         import time as _time
