@@ -806,3 +806,99 @@ def test_axolotl_rank_and_time_format():
     from datetime import datetime, timezone
 
     assert r.first.time == datetime(2024, 4, 17, 0, 8, 55, 1000, tzinfo=timezone.utc).timestamp()
+
+
+# ------------------------------------------------------------------ issue 26: the same causes in other places
+_SAVE_OOM = """Traceback (most recent call last):
+  File "/opt/conda/lib/python3.10/site-packages/transformers/trainer.py", line 2660, in _maybe_log_save_evaluate
+    self._save_checkpoint(model, trial, metrics=metrics)
+  File "/opt/conda/lib/python3.10/site-packages/transformers/trainer.py", line 2760, in _save_checkpoint
+    self.save_model(output_dir, _internal_call=True)
+  File "/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/engine.py", line 3300, in _zero3_consolidated_16bit_state_dict
+    param.all_gather()
+torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 63.98 GiB of which \
+1.02 GiB is free. Of the allocated memory 58.10 GiB is allocated by PyTorch, and 3.50 GiB is reserved by PyTorch but \
+unallocated. If reserved but unallocated memory is large try setting PYTORCH_HIP_ALLOC_CONF=expandable_segments:True to \
+avoid fragmentation.
+"""
+
+
+def test_an_oom_while_saving_says_so_and_the_allocator_setting_with_its_rocm_support():
+    r = _root(explain_text(_SAVE_OOM))
+    assert r.family == "gpu_oom" and r.numbers["phase"] == "save" and "(during save)" in r.title
+    assert "stage3_gather_16bit_weights_on_model_save" in r.fix
+    # 3.50 GiB reserved but unallocated >= the 1.96 GiB asked: may be fragmentation, with the setting; PyTorch's own
+    # "try setting ..." hint in the message is not the user's setting
+    assert "may be fragmentation" in r.fix and "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True" in r.fix
+    assert "ROCm 7.0" in r.fix and "already set" not in r.fix
+
+
+def test_a_lever_the_log_shows_on_is_never_suggested_again():
+    log = ("[INFO|trainer.py:2128] 2024-06-01 10:00:00,000 >>   Instantaneous batch size per device = 1\n"
+           "[WARNING|logging.py:329] 2024-06-01 10:00:01,000 >> `use_cache=True` is incompatible with gradient "
+           "checkpointing. Setting `use_cache=False`.\n"
+           "export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True\n"
+           "[rank0]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacity "
+           "of 23.98 GiB of which 1.00 GiB is free. Of the allocated memory 18.50 GiB is allocated by PyTorch, and "
+           "3.40 GiB is reserved by PyTorch but unallocated.\n")
+    r = _root(explain_text(log))
+    assert "gradient checkpointing on" not in r.fix and "per_device_train_batch_size" not in r.fix
+    assert "expandable_segments is already set" in r.fix and "set PYTORCH_HIP_ALLOC_CONF" not in r.title
+    # the same OOM without those lines gets all three
+    bare = _root(explain_text(log.split("export")[0].split("\n")[0] + "\n" + log.split("\n")[-2] + "\n"))
+    assert "turn gradient checkpointing on" in bare.fix and "expandable_segments:True" in bare.fix
+
+
+def test_teardown_only_with_an_offload_config_beside_it_is_host_ram(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("W0301 12:03:00.000000 140 torch/distributed/elastic/multiprocessing/api.py:858] Sending process "
+                   "141 closing signal SIGTERM\nE0301 12:03:01.000000 140 torch/distributed/elastic/multiprocessing/"
+                   "api.py:833] failed (exitcode: 1) local_rank: 1 (pid: 142) of binary: /usr/bin/python3\n"
+                   "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n")
+    assert _root(diagnose([str(log)])).family == "launcher_exit"
+    ds = tmp_path / "conf" / "ds_z3_offload_config.json"
+    ds.parent.mkdir()
+    ds.write_text('{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu", "pin_memory": true}, '
+                  '"offload_param": {"device": "cpu"}}}')
+    out = run_cli("explain", str(log), "--config", str(ds), "--json")
+    d = json.loads(out.stdout)
+    assert out.returncode == 1 and d["diagnoses"][d["root"]]["family"] == "host_ram_oom"
+    shutil.copy(ds, tmp_path / ds.name)       # beside the log: found without --config
+    assert _root(diagnose([str(log)])).family == "host_ram_oom"
+    bad = run_cli("explain", str(log), "--config", str(tmp_path / "nope.yaml"))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nope.yaml" in bad.stderr
+
+
+def test_nan_in_an_fp16_run_is_an_fp16_overflow_and_warnings_are_never_causes():
+    r = _root(explain_text("fp16: true\n{'loss': 2.1, 'grad_norm': 1.2, 'epoch': 0.1}\n"
+                           "{'loss': 1.9, 'grad_norm': inf, 'epoch': 0.2}\n"))
+    assert r.family == "fp16_overflow"
+    assert _root(explain_text("bf16: true\n{'loss': 1.9, 'grad_norm': nan, 'epoch': 0.2}\n")).family == "nan_loss"
+    # warnings that hold an error's words, then the real error
+    log = ("/x/torch/cuda/memory.py:330: FutureWarning: torch.cuda.reset_max_memory_allocated now calls "
+           "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats. out of memory\n"
+           "rocblaslt warning: No paths matched /opt/rocm/lib/hipblaslt/library/*gfx1100*co.\n"
+           "/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory\n"
+           "RuntimeError: No HIP GPUs are available\n")
+    exp = explain_text(log)
+    assert _root(exp).code == "no-gpu-visible"
+    assert {d.code for d in exp.diagnoses if d.benign} == {"harmless-warning", "hipblaslt-unsupported",
+                                                           "amdgpu-ids-missing"}
+    alone = explain_text("".join(log.splitlines(True)[:3]))
+    assert alone.root is None and alone.status != "failed"
+
+
+def test_a_killed_rank_is_the_cause_and_its_peers_lost_connection_the_consequence():
+    log = ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:"
+           "317, remote process exited or there was a network error, NCCL version 2.20.5\n"
+           "[2024-05-01 10:05:03,100] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+           "'--local_rank=0'] exits with return code = -9\n")
+    exp = explain_text(log)
+    assert _root(exp).family == "host_ram_oom"
+    assert any(d.code == "nccl-peer-gone" and d.consequence_of == exp.root for d in exp.diagnoses)
+    # alone, the lost peer is the collective's failure
+    assert _root(explain_text(log.splitlines()[0] + "\n")).family == "nccl_rccl_timeout_hang"
+    # each evidence line keeps its own timestamp (JSON: null where the line has none)
+    out = run_cli("explain", "-", "--json", input=log)
+    ev = {e["text"][:20]: e["time"] for d in json.loads(out.stdout)["diagnoses"] for e in d["evidence"]}
+    assert ev["[2024-05-01 10:05:03"] == pytest.approx(1714557903.1) and ev["[rank1]: torch.distr"] is None
