@@ -340,9 +340,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`",
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
           r"Bfloat16 is only supported on GPUs with compute capability", r"bf16.{0,40}requires.{0,40}Ampere",
-          r"Current device does not support bfloat16", r"not implemented for 'BFloat16'", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
+          r"Current device does not support bfloat16", r"not implemented for 'BFloat16'",
+          r"(?i:\bb(?:f|float)16\b[^\n]{0,80}\b(?:is not supported|not supported on|isn't supported|unsupported on|"
+          r"not available on|requires? (?:an? )?(?:Ampere|newer GPU|GPU with|device with|compute capability)))",
+          r"(?i:(?:does not|doesn't|do not) support (?:the )?b(?:f|float)16\b)", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)"),
-         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16"),
+         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
     # ------------------------------------------------------------------ hip_error / cuda_error
@@ -835,8 +838,15 @@ SIGNATURES: tuple[Signature, ...] = (
          "read the exception message and the traceback's last frames of your code",
          "rerun the failing step alone",
          (r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::\s|$)",
-          r"^Segmentation fault|^Fatal Python error|terminate called after throwing"),
-         ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called")),
+          r"^Segmentation fault|^Fatal Python error|terminate called after throwing",
+          # other ways a log states an error: `Error: ...`, `ERROR: ...`, `[ERROR] ...`, `level=ERROR msg=...`,
+          # a tool's `x: error: ...`, and native crashes
+          r"^(?:\S+ ){0,4}\[?(?:Error|ERROR|FATAL|Fatal|CRITICAL)\]?:? (?!\[)(?=\S)",
+          r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
+          r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
+          r"\bSIGSEGV\b|exit code 139\b"),
+         ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
+          "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -914,6 +924,27 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
 )
+# When no frame decides: what the exception's own message is about (the last line only).
+MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile(r"\b(?:requires?|required) (?:\w+ )?[\w-]+ ?(?:[<>=]=?|version)|\bversion\b.{0,60}\b(?:installed|"
+                r"found|required|supported)|(?:upgrade|downgrade|update) (?:your |the )?(?:\w+ )?(?:version|package|"
+                r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
+     "the installed library versions do not match what the code expects: install the versions the runner pins"),
+    (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
+     "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
+    (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b"),
+     "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
+    (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
+     "the checkpoint does not match this run: resume with the same settings or start fresh"),
+    (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
+                r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
+                r"only supports?|[Pp]lease (?:set|specify|use)|not compatible", re.I), "config_error",
+     "a setting of the run is not accepted: change the one the message names"),
+)
+# lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)
+ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HSA_\w+|gfx\d{3,4}|amdgpu|"
+                          r"libamdhip64|libhsa-runtime|MI\d{2,3}X?\b|Radeon|Instinct|hipBLASLt|rocBLAS|MIOpen|RCCL|"
+                          r"\+rocm[\d.]+|DCU)\b")
 
 
 def by_code(code: str) -> Signature | None:

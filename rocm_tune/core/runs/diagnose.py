@@ -839,12 +839,27 @@ _FRAME = re.compile(r'File "([^"]+)", line \d+, in (\S+)')
 FRAMES_LOOKED_AT = 3
 
 
-def _exception_family(h: Hit) -> tuple[str, str] | None:
-    """(family, what to do) for the catch-all exception from its last traceback frames and its line."""
+_CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
+                    r"Aborted \(core dumped\)")
+
+
+def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
+    else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _FRAME.findall(h.pre[-6000:])[-FRAMES_LOOKED_AT:]
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
+            return family, fix
+    if _CRASH.search(h.text):
+        if any(cat.ROCM_MARKERS.search(t) for t in (h.pre, *texts)):
+            return "hip_error", ("a native crash in the ROCm stack: use the PyTorch wheel built for the installed "
+                                 "ROCm, check the GPU is supported (HSA_OVERRIDE_GFX_VERSION on consumer cards), and "
+                                 "rerun with AMD_LOG_LEVEL=3 / AMD_SERIALIZE_KERNEL=3 to see the failing call")
+        return None
+    msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
+    for rx, family, fix in cat.MESSAGE_RULES:
+        if rx.search(msg):
             return family, fix
     return None
 
@@ -1014,6 +1029,17 @@ def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
         r.title += f" (during {'model loading' if phase == 'load' else phase})"
 
 
+_NO_BF16_GPU = re.compile(r"\b(?:V100|T4|P100|P40|GTX ?1\d{3}|RTX ?20\d0|Titan V|MI50|MI60|MI25|gfx906|gfx900|"
+                          r"Radeon VII|Turing|Volta|Pascal)\b")
+_BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\s+(?:True|true|1))?(?:\s|$)|"
+                      r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16")
+
+
+def _fp16_in_use(blob: str) -> bool:
+    """fp16 mixed precision is on (stated, or a GPU without bf16 and no bf16 setting)."""
+    return bool(_FP16_ON.search(blob) or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob)))
+
+
 _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
                       r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
                       r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|[Ll]oss scale|OVERFLOW!|"
@@ -1030,7 +1056,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         s = _host_ram_sentence(n)
         if s:
             r.title = f"{r.title}: {s}"
-    elif r.code == "nan-loss" and _FP16_ON.search("\n".join(texts or ())):
+    elif r.code == "nan-loss" and _fp16_in_use("\n".join(texts or ())):
         r.family = "fp16_overflow"
         r.title += " in fp16 mixed precision: an fp16 overflow"
         r.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
@@ -1041,7 +1067,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause, cat.BY_CODE["host-oom-killed"].fix,
                                      cat.BY_CODE["host-oom-killed"].confirm)
     elif r.code == cat.GENERIC:
-        fam = _exception_family(r.first)
+        fam = _exception_family(r.first, texts or ())
         if fam is not None:
             r.family, r.fix = fam[0], fam[1] + "; " + r.fix
     elif r.code == "disk-full":
