@@ -221,6 +221,10 @@ REAL_LINES = [
     ("bf16-unsupported", "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2.bf16.bf16", "unslothai/unsloth#5337 "
      "(RX 6600, RDNA2)"),
     ("oom", "HSA_STATUS_ERROR_OUT_OF_RESOURCES", "vllm-project/vllm PR #48458 (MI300, graph capture)"),
+    ("hip-missing-code-object", ":1:hip_fatbin.cpp           :117 : 8802962845 us: [pid:19349 tid:0x14dec9d33080] "
+     "Missing CO for these ISAs - ", "ROCm/legacy-rocm-build#4208 (MI250X, AMD_LOG_LEVEL=5)"),
+    ("miopen-error", "terminate called after throwing an instance of 'miopen::Exception'",
+     "ROCm/legacy-rocm-build#1355 (MI50)"),
     ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
      "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),

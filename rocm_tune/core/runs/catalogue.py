@@ -356,13 +356,27 @@ SIGNATURES: tuple[Signature, ...] = (
          "(10.3.0 for gfx103x RDNA2, 11.0.0 for gfx110x) or build PyTorch with the arch in PYTORCH_ROCM_ARCH",
          "`roc-obj-ls $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so "
          "| grep gfx` and `rocminfo | grep gfx`",
-         (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction", r"hipErrorNoBinaryForGpu",
+         (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction",
+          r"hipErrorNoBinaryForGpu(?! ?: continue parsing)",
           r"No device code available for function", r"Unable to find code object for all current devices",
           r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
           r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for"),
          ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image"),
          sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",)),
+    _sig("hip-missing-code-object", "hip_error", "error", "weak", "the HIP runtime's log: a library has no code "
+         "object for this GPU's ISA",
+         "with AMD_LOG_LEVEL set, the HIP runtime lists every loaded library that carries no kernels for this GPU "
+         "architecture; harmless for a library the run does not call (hipBLASLt on consumer cards), the cause when "
+         "nothing else failed",
+         "if nothing else failed: use a PyTorch/ROCm build for this GPU's gfx target (HSA_OVERRIDE_GFX_VERSION to a "
+         "supported sibling on consumer cards)",
+         "`rocminfo | grep gfx` against the gfx targets the wheel lists",
+         (r"Missing CO for these ISAs", r"Cannot find CO in the bundle (?!\S*hipblaslt)\S+ for ISA",
+          r"Returned hipErrorNoBinaryForGpu ?: continue parsing"),
+         ("Missing CO", "Cannot find CO", "continue parsing"),
+         sources=("ROCm/legacy-rocm-build#4208 (AMD_LOG_LEVEL=5: Missing CO for these ISAs - "
+                  "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-)",)),
     _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
          "this GPU architecture",
          "rocBLAS ships Tensile libraries for a list of gfx targets; this GPU's (e.g. gfx1031, gfx1036) is not "
@@ -415,8 +429,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "supported sibling; point MIOPEN_USER_DB_PATH / MIOPEN_CUSTOM_CACHE_DIR at a writable directory; "
          "MIOPEN_FIND_MODE=FAST to avoid tuning",
          "`MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=4` on a one-step rerun",
-         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error"),
-         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error"),
+         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error", r"instance of 'miopen::Exception'"),
+         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error", "miopen::Exception"),
          sources=("ROCm/MIOpen#1994 (MIOpen Error: /MIOpen/src/ocl/convolutionocl.cpp:831: Forward Convolution "
                   "cannot be executed due to incorrect params)",)),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
