@@ -210,7 +210,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
          "cannot talk peer-to-peer",
          "read the NCCL WARN lines just before; check `rocm-tune doctor` (IOMMU/P2P); set NCCL_DEBUG=INFO; "
-         "for a single node try NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 to locate the transport",
+         "for a single node try NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 to locate the transport; in a container "
+         "NCCL/RCCL needs shared memory (docker --shm-size=16g or --ipc=host) and the host's network interface "
+         "(NCCL_SOCKET_IFNAME)",
          "rccl-tests / nccl-tests all_reduce_perf on the same GPUs",
          (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclInvalidUsage",
           r"NCCL error in: \S+(?!.*(?:remote process exited|ncclRemoteError|Connection reset|Connection closed))",
