@@ -877,7 +877,8 @@ def test_nan_in_an_fp16_run_is_an_fp16_overflow_and_warnings_are_never_causes():
     r = _root(explain_text("fp16: true\n{'loss': 2.1, 'grad_norm': 1.2, 'epoch': 0.1}\n"
                            "{'loss': 1.9, 'grad_norm': inf, 'epoch': 0.2}\n"))
     assert r.family == "fp16_overflow"
-    assert _root(explain_text("bf16: true\n{'loss': 1.9, 'grad_norm': nan, 'epoch': 0.2}\n")).family == "nan_loss"
+    bf = _root(explain_text("bf16: true\n{'loss': 1.9, 'grad_norm': nan, 'epoch': 0.2}\n"))
+    assert bf.family == "nan_loss" and "bf16 is already on" in bf.fix and "bf16 where" not in bf.fix
     # warnings that hold an error's words, then the real error
     log = ("/x/torch/cuda/memory.py:330: FutureWarning: torch.cuda.reset_max_memory_allocated now calls "
            "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats. out of memory\n"

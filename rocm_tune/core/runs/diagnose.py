@@ -1060,6 +1060,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.family = "fp16_overflow"
         r.title += " in fp16 mixed precision: an fp16 overflow"
         r.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
+    elif r.code == "nan-loss" and _BF16_ON.search("\n".join(texts or ())):
+        r.fix = ("bf16 is already on: lower the learning rate (and warmup), clip gradients (max_grad_norm 0.5-1.0), "
+                 "check the data for empty or extreme samples, resume from the last good checkpoint; a short fp32 "
+                 "run rules precision out")
     elif r.code == "child-failed" and "offload" in (levers_on or set()):
         r.family = "host_ram_oom"
         r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
