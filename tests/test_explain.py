@@ -907,3 +907,23 @@ def test_a_killed_rank_is_the_cause_and_its_peers_lost_connection_the_consequenc
     out = run_cli("explain", "-", "--json", input=log)
     ev = {e["text"][:20]: e["time"] for d in json.loads(out.stdout)["diagnoses"] for e in d["evidence"]}
     assert ev["[2024-05-01 10:05:03"] == pytest.approx(1714557903.1) and ev["[rank1]: torch.distr"] is None
+
+
+@pytest.mark.parametrize("frames,phase,family,words", [
+    ('  File "/x/transformers/modeling_utils.py", line 3800, in from_pretrained\n'
+     '  File "/x/deepspeed/runtime/zero/partition_parameters.py", line 500, in wrapper\n'
+     '  File "/x/torch/nn/modules/module.py", line 1160, in _apply\n', "load", "gpu_oom", "while loading the model"),
+    ('  File "/x/transformers/trainer.py", line 3800, in evaluate\n'
+     '  File "/x/transformers/trainer.py", line 4200, in prediction_step\n'
+     '  File "/x/torch/nn/modules/module.py", line 1500, in _call_impl\n', "eval", "gpu_oom", "per_device_eval_batch_size"),
+    ('  File "/x/deepspeed/runtime/zero/stage3.py", line 900, in _create_fp16_partitions_with_defragmentation\n'
+     '  File "/x/deepspeed/accelerator/cuda_accelerator.py", line 296, in pin_memory\n', "pinned", "host_ram_oom",
+     "pin_memory: false"),
+])
+def test_where_an_oom_happened_decides_its_fix(frames, phase, family, words):
+    # DeepSpeed's pinned CPU-offload buffers fail as `CUDA error: out of memory` (deepspeedai/DeepSpeed#3481, #2977)
+    err = ("RuntimeError: CUDA error: out of memory\n" if phase == "pinned" else
+           "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 8.00 GiB. GPU 0 has a total capacity of "
+           "63.98 GiB of which 3.00 GiB is free.\n")
+    r = _root(explain_text("Traceback (most recent call last):\n" + frames + err))
+    assert r.numbers["phase"] == phase and r.family == family and words in r.fix
