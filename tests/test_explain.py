@@ -225,6 +225,9 @@ REAL_LINES = [
      "Missing CO for these ISAs - ", "ROCm/legacy-rocm-build#4208 (MI250X, AMD_LOG_LEVEL=5)"),
     ("miopen-error", "terminate called after throwing an instance of 'miopen::Exception'",
      "ROCm/legacy-rocm-build#1355 (MI50)"),
+    ("nccl-init-then-silence", "[1] node2:22555:22555 [0] NCCL INFO Connected all rings", "NVIDIA/nccl#1232"),
+    ("host-oom-killed", "[1]+  已杀死               nohup java -jar dlfc-framework-bigdata-statistical-1.0-SNAPSHOT.jar",
+     "a zh_CN bash job report of a SIGKILL, as posted in a public note (bash's `Killed` in Chinese)"),
     ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
      "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),
@@ -927,3 +930,16 @@ def test_where_an_oom_happened_decides_its_fix(frames, phase, family, words):
            "63.98 GiB of which 3.00 GiB is free.\n")
     r = _root(explain_text("Traceback (most recent call last):\n" + frames + err))
     assert r.numbers["phase"] == phase and r.family == family and words in r.fix
+
+
+def test_a_log_that_ends_in_nccl_setup_lines_is_a_hang_but_not_when_training_follows():
+    init = ("node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+            "[1] node2:22555:22555 [0] NCCL INFO Connected all rings\n")       # NVIDIA/nccl#1232's lines
+    exp = explain_text("[INFO] starting\n" + init)
+    assert _root(exp).code == "nccl-init-then-silence" and exp.status == "hang"
+    after = explain_text(init + "{'loss': 1.2, 'grad_norm': 0.4, 'learning_rate': 1e-05, 'epoch': 0.1}\n"
+                         "  1%|          | 2/200 [00:20<33:00, 10.00s/it]\n")
+    assert after.root is None
+    # far from the end (a real error after them): not a sign
+    late = explain_text(init + "x\n" * 3000 + "RuntimeError: No HIP GPUs are available\n")
+    assert _root(late).code == "no-gpu-visible" and all(d.code != "nccl-init-then-silence" for d in late.diagnoses)

@@ -118,9 +118,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
-          r"got signal: 9\b", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"got signal: 9\b", r"已杀死", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
-          "killed by signal", "killed", "exited unexpectedly", "got signal"),
+          "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -192,6 +192,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"ProcessGroupNCCL.{0,80}perform barrier"),
          ("perform barrier",), hang=True, tail_only=True,
          sources=("seeds/000 (训练启动后卡在 ProcessGroupNCCL ... using GPU 0 to perform barrier)",)),
+    _sig("nccl-init-then-silence", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends in NCCL/RCCL "
+         "set-up lines: the ranks connected and then nothing happened",
+         "the communicator was built but the first collective never completed: peer-to-peer or shared memory between "
+         "the GPUs hangs (IOMMU, ACS, a container without --ipc=host), or one rank never reached the collective",
+         "check peer-to-peer: `rocm-tune doctor` (IOMMU: iommu=pt / intel_iommu=off), try NCCL_P2P_DISABLE=1 and "
+         "NCCL_SHM_DISABLE=1 one at a time to find the transport that hangs; in containers --ipc=host or a larger "
+         "--shm-size",
+         "`py-spy dump --pid PID` on each rank: all wait in the same collective",
+         (r"NCCL INFO .{0,200}Init COMPLETE", r"NCCL INFO Connected all (?:rings|trees)",
+          r"NCCL INFO (?:Channel \d+/\d+ ?:|Using network|ncclCommInitRank|comm 0x[0-9a-f]+ rank \d+)",
+          r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/"),
+         ("NCCL INFO",), hang=True, tail_only=True,
+         sources=("ROCm/rccl#1129 class of reports: the log stops after the RCCL init lines",)),
     _sig("collective-timeout", "nccl_rccl_timeout_hang", "error", "consequence", "a collective (RCCL/NCCL) timed "
          "out in the watchdog",
          "a collective did not complete within the timeout: either one rank died or stalled first (its error "
@@ -687,8 +700,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "preprocessing_num_workers)",
          "`df -h /dev/shm` inside the container",
          (r"is killed by signal: Bus", r"out of shared memory", r"unable to write to file </torch_\w+>",
-          r"/dev/shm.{0,80}(?:No space left|full|too small)", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error"),
-         ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error"),
+          r"/dev/shm.{0,80}(?:No space left|full|too small)", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
+          r"总线错误"),
+         ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error", "总线错误"),
          sources=("pytorch/pytorch#2244 class of reports: RuntimeError: DataLoader worker (pid 47) is killed by "
                   "signal: Bus error. It is possible that dataloader's workers are out of shared memory",)),
     _sig("deepspeed-no-launcher", "config_error", "error", "root", "DeepSpeed started without a distributed "
@@ -860,9 +874,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\S+ ){0,4}\[?(?:Error|ERROR|FATAL|Fatal|CRITICAL)\]?:? (?!\[)(?=\S)",
           r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
           r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
-          r"\bSIGSEGV\b|exit code 139\b"),
+          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
-          "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139")),
+          "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139",
+          "段错误", "核心已转储")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -911,6 +926,8 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
 SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
+# signs that count only at the very end of a log (the last lines before it stopped)
+END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence"})
 
 
 # The catch-all exception's family from where it was raised: its last traceback frames (file paths and

@@ -258,6 +258,8 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
         if sc.region(tail_start, n) and sc.region(0, HEAD_BYTES) and tail_unknown_from is None:
             sc.region(HEAD_BYTES, tail_start, cat.SENTINELS, SENTINEL_HITS)
         partial = True
+    # set-up lines are a hang's sign only at the very end of the log (nothing substantive after them)
+    sc.hits = [h for h in sc.hits if h.code not in cat.END_ONLY or n - h.offset <= END_ONLY_BYTES]
     series, ended = _series_hits(data, name, index)
     sc.hits += series
     sc.number_lines()
@@ -270,6 +272,7 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text)
 
 
+END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
 EVENT_TAIL = 512 * 2**10         # the newest part of a log whose loss series the alert engine reads
 _SERIES_CODES = {"loss-collapse": "loss-collapse", "nan-loss": "nan-loss", "nan-grad-norm": "nan-loss",
                  "fp16-overflow-streak": "fp16-overflow-streak"}
