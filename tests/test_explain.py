@@ -257,6 +257,8 @@ def test_every_signature_has_a_real_line_and_the_issue_families_are_covered():
         assert s.cause and s.fix and s.confirm and s.severity in ("error", "warning", "info")
         # every keyword is found by the literal scan the diagnosis uses on big logs
         assert all(any(x.decode() in k for x in cat.SCAN_SENTINELS) for k in s.keywords), s.code
+        # and by the case-folded scan the diagnosis runs over a lower-cased copy of the head and tail
+        assert all(any(x.decode() in k.lower() for x in cat.SCAN_FOLDED) for k in s.keywords), s.code
 
 
 def test_clean_training_lines_match_nothing():

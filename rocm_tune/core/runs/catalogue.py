@@ -345,7 +345,7 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': '?(?:nan|-?inf)\b",
           r"'loss': '?(?:nan|-?inf)\b", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b",
           r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b"),
-         ("nan", "NaN", "inf", "Infinity"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+         ("nan", "NaN", "loss", "grad", "Infinity"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
          "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
@@ -900,13 +900,22 @@ _SCAN = ["rror", "xception", "emory", "ALLOC", "kill", "Kill", "KILL", "exitcode
          "valid samples", "not found", "Unable to find", "emplate", "padding token", "Permission denied",
          "-rw-------", "ecognize", "adapter_config", "world size", "state_dict", "size mismatch", "checkpoint at",
          "DUE TO", "space left", "Errno", "quota", "StreamWriter", "module named", "FlashAttention", "flash_attn",
-         "Segmentation", "Fatal Python", "terminate called", "iommu=pt", "hipErrorNoDevice"]
+         "Segmentation", "Fatal Python", "terminate called", "iommu=pt", "hipErrorNoDevice",
+         # short literals that hold many keywords each (issue 26's spellings): fewer passes over a big log
+         "NCCL", "RCCL", "rccl", "ERROR", "OUT_OF_", "lloc", "onnect", "mismatch", "F16",
+         "f16", "/dev/", "group", "laslt", "LASLT", "lasLT", "amdgpu", "okenizer", "torch._", "lash", "xpected",
+         "uggingface", "code", "status", "ncomplete", "Aborted", "SIGSEGV", "Illegal", "Floating", "FATAL", "Fatal",
+         "CRITICAL", "Missing CO", "find CO", "parsing"]
 for _k in _KEYWORDS:
     if not any(s_ in _k for s_ in _SCAN):
         _SCAN.append(_k)
 # a sentinel holding another one finds nothing more: keep the shortest
 _SCAN = [x for x in dict.fromkeys(_SCAN) if not any(y != x and y in x for y in _SCAN)]
 SCAN_SENTINELS: tuple[bytes, ...] = tuple(x.encode() for x in _SCAN)
+# The same, case-folded, for a scan of a lower-cased copy of the region: one pass finds every spelling
+# (Killed/killed/KILLED, Error/ERROR) and far fewer passes cover all keywords on a big log.
+_FOLD = list(dict.fromkeys(x.lower() for x in _SCAN))
+SCAN_FOLDED: tuple[bytes, ...] = tuple(x.encode() for x in _FOLD if not any(y != x and y in x for y in _FOLD))
 # The streaming parser looks for causes (priority root) only on lines holding one of these (cheap).
 PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", "DUE TO", "-rw-------",
                                 "ninja:", "TensileLibrary", "CPU Virtual Memory", "Kill process", "oom", "OOM",

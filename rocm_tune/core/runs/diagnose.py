@@ -180,11 +180,19 @@ class _Scanner:
                              pre=pre, own_time=own))
         return True
 
-    def region(self, start: int, end: int, sentinels: Sequence[bytes] = cat.SCAN_SENTINELS,
+    def region(self, start: int, end: int, sentinels: Sequence[bytes] | None = None,
                per_sentinel: int | None = None) -> bool:
         """Examine every line of [start, end) holding a sentinel (a sentinel on every line, like a
-        per-step warning, is sampled after KEYWORD_SATURATION lines). False when the budget is spent."""
-        d = self.data
+        per-step warning, is sampled after KEYWORD_SATURATION lines). False when the budget is spent.
+        Without `sentinels`: the catalogue's case-folded ones over a lower-cased copy of the region
+        (same offsets: only ASCII letters change)."""
+        if sentinels is None:
+            low = self.data[start:end].lower()
+            return self._region(low, 0, end - start, cat.SCAN_FOLDED, per_sentinel, start)
+        return self._region(self.data, start, end, sentinels, per_sentinel, 0)
+
+    def _region(self, d: bytes, start: int, end: int, sentinels: Sequence[bytes], per_sentinel: int | None,
+                shift: int) -> bool:
         for s in sentinels:
             i = d.find(s, start, end)
             n = 0
@@ -193,7 +201,7 @@ class _Scanner:
                 if per_sentinel is not None and n > per_sentinel:
                     break
                 if n <= KEYWORD_SATURATION or n % 97 == 0:
-                    if not self.line_at(i):
+                    if not self.line_at(i + shift):
                         return False
                 e = d.find(b"\n", i, end)
                 if e < 0:
