@@ -945,3 +945,12 @@ def test_a_log_that_ends_in_nccl_setup_lines_is_a_hang_but_not_when_training_fol
     # far from the end (a real error after them): not a sign
     late = explain_text(init + "x\n" * 3000 + "RuntimeError: No HIP GPUs are available\n")
     assert _root(late).code == "no-gpu-visible" and all(d.code != "nccl-init-then-silence" for d in late.diagnoses)
+
+
+def test_an_arch_mismatch_gets_the_override_for_the_gpu_in_the_log_unless_one_is_set():
+    line = "RuntimeError: HIP error: invalid device function\n"
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0 before" in _root(explain_text("AMD Radeon RX 6700 XT (gfx1031)\n" + line)).fix
+    same = _root(explain_text("export HSA_OVERRIDE_GFX_VERSION=10.3.0\ngfx1031\n" + line))
+    assert "already set" in same.fix and "before starting" not in same.fix
+    other = _root(explain_text("export HSA_OVERRIDE_GFX_VERSION=11.0.0\ngfx1031\n" + line))
+    assert "set to 11.0.0" in other.fix and "10.3.0" in other.fix

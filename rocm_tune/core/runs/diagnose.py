@@ -1116,12 +1116,40 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
                        f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
                        f"died first ({r.code})")
-    arch = n.get("arch")
-    if r.code == "rocblas-no-tensile-arch" and isinstance(arch, str):
-        ov = _override_for(arch)
-        if ov:
-            r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
-                     f"libraries ship kernels for; unofficial); " + r.fix)
+    if r.code in _ARCH_CODES:
+        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+_ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
+                         "miopen-error", "hip-runtime-error"})
+_GFX = re.compile(r"\b(gfx\d{3,4}[a-z]?)\b")
+_OVERRIDE_SET = re.compile(r"HSA_OVERRIDE_GFX_VERSION\s*=\s*['\"]?([\w.]+)")
+
+
+def _refine_arch(r: Diagnosis, blob: str) -> None:
+    """The GPU's gfx target from the log: the override users set for it, unless one is already set
+    (then whether it fits)."""
+    arch = r.numbers.get("arch")
+    if not isinstance(arch, str):
+        m = _GFX.search(blob)
+        arch = m.group(1) if m else None
+    if not arch:
+        return
+    r.numbers["arch"] = arch
+    ov = _override_for(arch)
+    m = _OVERRIDE_SET.search(_HINT.sub("", blob))
+    if m:
+        r.numbers["override_set"] = m.group(1)
+        if ov and m.group(1) != ov:
+            r.fix = (f"{arch}: HSA_OVERRIDE_GFX_VERSION is set to {m.group(1)}, the nearest supported one for this "
+                     f"GPU is {ov}; " + r.fix)
+        elif ov:
+            r.fix = (f"{arch}: HSA_OVERRIDE_GFX_VERSION={ov} is already set and still no kernel: install the PyTorch "
+                     f"wheel for the installed ROCm version (torch.version.hip) or build PyTorch/the library with "
+                     f"PYTORCH_ROCM_ARCH={arch}; check `rocminfo` sees the GPU as {arch}")
+    elif ov:
+        r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
+                 f"libraries ship kernels for; unofficial); " + r.fix)
 
 
 def _override_for(arch: str) -> str | None:
