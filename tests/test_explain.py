@@ -872,6 +872,7 @@ def test_teardown_only_with_an_offload_config_beside_it_is_host_ram(tmp_path):
     out = run_cli("explain", str(log), "--config", str(ds), "--json")
     d = json.loads(out.stdout)
     assert out.returncode == 1 and d["diagnoses"][d["root"]]["family"] == "host_ram_oom"
+    assert "offload only the optimizer (offload_param off)" in d["diagnoses"][d["root"]]["fix"]
     shutil.copy(ds, tmp_path / ds.name)       # beside the log: found without --config
     assert _root(diagnose([str(log)])).family == "host_ram_oom"
     bad = run_cli("explain", str(log), "--config", str(tmp_path / "nope.yaml"))

@@ -1051,6 +1051,26 @@ def _fp16_in_use(blob: str) -> bool:
     return bool(_FP16_ON.search(blob) or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob)))
 
 
+_PARAM_OFFLOAD = re.compile(r"offload_param['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                            r"offload_param_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|offload_params?['\"]?\s*[:=]\s*"
+                            r"['\"]?(?:true|True)")
+
+
+def _host_ram_fix(blob: str, fix: str) -> str:
+    """The host-RAM fix for what the run's config shows: parameter offload on (offload only the optimizer),
+    optimizer offload only (no offload, or NVMe), or no offload at all (then loading and workers)."""
+    on = {k for k, rx in _LEVER_RX.items() if rx.search(blob)}
+    if "offload" not in on:
+        return fix
+    if _PARAM_OFFLOAD.search(blob):
+        return ("the config offloads the parameters to the CPU as well: offload only the optimizer "
+                "(offload_param off), or offload to NVMe (device: nvme), fewer ranks per node, or a node with more "
+                "RAM; " + fix)
+    return ("the config offloads the optimizer to the CPU: its fp32 states (12 bytes per trained parameter, "
+            "pinned) must fit in host RAM — offload to NVMe, train fewer parameters (LoRA), use more nodes so "
+            "ZeRO shards them, or a node with more RAM; " + fix)
+
+
 _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
                       r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
                       r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|[Ll]oss scale|OVERFLOW!|"
@@ -1063,10 +1083,12 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     n = r.numbers
     if r.code == "oom":
         _refine_oom(r, cfg, levers_on or set())
-    elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill"):
+    elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill", "kernel-oom-killer",
+                    "host-alloc-failed"):
         s = _host_ram_sentence(n)
         if s:
             r.title = f"{r.title}: {s}"
+        r.fix = _host_ram_fix("\n".join(texts or ()), r.fix)
     elif r.code == "nan-loss" and _fp16_in_use("\n".join(texts or ())):
         r.family = "fp16_overflow"
         r.title += " in fp16 mixed precision: an fp16 overflow"
@@ -1079,7 +1101,8 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.family = "host_ram_oom"
         r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
                    "likely host RAM ran out (the OOM killer leaves no line in the log)")
-        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause, cat.BY_CODE["host-oom-killed"].fix,
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
                                      cat.BY_CODE["host-oom-killed"].confirm)
     elif r.code == cat.GENERIC:
         fam = _exception_family(r.first, texts or ())
