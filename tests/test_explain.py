@@ -228,6 +228,8 @@ REAL_LINES = [
     ("nccl-init-then-silence", "[1] node2:22555:22555 [0] NCCL INFO Connected all rings", "NVIDIA/nccl#1232"),
     ("host-oom-killed", "[1]+  已杀死               nohup java -jar dlfc-framework-bigdata-statistical-1.0-SNAPSHOT.jar",
      "a zh_CN bash job report of a SIGKILL, as posted in a public note (bash's `Killed` in Chinese)"),
+    ("log-says-hang", "[Then training hangs here]", "a public troubleshooting note's pasted log (torch.compile "
+     "max-autotune)"),
     ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
      "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),

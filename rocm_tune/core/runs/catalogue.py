@@ -205,6 +205,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/"),
          ("NCCL INFO",), hang=True, tail_only=True,
          sources=("ROCm/rccl#1129 class of reports: the log stops after the RCCL init lines",)),
+    _sig("log-says-hang", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends where the user says it "
+         "hangs",
+         "the run stopped making progress without an error: most often a collective every rank waits in (peer-to-peer "
+         "/ IOMMU, a rank that never arrived) or a dataloader/IO stall",
+         "dump each rank's stack (`rocm-tune explain PID --stacks` / `py-spy dump`): all in a collective -> check "
+         "peer-to-peer (`rocm-tune doctor`: IOMMU, NCCL_P2P_DISABLE=1 to confirm); in the dataloader -> fewer workers",
+         "the stacks a minute apart: the same frames mean a hang",
+         (r"(?i:\b(?:hangs?|hanging|hung|stuck|freezes|frozen)\b.{0,40}(?:here|forever|indefinitely|no (?:more )?(?:output|"
+          r"progress)|\.\.\.|>|\)|$))", r"卡住|卡死|卡在"),
+         ("hang", "Hang", "HANG", "hung", "Hung", "stuck", "Stuck", "freezes", "Freezes", "frozen", "Frozen", "卡住", "卡死",
+          "卡在"), hang=True, tail_only=True),
     _sig("collective-timeout", "nccl_rccl_timeout_hang", "error", "consequence", "a collective (RCCL/NCCL) timed "
          "out in the watchdog",
          "a collective did not complete within the timeout: either one rank died or stalled first (its error "
@@ -868,6 +879,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "read the exception message and the traceback's last frames of your code",
          "rerun the failing step alone",
          (r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::\s|$)",
+          # behind a logger's or a test runner's prefix (`E   `, `| ERROR | `, a timestamp)
+          r"^(?:\S+\s+){1,6}(?:[\w.]+\.)?[A-Z][a-z]\w*(?:Error|Exception): \S",
           r"^Segmentation fault|^Fatal Python error|terminate called after throwing",
           # other ways a log states an error: `Error: ...`, `ERROR: ...`, `[ERROR] ...`, `level=ERROR msg=...`,
           # a tool's `x: error: ...`, and native crashes
@@ -936,7 +949,7 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # that merely re-raises): lower sorts first.
 SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
 # signs that count only at the very end of a log (the last lines before it stopped)
-END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence"})
+END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang"})
 
 
 # The catch-all exception's family from where it was raised: its last traceback frames (file paths and
