@@ -957,3 +957,13 @@ def test_an_arch_mismatch_gets_the_override_for_the_gpu_in_the_log_unless_one_is
     assert "already set" in same.fix and "before starting" not in same.fix
     other = _root(explain_text("export HSA_OVERRIDE_GFX_VERSION=11.0.0\ngfx1031\n" + line))
     assert "set to 11.0.0" in other.fix and "10.3.0" in other.fix
+
+
+def test_a_native_crash_is_the_gpu_runtime_s_only_on_a_rocm_or_dcu_stack():
+    crash = "Segmentation fault (core dumped)\n"
+    assert _root(explain_text(crash)).family == "unknown"
+    assert _root(explain_text("torch 2.4.1+rocm6.1 on gfx90a\n" + crash)).family == "hip_error"
+    assert _root(explain_text("hy-smi: 8 DCU K100_AI\n" + crash)).family == "hip_error"
+    # a catch-all exception with no deciding frame: what its message is about
+    assert _root(explain_text("ValueError: Please specify `lora_target` for LoRA training.\n")).family == "config_error"
+    assert _root(explain_text("ValueError: The dataset has no column `text`.\n")).family == "dataset_error"

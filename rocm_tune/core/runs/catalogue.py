@@ -999,7 +999,7 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
 # lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)
 ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HSA_\w+|gfx\d{3,4}|amdgpu|"
                           r"libamdhip64|libhsa-runtime|MI\d{2,3}X?\b|Radeon|Instinct|hipBLASLt|rocBLAS|MIOpen|RCCL|"
-                          r"\+rocm[\d.]+|DCU)\b")
+                          r"\+rocm[\d.]+|DCU|Hygon|hy-smi|DTK|dtk-[\d.]+|K100(?:_AI)?|Z100L?|BW1000)\b")
 
 
 def by_code(code: str) -> Signature | None:
