@@ -447,6 +447,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
          ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress",
           "HW Exception", "amdgpu")),
+    _sig("rocm-library-missing", "hip_error", "error", "root", "a ROCm runtime library is missing or not found",
+         "the ROCm libraries this PyTorch/extension was built against (HIP runtime, HSA, rocBLAS, MIOpen, RCCL) are "
+         "not installed or not on the library path, or are another ROCm version than the build's",
+         "install the ROCm version the wheel was built for (torch.version.hip; the +rocmX.Y in its version) or the "
+         "wheel for the installed ROCm; LD_LIBRARY_PATH=/opt/rocm/lib; in containers use a rocm/* base image",
+         "`ldd` on the extension's .so; `ls /opt/rocm*/lib | grep -E 'amdhip|hsa|rocblas'`",
+         (r"(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
+          r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",),
+         ("cannot open shared object",),
+         sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
+                  "open shared object file: No such file or directory (paddlepaddle-dcu on a ROCm 7 runtime, jax_rocm60)",)),
     _sig("miopen-error", "hip_error", "error", "root", "MIOpen (ROCm's DNN library) failed",
          "MIOpen could not build or run a kernel for this GPU: an architecture the installed MIOpen has no "
          "kernels/compiler support for, a MIOpen version that does not match the ROCm runtime, or an unreadable "
@@ -861,7 +872,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
          "matching runtime; LD_LIBRARY_PATH to its lib directory",
          "`ldd` on the extension's .so lists the missing library",
-         (r"(?!librccl-net|libbitsandbytes)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",), ("cannot open shared object",),
+         (r"(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+          r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
+         ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
                   "object file)",)),
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
