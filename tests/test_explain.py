@@ -232,6 +232,8 @@ REAL_LINES = [
      "max-autotune)"),
     ("rocm-library-missing", "ImportError: libamdhip64.so.6: cannot open shared object file: No such file or "
      "directory", "a public porting note (paddlepaddle-dcu built for ROCm 6 on a runtime that provides libamdhip64.so.7)"),
+    ("permission-denied", "PermissionError: [Errno 13] Permission denied: '/tmp/tritonbench/commands.log'",
+     "meta-pytorch/tritonbench PR #247"),
     ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
      "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),

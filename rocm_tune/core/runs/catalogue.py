@@ -644,12 +644,23 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Permission denied.{0,120}(?:huggingface|models--)",
           r"PermissionError: .{0,200}\.lock'?\s*$",
           # any cache a training run writes: HF/datasets/ModelScope, triton, torch extensions/inductor, MIOpen
-          r"(?:Permission denied|Read-only file system)\W{0,4}'?[^'\n]{0,200}(?:/\.cache\b|_cache\b|/cache\b|\.triton|"
-          r"triton|torch_extensions|torchinductor|modelscope|miopen|HF_HOME|TRANSFORMERS_CACHE)",
+          r"(?:Permission denied|Read-only file system)\W{0,4}'?[^'\n]{0,200}(?:/\.cache\b|_cache\b|/cache\b|\.triton\b|"
+          r"/triton(?:/|_\w+)|torch_extensions|torchinductor|modelscope|miopen|HF_HOME|TRANSFORMERS_CACHE)",
           r"(?:cache|CACHE)[\w ]{0,40}(?:is not writable|not writable|isn't writable|cannot be written)"),
          ("Permission denied", "-rw-------", "PermissionError", "Read-only file system", "writable", "written"),
          sources=("calibration hfhub-1215 (-rw------- 1 unj46ad six   665 Sep 14 19:08 "
                   "10c66461e4c109db5a2196bff4bb59be30396ed8)",)),
+    _sig("permission-denied", "hf_cache_permission", "error", "weak", "a file or directory the run needs is not "
+         "readable/writable for this user",
+         "the process's user may not read or write a path the run uses (a model or data directory, the output "
+         "directory, a cache under another user's HOME, a read-only mount)",
+         "run as the user that owns the path or fix its mode (`chmod -R u+rw` / `chown`), point the run's output and "
+         "caches (HF_HOME, TRITON_CACHE_DIR, output_dir) at a directory of your own; in containers mount it writable",
+         "`ls -ld PATH` and `id` for the user the run starts as",
+         (r"PermissionError: \[Errno 13\]", r"\[Errno 13\] Permission denied", r"Permission denied \(os error 13\)",
+          r"OSError: \[Errno 30\] Read-only file system"),
+         ("PermissionError", "Errno 13", "os error 13", "Errno 30"),
+         sources=("huggingface/transformers#13472 class of reports ([Errno 13] Permission denied: '/.cache')",)),
     # ------------------------------------------------------------------ unrecognized_model_type_adapter
     _sig("unrecognized-model-type", "unrecognized_model_type_adapter", "error", "root", "transformers does not "
          "recognise the model directory",
