@@ -234,6 +234,11 @@ REAL_LINES = [
      "directory", "a public porting note (paddlepaddle-dcu built for ROCm 6 on a runtime that provides libamdhip64.so.7)"),
     ("permission-denied", "PermissionError: [Errno 13] Permission denied: '/tmp/tritonbench/commands.log'",
      "meta-pytorch/tritonbench PR #247"),
+    ("version-required", "ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`: Please run "
+     "`pip install transformers[torch]` or `pip install accelerate -U`", "huggingface/transformers training_args.py's "
+     "check as users post it"),
+    ("oom", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+     "initializing the engine.", "vLLM's engine start as users post it"),
     ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
      "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),

@@ -96,9 +96,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
           r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          r"No available memory for the cache blocks",
+          r"larger than the maximum number of tokens that can be stored in KV cache",
           r"Available Free mem ?: ?0 MB"),
          ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
-          "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem"),
+          "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
+          "No available memory", "KV cache"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log")),
     # ------------------------------------------------------------------ host_ram_oom
@@ -369,7 +372,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Current device does not support bfloat16", r"not implemented for 'BFloat16'",
           r"(?i:\bb(?:f|float)16\b[^\n]{0,80}\b(?:is not supported|not supported on|isn't supported|unsupported on|"
           r"not available on|requires? (?:an? )?(?:Ampere|newer GPU|GPU with|device with|compute capability)))",
-          r"(?i:(?:does not|doesn't|do not) support (?:the )?b(?:f|float)16\b)", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
+          r"(?i:(?:does not|doesn't|do not) support (?:the )?b(?:f|float)16\b)",
+          r"is_bf16_supported\(\)\s*(?:returned |is |==\s*)?False", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)"),
          ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
@@ -594,6 +598,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
           r"(?:__init__|from_pretrained|from_dict)\(\) got an unexpected keyword argument '\w+'"),
          ("cannot import name", "No module named", "unexpected keyword argument")),
+    _sig("version-required", "version_check", "error", "weak", "a package needs another version",
+         "a library states the version of another one it needs, and the installed one is not it",
+         "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
+         "`pip show PACKAGE`",
+         (r"\b[\w.-]+\s*(?:>=|==|<=|~=)\s*\d[\w.]*(?:,\s*[<>=!~]=?\s*\d[\w.]*)?\s+(?:is|are) required\b",
+          r"\brequires? (?:the )?(?:package )?`?[\w.-]+`?\s*(?:>=|==|~=)\s*\d[\w.]*",
+          r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d"),
+         ("required", "require", "upgrade", "update", "install"),
+         sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
          "the dataset name is not in dataset_info.json (often: the command ran from another working directory "
