@@ -42,6 +42,7 @@ FULL_READ_MAX = 256 * 2**20      # above this only head and tail are read (line 
 LINE_CAP = 4096                  # characters of one line looked at, either side of a hit
 MAX_LINES = 20000                # distinct candidate lines examined per file
 KEYWORD_SATURATION = 300         # a keyword seen this often in a region: its further lines are only counted
+SATURATED_STRIDE = 16 * 2**10     # past KEYWORD_SATURATION hits, the next look is this far on
 SENTINEL_HITS = 2000             # hits per sentinel examined in the middle of a huge log
 EVIDENCE_MAX = 5
 PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose traceback says more (PRE_CODES)
@@ -200,13 +201,15 @@ class _Scanner:
                 n += 1
                 if per_sentinel is not None and n > per_sentinel:
                     break
-                if n <= KEYWORD_SATURATION or n % 97 == 0:
+                if n <= KEYWORD_SATURATION or n % 7 == 0:
                     if not self.line_at(i + shift):
                         return False
                 e = d.find(b"\n", i, end)
                 if e < 0:
                     break
-                i = d.find(s, e, end)
+                # a sentinel on every line (a per-step warning, the loss dicts): past saturation, sample it
+                # every SATURATED_STRIDE bytes instead of walking each occurrence
+                i = d.find(s, e if n < KEYWORD_SATURATION else e + SATURATED_STRIDE, end)
         return True
 
     def number_lines(self) -> None:
