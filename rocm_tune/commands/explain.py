@@ -2,7 +2,8 @@
 
 TARGET: a log file, `-` (pasted text on stdin), a run id / run directory, a LLaMA-Factory or HF output
 directory, or a PID. The config beside the log (plan.json, training_args.yaml, trainer_state.json, the
-YAML on the log's command line) gives the numbers. Exit 0: healthy or finished (or nothing found);
+YAML on the log's command line, DeepSpeed JSON and launch scripts in the same folder) or `--config FILE`
+gives the numbers and the settings already on (a fix never suggests those again). Exit 0: healthy or finished (or nothing found);
 1: a failure or hang is diagnosed; 2: bad input. Logic: rocm_tune.core.runs.diagnose.
 """
 
@@ -24,15 +25,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="dump each live rank's Python stack now (py-spy, or a faulthandler on SIGUSR2)")
     g.add_argument("--no-stacks", dest="stacks", action="store_false",
                    help="never signal or inspect the live processes")
+    parser.add_argument("--config", metavar="FILE",
+                        help="the run's config (training YAML, DeepSpeed JSON, launch script) when it is not beside "
+                             "the log")
     parser.add_argument("--stall-s", type=float_range("--stall-s", 1, 7 * 86400), default=300.0,
                         help="a live run whose logs have not grown this long is a hang (default 300)")
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
+    from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs.diagnose import explain_target, render_text
 
+    if args.config is not None and not os.path.isfile(args.config):
+        raise UserError(f"--config {args.config!r}: no such file")
     exp = explain_target(args.target, stdin=sys.stdin.buffer if args.target == "-" else None, stacks=args.stacks,
-                         stall_s=args.stall_s)
+                         stall_s=args.stall_s, config_path=args.config)
     if args.json:
         print_json(exp.to_dict())
     else:

@@ -92,9 +92,16 @@ SIGNATURES: tuple[Signature, ...] = (
          "is reserved but unallocated it is fragmentation: set " + _EXPANDABLE,
          "rerun one step with RECORD_VRAM=1 / `rocm-tune preflight PLAN` and compare peak memory with the GPU's",
          (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate", r"OutOfMemoryError",
-          r"hipErrorOutOfMemory", r"CUBLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
-          r"CUDA out of memory", r"HIP out of memory"),
-         ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED"),
+          r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
+          r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
+          r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
+          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          r"No available memory for the cache blocks",
+          r"larger than the maximum number of tokens that can be stored in KV cache",
+          r"Available Free mem ?: ?0 MB"),
+         ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+          "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
+          "No available memory", "KV cache"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log")),
     # ------------------------------------------------------------------ host_ram_oom
@@ -108,11 +115,48 @@ SIGNATURES: tuple[Signature, ...] = (
          "`dmesg -T | grep -i 'killed process'` (or `journalctl -k`) shows the OOM killer's line for that PID; "
          "watch `free -g` during start-up",
          (r"exitcode\s*:?\s*-9\b", r"Signal 9 \(SIGKILL\) received by PID", r"exits with return code = -9",
-          r"died with <Signals\.SIGKILL: 9>", r"Out of memory: Killed process \d+", r"oom[-_]kill(?:er)? event",
-          r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed"),
-         ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill"),
+          r"died with <Signals\.SIGKILL: 9>", r"oom[-_]kill(?:er)? event",
+          r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
+          r"[ =:]*(?:137|-9)\b", r"killed by signal:? ?(?:9|SIGKILL)\b", r"received signal SIGKILL",
+          r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
+          r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
+          r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
+          r"got signal: 9\b", r"已杀死", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+         ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
+          "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
+    _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
+         "(host RAM or the container's/cgroup's memory limit ran out)",
+         "the machine (or the job's cgroup / container memory limit) ran out of RAM and the kernel killed the "
+         "biggest process: the training rank",
+         "give the job more host RAM or need less of it: offload only the optimizer (not the parameters), "
+         "fewer ranks per node, low_cpu_mem_usage loading, fewer preprocessing/dataloader workers; in a container "
+         "raise its memory limit (docker --memory / Kubernetes resources.limits.memory); under Slurm --mem",
+         "`dmesg -T | grep -iE 'killed process|oom'` shows the kill with the process's RSS",
+         (r"Out of memory: Killed process \d+", r"Memory cgroup out of memory: Kill(?:ed)? process",
+          r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
+          r"(?:node|Node) was low on resource: memory"),
+         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource"),
+         sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
+                  "Kubernetes pod status OOMKilled")),
+    _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
+         "the process could not get host RAM (or pinned host memory): loading the whole model on every rank, "
+         "CPU offload of optimizer states/parameters, pinned buffers, dataloader workers, or a cgroup limit",
+         "need less host RAM: offload only the optimizer (not the parameters) or no offload, fewer ranks per node, "
+         "low_cpu_mem_usage / load on rank 0 only, fewer dataloader/preprocessing workers, pin_memory off for "
+         "offload; or a node with more RAM (under Slurm --mem)",
+         "`free -g` while it starts; DeepSpeed's `CPU Virtual Memory: used = ...` lines",
+         (r"DefaultCPUAllocator: (?:can't|not enough memory|could not|failed to) ?allocate",
+          r"\[Errno 12\] Cannot allocate memory", r"std::bad_alloc",
+          r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:\w+\.)*MemoryError\b(?!:? ?\w*(?:GPU|CUDA|HIP))",
+          r"(?:cudaHostAlloc|hipHostMalloc|hipHostAlloc|cudaMallocHost|hipMallocHost)\S*.{0,40}(?:fail|error)",
+          r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
+          r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array"),
+         ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
+          "Cannot allocate memory"),
+         sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
+                  "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
          "the process's host memory use reached the machine's limit (ZeRO offload states, model loading): the "
          "kernel OOM killer is next",
@@ -127,8 +171,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "request more memory (#SBATCH --mem=...) or need less host RAM (CPU offload, dataloader workers)",
          "`sacct -j JOBID -o JobID,State,MaxRSS,ReqMem`",
          (r"Detected \d+ oom[-_]kill event", r"Some of your processes may have been killed by the cgroup "
-          r"out-of-memory handler"),
-         ("oom-kill", "oom_kill", "out-of-memory handler"), sources=("Slurm slurmstepd messages",)),
+          r"out-of-memory handler", r"(?:Exceeded|exceeded) (?:job |step )?memory limit",
+          r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory"),
+         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -150,6 +195,30 @@ SIGNATURES: tuple[Signature, ...] = (
           r"ProcessGroupNCCL.{0,80}perform barrier"),
          ("perform barrier",), hang=True, tail_only=True,
          sources=("seeds/000 (训练启动后卡在 ProcessGroupNCCL ... using GPU 0 to perform barrier)",)),
+    _sig("nccl-init-then-silence", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends in NCCL/RCCL "
+         "set-up lines: the ranks connected and then nothing happened",
+         "the communicator was built but the first collective never completed: peer-to-peer or shared memory between "
+         "the GPUs hangs (IOMMU, ACS, a container without --ipc=host), or one rank never reached the collective",
+         "check peer-to-peer: `rocm-tune doctor` (IOMMU: iommu=pt / intel_iommu=off), try NCCL_P2P_DISABLE=1 and "
+         "NCCL_SHM_DISABLE=1 one at a time to find the transport that hangs; in containers --ipc=host or a larger "
+         "--shm-size",
+         "`py-spy dump --pid PID` on each rank: all wait in the same collective",
+         (r"NCCL INFO .{0,200}Init COMPLETE", r"NCCL INFO Connected all (?:rings|trees)",
+          r"NCCL INFO (?:Channel \d+/\d+ ?:|Using network|ncclCommInitRank|comm 0x[0-9a-f]+ rank \d+)",
+          r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/"),
+         ("NCCL INFO",), hang=True, tail_only=True,
+         sources=("ROCm/rccl#1129 class of reports: the log stops after the RCCL init lines",)),
+    _sig("log-says-hang", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends where the user says it "
+         "hangs",
+         "the run stopped making progress without an error: most often a collective every rank waits in (peer-to-peer "
+         "/ IOMMU, a rank that never arrived) or a dataloader/IO stall",
+         "dump each rank's stack (`rocm-tune explain PID --stacks` / `py-spy dump`): all in a collective -> check "
+         "peer-to-peer (`rocm-tune doctor`: IOMMU, NCCL_P2P_DISABLE=1 to confirm); in the dataloader -> fewer workers",
+         "the stacks a minute apart: the same frames mean a hang",
+         (r"(?i:\b(?:hangs?|hanging|hung|stuck|freezes|frozen)\b.{0,40}(?:here|forever|indefinitely|no (?:more )?(?:output|"
+          r"progress)|\.\.\.|>|\)|$))", r"卡住|卡死|卡在"),
+         ("hang", "Hang", "HANG", "hung", "Hung", "stuck", "Stuck", "freezes", "Freezes", "frozen", "Frozen", "卡住", "卡死",
+          "卡在"), hang=True, tail_only=True),
     _sig("collective-timeout", "nccl_rccl_timeout_hang", "error", "consequence", "a collective (RCCL/NCCL) timed "
          "out in the watchdog",
          "a collective did not complete within the timeout: either one rank died or stalled first (its error "
@@ -168,22 +237,51 @@ SIGNATURES: tuple[Signature, ...] = (
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
          "cannot talk peer-to-peer",
          "read the NCCL WARN lines just before; check `rocm-tune doctor` (IOMMU/P2P); set NCCL_DEBUG=INFO; "
-         "for a single node try NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 to locate the transport",
+         "for a single node try NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 to locate the transport; in a container "
+         "NCCL/RCCL needs shared memory (docker --shm-size=16g or --ipc=host) and the host's network interface "
+         "(NCCL_SOCKET_IFNAME)",
          "rccl-tests / nccl-tests all_reduce_perf on the same GPUs",
-         (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclRemoteError|ncclInvalidUsage",
-          r"NCCL error in: \S+"),
-         ("nccl", "NCCL error"), sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
+         (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclInvalidUsage",
+          r"NCCL error in: \S+(?!.*(?:remote process exited|ncclRemoteError|Connection reset|Connection closed))",
+          r"(?:NCCL|RCCL|nccl|rccl)\w*.{0,200}(?:unhandled system error|invalid usage|internal error|unhandled cuda "
+          r"error|unhandled hip error)",
+          r"NCCL WARN (?:Bootstrap|NET/Socket|NET/IB|NET)\s*:.{0,120}(?:no socket interface|[Nn]o (?:usable )?"
+          r"(?:interface|device)|failed|error|[Cc]ould not)",
+          r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
+          r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
+          r"No usable listening interface found", r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
+          r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
+         ("nccl", "NCCL", "RCCL", "rccl", "socket interface", "Got completion", "connectFullMesh", "hipIpc", "IPC", "DistBackendError", "listening interface"),
+         sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
                                           "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
                                           "error)",)),
+    _sig("nccl-peer-gone", "nccl_rccl_timeout_hang", "error", "weak", "a peer rank went away or the network "
+         "between ranks failed (NCCL/RCCL remote error)",
+         "the collective lost its peer: another rank exited (its own error, or the OOM killer) or the network "
+         "between the nodes dropped the connection (wrong interface, InfiniBand/RoCE fault, firewall)",
+         "look first for a rank that died earlier (an error or a kill on another node: that is the cause); "
+         "otherwise the network: NCCL_SOCKET_IFNAME to the interface the nodes share, NCCL_IB_DISABLE=1 to test "
+         "without InfiniBand, open the ports between the nodes",
+         "NCCL_DEBUG=INFO: the 'via NET/...' lines name the transport; `ibstat` / `ibv_devinfo` on each node",
+         (r"remote process exited or there was a network error", r"ncclRemoteError",
+          r"Connection reset by peer", r"Connection closed by (?:remote )?peer", r"NCCL WARN .{0,120}Broken pipe",
+          r"socketProgress\w*: .{0,80}(?:failed|[Cc]onnection)"),
+         ("remote process exited", "ncclRemoteError", "Connection reset", "Connection closed", "Broken pipe",
+          "socketProgress"),
+         sources=("NVIDIA/nccl#2076 (remote process exited or there was a network error ... socketProgressOpt: Call to "
+                  "recv from ... failed : Connection reset by peer)", "NVIDIA/nccl#1141")),
     _sig("rendezvous-timeout", "nccl_rccl_timeout_hang", "error", "weak", "ranks could not meet (rendezvous/"
          "socket timeout)",
          "the ranks could not connect to the master address/port (a node did not start, a firewall, a wrong "
          "MASTER_ADDR, a port in use)",
          "check MASTER_ADDR/MASTER_PORT, that every node started, and that the port is free and reachable",
          "`nc -zv MASTER_ADDR MASTER_PORT` from each node",
-         (r"RendezvousTimeoutError", r"The client socket has timed out", r"DistNetworkError",
+         (r"RendezvousTimeoutError", r"The client socket has timed out", r"DistNetworkError", r"DistStoreError",
+          r"waiting for clients\. \d+/\d+ clients joined",
           r"Timed out initializing process group"),
-         ("Rendezvous", "socket has timed out", "DistNetworkError", "initializing process group")),
+         ("Rendezvous", "socket has timed out", "DistNetworkError", "initializing process group", "DistStoreError",
+          "clients joined")),
     # ------------------------------------------------------------------ ddp_error
     _sig("ddp-mark-ready-twice", "ddp_error", "error", "root", "DDP: 'Expected to mark a variable ready only once'",
          "reentrant gradient checkpointing with LoRA (or unused parameters) makes DDP's autograd hooks fire twice",
@@ -202,13 +300,26 @@ SIGNATURES: tuple[Signature, ...] = (
           r"module has parameters that were not used in producing loss"),
          ("finished reduction", "not used in producing loss"),
          sources=("calibration diffusers-5354",)),
+    _sig("collective-shape-mismatch", "ddp_error", "error", "root", "ranks passed tensors of different shapes "
+         "to a collective",
+         "a gather/broadcast/all-reduce got a tensor of another shape (or dtype) on some rank — uneven last "
+         "batches, per-rank padding to different lengths — so it fails (in debug mode) or hangs until the timeout",
+         "pad to the same length on every rank (accelerator.pad_across_processes), drop_last / even_batches, or "
+         "gather objects instead of tensors",
+         "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank",
+         (r"DistributedOperationException", r"Cannot apply desired operation due to shape mismatches",
+          r"Detected mismatch between collectives on ranks"),
+         ("DistributedOperationException", "shape mismatches", "mismatch between collectives"),
+         sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",)),
     # ------------------------------------------------------------------ fp16_overflow / nan
     _sig("fp16-overflow-streak", "fp16_overflow", "error", "root", "fp16 loss scale at its minimum: training stops",
          "fp16 overflows on every step, so the dynamic loss scaler halved the scale down to its minimum",
          "train in bf16 where the GPU has it natively, otherwise fp32; if fp16 must stay, lower the learning "
          "rate and set DeepSpeed fp16.initial_scale_power 16, loss_scale_window 1000",
          "the OVERFLOW! lines before it: each step halves the scale",
-         (r"Current loss scale already at minimum",), ("loss scale already",),
+         (r"Current loss scale already at minimum", r"loss scale (?:is )?already at (?:its )?minimum",
+          r"[Mm]inimum loss scale reached"),
+         ("loss scale already", "oss scale reached"),
          sources=("calibration lf-251 (Exception: Current loss scale already at minimum - cannot decrease scale "
                   "anymore. Exiting run.)",)),
     _sig("loss-collapse", "fp16_overflow", "error", "root", "the loss collapsed to 0.0 (grad_norm NaN)",
@@ -220,6 +331,17 @@ SIGNATURES: tuple[Signature, ...] = (
          (), (), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
                           "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log — found from the loss series "
                           "(alerts.AlertEngine), not from one line")),
+    _sig("fp16-scale-collapsed", "fp16_overflow", "error", "weak", "fp16 loss scale driven down to 1 or below",
+         "fp16 gradients overflow step after step, so the dynamic loss scaler halved the scale down to (or below) "
+         "1: every such step is skipped and the model does not learn (the next overflow stops DeepSpeed)",
+         "train in bf16 where the GPU has it natively, otherwise fp32; if fp16 must stay, lower the learning "
+         "rate, clip gradients, and check the data for extreme values",
+         "the OVERFLOW!/Gradient overflow lines before it: each halves the scale",
+         (r"Attempted loss scale: [\d.e+-]+, reducing to (?:0?\.\d+|1(?:\.0+)?|[\d.]+e-\d+)\s*$",
+          r"reducing loss scale to (?:0?\.\d+|1(?:\.0+)?|[\d.]+e-\d+)\s*$"),
+         ("reducing to", "reducing loss scale to"),
+         sources=("NVIDIA/apex#318 (Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to "
+                  "2.002083095183101e-146)",)),
     _sig("fp16-overflow-skip", "fp16_overflow", "info", "context", "fp16 overflow: one optimizer step skipped",
          "the dynamic loss scaler found inf/NaN gradients and halved the scale; a few at the start are it "
          "calibrating, a long streak is a real overflow",
@@ -234,9 +356,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "bf16 where native, else fp32; lower the learning rate; clip gradients (max_grad_norm 0.5-1.0); resume "
          "from the last good checkpoint",
          "the step where loss/grad_norm first turns nan in trainer_log.jsonl",
-         (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': nan",
-          r"'loss': nan", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b"),
-         ("nan", "NaN"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+         (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': '?(?:nan|-?inf)\b",
+          r"'loss': '?(?:nan|-?inf)\b", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b",
+          r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b"),
+         ("nan", "NaN", "loss", "grad", "Infinity"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
          "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
@@ -246,8 +369,13 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`",
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
           r"Bfloat16 is only supported on GPUs with compute capability", r"bf16.{0,40}requires.{0,40}Ampere",
-          r"Current device does not support bfloat16"),
-         ("bf16", "Bfloat16", "bfloat16"),
+          r"Current device does not support bfloat16", r"not implemented for 'BFloat16'",
+          r"(?i:\bb(?:f|float)16\b[^\n]{0,80}\b(?:is not supported|not supported on|isn't supported|unsupported on|"
+          r"not available on|requires? (?:an? )?(?:Ampere|newer GPU|GPU with|device with|compute capability)))",
+          r"(?i:(?:does not|doesn't|do not) support (?:the )?b(?:f|float)16\b)",
+          r"is_bf16_supported\(\)\s*(?:returned |is |==\s*)?False", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
+          r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)"),
+         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
     # ------------------------------------------------------------------ hip_error / cuda_error
@@ -258,10 +386,27 @@ SIGNATURES: tuple[Signature, ...] = (
          "(10.3.0 for gfx103x RDNA2, 11.0.0 for gfx110x) or build PyTorch with the arch in PYTORCH_ROCM_ARCH",
          "`roc-obj-ls $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so "
          "| grep gfx` and `rocminfo | grep gfx`",
-         (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction", r"hipErrorNoBinaryForGpu",
-          r"No device code available for function"),
-         ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code"),
+         (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction",
+          r"hipErrorNoBinaryForGpu(?! ?: continue parsing)",
+          r"No device code available for function", r"Unable to find code object for all current devices",
+          r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
+          r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for"),
+         ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
+          "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image"),
          sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",)),
+    _sig("hip-missing-code-object", "hip_error", "error", "weak", "the HIP runtime's log: a library has no code "
+         "object for this GPU's ISA",
+         "with AMD_LOG_LEVEL set, the HIP runtime lists every loaded library that carries no kernels for this GPU "
+         "architecture; harmless for a library the run does not call (hipBLASLt on consumer cards), the cause when "
+         "nothing else failed",
+         "if nothing else failed: use a PyTorch/ROCm build for this GPU's gfx target (HSA_OVERRIDE_GFX_VERSION to a "
+         "supported sibling on consumer cards)",
+         "`rocminfo | grep gfx` against the gfx targets the wheel lists",
+         (r"Missing CO for these ISAs", r"Cannot find CO in the bundle (?!\S*hipblaslt)\S+ for ISA",
+          r"Returned hipErrorNoBinaryForGpu ?: continue parsing"),
+         ("Missing CO", "Cannot find CO", "continue parsing"),
+         sources=("ROCm/legacy-rocm-build#4208 (AMD_LOG_LEVEL=5: Missing CO for these ISAs - "
+                  "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-)",)),
     _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
          "this GPU architecture",
          "rocBLAS ships Tensile libraries for a list of gfx targets; this GPU's (e.g. gfx1031, gfx1036) is not "
@@ -269,7 +414,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "set HSA_OVERRIDE_GFX_VERSION=10.3.0 (RDNA2 gfx103x) or 11.0.0 (RDNA3) before starting, or build "
          "rocBLAS for the arch",
          "`ls /opt/rocm/lib/rocblas/library | grep gfx`",
-         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*",), ("TensileLibrary",),
+         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile host",
+          r"(?:Cannot read|Could not load|cannot open) \S*TensileLibrary", r"TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
+          r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
+         ("TensileLibrary", "Tensile host", "rocBLAS error"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
                   "/opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : "
                   "gfx1036)",)),
@@ -281,9 +429,17 @@ SIGNATURES: tuple[Signature, ...] = (
          "video and render groups, pass --device=/dev/kfd --device=/dev/dri to the container",
          "`rocm-tune doctor`; `python -c 'import torch;print(torch.version.hip, torch.cuda.device_count())'`",
          (r"No HIP GPUs are available", r"No CUDA GPUs are available", r"Found no NVIDIA driver on your system",
-          r"Torch not compiled with CUDA enabled", r"hipErrorNoDevice"),
-         ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice"),
-         sources=("seeds/002 (No HIP GPUs are available)",)),
+          r"Torch not compiled with CUDA enabled", r"hipErrorNoDevice", r"no ROCm-capable device is detected",
+          r"Unable to open /dev/kfd", r"(?:/dev/kfd|/dev/dri\S*)'?:? ?(?i:permission denied|operation not permitted)",
+          r"(?:add|in) (?:you|your|the) ?(?:user|user account|account)? to the (?:render|video) group",
+          r"not in the (?:render|video) group",
+          r"Permission denied:? '?/dev/(?:kfd|dri)", r"is not member of \"?\w+\"? group, the default DRM access group",
+          r"hsa api call failure at: .{0,120}hsa_init"),
+         ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
+          "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
+          "video group"),
+         sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
+                  "read-write: Permission denied)")),
     _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
          "a kernel read or wrote outside its memory: a bug in a kernel for this arch, an HSA override that "
          "does not fit the GPU, or an out-of-range index",
@@ -291,8 +447,50 @@ SIGNATURES: tuple[Signature, ...] = (
          "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
          "the serialized rerun's traceback names the failing op",
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
+          r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring \w+ timeout|GPU fault detected)",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
-         ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress")),
+         ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress",
+          "HW Exception", "amdgpu")),
+    _sig("rocm-library-missing", "hip_error", "error", "root", "a ROCm runtime library is missing or not found",
+         "the ROCm libraries this PyTorch/extension was built against (HIP runtime, HSA, rocBLAS, MIOpen, RCCL) are "
+         "not installed or not on the library path, or are another ROCm version than the build's",
+         "install the ROCm version the wheel was built for (torch.version.hip; the +rocmX.Y in its version) or the "
+         "wheel for the installed ROCm; LD_LIBRARY_PATH=/opt/rocm/lib; in containers use a rocm/* base image",
+         "`ldd` on the extension's .so; `ls /opt/rocm*/lib | grep -E 'amdhip|hsa|rocblas'`",
+         (r"(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
+          r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",),
+         ("cannot open shared object",),
+         sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
+                  "open shared object file: No such file or directory (paddlepaddle-dcu on a ROCm 7 runtime, jax_rocm60)",)),
+    _sig("miopen-error", "hip_error", "error", "root", "MIOpen (ROCm's DNN library) failed",
+         "MIOpen could not build or run a kernel for this GPU: an architecture the installed MIOpen has no "
+         "kernels/compiler support for, a MIOpen version that does not match the ROCm runtime, or an unreadable "
+         "kernel cache/database",
+         "use the MIOpen that ships with the ROCm/PyTorch build; on consumer cards set HSA_OVERRIDE_GFX_VERSION to a "
+         "supported sibling; point MIOPEN_USER_DB_PATH / MIOPEN_CUSTOM_CACHE_DIR at a writable directory; "
+         "MIOPEN_FIND_MODE=FAST to avoid tuning",
+         "`MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=4` on a one-step rerun",
+         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error", r"instance of 'miopen::Exception'"),
+         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error", "miopen::Exception"),
+         sources=("ROCm/MIOpen#1994 (MIOpen Error: /MIOpen/src/ocl/convolutionocl.cpp:831: Forward Convolution "
+                  "cannot be executed due to incorrect params)",)),
+    _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
+         "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
+         "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
+         "install the PyTorch wheel for the installed ROCm version (torch.version.hip), check the GPU is in the "
+         "ROCm support matrix (consumer RDNA: HSA_OVERRIDE_GFX_VERSION), rerun with AMD_SERIALIZE_KERNEL=3 to find "
+         "the op",
+         "`rocminfo | grep gfx`; `python -c 'import torch;print(torch.version.hip)'` against `apt show rocm-libs`",
+         (r"HIP error: (?!out of memory|invalid device function|no kernel image)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
+          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
+          r"rocblas_status_(?!success|memory_error)\w+"),
+         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_"),
+         sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
+    _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
+         "only)",
+         "libdrm looks up marketing names in amdgpu.ids; a missing file only leaves the name blank",
+         "nothing (install libdrm-amdgpu-common / the amdgpu-install package to silence it)",
+         "the run continues after it", (r"amdgpu\.ids: No such file or directory",), ("amdgpu.ids",), benign=True),
     _sig("cuda-error", "cuda_error", "error", "root", "CUDA runtime error",
          "a CUDA kernel failed (device-side assert: an index out of range, often labels/vocab; no kernel image: "
          "the GPU's arch is not in the build; illegal memory access)",
@@ -312,9 +510,20 @@ SIGNATURES: tuple[Signature, ...] = (
          "fall back to hipBLAS/rocBLAS — harmless",
          "nothing; set TORCH_BLAS_PREFER_HIPBLASLT=0 to silence it",
          "training steps continue after the warning",
-         (r"hipBLASLt on an unsupported architecture", r"hipBLASLt.{0,40}not supported"),
-         ("hipBLASLt",), benign=True, ignorecase=True,
+         (r"hipBLASLt on an? unsupported architecture", r"hipBLASLt.{0,40}not supported",
+          r"rocblaslt warning: No paths matched", r"No hipBLASLt solution found", r"hipBlasLT failed, falling back",
+          r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b"),
+         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed"), benign=True, ignorecase=True,
          sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log")),
+    _sig("hipblaslt-unsupported-raised", "hipblaslt_warning", "error", "root", "hipBLASLt on an unsupported GPU "
+         "raised an error instead of falling back",
+         "PyTorch tried hipBLASLt on an architecture it does not support and raised (a PyTorch release whose "
+         "fallback check was missing) instead of warning and using hipBLAS",
+         "set TORCH_BLAS_PREFER_HIPBLASLT=0 (or torch.backends.cuda.preferred_blas_library('hipblas')) before the "
+         "first matmul, or use a PyTorch release with the fallback",
+         "the error is gone with TORCH_BLAS_PREFER_HIPBLASLT=0",
+         (r"(?:RuntimeError|Error): Attempting to use hipBLASLt on an? unsupported architecture",),
+         ("hipBLASLt",), sources=("ROCm/hipBLASLt#1243",)),
     _sig("bitsandbytes-no-gpu", "benign_warning", "info", "context", "bitsandbytes without GPU support",
          "the installed bitsandbytes has no ROCm/CUDA binary; harmless unless the run quantizes (QLoRA, 8-bit "
          "optimizers)",
@@ -336,9 +545,14 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"`use_cache=True` is incompatible with gradient checkpointing",
           r"Some weights of \S+ were not initialized from the model checkpoint",
           r"torch\.utils\.checkpoint: the use_reentrant parameter should be passed explicitly",
-          r"TypedStorage is deprecated", r"NCCL WARN NET/Plugin", r"Plugin load \(librccl-net\.so\)"),
+          r"TypedStorage is deprecated", r"NCCL WARN NET/Plugin", r"Plugin load \(librccl-net\.so\)",
+          r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)Warning\b",
+          r"^\s*warnings\.warn\(", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
+          r"Special tokens have been added in the vocabulary", r"You're using a \w+ ?[Tt]okenizer",
+          r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
-          "librccl-net"), benign=True,
+          "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
+          "okenizer", "pad_token_id", "right-padding", "expandable_segments"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # ------------------------------------------------------------------ deepspeed_build_jit
     _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
@@ -352,9 +566,11 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"ninja: build stopped: subcommand failed", r"Error building extension '[\w.]+'",
           r"fatal error: [\w/.+-]+\.h(?:pp)?: No such file or directory", r"No module named '?dskernels'?",
           r"object has no attribute 'ds_opt_adam'", r"CUDA_HOME does not exist, unable to compile CUDA op",
-          r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object"),
+          r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object",
+          r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile"),
          ("ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
-          "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object"),
+          "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
+          "unable to compile"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
                   "or directory; ninja: build stopped: subcommand failed)",
                   "seeds/000 (ModuleNotFoundError: No module named 'dskernels')")),
@@ -377,7 +593,20 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
-         (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",), ("cannot import name",)),
+         (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",
+          r"No module named '(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|diffusers|vllm|"
+          r"huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
+          r"(?:__init__|from_pretrained|from_dict)\(\) got an unexpected keyword argument '\w+'"),
+         ("cannot import name", "No module named", "unexpected keyword argument")),
+    _sig("version-required", "version_check", "error", "weak", "a package needs another version",
+         "a library states the version of another one it needs, and the installed one is not it",
+         "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
+         "`pip show PACKAGE`",
+         (r"\b[\w.-]+\s*(?:>=|==|<=|~=)\s*\d[\w.]*(?:,\s*[<>=!~]=?\s*\d[\w.]*)?\s+(?:is|are) required\b",
+          r"\brequires? (?:the )?(?:package )?`?[\w.-]+`?\s*(?:>=|==|~=)\s*\d[\w.]*",
+          r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d"),
+         ("required", "require", "upgrade", "update", "install"),
+         sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
          "the dataset name is not in dataset_info.json (often: the command ran from another working directory "
@@ -387,9 +616,13 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -m json.tool data/dataset_info.json` and `ls` the file the entry names",
          (r"Undefined dataset \S+ in \S+", r"Cannot open \S*dataset_info\.json", r"Cannot find valid samples",
           r"File \S+ not found\.?$", r"DatasetGenerationError", r"datasets\.exceptions\.\w+Error",
-          r"Unable to find '[^']+'", r"dataset_info\.json.{0,80}(?:JSONDecodeError|Expecting)"),
+          r"Unable to find '[^']+'", r"dataset_info\.json.{0,80}(?:JSONDecodeError|Expecting)",
+          r"jinja2\.exceptions\.UndefinedError: .{0,80}has no attribute '(?:content|role|from|value|messages)'",
+          r"The model did not return a loss from the inputs",
+          r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:instruction|input|output|conversations|messages|prompt|"
+          r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value)'\s*$"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
-          "datasets.exceptions", "Unable to find"),
+          "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -407,8 +640,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "Qwen/Qwen2/Qwen2.5, llama3, mistral...), or give the tokenizer a chat_template / pad_token",
          "grep the name in LLaMA-Factory's src/llamafactory/data/template.py",
          (r"Template \S+ does not exist", r"chat_template is not set", r"does not have a padding token",
-          r"Cannot use chat template functions"),
-         ("Template ", "chat_template", "padding token", "chat template"),
+          r"Cannot use chat template functions", r"`?chat_template`? is (?:null|None|empty|missing)",
+          r"[Nn]o chat template (?:is set|found|was found)"),
+         ("Template ", "chat_template", "padding token", "chat template", "o chat template"),
          sources=("calibration lf-5453 (ValueError: Template qwen2 does not exist.)",)),
     # ------------------------------------------------------------------ hf_cache_permission
     _sig("hf-cache-permission", "hf_cache_permission", "error", "root", "the Hugging Face cache is not readable/"
@@ -421,10 +655,25 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"PermissionError: \[Errno 13\] Permission denied: '[^']*(?:huggingface|hf_home|/hub/|models--)[^']*'",
           r"-rw------- +\d+ +\S+ +\S+ +[\d.]+[KMGT]? +\w{3} +\d+ +[\d:]+ +[0-9a-f]{40,64}\s*$",
           r"Permission denied.{0,120}(?:huggingface|models--)",
-          r"PermissionError: .{0,200}\.lock'?\s*$"),
-         ("Permission denied", "-rw-------", "PermissionError"),
+          r"PermissionError: .{0,200}\.lock'?\s*$",
+          # any cache a training run writes: HF/datasets/ModelScope, triton, torch extensions/inductor, MIOpen
+          r"(?:Permission denied|Read-only file system)\W{0,4}'?[^'\n]{0,200}(?:/\.cache\b|_cache\b|/cache\b|\.triton\b|"
+          r"/triton(?:/|_\w+)|torch_extensions|torchinductor|modelscope|miopen|HF_HOME|TRANSFORMERS_CACHE)",
+          r"(?:cache|CACHE)[\w ]{0,40}(?:is not writable|not writable|isn't writable|cannot be written)"),
+         ("Permission denied", "-rw-------", "PermissionError", "Read-only file system", "writable", "written"),
          sources=("calibration hfhub-1215 (-rw------- 1 unj46ad six   665 Sep 14 19:08 "
                   "10c66461e4c109db5a2196bff4bb59be30396ed8)",)),
+    _sig("permission-denied", "hf_cache_permission", "error", "weak", "a file or directory the run needs is not "
+         "readable/writable for this user",
+         "the process's user may not read or write a path the run uses (a model or data directory, the output "
+         "directory, a cache under another user's HOME, a read-only mount)",
+         "run as the user that owns the path or fix its mode (`chmod -R u+rw` / `chown`), point the run's output and "
+         "caches (HF_HOME, TRITON_CACHE_DIR, output_dir) at a directory of your own; in containers mount it writable",
+         "`ls -ld PATH` and `id` for the user the run starts as",
+         (r"PermissionError: \[Errno 13\]", r"\[Errno 13\] Permission denied", r"Permission denied \(os error 13\)",
+          r"OSError: \[Errno 30\] Read-only file system"),
+         ("PermissionError", "Errno 13", "os error 13", "Errno 30"),
+         sources=("huggingface/transformers#13472 class of reports ([Errno 13] Permission denied: '/.cache')",)),
     # ------------------------------------------------------------------ unrecognized_model_type_adapter
     _sig("unrecognized-model-type", "unrecognized_model_type_adapter", "error", "root", "transformers does not "
          "recognise the model directory",
@@ -435,8 +684,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "architecture upgrade transformers",
          "`ls DIR`: adapter_config.json without config.json means an adapter",
          (r"Unrecognized model(?: in \S+)?\s*\.?\s*Should have (?:a )?`?model_type`? key",
-          r"Can't find 'adapter_config\.json'"),
-         ("Unrecognized model", "adapter_config.json"),
+          r"Can't find 'adapter_config\.json'", r"Unrecognized configuration class .{0,200}for this kind of AutoModel"),
+         ("Unrecognized model", "adapter_config.json", "Unrecognized configuration class"),
          sources=("seeds/004 (Unrecognized model ... model_type on a LoRA output)",
                   "hiyouga/LlamaFactory#9655 (ValueError: Unrecognized model in /. Should have a `model_type` key in "
                   "its config.json)")),
@@ -482,16 +731,53 @@ SIGNATURES: tuple[Signature, ...] = (
          "states (save_only_model: true) or save less often",
          "`df -h OUTPUT_DIR`; `du -sh OUTPUT_DIR/checkpoint-*`",
          (r"No space left on device", r"\[Errno 28\]", r"Disk quota exceeded", r"\[Errno 122\]",
-          r"PytorchStreamWriter failed writing file"),
-         ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed"),
+          r"PytorchStreamWriter failed writing file", r"inline_container\.cc.{0,40}unexpected pos \d+",
+          r"StorageFull"),
+         ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
+          "inline_container", "StorageFull"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
+    _sig("shm-exhausted", "host_ram_oom", "error", "root", "shared memory (/dev/shm) ran out: a DataLoader "
+         "worker died with SIGBUS",
+         "DataLoader workers pass batches through /dev/shm; a container's default /dev/shm (64 MB in Docker) or a "
+         "full tmpfs is too small, so a worker is killed by a bus error",
+         "give the container more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir "
+         "with medium: Memory at /dev/shm), or fewer DataLoader workers (dataloader_num_workers / "
+         "preprocessing_num_workers)",
+         "`df -h /dev/shm` inside the container",
+         (r"is killed by signal: Bus", r"out of shared memory", r"unable to write to file </torch_\w+>",
+          r"/dev/shm.{0,80}(?:No space left|full|too small)", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
+          r"总线错误"),
+         ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error", "总线错误"),
+         sources=("pytorch/pytorch#2244 class of reports: RuntimeError: DataLoader worker (pid 47) is killed by "
+                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",)),
+    _sig("deepspeed-no-launcher", "config_error", "error", "root", "DeepSpeed started without a distributed "
+         "launcher looks for MPI (mpi4py)",
+         "a DeepSpeed config was given to a plain `python` process: without RANK/WORLD_SIZE from a launcher "
+         "DeepSpeed tries to discover the ranks through MPI and needs mpi4py",
+         "start through a launcher (`deepspeed train.py`, `torchrun --nproc_per_node N`, `accelerate launch`; "
+         "axolotl: `accelerate launch -m axolotl.cli.train`), or `pip install mpi4py` only if MPI is meant",
+         "`env | grep -E 'RANK|WORLD_SIZE'` in the training process",
+         (r"No module named '?mpi4py'?",), ("mpi4py",), sources=("axolotl docs FAQ (single GPU + DeepSpeed)",)),
+    _sig("weights-corrupt", "model_download", "error", "root", "model weights are incomplete or corrupt",
+         "a weight file (safetensors / .bin) is truncated: an interrupted or partial download, a Git LFS pointer "
+         "instead of the file, or a full disk while it was written",
+         "download the model again (`huggingface-cli download REPO --local-dir DIR`, checking sizes/sha256 against "
+         "the hub; `git lfs pull` in a cloned repo) and check free disk space",
+         "`ls -l` the weight files against the sizes on the hub; `sha256sum` them",
+         (r"SafetensorError: Error while deserializing header", r"MetadataIncompleteBuffer",
+          r"PytorchStreamReader failed reading zip archive", r"_pickle\.UnpicklingError: invalid load key",
+          r"incomplete metadata, file not fully covered"),
+         ("SafetensorError", "MetadataIncompleteBuffer", "PytorchStreamReader", "invalid load key",
+          "file not fully covered")),
     _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
          "the environment lacks a module the run imports",
          "install it in the environment that runs training (pip install NAME; for LLaMA-Factory extras "
          "`pip install -e .[deepspeed,metrics]`)",
          "`python -c 'import NAME'` in the same environment",
-         (r"ModuleNotFoundError: No module named '?([\w.]+)'?",), ("No module named",)),
+         (r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
+          r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
+          r"(?!mpi4py)([\w.]+)'?",), ("No module named",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
          "flash_attn is missing, built for another torch/CUDA/ROCm, or not supported on this GPU (gfx906, "
          "consumer cards)",
@@ -499,9 +785,32 @@ SIGNATURES: tuple[Signature, ...] = (
          "built for this torch and GPU",
          "`python -c 'import flash_attn'`",
          (r"FlashAttention2 has been toggled on, but it cannot be used", r"flash_attn\S*\.so: undefined symbol",
-          r"FlashAttention only supports Ampere GPUs or newer"),
-         ("FlashAttention", "flash_attn")),
-    _sig("transformers-too-old", "version_check", "error", "root", "the installed transformers does not know "
+          r"FlashAttention only supports Ampere GPUs or newer",
+          r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
+          r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,60}(?:error|fail|$)",
+          r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
+          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda"),
+         ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention")),
+    _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
+         "kernel for this GPU",
+         "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "
+         "the PyTorch build (pytorch-triton-rocm vs triton), an architecture the compiler does not support "
+         "(consumer RDNA, older gfx9), or a missing toolchain",
+         "run without compilation (torch_compile: false / drop --torch_compile; TORCHDYNAMO_DISABLE=1) or install "
+         "the Triton that matches the PyTorch build (pytorch-triton-rocm for ROCm wheels, uninstall a stray "
+         "`triton`); on consumer AMD cards keep eager mode",
+         "`python -c 'import torch, triton; print(torch.__version__, torch.version.hip, triton.__version__)'`",
+         (r"BackendCompilerFailed", r"torch\._inductor\.exc\.\w+", r"\bInductorError\b",
+          r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
+          r"Internal Triton \w+ codegen error", r"^LLVM ERROR: ", r"Failed to translate TritonGPU to LLVM IR",
+          r"HIPRTC_ERROR_COMPILATION", r"torch\._dynamo\.exc\.\w+Error",
+          r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)"),
+         ("BackendCompilerFailed", "torch._inductor.exc", "InductorError", "triton.compiler.errors",
+          "CompilationError", "codegen error", "LLVM ERROR", "TritonGPU", "HIPRTC_ERROR_COMPILATION",
+          "torch._dynamo.exc", "triton"),
+         sources=("ROCm/legacy-rocm-build#3060 (torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: "
+                  "RuntimeError: Internal Triton PTX codegen error, RX 7900 XTX)", "pytorch/pytorch#101137")),
+    _sig("transformers-too-old", "unrecognized_model_type_adapter", "error", "root", "the installed transformers does not know "
          "this model (type or tokenizer class)",
          "the model's model_type / tokenizer class is newer than the installed transformers (e.g. KeyError: 'qwen2' "
          "before transformers 4.37)",
@@ -570,8 +879,16 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls $HF_HOME/hub` for the repo; `curl -I https://huggingface.co`",
          (r"We couldn't connect to '?https?://huggingface\.co", r"LocalEntryNotFoundError",
           r"You are trying to access a gated repo", r"Repository Not Found for url",
-          r"Max retries exceeded with url: \S*(?:huggingface|hf-mirror)"),
-         ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded"),
+          r"Max retries exceeded with url: \S*(?:huggingface|hf-mirror)", r"CAS service error",
+          r"Connection error, and we cannot find the requested files",
+          r"is not a local folder and is not a valid model identifier", r"outgoing traffic has been disabled",
+          r"offline mode is enabled",
+          r"huggingface_hub\.(?:utils\._errors|errors)\.\w+Error", r"HfHubHTTPError",
+          r"(?:4(?:01|03|29)|50\d) (?:Client|Server) Error.{0,120}(?:huggingface|hf-mirror|modelscope)",
+          r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)"),
+         ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
+          "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
+          "outgoing traffic", "offline mode", "valid model identifier"),
          sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
     _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
          "a compiled extension was built for another CUDA/ROCm runtime than the one installed (e.g. a cu12 wheel on "
@@ -579,7 +896,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
          "matching runtime; LD_LIBRARY_PATH to its lib directory",
          "`ldd` on the extension's .so lists the missing library",
-         (r"(?!librccl-net|libbitsandbytes)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",), ("cannot open shared object",),
+         (r"(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+          r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
+         ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
                   "object file)",)),
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
@@ -597,8 +916,18 @@ SIGNATURES: tuple[Signature, ...] = (
          "read the exception message and the traceback's last frames of your code",
          "rerun the failing step alone",
          (r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::\s|$)",
-          r"^Segmentation fault|^Fatal Python error|terminate called after throwing"),
-         ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called")),
+          # behind a logger's or a test runner's prefix (`E   `, `| ERROR | `, a timestamp)
+          r"^(?:\S+\s+){1,6}(?:[\w.]+\.)?[A-Z][a-z]\w*(?:Error|Exception): \S",
+          r"^Segmentation fault|^Fatal Python error|terminate called after throwing",
+          # other ways a log states an error: `Error: ...`, `ERROR: ...`, `[ERROR] ...`, `level=ERROR msg=...`,
+          # a tool's `x: error: ...`, and native crashes
+          r"^(?:\S+ ){0,4}\[?(?:Error|ERROR|FATAL|Fatal|CRITICAL)\]?:? (?!\[)(?=\S)",
+          r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
+          r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
+          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储"),
+         ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
+          "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139",
+          "段错误", "核心已转储")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -621,22 +950,93 @@ _SCAN = ["rror", "xception", "emory", "ALLOC", "kill", "Kill", "KILL", "exitcode
          "valid samples", "not found", "Unable to find", "emplate", "padding token", "Permission denied",
          "-rw-------", "ecognize", "adapter_config", "world size", "state_dict", "size mismatch", "checkpoint at",
          "DUE TO", "space left", "Errno", "quota", "StreamWriter", "module named", "FlashAttention", "flash_attn",
-         "Segmentation", "Fatal Python", "terminate called", "iommu=pt", "hipErrorNoDevice"]
+         "Segmentation", "Fatal Python", "terminate called", "iommu=pt", "hipErrorNoDevice",
+         # short literals that hold many keywords each (issue 26's spellings): fewer passes over a big log
+         "NCCL", "RCCL", "rccl", "ERROR", "OUT_OF_", "lloc", "onnect", "mismatch", "F16",
+         "f16", "/dev/", "group", "laslt", "LASLT", "lasLT", "amdgpu", "okenizer", "torch._", "lash", "xpected",
+         "uggingface", "code", "status", "ncomplete", "Aborted", "SIGSEGV", "Illegal", "Floating", "FATAL", "Fatal",
+         "CRITICAL", "Missing CO", "find CO", "parsing"]
 for _k in _KEYWORDS:
     if not any(s_ in _k for s_ in _SCAN):
         _SCAN.append(_k)
 # a sentinel holding another one finds nothing more: keep the shortest
 _SCAN = [x for x in dict.fromkeys(_SCAN) if not any(y != x and y in x for y in _SCAN)]
 SCAN_SENTINELS: tuple[bytes, ...] = tuple(x.encode() for x in _SCAN)
+# The same, case-folded, for a scan of a lower-cased copy of the region: one pass finds every spelling
+# (Killed/killed/KILLED, Error/ERROR) and far fewer passes cover all keywords on a big log.
+_FOLD = list(dict.fromkeys(x.lower() for x in _SCAN))
+SCAN_FOLDED: tuple[bytes, ...] = tuple(x.encode() for x in _FOLD if not any(y != x and y in x for y in _FOLD))
 # The streaming parser looks for causes (priority root) only on lines holding one of these (cheap).
 PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", "DUE TO", "-rw-------",
-                                "ninja:", "TensileLibrary", "CPU Virtual Memory")
+                                "ninja:", "TensileLibrary", "CPU Virtual Memory", "Kill process", "oom", "OOM",
+                                "Cannot allocate", "bad_alloc", "Permission denied", "/dev/kfd", "NCCL WARN",
+                                "Connection reset", "Connection closed", "remote process exited", "Tensile",
+                                "loss scale", "exit status", "exit code", "memory limit", "LLVM ERROR",
+                                "BackendCompilerFailed", "not writable", "Read-only file system")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
 
 
 GENERIC = "python-exception"
+_WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)"
+                           r"Warning: |^\s*warnings\.warn\(")
+# Among causes of the same priority, the ones that are most often another rank's or process's
+# consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
+# that merely re-raises): lower sorts first.
+SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
+# signs that count only at the very end of a log (the last lines before it stopped)
+END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang"})
+
+
+# The catch-all exception's family from where it was raised: its last traceback frames (file paths and
+# function names) and the exception line, first rule that matches. What a generic exception means
+# follows from the library that raised it (a frame in `datasets` is the data, in `huggingface_hub`
+# the download), not from its type alone.
+EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile(r"torch/_inductor/|torch/_dynamo/|/triton/|torch\.compile"), "config_error",
+     "torch.compile / Triton failed here: run without compilation (torch_compile: false, TORCHDYNAMO_DISABLE=1) or "
+     "install the Triton that matches the PyTorch build"),
+    (re.compile(r"deepspeed/ops/op_builder|torch/utils/cpp_extension\.py"), "deepspeed_build_jit",
+     "a JIT-built extension failed: install the compiler and CUDA/ROCm headers matching torch, or prebuild the op"),
+    (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
+     "model_download", "fetching or reading the model files failed: download again to a local directory and point "
+     "the run at it"),
+    (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|apply_chat_template"), "tokenizer_template",
+     "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
+    (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
+                r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator"),
+     "dataset_error", "reading or formatting the dataset failed: check the file, its columns and the dataset "
+     "settings"),
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:ImportError|ModuleNotFoundError)\b|module '[\w.]+' has "
+                r"no attribute|got an unexpected keyword argument|takes \d+ positional arguments? but \d+ (?:were|was) "
+                r"given", re.M), "version_check",
+     "the installed library versions do not match what the code expects: install the versions the runner pins"),
+    (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
+                r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
+     "the run's arguments were rejected: correct the setting the message names"),
+)
+# When no frame decides: what the exception's own message is about (the last line only).
+MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile(r"\b(?:requires?|required) (?:\w+ )?[\w-]+ ?(?:[<>=]=?|version)|\bversion\b.{0,60}\b(?:installed|"
+                r"found|required|supported)|(?:upgrade|downgrade|update) (?:your |the )?(?:\w+ )?(?:version|package|"
+                r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
+     "the installed library versions do not match what the code expects: install the versions the runner pins"),
+    (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
+     "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
+    (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b"),
+     "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
+    (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
+     "the checkpoint does not match this run: resume with the same settings or start fresh"),
+    (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
+                r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
+                r"only supports?|[Pp]lease (?:set|specify|use)|not compatible", re.I), "config_error",
+     "a setting of the run is not accepted: change the one the message names"),
+)
+# lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)
+ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HSA_\w+|gfx\d{3,4}|amdgpu|"
+                          r"libamdhip64|libhsa-runtime|MI\d{2,3}X?\b|Radeon|Instinct|hipBLASLt|rocBLAS|MIOpen|RCCL|"
+                          r"\+rocm[\d.]+|DCU|Hygon|hy-smi|DTK|dtk-[\d.]+|K100(?:_AI)?|Z100L?|BW1000)\b")
 
 
 def by_code(code: str) -> Signature | None:
@@ -661,6 +1061,9 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # the catch-all exception is only for lines nothing more specific explains (a watchdog's
         # `RuntimeError: ... Watchdog caught ...` is a timeout, not an unknown error)
         out = [sm for sm in out if sm[0].code != GENERIC] or out
+    if out and _WARNING_LINE.search(line):
+        # a Python warning (FutureWarning, UserWarning...) is never a failure, whatever words it holds
+        out = [sm for sm in out if sm[0].benign] or [(BY_CODE["harmless-warning"], _WARNING_LINE.search(line))]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 

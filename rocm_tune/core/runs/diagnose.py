@@ -42,8 +42,11 @@ FULL_READ_MAX = 256 * 2**20      # above this only head and tail are read (line 
 LINE_CAP = 4096                  # characters of one line looked at, either side of a hit
 MAX_LINES = 20000                # distinct candidate lines examined per file
 KEYWORD_SATURATION = 300         # a keyword seen this often in a region: its further lines are only counted
+SATURATED_STRIDE = 16 * 2**10     # past KEYWORD_SATURATION hits, the next look is this far on
 SENTINEL_HITS = 2000             # hits per sentinel examined in the middle of a huge log
 EVIDENCE_MAX = 5
+PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose traceback says more (PRE_CODES)
+PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed"})
 
 
 # ------------------------------------------------------------------------------ hits
@@ -59,6 +62,8 @@ class Hit:
     text: str
     context: str                 # the line and a few after it (multi-line messages)
     fix: str | None = None       # a fix specific to this run (from the alert engine's view of the series)
+    pre: str = ""                # what the log said just before (a traceback's frames), for the codes in PRE_CODES
+    own_time: bool = True        # `time` is this line's own timestamp (False: the nearest earlier line's)
 
 
 @dataclass
@@ -94,10 +99,12 @@ def _rank(text: str) -> int | None:
     return None
 
 
-def _time_of(raw: bytes) -> float | None:
+def _time_of(raw: bytes, last: bool = True) -> float | None:
+    """The timestamp in `raw`: a line's own is its first; the nearest before a line is the last."""
     m = None
     for m in _TS.finditer(raw):
-        pass
+        if not last:
+            break
     if m is None:
         return None
     try:
@@ -165,17 +172,28 @@ class _Scanner:
             nxt = self.data.find(b"\n", ce + 1, min(len(self.data), ce + 1 + LINE_CAP))
             ce = nxt if nxt >= 0 else min(len(self.data), ce + 1 + LINE_CAP)
         context = _decode(self.data[s:ce])
-        t = _time_of(raw)
+        t = _time_of(raw, last=False)
+        own = t is not None
         if t is None:
             t = _time_of(self.data[max(0, s - 2048):s])
-        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000]))
+        pre = _decode(self.data[max(0, s - PRE_BYTES):s]) if sig.code in PRE_CODES else ""
+        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000],
+                             pre=pre, own_time=own))
         return True
 
-    def region(self, start: int, end: int, sentinels: Sequence[bytes] = cat.SCAN_SENTINELS,
+    def region(self, start: int, end: int, sentinels: Sequence[bytes] | None = None,
                per_sentinel: int | None = None) -> bool:
         """Examine every line of [start, end) holding a sentinel (a sentinel on every line, like a
-        per-step warning, is sampled after KEYWORD_SATURATION lines). False when the budget is spent."""
-        d = self.data
+        per-step warning, is sampled after KEYWORD_SATURATION lines). False when the budget is spent.
+        Without `sentinels`: the catalogue's case-folded ones over a lower-cased copy of the region
+        (same offsets: only ASCII letters change)."""
+        if sentinels is None:
+            low = self.data[start:end].lower()
+            return self._region(low, 0, end - start, cat.SCAN_FOLDED, per_sentinel, start)
+        return self._region(self.data, start, end, sentinels, per_sentinel, 0)
+
+    def _region(self, d: bytes, start: int, end: int, sentinels: Sequence[bytes], per_sentinel: int | None,
+                shift: int) -> bool:
         for s in sentinels:
             i = d.find(s, start, end)
             n = 0
@@ -183,13 +201,15 @@ class _Scanner:
                 n += 1
                 if per_sentinel is not None and n > per_sentinel:
                     break
-                if n <= KEYWORD_SATURATION or n % 97 == 0:
-                    if not self.line_at(i):
+                if n <= KEYWORD_SATURATION or n % 7 == 0:
+                    if not self.line_at(i + shift):
                         return False
                 e = d.find(b"\n", i, end)
                 if e < 0:
                     break
-                i = d.find(s, e, end)
+                # a sentinel on every line (a per-step warning, the loss dicts): past saturation, sample it
+                # every SATURATED_STRIDE bytes instead of walking each occurrence
+                i = d.find(s, e if n < KEYWORD_SATURATION else e + SATURATED_STRIDE, end)
         return True
 
     def number_lines(self) -> None:
@@ -249,6 +269,8 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
         if sc.region(tail_start, n) and sc.region(0, HEAD_BYTES) and tail_unknown_from is None:
             sc.region(HEAD_BYTES, tail_start, cat.SENTINELS, SENTINEL_HITS)
         partial = True
+    # set-up lines are a hang's sign only at the very end of the log (nothing substantive after them)
+    sc.hits = [h for h in sc.hits if h.code not in cat.END_ONLY or n - h.offset <= END_ONLY_BYTES]
     series, ended = _series_hits(data, name, index)
     sc.hits += series
     sc.number_lines()
@@ -261,6 +283,7 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text)
 
 
+END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
 EVENT_TAIL = 512 * 2**10         # the newest part of a log whose loss series the alert engine reads
 _SERIES_CODES = {"loss-collapse": "loss-collapse", "nan-loss": "nan-loss", "nan-grad-norm": "nan-loss",
                  "fp16-overflow-streak": "fp16-overflow-streak"}
@@ -325,6 +348,8 @@ class ConfigInfo:
     run_dir: str | None = None
     from_log: bool = False                       # the training YAML was the log itself (a pasted config)
     world: int | None = None                     # `world size: N` in the log (LLaMA-Factory, torchrun)
+    texts: list[str] = field(default_factory=list)   # the config files beside the log / --config, as text
+    files: list[str] = field(default_factory=list)   # their paths
 
     def knob(self, *names: str):
         rec = (self.plan or {}).get("recommended") if isinstance(self.plan, Mapping) else None
@@ -359,15 +384,17 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
             plan = try_read_json(p)
             if isinstance(plan, dict) and isinstance(plan.get("recommended"), dict):
                 info.plan, info.path = plan, p
+    _read_beside(info, dirs, config_path, log_paths)
     cands = [config_path] if config_path else []
     cands += [os.path.join(d, n) for d in dirs for n in _TRAIN_NAMES]
+    cands += [f for f in info.files if f.endswith((".yaml", ".yml")) and f not in cands]
     for text in head_texts:
         for m in _YAML_IN_CMD.finditer(text[:65536]):
             cands.append(m.group(1))
     for p in cands:
         if p and os.path.isfile(p):
             y = try_read_yaml(p)
-            if isinstance(y, dict) and y:
+            if isinstance(y, dict) and y and not {"zero_optimization", "train_micro_batch_size_per_gpu"} & set(y):
                 info.train = y
                 info.path = info.path or p
                 break
@@ -394,6 +421,39 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
                 info.train, info.from_log = y, True
                 break
     return info
+
+
+BESIDE_EXT = (".yaml", ".yml", ".json", ".sh", ".slurm", ".sbatch", ".toml", ".cfg", ".txt")
+_TXT_CONFIG = re.compile(r"arg|config|cmd|command|launch|setting|param|run|train|script", re.I)
+BESIDE_MAX_FILES = 12
+BESIDE_MAX_BYTES = 256 * 1024
+_NOT_CONFIG = ("trainer_state.json", "plan.json", "case.json", "metrics.jsonl", "exit.json")
+
+
+def _read_beside(info: ConfigInfo, dirs: Sequence[str], config_path: str | None,
+                 log_paths: Sequence[str] = ()) -> None:
+    """The small config-like files beside the log (YAML, DeepSpeed JSON, launch scripts) and --config, as
+    text: what they show decides which levers are on and what a truncated log's cause likely was."""
+    paths = [config_path] if config_path else []
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))[:2000]
+        except OSError:
+            continue
+        paths += [os.path.join(d, n) for n in names if n.endswith(BESIDE_EXT) and n not in _NOT_CONFIG
+                  and not n.startswith(("log", "stdout", "stderr"))
+                  and (not n.endswith(".txt") or _TXT_CONFIG.search(n))]
+    logs = {os.path.abspath(p) for p in log_paths if p != "-"}
+    paths = [p for p in dict.fromkeys(paths) if os.path.abspath(p) not in logs]
+    for p in paths[:BESIDE_MAX_FILES]:
+        try:
+            if not os.path.isfile(p) or os.path.getsize(p) > BESIDE_MAX_BYTES:
+                continue
+            with open(p, "rb") as f:
+                info.texts.append(_decode(f.read(BESIDE_MAX_BYTES)))
+            info.files.append(p)
+        except OSError:
+            continue
 
 
 def _yaml_config_text(text: str) -> dict | None:
@@ -424,14 +484,18 @@ def oom_numbers(text: str) -> dict:
     if tried is not None and ru is not None:
         # the reserved-but-free memory could have held the request and is a real share of the GPU: the
         # caching allocator's split blocks are the problem (a few MiB of slack on a full GPU is not)
+        # the reserved-but-free memory could have held the request: fragmentation when that is a real
+        # share of the GPU (a few MiB of slack on a full GPU is a shortage that fragmentation may add to)
         frag = ru >= tried and (ru > 0.05 * total if total else ru >= GIB)
+        if tried > 0 and ru >= tried and not frag:
+            out["may_fragment"] = True
         out["verdict"] = "fragmentation" if frag else "shortage"
     if tried is not None and free is not None:
         out["short_by_bytes"] = max(0, tried - free)
     return out
 
 
-def _oom_sentence(n: Mapping[str, Any]) -> str:
+def _oom_sentence(n: Mapping[str, Any], on: set[str] | frozenset = frozenset()) -> str:
     bits = []
     if n.get("tried_bytes") is not None:
         bits.append(f"tried to allocate {_gib(n['tried_bytes'])}")
@@ -443,8 +507,13 @@ def _oom_sentence(n: Mapping[str, Any]) -> str:
         bits.append(f"{_gib(n['reserved_unallocated_bytes'])} reserved but unallocated")
     s = "; ".join(bits)
     if n.get("verdict") == "fragmentation":
-        s += (" — fragmentation: the reserved-but-free memory could have held the request; set "
-              "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+        s += " — may be fragmentation: the reserved-but-unallocated memory could have held the request"
+        if "expandable_segments" not in on:
+            s += ("; set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+    elif n.get("verdict") == "shortage" and n.get("may_fragment"):
+        s += (" — mostly a real shortage; the reserved-but-unallocated memory could have held the request, so "
+              "fragmentation may add to it")
     elif n.get("verdict") == "shortage":
         s += " — a real shortage (not fragmentation): the step needs more memory than the GPU has"
     return s
@@ -644,7 +713,8 @@ class Diagnosis:
                 "role": self.role, "title": self.title,
                 "first_seen": {"file": f.file, "line": f.line, "rank": f.rank, "time": f.time},
                 "count": self.count,
-                "evidence": [{"file": h.file, "line": h.line, "rank": h.rank, "text": h.text} for h in self.evidence],
+                "evidence": [{"file": h.file, "line": h.line, "rank": h.rank, "time": h.time if h.own_time else None,
+                              "text": h.text} for h in self.evidence],
                 "cause": self.cause, "fix": self.fix, "confirm": self.confirm, "numbers": _jsonable(self.numbers),
                 "consequence_of": self.consequence_of}
 
@@ -735,20 +805,21 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
             diags.append(risk)
     # order: by time of first sight
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
+    _promote_overflow_streak(diags, any(sc.finished for sc in scans))
     root = None
-    top = max((cat.BY_CODE[d.code].priority if d.code in cat.BY_CODE else 2 for d in diags), default=0)
+    top = max((_priority(d) for d in diags), default=0)
     if top > 0:
-        for i, d in enumerate(diags):
-            pr = cat.BY_CODE[d.code].priority if d.code in cat.BY_CODE else 2
-            if pr == top:
-                root = i
-                break
+        # the first in time of the highest priority; a likely consequence (a peer that went away, a
+        # bare exception) only when nothing else of that priority is there
+        cands = [i for i, d in enumerate(diags) if _priority(d) == top]
+        root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
     if root is not None:
         r = diags[root]
         for i, d in enumerate(diags):
             if i != root and not d.benign:
                 d.consequence_of = root
-        _refine(r, diags, root, config)
+        _refine(r, diags, root, config, levers_on(scans, config, r),
+                [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
     status = "unknown"
     if root is not None:
         status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
@@ -765,6 +836,59 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                        any(s.partial for s in scans))
 
 
+def _priority(d: Diagnosis) -> int:
+    if d.benign:
+        return 0
+    return PRIORITY_OF.get(d.role, 2)
+
+
+PRIORITY_OF = dict(cat.PRIORITY)
+OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow the cause when nothing else is
+
+
+_FRAME = re.compile(r'File "([^"]+)", line \d+, in (\S+)')
+FRAMES_LOOKED_AT = 3
+
+
+_CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
+                    r"Aborted \(core dumped\)")
+
+
+def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
+    else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
+    frames = _FRAME.findall(h.pre[-6000:])[-FRAMES_LOOKED_AT:]
+    text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
+    for rx, family, fix in cat.EXCEPTION_RULES:
+        if rx.search(text):
+            return family, fix
+    if _CRASH.search(h.text):
+        if any(cat.ROCM_MARKERS.search(t) for t in (h.pre, *texts)):
+            return "hip_error", ("a native crash in the ROCm stack: use the PyTorch wheel built for the installed "
+                                 "ROCm, check the GPU is supported (HSA_OVERRIDE_GFX_VERSION on consumer cards), and "
+                                 "rerun with AMD_LOG_LEVEL=3 / AMD_SERIALIZE_KERNEL=3 to see the failing call")
+        return None
+    msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
+    for rx, family, fix in cat.MESSAGE_RULES:
+        if rx.search(msg):
+            return family, fix
+    return None
+
+
+def _promote_overflow_streak(diags: list[Diagnosis], finished: bool = False) -> None:
+    """Many `Gradient overflow. Skipping step` lines and no other cause: fp16 overflow is the cause
+    (each line alone is the loss scaler calibrating, a harmless sign)."""
+    if finished or any(_priority(d) >= 2 for d in diags):
+        return
+    for d in diags:
+        if d.code == "fp16-overflow-skip" and d.count >= OVERFLOW_STREAK:
+            d.benign, d.role, d.severity = False, "weak", "error"
+            d.title = f"fp16 overflow on {d.count} steps: the loss scaler skipped them all"
+            d.cause = ("fp16 gradients overflow step after step; each overflow skips the optimizer step and halves "
+                       "the loss scale, so the model stops learning")
+            d.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
+
+
 def _state_finished(cfg: ConfigInfo | None) -> bool:
     st = cfg.state if cfg else None
     if not isinstance(st, Mapping):
@@ -773,38 +897,217 @@ def _state_finished(cfg: ConfigInfo | None) -> bool:
     return st.get("should_training_stop") is True or (isinstance(g, int) and isinstance(m, int) and m > 0 and g >= m)
 
 
-def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None) -> None:
+# What the log or its config shows is already on: a fix never suggests it again.
+_LEVER_RX: dict[str, re.Pattern] = {
+    "gradient_checkpointing": re.compile(
+        r"gradient_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--gradient_checkpointing(?:[ =](?:True|true|1))?"
+        r"(?:\s|$)|`use_cache=True` is incompatible with gradient checkpointing|[Gg]radient checkpointing (?:is )?"
+        r"(?:enabled|on)\b|activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)|enable_activation_checkpointing"
+        r"['\"]?\s*[:=]\s*['\"]?(?:True|true)|--recompute[-_](?:granularity|activations)|torch\.utils\.checkpoint: the "
+        r"use_reentrant parameter|None of the inputs have requires_grad=True", re.M),
+    "expandable_segments": re.compile(r"expandable_segments\s*:\s*True"),
+    "micro_batch_1": re.compile(
+        r"(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size)['\"]?\s*[:= ]\s*['\"]?1\b"
+        r"(?![.\d])|Instantaneous batch size per device = 1\b"),
+    "zero3": re.compile(r"['\"]stage['\"]\s*:\s*3\b|zero_stage['\"]?\s*[:=]\s*3\b|ds_z3|zero3|ZeRO[- ]?3|[Ss]tage 3\b"),
+    "offload": re.compile(r"offload_(?:optimizer|param)['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                          r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config"),
+}
+
+
+_HINT = re.compile(r"try setting PYTORCH_\w+_ALLOC_CONF=\S+")
+
+
+def levers_on(scans: Sequence[FileScan], cfg: ConfigInfo | None, r: Diagnosis | None = None) -> set[str]:
+    """The memory levers the log's head, the root's traceback or the config beside the log show are on."""
+    texts = [sc.head_text for sc in scans] + list(cfg.texts if cfg is not None else ())
+    if r is not None:
+        texts.append(r.first.pre)
+    if cfg is not None and isinstance(cfg.train, Mapping):
+        t = cfg.train
+        if t.get("gradient_checkpointing") is True:
+            texts.append("gradient_checkpointing: true")
+        if str(t.get("per_device_train_batch_size")) == "1":
+            texts.append("per_device_train_batch_size: 1")
+    # PyTorch's own OOM hint ("try setting PYTORCH_..._ALLOC_CONF=expandable_segments:True") is not a setting
+    blob = _HINT.sub("", "\n".join(texts))
+    return {k for k, rx in _LEVER_RX.items() if rx.search(blob)}
+
+
+# where an OOM outside the training step happened: a function name in its traceback, innermost first
+_PHASES: tuple[tuple[str, re.Pattern], ...] = (
+    ("pinned", re.compile(r"pin_memory|_pin_tensor|cpu_adam|DeepSpeedCPUAdam")),
+    ("save", re.compile(r"_save_checkpoint|save_model|save_pretrained|save_checkpoint|_save\b|consolidated_16bit|"
+                        r"gather_16bit|get_state_dict|state_dict\b")),
+    ("eval", re.compile(r"evaluat|prediction_step|prediction_loop|eval_step|validation_step")),
+    ("generation", re.compile(r"\bgenerate\b|_sample\b|greedy_search|beam_search")),
+    ("step", re.compile(r"training_step|\bbackward\b|optimizer_step|\bstep\b|compute_loss|_inner_training_loop")),
+    ("load", re.compile(r"from_pretrained|load_state_dict|_load_pretrained_model|load_checkpoint|partition_parameters|"
+                        r"zero\.Init|_convert_to_zero_parameters|deepspeed\.initialize|_configure_optimizer|"
+                        r"_setup_zero|prepare_model|load_model|\bto\b|\bcuda\b|_apply\b")),
+)
+
+
+def _oom_phase(h: Hit) -> str | None:
+    frames = _FRAME.findall(h.pre[-8000:])
+    for path, fn in reversed(frames):
+        for phase, rx in _PHASES:
+            if rx.search(fn) or (phase in ("pinned", "save") and rx.search(path)):
+                return phase
+    return None
+
+
+_ROCM_EXPANDABLE = ("on ROCm it takes effect only in PyTorch builds that enable it there (2.11+ built for ROCm 7.0 "
+                    "or newer, pytorch/pytorch#177974, #179930); an older build prints 'expandable_segments not "
+                    "supported on this platform' and ignores it, then max_split_size_mb:512 is the allocator lever")
+_PHASE_FIX = {
+    "save": ("out of memory while saving: ZeRO-3 gathers the full 16-bit weights on one GPU when "
+             "stage3_gather_16bit_weights_on_model_save is true; set it false and convert after training with "
+             "zero_to_fp32.py, or save_only_model / a smaller save_steps frequency"),
+    "eval": ("out of memory in evaluation: lower per_device_eval_batch_size, set eval_accumulation_steps (moves "
+             "predictions to the CPU), prediction_loss_only, or evaluate on shorter samples"),
+    "generation": ("out of memory while generating: fewer sequences per batch, a smaller max_new_tokens, "
+                   "or no generation during training (predict_with_generate off)"),
+    "load": ("out of memory while loading the model (before the first step): the weights do not fit as loaded — "
+             "load in bf16 (torch_dtype), shard at load (DeepSpeed ZeRO-3 zero.Init / FSDP / device_map), quantize "
+             "(QLoRA), or use more GPUs"),
+}
+
+
+def _oom_levers(n: Mapping[str, Any], on: set[str]) -> str:
+    out = []
+    if "micro_batch_1" not in on:
+        out.append("lower per_device_train_batch_size (raise gradient_accumulation_steps to keep the effective batch)")
+    out.append("lower cutoff_len / max sequence length")
+    if "gradient_checkpointing" not in on:
+        out.append("turn gradient checkpointing on")
+    if "zero3" not in on:
+        out.append("shard with DeepSpeed ZeRO-3 (or FSDP)")
+    if "offload" not in on:
+        out.append("offload the optimizer to the CPU (if host RAM allows)")
+    out.append("LoRA/QLoRA instead of full fine-tuning")
+    return "; ".join(out)
+
+
+def _frag_sentence(n: Mapping[str, Any], on: set[str]) -> str:
+    s = (f"{_gib(n['reserved_unallocated_bytes'])} reserved by PyTorch but unallocated >= the "
+         f"{_gib(n['tried_bytes'])} requested: this may be fragmentation")
+    if "expandable_segments" in on:
+        return s + " (expandable_segments is already set: lower the peak instead, or max_split_size_mb:512)"
+    return s + ("; set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA) — " + _ROCM_EXPANDABLE)
+
+
+def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
+    n = r.numbers
+    phase = _oom_phase(r.first)
+    if phase:
+        n["phase"] = phase
+    if phase == "pinned" and n.get("tried_bytes") is None:
+        r.family, r.title = "host_ram_oom", "pinned host memory could not be allocated (CPU offload / pin_memory)"
+        r.cause = ("the allocation that failed was page-locked host memory (DeepSpeed CPU offload buffers, "
+                   "pin_memory): the host's RAM or its locked-memory limit ran out, not the GPU")
+        r.fix = ("need less pinned host memory: set pin_memory: false in the DeepSpeed offload_optimizer/offload_param "
+                 "sections, offload only the optimizer, fewer ranks per node; raise `ulimit -l` in containers")
+        return
+    frag = n.get("verdict") == "fragmentation" or bool(n.get("may_fragment"))
+    parts = [_oom_sentence(n, on)] if n else []
+    pf = None
+    if cfg is not None and cfg.plan is not None:
+        pf = oom_plan_fix(cfg.plan, n)
+    elif cfg is not None and cfg.train is not None and not cfg.from_log:
+        pf = oom_config_fix(cfg.train, n, cfg.world or 1)
+    if pf is not None:
+        n["fit"] = pf
+        if pf.get("summary"):
+            parts.append(pf["summary"])
+        if pf.get("change"):
+            where = "the plan" if pf.get("source") == "the plan" else "the training YAML"
+            r.fix = f"smallest change from {where} that fits: " + pf["fix"]
+        else:
+            r.fix = pf["fix"]
+    else:
+        r.fix = _oom_levers(n, on)
+    if phase in _PHASE_FIX:
+        r.fix = _PHASE_FIX[phase] + "; " + r.fix
+    if frag:
+        r.fix = _frag_sentence(n, on) + "; " + r.fix
+    if parts:
+        r.title = f"{r.title}: " + parts[0]
+        if len(parts) > 1:
+            r.cause = r.cause + " (" + parts[1] + ")"
+    if phase and phase != "step":
+        r.title += f" (during {'model loading' if phase == 'load' else phase})"
+
+
+_NO_BF16_GPU = re.compile(r"\b(?:V100|T4|P100|P40|GTX ?1\d{3}|RTX ?20\d0|Titan V|MI50|MI60|MI25|gfx906|gfx900|"
+                          r"Radeon VII|Turing|Volta|Pascal)\b")
+_BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\s+(?:True|true|1))?(?:\s|$)|"
+                      r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16")
+
+
+def _fp16_in_use(blob: str) -> bool:
+    """fp16 mixed precision is on (stated, or a GPU without bf16 and no bf16 setting)."""
+    return bool(_FP16_ON.search(blob) or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob)))
+
+
+_PARAM_OFFLOAD = re.compile(r"offload_param['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                            r"offload_param_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|offload_params?['\"]?\s*[:=]\s*"
+                            r"['\"]?(?:true|True)")
+
+
+def _host_ram_fix(blob: str, fix: str) -> str:
+    """The host-RAM fix for what the run's config shows: parameter offload on (offload only the optimizer),
+    optimizer offload only (no offload, or NVMe), or no offload at all (then loading and workers)."""
+    on = {k for k, rx in _LEVER_RX.items() if rx.search(blob)}
+    if "offload" not in on:
+        return fix
+    if _PARAM_OFFLOAD.search(blob):
+        return ("the config offloads the parameters to the CPU as well: offload only the optimizer "
+                "(offload_param off), or offload to NVMe (device: nvme), fewer ranks per node, or a node with more "
+                "RAM; " + fix)
+    return ("the config offloads the optimizer to the CPU: its fp32 states (12 bytes per trained parameter, "
+            "pinned) must fit in host RAM — offload to NVMe, train fewer parameters (LoRA), use more nodes so "
+            "ZeRO shards them, or a node with more RAM; " + fix)
+
+
+_FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
+                      r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
+                      r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|[Ll]oss scale|OVERFLOW!|"
+                      r"Gradient overflow", re.M)
+
+
+def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
+            levers_on: set[str] | None = None, texts: Sequence[str] | None = None) -> None:
     """Numbers and fixes that need the whole picture (cascades, the config)."""
     n = r.numbers
     if r.code == "oom":
-        parts = [_oom_sentence(n)] if n else []
-        pf = None
-        if cfg is not None and cfg.plan is not None:
-            pf = oom_plan_fix(cfg.plan, n)
-        elif cfg is not None and cfg.train is not None and not cfg.from_log:
-            pf = oom_config_fix(cfg.train, n, cfg.world or 1)
-        if pf is not None:
-            n["fit"] = pf
-            if pf.get("summary"):
-                parts.append(pf["summary"])
-            if pf.get("change"):
-                where = "the plan" if pf.get("source") == "the plan" else "the training YAML"
-                r.fix = (f"smallest change from {where} that fits: " + pf["fix"] + "; other levers: gradient "
-                         "checkpointing, ZeRO-3 with optimizer offload, a shorter cutoff_len")
-            else:
-                r.fix = pf["fix"]
-            if n.get("verdict") == "fragmentation":
-                r.fix += "; and set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (fragmentation)"
-        if parts:
-            r.title = f"{r.title}: " + parts[0]
-            if len(parts) > 1:
-                r.cause = r.cause + " (" + parts[1] + ")"
-        elif n.get("verdict") == "fragmentation":
-            r.fix = "set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True; " + r.fix
-    elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill"):
+        _refine_oom(r, cfg, levers_on or set())
+    elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill", "kernel-oom-killer",
+                    "host-alloc-failed"):
         s = _host_ram_sentence(n)
         if s:
             r.title = f"{r.title}: {s}"
+        r.fix = _host_ram_fix("\n".join(texts or ()), r.fix)
+    elif r.code == "nan-loss" and _fp16_in_use("\n".join(texts or ())):
+        r.family = "fp16_overflow"
+        r.title += " in fp16 mixed precision: an fp16 overflow"
+        r.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
+    elif r.code == "nan-loss" and _BF16_ON.search("\n".join(texts or ())):
+        r.fix = ("bf16 is already on: lower the learning rate (and warmup), clip gradients (max_grad_norm 0.5-1.0), "
+                 "check the data for empty or extreme samples, resume from the last good checkpoint; a short fp32 "
+                 "run rules precision out")
+    elif r.code == "child-failed" and "offload" in (levers_on or set()):
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
+                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
+                                     cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == cat.GENERIC:
+        fam = _exception_family(r.first, texts or ())
+        if fam is not None:
+            r.family, r.fix = fam[0], fam[1] + "; " + r.fix
     elif r.code == "disk-full":
         s = _disk_sentence(n)
         if s:
@@ -836,14 +1139,40 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
                        f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
                        f"died first ({r.code})")
-    if r.code == "child-failed":
-        r.family = "unknown"
-    arch = n.get("arch")
-    if r.code == "rocblas-no-tensile-arch" and isinstance(arch, str):
-        ov = _override_for(arch)
-        if ov:
-            r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
-                     f"libraries ship kernels for; unofficial); " + r.fix)
+    if r.code in _ARCH_CODES:
+        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+_ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
+                         "miopen-error", "hip-runtime-error"})
+_GFX = re.compile(r"\b(gfx\d{3,4}[a-z]?)\b")
+_OVERRIDE_SET = re.compile(r"HSA_OVERRIDE_GFX_VERSION\s*=\s*['\"]?([\w.]+)")
+
+
+def _refine_arch(r: Diagnosis, blob: str) -> None:
+    """The GPU's gfx target from the log: the override users set for it, unless one is already set
+    (then whether it fits)."""
+    arch = r.numbers.get("arch")
+    if not isinstance(arch, str):
+        m = _GFX.search(blob)
+        arch = m.group(1) if m else None
+    if not arch:
+        return
+    r.numbers["arch"] = arch
+    ov = _override_for(arch)
+    m = _OVERRIDE_SET.search(_HINT.sub("", blob))
+    if m:
+        r.numbers["override_set"] = m.group(1)
+        if ov and m.group(1) != ov:
+            r.fix = (f"{arch}: HSA_OVERRIDE_GFX_VERSION is set to {m.group(1)}, the nearest supported one for this "
+                     f"GPU is {ov}; " + r.fix)
+        elif ov:
+            r.fix = (f"{arch}: HSA_OVERRIDE_GFX_VERSION={ov} is already set and still no kernel: install the PyTorch "
+                     f"wheel for the installed ROCm version (torch.version.hip) or build PyTorch/the library with "
+                     f"PYTORCH_ROCM_ARCH={arch}; check `rocminfo` sees the GPU as {arch}")
+    elif ov:
+        r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
+                 f"libraries ship kernels for; unofficial); " + r.fix)
 
 
 def _override_for(arch: str) -> str | None:
@@ -1067,14 +1396,15 @@ def _stall_diagnosis(stacks: list[dict], idle_s: float, where: str) -> Diagnosis
 
 
 # ------------------------------------------------------------------------------ targets
-def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s: float = 300.0) -> Explanation:
+def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s: float = 300.0,
+                   config_path: str | None = None) -> Explanation:
     """`rocm-tune explain TARGET`: a log file, "-" (stdin), a run id/dir, an output dir or a PID.
     UserError (one line) when TARGET is none of them. A live process whose logs have not grown for
     `stall_s` seconds (or any live one with stacks=True) gets each rank's stack dumped (`live_stacks`);
     stacks=False never signals anything."""
     if spec == "-":
         data = read_stdin_bounded(stdin) if stdin is not None else b""
-        return diagnose(["-"], stdin_data=data)
+        return diagnose(["-"], stdin_data=data, config_path=config_path)
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs import watch
 
@@ -1084,7 +1414,7 @@ def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s
         logs = _dir_logs(spec)
         if not logs:
             raise
-        return diagnose(logs, output_dir=os.path.abspath(os.path.expanduser(spec)))
+        return diagnose(logs, output_dir=os.path.abspath(os.path.expanduser(spec)), config_path=config_path)
     paths: list[str] = []
     for s in target.sources:
         if s.kind != "trainer_state" and os.path.isfile(s.path) and s.path not in paths:
@@ -1109,8 +1439,8 @@ def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s
     if proc is not None and proc.alive is False and (proc.exit_code is not None or proc.signal):
         where = os.path.join(target.run_dir, "exit.json") if target.run_dir else f"PID {target.pid}"
         exit_info = (proc.exit_code, proc.signal, where)
-    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=target.config_path, alive=alive,
-                   exit_info=exit_info)
+    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=config_path or target.config_path,
+                   alive=alive, exit_info=exit_info)
     pid = (proc.pid if proc is not None and proc.pid else None) or target.pid
     if alive and pid and stacks is not False and exp.root is None:
         import time as _time
