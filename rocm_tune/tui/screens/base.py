@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui.navigation import STEPS, make_screen
 from rocm_tune.tui.widgets.fields import QuestionField
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS
 
 COMPACT_BELOW = 100   # columns: below this the footer drops its padding so every key fits 80 columns
 
@@ -32,6 +33,7 @@ class StepScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next", "Next", priority=True),
         Binding("escape", "back", "Back"),
+        *FOCUS_BINDINGS,
     ]
 
     def on_mount(self) -> None:

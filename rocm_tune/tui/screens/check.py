@@ -266,10 +266,13 @@ Precision and attention are shown, not edited (change them in your file).
                         + ("; ctrl+n writes the fixed files" if fix else ""))
 
     def on_resize(self) -> None:
-        rep = getattr(self, "_shown_report", None)
+        self.call_after_refresh(self._redraw_phases)
+
+    def _redraw_phases(self) -> None:
+        rep = getattr(self, "_shown_report", None)   # the report on the screen when the redraw runs
         if rep is not None:
             w = self.query_one("#vram", Static)
-            self.call_after_refresh(lambda: w.update(render_phases(rep, max(16, (w.size.width or 60) - 30))))
+            w.update(render_phases(rep, max(16, (w.size.width or 60) - 30)))
 
     # ---- edits: the user's files with the edited keys, checked again
     def read_settings(self) -> dict:

@@ -167,6 +167,10 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         self._invalid: str | None = None
         self._planned_for: dict | None = None   # the settings the shown plan was planned for
         self._pending_action = None             # export / launch waiting for the re-plan of the shown values
+        self._shown: dict | None = None         # the plan dict on the screen (the VRAM bar is redrawn from it)
+        # a plan left by an earlier visit (another model, other answers) is never drawn, exported or launched:
+        # this screen plans the current answers, and shows nothing but "planning..." until that plan is back
+        self.state.plan, self.state.plan_dict = None, None
         self.make_plan()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
@@ -241,11 +245,16 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         w.update(bar)
 
     def on_resize(self) -> None:
-        if self.state.plan_dict:
-            self.call_after_refresh(self.draw_vram, self.state.plan_dict)
+        # the plan on the screen when the redraw runs (a plan that came back meanwhile is not overdrawn)
+        self.call_after_refresh(self._redraw_vram)
+
+    def _redraw_vram(self) -> None:
+        shown = getattr(self, "_shown", None)
+        if shown:
+            self.draw_vram(shown)
 
     def show(self, d: dict, label: str) -> None:
-        self.state.plan_dict = d
+        self.state.plan_dict = self._shown = d
         self.query_one("#plan-summary", Static).update(render_summary(d, label))
         self.draw_vram(d)
         self.query_one("#findings", Static).update(render_findings(d))

@@ -14,8 +14,19 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
-from textual.binding import NoBinding
+from textual.binding import Binding, NoBinding
 from textual.widgets import Input
+
+
+# Tab / shift+tab as priority bindings of every screen with fields. Textual's own are plain bindings of the
+# Screen, run only once the tab key has bubbled up from the focused widget's queue; the App forwards each key to
+# the widget focused *when it reads the key*, so in a burst (`1024 <tab> 1`) the keys after the tab were already
+# in the old field's queue when focus moved: they landed in the old field. A priority binding runs in the App's
+# own key handler, before the next key is read: focus has moved when the next key is forwarded.
+FOCUS_BINDINGS = [
+    Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+]
 
 
 class OrderedInput(Input):
