@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui.navigation import STEPS, make_screen
 from rocm_tune.tui.widgets.fields import QuestionField
-from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, after_keys
 
 COMPACT_BELOW = 100   # columns: below this the footer drops its padding so every key fits 80 columns
 
@@ -85,6 +85,11 @@ class StepScreen(Screen):
         """Extra checks before moving on (override)."""
 
     def action_next(self) -> None:
+        after_keys(self, self._next)
+
+    def _next(self) -> None:
+        if not self.is_current:
+            return
         try:
             self.collect()
             self.validate_step()

@@ -20,6 +20,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.tui import check_model as cm
 from rocm_tune.tui.render import fmt_gib
 from rocm_tune.tui.screens.plan import PlanScreen
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput, after_keys
 
 PHASES = ("load", "step", "eval", "save")
 
@@ -148,7 +149,7 @@ class ExportFixModal(ModalScreen[str | None]):
     ExportFixModal > Vertical { width: 90; max-width: 95%; height: auto; border: thick $accent; padding: 0 1;
                                 background: $panel; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"), *FOCUS_BINDINGS]
 
     def __init__(self, names: list[str], default: str) -> None:
         super().__init__()
@@ -159,7 +160,7 @@ class ExportFixModal(ModalScreen[str | None]):
             yield Static("[b]Write the fixed files[/b]")
             yield Static(f"{escape(', '.join(self.names))} into this folder (your own files stay as they are; a file "
                          "already there is never overwritten):")
-            yield Input(self.default, id="fix-dir")
+            yield OrderedInput(self.default, id="fix-dir")
             yield Static("[b]enter[/b] write    [b]esc[/b] cancel")
         yield Footer()
 
@@ -380,7 +381,7 @@ Precision and attention are shown, not edited (change them in your file).
         self.set_status("preflight of your files: rocm-tune check FILE... --preflight", error=True)
 
     def action_reset(self) -> None:
-        self.load_option(0)   # the user's own values
+        after_keys(self, lambda: self.load_option(0))   # the user's own values, after the keys typed before
 
     def action_back(self) -> None:
         pass   # the first screen: nothing to go back to

@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput
 
 
 class CheckpointsLoaded(Message):
@@ -55,6 +56,7 @@ class CheckpointsScreen(ModalScreen[str | None]):
         Binding("enter", "resume_selected", "Resume from this"),
         Binding("n", "resume_newest", "Resume from newest complete"),
         Binding("escape,q", "close", "Back"),
+        *FOCUS_BINDINGS,
     ]
 
     def __init__(self, ref: str) -> None:
@@ -70,8 +72,8 @@ class CheckpointsScreen(ModalScreen[str | None]):
             yield DataTable(id="ck-table", cursor_type="row", zebra_stripes=True)
             with Horizontal(classes="ck-size"):   # `rocm-tune resume --gpus N --nodes N` (empty: the plan's)
                 yield Label("resume on GPUs / nodes")
-                yield Input("", id="ck-gpus", placeholder="the plan's", compact=True, type="integer")
-                yield Input("", id="ck-nodes", placeholder="the plan's", compact=True, type="integer")
+                yield OrderedInput("", id="ck-gpus", placeholder="the plan's", compact=True, type="integer")
+                yield OrderedInput("", id="ck-nodes", placeholder="the plan's", compact=True, type="integer")
             yield Static("reading the checkpoints ...", id="ck-status")
         yield Footer()
 

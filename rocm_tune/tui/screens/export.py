@@ -17,7 +17,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.tui import export_model as em
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
-from rocm_tune.tui.widgets.inputs import OrderedInput
+from rocm_tune.tui.widgets.inputs import OrderedInput, after_keys
 from rocm_tune.tui.widgets.toggles import TickList
 
 # the dataset entry exported when none is given: a name no dataset_info.json has, so LLaMA-Factory
@@ -215,6 +215,14 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
 
     # ---- write
     def action_write(self) -> None:
+        after_keys(self, self._write)
+
+    def action_launch(self) -> None:
+        after_keys(self, super().action_launch)
+
+    def _write(self) -> None:
+        if not self.is_current:
+            return
         out_dir = self.query_one("#out-dir", Input).value.strip()
         if not out_dir:
             self.set_status("dir: give an output directory", error=True)

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput
 
 LAUNCH_BINDING = Binding("ctrl+l", "launch", "Launch", priority=True)
 
@@ -49,6 +50,7 @@ class LaunchModal(ModalScreen[dict | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "launch", "Yes, launch"),
         Binding("n,escape", "cancel", "No"),
+        *FOCUS_BINDINGS,
     ]
 
     def __init__(self, title: str, body: str) -> None:
@@ -62,10 +64,10 @@ class LaunchModal(ModalScreen[dict | None]):
             yield Static("")
             with Horizontal(classes="opt"):
                 yield Label("retry on GPU OOM (times)")
-                yield Input("0", id="retry-oom", compact=True, type="integer")
+                yield OrderedInput("0", id="retry-oom", compact=True, type="integer")
             with Horizontal(classes="opt"):
                 yield Label("notify (URL or command)")
-                yield Input("", id="notify", compact=True, placeholder="none  (e.g. https://ntfy.sh/my-runs)")
+                yield OrderedInput("", id="notify", compact=True, placeholder="none  (e.g. https://ntfy.sh/my-runs)")
             yield Static("", id="launch-error")
             yield Static("[b]y[/b] launch (or [b]enter[/b] in a field)   [b]n[/b]/[b]esc[/b] no   [b]tab[/b] options: "
                          "[dim]an OOM is retried stepped down from the last checkpoint; notify is told on finish, "

@@ -25,7 +25,7 @@ from rocm_tune.tui.render import (
 )
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
-from rocm_tune.tui.widgets.inputs import OrderedInput
+from rocm_tune.tui.widgets.inputs import OrderedInput, after_keys
 
 DEBOUNCE_S = 0.25   # a burst of keys is planned once, from the fields' final values
 
@@ -382,12 +382,8 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
 
     def _when_in_step(self, action) -> None:
         """Run `action` once the plan matches the fields. Keys typed before the action's key may still
-        wait in the focused field's queue (priority bindings overtake them): go through that queue."""
-        focused = self.app.focused
-        if focused is not None and focused.screen is self and isinstance(focused, Input):
-            focused.call_later(self._run_in_step, action)
-        else:
-            self._run_in_step(action)
+        wait in the fields' queues (priority bindings overtake them): go through those queues first."""
+        after_keys(self, lambda: self._run_in_step(action) if self.is_current else None)
 
     def _run_in_step(self, action) -> None:
         if not self._options or self.in_step():
@@ -396,7 +392,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
             self._pending_action = action
 
     def action_next(self) -> None:
-        self._when_in_step(super().action_next)
+        self._when_in_step(super()._next)
 
     def action_launch(self) -> None:
         self._when_in_step(super().action_launch)
@@ -448,12 +444,10 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         self.app.push_screen(make_screen("monitor", attach=run_id))
 
     def action_alternative(self) -> None:
-        if self._options:
-            self.load_option(self._index + 1)
+        after_keys(self, lambda: self.load_option(self._index + 1) if self._options else None)
 
     def action_reset(self) -> None:
-        if self._options:
-            self.load_option(self._index)
+        after_keys(self, lambda: self.load_option(self._index) if self._options else None)
 
     def validate_step(self) -> None:
         if not self.state.plan_dict:

@@ -11,6 +11,7 @@ the cursor or over the selection).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import events
@@ -27,6 +28,25 @@ FOCUS_BINDINGS = [
     Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
 ]
+
+
+def after_keys(screen: Any, callback: Callable[[], None]) -> None:
+    """Run `callback` once every input of `screen` has handled the keys already sent to it.
+
+    Priority bindings (ctrl+n, ctrl+s, ctrl+l ...) run in the App's key handler, ahead of the keys typed before
+    them that still wait in the fields' own queues (`64 ctrl+n` in one burst would read the field before the 64).
+    A callback queued behind those keys, field after field, sees every value typed before the key."""
+    inputs = [w for w in screen.query(Input) if w.is_attached]
+
+    def step(i: int) -> None:
+        if i == len(inputs):
+            callback()
+        elif inputs[i].is_attached:
+            inputs[i].call_later(step, i + 1)
+        else:
+            step(i + 1)
+
+    step(0)
 
 
 class OrderedInput(Input):
