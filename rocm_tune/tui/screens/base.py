@@ -97,6 +97,9 @@ class StepScreen(Screen):
             self.set_status(str(exc), error=True)
             return
         nxt = STEPS.index(self.STEP) + 1
+        if STEPS[nxt:nxt + 1] == ("plan",):
+            # the answers may have changed: the plan of earlier ones is never drawn, exported or launched
+            self.state.plan, self.state.plan_dict = None, None
         if nxt < len(STEPS):
             self.app.push_screen(make_screen(STEPS[nxt]))
 
