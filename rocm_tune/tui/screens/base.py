@@ -28,6 +28,12 @@ def breadcrumb(current: str) -> str:
     return "[b]rocm-tune[/b]  " + "›".join(parts)
 
 
+def next_binding(step: str) -> Binding:
+    """ctrl+n on a wizard step, named for the step it opens (the same key reads the same on every screen)."""
+    nxt = STEPS[STEPS.index(step) + 1]
+    return Binding("ctrl+n", "next", TITLES[nxt], priority=True)
+
+
 class StepScreen(Screen):
     STEP = "hardware"
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -75,6 +75,7 @@ class ExportScreen(LaunchMixin, StepScreen):
     STEP = "export"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "write", "Write", priority=True),
+        Binding("ctrl+n", "next", "Write", show=False, priority=True),   # the last step: ctrl+n writes too
         Binding("ctrl+y", "copy", "Copy file", priority=True),
         LAUNCH_BINDING,
         Binding("escape", "back", "Back"),

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import re
 from importlib import import_module
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, OptionList, Static
@@ -18,7 +19,7 @@ from textual.widgets.option_list import Option
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import BY_NAME
 from rocm_tune.tui.render import fit_name, fmt_count
-from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.widgets.fields import QuestionField
 
 
@@ -64,6 +65,7 @@ def render_model_info(spec: Any) -> Text:
 
 class ModelScreen(StepScreen):
     STEP = "model"
+    BINDINGS: ClassVar[list[BindingType]] = [next_binding("model")]
     HELP = """[b]Model[/b]
 Type to search the presets by name, family or size (e.g. 'qwen 7b'), or type a local directory /
 config.json path, or a hub id (org/name) that is in the local HF or ModelScope cache.

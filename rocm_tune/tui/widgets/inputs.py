@@ -18,7 +18,6 @@ from textual import events
 from textual.binding import Binding, NoBinding
 from textual.widgets import Input
 
-
 # Tab / shift+tab as priority bindings of every screen with fields. Textual's own are plain bindings of the
 # Screen, run only once the tab key has bubbled up from the focused widget's queue; the App forwards each key to
 # the widget focused *when it reads the key*, so in a burst (`1024 <tab> 1`) the keys after the tab were already
