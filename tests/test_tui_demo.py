@@ -18,8 +18,8 @@ import pytest
 
 from rocm_tune.core.devices.synthetic import FakeBackend
 from rocm_tune.core.runs.registry import find_run
-from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.train.demo import default_dir
+from rocm_tune.tui.app import RocmTuneApp
 from tests.conftest import run_cli
 from tests.helpers_tui import burst, wait_for
 

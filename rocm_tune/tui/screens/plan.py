@@ -270,7 +270,8 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
             (focused.action_page_down if pages > 0 else focused.action_page_up)()   # an open Select's list
             return
         main = self.query_one("#plan-main", VerticalScroll)
-        main.scroll_to(y=main.scroll_y + pages * max(1, main.scrollable_content_region.height - 1), animate=False)
+        main.scroll_to(y=main.scroll_target_y + pages * max(1, main.scrollable_content_region.height - 1), animate=False,
+                       immediate=True)
 
     def draw_vram(self, d: dict) -> None:
         """The VRAM bar at the widget's current width, the plan's headroom marked (redrawn on resize)."""
