@@ -22,6 +22,7 @@ from rocm_tune.tui.render import fit_name, flow, fmt_count
 from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.screens.launch import DEMO_BINDING, DemoMixin
 from rocm_tune.tui.widgets.fields import QuestionField
+from rocm_tune.tui.widgets.inputs import after_keys
 
 
 class SearchResults(Message):
@@ -180,8 +181,13 @@ ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real
 
     @on(Input.Submitted, "#in-model")
     def _submitted(self) -> None:
+        after_keys(self, self._take)   # after the keys typed before enter (a burst)
+
+    def _take(self) -> None:
+        if not self.is_current:
+            return
         self._ambiguous = False
-        self.action_next()
+        self._next()
         if self._ambiguous and self.is_current:
             # several presets match: the list takes the keys, its first entry highlighted; enter takes one
             ol = self.query_one("#presets", OptionList)
