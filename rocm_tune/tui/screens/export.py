@@ -238,7 +238,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
             self.set_status("the files are still being rendered; try again", error=True)
             return
         existing = em.existing(out_dir, list(self._files))
-        if existing:
+        if existing or em.other_files(out_dir):
+            # asked here, in the app, where `rocm-tune export` would want --force
             from rocm_tune.tui.widgets.modals import ConfirmModal
 
             def answer(yes: bool | None) -> None:
@@ -246,8 +247,13 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
                     self.write(out_dir, True)
                 else:
                     self.set_status("nothing written")
-            shown = ", ".join(existing[:6]) + (" ..." if len(existing) > 6 else "")
-            self.app.push_screen(ConfirmModal(f"Overwrite {len(existing)} file(s) in {out_dir}?", shown), answer)
+            if existing:
+                title = f"Overwrite {len(existing)} file(s) in {out_dir}?"
+                shown = ", ".join(existing[:6]) + (" ..." if len(existing) > 6 else "")
+            else:
+                title = f"Write the bundle into {out_dir}?"
+                shown = "It holds other files (no earlier bundle); none of them is written over."
+            self.app.push_screen(ConfirmModal(title, shown), answer)
         else:
             self.write(out_dir, False)
 
