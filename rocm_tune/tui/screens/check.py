@@ -224,14 +224,14 @@ class CheckPlanScreen(PlanScreen):
 What rocm-tune check understood from your files: the runner, world size, micro-batch x accumulation x GPUs,
 sequence length and sharding, the per-GPU memory at load, train step, eval and save against the card, the
 verdict, and the findings with the file and line each comes from.
-The panel at the bottom shows the files ctrl+n writes, as a unified diff against your files: the check's
-minimal fix (same effective batch), or your own edits. Edit a setting on the left: your files are changed
+Below the memory, the files ctrl+n writes, as a unified diff against your files: the check's minimal fix
+(same effective batch), or your own edits; then the findings (pgup/pgdn scroll them, wherever the focus is). Edit a setting on the left: your files are changed
 in their own format and checked again. ctrl+o switches between your config and the minimal fix; ctrl+r
 goes back to your values. ctrl+n writes the fixed files into a new folder (never over your files).
 Precision and attention are shown, not edited (change them in your file).
 
 [b]ctrl+n[/b] write the fixed files   [b]ctrl+o[/b] your config / fix   [b]ctrl+r[/b] your values
-[b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+[b]pgup[/b]/[b]pgdn[/b] scroll   [b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose_header(self) -> ComposeResult:
         # not a wizard step: the command and the user's files, no Hardware > Model > ... steps

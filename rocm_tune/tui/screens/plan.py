@@ -149,8 +149,9 @@ class PlanScreen(LaunchMixin, StepScreen):
     HELP = """[b]Plan[/b]
 The planner's recommendation: whether it fits, the per-GPU VRAM split (weights, gradients, optimizer,
 activations, free), predicted tokens/s, seconds per step and ETA, the warnings with their fixes and
-the reasons for each choice (pgup/pgdn scroll them, wherever the focus is). Edit any setting on the left: memory (and speed, where the speed model
-is available) update as you type. ctrl+o steps through the alternatives, ctrl+r resets to them.
+the reasons for each choice (pgup/pgdn scroll them, wherever the focus is). Edit any setting on
+the left: memory (and speed, where the speed model is available) update as you type. ctrl+o steps
+through the alternatives, ctrl+r resets to them.
 ctrl+l launches the plan as shown (with your edits) after a confirmation: it is exported into a new
 run directory and started detached (LLaMA-Factory when llamafactory-cli is installed, else the
 built-in trainer; the dataset from the Goal screen), then the monitor opens on it.
@@ -158,7 +159,7 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
 ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) and watches it.
 
 [b]ctrl+n[/b] export   [b]ctrl+l[/b] launch   [b]ctrl+p[/b] preflight   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
-[b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+[b]pgup[/b]/[b]pgdn[/b] scroll   [b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
