@@ -137,30 +137,53 @@ ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real
         self._shown_query = msg.query.strip()
         ol = self.query_one("#presets", OptionList)
         ol.clear_options()
-        # every name whole: the parameter count goes (the pane beside shows it) before a name would be shortened,
-        # and a name is shortened (middle ellipsis) only where the list cannot hold it at all
-        avail = max(12, (ol.size.width or 36) - 5)
-        longest = max((len(s.name) for s in self._specs), default=0)
-        counts = longest + 8 <= avail
-        name_w = min(avail - 8, max(longest, 20)) if counts else avail
-        for s in self._specs:
-            p = getattr(getattr(s, "params", None), "total", None)
-            name = fit_name(s.name, name_w)
-            ol.add_option(Option(f"{name:<{name_w}} {fmt_count(p):>7}" if counts else name, id=s.name))
-        info = self.query_one("#model-info", Static)
+        for s, prompt in zip(self._specs, self._prompts()):
+            ol.add_option(Option(prompt, id=s.name))
         if msg.direct is not None:
             self.state.model = msg.direct
-            info.update(render_model_info(msg.direct, self._info_width()))
+            self._show_info(msg.direct)
             self.set_status(f"found {msg.direct.name} ({msg.direct.source})")
         elif self._specs:
             exact = next((s for s in self._specs if s.name == msg.query.strip()), None)
             spec = exact or self._specs[0]
-            info.update(render_model_info(spec, self._info_width()))
+            self._show_info(spec)
             if self._asked != msg.query.strip():
                 self.set_status(f"{len(self._specs)} preset(s) match" + (f" '{msg.query}'" if msg.query else ""))
         else:
-            info.update(render_model_info(None))
+            self._show_info(None)
             self.set_status(msg.error or f"no preset matches {msg.query!r}", error=bool(msg.error))
+
+    def _prompts(self) -> list[str]:
+        """The list's lines at its current width: every name whole, the parameter count dropped (the pane beside
+        shows it) before a name would be shortened, a name shortened (middle ellipsis) only where it cannot fit."""
+        avail = max(12, (self.query_one("#presets", OptionList).size.width or 36) - 5)
+        longest = max((len(s.name) for s in self._specs), default=0)
+        counts = longest + 8 <= avail
+        name_w = min(avail - 8, max(longest, 20)) if counts else avail
+        out = []
+        for s in self._specs:
+            p = getattr(getattr(s, "params", None), "total", None)
+            name = fit_name(s.name, name_w)
+            out.append(f"{name:<{name_w}} {fmt_count(p):>7}" if counts else name)
+        return out
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.call_after_refresh(self._refit)   # the list's lines at the width it has now (results may come first)
+
+    def _refit(self) -> None:
+        if hasattr(self, "_info_spec"):
+            self._show_info(self._info_spec)
+        ol = self.query_one("#presets", OptionList)
+        if ol.option_count != len(getattr(self, "_specs", ())):
+            return
+        for s, prompt in zip(self._specs, self._prompts()):
+            if str(ol.get_option(s.name).prompt) != prompt:
+                ol.replace_option_prompt(s.name, prompt)
+
+    def _show_info(self, spec: Any) -> None:
+        self._info_spec = spec
+        self.query_one("#model-info", Static).update(render_model_info(spec, self._info_width()))
 
     def _info_width(self) -> int:
         w = self.query_one("#model-info", Static).size.width - 2   # its padding
@@ -170,7 +193,7 @@ ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real
     def _highlight(self, event: OptionList.OptionHighlighted) -> None:
         spec = next((s for s in self._specs if s.name == event.option.id), None)
         if spec is not None:
-            self.query_one("#model-info", Static).update(render_model_info(spec, self._info_width()))
+            self._show_info(spec)
 
     @on(OptionList.OptionSelected, "#presets")
     def _select(self, event: OptionList.OptionSelected) -> None:
