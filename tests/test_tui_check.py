@@ -81,7 +81,9 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
             await wait_for(pilot, lambda: type(app.screen).__name__ == "CheckPlanScreen"
                            and app.screen._fixed_report is not None, 60, "the check screen and its fix checked")
             scr = app.screen
-            assert "Plan" in _text(app, ".breadcrumb")
+            # its own header (the command and the files), not the wizard's steps (issue 25 item 13)
+            header = _text(app, ".breadcrumb")
+            assert header.startswith("rocm-tune check  PQ_sft.yaml") and "Hardware" not in header
             # the user's own values in the settings
             assert scr.query_one("#set-micro_batch").value == "1"
             assert scr.query_one("#set-cutoff_len").value == "8196"
@@ -122,6 +124,7 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
             app.screen.query_one("#fix-dir").value = target
             await pilot.press("enter")
             await wait_for(pilot, lambda: "already exists" in _status(app), 10, "refusal")
+            assert "choose another folder" in _status(app) and "--force" not in _status(app)   # the app's words
             assert (Path(target) / "PQ_sft.yaml").read_text() == "mine\n"
             await pilot.press("ctrl+q")
         return scr.written
@@ -200,11 +203,11 @@ def test_check_in_a_terminal_opens_the_app_and_piped_prints_text(case, tmp_path)
     paths, model = case
     argv = ["-m", "rocm_tune", "check", *paths, "--gpu", "rtx3090", "--model", model]
     out = _pty_run(argv, str(tmp_path), b"Minimal fix (same effective batch) as edits")
-    assert b"Minimal fix (same effective batch) as edits" in out and b"Export fix" in out
+    assert b"Minimal fix (same effective batch) as edits" in out and b"Write fix" in out
     # piped (no terminal): the text answer as before; --no-app forces it in a terminal
     from tests.conftest import run_cli
 
     r = run_cli("check", *paths, "--gpu", "rtx3090", "--model", model)
     assert r.returncode == 1 and r.stdout.startswith("Read ") and "Verdict    OOM likely at step" in r.stdout
     out = _pty_run([*argv, "--no-app"], str(tmp_path), b"Minimal fix (same effective batch;")
-    assert b"Verdict    OOM likely at step" in out and b"Export fix" not in out
+    assert b"Verdict    OOM likely at step" in out and b"Write fix" not in out

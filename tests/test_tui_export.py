@@ -69,3 +69,35 @@ def test_export_without_dataset_uses_a_marked_placeholder_then_the_dataset_typed
             await wait_for(pilot, lambda: "tick at least one format" in status(app))
 
     asyncio.run(go())
+
+
+def test_a_folder_with_other_files_is_asked_about_in_the_app_never_refused_with_a_cli_flag(tmp_path, monkeypatch):
+    """Issue 25 item 13: where `export -o` wants --force, the app asks; nothing of the user's is written over."""
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("my notes\n")
+
+    async def go():
+        app = RocmTuneApp(start="export", answers=dict(ANSWERS), backend=FakeBackend("mi50-32gb", 2, seed=1),
+                          poll_interval=5.0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ExportScreen"
+                           and any(w.option_count for w in app.screen.query("#files")))
+            export = app.screen
+            export.query_one("#out-dir").value = "mine"
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal" and app.screen.query(".title"))
+            said = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+            assert "holds other files" in said and "--force" not in said
+            await pilot.press("n")
+            await wait_for(pilot, lambda: app.screen is export and "nothing written" in status(app))
+            assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmModal")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "wrote" in status(app))
+            assert "--force" not in status(app) and (mine / "run.sh").is_file()
+            assert (mine / "notes.txt").read_text() == "my notes\n"
+
+    asyncio.run(go())

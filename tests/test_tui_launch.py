@@ -159,11 +159,14 @@ def test_launch_without_dataset_says_so_and_starts_nothing(tmp_path, monkeypatch
         app = RocmTuneApp(start="plan", answers=_answers(tmp_path / "m"), backend=backend, poll_interval=0.3)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: _screen(app) == "PlanScreen" and app.state.plan_dict, 90, "plan")
+            plan_screen = app.screen
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: "dataset" in status(app), 10, "dataset message")
+            # says where the dataset goes and offers `rocm-tune demo`'s tiny run instead (issue 25 item 11)
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 10, "the demo offered")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: app.screen is plan_screen, 10, "back on the plan")
             assert "launch needs a dataset" in status(app) and "Goal screen" in said(app)
             assert len(status(app)) <= 78
-            assert _screen(app) == "PlanScreen"
             # a dataset that does not exist is named
             app.state.answers["dataset"] = str(tmp_path / "nope.json")
             await pilot.press("ctrl+l")
@@ -174,6 +177,8 @@ def test_launch_without_dataset_says_so_and_starts_nothing(tmp_path, monkeypatch
             await wait_for(pilot, lambda: _screen(app) == "ExportScreen", 10, "export")
             app.state.answers["dataset"] = None
             await pilot.press("ctrl+l")
+            await wait_for(pilot, lambda: _screen(app) == "ConfirmModal", 10, "the demo offered on export")
+            await pilot.press("n")
             await wait_for(pilot, lambda: "launch needs a dataset" in status(app), 10, "dataset message on export")
 
     asyncio.run(go())

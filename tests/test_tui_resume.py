@@ -83,8 +83,12 @@ def test_checkpoint_list_refuses_a_cut_short_checkpoint_and_resumes_from_the_new
             ck = app.screen
             table = ck.query_one("DataTable")
             assert table.row_count == len(list(out.glob("checkpoint-*"))) + 1
+            # each checkpoint named by its folder in the output folder (whole at 80 columns), the highlighted one's
+            # full path and why it is cut short below the table
             first = [str(c) for c in table.get_row_at(0)]
-            assert first[0] == "999" and first[1].startswith("cut short") and first[-1] == str(cut)
+            assert first[0] == cut.name and first[1] == "999" and first[2] == "cut short"
+            await pilot_wait(pilot, lambda: "cut short: " in str(ck.query_one("#ck-detail").render()), 10, "detail")
+            assert str(cut).replace(str(Path.home()), "~", 1)[-40:] in str(ck.query_one("#ck-detail").render())
             # the cut-short one: refused, with prepare_resume's reason, nothing started
             await pilot.press("enter")
             await pilot_wait(pilot, lambda: "not resumed" in str(ck.query_one("#ck-status").render()), 30, "refusal")

@@ -144,4 +144,12 @@ def export(session: CheckSession, fix: dict | None, out_dir: str) -> list[str]:
     for name in fix["files"]:
         if os.path.realpath(os.path.join(out_dir, name)) in mine:
             raise UserError(f"{os.path.join(out_dir, name)} is one of your own files; choose another folder")
+    # refused here in the app's words (write_fix refuses the same, naming the CLI's --force)
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise UserError(f"{out_dir} exists and is not a folder; choose another folder")
+    there = [n for n in fix["files"] if os.path.lexists(os.path.join(out_dir, n))]
+    if there:
+        more = f" (and {len(there) - 1} more)" if len(there) > 1 else ""
+        raise UserError(f"{os.path.join(out_dir, there[0])} already exists{more}: nothing was written; "
+                        "choose another folder (ctrl+n again)")
     return write_fix(fix, out_dir, False)

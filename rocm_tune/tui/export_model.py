@@ -49,6 +49,19 @@ def existing(out_dir: str, names: list[str]) -> list[str]:
     return [n for n in names if os.path.lexists(os.path.join(os.path.expanduser(out_dir), n))]
 
 
+def other_files(out_dir: str) -> bool:
+    """out_dir is a folder that holds files of its own and is no earlier bundle: `export -o` refuses it without
+    --force; the app asks first instead (none of those files is written over)."""
+    out = Path(os.path.expanduser(out_dir))
+    if not out.is_dir() or out.is_symlink():
+        return False
+    try:
+        entries = [e for e in os.listdir(out) if not e.startswith(".rocm-tune-export.")]
+    except OSError:
+        return False
+    return bool(entries) and not b._looks_like_a_bundle(out)
+
+
 def write(plan_dict: dict | None, formats: list[str], out_dir: str, force: bool,
           opts: ExportOptions | None = None) -> list[str]:
     if not formats:

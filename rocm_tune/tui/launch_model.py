@@ -132,3 +132,12 @@ def start(plan_dict: dict, p: LaunchPreview, retry_oom: int = 0, notify: str | N
         finally:
             os.environ.pop(NOTIFY_ENV, None)
             os.environ.pop(RETRY_ENV, None)
+
+
+def start_demo() -> Any:
+    """`rocm-tune demo` started as the command starts it (`train.demo`: the tiny model and data in the demo folder,
+    planned, a `rocm-tune train` run started detached); the started run's RunInfo. Call from a worker."""
+    from rocm_tune.train.demo import start_demo as start
+    from rocm_tune.train.demo import work_dir
+
+    return start(work_dir(None), quiet=True).info

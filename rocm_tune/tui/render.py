@@ -108,6 +108,35 @@ def fit_name(name: str, width: int) -> str:
     return name[:head] + "…" + name[-(width - 1 - head):]
 
 
+def flow(t: Text, parts: Sequence[tuple[str, str] | list[tuple[str, str]]], width: int, indent: str = "") -> None:
+    """Append `parts` to `t`, each kept whole: a part that would not fit in `width` on the current line starts the
+    next one (indented, its leading spaces dropped), so no figure is cut or wrapped in the middle. A part is a
+    (text, style) pair or a list of them (kept together)."""
+    col = len(t.plain) - (t.plain.rfind("\n") + 1)
+    for part in parts:
+        segs = [part] if isinstance(part, tuple) else list(part)
+        n = len("".join(x for x, _ in segs).rstrip())
+        if col and col + n > width:
+            t.append("\n" + indent)
+            col = len(indent)
+            segs[0] = (segs[0][0].lstrip(), segs[0][1])
+        for x, style in segs:
+            t.append(x, style=style)
+            col += len(x)
+
+
+def fit_path(path: str, width: int) -> str:
+    """`path` with the home folder as ~, shortened from the left (`…/runs/x/output`) to `width`: the tail names it."""
+    import os
+
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        path = "~" + path[len(home):]
+    if len(path) <= width:
+        return path
+    return "…" + path[len(path) - max(1, width - 1):]
+
+
 # ---------------------------------------------------------------- VRAM bar
 VRAM_PARTS = (
     # key, label (as `rocm-tune estimate`'s breakdown names them), fill char, style

@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui.navigation import STEPS, make_screen
 from rocm_tune.tui.widgets.fields import QuestionField
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, after_keys
 
 COMPACT_BELOW = 100   # columns: below this the footer drops its padding so every key fits 80 columns
 
@@ -27,11 +28,18 @@ def breadcrumb(current: str) -> str:
     return "[b]rocm-tune[/b]  " + "›".join(parts)
 
 
+def next_binding(step: str) -> Binding:
+    """ctrl+n on a wizard step, named for the step it opens (the same key reads the same on every screen)."""
+    nxt = STEPS[STEPS.index(step) + 1]
+    return Binding("ctrl+n", "next", TITLES[nxt], priority=True)
+
+
 class StepScreen(Screen):
     STEP = "hardware"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next", "Next", priority=True),
         Binding("escape", "back", "Back"),
+        *FOCUS_BINDINGS,
     ]
 
     def on_mount(self) -> None:
@@ -83,6 +91,11 @@ class StepScreen(Screen):
         """Extra checks before moving on (override)."""
 
     def action_next(self) -> None:
+        after_keys(self, self._next)
+
+    def _next(self) -> None:
+        if not self.is_current:
+            return
         try:
             self.collect()
             self.validate_step()
@@ -90,6 +103,9 @@ class StepScreen(Screen):
             self.set_status(str(exc), error=True)
             return
         nxt = STEPS.index(self.STEP) + 1
+        if STEPS[nxt:nxt + 1] == ("plan",):
+            # the answers may have changed: the plan of earlier ones is never drawn, exported or launched
+            self.state.plan, self.state.plan_dict = None, None
         if nxt < len(STEPS):
             self.app.push_screen(make_screen(STEPS[nxt]))
 

@@ -18,8 +18,9 @@ from textual.widgets import Footer, Input, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui import check_model as cm
-from rocm_tune.tui.render import fmt_gib
+from rocm_tune.tui.render import flow, fmt_gib
 from rocm_tune.tui.screens.plan import PlanScreen
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput, after_keys
 
 PHASES = ("load", "step", "eval", "save")
 
@@ -37,8 +38,8 @@ class FixChecked(Message):
         self.report, self.error = report, error
 
 
-def render_check_summary(rep: Any, label: str) -> Text:
-    """Verdict headline, what was understood and what executes (pure)."""
+def render_check_summary(rep: Any, label: str, width: int = 1000) -> Text:
+    """Verdict headline and what was understood (pure); each figure kept whole within `width` columns."""
     t = Text()
     if rep.verdict == "fits":
         t.append(" FITS ", style="bold reverse green")
@@ -47,60 +48,74 @@ def render_check_summary(rep: Any, label: str) -> Text:
     else:
         t.append(" CANNOT TELL ", style="bold reverse yellow")
     t.append(f"  {label}", style="bold")
+    if rep.verdict == "fits" and rep.margin_bytes is not None:
+        flow(t, [(f"  margin {fmt_gib(rep.margin_bytes)}", "")], width)
+    elif rep.verdict == "oom" and rep.margin_bytes is not None:
+        flow(t, [(f"  short by {fmt_gib(-rep.margin_bytes)}", "bold red")], width)
     j = rep.job
-    t.append(f"\n{rep.runner}" + (f" via {j.launcher}" if j.launcher else "") + f", {rep.world_size} GPU(s)")
+    t.append("\n")
+    parts = [(f"{rep.runner}" + (f" via {j.launcher}" if j.launcher else "") + ",", ""), (f" {rep.world_size} GPU(s)", "")]
     if rep.gpu is not None:
-        t.append(f" x {rep.gpu.id}" + (f" ({fmt_gib(rep.vram_bytes)})" if rep.vram_bytes else ""))
+        parts.append((f" x {rep.gpu.id}" + (f" ({fmt_gib(rep.vram_bytes)})" if rep.vram_bytes else ""), ""))
+    flow(t, parts, width)
     c = rep.cfg
     if c is not None:
         shard = (f"ZeRO-{c.zero_stage}" + (f" + offload {c.offload}" if c.offload != "none" else "")
                  if c.zero_stage else ("DDP" if c.world_size > 1 else "single GPU"))
         name = rep.model.name if rep.model is not None else "?"
-        t.append(f"\n{name}: {c.method}, {c.precision}, {shard}, attn {c.attn}")
+        t.append("\n")
+        flow(t, [(f"{name}:", ""), (f" {c.method},", ""), (f" {c.precision},", ""), (f" {shard},", ""),
+                 (f" attn {c.attn}", "")], width)
         ga = cm.settings_of(rep).get("grad_accum", 1)
-        t.append(f"\nmicro-batch {c.micro_batch} x accum {ga} x {c.world_size} GPU = {c.micro_batch * ga * c.world_size}"
-                 f", cutoff_len {c.cutoff_len}, checkpointing {'on' if c.gradient_checkpointing else 'off'}")
-    ex = rep.execution or {}
-    if ex.get("summary"):
-        t.append("\nexecutes ", style="bold")
-        t.append(str(ex["summary"][0]))
-    if rep.verdict == "fits" and rep.margin_bytes is not None:
-        t.append(f"\nmargin {fmt_gib(rep.margin_bytes)}")
-    elif rep.verdict == "oom" and rep.margin_bytes is not None:
-        t.append(f"\nshort by {fmt_gib(-rep.margin_bytes)}", style="bold red")
-    elif rep.reason:
+        t.append("\n")
+        flow(t, [(f"micro-batch {c.micro_batch} x accum {ga} x {c.world_size} GPU = {c.micro_batch * ga * c.world_size},",
+                  ""), (f" cutoff_len {c.cutoff_len},", ""),
+                 (f" checkpointing {'on' if c.gradient_checkpointing else 'off'}", "")], width)
+    if rep.verdict not in ("fits", "oom") and rep.reason:
         t.append(f"\n{rep.reason}", style="yellow")
     return t
 
 
-def render_phases(rep: Any, width: int = 40) -> Text:
-    """Per-GPU memory at load / train step / eval / save against the card (reserved; peak allocated in brackets)."""
+def render_check_details(rep: Any, width: int = 1000) -> Text:
+    """What really executes (the runner's own dtypes), below the findings (pure)."""
+    t = Text()
+    ex = rep.execution or {}
+    if ex.get("summary"):
+        t.append("executes ", style="bold")
+        flow(t, [(w + " ", "") for w in str(ex["summary"][0]).split(" ")], width)
+        t.rstrip()
+    return t
+
+
+def render_phases(rep: Any, width: int = 60) -> Text:
+    """Per-GPU memory at load / train step / eval / save against the card (reserved; peak allocated in brackets),
+    each line within `width` columns: the bar takes what the figures leave."""
     t = Text("VRAM per GPU by phase (reserved)\n", style="bold")
     mem = rep.memory or {}
     vram = rep.vram_bytes or 0
     top = max([vram] + [p["reserved_bytes"] for p in mem.values() if p]) or 1
-    width = max(10, width)
-    for ph in PHASES:
-        p = mem.get(ph)
-        if not p:
-            continue
-        n = round(width * p["reserved_bytes"] / top)
+    rows = [(ph, mem[ph], f" {fmt_gib(mem[ph]['reserved_bytes'])} ({fmt_gib(mem[ph]['peak_allocated_bytes'])})")
+            for ph in PHASES if mem.get(ph)]
+    bar = max(6, width - 6 - max([len(r[2]) for r in rows] or [0]))
+    for ph, p, figures in rows:
+        n = round(bar * p["reserved_bytes"] / top)
         over = bool(vram) and p["reserved_bytes"] > vram
         t.append(f"{ph:5s} ")
         t.append("█" * n, style="red" if over else "green")
-        t.append("·" * (width - n), style="dim")
-        t.append(f" {fmt_gib(p['reserved_bytes'])} ({fmt_gib(p['peak_allocated_bytes'])})\n",
-                 style="bold red" if over else "")
+        t.append("·" * (bar - n), style="dim")
+        t.append(figures + "\n", style="bold red" if over else "")
     if vram:
         t.append(f"card  {fmt_gib(vram)}")
     if rep.cpu_ram_bytes:
-        t.append(f"\nhost RAM for offload (per node): {fmt_gib(rep.cpu_ram_bytes)}")
+        t.append("\n")
+        flow(t, [("host RAM for offload", ""), (f" (per node): {fmt_gib(rep.cpu_ram_bytes)}", "")], width)
     return t
 
 
 def render_check_findings(rep: Any) -> Text:
     t = Text()
-    for f in rep.findings:
+    order = {"error": 0, "warning": 1}
+    for f in sorted(rep.findings, key=lambda f: order.get(f.severity, 2)):   # errors first (a stable sort)
         where = f" {f.file}:{f.line}" if f.file and f.line else (f" {f.file}" if f.file else "")
         t.append(f"! {f.severity} {f.code}", style="bold red" if f.severity == "error" else "bold yellow")
         t.append(f"{where}: {f.message}\n")
@@ -115,7 +130,29 @@ def render_check_findings(rep: Any) -> Text:
     return t if t.plain else Text("no findings", style="dim")
 
 
-def render_fix(fix: dict | None, fixed: Any, edited: bool) -> Text:
+def change_words(key: str, value: Any) -> str:
+    """One key of a fix in the user's words (`__zero__` is the ZeRO stage and offload pair, not a file's key)."""
+    if key == "__zero__" and isinstance(value, (list, tuple)) and len(value) == 2:
+        stage, offload = value
+        return f"ZeRO stage {stage}" + (f" with offload {offload}" if offload not in (None, "", "none") else "")
+    return f"{key}={value}"
+
+
+def check_title(paths: list[str], width: int) -> str:
+    """The Check screen's header: the command and the files it read, fitted to `width` (no wizard steps)."""
+    import os
+
+    names = [os.path.basename(p) for p in paths]
+    head = "rocm-tune check  "
+    for n in range(len(names), 0, -1):
+        more = f" +{len(names) - n} more" if n < len(names) else ""
+        text = " ".join(names[:n]) + more
+        if len(head) + len(text) <= width or n == 1:
+            return f"[b]rocm-tune check[/b]  {escape(text)}"
+    return "[b]rocm-tune check[/b]"
+
+
+def render_fix(fix: dict | None, fixed: Any, edited: bool, width: int = 1000) -> Text:
     """The files export writes, as a unified diff against the user's files, and their own verdict."""
     t = Text()
     if not fix or not fix.get("diff"):
@@ -123,10 +160,12 @@ def render_fix(fix: dict | None, fixed: Any, edited: bool) -> Text:
         t.append("no change to write" + ("" if edited else ": none needed, or none found (see the findings)"),
                  style="dim")
         return t
-    keys = ", ".join(f"{k}={v}" for k, v in (fix.get("changes") or {}).items())
-    t.append(("Your edits" if edited else "Minimal fix (same effective batch)") + " as edits to your files",
-             style="bold")
-    t.append(f"  ctrl+n writes them\nchanged: {keys}\n")
+    changes = [change_words(k, v) for k, v in (fix.get("changes") or {}).items()]
+    flow(t, [("Your edits as edits" if edited else "Minimal fix (same effective batch) as edits", "bold"),
+             (" to your files", "bold"), ("  ctrl+n writes them", "")], width)
+    t.append("\nchanged:")
+    flow(t, [(f" {c}" + ("," if i < len(changes) - 1 else ""), "") for i, c in enumerate(changes)], width, "  ")
+    t.append("\n")
     if fixed is not None:
         verdict = {"fits": "fits", "oom": f"OOM at {fixed.oom_phase}"}.get(fixed.verdict, f"cannot tell: {fixed.reason}")
         t.append("checked again: ")
@@ -148,7 +187,7 @@ class ExportFixModal(ModalScreen[str | None]):
     ExportFixModal > Vertical { width: 90; max-width: 95%; height: auto; border: thick $accent; padding: 0 1;
                                 background: $panel; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel"), *FOCUS_BINDINGS]
 
     def __init__(self, names: list[str], default: str) -> None:
         super().__init__()
@@ -159,7 +198,7 @@ class ExportFixModal(ModalScreen[str | None]):
             yield Static("[b]Write the fixed files[/b]")
             yield Static(f"{escape(', '.join(self.names))} into this folder (your own files stay as they are; a file "
                          "already there is never overwritten):")
-            yield Input(self.default, id="fix-dir")
+            yield OrderedInput(self.default, id="fix-dir")
             yield Static("[b]enter[/b] write    [b]esc[/b] cancel")
         yield Footer()
 
@@ -174,7 +213,7 @@ class CheckPlanScreen(PlanScreen):
     """PlanScreen fed by a check report instead of the planner (STEP "plan": the breadcrumb says Plan)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+n", "next", "Export fix", priority=True),
+        Binding("ctrl+n", "next", "Write fix", priority=True),
         Binding("ctrl+o", "alternative", "Your config / fix", priority=True),
         Binding("ctrl+r", "reset", "Reset", priority=True),
         Binding("ctrl+l", "launch", "Launch", show=False, priority=True),
@@ -185,14 +224,18 @@ class CheckPlanScreen(PlanScreen):
 What rocm-tune check understood from your files: the runner, world size, micro-batch x accumulation x GPUs,
 sequence length and sharding, the per-GPU memory at load, train step, eval and save against the card, the
 verdict, and the findings with the file and line each comes from.
-The panel at the bottom shows the files ctrl+n writes, as a unified diff against your files: the check's
-minimal fix (same effective batch), or your own edits. Edit a setting on the left: your files are changed
+Below the memory, the files ctrl+n writes, as a unified diff against your files: the check's minimal fix
+(same effective batch), or your own edits; then the findings (pgup/pgdn scroll them, wherever the focus is). Edit a setting on the left: your files are changed
 in their own format and checked again. ctrl+o switches between your config and the minimal fix; ctrl+r
 goes back to your values. ctrl+n writes the fixed files into a new folder (never over your files).
 Precision and attention are shown, not edited (change them in your file).
 
 [b]ctrl+n[/b] write the fixed files   [b]ctrl+o[/b] your config / fix   [b]ctrl+r[/b] your values
-[b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+[b]pgup[/b]/[b]pgdn[/b] scroll   [b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+
+    def compose_header(self) -> ComposeResult:
+        # not a wizard step: the command and the user's files, no Hardware > Model > ... steps
+        yield Static(check_title(self.session.paths, (self.app.size.width or 80) - 2), classes="breadcrumb")
 
     def on_mount(self) -> None:
         # runs before PlanScreen.on_mount (which calls make_plan below)
@@ -255,21 +298,30 @@ Precision and attention are shown, not edited (change them in your file).
 
     def show_check(self, rep: Any, fix: dict | None, *, edited: bool, label: str) -> None:
         self._shown_report, self._export_fix = rep, fix
-        self.query_one("#plan-summary", Static).update(render_check_summary(rep, label))
-        w = self.query_one("#vram", Static)
-        w.update(render_phases(rep, max(16, (w.size.width or 60) - 30)))
-        self.query_one("#findings", Static).update(render_check_findings(rep))
-        fixed = (self._fixed_report if fix is self.session.report.fix else rep) if fix else None
-        self.query_one("#fix", Static).update(render_fix(fix, fixed, edited))
+        self._shown_check = (fix, edited, label)
+        self.draw_check()
+        self.query_one("#plan-main").scroll_home(animate=False)   # a new verdict reads from its top
         n = len(self._options)
-        self.set_status(f"{label}" + ("; ctrl+o: your config / the minimal fix" if n > 1 else "")
+        self.set_status(f"{label}" + ("; ctrl+o: config / fix" if n > 1 else "")
                         + ("; ctrl+n writes the fixed files" if fix else ""))
 
+    def draw_check(self) -> None:
+        """The pane at its width: verdict, memory by phase, the fix (what to do), the findings, then the details."""
+        rep, (fix, edited, label) = self._shown_report, self._shown_check
+        width = self.pane_width()
+        self.query_one("#plan-summary", Static).update(render_check_summary(rep, label, width))
+        self.query_one("#vram", Static).update(render_phases(rep, width))
+        self.query_one("#findings", Static).update(render_check_findings(rep))
+        fixed = (self._fixed_report if fix is self.session.report.fix else rep) if fix else None
+        self.query_one("#fix", Static).update(render_fix(fix, fixed, edited, width))
+        self.query_one("#details", Static).update(render_check_details(rep, width))
+
     def on_resize(self) -> None:
-        rep = getattr(self, "_shown_report", None)
-        if rep is not None:
-            w = self.query_one("#vram", Static)
-            self.call_after_refresh(lambda: w.update(render_phases(rep, max(16, (w.size.width or 60) - 30))))
+        self.call_after_refresh(self._redraw_check)
+
+    def _redraw_check(self) -> None:
+        if getattr(self, "_shown_check", None) is not None:   # the report on the screen when the redraw runs
+            self.draw_check()
 
     # ---- edits: the user's files with the edited keys, checked again
     def read_settings(self) -> dict:
@@ -377,7 +429,7 @@ Precision and attention are shown, not edited (change them in your file).
         self.set_status("preflight of your files: rocm-tune check FILE... --preflight", error=True)
 
     def action_reset(self) -> None:
-        self.load_option(0)   # the user's own values
+        after_keys(self, lambda: self.load_option(0))   # the user's own values, after the keys typed before
 
     def action_back(self) -> None:
         pass   # the first screen: nothing to go back to

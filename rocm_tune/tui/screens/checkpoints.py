@@ -18,6 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.tui.render import fit_path
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput
 
 
 class CheckpointsLoaded(Message):
@@ -38,6 +40,15 @@ class ResumeStarted(Message):
         self.info, self.error = info, error
 
 
+def _name(path: str, folder: str | None) -> str:
+    """A checkpoint's folder name in the run's output folder (the whole path when it lies elsewhere)."""
+    import os
+
+    if folder and os.path.dirname(os.path.normpath(path)) == os.path.normpath(folder):
+        return os.path.basename(os.path.normpath(path))
+    return path
+
+
 class CheckpointsScreen(ModalScreen[str | None]):
     """Dismisses with the run id once the run was resumed (the caller watches it), else None."""
 
@@ -47,14 +58,16 @@ class CheckpointsScreen(ModalScreen[str | None]):
                                    border: thick $accent; padding: 0 1; background: $panel; }
     CheckpointsScreen DataTable { height: auto; max-height: 16; }
     CheckpointsScreen #ck-status { height: auto; margin-top: 1; }
+    CheckpointsScreen #ck-where, CheckpointsScreen #ck-detail { height: auto; }
     CheckpointsScreen .ck-size { height: 1; margin-top: 1; }
-    CheckpointsScreen .ck-size Label { width: 22; color: $text-muted; }
+    CheckpointsScreen .ck-size Label { width: auto; margin-right: 1; color: $text-muted; }
     CheckpointsScreen .ck-size Input { width: 12; margin-right: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "resume_selected", "Resume from this"),
         Binding("n", "resume_newest", "Resume from newest complete"),
         Binding("escape,q", "close", "Back"),
+        *FOCUS_BINDINGS,
     ]
 
     def __init__(self, ref: str) -> None:
@@ -67,17 +80,20 @@ class CheckpointsScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"[b]Checkpoints of {escape(self.ref)}[/b]", id="ck-title")
+            yield Static("", id="ck-where")
             yield DataTable(id="ck-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="ck-detail")
             with Horizontal(classes="ck-size"):   # `rocm-tune resume --gpus N --nodes N` (empty: the plan's)
-                yield Label("resume on GPUs / nodes")
-                yield Input("", id="ck-gpus", placeholder="the plan's", compact=True, type="integer")
-                yield Input("", id="ck-nodes", placeholder="the plan's", compact=True, type="integer")
+                yield Label("resume on GPUs per node")
+                yield OrderedInput("", id="ck-gpus", placeholder="the plan's", compact=True, type="integer")
+                yield Label("nodes")
+                yield OrderedInput("", id="ck-nodes", placeholder="the plan's", compact=True, type="integer")
             yield Static("reading the checkpoints ...", id="ck-status")
         yield Footer()
 
     def on_mount(self) -> None:
         t = self.query_one(DataTable)
-        for c in ("step", "state", "weights", "ZeRO", "ranks", "path"):
+        for c in ("checkpoint", "step", "state", "weights", "ZeRO", "ranks"):
             t.add_column(c, key=c)
         self.load()
 
@@ -100,14 +116,17 @@ class CheckpointsScreen(ModalScreen[str | None]):
             self.say(msg.error, error=True)
             return
         self.listing = lst = msg.listing
-        self.query_one("#ck-title", Static).update(
-            f"[b]Checkpoints of {escape(lst.run_id)}[/b]" + (f"  in {escape(lst.output_dir)}" if lst.output_dir else ""))
+        self.query_one("#ck-title", Static).update(f"[b]Checkpoints of {escape(lst.run_id)}[/b]")
+        # the folder once, on its own line (shortened from the left to the width); the table names each checkpoint
+        # by its folder in it, so no row is cut at 80 columns; the highlighted one's full path and problem below
+        where = self.query_one("#ck-where", Static)
+        where.update(Text(f"in {fit_path(lst.output_dir, self._width() - 3)}", style="dim") if lst.output_dir else "")
         t = self.query_one(DataTable)
         t.clear()
         for c in lst.checkpoints:
-            state = Text("complete", style="green") if c.complete else Text(f"cut short: {c.problem}", style="red")
-            t.add_row(f"{c.step:,}", state, c.weights or "-", str(c.zero_stage or "-"), str(c.world_size or "-"),
-                      c.path, key=c.path)
+            state = Text("complete", style="green") if c.complete else Text("cut short", style="red")
+            t.add_row(_name(c.path, lst.output_dir), f"{c.step:,}", state, c.weights or "-", str(c.zero_stage or "-"),
+                      str(c.world_size or "-"), key=c.path)
         if lst.problem:
             self.say(lst.problem, error=True)
         elif not lst.checkpoints:
@@ -116,6 +135,21 @@ class CheckpointsScreen(ModalScreen[str | None]):
             self.say("enter: resume from the selected checkpoint · n: from the newest complete one · tab: another "
                      "number of GPUs · esc: back")
         t.focus()
+
+    def _width(self) -> int:
+        """Columns inside the dialog's border and padding."""
+        return max(20, min(110, int((self.app.size.width or 80) * 0.98)) - 4)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        c = next((c for c in getattr(self.listing, "checkpoints", ()) if c.path == event.row_key.value), None)
+        detail = self.query_one("#ck-detail", Static)
+        if c is None:
+            detail.update("")
+            return
+        t = Text(fit_path(c.path, self._width()), style="dim")
+        if not c.complete:
+            t.append(f"\ncut short: {c.problem}", style="red")
+        detail.update(t)
 
     def _selected(self) -> str | None:
         t = self.query_one(DataTable)
@@ -139,7 +173,7 @@ class CheckpointsScreen(ModalScreen[str | None]):
     def resume_size(self) -> tuple[int | None, int | None]:
         """--gpus / --nodes as `rocm-tune resume` checks them (empty: the plan's)."""
         out: list[int | None] = []
-        for wid, flag, hi in (("#ck-gpus", "--gpus", 1024), ("#ck-nodes", "--nodes", 4096)):
+        for wid, flag, hi in (("#ck-gpus", "GPUs per node", 1024), ("#ck-nodes", "nodes", 4096)):   # the app's words
             raw = self.query_one(wid, Input).value.strip()
             if not raw:
                 out.append(None)

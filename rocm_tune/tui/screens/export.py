@@ -17,7 +17,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.tui import export_model as em
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
-from rocm_tune.tui.widgets.inputs import OrderedInput
+from rocm_tune.tui.widgets.inputs import OrderedInput, after_keys
 from rocm_tune.tui.widgets.toggles import TickList
 
 # the dataset entry exported when none is given: a name no dataset_info.json has, so LLaMA-Factory
@@ -75,6 +75,7 @@ class ExportScreen(LaunchMixin, StepScreen):
     STEP = "export"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "write", "Write", priority=True),
+        Binding("ctrl+n", "next", "Write", show=False, priority=True),   # the last step: ctrl+n writes too
         Binding("ctrl+y", "copy", "Copy file", priority=True),
         LAUNCH_BINDING,
         Binding("escape", "back", "Back"),
@@ -215,6 +216,14 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
 
     # ---- write
     def action_write(self) -> None:
+        after_keys(self, self._write)
+
+    def action_launch(self) -> None:
+        after_keys(self, super().action_launch)
+
+    def _write(self) -> None:
+        if not self.is_current:
+            return
         out_dir = self.query_one("#out-dir", Input).value.strip()
         if not out_dir:
             self.set_status("dir: give an output directory", error=True)
@@ -229,7 +238,8 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
             self.set_status("the files are still being rendered; try again", error=True)
             return
         existing = em.existing(out_dir, list(self._files))
-        if existing:
+        if existing or em.other_files(out_dir):
+            # asked here, in the app, where `rocm-tune export` would want --force
             from rocm_tune.tui.widgets.modals import ConfirmModal
 
             def answer(yes: bool | None) -> None:
@@ -237,8 +247,13 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
                     self.write(out_dir, True)
                 else:
                     self.set_status("nothing written")
-            shown = ", ".join(existing[:6]) + (" ..." if len(existing) > 6 else "")
-            self.app.push_screen(ConfirmModal(f"Overwrite {len(existing)} file(s) in {out_dir}?", shown), answer)
+            if existing:
+                title = f"Overwrite {len(existing)} file(s) in {out_dir}?"
+                shown = ", ".join(existing[:6]) + (" ..." if len(existing) > 6 else "")
+            else:
+                title = f"Write the bundle into {out_dir}?"
+                shown = "It holds other files (no earlier bundle); none of them is written over."
+            self.app.push_screen(ConfirmModal(title, shown), answer)
         else:
             self.write(out_dir, False)
 

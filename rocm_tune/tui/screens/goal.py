@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Select, Static
@@ -15,7 +16,7 @@ from textual.widgets import Input, Select, Static
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
 from rocm_tune.tui.render import fmt_count, render_histogram
-from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.widgets.fields import QuestionField
 
 CUTOFFS = (256, 512, 1024, 2048, 4096, 8192)
@@ -53,6 +54,7 @@ def render_dataset(stats: Any, width: int = 44, cutoff: int | None = None) -> Te
 
 class GoalScreen(StepScreen):
     STEP = "goal"
+    BINDINGS: ClassVar[list[BindingType]] = [next_binding("goal")]
     HELP = """[b]Goal[/b]
 Method (LoRA, QLoRA, full, freeze), stage (sft, dpo, pt), the effective batch (samples per optimizer
 step across every GPU), what to optimise (stability, speed or context length), an optional dataset

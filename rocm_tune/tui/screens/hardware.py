@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
-from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.widgets.fields import QuestionField
 
 GPU_COLUMNS = ("#", "name", "profile", "VRAM used", "util", "temp", "power")
@@ -78,6 +79,7 @@ class HardwareScreen(StepScreen):
     # the first question has the keys (enter opens the GPU list); focusing the scrolling body instead
     # restyled every widget on it twice before the first paint
     AUTO_FOCUS = "#in-gpu"
+    BINDINGS: ClassVar[list[BindingType]] = [next_binding("hardware")]
     HELP = """[b]Hardware[/b]
 The table shows the GPUs detected on this machine (backend in the title), refreshed every second.
 GPU 'auto' plans for them; or choose a profile to plan for another machine, with its count,

@@ -15,8 +15,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput
 
 LAUNCH_BINDING = Binding("ctrl+l", "launch", "Launch", priority=True)
+DEMO_BINDING = Binding("ctrl+t", "demo", "Demo run", priority=True)
+DEMO_TEXT = ("rocm-tune demo: a tiny random model (2 layers, built here, nothing downloaded) really trains on a tiny "
+             "dataset, about 30 s on a CPU, detached like any run; the monitor opens on it.")
+
+
+class DemoStarted(Message):
+    def __init__(self, info: Any = None, error: str | None = None) -> None:
+        super().__init__()
+        self.info, self.error = info, error
 
 
 class LaunchChecked(Message):
@@ -49,6 +59,7 @@ class LaunchModal(ModalScreen[dict | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "launch", "Yes, launch"),
         Binding("n,escape", "cancel", "No"),
+        *FOCUS_BINDINGS,
     ]
 
     def __init__(self, title: str, body: str) -> None:
@@ -62,10 +73,10 @@ class LaunchModal(ModalScreen[dict | None]):
             yield Static("")
             with Horizontal(classes="opt"):
                 yield Label("retry on GPU OOM (times)")
-                yield Input("0", id="retry-oom", compact=True, type="integer")
+                yield OrderedInput("0", id="retry-oom", compact=True, type="integer")
             with Horizontal(classes="opt"):
                 yield Label("notify (URL or command)")
-                yield Input("", id="notify", compact=True, placeholder="none  (e.g. https://ntfy.sh/my-runs)")
+                yield OrderedInput("", id="notify", compact=True, placeholder="none  (e.g. https://ntfy.sh/my-runs)")
             yield Static("", id="launch-error")
             yield Static("[b]y[/b] launch (or [b]enter[/b] in a field)   [b]n[/b]/[b]esc[/b] no   [b]tab[/b] options: "
                          "[dim]an OOM is retried stepped down from the last checkpoint; notify is told on finish, "
@@ -103,7 +114,52 @@ class LaunchModal(ModalScreen[dict | None]):
         self.dismiss(None)
 
 
-class LaunchMixin:
+class DemoMixin:
+    """ctrl+t (and a launch without a dataset): start `rocm-tune demo`'s tiny real run, as the command starts it,
+    after a confirmation, and open the monitor on it."""
+
+    _demo_starting = False
+
+    def action_demo(self, title: str = "Start a tiny demo run?", declined: str = "no demo run started") -> None:
+        if self._demo_starting:
+            self.set_status("the demo run is already being started", error=True)  # type: ignore[attr-defined]
+            return
+        from rocm_tune.tui.widgets.modals import ConfirmModal
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._demo_starting = True
+                self.set_status("building the tiny model and starting the demo run ...")  # type: ignore[attr-defined]
+                self.start_demo_worker()
+            else:
+                self.set_status(declined)  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmModal(title, DEMO_TEXT, variant="launch"), answer)  # type: ignore[attr-defined]
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="demo")
+    def start_demo_worker(self) -> None:
+        from rocm_tune.tui import launch_model as lm
+
+        try:
+            self.post_message(DemoStarted(lm.start_demo()))  # type: ignore[attr-defined]
+        except UserError as exc:
+            self.post_message(DemoStarted(error=str(exc)))  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 - a worker must not crash the app
+            self.post_message(DemoStarted(error=f"demo failed: {type(exc).__name__}: {exc}"))  # type: ignore[attr-defined]
+
+    def on_demo_started(self, msg: DemoStarted) -> None:
+        self._demo_starting = False
+        if msg.error:
+            self.set_status(msg.error, error=True)  # type: ignore[attr-defined]
+            return
+        self.set_status(f"started demo run {msg.info.id}")  # type: ignore[attr-defined]
+        self.notify(f"started demo run {msg.info.id}; it runs detached (rocm-tune attach {msg.info.id})")  # type: ignore[attr-defined]
+        from rocm_tune.tui.navigation import make_screen
+
+        self.app.push_screen(make_screen("monitor", attach=msg.info.id))  # type: ignore[attr-defined]
+
+
+class LaunchMixin(DemoMixin):
     """For StepScreen subclasses: `action_launch` and its workers (they never touch widgets)."""
 
     _launching = False
@@ -111,6 +167,14 @@ class LaunchMixin:
     def action_launch(self) -> None:
         if self._launching:
             self.set_status("a launch is already on its way", error=True)  # type: ignore[attr-defined]
+            return
+        from rocm_tune.tui import launch_model as lm
+
+        if not lm.dataset_of(self.state.plan_dict, self.state.answers):  # type: ignore[attr-defined]
+            # nothing to train on: say where the dataset goes, and offer the tiny real run instead
+            need = "launch needs a dataset: set it on the Goal screen (esc back to it)"
+            self.set_status(need, error=True)  # type: ignore[attr-defined]
+            self.action_demo("No dataset to launch with: start the tiny demo run instead?", need)
             return
         try:
             self.collect()  # type: ignore[attr-defined]

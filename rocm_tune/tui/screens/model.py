@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import re
 from importlib import import_module
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, OptionList, Static
@@ -17,9 +18,11 @@ from textual.widgets.option_list import Option
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import BY_NAME
-from rocm_tune.tui.render import fit_name, fmt_count
-from rocm_tune.tui.screens.base import StepScreen
+from rocm_tune.tui.render import fit_name, flow, fmt_count
+from rocm_tune.tui.screens.base import StepScreen, next_binding
+from rocm_tune.tui.screens.launch import DEMO_BINDING, DemoMixin
 from rocm_tune.tui.widgets.fields import QuestionField
+from rocm_tune.tui.widgets.inputs import after_keys
 
 
 class SearchResults(Message):
@@ -34,8 +37,9 @@ def looks_like_ref(text: str) -> bool:
         and " " not in text.strip()
 
 
-def render_model_info(spec: Any) -> Text:
-    """Parameter count, layers, hidden size, vocab, family (a pure function of the ModelSpec)."""
+def render_model_info(spec: Any, width: int = 1000) -> Text:
+    """Parameter count, layers, hidden size, vocab, family (a pure function of the ModelSpec); each figure kept
+    whole within `width` columns."""
     if spec is None:
         return Text("no model selected", style="dim")
     p = getattr(spec, "params", None)
@@ -44,7 +48,8 @@ def render_model_info(spec: Any) -> Text:
     label = getattr(spec, "size_label", None)
     if label:
         t.append(f"  ({label})")
-    t.append(f"\nfamily     {spec.family}   source {spec.source}")
+    t.append("\n")
+    flow(t, [(f"family     {spec.family}", ""), (f"   source {spec.source}", "")], width, " " * 11)
     if getattr(spec, "hub_id", None):
         t.append(f"\nhub id     {spec.hub_id}")
     if getattr(spec, "location", None) and spec.source != "preset":
@@ -53,24 +58,31 @@ def render_model_info(spec: Any) -> Text:
     if getattr(spec, "num_experts", 0):
         t.append(f"  (MoE: {spec.num_experts} experts, {spec.num_experts_per_tok} active,"
                  f" {fmt_count(spec.active_params)} active params)")
-    t.append(f"\nlayers     {spec.num_layers}   hidden {spec.hidden_size}   intermediate {spec.intermediate_size}")
-    t.append(f"\nheads      {spec.num_attention_heads} (kv {spec.num_kv_heads}, dim {spec.head_dim})")
-    t.append(f"\nvocab      {spec.vocab_size}   tied embeddings {'yes' if spec.tie_word_embeddings else 'no'}")
-    t.append(f"\ncontext    {spec.max_position_embeddings}   dtype {spec.torch_dtype or 'N/A'}")
+    pad = " " * 11
+    for parts in ([f"layers     {spec.num_layers}", f"   hidden {spec.hidden_size}",
+                   f"   intermediate {spec.intermediate_size}"],
+                  [f"heads      {spec.num_attention_heads} (kv {spec.num_kv_heads}, dim {spec.head_dim})"],
+                  [f"vocab      {spec.vocab_size}", f"   tied embeddings {'yes' if spec.tie_word_embeddings else 'no'}"],
+                  [f"context    {spec.max_position_embeddings}", f"   dtype {spec.torch_dtype or 'N/A'}"]):
+        t.append("\n")
+        flow(t, [(p, "") for p in parts], width, pad)
     for w in getattr(spec, "warnings", ()) or ():
         t.append(f"\n! {w}", style="yellow")
     return t
 
 
-class ModelScreen(StepScreen):
+class ModelScreen(DemoMixin, StepScreen):
     STEP = "model"
+    BINDINGS: ClassVar[list[BindingType]] = [next_binding("model"), DEMO_BINDING]
     HELP = """[b]Model[/b]
 Type to search the presets by name, family or size (e.g. 'qwen 7b'), or type a local directory /
 config.json path, or a hub id (org/name) that is in the local HF or ModelScope cache.
 enter (or ctrl+n) takes the only match, an exact name, or the preset highlighted in the list;
 when several presets match, it moves to the list: up/down shows a preset's details, enter takes it.
+ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real on a tiny dataset
+(built here, nothing downloaded; about 30 s on a CPU), detached like any run, and the monitor opens on it.
 
-[b]ctrl+n[/b] next   [b]esc[/b] back   [b]tab[/b] list   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+[b]ctrl+n[/b] next   [b]ctrl+t[/b] demo run   [b]esc[/b] back   [b]tab[/b] list   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -79,6 +91,8 @@ when several presets match, it moves to the list: up/down shows a preset's detai
             with Horizontal(id="model-split"):
                 yield OptionList(id="presets")
                 yield Static(render_model_info(self.state.model), id="model-info")
+            yield Static("new here? [b]ctrl+t[/b]: a tiny real training run (rocm-tune demo), watched live",
+                         id="demo-hint")
         yield from self.compose_footer()
 
     def on_mount(self) -> None:
@@ -123,31 +137,63 @@ when several presets match, it moves to the list: up/down shows a preset's detai
         self._shown_query = msg.query.strip()
         ol = self.query_one("#presets", OptionList)
         ol.clear_options()
-        # names are shortened (middle ellipsis) only when the list is too narrow for them
-        name_w = max(12, (ol.size.width or 33) - 13)
-        for s in self._specs:
-            p = getattr(getattr(s, "params", None), "total", None)
-            ol.add_option(Option(f"{fit_name(s.name, name_w):<{name_w}} {fmt_count(p):>7}", id=s.name))
-        info = self.query_one("#model-info", Static)
+        for s, prompt in zip(self._specs, self._prompts()):
+            ol.add_option(Option(prompt, id=s.name))
         if msg.direct is not None:
             self.state.model = msg.direct
-            info.update(render_model_info(msg.direct))
+            self._show_info(msg.direct)
             self.set_status(f"found {msg.direct.name} ({msg.direct.source})")
         elif self._specs:
             exact = next((s for s in self._specs if s.name == msg.query.strip()), None)
             spec = exact or self._specs[0]
-            info.update(render_model_info(spec))
+            self._show_info(spec)
             if self._asked != msg.query.strip():
                 self.set_status(f"{len(self._specs)} preset(s) match" + (f" '{msg.query}'" if msg.query else ""))
         else:
-            info.update(render_model_info(None))
+            self._show_info(None)
             self.set_status(msg.error or f"no preset matches {msg.query!r}", error=bool(msg.error))
+
+    def _prompts(self) -> list[str]:
+        """The list's lines at its current width: every name whole, the parameter count dropped (the pane beside
+        shows it) before a name would be shortened, a name shortened (middle ellipsis) only where it cannot fit."""
+        avail = max(12, (self.query_one("#presets", OptionList).size.width or 36) - 5)
+        longest = max((len(s.name) for s in self._specs), default=0)
+        counts = longest + 8 <= avail
+        name_w = min(avail - 8, max(longest, 20)) if counts else avail
+        out = []
+        for s in self._specs:
+            p = getattr(getattr(s, "params", None), "total", None)
+            name = fit_name(s.name, name_w)
+            out.append(f"{name:<{name_w}} {fmt_count(p):>7}" if counts else name)
+        return out
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.call_after_refresh(self._refit)   # the list's lines at the width it has now (results may come first)
+
+    def _refit(self) -> None:
+        if hasattr(self, "_info_spec"):
+            self._show_info(self._info_spec)
+        ol = self.query_one("#presets", OptionList)
+        if ol.option_count != len(getattr(self, "_specs", ())):
+            return
+        for s, prompt in zip(self._specs, self._prompts()):
+            if str(ol.get_option(s.name).prompt) != prompt:
+                ol.replace_option_prompt(s.name, prompt)
+
+    def _show_info(self, spec: Any) -> None:
+        self._info_spec = spec
+        self.query_one("#model-info", Static).update(render_model_info(spec, self._info_width()))
+
+    def _info_width(self) -> int:
+        w = self.query_one("#model-info", Static).size.width - 2   # its padding
+        return w if w > 10 else max(30, (self.app.size.width or 80) - 42)
 
     @on(OptionList.OptionHighlighted, "#presets")
     def _highlight(self, event: OptionList.OptionHighlighted) -> None:
         spec = next((s for s in self._specs if s.name == event.option.id), None)
         if spec is not None:
-            self.query_one("#model-info", Static).update(render_model_info(spec))
+            self._show_info(spec)
 
     @on(OptionList.OptionSelected, "#presets")
     def _select(self, event: OptionList.OptionSelected) -> None:
@@ -158,8 +204,13 @@ when several presets match, it moves to the list: up/down shows a preset's detai
 
     @on(Input.Submitted, "#in-model")
     def _submitted(self) -> None:
+        after_keys(self, self._take)   # after the keys typed before enter (a burst)
+
+    def _take(self) -> None:
+        if not self.is_current:
+            return
         self._ambiguous = False
-        self.action_next()
+        self._next()
         if self._ambiguous and self.is_current:
             # several presets match: the list takes the keys, its first entry highlighted; enter takes one
             ol = self.query_one("#presets", OptionList)

@@ -10,12 +10,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Input, Label, OptionList, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.warnings import headline_caveats
 from rocm_tune.tui import plan_model as pm
 from rocm_tune.tui.render import (
+    flow,
     fmt_count,
     fmt_duration,
     fmt_gib,
@@ -26,7 +27,12 @@ from rocm_tune.tui.render import (
 )
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
-from rocm_tune.tui.widgets.inputs import OrderedInput
+from rocm_tune.tui.widgets.inputs import OrderedInput, after_keys
+
+# pgup / pgdn scroll the right-hand pane whatever has the focus: priority, as every widget (an Input too) binds
+# them to scroll itself; an open choice list still pages itself (action_pane hands the key on)
+PANE_BINDINGS = [Binding("pagedown", "pane(1)", "More", priority=True),
+                 Binding("pageup", "pane(-1)", "Back up", show=False, priority=True)]
 
 DEBOUNCE_S = 0.25   # a burst of keys is planned once, from the fields' final values
 
@@ -48,8 +54,9 @@ class PlanReady(Message):
         self.result, self.plan_dict, self.error = result, plan_dict, error
 
 
-def render_summary(d: dict, label: str = "recommended") -> Text:
-    """Headline of a plan dict: fit, hardware, method, speed and ETA (pure)."""
+def render_summary(d: dict, label: str = "recommended", width: int = 1000) -> Text:
+    """Headline of a plan dict: fit, model and hardware, speed and ETA, batch (pure). Each figure is kept whole
+    within `width` columns (a line breaks between figures, never inside one)."""
     t = Text()
     fits = d.get("fits")
     caveats = headline_caveats(d.get("warnings"), (d.get("recommended") or {}).get("precision")) if fits else []
@@ -60,42 +67,59 @@ def render_summary(d: dict, label: str = "recommended") -> Text:
     model, hw, goal = d.get("model") or {}, d.get("hardware") or {}, d.get("goal") or {}
     rec = d.get("recommended") or {}
     t.append(f"  {label}", style="bold")
-    t.append(f"\n{model.get('name', '?')} ({fmt_count(model.get('params_total'))})  "
-             f"{rec.get('method', goal.get('method', '?'))}/{goal.get('stage', '?')}  on "
-             f"{hw.get('gpus', '?')}x {hw.get('gpu', '?')}" + (f" x {hw['nodes']} nodes" if (hw.get('nodes') or 1) > 1
-                                                                else ""))
+    t.append("\n")
+    nodes = f" x {hw['nodes']} nodes" if (hw.get("nodes") or 1) > 1 else ""
+    flow(t, [(f"{model.get('name', '?')} ({fmt_count(model.get('params_total'))})", ""),
+             (f"  {rec.get('method', goal.get('method', '?'))}/{goal.get('stage', '?')}", ""),
+             (f"  on {hw.get('gpus', '?')}x {hw.get('gpu', '?')}{nodes}", "")], width)
     tp = d.get("throughput") or {}
-    t.append("\nspeed ")
-    t.append(fmt_tok_s(tp.get("tokens_per_s")), style="bold")
+    t.append("\n")
+    speed: list = [[("speed ", ""), (fmt_tok_s(tp.get("tokens_per_s")), "bold")]]
     low, high = tp.get("low"), tp.get("high")
     if isinstance(low, dict) and isinstance(high, dict):
-        t.append(f" ({fmt_num(low.get('tokens_per_s'))}-{fmt_num(high.get('tokens_per_s'))})", style="dim")
-    t.append(f"  {fmt_s_step(tp.get('seconds_per_step'))}  ETA ")
-    t.append(fmt_duration(tp.get("eta_seconds")), style="bold")
+        speed.append((f" ({fmt_num(low.get('tokens_per_s'))}-{fmt_num(high.get('tokens_per_s'))})", "dim"))
+    speed.append((f"  {fmt_s_step(tp.get('seconds_per_step'))}", ""))
+    speed.append([("  ETA ", ""), (fmt_duration(tp.get("eta_seconds")), "bold")])
     hours = goal.get("hours")
     eta = tp.get("eta_seconds")
     if hours and isinstance(eta, (int, float)) and eta > hours * 3600:
-        t.append(f"  > budget {hours:g} h", style="bold red")
+        speed.append((f"  > budget {hours:g} h", "bold red"))
+    flow(t, speed, width)
     world = (hw.get("gpus") or 1) * (hw.get("nodes") or 1)
     mb, ga = rec.get("micro_batch"), rec.get("grad_accum")
     if isinstance(mb, int) and isinstance(ga, int):
-        t.append(f"\nbatch {mb} x {ga} accum x {world} GPU = {mb * ga * world}")
+        t.append("\n")
+        batch = [(f"batch {mb} x {ga} accum x {world} GPU = {mb * ga * world}", "")]
         eff = goal.get("effective_batch")
         if eff and eff != mb * ga * world:
-            t.append(f" (goal {eff})", style="yellow")
-    if rec.get("launcher"):
-        t.append(f"  launcher {rec['launcher']}")
+            batch.append((f" (goal {eff})", "yellow"))
+        if rec.get("launcher"):
+            batch.append((f"  launcher {rec['launcher']}", ""))
+        flow(t, batch, width)
+    return t
+
+
+def render_details(d: dict, width: int = 1000) -> Text:
+    """What really executes (core/runners, not only the precision's name) and the environment it sets (pure)."""
+    t = Text()
     ex = d.get("execution")
     if isinstance(ex, dict) and ex.get("frozen_weights"):
-        # what really executes (core/runners), not only the precision's name
-        t.append("\nexecutes ", style="bold")
-        t.append(f"frozen {ex.get('frozen_weights')}, trainable {ex.get('trainable_weights')}, compute "
-                 f"{ex.get('compute')}" + (f", autocast {ex['autocast']}" if ex.get("autocast") else ", no autocast"))
+        t.append("executes ", style="bold")
+        parts = [(f"frozen {ex.get('frozen_weights')},", ""), (f" trainable {ex.get('trainable_weights')},", ""),
+                 (f" compute {ex.get('compute')},", ""),
+                 (f" autocast {ex['autocast']}" if ex.get("autocast") else " no autocast", "")]
         if ex.get("launch"):
-            t.append(f"  via {ex['launch']}", style="dim")
-    env = rec.get("env") or {}
+            parts.append((f"  via {ex['launch']}", "dim"))
+        flow(t, parts, width)
+    env = (d.get("recommended") or {}).get("env") or {}
     if env:
-        t.append("\nenv " + " ".join(f"{k}={v}" for k, v in env.items()), style="dim")
+        t.append(("\n" if t.plain else "") + "env", style="dim")
+        parts: list = []
+        for k, v in env.items():
+            one = f" {k}={v}"
+            # a variable longer than the line breaks after its "=", never inside the name or the value
+            parts += [(one, "dim")] if len(one) <= width - 2 else [(f" {k}=", "dim"), (f"  {v}", "dim")]
+        flow(t, parts, width, indent="  ")
     return t
 
 
@@ -124,13 +148,15 @@ class PlanScreen(LaunchMixin, StepScreen):
         Binding("ctrl+p", "preflight", "Preflight", priority=True),
         Binding("ctrl+o", "alternative", "Option", priority=True),   # the next alternative
         Binding("ctrl+r", "reset", "Reset", priority=True),
-        Binding("escape", "back", "Back"),
+        Binding("escape", "back", "Back", show=False),
+        *PANE_BINDINGS,
     ]
     HELP = """[b]Plan[/b]
 The planner's recommendation: whether it fits, the per-GPU VRAM split (weights, gradients, optimizer,
 activations, free), predicted tokens/s, seconds per step and ETA, the warnings with their fixes and
-the reasons for each choice. Edit any setting on the left: memory (and speed, where the speed model
-is available) update as you type. ctrl+o steps through the alternatives, ctrl+r resets to them.
+the reasons for each choice (pgup/pgdn scroll them, wherever the focus is). Edit any setting on
+the left: memory (and speed, where the speed model is available) update as you type. ctrl+o steps
+through the alternatives, ctrl+r resets to them.
 ctrl+l launches the plan as shown (with your edits) after a confirmation: it is exported into a new
 run directory and started detached (LLaMA-Factory when llamafactory-cli is installed, else the
 built-in trainer; the dataset from the Goal screen), then the monitor opens on it.
@@ -138,7 +164,7 @@ built-in trainer; the dataset from the Goal screen), then the monitor opens on i
 ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) and watches it.
 
 [b]ctrl+n[/b] export   [b]ctrl+l[/b] launch   [b]ctrl+p[/b] preflight   [b]ctrl+o[/b] next alternative   [b]ctrl+r[/b] reset edits   [b]esc[/b] back
-[b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
+[b]pgup[/b]/[b]pgdn[/b] scroll   [b]tab[/b] next setting   [b]f1[/b] help   [b]ctrl+q[/b] quit"""
 
     def compose(self) -> ComposeResult:
         yield from self.compose_header()
@@ -158,6 +184,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
                 yield Static("planning...", id="plan-summary")
                 yield Static("", id="vram")
                 yield Static("", id="findings")
+                yield Static("", id="details")
         yield from self.compose_footer()
 
     def on_mount(self) -> None:
@@ -172,6 +199,10 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         self._invalid: str | None = None
         self._planned_for: dict | None = None   # the settings the shown plan was planned for
         self._pending_action = None             # export / launch waiting for the re-plan of the shown values
+        self._shown: dict | None = None         # the plan dict on the screen (the VRAM bar is redrawn from it)
+        # a plan left by an earlier visit (another model, other answers) is never drawn, exported or launched:
+        # this screen plans the current answers, and shows nothing but "planning..." until that plan is back
+        self.state.plan, self.state.plan_dict = None, None
         self.make_plan()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
@@ -232,6 +263,22 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         self.query_one("#set-error", Static).update("")
         self.show(pm.option_plan(self._base, opt), opt["label"])
 
+    def pane_width(self) -> int:
+        """Columns of the right-hand pane's text (its scrollbar's gutter is kept, so this does not change when the
+        text grows past the fold)."""
+        w = self.query_one("#plan-summary", Static).size.width
+        return w if w > 0 else max(30, (self.app.size.width or 80) - 38)
+
+    def action_pane(self, pages: int) -> None:
+        """pgup / pgdn: scroll the right-hand pane (warnings, reasons, the fix) whatever has the focus."""
+        focused = self.app.focused
+        if isinstance(focused, OptionList) and focused.screen is self:
+            (focused.action_page_down if pages > 0 else focused.action_page_up)()   # an open Select's list
+            return
+        main = self.query_one("#plan-main", VerticalScroll)
+        main.scroll_to(y=main.scroll_target_y + pages * max(1, main.scrollable_content_region.height - 1), animate=False,
+                       immediate=True)
+
     def draw_vram(self, d: dict) -> None:
         """The VRAM bar at the widget's current width, the plan's headroom marked (redrawn on resize)."""
         hw = d.get("hardware") or {}
@@ -246,14 +293,27 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         w.update(bar)
 
     def on_resize(self) -> None:
-        if self.state.plan_dict:
-            self.call_after_refresh(self.draw_vram, self.state.plan_dict)
+        # the plan on the screen when the redraw runs (a plan that came back meanwhile is not overdrawn)
+        self.call_after_refresh(self._redraw_vram)
 
-    def show(self, d: dict, label: str) -> None:
-        self.state.plan_dict = d
-        self.query_one("#plan-summary", Static).update(render_summary(d, label))
+    def _redraw_vram(self) -> None:
+        shown = getattr(self, "_shown", None)
+        if shown:
+            self.draw(shown, self._shown_label)
+
+    def draw(self, d: dict, label: str) -> None:
+        """The pane at its current width: the headline, the VRAM bar, the warnings and reasons, then the details."""
+        width = self.pane_width()
+        self.query_one("#plan-summary", Static).update(render_summary(d, label, width))
         self.draw_vram(d)
         self.query_one("#findings", Static).update(render_findings(d))
+        self.query_one("#details", Static).update(render_details(d, width))
+
+    def show(self, d: dict, label: str) -> None:
+        self.state.plan_dict = self._shown = d
+        self._shown_label = label
+        self.draw(d, label)
+        self.query_one("#plan-main", VerticalScroll).scroll_home(animate=False)   # a new plan reads from its top
         n = len(self._options)
         self.set_status(f"{label} ({self._index + 1}/{n})" + ("; ctrl+o for the next" if n > 1 else ""))
 
@@ -378,12 +438,8 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
 
     def _when_in_step(self, action) -> None:
         """Run `action` once the plan matches the fields. Keys typed before the action's key may still
-        wait in the focused field's queue (priority bindings overtake them): go through that queue."""
-        focused = self.app.focused
-        if focused is not None and focused.screen is self and isinstance(focused, Input):
-            focused.call_later(self._run_in_step, action)
-        else:
-            self._run_in_step(action)
+        wait in the fields' queues (priority bindings overtake them): go through those queues first."""
+        after_keys(self, lambda: self._run_in_step(action) if self.is_current else None)
 
     def _run_in_step(self, action) -> None:
         if not self._options or self.in_step():
@@ -392,7 +448,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
             self._pending_action = action
 
     def action_next(self) -> None:
-        self._when_in_step(super().action_next)
+        self._when_in_step(super()._next)
 
     def action_launch(self) -> None:
         self._when_in_step(super().action_launch)
@@ -444,12 +500,10 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         self.app.push_screen(make_screen("monitor", attach=run_id))
 
     def action_alternative(self) -> None:
-        if self._options:
-            self.load_option(self._index + 1)
+        after_keys(self, lambda: self.load_option(self._index + 1) if self._options else None)
 
     def action_reset(self) -> None:
-        if self._options:
-            self.load_option(self._index)
+        after_keys(self, lambda: self.load_option(self._index) if self._options else None)
 
     def validate_step(self) -> None:
         if not self.state.plan_dict:

@@ -11,11 +11,41 @@ the cursor or over the selection).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import events
-from textual.binding import NoBinding
+from textual.binding import Binding, NoBinding
 from textual.widgets import Input
+
+# Tab / shift+tab as priority bindings of every screen with fields. Textual's own are plain bindings of the
+# Screen, run only once the tab key has bubbled up from the focused widget's queue; the App forwards each key to
+# the widget focused *when it reads the key*, so in a burst (`1024 <tab> 1`) the keys after the tab were already
+# in the old field's queue when focus moved: they landed in the old field. A priority binding runs in the App's
+# own key handler, before the next key is read: focus has moved when the next key is forwarded.
+FOCUS_BINDINGS = [
+    Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+]
+
+
+def after_keys(screen: Any, callback: Callable[[], None]) -> None:
+    """Run `callback` once every input of `screen` has handled the keys already sent to it.
+
+    Priority bindings (ctrl+n, ctrl+s, ctrl+l ...) run in the App's key handler, ahead of the keys typed before
+    them that still wait in the fields' own queues (`64 ctrl+n` in one burst would read the field before the 64).
+    A callback queued behind those keys, field after field, sees every value typed before the key."""
+    inputs = [w for w in screen.query(Input) if w.is_attached]
+
+    def step(i: int) -> None:
+        if i == len(inputs):
+            callback()
+        elif inputs[i].is_attached:
+            inputs[i].call_later(step, i + 1)
+        else:
+            step(i + 1)
+
+    step(0)
 
 
 class OrderedInput(Input):
