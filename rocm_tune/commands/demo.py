@@ -54,7 +54,7 @@ def summary(run_id: str) -> dict:
     info = find_run(run_id)
     recs = read_metrics(info.metrics_path)
     losses = [r["loss"] for r in recs if r.get("type") == "step" and isinstance(r.get("loss"), (int, float))]
-    end = next((r for r in reversed(recs) if r.get("type") == "end"), {})
+    end: dict = next((r for r in reversed(recs) if r.get("type") == "end"), {})
     took = None
     if info.started_at and info.ended_at:
         took = info.ended_at - info.started_at

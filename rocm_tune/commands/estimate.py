@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         out["execution"] = execution(model, cfg).to_dict()
         out["model"] = {"ref": args.model, "name": model.name, "family": model.family, "source": model.source,
                         "location": model.location}
-        if args.probe:
+        if probe_result is not None:  # set exactly when --probe
             out["probe"] = probe_result.to_dict()
         print_json(out)
     else:

@@ -118,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
     if opts.out is None and source_path is not None:
         opts = core.PreflightOptions.from_dict({**opts.to_dict(), "out": core.default_out(source_path, bundle)})
     if opts.out is not None:
-        opts = core.PreflightOptions.from_dict({**opts.to_dict(), "out": os.path.abspath(opts.out)})
-        core.check_out(opts.out, opts.force)
+        out = os.path.abspath(opts.out)
+        opts = core.PreflightOptions.from_dict({**opts.to_dict(), "out": out})
+        core.check_out(out, opts.force)
     if args.foreground:
         from rocm_tune.train.preflight.runner import run_preflight
 

@@ -639,7 +639,9 @@ class _TokCounter:
         for i in range(0, len(samples), chunk):
             part = samples[i:i + chunk]
             if self._template is not None:
-                texts, extra, fallback = [], [], []
+                texts: list[str] = []
+                extra: list[int] = []
+                fallback: list[int] = []
                 for turns in part:
                     r = self._render(turns)
                     if r is None:
@@ -681,7 +683,9 @@ _TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "tokenize
 
 
 def has_tokenizer(model_dir: Path | None) -> bool:
-    return bool(model_dir) and any((model_dir / f).is_file() for f in _TOKENIZER_FILES[:3])
+    if not model_dir:
+        return False
+    return any((model_dir / f).is_file() for f in _TOKENIZER_FILES[:3])
 
 
 def _special_tokens(cfg: dict) -> dict:

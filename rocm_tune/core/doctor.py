@@ -145,6 +145,16 @@ class SystemView:
         self.sys_root = Path(self.sys_root) if self.sys_root is not None else self.root / "sys"
         self.cwd = Path(self.cwd)
 
+    @property
+    def proc_dir(self) -> Path:
+        """The /proc this view reads: `proc_root`, else `root`/proc."""
+        return self.proc_root if self.proc_root is not None else self.root / "proc"
+
+    @property
+    def sys_dir(self) -> Path:
+        """The /sys this view reads: `sys_root`, else `root`/sys."""
+        return self.sys_root if self.sys_root is not None else self.root / "sys"
+
     # ---- cached facts
     def gpus(self):
         """(backend name, tried, samples)."""
@@ -230,9 +240,10 @@ def rocm_version(view: SystemView) -> tuple[str | None, str]:
                 return text.strip().split("-")[0], str(cand)
         hdr = view.read(r / "include/rocm-core/rocm_version.h")
         if hdr:
-            parts = [re.search(rf"ROCM_VERSION_{k}\s+(\d+)", hdr) for k in ("MAJOR", "MINOR", "PATCH")]
-            if all(parts):
-                return ".".join(p.group(1) for p in parts), str(r / "include/rocm-core/rocm_version.h")
+            found = [re.search(rf"ROCM_VERSION_{k}\s+(\d+)", hdr) for k in ("MAJOR", "MINOR", "PATCH")]
+            parts = [m.group(1) for m in found if m]
+            if len(parts) == 3:
+                return ".".join(parts), str(r / "include/rocm-core/rocm_version.h")
     for cand in sorted(view.root.glob("opt/rocm-*")):
         v = _version_tuple(cand.name)
         if v:
@@ -280,7 +291,7 @@ def iommu_state(view: SystemView | None = None) -> str:
 
 def _iommu(view: SystemView) -> tuple[str, list[str]]:
     evidence = []
-    cmdline = (view.read(view.proc_root / "cmdline") or "").strip()
+    cmdline = (view.read(view.proc_dir / "cmdline") or "").strip()
     if cmdline:
         evidence.append(f"/proc/cmdline: {cmdline[:300]}")
     params = dict((p.split("=", 1) + [""])[:2] for p in cmdline.split())
@@ -290,12 +301,12 @@ def _iommu(view: SystemView) -> tuple[str, list[str]]:
         return "off", evidence
     units = []
     try:
-        units = sorted(p.name for p in (view.sys_root / "class/iommu").iterdir())
+        units = sorted(p.name for p in (view.sys_dir / "class/iommu").iterdir())
     except OSError:
         pass
     types = set()
     try:
-        for g in (view.sys_root / "kernel/iommu_groups").iterdir():
+        for g in (view.sys_dir / "kernel/iommu_groups").iterdir():
             t = (view.read(g / "type") or "").strip()
             if t:
                 types.add(t)
@@ -309,14 +320,14 @@ def _iommu(view: SystemView) -> tuple[str, list[str]]:
         return "passthrough", evidence
     if units or types:
         return "on", evidence
-    if cmdline or (view.sys_root / "class").exists():
+    if cmdline or (view.sys_dir / "class").exists():
         evidence.append("no IOMMU units in /sys/class/iommu")
         return "off", evidence
     return "unknown", evidence
 
 
 def _cpu_vendor(view: SystemView) -> str | None:
-    text = view.read(view.proc_root / "cpuinfo") or ""
+    text = view.read(view.proc_dir / "cpuinfo") or ""
     if "GenuineIntel" in text:
         return "intel"
     if "AuthenticAMD" in text or "HygonGenuine" in text:
@@ -511,11 +522,11 @@ def check_hsa_override(view: SystemView) -> CheckResult:
                   f"HSA_OVERRIDE_GFX_VERSION={value} makes ROCm treat {', '.join(sorted(natives))} as {target}: "
                   "kernels for another ISA can crash or compute garbage.", ev, "unset HSA_OVERRIDE_GFX_VERSION")
     if needed:
-        wanted = sorted(set(needed.values()))
+        overrides = sorted(set(needed.values()))
         return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "fail",
                   f"{', '.join(sorted(needed))} is not in ROCm's prebuilt kernels; it runs as "
-                  f"{wanted[0]} with HSA_OVERRIDE_GFX_VERSION (else: rocBLAS TensileLibrary.dat / invalid device function).",
-                  ev, f"export HSA_OVERRIDE_GFX_VERSION={wanted[0]}", code="hsa-override-needed")
+                  f"{overrides[0]} with HSA_OVERRIDE_GFX_VERSION (else: rocBLAS TensileLibrary.dat / invalid device function).",
+                  ev, f"export HSA_OVERRIDE_GFX_VERSION={overrides[0]}", code="hsa-override-needed")
     return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "pass",
               f"Not needed for {', '.join(sorted(natives))}.", ev)
 
@@ -634,7 +645,7 @@ def check_fine_grain_pcie(view: SystemView) -> CheckResult:
 
 
 def check_pcie(view: SystemView) -> CheckResult:
-    drm = view.sys_root / "class/drm"
+    drm = view.sys_dir / "class/drm"
     rows, slow = [], []
     try:
         cards = sorted((p for p in drm.iterdir() if re.fullmatch(r"card\d+", p.name)), key=lambda p: int(p.name[4:]))
@@ -809,7 +820,7 @@ def check_alloc_conf(view: SystemView) -> CheckResult:
 
 def _meminfo(view: SystemView) -> dict[str, int]:
     out = {}
-    for line in (view.read(view.proc_root / "meminfo") or "").splitlines():
+    for line in (view.read(view.proc_dir / "meminfo") or "").splitlines():
         m = re.match(r"(\w+):\s+(\d+)\s*kB", line)
         if m:
             out[m.group(1)] = int(m.group(2)) * 1024

@@ -21,7 +21,7 @@ from typing import Any
 
 from rocm_tune.core.errors import UserError
 
-_KIND = {dict: "JSON object", list: "JSON array", str: "JSON string"}
+_KIND: dict[type, str] = {dict: "JSON object", list: "JSON array", str: "JSON string"}
 
 
 MAX_TEXT_BYTES = 2 * 2**30      # the most of one file rocm-tune reads into memory

@@ -19,6 +19,7 @@ import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan import Plan
@@ -308,8 +309,9 @@ def start_preflight(plan, *, name: str | None = None, run_dir: str | None = None
         options = PreflightOptions.from_dict({**options.to_dict(),
                                              "out": default_out(source_path, options.bundle)})
     if options.out is not None:
-        options = PreflightOptions.from_dict({**options.to_dict(), "out": os.path.abspath(options.out)})
-        check_out(options.out, options.force)
+        out = os.path.abspath(options.out)
+        options = PreflightOptions.from_dict({**options.to_dict(), "out": out})
+        check_out(out, options.force)
     if options.weights:
         options = PreflightOptions.from_dict({**options.to_dict(),
                                              "weights": os.path.abspath(os.path.expanduser(options.weights))})
@@ -499,8 +501,8 @@ def _r_replan(result: dict) -> list[str]:
 def exit_code(result: dict | None) -> int:
     if not result:
         return EXIT_DOES_NOT_HOLD
-    return {"verified": EXIT_VERIFIED, "does-not-hold": EXIT_DOES_NOT_HOLD}.get(result.get("status"),
-                                                                                  EXIT_DOES_NOT_HOLD)
+    codes: dict[Any, int] = {"verified": EXIT_VERIFIED, "does-not-hold": EXIT_DOES_NOT_HOLD}
+    return codes.get(result.get("status"), EXIT_DOES_NOT_HOLD)
 
 
 def finding(code: str, message: str | None = None, fix: str | None = None, severity: str = "error") -> dict:

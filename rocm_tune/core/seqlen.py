@@ -16,6 +16,10 @@ Pure standard library; `lengths` are sorted token counts per sample (``DatasetSt
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rocm_tune.core.memory import MemoryEstimate
 
 PAD_MULTIPLE = 8
 
@@ -62,8 +66,8 @@ class LengthAwareMemory:
     longest_tokens: int      # padded length of the longest micro-batch (the peak)
     typical_tokens: float    # expected padded length of a micro-batch
     real_tokens: float       # mean real tokens per sample after truncation
-    peak: object             # MemoryEstimate at longest_tokens
-    typical: object          # MemoryEstimate at the typical length (rounded up to a multiple of 8)
+    peak: MemoryEstimate     # the estimate at longest_tokens
+    typical: MemoryEstimate  # the estimate at the typical length (rounded up to a multiple of 8)
 
     def to_dict(self) -> dict:
         return {"longest_batch_tokens": self.longest_tokens, "typical_batch_tokens": round(self.typical_tokens, 1),

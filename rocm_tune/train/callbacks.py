@@ -252,11 +252,12 @@ class RankSampler:
             return None
         try:
             mem = memory if memory is not None else self.memory()
+            tps = _finite(tokens_per_s)
             rec = {
                 "time": round(time.time(), 3), **self.ident, "gpu_index": self.gpu_index, "device": self.device,
                 "source": source or ("torch.cuda" if self.device == "cuda" else "host"),
                 "step": step, **mem, "rss_bytes": rss_bytes(),
-                "tokens_per_s": None if _finite(tokens_per_s) is None else round(_finite(tokens_per_s), 2),
+                "tokens_per_s": None if tps is None else round(tps, 2),
                 "step_time_s": None if step_time_s is None else _finite(step_time_s),
                 "telemetry": self.tel.sample(self.gpu_index) if self.tel else None,
             }

@@ -359,8 +359,9 @@ def config_dict_from_plan(plan: dict, *, dataset: str | None = None, output_dir:
     }
     if out["finetuning_type"] == "lora":
         out["lora_rank"] = int(rec.get("lora_rank") or goal.get("lora_rank") or 8)
-        if rec.get("lora_alpha") or goal.get("lora_alpha"):
-            out["lora_alpha"] = int(rec.get("lora_alpha") or goal.get("lora_alpha"))
+        alpha = rec.get("lora_alpha") or goal.get("lora_alpha")
+        if alpha:
+            out["lora_alpha"] = int(alpha)
         targets = rec.get("lora_targets") or goal.get("lora_targets") or ["all"]
         out["lora_target"] = targets if isinstance(targets, str) else ",".join(targets)
         if method == "qlora":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 from rocm_tune.core.memory import TrainConfig
 
@@ -103,7 +104,8 @@ class _Tally:
         key = id(st)
         if key in self.live:
             ref = self.refs.get(key)
-            if ref is not None and ref() is st:
+            still_alive = ref is not None and ref() is st  # a bool: `if ref() is st` narrows st to Any | None
+            if still_alive:
                 nbytes = -(-st.nbytes() // _BLOCK) * _BLOCK
                 if nbytes != self.live[key]:          # resized in place
                     self.current += nbytes - self.live[key]
@@ -113,7 +115,7 @@ class _Tally:
             self._free(key)                            # stale id reused
         nbytes = -(-st.nbytes() // _BLOCK) * _BLOCK
         self.live[key] = nbytes
-        self.refs[key] = weakref.ref(st, lambda _r, k=key: self._free(k))
+        self.refs[key] = weakref.ref(st, lambda _r: self._free(key))  # `key` is not rebound after this
         self.current += nbytes
         if self.current > self.peak:
             self.peak = self.current
@@ -298,7 +300,8 @@ def _make_step(config: dict, cfg: TrainConfig, model, ref_model, opt, trainable,
     import torch
 
     batch = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
-    vocab = int(getattr(model.config, "vocab_size", None) or config.get("vocab_size"))
+    vocab_size: Any = getattr(model.config, "vocab_size", None) or config.get("vocab_size")  # a config.json value
+    vocab = int(vocab_size)
     autocast = torch.autocast("cpu", dtype=_TORCH_DTYPES[run_as.autocast]) if run_as.autocast else _null()
 
     def step() -> tuple[int, int]:

@@ -39,7 +39,7 @@ class MetricsWriter:
         self.path = Path(path) if path else None
         self.enabled = enabled and self.path is not None
         self._fh = None
-        if self.enabled:
+        if self.enabled and self.path is not None:  # enabled implies a path
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(self.path, "a", encoding="utf-8", buffering=1)
 
@@ -129,7 +129,7 @@ def _attn_impl(flash_attn: str) -> str:
     if flash_attn == "disabled":
         return "eager"
     try:
-        import flash_attn
+        import flash_attn as _flash_attn  # noqa: F401 - only whether it imports matters
     except Exception:
         raise UserError("flash_attn: fa2 needs the flash-attn package, which does not import here; "
                         "use flash_attn: sdpa") from None
@@ -220,6 +220,7 @@ def load_model_and_tokenizer(cfg: TrainerConfig, use_cpu: bool):
         raise UserError("fp16 mixed precision needs a GPU; on CPU use bf16: true or fp32 (both false)")
     half = {"bf16": torch.bfloat16, "fp16": torch.float16, "pure_bf16": torch.bfloat16}.get(prec)
     # mixed precision: frozen weights in 16 bit, trainable ones fp32 (full FT: everything trainable -> fp32)
+    load_dtype: torch.dtype | None
     if prec == "fp32" or (prec in ("bf16", "fp16") and cfg.finetuning_type == "full"):
         load_dtype = torch.float32
     else:
@@ -583,7 +584,7 @@ def _training_arguments(cfg: TrainerConfig, out_dir: Path, use_cpu: bool, world:
 
     eval_strategy = cfg.eval_strategy if cfg.eval_strategy != "no" else ("steps" if has_eval else "no")
     mixed = cfg.precision in ("bf16", "fp16")
-    targs = dict(
+    targs: dict[str, Any] = dict(
         output_dir=str(out_dir),
         per_device_train_batch_size=cfg.per_device_train_batch_size,
         per_device_eval_batch_size=cfg.per_device_eval_batch_size,

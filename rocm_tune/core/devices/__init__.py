@@ -88,17 +88,17 @@ def detect(prefer: str | None = None, *, root: str = "/", env: Mapping[str, str]
     if prefer == "replay" or (prefer is None and replay):
         if not replay:
             raise UserError("--backend replay needs ROCM_TUNE_REPLAY=path/to/replay.json")
-        b = ReplayBackend(replay)
-        b.tried = []
-        return b
+        replay_backend = ReplayBackend(replay)
+        replay_backend.tried = []
+        return replay_backend
     if prefer == "fake" or (prefer is None and fake):
         pid, n = parse_fake_spec(fake or "mi50-32gb:2")
         try:
-            b = FakeBackend(pid, n)
+            fake_backend = FakeBackend(pid, n)
         except UserError as exc:  # name the variable: the user passed no --gpu
             raise UserError(f"ROCM_TUNE_FAKE_GPUS={fake!r}: {exc}") from None
-        b.tried = []
-        return b
+        fake_backend.tried = []
+        return fake_backend
 
     names = (prefer,) if prefer else (order or BACKEND_ORDER)
     tried: list[tuple[str, str]] = []

@@ -140,7 +140,7 @@ class RocmSmiBackend(_ToolBackend):
     tool = "rocm-smi"
     vendor: str | None = None
     dynamic_args = ("--showmeminfo", "vram", "--showuse", "--showtemp", "--showpower", "--showclocks", "--json")
-    static_args = ("--showproductname", "--showmaxpower", "--json")
+    static_args: tuple[str, ...] = ("--showproductname", "--showmaxpower", "--json")
 
     def _static_info(self) -> dict:
         if self._static is None:

@@ -113,7 +113,7 @@ def _match(name: Any, arch: Any, vram_bytes: Any, vendor: str | None) -> Any:
         vendor = "nvidia"
 
     best = None
-    best_key = None
+    best_key: tuple[bool, bool, int, int, float, float] | None = None
     for prof in profiles.values():
         if arch_n is not NA and prof.arch != arch_n:
             continue
@@ -124,9 +124,8 @@ def _match(name: Any, arch: Any, vram_bytes: Any, vendor: str | None) -> Any:
                 continue
         hit = 0
         for n in (prof.id, *prof.names):
-            key = _norm(n)
             # "AMD Instinct MI50 16GB" also matches a device that only says "AMD Instinct MI50"
-            for k in {key, _norm(_MEM_SUFFIX.sub("", n))}:
+            for k in {_norm(n), _norm(_MEM_SUFFIX.sub("", n))}:
                 if len(k) >= 2 and k in name_n:
                     hit = max(hit, len(k))
         if name_n and hit == 0 and arch_n is NA:
@@ -137,7 +136,7 @@ def _match(name: Any, arch: Any, vram_bytes: Any, vendor: str | None) -> Any:
         key = (hit > 0, fit >= 1.0, exact, hit, fit, -prof.fp16_tflops)
         if best_key is None or key > best_key:
             best, best_key = prof, key
-    if best is None:
+    if best is None or best_key is None:
         return NA
     if best_key[0] is False and arch_n is NA:
         return NA

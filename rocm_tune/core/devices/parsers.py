@@ -122,6 +122,12 @@ def _gpu_id(entry: dict, fallback: int) -> int:
     return int(g) if g is not NA else fallback
 
 
+def _section(entry: dict, key: str) -> dict:
+    """``entry[key]`` where it is a dict, else an empty one (a tool that omits or garbles a section)."""
+    value = entry.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _dig(d: Any, *path: str) -> Any:
     for key in path:
         if not isinstance(d, dict):
@@ -134,11 +140,11 @@ def parse_amdsmi_static(text: str) -> dict[int, dict]:
     """`amd-smi static --json` -> {gpu: {name, arch, vram_total_bytes, power_limit_w, bdf, max_pcie}}."""
     out: dict[int, dict] = {}
     for i, e in enumerate(amdsmi_gpu_list(extract_json(text))):
-        asic = e.get("asic") if isinstance(e.get("asic"), dict) else {}
-        bus = e.get("bus") if isinstance(e.get("bus"), dict) else {}
-        vram = e.get("vram") if isinstance(e.get("vram"), dict) else {}
-        board = e.get("board") if isinstance(e.get("board"), dict) else {}
-        limit = e.get("limit") if isinstance(e.get("limit"), dict) else {}
+        asic = _section(e, "asic")
+        bus = _section(e, "bus")
+        vram = _section(e, "vram")
+        board = _section(e, "board")
+        limit = _section(e, "limit")
         name = asic.get("market_name") or board.get("product_name") or ""
         if str(name).strip().upper() == "N/A":
             name = board.get("product_name") or ""
@@ -174,12 +180,12 @@ def parse_amdsmi_metric(text: str) -> dict[int, dict]:
     """`amd-smi metric --json` -> {gpu: {util_percent, vram_used_bytes, vram_total_bytes, temp_c, power_w, ...}}."""
     out: dict[int, dict] = {}
     for i, e in enumerate(amdsmi_gpu_list(extract_json(text))):
-        usage = e.get("usage") if isinstance(e.get("usage"), dict) else {}
-        power = e.get("power") if isinstance(e.get("power"), dict) else {}
-        temp = e.get("temperature") if isinstance(e.get("temperature"), dict) else {}
-        mem = e.get("mem_usage") if isinstance(e.get("mem_usage"), dict) else {}
-        clock = e.get("clock") if isinstance(e.get("clock"), dict) else {}
-        pcie = e.get("pcie") if isinstance(e.get("pcie"), dict) else {}
+        usage = _section(e, "usage")
+        power = _section(e, "power")
+        temp = _section(e, "temperature")
+        mem = _section(e, "mem_usage")
+        clock = _section(e, "clock")
+        pcie = _section(e, "pcie")
         t = NA
         for key in ("hotspot", "junction", "edge"):
             t = num(temp.get(key))
@@ -225,7 +231,8 @@ def parse_amdsmi_process(text: str) -> dict[int, tuple]:
         for p in plist:
             if not isinstance(p, dict):
                 continue
-            info = p.get("process_info") if isinstance(p.get("process_info"), dict) else p
+            nested = p.get("process_info")
+            info = nested if isinstance(nested, dict) else p
             pid = num(info.get("pid"))
             if pid is NA:
                 continue
@@ -343,7 +350,7 @@ def _csv_rows(text: str) -> list[list[str]]:
     import csv
     import io
 
-    rows = []
+    rows: list[list[str]] = []
     for line in text.splitlines():
         try:
             rows.extend(csv.reader(io.StringIO(line)))

@@ -22,6 +22,7 @@ class FakeBackend:
     """`count` GPUs of one profile with deterministic, slowly varying "training" telemetry."""
 
     kind = "synthetic"
+    tried: list[tuple[str, str]]  # set by devices.detect: the backends skipped before this one
 
     def __init__(self, profile_id: str = "mi50-32gb", count: int = 1, seed: int = 0,
                  clock: Callable[[], float] = time.time):
@@ -89,6 +90,7 @@ class ReplayBackend:
     """Plays recorded snapshots back in real time, looping."""
 
     kind = "synthetic"
+    tried: list[tuple[str, str]]  # set by devices.detect: the backends skipped before this one
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.monotonic, loop: bool = True,
                  speed: float = 1.0):

@@ -128,12 +128,13 @@ def regime(model, cfg) -> Regime:
     if runner == "llamafactory" and pin:
         return _with_zero_masters(_pinned(model, cfg, pin), cfg)
     if runner == "llamafactory":
-        from rocm_tune.core.runners import llamafactory as mod
-    elif runner == "hf":
-        from rocm_tune.core.runners import hf as mod
-    else:
-        from rocm_tune.core.runners import builtin as mod
-    return _with_zero_masters(mod.regime(model, cfg), cfg)
+        from rocm_tune.core.runners import llamafactory
+        return _with_zero_masters(llamafactory.regime(model, cfg), cfg)
+    if runner == "hf":
+        from rocm_tune.core.runners import hf
+        return _with_zero_masters(hf.regime(model, cfg), cfg)
+    from rocm_tune.core.runners import builtin
+    return _with_zero_masters(builtin.regime(model, cfg), cfg)
 
 
 def _with_zero_masters(r: Regime, cfg) -> Regime:

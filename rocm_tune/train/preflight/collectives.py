@@ -237,7 +237,8 @@ def _worker(work: Path) -> int:
     if world > 1:
         reqs = [dist.isend(send, (rank + 1) % world), dist.irecv(recv, (rank - 1) % world)]
         for r in reqs:
-            r.wait()
+            if r is not None:  # None only for a rank outside the group; every rank is in the default one
+                r.wait()
         sync()
         bad = int((recv != pattern((rank - 1) % world)).sum().item())
     else:

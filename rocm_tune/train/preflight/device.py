@@ -76,9 +76,9 @@ def check_devices(profile=None, *, force_cpu: bool = False, n: int | None = None
             prof = {"fp32": profile.fp32_tflops, "fp16": profile.fp16_tflops, "bf16": profile.bf16_tflops}
             entry["profile"] = profile.id
             entry["profile_tflops"] = prof
-            entry["efficiency"] = {dt: round(rates[dt] / prof[dt], 3) for dt in rates if prof.get(dt)}
-            low = [dt for dt in ("fp16", "fp32") if dt in entry["efficiency"]
-                   and entry["efficiency"][dt] < BELOW_PROFILE_RATIO]
+            efficiency = {dt: round(rates[dt] / prof[dt], 3) for dt in rates if prof.get(dt)}
+            entry["efficiency"] = efficiency
+            low = [dt for dt in ("fp16", "fp32") if dt in efficiency and efficiency[dt] < BELOW_PROFILE_RATIO]
             if low:
                 out["findings"].append(finding(
                     "matmul-below-profile",

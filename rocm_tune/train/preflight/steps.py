@@ -139,7 +139,8 @@ def _build(spec: StepSpec, attempt: Attempt):
             except ValueError:
                 model = AutoModelForCausalLM.from_config(hf_config, dtype=load_dtype, attn_implementation="eager")
     model.config.use_cache = False
-    model = model.to(spec.device)
+    # PreTrainedModel.to is @wraps(nn.Module.to): its stub type wants the model as argument 1
+    model = model.to(spec.device)  # type: ignore[arg-type]
     model = apply_method(model, _trainer_config(spec, attempt))
     if attempt.gradient_checkpointing:
         base = model.get_base_model() if hasattr(model, "get_base_model") else model
