@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, load_yaml, read_bytes
 from rocm_tune.core.formats import accelerate, axolotl, deepspeed_json, hf_args, lf_yaml, shell, swift
 from rocm_tune.core.formats.common import Finding, Setting, as_int
 
@@ -50,12 +51,12 @@ class Job:
         return default if s is None else s.value
 
 
-def _load_structured(text: str):
+def _load_structured(text: str, path: str = "config"):
     s = text.lstrip()
     if s.startswith("{"):
-        return deepspeed_json.parse_text(text)
+        return deepspeed_json.parse_text(text, path)
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text, path, "config", syntax_errors=True)
     except yaml.YAMLError:
         return _lenient_mapping(text)
 
@@ -69,8 +70,8 @@ def _lenient_mapping(text: str) -> dict | None:
         if ":" not in line:
             continue
         try:
-            d = yaml.safe_load(line)
-        except yaml.YAMLError:
+            d = load_yaml(line, "excerpt", "config", syntax_errors=True)
+        except (yaml.YAMLError, UserError):
             continue
         if isinstance(d, dict):
             out.update(d)
@@ -93,12 +94,12 @@ def hostfile_hosts(text: str) -> list[tuple[str, int]] | None:
     return hosts or None
 
 
-def detect(text: str) -> str:
+def detect(text: str, path: str = "config") -> str:
     """lf-yaml | axolotl-yaml | accelerate-yaml | deepspeed-json | dataset-info | rocm-tune-plan | hostfile | script
     | python | unknown."""
     if hostfile_hosts(text):
         return "hostfile"
-    data = _load_structured(text)
+    data = _load_structured(text, path)
     if lf_yaml.is_lf_mapping(data):
         return "lf-yaml"
     if isinstance(data, dict) and "base_model" in data:
@@ -257,10 +258,10 @@ def read_job(paths: list[str]) -> Job:
             raise UserError(f"{p}: no such file")
         if path.is_dir():
             raise UserError(f"{p}: is a directory; give the config files themselves")
-        raw = path.read_bytes()
+        raw = read_bytes(path, "config file", MAX_CONFIG_BYTES)  # a FIFO, a device or a huge file: one line
         if b"\x00" in raw[:4096]:
             raise UserError(f"{p}: a binary file, not a config, script or DeepSpeed JSON")
-        texts[p] = raw.decode("utf-8", errors="replace")
+        texts[p] = check_lines(raw.decode("utf-8", errors="replace"), p, "config file")
     return read_texts(texts)
 
 
@@ -272,7 +273,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     yaml_cfgs: list[tuple[str, dict]] = []
     axo_cfgs: list[str] = []
     for p, text in texts.items():
-        fmt = detect(text)
+        fmt = detect(text, p)
         job.formats[p] = fmt
         if fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
@@ -372,7 +373,7 @@ def read_texts(texts: dict[str, str]) -> Job:
         data = dict(_load_structured(texts[chosen]))
         base = lf_yaml.read_yaml(data, texts[chosen], chosen)
         try:
-            yaml.safe_load(texts[chosen])
+            load_yaml(texts[chosen], chosen, "config", syntax_errors=True)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, mark.line + 1 if mark else None,

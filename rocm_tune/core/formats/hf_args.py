@@ -96,10 +96,15 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     TrainingArguments-like call (or does not parse)."""
     import ast
 
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
     try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
+        tree = parse_python(text, file, "Python program")
+    except UserError as exc:
+        if "is not valid Python" in str(exc):
+            return None
+        raise
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     names: dict = {}
     for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)

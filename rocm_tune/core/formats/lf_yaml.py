@@ -48,8 +48,18 @@ def read_overrides(words: list[tuple[str, int]], file: str) -> dict[str, Setting
     out: dict[str, Setting] = {}
     for w, line in words:
         k, v = w.split("=", 1)
-        out[k] = Setting(k, yaml.safe_load(v) if v else "", file, line, k, "override")
+        out[k] = Setting(k, _override_value(v, file) if v else "", file, line, k, "override")
     return out
+
+
+def _override_value(v: str, file: str):
+    """An override's value as YAML (files.load_yaml's limits); the text itself when it is not YAML."""
+    from rocm_tune.core.files import load_yaml
+
+    try:
+        return load_yaml(v, file, "override", syntax_errors=True)
+    except yaml.YAMLError:
+        return v
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> dict[str, Setting]:
