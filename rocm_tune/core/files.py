@@ -418,8 +418,6 @@ def read_json(path: str | os.PathLike, what: str, expect: type | None = dict, hi
 
 def read_yaml(path: str | os.PathLike, what: str, expect: type | None = dict) -> Any:
     """Parsed YAML (safe loader) of a file; an empty file is {} when a mapping is expected."""
-    import yaml
-
     data = load_yaml(read_text(path, what, max_bytes=MAX_YAML_BYTES), path, what)
     if data is None and expect is dict:
         return {}

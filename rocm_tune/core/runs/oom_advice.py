@@ -172,7 +172,6 @@ def closest_model(ref: str):
 
 def lf_train_config(train: Mapping[str, Any], world: int = 1):
     """(model, TrainConfig, grad_accum) from LLaMA-Factory / HF training arguments, or None."""
-    import json
     import os
 
     from rocm_tune.core.errors import UserError
@@ -191,9 +190,10 @@ def lf_train_config(train: Mapping[str, Any], world: int = 1):
         offload = "optimizer" if "offload" in low else "none"
         if os.path.isfile(ds):
             try:
-                with open(ds) as fh:
-                    zo = json.load(fh).get("zero_optimization") or {}
-                zero = int(zo.get("stage", zero))
+                from rocm_tune.core.files import MAX_CONFIG_BYTES, as_int, try_read_json
+
+                zo = (try_read_json(ds, {}, MAX_CONFIG_BYTES) or {}).get("zero_optimization") or {}
+                zero = as_int(zo.get("stage", zero), 0, 3) or 0
                 off_p = (zo.get("offload_param") or {}).get("device") == "cpu"
                 off_o = (zo.get("offload_optimizer") or {}).get("device") == "cpu"
                 offload = "all" if off_p and off_o else "optimizer" if off_o else "none"
