@@ -144,11 +144,33 @@ class _Overflow(ValueError):
     """A number literal past the limits (its text is the message)."""
 
 
+class _Overflowed(float):
+    """A finite literal that overflowed to infinity (1e400): check_structure refuses it naming its key."""
+
+    text = ""
+
+
 def _finite_float(text: str) -> float:
     x = float(text)
     if math.isinf(x):
-        raise _Overflow(text)
+        x = _Overflowed(x)
+        x.text = text
     return x
+
+
+class _TooLong:
+    """An integer literal of more than MAX_DIGITS digits, left unconverted: check_structure names its key."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _int(text: str) -> int | _TooLong:
+    return _TooLong(text) if sum(c.isdigit() for c in text) > MAX_DIGITS else int(text)
+
+
+def _key_path(parent: str, key: Any) -> str:
+    return f"{parent}.{key}" if parent else str(key)
 
 
 def check_structure(data: Any, path: str | os.PathLike, what: str, *, max_depth: int = MAX_DEPTH,
@@ -158,9 +180,9 @@ def check_structure(data: Any, path: str | os.PathLike, what: str, *, max_depth:
     digits; UserError (one line naming the limit) otherwise. Iterative: never recursion-limited."""
     big = 10 ** MAX_DIGITS
     sizes: dict[int, int] = {}
-    stack: list[tuple[Any, int, bool]] = [(data, 1, False)] if isinstance(data, (dict, list)) else []
+    stack: list[tuple[Any, int, bool, str]] = [(data, 1, False, "")] if isinstance(data, (dict, list)) else []
     while stack:
-        obj, depth, done = stack.pop()
+        obj, depth, done, where = stack.pop()
         kids = obj.values() if isinstance(obj, dict) else obj
         if done:
             n = 1 + sum(sizes.get(id(k), 1) for k in kids)
@@ -171,20 +193,29 @@ def check_structure(data: Any, path: str | os.PathLike, what: str, *, max_depth:
             continue
         if depth > max_depth:
             raise UserError(f"{what} {str(path)!r} nests more than {max_depth} levels deep; not a valid {what}")
-        stack.append((obj, depth, True))
-        for k in kids:
+        stack.append((obj, depth, True, where))
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+        for key, k in items:
             if isinstance(k, (dict, list)):
                 if id(k) not in sizes:
-                    stack.append((k, depth + 1, False))
+                    stack.append((k, depth + 1, False, _key_path(where, key)))
             elif isinstance(k, int) and not isinstance(k, bool) and not -big < k < big:
-                raise UserError(f"{what} {str(path)!r} holds an integer of {len(str(abs(k)))} digits; numbers of "
-                                f"at most {MAX_DIGITS} digits are read")
+                raise UserError(f"{what} {str(path)!r}: {_key_path(where, key)} is an integer of {len(str(abs(k)))} "
+                                f"digits; numbers of at most {MAX_DIGITS} digits are read")
+            elif isinstance(k, _TooLong):
+                raise UserError(f"{what} {str(path)!r}: {_key_path(where, key)} is an integer of "
+                                f"{sum(c.isdigit() for c in k.text)} digits; numbers of at most {MAX_DIGITS} digits "
+                                "are read")
+            elif isinstance(k, _Overflowed):
+                raise UserError(f"{what} {str(path)!r}: {_key_path(where, key)} is {k.text[:40]!r}, a number that "
+                                "overflows (too large for any setting)")
         if isinstance(obj, dict):
             for k in obj:
                 if isinstance(k, int) and not isinstance(k, bool) and not -big < k < big:
                     raise UserError(f"{what} {str(path)!r} holds an integer key of {len(str(abs(k)))} digits")
-    if isinstance(data, int) and not isinstance(data, bool) and not -big < data < big:
-        raise UserError(f"{what} {str(path)!r} is an integer of {len(str(abs(data)))} digits")
+    if (isinstance(data, int) and not isinstance(data, bool) and not -big < data < big) or \
+            isinstance(data, (_TooLong, _Overflowed)):
+        raise UserError(f"{what} {str(path)!r} is a number too large for any setting")
     return data
 
 
@@ -203,7 +234,7 @@ def load_json(text: str, path: str | os.PathLike, what: str, *, lenient: bool = 
     is not JSON at all (a peek), the limits still as UserError."""
     check_nesting(text, path, what)
     try:
-        data = json.loads(text, parse_float=_finite_float)
+        data = json.loads(text, parse_float=_finite_float, parse_int=_int)
     except json.JSONDecodeError as exc:
         if lenient:
             return None
@@ -224,18 +255,19 @@ def _yaml_loader():
         class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc,valid-type]
             pass
 
-        def _int(loader, node):
+        def _yint(loader, node):
             if sum(c.isdigit() for c in str(node.value)) > MAX_DIGITS:
-                raise _Overflow(str(node.value))
+                return _TooLong(str(node.value))
             return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
 
         def _float(loader, node):
             x = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
             if math.isinf(x) and "inf" not in str(node.value).lower():
-                raise _Overflow(str(node.value))
+                x = _Overflowed(x)
+                x.text = str(node.value)
             return x
 
-        Loader.add_constructor("tag:yaml.org,2002:int", _int)
+        Loader.add_constructor("tag:yaml.org,2002:int", _yint)
         Loader.add_constructor("tag:yaml.org,2002:float", _float)
         _YAML_LOADER = Loader
     return _YAML_LOADER

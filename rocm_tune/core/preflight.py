@@ -175,7 +175,9 @@ def load_input(path: str) -> tuple[dict, str | None]:
     from rocm_tune.core.files import MAX_STATE_BYTES, load_json, read_text
 
     # a regular file only (a FIFO or /dev/zero is refused before a byte is read), nesting and numbers bounded
-    data = load_json(read_text(p, "plan file", MAX_STATE_BYTES), p, "plan file")
+    data = load_json(read_text(p, "plan file", MAX_STATE_BYTES), p, "plan file", lenient=True)
+    if data is None:
+        raise UserError(f"{str(p)!r} is not valid JSON (a plan.json from `rocm-tune plan --json`)")
     return _check_plan(data, str(p)), bundle
 
 

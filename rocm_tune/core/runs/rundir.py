@@ -393,7 +393,9 @@ def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: 
         if st.st_size > 4 * 2**20:
             return _corrupt_info(d, fallback_id, f"{RUN_JSON} is {st.st_size} bytes (at most 4 MiB)", marked)
         with open(path, encoding="utf-8") as fh:
-            meta = load_json(fh.read(), path, RUN_JSON)  # core/files: depth, digits, 1e400
+            meta = load_json(fh.read(), path, RUN_JSON, lenient=True)  # core/files: depth, digits, 1e400
+        if meta is None:
+            raise ValueError("not JSON")
     except UserError as exc:
         return _corrupt_info(d, fallback_id, str(exc), marked)
     except PermissionError:
