@@ -118,7 +118,8 @@ def test_check_names_the_limit_that_was_hit(user_dir):
     cases = {("huge", "yaml"): "reads at most 8 MiB", ("long-line", "yaml"): "lines of at most 1,024 KiB",
              ("fifo", "yaml"): "is a FIFO", ("dev-zero", "json"): "is a device",
              ("deep-block", "yaml"): "more than 100 levels deep", ("alias-bomb", "yaml"): "alias bomb",
-             ("bigint", "json"): "train_micro_batch_size_per_gpu is an integer of 4000 digits", ("1e400", "json"): "train_micro_batch_size_per_gpu is '1e400', a number that overflows",
+             ("bigint", "json"): "train_micro_batch_size_per_gpu is an integer of 4000 digits",
+             ("1e400", "json"): "train_micro_batch_size_per_gpu is '1e400', a number that overflows",
              ("chain", "py"): "too deeply", ("deep", "json"): "nests brackets more than 1000 levels"}
     for (kind, fmt), must in cases.items():
         p = make(kind, user_dir / f"{kind}.{fmt}", fmt)

@@ -778,8 +778,9 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
             diff += "".join(difflib.unified_diff(old.splitlines(keepends=True), t.splitlines(keepends=True),
                                                  fromfile=p if p in files else "/dev/null",
                                                  tofile=os.path.basename(p) + " (fixed)"))
-    return {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
-                                                         for k, v in keys.items()}} | ({"manual": manual} if manual else {})
+    out = {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
+                                                        for k, v in keys.items()}}
+    return out | ({"manual": manual} if manual else {})
 
 
 # ------------------------------------------------------------------------------------------------ entry

@@ -297,7 +297,7 @@ class _Attr:
 
 def read_dataset_info(info_path: Path) -> dict:
     """The entries of a dataset_info.json (a non-empty JSON object); one-line UserError otherwise."""
-    info = read_json(info_path, "dataset list", hint=" of dataset entries")
+    info = read_json(info_path, "dataset list", hint=" of dataset entries", max_bytes=MAX_CONFIG_BYTES)
     if not info:
         raise UserError(f"{info_path} lists no datasets; it must be a JSON object of dataset entries")
     return info
