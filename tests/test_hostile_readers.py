@@ -208,6 +208,13 @@ def test_resume_checkpoint_with_a_hostile_file(stopped_run, tmp_path, name, fmt,
     unchanged(tmp_path, before)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "huge"])
+def test_resume_checkpoint_that_is_not_a_folder(stopped_run, tmp_path, kind):
+    env, rid, _b = stopped_run
+    p = make(kind, tmp_path / "checkpoint-9", "text")
+    one_line(cli("resume", rid, "--checkpoint", str(p), "--dry-run", env=env), "is not a folder")
+
+
 @pytest.mark.parametrize("kind", KINDS["json"])
 def test_resume_with_a_hostile_plan_json_never_falls_over(stopped_run, kind):
     env, rid, b = stopped_run

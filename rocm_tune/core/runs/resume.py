@@ -421,6 +421,8 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
     target = run_target(meta, d)
     skipped: list[Checkpoint] = []
     if checkpoint:
+        if not os.path.isdir(os.path.expanduser(checkpoint)):  # a file, a FIFO, a device, nothing: never read
+            raise UserError(f"--checkpoint {checkpoint!r} is not a folder; give a checkpoint-N folder of the run")
         ck = inspect_checkpoint(os.path.abspath(os.path.expanduser(checkpoint)))
         if not ck.complete:
             raise UserError(f"--checkpoint {checkpoint!r} is not complete: {ck.problem}")
