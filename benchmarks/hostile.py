@@ -1,8 +1,10 @@
 """Hostile cases against rocm-tune's runs, inputs and arguments (issue 15). Prints, per area, the cases
 tried, tracebacks (must be 0), wrong statuses (must be 0) and processes left behind after `stop` or
-after a run was reported ended (must be 0).
+after a run was reported ended (must be 0); for the areas "25 ..." (issue 25 items 16-19, each case a
+subprocess under a 60 s timeout and a 3 GiB address-space limit) also hangs, memory blow-ups and
+processes that are not a run's but were signalled (all must be 0).
 
-    PYTHONPATH=. python benchmarks/hostile.py [--seed N] [--arg-cases N] [--quick]
+    PYTHONPATH=. python benchmarks/hostile.py [--seed N] [--arg-cases N] [--quick] [--only-25]
 
 Everything runs in a private XDG_STATE_HOME under a temp dir. Argument and file cases run `cli.main`
 in-process (a traceback = an exception escaping it); run cases start real processes through the
@@ -32,7 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-STATS: dict[str, dict[str, int]] = defaultdict(lambda: {"cases": 0, "tracebacks": 0, "wrong_status": 0, "left": 0})
+COLUMNS = ("cases", "tracebacks", "wrong_status", "left", "hangs", "memory", "signalled")
+STATS: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(COLUMNS, 0))
 NOTES: list[str] = []
 
 
@@ -393,6 +396,154 @@ def concurrency_cases(n: int = 20) -> None:
             procs.signal_run(s.id, signal.SIGKILL)
 
 
+# ---------------------------------------------------------------------------------------------- issue 25, 16-19
+
+
+def sub_case(area: str, argv: list[str], *, env: dict | None = None, fsize: int | None = None,
+             want2: bool = True) -> subprocess.CompletedProcess | None:
+    """One `python -m rocm_tune ARGV` in a subprocess (60 s, 3 GiB of address space): a hang, a memory blow-up
+    (MemoryError or killed), a traceback or (want2) anything but exit 2 with one line is counted."""
+    import resource
+
+    def limits():
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    STATS[area]["cases"] += 1
+    try:
+        p = subprocess.run([sys.executable, "-m", "rocm_tune", *argv], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, preexec_fn=limits,
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        note(area, "hangs", f"{argv}")
+        return None
+    if "MemoryError" in p.stderr or p.returncode < 0:
+        note(area, "memory", f"{argv}: rc {p.returncode} {p.stderr[-200:]}")
+    elif "Traceback" in p.stderr or p.returncode not in (0, 1, 2):
+        note(area, "tracebacks", f"{argv}: {p.stderr[-300:]}")
+    elif want2 and (p.returncode != 2 or len(p.stderr.strip().splitlines()) != 1):
+        note(area, "wrong_status", f"{argv}: rc {p.returncode} {p.stderr[-200:]}")
+    return p
+
+
+def _stopped_run(tmp: Path) -> tuple[str, Path]:
+    data = tmp / "r25-data.json"
+    data.write_text(json.dumps([{"instruction": "hi", "input": "", "output": "hello"}] * 8))
+    b = tmp / "r25-bundle"
+    subprocess.run([sys.executable, "-m", "rocm_tune", "export", "--dataset", str(data), "--model", "qwen2.5-0.5b",
+                    "--gpu", "mi250x", "--gpus", "2", "--micro-batch", "4", "--effective-batch", "8", "--allow-unfit",
+                    "-o", str(b)], capture_output=True, check=True)
+    r = subprocess.run([sys.executable, "-m", "rocm_tune", "run", "--script", str(b / "run.sh"), "--json", "--env",
+                        "LLAMAFACTORY_PYTHON=/bin/false"], capture_output=True, text=True, check=True)
+    rid = json.loads(r.stdout)["id"]
+    from rocm_tune.core.runs.registry import find_run
+
+    _wait(lambda: find_run(rid).status != "running")
+    return rid, b
+
+
+def reader_cases(tmp: Path) -> None:
+    """Every hostile file kind to every reader of check, explain, resume, the notify config, --notify,
+    --dataset-name and --retry-oom --plan (issue 25 items 17-18)."""
+    from tests.helpers_hostile import KINDS, make
+
+    d = tmp / "r25"
+    d.mkdir()
+    good = d / "good.yaml"
+    good.write_text("model_name_or_path: qwen2.5-0.5b\nstage: sft\nfinetuning_type: lora\ncutoff_len: 1024\n")
+    findings = {("yaml", "1e400"), ("json", "list-for-str"), ("py", "deep")}  # check's findings, not bad input
+    for fmt in ("yaml", "json", "py", "sh"):
+        for k in KINDS[fmt]:
+            p = make(k, d / f"c-{k}.{fmt}", fmt)
+            sub_case("25 check", ["check", *([str(good)] if fmt == "json" else []), str(p), "--gpu", "mi50-32gb",
+                                  "--no-app"], want2=(fmt, k) not in findings)
+            p.unlink()
+    for k in KINDS["log"]:
+        p = make(k, d / f"e-{k}.log", "log")
+        sub_case("25 explain", ["explain", str(p)], want2=k in ("fifo", "dev-zero"))
+        p.unlink()
+    for k in KINDS["json"]:
+        o = d / f"out-{k}" / "checkpoint-5"
+        o.mkdir(parents=True)
+        make(k, o / "trainer_state.json", "json")
+        sub_case("25 explain", ["explain", str(o.parent)], want2=False)
+        make(k, d / f"plan-{k}.json", "json")
+        sub_case("25 --retry-oom", ["run", "--retry-oom", "1", "--plan", str(d / f"plan-{k}.json"), "--dir",
+                                    str(d / f"rp-{k}")])
+        (d / f"di-{k}").mkdir()
+        make(k, d / f"di-{k}" / "dataset_info.json", "json")
+        sub_case("25 --dataset-name", ["plan", "--model", "qwen2.5-0.5b", "--gpu", "mi50-32gb", "--dataset-name",
+                                       "d", "--dataset-dir", str(d / f"di-{k}")], want2=k not in ("list-for-str",
+                                                                                                "long-line"))
+    rid, _b = _stopped_run(tmp)
+    for k in KINDS["toml"]:
+        c = make(k, d / f"n-{k}.toml", "toml")
+        for argv in (["resume", rid, "--dry-run"], ["run", "--dir", str(d / f"rn-{k}"), "--", "true"]):
+            sub_case("25 notify config", argv, env={"ROCM_TUNE_CONFIG": str(c)})
+    for url in ("http://[::1", "http://host:port/", "https://exa mple.com/x", "slack:http://[x", "http://"):
+        sub_case("25 --notify URL", ["resume", rid, "--dry-run", "--notify", url])
+        sub_case("25 --notify URL", ["run", "--notify", url, "--dir", str(d / "rnu"), "--", "true"])
+    n = 100
+    for name, fmt in (("trainer_state.json", "json"), ("adapter_model.safetensors", "safetensors"),
+                      ("model.safetensors.index.json", "json"), ("latest", "text")):
+        for k in KINDS[fmt]:
+            n += 1
+            ck = d / "cks" / f"checkpoint-{n}"
+            ck.mkdir(parents=True)
+            make(k, ck / name, fmt)
+            sub_case("25 resume", ["resume", rid, "--checkpoint", str(ck), "--dry-run"])
+
+
+def other_cases(tmp: Path) -> None:
+    """Item 19: --fix on a full disk (RLIMIT_FSIZE) and on a Python program; PIDs in other scripts' digits."""
+    d = tmp / "r25-fix"
+    d.mkdir()
+    cfg = d / "train.yaml"
+    cfg.write_text("model_name_or_path: qwen2.5-7b\nstage: sft\nfinetuning_type: full\ncutoff_len: 4096\n"
+                   "per_device_train_batch_size: 16\nbf16: true\n# " + "x" * 8192 + "\n")
+    (d / "fixed").mkdir()
+    sub_case("25 --fix", ["check", str(cfg), "--gpu", "mi50-32gb", "--fix", str(d / "fixed")], fsize=4096)
+    if os.listdir(d / "fixed"):
+        note("25 --fix", "wrong_status", f"a full disk left {os.listdir(d / 'fixed')}")
+    prog = d / "train.py"
+    prog.write_text("from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='o', "
+                    "per_device_train_batch_size=64, bf16=True)\n")
+    p = sub_case("25 --fix", ["check", str(prog), "--gpu", "mi50-32gb", "--model", "qwen2.5-7b", "--fix",
+                              str(d / "pyfix")], want2=False)
+    for f in (d / "pyfix").glob("*.py") if (d / "pyfix").is_dir() else ():
+        if any(x.lstrip().startswith("--") for x in f.read_text().splitlines()):
+            note("25 --fix", "wrong_status", f"{f.name}: shell lines written into a Python program")
+    del p
+    for pid in ("\u00b2", "\u0663", "\uff11\uff12"):
+        sub_case("25 PIDs", ["explain", pid])
+
+
+def signal_cases(tmp: Path) -> None:
+    """Item 16: explain PID / LOG / --stacks against processes that are not runs; none may be signalled."""
+    for kind in ("sleep", "bash", "python"):
+        hit, log = tmp / f"sig-{kind}.hit", tmp / f"sig-{kind}.log"
+        argv = {"sleep": ["sleep", "300"],
+                "bash": ["bash", "-c", f"trap 'echo x >> {hit}' USR2; echo \"{{'loss': 1.0}}\"; "
+                                       "while true; do sleep 0.2; done"],
+                "python": [sys.executable, "-c", f"import faulthandler, signal, time\nfh = open({str(hit)!r}, 'w')\n"
+                           "faulthandler.register(signal.SIGUSR2, file=fh)\nprint(\"{'loss': 1.0}\", flush=True)\n"
+                           "time.sleep(300)\n"]}[kind]
+        with open(log, "w") as out:
+            proc = subprocess.Popen(argv, stdout=out, stderr=out, start_new_session=True,
+                                    env={k: v for k, v in os.environ.items() if k != "ROCM_TUNE_RUN_ID"})
+        time.sleep(1.0)
+        for a in (["explain", str(proc.pid), "--stacks"], ["explain", str(log), "--stacks"],
+                  ["explain", str(proc.pid), "--stall-s", "0"]):
+            sub_case("25 signals", a, want2=False)
+            time.sleep(0.3)
+            if proc.poll() is not None or (hit.exists() and hit.read_text()):
+                note("25 signals", "signalled", f"{kind} by {a}")
+                break
+        proc.kill()
+        proc.wait()
+
+
 def _ours(pid: int, tmp: Path) -> bool:
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
@@ -406,6 +557,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--arg-cases", type=int, default=1000)
     ap.add_argument("--quick", action="store_true", help="120 argument cases, 5 concurrent runs")
+    ap.add_argument("--only-25", action="store_true", help="only the issue-25 areas (readers, --fix, PIDs, signals)")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rocm-tune-hostile-"))
     os.environ["XDG_STATE_HOME"] = str(tmp / "state")
@@ -417,12 +569,16 @@ def main() -> int:
     t0 = time.time()
     files = hostile_files(tmp)
     rng = random.Random(a.seed)
-    arg_cases(files, tmp, 120 if a.quick else a.arg_cases, rng)
-    file_cases(files, tmp)
-    corrupt_cases()
-    process_cases(tmp)
-    disk_full_cases(tmp)
-    concurrency_cases(5 if a.quick else 20)
+    if not a.only_25:
+        arg_cases(files, tmp, 120 if a.quick else a.arg_cases, rng)
+        file_cases(files, tmp)
+        corrupt_cases()
+        process_cases(tmp)
+        disk_full_cases(tmp)
+        concurrency_cases(5 if a.quick else 20)
+    reader_cases(tmp)
+    other_cases(tmp)
+    signal_cases(tmp)
     # nothing any case started may still run
     from rocm_tune.core.runs import procs
 
@@ -431,17 +587,15 @@ def main() -> int:
             note("all", "left", f"run {rid}: {sorted(pids)}")
             procs.signal_run(rid, signal.SIGKILL)
     print(f"hostile cases (seed {a.seed}), {time.time() - t0:.0f} s on {os.cpu_count()} CPUs, no GPU")
-    print(f"{'area':<22}{'cases':>7}{'tracebacks':>12}{'wrong status':>14}{'left behind':>13}")
-    tot = {"cases": 0, "tracebacks": 0, "wrong_status": 0, "left": 0}
-    for area, s in STATS.items():
-        print(f"{area:<22}{s['cases']:>7}{s['tracebacks']:>12}{s['wrong_status']:>14}{s['left']:>13}")
-        for k in tot:
-            tot[k] += s[k]
-    print(f"{'total':<22}{tot['cases']:>7}{tot['tracebacks']:>12}{tot['wrong_status']:>14}{tot['left']:>13}")
+    heads = ("cases", "tracebacks", "wrong status", "left behind", "hangs", "memory", "signalled")
+    print(f"{'area':<22}" + "".join(f"{h:>{len(h) + 2}}" for h in heads))
+    tot = {k: sum(s[k] for s in STATS.values()) for k in COLUMNS}
+    for area, s in list(STATS.items()) + [("total", tot)]:
+        print(f"{area:<22}" + "".join(f"{s[k]:>{len(h) + 2}}" for k, h in zip(COLUMNS, heads)))
     for n in NOTES:
         print("  " + n)
     shutil.rmtree(tmp, ignore_errors=True)
-    return 0 if not (tot["tracebacks"] or tot["wrong_status"] or tot["left"]) else 1
+    return 0 if not any(tot[k] for k in COLUMNS[1:]) else 1
 
 
 if __name__ == "__main__":

@@ -186,7 +186,7 @@ def test_check_json_is_the_documented_contract(tmp_path):
     assert set(fit["memory"]) == {"load", "step", "eval", "save"}
     assert_documented("memory", [ph for ph in fit["memory"].values()])
     assert_documented("finding", oom["findings"] + cutd["findings"] + unknown["findings"])
-    assert_documented("fix", [oom["fix"], cutd["fix"]])
+    assert_documented("fix", [oom["fix"], cutd["fix"]], elsewhere=("manual",))  # manual: test_hostile_readers
 
 
 @pytest.mark.parametrize("flags, launcher, gpu, fmt", [

@@ -88,3 +88,45 @@ def test_atomic_write_keeps_mode_refuses_without_force_and_leaves_no_temp(tmp_pa
     msg = one_line(atomic_write_text, tmp_path, "y")                        # a directory in the way
     assert str(tmp_path) in msg and "is a directory" in msg
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.json", "run.sh"]
+
+
+# ---------------------------------------------------------------------------------- the safe loaders (issue 25)
+
+
+def test_safe_loaders_refuse_explosive_structure_naming_the_limit():
+    from rocm_tune.core.files import load_json, load_toml, load_yaml, parse_python
+    from tests.helpers_hostile import _BOMB_YAML
+
+    assert "alias bomb" in one_line(load_yaml, _BOMB_YAML, "b.yaml", "config")
+    assert "100 levels" in one_line(load_yaml, "a: &a [*a]\n", "r.yaml", "config")  # a recursive alias
+    assert "100 levels" in one_line(load_yaml, "a:\n" + "".join(" " * i + "b:\n" for i in range(1, 150)), "d.yaml",
+                                    "config")
+    assert "x.y is an integer of 40 digits" in one_line(load_json, '{"x": {"y": %s}}' % ("9" * 40), "n.json", "config")
+    assert "x.1 is '1e400'" in one_line(load_json, '{"x": [1, 1e400]}', "f.json", "config")
+    assert "cutoff_len is '1.0e+999'" in one_line(load_yaml, "cutoff_len: 1.0e+999\n", "f.yaml", "config")
+    assert "dotted key" in one_line(load_toml, "a" + ".a" * 200 + " = 1\n", "c.toml", "config")
+    assert "too deeply" in one_line(parse_python, "x = " + "1+" * 100_000 + "1\n", "p.py", "program")
+    # what real files hold still loads: explicit infinities, 30-digit ints, shared anchors used a few times
+    assert load_yaml("a: .inf\nb: &x {k: 1}\nc: *x\nd: " + "9" * 30 + "\n", "ok.yaml", "config")["c"] == {"k": 1}
+    assert load_json('{"a": Infinity, "b": 1e300}', "ok.json", "config")["b"] == 1e300
+
+
+def test_as_int_and_as_str_are_the_use_site_type_checks():
+    from rocm_tune.core.files import as_int, as_str
+
+    assert as_int(4) == 4 and as_int(4.0) == 4 and as_int(True) is None and as_int(float("inf")) is None
+    assert as_int([1]) is None and as_int("4") is None and as_int(5, 0, 3) is None and as_int(2.5) is None
+    assert as_str("x") == "x" and as_str(["x"]) is None
+
+
+def test_write_all_atomic_writes_all_or_nothing(tmp_path):
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import write_all_atomic
+
+    (tmp_path / "a.txt").write_text("old a")
+    write_all_atomic({str(tmp_path / "a.txt"): "new a", str(tmp_path / "b.txt"): "new b"})
+    assert (tmp_path / "a.txt").read_text() == "new a" and (tmp_path / "b.txt").read_text() == "new b"
+    with pytest.raises(UserError) as e:  # the second target's folder is missing: the first is not replaced
+        write_all_atomic({str(tmp_path / "a.txt"): "newer", str(tmp_path / "no" / "c.txt"): "c"})
+    assert "nothing was written" in str(e.value) and (tmp_path / "a.txt").read_text() == "new a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]  # no temp file left

@@ -622,22 +622,44 @@ def _spawn(tmp_path: Path, handler: bool):
     return proc, log
 
 
+def _spawn_run(handler: bool = True) -> tuple[str, int]:
+    """The _spawn program started as a rocm-tune run (its process carries the run's marker): (run id, pid)."""
+    import sys
+    import time
+
+    from rocm_tune.core.runs.registry import find_run
+
+    code = (("from rocm_tune.train.callbacks import register_stack_dump\nregister_stack_dump()\n" if handler else "")
+            + "import time\nprint(\"{'loss': 1.0, 'epoch': 0.1}\", flush=True)\n"
+              "def wait_in_barrier():\n    time.sleep(120)\nwait_in_barrier()\n")
+    r = run_cli("run", "--json", "--", sys.executable, "-c", code)
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    log = Path(info["dir"]) / "stdout.log"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and b"'loss'" not in (log.read_bytes() if log.exists() else b""):
+        time.sleep(0.05)
+    time.sleep(1.2)     # the log is now older than --stall-s 1
+    return info["id"], find_run(info["id"]).pid
+
+
 def test_a_live_run_without_progress_gets_each_stack_and_the_call_it_waits_in(tmp_path):
-    proc, _ = _spawn(tmp_path, handler=True)
+    from rocm_tune.core.runs import procs
+
+    rid, pid = _spawn_run()  # a rocm-tune run's process: proven the run's (its marker), so it may be signalled
     try:
-        r = run_cli("explain", str(proc.pid), "--json", "--stall-s", "1")
+        r = run_cli("explain", str(pid), "--json", "--stall-s", "1")
         assert r.returncode == 1, r.stderr
         d = json.loads(r.stdout)
         assert d["status"] == "hang" and d["diagnoses"][d["root"]]["code"] == "live-stall"
         (st,) = d["stacks"]
         assert "wait_in_barrier" in st["waits_in"] and st["method"] in ("faulthandler", "py-spy")
-        assert proc.poll() is None          # the dump did not stop it
-        quiet = run_cli("explain", str(proc.pid), "--json", "--no-stacks", "--stall-s", "1")
+        assert procs.pid_alive(pid)          # the dump did not stop it
+        quiet = run_cli("explain", str(pid), "--json", "--no-stacks", "--stall-s", "1")
         q = json.loads(quiet.stdout)
         assert quiet.returncode == 0 and q["status"] == "running" and q["stacks"] is None
     finally:
-        proc.kill()
-        proc.wait()
+        run_cli("stop", rid, "--grace", "0")
 
 
 def test_a_process_without_a_handler_is_never_signalled(tmp_path):

@@ -103,6 +103,8 @@ def render(rep) -> str:
                  "the command as its author wrote it")
         lines.append(f"Minimal fix (same effective batch; {where}):")
         lines.append(rep.fix["diff"].rstrip("\n"))
+        if rep.fix.get("manual"):
+            lines.append(f"By hand: add {', '.join(rep.fix['manual'])} to the program's TrainingArguments(...)")
     return "\n".join(lines)
 
 

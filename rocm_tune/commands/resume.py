@@ -29,11 +29,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.runs.resume import prepare_resume, resume_run
+    import contextlib
 
     from rocm_tune.core.runs.notify import resolve
+    from rocm_tune.core.runs.registry import find_run
+    from rocm_tune.core.runs.resume import resume_lock
 
     targets = resolve(args.notify)  # --notify wins; else the config file's `notify`; `--notify none`: nothing
+    info = find_run(args.run)
+    # one resume of a run at a time: checked and started under RUN_DIR/.resume.lock (a second one is refused)
+    with contextlib.nullcontext() if args.dry_run else resume_lock(info.dir, info.id):
+        return _resume(args, targets)
+
+
+def _resume(args: argparse.Namespace, targets: list[str]) -> int:
+    from rocm_tune.core.runs.resume import prepare_resume, resume_run
+
     r = prepare_resume(args.run, gpus=args.gpus, nodes=args.nodes, checkpoint=args.checkpoint)
     if not args.json:
         ck = r.checkpoint

@@ -14,6 +14,7 @@ from rocm_tune.core import formats, plan_search
 from rocm_tune.core import memory as _memory
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import MAX_CONFIG_BYTES, load_json, read_text
 from rocm_tune.core.memory import TrainConfig, estimate
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import deepspeed as ds
@@ -91,6 +92,8 @@ def resolve_model(ref: str | None, override: str | None):
     if not ref:
         return None, None, Finding("MODEL_MISSING", "error", None, None,
                                    "no model_name_or_path / --model in the config", "pass --model ID|PATH")
+    if not isinstance(ref, str):  # a list or a number where the model's name or path belongs
+        raise UserError(f"model_name_or_path must be a model id or path, got {type(ref).__name__} {str(ref)[:60]}")
     got = identify_model(ref)
     if got.spec is None:
         return None, None, Finding("MODEL_UNKNOWN", "error", None, None,
@@ -390,12 +393,8 @@ def _dataset_findings(job: formats.Job) -> list[Finding]:
         cand = os.path.join(base, str(job.get("dataset_dir", "data")), "dataset_info.json")
         if not os.path.isfile(cand):
             return []
-        with open(cand, encoding="utf-8", errors="replace") as fh:
-            info_text, where = fh.read(), cand
-    try:
-        info = json.loads(info_text)
-    except ValueError:
-        return []
+        info_text, where = read_text(cand, "dataset_info.json", MAX_CONFIG_BYTES), cand
+    info = load_json(info_text, where, "dataset_info.json", lenient=True)
     if not isinstance(info, dict):
         return []
     missing = [n.strip() for n in str(ds.value).split(",") if n.strip() and n.strip() not in info]
@@ -615,7 +614,11 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
     i = (setting.line or 1) - 1
     if not 0 <= i < len(lines):
         return text
-    if setting.kind == "override":         # `key=value` after the config on the command line (LLaMA-Factory, tune run)
+    if style == "python":  # a keyword argument of a call: a Python literal, never a shell flag
+        lines[i] = re.sub(r"(\b" + re.escape(setting.native) + r"\s*=\s*)([^,)#\n]+?)(\s*(?:[,)#]|$))",
+                          lambda m: m.group(1) + _py_value(not new_value if setting.invert else new_value)
+                          + m.group(3), lines[i].rstrip("\n"), count=1) + "\n"
+    elif setting.kind == "override":       # `key=value` after the config on the command line (LLaMA-Factory, tune run)
         v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
         lines[i] = re.sub(r"(?<![\w.-])(" + re.escape(setting.native) + r")=\S+", lambda m: m.group(1) + "=" + v,
                           lines[i], count=1)
@@ -630,6 +633,10 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
         lines[i] = re.sub(r"(--" + re.escape(setting.native) + r")(=|\s+)(\S+)",
                           lambda m: m.group(1) + m.group(2) + v, lines[i], count=1)
     return "".join(lines)
+
+
+def _py_value(v) -> str:
+    return repr(v) if isinstance(v, (bool, str)) else str(v)
 
 
 def _add_to_text(text: str, job, key: str, value, file: str) -> str:
@@ -666,6 +673,7 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
     """The user's files with `keys` applied (and a unified diff against `originals`, default the job's own)."""
     files = dict(originals) if originals is not None else dict(job.files)
     new = dict(job.files)
+    manual: list[str] = []  # keyword arguments a Python program needs added by hand
     lf_yaml_file = next((p for p, f in job.formats.items() if f == "lf-yaml"), None)
     target_file = lf_yaml_file or job.entry_file
     for key, value in keys.items():
@@ -690,6 +698,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
                 s = job.settings.get("deepspeed")
                 if s is not None and s.file in new:
                     new[s.file] = _set_in_text(new[s.file], s, name, job.script_flags.get("style", ""))
+                elif target_file and job.formats.get(target_file) == "python":
+                    manual.append(f"deepspeed={name!r}")
                 elif target_file:
                     new[target_file] = _add_to_text(new[target_file], job, "deepspeed", name, target_file)
             continue
@@ -698,6 +708,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
             continue                   # a notebook's cells are not rewritten: the change is listed, not applied
         if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override"):
             new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
+        elif target_file and target_file in new and job.formats.get(target_file) == "python":
+            manual.append(f"{key}={_py_value(value)}")  # a program takes no shell flags: said, never written
         elif target_file and target_file in new:
             new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
     changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
@@ -710,9 +722,10 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
             diff += "".join(difflib.unified_diff(old.splitlines(keepends=True), t.splitlines(keepends=True),
                                                  fromfile=p if p in files else "/dev/null",
                                                  tofile=os.path.basename(p) + " (fixed)"))
-    return {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
-                                                         for k, v in keys.items()},
-            "added": added, "refs": refs}
+    out = {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
+                                                        for k, v in keys.items()},
+           "added": added, "refs": refs}
+    return out | ({"manual": manual} if manual else {})
 
 
 def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
@@ -950,14 +963,25 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
 
 
 def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
-    """Write the fixed files into out_dir (never over an existing file without force)."""
+    """Write the fixed files into out_dir (never over an existing file without force): all of them or
+    none (temp files beside them, fsynced, then renamed; a full disk leaves nothing behind). A Python
+    program that would need new arguments is refused: they are named, to add by hand."""
+    from rocm_tune.core.files import write_all_atomic
+
+    if fix.get("manual"):
+        raise UserError(f"--fix: the Python program needs {', '.join(fix['manual'])} added to its TrainingArguments"
+                        "(...) by hand (a program takes no shell flags); nothing was written")
     targets = [os.path.join(out_dir, n) for n in fix["files"]]
     if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
         raise UserError(f"--fix {out_dir}: exists and is not a directory")
     clash = [t for t in targets if os.path.lexists(t)]
     if clash and not force:
         raise UserError(f"--fix: {clash[0]} already exists (use --force to overwrite)")
-    os.makedirs(out_dir, exist_ok=True)
+    made = not os.path.lexists(out_dir)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--fix {out_dir}: cannot make the directory ({exc.strerror or exc})") from None
     here = os.path.abspath(out_dir)
     texts = dict(fix["files"])
     for name in fix.get("added") or []:        # a file the fix adds, named by path from where the user runs it
@@ -967,9 +991,13 @@ def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
     for script, pairs in (fix.get("refs") or {}).items():   # the copied launch script starts the fixed config
         for written, fixed in pairs:
             texts[script] = texts[script].replace(written, os.path.join(here, fixed))
-    for t, (_n, text) in zip(targets, texts.items()):
-        if os.path.islink(t):
-            os.unlink(t)
-        with open(t, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    try:
+        write_all_atomic(dict(zip(targets, texts.values())), flag="--fix")
+    except UserError:
+        if made:
+            try:
+                os.rmdir(out_dir)  # the folder this call made, empty again
+            except OSError:
+                pass
+        raise
     return targets

@@ -303,7 +303,7 @@ def read_saves(directory: str | os.PathLike) -> list[dict]:
             for line in fh:
                 try:
                     rec = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
                 sec = rec.get("seconds") if isinstance(rec, dict) else None
                 if isinstance(sec, (int, float)) and not isinstance(sec, bool) and 0 <= sec < 10**6:

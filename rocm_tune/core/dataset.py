@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import read_json, read_text
+from rocm_tune.core.files import MAX_CONFIG_BYTES, read_json, read_text, try_read_json
 
 FORMATS = ("alpaca", "sharegpt", "messages")
 CUTOFFS = (256, 512, 1024, 2048, 4096, 8192, 16384)
@@ -217,6 +217,8 @@ def read_records(path: Path) -> list:
                 raise UserError(
                     f"malformed JSON in {path} at line {exc.lineno} column {exc.colno}: {exc.msg}"
                 ) from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise UserError(f"malformed JSON in {path}: {str(exc)[:100]}") from None
         else:
             if isinstance(data, list):
                 return data
@@ -238,6 +240,8 @@ def read_records(path: Path) -> list:
             raise UserError(f"malformed JSON Lines in {path} on line {lineno}: nested too deeply") from None
         except json.JSONDecodeError as exc:
             raise UserError(f"malformed JSON Lines in {path} on line {lineno} column {exc.colno}: {exc.msg}") from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise UserError(f"malformed JSON Lines in {path} on line {lineno}: {str(exc)[:100]}") from None
     return out
 
 
@@ -293,7 +297,7 @@ class _Attr:
 
 def read_dataset_info(info_path: Path) -> dict:
     """The entries of a dataset_info.json (a non-empty JSON object); one-line UserError otherwise."""
-    info = read_json(info_path, "dataset list", hint=" of dataset entries")
+    info = read_json(info_path, "dataset list", hint=" of dataset entries", max_bytes=MAX_CONFIG_BYTES)
     if not info:
         raise UserError(f"{info_path} lists no datasets; it must be a JSON object of dataset entries")
     return info
@@ -704,13 +708,13 @@ def _chat_template_text(model_dir: Path, cfg: dict) -> str | None:
         p = model_dir / fname
         if p.is_file():
             try:
-                return p.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                return read_text(p, "chat template", MAX_CONFIG_BYTES)
+            except UserError:
                 return None
     tpl = cfg.get("chat_template")
     if tpl is None and (model_dir / "chat_template.json").is_file():
         try:
-            tpl = json.loads((model_dir / "chat_template.json").read_text(encoding="utf-8")).get("chat_template")
+            tpl = try_read_json(model_dir / "chat_template.json", {}).get("chat_template")
         except (OSError, ValueError, AttributeError):
             tpl = None
     if isinstance(tpl, list):  # [{"name": "default", "template": ...}, ...]
@@ -763,7 +767,7 @@ def load_counter(model_dir: Path) -> tuple[_TokCounter | None, str | None]:
     cfg_path = model_dir / "tokenizer_config.json"
     if cfg_path.is_file():
         try:
-            loaded = json.loads(cfg_path.read_text(encoding="utf-8"))
+            loaded = try_read_json(cfg_path, {})  # core/files: a regular file, bounded, depth/number limits
             cfg = loaded if isinstance(loaded, dict) else {}
         except (OSError, ValueError):
             cfg = {}

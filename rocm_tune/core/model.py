@@ -19,7 +19,7 @@ from typing import Any
 
 from rocm_tune.core import model_cache
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import read_json
+from rocm_tune.core.files import MAX_CONFIG_BYTES, read_json
 
 __all__ = [
     "SUPPORTED_FAMILIES",
@@ -1121,7 +1121,7 @@ _PRESET_DIR = Path(__file__).resolve().parent.parent / "profiles" / "models"
 
 
 def _read_config_file(path: Path) -> dict:
-    return read_json(path, "model config")
+    return read_json(path, "model config", max_bytes=MAX_CONFIG_BYTES)
 
 
 # the caches (core/model_cache.py); the old private names stay for callers that used them

@@ -639,7 +639,7 @@ def _check_version(d: Mapping) -> None:
 
 def load_plan(path: str) -> Plan:
     """Read and validate a plan.json (UserError for unreadable / not JSON / not an object / bad field)."""
-    from rocm_tune.core.files import read_json
+    from rocm_tune.core.files import MAX_STATE_BYTES, read_json
 
-    data = read_json(path, "plan file", hint=" (the output of `rocm-tune plan --json`)")
+    data = read_json(path, "plan file", hint=" (the output of `rocm-tune plan --json`)", max_bytes=MAX_STATE_BYTES)
     return Plan.from_dict(data)

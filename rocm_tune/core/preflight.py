@@ -173,15 +173,12 @@ def load_input(path: str) -> tuple[dict, str | None]:
     elif not p.exists():
         raise UserError(f"{path!r} does not exist; give a plan.json (`rocm-tune plan --json > plan.json`) "
                         "or a bundle directory")
-    from rocm_tune.core.files import check_nesting, read_text
+    from rocm_tune.core.files import MAX_STATE_BYTES, load_json, read_text
 
-    # a regular file only (a FIFO or /dev/zero is refused before a byte is read), nesting bounded
-    text = read_text(p, "plan file")
-    check_nesting(text, p, "plan file")
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise UserError(f"{str(p)!r} is not valid JSON: {exc}") from None
+    # a regular file only (a FIFO or /dev/zero is refused before a byte is read), nesting and numbers bounded
+    data = load_json(read_text(p, "plan file", MAX_STATE_BYTES), p, "plan file", lenient=True)
+    if data is None:
+        raise UserError(f"{str(p)!r} is not valid JSON (a plan.json from `rocm-tune plan --json`)")
     return _check_plan(data, str(p)), bundle
 
 

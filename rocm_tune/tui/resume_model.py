@@ -64,7 +64,14 @@ def describe(r: Any, gpus: int | None = None, nodes: int | None = None) -> str:
 
 
 def start(r: Any) -> Any:
-    """Start it (`resume_run`); returns the RunInfo."""
-    from rocm_tune.core.runs.resume import resume_run
+    """Start it (`resume_run`) under the run's resume lock, as `rocm-tune resume` does; returns the RunInfo.
+    UserError (one line) when another resume holds the lock or has started the run meanwhile."""
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.runs.registry import find_run
+    from rocm_tune.core.runs.resume import resume_lock, resume_run
 
-    return resume_run(r)
+    with resume_lock(r.run_dir, r.run_id):
+        now = find_run(r.run_id)
+        if now.status == "running" or now.processes:
+            raise UserError(f"run {r.run_id} is running again (another resume started it); nothing was started")
+        return resume_run(r)

@@ -200,10 +200,11 @@ def _dataset(plan: Plan, opts: ExportOptions, dataset: str | None, notes: list[s
         info = dp / "dataset_info.json"
         if not info.is_file():
             raise UserError(f"dataset folder {dataset!r} has no dataset_info.json; pass a dataset file instead")
-        from rocm_tune.core.files import read_json
+        from rocm_tune.core.files import MAX_CONFIG_BYTES, read_json
 
         # the shared reader: a regular file, bounded size and nesting (deep JSON is one line, not a RecursionError)
-        names = [str(n) for n in read_json(info, "dataset list", hint=" of dataset entries")]
+        names = [str(n) for n in read_json(info, "dataset list", hint=" of dataset entries",
+                                           max_bytes=MAX_CONFIG_BYTES)]
         if len(names) != 1:
             raise UserError(f"{info} lists {len(names)} datasets; choose one with --dataset-name: {', '.join(names)}")
         return opts.with_(dataset_name=names[0], dataset_dir=str(dp.resolve()))

@@ -332,9 +332,9 @@ def _zero_settings(plan: Plan) -> dict:
 
 def load_plan(path: str) -> Plan:
     """plan.json read and validated; every error is one line that names the file (and the field)."""
-    from rocm_tune.core.files import read_json
+    from rocm_tune.core.files import MAX_STATE_BYTES, read_json
 
-    data = read_json(path, "plan file", hint=" (the output of `rocm-tune plan --json`)")
+    data = read_json(path, "plan file", hint=" (the output of `rocm-tune plan --json`)", max_bytes=MAX_STATE_BYTES)
     try:
         return Plan.from_dict(data)
     except UserError as exc:

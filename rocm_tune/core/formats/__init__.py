@@ -30,6 +30,7 @@ from rocm_tune.core.runners.common import (
     scalar_value,
     yaml_error_line,
 )
+from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -54,14 +55,14 @@ def hostfile_hosts(text: str) -> list[tuple[str, int]] | None:
     return hosts or None
 
 
-def detect(text: str) -> str:
+def detect(text: str, path: str = "config") -> str:
     """lf-yaml | axolotl-yaml | accelerate-yaml | deepspeed-json | dataset-info | rocm-tune-plan | hostfile | script
     | python | unknown."""
     if hostfile_hosts(text):
         return "hostfile"
     if notebook_code(text) is not None:
         return "notebook"
-    data = _load_structured(text)
+    data = _load_structured(text, path)
     if torchtune.is_torchtune_mapping(data):
         return "torchtune-yaml"
     if megatron.primus_module(data) is not None:
@@ -347,10 +348,10 @@ def read_job(paths: list[str]) -> Job:
             raise UserError(f"{p}: no such file")
         if path.is_dir():
             raise UserError(f"{p}: is a directory; give the config files themselves")
-        raw = path.read_bytes()
+        raw = read_bytes(path, "config file", MAX_CONFIG_BYTES)  # a FIFO, a device or a huge file: one line
         if b"\x00" in raw[:4096]:
             raise UserError(f"{p}: a binary file, not a config, script or DeepSpeed JSON")
-        texts[p] = raw.decode("utf-8", errors="replace")
+        texts[p] = check_lines(raw.decode("utf-8", errors="replace"), p, "config file")
     return read_texts(texts)
 
 
@@ -364,7 +365,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     tune_cfgs: list[str] = []
     primus_cfgs: list[str] = []
     for p, text in texts.items():
-        fmt = detect(text)
+        fmt = detect(text, p)
         job.formats[p] = fmt
         if fmt == "notebook":          # its code cells, read as a Python program (never run)
             text = notebook_code(text) or ""
@@ -483,7 +484,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     if chosen is not None:
         data = dict(_load_structured(texts[chosen]))
         base = lf_yaml.read_yaml(data, texts[chosen], chosen)
-        whole, bad_line = yaml_error_line(texts[chosen])
+        whole, bad_line = yaml_error_line(texts[chosen], chosen)
         if not whole:
             job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, bad_line,
                                         "the YAML does not parse as a whole (an excerpt?): only its complete "

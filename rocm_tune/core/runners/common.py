@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import load_yaml
+
 
 @dataclass
 class Finding:
@@ -92,39 +95,37 @@ def lenient_mapping(text: str) -> dict | None:
         if ":" not in line:
             continue
         try:
-            d = yaml.safe_load(line)
-        except yaml.YAMLError:
+            d = load_yaml(line, "excerpt", "config", syntax_errors=True)
+        except (yaml.YAMLError, UserError):
             continue
         if isinstance(d, dict):
             out.update(d)
     return out if len(out) >= 3 else None
 
 
-def load_structured(text: str):
+def load_structured(text: str, path: str = "config"):
     """A config text as data: JSON when it starts with `{`, else YAML (safe loader), else the `key: value` lines
-    of an excerpt; None when nothing parses."""
-    import json
-
+    of an excerpt; None when nothing parses. files.load_json/load_yaml's limits hold (nesting, alias bombs,
+    huge numbers: one-line UserError)."""
     import yaml
+
+    from rocm_tune.core.files import load_json
 
     s = text.lstrip()
     if s.startswith("{"):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return None
+        return load_json(text, path, "DeepSpeed JSON", lenient=True)
     try:
-        return yaml.safe_load(text)
-    except (yaml.YAMLError, ValueError, RecursionError):
+        return load_yaml(text, path, "config", syntax_errors=True)
+    except (yaml.YAMLError, ValueError):
         return lenient_mapping(text)
 
 
-def yaml_error_line(text: str) -> tuple[bool, int | None]:
+def yaml_error_line(text: str, path: str = "config") -> tuple[bool, int | None]:
     """(the text parses as one YAML document, the 1-based line of the first error)."""
     import yaml
 
     try:
-        yaml.safe_load(text)
+        load_yaml(text, path, "config", syntax_errors=True)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return False, (mark.line + 1 if mark else None)
@@ -137,10 +138,12 @@ def scalar_value(v: str):
     """A `key=value` override's value as OmegaConf / YAML reads it (`4` -> 4, `true` -> True)."""
     import yaml
 
+    from rocm_tune.core.files import load_yaml
+
     if not v:
         return ""
-    try:
-        return yaml.safe_load(v)
+    try:   # files.load_yaml's limits: no alias bomb, nesting or 5000-digit number in an override
+        return load_yaml(v, "override", "override", syntax_errors=True)
     except yaml.YAMLError:
         return v
 

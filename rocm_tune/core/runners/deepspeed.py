@@ -385,11 +385,11 @@ def read(data: dict, text: str, file: str | None) -> DsConfig:
                     values={k: v for k, v in z.items() if not isinstance(v, dict)}, lines=_lines(text))
 
 
-def parse_text(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+def parse_text(text: str, path: str = "DeepSpeed JSON"):
+    """The JSON object of `text`, None when it does not parse; UserError past the limits of files.load_json."""
+    from rocm_tune.core.files import load_json
+
+    return load_json(text, path, "DeepSpeed JSON", lenient=True)
 
 
 def with_zero(data: dict, stage: int, offload: str) -> dict:

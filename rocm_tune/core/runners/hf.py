@@ -162,14 +162,23 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     TrainingArguments-like call (or does not parse)."""
     import ast
 
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
+    def parse(src: str):
+        try:   # files.parse_python's limits: nesting, size; a syntax error is "no Python program"
+            return parse_python(src, file, "Python program")
+        except UserError as exc:
+            if "is not valid Python" in str(exc):
+                return None
+            raise
+
+    tree = parse(text)
+    if tree is None:
         # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python (commented out)
         text = "\n".join(("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in text.splitlines())
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
+        tree = parse(text)
+        if tree is None:
             return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     names: dict = {}

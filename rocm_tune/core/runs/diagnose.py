@@ -462,7 +462,10 @@ def _yaml_config_text(text: str) -> dict | None:
         return None
     from rocm_tune.core.runners.llamafactory import parse_text    # the one LLaMA-Factory reader
 
-    y = parse_text(text)
+    try:   # files.load_yaml's limits: a hostile config beside the log is no answer, never a crash
+        y = parse_text(text)
+    except Exception:  # noqa: BLE001
+        return None
     return y if isinstance(y, dict) and "model_name_or_path" in y else None
 
 
@@ -1309,10 +1312,36 @@ def _waits_in(stack: str) -> str | None:
     return None
 
 
-def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_procs: int = 64) -> list[dict]:
+def run_identity(run_id: str | None, pid: int | None) -> tuple[str | None, str | None]:
+    """(run id, validated cgroup) of the rocm-tune run that `pid` provably belongs to, else (None, None).
+
+    The run is `run_id` (the target's) or the one named by the marker in `pid`'s environment; it must be
+    in the run registry, and its cgroup is taken from its run.json only as `stop` takes it
+    (launcher._run_identity). A pid or start time written in run.json proves nothing."""
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.runs import procs as _procs
+    from rocm_tune.core.runs.launcher import _run_identity
+    from rocm_tune.core.runs.registry import find_run
+
+    rid = run_id or (_procs.environ_marker(pid) if pid else None)
+    if not rid or not _procs._RUN_ID_OK.match(rid):
+        return None, None
+    try:
+        info = find_run(rid)
+    except (UserError, OSError, ValueError):
+        return None, None
+    if info.id != rid:
+        return None, None
+    return rid, _run_identity(info)[1]
+
+
+def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_procs: int = 64,
+                run_id: str | None = None) -> list[dict]:
     """Each live training process's Python stack: `py-spy dump` when installed, else the faulthandler
-    a process registered on SIGUSR2 (only processes whose SigCgt shows a SIGUSR2 handler are signalled;
-    the dump is read from what their logs grew by). Never signals a process without a handler."""
+    a process registered on SIGUSR2. SIGUSR2 goes only to a process proven to be the run's, as `stop`
+    requires (procs.confirmed: the run's marker in its environment, or its cgroup; `run_identity`) and
+    whose SigCgt shows a SIGUSR2 handler; the dump is read from what their logs grew by. A process that
+    is not a rocm-tune run's (a `sleep`, another program's Python, a pid run.json names) is never signalled."""
     import signal
     import subprocess
     import time as _time
@@ -1338,7 +1367,10 @@ def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_
                             "waits_in": _waits_in(r.stdout)})
         if out:
             return out
-    targets = [p for p in python if _sig_caught(p, signal.SIGUSR2)]
+    from rocm_tune.core.runs import procs as _procs
+
+    rid, cgroup = run_identity(run_id, pid)
+    targets = [p for p in python if rid and _procs.confirmed(p, rid, cgroup) and _sig_caught(p, signal.SIGUSR2)]
     if not targets:
         return out
     sizes = {}
@@ -1448,7 +1480,7 @@ def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s
         mt = [os.path.getmtime(p) for p in paths if os.path.exists(p)]
         idle = _time.time() - max(mt) if mt else 0.0
         if stacks or idle >= stall_s:
-            dumps = live_stacks(pid, paths)
+            dumps = live_stacks(pid, paths, run_id=target.run_id)
             exp.stacks = dumps
             if idle >= stall_s:
                 exp.diagnoses.append(_stall_diagnosis(dumps, idle, paths[0] if paths else f"PID {pid}"))

@@ -186,7 +186,7 @@ def stop_run(ref: str | rd.RunInfo, grace: float = 10.0, wait_exit: float = 10.0
     sup, sup_start = meta.get("supervisor_pid"), meta.get("supervisor_start")
     if sup and sup_start is not None and procs.pid_alive(sup, sup_start):
         st = procs.proc_stat(sup)
-        if st is not None and st[3] == sup_start:
+        if st is not None and st[3] == sup_start and procs.is_supervisor(sup, d):
             try:
                 os.kill(sup, signal.SIGTERM)  # the supervisor records the stop and passes it on
             except OSError:

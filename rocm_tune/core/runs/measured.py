@@ -255,10 +255,9 @@ def read_predicted(run_dir: str | os.PathLike) -> dict | None:
 
     {"peak_allocated_bytes", "reserved_bytes", "cpu_offload_bytes", "tokens_per_s", "seconds_per_step",
      "gpus", "nodes", "vram_bytes"}: byte ints, None where the plan has no number."""
-    try:
-        plan = json.loads((Path(run_dir) / "plan.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    from rocm_tune.core.files import MAX_STATE_BYTES, try_read_json
+
+    plan = try_read_json(Path(run_dir) / "plan.json", None, MAX_STATE_BYTES)  # bounded, depth/number limits
     if not isinstance(plan, dict):
         return None
     mem = plan.get("memory") if isinstance(plan.get("memory"), dict) else {}

@@ -92,9 +92,14 @@ def parse_target(text: str) -> Target:
         if shape == "lark":
             shape = "feishu"
     if rest.lower().startswith(("http://", "https://")):
-        p = urllib.parse.urlsplit(rest)
-        if not p.hostname:
-            raise UserError(f"--notify {spec!r}: the URL names no host")
+        try:
+            p = urllib.parse.urlsplit(rest)
+            host, _port = p.hostname, p.port  # a bad IPv6 literal or port raises here, not at delivery
+        except ValueError as exc:
+            raise UserError(f"--notify {spec!r}: not a valid URL ({exc})") from None
+        if not host or any(c.isspace() or ord(c) < 32 for c in rest):
+            raise UserError(f"--notify {spec!r}: " + ("the URL names no host" if not host else
+                                                       "a URL has no spaces or control characters"))
         return Target(spec, "url", shape or _shape_for_host(p.hostname), url=rest)
     if shape is not None:
         raise UserError(f"--notify {spec!r}: {shape}: needs an http(s):// URL after it")
@@ -268,22 +273,10 @@ def config_path() -> Path:
 
 
 def _load_toml(path: Path) -> dict:
-    try:
-        import tomllib  # Python 3.11+
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError:
-            raise UserError(f"{path}: reading a TOML config needs Python 3.11+ or `pip install tomli`") from None
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML ({exc})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not valid TOML (not UTF-8)") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    """The config file's table (files.read_toml: a regular file, size, nesting, dotted-key and number limits)."""
+    from rocm_tune.core.files import read_toml
+
+    return read_toml(path, "config file")
 
 
 def config_targets() -> list[str]:

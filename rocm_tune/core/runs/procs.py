@@ -228,6 +228,26 @@ def confirmed(pid: int, run_id: str, cgroup: str | None = None) -> bool:
     return bool(cgroup) and pid in cgroup_members(cgroup)
 
 
+def is_supervisor(pid: int, run_dir: str | os.PathLike) -> bool:
+    """True only when `pid` is live and its command line is rocm-tune's supervisor of `run_dir`
+    (`python -m rocm_tune.core.runs.supervisor RUN_DIR ...`): a supervisor pid written in run.json,
+    even with its start time, proves nothing by itself."""
+    if proc_stat(pid) is None:
+        return False
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
+            argv = fh.read(1 << 16).split(b"\0")
+    except (OSError, ValueError, OverflowError):
+        return False
+    mod = b"rocm_tune.core.runs.supervisor"
+    if mod not in argv or argv.index(mod) + 1 >= len(argv):
+        return False
+    try:
+        return os.path.samefile(argv[argv.index(mod) + 1].decode("utf-8", "replace"), os.fspath(run_dir))
+    except OSError:
+        return False
+
+
 # ----------------------------------------------------------------------------------------------
 # cgroup v2 (best effort)
 

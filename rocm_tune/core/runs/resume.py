@@ -19,17 +19,17 @@ Standard library only (core is pure).
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import re
-import struct
 import time
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import MAX_CONFIG_BYTES, MAX_STATE_BYTES, as_int, read_json, read_text
 from rocm_tune.core.runners import LF_LAUNCH_FILE
 from rocm_tune.core.runs import rundir as rd
 from rocm_tune.core.runs import zero_convert as zc
@@ -70,20 +70,21 @@ class Checkpoint:
 
 def _safetensors_ok(path: Path) -> str | None:
     """None when the safetensors header is whole and every tensor's bytes are in the file."""
+    from rocm_tune.core.files import read_safetensors_header
+
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as fh:
-            head = fh.read(8)
-            if len(head) < 8:
-                return f"{path.name} is {size} bytes (cut short)"
-            (n,) = struct.unpack("<Q", head)
-            if n > size - 8 or n > 100 * 2**20:
-                return f"{path.name}: header of {n} bytes in a {size}-byte file (cut short)"
-            header = json.loads(fh.read(n))
-    except (OSError, ValueError, struct.error) as exc:
-        return f"{path.name} unreadable ({exc})"
-    end = max((int(v["data_offsets"][1]) for k, v in header.items()
-               if k != "__metadata__" and isinstance(v, dict) and "data_offsets" in v), default=0)
+        header, n, size = read_safetensors_header(path)
+    except UserError as exc:
+        return str(exc)
+    end = 0
+    for k, v in header.items():
+        if k == "__metadata__" or not isinstance(v, dict) or "data_offsets" not in v:
+            continue
+        off = v["data_offsets"]
+        e = as_int(off[1], 0) if isinstance(off, list) and len(off) == 2 else None
+        if e is None:
+            return f"{path.name}: data_offsets of {k!r} are not two whole numbers (not a whole safetensors file)"
+        end = max(end, e)
     if 8 + n + end > size:
         return f"{path.name} holds {size} bytes, its header needs {8 + n + end} (cut short)"
     return None
@@ -115,9 +116,11 @@ def _deepspeed_shards(ck: Path) -> tuple[str | None, str | None, int | None, int
     if not latest.is_file():
         return None, None, None, None
     try:
-        tag = latest.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        return "?", f"latest unreadable ({exc.strerror})", None, None
+        tag = read_text(latest, "latest", 4096).strip()
+    except UserError as exc:
+        return "?", f"latest unreadable ({exc})", None, None
+    if len(tag) > 255 or "/" in tag or "\0" in tag:
+        return "?", f"latest does not name a tag folder ({tag[:40]!r}...)", None, None
     tdir = ck / tag
     if not tag or not tdir.is_dir():
         return tag or "?", f"latest names tag {tag!r}, which is not a folder (cut short)", None, None
@@ -168,9 +171,13 @@ def inspect_checkpoint(path: str | os.PathLike) -> Checkpoint:
         for idx in INDEX_FILES:
             if (ck / idx).is_file():
                 try:
-                    shards = set(json.loads((ck / idx).read_text(encoding="utf-8"))["weight_map"].values())
-                except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                    shards = set(read_json(ck / idx, idx, max_bytes=MAX_CONFIG_BYTES)["weight_map"].values())
+                except UserError as exc:
+                    return bad(f"{idx} unreadable: {exc}")
+                except (KeyError, TypeError, AttributeError):
                     return bad(f"{idx} unreadable")
+                if not all(isinstance(x, str) and x and "/" not in x for x in shards):
+                    return bad(f"{idx}: its weight_map names something other than shard files")
                 for s in sorted(shards):
                     problem = _file_ok(ck / s) if (ck / s).exists() else f"{s} missing (cut short)"
                     if problem:
@@ -203,12 +210,14 @@ def inspect_checkpoint(path: str | os.PathLike) -> Checkpoint:
     if not state_path.is_file():
         return bad("trainer_state.json missing (the HF Trainer writes it last: cut short)")
     try:
-        state = json.loads(state_path.read_text(encoding="utf-8"))
-        gstep = int(state["global_step"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return bad("trainer_state.json unreadable (cut short)")
-    mb = state.get("train_batch_size")
-    ms = state.get("max_steps")
+        state = read_json(state_path, "trainer_state.json", max_bytes=MAX_STATE_BYTES)
+    except UserError as exc:
+        return bad(f"trainer_state.json unreadable: {exc}")
+    gstep = as_int(state.get("global_step"), 0)
+    if gstep is None:
+        return bad("trainer_state.json unreadable: global_step is not a whole number (cut short)")
+    mb = as_int(state.get("train_batch_size"), 1)
+    ms = as_int(state.get("max_steps"))
     return Checkpoint(str(ck), step if step >= 0 else gstep, True, None, weights=weights, deepspeed_tag=tag,
                       zero_stage=stage, world_size=ds_world or world, micro_batch=mb if isinstance(mb, int) else None,
                       global_step=gstep, max_steps=ms if isinstance(ms, int) else None)
@@ -259,8 +268,8 @@ def _load_plan(path: Path):
     from rocm_tune.core.plan import Plan
 
     try:
-        return Plan.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, UserError):
+        return Plan.from_dict(read_json(path, "plan file", max_bytes=MAX_STATE_BYTES))
+    except (OSError, ValueError, TypeError, UserError):
         return None
 
 
@@ -411,6 +420,8 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
     target = run_target(meta, d)
     skipped: list[Checkpoint] = []
     if checkpoint:
+        if not os.path.isdir(os.path.expanduser(checkpoint)):  # a file, a FIFO, a device, nothing: never read
+            raise UserError(f"--checkpoint {checkpoint!r} is not a folder; give a checkpoint-N folder of the run")
         ck = inspect_checkpoint(os.path.abspath(os.path.expanduser(checkpoint)))
         if not ck.complete:
             raise UserError(f"--checkpoint {checkpoint!r} is not complete: {ck.problem}")
@@ -539,6 +550,33 @@ def record_restart(d: Path, meta: dict, record: dict, *, command: list[str], cwd
         except FileNotFoundError:
             pass
     return record
+
+
+LOCK_FILE = ".resume.lock"
+
+
+@contextlib.contextmanager
+def resume_lock(run_dir: str | os.PathLike, run_id: str) -> Iterator[None]:
+    """Hold an exclusive lock (fcntl.flock on RUN_DIR/.resume.lock) while a resume checks and starts the
+    run: a second `resume` of the same run meanwhile is refused with one line, so two never both start
+    training in one run directory. The lock file is never followed through a symlink; it goes with the
+    process (a crash releases it)."""
+    import fcntl
+
+    path = Path(run_dir) / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise UserError(f"run {run_id}: cannot lock {str(path)!r} for the resume ({exc.strerror or exc})") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise UserError(f"run {run_id} is being resumed by another `rocm-tune resume` right now (it holds "
+                            f"{str(path)!r}); see `rocm-tune runs` once it has started") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def resume_run(r: Resume, *, reason: str = "resume", notify: str | None = None) -> rd.RunInfo:

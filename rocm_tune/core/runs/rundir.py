@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import atomic_write_json, try_read_json
+from rocm_tune.core.files import atomic_write_json, load_json, try_read_json
 
 RUN_JSON = "run.json"
 PLAN_JSON = "plan.json"
@@ -393,7 +393,11 @@ def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: 
         if st.st_size > 4 * 2**20:
             return _corrupt_info(d, fallback_id, f"{RUN_JSON} is {st.st_size} bytes (at most 4 MiB)", marked)
         with open(path, encoding="utf-8") as fh:
-            meta = json.load(fh)
+            meta = load_json(fh.read(), path, RUN_JSON, lenient=True)  # core/files: depth, digits, 1e400
+        if meta is None:
+            raise ValueError("not JSON")
+    except UserError as exc:
+        return _corrupt_info(d, fallback_id, str(exc), marked)
     except PermissionError:
         return _corrupt_info(d, fallback_id, f"{RUN_JSON}: permission denied", marked)
     except (OSError, ValueError, RecursionError) as exc:

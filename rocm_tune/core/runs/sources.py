@@ -19,11 +19,12 @@ never holds all events in memory at once), `path`, `kind`, `exists()` and `close
 from __future__ import annotations
 
 import glob
-import json
 import os
 import stat
 from collections.abc import Iterator
 
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import load_json
 from rocm_tune.core.runs.parsers import Event, events_from_trainer_state, parser_for
 
 CHUNK = 2 * 2**20          # bytes read per batch
@@ -329,7 +330,7 @@ class TrainerStateSource:
         try:
             with open(f, "rb") as fh:
                 raw = fh.read(256 * 2**20)
-            obj = json.loads(raw.decode("utf-8", "replace"))
+            obj = load_json(raw.decode("utf-8", "replace"), f, "trainer_state.json")  # files' depth/number limits
         except Exception:
             return  # half-written file: try again at the next poll (signature not stored)
         self._sig = sig
@@ -395,8 +396,8 @@ def sniff_kind(path: str) -> str:
             continue
         if s.startswith("{"):
             try:
-                obj = json.loads(s[:1 << 20])
-            except (ValueError, RecursionError):
+                obj = load_json(s[:1 << 20], path, "log")
+            except (ValueError, RecursionError, UserError):
                 break
             if isinstance(obj, dict):
                 if "type" in obj and obj.get("type") in ("start", "step", "eval", "error", "checkpoint", "end"):

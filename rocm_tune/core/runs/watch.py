@@ -424,7 +424,8 @@ def resolve_target(target: str | Target) -> Target:
     if "\0" in spec or len(spec) > 4096:
         raise UserError("attach TARGET must be a run id, path or PID (no NUL, at most 4096 characters)")
     bare = os.sep not in spec and not spec.startswith(("~", "."))
-    if bare and not spec.isdigit():
+    digits = spec.isascii() and spec.isdigit()  # a PID is ASCII digits only: never '²' or '٣'
+    if bare and not digits:
         t = _registry_target(spec)
         if t is not None:
             return t
@@ -455,7 +456,7 @@ def resolve_target(target: str | Target) -> Target:
                 break
         pid = find_writer_pid([s.path for s in srcs if s.kind != "trainer_state"], cmd_dirs=[path])
         return Target(spec, "outdir", tuple(srcs), output_dir=path, pid=pid, config_path=config, title=path)
-    if os.path.lexists(path) and not spec.isdigit():
+    if os.path.lexists(path) and not digits:
         _check_readable_file(spec, path)
         kind = sniff_kind(path)
         d = os.path.dirname(path)
@@ -472,7 +473,7 @@ def resolve_target(target: str | Target) -> Target:
         if pid is None:
             pid = find_writer_pid([path])
         return Target(spec, "file", tuple(srcs), run_dir=run_dir, run_id=run_id, pid=pid, title=path)
-    if spec.isdigit():
+    if digits:
         pid = int(spec) if len(spec) <= 12 else _MAX_PID + 1
         if 0 < pid <= _MAX_PID:
             if os.path.isdir(f"/proc/{pid}"):

@@ -146,9 +146,11 @@ def universal_support(*, checkpoint: str, tag: str, zero_stage: int | None, pyth
     ds_path = _ds_json_path(config, config_path)
     if ds_path is None:
         raise UserError(head + f"{config_path} names no `deepspeed:` JSON to add `checkpoint.load_universal` to")
+    from rocm_tune.core.files import MAX_CONFIG_BYTES, read_json
+
     try:
-        ds = json.loads(ds_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        ds = read_json(ds_path, "DeepSpeed JSON", max_bytes=MAX_CONFIG_BYTES)
+    except UserError as exc:
         raise UserError(head + f"cannot read the DeepSpeed JSON {ds_path} ({exc})") from None
     if not isinstance(ds, dict):
         raise UserError(head + f"the DeepSpeed JSON {ds_path} is not a JSON object")
@@ -195,7 +197,9 @@ def universal_support(*, checkpoint: str, tag: str, zero_stage: int | None, pyth
 
 def write_universal_config(u: Universal) -> str:
     """The run's DeepSpeed JSON with `checkpoint.load_universal: true`, as a new file in the run dir."""
-    ds = json.loads(Path(u.user_ds_config).read_text(encoding="utf-8"))
+    from rocm_tune.core.files import MAX_CONFIG_BYTES, read_json
+
+    ds = read_json(u.user_ds_config, "DeepSpeed JSON", max_bytes=MAX_CONFIG_BYTES)
     ck = ds.get("checkpoint") if isinstance(ds.get("checkpoint"), dict) else {}
     ds["checkpoint"] = {**ck, "load_universal": True}
     dest = Path(u.ds_config)
