@@ -116,7 +116,7 @@ def load_structured(text: str, path: str = "config"):
         return load_json(text, path, "DeepSpeed JSON", lenient=True)
     try:
         return load_yaml(text, path, "config", syntax_errors=True)
-    except (yaml.YAMLError, ValueError):
+    except yaml.YAMLError:
         return lenient_mapping(text)
 
 
