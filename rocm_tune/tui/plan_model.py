@@ -13,6 +13,7 @@ import copy
 import dataclasses
 from typing import Any
 
+from rocm_tune.core import fitting
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan import Plan
@@ -168,4 +169,5 @@ def headroom(plan_dict: dict) -> float:
 def fits(plan_dict: dict, reserved_bytes: float) -> bool:
     """The one meaning of "fits" (core.plan.Hardware.fits): reserved + in use <= headroom x VRAM."""
     hw = plan_dict.get("hardware") or {}
-    return reserved_bytes <= headroom(plan_dict) * int(hw.get("vram_bytes") or 0) - int(hw.get("vram_in_use_bytes") or 0)
+    return fitting.fits(reserved_bytes, int(hw.get("vram_bytes") or 0), headroom(plan_dict),
+                        int(hw.get("vram_in_use_bytes") or 0))

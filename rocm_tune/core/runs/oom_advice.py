@@ -10,6 +10,9 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+from rocm_tune.core import fitting
+from rocm_tune.core import vocabulary as V
+
 GIB = 2**30
 
 
@@ -192,7 +195,7 @@ def lf_train_config(train: Mapping[str, Any], world: int = 1, path: str | None =
 
 
 def oom_config_fix(train: Mapping[str, Any], oom: Mapping[str, Any], world: int = 1,
-                   headroom: float = 0.9, path: str | None = None) -> dict | None:
+                   headroom: float = V.DEFAULT_HEADROOM, path: str | None = None) -> dict | None:
     """The same answer from a LLaMA-Factory training YAML when there is no plan: the GPU's size comes
     from the OOM message itself (total capacity), the model from model_name_or_path."""
     total = oom.get("total_bytes")
@@ -202,5 +205,5 @@ def oom_config_fix(train: Mapping[str, Any], oom: Mapping[str, Any], world: int 
     if built is None:
         return None
     model, cfg, ga = built
-    return smallest_fit(model, cfg, ga, world, int(total), headroom, headroom * total, oom,
+    return smallest_fit(model, cfg, ga, world, int(total), headroom, fitting.limit_bytes(total, headroom), oom,
                         "the training YAML (estimated)")
