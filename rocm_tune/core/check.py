@@ -743,6 +743,21 @@ def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
 # host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
 # (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
 HOST_RAM_ASSUMED = 1024 * 2**30
+# keys that pack samples into full-length rows (then every batch really is cutoff_len tokens)
+_PACKING_KEYS = ("packing", "neat_packing", "sample_packing", "pad_to_max_length")
+
+
+def _padding_assumption(job: formats.Job, cfg) -> list[str]:
+    """Issue 25 item 9: the OOM verdict counts every micro-batch at cutoff_len tokens; say so, unless the config
+    packs (or pads to the maximum), where that is what really runs."""
+    from rocm_tune.core.runners.common import as_bool
+
+    if any(as_bool(job.get(k)) for k in _PACKING_KEYS):
+        return []
+    how = ("LLaMA-Factory pads each batch to its longest sample" if job.runner == "llamafactory" else
+           "the collator pads each batch to its longest sample (not to the maximum length)")
+    return [f"every batch counted at cutoff_len ({cfg.cutoff_len}) tokens: the worst case; {how}, so batches of "
+            f"shorter samples use less activation memory"]
 
 
 def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
@@ -794,7 +809,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
                       None, None, reason=str(exc))
     findings += f2
-    assumptions += a2
+    assumptions += a2 + _padding_assumption(job, cfg)
     cfg = _quantized_base(model, cfg, job.notes, gpu)
     eval_batch = None
     if _eval_on(job):
