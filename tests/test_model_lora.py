@@ -1,0 +1,71 @@
+"""LoRA target_modules read the way PEFT matches them (core/model_lora.py), sizes named by a word
+(core/model_names.NAMED_SIZES), and check's padding assumption (issue 25 item 9)."""
+
+import json
+import subprocess
+import sys
+
+from rocm_tune.core.memory import TrainConfig, estimate
+from rocm_tune.core.model import identify_model, load_model
+from rocm_tune.core.model_lora import split_targets, valid_target, wrapped_groups
+
+
+def _names(groups):
+    return sorted({g.name for g in groups})
+
+
+def test_split_targets_spellings():
+    assert split_targets("q_proj,v_proj") == ("q_proj", "v_proj")
+    assert split_targets("['q_proj', 'v_proj']") == ("q_proj", "v_proj")     # a list printed as a string
+    assert split_targets(["self_attn.q_proj", "mlp.up_proj"]) == ("self_attn.q_proj", "mlp.up_proj")
+    rx = r"model.language_model.layers.[\d]+.(mlp|self_attn).(up|down|gate|q|k|v|o)_proj"
+    assert split_targets(rx) == (rx,)                                         # one regex, kept whole
+
+
+def test_regex_paths_and_names_match_like_peft():
+    m = load_model("qwen2.5-7b")
+    every = ["down_proj", "gate_proj", "k_proj", "o_proj", "q_proj", "up_proj", "v_proj"]
+    for rx in (r"model.language_model.layers.[\d]+.(mlp|cross_attn|self_attn).(up|down|gate|q|k|v|o)_proj",
+               r"language_model.model.layers.[\d]+.(mlp|self_attn).(up|down|gate|q|k|v|o)_proj"):
+        hit, _ = wrapped_groups(m.linears, (rx,))
+        assert _names(hit) == every
+    hit, _ = wrapped_groups(m.linears, (r".*self_attn.(q|v)_proj",))
+    assert _names(hit) == ["q_proj", "v_proj"]
+    hit, miss = wrapped_groups(m.linears, ("self_attn.q_proj", "mlp.down_proj", "out_proj"))
+    assert _names(hit) == ["down_proj", "q_proj"] and miss == ["out_proj"]      # PEFT ignores a name that matches nothing
+    hit, _ = wrapped_groups(m.linears, ("mlp.q_proj",))                          # wrong parent: no match
+    assert hit == []
+    assert not valid_target("(unclosed") and valid_target(r"layers.[\d]+.q_proj") and valid_target("q_proj")
+
+
+def test_regex_target_estimates_like_the_names_it_matches():
+    m = load_model("qwen2.5-7b")
+    base = dict(method="lora", cutoff_len=1024, micro_batch=1)
+    by_names = estimate(m, TrainConfig(**base, lora_targets=("q_proj", "v_proj")))
+    by_rx = estimate(m, TrainConfig(**base, lora_targets=(r"model.layers.\d+.self_attn.(q|v)_proj",)))
+    assert by_rx.per_gpu.peak_allocated_bytes == by_names.per_gpu.peak_allocated_bytes
+
+
+def test_size_named_by_a_word_is_bounded_and_says_architecture_not_modelled():
+    got = identify_model("ai21labs/Jamba-v0.1", network=False)
+    assert got.how == "assumed" and 40e9 < got.spec.params.total < 65e9
+    assert "not modelled" in got.assumption and "Jamba" in got.assumption
+    got = identify_model("deepseek-ai/deepseek-vl2-tiny", network=False)
+    assert got.how == "assumed" and got.spec.is_moe
+    assert identify_model("someorg/whatever-model", network=False).how == "unknown"
+
+
+def test_check_states_the_cutoff_len_padding_assumption(tmp_path):
+    y = tmp_path / "sft.yaml"
+    y.write_text("model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nstage: sft\nfinetuning_type: lora\n"
+                 "lora_target: ['q_proj', 'v_proj']\ncutoff_len: 2048\nper_device_train_batch_size: 2\n"
+                 "dataset: alpaca_en_demo\ntemplate: qwen\n")
+    p = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(y), "--gpu", "mi300x", "--json"],
+                       capture_output=True, text=True, check=False)
+    d = json.loads(p.stdout)
+    assert d["verdict"] == "fits"
+    assert any("counted at cutoff_len (2048)" in a and "longest sample" in a for a in d["assumptions"])
+    y.write_text(y.read_text() + "packing: true\n")
+    p = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(y), "--gpu", "mi300x", "--json"],
+                       capture_output=True, text=True, check=False)
+    assert not any("counted at cutoff_len" in a for a in json.loads(p.stdout)["assumptions"])
