@@ -55,15 +55,15 @@ def test_size_named_by_a_word_is_bounded_and_says_architecture_not_modelled():
     assert identify_model("someorg/whatever-model", network=False).how == "unknown"
 
 
-def test_check_states_the_cutoff_len_padding_assumption(tmp_path):
+def test_an_oom_in_the_step_states_the_cutoff_len_padding_assumption(tmp_path):
     y = tmp_path / "sft.yaml"
     y.write_text("model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nstage: sft\nfinetuning_type: lora\n"
-                 "lora_target: ['q_proj', 'v_proj']\ncutoff_len: 2048\nper_device_train_batch_size: 2\n"
+                 "lora_target: ['q_proj', 'v_proj']\ncutoff_len: 2048\nper_device_train_batch_size: 64\n"
                  "dataset: alpaca_en_demo\ntemplate: qwen\n")
     p = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(y), "--gpu", "mi300x", "--json"],
                        capture_output=True, text=True, check=False)
     d = json.loads(p.stdout)
-    assert d["verdict"] == "fits"
+    assert d["verdict"] == "oom" and d["oom_phase"] == "step"
     assert any("counted at cutoff_len (2048)" in a and "longest sample" in a for a in d["assumptions"])
     y.write_text(y.read_text() + "packing: true\n")
     p = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(y), "--gpu", "mi300x", "--json"],

@@ -748,7 +748,7 @@ _PACKING_KEYS = ("packing", "neat_packing", "sample_packing", "pad_to_max_length
 
 
 def _padding_assumption(job: formats.Job, cfg) -> list[str]:
-    """Issue 25 item 9: the OOM verdict counts every micro-batch at cutoff_len tokens; say so, unless the config
+    """Issue 25 item 9: an OOM in the step counts every micro-batch at cutoff_len tokens; say so, unless the config
     packs (or pads to the maximum), where that is what really runs."""
     from rocm_tune.core.runners.common import as_bool
 
@@ -809,7 +809,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
                       None, None, reason=str(exc))
     findings += f2
-    assumptions += a2 + _padding_assumption(job, cfg)
+    assumptions += a2
     cfg = _quantized_base(model, cfg, job.notes, gpu)
     eval_batch = None
     if _eval_on(job):
@@ -837,6 +837,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
+        rep.assumptions += _padding_assumption(job, cfg)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
