@@ -69,3 +69,34 @@ def test_an_oom_in_the_step_states_the_cutoff_len_padding_assumption(tmp_path):
     p = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(y), "--gpu", "mi300x", "--json"],
                        capture_output=True, text=True, check=False)
     assert not any("counted at cutoff_len" in a for a in json.loads(p.stdout)["assumptions"])
+
+
+def _check(tmp_path, name, text, *args):
+    f = tmp_path / name
+    f.write_text(text)
+    p = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(f), *args, "--json"],
+                       capture_output=True, text=True, check=False)
+    return json.loads(p.stdout)
+
+
+def test_axolotl_loads_in_its_training_dtype_and_offload_checkpointing_is_on(tmp_path):
+    # gpt-oss-20b: its config.json names no torch_dtype (transformers alone would load fp32)
+    base = ("base_model: openai/gpt-oss-20b\nadapter: lora\nlora_r: 16\nlora_target_linear: true\n"
+            "sequence_len: 2048\nmicro_batch_size: 1\ndatasets:\n  - path: x\n    type: alpaca\n")
+    bf = _check(tmp_path, "a.yaml", base + "bf16: auto\ngradient_checkpointing: offload\n", "--gpu", "mi300x")
+    plain = _check(tmp_path, "b.yaml", base + "gradient_checkpointing: false\n", "--gpu", "mi300x")
+    load = {d: d_["memory"]["load"]["peak_allocated_bytes"] for d, d_ in (("bf", bf), ("plain", plain))}
+    assert bf["understood"]["gradient_checkpointing"] is True
+    assert load["bf"] < load["plain"]                 # frozen weights in axolotl's torch_dtype
+
+
+def test_a_thin_fit_on_a_shape_assumed_from_the_name_asks_for_the_model(tmp_path):
+    text = ("model_name_or_path: /nowhere/SomeNewModel-7B\nstage: sft\nfinetuning_type: lora\ncutoff_len: {n}\n"
+            "per_device_train_batch_size: 1\ntemplate: default\ndataset: x\n")
+    roomy = _check(tmp_path, "r.yaml", text.format(n=512), "--gpu", "mi300x")
+    assert roomy["verdict"] == "fits"
+    # find a cutoff_len whose margin is thin on a 24 GiB card: the answer is then the question, not "fits"
+    answers = {n: _check(tmp_path, f"t{n}.yaml", text.format(n=n), "--vram-gib", "24") for n in (256, 4096, 8192)}
+    thin = [d for d in answers.values() if d["verdict"] == "unknown"]
+    assert thin and all("real shape decides" in d["reason"] for d in thin)
+    assert all(d["verdict"] != "fits" or d["margin_bytes"] >= 0.10 * 24 * 2**30 for d in answers.values())

@@ -743,6 +743,9 @@ def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
 # host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
 # (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
 HOST_RAM_ASSUMED = 1024 * 2**30
+# a model assumed from its name (a Llama-style decoder of that size) misses its real vocabulary, attention and
+# extra towers: a margin smaller than this share of the card is inside that error
+ASSUMED_SHAPE_ERROR = 0.10
 # keys that pack samples into full-length rows (then every batch really is cutoff_len tokens)
 _PACKING_KEYS = ("packing", "neat_packing", "sample_packing", "pad_to_max_length")
 
@@ -778,8 +781,11 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         if mfind:
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
-    if model is not None and job.get("load_dtype") == "fp32" and getattr(model, "torch_dtype", None) != "float32":
-        model = replace(model, torch_dtype="float32")    # from_pretrained without torch_dtype: fp32 weights
+    # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
+    # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
+    load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
+    if model is not None and load and getattr(model, "torch_dtype", None) != load:
+        model = replace(model, torch_dtype=load)
     if model is not None:
         mfind2 = _model_findings(model, job)
         findings += mfind2
@@ -841,6 +847,15 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.assumptions += _padding_assumption(job, cfg)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
+    if rep.verdict == "fits" and model.identified_by == "assumed" and rep.margin_bytes is not None \
+            and rep.margin_bytes < ASSUMED_SHAPE_ERROR * vram:
+        # a shape assumed from the name is a bound, not the model: within its error the real shape decides whether
+        # it fits (a thin OOM stays an answer: the user is warned either way; a thin "fits" would send a run to crash)
+        rep.reason = (f"the model's real shape decides: {rep.verdict} by {abs(rep.margin_bytes) / 2**30:.1f} GiB "
+                      f"for a shape assumed from its name ({model.params.total / 1e9:.1f}B); pass --model (its "
+                      f"config.json or a preset)")
+        rep.verdict, rep.oom_phase = "unknown", None
+        return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
         rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "

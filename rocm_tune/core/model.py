@@ -1514,7 +1514,8 @@ _DENSE_LADDER = ("qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "llama-3.1-8b", "
                  "qwen2.5-32b", "llama-3.1-70b")
 _MOE_TEMPLATE = "qwen3-30b-a3b"
 _LLAMA_KEYS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "vocab_size",
-               "tie_word_embeddings", "max_position_embeddings", "rms_norm_eps", "rope_theta", "head_dim")
+               "tie_word_embeddings", "max_position_embeddings", "rms_norm_eps", "rope_theta", "head_dim",
+               "torch_dtype")   # the template's checkpoint dtype (bf16): the models people fine-tune ship 16-bit
 
 
 def _scaled(template: ModelSpec, total_b: float, model_type: str) -> dict:
