@@ -100,3 +100,14 @@ def test_a_thin_fit_on_a_shape_assumed_from_the_name_asks_for_the_model(tmp_path
     thin = [d for d in answers.values() if d["verdict"] == "unknown"]
     assert thin and all("real shape decides" in d["reason"] for d in thin)
     assert all(d["verdict"] != "fits" or d["margin_bytes"] >= 0.10 * 24 * 2**30 for d in answers.values())
+
+
+def test_a_program_after_a_commented_continuation_line_runs_as_its_own_command():
+    from rocm_tune.core.formats import read_texts
+
+    # bash: the comment ends the env-assignment command; `swift sft ...` on the next line is a command of its own
+    job = read_texts({"launch.sh": "CUDA_VISIBLE_DEVICES=0,1 \\\nNPROC_PER_NODE=2 \\\n# X=1 \\\nswift sft \\\n"
+                                   "    --model Qwen/Qwen2.5-7B-Instruct \\\n    --train_type lora \\\n"
+                                   "    --max_length 4096\n"})
+    assert job.entry is not None and job.get("model_name_or_path") == "Qwen/Qwen2.5-7B-Instruct"
+    assert job.get("cutoff_len") == 4096 or str(job.get("cutoff_len")) == "4096"

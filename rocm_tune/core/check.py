@@ -847,13 +847,12 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.assumptions += _padding_assumption(job, cfg)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
-    if rep.verdict == "fits" and model.identified_by == "assumed" and rep.margin_bytes is not None \
+    lower_bound = _lower_bound(model, findings)
+    if rep.verdict == "fits" and lower_bound and rep.margin_bytes is not None \
             and rep.margin_bytes < ASSUMED_SHAPE_ERROR * vram:
-        # a shape assumed from the name is a bound, not the model: within its error the real shape decides whether
-        # it fits (a thin OOM stays an answer: the user is warned either way; a thin "fits" would send a run to crash)
-        rep.reason = (f"the model's real shape decides: {rep.verdict} by {abs(rep.margin_bytes) / 2**30:.1f} GiB "
-                      f"for a shape assumed from its name ({model.params.total / 1e9:.1f}B); pass --model (its "
-                      f"config.json or a preset)")
+        # the estimate is a lower bound (a shape assumed from the name; a VLM's language part only): within its
+        # error a thin "fits" would send a run to crash (a thin OOM stays an answer: the user is warned either way)
+        rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
         rep.verdict, rep.oom_phase = "unknown", None
         return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
@@ -881,6 +880,15 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if rep.verdict == "oom":
         _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _lower_bound(model, findings: list) -> str | None:
+    """Why the estimate only bounds the memory from below, or None."""
+    if model.identified_by == "assumed":
+        return (f"the model's real shape decides (a shape assumed from its name, {model.params.total / 1e9:.1f}B; "
+                f"pass --model: its config.json or a preset)")
+    # a VLM's language part only is not used here: on the corpus's fit part it turned a right "fits" into unknown
+    return None
 
 
 def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:

@@ -119,6 +119,8 @@ def _logical_lines(lines: list[str]):
                 j = i
                 # the commented line's own backslash is part of the comment: the command is over
                 while j + 1 < n and lines[j + 1].strip() and (lines[j].rstrip().endswith("\\") or j == i):
+                    if not lines[j + 1].lstrip().startswith(("-", "#")):
+                        break          # a program starts on this line: bash runs it as a command of its own
                     j += 1
                     dropped.append((j + 1, lines[j]))
                     if not lines[j].rstrip().endswith("\\"):
