@@ -111,3 +111,15 @@ def test_a_program_after_a_commented_continuation_line_runs_as_its_own_command()
                                    "    --max_length 4096\n"})
     assert job.entry is not None and job.get("model_name_or_path") == "Qwen/Qwen2.5-7B-Instruct"
     assert job.get("cutoff_len") == 4096 or str(job.get("cutoff_len")) == "4096"
+
+
+def test_a_dstack_task_yaml_is_read_as_its_commands_with_its_env():
+    from rocm_tune.core.formats import read_texts
+
+    yml = ("type: task\nenv:\n  - HF_TOKEN\n  - MODEL_ID=Qwen/Qwen2.5-7B-Instruct\nfiles:\n  - train.py\n"
+           "commands:\n  - pip install trl\n  - python train.py\n    --model_name_or_path $MODEL_ID\n"
+           "    --per_device_train_batch_size 4\nresources:\n  gpu: MI300X\n")
+    job = read_texts({"task.dstack.yml": yml})
+    assert job.get("model_name_or_path") == "Qwen/Qwen2.5-7B-Instruct"
+    assert str(job.get("per_device_train_batch_size")) == "4"
+    assert job.settings["model_name_or_path"].line == 9            # the line the flag's command starts on
