@@ -75,7 +75,10 @@ def assert_reads_back(p: dict, fits: bool, d: dict, model: str, fmt: str) -> Non
     assert u["lf_launch"] is (rec["runner"] == "llamafactory" and launches(fmt))
     # a bundle says everything check needs; the one default it leaves to the runner (gradient checkpointing
     # on) was compared above
-    assert [a for a in d["assumptions"] if a != "gradient checkpointing: on (the runner's default)"] == []
+    # nothing of the plan is guessed; an OOM verdict's padding statement is the estimator's own worst case, not a
+    # guess about the plan (issue 25 item 9)
+    assert [a for a in d["assumptions"] if a != "gradient checkpointing: on (the runner's default)"
+            and not a.startswith("every batch counted at cutoff_len")] == []
     errors = {f["code"] for f in d["findings"] if f["severity"] == "error"}
     # DISK_WILL_FILL is this machine's free disk at the moment of the call, not the plan's (a plan made for
     # another machine says nothing about disk)

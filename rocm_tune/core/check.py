@@ -756,6 +756,24 @@ def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
 # host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
 # (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
 HOST_RAM_ASSUMED = 1024 * 2**30
+# a model assumed from its name (a Llama-style decoder of that size) misses its real vocabulary, attention and
+# extra towers: a margin smaller than this share of the card is inside that error
+ASSUMED_SHAPE_ERROR = 0.10
+# keys that pack samples into full-length rows (then every batch really is cutoff_len tokens)
+_PACKING_KEYS = ("packing", "neat_packing", "sample_packing", "pad_to_max_length")
+
+
+def _padding_assumption(job: formats.Job, cfg) -> list[str]:
+    """Issue 25 item 9: an OOM in the step counts every micro-batch at cutoff_len tokens; say so, unless the config
+    packs (or pads to the maximum), where that is what really runs."""
+    from rocm_tune.core.runners.common import as_bool
+
+    if any(as_bool(job.get(k)) for k in _PACKING_KEYS):
+        return []
+    how = ("LLaMA-Factory pads each batch to its longest sample" if job.runner == "llamafactory" else
+           "the collator pads each batch to its longest sample (not to the maximum length)")
+    return [f"every batch counted at cutoff_len ({cfg.cutoff_len}) tokens: the worst case; {how}, so batches of "
+            f"shorter samples use less activation memory"]
 
 
 def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
@@ -776,8 +794,11 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         if mfind:
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
-    if model is not None and job.get("load_dtype") == "fp32" and getattr(model, "torch_dtype", None) != "float32":
-        model = replace(model, torch_dtype="float32")    # from_pretrained without torch_dtype: fp32 weights
+    # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
+    # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
+    load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
+    if model is not None and load and getattr(model, "torch_dtype", None) != load:
+        model = replace(model, torch_dtype=load)
     if model is not None:
         mfind2 = _model_findings(model, job)
         findings += mfind2
@@ -835,8 +856,18 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
+        rep.assumptions += _padding_assumption(job, cfg)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
+    lower_bound = _lower_bound(model, findings)
+    if rep.verdict == "fits" and lower_bound and rep.margin_bytes is not None \
+            and rep.margin_bytes < ASSUMED_SHAPE_ERROR * vram:
+        # the estimate is a lower bound (a shape assumed from the name; a VLM's language part only): within its
+        # error a thin "fits" would send a run to crash (a thin OOM stays an answer: the user is warned either way)
+        rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
+        rep.verdict, rep.oom_phase = "unknown", None
+        return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
         rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "
@@ -862,6 +893,15 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if rep.verdict == "oom":
         _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _lower_bound(model, findings: list) -> str | None:
+    """Why the estimate only bounds the memory from below, or None."""
+    if model.identified_by == "assumed":
+        return (f"the model's real shape decides (a shape assumed from its name, {model.params.total / 1e9:.1f}B; "
+                f"pass --model: its config.json or a preset)")
+    # a VLM's language part only is not used here: on the corpus's fit part it turned a right "fits" into unknown
+    return None
 
 
 def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:

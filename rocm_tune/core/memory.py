@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from itertools import accumulate
 
-from rocm_tune.core import runners
+from rocm_tune.core import model_lora, runners
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Regime
 from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES, offload_problem
@@ -79,7 +79,7 @@ class TrainConfig:
         if not isinstance(self.lora_targets, tuple) or not self.lora_targets:
             raise UserError(f"lora_targets must be 'all' or module names, got {self.lora_targets!r}")
         for t in self.lora_targets:
-            if not isinstance(t, str) or not t or not all(c.isalnum() or c in "_." for c in t):
+            if not model_lora.valid_target(t):
                 raise UserError(f"lora target {t!r} is not a module name; use 'all' or names like q_proj,v_proj")
         if "all" in self.lora_targets and len(self.lora_targets) > 1:
             raise UserError(f"lora targets {','.join(self.lora_targets)!r}: 'all' cannot be combined with names")
@@ -182,13 +182,15 @@ def _lora_wrapped(model, cfg: TrainConfig):
     groups = [g for g in model.linears if g.kind in _DECODER_KINDS]
     if "all" in cfg.lora_targets:
         return groups
-    names = {g.name for g in model.linears}
-    unknown = [t for t in cfg.lora_targets if t not in names]
-    if unknown:
+    # PEFT: a regular expression, a name or a module path; names that match nothing are ignored as long as
+    # one matches (core/model_lora.py)
+    hit, _unmatched = model_lora.wrapped_groups(model.linears, cfg.lora_targets)
+    if not hit:
+        names = {g.name for g in model.linears}
         raise UserError(
-            f"lora target {unknown[0]!r} is not a linear layer of {model.name}; "
+            f"lora target {cfg.lora_targets[0]!r} is not a linear layer of {model.name}; "
             f"allowed: all, {', '.join(sorted(names))}")
-    return [g for g in model.linears if g.name in cfg.lora_targets]
+    return hit
 
 
 def _round(n: float) -> int:

@@ -1514,7 +1514,8 @@ _DENSE_LADDER = ("qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "llama-3.1-8b", "
                  "qwen2.5-32b", "llama-3.1-70b")
 _MOE_TEMPLATE = "qwen3-30b-a3b"
 _LLAMA_KEYS = ("hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads", "vocab_size",
-               "tie_word_embeddings", "max_position_embeddings", "rms_norm_eps", "rope_theta", "head_dim")
+               "tie_word_embeddings", "max_position_embeddings", "rms_norm_eps", "rope_theta", "head_dim",
+               "torch_dtype")   # the template's checkpoint dtype (bf16): the models people fine-tune ship 16-bit
 
 
 def _scaled(template: ModelSpec, total_b: float, model_type: str) -> dict:
@@ -1536,6 +1537,13 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
     `30B-A3B` names) with that many parameters, stated as an assumption. None where the name says no size."""
     from dataclasses import replace
 
+    from rocm_tune.core.model_names import named_size
+
+    source, arch = f"from {parts.size_text()!r} in its name", None
+    if parts.size_b is None and named_size(parts) is not None:
+        total, active, arch = named_size(parts)  # type: ignore[misc]
+        parts = replace(parts, size_b=total, active_b=active)
+        source = f"from the size its model card states for {parts.series}"
     if parts.size_b is None or parts.size_b <= 0:
         return None
     if parts.is_moe and parts.active_b is not None:
@@ -1558,8 +1566,9 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
     spec = model_from_config(cfg, name=parts.stem, source="assumed", location=None)
     spec = replace(spec, warnings=(), size_label=parts.size_text())
     q, qb = _quant_of(None, parts)
-    assumption = (f"model: {ref!r} is not here, in no cache and matches no preset: assumed {shape}, "
-                  f"{spec.params.total / 1e9:.2f}B parameters, from {parts.size_text()!r} in its name; "
+    not_modelled = f"its architecture ({arch}) is not modelled; " if arch else ""
+    assumption = (f"model: {ref!r} is not here, in no cache and matches no preset: {not_modelled}assumed {shape}, "
+                  f"{spec.params.total / 1e9:.2f}B parameters, {source}; "
                   f"give --model (a config.json or a preset) for the real shape")
     detail = f"{ref}: {shape} assumed from its name"
     spec = replace(spec, notes=(*spec.notes, assumption))

@@ -226,3 +226,37 @@ def parse_name(ref: str) -> NameParts:
     return NameParts(raw=str(ref), stem=stem, org=org, series=series, size_b=size, active_b=active,
                      experts=experts, version=version, variants=tuple(variants), quant=quant, quant_bits=bits,
                      tags=tuple(tags))
+
+
+# Series whose size is a word, not a number (``flan-t5-small``, ``deepseek-vl2-tiny``, ``Jamba-v0.1``): the total
+# and active parameters in billions their model cards state, and the architecture where it is not a plain decoder
+# (check then says that it is not modelled and counts a decoder of that size). Keys are ``NameParts.series``.
+NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
+    **{f"{p}t5{w}": (b, None, "T5 encoder-decoder") for p in ("", "flan") for w, b in
+       (("small", 0.077), ("base", 0.248), ("large", 0.783), ("xl", 2.85), ("xxl", 11.3))},
+    "gpt2": (0.124, None, None), "gpt2medium": (0.355, None, None), "gpt2large": (0.774, None, None),
+    "gpt2xl": (1.56, None, None),
+    "phi3mini": (3.8, None, None), "phi3.5mini": (3.8, None, None), "phi3small": (7.4, None, None),
+    "phi3medium": (14.0, None, None), "phi4mini": (3.8, None, None),
+    "granite4.0micro": (3.4, None, None), "granite4.0hmicro": (3.2, None, "Granite 4 hybrid Mamba-2/attention"),
+    "granite4.0tiny": (6.9, 1.0, "Granite 4 hybrid Mamba-2/attention MoE"),
+    "granite4.0htiny": (6.9, 1.0, "Granite 4 hybrid Mamba-2/attention MoE"),
+    "granite4.0hsmall": (32.2, 9.0, "Granite 4 hybrid Mamba-2/attention MoE"),
+    "jamba": (51.6, 12.0, "Jamba hybrid Mamba/attention MoE"),
+    "jambav0.1": (51.6, 12.0, "Jamba hybrid Mamba/attention MoE"),
+    "jamba1.5mini": (51.6, 12.0, "Jamba hybrid Mamba/attention MoE"),
+    "jamba1.5large": (398.0, 94.0, "Jamba hybrid Mamba/attention MoE"),
+    "trinitynano": (6.1, 1.0, "Arcee Trinity (AFMoE)"), "trinitymini": (26.0, 3.0, "Arcee Trinity (AFMoE)"),
+    "deepseekvl2tiny": (3.37, 1.0, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
+    "deepseekvl2small": (16.1, 2.8, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
+    "deepseekvl2": (27.5, 4.5, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
+    "stepaudio2mini": (8.3, None, "Step-Audio 2 (audio encoder + Qwen2.5-7B decoder)"),
+    "deepseekv2lite": (15.7, 2.4, None),
+}
+
+
+def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | None:
+    """(total B, active B or None, architecture not modelled or None) for a series whose size is a word."""
+    if parts.series is None:
+        return None
+    return NAMED_SIZES.get(parts.series)

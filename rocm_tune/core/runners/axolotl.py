@@ -56,11 +56,15 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
     bf = data.get("bf16")
     if str(bf).lower() == "auto" or as_bool(bf):
         put("bf16", True, "bf16")
+        put("load_dtype", "bf16", "bf16")     # axolotl normalize_config: bf16 -> cfg.torch_dtype = torch.bfloat16
         if str(bf).lower() == "auto":
             notes.append("axolotl bf16: auto read as bf16 (the GPU's support is checked below)")
     elif as_bool(data.get("fp16")):
         put("fp16", True, "fp16")
-    gc = as_bool(data.get("gradient_checkpointing"))
+        put("load_dtype", "fp16", "fp16")
+    gcv = data.get("gradient_checkpointing")
+    # "offload" / "offload_disk": checkpointing with the checkpoints moved to host memory (on, and less on the GPU)
+    gc = True if str(gcv).lower() in ("offload", "offload_disk", "unsloth") else as_bool(gcv)
     out["disable_gradient_checkpointing"] = Setting("disable_gradient_checkpointing", not bool(gc), file,
                                                     lines.get("gradient_checkpointing"), "gradient_checkpointing",
                                                     "yaml", invert=True)

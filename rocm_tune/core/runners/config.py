@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory import TrainConfig
+from rocm_tune.core.model_lora import split_targets
 from rocm_tune.core.runners.common import Default, Finding, Job, as_bool, as_int
 
 INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
@@ -115,14 +116,14 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
             values["lora_rank"] = r
         if la:
             values["lora_alpha"] = la
-        t = str(g("lora_target", "all")).strip()
+        raw = g("lora_target", "all")
+        t = ",".join(map(str, raw)) if isinstance(raw, (list, tuple)) else str(raw).strip()
         if t == "__peft_default__":           # LoraConfig without target_modules: PEFT's per-architecture default
             from rocm_tune.core.runners.hf import PEFT_DEFAULT_TARGETS
 
             t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
             a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
-        values["lora_targets"] = ("all",) if t in ("all", "all-linear", "") else \
-            tuple(x.strip() for x in t.split(",") if x.strip())
+        values["lora_targets"] = ("all",) if t in ("all", "all-linear", "") else (split_targets(t) or ("all",))
         if as_bool(g("use_dora")):
             values["dora"] = True
     if method == "freeze":

@@ -119,6 +119,8 @@ def _logical_lines(lines: list[str]):
                 j = i
                 # the commented line's own backslash is part of the comment: the command is over
                 while j + 1 < n and lines[j + 1].strip() and (lines[j].rstrip().endswith("\\") or j == i):
+                    if not lines[j + 1].lstrip().startswith(("-", "#")):
+                        break          # a program starts on this line: bash runs it as a command of its own
                     j += 1
                     dropped.append((j + 1, lines[j]))
                     if not lines[j].rstrip().endswith("\\"):
@@ -155,7 +157,50 @@ def _tokens(parts: list[tuple[int, str]]) -> list[Token]:
     return out
 
 
+def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
+    """A task file that lists shell commands in YAML (dstack's ``commands:`` with ``env:``; a plain
+    multi-line command there is one YAML scalar, its lines joined by spaces): [(line in the file, shell line)],
+    the env entries first as exports. None for anything else."""
+    if not re.search(r"^commands\s*:", text, re.M):
+        return None
+    try:
+        import yaml
+
+        data = yaml.safe_load(text)
+    except Exception:             # noqa: BLE001 - not YAML: a shell script after all
+        return None
+    cmds = data.get("commands") if isinstance(data, dict) else None
+    if not isinstance(cmds, list) or not all(isinstance(c, str) for c in cmds):
+        return None
+    raw = text.splitlines()
+
+    def line_of(s: str) -> int:
+        first = " ".join(s.split()[:2])     # YAML folds a plain multi-line scalar: its first words are on the line
+        return next((i for i, t in enumerate(raw, 1) if first and first in t), 1)
+
+    env = data.get("env")
+    items = [f"{k}={v}" for k, v in env.items() if v is not None] if isinstance(env, dict) else \
+        [e for e in env if isinstance(e, str) and "=" in e] if isinstance(env, list) else []
+    out = [(line_of(e), "export " + shlex.quote(e)) for e in items]
+    out += [(line_of(c), " ".join(c.split("\n"))) for c in cmds]
+    return out
+
+
 def parse_script(text: str, file: str) -> Script:
+    task = _yaml_task_commands(text)
+    if task is not None:
+        script = Script(commands=[], exports={}, sbatch={}, findings=[])
+        for no, line in task:
+            one = parse_script(line, file)
+            for c in one.commands:
+                for t in c.tokens:
+                    t.line = no
+                c.line = no
+                c.env = {**script.exports, **c.env}
+                c.tokens = [Token(_expand(t.text, {**script.exports, **c.env}), t.line) for t in c.tokens]
+                script.commands.append(c)
+            script.exports.update(one.exports)
+        return script
     lines = text.splitlines()
     exports: dict[str, str] = {}
     sbatch: dict[str, tuple[str, int]] = {}

@@ -49,6 +49,9 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> dict[str, Settin
             d = v.lower()
             key = "bf16" if "bf" in d else "fp16" if ("16" in d or "half" in d) else "pure_fp32"
             out[key] = Setting(key, True, file, line, k, "flag")
+            # ModelArguments.torch_dtype is the dtype from_pretrained loads the model in (not the checkpoint's)
+            out["load_dtype"] = Setting("load_dtype", {"bf16": "bf16", "fp16": "fp16"}.get(key, "fp32"), file, line,
+                                        k, "flag")
         elif k in MAP:
             key = MAP[k]
             value: object = v

@@ -1,0 +1,88 @@
+"""Which linear layers of a model a LoRA ``target_modules`` value wraps, the way PEFT decides it.
+
+PEFT (peft/tuners/tuners_utils.py ``check_target_module_exists``): a *string* target_modules is a regular
+expression that must ``re.fullmatch`` a module's full key (``model.layers.3.self_attn.q_proj``); a *list* matches a
+key that equals an entry or ends with ``"." + entry`` (so ``q_proj`` and ``self_attn.q_proj`` both wrap the query
+projections); names that match nothing are ignored as long as something matches. The configs users bring carry
+all three spellings (Axolotl's ``lora_target_modules: 'model.language_model.layers.[\\d]+.(mlp|self_attn)...'``,
+module paths, plain names) and lists printed as a string (``"['q_proj', 'v_proj']"``).
+
+The module tree itself is not known without the model's code, so a regular expression is tried against the keys
+the common layouts give a decoder layer's linears (``model.layers.N``, ``model.language_model.layers.N`` of the
+VLMs of transformers >= 4.52, ``language_model.model.layers.N`` of the older ones, ...)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+NAME_CHARS = re.compile(r"^[A-Za-z0-9_.]+$")
+
+# where a decoder layer sits in the module tree of the common layouts
+_LAYER_PREFIXES = ("model.layers.0.", "model.language_model.layers.0.", "language_model.model.layers.0.",
+                   "model.language_model.model.layers.0.", "model.model.layers.0.", "language_model.layers.0.",
+                   "model.text_model.layers.0.", "transformer.h.0.", "model.decoder.layers.0.",
+                   "base_model.model.model.layers.0.", "layers.0.")
+# the parent module of each kind of linear in those layouts
+_PARENTS = {"attn": ("self_attn", "attn", "attention", "self_attention", "cross_attn", "linear_attn", "mixer"),
+            "mlp": ("mlp", "feed_forward", "ffn", "mixer"),
+            "shared_expert": ("mlp.shared_expert", "mlp.shared_experts", "feed_forward.shared_expert"),
+            "expert": ("mlp.experts.0", "block_sparse_moe.experts.0", "feed_forward.experts.0"),
+            "router": ("mlp", "block_sparse_moe", "feed_forward")}
+
+
+def split_targets(value) -> tuple[str, ...]:
+    """The targets of a config value: a list, "a,b" (LLaMA-Factory), a list printed as a string, or one regular
+    expression (a string with characters no module name has), kept whole."""
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    s = str(value).strip()
+    if s.startswith("[") and s.endswith("]"):
+        try:
+            v = ast.literal_eval(s)
+        except (ValueError, SyntaxError):
+            v = None
+        if isinstance(v, (list, tuple)):
+            return tuple(str(x).strip() for x in v if str(x).strip())
+    parts = [x.strip().strip("'\"[] ") for x in s.split(",")]
+    if len(parts) > 1 and all(NAME_CHARS.match(p) for p in parts if p):
+        return tuple(p for p in parts if p)
+    return (s,) if s else ()
+
+
+def is_regex(target: str) -> bool:
+    return not NAME_CHARS.match(target)
+
+
+def valid_target(target: str) -> bool:
+    """A module name or path, or a regular expression that compiles."""
+    if not isinstance(target, str) or not target or target != target.strip():
+        return False
+    if not is_regex(target):
+        return True
+    try:
+        re.compile(target)
+    except re.error:
+        return False
+    return True
+
+
+def _keys(group) -> list[str]:
+    return [f"{pre}{parent}.{group.name}" for pre in _LAYER_PREFIXES for parent in _PARENTS.get(group.kind, ())]
+
+
+def _matches(target: str, group) -> bool:
+    if is_regex(target):
+        rx = re.compile(target)
+        return any(rx.fullmatch(k) for k in _keys(group))
+    if target == group.name:
+        return True
+    # a module path: PEFT matches a key ending with "." + target; the layouts above stand for the key
+    return "." in target and any(k.endswith("." + target) for k in _keys(group))
+
+
+def wrapped_groups(groups, targets: tuple[str, ...]) -> tuple[list, list[str]]:
+    """(the groups any target matches, the targets that match none)."""
+    hit = [g for g in groups if any(_matches(t, g) for t in targets)]
+    unmatched = [t for t in targets if not any(_matches(t, g) for g in groups)]
+    return hit, unmatched
