@@ -475,3 +475,43 @@ def test_gpu_without_profile(tmp_path, capsys):
     _rc, out, _ = _run([f, "--gpu", "NVIDIA RTX 5000 Ada Generation", "--vram-gib", "32", "--model", "qwen2.5-72b",
                         "--json"], capsys)
     assert json.loads(out)["vram_bytes"] == 32 * 2**30
+
+
+AXOLOTL_QLORA_70B = """base_model: meta-llama/Llama-2-70b-hf
+load_in_4bit: true
+adapter: qlora
+lora_r: 32
+lora_alpha: 16
+lora_target_linear: true
+sequence_len: 4096
+micro_batch_size: 8
+gradient_accumulation_steps: 1
+bf16: true
+gradient_checkpointing: true
+"""
+
+
+def test_fix_of_an_axolotl_yaml_writes_yaml_keys_not_shell_flags(tmp_path):
+    """A setting the fix adds to an Axolotl config is its own YAML key (issue 25 item 19's class: no shell line
+    in a file that is not a shell script); the fixed file still parses as YAML and reads back as the fix."""
+    import yaml
+
+    cfg = tmp_path / "qlora.yml"
+    cfg.write_text(AXOLOTL_QLORA_70B)
+    out = tmp_path / "fixed"
+    r = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(cfg), "--gpu", "rtx4090", "--no-app",
+                        "--json", "--fix", str(out)], capture_output=True, text=True, timeout=300)
+    d = json.loads(r.stdout)
+    assert d["verdict"] == "oom" and d["fix"] is not None, r.stderr[-500:]
+    fixed = (out / "qlora.yml").read_text()
+    assert "\n--" not in fixed and "\\\n" not in fixed           # no shell flag or continuation
+    data = yaml.safe_load(fixed)
+    for k, v in d["fix"]["changes"].items():
+        native = {"cutoff_len": "sequence_len", "per_device_train_batch_size": "micro_batch_size"}.get(k, k)
+        if k == "__zero__":
+            assert str(data["deepspeed"]).endswith(".json") and os.path.isfile(data["deepspeed"])
+        elif k == "disable_gradient_checkpointing":
+            assert data["gradient_checkpointing"] is (not v)
+        else:
+            assert data[native] == v, (k, native, data.get(native))
+    assert cfg.read_text() == AXOLOTL_QLORA_70B                 # the user's file is untouched

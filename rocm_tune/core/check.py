@@ -639,10 +639,30 @@ def _py_value(v) -> str:
     return repr(v) if isinstance(v, (bool, str)) else str(v)
 
 
+# a setting the fix adds to a YAML config that is not LLaMA-Factory's: the runner's own key (its reader's names)
+_YAML_NATIVE = {
+    "axolotl-yaml": {"cutoff_len": "sequence_len", "per_device_train_batch_size": "micro_batch_size",
+                     "per_device_eval_batch_size": "eval_batch_size", "optim": "optimizer",
+                     "disable_gradient_checkpointing": "gradient_checkpointing"},
+    "torchtune-yaml": {"per_device_train_batch_size": "batch_size",
+                       "disable_gradient_checkpointing": "enable_activation_checkpointing"},
+}
+
+
+def _yaml_without_home(fmt: str | None) -> bool:
+    return bool(fmt) and str(fmt).endswith("-yaml") and fmt != "lf-yaml" and fmt not in _YAML_NATIVE
+
+
 def _add_to_text(text: str, job, key: str, value, file: str) -> str:
     style = job.script_flags.get("style", "")
-    if job.formats.get(file) == "lf-yaml":
+    fmt = job.formats.get(file)
+    if fmt == "lf-yaml":
         return text.rstrip("\n") + f"\n{key}: {_yaml_value(value)}   # rocm-tune check --fix\n"
+    if fmt in _YAML_NATIVE:   # a YAML config takes a YAML key, never a shell flag
+        native = _YAML_NATIVE[fmt].get(key, key)
+        if key == "disable_gradient_checkpointing":
+            value = not value
+        return text.rstrip("\n") + f"\n{native}: {_yaml_value(value)}   # rocm-tune check --fix\n"
     native = {"hf": _HF_NATIVE, "swift": _SWIFT_NATIVE}.get(style, {}).get(key, key)
     if native == "gradient_checkpointing" and key == "disable_gradient_checkpointing":
         value = not value
@@ -710,6 +730,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
             new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
         elif target_file and target_file in new and job.formats.get(target_file) == "python":
             manual.append(f"{key}={_py_value(value)}")  # a program takes no shell flags: said, never written
+        elif target_file and target_file in new and _yaml_without_home(job.formats.get(target_file)):
+            manual.append(f"{key}: {_yaml_value(value)}")  # a YAML whose key for it we do not know: said
         elif target_file and target_file in new:
             new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
     changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
@@ -1009,8 +1031,9 @@ def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
     from rocm_tune.core.files import write_all_atomic
 
     if fix.get("manual"):
-        raise UserError(f"--fix: the Python program needs {', '.join(fix['manual'])} added to its TrainingArguments"
-                        "(...) by hand (a program takes no shell flags); nothing was written")
+        where = ("its TrainingArguments(...) (a program takes no shell flags)" if "=" in fix["manual"][0]
+                 else "the config by hand")
+        raise UserError(f"--fix: the fix needs {', '.join(fix['manual'])} added to {where}; nothing was written")
     targets = [os.path.join(out_dir, n) for n in fix["files"]]
     if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
         raise UserError(f"--fix {out_dir}: exists and is not a directory")
