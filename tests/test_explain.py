@@ -88,11 +88,11 @@ REAL_LINES = [
     ("bitsandbytes-no-gpu", "/opt/conda/lib/python3.10/site-packages/bitsandbytes/cextension.py:31: UserWarning: The "
      "installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers and GPU quantization are "
      "unavailable.", "hyperonym/basaran#3"),
-    ("bitsandbytes-no-gpu", "Could not find the bitsandbytes ROCm binary at PosixPath('/home/USER/ROCm/Almalinux/"
+    ("bnb-rocm-binary-mismatch", "Could not find the bitsandbytes ROCm binary at PosixPath('/home/USER/ROCm/Almalinux/"
      "bitsandbytes/bitsandbytes/libbitsandbytes_rocm63.so')", "ROCm/bitsandbytes#82"),
     ("bitsandbytes-no-gpu", "OSError: /opt/conda/envs/diff/lib/python3.10/site-packages/bitsandbytes/"
      "libbitsandbytes_cpu.so: cannot open shared object file: No such file or directory", "ROCm/bitsandbytes#30"),
-    ("bitsandbytes-no-gpu", "RuntimeError: Configured ROCm binary not found at /opt/app-root/lib64/python3.12/"
+    ("bnb-rocm-binary-mismatch", "RuntimeError: Configured ROCm binary not found at /opt/app-root/lib64/python3.12/"
      "site-packages/bitsandbytes/libbitsandbytes_rocm84.so", "bitsandbytes-foundation/bitsandbytes#2014"),
     ("token-indices-too-long", "[WARNING|tokenization_utils_base.py:3831] 2023-12-06 16:44:52,195 >> Token indices "
      "sequence length is longer than the specified maximum sequence length for this model (2455 > 2048). Running this "
@@ -244,6 +244,37 @@ REAL_LINES = [
      "UserWarning with an error's words is still a warning)"),
     ("python-exception", "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
      "calibration deepspeed-2682"),
+    # issue 26: signatures learned from the corpus's fit part, each with a line of another public thread
+    ("int8-wrong-device", "ValueError: You can't train a model that has been loaded in 8-bit precision on a different "
+     "device than the one you're training on. Make sure you loaded the model on the correct device using for example "
+     "`device_map={'':torch.cuda.current_device()}`", "yangjianxin1/Firefly#270 (torchrun, 4 GPUs, QLoRA)"),
+    ("int8-multi-device-old-accelerate", "ValueError: You can't train a model that has been loaded in 8-bit precision "
+     "on multiple devices.", "artidoro/qlora#137"),
+    ("deepspeed-config-validation", "[rank0]: pydantic_core._pydantic_core.ValidationError: 1 validation error for "
+     "DeepSpeedZeroConfig", "hiyouga/LlamaFactory#5252 (deepspeed 0.15.0)"),
+    ("checkpoint-rename-race", "[rank2]: OSError: [Errno 39] Directory not empty: '/root/results/tmp-checkpoint-s0yubqtr'"
+     " -> '/root/results/checkpoint-50'", "FanqingM/MM-Eureka-V0#8"),
+    ("checkpoint-rename-race", "FileNotFoundError: [Errno 2] No such file or directory: 'model/tmp-checkpoint-49' -> "
+     "'model/checkpoint-49'", "huggingface/transformers#27925"),
+    ("no-training-steps", "[rank0]: AttributeError: 'TrainerState' object has no attribute 'last_model_checkpoint'. "
+     "Did you mean: 'best_model_checkpoint'?", "modelscope/ms-swift#3396"),
+    ("no-training-steps", "[WARNING:swift] No training was carried out, which may be due to the dataset being too "
+     "small or incorrect usage of resume_from_checkpoint.", "modelscope/ms-swift#3863"),
+    ("rccl-scratch-reclaim", "[FATAL ERROR]: Please set HSA_NO_SCRATCH_RECLAIM=1 and rerun.", "ROCm/ATOM#913 (MI35x)"),
+    ("miopen-missing-kdb", "MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_12.kdb Performance "
+     "may degrade. Please follow instructions to install: https://github.com/ROCmSoftwarePlatform/MIOpen#installing-"
+     "miopen-kernels-package", "ROCm/MIOpen#2123"),
+    ("miopen-error", "MIOpen(HIP): Error [Do] 'sqlite3_step(stmt.GetSQLiteStmt())' failed, Internal error while "
+     "accessing SQLite database: database disk image is malformed", "MIOpen's SQLite kernel cache on a shared home"),
+    ("flash-attn-error", "AssertionError: One of GPU archs of ['gfx1030'] is invalid or not supported by "
+     "Flash-Attention", "ROCm/flash-attention setup.py validate_and_update_archs"),
+    ("hipblaslt-unsupported", "rocblaslt error: Could not load /opt/venv/lib/python3.12/site-packages/torch/lib/"
+     "hipblaslt/library/TensileLibrary_lazy_gfx1201.dat", "hipBLASLt without a Tensile library for RDNA4 (rocBLAS "
+     "falls back)"),
+    ("rocblas-no-tensile-arch", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such "
+     "file or directory for GPU arch : gfx1032", "rocBLAS on an RDNA2 arch it has no kernels for"),
+    ("hip-invalid-device-function", "ROCm error: invalid device function",
+     "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]
 
 

@@ -256,6 +256,15 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
                                           "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
                                           "error)",)),
+    _sig("rccl-scratch-reclaim", "nccl_rccl_timeout_hang", "error", "root", "RCCL refused to start: "
+         "HSA_NO_SCRATCH_RECLAIM must be set",
+         "with this GPU firmware and HIP runtime RCCL requires scratch memory not to be reclaimed and exits at "
+         "communicator init; every collective (the first barrier) then fails",
+         "export HSA_NO_SCRATCH_RECLAIM=1 in the environment of every rank (or update the GPU firmware / ROCm as "
+         "AMD's release notes say)", "the error is gone with HSA_NO_SCRATCH_RECLAIM=1",
+         (r"HSA_NO_SCRATCH_RECLAIM=1 must be set", r"[Pp]lease set HSA_NO_SCRATCH_RECLAIM=1"),
+         ("HSA_NO_SCRATCH_RECLAIM",), sources=("ROCm/ATOM#913 ([FATAL ERROR]: HSA_NO_SCRATCH_RECLAIM=1 must be set "
+                                              "to avoid performance)",)),
     _sig("nccl-peer-gone", "nccl_rccl_timeout_hang", "error", "weak", "a peer rank went away or the network "
          "between ranks failed (NCCL/RCCL remote error)",
          "the collective lost its peer: another rank exited (its own error, or the OOM killer) or the network "
@@ -386,14 +395,15 @@ SIGNATURES: tuple[Signature, ...] = (
          "(10.3.0 for gfx103x RDNA2, 11.0.0 for gfx110x) or build PyTorch with the arch in PYTORCH_ROCM_ARCH",
          "`roc-obj-ls $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so "
          "| grep gfx` and `rocminfo | grep gfx`",
-         (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction",
+         (r"(?:HIP|ROCm) error: invalid device function", r"hipErrorInvalidDeviceFunction",
           r"hipErrorNoBinaryForGpu(?! ?: continue parsing)",
           r"No device code available for function", r"Unable to find code object for all current devices",
           r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
           r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for"),
          ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image"),
-         sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",)),
+         sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",
+                  "ggml/llama.cpp's spelling `ROCm error: invalid device function` (ollama/ollama#11975)")),
     _sig("hip-missing-code-object", "hip_error", "error", "weak", "the HIP runtime's log: a library has no code "
          "object for this GPU's ISA",
          "with AMD_LOG_LEVEL set, the HIP runtime lists every loaded library that carries no kernels for this GPU "
@@ -415,7 +425,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "rocBLAS for the arch",
          "`ls /opt/rocm/lib/rocblas/library | grep gfx`",
          (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile host",
-          r"(?:Cannot read|Could not load|cannot open) \S*TensileLibrary", r"TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
+          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?(?:Cannot read|Could not load|cannot open) "
+          r"\S*TensileLibrary",
+          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
           r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
          ("TensileLibrary", "Tensile host", "rocBLAS error"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
@@ -470,10 +482,24 @@ SIGNATURES: tuple[Signature, ...] = (
          "supported sibling; point MIOPEN_USER_DB_PATH / MIOPEN_CUSTOM_CACHE_DIR at a writable directory; "
          "MIOPEN_FIND_MODE=FAST to avoid tuning",
          "`MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=4` on a one-step rerun",
-         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error", r"instance of 'miopen::Exception'"),
-         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error", "miopen::Exception"),
+         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error", r"instance of 'miopen::Exception'",
+          r"[Mm][Ii][Oo]pen\S*: Internal error while accessing SQLite database",
+          r"boost::filesystem::\w+: .{0,200}[/.]miopen/"),
+         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error", "miopen::Exception", "SQLite database",
+          "boost::filesystem"),
          sources=("ROCm/MIOpen#1994 (MIOpen Error: /MIOpen/src/ocl/convolutionocl.cpp:831: Forward Convolution "
-                  "cannot be executed due to incorrect params)",)),
+                  "cannot be executed due to incorrect params)", "ROCm/MIOpen#1878 (kern_db.hpp:147: Internal error "
+                  "while accessing SQLite database: database disk image is malformed)", "ROCm/MIOpen#114 "
+                  "(boost::filesystem::permissions ... ~/.config/miopen//gfx906_60...ufdb.txt)")),
+    _sig("miopen-missing-kdb", "benign_warning", "info", "context", "MIOpen has no precompiled kernel database "
+         "for this GPU: kernels compile on first use",
+         "MIOpen ships kernel databases (.kdb) for some gfx targets; without one it compiles each convolution "
+         "kernel the first time it is needed, so the first steps are slower — nothing fails",
+         "nothing (install the miopen-hip-<gfx>kdb package where one exists to skip the first-run compiles)",
+         "the run continues after the warning",
+         (r"Missing system database file:? \S*\.kdb",), ("Missing system database",), benign=True,
+         sources=("ROCm/MIOpen#1996, #2123 (MIOpen(HIP): Warning [SQLiteBase] Missing system database file: "
+                  "gfx1030_18.kdb Performance may degrade)",)),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
          "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
@@ -512,9 +538,14 @@ SIGNATURES: tuple[Signature, ...] = (
          "training steps continue after the warning",
          (r"hipBLASLt on an? unsupported architecture", r"hipBLASLt.{0,40}not supported",
           r"rocblaslt warning: No paths matched", r"No hipBLASLt solution found", r"hipBlasLT failed, falling back",
-          r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b"),
+          r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b",
+          # hipBLASLt (not rocBLAS) without a Tensile library for this gfx: rocBLAS logs it once and falls back
+          r"^\s*(?:rocblaslt|hipblaslt) error: (?:Cannot read|Could not load) \S*hipblaslt[/\\]\S*TensileLibrary",
+          r"hipBLASLt error: Heuristic Fetch Failed"),
          ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed"), benign=True, ignorecase=True,
-         sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log")),
+         sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log",
+                  "lmstudio-ai/lmstudio-bug-tracker#1163 (rocblaslt error: Cannot read .../hipblaslt/library/"
+                  "TensileLibrary_lazy_gfx1201.dat, then rocBLAS warning: hipBlasLT failed, falling back to tensile)")),
     _sig("hipblaslt-unsupported-raised", "hipblaslt_warning", "error", "root", "hipBLASLt on an unsupported GPU "
          "raised an error instead of falling back",
          "PyTorch tried hipBLASLt on an architecture it does not support and raised (a PyTorch release whose "
@@ -593,7 +624,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
-         (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",
+         (r"(?:ImportError: )?cannot import name '(\w+)' from '([\w.]+)'",
           r"No module named '(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|diffusers|vllm|"
           r"huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
           r"(?:__init__|from_pretrained|from_dict)\(\) got an unexpected keyword argument '\w+'"),
@@ -767,9 +798,13 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls -l` the weight files against the sizes on the hub; `sha256sum` them",
          (r"SafetensorError: Error while deserializing header", r"MetadataIncompleteBuffer",
           r"PytorchStreamReader failed reading zip archive", r"_pickle\.UnpicklingError: invalid load key",
-          r"incomplete metadata, file not fully covered"),
+          r"incomplete metadata, file not fully covered",
+          # huggingface_hub's size check after a download
+          r"Consistency check failed: file should be of size \d+ but has size \d+"),
          ("SafetensorError", "MetadataIncompleteBuffer", "PytorchStreamReader", "invalid load key",
-          "file not fully covered")),
+          "file not fully covered", "Consistency check failed"),
+         sources=("h2oai/h2o-llmstudio#860 (OSError: Consistency check failed: file should be of size 4999819336 "
+                  "but has size ...)",)),
     _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
          "the environment lacks a module the run imports",
          "install it in the environment that runs training (pip install NAME; for LLaMA-Factory extras "
@@ -789,8 +824,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
           r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,60}(?:error|fail|$)",
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
-          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda"),
-         ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention")),
+          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda",
+          # ROCm/flash-attention's setup.py validate_and_update_archs: the arch first, then the verdict
+          r"(?:is invalid or )?not supported by [Ff]lash[-_ ]?[Aa]ttention",
+          # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
+          r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
+         ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention",
+          "lash-attention", "lash_attention", "lash attention"),
+         sources=("ROCm/flash-attention#37, #93 (One of GPU archs of ['gfx908'] is invalid or not supported by "
+                  "Flash-Attention)", "vllm-project/vllm#9319, #4514 (triton_flash_attention.py:211:0: error: stack "
+                  "frame size exceeds limit)", "Dao-AILab/flash-attention (FlashAttention only supports Ampere GPUs "
+                  "or newer)")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
          "kernel for this GPU",
          "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "
@@ -901,6 +945,78 @@ SIGNATURES: tuple[Signature, ...] = (
          ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
                   "object file)",)),
+    # weak and tail_only: the cause only when nothing more specific failed and no training step followed (a
+    # bf16/fp16 run that never quantizes goes on without bitsandbytes' GPU code)
+    _sig("bnb-rocm-binary-mismatch", "version_check", "error", "weak", "bitsandbytes looked for a ROCm "
+         "binary of another ROCm version",
+         "bitsandbytes names its library after the ROCm version torch reports (libbitsandbytes_rocmNN.so); a "
+         "bitsandbytes built for another ROCm than the PyTorch wheel (or a HIP version it derives the suffix "
+         "wrongly from) finds no such file, so it cannot load its GPU code",
+         "install the bitsandbytes build for the ROCm version of the installed PyTorch (torch.version.hip), or "
+         "build it from source against that ROCm (BNB_ROCM_VERSION / -DROCM_VERSION to match)",
+         "`python -c 'import torch;print(torch.version.hip)'` and `ls $(python -c 'import bitsandbytes,os;"
+         "print(os.path.dirname(bitsandbytes.__file__))')/libbitsandbytes_*`",
+         (r"(?:Configured ROCm binary not found at|Could not find the bitsandbytes ROCm binary at) \S*"
+          r"libbitsandbytes_rocm\d+",),
+         ("ROCm binary",), tail_only=True, sources=("bitsandbytes-foundation/bitsandbytes#2014 (Configured ROCm "
+                                    "binary not found at .../libbitsandbytes_rocm84.so)",
+                                    "ROCm/bitsandbytes#82, #91 (libbitsandbytes_rocm63.so / rocm80.so not found)")),
+    _sig("int8-multi-device-old-accelerate", "version_check", "error", "root", "an 8-bit model split over "
+         "several GPUs was refused by an old accelerate",
+         "accelerate releases before 0.20 (PR #1523) refused to train an 8-/4-bit model dispatched over several "
+         "GPUs (device_map='auto', naive pipeline)",
+         "pip install --upgrade accelerate (>= 0.20), with the peft/transformers the runner pins",
+         "`pip show accelerate`",
+         (r"[Yy]ou can't train a model that has been loaded in (?:8|4)-bit precision on multiple devices",),
+         ("loaded in",), sources=("huggingface/peft#414 (fixed by huggingface/accelerate#1523)",
+                                  "artidoro/qlora#137")),
+    _sig("int8-wrong-device", "config_error", "error", "root", "each rank must load its 8-/4-bit model on its "
+         "own GPU",
+         "the quantized model was loaded on one GPU (device_map={'': 0} or 'auto') while the launcher started one "
+         "process per GPU, so a rank trains a model that lives on another device",
+         "load the model on the rank's own GPU: device_map={'': torch.cuda.current_device()} (or "
+         "{'': PartialState().process_index}); for one process spanning GPUs, launch a single process",
+         "print the model's device (model.hf_device_map) on every rank",
+         (r"[Yy]ou can't train a model that has been loaded in (?:8|4)-bit precision on a different device than "
+          r"the one you're training on",),
+         ("loaded in",), sources=("huggingface/trl#722", "axolotl-ai-cloud/axolotl#148", "yangjianxin1/Firefly#270",
+                                  "accelerate's message")),
+    _sig("deepspeed-config-validation", "version_check", "error", "root", "DeepSpeed's config validation "
+         "rejected a value another library filled in",
+         "DeepSpeed >= 0.15 validates its config with pydantic v2; the value transformers/accelerate computed for "
+         "an `auto` key (stage3_prefetch_bucket_size = 0.9 x hidden^2, a float) or a key of another DeepSpeed "
+         "version is rejected: the DeepSpeed and transformers/accelerate versions do not match",
+         "upgrade transformers/accelerate to releases that cast the value (transformers#33402), or pin deepspeed to "
+         "the version the runner pins (0.14.x for older stacks); or set the key to an integer in the DeepSpeed JSON",
+         "`pip show deepspeed transformers accelerate`",
+         (r"\d+ validation errors? for DeepSpeed\w*Config",),
+         ("validation error",), sources=("deepspeedai/DeepSpeed#6525", "modelscope/ms-swift#1862",
+                                         "hiyouga/LlamaFactory#5252 (1 validation error for DeepSpeedZeroConfig "
+                                         "stage3_prefetch_bucket_size ... int_from_float)")),
+    _sig("checkpoint-rename-race", "version_check", "error", "root", "the Trainer's checkpoint rename raced "
+         "between ranks",
+         "transformers versions that stage checkpoints in tmp-checkpoint-* and rename them on more than the main "
+         "rank: another rank already renamed (or removed) the directory, so the rename fails on this one",
+         "install a transformers release with the fix (only the main process renames; the staging change was "
+         "reverted), or save from rank 0 only (save_on_each_node false)",
+         "`pip show transformers` (a dev/source build between the change and its fix)",
+         (r"(?:FileExistsError|FileNotFoundError|OSError): \[Errno (?:17|2|39)\] [\w ]+: '[^']*tmp-checkpoint-[^']*' "
+          r"-> '[^']*checkpoint-\d+'",),
+         ("tmp-checkpoint",), sources=("huggingface/transformers#27925", "axolotl-ai-cloud/axolotl#948",
+                                       "modelscope/ms-swift#3049 (FileExistsError: [Errno 17] File exists: "
+                                       "'.../tmp-checkpoint-f4fsdt_x' -> '.../checkpoint-276')")),
+    _sig("no-training-steps", "dataset_error", "error", "root", "no training step ran, so no checkpoint exists",
+         "the dataset gives fewer samples than one optimizer step (after filtering, packing and the batch size x "
+         "GPUs x gradient accumulation), or a resume skipped every remaining step: no checkpoint is saved and the "
+         "runner's end-of-training code finds none",
+         "check how many samples survive preprocessing against per_device_train_batch_size x GPUs x "
+         "gradient_accumulation_steps; when resuming, raise num_train_epochs or use resume_only_model",
+         "the log's sample count after preprocessing and `Total optimization steps`",
+         (r"TrainerState.? object has no attribute .?last_model_checkpoint", r"No training was carried out"),
+         ("last_model_checkpoint", "No training was carried out"),
+         sources=("modelscope/ms-swift#2956, #3396, #3455 (AttributeError: 'TrainerState' object has no attribute "
+                  "'last_model_checkpoint')", "modelscope/ms-swift#3863 ([WARNING:swift] No training was carried "
+                  "out, which may be due to the dataset being too small ...)")),
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
          "error",
          "torchrun/deepspeed/accelerate report that a worker failed; the cause is the worker's own error above",
@@ -1024,13 +1140,15 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
      "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
-    (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b"),
+    (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
+                r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
-                r"only supports?|[Pp]lease (?:set|specify|use)|not compatible", re.I), "config_error",
+                r"only supports?|[Pp]lease (?:set|specify|use)|not compatible|"
+                r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S", re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
 # lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)

@@ -743,8 +743,22 @@ class Explanation:
     def exit_code(self) -> int:
         return 1 if self.status in ("failed", "hang") else 0
 
+    @property
+    def answer(self) -> str:
+        """The family `explain` answers: the root cause's; with no root cause, `benign_warning` where the log's
+        only signs are harmless lines (the answer "no failure found; these lines are harmless" — never a
+        root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else `unknown`."""
+        if self.root is not None:
+            return self.diagnoses[self.root].family
+        if self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
+            # a warning family of its own (hipblaslt_warning: the hipBLASLt fallback) names it more precisely
+            own = [d.family for d in self.diagnoses if d.family.endswith("_warning") and d.family != "benign_warning"]
+            return own[0] if own else "benign_warning"
+        return "unknown"
+
     def to_dict(self) -> dict:
-        return {"status": self.status, "root": self.root, "diagnoses": [d.to_dict() for d in self.diagnoses],
+        return {"status": self.status, "root": self.root, "answer": self.answer,
+                "diagnoses": [d.to_dict() for d in self.diagnoses],
                 "config": self.config, "files": list(self.files), "partial": self.partial,
                 "stacks": self.stacks}
 
@@ -771,10 +785,14 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                                               f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
     seen: set[tuple[str, int, int]] = set()
     for sc in scans:
+        # a sign that counts only where the run stopped (a barrier and nothing after) does not count when
+        # progress or an error of its own came later in the same log: the run went on past it
+        last_error = max((h.offset for h in sc.hits if not cat.BY_CODE[h.code].tail_only
+                          and cat.BY_CODE[h.code].priority >= 2), default=-1)
         for h in sc.hits:
             sig = cat.BY_CODE[h.code]
-            if sig.tail_only and h.offset < sc.last_progress:
-                continue   # progress came after it: not where the run stopped
+            if sig.tail_only and (h.offset < sc.last_progress or h.offset < last_error):
+                continue   # progress or an error came after it: not where the run stopped
             key = (h.code, h.file_index, h.offset)
             if key in seen:
                 continue   # the same line found by the scan and by the series
@@ -1509,7 +1527,9 @@ def render_text(exp: Explanation, width: int = 80) -> str:
     status = exp.status.upper()
     if exp.root is None:
         lines.append(_cut(f"status: {status} — " + ("no failure found in the log" if exp.status != "failed"
-                                                     else "the run failed; its log holds no known cause"), width))
+                                                     else "the run failed; its log holds no known cause")
+                          + ("; the lines that look alarming are harmless (below)"
+                             if exp.answer == "benign_warning" else ""), width))
     else:
         r = exp.diagnoses[exp.root]
         lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
