@@ -273,6 +273,12 @@ REAL_LINES = [
      "falls back)"),
     ("rocblas-no-tensile-arch", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such "
      "file or directory for GPU arch : gfx1032", "rocBLAS on an RDNA2 arch it has no kernels for"),
+    ("invalid-device-ordinal", "RuntimeError: CUDA error: invalid device ordinal", "torchrun with more "
+     "--nproc_per_node than visible GPUs, as users post it"),
+    ("invalid-device-ordinal", "torch.AcceleratorError: HIP error: invalid device ordinal", "ROCm: a worker whose "
+     "HIP_VISIBLE_DEVICES was narrowed by its launcher (vllm-project/vllm PR #21522)"),
+    ("native-build-failed", "error: command '/opt/rocm/bin/hipcc' failed with exit code 1", "setuptools building a "
+     "HIP extension (flash-attention, bitsandbytes) as pip prints it"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]

@@ -500,6 +500,33 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"Missing system database file:? \S*\.kdb",), ("Missing system database",), benign=True,
          sources=("ROCm/MIOpen#1996, #2123 (MIOpen(HIP): Warning [SQLiteBase] Missing system database file: "
                   "gfx1030_18.kdb Performance may degrade)",)),
+    _sig("invalid-device-ordinal", "config_error", "error", "root", "a process asked for a GPU index it cannot "
+         "see",
+         "the rank's device index is beyond the GPUs visible to it: more processes per node than visible GPUs "
+         "(nproc_per_node / --num_processes), a CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES "
+         "list that a launcher (Ray, Slurm, a container) rewrote or narrowed, or a hard-coded cuda:N",
+         "make the processes per node equal the visible GPUs; set only one of HIP_VISIBLE_DEVICES / "
+         "ROCR_VISIBLE_DEVICES (on ROCm both apply, one after the other) and let the launcher set it per worker; "
+         "use the local rank, not a fixed index, for the device",
+         "print torch.cuda.device_count() and the *_VISIBLE_DEVICES variables in each rank",
+         (r"(?:HIP|CUDA) error: invalid device ordinal", r"\b(?:hip|cuda)ErrorInvalidDevice\b(?!Function|Pointer)",
+          r"CUDA_ERROR_INVALID_DEVICE\b"),
+         ("invalid device ordinal", "ErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE"),
+         sources=("vllm-project/vllm PR #21522 (Ray rewrites HIP_VISIBLE_DEVICES: HIP error: invalid device "
+                  "ordinal)", "pytorch/pytorch forum threads (more --nproc_per_node than GPUs: CUDA error: invalid "
+                  "device ordinal)")),
+    _sig("native-build-failed", "deepspeed_build_jit", "error", "weak", "a native extension did not compile "
+         "for this GPU",
+         "the compiler (hipcc/clang for a gfx target, nvcc for an sm target) rejected the extension's kernels: an "
+         "architecture the extension's sources do not support, or a compiler that does not match them",
+         "install a prebuilt wheel for this GPU and torch, build for a supported architecture only "
+         "(PYTORCH_ROCM_ARCH / GPU_ARCHS / TORCH_CUDA_ARCH_LIST), or go without the extension",
+         "the first `error:` of the compiler above the summary",
+         (r"\d+ errors? generated when compiling for (?:gfx\w+|sm_\d+|host)",
+          r"error: command '[^']*(?:hipcc|nvcc|clang\+\+|amdclang\+\+)' failed"),
+         ("errors generated", "error generated", "error: command"),
+         sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
+                  "clang's summary line, as hipcc prints it")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
          "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
@@ -507,7 +534,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "ROCm support matrix (consumer RDNA: HSA_OVERRIDE_GFX_VERSION), rerun with AMD_SERIALIZE_KERNEL=3 to find "
          "the op",
          "`rocminfo | grep gfx`; `python -c 'import torch;print(torch.version.hip)'` against `apt show rocm-libs`",
-         (r"HIP error: (?!out of memory|invalid device function|no kernel image)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
+         (r"HIP error: (?!out of memory|invalid device function|no kernel image|invalid device ordinal)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
           r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
           r"rocblas_status_(?!success|memory_error)\w+"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_"),
@@ -523,7 +550,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "rerun with CUDA_LAUNCH_BLOCKING=1 to find the op; for device-side asserts check labels against the "
          "vocab size and the tokenizer/model pair; for `no kernel image` install a build for the GPU's arch",
          "the CUDA_LAUNCH_BLOCKING=1 rerun's traceback",
-         (r"CUDA error: (?!out of memory)[\w -]+", r"device-side assert triggered",
+         (r"CUDA error: (?!out of memory|invalid device ordinal)[\w -]+", r"device-side assert triggered",
           r"no kernel image is available for execution on the device",
           r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b"),
          ("CUDA error", "device-side assert", "no kernel image", "Error "),

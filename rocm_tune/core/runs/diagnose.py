@@ -1095,6 +1095,10 @@ _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\
                       r"Gradient overflow", re.M)
 
 
+# the extension being built is flash-attention (pip's command, its wheel, its sources)
+_FA_BUILD = re.compile(r"flash[-_]attn|flash-attention|Building wheel for flash|csrc/flash_attn|/flash_attn/")
+
+
 def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
             levers_on: set[str] | None = None, texts: Sequence[str] | None = None) -> None:
     """Numbers and fixes that need the whole picture (cascades, the config)."""
@@ -1122,6 +1126,9 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
                                      _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
                                      cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
+        r.family = "flash_attn_error"
+        r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
     elif r.code == cat.GENERIC:
         fam = _exception_family(r.first, texts or ())
         if fam is not None:
