@@ -279,6 +279,8 @@ REAL_LINES = [
      "HIP_VISIBLE_DEVICES was narrowed by its launcher (vllm-project/vllm PR #21522)"),
     ("native-build-failed", "error: command '/opt/rocm/bin/hipcc' failed with exit code 1", "setuptools building a "
      "HIP extension (flash-attention, bitsandbytes) as pip prints it"),
+    ("checkpoint-open-failed", "RuntimeError: File /scratch/ckpt/epoch_3/model.pt cannot be opened.", "torch.save "
+     "into a directory that is full, missing or read-only, as users post it"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]

@@ -795,6 +795,17 @@ SIGNATURES: tuple[Signature, ...] = (
           "inline_container", "StorageFull"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
+    _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "
+         "checkpoint file",
+         "PyTorch's checkpoint writer could not open the file for writing: the disk (or quota) is full, the "
+         "directory does not exist on this node, or it is not writable",
+         "`df -h` the output directory and free space (save_total_limit, save_only_model); create the directory "
+         "on every node that saves; check it is writable by the job's user",
+         "`df -h DIR; ls -ld DIR; touch DIR/x`",
+         (r"(?:RuntimeError: )?File \S+ cannot be opened\.?\s*$", r"PyTorchFileWriter.{0,80}cannot be opened"),
+         ("cannot be opened",),
+         sources=("torch/serialization.py's _open_zipfile_writer (RuntimeError: File my_out/checkpoints/"
+                  "checkpoint_0.pt cannot be opened.), ronin/ronin#51: a full disk after the first epoch",)),
     _sig("shm-exhausted", "host_ram_oom", "error", "root", "shared memory (/dev/shm) ran out: a DataLoader "
          "worker died with SIGBUS",
          "DataLoader workers pass batches through /dev/shm; a container's default /dev/shm (64 MB in Docker) or a "
