@@ -1126,7 +1126,8 @@ PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", 
                                 "Cannot allocate", "bad_alloc", "Permission denied", "/dev/kfd", "NCCL WARN",
                                 "Connection reset", "Connection closed", "remote process exited", "Tensile",
                                 "loss scale", "exit status", "exit code", "memory limit", "LLVM ERROR",
-                                "BackendCompilerFailed", "not writable", "Read-only file system")
+                                "BackendCompilerFailed", "not writable", "Read-only file system",
+                                "HSA_NO_SCRATCH_RECLAIM", "No training was carried out")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
