@@ -281,6 +281,17 @@ REAL_LINES = [
      "HIP extension (flash-attention, bitsandbytes) as pip prints it"),
     ("checkpoint-open-failed", "RuntimeError: File /scratch/ckpt/epoch_3/model.pt cannot be opened.", "torch.save "
      "into a directory that is full, missing or read-only, as users post it"),
+    ("extension-abi-mismatch", "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.abi3.so: undefined "
+     "symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs", "a vLLM wheel built for another torch, as users post it"),
+    ("flash-attn-error", "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "Dao-AILab/flash-attention "
+     "on a V100/T4"),
+    ("flash-attn-error", "ImportError: This modeling file requires the following packages that were not found in your "
+     "environment: flash_attn. Run `pip install flash_attn`", "transformers' check_imports for remote code (Phi-3, "
+     "MiniCPM)"),
+    ("missing-package", "ImportError: This modeling file requires the following packages that were not found in your "
+     "environment: einops. Run `pip install einops`", "transformers' check_imports for remote code"),
+    ("deepspeed-op-build-failed", "RuntimeError: Ninja is required to load C++ extensions", "torch.utils.cpp_extension "
+     "JIT builds (DeepSpeed ops) without ninja"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]

@@ -625,8 +625,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"fatal error: [\w/.+-]+\.h(?:pp)?: No such file or directory", r"No module named '?dskernels'?",
           r"object has no attribute 'ds_opt_adam'", r"CUDA_HOME does not exist, unable to compile CUDA op",
           r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object",
-          r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile"),
-         ("ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
+          r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile",
+          r"Ninja is required to load C\+\+ extensions"),
+         ("Ninja is required", "ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
           "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
           "unable to compile"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
@@ -662,8 +663,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`pip show PACKAGE`",
          (r"\b[\w.-]+\s*(?:>=|==|<=|~=)\s*\d[\w.]*(?:,\s*[<>=!~]=?\s*\d[\w.]*)?\s+(?:is|are) required\b",
           r"\brequires? (?:the )?(?:package )?`?[\w.-]+`?\s*(?:>=|==|~=)\s*\d[\w.]*",
-          r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d"),
-         ("required", "require", "upgrade", "update", "install"),
+          r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d",
+          # transformers' lazy import: the real error is in the traceback above, most often a version mismatch
+          r"Failed to import [\w.]+ because of the following error"),
+         ("required", "require", "upgrade", "update", "install", "Failed to import"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
@@ -848,9 +851,13 @@ SIGNATURES: tuple[Signature, ...] = (
          "install it in the environment that runs training (pip install NAME; for LLaMA-Factory extras "
          "`pip install -e .[deepspeed,metrics]`)",
          "`python -c 'import NAME'` in the same environment",
-         (r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
+         (r"requires the following packages that were not found in your environment: (?!flash[_-]attn\b)[\w-]+",
+          r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
           r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
-          r"(?!mpi4py)([\w.]+)'?",), ("No module named",)),
+          r"(?!mpi4py)([\w.]+)'?",),
+         ("No module named", "not found in your environment"),
+         sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
+                  "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
          "flash_attn is missing, built for another torch/CUDA/ROCm, or not supported on this GPU (gfx906, "
          "consumer cards)",
@@ -865,6 +872,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda",
           # ROCm/flash-attention's setup.py validate_and_update_archs: the arch first, then the verdict
           r"(?:is invalid or )?not supported by [Ff]lash[-_ ]?[Aa]ttention",
+          r"(?:Error|Exception): (?:FlashAttention|flash_attn)\w*\b(?! has been toggled)",
+          r"packages that were not found in your environment: (?:[\w-]+, )*flash[_-]attn\b",
           # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
           r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
          ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention",
@@ -873,6 +882,17 @@ SIGNATURES: tuple[Signature, ...] = (
                   "Flash-Attention)", "vllm-project/vllm#9319, #4514 (triton_flash_attention.py:211:0: error: stack "
                   "frame size exceeds limit)", "Dao-AILab/flash-attention (FlashAttention only supports Ampere GPUs "
                   "or newer)")),
+    _sig("extension-abi-mismatch", "version_check", "error", "root", "a compiled extension was built against "
+         "another PyTorch",
+         "a native extension (.so) refers to a C++ symbol the installed PyTorch does not export: it was built or "
+         "downloaded for another torch version (or CUDA/ROCm build) than the one installed",
+         "reinstall the extension built for the installed torch (a wheel matching torch's version and CUDA/ROCm, "
+         "or `pip install --no-build-isolation --no-cache-dir` to rebuild it against it)",
+         "`python -c 'import torch;print(torch.__version__)'` against the extension's wheel tag",
+         (r"\.so\S*: undefined symbol: _Z\w+", r"^undefined symbol: _Z\w+"),
+         ("undefined symbol",),
+         sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
+                  "vllm/xformers/torchvision threads: an extension wheel of another torch")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
          "kernel for this GPU",
          "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "
@@ -1187,7 +1207,9 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
                 r"only supports?|[Pp]lease (?:set|specify|use)|not compatible|"
-                r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S", re.I), "config_error",
+                r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
+                r"Expected all tensors to be on the same device|can only be used on (?:CUDA|GPU)|"
+                r"flatten tensors with uniform dtype|Cannot flatten integer dtype", re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
 # lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)
