@@ -292,6 +292,12 @@ REAL_LINES = [
      "environment: einops. Run `pip install einops`", "transformers' check_imports for remote code"),
     ("deepspeed-op-build-failed", "RuntimeError: Ninja is required to load C++ extensions", "torch.utils.cpp_extension "
      "JIT builds (DeepSpeed ops) without ninja"),
+    ("harmless-warning", "MIOpen(HIP): Warning [IsEnoughWorkspace] [GetSolutionsFallback WTI] Solver <GemmFwdRest>, "
+     "workspace required: 1048576, provided ptr: 0 size: 0", "MIOpen's workspace note on ROCm convolutions"),
+    ("json-decode-error", "pyarrow.lib.ArrowInvalid: JSON parse error: Missing a name for object member. in row 0",
+     "huggingface/datasets reading a malformed JSONL"),
+    ("gpu-memory-fault", "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1234, "
+     "emitted seq=1236", "the amdgpu kernel driver's GPU hang report in dmesg"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]

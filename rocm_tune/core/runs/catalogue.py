@@ -459,7 +459,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
          "the serialized rerun's traceback names the failing op",
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
-          r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring \w+ timeout|GPU fault detected)",
+          r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring [\w.]+ timeout|GPU fault detected)",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
          ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress",
           "HW Exception", "amdgpu")),
@@ -566,6 +566,7 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"hipBLASLt on an? unsupported architecture", r"hipBLASLt.{0,40}not supported",
           r"rocblaslt warning: No paths matched", r"No hipBLASLt solution found", r"hipBlasLT failed, falling back",
           r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b",
+          r"^\s*hipBLASLt warning:", r"hipblaslt.{0,80}No suitable algorithm",
           # hipBLASLt (not rocBLAS) without a Tensile library for this gfx: rocBLAS logs it once and falls back
           r"^\s*(?:rocblaslt|hipblaslt) error: (?:Cannot read|Could not load) \S*hipblaslt[/\\]\S*TensileLibrary",
           r"hipBLASLt error: Heuristic Fetch Failed"),
@@ -607,10 +608,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)Warning\b",
           r"^\s*warnings\.warn\(", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
           r"Special tokens have been added in the vocabulary", r"You're using a \w+ ?[Tt]okenizer",
-          r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported"),
+          r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported",
+          # MIOpen's warnings (workspace, fallback solvers, find-db) are performance notes: the op still runs
+          r"MIOpen\(HIP\): Warning \["),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
-          "okenizer", "pad_token_id", "right-padding", "expandable_segments"), benign=True,
+          "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # ------------------------------------------------------------------ deepspeed_build_jit
     _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
@@ -691,8 +694,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "config)",
          "fix the syntax at the line/column the message gives (a trailing comma, a missing quote)",
          "`python -m json.tool FILE`",
-         (r"JSONDecodeError: [A-Z][\w ]+: line \d+ column \d+", r"json\.decoder\.JSONDecodeError"),
-         ("JSONDecodeError",)),
+         (r"JSONDecodeError: [A-Z][\w ]+: line \d+ column \d+", r"json\.decoder\.JSONDecodeError",
+          # `datasets` reading JSON/JSONL through pyarrow, and its cast of mixed column types
+          r"ArrowInvalid: JSON parse error", r"pyarrow\.lib\.Arrow(?:Invalid|TypeError)", r"DatasetGenerationCastError"),
+         ("JSONDecodeError", "ArrowInvalid", "pyarrow.lib.Arrow", "DatasetGenerationCastError"),
+         sources=("huggingface/datasets issues (pyarrow.lib.ArrowInvalid: JSON parse error: Missing a name for object "
+                  "member.)",)),
     # ------------------------------------------------------------------ tokenizer_template
     _sig("template-error", "tokenizer_template", "error", "root", "the chat template is unknown or missing",
          "the YAML names a template LLaMA-Factory does not have (e.g. qwen2 — the Qwen2 family's template is "
@@ -1177,7 +1184,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
-    (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|apply_chat_template"), "tokenizer_template",
+    (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",
      "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
     (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
                 r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator"),
@@ -1199,16 +1206,18 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
      "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
+    # before the data rule: a checkpoint index is a .json file, not the dataset
+    (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
+     "the checkpoint does not match this run: resume with the same settings or start fresh"),
     (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
-    (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
-     "the checkpoint does not match this run: resume with the same settings or start fresh"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
                 r"only supports?|[Pp]lease (?:set|specify|use)|not compatible|"
                 r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
                 r"Expected all tensors to be on the same device|can only be used on (?:CUDA|GPU)|"
+                r"supported (?:types|values|options|choices) are|"
                 r"flatten tensors with uniform dtype|Cannot flatten integer dtype", re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
