@@ -404,6 +404,49 @@ def test_a_benign_line_is_never_root_when_a_real_one_exists_and_alone_it_is_not_
     assert alone.root is None and alone.diagnoses[0].benign   # reported as harmless, never the root
 
 
+def test_a_log_of_harmless_lines_only_answers_that_nothing_failed():
+    from rocm_tune.core.runs.diagnose import render_text
+
+    kdb = ("MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_18.kdb Performance may degrade. "
+           "Please follow instructions to install: https://github.com/ROCmSoftwarePlatform/MIOpen#installing-miopen-"
+           "kernels-package")                                                   # ROCm/MIOpen#1996
+    step = "{'loss': 1.3977, 'grad_norm': 1.9822, 'learning_rate': 1e-05, 'epoch': 0.01}\n"
+    exp = explain_text(kdb + "\n" + step)
+    assert exp.root is None and exp.exit_code == 0 and exp.answer == "benign_warning"
+    assert exp.to_dict()["answer"] == "benign_warning"
+    assert "no failure found" in render_text(exp) and "harmless" in render_text(exp)
+    hipblaslt = ("rocblaslt error: Cannot read /opt/venv/lib/python3.12/site-packages/torch/lib/hipblaslt/library/"
+                 "TensileLibrary_lazy_gfx1201.dat: No such file or directory\n rocBLAS warning: hipBlasLT failed, "
+                 "falling back to tensile.\n")
+    fallback = explain_text(hipblaslt + step)
+    assert fallback.root is None and fallback.answer == "hipblaslt_warning"
+    # a real failure after the same lines: the root's family is the answer
+    failed = explain_text(kdb + "\n" + step + "[rank0]: ValueError: Template qwen2 does not exist.\n")
+    assert failed.answer == "tokenizer_template" and failed.exit_code == 1
+    # nothing recognised at all is not "harmless": unknown
+    assert explain_text("hello\n").answer == "unknown"
+
+
+def test_a_barrier_followed_by_an_error_is_the_error_not_a_hang():
+    barrier = ("[W ProcessGroupNCCL.cpp:1569] Rank 1 using best-guess GPU 1 to perform barrier as devices used by "
+               "this process are currently unknown.")
+    err = "torch.AcceleratorError: HIP error: invalid device ordinal"
+    exp = explain_text(barrier + "\n" + err + "\n")
+    assert _root(exp).code == "invalid-device-ordinal" and exp.status == "failed"
+    assert "barrier-no-progress" not in [d.code for d in exp.diagnoses]
+
+
+@pytest.mark.parametrize("src,family", [
+    ("    assert not self.training", "config_error"),
+    ("    assert len(input_ids) == len(labels)", "dataset_error"),
+])
+def test_a_bare_assertion_takes_its_family_from_the_assert_line(src, family):
+    log = ("Traceback (most recent call last):\n  File \"/x/site-packages/m/modeling_m.py\", line 10, in forward\n"
+           + src + "\nAssertionError\n")
+    exp = explain_text(log)
+    assert _root(exp).code == "python-exception" and _root(exp).family == family
+
+
 def test_old_torch_oom_wrapped_over_lines_is_a_real_shortage():
     # calibration alpaca-rlhf-3: the message wraps over four lines as posted
     n = oom_numbers("OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 MiB (GPU 1; 31.75\nGiB total "

@@ -890,7 +890,27 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
             return family, fix
-    return None
+    return _bare_assert_family(h)
+
+
+_BARE_ASSERT = re.compile(r"(?:^|\s|:)AssertionError\s*$")
+_ASSERT_SRC = re.compile(r"^(?:\[(?:rank|default)\d+\]:)?\s*assert\b(.*)$", re.M)
+_DATA_WORDS = re.compile(r"\b(?:input_ids|labels|attention_mask|dataset|sample|example|batch|messages|images?|pixel)",
+                         re.I)
+
+
+def _bare_assert_family(h: Hit) -> tuple[str, str] | None:
+    """An AssertionError without a message: the `assert` line the traceback shows above it is a precondition
+    the library puts on its inputs — on the data when it names them, else on the run's settings."""
+    if not _BARE_ASSERT.search(h.text):
+        return None
+    src = _ASSERT_SRC.findall(h.pre[-2000:])
+    if not src:
+        return None
+    if _DATA_WORDS.search(src[-1]):
+        return "dataset_error", f"a check on the data failed (assert{src[-1]}): look at the sample it names"
+    return "config_error", (f"a precondition on the run's settings failed (assert{src[-1]}): the model or option "
+                            "this code path needs is not what the run configured")
 
 
 def _promote_overflow_streak(diags: list[Diagnosis], finished: bool = False) -> None:
