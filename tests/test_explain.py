@@ -298,6 +298,24 @@ REAL_LINES = [
      "huggingface/datasets reading a malformed JSONL"),
     ("gpu-memory-fault", "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1234, "
      "emitted seq=1236", "the amdgpu kernel driver's GPU hang report in dmesg"),
+    ("model-files-missing", "OSError: /models/llama does not appear to have a file named config.json. Checkout "
+     "'https://huggingface.co//models/llama/tree/None' for available files.", "transformers' from_pretrained on a "
+     "local directory without its files"),
+    ("state-dict-mismatch", "ValueError: Trying to set a tensor of shape torch.Size([151936, 3584]) in \"weight\" "
+     "(which has shape torch.Size([152064, 3584])), this looks incorrect.", "accelerate's set_module_tensor_to_device "
+     "(Qwen2 vocab sizes)"),
+    ("slurm-time-limit", "slurmstepd: error: *** STEP 1234.0 ON node01 CANCELLED AT 2024-05-01T10:00:00 ***",
+     "Slurm's scancel / preemption notice without a reason"),
+    ("host-oom-killed", "srun: error: node12: task 3: Killed", "srun's report of a SIGKILLed task"),
+    ("cuda-error", "../aten/src/ATen/native/cuda/Indexing.cu:1236: indexSelectSmallIndex: block: [0,0,0], thread: "
+     "[0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.", "PyTorch's embedding index past the vocab"),
+    ("nan-loss", "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0", "sampling from NaN "
+     "logits in generation (RLHF rollouts, eval)"),
+    ("oom", "hipMalloc failed: out of memory", "a HIP allocation failure as native libraries print it"),
+    ("flash-attn-error", "RuntimeError: No available kernel. Aborting execution.", "PyTorch SDPA without a fused "
+     "kernel for this GPU"),
+    ("native-build-failed", "/usr/bin/ld: cannot find -lcurand: No such file or directory", "linking a CUDA "
+     "extension without the library"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]

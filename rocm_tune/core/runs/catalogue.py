@@ -94,6 +94,7 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate", r"OutOfMemoryError",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
+          r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
           r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
@@ -121,7 +122,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
-          r"got signal: 9\b", r"已杀死", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"got signal: 9\b", r"已杀死", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
@@ -367,8 +368,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "the step where loss/grad_norm first turns nan in trainer_log.jsonl",
          (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': '?(?:nan|-?inf)\b",
           r"'loss': '?(?:nan|-?inf)\b", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b",
-          r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b"),
-         ("nan", "NaN", "loss", "grad", "Infinity"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b",
+          # sampling from NaN/Inf logits (generation in RLHF/eval): the same numerical failure
+          r"probability tensor contains either `?inf`?, `?nan`? or element < 0"),
+         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
          "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
@@ -523,8 +526,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "(PYTORCH_ROCM_ARCH / GPU_ARCHS / TORCH_CUDA_ARCH_LIST), or go without the extension",
          "the first `error:` of the compiler above the summary",
          (r"\d+ errors? generated when compiling for (?:gfx\w+|sm_\d+|host)",
-          r"error: command '[^']*(?:hipcc|nvcc|clang\+\+|amdclang\+\+)' failed"),
-         ("errors generated", "error generated", "error: command"),
+          r"error: command '[^']*(?:hipcc|nvcc|clang\+\+|amdclang\+\+)' failed",
+          r"\bld(?:\.lld)?: (?:error: )?cannot find -l\w+"),
+         ("errors generated", "error generated", "error: command", "cannot find -l"),
          sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
                   "clang's summary line, as hipcc prints it")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
@@ -552,8 +556,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "the CUDA_LAUNCH_BLOCKING=1 rerun's traceback",
          (r"CUDA error: (?!out of memory|invalid device ordinal)[\w -]+", r"device-side assert triggered",
           r"no kernel image is available for execution on the device",
-          r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b"),
-         ("CUDA error", "device-side assert", "no kernel image", "Error "),
+          r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b",
+          # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
+          r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `.+` failed"),
+         ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
     # ------------------------------------------------------------------ benign warnings
@@ -778,8 +784,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "resume_from_checkpoint",
          "compare the checkpoint's config.json / adapter_config.json with the run's",
          (r"Error\(s\) in loading state_dict for \w+", r"size mismatch for [\w.]+: copying a param with shape",
-          r"Can't find a valid checkpoint at \S+"),
-         ("loading state_dict", "size mismatch for", "valid checkpoint at")),
+          r"Can't find a valid checkpoint at \S+",
+          # accelerate/transformers loading weights whose shape is not the model's (another vocab / variant)
+          r"Trying to set a tensor of shape torch\.Size\(\[[\d, ]+\]\) in \"\w+\" \(which has shape"),
+         ("loading state_dict", "size mismatch for", "valid checkpoint at", "Trying to set a tensor of shape")),
     # ------------------------------------------------------------------ slurm
     _sig("slurm-time-limit", "slurm_time_limit_preemption", "error", "root", "Slurm cancelled the job (time "
          "limit / preemption / node failure)",
@@ -788,8 +796,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "(resume_from_checkpoint) in a requeued job (#SBATCH --requeue, --signal=USR1@120)",
          "`sacct -j JOBID -o JobID,State,Elapsed,Timelimit`",
          (r"CANCELLED AT \S+ DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
-          r"DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)"),
-         ("DUE TO ",),
+          r"DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
+          # without a reason: scancel or a preemption
+          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT \S+"),
+         ("DUE TO ", "CANCELLED AT"),
          sources=("ZettaAI/zetta_utils#671 (slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT "
                   "2024-04-20T09:09:37 DUE TO TIME LIMIT ***)",)),
     # ------------------------------------------------------------------ disk_full_save
@@ -879,11 +889,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda",
           # ROCm/flash-attention's setup.py validate_and_update_archs: the arch first, then the verdict
           r"(?:is invalid or )?not supported by [Ff]lash[-_ ]?[Aa]ttention",
+          # PyTorch's SDPA with no usable fused kernel for this GPU/dtype/shape
+          r"No available kernel\. Aborting execution", r"Could not run 'aten::_(?:scaled_dot_product_)?flash_attention",
           r"(?:Error|Exception): (?:FlashAttention|flash_attn)\w*\b(?! has been toggled)",
           r"packages that were not found in your environment: (?:[\w-]+, )*flash[_-]attn\b",
           # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
           r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
-         ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention",
+         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "lash Attention", "lash-Attention", "lash_Attention",
           "lash-attention", "lash_attention", "lash attention"),
          sources=("ROCm/flash-attention#37, #93 (One of GPU archs of ['gfx908'] is invalid or not supported by "
                   "Flash-Attention)", "vllm-project/vllm#9319, #4514 (triton_flash_attention.py:211:0: error: stack "
@@ -999,6 +1011,17 @@ SIGNATURES: tuple[Signature, ...] = (
           "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
           "outgoing traffic", "offline mode", "valid model identifier"),
          sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
+    _sig("model-files-missing", "model_download", "error", "root", "the model directory lacks its files",
+         "the path given as the model has no config.json / weights: a wrong path (relative to another working "
+         "directory), a download that never finished, or a hub id mistaken for a local directory",
+         "point model_name_or_path at the directory that holds config.json and the weights (absolute path), or "
+         "download the model again (`huggingface-cli download REPO --local-dir DIR`)",
+         "`ls MODEL_DIR` shows config.json, tokenizer files and *.safetensors",
+         (r"does not appear to have (?:a file|files) named [\w.\-, ]*(?:config\.json|\.safetensors|\.bin)",
+          r"[Ee]rror no file named [\w.,\- ]*(?:pytorch_model\.bin|model\.safetensors)[\w.,\- ]* found in directory"),
+         ("does not appear to have", "no file named"),
+         sources=("transformers' from_pretrained on a directory without its files, as users post it (OSError: "
+                  "/models/x does not appear to have a file named config.json)",)),
     _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
          "a compiled extension was built for another CUDA/ROCm runtime than the one installed (e.g. a cu12 wheel on "
          "a CUDA 11 system), or the runtime's libraries are not on the library path",
