@@ -316,6 +316,12 @@ REAL_LINES = [
      "kernel for this GPU"),
     ("native-build-failed", "/usr/bin/ld: cannot find -lcurand: No such file or directory", "linking a CUDA "
      "extension without the library"),
+    ("torch-compile-error", "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, "
+     "Hardware limit: 65536. Reducing block sizes or `num_stages` may help.", "Triton kernels on GPUs with 64 KiB LDS"),
+    ("native-build-failed", "clang: error: unsupported option '--offload-arch=gfx1036'", "hipcc of an older ROCm "
+     "asked for a newer gfx target"),
+    ("invalid-device-ordinal", "torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with "
+     "error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED", "a rank's device index past the visible GPUs"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]

@@ -183,7 +183,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "add iommu=pt (AMD hosts) or intel_iommu=off / iommu=pt (Intel hosts) to GRUB_CMDLINE_LINUX_DEFAULT, "
          "update-grub, reboot; meanwhile NCCL_P2P_DISABLE=1 runs (slowly)",
          "`rocm-tune doctor` (IOMMU check); `cat /proc/cmdline`; rccl-tests all_reduce_perf -g 2 finishes after",
-         (r'NCCL WARN Missing "?iommu=pt"?',), ("iommu=pt",), hang=True,
+         (r'[NR]CCL WARN Missing "?iommu=pt"?',), ("iommu=pt",), hang=True,
          sources=("calibration rocm-rccl-1129 (init.cc:132 NCCL WARN Missing \"iommu=pt\" from kernel comm)",)),
     _sig("barrier-no-progress", "nccl_rccl_timeout_hang", "error", "root", "stuck at the first barrier: nothing "
          "after `using GPU N to perform barrier`",
@@ -513,8 +513,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "use the local rank, not a fixed index, for the device",
          "print torch.cuda.device_count() and the *_VISIBLE_DEVICES variables in each rank",
          (r"(?:HIP|CUDA) error: invalid device ordinal", r"\b(?:hip|cuda)ErrorInvalidDevice\b(?!Function|Pointer)",
+          r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
           r"CUDA_ERROR_INVALID_DEVICE\b"),
-         ("invalid device ordinal", "ErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE"),
+         ("invalid device ordinal", "ErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE", "device < num_gpus"),
          sources=("vllm-project/vllm PR #21522 (Ray rewrites HIP_VISIBLE_DEVICES: HIP error: invalid device "
                   "ordinal)", "pytorch/pytorch forum threads (more --nproc_per_node than GPUs: CUDA error: invalid "
                   "device ordinal)")),
@@ -527,8 +528,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "the first `error:` of the compiler above the summary",
          (r"\d+ errors? generated when compiling for (?:gfx\w+|sm_\d+|host)",
           r"error: command '[^']*(?:hipcc|nvcc|clang\+\+|amdclang\+\+)' failed",
-          r"\bld(?:\.lld)?: (?:error: )?cannot find -l\w+"),
-         ("errors generated", "error generated", "error: command", "cannot find -l"),
+          r"\bld(?:\.lld)?: (?:error: )?cannot find -l\w+",
+          # the compiler does not know the GPU target it was asked to build for
+          r"error: unsupported (?:architecture '?gfx\w+|option '--offload-arch=\w+)"),
+         ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported"),
          sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
                   "clang's summary line, as hipcc prints it")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
@@ -925,8 +928,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
           r"Internal Triton \w+ codegen error", r"^LLVM ERROR: ", r"Failed to translate TritonGPU to LLVM IR",
           r"HIPRTC_ERROR_COMPILATION", r"torch\._dynamo\.exc\.\w+Error",
-          r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)"),
-         ("BackendCompilerFailed", "torch._inductor.exc", "InductorError", "triton.compiler.errors",
+          r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)",
+          # a Triton kernel that does not fit this GPU (shared memory / registers), or built for another one
+          r"triton\.runtime\.errors\.OutOfResources", r"Triton Error \[(?:CUDA|HIP)\]"),
+         ("OutOfResources", "Triton Error", "BackendCompilerFailed", "torch._inductor.exc", "InductorError", "triton.compiler.errors",
           "CompilationError", "codegen error", "LLVM ERROR", "TritonGPU", "HIPRTC_ERROR_COMPILATION",
           "torch._dynamo.exc", "triton"),
          sources=("ROCm/legacy-rocm-build#3060 (torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: "
