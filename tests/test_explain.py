@@ -322,6 +322,9 @@ REAL_LINES = [
      "asked for a newer gfx target"),
     ("invalid-device-ordinal", "torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with "
      "error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED", "a rank's device index past the visible GPUs"),
+    ("missing-package", "ImportError: LlamaTokenizer requires the SentencePiece library but it was not found in your "
+     "environment.", "transformers' requires_backends"),
+    ("python-exception", "[ERROR:swift] The dataset is empty", "ms-swift's logger format"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]
@@ -468,6 +471,27 @@ def test_a_bare_assertion_takes_its_family_from_the_assert_line(src, family):
     log = ("Traceback (most recent call last):\n  File \"/x/site-packages/m/modeling_m.py\", line 10, in forward\n"
            + src + "\nAssertionError\n")
     exp = explain_text(log)
+    assert _root(exp).code == "python-exception" and _root(exp).family == family
+
+
+@pytest.mark.parametrize("line,family", [
+    ("ValueError: Please launch distributed training with `llamafactory-cli` or `torchrun`.", "config_error"),
+    ("ValueError: Quantized model only accepts LoRA/OFT training.", "config_error"),
+    ("ValueError: `max_length` is smaller than the prompt length", "config_error"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
+     "config_error"),
+    ("ValueError: Unknown initialization init_lora_weights='pissa_x'", "config_error"),
+    ("ValueError: The number of images does not match the number of <image> tokens in [{'content': '<image>hi'}]",
+     "dataset_error"),
+    ("ValueError: assistant_message: {'role': 'assistant', 'content': ''}", "dataset_error"),
+    ("[ERROR:swift] The dataset is empty", "dataset_error"),
+    ("ValueError: Can't find a checkpoint index (pytorch_model.bin.index.json) in /out/checkpoint-100.",
+     "checkpoint_resume_mismatch"),
+    ("jinja2.exceptions.TemplateError: Conversation roles must alternate user/assistant/user/assistant/...",
+     "tokenizer_template"),
+])
+def test_an_unknown_exception_takes_its_family_from_what_its_message_is_about(line, family):
+    exp = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n" + line + "\n")
     assert _root(exp).code == "python-exception" and _root(exp).family == family
 
 

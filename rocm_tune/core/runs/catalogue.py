@@ -872,10 +872,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`pip install -e .[deepspeed,metrics]`)",
          "`python -c 'import NAME'` in the same environment",
          (r"requires the following packages that were not found in your environment: (?!flash[_-]attn\b)[\w-]+",
+          r"requires the [\w.-]+ library but it was not found in your environment",
+          r"[Pp]lease install (?:the )?`[\w.-]+` package",
           r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
           r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
           r"(?!mpi4py)([\w.]+)'?",),
-         ("No module named", "not found in your environment"),
+         ("No module named", "not found in your environment", "install the", "install `"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
@@ -1132,6 +1134,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # a tool's `x: error: ...`, and native crashes
           r"^(?:\S+ ){0,4}\[?(?:Error|ERROR|FATAL|Fatal|CRITICAL)\]?:? (?!\[)(?=\S)",
           r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
+          r"^\[(?:ERROR|CRITICAL|FATAL):[\w.-]+\] \S",
           r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
           r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
@@ -1238,11 +1241,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
     (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
-                r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:"),
+                r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
-                r"only supports?|[Pp]lease (?:set|specify|use)|not compatible|"
+                r"only (?:supports?|accepts?|works with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
+                r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
+                r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
                 r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
                 r"Expected all tensors to be on the same device|can only be used on (?:CUDA|GPU)|"
                 r"supported (?:types|values|options|choices) are|"
