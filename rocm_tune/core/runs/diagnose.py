@@ -771,6 +771,15 @@ def _earlier(a: Hit, b: Hit) -> int:
     return -1 if ka < kb else (1 if ka > kb else 0)
 
 
+def _where_it_stopped(sc: FileScan) -> list[Hit]:
+    """The scan's hits, less the signs that count only where the run stopped (a barrier and nothing after)
+    when progress or an error of its own came later in the same log: the run went on past them."""
+    last_error = max((h.offset for h in sc.hits if not cat.BY_CODE[h.code].tail_only
+                      and cat.BY_CODE[h.code].priority >= 2), default=-1)
+    return [h for h in sc.hits if not (cat.BY_CODE[h.code].tail_only
+                                       and (h.offset < sc.last_progress or h.offset < last_error))]
+
+
 def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None,
                   exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
     """Diagnoses from scanned logs: group hits by code, pick the root, name consequences, add numbers.
@@ -785,14 +794,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                                               f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
     seen: set[tuple[str, int, int]] = set()
     for sc in scans:
-        # a sign that counts only where the run stopped (a barrier and nothing after) does not count when
-        # progress or an error of its own came later in the same log: the run went on past it
-        last_error = max((h.offset for h in sc.hits if not cat.BY_CODE[h.code].tail_only
-                          and cat.BY_CODE[h.code].priority >= 2), default=-1)
-        for h in sc.hits:
-            sig = cat.BY_CODE[h.code]
-            if sig.tail_only and (h.offset < sc.last_progress or h.offset < last_error):
-                continue   # progress or an error came after it: not where the run stopped
+        for h in _where_it_stopped(sc):
             key = (h.code, h.file_index, h.offset)
             if key in seen:
                 continue   # the same line found by the scan and by the series
