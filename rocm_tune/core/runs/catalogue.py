@@ -117,7 +117,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "watch `free -g` during start-up",
          (r"exitcode\s*:?\s*-9\b", r"Signal 9 \(SIGKILL\) received by PID", r"exits with return code = -9",
           r"died with <Signals\.SIGKILL: 9>", r"oom[-_]kill(?:er)? event",
-          r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
+          r"^(?:\S+: )?(?:Killed|killed|KILLED)\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
           r"[ =:]*(?:137|-9)\b", r"killed by signal:? ?(?:9|SIGKILL)\b", r"received signal SIGKILL",
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
