@@ -88,11 +88,11 @@ REAL_LINES = [
     ("bitsandbytes-no-gpu", "/opt/conda/lib/python3.10/site-packages/bitsandbytes/cextension.py:31: UserWarning: The "
      "installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers and GPU quantization are "
      "unavailable.", "hyperonym/basaran#3"),
-    ("bitsandbytes-no-gpu", "Could not find the bitsandbytes ROCm binary at PosixPath('/home/USER/ROCm/Almalinux/"
+    ("bnb-rocm-binary-mismatch", "Could not find the bitsandbytes ROCm binary at PosixPath('/home/USER/ROCm/Almalinux/"
      "bitsandbytes/bitsandbytes/libbitsandbytes_rocm63.so')", "ROCm/bitsandbytes#82"),
     ("bitsandbytes-no-gpu", "OSError: /opt/conda/envs/diff/lib/python3.10/site-packages/bitsandbytes/"
      "libbitsandbytes_cpu.so: cannot open shared object file: No such file or directory", "ROCm/bitsandbytes#30"),
-    ("bitsandbytes-no-gpu", "RuntimeError: Configured ROCm binary not found at /opt/app-root/lib64/python3.12/"
+    ("bnb-rocm-binary-mismatch", "RuntimeError: Configured ROCm binary not found at /opt/app-root/lib64/python3.12/"
      "site-packages/bitsandbytes/libbitsandbytes_rocm84.so", "bitsandbytes-foundation/bitsandbytes#2014"),
     ("token-indices-too-long", "[WARNING|tokenization_utils_base.py:3831] 2023-12-06 16:44:52,195 >> Token indices "
      "sequence length is longer than the specified maximum sequence length for this model (2455 > 2048). Running this "
@@ -244,6 +244,89 @@ REAL_LINES = [
      "UserWarning with an error's words is still a warning)"),
     ("python-exception", "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
      "calibration deepspeed-2682"),
+    # issue 26: signatures learned from the corpus's fit part, each with a line of another public thread
+    ("int8-wrong-device", "ValueError: You can't train a model that has been loaded in 8-bit precision on a different "
+     "device than the one you're training on. Make sure you loaded the model on the correct device using for example "
+     "`device_map={'':torch.cuda.current_device()}`", "yangjianxin1/Firefly#270 (torchrun, 4 GPUs, QLoRA)"),
+    ("int8-multi-device-old-accelerate", "ValueError: You can't train a model that has been loaded in 8-bit precision "
+     "on multiple devices.", "artidoro/qlora#137"),
+    ("deepspeed-config-validation", "[rank0]: pydantic_core._pydantic_core.ValidationError: 1 validation error for "
+     "DeepSpeedZeroConfig", "hiyouga/LlamaFactory#5252 (deepspeed 0.15.0)"),
+    ("checkpoint-rename-race", "[rank2]: OSError: [Errno 39] Directory not empty: '/root/results/tmp-checkpoint-s0yubqtr'"
+     " -> '/root/results/checkpoint-50'", "FanqingM/MM-Eureka-V0#8"),
+    ("checkpoint-rename-race", "FileNotFoundError: [Errno 2] No such file or directory: 'model/tmp-checkpoint-49' -> "
+     "'model/checkpoint-49'", "huggingface/transformers#27925"),
+    ("no-training-steps", "[rank0]: AttributeError: 'TrainerState' object has no attribute 'last_model_checkpoint'. "
+     "Did you mean: 'best_model_checkpoint'?", "modelscope/ms-swift#3396"),
+    ("no-training-steps", "[WARNING:swift] No training was carried out, which may be due to the dataset being too "
+     "small or incorrect usage of resume_from_checkpoint.", "modelscope/ms-swift#3863"),
+    ("rccl-scratch-reclaim", "[FATAL ERROR]: Please set HSA_NO_SCRATCH_RECLAIM=1 and rerun.", "ROCm/ATOM#913 (MI35x)"),
+    ("miopen-missing-kdb", "MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_12.kdb Performance "
+     "may degrade. Please follow instructions to install: https://github.com/ROCmSoftwarePlatform/MIOpen#installing-"
+     "miopen-kernels-package", "ROCm/MIOpen#2123"),
+    ("miopen-error", "MIOpen(HIP): Error [Do] 'sqlite3_step(stmt.GetSQLiteStmt())' failed, Internal error while "
+     "accessing SQLite database: database disk image is malformed", "MIOpen's SQLite kernel cache on a shared home"),
+    ("flash-attn-error", "AssertionError: One of GPU archs of ['gfx1030'] is invalid or not supported by "
+     "Flash-Attention", "ROCm/flash-attention setup.py validate_and_update_archs"),
+    ("hipblaslt-unsupported", "rocblaslt error: Could not load /opt/venv/lib/python3.12/site-packages/torch/lib/"
+     "hipblaslt/library/TensileLibrary_lazy_gfx1201.dat", "hipBLASLt without a Tensile library for RDNA4 (rocBLAS "
+     "falls back)"),
+    ("rocblas-no-tensile-arch", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such "
+     "file or directory for GPU arch : gfx1032", "rocBLAS on an RDNA2 arch it has no kernels for"),
+    ("invalid-device-ordinal", "RuntimeError: CUDA error: invalid device ordinal", "torchrun with more "
+     "--nproc_per_node than visible GPUs, as users post it"),
+    ("invalid-device-ordinal", "torch.AcceleratorError: HIP error: invalid device ordinal", "ROCm: a worker whose "
+     "HIP_VISIBLE_DEVICES was narrowed by its launcher (vllm-project/vllm PR #21522)"),
+    ("native-build-failed", "error: command '/opt/rocm/bin/hipcc' failed with exit code 1", "setuptools building a "
+     "HIP extension (flash-attention, bitsandbytes) as pip prints it"),
+    ("checkpoint-open-failed", "RuntimeError: File /scratch/ckpt/epoch_3/model.pt cannot be opened.", "torch.save "
+     "into a directory that is full, missing or read-only, as users post it"),
+    ("extension-abi-mismatch", "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.abi3.so: undefined "
+     "symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs", "a vLLM wheel built for another torch, as users post it"),
+    ("flash-attn-error", "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "Dao-AILab/flash-attention "
+     "on a V100/T4"),
+    ("flash-attn-error", "ImportError: This modeling file requires the following packages that were not found in your "
+     "environment: flash_attn. Run `pip install flash_attn`", "transformers' check_imports for remote code (Phi-3, "
+     "MiniCPM)"),
+    ("missing-package", "ImportError: This modeling file requires the following packages that were not found in your "
+     "environment: einops. Run `pip install einops`", "transformers' check_imports for remote code"),
+    ("deepspeed-op-build-failed", "RuntimeError: Ninja is required to load C++ extensions", "torch.utils.cpp_extension "
+     "JIT builds (DeepSpeed ops) without ninja"),
+    ("harmless-warning", "MIOpen(HIP): Warning [IsEnoughWorkspace] [GetSolutionsFallback WTI] Solver <GemmFwdRest>, "
+     "workspace required: 1048576, provided ptr: 0 size: 0", "MIOpen's workspace note on ROCm convolutions"),
+    ("json-decode-error", "pyarrow.lib.ArrowInvalid: JSON parse error: Missing a name for object member. in row 0",
+     "huggingface/datasets reading a malformed JSONL"),
+    ("gpu-memory-fault", "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1234, "
+     "emitted seq=1236", "the amdgpu kernel driver's GPU hang report in dmesg"),
+    ("model-files-missing", "OSError: /models/llama does not appear to have a file named config.json. Checkout "
+     "'https://huggingface.co//models/llama/tree/None' for available files.", "transformers' from_pretrained on a "
+     "local directory without its files"),
+    ("state-dict-mismatch", "ValueError: Trying to set a tensor of shape torch.Size([151936, 3584]) in \"weight\" "
+     "(which has shape torch.Size([152064, 3584])), this looks incorrect.", "accelerate's set_module_tensor_to_device "
+     "(Qwen2 vocab sizes)"),
+    ("slurm-time-limit", "slurmstepd: error: *** STEP 1234.0 ON node01 CANCELLED AT 2024-05-01T10:00:00 ***",
+     "Slurm's scancel / preemption notice without a reason"),
+    ("host-oom-killed", "srun: error: node12: task 3: Killed", "srun's report of a SIGKILLed task"),
+    ("cuda-error", "../aten/src/ATen/native/cuda/Indexing.cu:1236: indexSelectSmallIndex: block: [0,0,0], thread: "
+     "[0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.", "PyTorch's embedding index past the vocab"),
+    ("nan-loss", "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0", "sampling from NaN "
+     "logits in generation (RLHF rollouts, eval)"),
+    ("oom", "hipMalloc failed: out of memory", "a HIP allocation failure as native libraries print it"),
+    ("flash-attn-error", "RuntimeError: No available kernel. Aborting execution.", "PyTorch SDPA without a fused "
+     "kernel for this GPU"),
+    ("native-build-failed", "/usr/bin/ld: cannot find -lcurand: No such file or directory", "linking a CUDA "
+     "extension without the library"),
+    ("torch-compile-error", "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, "
+     "Hardware limit: 65536. Reducing block sizes or `num_stages` may help.", "Triton kernels on GPUs with 64 KiB LDS"),
+    ("native-build-failed", "clang: error: unsupported option '--offload-arch=gfx1036'", "hipcc of an older ROCm "
+     "asked for a newer gfx target"),
+    ("invalid-device-ordinal", "torch.cuda.DeferredCudaCallError: CUDA call failed lazily at initialization with "
+     "error: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED", "a rank's device index past the visible GPUs"),
+    ("missing-package", "ImportError: LlamaTokenizer requires the SentencePiece library but it was not found in your "
+     "environment.", "transformers' requires_backends"),
+    ("python-exception", "[ERROR:swift] The dataset is empty", "ms-swift's logger format"),
+    ("hip-invalid-device-function", "ROCm error: invalid device function",
+     "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
 ]
 
 
@@ -346,6 +429,70 @@ def test_a_benign_line_is_never_root_when_a_real_one_exists_and_alone_it_is_not_
     assert alone.status == "unknown" and alone.exit_code == 0
     assert [d.code for d in alone.diagnoses] == ["hipblaslt-unsupported"]
     assert alone.root is None and alone.diagnoses[0].benign   # reported as harmless, never the root
+
+
+def test_a_log_of_harmless_lines_only_answers_that_nothing_failed():
+    from rocm_tune.core.runs.diagnose import render_text
+
+    kdb = ("MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_18.kdb Performance may degrade. "
+           "Please follow instructions to install: https://github.com/ROCmSoftwarePlatform/MIOpen#installing-miopen-"
+           "kernels-package")                                                   # ROCm/MIOpen#1996
+    step = "{'loss': 1.3977, 'grad_norm': 1.9822, 'learning_rate': 1e-05, 'epoch': 0.01}\n"
+    exp = explain_text(kdb + "\n" + step)
+    assert exp.root is None and exp.exit_code == 0 and exp.answer == "benign_warning"
+    assert exp.to_dict()["answer"] == "benign_warning"
+    assert "no failure found" in render_text(exp) and "harmless" in render_text(exp)
+    hipblaslt = ("rocblaslt error: Cannot read /opt/venv/lib/python3.12/site-packages/torch/lib/hipblaslt/library/"
+                 "TensileLibrary_lazy_gfx1201.dat: No such file or directory\n rocBLAS warning: hipBlasLT failed, "
+                 "falling back to tensile.\n")
+    fallback = explain_text(hipblaslt + step)
+    assert fallback.root is None and fallback.answer == "hipblaslt_warning"
+    # a real failure after the same lines: the root's family is the answer
+    failed = explain_text(kdb + "\n" + step + "[rank0]: ValueError: Template qwen2 does not exist.\n")
+    assert failed.answer == "tokenizer_template" and failed.exit_code == 1
+    # nothing recognised at all is not "harmless": unknown
+    assert explain_text("hello\n").answer == "unknown"
+
+
+def test_a_barrier_followed_by_an_error_is_the_error_not_a_hang():
+    barrier = ("[W ProcessGroupNCCL.cpp:1569] Rank 1 using best-guess GPU 1 to perform barrier as devices used by "
+               "this process are currently unknown.")
+    err = "torch.AcceleratorError: HIP error: invalid device ordinal"
+    exp = explain_text(barrier + "\n" + err + "\n")
+    assert _root(exp).code == "invalid-device-ordinal" and exp.status == "failed"
+    assert "barrier-no-progress" not in [d.code for d in exp.diagnoses]
+
+
+@pytest.mark.parametrize("src,family", [
+    ("    assert not self.training", "config_error"),
+    ("    assert len(input_ids) == len(labels)", "dataset_error"),
+])
+def test_a_bare_assertion_takes_its_family_from_the_assert_line(src, family):
+    log = ("Traceback (most recent call last):\n  File \"/x/site-packages/m/modeling_m.py\", line 10, in forward\n"
+           + src + "\nAssertionError\n")
+    exp = explain_text(log)
+    assert _root(exp).code == "python-exception" and _root(exp).family == family
+
+
+@pytest.mark.parametrize("line,family", [
+    ("ValueError: Please launch distributed training with `llamafactory-cli` or `torchrun`.", "config_error"),
+    ("ValueError: Quantized model only accepts LoRA/OFT training.", "config_error"),
+    ("ValueError: `max_length` is smaller than the prompt length", "config_error"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1!",
+     "config_error"),
+    ("ValueError: Unknown initialization init_lora_weights='pissa_x'", "config_error"),
+    ("ValueError: The number of images does not match the number of <image> tokens in [{'content': '<image>hi'}]",
+     "dataset_error"),
+    ("ValueError: assistant_message: {'role': 'assistant', 'content': ''}", "dataset_error"),
+    ("[ERROR:swift] The dataset is empty", "dataset_error"),
+    ("ValueError: Can't find a checkpoint index (pytorch_model.bin.index.json) in /out/checkpoint-100.",
+     "checkpoint_resume_mismatch"),
+    ("jinja2.exceptions.TemplateError: Conversation roles must alternate user/assistant/user/assistant/...",
+     "tokenizer_template"),
+])
+def test_an_unknown_exception_takes_its_family_from_what_its_message_is_about(line, family):
+    exp = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n" + line + "\n")
+    assert _root(exp).code == "python-exception" and _root(exp).family == family
 
 
 def test_old_torch_oom_wrapped_over_lines_is_a_real_shortage():

@@ -94,6 +94,7 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate", r"OutOfMemoryError",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
+          r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
           r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
@@ -116,12 +117,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "watch `free -g` during start-up",
          (r"exitcode\s*:?\s*-9\b", r"Signal 9 \(SIGKILL\) received by PID", r"exits with return code = -9",
           r"died with <Signals\.SIGKILL: 9>", r"oom[-_]kill(?:er)? event",
-          r"^(?:\S+: )?Killed\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
+          r"^(?:\S+: )?(?:Killed|killed|KILLED)\s*$", r"is killed by signal: Killed", r"(?:exit|return)(?:ed)? ?(?:with )?(?:status|code)"
           r"[ =:]*(?:137|-9)\b", r"killed by signal:? ?(?:9|SIGKILL)\b", r"received signal SIGKILL",
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
-          r"got signal: 9\b", r"已杀死", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"got signal: 9\b", r"已杀死", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
@@ -182,7 +183,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "add iommu=pt (AMD hosts) or intel_iommu=off / iommu=pt (Intel hosts) to GRUB_CMDLINE_LINUX_DEFAULT, "
          "update-grub, reboot; meanwhile NCCL_P2P_DISABLE=1 runs (slowly)",
          "`rocm-tune doctor` (IOMMU check); `cat /proc/cmdline`; rccl-tests all_reduce_perf -g 2 finishes after",
-         (r'NCCL WARN Missing "?iommu=pt"?',), ("iommu=pt",), hang=True,
+         (r'[NR]CCL WARN Missing "?iommu=pt"?',), ("iommu=pt",), hang=True,
          sources=("calibration rocm-rccl-1129 (init.cc:132 NCCL WARN Missing \"iommu=pt\" from kernel comm)",)),
     _sig("barrier-no-progress", "nccl_rccl_timeout_hang", "error", "root", "stuck at the first barrier: nothing "
          "after `using GPU N to perform barrier`",
@@ -256,6 +257,15 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
                                           "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
                                           "error)",)),
+    _sig("rccl-scratch-reclaim", "nccl_rccl_timeout_hang", "error", "root", "RCCL refused to start: "
+         "HSA_NO_SCRATCH_RECLAIM must be set",
+         "with this GPU firmware and HIP runtime RCCL requires scratch memory not to be reclaimed and exits at "
+         "communicator init; every collective (the first barrier) then fails",
+         "export HSA_NO_SCRATCH_RECLAIM=1 in the environment of every rank (or update the GPU firmware / ROCm as "
+         "AMD's release notes say)", "the error is gone with HSA_NO_SCRATCH_RECLAIM=1",
+         (r"HSA_NO_SCRATCH_RECLAIM=1 must be set", r"[Pp]lease set HSA_NO_SCRATCH_RECLAIM=1"),
+         ("HSA_NO_SCRATCH_RECLAIM",), sources=("ROCm/ATOM#913 ([FATAL ERROR]: HSA_NO_SCRATCH_RECLAIM=1 must be set "
+                                              "to avoid performance)",)),
     _sig("nccl-peer-gone", "nccl_rccl_timeout_hang", "error", "weak", "a peer rank went away or the network "
          "between ranks failed (NCCL/RCCL remote error)",
          "the collective lost its peer: another rank exited (its own error, or the OOM killer) or the network "
@@ -358,8 +368,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "the step where loss/grad_norm first turns nan in trainer_log.jsonl",
          (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': '?(?:nan|-?inf)\b",
           r"'loss': '?(?:nan|-?inf)\b", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b",
-          r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b"),
-         ("nan", "NaN", "loss", "grad", "Infinity"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b",
+          # sampling from NaN/Inf logits (generation in RLHF/eval): the same numerical failure
+          r"probability tensor contains either `?inf`?, `?nan`? or element < 0"),
+         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
          "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
@@ -386,14 +398,15 @@ SIGNATURES: tuple[Signature, ...] = (
          "(10.3.0 for gfx103x RDNA2, 11.0.0 for gfx110x) or build PyTorch with the arch in PYTORCH_ROCM_ARCH",
          "`roc-obj-ls $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so "
          "| grep gfx` and `rocminfo | grep gfx`",
-         (r"HIP error: invalid device function", r"hipErrorInvalidDeviceFunction",
+         (r"(?:HIP|ROCm) error: invalid device function", r"hipErrorInvalidDeviceFunction",
           r"hipErrorNoBinaryForGpu(?! ?: continue parsing)",
           r"No device code available for function", r"Unable to find code object for all current devices",
           r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
           r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for"),
          ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image"),
-         sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",)),
+         sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",
+                  "ggml/llama.cpp's spelling `ROCm error: invalid device function` (ollama/ollama#11975)")),
     _sig("hip-missing-code-object", "hip_error", "error", "weak", "the HIP runtime's log: a library has no code "
          "object for this GPU's ISA",
          "with AMD_LOG_LEVEL set, the HIP runtime lists every loaded library that carries no kernels for this GPU "
@@ -415,7 +428,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "rocBLAS for the arch",
          "`ls /opt/rocm/lib/rocblas/library | grep gfx`",
          (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile host",
-          r"(?:Cannot read|Could not load|cannot open) \S*TensileLibrary", r"TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
+          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?(?:Cannot read|Could not load|cannot open) "
+          r"\S*TensileLibrary",
+          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
           r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
          ("TensileLibrary", "Tensile host", "rocBLAS error"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
@@ -447,7 +462,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
          "the serialized rerun's traceback names the failing op",
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
-          r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring \w+ timeout|GPU fault detected)",
+          r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring [\w.]+ timeout|GPU fault detected)",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
          ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress",
           "HW Exception", "amdgpu")),
@@ -470,10 +485,55 @@ SIGNATURES: tuple[Signature, ...] = (
          "supported sibling; point MIOPEN_USER_DB_PATH / MIOPEN_CUSTOM_CACHE_DIR at a writable directory; "
          "MIOPEN_FIND_MODE=FAST to avoid tuning",
          "`MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=4` on a one-step rerun",
-         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error", r"instance of 'miopen::Exception'"),
-         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error", "miopen::Exception"),
+         (r"MIOpen Error:", r"miopenStatus(?!Success)[A-Z]\w+", r"MIOpen\(HIP\): Error", r"instance of 'miopen::Exception'",
+          r"[Mm][Ii][Oo]pen\S*: Internal error while accessing SQLite database",
+          r"boost::filesystem::\w+: .{0,200}[/.]miopen/"),
+         ("MIOpen Error", "miopenStatus", "MIOpen(HIP): Error", "miopen::Exception", "SQLite database",
+          "boost::filesystem"),
          sources=("ROCm/MIOpen#1994 (MIOpen Error: /MIOpen/src/ocl/convolutionocl.cpp:831: Forward Convolution "
-                  "cannot be executed due to incorrect params)",)),
+                  "cannot be executed due to incorrect params)", "ROCm/MIOpen#1878 (kern_db.hpp:147: Internal error "
+                  "while accessing SQLite database: database disk image is malformed)", "ROCm/MIOpen#114 "
+                  "(boost::filesystem::permissions ... ~/.config/miopen//gfx906_60...ufdb.txt)")),
+    _sig("miopen-missing-kdb", "benign_warning", "info", "context", "MIOpen has no precompiled kernel database "
+         "for this GPU: kernels compile on first use",
+         "MIOpen ships kernel databases (.kdb) for some gfx targets; without one it compiles each convolution "
+         "kernel the first time it is needed, so the first steps are slower — nothing fails",
+         "nothing (install the miopen-hip-<gfx>kdb package where one exists to skip the first-run compiles)",
+         "the run continues after the warning",
+         (r"Missing system database file:? \S*\.kdb",), ("Missing system database",), benign=True,
+         sources=("ROCm/MIOpen#1996, #2123 (MIOpen(HIP): Warning [SQLiteBase] Missing system database file: "
+                  "gfx1030_18.kdb Performance may degrade)",)),
+    _sig("invalid-device-ordinal", "config_error", "error", "root", "a process asked for a GPU index it cannot "
+         "see",
+         "the rank's device index is beyond the GPUs visible to it: more processes per node than visible GPUs "
+         "(nproc_per_node / --num_processes), a CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES "
+         "list that a launcher (Ray, Slurm, a container) rewrote or narrowed, or a hard-coded cuda:N",
+         "make the processes per node equal the visible GPUs; set only one of HIP_VISIBLE_DEVICES / "
+         "ROCR_VISIBLE_DEVICES (on ROCm both apply, one after the other) and let the launcher set it per worker; "
+         "use the local rank, not a fixed index, for the device",
+         "print torch.cuda.device_count() and the *_VISIBLE_DEVICES variables in each rank",
+         (r"(?:HIP|CUDA) error: invalid device ordinal", r"\b(?:hip|cuda)ErrorInvalidDevice\b(?!Function|Pointer)",
+          r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
+          r"CUDA_ERROR_INVALID_DEVICE\b"),
+         ("invalid device ordinal", "ErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE", "device < num_gpus"),
+         sources=("vllm-project/vllm PR #21522 (Ray rewrites HIP_VISIBLE_DEVICES: HIP error: invalid device "
+                  "ordinal)", "pytorch/pytorch forum threads (more --nproc_per_node than GPUs: CUDA error: invalid "
+                  "device ordinal)")),
+    _sig("native-build-failed", "deepspeed_build_jit", "error", "weak", "a native extension did not compile "
+         "for this GPU",
+         "the compiler (hipcc/clang for a gfx target, nvcc for an sm target) rejected the extension's kernels: an "
+         "architecture the extension's sources do not support, or a compiler that does not match them",
+         "install a prebuilt wheel for this GPU and torch, build for a supported architecture only "
+         "(PYTORCH_ROCM_ARCH / GPU_ARCHS / TORCH_CUDA_ARCH_LIST), or go without the extension",
+         "the first `error:` of the compiler above the summary",
+         (r"\d+ errors? generated when compiling for (?:gfx\w+|sm_\d+|host)",
+          r"error: command '[^']*(?:hipcc|nvcc|clang\+\+|amdclang\+\+)' failed",
+          r"\bld(?:\.lld)?: (?:error: )?cannot find -l\w+",
+          # the compiler does not know the GPU target it was asked to build for
+          r"error: unsupported (?:architecture '?gfx\w+|option '--offload-arch=\w+)"),
+         ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported"),
+         sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
+                  "clang's summary line, as hipcc prints it")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
          "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
@@ -481,7 +541,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "ROCm support matrix (consumer RDNA: HSA_OVERRIDE_GFX_VERSION), rerun with AMD_SERIALIZE_KERNEL=3 to find "
          "the op",
          "`rocminfo | grep gfx`; `python -c 'import torch;print(torch.version.hip)'` against `apt show rocm-libs`",
-         (r"HIP error: (?!out of memory|invalid device function|no kernel image)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
+         (r"HIP error: (?!out of memory|invalid device function|no kernel image|invalid device ordinal)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
           r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
           r"rocblas_status_(?!success|memory_error)\w+"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_"),
@@ -497,10 +557,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "rerun with CUDA_LAUNCH_BLOCKING=1 to find the op; for device-side asserts check labels against the "
          "vocab size and the tokenizer/model pair; for `no kernel image` install a build for the GPU's arch",
          "the CUDA_LAUNCH_BLOCKING=1 rerun's traceback",
-         (r"CUDA error: (?!out of memory)[\w -]+", r"device-side assert triggered",
+         (r"CUDA error: (?!out of memory|invalid device ordinal)[\w -]+", r"device-side assert triggered",
           r"no kernel image is available for execution on the device",
-          r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b"),
-         ("CUDA error", "device-side assert", "no kernel image", "Error "),
+          r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b",
+          # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
+          r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `.+` failed"),
+         ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
     # ------------------------------------------------------------------ benign warnings
@@ -512,9 +574,15 @@ SIGNATURES: tuple[Signature, ...] = (
          "training steps continue after the warning",
          (r"hipBLASLt on an? unsupported architecture", r"hipBLASLt.{0,40}not supported",
           r"rocblaslt warning: No paths matched", r"No hipBLASLt solution found", r"hipBlasLT failed, falling back",
-          r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b"),
+          r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b",
+          r"^\s*hipBLASLt warning:", r"hipblaslt.{0,80}No suitable algorithm",
+          # hipBLASLt (not rocBLAS) without a Tensile library for this gfx: rocBLAS logs it once and falls back
+          r"^\s*(?:rocblaslt|hipblaslt) error: (?:Cannot read|Could not load) \S*hipblaslt[/\\]\S*TensileLibrary",
+          r"hipBLASLt error: Heuristic Fetch Failed"),
          ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed"), benign=True, ignorecase=True,
-         sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log")),
+         sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log",
+                  "lmstudio-ai/lmstudio-bug-tracker#1163 (rocblaslt error: Cannot read .../hipblaslt/library/"
+                  "TensileLibrary_lazy_gfx1201.dat, then rocBLAS warning: hipBlasLT failed, falling back to tensile)")),
     _sig("hipblaslt-unsupported-raised", "hipblaslt_warning", "error", "root", "hipBLASLt on an unsupported GPU "
          "raised an error instead of falling back",
          "PyTorch tried hipBLASLt on an architecture it does not support and raised (a PyTorch release whose "
@@ -549,10 +617,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)Warning\b",
           r"^\s*warnings\.warn\(", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
           r"Special tokens have been added in the vocabulary", r"You're using a \w+ ?[Tt]okenizer",
-          r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported"),
+          r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported",
+          # MIOpen's warnings (workspace, fallback solvers, find-db) are performance notes: the op still runs
+          r"MIOpen\(HIP\): Warning \["),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
-          "okenizer", "pad_token_id", "right-padding", "expandable_segments"), benign=True,
+          "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # ------------------------------------------------------------------ deepspeed_build_jit
     _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
@@ -567,8 +637,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"fatal error: [\w/.+-]+\.h(?:pp)?: No such file or directory", r"No module named '?dskernels'?",
           r"object has no attribute 'ds_opt_adam'", r"CUDA_HOME does not exist, unable to compile CUDA op",
           r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object",
-          r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile"),
-         ("ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
+          r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile",
+          r"Ninja is required to load C\+\+ extensions"),
+         ("Ninja is required", "ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
           "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
           "unable to compile"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
@@ -593,7 +664,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
-         (r"ImportError: cannot import name '(\w+)' from '([\w.]+)'",
+         (r"(?:ImportError: )?cannot import name '(\w+)' from '([\w.]+)'",
           r"No module named '(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|diffusers|vllm|"
           r"huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
           r"(?:__init__|from_pretrained|from_dict)\(\) got an unexpected keyword argument '\w+'"),
@@ -604,8 +675,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`pip show PACKAGE`",
          (r"\b[\w.-]+\s*(?:>=|==|<=|~=)\s*\d[\w.]*(?:,\s*[<>=!~]=?\s*\d[\w.]*)?\s+(?:is|are) required\b",
           r"\brequires? (?:the )?(?:package )?`?[\w.-]+`?\s*(?:>=|==|~=)\s*\d[\w.]*",
-          r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d"),
-         ("required", "require", "upgrade", "update", "install"),
+          r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d",
+          # transformers' lazy import: the real error is in the traceback above, most often a version mismatch
+          r"Failed to import [\w.]+ because of the following error"),
+         ("required", "require", "upgrade", "update", "install", "Failed to import"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
@@ -630,8 +703,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "config)",
          "fix the syntax at the line/column the message gives (a trailing comma, a missing quote)",
          "`python -m json.tool FILE`",
-         (r"JSONDecodeError: [A-Z][\w ]+: line \d+ column \d+", r"json\.decoder\.JSONDecodeError"),
-         ("JSONDecodeError",)),
+         (r"JSONDecodeError: [A-Z][\w ]+: line \d+ column \d+", r"json\.decoder\.JSONDecodeError",
+          # `datasets` reading JSON/JSONL through pyarrow, and its cast of mixed column types
+          r"ArrowInvalid: JSON parse error", r"pyarrow\.lib\.Arrow(?:Invalid|TypeError)", r"DatasetGenerationCastError"),
+         ("JSONDecodeError", "ArrowInvalid", "pyarrow.lib.Arrow", "DatasetGenerationCastError"),
+         sources=("huggingface/datasets issues (pyarrow.lib.ArrowInvalid: JSON parse error: Missing a name for object "
+                  "member.)",)),
     # ------------------------------------------------------------------ tokenizer_template
     _sig("template-error", "tokenizer_template", "error", "root", "the chat template is unknown or missing",
          "the YAML names a template LLaMA-Factory does not have (e.g. qwen2 — the Qwen2 family's template is "
@@ -710,8 +787,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "resume_from_checkpoint",
          "compare the checkpoint's config.json / adapter_config.json with the run's",
          (r"Error\(s\) in loading state_dict for \w+", r"size mismatch for [\w.]+: copying a param with shape",
-          r"Can't find a valid checkpoint at \S+"),
-         ("loading state_dict", "size mismatch for", "valid checkpoint at")),
+          r"Can't find a valid checkpoint at \S+",
+          # accelerate/transformers loading weights whose shape is not the model's (another vocab / variant)
+          r"Trying to set a tensor of shape torch\.Size\(\[[\d, ]+\]\) in \"\w+\" \(which has shape"),
+         ("loading state_dict", "size mismatch for", "valid checkpoint at", "Trying to set a tensor of shape")),
     # ------------------------------------------------------------------ slurm
     _sig("slurm-time-limit", "slurm_time_limit_preemption", "error", "root", "Slurm cancelled the job (time "
          "limit / preemption / node failure)",
@@ -720,8 +799,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "(resume_from_checkpoint) in a requeued job (#SBATCH --requeue, --signal=USR1@120)",
          "`sacct -j JOBID -o JobID,State,Elapsed,Timelimit`",
          (r"CANCELLED AT \S+ DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
-          r"DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)"),
-         ("DUE TO ",),
+          r"DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
+          # without a reason: scancel or a preemption
+          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT \S+"),
+         ("DUE TO ", "CANCELLED AT"),
          sources=("ZettaAI/zetta_utils#671 (slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT "
                   "2024-04-20T09:09:37 DUE TO TIME LIMIT ***)",)),
     # ------------------------------------------------------------------ disk_full_save
@@ -737,6 +818,17 @@ SIGNATURES: tuple[Signature, ...] = (
           "inline_container", "StorageFull"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
+    _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "
+         "checkpoint file",
+         "PyTorch's checkpoint writer could not open the file for writing: the disk (or quota) is full, the "
+         "directory does not exist on this node, or it is not writable",
+         "`df -h` the output directory and free space (save_total_limit, save_only_model); create the directory "
+         "on every node that saves; check it is writable by the job's user",
+         "`df -h DIR; ls -ld DIR; touch DIR/x`",
+         (r"(?:RuntimeError: )?File \S+ cannot be opened\.?\s*$", r"PyTorchFileWriter.{0,80}cannot be opened"),
+         ("cannot be opened",),
+         sources=("torch/serialization.py's _open_zipfile_writer (RuntimeError: File my_out/checkpoints/"
+                  "checkpoint_0.pt cannot be opened.), ronin/ronin#51: a full disk after the first epoch",)),
     _sig("shm-exhausted", "host_ram_oom", "error", "root", "shared memory (/dev/shm) ran out: a DataLoader "
          "worker died with SIGBUS",
          "DataLoader workers pass batches through /dev/shm; a container's default /dev/shm (64 MB in Docker) or a "
@@ -767,17 +859,27 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls -l` the weight files against the sizes on the hub; `sha256sum` them",
          (r"SafetensorError: Error while deserializing header", r"MetadataIncompleteBuffer",
           r"PytorchStreamReader failed reading zip archive", r"_pickle\.UnpicklingError: invalid load key",
-          r"incomplete metadata, file not fully covered"),
+          r"incomplete metadata, file not fully covered",
+          # huggingface_hub's size check after a download
+          r"Consistency check failed: file should be of size \d+ but has size \d+"),
          ("SafetensorError", "MetadataIncompleteBuffer", "PytorchStreamReader", "invalid load key",
-          "file not fully covered")),
+          "file not fully covered", "Consistency check failed"),
+         sources=("h2oai/h2o-llmstudio#860 (OSError: Consistency check failed: file should be of size 4999819336 "
+                  "but has size ...)",)),
     _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
          "the environment lacks a module the run imports",
          "install it in the environment that runs training (pip install NAME; for LLaMA-Factory extras "
          "`pip install -e .[deepspeed,metrics]`)",
          "`python -c 'import NAME'` in the same environment",
-         (r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
+         (r"requires the following packages that were not found in your environment: (?!flash[_-]attn\b)[\w-]+",
+          r"requires the [\w.-]+ library but it was not found in your environment",
+          r"[Pp]lease install (?:the )?`[\w.-]+` package",
+          r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
           r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
-          r"(?!mpi4py)([\w.]+)'?",), ("No module named",)),
+          r"(?!mpi4py)([\w.]+)'?",),
+         ("No module named", "not found in your environment", "install the", "install `"),
+         sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
+                  "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
          "flash_attn is missing, built for another torch/CUDA/ROCm, or not supported on this GPU (gfx906, "
          "consumer cards)",
@@ -789,8 +891,32 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
           r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,60}(?:error|fail|$)",
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
-          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda"),
-         ("FlashAttention", "flash_attn", "flash-attn", "lash Attention", "lash-Attention", "lash_Attention")),
+          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda",
+          # ROCm/flash-attention's setup.py validate_and_update_archs: the arch first, then the verdict
+          r"(?:is invalid or )?not supported by [Ff]lash[-_ ]?[Aa]ttention",
+          # PyTorch's SDPA with no usable fused kernel for this GPU/dtype/shape
+          r"No available kernel\. Aborting execution", r"Could not run 'aten::_(?:scaled_dot_product_)?flash_attention",
+          r"(?:Error|Exception): (?:FlashAttention|flash_attn)\w*\b(?! has been toggled)",
+          r"packages that were not found in your environment: (?:[\w-]+, )*flash[_-]attn\b",
+          # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
+          r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
+         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "lash Attention", "lash-Attention", "lash_Attention",
+          "lash-attention", "lash_attention", "lash attention"),
+         sources=("ROCm/flash-attention#37, #93 (One of GPU archs of ['gfx908'] is invalid or not supported by "
+                  "Flash-Attention)", "vllm-project/vllm#9319, #4514 (triton_flash_attention.py:211:0: error: stack "
+                  "frame size exceeds limit)", "Dao-AILab/flash-attention (FlashAttention only supports Ampere GPUs "
+                  "or newer)")),
+    _sig("extension-abi-mismatch", "version_check", "error", "root", "a compiled extension was built against "
+         "another PyTorch",
+         "a native extension (.so) refers to a C++ symbol the installed PyTorch does not export: it was built or "
+         "downloaded for another torch version (or CUDA/ROCm build) than the one installed",
+         "reinstall the extension built for the installed torch (a wheel matching torch's version and CUDA/ROCm, "
+         "or `pip install --no-build-isolation --no-cache-dir` to rebuild it against it)",
+         "`python -c 'import torch;print(torch.__version__)'` against the extension's wheel tag",
+         (r"\.so\S*: undefined symbol: _Z\w+", r"^undefined symbol: _Z\w+"),
+         ("undefined symbol",),
+         sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
+                  "vllm/xformers/torchvision threads: an extension wheel of another torch")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
          "kernel for this GPU",
          "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "
@@ -804,8 +930,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
           r"Internal Triton \w+ codegen error", r"^LLVM ERROR: ", r"Failed to translate TritonGPU to LLVM IR",
           r"HIPRTC_ERROR_COMPILATION", r"torch\._dynamo\.exc\.\w+Error",
-          r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)"),
-         ("BackendCompilerFailed", "torch._inductor.exc", "InductorError", "triton.compiler.errors",
+          r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)",
+          # a Triton kernel that does not fit this GPU (shared memory / registers), or built for another one
+          r"triton\.runtime\.errors\.OutOfResources", r"Triton Error \[(?:CUDA|HIP)\]"),
+         ("OutOfResources", "Triton Error", "BackendCompilerFailed", "torch._inductor.exc", "InductorError", "triton.compiler.errors",
           "CompilationError", "codegen error", "LLVM ERROR", "TritonGPU", "HIPRTC_ERROR_COMPILATION",
           "torch._dynamo.exc", "triton"),
          sources=("ROCm/legacy-rocm-build#3060 (torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: "
@@ -890,6 +1018,17 @@ SIGNATURES: tuple[Signature, ...] = (
           "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
           "outgoing traffic", "offline mode", "valid model identifier"),
          sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
+    _sig("model-files-missing", "model_download", "error", "root", "the model directory lacks its files",
+         "the path given as the model has no config.json / weights: a wrong path (relative to another working "
+         "directory), a download that never finished, or a hub id mistaken for a local directory",
+         "point model_name_or_path at the directory that holds config.json and the weights (absolute path), or "
+         "download the model again (`huggingface-cli download REPO --local-dir DIR`)",
+         "`ls MODEL_DIR` shows config.json, tokenizer files and *.safetensors",
+         (r"does not appear to have (?:a file|files) named [\w.\-, ]*(?:config\.json|\.safetensors|\.bin)",
+          r"[Ee]rror no file named [\w.,\- ]*(?:pytorch_model\.bin|model\.safetensors)[\w.,\- ]* found in directory"),
+         ("does not appear to have", "no file named"),
+         sources=("transformers' from_pretrained on a directory without its files, as users post it (OSError: "
+                  "/models/x does not appear to have a file named config.json)",)),
     _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
          "a compiled extension was built for another CUDA/ROCm runtime than the one installed (e.g. a cu12 wheel on "
          "a CUDA 11 system), or the runtime's libraries are not on the library path",
@@ -901,6 +1040,78 @@ SIGNATURES: tuple[Signature, ...] = (
          ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
                   "object file)",)),
+    # weak and tail_only: the cause only when nothing more specific failed and no training step followed (a
+    # bf16/fp16 run that never quantizes goes on without bitsandbytes' GPU code)
+    _sig("bnb-rocm-binary-mismatch", "version_check", "error", "weak", "bitsandbytes looked for a ROCm "
+         "binary of another ROCm version",
+         "bitsandbytes names its library after the ROCm version torch reports (libbitsandbytes_rocmNN.so); a "
+         "bitsandbytes built for another ROCm than the PyTorch wheel (or a HIP version it derives the suffix "
+         "wrongly from) finds no such file, so it cannot load its GPU code",
+         "install the bitsandbytes build for the ROCm version of the installed PyTorch (torch.version.hip), or "
+         "build it from source against that ROCm (BNB_ROCM_VERSION / -DROCM_VERSION to match)",
+         "`python -c 'import torch;print(torch.version.hip)'` and `ls $(python -c 'import bitsandbytes,os;"
+         "print(os.path.dirname(bitsandbytes.__file__))')/libbitsandbytes_*`",
+         (r"(?:Configured ROCm binary not found at|Could not find the bitsandbytes ROCm binary at) \S*"
+          r"libbitsandbytes_rocm\d+",),
+         ("ROCm binary",), tail_only=True, sources=("bitsandbytes-foundation/bitsandbytes#2014 (Configured ROCm "
+                                    "binary not found at .../libbitsandbytes_rocm84.so)",
+                                    "ROCm/bitsandbytes#82, #91 (libbitsandbytes_rocm63.so / rocm80.so not found)")),
+    _sig("int8-multi-device-old-accelerate", "version_check", "error", "root", "an 8-bit model split over "
+         "several GPUs was refused by an old accelerate",
+         "accelerate releases before 0.20 (PR #1523) refused to train an 8-/4-bit model dispatched over several "
+         "GPUs (device_map='auto', naive pipeline)",
+         "pip install --upgrade accelerate (>= 0.20), with the peft/transformers the runner pins",
+         "`pip show accelerate`",
+         (r"[Yy]ou can't train a model that has been loaded in (?:8|4)-bit precision on multiple devices",),
+         ("loaded in",), sources=("huggingface/peft#414 (fixed by huggingface/accelerate#1523)",
+                                  "artidoro/qlora#137")),
+    _sig("int8-wrong-device", "config_error", "error", "root", "each rank must load its 8-/4-bit model on its "
+         "own GPU",
+         "the quantized model was loaded on one GPU (device_map={'': 0} or 'auto') while the launcher started one "
+         "process per GPU, so a rank trains a model that lives on another device",
+         "load the model on the rank's own GPU: device_map={'': torch.cuda.current_device()} (or "
+         "{'': PartialState().process_index}); for one process spanning GPUs, launch a single process",
+         "print the model's device (model.hf_device_map) on every rank",
+         (r"[Yy]ou can't train a model that has been loaded in (?:8|4)-bit precision on a different device than "
+          r"the one you're training on",),
+         ("loaded in",), sources=("huggingface/trl#722", "axolotl-ai-cloud/axolotl#148", "yangjianxin1/Firefly#270",
+                                  "accelerate's message")),
+    _sig("deepspeed-config-validation", "version_check", "error", "root", "DeepSpeed's config validation "
+         "rejected a value another library filled in",
+         "DeepSpeed >= 0.15 validates its config with pydantic v2; the value transformers/accelerate computed for "
+         "an `auto` key (stage3_prefetch_bucket_size = 0.9 x hidden^2, a float) or a key of another DeepSpeed "
+         "version is rejected: the DeepSpeed and transformers/accelerate versions do not match",
+         "upgrade transformers/accelerate to releases that cast the value (transformers#33402), or pin deepspeed to "
+         "the version the runner pins (0.14.x for older stacks); or set the key to an integer in the DeepSpeed JSON",
+         "`pip show deepspeed transformers accelerate`",
+         (r"\d+ validation errors? for DeepSpeed\w*Config",),
+         ("validation error",), sources=("deepspeedai/DeepSpeed#6525", "modelscope/ms-swift#1862",
+                                         "hiyouga/LlamaFactory#5252 (1 validation error for DeepSpeedZeroConfig "
+                                         "stage3_prefetch_bucket_size ... int_from_float)")),
+    _sig("checkpoint-rename-race", "version_check", "error", "root", "the Trainer's checkpoint rename raced "
+         "between ranks",
+         "transformers versions that stage checkpoints in tmp-checkpoint-* and rename them on more than the main "
+         "rank: another rank already renamed (or removed) the directory, so the rename fails on this one",
+         "install a transformers release with the fix (only the main process renames; the staging change was "
+         "reverted), or save from rank 0 only (save_on_each_node false)",
+         "`pip show transformers` (a dev/source build between the change and its fix)",
+         (r"(?:FileExistsError|FileNotFoundError|OSError): \[Errno (?:17|2|39)\] [\w ]+: '[^']*tmp-checkpoint-[^']*' "
+          r"-> '[^']*checkpoint-\d+'",),
+         ("tmp-checkpoint",), sources=("huggingface/transformers#27925", "axolotl-ai-cloud/axolotl#948",
+                                       "modelscope/ms-swift#3049 (FileExistsError: [Errno 17] File exists: "
+                                       "'.../tmp-checkpoint-f4fsdt_x' -> '.../checkpoint-276')")),
+    _sig("no-training-steps", "dataset_error", "error", "root", "no training step ran, so no checkpoint exists",
+         "the dataset gives fewer samples than one optimizer step (after filtering, packing and the batch size x "
+         "GPUs x gradient accumulation), or a resume skipped every remaining step: no checkpoint is saved and the "
+         "runner's end-of-training code finds none",
+         "check how many samples survive preprocessing against per_device_train_batch_size x GPUs x "
+         "gradient_accumulation_steps; when resuming, raise num_train_epochs or use resume_only_model",
+         "the log's sample count after preprocessing and `Total optimization steps`",
+         (r"TrainerState.? object has no attribute .?last_model_checkpoint", r"No training was carried out"),
+         ("last_model_checkpoint", "No training was carried out"),
+         sources=("modelscope/ms-swift#2956, #3396, #3455 (AttributeError: 'TrainerState' object has no attribute "
+                  "'last_model_checkpoint')", "modelscope/ms-swift#3863 ([WARNING:swift] No training was carried "
+                  "out, which may be due to the dataset being too small ...)")),
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
          "error",
          "torchrun/deepspeed/accelerate report that a worker failed; the cause is the worker's own error above",
@@ -923,6 +1134,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # a tool's `x: error: ...`, and native crashes
           r"^(?:\S+ ){0,4}\[?(?:Error|ERROR|FATAL|Fatal|CRITICAL)\]?:? (?!\[)(?=\S)",
           r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
+          r"^\[(?:ERROR|CRITICAL|FATAL):[\w.-]+\] \S",
           r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
           r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
@@ -972,7 +1184,8 @@ PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", 
                                 "Cannot allocate", "bad_alloc", "Permission denied", "/dev/kfd", "NCCL WARN",
                                 "Connection reset", "Connection closed", "remote process exited", "Tensile",
                                 "loss scale", "exit status", "exit code", "memory limit", "LLVM ERROR",
-                                "BackendCompilerFailed", "not writable", "Read-only file system")
+                                "BackendCompilerFailed", "not writable", "Read-only file system",
+                                "HSA_NO_SCRATCH_RECLAIM", "No training was carried out")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
@@ -1002,7 +1215,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
-    (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|apply_chat_template"), "tokenizer_template",
+    (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",
      "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
     (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
                 r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator"),
@@ -1024,13 +1237,21 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
      "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
-    (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b"),
-     "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
+    # before the data rule: a checkpoint index is a .json file, not the dataset
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
+    (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
+                r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
+     "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
-                r"only supports?|[Pp]lease (?:set|specify|use)|not compatible", re.I), "config_error",
+                r"only (?:supports?|accepts?|works with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
+                r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
+                r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
+                r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
+                r"Expected all tensors to be on the same device|can only be used on (?:CUDA|GPU)|"
+                r"supported (?:types|values|options|choices) are|"
+                r"flatten tensors with uniform dtype|Cannot flatten integer dtype", re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
 # lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)

@@ -746,8 +746,22 @@ class Explanation:
     def exit_code(self) -> int:
         return 1 if self.status in ("failed", "hang") else 0
 
+    @property
+    def answer(self) -> str:
+        """The family `explain` answers: the root cause's; with no root cause, `benign_warning` where the log's
+        only signs are harmless lines (the answer "no failure found; these lines are harmless" — never a
+        root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else `unknown`."""
+        if self.root is not None:
+            return self.diagnoses[self.root].family
+        if self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
+            # a warning family of its own (hipblaslt_warning: the hipBLASLt fallback) names it more precisely
+            own = [d.family for d in self.diagnoses if d.family.endswith("_warning") and d.family != "benign_warning"]
+            return own[0] if own else "benign_warning"
+        return "unknown"
+
     def to_dict(self) -> dict:
-        return {"status": self.status, "root": self.root, "diagnoses": [d.to_dict() for d in self.diagnoses],
+        return {"status": self.status, "root": self.root, "answer": self.answer,
+                "diagnoses": [d.to_dict() for d in self.diagnoses],
                 "config": self.config, "files": list(self.files), "partial": self.partial,
                 "stacks": self.stacks}
 
@@ -758,6 +772,15 @@ def _earlier(a: Hit, b: Hit) -> int:
         return -1 if a.time < b.time else 1
     ka, kb = (a.file_index, a.offset), (b.file_index, b.offset)
     return -1 if ka < kb else (1 if ka > kb else 0)
+
+
+def _where_it_stopped(sc: FileScan) -> list[Hit]:
+    """The scan's hits, less the signs that count only where the run stopped (a barrier and nothing after)
+    when progress or an error of its own came later in the same log: the run went on past them."""
+    last_error = max((h.offset for h in sc.hits if not cat.BY_CODE[h.code].tail_only
+                      and cat.BY_CODE[h.code].priority >= 2), default=-1)
+    return [h for h in sc.hits if not (cat.BY_CODE[h.code].tail_only
+                                       and (h.offset < sc.last_progress or h.offset < last_error))]
 
 
 def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None,
@@ -774,10 +797,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                                               f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
     seen: set[tuple[str, int, int]] = set()
     for sc in scans:
-        for h in sc.hits:
-            sig = cat.BY_CODE[h.code]
-            if sig.tail_only and h.offset < sc.last_progress:
-                continue   # progress came after it: not where the run stopped
+        for h in _where_it_stopped(sc):
             key = (h.code, h.file_index, h.offset)
             if key in seen:
                 continue   # the same line found by the scan and by the series
@@ -875,7 +895,27 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
             return family, fix
-    return None
+    return _bare_assert_family(h)
+
+
+_BARE_ASSERT = re.compile(r"(?:^|\s|:)AssertionError\s*$")
+_ASSERT_SRC = re.compile(r"^(?:\[(?:rank|default)\d+\]:)?\s*assert\b(.*)$", re.M)
+_DATA_WORDS = re.compile(r"\b(?:input_ids|labels|attention_mask|dataset|sample|example|batch|messages|images?|pixel)",
+                         re.I)
+
+
+def _bare_assert_family(h: Hit) -> tuple[str, str] | None:
+    """An AssertionError without a message: the `assert` line the traceback shows above it is a precondition
+    the library puts on its inputs — on the data when it names them, else on the run's settings."""
+    if not _BARE_ASSERT.search(h.text):
+        return None
+    src = _ASSERT_SRC.findall(h.pre[-2000:])
+    if not src:
+        return None
+    if _DATA_WORDS.search(src[-1]):
+        return "dataset_error", f"a check on the data failed (assert{src[-1]}): look at the sample it names"
+    return "config_error", (f"a precondition on the run's settings failed (assert{src[-1]}): the model or option "
+                            "this code path needs is not what the run configured")
 
 
 def _promote_overflow_streak(diags: list[Diagnosis], finished: bool = False) -> None:
@@ -1080,6 +1120,10 @@ _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\
                       r"Gradient overflow", re.M)
 
 
+# the extension being built is flash-attention (pip's command, its wheel, its sources)
+_FA_BUILD = re.compile(r"flash[-_]attn|flash-attention|Building wheel for flash|csrc/flash_attn|/flash_attn/")
+
+
 def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
             levers_on: set[str] | None = None, texts: Sequence[str] | None = None) -> None:
     """Numbers and fixes that need the whole picture (cascades, the config)."""
@@ -1107,6 +1151,9 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
                                      _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
                                      cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
+        r.family = "flash_attn_error"
+        r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
     elif r.code == cat.GENERIC:
         fam = _exception_family(r.first, texts or ())
         if fam is not None:
@@ -1541,7 +1588,9 @@ def render_text(exp: Explanation, width: int = 80) -> str:
     status = exp.status.upper()
     if exp.root is None:
         lines.append(_cut(f"status: {status} — " + ("no failure found in the log" if exp.status != "failed"
-                                                     else "the run failed; its log holds no known cause"), width))
+                                                     else "the run failed; its log holds no known cause")
+                          + ("; the lines that look alarming are harmless (below)"
+                             if exp.answer == "benign_warning" else ""), width))
     else:
         r = exp.diagnoses[exp.root]
         lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
