@@ -542,7 +542,7 @@ def test_report_003_oom_gets_the_smallest_plan_change_with_numbers_in_explain_an
     assert r.returncode == 1, r.stderr
     out = json.loads(r.stdout)
     assert out["status"] == "failed" and out["config"] == str(d / "plan.json")
-    root = out["diagnoses"][out["root"]]
+    root = out["root"]
     assert root["family"] == "gpu_oom" and root["first_seen"]["rank"] == 3 and root["first_seen"]["line"] == 2
     pf = root["numbers"]["fit"]
     assert pf["source"] == "the plan"
@@ -612,7 +612,7 @@ def test_cli_stdin_json_contract_and_exit_codes():
     assert r.returncode == 1, r.stderr
     d = json.loads(r.stdout)
     assert set(d) >= {"status", "root", "diagnoses", "config"}
-    root = d["diagnoses"][d["root"]]
+    root = d["root"]
     for key in ("code", "family", "severity", "benign", "first_seen", "evidence", "cause", "fix", "confirm", "numbers"):
         assert key in root
     assert set(root["first_seen"]) == {"file", "line", "rank", "time"}
@@ -698,7 +698,7 @@ def test_a_sigkilled_run_states_host_ram_against_the_offload_need(tmp_path):
     r = run_cli("explain", str(d), "--json")
     assert r.returncode == 1, r.stderr
     out = json.loads(r.stdout)
-    root = out["diagnoses"][out["root"]]
+    root = out["root"]
     need = json.loads(p.stdout)["memory"]["cpu_offload_bytes"]
     assert root["family"] == "host_ram_oom" and root["first_seen"]["file"].endswith("exit.json")
     assert root["numbers"]["offload_need_bytes"] == need and root["numbers"]["host_total_bytes"] == 32 * GIB
@@ -733,7 +733,7 @@ def test_cli_a_pid_finds_its_log_through_proc(tmp_path):
         r = run_cli("explain", str(proc.pid), "--json")
         assert r.returncode == 1, r.stderr
         d = json.loads(r.stdout)
-        assert d["files"] == [str(log)] and d["diagnoses"][d["root"]]["code"] == "template-error"
+        assert d["files"] == [str(log)] and d["root"]["code"] == "template-error"
     finally:
         proc.kill()
         proc.wait()
@@ -798,7 +798,7 @@ def test_a_live_run_without_progress_gets_each_stack_and_the_call_it_waits_in(tm
         r = run_cli("explain", str(pid), "--json", "--stall-s", "1")
         assert r.returncode == 1, r.stderr
         d = json.loads(r.stdout)
-        assert d["status"] == "hang" and d["diagnoses"][d["root"]]["code"] == "live-stall"
+        assert d["status"] == "hang" and d["root"]["code"] == "live-stall"
         (st,) = d["stacks"]
         assert "wait_in_barrier" in st["waits_in"] and st["method"] in ("faulthandler", "py-spy")
         assert procs.pid_alive(pid)          # the dump did not stop it
@@ -851,14 +851,14 @@ def test_per_rank_logs_in_a_directory_the_first_failure_in_time_wins_over_file_o
     r = run_cli("explain", str(d), "--json")
     assert r.returncode == 1, r.stderr
     out = json.loads(r.stdout)
-    root = out["diagnoses"][out["root"]]
+    root = out["root"]
     assert root["code"] == "oom" and root["first_seen"]["file"] == str(d / "rank1.log")
     from datetime import datetime, timezone
 
     assert root["first_seen"]["rank"] == 1
     assert root["first_seen"]["time"] == datetime(2025, 2, 18, 10, 0, 5, tzinfo=timezone.utc).timestamp()
     to = next(x for x in out["diagnoses"] if x["code"] == "collective-timeout")
-    assert to["consequence_of"] == out["root"] and to["numbers"]["verdict"] == "one rank died first"
+    assert to["consequence_of"] == out["root_index"] and to["numbers"]["verdict"] == "one rank died first"
 
 
 def test_a_local_stuck_run_reports_this_machines_iommu(tmp_path):
@@ -890,7 +890,7 @@ def test_any_bytes_and_hostile_paths_get_an_answer(tmp_path):
         d = exp.to_dict()
         json.dumps(d)
         assert exp.status in ("failed", "hang", "finished", "running", "unknown")
-        assert d["root"] is None or not d["diagnoses"][d["root"]]["benign"]
+        assert d["root"] is None or not d["root"]["benign"]
 
     prop()
     fifo = tmp_path / "fifo.log"
@@ -931,10 +931,10 @@ def test_cli_a_run_id_from_the_registry_and_a_torchrun_sigkill_summary():
     r = run_cli("explain", rid, "--json")
     assert r.returncode == 1, r.stderr
     out = json.loads(r.stdout)
-    root = out["diagnoses"][out["root"]]
+    root = out["root"]
     assert root["family"] == "host_ram_oom" and root["first_seen"]["line"] == 8
     child = next(x for x in out["diagnoses"] if x["code"] == "child-failed")
-    assert child["consequence_of"] == out["root"]
+    assert child["consequence_of"] == out["root_index"]
 
 
 def test_rocblas_without_kernels_for_the_arch_gets_the_override_for_that_arch():
@@ -972,7 +972,7 @@ def test_an_lf_output_dir_oom_without_a_plan_gets_the_smallest_change_from_its_y
     r = run_cli("explain", str(out), "--json")
     assert r.returncode == 1, r.stderr
     d = json.loads(r.stdout)
-    root = d["diagnoses"][d["root"]]
+    root = d["root"]
     fit = root["numbers"]["fit"]
     assert d["config"] == str(out / "training_args.yaml") and fit["source"].startswith("the training YAML")
     assert fit["vram_bytes"] == int(79.19 * GIB)
@@ -1051,8 +1051,8 @@ def test_teardown_only_with_an_offload_config_beside_it_is_host_ram(tmp_path):
                   '"offload_param": {"device": "cpu"}}}')
     out = run_cli("explain", str(log), "--config", str(ds), "--json")
     d = json.loads(out.stdout)
-    assert out.returncode == 1 and d["diagnoses"][d["root"]]["family"] == "host_ram_oom"
-    assert "offload only the optimizer (offload_param off)" in d["diagnoses"][d["root"]]["fix"]
+    assert out.returncode == 1 and d["root"]["family"] == "host_ram_oom"
+    assert "offload only the optimizer (offload_param off)" in d["root"]["fix"]
     shutil.copy(ds, tmp_path / ds.name)       # beside the log: found without --config
     assert _root(diagnose([str(log)])).family == "host_ram_oom"
     bad = run_cli("explain", str(log), "--config", str(tmp_path / "nope.yaml"))

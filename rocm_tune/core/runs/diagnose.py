@@ -760,7 +760,8 @@ class Explanation:
         return "unknown"
 
     def to_dict(self) -> dict:
-        return {"status": self.status, "root": self.root, "answer": self.answer,
+        root = self.diagnoses[self.root].to_dict() if self.root is not None else None
+        return {"status": self.status, "root": root, "root_index": self.root, "answer": self.answer,
                 "diagnoses": [d.to_dict() for d in self.diagnoses],
                 "config": self.config, "files": list(self.files), "partial": self.partial,
                 "stacks": self.stacks}
