@@ -466,7 +466,7 @@ class AlertEngine:
             return self._fire(self._mk("ddp-mark-ready-twice", "DDP marked a parameter ready twice (reentrant "
                                        "gradient checkpointing with LoRA/unused parameters)", line, FIX_MARK_READY, ev))
         if sig == "loss-scale-minimum":
-            return self._fire(self._mk("fp16-overflow-streak", "fp16 loss scale reached its minimum (training stops)",
+            return self._fire(self._mk("fp16-loss-scale-minimum", "fp16 loss scale reached its minimum (training stops)",
                                        line, FIX_OVERFLOW, ev, ("fp16-overflow-risk",), streak=self._streak))
         if sig == "collective-timeout":
             return self._fire(self._mk("collective-timeout", "a collective operation timed out (RCCL/NCCL watchdog)",

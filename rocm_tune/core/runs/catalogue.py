@@ -13,7 +13,8 @@ candidate lines of a huge log (`PREFILTER`) before any regex runs.
 Where a line format comes from is noted per signature (`sources`): the calibration cases in
 shared/calibration/real-crashes, the field reports in shared/seeds, or the public thread.
 Existing alert codes are kept as catalogue codes (`oom`, `collective-timeout`,
-`version-check-failed`, `ddp-mark-ready-twice`, `hipblaslt-unsupported`, `fp16-overflow-streak`).
+`version-check-failed`, `ddp-mark-ready-twice`, `hipblaslt-unsupported`, `fp16-overflow-streak`); a code
+has one severity and one meaning wherever it is shown (alerts.CODES agrees, tests/test_alerts_rules.py).
 """
 
 from __future__ import annotations
@@ -322,7 +323,16 @@ SIGNATURES: tuple[Signature, ...] = (
          ("DistributedOperationException", "shape mismatches", "mismatch between collectives"),
          sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",)),
     # ------------------------------------------------------------------ fp16_overflow / nan
-    _sig("fp16-overflow-streak", "fp16_overflow", "error", "root", "fp16 loss scale at its minimum: training stops",
+    _sig("fp16-overflow-streak", "fp16_overflow", "warning", "weak", "fp16 loss-scale overflows keep skipping "
+         "optimizer steps",
+         "the dynamic loss scaler finds inf/NaN gradients on step after step (>= 5 in a row, >= 20 at the very start): "
+         "those steps are skipped and the model does not learn; the scale heads for its minimum",
+         "train in bf16 where the GPU has it natively, otherwise fp32; if fp16 must stay, lower the learning "
+         "rate and set DeepSpeed fp16.initial_scale_power 16, loss_scale_window 1000",
+         "count the OVERFLOW!/Gradient overflow lines on consecutive steps",
+         (), (), sources=("tests/fixtures/logs/alert-fp16-overflow-streak.log — found from the overflow series "
+                          "(alerts.AlertEngine), not from one line",)),
+    _sig("fp16-loss-scale-minimum", "fp16_overflow", "error", "root", "fp16 loss scale at its minimum: training stops",
          "fp16 overflows on every step, so the dynamic loss scaler halved the scale down to its minimum",
          "train in bf16 where the GPU has it natively, otherwise fp32; if fp16 must stay, lower the learning "
          "rate and set DeepSpeed fp16.initial_scale_power 16, loss_scale_window 1000",
@@ -355,7 +365,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("fp16-overflow-skip", "fp16_overflow", "info", "context", "fp16 overflow: one optimizer step skipped",
          "the dynamic loss scaler found inf/NaN gradients and halved the scale; a few at the start are it "
          "calibrating, a long streak is a real overflow",
-         "nothing for a few; for a streak see fp16-overflow-streak", "count them: a streak on consecutive steps",
+         "nothing for a few; for a streak see fp16-overflow-streak, at the minimum fp16-loss-scale-minimum", "count them: a streak on consecutive steps",
          (r"OVERFLOW! Rank \d+ Skipping step", r"Gradient overflow\.\s+Skipping step",
           r"[Oo]verflow detected\. Skipping"),
          ("OVERFLOW!", "overflow.", "verflow detected"), benign=True,
@@ -1293,3 +1303,15 @@ def best_match(line: str) -> tuple[Signature, re.Match] | None:
     """The one signature a line stands for (highest priority), or None."""
     hits = match_line(line)
     return hits[0] if hits else None
+
+
+def readme_table() -> str:
+    """The catalogue as README.md shows it (### The catalogue of failures): one row per code, in this order, made
+    from the entries themselves (tests/test_alerts_rules.py keeps README equal to it)."""
+    rows = ["| code | family | role | meaning |", "|---|---|---|---|"]
+    for s in SIGNATURES:
+        role = "benign" if s.benign else s.role + (" (hang)" if s.hang else "")
+        series = " (from the loss series)" if not s.patterns and s.family != "fp16_overflow" or \
+            s.code == "loss-collapse" else ""
+        rows.append(f"| `{s.code}` | {s.family} | {role} | {s.title}{series} |")
+    return "\n".join(rows) + "\n"

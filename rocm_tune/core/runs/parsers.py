@@ -487,7 +487,7 @@ SIGNATURES: tuple[tuple[str, re.Pattern], ...] = (
     ("hipblaslt-unsupported", _from_catalogue("hipblaslt-unsupported", re.IGNORECASE)),
     ("version-check", _from_catalogue("version-check-failed")),
     ("mark-ready-twice", _from_catalogue("ddp-mark-ready-twice")),
-    ("loss-scale-minimum", _from_catalogue("fp16-overflow-streak")),
+    ("loss-scale-minimum", _from_catalogue("fp16-loss-scale-minimum")),
     ("collective-timeout", _from_catalogue("collective-timeout", re.IGNORECASE)),
     ("barrier-unknown-device", _from_catalogue("barrier-no-progress")),
     ("traceback", re.compile(r"^Traceback \(most recent call last\)")),
