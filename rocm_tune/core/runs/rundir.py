@@ -402,8 +402,8 @@ def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: 
         return _corrupt_info(d, fallback_id, f"{RUN_JSON}: {why}", marked)
     problem = validate_meta(meta)
     if problem is not None:
-        rid = meta.get("id") if isinstance(meta, dict) and isinstance(meta.get("id"), str) and \
-            _ID_OK.match(meta.get("id") or "") else fallback_id
+        meta_id = meta.get("id") if isinstance(meta, dict) else None
+        rid = meta_id if isinstance(meta_id, str) and _ID_OK.match(meta_id or "") else fallback_id
         return _corrupt_info(d, rid, problem, marked)
     rid = meta["id"]
     cgroup = meta.get("cgroup") if valid_cgroup(meta.get("cgroup"), rid) else None
