@@ -23,7 +23,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual.app import App
+from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
 
 STYLES = Path(__file__).parent / "styles"
@@ -52,7 +52,7 @@ def _after_start() -> None:
 
 class RocmTuneApp(App):
     TITLE = "rocm-tune"
-    CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "app.tcss"]
+    CSS_PATH: ClassVar[CSSPathType | None] = [STYLES / "app.tcss"]
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
