@@ -566,7 +566,9 @@ def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None
     vs measured memory (this GPU's rank), and the processes using it (PID, user, VRAM, command)."""
     history = history or {}
     width = max(24, width)
-    g = lambda k: _g(sample, k)
+    def g(k):
+        return _g(sample, k)
+
     text = Text()
     name = str(g("name") or g("profile_id") or "GPU")
     text.append(f"GPU{g('index') if g('index') is not None else '?'} ", style="bold")

@@ -539,7 +539,6 @@ def _wait_child(child) -> tuple[int, int | None]:
 def _start_gated(d: Path, command: list[str], cwd: str, env: dict, log_path: Path, cgroup: str | None, state: dict,
                  ready_fd: int | None):
     """Start `command` behind the gate and record it; (child, cgroup) or an exit code when it could not start."""
-    run_id = env[procs.MARKER]
     try:
         log = open(log_path, "ab", buffering=0)
     except OSError as exc:
