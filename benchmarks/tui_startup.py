@@ -106,8 +106,9 @@ def main() -> int:
             p.wait()
         if tmp is not None:
             tmp.cleanup()
-    ms = lambda xs: (f"median {statistics.median(xs) * 1000:.0f} ms, min {min(xs) * 1000:.0f} ms, "
-                     f"max {max(xs) * 1000:.0f} ms")
+    def ms(xs):
+        return (f"median {statistics.median(xs) * 1000:.0f} ms, min {min(xs) * 1000:.0f} ms, "
+                f"max {max(xs) * 1000:.0f} ms")
     launch = [r["from_launch_s"] for r in results]
     print(f"screen: {results[0]['screen']}  runs: {len(results)}  busy processes: {args.busy}  "
           f"load average: {os.getloadavg()[0]:.1f}  cores: {os.cpu_count()}  bytecode: {bytecode}")

@@ -17,6 +17,7 @@ import importlib
 import os
 import re
 import sys
+from types import ModuleType
 
 from rocm_tune import __version__
 from rocm_tune.core.errors import UserError
@@ -101,7 +102,7 @@ def _top_help() -> str:
     return "\n".join(lines)
 
 
-def build_parser(name: str) -> tuple[argparse.ArgumentParser, object]:
+def build_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     module_name, help_ = COMMANDS[name]
     module = importlib.import_module(f"rocm_tune.commands.{module_name}")
     parser = ArgParser(prog=f"rocm-tune {name}", description=help_)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -308,5 +309,5 @@ def test_sample_round_trip_and_na_behaviour():
     import pickle
 
     assert pickle.loads(pickle.dumps(NA)) is NA and copy.deepcopy(NA) is NA
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         g.index = 3  # frozen

@@ -177,7 +177,7 @@ def test_dataset_files_of_any_content(records, as_lines, junk, tmp_path_factory,
 
 LOG_LINES = st.one_of(
     st.builds(lambda r: json.dumps(r), JSON_VALUES),
-    st.builds(lambda s, l: f"{{'loss': {l}, 'grad_norm': {l}, 'learning_rate': 1e-4, 'epoch': {s}}}",
+    st.builds(lambda s, v: f"{{'loss': {v}, 'grad_norm': {v}, 'learning_rate': 1e-4, 'epoch': {s}}}",
               st.integers(0, 10**6), st.sampled_from(["0.0", "nan", "inf", "1.5", "-3", "1e309", "'x'"])),
     st.builds(lambda a, b: f" {a}%|###| {a}/{b} [00:01<00:02, 1.5s/it]", st.integers(0, 10**9), st.integers(0, 10**9)),
     st.sampled_from(["Traceback (most recent call last):", "ValueError: Your setup doesn't support bf16/gpu.",

@@ -21,7 +21,6 @@ import fcntl
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
 import time

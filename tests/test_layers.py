@@ -1,9 +1,10 @@
 """The house rules are enforced, not just written down (issue 11): the import-linter contracts of
 pyproject.toml ([tool.importlinter]: core imports no tui/commands/train, profiles imports nothing of
 rocm_tune, tui imports no commands, train imports no tui) and mypy on the whole rocm_tune package with no
-module exempted ([tool.mypy], issue 24 item 5).
+module exempted ([tool.mypy], issue 24 item 5), and ruff over the package, the tests and the
+benchmarks ([tool.ruff.lint]: errors, unused names, likely bugs).
 
-Both tools come with the `dev` extra; where they are not installed the tests say so and skip."""
+The tools come with the `dev` extra; where they are not installed the tests say so and skip."""
 
 from __future__ import annotations
 
@@ -28,6 +29,18 @@ def _tool(name: str) -> str:
 def _run(argv: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(argv, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_ruff_finds_nothing():
+    r = _run([_tool("ruff"), "check", "--no-cache", "rocm_tune", "tests", "benchmarks"])
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "All checks passed!" in r.stdout, r.stdout[-2000:]
+
+
+def test_ruff_config_selects_the_house_rules():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    lint = text.split("[tool.ruff.lint]", 1)[1].split("\n[", 1)[0]
+    assert 'select = ["E4", "E7", "E9", "F", "B"]' in lint
 
 
 def test_import_contracts_hold():

@@ -47,8 +47,8 @@ def test_pure_bf16_is_2_2_4(tiny):
 
 def test_lora_counts_adapter_params_by_hand(tiny):
     e = estimate(tiny, TrainConfig(method="lora", lora_rank=8, precision="bf16"))
-    H, I, kv = 256, 512, 2 * 64
-    per_layer = 8 * ((H + H) + (H + kv) + (H + kv) + (H + H) + (H + I) + (H + I) + (I + H))
+    H, inter, kv = 256, 512, 2 * 64
+    per_layer = 8 * ((H + H) + (H + kv) + (H + kv) + (H + H) + (H + inter) + (H + inter) + (inter + H))
     assert e.params_trainable == 4 * per_layer
     assert e.per_gpu.frozen_weights_bytes == _blk(2 * tiny.params.total)
     assert e.per_gpu.trainable_weights_bytes == _blk(4 * e.params_trainable)

@@ -8,9 +8,11 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.model import load_model, model_from_config
+from rocm_tune.core.model import SUPPORTED_FAMILIES, load_model, model_from_config
 
 TINY = {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "hidden_size": 64, "intermediate_size": 96,
         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128,
@@ -262,10 +264,6 @@ def test_import_and_preset_load_in_a_fresh_interpreter_pulls_no_heavy_modules():
 
 # ------------------------------------------------------------------------------ property: garbage in
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from rocm_tune.core.model import SUPPORTED_FAMILIES
 
 _KEYS = ["model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
          "num_key_value_heads", "head_dim", "vocab_size", "tie_word_embeddings", "attention_bias", "num_experts",

@@ -96,8 +96,8 @@ def test_the_five_webhook_shapes_and_generic_json_reach_a_real_server(server):
              "/feishu": "feishu:" + server.url("/feishu"), "/dingtalk": "dingtalk:" + server.url("/dingtalk"),
              "/wecom": "wecom:" + server.url("/wecom"), "/": "ntfy:" + server.url("/mytopic")}
     runs = {path: _run(spec) for path, spec in cases.items()}
-    for path, (rid, d) in runs.items():
-        assert wait_for(lambda: server.at(path), timeout=30), (path, _log(d), server.got)
+    for path, (_rid, d) in runs.items():
+        assert wait_for(lambda path=path: server.at(path), timeout=30), (path, _log(d), server.got)
     (generic,) = server.at("/generic")
     rid = runs["/generic"][0]
     assert generic["event"] == "finished" and generic["status"] == "finished" and generic["run_id"] == rid
@@ -115,7 +115,7 @@ def test_the_five_webhook_shapes_and_generic_json_reach_a_real_server(server):
     assert ntfy["topic"] == "mytopic" and runs["/"][0] in ntfy["message"] and ntfy["tags"] == ["white_check_mark"]
     for _, d in runs.values():
         # the delivery is logged after the server answered: wait for the line, do not race it
-        assert wait_for(lambda: len(_log(d)) == 1, timeout=30), _log(d)
+        assert wait_for(lambda d=d: len(_log(d)) == 1, timeout=30), _log(d)
         (entry,) = _log(d)
         assert entry["ok"] is True and entry["attempt"] == 1 and "127.0.0.1" in entry["to"]
         assert "/slack" not in entry["to"]  # the URL's path (a webhook's secret) is never logged

@@ -11,7 +11,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
 
 from tests.conftest import run_cli
 from tests.helpers_train import wait_for

@@ -141,8 +141,8 @@ def test_two_runs_at_once_do_not_mix():
     assert a.id != b.id and a.dir != b.dir
     wait_for(lambda: all(find_run(x.id).status == "finished" for x in (a, b)))
     la, lb = a.stdout_log.read_text().split("\n"), b.stdout_log.read_text().split("\n")
-    assert [l for l in la if l] == [f"AAA {i}" for i in range(30)]
-    assert [l for l in lb if l] == [f"BBB {i}" for i in range(30)]
+    assert [line for line in la if line] == [f"AAA {i}" for i in range(30)]
+    assert [line for line in lb if line] == [f"BBB {i}" for i in range(30)]
     assert find_run("a").id == a.id and find_run("b").id == b.id
 
 

@@ -27,7 +27,7 @@ def tok():
 
 
 def labelled_text(tok, ex):
-    return tok.decode([t for t, l in zip(ex.input_ids, ex.labels) if l != IGNORE_INDEX])
+    return tok.decode([t for t, lab in zip(ex.input_ids, ex.labels) if lab != IGNORE_INDEX])
 
 
 def test_alpaca_masks_everything_but_the_reply(tok):

@@ -22,9 +22,10 @@ def _finite(x):
 
 
 def format_age(seconds: float | None) -> str:
-    if _finite(seconds) is None:
+    secs = _finite(seconds)
+    if secs is None:
         return "-"
-    s = int(seconds)
+    s = int(secs)
     if s < 60:
         return f"{s}s"
     if s < 3600:

@@ -19,7 +19,6 @@ import sys
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.units import GIB
 from rocm_tune.core.questions import BY_NAME, QUESTIONS, dynamic_choices, parse_answers
 
 

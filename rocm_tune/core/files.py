@@ -343,7 +343,7 @@ def parse_python(text: str, path: str | os.PathLike, what: str):
         raise UserError(f"{what} {str(path)!r} nests or chains expressions too deeply to be read") from None
     except ValueError as exc:  # NUL bytes
         raise UserError(f"{what} {str(path)!r} is not Python source: {exc}") from None
-    stack = [(tree, 1)]
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > 2 * MAX_DEPTH:
@@ -600,7 +600,7 @@ def atomic_write_json(path: str | os.PathLike, obj: Any, *, force: bool = True) 
 
 def _write_error(exc: OSError) -> str:
     return {errno.ENOSPC: "disk full", errno.EFBIG: "file too large (the file-size limit of this process)",
-            errno.EDQUOT: "disk quota exceeded"}.get(exc.errno, exc.strerror or str(exc))
+            errno.EDQUOT: "disk quota exceeded"}.get(exc.errno or 0, exc.strerror or str(exc))
 
 
 def write_all_atomic(files: dict[str, str], *, flag: str = "") -> None:

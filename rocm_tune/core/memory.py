@@ -10,6 +10,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Regime
 from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES, offload_problem
 from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.core.trainable import _DECODER_KINDS, _lora_wrapped, _training, _Training, trainable_params  # noqa: F401 (trainable_params: public here too)
 
 # the allowed values live in core/vocabulary.py (re-exported here for the estimator's callers)
 __all__ = ["ATTNS", "METHODS", "OFFLOADS", "OPTIMS", "PRECISIONS", "STAGES", "MemoryEstimate", "PerGpuMemory",
@@ -169,78 +170,14 @@ _BLOCK = 512
 # reports' rocm-smi figures. benchmarks/gpu_truth.py measures both when a GPU is available.
 _ALLOC_CONTEXT = 500 * 2**20
 _FRAGMENTATION = 0.08
-_DECODER_KINDS = ("attn", "mlp", "shared_expert")
 # bytes per trainable parameter of each optimizer's state, for trainable weights of `w` bytes
 _STATE_BYTES = {"adamw": lambda w: 2 * w, "paged_adamw": lambda w: 2 * w, "adamw_8bit": lambda w: 2,
                 "paged_adamw_8bit": lambda w: 2, "sgd": lambda w: 0, "sgd_momentum": lambda w: w,
                 "adafactor": lambda w: 0}
 
 
-def _lora_wrapped(model, cfg: TrainConfig):
-    """LinearGroups that PEFT wraps for these targets (routed experts/routers are fused 3-D parameters
-    in transformers >= 5 and are not nn.Linear, so "all" leaves them alone, as PEFT's all-linear does)."""
-    groups = [g for g in model.linears if g.kind in _DECODER_KINDS]
-    if "all" in cfg.lora_targets:
-        return groups
-    # PEFT: a regular expression, a name or a module path; names that match nothing are ignored as long as
-    # one matches (core/model_lora.py)
-    hit, _unmatched = model_lora.wrapped_groups(model.linears, cfg.lora_targets)
-    if not hit:
-        names = {g.name for g in model.linears}
-        raise UserError(
-            f"lora target {cfg.lora_targets[0]!r} is not a linear layer of {model.name}; "
-            f"allowed: all, {', '.join(sorted(names))}")
-    return hit
-
-
 def _round(n: float) -> int:
     return int(-(-int(n) // _BLOCK) * _BLOCK) if n > 0 else 0
-
-
-@dataclass(frozen=True)
-class _Training:
-    """Which parameters train."""
-
-    count: int
-    wrapped: tuple                 # LoRA-wrapped LinearGroups
-    layer_trains: tuple[bool, ...]  # per decoder layer: do its own weights train (freeze / full)
-    largest: int                   # elements of the largest trainable parameter
-
-
-def trainable_params(model, cfg: TrainConfig) -> int:
-    """Trainable parameters of ``cfg`` on ``model`` (what the optimizer and DeepSpeed see)."""
-    return _training(model, cfg).count
-
-
-def _training(model, cfg: TrainConfig) -> _Training:
-    num_layers = max(1, int(model.num_layers))
-    params = model.params
-    wrapped = tuple(_lora_wrapped(model, cfg)) if cfg.is_lora else ()
-    layer_trains = (True,) * num_layers
-    if cfg.method == "full":
-        count = int(params.total)
-        largest = max([g.in_features * g.out_features for g in model.linears] + [params.embed, params.lm_head])
-    elif cfg.method == "freeze":
-        n = cfg.freeze_trainable_layers
-        if n > num_layers:
-            raise UserError(f"freeze_trainable_layers {n} is more than the {num_layers} layers of {model.name}")
-        count = sum(params.per_layer[num_layers - n:]) if params.per_layer else params.total * n // num_layers
-        layer_trains = tuple(i >= num_layers - n for i in range(num_layers))
-        largest = max((g.in_features * g.out_features for g in model.linears), default=0)
-    else:
-        if not wrapped:
-            raise UserError(f"no LoRA target found in {model.name}")
-        useful = max(min(g.in_features, g.out_features) for g in wrapped)
-        if cfg.lora_rank > useful:
-            # an adapter's update has rank <= min(in, out): a larger rank only adds parameters
-            raise UserError(f"lora_rank {cfg.lora_rank} is more than {model.name}'s LoRA-wrapped layers can use "
-                            f"(their widest has min(in, out) = {useful}); use a rank <= {useful}")
-        rank = cfg.lora_rank
-        count = sum((g.in_features + g.out_features) * rank * g.count * g.layers for g in wrapped)
-        if cfg.dora:
-            count += sum(g.out_features * g.count * g.layers for g in wrapped)
-        largest = max(max(g.in_features, g.out_features) * rank for g in wrapped)
-    return _Training(count=int(count), wrapped=wrapped, layer_trains=layer_trains, largest=int(largest))
 
 
 # ---------------------------------------------------------------------------------------------- weights

@@ -10,6 +10,7 @@ Only the standard library and ``yaml`` are imported here (start-up speed, import
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import os
 from collections.abc import Callable
@@ -299,7 +300,7 @@ class _Cfg:
             return bool(v)
         raise UserError(f"{self.label}: {keys[0]}={v!r} must be true or false")
 
-    def str(self, *keys: str, default: str | None = None) -> str | None:
+    def str(self, *keys: str, default: builtins.str | None = None) -> builtins.str | None:
         v = self.raw(*keys)
         if v is None:
             return default
@@ -307,7 +308,7 @@ class _Cfg:
             raise UserError(f"{self.label}: {keys[0]}={v!r} must be a string")
         return v
 
-    def int_list(self, key: str) -> tuple[int, ...]:
+    def int_list(self, key: builtins.str) -> tuple[builtins.int, ...]:
         v = self.raw(key)
         if v is None:
             return ()
@@ -992,19 +993,11 @@ def _dtype(cfg: dict) -> str | None:
     return None
 
 
-def model_from_config(config: dict, name: str = "custom", source: str = "path", location: str | None = None) -> ModelSpec:
-    """Build a ModelSpec from a config.json dict. Raises UserError for configs that make no sense."""
-    label = location or name
-    if not isinstance(config, dict):
-        raise UserError(f"{label}: config must be a JSON object, got {type(config).__name__}")
-    cfg = config
-    warnings: list[str] = []
-    model_type = cfg.get("model_type")
-    if model_type is not None and not isinstance(model_type, str):
-        raise UserError(f"{label}: model_type={model_type!r} must be a string")
-    # Multimodal wrappers: count the text decoder.
+def _text_decoder_config(cfg: dict, model_type: str | None, label: str, warnings: list[str],
+                         notes: list[str]) -> tuple[dict, str | None]:
+    """The config whose text decoder is counted, and its model_type: a multimodal wrapper's text_config
+    (with the wrapper's dtype and tying), else ``cfg`` itself. Adds the multimodal warning and note."""
     text_cfg = cfg.get("text_config")
-    notes: list[str] = []
     if isinstance(text_cfg, dict) and (model_type in _VLM_TYPES or "hidden_size" not in cfg):
         inner = dict(text_cfg)
         if model_type == "kimi_vl":
@@ -1024,13 +1017,27 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
         model_type = inner.get("model_type") or model_type
         if not isinstance(model_type, str):
             raise UserError(f"{label}: text_config.model_type={model_type!r} must be a string")
-        cfg_used = inner
-    else:
-        cfg_used = cfg
-        if model_type in _VLM_TYPES:  # e.g. Qwen2.5-VL's published config.json: the language model's keys at top level
-            warnings.append(f"multimodal config (model_type={model_type}): counted the text decoder only, "
-                            f"not the vision tower")
-            notes.append(_VLM_NOTE)
+        return inner, model_type
+    if model_type in _VLM_TYPES:  # e.g. Qwen2.5-VL's published config.json: the language model's keys at top level
+        warnings.append(f"multimodal config (model_type={model_type}): counted the text decoder only, "
+                        f"not the vision tower")
+        notes.append(_VLM_NOTE)
+    return cfg, model_type
+
+
+def model_from_config(config: dict, name: str = "custom", source: str = "path", location: str | None = None) -> ModelSpec:
+    """Build a ModelSpec from a config.json dict. Raises UserError for configs that make no sense."""
+    label = location or name
+    if not isinstance(config, dict):
+        raise UserError(f"{label}: config must be a JSON object, got {type(config).__name__}")
+    cfg = config
+    warnings: list[str] = []
+    model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise UserError(f"{label}: model_type={model_type!r} must be a string")
+    # Multimodal wrappers: count the text decoder.
+    notes: list[str] = []
+    cfg_used, model_type = _text_decoder_config(cfg, model_type, label, warnings, notes)
     family_key = (model_type or "").lower()
     # ChatGLM remote-code configs: model_type chatglm, or a glm/empty type with ChatGLM's key names
     if family_key in ("chatglm", "chatglm3") or (
@@ -1186,7 +1193,7 @@ def load_model(ref: str) -> ModelSpec:
         return _load_preset_file(idx[key])
     if not ref.endswith(".json"):
         got = by_name(ref)
-        if got is not None:
+        if got is not None and got.spec is not None:   # by_name finds a cache entry or preset: always a spec
             return got.spec
     if ref.endswith(".json") or (os.sep in ref and not _looks_like_repo_id(ref)) or ref.startswith((".", "~")):
         raise UserError(
@@ -1606,8 +1613,8 @@ def _identify(ref: str | None, network: bool) -> Identified:
         return Identified(None, "unknown", "no model given", parts, question="--model")
     p = Path(os.path.expanduser(text))
     if (p.is_dir() and (p / "config.json").is_file()) or (p.is_file() and p.name.endswith(".json")):
-        spec = _from_file(p, text)
-        return Identified(spec, "path", f"{spec.location}", parts, *_quant_of(spec, parts))
+        from_path = _from_file(p, text)
+        return Identified(from_path, "path", f"{from_path.location}", parts, *_quant_of(from_path, parts))
     spec = _cached(text)
     if spec is not None:
         return Identified(spec, spec.source, f"{text}: {spec.location}", parts, *_quant_of(spec, parts))

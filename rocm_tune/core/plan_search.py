@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from rocm_tune.core import fitting, rules, seqlen
 from rocm_tune.core import throughput as tp
-from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.units import fmt_bytes_gib as _gib
 from rocm_tune.core.vocabulary import (

@@ -18,7 +18,6 @@ The search is pruned so that a whole `rocm-tune plan` stays well under 0.5 s:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from rocm_tune.core import rules
 from rocm_tune.core import vocabulary as V
@@ -26,16 +25,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan import Goal, Hardware, Memory, ModelInfo, Plan, Settings
 from rocm_tune.core.plan_request import PlanRequest
 from rocm_tune.core.units import fmt_bytes_gib as _gib
-from rocm_tune.core.vocabulary import (
-    ATTNS,
-    DEFAULT_EFFECTIVE_BATCH,
-    DEFAULT_EPOCHS,
-    METHODS,
-    OFFLOADS,
-    PRECISIONS,
-    PRIORITIES,
-    STAGES,
-)
+from rocm_tune.core.vocabulary import DEFAULT_EFFECTIVE_BATCH, DEFAULT_EPOCHS
 from rocm_tune.core.warnings import PlanWarning, make
 
 from rocm_tune.core.plan_explain import PlanOption, _alternatives, _option, memory_of, speed_of
@@ -52,11 +42,6 @@ from rocm_tune.core.plan_search import (
     _throughput,
     _what_would_fit,
 )
-
-if TYPE_CHECKING:
-    from rocm_tune.core.dataset import DatasetStats
-    from rocm_tune.core.model import ModelSpec
-    from rocm_tune.profiles.gpu_profiles import GpuProfile
 
 
 __all__ = ["PlanOption", "PlanRequest", "PlanResult", "estimate_settings", "memory_of", "plan", "speed_of"]

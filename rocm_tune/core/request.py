@@ -136,8 +136,11 @@ def check_method_options(answers: Mapping[str, Any], method: str) -> None:
     """UserError when an option of one fine-tuning method is given with another (it would be ignored)."""
     # given = set, and --no-double-quant (False) is a choice too; dora False is the default (nothing ignored)
     given = {k for k, v in answers.items() if v is not None and not (k == "dora" and v is False)}
-    flag = lambda k: "--" + k.replace("_", "-").replace("freeze-trainable-layers", "freeze-layers") \
-        .replace("lora-targets", "lora-target")
+
+    def flag(k: str) -> str:
+        return "--" + k.replace("_", "-").replace("freeze-trainable-layers", "freeze-layers") \
+            .replace("lora-targets", "lora-target")
+
     if method not in V.LORA_METHODS:
         for key in ("lora_rank", "lora_alpha", "lora_targets", "dora"):
             if key in given:

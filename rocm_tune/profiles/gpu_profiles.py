@@ -22,10 +22,10 @@ from pathlib import Path
 
 import yaml
 
+from rocm_tune.profiles.errors import UserError
+
 # libyaml's C loader is ~5x faster; all 40 profiles load on every `plan`.
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-from rocm_tune.profiles.errors import UserError
 
 GPU_DIR = Path(__file__).resolve().parent / "gpus"
 

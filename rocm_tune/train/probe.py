@@ -180,7 +180,7 @@ def probe(config: dict, cfg: TrainConfig, trace: dict | None = None) -> ProbeRes
 
 
 def _build_model(config: dict, cfg: TrainConfig):
-    import torch
+    import torch  # noqa: F401 (the model is built with torch: fail here, plainly, when it is missing)
     import transformers
     from transformers import AutoConfig, AutoModelForCausalLM
 

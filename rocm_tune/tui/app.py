@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+from typing import Any, ClassVar
 
 # Start-up allocates tens of thousands of long-lived objects (textual's classes, CSS, the first screen's widgets):
 # with the default threshold the cyclic GC scans them again and again before the first paint (~10 % of its CPU
@@ -17,14 +22,10 @@ import time
 # less often.
 _GC_THRESHOLD = gc.get_threshold()
 gc.set_threshold(max(_GC_THRESHOLD[0], 200_000), *_GC_THRESHOLD[1:])
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from importlib import import_module
-from pathlib import Path
-from typing import Any, ClassVar
 
-from textual.app import App
-from textual.binding import Binding, BindingType
+# textual is imported after the GC threshold above is raised (its classes and CSS are what start-up allocates)
+from textual.app import App, CSSPathType  # noqa: E402
+from textual.binding import Binding, BindingType  # noqa: E402
 
 STYLES = Path(__file__).parent / "styles"
 
@@ -52,7 +53,7 @@ def _after_start() -> None:
 
 class RocmTuneApp(App):
     TITLE = "rocm-tune"
-    CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "app.tcss"]
+    CSS_PATH: ClassVar[CSSPathType | None] = [STYLES / "app.tcss"]
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),

@@ -42,7 +42,8 @@ class LaunchPreview:
 
 
 def dataset_of(plan: dict | None, answers: dict[str, Any]) -> str | None:
-    goal = (plan or {}).get("goal") if isinstance((plan or {}).get("goal"), dict) else {}
+    raw_goal = (plan or {}).get("goal")
+    goal = raw_goal if isinstance(raw_goal, dict) else {}
     data = answers.get("dataset") or goal.get("dataset")
     return str(data) if data else None
 

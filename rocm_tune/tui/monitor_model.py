@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any
+from typing import Any, TypeGuard
 
 GPU_HISTORY = 600   # samples kept per GPU (10 min at 1 Hz); the panes show as many as fit
 RATE_WINDOW = 20    # logged steps the smoothed s/step and tokens/s are averaged over
@@ -239,7 +239,7 @@ class MonitorSource:
         )
 
 
-def _finite(v: Any) -> bool:
+def _finite(v: Any) -> TypeGuard[float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 

@@ -329,6 +329,43 @@ def ema(values: Sequence[Any], alpha: float = 0.1) -> list[float | None]:
     return out
 
 
+def _y_span(series: Sequence[tuple], y_range: tuple[float, float] | None) -> tuple[float, float]:
+    """The y range to draw: `y_range`, else the finite values' span (padded when flat), else 0..1."""
+    allv = [v for ser in series for v in _finite(ser[0]) if v is not None]
+    if y_range is not None:
+        lo, hi = y_range
+    elif allv:
+        lo, hi = min(allv), max(allv)
+    else:
+        lo, hi = 0.0, 1.0
+    if hi - lo <= 1e-12:
+        pad = abs(hi) * 0.05 or 1.0
+        lo, hi = lo - pad, hi + pad
+    return lo, hi
+
+
+def _grid_row(bits_row: list[int], owner_row: list[str | None], marks_row: list[tuple[str, str] | None]) -> Text:
+    """One row of braille cells (markers over dots), consecutive cells of one style in one span."""
+    line = Text()
+    run: list[str] = []
+    run_style = ""
+    for c in range(len(bits_row)):
+        mark = marks_row[c]
+        if mark is not None:
+            ch, st = mark
+        else:
+            bits = bits_row[c]
+            ch, st = (chr(0x2800 + bits) if bits else " "), (owner_row[c] or "")
+        if st != run_style and run:
+            line.append("".join(run), style=run_style)
+            run = []
+        run_style = st
+        run.append(ch)
+    if run:
+        line.append("".join(run), style=run_style)
+    return line
+
+
 def braille_grid(series: Sequence[tuple], width: int, height: int,
                  y_range: tuple[float, float] | None = None) -> tuple[list[Text], float, float]:
     """Draw each series (values, style[, marker]) into a width x height braille grid (2x4 dots per cell).
@@ -341,16 +378,7 @@ def braille_grid(series: Sequence[tuple], width: int, height: int,
     """
     width, height = max(1, width), max(1, height)
     cols, rows = width * 2, height * 4
-    allv = [v for ser in series for v in _finite(ser[0]) if v is not None]
-    if y_range is not None:
-        lo, hi = y_range
-    elif allv:
-        lo, hi = min(allv), max(allv)
-    else:
-        lo, hi = 0.0, 1.0
-    if hi - lo <= 1e-12:
-        pad = abs(hi) * 0.05 or 1.0
-        lo, hi = lo - pad, hi + pad
+    lo, hi = _y_span(series, y_range)
     cells = [[0] * width for _ in range(height)]
     owner: list[list[str | None]] = [[None] * width for _ in range(height)]
     marks: list[list[tuple[str, str] | None]] = [[None] * width for _ in range(height)]
@@ -394,27 +422,7 @@ def braille_grid(series: Sequence[tuple], width: int, height: int,
         if len(known) == 1:
             c, y = known[0]
             _dot(cells, owner, c, y, style)
-    out: list[Text] = []
-    for r in range(height):
-        line = Text()
-        run: list[str] = []
-        run_style = ""
-        for c in range(width):
-            mark = marks[r][c]
-            if mark is not None:
-                ch, st = mark
-            else:
-                bits = cells[r][c]
-                ch, st = (chr(0x2800 + bits) if bits else " "), (owner[r][c] or "")
-            if st != run_style and run:
-                line.append("".join(run), style=run_style)
-                run = []
-            run_style = st
-            run.append(ch)
-        if run:
-            line.append("".join(run), style=run_style)
-        out.append(line)
-    return out, lo, hi
+    return [_grid_row(cells[r], owner[r], marks[r]) for r in range(height)], lo, hi
 
 
 def _mark_series(fv: list[float | None], marks, width: int, height: int, ypix, marker: str, style: str) -> None:
@@ -487,9 +495,9 @@ def render_chart(title: str, series: Sequence[tuple], width: int, height: int,
     text.truncate(width)
     # NaN / inf positions, per plot column (the top row)
     nan_cols: set[int] = set()
-    for red, bad in reduced:
+    for red, nan_at in reduced:
         n = len(red)
-        for i in bad:
+        for i in nan_at:
             nan_cols.add(0 if n <= 1 else min(plot_w - 1, i * plot_w // n))
     top, bottom = axis_labels(lo, hi)
     for r, row in enumerate(grid):
@@ -558,7 +566,9 @@ def render_gpu_pane(sample: Any, history: dict[str, Sequence[Any]] | None = None
     vs measured memory (this GPU's rank), and the processes using it (PID, user, VRAM, command)."""
     history = history or {}
     width = max(24, width)
-    g = lambda k: _g(sample, k)
+    def g(k):
+        return _g(sample, k)
+
     text = Text()
     name = str(g("name") or g("profile_id") or "GPU")
     text.append(f"GPU{g('index') if g('index') is not None else '?'} ", style="bold")

@@ -50,7 +50,11 @@ def fake_host() -> Any:
     from rocm_tune.core.doctor import SystemView
 
     root = Path("host").resolve()
-    return SystemView(root=root, env={}, run=lambda cmd, timeout=None: (127, "", "not found"),
+
+    def no_command(cmd: list, timeout: float | None = None) -> tuple[int, str, str]:
+        return 127, "", "not found"
+
+    return SystemView(root=root, env={}, run=no_command,
                       which=lambda name: None, torch_info=lambda: None, module_version=lambda name: None,
                       module_path=lambda name: None, disk_free=lambda path: None, cwd=root)
 

@@ -93,7 +93,7 @@ def render(r: Resolved, opts: ExportOptions, spec: LaunchSpec) -> str:
     if r.runner == "llamafactory":
         lines += [
             f"# LLaMA-Factory runs through {LF_LAUNCH} (beside this script): LLaMA-Factory's own training, plus",
-            f"# measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks)"
+            "# measured memory and parameter dtypes per rank in $ROCM_TUNE_RUN_DIR/ranks (else OUTPUT_DIR/ranks)"
             + (f" and the {r.compute_pin} pin" if r.compute_pin else ""),
             f"# {LF_PYTHON_ENV}: the Python that has LLaMA-Factory (default python3 of the active environment)",
         ]

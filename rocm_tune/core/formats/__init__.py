@@ -355,6 +355,124 @@ def read_job(paths: list[str]) -> Job:
     return read_texts(texts)
 
 
+def _read_script(job: Job, text: str, p: str) -> None:
+    """A launch script: its findings, the training command (a second one is noted or warned), #SBATCH sizes."""
+    script = shell.parse_script(text, p)
+    job.findings += script.findings
+    for cmd in script.commands:
+        if job.entry and _entry(cmd.argv) is not None and job.entry_file != p:
+            job.notes.append(f"{p}:{cmd.line} starts the training too (another way to launch it); "
+                             f"the GPUs are read from {job.entry_file}")
+            continue
+        if job.entry and _entry(cmd.argv) is not None:
+            job.findings.append(Finding(
+                "SEVERAL_TRAININGS", "warning", p, cmd.line,
+                f"another training starts on line {cmd.line}; this answer is for the first one "
+                f"({job.entry_file}:{job.entry_line})", "check the other one on its own"))
+            continue
+        _read_command(job, cmd, p, script)
+    sb = script.sbatch
+    for key in ("--nodes", "-N"):
+        if key in sb and as_int(sb[key][0]) and job.nodes is None:
+            job.nodes = Setting("nodes", as_int(sb[key][0]), p, sb[key][1], "#SBATCH " + key, "sbatch")
+    for key in ("--gres", "--gpus-per-node"):
+        if key in sb and job.gpus is None:
+            n = as_int(sb[key][0].rsplit(":", 1)[-1])
+            if n:
+                job.gpus = Setting("gpus", n, p, sb[key][1], "#SBATCH " + key, "sbatch")
+
+
+def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
+    """A Python program: its TrainingArguments when it builds them in code (and no script starts it), else
+    a note that it is not modelled."""
+    # the program a given script starts: its flags are read there, its code is not (info only)
+    started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
+    lib = hf_args.python_program(text)
+    read = None if started or lib else hf_args.read_python(text, p)
+    if read is not None:       # a program that builds its TrainingArguments in code: one process
+        job.settings = {**read[0], **job.settings}
+        job.notes += read[1]
+        job.runner, job.entry, job.entry_file, job.entry_line = "hf", f"python {os.path.basename(p)}", p, 1
+        job.script_flags["style"] = "python"
+        job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
+        return
+    if lib:
+        job.findings.append(Finding("FORMAT_NOT_MODELLED", "warning", p, 1,
+                                    f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
+        return
+    job.findings.append(Finding(
+        "FORMAT_NOT_MODELLED", "info" if started else "warning", p, 1,
+        "Python source: the training settings inside a program are not read"
+        + ("; the flags the script passes it are" if started else ""), None))
+
+
+def _apply_primus(job: Job, texts: dict[str, str], path: str) -> None:
+    """A Primus (Megatron) YAML: its settings over the command's; the runner is megatron."""
+    st, notes = megatron.read_primus(dict(_load_structured(texts[path]) or {}), texts[path], path)
+    job.settings = {**job.settings, **st}
+    job.notes += notes
+    job.runner, job.entry, job.entry_file = "megatron", "primus train", path
+
+
+def _apply_axolotl(job: Job, texts: dict[str, str], axo_cfgs: list[str], ref) -> None:
+    """The Axolotl YAML the command names (else the first given): its settings under the command's."""
+    ax = axo_cfgs[0]
+    if ref is not None:
+        hit, how = _resolve_ref(str(ref.value), Path(ref.file or ".").parent, texts)
+        if hit in axo_cfgs:
+            ax = hit
+            if how:
+                job.notes.append(how)
+    st, notes = axolotl.read(dict(_load_structured(texts[ax])), texts[ax], ax)
+    job.settings = {**st, **job.settings}
+    job.notes += notes
+    job.runner = "axolotl"
+    job.script_flags["style"] = "axolotl-yaml"
+    if not job.entry:
+        job.entry, job.entry_file = "axolotl train", ax
+
+
+def _apply_lf_yaml(job: Job, texts: dict[str, str], chosen: str) -> None:
+    """The chosen LLaMA-Factory YAML: its keys, then the command's overrides over them."""
+    data = dict(_load_structured(texts[chosen]))
+    base = lf_yaml.read_yaml(data, texts[chosen], chosen)
+    whole, bad_line = yaml_error_line(texts[chosen], chosen)
+    if not whole:
+        job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, bad_line,
+                                    "the YAML does not parse as a whole (an excerpt?): only its complete "
+                                    "`key: value` lines were read", None))
+    over = job.settings
+    job.settings = {**base, **over}
+    if job.runner != "builtin":          # the built-in trainer reads the same YAML
+        job.runner = "llamafactory"
+    if not job.entry:
+        job.entry, job.entry_file = "llamafactory-cli train", chosen
+
+
+def _apply_accelerate(job: Job, texts: dict[str, str]) -> None:
+    """The accelerate config (given, or named by --config_file): nodes, processes and its ZeRO settings."""
+    acc = job.settings.pop("accelerate_config", None)
+    if acc is not None and job.accelerate is None:
+        hit, how = _resolve_ref(str(acc.value), Path(acc.file or ".").parent, texts)
+        if hit and job.formats.get(hit) == "accelerate-yaml":
+            job.accelerate = accelerate.read(_load_structured(texts[hit]), texts[hit], hit)
+    if job.accelerate is not None:
+        a = job.accelerate
+        if job.nodes is None and (a.get("num_machines") or 1) > 1:
+            job.nodes = Setting("nodes", a["num_machines"], a["file"], a["lines"].get("num_machines"),
+                                "num_machines", "yaml")
+        if job.gpus is None and a.get("num_processes"):
+            job.gpus = Setting("gpus", a["num_processes"], a["file"], a["lines"].get("num_processes"),
+                               "num_processes", "yaml")
+        if job.ds is None and a.get("zero_stage") is not None:
+            data = {"zero_optimization": {"stage": a["zero_stage"]}}
+            if a.get("offload_param") == "cpu" or a.get("offload_optimizer") == "cpu":
+                data = deepspeed_json.with_zero(data, a["zero_stage"],
+                                                "all" if a.get("offload_param") == "cpu" else "optimizer")
+            job.ds = deepspeed_json.read(data, "", None)
+            job.ds_from_accelerate = True
+
+
 def read_texts(texts: dict[str, str]) -> Job:
     """As read_job, from {path: text} (the files given, or a fixed version of them)."""
     paths = list(texts)
@@ -384,29 +502,7 @@ def read_texts(texts: dict[str, str]) -> Job:
         elif fmt == "lf-yaml":
             yaml_cfgs.append((p, _load_structured(text)))
         elif fmt == "script":
-            script = shell.parse_script(text, p)
-            job.findings += script.findings
-            for cmd in script.commands:
-                if job.entry and _entry(cmd.argv) is not None and job.entry_file != p:
-                    job.notes.append(f"{p}:{cmd.line} starts the training too (another way to launch it); "
-                                     f"the GPUs are read from {job.entry_file}")
-                    continue
-                if job.entry and _entry(cmd.argv) is not None:
-                    job.findings.append(Finding(
-                        "SEVERAL_TRAININGS", "warning", p, cmd.line,
-                        f"another training starts on line {cmd.line}; this answer is for the first one "
-                        f"({job.entry_file}:{job.entry_line})", "check the other one on its own"))
-                    continue
-                _read_command(job, cmd, p, script)
-            sb = script.sbatch
-            for key in ("--nodes", "-N"):
-                if key in sb and as_int(sb[key][0]) and job.nodes is None:
-                    job.nodes = Setting("nodes", as_int(sb[key][0]), p, sb[key][1], "#SBATCH " + key, "sbatch")
-            for key in ("--gres", "--gpus-per-node"):
-                if key in sb and job.gpus is None:
-                    n = as_int(sb[key][0].rsplit(":", 1)[-1])
-                    if n:
-                        job.gpus = Setting("gpus", n, p, sb[key][1], "#SBATCH " + key, "sbatch")
+            _read_script(job, text, p)
         elif fmt == "axolotl-yaml":
             axo_cfgs.append(p)
         elif fmt in ("dataset-info", "hostfile"):
@@ -415,25 +511,7 @@ def read_texts(texts: dict[str, str]) -> Job:
             job.notes.append(f"{p}: rocm-tune's own plan.json (not read here: the bundle's files are; "
                              f"`rocm-tune preflight {p}` verifies it on the machine)")
         elif fmt == "python":
-            # the program a given script starts: its flags are read there, its code is not (info only)
-            started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
-            lib = hf_args.python_program(text)
-            read = None if started or lib else hf_args.read_python(text, p)
-            if read is not None:       # a program that builds its TrainingArguments in code: one process
-                job.settings = {**read[0], **job.settings}
-                job.notes += read[1]
-                job.runner, job.entry, job.entry_file, job.entry_line = "hf", f"python {os.path.basename(p)}", p, 1
-                job.script_flags["style"] = "python"
-                job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
-                continue
-            if lib:
-                job.findings.append(Finding("FORMAT_NOT_MODELLED", "warning", p, 1,
-                                            f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
-                continue
-            job.findings.append(Finding(
-                "FORMAT_NOT_MODELLED", "info" if started else "warning", p, 1,
-                "Python source: the training settings inside a program are not read"
-                + ("; the flags the script passes it are" if started else ""), None))
+            _read_python_file(job, text, p, texts)
         else:
             job.findings.append(Finding("FORMAT_UNKNOWN", "warning", p, None,
                                         "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
@@ -447,11 +525,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
         _apply_torchtune(job, texts, tune_cfgs)
     if primus_cfgs and job.runner == "unknown":
-        st, notes = megatron.read_primus(dict(_load_structured(texts[primus_cfgs[0]]) or {}), texts[primus_cfgs[0]],
-                                         primus_cfgs[0])
-        job.settings = {**job.settings, **st}
-        job.notes += notes
-        job.runner, job.entry, job.entry_file = "megatron", "primus train", primus_cfgs[0]
+        _apply_primus(job, texts, primus_cfgs[0])
     # a YAML the command line names (or the only one given): its keys, then the command's overrides
     ref = job.settings.pop("__config_ref__", None)
     chosen = None
@@ -467,57 +541,13 @@ def read_texts(texts: dict[str, str]) -> Job:
     if chosen is None and yaml_cfgs:
         chosen = yaml_cfgs[0][0]
     if chosen is None and axo_cfgs:
-        ax = axo_cfgs[0]
-        if ref is not None:
-            hit, how = _resolve_ref(str(ref.value), Path(ref.file or ".").parent, texts)
-            if hit in axo_cfgs:
-                ax = hit
-                if how:
-                    job.notes.append(how)
-        st, notes = axolotl.read(dict(_load_structured(texts[ax])), texts[ax], ax)
-        job.settings = {**st, **job.settings}
-        job.notes += notes
-        job.runner = "axolotl"
-        job.script_flags["style"] = "axolotl-yaml"
-        if not job.entry:
-            job.entry, job.entry_file = "axolotl train", ax
+        _apply_axolotl(job, texts, axo_cfgs, ref)
     if chosen is not None:
-        data = dict(_load_structured(texts[chosen]))
-        base = lf_yaml.read_yaml(data, texts[chosen], chosen)
-        whole, bad_line = yaml_error_line(texts[chosen], chosen)
-        if not whole:
-            job.findings.append(Finding("YAML_EXCERPT", "warning", chosen, bad_line,
-                                        "the YAML does not parse as a whole (an excerpt?): only its complete "
-                                        "`key: value` lines were read", None))
-        over = job.settings
-        job.settings = {**base, **over}
-        if job.runner != "builtin":          # the built-in trainer reads the same YAML
-            job.runner = "llamafactory"
-        if not job.entry:
-            job.entry, job.entry_file = "llamafactory-cli train", chosen
+        _apply_lf_yaml(job, texts, chosen)
     # DeepSpeed JSON named by the config (runners/deepspeed.py)
     deepspeed_json.attach_reference(job, texts)
     # accelerate config named by --config_file
-    acc = job.settings.pop("accelerate_config", None)
-    if acc is not None and job.accelerate is None:
-        hit, how = _resolve_ref(str(acc.value), Path(acc.file or ".").parent, texts)
-        if hit and job.formats.get(hit) == "accelerate-yaml":
-            job.accelerate = accelerate.read(_load_structured(texts[hit]), texts[hit], hit)
-    if job.accelerate is not None:
-        a = job.accelerate
-        if job.nodes is None and (a.get("num_machines") or 1) > 1:
-            job.nodes = Setting("nodes", a["num_machines"], a["file"], a["lines"].get("num_machines"),
-                                "num_machines", "yaml")
-        if job.gpus is None and a.get("num_processes"):
-            job.gpus = Setting("gpus", a["num_processes"], a["file"], a["lines"].get("num_processes"),
-                               "num_processes", "yaml")
-        if job.ds is None and a.get("zero_stage") is not None:
-            data = {"zero_optimization": {"stage": a["zero_stage"]}}
-            if a.get("offload_param") == "cpu" or a.get("offload_optimizer") == "cpu":
-                data = deepspeed_json.with_zero(data, a["zero_stage"],
-                                                "all" if a.get("offload_param") == "cpu" else "optimizer")
-            job.ds = deepspeed_json.read(data, "", None)
-            job.ds_from_accelerate = True
+    _apply_accelerate(job, texts)
     _per_node_processes(job)
     return job
 

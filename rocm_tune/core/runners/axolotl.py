@@ -9,6 +9,7 @@ fsdp / fsdp_config, eval_batch_size, val_set_size. Axolotl runs the transformers
 from __future__ import annotations
 
 from rocm_tune.core.runners.common import Default, Setting, as_bool
+from rocm_tune.core.runners.llamafactory import yaml_lines
 
 AX = "axolotl-ai-cloud/axolotl:src/axolotl/utils/schemas/config.py (AxolotlInputConfig"
 DEFAULTS = {
@@ -18,7 +19,6 @@ DEFAULTS = {
     "eval_batch": Default("micro_batch", f"{AX}.eval_batch_size: micro_batch_size when unset)"),
     "gradient_checkpointing": Default(False, f"{AX}.gradient_checkpointing)"),
 }
-from rocm_tune.core.runners.llamafactory import yaml_lines
 
 
 def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str]]:

@@ -150,9 +150,9 @@ def _tokens(parts: list[tuple[int, str]]) -> list[Token]:
             pos = at + 1
         loc = at if at >= 0 else pos
         ln = starts[0][1]
-        for off, l in starts:
+        for off, line_no in starts:
             if off <= loc:
-                ln = l
+                ln = line_no
         out.append(Token(w, ln))
     return out
 

@@ -1292,9 +1292,9 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # the catch-all exception is only for lines nothing more specific explains (a watchdog's
         # `RuntimeError: ... Watchdog caught ...` is a timeout, not an unknown error)
         out = [sm for sm in out if sm[0].code != GENERIC] or out
-    if out and _WARNING_LINE.search(line):
+    if out and (warning := _WARNING_LINE.search(line)):
         # a Python warning (FutureWarning, UserWarning...) is never a failure, whatever words it holds
-        out = [sm for sm in out if sm[0].benign] or [(BY_CODE["harmless-warning"], _WARNING_LINE.search(line))]
+        out = [sm for sm in out if sm[0].benign] or [(BY_CODE["harmless-warning"], warning)]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 

@@ -102,7 +102,7 @@ def _rank(text: str) -> int | None:
 def _time_of(raw: bytes, last: bool = True) -> float | None:
     """The timestamp in `raw`: a line's own is its first; the nearest before a line is the last."""
     m = None
-    for m in _TS.finditer(raw):
+    for m in _TS.finditer(raw):  # noqa: B007 - m after the loop is the first (or the last) stamp
         if not last:
             break
     if m is None:

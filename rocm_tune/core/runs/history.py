@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeGuard, cast
 
 from rocm_tune.core.runs.parsers import Event, parse_hms
 
@@ -263,7 +264,7 @@ class SeriesView:
 _INF = (math.inf, -math.inf)
 
 
-def _finite(x: float | None) -> bool:
+def _finite(x: float | None) -> TypeGuard[float]:
     return x is not None and x == x and x not in (math.inf, -math.inf)
 
 
@@ -343,7 +344,7 @@ class History:
         elif kind == "eval":
             if _finite(ev.loss) and ev.step is not None:
                 self.eval_loss = ev.loss
-                self.series["eval_loss"].append(ev.step, ev.loss)
+                cast(Series, self.series["eval_loss"]).append(ev.step, ev.loss)
             elif ev.loss is not None:
                 self.eval_loss = ev.loss
         elif kind == "overflow":
@@ -351,7 +352,7 @@ class History:
             scale = ev.get("loss_scale")
             if scale is not None:
                 self.loss_scale = scale
-                self.series["loss_scale"].append(self.step or 0, scale)
+                cast(Series, self.series["loss_scale"]).append(self.step or 0, scale)
         elif kind == "start":
             n = ev.get("num_train_epochs")
             if n is not None:
@@ -452,7 +453,7 @@ class History:
             ls = extra.get("loss_scale")
             if ls is not None:
                 self.loss_scale = ls
-                self.series["loss_scale"].append(step, ls)
+                cast(Series, self.series["loss_scale"]).append(step, ls)
         rows = self._rows
         rows.recent.append((step, loss, sm, lr, gn, tps, sps, st, va))
         rows.count += 1
@@ -477,7 +478,7 @@ class History:
         if ev.data:
             self._take_extra(ev.data, ev.rank)
 
-    def _take_extra(self, extra: dict, rank: int | None) -> None:
+    def _take_extra(self, extra: Mapping[str, Any], rank: int | None) -> None:
         """What step and progress events both carry in `data`: the source's elapsed/remaining time,
         the overflow-skip count and per-rank VRAM."""
         el = extra.get("elapsed_time")

@@ -54,7 +54,8 @@ def _resolve_executable(cmd0: str, cwd: str | None) -> None:
 def _discard(d: Path) -> None:
     """Remove a run that never started (its files, its pointer, its directory when nothing else is in it)."""
     meta = rd.read_json(d / rd.RUN_JSON, {}) or {}
-    rid = meta.get("id") if isinstance(meta, dict) and isinstance(meta.get("id"), str) else d.name
+    meta_id = meta.get("id") if isinstance(meta, dict) else None
+    rid = meta_id if isinstance(meta_id, str) else d.name
     root = rd.runs_root()
     in_registry = d.parent.resolve() == root.resolve() if root.exists() else False
     rd.discard_run_dir(d, rid, created=in_registry)

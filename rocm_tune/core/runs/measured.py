@@ -89,6 +89,12 @@ class RankMeasured:
         }
 
 
+def _sub(d: dict, key: str) -> dict:
+    """``d[key]`` when it is a dict, else an empty dict."""
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
 def _dtype_counts(v) -> dict | None:
     """A recorded param_dtypes object, validated: two sides of {dtype name: element count}."""
     if not isinstance(v, dict):
@@ -98,7 +104,7 @@ def _dtype_counts(v) -> dict | None:
         counts = v.get(side)
         if not isinstance(counts, dict):
             return None
-        good = {str(k)[:32]: _int(n) for k, n in list(counts.items())[:16] if _int(n) is not None and _int(n) >= 0}
+        good = {str(k)[:32]: i for k, n in list(counts.items())[:16] if (i := _int(n)) is not None and i >= 0}
         out[side] = good
     return out
 
@@ -204,9 +210,10 @@ def read_rank_file(path: str | os.PathLike) -> RankMeasured | None:
     if last is None:
         return None
     tel = last.get("telemetry")
+    rank_no = _int(last.get("rank"))
     return RankMeasured(
         node=str(last.get("node", m.group("node"))),
-        rank=_int(last.get("rank")) if _int(last.get("rank")) is not None else int(m.group("rank")),
+        rank=rank_no if rank_no is not None else int(m.group("rank")),
         host=last.get("host") if isinstance(last.get("host"), str) else None,
         local_rank=_int(last.get("local_rank")),
         world_size=_int(last.get("world_size")),
@@ -260,10 +267,10 @@ def read_predicted(run_dir: str | os.PathLike) -> dict | None:
     plan = try_read_json(Path(run_dir) / "plan.json", None, MAX_STATE_BYTES)  # bounded, depth/number limits
     if not isinstance(plan, dict):
         return None
-    mem = plan.get("memory") if isinstance(plan.get("memory"), dict) else {}
-    ex = plan.get("execution") if isinstance(plan.get("execution"), dict) else {}
-    thr = plan.get("throughput") if isinstance(plan.get("throughput"), dict) else {}
-    hw = plan.get("hardware") if isinstance(plan.get("hardware"), dict) else {}
+    mem = _sub(plan, "memory")
+    ex = _sub(plan, "execution")
+    thr = _sub(plan, "throughput")
+    hw = _sub(plan, "hardware")
     return {
         "peak_allocated_bytes": _int(mem.get("peak_allocated_bytes")),
         "reserved_bytes": _int(mem.get("reserved_bytes")),
@@ -341,7 +348,7 @@ def dtype_summary(param_dtypes) -> dict | None:
         return None
     out = {}
     for side in ("frozen", "trainable"):
-        counts = param_dtypes.get(side) if isinstance(param_dtypes.get(side), dict) else {}
+        counts = _sub(param_dtypes, side)
         names = sorted(counts, key=lambda k: -(counts[k] if isinstance(counts[k], int) else 0))
         out[side] = "+".join(_SHORT.get(n, n) for n in names)
     return out

@@ -100,7 +100,7 @@ def parse_target(text: str) -> Target:
         if not host or any(c.isspace() or ord(c) < 32 for c in rest):
             raise UserError(f"--notify {spec!r}: " + ("the URL names no host" if not host else
                                                        "a URL has no spaces or control characters"))
-        return Target(spec, "url", shape or _shape_for_host(p.hostname), url=rest)
+        return Target(spec, "url", shape or _shape_for_host(host), url=rest)
     if shape is not None:
         raise UserError(f"--notify {spec!r}: {shape}: needs an http(s):// URL after it")
     try:

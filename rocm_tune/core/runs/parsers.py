@@ -29,12 +29,11 @@ from typing import Any, NamedTuple
 from rocm_tune.core.runs import catalogue as _CATALOGUE  # the one list of failure signatures (pure data + regexes)
 
 try:  # optional C JSON parser (several times faster); the stdlib is the fallback
-    import orjson as _orjson  # type: ignore
+    import orjson
 
-    _loads: Callable[[Any], Any] = _orjson.loads
-    _JSONDecodeError: tuple = (_orjson.JSONDecodeError, ValueError, TypeError)
+    _loads: Callable[[Any], Any] = orjson.loads
+    _JSONDecodeError: tuple = (orjson.JSONDecodeError, ValueError, TypeError)
 except Exception:  # pragma: no cover - depends on the environment
-    _orjson = None
     _loads = json.loads
     _JSONDecodeError = (ValueError, TypeError, RecursionError)
 
@@ -248,8 +247,9 @@ def event_from_metrics(obj: Any) -> Event | None:
         p = obj.get("path")
         return Event("checkpoint", step, t, data={"path": p if isinstance(p, str) else None})
     if typ == "error":
-        kind = obj.get("kind") if isinstance(obj.get("kind"), str) else "exception"
-        msg = obj.get("message") if isinstance(obj.get("message"), str) else ""
+        raw_kind, raw_msg = obj.get("kind"), obj.get("message")
+        kind = raw_kind if isinstance(raw_kind, str) else "exception"
+        msg = raw_msg if isinstance(raw_msg, str) else ""
         if kind == "oom":
             oom = parse_oom(msg) or {}
             return Event("oom", step, t, data={"error_kind": kind, "message": msg, **oom}, line=msg[:2000])

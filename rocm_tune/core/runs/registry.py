@@ -49,7 +49,8 @@ def _run_dirs(root: Path) -> list[tuple[Path, str | None]]:
                     if not isinstance(ptr, dict) or not isinstance(ptr.get("dir"), str):
                         continue
                     p = Path(ptr["dir"])
-                    rid = ptr.get("id") if isinstance(ptr.get("id"), str) else e.name[:-5]
+                    ptr_id = ptr.get("id")
+                    rid = ptr_id if isinstance(ptr_id, str) else e.name[:-5]
                     if not os.path.lexists(p / RUN_JSON):
                         continue
                 else:

@@ -405,6 +405,62 @@ def _universal(ck: Checkpoint, target: Target, meta: dict, d: Path, why: str) ->
                         f"python {ck.path}/zero_to_fp32.py {ck.path} OUT") from None
 
 
+def _check_fits_plan(ck: Checkpoint, plan, runner: str | None) -> None:
+    """UserError when checkpoint `ck` cannot be loaded by the plan it resumes with (adapter vs full weights,
+    ZeRO vs not, the ZeRO stage that saved it)."""
+    s = plan.recommended
+    if ck.weights == "adapter" and not s.is_lora:
+        raise UserError(f"{Path(ck.path).name} holds a LoRA adapter, but the plan trains method {s.method}; "
+                        "resume it with the plan that made it")
+    if ck.weights == "model" and s.is_lora:
+        raise UserError(f"{Path(ck.path).name} holds full model weights, but the plan trains method {s.method} "
+                        "(an adapter); resume it with the plan that made it")
+    if ck.deepspeed_tag is not None and not s.zero_stage:
+        raise UserError(f"{Path(ck.path).name} is a DeepSpeed ZeRO checkpoint, but the plan runs without ZeRO; "
+                        f"the HF Trainer cannot load its optimizer state. Resume with ZeRO, or convert: "
+                        + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
+    if s.zero_stage and ck.deepspeed_tag is None and runner == "llamafactory":
+        raise UserError(f"{Path(ck.path).name} has no DeepSpeed `latest` tag, but the plan runs ZeRO-"
+                        f"{s.zero_stage}: DeepSpeed cannot load its optimizer state from optimizer.pt")
+    if ck.zero_stage == 3 and s.zero_stage in (1, 2) or ck.zero_stage == 2 and s.zero_stage == 3:
+        raise UserError(f"{Path(ck.path).name} was saved by ZeRO-{ck.zero_stage}, the plan runs ZeRO-"
+                        f"{s.zero_stage}: DeepSpeed loads a ZeRO checkpoint only at the stage that saved it; "
+                        "convert it: " + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
+
+
+def _resume_command(meta: dict, target: Target, ck: Checkpoint, universal: zc.Universal | None, new_plan,
+                    micro: int | None, accum: int | None, cfg: dict) -> tuple[list[str], Any, dict]:
+    """(command, cwd, env) of the relaunch: the run's own command with the resume overrides, or the new
+    plan's launcher at the new world size (UserError for what the built-in trainer cannot do)."""
+    env = dict(meta.get("env") or {})
+    base = _strip_overrides([str(c) for c in meta.get("first_command") or meta.get("command") or []])
+    cwd = meta.get("cwd")
+    if target.runner == "builtin":
+        if universal is not None:
+            raise UserError(f"{Path(ck.path).name} is a DeepSpeed ZeRO checkpoint and the run is the built-in "
+                            "trainer's, which does not load DeepSpeed checkpoints")
+        command = base + ["--resume", ck.path]
+        if new_plan is not None:
+            raise UserError("--gpus/--nodes for a built-in trainer run: start it again with `rocm-tune run --plan` "
+                            "at the new size (its launcher is not rebuilt here)")
+    else:
+        overrides = [f"resume_from_checkpoint={ck.path}", "overwrite_output_dir=false"]
+        if universal is not None:
+            overrides.append(f"deepspeed={universal.ds_config}")
+        if new_plan is not None:
+            argv, launch_env = _plan_argv(new_plan, target, {**os.environ, **env})
+            env.update(launch_env)
+            command = argv + overrides
+            if micro != cfg.get("per_device_train_batch_size"):
+                command.append(f"per_device_train_batch_size={micro}")
+            if accum != cfg.get("gradient_accumulation_steps"):
+                command.append(f"gradient_accumulation_steps={accum}")
+            cwd = target.bundle
+        else:
+            command = base + overrides
+    return command, cwd, env
+
+
 def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = None,
                    checkpoint: str | None = None) -> Resume:
     """Check what `resume` would start (UserError: what cannot be resumed, and why)."""
@@ -435,28 +491,10 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
         ck = found
     notes = [f"skipped {Path(c.path).name}: {c.problem}" for c in skipped]
     plan = target.plan
-    s = plan.recommended if plan is not None else None
     cfg = target.user_config
     # --- the checkpoint against the plan it resumes with
     if plan is not None:
-        s = plan.recommended
-        if ck.weights == "adapter" and not s.is_lora:
-            raise UserError(f"{Path(ck.path).name} holds a LoRA adapter, but the plan trains method {s.method}; "
-                            "resume it with the plan that made it")
-        if ck.weights == "model" and s.is_lora:
-            raise UserError(f"{Path(ck.path).name} holds full model weights, but the plan trains method {s.method} "
-                            "(an adapter); resume it with the plan that made it")
-        if ck.deepspeed_tag is not None and not s.zero_stage:
-            raise UserError(f"{Path(ck.path).name} is a DeepSpeed ZeRO checkpoint, but the plan runs without ZeRO; "
-                            f"the HF Trainer cannot load its optimizer state. Resume with ZeRO, or convert: "
-                            + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
-        if s.zero_stage and ck.deepspeed_tag is None and target.runner == "llamafactory":
-            raise UserError(f"{Path(ck.path).name} has no DeepSpeed `latest` tag, but the plan runs ZeRO-"
-                            f"{s.zero_stage}: DeepSpeed cannot load its optimizer state from optimizer.pt")
-        if ck.zero_stage == 3 and s.zero_stage in (1, 2) or ck.zero_stage == 2 and s.zero_stage == 3:
-            raise UserError(f"{Path(ck.path).name} was saved by ZeRO-{ck.zero_stage}, the plan runs ZeRO-"
-                            f"{s.zero_stage}: DeepSpeed loads a ZeRO checkpoint only at the stage that saved it; "
-                            "convert it: " + DS_UNIVERSAL.format(ckpt=ck.path, tag=ck.deepspeed_tag))
+        _check_fits_plan(ck, plan, target.runner)
     world_before = plan.hardware.world if plan is not None else ck.world_size
     new_plan = None
     micro = cfg.get("per_device_train_batch_size") if isinstance(cfg.get("per_device_train_batch_size"), int) else None
@@ -494,32 +532,7 @@ def prepare_resume(ref: str, *, gpus: int | None = None, nodes: int | None = Non
     if ck.micro_batch and micro and ck.micro_batch != micro and not changes_world:
         notes.append(f"micro-batch {ck.micro_batch} at save, {micro} now")
     # --- the command
-    env = dict(meta.get("env") or {})
-    base = _strip_overrides([str(c) for c in meta.get("first_command") or meta.get("command") or []])
-    cwd = meta.get("cwd")
-    if target.runner == "builtin":
-        if universal is not None:
-            raise UserError(f"{Path(ck.path).name} is a DeepSpeed ZeRO checkpoint and the run is the built-in "
-                            "trainer's, which does not load DeepSpeed checkpoints")
-        command = base + ["--resume", ck.path]
-        if new_plan is not None:
-            raise UserError("--gpus/--nodes for a built-in trainer run: start it again with `rocm-tune run --plan` "
-                            "at the new size (its launcher is not rebuilt here)")
-    else:
-        overrides = [f"resume_from_checkpoint={ck.path}", "overwrite_output_dir=false"]
-        if universal is not None:
-            overrides.append(f"deepspeed={universal.ds_config}")
-        if new_plan is not None:
-            argv, launch_env = _plan_argv(new_plan, target, {**os.environ, **env})
-            env.update(launch_env)
-            command = argv + overrides
-            if micro != cfg.get("per_device_train_batch_size"):
-                command.append(f"per_device_train_batch_size={micro}")
-            if accum != cfg.get("gradient_accumulation_steps"):
-                command.append(f"gradient_accumulation_steps={accum}")
-            cwd = target.bundle
-        else:
-            command = base + overrides
+    command, cwd, env = _resume_command(meta, target, ck, universal, new_plan, micro, accum, cfg)
     return Resume(run_id=info.id, run_dir=str(d), checkpoint=ck, skipped=tuple(skipped), command=tuple(command),
                   cwd=cwd, env=env, world_before=world_before, world_after=world_after, micro_batch=micro,
                   grad_accum=accum, effective_batch=eff, notes=tuple(notes), plan=new_plan, universal=universal)

@@ -406,8 +406,8 @@ def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: 
         return _corrupt_info(d, fallback_id, f"{RUN_JSON}: {why}", marked)
     problem = validate_meta(meta)
     if problem is not None:
-        rid = meta.get("id") if isinstance(meta, dict) and isinstance(meta.get("id"), str) and \
-            _ID_OK.match(meta.get("id") or "") else fallback_id
+        meta_id = meta.get("id") if isinstance(meta, dict) else None
+        rid = meta_id if isinstance(meta_id, str) and _ID_OK.match(meta_id or "") else fallback_id
         return _corrupt_info(d, rid, problem, marked)
     rid = meta["id"]
     cgroup = meta.get("cgroup") if valid_cgroup(meta.get("cgroup"), rid) else None
@@ -459,6 +459,35 @@ def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: 
     )
 
 
+def _make_given_dir(run_dir: str | os.PathLike, *, with_plan: bool, force: bool, made: list[Path]) -> Path:
+    """The `--dir` of a new run, created if missing (the highest folder made is appended to `made`).
+    Refused when it already holds a run, or a plan.json when `with_plan` and not `force`."""
+    from rocm_tune.core.files import directory_path, existing
+
+    d = directory_path(run_dir, "--dir")
+    for f in _OWN_FILES:
+        there = existing(d / f)
+        if there is not None:
+            raise UserError(f"--dir {str(d)!r} already holds a run ({f} {there}); "
+                            "choose an empty or new directory")
+    there = existing(d / PLAN_JSON) if with_plan else None
+    if there is not None and not force:
+        raise UserError(f"--dir {str(d)!r}: {PLAN_JSON} {'exists already' if there == 'exists' else there}; "
+                        "pass --force to replace it, or choose an empty or new directory")
+    top = d  # the highest folder made here (removed again on failure)
+    while not os.path.lexists(top.parent) and top.parent != top:
+        top = top.parent
+    try:
+        if not d.exists():
+            d.mkdir(parents=True)
+            made.append(top)
+    except OSError as exc:
+        remove_empty_dirs(d, top)
+        raise disk_full_error(exc, f"run directory {str(d)!r}") if exc.errno == errno.ENOSPC else UserError(
+            f"cannot create run directory {str(d)!r}: {exc.strerror}") from None
+    return d
+
+
 def create_run_dir(
     command: list[str],
     *,
@@ -480,8 +509,6 @@ def create_run_dir(
     file or link itself is replaced, never a link's target). A dangling symlink or a symlink loop as the
     directory is refused. A failure to write (disk full, permission) is one UserError and leaves
     nothing behind; nothing that was there before is removed."""
-    from rocm_tune.core.files import directory_path, existing
-
     if not command or not all(isinstance(c, str) for c in command):
         raise UserError("the run needs a command (a non-empty list of strings)")
     if kind not in KINDS:
@@ -491,27 +518,7 @@ def create_run_dir(
     reg_root = Path(root) if root else runs_root()
     made: list[Path] = []
     if run_dir is not None:
-        d = directory_path(run_dir, "--dir")
-        for f in _OWN_FILES:
-            there = existing(d / f)
-            if there is not None:
-                raise UserError(f"--dir {str(d)!r} already holds a run ({f} {there}); "
-                                "choose an empty or new directory")
-        there = existing(d / PLAN_JSON) if plan is not None else None
-        if there is not None and not force:
-            raise UserError(f"--dir {str(d)!r}: {PLAN_JSON} {'exists already' if there == 'exists' else there}; "
-                            "pass --force to replace it, or choose an empty or new directory")
-        top = d  # the highest folder made here (removed again on failure)
-        while not os.path.lexists(top.parent) and top.parent != top:
-            top = top.parent
-        try:
-            if not d.exists():
-                d.mkdir(parents=True)
-                made.append(top)
-        except OSError as exc:
-            remove_empty_dirs(d, top)
-            raise disk_full_error(exc, f"run directory {str(d)!r}") if exc.errno == errno.ENOSPC else UserError(
-                f"cannot create run directory {str(d)!r}: {exc.strerror}") from None
+        d = _make_given_dir(run_dir, with_plan=plan is not None, force=force, made=made)
     else:
         try:
             reg_root.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ import glob
 import os
 import stat
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import load_json
@@ -43,7 +44,7 @@ class FileFollower:
         self.max_line = max_line
         self.offset = 0
         self.inode: tuple[int, int] | None = None
-        self._fh = None
+        self._fh: BinaryIO | None = None
         self._partial = b""
         self._from_end = from_end
         self._head = b""
@@ -166,6 +167,8 @@ class FileFollower:
         if self._fh is None and not self._open():
             return
         fh = self._fh
+        if fh is None:  # _open() returned True: it set _fh
+            return
         try:
             st_path = os.stat(self.path)
             path_id = (st_path.st_dev, st_path.st_ino)

@@ -218,17 +218,9 @@ def _wait_all_gone(run_id: str, cgroup: str | None, d: Path) -> None:
         interval = min(0.5, interval * 1.5)
 
 
-def supervise(run_dir: str, ready_fd: int | None = None) -> int:
-    d = Path(run_dir)
-    log_path = d / rd.STDOUT_LOG
-    meta = rd.read_json(d / rd.RUN_JSON)
-    problem = rd.validate_meta(meta)
-    if problem is not None:
-        _report(ready_fd, f"error: {d / rd.RUN_JSON}: {problem}")
-        return 2
-    run_id = meta["id"]
-    state: dict = {"stop": False, "cgroup": None}
-
+def _install_signals(run_id: str, state: dict) -> None:
+    """SIGHUP/SIGINT ignored (by a Python handler, so exec() resets them in the child); SIGTERM to the
+    supervisor is passed on to every process of the run and marks the stop in `state`."""
     def _ignore(signum, frame):  # a Python handler (not SIG_IGN) so exec() resets it in the child
         return None
 
@@ -240,8 +232,10 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
     signal.signal(signal.SIGHUP, _ignore)
     signal.signal(signal.SIGINT, _ignore)
     signal.signal(signal.SIGTERM, _term)
-    _make_subreaper()
 
+
+def _child_env(meta: dict, d: Path, run_id: str) -> dict:
+    """The run's environment: ours, the run's own env on top, the run markers; no supervisor-only secrets."""
     env = dict(os.environ)
     env.update({str(k): str(v) for k, v in (meta.get("env") or {}).items()})
     env["PYTHONUNBUFFERED"] = "1"
@@ -249,37 +243,52 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
     env[procs.MARKER] = run_id
     env.pop(NOTIFY_ENV, None)  # for the supervisor only (a webhook URL is a secret the training never needs)
     env.pop(RETRY_ENV, None)
-    cwd = meta.get("cwd") or str(d)
-    if not os.path.isdir(cwd):
-        cwd = str(d)
-    command = [str(c) for c in meta["command"]]
+    return env
 
-    def fail_start(msg: str, code: int) -> int:
-        _note(log_path, msg)
-        try:
-            rd.update_run_json(d, supervisor_pid=os.getpid(), supervisor_start=procs.proc_start_time(os.getpid()),
-                               started_at=time.time())
-            _write_exit(d, {"status": "failed", "returncode": code, "signal": None, "ended_at": time.time(),
-                            "reason": msg})
-        except OSError:
-            pass
-        _report(ready_fd, f"error: {msg}")
-        return code
 
-    # the command must resolve before anything starts
-    exe = command[0]
+def _unresolved(exe: str, cwd: str, env: dict) -> tuple[str, int] | None:
+    """(message, exit code) when the command's program cannot start: missing, not executable, not on PATH."""
     if os.sep in exe:
         path = exe if os.path.isabs(exe) else os.path.join(cwd, exe)
         if not os.path.exists(path):
-            return fail_start(f"cannot start {exe!r}: no such file", 127)
+            return f"cannot start {exe!r}: no such file", 127
         if not os.access(path, os.X_OK) or os.path.isdir(path):
-            return fail_start(f"cannot start {exe!r}: not executable", 126)
+            return f"cannot start {exe!r}: not executable", 126
     elif shutil.which(exe, path=env.get("PATH")) is None:
-        return fail_start(f"cannot start {exe!r}: not found on PATH", 127)
+        return f"cannot start {exe!r}: not found on PATH", 127
+    return None
 
-    # 1. record the supervisor, keep room for exit.json, make the cgroup: all before the start
-    cgroup = procs.create_cgroup(run_id)
-    state["cgroup"] = cgroup
+
+def _add_failure_reason(rec: dict, d: Path, pid: int, maxrss, log_path: Path) -> None:
+    """The reason of a failed attempt: a full disk, the SIGKILL's likely sender, else the log's last error."""
+    free = _free_bytes(d)
+    if free is not None and free < DISK_FULL_FREE:
+        rec["reason"] = f"disk full ({free} bytes free where the run directory is)"
+    elif rec["signal"] == signal.SIGKILL:
+        rec["reason"] = sigkill_reason(pid, maxrss)
+    else:
+        err = last_error_line(log_path)
+        if err:
+            rec["reason"] = err
+
+
+def _notify_end(notify, d: Path, rec: dict, offset: int) -> None:
+    """Deliver the run's end to every webhook (with the alert of a failed last attempt)."""
+    from rocm_tune.core.runs.notify import deliver, payload
+
+    alert = None
+    if rec["status"] == "failed":
+        from rocm_tune.core.runs.retry import scan_attempt
+
+        alert = _alert_line(scan_attempt(d, offset).alert)
+    p = payload(d, rec["status"], alert=alert)
+    for spec in notify:
+        deliver(spec, d, p)
+
+
+def _record_supervisor(d: Path, cgroup: str | None, log_path: Path, ready_fd: int | None) -> int | None:
+    """Keep room for exit.json, record the supervisor and open the log: the exit code when the run must not
+    start (a write failed: 2; `stop` came first: 0, the cgroup removed), else None."""
     try:
         with open(d / rd.EXIT_RESERVE, "wb") as fh:
             fh.write(b"\0" * RESERVE_BYTES)
@@ -296,10 +305,44 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         procs.remove_cgroup(cgroup)
         _report(ready_fd, "error: the run was stopped before its command started")
         return 0
+    log.close()
+    return None
+
+
+def supervise(run_dir: str, ready_fd: int | None = None) -> int:
+    d = Path(run_dir)
+    log_path = d / rd.STDOUT_LOG
+    meta = rd.read_json(d / rd.RUN_JSON)
+    problem = rd.validate_meta(meta)
+    if problem is not None:
+        _report(ready_fd, f"error: {d / rd.RUN_JSON}: {problem}")
+        return 2
+    run_id = meta["id"]
+    state: dict = {"stop": False, "cgroup": None}
+
+    _install_signals(run_id, state)
+    _make_subreaper()
+
+    env = _child_env(meta, d, run_id)
+    cwd = meta.get("cwd") or str(d)
+    if not os.path.isdir(cwd):
+        cwd = str(d)
+    command = [str(c) for c in meta["command"]]
+
+    # the command must resolve before anything starts
+    unresolved = _unresolved(command[0], cwd, env)
+    if unresolved is not None:
+        return _fail_start(d, log_path, ready_fd, *unresolved)
+
+    # 1. record the supervisor, keep room for exit.json, make the cgroup: all before the start
+    cgroup = procs.create_cgroup(run_id)
+    state["cgroup"] = cgroup
+    early = _record_supervisor(d, cgroup, log_path, ready_fd)
+    if early is not None:
+        return early
 
     # 2. start behind the gate: `sh` waits on its stdin until the pid is on disk; 3. wait for it and for every other
     # process of the run. An attempt that died of GPU OOM is started again stepped down (--retry-oom N, retry.py).
-    log.close()
     notify = _notify_spec(d, meta)
     threads = []
     watch = _AlertWatch(d, notify) if notify else None
@@ -323,15 +366,7 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         stop_requested = state["stop"] or (d / rd.STOP_MARKER).exists()
         rec = _exit_with_segment_start(d, rc, stop_requested)
         if rec["status"] == "failed":
-            free = _free_bytes(d)
-            if free is not None and free < DISK_FULL_FREE:
-                rec["reason"] = f"disk full ({free} bytes free where the run directory is)"
-            elif rec["signal"] == signal.SIGKILL:
-                rec["reason"] = sigkill_reason(child.pid, maxrss)
-            else:
-                err = last_error_line(log_path)
-                if err:
-                    rec["reason"] = err
+            _add_failure_reason(rec, d, child.pid, maxrss, log_path)
             nxt = _oom_retry(d, offset, rec)
             if nxt is not None:
                 command = nxt
@@ -346,16 +381,7 @@ def supervise(run_dir: str, ready_fd: int | None = None) -> int:
         watch.stop()
     _write_exit(d, rec)
     if notify:
-        from rocm_tune.core.runs.notify import deliver, payload
-
-        alert = None
-        if rec["status"] == "failed":
-            from rocm_tune.core.runs.retry import scan_attempt
-
-            alert = _alert_line(scan_attempt(d, offset).alert)
-        p = payload(d, rec["status"], alert=alert)
-        for spec in notify:
-            deliver(spec, d, p)
+        _notify_end(notify, d, rec, offset)
     for t in threads:
         if t is not None:
             t.join(timeout=120)
@@ -539,7 +565,6 @@ def _wait_child(child) -> tuple[int, int | None]:
 def _start_gated(d: Path, command: list[str], cwd: str, env: dict, log_path: Path, cgroup: str | None, state: dict,
                  ready_fd: int | None):
     """Start `command` behind the gate and record it; (child, cgroup) or an exit code when it could not start."""
-    run_id = env[procs.MARKER]
     try:
         log = open(log_path, "ab", buffering=0)
     except OSError as exc:

@@ -34,7 +34,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import try_read_json, try_read_yaml
@@ -361,8 +361,9 @@ def _rundir_target(spec: str, d: str, kind: str = "rundir", run_id: str | None =
         meta = {}
     srcs = [SourceSpec("metrics", os.path.join(d, "metrics.jsonl")), SourceSpec("text", os.path.join(d, "stdout.log"), "aux")]
     # a run that wraps llamafactory-cli: its output_dir has trainer_log.jsonl when there is no metrics.jsonl
-    cmd = meta.get("command") if isinstance(meta.get("command"), list) else []
-    outdir, config = output_dir_from_cmdline([str(c) for c in cmd], meta.get("cwd") if isinstance(meta.get("cwd"), str) else d)
+    raw_cmd, raw_cwd = meta.get("command"), meta.get("cwd")
+    cmd: list = raw_cmd if isinstance(raw_cmd, list) else []
+    outdir, config = output_dir_from_cmdline([str(c) for c in cmd], raw_cwd if isinstance(raw_cwd, str) else d)
     if config is None:
         for name in ("llamafactory.yaml", "train.yaml"):
             if _has(d, name):
@@ -373,10 +374,10 @@ def _rundir_target(spec: str, d: str, kind: str = "rundir", run_id: str | None =
                 SourceSpec("metrics", os.path.join(d, "metrics.jsonl"), "aux"),
                 SourceSpec("text", os.path.join(d, "stdout.log"), "aux")]
     rid = run_id or (meta.get("id") if isinstance(meta.get("id"), str) else None)
-    name = meta.get("name") if isinstance(meta.get("name"), str) else None
+    run_name = meta.get("name") if isinstance(meta.get("name"), str) else None
     pid = meta.get("pid") if isinstance(meta.get("pid"), int) else None
     return Target(spec, kind, tuple(srcs), run_dir=d, run_id=rid, output_dir=outdir, pid=pid, config_path=config,
-                  title=name or rid or d)
+                  title=run_name or rid or d)
 
 
 def _registry_target(spec: str) -> Target | None:
@@ -408,6 +409,31 @@ def _check_readable_file(spec: str, path: str) -> None:
         raise UserError(f"{spec!r}: permission denied (cannot read the log)")
 
 
+def _outdir_target(spec: str, path: str) -> Target:
+    """A directory without run.json: a trainer's output directory, or a directory with one log file."""
+    srcs = _outdir_sources(path)
+    if not srcs:
+        try:
+            names = os.listdir(path)[:10000]
+        except OSError as exc:
+            raise UserError(f"{spec!r}: {exc.strerror or exc}") from None
+        logs = sorted(f for f in names if f.endswith((".log", ".jsonl", ".txt", ".out"))
+                      and os.path.isfile(os.path.join(path, f)))
+        if len(logs) == 1:
+            f = os.path.join(path, logs[0])
+            srcs = [SourceSpec(sniff_kind(f), f)]
+    if not srcs:
+        raise UserError(f"{spec!r} is a directory with no run.json, metrics.jsonl, trainer_log.jsonl, "
+                        "trainer_state.json or log file; give a run id, run/output directory, log file or PID")
+    config = None
+    for name in ("train.yaml", "llamafactory.yaml", "training_args.yaml"):
+        if _has(path, name):
+            config = os.path.join(path, name)
+            break
+    pid = find_writer_pid([s.path for s in srcs if s.kind != "trainer_state"], cmd_dirs=[path])
+    return Target(spec, "outdir", tuple(srcs), output_dir=path, pid=pid, config_path=config, title=path)
+
+
 _MAX_PID = 1 << 22
 
 
@@ -435,27 +461,7 @@ def resolve_target(target: str | Target) -> Target:
             raise UserError(f"{spec!r}: permission denied (cannot read the directory)")
         if _has(path, "run.json"):
             return _rundir_target(spec, path)
-        srcs = _outdir_sources(path)
-        if not srcs:
-            try:
-                names = os.listdir(path)[:10000]
-            except OSError as exc:
-                raise UserError(f"{spec!r}: {exc.strerror or exc}") from None
-            logs = sorted(f for f in names if f.endswith((".log", ".jsonl", ".txt", ".out"))
-                          and os.path.isfile(os.path.join(path, f)))
-            if len(logs) == 1:
-                f = os.path.join(path, logs[0])
-                srcs = [SourceSpec(sniff_kind(f), f)]
-        if not srcs:
-            raise UserError(f"{spec!r} is a directory with no run.json, metrics.jsonl, trainer_log.jsonl, "
-                            "trainer_state.json or log file; give a run id, run/output directory, log file or PID")
-        config = None
-        for name in ("train.yaml", "llamafactory.yaml", "training_args.yaml"):
-            if _has(path, name):
-                config = os.path.join(path, name)
-                break
-        pid = find_writer_pid([s.path for s in srcs if s.kind != "trainer_state"], cmd_dirs=[path])
-        return Target(spec, "outdir", tuple(srcs), output_dir=path, pid=pid, config_path=config, title=path)
+        return _outdir_target(spec, path)
     if os.path.lexists(path) and not digits:
         _check_readable_file(spec, path)
         kind = sniff_kind(path)
@@ -841,7 +847,7 @@ class Watcher:
         for _, src in self.sources:
             parser = getattr(src, "parser", None)
             sk = getattr(parser, "skipped_lines", 0)
-            if sk:
+            if sk and parser is not None:
                 hist.steps_logged += sk  # ordinary step lines a sampled first read did not parse
                 parser.skipped_lines = 0
 
@@ -858,9 +864,9 @@ class Watcher:
         from rocm_tune.core.runs.parsers import parser_for
 
         h = self.history
-        h.__init__()  # in place: callers hold this object
+        type(h).__init__(h)  # in place: callers hold this object
         e = self.alert_engine
-        e.__init__(e.context, overflow_streak=e.overflow_streak, overflow_streak_cold=e.overflow_streak_cold,
+        type(e).__init__(e, e.context, overflow_streak=e.overflow_streak, overflow_streak_cold=e.overflow_streak_cold,
                    stall_factor=e.stall_factor, stall_min_s=e.stall_min_s, busy_util=e.busy_util,
                    low_power_frac=e.low_power_frac)
         if hasattr(src, "parser"):
@@ -1017,7 +1023,7 @@ class Watcher:
         return 0
 
 
-def _finite_time(v: Any) -> bool:
+def _finite_time(v: Any) -> TypeGuard[float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
 
 

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList, SelectionList, Static, TextArea
 from textual.widgets.option_list import Option
 
@@ -121,7 +122,7 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
         self._files: dict[str, str] = {}
         self._dir_default = self._default_dir()
         self._waited = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._error: str | None = None
         self._dataset_initial = self.query_one("#dataset", Input).value
         self._dataset_edited = False

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from rocm_tune.core.errors import UserError
@@ -74,7 +75,7 @@ epochs and an optional time budget in hours.
         yield from self.compose_footer()
 
     def on_mount(self) -> None:
-        self._timer = None
+        self._timer: Timer | None = None
         self._sync_visibility()
         spec = self.state.model
         if spec is not None:   # the model the previous step took (a search may have named it loosely)

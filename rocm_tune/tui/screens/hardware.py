@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, cast
 
 from textual import work
 from textual.app import ComposeResult
@@ -19,6 +19,12 @@ from rocm_tune.tui.widgets.fields import QuestionField
 
 GPU_COLUMNS = ("#", "name", "profile", "VRAM used", "util", "temp", "power")
 # doctor checks worth showing before planning (ids or words in their names)
+
+
+class _Polling(Protocol):
+    """The app's GPU poll interval (RocmTuneApp.poll_interval; that module imports this one)."""
+
+    poll_interval: float
 
 
 class Samples(Message):
@@ -92,7 +98,7 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         yield from self.compose_header()
         with VerticalScroll(classes="body"):
             yield Static("Detecting GPUs...", id="backend", classes="section-title")
-            table = DataTable(id="gpus", cursor_type="row", zebra_stripes=True)
+            table: DataTable[str] = DataTable(id="gpus", cursor_type="row", zebra_stripes=True)
             yield table
             for q in questions_for("hardware"):
                 yield QuestionField(q, self.state.answers.get(q.name))
@@ -143,7 +149,7 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
             title.update(f"Detected GPUs: {n} via [b]{msg.backend}[/b]" + ("" if n else
                          " - none found; choose a GPU profile below"))
         table = self.query_one("#gpus", DataTable)
-        seen = set()
+        seen: set[str] = set()
         for s in msg.samples:
             key = str(getattr(s, "index", len(seen)))
             seen.add(key)
@@ -154,14 +160,14 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
                         table.update_cell(key, col, val)
             else:
                 table.add_row(*row, key=key)
-        for key in [k.value for k in table.rows if k.value not in seen]:
-            table.remove_row(key)
+        for gone in [k for k in table.rows if k.value not in seen]:
+            table.remove_row(gone)
         table.display = bool(msg.samples)
         if not getattr(self, "_doctor_started", True):
             self._doctor_started = True
             self.run_doctor(msg.samples)
         if self.is_attached and not msg.error:  # re-arm the next poll only after this one finished
-            self.set_timer(self.app.poll_interval, self.poll_gpus)
+            self.set_timer(cast(_Polling, self.app).poll_interval, self.poll_gpus)
 
     def on_doctor_findings(self, msg: DoctorFindings) -> None:
         w = self.query_one("#doctor", Static)

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -100,7 +101,7 @@ ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real
         self._shown_query: str | None = None   # the query whose results the list shows
         self._ambiguous = False                 # the last enter/ctrl+n found several matches
         self._asked: str | None = None          # ... for this query: its "pick one" stays on the status line
-        self._timer = None
+        self._timer: Timer | None = None
         self.search(str(self.state.answers.get("model") or ""))
         self.query_one("#in-model", Input).focus()
 

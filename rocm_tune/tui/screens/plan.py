@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList, Select, Static
 
 from rocm_tune.core.errors import UserError
@@ -105,7 +106,7 @@ def render_details(d: dict, width: int = 1000) -> Text:
     ex = d.get("execution")
     if isinstance(ex, dict) and ex.get("frozen_weights"):
         t.append("executes ", style="bold")
-        parts = [(f"frozen {ex.get('frozen_weights')},", ""), (f" trainable {ex.get('trainable_weights')},", ""),
+        parts: list = [(f"frozen {ex.get('frozen_weights')},", ""), (f" trainable {ex.get('trainable_weights')},", ""),
                  (f" compute {ex.get('compute')},", ""),
                  (f" autocast {ex['autocast']}" if ex.get("autocast") else " no autocast", "")]
         if ex.get("launch"):
@@ -114,7 +115,7 @@ def render_details(d: dict, width: int = 1000) -> Text:
     env = (d.get("recommended") or {}).get("env") or {}
     if env:
         t.append(("\n" if t.plain else "") + "env", style="dim")
-        parts: list = []
+        parts = []
         for k, v in env.items():
             one = f" {k}={v}"
             # a variable longer than the line breaks after its "=", never inside the name or the value
@@ -190,7 +191,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
     def on_mount(self) -> None:
         self._options: list[dict] = []
         self._index = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._settings: dict = {}
         self._result = None
         self._base: dict = {}
@@ -227,6 +228,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
             self.query_one("#plan-summary", Static).update(Text(msg.error, style="bold red"))
             self.set_status(msg.error, error=True)
             return
+        assert msg.plan_dict is not None  # a PlanReady without an error carries its plan
         self.state.plan = self._result = msg.result
         self._base = msg.plan_dict
         self._options = pm.option_sets(msg.plan_dict)
@@ -333,7 +335,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
     def read_settings(self) -> dict:
         out = dict(self._settings)
         for name in pm.EDITABLE:
-            w = self.query_one(f"#set-{name}")
+            w = cast("Input | Select[Any]", self.query_one(f"#set-{name}"))  # the settings fields
             raw = w.value
             if isinstance(w, Select) and raw is Select.NULL:
                 continue
@@ -408,6 +410,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
             return
         if not self.take_result(msg):
             return
+        assert msg.plan_dict is not None  # take_result() passed: a re-plan without an error carries its plan
         label = "edited " + self._options[self._index]["label"]
         self.show(msg.plan_dict, label)
         action, self._pending_action = self._pending_action, None
