@@ -1031,7 +1031,7 @@ def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
     from rocm_tune.core.files import write_all_atomic
 
     if fix.get("manual"):
-        where = ("its TrainingArguments(...) (a program takes no shell flags)" if "=" in fix["manual"][0]
+        where = ("its TrainingArguments(...) by hand (a program takes no shell flags)" if "=" in fix["manual"][0]
                  else "the config by hand")
         raise UserError(f"--fix: the fix needs {', '.join(fix['manual'])} added to {where}; nothing was written")
     targets = [os.path.join(out_dir, n) for n in fix["files"]]

@@ -114,9 +114,10 @@ def test_the_apps_plan_screen_shows_that_fp32_executes(dataset):
                           backend=FakeBackend("mi50-32gb", 2, seed=1), poll_interval=5.0)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: type(app.screen).__name__ == "PlanScreen" and app.state.plan_dict)
-            summary = app.screen.query_one("#plan-summary")
-            await wait_for(pilot, lambda: "executes" in str(summary.render()))
-            return str(summary.render()), app.state.plan_dict
+            # what executes sits below the verdict, memory and warnings (the pane's details, issue 25 item 10)
+            details = app.screen.query_one("#details")
+            await wait_for(pilot, lambda: "executes" in str(details.render()))
+            return str(details.render()), app.state.plan_dict
 
     text, plan = asyncio.run(go())
     assert plan["recommended"]["precision"] == "fp32"
