@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rocm_tune.core import formats, plan_search
+from rocm_tune.core import fitting, formats, plan_search
 from rocm_tune.core import memory as _memory
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
@@ -901,12 +901,12 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                                 f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
                                 f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
                                 "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
-    if rep.verdict == "fits" and vram - rep.margin_bytes > HEADROOM * vram:
+    if rep.verdict == "fits" and not fitting.fits(vram - rep.margin_bytes, vram, HEADROOM):
         findings.append(Finding("MARGIN_THIN", "warning", None, None,
                                 f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
                                 f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
                                 f"than the nominal memory), an OOM is possible", "the change below"))
-        hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu, host_limit=host_limit)
+        hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=host_limit)
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
@@ -941,7 +941,7 @@ def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, g
     the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold."""
     limit = host_limit if host_limit is not None else HOST_RAM_ASSUMED
     target = "headroom"
-    hit = search_fix(job, model, cfg, eval_batch, int(vram * HEADROOM), gpu=gpu, host_limit=limit)
+    hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=limit)
     if hit is None:
         target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu, host_limit=limit)
     if hit is not None:
@@ -1009,8 +1009,8 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
         return rep
     ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij) else None
     keys: dict = {}
-    if not _fits(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu):
-        hit = search_fix(ij, model, icfg, ieval, int(vram * HEADROOM), gpu=rep.gpu) \
+    if not _fits(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu):
+        hit = search_fix(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu) \
             or search_fix(ij, model, icfg, ieval, vram, gpu=rep.gpu)
         if hit is not None:
             keys = hit[0]
