@@ -1268,12 +1268,13 @@ def _config_risk(cfg: ConfigInfo, scans: Sequence[FileScan]) -> Diagnosis | None
             continue
     if not per:
         return None
+    from rocm_tune.core import fitting
     from rocm_tune.core import vocabulary as V
 
     best_world = max(per)
     need = per[best_world]
-    consumer = 24 * GIB * V.DEFAULT_HEADROOM   # the largest consumer card (24 GB) at the default headroom
-    if need <= consumer:
+    consumer = fitting.limit_bytes(24 * GIB)   # the largest consumer card (24 GB) at the default headroom
+    if fitting.fits(need, 24 * GIB):
         return None
     sig_text = (f"{method} fine-tuning of {model.name} ({model.params.total / 1e9:.1f}B params) "
                 f"{'with ZeRO-' + str(zero) if zero else 'without ZeRO'}{' + offload' if offload != 'none' else ''}")
