@@ -16,9 +16,11 @@ first - goes to ``benchmarks/results/gpu_truth-<gpu>.md`` and prints the median/
 ``--dry-run`` touches no GPU: it lists the configurations with their analytic estimates (and the probe
 with ``--probe-in-dry-run``) and writes the same table with the measured columns empty. The tests run it.
 
-No GPU was lent to the sessions that wrote this script, so no table has been committed yet; the reserved
-calibration constants in rocm_tune/core/memory.py (_ALLOC_CONTEXT, _FRAGMENTATION) stay unmeasured until
-this runs on one.
+DeepSpeed rows run each in a fresh process (DeepSpeed keeps its engines alive: in one process a row would also
+count the last one's memory). ``--budget-s`` stops starting rows after that many seconds; the table is written
+after every row. ``--rescore TABLE`` estimates a measured table's analytic columns again (no GPU), and
+``--merge-probes FROM INTO`` copies the probe column of a dry run into a measured table.
+Committed: benchmarks/results/gpu_truth-nvidia-h200.md (2026-11-27), scored by tests/test_gpu_truth.py.
 """
 
 from __future__ import annotations
@@ -81,6 +83,13 @@ CONFIGS: list[tuple[str, TrainConfig]] = [
     ("qwen2.5-1.5b", C(method="full", precision="bf16", cutoff_len=1024, micro_batch=2, zero_stage=2)),
     ("qwen2.5-1.5b", C(method="full", precision="bf16", cutoff_len=1024, micro_batch=2, zero_stage=3)),
     ("llama-3.2-3b", C(method="lora", precision="bf16", cutoff_len=2048, micro_batch=2, zero_stage=2)),
+    # ZeRO-3 with and without offload (the optimizer's state on the host, then the parameters too)
+    ("llama-3.2-3b", C(method="full", precision="bf16", cutoff_len=2048, micro_batch=2, zero_stage=3)),
+    ("llama-3.2-3b", C(method="full", precision="bf16", cutoff_len=2048, micro_batch=2, zero_stage=3,
+                       offload="optimizer")),
+    ("llama-3.2-3b", C(method="full", precision="bf16", cutoff_len=2048, micro_batch=2, zero_stage=3, offload="all")),
+    ("qwen2.5-1.5b", C(method="full", precision="bf16", cutoff_len=1024, micro_batch=2, zero_stage=3,
+                       offload="optimizer")),
 ]
 
 
@@ -104,7 +113,7 @@ def describe(cfg: TrainConfig) -> str:
     bits = [cfg.method, cfg.precision, f"S{cfg.cutoff_len}", f"b{cfg.micro_batch}", cfg.attn,
             "ckpt" if cfg.gradient_checkpointing else "no-ckpt"]
     if cfg.zero_stage:
-        bits.append(f"zero{cfg.zero_stage}")
+        bits.append(f"zero{cfg.zero_stage}" + ("" if cfg.offload == "none" else f"+offload-{cfg.offload}"))
     if cfg.runner != "builtin":
         bits.append(f"[{cfg.runner}]")
     return " ".join(bits)
@@ -130,6 +139,12 @@ def environment(dry_run: bool) -> dict:
         env["transformers"] = transformers.__version__
     except ImportError:
         env["transformers"] = "not installed"
+    try:
+        import deepspeed
+
+        env["deepspeed"] = deepspeed.__version__
+    except Exception:  # noqa: BLE001 - any import failure means no DeepSpeed rows
+        env["deepspeed"] = "not importable"
     env.setdefault("gpu", "none (dry run)" if dry_run else "none")
     return env
 
@@ -157,7 +172,8 @@ def measure(preset: str, cfg: TrainConfig) -> tuple[int, int, float]:
     config = dict(load_model(preset).config)
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
-    model, _layers, run_as = _prepare(config, cfg)
+    with torch.device("cuda"):  # random init on the GPU: the same tensors, minutes faster than on the host
+        model, _layers, run_as = _prepare(config, cfg)
     model.to("cuda")
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = _make_optimizer(cfg, trainable)
@@ -206,6 +222,10 @@ def _deepspeed(model, opt, cfg: TrainConfig, spec):
                  "gradient_clipping": 1.0, "bf16": {"enabled": cfg.precision == "bf16"},
                  "fp16": {"enabled": cfg.precision == "fp16", "loss_scale": 0},
                  "zero_optimization": zero_settings(spec, cfg)}
+    if cfg.offload != "none":
+        # the step runs the client's torch AdamW on the host copy (DeepSpeedCPUAdam would need a JIT build): the
+        # GPU side - what this table measures - is the same; the step time is not DeepSpeed's CPU Adam's
+        ds_config["zero_force_ds_cpu_optimizer"] = False
     engine, *_ = deepspeed.initialize(model=model, optimizer=opt, config=ds_config)
     return engine
 
@@ -227,6 +247,10 @@ def run_row(preset: str, cfg: TrainConfig, *, dry_run: bool, probe: bool) -> Row
         except ImportError:
             row.status = "skipped: deepspeed does not import"
             return row
+    if cfg.zero_stage:
+        # DeepSpeed keeps its engines alive (hooks, global registries): in this process the next row would count
+        # the last engine's memory too. Each DeepSpeed row runs in a fresh process.
+        return _measure_isolated(preset, cfg, row)
     import torch
 
     try:
@@ -234,12 +258,118 @@ def run_row(preset: str, cfg: TrainConfig, *, dry_run: bool, probe: bool) -> Row
         row.status = "ok"
     except torch.cuda.OutOfMemoryError:
         row.status = "OOM"
+    except Exception as exc:  # noqa: BLE001 - one configuration's failure is a row, not the end of the table
+        row.status = f"error: {type(exc).__name__}: {str(exc).splitlines()[0][:80] if str(exc) else ''}"
     finally:
         import gc
 
         gc.collect()
         torch.cuda.empty_cache()
     return row
+
+
+def _read_probes(path: Path) -> dict[tuple[str, str], int]:
+    """(model, configuration) -> probe peak bytes, from a table this script wrote."""
+    found: dict[tuple[str, str], int] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 11:
+            try:
+                found[(cells[0], cells[1])] = int(float(cells[3]) * GIB)
+            except ValueError:
+                continue
+    return found
+
+
+def read_table(path: Path) -> tuple[list[str], list[Row]]:
+    """(the header lines before the table, the rows) of a table this script wrote; the analytic columns are
+    estimated again now, so an estimator change is scored against the stored measurements (`--rescore`)."""
+    by_key = {(m, describe(c)): (m, c) for m, c in CONFIGS}
+    header: list[str] = []
+    rows: list[Row] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 11:
+            if not rows and not line.startswith("|"):
+                header.append(line)
+            continue
+        if (cells[0], cells[1]) not in by_key:
+            continue
+        preset, cfg = by_key[(cells[0], cells[1])]
+        est = estimate(load_model(preset), cfg)
+
+        def num(text: str, scale: float = GIB) -> int | None:
+            return None if text in ("-", "") else int(float(text) * scale)
+
+        row = Row(preset, cfg, est.per_gpu.peak_allocated_bytes, est.per_gpu.reserved_bytes,
+                  probe_peak=num(cells[3]), measured_peak=num(cells[4]), measured_reserved=num(cells[7]),
+                  status=cells[10])
+        row.step_seconds = None if cells[9] == "-" else float(cells[9])
+        rows.append(row)
+    while header and not header[-1].strip():
+        header.pop()
+    return header, rows
+
+
+def _rescore(path: Path) -> int:
+    header, rows = read_table(path)
+    env = {}
+    for line in header:
+        if line.startswith("- ") and ": " in line:
+            key, value = line[2:].split(": ", 1)
+            env[key] = value
+    path.write_text(render(rows, env), encoding="utf-8")
+    print(summary(rows))
+    return 0
+
+
+def _merge_probes(source: Path, into: Path) -> int:
+    probes = _read_probes(source)
+    lines = []
+    for line in into.read_text(encoding="utf-8").splitlines():
+        cells = line.strip().strip("|").split("|")
+        key = (cells[0].strip(), cells[1].strip()) if len(cells) == 11 else None
+        if key in probes:
+            cells[3] = f" {_gib(probes[key])} "
+            line = "|" + "|".join(cells) + "|"
+        lines.append(line)
+    into.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"probe column of {len(probes)} configurations from {source} into {into}")
+    return 0
+
+
+def _measure_isolated(preset: str, cfg: TrainConfig, row: Row) -> Row:
+    import json
+    import subprocess
+
+    index = next(i for i, (m, c) in enumerate(CONFIGS) if m == preset and c == cfg)
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", str(index)],
+                          capture_output=True, text=True, check=False)
+    result = next((json.loads(line[len("RESULT "):]) for line in proc.stdout.splitlines()
+                   if line.startswith("RESULT ")), None)
+    if result is None:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1][:80]
+        row.status = f"error: {tail}"
+        return row
+    row.measured_peak, row.measured_reserved, row.step_seconds = result["peak"], result["reserved"], result["seconds"]
+    row.status = result["status"]
+    return row
+
+
+def _one(index: int) -> int:
+    """Measure CONFIGS[index] in this (fresh) process; prints one RESULT line of JSON."""
+    import json
+
+    import torch
+
+    preset, cfg = CONFIGS[index]
+    try:
+        peak, reserved, seconds = measure(preset, cfg)
+        result = {"peak": peak, "reserved": reserved, "seconds": seconds, "status": "ok"}
+    except torch.cuda.OutOfMemoryError:
+        result = {"peak": None, "reserved": None, "seconds": None, "status": "OOM"}
+    print("RESULT " + json.dumps(result), flush=True)
+    return 0
 
 
 def _gib(n: int | None) -> str:
@@ -283,8 +413,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-probe", action="store_true", help="skip the fake-tensor probe on a GPU run")
     ap.add_argument("--filter", default="", help="only configurations whose description contains this")
     ap.add_argument("--limit", type=int, default=0, help="at most this many configurations")
+    ap.add_argument("--probe-table", default=None,
+                    help="take the probe column from this earlier table (a --probe-in-dry-run on another machine)")
+    ap.add_argument("--budget-s", type=float, default=0,
+                    help="stop starting configurations after this many seconds (the table keeps what ran)")
     ap.add_argument("--out", default=None, help="table path (default benchmarks/results/gpu_truth-<gpu>.md)")
+    ap.add_argument("--merge-probes", nargs=2, metavar=("FROM", "INTO"), default=None,
+                    help="copy the probe column of table FROM into the measured table INTO, and stop")
+    ap.add_argument("--rescore", default=None, metavar="TABLE",
+                    help="estimate again the analytic columns of a measured table (no GPU needed), and stop")
+    ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # one row in a fresh process
     args = ap.parse_args(argv)
+    if args.one is not None:
+        return _one(args.one)
+    if args.rescore:
+        return _rescore(Path(args.rescore))
+    if args.merge_probes:
+        return _merge_probes(Path(args.merge_probes[0]), Path(args.merge_probes[1]))
     if not args.dry_run:
         import torch
 
@@ -296,16 +441,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         todo = todo[: args.limit]
     probe = args.probe_in_dry_run if args.dry_run else not args.no_probe
-    rows = []
-    for preset, cfg in todo:
-        row = run_row(preset, cfg, dry_run=args.dry_run, probe=probe)
-        rows.append(row)
-        print(f"{preset:<16} {describe(cfg):<44} analytic {_gib(row.analytic_peak):>7} probe {_gib(row.probe_peak):>7} "
-              f"measured {_gib(row.measured_peak):>7} reserved {_gib(row.measured_reserved):>7} {row.status}",
-              flush=True)
+    probes = _read_probes(Path(args.probe_table)) if args.probe_table else {}
     gpu = env.get("gpu", "none").split("(")[0].strip().lower().replace(" ", "-") or "none"
     out = Path(args.out) if args.out else Path(__file__).resolve().parent / "results" / f"gpu_truth-{gpu}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
+    rows: list[Row] = []
+    t0 = time.monotonic()
+    for preset, cfg in todo:
+        if args.budget_s and time.monotonic() - t0 > args.budget_s:
+            print(f"budget of {args.budget_s:.0f} s spent: {len(todo) - len(rows)} configurations not run", flush=True)
+            break
+        row = run_row(preset, cfg, dry_run=args.dry_run, probe=probe and not probes)
+        if probes:
+            row.probe_peak = probes.get((preset, describe(cfg)))
+        rows.append(row)
+        out.write_text(render(rows, env), encoding="utf-8")  # after every row: a killed run keeps what it measured
+        print(f"{preset:<16} {describe(cfg):<44} analytic {_gib(row.analytic_peak):>7} probe {_gib(row.probe_peak):>7} "
+              f"measured {_gib(row.measured_peak):>7} reserved {_gib(row.measured_reserved):>7} {row.status}",
+              flush=True)
     out.write_text(render(rows, env), encoding="utf-8")
     print(summary(rows))
     print(f"table: {out}")

@@ -43,7 +43,7 @@ def test_gpu_truth_dry_run_writes_the_table(tmp_path):
     assert {m for m, *_ in covered} == {"lora", "full", "freeze"}
     assert {p for _, p, *_ in covered} == {"fp32", "bf16", "fp16", "pure_bf16"}
     assert {a for _, _, a, *_ in covered} == {"sdpa", "eager"} and {z for *_, z in covered} >= {0, 2, 3}
-    assert "36 configurations, none measured" in proc.stdout
+    assert f"{len(gpu_truth.CONFIGS)} configurations, none measured" in proc.stdout
 
 
 def test_gpu_truth_refuses_without_a_gpu():
@@ -58,3 +58,27 @@ def test_gpu_truth_refuses_without_a_gpu():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu_truth.py"), "--limit", "1"],
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 2 and "use --dry-run" in proc.stderr
+
+
+def test_the_estimate_against_the_committed_h200_measurements():
+    """The H200 table (benchmarks/results/gpu_truth-nvidia-h200.md, 2026-11-27) holds real max_memory_allocated of
+    40 configurations; the estimate is scored again on them now, so an estimator change that moves away from the
+    measured truth fails here without a GPU. Bounds: the issue's median target (3 %), and the worst row as measured
+    when the table was committed (llama-3.2-1b eager S4096: -18.4 %; ZeRO-3 + optimizer offload: +17.6 %)."""
+    import statistics
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import gpu_truth
+    finally:
+        sys.path.pop(0)
+    _header, rows = gpu_truth.read_table(ROOT / "benchmarks" / "results" / "gpu_truth-nvidia-h200.md")
+    measured = [r for r in rows if r.measured_peak]
+    assert len(measured) >= 40
+    errors = {f"{r.model} {gpu_truth.describe(r.config)}": r.error(r.analytic_peak, r.measured_peak)
+              for r in measured}
+    assert statistics.median(abs(e) for e in errors.values()) <= 0.03, errors
+    assert max(abs(e) for e in errors.values()) <= 0.20, errors
+    # DeepSpeed ZeRO without offload: within 10 % (was -39 % to -77 % before each row ran in its own process)
+    zero = {k: e for k, e in errors.items() if " zero" in k and "offload" not in k}
+    assert len(zero) == 4 and all(abs(e) <= 0.10 for e in zero.values()), zero

@@ -179,6 +179,7 @@ def allocations(model, cfg, regime, *, trainable: int, largest_trainable: int, f
 # ----------------------------------------------------------------------------------------------------
 
 ZERO3_RESERVED_FACTOR = 1.15
+NORM_CHUNK = 250_000_000   # stage3.py _constant_buffered_norm2(buffer_size=250000000)
 ZERO3_TERMS_FACT = Fact(
     "ZeRO-3: dense vocab x hidden gradient reduced alone; offload brings the partition back with fp64 norm "
     "temporaries; coalesced gathers hold a flat buffer; the step never calls empty_cache",
@@ -196,7 +197,9 @@ class Zero3Terms:
 
     @property
     def step_extra(self) -> float:
-        return self.vocab_grad + self.offload_grad_temps + self.coalesced_gather
+        """On top of every phase of the step (the offload temporaries are not: they live at the end of backward,
+        when the embedding's gradient is partitioned, and `estimate` counts them there)."""
+        return self.vocab_grad + self.coalesced_gather
 
     def to_dict(self) -> dict:
         return {"vocab_grad_bytes": int(self.vocab_grad), "offload_grad_temps_bytes": int(self.offload_grad_temps),
@@ -215,7 +218,11 @@ def zero3_terms(model, cfg, prefetch_bucket: int | None = None) -> Zero3Terms | 
     vocab_grad = float(b * p_v) if full else 0.0
     temps = 0.0
     if full and cfg.offload in ("optimizer", "all"):
-        temps = p_v / max(1, cfg.world_size) * (b + 8 + 4)
+        # DeepSpeed 0.19.8 stage3.py partition_grads / _offload_grad_partition_at_boundary: the partition back on
+        # the GPU (b), then the norm in float64 chunks of at most 250M elements (_constant_buffered_norm2), freed
+        # before the fp32 copy (4) is made
+        part = p_v / max(1, cfg.world_size)
+        temps = part * b + max(8 * min(part, NORM_CHUNK), 4 * part)
     if prefetch_bucket is None:
         prefetch_bucket = zero_settings(model, cfg)["stage3_prefetch_bucket_size"]
     return Zero3Terms(vocab_grad=vocab_grad, offload_grad_temps=temps, coalesced_gather=float(b * prefetch_bucket),
