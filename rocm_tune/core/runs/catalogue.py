@@ -651,6 +651,17 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"bitsandbytes was compiled without GPU support", r"Could not find the bitsandbytes \w+ binary",
           r"bitsandbytes.{0,80}(?:CPU only|no GPU support|could not find the ROCm|libbitsandbytes_\w+\.so)"),
          ("bitsandbytes",), benign=True),
+    # an RL trainer's step line (GRPO/PPO/RLOO: reward/kl keys) with loss 0.0: the policy loss is ~0 by construction
+    # at the start (zero-mean advantages, KL 0), not a collapse; a context line, never a cause
+    _sig("rl-loss-zero", "benign_warning", "info", "context", "an RL step logs loss 0.0 (normal for GRPO/PPO)",
+         "in GRPO/PPO the logged policy loss is about 0 by construction (advantages are normalised to mean 0, the KL "
+         "term starts at 0); with equal rewards in a group the gradient is 0 too",
+         "nothing; watch the reward and KL columns instead of the loss",
+         "the reward/kl values change over the steps while the loss stays near 0",
+         (r"'loss'\s*:\s*0\.0\b(?=.{0,400}'(?:kl|rewards?(?:/\w+)?|reward_std)'\s*:)",
+          r"\"loss\"\s*:\s*0\.0\b(?=.{0,400}\"(?:kl|rewards?(?:/\w+)?|reward_std)\"\s*:)"),
+         ("'loss'", '"loss"'), benign=True,
+         sources=("ms-swift FAQ Q92 / huggingface/open-r1#239 (GRPO: loss 0 at the start is expected)",)),
     _sig("token-indices-too-long", "tokenizer_template", "info", "context", "a sample is longer than the "
          "tokenizer's model_max_length",
          "the tokenizer warns when one text is longer than its nominal maximum; training truncates at cutoff_len",
