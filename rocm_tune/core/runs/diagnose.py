@@ -804,6 +804,9 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 continue   # the same line found by the scan and by the series
             seen.add(key)
             by_code.setdefault(h.code, []).append(h)
+    if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
+            not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
+        del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
     if "loss-collapse" in by_code:
         _collapse_by_precision(by_code, [sc.head_text for sc in scans] + list(config.texts if config else ()))
     diags: list[Diagnosis] = []
@@ -862,6 +865,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                        any(s.partial for s in scans))
 
 
+_NAN_TEXT = re.compile(r"\b(?:nan|NaN|NAN|-?inf|Infinity)\b")
 _PREC_DTYPE = re.compile(r"compute dtype:\s*torch\.(bfloat16|float16|float32)\b")
 _PREC_ON = {p: re.compile(rf"(?:^|[\s'\"{{,-])(?:--)?{p}['\"]?(?:\s*[:=]\s*['\"]?(?:true|True|1)\b|\s+(?:true|True|1)\b|\s*\\?\s*$|\s+--|"
                           rf"\s*:\s*\{{\s*['\"]enabled['\"]\s*:\s*true)|mixed_precision['\"]?\s*[:= ]\s*['\"]?{p}\b",
