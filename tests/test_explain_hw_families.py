@@ -58,6 +58,22 @@ SPELLINGS = [
     ("harmless-warning", "Error caught was: No module named 'triton'"),
     ("rl-loss-zero", "{'loss': 0.0, 'grad_norm': 0.0, 'learning_rate': 9e-08, 'reward': 1.0, 'reward_std': 0.0, "
      "'kl': 0.0, 'epoch': 0.0}"),
+    ("oom", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`"),
+    ("host-oom-killed", "Process finished with Exit code: 137"),
+    ("kernel-oom-killer", "Your session crashed after using all available RAM."),
+    ("nan-loss", "train_loss = nan"),
+    ("nan-loss", " iteration       10/  500 | lm loss: 2.301E+00 | loss scale: 1.0 | grad norm: nan |"),
+    ("disk-full", "sqlite3.OperationalError: database or disk is full"),
+    ("harmless-warning", "[rank0]:[W1127 10:00:00.000 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group "
+     "has NOT been destroyed before we destruct ProcessGroupNCCL."),
+    ("harmless-warning", "[WARNING]  async_io requires the dev libaio .so object and headers but these were not "
+     "found."),
+    # TensorFlow's loader note is harmless; the same library missing on import is a cause
+    ("harmless-warning", "2021-05-01 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
+     "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object "
+     "file: No such file or directory"),
+    ("missing-shared-library", "ImportError: libcudart.so.12: cannot open shared object file: No such file or "
+     "directory"),
 ]
 
 

@@ -106,11 +106,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"failed to allocate [\d.]+[KMGT]?i?B? \(\d+ bytes\) from device", r"HIP_ERROR_OutOfMemory",
           r"\bOOM when allocating tensor", r"RESOURCE_EXHAUSTED: Out of memory",
           # ggml/llama.cpp on ROCm
-          r"ROCm error: out of memory"),
+          r"ROCm error: out of memory",
+          # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
+          # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
+          r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
+          r"CUDNN_STATUS_ALLOC_FAILED"),
          ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
-          "Out of memory"),
+          "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log",
                   "tensorflow/stream_executor/rocm/rocm_driver.cc (failed to allocate ... from device: "
@@ -132,8 +136,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
-          r"got signal: 9\b", r"已杀死", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"got signal: 9\b", r"已杀死",
+          r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
+          "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
@@ -147,8 +153,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`dmesg -T | grep -iE 'killed process|oom'` shows the kill with the process's RSS",
          (r"Out of memory: Killed process \d+", r"Memory cgroup out of memory: Kill(?:ed)? process",
           r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
-          r"(?:node|Node) was low on resource: memory"),
-         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource"),
+          r"(?:node|Node) was low on resource: memory",
+          # Google Colab's notice when the VM's RAM ran out
+          r"Your session crashed after using all available RAM"),
+         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
+          "all available RAM"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -401,6 +410,7 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': '?(?:nan|-?inf)\b",
           r"'loss': '?(?:nan|-?inf)\b", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b",
           r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b",
+          r"(?:\b|_)(?:loss|grad[ _]norm)['\"]?\s*[:=]\s*['\"]?(?:tensor\()?(?:nan|-?inf)\b",
           # sampling from NaN/Inf logits (generation in RLHF/eval): the same numerical failure
           r"probability tensor contains either `?inf`?, `?nan`? or element < 0",
           # Megatron's checks, autograd's anomaly mode, trainers' own checks
@@ -520,7 +530,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the ROCm version the wheel was built for (torch.version.hip; the +rocmX.Y in its version) or the "
          "wheel for the installed ROCm; LD_LIBRARY_PATH=/opt/rocm/lib; in containers use a rocm/* base image",
          "`ldd` on the extension's .so; `ls /opt/rocm*/lib | grep -E 'amdhip|hsa|rocblas'`",
-         (r"(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
+         (r"(?<!dlerror: )(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
           r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",),
          ("cannot open shared object",),
          sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
@@ -685,11 +695,20 @@ SIGNATURES: tuple[Signature, ...] = (
           # xFormers' import-time notes: it runs without Triton / its compiled extensions (slower, not failed)
           r"A matching Triton is not available, some optimizations will not be enabled",
           r"^\s*Error caught was: No module named '?triton", r"xFormers can't load C\+\+/CUDA extensions",
-          r"WARNING\[XFORMERS\]"),
+          r"WARNING\[XFORMERS\]",
+          # the end of a run that did not call destroy_process_group (torch >= 2.4): a note, not a failure
+          r"process group has NOT been destroyed before we destruct ProcessGroupNCCL",
+          r"destroy_process_group\(\) was not called before program exit",
+          # DeepSpeed's op-compatibility notes at start-up (ops the run may never use)
+          r"\[WARNING\]\s+(?:async_io|sparse_attn|cpu_adam|fused_adam|evoformer_attn|fp_quantizer|gds|"
+          r"inference_core_ops|cutlass_ops|ragged_\w+)\b",
+          # TensorFlow's dynamic loader: an optional library is absent (it falls back)
+          r"Could not load dynamic library '[^']+'; dlerror:"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
           "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning",
-          "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]"), benign=True,
+          "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
+          "destroy_process_group", "[WARNING]", "Could not load dynamic library"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # ------------------------------------------------------------------ deepspeed_build_jit
     _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
@@ -903,10 +922,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # `datasets` checks the cache directory's free space before preparing a dataset; Rust's io error kinds
           # (safetensors) for a quota; ENOSPC as C tools and Node print it
           r"Not enough disk space\. Needed:", r"FilesystemQuotaExceeded", r"\bENOSPC\b",
-          r"[Nn]o space left on device"),
+          r"[Nn]o space left on device", r"database or disk is full", r"There is not enough space on the disk",
+          r"No usable temporary directory found"),
          ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
           "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
-          "no space left"),
+          "no space left", "disk is full", "not enough space on the disk", "temporary directory"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
     _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "
@@ -1112,7 +1132,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
          "matching runtime; LD_LIBRARY_PATH to its lib directory",
          "`ldd` on the extension's .so lists the missing library",
-         (r"(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+         (r"(?<!dlerror: )(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
           r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
          ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
