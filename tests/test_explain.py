@@ -327,6 +327,10 @@ REAL_LINES = [
     ("python-exception", "[ERROR:swift] The dataset is empty", "ms-swift's logger format"),
     ("hip-invalid-device-function", "ROCm error: invalid device function",
      "ggml/llama.cpp's ROCm backend (ollama/ollama#11975)"),
+    ("fp16-value-overflow", "RuntimeError: value cannot be converted to type at::Half without overflow",
+     "c10's checked conversion into a half tensor (QwenLM/Qwen#32)"),
+    ("rl-loss-zero", "{'loss': 0.0, 'grad_norm': 0.0, 'learning_rate': 1.8e-07, 'reward': 1.0, 'reward_std': 0.0, "
+     "'kl': 0.0, 'epoch': 0.0}", "a GRPO step at the start (ms-swift FAQ Q92)"),
 ]
 
 

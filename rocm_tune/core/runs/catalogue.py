@@ -100,12 +100,25 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
           r"larger than the maximum number of tokens that can be stored in KV cache",
-          r"Available Free mem ?: ?0 MB"),
+          r"Available Free mem ?: ?0 MB",
+          # TensorFlow's ROCm/CUDA stream executor (HIP_ERROR_OutOfMemory / CUDA_ERROR_OUT_OF_MEMORY), its BFC
+          # allocator, and XLA/JAX: the device allocation failed
+          r"failed to allocate [\d.]+[KMGT]?i?B? \(\d+ bytes\) from device", r"HIP_ERROR_OutOfMemory",
+          r"\bOOM when allocating tensor", r"RESOURCE_EXHAUSTED: Out of memory",
+          # ggml/llama.cpp on ROCm
+          r"ROCm error: out of memory",
+          # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
+          # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
+          r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
+          r"CUDNN_STATUS_ALLOC_FAILED"),
          ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
-          "No available memory", "KV cache"),
+          "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
+          "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
-                  "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log")),
+                  "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log",
+                  "tensorflow/stream_executor/rocm/rocm_driver.cc (failed to allocate ... from device: "
+                  "HIP_ERROR_OutOfMemory)", "XLA's RESOURCE_EXHAUSTED: Out of memory while trying to allocate")),
     # ------------------------------------------------------------------ host_ram_oom
     _sig("host-oom-killed", "host_ram_oom", "error", "weak", "a rank was killed by SIGKILL (exit -9): the host's "
          "OOM killer, most often",
@@ -123,8 +136,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:line \d+: +)?\d+ Killed(?:\s|$)", r"\bKilled\s+(?:python3?|torchrun|deepspeed|accelerate|"
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
-          r"got signal: 9\b", r"已杀死", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"got signal: 9\b", r"已杀死",
+          r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
+          "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
@@ -138,8 +153,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`dmesg -T | grep -iE 'killed process|oom'` shows the kill with the process's RSS",
          (r"Out of memory: Killed process \d+", r"Memory cgroup out of memory: Kill(?:ed)? process",
           r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
-          r"(?:node|Node) was low on resource: memory"),
-         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource"),
+          r"(?:node|Node) was low on resource: memory",
+          # Google Colab's notice when the VM's RAM ran out
+          r"Your session crashed after using all available RAM"),
+         ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
+          "all available RAM"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -154,9 +172,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:\w+\.)*MemoryError\b(?!:? ?\w*(?:GPU|CUDA|HIP))",
           r"(?:cudaHostAlloc|hipHostMalloc|hipHostAlloc|cudaMallocHost|hipMallocHost)\S*.{0,40}(?:fail|error)",
           r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
-          r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array"),
+          r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
+          # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
+          r"The paging file is too small for this operation to complete", r"ArrowMemoryError"),
          ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
-          "Cannot allocate memory"),
+          "Cannot allocate memory", "paging file", "ArrowMemoryError"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
@@ -362,13 +382,24 @@ SIGNATURES: tuple[Signature, ...] = (
          ("reducing to", "reducing loss scale to"),
          sources=("NVIDIA/apex#318 (Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to "
                   "2.002083095183101e-146)",)),
+    _sig("fp16-value-overflow", "fp16_overflow", "error", "root", "a value does not fit in fp16 (half precision)",
+         "a constant or a tensor value outside the fp16 range (|x| > 65504, or +/-inf) was written into a half "
+         "tensor: a mask filled with -1e9/-inf, a logits bias of 2**30, a gradient norm that overflowed",
+         "train in bf16 where the GPU has it natively, otherwise fp32; where fp16 must stay, use "
+         "torch.finfo(torch.float16).min/max instead of large constants (the model code's masks and biases) and a "
+         "loss scaler with fp32 master weights",
+         "the line of the traceback above the error writes the constant (masked_fill, a score bias)",
+         (r"value cannot be converted to type (?:at::|c10::)?Half without overflow",),
+         ("without overflow",),
+         sources=("c10/util/TypeCast.h checked_convert (value cannot be converted to type at::Half without "
+                  "overflow)", "QwenLM/Qwen#32 (float(2**30) into fp16 logits)")),
     _sig("fp16-overflow-skip", "fp16_overflow", "info", "context", "fp16 overflow: one optimizer step skipped",
          "the dynamic loss scaler found inf/NaN gradients and halved the scale; a few at the start are it "
          "calibrating, a long streak is a real overflow",
          "nothing for a few; for a streak see fp16-overflow-streak, at the minimum fp16-loss-scale-minimum", "count them: a streak on consecutive steps",
          (r"OVERFLOW! Rank \d+ Skipping step", r"Gradient overflow\.\s+Skipping step",
-          r"[Oo]verflow detected\. Skipping"),
-         ("OVERFLOW!", "overflow.", "verflow detected"), benign=True,
+          r"[Oo]verflow detected\. Skipping", r"fp16 dynamic loss scale overflow! Skipping step"),
+         ("OVERFLOW!", "overflow.", "verflow detected", "loss scale overflow!"), benign=True,
          sources=("calibration lf-251 ([deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 16, "
                   "reducing to 8)",)),
     _sig("nan-loss", "nan_loss", "error", "weak", "the loss or gradient norm became NaN/Inf",
@@ -379,9 +410,14 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"\b(?:loss|grad(?:ient)?s?(?:_norm)?) (?:is|are|became) (?:nan|inf)\b", r"'grad_norm': '?(?:nan|-?inf)\b",
           r"'loss': '?(?:nan|-?inf)\b", r"\"(?:loss|grad_norm)\": ?(?:NaN|Infinity|-Infinity)\b",
           r"\b(?:loss|grad_norm)[:=] ?(?:nan|-?inf)\b",
+          r"(?:\b|_)(?:loss|grad[ _]norm)['\"]?\s*[:=]\s*['\"]?(?:tensor\()?(?:nan|-?inf)\b",
           # sampling from NaN/Inf logits (generation in RLHF/eval): the same numerical failure
-          r"probability tensor contains either `?inf`?, `?nan`? or element < 0"),
-         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          r"probability tensor contains either `?inf`?, `?nan`? or element < 0",
+          # Megatron's checks, autograd's anomaly mode, trainers' own checks
+          r"found NaN in local (?:grad norm|forward loss)", r"returned nan values in its \d+(?:st|nd|rd|th) output",
+          r"Loss became infinite or NaN", r"\b(?:nan|inf) (?:loss|gradients?) detected",
+          r"(?:detected|encountered|found) (?:a )?(?:nan|inf)(?:/inf)? (?:in|loss|value)"),
+         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
          "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
@@ -459,10 +495,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:add|in) (?:you|your|the) ?(?:user|user account|account)? to the (?:render|video) group",
           r"not in the (?:render|video) group",
           r"Permission denied:? '?/dev/(?:kfd|dri)", r"is not member of \"?\w+\"? group, the default DRM access group",
-          r"hsa api call failure at: .{0,120}hsa_init"),
+          r"hsa api call failure at: .{0,120}hsa_init",
+          # the ROCr runtime refusing an amdgpu kernel driver too old for it (the GPU is then hidden)
+          r"HSA Error: Incompatible kernel and userspace"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group"),
+          "video group", "Incompatible kernel and userspace"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
@@ -473,16 +511,26 @@ SIGNATURES: tuple[Signature, ...] = (
          "the serialized rerun's traceback names the failing op",
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
           r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring [\w.]+ timeout|GPU fault detected)",
-          r"HIP error: an illegal memory access", r"hipErrorIllegalAddress"),
+          r"HIP error: an illegal memory access", r"hipErrorIllegalAddress",
+          # the amdgpu kernel driver's own lines (dmesg / journalctl -k): a VM page fault in a GPU hub, the fault
+          # status register with a fault set, a job/ring timeout and the reset that follows
+          r"\[(?:gfxhub|mmhub|GFXHUB|MMHUB)\d*\] (?:no-)?(?:retry )?page fault",
+          r"\b(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:0x0*[1-9A-Fa-f]",
+          r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond|VM fault)",
+          r"\[drm:amdgpu_job_timedout"),
          ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress",
-          "HW Exception", "amdgpu")),
+          "HW Exception", "amdgpu", "page fault", "PROTECTION_FAULT_STATUS"),
+         sources=("ROCm/clr hip_error.cpp (hipErrorIllegalAddress: an illegal memory access was encountered)",
+                  "amdgpu gmc_v9/v11 interrupt handlers as users post them: amdgpu: [gfxhub] page fault (src_id:0 "
+                  "ring:24 vmid:8 pasid:...), GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031 (ROCm/amdgpu#204, "
+                  "ROCm/TheRock#986)")),
     _sig("rocm-library-missing", "hip_error", "error", "root", "a ROCm runtime library is missing or not found",
          "the ROCm libraries this PyTorch/extension was built against (HIP runtime, HSA, rocBLAS, MIOpen, RCCL) are "
          "not installed or not on the library path, or are another ROCm version than the build's",
          "install the ROCm version the wheel was built for (torch.version.hip; the +rocmX.Y in its version) or the "
          "wheel for the installed ROCm; LD_LIBRARY_PATH=/opt/rocm/lib; in containers use a rocm/* base image",
          "`ldd` on the extension's .so; `ls /opt/rocm*/lib | grep -E 'amdhip|hsa|rocblas'`",
-         (r"(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
+         (r"(?<!dlerror: )(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
           r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",),
          ("cannot open shared object",),
          sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
@@ -571,8 +619,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"no kernel image is available for execution on the device",
           r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b",
           # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
-          r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `.+` failed"),
-         ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `"),
+          r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `.+` failed",
+          # cuDNN's status errors and the NVIDIA kernel driver (dmesg): an Xid event, a GPU that left the bus
+          r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus"),
+         ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `", "cuDNN error", "NVRM: Xid",
+          "fallen off the bus"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
     # ------------------------------------------------------------------ benign warnings
@@ -610,6 +661,17 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"bitsandbytes was compiled without GPU support", r"Could not find the bitsandbytes \w+ binary",
           r"bitsandbytes.{0,80}(?:CPU only|no GPU support|could not find the ROCm|libbitsandbytes_\w+\.so)"),
          ("bitsandbytes",), benign=True),
+    # an RL trainer's step line (GRPO/PPO/RLOO: reward/kl keys) with loss 0.0: the policy loss is ~0 by construction
+    # at the start (zero-mean advantages, KL 0), not a collapse; a context line, never a cause
+    _sig("rl-loss-zero", "benign_warning", "info", "context", "an RL step logs loss 0.0 (normal for GRPO/PPO)",
+         "in GRPO/PPO the logged policy loss is about 0 by construction (advantages are normalised to mean 0, the KL "
+         "term starts at 0); with equal rewards in a group the gradient is 0 too",
+         "nothing; watch the reward and KL columns instead of the loss",
+         "the reward/kl values change over the steps while the loss stays near 0",
+         (r"'loss'\s*:\s*0\.0\b(?=.{0,400}'(?:kl|rewards?(?:/\w+)?|reward_std)'\s*:)",
+          r"\"loss\"\s*:\s*0\.0\b(?=.{0,400}\"(?:kl|rewards?(?:/\w+)?|reward_std)\"\s*:)"),
+         ("'loss'", '"loss"'), benign=True,
+         sources=("ms-swift FAQ Q92 / huggingface/open-r1#239 (GRPO: loss 0 at the start is expected)",)),
     _sig("token-indices-too-long", "tokenizer_template", "info", "context", "a sample is longer than the "
          "tokenizer's model_max_length",
          "the tokenizer warns when one text is longer than its nominal maximum; training truncates at cutoff_len",
@@ -629,10 +691,24 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Special tokens have been added in the vocabulary", r"You're using a \w+ ?[Tt]okenizer",
           r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported",
           # MIOpen's warnings (workspace, fallback solvers, find-db) are performance notes: the op still runs
-          r"MIOpen\(HIP\): Warning \["),
+          r"MIOpen\(HIP\): Warning \[",
+          # xFormers' import-time notes: it runs without Triton / its compiled extensions (slower, not failed)
+          r"A matching Triton is not available, some optimizations will not be enabled",
+          r"^\s*Error caught was: No module named '?triton", r"xFormers can't load C\+\+/CUDA extensions",
+          r"WARNING\[XFORMERS\]",
+          # the end of a run that did not call destroy_process_group (torch >= 2.4): a note, not a failure
+          r"process group has NOT been destroyed before we destruct ProcessGroupNCCL",
+          r"destroy_process_group\(\) was not called before program exit",
+          # DeepSpeed's op-compatibility notes at start-up (ops the run may never use)
+          r"\[WARNING\]\s+(?:async_io|sparse_attn|cpu_adam|fused_adam|evoformer_attn|fp_quantizer|gds|"
+          r"inference_core_ops|cutlass_ops|ragged_\w+)\b",
+          # TensorFlow's dynamic loader: an optional library is absent (it falls back)
+          r"Could not load dynamic library '[^']+'; dlerror:"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
-          "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning"), benign=True,
+          "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning",
+          "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
+          "destroy_process_group", "[WARNING]", "Could not load dynamic library"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # ------------------------------------------------------------------ deepspeed_build_jit
     _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
@@ -815,6 +891,25 @@ SIGNATURES: tuple[Signature, ...] = (
          ("DUE TO ", "CANCELLED AT"),
          sources=("ZettaAI/zetta_utils#671 (slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT "
                   "2024-04-20T09:09:37 DUE TO TIME LIMIT ***)",)),
+    # ------------------------------------------------------------------ shared memory (host_ram_oom)
+    # before disk-full: `No space left on device` on /dev/shm is the shared memory, not the disk
+    _sig("shm-exhausted", "host_ram_oom", "error", "root", "shared memory (/dev/shm) ran out: a DataLoader "
+         "worker died with SIGBUS",
+         "DataLoader workers pass batches through /dev/shm; a container's default /dev/shm (64 MB in Docker) or a "
+         "full tmpfs is too small, so a worker is killed by a bus error",
+         "give the container more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir "
+         "with medium: Memory at /dev/shm), or fewer DataLoader workers (dataloader_num_workers / "
+         "preprocessing_num_workers)",
+         "`df -h /dev/shm` inside the container",
+         (r"is killed by signal: Bus", r"out of shared memory", r"unable to write to file </torch_\w+>",
+          r"/dev/shm.{0,80}(?:No space left|full|too small)",
+          r"No space left on device\W{0,4}'?/dev/shm", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
+          r"总线错误",
+          # torch/csrc/DataLoader.cpp's SIGBUS handler in the worker
+          r"Unexpected bus error encountered in worker", r"insufficient shared memory \(shm\)"),
+         ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error", "总线错误", "bus error"),
+         sources=("pytorch/pytorch#2244 class of reports: RuntimeError: DataLoader worker (pid 47) is killed by "
+                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",)),
     # ------------------------------------------------------------------ disk_full_save
     _sig("disk-full", "disk_full_save", "error", "root", "no space left on device",
          "a write (usually a checkpoint: weights + optimizer states) filled the disk or the quota",
@@ -823,9 +918,15 @@ SIGNATURES: tuple[Signature, ...] = (
          "`df -h OUTPUT_DIR`; `du -sh OUTPUT_DIR/checkpoint-*`",
          (r"No space left on device", r"\[Errno 28\]", r"Disk quota exceeded", r"\[Errno 122\]",
           r"PytorchStreamWriter failed writing file", r"inline_container\.cc.{0,40}unexpected pos \d+",
-          r"StorageFull"),
+          r"StorageFull",
+          # `datasets` checks the cache directory's free space before preparing a dataset; Rust's io error kinds
+          # (safetensors) for a quota; ENOSPC as C tools and Node print it
+          r"Not enough disk space\. Needed:", r"FilesystemQuotaExceeded", r"\bENOSPC\b",
+          r"[Nn]o space left on device", r"database or disk is full", r"There is not enough space on the disk",
+          r"No usable temporary directory found"),
          ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
-          "inline_container", "StorageFull"),
+          "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
+          "no space left", "disk is full", "not enough space on the disk", "temporary directory"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
     _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "
@@ -839,20 +940,6 @@ SIGNATURES: tuple[Signature, ...] = (
          ("cannot be opened",),
          sources=("torch/serialization.py's _open_zipfile_writer (RuntimeError: File my_out/checkpoints/"
                   "checkpoint_0.pt cannot be opened.), ronin/ronin#51: a full disk after the first epoch",)),
-    _sig("shm-exhausted", "host_ram_oom", "error", "root", "shared memory (/dev/shm) ran out: a DataLoader "
-         "worker died with SIGBUS",
-         "DataLoader workers pass batches through /dev/shm; a container's default /dev/shm (64 MB in Docker) or a "
-         "full tmpfs is too small, so a worker is killed by a bus error",
-         "give the container more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir "
-         "with medium: Memory at /dev/shm), or fewer DataLoader workers (dataloader_num_workers / "
-         "preprocessing_num_workers)",
-         "`df -h /dev/shm` inside the container",
-         (r"is killed by signal: Bus", r"out of shared memory", r"unable to write to file </torch_\w+>",
-          r"/dev/shm.{0,80}(?:No space left|full|too small)", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
-          r"总线错误"),
-         ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error", "总线错误"),
-         sources=("pytorch/pytorch#2244 class of reports: RuntimeError: DataLoader worker (pid 47) is killed by "
-                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",)),
     _sig("deepspeed-no-launcher", "config_error", "error", "root", "DeepSpeed started without a distributed "
          "launcher looks for MPI (mpi4py)",
          "a DeepSpeed config was given to a plain `python` process: without RANK/WORLD_SIZE from a launcher "
@@ -1045,7 +1132,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
          "matching runtime; LD_LIBRARY_PATH to its lib directory",
          "`ldd` on the extension's .so lists the missing library",
-         (r"(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+         (r"(?<!dlerror: )(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
           r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
          ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "

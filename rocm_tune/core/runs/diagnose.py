@@ -804,6 +804,11 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 continue   # the same line found by the scan and by the series
             seen.add(key)
             by_code.setdefault(h.code, []).append(h)
+    if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
+            not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
+        del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
+    if "loss-collapse" in by_code:
+        _collapse_by_precision(by_code, [sc.head_text for sc in scans] + list(config.texts if config else ()))
     diags: list[Diagnosis] = []
     for code, hits in by_code.items():
         sig = cat.BY_CODE[code]
@@ -858,6 +863,34 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
                        any(s.partial for s in scans))
+
+
+_NAN_TEXT = re.compile(r"\b(?:nan|NaN|NAN|-?inf|Infinity)\b")
+_PREC_DTYPE = re.compile(r"compute dtype:\s*torch\.(bfloat16|float16|float32)\b")
+_PREC_ON = {p: re.compile(rf"(?:^|[\s'\"{{,-])(?:--)?{p}['\"]?(?:\s*[:=]\s*['\"]?(?:true|True|1)\b|\s+(?:true|True|1)\b|\s*\\?\s*$|\s+--|"
+                          rf"\s*:\s*\{{\s*['\"]enabled['\"]\s*:\s*true)|mixed_precision['\"]?\s*[:= ]\s*['\"]?{p}\b",
+                          re.M) for p in ("fp16", "bf16")}
+
+
+def run_precision(texts: Sequence[str]) -> str | None:
+    """fp16 | bf16 | fp32 | None: what the run computes in, from LLaMA-Factory's `compute dtype:` line, else the
+    fp16/bf16 switches of its command line or config (`--bf16 True`, `bf16: true`, DeepSpeed's
+    "fp16": {"enabled": true}, accelerate's mixed_precision); None when it cannot tell or both are on."""
+    blob = "\n".join(texts)
+    m = _PREC_DTYPE.search(blob)
+    if m:
+        return {"bfloat16": "bf16", "float16": "fp16"}.get(m.group(1), "fp32")
+    on = {p for p, rx in _PREC_ON.items() if rx.search(blob)}
+    return on.pop() if len(on) == 1 else None
+
+
+def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) -> None:
+    """A loss of 0.0 with a NaN grad_norm is fp16 overflow only in an fp16 run: in a bf16 or fp32 run (whose range
+    does not overflow) the gradients themselves turned NaN, so the same lines are a NaN loss (nan_loss)."""
+    if run_precision(texts) not in ("bf16", "fp32"):
+        return
+    hits = by_code.pop("loss-collapse")
+    by_code.setdefault("nan-loss", []).extend(Hit(**{**h.__dict__, "code": "nan-loss", "fix": None}) for h in hits)
 
 
 def _priority(d: Diagnosis) -> int:
