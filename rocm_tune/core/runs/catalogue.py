@@ -281,9 +281,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "NCCL_DEBUG=INFO: the 'via NET/...' lines name the transport; `ibstat` / `ibv_devinfo` on each node",
          (r"remote process exited or there was a network error", r"ncclRemoteError",
           r"Connection reset by peer", r"Connection closed by (?:remote )?peer", r"NCCL WARN .{0,120}Broken pipe",
-          r"socketProgress\w*: .{0,80}(?:failed|[Cc]onnection)"),
+          r"socketProgress\w*: .{0,80}(?:failed|[Cc]onnection)",
+          # c10d's TCPStore when the peer (often rank 0, after its own failure) went away
+          r"Failed to recv, got 0 bytes", r"Connection was likely closed"),
          ("remote process exited", "ncclRemoteError", "Connection reset", "Connection closed", "Broken pipe",
-          "socketProgress"),
+          "socketProgress", "Failed to recv", "likely closed"),
          sources=("NVIDIA/nccl#2076 (remote process exited or there was a network error ... socketProgressOpt: Call to "
                   "recv from ... failed : Connection reset by peer)", "NVIDIA/nccl#1141")),
     _sig("rendezvous-timeout", "nccl_rccl_timeout_hang", "error", "weak", "ranks could not meet (rendezvous/"
@@ -1342,7 +1344,10 @@ PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", 
                                 "Connection reset", "Connection closed", "remote process exited", "Tensile",
                                 "loss scale", "exit status", "exit code", "memory limit", "LLVM ERROR",
                                 "BackendCompilerFailed", "not writable", "Read-only file system",
-                                "HSA_NO_SCRATCH_RECLAIM", "No training was carried out")
+                                "HSA_NO_SCRATCH_RECLAIM", "No training was carried out",
+                                # issue 26 (explain-sw): a shell that cannot find the runner's command
+                                "command not found", "未找到命令", "找不到命令", ": not found", "not recognized as an internal",
+                                "不是内部或外部命令")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
