@@ -391,8 +391,10 @@ REAL_LINES = [
      "'ds.json']' returned non-zero exit status 1.", "accelerate launch's teardown"),
     ("child-failed", "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGSEGV",
      "torch.multiprocessing.spawn"),
-    ("extension-abi-mismatch", "A module that was compiled using NumPy 1.x cannot be run in", "numpy 2.0's ABI "
-     "message"),
+    ("version-required", "A module that was compiled using NumPy 1.x cannot be run in", "numpy 2.0's ABI "
+     "banner (also printed by optional imports a run survives: weak)"),
+    ("extension-abi-mismatch", "ImportError: numpy.core.multiarray failed to import", "an extension built for "
+     "numpy 1.x failing to import under numpy 2"),
     ("extension-abi-mismatch", "RuntimeError: operator torchvision::nms does not exist", "torchvision built for "
      "another torch"),
     ("flash-attn-error", "ImportError: cannot import name 'flash_attn_varlen_qkvpacked_func' from 'flash_attn' "

@@ -207,8 +207,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`py-spy dump --pid PID` on each rank: all wait in the same collective",
          (r"NCCL INFO .{0,200}Init COMPLETE", r"NCCL INFO Connected all (?:rings|trees)",
           r"NCCL INFO (?:Channel \d+/\d+ ?:|Using network|ncclCommInitRank|comm 0x[0-9a-f]+ rank \d+)",
-          r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/"),
-         ("NCCL INFO",), hang=True, tail_only=True,
+          r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/",
+          r"Initializing TorchBackend in DeepSpeed with backend nccl",
+          r"Added key: store_based_barrier_key:\d+ to store for rank: \d+"),
+         ("NCCL INFO", "Initializing TorchBackend", "store_based_barrier_key"), hang=True, tail_only=True,
          sources=("ROCm/rccl#1129 class of reports: the log stops after the RCCL init lines",)),
     _sig("log-says-hang", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends where the user says it "
          "hangs",
@@ -675,10 +677,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object",
           r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile",
           r"Ninja is required to load C\+\+ extensions",
-          r"The detected CUDA version \([\d.]+\) mismatches the version that was used to compile"),
+          r"The detected CUDA version \([\d.]+\) mismatches the version that was used to compile",
+          r"torch_extensions[/\\]\S+\.so: (?:undefined symbol|cannot open shared object)",
+          r"No module named '?deepspeed\.ops\.[\w.]+_op'?", r"(?:CUDA|ROCM)_HOME environment variable is not set"),
          ("Ninja is required", "ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
           "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
-          "unable to compile", "detected CUDA version"),
+          "unable to compile", "detected CUDA version", "torch_extensions", "deepspeed.ops.", "_HOME environment"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
                   "or directory; ninja: build stopped: subcommand failed)",
                   "seeds/000 (ModuleNotFoundError: No module named 'dskernels')")),
@@ -717,8 +721,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Failed to import [\w.]+ because of the following error",
           # pip's resolver after an install: `X 1.0 requires Y>=2, but you have Y 1.5 which is incompatible.`
           r"requires [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you have [\w.-]+ [\w.+]+ which is "
-          r"incompatible", r"requires the latest version of `?[\w.-]+"),
-         ("required", "require", "upgrade", "update", "install", "Failed to import", "requires"),
+          r"incompatible", r"requires the latest version of `?[\w.-]+",
+          r"A module that was compiled using NumPy 1\.x cannot be run in"),
+         ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
@@ -925,9 +930,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
           r"(?:ImportError|ModuleNotFoundError): .{0,200}(?:[Pp]lease|[Yy]ou (?:need|must|should)) (?:to )?(?:install|run "
           r"`?pip install)\b(?!.{0,80}(?:>=|==|~=|upgrade|latest|version))",
-          r"No matching distribution found for [\w.\[\]-]+"),
+          r"No matching distribution found for [\w.\[\]-]+",
+          r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext"),
          ("No module named", "not found in your environment", "install the", "install `", "PackageNotFoundError",
-          "not installed", "No matching distribution"),
+          "not installed", "No matching distribution", "module is not found", "--cpp_ext"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
@@ -939,7 +945,9 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"FlashAttention2 has been toggled on, but it cannot be used", r"flash_attn\S*\.so: undefined symbol",
           r"FlashAttention only supports Ampere GPUs or newer",
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
-          r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,60}(?:error|fail|$)",
+          r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
+          r"Failed to build installable wheels for some pyproject\.toml based projects \(?[^)\n]*flash[-_]attn",
+          r"DLL load failed while importing flash_attn\w*", r"No operator found for `memory_efficient_attention_\w+`",
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
           r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_\w*cuda",
           r"cannot import name '\w+' from '?flash_attn", r"does not support Flash Attention 2\.0 yet",
@@ -952,7 +960,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"packages that were not found in your environment: (?:[\w-]+, )*flash[_-]attn\b",
           # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
           r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
-         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "lash Attention", "lash-Attention", "lash_Attention",
+         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "memory_efficient_attention", "lash Attention", "lash-Attention", "lash_Attention",
           "lash-attention", "lash_attention", "lash attention"),
          sources=("ROCm/flash-attention#37, #93 (One of GPU archs of ['gfx908'] is invalid or not supported by "
                   "Flash-Attention)", "vllm-project/vllm#9319, #4514 (triton_flash_attention.py:211:0: error: stack "
@@ -968,12 +976,14 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"\.so\S*: undefined symbol: _Z\w+", r"^undefined symbol: _Z\w+",
           r"(?:site|dist)-packages/\S+\.(?:cpython-\d+\S*|abi3)\.so\S*: undefined symbol: \w+",
           # numpy 2 under extensions built for numpy 1; torchvision built for another torch
-          r"A module that was compiled using NumPy 1\.x cannot be run in", r"numpy\.core\.multiarray failed to import",
+          r"numpy\.core\.multiarray failed to import", r"_ARRAY_API not found",
           r"numpy\.dtype size changed, may indicate binary incompatibility",
           r"operator torchvision::\w+ does not exist",
-          r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions"),
+          r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions",
+          r"module compiled against (?:ABI|API) version \w+ but this version of numpy is \w+",
+          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot be created directly"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
-          "torchvision were compiled"),
+          "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
@@ -1201,8 +1211,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls CHECKPOINT/global_step*/` against the ranks of this run",
          (r"No such file or directory: '[^']*(?:zero_pp_rank_\d+|bf16_zero_pp_rank_\d+)\w*_(?:optim|model)_states\.pt'",
           r"No such file or directory: '[^']*mp_rank_\d+_model_states\.pt'",
-          r"No valid checkpoint found in output directory"),
-         ("_states.pt", "No valid checkpoint found"),
+          r"No valid checkpoint found in output directory",
+          # deepspeed/runtime/engine.py _get_all_zero_checkpoint_names, when shards of other ranks/nodes are absent
+          r"The following zero checkpoints paths are missing"),
+         ("_states.pt", "No valid checkpoint found", "zero checkpoints paths are missing"),
          sources=("deepspeed/runtime/engine.py _get_all_zero_checkpoints (zero_pp_rank_N_mp_rank_00_optim_states.pt)",
                   "transformers/trainer.py (ValueError: No valid checkpoint found in output directory)")),
     _sig("command-not-found", "missing_package", "error", "root", "the shell could not find the program the run "
@@ -1233,8 +1245,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch.distributed as d; print(d.is_available(), d.is_nccl_available())'`",
          (r"Distributed package doesn't have (?:NCCL|MPI|UCC|Gloo) built in",
           r"No module named '?torch\._C\._distributed_c10d'?",
-          r"torch\.distributed is not available"),
-         ("built in", "_distributed_c10d", "torch.distributed is not available"),
+          r"torch\.distributed is not available",
+          r"module 'torch\.distributed' has no attribute '(?:init_process_group|is_initialized|get_rank|"
+          r"get_world_size|barrier|all_reduce|ReduceOp|ProcessGroup|destroy_process_group)'"),
+         ("built in", "_distributed_c10d", "torch.distributed is not available", "module 'torch.distributed'"),
          sources=("torch/distributed/distributed_c10d.py (RuntimeError: Distributed package doesn't have NCCL built "
                   "in)", "bshall/hubert#1")),
     _sig("config-rejected", "config_error", "error", "root", "the runner rejected the run's configuration",
@@ -1265,6 +1279,29 @@ SIGNATURES: tuple[Signature, ...] = (
          ("'NoneType' object has no attribute 'c",),
          sources=("bitsandbytes/cextension.py (lib is None: AttributeError: 'NoneType' object has no attribute "
                   "'cadam32bit_grad_fp32')",)),
+    _sig("weights-only-load", "version_check", "error", "root", "torch.load refused a checkpoint under "
+         "PyTorch 2.6's weights_only default",
+         "PyTorch 2.6 made torch.load(weights_only=True) the default; a library release older than that loads its "
+         "own pickles (rng_state.pth, optimizer/scheduler states, DeepSpeed checkpoints) without weights_only=False, "
+         "so resuming or loading fails on a non-tensor object",
+         "upgrade the library that loads the file (transformers / accelerate / deepspeed releases made for torch 2.6), "
+         "or pin torch < 2.6; only for files you trust: torch.serialization.add_safe_globals or weights_only=False",
+         "`pip show torch transformers accelerate deepspeed`",
+         (r"Weights only load failed", r"WeightsUnpickler error: Unsupported (?:global|operand)"),
+         ("Weights only load failed", "WeightsUnpickler"),
+         sources=("torch/serialization.py (_pickle.UnpicklingError: Weights only load failed ... In PyTorch 2.6, we "
+                  "changed the default value of the `weights_only` argument)",)),
+    _sig("python-too-old", "version_check", "error", "weak", "the Python interpreter is older than the code needs",
+         "the library uses syntax or typing of a newer Python (X | None unions need 3.10, list[int] needs 3.9) or "
+         "declares a newer Requires-Python, and the environment runs an older interpreter",
+         "create the environment with the Python the runner supports (3.10 or newer for current LLaMA-Factory, "
+         "ms-swift, Axolotl, transformers) and reinstall",
+         "`python --version` in the environment that runs the job",
+         (r"unsupported operand type\(s\) for \|: '(?:type|types\.GenericAlias|typing\.\w+|\w+Meta)' and "
+          r"'(?:NoneType|type|types\.GenericAlias|typing\.\w+|\w+Meta)'", r"'type' object is not subscriptable",
+          r"requires a different Python: [\d.]+ not in '[^']+'"),
+         ("unsupported operand type", "not subscriptable", "requires a different Python"),
+         sources=("CPython 3.8/3.9 on PEP 604 / PEP 585 annotations", "pip's Requires-Python check")),
     # ================================================================== end of the explain-sw block
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
          "error",
@@ -1428,7 +1465,8 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # issue 26 (explain-sw): requirements on a value and the runners' `You passed/You must ...` wording
                 r"(?:has|have|must|should|needs?) to be (?:greater|larger|smaller|less|positive|divisible|a multiple|"
                 r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be divisible by|"
-                r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice",
+                r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice|"
+                r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b",
                 re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
