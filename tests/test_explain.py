@@ -406,6 +406,33 @@ REAL_LINES = [
      "torch/utils/cpp_extension.py _check_cuda_version"),
     ("version-required", "torch 2.1.0 requires triton==2.1.0, but you have triton 2.3.0 which is incompatible.",
      "pip's dependency resolver"),
+    ("weights-only-load", "_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so "
+     "you have two options, do those steps only if you trust the source of the checkpoint.", "torch 2.6's torch.load "
+     "(nanoporetech/remora#226)"),
+    ("python-too-old", "TypeError: unsupported operand type(s) for |: 'type' and 'NoneType'", "transformers 4.57 on "
+     "Python 3.9 (huggingface/trl#4208)"),
+    ("python-too-old", "ERROR: Package 'axolotl' requires a different Python: 3.9.18 not in '>=3.10'", "pip's "
+     "Requires-Python check"),
+    ("checkpoint-files-missing", "[WARNING] [engine.py:2805:_get_all_zero_checkpoint_names] The following zero "
+     "checkpoints paths are missing: ['./out/step_5/pytorch_model/bf16_zero_pp_rank_8_mp_rank_00_optim_states.pt']",
+     "deepspeedai/DeepSpeed#2319"),
+    ("flash-attn-error", "RuntimeError: DeviceGroupedMultiheadAttentionForward_Xdl_CShuffle_V2<256, 128, 128, 32, 8, "
+     "8, 128, 128, 32, 2, Default, ASpecDefault, B0SpecDefault, B1SpecDefault, CSpecDefault, "
+     "MaskUpperTriangleFromTopLeft> does not support this problem", "ROCm/composable_kernel#1140 (MI50)"),
+    ("flash-attn-error", "ERROR: Failed to build installable wheels for some pyproject.toml based projects (flash_attn)",
+     "ROCm/flash-attention#80 (newer pip's summary)"),
+    ("flash-attn-error", "ImportError: DLL load failed while importing flash_attn_2_cuda: The specified module could "
+     "not be found.", "flash-attn wheels on Windows"),
+    ("flash-attn-error", "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:",
+     "xformers without a usable kernel (yangjianxin1/Firefly#258)"),
+    ("deepspeed-op-build-failed", "ImportError: /root/.cache/torch_extensions/py310_cu121/fused_adam/fused_adam.so: "
+     "undefined symbol: _ZN3c104cuda20CUDACachingAllocator9allocatorE", "a JIT-built op left from another torch"),
+    ("deepspeed-op-build-failed", "ModuleNotFoundError: No module named 'deepspeed.ops.adam.cpu_adam_op'",
+     "a prebuilt DeepSpeed op that was not built"),
+    ("torch-build-lacks-backend", "AttributeError: module 'torch.distributed' has no attribute 'init_process_group'",
+     "a PyTorch build without the distributed package (macOS/Windows)"),
+    ("extension-abi-mismatch", "TypeError: Descriptors cannot be created directly.", "protobuf 4 under code generated "
+     "for protobuf 3"),
 ]
 
 

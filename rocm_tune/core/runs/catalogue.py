@@ -208,9 +208,8 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"NCCL INFO .{0,200}Init COMPLETE", r"NCCL INFO Connected all (?:rings|trees)",
           r"NCCL INFO (?:Channel \d+/\d+ ?:|Using network|ncclCommInitRank|comm 0x[0-9a-f]+ rank \d+)",
           r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/",
-          r"Initializing TorchBackend in DeepSpeed with backend nccl",
           r"Added key: store_based_barrier_key:\d+ to store for rank: \d+"),
-         ("NCCL INFO", "Initializing TorchBackend", "store_based_barrier_key"), hang=True, tail_only=True,
+         ("NCCL INFO", "store_based_barrier_key"), hang=True, tail_only=True,
          sources=("ROCm/rccl#1129 class of reports: the log stops after the RCCL init lines",)),
     _sig("log-says-hang", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends where the user says it "
          "hangs",
@@ -948,6 +947,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
           r"Failed to build installable wheels for some pyproject\.toml based projects \(?[^)\n]*flash[-_]attn",
           r"DLL load failed while importing flash_attn\w*", r"No operator found for `memory_efficient_attention_\w+`",
+          # composable_kernel's attention kernels refusing the arch/shape (ROCm flash-attention on gfx906, RDNA)
+          r"Device\w*(?:Attention|Fmha|FMHA)\w*<.{0,600}> does not support this problem",
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
           r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_\w*cuda",
           r"cannot import name '\w+' from '?flash_attn", r"does not support Flash Attention 2\.0 yet",
@@ -960,7 +961,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"packages that were not found in your environment: (?:[\w-]+, )*flash[_-]attn\b",
           # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
           r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
-         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "memory_efficient_attention", "lash Attention", "lash-Attention", "lash_Attention",
+         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "memory_efficient_attention", "does not support this problem", "lash Attention", "lash-Attention", "lash_Attention",
           "lash-attention", "lash_attention", "lash attention"),
          sources=("ROCm/flash-attention#37, #93 (One of GPU archs of ['gfx908'] is invalid or not supported by "
                   "Flash-Attention)", "vllm-project/vllm#9319, #4514 (triton_flash_attention.py:211:0: error: stack "
@@ -1279,8 +1280,8 @@ SIGNATURES: tuple[Signature, ...] = (
          ("'NoneType' object has no attribute 'c",),
          sources=("bitsandbytes/cextension.py (lib is None: AttributeError: 'NoneType' object has no attribute "
                   "'cadam32bit_grad_fp32')",)),
-    _sig("weights-only-load", "version_check", "error", "root", "torch.load refused a checkpoint under "
-         "PyTorch 2.6's weights_only default",
+    _sig("weights-only-load", "checkpoint_resume_mismatch", "error", "root", "torch.load refused a checkpoint "
+         "under PyTorch 2.6's weights_only default",
          "PyTorch 2.6 made torch.load(weights_only=True) the default; a library release older than that loads its "
          "own pickles (rng_state.pth, optimizer/scheduler states, DeepSpeed checkpoints) without weights_only=False, "
          "so resuming or loading fails on a non-tensor object",
