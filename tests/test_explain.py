@@ -433,6 +433,13 @@ REAL_LINES = [
      "a PyTorch build without the distributed package (macOS/Windows)"),
     ("extension-abi-mismatch", "TypeError: Descriptors cannot be created directly.", "protobuf 4 under code generated "
      "for protobuf 3"),
+    ("collective-timeout", "[rank3]:[E1206 18:44:13.275514180 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) "
+     "Rank 3] Received a dump signal due to a collective timeout from rank 0 and we will try our best to dump the "
+     "debug info.", "torch 2.5 ProcessGroupNCCL: another rank's timeout"),
+    ("child-failed", "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+     "vLLM v1's engine teardown"),
+    ("import-name-mismatch", "TypeError: LlamaForCausalLM.forward() got an unexpected keyword argument "
+     "'num_items_in_batch'", "transformers 4.46 calling a model's forward of another release"),
 ]
 
 

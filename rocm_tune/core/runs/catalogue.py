@@ -235,10 +235,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Heartbeat monitor timed out", r"watchdog got stuck for \d+ seconds",
           # torch 1.9-1.11 (`Caught collective operation timeout`), WorkNCCL's own line, handleException's verdict
           r"[Cc]aught collective operation timeout", r"ran for \d+ milliseconds before timing out",
-          r"Some NCCL operations have failed or timed out"),
+          r"Some NCCL operations have failed or timed out",
+          # torch 2.4+: a rank told by another rank's timeout to dump its flight recorder
+          r"Received a dump signal due to a collective timeout from", r"flight recorder dump signal from another rank"),
          ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout", "communicator was aborted",
           "Heartbeat monitor", "watchdog got stuck", "collective operation timeout", "before timing out",
-          "Some NCCL operations"),
+          "Some NCCL operations", "dump signal"),
          hang=True, sources=("tests/fixtures/logs/alert-collective-timeout.log (torch 2.x ProcessGroupNCCL.cpp)",)),
     _sig("nccl-error", "nccl_rccl_timeout_hang", "error", "root", "an NCCL/RCCL call failed",
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
@@ -707,7 +709,9 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"(?:ImportError: )?cannot import name '(\w+)' from '(?!flash_attn)([\w.]+)'",
           r"No module named '(?!torch\._C\._distributed)(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|"
           r"diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
-          r"(?:__init__|from_pretrained|from_dict)\(\) got an unexpected keyword argument '\w+'"),
+          # any call with a keyword another release of the callee does not take (issue 26, explain-sw: raised inside a
+          # tokenizer or data collator it is still the versions, not the data)
+          r"\w+\(\) got an unexpected keyword argument '\w+'"),
          ("cannot import name", "No module named", "unexpected keyword argument")),
     _sig("version-required", "version_check", "error", "weak", "a package needs another version",
          "a library states the version of another one it needs, and the installed one is not it",
@@ -1315,10 +1319,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # accelerate launch / subprocess wrappers, torch.multiprocessing.spawn, srun's summary
           r"CalledProcessError: Command '(?!\['ninja')[^\n]{0,3000}' returned non-zero exit status -?\d+",
           r"ProcessExitedException|ProcessRaisedException", r"process \d+ terminated with (?:exit code|signal)",
-          r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code \d+"),
+          r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code \d+",
+          # vLLM's engine process reporting a worker's own failure above it
+          r"Engine core initialization failed\. See root cause above"),
          ("ChildFailedError", "exitcode", "return code", "closing signal", "Killing subprocess", "death signal",
           "via signal", "CalledProcessError", "ProcessExitedException", "ProcessRaisedException", "terminated with",
-          "Exited with exit code")),
+          "Exited with exit code", "See root cause above")),
     _sig("python-exception", "unknown", "error", "weak", "an exception ended the run",
          "an error this catalogue does not know: its message is the best lead",
          "read the exception message and the traceback's last frames of your code",
