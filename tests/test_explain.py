@@ -356,8 +356,6 @@ REAL_LINES = [
      "transformers' version probe of an absent distribution"),
     ("missing-package", "ImportError: apex is not installed. Please install it from https://github.com/NVIDIA/apex",
      "a library's optional-dependency check"),
-    ("missing-package", "ERROR: No matching distribution found for flash-attn==2.5.6+rocm",
-     "pip finding no wheel for the requested package"),
     ("missing-package", "ModuleNotFoundError: No module named 'fused_layer_norm_cuda'",
      "apex installed without its CUDA extensions (NVIDIA/apex#743)"),
     ("config-rejected", "ValueError: Some specified arguments are not used by the HfArgumentParser: "
@@ -383,8 +381,9 @@ REAL_LINES = [
      "ProcessGroupNCCL broadcastUniqueNCCLID (zai-org/ChatGLM-6B#1232)"),
     ("rendezvous-timeout", "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
      "waiting 1800000ms for recv operation to complete", "gloo's pair timeout"),
-    ("rendezvous-timeout", "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node01]:29500 "
-     "(errno: 110 - Connection timed out).", "c10d TCPStore client"),
+    ("rendezvous-timeout", "[E socket.cpp:957] [c10d] The server socket has failed to listen on any local network "
+     "address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+     "c10d TCPStore server on a port in use"),
     ("rendezvous-timeout", "pdsh@node01: node02: ssh exited with exit code 255", "DeepSpeed's pdsh launcher "
      "unable to reach a node"),
     ("child-failed", "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py', '--deepspeed', "

@@ -174,3 +174,24 @@ def test_the_live_alert_names_the_same_cause_and_fix_as_explain(tmp_path):
             pytest.fail(f"attach raised no {code} alert")
         # the alert gives explain's fix word for word, then how to confirm it
         assert alerts[0]["fix"].startswith(root["fix"])
+
+
+def test_a_missing_helper_command_is_not_the_cause_a_missing_runner_is():
+    # ROCm hosts print this from scripts that call nvidia-smi, and train on
+    text = ("bash: nvidia-smi: command not found\n"
+            "{'loss': 1.3977, 'grad_norm': 1.98, 'learning_rate': 1e-05, 'epoch': 0.01}\n"
+            "ValueError: loaded state dict contains a parameter group that doesn't match the size of optimizer's "
+            "group\n")
+    assert _root(text).family == "checkpoint_resume_mismatch"
+    assert explain_text("bash: nvidia-smi: command not found\n").root is None
+    assert _root("train.sh: line 12: torchrun: command not found\n").family == "missing_package"
+
+
+def test_c10d_s_client_retry_warning_is_not_a_cause():
+    text = ("[W socket.cpp:663] [c10d] The client socket has failed to connect to [kubernetes.docker.internal]:7250 "
+            "(system error: 10049 - The requested address is not valid in that context.).\n"
+            "Traceback (most recent call last):\n  File \"train.py\", line 130, in <module>\n"
+            "RuntimeError: Distributed package doesn't have NCCL built in\n")
+    r = _root(text)
+    assert r.family == "missing_package"
+    assert not any(d.code == "rendezvous-timeout" for d in explain_text(text).diagnoses)
