@@ -71,6 +71,11 @@ class Signature:
                 "sources": list(self.sources)}
 
 
+# issue 26 (explain-sw): the commands that start a fine-tuning run (runners' CLIs, launchers, the interpreter)
+_RUN_CMDS = (r"(?:llamafactory-cli|lmf|swift|megatron|axolotl|accelerate|deepspeed|torchrun|tune|trl|python3?(?:\.\d+)?|"
+             r"pip3?|huggingface-cli|hf|vllm|ds_report|colossalai|composer|litgpt|xtuner|modelscope|unsloth|openrlhf)")
+
+
 def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, keywords, **kw) -> Signature:
     ic = kw.pop("ignorecase", False)
     comp = tuple(re.compile(p, re.IGNORECASE if ic else 0) for p in patterns)
@@ -79,10 +84,6 @@ def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, key
     return Signature(code, family, severity, role, title, cause, fix, confirm, tuple(patterns), tuple(keywords),
                      compiled=comp, **kw)
 
-
-# issue 26 (explain-sw): the commands that start a fine-tuning run (runners' CLIs, launchers, the interpreter)
-_RUN_CMDS = (r"(?:llamafactory-cli|lmf|swift|megatron|axolotl|accelerate|deepspeed|torchrun|tune|trl|python3?(?:\.\d+)?|"
-             r"pip3?|huggingface-cli|hf|vllm|ds_report|colossalai|composer|litgpt|xtuner|modelscope|unsloth|openrlhf)")
 
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
