@@ -71,6 +71,11 @@ class Signature:
                 "sources": list(self.sources)}
 
 
+# issue 26 (explain-sw): the commands that start a fine-tuning run (runners' CLIs, launchers, the interpreter)
+_RUN_CMDS = (r"(?:llamafactory-cli|lmf|swift|megatron|axolotl|accelerate|deepspeed|torchrun|tune|trl|python3?(?:\.\d+)?|"
+             r"pip3?|huggingface-cli|hf|vllm|ds_report|colossalai|composer|litgpt|xtuner|modelscope|unsloth|openrlhf)")
+
+
 def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, keywords, **kw) -> Signature:
     ic = kw.pop("ignorecase", False)
     comp = tuple(re.compile(p, re.IGNORECASE if ic else 0) for p in patterns)
@@ -227,8 +232,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "`py-spy dump --pid PID` on each rank: all wait in the same collective",
          (r"NCCL INFO .{0,200}Init COMPLETE", r"NCCL INFO Connected all (?:rings|trees)",
           r"NCCL INFO (?:Channel \d+/\d+ ?:|Using network|ncclCommInitRank|comm 0x[0-9a-f]+ rank \d+)",
-          r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/"),
-         ("NCCL INFO",), hang=True, tail_only=True,
+          r"NCCL INFO .{0,120}via (?:P2P|SHM|NET)/",
+          r"Added key: store_based_barrier_key:\d+ to store for rank: \d+"),
+         ("NCCL INFO", "store_based_barrier_key"), hang=True, tail_only=True,
          sources=("ROCm/rccl#1129 class of reports: the log stops after the RCCL init lines",)),
     _sig("log-says-hang", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends where the user says it "
          "hangs",
@@ -251,9 +257,15 @@ SIGNATURES: tuple[Signature, ...] = (
          "is the one that stopped",
          (r"Watchdog caught collective operation timeout", r"\bNCCL timeout\b", r"\bRCCL timeout\b",
           r"Timeout at NCCL work", r"ProcessGroupNCCL.{0,200}Timeout", r"NCCL communicator was aborted",
-          r"Heartbeat monitor timed out", r"watchdog got stuck for \d+ seconds"),
+          r"Heartbeat monitor timed out", r"watchdog got stuck for \d+ seconds",
+          # torch 1.9-1.11 (`Caught collective operation timeout`), WorkNCCL's own line, handleException's verdict
+          r"[Cc]aught collective operation timeout", r"ran for \d+ milliseconds before timing out",
+          r"Some NCCL operations have failed or timed out",
+          # torch 2.4+: a rank told by another rank's timeout to dump its flight recorder
+          r"Received a dump signal due to a collective timeout from", r"flight recorder dump signal from another rank"),
          ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout", "communicator was aborted",
-          "Heartbeat monitor", "watchdog got stuck"),
+          "Heartbeat monitor", "watchdog got stuck", "collective operation timeout", "before timing out",
+          "Some NCCL operations", "dump signal"),
          hang=True, sources=("tests/fixtures/logs/alert-collective-timeout.log (torch 2.x ProcessGroupNCCL.cpp)",)),
     _sig("nccl-error", "nccl_rccl_timeout_hang", "error", "root", "an NCCL/RCCL call failed",
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
@@ -297,9 +309,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "NCCL_DEBUG=INFO: the 'via NET/...' lines name the transport; `ibstat` / `ibv_devinfo` on each node",
          (r"remote process exited or there was a network error", r"ncclRemoteError",
           r"Connection reset by peer", r"Connection closed by (?:remote )?peer", r"NCCL WARN .{0,120}Broken pipe",
-          r"socketProgress\w*: .{0,80}(?:failed|[Cc]onnection)"),
+          r"socketProgress\w*: .{0,80}(?:failed|[Cc]onnection)",
+          # c10d's TCPStore when the peer (often rank 0, after its own failure) went away
+          r"Failed to recv, got 0 bytes", r"Connection was likely closed"),
          ("remote process exited", "ncclRemoteError", "Connection reset", "Connection closed", "Broken pipe",
-          "socketProgress"),
+          "socketProgress", "Failed to recv", "likely closed"),
          sources=("NVIDIA/nccl#2076 (remote process exited or there was a network error ... socketProgressOpt: Call to "
                   "recv from ... failed : Connection reset by peer)", "NVIDIA/nccl#1141")),
     _sig("rendezvous-timeout", "nccl_rccl_timeout_hang", "error", "weak", "ranks could not meet (rendezvous/"
@@ -310,9 +324,20 @@ SIGNATURES: tuple[Signature, ...] = (
          "`nc -zv MASTER_ADDR MASTER_PORT` from each node",
          (r"RendezvousTimeoutError", r"The client socket has timed out", r"DistNetworkError", r"DistStoreError",
           r"waiting for clients\. \d+/\d+ clients joined",
-          r"Timed out initializing process group"),
+          r"Timed out initializing process group",
+          # c10d: a rank waits for another's NCCL unique id / key in the store (TCPStore, FileStore)
+          r"store->get\('?[\w/]*'?\) got (?:error|exception): ", r"Socket Timeout", r"Timeout waiting for key: ",
+          r"[Ww]aiting in store based barrier", r"failed to pass monitoredBarrier",
+          r"Timed out waiting \d+ms for (?:send|recv) operation", r"Rendezvous(?:Connection|Closed)Error",
+          # the server side only: the client's `failed to connect` is a warning c10d prints on every retry
+          r"The server socket has failed to (?:listen|bind)",
+          r"(?:c10d|TCPStore|socket\.cpp|DistNetworkError).{0,200}(?:EADDRINUSE|[Aa]ddress already in use)",
+          r"ssh: connect to host \S+ port \d+: (?:Connection refused|No route to host|Connection timed out)",
+          r"pdsh@\S+: \S+: ssh exited with exit code 255"),
          ("Rendezvous", "socket has timed out", "DistNetworkError", "initializing process group", "DistStoreError",
-          "clients joined")),
+          "clients joined", "store->get", "Socket Timeout", "Timeout waiting for key", "store based barrier",
+          "monitoredBarrier", "Timed out waiting", "socket has failed", "EADDRINUSE", "ddress already in use",
+          "ssh: connect to host", "ssh exited")),
     # ------------------------------------------------------------------ ddp_error
     _sig("ddp-mark-ready-twice", "ddp_error", "error", "root", "DDP: 'Expected to mark a variable ready only once'",
          "reentrant gradient checkpointing with LoRA (or unused parameters) makes DDP's autograd hooks fire twice",
@@ -588,8 +613,18 @@ SIGNATURES: tuple[Signature, ...] = (
           r"error: command '[^']*(?:hipcc|nvcc|clang\+\+|amdclang\+\+)' failed",
           r"\bld(?:\.lld)?: (?:error: )?cannot find -l\w+",
           # the compiler does not know the GPU target it was asked to build for
-          r"error: unsupported (?:architecture '?gfx\w+|option '--offload-arch=\w+)"),
-         ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported"),
+          r"error: unsupported (?:architecture '?gfx\w+|option '--offload-arch=\w+)",
+          # torch.utils.cpp_extension's ninja run, gcc/clang/nvcc's own failures, a compiler that is not there
+          r"Command '\['ninja', '-v'[^\]]*\]' returned non-zero exit status \d+",
+          r"error: command '[^']*(?:gcc|g\+\+|c\+\+|x86_64-linux-gnu-gcc|cl\.exe)' failed",
+          r"nvcc fatal\s*: ", r"fatal error: '[\w/.+-]+\.(?:h|hpp|cuh)' file not found",
+          r"Error compiling objects for extension",
+          r"(?:^|: )(?:nvcc|hipcc|ninja|gcc|g\+\+|c\+\+|hipify-perl): (?:command )?not found",
+          r"CUDA_HOME environment variable is not set", r"^ninja: error: ", r"\bclang(?:\+\+|-\d+)?: error: ",
+          r"\S+\.(?:cu|cuh|hip)(?:\(\d+\)|:\d+:\d+): error: "),
+         ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported",
+          "'ninja', '-v'", "nvcc fatal", "file not found", "Error compiling objects", "not found",
+          "CUDA_HOME environment", "ninja: error", "clang", ": error: "),
          sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
                   "clang's summary line, as hipcc prints it")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
@@ -724,10 +759,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"object has no attribute 'ds_opt_adam'", r"CUDA_HOME does not exist, unable to compile CUDA op",
           r"MissingCUDAException", r"(?:cpu_adam|fused_adam|transformer_inference)\w*\.so: cannot open shared object",
           r"CUDAMismatchException", r"does not match the version torch was compiled with [\d.]+, unable to compile",
-          r"Ninja is required to load C\+\+ extensions"),
+          r"Ninja is required to load C\+\+ extensions",
+          r"The detected CUDA version \([\d.]+\) mismatches the version that was used to compile",
+          r"torch_extensions[/\\]\S+\.so: (?:undefined symbol|cannot open shared object)",
+          r"No module named '?deepspeed\.ops\.[\w.]+_op'?", r"(?:CUDA|ROCM)_HOME environment variable is not set"),
          ("Ninja is required", "ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
           "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
-          "unable to compile"),
+          "unable to compile", "detected CUDA version", "torch_extensions", "deepspeed.ops.", "_HOME environment"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
                   "or directory; ninja: build stopped: subcommand failed)",
                   "seeds/000 (ModuleNotFoundError: No module named 'dskernels')")),
@@ -750,10 +788,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
-         (r"(?:ImportError: )?cannot import name '(\w+)' from '([\w.]+)'",
-          r"No module named '(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|diffusers|vllm|"
-          r"huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
-          r"(?:__init__|from_pretrained|from_dict)\(\) got an unexpected keyword argument '\w+'"),
+         (r"(?:ImportError: )?cannot import name '(\w+)' from '(?!flash_attn)([\w.]+)'",
+          r"No module named '(?!torch\._C\._distributed)(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|"
+          r"diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
+          # any call with a keyword another release of the callee does not take (issue 26, explain-sw: raised inside a
+          # tokenizer or data collator it is still the versions, not the data)
+          r"\w+\(\) got an unexpected keyword argument '\w+'"),
          ("cannot import name", "No module named", "unexpected keyword argument")),
     _sig("version-required", "version_check", "error", "weak", "a package needs another version",
          "a library states the version of another one it needs, and the installed one is not it",
@@ -763,8 +803,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\brequires? (?:the )?(?:package )?`?[\w.-]+`?\s*(?:>=|==|~=)\s*\d[\w.]*",
           r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d",
           # transformers' lazy import: the real error is in the traceback above, most often a version mismatch
-          r"Failed to import [\w.]+ because of the following error"),
-         ("required", "require", "upgrade", "update", "install", "Failed to import"),
+          r"Failed to import [\w.]+ because of the following error",
+          # pip's resolver after an install: `X 1.0 requires Y>=2, but you have Y 1.5 which is incompatible.`
+          r"requires [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you have [\w.-]+ [\w.+]+ which is "
+          r"incompatible", r"requires the latest version of `?[\w.-]+",
+          r"A module that was compiled using NumPy 1\.x cannot be run in"),
+         ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
@@ -875,8 +919,11 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"Error\(s\) in loading state_dict for \w+", r"size mismatch for [\w.]+: copying a param with shape",
           r"Can't find a valid checkpoint at \S+",
           # accelerate/transformers loading weights whose shape is not the model's (another vocab / variant)
-          r"Trying to set a tensor of shape torch\.Size\(\[[\d, ]+\]\) in \"\w+\" \(which has shape"),
-         ("loading state_dict", "size mismatch for", "valid checkpoint at", "Trying to set a tensor of shape")),
+          r"Trying to set a tensor of shape torch\.Size\(\[[\d, ]+\]\) in \"\w+\" \(which has shape",
+          # torch's load_state_dict(strict=True) listing the keys, without the header line
+          r"(?:Missing|Unexpected) key\(s\) in state_dict: \S"),
+         ("loading state_dict", "size mismatch for", "valid checkpoint at", "Trying to set a tensor of shape",
+          "key(s) in state_dict")),
     # ------------------------------------------------------------------ slurm
     _sig("slurm-time-limit", "slurm_time_limit_preemption", "error", "root", "Slurm cancelled the job (time "
          "limit / preemption / node failure)",
@@ -973,8 +1020,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"[Pp]lease install (?:the )?`[\w.-]+` package",
           r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
           r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
-          r"(?!mpi4py)([\w.]+)'?",),
-         ("No module named", "not found in your environment", "install the", "install `"),
+          r"(?!mpi4py)([\w.]+)'?",
+          # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
+          r"PackageNotFoundError: (?:No package metadata was found for )?\S",
+          r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
+          r"(?:ImportError|ModuleNotFoundError): .{0,200}(?:[Pp]lease|[Yy]ou (?:need|must|should)) (?:to )?(?:install|run "
+          r"`?pip install)\b(?!.{0,80}(?:>=|==|~=|upgrade|latest|version))",
+          r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext"),
+         ("No module named", "not found in your environment", "install the", "install `", "PackageNotFoundError",
+          "not installed", "module is not found", "--cpp_ext"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
@@ -986,9 +1040,15 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"FlashAttention2 has been toggled on, but it cannot be used", r"flash_attn\S*\.so: undefined symbol",
           r"FlashAttention only supports Ampere GPUs or newer",
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
-          r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,60}(?:error|fail|$)",
+          r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
+          r"Failed to build installable wheels for some pyproject\.toml based projects \(?[^)\n]*flash[-_]attn",
+          r"DLL load failed while importing flash_attn\w*", r"No operator found for `memory_efficient_attention_\w+`",
+          # composable_kernel's attention kernels refusing the arch/shape (ROCm flash-attention on gfx906, RDNA)
+          r"Device\w*(?:Attention|Fmha|FMHA)\w*<.{0,600}> does not support this problem",
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
-          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_2_cuda",
+          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_\w*cuda",
+          r"cannot import name '\w+' from '?flash_attn", r"does not support Flash Attention 2\.0 yet",
+          r"flash_attn\S*\.whl is not a supported wheel on this platform",
           # ROCm/flash-attention's setup.py validate_and_update_archs: the arch first, then the verdict
           r"(?:is invalid or )?not supported by [Ff]lash[-_ ]?[Aa]ttention",
           # PyTorch's SDPA with no usable fused kernel for this GPU/dtype/shape
@@ -997,7 +1057,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"packages that were not found in your environment: (?:[\w-]+, )*flash[_-]attn\b",
           # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
           r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
-         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "lash Attention", "lash-Attention", "lash_Attention",
+         ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "memory_efficient_attention", "does not support this problem", "lash Attention", "lash-Attention", "lash_Attention",
           "lash-attention", "lash_attention", "lash attention"),
          sources=("ROCm/flash-attention#37, #93 (One of GPU archs of ['gfx908'] is invalid or not supported by "
                   "Flash-Attention)", "vllm-project/vllm#9319, #4514 (triton_flash_attention.py:211:0: error: stack "
@@ -1010,8 +1070,17 @@ SIGNATURES: tuple[Signature, ...] = (
          "reinstall the extension built for the installed torch (a wheel matching torch's version and CUDA/ROCm, "
          "or `pip install --no-build-isolation --no-cache-dir` to rebuild it against it)",
          "`python -c 'import torch;print(torch.__version__)'` against the extension's wheel tag",
-         (r"\.so\S*: undefined symbol: _Z\w+", r"^undefined symbol: _Z\w+"),
-         ("undefined symbol",),
+         (r"\.so\S*: undefined symbol: _Z\w+", r"^undefined symbol: _Z\w+",
+          r"(?:site|dist)-packages/\S+\.(?:cpython-\d+\S*|abi3)\.so\S*: undefined symbol: \w+",
+          # numpy 2 under extensions built for numpy 1; torchvision built for another torch
+          r"numpy\.core\.multiarray failed to import", r"_ARRAY_API not found",
+          r"numpy\.dtype size changed, may indicate binary incompatibility",
+          r"operator torchvision::\w+ does not exist",
+          r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions",
+          r"module compiled against (?:ABI|API) version \w+ but this version of numpy is \w+",
+          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot be created directly"),
+         ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
+          "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
@@ -1209,6 +1278,130 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("modelscope/ms-swift#2956, #3396, #3455 (AttributeError: 'TrainerState' object has no attribute "
                   "'last_model_checkpoint')", "modelscope/ms-swift#3863 ([WARNING:swift] No training was carried "
                   "out, which may be due to the dataset being too small ...)")),
+    # ================================================================== issue 26 (explain-sw): the runners' and
+    # libraries' own spellings of the families above, taken from their sources (torch.optim, torch.distributed,
+    # transformers' HfArgumentParser, pydantic, argparse, PyYAML, bash/zsh/sh, bitsandbytes)
+    _sig("optimizer-state-mismatch", "checkpoint_resume_mismatch", "error", "root", "the checkpoint's optimizer "
+         "state does not fit this run's optimizer",
+         "the optimizer state being resumed was saved for another set of trainable parameters (LoRA targets or "
+         "rank, frozen modules, a different model or optimizer): its parameter groups do not line up with the "
+         "optimizer this run built",
+         "resume with the same model, method, trainable modules and optimizer as the checkpoint; or load only the "
+         "weights (HF: resume_from_checkpoint off and start from the checkpoint's weights; DeepSpeed: "
+         "load_optimizer_states=False; ms-swift: resume_only_model) and start a fresh optimizer",
+         "compare the checkpoint's adapter_config.json / trainer_state.json with this run's settings",
+         (r"loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
+          r"loaded state dict has a different number of parameter groups",
+          # FSDP's optimizer state loading with another sharding / parameter set
+          r"optim_state_dict\w*\(\).{0,80}(?:mismatch|does not match|missing)"),
+         ("parameter group", "optim_state_dict"),
+         sources=("torch/optim/optimizer.py load_state_dict (ValueError: loaded state dict contains a parameter "
+                  "group that doesn't match the size of optimizer's group)", "modelscope/ms-swift#107")),
+    _sig("checkpoint-files-missing", "checkpoint_resume_mismatch", "error", "root", "the checkpoint to resume "
+         "lacks files this run needs",
+         "the run resumes from a checkpoint that is incomplete for it: ZeRO shards of another data-parallel world "
+         "size or rank count (zero_pp_rank_N_... files that were never written), a checkpoint saved without "
+         "optimizer states, or no checkpoint at all in output_dir",
+         "resume with the world size the checkpoint was written with, convert it (DeepSpeed ds_to_universal.py + "
+         "load_universal / zero_to_fp32.py), or resume weights only; point resume_from_checkpoint at a complete "
+         "checkpoint-N directory",
+         "`ls CHECKPOINT/global_step*/` against the ranks of this run",
+         (r"No such file or directory: '[^']*(?:zero_pp_rank_\d+|bf16_zero_pp_rank_\d+)\w*_(?:optim|model)_states\.pt'",
+          r"No such file or directory: '[^']*mp_rank_\d+_model_states\.pt'",
+          r"No valid checkpoint found in output directory",
+          # deepspeed/runtime/engine.py _get_all_zero_checkpoint_names, when shards of other ranks/nodes are absent
+          r"The following zero checkpoints paths are missing"),
+         ("_states.pt", "No valid checkpoint found", "zero checkpoints paths are missing"),
+         sources=("deepspeed/runtime/engine.py _get_all_zero_checkpoints (zero_pp_rank_N_mp_rank_00_optim_states.pt)",
+                  "transformers/trainer.py (ValueError: No valid checkpoint found in output directory)")),
+    _sig("command-not-found", "missing_package", "error", "root", "the shell could not find the program the run "
+         "starts",
+         "the command (a runner's CLI such as llamafactory-cli, swift, axolotl, deepspeed, torchrun, accelerate) is "
+         "not installed in the environment the shell uses: the package was never installed (only its "
+         "requirements), it was installed into another environment, or that environment is not activated",
+         "install the package in the environment that runs the job (LLaMA-Factory: `pip install -e .[torch,metrics]` "
+         "in its checkout; ms-swift: `pip install ms-swift`; Axolotl: `pip install axolotl`), activate it, or call "
+         "the module directly (`python -m ...`)",
+         "`which COMMAND` and `pip show PACKAGE` in the same shell",
+         # only the programs that start a run: a missing nvidia-smi / rocm-smi or another helper a script calls
+         # on the way is not fatal (ROCm hosts print `nvidia-smi: command not found` and train on)
+         (r"^(?:\S+: )?(?:line \d+: )?(?:\S*/)?" + _RUN_CMDS + r" ?[:：] ?"
+          r"(?:command not found|未找到命令|找不到命令|コマンドが見つかりません)\s*$",
+          r"^(?:zsh|bash|fish): command not found: (?:\S*/)?" + _RUN_CMDS + r"\s*$",
+          r"^/bin/sh: \d+: (?:\S*/)?" + _RUN_CMDS + r": not found\s*$",
+          r"^'" + _RUN_CMDS + r"' is not recognized as an internal or external command",
+          r"^'" + _RUN_CMDS + r"' 不是内部或外部命令"),
+         ("command not found", "未找到命令", "找不到命令", "コマンドが見つかりません", ": not found",
+          "is not recognized as an internal", "不是内部或外部命令"),
+         sources=("hiyouga/LlamaFactory#3568 (bash: llamafactory-cli: command not found)", "hiyouga/LlamaFactory#4138",
+                  "bash/zsh/dash/cmd.exe messages")),
+    _sig("torch-build-lacks-backend", "missing_package", "error", "root", "the installed PyTorch build lacks a "
+         "component the run needs",
+         "this PyTorch was built without the distributed backend the run asks for (Windows and macOS wheels have "
+         "no NCCL; some builds have no distributed package at all), so the process group cannot start",
+         "use a backend the build has (backend='gloo' on Windows/macOS; ddp_backend / --ddp_backend gloo) or "
+         "install a Linux PyTorch wheel built for the GPU (CUDA/ROCm wheels include NCCL/RCCL)",
+         "`python -c 'import torch.distributed as d; print(d.is_available(), d.is_nccl_available())'`",
+         (r"Distributed package doesn't have (?:NCCL|MPI|UCC|Gloo) built in",
+          r"No module named '?torch\._C\._distributed_c10d'?",
+          r"torch\.distributed is not available",
+          r"module 'torch\.distributed' has no attribute '(?:init_process_group|is_initialized|get_rank|"
+          r"get_world_size|barrier|all_reduce|ReduceOp|ProcessGroup|destroy_process_group)'"),
+         ("built in", "_distributed_c10d", "torch.distributed is not available", "module 'torch.distributed'"),
+         sources=("torch/distributed/distributed_c10d.py (RuntimeError: Distributed package doesn't have NCCL built "
+                  "in)", "bshall/hubert#1")),
+    _sig("config-rejected", "config_error", "error", "root", "the runner rejected the run's configuration",
+         "a key or argument is not one the runner knows (a typo, a key of another runner/version, a script "
+         "passed as an argument), has the wrong type, or the YAML itself does not parse",
+         "correct the key or value the message names (the runner's example configs show the accepted keys); for "
+         "HfArgumentParser errors remove or rename the listed arguments (renamed keys: see the runner's changelog)",
+         "run the runner's own argument help (`llamafactory-cli train -h`, `swift sft --help`) or validate the YAML "
+         "with `python -c 'import yaml,sys;yaml.safe_load(open(sys.argv[1]))' FILE`",
+         (r"Some (?:specified arguments|keys) are not used by the HfArgumentParser",
+          r"\d+ validation errors? for (?!DeepSpeed)\w+",
+          r"^(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|expected|ambiguous)|the "
+          r"following arguments are required: )",
+          r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
+          r"Output directory \(\S+\) already exists and is not empty"),
+         ("HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty"),
+         sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
+                  "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
+                  "AxolotlConfigWCapabilities)", "argparse (error: unrecognized arguments)", "PyYAML")),
+    _sig("bnb-no-gpu-library", "version_check", "error", "root", "bitsandbytes loaded without its GPU library",
+         "the installed bitsandbytes has no compiled library for this GPU stack (a CUDA-only wheel on ROCm, a CPU "
+         "build, another CUDA/ROCm version), so its optimizer/quantization functions are missing",
+         "install the bitsandbytes build for this stack (ROCm: the multi-backend / ROCm wheel matching "
+         "torch.version.hip; CUDA: a wheel for the installed CUDA), or run without 8-bit optimizers/quantization",
+         "`python -m bitsandbytes` prints which library it loaded",
+         (r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|get_col_row_stats|igemm|\w*_32bit)\w*'",
+          ),
+         ("'NoneType' object has no attribute 'c",),
+         sources=("bitsandbytes/cextension.py (lib is None: AttributeError: 'NoneType' object has no attribute "
+                  "'cadam32bit_grad_fp32')",)),
+    _sig("weights-only-load", "checkpoint_resume_mismatch", "error", "root", "torch.load refused a checkpoint "
+         "under PyTorch 2.6's weights_only default",
+         "PyTorch 2.6 made torch.load(weights_only=True) the default; a library release older than that loads its "
+         "own pickles (rng_state.pth, optimizer/scheduler states, DeepSpeed checkpoints) without weights_only=False, "
+         "so resuming or loading fails on a non-tensor object",
+         "upgrade the library that loads the file (transformers / accelerate / deepspeed releases made for torch 2.6), "
+         "or pin torch < 2.6; only for files you trust: torch.serialization.add_safe_globals or weights_only=False",
+         "`pip show torch transformers accelerate deepspeed`",
+         (r"Weights only load failed", r"WeightsUnpickler error: Unsupported (?:global|operand)"),
+         ("Weights only load failed", "WeightsUnpickler"),
+         sources=("torch/serialization.py (_pickle.UnpicklingError: Weights only load failed ... In PyTorch 2.6, we "
+                  "changed the default value of the `weights_only` argument)",)),
+    _sig("python-too-old", "version_check", "error", "weak", "the Python interpreter is older than the code needs",
+         "the library uses syntax or typing of a newer Python (X | None unions need 3.10, list[int] needs 3.9) or "
+         "declares a newer Requires-Python, and the environment runs an older interpreter",
+         "create the environment with the Python the runner supports (3.10 or newer for current LLaMA-Factory, "
+         "ms-swift, Axolotl, transformers) and reinstall",
+         "`python --version` in the environment that runs the job",
+         (r"unsupported operand type\(s\) for \|: '(?:type|types\.GenericAlias|typing\.\w+|\w+Meta)' and "
+          r"'(?:NoneType|type|types\.GenericAlias|typing\.\w+|\w+Meta)'", r"'type' object is not subscriptable",
+          r"requires a different Python: [\d.]+ not in '[^']+'"),
+         ("unsupported operand type", "not subscriptable", "requires a different Python"),
+         sources=("CPython 3.8/3.9 on PEP 604 / PEP 585 annotations", "pip's Requires-Python check")),
+    # ================================================================== end of the explain-sw block
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
          "error",
          "torchrun/deepspeed/accelerate report that a worker failed; the cause is the worker's own error above",
@@ -1216,9 +1409,16 @@ SIGNATURES: tuple[Signature, ...] = (
          "the rank and exit code in the launcher's summary",
          (r"ChildFailedError", r"failed \(exitcode: -?\d+\) local_rank: \d+", r"exits with return code = -?\d+",
           r"Sending process \d+ closing signal SIGTERM", r"Killing subprocess \d+",
-          r"Received \d+ death signal", r"Closing process \d+ via signal"),
+          r"Received \d+ death signal", r"Closing process \d+ via signal",
+          # accelerate launch / subprocess wrappers, torch.multiprocessing.spawn, srun's summary
+          r"CalledProcessError: Command '(?!\['ninja')[^\n]{0,3000}' returned non-zero exit status -?\d+",
+          r"ProcessExitedException|ProcessRaisedException", r"process \d+ terminated with (?:exit code|signal)",
+          r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code \d+",
+          # vLLM's engine process reporting a worker's own failure above it
+          r"Engine core initialization failed\. See root cause above"),
          ("ChildFailedError", "exitcode", "return code", "closing signal", "Killing subprocess", "death signal",
-          "via signal")),
+          "via signal", "CalledProcessError", "ProcessExitedException", "ProcessRaisedException", "terminated with",
+          "Exited with exit code", "See root cause above")),
     _sig("python-exception", "unknown", "error", "weak", "an exception ended the run",
          "an error this catalogue does not know: its message is the best lead",
          "read the exception message and the traceback's last frames of your code",
@@ -1282,7 +1482,10 @@ PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", 
                                 "Connection reset", "Connection closed", "remote process exited", "Tensile",
                                 "loss scale", "exit status", "exit code", "memory limit", "LLVM ERROR",
                                 "BackendCompilerFailed", "not writable", "Read-only file system",
-                                "HSA_NO_SCRATCH_RECLAIM", "No training was carried out")
+                                "HSA_NO_SCRATCH_RECLAIM", "No training was carried out",
+                                # issue 26 (explain-sw): a shell that cannot find the runner's command
+                                "command not found", "未找到命令", "找不到命令", ": not found", "not recognized as an internal",
+                                "不是内部或外部命令")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
@@ -1304,6 +1507,10 @@ END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang"}
 # follows from the library that raised it (a frame in `datasets` is the data, in `huggingface_hub`
 # the download), not from its type alone.
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # issue 26 (explain-sw): flash-attn's own checks (`cu_seqlens_q must have dtype int32`, head dims) from its frames
+    (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
+     "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "
+     "flash-attn built for this torch and GPU"),
     (re.compile(r"torch/_inductor/|torch/_dynamo/|/triton/|torch\.compile"), "config_error",
      "torch.compile / Triton failed here: run without compilation (torch_compile: false, TORCHDYNAMO_DISABLE=1) or "
      "install the Triton that matches the PyTorch build"),
@@ -1320,7 +1527,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "settings"),
     (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:ImportError|ModuleNotFoundError)\b|module '[\w.]+' has "
                 r"no attribute|got an unexpected keyword argument|takes \d+ positional arguments? but \d+ (?:were|was) "
-                r"given", re.M), "version_check",
+                r"given|"
+                # issue 26 (explain-sw): a call between two libraries with another release's signature, and an
+                # attribute a library's own object lacks when raised inside that library (API drift)
+                r"missing \d+ required (?:positional|keyword-only) arguments?: '|"
+                r"[/\\](?:site|dist)-packages[/\\](?:transformers|accelerate|peft|trl|deepspeed|torch|datasets|"
+                r"diffusers|bitsandbytes|vllm|swift|llamafactory|axolotl|unsloth\w*|torchtune)[/\\][^\n]*\n"
+                r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
+                r"'\w+'\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
                 r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
@@ -1348,7 +1562,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
                 r"Expected all tensors to be on the same device|can only be used on (?:CUDA|GPU)|"
                 r"supported (?:types|values|options|choices) are|"
-                r"flatten tensors with uniform dtype|Cannot flatten integer dtype", re.I), "config_error",
+                r"flatten tensors with uniform dtype|Cannot flatten integer dtype|"
+                # issue 26 (explain-sw): requirements on a value and the runners' `You passed/You must ...` wording
+                r"(?:has|have|must|should|needs?) to be (?:greater|larger|smaller|less|positive|divisible|a multiple|"
+                r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be divisible by|"
+                r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice|"
+                r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b",
+                re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
 # lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)
