@@ -798,6 +798,24 @@ def _padding_assumption(job: formats.Job, cfg) -> list[str]:
             f"shorter samples use less activation memory"]
 
 
+def _card_in_files(job: formats.Job, gpu_id: str | None, vram_gib: float | None) -> tuple[str | None, float | None]:
+    """The card the files ask for (a dstack task's resources.gpu) where the command line names none."""
+    named = job.settings.get("__gpu_named__")
+    if gpu_id or vram_gib is not None or named is None:
+        return gpu_id, vram_gib
+    from rocm_tune.profiles.gpu_profiles import find_gpu_profile
+
+    text = str(named.value)
+    mem = re.search(r"(\d+)\s*GB", text, re.IGNORECASE)
+    if text and not mem and find_gpu_profile(text) is not None:
+        job.notes.append(f"GPU {text} from {os.path.basename(named.file or '')} ({named.native})")
+        return text, None
+    if mem:
+        job.notes.append(f"GPU: a {mem.group(1)} GiB card from {os.path.basename(named.file or '')} ({named.native})")
+        return None, float(mem.group(1))
+    return gpu_id, vram_gib
+
+
 def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
           nodes: int | None = None, model_ref: str | None = None, host_ram_gib: float | None = None) -> Report:
     job = formats.read_job(paths)
@@ -806,6 +824,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     assumptions: list[str] = []
     from rocm_tune.core.check_gpu import resolve_card
 
+    gpu_id, vram_gib = _card_in_files(job, gpu_id, vram_gib)
     gpu: Any = resolve_card(gpu_id, vram_gib, job.notes, assumptions)
     model, mnote, mfind = (None, None, None)
     if job.runner in MODELLED or model_ref:

@@ -29,6 +29,7 @@ from rocm_tune.core.runners.common import (
     resolve_ref,
     scalar_value,
     yaml_error_line,
+    yaml_lines,
 )
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
 
@@ -388,7 +389,13 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
     # the program a given script starts: its flags are read there, its code is not (info only)
     started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
     lib = hf_args.python_program(text)
-    read = None if started or lib else hf_args.read_python(text, p)
+    read = None if lib else hf_args.read_python(text, p)
+    if read is not None and started:
+        # a program a script (launch.sh, a dstack/Slurm/k8s YAML) starts: what it builds in code holds unless the
+        # command's flags say otherwise (those are read from the script, and win); the launcher decides the ranks
+        job.settings = {**read[0], **job.settings}
+        job.notes += read[1]
+        return
     if read is not None:       # a program that builds its TrainingArguments in code: one process
         job.settings = {**read[0], **job.settings}
         job.notes += read[1]
@@ -520,6 +527,7 @@ def read_texts(texts: dict[str, str]) -> Job:
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
+    _read_dstack_resources(job, texts)
     if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
         _bare_arguments(job, texts)
     if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
@@ -550,6 +558,45 @@ def read_texts(texts: dict[str, str]) -> Job:
     _apply_accelerate(job, texts)
     _per_node_processes(job)
     return job
+
+
+_DSTACK_GPU = re.compile(r"^(?P<name>[A-Za-z][\w-]*)?(?::?(?P<mem>\d+\s*GB)(?:\.\.\d+\s*GB)?)?(?::(?P<count>\d+))?$",
+                         re.IGNORECASE)
+
+
+def _read_dstack_resources(job: Job, texts: dict[str, str]) -> None:
+    """A dstack task (`type: task`, `resources: gpu: MI300X:8`, dstack.ai/docs/concepts/tasks): the card it asks
+    for (a name or a memory) and how many, where the command line says neither. The card is resolved by check."""
+    for p, fmt in job.formats.items():
+        text = texts.get(p, "")
+        if fmt != "script" or "resources:" not in text or "type:" not in text:
+            continue
+        try:
+            data = _load_structured(text)
+        except UserError:
+            continue
+        res = data.get("resources") if isinstance(data, dict) else None
+        gpu = res.get("gpu") if isinstance(res, dict) else None
+        name, mem, count = None, None, None
+        if isinstance(gpu, dict):
+            names = gpu.get("name")
+            name = names[0] if isinstance(names, list) and len(names) == 1 else names if isinstance(names, str) else None
+            mem, count = gpu.get("memory"), gpu.get("count")
+        elif isinstance(gpu, (str, int)):
+            m = _DSTACK_GPU.match(str(gpu).strip())
+            if m:
+                name, mem, count = m.group("name"), m.group("mem"), m.group("count")
+        line = yaml_lines(text).get("resources")
+        if name or mem:
+            job.settings["__gpu_named__"] = Setting("__gpu_named__", str(name or ""), p, line, "resources.gpu",
+                                                    "flag")
+            if mem and not name:
+                job.settings["__gpu_named__"] = Setting("__gpu_named__", f"a {mem} GPU", p, line, "resources.gpu",
+                                                        "flag")
+        n = as_int(str(count).split("..")[0]) if count is not None else None
+        if n and job.gpus is None:
+            job.gpus = Setting("gpus", n, p, line, "resources.gpu", "flag")
+        return
 
 
 def _bare_arguments(job: Job, texts: dict[str, str]) -> None:
