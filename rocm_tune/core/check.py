@@ -840,6 +840,12 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
     if model is not None and load and getattr(model, "torch_dtype", None) != load:
         model = replace(model, torch_dtype=load)
+    ref_name = str(model_ref or job.get("model_name_or_path") or "")
+    if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
+        # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules
+        model = replace(model, experts_as_linears=True)
+        job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
+                         f"(quantized by QLoRA)")
     if model is not None:
         mfind2 = _model_findings(model, job)
         findings += mfind2
