@@ -778,6 +778,8 @@ def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
 # host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
 # (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
 HOST_RAM_ASSUMED = 1024 * 2**30
+# an OOM by less than this share of the card is inside the estimate's error (said: OOM_MARGIN_THIN)
+THIN_OOM_SHARE = 0.03
 # a model assumed from its name (a Llama-style decoder of that size) misses its real vocabulary, attention and
 # extra towers: a margin smaller than this share of the card is inside that error
 ASSUMED_SHAPE_ERROR = 0.10
@@ -935,6 +937,13 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
+    if rep.verdict == "oom" and rep.oom_phase != "host" and rep.margin_bytes is not None \
+            and -rep.margin_bytes <= THIN_OOM_SHARE * vram:
+        findings.append(Finding("OOM_MARGIN_THIN", "warning", None, None,
+                                f"over the card by only {-rep.margin_bytes / 2**30:.1f} GiB "
+                                f"({-rep.margin_bytes / vram:.0%} of it), inside the estimate's error: it may run "
+                                f"(shorter batches than cutoff_len, a kernel that holds less); the verdict is the "
+                                f"estimate's", "the change below, to be sure"))
     if any(f.code in ("SHELL_COMMENT_CUTS_COMMAND", "SHELL_SPACE_AFTER_BACKSLASH") for f in findings):
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
