@@ -917,6 +917,13 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
         rep.verdict, rep.oom_phase = "unknown", None
         return rep
+    bound = job.get("__upper_bound__")
+    if rep.verdict == "oom" and bound:
+        rep.verdict, rep.oom_phase = "unknown", None
+        rep.reason = (f"estimated without {str(bound).split()[0]}'s kernels (an upper bound): "
+                      f"{(vram - rep.margin_bytes) / 2**30:.0f} GiB per GPU without them is over the card, and "
+                      f"what they save decides")
+        return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
         rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "

@@ -384,12 +384,18 @@ def _read_script(job: Job, text: str, p: str) -> None:
 
 
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
-    """A Python program: its TrainingArguments when it builds them in code (and no script starts it), else
-    a note that it is not modelled."""
-    # the program a given script starts: its flags are read there, its code is not (info only)
+    """A Python program: its TrainingArguments when it builds them in code (under the flags of a script that starts
+    it, which win), else a note that it is not modelled."""
     started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
     lib = hf_args.python_program(text)
-    read = None if lib else hf_args.read_python(text, p)
+    read = hf_args.read_python(text, p)
+    if read is not None and lib:
+        # a library whose kernels only save memory (Unsloth): estimated as the plain HF program it patches, an
+        # upper bound: "fits" holds; over the card, its savings decide (check says unknown)
+        read[0]["__upper_bound__"] = Setting("__upper_bound__", lib, p, 1, "import", "flag")
+        job.findings.append(Finding("KERNELS_NOT_MODELLED", "info", p, 1,
+                                    f"Python program using {lib.split()[0]}: {lib}; estimated without them, as the "
+                                    f"plain transformers program (an upper bound)", None))
     if read is not None and started:
         # a program a script (launch.sh, a dstack/Slurm/k8s YAML) starts: what it builds in code holds unless the
         # command's flags say otherwise (those are read from the script, and win); the launcher decides the ranks
@@ -403,7 +409,7 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.script_flags["style"] = "python"
         job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
         return
-    if lib:
+    if lib and read is None:
         job.findings.append(Finding("FORMAT_NOT_MODELLED", "warning", p, 1,
                                     f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
         return

@@ -220,7 +220,8 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
         if name == "from_pretrained" and any(w in owner for w in ("Tokenizer", "Processor", "Config")):
             continue                                   # the tokenizer's from_pretrained is not the model's
         if name == "from_pretrained" and "model_name_or_path" not in out:
-            first = _literal(c.args[0], names) if c.args else kws.get("pretrained_model_name_or_path", (None, 0))[0]
+            first = _literal(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
+                                                                or kws.get("model_name") or (None, 0))[0]
             if isinstance(first, str) and "/" in first:
                 put("model_name_or_path", first, "from_pretrained", c.lineno)
                 dtype = kws.get("torch_dtype") or kws.get("dtype")
@@ -240,6 +241,19 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
                 if kws.get(k, (None, 0))[0] is True:
                     put("quantization_bit", bits, k, kws[k][1])
+        if name == "from_pretrained" and isinstance(kws.get("max_seq_length", (None, 0))[0], int) \
+                and "cutoff_len" not in out:      # Unsloth's FastLanguageModel/FastVisionModel.from_pretrained
+            put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
+        if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
+            # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
+            # projection unless target_modules says otherwise
+            put("finetuning_type", "lora", "get_peft_model", c.lineno)
+            put("lora_rank", kws["r"][0], "r", kws["r"][1])
+            if isinstance(kws.get("lora_alpha", (None, 0))[0], int):
+                put("lora_alpha", kws["lora_alpha"][0], "lora_alpha", kws["lora_alpha"][1])
+            t = kws.get("target_modules", (None, 0))[0]
+            put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all",
+                "target_modules", kws.get("target_modules", (None, c.lineno))[1])
         if name == "LoraConfig":
             put("finetuning_type", "lora", "LoraConfig", c.lineno)
             for k, key in (("r", "lora_rank"), ("lora_alpha", "lora_alpha")):
