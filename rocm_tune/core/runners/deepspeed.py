@@ -448,6 +448,19 @@ def attach_reference(job, texts: dict) -> None:
     dsref = job.settings.get("deepspeed")
     if dsref is None or str(dsref.value).strip() in ("", "None", "null"):
         return
+    if str(dsref.value).strip().lower() in ("true", "1", "yes"):
+        # a bare `--deepspeed` (deepspeed.add_config_arguments' switch, as in DeepSpeed-Chat's main.py): the script
+        # builds its config in code from its own flags -- --zero_stage N (default 0), --offload
+        from rocm_tune.core.runners.common import as_bool, as_int
+
+        stage = as_int(job.get("zero_stage", 0)) or 0
+        off = "all" if as_bool(job.get("offload")) and stage == 3 else ("optimizer" if as_bool(job.get("offload"))
+                                                                          else "none")
+        data = {"zero_optimization": {"stage": stage}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
+        job.ds = read(with_zero(data, stage, off) if off != "none" else data, "", None)
+        job.notes.append(f"--deepspeed (a switch): the script builds its DeepSpeed config from --zero_stage {stage}"
+                         + (" and --offload" if off != "none" else ""))
+        return
     named_given = resolve_ref(str(dsref.value), Path("."), texts)[0] in texts
     if job.runner == "ms-swift" and str(dsref.value) in NAMED_DS and not named_given:
         stage, off = NAMED_DS[str(dsref.value)]

@@ -77,12 +77,23 @@ MAPPED = {
     "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
     "liger_kernel": ("enable_liger_kernel", None),
     "attn_implementation": ("flash_attn", None),            # from_pretrained(attn_implementation=...)
+    # TRL's ModelConfig (--use_peft, --lora_target_modules) and the scripts that copy it (MedicalGPT, alignment
+    # recipes); DeepSpeed-Chat's step-1 main.py (--lora_dim N > 0 turns LoRA on, --lora_module_name)
+    "use_peft": ("finetuning_type", "--use_peft read as the fine-tuning method (True = lora)"),
+    "lora_dim": ("lora_rank", "--lora_dim (DeepSpeed-Chat) read as the LoRA rank: LoRA on"),
+    "lora_target_modules": ("lora_target", None),
+    "target_modules": ("lora_target", None),
+    "load_in_4bit": ("quantization_bit", None),
+    "load_in_8bit": ("quantization_bit", None),
 }
+# seq2seq-style scripts truncate the prompt and the answer separately (MedicalGPT, ChatGLM/Baichuan fine-tune
+# scripts): the longest sample is their sum
+SOURCE_TARGET = ("max_source_length", "max_target_length")
 PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_accumulation_steps",
                "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
                "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
-               "packing", "device_map", "max_memory")
+               "packing", "device_map", "max_memory", "zero_stage", "offload")
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
@@ -99,7 +110,9 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
             elif key == "quantization_bit":
                 if not as_bool(v):
                     continue
-                value = 4 if k.startswith("use_4bit") else 8
+                value = 4 if "4bit" in k else 8
+            elif key == "lora_target":
+                value = "all" if str(v).strip().lower() in ("all", "all-linear", "all_linear") else str(v)
             elif key == "flash_attn" and k == "use_flash_attn":
                 value = "fa2" if as_bool(v) else "sdpa"
             elif key == "disable_gradient_checkpointing":
@@ -111,7 +124,31 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
                 notes.append(note)
         elif k in PASSTHROUGH:
             out[k] = Setting(k, v, file, line, k, "flag")
+    if _lora_dim_on(out):
+        out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
+                                                  "flag"))
+    if "cutoff_len" not in out and all(k in flags for k in SOURCE_TARGET):
+        try:
+            total = sum(int(float(flags[k][0])) for k in SOURCE_TARGET)
+        except ValueError:
+            total = 0
+        if total > 0:
+            out["cutoff_len"] = Setting("cutoff_len", total, file, flags[SOURCE_TARGET[0]][1], "max_source_length",
+                                        "flag")
+            notes.append(f"--max_source_length + --max_target_length read as the sequence length (cutoff_len "
+                         f"{total})")
     return out, notes
+
+
+def _lora_dim_on(out: dict) -> bool:
+    """DeepSpeed-Chat's --lora_dim N > 0 is what turns LoRA on (no separate switch)."""
+    s = out.get("lora_rank")
+    if s is None or s.native != "lora_dim":
+        return False
+    try:
+        return int(float(str(s.value))) > 0
+    except ValueError:
+        return False
 
 
 # ------------------------------------------------------------------------------------------- Python source
