@@ -229,15 +229,43 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
     return phases, int(m.host), notes
 
 
-def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
+    """A chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
+    cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused vocab-parallel CE) never holds the whole fp32
+    logits and their log-softmax: up to 10 bytes per logit less than the estimate's step transient."""
+    if not (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) or not g.transient_bytes:
+        return 0.0
+    vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+    return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+
+
+def _megatron_states(one):
+    """Megatron mixed precision (megatron/core/optimizer, distributed/param_and_grad_buffer.py): 16-bit model
+    weights, fp32 main gradients (bf16 implies accumulate_allreduce_grads_in_fp32), and an fp32 master copy next to
+    the Adam moments in the optimizer (sharded over data parallel with the distributed optimizer). `one` is a
+    pure-16-bit estimate: weights and moments at 2 bytes (the moments are fp32 here: x2)."""
+    train = one.trainable_weights_bytes / 2                    # parameters that train
+    return replace(one, gradients_bytes=int(train * 4), optimizer_bytes=int(one.optimizer_bytes * 2 + train * 4))
+
+
+def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: formats.Job | None = None
+                     ) -> tuple[dict, int, list[str]]:
     """Model parallelism as Megatron splits it (approximate, said): weights, gradients and optimizer state / (TP x
     PP) (optimizer also / DP with the distributed optimizer); activations / CP, and / TP with sequence parallel
     (under 1F1B the first pipeline stage keeps PP micro-batches of its 1/PP of the layers: about one whole model's
     activations). device_map="auto": one process, every term / the GPUs (the layers are split, nothing in flight)."""
-    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none"))
+    megatron_mixed = (not lay.device_map and cfg.precision in ("bf16", "fp16") and job is not None
+                      and job.runner == "megatron")
+    # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
+    # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
+                                   precision="pure_bf16" if megatron_mixed else cfg.precision))
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
+    act = max(0.0, act - (_fused_ce_saving(job, model, cfg, one) if job is not None else 0.0))
+    if megatron_mixed:
+        one = _megatron_states(one)
     host = 0.0
     if lay.device_map:
         n = lay.device_map
@@ -277,7 +305,7 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     lay = megatron.layout(job.settings, cfg.world_size)
     if lay is not None and spec is None:
-        phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch)
+        phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
         if note:
             notes.append(note)
@@ -328,11 +356,8 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         load = int(residue)
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
                      "the allocator keeps it reserved afterwards")
-    if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) and g.transient_bytes:
-        # a chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
-        # cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused CE) never holds the whole fp32 logits and their log-softmax: up to 10 bytes per logit less
-        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-        saved = min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+    saved = _fused_ce_saving(job, model, cfg, g)
+    if saved:
         step -= saved
         notes.append(f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less "
                      f"in the step; approximate)")
