@@ -319,7 +319,36 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     for p in phases.values():
         if p:
             p["reserved_bytes"] += comm
+    _rl_phases(job, model, cfg, phases, gpu, notes)
     return phases, host, notes
+
+
+def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:
+    """GRPO (core/runners/rl.py): the reference copy and the generation (a colocated vLLM engine or the KV cache)
+    on top of the training state; the step phase holds whichever of training and generation peaks higher."""
+    from rocm_tune.core.runners import rl as _rl
+
+    spec = _rl.spec(job)
+    step, save = phases.get("step"), phases.get("save")
+    if spec is None or not step or not save:
+        return
+    dtype_bytes = 4 if str(getattr(model, "torch_dtype", "")) in ("float32", "fp32") else 2
+    shards = cfg.world_size if (cfg.zero_stage == 3 or fsdp_spec(job) is not None) else 1
+    ref = float(model.params.total) * dtype_bytes / shards
+    vram = float(gpu.vram_bytes) if gpu is not None else None
+    new_step, gen, more = _rl.extra(spec, model, cfg, save["peak_allocated_bytes"], step["peak_allocated_bytes"],
+                                    vram, ref)
+    peak = max(new_step, gen)
+    grow = peak - step["peak_allocated_bytes"]
+    step["peak_allocated_bytes"] = int(peak)
+    step["reserved_bytes"] += int(max(0.0, grow) * (1 + FRAGMENTATION))
+    notes += more
+    if spec.beta > 0 and not cfg.is_lora:
+        for name in ("load", "save", "eval"):
+            p = phases.get(name)
+            if p:
+                p["peak_allocated_bytes"] += int(ref)
+                p["reserved_bytes"] += int(ref * (1 + FRAGMENTATION))
 
 
 def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None,

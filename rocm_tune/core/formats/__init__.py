@@ -74,6 +74,8 @@ def detect(text: str, path: str = "config") -> str:
         return "axolotl-yaml"
     if accelerate.is_accelerate_mapping(data):
         return "accelerate-yaml"
+    if hf_args.is_recipe_mapping(data):
+        return "hf-yaml"
     if deepspeed_json.is_ds_mapping(data):
         return "deepspeed-json"
     if isinstance(data, dict) and {"recommended", "hardware", "goal"} <= set(data):
@@ -495,6 +497,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     axo_cfgs: list[str] = []
     tune_cfgs: list[str] = []
     primus_cfgs: list[str] = []
+    recipes: list[str] = []
     for p, text in texts.items():
         fmt = detect(text, p)
         job.formats[p] = fmt
@@ -518,6 +521,8 @@ def read_texts(texts: dict[str, str]) -> Job:
             _read_script(job, text, p)
         elif fmt == "axolotl-yaml":
             axo_cfgs.append(p)
+        elif fmt == "hf-yaml":
+            recipes.append(p)
         elif fmt in ("dataset-info", "hostfile"):
             pass                       # read by check's dataset finding / by the deepspeed --hostfile below
         elif fmt == "rocm-tune-plan":
@@ -534,6 +539,8 @@ def read_texts(texts: dict[str, str]) -> Job:
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
     _read_dstack_resources(job, texts)
+    if recipes and job.runner in ("hf", "unknown"):
+        _apply_recipe(job, texts, recipes[0])
     if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
         _bare_arguments(job, texts)
     if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
@@ -563,7 +570,21 @@ def read_texts(texts: dict[str, str]) -> Job:
     # accelerate config named by --config_file
     _apply_accelerate(job, texts)
     _per_node_processes(job)
+    from rocm_tune.core.runners import rl
+
+    rl.apply_sequence(job, job.notes)
     return job
+
+
+def _apply_recipe(job: Job, texts: dict[str, str], path: str) -> None:
+    """An HfArgumentParser recipe YAML (TRL / alignment-handbook / open-r1): its keys under the command's flags."""
+    data = _load_structured(texts[path])
+    st, notes = hf_args.read_recipe(dict(data), yaml_lines(texts[path]), path, job.entry or "")
+    job.settings = {**st, **job.settings}
+    job.notes += notes
+    if job.runner == "unknown":
+        job.runner, job.entry, job.entry_file, job.entry_line = "hf", path, path, 1
+        job.gpus = job.gpus or Setting("gpus", 1, path, 1, "python", "assumed")
 
 
 _DSTACK_GPU = re.compile(r"^(?P<name>[A-Za-z][\w-]*)?(?::?(?P<mem>\d+\s*GB)(?:\.\.\d+\s*GB)?)?(?::(?P<count>\d+))?$",

@@ -233,7 +233,8 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     st = str(g("stage", "sft")).lower()
     values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
     if st not in ("sft", "dpo", "pt"):
-        a.append(f"stage {st}: estimated as sft")
+        a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
+                 "counted on top (core/runners/rl.py)" if st == "grpo" else ""))
     values.update(_hardware(job, gpus, nodes, a))
     lf = job.runner in LF_FAMILY
     executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs

@@ -9,6 +9,8 @@ adapters train in fp32, and "fp32" on a bf16 checkpoint computes in bf16.
 
 from __future__ import annotations
 
+import os
+
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Setting, as_bool
@@ -93,7 +95,12 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
                "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
                "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
-               "packing", "device_map", "max_memory", "zero_stage", "offload")
+               "packing", "device_map", "max_memory", "zero_stage", "offload",
+               # online RL (GRPOConfig / TRL scripts' flags): read by core/runners/rl.py
+               "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "beta",
+               "max_prompt_length", "max_completion_length", "num_generations")
+# the trainer a TRL program builds -> the stage it runs
+TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "DPOTrainer": "dpo"}
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
@@ -239,6 +246,9 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     notes += more
 
     _call_settings(calls, names, out, notes, file)
+    stage = next((TRL_STAGES[_name(c.func)] for c in calls if _name(c.func) in TRL_STAGES), None)
+    if stage and "stage" not in out:
+        out["stage"] = Setting("stage", stage, file, args[0].lineno, _name(args[0].func), "flag")
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
     return out, notes
@@ -373,3 +383,47 @@ def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting],
         out["finetuning_type"] = Setting("finetuning_type", "full", file, None, "(no LoRA setting)", "flag")
     return out, ["Python program without a TrainingArguments call: its config's assignments are read by their names "
                  "(" + ", ".join(f"{s.native} -> {k}" for k, s in out.items() if s.line) + "); nothing is executed"]
+
+
+# ------------------------------------------------------------------------------------- HfArgumentParser recipe YAML
+# TRL's TrlParser (`trl sft|dpo|grpo --config x.yaml`, open-r1's `--config`), alignment-handbook's `run_dpo.py
+# recipe.yaml` and every HfArgumentParser.parse_yaml_file script: the model's and the TrainingArguments' keys in
+# one YAML mapping.
+TA_KEYS = ("per_device_train_batch_size", "learning_rate", "output_dir", "gradient_accumulation_steps",
+           "num_train_epochs", "max_steps", "bf16", "fp16", "gradient_checkpointing", "max_length", "max_seq_length",
+           "logging_steps", "lr_scheduler_type", "warmup_ratio", "optim", "save_strategy", "beta",
+           "num_generations", "max_completion_length", "use_peft", "lora_r")
+GRPO_KEYS = ("num_generations", "max_completion_length", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization")
+DPO_KEYS = ("max_prompt_length", "loss_type", "rpo_alpha", "precompute_ref_log_probs")
+
+
+def is_recipe_mapping(d) -> bool:
+    return isinstance(d, dict) and ("model_name_or_path" in d or "model_name" in d) \
+        and sum(k in d for k in TA_KEYS) >= 2
+
+
+def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -> tuple[dict[str, Setting], list[str]]:
+    """A recipe YAML's keys as settings (read as the same flags on a command line), its stage from its keys or the
+    script's name (TRL names its scripts after the trainer: sft.py, dpo.py, grpo.py; run_dpo.py)."""
+    flags = {str(k): (str(v).lower() if isinstance(v, bool) else str(v), lines.get(str(k), 0))
+             for k, v in data.items() if v is not None and not isinstance(v, (dict, list))}
+    if "model_name" in flags and "model_name_or_path" not in flags:
+        flags["model_name_or_path"] = flags.pop("model_name")
+    out, notes = read_flags(flags, file)
+    dtype = str(data.get("torch_dtype") or data.get("dtype") or "").lower()
+    if dtype in ("bfloat16", "float16", "float32"):
+        out["load_dtype"] = Setting("load_dtype", {"bfloat16": "bf16", "float16": "fp16"}.get(dtype, "fp32"), file,
+                                    lines.get("torch_dtype"), "torch_dtype", "yaml")
+    name = os.path.basename(entry).lower()
+    stage = ("grpo" if any(k in data for k in GRPO_KEYS) or "grpo" in name else
+             "dpo" if ("beta" in data and any(k in data for k in DPO_KEYS)) or "dpo" in name else None)
+    if stage:
+        out["stage"] = Setting("stage", stage, file, None, "recipe keys" if "grpo" not in name and "dpo" not in name
+                               else os.path.basename(entry), "yaml")
+    if "finetuning_type" not in out:
+        lora = as_bool(data.get("use_peft"))
+        out["finetuning_type"] = Setting("finetuning_type", "lora" if lora else "full", file,
+                                         lines.get("use_peft"), "use_peft", "yaml")
+    notes.append(f"{file}: an HfArgumentParser recipe (model and TrainingArguments keys) read as the program's "
+                 f"arguments" + (f"; a {stage.upper()} run" if stage else ""))
+    return out, notes
