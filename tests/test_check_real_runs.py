@@ -227,3 +227,22 @@ def test_a_thin_oom_is_said_to_be_inside_the_estimates_error(offline, tmp_path, 
     far = run(65536)
     assert -far["margin_bytes"] > C.THIN_OOM_SHARE * 24 * GiB
     assert "OOM_MARGIN_THIN" not in [f["code"] for f in far["findings"]]
+
+
+def test_grpo_before_trl_018_puts_vllm_on_a_gpu_of_its_own_that_must_also_take_the_weights(offline, tmp_path,
+                                                                                            capsys):
+    def run(model: str) -> dict:
+        (tmp_path / "g.yaml").write_text(
+            f"model_name_or_path: {model}\nbf16: true\nuse_vllm: true\nvllm_gpu_memory_utilization: 0.8\n"
+            "use_peft: true\nlora_r: 16\nper_device_train_batch_size: 8\nnum_generations: 8\n"
+            "gradient_checkpointing: true\nlearning_rate: 1.0e-05\noutput_dir: o\n")
+        (tmp_path / "l.sh").write_text("accelerate launch --num_processes 1 train_grpo.py --config g.yaml\n")
+        return _check(capsys, tmp_path, "l.sh", "g.yaml", "--vram-gib", "32")
+
+    small, big = run("Qwen/Qwen2.5-1.5B-Instruct"), run("Qwen/Qwen2.5-7B-Instruct")
+    gib32 = 32 * GiB
+    # the engine's 80 % of the card plus the 16-bit weights it loads at every sync
+    assert small["memory"]["generate"]["peak_allocated_bytes"] == pytest.approx(
+        0.8 * gib32 + 2 * load_model("qwen2.5-1.5b").params.total, rel=0.01)
+    assert small["verdict"] == "fits"
+    assert big["verdict"] == "oom" and big["oom_phase"] == "generate"

@@ -343,6 +343,9 @@ def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, not
     step["peak_allocated_bytes"] = int(peak)
     step["reserved_bytes"] += int(max(0.0, grow) * (1 + FRAGMENTATION))
     notes += more
+    if spec.vllm == "device" and vram:
+        gen_gpu = _rl.engine_gpu_bytes(spec, model, vram)
+        phases["generate"] = {"peak_allocated_bytes": int(gen_gpu), "reserved_bytes": int(gen_gpu + CONTEXT)}
     if spec.beta > 0 and not cfg.is_lora:
         for name in ("load", "save", "eval"):
             p = phases.get(name)
@@ -568,7 +571,7 @@ def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
 # ------------------------------------------------------------------------------------------------ verdict
 def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     worst = max((p["reserved_bytes"] for p in phases.values() if p), default=0)
-    for name in ("load", "step", "eval", "save"):
+    for name in ("load", "step", "generate", "eval", "save"):
         p = phases.get(name)
         if p and p["reserved_bytes"] > vram:
             return "oom", name, vram - worst

@@ -6,8 +6,8 @@ grpo_trainer.py, which builds on it):
 * each step first generates: `per_device_train_batch_size` completions per GPU (TRL >= 0.15 counts completions),
   prompt up to `max_prompt_length` (default 512) plus `max_completion_length` (TRL 256, ms-swift 512) tokens; the
   training forward/backward then runs over those sequences, so the step's sequence length is their sum;
-* `use_vllm`: `vllm_mode="server"` (TRL >= 0.18's default; before 0.18 the only mode, on a GPU of its own) generates
-  on other GPUs; `"colocate"` starts a vLLM engine inside every training process that takes
+* `use_vllm`: `vllm_mode="server"` (TRL >= 0.18's default) generates on other GPUs; before 0.18 (no `vllm_mode`)
+  the engine ran in the trainer on a GPU of its own (`vllm_device`, util 0.9) that also receives the weights; `"colocate"` starts a vLLM engine inside every training process that takes
   `vllm_gpu_memory_utilization` of the GPU (TRL 0.3; ms-swift 0.9) -- during training too, unless the engine sleeps
   (`vllm_enable_sleep_mode`, ms-swift `--sleep_level 1|2`), then only while it generates;
 * without vLLM, `model.generate` holds the KV cache of the batch's sequences next to the training state;
@@ -53,8 +53,18 @@ def spec(job) -> RLSpec | None:
         return None
     swift = job.runner == "ms-swift"
     use_vllm = bool(as_bool(job.get("use_vllm")))
-    mode = str(job.get("vllm_mode", "colocate" if swift else "server")).lower() if use_vllm else "none"
-    share = _num(job.get("vllm_gpu_memory_utilization"), 0.9 if swift else 0.3)
+    if not use_vllm:
+        mode = "none"
+    elif job.get("vllm_mode") is not None:
+        mode = str(job.get("vllm_mode")).lower()
+    elif swift:
+        mode = "colocate"
+    else:
+        # no vllm_mode but a utilization or a device: TRL < 0.18, whose vLLM runs in the training process on a GPU
+        # of its own (vllm_device "auto": the next one after the training processes)
+        mode = "device" if any(job.get(k) is not None for k in ("vllm_device", "vllm_gpu_memory_utilization")) \
+            else "server"
+    share = _num(job.get("vllm_gpu_memory_utilization"), 0.9 if swift or mode == "device" else 0.3)
     sleeps = bool(as_bool(job.get("vllm_enable_sleep_mode"))) or _num(job.get("sleep_level"), 0) >= 1
     return RLSpec("grpo", int(_num(job.get("max_prompt_length"), 512)),
                   int(_num(job.get("max_completion_length"), 512 if swift else 256)), mode, share, sleeps,
@@ -103,6 +113,17 @@ def extra(rl: RLSpec, model, cfg, resident: float, step: float, vram: float | No
         gen_extra = kv_cache_bytes(model, cfg.micro_batch * (rl.prompt + rl.completion))
         notes.append(f"GRPO without vLLM: model.generate keeps the KV cache of {cfg.micro_batch} sequences of "
                      f"{rl.prompt + rl.completion} tokens ({gen_extra / 2**30:.2f} GiB) next to the training state")
+    elif rl.vllm == "device":
+        notes.append(f"GRPO with vLLM on a GPU of its own (TRL < 0.18, vllm_device): that GPU holds "
+                     f"{rl.vllm_share:.0%} for the engine and receives a 16-bit copy of the weights at every sync "
+                     f"(the 'generate' phase)")
     else:
         notes.append("GRPO with a vLLM server: generation runs on other GPUs (trl vllm-serve), not on these")
     return step + step_extra, resident + ref + gen_extra, notes
+
+
+def engine_gpu_bytes(rl: RLSpec, model, vram: float) -> float:
+    """The vLLM GPU of TRL < 0.18: the engine's share plus the 16-bit weights it loads from the trainer
+    (llm.load_weights(state_dict)); over the card, that GPU runs out (trl#2864, trl#2927: 'GRPO needs room on the
+    inference node to load the model weights')."""
+    return rl.vllm_share * vram + float(model.params.total) * 2
