@@ -246,3 +246,12 @@ def test_grpo_before_trl_018_puts_vllm_on_a_gpu_of_its_own_that_must_also_take_t
         0.8 * gib32 + 2 * load_model("qwen2.5-1.5b").params.total, rel=0.01)
     assert small["verdict"] == "fits"
     assert big["verdict"] == "oom" and big["oom_phase"] == "generate"
+
+
+def test_a_script_named_like_the_deepspeed_config_is_not_taken_for_it(offline, tmp_path, capsys):
+    (tmp_path / "zero3.sh").write_text(
+        "NPROC_PER_NODE=2 CUDA_VISIBLE_DEVICES=0,1 swift sft --model Qwen/Qwen2.5-7B-Instruct --tuner_type lora "
+        "--max_length 2048 --per_device_train_batch_size 1 --deepspeed zero3\n")
+    d = _check(capsys, tmp_path, "zero3.sh", "--vram-gib", "80")
+    assert d["understood"]["zero_stage"] == 3
+    assert any("ms-swift's built-in ZeRO-3" in n for n in d["notes"])

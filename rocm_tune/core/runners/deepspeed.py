@@ -461,7 +461,11 @@ def attach_reference(job, texts: dict) -> None:
         job.notes.append(f"--deepspeed (a switch): the script builds its DeepSpeed config from --zero_stage {stage}"
                          + (" and --offload" if off != "none" else ""))
         return
-    named_given = resolve_ref(str(dsref.value), Path("."), texts)[0] in texts
+    def is_ds_file(path) -> bool:
+        # `--deepspeed zero3` beside a script named zero3.sh: only a DeepSpeed JSON answers the reference
+        return path in texts and isinstance(parse_text(texts[path]), dict) and is_ds_mapping(parse_text(texts[path]))
+
+    named_given = is_ds_file(resolve_ref(str(dsref.value), Path("."), texts)[0])
     if job.runner == "ms-swift" and str(dsref.value) in NAMED_DS and not named_given:
         stage, off = NAMED_DS[str(dsref.value)]
         data = {"zero_optimization": {"stage": stage}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
@@ -471,6 +475,8 @@ def attach_reference(job, texts: dict) -> None:
         job.notes.append(f"--deepspeed {dsref.value}: ms-swift's built-in ZeRO-{stage} config")
         return
     hit, how = resolve_ref(str(dsref.value), Path(dsref.file or ".").parent, texts)
+    if hit is not None and hit in texts and not is_ds_file(hit):
+        hit = None                     # a given file of a similar name that is no DeepSpeed JSON
     if hit is not None and hit not in texts:
         from rocm_tune.core.files import read_text
 
