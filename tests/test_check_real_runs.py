@@ -255,3 +255,17 @@ def test_a_script_named_like_the_deepspeed_config_is_not_taken_for_it(offline, t
     d = _check(capsys, tmp_path, "zero3.sh", "--vram-gib", "80")
     assert d["understood"]["zero_stage"] == 3
     assert any("ms-swift's built-in ZeRO-3" in n for n in d["notes"])
+
+
+def test_a_programs_argparse_and_environment_defaults_are_read(offline, tmp_path, capsys):
+    (tmp_path / "p.py").write_text(
+        "import argparse, os\nfrom transformers import AutoModelForCausalLM, TrainingArguments, Trainer\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--batch', dest='per_device_train_batch_size', type=int, "
+        "default=6)\np.add_argument('--max-len', type=int, default=3072)\nargs = p.parse_args()\n"
+        "model_id = os.getenv('MODEL_ID', 'Qwen/Qwen2.5-1.5B-Instruct')\n"
+        "model = AutoModelForCausalLM.from_pretrained(model_id, torch_dtype='bfloat16')\n"
+        "ta = TrainingArguments(output_dir='o', per_device_train_batch_size=args.per_device_train_batch_size, "
+        "bf16=True, max_length=args.max_len)\nTrainer(model=model, args=ta).train()\n")
+    d = _check(capsys, tmp_path, "p.py", "--gpu", "mi300x")
+    assert d["model"]["name"] == "qwen2.5-1.5b"
+    assert d["understood"]["micro_batch"] == 6 and d["understood"]["cutoff_len"] == 3072

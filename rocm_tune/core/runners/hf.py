@@ -185,6 +185,14 @@ def _literal(node, names: dict | None = None):
 
     if isinstance(node, ast.Name) and names and node.id in names:
         return names[node.id]                      # base_model_name = "..." earlier in the program
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names \
+            and f"{node.value.id}.{node.attr}" in names:
+        return names[f"{node.value.id}.{node.attr}"]   # args.model_name_or_path: its argparse default
+    if isinstance(node, ast.Call) and _name(node.func) in ("getenv", "get") and len(node.args) == 2 \
+            and isinstance(node.func, ast.Attribute) and _name(node.func.value) in ("os", "environ"):
+        return _literal(node.args[1], names)       # os.getenv("MODEL", "Qwen/...") / os.environ.get(...): the default
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
+        return _literal(node.values[1], names)     # os.environ.get("MODEL") or "Qwen/..."
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -226,9 +234,19 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
             return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     names: dict = {}
+    for n in ast.walk(tree):           # argparse defaults: args.<dest> where a call passes it on
+        if isinstance(n, ast.Call) and _name(n.func) == "add_argument" and n.args:
+            flag = _literal(n.args[0])
+            kws = {kw.arg: kw.value for kw in n.keywords if kw.arg}
+            dest = _literal(kws["dest"]) if "dest" in kws else (flag.lstrip("-").replace("-", "_")
+                                                                 if isinstance(flag, str) else None)
+            v = _literal(kws["default"]) if "default" in kws else None
+            if dest and isinstance(v, (str, int, float, bool)):
+                for obj in ("args", "opt", "cfg", "config"):
+                    names[f"{obj}.{dest}"] = v
     for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            v = _literal(n.value)
+            v = _literal(n.value, names)
             if isinstance(v, (str, int, float, bool)):
                 names[n.targets[0].id] = v
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
