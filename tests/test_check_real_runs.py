@@ -269,3 +269,21 @@ def test_a_programs_argparse_and_environment_defaults_are_read(offline, tmp_path
     d = _check(capsys, tmp_path, "p.py", "--gpu", "mi300x")
     assert d["model"]["name"] == "qwen2.5-1.5b"
     assert d["understood"]["micro_batch"] == 6 and d["understood"]["cutoff_len"] == 3072
+
+
+def test_cut_cross_entropy_holds_no_logits_in_evaluation_either_liger_does(offline, tmp_path, capsys):
+    base = ("base_model: Qwen/Qwen2.5-7B-Instruct\nadapter: lora\nlora_r: 16\nlora_target_linear: true\n"
+            "sequence_len: 4096\nmicro_batch_size: 1\neval_batch_size: 4\nval_set_size: 0.05\n"
+            "gradient_checkpointing: true\nbf16: true\ndatasets:\n  - path: x\n    type: alpaca\n")
+    evals = {}
+    for name, extra in (("plain", ""), ("cce", "plugins:\n  - axolotl.integrations.cut_cross_entropy."
+                                              "CutCrossEntropyPlugin\ncut_cross_entropy: true\n"),
+                        ("liger", "plugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_fused_linear_cross_"
+                                  "entropy: true\n")):
+        (tmp_path / "a.yaml").write_text(base + extra)
+        d = _check(capsys, tmp_path, "a.yaml", "--gpu", "h100-sxm")
+        assert d["memory"]["eval"], name
+        evals[name] = d["memory"]["eval"]["peak_allocated_bytes"]
+    logits = 4 * 4096 * load_model("qwen2.5-7b").vocab_size * 10          # eval batch x tokens x vocab x 10 B
+    assert evals["plain"] - evals["cce"] == pytest.approx(logits - 4 * 4096 * 3584 * 8, rel=0.02)
+    assert evals["liger"] == evals["plain"]

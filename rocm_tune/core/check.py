@@ -188,14 +188,20 @@ def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
 
 
-def _logits_eval(model, cfg: TrainConfig, eval_batch: int) -> float:
+def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
     tokens = eval_batch * cfg.cutoff_len
+    if job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel")):
+        # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
+        # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
+        # only skips the logits while training: `skip_logits = self.training and labels is not None`)
+        return float(tokens * int(model.hidden_size) * 2 * 4)
     # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
     return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
 
 
-def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: formats.Job | None = None
+                 ) -> tuple[dict, int, list[str]]:
     from rocm_tune.core.runners import fsdp
 
     est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
@@ -223,7 +229,7 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
     phases: dict[str, dict | None] = {
         "load": _phase(m.weights + m.gathered),
         "step": _phase(m.resident + m.gathered + act),
-        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch)) if eval_batch else None,
+        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch, job)) if eval_batch else None,
         "save": _phase(m.resident + m.gathered),
     }
     return phases, int(m.host), notes
@@ -291,7 +297,7 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     host = host if not lay.device_map else 0.0
     phases: dict[str, dict | None] = {
         "load": _phase(w), "step": _phase(st + a),
-        "eval": _phase(st + _logits_eval(model, cfg, eval_batch) / (lay.device_map or lay.tp * lay.cp))
+        "eval": _phase(st + _logits_eval(model, cfg, eval_batch, job) / (lay.device_map or lay.tp * lay.cp))
         if eval_batch else None,
         "save": _phase(st),
     }
@@ -310,7 +316,7 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
         if note:
             notes.append(note)
     elif spec is not None:
-        phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch)
+        phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu)
         if note:
             notes.append(note)
@@ -404,7 +410,7 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        ev = resident + grads + _logits_eval(model, cfg, eval_batch)
+        ev = resident + grads + _logits_eval(model, cfg, eval_batch, job)
         phases["eval"] = _phase(ev, factor)
     else:
         phases["eval"] = None
