@@ -287,3 +287,17 @@ def test_cut_cross_entropy_holds_no_logits_in_evaluation_either_liger_does(offli
     logits = 4 * 4096 * load_model("qwen2.5-7b").vocab_size * 10          # eval batch x tokens x vocab x 10 B
     assert evals["plain"] - evals["cce"] == pytest.approx(logits - 4 * 4096 * 3584 * 8, rel=0.02)
     assert evals["liger"] == evals["plain"]
+
+
+def test_a_notebook_that_writes_its_config_and_starts_it_is_read(offline, tmp_path, capsys):
+    cells = [{"cell_type": "code", "source": ["!pip install llamafactory\n"]},
+             {"cell_type": "code", "source": ["%%writefile train_qwen.yaml\n", "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\n",
+                                              "stage: sft\n", "finetuning_type: lora\n", "lora_target: all\n",
+                                              "template: qwen\n", "cutoff_len: 1024\n",
+                                              "per_device_train_batch_size: 3\n", "bf16: true\n", "output_dir: o\n"]},
+             {"cell_type": "code", "source": ["!llamafactory-cli train train_qwen.yaml\n"]}]
+    (tmp_path / "colab.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                      "nbformat_minor": 5}))
+    d = _check(capsys, tmp_path, "colab.ipynb", "--gpu", "mi300x")
+    assert d["runner"] == "llamafactory" and d["verdict"] == "fits"
+    assert d["understood"]["micro_batch"] == 3 and d["understood"]["cutoff_len"] == 1024

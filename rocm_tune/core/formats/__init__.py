@@ -148,6 +148,38 @@ def notebook_code(text: str) -> str | None:
     return "\n".join(out)
 
 
+def notebook_files(text: str, path: str) -> dict[str, str]:
+    """What a notebook writes and runs besides its Python: `%%writefile NAME` cells as files named NAME (beside the
+    notebook), and its `!` shell lines as one script (`NOTEBOOK!`): Colab/Kaggle notebooks of LLaMA-Factory,
+    Axolotl or torchrun write a config that way and start it with `!llamafactory-cli train NAME`."""
+    import json
+
+    try:
+        nb = json.loads(text)
+    except ValueError:
+        return {}
+    out: dict[str, str] = {}
+    shell: list[str] = []
+    here = os.path.dirname(path)
+    for cell in nb.get("cells", []) if isinstance(nb, dict) else []:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        lines = src.splitlines()
+        first = lines[0].strip() if lines else ""
+        if first.startswith("%%writefile"):
+            parts = first.split()
+            name = parts[-1] if len(parts) > 1 else ""
+            if name and not name.startswith("-"):
+                out[os.path.join(here, name) if here else name] = "\n".join(lines[1:]) + "\n"
+            continue
+        shell += [ln.lstrip()[1:] for ln in lines if ln.lstrip().startswith("!")]
+    if any(w in ln for ln in shell for w in ("train", "torchrun", "accelerate", "deepspeed", "swift", "tune ")):
+        out[path + "!"] = "\n".join(shell) + "\n"
+    return out
+
+
 def _count_devices(v: str) -> int | None:
     parts = [p for p in str(v).split(",") if p.strip() != ""]
     return len(parts) if parts and all(p.strip().lstrip("-").isdigit() or p.strip().startswith(("GPU-", "MIG-"))
@@ -490,6 +522,10 @@ def _apply_accelerate(job: Job, texts: dict[str, str]) -> None:
 
 def read_texts(texts: dict[str, str]) -> Job:
     """As read_job, from {path: text} (the files given, or a fixed version of them)."""
+    for p, text in list(texts.items()):
+        if notebook_code(text) is not None:     # the files a notebook writes and the commands it runs
+            for q, t in notebook_files(text, p).items():
+                texts.setdefault(q, t)
     paths = list(texts)
     job = Job()
     job.files = dict(texts)
