@@ -980,12 +980,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
         rep.verdict, rep.oom_phase = "unknown", None
         return rep
-    bound = job.get("__upper_bound__")
-    if rep.verdict == "oom" and bound:
-        rep.verdict, rep.oom_phase = "unknown", None
-        rep.reason = (f"estimated without {str(bound).split()[0]}'s kernels (an upper bound): "
-                      f"{(vram - rep.margin_bytes) / 2**30:.0f} GiB per GPU without them is over the card, and "
-                      f"what they save decides")
+    if _over_upper_bound(rep, vram):
         return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
@@ -1019,6 +1014,19 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if rep.verdict == "oom":
         _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _over_upper_bound(rep: Report, vram: int) -> bool:
+    """An estimate that only bounds from above (an Unsloth program counted as plain transformers) answers "fits";
+    over the card, what the kernels save decides: the verdict becomes unknown, said."""
+    bound = rep.job.get("__upper_bound__")
+    if rep.verdict != "oom" or not bound or rep.margin_bytes is None:
+        return False
+    rep.verdict, rep.oom_phase = "unknown", None
+    rep.reason = (f"estimated without {str(bound).split()[0]}'s kernels (an upper bound): "
+                  f"{(vram - rep.margin_bytes) / 2**30:.0f} GiB per GPU without them is over the card, and "
+                  f"what they save decides")
+    return True
 
 
 def _lower_bound(model, findings: list) -> str | None:
