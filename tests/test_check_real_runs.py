@@ -301,3 +301,22 @@ def test_a_notebook_that_writes_its_config_and_starts_it_is_read(offline, tmp_pa
     d = _check(capsys, tmp_path, "colab.ipynb", "--gpu", "mi300x")
     assert d["runner"] == "llamafactory" and d["verdict"] == "fits"
     assert d["understood"]["micro_batch"] == 3 and d["understood"]["cutoff_len"] == 1024
+
+
+def test_galore_and_apollo_keep_low_rank_moments_and_layerwise_holds_no_gradients(offline, tmp_path, capsys):
+    yaml_text = ("model_name_or_path: meta-llama/Meta-Llama-3-8B-Instruct\nstage: sft\nfinetuning_type: full\n"
+                 "template: llama3\ncutoff_len: 1024\nper_device_train_batch_size: 1\npure_bf16: true\n"
+                 "output_dir: o\n{extra}")
+    res = {}
+    for name, extra in (("adamw", ""), ("galore", "use_galore: true\ngalore_target: all\n"),
+                        ("layerwise", "use_galore: true\ngalore_layerwise: true\n"),
+                        ("hf_apollo", "optim: apollo_adamw\n")):
+        (tmp_path / "g.yaml").write_text(yaml_text.format(extra=extra))
+        res[name] = _check(capsys, tmp_path, "g.yaml", "--gpu", "mi300x")
+    assert res["adamw"]["understood"]["optim"] == "adamw"
+    assert res["galore"]["understood"]["optim"] == res["hf_apollo"]["understood"]["optim"] == "adafactor"
+    save = {k: d["memory"]["save"]["peak_allocated_bytes"] for k, d in res.items()}
+    p = load_model("llama-3-8b").params.total
+    assert save["adamw"] - save["galore"] > 3 * p            # bf16 Adam moments (4 B/param) -> a factored state
+    step = {k: d["memory"]["step"]["peak_allocated_bytes"] for k, d in res.items()}
+    assert step["galore"] - step["layerwise"] > 1.5 * p       # the bf16 gradients (2 B/param) never all held
