@@ -69,7 +69,7 @@ def render(rep) -> str:
     if rep.memory:
         lines.append("")
         lines.append("Per GPU    phase   peak allocated   reserved")
-        for ph in ("load", "step", "eval", "save"):
+        for ph in ("load", "step", "generate", "eval", "save"):   # generate: GRPO's own vLLM GPU
             p = rep.memory.get(ph)
             if p:
                 lines.append(f"           {ph:6s}  {_gib(p['peak_allocated_bytes']):>14s}   {_gib(p['reserved_bytes'])}")

@@ -188,14 +188,20 @@ def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
 
 
-def _logits_eval(model, cfg: TrainConfig, eval_batch: int) -> float:
+def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
     tokens = eval_batch * cfg.cutoff_len
+    if job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel")):
+        # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
+        # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
+        # only skips the logits while training: `skip_logits = self.training and labels is not None`)
+        return float(tokens * int(model.hidden_size) * 2 * 4)
     # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
     return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
 
 
-def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: formats.Job | None = None
+                 ) -> tuple[dict, int, list[str]]:
     from rocm_tune.core.runners import fsdp
 
     est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
@@ -223,21 +229,49 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None) -> tuple
     phases: dict[str, dict | None] = {
         "load": _phase(m.weights + m.gathered),
         "step": _phase(m.resident + m.gathered + act),
-        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch)) if eval_batch else None,
+        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch, job)) if eval_batch else None,
         "save": _phase(m.resident + m.gathered),
     }
     return phases, int(m.host), notes
 
 
-def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tuple[dict, int, list[str]]:
+def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
+    """A chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
+    cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused vocab-parallel CE) never holds the whole fp32
+    logits and their log-softmax: up to 10 bytes per logit less than the estimate's step transient."""
+    if not (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) or not g.transient_bytes:
+        return 0.0
+    vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+    return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+
+
+def _megatron_states(one):
+    """Megatron mixed precision (megatron/core/optimizer, distributed/param_and_grad_buffer.py): 16-bit model
+    weights, fp32 main gradients (bf16 implies accumulate_allreduce_grads_in_fp32), and an fp32 master copy next to
+    the Adam moments in the optimizer (sharded over data parallel with the distributed optimizer). `one` is a
+    pure-16-bit estimate: weights and moments at 2 bytes (the moments are fp32 here: x2)."""
+    train = one.trainable_weights_bytes / 2                    # parameters that train
+    return replace(one, gradients_bytes=int(train * 4), optimizer_bytes=int(one.optimizer_bytes * 2 + train * 4))
+
+
+def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: formats.Job | None = None
+                     ) -> tuple[dict, int, list[str]]:
     """Model parallelism as Megatron splits it (approximate, said): weights, gradients and optimizer state / (TP x
     PP) (optimizer also / DP with the distributed optimizer); activations / CP, and / TP with sequence parallel
     (under 1F1B the first pipeline stage keeps PP micro-batches of its 1/PP of the layers: about one whole model's
     activations). device_map="auto": one process, every term / the GPUs (the layers are split, nothing in flight)."""
-    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none"))
+    megatron_mixed = (not lay.device_map and cfg.precision in ("bf16", "fp16") and job is not None
+                      and job.runner == "megatron")
+    # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
+    # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
+                                   precision="pure_bf16" if megatron_mixed else cfg.precision))
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
+    act = max(0.0, act - (_fused_ce_saving(job, model, cfg, one) if job is not None else 0.0))
+    if megatron_mixed:
+        one = _megatron_states(one)
     host = 0.0
     if lay.device_map:
         n = lay.device_map
@@ -263,7 +297,7 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None) -> tu
     host = host if not lay.device_map else 0.0
     phases: dict[str, dict | None] = {
         "load": _phase(w), "step": _phase(st + a),
-        "eval": _phase(st + _logits_eval(model, cfg, eval_batch) / (lay.device_map or lay.tp * lay.cp))
+        "eval": _phase(st + _logits_eval(model, cfg, eval_batch, job) / (lay.device_map or lay.tp * lay.cp))
         if eval_batch else None,
         "save": _phase(st),
     }
@@ -277,12 +311,12 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     lay = megatron.layout(job.settings, cfg.world_size)
     if lay is not None and spec is None:
-        phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch)
+        phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
         if note:
             notes.append(note)
     elif spec is not None:
-        phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch)
+        phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu)
         if note:
             notes.append(note)
@@ -291,7 +325,39 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     for p in phases.values():
         if p:
             p["reserved_bytes"] += comm
+    _rl_phases(job, model, cfg, phases, gpu, notes)
     return phases, host, notes
+
+
+def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:
+    """GRPO (core/runners/rl.py): the reference copy and the generation (a colocated vLLM engine or the KV cache)
+    on top of the training state; the step phase holds whichever of training and generation peaks higher."""
+    from rocm_tune.core.runners import rl as _rl
+
+    spec = _rl.spec(job)
+    step, save = phases.get("step"), phases.get("save")
+    if spec is None or not step or not save:
+        return
+    dtype_bytes = 4 if str(getattr(model, "torch_dtype", "")) in ("float32", "fp32") else 2
+    shards = cfg.world_size if (cfg.zero_stage == 3 or fsdp_spec(job) is not None) else 1
+    ref = float(model.params.total) * dtype_bytes / shards
+    vram = float(gpu.vram_bytes) if gpu is not None else None
+    new_step, gen, more = _rl.extra(spec, model, cfg, save["peak_allocated_bytes"], step["peak_allocated_bytes"],
+                                    vram, ref)
+    peak = max(new_step, gen)
+    grow = peak - step["peak_allocated_bytes"]
+    step["peak_allocated_bytes"] = int(peak)
+    step["reserved_bytes"] += int(max(0.0, grow) * (1 + FRAGMENTATION))
+    notes += more
+    if spec.vllm == "device" and vram:
+        gen_gpu = _rl.engine_gpu_bytes(spec, model, vram)
+        phases["generate"] = {"peak_allocated_bytes": int(gen_gpu), "reserved_bytes": int(gen_gpu + CONTEXT)}
+    if spec.beta > 0 and not cfg.is_lora:
+        for name in ("load", "save", "eval"):
+            p = phases.get(name)
+            if p:
+                p["peak_allocated_bytes"] += int(ref)
+                p["reserved_bytes"] += int(ref * (1 + FRAGMENTATION))
 
 
 def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None,
@@ -328,11 +394,8 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         load = int(residue)
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
                      "the allocator keeps it reserved afterwards")
-    if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) and g.transient_bytes:
-        # a chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
-        # cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused CE) never holds the whole fp32 logits and their log-softmax: up to 10 bytes per logit less
-        vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-        saved = min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+    saved = _fused_ce_saving(job, model, cfg, g)
+    if saved:
         step -= saved
         notes.append(f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less "
                      f"in the step; approximate)")
@@ -347,7 +410,7 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        ev = resident + grads + _logits_eval(model, cfg, eval_batch)
+        ev = resident + grads + _logits_eval(model, cfg, eval_batch, job)
         phases["eval"] = _phase(ev, factor)
     else:
         phases["eval"] = None
@@ -514,7 +577,7 @@ def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
 # ------------------------------------------------------------------------------------------------ verdict
 def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
     worst = max((p["reserved_bytes"] for p in phases.values() if p), default=0)
-    for name in ("load", "step", "eval", "save"):
+    for name in ("load", "step", "generate", "eval", "save"):
         p = phases.get(name)
         if p and p["reserved_bytes"] > vram:
             return "oom", name, vram - worst
@@ -778,6 +841,8 @@ def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
 # host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
 # (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
 HOST_RAM_ASSUMED = 1024 * 2**30
+# an OOM by less than this share of the card is inside the estimate's error (said: OOM_MARGIN_THIN)
+THIN_OOM_SHARE = 0.03
 # a model assumed from its name (a Llama-style decoder of that size) misses its real vocabulary, attention and
 # extra towers: a margin smaller than this share of the card is inside that error
 ASSUMED_SHAPE_ERROR = 0.10
@@ -798,6 +863,24 @@ def _padding_assumption(job: formats.Job, cfg) -> list[str]:
             f"shorter samples use less activation memory"]
 
 
+def _card_in_files(job: formats.Job, gpu_id: str | None, vram_gib: float | None) -> tuple[str | None, float | None]:
+    """The card the files ask for (a dstack task's resources.gpu) where the command line names none."""
+    named = job.settings.get("__gpu_named__")
+    if gpu_id or vram_gib is not None or named is None:
+        return gpu_id, vram_gib
+    from rocm_tune.profiles.gpu_profiles import find_gpu_profile
+
+    text = str(named.value)
+    mem = re.search(r"(\d+)\s*GB", text, re.IGNORECASE)
+    if text and not mem and find_gpu_profile(text) is not None:
+        job.notes.append(f"GPU {text} from {os.path.basename(named.file or '')} ({named.native})")
+        return text, None
+    if mem:
+        job.notes.append(f"GPU: a {mem.group(1)} GiB card from {os.path.basename(named.file or '')} ({named.native})")
+        return None, float(mem.group(1))
+    return gpu_id, vram_gib
+
+
 def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
           nodes: int | None = None, model_ref: str | None = None, host_ram_gib: float | None = None) -> Report:
     job = formats.read_job(paths)
@@ -806,6 +889,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     assumptions: list[str] = []
     from rocm_tune.core.check_gpu import resolve_card
 
+    gpu_id, vram_gib = _card_in_files(job, gpu_id, vram_gib)
     gpu: Any = resolve_card(gpu_id, vram_gib, job.notes, assumptions)
     model, mnote, mfind = (None, None, None)
     if job.runner in MODELLED or model_ref:
@@ -821,6 +905,12 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
     if model is not None and load and getattr(model, "torch_dtype", None) != load:
         model = replace(model, torch_dtype=load)
+    ref_name = str(model_ref or job.get("model_name_or_path") or "")
+    if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
+        # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules
+        model = replace(model, experts_as_linears=True)
+        job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
+                         f"(quantized by QLoRA)")
     if model is not None:
         mfind2 = _model_findings(model, job)
         findings += mfind2
@@ -890,6 +980,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
         rep.verdict, rep.oom_phase = "unknown", None
         return rep
+    if _over_upper_bound(rep, vram):
+        return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
         rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "
@@ -910,11 +1002,31 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
+    if rep.verdict == "oom" and rep.oom_phase != "host" and rep.margin_bytes is not None \
+            and -rep.margin_bytes <= THIN_OOM_SHARE * vram:
+        findings.append(Finding("OOM_MARGIN_THIN", "warning", None, None,
+                                f"over the card by only {-rep.margin_bytes / 2**30:.1f} GiB "
+                                f"({-rep.margin_bytes / vram:.0%} of it), inside the estimate's error: it may run "
+                                f"(shorter batches than cutoff_len, a kernel that holds less); the verdict is the "
+                                f"estimate's", "the change below, to be sure"))
     if any(f.code in ("SHELL_COMMENT_CUTS_COMMAND", "SHELL_SPACE_AFTER_BACKSLASH") for f in findings):
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
         _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _over_upper_bound(rep: Report, vram: int) -> bool:
+    """An estimate that only bounds from above (an Unsloth program counted as plain transformers) answers "fits";
+    over the card, what the kernels save decides: the verdict becomes unknown, said."""
+    bound = rep.job.get("__upper_bound__")
+    if rep.verdict != "oom" or not bound or rep.margin_bytes is None:
+        return False
+    rep.verdict, rep.oom_phase = "unknown", None
+    rep.reason = (f"estimated without {str(bound).split()[0]}'s kernels (an upper bound): "
+                  f"{(vram - rep.margin_bytes) / 2**30:.0f} GiB per GPU without them is over the card, and "
+                  f"what they save decides")
+    return True
 
 
 def _lower_bound(model, findings: list) -> str | None:

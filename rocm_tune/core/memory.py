@@ -191,8 +191,10 @@ class _Weights:
 
 
 def _qlora_frozen_bytes(model, cfg: TrainConfig, regime: Regime) -> float:
-    """bitsandbytes: decoder linears quantised, everything else in the runner's frozen dtype."""
-    decoder = [g for g in model.linears if g.kind in _DECODER_KINDS]
+    """bitsandbytes: every nn.Linear but lm_head quantised (decoder linears; routed experts and the router where
+    they are nn.Linear modules), everything else in the runner's frozen dtype."""
+    kinds = _DECODER_KINDS + (("expert", "router") if getattr(model, "experts_as_linears", False) else ())
+    decoder = [g for g in model.linears if g.kind in kinds]
     quantised = sum(g.params for g in decoder)
     if cfg.quant_bits == 4:
         # 4-bit values + fp32 absmax per 64 (double quant: 8-bit absmax + fp32 per 256 of those)
@@ -209,8 +211,12 @@ def _weights(model, cfg: TrainConfig, regime: Regime, training: _Training, notes
     if cfg.method == "qlora":
         frozen = _qlora_frozen_bytes(model, cfg, regime)
         quant = "double quant" if cfg.double_quant and cfg.quant_bits == 4 else "no double quant"
+        experts = bool(model.num_experts) and getattr(model, "experts_as_linears", False)
         notes.append(f"QLoRA {cfg.quant_bits}-bit: decoder linears quantised ({quant}); "
-                     "embeddings, norms, routed experts and lm_head stay 16-bit")
+                     + ("the routed experts too (one nn.Linear per expert, as transformers 4.x builds them; under "
+                        "transformers 5 they are fused 3-D parameters that bitsandbytes leaves 16-bit); "
+                        "embeddings, norms and lm_head stay 16-bit" if experts else
+                        "embeddings, norms, routed experts and lm_head stay 16-bit"))
     elif cfg.is_lora:
         frozen = total * regime.frozen_bytes
     else:

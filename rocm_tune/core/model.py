@@ -143,6 +143,10 @@ class ModelSpec:
     identified: str | None = None
     quantization: str | None = None   # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8 (None: 16/32-bit weights)
     quant_bits: int | None = None
+    # routed experts as one nn.Linear per expert (transformers 4.x Mixtral/Qwen-MoE/DeepSeek/Jamba/OLMoE...):
+    # bitsandbytes quantizes them with the rest; False where the architecture stores them as fused 3-D parameters
+    # even there (Llama 4, gpt-oss, Granite MoE, DBRX): those stay 16-bit under QLoRA (bitsandbytes#1849)
+    experts_as_linears: bool = True
 
     @property
     def is_moe(self) -> bool:
@@ -552,7 +556,13 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
         norm_fp32_product=a.family.startswith("gemma"),
         sdpa_supported=a.family != "gemma2",
         final_logit_softcapping=_softcap(config),
+        experts_as_linears=a.family not in FUSED_EXPERT_FAMILIES,
     )
+
+
+# transformers (4.x) families whose routed experts are fused 3-D parameters, not nn.Linear modules (modeling_llama4
+# Llama4TextExperts, modeling_gpt_oss GptOssExperts, modeling_granitemoe GraniteMoeParallelExperts, modeling_dbrx)
+FUSED_EXPERT_FAMILIES = ("llama4_text", "gpt_oss", "granitemoe", "granitemoeshared", "granitemoehybrid", "dbrx")
 
 
 def _softcap(config: dict) -> float | None:

@@ -50,6 +50,7 @@ _QUANT_WORDS = frozenset({"gptq", "awq", "bnb", "4bit", "8bit", "nf4", "int4", "
                           "q4", "q8"})
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
+_SIZE_BLOOM = re.compile(r"^(\d+)b(\d)$")             # BLOOM's 7b1 = 7.1B, 1b7 = 1.7B
 _ACTIVE = re.compile(r"^a(\d+(?:\.\d+)?)b$")
 _EXPERTS_X = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)b$")
 _EXPERTS_E = re.compile(r"^(\d+)e$")
@@ -170,6 +171,11 @@ def parse_name(ref: str) -> NameParts:
     msize = None
     for t in toks:
         if t in _QUANT_WORDS:
+            continue
+        mb = _SIZE_BLOOM.match(t)
+        if mb and size is None:
+            size = float(f"{mb.group(1)}.{mb.group(2)}")
+            seen_size = True
             continue
         m = _SIZE.match(t)
         if m and m.group(2) == "b":

@@ -29,6 +29,7 @@ from rocm_tune.core.runners.common import (
     resolve_ref,
     scalar_value,
     yaml_error_line,
+    yaml_lines,
 )
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
 
@@ -73,6 +74,8 @@ def detect(text: str, path: str = "config") -> str:
         return "axolotl-yaml"
     if accelerate.is_accelerate_mapping(data):
         return "accelerate-yaml"
+    if hf_args.is_recipe_mapping(data):
+        return "hf-yaml"
     if deepspeed_json.is_ds_mapping(data):
         return "deepspeed-json"
     if isinstance(data, dict) and {"recommended", "hardware", "goal"} <= set(data):
@@ -143,6 +146,38 @@ def notebook_code(text: str) -> str | None:
         out += [("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in src.splitlines()]
         out.append("")
     return "\n".join(out)
+
+
+def notebook_files(text: str, path: str) -> dict[str, str]:
+    """What a notebook writes and runs besides its Python: `%%writefile NAME` cells as files named NAME (beside the
+    notebook), and its `!` shell lines as one script (`NOTEBOOK!`): Colab/Kaggle notebooks of LLaMA-Factory,
+    Axolotl or torchrun write a config that way and start it with `!llamafactory-cli train NAME`."""
+    import json
+
+    try:
+        nb = json.loads(text)
+    except ValueError:
+        return {}
+    out: dict[str, str] = {}
+    shell: list[str] = []
+    here = os.path.dirname(path)
+    for cell in nb.get("cells", []) if isinstance(nb, dict) else []:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        lines = src.splitlines()
+        first = lines[0].strip() if lines else ""
+        if first.startswith("%%writefile"):
+            parts = first.split()
+            name = parts[-1] if len(parts) > 1 else ""
+            if name and not name.startswith("-"):
+                out[os.path.join(here, name) if here else name] = "\n".join(lines[1:]) + "\n"
+            continue
+        shell += [ln.lstrip()[1:] for ln in lines if ln.lstrip().startswith("!")]
+    if any(w in ln for ln in shell for w in ("train", "torchrun", "accelerate", "deepspeed", "swift", "tune ")):
+        out[path + "!"] = "\n".join(shell) + "\n"
+    return out
 
 
 def _count_devices(v: str) -> int | None:
@@ -383,12 +418,24 @@ def _read_script(job: Job, text: str, p: str) -> None:
 
 
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
-    """A Python program: its TrainingArguments when it builds them in code (and no script starts it), else
-    a note that it is not modelled."""
-    # the program a given script starts: its flags are read there, its code is not (info only)
+    """A Python program: its TrainingArguments when it builds them in code (under the flags of a script that starts
+    it, which win), else a note that it is not modelled."""
     started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
     lib = hf_args.python_program(text)
-    read = None if started or lib else hf_args.read_python(text, p)
+    read = hf_args.read_python(text, p)
+    if read is not None and lib:
+        # a library whose kernels only save memory (Unsloth): estimated as the plain HF program it patches, an
+        # upper bound: "fits" holds; over the card, its savings decide (check says unknown)
+        read[0]["__upper_bound__"] = Setting("__upper_bound__", lib, p, 1, "import", "flag")
+        job.findings.append(Finding("KERNELS_NOT_MODELLED", "info", p, 1,
+                                    f"Python program using {lib.split()[0]}: {lib}; estimated without them, as the "
+                                    f"plain transformers program (an upper bound)", None))
+    if read is not None and started:
+        # a program a script (launch.sh, a dstack/Slurm/k8s YAML) starts: what it builds in code holds unless the
+        # command's flags say otherwise (those are read from the script, and win); the launcher decides the ranks
+        job.settings = {**read[0], **job.settings}
+        job.notes += read[1]
+        return
     if read is not None:       # a program that builds its TrainingArguments in code: one process
         job.settings = {**read[0], **job.settings}
         job.notes += read[1]
@@ -396,7 +443,7 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.script_flags["style"] = "python"
         job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
         return
-    if lib:
+    if lib and read is None:
         job.findings.append(Finding("FORMAT_NOT_MODELLED", "warning", p, 1,
                                     f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
         return
@@ -475,6 +522,10 @@ def _apply_accelerate(job: Job, texts: dict[str, str]) -> None:
 
 def read_texts(texts: dict[str, str]) -> Job:
     """As read_job, from {path: text} (the files given, or a fixed version of them)."""
+    for p, text in list(texts.items()):
+        if notebook_code(text) is not None:     # the files a notebook writes and the commands it runs
+            for q, t in notebook_files(text, p).items():
+                texts.setdefault(q, t)
     paths = list(texts)
     job = Job()
     job.files = dict(texts)
@@ -482,6 +533,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     axo_cfgs: list[str] = []
     tune_cfgs: list[str] = []
     primus_cfgs: list[str] = []
+    recipes: list[str] = []
     for p, text in texts.items():
         fmt = detect(text, p)
         job.formats[p] = fmt
@@ -505,6 +557,8 @@ def read_texts(texts: dict[str, str]) -> Job:
             _read_script(job, text, p)
         elif fmt == "axolotl-yaml":
             axo_cfgs.append(p)
+        elif fmt == "hf-yaml":
+            recipes.append(p)
         elif fmt in ("dataset-info", "hostfile"):
             pass                       # read by check's dataset finding / by the deepspeed --hostfile below
         elif fmt == "rocm-tune-plan":
@@ -520,6 +574,9 @@ def read_texts(texts: dict[str, str]) -> Job:
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
+    _read_dstack_resources(job, texts)
+    if recipes and job.runner in ("hf", "unknown"):
+        _apply_recipe(job, texts, recipes[0])
     if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
         _bare_arguments(job, texts)
     if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
@@ -549,7 +606,60 @@ def read_texts(texts: dict[str, str]) -> Job:
     # accelerate config named by --config_file
     _apply_accelerate(job, texts)
     _per_node_processes(job)
+    from rocm_tune.core.runners import rl
+
+    rl.apply_sequence(job, job.notes)
     return job
+
+
+def _apply_recipe(job: Job, texts: dict[str, str], path: str) -> None:
+    """An HfArgumentParser recipe YAML (TRL / alignment-handbook / open-r1): its keys under the command's flags."""
+    data = _load_structured(texts[path])
+    st, notes = hf_args.read_recipe(dict(data), yaml_lines(texts[path]), path, job.entry or "")
+    job.settings = {**st, **job.settings}
+    job.notes += notes
+    if job.runner == "unknown":
+        job.runner, job.entry, job.entry_file, job.entry_line = "hf", path, path, 1
+        job.gpus = job.gpus or Setting("gpus", 1, path, 1, "python", "assumed")
+
+
+_DSTACK_GPU = re.compile(r"^(?P<name>[A-Za-z][\w-]*)?(?::?(?P<mem>\d+\s*GB)(?:\.\.\d+\s*GB)?)?(?::(?P<count>\d+))?$",
+                         re.IGNORECASE)
+
+
+def _read_dstack_resources(job: Job, texts: dict[str, str]) -> None:
+    """A dstack task (`type: task`, `resources: gpu: MI300X:8`, dstack.ai/docs/concepts/tasks): the card it asks
+    for (a name or a memory) and how many, where the command line says neither. The card is resolved by check."""
+    for p, fmt in job.formats.items():
+        text = texts.get(p, "")
+        if fmt != "script" or "resources:" not in text or "type:" not in text:
+            continue
+        try:
+            data = _load_structured(text)
+        except UserError:
+            continue
+        res = data.get("resources") if isinstance(data, dict) else None
+        gpu = res.get("gpu") if isinstance(res, dict) else None
+        name, mem, count = None, None, None
+        if isinstance(gpu, dict):
+            names = gpu.get("name")
+            name = names[0] if isinstance(names, list) and len(names) == 1 else names if isinstance(names, str) else None
+            mem, count = gpu.get("memory"), gpu.get("count")
+        elif isinstance(gpu, (str, int)):
+            m = _DSTACK_GPU.match(str(gpu).strip())
+            if m:
+                name, mem, count = m.group("name"), m.group("mem"), m.group("count")
+        line = yaml_lines(text).get("resources")
+        if name or mem:
+            job.settings["__gpu_named__"] = Setting("__gpu_named__", str(name or ""), p, line, "resources.gpu",
+                                                    "flag")
+            if mem and not name:
+                job.settings["__gpu_named__"] = Setting("__gpu_named__", f"a {mem} GPU", p, line, "resources.gpu",
+                                                        "flag")
+        n = as_int(str(count).split("..")[0]) if count is not None else None
+        if n and job.gpus is None:
+            job.gpus = Setting("gpus", n, p, line, "resources.gpu", "flag")
+        return
 
 
 def _bare_arguments(job: Job, texts: dict[str, str]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory import TrainConfig
 from rocm_tune.core.model_lora import split_targets
-from rocm_tune.core.runners.common import Default, Finding, Job, as_bool, as_int
+from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
 
 INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
             "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers")
@@ -20,6 +20,28 @@ _ATTN = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "fa3": "
 _OPTIM = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit", "paged_adamw_8bit": "paged_adamw_8bit",
           "paged_adamw_32bit": "paged_adamw", "paged_adamw": "paged_adamw", "adamw_torch_8bit": "adamw_8bit",
           "adafactor": "adafactor", "sgd": "sgd"}
+
+
+def _optim(job: Job, a: list[str]) -> str:
+    """The optimizer's state as the estimator counts it. GaLore / APOLLO (HF `optim: galore_adamw[_8bit|_layerwise]`,
+    `apollo_adamw`; LLaMA-Factory `use_galore` / `use_apollo`; transformers/trainer.py _get_optimizer_cls_and_kwargs)
+    keep the Adam moments of rank-r projections of the targeted matrices, not of the matrices: sized as a factored
+    (Adafactor-like) state, said; their `layerwise` variants step each parameter in a gradient hook, so the
+    gradients are never all held (as torchtune's optimizer_in_bwd)."""
+    name = str(job.get("optim", "adamw_torch")).lower()
+    low_rank = name.startswith(("galore", "apollo")) or bool(as_bool(job.get("use_galore"))) \
+        or bool(as_bool(job.get("use_apollo")))
+    if not low_rank:
+        return _OPTIM.get(name, "adamw")
+    which = "APOLLO" if name.startswith("apollo") or as_bool(job.get("use_apollo")) else "GaLore"
+    a.append(f"{which}: the optimizer keeps low-rank projected moments; counted as a factored (Adafactor-sized) "
+             f"state (approximate)")
+    if "layerwise" in name or as_bool(job.get("galore_layerwise")) or as_bool(job.get("apollo_layerwise")):
+        job.settings.setdefault("optimizer_in_bwd", Setting("optimizer_in_bwd", True, None, None,
+                                                            f"{which} layerwise", "assumed"))
+        a.append(f"{which} layerwise: each parameter steps as its gradient is ready (the gradients are never all "
+                 f"held)")
+    return "adafactor"
 
 
 class BadValue(UserError):
@@ -229,11 +251,12 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["attn"] = _ATTN.get(str(g("flash_attn", "auto")).lower(), "sdpa")
     if values["attn"] == "fa2" and values["precision"] == "fp32":
         values["attn"] = "sdpa"
-    values["optim"] = _OPTIM.get(str(g("optim", "adamw_torch")).lower(), "adamw")
+    values["optim"] = _optim(job, a)
     st = str(g("stage", "sft")).lower()
     values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
     if st not in ("sft", "dpo", "pt"):
-        a.append(f"stage {st}: estimated as sft")
+        a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
+                 "counted on top (core/runners/rl.py)" if st == "grpo" else ""))
     values.update(_hardware(job, gpus, nodes, a))
     lf = job.runner in LF_FAMILY
     executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs

@@ -455,7 +455,24 @@ def attach_reference(job, texts: dict) -> None:
     dsref = job.settings.get("deepspeed")
     if dsref is None or str(dsref.value).strip() in ("", "None", "null"):
         return
-    named_given = resolve_ref(str(dsref.value), Path("."), texts)[0] in texts
+    if str(dsref.value).strip().lower() in ("true", "1", "yes"):
+        # a bare `--deepspeed` (deepspeed.add_config_arguments' switch, as in DeepSpeed-Chat's main.py): the script
+        # builds its config in code from its own flags -- --zero_stage N (default 0), --offload
+        from rocm_tune.core.runners.common import as_bool, as_int
+
+        stage = as_int(job.get("zero_stage", 0)) or 0
+        off = "all" if as_bool(job.get("offload")) and stage == 3 else ("optimizer" if as_bool(job.get("offload"))
+                                                                          else "none")
+        data = {"zero_optimization": {"stage": stage}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
+        job.ds = read(with_zero(data, stage, off) if off != "none" else data, "", None)
+        job.notes.append(f"--deepspeed (a switch): the script builds its DeepSpeed config from --zero_stage {stage}"
+                         + (" and --offload" if off != "none" else ""))
+        return
+    def is_ds_file(path) -> bool:
+        # `--deepspeed zero3` beside a script named zero3.sh: only a DeepSpeed JSON answers the reference
+        return path in texts and isinstance(parse_text(texts[path]), dict) and is_ds_mapping(parse_text(texts[path]))
+
+    named_given = is_ds_file(resolve_ref(str(dsref.value), Path("."), texts)[0])
     if job.runner == "ms-swift" and str(dsref.value) in NAMED_DS and not named_given:
         stage, off = NAMED_DS[str(dsref.value)]
         data = {"zero_optimization": {"stage": stage}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
@@ -465,6 +482,8 @@ def attach_reference(job, texts: dict) -> None:
         job.notes.append(f"--deepspeed {dsref.value}: ms-swift's built-in ZeRO-{stage} config")
         return
     hit, how = resolve_ref(str(dsref.value), Path(dsref.file or ".").parent, texts)
+    if hit is not None and hit in texts and not is_ds_file(hit):
+        hit = None                     # a given file of a similar name that is no DeepSpeed JSON
     if hit is not None and hit not in texts:
         from rocm_tune.core.files import read_text
 

@@ -9,6 +9,8 @@ adapters train in fp32, and "fp32" on a bf16 checkpoint computes in bf16.
 
 from __future__ import annotations
 
+import os
+
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Setting, as_bool
@@ -77,12 +79,28 @@ MAPPED = {
     "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
     "liger_kernel": ("enable_liger_kernel", None),
     "attn_implementation": ("flash_attn", None),            # from_pretrained(attn_implementation=...)
+    # TRL's ModelConfig (--use_peft, --lora_target_modules) and the scripts that copy it (MedicalGPT, alignment
+    # recipes); DeepSpeed-Chat's step-1 main.py (--lora_dim N > 0 turns LoRA on, --lora_module_name)
+    "use_peft": ("finetuning_type", "--use_peft read as the fine-tuning method (True = lora)"),
+    "lora_dim": ("lora_rank", "--lora_dim (DeepSpeed-Chat) read as the LoRA rank: LoRA on"),
+    "lora_target_modules": ("lora_target", None),
+    "target_modules": ("lora_target", None),
+    "load_in_4bit": ("quantization_bit", None),
+    "load_in_8bit": ("quantization_bit", None),
 }
+# seq2seq-style scripts truncate the prompt and the answer separately (MedicalGPT, ChatGLM/Baichuan fine-tune
+# scripts): the longest sample is their sum
+SOURCE_TARGET = ("max_source_length", "max_target_length")
 PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_accumulation_steps",
                "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
                "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
-               "packing", "device_map", "max_memory")
+               "packing", "device_map", "max_memory", "zero_stage", "offload",
+               # online RL (GRPOConfig / TRL scripts' flags): read by core/runners/rl.py
+               "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "beta",
+               "max_prompt_length", "max_completion_length", "num_generations")
+# the trainer a TRL program builds -> the stage it runs
+TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "DPOTrainer": "dpo"}
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
@@ -99,7 +117,9 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
             elif key == "quantization_bit":
                 if not as_bool(v):
                     continue
-                value = 4 if k.startswith("use_4bit") else 8
+                value = 4 if "4bit" in k else 8
+            elif key == "lora_target":
+                value = "all" if str(v).strip().lower() in ("all", "all-linear", "all_linear") else str(v)
             elif key == "flash_attn" and k == "use_flash_attn":
                 value = "fa2" if as_bool(v) else "sdpa"
             elif key == "disable_gradient_checkpointing":
@@ -111,7 +131,31 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
                 notes.append(note)
         elif k in PASSTHROUGH:
             out[k] = Setting(k, v, file, line, k, "flag")
+    if _lora_dim_on(out):
+        out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
+                                                  "flag"))
+    if "cutoff_len" not in out and all(k in flags for k in SOURCE_TARGET):
+        try:
+            total = sum(int(float(flags[k][0])) for k in SOURCE_TARGET)
+        except ValueError:
+            total = 0
+        if total > 0:
+            out["cutoff_len"] = Setting("cutoff_len", total, file, flags[SOURCE_TARGET[0]][1], "max_source_length",
+                                        "flag")
+            notes.append(f"--max_source_length + --max_target_length read as the sequence length (cutoff_len "
+                         f"{total})")
     return out, notes
+
+
+def _lora_dim_on(out: dict) -> bool:
+    """DeepSpeed-Chat's --lora_dim N > 0 is what turns LoRA on (no separate switch)."""
+    s = out.get("lora_rank")
+    if s is None or s.native != "lora_dim":
+        return False
+    try:
+        return int(float(str(s.value))) > 0
+    except ValueError:
+        return False
 
 
 # ------------------------------------------------------------------------------------------- Python source
@@ -141,6 +185,14 @@ def _literal(node, names: dict | None = None):
 
     if isinstance(node, ast.Name) and names and node.id in names:
         return names[node.id]                      # base_model_name = "..." earlier in the program
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names \
+            and f"{node.value.id}.{node.attr}" in names:
+        return names[f"{node.value.id}.{node.attr}"]   # args.model_name_or_path: its argparse default
+    if isinstance(node, ast.Call) and _name(node.func) in ("getenv", "get") and len(node.args) == 2 \
+            and isinstance(node.func, ast.Attribute) and _name(node.func.value) in ("os", "environ"):
+        return _literal(node.args[1], names)       # os.getenv("MODEL", "Qwen/...") / os.environ.get(...): the default
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
+        return _literal(node.values[1], names)     # os.environ.get("MODEL") or "Qwen/..."
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -182,9 +234,19 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
             return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
     names: dict = {}
+    for n in ast.walk(tree):           # argparse defaults: args.<dest> where a call passes it on
+        if isinstance(n, ast.Call) and _name(n.func) == "add_argument" and n.args:
+            flag = _literal(n.args[0])
+            kws = {kw.arg: kw.value for kw in n.keywords if kw.arg}
+            dest = _literal(kws["dest"]) if "dest" in kws else (flag.lstrip("-").replace("-", "_")
+                                                                 if isinstance(flag, str) else None)
+            v = _literal(kws["default"]) if "default" in kws else None
+            if dest and isinstance(v, (str, int, float, bool)):
+                for obj in ("args", "opt", "cfg", "config"):
+                    names[f"{obj}.{dest}"] = v
     for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            v = _literal(n.value)
+            v = _literal(n.value, names)
             if isinstance(v, (str, int, float, bool)):
                 names[n.targets[0].id] = v
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
@@ -202,6 +264,9 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     notes += more
 
     _call_settings(calls, names, out, notes, file)
+    stage = next((TRL_STAGES[_name(c.func)] for c in calls if _name(c.func) in TRL_STAGES), None)
+    if stage and "stage" not in out:
+        out["stage"] = Setting("stage", stage, file, args[0].lineno, _name(args[0].func), "flag")
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
     return out, notes
@@ -220,7 +285,8 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
         if name == "from_pretrained" and any(w in owner for w in ("Tokenizer", "Processor", "Config")):
             continue                                   # the tokenizer's from_pretrained is not the model's
         if name == "from_pretrained" and "model_name_or_path" not in out:
-            first = _literal(c.args[0], names) if c.args else kws.get("pretrained_model_name_or_path", (None, 0))[0]
+            first = _literal(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
+                                                                or kws.get("model_name") or (None, 0))[0]
             if isinstance(first, str) and "/" in first:
                 put("model_name_or_path", first, "from_pretrained", c.lineno)
                 dtype = kws.get("torch_dtype") or kws.get("dtype")
@@ -240,6 +306,19 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
                 if kws.get(k, (None, 0))[0] is True:
                     put("quantization_bit", bits, k, kws[k][1])
+        if name == "from_pretrained" and isinstance(kws.get("max_seq_length", (None, 0))[0], int) \
+                and "cutoff_len" not in out:      # Unsloth's FastLanguageModel/FastVisionModel.from_pretrained
+            put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
+        if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
+            # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
+            # projection unless target_modules says otherwise
+            put("finetuning_type", "lora", "get_peft_model", c.lineno)
+            put("lora_rank", kws["r"][0], "r", kws["r"][1])
+            if isinstance(kws.get("lora_alpha", (None, 0))[0], int):
+                put("lora_alpha", kws["lora_alpha"][0], "lora_alpha", kws["lora_alpha"][1])
+            t = kws.get("target_modules", (None, 0))[0]
+            put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all",
+                "target_modules", kws.get("target_modules", (None, c.lineno))[1])
         if name == "LoraConfig":
             put("finetuning_type", "lora", "LoraConfig", c.lineno)
             for k, key in (("r", "lora_rank"), ("lora_alpha", "lora_alpha")):
@@ -322,3 +401,47 @@ def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting],
         out["finetuning_type"] = Setting("finetuning_type", "full", file, None, "(no LoRA setting)", "flag")
     return out, ["Python program without a TrainingArguments call: its config's assignments are read by their names "
                  "(" + ", ".join(f"{s.native} -> {k}" for k, s in out.items() if s.line) + "); nothing is executed"]
+
+
+# ------------------------------------------------------------------------------------- HfArgumentParser recipe YAML
+# TRL's TrlParser (`trl sft|dpo|grpo --config x.yaml`, open-r1's `--config`), alignment-handbook's `run_dpo.py
+# recipe.yaml` and every HfArgumentParser.parse_yaml_file script: the model's and the TrainingArguments' keys in
+# one YAML mapping.
+TA_KEYS = ("per_device_train_batch_size", "learning_rate", "output_dir", "gradient_accumulation_steps",
+           "num_train_epochs", "max_steps", "bf16", "fp16", "gradient_checkpointing", "max_length", "max_seq_length",
+           "logging_steps", "lr_scheduler_type", "warmup_ratio", "optim", "save_strategy", "beta",
+           "num_generations", "max_completion_length", "use_peft", "lora_r")
+GRPO_KEYS = ("num_generations", "max_completion_length", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization")
+DPO_KEYS = ("max_prompt_length", "loss_type", "rpo_alpha", "precompute_ref_log_probs")
+
+
+def is_recipe_mapping(d) -> bool:
+    return isinstance(d, dict) and ("model_name_or_path" in d or "model_name" in d) \
+        and sum(k in d for k in TA_KEYS) >= 2
+
+
+def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -> tuple[dict[str, Setting], list[str]]:
+    """A recipe YAML's keys as settings (read as the same flags on a command line), its stage from its keys or the
+    script's name (TRL names its scripts after the trainer: sft.py, dpo.py, grpo.py; run_dpo.py)."""
+    flags = {str(k): (str(v).lower() if isinstance(v, bool) else str(v), lines.get(str(k), 0))
+             for k, v in data.items() if v is not None and not isinstance(v, (dict, list))}
+    if "model_name" in flags and "model_name_or_path" not in flags:
+        flags["model_name_or_path"] = flags.pop("model_name")
+    out, notes = read_flags(flags, file)
+    dtype = str(data.get("torch_dtype") or data.get("dtype") or "").lower()
+    if dtype in ("bfloat16", "float16", "float32"):
+        out["load_dtype"] = Setting("load_dtype", {"bfloat16": "bf16", "float16": "fp16"}.get(dtype, "fp32"), file,
+                                    lines.get("torch_dtype"), "torch_dtype", "yaml")
+    name = os.path.basename(entry).lower()
+    stage = ("grpo" if any(k in data for k in GRPO_KEYS) or "grpo" in name else
+             "dpo" if ("beta" in data and any(k in data for k in DPO_KEYS)) or "dpo" in name else None)
+    if stage:
+        out["stage"] = Setting("stage", stage, file, None, "recipe keys" if "grpo" not in name and "dpo" not in name
+                               else os.path.basename(entry), "yaml")
+    if "finetuning_type" not in out:
+        lora = as_bool(data.get("use_peft"))
+        out["finetuning_type"] = Setting("finetuning_type", "lora" if lora else "full", file,
+                                         lines.get("use_peft"), "use_peft", "yaml")
+    notes.append(f"{file}: an HfArgumentParser recipe (model and TrainingArguments keys) read as the program's "
+                 f"arguments" + (f"; a {stage.upper()} run" if stage else ""))
+    return out, notes

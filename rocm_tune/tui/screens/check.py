@@ -22,7 +22,7 @@ from rocm_tune.tui.render import flow, fmt_gib
 from rocm_tune.tui.screens.plan import PlanScreen
 from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput, after_keys
 
-PHASES = ("load", "step", "eval", "save")
+PHASES = ("load", "step", "generate", "eval", "save")   # generate: GRPO's own vLLM GPU
 
 
 class Rechecked(Message):

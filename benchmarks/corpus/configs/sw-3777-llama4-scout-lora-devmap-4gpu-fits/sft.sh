@@ -1,0 +1,24 @@
+CUDA_VISIBLE_DEVICES=0,1,2,3 \
+swift sft \
+    --model LLM-Research/Llama-4-Scout-17B-16E-Instruct \
+    --dataset 'AI-ModelScope/LaTeX_OCR:human_handwrite#2000' \
+    --train_type lora \
+    --torch_dtype bfloat16 \
+    --num_train_epochs 1 \
+    --per_device_train_batch_size 1 \
+    --per_device_eval_batch_size 1 \
+    --learning_rate 1e-4 \
+    --lora_rank 8 \
+    --lora_alpha 32 \
+    --target_modules all-linear \
+    --freeze_vit true \
+    --gradient_accumulation_steps 16 \
+    --gradient_checkpointing false \
+    --eval_steps 50 \
+    --save_steps 50 \
+    --save_total_limit 2 \
+    --logging_steps 5 \
+    --max_length 2048 \
+    --output_dir output \
+    --warmup_ratio 0.05 \
+    --dataloader_num_workers 4

@@ -1,0 +1,129 @@
+"""Online RL (GRPO) as TRL's GRPOTrainer and ms-swift's `swift rlhf --rlhf_type grpo` run it: what the generation and
+the reference model add to a training step's memory (pure).
+
+What runs (huggingface/trl trl/trainer/grpo_trainer.py, grpo_config.py; ms-swift swift/trainers/rlhf_trainer/
+grpo_trainer.py, which builds on it):
+* each step first generates: `per_device_train_batch_size` completions per GPU (TRL >= 0.15 counts completions),
+  prompt up to `max_prompt_length` (default 512) plus `max_completion_length` (TRL 256, ms-swift 512) tokens; the
+  training forward/backward then runs over those sequences, so the step's sequence length is their sum;
+* `use_vllm`: `vllm_mode="server"` (TRL >= 0.18's default) generates on other GPUs; before 0.18 (no `vllm_mode`)
+  the engine ran in the trainer on a GPU of its own (`vllm_device`, util 0.9) that also receives the weights; `"colocate"` starts a vLLM engine inside every training process that takes
+  `vllm_gpu_memory_utilization` of the GPU (TRL 0.3; ms-swift 0.9) -- during training too, unless the engine sleeps
+  (`vllm_enable_sleep_mode`, ms-swift `--sleep_level 1|2`), then only while it generates;
+* without vLLM, `model.generate` holds the KV cache of the batch's sequences next to the training state;
+* `beta > 0` (TRL's default 0.04 before 0.19, 0.0 from 0.19; ms-swift 0.04) loads a frozen reference copy of a fully
+  fine-tuned model (with PEFT the adapter is disabled instead: no copy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rocm_tune.core.runners.common import Setting, as_bool
+
+TRL = "huggingface/trl:trl/trainer/grpo_config.py"
+SWIFT = "modelscope/ms-swift:swift/llm/argument/rlhf_args.py"
+# keys an RL config may carry, read as written (TRL GRPOConfig and ms-swift's rlhf arguments)
+KEYS = ("use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "sleep_level", "beta",
+        "max_prompt_length", "max_completion_length", "num_generations", "offload_model", "offload_optimizer")
+
+
+@dataclass(frozen=True)
+class RLSpec:
+    algo: str                 # "grpo"
+    prompt: int               # max_prompt_length
+    completion: int           # max_completion_length
+    vllm: str                 # "none" | "server" | "colocate"
+    vllm_share: float         # share of the GPU a colocated engine takes
+    sleeps: bool              # a colocated engine releases its memory while training
+    beta: float
+    swift: bool
+
+
+def _num(v, default: float) -> float:
+    try:
+        return float(str(v))
+    except (TypeError, ValueError):
+        return default
+
+
+def spec(job) -> RLSpec | None:
+    """The GRPO run the job's settings describe, or None for any other stage."""
+    if str(job.get("stage", "")).lower() != "grpo":
+        return None
+    swift = job.runner == "ms-swift"
+    use_vllm = bool(as_bool(job.get("use_vllm")))
+    if not use_vllm:
+        mode = "none"
+    elif job.get("vllm_mode") is not None:
+        mode = str(job.get("vllm_mode")).lower()
+    elif swift:
+        mode = "colocate"
+    else:
+        # no vllm_mode but a utilization or a device: TRL < 0.18, whose vLLM runs in the training process on a GPU
+        # of its own (vllm_device "auto": the next one after the training processes)
+        mode = "device" if any(job.get(k) is not None for k in ("vllm_device", "vllm_gpu_memory_utilization")) \
+            else "server"
+    share = _num(job.get("vllm_gpu_memory_utilization"), 0.9 if swift or mode == "device" else 0.3)
+    sleeps = bool(as_bool(job.get("vllm_enable_sleep_mode"))) or _num(job.get("sleep_level"), 0) >= 1
+    return RLSpec("grpo", int(_num(job.get("max_prompt_length"), 512)),
+                  int(_num(job.get("max_completion_length"), 512 if swift else 256)), mode, share, sleeps,
+                  _num(job.get("beta"), 0.04), swift)
+
+
+def apply_sequence(job, notes: list[str]) -> None:
+    """GRPO trains on prompt + completion: that is the step's sequence length where no max_length says otherwise."""
+    rl = spec(job)
+    if rl is None or "cutoff_len" in job.settings:
+        return
+    total = rl.prompt + rl.completion
+    job.settings["cutoff_len"] = Setting("cutoff_len", total, None, None, "max_prompt_length + max_completion_length",
+                                         "assumed")
+    notes.append(f"GRPO: sequences of max_prompt_length {rl.prompt} + max_completion_length {rl.completion} = "
+                 f"{total} tokens (" + (SWIFT if rl.swift else TRL) + ")")
+
+
+def kv_cache_bytes(model, tokens: int) -> float:
+    """Keys and values of every layer for `tokens` tokens in 16 bit (what model.generate keeps)."""
+    layers = int(model.num_layers)
+    per_token = 2 * layers * int(model.num_kv_heads) * int(model.head_dim) * 2
+    return float(per_token) * tokens
+
+
+def extra(rl: RLSpec, model, cfg, resident: float, step: float, vram: float | None, ref_weights: float
+          ) -> tuple[float, float, list[str]]:
+    """(new step allocation, generation-phase allocation, notes) for a GRPO run: the reference copy in both, the
+    colocated vLLM engine (or the KV cache of model.generate) next to the training state."""
+    notes: list[str] = []
+    ref = ref_weights if rl.beta > 0 and not cfg.is_lora else 0.0
+    if ref:
+        notes.append(f"GRPO beta {rl.beta:g}: a frozen reference copy of the model, {ref / 2**30:.2f} GiB per GPU "
+                     f"(with LoRA the adapter is disabled instead)")
+    gen_extra = 0.0
+    step_extra = ref
+    if rl.vllm == "colocate" and vram:
+        engine = rl.vllm_share * vram
+        gen_extra = engine
+        if not rl.sleeps:
+            step_extra += engine
+        notes.append(f"GRPO with vLLM colocated: the engine takes {rl.vllm_share:.0%} of each GPU "
+                     f"({engine / 2**30:.1f} GiB)" + (" while it generates (sleep mode releases it for the step)"
+                                                       if rl.sleeps else ", also while the model trains"))
+    elif rl.vllm == "none":
+        gen_extra = kv_cache_bytes(model, cfg.micro_batch * (rl.prompt + rl.completion))
+        notes.append(f"GRPO without vLLM: model.generate keeps the KV cache of {cfg.micro_batch} sequences of "
+                     f"{rl.prompt + rl.completion} tokens ({gen_extra / 2**30:.2f} GiB) next to the training state")
+    elif rl.vllm == "device":
+        notes.append(f"GRPO with vLLM on a GPU of its own (TRL < 0.18, vllm_device): that GPU holds "
+                     f"{rl.vllm_share:.0%} for the engine and receives a 16-bit copy of the weights at every sync "
+                     f"(the 'generate' phase)")
+    else:
+        notes.append("GRPO with a vLLM server: generation runs on other GPUs (trl vllm-serve), not on these")
+    return step + step_extra, resident + ref + gen_extra, notes
+
+
+def engine_gpu_bytes(rl: RLSpec, model, vram: float) -> float:
+    """The vLLM GPU of TRL < 0.18: the engine's share plus the 16-bit weights it loads from the trainer
+    (llm.load_weights(state_dict)); over the card, that GPU runs out (trl#2864, trl#2927: 'GRPO needs room on the
+    inference node to load the model weights')."""
+    return rl.vllm_share * vram + float(model.params.total) * 2
