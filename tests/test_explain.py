@@ -443,6 +443,22 @@ REAL_LINES = [
      "vLLM v1's engine teardown"),
     ("import-name-mismatch", "TypeError: LlamaForCausalLM.forward() got an unexpected keyword argument "
      "'num_items_in_batch'", "transformers 4.46 calling a model's forward of another release"),
+    # explain-3 (issue 26, third pass): Ray's memory monitor, MIOpen's run-time kernel compile
+    ("ray-oom-killed", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
+     "real-stanford/flingbot#11"),
+    ("ray-oom-killed", "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers "
+     "(tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node",
+     "ray's raylet (node_manager.cc), as in WM-PO/WMPO#3"),
+    ("ray-oom-killed", "ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node eric-ThinkPad is "
+     "used (11.8 / 12.3 GB). The top 5 memory consumers are:", "ray-project/ray#3323 (Ray < 1.0's monitor)"),
+    ("miopen-kernel-build-failed", "MIOpen(HIP): Error [SetIsaName] 'amd_comgr_action_info_set_isa_name(handle, "
+     "isa.c_str())' amdgcn-amd-amdhsa--gfx900:sramecc-:xnack-: INVALID_ARGUMENT (2)",
+     "ryujaehun/pytorch-gpu-benchmark#19"),
+    ("miopen-kernel-build-failed", "MIOpen: Error [Compile] 'hiprtcCompileProgram(prog.get(), c_options.size(), "
+     "c_options.data())' MIOpenBatchNormFwdTrainSpatial.cpp: HIPRTC_ERROR_COMPILATION (6)",
+     "ROCm/legacy-rocm-build#6150 (gfx1151, Windows)"),
+    ("miopen-kernel-build-failed", "MIOpen Error: /MIOpen/src/hipoc/hipoc_program.cpp:286: Code object build failed. "
+     "Source: MIOpenIm2d2Col.cl", "ryujaehun/pytorch-gpu-benchmark#19"),
 ]
 
 
@@ -954,6 +970,19 @@ def test_a_loss_collapse_is_read_from_the_series_with_the_precision_fix():
     # a NaN in rocm-tune's own metrics.jsonl
     nan = diagnose([str(LOGS / "alert-nan-loss-metrics.jsonl")])
     assert _root(nan).family == "nan_loss"
+
+
+def test_megatron_constant_loss_scale_of_one_is_not_fp16(tmp_path):
+    # explain-3: Megatron-LM prints `loss scale: 1.0` on every iteration of a bf16 run (its constant scaler), so a
+    # NaN grad norm there is a NaN loss; a dynamic scale (65536.0 ...) is fp16's, and then it is an fp16 overflow
+    line = ("iteration     {i}/    8000 | consumed samples:       216640 | elapsed time per iteration (ms): 7624.3 | "
+            "learning rate: 6.676E-06 | global batch size:    64 | loss scale: {s} | grad norm: nan | "
+            "number of skipped iterations:   0 | number of nan iterations:   0 |\n")
+    for scale, family in (("1.0", "nan_loss"), ("65536.0", "fp16_overflow")):
+        log = tmp_path / f"megatron-{scale}.log"
+        log.write_text("".join(line.format(i=i, s=scale) for i in (3385, 3386)))
+        r = _root(diagnose([str(log)]))
+        assert (r.code, r.family) == ("nan-loss", family), scale
 
 
 def test_per_rank_logs_in_a_directory_the_first_failure_in_time_wins_over_file_order(tmp_path):

@@ -88,8 +88,46 @@ def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, key
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
+
+# ====================================================================== explain-3 (issue 26, third pass) — BEGIN
+# Rules written from the tools' own message sources; they come first in SIGNATURES so that, on a line they match,
+# they win over the broader signatures below (Ray's OutOfMemoryError is host RAM, not the GPU's `OutOfMemoryError`;
+# MIOpen's own runtime-compile failure is ROCm's DNN library, not torch.compile's HIPRTC).
+_EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
+    _sig("ray-oom-killed", "host_ram_oom", "error", "root", "Ray's memory monitor killed a worker: the node's "
+         "host RAM crossed Ray's threshold",
+         "the node's host RAM use went over Ray's memory-usage threshold (default 0.95) and the raylet killed the "
+         "most recently scheduled worker (rollout/actor/dataloader processes holding model copies or data)",
+         "need less host RAM per node: fewer workers/actors per node (request more CPUs per task), smaller "
+         "rollout/replay buffers, offload only what fits; or a node with more RAM. RAY_memory_usage_threshold "
+         "only moves the line",
+         "`ray logs raylet.out -ip NODE_IP` lists the killed workers and the top memory users",
+         (r"ray\.exceptions\.OutOfMemoryError: Task was killed due to the node running low on memory",
+          r"Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)",
+          r"RayOutOfMemoryError: More than \d+% of the memory on node"),
+         ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError"),
+         sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
+                  "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
+    _sig("miopen-kernel-build-failed", "hip_error", "error", "root", "MIOpen could not compile its kernel for "
+         "this GPU",
+         "MIOpen builds its convolution/normalisation kernels at run time (comgr / hipRTC / OpenCL); the compile "
+         "failed for this GPU: an ISA the installed compiler does not accept (old or consumer gfx, a gfx override), "
+         "or a hipRTC without its headers",
+         "use the ROCm/MIOpen that matches the PyTorch build and supports the card (or HSA_OVERRIDE_GFX_VERSION to a "
+         "supported sibling); as a stopgap disable MIOpen for the failing op (torch.backends.cudnn.enabled=False)",
+         "`MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=5` on a one-step rerun shows the failing kernel and ISA",
+         (r"MIOpen(?:\(HIP\))?: Error \[(?:Compile|BuildHip|BuildOcl|BuildAsm|SetIsaName)\]",
+          r"Code object build failed\. Source: MIOpen"),
+         ("MIOpen: Error", "MIOpen(HIP): Error", "Code object build failed"),
+         sources=("ROCm/MIOpen src/comgr.cpp and src/hipoc/hipoc_program.cpp (Error [Compile] / [BuildHip] / "
+                  "[SetIsaName], 'Code object build failed. Source: ...')", "ryujaehun/pytorch-gpu-benchmark#19",
+                  "ROCm/legacy-rocm-build#6150")),
+)
+# ====================================================================== explain-3 — END
+
 # Order matters only among signatures matching the same line: the first of the highest priority wins.
 SIGNATURES: tuple[Signature, ...] = (
+    *_EXPLAIN3_SIGNATURES,  # explain-3 block above
     # ------------------------------------------------------------------ gpu_oom
     _sig("oom", "gpu_oom", "error", "root", "GPU out of memory",
          "the training step needed more GPU memory than was free on that GPU",

@@ -1148,9 +1148,13 @@ def _host_ram_fix(blob: str, fix: str) -> str:
             "ZeRO shards them, or a node with more RAM; " + fix)
 
 
+# explain-3 (issue 26, third pass): Megatron-LM prints `loss scale: 1.0` on every iteration of a bf16/fp32 run (its
+# ConstantGradScaler of 1.0; megatron/training.py training_log); only a loss scale other than 1 is fp16's dynamic
+# scaler. Megatron's own minimum loss scale is 1 too, but an fp16 run reaching it has printed larger scales first.
+_LOSS_SCALE_FP16 = r"[Ll]oss[ _]scale(?!\s*[:=]\s*1(?:\.0+)?\b)"
 _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
                       r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
-                      r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|[Ll]oss scale|OVERFLOW!|"
+                      r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|" + _LOSS_SCALE_FP16 + r"|OVERFLOW!|"
                       r"Gradient overflow", re.M)
 
 
