@@ -459,6 +459,13 @@ REAL_LINES = [
      "ROCm/legacy-rocm-build#6150 (gfx1151, Windows)"),
     ("miopen-kernel-build-failed", "MIOpen Error: /MIOpen/src/hipoc/hipoc_program.cpp:286: Code object build failed. "
      "Source: MIOpenIm2d2Col.cl", "ryujaehun/pytorch-gpu-benchmark#19"),
+    ("deepspeed-setup-needs-torch", "      AssertionError: Unable to pre-compile ops without torch installed. Please "
+     "install torch before attempting to pre-compile ops.", "deepspeedai/DeepSpeed#5663 (pip on Windows)"),
+    ("deepspeed-ops-torch-mismatch", "RuntimeError: PyTorch version mismatch! DeepSpeed ops were compiled and "
+     "installed with a different version than what is being used at runtime. Please re-install DeepSpeed or switch "
+     "torch versions. Install torch version=2.2, Runtime torch version=2.1", "S95Sedan/Deepspeed-Windows#4"),
+    ("checkpoint-write-failed", "RuntimeError: write(): fd 29 failed with Input/output error",
+     "pytorch/pytorch#10577 (torch.save on a full disk)"),
 ]
 
 

@@ -122,6 +122,39 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          sources=("ROCm/MIOpen src/comgr.cpp and src/hipoc/hipoc_program.cpp (Error [Compile] / [BuildHip] / "
                   "[SetIsaName], 'Code object build failed. Source: ...')", "ryujaehun/pytorch-gpu-benchmark#19",
                   "ROCm/legacy-rocm-build#6150")),
+    _sig("deepspeed-setup-needs-torch", "deepspeed_build_jit", "error", "root", "DeepSpeed's setup.py could not "
+         "pre-compile its ops: torch is not importable where pip builds it",
+         "pip builds DeepSpeed from source in an isolated environment without torch; with DS_BUILD_OPS=1 (the default "
+         "on Windows, or set by the user) setup.py asserts that torch is importable",
+         "install torch first, then `pip install deepspeed --no-build-isolation` (or DS_BUILD_OPS=0 to JIT-compile "
+         "ops at run time); on Windows prefer WSL or a prebuilt wheel",
+         "`python -c 'import torch; print(torch.__version__)'` in the same environment as pip",
+         (r"Unable to pre-compile ops without torch installed",),
+         ("pre-compile ops without torch",),
+         sources=("deepspeedai/DeepSpeed setup.py (assert torch_available, \"Unable to pre-compile ops without torch "
+                  "installed...\")", "deepspeedai/DeepSpeed#5663", "stochasticai/xTuring#106")),
+    _sig("deepspeed-ops-torch-mismatch", "version_check", "error", "root", "DeepSpeed's prebuilt ops were compiled "
+         "for another torch version",
+         "the installed DeepSpeed's compiled ops were built against a different torch than the one running; DeepSpeed "
+         "refuses to load them",
+         "reinstall DeepSpeed for the torch in use (pip install --force-reinstall deepspeed, DS_BUILD_OPS=0 to JIT) "
+         "or install the torch version it names",
+         "`ds_report` shows the torch version DeepSpeed was installed with and the one at run time",
+         (r"PyTorch version mismatch! DeepSpeed ops were compiled",),
+         ("DeepSpeed ops were compiled",),
+         sources=("deepspeedai/DeepSpeed deepspeed/git_version_info / op_builder (\"PyTorch version mismatch! DeepSpeed "
+                  "ops were compiled and installed with a different version than what is being used at runtime\")",
+                  "daswer123/xtts-webui#111")),
+    _sig("checkpoint-write-failed", "disk_full_save", "error", "root", "writing the checkpoint file failed",
+         "torch.save's writer got an error from write() while saving: the disk or quota is full, or the (network) "
+         "filesystem failed",
+         "free space or write checkpoints elsewhere (output_dir on a bigger disk), keep fewer (save_total_limit), "
+         "check the filesystem's health/quota",
+         "`df -h OUTPUT_DIR` and `quota -s` at the time of the save; `dmesg` for I/O errors",
+         (r"\bwrite\(\): fd \d+ failed with ",),
+         ("failed with",),
+         sources=("pytorch/pytorch torch/csrc/serialization.cpp (\"write(): fd \", fildes, \" failed with \", "
+                  "strerror(errno))",)),
 )
 # ====================================================================== explain-3 — END
 
