@@ -466,6 +466,8 @@ REAL_LINES = [
      "torch versions. Install torch version=2.2, Runtime torch version=2.1", "S95Sedan/Deepspeed-Windows#4"),
     ("checkpoint-write-failed", "RuntimeError: write(): fd 29 failed with Input/output error",
      "pytorch/pytorch#10577 (torch.save on a full disk)"),
+    ("swift-git-info-unavailable", "[ERROR:swift] There are error run git command.",
+     "modelscope/ms-swift#1230 (harmless at start-up)"),
 ]
 
 
@@ -977,6 +979,20 @@ def test_a_loss_collapse_is_read_from_the_series_with_the_precision_fix():
     # a NaN in rocm-tune's own metrics.jsonl
     nan = diagnose([str(LOGS / "alert-nan-loss-metrics.jsonl")])
     assert _root(nan).family == "nan_loss"
+
+
+def test_ms_swift_git_notice_is_harmless_and_a_kill_after_it_is_the_root(tmp_path):
+    # explain-3: ms-swift logs `[ERROR:swift] There are error run git command.` at start-up and trains on
+    start = ("[ERROR:swift] There are error run git command.\n"
+             "[INFO:swift] The SftArguments will be saved in: /out/v0-20240626-155144/sft_args.json\n"
+             "{'loss': 0.9921875, 'acc': 0.85889566, 'learning_rate': 1.5e-07, 'epoch': 0.0, 'global_step': 1}\n")
+    log = tmp_path / "swift.log"
+    log.write_text(start)
+    exp = diagnose([str(log)])
+    assert exp.root is None and exp.answer == "benign_warning"
+    log.write_text(start + "Killed\n")
+    r = _root(diagnose([str(log)]))
+    assert r.family == "host_ram_oom" and not r.benign
 
 
 def test_megatron_constant_loss_scale_of_one_is_not_fp16(tmp_path):

@@ -155,6 +155,15 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("failed with",),
          sources=("pytorch/pytorch torch/csrc/serialization.cpp (\"write(): fd \", fildes, \" failed with \", "
                   "strerror(errno))",)),
+    _sig("swift-git-info-unavailable", "benign_warning", "info", "context", "ms-swift could not read the git "
+         "version of its checkout (harmless)",
+         "ms-swift records its git commit in the output directory at start-up; without git (or outside a git "
+         "checkout) it logs this at ERROR level and goes on",
+         "nothing", "training goes on after it",
+         (r"\[ERROR:swift\] There are error run git command",),
+         ("There are error run git command",), benign=True,
+         sources=("modelscope/ms-swift#1230 (ms-swift 2.x start-up: '[ERROR:swift] There are error run git command.' "
+                  "followed by a normal run)",)),
 )
 # ====================================================================== explain-3 — END
 
