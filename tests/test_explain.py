@@ -468,6 +468,12 @@ REAL_LINES = [
      "pytorch/pytorch#10577 (torch.save on a full disk)"),
     ("swift-git-info-unavailable", "[ERROR:swift] There are error run git command.",
      "modelscope/ms-swift#1230 (harmless at start-up)"),
+    ("rocclr-queue-abort", ":0:rocdevice.cpp            :1663: 0164233553 us: Device::callbackQueue aborting with "
+     "status: 0x1016", "ROCclr's queue callback (ROCm 4/5), as beside ROCm/tensorflow-upstream#1106"),
+    ("rocm-library-symbol-mismatch", "/opt/rocm/lib/libamdhip64.so.6: undefined symbol: "
+     "hsa_amd_memory_get_preferred_copy_engine", "ld.so: HIP from one ROCm release, the HSA runtime from another"),
+    ("version-string-unparsable", "packaging.version.InvalidVersion: Invalid version: '2.5.0a0+gitunknown'",
+     "packaging's message for a vendor/source torch build's version"),
 ]
 
 
@@ -993,6 +999,24 @@ def test_ms_swift_git_notice_is_harmless_and_a_kill_after_it_is_the_root(tmp_pat
     log.write_text(start + "Killed\n")
     r = _root(diagnose([str(log)]))
     assert r.family == "host_ram_oom" and not r.benign
+
+
+def test_rocclr_queue_abort_yields_to_the_specific_rocm_cause(tmp_path):
+    # explain-3: ROCclr's `callbackQueue aborting` alone is a ROCm runtime failure; with a more specific line after
+    # it (no code object for the GPU, an aperture violation) that line names the cause
+    abort = ":0:rocdevice.cpp            :1663: 0164233553 us: Device::callbackQueue aborting with status: 0x1016\n"
+    log = tmp_path / "abort.log"
+    log.write_text(abort + "Aborted (core dumped)\n")
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("rocclr-queue-abort", "hip_error")
+    log.write_text(abort + 'hip_code_object.cpp:92: guarantee(false && "hipErrorNoBinaryForGpu: Coudn\'t find binary '
+                   'for current devices!")\nAborted (core dumped)\n')
+    r = _root(diagnose([str(log)]))
+    assert r.family == "hip_error" and r.code != "rocclr-queue-abort"
+    log.write_text(":0:rocdevice.cpp            :2673: 35922360365 us: 32315: [tid:0x7f633bd6f640] "
+                   "Device::callbackQueue aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent "
+                   "attempted to access memory beyond the largest legal address. code: 0x29\n")
+    assert _root(diagnose([str(log)])).code == "gpu-memory-fault"
 
 
 def test_megatron_constant_loss_scale_of_one_is_not_fp16(tmp_path):

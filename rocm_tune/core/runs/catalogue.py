@@ -164,6 +164,44 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("There are error run git command",), benign=True,
          sources=("modelscope/ms-swift#1230 (ms-swift 2.x start-up: '[ERROR:swift] There are error run git command.' "
                   "followed by a normal run)",)),
+    _sig("rocclr-queue-abort", "hip_error", "error", "weak", "the ROCm runtime aborted a GPU queue",
+         "ROCclr's queue callback saw the GPU report an error on a queue (an HSA status code: a hardware exception, "
+         "a kernel for another ISA, a GPU hang) and aborted the process",
+         "check the GPU is a target of the installed ROCm/PyTorch (no HSA_OVERRIDE_GFX_VERSION to a different "
+         "generation), update the driver/firmware, rerun with AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=3 to find the "
+         "kernel",
+         "`dmesg -T | grep -i amdgpu` for the fault/reset at that time; `rocminfo | grep gfx`",
+         (r"callbackQueue aborting with status\b",
+          # with an error named: not the memory faults and resource errors the signatures below explain better
+          r"(?:callbackQueue|Queue 0x[0-9a-f]+) aborting with error\s*:\s*"
+          r"(?!\s|HSA_STATUS_ERROR_(?:MEMORY_APERTURE|MEMORY_FAULT|OUT_OF_RESOURCES))"),
+         ("callbackQueue aborting", "aborting with error"),
+         sources=("ROCm/clr rocclr/device/rocm/rocdevice.cpp (\"Device::callbackQueue aborting with status: 0x%x\", "
+                  "\"Callback: Queue %p aborting with error : %s code: 0x%x\")",
+                  "ROCm/tensorflow-upstream#1106")),
+    _sig("rocm-library-symbol-mismatch", "hip_error", "error", "root", "a ROCm runtime library does not match the "
+         "others (undefined symbol)",
+         "one ROCm library (HIP, HSA runtime, rocBLAS, MIOpen, hipBLASLt, RCCL) was loaded from another ROCm release "
+         "than the library it calls: a torch wheel's bundled ROCm mixed with /opt/rocm, or LD_LIBRARY_PATH pointing "
+         "at another install",
+         "use one ROCm: drop /opt/rocm/lib from LD_LIBRARY_PATH when the wheel bundles its own (or install the wheel "
+         "for the system's ROCm version)",
+         "`ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so | grep -E "
+         "'amdhip|hsa'`",
+         (r"lib(?:amdhip64|hsa-runtime64|rocblas|MIOpen|hipblaslt|hipblas|rccl|rocsolver|hiprtc)[\w.-]*\.so[\d.]*: "
+          r"undefined symbol",),
+         ("undefined symbol",),
+         sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
+                  "hsa_amd_memory_get_preferred_copy_engine)",)),
+    _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
+         "a library compared versions and could not parse one: a source/nightly/vendor build whose version string "
+         "is not PEP 440 (e.g. torch '2.5.0a0+gitunknown' from a ROCm or vendor build)",
+         "install a released build (or one with a PEP 440 version), or upgrade the library doing the check so it "
+         "accepts local versions",
+         "`python -c 'import torch;print(torch.__version__)'` and `pip list` for the package named",
+         (r"packaging\.version\.InvalidVersion: Invalid version:",),
+         ("InvalidVersion",),
+         sources=("pypa/packaging packaging/version.py (raise InvalidVersion(f\"Invalid version: {version!r}\"))",)),
 )
 # ====================================================================== explain-3 — END
 
