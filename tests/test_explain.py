@@ -1019,6 +1019,22 @@ def test_rocclr_queue_abort_yields_to_the_specific_rocm_cause(tmp_path):
     assert _root(diagnose([str(log)])).code == "gpu-memory-fault"
 
 
+def test_ms_swift_precision_comes_from_its_torch_dtype(tmp_path):
+    # explain-3: ms-swift turns --torch_dtype bfloat16 into bf16 and float16/float32 into fp16 mixed precision, so a
+    # loss of 0.0 with grad_norm nan is a NaN loss in the first and an fp16 overflow in the second
+    steps = "".join("{'loss': 0.0, 'token_acc': 0.0, 'grad_norm': nan, 'learning_rate': 1e-05, 'memory(GiB)': 65.89, "
+                    f"'epoch': 0.0, 'global_step/max_steps': '{i}/2046'}}\n" for i in range(2, 6))
+    for dtype, family in (("bfloat16", "nan_loss"), ("float16", "fp16_overflow"), ("float32", "fp16_overflow")):
+        log = tmp_path / f"swift-{dtype}.log"
+        log.write_text(f"NPROC_PER_NODE=8 swift sft --model Qwen/Qwen2.5-7B-Instruct --train_type full "
+                       f"--torch_dtype {dtype} --deepspeed zero2\n[INFO:swift] args.output_dir: /out/v0\n" + steps)
+        assert _root(diagnose([str(log)])).family == family, dtype
+    # outside ms-swift torch_dtype is only the load dtype: the precision stays unknown (fp16 overflow, as before)
+    log = tmp_path / "hf.log"
+    log.write_text("python train.py --torch_dtype bfloat16\n" + steps)
+    assert _root(diagnose([str(log)])).family == "fp16_overflow"
+
+
 def test_megatron_constant_loss_scale_of_one_is_not_fp16(tmp_path):
     # explain-3: Megatron-LM prints `loss scale: 1.0` on every iteration of a bf16 run (its constant scaler), so a
     # NaN grad norm there is a NaN loss; a dynamic scale (65536.0 ...) is fp16's, and then it is an fp16 overflow
