@@ -443,6 +443,37 @@ REAL_LINES = [
      "vLLM v1's engine teardown"),
     ("import-name-mismatch", "TypeError: LlamaForCausalLM.forward() got an unexpected keyword argument "
      "'num_items_in_batch'", "transformers 4.46 calling a model's forward of another release"),
+    # explain-3 (issue 26, third pass): Ray's memory monitor, MIOpen's run-time kernel compile
+    ("ray-oom-killed", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
+     "real-stanford/flingbot#11"),
+    ("ray-oom-killed", "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers "
+     "(tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node",
+     "ray's raylet (node_manager.cc), as in WM-PO/WMPO#3"),
+    ("ray-oom-killed", "ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node eric-ThinkPad is "
+     "used (11.8 / 12.3 GB). The top 5 memory consumers are:", "ray-project/ray#3323 (Ray < 1.0's monitor)"),
+    ("miopen-kernel-build-failed", "MIOpen(HIP): Error [SetIsaName] 'amd_comgr_action_info_set_isa_name(handle, "
+     "isa.c_str())' amdgcn-amd-amdhsa--gfx900:sramecc-:xnack-: INVALID_ARGUMENT (2)",
+     "ryujaehun/pytorch-gpu-benchmark#19"),
+    ("miopen-kernel-build-failed", "MIOpen: Error [Compile] 'hiprtcCompileProgram(prog.get(), c_options.size(), "
+     "c_options.data())' MIOpenBatchNormFwdTrainSpatial.cpp: HIPRTC_ERROR_COMPILATION (6)",
+     "ROCm/legacy-rocm-build#6150 (gfx1151, Windows)"),
+    ("miopen-kernel-build-failed", "MIOpen Error: /MIOpen/src/hipoc/hipoc_program.cpp:286: Code object build failed. "
+     "Source: MIOpenIm2d2Col.cl", "ryujaehun/pytorch-gpu-benchmark#19"),
+    ("deepspeed-setup-needs-torch", "      AssertionError: Unable to pre-compile ops without torch installed. Please "
+     "install torch before attempting to pre-compile ops.", "deepspeedai/DeepSpeed#5663 (pip on Windows)"),
+    ("deepspeed-ops-torch-mismatch", "RuntimeError: PyTorch version mismatch! DeepSpeed ops were compiled and "
+     "installed with a different version than what is being used at runtime. Please re-install DeepSpeed or switch "
+     "torch versions. Install torch version=2.2, Runtime torch version=2.1", "S95Sedan/Deepspeed-Windows#4"),
+    ("checkpoint-write-failed", "RuntimeError: write(): fd 29 failed with Input/output error",
+     "pytorch/pytorch#10577 (torch.save on a full disk)"),
+    ("swift-git-info-unavailable", "[ERROR:swift] There are error run git command.",
+     "modelscope/ms-swift#1230 (harmless at start-up)"),
+    ("rocclr-queue-abort", ":0:rocdevice.cpp            :1663: 0164233553 us: Device::callbackQueue aborting with "
+     "status: 0x1016", "ROCclr's queue callback (ROCm 4/5), as beside ROCm/tensorflow-upstream#1106"),
+    ("rocm-library-symbol-mismatch", "/opt/rocm/lib/libamdhip64.so.6: undefined symbol: "
+     "hsa_amd_memory_get_preferred_copy_engine", "ld.so: HIP from one ROCm release, the HSA runtime from another"),
+    ("version-string-unparsable", "packaging.version.InvalidVersion: Invalid version: '2.5.0a0+gitunknown'",
+     "packaging's message for a vendor/source torch build's version"),
 ]
 
 
@@ -954,6 +985,67 @@ def test_a_loss_collapse_is_read_from_the_series_with_the_precision_fix():
     # a NaN in rocm-tune's own metrics.jsonl
     nan = diagnose([str(LOGS / "alert-nan-loss-metrics.jsonl")])
     assert _root(nan).family == "nan_loss"
+
+
+def test_ms_swift_git_notice_is_harmless_and_a_kill_after_it_is_the_root(tmp_path):
+    # explain-3: ms-swift logs `[ERROR:swift] There are error run git command.` at start-up and trains on
+    start = ("[ERROR:swift] There are error run git command.\n"
+             "[INFO:swift] The SftArguments will be saved in: /out/v0-20240626-155144/sft_args.json\n"
+             "{'loss': 0.9921875, 'acc': 0.85889566, 'learning_rate': 1.5e-07, 'epoch': 0.0, 'global_step': 1}\n")
+    log = tmp_path / "swift.log"
+    log.write_text(start)
+    exp = diagnose([str(log)])
+    assert exp.root is None and exp.answer == "benign_warning"
+    log.write_text(start + "Killed\n")
+    r = _root(diagnose([str(log)]))
+    assert r.family == "host_ram_oom" and not r.benign
+
+
+def test_rocclr_queue_abort_yields_to_the_specific_rocm_cause(tmp_path):
+    # explain-3: ROCclr's `callbackQueue aborting` alone is a ROCm runtime failure; with a more specific line after
+    # it (no code object for the GPU, an aperture violation) that line names the cause
+    abort = ":0:rocdevice.cpp            :1663: 0164233553 us: Device::callbackQueue aborting with status: 0x1016\n"
+    log = tmp_path / "abort.log"
+    log.write_text(abort + "Aborted (core dumped)\n")
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("rocclr-queue-abort", "hip_error")
+    log.write_text(abort + 'hip_code_object.cpp:92: guarantee(false && "hipErrorNoBinaryForGpu: Coudn\'t find binary '
+                   'for current devices!")\nAborted (core dumped)\n')
+    r = _root(diagnose([str(log)]))
+    assert r.family == "hip_error" and r.code != "rocclr-queue-abort"
+    log.write_text(":0:rocdevice.cpp            :2673: 35922360365 us: 32315: [tid:0x7f633bd6f640] "
+                   "Device::callbackQueue aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent "
+                   "attempted to access memory beyond the largest legal address. code: 0x29\n")
+    assert _root(diagnose([str(log)])).code == "gpu-memory-fault"
+
+
+def test_ms_swift_precision_comes_from_its_torch_dtype(tmp_path):
+    # explain-3: ms-swift turns --torch_dtype bfloat16 into bf16 and float16/float32 into fp16 mixed precision, so a
+    # loss of 0.0 with grad_norm nan is a NaN loss in the first and an fp16 overflow in the second
+    steps = "".join("{'loss': 0.0, 'token_acc': 0.0, 'grad_norm': nan, 'learning_rate': 1e-05, 'memory(GiB)': 65.89, "
+                    f"'epoch': 0.0, 'global_step/max_steps': '{i}/2046'}}\n" for i in range(2, 6))
+    for dtype, family in (("bfloat16", "nan_loss"), ("float16", "fp16_overflow"), ("float32", "fp16_overflow")):
+        log = tmp_path / f"swift-{dtype}.log"
+        log.write_text(f"NPROC_PER_NODE=8 swift sft --model Qwen/Qwen2.5-7B-Instruct --train_type full "
+                       f"--torch_dtype {dtype} --deepspeed zero2\n[INFO:swift] args.output_dir: /out/v0\n" + steps)
+        assert _root(diagnose([str(log)])).family == family, dtype
+    # outside ms-swift torch_dtype is only the load dtype: the precision stays unknown (fp16 overflow, as before)
+    log = tmp_path / "hf.log"
+    log.write_text("python train.py --torch_dtype bfloat16\n" + steps)
+    assert _root(diagnose([str(log)])).family == "fp16_overflow"
+
+
+def test_megatron_constant_loss_scale_of_one_is_not_fp16(tmp_path):
+    # explain-3: Megatron-LM prints `loss scale: 1.0` on every iteration of a bf16 run (its constant scaler), so a
+    # NaN grad norm there is a NaN loss; a dynamic scale (65536.0 ...) is fp16's, and then it is an fp16 overflow
+    line = ("iteration     {i}/    8000 | consumed samples:       216640 | elapsed time per iteration (ms): 7624.3 | "
+            "learning rate: 6.676E-06 | global batch size:    64 | loss scale: {s} | grad norm: nan | "
+            "number of skipped iterations:   0 | number of nan iterations:   0 |\n")
+    for scale, family in (("1.0", "nan_loss"), ("65536.0", "fp16_overflow")):
+        log = tmp_path / f"megatron-{scale}.log"
+        log.write_text("".join(line.format(i=i, s=scale) for i in (3385, 3386)))
+        r = _root(diagnose([str(log)]))
+        assert (r.code, r.family) == ("nan-loss", family), scale
 
 
 def test_per_rank_logs_in_a_directory_the_first_failure_in_time_wins_over_file_order(tmp_path):

@@ -88,8 +88,126 @@ def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, key
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
+
+# ====================================================================== explain-3 (issue 26, third pass) — BEGIN
+# Rules written from the tools' own message sources; they come first in SIGNATURES so that, on a line they match,
+# they win over the broader signatures below (Ray's OutOfMemoryError is host RAM, not the GPU's `OutOfMemoryError`;
+# MIOpen's own runtime-compile failure is ROCm's DNN library, not torch.compile's HIPRTC).
+_EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
+    _sig("ray-oom-killed", "host_ram_oom", "error", "root", "Ray's memory monitor killed a worker: the node's "
+         "host RAM crossed Ray's threshold",
+         "the node's host RAM use went over Ray's memory-usage threshold (default 0.95) and the raylet killed the "
+         "most recently scheduled worker (rollout/actor/dataloader processes holding model copies or data)",
+         "need less host RAM per node: fewer workers/actors per node (request more CPUs per task), smaller "
+         "rollout/replay buffers, offload only what fits; or a node with more RAM. RAY_memory_usage_threshold "
+         "only moves the line",
+         "`ray logs raylet.out -ip NODE_IP` lists the killed workers and the top memory users",
+         (r"ray\.exceptions\.OutOfMemoryError: Task was killed due to the node running low on memory",
+          r"Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)",
+          r"RayOutOfMemoryError: More than \d+% of the memory on node"),
+         ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError"),
+         sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
+                  "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
+    _sig("miopen-kernel-build-failed", "hip_error", "error", "root", "MIOpen could not compile its kernel for "
+         "this GPU",
+         "MIOpen builds its convolution/normalisation kernels at run time (comgr / hipRTC / OpenCL); the compile "
+         "failed for this GPU: an ISA the installed compiler does not accept (old or consumer gfx, a gfx override), "
+         "or a hipRTC without its headers",
+         "use the ROCm/MIOpen that matches the PyTorch build and supports the card (or HSA_OVERRIDE_GFX_VERSION to a "
+         "supported sibling); as a stopgap disable MIOpen for the failing op (torch.backends.cudnn.enabled=False)",
+         "`MIOPEN_ENABLE_LOGGING=1 MIOPEN_LOG_LEVEL=5` on a one-step rerun shows the failing kernel and ISA",
+         (r"MIOpen(?:\(HIP\))?: Error \[(?:Compile|BuildHip|BuildOcl|BuildAsm|SetIsaName)\]",
+          r"Code object build failed\. Source: MIOpen"),
+         ("MIOpen: Error", "MIOpen(HIP): Error", "Code object build failed"),
+         sources=("ROCm/MIOpen src/comgr.cpp and src/hipoc/hipoc_program.cpp (Error [Compile] / [BuildHip] / "
+                  "[SetIsaName], 'Code object build failed. Source: ...')", "ryujaehun/pytorch-gpu-benchmark#19",
+                  "ROCm/legacy-rocm-build#6150")),
+    _sig("deepspeed-setup-needs-torch", "deepspeed_build_jit", "error", "root", "DeepSpeed's setup.py could not "
+         "pre-compile its ops: torch is not importable where pip builds it",
+         "pip builds DeepSpeed from source in an isolated environment without torch; with DS_BUILD_OPS=1 (the default "
+         "on Windows, or set by the user) setup.py asserts that torch is importable",
+         "install torch first, then `pip install deepspeed --no-build-isolation` (or DS_BUILD_OPS=0 to JIT-compile "
+         "ops at run time); on Windows prefer WSL or a prebuilt wheel",
+         "`python -c 'import torch; print(torch.__version__)'` in the same environment as pip",
+         (r"Unable to pre-compile ops without torch installed",),
+         ("pre-compile ops without torch",),
+         sources=("deepspeedai/DeepSpeed setup.py (assert torch_available, \"Unable to pre-compile ops without torch "
+                  "installed...\")", "deepspeedai/DeepSpeed#5663", "stochasticai/xTuring#106")),
+    _sig("deepspeed-ops-torch-mismatch", "version_check", "error", "root", "DeepSpeed's prebuilt ops were compiled "
+         "for another torch version",
+         "the installed DeepSpeed's compiled ops were built against a different torch than the one running; DeepSpeed "
+         "refuses to load them",
+         "reinstall DeepSpeed for the torch in use (pip install --force-reinstall deepspeed, DS_BUILD_OPS=0 to JIT) "
+         "or install the torch version it names",
+         "`ds_report` shows the torch version DeepSpeed was installed with and the one at run time",
+         (r"PyTorch version mismatch! DeepSpeed ops were compiled",),
+         ("DeepSpeed ops were compiled",),
+         sources=("deepspeedai/DeepSpeed deepspeed/git_version_info / op_builder (\"PyTorch version mismatch! DeepSpeed "
+                  "ops were compiled and installed with a different version than what is being used at runtime\")",
+                  "daswer123/xtts-webui#111")),
+    _sig("checkpoint-write-failed", "disk_full_save", "error", "root", "writing the checkpoint file failed",
+         "torch.save's writer got an error from write() while saving: the disk or quota is full, or the (network) "
+         "filesystem failed",
+         "free space or write checkpoints elsewhere (output_dir on a bigger disk), keep fewer (save_total_limit), "
+         "check the filesystem's health/quota",
+         "`df -h OUTPUT_DIR` and `quota -s` at the time of the save; `dmesg` for I/O errors",
+         (r"\bwrite\(\): fd \d+ failed with ",),
+         ("failed with",),
+         sources=("pytorch/pytorch torch/csrc/serialization.cpp (\"write(): fd \", fildes, \" failed with \", "
+                  "strerror(errno))",)),
+    _sig("swift-git-info-unavailable", "benign_warning", "info", "context", "ms-swift could not read the git "
+         "version of its checkout (harmless)",
+         "ms-swift records its git commit in the output directory at start-up; without git (or outside a git "
+         "checkout) it logs this at ERROR level and goes on",
+         "nothing", "training goes on after it",
+         (r"\[ERROR:swift\] There are error run git command",),
+         ("There are error run git command",), benign=True,
+         sources=("modelscope/ms-swift#1230 (ms-swift 2.x start-up: '[ERROR:swift] There are error run git command.' "
+                  "followed by a normal run)",)),
+    _sig("rocclr-queue-abort", "hip_error", "error", "weak", "the ROCm runtime aborted a GPU queue",
+         "ROCclr's queue callback saw the GPU report an error on a queue (an HSA status code: a hardware exception, "
+         "a kernel for another ISA, a GPU hang) and aborted the process",
+         "check the GPU is a target of the installed ROCm/PyTorch (no HSA_OVERRIDE_GFX_VERSION to a different "
+         "generation), update the driver/firmware, rerun with AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=3 to find the "
+         "kernel",
+         "`dmesg -T | grep -i amdgpu` for the fault/reset at that time; `rocminfo | grep gfx`",
+         (r"callbackQueue aborting with status\b",
+          # with an error named: not the memory faults and resource errors the signatures below explain better
+          r"(?:callbackQueue|Queue 0x[0-9a-f]+) aborting with error\s*:\s*"
+          r"(?!\s|HSA_STATUS_ERROR_(?:MEMORY_APERTURE|MEMORY_FAULT|OUT_OF_RESOURCES))"),
+         ("callbackQueue aborting", "aborting with error"),
+         sources=("ROCm/clr rocclr/device/rocm/rocdevice.cpp (\"Device::callbackQueue aborting with status: 0x%x\", "
+                  "\"Callback: Queue %p aborting with error : %s code: 0x%x\")",
+                  "ROCm/tensorflow-upstream#1106")),
+    _sig("rocm-library-symbol-mismatch", "hip_error", "error", "root", "a ROCm runtime library does not match the "
+         "others (undefined symbol)",
+         "one ROCm library (HIP, HSA runtime, rocBLAS, MIOpen, hipBLASLt, RCCL) was loaded from another ROCm release "
+         "than the library it calls: a torch wheel's bundled ROCm mixed with /opt/rocm, or LD_LIBRARY_PATH pointing "
+         "at another install",
+         "use one ROCm: drop /opt/rocm/lib from LD_LIBRARY_PATH when the wheel bundles its own (or install the wheel "
+         "for the system's ROCm version)",
+         "`ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so | grep -E "
+         "'amdhip|hsa'`",
+         (r"lib(?:amdhip64|hsa-runtime64|rocblas|MIOpen|hipblaslt|hipblas|rccl|rocsolver|hiprtc)[\w.-]*\.so[\d.]*: "
+          r"undefined symbol",),
+         ("undefined symbol",),
+         sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
+                  "hsa_amd_memory_get_preferred_copy_engine)",)),
+    _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
+         "a library compared versions and could not parse one: a source/nightly/vendor build whose version string "
+         "is not PEP 440 (e.g. torch '2.5.0a0+gitunknown' from a ROCm or vendor build)",
+         "install a released build (or one with a PEP 440 version), or upgrade the library doing the check so it "
+         "accepts local versions",
+         "`python -c 'import torch;print(torch.__version__)'` and `pip list` for the package named",
+         (r"packaging\.version\.InvalidVersion: Invalid version:",),
+         ("InvalidVersion",),
+         sources=("pypa/packaging packaging/version.py (raise InvalidVersion(f\"Invalid version: {version!r}\"))",)),
+)
+# ====================================================================== explain-3 — END
+
 # Order matters only among signatures matching the same line: the first of the highest priority wins.
 SIGNATURES: tuple[Signature, ...] = (
+    *_EXPLAIN3_SIGNATURES,  # explain-3 block above
     # ------------------------------------------------------------------ gpu_oom
     _sig("oom", "gpu_oom", "error", "root", "GPU out of memory",
          "the training step needed more GPU memory than was free on that GPU",

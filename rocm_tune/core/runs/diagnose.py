@@ -881,7 +881,25 @@ def run_precision(texts: Sequence[str]) -> str | None:
     if m:
         return {"bfloat16": "bf16", "float16": "fp16"}.get(m.group(1), "fp32")
     on = {p for p, rx in _PREC_ON.items() if rx.search(blob)}
-    return on.pop() if len(on) == 1 else None
+    return on.pop() if len(on) == 1 else None if on else _swift_precision(blob)
+
+
+# explain-3 (issue 26, third pass): ms-swift (and its `megatron sft`) derives mixed precision from --torch_dtype
+# (swift/llm/argument/base_args/model_args.py _init_mixed_precision: bfloat16 -> bf16; float16 or float32 -> fp16)
+# unless --fp16/--bf16 are given; elsewhere torch_dtype is only the load dtype and says nothing about training.
+_SWIFT_RUN = re.compile(r"\b(?:swift|megatron) (?:sft|pt|rlhf)\b|\[(?:INFO|WARNING|ERROR):swift\]|swift/cli/")
+_SWIFT_DTYPE = re.compile(r"--torch_dtype[= ]['\"]?(?:torch\.)?(bfloat16|float16|float32|bf16|fp16|fp32)\b|"
+                          r"['\"]?torch_dtype['\"]?\s*[:=]\s*['\"]?torch\.(bfloat16|float16|float32)\b")
+
+
+def _swift_precision(blob: str) -> str | None:
+    """bf16 | fp16 | None: the mixed precision ms-swift derives from its --torch_dtype, for an ms-swift run only."""
+    if not _SWIFT_RUN.search(blob):
+        return None
+    m = _SWIFT_DTYPE.search(blob)
+    if not m:
+        return None
+    return "bf16" if (m.group(1) or m.group(2)) in ("bfloat16", "bf16") else "fp16"
 
 
 def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) -> None:
@@ -1125,7 +1143,9 @@ _BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\
 
 def _fp16_in_use(blob: str) -> bool:
     """fp16 mixed precision is on (stated, or a GPU without bf16 and no bf16 setting)."""
-    return bool(_FP16_ON.search(blob) or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob)))
+    swift = _swift_precision(blob)   # explain-3: ms-swift's precision from --torch_dtype
+    return bool(_FP16_ON.search(blob) or swift == "fp16"
+                or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob) and swift != "bf16"))
 
 
 _PARAM_OFFLOAD = re.compile(r"offload_param['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
@@ -1148,9 +1168,13 @@ def _host_ram_fix(blob: str, fix: str) -> str:
             "ZeRO shards them, or a node with more RAM; " + fix)
 
 
+# explain-3 (issue 26, third pass): Megatron-LM prints `loss scale: 1.0` on every iteration of a bf16/fp32 run (its
+# ConstantGradScaler of 1.0; megatron/training.py training_log); only a loss scale other than 1 is fp16's dynamic
+# scaler. Megatron's own minimum loss scale is 1 too, but an fp16 run reaching it has printed larger scales first.
+_LOSS_SCALE_FP16 = r"[Ll]oss[ _]scale(?!\s*[:=]\s*1(?:\.0+)?\b)"
 _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
                       r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
-                      r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|[Ll]oss scale|OVERFLOW!|"
+                      r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|" + _LOSS_SCALE_FP16 + r"|OVERFLOW!|"
                       r"Gradient overflow", re.M)
 
 
