@@ -1,0 +1,42 @@
+"""`--format torchtune`: torchtune.yaml (a torchtune recipe config) and tune_run.sh (`tune run RECIPE --config
+torchtune.yaml`). The writer lives with torchtune's reader and defaults in `rocm_tune.core.runners.torchtune`; this
+module only finds the dataset the bundle names (the dataset_info.json entry `--dataset FILE` made, or the one of
+`--dataset-name` in `--dataset-dir`)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.export.common import DATASET_INFO, ExportOptions, Resolved
+from rocm_tune.core.runners import torchtune
+
+CONFIG_FILE = torchtune.CONFIG_FILE
+SCRIPT_FILE = torchtune.SCRIPT_FILE
+
+
+def dataset_entry(opts: ExportOptions, extra_files: dict[str, str]) -> dict | None:
+    """The dataset_info.json entry of the bundle's dataset (its file_name absolute), None when none is named."""
+    if DATASET_INFO in extra_files:                    # --dataset FILE: the entry the bundle writes
+        return next(iter(json.loads(extra_files[DATASET_INFO]).values()))
+    if not opts.dataset_name:
+        return None
+    names = [n.strip() for n in opts.dataset_name.split(",")]
+    info = os.path.join(os.path.expanduser(opts.dataset_dir or ""), "dataset_info.json")
+    try:
+        with open(info, encoding="utf-8") as fh:
+            entries = json.load(fh)
+    except (OSError, ValueError):
+        entries = {}
+    entry = entries.get(names[0]) if isinstance(entries, dict) and len(names) == 1 else None
+    if not isinstance(entry, dict) or not entry.get("file_name"):
+        raise UserError(f"--format torchtune: dataset {opts.dataset_name}: a LLaMA-Factory dataset name torchtune "
+                        "cannot read; pass --dataset FILE (a json/jsonl/parquet/csv file)")
+    path = os.path.join(os.path.dirname(os.path.abspath(info)), os.path.expanduser(str(entry["file_name"])))
+    return {**entry, "file_name": path}
+
+
+def render(r: Resolved, opts: ExportOptions, extra_files: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """({torchtune.yaml, tune_run.sh: text}, notes)."""
+    return torchtune.write(r, opts, dataset_entry(opts, extra_files))
