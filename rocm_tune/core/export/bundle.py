@@ -236,7 +236,7 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
     if opts.output_dir != "output":
         opts = opts.with_(output_dir=_abs_if_relative(opts.output_dir))
     opts = _dataset(plan, opts, dataset, notes, extra_files)
-    r = resolve(plan, opts)
+    r = torchtune.resolve_for(plan, opts) if set(formats) <= set(OTHER_RUNNERS) else resolve(plan, opts)
     for f in formats:
         if f not in FORMATS + ("all",):
             raise UserError(f"format {f!r} is not known; expected {', '.join(FORMATS)} or all")

@@ -40,3 +40,19 @@ def dataset_entry(opts: ExportOptions, extra_files: dict[str, str]) -> dict | No
 def render(r: Resolved, opts: ExportOptions, extra_files: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     """({torchtune.yaml, tune_run.sh: text}, notes)."""
     return torchtune.write(r, opts, dataset_entry(opts, extra_files))
+
+
+def resolve_for(plan, opts: ExportOptions) -> Resolved:
+    """The plan's numbers for a bundle of torchtune's files only: resolved as the built-in trainer's (torchtune
+    runs the same one-dtype regime; LLaMA-Factory's own refusals do not apply), stage checked first."""
+    from dataclasses import replace
+
+    from rocm_tune.core.export.common import resolve
+
+    if plan.goal.stage != "sft":
+        torchtune.refuse(f"stage {plan.goal.stage}", "the torchtune format writes the SFT recipes "
+                         "({full,lora}_finetune_*)")
+    r = resolve(plan, opts.with_(runner="builtin", launcher=None))
+    dtype = "bf16" if r.precision == "pure_bf16" else r.precision
+    return replace(r, runner="torchtune", execution=(f"torchtune {torchtune.recipe(r)}: weights, gradients and "
+                                                     f"optimizer state in {dtype}, no autocast",))

@@ -272,7 +272,7 @@ def _optim_name(component: str) -> str:
     return "sgd" if c.endswith(".sgd") else "adafactor" if c.endswith("adafactor") else "adamw_torch"
 
 
-def _refuse(what: str, why: str):
+def refuse(what: str, why: str):
     from rocm_tune.core.errors import UserError
 
     raise UserError(f"--format torchtune: {what}: {why}")
@@ -300,7 +300,7 @@ def builder(model_id: str, spec, local_dir: str | None) -> tuple[str, dict, dict
         break
     if local_dir and spec is not None and spec.family == "qwen2":
         return "torchtune.models.qwen2.{lora}qwen2", _arch_args(spec), _BUILDERS["qwen2"]
-    _refuse(f"model {model_id}", why + " (a local Qwen2 folder of any size is built from its config.json)")
+    refuse(f"model {model_id}", why + " (a local Qwen2 folder of any size is built from its config.json)")
     raise AssertionError("unreachable")
 
 
@@ -310,7 +310,9 @@ def _arch_args(spec) -> dict:
     return {"vocab_size": spec.vocab_size, "num_layers": spec.num_layers, "num_heads": spec.num_attention_heads,
             "num_kv_heads": spec.num_kv_heads, "embed_dim": spec.hidden_size,
             "intermediate_dim": spec.intermediate_size, "max_seq_len": spec.max_position_embeddings,
-            "norm_eps": float(c.get("rms_norm_eps", 1e-6)), "rope_base": float(c.get("rope_theta", 1_000_000.0)),
+            # transformers 5 writes rope_theta inside rope_parameters
+            "norm_eps": float(c.get("rms_norm_eps", 1e-6)),
+            "rope_base": float(c.get("rope_theta") or (c.get("rope_parameters") or {}).get("rope_theta") or 1e6),
             "tie_word_embeddings": bool(spec.tie_word_embeddings)}
 
 
@@ -322,11 +324,11 @@ def _lora_args(r) -> dict:
     else:
         bad = [t for t in targets if t not in _HF_TO_ATTN and t not in _MLP]
         if bad:
-            _refuse(f"lora_targets {','.join(targets)}", f"torchtune puts LoRA on q_proj/k_proj/v_proj/o_proj "
+            refuse(f"lora_targets {','.join(targets)}", f"torchtune puts LoRA on q_proj/k_proj/v_proj/o_proj "
                     f"and the whole MLP only, not {', '.join(bad)}")
         mlp_given = [t for t in targets if t in _MLP]
         if mlp_given and len(set(mlp_given)) != len(_MLP):
-            _refuse(f"lora_targets {','.join(targets)}", "torchtune's apply_lora_to_mlp puts LoRA on "
+            refuse(f"lora_targets {','.join(targets)}", "torchtune's apply_lora_to_mlp puts LoRA on "
                     "gate_proj, up_proj and down_proj together")
         attn, mlp = [_HF_TO_ATTN[t] for t in targets if t in _HF_TO_ATTN], bool(mlp_given)
     out: dict = {"lora_attn_modules": attn, "apply_lora_to_mlp": mlp, "apply_lora_to_output": False,
@@ -341,29 +343,29 @@ def _lora_args(r) -> dict:
 def _check_expressible(r, opts) -> None:
     """Refuse, naming the value, what torchtune's recipes cannot run."""
     if r.stage != "sft":
-        _refuse(f"stage {r.stage}", "the torchtune format writes the SFT recipes ({full,lora}_finetune_*)")
+        refuse(f"stage {r.stage}", "the torchtune format writes the SFT recipes ({full,lora}_finetune_*)")
     if r.method == "freeze":
-        _refuse("method freeze", "torchtune trains every weight (full) or LoRA adapters, no last-N-layers freeze")
+        refuse("method freeze", "torchtune trains every weight (full) or LoRA adapters, no last-N-layers freeze")
     if r.precision in ("bf16", "fp16"):
-        _refuse(f"precision {r.precision}", "torchtune has no mixed precision (autocast): its recipes train in one "
+        refuse(f"precision {r.precision}", "torchtune has no mixed precision (autocast): its recipes train in one "
                 "dtype (and refuse fp16); plan with --precision pure_bf16 (dtype bf16) or fp32")
     if r.method == "qlora" and (r.quant_bits != 4 or r.double_quant is False):
-        _refuse(f"quant_bits {r.quant_bits}" + (", double_quant false" if r.double_quant is False else ""),
+        refuse(f"quant_bits {r.quant_bits}" + (", double_quant false" if r.double_quant is False else ""),
                 "torchtune's QLoRA is torchao NF4 (4-bit, its scales quantized too)")
     if r.zero_stage and r.world_size == 1:
-        _refuse(f"zero_stage {r.zero_stage} on one GPU", "torchtune has no DeepSpeed ZeRO; plan with --zero 0")
+        refuse(f"zero_stage {r.zero_stage} on one GPU", "torchtune has no DeepSpeed ZeRO; plan with --zero 0")
     if r.world_size > 1 and r.zero_stage != 3:
-        _refuse(f"zero_stage {r.zero_stage} on {r.world_size} GPUs", "torchtune's distributed recipes shard "
+        refuse(f"zero_stage {r.zero_stage} on {r.world_size} GPUs", "torchtune's distributed recipes shard "
                 "parameters, gradients and optimizer state with FSDP2 (ZeRO-3's layout), no DDP or ZeRO-1/2; plan "
                 "with --zero 3")
     if r.offload == "optimizer" or (r.offload == "all" and r.world_size == 1):
-        _refuse(f"offload {r.offload}" + (" on one GPU" if r.world_size == 1 else ""),
+        refuse(f"offload {r.offload}" + (" on one GPU" if r.world_size == 1 else ""),
                 "torchtune offloads only under FSDP2 (fsdp_cpu_offload: parameters, gradients and optimizer state "
                 "together)")
     if float(r.epochs) != int(r.epochs) or r.epochs < 1:
-        _refuse(f"epochs {r.epochs:g}", "torchtune trains whole epochs")
+        refuse(f"epochs {r.epochs:g}", "torchtune trains whole epochs")
     if opts.lr_scheduler_type != "cosine":
-        _refuse(f"lr scheduler {opts.lr_scheduler_type}", "torchtune's recipes take its own "
+        refuse(f"lr scheduler {opts.lr_scheduler_type}", "torchtune's recipes take its own "
                 "get_cosine_schedule_with_warmup only")
 
 
@@ -385,7 +387,7 @@ def _checkpoint(model_ref: str, spec, out_model: str) -> tuple[str, list[str], s
         files = sorted(os.path.basename(p) for p in glob.glob(os.path.join(d, "*.safetensors")))
         files = files or sorted(os.path.basename(p) for p in glob.glob(os.path.join(d, "pytorch_model*.bin")))
         if not files:
-            _refuse(f"model folder {d}", "has no *.safetensors or pytorch_model*.bin for torchtune's HF checkpointer")
+            refuse(f"model folder {d}", "has no *.safetensors or pytorch_model*.bin for torchtune's HF checkpointer")
         return d, files, None
     hub = model_ref if "/" in model_ref else (getattr(spec, "hub_id", None) or model_ref)
     return out_model, ["model.safetensors"], hub
@@ -402,7 +404,7 @@ def _dataset(entry: dict | None, notes: list[str]) -> dict:
     source = "json" if path.endswith((".json", ".jsonl")) else "parquet" if path.endswith(".parquet") else \
         "csv" if path.endswith(".csv") else None
     if source is None or entry.get("ranking"):
-        _refuse(f"dataset {path}", "torchtune's SFT datasets read json, jsonl, parquet or csv files of "
+        refuse(f"dataset {path}", "torchtune's SFT datasets read json, jsonl, parquet or csv files of "
                 "instructions or conversations (no preference pairs)")
     cols = entry.get("columns") or {}
     base = {"source": source, "data_files": path, "split": "train", "packed": False}
@@ -432,6 +434,14 @@ def config(r, opts, spec, dataset_entry: dict | None, notes: list[str]) -> dict:
     tokenizer: dict = {"_component_": tok_comp}
     for key, fname in zip(tok_files[::2], tok_files[1::2]):
         tokenizer[key] = f"{ckpt_dir}/{fname}"
+    if tok_files[1] == "vocab.json":        # a Hugging Face BPE tokenizer: its special tokens from tokenizer.json
+        tokenizer["special_tokens_path"] = f"{ckpt_dir}/tokenizer.json"
+    if hub is None:
+        missing = [f for f in [*tok_files[1::2], *(["tokenizer.json"] if "special_tokens_path" in tokenizer else [])]
+                   if not os.path.isfile(os.path.join(ckpt_dir, f))]
+        if missing:
+            refuse(f"model folder {ckpt_dir}", f"has no {', '.join(missing)} (what torchtune's "
+                   f"{tok_comp.rsplit('.', 1)[-1]} reads)")
     tokenizer["max_seq_len"] = r.cutoff_len
     optim_comp, optim_args = OPTIMIZERS[_plan_optim(r)]
     if r.attn == "disabled":          # the plan's eager attention (LLaMA-Factory's flash_attn: disabled)
