@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import tempfile
 
 from hypothesis import HealthCheck, event, given, settings
@@ -23,6 +25,7 @@ from tests.test_check_roundtrip import GPUS, KEYS
 
 MODELS = ("qwen2.5-0.5b", "llama-3.2-1b", "qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b", "mistral-7b-v0.3",
           "qwen2.5-32b", "llama-3.1-70b", "qwen3-8b")
+SHELLCHECK = shutil.which("shellcheck")
 NO_BUILDER = ("mistral-7b-v0.3", "qwen3-8b")   # torchtune 0.6.1: mistral_7b has v0.1's vocabulary; no qwen3
 
 
@@ -135,4 +138,8 @@ def test_cli_torchtune_format_refusals_and_file_set(tmp_path):
     assert r.returncode == 0, r.stderr
     sh = (tmp_path / "d" / "tune_run.sh").read_text()
     assert "run --nproc_per_node 4 full_finetune_distributed --config torchtune.yaml" in sh
+    if SHELLCHECK:                              # CI installs it (.ci/run)
+        r = subprocess.run([SHELLCHECK, "-s", "bash", str(tmp_path / "d" / "tune_run.sh")], capture_output=True,
+                           text=True, check=False)
+        assert r.returncode == 0, r.stdout
     assert "fsdp_cpu_offload: true" in (tmp_path / "d" / "torchtune.yaml").read_text()

@@ -492,17 +492,17 @@ def _plan_optim(r) -> str:
 def script(r, cfg: dict, hub: str | None, master_port: int) -> str:
     """tune_run.sh: `tune run [--nproc_per_node N --nnodes M ...] RECIPE --config torchtune.yaml "$@"` from the
     bundle's folder; a hub model is downloaded into ./model first, and its weight files named on the command line."""
-    from rocm_tune.core.export.common import q
+    from shlex import quote as q
 
     lines = ["#!/usr/bin/env bash", f"# torchtune {VERSION}: {recipe(r)} with torchtune.yaml (rocm-tune export)",
              "# pass overrides as key=value, e.g.: bash tune_run.sh batch_size=1", "set -euo pipefail",
-             'cd "$(dirname "$0")"', f'TUNE="${{TUNE:-tune}}"']
+             'cd "$(dirname "$0")"', 'TUNE="${TUNE:-tune}"']
     for k, v in sorted(r.env.items()):
         lines.append(f"export {k}={q(v)}")
     extra = ""
     if hub:
         lines += [f"if [ ! -d model ]; then \"$TUNE\" download {q(hub)} --output-dir model; fi",
-                  "FILES=$(cd model && ls *.safetensors | paste -sd, -)"]
+                  "FILES=$(cd model && printf '%s\\n' ./*.safetensors | sed 's|^\\./||' | paste -sd, -)"]
         extra = ' checkpointer.checkpoint_files="[$FILES]"'
     dist = ""
     if r.world_size > 1:
