@@ -1,10 +1,11 @@
 """`rocm-tune export --format torchtune` accepted by the real torchtune 0.6.1 (its own venv: torchtune_env.py).
 
 The bundle of a tiny random Qwen2 (rocm_tune.train.tiny, a Hugging Face folder torchtune's FullModelHFCheckpointer
-reads) is checked as torchtune checks a config: `tune validate` (config.validate: every `_component_` resolves and
-takes the arguments given), the components the recipe builds instantiated from it (model, tokenizer, dataset,
-optimizer, loss), and one optimizer step of `tune run lora_finetune_single_device` on the CPU with the config as
-written (`device=cpu max_steps_per_epoch=1` on the command line, as torchtune's own docs override it)."""
+reads) is checked as torchtune checks a config: `tune validate` (torchtune's own CLI entry, both configs in one
+process: config.validate, every `_component_` resolves and takes the arguments given), the components the recipe
+builds instantiated from it (model, tokenizer, dataset, optimizer, loss), and one optimizer step of
+`tune run lora_finetune_single_device` on the CPU started by the bundle's tune_run.sh with the config as written
+(`device=cpu max_steps_per_epoch=1` as key=value overrides, torchtune's own way to override a config)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,20 @@ import pytest
 from tests.conftest import run_cli
 from tests.realstack.conftest import note
 
-# in the venv: what `tune validate` does (config.validate) for each config, then the recipe's components
+# in the venv, one torchtune import for all of it: `tune validate CONFIG` through torchtune's own CLI entry
+# (TuneCLIParser, what the `tune` script runs), then the components the recipe builds from each config
 CHECK = r'''
 import json, sys
-import torch
 from omegaconf import OmegaConf
 from torchtune import config
+from torchtune._cli.tune import TuneCLIParser
 from torchtune.modules.peft import get_adapter_params
 out = {}
 for path in sys.argv[1:]:
+    sys.argv = ["tune", "validate", path]
+    parser = TuneCLIParser()
+    parser.run(parser.parse_args())
     cfg = OmegaConf.load(path)
-    config.validate(cfg)
     model = config.instantiate(cfg.model)
     tok = config.instantiate(cfg.tokenizer)
     ds = config.instantiate(cfg.dataset, tok)
@@ -85,12 +89,10 @@ def test_torchtune_accepts_and_trains_the_exported_config(tmp_path, tune_env, tt
     t0 = time.monotonic()
     full, lora = _export(tmp_path, tt_model, data_file, "full"), _export(tmp_path, tt_model, data_file, "lora")
     env = dict(os.environ, PYTHONPATH="")
-    r = subprocess.run([tune_env.tune, "validate", f"{full}/torchtune.yaml"], capture_output=True, text=True,
-                       env=env, timeout=300)
-    assert r.returncode == 0 and "Config is well-formed" in r.stdout, r.stdout + r.stderr
     r = subprocess.run([tune_env.python, "-c", CHECK, f"{full}/torchtune.yaml", f"{lora}/torchtune.yaml"],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.count("Config is well-formed!") == 2, r.stdout
     got = json.loads(r.stdout.strip().splitlines()[-1])
     f, lo = got[f"{full}/torchtune.yaml"], got[f"{lora}/torchtune.yaml"]
     assert f["model"] == lo["model"] == "TransformerDecoder"

@@ -5,9 +5,10 @@ the test Python's torch and its version, behind a file lock (parallel workers bu
 
 * ``python -m venv --system-site-packages``: the venv imports the test Python's CPU torch; a constraints file pins
   ``torch==<that version>`` so pip can never pull another (CUDA) build.
-* ``torchtune==0.6.1`` (the release on PyPI) with its requirements, and ``torchao==0.11.0``: torchtune imports
-  ``torchao.dtypes.nf4tensor`` at import, which torchao 0.12+ no longer has (torchao 0.18 fails with
-  ModuleNotFoundError), so the torchao of torchtune 0.6.1's time is pinned.
+* ``torchtune==0.6.1`` (the release on PyPI) with ``--no-deps``, then its requirements read from its metadata
+  except ``blobfile`` (only tiktoken's remote loading uses it; it brings lxml and pycryptodomex, 23 MB), and
+  ``torchao==0.11.0``: torchtune imports ``torchao.dtypes.nf4tensor`` at import, which torchao 0.12+ no longer
+  has (torchao 0.18 fails with ModuleNotFoundError), so the torchao of torchtune 0.6.1's time is pinned.
 
 Where a step fails (no network, no torch) `ensure_env()` returns the reason and the test skips with it.
 """
@@ -23,7 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-PINS = ["torchtune==0.6.1", "torchao==0.11.0"]
+TORCHTUNE = "torchtune==0.6.1"
+PINS = ["torchao==0.11.0"]
+EXCLUDED = ("blobfile",)
 VERSION = 1  # bump to force a rebuild
 
 
@@ -60,7 +63,16 @@ def _build(root: Path, torch_version: str, log) -> None:
     py = str(root / "bin" / "python")
     cons = root / "constraints.txt"
     cons.write_text(f"torch=={torch_version.split('+')[0]}\n", encoding="utf-8")
-    _run([py, "-m", "pip", "--disable-pip-version-check", "install", "--quiet", "-c", str(cons), *PINS], log)
+    pip = [py, "-m", "pip", "--disable-pip-version-check", "install", "--quiet", "-c", str(cons)]
+    _run(pip + ["--no-deps", TORCHTUNE], log)
+    reqs = json.loads(subprocess.run([py, "-c", "import importlib.metadata as m, json; print(json.dumps("
+                                      "m.requires('torchtune') or []))"], capture_output=True, text=True,
+                                     check=True).stdout)
+    import re
+
+    reqs = [q.split(";")[0].strip() for q in reqs if ";" not in q                 # extras ("dev") left out
+            and re.split(r"[<>=!~ \[]", q, maxsplit=1)[0].strip().lower() not in EXCLUDED]
+    _run(pip + [*reqs, *PINS], log)
     after = _torch_version(py)
     if after != torch_version:      # the venv's torch must still be the system's CPU build, never a download
         raise RuntimeError(f"the venv's torch is {after}, not the system's {torch_version}")
@@ -75,7 +87,7 @@ def ensure_env() -> tuple[Env | None, str]:
     torch_version = _torch_version(sys.executable)
     if not torch_version:
         return None, "torch is not installed in the test Python (the venv reuses its CPU torch)"
-    key = hashlib.sha256(json.dumps([VERSION, PINS, torch_version, sys.version_info[:2]]).encode()).hexdigest()[:12]
+    key = hashlib.sha256(json.dumps([VERSION, TORCHTUNE, PINS, EXCLUDED, torch_version, sys.version_info[:2]]).encode()).hexdigest()[:12]
     base = cache_root()
     base.mkdir(parents=True, exist_ok=True)
     root = base / key
