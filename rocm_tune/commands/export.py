@@ -252,6 +252,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"start: bash {shlex.quote(out_dir + '/run.sh')}")
     if "slurm" in bundle.formats:
         print(f"submit: sbatch {shlex.quote(out_dir + '/slurm.sbatch')}")
+    if "torchtune" in bundle.formats:
+        print(f"start with torchtune: bash {shlex.quote(out_dir + '/tune_run.sh')}")
     return 0
 
 

@@ -266,7 +266,7 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
         notes.append("deepspeed.json: the plan uses no ZeRO (zero_stage 0), so llamafactory.yaml does not refer to it")
     if r.launcher == "deepspeed" and not r.uses_deepspeed:
         notes.append("the deepspeed launcher with zero_stage 0 runs plain data parallel")
-    spec = launch_spec(r, opts)
+    spec = torchtune.launch_spec() if r.runner == "torchtune" else launch_spec(r, opts)
     files: dict[str, str] = {}
     for fmt in FORMATS:  # stable order
         if fmt not in wanted:

@@ -10,6 +10,7 @@ import os
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export.common import DATASET_INFO, ExportOptions, Resolved
+from rocm_tune.core.export.launch import LaunchSpec
 from rocm_tune.core.runners import torchtune
 
 CONFIG_FILE = torchtune.CONFIG_FILE
@@ -54,5 +55,11 @@ def resolve_for(plan, opts: ExportOptions) -> Resolved:
                          "({full,lora}_finetune_*)")
     r = resolve(plan, opts.with_(runner="builtin", launcher=None))
     dtype = "bf16" if r.precision == "pure_bf16" else r.precision
-    return replace(r, runner="torchtune", execution=(f"torchtune {torchtune.recipe(r)}: weights, gradients and "
+    return replace(r, runner="torchtune", launcher="tune run", execution=(f"torchtune {torchtune.recipe(r)}: weights, gradients and "
                                                      f"optimizer state in {dtype}, no autocast",))
+
+
+def launch_spec() -> LaunchSpec:
+    """What starts a torchtune bundle: its tune_run.sh, from the bundle's folder."""
+    return LaunchSpec(argv=("bash", SCRIPT_FILE), lines=(2,),
+                      program=f"torchtune's `tune` (pip install torchtune=={torchtune.VERSION} torchao)")

@@ -412,6 +412,9 @@ def _dataset(entry: dict | None, notes: list[str]) -> dict:
         style = "openai" if (entry.get("tags") or {}).get("role_tag") == "role" else "sharegpt"
         return {"_component_": "torchtune.datasets.chat_dataset", **base,
                 "conversation_column": cols.get("messages", "conversations"), "conversation_style": style}
+    notes.append("torchtune's alpaca_dataset wraps each sample in the Alpaca prompt (\"Below is an instruction "
+                 "that describes a task...\", some 40 tokens LLaMA-Factory's template does not add): "
+                 "tokenizer.max_seq_len cuts the longest samples that much sooner")
     return {"_component_": "torchtune.datasets.alpaca_dataset", **base, "train_on_input": False,
             "column_map": {"instruction": cols.get("prompt", "instruction"), "input": cols.get("query", "input"),
                            "output": cols.get("response", "output")}}
