@@ -143,3 +143,29 @@ def test_cli_torchtune_format_refusals_and_file_set(tmp_path):
                            text=True, check=False)
         assert r.returncode == 0, r.stdout
     assert "fsdp_cpu_offload: true" in (tmp_path / "d" / "torchtune.yaml").read_text()
+
+
+def test_app_export_offers_torchtune_unticked(tmp_path):
+    """The app's Export screen lists torchtune but does not tick it (its default is `--format all`); ticked with
+    every other format it adds torchtune.yaml and tune_run.sh to the LLaMA-Factory bundle, and a plan torchtune
+    cannot run is the same one-line refusal as the CLI's."""
+    from rocm_tune.tui import export_model as em
+    from rocm_tune.tui.screens.export import with_dataset
+
+    assert "torchtune" in em.FORMATS and "torchtune" not in em.DEFAULT_FORMATS
+    data = make_tiny_dataset(tmp_path / "d.json", n=8)
+    req = {"model": load_model("qwen2.5-0.5b"), "gpu": get_gpu_profile("mi300x"), "method": "lora",
+           "model_ref": "qwen2.5-0.5b"}
+    p, opts = with_dataset(plan(PlanRequest(**req, precision="pure_bf16", runner="builtin")).plan.to_dict(),
+                              str(data))                   # the screen's dataset field: a local file
+    files = em.render(p, list(em.FORMATS), opts)
+    assert {"run.sh", "llamafactory.yaml", "torchtune.yaml", "tune_run.sh"} <= set(files)
+    assert set(em.render(p, list(em.DEFAULT_FORMATS), opts)) == set(files) - {"torchtune.yaml", "tune_run.sh"}
+    assert str(data) in files["torchtune.yaml"]
+    p16, opts = with_dataset(plan(PlanRequest(**req, precision="bf16")).plan.to_dict(), str(data))
+    try:
+        em.render(p16, ["torchtune"], opts)
+    except UserError as exc:
+        assert str(exc).startswith("--format torchtune: precision bf16")
+    else:
+        raise AssertionError("a bf16 plan was written as torchtune")
