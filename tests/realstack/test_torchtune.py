@@ -1,7 +1,7 @@
 """`rocm-tune export --format torchtune` accepted by the real torchtune 0.6.1 (its own venv: torchtune_env.py).
 
 The bundle of a tiny random Qwen2 (rocm_tune.train.tiny, a Hugging Face folder torchtune's FullModelHFCheckpointer
-reads) is checked as torchtune checks a config: `tune validate` (torchtune's own CLI entry, both configs in one
+reads) is checked as torchtune checks a config: `tune validate` (torchtune's own CLI entry, the three configs in one
 process: config.validate, every `_component_` resolves and takes the arguments given), the components the recipe
 builds instantiated from it (model, tokenizer, dataset, optimizer, loss), a 2-node x 4-GPU bundle's `tune run`
 arguments (expanded by its tune_run.sh) taken by torchtune's own parser, and one optimizer step of
