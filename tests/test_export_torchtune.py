@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,38 @@ def test_app_export_offers_torchtune_unticked(tmp_path):
         assert str(exc).startswith("--format torchtune: precision bf16")
     else:
         raise AssertionError("a bf16 plan was written as torchtune")
+
+
+@pytest.mark.parametrize("hub_id, want", [
+    ("Qwen/Qwen2.5-7B-Instruct", "torchtune.models.qwen2_5.qwen2_5_7b_instruct"),
+    ("Qwen/Qwen2.5-1.5B", "torchtune.models.qwen2_5.qwen2_5_1_5b_base"),
+    ("Qwen/Qwen2.5-0.5B-Instruct", "torchtune.models.qwen2_5.qwen2_5_0_5b"),
+    ("Qwen/Qwen2-7B-Instruct", "torchtune.models.qwen2.qwen2_7b"),
+    ("meta-llama/Meta-Llama-3-8B-Instruct", "torchtune.models.llama3.llama3_8b"),
+    ("meta-llama/Llama-3.2-3B-Instruct", "torchtune.models.llama3_2.llama3_2_3b"),
+    ("meta-llama/Llama-3.3-70B-Instruct", "torchtune.models.llama3_3.llama3_3_70b"),
+    ("meta-llama/Llama-2-13b-chat-hf", "torchtune.models.llama2.llama2_13b"),
+    ("google/gemma-2-2b-it", "torchtune.models.gemma2.gemma2_2b"),
+    ("google/gemma-7b", "torchtune.models.gemma.gemma_7b"),
+    ("mistralai/Mistral-7B-v0.1", "torchtune.models.mistral.mistral_7b"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "vocabulary 32768"),       # v0.3's vocabulary: no builder
+    ("Qwen/Qwen2-VL-7B-Instruct", "no model builder"),
+    ("Qwen/Qwen3-8B", "no model builder"),
+    ("Qwen/Qwen2.5-9B", "builds qwen2_5 in sizes"),
+])
+def test_model_builder_of_a_hub_id(hub_id, want):
+    """The builder torchtune 0.6.1 ships for a model (its name says family, size, base or instruct), or the
+    one-line refusal naming it; the model's own config.json is read where rocm-tune has it (the vocabulary)."""
+    from rocm_tune.core.runners.torchtune import builder
+
+    try:
+        spec = load_model(hub_id)
+    except UserError:
+        spec = None
+    try:
+        got = builder(hub_id, spec, None)[0]
+    except UserError as exc:
+        got = str(exc)
+        assert got.startswith(f"--format torchtune: model {hub_id}: ") and want in got, got
+    else:
+        assert got == want

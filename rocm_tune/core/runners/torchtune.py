@@ -226,30 +226,32 @@ def config_from_name(config: str) -> dict:
 CONFIG_FILE = "torchtune.yaml"
 SCRIPT_FILE = "tune_run.sh"
 VERSION = "0.6.1"
-# family key -> (model name prefix in a hub id / preset name, sizes with a builder (b = base/instruct variants),
-# tokenizer builder and its files in the checkpoint folder, checkpointer model_type)
+# family key -> (the HF model_type its builders build, model name prefix in a hub id / preset name, sizes with a
+# builder (b = base/instruct variants), tokenizer builder and its files in the checkpoint folder, checkpointer
+# model_type)
 _HF_TOKENIZER = ("path", "vocab.json", "merges_file", "merges.txt")
 _BUILDERS: dict[str, dict] = {
-    "qwen2_5": {"name": r"qwen2\.5-", "sizes": ("0_5", "1_5b", "3", "7b", "14b", "32b", "72b"),
+    "qwen2_5": {"hf": "qwen2", "name": r"qwen2\.5-", "sizes": ("0_5", "1_5b", "3", "7b", "14b", "32b", "72b"),
                 "tokenizer": ("torchtune.models.qwen2_5.qwen2_5_tokenizer", *_HF_TOKENIZER), "type": "QWEN2"},
-    "qwen2": {"name": r"qwen2-", "sizes": ("0_5", "1_5", "7"),
+    "qwen2": {"hf": "qwen2", "name": r"qwen2-", "sizes": ("0_5", "1_5", "7"),
               "tokenizer": ("torchtune.models.qwen2.qwen2_tokenizer", *_HF_TOKENIZER), "type": "QWEN2"},
-    "llama3_3": {"name": r"llama-3\.3-", "sizes": ("70",), "type": "LLAMA3",
+    "llama3_3": {"hf": "llama", "name": r"llama-3\.3-", "sizes": ("70",), "type": "LLAMA3",
                  "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
-    "llama3_2": {"name": r"llama-3\.2-", "sizes": ("1", "3"), "type": "LLAMA3_2",
+    "llama3_2": {"hf": "llama", "name": r"llama-3\.2-", "sizes": ("1", "3"), "type": "LLAMA3_2",
                  "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
-    "llama3_1": {"name": r"llama-3\.1-", "sizes": ("8", "70", "405"), "type": "LLAMA3",
+    "llama3_1": {"hf": "llama", "name": r"llama-3\.1-", "sizes": ("8", "70", "405"), "type": "LLAMA3",
                  "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
-    "llama3": {"name": r"(meta-)?llama-3-", "sizes": ("8", "70"), "type": "LLAMA3",
+    "llama3": {"hf": "llama", "name": r"(?:meta-)?llama-3-", "sizes": ("8", "70"), "type": "LLAMA3",
                "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
-    "llama2": {"name": r"llama-2-", "sizes": ("7", "13", "70"), "type": "LLAMA2",
+    "llama2": {"hf": "llama", "name": r"llama-2-", "sizes": ("7", "13", "70"), "type": "LLAMA2",
                "tokenizer": ("torchtune.models.llama2.llama2_tokenizer", "path", "tokenizer.model")},
-    "gemma2": {"name": r"gemma-2-", "sizes": ("2", "9", "27"), "type": "GEMMA2",
+    "gemma2": {"hf": "gemma2", "name": r"gemma-2-", "sizes": ("2", "9", "27"), "type": "GEMMA2",
                "tokenizer": ("torchtune.models.gemma.gemma_tokenizer", "path", "tokenizer.model")},
-    "gemma": {"name": r"gemma-(?!\d)", "sizes": ("2", "7"), "type": "GEMMA",
+    # after gemma2: gemma-2-9b is gemma2, gemma-2b/gemma-7b are gemma
+    "gemma": {"hf": "gemma", "name": r"gemma-", "sizes": ("2", "7"), "type": "GEMMA",
               "tokenizer": ("torchtune.models.gemma.gemma_tokenizer", "path", "tokenizer.model")},
     # mistral_7b is v0.1/v0.2 (vocab 32000); v0.3 (32768) has no builder: the vocabulary check below refuses it
-    "mistral": {"name": r"mistral-", "sizes": ("7",), "type": "MISTRAL", "vocab": 32000,
+    "mistral": {"hf": "mistral", "name": r"mistral-", "sizes": ("7",), "type": "MISTRAL", "vocab": 32000,
                 "tokenizer": ("torchtune.models.mistral.mistral_tokenizer", "path", "tokenizer.model")},
 }
 # plan optimizer -> torchtune `optimizer._component_` (+ its arguments); read back by `_optim_name`
@@ -285,11 +287,14 @@ def builder(model_id: str, spec, local_dir: str | None) -> tuple[str, dict, dict
     text = model_id.rstrip("/").rsplit("/", 1)[-1].lower()
     why = f"torchtune {VERSION} has no model builder for it (families: {', '.join(_BUILDERS)})"
     for fam, facts in _BUILDERS.items():
-        if not re.match(facts["name"], text):
+        m = re.match(facts["name"] + r"(\d+(?:\.\d+)?)b(?:-|$)", text)     # the size right after the family name
+        if m is None:
             continue
-        m = re.search(r"-(\d+(?:\.\d+)?)b(?:-|$)", text)
-        size = m.group(1).replace(".", "_") if m else None
+        size = m.group(1).replace(".", "_")
         sized = [s for s in facts["sizes"] if s.rstrip("b") == size]
+        if spec is not None and spec.family != facts["hf"]:      # Qwen2-VL, Mistral's Mixtral...: another shape
+            why = f"model type {spec.family}: torchtune's {fam} builders are {facts['hf']} models"
+            break
         if sized and ("vocab" not in facts or spec is None or spec.vocab_size == facts["vocab"]):
             tuned = re.search(r"-(instruct|chat|it)(?:-|$)", text) is not None
             suffix = ("_instruct" if tuned else "_base") if sized[0].endswith("b") else ""
