@@ -509,7 +509,10 @@ def script(r, cfg: dict, hub: str | None, master_port: int) -> str:
         lines.append(f"export {k}={q(v)}")
     extra = ""
     if hub:
-        lines += [f"if [ ! -d model ]; then \"$TUNE\" download {q(hub)} --output-dir model; fi",
+        # the consolidated Meta checkpoint under original/ is a second copy of the weights (torchtune's own configs
+        # download with this pattern); original/tokenizer.model, which the Llama 3 tokenizer reads, still comes
+        lines += [f"if [ ! -d model ]; then \"$TUNE\" download {q(hub)} --output-dir model "
+                  "--ignore-patterns 'original/consolidated*'; fi",
                   "FILES=$(cd model && printf '%s\\n' ./*.safetensors | sed 's|^\\./||' | paste -sd, -)"]
         extra = ' checkpointer.checkpoint_files="[$FILES]"'
     dist = ""
