@@ -108,7 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ex = parser.add_argument_group("export")
     _add(ex, "--plan", metavar="PLAN_JSON", help="export this plan.json (from `rocm-tune plan --json`) instead of planning")
     _add(ex, "--format", default="all",
-         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all)")
+         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, torchtune, or all (default: all but torchtune)")
     _add(ex, "-o", "--out", dest="out", metavar="DIR", help="bundle directory (created if missing)")
     _add(ex, "--force", action="store_true", help="overwrite files that already exist in DIR")
     _add(ex, "--dataset", help="a local dataset file (gets a dataset_info.json entry in the bundle) "
@@ -252,6 +252,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"start: bash {shlex.quote(out_dir + '/run.sh')}")
     if "slurm" in bundle.formats:
         print(f"submit: sbatch {shlex.quote(out_dir + '/slurm.sbatch')}")
+    if "torchtune" in bundle.formats:
+        print(f"start with torchtune: bash {shlex.quote(out_dir + '/tune_run.sh')}")
     return 0
 
 

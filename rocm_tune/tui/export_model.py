@@ -21,14 +21,15 @@ FORMATS = {
     "deepspeed": "DeepSpeed JSON",
     "accelerate": "accelerate config",
     "slurm": "Slurm batch script",
+    "torchtune": "torchtune config + tune_run.sh",
 }
-DEFAULT_FORMATS = tuple(FORMATS)  # = `--format all`, the CLI's default
+DEFAULT_FORMATS = tuple(f for f in FORMATS if f not in b.OTHER_RUNNERS)  # = `--format all`, the CLI's default
 
 
 def _formats(formats: list[str]) -> tuple[str, ...]:
     """Every format ticked is `all` (as the CLI's default: deepspeed.json only when the plan uses ZeRO)."""
-    if set(formats) >= set(FORMATS):
-        return ("all",)
+    if set(formats) >= set(DEFAULT_FORMATS):
+        return ("all",) + tuple(f for f in formats if f in b.OTHER_RUNNERS)
     return b.parse_formats(",".join(formats))
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, slurm
+from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, slurm, torchtune
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
@@ -38,11 +38,14 @@ from rocm_tune.core.export.common import (
 from rocm_tune.core.export.launch import LaunchSpec, launch_spec
 from rocm_tune.core.plan import Plan
 
-FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm")
-FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM}
+FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "torchtune")
+FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM,
+           "torchtune": torchtune.CONFIG_FILE}
+# another runner's own files: written when named, never by "all" (each refuses what its runner cannot run)
+OTHER_RUNNERS = ("torchtune",)
 _ALIASES = {"run.sh": "sh", "bash": "sh", "shell": "sh", "lf": "llamafactory", "llama-factory": "llamafactory",
-            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm"}
-EXECUTABLE = (RUN_SH, SLURM)
+            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm", "tune": "torchtune"}
+EXECUTABLE = (RUN_SH, SLURM, torchtune.SCRIPT_FILE)
 
 
 @dataclass(frozen=True)
@@ -233,13 +236,15 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
     if opts.output_dir != "output":
         opts = opts.with_(output_dir=_abs_if_relative(opts.output_dir))
     opts = _dataset(plan, opts, dataset, notes, extra_files)
-    r = resolve(plan, opts)
+    r = torchtune.resolve_for(plan, opts) if set(formats) <= set(OTHER_RUNNERS) else resolve(plan, opts)
     for f in formats:
         if f not in FORMATS + ("all",):
             raise UserError(f"format {f!r} is not known; expected {', '.join(FORMATS)} or all")
     wanted = [f for f in formats if f != "all"]
     if "all" in formats:
         for f in FORMATS:
+            if f in OTHER_RUNNERS:
+                continue
             if f == "deepspeed" and not r.uses_deepspeed and f not in wanted:
                 notes.append("no deepspeed.json: the plan uses no ZeRO (zero_stage 0)")
                 continue
@@ -261,7 +266,7 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
         notes.append("deepspeed.json: the plan uses no ZeRO (zero_stage 0), so llamafactory.yaml does not refer to it")
     if r.launcher == "deepspeed" and not r.uses_deepspeed:
         notes.append("the deepspeed launcher with zero_stage 0 runs plain data parallel")
-    spec = launch_spec(r, opts)
+    spec = torchtune.launch_spec() if r.runner == "torchtune" else launch_spec(r, opts)
     files: dict[str, str] = {}
     for fmt in FORMATS:  # stable order
         if fmt not in wanted:
@@ -276,6 +281,10 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
             files[ACCEL_YAML] = accelerate.render(r, opts)
         elif fmt == "slurm":
             files[SLURM] = slurm.render(r, opts, plan.to_dict())
+        elif fmt == "torchtune":
+            tt_files, tt_notes = torchtune.render(r, opts, extra_files)
+            files.update(tt_files)
+            notes += tt_notes
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
     if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):
@@ -301,7 +310,7 @@ def _umask() -> int:
 
 def _looks_like_a_bundle(out: Path) -> bool:
     """A directory an earlier export wrote (its plan.json and run.sh or llamafactory.yaml are there)."""
-    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM))
+    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM, torchtune.CONFIG_FILE))
 
 
 def _oserror(exc: OSError, out_dir: str) -> UserError:

@@ -109,11 +109,12 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         notes.append("torchtune dtype bf16: weights, gradients and optimizer state in bf16, no autocast")
     elif dtype in ("fp16", "float16"):
         put("fp16", True, "dtype")
+    elif "dtype" in data:              # dtype fp32 stated: no mixed precision (not an assumption)
+        put("bf16", False, "dtype")
     opt = _sub(data, "optimizer")
-    comp = str(opt.get("_component_", "")).lower()
+    comp = str(opt.get("_component_", ""))
     if comp:
-        put("optim", "paged_adamw_8bit" if "paged" in comp and "8bit" in comp else "paged_adamw_32bit"
-            if "paged" in comp else "adamw_8bit" if "8bit" in comp else "adamw_torch", "optimizer")
+        put("optim", _optim_name(comp), "optimizer")
     if as_bool(data.get("optimizer_in_bwd")):
         put("optimizer_in_bwd", True, "optimizer_in_bwd")
         notes.append("torchtune optimizer_in_bwd: each parameter steps as its gradient is ready; the gradients of "
@@ -156,15 +157,20 @@ def _model_settings(data: dict, put, notes: list[str]) -> None:
     last = builder.rsplit(".", 1)[-1]
     if last.startswith(("lora_", "qlora_")):
         put("finetuning_type", "lora", "model")
-        if last.startswith("qlora_"):
+        if last.startswith("qlora_") or as_bool(model.get("quantize_base")):
             put("quantization_bit", 4, "model")
+        if as_bool(model.get("use_dora")):
+            put("use_dora", True, "model")
         for k, key in (("lora_rank", "lora_rank"), ("lora_alpha", "lora_alpha")):
             if as_int(model.get(k)):
                 put(key, as_int(model[k]), "model")
         mods = [_ATTN_TO_HF.get(str(m), str(m)) for m in (model.get("lora_attn_modules") or [])]
         if as_bool(model.get("apply_lora_to_mlp")):
             mods += ["gate_proj", "up_proj", "down_proj"]
-        if mods:
+        if sorted(mods) == sorted([*_ATTN_TO_HF.values(), "gate_proj", "up_proj", "down_proj"]) \
+                and not as_bool(model.get("apply_lora_to_output")):
+            put("lora_target", "all", "model")      # every linear layer of the decoder: LLaMA-Factory's `all`
+        elif mods:
             put("lora_target", ",".join(mods), "model")
     else:
         put("finetuning_type", "full", "model")
@@ -210,3 +216,336 @@ def config_from_name(config: str) -> dict:
         if kind == "full":
             data["fsdp_cpu_offload"] = True
     return data
+
+
+# ------------------------------------------------------------------------------------------------ the writer
+# `rocm-tune export --format torchtune`: a plan -> torchtune.yaml (a recipe config) + tune_run.sh. Every value below
+# was read in pytorch/torchtune v0.6.1 (the release on PyPI): recipes/{full,lora}_finetune_{single_device,
+# distributed}.py, recipes/configs/*/*.yaml, torchtune/models/*/_model_builders.py, torchtune/training/
+# checkpointing/_utils.py (ModelType). What torchtune cannot run is refused in one line (UserError), never written.
+CONFIG_FILE = "torchtune.yaml"
+SCRIPT_FILE = "tune_run.sh"
+VERSION = "0.6.1"
+# family key -> (the HF model_type its builders build, model name prefix in a hub id / preset name, sizes with a
+# builder (b = base/instruct variants), tokenizer builder and its files in the checkpoint folder, checkpointer
+# model_type)
+_HF_TOKENIZER = ("path", "vocab.json", "merges_file", "merges.txt")
+_BUILDERS: dict[str, dict] = {
+    "qwen2_5": {"hf": "qwen2", "name": r"qwen2\.5-", "sizes": ("0_5", "1_5b", "3", "7b", "14b", "32b", "72b"),
+                "tokenizer": ("torchtune.models.qwen2_5.qwen2_5_tokenizer", *_HF_TOKENIZER), "type": "QWEN2"},
+    "qwen2": {"hf": "qwen2", "name": r"qwen2-", "sizes": ("0_5", "1_5", "7"),
+              "tokenizer": ("torchtune.models.qwen2.qwen2_tokenizer", *_HF_TOKENIZER), "type": "QWEN2"},
+    "llama3_3": {"hf": "llama", "name": r"llama-3\.3-", "sizes": ("70",), "type": "LLAMA3",
+                 "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
+    "llama3_2": {"hf": "llama", "name": r"llama-3\.2-", "sizes": ("1", "3"), "type": "LLAMA3_2",
+                 "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
+    "llama3_1": {"hf": "llama", "name": r"llama-3\.1-", "sizes": ("8", "70", "405"), "type": "LLAMA3",
+                 "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
+    "llama3": {"hf": "llama", "name": r"(?:meta-)?llama-3-", "sizes": ("8", "70"), "type": "LLAMA3",
+               "tokenizer": ("torchtune.models.llama3.llama3_tokenizer", "path", "original/tokenizer.model")},
+    "llama2": {"hf": "llama", "name": r"llama-2-", "sizes": ("7", "13", "70"), "type": "LLAMA2",
+               "tokenizer": ("torchtune.models.llama2.llama2_tokenizer", "path", "tokenizer.model")},
+    "gemma2": {"hf": "gemma2", "name": r"gemma-2-", "sizes": ("2", "9", "27"), "type": "GEMMA2",
+               "tokenizer": ("torchtune.models.gemma.gemma_tokenizer", "path", "tokenizer.model")},
+    # after gemma2: gemma-2-9b is gemma2, gemma-2b/gemma-7b are gemma
+    "gemma": {"hf": "gemma", "name": r"gemma-", "sizes": ("2", "7"), "type": "GEMMA",
+              "tokenizer": ("torchtune.models.gemma.gemma_tokenizer", "path", "tokenizer.model")},
+    # mistral_7b is v0.1/v0.2 (vocab 32000); v0.3 (32768) has no builder: the vocabulary check below refuses it
+    "mistral": {"hf": "mistral", "name": r"mistral-", "sizes": ("7",), "type": "MISTRAL", "vocab": 32000,
+                "tokenizer": ("torchtune.models.mistral.mistral_tokenizer", "path", "tokenizer.model")},
+}
+# plan optimizer -> torchtune `optimizer._component_` (+ its arguments); read back by `_optim_name`
+OPTIMIZERS = {"adamw": ("torch.optim.AdamW", {}), "adamw_8bit": ("bitsandbytes.optim.AdamW8bit", {}),
+              "paged_adamw": ("bitsandbytes.optim.PagedAdamW", {}),
+              "paged_adamw_8bit": ("bitsandbytes.optim.PagedAdamW8bit", {}),
+              "sgd": ("torch.optim.SGD", {}), "sgd_momentum": ("torch.optim.SGD", {"momentum": 0.9}),
+              "adafactor": ("torch.optim.Adafactor", {})}
+_HF_TO_ATTN = {v: k for k, v in _ATTN_TO_HF.items()}
+_MLP = ("gate_proj", "up_proj", "down_proj")
+
+
+def _optim_name(component: str) -> str:
+    """`optimizer._component_` -> the HF `optim` name the canonical settings use."""
+    c = component.lower()
+    if "paged" in c:
+        return "paged_adamw_8bit" if "8bit" in c else "paged_adamw_32bit"
+    if "8bit" in c:
+        return "adamw_8bit"
+    return "sgd" if c.endswith(".sgd") else "adafactor" if c.endswith("adafactor") else "adamw_torch"
+
+
+def refuse(what: str, why: str):
+    from rocm_tune.core.errors import UserError
+
+    raise UserError(f"--format torchtune: {what}: {why}")
+
+
+def builder(model_id: str, spec, local_dir: str | None) -> tuple[str, dict, dict]:
+    """(model builder, its architecture arguments (component builders only), family facts) for a model: the
+    sized builder torchtune ships for its name (hub id or folder name), else, for a local Qwen2 folder, the
+    component builder with the shape of its config.json."""
+    text = model_id.rstrip("/").rsplit("/", 1)[-1].lower()
+    why = f"torchtune {VERSION} has no model builder for it (families: {', '.join(_BUILDERS)})"
+    for fam, facts in _BUILDERS.items():
+        m = re.match(facts["name"] + r"(\d+(?:\.\d+)?)b(?:-|$)", text)     # the size right after the family name
+        if m is None:
+            continue
+        size = m.group(1).replace(".", "_")
+        sized = [s for s in facts["sizes"] if s.rstrip("b") == size]
+        if spec is not None and spec.family != facts["hf"]:      # Qwen2-VL, Mistral's Mixtral...: another shape
+            why = f"model type {spec.family}: torchtune's {fam} builders are {facts['hf']} models"
+            break
+        if sized and ("vocab" not in facts or spec is None or spec.vocab_size == facts["vocab"]):
+            tuned = re.search(r"-(instruct|chat|it)(?:-|$)", text) is not None
+            suffix = ("_instruct" if tuned else "_base") if sized[0].endswith("b") else ""
+            return f"torchtune.models.{fam}.{fam}_{size}b{suffix}", {}, facts
+        why = (f"vocabulary {getattr(spec, 'vocab_size', '?')}, torchtune's {fam} builder has {facts.get('vocab')}"
+               if sized else f"torchtune {VERSION} builds {fam} in sizes "
+               f"{', '.join(s.rstrip('b').replace('_', '.') + 'B' for s in facts['sizes'])}")
+        break
+    if local_dir and spec is not None and spec.family == "qwen2":
+        return "torchtune.models.qwen2.{lora}qwen2", _arch_args(spec), _BUILDERS["qwen2"]
+    refuse(f"model {model_id}", why + " (a local Qwen2 folder of any size is built from its config.json)")
+    raise AssertionError("unreachable")
+
+
+def _arch_args(spec) -> dict:
+    """torchtune.models.qwen2.qwen2's arguments from the model's config.json."""
+    c = spec.config
+    return {"vocab_size": spec.vocab_size, "num_layers": spec.num_layers, "num_heads": spec.num_attention_heads,
+            "num_kv_heads": spec.num_kv_heads, "embed_dim": spec.hidden_size,
+            "intermediate_dim": spec.intermediate_size, "max_seq_len": spec.max_position_embeddings,
+            # transformers 5 writes rope_theta inside rope_parameters
+            "norm_eps": float(c.get("rms_norm_eps", 1e-6)),
+            "rope_base": float(c.get("rope_theta") or (c.get("rope_parameters") or {}).get("rope_theta") or 1e6),
+            "tie_word_embeddings": bool(spec.tie_word_embeddings)}
+
+
+def _lora_args(r) -> dict:
+    """lora_attn_modules / apply_lora_to_mlp from the plan's targets (all = every linear layer of the decoder)."""
+    targets = [t.strip() for t in r.lora_targets]
+    if targets in (["all"], ["all-linear"]):
+        attn, mlp = list(_ATTN_TO_HF), True
+    else:
+        bad = [t for t in targets if t not in _HF_TO_ATTN and t not in _MLP]
+        if bad:
+            refuse(f"lora_targets {','.join(targets)}", f"torchtune puts LoRA on q_proj/k_proj/v_proj/o_proj "
+                    f"and the whole MLP only, not {', '.join(bad)}")
+        mlp_given = [t for t in targets if t in _MLP]
+        if mlp_given and len(set(mlp_given)) != len(_MLP):
+            refuse(f"lora_targets {','.join(targets)}", "torchtune's apply_lora_to_mlp puts LoRA on "
+                    "gate_proj, up_proj and down_proj together")
+        attn, mlp = [_HF_TO_ATTN[t] for t in targets if t in _HF_TO_ATTN], bool(mlp_given)
+    out: dict = {"lora_attn_modules": attn, "apply_lora_to_mlp": mlp, "apply_lora_to_output": False,
+                 "lora_rank": r.lora_rank, "lora_alpha": r.lora_alpha, "lora_dropout": 0.0}
+    if r.dora:
+        out["use_dora"] = True
+    if r.method == "qlora":
+        out["quantize_base"] = True
+    return out
+
+
+def _check_expressible(r, opts) -> None:
+    """Refuse, naming the value, what torchtune's recipes cannot run."""
+    if r.stage != "sft":
+        refuse(f"stage {r.stage}", "the torchtune format writes the SFT recipes ({full,lora}_finetune_*)")
+    if r.method == "freeze":
+        refuse("method freeze", "torchtune trains every weight (full) or LoRA adapters, no last-N-layers freeze")
+    if r.precision in ("bf16", "fp16"):
+        refuse(f"precision {r.precision}", "torchtune has no mixed precision (autocast): its recipes train in one "
+                "dtype (and refuse fp16); plan with --precision pure_bf16 (dtype bf16) or fp32")
+    if r.method == "qlora" and (r.quant_bits != 4 or r.double_quant is False):
+        refuse(f"quant_bits {r.quant_bits}" + (", double_quant false" if r.double_quant is False else ""),
+                "torchtune's QLoRA is torchao NF4 (4-bit, its scales quantized too)")
+    if r.zero_stage and r.world_size == 1:
+        refuse(f"zero_stage {r.zero_stage} on one GPU", "torchtune has no DeepSpeed ZeRO; plan with --zero 0")
+    if r.world_size > 1 and r.zero_stage != 3:
+        refuse(f"zero_stage {r.zero_stage} on {r.world_size} GPUs", "torchtune's distributed recipes shard "
+                "parameters, gradients and optimizer state with FSDP2 (ZeRO-3's layout), no DDP or ZeRO-1/2; plan "
+                "with --zero 3")
+    if r.offload == "optimizer" or (r.offload == "all" and r.world_size == 1):
+        refuse(f"offload {r.offload}" + (" on one GPU" if r.world_size == 1 else ""),
+                "torchtune offloads only under FSDP2 (fsdp_cpu_offload: parameters, gradients and optimizer state "
+                "together)")
+    if float(r.epochs) != int(r.epochs) or r.epochs < 1:
+        refuse(f"epochs {r.epochs:g}", "torchtune trains whole epochs")
+    if opts.lr_scheduler_type != "cosine":
+        refuse(f"lr scheduler {opts.lr_scheduler_type}", "torchtune's recipes take its own "
+                "get_cosine_schedule_with_warmup only")
+
+
+def recipe(r) -> str:
+    """The recipe `tune run` starts: LoRA or full, one device or FSDP2 over the GPUs."""
+    kind = "lora" if r.method in ("lora", "qlora") else "full"
+    return f"{kind}_finetune_{'distributed' if r.world_size > 1 else 'single_device'}"
+
+
+def _checkpoint(model_ref: str, spec, out_model: str) -> tuple[str, list[str], str | None]:
+    """(checkpoint_dir, checkpoint_files, hub id to download) for FullModelHFCheckpointer: a local folder as it
+    is (its *.safetensors, else pytorch_model*.bin), else `out_model` that tune_run.sh fills by `tune download`."""
+    import glob
+    import os
+
+    local = os.path.expanduser(model_ref)
+    if os.path.isdir(local):
+        d = os.path.abspath(local)
+        files = sorted(os.path.basename(p) for p in glob.glob(os.path.join(d, "*.safetensors")))
+        files = files or sorted(os.path.basename(p) for p in glob.glob(os.path.join(d, "pytorch_model*.bin")))
+        if not files:
+            refuse(f"model folder {d}", "has no *.safetensors or pytorch_model*.bin for torchtune's HF checkpointer")
+        return d, files, None
+    hub = model_ref if "/" in model_ref else (getattr(spec, "hub_id", None) or model_ref)
+    return out_model, ["model.safetensors"], hub
+
+
+def _dataset(entry: dict | None, notes: list[str]) -> dict:
+    """torchtune's dataset for LLaMA-Factory's dataset_info entry of a local file (alpaca columns ->
+    alpaca_dataset's column_map; sharegpt -> chat_dataset); none: torchtune's alpaca_cleaned_dataset."""
+    if entry is None:
+        notes.append("torchtune.yaml: no dataset file given, torchtune's alpaca_cleaned_dataset (yahma/alpaca-cleaned "
+                     "from the hub); pass --dataset FILE for your own")
+        return {"_component_": "torchtune.datasets.alpaca_cleaned_dataset", "packed": False}
+    path = str(entry.get("file_name") or "")
+    source = "json" if path.endswith((".json", ".jsonl")) else "parquet" if path.endswith(".parquet") else \
+        "csv" if path.endswith(".csv") else None
+    if source is None or entry.get("ranking"):
+        refuse(f"dataset {path}", "torchtune's SFT datasets read json, jsonl, parquet or csv files of "
+                "instructions or conversations (no preference pairs)")
+    cols = entry.get("columns") or {}
+    base = {"source": source, "data_files": path, "split": "train", "packed": False}
+    if entry.get("formatting") == "sharegpt":
+        style = "openai" if (entry.get("tags") or {}).get("role_tag") == "role" else "sharegpt"
+        return {"_component_": "torchtune.datasets.chat_dataset", **base,
+                "conversation_column": cols.get("messages", "conversations"), "conversation_style": style}
+    notes.append("torchtune's alpaca_dataset wraps each sample in the Alpaca prompt (\"Below is an instruction "
+                 "that describes a task...\", some 40 tokens LLaMA-Factory's template does not add): "
+                 "tokenizer.max_seq_len cuts the longest samples that much sooner")
+    return {"_component_": "torchtune.datasets.alpaca_dataset", **base, "train_on_input": False,
+            "column_map": {"instruction": cols.get("prompt", "instruction"), "input": cols.get("query", "input"),
+                           "output": cols.get("response", "output")}}
+
+
+def config(r, opts, spec, dataset_entry: dict | None, notes: list[str]) -> dict:
+    """The torchtune recipe config of a resolved plan (`rocm_tune.core.export.common.Resolved`)."""
+    _check_expressible(r, opts)
+    import os
+
+    base = opts.bundle_dir or "."           # absolute once write_bundle knows the folder (any working directory)
+    ckpt_dir, files, hub = _checkpoint(r.model_ref, spec, os.path.join(base, "model"))
+    name, arch, facts = builder(hub or ckpt_dir, spec, None if hub else ckpt_dir)
+    lora = r.method in ("lora", "qlora")
+    last = name.rsplit(".", 1)
+    comp = name.format(lora="lora_" if lora else "") if "{lora}" in name else \
+        f"{last[0]}.lora_{last[1]}" if lora else name
+    model: dict = {"_component_": comp, **(_lora_args(r) if lora else {}), **arch}
+    tok_comp, *tok_files = facts["tokenizer"]
+    tokenizer: dict = {"_component_": tok_comp}
+    for key, fname in zip(tok_files[::2], tok_files[1::2]):
+        tokenizer[key] = f"{ckpt_dir}/{fname}"
+    if tok_files[1] == "vocab.json":        # a Hugging Face BPE tokenizer: its special tokens from tokenizer.json
+        tokenizer["special_tokens_path"] = f"{ckpt_dir}/tokenizer.json"
+    if hub is None:
+        missing = [f for f in [*tok_files[1::2], *(["tokenizer.json"] if "special_tokens_path" in tokenizer else [])]
+                   if not os.path.isfile(os.path.join(ckpt_dir, f))]
+        if missing:
+            refuse(f"model folder {ckpt_dir}", f"has no {', '.join(missing)} (what torchtune's "
+                   f"{tok_comp.rsplit('.', 1)[-1]} reads)")
+    tokenizer["max_seq_len"] = r.cutoff_len
+    optim_comp, optim_args = OPTIMIZERS[_plan_optim(r)]
+    if r.attn == "disabled":          # the plan's eager attention (LLaMA-Factory's flash_attn: disabled)
+        notes.append("torchtune has no eager attention: it runs SDPA (less activation memory than planned)")
+    cfg: dict = {
+        "output_dir": os.path.join(base, opts.output_dir) if opts.bundle_dir else opts.output_dir,
+        "model": model, "tokenizer": tokenizer,
+        "checkpointer": {"_component_": "torchtune.training.FullModelHFCheckpointer", "checkpoint_dir": ckpt_dir,
+                         "checkpoint_files": files, "recipe_checkpoint": None, "output_dir": "${output_dir}",
+                         "model_type": facts["type"]},
+        "resume_from_checkpoint": bool(opts.resume),
+        "dataset": _dataset(dataset_entry, notes), "seed": opts.seed, "shuffle": True,
+        "epochs": int(r.epochs), "max_steps_per_epoch": None,
+        "batch_size": r.micro_batch, "gradient_accumulation_steps": r.grad_accum,
+        "optimizer": {"_component_": optim_comp, "lr": r.learning_rate, **optim_args},
+        "lr_scheduler": {"_component_": "torchtune.training.lr_schedulers.get_cosine_schedule_with_warmup",
+                         "num_warmup_steps": 100},
+        # plain cross-entropy: the chunked one (CEWithChunkedOutputLoss) holds less than the plan estimated
+        "loss": {"_component_": "torch.nn.CrossEntropyLoss", "ignore_index": -100},
+        "clip_grad_norm": opts.max_grad_norm,
+        "device": "cuda",                   # torch's name for ROCm GPUs too
+        "dtype": "bf16" if r.precision == "pure_bf16" else "fp32",
+        "enable_activation_checkpointing": bool(r.gradient_checkpointing),
+        "enable_activation_offloading": False,
+        "compile": False,
+        "metric_logger": {"_component_": "torchtune.training.metric_logging.DiskLogger",
+                          "log_dir": "${output_dir}/logs"},
+        "log_every_n_steps": opts.logging_steps, "log_peak_memory_stats": True,
+        "profiler": {"_component_": "torchtune.training.setup_torch_profiler", "enabled": False},
+    }
+    if recipe(r) == "full_finetune_single_device":
+        cfg["optimizer_in_bwd"] = False     # required by the recipe (cfg.optimizer_in_bwd)
+    if r.world_size > 1:
+        cfg["fsdp_cpu_offload"] = r.offload == "all"
+        cfg["fsdp_reshard_after_forward"] = True
+    if lora:
+        cfg["save_adapter_weights_only"] = False
+    return cfg
+
+
+def _plan_optim(r) -> str:
+    """The plan's optimizer name back from Resolved.optim (its HF name; sgd_momentum is written as sgd there)."""
+    from rocm_tune.core.vocabulary import HF_OPTIM
+
+    return next(k for k, v in HF_OPTIM.items() if v == r.optim)
+
+
+def script(r, cfg: dict, hub: str | None, master_port: int) -> str:
+    """tune_run.sh: `tune run [--nproc_per_node N --nnodes M ...] RECIPE --config torchtune.yaml "$@"` from the
+    bundle's folder; a hub model is downloaded into ./model first, and its weight files named on the command line."""
+    from shlex import quote as q
+
+    lines = ["#!/usr/bin/env bash", f"# torchtune {VERSION}: {recipe(r)} with torchtune.yaml (rocm-tune export)",
+             "# pass overrides as key=value, e.g.: bash tune_run.sh batch_size=1", "set -euo pipefail",
+             'cd "$(dirname "$0")"', 'TUNE="${TUNE:-tune}"']
+    for k, v in sorted(r.env.items()):
+        lines.append(f"export {k}={q(v)}")
+    extra = ""
+    if hub:
+        # the consolidated Meta checkpoint under original/ is a second copy of the weights (torchtune's own configs
+        # download with this pattern); original/tokenizer.model, which the Llama 3 tokenizer reads, still comes
+        lines += [f"if [ ! -d model ]; then \"$TUNE\" download {q(hub)} --output-dir model "
+                  "--ignore-patterns 'original/consolidated*'; fi",
+                  "FILES=$(cd model && printf '%s\\n' ./*.safetensors | sed 's|^\\./||' | paste -sd, -)"]
+        extra = ' checkpointer.checkpoint_files="[$FILES]"'
+    dist = ""
+    if r.world_size > 1:
+        dist = f"--nproc_per_node {r.gpus} "
+        if r.nodes > 1:
+            dist += (f'--nnodes {r.nodes} --node_rank "${{NODE_RANK:?set NODE_RANK on each node}}" '
+                     f'--master_addr "${{MASTER_ADDR:?set MASTER_ADDR}}" --master_port {master_port} ')
+    lines.append(f'exec "$TUNE" run {dist}{recipe(r)} --config {CONFIG_FILE}{extra} "$@"')
+    return "\n".join(lines) + "\n"
+
+
+def write(r, opts, dataset_entry: dict | None = None) -> tuple[dict[str, str], list[str]]:
+    """({torchtune.yaml, tune_run.sh: text}, notes) of a resolved plan; UserError for what torchtune cannot run."""
+    import yaml
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.model import load_model
+
+    notes: list[str] = []
+    try:
+        spec = load_model(r.model_ref)
+    except UserError:
+        spec = None
+    cfg = config(r, opts, spec, dataset_entry, notes)
+    hub = _checkpoint(r.model_ref, spec, "model")[2]
+    head = [f"# torchtune {VERSION} config for `tune run {recipe(r)} --config {CONFIG_FILE}` (tune_run.sh starts it)",
+            f"# model {r.model_name}, {r.method} on {r.gpus} x {r.gpu_name} x {r.nodes} node(s), dtype {cfg['dtype']}"
+            f" (weights, gradients and optimizer state; torchtune has no autocast)",
+            f"# effective batch = {r.micro_batch} x {r.grad_accum} accumulation x {r.world_size} GPU(s) = "
+            f"{r.micro_batch * r.grad_accum * r.world_size}; attention: torchtune's SDPA",
+            "# lr_scheduler: torchtune counts warmup in optimizer steps (num_warmup_steps), not as a ratio"]
+    if hub:
+        head.append(f"# checkpointer: tune_run.sh downloads {hub} into model/ and names its *.safetensors")
+    text = "\n".join(head) + "\n" + yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True, width=10**9)
+    return {CONFIG_FILE: text, SCRIPT_FILE: script(r, cfg, hub, opts.master_port)}, notes
