@@ -1,7 +1,8 @@
 """Assemble the export bundle (which files, their dependencies) and write it atomically.
 
 Formats: ``sh`` (run.sh), ``llamafactory`` (llamafactory.yaml), ``deepspeed`` (deepspeed.json),
-``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``. plan.json is always written.
+``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``; ``swift`` (swift_sft.sh, the ms-swift
+command; only when named). plan.json is always written.
 A file another one refers to comes along (run.sh needs llamafactory.yaml; ZeRO plans need
 deepspeed.json; the accelerate launcher needs accelerate.yaml), so the bundle runs as is.
 A dataset given as a file gets its own dataset_info.json entry in the bundle.
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, slurm
+from rocm_tune.core.export import swift
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
@@ -38,11 +40,15 @@ from rocm_tune.core.export.common import (
 from rocm_tune.core.export.launch import LaunchSpec, launch_spec
 from rocm_tune.core.plan import Plan
 
-FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm")
-FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM}
+FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "swift")
+FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM,
+           "swift": swift.SWIFT_SH}
+# formats for another runner than the plan's: only when named (not part of "all")
+OTHER_RUNNERS = ("swift",)
 _ALIASES = {"run.sh": "sh", "bash": "sh", "shell": "sh", "lf": "llamafactory", "llama-factory": "llamafactory",
-            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm"}
-EXECUTABLE = (RUN_SH, SLURM)
+            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm",
+            "ms-swift": "swift", "ms_swift": "swift"}
+EXECUTABLE = (RUN_SH, SLURM, swift.SWIFT_SH)
 
 
 @dataclass(frozen=True)
@@ -232,6 +238,7 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
     opts = _model_path(plan, opts, notes)
     if opts.output_dir != "output":
         opts = opts.with_(output_dir=_abs_if_relative(opts.output_dir))
+    swift_data = swift.dataset_arg(plan.goal.dataset, opts, dataset) if "swift" in formats else None
     opts = _dataset(plan, opts, dataset, notes, extra_files)
     r = resolve(plan, opts)
     for f in formats:
@@ -240,6 +247,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
     wanted = [f for f in formats if f != "all"]
     if "all" in formats:
         for f in FORMATS:
+            if f in OTHER_RUNNERS:
+                continue
             if f == "deepspeed" and not r.uses_deepspeed and f not in wanted:
                 notes.append("no deepspeed.json: the plan uses no ZeRO (zero_stage 0)")
                 continue
@@ -257,6 +266,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
         need("accelerate", "run.sh starts `accelerate launch --config_file accelerate.yaml`")
     if r.uses_deepspeed and any(f in wanted for f in ("llamafactory", "accelerate")):
         need("deepspeed", f"ZeRO stage {r.zero_stage} is configured there")
+    if "swift" in wanted and swift.ms_swift.needs_ds_json(r):
+        need("deepspeed", f"ms-swift has no named config for ZeRO-{r.zero_stage} with offload {r.offload}")
     if "deepspeed" in wanted and not r.uses_deepspeed:
         notes.append("deepspeed.json: the plan uses no ZeRO (zero_stage 0), so llamafactory.yaml does not refer to it")
     if r.launcher == "deepspeed" and not r.uses_deepspeed:
@@ -276,10 +287,15 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
             files[ACCEL_YAML] = accelerate.render(r, opts)
         elif fmt == "slurm":
             files[SLURM] = slurm.render(r, opts, plan.to_dict())
+        elif fmt == "swift":
+            files[swift.SWIFT_SH] = swift.render(r, opts, str(swift_data))
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
     if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):
         files.update(launcher_files())
+    if "swift" in wanted and not {"sh", "slurm", "llamafactory"} & set(wanted):   # ms-swift reads the file itself
+        extra_files.pop(DATASET_INFO, None)
+        notes = [n for n in notes if not n.startswith(DATASET_INFO)]
     files.update(extra_files)
     files[PLAN_JSON] = json.dumps(plan.to_dict(), indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)
@@ -301,7 +317,8 @@ def _umask() -> int:
 
 def _looks_like_a_bundle(out: Path) -> bool:
     """A directory an earlier export wrote (its plan.json and run.sh or llamafactory.yaml are there)."""
-    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM))
+    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM,
+                                                                            swift.SWIFT_SH))
 
 
 def _oserror(exc: OSError, out_dir: str) -> UserError:
