@@ -108,7 +108,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ex = parser.add_argument_group("export")
     _add(ex, "--plan", metavar="PLAN_JSON", help="export this plan.json (from `rocm-tune plan --json`) instead of planning")
     _add(ex, "--format", default="all",
-         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all)")
+         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all); "
+         "swift (ms-swift's `swift sft` command, swift_sft.sh; not part of all)")
     _add(ex, "-o", "--out", dest="out", metavar="DIR", help="bundle directory (created if missing)")
     _add(ex, "--force", action="store_true", help="overwrite files that already exist in DIR")
     _add(ex, "--dataset", help="a local dataset file (gets a dataset_info.json entry in the bundle) "
@@ -241,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     for note in bundle.notes:
         if note != dataset_note:
             print(f"note: {note}")
-    if bundle.resolved.execution:
+    if bundle.resolved.execution and bundle.formats != ("swift",):   # the plan's runner, not ms-swift
         print(f"executes: {bundle.resolved.execution[0]}")
     if dataset_note:
         print(f"rocm-tune export: note: {dataset_note}", file=sys.stderr)
@@ -252,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"start: bash {shlex.quote(out_dir + '/run.sh')}")
     if "slurm" in bundle.formats:
         print(f"submit: sbatch {shlex.quote(out_dir + '/slurm.sbatch')}")
+    if "swift" in bundle.formats:
+        print(f"start (ms-swift): bash {shlex.quote(out_dir + '/swift_sft.sh')}")
     return 0
 
 

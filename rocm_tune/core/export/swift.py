@@ -62,7 +62,11 @@ def dataset_arg(plan_dataset: str | None, opts: ExportOptions, dataset: str | No
         names = [n.strip() for n in str(opts.dataset_name).split(",") if n.strip()]
         if len(names) != 1:
             raise UserError(f"--dataset-name {opts.dataset_name!r}: give one dataset for ms-swift")
-        if opts.dataset_dir and opts.dataset_dir not in ("ONLINE",) and not opts.dataset_dir.startswith("REMOTE:"):
+        from rocm_tune.core.export.datasets import PLACEHOLDER, is_hub_dir
+
+        if names[0] == PLACEHOLDER:       # the app's marked stand-in when no dataset is given: written as it is
+            return PLACEHOLDER
+        if opts.dataset_dir and not is_hub_dir(opts.dataset_dir):
             return _named_file(names[0], opts.dataset_dir)
         return names[0]                   # a hub dataset id (ModelScope / Hugging Face), as ms-swift reads it
     raise UserError(f"{SWIFT_SH} needs a dataset: pass --dataset FILE, or --dataset-name HUB_ID")
