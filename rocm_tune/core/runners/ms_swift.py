@@ -232,7 +232,7 @@ def write(r, opts, model: str, dataset: str, output_dir: str, header: list[str],
 
     args = arguments(r, opts, model, dataset, output_dir, ds_json)
     lines = ["#!/usr/bin/env bash", *header,
-             f"# ms-swift >= 4.0 (`pip install ms-swift`); 3.x spells --tuner_type as --train_type",
+             "# ms-swift >= 4.0 (`pip install ms-swift`); 3.x spells --tuner_type as --train_type",
              "# Usage: bash " + SWIFT_SH + " [extra swift arguments, e.g. --model_type NAME --template NAME]"
              + ("  (on every node, with NODE_RANK and MASTER_ADDR set)" if r.nodes > 1 else ""),
              "set -euo pipefail", ""]
