@@ -242,7 +242,8 @@ def run(args: argparse.Namespace) -> int:
     for note in bundle.notes:
         if note != dataset_note:
             print(f"note: {note}")
-    if bundle.resolved.execution and bundle.formats != ("swift",):   # the plan's runner, not ms-swift
+    swift_only = "swift" in bundle.formats and not {"sh", "llamafactory", "accelerate", "slurm"} & set(bundle.formats)
+    if bundle.resolved.execution and not swift_only:   # what the plan's runner executes, not ms-swift
         print(f"executes: {bundle.resolved.execution[0]}")
     if dataset_note:
         print(f"rocm-tune export: note: {dataset_note}", file=sys.stderr)
