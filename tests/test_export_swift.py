@@ -64,3 +64,29 @@ def test_swift_is_not_part_of_all_and_what_ms_swift_cannot_express_is_refused(tm
         assert not (tmp_path / "no").exists()
     r = run_cli("export", "--plan", plan, "--format", "swift", "-o", str(tmp_path / "nodata"))
     assert r.returncode == 2 and "needs a dataset" in r.stderr and not (tmp_path / "nodata").exists()
+
+
+@pytest.mark.parametrize("line, want", [
+    # ms-swift's ModelArguments._init_mixed_precision: float16 and float32 autocast fp16, bfloat16 bf16; an
+    # explicit --bf16/--fp16 wins
+    ("swift sft --torch_dtype float32", {"precision": "fp16"}),
+    ("swift sft --torch_dtype float32 --fp16 false --bf16 false", {"precision": "fp32"}),
+    ("swift sft --torch_dtype float32 --bf16 true", {"precision": "bf16"}),
+    ("swift sft --torch_dtype bfloat16", {"precision": "bf16"}),
+    # QuantizeArguments.get_quantization_config: nothing is quantised without --quant_method
+    ("swift sft --torch_dtype bfloat16 --quant_bits 4", {"method": "lora"}),
+    ("swift sft --torch_dtype bfloat16 --quant_method bnb --quant_bits 4 --bnb_4bit_use_double_quant false",
+     {"method": "qlora", "quant_bits": 4, "double_quant": False}),
+    # TunerArguments.target_modules is a List[str]: every value counts
+    ("swift sft --torch_dtype bfloat16 --target_modules q_proj v_proj --use_dora true",
+     {"lora_targets": ["q_proj", "v_proj"], "dora": True}),
+    ("swift pt --torch_dtype bfloat16", {"stage": "pt"}),
+    ("NNODES=2 NPROC_PER_NODE=8 swift sft --torch_dtype bfloat16", {"gpus": 8, "nodes": 2}),
+])
+def test_check_reads_an_ms_swift_command_as_ms_swift_runs_it(tmp_path, line, want):
+    from rocm_tune.core.check import check
+
+    script = tmp_path / "train.sh"
+    script.write_text(f"{line} --model Qwen/Qwen2.5-7B-Instruct --dataset d.jsonl --max_length 1024\n")
+    u = check([str(script)], gpu_id="mi300x").to_dict()["understood"]
+    assert {k: u[k] for k in want} == want
