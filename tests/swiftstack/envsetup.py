@@ -84,7 +84,12 @@ def ensure_env() -> tuple[Env | None, str]:
     """(Env, note) or (None, reason it could not be made)."""
     if os.environ.get("ROCM_TUNE_REALSTACK") == "0":
         return None, "ROCM_TUNE_REALSTACK=0"
-    torch_version = _torch_version(sys.executable)
+    try:   # the installed distribution's version (== torch.__version__), without importing torch (seconds)
+        import importlib.metadata
+
+        torch_version: str | None = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        torch_version = None
     if not torch_version:
         return None, "torch is not installed in the test Python (the venv reuses its CPU torch)"
     base = cache_root()
