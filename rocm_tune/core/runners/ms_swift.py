@@ -34,11 +34,11 @@ MAP = {"model": "model_name_or_path", "train_type": "finetuning_type", "tuner_ty
        "packing": "packing", "optim": "optim", "eval_strategy": "eval_strategy",
        "split_dataset_ratio": "val_size", "val_dataset": "eval_dataset", "use_liger_kernel": "enable_liger_kernel",
        "device_map": "device_map", "sequence_parallel_size": "sequence_parallel_size",
-       "lisa_activated_layers": "freeze_trainable_layers", "use_galore": "use_galore",
-       "bnb_4bit_use_double_quant": "double_quantization"}
+       "lisa_activated_layers": "freeze_trainable_layers", "use_galore": "use_galore"}
 # ms-swift's named DeepSpeed configs (swift/llm/ds_config/): stage and offload
 NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "zero3": (3, "none"),
             "zero2_offload": (2, "optimizer"), "zero3_offload": (3, "all")}
+MAP["bnb_4bit_use_double_quant"] = "double_quantization"   # QuantizeArguments (default True)
 
 
 def _dtype_name(v: str) -> str | None:
