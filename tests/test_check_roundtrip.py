@@ -12,7 +12,7 @@ import os
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from rocm_tune.core.check import check
@@ -272,3 +272,74 @@ def test_plan_and_check_count_the_same_zero3_memory(tmp_path):
     (out / "deepspeed.json").write_text(json.dumps(dsj))
     _rc, d2 = _json(*files, "--gpu", "h100-sxm")
     assert d2["memory"]["step"]["peak_allocated_bytes"] - step["peak_allocated_bytes"] == 2 * 100_000_000
+
+
+# ------------------------------------------------------------------------------------------- ms-swift (issue 24)
+# what a swift_sft.sh says of the plan; gpus/nodes from NPROC_PER_NODE/NNODES. The runner regime check applies is
+# ms-swift's own (a transformers Trainer under `swift sft`), so memory is not the LLaMA-Factory plan's.
+SWIFT_KEYS = ("method", "precision", "attn", "cutoff_len", "micro_batch", "zero_stage", "offload",
+              "gradient_checkpointing", "optim", "lora_rank", "lora_alpha", "lora_targets", "dora", "quant_bits",
+              "double_quant", "stage")
+swift_case = st.fixed_dictionaries({
+    "model": st.sampled_from(MODELS), "gpu": st.sampled_from(GPUS), "gpus": st.sampled_from((1, 2, 4, 8)),
+    "nodes": st.sampled_from((1, 1, 2)), "method": st.sampled_from(("full", "lora", "qlora", "freeze")),
+    "zero": st.sampled_from((None, None, 0, 1, 2, 3)), "stage": st.sampled_from(("sft", "sft", "pt", "dpo")),
+    "precision": st.sampled_from((None, None, "fp32", "fp16", "bf16", "pure_bf16")),
+    "offload": st.sampled_from((None, None, "optimizer", "all")),
+    "targets": st.sampled_from((None, ("q_proj", "v_proj"), ("q_proj", "k_proj", "v_proj", "o_proj"))),
+    "dora": st.booleans(), "double_quant": st.sampled_from((None, False)), "attn": st.sampled_from((None, "eager", "fa2")),
+    "optim": st.sampled_from((None, "adamw_8bit", "sgd", "adafactor")), "ckpt": st.sampled_from((None, False))})
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(swift_case)
+def test_every_swift_export_reads_back_as_its_plan(c):
+    """read(write(plan)) for --format swift: `check` on swift_sft.sh (and the deepspeed.json it names, when ms-swift
+    has no named config for the plan's ZeRO) gives the plan's training config; what ms-swift cannot express is a
+    one-line refusal that names the value."""
+    from rocm_tune.core.errors import UserError
+
+    try:
+        res = plan(PlanRequest(model=load_model(c["model"]), gpu=get_gpu_profile(c["gpu"]), gpus=c["gpus"],
+                               nodes=c["nodes"], method=c["method"], model_ref=c["model"], zero_stage=c["zero"],
+                               stage=c["stage"], precision=c["precision"], offload=c["offload"],
+                               lora_targets=c["targets"], dora=c["dora"] and c["method"] == "lora",
+                               double_quant=c["double_quant"], attn=c["attn"], optim=c["optim"],
+                               gradient_checkpointing=c["ckpt"]))
+    except UserError:
+        event("the planner refuses the request")  # offload without ZeRO ...
+        return
+    rec = res.plan.recommended
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "b")
+        data = os.path.join(tmp, "d.jsonl")
+        with open(data, "w", encoding="utf-8") as fh:
+            fh.write('{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}\n')
+        refusal = {"freeze": "method freeze", "pure_bf16": "precision pure_bf16"}
+        expected = refusal.get(rec.method) or refusal.get(rec.precision)
+        try:
+            write_bundle(res.plan, "swift", out, opts=ExportOptions(bundle_dir=out), dataset=data)
+        except UserError as exc:
+            assert expected and expected in str(exc) and "\n" not in str(exc), (str(exc), rec.method, rec.precision)
+            assert not os.path.exists(out)
+            event(f"refused: {expected}")
+            return
+        assert expected is None, (rec.method, rec.precision)
+        names = sorted(os.listdir(out))
+        assert names == sorted(["swift_sft.sh", "plan.json"] + (["deepspeed.json"] if rec.zero_stage and (
+            rec.zero_stage, rec.offload) not in ((1, "none"), (2, "none"), (3, "none"), (2, "optimizer"),
+                                                 (3, "all")) else []))
+        files = [os.path.join(out, n) for n in names if n != "plan.json"]
+        with open(os.path.join(out, "plan.json"), encoding="utf-8") as fh:
+            p = json.load(fh)
+        d = check(files, gpu_id=c["gpu"]).to_dict()
+    u, want = d["understood"], p["recommended"]
+    event(f"read back: {want['method']}, zero {want['zero_stage']}")
+    assert d["runner"] == "ms-swift" and u is not None, (d["verdict"], d["reason"])
+    for k in SWIFT_KEYS:
+        v = want.get(k, p["goal"]["stage"] if k == "stage" else None)
+        if v is not None:
+            assert u[k] == v, (k, v, u[k])
+    hw = p["hardware"]
+    assert (u["gpus"], u["nodes"], d["world_size"]) == (hw["gpus"], hw["nodes"], hw["gpus"] * hw["nodes"])
+    assert d["assumptions"] == [] or all(a.startswith("every batch counted at cutoff_len") for a in d["assumptions"])

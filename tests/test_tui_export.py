@@ -101,3 +101,28 @@ def test_a_folder_with_other_files_is_asked_about_in_the_app_never_refused_with_
             assert (mine / "notes.txt").read_text() == "my notes\n"
 
     asyncio.run(go())
+
+
+@pytest.mark.slow
+def test_the_ms_swift_format_is_offered_unticked_and_ticking_it_adds_swift_sft_sh(tmp_path, monkeypatch):
+    """Issue 24 item 2: the Export screen offers `swift` (another runner's format: not part of the default `all`);
+    ticked, the bundle gets swift_sft.sh with the dataset typed here, as `export --format all,swift` writes it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.json").write_text(json.dumps([{"instruction": "q", "input": "", "output": "a"}] * 4))
+
+    async def go():
+        app = RocmTuneApp(start="export", answers=dict(ANSWERS), backend=FakeBackend("mi50-32gb", 2, seed=1),
+                          poll_interval=5.0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ExportScreen"
+                           and any(w.option_count for w in app.screen.query("#files")))
+            assert "swift_sft.sh" not in app.screen._files
+            assert any("[ ] swift" in r for r in rows(app))
+            app.screen.query_one("#dataset").value = "mine.json"
+            app.screen.query_one("#formats").select("swift")
+            await wait_for(pilot, lambda: "swift_sft.sh" in app.screen._files)
+            text = app.screen._files["swift_sft.sh"]
+            assert f"--dataset {tmp_path / 'mine.json'}" in text and "export NPROC_PER_NODE=2" in text
+            assert "run.sh" in app.screen._files and "llamafactory.yaml" in app.screen._files
+
+    asyncio.run(go())

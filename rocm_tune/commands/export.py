@@ -108,7 +108,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ex = parser.add_argument_group("export")
     _add(ex, "--plan", metavar="PLAN_JSON", help="export this plan.json (from `rocm-tune plan --json`) instead of planning")
     _add(ex, "--format", default="all",
-         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, torchtune, or all (default: all but torchtune)")
+         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all); other runners' "
+         "files only when named: torchtune (torchtune.yaml + tune_run.sh), swift (ms-swift's `swift sft` command, "
+         "swift_sft.sh)")
     _add(ex, "-o", "--out", dest="out", metavar="DIR", help="bundle directory (created if missing)")
     _add(ex, "--force", action="store_true", help="overwrite files that already exist in DIR")
     _add(ex, "--dataset", help="a local dataset file (gets a dataset_info.json entry in the bundle) "
@@ -241,7 +243,8 @@ def run(args: argparse.Namespace) -> int:
     for note in bundle.notes:
         if note != dataset_note:
             print(f"note: {note}")
-    if bundle.resolved.execution:
+    swift_only = "swift" in bundle.formats and not {"sh", "llamafactory", "accelerate", "slurm"} & set(bundle.formats)
+    if bundle.resolved.execution and not swift_only:   # what the plan's runner executes, not ms-swift
         print(f"executes: {bundle.resolved.execution[0]}")
     if dataset_note:
         print(f"rocm-tune export: note: {dataset_note}", file=sys.stderr)
@@ -254,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"submit: sbatch {shlex.quote(out_dir + '/slurm.sbatch')}")
     if "torchtune" in bundle.formats:
         print(f"start with torchtune: bash {shlex.quote(out_dir + '/tune_run.sh')}")
+    if "swift" in bundle.formats:
+        print(f"start (ms-swift): bash {shlex.quote(out_dir + '/swift_sft.sh')}")
     return 0
 
 

@@ -22,12 +22,15 @@ FORMATS = {
     "accelerate": "accelerate config",
     "slurm": "Slurm batch script",
     "torchtune": "torchtune config + tune_run.sh",
+    "swift": "ms-swift command (swift_sft.sh)",
 }
-DEFAULT_FORMATS = tuple(f for f in FORMATS if f not in b.OTHER_RUNNERS)  # = `--format all`, the CLI's default
+# = `--format all`, the CLI's default; the formats for another runner (torchtune, ms-swift) are ticked by the user
+DEFAULT_FORMATS = tuple(f for f in FORMATS if f not in b.OTHER_RUNNERS)
 
 
 def _formats(formats: list[str]) -> tuple[str, ...]:
-    """Every format ticked is `all` (as the CLI's default: deepspeed.json only when the plan uses ZeRO)."""
+    """Every default format ticked is `all` (as the CLI's default: deepspeed.json only when the plan uses ZeRO),
+    plus any other runner's format ticked."""
     if set(formats) >= set(DEFAULT_FORMATS):
         return ("all",) + tuple(f for f in formats if f in b.OTHER_RUNNERS)
     return b.parse_formats(",".join(formats))

@@ -1,7 +1,8 @@
 """Assemble the export bundle (which files, their dependencies) and write it atomically.
 
 Formats: ``sh`` (run.sh), ``llamafactory`` (llamafactory.yaml), ``deepspeed`` (deepspeed.json),
-``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``. plan.json is always written.
+``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``; ``swift`` (swift_sft.sh, the ms-swift
+command; only when named). plan.json is always written.
 A file another one refers to comes along (run.sh needs llamafactory.yaml; ZeRO plans need
 deepspeed.json; the accelerate launcher needs accelerate.yaml), so the bundle runs as is.
 A dataset given as a file gets its own dataset_info.json entry in the bundle.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, slurm, torchtune
+from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, slurm, swift, torchtune
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
@@ -38,14 +39,15 @@ from rocm_tune.core.export.common import (
 from rocm_tune.core.export.launch import LaunchSpec, launch_spec
 from rocm_tune.core.plan import Plan
 
-FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "torchtune")
+FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "torchtune", "swift")
 FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM,
-           "torchtune": torchtune.CONFIG_FILE}
+           "torchtune": torchtune.CONFIG_FILE, "swift": swift.SWIFT_SH}
 # another runner's own files: written when named, never by "all" (each refuses what its runner cannot run)
-OTHER_RUNNERS = ("torchtune",)
+OTHER_RUNNERS = ("torchtune", "swift")
 _ALIASES = {"run.sh": "sh", "bash": "sh", "shell": "sh", "lf": "llamafactory", "llama-factory": "llamafactory",
-            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm", "tune": "torchtune"}
-EXECUTABLE = (RUN_SH, SLURM, torchtune.SCRIPT_FILE)
+            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm", "tune": "torchtune",
+            "ms-swift": "swift", "ms_swift": "swift"}
+EXECUTABLE = (RUN_SH, SLURM, torchtune.SCRIPT_FILE, swift.SWIFT_SH)
 
 
 @dataclass(frozen=True)
@@ -235,8 +237,9 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
     opts = _model_path(plan, opts, notes)
     if opts.output_dir != "output":
         opts = opts.with_(output_dir=_abs_if_relative(opts.output_dir))
+    swift_data = swift.dataset_arg(plan.goal.dataset, opts, dataset) if "swift" in formats else None
     opts = _dataset(plan, opts, dataset, notes, extra_files)
-    r = torchtune.resolve_for(plan, opts) if set(formats) <= set(OTHER_RUNNERS) else resolve(plan, opts)
+    r = torchtune.resolve_for(plan, opts) if set(formats) == {"torchtune"} else resolve(plan, opts)
     for f in formats:
         if f not in FORMATS + ("all",):
             raise UserError(f"format {f!r} is not known; expected {', '.join(FORMATS)} or all")
@@ -262,6 +265,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
         need("accelerate", "run.sh starts `accelerate launch --config_file accelerate.yaml`")
     if r.uses_deepspeed and any(f in wanted for f in ("llamafactory", "accelerate")):
         need("deepspeed", f"ZeRO stage {r.zero_stage} is configured there")
+    if "swift" in wanted and swift.ms_swift.needs_ds_json(r):
+        need("deepspeed", f"ms-swift has no named config for ZeRO-{r.zero_stage} with offload {r.offload}")
     if "deepspeed" in wanted and not r.uses_deepspeed:
         notes.append("deepspeed.json: the plan uses no ZeRO (zero_stage 0), so llamafactory.yaml does not refer to it")
     if r.launcher == "deepspeed" and not r.uses_deepspeed:
@@ -285,10 +290,15 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
             tt_files, tt_notes = torchtune.render(r, opts, extra_files)
             files.update(tt_files)
             notes += tt_notes
+        elif fmt == "swift":
+            files[swift.SWIFT_SH] = swift.render(r, opts, str(swift_data))
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
     if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):
         files.update(launcher_files())
+    if "swift" in wanted and not {"sh", "slurm", "llamafactory"} & set(wanted):   # ms-swift reads the file itself
+        extra_files.pop(DATASET_INFO, None)
+        notes = [n for n in notes if not n.startswith(DATASET_INFO)]
     files.update(extra_files)
     files[PLAN_JSON] = json.dumps(plan.to_dict(), indent=2, ensure_ascii=False) + "\n"
     notes += list(r.notes)
@@ -310,7 +320,8 @@ def _umask() -> int:
 
 def _looks_like_a_bundle(out: Path) -> bool:
     """A directory an earlier export wrote (its plan.json and run.sh or llamafactory.yaml are there)."""
-    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM, torchtune.CONFIG_FILE))
+    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM,
+                                                                            torchtune.CONFIG_FILE, swift.SWIFT_SH))
 
 
 def _oserror(exc: OSError, out_dir: str) -> UserError:

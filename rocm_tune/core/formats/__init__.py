@@ -238,6 +238,8 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
     if runner == "ms-swift":
+        if as_int(env.get("NNODES", "x")) and job.nodes is None:     # swift/cli/main.py: torchrun --nnodes
+            job.nodes = Setting("nodes", as_int(env["NNODES"]), file, cmd.line, "NNODES", "env")
         _swift_processes(job, env, file, cmd.line, g)
         g = job.gpus or g
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
@@ -264,7 +266,8 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.settings.update(lf_yaml.read_flags(shell.flag_values(words), file))
         job.script_flags["style"] = "lf-flags"
     elif runner == "ms-swift":
-        job.settings.update(swift.read_flags(shell.flag_values(words), file))
+        lists: dict[str, list[str]] = {}
+        job.settings.update(swift.read_flags(shell.flag_values(words, lists), file, entry, lists))
         job.script_flags["style"] = "swift"
     elif runner == "torchtune":
         _read_tune_run(job, words, file)

@@ -132,6 +132,8 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
     values: dict = {"method": method}
     if qb in (4, 8) and method == "lora":
         values.update(method="qlora", quant_bits=qb)
+        if qb == 4 and "double_quantization" in s and as_bool(g("double_quantization")) is not None:
+            values["double_quant"] = as_bool(g("double_quantization"))   # LF double_quantization, bnb_4bit_use_...
     if method == "lora":
         r, la = as_int(g("lora_rank")), as_int(g("lora_alpha"))
         if r:

@@ -293,8 +293,9 @@ def without_cutting_comments(text: str) -> tuple[str, list[int]]:
         text = "".join(lines)
 
 
-def flag_values(tokens: list[Token]) -> dict[str, tuple[str, int]]:
-    """--key value / --key=value / bare --flag (-> "true") pairs, last one wins."""
+def flag_values(tokens: list[Token], lists: dict[str, list[str]] | None = None) -> dict[str, tuple[str, int]]:
+    """--key value / --key=value / bare --flag (-> "true") pairs, last one wins. `lists`, when given, receives
+    every value of each `--key v1 v2 ...` (argparse nargs="+", ms-swift's List[str] fields)."""
     out: dict[str, tuple[str, int]] = {}
     i = 0
     while i < len(tokens):
@@ -309,8 +310,11 @@ def flag_values(tokens: list[Token]) -> dict[str, tuple[str, int]]:
                 # multi-value flags (swift --dataset a b c): keep the first, skip the rest
                 while j < len(tokens) and not tokens[j].text.startswith("-") and "=" not in tokens[j].text \
                         and not tokens[j].text.endswith((".py", ".yaml", ".yml", ".json")):
+                    vals.append(tokens[j].text)
                     j += 1
                 out[w[2:]] = (vals[0], tokens[i].line)
+                if lists is not None:
+                    lists[w[2:]] = vals
                 i = j
                 continue
             else:

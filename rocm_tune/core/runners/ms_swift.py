@@ -6,6 +6,7 @@ ms-swift's argument names (swift/llm/argument/*.py): --train_type (lora | full |
 
 from __future__ import annotations
 
+from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
 
 SW = "modelscope/ms-swift:swift"
@@ -40,21 +41,62 @@ MAP = {"model": "model_name_or_path", "train_type": "finetuning_type", "tuner_ty
 # ms-swift's named DeepSpeed configs (swift/llm/ds_config/): stage and offload
 NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "zero3": (3, "none"),
             "zero2_offload": (2, "optimizer"), "zero3_offload": (3, "all")}
+MAP["bnb_4bit_use_double_quant"] = "double_quantization"   # QuantizeArguments (default True)
 
 
-def read_flags(flags: dict[str, tuple[str, int]], file: str) -> dict[str, Setting]:
+def _dtype_name(v: str) -> str | None:
+    d = str(v).lower()
+    return "bf16" if "bf" in d else "fp16" if ("16" in d or "half" in d) else "fp32" if ("32" in d or d == "float") \
+        else None
+
+
+def _precision(flags: dict[str, tuple[str, int]], file: str, out: dict[str, Setting]) -> None:
+    """--torch_dtype (the dtype from_pretrained loads) and the mixed precision ms-swift derives from it
+    (model_args.py ModelArguments._init_mixed_precision: bfloat16 -> bf16 autocast; float16 AND float32 -> fp16
+    autocast), each overridden by an explicit --bf16 / --fp16."""
+    dtype, line = None, None
+    if "torch_dtype" in flags:
+        v, line = flags["torch_dtype"]
+        dtype = _dtype_name(v)
+        if dtype is not None:
+            out["load_dtype"] = Setting("load_dtype", dtype, file, line, "torch_dtype", "flag")
+    bf = as_bool(flags["bf16"][0]) if "bf16" in flags else None
+    fp = as_bool(flags["fp16"][0]) if "fp16" in flags else None
+    if dtype is None and bf is None and fp is None:
+        return                         # the checkpoint's dtype: DEFAULTS["precision"]
+    bf = (dtype == "bf16") if bf is None else bf
+    fp = (dtype in ("fp16", "fp32")) if fp is None else fp
+    native = "bf16" if "bf16" in flags else "fp16" if "fp16" in flags else "torch_dtype"
+    ln = flags[native][1] if native in flags else line
+    if bf:
+        out["bf16"] = Setting("bf16", True, file, ln, native, "flag")
+    elif fp:
+        out["fp16"] = Setting("fp16", True, file, ln, native, "flag")
+    else:                              # `--fp16 false --bf16 false`: no autocast
+        for k in ("bf16", "fp16", "pure_fp32"):
+            out[k] = Setting(k, k == "pure_fp32", file, ln, native, "flag")
+
+
+def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
+               lists: dict[str, list[str]] | None = None) -> dict[str, Setting]:
+    """`swift sft|pt|rlhf` flags -> canonical settings. `entry` is the command (`swift pt` is stage pt); `lists`
+    holds every value of a multi-value flag (`--target_modules q_proj v_proj`, a List[str] field)."""
     out: dict[str, Setting] = {}
+    if entry.endswith(" pt"):
+        out["stage"] = Setting("stage", "pt", file, None, "swift pt", "flag")
+    _precision(flags, file, out)
     for k, (v, line) in flags.items():
         if k == "rlhf_type":
             out["stage"] = Setting("stage", {"dpo": "dpo", "orpo": "dpo", "simpo": "dpo", "cpo": "dpo"}.get(
                 v.lower(), v.lower()), file, line, k, "flag")
-        elif k == "torch_dtype":
-            d = v.lower()
-            key = "bf16" if "bf" in d else "fp16" if ("16" in d or "half" in d) else "pure_fp32"
-            out[key] = Setting(key, True, file, line, k, "flag")
-            # ModelArguments.torch_dtype is the dtype from_pretrained loads the model in (not the checkpoint's)
-            out["load_dtype"] = Setting("load_dtype", {"bf16": "bf16", "fp16": "fp16"}.get(key, "fp32"), file, line,
-                                        k, "flag")
+        elif k == "target_modules" and lists and len(lists.get(k) or ()) > 1:
+            out["lora_target"] = Setting("lora_target", ",".join(lists[k]), file, line, k, "flag")
+        elif k == "use_dora":
+            out["use_dora"] = Setting("use_dora", as_bool(v), file, line, k, "flag")
+        elif k == "quant_bits" and str(flags.get("quant_method", ("", 0))[0]).lower() != "bnb":
+            # no --quant_method: nothing is quantised (QuantizeArguments.get_quantization_config returns None);
+            # hqq/eetq/quanto are not bitsandbytes: estimated unquantised
+            continue
         elif k in MAP:
             key = MAP[k]
             value: object = v
@@ -76,3 +118,140 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> dict[str, Settin
         # AdamW; estimated as a factored (Adafactor-sized) state
         out["optim"] = Setting("optim", "adafactor", file, galore.line, "use_galore", "flag")
     return out
+
+
+# ---------------------------------------------------------------------------------------------------- writer
+# `rocm-tune export --format swift`: the plan as the `swift sft|pt|rlhf` command line ms-swift's docs show (a shell
+# script: the argument names above work from 3.x on; the config-file spelling changed between releases, `--config
+# FILE` in 3.x/4.0-4.4, a positional FILE from 4.5). Names as ms-swift >= 4.0 spells them (swift/arguments/*.py;
+# 3.x called --tuner_type --train_type). What ms-swift cannot express is refused, never approximated.
+SWIFT_SH = "swift_sft.sh"
+# plan attention -> ModelArguments.attn_impl (swift/model/utils.py AttnImpl: flash_attn = flash_attention_2)
+ATTN_IMPL = {"eager": "eager", "sdpa": "sdpa", "fa2": "flash_attn"}
+_DS_NAME = {v: k for k, v in NAMED_DS.items()}
+
+
+def _precision_args(r) -> list[tuple[str, object]]:
+    """torch_dtype (+ --bf16/--fp16) that run the plan's precision. ms-swift autocasts in the dtype it loads
+    (bfloat16 -> bf16, float16 and float32 -> fp16: _init_mixed_precision): LoRA loads the frozen weights in the
+    16-bit dtype (PEFT keeps the adapters fp32); full fine-tuning loads fp32 weights under autocast, so weights,
+    gradients and AdamW moments stay fp32 as the plan counts them (a bfloat16 load would train them in bf16)."""
+    p, lora = r.precision, r.method in ("lora", "qlora")
+    if p == "pure_bf16":
+        raise UserError("plan recommended.precision pure_bf16: ms-swift has no pure_bf16 switch (fp32 adapters or "
+                        "fp32 masters under autocast); export with precision bf16, or use --format llamafactory")
+    if p == "fp32":
+        return [("torch_dtype", "float32"), ("bf16", False), ("fp16", False)]
+    if lora:
+        return [("torch_dtype", "bfloat16" if p == "bf16" else "float16")]
+    return [("torch_dtype", "float32"), (p, True), ("fp16" if p == "bf16" else "bf16", False)]
+
+
+def _method_args(r, lora_dropout: float) -> list[tuple[str, object]]:
+    if r.method == "freeze":
+        raise UserError(f"plan recommended.method freeze (the last {r.freeze_trainable_layers} layers): ms-swift has "
+                        "no last-N-layers tuner; export a lora or full plan, or use --format llamafactory")
+    if r.method == "full":
+        return [("tuner_type", "full")]
+    out: list[tuple[str, object]] = [("tuner_type", "lora"), ("lora_rank", r.lora_rank), ("lora_alpha", r.lora_alpha),
+                                     ("lora_dropout", float(lora_dropout)),
+                                     ("target_modules", ["all-linear"] if tuple(r.lora_targets) in (("all",), ())
+                                      else list(r.lora_targets))]
+    if r.dora:
+        out.append(("use_dora", True))
+    if r.method == "qlora":
+        out += [("quant_method", "bnb"), ("quant_bits", r.quant_bits or 4)]
+        if (r.quant_bits or 4) == 4:
+            out.append(("bnb_4bit_use_double_quant", bool(r.double_quant)))
+    return out
+
+
+def _deepspeed_arg(r, ds_json: str | None) -> list[tuple[str, object]]:
+    """ms-swift's own named config for (stage, offload) when it has one, else the bundle's deepspeed.json."""
+    if r.zero_stage <= 0:
+        return []
+    name = _DS_NAME.get((r.zero_stage, r.offload))
+    if name is None and ds_json is None:
+        raise UserError(f"plan zero_stage {r.zero_stage} with offload {r.offload!r}: ms-swift has no named config for "
+                        "it; export it together with --format deepspeed")
+    return [("deepspeed", name or ds_json)]
+
+
+def needs_ds_json(r) -> bool:
+    """Whether the swift script refers to the bundle's deepspeed.json (no named ms-swift config for the plan's ZeRO)."""
+    return r.zero_stage > 0 and (r.zero_stage, r.offload) not in _DS_NAME
+
+
+def arguments(r, opts, model: str, dataset: str, output_dir: str, ds_json: str | None = None
+              ) -> list[tuple[str, object]]:
+    """The `swift` arguments for a resolved plan (core.export.common.Resolved) and its ExportOptions, in order."""
+    if opts.resume:
+        raise UserError("--resume: ms-swift resumes from a checkpoint folder; run the script with "
+                        "--resume_from_checkpoint DIR instead")
+    args: list[tuple[str, object]] = [("model", model)]
+    if r.stage == "dpo":
+        args.insert(0, ("rlhf_type", "dpo"))
+    args += _method_args(r, opts.lora_dropout) + _precision_args(r)
+    args += [("attn_impl", ATTN_IMPL[_attn_key(r.attn)]), ("max_length", r.cutoff_len),
+             ("per_device_train_batch_size", r.micro_batch), ("gradient_accumulation_steps", r.grad_accum),
+             ("gradient_checkpointing", bool(r.gradient_checkpointing))]
+    if r.gradient_checkpointing and r.use_reentrant is False and r.world_size > 1:
+        args.append(("gradient_checkpointing_kwargs", '{"use_reentrant": false}'))
+    args += _deepspeed_arg(r, ds_json)
+    args += [("optim", r.optim), ("dataset", dataset), ("learning_rate", float(r.learning_rate)),
+             ("num_train_epochs", float(r.epochs)), ("lr_scheduler_type", opts.lr_scheduler_type),
+             ("warmup_ratio", float(opts.warmup_ratio)), ("max_grad_norm", float(opts.max_grad_norm)),
+             ("output_dir", output_dir), ("logging_steps", opts.logging_steps), ("save_steps", opts.save_steps),
+             ("seed", opts.seed), ("report_to", opts.report_to)]
+    if r.world_size > 1:
+        if r.ddp_find_unused_parameters is not None:
+            args.append(("ddp_find_unused_parameters", r.ddp_find_unused_parameters))
+        args.append(("ddp_timeout", opts.ddp_timeout))
+    return args
+
+
+def _attn_key(attn: str) -> str:
+    """Resolved.attn is LLaMA-Factory's flash_attn name (disabled | sdpa | fa2): back to the plan's."""
+    return {"disabled": "eager"}.get(attn, attn)
+
+
+def _word(v: object) -> list[str]:
+    if isinstance(v, bool):
+        return ["true" if v else "false"]
+    if isinstance(v, list):
+        return [str(x) for x in v]
+    return [str(v)]
+
+
+def command(r) -> list[str]:
+    return ["swift", "rlhf" if r.stage == "dpo" else r.stage]
+
+
+def write(r, opts, model: str, dataset: str, output_dir: str, header: list[str], env: dict,
+          ds_json: str | None = None) -> dict[str, str]:
+    """{SWIFT_SH: text}: the plan's environment, NPROC_PER_NODE (and NNODES for several nodes), then `swift ...`
+    with every argument; extra arguments given to the script are passed on (`bash swift_sft.sh --model_type qwen2`)."""
+    import shlex
+
+    args = arguments(r, opts, model, dataset, output_dir, ds_json)
+    lines = ["#!/usr/bin/env bash", *header,
+             "# ms-swift >= 4.0 (`pip install ms-swift`); 3.x spells --tuner_type as --train_type",
+             "# Usage: bash " + SWIFT_SH + " [extra swift arguments, e.g. --model_type NAME --template NAME]"
+             + ("  (on every node, with NODE_RANK and MASTER_ADDR set)" if r.nodes > 1 else ""),
+             "set -euo pipefail", ""]
+    for k in sorted(env):
+        lines.append(f"export {k}={shlex.quote(str(env[k]))}")
+    # swift/cli/main.py starts torchrun with these: one process per GPU (without NPROC_PER_NODE a single process
+    # spreads the model over every visible GPU, device_map)
+    lines.append(f"export NPROC_PER_NODE={r.gpus}")
+    if r.nodes > 1:
+        lines += [f"export NNODES={r.nodes}", 'export NODE_RANK="${NODE_RANK:?set NODE_RANK (0 on the first node)}"',
+                  'export MASTER_ADDR="${MASTER_ADDR:?set MASTER_ADDR (the first node)}"',
+                  f'export MASTER_PORT="${{MASTER_PORT:-{opts.master_port}}}"']
+    lines.append("")
+    body = [" ".join(command(r))]
+    for k, v in args:
+        body.append(" ".join([f"--{k}", *(shlex.quote(w) for w in _word(v))]))
+    body.append('"$@"')
+    lines.append("exec " + " \\\n  ".join(body))
+    return {SWIFT_SH: "\n".join(lines) + "\n"}
