@@ -286,9 +286,9 @@ def test_replay_rejects_bad_files(tmp_path, content, msg):
 
 
 def test_bundled_replay_files_load():
-    from rocm_tune.core.devices import synthetic
+    import rocm_tune.profiles
 
-    d = Path(synthetic.__file__).resolve().parents[2] / "profiles" / "replay"
+    d = Path(rocm_tune.profiles.__file__).resolve().parent / "replay"
     files = sorted(d.glob("*.json"))
     assert files
     for f in files:

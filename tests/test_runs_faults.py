@@ -423,18 +423,20 @@ def test_core_runs_has_no_import_cycle():
     import ast
 
     base = Path(rd.__file__).parent
+    prefix = "rocm_tune.core.runs."
+    files = {".".join(f.relative_to(base).with_suffix("").parts).removesuffix(".__init__"): f
+             for f in base.rglob("*.py")}   # runs/ and its packages (launch/, watch/, ...), by dotted name
     graph: dict[str, set[str]] = {}
-    for f in base.glob("*.py"):
-        mod = f.stem
+    for mod, f in files.items():
         deps: set[str] = set()
         for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                if node.module.startswith("rocm_tune.core.runs."):
-                    deps.add(node.module.rsplit(".", 1)[1])
-                elif node.module == "rocm_tune.core.runs":
-                    deps.update(a.name for a in node.names)
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(prefix[:-1]):
+                base_mod = node.module[len(prefix):] if node.module != prefix[:-1] else ""
+                for a in node.names:
+                    sub = f"{base_mod}.{a.name}" if base_mod else a.name
+                    deps.add(sub if sub in files else base_mod)
             elif isinstance(node, ast.Import):
-                deps.update(a.name.rsplit(".", 1)[1] for a in node.names if a.name.startswith("rocm_tune.core.runs."))
+                deps.update(a.name[len(prefix):] for a in node.names if a.name.startswith(prefix))
         graph[mod] = deps - {mod}
 
     def cycle_from(start):

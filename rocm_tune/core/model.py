@@ -21,6 +21,7 @@ from typing import Any
 from rocm_tune.core import model_cache
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import MAX_CONFIG_BYTES, read_json
+from rocm_tune.profiles.model_presets import PRESET_DIR
 
 __all__ = [
     "SUPPORTED_FAMILIES",
@@ -1134,7 +1135,7 @@ def set_exact_counter(counter: ExactCounter | None) -> ExactCounter | None:
 # Loading
 # --------------------------------------------------------------------------------------------------
 
-_PRESET_DIR = Path(__file__).resolve().parent.parent / "profiles" / "models"
+_PRESET_DIR = PRESET_DIR   # rocm_tune/profiles/models, wherever this module sits in core
 
 
 def _read_config_file(path: Path) -> dict:

@@ -56,15 +56,15 @@ def local_gpus_from_samples(samples, backend: str = "app") -> LocalGpus:
 
 
 def meminfo_bytes(field: str = "MemAvailable") -> int | None:
-    """A /proc/meminfo value in bytes (None when unreadable)."""
+    """This host's RAM in bytes, "MemAvailable" or "MemTotal" as /proc/meminfo names them (psutil reads
+    it; None when unreadable)."""
+    import psutil
+
     try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
+        vm = psutil.virtual_memory()
+    except (psutil.Error, OSError, ValueError):
         return None
-    return None
+    return {"MemAvailable": int(vm.available), "MemTotal": int(vm.total)}.get(field)
 
 
 def local_iommu() -> str:

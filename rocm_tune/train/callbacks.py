@@ -151,12 +151,12 @@ def physical_gpu_index(local_index: int) -> int:
 
 
 def rss_bytes() -> int | None:
-    """Resident set size of this process (Linux /proc), None elsewhere."""
+    """Resident set size of this process (psutil), None where it cannot say."""
+    import psutil
+
     try:
-        with open("/proc/self/statm", encoding="ascii") as fh:
-            pages = int(fh.read().split()[1])
-        return pages * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
+        return int(psutil.Process().memory_info().rss)
+    except (psutil.Error, OSError):
         return None
 
 

@@ -22,7 +22,7 @@ from typing import Any, TypeGuard
 
 GPU_HISTORY = 600   # samples kept per GPU (10 min at 1 Hz); the panes show as many as fit
 RATE_WINDOW = 20    # logged steps the smoothed s/step and tokens/s are averaged over
-HOST_EVERY = 1      # host CPU/RAM sampled every poll (one /proc read each)
+HOST_EVERY = 1      # host CPU/RAM sampled every poll (psutil: one /proc read each)
 
 
 @dataclass(frozen=True)
@@ -316,55 +316,47 @@ def resume_command(run_dir: str | None, ref: str | None, checkpoints: tuple, sta
 
 
 def process_owner(pid: int) -> tuple[str, str]:
-    """(user, command line) of a local process, '?' where /proc does not say (another container)."""
+    """(user, command line) of a local process, '?' where the system does not say (another container)."""
+    import psutil
+
     user, cmd = "?", "?"
     try:
-        with open(f"/proc/{int(pid)}/status", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("Uid:"):
-                    uid = int(line.split()[1])
-                    try:
-                        user = pwd.getpwuid(uid).pw_name
-                    except KeyError:
-                        user = str(uid)
-                    break
-        with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
-            cmd = fh.read(4096).replace(b"\0", b" ").decode("utf-8", "replace").strip() or "?"
-    except (OSError, ValueError):
+        p = psutil.Process(int(pid))
+        uid = p.uids().real
+        try:
+            user = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            user = str(uid)
+        cmd = " ".join(p.cmdline())[:4096].strip() or "?"
+    except (psutil.Error, OSError, ValueError):
         pass
     return user, cmd
 
 
 class HostProbe:
-    """This host: CPU % (since the previous sample) and RAM from /proc, and who runs a process;
+    """This host: CPU % (since the previous sample) and RAM (psutil), and who runs a process;
     None / '?' where the system does not say. Injectable (the scenes use a fixed host)."""
 
     def __init__(self) -> None:
-        self._prev: tuple[int, int] | None = None
+        self._primed = False
         self.sample()   # the baseline: the first real sample already has a CPU %
 
     def owner(self, pid: int) -> tuple[str, str]:
         return process_owner(pid)
 
     def sample(self) -> dict | None:
+        import psutil
+
         out: dict = {}
         try:
-            with open("/proc/stat", encoding="utf-8") as fh:
-                parts = [int(x) for x in fh.readline().split()[1:]]
-            idle, total = parts[3] + (parts[4] if len(parts) > 4 else 0), sum(parts)
-            if self._prev is not None and total > self._prev[1]:
-                out["cpu_percent"] = 100.0 * (1 - (idle - self._prev[0]) / (total - self._prev[1]))
-            self._prev = (idle, total)
+            cpu = psutil.cpu_percent(interval=None)   # since psutil's previous call: the baseline on the first
+            if self._primed:
+                out["cpu_percent"] = float(cpu)
+            self._primed = True
             out["cpus"] = os.cpu_count()
-            mem: dict[str, int] = {}
-            with open("/proc/meminfo", encoding="utf-8") as fh:
-                for line in fh:
-                    k, _, rest = line.partition(":")
-                    if k in ("MemTotal", "MemAvailable"):
-                        mem[k] = int(rest.split()[0]) * 1024
-            if "MemTotal" in mem and "MemAvailable" in mem:
-                out["ram_total_bytes"] = mem["MemTotal"]
-                out["ram_used_bytes"] = mem["MemTotal"] - mem["MemAvailable"]
-        except (OSError, ValueError, IndexError):
+            vm = psutil.virtual_memory()
+            out["ram_total_bytes"] = int(vm.total)
+            out["ram_used_bytes"] = int(vm.total) - int(vm.available)
+        except (psutil.Error, OSError, ValueError):
             return out or None
         return out

@@ -596,7 +596,12 @@ class NvmlBackend(_LibraryBackend):
 
 
 def _proc_name(pid: int) -> str:
-    return _read_text(Path(f"/proc/{pid}/comm")) or "?"
+    import psutil
+
+    try:
+        return psutil.Process(pid).name() or "?"
+    except (psutil.Error, ValueError):
+        return "?"
 
 
 def _try(fn, *args):

@@ -545,14 +545,12 @@ def _host_ram_numbers(text: str, cfg: ConfigInfo | None) -> dict:
         if isinstance(hw.get("cpu_ram_bytes"), int) and "host_total_bytes" not in out:
             out["host_total_bytes"] = hw["cpu_ram_bytes"]
     if "host_total_bytes" not in out and cfg is not None and (cfg.run_dir or cfg.output_dir):
+        import psutil
+
         try:
-            with open("/proc/meminfo") as f:
-                for line in f:
-                    if line.startswith("MemTotal:"):
-                        out["host_total_bytes"] = int(line.split()[1]) * 1024
-                        out["host_total_source"] = "this machine (/proc/meminfo)"
-                        break
-        except OSError:
+            out["host_total_bytes"] = int(psutil.virtual_memory().total)
+            out["host_total_source"] = "this machine (/proc/meminfo)"
+        except (psutil.Error, OSError, ValueError):
             pass
     return out
 
@@ -1381,7 +1379,8 @@ def families_of(exp: Explanation) -> Iterable[str]:
 
 # ------------------------------------------------------------------------------ live hangs
 def _sig_caught(pid: int, signum: int) -> bool:
-    """The process installed a handler for `signum` (SigCgt in /proc/PID/status): sending it is safe."""
+    """The process installed a handler for `signum` (SigCgt in /proc/PID/status): sending it is safe.
+    By hand: psutil does not read signal masks."""
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
@@ -1393,12 +1392,13 @@ def _sig_caught(pid: int, signum: int) -> bool:
 
 
 def _rank_env(pid: int) -> int | None:
+    from rocm_tune.core.runs.procs import environ
+
+    env = environ(pid) or {}
+    v = env.get("RANK", env.get("LOCAL_RANK"))
     try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            env = dict(kv.split(b"=", 1) for kv in fh.read().split(b"\0") if b"=" in kv)
-        v = env.get(b"RANK", env.get(b"LOCAL_RANK"))
         return int(v) if v is not None else None
-    except (OSError, ValueError):
+    except ValueError:
         return None
 
 

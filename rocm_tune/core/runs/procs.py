@@ -1,15 +1,15 @@
-"""Process identity and tracking of runs (Linux /proc; a cgroup v2 where the system allows it).
+"""Process identity and tracking of runs (psutil; a cgroup v2 where the system allows it).
 
 A run's processes are found three ways, so none escapes:
 - the environment marker: the supervisor starts the command with `ROCM_TUNE_RUN_ID=<id>`; every
   descendant inherits it, also ones that double-fork, `setsid` or start a session of their own
-  (torchrun workers), so a scan of `/proc/*/environ` finds them after their parent died;
+  (torchrun workers), so a scan of every process's environment finds them after their parent died;
 - the run's cgroup (`rocm-tune-<id>` under the supervisor's own cgroup v2), when it could be made:
   a process that clears its environment stays in it;
 - the recorded pid with its start time.
 A process is signalled only when its identity is confirmed: it carries the marker, or it is in the
 run's cgroup. A pid or pgid written into run.json alone is never trusted (it may have been reused
-or edited). Standard library only.
+or edited). Processes are read through psutil; the cgroup v2 files by hand (psutil has no cgroups).
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ import os
 import re
 import signal as _signal
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # psutil is imported where used: its few tens of ms stay off `estimate` and the app's start
+    import psutil
 
 MARKER = "ROCM_TUNE_RUN_ID"
-_ENVIRON_CAP = 1 << 20         # bytes of /proc/PID/environ read at most
 CGROUP_PREFIX = "rocm-tune-"
 _RUN_ID_OK = re.compile(r"^[A-Za-z0-9._-]{1,120}$")
 
@@ -29,26 +32,45 @@ def have_proc() -> bool:
     return os.path.isdir("/proc/self")
 
 
-def proc_stat(pid: int) -> tuple[str, int, int, int] | None:
-    """(state, pgrp, session, starttime) of a live process from /proc/PID/stat, None if gone.
+def _proc(pid: int) -> psutil.Process | None:
+    """psutil's handle of a live, non-zombie process; None when gone, unreadable or a bad pid."""
+    import psutil
 
-    Zombies count as gone. Returns None when /proc is not available too (see pid_alive)."""
     try:
         pid = int(pid)
         if pid <= 0 or pid > 1 << 30:
             return None
-        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as fh:
-            data = fh.read(4096)
-    except (OSError, ValueError, OverflowError, TypeError):
+        p = psutil.Process(pid)
+        if p.status() in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):
+            return None
+        return p
+    except (psutil.Error, ValueError, OverflowError, TypeError):
+        return None
+
+
+def _ticks(p: psutil.Process) -> int:
+    """Start time of `p` in clock ticks since boot: the unit run.json records (`pid_start`), from psutil's
+    create time (boot time + ticks / CLK_TCK on Linux, so the conversion is exact)."""
+    import psutil
+
+    return round((p.create_time() - psutil.boot_time()) * os.sysconf("SC_CLK_TCK"))
+
+
+def proc_stat(pid: int) -> tuple[str, int, int, int] | None:
+    """(state, pgrp, session, starttime) of a live process, None if gone.
+
+    Zombies count as gone. Returns None when the process cannot be read too (see pid_alive)."""
+    import psutil
+
+    p = _proc(pid)
+    if p is None:
         return None
     try:
-        rest = data[data.rindex(")") + 2:].split()
-        state, pgrp, session, start = rest[0], int(rest[2]), int(rest[3]), int(rest[19])
-    except (ValueError, IndexError):
+        with p.oneshot():
+            state, start = p.status(), _ticks(p)
+        return state, os.getpgid(p.pid), os.getsid(p.pid), start
+    except (psutil.Error, OSError):
         return None
-    if state in ("Z", "X", "x"):
-        return None
-    return state, pgrp, session, start
 
 
 def proc_start_time(pid: int | None) -> int | None:
@@ -60,18 +82,14 @@ def proc_start_time(pid: int | None) -> int | None:
 
 
 def proc_started_at(pid: int | None) -> float | None:
-    """Unix time `pid` started (Linux: its start in clock ticks after the boot time), or None."""
-    ticks = proc_start_time(pid)
-    if ticks is None:
-        return None
+    """Unix time `pid` started, or None."""
+    import psutil
+
+    p = _proc(pid) if pid else None
     try:
-        with open("/proc/stat", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("btime "):
-                    return int(line.split()[1]) + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+        return p.create_time() if p is not None else None
+    except psutil.Error:
         return None
-    return None
 
 
 def pid_alive(pid: int | None, start_time: int | None = None) -> bool:
@@ -92,19 +110,14 @@ def pid_alive(pid: int | None, start_time: int | None = None) -> bool:
     return True
 
 
-def _pids() -> list[int]:
-    try:
-        return [int(e) for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
-        return []
-
-
 def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) pids whose process group is `pgid` (Linux /proc scan; [] elsewhere)."""
+    """Live (non-zombie) pids whose process group is `pgid` ([] where processes cannot be listed)."""
+    import psutil
+
     if not pgid or not have_proc():
         return []
     out = []
-    for pid in _pids():
+    for pid in psutil.pids():
         st = proc_stat(pid)
         if st is not None and st[1] == pgid:
             out.append(pid)
@@ -125,88 +138,85 @@ def group_alive(pgid: int | None) -> bool:
     return True
 
 
-def _ppid_map() -> dict[int, tuple[int, int]]:
-    """pid -> (ppid, starttime) of every live process (Linux /proc)."""
-    out: dict[int, tuple[int, int]] = {}
-    for pid in _pids():
-        try:
-            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as fh:
-                data = fh.read(4096)
-            rest = data[data.rindex(")") + 2:].split()
-        except (OSError, ValueError):
-            continue
-        if rest and rest[0] not in ("Z", "X", "x"):
-            try:
-                out[pid] = (int(rest[1]), int(rest[19]))
-            except (ValueError, IndexError):
-                continue
-    return out
-
-
 def process_tree(root: int, known: dict[int, int] | None = None) -> dict[int, int]:
     """{pid: starttime} of `root` and all its live descendants, plus still-live pids of `known`."""
-    procs = _ppid_map()
+    import psutil
+
     tree: dict[int, int] = {}
-    if known:
-        for pid, start in known.items():
-            if pid in procs and procs[pid][1] == start:
-                tree[pid] = start
-    if root in procs:
-        tree.setdefault(root, procs[root][1])
-    changed = True
-    while changed:
-        changed = False
-        for pid, (ppid, start) in procs.items():
-            if ppid in tree and pid not in tree:
-                tree[pid] = start
-                changed = True
+    for pid, start in (known or {}).items():
+        if pid_alive(pid, start):
+            tree[pid] = start
+    p = _proc(root)
+    if p is None:
+        return tree
+    try:
+        family = [p] + p.children(recursive=True)
+    except psutil.Error:
+        family = [p]
+    for q in family:
+        st = proc_stat(q.pid)
+        if st is not None:
+            tree.setdefault(q.pid, st[3])
     return tree
+
+
+def cmdline(pid: int) -> list[str]:
+    """The command line of a live process ([] when gone or unreadable)."""
+    import psutil
+
+    p = _proc(pid)
+    try:
+        return p.cmdline() if p is not None else []
+    except psutil.Error:
+        return []
+
+
+def children(pid: int, *, recursive: bool = False) -> list[int]:
+    """Pids of the live children (all descendants with `recursive`) of `pid`; [] when gone or unreadable."""
+    import psutil
+
+    p = _proc(pid)
+    try:
+        return [c.pid for c in p.children(recursive=recursive)] if p is not None else []
+    except psutil.Error:
+        return []
 
 
 # ----------------------------------------------------------------------------------------------
 # the environment marker
 
 
+def environ(pid: int) -> dict[str, str] | None:
+    """The environment `pid` was started with (None: gone or unreadable)."""
+    import psutil
+
+    p = _proc(pid)
+    try:
+        return p.environ() if p is not None else None
+    except psutil.Error:
+        return None
+
+
 def environ_marker(pid: int) -> str | None:
     """The ROCM_TUNE_RUN_ID in the environment `pid` was started with (None: none or unreadable)."""
-    try:
-        with open(f"/proc/{int(pid)}/environ", "rb") as fh:
-            data = fh.read(_ENVIRON_CAP)
-    except (OSError, ValueError, OverflowError):
-        return None
-    key = MARKER.encode() + b"="
-    for item in data.split(b"\0"):
-        if item.startswith(key):
-            return item[len(key):].decode("utf-8", "replace")
-    return None
+    env = environ(pid)
+    return env.get(MARKER) if env else None
 
 
 def scan_marked() -> dict[str, dict[int, int]]:
-    """{run id: {pid: starttime}} of every live process that carries a run-id marker (one /proc scan)."""
+    """{run id: {pid: starttime}} of every live process that carries a run-id marker (one process scan)."""
+    import psutil
+
     out: dict[str, dict[int, int]] = {}
     if not have_proc():
         return out
     me = os.getpid()
-    key = MARKER.encode() + b"="
-    for pid in _pids():
+    for pid in psutil.pids():
         if pid == me:
             continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as fh:
-                data = fh.read(_ENVIRON_CAP)
-        except OSError:
+        rid = environ_marker(pid)
+        if rid is None:
             continue
-        i = data.find(key)
-        if i < 0 or (i > 0 and data[i - 1] != 0):
-            if i < 0:
-                continue
-            # the key text inside another variable's value: look for a real one
-            j = data.find(b"\0" + key)
-            if j < 0:
-                continue
-            i = j + 1
-        end = data.find(b"\0", i)
-        rid = data[i + len(key): end if end >= 0 else len(data)].decode("utf-8", "replace")
         st = proc_stat(pid)
         if st is None:
             continue
@@ -234,16 +244,12 @@ def is_supervisor(pid: int, run_dir: str | os.PathLike) -> bool:
     even with its start time, proves nothing by itself."""
     if proc_stat(pid) is None:
         return False
-    try:
-        with open(f"/proc/{int(pid)}/cmdline", "rb") as fh:
-            argv = fh.read(1 << 16).split(b"\0")
-    except (OSError, ValueError, OverflowError):
-        return False
-    mod = b"rocm_tune.core.runs.supervisor"
+    argv = cmdline(pid)
+    mod = "rocm_tune.core.runs.supervisor"
     if mod not in argv or argv.index(mod) + 1 >= len(argv):
         return False
     try:
-        return os.path.samefile(argv[argv.index(mod) + 1].decode("utf-8", "replace"), os.fspath(run_dir))
+        return os.path.samefile(argv[argv.index(mod) + 1], os.fspath(run_dir))
     except OSError:
         return False
 

@@ -93,17 +93,14 @@ def _free_bytes(path: Path) -> int | None:
 
 
 def _meminfo() -> dict[str, int]:
-    out: dict[str, int] = {}
+    """This host's MemTotal / MemAvailable in bytes (psutil; {} when unreadable)."""
+    import psutil
+
     try:
-        with open("/proc/meminfo", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                k, _, v = line.partition(":")
-                parts = v.split()
-                if parts and parts[0].isdigit():
-                    out[k] = int(parts[0]) * 1024
-    except OSError:
-        pass
-    return out
+        vm = psutil.virtual_memory()
+    except (psutil.Error, OSError, ValueError):
+        return {}
+    return {"MemTotal": int(vm.total), "MemAvailable": int(vm.available)}
 
 
 def kernel_oom_line(pid: int) -> str | None:

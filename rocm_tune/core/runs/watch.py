@@ -168,43 +168,41 @@ def _outdir_sources(d: str, role_text: str = "aux") -> list[SourceSpec]:
     return out
 
 
-def _open_files(pid: int) -> list[str]:
-    """Targets of the open file descriptors of pid ([] when /proc does not let us look)."""
+def _files(pid: int) -> list[tuple[str, int, bool]]:
+    """(path, fd, open for writing) of the regular files pid holds open ([] when it cannot be read).
+    psutil reads the mode from /proc/PID/fdinfo: 'w', 'a', 'r+', 'a+' write, 'r' only reads."""
+    import psutil
+
     try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
+        return [(f.path, f.fd, f.mode != "r") for f in psutil.Process(pid).open_files()]
+    except (psutil.Error, ValueError):
         return []
-    return [link for link in (_proc_link(pid, f"fd/{fd}") for fd in fds) if link]
 
 
-def _proc_link(pid: int, name: str) -> str | None:
+def _open_files(pid: int) -> list[str]:
+    """Paths of the regular files pid holds open."""
+    return [path for path, _fd, _w in _files(pid)]
+
+
+def _proc_cwd(pid: int) -> str | None:
+    import psutil
+
     try:
-        return os.readlink(f"/proc/{pid}/{name}")
-    except OSError:
+        return psutil.Process(pid).cwd() or None
+    except (psutil.Error, ValueError):
         return None
 
 
 def _proc_cmdline(pid: int) -> list[str]:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            raw = fh.read()
-    except OSError:
-        return []
-    return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+    from rocm_tune.core.runs.procs import cmdline
+
+    return [a for a in cmdline(pid) if a]
 
 
 def _proc_children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                    out += [int(x) for x in fh.read().split()]
-            except (OSError, ValueError):
-                continue
-    except OSError:
-        pass
-    return out
+    from rocm_tune.core.runs.procs import children
+
+    return children(pid)
 
 
 def output_dir_from_cmdline(args: Sequence[str], cwd: str | None) -> tuple[str | None, str | None]:
@@ -227,31 +225,10 @@ def output_dir_from_cmdline(args: Sequence[str], cwd: str | None) -> tuple[str |
     return outdir, config
 
 
-def _fd_writable(pid: int, fd: str) -> bool:
-    """The descriptor is open for writing (O_WRONLY / O_RDWR in /proc/PID/fdinfo/FD `flags`, octal)."""
-    try:
-        with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("flags:"):
-                    return int(line.split()[1], 8) & 3 in (1, 2)
-    except (OSError, ValueError, IndexError):
-        pass
-    return False
-
-
 def _written_files(pid: int) -> list[str]:
-    """Targets of the descriptors pid holds open for WRITING ([] when /proc does not let us look): a
-    reader of a log (`tail -f`, another monitor) is never its writer."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return []
-    out = []
-    for fd in fds:
-        link = _proc_link(pid, f"fd/{fd}")
-        if link and _fd_writable(pid, fd):
-            out.append(link)
-    return out
+    """Paths of the files pid holds open FOR WRITING ([] when it cannot be read): a reader of a log
+    (`tail -f`, another monitor) is never its writer."""
+    return [path for path, _fd, writes in _files(pid) if writes]
 
 
 _LAUNCHERS = ("python", "torchrun", "deepspeed", "accelerate", "llamafactory-cli", "lmf", "axolotl", "swift", "srun",
@@ -267,18 +244,16 @@ def _launcher_cmd(args: Sequence[str]) -> bool:
 def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Sequence[str] = ()) -> int | None:
     """A live process that has one of `paths` (or a file under `dirs`) open FOR WRITING, or whose command
     line / YAML names one of `cmd_dirs` as output_dir. Processes that only read the log (`tail -f`, a
-    monitor) are never taken. Linux /proc scan; None when nothing matches."""
+    monitor) are never taken. One scan of the processes (Linux); None when nothing matches."""
     if not os.path.isdir("/proc/self"):
         return None
     want = {os.path.realpath(p) for p in paths}
     want_dirs = tuple(os.path.realpath(d) + os.sep for d in dirs)
     want_cmd = {os.path.realpath(d) for d in cmd_dirs}
     me = os.getpid()
-    try:
-        pids = [int(e) for e in os.listdir("/proc") if e.isdigit()]
-    except OSError:
-        return None
-    for pid in pids:
+    import psutil
+
+    for pid in psutil.pids():
         if pid == me:
             continue
         links = _open_files(pid)
@@ -290,7 +265,7 @@ def find_writer_pid(paths: Sequence[str], dirs: Sequence[str] = (), cmd_dirs: Se
         if want_cmd:
             args = _proc_cmdline(pid)
             if args and _launcher_cmd(args) and any(a.endswith((".yaml", ".yml")) or "output_dir" in a or "output-dir" in a for a in args):
-                od, _ = output_dir_from_cmdline(args, _proc_link(pid, "cwd"))
+                od, _ = output_dir_from_cmdline(args, _proc_cwd(pid))
                 if od and os.path.realpath(od) in want_cmd and _pid_alive(pid):
                     return pid
     return None
@@ -303,9 +278,8 @@ def _pid_target(spec: str, pid: int) -> Target:
     for p in list(procs):
         procs += [c for c in _proc_children(p) if c not in procs]
     for p in procs[:64]:
-        for fd in ("1", "2"):
-            link = _proc_link(p, f"fd/{fd}")
-            if link and link.startswith("/") and os.path.isfile(link) and link not in seen:
+        for link, fd, _w in sorted(_files(p), key=lambda f: f[1]):
+            if fd in (1, 2) and link.startswith("/") and os.path.isfile(link) and link not in seen:
                 seen.add(link)
                 sources.append(SourceSpec("text", link, "primary"))
     for p in procs[:64]:
@@ -318,11 +292,11 @@ def _pid_target(spec: str, pid: int) -> Target:
                 if os.path.isfile(link):
                     seen.add(link)
                     sources.append(SourceSpec(sniff_kind(link), link, "primary"))
-    cwd = _proc_link(pid, "cwd")
+    cwd = _proc_cwd(pid)
     outdir, config = output_dir_from_cmdline(_proc_cmdline(pid), cwd)
     if outdir is None:
         for c in procs[1:16]:
-            outdir, cfg2 = output_dir_from_cmdline(_proc_cmdline(c), _proc_link(c, "cwd"))
+            outdir, cfg2 = output_dir_from_cmdline(_proc_cmdline(c), _proc_cwd(c))
             config = config or cfg2
             if outdir:
                 break
