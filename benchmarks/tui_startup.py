@@ -16,9 +16,10 @@ Usage: python benchmarks/tui_startup.py [--runs N] [--screen hardware|model|moni
                                         [--against DIR]
 Run it from the tree to measure with that tree first on the path (PYTHONPATH=$PWD).
 `--busy K` keeps K CPU-bound processes running meanwhile (a loaded machine).
-`--pyc`: the children write and reuse bytecode in a private cache (one warm-up run first), as an
-installed package does; without it they run as the environment says (PYTHONDONTWRITEBYTECODE=1
-makes every launch compile rocm_tune's sources again). The output says which.
+`--pyc`: the children write and reuse bytecode and the app's parsed-CSS cache in a private folder
+(one warm-up run first), as an installed package does from its second start; without it they run as
+the environment says (PYTHONDONTWRITEBYTECODE=1 makes every launch compile rocm_tune's sources
+again; the CSS cache is $XDG_CACHE_HOME/rocm-tune's). The output says which.
 `--against DIR`: also run the code of DIR (a checkout of main), alternately with this tree, run by
 run, so that on a shared machine both are measured under the same load; both are printed.
 Targets (issues 12, 25): median first paint from launch <= 300 ms on an idle machine, <= 600 ms with
@@ -134,6 +135,7 @@ def main() -> int:
         tmp = tempfile.TemporaryDirectory(prefix="rocm-tune-pyc-")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = tmp.name
+        env["XDG_CACHE_HOME"] = tmp.name   # the app's parsed-CSS cache too (rocm_tune/tui/css_cache.py)
     bytecode = "cached (--pyc)" if args.pyc else (
         "compiled at every launch (PYTHONDONTWRITEBYTECODE)" if env.get("PYTHONDONTWRITEBYTECODE") else "as installed")
     burners = _busy(args.busy)
