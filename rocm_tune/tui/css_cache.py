@@ -17,6 +17,7 @@ file that then replaces it; a symlink or anything else at its place is left alon
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -33,6 +34,7 @@ _STORE: dict[tuple, bytes] | None = None   # key -> pickled rules, as read from 
 _NEW: dict[tuple, list] = {}   # key -> rules parsed in this process, pickled when saved (after the paint)
 
 
+@functools.lru_cache(maxsize=1)
 def _version_tag() -> str:
     import rich
     import textual
@@ -68,6 +70,7 @@ def _read(path: Path) -> dict[tuple, bytes]:
 
 
 def _store() -> dict[tuple, bytes]:
+    """The file's entries, read once per process (as Textual's own parse cache, it then lives in memory)."""
     global _STORE
     if _STORE is None:
         _STORE = _read(cache_file())
