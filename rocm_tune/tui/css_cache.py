@@ -18,16 +18,19 @@ file that then replaces it; a symlink or anything else at its place is left alon
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import pickle
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from textual.css.stylesheet import Stylesheet
+
+try:   # hashlib's blake2b without hashlib, which loads OpenSSL's libcrypto first (milliseconds at start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 MAX_BYTES = 8 * 1024 * 1024
 _STORE: dict[tuple, bytes] | None = None   # key -> pickled rules, as read from the file
@@ -47,7 +50,7 @@ def _version_tag() -> str:
             for f in sorted(path.glob("*.py")) if path.is_dir() else [path]:
                 st = f.stat()
                 stamp.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.sha256("\n".join(stamp).encode()).hexdigest()[:16]
+    return blake2b("\n".join(stamp).encode(), digest_size=8).hexdigest()
 
 
 def cache_file() -> Path:
@@ -81,6 +84,8 @@ def save() -> bool:
     """Write the parses made since the file was read; False when nothing was new or it could not be written."""
     if not _NEW or _STORE is None:
         return False
+    import tempfile  # after the first paint (tempfile loads shutil and random)
+
     path = cache_file()
     try:
         for key, rules in list(_NEW.items()):
@@ -110,7 +115,7 @@ class CachedStylesheet(Stylesheet):
     def _variables_digest(self) -> str:
         if self._digest_of is None or self._digest_of[0] is not self._variables:
             text = "\n".join(f"{k}={v}" for k, v in sorted(self._variables.items()))
-            self._digest_of = (self._variables, hashlib.sha256(text.encode()).hexdigest())
+            self._digest_of = (self._variables, blake2b(text.encode(), digest_size=16).hexdigest())
         return self._digest_of[1]
 
     def _parse_rules(self, css: str, read_from: Any, is_default_rules: bool = False, tie_breaker: int = 0,
