@@ -142,7 +142,9 @@ def main() -> int:
     results: dict[str, list[dict]] = {k: [] for k in trees}
     try:
         for i in range(args.runs + (1 if args.pyc else 0)):
-            for label, tree in trees.items():   # alternately: a load change hits both alike
+            order = list(trees.items())
+            # alternately, and in turn first (ABBA): a load change hits both alike, neither always runs first
+            for label, tree in (order if i % 2 == 0 else order[::-1]):
                 child_env = {**env, "PYTHONPATH": os.pathsep.join([tree, *filter(None, [env.get("PYTHONPATH")])])}
                 rec = _launch(code, child_env)
                 if not (args.pyc and i == 0):   # the warm-up run writes the bytecode
