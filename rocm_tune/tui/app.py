@@ -27,6 +27,8 @@ gc.set_threshold(max(_GC_THRESHOLD[0], 200_000), *_GC_THRESHOLD[1:])
 from textual.app import App, CSSPathType  # noqa: E402
 from textual.binding import Binding, BindingType  # noqa: E402
 
+from rocm_tune.tui import css_cache  # noqa: E402
+
 STYLES = Path(__file__).parent / "styles"
 
 
@@ -45,10 +47,12 @@ class WizardState:
 
 
 def _after_start() -> None:
-    """Normal garbage collection once the first screen is painted (see _GC_THRESHOLD)."""
+    """Normal garbage collection once the first screen is painted (see _GC_THRESHOLD); the CSS parsed
+    for it kept for the next start (a no-op when it was all read from the cache)."""
     if gc.get_threshold()[0] != _GC_THRESHOLD[0]:
         gc.freeze()
         gc.set_threshold(*_GC_THRESHOLD)
+    css_cache.save()
 
 
 class RocmTuneApp(App):
@@ -76,6 +80,8 @@ class RocmTuneApp(App):
         check: Any = None,
     ) -> None:
         super().__init__()
+        # the same stylesheet, its parses read from the previous start's (css_cache)
+        self.stylesheet = css_cache.CachedStylesheet(variables=self.stylesheet._variables)
         self.attach = attach
         self.clock = clock
         self.poll_interval = poll_interval
@@ -129,6 +135,7 @@ def run_app(attach: str | None = None) -> int:
     """Entry point for `rocm-tune`, `rocm-tune attach TARGET` and `rocm-tune demo`."""
     app = RocmTuneApp(attach=attach)
     result = app.run()
+    css_cache.save()   # the CSS of the screens opened since the first paint
     return int(result or 0) if isinstance(result, int) else 0
 
 
@@ -136,4 +143,5 @@ def run_check_app(session: Any) -> int:
     """Entry point for `rocm-tune check FILE...` in a terminal: the Plan screen of the user's own files."""
     app = RocmTuneApp(check=session)
     app.run()
+    css_cache.save()
     return int(session.report.exit_code)

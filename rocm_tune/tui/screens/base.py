@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui.navigation import STEPS, make_screen
 from rocm_tune.tui.widgets.fields import QuestionField
+from rocm_tune.tui.widgets.footer import KeyFooter
 from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, after_keys
 
 COMPACT_BELOW = 100   # columns: below this the footer drops its padding so every key fits 80 columns
@@ -55,7 +56,7 @@ class StepScreen(Screen):
 
     def compose_footer(self) -> ComposeResult:
         yield Static("", id="status", classes="status")
-        yield Footer(compact=self.app.size.width < COMPACT_BELOW)
+        yield KeyFooter(compact=self.app.size.width < COMPACT_BELOW)
 
     @property
     def state(self):

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 from rocm_tune.core.errors import UserError
 from rocm_tune.tui.render import fit_path
 from rocm_tune.tui.widgets.inputs import FOCUS_BINDINGS, OrderedInput
+from rocm_tune.tui.widgets.table import FitTable
 
 
 class CheckpointsLoaded(Message):
@@ -81,7 +82,7 @@ class CheckpointsScreen(ModalScreen[str | None]):
         with Vertical():
             yield Static(f"[b]Checkpoints of {escape(self.ref)}[/b]", id="ck-title")
             yield Static("", id="ck-where")
-            yield DataTable(id="ck-table", cursor_type="row", zebra_stripes=True)
+            yield FitTable(id="ck-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="ck-detail")
             with Horizontal(classes="ck-size"):   # `rocm-tune resume --gpus N --nodes N` (empty: the plan's)
                 yield Label("resume on GPUs per node")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any, ClassVar, Protocol, cast
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -16,6 +17,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.questions import questions_for
 from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.widgets.fields import QuestionField
+from rocm_tune.tui.widgets.table import FitTable
 
 GPU_COLUMNS = ("#", "name", "profile", "VRAM used", "util", "temp", "power")
 # doctor checks worth showing before planning (ids or words in their names)
@@ -98,7 +100,7 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
         yield from self.compose_header()
         with VerticalScroll(classes="body"):
             yield Static("Detecting GPUs...", id="backend", classes="section-title")
-            table: DataTable[str] = DataTable(id="gpus", cursor_type="row", zebra_stripes=True)
+            table: DataTable[str] = FitTable(id="gpus", cursor_type="row", zebra_stripes=True)
             yield table
             for q in questions_for("hardware"):
                 yield QuestionField(q, self.state.answers.get(q.name))
@@ -109,7 +111,7 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
     def on_mount(self) -> None:
         table = self.query_one("#gpus", DataTable)
         for c in GPU_COLUMNS:
-            table.add_column(c, key=c)
+            table.add_column(Text(c), key=c)   # a str label is parsed as markup (rich's emoji table loads for it)
         # first paint first: detection and doctor checks start once the screen is on the terminal and
         # the other after-paint callbacks ran (a thread started earlier competes with them for the GIL)
         self.call_after_refresh(self.call_later, self._start_workers)

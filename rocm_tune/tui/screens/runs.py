@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from rocm_tune.tui.render import fmt_clock, fmt_num, sparkline
 from rocm_tune.tui.widgets.chart import Chart
+from rocm_tune.tui.widgets.table import FitTable
 
 SPARK_W = 16
 MAX_CURVES = 30   # the newest runs get their loss curve read (the real parsers, in a worker)
@@ -133,7 +134,7 @@ class RunListScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         yield Static("[b]Runs[/b]  enter watch · space mark · c compare 2 · k resume · g refresh", id="runs-title")
-        yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield FitTable(id="runs", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -1,0 +1,29 @@
+"""Textual's DataTable, with lines never drawn at column widths that are no longer the table's.
+
+DataTable caches each rendered line under a counter that add_row / update_cell raise, but computes
+the auto column widths later, when its queue is idle, without raising the counter. A frame drawn in
+between (the first screen is painted while the first GPU samples arrive) caches the header and rows
+at the old widths, and they stay on screen, cut or misaligned, until a cell changes, which on a
+steady machine may be never. Here a change of the widths raises the counter before the next draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import DataTable
+
+
+class FitTable(DataTable):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._drawn_widths: tuple[int, ...] = ()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        widths = tuple(column.get_render_width(self) for column in self.columns.values())
+        if widths != self._drawn_widths:
+            self._drawn_widths = widths
+            self._update_count += 1   # DataTable's cache key of rendered rows and lines
+        return super().render_lines(crop)

@@ -1,0 +1,133 @@
+"""The first frame is the whole screen and stays right: the footer's keys are in it (no second layout pass
+mounts them), a focus move that shows the same keys rebuilds nothing, and a table whose column widths
+grow after a frame was drawn never keeps lines drawn at the old widths (issue 25 item 15)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import App
+from textual.binding import Binding
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.widgets._footer import FooterKey
+
+from helpers_tui import wait_for
+from rocm_tune.tui.widgets.footer import KeyFooter
+from rocm_tune.tui.widgets.table import FitTable
+
+
+def keys_of(footer) -> list[tuple[str, str]]:
+    return [(k.key, k.description) for k in footer.query(FooterKey)]
+
+
+def test_hardware_first_frame_has_the_footer_keys(monkeypatch):
+    monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
+    from rocm_tune.tui.app import RocmTuneApp
+
+    at_paint: list[list[tuple[str, str]]] = []
+    original = RocmTuneApp.screen_painted
+
+    def painted(self, screen=None):
+        if self.first_paint_at is None:
+            at_paint.append(keys_of(self.screen.query_one(KeyFooter)))
+        original(self, screen)
+
+    monkeypatch.setattr(RocmTuneApp, "screen_painted", painted)
+    recomposed: list[bool] = []   # per footer rebuild: was the first frame painted by then
+    original_recompose = Footer.recompose
+
+    async def recompose(self):
+        recomposed.append(self.app.first_paint_at is not None)
+        return await original_recompose(self)
+
+    monkeypatch.setattr(Footer, "recompose", recompose)
+
+    async def run():
+        app = RocmTuneApp(start="hardware")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.first_paint_at is not None, what="first paint")
+            await wait_for(pilot, lambda: app.screen.query_one("#gpus").row_count == 2, what="GPU rows")
+            await pilot.pause()
+            return keys_of(app.screen.query_one(KeyFooter))
+
+    settled = asyncio.run(run())
+    assert at_paint and at_paint[0], "the first frame's footer has no keys"
+    assert False not in recomposed, "a second layout pass rebuilt the footer before the first frame"
+    assert at_paint[0] == settled
+    assert ("ctrl+n", "Model") in settled and ("f1", "Help") in settled
+
+
+class _Keys(Screen):
+    def compose(self):
+        yield Input(id="a")
+        yield Input(id="b")
+        yield _WithKey(id="c")
+        yield KeyFooter()
+
+
+class _WithKey(Static, can_focus=True):
+    BINDINGS = [Binding("x", "noop", "Extra")]
+
+    def action_noop(self) -> None:
+        pass
+
+
+class _KeysApp(App):
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("f1", "noop", "Help")]
+
+    def on_mount(self) -> None:
+        self.push_screen(_Keys())
+
+    def action_noop(self) -> None:
+        pass
+
+
+def test_footer_rebuilds_only_when_its_keys_change():
+    async def run():
+        app = _KeysApp()
+        async with app.run_test(size=(80, 10)) as pilot:
+            screen = app.screen
+            footer = screen.query_one(KeyFooter)
+            await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "a", what="focus on a")
+            await pilot.pause()
+            first = list(footer.query(FooterKey))
+            assert keys_of(footer) == [("f1", "Help")]
+            screen.set_focus(screen.query_one("#b"))          # same keys shown: nothing rebuilt
+            await pilot.pause()
+            await pilot.pause()
+            assert list(footer.query(FooterKey)) == first
+            screen.set_focus(screen.query_one("#c"))          # a key of the focused widget: shown
+            await wait_for(pilot, lambda: ("x", "Extra") in keys_of(footer), what="the focused widget's key")
+            screen.set_focus(screen.query_one("#a"))          # and gone again
+            await wait_for(pilot, lambda: keys_of(footer) == [("f1", "Help")], what="the key gone")
+
+    asyncio.run(run())
+
+
+class _TableApp(App):
+    def compose(self):
+        table = FitTable(id="t")
+        table.styles.height = 5   # fixed: the rows added below do not resize it (a resize hides the race)
+        yield table
+
+
+def test_table_lines_follow_column_widths_that_grow_after_a_frame():
+    async def run():
+        app = _TableApp()
+        async with app.run_test(size=(80, 10)) as pilot:
+            table = app.query_one(FitTable)
+            for c in ("#", "name", "power"):
+                table.add_column(c, key=c)
+            await pilot.pause()
+            table.add_row("0", "AMD Instinct MI50 32GB", "250 W")
+            # a frame drawn before the table's idle handler has widened the columns to the new row
+            table.render_lines(Region(0, 0, table.size.width, table.size.height))
+            await pilot.pause()
+            return [s.text for s in table.render_lines(Region(0, 0, table.size.width, 2))]
+
+    header, row = asyncio.run(run())
+    assert row.split() == ["0", "AMD", "Instinct", "MI50", "32GB", "250", "W"]
+    assert header.index("name") == row.index("AMD") and header.index("power") == row.index("250 W")
