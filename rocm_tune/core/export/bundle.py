@@ -1,7 +1,8 @@
 """Assemble the export bundle (which files, their dependencies) and write it atomically.
 
 Formats: ``sh`` (run.sh), ``llamafactory`` (llamafactory.yaml), ``deepspeed`` (deepspeed.json),
-``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``. plan.json is always written.
+``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``; ``axolotl`` (axolotl.yaml + axolotl.sh, Axolotl
+runs it; only when named, never in ``all``). plan.json is always written.
 A file another one refers to comes along (run.sh needs llamafactory.yaml; ZeRO plans need
 deepspeed.json; the accelerate launcher needs accelerate.yaml), so the bundle runs as is.
 A dataset given as a file gets its own dataset_info.json entry in the bundle.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, slurm
+from rocm_tune.core.export import accelerate, axolotl, deepspeed, llamafactory, shell, slurm
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
@@ -38,11 +39,14 @@ from rocm_tune.core.export.common import (
 from rocm_tune.core.export.launch import LaunchSpec, launch_spec
 from rocm_tune.core.plan import Plan
 
-FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm")
-FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM}
+FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "axolotl")
+# another runner's files: written when named, never by `all` (the LLaMA-Factory / built-in bundle)
+OTHER_RUNNERS = ("axolotl",)
+FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM,
+           "axolotl": axolotl.YAML_FILE}
 _ALIASES = {"run.sh": "sh", "bash": "sh", "shell": "sh", "lf": "llamafactory", "llama-factory": "llamafactory",
-            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm"}
-EXECUTABLE = (RUN_SH, SLURM)
+            "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm", "axolotl.yaml": "axolotl"}
+EXECUTABLE = (RUN_SH, SLURM, axolotl.SCRIPT)
 
 
 @dataclass(frozen=True)
@@ -240,6 +244,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
     wanted = [f for f in formats if f != "all"]
     if "all" in formats:
         for f in FORMATS:
+            if f in OTHER_RUNNERS:
+                continue
             if f == "deepspeed" and not r.uses_deepspeed and f not in wanted:
                 notes.append("no deepspeed.json: the plan uses no ZeRO (zero_stage 0)")
                 continue
@@ -255,7 +261,7 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
         need("llamafactory", "the launch scripts run it")
     if r.launcher == "accelerate" and "sh" in wanted:
         need("accelerate", "run.sh starts `accelerate launch --config_file accelerate.yaml`")
-    if r.uses_deepspeed and any(f in wanted for f in ("llamafactory", "accelerate")):
+    if r.uses_deepspeed and any(f in wanted for f in ("llamafactory", "accelerate", "axolotl")):
         need("deepspeed", f"ZeRO stage {r.zero_stage} is configured there")
     if "deepspeed" in wanted and not r.uses_deepspeed:
         notes.append("deepspeed.json: the plan uses no ZeRO (zero_stage 0), so llamafactory.yaml does not refer to it")
@@ -276,6 +282,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
             files[ACCEL_YAML] = accelerate.render(r, opts)
         elif fmt == "slurm":
             files[SLURM] = slurm.render(r, opts, plan.to_dict())
+        elif fmt == "axolotl":
+            files.update(axolotl.render(r, opts, plan.model.ref, extra_files))
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
     if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):
@@ -301,7 +309,8 @@ def _umask() -> int:
 
 def _looks_like_a_bundle(out: Path) -> bool:
     """A directory an earlier export wrote (its plan.json and run.sh or llamafactory.yaml are there)."""
-    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM))
+    return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM,
+                                                                           axolotl.YAML_FILE))
 
 
 def _oserror(exc: OSError, out_dir: str) -> UserError:
