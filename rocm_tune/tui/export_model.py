@@ -21,14 +21,17 @@ FORMATS = {
     "deepspeed": "DeepSpeed JSON",
     "accelerate": "accelerate config",
     "slurm": "Slurm batch script",
+    "axolotl": "Axolotl YAML + axolotl.sh",
 }
-DEFAULT_FORMATS = tuple(FORMATS)  # = `--format all`, the CLI's default
+# = `--format all`, the CLI's default; another runner's files (Axolotl) are ticked by hand
+DEFAULT_FORMATS = tuple(f for f in FORMATS if f not in b.OTHER_RUNNERS)
 
 
 def _formats(formats: list[str]) -> tuple[str, ...]:
-    """Every format ticked is `all` (as the CLI's default: deepspeed.json only when the plan uses ZeRO)."""
-    if set(formats) >= set(FORMATS):
-        return ("all",)
+    """Every default format ticked is `all` (as the CLI's default: deepspeed.json only when the plan uses ZeRO),
+    plus the other runners' formats ticked."""
+    if set(formats) >= set(DEFAULT_FORMATS):
+        return ("all",) + tuple(f for f in FORMATS if f in b.OTHER_RUNNERS and f in formats)
     return b.parse_formats(",".join(formats))
 
 

@@ -209,12 +209,15 @@ def method_keys(r, num_layers: int | None) -> list[tuple[str, object]]:
 
 
 def precision_keys(precision: str) -> list[tuple[str, object]]:
-    """bf16: AMP over a bf16-loaded model (normalize_config: bf16 -> torch_dtype bfloat16); pure_bf16: `bfloat16`
-    (no AMP); fp16: AMP; fp32: everything off, tf32 too (its default `auto` would turn TF32 matmuls on)."""
+    """bf16: AMP over a bf16-loaded model (normalize_config: bf16 -> torch_dtype bfloat16); fp16: AMP; fp32:
+    everything off, tf32 too (its default `auto` would turn TF32 matmuls on); pure_bf16: refused."""
     if precision == "bf16":
         return [("bf16", True), ("fp16", False)]
     if precision == "pure_bf16":
-        return [("bf16", False), ("fp16", False), ("bfloat16", True)]
+        # Axolotl has it (`bfloat16: true`, bf16 false: the model in bf16, no AMP), but the memory estimate of a
+        # Trainer-based runner has no such regime (core/runners/hf.py), so check could not read the file back
+        raise _refuse("precision pure_bf16", "rocm-tune cannot estimate Axolotl's `bfloat16` (no AMP) run; "
+                      "plan with --precision bf16 (Axolotl's bf16 loads the model in bf16 too)")
     if precision == "fp16":
         return [("bf16", False), ("fp16", True)]
     if precision == "fp32":
@@ -281,7 +284,10 @@ def config(r, opts, datasets: list[dict], num_layers: int | None, paths: dict) -
     method = method_keys(r, num_layers) + stage_keys(r.stage)
     sharegpt = any(str(d.get("type", "")).startswith("chat_template") for d in datasets)
     data: list[tuple[str, object]] = [("datasets", datasets), ("dataset_prepared_path", paths["prepared"]),
-                                      ("val_set_size", 0.0), ("sequence_len", r.cutoff_len)]
+                                      ("val_set_size", 0.0), ("sequence_len", r.cutoff_len),
+                                      # the plan's cutoff_len truncates (LLaMA-Factory's); Axolotl drops longer rows
+                                      # unless told (schemas/config.py excess_length_strategy, default drop)
+                                      ("excess_length_strategy", "truncate")]
     if sharegpt:
         data.append(("chat_template", "tokenizer_default"))
     if r.stage == "pt":     # as the LLaMA-Factory YAML's `packing: true`
