@@ -108,7 +108,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ex = parser.add_argument_group("export")
     _add(ex, "--plan", metavar="PLAN_JSON", help="export this plan.json (from `rocm-tune plan --json`) instead of planning")
     _add(ex, "--format", default="all",
-         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all)")
+         help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all); axolotl "
+         "(axolotl.yaml + axolotl.sh, only when named)")
     _add(ex, "-o", "--out", dest="out", metavar="DIR", help="bundle directory (created if missing)")
     _add(ex, "--force", action="store_true", help="overwrite files that already exist in DIR")
     _add(ex, "--dataset", help="a local dataset file (gets a dataset_info.json entry in the bundle) "
@@ -241,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     for note in bundle.notes:
         if note != dataset_note:
             print(f"note: {note}")
-    if bundle.resolved.execution:
+    if bundle.resolved.execution and set(bundle.formats) - {"axolotl", "deepspeed"}:   # what run.sh starts
         print(f"executes: {bundle.resolved.execution[0]}")
     if dataset_note:
         print(f"rocm-tune export: note: {dataset_note}", file=sys.stderr)
@@ -252,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"start: bash {shlex.quote(out_dir + '/run.sh')}")
     if "slurm" in bundle.formats:
         print(f"submit: sbatch {shlex.quote(out_dir + '/slurm.sbatch')}")
+    if "axolotl" in bundle.formats:
+        print(f"start (Axolotl): bash {shlex.quote(out_dir + '/axolotl.sh')}")
     return 0
 
 
