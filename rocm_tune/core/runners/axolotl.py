@@ -17,7 +17,7 @@ import re
 import yaml
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+from rocm_tune.core.runners.common import Default, Setting, as_bool
 from rocm_tune.core.runners.llamafactory import yaml_lines
 
 AX = "axolotl-ai-cloud/axolotl:src/axolotl/utils/schemas/config.py (AxolotlInputConfig"
