@@ -131,7 +131,12 @@ def _dataset_file() -> str:
     if not _DATA:
         from rocm_tune.train.tiny import make_tiny_dataset
 
-        _DATA.append(str(make_tiny_dataset(os.path.join(tempfile.mkdtemp(prefix="rt-axolotl-"), "data.json"), n=8)))
+        import atexit
+        import shutil
+
+        folder = tempfile.mkdtemp(prefix="rt-axolotl-")
+        atexit.register(shutil.rmtree, folder, True)
+        _DATA.append(str(make_tiny_dataset(os.path.join(folder, "data.json"), n=8)))
     return _DATA[0]
 
 
