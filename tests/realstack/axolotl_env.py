@@ -8,11 +8,9 @@ that loading a config and training one step never import, and some (xformers, fl
 ``axolotl`` goes in with ``--no-deps`` and then only the requirements its config loader and trainer import
 (`IMPORTED`, at the versions Axolotl's own metadata pins them): the transformers/peft/accelerate/datasets/trl/pydantic
 stack, its contribs, and the modules its CLI and train path import at module level (posthog for telemetry, numba,
-fire, bitsandbytes, fastcore, evaluate, wandb). Triton (1 GB installed, GPU kernels only) is the exception: the
-trainer imports it at module level (monkeypatch/trainer/utils.py, kernels/*.py decorate with `@triton.jit`) but on
-the CPU never calls a kernel, so the venv gets a small import shim package `triton` whose kernels raise if called
-(no dist-info: torch and transformers still see no Triton). If the venv cannot be built (no network, no torch),
-`ensure_env()` gives the reason and the tests skip with it."""
+fire, bitsandbytes, fastcore, triton, evaluate, wandb: Triton is 1 GB installed, but the trainer imports it at
+module level, and torch takes any importable `triton` for the real one, so no import shim can stand in for it).
+If the venv cannot be built (no network, no torch), `ensure_env()` gives the reason and the tests skip with it."""
 
 from __future__ import annotations
 
@@ -31,48 +29,13 @@ AXOLOTL = "axolotl==0.19.0"
 # distribution names (as Axolotl's metadata spells them) whose pins come along; everything else it requires is
 # never imported by `axolotl.cli.config.load_cfg` / `axolotl.cli.train` on one process
 IMPORTED = ("transformers", "peft", "accelerate", "datasets", "trl", "pydantic", "tokenizers", "huggingface_hub",
-            "addict", "pyyaml", "packaging", "posthog", "numba", "fire", "bitsandbytes", "fastcore", "evaluate",
-            "wandb", "axolotl-contribs-lgpl", "axolotl-contribs-mit")
-TRITON_SHIM = '''"""Import shim written by rocm-tune's Axolotl test set-up (tests/realstack/axolotl_env.py): Axolotl's trainer
-imports triton at module level for GPU kernels it never calls on the CPU; calling one raises."""
-
-
-class _Stub:
-    def __init__(self, name):
-        self._name = name
-
-    def __getattr__(self, name):
-        return _Stub(f"{self._name}.{name}")
-
-    def __getitem__(self, _):
-        return self
-
-    def __call__(self, *args, **kwargs):
-        if len(args) == 1 and callable(args[0]) and not kwargs:        # @triton.jit
-            name = getattr(args[0], "__name__", self._name)
-
-            def kernel(*_a, **_k):
-                raise RuntimeError(f"triton kernel {name} called in the CPU test venv (import shim)")
-
-            return _Stub(name) if isinstance(args[0], _Stub) else kernel
-        if args or kwargs:                                              # @triton.autotune(configs=...) etc.
-            return self
-        raise RuntimeError(f"{self._name} called in the CPU test venv (triton import shim)")
-
-
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return _Stub(f"triton.{name}")
-'''
-# the shim's modules (each the same text: any name is a stub)
-TRITON_MODULES = ("triton/__init__.py", "triton/language/__init__.py", "triton/language/math.py",
-                  "triton/language/extra/__init__.py", "triton/language/extra/libdevice.py")
-VERSION = 2  # bump to force a rebuild
+            "addict", "pyyaml", "packaging", "posthog", "numba", "fire", "bitsandbytes", "fastcore", "triton",
+            "evaluate", "wandb", "axolotl-contribs-lgpl", "axolotl-contribs-mit")
+VERSION = 3  # bump to force a rebuild
 
 
 def env_key(torch_version: str) -> str:
-    spec = json.dumps([VERSION, AXOLOTL, IMPORTED, TRITON_SHIM, TRITON_MODULES, torch_version, sys.version_info[:2]])
+    spec = json.dumps([VERSION, AXOLOTL, IMPORTED, torch_version, sys.version_info[:2]])
     return hashlib.sha256(spec.encode()).hexdigest()[:12]
 
 
@@ -111,11 +74,6 @@ def _build(root: Path, torch_version: str, log) -> None:
     after = _torch_version(py)
     if after != torch_version:
         raise RuntimeError(f"the venv's torch is {after}, not the system's {torch_version}")
-    site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    for rel in TRITON_MODULES:
-        (Path(site) / rel).parent.mkdir(parents=True, exist_ok=True)
-        (Path(site) / rel).write_text(TRITON_SHIM, encoding="utf-8")
     # compile once here so the first test does not pay for it
     subprocess.run([py, "-c", "import axolotl.cli.config"], stdout=log, stderr=subprocess.STDOUT, check=False)
 
