@@ -32,14 +32,11 @@ AXOLOTL = "axolotl==0.19.0"
 IMPORTED = ("transformers", "peft", "accelerate", "datasets", "trl", "pydantic", "tokenizers", "huggingface_hub",
             "addict", "pyyaml", "packaging", "posthog", "numba", "fire", "bitsandbytes", "fastcore", "triton",
             "evaluate", "wandb", "axolotl-contribs-lgpl", "axolotl-contribs-mit")
-# Axolotl's `deepspeed` extra (its metadata), for the ZeRO exports: load_cfg imports deepspeed.comm for a config
-# naming a DeepSpeed JSON (utils/trainer.py setup_deepspeed_env); no ops built (DS_BUILD_OPS=0, as envsetup.py)
-DEEPSPEED = "deepspeed>=0.18.6,<0.19.0"
 VERSION = 3  # bump to force a rebuild
 
 
 def env_key(torch_version: str) -> str:
-    spec = json.dumps([VERSION, AXOLOTL, IMPORTED, DEEPSPEED, torch_version, sys.version_info[:2]])
+    spec = json.dumps([VERSION, AXOLOTL, IMPORTED, torch_version, sys.version_info[:2]])
     return hashlib.sha256(spec.encode()).hexdigest()[:12]
 
 
@@ -74,7 +71,7 @@ def _build(root: Path, torch_version: str, log) -> None:
     cons = root / "constraints.txt"
     cons.write_text(f"torch=={torch_version.split('+')[0]}\n", encoding="utf-8")
     _run(pip + ["--no-deps", AXOLOTL], log)
-    _run(pip + ["-c", str(cons), *_requirements(py), DEEPSPEED], log, env=dict(os.environ, DS_BUILD_OPS="0"))
+    _run(pip + ["-c", str(cons), *_requirements(py)], log)
     after = _torch_version(py)
     if after != torch_version:
         raise RuntimeError(f"the venv's torch is {after}, not the system's {torch_version}")

@@ -1,7 +1,8 @@
 """`rocm-tune export --format axolotl` accepted by the real Axolotl (0.19.0, its own venv: axolotl_env.py).
 
 1. Axolotl's own config loader (`axolotl.cli.config.load_cfg`: the pydantic schema with its validators, then
-   normalize_config) takes every exported axolotl.yaml, and the values it ends with are the plan's: method,
+   normalize_config; for a ZeRO config its steps without `prepare_optim_env`, which starts DeepSpeed's NCCL
+   process group, impossible on a CPU) takes every exported axolotl.yaml; the values it ends with are the plan's:
    quantisation, LoRA, sequence length, batch, precision (and the dtype Axolotl loads the model in), gradient
    checkpointing, attention, ZeRO stage of the deepspeed.json it loads, optimizer, schedule, stage.
 2. One optimizer step on the CPU through Axolotl's trainer (`python -m axolotl.cli.train axolotl.yaml`) on a tiny
@@ -30,10 +31,20 @@ ENV = {"AXOLOTL_DO_NOT_TRACK": "1", "DO_NOT_TRACK": "1", "HF_HUB_OFFLINE": "1", 
        "CUDA_VISIBLE_DEVICES": "", "WANDB_MODE": "disabled", "TOKENIZERS_PARALLELISM": "false"}
 LOAD = r'''
 import json, sys
-from axolotl.cli.config import load_cfg
+import yaml
+from axolotl.cli.config import gpu_capabilities, load_cfg
+from axolotl.utils.config import normalize_cfg_datasets, normalize_config, validate_config
+from axolotl.utils.dict import DictDefault
 out = {}
 for path in sys.argv[1:]:
-    c = load_cfg(path)
+    raw = yaml.safe_load(open(path, encoding="utf-8"))
+    if raw.get("deepspeed"):
+        # load_cfg's own steps without prepare_optim_env, which starts DeepSpeed's NCCL process group
+        c = validate_config(DictDefault(raw), *gpu_capabilities())
+        normalize_config(c)
+        normalize_cfg_datasets(c)
+    else:
+        c = load_cfg(path)
     ds = c.deepspeed if isinstance(c.deepspeed, dict) else {}
     out[path] = {k: (str(v) if k == "torch_dtype" else v) for k, v in c.items() if k in (
         "base_model", "adapter", "load_in_4bit", "load_in_8bit", "lora_r", "lora_alpha", "lora_target_linear",
