@@ -3,7 +3,7 @@
 1. Axolotl's own config loader (`axolotl.cli.config.load_cfg`: the pydantic schema with its validators, then
    normalize_config; for a ZeRO config its steps without `prepare_optim_env`, which starts DeepSpeed's NCCL
    process group, impossible on a CPU) takes every exported axolotl.yaml; the values it ends with are the plan's:
-   quantisation, LoRA, sequence length, batch, precision (and the dtype Axolotl loads the model in), gradient
+   method, quantisation, LoRA, sequence length, batch, precision (and the dtype Axolotl loads the model in), gradient
    checkpointing, attention, ZeRO stage of the deepspeed.json it loads, optimizer, schedule, stage.
 2. One optimizer step on the CPU through Axolotl's trainer (`python -m axolotl.cli.train axolotl.yaml`) on a tiny
    random model: the file trains as written, with three overrides the CPU needs: `--max_steps 1`, and the fused
