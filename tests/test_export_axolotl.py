@@ -73,3 +73,16 @@ def test_reader_takes_axolotl_019_keys(tmp_path):
     u = json.loads(r.stdout)["understood"]
     assert (u["method"], u["freeze_trainable_layers"], u["precision"], u["attn"], u["stage"], u["cutoff_len"]) == \
         ("freeze", 3, "fp32", "eager", "pt", 2048)
+
+
+@pytest.mark.parametrize("kwargs, double", [("", True), ("bnb_config_kwargs:\n  bnb_4bit_use_double_quant: false\n", False),
+                                            ("bnb_config_kwargs:\n  bnb_4bit_use_double_quant: true\n", True)])
+def test_double_quant_is_read_only_where_written(tmp_path, kwargs, double):
+    """A QLoRA file that says nothing keeps bitsandbytes' nested quantisation on (Axolotl's and the estimate's
+    default); only an explicit false turns it off."""
+    import json
+
+    (tmp_path / "q.yml").write_text("base_model: Qwen/Qwen2.5-7B\nadapter: qlora\nload_in_4bit: true\n" + kwargs)
+    r = run_cli("check", str(tmp_path / "q.yml"), "--gpu", "mi300x", "--json")
+    u = json.loads(r.stdout)["understood"]
+    assert (u["method"], u["quant_bits"], u["double_quant"]) == ("qlora", 4, double)

@@ -110,7 +110,8 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
     values: dict = {"method": method}
     if qb in (4, 8) and method == "lora":
         values.update(method="qlora", quant_bits=qb)
-        if qb == 4 and as_bool(g("double_quantization")) is False:    # bitsandbytes' nested quantisation, 4-bit only
+        dq = g("double_quantization")
+        if qb == 4 and dq is not None and as_bool(dq) is False:    # bitsandbytes' nested quantisation, 4-bit only
             values["double_quant"] = False
     if method == "lora":
         r, la = as_int(g("lora_rank")), as_int(g("lora_alpha"))
