@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from rocm_tune.core.check import check
+from rocm_tune.core.errors import UserError
 from rocm_tune.core.export import ExportOptions, write_bundle
 from rocm_tune.core.model import load_model
 from rocm_tune.core.planner import PlanRequest, plan
@@ -118,6 +119,77 @@ def test_every_exported_bundle_reads_back_as_its_plan(c):
                                c["fmt"], os.path.join(tmp, "b"), zero=c["zero"], stage=stage)
         assert d["understood"]["stage"] == p["goal"]["stage"] == stage
         assert_reads_back(p, fits, d, c["model"], c["fmt"])
+
+
+# ------------------------------------------------------------------------------------------------ axolotl
+AXOLOTL_FILES = ("axolotl.yaml", "axolotl.sh", "deepspeed.json")
+_DATA: list[str] = []
+
+
+def _dataset_file() -> str:
+    """One tiny alpaca file for every generated plan (Axolotl's `datasets:` names the data file)."""
+    if not _DATA:
+        from rocm_tune.train.tiny import make_tiny_dataset
+
+        import atexit
+        import shutil
+
+        folder = tempfile.mkdtemp(prefix="rt-axolotl-")
+        atexit.register(shutil.rmtree, folder, True)
+        _DATA.append(str(make_tiny_dataset(os.path.join(folder, "data.json"), n=8)))
+    return _DATA[0]
+
+
+axolotl_case = st.fixed_dictionaries({
+    "model": st.sampled_from(MODELS), "gpu": st.sampled_from(GPUS), "gpus": st.sampled_from((1, 2, 4, 8)),
+    "nodes": st.sampled_from((1, 1, 2)), "method": st.sampled_from(("full", "lora", "qlora", "freeze")),
+    "zero": st.sampled_from((None, None, 0, 2, 3)), "stage": st.sampled_from(("sft", "sft", "pt", "dpo")),
+    "precision": st.sampled_from((None, None, "bf16", "fp16", "fp32", "pure_bf16")),
+    "attn": st.sampled_from((None, "sdpa", "eager", "fa2")), "gc": st.sampled_from((None, True, False)),
+    "optim": st.sampled_from((None, "adamw", "adamw_8bit", "paged_adamw", "paged_adamw_8bit", "adafactor", "sgd")),
+    "offload": st.sampled_from((None, None, "optimizer", "all")), "dora": st.booleans(),
+    "quant_bits": st.sampled_from((None, 4, 8)), "double_quant": st.sampled_from((None, True, False)),
+    "targets": st.sampled_from((None, ("q_proj", "v_proj"), ("all",))), "freeze": st.sampled_from((None, 1, 3))})
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(axolotl_case)
+def test_every_axolotl_export_reads_back_as_its_plan(c):
+    """`export --format axolotl` (axolotl.yaml, axolotl.sh, deepspeed.json for ZeRO) read back by `check` (the
+    Axolotl reader in core/runners/axolotl.py) gives the plan's training config, nothing assumed."""
+    req = PlanRequest(model=load_model(c["model"]), gpu=get_gpu_profile(c["gpu"]), gpus=c["gpus"], nodes=c["nodes"],
+                      method=c["method"], model_ref=c["model"], zero_stage=c["zero"], stage=c["stage"],
+                      precision=c["precision"], attn=c["attn"], gradient_checkpointing=c["gc"], optim=c["optim"],
+                      offload=c["offload"] if c["zero"] else None, dora=c["dora"] and c["method"] in ("lora", "qlora"),
+                      quant_bits=c["quant_bits"] if c["method"] == "qlora" else None,
+                      double_quant=None if c["quant_bits"] == 8 else c["double_quant"],   # a 4-bit option
+                      lora_targets=c["targets"], freeze_trainable_layers=c["freeze"])
+    try:
+        res = plan(req)
+    except UserError:       # a combination the planner refuses (fa2 on a card without it, ...)
+        return
+    if res.plan.recommended.precision == "pure_bf16":       # refused in one line (core/runners/axolotl.py)
+        with pytest.raises(UserError, match="precision pure_bf16"):
+            write_bundle(res.plan, "axolotl", tempfile.mkdtemp(), dataset=_dataset_file())
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "b")
+        write_bundle(res.plan, "axolotl", out, opts=ExportOptions(bundle_dir=out), dataset=_dataset_file())
+        assert not os.path.exists(os.path.join(out, "llamafactory.yaml"))
+        files = [os.path.join(out, n) for n in AXOLOTL_FILES if os.path.exists(os.path.join(out, n))]
+        d = check(files, gpu_id=c["gpu"]).to_dict()
+        p = res.plan.to_dict()
+    rec, u = p["recommended"], d["understood"]
+    assert d["runner"] == "axolotl" and u is not None, (d["verdict"], d["reason"])
+    assert u["runner"] == "hf" and u["lf_launch"] is False and u["stage"] == c["stage"]
+    for k in KEYS:
+        if rec.get(k) is not None and k != "runner":
+            assert u[k] == rec[k], (k, rec[k], u[k])
+    hw = p["hardware"]
+    assert (u["gpus"], u["nodes"], d["world_size"]) == (hw["gpus"], hw["nodes"], hw["gpus"] * hw["nodes"])
+    assert [a for a in d["assumptions"] if not a.startswith("every batch counted at cutoff_len")] == [], \
+        d["assumptions"]
+    assert not {f["code"] for f in d["findings"]} & {"FORMAT_UNKNOWN", "REFERENCE_MISSING", "DS_PRECISION_CONFLICT"}
 
 
 # ------------------------------------------------------------------------------------------------ the contract

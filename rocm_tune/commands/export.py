@@ -110,7 +110,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add(ex, "--format", default="all",
          help="comma list of sh, llamafactory, deepspeed, accelerate, slurm, or all (default: all); other runners' "
          "files only when named: torchtune (torchtune.yaml + tune_run.sh), swift (ms-swift's `swift sft` command, "
-         "swift_sft.sh)")
+         "swift_sft.sh), axolotl (axolotl.yaml + axolotl.sh)")
     _add(ex, "-o", "--out", dest="out", metavar="DIR", help="bundle directory (created if missing)")
     _add(ex, "--force", action="store_true", help="overwrite files that already exist in DIR")
     _add(ex, "--dataset", help="a local dataset file (gets a dataset_info.json entry in the bundle) "
@@ -243,8 +243,8 @@ def run(args: argparse.Namespace) -> int:
     for note in bundle.notes:
         if note != dataset_note:
             print(f"note: {note}")
-    swift_only = "swift" in bundle.formats and not {"sh", "llamafactory", "accelerate", "slurm"} & set(bundle.formats)
-    if bundle.resolved.execution and not swift_only:   # what the plan's runner executes, not ms-swift
+    others_only = not {"sh", "llamafactory", "accelerate", "slurm"} & set(bundle.formats)
+    if bundle.resolved.execution and not others_only:   # what the plan's runner executes, not another runner's
         print(f"executes: {bundle.resolved.execution[0]}")
     if dataset_note:
         print(f"rocm-tune export: note: {dataset_note}", file=sys.stderr)
@@ -259,6 +259,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"start with torchtune: bash {shlex.quote(out_dir + '/tune_run.sh')}")
     if "swift" in bundle.formats:
         print(f"start (ms-swift): bash {shlex.quote(out_dir + '/swift_sft.sh')}")
+    if "axolotl" in bundle.formats:
+        print(f"start (Axolotl): bash {shlex.quote(out_dir + '/axolotl.sh')}")
     return 0
 
 

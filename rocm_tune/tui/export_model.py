@@ -23,8 +23,10 @@ FORMATS = {
     "slurm": "Slurm batch script",
     "torchtune": "torchtune config + tune_run.sh",
     "swift": "ms-swift command (swift_sft.sh)",
+    "axolotl": "Axolotl YAML + axolotl.sh",
 }
-# = `--format all`, the CLI's default; the formats for another runner (torchtune, ms-swift) are ticked by the user
+# = `--format all`, the CLI's default; the formats for another runner (torchtune, ms-swift, Axolotl) are ticked by
+# the user
 DEFAULT_FORMATS = tuple(f for f in FORMATS if f not in b.OTHER_RUNNERS)
 
 
@@ -32,7 +34,7 @@ def _formats(formats: list[str]) -> tuple[str, ...]:
     """Every default format ticked is `all` (as the CLI's default: deepspeed.json only when the plan uses ZeRO),
     plus any other runner's format ticked."""
     if set(formats) >= set(DEFAULT_FORMATS):
-        return ("all",) + tuple(f for f in formats if f in b.OTHER_RUNNERS)
+        return ("all",) + tuple(f for f in FORMATS if f in b.OTHER_RUNNERS and f in formats)
     return b.parse_formats(",".join(formats))
 
 

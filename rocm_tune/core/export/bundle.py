@@ -1,8 +1,9 @@
 """Assemble the export bundle (which files, their dependencies) and write it atomically.
 
 Formats: ``sh`` (run.sh), ``llamafactory`` (llamafactory.yaml), ``deepspeed`` (deepspeed.json),
-``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``; ``swift`` (swift_sft.sh, the ms-swift
-command; only when named). plan.json is always written.
+``accelerate`` (accelerate.yaml), ``slurm`` (slurm.sbatch), ``all``; other runners' files, only when named and
+never in ``all``: ``torchtune`` (torchtune.yaml + tune_run.sh), ``swift`` (swift_sft.sh, the ms-swift command),
+``axolotl`` (axolotl.yaml + axolotl.sh). plan.json is always written.
 A file another one refers to comes along (run.sh needs llamafactory.yaml; ZeRO plans need
 deepspeed.json; the accelerate launcher needs accelerate.yaml), so the bundle runs as is.
 A dataset given as a file gets its own dataset_info.json entry in the bundle.
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.export import accelerate, deepspeed, llamafactory, shell, slurm, swift, torchtune
+from rocm_tune.core.export import accelerate, axolotl, deepspeed, llamafactory, shell, slurm, swift, torchtune
 from rocm_tune.core.export.common import (
     ACCEL_YAML,
     DATASET_INFO,
@@ -39,15 +40,15 @@ from rocm_tune.core.export.common import (
 from rocm_tune.core.export.launch import LaunchSpec, launch_spec
 from rocm_tune.core.plan import Plan
 
-FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "torchtune", "swift")
+FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "torchtune", "swift", "axolotl")
 FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM,
-           "torchtune": torchtune.CONFIG_FILE, "swift": swift.SWIFT_SH}
+           "torchtune": torchtune.CONFIG_FILE, "swift": swift.SWIFT_SH, "axolotl": axolotl.YAML_FILE}
 # another runner's own files: written when named, never by "all" (each refuses what its runner cannot run)
-OTHER_RUNNERS = ("torchtune", "swift")
+OTHER_RUNNERS = ("torchtune", "swift", "axolotl")
 _ALIASES = {"run.sh": "sh", "bash": "sh", "shell": "sh", "lf": "llamafactory", "llama-factory": "llamafactory",
             "yaml": "llamafactory", "ds": "deepspeed", "sbatch": "slurm", "tune": "torchtune",
-            "ms-swift": "swift", "ms_swift": "swift"}
-EXECUTABLE = (RUN_SH, SLURM, torchtune.SCRIPT_FILE, swift.SWIFT_SH)
+            "ms-swift": "swift", "ms_swift": "swift", "axolotl.yaml": "axolotl"}
+EXECUTABLE = (RUN_SH, SLURM, torchtune.SCRIPT_FILE, swift.SWIFT_SH, axolotl.SCRIPT)
 
 
 @dataclass(frozen=True)
@@ -263,7 +264,7 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
         need("llamafactory", "the launch scripts run it")
     if r.launcher == "accelerate" and "sh" in wanted:
         need("accelerate", "run.sh starts `accelerate launch --config_file accelerate.yaml`")
-    if r.uses_deepspeed and any(f in wanted for f in ("llamafactory", "accelerate")):
+    if r.uses_deepspeed and any(f in wanted for f in ("llamafactory", "accelerate", "axolotl")):
         need("deepspeed", f"ZeRO stage {r.zero_stage} is configured there")
     if "swift" in wanted and swift.ms_swift.needs_ds_json(r):
         need("deepspeed", f"ms-swift has no named config for ZeRO-{r.zero_stage} with offload {r.offload}")
@@ -292,6 +293,8 @@ def build_bundle(plan: Plan, formats: tuple[str, ...], opts: ExportOptions, data
             notes += tt_notes
         elif fmt == "swift":
             files[swift.SWIFT_SH] = swift.render(r, opts, str(swift_data))
+        elif fmt == "axolotl":
+            files.update(axolotl.render(r, opts, plan.model.ref, extra_files))
     if "sh" in wanted and r.launcher == "deepspeed" and r.nodes > 1:
         files[HOSTFILE] = deepspeed.hostfile(r)
     if r.runner == "llamafactory" and ("sh" in wanted or "slurm" in wanted):
@@ -321,7 +324,8 @@ def _umask() -> int:
 def _looks_like_a_bundle(out: Path) -> bool:
     """A directory an earlier export wrote (its plan.json and run.sh or llamafactory.yaml are there)."""
     return (out / PLAN_JSON).is_file() and any((out / n).is_file() for n in (RUN_SH, LF_YAML, DS_JSON, SLURM,
-                                                                            torchtune.CONFIG_FILE, swift.SWIFT_SH))
+                                                                            torchtune.CONFIG_FILE, swift.SWIFT_SH,
+                                                                            axolotl.YAML_FILE))
 
 
 def _oserror(exc: OSError, out_dir: str) -> UserError:
