@@ -159,8 +159,8 @@ def test_app_export_offers_torchtune_unticked(tmp_path):
            "model_ref": "qwen2.5-0.5b"}
     p, opts = with_dataset(plan(PlanRequest(**req, precision="pure_bf16", runner="builtin")).plan.to_dict(),
                               str(data))                   # the screen's dataset field: a local file
-    # every format but ms-swift's (which refuses pure_bf16, tests/test_export_swift.py)
-    files = em.render(p, [f for f in em.FORMATS if f != "swift"], opts)
+    # every format but ms-swift's and Axolotl's (which refuse pure_bf16: tests/test_export_swift.py, _axolotl.py)
+    files = em.render(p, [f for f in em.FORMATS if f not in ("swift", "axolotl")], opts)
     assert {"run.sh", "llamafactory.yaml", "torchtune.yaml", "tune_run.sh"} <= set(files)
     assert set(em.render(p, list(em.DEFAULT_FORMATS), opts)) == set(files) - {"torchtune.yaml", "tune_run.sh"}
     assert str(data) in files["torchtune.yaml"]
