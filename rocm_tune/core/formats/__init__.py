@@ -496,12 +496,28 @@ def _apply_lf_yaml(job: Job, texts: dict[str, str], chosen: str) -> None:
         job.entry, job.entry_file = "llamafactory-cli train", chosen
 
 
+def _small_text(path: str, limit: int = 1 << 20) -> str | None:
+    """A config file on disk, as text (None when unreadable or over `limit` bytes)."""
+    try:
+        if os.path.getsize(path) > limit:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def _apply_accelerate(job: Job, texts: dict[str, str]) -> None:
     """The accelerate config (given, or named by --config_file): nodes, processes and its ZeRO settings."""
     acc = job.settings.pop("accelerate_config", None)
     if acc is not None and job.accelerate is None:
         hit, how = _resolve_ref(str(acc.value), Path(acc.file or ".").parent, texts)
-        if hit and job.formats.get(hit) == "accelerate-yaml":
+        if hit and hit not in texts:        # on disk where the script names it (not given on the command line)
+            text = _small_text(hit)
+            if text is not None and detect(text, hit) == "accelerate-yaml":
+                job.accelerate = accelerate.read(_load_structured(text, hit), text, hit)
+                job.notes.append(f"--config_file {acc.value}: the accelerate config read from {hit}")
+        elif hit and job.formats.get(hit) == "accelerate-yaml":
             job.accelerate = accelerate.read(_load_structured(texts[hit]), texts[hit], hit)
     if job.accelerate is not None:
         a = job.accelerate

@@ -97,14 +97,6 @@ def zero_settings(model, cfg) -> dict:
     return zero
 
 
-# DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs) multiplies the
-# 18 bytes/param of fp32 master + Adam moments + fp32 gradients + pinned 16-bit parameters by
-# additional_buffer_factor=1.5: pinned copies made while partitions are pinned, the pinned allocator's
-# rounding, the load and the save's gathered copy. Users measure 750-800 GB for a 33B ZeRO-3 offload
-# (DeepSpeed issue 3448), i.e. ~1.3x the 18 bytes/param; a 32B one is killed on 744 GB (LLaMA-Factory 6755).
-HOST_BUFFER_FACTOR = 1.5
-
-
 @dataclass(frozen=True)
 class ZeroAllocations:
     """Per-rank bytes DeepSpeed holds (GPU unless named host)."""
@@ -163,7 +155,6 @@ def allocations(model, cfg, regime, *, trainable: int, largest_trainable: int, f
     if cfg.offload == "all":
         host += weights
         weights = 0.0
-    host *= HOST_BUFFER_FACTOR
     return ZeroAllocations(weights=weights, gradients=gradients, optimizer=optimizer, buffers=buffers,
                            step_transient=transient, host_pinned=host, grad_bytes=grad_bytes,
                            param_bytes=param_bytes)
