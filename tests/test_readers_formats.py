@@ -127,3 +127,32 @@ def test_arguments_pasted_without_their_command():
     assert rep.runner == "hf" and c is not None
     assert (c.method, c.lora_rank, c.cutoff_len, c.micro_batch, c.precision) == ("lora", 16, 2048, 4, "bf16")
     assert any("without the command" in n for n in rep.job.notes)
+
+
+def test_accelerate_config_named_by_the_script_is_read_from_disk(tmp_path):
+    """`accelerate launch --config_file recipes/zero3.yaml ...` with only the script and the recipe given: the
+    accelerate config where the script names it sets the process count and the ZeRO stage (the alignment-handbook
+    command as AMD's Mixtral blog runs it)."""
+    from rocm_tune.core import formats
+
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "zero3.yaml").write_text(
+        "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  offload_optimizer_device: none\n"
+        "  offload_param_device: none\n  zero3_init_flag: true\n  zero_stage: 3\ndistributed_type: DEEPSPEED\n"
+        "mixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n")
+    (tmp_path / "sft.yaml").write_text("model_name_or_path: Qwen/Qwen2.5-7B\ntorch_dtype: bfloat16\nbf16: true\n"
+                                      "per_device_train_batch_size: 4\nmax_seq_length: 2048\n"
+                                      "gradient_checkpointing: true\nnum_train_epochs: 1\n")
+    (tmp_path / "launch.sh").write_text("accelerate launch --config_file recipes/zero3.yaml scripts/run_sft.py "
+                                        "sft.yaml\n")
+    import os
+
+    old = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        job = formats.read_job(["launch.sh", "sft.yaml"])
+    finally:
+        os.chdir(old)
+    assert job.accelerate is not None and job.accelerate.get("num_processes") == 8
+    assert job.ds is not None and job.ds.stage == 3
+    assert any("accelerate config read from" in n for n in job.notes)
