@@ -156,3 +156,27 @@ def test_accelerate_config_named_by_the_script_is_read_from_disk(tmp_path):
     assert job.accelerate is not None and job.accelerate.get("num_processes") == 8
     assert job.ds is not None and job.ds.stage == 3
     assert any("accelerate config read from" in n for n in job.notes)
+
+
+def test_trlparser_recipe_with_model_id_fsdp_and_the_programs_lora(tmp_path):
+    """`torchrun ... lora.py --config x.yaml` (TrlParser over a ScriptArguments dataclass with `model_id`, as the
+    Hugging Face and vendor FSDP guides write it): the recipe names the model and `fsdp: "full_shard auto_wrap"`,
+    the program builds its LoraConfig in code; all three are read, FSDP shards the weights over the 8 ranks."""
+    (tmp_path / "x.yaml").write_text(
+        'model_id: "/data/models/Meta-Llama-3-70B"\nmax_seq_length: 2048\nper_device_train_batch_size: 1\n'
+        'learning_rate: 0.0001\nbf16: true\ngradient_checkpointing: true\nfsdp: "full_shard auto_wrap"\n'
+        'fsdp_config:\n  backward_prefetch: "backward_pre"\n')
+    (tmp_path / "lora.py").write_text(
+        "from peft import LoraConfig\nfrom trl import SFTTrainer\n"
+        "def main(script_args, training_args):\n"
+        "    peft_config = LoraConfig(r=16, lora_alpha=32, target_modules='all-linear', task_type='CAUSAL_LM')\n"
+        "    trainer = SFTTrainer(model=model, args=training_args, peft_config=peft_config,\n"
+        "                         max_seq_length=script_args.max_seq_length)\n")
+    (tmp_path / "run.sh").write_text("ACCELERATE_USE_FSDP=1 torchrun --nproc_per_node=8 ./lora.py --config x.yaml\n")
+    rep = check([str(tmp_path / "run.sh"), str(tmp_path / "x.yaml"), str(tmp_path / "lora.py")], gpu_id="mi300x")
+    assert rep.model is not None and rep.cfg is not None
+    assert rep.cfg.method == "lora" and rep.cfg.lora_rank == 16 and rep.cfg.cutoff_len == 2048
+    assert rep.cfg.world_size == 8 and any(n.startswith("FSDP FULL_SHARD over 8") for n in rep.est_notes)
+    single = check([str(tmp_path / "run.sh"), str(tmp_path / "x.yaml"), str(tmp_path / "lora.py")], gpu_id="mi300x",
+                   gpus=1)
+    assert single.memory["step"]["peak_allocated_bytes"] > rep.memory["step"]["peak_allocated_bytes"]

@@ -632,7 +632,16 @@ def _apply_recipe(job: Job, texts: dict[str, str], path: str) -> None:
     """An HfArgumentParser recipe YAML (TRL / alignment-handbook / open-r1): its keys under the command's flags."""
     data = _load_structured(texts[path])
     st, notes = hf_args.read_recipe(dict(data), yaml_lines(texts[path]), path, job.entry or "")
-    job.settings = {**st, **job.settings}
+    prog: dict = {}
+    for q in (q for q, f in job.formats.items() if f == "python" and hf_args.read_python(texts[q], q) is None):
+        calls, more = hf_args.read_program_calls(texts[q], q)     # the program the recipe is passed to
+        calls.pop("cutoff_len", None)                             # the recipe's max_seq_length decides
+        if calls:
+            prog.update(calls)
+            notes += more + [f"{q}: its LoRA/quantization calls read under the recipe's keys"]
+    if "finetuning_type" in prog:
+        st.pop("finetuning_type", None)         # the recipe's "full" is only its default when use_peft is absent
+    job.settings = {**prog, **st, **job.settings}
     job.notes += notes
     if job.runner == "unknown":
         job.runner, job.entry, job.entry_file, job.entry_line = "hf", path, path, 1
