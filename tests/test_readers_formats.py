@@ -180,3 +180,16 @@ def test_trlparser_recipe_with_model_id_fsdp_and_the_programs_lora(tmp_path):
     single = check([str(tmp_path / "run.sh"), str(tmp_path / "x.yaml"), str(tmp_path / "lora.py")], gpu_id="mi300x",
                    gpus=1)
     assert single.memory["step"]["peak_allocated_bytes"] > rep.memory["step"]["peak_allocated_bytes"]
+
+
+def test_trainingarguments_fsdp_flag_shards_over_the_ranks(tmp_path):
+    """`--fsdp "full_shard auto_wrap"` on a custom HF script's command line (TrainingArguments.fsdp): the full
+    fine-tune's weights, gradients and optimizer state divide over the 4 ranks."""
+    cmd = ("torchrun --nproc_per_node 4 train.py --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 1 "
+           "--model_max_length 2048 --bf16 True --gradient_checkpointing True")
+    (tmp_path / "fsdp.sh").write_text(cmd + ' --fsdp "full_shard auto_wrap"\n')
+    (tmp_path / "ddp.sh").write_text(cmd + "\n")
+    sharded = check([str(tmp_path / "fsdp.sh")], gpu_id="a100-80gb")
+    plain = check([str(tmp_path / "ddp.sh")], gpu_id="a100-80gb")
+    assert any(n.startswith("FSDP FULL_SHARD over 4") for n in sharded.est_notes)
+    assert sharded.memory["step"]["peak_allocated_bytes"] < plain.memory["step"]["peak_allocated_bytes"] / 2
