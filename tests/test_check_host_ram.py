@@ -72,3 +72,31 @@ def test_fixed_files_run_from_where_the_user_runs_them(tmp_path):
         assert str(out.resolve() / name) in yaml_text                 # named by its path, found from any cwd
     run = (out / "run.sh").read_text()
     assert str(out.resolve() / "train.yaml") in run and "configs/train.yaml" not in run
+
+
+def _offload_job(tmp_path: Path) -> list[str]:
+    paths = _job(tmp_path)
+    Path(paths[1]).write_text(Path(paths[1]).read_text() + "deepspeed: ds_z3_offload_config.json\n")
+    ds = {"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}},
+          "bf16": {"enabled": "auto"}}
+    (tmp_path / "ds_z3_offload_config.json").write_text(json.dumps(ds))
+    return [*paths, str(tmp_path / "ds_z3_offload_config.json")]
+
+
+def test_deepspeed_offload_needs_its_buffer_factor_of_host_ram(tmp_path):
+    """DeepSpeed's own host estimate (estimate_zero3_model_states_mem_needs) multiplies the pinned states by
+    additional_buffer_factor 1.5; a 32-33B ZeRO-3 offload is killed on 600-744 GB (DeepSpeed#3448,
+    LLaMA-Factory#6755) although its 18 bytes/param of pinned states would fit."""
+    from rocm_tune.core.check import DS_HOST_BUFFER_FACTOR
+    from rocm_tune.core.memory import estimate
+
+    paths = _offload_job(tmp_path)
+    roomy = check(paths, gpu_id="mi210")
+    pinned = estimate(roomy.model, roomy.cfg).cpu_offload_bytes
+    assert pinned > 64 * 2**30
+    assert abs(roomy.cpu_ram_bytes - DS_HOST_BUFFER_FACTOR * pinned) <= 0.01 * pinned
+    # RAM above the pinned states but below DeepSpeed's allowance: the host runs out first
+    between = check(paths, gpu_id="mi210", host_ram_gib=1.2 * pinned / 2**30)
+    assert (between.verdict, between.oom_phase) == ("oom", "host")
+    enough = check(paths, gpu_id="mi210", host_ram_gib=1.6 * pinned / 2**30)
+    assert enough.oom_phase != "host" and not any(f.code == "HOST_RAM_SHORT" for f in enough.findings)

@@ -127,3 +127,69 @@ def test_arguments_pasted_without_their_command():
     assert rep.runner == "hf" and c is not None
     assert (c.method, c.lora_rank, c.cutoff_len, c.micro_batch, c.precision) == ("lora", 16, 2048, 4, "bf16")
     assert any("without the command" in n for n in rep.job.notes)
+
+
+def test_accelerate_config_named_by_the_script_is_read_from_disk(tmp_path):
+    """`accelerate launch --config_file recipes/zero3.yaml ...` with only the script and the recipe given: the
+    accelerate config where the script names it sets the process count and the ZeRO stage (the alignment-handbook
+    command as AMD's Mixtral blog runs it)."""
+    from rocm_tune.core import formats
+
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "zero3.yaml").write_text(
+        "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  offload_optimizer_device: none\n"
+        "  offload_param_device: none\n  zero3_init_flag: true\n  zero_stage: 3\ndistributed_type: DEEPSPEED\n"
+        "mixed_precision: bf16\nnum_machines: 1\nnum_processes: 8\n")
+    (tmp_path / "sft.yaml").write_text("model_name_or_path: Qwen/Qwen2.5-7B\ntorch_dtype: bfloat16\nbf16: true\n"
+                                      "per_device_train_batch_size: 4\nmax_seq_length: 2048\n"
+                                      "gradient_checkpointing: true\nnum_train_epochs: 1\n")
+    (tmp_path / "launch.sh").write_text("accelerate launch --config_file recipes/zero3.yaml scripts/run_sft.py "
+                                        "sft.yaml\n")
+    import os
+
+    old = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        job = formats.read_job(["launch.sh", "sft.yaml"])
+    finally:
+        os.chdir(old)
+    assert job.accelerate is not None and job.accelerate.get("num_processes") == 8
+    assert job.ds is not None and job.ds.stage == 3
+    assert any("accelerate config read from" in n for n in job.notes)
+
+
+def test_trlparser_recipe_with_model_id_fsdp_and_the_programs_lora(tmp_path):
+    """`torchrun ... lora.py --config x.yaml` (TrlParser over a ScriptArguments dataclass with `model_id`, as the
+    Hugging Face and vendor FSDP guides write it): the recipe names the model and `fsdp: "full_shard auto_wrap"`,
+    the program builds its LoraConfig in code; all three are read, FSDP shards the weights over the 8 ranks."""
+    (tmp_path / "x.yaml").write_text(
+        'model_id: "/data/models/Meta-Llama-3-70B"\nmax_seq_length: 2048\nper_device_train_batch_size: 1\n'
+        'learning_rate: 0.0001\nbf16: true\ngradient_checkpointing: true\nfsdp: "full_shard auto_wrap"\n'
+        'fsdp_config:\n  backward_prefetch: "backward_pre"\n')
+    (tmp_path / "lora.py").write_text(
+        "from peft import LoraConfig\nfrom trl import SFTTrainer\n"
+        "def main(script_args, training_args):\n"
+        "    peft_config = LoraConfig(r=16, lora_alpha=32, target_modules='all-linear', task_type='CAUSAL_LM')\n"
+        "    trainer = SFTTrainer(model=model, args=training_args, peft_config=peft_config,\n"
+        "                         max_seq_length=script_args.max_seq_length)\n")
+    (tmp_path / "run.sh").write_text("ACCELERATE_USE_FSDP=1 torchrun --nproc_per_node=8 ./lora.py --config x.yaml\n")
+    rep = check([str(tmp_path / "run.sh"), str(tmp_path / "x.yaml"), str(tmp_path / "lora.py")], gpu_id="mi300x")
+    assert rep.model is not None and rep.cfg is not None
+    assert rep.cfg.method == "lora" and rep.cfg.lora_rank == 16 and rep.cfg.cutoff_len == 2048
+    assert rep.cfg.world_size == 8 and any(n.startswith("FSDP FULL_SHARD over 8") for n in rep.est_notes)
+    single = check([str(tmp_path / "run.sh"), str(tmp_path / "x.yaml"), str(tmp_path / "lora.py")], gpu_id="mi300x",
+                   gpus=1)
+    assert single.memory["step"]["peak_allocated_bytes"] > rep.memory["step"]["peak_allocated_bytes"]
+
+
+def test_trainingarguments_fsdp_flag_shards_over_the_ranks(tmp_path):
+    """`--fsdp "full_shard auto_wrap"` on a custom HF script's command line (TrainingArguments.fsdp): the full
+    fine-tune's weights, gradients and optimizer state divide over the 4 ranks."""
+    cmd = ("torchrun --nproc_per_node 4 train.py --model_name_or_path Qwen/Qwen2.5-7B --per_device_train_batch_size 1 "
+           "--model_max_length 2048 --bf16 True --gradient_checkpointing True")
+    (tmp_path / "fsdp.sh").write_text(cmd + ' --fsdp "full_shard auto_wrap"\n')
+    (tmp_path / "ddp.sh").write_text(cmd + "\n")
+    sharded = check([str(tmp_path / "fsdp.sh")], gpu_id="a100-80gb")
+    plain = check([str(tmp_path / "ddp.sh")], gpu_id="a100-80gb")
+    assert any(n.startswith("FSDP FULL_SHARD over 4") for n in sharded.est_notes)
+    assert sharded.memory["step"]["peak_allocated_bytes"] < plain.memory["step"]["peak_allocated_bytes"] / 2

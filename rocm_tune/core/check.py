@@ -304,6 +304,15 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note]
 
 
+# DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs, written for a model
+# that trains every weight) multiplies the pinned fp32 master + Adam moments + fp32 gradients (+ 16-bit
+# parameters) by additional_buffer_factor=1.5: the copies made while partitions are pinned, the pinned allocator's
+# rounding, the load and the save's gathered state. Applied to full fine-tunes, whose pinned bytes are those
+# states (a LoRA's are its frozen 16-bit weights, pinned once). Users measure 750-800 GB for a 33B ZeRO-3 offload (DeepSpeed issue 3448), ~1.3x the 18 bytes/param
+# pinned; a 32B one is killed on 744 GB (LLaMA-Factory issue 6755).
+DS_HOST_BUFFER_FACTOR = 1.5
+
+
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
                   gpu=None) -> tuple[dict, int, list[str]]:
     """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
@@ -322,6 +331,10 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
             notes.append(note)
     else:
         phases, host, notes, comm = _memory_phases(job, model, cfg, eval_batch, init_flag, gpu)
+        if host and cfg.zero_stage and cfg.offload not in (None, "none") and cfg.method == "full":
+            host = int(host * DS_HOST_BUFFER_FACTOR)
+            notes.append(f"host RAM: the pinned offload x {DS_HOST_BUFFER_FACTOR} (DeepSpeed's own estimate's "
+                         "additional_buffer_factor)")
     for p in phases.values():
         if p:
             p["reserved_bytes"] += comm

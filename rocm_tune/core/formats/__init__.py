@@ -499,12 +499,28 @@ def _apply_lf_yaml(job: Job, texts: dict[str, str], chosen: str) -> None:
         job.entry, job.entry_file = "llamafactory-cli train", chosen
 
 
+def _small_text(path: str, limit: int = 1 << 20) -> str | None:
+    """A config file on disk, as text (None when unreadable or over `limit` bytes)."""
+    try:
+        if os.path.getsize(path) > limit:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def _apply_accelerate(job: Job, texts: dict[str, str]) -> None:
     """The accelerate config (given, or named by --config_file): nodes, processes and its ZeRO settings."""
     acc = job.settings.pop("accelerate_config", None)
     if acc is not None and job.accelerate is None:
         hit, how = _resolve_ref(str(acc.value), Path(acc.file or ".").parent, texts)
-        if hit and job.formats.get(hit) == "accelerate-yaml":
+        if hit and hit not in texts:        # on disk where the script names it (not given on the command line)
+            text = _small_text(hit)
+            if text is not None and detect(text, hit) == "accelerate-yaml":
+                job.accelerate = accelerate.read(_load_structured(text, hit), text, hit)
+                job.notes.append(f"--config_file {acc.value}: the accelerate config read from {hit}")
+        elif hit and job.formats.get(hit) == "accelerate-yaml":
             job.accelerate = accelerate.read(_load_structured(texts[hit]), texts[hit], hit)
     if job.accelerate is not None:
         a = job.accelerate
@@ -619,7 +635,16 @@ def _apply_recipe(job: Job, texts: dict[str, str], path: str) -> None:
     """An HfArgumentParser recipe YAML (TRL / alignment-handbook / open-r1): its keys under the command's flags."""
     data = _load_structured(texts[path])
     st, notes = hf_args.read_recipe(dict(data), yaml_lines(texts[path]), path, job.entry or "")
-    job.settings = {**st, **job.settings}
+    prog: dict = {}
+    for q in (q for q, f in job.formats.items() if f == "python" and hf_args.read_python(texts[q], q) is None):
+        calls, more = hf_args.read_program_calls(texts[q], q)     # the program the recipe is passed to
+        calls.pop("cutoff_len", None)                             # the recipe's max_seq_length decides
+        if calls:
+            prog.update(calls)
+            notes += more + [f"{q}: its LoRA/quantization calls read under the recipe's keys"]
+    if "finetuning_type" in prog:
+        st.pop("finetuning_type", None)         # the recipe's "full" is only its default when use_peft is absent
+    job.settings = {**prog, **st, **job.settings}
     job.notes += notes
     if job.runner == "unknown":
         job.runner, job.entry, job.entry_file, job.entry_line = "hf", path, path, 1

@@ -96,6 +96,8 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
                "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
                "packing", "device_map", "max_memory", "zero_stage", "offload",
+               # TrainingArguments --fsdp "full_shard auto_wrap [offload]": read by core/runners/fsdp.py
+               "fsdp",
                # online RL (GRPOConfig / TRL scripts' flags): read by core/runners/rl.py
                "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "beta",
                "max_prompt_length", "max_completion_length", "num_generations")
@@ -334,10 +336,35 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
         if name in ("SFTTrainer", "Trainer") and "max_seq_length" in kws and kws["max_seq_length"][0] is not None:
             put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
             notes.append("SFTTrainer max_seq_length read as the sequence length (cutoff_len)")
-        if name == "SFTTrainer" and "cutoff_len" not in out:
+        if name == "SFTTrainer" and "cutoff_len" not in out and "max_seq_length" not in kws:
             put("cutoff_len", 1024, "SFTTrainer", c.lineno)
             notes.append(f"line {c.lineno}: SFTTrainer without max_seq_length truncates at TRL's default "
                          f"min(model_max_length, 1024): 1024 assumed")
+
+
+def read_program_calls(text: str, file: str) -> tuple[dict[str, Setting], list[str]]:
+    """The LoRA, quantization and trainer calls a program makes in code (LoraConfig, BitsAndBytesConfig,
+    from_pretrained's keywords) when its TrainingArguments come from elsewhere (a recipe YAML it parses):
+    read_python answers None for such a program, as it builds no TrainingArguments of its own."""
+    import ast
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
+    try:
+        tree = parse_python(text, file, "Python program")
+    except UserError:
+        return {}, []
+    names: dict = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = _literal(n.value, names)
+            if isinstance(v, (str, int, float, bool)):
+                names[n.targets[0].id] = v
+    out: dict[str, Setting] = {}
+    notes: list[str] = []
+    _call_settings([n for n in ast.walk(tree) if isinstance(n, ast.Call)], names, out, notes, file)
+    return out, notes
 
 
 # a training program's own config (a dataclass's field defaults, module-level constants): common names -> keys
@@ -415,8 +442,13 @@ GRPO_KEYS = ("num_generations", "max_completion_length", "use_vllm", "vllm_mode"
 DPO_KEYS = ("max_prompt_length", "loss_type", "rpo_alpha", "precompute_ref_log_probs")
 
 
+# the keys a recipe names its model by: TRL's ModelConfig, and the `model_id` of the ScriptArguments dataclass in the
+# TrlParser scripts of Hugging Face's and vendors' FSDP/Q-LoRA guides (`--config llama_3_70b_fsdp_lora.yaml`)
+RECIPE_MODEL_KEYS = ("model_name_or_path", "model_name", "model_id")
+
+
 def is_recipe_mapping(d) -> bool:
-    return isinstance(d, dict) and ("model_name_or_path" in d or "model_name" in d) \
+    return isinstance(d, dict) and any(k in d for k in RECIPE_MODEL_KEYS) \
         and sum(k in d for k in TA_KEYS) >= 2
 
 
@@ -425,9 +457,13 @@ def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -
     script's name (TRL names its scripts after the trainer: sft.py, dpo.py, grpo.py; run_dpo.py)."""
     flags = {str(k): (str(v).lower() if isinstance(v, bool) else str(v), lines.get(str(k), 0))
              for k, v in data.items() if v is not None and not isinstance(v, (dict, list))}
-    if "model_name" in flags and "model_name_or_path" not in flags:
-        flags["model_name_or_path"] = flags.pop("model_name")
+    for alias in RECIPE_MODEL_KEYS[1:]:
+        if alias in flags and "model_name_or_path" not in flags:
+            flags["model_name_or_path"] = flags.pop(alias)
     out, notes = read_flags(flags, file)
+    if isinstance(data.get("fsdp_config"), dict) and out.get("fsdp") is not None:
+        out["fsdp_config"] = Setting("fsdp_config", dict(data["fsdp_config"]), file, lines.get("fsdp_config"),
+                                     "fsdp_config", "yaml")
     dtype = str(data.get("torch_dtype") or data.get("dtype") or "").lower()
     if dtype in ("bfloat16", "float16", "float32"):
         out["load_dtype"] = Setting("load_dtype", {"bfloat16": "bf16", "float16": "fp16"}.get(dtype, "fp32"), file,

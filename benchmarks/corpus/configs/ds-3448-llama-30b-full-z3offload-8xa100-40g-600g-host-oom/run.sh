@@ -1,0 +1,21 @@
+torchrun --nproc_per_node=8 --master_port=29500 train.py \
+    --model_name_or_path huggyllama/llama-30b \
+    --data_path ./alpaca_data.json \
+    --bf16 True \
+    --output_dir ./output/llama-30b-alpaca \
+    --num_train_epochs 3 \
+    --per_device_train_batch_size 1 \
+    --per_device_eval_batch_size 1 \
+    --gradient_accumulation_steps 16 \
+    --evaluation_strategy "no" \
+    --save_strategy "steps" \
+    --save_steps 2000 \
+    --save_total_limit 1 \
+    --learning_rate 2e-5 \
+    --weight_decay 0. \
+    --warmup_ratio 0.03 \
+    --lr_scheduler_type "cosine" \
+    --logging_steps 1 \
+    --model_max_length 2048 \
+    --deepspeed "./configs/default_offload_opt_param.json" \
+    --tf32 True

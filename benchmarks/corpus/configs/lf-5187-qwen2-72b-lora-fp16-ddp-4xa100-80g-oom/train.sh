@@ -1,0 +1,29 @@
+nohup bash -c 'CUDA_VISIBLE_DEVICES=0,1,2,3 llamafactory-cli train \
+    --stage sft \
+    --do_train \
+    --model_name_or_path /opt/LLMs/Qwen2-72B-Instruct \
+    --dataset intention_dataset \
+    --dataset_dir ./data \
+    --template qwen \
+    --finetuning_type lora \
+    --output_dir /opt/projects/chatchat/LLaMA-Factory/saves/Qwen2/0815_lora \
+    --overwrite_cache \
+    --overwrite_output_dir \
+    --cutoff_len 1024 \
+    --preprocessing_num_workers 16 \
+    --per_device_train_batch_size 1 \
+    --per_device_eval_batch_size 1 \
+    --gradient_accumulation_steps 2 \
+    --lr_scheduler_type cosine \
+    --logging_steps 20 \
+    --warmup_steps 100 \
+    --save_steps 100 \
+    --eval_steps 20 \
+    --evaluation_strategy steps \
+    --load_best_model_at_end \
+    --learning_rate 5e-5 \
+    --num_train_epochs 5.0 \
+    --max_samples 1000 \
+    --val_size 0.1 \
+    --plot_loss \
+    --fp16' > /opt/projects/chatchat/LLaMA-Factory/logs/0815_lora.log 2>&1 &

@@ -1,0 +1,19 @@
+CUDA_VISIBLE_DEVICES=0,1 accelerate launch src/train_bash.py \
+    --stage sft \
+    --model_name_or_path baichuan-inc/Baichuan-13B-Chat \
+    --do_train \
+    --dataset alpaca_gpt4_zh \
+    --template baichuan \
+    --finetuning_type lora \
+    --lora_target W_pack \
+    --output_dir output/baichuan-13b-lora \
+    --overwrite_cache \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 4 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 1000 \
+    --learning_rate 5e-5 \
+    --num_train_epochs 3.0 \
+    --plot_loss \
+    --fp16

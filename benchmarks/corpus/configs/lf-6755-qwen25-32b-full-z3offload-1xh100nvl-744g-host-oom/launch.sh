@@ -1,0 +1,1 @@
+llamafactory-cli train qwen25_32b_full_sft.yaml
