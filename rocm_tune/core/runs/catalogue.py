@@ -83,7 +83,7 @@ def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, key
                      compiled=comp, **kw)
 
 
-def _texts(code: str, family: str, role: str) -> tuple[str, ...]:
+def _texts(code: str, family: str, role: str) -> tuple[str, str, str, str, str, str, str, str]:
     """(code, family, severity, role, title, cause, fix, confirm) of a code whose home is core/codes.py (a fact
     other families emit too)."""
     e = _codes.own(code)
