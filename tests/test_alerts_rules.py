@@ -238,9 +238,11 @@ def test_stall_needs_a_live_process():
 def test_one_code_one_severity_and_one_readme_table():
     """A code means one thing wherever it is shown (issue 24): the live alerts and explain's catalogue give a code
     the same severity (fp16-overflow-streak was a warning in attach and an error in explain; the loss scale at
-    its minimum is now its own code), and README's catalogue table is the one made from the catalogue."""
+    its minimum is now its own code), and README's table of codes is the one made from the registry that holds the
+    catalogue (core/codebook.py)."""
     from pathlib import Path
 
+    from rocm_tune.core import codebook
     from rocm_tune.core.runs import alerts, catalogue
 
     for s in catalogue.SIGNATURES:
@@ -248,7 +250,7 @@ def test_one_code_one_severity_and_one_readme_table():
     codes = [s.code for s in catalogue.SIGNATURES]
     assert len(codes) == len(set(codes))
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert catalogue.readme_table() in readme
+    assert codebook.readme_table() in readme
     streak = catalogue.by_code("fp16-overflow-streak")
     minimum = catalogue.by_code("fp16-loss-scale-minimum")
     assert streak.severity == "warning" and minimum.severity == "error" and minimum.role == "root"

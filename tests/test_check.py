@@ -171,7 +171,7 @@ def test_whole_model_on_every_gpu_lf_5187(tmp_path, capsys):
     assert rc == 1 and d["verdict"] == "oom" and d["world_size"] == 4
     assert d["runner"] == "llamafactory" and d["understood"]["lf_launch"] is False
     assert d["understood"]["precision"] == "fp16" and d["understood"]["method"] == "lora"
-    assert any(x["code"] == "WHOLE_MODEL_EVERY_GPU" for x in d["findings"])
+    assert any(x["code"] == "whole-model-fills-gpu" and x["severity"] == "error" for x in d["findings"])  # 144 GiB > 85 %
     assert d["memory"]["step"]["reserved_bytes"] > d["vram_bytes"] and d["margin_bytes"] < 0
     assert d["fix"] is not None and "zero" in json.dumps(d["fix"]["changes"])
 

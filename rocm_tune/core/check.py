@@ -90,15 +90,15 @@ def resolve_model(ref: str | None, override: str | None):
             load_model(override)                 # the one-line error of bad --model input
         return got.spec, f"model from --model {override} ({HOW[got.how]}: {got.detail})", None
     if not ref:
-        return None, None, Finding("MODEL_MISSING", "error", None, None,
-                                   "no model_name_or_path / --model in the config", "pass --model ID|PATH")
+        return None, None, Finding.of("MODEL_MISSING", None, None,
+                                      "no model_name_or_path / --model in the config", "pass --model ID|PATH")
     if not isinstance(ref, str):  # a list or a number where the model's name or path belongs
         raise UserError(f"model_name_or_path must be a model id or path, got {type(ref).__name__} {str(ref)[:60]}")
     got = identify_model(ref)
     if got.spec is None:
-        return None, None, Finding("MODEL_UNKNOWN", "error", None, None,
-                                   f"which model is {ref!r}? {got.detail}: its memory cannot be bounded",
-                                   "pass --model with a preset, a hub id or a directory holding config.json")
+        return None, None, Finding.of("MODEL_UNKNOWN", None, None,
+                                      f"which model is {ref!r}? {got.detail}: its memory cannot be bounded",
+                                      "pass --model with a preset, a hub id or a directory holding config.json")
     return got.spec, (None if got.how == "assumed" else f"model identified by {HOW[got.how]}: {got.detail}"), None
 
 
@@ -114,12 +114,12 @@ def _model_findings(model, job: formats.Job) -> list[Finding]:
     experts = next((int(cfg[k]) for k in EXPERT_KEYS if isinstance(cfg.get(k), int) and cfg[k] > 1), 0)
     for w in getattr(model, "warnings", ()) or ():
         if "unknown model_type" in w and experts and not getattr(model, "num_experts", 0):
-            out.append(Finding("MODEL_NOT_MODELLED", "error", *where,
-                               f"{w}, but its config has {experts} experts per layer that such a decoder does not "
-                               f"have: the memory would be several times too low, so no verdict",
-                               "a preset or transformers installed (exact count on the meta device)"))
+            out.append(Finding.of("MODEL_NOT_MODELLED", *where,
+                                  f"{w}, but its config has {experts} experts per layer that such a decoder does not "
+                                  f"have: the memory would be several times too low, so no verdict",
+                                  "a preset or transformers installed (exact count on the meta device)"))
         else:
-            out.append(Finding("MODEL_FALLBACK", "warning", *where, w, None))
+            out.append(Finding.of("MODEL_FALLBACK", *where, w, None))
     return out
 
 
@@ -476,9 +476,9 @@ def _dataset_findings(job: formats.Job) -> list[Finding]:
     missing = [n.strip() for n in str(ds.value).split(",") if n.strip() and n.strip() not in info]
     if not missing:
         return []
-    return [Finding("DATASET_NOT_IN_INFO", "error", ds.file, ds.line,
-                    f"dataset {', '.join(missing)} is not in dataset_info.json ({where}): LLaMA-Factory stops with "
-                    f"'Undefined dataset'", "add it to dataset_info.json (or fix dataset_dir)")]
+    return [Finding.of("DATASET_NOT_IN_INFO", ds.file, ds.line,
+                       f"dataset {', '.join(missing)} is not in dataset_info.json ({where}): LLaMA-Factory stops with "
+                       f"'Undefined dataset'", "add it to dataset_info.json (or fix dataset_dir)")]
 
 
 def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Finding]:
@@ -486,73 +486,73 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     g = job.get
     mref = str(g("model_name_or_path", "") or "")
     if _QUANT_NAME.search(mref.rstrip("/").split("/")[-1]) and cfg.method != "qlora":
-        out.append(Finding("QUANTIZED_BASE_NOT_MODELLED", "warning", *_where(job, "model_name_or_path"),
-                           f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
-                           f"so the weights are over-counted", None))
+        out.append(Finding.of("QUANTIZED_BASE_NOT_MODELLED", *_where(job, "model_name_or_path"),
+                              f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
+                              f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
                       ("use_unsloth_gc", "Unsloth's offloaded checkpointing"),
                       ("activation_offloading", "activations offloaded to host memory"),
                       ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
         if as_bool(g(key)):
-            out.append(Finding("KERNELS_NOT_MODELLED", "info", *_where(job, key),
-                               f"{key}: {what} use less memory than estimated here", None))
+            out.append(Finding.of("KERNELS_NOT_MODELLED", *_where(job, key),
+                                  f"{key}: {what} use less memory than estimated here", None))
     ws = job.settings.get("warmup_steps")
     if ws is not None:
         try:
             v = float(str(ws.value))
             if v != int(v):
-                out.append(Finding("WARMUP_STEPS_FLOAT", "warning", ws.file, ws.line,
-                                   f"warmup_steps {ws.value} is a step count, not a fraction",
-                                   f"warmup_ratio: {ws.value} (and remove warmup_steps)"))
+                out.append(Finding.of("WARMUP_STEPS_FLOAT", ws.file, ws.line,
+                                      f"warmup_steps {ws.value} is a step count, not a fraction",
+                                      f"warmup_ratio: {ws.value} (and remove warmup_steps)"))
         except (TypeError, ValueError):
             pass
     if gpu is not None and cfg.precision in ("bf16", "pure_bf16") and gpu.bf16 in ("emulated", "none"):
-        out.append(Finding("BF16_UNSUPPORTED", "error" if gpu.bf16 == "none" else "warning", *_where(job, "bf16"),
-                           f"bf16 on {gpu.id}: the hardware has no bf16 ({gpu.bf16})", "fp16 (or fp32)"))
+        out.append(Finding.of("bf16-unsupported" if gpu.bf16 == "none" else "bf16-emulated", *_where(job, "bf16"),
+                              f"bf16 on {gpu.id}: the hardware has no bf16 ({gpu.bf16})", "fp16 (or fp32)"))
     if model is not None and cfg.precision == "fp16" and model.family in FP16_OVERFLOW_FAMILIES:
-        out.append(Finding("FP16_OVERFLOW", "warning", *_where(job, "fp16"),
-                           f"fp16 on {model.family}: activations overflow fp16 (NaN loss)", "bf16 or fp32"))
+        out.append(Finding.of("FP16_OVERFLOW", *_where(job, "fp16"),
+                              f"fp16 on {model.family}: activations overflow fp16 (NaN loss)", "bf16 or fp32"))
     if gpu is not None and cfg.attn == "fa2" and not getattr(gpu, "fa2", None):
-        out.append(Finding("FA2_NO_KERNELS", "error", *_where(job, "flash_attn"),
-                           f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
+        out.append(Finding.of("FA2_NO_KERNELS", *_where(job, "flash_attn"),
+                              f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
     if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
             and megatron.layout(job.settings, cfg.world_size) is None \
             and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
-        out.append(Finding("DDP_LORA_REENTRANT", "warning", job.entry_file, job.entry_line,
-                           "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
-                           "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
+        out.append(Finding.of("DDP_LORA_REENTRANT", job.entry_file, job.entry_line,
+                              "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
+                              "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
     if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin"):
-        out.append(Finding("DEFAULT_EVAL_BATCH", "warning", job.entry_file, None,
-                           "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
-                           "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
+        out.append(Finding.of("DEFAULT_EVAL_BATCH", job.entry_file, None,
+                              "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
+                              "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
     mp = str(g("model_name_or_path", "")).lower()
     if model is not None and ("-vl" in mp or "vl-" in mp or "vision" in str(model.family)):
-        out.append(Finding("VLM_LANGUAGE_PART", "warning", *_where(job, "model_name_or_path"),
-                           "a vision-language model: only the language model is estimated (the vision tower "
-                           "and image tokens are not)", None))
+        out.append(Finding.of("VLM_LANGUAGE_PART", *_where(job, "model_name_or_path"),
+                              "a vision-language model: only the language model is estimated (the vision tower "
+                              "and image tokens are not)", None))
     if cfg.optim.startswith("paged_"):
         out.append(_paged_finding(job, model, cfg))
     if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None \
             and megatron.layout(job.settings, cfg.world_size) is None:
         wbytes = estimate(model, cfg).per_gpu.weights_bytes      # as loaded: 4-bit for QLoRA
         if wbytes > 0.5 * gpu.vram_bytes:
-            sev = "error" if wbytes > 0.85 * gpu.vram_bytes else "warning"
-            out.append(Finding("WHOLE_MODEL_EVERY_GPU", sev, job.entry_file, job.entry_line,
-                               f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
-                               f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
+            code = "whole-model-fills-gpu" if wbytes > 0.85 * gpu.vram_bytes else "whole-model-every-gpu"
+            out.append(Finding.of(code, job.entry_file, job.entry_line,
+                                  f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
+                                  f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
     if gpu is not None and cfg.world_size > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):
-        out.append(Finding("IOMMU_MULTI_GPU_AMD", "info", None, None,
-                           "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
-                           "`rocm-tune doctor` on the machine; iommu=pt on the kernel command line"))
+        out.append(Finding.of("IOMMU_MULTI_GPU_AMD", None, None,
+                              "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
+                              "`rocm-tune doctor` on the machine; iommu=pt on the kernel command line"))
     acc = job.accelerate or {}
     if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
-        out.append(Finding("ZERO3_INIT_FLAG_FALSE", "warning", acc.get("file"),
-                           acc.get("lines", {}).get("zero3_init_flag"),
-                           "zero3_init_flag: false -- every GPU loads the whole model before ZeRO-3 partitions it "
-                           "(the load peak below)", "zero3_init_flag: true"))
+        out.append(Finding.of("ZERO3_INIT_FLAG_FALSE", acc.get("file"),
+                              acc.get("lines", {}).get("zero3_init_flag"),
+                              "zero3_init_flag: false -- every GPU loads the whole model before ZeRO-3 partitions it "
+                              "(the load peak below)", "zero3_init_flag: true"))
     if job.ds is not None and job.ds.offload != "none":
-        out.append(Finding("OFFLOAD_HOST_RAM", "info", job.ds.file, None,
-                           "CPU offload: the host needs the RAM below (pinned), per node", None))
+        out.append(Finding.of("OFFLOAD_HOST_RAM", job.ds.file, None,
+                              "CPU offload: the host needs the RAM below (pinned), per node", None))
     return out
 
 
@@ -568,23 +568,23 @@ def _paged_spill(rep: Report, model, cfg: TrainConfig, vram: int) -> None:
     if any(r - opt * (1 + FRAGMENTATION) > vram for r in others):
         return
     rep.verdict, rep.oom_phase, rep.margin_bytes = "fits", None, 0
-    rep.findings.append(Finding("PAGED_SPILL", "warning", *_where(rep.job, "optim"),
-                                f"the step needs {over / 2**30:.1f} GiB more than the card: the paged optimizer's state "
-                                f"pages that much out to host RAM and back every step (~{2 * over / 25e9:.1f} s per "
-                                f"step at 25 GB/s); it runs, slower", "a smaller micro-batch or LoRA to keep it on the GPU"))
+    rep.findings.append(Finding.of("PAGED_SPILL", *_where(rep.job, "optim"),
+                                   f"the step needs {over / 2**30:.1f} GiB more than the card: the paged optimizer's state "
+                                   f"pages that much out to host RAM and back every step (~{2 * over / 25e9:.1f} s per "
+                                   f"step at 25 GB/s); it runs, slower", "a smaller micro-batch or LoRA to keep it on the GPU"))
 
 
 def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
     """bitsandbytes' paged optimizers keep their state in CUDA/HIP managed memory: under GPU memory pressure pages
     move to host RAM and back at every step (bitsandbytes/optim/optimizer.py, get_paged)."""
     opt = estimate(model, cfg).per_gpu.optimizer_bytes if model is not None else 0
-    return Finding("PAGED_OPTIMIZER", "info", *_where(job, "optim"),
-                   f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU here) "
-                   f"is in managed memory and may spill to host RAM when the GPU runs short: it does not OOM then, "
-                   f"but every step pages it over PCIe/Infinity Fabric both ways (at ~25 GB/s, about "
-                   f"{2 * opt / 25e9:.2f} s per step for the whole state); on ROCm it needs HIP managed memory "
-                   f"(HMM / xnack) or bitsandbytes falls back to ordinary allocations",
-                   "a non-paged 8-bit optimizer (adamw_8bit) when it fits")
+    return Finding.of("PAGED_OPTIMIZER", *_where(job, "optim"),
+                      f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU here) "
+                      f"is in managed memory and may spill to host RAM when the GPU runs short: it does not OOM then, "
+                      f"but every step pages it over PCIe/Infinity Fabric both ways (at ~25 GB/s, about "
+                      f"{2 * opt / 25e9:.2f} s per step for the whole state); on ROCm it needs HIP managed memory "
+                      f"(HMM / xnack) or bitsandbytes falls back to ordinary allocations",
+                      "a non-paged 8-bit optimizer (adamw_8bit) when it fits")
 
 
 # ------------------------------------------------------------------------------------------------ verdict
@@ -945,11 +945,11 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         cfg, f2, a2 = build_config(job, model, gpus, nodes)
         cfg.validate()
     except BadValue as exc:
-        findings.append(Finding("BAD_VALUE", "error", exc.file, exc.line, str(exc), "a whole number"))
+        findings.append(Finding.of("BAD_VALUE", exc.file, exc.line, str(exc), "a whole number"))
         return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
                       None, None, reason=str(exc))
     except UserError as exc:
-        findings.append(Finding("CONFIG_NOT_MODELLED", "error", job.entry_file, job.entry_line, str(exc), None))
+        findings.append(Finding.of("CONFIG_NOT_MODELLED", job.entry_file, job.entry_line, str(exc), None))
         return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
                       None, None, reason=str(exc))
     findings += f2
@@ -971,8 +971,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         exe["sharding"] = spec.describe()
     w = exe.get("warning")
     if isinstance(w, dict) and w.get("code"):
-        findings.append(Finding(str(w["code"]).upper().replace("-", "_"), "info", *_where(job, "bf16"),
-                                str(w.get("message", "")), w.get("fix")))
+        findings.append(Finding.of(str(w["code"]), *_where(job, "bf16"),   # the plan's code: the same fact
+                                   str(w.get("message", "")), w.get("fix")))
     rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
                  assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
     if gpu is None:
@@ -1002,22 +1002,22 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         return rep
     if host_limit is not None and host > host_limit:
         rep.verdict, rep.oom_phase = "oom", "host"
-        findings.append(Finding("HOST_RAM_SHORT", "error", job.ds.file if job.ds else None, None,
-                                f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
-                                f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
-                                "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
+        findings.append(Finding.of("HOST_RAM_SHORT", job.ds.file if job.ds else None, None,
+                                   f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
+                                   f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
+                                   "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
     if rep.verdict == "fits" and not fitting.fits(vram - rep.margin_bytes, vram, HEADROOM):
-        findings.append(Finding("MARGIN_THIN", "warning", None, None,
-                                f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
-                                f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
-                                f"than the nominal memory), an OOM is possible", "the change below"))
+        findings.append(Finding.of("MARGIN_THIN", None, None,
+                                   f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
+                                   f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
+                                   f"than the nominal memory), an OOM is possible", "the change below"))
         hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=host_limit)
         if hit is not None:
             rep.fix = build_fix(job, hit[0], cfg)
             rep.fix["target"] = "headroom"
     if rep.verdict == "oom" and rep.oom_phase != "host" and rep.margin_bytes is not None \
             and -rep.margin_bytes <= THIN_OOM_SHARE * vram:
-        findings.append(Finding("OOM_MARGIN_THIN", "warning", None, None,
+        findings.append(Finding.of("OOM_MARGIN_THIN", None, None,
                                 f"over the card by only {-rep.margin_bytes / 2**30:.1f} GiB "
                                 f"({-rep.margin_bytes / vram:.0%} of it), inside the estimate's error: it may run "
                                 f"(shorter batches than cutoff_len, a kernel that holds less); the verdict is the "
@@ -1082,8 +1082,8 @@ def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, g
     where = f"{limit / 2**30:.0f} GiB of host RAM" + (" (--host-ram-gib)" if host_limit is not None else
                                                           " (not stated: at most 1 TiB per node assumed)")
     smaller = _smaller_method(job, model, cfg, eval_batch, vram, gpu) if cfg.method in ("full", "freeze") else None
-    rep.findings.append(Finding(
-        "NO_FIX_FOUND", "error", None, None,
+    rep.findings.append(Finding.of(
+        "NO_FIX_FOUND", None, None,
         f"no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len fits this GPU and {where}"
         + (f"; {smaller[1]}" if smaller else ""),
         (f"use {smaller[0]}" if smaller else "more or larger GPUs, or a smaller model / LoRA / QLoRA")))
@@ -1140,10 +1140,10 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
         if hit is not None:
             keys = hit[0]
         else:
-            rep.findings.append(Finding("NO_FIX_FOUND", "error", None, None,
-                                        "the command as written (comment removed) does not fit, and no change to "
-                                        "micro-batch, checkpointing, ZeRO stage/offload or cutoff_len makes it fit",
-                                        "more or larger GPUs, or a smaller model"))
+            rep.findings.append(Finding.of("NO_FIX_FOUND", None, None,
+                                           "the command as written (comment removed) does not fit, and no change to "
+                                           "micro-batch, checkpointing, ZeRO stage/offload or cutoff_len makes it fit",
+                                           "more or larger GPUs, or a smaller model"))
     rep.fix = build_fix(ij, keys, icfg, originals=job.files)
     rep.fix["as_intended"] = icfg.to_dict()
     return rep

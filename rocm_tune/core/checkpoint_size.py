@@ -281,8 +281,8 @@ def check_findings(job, model, cfg) -> list:
     if chk.fits is not False:
         return []
     where = job.settings.get("save_total_limit") or job.settings.get("output_dir")
-    return [Finding("DISK_WILL_FILL", "warning", getattr(where, "file", job.entry_file),
-                    getattr(where, "line", None), f"output_dir {out_dir}: {chk.message}", chk.fix)]
+    return [Finding.of("DISK_WILL_FILL", getattr(where, "file", job.entry_file),
+                       getattr(where, "line", None), f"output_dir {out_dir}: {chk.message}", chk.fix)]
 
 
 # ------------------------------------------------------------------------------------------- save time (Slurm lead)

@@ -23,7 +23,8 @@ from typing import Any
 from rocm_tune.core.devices.backends import run_command
 from rocm_tune.core.devices.matching import gfx_from_target_version, normalize_arch
 from rocm_tune.core.devices.types import NA
-from rocm_tune.core.warnings import BF16_EMULATED_COST, LF_FP32_LAUNCHER
+from rocm_tune.core import codes as _codes
+from rocm_tune.core.codes import BF16_EMULATED_COST, LF_FP32_LAUNCHER
 
 STATUSES = ("pass", "warn", "fail", "skip")
 GiB = 2**30
@@ -54,7 +55,7 @@ class CheckResult:
     summary: str
     evidence: tuple[str, ...] = ()
     fix: str | None = None
-    code: str | None = None          # shared warning code (rocm_tune.core.warnings), when one applies
+    code: str | None = None          # the plan warning code (core/codes.py) this result stands for, if any
 
     @property
     def message(self) -> str:
@@ -335,7 +336,12 @@ def _cpu_vendor(view: SystemView) -> str | None:
     return None
 
 
-def _r(cid, title, status, summary, evidence=(), fix=None, code=None) -> CheckResult:
+def _r(cid, status, summary, evidence=(), fix=None, code=None) -> CheckResult:
+    """A check's result; its title is the check's entry in the registry of codes (core/codes.py: the id is a
+    code), as is the plan warning `code` it names."""
+    title = _codes.own(cid).title if cid in _codes.OWN_BY_CODE else cid
+    if code is not None:
+        _codes.own(code)   # an unknown code is a bug
     return CheckResult(cid, title, status, summary, tuple(e for e in evidence if e), fix, code)
 
 
@@ -344,7 +350,7 @@ def _r(cid, title, status, summary, evidence=(), fix=None, code=None) -> CheckRe
 def check_gpus(view: SystemView) -> CheckResult:
     backend, tried, samples = view.gpus()
     if not samples:
-        return _r("gpu-detected", "GPUs", "warn",
+        return _r("gpu-detected", "warn",
                   "No GPU found on this machine: training would run on the CPU (fine for `rocm-tune demo` only).",
                   [f"{n}: {r}" for n, r in tried],
                   "Install the GPU driver (amdgpu / Hygon hyhal / NVIDIA) and a monitoring tool (amd-smi, "
@@ -357,10 +363,10 @@ def check_gpus(view: SystemView) -> CheckResult:
         for s in samples]
     unknown = [s for s, p in zip(samples, profiles) if p is None]
     if unknown:
-        return _r("gpu-detected", "GPUs", "warn",
+        return _r("gpu-detected", "warn",
                   f"{len(samples)} GPU(s) via {backend}; {len(unknown)} matched no rocm-tune profile.", ev,
                   "Plan with --gpu <closest profile id> and --vram-gib (see `rocm-tune gpus --profiles`).")
-    return _r("gpu-detected", "GPUs", "pass", f"{len(samples)} GPU(s) via {backend}.", ev)
+    return _r("gpu-detected", "pass", f"{len(samples)} GPU(s) via {backend}.", ev)
 
 
 def check_platform(view: SystemView) -> CheckResult:
@@ -376,23 +382,23 @@ def check_platform(view: SystemView) -> CheckResult:
           f"CUDA toolkit {cv} ({cwhere})" if cv else None,
           f"torch {t.get('version')} hip={t.get('hip')} cuda={t.get('cuda')}" if t.get("version") else None]
     if vendor is None:
-        return _r("platform-version", "ROCm / DTK / CUDA", "skip", "No GPU, nothing to match the platform against.", ev)
+        return _r("platform-version", "skip", "No GPU, nothing to match the platform against.", ev)
     hip = _version_tuple(t.get("hip"))
     rocm = _version_tuple(rv)
     if vendor == "nvidia":
         if not (cv or t.get("cuda")):
-            return _r("platform-version", "ROCm / DTK / CUDA", "warn", "NVIDIA GPU but no CUDA toolkit or CUDA torch found.",
+            return _r("platform-version", "warn", "NVIDIA GPU but no CUDA toolkit or CUDA torch found.",
                       ev, "pip install torch (CUDA wheel) from https://download.pytorch.org/whl/cu12x")
-        return _r("platform-version", "ROCm / DTK / CUDA", "pass", f"CUDA {t.get('cuda') or cv}.", ev)
+        return _r("platform-version", "pass", f"CUDA {t.get('cuda') or cv}.", ev)
     if vendor == "hygon":
         if not dv and not (view.root / "opt/hyhal").exists():
-            return _r("platform-version", "ROCm / DTK / CUDA", "fail", "Hygon DCU but no DTK (/opt/dtk) or hyhal driver found.",
+            return _r("platform-version", "fail", "Hygon DCU but no DTK (/opt/dtk) or hyhal driver found.",
                       ev, "Install DTK matching the driver (HYGON hcu-dcgm compatibility matrix) and `source /opt/dtk/env.sh`.")
         if "ROCM_PATH" not in view.env and dv:
-            return _r("platform-version", "ROCm / DTK / CUDA", "warn", f"DTK {dv} installed but its env.sh is not sourced.",
+            return _r("platform-version", "warn", f"DTK {dv} installed but its env.sh is not sourced.",
                       ev, "source /opt/dtk/env.sh (otherwise: libgalaxyhip.so.5: cannot open shared object file); "
                           "scripts with `set -u` must source it before enabling -u.")
-        return _r("platform-version", "ROCm / DTK / CUDA", "pass", f"DTK {dv or '(hyhal driver)'}.", ev)
+        return _r("platform-version", "pass", f"DTK {dv or '(hyhal driver)'}.", ev)
     archs = {p.arch for p in profiles if p is not None} | {s.arch for s in samples if isinstance(s.arch, str)}
     problems = []
     status = "pass"
@@ -408,13 +414,13 @@ def check_platform(view: SystemView) -> CheckResult:
         status = "fail"
         problems.append("gfx950 (MI350/MI355X) needs ROCm >= 7.0")
     if not rv and not hip:
-        return _r("platform-version", "ROCm / DTK / CUDA", "warn", "AMD GPU but no ROCm installation or ROCm torch found.",
+        return _r("platform-version", "warn", "AMD GPU but no ROCm installation or ROCm torch found.",
                   ev, "Install ROCm (amdgpu-install) and a ROCm torch wheel (https://download.pytorch.org/whl/rocm6.x).")
     if problems:
-        return _r("platform-version", "ROCm / DTK / CUDA", status, "; ".join(problems) + ".", ev,
+        return _r("platform-version", status, "; ".join(problems) + ".", ev,
                   "MI50/MI60/Radeon VII: pip install torch --index-url https://download.pytorch.org/whl/rocm6.1 "
                   "(runs on a newer driver; field report 000); MI355X: ROCm >= 7.0.", code="platform-unsupported")
-    return _r("platform-version", "ROCm / DTK / CUDA", "pass", f"ROCm {rv or _vstr(hip)}.", ev)
+    return _r("platform-version", "pass", f"ROCm {rv or _vstr(hip)}.", ev)
 
 
 def check_torch(view: SystemView) -> CheckResult:
@@ -423,40 +429,40 @@ def check_torch(view: SystemView) -> CheckResult:
     vendor = _vendor(samples, profiles)
     t = view.torch()
     if t is None:
-        return _r("torch-build", "torch build", "warn" if samples else "skip", "torch is not installed.", (),
+        return _r("torch-build", "warn" if samples else "skip", "torch is not installed.", (),
                   "pip install torch (ROCm wheel on AMD: --index-url https://download.pytorch.org/whl/rocm6.x).")
     if "version" not in t:
-        return _r("torch-build", "torch build", "fail", t.get("error", "torch cannot be imported"), (),
+        return _r("torch-build", "fail", t.get("error", "torch cannot be imported"), (),
                   "Reinstall torch for this platform.")
     build = "ROCm/HIP " + str(t["hip"]) if t.get("hip") else ("CUDA " + str(t["cuda"]) if t.get("cuda") else "CPU-only")
     if "das" in t["version"] or "dtk" in t["version"]:
         build += " (Hygon DAS)"
     ev = [f"torch {t['version']}: {build}"]
     if vendor is None:
-        return _r("torch-build", "torch build", "pass", f"torch {t['version']} ({build}); no GPU to use it with.", ev)
+        return _r("torch-build", "pass", f"torch {t['version']} ({build}); no GPU to use it with.", ev)
     if vendor in ("amd", "hygon") and not t.get("hip"):
-        return _r("torch-build", "torch build", "fail", f"AMD/Hygon GPU but torch is a {build} build.", ev,
+        return _r("torch-build", "fail", f"AMD/Hygon GPU but torch is a {build} build.", ev,
                   "pip uninstall torch; pip install torch --index-url https://download.pytorch.org/whl/rocm6.2 "
                   "(Hygon: the DAS wheel matching your DTK).")
     if vendor == "nvidia" and not t.get("cuda"):
-        return _r("torch-build", "torch build", "fail", f"NVIDIA GPU but torch is a {build} build.", ev,
+        return _r("torch-build", "fail", f"NVIDIA GPU but torch is a {build} build.", ev,
                   "pip install torch --index-url https://download.pytorch.org/whl/cu124")
-    return _r("torch-build", "torch build", "pass", f"torch {t['version']} ({build}).", ev)
+    return _r("torch-build", "pass", f"torch {t['version']} ({build}).", ev)
 
 
 def check_torch_devices(view: SystemView) -> CheckResult:
     _b, _t, samples = view.gpus()
     t = view.torch()
     if not samples:
-        return _r("torch-gpus", "torch sees the GPUs", "skip", "No GPU detected.")
+        return _r("torch-gpus", "skip", "No GPU detected.")
     if not t or "version" not in t:
-        return _r("torch-gpus", "torch sees the GPUs", "skip", "torch is not usable (see torch-build).")
+        return _r("torch-gpus", "skip", "torch is not usable (see torch-build).")
     ev = [f"{d.get('name')} gcnArchName={d.get('gcnArchName')} capability={d.get('capability')}"
           for d in t.get("devices", [])]
     if t.get("error"):
         ev.append(t["error"])
     if not t.get("available"):
-        return _r("torch-gpus", "torch sees the GPUs", "fail",
+        return _r("torch-gpus", "fail",
                   f"{len(samples)} GPU(s) detected but torch.cuda.is_available() is False.", ev,
                   "Add the user to the video and render groups (ls -l /dev/kfd /dev/dri), check the *_VISIBLE_DEVICES "
                   "variables, and that the torch build matches the platform; in Docker pass --device=/dev/kfd --device=/dev/dri.")
@@ -466,16 +472,16 @@ def check_torch_devices(view: SystemView) -> CheckResult:
     arch_list = set(normalize_arch(a) for a in t.get("arch_list", []))
     missing = sorted(a for a in archs if arch_list and a not in arch_list and a is not NA)
     if missing:
-        return _r("torch-gpus", "torch sees the GPUs", "fail",
+        return _r("torch-gpus", "fail",
                   f"torch has no kernels for {', '.join(missing)} (its arch list: {', '.join(sorted(map(str, arch_list)))}).",
                   ev, "Install a torch built for this GPU, or set HSA_OVERRIDE_GFX_VERSION for a compatible ISA (see hsa-override).")
     if n < len(samples):
-        return _r("torch-gpus", "torch sees the GPUs", "warn",
+        return _r("torch-gpus", "warn",
                   f"torch sees {n} of the {len(samples)} detected GPUs.", ev,
                   "Intended? Check HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES.")
     if det and archs and not archs <= det:
         ev.append(f"detected: {', '.join(sorted(det))}")
-    return _r("torch-gpus", "torch sees the GPUs", "pass", f"torch sees {n} GPU(s)"
+    return _r("torch-gpus", "pass", f"torch sees {n} GPU(s)"
               + (f" ({', '.join(sorted(map(str, archs)))})" if archs else "") + ".", ev)
 
 
@@ -487,9 +493,9 @@ def check_hsa_override(view: SystemView) -> CheckResult:
     value = view.env.get("HSA_OVERRIDE_GFX_VERSION")
     if not amd:
         if value:
-            return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "warn",
+            return _r("hsa-override", "warn",
                       f"HSA_OVERRIDE_GFX_VERSION={value} is set but there is no AMD GPU.", (), "unset HSA_OVERRIDE_GFX_VERSION")
-        return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "skip", "No AMD GPU.")
+        return _r("hsa-override", "skip", "No AMD GPU.")
     ev = [f"HSA_OVERRIDE_GFX_VERSION={value!s}" if value else "HSA_OVERRIDE_GFX_VERSION unset"]
     needed = {}
     natives = set()
@@ -502,32 +508,32 @@ def check_hsa_override(view: SystemView) -> CheckResult:
     if value:
         target = gfx_from_target_version(value)
         if target is NA:
-            return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "fail",
+            return _r("hsa-override", "fail",
                       f"HSA_OVERRIDE_GFX_VERSION={value!r} is malformed (expected major.minor.stepping, e.g. 10.3.0).",
                       ev, "export HSA_OVERRIDE_GFX_VERSION=" + (next(iter(needed.values())) if needed else "<unset it>"))
         wanted = set(needed.values())
         if wanted and value in wanted:
-            return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "pass",
+            return _r("hsa-override", "pass",
                       f"HSA_OVERRIDE_GFX_VERSION={value} (runs {', '.join(sorted(needed))} as {target}).", ev)
         if target in natives and not needed:
-            return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "pass",
+            return _r("hsa-override", "pass",
                       f"HSA_OVERRIDE_GFX_VERSION={value} names the GPU's own ISA {target}: harmless no-op.", ev,
                       "It can be removed.")
         if needed:
-            return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "fail",
+            return _r("hsa-override", "fail",
                       f"HSA_OVERRIDE_GFX_VERSION={value} but {', '.join(sorted(needed))} need "
                       f"{', '.join(sorted(wanted))}.", ev, f"export HSA_OVERRIDE_GFX_VERSION={sorted(wanted)[0]}",
                       code="hsa-override-needed")
-        return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "fail",
+        return _r("hsa-override", "fail",
                   f"HSA_OVERRIDE_GFX_VERSION={value} makes ROCm treat {', '.join(sorted(natives))} as {target}: "
                   "kernels for another ISA can crash or compute garbage.", ev, "unset HSA_OVERRIDE_GFX_VERSION")
     if needed:
         overrides = sorted(set(needed.values()))
-        return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "fail",
+        return _r("hsa-override", "fail",
                   f"{', '.join(sorted(needed))} is not in ROCm's prebuilt kernels; it runs as "
                   f"{overrides[0]} with HSA_OVERRIDE_GFX_VERSION (else: rocBLAS TensileLibrary.dat / invalid device function).",
                   ev, f"export HSA_OVERRIDE_GFX_VERSION={overrides[0]}", code="hsa-override-needed")
-    return _r("hsa-override", "HSA_OVERRIDE_GFX_VERSION", "pass",
+    return _r("hsa-override", "pass",
               f"Not needed for {', '.join(sorted(natives))}.", ev)
 
 
@@ -535,7 +541,7 @@ def check_bf16(view: SystemView) -> CheckResult:
     _b, _t, samples = view.gpus()
     profiles = [p for p in _profiles_of(samples) if p is not None]
     if not profiles:
-        return _r("bf16", "bf16 real or emulated", "skip", "No GPU with a known profile.")
+        return _r("bf16", "skip", "No GPU with a known profile.")
     kinds = {p.bf16 for p in profiles}
     ev = [f"{p.id} ({p.arch}): bf16 {p.bf16}, {p.bf16_tflops:g} vs fp16 {p.fp16_tflops:g} TFLOPS [{p.sources.get('bf16', '')}]"
           for p in {p.id: p for p in profiles}.values()]
@@ -543,16 +549,16 @@ def check_bf16(view: SystemView) -> CheckResult:
     if t.get("hip"):
         ev.append("torch.cuda.is_bf16_supported() answers True on every ROCm GPU: not used here")
     if kinds & {"emulated", "none"}:
-        return _r("bf16", "bf16 real or emulated", "warn",
+        return _r("bf16", "warn",
                   f"bf16 is emulated on this GPU: training in bf16 is {BF16_EMULATED_COST}.",
                   ev, "Use fp16 (--fp16 True --bf16 False), or real fp32 for models that overflow in fp16 (Qwen2/2.5): "
                   "plain LLaMA-Factory keeps a bf16 checkpoint in bf16 even with --bf16 False, so use the built-in "
                   f"trainer or `python -m {LF_FP32_LAUNCHER} CONFIG.yaml --compute-dtype fp32`.",
                   code="bf16-emulated")
     if "half-rate" in kinds:
-        return _r("bf16", "bf16 real or emulated", "pass", "bf16 works at half the fp16 matrix rate.", ev,
+        return _r("bf16", "pass", "bf16 works at half the fp16 matrix rate.", ev,
                   code="bf16-half-rate")
-    return _r("bf16", "bf16 real or emulated", "pass", "bf16 is native.", ev)
+    return _r("bf16", "pass", "bf16 is native.", ev)
 
 
 def _parse_devices(value: str) -> list[str]:
@@ -568,7 +574,7 @@ def check_visible_devices(view: SystemView) -> CheckResult:
     setv = {n: env[n] for n in names if n in env}
     ev = [f"{k}={v!r}" for k, v in setv.items()] or ["no *_VISIBLE_DEVICES variable set"]
     if not setv:
-        return _r("visible-devices", "visible device variables", "pass", "None set: every GPU is visible.", ev)
+        return _r("visible-devices", "pass", "None set: every GPU is visible.", ev)
     problems, fails = [], []
     for k, v in setv.items():
         if v.strip() == "":
@@ -591,10 +597,10 @@ def check_visible_devices(view: SystemView) -> CheckResult:
         problems.append("HIP_/ROCR_VISIBLE_DEVICES have no effect on NVIDIA GPUs")
     fix = "Set exactly one of them, e.g. export HIP_VISIBLE_DEVICES=0,1 (or CUDA_VISIBLE_DEVICES on NVIDIA)."
     if fails:
-        return _r("visible-devices", "visible device variables", "fail", "; ".join(fails) + ".", ev, fix)
+        return _r("visible-devices", "fail", "; ".join(fails) + ".", ev, fix)
     if problems:
-        return _r("visible-devices", "visible device variables", "warn", "; ".join(problems) + ".", ev, fix)
-    return _r("visible-devices", "visible device variables", "pass", "Consistent.", ev)
+        return _r("visible-devices", "warn", "; ".join(problems) + ".", ev, fix)
+    return _r("visible-devices", "pass", "Consistent.", ev)
 
 
 def check_iommu(view: SystemView) -> CheckResult:
@@ -603,17 +609,16 @@ def check_iommu(view: SystemView) -> CheckResult:
     amd = [s for s, p in zip(samples, profiles) if (p is not None and p.vendor in ("amd", "hygon"))
            or (p is None and isinstance(s.arch, str) and s.arch.startswith("gfx"))]
     state, ev = _iommu(view)
-    title = "IOMMU and GPU peer-to-peer"
     if len(amd) < 2:
-        return _r("iommu-p2p", title, "skip", f"IOMMU {state}; only relevant with several AMD GPUs "
+        return _r("iommu-p2p", "skip", f"IOMMU {state}; only relevant with several AMD GPUs "
                   f"({len(amd)} here).", ev)
     cpu = _cpu_vendor(view)
     if cpu:
         ev.append(f"CPU vendor: {cpu}")
     if state in ("passthrough", "off"):
-        return _r("iommu-p2p", title, "pass", f"IOMMU {state}: PCIe peer-to-peer between the {len(amd)} GPUs is not translated.", ev)
+        return _r("iommu-p2p", "pass", f"IOMMU {state}: PCIe peer-to-peer between the {len(amd)} GPUs is not translated.", ev)
     grub = ("intel_iommu=on iommu=pt" if cpu == "intel" else "iommu=pt" if cpu == "amd" else "iommu=pt")
-    return _r("iommu-p2p", title, "warn",
+    return _r("iommu-p2p", "warn",
               f"IOMMU {state} with {len(amd)} AMD GPUs: multi-GPU training can hang at the first NCCL/RCCL barrier "
               "(0% GPU use; field report 000).",
               ev, f"Add {grub} to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, update-grub, reboot, check "
@@ -628,18 +633,18 @@ def check_fine_grain_pcie(view: SystemView) -> CheckResult:
     value = view.env.get("HSA_FORCE_FINE_GRAIN_PCIE")
     ev = [f"HSA_FORCE_FINE_GRAIN_PCIE={value}" if value is not None else "HSA_FORCE_FINE_GRAIN_PCIE unset"]
     if len(amd) < 2:
-        return _r("hsa-fine-grain-pcie", "HSA_FORCE_FINE_GRAIN_PCIE", "skip", "Only relevant with several AMD GPUs.", ev)
+        return _r("hsa-fine-grain-pcie", "skip", "Only relevant with several AMD GPUs.", ev)
     rv, _w = rocm_version(view)
     t = view.torch() or {}
     ver = _version_tuple(rv) or _version_tuple(t.get("hip"))
     if ver:
         ev.append(f"ROCm {_vstr(ver)}")
     if value == "1":
-        return _r("hsa-fine-grain-pcie", "HSA_FORCE_FINE_GRAIN_PCIE", "pass", "Set to 1.", ev)
+        return _r("hsa-fine-grain-pcie", "pass", "Set to 1.", ev)
     if ver and ver >= (5, 7):
-        return _r("hsa-fine-grain-pcie", "HSA_FORCE_FINE_GRAIN_PCIE", "pass",
+        return _r("hsa-fine-grain-pcie", "pass",
                   "Not set; RCCL maintainers: not required from ROCm 5.7 (RCCL still prints a warning about it).", ev)
-    return _r("hsa-fine-grain-pcie", "HSA_FORCE_FINE_GRAIN_PCIE", "warn",
+    return _r("hsa-fine-grain-pcie", "warn",
               "Not set: RCCL over PCIe P2P on ROCm < 5.7 needs it (low performance or hangs otherwise).", ev,
               "export HSA_FORCE_FINE_GRAIN_PCIE=1")
 
@@ -671,12 +676,12 @@ def check_pcie(view: SystemView) -> CheckResult:
     if not rows:
         nv = [f"GPU {s.index}: {s.pcie}" for s in samples if isinstance(s.pcie, str)]
         if nv:
-            return _r("pcie-link", "PCIe link", "pass", "Links as reported by " + _b + ".", nv)
-        return _r("pcie-link", "PCIe link", "skip", "No AMD GPU link information in sysfs.")
+            return _r("pcie-link", "pass", "Links as reported by " + _b + ".", nv)
+        return _r("pcie-link", "skip", "No AMD GPU link information in sysfs.")
     if slow:
-        return _r("pcie-link", "PCIe link", "warn", "; ".join(slow) + " (narrower than the card supports).", rows,
+        return _r("pcie-link", "warn", "; ".join(slow) + " (narrower than the card supports).", rows,
                   "Move the card to a full x16 slot / check the riser; slower links hurt data-parallel all-reduce.")
-    return _r("pcie-link", "PCIe link", "pass",
+    return _r("pcie-link", "pass",
               "Full link width (a lower current speed at idle is normal power saving).", rows)
 
 
@@ -704,7 +709,7 @@ def check_deepspeed(view: SystemView) -> CheckResult:
     t = view.torch() or {}
     rocm = bool(t.get("hip")) or vendor in ("amd", "hygon")
     if ver is None:
-        return _r("deepspeed", "DeepSpeed", "skip", "DeepSpeed is not installed (only needed for ZeRO).", (),
+        return _r("deepspeed", "skip", "DeepSpeed is not installed (only needed for ZeRO).", (),
                   "pip install 'deepspeed>=0.10.0,<=0.16.9'" + (f" with {DS_ROCM_BUILD_FLAGS}" if rocm else ""))
     v = _version_tuple(ver)
     lo, hi = LLAMAFACTORY_DEEPSPEED
@@ -731,7 +736,7 @@ def check_deepspeed(view: SystemView) -> CheckResult:
             code = "deepspeed-rocm-build"
         if t.get("hip") and not t.get("cuda") and v is not None and v < (0, 14):
             ev.append("older DeepSpeed asserts on torch.version.cuda=None with DTK torch (field report 001)")
-    return _r("deepspeed", "DeepSpeed", status, summary, ev, fix, code)
+    return _r("deepspeed", status, summary, ev, fix, code)
 
 
 def check_bitsandbytes(view: SystemView) -> CheckResult:
@@ -743,19 +748,19 @@ def check_bitsandbytes(view: SystemView) -> CheckResult:
            for p in profiles.values()]
     unsupported = [p for p in profiles.values() if not p.bitsandbytes]
     if not profiles:
-        return _r("bitsandbytes", "bitsandbytes (QLoRA, 8-bit optimizers)", "skip",
+        return _r("bitsandbytes", "skip",
                   f"{'bitsandbytes ' + ver if ver else 'Not installed'}; no GPU to check it against.", ev)
     if unsupported:
         names = ", ".join(f"{p.id} ({p.arch})" for p in unsupported)
-        return _r("bitsandbytes", "bitsandbytes (QLoRA, 8-bit optimizers)", "warn" if ver else "pass",
+        return _r("bitsandbytes", "warn" if ver else "pass",
                   (f"bitsandbytes {ver} is installed but has no kernels for {names}: QLoRA / 8-bit optimizers "
                    "will fail or silently run on the CPU." if ver else f"No bitsandbytes kernels for {names}: plan LoRA, not QLoRA."),
                   ev, "Use LoRA in fp16/fp32 instead of QLoRA and plain AdamW.", code="qlora-unsupported")
     if not ver:
-        return _r("bitsandbytes", "bitsandbytes (QLoRA, 8-bit optimizers)", "pass",
+        return _r("bitsandbytes", "pass",
                   "Not installed (needed only for QLoRA / 8-bit optimizers); the GPU is supported.", ev,
                   "pip install bitsandbytes (ROCm wheels on PyPI from 0.49)")
-    return _r("bitsandbytes", "bitsandbytes (QLoRA, 8-bit optimizers)", "pass", f"bitsandbytes {ver}.", ev)
+    return _r("bitsandbytes", "pass", f"bitsandbytes {ver}.", ev)
 
 
 def check_flash_attn(view: SystemView) -> CheckResult:
@@ -766,22 +771,22 @@ def check_flash_attn(view: SystemView) -> CheckResult:
     ev += [f"{p.id} ({p.arch}): FA2 {p.fa2 or 'none'}, SDPA flash {'yes' if p.sdpa_flash else 'no (math)'}"
            for p in profiles.values()]
     if not profiles:
-        return _r("flash-attn", "FlashAttention-2 / SDPA kernels", "skip", "No GPU with a known profile.", ev)
+        return _r("flash-attn", "skip", "No GPU with a known profile.", ev)
     no_fa = [p for p in profiles.values() if p.fa2 is None]
     no_sdpa = [p for p in profiles.values() if not p.sdpa_flash]
     if ver and no_fa:
-        return _r("flash-attn", "FlashAttention-2 / SDPA kernels", "warn",
+        return _r("flash-attn", "warn",
                   f"flash-attn {ver} is installed but has no kernels for {', '.join(p.arch for p in no_fa)}.", ev,
                   "Use attn sdpa (or eager: flash_attn: disabled in LLaMA-Factory, as field report 000 did).",
                   code="flash-attn-unsupported")
     if no_sdpa:
-        return _r("flash-attn", "FlashAttention-2 / SDPA kernels", "pass",
+        return _r("flash-attn", "pass",
                   f"No flash/mem-efficient SDPA kernels for {', '.join(sorted({p.arch for p in no_sdpa}))}: attention memory "
                   "grows with the square of the sequence; keep cutoff_len modest.", ev)
     if not ver:
-        return _r("flash-attn", "FlashAttention-2 / SDPA kernels", "pass",
+        return _r("flash-attn", "pass",
                   "flash-attn not installed; PyTorch SDPA has flash kernels here and is close in speed.", ev)
-    return _r("flash-attn", "FlashAttention-2 / SDPA kernels", "pass", f"flash-attn {ver}.", ev)
+    return _r("flash-attn", "pass", f"flash-attn {ver}.", ev)
 
 
 def check_alloc_conf(view: SystemView) -> CheckResult:
@@ -791,29 +796,28 @@ def check_alloc_conf(view: SystemView) -> CheckResult:
     alloc = view.env.get("PYTORCH_ALLOC_CONF")
     ev = [f"{k}={v}" for k, v in (("PYTORCH_HIP_ALLOC_CONF", hip_conf), ("PYTORCH_CUDA_ALLOC_CONF", cuda_conf),
                                  ("PYTORCH_ALLOC_CONF", alloc)) if v is not None]
-    title = "expandable_segments"
     if not t or "version" not in t:
-        return _r("expandable-segments", title, "skip", "torch is not usable.", ev)
+        return _r("expandable-segments", "skip", "torch is not usable.", ev)
     ev.append(f"torch {t['version']} hip={t.get('hip')}")
     if not t.get("hip"):
-        return _r("expandable-segments", title, "pass",
+        return _r("expandable-segments", "pass",
                   "CUDA/CPU torch: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True works on CUDA.", ev)
     tv = _version_tuple(t["version"]) or (0, 0)
     hv = _version_tuple(t.get("hip")) or (0, 0)
     effective = tv >= (2, 11) and hv >= (7, 0)
     wanted = any("expandable_segments:true" in (v or "").lower().replace(" ", "") for v in (hip_conf, cuda_conf, alloc))
     if hip_conf and cuda_conf:
-        return _r("expandable-segments", title, "warn",
+        return _r("expandable-segments", "warn",
                   "PYTORCH_CUDA_ALLOC_CONF is set, so PYTORCH_HIP_ALLOC_CONF is ignored on ROCm.", ev,
                   "Put the options in one variable (unset PYTORCH_CUDA_ALLOC_CONF).")
     if wanted and not effective:
-        return _r("expandable-segments", title, "warn",
+        return _r("expandable-segments", "warn",
                   f"expandable_segments is ignored on torch {_vstr(tv)} with HIP {_vstr(hv)} "
                   "(needs torch >= 2.11 and ROCm >= 7.0; warns 'expandable_segments not supported on this platform').",
                   ev, "Drop it (it does nothing here); reduce cutoff_len / micro-batch against fragmentation instead.")
     if wanted:
-        return _r("expandable-segments", title, "pass", "expandable_segments:True is effective (torch >= 2.11, ROCm >= 7).", ev)
-    return _r("expandable-segments", title, "pass",
+        return _r("expandable-segments", "pass", "expandable_segments:True is effective (torch >= 2.11, ROCm >= 7).", ev)
+    return _r("expandable-segments", "pass",
               "Not set" + ("; it would be effective here (torch >= 2.11, ROCm >= 7)." if effective
                            else "; it would be ignored on this torch/ROCm anyway."), ev)
 
@@ -830,14 +834,14 @@ def _meminfo(view: SystemView) -> dict[str, int]:
 def check_cpu_ram(view: SystemView) -> CheckResult:
     mem = _meminfo(view)
     if "MemTotal" not in mem:
-        return _r("cpu-ram", "CPU RAM (offload)", "skip", "/proc/meminfo not readable.")
+        return _r("cpu-ram", "skip", "/proc/meminfo not readable.")
     avail = mem.get("MemAvailable", mem.get("MemFree", 0))
     ev = [f"MemTotal {mem['MemTotal'] / GiB:.1f} GiB, MemAvailable {avail / GiB:.1f} GiB"]
     if avail < 8 * GiB:
-        return _r("cpu-ram", "CPU RAM (offload)", "warn", f"Only {avail / GiB:.1f} GiB RAM available: no room for "
+        return _r("cpu-ram", "warn", f"Only {avail / GiB:.1f} GiB RAM available: no room for "
                   "ZeRO CPU offload and little for data loading.", ev, "Close other jobs or plan without offload.",
                   code="offload-needs-cpu-ram")
-    return _r("cpu-ram", "CPU RAM (offload)", "pass",
+    return _r("cpu-ram", "pass",
               f"{avail / GiB:.0f} GiB available for offload (AdamW offload needs ~12 bytes per trainable parameter).", ev)
 
 
@@ -872,14 +876,14 @@ def check_disk(view: SystemView) -> CheckResult:
         elif free < 50 * GiB:
             low.append(what)
     if not ev:
-        return _r("disk-space", "disk space (checkpoints)", "skip", "Could not measure free space.")
+        return _r("disk-space", "skip", "Could not measure free space.")
     if tiny:
-        return _r("disk-space", "disk space (checkpoints)", "fail", f"Under 5 GiB free for: {', '.join(tiny)}.", ev,
+        return _r("disk-space", "fail", f"Under 5 GiB free for: {', '.join(tiny)}.", ev,
                   "Free space or point output_dir / HF_HOME to a larger disk (a 7B checkpoint with optimizer state is ~80 GB).")
     if low:
-        return _r("disk-space", "disk space (checkpoints)", "warn", f"Under 50 GiB free for: {', '.join(low)}.", ev,
+        return _r("disk-space", "warn", f"Under 50 GiB free for: {', '.join(low)}.", ev,
                   "A full fine-tune checkpoint of a 7B model with optimizer state takes ~80 GB; LoRA adapters are small.")
-    return _r("disk-space", "disk space (checkpoints)", "pass", "Enough free space.", ev)
+    return _r("disk-space", "pass", "Enough free space.", ev)
 
 
 def check_hf_cache(view: SystemView) -> CheckResult:
@@ -889,9 +893,9 @@ def check_hf_cache(view: SystemView) -> CheckResult:
     if view.env.get("HF_HUB_OFFLINE") in ("1", "true", "True"):
         ev.append("HF_HUB_OFFLINE=1: only cached models/datasets can be used")
     if not ok:
-        return _r("hf-cache", "writable Hugging Face cache", "fail", f"{existing} is not writable: downloads will fail.",
+        return _r("hf-cache", "fail", f"{existing} is not writable: downloads will fail.",
                   ev, "export HF_HOME=/a/writable/dir (field report 004: shared caches need it).")
-    return _r("hf-cache", "writable Hugging Face cache", "pass", "Writable.", ev)
+    return _r("hf-cache", "pass", "Writable.", ev)
 
 
 CHECKS: tuple[Callable[[SystemView], CheckResult], ...] = (
@@ -910,7 +914,7 @@ def run_checks(view: SystemView | None = None) -> list[CheckResult]:
             res = fn(view)
         except Exception as exc:  # noqa: BLE001 - doctor must finish
             cid = fn.__name__.removeprefix("check_").replace("_", "-")
-            res = _r(cid, cid, "fail", f"check crashed: {type(exc).__name__}: {exc}", (),
+            res = _r(cid, "fail", f"check crashed: {type(exc).__name__}: {exc}", (),
                      "Please report this as a rocm-tune bug.")
         out.append(res)
     return out

@@ -366,7 +366,9 @@ def _platform(n: _Notes) -> None:
                           f"{gpu.display_name} ({gpu.arch}) is {gpu.platform_status} in current "
                           f"{'ROCm' if gpu.platform == 'rocm' else gpu.platform.upper()} releases"))
     if gpu.platform == "rocm" and not gpu.hipblaslt:
-        warns.append(make("hipblaslt-unsupported"))
+        # the registry's (explain's) text; the fix says what this plan does about it
+        warns.append(make("hipblaslt-unsupported", fix="harmless; TORCH_BLAS_PREFER_HIPBLASLT=0 (set in this plan) "
+                                                        "silences it"))
     if gpu.hsa_override:
         warns.append(make("hsa-override-needed",
                           f"{gpu.arch} needs HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override} for ROCm libraries to load",

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rocm_tune.core import codes as _codes
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan import Plan
 
@@ -29,61 +30,10 @@ ADJUSTED_PLAN = "plan.adjusted.json"
 DEFAULT_TIMEOUT_S = 60.0
 EXIT_VERIFIED, EXIT_DOES_NOT_HOLD, EXIT_BAD_INPUT = 0, 1, 2
 
-# finding code -> (what it means, the fix). Stable strings (README table).
-FINDINGS: dict[str, tuple[str, str]] = {
-    "bf16-emulated": (
-        "measured bf16 matmul rate is far below fp16: bf16 is emulated on this GPU (whatever "
-        "torch.cuda.is_bf16_supported() says)",
-        "train in fp16 (or fp32 for models that overflow in fp16): --fp16 True --bf16 False, and fp16 in the "
-        "DeepSpeed JSON"),
-    "matmul-below-profile": (
-        "measured matmul rate is far below the GPU profile's",
-        "check clocks/power limits (rocm-smi/nvidia-smi), other processes on the GPU, and the torch build "
-        "(hipBLASLt/cuBLAS); the time estimate assumes the profile's rate"),
-    "collective-hang": (
-        "all_reduce / peer copies did not finish within the timeout: the IOMMU/P2P deadlock of field report "
-        "000 (a run would sit at the first barrier with 0% GPU use)",
-        "kernel command line iommu=pt (AMD: amd_iommu=on iommu=pt; Intel: intel_iommu=on iommu=pt, or "
-        "intel_iommu=off as report 000 did), update-grub, reboot, check /proc/cmdline and `rocm-tune doctor`; "
-        "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 only works around it, slowly"),
-    "collective-wrong-values": (
-        "collectives returned but delivered wrong values (broken P2P can deliver zeros silently)",
-        "the same IOMMU/P2P fix as collective-hang (iommu=pt or intel_iommu=off, reboot); until then "
-        "NCCL_P2P_DISABLE=1"),
-    "collective-slow": (
-        "collective bandwidth is far below the link's: P2P is not working as it should",
-        "check the IOMMU setting (iommu=pt), PCIe ACS and `rocm-smi --showtopo`/`nvidia-smi topo -m`; "
-        "field report 000 saw this before the intel_iommu=off fix"),
-    "collective-error": (
-        "a collective process failed to start or crashed",
-        "read the log lines quoted in the message; run `rocm-tune doctor`"),
-    "oom": (
-        "the plan ran out of GPU memory and no stepped-down configuration fitted",
-        "a smaller cutoff_len, LoRA instead of full, ZeRO-3 / offload, or more GPUs (rocm-tune plan)"),
-    "oom-stepped-down": (
-        "the plan ran out of GPU memory; a stepped-down configuration fits (written as the adjusted plan)",
-        "run the adjusted plan (same effective batch)"),
-    "micro-batch-raised": (
-        "measured memory leaves room: a larger micro-batch (fewer accumulation steps, same effective batch) fits",
-        "run the adjusted plan for more tokens/s"),
-    "memory-above-prediction": (
-        "measured peak memory is well above the plan's prediction",
-        "trust the measured number; keep the adjusted plan's margins"),
-    "host-ram-short": (
-        "predicted host RAM per node exceeds what is available: the run would be killed by the host OOM "
-        "killer (exit -9)",
-        "less offload (offload none/optimizer), fewer ranks per node, or more RAM"),
-    "disk-short": (
-        "checkpoints x save_total_limit need more space than is free where the run writes",
-        "a lower save_total_limit, save_only_model, another output_dir, or free space"),
-    "steps-error": (
-        "the real steps failed with an error that is not out-of-memory",
-        "read the run's stdout.log (ROCM_TUNE_DEBUG=1 shows a traceback)"),
-    "zero-not-exercised": (
-        "DeepSpeed ZeRO is planned but was not exercised (DeepSpeed not installed or a single process): the "
-        "steps ran un-sharded",
-        "pip install deepspeed on the target box and preflight again to measure the sharded peak"),
-}
+# finding code -> (what it means, the fix): a view of the preflight entries of the one registry of codes
+# (core/codes.py; `oom` is the catalogue's, core/codebook.py). Stable strings (README "## Codes").
+FINDINGS: dict[str, tuple[str, str]] = {c: (_codes.own(c).title, _codes.own(c).fix)
+                                        for c in _codes.codes_of("preflight")}
 
 
 @dataclass(frozen=True)
@@ -502,6 +452,14 @@ def exit_code(result: dict | None) -> int:
     return codes.get(result.get("status"), EXIT_DOES_NOT_HOLD)
 
 
-def finding(code: str, message: str | None = None, fix: str | None = None, severity: str = "error") -> dict:
-    summary, default_fix = FINDINGS[code]
-    return {"code": code, "severity": severity, "message": message or summary, "fix": fix or default_fix}
+def finding(code: str, message: str | None = None, fix: str | None = None) -> dict:
+    """A preflight finding: severity, meaning and fix from the registry of codes; message/fix may be specific."""
+    if code in FINDINGS:
+        entry = _codes.own(code)
+    else:  # a catalogue code (oom)
+        from rocm_tune.core.codebook import get
+
+        entry = get(code)
+        if "preflight" not in entry.sources:
+            raise KeyError(f"{code!r} is not a preflight code (rocm_tune/core/codes.py)")
+    return {"code": code, "severity": entry.severity, "message": message or entry.title, "fix": fix or entry.fix}

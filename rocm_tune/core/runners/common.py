@@ -5,18 +5,29 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rocm_tune.core import codes as _codes
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import load_yaml
 
 
 @dataclass
 class Finding:
-    code: str            # stable, UPPER_SNAKE (README "check" lists them)
-    severity: str        # error | warning | info
+    code: str            # stable kebab-case code of the one registry (core/codes.py, README "## Codes")
+    severity: str        # error | warning | info: always the registry's for a registered code
     file: str | None
     line: int | None
     message: str
     fix: str | None = None
+
+    def __post_init__(self) -> None:
+        entry = _codes.OWN_BY_CODE.get(self.code)
+        if entry is not None:    # one severity per code (an unregistered code fails tests/test_codes.py)
+            self.severity = entry.severity
+
+    @classmethod
+    def of(cls, code: str, file: str | None, line: int | None, message: str, fix: str | None = None) -> Finding:
+        """A finding of a registered code, with the registry's severity."""
+        return cls(code, _codes.own(code).severity, file, line, message, fix)
 
     def to_dict(self) -> dict:
         return asdict(self)

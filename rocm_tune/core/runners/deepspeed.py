@@ -510,11 +510,11 @@ def attach_reference(job, texts: dict) -> None:
         off = ("all" if stage == 3 else "optimizer") if "offload" in name.lower() else "none"
         base = lf_example("ds_z3_config.json" if stage == 3 else "ds_z2_config.json") or {}
         job.ds = read(with_zero(base, stage, off), "", None)
-        job.findings.append(Finding(
-            "REFERENCE_MISSING", "warning", dsref.file, dsref.line,
+        job.findings.append(Finding.of(
+            "REFERENCE_MISSING", dsref.file, dsref.line,
             f"DeepSpeed config {dsref.value} is not here and was not given: ZeRO-{stage}"
             f"{' + offload' if off != 'none' else ''} assumed from its name, buckets \"auto\"", "give the JSON file too"))
     else:
-        job.findings.append(Finding("REFERENCE_MISSING", "warning", dsref.file, dsref.line,
-                                    f"DeepSpeed config {dsref.value} is not here and was not given beside the config; "
-                                    f"its ZeRO stage is unknown", "give the JSON file too"))
+        job.findings.append(Finding.of("REFERENCE_MISSING", dsref.file, dsref.line,
+                                       f"DeepSpeed config {dsref.value} is not here and was not given beside the config; "
+                                       f"its ZeRO stage is unknown", "give the JSON file too"))

@@ -258,13 +258,13 @@ def parse_script(text: str, file: str) -> Script:
             lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
                    f"{', ...' if len(flags) > 8 else ''})"
             if kind == "comment":
-                findings.append(Finding(
-                    "SHELL_COMMENT_CUTS_COMMAND", "error", file, cut_line,
+                findings.append(Finding.of(
+                    "SHELL_COMMENT_CUTS_COMMAND", file, cut_line,
                     f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
                     + lost, f"delete line {cut_line} (or move it below the command)"))
             else:
-                findings.append(Finding(
-                    "SHELL_SPACE_AFTER_BACKSLASH", "error", file, cut_line,
+                findings.append(Finding.of(
+                    "SHELL_SPACE_AFTER_BACKSLASH", file, cut_line,
                     f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
                     f"continuation: the command ends there and " + lost,
                     f"delete the spaces after the backslash on line {cut_line}"))

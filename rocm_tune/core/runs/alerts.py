@@ -3,7 +3,7 @@
 `AlertEngine.feed(event)` looks at each parsed event (NaN/Inf, loss collapse, fp16 overflow streaks,
 out of memory, known failure lines); `AlertEngine.check(history, now, process, gpus)` does the
 time-dependent checks (stall, process exit) with an injectable clock (`now`). Each code fires once
-per engine (a stall fires once per stall episode). Codes are stable (README table, `CODES`).
+per engine (a stall fires once per stall episode). Codes are stable (README "## Codes", `CODES`, core/codes.py).
 Where the planner already explains a risk, `Alert.related` names its warning code in
 `rocm_tune.core.warnings.WARNINGS` (e.g. `fp16-overflow-risk`, `iommu-p2p-hang-risk`, `does-not-fit`).
 """
@@ -18,28 +18,14 @@ from typing import Any
 
 from rocm_tune.core.files import try_read_json, try_read_yaml
 from rocm_tune.core.runs.history import _finite, _json_num
+from rocm_tune.core import codebook as _codebook
 from rocm_tune.core.runs import catalogue as _catalogue
 from rocm_tune.core.runs.parsers import GIB, Event
 
-# code -> (severity, one-line meaning). The fix text is built per alert (it uses the run's numbers).
-CODES: dict[str, tuple[str, str]] = {
-    "nan-loss": ("error", "training loss is NaN or Inf"),
-    "nan-grad-norm": ("error", "gradient norm is NaN or Inf"),
-    "loss-collapse": ("error", "loss collapsed to 0.0 (typically fp16 overflow: loss 0.0 with grad_norm NaN)"),
-    "fp16-overflow-streak": ("warning", "fp16 loss-scale overflows keep skipping optimizer steps"),
-    "oom": ("error", "GPU out of memory"),
-    "stall-collective-hang": ("error", "no new step while GPUs are busy at low power: probably a collective (RCCL/NCCL) hang"),
-    "stall-gpus-idle": ("error", "no new step and the GPUs are idle"),
-    "stall": ("warning", "no new step for several times the usual step time"),
-    "collective-timeout": ("error", "a collective operation (RCCL/NCCL) timed out"),
-    "disk-will-fill": ("warning", "the next checkpoint does not fit in the free space of the output directory"),
-    "process-exited": ("error", "the training process exited without finishing"),
-    "hipblaslt-unsupported": ("info", "hipBLASLt is not supported on this GPU; PyTorch falls back to hipBLAS"),
-    "version-check-failed": ("error", "a package version check failed (LLaMA-Factory require_version)"),
-    "ddp-mark-ready-twice": ("error", "DDP: 'Expected to mark a variable ready only once'"),
-}
-# every other failure signature of the one catalogue (core/runs/catalogue.py) is an alert code too
-CODES.update({s.code: (s.severity, s.title) for s in _catalogue.SIGNATURES if s.code not in CODES})
+# code -> (severity, one-line meaning): a view of the alert entries of the one registry of codes (core/codes.py for
+# the run-time checks, core/runs/catalogue.py for the failure signatures, joined in core/codebook.py). The fix text
+# is built per alert (it uses the run's numbers).
+CODES: dict[str, tuple[str, str]] = {c.code: (c.severity, c.title) for c in _codebook.of("alert")}
 
 
 @dataclass(frozen=True)

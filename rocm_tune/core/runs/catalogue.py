@@ -14,13 +14,16 @@ Where a line format comes from is noted per signature (`sources`): the calibrati
 shared/calibration/real-crashes, the field reports in shared/seeds, or the public thread.
 Existing alert codes are kept as catalogue codes (`oom`, `collective-timeout`,
 `version-check-failed`, `ddp-mark-ready-twice`, `hipblaslt-unsupported`, `fp16-overflow-streak`); a code
-has one severity and one meaning wherever it is shown (alerts.CODES agrees, tests/test_alerts_rules.py).
+has one severity and one meaning wherever it is shown: core/codebook.py joins these entries with core/codes.py's
+(plan, check, preflight, doctor, alerts) into the one registry of codes (tests/test_codes.py).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from rocm_tune.core import codes as _codes
 
 FAMILIES: tuple[str, ...] = (
     "gpu_oom", "host_ram_oom", "nccl_rccl_timeout_hang", "ddp_error", "fp16_overflow", "bf16_unsupported",
@@ -83,6 +86,13 @@ def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, key
         keywords = tuple(dict.fromkeys([*keywords, *(k.lower() for k in keywords), *(k.upper() for k in keywords)]))
     return Signature(code, family, severity, role, title, cause, fix, confirm, tuple(patterns), tuple(keywords),
                      compiled=comp, **kw)
+
+
+def _texts(code: str, family: str, role: str) -> tuple[str, str, str, str, str, str, str, str]:
+    """(code, family, severity, role, title, cause, fix, confirm) of a code whose home is core/codes.py (a fact
+    other families emit too)."""
+    e = _codes.own(code)
+    return (code, family, e.severity, role, e.title, e.cause, e.fix, e.confirm)
 
 
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
@@ -562,12 +572,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:detected|encountered|found) (?:a )?(?:nan|inf)(?:/inf)? (?:in|loss|value)"),
          ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
-    _sig("bf16-unsupported", "bf16_unsupported", "error", "root", "bf16 was requested but reported unavailable",
-         "the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
-         "torch.version.cuda (None on ROCm) gives a false negative on a bf16-capable GPU (RDNA3, MI200/MI300)",
-         "on GPUs without bf16 use fp16 (or fp32 for models that overflow); on ROCm GPUs that have bf16 "
-         "(torch.cuda.is_bf16_supported() is True) update the framework or bypass its CUDA-only check",
-         "`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`",
+    _sig(*_texts("bf16-unsupported", "bf16_unsupported", "root"),   # also a check finding: texts in core/codes.py
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
           r"Bfloat16 is only supported on GPUs with compute capability", r"bf16.{0,40}requires.{0,40}Ampere",
           r"Current device does not support bfloat16", r"not implemented for 'BFloat16'",
@@ -780,12 +785,7 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
     # ------------------------------------------------------------------ benign warnings
-    _sig("hipblaslt-unsupported", "hipblaslt_warning", "info", "context", "hipBLASLt unsupported on this GPU: "
-         "PyTorch falls back to hipBLAS",
-         "stock PyTorch wheels try hipBLASLt first; on GPUs it does not support (gfx906, gfx90a, gfx103x) they "
-         "fall back to hipBLAS/rocBLAS — harmless",
-         "nothing; set TORCH_BLAS_PREFER_HIPBLASLT=0 to silence it",
-         "training steps continue after the warning",
+    _sig(*_texts("hipblaslt-unsupported", "hipblaslt_warning", "context"),   # also a plan warning: core/codes.py
          (r"hipBLASLt on an? unsupported architecture", r"hipBLASLt.{0,40}not supported",
           r"rocblaslt warning: No paths matched", r"No hipBLASLt solution found", r"hipBlasLT failed, falling back",
           r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b",
@@ -1729,14 +1729,3 @@ def best_match(line: str) -> tuple[Signature, re.Match] | None:
     hits = match_line(line)
     return hits[0] if hits else None
 
-
-def readme_table() -> str:
-    """The catalogue as README.md shows it (### The catalogue of failures): one row per code, in this order, made
-    from the entries themselves (tests/test_alerts_rules.py keeps README equal to it)."""
-    rows = ["| code | family | role | meaning |", "|---|---|---|---|"]
-    for s in SIGNATURES:
-        role = "benign" if s.benign else s.role + (" (hang)" if s.hang else "")
-        series = " (from the loss series)" if not s.patterns and s.family != "fp16_overflow" or \
-            s.code == "loss-collapse" else ""
-        rows.append(f"| `{s.code}` | {s.family} | {role} | {s.title}{series} |")
-    return "\n".join(rows) + "\n"

@@ -178,7 +178,7 @@ def _verdict(res: dict, results: dict, pending: list[int], crashed: list[int], t
         res["status"] = "slow"
         res["message"] = (f"all_reduce bus bandwidth {res['bus_bandwidth_gbs']:.3g} GB/s is below "
                           f"{SLOW_RATIO:.0%} of the link's {link_gbs:g} GB/s")
-        res["findings"].append(finding("collective-slow", res["message"], severity="warning"))
+        res["findings"].append(finding("collective-slow", res["message"]))
     return res
 
 

@@ -82,8 +82,7 @@ def check_devices(profile=None, *, force_cpu: bool = False, n: int | None = None
             if low:
                 out["findings"].append(finding(
                     "matmul-below-profile",
-                    f"{dev} {entry['name']}: {', '.join(f'{dt} {rates[dt]:.3g} TFLOPS vs profile {prof[dt]:g}' for dt in low)}",
-                    severity="warning"))
+                    f"{dev} {entry['name']}: {', '.join(f'{dt} {rates[dt]:.3g} TFLOPS vs profile {prof[dt]:g}' for dt in low)}"))
         if gpu and entry["bf16"] == "emulated":
             out["findings"].append(finding(
                 "bf16-emulated",

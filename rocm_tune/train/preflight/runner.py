@@ -120,11 +120,10 @@ class _Run:
 
         dev = check_devices(self.profile, force_cpu=not self.use_gpu)
         for f in dev.pop("findings"):
-            if f["code"] == "bf16-emulated":
-                planned_bf16 = self.rec.get("precision") in ("bf16", "pure_bf16")
-                f["severity"] = "error" if planned_bf16 else "warning"
-                if planned_bf16:
-                    f["message"] += "; the plan trains in " + str(self.rec.get("precision"))
+            if f["code"] == "bf16-emulated" and self.rec.get("precision") in ("bf16", "pure_bf16"):
+                # the plan trains in the emulated dtype: its own code (an error, one severity per code)
+                f = core.finding("bf16-emulated-planned",
+                                 f["message"] + "; the plan trains in " + str(self.rec.get("precision")))
             self.findings.append(f)
         dev["status"] = "ok"
         self.result["device"] = dev
@@ -251,7 +250,7 @@ class _Steps:
             why = "DeepSpeed is installed but preflight does not shard yet" if have_ds else "DeepSpeed is not installed"
             run.findings.append(core.finding(
                 "zero-not-exercised", f"ZeRO-{zero} planned; the steps ran un-sharded in one process ({why}): "
-                "the measured peak is an upper bound per GPU", severity="warning"))
+                "the measured peak is an upper bound per GPU"))
         if run.world > 1 and zero == 0:
             run.notes.append(f"DDP over {run.world} GPUs: the steps ran on one GPU; DDP's gradient buckets (about the "
                              "size of the trainable gradients) come on top of the measured peak")
@@ -399,8 +398,7 @@ class _Steps:
         pa, ma = self.predicted.get("peak_allocated_bytes"), base.get("peak_allocated_bytes")
         if isinstance(pa, int) and isinstance(ma, int) and ma > 1.15 * pa:
             run.findings.append(core.finding("memory-above-prediction",
-                                             f"measured peak {ma / 2**30:.2f} GiB vs predicted {pa / 2**30:.2f} GiB",
-                                             severity="warning"))
+                                             f"measured peak {ma / 2**30:.2f} GiB vs predicted {pa / 2**30:.2f} GiB"))
 
     def speed(self, chosen_r: dict) -> None:
         run = self.run
@@ -432,8 +430,7 @@ class _Steps:
                 f"{reason}: micro_batch {first.micro_batch} x accum {first.grad_accum} -> "
                 f"{chosen.micro_batch} x {chosen.grad_accum}"
                 + (", gradient checkpointing on" if chosen.gradient_checkpointing and
-                   not first.gradient_checkpointing else ""),
-                severity="error" if failed_first else "info"))
+                   not first.gradient_checkpointing else "")))
         elif chosen_r is None and failed_first:
             last = self.attempts[-1]
             run.findings.append(core.finding(
