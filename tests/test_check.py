@@ -142,7 +142,7 @@ def test_comment_inside_continuation_drops_flags(tmp_path, capsys):
     rc, out, err = _run([f, "--gpu", "l40s", "--model", "qwen2.5-7b", "--json"], capsys)
     assert rc == 1 and not err
     d = json.loads(out)
-    cut = [x for x in d["findings"] if x["code"] == "SHELL_COMMENT_CUTS_COMMAND"]
+    cut = [x for x in d["findings"] if x["code"] == "shell-comment-cuts-command"]
     assert cut and cut[0]["line"] == 16 and cut[0]["severity"] == "error"
     assert "--deepspeed" in cut[0]["message"] and "--max_length" in cut[0]["message"]
     # what really runs: no DeepSpeed (the flag was dropped), 2 GPUs from CUDA_VISIBLE_DEVICES, no truncation
@@ -192,7 +192,7 @@ def test_lf_3708_oom_and_minimal_fix_written(tmp_path, capsys):
     d = json.loads(out)
     assert rc == 1 and d["verdict"] == "oom" and d["world_size"] == 4
     assert d["understood"]["cutoff_len"] == 8196 and d["understood"]["zero_stage"] == 2
-    assert any(x["code"] == "WARMUP_STEPS_FLOAT" and x["line"] == 13 for x in d["findings"])
+    assert any(x["code"] == "warmup-steps-float" and x["line"] == 13 for x in d["findings"])
     assert any("reduce_bucket_size 500,000,000" in n for n in d["notes"])     # the JSON's buckets, as written
     fix = d["fix"]
     assert fix and fix["diff"].startswith("---")
@@ -220,7 +220,7 @@ def test_report_001_hf_flags_mapped(tmp_path, capsys):
     assert (u["cutoff_len"], u["micro_batch"], u["precision"], u["method"], u["zero_stage"]) == \
         (512, 16, "bf16", "full", 3)
     assert d["runner"] == "hf" and any("--model_max_length" in n for n in d["notes"])
-    assert any(x["code"] == "BF16_UNSUPPORTED" for x in d["findings"])
+    assert any(x["code"] == "bf16-emulated" for x in d["findings"])
     assert d["verdict"] == "oom" and rc == 1
 
 
@@ -232,7 +232,7 @@ def test_report_003_lf_command_line(tmp_path, capsys):
     assert d["runner"] == "llamafactory" and u["lora_rank"] == 8 and u["cutoff_len"] == 512
     assert d["world_size"] == 8 and u["precision"] == "bf16" and u["gradient_checkpointing"] is True
     # the JSON it names is not here: its ZeRO stage and offload are read from its name, and that is said
-    miss = [x for x in d["findings"] if x["code"] == "REFERENCE_MISSING"]
+    miss = [x for x in d["findings"] if x["code"] == "reference-missing"]
     assert miss and miss[0]["line"] == 12 and "assumed from its name" in miss[0]["message"]
     assert (u["zero_stage"], u["offload"]) == (3, "all")
     # offload of a 32B model: the frozen bf16 weights live in pinned host RAM (~61 GiB per node, not per GPU)
@@ -321,7 +321,7 @@ def test_accelerate_zero3_init_flag_fix(tmp_path, capsys):
     d = json.loads(out)
     assert rc == 1 and d["verdict"] == "oom" and d["oom_phase"] == "load"
     assert d["understood"]["precision"] == "bf16" and d["understood"]["zero_stage"] == 3 and d["world_size"] == 2
-    assert any(f["code"] == "ZERO3_INIT_FLAG_FALSE" and f["line"] == 3 for f in d["findings"])
+    assert any(f["code"] == "zero3-init-flag-false" and f["line"] == 3 for f in d["findings"])
     assert "zero3_init_flag: true" in d["fix"]["files"]["duogou.yaml"]
 
 
@@ -335,14 +335,14 @@ def test_report_004_ddp_lora_reentrant(tmp_path, capsys):
     rc, out, _ = _run([f, "--gpu", "h100-sxm", "--json"], capsys)
     d = json.loads(out)
     assert d["world_size"] == 4 and d["understood"]["method"] == "lora" and d["runner"] == "hf"
-    hit = [x for x in d["findings"] if x["code"] == "DDP_LORA_REENTRANT"]
+    hit = [x for x in d["findings"] if x["code"] == "ddp-lora-gc-reentrant"]
     assert hit and "use_reentrant" in hit[0]["fix"]
     assert d["verdict"] == "fits" and rc == 0        # a warning, not an error: it fits
     # the same flags with use_lora False: full fine-tuning, no LoRA finding
     f2 = _write(tmp_path, "run2.sh", Path(f).read_text().replace("--use_lora True", "--use_lora False"))
     _rc, out2, _ = _run([f2, "--gpu", "h100-sxm", "--json"], capsys)
     d2 = json.loads(out2)
-    assert d2["understood"]["method"] == "full" and not any(x["code"] == "DDP_LORA_REENTRANT" for x in d2["findings"])
+    assert d2["understood"]["method"] == "full" and not any(x["code"] == "ddp-lora-gc-reentrant" for x in d2["findings"])
 
 
 def test_dataset_missing_from_dataset_info(tmp_path, capsys):
@@ -351,10 +351,10 @@ def test_dataset_missing_from_dataset_info(tmp_path, capsys):
     info = _write(tmp_path, "dataset_info.json", json.dumps({"alpaca_en_demo": {"file_name": "a.json"}}))
     rc, out, _ = _run([y, info, "--gpu", "rtx3090", "--json"], capsys)
     d = json.loads(out)
-    hit = [x for x in d["findings"] if x["code"] == "DATASET_NOT_IN_INFO"]
+    hit = [x for x in d["findings"] if x["code"] == "dataset-not-in-info"]
     assert rc == 1 and hit and "my_data" in hit[0]["message"] and "alpaca_en_demo" not in hit[0]["message"]
     assert hit[0]["line"] == 4 and d["verdict"] == "fits"
-    assert not any(x["code"] == "FORMAT_UNKNOWN" for x in d["findings"])
+    assert not any(x["code"] == "format-unknown" for x in d["findings"])
 
 
 def test_zero3_terms_llama3_8b():
@@ -400,7 +400,7 @@ def test_bad_value_in_the_users_file_is_a_finding(tmp_path, capsys):
     rc, out, err = _run([y, "--gpu", "rtx3090", "--json"], capsys)
     d = json.loads(out)
     assert rc == 1 and not err and d["verdict"] == "unknown"
-    assert [(f["code"], f["line"]) for f in d["findings"] if f["severity"] == "error"] == [("BAD_VALUE", 4)]
+    assert [(f["code"], f["line"]) for f in d["findings"] if f["severity"] == "error"] == [("bad-value", 4)]
 
 
 def test_zero3_init_residue():
@@ -445,7 +445,7 @@ def test_space_after_backslash_ends_the_command(tmp_path, capsys):
                "    --bf16 true\n")
     rc, out, _ = _run([f, "--gpu", "rtx3090", "--json"], capsys)
     d = json.loads(out)
-    hit = [x for x in d["findings"] if x["code"] == "SHELL_SPACE_AFTER_BACKSLASH"]
+    hit = [x for x in d["findings"] if x["code"] == "shell-space-after-backslash"]
     assert rc == 1 and hit and hit[0]["line"] == 3 and "--cutoff_len" in hit[0]["message"]
     assert d["understood"]["cutoff_len"] == 2048 and d["understood"]["micro_batch"] == 8   # LF's defaults run
     fixed = d["fix"]["files"]["sp.sh"]
@@ -460,7 +460,7 @@ def test_shell_variables_with_defaults_and_several_commands(tmp_path):
                     "a.yaml": "model_name_or_path: qwen2.5-7b\nfinetuning_type: lora\ncutoff_len: 1024\n",
                     "b.yaml": "model_name_or_path: qwen2.5-7b\nfinetuning_type: full\ncutoff_len: 512\n"})
     assert j.gpus.value == 4 and j.get("cutoff_len") == 1024
-    assert any(f.code == "SEVERAL_TRAININGS" and f.line == 3 for f in j.findings)
+    assert any(f.code == "several-trainings" and f.line == 3 for f in j.findings)
 
 
 def test_gpu_without_profile(tmp_path, capsys):

@@ -206,8 +206,8 @@ def test_lf4133_zero2_fp16_step_counts_overflow_norm_and_foreach_temporaries(tmp
     step = out["memory"]["step"]["peak_allocated_bytes"]
     # fp16 weights 15.4 GB + fp32 master/Adam 12 B x 7.72 B / 8 + grads + IPG 1 GB + partition x 8
     assert step > 0.99 * (2 * spec.params.total + 12 * part + 2 * part + 5e8 * 2 + 8 * part)
-    assert out["memory"]["step"]["reserved_bytes"] > 0.9 * 40 * GIB   # thin: MARGIN_THIN at least
-    assert any(f["code"] == "MARGIN_THIN" for f in out["findings"]) or out["verdict"] == "oom"
+    assert out["memory"]["step"]["reserved_bytes"] > 0.9 * 40 * GIB   # thin: margin-thin at least
+    assert any(f["code"] == "margin-thin" for f in out["findings"]) or out["verdict"] == "oom"
 
 
 def test_communicator_memory_by_interconnect():
@@ -283,13 +283,13 @@ def test_unsloth_program_is_a_named_unknown(tmp_path):
                  "    load_in_8\n")
     rc, out = _check(str(f), "--gpu", "h100-sxm")
     assert rc == 1 and out["verdict"] == "unknown"
-    assert [x["code"] for x in out["findings"]] == ["FORMAT_NOT_MODELLED"]
+    assert [x["code"] for x in out["findings"]] == ["format-not-modelled"]
     assert "unsloth" in out["findings"][0]["message"]
 
 
 def test_moe_config_of_an_unknown_architecture_is_no_verdict(tmp_path):
     """An architecture the loader does not know is counted as a dense Llama-style decoder; with experts in its
-    config that would be several times too low: MODEL_NOT_MODELLED, verdict unknown (never silently wrong)."""
+    config that would be several times too low: model-not-modelled, verdict unknown (never silently wrong)."""
     cfg = {"model_type": "hypothetical_moe", "hidden_size": 2048, "intermediate_size": 1024, "num_hidden_layers": 16,
            "num_attention_heads": 16, "num_key_value_heads": 4, "num_local_experts": 64, "num_experts_per_tok": 8,
            "vocab_size": 50000, "torch_dtype": "bfloat16"}
@@ -298,12 +298,12 @@ def test_moe_config_of_an_unknown_architecture_is_no_verdict(tmp_path):
     y.write_text("model_name_or_path: moe\nstage: sft\nfinetuning_type: lora\nbf16: true\ncutoff_len: 1024\n")
     rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
     assert rc == 1 and out["verdict"] == "unknown" and out["memory"] is None
-    assert [f["code"] for f in out["findings"] if f["severity"] == "error"] == ["MODEL_NOT_MODELLED"]
+    assert [f["code"] for f in out["findings"] if f["severity"] == "error"] == ["model-not-modelled"]
     # the same config without experts: a dense fallback, estimated, and said
     cfg.pop("num_local_experts"), cfg.pop("num_experts_per_tok")
     (tmp_path / "moe" / "config.json").write_text(json.dumps(cfg))
     rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
-    assert out["verdict"] == "fits" and "MODEL_FALLBACK" in [f["code"] for f in out["findings"]]
+    assert out["verdict"] == "fits" and "model-fallback" in [f["code"] for f in out["findings"]]
 
 
 # ZeRO-3 + offload, LLaMA-Factory YAMLs as posted (their examples/deepspeed/ds_z3_offload_config.json is read as
@@ -365,8 +365,8 @@ def test_axolotl_memory_savers_we_do_not_model_are_said(tmp_path):
                  "optimizer: adamw_torch_8bit\ngradient_checkpointing: true\nactivation_offloading: true\n")
     model = _model(tmp_path, "Llama-2-7b-hf", LLAMA2_7B)
     _rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
-    info = [(f["code"], f["line"]) for f in out["findings"] if f["code"] == "KERNELS_NOT_MODELLED"]
-    assert info == [("KERNELS_NOT_MODELLED", 9), ("KERNELS_NOT_MODELLED", 2)]
+    info = [(f["code"], f["line"]) for f in out["findings"] if f["code"] == "kernels-not-modelled"]
+    assert info == [("kernels-not-modelled", 9), ("kernels-not-modelled", 2)]
     assert out["understood"]["optim"] == "adamw_8bit"
 
 

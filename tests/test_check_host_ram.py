@@ -35,7 +35,7 @@ def test_offload_fix_never_needs_more_host_ram_than_the_node_has(tmp_path):
 
 def test_full_fine_tune_that_cannot_fit_gets_lora_or_qlora(tmp_path):
     rep = check(_job(tmp_path), gpu_id="mi210", host_ram_gib=256)
-    nf = [f for f in rep.findings if f.code == "NO_FIX_FOUND"]
+    nf = [f for f in rep.findings if f.code == "no-fix-found"]
     assert nf and "QLoRA of the same model fits" in nf[0].message and nf[0].fix == "use QLoRA"
     assert rep.fix is not None and rep.fix["target"] == "method"
     assert rep.fix["changes"] == {"finetuning_type": "lora", "quantization_bit": 4}
@@ -58,7 +58,7 @@ def test_own_offload_beyond_the_stated_ram_is_an_oom_at_host(tmp_path):
     assert roomy.cpu_ram_bytes > 64 * 2**30
     short = check(paths, gpu_id="mi210", host_ram_gib=64)
     assert (short.verdict, short.oom_phase) == ("oom", "host")
-    assert any(f.code == "HOST_RAM_SHORT" for f in short.findings)
+    assert any(f.code == "host-ram-short" for f in short.findings)
 
 
 def test_fixed_files_run_from_where_the_user_runs_them(tmp_path):
@@ -99,4 +99,4 @@ def test_deepspeed_offload_needs_its_buffer_factor_of_host_ram(tmp_path):
     between = check(paths, gpu_id="mi210", host_ram_gib=1.2 * pinned / 2**30)
     assert (between.verdict, between.oom_phase) == ("oom", "host")
     enough = check(paths, gpu_id="mi210", host_ram_gib=1.6 * pinned / 2**30)
-    assert enough.oom_phase != "host" and not any(f.code == "HOST_RAM_SHORT" for f in enough.findings)
+    assert enough.oom_phase != "host" and not any(f.code == "host-ram-short" for f in enough.findings)

@@ -73,7 +73,7 @@ def test_field_report_000_final_script_fits_with_the_model_from_its_path(tmp_pat
     assert d["verdict"] == "fits", d["reason"]
     assert d["model"]["name"] == "qwen2.5-7b" and d["model"]["identified_by"] == "name"
     assert "Qwen2___5-7B-Instruct" in d["model"]["identified"]
-    assert not any(f["code"] == "MODEL_UNKNOWN" for f in d["findings"])
+    assert not any(f["code"] == "model-unknown" for f in d["findings"])
     assert d["world_size"] == 2 and d["understood"]["micro_batch"] == 1
     # the text answer says how the model was identified
     rc, text = _check(capsys, script, "--gpu", "mi50")
@@ -177,7 +177,7 @@ def test_unknown_model_asks_one_question(tmp_path, home, capsys):
     rc, out = _check(capsys, _yaml(tmp_path, "/data/llm/my-own-model"), "--gpu", "mi300x", "--json")
     d = json.loads(out)
     assert rc == 1 and d["verdict"] == "unknown" and d["model"] is None
-    f = next(f for f in d["findings"] if f["code"] == "MODEL_UNKNOWN")
+    f = next(f for f in d["findings"] if f["code"] == "model-unknown")
     assert f["message"].startswith("which model is '/data/llm/my-own-model'?") and "--model" in f["fix"]
     assert d["question"]["flag"] == "--model"
     _rc, text = _check(capsys, _yaml(tmp_path, "/data/llm/my-own-model"), "--gpu", "mi300x")

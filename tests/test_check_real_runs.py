@@ -86,7 +86,7 @@ def test_an_unsloth_program_is_an_upper_bound_fits_answers_an_oom_does_not(offli
     small = _check(capsys, tmp_path, "u.py", "--gpu", "mi300x")
     assert small["verdict"] == "fits" and small["understood"]["method"] == "lora"
     assert small["understood"]["lora_rank"] == 16 and small["understood"]["cutoff_len"] == 2048
-    assert any(f["code"] == "KERNELS_NOT_MODELLED" for f in small["findings"])
+    assert any(f["code"] == "kernels-not-modelled" for f in small["findings"])
     (tmp_path / "u.py").write_text(UNSLOTH.format(bs=512))
     big = _check(capsys, tmp_path, "u.py", "--gpu", "rtx4090")
     assert big["verdict"] == "unknown" and "upper bound" in big["reason"]
@@ -222,11 +222,11 @@ def test_a_thin_oom_is_said_to_be_inside_the_estimates_error(offline, tmp_path, 
         lo, hi = (mid, hi) if run(mid)["verdict"] == "fits" else (lo, mid)
     just_over = run(hi)
     codes = [f["code"] for f in just_over["findings"]]
-    assert just_over["verdict"] == "oom" and "OOM_MARGIN_THIN" in codes
+    assert just_over["verdict"] == "oom" and "oom-margin-thin" in codes
     assert -just_over["margin_bytes"] <= C.THIN_OOM_SHARE * 24 * GiB
     far = run(65536)
     assert -far["margin_bytes"] > C.THIN_OOM_SHARE * 24 * GiB
-    assert "OOM_MARGIN_THIN" not in [f["code"] for f in far["findings"]]
+    assert "oom-margin-thin" not in [f["code"] for f in far["findings"]]
 
 
 def test_grpo_before_trl_018_puts_vllm_on_a_gpu_of_its_own_that_must_also_take_the_weights(offline, tmp_path,

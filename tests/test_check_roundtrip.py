@@ -79,14 +79,14 @@ def assert_reads_back(p: dict, fits: bool, d: dict, model: str, fmt: str) -> Non
     assert [a for a in d["assumptions"] if a != "gradient checkpointing: on (the runner's default)"
             and not a.startswith("every batch counted at cutoff_len")] == []
     errors = {f["code"] for f in d["findings"] if f["severity"] == "error"}
-    # DISK_WILL_FILL is this machine's free disk at the moment of the call, not the plan's (a plan made for
+    # disk-will-fill is this machine's free disk at the moment of the call, not the plan's (a plan made for
     # another machine says nothing about disk)
-    warnings = {f["code"] for f in d["findings"] if f["severity"] == "warning"} - {"DISK_WILL_FILL"}
+    warnings = {f["code"] for f in d["findings"] if f["severity"] == "warning"} - {"disk-will-fill"}
     if fits:                     # nothing wrong with a plan that fits
         assert errors == set(), d["findings"]
         # advice only: DDP holds the whole model on each GPU; what the plan warns about itself
         said = {w["code"] for w in p["warnings"]}     # one code per fact: check's finding is the plan's code
-        assert warnings <= {"WHOLE_MODEL_EVERY_GPU"} | said, (warnings, said)
+        assert warnings <= {"whole-model-every-gpu"} | said, (warnings, said)
         assert d["verdict"] == "fits", (d["verdict"], d["memory"], p["memory"])
     # the memory: check's step is the plan's own estimate (ZeRO-3 step terms and NCCL/RCCL communicators
     # included in both)
@@ -96,7 +96,7 @@ def assert_reads_back(p: dict, fits: bool, d: dict, model: str, fmt: str) -> Non
         assert abs(step["reserved_bytes"] - p["memory"]["reserved_bytes"]) <= 512, (step, p["memory"])
     codes = {f["code"] for f in d["findings"]}
     if not fits:
-        assert d["verdict"] == "oom" or "MARGIN_THIN" in codes, (d["verdict"], codes)
+        assert d["verdict"] == "oom" or "margin-thin" in codes, (d["verdict"], codes)
 
 
 case = st.fixed_dictionaries({
@@ -187,7 +187,7 @@ def test_every_axolotl_export_reads_back_as_its_plan(c):
     assert (u["gpus"], u["nodes"], d["world_size"]) == (hw["gpus"], hw["nodes"], hw["gpus"] * hw["nodes"])
     assert [a for a in d["assumptions"] if not a.startswith("every batch counted at cutoff_len")] == [], \
         d["assumptions"]
-    assert not {f["code"] for f in d["findings"]} & {"FORMAT_UNKNOWN", "REFERENCE_MISSING", "DS_PRECISION_CONFLICT"}
+    assert not {f["code"] for f in d["findings"]} & {"format-unknown", "reference-missing", "ds-precision-conflict"}
 
 
 # ------------------------------------------------------------------------------------------------ the contract
@@ -299,7 +299,7 @@ def test_readers_fixed_by_the_round_trip(tmp_path):
     rc, d = _json(*(str(tmp_path / n) for n in files), "--gpu", "mi300x")
     assert (d["understood"]["gpus"], d["understood"]["nodes"], d["world_size"]) == (8, 2, 16)
     assert d["understood"]["precision"] == "fp32" and d["assumptions"] == [] and rc == 0
-    assert not [f for f in d["findings"] if f["code"] == "FORMAT_UNKNOWN"]
+    assert not [f for f in d["findings"] if f["code"] == "format-unknown"]
     (tmp_path / "acc.yaml").write_text("distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\n")
     (tmp_path / "go.sh").write_text("accelerate launch --config_file acc.yaml -m rocm_tune train a.yaml\n")
     _rc, d = _json(str(tmp_path / "go.sh"), str(tmp_path / "acc.yaml"), str(tmp_path / "a.yaml"), "--gpu", "mi300x")

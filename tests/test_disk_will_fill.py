@@ -1,5 +1,5 @@
 """disk-will-fill (issue 21 item 5): checkpoint size x how many are kept against the free space where the run
-writes, in `plan` (its warnings), `check` (DISK_WILL_FILL) and while a run runs (the alert, and its notification
+writes, in `plan` (its warnings), `check` (disk-will-fill) and while a run runs (the alert, and its notification
 before the next save). Fit / not fit by construction: a real 1 MiB tmpfs mounted by the test (root), against a
 qwen2.5-0.5b LoRA checkpoint of ~50 MiB; where mounting is not allowed the test says so and is skipped."""
 
@@ -59,11 +59,11 @@ def test_plan_and_check_warn_when_the_checkpoints_do_not_fit(small_disk, tmp_pat
             "bf16: true\nsave_steps: 100\nmax_steps: 300\nsave_total_limit: 2\n")
     cfg.write_text(base + f"output_dir: {small_disk / 'out'}\n")
     r = run_cli("check", str(cfg), "--gpu", "mi300x", "--json")
-    (f,) = [f for f in json.loads(r.stdout)["findings"] if f["code"] == "DISK_WILL_FILL"]
+    (f,) = [f for f in json.loads(r.stdout)["findings"] if f["code"] == "disk-will-fill"]
     assert "3 x" in f["message"] and "save_total_limit 2 + 1 being written" in f["message"] and f["line"] == 12
     cfg.write_text(base + f"output_dir: {tmp_path / 'out'}\n")
     r = run_cli("check", str(cfg), "--gpu", "mi300x", "--json")
-    assert "DISK_WILL_FILL" not in [f["code"] for f in json.loads(r.stdout)["findings"]]
+    assert "disk-will-fill" not in [f["code"] for f in json.loads(r.stdout)["findings"]]
 
 
 # a run whose first checkpoint (700 KiB) leaves less than one more checkpoint free on the 1 MiB disk

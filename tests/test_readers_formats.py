@@ -54,7 +54,7 @@ def test_notebook_device_map_and_paged_optimizer():
     rep = check([str(FX / "ft.ipynb")], gpu_id="rtx4090", gpus=2)
     assert rep.cfg is not None and rep.cfg.optim == "paged_adamw_8bit"
     codes = {f.code for f in rep.findings}
-    assert "PAGED_OPTIMIZER" in codes and "DDP_LORA_REENTRANT" not in codes
+    assert "paged-optimizer" in codes and "ddp-lora-gc-reentrant" not in codes
     one = check([str(FX / "ft.ipynb")], gpu_id="rtx4090", gpus=1)
     # layers split over 2 GPUs in one process: each holds about half
     assert rep.memory["step"]["peak_allocated_bytes"] < 0.6 * one.memory["step"]["peak_allocated_bytes"]

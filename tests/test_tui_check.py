@@ -92,7 +92,7 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
             summary = _text(app, "#plan-summary")
             assert "OOM at step" in summary and "cutoff_len 8196" in summary and "4 GPU(s)" in summary
             assert "step" in _text(app, "#vram") and "load" in _text(app, "#vram")
-            assert "WARMUP_STEPS_FLOAT" in _text(app, "#findings")
+            assert "warmup-steps-float" in _text(app, "#findings")
             # the fix as edits against their file, and its own verdict
             fix = _text(app, "#fix")
             assert "-cutoff_len: 8196" in fix and "+cutoff_len: 1024" in fix and "changed: cutoff_len=1024" in fix

@@ -112,7 +112,7 @@ def question(rep) -> dict | None:
     """An `unknown` verdict names the one fact that decides it, as one question: the flag that answers it."""
     if rep.verdict != "unknown":
         return None
-    f = next((f for f in rep.findings if f.code in ("MODEL_UNKNOWN", "MODEL_MISSING")), None)
+    f = next((f for f in rep.findings if f.code in ("model-unknown", "model-missing")), None)
     if f is not None:
         return {"flag": "--model", "ask": f.message, "give": "a preset, a hub id or a directory holding config.json"}
     if rep.cfg is not None and rep.gpu is None:

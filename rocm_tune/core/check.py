@@ -90,13 +90,13 @@ def resolve_model(ref: str | None, override: str | None):
             load_model(override)                 # the one-line error of bad --model input
         return got.spec, f"model from --model {override} ({HOW[got.how]}: {got.detail})", None
     if not ref:
-        return None, None, Finding.of("MODEL_MISSING", None, None,
+        return None, None, Finding.of("model-missing", None, None,
                                       "no model_name_or_path / --model in the config", "pass --model ID|PATH")
     if not isinstance(ref, str):  # a list or a number where the model's name or path belongs
         raise UserError(f"model_name_or_path must be a model id or path, got {type(ref).__name__} {str(ref)[:60]}")
     got = identify_model(ref)
     if got.spec is None:
-        return None, None, Finding.of("MODEL_UNKNOWN", None, None,
+        return None, None, Finding.of("model-unknown", None, None,
                                       f"which model is {ref!r}? {got.detail}: its memory cannot be bounded",
                                       "pass --model with a preset, a hub id or a directory holding config.json")
     return got.spec, (None if got.how == "assumed" else f"model identified by {HOW[got.how]}: {got.detail}"), None
@@ -114,12 +114,12 @@ def _model_findings(model, job: formats.Job) -> list[Finding]:
     experts = next((int(cfg[k]) for k in EXPERT_KEYS if isinstance(cfg.get(k), int) and cfg[k] > 1), 0)
     for w in getattr(model, "warnings", ()) or ():
         if "unknown model_type" in w and experts and not getattr(model, "num_experts", 0):
-            out.append(Finding.of("MODEL_NOT_MODELLED", *where,
+            out.append(Finding.of("model-not-modelled", *where,
                                   f"{w}, but its config has {experts} experts per layer that such a decoder does not "
                                   f"have: the memory would be several times too low, so no verdict",
                                   "a preset or transformers installed (exact count on the meta device)"))
         else:
-            out.append(Finding.of("MODEL_FALLBACK", *where, w, None))
+            out.append(Finding.of("model-fallback", *where, w, None))
     return out
 
 
@@ -476,7 +476,7 @@ def _dataset_findings(job: formats.Job) -> list[Finding]:
     missing = [n.strip() for n in str(ds.value).split(",") if n.strip() and n.strip() not in info]
     if not missing:
         return []
-    return [Finding.of("DATASET_NOT_IN_INFO", ds.file, ds.line,
+    return [Finding.of("dataset-not-in-info", ds.file, ds.line,
                        f"dataset {', '.join(missing)} is not in dataset_info.json ({where}): LLaMA-Factory stops with "
                        f"'Undefined dataset'", "add it to dataset_info.json (or fix dataset_dir)")]
 
@@ -486,7 +486,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     g = job.get
     mref = str(g("model_name_or_path", "") or "")
     if _QUANT_NAME.search(mref.rstrip("/").split("/")[-1]) and cfg.method != "qlora":
-        out.append(Finding.of("QUANTIZED_BASE_NOT_MODELLED", *_where(job, "model_name_or_path"),
+        out.append(Finding.of("quantized-base-not-modelled", *_where(job, "model_name_or_path"),
                               f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
                               f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
@@ -494,14 +494,14 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                       ("activation_offloading", "activations offloaded to host memory"),
                       ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
         if as_bool(g(key)):
-            out.append(Finding.of("KERNELS_NOT_MODELLED", *_where(job, key),
+            out.append(Finding.of("kernels-not-modelled", *_where(job, key),
                                   f"{key}: {what} use less memory than estimated here", None))
     ws = job.settings.get("warmup_steps")
     if ws is not None:
         try:
             v = float(str(ws.value))
             if v != int(v):
-                out.append(Finding.of("WARMUP_STEPS_FLOAT", ws.file, ws.line,
+                out.append(Finding.of("warmup-steps-float", ws.file, ws.line,
                                       f"warmup_steps {ws.value} is a step count, not a fraction",
                                       f"warmup_ratio: {ws.value} (and remove warmup_steps)"))
         except (TypeError, ValueError):
@@ -510,24 +510,24 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding.of("bf16-unsupported" if gpu.bf16 == "none" else "bf16-emulated", *_where(job, "bf16"),
                               f"bf16 on {gpu.id}: the hardware has no bf16 ({gpu.bf16})", "fp16 (or fp32)"))
     if model is not None and cfg.precision == "fp16" and model.family in FP16_OVERFLOW_FAMILIES:
-        out.append(Finding.of("FP16_OVERFLOW", *_where(job, "fp16"),
+        out.append(Finding.of("fp16-overflow-risk", *_where(job, "fp16"),
                               f"fp16 on {model.family}: activations overflow fp16 (NaN loss)", "bf16 or fp32"))
     if gpu is not None and cfg.attn == "fa2" and not getattr(gpu, "fa2", None):
-        out.append(Finding.of("FA2_NO_KERNELS", *_where(job, "flash_attn"),
+        out.append(Finding.of("fa2-no-kernels", *_where(job, "flash_attn"),
                               f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
     if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
             and megatron.layout(job.settings, cfg.world_size) is None \
             and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
-        out.append(Finding.of("DDP_LORA_REENTRANT", job.entry_file, job.entry_line,
+        out.append(Finding.of("ddp-lora-gc-reentrant", job.entry_file, job.entry_line,
                               "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
                               "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
     if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin"):
-        out.append(Finding.of("DEFAULT_EVAL_BATCH", job.entry_file, None,
+        out.append(Finding.of("default-eval-batch", job.entry_file, None,
                               "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
                               "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
     mp = str(g("model_name_or_path", "")).lower()
     if model is not None and ("-vl" in mp or "vl-" in mp or "vision" in str(model.family)):
-        out.append(Finding.of("VLM_LANGUAGE_PART", *_where(job, "model_name_or_path"),
+        out.append(Finding.of("vlm-language-part", *_where(job, "model_name_or_path"),
                               "a vision-language model: only the language model is estimated (the vision tower "
                               "and image tokens are not)", None))
     if cfg.optim.startswith("paged_"):
@@ -541,17 +541,17 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                                   f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
                                   f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
     if gpu is not None and cfg.world_size > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):
-        out.append(Finding.of("IOMMU_MULTI_GPU_AMD", None, None,
+        out.append(Finding.of("iommu-p2p-hang-risk", None, None,
                               "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
                               "`rocm-tune doctor` on the machine; iommu=pt on the kernel command line"))
     acc = job.accelerate or {}
     if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
-        out.append(Finding.of("ZERO3_INIT_FLAG_FALSE", acc.get("file"),
+        out.append(Finding.of("zero3-init-flag-false", acc.get("file"),
                               acc.get("lines", {}).get("zero3_init_flag"),
                               "zero3_init_flag: false -- every GPU loads the whole model before ZeRO-3 partitions it "
                               "(the load peak below)", "zero3_init_flag: true"))
     if job.ds is not None and job.ds.offload != "none":
-        out.append(Finding.of("OFFLOAD_HOST_RAM", job.ds.file, None,
+        out.append(Finding.of("offload-needs-cpu-ram", job.ds.file, None,
                               "CPU offload: the host needs the RAM below (pinned), per node", None))
     return out
 
@@ -568,7 +568,7 @@ def _paged_spill(rep: Report, model, cfg: TrainConfig, vram: int) -> None:
     if any(r - opt * (1 + FRAGMENTATION) > vram for r in others):
         return
     rep.verdict, rep.oom_phase, rep.margin_bytes = "fits", None, 0
-    rep.findings.append(Finding.of("PAGED_SPILL", *_where(rep.job, "optim"),
+    rep.findings.append(Finding.of("paged-spill", *_where(rep.job, "optim"),
                                    f"the step needs {over / 2**30:.1f} GiB more than the card: the paged optimizer's state "
                                    f"pages that much out to host RAM and back every step (~{2 * over / 25e9:.1f} s per "
                                    f"step at 25 GB/s); it runs, slower", "a smaller micro-batch or LoRA to keep it on the GPU"))
@@ -578,7 +578,7 @@ def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
     """bitsandbytes' paged optimizers keep their state in CUDA/HIP managed memory: under GPU memory pressure pages
     move to host RAM and back at every step (bitsandbytes/optim/optimizer.py, get_paged)."""
     opt = estimate(model, cfg).per_gpu.optimizer_bytes if model is not None else 0
-    return Finding.of("PAGED_OPTIMIZER", *_where(job, "optim"),
+    return Finding.of("paged-optimizer", *_where(job, "optim"),
                       f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU here) "
                       f"is in managed memory and may spill to host RAM when the GPU runs short: it does not OOM then, "
                       f"but every step pages it over PCIe/Infinity Fabric both ways (at ~25 GB/s, about "
@@ -854,7 +854,7 @@ def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
 # host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
 # (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
 HOST_RAM_ASSUMED = 1024 * 2**30
-# an OOM by less than this share of the card is inside the estimate's error (said: OOM_MARGIN_THIN)
+# an OOM by less than this share of the card is inside the estimate's error (said: oom-margin-thin)
 THIN_OOM_SHARE = 0.03
 # a model assumed from its name (a Llama-style decoder of that size) misses its real vocabulary, attention and
 # extra towers: a margin smaller than this share of the card is inside that error
@@ -931,7 +931,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
             model = None
     runner = job.runner
     if model is None or runner not in MODELLED:
-        reason = ("the model's architecture is not modelled" if any(f.code == "MODEL_NOT_MODELLED" for f in findings)
+        reason = ("the model's architecture is not modelled" if any(f.code == "model-not-modelled" for f in findings)
                   else "the model is not known" if model is None and runner != "unknown" else
                   f"a {runner} config is not modelled" if runner not in ("unknown",) else
                   "no training command or training config in the files ("
@@ -945,11 +945,11 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         cfg, f2, a2 = build_config(job, model, gpus, nodes)
         cfg.validate()
     except BadValue as exc:
-        findings.append(Finding.of("BAD_VALUE", exc.file, exc.line, str(exc), "a whole number"))
+        findings.append(Finding.of("bad-value", exc.file, exc.line, str(exc), "a whole number"))
         return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
                       None, None, reason=str(exc))
     except UserError as exc:
-        findings.append(Finding.of("CONFIG_NOT_MODELLED", job.entry_file, job.entry_line, str(exc), None))
+        findings.append(Finding.of("config-not-modelled", job.entry_file, job.entry_line, str(exc), None))
         return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
                       None, None, reason=str(exc))
     findings += f2
@@ -1002,12 +1002,12 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         return rep
     if host_limit is not None and host > host_limit:
         rep.verdict, rep.oom_phase = "oom", "host"
-        findings.append(Finding.of("HOST_RAM_SHORT", job.ds.file if job.ds else None, None,
+        findings.append(Finding.of("host-ram-short", job.ds.file if job.ds else None, None,
                                    f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
                                    f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
                                    "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
     if rep.verdict == "fits" and not fitting.fits(vram - rep.margin_bytes, vram, HEADROOM):
-        findings.append(Finding.of("MARGIN_THIN", None, None,
+        findings.append(Finding.of("margin-thin", None, None,
                                    f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
                                    f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
                                    f"than the nominal memory), an OOM is possible", "the change below"))
@@ -1017,12 +1017,12 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
             rep.fix["target"] = "headroom"
     if rep.verdict == "oom" and rep.oom_phase != "host" and rep.margin_bytes is not None \
             and -rep.margin_bytes <= THIN_OOM_SHARE * vram:
-        findings.append(Finding.of("OOM_MARGIN_THIN", None, None,
+        findings.append(Finding.of("oom-margin-thin", None, None,
                                 f"over the card by only {-rep.margin_bytes / 2**30:.1f} GiB "
                                 f"({-rep.margin_bytes / vram:.0%} of it), inside the estimate's error: it may run "
                                 f"(shorter batches than cutoff_len, a kernel that holds less); the verdict is the "
                                 f"estimate's", "the change below, to be sure"))
-    if any(f.code in ("SHELL_COMMENT_CUTS_COMMAND", "SHELL_SPACE_AFTER_BACKSLASH") for f in findings):
+    if any(f.code in ("shell-comment-cuts-command", "shell-space-after-backslash") for f in findings):
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
         _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
@@ -1083,7 +1083,7 @@ def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, g
                                                           " (not stated: at most 1 TiB per node assumed)")
     smaller = _smaller_method(job, model, cfg, eval_batch, vram, gpu) if cfg.method in ("full", "freeze") else None
     rep.findings.append(Finding.of(
-        "NO_FIX_FOUND", None, None,
+        "no-fix-found", None, None,
         f"no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len fits this GPU and {where}"
         + (f"; {smaller[1]}" if smaller else ""),
         (f"use {smaller[0]}" if smaller else "more or larger GPUs, or a smaller model / LoRA / QLoRA")))
@@ -1140,7 +1140,7 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
         if hit is not None:
             keys = hit[0]
         else:
-            rep.findings.append(Finding.of("NO_FIX_FOUND", None, None,
+            rep.findings.append(Finding.of("no-fix-found", None, None,
                                            "the command as written (comment removed) does not fit, and no change to "
                                            "micro-batch, checkpointing, ZeRO stage/offload or cutoff_len makes it fit",
                                            "more or larger GPUs, or a smaller model"))

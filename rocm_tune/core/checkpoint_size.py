@@ -251,7 +251,7 @@ def next_save_check(output_dir: str | os.PathLike, plan: Mapping[str, Any] | Non
 
 
 def check_findings(job, model, cfg) -> list:
-    """`check`'s DISK_WILL_FILL finding for a config the user has (core.formats.Job, core.model spec, TrainConfig):
+    """`check`'s disk-will-fill finding for a config the user has (core.formats.Job, core.model spec, TrainConfig):
     its output_dir (relative: from the current directory, where such a config is run), save_total_limit,
     save_steps, max_steps and save_only_model. [] when it fits or the model is unknown."""
     from rocm_tune.core.runners.common import Finding
@@ -281,7 +281,7 @@ def check_findings(job, model, cfg) -> list:
     if chk.fits is not False:
         return []
     where = job.settings.get("save_total_limit") or job.settings.get("output_dir")
-    return [Finding.of("DISK_WILL_FILL", getattr(where, "file", job.entry_file),
+    return [Finding.of("disk-will-fill", getattr(where, "file", job.entry_file),
                        getattr(where, "line", None), f"output_dir {out_dir}: {chk.message}", chk.fix)]
 
 

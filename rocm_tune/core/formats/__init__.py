@@ -404,7 +404,7 @@ def _read_script(job: Job, text: str, p: str) -> None:
             continue
         if job.entry and _entry(cmd.argv) is not None:
             job.findings.append(Finding.of(
-                "SEVERAL_TRAININGS", p, cmd.line,
+                "several-trainings", p, cmd.line,
                 f"another training starts on line {cmd.line}; this answer is for the first one "
                 f"({job.entry_file}:{job.entry_line})", "check the other one on its own"))
             continue
@@ -430,7 +430,7 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         # a library whose kernels only save memory (Unsloth): estimated as the plain HF program it patches, an
         # upper bound: "fits" holds; over the card, its savings decide (check says unknown)
         read[0]["__upper_bound__"] = Setting("__upper_bound__", lib, p, 1, "import", "flag")
-        job.findings.append(Finding.of("KERNELS_NOT_MODELLED", p, 1,
+        job.findings.append(Finding.of("kernels-not-modelled", p, 1,
                                     f"Python program using {lib.split()[0]}: {lib}; estimated without them, as the "
                                     f"plain transformers program (an upper bound)", None))
     if read is not None and started:
@@ -447,7 +447,7 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
         return
     if lib and read is None:
-        job.findings.append(Finding.of("FORMAT_NOT_MODELLED", p, 1,
+        job.findings.append(Finding.of("format-not-modelled", p, 1,
                                        f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
         return
     job.findings.append(Finding.of(
@@ -488,7 +488,7 @@ def _apply_lf_yaml(job: Job, texts: dict[str, str], chosen: str) -> None:
     base = lf_yaml.read_yaml(data, texts[chosen], chosen)
     whole, bad_line = yaml_error_line(texts[chosen], chosen)
     if not whole:
-        job.findings.append(Finding.of("YAML_EXCERPT", chosen, bad_line,
+        job.findings.append(Finding.of("yaml-excerpt", chosen, bad_line,
                                        "the YAML does not parse as a whole (an excerpt?): only its complete "
                                        "`key: value` lines were read", None))
     over = job.settings
@@ -586,7 +586,7 @@ def read_texts(texts: dict[str, str]) -> Job:
         elif fmt == "python":
             _read_python_file(job, text, p, texts)
         else:
-            job.findings.append(Finding.of("FORMAT_UNKNOWN", p, None,
+            job.findings.append(Finding.of("format-unknown", p, None,
                                            "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
                                            "or launch script", None))
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
@@ -612,7 +612,7 @@ def read_texts(texts: dict[str, str]) -> Job:
             if how:
                 job.notes.append(how)
         elif hit is None:
-            job.findings.append(Finding.of("REFERENCE_MISSING", ref.file, ref.line,
+            job.findings.append(Finding.of("reference-missing", ref.file, ref.line,
                                            f"{ref.value} is not here and was not given beside the script", None))
     if chosen is None and yaml_cfgs:
         chosen = yaml_cfgs[0][0]

@@ -91,7 +91,7 @@ def _precision(job: Job, findings: list[Finding], assumptions: list[str], defaul
     if job.ds is not None:
         for name, yaml_v, ds_v in (("bf16", bf, job.ds.bf16), ("fp16", fp, job.ds.fp16)):
             if ds_v is True and not yaml_v:
-                findings.append(Finding.of("DS_PRECISION_CONFLICT", job.ds.file, job.ds.lines.get(name),
+                findings.append(Finding.of("ds-precision-conflict", job.ds.file, job.ds.lines.get(name),
                                            f"the DeepSpeed JSON enables {name} but the training arguments do not "
                                            f"(transformers stops with a mismatch error)",
                                            f'set "{name}": {{"enabled": "auto"}} in the JSON'))
@@ -121,12 +121,12 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
         a.append(f"finetuning_type: {job.runner}'s default {dv} ({src})" if src else
                  "method: no LoRA setting in the script, so full fine-tuning")
     if method not in ("lora", "full", "freeze"):
-        f.append(Finding.of("METHOD_NOT_MODELLED", *where(job, "finetuning_type"),
+        f.append(Finding.of("method-not-modelled", *where(job, "finetuning_type"),
                             f"finetuning_type {method!r} is estimated as lora", None))
         method = "lora"
     qb = as_int(g("quantization_bit"))
     if qb is not None and qb not in (4, 8):
-        f.append(Finding.of("QUANTIZATION_NOT_MODELLED", *where(job, "quantization_bit"),
+        f.append(Finding.of("quantization-not-modelled", *where(job, "quantization_bit"),
                             f"quantization_bit {qb}: only bitsandbytes 4 and 8 bit are modelled; estimated unquantised",
                             None))
     values: dict = {"method": method}
@@ -153,7 +153,7 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
     if method == "freeze":
         n = as_int(g("freeze_trainable_layers"))
         if n is not None and n < 0:
-            f.append(Finding.of("FREEZE_FIRST_LAYERS", *where(job, "freeze_trainable_layers"),
+            f.append(Finding.of("freeze-first-layers", *where(job, "freeze_trainable_layers"),
                                 f"freeze_trainable_layers {n}: the FIRST {-n} layers train; estimated as the last "
                                 f"{-n} (activations kept from the first layer on are not modelled)", None))
             n = -n
@@ -266,7 +266,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     cfg = TrainConfig(**values)
     if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
-        f.append(Finding.of("ZERO_ON_ONE_GPU", job.ds.file if job.ds else None, None,
+        f.append(Finding.of("zero-on-one-gpu", job.ds.file if job.ds else None, None,
                             f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
                             "run with more GPUs, or drop DeepSpeed"))
     return cfg, f, a

@@ -511,10 +511,10 @@ def attach_reference(job, texts: dict) -> None:
         base = lf_example("ds_z3_config.json" if stage == 3 else "ds_z2_config.json") or {}
         job.ds = read(with_zero(base, stage, off), "", None)
         job.findings.append(Finding.of(
-            "REFERENCE_MISSING", dsref.file, dsref.line,
+            "reference-missing", dsref.file, dsref.line,
             f"DeepSpeed config {dsref.value} is not here and was not given: ZeRO-{stage}"
             f"{' + offload' if off != 'none' else ''} assumed from its name, buckets \"auto\"", "give the JSON file too"))
     else:
-        job.findings.append(Finding.of("REFERENCE_MISSING", dsref.file, dsref.line,
+        job.findings.append(Finding.of("reference-missing", dsref.file, dsref.line,
                                        f"DeepSpeed config {dsref.value} is not here and was not given beside the config; "
                                        f"its ZeRO stage is unknown", "give the JSON file too"))

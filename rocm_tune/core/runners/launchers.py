@@ -259,12 +259,12 @@ def parse_script(text: str, file: str) -> Script:
                    f"{', ...' if len(flags) > 8 else ''})"
             if kind == "comment":
                 findings.append(Finding.of(
-                    "SHELL_COMMENT_CUTS_COMMAND", file, cut_line,
+                    "shell-comment-cuts-command", file, cut_line,
                     f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
                     + lost, f"delete line {cut_line} (or move it below the command)"))
             else:
                 findings.append(Finding.of(
-                    "SHELL_SPACE_AFTER_BACKSLASH", file, cut_line,
+                    "shell-space-after-backslash", file, cut_line,
                     f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
                     f"continuation: the command ends there and " + lost,
                     f"delete the spaces after the backslash on line {cut_line}"))
