@@ -18,7 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rocm_tune.core.check import check
+from rocm_tune.core.check.check import check
 from rocm_tune.core.errors import UserError
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -4,7 +4,7 @@
                                         [--write-baseline] [--json]
 
 For every case folder (case.json + log.txt, and the config files that were beside the log) it runs
-the diagnosis engine in-process (rocm_tune.core.runs.diagnose.diagnose, the same call `rocm-tune
+the diagnosis engine in-process (rocm_tune.core.runs.diagnose.diagnose.diagnose, the same call `rocm-tune
 explain LOG` makes, so the files beside the log are read as the CLI reads them) and compares the
 root cause's family with the case's `family`. It prints accuracy by family, by runner, by split and
 AMD vs not, then the wrong cases (of the chosen split: tune on "fit", report "held"). A benign
@@ -27,7 +27,7 @@ from collections import defaultdict
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
-from rocm_tune.core.runs.diagnose import diagnose  # noqa: E402
+from rocm_tune.core.runs.diagnose.diagnose import diagnose  # noqa: E402
 
 DEFAULT_DIR = os.path.join(HERE, "corpus", "logs")
 BASELINE = os.path.join(HERE, "corpus", "explain-baseline.json")

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rocm_tune.core.dataset import analyze_dataset
+from rocm_tune.core.data.dataset import analyze_dataset
 
 WORDS = ["the", "gpu", "memory", "of", "lora", "depends", "on", "rank", "cutoff", "length", "batch", "and", "precision", "训练", "模型", "显存", "batch", "size", "gradient", "checkpointing", "12345", "(a,", "b)", "=", "f(x);"]
 

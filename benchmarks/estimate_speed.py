@@ -14,8 +14,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import load_model
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import load_model
 
 
 def main() -> int:

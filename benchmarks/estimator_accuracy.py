@@ -3,7 +3,7 @@
     python benchmarks/estimator_accuracy.py [--quick] [--filter TEXT] [--detail]
 
 For each configuration: build the ModelSpec from a config dict (realistic hidden sizes, fewer layers so
-the probe finishes in seconds on a CPU), run `rocm_tune.core.memory.estimate` and
+the probe finishes in seconds on a CPU), run `rocm_tune.core.memory.estimate.estimate` and
 `rocm_tune.train.probe.probe` (the real transformers/PEFT code on fake tensors), and print both peaks and
 the relative error. Ends with the median and worst absolute error. Target (issue 14): median <= 1 %,
 worst <= 5 %. Includes eager attention at 4096-8192 tokens with and without checkpointing, and runner
@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import model_from_config
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import model_from_config
 
 # Real architectures (hidden sizes, heads, vocab as released); layers cut to keep the probe fast.
 MODELS = {

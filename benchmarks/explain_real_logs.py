@@ -3,7 +3,7 @@
     python benchmarks/explain_real_logs.py [--dir ../shared/calibration/real-crashes] [--size-mb 100]
 
 For every case folder (log.txt + case.json with `family`) it runs the diagnosis engine
-(rocm_tune.core.runs.diagnose) on the log as posted and prints the expected family, the root
+(rocm_tune.core.runs.diagnose.diagnose) on the log as posted and prints the expected family, the root
 diagnosis found (family and code) and whether the root is a benign line (it must never be).
 Then it times one bounded read of a --size-mb log built from real lines (tqdm bars, HF loss dicts,
 hipBLASLt warnings, then a rank's OOM and the other ranks' watchdog timeouts at the end).
@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rocm_tune.core.runs.diagnose import diagnose
+from rocm_tune.core.runs.diagnose.diagnose import diagnose
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "calibration", "real-crashes"))

@@ -7,7 +7,7 @@ checkpointing on/off, sdpa and eager, 512-8192 tokens, micro-batch 1-8, single-G
 where deepspeed imports) it builds the preset's model with random weights (no download), prepares it as
 the runner does (core/runners: the same regime the estimate and the probe use), runs two real training
 steps on the GPU and records, for step 2, ``torch.cuda.max_memory_allocated``, ``max_memory_reserved`` and
-the step time; next to them the analytic peak/reserved (`rocm_tune.core.memory.estimate`) and the probe's
+the step time; next to them the analytic peak/reserved (`rocm_tune.core.memory.estimate.estimate`) and the probe's
 peak (`rocm_tune.train.probe`). A configuration that runs out of memory is recorded as OOM (with the
 estimate, which should say it does not fit). The table - GPU, driver, torch and transformers versions
 first - goes to ``benchmarks/results/gpu_truth-<gpu>.md`` and prints the median/worst errors
@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rocm_tune.core.memory import TrainConfig, estimate  # noqa: E402
-from rocm_tune.core.model import load_model  # noqa: E402
+from rocm_tune.core.memory.estimate import TrainConfig, estimate  # noqa: E402
+from rocm_tune.core.model.architecture import load_model  # noqa: E402
 
 GIB = 2**30
 C = TrainConfig

@@ -196,7 +196,7 @@ def expect(cond: bool, text: str) -> None:
 def process_cases(tmp: Path) -> None:
     from rocm_tune.core.runs import procs
     from rocm_tune.core.runs import rundir as rd
-    from rocm_tune.core.runs.launcher import launch, stop_run
+    from rocm_tune.core.runs.launch.launcher import launch, stop_run
     from rocm_tune.core.runs.registry import find_run
 
     def ended_clean(info, area):
@@ -323,7 +323,7 @@ def corrupt_cases() -> None:
 
 
 def disk_full_cases(tmp: Path) -> None:
-    from rocm_tune.core.runs.launcher import launch
+    from rocm_tune.core.runs.launch.launcher import launch
     from rocm_tune.core.runs.registry import find_run, list_runs
 
     mnt = tmp / "full"
@@ -364,7 +364,7 @@ def disk_full_cases(tmp: Path) -> None:
 
 def concurrency_cases(n: int = 20) -> None:
     from rocm_tune.core.runs import procs
-    from rocm_tune.core.runs.launcher import launch, stop_run
+    from rocm_tune.core.runs.launch.launcher import launch, stop_run
 
     infos, errors = [], []
     lock = threading.Lock()

@@ -22,8 +22,8 @@ import tracemalloc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from rocm_tune.core.runs import parsers
-from rocm_tune.core.runs.watch import Watcher
+from rocm_tune.core.runs.watch import parsers
+from rocm_tune.core.runs.watch.watch import Watcher
 
 
 def metrics_lines(n: int, start: int = 1) -> list[str]:

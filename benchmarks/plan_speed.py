@@ -37,8 +37,8 @@ def main() -> int:
     runs = 5
     if "--runs" in sys.argv:
         runs = int(sys.argv[sys.argv.index("--runs") + 1])
-    from rocm_tune.core.model import load_model
-    from rocm_tune.core.planner import PlanRequest, plan
+    from rocm_tune.core.model.architecture import load_model
+    from rocm_tune.core.plan.planner import PlanRequest, plan
     from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
     print(f"{'scenario':<48}{'wall median':>12}{'max':>8}{'CPU median':>12}{'in-process':>12}{'estimates':>11}")

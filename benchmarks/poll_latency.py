@@ -28,10 +28,10 @@ sys.path.insert(0, str(REPO / "tests" / "fixtures" / "devices"))
 sys.path.insert(0, str(REPO / "tests"))
 
 # after the sys.path set-up above (the checkout and the test fixtures first): E402 on purpose
-from rocm_tune.core.devices import backends as B  # noqa: E402
-from rocm_tune.core.devices import detect  # noqa: E402
-from rocm_tune.core.devices import parsers as P  # noqa: E402
-from rocm_tune.core.devices.synthetic import FakeBackend, ReplayBackend  # noqa: E402
+from rocm_tune.core.hardware.devices import backends as B  # noqa: E402
+from rocm_tune.core.hardware.devices import detect  # noqa: E402
+from rocm_tune.core.hardware.devices import parsers as P  # noqa: E402
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend, ReplayBackend  # noqa: E402
 
 FIX = REPO / "tests" / "fixtures" / "devices"
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rocm_tune.core import throughput as tp
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import load_model
+from rocm_tune.core.plan import throughput as tp
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import load_model
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
 # (label, precision, gpus, micro_batch, grad_accum, gradient_checkpointing, zero, attn, measured s/it)

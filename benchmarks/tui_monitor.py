@@ -54,7 +54,7 @@ def append_steps(run: Path, step: int, n: int) -> int:
 
 
 async def measure(run: Path, size: tuple[int, int], frames: int, start_step: int) -> dict:
-    from rocm_tune.core.devices.synthetic import FakeBackend
+    from rocm_tune.core.hardware.devices.synthetic import FakeBackend
     from rocm_tune.tui.app import RocmTuneApp
     from rocm_tune.tui.scenes import FixedHost
 

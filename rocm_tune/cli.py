@@ -113,7 +113,7 @@ def build_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        # architectures core.model does not know: counted exactly through transformers on the meta device
+        # architectures core.model.architecture does not know: counted exactly through transformers on the meta device
         # when it is installed (torch is imported only when such a model is met)
         from rocm_tune.train.meta_count import install as install_exact_counter
 

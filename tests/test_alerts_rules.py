@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from rocm_tune.core.runs.procs import proc_start_time
-from rocm_tune.core.runs.alerts import CODES, AlertEngine, RunContext, check_events, oom_fix
-from rocm_tune.core.runs.parsers import TextParser
-from rocm_tune.core.runs.watch import Watcher
+from rocm_tune.core.runs.watch.alerts import CODES, AlertEngine, RunContext, check_events, oom_fix
+from rocm_tune.core.runs.watch.parsers import TextParser
+from rocm_tune.core.runs.watch.watch import Watcher
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"
 
@@ -90,7 +90,7 @@ def test_version_check_names_the_requirement_and_the_env_fix():
 
 
 def test_related_codes_are_planner_warning_codes():
-    from rocm_tune.core.warnings import WARNINGS
+    from rocm_tune.core.plan.warnings import WARNINGS
 
     related = set()
     for name in EXPECTED:
@@ -137,8 +137,8 @@ def test_oom_in_llamafactory_outdir_uses_its_yaml(tmp_path):
 
 # ------------------------------------------------------------------ time-dependent: stall, exit
 def _replay(tmp_path, util, power):
-    from rocm_tune.core.devices.synthetic import ReplayBackend
-    from rocm_tune.core.devices.types import GpuSample
+    from rocm_tune.core.hardware.devices.synthetic import ReplayBackend
+    from rocm_tune.core.hardware.devices.types import GpuSample
 
     frames = [{"t": 0.0, "gpus": [GpuSample(index=i, name="AMD Instinct MI50", util_percent=util, power_w=power,
                                             power_limit_w=300.0, timestamp=0.0).to_dict() for i in range(2)]}]
@@ -227,8 +227,8 @@ def wait_gone(pid: int, timeout: float = 30.0) -> bool:
 
 def test_stall_needs_a_live_process():
     eng = AlertEngine(stall_min_s=1)
-    from rocm_tune.core.runs.history import History
-    from rocm_tune.core.runs.parsers import Event
+    from rocm_tune.core.runs.watch.history import History
+    from rocm_tune.core.runs.watch.parsers import Event
 
     h = History()
     h.extend(Event("step", i, float(i), loss=1.0) for i in range(1, 5))
@@ -243,7 +243,8 @@ def test_one_code_one_severity_and_one_readme_table():
     from pathlib import Path
 
     from rocm_tune.core import codebook
-    from rocm_tune.core.runs import alerts, catalogue
+    from rocm_tune.core.runs.watch import alerts
+    from rocm_tune.core.runs import catalogue
 
     for s in catalogue.SIGNATURES:
         assert alerts.CODES[s.code][0] == s.severity, s.code

@@ -89,7 +89,7 @@ def test_a_pager_naming_the_training_yaml_is_not_the_run(tmp_path):
     same YAML (here `tail` copied as `less`, following the YAML) is not it."""
     import shutil
 
-    from rocm_tune.core.runs.watch import resolve_target
+    from rocm_tune.core.runs.watch.watch import resolve_target
 
     out = tmp_path / "out"
     out.mkdir()

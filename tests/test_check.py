@@ -360,8 +360,8 @@ def test_dataset_missing_from_dataset_info(tmp_path, capsys):
 def test_zero3_terms_llama3_8b():
     """The ZeRO-3 terms beyond the steady-state allocations (../shared/knowledge/zero3-memory.md section 4, case 1:
     Llama-3-8B full fine-tuning, ZeRO-3 + offload, 8 x RTX 3090 -- hiyouga/LlamaFactory#5977)."""
-    from rocm_tune.core.memory import TrainConfig
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.memory.estimate import TrainConfig
+    from rocm_tune.core.model.architecture import load_model
     from rocm_tune.core.runners import deepspeed as ds
 
     m = load_model("llama-3.1-8b")             # the Llama-3-8B shape: V 128256 x h 4096
@@ -404,8 +404,8 @@ def test_bad_value_in_the_users_file_is_a_finding(tmp_path, capsys):
 
 
 def test_zero3_init_residue():
-    from rocm_tune.core.memory import TrainConfig
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.memory.estimate import TrainConfig
+    from rocm_tune.core.model.architecture import load_model
     from rocm_tune.core.runners import deepspeed as ds
 
     m = load_model("qwen2.5-14b")

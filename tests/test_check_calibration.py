@@ -187,8 +187,8 @@ def test_lf4133_zero2_fp16_step_counts_overflow_norm_and_foreach_temporaries(tmp
     files = [str(tmp_path / n) for n in ("launch.sh", "qwen2_full_sft_ds_tool.yaml", "ds_z2_config.json")]
     _rc, out = _check(*files, "--model", model, "--gpu", "a100-40gb")
     assert out["world_size"] == 8
-    from rocm_tune.core.memory import TrainConfig
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.memory.estimate import TrainConfig
+    from rocm_tune.core.model.architecture import load_model
     from rocm_tune.core.runners import deepspeed as ds
 
     spec = load_model(model)
@@ -213,8 +213,8 @@ def test_lf4133_zero2_fp16_step_counts_overflow_norm_and_foreach_temporaries(tmp
 def test_communicator_memory_by_interconnect():
     """nvidia-smi shows NCCL/RCCL buffers the allocator does not: DeepSpeed opens two communicators, DDP/FSDP one;
     NVLS on NVSwitch H100/H200 adds 2.25 GiB each; nothing on one GPU."""
-    from rocm_tune.core.check import COMM_LINK, COMM_NVLS, COMM_PCIE, communicator_bytes
-    from rocm_tune.core.memory import TrainConfig
+    from rocm_tune.core.check.check import COMM_LINK, COMM_NVLS, COMM_PCIE, communicator_bytes
+    from rocm_tune.core.memory.estimate import TrainConfig
     from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
     z3 = TrainConfig(method="full", zero_stage=3, gpus=8)
@@ -373,8 +373,8 @@ def test_axolotl_memory_savers_we_do_not_model_are_said(tmp_path):
 def test_fsdp_allocations_shard_over_the_right_group():
     """HYBRID_SHARD shards inside a node (replicates across nodes); FULL_SHARD over every rank; offload leaves
     only the unsharded units on the GPU."""
-    from rocm_tune.core.memory import TrainConfig, estimate
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.memory.estimate import TrainConfig, estimate
+    from rocm_tune.core.model.architecture import load_model
     from rocm_tune.core.runners.fsdp import FsdpSpec, allocations
 
     m = load_model("qwen2.5-7b")

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from rocm_tune.core.check import check, write_fix
+from rocm_tune.core.check.check import check, write_fix
 
 FX = Path(__file__).parent / "fixtures" / "readers"
 
@@ -87,8 +87,8 @@ def test_deepspeed_offload_needs_its_buffer_factor_of_host_ram(tmp_path):
     """DeepSpeed's own host estimate (estimate_zero3_model_states_mem_needs) multiplies the pinned states by
     additional_buffer_factor 1.5; a 32-33B ZeRO-3 offload is killed on 600-744 GB (DeepSpeed#3448,
     LLaMA-Factory#6755) although its 18 bytes/param of pinned states would fit."""
-    from rocm_tune.core.check import DS_HOST_BUFFER_FACTOR
-    from rocm_tune.core.memory import estimate
+    from rocm_tune.core.check.check import DS_HOST_BUFFER_FACTOR
+    from rocm_tune.core.memory.estimate import estimate
 
     paths = _offload_job(tmp_path)
     roomy = check(paths, gpu_id="mi210")

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from rocm_tune.cli import main
-from rocm_tune.core.model import identify_model, load_model
+from rocm_tune.core.model.architecture import identify_model, load_model
 from rocm_tune.profiles.model_presets import PRESET_DIR
 
 FIXTURE = Path(__file__).parent / "fixtures" / "field_report_000" / "train_ddp_fp32.sh"
@@ -244,7 +244,7 @@ def test_hub_config_json_only_kept_and_never_offline(home, monkeypatch):
 def test_hub_that_never_answers_gives_no_config_and_is_asked_again(home, monkeypatch):
     import socket
 
-    from rocm_tune.core import model_cache
+    from rocm_tune.core.model import cache as model_cache
 
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))

@@ -11,10 +11,10 @@ import json
 import pytest
 
 from rocm_tune.cli import main
-from rocm_tune.core import check as C
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import load_model
-from rocm_tune.core.model_names import parse_name
+from rocm_tune.core.check import check as C
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import load_model
+from rocm_tune.core.model.names import parse_name
 
 GiB = 2**30
 

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rocm_tune.core.check import check
+from rocm_tune.core.check.check import check
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export import ExportOptions, write_bundle
-from rocm_tune.core.model import load_model
-from rocm_tune.core.planner import PlanRequest, plan
+from rocm_tune.core.model.architecture import load_model
+from rocm_tune.core.plan.planner import PlanRequest, plan
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 from tests.conftest import run_cli
 
@@ -313,7 +313,7 @@ def test_plan_and_check_count_the_same_zero3_memory(tmp_path):
     of the plan's GPU (NVLS on 8 x H100: two communicators of 2.85 GiB), `check` on the exported bundle reads
     the same step back; a user who raises stage3_prefetch_bucket_size in deepspeed.json gets exactly the bigger
     coalesced gather buffer (bf16: 2 bytes per element) on top, and the same communicators."""
-    from rocm_tune.core.check import COMM_NVLS
+    from rocm_tune.core.check.check import COMM_NVLS
 
     r = run_cli("plan", "--model", "qwen2.5-7b", "--gpu", "h100-sxm", "--gpus", "8", "--method", "full",
                 "--zero", "3", "--json")

@@ -125,7 +125,7 @@ def test_no_string_rewriting_between_families():
 
 
 def test_check_findings_over_the_fixtures_carry_the_registry_severity():
-    from rocm_tune.core.check import check
+    from rocm_tune.core.check.check import check
 
     seen = set()
     for p in sorted(FIXTURES.iterdir()):
@@ -143,8 +143,10 @@ def test_check_findings_over_the_fixtures_carry_the_registry_severity():
 
 
 def test_alerts_plan_preflight_and_doctor_are_views_of_the_registry():
-    from rocm_tune.core import doctor, preflight, warnings
-    from rocm_tune.core.runs import alerts
+    from rocm_tune.core.hardware import doctor
+    from rocm_tune.core.check import preflight
+    from rocm_tune.core.plan import warnings
+    from rocm_tune.core.runs.watch import alerts
 
     for code, (sev, title) in alerts.CODES.items():
         assert (sev, title) == (codebook.get(code).severity, codebook.get(code).title)

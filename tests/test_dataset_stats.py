@@ -1,4 +1,4 @@
-"""rocm_tune.core.dataset and `rocm-tune dataset`: formats, dataset_info.json, token counts, errors."""
+"""rocm_tune.core.data.dataset and `rocm-tune dataset`: formats, dataset_info.json, token counts, errors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core.dataset import (
+from rocm_tune.core.data.dataset import (
     APPROX_METHOD,
     CUTOFFS,
     SAMPLE_OVERHEAD,

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from rocm_tune.core.devices import BACKEND_ORDER, NA, GpuSample, NoneBackend, detect
-from rocm_tune.core.devices import backends as B
-from rocm_tune.core.devices.synthetic import FakeBackend, ReplayBackend, record
+from rocm_tune.core.hardware.devices import BACKEND_ORDER, NA, GpuSample, NoneBackend, detect
+from rocm_tune.core.hardware.devices import backends as B
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend, ReplayBackend, record
 from rocm_tune.core.errors import UserError
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "devices"))

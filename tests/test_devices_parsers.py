@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rocm_tune.core.devices import NA
-from rocm_tune.core.devices import parsers as P
+from rocm_tune.core.hardware.devices import NA
+from rocm_tune.core.hardware.devices import parsers as P
 
 FIX = Path(__file__).parent / "fixtures" / "devices"
 MiB = 2**20

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core import checkpoint_size as cs
+from rocm_tune.core.memory import checkpoint_size as cs
 from tests.conftest import run_cli
 from tests.helpers_train import wait_for
 from tests.test_notify import _Server

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core import doctor as D
+from rocm_tune.core.hardware import doctor as D
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "doctor"))
 import fake_system

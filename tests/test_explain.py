@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.core.runs.diagnose import diagnose, explain_text, oom_numbers, oom_plan_fix
+from rocm_tune.core.runs.diagnose.diagnose import diagnose, explain_text, oom_numbers, oom_plan_fix
 from tests.conftest import run_cli
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"
@@ -579,7 +579,7 @@ def test_a_benign_line_is_never_root_when_a_real_one_exists_and_alone_it_is_not_
 
 
 def test_a_log_of_harmless_lines_only_answers_that_nothing_failed():
-    from rocm_tune.core.runs.diagnose import render_text
+    from rocm_tune.core.runs.diagnose.diagnose import render_text
 
     kdb = ("MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_18.kdb Performance may degrade. "
            "Please follow instructions to install: https://github.com/ROCmSoftwarePlatform/MIOpen#installing-miopen-"
@@ -1074,7 +1074,7 @@ def test_per_rank_logs_in_a_directory_the_first_failure_in_time_wins_over_file_o
 
 
 def test_a_local_stuck_run_reports_this_machines_iommu(tmp_path):
-    from rocm_tune.core.doctor import iommu_state
+    from rocm_tune.core.hardware.doctor import iommu_state
 
     out = tmp_path / "saves"
     out.mkdir()

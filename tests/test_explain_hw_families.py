@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.core.runs.diagnose import explain_text, run_precision
+from rocm_tune.core.runs.diagnose.diagnose import explain_text, run_precision
 
 SPELLINGS = [
     ("gpu-memory-fault", "[ 5071.443221] amdgpu 0000:c2:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:8 "

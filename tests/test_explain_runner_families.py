@@ -7,7 +7,7 @@ family is what the test holds, and where a launcher or a peer reports after a ca
 
 from __future__ import annotations
 
-from rocm_tune.core.runs.diagnose import explain_text
+from rocm_tune.core.runs.diagnose.diagnose import explain_text
 
 TEARDOWN = (
     "W1111 15:43:30.004000 1401 torch/distributed/elastic/multiprocessing/api.py:858] Sending process 1420 closing "

@@ -23,7 +23,7 @@ from rocm_tune.core.export import bundle as B
 from rocm_tune.core.export import deepspeed as DS
 from rocm_tune.core.export import llamafactory as LF
 from rocm_tune.core.export.common import ExportOptions, resolve
-from rocm_tune.core.plan import Plan
+from rocm_tune.core.plan.plan import Plan
 from tests.conftest import run_cli
 
 GOLDEN = Path(__file__).parent / "golden" / "export"
@@ -32,7 +32,7 @@ SHELLCHECK = shutil.which("shellcheck")
 
 
 def base_plan() -> dict:
-    """A version-2 plan.json (rocm_tune.core.plan; field report 000: 2x MI50, fp32, DDP)."""
+    """A version-2 plan.json (rocm_tune.core.plan.plan; field report 000: 2x MI50, fp32, DDP)."""
     return {
         "version": 2,
         "model": {"ref": "Qwen/Qwen2.5-7B-Instruct", "name": "Qwen2.5-7B-Instruct", "family": "qwen2",
@@ -355,7 +355,7 @@ def test_deepspeed_values_match_the_trainer(case):
     z = ds["zero_optimization"]
     assert z["stage"] == r.zero_stage
     # the estimate's own ZeRO numbers (buckets from the model's shape), not fixed defaults
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
     from rocm_tune.core.runners.deepspeed import zero_settings
 
     plan = P(plan_case(case))
@@ -468,7 +468,7 @@ def test_never_overwrites_without_force_and_writes_atomically(tmp_path):
 
 
 def test_dataset_file_gets_a_dataset_info_entry(tmp_path):
-    from rocm_tune.core.dataset import analyze_dataset
+    from rocm_tune.core.data.dataset import analyze_dataset
 
     data = tmp_path / "chat data.jsonl"
     data.write_text("".join(json.dumps({"messages": [{"role": "user", "content": "hi " * i},

@@ -246,7 +246,7 @@ def test_export_from_flags_with_a_name(tmp_path):
 
 @pytest.mark.slow
 def test_app_export_screen_checks_names_like_the_cli(tmp_path, monkeypatch):
-    from rocm_tune.core.devices.synthetic import FakeBackend
+    from rocm_tune.core.hardware.devices.synthetic import FakeBackend
     from rocm_tune.tui.app import RocmTuneApp
     from tests.helpers_tui import wait_for
 

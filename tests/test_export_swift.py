@@ -84,7 +84,7 @@ def test_swift_is_not_part_of_all_and_what_ms_swift_cannot_express_is_refused(tm
     ("NNODES=2 NPROC_PER_NODE=8 swift sft --torch_dtype bfloat16", {"gpus": 8, "nodes": 2}),
 ])
 def test_check_reads_an_ms_swift_command_as_ms_swift_runs_it(tmp_path, line, want):
-    from rocm_tune.core.check import check
+    from rocm_tune.core.check.check import check
 
     script = tmp_path / "train.sh"
     script.write_text(f"{line} --model Qwen/Qwen2.5-7B-Instruct --dataset d.jsonl --max_length 1024\n")

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rocm_tune.core.check import check
+from rocm_tune.core.check.check import check
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export import ExportOptions, write_bundle
-from rocm_tune.core.model import load_model
-from rocm_tune.core.planner import PlanRequest, plan
+from rocm_tune.core.model.architecture import load_model
+from rocm_tune.core.plan.planner import PlanRequest, plan
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 from rocm_tune.train.tiny import make_tiny_dataset
 from tests.conftest import run_cli

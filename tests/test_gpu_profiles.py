@@ -187,7 +187,7 @@ NVIDIA_SMI_NAMES = [  # the name as `nvidia-smi --query-gpu=name` prints it -> p
 
 @pytest.mark.parametrize("smi_name,expected", NVIDIA_SMI_NAMES)
 def test_nvidia_smi_names_of_cards_in_real_configs_resolve(smi_name, expected):
-    from rocm_tune.core.devices.matching import match_profile
+    from rocm_tune.core.hardware.devices.matching import match_profile
 
     prof = gp.get_gpu_profile(smi_name)
     assert prof.id == expected
@@ -214,7 +214,7 @@ def test_new_card_facts():
 
 def test_memory_suffix_does_not_eat_model_digits():
     """'NVIDIA A800-SXM4-40GB' must not match the A100 via 'NVIDIA A100 40GB' stripped to 'nvidiaa'."""
-    from rocm_tune.core.devices.matching import match_profile
+    from rocm_tune.core.hardware.devices.matching import match_profile
 
     assert match_profile("NVIDIA A800-SXM4-40GB", "8.0", 40 * 2**30) == "a800-40gb"
     assert match_profile("NVIDIA A100-SXM4-40GB", "8.0", 40 * 2**30) == "a100-40gb"

@@ -27,8 +27,8 @@ def test_gpu_truth_dry_run_writes_the_table(tmp_path):
         import gpu_truth
     finally:
         sys.path.pop(0)
-    from rocm_tune.core.memory import estimate
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.memory.estimate import estimate
+    from rocm_tune.core.model.architecture import load_model
 
     # every row carries the real analytic estimate, measured columns empty, status "dry run"
     for (preset, cfg), row in zip(gpu_truth.CONFIGS, rows):

@@ -20,7 +20,7 @@ import textwrap
 import pytest
 import yaml
 
-from rocm_tune.core.checkpoint_size import MIN_HANG_TIMEOUT_S, SETUP_TIMEOUT_S, hang_timeout
+from rocm_tune.core.memory.checkpoint_size import MIN_HANG_TIMEOUT_S, SETUP_TIMEOUT_S, hang_timeout
 from rocm_tune.core.export import bundle as B
 from rocm_tune.core.export.common import HANG_ENV
 from tests.test_export_bundle import OPTS, P, opts_for, plan_case

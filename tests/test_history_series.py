@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from rocm_tune.core.runs.history import History, Series
-from rocm_tune.core.runs.parsers import Event
+from rocm_tune.core.runs.watch.history import History, Series
+from rocm_tune.core.runs.watch.parsers import Event
 
 
 def step(i, loss=None, t=None, **kw):
@@ -62,7 +62,7 @@ def _real_curve(name: str):
     logging every 2 steps; LLaMA-Factory 0.9.5's own trainer_log.jsonl, every step)."""
     from pathlib import Path
 
-    from rocm_tune.core.runs.parsers import parser_for
+    from rocm_tune.core.runs.watch.parsers import parser_for
 
     path = Path(__file__).parent / "fixtures" / "logs" / name
     kind = "metrics" if name.endswith("metrics.jsonl") else "llamafactory"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rocm_tune import cli
-from rocm_tune.core.devices.synthetic import MAX_REPLAY_BYTES
+from rocm_tune.core.hardware.devices.synthetic import MAX_REPLAY_BYTES
 from rocm_tune.core.files import MAX_NESTING
 from tests.conftest import run_cli
 
@@ -289,7 +289,7 @@ BAD_NUMBERS = [".inf", "-.inf", ".nan", "1.0e+999", "-1", "0", "true", "false", 
 
 
 def test_every_numeric_wizard_answer_refuses_nan_inf_huge_negative_bool(tmp_path, capsys):
-    from rocm_tune.core.questions import BY_NAME
+    from rocm_tune.core.plan.questions import BY_NAME
 
     assert set(NUMERIC) == {q.name for q in BY_NAME.values() if q.kind in ("int", "float")}
     a = tmp_path / "a.yaml"

@@ -7,8 +7,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.memory import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, STAGES, TrainConfig, estimate
-from rocm_tune.core.model import model_from_config
+from rocm_tune.core.memory.estimate import (
+    ATTNS,
+    METHODS,
+    OFFLOADS,
+    OPTIMS,
+    PRECISIONS,
+    STAGES,
+    TrainConfig,
+    estimate,
+)
+from rocm_tune.core.model.architecture import model_from_config
 from rocm_tune.core.runners import RUNNERS
 
 TINY = dict(model_type="llama", hidden_size=256, intermediate_size=512, num_hidden_layers=4,
@@ -198,7 +207,7 @@ def test_property_only_user_error_and_monotonic(tiny, cfg):
 def test_estimate_is_fast(tiny):
     import time
 
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
 
     m = load_model("qwen2.5-7b")
     cfg = TrainConfig(method="full", zero_stage=3, gpus=8)

@@ -1,4 +1,4 @@
-"""Architectures core.model does not know are counted exactly through transformers on the meta device
+"""Architectures core.model.architecture does not know are counted exactly through transformers on the meta device
 (rocm_tune/train/meta_count.py, installed by the CLI), else by the Llama-style fallback -- said either way."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rocm_tune.core import model as model_mod
+from rocm_tune.core.model import architecture as model_mod
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

@@ -1,10 +1,10 @@
-"""Parameter counts of rocm_tune.core.model equal what transformers instantiates (meta device, no memory)."""
+"""Parameter counts of rocm_tune.core.model.architecture equal what transformers instantiates (meta device, no memory)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rocm_tune.core.model import model_from_config
+from rocm_tune.core.model.architecture import model_from_config
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

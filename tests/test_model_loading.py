@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.model import SUPPORTED_FAMILIES, load_model, model_from_config
+from rocm_tune.core.model.architecture import SUPPORTED_FAMILIES, load_model, model_from_config
 
 TINY = {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "hidden_size": 64, "intermediate_size": 96,
         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128,
@@ -251,7 +251,7 @@ def test_import_and_preset_load_in_a_fresh_interpreter_pulls_no_heavy_modules():
     code = (
         "import sys, time\n"
         "t = time.perf_counter()\n"
-        "from rocm_tune.core.model import load_model\n"
+        "from rocm_tune.core.model.architecture import load_model\n"
         "s = load_model('qwen2.5-7b')\n"
         "dt = time.perf_counter() - t\n"
         "heavy = [m for m in ('torch', 'transformers', 'peft', 'textual', 'rich') if m in sys.modules]\n"

@@ -1,13 +1,13 @@
-"""LoRA target_modules read the way PEFT matches them (core/model_lora.py), sizes named by a word
-(core/model_names.NAMED_SIZES), and check's padding assumption (issue 25 item 9)."""
+"""LoRA target_modules read the way PEFT matches them (core/model/lora.py), sizes named by a word
+(core/model/names.NAMED_SIZES), and check's padding assumption (issue 25 item 9)."""
 
 import json
 import subprocess
 import sys
 
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import identify_model, load_model
-from rocm_tune.core.model_lora import split_targets, valid_target, wrapped_groups
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import identify_model, load_model
+from rocm_tune.core.model.lora import split_targets, valid_target, wrapped_groups
 
 
 def _names(groups):

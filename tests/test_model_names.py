@@ -2,7 +2,7 @@
 
 The references are `model_name_or_path` / `--model` values from public configs, scripts and issue threads
 (LLaMA-Factory YAMLs and issues, ms-swift commands, notes of 2024-2026), as found with the code/issues search.
-TUNED were read while core/model_names.py was written; HELD_OUT were collected afterwards and never tuned on:
+TUNED were read while core/model/names.py was written; HELD_OUT were collected afterwards and never tuned on:
 both must hold. The expected answers are the models' facts (series, size, quantization, the preset of that
 shape), not what the parser happened to print.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_tune.core.model import identify_model, load_model
-from rocm_tune.core.model_names import name_stem, parse_name
+from rocm_tune.core.model.architecture import identify_model, load_model
+from rocm_tune.core.model.names import name_stem, parse_name
 
 
 @pytest.fixture(autouse=True)

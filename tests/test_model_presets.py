@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from rocm_tune.core import model as model_mod
+from rocm_tune.core.model import architecture as model_mod
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.model import list_presets, load_model, search_presets
+from rocm_tune.core.model.architecture import list_presets, load_model, search_presets
 from rocm_tune.profiles.model_presets import INDEX_FILE, build_index, preset_files
 
 PRESETS = {p.stem: yaml.safe_load(p.read_text()) for p in preset_files()}

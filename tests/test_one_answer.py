@@ -13,7 +13,7 @@ import yaml
 
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.plan import PLAN_VERSION, Plan, load_plan
+from rocm_tune.core.plan.plan import PLAN_VERSION, Plan, load_plan
 from rocm_tune.tui import plan_model as pm
 from tests.conftest import run_cli
 
@@ -106,9 +106,9 @@ def test_fits_means_reserved_within_headroom_everywhere(tmp_path):
 
 def test_vram_in_use_on_a_detected_gpu_counts_against_the_plan():
     """A detected (not synthetic) GPU with 20 GiB already in use: the plan has 0.85 x 32 - 20 GiB to spend."""
-    from rocm_tune.core.devices.types import GpuSample
-    from rocm_tune.core.planner import plan
-    from rocm_tune.core.request import LocalGpus, request_from_answers
+    from rocm_tune.core.hardware.devices.types import GpuSample
+    from rocm_tune.core.plan.planner import plan
+    from rocm_tune.core.plan.answers import LocalGpus, request_from_answers
     from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
     prof = get_gpu_profile("mi50-32gb")
@@ -173,8 +173,8 @@ def test_load_plan_rejects_what_is_not_a_plan(tmp_path):
 
 
 def test_train_config_is_what_the_plan_estimated():
-    from rocm_tune.core.memory import estimate
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.memory.estimate import estimate
+    from rocm_tune.core.model.architecture import load_model
 
     result, d = pm.run_plan({"model": "qwen2.5-0.5b", "gpu": "h100-sxm", "method": "qlora", "lora_rank": 16})
     typed = Plan.from_dict(d)

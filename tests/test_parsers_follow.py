@@ -9,7 +9,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rocm_tune.core.runs.parsers import (
+from rocm_tune.core.runs.watch.parsers import (
     TextParser,
     events_from_trainer_state,
     llamafactory_parser,
@@ -17,7 +17,7 @@ from rocm_tune.core.runs.parsers import (
     parse_dict_text,
     parse_oom,
 )
-from rocm_tune.core.runs.sources import FileFollower, LineSource, TrainerStateSource, sniff_kind
+from rocm_tune.core.runs.watch.sources import FileFollower, LineSource, TrainerStateSource, sniff_kind
 
 
 def test_missing_file_then_created_and_partial_lines(tmp_path):

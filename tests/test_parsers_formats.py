@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core.runs.history import History
-from rocm_tune.core.runs.parsers import (
+from rocm_tune.core.runs.watch.history import History
+from rocm_tune.core.runs.watch.parsers import (
     GIB,
     TextParser,
     event_from_llamafactory,

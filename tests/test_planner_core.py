@@ -7,9 +7,9 @@ import json
 import pytest
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.memory import estimate
-from rocm_tune.core.model import load_model
-from rocm_tune.core.planner import PlanRequest, plan
+from rocm_tune.core.memory.estimate import estimate
+from rocm_tune.core.model.architecture import load_model
+from rocm_tune.core.plan.planner import PlanRequest, plan
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 from tests.conftest import run_cli
 
@@ -145,7 +145,7 @@ def test_does_not_fit_names_what_would(qwen7b):
 
 
 def test_dataset_sets_cutoff_and_eta(tmp_path, qwen7b):
-    from rocm_tune.core.dataset import analyze_dataset
+    from rocm_tune.core.data.dataset import analyze_dataset
 
     rows = [{"instruction": "word " * (20 + 7 * i), "input": "", "output": "answer " * (30 + 5 * i)}
             for i in range(200)]

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from rocm_tune.core import rules
-from rocm_tune.core.model import load_model, model_from_config
-from rocm_tune.core.warnings import WARNINGS, make
+from rocm_tune.core.hardware import rules
+from rocm_tune.core.model.architecture import load_model, model_from_config
+from rocm_tune.core.plan.warnings import WARNINGS, make
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile, load_gpu_profiles
 
 REQUIRED_CODES = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rocm_tune.core import preflight as core
+from rocm_tune.core.check import preflight as core
 from rocm_tune.core.errors import UserError
 from tests.conftest import REPO, run_cli
 
@@ -76,7 +76,7 @@ def test_replan_arithmetic_keeps_the_effective_batch():
     assert _larger(4, 32) == 8 and _larger(32, 32) is None and _larger(3, 9) is None
     new = core.adjusted_plan(_plan(), {"micro_batch": 4, "grad_accum": 8}, {"replan_reason": "raised"})
     assert new["recommended"]["micro_batch"] * new["recommended"]["grad_accum"] == 32
-    from rocm_tune.core.plan import Plan
+    from rocm_tune.core.plan.plan import Plan
 
     assert Plan.from_dict(new).recommended.micro_batch == 4             # still a valid plan
     assert new["reasons"][-1] == "preflight: raised" and _plan()["recommended"]["micro_batch"] == 1

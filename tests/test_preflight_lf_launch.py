@@ -84,7 +84,7 @@ def test_real_llamafactory_run_writes_ranks_and_the_pin_sets_the_dtype(real_lf, 
     recs = read_jsonl(run_dir / "ranks" / "0-0.jsonl")
     rated = [x for x in recs if x.get("tokens_per_s")]
     assert [x["step"] for x in rated] == [1, 2] and all(x["tokens_per_s"] > 0 for x in rated)
-    from rocm_tune.core.runs.measured import read_measured
+    from rocm_tune.core.runs.watch.measured import read_measured
 
     m = read_measured(run_dir)
     assert m.nodes == ("0",) and m.ranks[0].step == 2 and m.ranks[0].rss_bytes > 0

@@ -11,7 +11,7 @@ import sys
 import pytest
 import yaml
 
-from rocm_tune.core.runs.measured import read_measured, read_rank_file
+from rocm_tune.core.runs.watch.measured import read_measured, read_rank_file
 from rocm_tune.train.callbacks import append_rank_record
 from tests.conftest import run_cli
 from tests.helpers_train import read_jsonl, tiny_assets, train_dict, wait_for
@@ -117,7 +117,7 @@ def test_two_nodes_write_into_one_run_dir_and_attach_shows_both(assets, tmp_path
 def test_recorded_param_dtypes_are_read_and_compared_with_the_plan(tmp_path):
     """A rank that trains bf16 frozen weights under a plan that says fp32 (report 000 through stock LLaMA-Factory)
     is named; a rank that trains what the plan says is not."""
-    from rocm_tune.core.runs.measured import dtype_mismatches, human_lines
+    from rocm_tune.core.runs.watch.measured import dtype_mismatches, human_lines
 
     append_rank_record(tmp_path, {"node": "0", "rank": 0, "step": 1,
                                   "param_dtypes": {"frozen": {"bfloat16": 900, "float32": 10},

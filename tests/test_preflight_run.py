@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core.preflight import PreflightOptions, start_preflight
+from rocm_tune.core.check.preflight import PreflightOptions, start_preflight
 from tests.conftest import run_cli
 from tests.helpers_train import wait_for
 

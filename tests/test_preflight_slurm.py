@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from rocm_tune.train.callbacks import append_rank_record
-from rocm_tune.core.runs.slurm import job_from_sacct, job_from_scontrol, parse_scontrol
+from rocm_tune.core.runs.watch.slurm import job_from_sacct, job_from_scontrol, parse_scontrol
 from tests.conftest import run_cli
 
 # `scontrol show job 4242` of a running 2-node job, in the layout Slurm 22.05/23.02 prints (paths replaced)

@@ -8,8 +8,8 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("peft")
 
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import model_from_config
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import model_from_config
 from rocm_tune.train.probe import probe, unsupported_reason
 
 LLAMA = dict(model_type="llama", hidden_size=512, intermediate_size=1536, num_hidden_layers=2,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocm_tune.core.check import check
+from rocm_tune.core.check.check import check
 
 FX = Path(__file__).parent / "fixtures" / "readers"
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.memory import TrainConfig, estimate, trainable_params
-from rocm_tune.core.model import load_model, model_from_config
+from rocm_tune.core.memory.estimate import TrainConfig, estimate, trainable_params
+from rocm_tune.core.model.architecture import load_model, model_from_config
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import execution, regime
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core.runs.parsers import TEXT_LINE_MAX, TextParser
-from rocm_tune.core.runs.watch import Watcher
+from rocm_tune.core.runs.watch.parsers import TEXT_LINE_MAX, TextParser
+from rocm_tune.core.runs.watch.watch import Watcher
 from tests.conftest import run_cli
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runs import rundir as rd
-from rocm_tune.core.runs.launcher import launch, stop_run
+from rocm_tune.core.runs.launch.launcher import launch, stop_run
 from rocm_tune.core.runs.registry import find_run, list_runs, runs_root
 from tests.conftest import run_cli
 from tests.helpers_train import wait_for

@@ -1,13 +1,13 @@
-"""Real sequence lengths (core/seqlen.py): padding to the batch's longest sample, multiple of 8."""
+"""Real sequence lengths (core/data/seqlen.py): padding to the batch's longest sample, multiple of 8."""
 
 from __future__ import annotations
 
 import pytest
 
-from rocm_tune.core import seqlen
-from rocm_tune.core import throughput as tp
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import load_model
+from rocm_tune.core.data import seqlen
+from rocm_tune.core.plan import throughput as tp
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import load_model
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
 LENGTHS = (100, 200, 300, 1500, 3000)   # sorted token lengths of five samples

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core import throughput as tp
-from rocm_tune.core.memory import TrainConfig, estimate
-from rocm_tune.core.model import load_model
+from rocm_tune.core.plan import throughput as tp
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import load_model
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
-from rocm_tune.core.check import check
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.check.check import check
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.check_model import CheckSession
 from rocm_tune.tui.render import fmt_count, fmt_gib
@@ -149,7 +149,7 @@ def test_check_screen_at_80x24_its_own_header_whole_phase_figures_and_zero_in_wo
 
 
 def test_checkpoint_list_at_80x24_names_each_checkpoint_whole_and_labels_the_size_fields(tmp_path):
-    from rocm_tune.core.runs.resume import Checkpoint
+    from rocm_tune.core.runs.resume.resume import Checkpoint
     from rocm_tune.tui.resume_model import CheckpointList
     from rocm_tune.tui.screens.checkpoints import CheckpointsLoaded, CheckpointsScreen
 

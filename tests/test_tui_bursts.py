@@ -13,8 +13,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from rocm_tune.core.check import check
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.check.check import check
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.check_model import CheckSession
 from tests.helpers_tui import burst, typed, wait_for

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core.check import check
+from rocm_tune.core.check.check import check
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.check_model import CheckSession
 from tests.helpers_tui import wait_for
@@ -138,7 +138,7 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
 
 
 def test_exported_fix_is_what_check_says_fits(case, tmp_path, monkeypatch):
-    """The file export writes (core.check.write_fix through the app's export) is in the user's format and fits."""
+    """The file export writes (core.check.check.write_fix through the app's export) is in the user's format and fits."""
     from rocm_tune.tui import check_model as cm
 
     paths, model = case

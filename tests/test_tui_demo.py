@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.core.runs.registry import find_run
 from rocm_tune.train.demo import default_dir
 from rocm_tune.tui.app import RocmTuneApp

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from tests.helpers_tui import wait_for
 

@@ -1,7 +1,7 @@
 """Pilot test: launch a real tiny training from the Plan screen (ctrl+l) and watch it in the monitor.
 
 The wizard's answers point at a tiny random Qwen2 (2 layers, hidden 64) and a 64-sample dataset built
-here; ctrl+l asks first, starts the run through `rocm_tune.core.runs.plan_launch.launch_plan` (what
+here; ctrl+l asks first, starts the run through `rocm_tune.core.runs.launch.plan_launch.launch_plan` (what
 `rocm-tune run --plan` runs), the monitor follows the real metrics; quitting the app leaves it running.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.core.runs.registry import find_run
 from rocm_tune.tui.app import RocmTuneApp
 from tests.helpers_tui import wait_for
@@ -189,7 +189,7 @@ def test_launch_without_dataset_says_so_and_starts_nothing(tmp_path, monkeypatch
 
 @pytest.mark.slow
 def test_plan_screen_starts_a_preflight_and_watches_it(tmp_path, monkeypatch):
-    """ctrl+p on the Plan screen: asks first, then `core.preflight.start_preflight` of the plan shown."""
+    """ctrl+p on the Plan screen: asks first, then `core.check.preflight.start_preflight` of the plan shown."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text(json.dumps({
@@ -220,6 +220,6 @@ def test_plan_screen_starts_a_preflight_and_watches_it(tmp_path, monkeypatch):
         assert json.loads((Path(info.dir) / "plan.json").read_text())["model"]["name"]
     finally:
         if started.get("id") and find_run(started["id"]).status == "running":
-            from rocm_tune.core.runs.launcher import stop_run
+            from rocm_tune.core.runs.launch.launcher import stop_run
 
             stop_run(started["id"], grace=2)

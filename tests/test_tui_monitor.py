@@ -82,7 +82,7 @@ def test_unknown_target_is_a_message_not_a_crash(tmp_path):
 
 
 def _launch_sleep(name: str):
-    from rocm_tune.core.runs.launcher import launch
+    from rocm_tune.core.runs.launch.launcher import launch
 
     return launch(["sleep", "60"], name=name)
 
@@ -156,7 +156,7 @@ def test_run_list_switches_between_runs(tmp_path):
 
         asyncio.run(go())
     finally:
-        from rocm_tune.core.runs.launcher import stop_run
+        from rocm_tune.core.runs.launch.launcher import stop_run
 
         for r in (a, b):
             stop_run(r.id, grace=1)

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.sample_run import write_sample_run
 from rocm_tune.tui.scenes import FixedHost
@@ -105,7 +105,7 @@ def test_eight_gpus_fit_80x24_one_row_each(tmp_path):
 
 
 def _launch_sleep(name: str):
-    from rocm_tune.core.runs.launcher import launch
+    from rocm_tune.core.runs.launch.launcher import launch
 
     return launch(["sleep", "60"], name=name)
 
@@ -150,7 +150,7 @@ def test_a_deliberate_stop_says_stopped_by_you_with_checkpoint_and_resume_and_de
     try:
         asyncio.run(go())
     finally:
-        from rocm_tune.core.runs.launcher import stop_run
+        from rocm_tune.core.runs.launch.launcher import stop_run
         from rocm_tune.core.runs.registry import find_run
 
         if find_run(info.id).status == "running":

@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from rocm_tune.tui.sample_run import write_sample_run
 from rocm_tune.tui.scenes import FixedHost

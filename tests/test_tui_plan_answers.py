@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from tests.helpers_tui import burst, typed, wait_for
 

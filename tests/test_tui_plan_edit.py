@@ -13,7 +13,7 @@ import pytest
 from textual._xterm_parser import XTermParser
 from textual.widgets import Input
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from tests.helpers_tui import wait_for
 

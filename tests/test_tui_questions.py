@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.questions import BY_NAME, GROUPS, QUESTIONS, parse_answers, questions_for
+from rocm_tune.core.plan.questions import BY_NAME, GROUPS, QUESTIONS, parse_answers, questions_for
 
 
 def test_every_question_belongs_to_a_step_and_has_help():
@@ -46,7 +46,7 @@ def test_parse_answers_rejects_unknown_keys_and_inapplicable():
 
 
 def test_gpu_choices_come_from_the_profiles():
-    from rocm_tune.core.questions import dynamic_choices
+    from rocm_tune.core.plan.questions import dynamic_choices
     from rocm_tune.profiles.gpu_profiles import load_gpu_profiles
 
     choices = dynamic_choices(BY_NAME["gpu"])

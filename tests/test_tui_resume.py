@@ -48,7 +48,7 @@ def _stopped_run(tmp_path_factory, tmp_path) -> tuple[str, Path, Path]:
 
 def test_checkpoint_list_refuses_a_cut_short_checkpoint_and_resumes_from_the_newest_complete(tmp_path_factory,
                                                                                             tmp_path):
-    from rocm_tune.core.devices.synthetic import FakeBackend
+    from rocm_tune.core.hardware.devices.synthetic import FakeBackend
     from rocm_tune.tui.app import RocmTuneApp
 
     rid, d, out = _stopped_run(tmp_path_factory, tmp_path)

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from textual.widgets import OptionList
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from tests.helpers_tui import wait_for
 

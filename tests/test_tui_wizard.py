@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from rocm_tune.core.devices.synthetic import FakeBackend
+from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 from rocm_tune.tui.app import RocmTuneApp
 from tests.helpers_tui import wait_for
 

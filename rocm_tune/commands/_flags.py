@@ -10,7 +10,7 @@ import argparse
 from rocm_tune.commands._common import int_range
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.memory import TrainConfig
+from rocm_tune.core.memory.estimate import TrainConfig
 from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, STAGES
 
 

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _human(snap) -> str:
-    from rocm_tune.core.runs.watch import _hms
+    from rocm_tune.core.runs.watch.watch import _hms
 
     d = snap.to_dict()
     lines = [f"{snap.target.title or snap.target.spec}  [{d['kind']}, source {d['source_kind']}]"]
@@ -65,7 +65,7 @@ def _human(snap) -> str:
         lines.append(f"  gpu{gd.get('index')}     {gd.get('name')}: util {gd.get('util_percent')}%, vram {mem}, "
                      f"power {gd.get('power_w')} W")
     if snap.restarts:
-        from rocm_tune.core.runs.watch import restart_line
+        from rocm_tune.core.runs.watch.watch import restart_line
 
         lines.append("  restarts (one loss curve across them):")
         lines += [f"    {restart_line(r)}" for r in snap.restarts]
@@ -79,7 +79,7 @@ def _human(snap) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.runs import watch
+    from rocm_tune.core.runs.watch import watch
 
     if args.json and not args.once:
         raise UserError("--json needs --once (a stream of steps is --plain)")
@@ -87,12 +87,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--plain and --once do not go together; use --plain --no-follow for what is logged so far")
     spec, slurm_job = args.target, None
     if spec.startswith("slurm:"):  # a Slurm job id: its output files via scontrol/sacct (issue 13)
-        from rocm_tune.core.runs.slurm import resolve as resolve_slurm
+        from rocm_tune.core.runs.watch.slurm import resolve as resolve_slurm
 
         spec, slurm_job = resolve_slurm(spec)
     from dataclasses import replace
 
-    from rocm_tune.core.runs.alert_fix import AlertFixes
+    from rocm_tune.core.runs.diagnose.alert_fix import AlertFixes
 
     target = watch.resolve_target(spec)
     fixes = AlertFixes(target.spec)   # an OOM alert's fix is explain's for the same run (issue 25 item 8)
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         snap = watch.snapshot(target, gpus=not args.no_gpus)
         snap = replace(snap, alerts=fixes.apply(snap.alerts))
         # measured memory per rank/node (RUN_DIR/ranks/) and the plan's prediction (issue 13)
-        from rocm_tune.core.runs.measured import attach_fields, human_lines, read_measured
+        from rocm_tune.core.runs.watch.measured import attach_fields, human_lines, read_measured
 
         extra = attach_fields(snap.target)
         if slurm_job is not None:

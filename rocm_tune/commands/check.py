@@ -141,7 +141,7 @@ def _open_app(args: argparse.Namespace, rep) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.check import check, write_fix
+    from rocm_tune.core.check.check import check, write_fix
 
     rep = check(args.paths, gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes,
                 model_ref=args.model, host_ram_gib=args.host_ram_gib)
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         written = write_fix(rep.fix, args.fix, args.force)
     pf = None
     if args.preflight:
-        from rocm_tune.core.check_preflight import preflight_job
+        from rocm_tune.core.check.preflight_plan import preflight_job
 
         # bad input (no --gpu, nothing understood) is refused before anything prints or starts
         pf = preflight_job(rep, gpu_id=args.gpu, vram_gib=args.vram_gib, gpus=args.gpus, nodes=args.nodes,
@@ -187,7 +187,7 @@ def run_preflight(pf, quiet: bool) -> dict:
     object's `preflight` holds."""
     import time
 
-    from rocm_tune.core import preflight as core
+    from rocm_tune.core.check import preflight as core
     from rocm_tune.core.runs import rundir as rd
 
     if not quiet:

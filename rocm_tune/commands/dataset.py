@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _model_arg(ref: str | None):
     if ref is None:
         return None
-    from rocm_tune.core.model import load_model  # presets / HF cache ids
+    from rocm_tune.core.model.architecture import load_model  # presets / HF cache ids
 
     p = Path(os.path.expanduser(ref))
     if p.is_dir():
@@ -51,7 +51,7 @@ def _model_arg(ref: str | None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.dataset import CUTOFFS, analyze_dataset, round_cutoff
+    from rocm_tune.core.data.dataset import CUTOFFS, analyze_dataset, round_cutoff
 
     if args.name is not None and not os.path.isdir(os.path.expanduser(args.path)):
         raise UserError(f"--name {args.name!r} picks an entry of dataset_info.json, so PATH must be a folder "

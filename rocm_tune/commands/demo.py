@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
 
         code = run_app(attach=info.id)
     if code is None:
-        from rocm_tune.core.runs.watch import stream_plain
+        from rocm_tune.core.runs.watch.watch import stream_plain
 
         try:
             stream_plain(info.id)

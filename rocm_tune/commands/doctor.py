@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.doctor import SystemView, run_checks, summarize
+    from rocm_tune.core.hardware.doctor import SystemView, run_checks, summarize
 
     view = SystemView()
     results = run_checks(view)

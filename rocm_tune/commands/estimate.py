@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.model:
         raise UserError("--model is required (a preset name, a model directory, a config.json or a cached hub id)")
     cfg = train_config_from_args(args, runner=args.runner)
-    from rocm_tune.core.memory import estimate
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.memory.estimate import estimate
+    from rocm_tune.core.model.architecture import load_model
 
     model = load_model(args.model)
     est = estimate(model, cfg)

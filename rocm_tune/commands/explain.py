@@ -4,7 +4,7 @@ TARGET: a log file, `-` (pasted text on stdin), a run id / run directory, a LLaM
 directory, or a PID. The config beside the log (plan.json, training_args.yaml, trainer_state.json, the
 YAML on the log's command line, DeepSpeed JSON and launch scripts in the same folder) or `--config FILE`
 gives the numbers and the settings already on (a fix never suggests those again). Exit 0: healthy or finished (or nothing found);
-1: a failure or hang is diagnosed; 2: bad input. Logic: rocm_tune.core.runs.diagnose.
+1: a failure or hang is diagnosed; 2: bad input. Logic: rocm_tune.core.runs.diagnose.diagnose.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from rocm_tune.core.errors import UserError
-    from rocm_tune.core.runs.diagnose import explain_target, render_text
+    from rocm_tune.core.runs.diagnose.diagnose import explain_target, render_text
 
     if args.config is not None and not os.path.isfile(args.config):
         raise UserError(f"--config {args.config!r}: no such file")

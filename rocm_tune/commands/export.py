@@ -154,7 +154,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _plan_from_flags(args: argparse.Namespace):
     """The plan `rocm-tune plan` makes from the same flags (typed)."""
     from rocm_tune.commands import plan as plan_cmd
-    from rocm_tune.core.planner import plan as run_plan
+    from rocm_tune.core.plan.planner import plan as run_plan
 
     return run_plan(plan_cmd.build_request(args)).plan
 

@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         return _profiles(args)
     if args.show:
         return _show(args)
-    from rocm_tune.core.devices import detect
+    from rocm_tune.core.hardware.devices import detect
 
     if args.backend is not None and args.backend not in BACKENDS:
         raise UserError(f"--backend {args.backend!r} is not known; expected one of: {', '.join(BACKENDS)}")
@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record(backend, args) -> int:
-    from rocm_tune.core.devices.synthetic import record
+    from rocm_tune.core.hardware.devices.synthetic import record
 
     if not backend.sample():
         raise UserError("--record: no GPU found to record (backends tried: "

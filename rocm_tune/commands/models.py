@@ -20,7 +20,7 @@ def _billions(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.model import load_model, search_presets
+    from rocm_tune.core.model.architecture import load_model, search_presets
 
     if args.show is not None:
         if args.query:

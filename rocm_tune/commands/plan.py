@@ -13,7 +13,7 @@ from rocm_tune.commands._common import float_range, int_range, print_json
 from rocm_tune.commands._flags import add_train_flags, choice_type
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.warnings import headline_caveats
+from rocm_tune.core.plan.warnings import headline_caveats
 from rocm_tune.core.units import GIB, fmt_duration
 
 
@@ -58,8 +58,8 @@ _RENAMED = {"lora_target": "lora_targets", "zero": "zero_stage"}
 
 
 def answers_from_args(args: argparse.Namespace) -> dict:
-    """The parsed flags as answers for `core.request.request_from_answers` (None = not given)."""
-    from rocm_tune.core.request import ANSWER_KEYS
+    """The parsed flags as answers for `core.plan.answers.request_from_answers` (None = not given)."""
+    from rocm_tune.core.plan.answers import ANSWER_KEYS
 
     out = {}
     for dest, value in vars(args).items():
@@ -99,8 +99,8 @@ def _named_dataset(args, answers: dict, notes: list[str] | None) -> None:
 
 
 def build_request(args, notes: list[str] | None = None):
-    from rocm_tune.core.checkpoint_size import with_local_disk
-    from rocm_tune.core.request import request_from_answers
+    from rocm_tune.core.memory.checkpoint_size import with_local_disk
+    from rocm_tune.core.plan.answers import request_from_answers
 
     if not args.model:
         raise UserError("--model is required (a preset name such as qwen2.5-7b, a model directory or config.json)")
@@ -110,7 +110,7 @@ def build_request(args, notes: list[str] | None = None):
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.planner import plan
+    from rocm_tune.core.plan.planner import plan
 
     notes: list[str] = []
     result = plan(build_request(args, notes))

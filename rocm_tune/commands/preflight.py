@@ -63,14 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _plan_from_flags(args) -> dict:
     from rocm_tune.commands import plan as plan_cmd
 
-    req = plan_cmd.build_request(args)  # the plan engineer's request building (core.request)
-    from rocm_tune.core.planner import plan as make_plan
+    req = plan_cmd.build_request(args)  # the plan engineer's request building (core.plan.answers)
+    from rocm_tune.core.plan.planner import plan as make_plan
 
     return make_plan(req).to_dict()
 
 
 def _options(args, source_path: str | None, bundle: str | None):
-    from rocm_tune.core.preflight import PreflightOptions
+    from rocm_tune.core.check.preflight import PreflightOptions
 
     return PreflightOptions(
         timeout_s=args.timeout, steps=args.steps, weights=args.weights, device="cpu" if args.cpu else "auto",
@@ -86,7 +86,7 @@ def _check_model(plan: dict, weights: str | None) -> None:
         if not os.path.isfile(os.path.join(os.path.expanduser(weights), "config.json")):
             raise UserError(f"--weights {weights!r} has no config.json")
         return
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
 
     m = plan.get("model") or {}
     ref = str(m.get("ref") or m.get("name"))
@@ -97,7 +97,7 @@ def _check_model(plan: dict, weights: str | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core import preflight as core
+    from rocm_tune.core.check import preflight as core
 
     if args.wait and args.foreground:
         raise UserError("--wait and --foreground do not go together (--foreground already waits)")
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(result: dict, as_json: bool) -> None:
-    from rocm_tune.core import preflight as core
+    from rocm_tune.core.check import preflight as core
 
     if as_json:
         print_json(result)
@@ -158,7 +158,7 @@ def _show(result: dict, as_json: bool) -> None:
 
 def _follow(info, as_json: bool) -> int:
     """Stream the run's log (human mode) until it ends; then the verdict. Ctrl-C leaves the run running."""
-    from rocm_tune.core import preflight as core
+    from rocm_tune.core.check import preflight as core
     from rocm_tune.core.runs import rundir as rd
 
     log_path = os.path.join(info.dir, rd.STDOUT_LOG)

@@ -4,7 +4,7 @@ Finds the run's newest complete checkpoint (a checkpoint cut short by a kill is 
 against the plan it resumes with and starts the run again detached in the same run directory with
 `resume_from_checkpoint=<dir>`: the step count continues, run.json's `restarts` records the restart. A DeepSpeed
 ZeRO checkpoint at another world size is first converted to DeepSpeed's universal checkpoint
-(core/runs/zero_convert.py)."""
+(core/runs/resume/zero_convert.py)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rocm_tune.core.runs.notify import resolve
     from rocm_tune.core.runs.registry import find_run
-    from rocm_tune.core.runs.resume import resume_lock
+    from rocm_tune.core.runs.resume.resume import resume_lock
 
     targets = resolve(args.notify)  # --notify wins; else the config file's `notify`; `--notify none`: nothing
     info = find_run(args.run)
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace, targets: list[str]) -> int:
-    from rocm_tune.core.runs.resume import prepare_resume, resume_run
+    from rocm_tune.core.runs.resume.resume import prepare_resume, resume_run
 
     r = prepare_resume(args.run, gpus=args.gpus, nodes=args.nodes, checkpoint=args.checkpoint)
     if not args.json:

@@ -68,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.runs.launcher import launch, parse_env_pairs
+    from rocm_tune.core.runs.launch.launcher import launch, parse_env_pairs
 
     env = parse_env_pairs(args.env)
     command = list(args.command or [])
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         name = name or Path(cfg.output_dir or args.config).name
     elif args.plan:
         from rocm_tune.core.export.common import load_plan
-        from rocm_tune.core.runs.plan_launch import launch_plan, prepare_plan_launch
+        from rocm_tune.core.runs.launch.plan_launch import launch_plan, prepare_plan_launch
 
         prepared = prepare_plan_launch(load_plan(args.plan), name=name, env=env, runner=_runner_from_args(args),
                                        dataset=args.dataset, python=args.python)
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if kind == "train":
         from rocm_tune.core.runs import rundir as rd
-        from rocm_tune.core.runs.launcher import start_run
+        from rocm_tune.core.runs.launch.launcher import start_run
 
         _, d = rd.create_run_dir(command, name=name, run_dir=args.dir, cwd=cwd, env=env, kind=kind)
         (d / rd.METRICS_JSONL).touch()  # the built-in trainer writes it; monitors pick it from the start
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
 def _supervisor_options(args: argparse.Namespace) -> None:
     """--notify and --retry-oom reach the run's supervisor through its environment (it records them in run.json
     and never passes them to the command)."""
-    from rocm_tune.core.runs.supervisor import NOTIFY_ENV, RETRY_ENV
+    from rocm_tune.core.runs.launch.supervisor import NOTIFY_ENV, RETRY_ENV
 
     from rocm_tune.core.runs.notify import encode, resolve
 

@@ -45,7 +45,7 @@ def format_progress(info) -> str:
 
 def _peak(info) -> dict:
     """The measured peak of the run's ranks (RUN_DIR/ranks/, issue 13): bytes, None when not measured."""
-    from rocm_tune.core.runs.measured import read_measured
+    from rocm_tune.core.runs.watch.measured import read_measured
 
     m = read_measured(info.dir)
     return {"measured_peak_allocated_bytes": m.peak_allocated_bytes if m else None,

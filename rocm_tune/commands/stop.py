@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rocm_tune.core.runs.launcher import stop_run
+    from rocm_tune.core.runs.launch.launcher import stop_run
     from rocm_tune.core.runs.registry import find_run
 
     before = find_run(args.run, prefer_running=True)

@@ -1,4 +1,4 @@
-"""`rocm-tune wizard`: the wizard's questions (declared once in `rocm_tune.core.questions`).
+"""`rocm-tune wizard`: the wizard's questions (declared once in `rocm_tune.core.plan.questions`).
 
     rocm-tune wizard                 the full-screen wizard (same as `rocm-tune` with no command)
     rocm-tune wizard --plain         ask the questions line by line (questionary), print the plan
@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.questions import BY_NAME, QUESTIONS, dynamic_choices, parse_answers
+from rocm_tune.core.plan.questions import BY_NAME, QUESTIONS, dynamic_choices, parse_answers
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,10 +123,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         answers = ask_plain(preset)
 
-    from rocm_tune.core.planner import plan
-    from rocm_tune.core.request import request_from_answers
+    from rocm_tune.core.plan.planner import plan
+    from rocm_tune.core.plan.answers import request_from_answers
 
-    from rocm_tune.core.checkpoint_size import with_local_disk
+    from rocm_tune.core.memory.checkpoint_size import with_local_disk
 
     result = plan(with_local_disk(request_from_answers(answers)))
     d = result.to_dict()

@@ -1,8 +1,8 @@
 """Every choice, limit and default of a training plan, in one place.
 
 argparse flags (`commands/_flags.py`, `commands/plan.py`), the wizard's questions
-(`core/questions.py`), the app's editable fields (`tui/plan_model.py`), the planner's request
-validation, the plan.json reader (`core/plan.py`) and the exporters read these names; nothing
+(`core/plan/questions.py`), the app's editable fields (`tui/plan_model.py`), the planner's request
+validation, the plan.json reader (`core/plan/plan.py`) and the exporters read these names; nothing
 else spells an allowed value, a bound or a default. Pure data plus two small checks.
 """
 

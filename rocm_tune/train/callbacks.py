@@ -2,7 +2,7 @@
 
 Each rank appends its memory (allocated, reserved, peak allocated/reserved from torch's caching
 allocator), host RSS, tokens/s and the telemetry of its own GPU to `RUN_DIR/ranks/<node>-<rank>.jsonl`
-(format and reader: `rocm_tune.core.runs.measured`). RUN_DIR is `$ROCM_TUNE_RUN_DIR` (set by the run
+(format and reader: `rocm_tune.core.runs.watch.measured`). RUN_DIR is `$ROCM_TUNE_RUN_DIR` (set by the run
 supervisor; export it on the compute nodes of a multi-node job), else the trainer's output_dir.
 The node is `$NODE_RANK` / `$GROUP_RANK` (torchrun) / `$SLURM_NODEID`, else 0.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 TELEMETRY_EVERY_S = 5.0
-RANKS_DIR = "ranks"   # the reader: rocm_tune.core.runs.measured
+RANKS_DIR = "ranks"   # the reader: rocm_tune.core.runs.watch.measured
 
 
 def append_rank_record(run_dir: str | os.PathLike, rec: dict) -> Path:
@@ -178,7 +178,7 @@ def _finite(v: Any) -> float | None:
 
 
 class _Telemetry:
-    """The local GPU's sample from `rocm_tune.core.devices`, at most every TELEMETRY_EVERY_S seconds."""
+    """The local GPU's sample from `rocm_tune.core.hardware.devices`, at most every TELEMETRY_EVERY_S seconds."""
 
     def __init__(self, every: float = TELEMETRY_EVERY_S):
         self.every = every
@@ -197,7 +197,7 @@ class _Telemetry:
         try:
             if not self.tried:
                 self.tried = True
-                from rocm_tune.core.devices import detect
+                from rocm_tune.core.hardware.devices import detect
 
                 self.backend = detect()
             if self.backend is None:

@@ -1,6 +1,6 @@
 """Local datasets for the built-in trainer: alpaca and sharegpt/messages, chat-templated, prompt-masked.
 
-Records are read by `rocm_tune.core.dataset.read_samples` (the loader `rocm-tune dataset` uses too, strict
+Records are read by `rocm_tune.core.data.dataset.read_samples` (the loader `rocm-tune dataset` uses too, strict
 mode: a record that cannot be read is a UserError naming the file and record) and rendered with the tokenizer's chat template (a simple fallback template when it has none),
 tokenised segment by segment so that labels are -100 on everything except assistant replies
 (unless `train_on_prompt`), truncated to cutoff_len, optionally packed into cutoff_len blocks.
@@ -14,19 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocm_tune.core import dataset
+from rocm_tune.core.data import dataset
 from rocm_tune.core.errors import UserError
 
 IGNORE_INDEX = -100
 
 FALLBACK_ROLES = {"system": "### System:\n", "user": "### User:\n", "assistant": "### Assistant:\n"}
 
-# roles of core.dataset's normalized turns -> chat-template roles (observations go in as user turns)
+# roles of core.data.dataset's normalized turns -> chat-template roles (observations go in as user turns)
 _CHAT_ROLE = {"system": "system", "user": "user", "assistant": "assistant", "tool": "user", "text": "text"}
 
 
 # ----------------------------------------------------------------------------------------------
-# reading: core.dataset is the one loader (formats, dataset_info.json, one-line errors)
+# reading: core.data.dataset is the one loader (formats, dataset_info.json, one-line errors)
 
 
 def _chat(turns: list) -> list[dict]:

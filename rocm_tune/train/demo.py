@@ -2,7 +2,7 @@
 
 `start_demo(work, steps)` builds (or reuses) a tiny random Qwen2 model and a tiny learnable alpaca dataset under
 `work` (nothing downloaded), plans them, writes a `rocm-tune train` config into a new run directory and starts it
-detached through the launcher of `rocm-tune run` (`core.runs.launcher.start_run`). `rocm-tune demo` then watches
+detached through the launcher of `rocm-tune run` (`core.runs.launch.launcher.start_run`). `rocm-tune demo` then watches
 it in a terminal; the app's Model screen (ctrl+t) and its launch without a dataset open the monitor on it.
 torch and transformers are imported only when the model is built.
 """
@@ -49,15 +49,15 @@ def prepare_assets(work: Path, quiet: bool = False) -> tuple[Path, Path]:
 def plan_demo(model_dir: Path, data: Path, gpu_id: str | None, quiet: bool = False) -> dict | None:
     """plan.json for the tiny model via the planner; None (with a note) when it is not usable."""
     try:
-        from rocm_tune.core.model import model_from_config
-        from rocm_tune.core.planner import PlanRequest, plan
+        from rocm_tune.core.model.architecture import model_from_config
+        from rocm_tune.core.plan.planner import PlanRequest, plan
         from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
         profile_id = gpu_id
         where = "chosen with --gpu"
         if profile_id is None:
             try:
-                from rocm_tune.core.devices import detect
+                from rocm_tune.core.hardware.devices import detect
 
                 samples = detect().sample()
                 profile_id = next((s.profile_id for s in samples if getattr(s, "profile_id", None)), None)
@@ -154,7 +154,7 @@ class DemoStart:
 def start_demo(work: Path, steps: int = DEFAULT_STEPS, gpu_id: str | None = None, quiet: bool = False) -> DemoStart:
     """Prepare the tiny model and data in `work` (an existing directory), plan them, start the run detached."""
     from rocm_tune.core.runs import rundir as rd
-    from rocm_tune.core.runs.launcher import start_run
+    from rocm_tune.core.runs.launch.launcher import start_run
 
     data, model = prepare_assets(work, quiet)
     plan = plan_demo(model, data, gpu_id, quiet)

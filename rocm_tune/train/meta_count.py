@@ -1,4 +1,4 @@
-"""Exact parameter counts of architectures `rocm_tune.core.model` does not know, from transformers on the meta device.
+"""Exact parameter counts of architectures `rocm_tune.core.model.architecture` does not know, from transformers on the meta device.
 
 `count(config)` builds ``AutoModelForCausalLM.from_config`` under ``torch.device("meta")`` (no memory, no
 weights, no network) and sums the real parameters: total, input embedding, untied output head, each decoder
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rocm_tune.core.model import ExactCount, LinearGroup, ParamCounts, set_exact_counter
+from rocm_tune.core.model.architecture import ExactCount, LinearGroup, ParamCounts, set_exact_counter
 
 _ATTN_WORDS = ("attn", "attention", "q_proj", "k_proj", "v_proj", "o_proj", "query", "key", "value")
 
 
 def install() -> None:
-    """Make core.model count unknown architectures exactly (idempotent, imports nothing heavy)."""
+    """Make core.model.architecture count unknown architectures exactly (idempotent, imports nothing heavy)."""
     set_exact_counter(count)
 
 

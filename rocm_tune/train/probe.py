@@ -16,7 +16,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from rocm_tune.core.memory import TrainConfig
+from rocm_tune.core.memory.estimate import TrainConfig
 
 _NOTES: list[str] = []
 _BLOCK = 512  # the caching allocator rounds every allocation up to 512 bytes
@@ -212,7 +212,7 @@ def _regime(config: dict, cfg: TrainConfig):
     """The regime the runner executes (core/runners): the probe traces exactly those dtypes."""
     import torch
 
-    from rocm_tune.core.model import model_from_config
+    from rocm_tune.core.model.architecture import model_from_config
     from rocm_tune.core.runners import regime
 
     _TORCH_DTYPES.update(fp32=torch.float32, bf16=torch.bfloat16, fp16=torch.float16)

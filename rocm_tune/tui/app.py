@@ -36,7 +36,7 @@ STYLES = Path(__file__).parent / "styles"
 class WizardState:
     """What the wizard has learned so far; screens read and write it."""
 
-    answers: dict[str, Any] = field(default_factory=lambda: import_module("rocm_tune.core.questions").defaults())
+    answers: dict[str, Any] = field(default_factory=lambda: import_module("rocm_tune.core.plan.questions").defaults())
     backend_name: str | None = None
     samples: tuple = ()
     model: Any = None            # ModelSpec
@@ -97,9 +97,9 @@ class RocmTuneApp(App):
         self.host_probe = host_probe     # monitor's host CPU/RAM and process owners (tests: a fixed host)
 
     def gpu_backend(self) -> Any:
-        """The telemetry backend: the injected one, else `core.devices.detect()` (called in workers)."""
+        """The telemetry backend: the injected one, else `core.hardware.devices.detect()` (called in workers)."""
         if self.backend is None:
-            devices = import_module("rocm_tune.core.devices")
+            devices = import_module("rocm_tune.core.hardware.devices")
             self.backend = devices.detect()
         return self.backend
 

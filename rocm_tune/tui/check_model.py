@@ -1,8 +1,8 @@
 """`rocm-tune check FILE...` in the app: the user's own files on the Plan screen (no widgets here).
 
-The report comes from `rocm_tune.core.check.check()`, the call behind `rocm-tune check`; edits on the screen become
-keys for `core.check.build_fix` (the user's files with those keys changed, in their own format), and the edited
-files are checked again by the same `check()`; export writes them with `core.check.write_fix` (never over a file
+The report comes from `rocm_tune.core.check.check.check()`, the call behind `rocm-tune check`; edits on the screen become
+keys for `core.check.check.build_fix` (the user's files with those keys changed, in their own format), and the edited
+files are checked again by the same `check()`; export writes them with `core.check.check.write_fix` (never over a file
 that exists). Nothing here re-implements them.
 """
 
@@ -27,7 +27,7 @@ class CheckSession:
     """The files and options `rocm-tune check` was given, and its report."""
 
     paths: list[str]
-    report: Any                        # core.check.Report
+    report: Any                        # core.check.check.Report
     options: dict = field(default_factory=dict)   # gpu_id, vram_gib, gpus, nodes, model_ref (check()'s keywords)
 
     @property
@@ -85,7 +85,7 @@ def fix_keys(session: CheckSession) -> dict:
 def check_files(session: CheckSession, fix: dict) -> Any:
     """The report of the user's files with `fix` applied, by the same `check()` (fixed files in a temporary folder,
     the unchanged ones read where they are; a reference between them resolves by name as for the user's)."""
-    from rocm_tune.core.check import check
+    from rocm_tune.core.check.check import check
 
     with tempfile.TemporaryDirectory(prefix="rocm-tune-check-") as tmp:
         paths = []
@@ -112,7 +112,7 @@ def recheck(session: CheckSession, keys: dict) -> tuple[dict | None, Any]:
     rep = session.report
     if not keys:
         return rep.fix, rep
-    from rocm_tune.core.check import build_fix
+    from rocm_tune.core.check.check import build_fix
 
     fix = build_fix(rep.job, keys, rep.cfg)
     if not fix["files"]:
@@ -131,9 +131,9 @@ def default_export_dir(session: CheckSession) -> str:
 
 
 def export(session: CheckSession, fix: dict | None, out_dir: str) -> list[str]:
-    """Write the fixed files into out_dir with `core.check.write_fix` (an existing file there is refused, and the
+    """Write the fixed files into out_dir with `core.check.check.write_fix` (an existing file there is refused, and the
     user's own files are never written)."""
-    from rocm_tune.core.check import write_fix
+    from rocm_tune.core.check.check import write_fix
 
     if not fix or not fix.get("files"):
         raise UserError("nothing to export: your files need no change (edit a setting to write a changed copy)")

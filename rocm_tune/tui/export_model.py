@@ -13,7 +13,7 @@ from pathlib import Path
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.export import bundle as b
 from rocm_tune.core.export.common import ExportOptions
-from rocm_tune.core.plan import Plan
+from rocm_tune.core.plan.plan import Plan
 
 FORMATS = {
     "sh": "run.sh launcher script",

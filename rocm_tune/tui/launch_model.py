@@ -1,11 +1,11 @@
 """Launching the plan from the app, exactly as `rocm-tune run --plan` does (no widgets here).
 
-`preview(plan, answers)` calls `rocm_tune.core.runs.plan_launch.prepare_plan_launch`, the checks behind
+`preview(plan, answers)` calls `rocm_tune.core.runs.launch.plan_launch.prepare_plan_launch`, the checks behind
 `rocm-tune run --plan`: it refuses what that would refuse (so the confirmation can name the problem) and
 says what will run: the runner and why, the dataset, the run directory, and the command with its
 environment, taken from the bundle's launch spec (the argv run.sh starts). `start(plan, preview)` then
 calls `launch_plan` with that preparation: it exports the plan into RUN_DIR/bundle and starts the command
-detached through `rocm_tune.core.runs.launcher.start_run` (its own session, so closing the app or losing
+detached through `rocm_tune.core.runs.launch.launcher.start_run` (its own session, so closing the app or losing
 the terminal never stops it). Both are called from thread workers.
 """
 
@@ -50,8 +50,8 @@ def dataset_of(plan: dict | None, answers: dict[str, Any]) -> str | None:
 
 def preview(plan_dict: dict | None, answers: dict[str, Any]) -> LaunchPreview:
     """What launching would do; UserError (one line, with the fix) when it cannot start."""
-    from rocm_tune.core.plan import Plan
-    from rocm_tune.core.runs.plan_launch import prepare_plan_launch
+    from rocm_tune.core.plan.plan import Plan
+    from rocm_tune.core.runs.launch.plan_launch import prepare_plan_launch
     from rocm_tune.core.runs.registry import runs_root
 
     if not plan_dict:
@@ -116,8 +116,8 @@ def start(plan_dict: dict, p: LaunchPreview, retry_oom: int = 0, notify: str | N
     (the plan `preview` checked and showed); returns the RunInfo. The options reach the run's supervisor the way
     `rocm-tune run` hands them over (its environment at start; it records them in run.json and never passes them
     to the training)."""
-    from rocm_tune.core.runs.plan_launch import launch_plan
-    from rocm_tune.core.runs.supervisor import NOTIFY_ENV, RETRY_ENV
+    from rocm_tune.core.runs.launch.plan_launch import launch_plan
+    from rocm_tune.core.runs.launch.supervisor import NOTIFY_ENV, RETRY_ENV
 
     if notify:
         from rocm_tune.core.runs.notify import parse_target

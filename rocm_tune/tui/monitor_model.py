@@ -1,6 +1,6 @@
 """What the monitor shows, computed off the UI thread (no widgets here).
 
-`MonitorSource(target)` follows one run through `rocm_tune.core.runs.watch` (sources, parsers,
+`MonitorSource(target)` follows one run through `rocm_tune.core.runs.watch.watch` (sources, parsers,
 History, alerts) and the device backend, and `poll()` returns an immutable `RunView` that the
 monitor screen renders. The screen calls `poll()` from a thread worker and re-arms the next poll
 when the previous one finished.
@@ -66,10 +66,10 @@ class RunView:
     tps_series: tuple = ()
     step_time_series: tuple = ()
     host: dict | None = None         # {"cpu_percent", "ram_used_bytes", "ram_total_bytes", "rss_bytes"}
-    measured: Any = None             # core.runs.measured.Measured | None
-    predicted: dict | None = None    # core.runs.measured.read_predicted()
+    measured: Any = None             # core.runs.watch.measured.Measured | None
+    predicted: dict | None = None    # core.runs.watch.measured.read_predicted()
     process_users: dict = field(default_factory=dict)   # pid -> (user, command)
-    restarts: tuple = ()             # core.runs.watch.restarts_of dicts (resume, OOM retry, Slurm requeue)
+    restarts: tuple = ()             # core.runs.watch.watch.restarts_of dicts (resume, OOM retry, Slurm requeue)
     restart_series: tuple = ()       # loss values aligned with `steps` at the first step after each restart
     segments: int = 1                # times the run started (elapsed_s counts them all)
     simulated: bool = False          # the GPUs are simulated (ROCM_TUNE_FAKE_GPUS / ROCM_TUNE_REPLAY): labelled so
@@ -104,7 +104,7 @@ class MonitorSource:
         self.clock = clock
         self.want_gpus = gpus
         self._watcher: Any = None
-        self._fixes: Any = None    # core.runs.alert_fix.AlertFixes of the run, once opened
+        self._fixes: Any = None    # core.runs.diagnose.alert_fix.AlertFixes of the run, once opened
         self._gpu_hist: dict[int, dict[str, deque]] = {}
         self._info: Any = None
         self._last_status: str | None = None
@@ -114,10 +114,10 @@ class MonitorSource:
 
     # -------------------------------------------------------------- run data
     def _open(self) -> None:
-        watch = import_module("rocm_tune.core.runs.watch")
+        watch = import_module("rocm_tune.core.runs.watch.watch")
         self._watcher = watch.Watcher(self.target, clock=self.clock, gpus=self.want_gpus)
         # an OOM alert's fix is explain's for the same run (computed once per new alert, off the UI thread)
-        self._fixes = import_module("rocm_tune.core.runs.alert_fix").AlertFixes(self._watcher.target.spec)
+        self._fixes = import_module("rocm_tune.core.runs.diagnose.alert_fix").AlertFixes(self._watcher.target.spec)
 
     def poll(self) -> RunView:
         from rocm_tune.core.errors import UserError
@@ -153,7 +153,7 @@ class MonitorSource:
     def _measured(self, run_dir: str | None) -> tuple[Any, dict | None]:
         if not run_dir:
             return None, None
-        ms = import_module("rocm_tune.core.runs.measured")
+        ms = import_module("rocm_tune.core.runs.watch.measured")
         try:
             return ms.read_measured(run_dir), ms.read_predicted(run_dir)
         except Exception:  # noqa: BLE001 - missing or partial rank files are a normal state
@@ -195,7 +195,7 @@ class MonitorSource:
         else:
             eta = w.eta_s() if hasattr(w, "eta_s") else h.eta_s()
         measured, predicted = self._measured(run_dir)
-        watch = import_module("rocm_tune.core.runs.watch")
+        watch = import_module("rocm_tune.core.runs.watch.watch")
         restarts = tuple({**r, "line": watch.restart_line(r)} for r in w.restart_marks()) \
             if hasattr(w, "restart_marks") else ()
         loss_values = tuple(v for _, v in loss_pts)

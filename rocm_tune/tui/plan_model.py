@@ -1,6 +1,6 @@
 """Plan state for the TUI: the planner's plan.json dict plus the user's edits (no widgets).
 
-The plan comes from `rocm_tune.core.request.request_from_answers()` and `rocm_tune.core.planner.plan()`,
+The plan comes from `rocm_tune.core.plan.answers.request_from_answers()` and `rocm_tune.core.plan.planner.plan()`,
 the same two calls `rocm-tune plan` and `rocm-tune wizard --answers` make. When a setting is edited the
 per-GPU memory is recomputed at once with `planner.estimate_settings()` (pure, < 1 ms), then the planner runs
 again with the edited values fixed (in a worker) for the speed, ETA, warnings and reasons.
@@ -13,10 +13,10 @@ import copy
 import dataclasses
 from typing import Any
 
-from rocm_tune.core import fitting
+from rocm_tune.core.memory import fitting
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.plan import Plan
+from rocm_tune.core.plan.plan import Plan
 
 # editable settings: name -> (kind, choices); choices and limits from core.vocabulary
 EDITABLE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -54,8 +54,8 @@ def parse_setting(name: str, raw: Any) -> Any:
 
 
 def dataset_stats(path: str, model_spec: Any = None) -> Any:
-    """DatasetStats of a local dataset via `core.dataset.analyze_dataset` (call from a worker)."""
-    from rocm_tune.core.dataset import analyze_dataset
+    """DatasetStats of a local dataset via `core.data.dataset.analyze_dataset` (call from a worker)."""
+    from rocm_tune.core.data.dataset import analyze_dataset
 
     return analyze_dataset(path, model_spec)
 
@@ -64,11 +64,11 @@ def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any
              samples: Any = ()) -> tuple[Any, dict]:
     """The wizard's answers -> (PlanResult, plan.json dict), through the same request function and
     planner as `rocm-tune plan` and `rocm-tune wizard --answers`."""
-    from rocm_tune.core.planner import plan
-    from rocm_tune.core.request import local_gpus_from_samples, request_from_answers
+    from rocm_tune.core.plan.planner import plan
+    from rocm_tune.core.plan.answers import local_gpus_from_samples, request_from_answers
 
     local = local_gpus_from_samples(samples) if samples else None
-    from rocm_tune.core.checkpoint_size import with_local_disk
+    from rocm_tune.core.memory.checkpoint_size import with_local_disk
 
     request = with_local_disk(request_from_answers(answers, model=model_spec, dataset=dataset_stats, local=local))
     result = plan(request)
@@ -77,7 +77,7 @@ def run_plan(answers: dict[str, Any], model_spec: Any = None, dataset_stats: Any
 
 def replan(result: Any, settings: dict) -> dict:
     """Plan again with the edited settings fixed (the planner's own speed, warnings and reasons)."""
-    from rocm_tune.core.planner import plan
+    from rocm_tune.core.plan.planner import plan
 
     req = result.request
     fixed = {k: settings[k] for k in ("cutoff_len", "precision", "micro_batch", "zero_stage", "offload", "attn",
@@ -144,7 +144,7 @@ def train_config(plan_dict: dict, settings: dict) -> Any:
 
 def reestimate(model_spec: Any, plan_dict: dict, settings: dict) -> dict:
     """Per-GPU memory dict of edited settings, counted as the planner counts it (< 1 ms)."""
-    from rocm_tune.core.planner import estimate_settings
+    from rocm_tune.core.plan.planner import estimate_settings
 
     typed, edited = _edited_plan(plan_dict, settings)
     return estimate_settings(model_spec, typed, edited).to_dict()
@@ -167,7 +167,7 @@ def headroom(plan_dict: dict) -> float:
 
 
 def fits(plan_dict: dict, reserved_bytes: float) -> bool:
-    """The one meaning of "fits" (core.plan.Hardware.fits): reserved + in use <= headroom x VRAM."""
+    """The one meaning of "fits" (core.plan.plan.Hardware.fits): reserved + in use <= headroom x VRAM."""
     hw = plan_dict.get("hardware") or {}
     return fitting.fits(reserved_bytes, int(hw.get("vram_bytes") or 0), headroom(plan_dict),
                         int(hw.get("vram_in_use_bytes") or 0))

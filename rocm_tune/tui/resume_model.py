@@ -1,8 +1,8 @@
 """Resume from the app's checkpoint list, exactly as `rocm-tune resume RUN [--checkpoint DIR]` (no widgets here).
 
-`checkpoints(ref)` lists a run's checkpoint-N folders with `core.runs.resume.find_checkpoints` (each checked for
+`checkpoints(ref)` lists a run's checkpoint-N folders with `core.runs.resume.resume.find_checkpoints` (each checked for
 completeness: a checkpoint cut short by a kill is marked and why); `prepare(ref, checkpoint)` is
-`core.runs.resume.prepare_resume` (its checks and refusals, word for word); `start(r)` is `resume_run` (the run
+`core.runs.resume.resume.prepare_resume` (its checks and refusals, word for word); `start(r)` is `resume_run` (the run
 starts again detached in its own directory: one history, the step count continued). Called from thread workers.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 class CheckpointList:
     run_id: str
     output_dir: str | None
-    checkpoints: tuple        # core.runs.resume.Checkpoint, newest first
+    checkpoints: tuple        # core.runs.resume.resume.Checkpoint, newest first
     problem: str | None = None   # why the run's checkpoints cannot be found (the UserError's line)
 
 
@@ -25,7 +25,7 @@ def checkpoints(ref: str) -> CheckpointList:
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs import rundir as rd
     from rocm_tune.core.runs.registry import find_run
-    from rocm_tune.core.runs.resume import find_checkpoints, run_target
+    from rocm_tune.core.runs.resume.resume import find_checkpoints, run_target
 
     info = find_run(ref)
     d = Path(info.dir)
@@ -40,7 +40,7 @@ def checkpoints(ref: str) -> CheckpointList:
 def prepare(ref: str, checkpoint: str | None = None, *, gpus: int | None = None, nodes: int | None = None) -> Any:
     """`rocm-tune resume REF [--checkpoint DIR] [--gpus N] [--nodes N] --dry-run`: the Resume, or the UserError
     saying why not."""
-    from rocm_tune.core.runs.resume import prepare_resume
+    from rocm_tune.core.runs.resume.resume import prepare_resume
 
     return prepare_resume(ref, checkpoint=checkpoint, gpus=gpus, nodes=nodes)
 
@@ -68,7 +68,7 @@ def start(r: Any) -> Any:
     UserError (one line) when another resume holds the lock or has started the run meanwhile."""
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs.registry import find_run
-    from rocm_tune.core.runs.resume import resume_lock, resume_run
+    from rocm_tune.core.runs.resume.resume import resume_lock, resume_run
 
     with resume_lock(r.run_dir, r.run_id):
         now = find_run(r.run_id)

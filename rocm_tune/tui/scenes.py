@@ -30,7 +30,7 @@ ANSWERS = {"gpu": "mi50-32gb", "gpus": 2, "model": "qwen2.5-7b", "method": "lora
 
 def fake_backend(profile: str = "mi50-32gb", count: int = 2) -> Any:
     """Fake GPUs with a frozen clock (same numbers every time)."""
-    from rocm_tune.core.devices.synthetic import FakeBackend
+    from rocm_tune.core.hardware.devices.synthetic import FakeBackend
 
     return FakeBackend(profile, count, seed=7, clock=lambda: NOW)
 
@@ -47,7 +47,7 @@ class FixedHost:
 
 def fake_host() -> Any:
     """A doctor SystemView of a fixed host (IOMMU on without passthrough), independent of this machine."""
-    from rocm_tune.core.doctor import SystemView
+    from rocm_tune.core.hardware.doctor import SystemView
 
     root = Path("host").resolve()
 
@@ -153,7 +153,7 @@ def _app(start: str, **kw: Any) -> Callable[[], RocmTuneApp]:
 def _check_app() -> RocmTuneApp:
     """The app as `rocm-tune check check/PQ_sft.yaml check/launch.sh check/ds_z2_config.json --gpu rtx3090
     --model check/qwen1.5-7b` opens it in a terminal."""
-    from rocm_tune.core.check import check
+    from rocm_tune.core.check.check import check
     from rocm_tune.tui.check_model import CheckSession
 
     paths = [f"check/{n}" for n in CHECK_FILES]

@@ -105,7 +105,7 @@ def test_the_apps_plan_screen_shows_that_fp32_executes(dataset):
     screen says what executes — fp32 frozen and trainable weights, through the bundle's lf_launch."""
     import asyncio
 
-    from rocm_tune.core.devices.synthetic import FakeBackend
+    from rocm_tune.core.hardware.devices.synthetic import FakeBackend
     from rocm_tune.tui.app import RocmTuneApp
     from tests.helpers_tui import wait_for
 

@@ -13,8 +13,8 @@ from tests.conftest import run_cli
 @pytest.mark.parametrize("flags", [["--zero", "2"], ["--zero", "3"], ["--zero", "3", "--offload", "optimizer"],
                                    ["--zero", "2", "--method", "full"]])
 def test_deepspeed_json_zero_block_is_the_estimators(tmp_path, flags):
-    from rocm_tune.core.model import load_model
-    from rocm_tune.core.plan import Plan
+    from rocm_tune.core.model.architecture import load_model
+    from rocm_tune.core.plan.plan import Plan
     from rocm_tune.core.runners.deepspeed import zero_settings
 
     out = tmp_path / "b"

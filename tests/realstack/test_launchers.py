@@ -63,7 +63,7 @@ def test_every_launcher_starts_llamafactory_with_arguments_it_accepts(realstack,
     assert rows and rows[-1]["current_steps"] == 1
     # every rank measured itself through the bundle's launcher: ranks/ in the output dir (no ROCM_TUNE_RUN_DIR here),
     # with the dtypes of the parameters it really trained (fp32 plan: frozen and trainable fp32)
-    from rocm_tune.core.runs.measured import read_measured
+    from rocm_tune.core.runs.watch.measured import read_measured
 
     m = read_measured(b / "output")
     assert m is not None and sorted(r.rank for r in m.ranks) == [0, 1], case

@@ -127,7 +127,7 @@ def test_slurm_script_saves_on_the_time_limit_warning_requeues_and_resumes(reals
     import signal
     import subprocess
 
-    from rocm_tune.core.runs.resume import inspect_checkpoint
+    from rocm_tune.core.runs.resume.resume import inspect_checkpoint
     from tests.realstack.test_realstack import _free_port, _venv_env
 
     # one process: on CPU the HF Trainer of a 2-process run loads its optimizer with map_location "cpu:0", which

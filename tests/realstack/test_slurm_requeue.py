@@ -114,7 +114,7 @@ def _fail(what: str, env: dict, job: dict, log: Path):
 
 
 def test_time_limit_warning_saves_requeues_and_the_job_resumes(slurm, realstack, tiny, data_file, tmp_path):
-    from rocm_tune.core.runs.resume import inspect_checkpoint
+    from rocm_tune.core.runs.resume.resume import inspect_checkpoint
 
     b = _tiny_bundle(tmp_path, tiny, data_file, "--gpus", "1", "--launcher", "torchrun", "--cpus-per-task", "1",
                      "--gres", "rtgpu")  # a generic resource: a "gpu" gres needs device files

@@ -20,8 +20,8 @@ import textwrap
 import pytest
 
 from rocm_tune.core.export import ExportOptions, write_bundle
-from rocm_tune.core.model import load_model
-from rocm_tune.core.planner import PlanRequest, plan
+from rocm_tune.core.model.architecture import load_model
+from rocm_tune.core.plan.planner import PlanRequest, plan
 from rocm_tune.profiles.gpu_profiles import get_gpu_profile
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]

@@ -1,8 +1,8 @@
 """Export a plan as a ready-to-run bundle: run.sh, llamafactory.yaml, deepspeed.json, accelerate.yaml,
 slurm.sbatch, dataset_info.json and plan.json. One module per target (shell, llamafactory, deepspeed,
 accelerate, slurm); `launch` decides the command that starts the training (`LaunchSpec`, shared by run.sh
-and `rocm_tune.core.runs.plan_launch`); `bundle` assembles and writes them. Everything takes the typed
-`rocm_tune.core.plan.Plan`.
+and `rocm_tune.core.runs.launch.plan_launch`); `bundle` assembles and writes them. Everything takes the typed
+`rocm_tune.core.plan.plan.Plan`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from rocm_tune.core.export.bundle import Bundle, build_bundle, parse_formats
 from rocm_tune.core.export.bundle import write_bundle as _write
 from rocm_tune.core.export.common import ExportOptions
 from rocm_tune.core.export.launch import EnvRef, LaunchSpec
-from rocm_tune.core.plan import Plan
+from rocm_tune.core.plan.plan import Plan
 
 
 def _formats(formats) -> tuple[str, ...]:

@@ -51,7 +51,7 @@ def _datasets(r: Resolved, opts: ExportOptions, extra_files: dict) -> list[dict]
 
 
 def _num_layers(ref: str) -> int | None:
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
 
     try:
         return int(load_model(ref).num_layers)

@@ -38,7 +38,7 @@ from rocm_tune.core.export.common import (
     resolve,
 )
 from rocm_tune.core.export.launch import LaunchSpec, launch_spec
-from rocm_tune.core.plan import Plan
+from rocm_tune.core.plan.plan import Plan
 
 FORMATS = ("sh", "llamafactory", "deepspeed", "accelerate", "slurm", "torchtune", "swift", "axolotl")
 FILE_OF = {"sh": RUN_SH, "llamafactory": LF_YAML, "deepspeed": DS_JSON, "accelerate": ACCEL_YAML, "slurm": SLURM,
@@ -87,7 +87,7 @@ _NAME_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def dataset_entry(path: str) -> tuple[str, dict]:
     """(name, dataset_info.json entry) for a local dataset file, with the detected format mapping."""
-    from rocm_tune.core.dataset import detect, read_records, sample_keys
+    from rocm_tune.core.data.dataset import detect, read_records, sample_keys
 
     p = Path(os.path.expanduser(path))
     if not p.is_file():  # before resolve(): a symlink loop is "does not exist", not a RuntimeError
@@ -132,7 +132,7 @@ def _preset_hub_id(ref: str) -> str | None:
     or a path is written as it is, nothing loaded."""
     if "/" in ref or os.sep in ref:
         return None
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
 
     try:
         spec = load_model(ref)
@@ -173,7 +173,7 @@ def _base_variant(ref: str, hub: str) -> str | None:
     model (Qwen/Qwen2.5-7B-Instruct -> Qwen/Qwen2.5-7B), else None."""
     if not _TUNED.search(hub):
         return None
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
 
     try:
         spec = load_model(ref)

@@ -1,9 +1,9 @@
 """Shared pieces of the exporters: the plan validator, export options, the launch spec, quoting helpers.
 
-`resolve(plan, opts)` turns a typed `rocm_tune.core.plan.Plan` (validated once, where it was read) and the
+`resolve(plan, opts)` turns a typed `rocm_tune.core.plan.plan.Plan` (validated once, where it was read) and the
 export options into `Resolved`: the names and numbers every exporter reads. `launch_spec(r, opts)` is the command that starts
 the training (`LaunchSpec`: argv, environment, working directory): run.sh renders it, and
-`rocm_tune.core.runs.plan_launch.launch_plan` starts it, so the two cannot disagree.
+`rocm_tune.core.runs.launch.plan_launch.launch_plan` starts it, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.checkpoint_size import MIN_HANG_TIMEOUT_S, SETUP_TIMEOUT_S, hang_timeout
-from rocm_tune.core.plan import Plan
+from rocm_tune.core.memory.checkpoint_size import MIN_HANG_TIMEOUT_S, SETUP_TIMEOUT_S, hang_timeout
+from rocm_tune.core.plan.plan import Plan
 
 # file names inside the bundle
 RUN_SH = "run.sh"
@@ -77,7 +77,7 @@ class ExportOptions:
     dataset_name: str | None = None  # LLaMA-Factory `dataset:` (name in dataset_info.json)
     dataset_dir: str | None = None  # folder with dataset_info.json
     dataset_file: str | None = None  # a local file: the bundle gets a dataset_info.json entry for it
-    dataset_format: dict | None = None  # formatting/columns/tags for that entry (from core.dataset)
+    dataset_format: dict | None = None  # formatting/columns/tags for that entry (from core.data.dataset)
     output_dir: str = "output"
     template: str | None = None  # None = from the model family (llamafactory.guess_template)
     launcher: str | None = None  # override the plan's launcher (python | torchrun) with any of LAUNCHERS
@@ -93,7 +93,7 @@ class ExportOptions:
     seed: int = 42
     master_port: int = 29500
     # the process group's timeout until the Trainer is built (dataset preprocessing waits in a barrier); then the
-    # launcher lowers it to Resolved.hang_timeout (core.checkpoint_size.hang_timeout). Never "forever": a hung
+    # launcher lowers it to Resolved.hang_timeout (core.memory.checkpoint_size.hang_timeout). Never "forever": a hung
     # collective must end the job.
     ddp_timeout: int = SETUP_TIMEOUT_S
     resume: bool = False
@@ -235,7 +235,7 @@ def resolve(plan: Plan, opts: ExportOptions) -> Resolved:
     """The plan's names and numbers as the exporters write them (the plan itself was validated when it was
     read: `Plan.from_dict`); UserError for a runner or launcher that cannot carry it out."""
     if not isinstance(plan, Plan):
-        raise TypeError(f"resolve() takes a rocm_tune.core.plan.Plan, got {type(plan).__name__}")
+        raise TypeError(f"resolve() takes a rocm_tune.core.plan.plan.Plan, got {type(plan).__name__}")
     s = plan.recommended
     runner, launcher = _runner_and_launcher(plan, opts)
     lora = s.is_lora
@@ -305,7 +305,7 @@ def needs_remote_code(ref: str) -> bool:
     """Whether loading `ref` needs trust_remote_code: its config.json (a preset's, a local one, the cache's) names
     an `auto_map` (the model's own Python). A model whose config cannot be read keeps True, as LLaMA-Factory's
     examples do, so it still loads; a model transformers implements itself never runs downloaded code."""
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
 
     try:
         spec = load_model(ref)
@@ -319,7 +319,7 @@ def _zero_settings(plan: Plan) -> dict:
     """The ZeRO block the estimate used (`rocm_tune.core.runners.deepspeed.zero_settings`): its bucket sizes
     follow the model's hidden size and trainable parameters, so the model's shape is read (a preset, a
     config.json, the local Hugging Face cache); nothing is downloaded."""
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
     from rocm_tune.core.runners.deepspeed import zero_settings
 
     try:

@@ -137,7 +137,7 @@ class NamedDatasets:
 
 
 def _check(names: tuple[str, ...], info: Path) -> dict:
-    from rocm_tune.core.dataset import read_dataset_info
+    from rocm_tune.core.data.dataset import read_dataset_info
 
     data = read_dataset_info(info)  # one line naming the file (line/column of malformed JSON)
     known = [str(k) for k in data]

@@ -1,7 +1,7 @@
 """The command that starts a plan's training: one `LaunchSpec` for run.sh and for the launcher.
 
 `launch_spec(r, opts)` says which program runs, with which arguments and environment, in which
-directory (the bundle). `shell.render` writes it as run.sh; `rocm_tune.core.runs.plan_launch`
+directory (the bundle). `shell.render` writes it as run.sh; `rocm_tune.core.runs.launch.plan_launch`
 starts the same argv with the same environment, so what `rocm-tune run --plan` starts is what
 `bash run.sh` starts.
 

@@ -13,7 +13,7 @@ left to Slurm.
 Time limits and preemption (issue 21): ``--signal=B:USR1@LEAD`` makes Slurm warn the batch script LEAD seconds
 before the time limit (LEAD = 3 x a measured checkpoint save of this plan + one step, at least 120 s; the saves are
 timed by the save-on-signal callback into rocm-tune-saves.jsonl of the run dir or the bundle's output dir; without
-one, 3 x the planned checkpoint size at 200 MB/s + one planned step: `core.checkpoint_size.signal_lead`); the script's trap (also on SIGTERM, what a preempting scheduler sends) writes
+one, 3 x the planned checkpoint size at 200 MB/s + one planned step: `core.memory.checkpoint_size.signal_lead`); the script's trap (also on SIGTERM, what a preempting scheduler sends) writes
 OUTPUT_DIR/.rocm-tune-save-now, which the save-on-signal callback of every rank reads at each step end
 (`rocm_tune/train/callbacks.py`; a file reaches every rank of every node, a signal to srun/torchrun does not): the
 training saves a checkpoint at the end of that step and stops. The script waits for it, then ``scontrol requeue``
@@ -50,7 +50,7 @@ def _torchrun(r: Resolved) -> str:
 
 
 def render(r: Resolved, opts: ExportOptions, plan: dict | None = None) -> str:
-    from rocm_tune.core.checkpoint_size import signal_lead
+    from rocm_tune.core.memory.checkpoint_size import signal_lead
     from rocm_tune.core.export.llamafactory import in_bundle
 
     out_dir = in_bundle(opts, opts.output_dir)

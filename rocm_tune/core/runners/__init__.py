@@ -169,7 +169,7 @@ class Execution:
 
 def execution(model, cfg, gpu=None) -> Execution:
     """State per runner what really executes for ``cfg`` (and on ``gpu`` when given)."""
-    from rocm_tune.core.warnings import LF_FP32_LAUNCHER
+    from rocm_tune.core.plan.warnings import LF_FP32_LAUNCHER
 
     r = regime(model, cfg)
     pin = cfg_pin(cfg)

@@ -3,13 +3,13 @@ estimator takes, with the missing values filled from the runner's own DEFAULTS (
 with the source they were read from). Pure: standard library.
 
 Every path that turns a user's training files into a TrainConfig goes through `build_config`: `check`, explain's
-OOM fix (core/runs/oom_advice), `runners.llamafactory.read`."""
+OOM fix (core/runs/diagnose/oom_advice), `runners.llamafactory.read`."""
 
 from __future__ import annotations
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.memory import TrainConfig
-from rocm_tune.core.model_lora import split_targets
+from rocm_tune.core.memory.estimate import TrainConfig
+from rocm_tune.core.model.lora import split_targets
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
 
 INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",

@@ -70,7 +70,7 @@ def reduce_bucket(hidden: int, trainable: int) -> int:
 
 def zero_settings(model, cfg) -> dict:
     """The ``zero_optimization`` block for ``cfg`` (empty dict for zero stage 0)."""
-    from rocm_tune.core.trainable import trainable_params
+    from rocm_tune.core.model.trainable import trainable_params
 
     stage = int(cfg.zero_stage)
     if stage == 0:
@@ -277,7 +277,7 @@ class Zero12Step:
 def zero12_step(model, cfg, *, ds_optimizer_block: bool) -> Zero12Step | None:
     """The ZeRO-1/2 step temporaries above for `cfg` (None unless ZeRO-1/2 without optimizer offload).
     `ds_optimizer_block`: the user's JSON has an "optimizer" block (DeepSpeed's FusedAdam steps in place)."""
-    from rocm_tune.core.trainable import trainable_params
+    from rocm_tune.core.model.trainable import trainable_params
 
     if int(cfg.zero_stage) not in (1, 2) or cfg.offload != "none":
         return None

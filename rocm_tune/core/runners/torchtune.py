@@ -530,7 +530,7 @@ def write(r, opts, dataset_entry: dict | None = None) -> tuple[dict[str, str], l
     import yaml
 
     from rocm_tune.core.errors import UserError
-    from rocm_tune.core.model import load_model
+    from rocm_tune.core.model.architecture import load_model
 
     notes: list[str] = []
     try:

@@ -6,7 +6,7 @@ Layers: procs <- rundir <- registry <- launcher <- api (supervisor: procs, rundi
 
 from __future__ import annotations
 
-from rocm_tune.core.runs.launcher import launch, start_run, stop_run
+from rocm_tune.core.runs.launch.launcher import launch, start_run, stop_run
 from rocm_tune.core.runs.registry import find_run, list_runs
 from rocm_tune.core.runs.rundir import RunInfo, create_run, load_run
 

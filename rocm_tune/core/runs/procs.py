@@ -240,12 +240,12 @@ def confirmed(pid: int, run_id: str, cgroup: str | None = None) -> bool:
 
 def is_supervisor(pid: int, run_dir: str | os.PathLike) -> bool:
     """True only when `pid` is live and its command line is rocm-tune's supervisor of `run_dir`
-    (`python -m rocm_tune.core.runs.supervisor RUN_DIR ...`): a supervisor pid written in run.json,
+    (`python -m rocm_tune.core.runs.launch.supervisor RUN_DIR ...`): a supervisor pid written in run.json,
     even with its start time, proves nothing by itself."""
     if proc_stat(pid) is None:
         return False
     argv = cmdline(pid)
-    mod = "rocm_tune.core.runs.supervisor"
+    mod = "rocm_tune.core.runs.launch.supervisor"
     if mod not in argv or argv.index(mod) + 1 >= len(argv):
         return False
     try:

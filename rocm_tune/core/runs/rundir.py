@@ -326,7 +326,7 @@ def _tail_text(path: Path, max_bytes: int = _TAIL_BYTES) -> tuple[int | None, in
     data = _read_regular(path, head=0, tail=min(max_bytes, 32768))
     if not data or not data[1]:
         return None, None, None
-    from rocm_tune.core.runs.parsers import TextParser
+    from rocm_tune.core.runs.watch.parsers import TextParser
 
     text = data[1].decode("utf-8", "replace").replace("\r", "\n")
     parser = TextParser()

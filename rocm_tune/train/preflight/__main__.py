@@ -1,6 +1,6 @@
 """`python -m rocm_tune.train.preflight PLAN_JSON [--options-json JSON] [--run-dir DIR]`: the preflight worker.
 
-The command of a run of kind "preflight" (started by `rocm-tune preflight` or `core.preflight.start_preflight`).
+The command of a run of kind "preflight" (started by `rocm-tune preflight` or `core.check.preflight.start_preflight`).
 Prints its progress and the human report to stdout (the run's stdout.log), writes RUN_DIR/preflight.json.
 Exit 0 verified, 1 the plan does not hold, 2 bad input.
 """
@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import warnings
 
-    from rocm_tune.core import preflight as core
+    from rocm_tune.core.check import preflight as core
     from rocm_tune.core.errors import UserError
 
     warnings.filterwarnings("ignore")

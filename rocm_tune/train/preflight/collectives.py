@@ -144,7 +144,7 @@ def _wait_workers(work: Path, procs: int, children: list, res: dict, t0: float, 
 
 def _verdict(res: dict, results: dict, pending: list[int], crashed: list[int], tails: dict, timeout_s: float,
              backend: str, use_gpu: bool, link_gbs: float | None) -> dict:
-    from rocm_tune.core.preflight import finding
+    from rocm_tune.core.check.preflight import finding
 
     if pending:
         res["status"] = "hang"

@@ -56,7 +56,7 @@ def check_devices(profile=None, *, force_cpu: bool = False, n: int | None = None
     "findings": [...], "seconds"} for every visible GPU (or the CPU, as one entry)."""
     import torch
 
-    from rocm_tune.core.preflight import finding
+    from rocm_tune.core.check.preflight import finding
 
     t0 = time.perf_counter()
     gpu = torch.cuda.is_available() and not force_cpu

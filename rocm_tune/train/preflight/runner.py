@@ -17,11 +17,11 @@ import shutil
 import time
 from pathlib import Path
 
-from rocm_tune.core import fitting
-from rocm_tune.core import preflight as core
+from rocm_tune.core.memory import fitting
+from rocm_tune.core.check import preflight as core
 from rocm_tune.core import vocabulary as V
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.request import meminfo_bytes
+from rocm_tune.core.plan.answers import meminfo_bytes
 
 VERSION = 1
 MAX_RAISES = 2
@@ -31,7 +31,7 @@ def _model_config(plan: dict, weights: str | None) -> tuple[dict, object | None]
     """(raw config.json, ModelSpec or None) of the plan's model; weights dir wins."""
     import json
 
-    from rocm_tune.core.model import load_model, model_from_config
+    from rocm_tune.core.model.architecture import load_model, model_from_config
 
     if weights:
         try:
@@ -45,10 +45,10 @@ def _model_config(plan: dict, weights: str | None) -> tuple[dict, object | None]
 
 
 def _train_config(plan: dict, attempt=None):
-    """The estimator's TrainConfig of the plan (core.plan.Plan.train_config), with an attempt's knobs."""
+    """The estimator's TrainConfig of the plan (core.plan.plan.Plan.train_config), with an attempt's knobs."""
     from dataclasses import replace
 
-    from rocm_tune.core.plan import Plan
+    from rocm_tune.core.plan.plan import Plan
 
     cfg = Plan.from_dict(plan).train_config()
     if attempt is not None:
@@ -291,7 +291,7 @@ class _Steps:
             reserved = r.get("peak_reserved_bytes")
             if reserved is None and r.get("peak_allocated_bytes") is not None:
                 reserved = int(r["peak_allocated_bytes"] * self.ratio)
-            if reserved is not None:  # the one meaning of "fits" (core.fitting)
+            if reserved is not None:  # the one meaning of "fits" (core.memory.fitting)
                 ok = fitting.fits(reserved, self.vram, self.headroom, self.in_use)
                 r["reserved_for_fit_bytes"] = reserved
         r["fits"] = ok
@@ -516,7 +516,7 @@ def _checkpoint_bytes(plan: dict, spec_model, r: dict) -> int:
     total = r.get("probe_params_total") or (plan.get("model") or {}).get("params_total")
     if trainable is None and spec_model is not None:
         try:
-            from rocm_tune.core.memory import estimate
+            from rocm_tune.core.memory.estimate import estimate
 
             est = estimate(spec_model, _train_config(plan))
             trainable, total = est.params_trainable, est.params_total

@@ -15,7 +15,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Select, Static
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.questions import questions_for
+from rocm_tune.core.plan.questions import questions_for
 from rocm_tune.tui.render import fmt_count, render_histogram
 from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.widgets.fields import QuestionField
@@ -107,7 +107,7 @@ epochs and an optional time budget in hours.
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="dataset")
     def analyze(self, path: str) -> None:
-        dataset = import_module("rocm_tune.core.dataset")
+        dataset = import_module("rocm_tune.core.data.dataset")
         try:
             stats = dataset.analyze_dataset(path, self.state.model)
             self.post_message(DatasetResult(path, stats))

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.questions import questions_for
+from rocm_tune.core.plan.questions import questions_for
 from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.widgets.fields import QuestionField
 from rocm_tune.tui.widgets.table import FitTable
@@ -132,7 +132,7 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="doctor")
     def run_doctor(self, samples: tuple = ()) -> None:
-        doctor = import_module("rocm_tune.core.doctor")
+        doctor = import_module("rocm_tune.core.hardware.doctor")
         try:
             factory = getattr(self.app, "doctor_view", None)
             view = factory() if factory is not None else None

@@ -18,7 +18,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.questions import BY_NAME
+from rocm_tune.core.plan.questions import BY_NAME
 from rocm_tune.tui.render import fit_name, flow, fmt_count
 from rocm_tune.tui.screens.base import StepScreen, next_binding
 from rocm_tune.tui.screens.launch import DEMO_BINDING, DemoMixin
@@ -117,7 +117,7 @@ ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search")
     def search(self, query: str) -> None:
-        model = import_module("rocm_tune.core.model")
+        model = import_module("rocm_tune.core.model.architecture")
         direct, error = None, None
         q = query.strip()
         try:
@@ -235,7 +235,7 @@ ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real
         q = query.strip()
         if not q or looks_like_ref(q) or "/" in q:
             return None
-        model = import_module("rocm_tune.core.model")
+        model = import_module("rocm_tune.core.model.architecture")
         specs = model.search_presets(q)
         words = re.split(r"[-_\s]+", q.lower())   # "qwen2.5 7b" names qwen2.5-7b (not qwen2.5-vl-7b)
         exact = next((s for s in specs if re.split(r"[-_\s]+", s.name.lower()) == words), None)
@@ -258,7 +258,7 @@ ctrl+t starts `rocm-tune demo` (asks first): a tiny random model trains for real
         ref = str(self.state.answers.get("model") or "")
         spec = self.choose(ref)
         if spec is None:
-            model = import_module("rocm_tune.core.model")
+            model = import_module("rocm_tune.core.model.architecture")
             self.state.model = model.load_model(ref)  # UserError names the bad ref
             return
         inp = self.query_one("#in-model", Input)

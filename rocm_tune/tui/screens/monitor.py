@@ -391,7 +391,7 @@ after {STOP_GRACE_S:.0f} s if it is still running.
     @work(thread=True, exclusive=True, exit_on_error=False, group="stop")
     def stop_worker(self, ref: str) -> None:
         from rocm_tune.core.errors import UserError
-        from rocm_tune.core.runs.launcher import stop_run
+        from rocm_tune.core.runs.launch.launcher import stop_run
 
         try:
             info = stop_run(ref, grace=STOP_GRACE_S)

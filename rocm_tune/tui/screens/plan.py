@@ -14,7 +14,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList, Select, Static
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.warnings import headline_caveats
+from rocm_tune.core.plan.warnings import headline_caveats
 from rocm_tune.tui import plan_model as pm
 from rocm_tune.tui.render import (
     flow,
@@ -210,7 +210,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
     def make_plan(self) -> None:
         try:
             if self.state.model is None and self.state.answers.get("model"):
-                from rocm_tune.core.model import load_model
+                from rocm_tune.core.model.architecture import load_model
 
                 self.state.model = load_model(str(self.state.answers["model"]))
             if self.state.answers.get("dataset") and self.state.dataset_stats is None:
@@ -483,7 +483,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="preflight")
     def start_preflight_worker(self, plan: dict) -> None:
-        from rocm_tune.core.preflight import start_preflight
+        from rocm_tune.core.check.preflight import start_preflight
 
         try:
             info = start_preflight(plan)

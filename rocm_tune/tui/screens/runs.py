@@ -35,7 +35,7 @@ class RunsLoaded(Message):
 
 def loss_points(run_dir: str) -> list[tuple[int, float]]:
     """(step, loss) of a run, read with the monitor's own watcher (metrics.jsonl or the text log)."""
-    from rocm_tune.core.runs.watch import Watcher
+    from rocm_tune.core.runs.watch.watch import Watcher
 
     w = Watcher(run_dir, gpus=False)
     try:
@@ -63,7 +63,7 @@ def run_row(r, now: float, curve: list | None = None, earlier_s: float = 0.0, na
 
 def earlier_times(runs: list) -> dict:
     """{run id: seconds of its segments before the current one} (resumed runs only)."""
-    from rocm_tune.core.runs.watch import earlier_segments
+    from rocm_tune.core.runs.watch.watch import earlier_segments
 
     out = {}
     for r in runs:

@@ -1,4 +1,4 @@
-"""A wizard question (`rocm_tune.core.questions.Question`) rendered as a one-row field."""
+"""A wizard question (`rocm_tune.core.plan.questions.Question`) rendered as a one-row field."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Select, Static, Switch
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.questions import Question, dynamic_choices
+from rocm_tune.core.plan.questions import Question, dynamic_choices
 from rocm_tune.tui.widgets.inputs import OrderedInput
 
 

@@ -1,0 +1,1193 @@
+"""`check`: a config the user already has -> what runs, per-GPU memory by phase, verdict, findings, the
+minimal fix in their own files (pure: standard library + yaml through core.formats)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rocm_tune.core.memory import fitting
+from rocm_tune.core import formats
+from rocm_tune.core.plan import search as plan_search
+from rocm_tune.core.memory import estimate as _memory
+from rocm_tune.core import vocabulary as V
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.files import MAX_CONFIG_BYTES, load_json, read_text
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.runners import deepspeed as deepspeed_json
+from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.core.runners import megatron
+from rocm_tune.core.runners.common import Finding, as_bool, as_int
+from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
+from rocm_tune.core.runners.config import build_config as _build_config
+from rocm_tune.core.runners.config import where as _where
+
+# the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
+FRAGMENTATION = _memory._FRAGMENTATION
+CONTEXT = _memory._ALLOC_CONTEXT
+FP16_OVERFLOW_FAMILIES = ("gemma", "gemma2", "gemma3_text", "t5")
+# the planner's headroom (reserved <= 85 % of VRAM): above it a "fits" is inside the estimate's error, and a
+# fix is searched to land under it, as a plan would
+HEADROOM = V.DEFAULT_HEADROOM
+MODELLED = ("llamafactory", "builtin", "hf", "ms-swift", "axolotl", "torchtune", "megatron")
+
+
+@dataclass
+class Report:
+    job: formats.Job
+    runner: str
+    world_size: int
+    cfg: TrainConfig | None
+    model: Any
+    gpu: Any
+    memory: dict | None
+    vram_bytes: int | None
+    verdict: str
+    oom_phase: str | None
+    margin_bytes: int | None
+    findings: list[Finding]
+    assumptions: list[str]
+    fix: dict | None
+    execution: dict | None
+    cpu_ram_bytes: int = 0
+    reason: str = ""
+    est_notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        bad = any(f.severity == "error" for f in self.findings)
+        return 0 if self.verdict == "fits" and not bad else 1
+
+    def to_dict(self) -> dict:
+        return {
+            "runner": self.runner, "world_size": self.world_size,
+            "understood": self.cfg.to_dict() if self.cfg else None,
+            "model": None if self.model is None else {"name": self.model.name, "family": self.model.family,
+                                                       "source": self.model.source,
+                                                       "identified_by": getattr(self.model, "identified_by", None),
+                                                       "identified": getattr(self.model, "identified", None),
+                                                       "quantization": getattr(self.model, "quantization", None)},
+            "gpu": None if self.gpu is None else {"id": self.gpu.id, "vram_gib": self.gpu.vram_gib},
+            "execution": self.execution, "memory": self.memory, "cpu_ram_bytes": int(self.cpu_ram_bytes),
+            "vram_bytes": self.vram_bytes, "verdict": self.verdict, "oom_phase": self.oom_phase,
+            "margin_bytes": self.margin_bytes, "reason": self.reason,
+            "findings": [f.to_dict() for f in self.findings], "fix": self.fix,
+            "assumptions": list(self.assumptions), "notes": list(self.job.notes) + list(self.est_notes),
+        }
+
+
+# ------------------------------------------------------------------------------------------------ model
+def resolve_model(ref: str | None, override: str | None):
+    """(ModelSpec or None, note or None, finding or None): core.model.architecture.identify_model (a directory here, the
+    caches, a preset, the name, the Hub, an assumption from the name); the spec says how (identified_by)."""
+    from rocm_tune.core.model.architecture import HOW, identify_model, load_model
+
+    if override:
+        got = identify_model(override)
+        if got.spec is None:
+            load_model(override)                 # the one-line error of bad --model input
+        return got.spec, f"model from --model {override} ({HOW[got.how]}: {got.detail})", None
+    if not ref:
+        return None, None, Finding.of("model-missing", None, None,
+                                      "no model_name_or_path / --model in the config", "pass --model ID|PATH")
+    if not isinstance(ref, str):  # a list or a number where the model's name or path belongs
+        raise UserError(f"model_name_or_path must be a model id or path, got {type(ref).__name__} {str(ref)[:60]}")
+    got = identify_model(ref)
+    if got.spec is None:
+        return None, None, Finding.of("model-unknown", None, None,
+                                      f"which model is {ref!r}? {got.detail}: its memory cannot be bounded",
+                                      "pass --model with a preset, a hub id or a directory holding config.json")
+    return got.spec, (None if got.how == "assumed" else f"model identified by {HOW[got.how]}: {got.detail}"), None
+
+
+EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+
+
+def _model_findings(model, job: formats.Job) -> list[Finding]:
+    """The model loader's warnings as findings; a mixture-of-experts config counted without its experts (an
+    architecture we do not know, read as a dense Llama-style decoder) is an error: never silently wrong."""
+    out: list[Finding] = []
+    where = _where(job, "model_name_or_path")
+    cfg = getattr(model, "config", {}) or {}
+    experts = next((int(cfg[k]) for k in EXPERT_KEYS if isinstance(cfg.get(k), int) and cfg[k] > 1), 0)
+    for w in getattr(model, "warnings", ()) or ():
+        if "unknown model_type" in w and experts and not getattr(model, "num_experts", 0):
+            out.append(Finding.of("model-not-modelled", *where,
+                                  f"{w}, but its config has {experts} experts per layer that such a decoder does not "
+                                  f"have: the memory would be several times too low, so no verdict",
+                                  "a preset or transformers installed (exact count on the meta device)"))
+        else:
+            out.append(Finding.of("model-fallback", *where, w, None))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ config
+def runner_defaults(runner: str) -> dict:
+    """The DEFAULTS of the runner module that reads `runner`'s files (core/runners/<runner>.py)."""
+    from rocm_tune.core.runners import axolotl, builtin, hf, llamafactory, megatron, ms_swift, torchtune
+
+    return {"llamafactory": llamafactory.DEFAULTS, "builtin": builtin.DEFAULTS, "ms-swift": ms_swift.DEFAULTS,
+            "axolotl": axolotl.DEFAULTS, "torchtune": torchtune.DEFAULTS, "megatron": megatron.DEFAULTS,
+            }.get(runner, hf.DEFAULTS)
+
+
+def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
+    """(TrainConfig, findings, assumptions): core/runners/config.build_config with the job's runner's DEFAULTS."""
+    return _build_config(job, model, gpus, nodes, runner_defaults(job.runner))
+
+
+def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> TrainConfig:
+    """A checkpoint stored quantized (AWQ/GPTQ/bnb/FP8, from its config.json or its name) trained with LoRA
+    holds its linears at that width: estimated as QLoRA of those bits, said. FP8 on a card without FP8 is
+    dequantized to bf16 (transformers' FP8 quantizer below compute capability 8.9)."""
+    bits = getattr(model, "quant_bits", None)
+    if bits and model.quantization == "FP8" and gpu is not None and getattr(gpu, "fp8", None) is False:
+        notes.append(f"the checkpoint is FP8 and {gpu.id} has no FP8: transformers dequantizes it to bf16, "
+                     f"counted at 16 bits")
+        return cfg
+    if bits in (4, 8) and cfg.method == "lora":
+        notes.append(f"the checkpoint is {model.quantization}: its linear weights are counted at {bits} bits "
+                     f"(as QLoRA {bits}-bit), not 16")
+        return replace(cfg, method="qlora", quant_bits=bits)
+    return cfg
+
+
+# ------------------------------------------------------------------------------------------------ memory
+def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:
+    """Bytes the user's DeepSpeed JSON holds beyond what the estimator assumes (buckets as written)."""
+    if dsc is None or not cfg.zero_stage:
+        return 0.0, None
+    ours = ds.zero_settings(model, cfg)
+    hidden = int(model.hidden_size)
+    gb = 2 if cfg.precision in ("bf16", "fp16") else 4
+    b_user = dsc.bucket("reduce_bucket_size", hidden)
+    if cfg.zero_stage < 3:
+        mine = ours["reduce_bucket_size"] * gb * (2 if ours["overlap_comm"] else 1)
+        theirs = b_user * gb * (2 if dsc.overlap_comm else 1)
+    else:
+        mine = ours["reduce_bucket_size"] * gb
+        theirs = b_user * gb
+    delta = float(theirs - mine)
+    note = None
+    if abs(delta) >= 64 * 2**20:
+        note = (f"DeepSpeed buckets as your JSON writes them: reduce_bucket_size {b_user:,} elements"
+                f"{' x2 (overlap_comm)' if dsc.overlap_comm and cfg.zero_stage < 3 else ''} = "
+                f"{theirs / 2**30:.2f} GiB per GPU")
+    return delta, note
+
+
+# the NCCL/RCCL communicators are the estimator's (core/memory/estimate.py), counted in its reserved: re-exported here
+COMM_PCIE, COMM_LINK, COMM_NVLS = _memory.COMM_PCIE, _memory.COMM_LINK, _memory.COMM_NVLS
+communicator_bytes = _memory.communicator_bytes
+
+
+def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
+    alloc = max(0.0, alloc)
+    return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
+
+
+def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
+    vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+    tokens = eval_batch * cfg.cutoff_len
+    if job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel")):
+        # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
+        # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
+        # only skips the logits while training: `skip_logits = self.training and labels is not None`)
+        return float(tokens * int(model.hidden_size) * 2 * 4)
+    # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
+    return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
+
+
+def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: formats.Job | None = None
+                 ) -> tuple[dict, int, list[str]]:
+    from rocm_tune.core.runners import fsdp
+
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
+    one = est1.per_gpu
+    # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states
+    act = max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
+                         - one.comm_buffers_bytes))
+    extra_notes: list[str] = []
+    if cfg.runner == "llamafactory" and cfg.method != "qlora" and one.frozen_weights_bytes:
+        from rocm_tune.core.runners import regime
+
+        if regime(model, cfg).frozen_dtype in ("bf16", "fp16"):
+            # LLaMA-Factory patch_config passes no torch_dtype under FSDP ("keep zero3 or fsdp in float32"):
+            # the frozen weights load, and are sharded, in fp32
+            one = replace(one, weights_bytes=one.weights_bytes + one.frozen_weights_bytes,
+                          frozen_weights_bytes=2 * one.frozen_weights_bytes)
+            extra_notes.append("LLaMA-Factory under FSDP loads the model in fp32 (no torch_dtype: \"keep zero3 or "
+                               "fsdp in float32\"); the frozen weights are sharded in fp32")
+    m = fsdp.allocations(model, cfg, spec, one, cfg.gpus)
+    notes = [n for n in est1.notes if "ZeRO" not in n] + extra_notes
+    notes.append(f"{spec.describe()} over {cfg.world_size} GPU(s) ({spec.source}): per GPU "
+                 f"{m.weights / 2**30:.2f} GiB weights + {m.gradients / 2**30:.2f} GiB gradients + "
+                 f"{m.optimizer / 2**30:.2f} GiB optimizer state + {m.gathered / 2**30:.2f} GiB unsharded units"
+                 + (f"; {m.host / 2**30:.2f} GiB in host memory (offload)" if m.host else ""))
+    phases: dict[str, dict | None] = {
+        "load": _phase(m.weights + m.gathered),
+        "step": _phase(m.resident + m.gathered + act),
+        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch, job)) if eval_batch else None,
+        "save": _phase(m.resident + m.gathered),
+    }
+    return phases, int(m.host), notes
+
+
+def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
+    """A chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
+    cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused vocab-parallel CE) never holds the whole fp32
+    logits and their log-softmax: up to 10 bytes per logit less than the estimate's step transient."""
+    if not (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) or not g.transient_bytes:
+        return 0.0
+    vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+    return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+
+
+def _megatron_states(one):
+    """Megatron mixed precision (megatron/core/optimizer, distributed/param_and_grad_buffer.py): 16-bit model
+    weights, fp32 main gradients (bf16 implies accumulate_allreduce_grads_in_fp32), and an fp32 master copy next to
+    the Adam moments in the optimizer (sharded over data parallel with the distributed optimizer). `one` is a
+    pure-16-bit estimate: weights and moments at 2 bytes (the moments are fp32 here: x2)."""
+    train = one.trainable_weights_bytes / 2                    # parameters that train
+    return replace(one, gradients_bytes=int(train * 4), optimizer_bytes=int(one.optimizer_bytes * 2 + train * 4))
+
+
+def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: formats.Job | None = None
+                     ) -> tuple[dict, int, list[str]]:
+    """Model parallelism as Megatron splits it (approximate, said): weights, gradients and optimizer state / (TP x
+    PP) (optimizer also / DP with the distributed optimizer); activations / CP, and / TP with sequence parallel
+    (under 1F1B the first pipeline stage keeps PP micro-batches of its 1/PP of the layers: about one whole model's
+    activations). device_map="auto": one process, every term / the GPUs (the layers are split, nothing in flight)."""
+    megatron_mixed = (not lay.device_map and cfg.precision in ("bf16", "fp16") and job is not None
+                      and job.runner == "megatron")
+    # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
+    # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
+                                   precision="pure_bf16" if megatron_mixed else cfg.precision))
+    one = est1.per_gpu
+    states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
+    act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
+    act = max(0.0, act - (_fused_ce_saving(job, model, cfg, one) if job is not None else 0.0))
+    if megatron_mixed:
+        one = _megatron_states(one)
+    host = 0.0
+    if lay.device_map:
+        n = lay.device_map
+        w, st, a = one.weights_bytes / n, states / n, act / n
+        note = (f"{lay.describe()}: per GPU 1/{n} of the weights, gradients, optimizer state and activations "
+                f"(the GPU holding the last layers also holds the logits; approximate)")
+    else:
+        mp = lay.tp * lay.pp
+        dp = max(1, cfg.world_size // max(1, lay.model_parallel))
+        # expert parallelism: the routed experts' share of every state / EP (the rest is replicated)
+        counts = getattr(model, "params", None)
+        frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
+        share = 1 - frac + frac / lay.ep
+        opt = one.optimizer_bytes * share / mp / (dp if lay.distributed_optimizer else 1)
+        host = opt if lay.optimizer_offload else 0.0
+        w = one.weights_bytes * share / mp
+        st = (one.weights_bytes + one.gradients_bytes) * share / mp + opt - host
+        a = act / lay.cp / (lay.tp if lay.sp else 1)
+        note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU 1/{mp} of the weights "
+                f"and gradients, optimizer state / {mp * (dp if lay.distributed_optimizer else 1)}, activations / "
+                f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
+                f"activations on the first stage)")
+    host = host if not lay.device_map else 0.0
+    phases: dict[str, dict | None] = {
+        "load": _phase(w), "step": _phase(st + a),
+        "eval": _phase(st + _logits_eval(model, cfg, eval_batch, job) / (lay.device_map or lay.tp * lay.cp))
+        if eval_batch else None,
+        "save": _phase(st),
+    }
+    return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note]
+
+
+# DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs, written for a model
+# that trains every weight) multiplies the pinned fp32 master + Adam moments + fp32 gradients (+ 16-bit
+# parameters) by additional_buffer_factor=1.5: the copies made while partitions are pinned, the pinned allocator's
+# rounding, the load and the save's gathered state. Applied to full fine-tunes, whose pinned bytes are those
+# states (a LoRA's are its frozen 16-bit weights, pinned once). Users measure 750-800 GB for a 33B ZeRO-3 offload (DeepSpeed issue 3448), ~1.3x the 18 bytes/param
+# pinned; a 32B one is killed on 744 GB (LLaMA-Factory issue 6755).
+DS_HOST_BUFFER_FACTOR = 1.5
+
+
+def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
+                  gpu=None) -> tuple[dict, int, list[str]]:
+    """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
+    counts them (outside PyTorch's allocator, in every phase)."""
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    lay = megatron.layout(job.settings, cfg.world_size)
+    if lay is not None and spec is None:
+        phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch, job)
+        comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
+        if note:
+            notes.append(note)
+    elif spec is not None:
+        phases, host, notes = _fsdp_phases(model, cfg, spec, eval_batch, job)
+        comm, note = communicator_bytes(cfg, gpu)
+        if note:
+            notes.append(note)
+    else:
+        phases, host, notes, comm = _memory_phases(job, model, cfg, eval_batch, init_flag, gpu)
+        if host and cfg.zero_stage and cfg.offload not in (None, "none") and cfg.method == "full":
+            host = int(host * DS_HOST_BUFFER_FACTOR)
+            notes.append(f"host RAM: the pinned offload x {DS_HOST_BUFFER_FACTOR} (DeepSpeed's own estimate's "
+                         "additional_buffer_factor)")
+    for p in phases.values():
+        if p:
+            p["reserved_bytes"] += comm
+    _rl_phases(job, model, cfg, phases, gpu, notes)
+    return phases, host, notes
+
+
+def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:
+    """GRPO (core/runners/rl.py): the reference copy and the generation (a colocated vLLM engine or the KV cache)
+    on top of the training state; the step phase holds whichever of training and generation peaks higher."""
+    from rocm_tune.core.runners import rl as _rl
+
+    spec = _rl.spec(job)
+    step, save = phases.get("step"), phases.get("save")
+    if spec is None or not step or not save:
+        return
+    dtype_bytes = 4 if str(getattr(model, "torch_dtype", "")) in ("float32", "fp32") else 2
+    shards = cfg.world_size if (cfg.zero_stage == 3 or fsdp_spec(job) is not None) else 1
+    ref = float(model.params.total) * dtype_bytes / shards
+    vram = float(gpu.vram_bytes) if gpu is not None else None
+    new_step, gen, more = _rl.extra(spec, model, cfg, save["peak_allocated_bytes"], step["peak_allocated_bytes"],
+                                    vram, ref)
+    peak = max(new_step, gen)
+    grow = peak - step["peak_allocated_bytes"]
+    step["peak_allocated_bytes"] = int(peak)
+    step["reserved_bytes"] += int(max(0.0, grow) * (1 + FRAGMENTATION))
+    notes += more
+    if spec.vllm == "device" and vram:
+        gen_gpu = _rl.engine_gpu_bytes(spec, model, vram)
+        phases["generate"] = {"peak_allocated_bytes": int(gen_gpu), "reserved_bytes": int(gen_gpu + CONTEXT)}
+    if spec.beta > 0 and not cfg.is_lora:
+        for name in ("load", "save", "eval"):
+            p = phases.get(name)
+            if p:
+                p["peak_allocated_bytes"] += int(ref)
+                p["reserved_bytes"] += int(ref * (1 + FRAGMENTATION))
+
+
+def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None,
+                   gpu) -> tuple[dict, int, list[str], int]:
+    # the planner's own estimate (ZeRO-3 step terms and reserved factor, communicators); a user's JSON may set
+    # its own ZeRO-3 prefetch bucket
+    bucket = (job.ds.bucket("stage3_prefetch_bucket_size", int(model.hidden_size))
+              if job.ds is not None and cfg.zero_stage == 3 else None)
+    est = estimate(model, cfg, gpu, prefetch_bucket=bucket)
+    g = est.per_gpu
+    delta, note = _ds_delta(model, cfg, job.ds)
+    notes = list(est.notes) + ([note] if note else [])
+    resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
+    step = g.peak_allocated_bytes + delta
+    factor = est.reserved_factor - 1
+    z12 = ds.zero12_step(model, cfg, ds_optimizer_block=False)
+    if z12 is not None and job.ds is not None and job.ds.data.get("optimizer"):
+        # the estimator assumes the HF Trainer's torch AdamW; a JSON "optimizer" block steps DeepSpeed's in place
+        mine = ds.zero12_step(model, cfg, ds_optimizer_block=True)
+        assert mine is not None
+        step += mine.extra - z12.extra
+        z12 = mine
+    if z12 is not None and z12.extra > 0:
+        notes.append(f"ZeRO-{cfg.zero_stage} step temporaries counted: {z12.extra / 2**30:.2f} GiB above the "
+                     f"flattened gradient partition and its fp32 copy (fp16 overflow check "
+                     f"{z12.overflow_check / 2**30:.2f}, fp64 gradient norm {z12.grad_norm / 2**30:.2f}, optimizer "
+                     f"step {z12.optimizer_step / 2**30:.2f} GiB)")
+    # load: ZeRO-3 without zero.Init (accelerate zero3_init_flag: false) loads the whole model on every GPU
+    load = g.weights_bytes
+    acc = job.accelerate or {}
+    residue = 0.0
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False and init_flag is not True:
+        residue = ds.zero3_init_residue(model, cfg)
+        load = int(residue)
+        notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
+                     "the allocator keeps it reserved afterwards")
+    saved = _fused_ce_saving(job, model, cfg, g)
+    if saved:
+        step -= saved
+        notes.append(f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less "
+                     f"in the step; approximate)")
+    grads = g.gradients_bytes
+    if as_bool(job.get("optimizer_in_bwd")) and g.gradients_bytes:
+        grads = 0
+        step -= g.gradients_bytes          # torchtune optimizer_in_bwd: a parameter steps as its gradient is ready
+        notes.append(f"optimizer_in_bwd: the {g.gradients_bytes / 2**30:.2f} GiB of gradients are never held at once")
+    phases: dict[str, dict | None] = {"load": _phase(load, factor), "step": _phase(step, factor)}
+    if residue:      # the load's blocks stay reserved: what nvidia-smi shows in the step is at least that
+        st = phases["step"]
+        assert st is not None
+        st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
+    if eval_batch:
+        ev = resident + grads + _logits_eval(model, cfg, eval_batch, job)
+        phases["eval"] = _phase(ev, factor)
+    else:
+        phases["eval"] = None
+    phases["save"] = _phase(resident + grads, factor)
+    return phases, est.cpu_offload_bytes, notes, g.communicator_bytes
+
+
+# ------------------------------------------------------------------------------------------------ findings
+def _eval_on(job: formats.Job) -> bool:
+    g = job.get
+    if job.runner == "ms-swift":
+        # ms-swift 3 evaluates by default: split_dataset_ratio 0.01, eval_strategy follows save_strategy
+        if str(g("eval_strategy", "steps")).lower() == "no":
+            return False
+        try:
+            return float(str(g("val_size", 0.01))) > 0 or g("eval_dataset") is not None
+        except ValueError:
+            return True
+    strat = str(g("evaluation_strategy", g("eval_strategy", "no"))).lower()
+    if strat in ("steps", "epoch"):
+        return True
+    vs = g("val_size")
+    try:
+        if vs is not None and float(vs) > 0 and strat != "no":
+            return True
+    except (TypeError, ValueError):
+        pass
+    return bool(as_bool(g("do_eval")))
+
+
+_QUANT_NAME = re.compile(r"(gptq|awq|-int4|-int8|bnb-4bit|-4bit|-8bit|gguf|exl2)", re.IGNORECASE)
+
+
+def _dataset_findings(job: formats.Job) -> list[Finding]:
+    """LLaMA-Factory: every name in `dataset` must be a key of dataset_dir/dataset_info.json (given or here)."""
+    ds = job.settings.get("dataset")
+    if job.runner != "llamafactory" or ds is None or not str(ds.value).strip():
+        return []
+    info_text = next((t for p, t in job.files.items() if os.path.basename(p) == "dataset_info.json"), None)
+    where = "given"
+    if info_text is None:
+        base = os.path.dirname(ds.file or "") or "."
+        cand = os.path.join(base, str(job.get("dataset_dir", "data")), "dataset_info.json")
+        if not os.path.isfile(cand):
+            return []
+        info_text, where = read_text(cand, "dataset_info.json", MAX_CONFIG_BYTES), cand
+    info = load_json(info_text, where, "dataset_info.json", lenient=True)
+    if not isinstance(info, dict):
+        return []
+    missing = [n.strip() for n in str(ds.value).split(",") if n.strip() and n.strip() not in info]
+    if not missing:
+        return []
+    return [Finding.of("dataset-not-in-info", ds.file, ds.line,
+                       f"dataset {', '.join(missing)} is not in dataset_info.json ({where}): LLaMA-Factory stops with "
+                       f"'Undefined dataset'", "add it to dataset_info.json (or fix dataset_dir)")]
+
+
+def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Finding]:
+    out: list[Finding] = _dataset_findings(job)
+    g = job.get
+    mref = str(g("model_name_or_path", "") or "")
+    if _QUANT_NAME.search(mref.rstrip("/").split("/")[-1]) and cfg.method != "qlora":
+        out.append(Finding.of("quantized-base-not-modelled", *_where(job, "model_name_or_path"),
+                              f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
+                              f"so the weights are over-counted", None))
+    for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
+                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing"),
+                      ("activation_offloading", "activations offloaded to host memory"),
+                      ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
+        if as_bool(g(key)):
+            out.append(Finding.of("kernels-not-modelled", *_where(job, key),
+                                  f"{key}: {what} use less memory than estimated here", None))
+    ws = job.settings.get("warmup_steps")
+    if ws is not None:
+        try:
+            v = float(str(ws.value))
+            if v != int(v):
+                out.append(Finding.of("warmup-steps-float", ws.file, ws.line,
+                                      f"warmup_steps {ws.value} is a step count, not a fraction",
+                                      f"warmup_ratio: {ws.value} (and remove warmup_steps)"))
+        except (TypeError, ValueError):
+            pass
+    if gpu is not None and cfg.precision in ("bf16", "pure_bf16") and gpu.bf16 in ("emulated", "none"):
+        out.append(Finding.of("bf16-unsupported" if gpu.bf16 == "none" else "bf16-emulated", *_where(job, "bf16"),
+                              f"bf16 on {gpu.id}: the hardware has no bf16 ({gpu.bf16})", "fp16 (or fp32)"))
+    if model is not None and cfg.precision == "fp16" and model.family in FP16_OVERFLOW_FAMILIES:
+        out.append(Finding.of("fp16-overflow-risk", *_where(job, "fp16"),
+                              f"fp16 on {model.family}: activations overflow fp16 (NaN loss)", "bf16 or fp32"))
+    if gpu is not None and cfg.attn == "fa2" and not getattr(gpu, "fa2", None):
+        out.append(Finding.of("fa2-no-kernels", *_where(job, "flash_attn"),
+                              f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
+            and megatron.layout(job.settings, cfg.world_size) is None \
+            and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
+        out.append(Finding.of("ddp-lora-gc-reentrant", job.entry_file, job.entry_line,
+                              "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
+                              "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin"):
+        out.append(Finding.of("default-eval-batch", job.entry_file, None,
+                              "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
+                              "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
+    mp = str(g("model_name_or_path", "")).lower()
+    if model is not None and ("-vl" in mp or "vl-" in mp or "vision" in str(model.family)):
+        out.append(Finding.of("vlm-language-part", *_where(job, "model_name_or_path"),
+                              "a vision-language model: only the language model is estimated (the vision tower "
+                              "and image tokens are not)", None))
+    if cfg.optim.startswith("paged_"):
+        out.append(_paged_finding(job, model, cfg))
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and gpu is not None and model is not None and fsdp_spec(job) is None \
+            and megatron.layout(job.settings, cfg.world_size) is None:
+        wbytes = estimate(model, cfg).per_gpu.weights_bytes      # as loaded: 4-bit for QLoRA
+        if wbytes > 0.5 * gpu.vram_bytes:
+            code = "whole-model-fills-gpu" if wbytes > 0.85 * gpu.vram_bytes else "whole-model-every-gpu"
+            out.append(Finding.of(code, job.entry_file, job.entry_line,
+                                  f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
+                                  f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
+    if gpu is not None and cfg.world_size > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):
+        out.append(Finding.of("iommu-p2p-hang-risk", None, None,
+                              "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
+                              "`rocm-tune doctor` on the machine; iommu=pt on the kernel command line"))
+    acc = job.accelerate or {}
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+        out.append(Finding.of("zero3-init-flag-false", acc.get("file"),
+                              acc.get("lines", {}).get("zero3_init_flag"),
+                              "zero3_init_flag: false -- every GPU loads the whole model before ZeRO-3 partitions it "
+                              "(the load peak below)", "zero3_init_flag: true"))
+    if job.ds is not None and job.ds.offload != "none":
+        out.append(Finding.of("offload-needs-cpu-ram", job.ds.file, None,
+                              "CPU offload: the host needs the RAM below (pinned), per node", None))
+    return out
+
+
+def _paged_spill(rep: Report, model, cfg: TrainConfig, vram: int) -> None:
+    """A paged optimizer over the card's memory: its state pages out to host RAM instead of an OOM, as long as the
+    rest fits; the verdict is fits, and the finding says how much moves each step."""
+    opt = float(estimate(model, cfg).per_gpu.optimizer_bytes)
+    step = rep.memory["step"]["reserved_bytes"] if rep.memory and rep.memory.get("step") else 0
+    over = step - vram
+    if opt <= 0 or over <= 0 or over > opt * (1 + FRAGMENTATION):
+        return
+    others = [p["reserved_bytes"] for n, p in (rep.memory or {}).items() if p and n != "step"]
+    if any(r - opt * (1 + FRAGMENTATION) > vram for r in others):
+        return
+    rep.verdict, rep.oom_phase, rep.margin_bytes = "fits", None, 0
+    rep.findings.append(Finding.of("paged-spill", *_where(rep.job, "optim"),
+                                   f"the step needs {over / 2**30:.1f} GiB more than the card: the paged optimizer's state "
+                                   f"pages that much out to host RAM and back every step (~{2 * over / 25e9:.1f} s per "
+                                   f"step at 25 GB/s); it runs, slower", "a smaller micro-batch or LoRA to keep it on the GPU"))
+
+
+def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
+    """bitsandbytes' paged optimizers keep their state in CUDA/HIP managed memory: under GPU memory pressure pages
+    move to host RAM and back at every step (bitsandbytes/optim/optimizer.py, get_paged)."""
+    opt = estimate(model, cfg).per_gpu.optimizer_bytes if model is not None else 0
+    return Finding.of("paged-optimizer", *_where(job, "optim"),
+                      f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU here) "
+                      f"is in managed memory and may spill to host RAM when the GPU runs short: it does not OOM then, "
+                      f"but every step pages it over PCIe/Infinity Fabric both ways (at ~25 GB/s, about "
+                      f"{2 * opt / 25e9:.2f} s per step for the whole state); on ROCm it needs HIP managed memory "
+                      f"(HMM / xnack) or bitsandbytes falls back to ordinary allocations",
+                      "a non-paged 8-bit optimizer (adamw_8bit) when it fits")
+
+
+# ------------------------------------------------------------------------------------------------ verdict
+def _verdict(phases: dict, vram: int) -> tuple[str, str | None, int]:
+    worst = max((p["reserved_bytes"] for p in phases.values() if p), default=0)
+    for name in ("load", "step", "generate", "eval", "save"):
+        p = phases.get(name)
+        if p and p["reserved_bytes"] > vram:
+            return "oom", name, vram - worst
+    return "fits", None, vram - worst
+
+
+def _fits(job, model, cfg, eval_batch, vram, init_flag: bool | None = None, gpu=None,
+          host_limit: int | None = None) -> bool:
+    try:
+        phases, host, _n = memory_phases(job, model, cfg, eval_batch, init_flag=init_flag, gpu=gpu)
+    except UserError:
+        return False
+    if host_limit is not None and host > host_limit:
+        return False                   # the offload needs more host RAM than the node has
+    return _verdict(phases, vram)[0] == "fits"
+
+
+@dataclass(frozen=True)
+class _Option:
+    keys: tuple            # ((canonical key, value), ...) written into the user's files
+    cfg: tuple             # ((TrainConfig field, value), ...)
+    eval_batch: int | None = None
+    init_flag: bool | None = None
+
+
+def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
+    """One list per kind of change, least intrusive kind first; within a kind, the smallest change first."""
+    ga = as_int(job.get("gradient_accumulation_steps")) or 1
+    groups: list[list[_Option]] = []
+    if eval_batch and eval_batch > 1:
+        groups.append([_Option((("per_device_eval_batch_size", 1),), (), eval_batch=1)])
+    acc = job.accelerate or {}
+    if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
+        groups.append([_Option((("zero3_init_flag", True),), (), init_flag=True)])
+    # micro-batch down, accumulation up: the same effective batch
+    groups.append([_Option((("per_device_train_batch_size", m), ("gradient_accumulation_steps", ga * cfg.micro_batch // m)),
+                           (("micro_batch", m),))
+                   for m in range(cfg.micro_batch - 1, 0, -1) if cfg.micro_batch % m == 0])
+    if not cfg.gradient_checkpointing:
+        groups.append([_Option((("disable_gradient_checkpointing", False),), (("gradient_checkpointing", True),))])
+    # the ZeRO / offload rungs in the planner's own order of complexity (core/plan/search.py)
+    here = plan_search.COMPLEXITY.get((cfg.zero_stage, cfg.offload), 0)
+    groups.append([_Option((("__zero__", (z, off)),), (("zero_stage", z), ("offload", off)))
+                   for z, off in plan_search._ladder(cfg.world_size, None, None)
+                   if plan_search.COMPLEXITY.get((z, off), 0) > here and z >= cfg.zero_stage])
+    # shorter sequences last (they change what trains): powers of two below the user's value
+    cuts = []
+    c = 1 << max(0, (cfg.cutoff_len - 1).bit_length() - 1)
+    while V.MIN_CUTOFF <= c < cfg.cutoff_len:
+        cuts.append(_Option((("cutoff_len", c),), (("cutoff_len", c),)))
+        c //= 2
+    groups.append(cuts)
+    return [g for g in groups if g]
+
+
+def search_fix(job, model, cfg: TrainConfig, eval_batch, vram, max_kinds: int = 3, gpu=None,
+               host_limit: int | None = None) -> tuple[dict, TrainConfig, int | None] | None:
+    """The fewest kinds of change (then the least intrusive kinds, then the smallest change within each) that
+    fit in `vram`, keeping the effective batch. Returns ({canonical key: value}, new config, eval batch)."""
+    from itertools import combinations, product
+
+    groups = _options(job, cfg, eval_batch)
+    for n in range(1, min(max_kinds, len(groups)) + 1):
+        for kinds in combinations(range(len(groups)), n):
+            for combo in product(*(groups[k] for k in kinds)):
+                cc: dict = {}
+                keys: dict = {}
+                eb, init = eval_batch, None
+                for o in combo:
+                    cc.update(dict(o.cfg))
+                    keys.update(dict(o.keys))
+                    eb = o.eval_batch if o.eval_batch is not None else eb
+                    init = o.init_flag if o.init_flag is not None else init
+                try:
+                    new = replace(cfg, **cc)
+                    new.validate()
+                except UserError:
+                    continue
+                if _fits(job, model, new, eb, vram, init_flag=init, gpu=gpu, host_limit=host_limit):
+                    return keys, new, eb
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ fix files
+_HF_NATIVE = {"cutoff_len": "model_max_length", "disable_gradient_checkpointing": "gradient_checkpointing"}
+_SWIFT_NATIVE = {"cutoff_len": "max_length", "disable_gradient_checkpointing": "gradient_checkpointing"}
+
+
+def _yaml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _set_in_text(text: str, setting, new_value, style: str) -> str:
+    lines = text.splitlines(keepends=True)
+    i = (setting.line or 1) - 1
+    if not 0 <= i < len(lines):
+        return text
+    if style == "python":  # a keyword argument of a call: a Python literal, never a shell flag
+        lines[i] = re.sub(r"(\b" + re.escape(setting.native) + r"\s*=\s*)([^,)#\n]+?)(\s*(?:[,)#]|$))",
+                          lambda m: m.group(1) + _py_value(not new_value if setting.invert else new_value)
+                          + m.group(3), lines[i].rstrip("\n"), count=1) + "\n"
+    elif setting.kind == "override":       # `key=value` after the config on the command line (LLaMA-Factory, tune run)
+        v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
+        lines[i] = re.sub(r"(?<![\w.-])(" + re.escape(setting.native) + r")=\S+", lambda m: m.group(1) + "=" + v,
+                          lines[i], count=1)
+    elif setting.kind == "yaml":
+        v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
+        lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*:\s*)([^#\n]*?)(\s*(#.*)?)$",
+                          lambda m: m.group(1) + v + m.group(3), lines[i].rstrip("\n")) + "\n"
+    else:
+        v = _yaml_value(not new_value if setting.invert else new_value)
+        if style in ("hf", "swift") and isinstance(new_value, bool):
+            v = v.capitalize() if style == "hf" else v
+        lines[i] = re.sub(r"(--" + re.escape(setting.native) + r")(=|\s+)(\S+)",
+                          lambda m: m.group(1) + m.group(2) + v, lines[i], count=1)
+    return "".join(lines)
+
+
+def _py_value(v) -> str:
+    return repr(v) if isinstance(v, (bool, str)) else str(v)
+
+
+# a setting the fix adds to a YAML config that is not LLaMA-Factory's: the runner's own key (its reader's names)
+_YAML_NATIVE = {
+    "axolotl-yaml": {"cutoff_len": "sequence_len", "per_device_train_batch_size": "micro_batch_size",
+                     "per_device_eval_batch_size": "eval_batch_size", "optim": "optimizer",
+                     "disable_gradient_checkpointing": "gradient_checkpointing"},
+    "torchtune-yaml": {"per_device_train_batch_size": "batch_size",
+                       "disable_gradient_checkpointing": "enable_activation_checkpointing"},
+}
+
+
+def _yaml_without_home(fmt: str | None) -> bool:
+    return bool(fmt) and str(fmt).endswith("-yaml") and fmt != "lf-yaml" and fmt not in _YAML_NATIVE
+
+
+def _add_to_text(text: str, job, key: str, value, file: str) -> str:
+    style = job.script_flags.get("style", "")
+    fmt = job.formats.get(file)
+    if fmt == "lf-yaml":
+        return text.rstrip("\n") + f"\n{key}: {_yaml_value(value)}   # rocm-tune check --fix\n"
+    if fmt in _YAML_NATIVE:   # a YAML config takes a YAML key, never a shell flag
+        native = _YAML_NATIVE[fmt].get(key, key)
+        if key == "disable_gradient_checkpointing":
+            value = not value
+        return text.rstrip("\n") + f"\n{native}: {_yaml_value(value)}   # rocm-tune check --fix\n"
+    native = {"hf": _HF_NATIVE, "swift": _SWIFT_NATIVE}.get(style, {}).get(key, key)
+    if native == "gradient_checkpointing" and key == "disable_gradient_checkpointing":
+        value = not value
+    lines = text.splitlines(keepends=True)
+    at = job.entry_line or len(lines)
+    indent = "    "
+    if at < len(lines):
+        m = re.match(r"^\s*", lines[at])
+        indent = (m.group(0) if m else "") or indent
+    lines.insert(at, f"{indent}--{native} {_yaml_value(value)} \\\n")
+    return "".join(lines)
+
+
+def _accelerate_zero(text: str, z: int, off: str) -> str:
+    """The accelerate config's deepspeed_config block with the ZeRO stage / offload devices set."""
+    want = {"zero_stage": str(z), "offload_optimizer_device": "cpu" if off in ("optimizer", "all") else "none",
+            "offload_param_device": "cpu" if off == "all" else "none"}
+    for k, v in want.items():
+        pat = re.compile(r"(?m)^(\s+" + k + r"\s*:\s*)\S+")
+        if pat.search(text):
+            text = pat.sub(r"\g<1>" + v, text)
+        elif v != "none":
+            text = re.sub(r"(?m)^(deepspeed_config:[ \t]*\n)", r"\g<1>" + f"  {k}: {v}\n", text, count=1)
+    return text
+
+
+def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: dict[str, str] | None = None) -> dict:
+    """The user's files with `keys` applied (and a unified diff against `originals`, default the job's own)."""
+    files = dict(originals) if originals is not None else dict(job.files)
+    new = dict(job.files)
+    manual: list[str] = []  # keyword arguments a Python program needs added by hand
+    lf_yaml_file = next((p for p, f in job.formats.items() if f == "lf-yaml"), None)
+    target_file = lf_yaml_file or job.entry_file
+    for key, value in keys.items():
+        if key == "zero3_init_flag":
+            af = (job.accelerate or {}).get("file")
+            if af in new:
+                new[af] = re.sub(r"(?m)^(\s*zero3_init_flag\s*:\s*)\S+", lambda m: m.group(1) + "true", new[af])
+            continue
+        if key == "__zero__":
+            z, off = value
+            af = (job.accelerate or {}).get("file")
+            if job.ds_from_accelerate and af in new:
+                new[af] = _accelerate_zero(new[af], z, off)
+            elif job.ds is not None and job.ds.file in files:
+                data = deepspeed_json.with_zero(job.ds.data, z, off)
+                new[job.ds.file] = json.dumps(data, indent=2) + "\n"
+            else:
+                name = f"ds_z{z}{'_offload' if off != 'none' else ''}_config.json"
+                base = deepspeed_json.lf_example("ds_z3_config.json" if z == 3 else "ds_z2_config.json") or {}
+                data = deepspeed_json.with_zero(base, z, off)
+                new[name] = json.dumps(data, indent=2) + "\n"
+                s = job.settings.get("deepspeed")
+                if s is not None and s.file in new:
+                    new[s.file] = _set_in_text(new[s.file], s, name, job.script_flags.get("style", ""))
+                elif target_file and job.formats.get(target_file) == "python":
+                    manual.append(f"deepspeed={name!r}")
+                elif target_file:
+                    new[target_file] = _add_to_text(new[target_file], job, "deepspeed", name, target_file)
+            continue
+        s = job.settings.get(key)
+        if job.formats.get(s.file if s is not None else target_file) == "notebook":
+            continue                   # a notebook's cells are not rewritten: the change is listed, not applied
+        if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override"):
+            new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
+        elif target_file and target_file in new and job.formats.get(target_file) == "python":
+            manual.append(f"{key}={_py_value(value)}")  # a program takes no shell flags: said, never written
+        elif target_file and target_file in new and _yaml_without_home(job.formats.get(target_file)):
+            manual.append(f"{key}: {_yaml_value(value)}")  # a YAML whose key for it we do not know: said
+        elif target_file and target_file in new:
+            new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
+    changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
+    added = [os.path.basename(p) for p in new if p not in files]
+    refs = _launch_copies(job, new, files, changed)
+    diff = ""
+    for p, t in new.items():
+        old = files.get(p, "")
+        if old != t:
+            diff += "".join(difflib.unified_diff(old.splitlines(keepends=True), t.splitlines(keepends=True),
+                                                 fromfile=p if p in files else "/dev/null",
+                                                 tofile=os.path.basename(p) + " (fixed)"))
+    out = {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
+                                                        for k, v in keys.items()},
+           "added": added, "refs": refs}
+    return out | ({"manual": manual} if manual else {})
+
+
+def _launch_copies(job, new: dict, files: dict, changed: dict) -> dict:
+    """A launch script that names a config the fix changed is copied beside the fixed config (so the fix runs as
+    one), with where it names it: {script name: [[text as written, fixed file name], ...]}."""
+    refs: dict[str, list[list[str]]] = {}
+    for p, fmt in job.formats.items():
+        if fmt != "script" or p not in new:
+            continue
+        text = new[p]
+        for q in changed:
+            orig = next((o for o in files if os.path.basename(o) == q and o != p), None)
+            if orig is None:
+                continue
+            for written in {orig, os.path.basename(orig)}:
+                if re.search(r"(?<![\w/.-])" + re.escape(written) + r"(?![\w.-])", text) or \
+                        re.search(r"[\w./-]*/" + re.escape(os.path.basename(orig)) + r"(?![\w.-])", text):
+                    m = re.search(r"[\w./~${}-]*" + re.escape(os.path.basename(orig)) + r"(?![\w.-])", text)
+                    if m:
+                        refs.setdefault(os.path.basename(p), []).append([m.group(0), q])
+                    break
+        if os.path.basename(p) in refs:
+            changed.setdefault(os.path.basename(p), text)
+    return refs
+
+
+# ------------------------------------------------------------------------------------------------ entry
+# host RAM an offload fix may need per node when the node's RAM is not stated: more is beyond most training nodes
+# (8-GPU servers ship with 1-2 TiB), so such a "fix" is not offered (the LoRA/QLoRA way is)
+HOST_RAM_ASSUMED = 1024 * 2**30
+# an OOM by less than this share of the card is inside the estimate's error (said: oom-margin-thin)
+THIN_OOM_SHARE = 0.03
+# a model assumed from its name (a Llama-style decoder of that size) misses its real vocabulary, attention and
+# extra towers: a margin smaller than this share of the card is inside that error
+ASSUMED_SHAPE_ERROR = 0.10
+# keys that pack samples into full-length rows (then every batch really is cutoff_len tokens)
+_PACKING_KEYS = ("packing", "neat_packing", "sample_packing", "pad_to_max_length")
+
+
+def _padding_assumption(job: formats.Job, cfg) -> list[str]:
+    """Issue 25 item 9: an OOM in the step counts every micro-batch at cutoff_len tokens; say so, unless the config
+    packs (or pads to the maximum), where that is what really runs."""
+    from rocm_tune.core.runners.common import as_bool
+
+    if any(as_bool(job.get(k)) for k in _PACKING_KEYS):
+        return []
+    how = ("LLaMA-Factory pads each batch to its longest sample" if job.runner == "llamafactory" else
+           "the collator pads each batch to its longest sample (not to the maximum length)")
+    return [f"every batch counted at cutoff_len ({cfg.cutoff_len}) tokens: the worst case; {how}, so batches of "
+            f"shorter samples use less activation memory"]
+
+
+def _card_in_files(job: formats.Job, gpu_id: str | None, vram_gib: float | None) -> tuple[str | None, float | None]:
+    """The card the files ask for (a dstack task's resources.gpu) where the command line names none."""
+    named = job.settings.get("__gpu_named__")
+    if gpu_id or vram_gib is not None or named is None:
+        return gpu_id, vram_gib
+    from rocm_tune.profiles.gpu_profiles import find_gpu_profile
+
+    text = str(named.value)
+    mem = re.search(r"(\d+)\s*GB", text, re.IGNORECASE)
+    if text and not mem and find_gpu_profile(text) is not None:
+        job.notes.append(f"GPU {text} from {os.path.basename(named.file or '')} ({named.native})")
+        return text, None
+    if mem:
+        job.notes.append(f"GPU: a {mem.group(1)} GiB card from {os.path.basename(named.file or '')} ({named.native})")
+        return None, float(mem.group(1))
+    return gpu_id, vram_gib
+
+
+def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None = None, gpus: int | None = None,
+          nodes: int | None = None, model_ref: str | None = None, host_ram_gib: float | None = None) -> Report:
+    job = formats.read_job(paths)
+    host_limit = int(host_ram_gib * 2**30) if host_ram_gib else None
+    findings = list(job.findings)
+    assumptions: list[str] = []
+    from rocm_tune.core.check.gpu import resolve_card
+
+    gpu_id, vram_gib = _card_in_files(job, gpu_id, vram_gib)
+    gpu: Any = resolve_card(gpu_id, vram_gib, job.notes, assumptions)
+    model, mnote, mfind = (None, None, None)
+    if job.runner in MODELLED or model_ref:
+        model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
+        if mnote or (model is not None and model.identified_by == "assumed"):
+            (assumptions if model is not None and model.identified_by == "assumed" else job.notes).append(
+                mnote or model.notes[-1])
+        if mfind:
+            mfind.file, mfind.line = _where(job, "model_name_or_path")
+            findings.append(mfind)
+    # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
+    # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
+    load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
+    if model is not None and load and getattr(model, "torch_dtype", None) != load:
+        model = replace(model, torch_dtype=load)
+    ref_name = str(model_ref or job.get("model_name_or_path") or "")
+    if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
+        # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules
+        model = replace(model, experts_as_linears=True)
+        job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
+                         f"(quantized by QLoRA)")
+    if model is not None:
+        mfind2 = _model_findings(model, job)
+        findings += mfind2
+        if any(f.severity == "error" for f in mfind2):
+            model = None
+    runner = job.runner
+    if model is None or runner not in MODELLED:
+        reason = ("the model's architecture is not modelled" if any(f.code == "model-not-modelled" for f in findings)
+                  else "the model is not known" if model is None and runner != "unknown" else
+                  f"a {runner} config is not modelled" if runner not in ("unknown",) else
+                  "no training command or training config in the files ("
+                  + ", ".join(f"{os.path.basename(p)}: {fmt}" + (" without a training command" if fmt == "script" else "")
+                              for p, fmt in job.formats.items()) + ")")
+        if job.ds is not None and runner == "unknown":
+            reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
+        return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
+                      None, findings, assumptions, None, None, reason=reason)
+    try:
+        cfg, f2, a2 = build_config(job, model, gpus, nodes)
+        cfg.validate()
+    except BadValue as exc:
+        findings.append(Finding.of("bad-value", exc.file, exc.line, str(exc), "a whole number"))
+        return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
+                      None, None, reason=str(exc))
+    except UserError as exc:
+        findings.append(Finding.of("config-not-modelled", job.entry_file, job.entry_line, str(exc), None))
+        return Report(job, runner, 0, None, model, gpu, None, None, "unknown", None, None, findings, assumptions,
+                      None, None, reason=str(exc))
+    findings += f2
+    assumptions += a2
+    cfg = _quantized_base(model, cfg, job.notes, gpu)
+    eval_batch = None
+    if _eval_on(job):
+        eval_batch = eval_batch_default(job, cfg, runner_defaults(runner))
+    phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
+    findings += general_findings(job, model, cfg, gpu)
+    from rocm_tune.core.memory.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
+
+    findings += check_findings(job, model, cfg)
+    from rocm_tune.core.runners import execution
+
+    exe = execution(model, cfg).to_dict()
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    if spec is not None:
+        exe["sharding"] = spec.describe()
+    w = exe.get("warning")
+    if isinstance(w, dict) and w.get("code"):
+        findings.append(Finding.of(str(w["code"]), *_where(job, "bf16"),   # the plan's code: the same fact
+                                   str(w.get("message", "")), w.get("fix")))
+    rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
+                 assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
+    if gpu is None:
+        rep.reason = "which GPU? the memory is estimated, the verdict needs the card: pass --gpu (or --vram-gib)"
+        return rep
+    vram = int(gpu.vram_bytes)
+    rep.vram_bytes = vram
+    rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
+    if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
+        rep.assumptions += _padding_assumption(job, cfg)
+    if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
+        _paged_spill(rep, model, cfg, vram)
+    lower_bound = _lower_bound(model, findings)
+    if rep.verdict == "fits" and lower_bound and rep.margin_bytes is not None \
+            and rep.margin_bytes < ASSUMED_SHAPE_ERROR * vram:
+        # the estimate is a lower bound (a shape assumed from the name; a VLM's language part only): within its
+        # error a thin "fits" would send a run to crash (a thin OOM stays an answer: the user is warned either way)
+        rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
+        rep.verdict, rep.oom_phase = "unknown", None
+        return rep
+    if _over_upper_bound(rep, vram):
+        return rep
+    if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
+        rep.verdict, rep.oom_phase = "unknown", None
+        rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "
+                      f"over them; on one GPU it needs {(vram - rep.margin_bytes) / 2**30:.0f} GiB: pass --gpus N")
+        return rep
+    if host_limit is not None and host > host_limit:
+        rep.verdict, rep.oom_phase = "oom", "host"
+        findings.append(Finding.of("host-ram-short", job.ds.file if job.ds else None, None,
+                                   f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
+                                   f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
+                                   "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
+    if rep.verdict == "fits" and not fitting.fits(vram - rep.margin_bytes, vram, HEADROOM):
+        findings.append(Finding.of("margin-thin", None, None,
+                                   f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
+                                   f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
+                                   f"than the nominal memory), an OOM is possible", "the change below"))
+        hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=host_limit)
+        if hit is not None:
+            rep.fix = build_fix(job, hit[0], cfg)
+            rep.fix["target"] = "headroom"
+    if rep.verdict == "oom" and rep.oom_phase != "host" and rep.margin_bytes is not None \
+            and -rep.margin_bytes <= THIN_OOM_SHARE * vram:
+        findings.append(Finding.of("oom-margin-thin", None, None,
+                                f"over the card by only {-rep.margin_bytes / 2**30:.1f} GiB "
+                                f"({-rep.margin_bytes / vram:.0%} of it), inside the estimate's error: it may run "
+                                f"(shorter batches than cutoff_len, a kernel that holds less); the verdict is the "
+                                f"estimate's", "the change below, to be sure"))
+    if any(f.code in ("shell-comment-cuts-command", "shell-space-after-backslash") for f in findings):
+        return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
+    if rep.verdict == "oom":
+        _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
+    return rep
+
+
+def _over_upper_bound(rep: Report, vram: int) -> bool:
+    """An estimate that only bounds from above (an Unsloth program counted as plain transformers) answers "fits";
+    over the card, what the kernels save decides: the verdict becomes unknown, said."""
+    bound = rep.job.get("__upper_bound__")
+    if rep.verdict != "oom" or not bound or rep.margin_bytes is None:
+        return False
+    rep.verdict, rep.oom_phase = "unknown", None
+    rep.reason = (f"estimated without {str(bound).split()[0]}'s kernels (an upper bound): "
+                  f"{(vram - rep.margin_bytes) / 2**30:.0f} GiB per GPU without them is over the card, and "
+                  f"what they save decides")
+    return True
+
+
+def _lower_bound(model, findings: list) -> str | None:
+    """Why the estimate only bounds the memory from below, or None."""
+    if model.identified_by == "assumed":
+        return (f"the model's real shape decides (a shape assumed from its name, {model.params.total / 1e9:.1f}B; "
+                f"pass --model: its config.json or a preset)")
+    # a VLM's language part only is not used here: on the corpus's fit part it turned a right "fits" into unknown
+    return None
+
+
+def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:
+    """An OOM on the one GPU assumed, for a launcher that starts a rank per visible GPU (no count in the files) and a
+    config that shards the model over them (ZeRO-3, FSDP): the verdict depends on a count nobody stated."""
+    if gpus is not None or job.gpus is not None or job.nodes is not None:
+        return False
+    if job.launcher not in ("llamafactory-cli", "deepspeed", "accelerate", "swift"):
+        return False
+    return cfg.zero_stage == 3 or fsdp_spec(job) is not None
+
+
+def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, gpu, host_limit: int | None) -> None:
+    """The smallest change that fits the card and the host's RAM; a full fine-tune that no such change fits gets
+    the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold."""
+    limit = host_limit if host_limit is not None else HOST_RAM_ASSUMED
+    target = "headroom"
+    hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=limit)
+    if hit is None:
+        target, hit = "vram", search_fix(job, model, cfg, eval_batch, vram, gpu=gpu, host_limit=limit)
+    if hit is not None:
+        keys, new, eb = hit
+        rep.fix = build_fix(job, keys, cfg)
+        rep.fix["target"] = target
+        host = memory_phases(job, model, new, eb, gpu=gpu)[1]
+        if host:
+            rep.fix["host_ram_bytes"] = int(host)
+            rep.est_notes.append(f"the fix's offload needs {host / 2**30:.0f} GiB of host RAM per node"
+                                 + (" (the node's RAM is not stated: --host-ram-gib)" if host_limit is None else ""))
+        return
+    where = f"{limit / 2**30:.0f} GiB of host RAM" + (" (--host-ram-gib)" if host_limit is not None else
+                                                          " (not stated: at most 1 TiB per node assumed)")
+    smaller = _smaller_method(job, model, cfg, eval_batch, vram, gpu) if cfg.method in ("full", "freeze") else None
+    rep.findings.append(Finding.of(
+        "no-fix-found", None, None,
+        f"no change to micro-batch, checkpointing, ZeRO stage/offload or cutoff_len fits this GPU and {where}"
+        + (f"; {smaller[1]}" if smaller else ""),
+        (f"use {smaller[0]}" if smaller else "more or larger GPUs, or a smaller model / LoRA / QLoRA")))
+    if smaller and job.runner in ("llamafactory", "builtin") and smaller[2]:
+        rep.fix = build_fix(job, smaller[2], cfg)
+        rep.fix["target"] = "method"
+
+
+def _smaller_method(job, model, cfg: TrainConfig, eval_batch, vram: int, gpu) -> tuple[str, str, dict] | None:
+    """("LoRA" | "QLoRA", what it needs, LLaMA-Factory keys) for the first of LoRA, QLoRA that fits the card as the
+    rest of the config stands (no offload), or None."""
+    for name, change, keys in (("LoRA", {"method": "lora"}, {"finetuning_type": "lora"}),
+                               ("QLoRA", {"method": "qlora", "quant_bits": 4},
+                                {"finetuning_type": "lora", "quantization_bit": 4})):
+        try:
+            new = replace(cfg, offload="none", **change)
+            new.validate()
+            phases, _h, _n = memory_phases(job, model, new, eval_batch, gpu=gpu)
+        except UserError:
+            continue
+        verdict, _phase_name, margin = _verdict(phases, vram)
+        if verdict == "fits":
+            worst = vram - margin
+            return name, (f"{name} of the same model fits: {worst / 2**30:.1f} of {vram / 2**30:.0f} GiB per GPU"), keys
+    return None
+
+
+def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
+    """A comment cut a command: the fix first restores what the author wrote (the comment line removed), then
+    makes that fit. The verdict stays the one of what runs as written."""
+    from rocm_tune.core.runners.launchers import without_cutting_comments
+
+    job = rep.job
+    intended = dict(job.files)
+    for p, fmt in job.formats.items():
+        if fmt == "script":
+            intended[p], _removed = without_cutting_comments(job.files[p])
+    ij = formats.read_texts(intended)
+    model, _n, _f = resolve_model(ij.get("model_name_or_path"), model_ref) if ij.runner in MODELLED else (None,) * 3
+    if model is None:
+        rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
+        return rep
+    try:
+        icfg, _f2, _a2 = build_config(ij, model, gpus, nodes)
+        icfg.validate()
+    except UserError:
+        rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
+        return rep
+    ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij) else None
+    keys: dict = {}
+    if not _fits(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu):
+        hit = search_fix(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu) \
+            or search_fix(ij, model, icfg, ieval, vram, gpu=rep.gpu)
+        if hit is not None:
+            keys = hit[0]
+        else:
+            rep.findings.append(Finding.of("no-fix-found", None, None,
+                                           "the command as written (comment removed) does not fit, and no change to "
+                                           "micro-batch, checkpointing, ZeRO stage/offload or cutoff_len makes it fit",
+                                           "more or larger GPUs, or a smaller model"))
+    rep.fix = build_fix(ij, keys, icfg, originals=job.files)
+    rep.fix["as_intended"] = icfg.to_dict()
+    return rep
+
+
+def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
+    """Write the fixed files into out_dir (never over an existing file without force): all of them or
+    none (temp files beside them, fsynced, then renamed; a full disk leaves nothing behind). A Python
+    program that would need new arguments is refused: they are named, to add by hand."""
+    from rocm_tune.core.files import write_all_atomic
+
+    if fix.get("manual"):
+        where = ("its TrainingArguments(...) by hand (a program takes no shell flags)" if "=" in fix["manual"][0]
+                 else "the config by hand")
+        raise UserError(f"--fix: the fix needs {', '.join(fix['manual'])} added to {where}; nothing was written")
+    targets = [os.path.join(out_dir, n) for n in fix["files"]]
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise UserError(f"--fix {out_dir}: exists and is not a directory")
+    clash = [t for t in targets if os.path.lexists(t)]
+    if clash and not force:
+        raise UserError(f"--fix: {clash[0]} already exists (use --force to overwrite)")
+    made = not os.path.lexists(out_dir)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--fix {out_dir}: cannot make the directory ({exc.strerror or exc})") from None
+    here = os.path.abspath(out_dir)
+    texts = dict(fix["files"])
+    for name in fix.get("added") or []:        # a file the fix adds, named by path from where the user runs it
+        for n, t in texts.items():
+            if n != name:
+                texts[n] = re.sub(r"(?<![\w/.-])" + re.escape(name) + r"(?![\w.-])", os.path.join(here, name), t)
+    for script, pairs in (fix.get("refs") or {}).items():   # the copied launch script starts the fixed config
+        for written, fixed in pairs:
+            texts[script] = texts[script].replace(written, os.path.join(here, fixed))
+    try:
+        write_all_atomic(dict(zip(targets, texts.values())), flag="--fix")
+    except UserError:
+        if made:
+            try:
+                os.rmdir(out_dir)  # the folder this call made, empty again
+            except OSError:
+                pass
+        raise
+    return targets

@@ -1,0 +1,685 @@
+"""Per-GPU training memory of one configuration, itemised (pure, standard library only)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from itertools import accumulate
+
+from rocm_tune.core.model import lora as model_lora
+from rocm_tune.core import runners
+from rocm_tune.core.errors import UserError
+from rocm_tune.core.runners import Regime
+from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES, offload_problem
+from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.core.model.trainable import (  # noqa: F401 (trainable_params: public here too)
+    _DECODER_KINDS,
+    _lora_wrapped,
+    _training,
+    _Training,
+    trainable_params,
+)
+
+# the allowed values live in core/vocabulary.py (re-exported here for the estimator's callers)
+__all__ = ["ATTNS", "METHODS", "OFFLOADS", "OPTIMS", "PRECISIONS", "STAGES", "MemoryEstimate", "PerGpuMemory",
+           "TrainConfig", "estimate", "trainable_params"]
+
+
+def _check_int(name: str, value, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserError(f"{name} must be an integer between {lo} and {hi}, got {value!r}")
+    if not lo <= value <= hi:
+        raise UserError(f"{name} must be between {lo} and {hi}, got {value}")
+
+
+def _check_choice(name: str, value, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise UserError(f"{name} {value!r} is not known; expected one of: {', '.join(allowed)}")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    method: str = "lora"
+    lora_rank: int = 8
+    lora_alpha: int | None = None
+    lora_targets: tuple[str, ...] = ("all",)
+    dora: bool = False
+    quant_bits: int = 4
+    double_quant: bool = True
+    freeze_trainable_layers: int = 2
+    precision: str = "bf16"
+    cutoff_len: int = 1024
+    micro_batch: int = 1
+    gradient_checkpointing: bool = True
+    attn: str = "sdpa"
+    optim: str = "adamw"
+    gpus: int = 1
+    nodes: int = 1
+    zero_stage: int = 0
+    offload: str = "none"
+    stage: str = "sft"
+    # who executes it (core/runners/). "builtin" = exactly the requested precision; the plan passes its own
+    # runner (vocabulary.DEFAULT_RUNNER is llamafactory), whose real dtypes may differ
+    runner: str = "builtin"
+    # LLaMA-Factory started through rocm-tune's lf_launch (every bundle): fp32 is pinned before the model loads
+    # (core/runners: compute_pin); False = stock llamafactory-cli, which keeps a bf16 checkpoint in bf16
+    lf_launch: bool = False
+
+    @property
+    def world_size(self) -> int:
+        return self.gpus * self.nodes
+
+    @property
+    def is_lora(self) -> bool:
+        return self.method in ("lora", "qlora")
+
+    def validate(self) -> None:
+        """Raise UserError naming the first bad value."""
+        _check_choice("method", self.method, METHODS)
+        _check_choice("precision", self.precision, PRECISIONS)
+        _check_choice("attn", self.attn, ATTNS)
+        _check_choice("optim", self.optim, OPTIMS)
+        _check_choice("offload", self.offload, OFFLOADS)
+        _check_choice("stage", self.stage, STAGES)
+        _check_choice("runner", self.runner, RUNNERS)
+        _check_int("lora_rank", self.lora_rank, 1, 65536)
+        if self.lora_alpha is not None:
+            _check_int("lora_alpha", self.lora_alpha, 1, 1_048_576)
+        if not isinstance(self.lora_targets, tuple) or not self.lora_targets:
+            raise UserError(f"lora_targets must be 'all' or module names, got {self.lora_targets!r}")
+        for t in self.lora_targets:
+            if not model_lora.valid_target(t):
+                raise UserError(f"lora target {t!r} is not a module name; use 'all' or names like q_proj,v_proj")
+        if "all" in self.lora_targets and len(self.lora_targets) > 1:
+            raise UserError(f"lora targets {','.join(self.lora_targets)!r}: 'all' cannot be combined with names")
+        if not isinstance(self.dora, bool) or not isinstance(self.double_quant, bool):
+            raise UserError("dora and double_quant must be true or false")
+        if not isinstance(self.lf_launch, bool):
+            raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
+        if not isinstance(self.gradient_checkpointing, bool):
+            raise UserError(f"gradient_checkpointing must be true or false, got {self.gradient_checkpointing!r}")
+        if self.quant_bits not in (4, 8) or isinstance(self.quant_bits, bool):
+            raise UserError(f"quant_bits must be 4 or 8, got {self.quant_bits!r}")
+        _check_int("freeze_trainable_layers", self.freeze_trainable_layers, 1, 100_000)
+        _check_int("cutoff_len", self.cutoff_len, 1, 1_048_576)
+        _check_int("micro_batch", self.micro_batch, 1, 65_536)
+        _check_int("gpus", self.gpus, 1, 1024)
+        _check_int("nodes", self.nodes, 1, 100_000)
+        _check_int("zero_stage", self.zero_stage, 0, 3)
+        if self.dora and not self.is_lora:
+            raise UserError(f"dora needs method lora or qlora, got method {self.method!r}")
+        problem = offload_problem(self.offload, self.zero_stage)
+        if problem:
+            raise UserError(problem)
+        if self.attn == "fa2" and self.precision == "fp32":
+            raise UserError("attn 'fa2' (FlashAttention-2) needs precision bf16, fp16 or pure_bf16, got fp32")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["lora_targets"] = list(self.lora_targets)
+        return d
+
+
+@dataclass(frozen=True)
+class PerGpuMemory:
+    """Bytes on one GPU during one steady-state training step (step 2 onwards)."""
+
+    weights_bytes: int
+    frozen_weights_bytes: int
+    trainable_weights_bytes: int
+    gradients_bytes: int
+    optimizer_bytes: int
+    activations_bytes: int
+    transient_bytes: int
+    autocast_copies_bytes: int
+    comm_buffers_bytes: int
+    peak_allocated_bytes: int
+    reserved_bytes: int
+    # NCCL/RCCL communicator buffers outside PyTorch's allocator (in reserved, not in peak allocated)
+    communicator_bytes: int = 0
+
+    def to_dict(self) -> dict:
+        return {k: int(v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    model: object  # ModelSpec
+    config: TrainConfig
+    params_total: int
+    params_trainable: int
+    per_gpu: PerGpuMemory
+    cpu_offload_bytes: int
+    notes: tuple[str, ...] = ()
+    # reserved / peak allocated of the caching allocator (ZeRO-3 never calls empty_cache in its step)
+    reserved_factor: float = 1.08
+
+    def to_dict(self) -> dict:
+        return {
+            "params": {"total": int(self.params_total), "trainable": int(self.params_trainable)},
+            "per_gpu": self.per_gpu.to_dict(),
+            "cpu_offload_bytes": int(self.cpu_offload_bytes),
+            "config": self.config.to_dict(),
+            "notes": list(self.notes),
+        }
+
+
+# ----------------------------------------------------------------------------------------------------
+# The analytic model. Activation figures are "bytes per token" (tokens = micro_batch x cutoff_len, x2 for
+# DPO's chosen + rejected) of what autograd keeps, following what the transformers / PEFT code does
+# under the regime the runner really executes (core/runners/); `benchmarks/estimator_accuracy.py` checks
+# it against the fake-tensor probe (rocm_tune/train/probe.py), which runs the real code.
+# ----------------------------------------------------------------------------------------------------
+
+_BLOCK = 512
+# CUDA/HIP context + kernels + cuBLAS/hipBLAS workspaces, and the caching allocator's reserved-but-free
+# share at the peak: published PyTorch/ROCm context sizes are 300-600 MiB; 8 % is the fragmentation seen in the
+# field reports' rocm-smi figures. Measured on an H200 (benchmarks/results/gpu_truth-nvidia-h200.md, 40
+# configurations): max_memory_reserved within 4.5 % (median) of this; kept as is.
+_ALLOC_CONTEXT = 500 * 2**20
+_FRAGMENTATION = 0.08
+# bytes per trainable parameter of each optimizer's state, for trainable weights of `w` bytes
+_STATE_BYTES = {"adamw": lambda w: 2 * w, "paged_adamw": lambda w: 2 * w, "adamw_8bit": lambda w: 2,
+                "paged_adamw_8bit": lambda w: 2, "sgd": lambda w: 0, "sgd_momentum": lambda w: w,
+                "adafactor": lambda w: 0}
+
+
+def _round(n: float) -> int:
+    return int(-(-int(n) // _BLOCK) * _BLOCK) if n > 0 else 0
+
+
+# ---------------------------------------------------------------------------------------------- weights
+
+
+@dataclass(frozen=True)
+class _Weights:
+    frozen: float      # frozen weights of the trained model (quantised ones for QLoRA)
+    trainable: float   # trainable weights in the runner's trainable dtype
+    reference: float   # DPO full fine-tuning: the frozen reference model
+
+
+def _qlora_frozen_bytes(model, cfg: TrainConfig, regime: Regime) -> float:
+    """bitsandbytes: every nn.Linear but lm_head quantised (decoder linears; routed experts and the router where
+    they are nn.Linear modules), everything else in the runner's frozen dtype."""
+    kinds = _DECODER_KINDS + (("expert", "router") if getattr(model, "experts_as_linears", False) else ())
+    decoder = [g for g in model.linears if g.kind in kinds]
+    quantised = sum(g.params for g in decoder)
+    if cfg.quant_bits == 4:
+        # 4-bit values + fp32 absmax per 64 (double quant: 8-bit absmax + fp32 per 256 of those)
+        per_weight = 0.5 + (1 / 64 + 4 / (64 * 256) if cfg.double_quant else 4 / 64)
+        quantised_bytes = quantised * per_weight
+    else:
+        # int8 values + an fp32 scale per output row
+        quantised_bytes = quantised + 4 * sum(g.out_features * g.count * g.layers for g in decoder)
+    return quantised_bytes + (model.params.total - quantised) * regime.frozen_bytes
+
+
+def _weights(model, cfg: TrainConfig, regime: Regime, training: _Training, notes: list[str]) -> _Weights:
+    total = model.params.total
+    if cfg.method == "qlora":
+        frozen = _qlora_frozen_bytes(model, cfg, regime)
+        quant = "double quant" if cfg.double_quant and cfg.quant_bits == 4 else "no double quant"
+        experts = bool(model.num_experts) and getattr(model, "experts_as_linears", False)
+        notes.append(f"QLoRA {cfg.quant_bits}-bit: decoder linears quantised ({quant}); "
+                     + ("the routed experts too (one nn.Linear per expert, as transformers 4.x builds them; under "
+                        "transformers 5 they are fused 3-D parameters that bitsandbytes leaves 16-bit); "
+                        "embeddings, norms and lm_head stay 16-bit" if experts else
+                        "embeddings, norms, routed experts and lm_head stay 16-bit"))
+    elif cfg.is_lora:
+        frozen = total * regime.frozen_bytes
+    else:
+        frozen = (total - training.count) * regime.frozen_bytes
+    reference = 0
+    if cfg.stage == "dpo" and not cfg.is_lora:
+        reference = total * regime.frozen_bytes
+        notes.append("DPO full: a frozen reference model copy is kept in 16-bit")
+    elif cfg.stage == "dpo":
+        notes.append("DPO LoRA: no reference copy (the adapter is disabled for the reference pass)")
+    return _Weights(frozen=frozen, trainable=training.count * regime.trainable_bytes, reference=reference)
+
+
+# ---------------------------------------------------------------------------------------------- optimizer
+
+
+def _optimizer_state(model, cfg: TrainConfig, trainable: int, weight_bytes: int) -> float:
+    """Bytes of optimizer state for `trainable` weights stored in `weight_bytes` bytes each."""
+    if cfg.optim == "adafactor":
+        return _adafactor_state(model, cfg, trainable)
+    state = trainable * _STATE_BYTES[cfg.optim](weight_bytes)
+    if cfg.optim in ("adamw_8bit", "paged_adamw_8bit"):
+        state += trainable * 2 * 4 / 2048  # block-wise fp32 absmax, block 2048
+    return state
+
+
+def _adafactor_state(model, cfg: TrainConfig, trainable: int) -> float:
+    """Adafactor keeps a row and a column second-moment vector per matrix, a full one per vector."""
+    if cfg.is_lora:
+        return trainable / max(1, cfg.lora_rank) * 4  # rows/cols of thin adapter matrices
+    share = trainable / max(1, model.params.total)
+    vectors = sum((g.in_features + g.out_features) * g.count * g.layers for g in model.linears)
+    if model.params.embed:
+        vectors += model.vocab_size + model.hidden_size
+    if model.params.lm_head:
+        vectors += model.vocab_size + model.hidden_size
+    vectors += model.params.norms
+    return vectors * 4 * share
+
+
+def _optimizer_transient(model, cfg: TrainConfig) -> float:
+    """Adafactor's per-matrix temporaries in the step (fused AdamW / SGD have none)."""
+    if cfg.optim != "adafactor":
+        return 0.0
+    if cfg.is_lora:
+        biggest = max(g.in_features for g in model.linears) * cfg.lora_rank
+    else:
+        biggest = max([g.in_features * g.out_features for g in model.linears] +
+                      ([model.params.embed] if cfg.method == "full" else []))
+    return biggest * 4 * 3
+
+
+# ---------------------------------------------------------------------------------------------- residency
+
+
+@dataclass(frozen=True)
+class _Resident:
+    """Per-GPU bytes that stay allocated through the step, and what DeepSpeed adds."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    comm: float
+    cpu_offload: float           # host bytes per node (pinned when DeepSpeed offloads)
+    zero_step_transient: float   # DeepSpeed's flattened + fp32 gradient partition in step()
+    shard_grads: int             # gradients are divided by this many ranks (ZeRO-2/3)
+    shard_params: int            # weights are divided by this many ranks (ZeRO-3)
+    grad_bytes: int              # bytes per gradient element
+
+
+def _resident(model, cfg: TrainConfig, regime: Regime, training: _Training, weights: _Weights,
+              notes: list[str]) -> _Resident:
+    world = cfg.world_size
+    if cfg.zero_stage == 0:
+        grads = training.count * regime.trainable_bytes
+        comm = 0.0
+        if world > 1:
+            comm = grads  # DDP reducer buckets: a flat copy of every gradient
+            notes.append("DDP: the reducer keeps gradient buckets as large as all gradients together")
+        return _Resident(weights=weights.frozen + weights.trainable + weights.reference, gradients=grads,
+                         optimizer=_optimizer_state(model, cfg, training.count, regime.trainable_bytes),
+                         comm=comm, cpu_offload=0.0, zero_step_transient=0.0, shard_grads=1, shard_params=1,
+                         grad_bytes=regime.trainable_bytes)
+    zero = ds.allocations(model, cfg, regime, trainable=training.count, largest_trainable=training.largest,
+                          frozen_bytes=weights.frozen, reference_bytes=weights.reference,
+                          optimizer_fp32_state=_optimizer_state(model, cfg, training.count, 4))
+    offload = f", offload {cfg.offload} (pinned host memory)" if cfg.offload != "none" else ""
+    notes.append(f"DeepSpeed ZeRO-{cfg.zero_stage} over {world} GPU(s){offload}")
+    return _Resident(weights=zero.weights, gradients=zero.gradients, optimizer=zero.optimizer, comm=zero.buffers,
+                     cpu_offload=zero.host_pinned * cfg.gpus,  # one node holds its own GPUs' partitions
+                     zero_step_transient=zero.step_transient,
+                     shard_grads=world if cfg.zero_stage >= 2 else 1,
+                     shard_params=world if cfg.zero_stage == 3 else 1, grad_bytes=zero.grad_bytes)
+
+
+# ---------------------------------------------------------------------------------------------- activations
+
+
+class _LayerActivations:
+    """Bytes per token that autograd keeps in one decoder layer, module by module."""
+
+    def __init__(self, model, cfg: TrainConfig, regime: Regime, wrapped, seq: int):
+        self.model, self.cfg, self.regime, self.seq = model, cfg, regime, seq
+        self.hidden = int(model.hidden_size)
+        self.heads = max(1, int(model.num_attention_heads))
+        head_dim = max(1, int(model.head_dim))
+        self.q_dim = self.heads * head_dim
+        self.kv_dim = max(1, int(model.num_kv_heads)) * head_dim
+        self.compute = regime.compute_bytes
+        self.wrapped_names = {g.name for g in wrapped}
+        # residual stream dtype: the embedding's output dtype (its weights train only in full fine-tuning)
+        self.residual = regime.trainable_bytes if cfg.method == "full" else regime.frozen_bytes
+        self.eager = cfg.attn == "eager"
+        self.embed_kept = self.residual * self.hidden
+        eager_scores = 0.0
+        if self.eager:
+            # scores: the fp32 softmax output + its 16-bit copy (both saved) + repeated k/v
+            probs = 4 + self.compute if self.compute == 2 else 4
+            eager_scores = self.heads * seq * probs + 2 * self.compute * self.q_dim
+        self._mlp_kept = {True: 0.0, False: 0.0}
+        self._kept = {True: self._layer(True) + eager_scores, False: self._layer(False) + eager_scores}
+        self.checkpoint_kept = self.residual * self.hidden
+        self._mlp_backward = 4 * self.residual * self.hidden + 3 * self.compute * model.intermediate_size
+
+    def kept(self, weights_train: bool) -> float:
+        return self._kept[weights_train]
+
+    def backward_transient(self, train: bool) -> float:
+        """Bytes per token a layer's backward adds on top of what it kept: the larger of the MLP backward
+        and, for eager attention, the softmax backward. There the MLP's saved tensors are already freed and
+        so is the 16-bit copy of the probabilities (by the matmul's backward), while the fp32
+        probabilities, their fp32 gradient and the softmax's output gradient are live at once (the probe's
+        peak op is aten._softmax_backward_data)."""
+        if not self.eager:
+            return self._mlp_backward
+        copy = self.compute if self.compute == 2 else 0
+        softmax = self.heads * self.seq * (8 - copy) - self._mlp_kept[train]
+        return max(self._mlp_backward, softmax)
+
+    def eager_mask_bytes(self, rows: int) -> int:
+        return rows * self.seq * self.seq * self.compute if self.eager else 0
+
+    def _norms(self, weights_train: bool) -> float:
+        """RMSNorm saves its fp32 input; with a trainable weight the normalised input too."""
+        model, hidden = self.model, self.hidden
+        fp32_product = model.norm_fp32_product
+        kept = model.norms_per_layer * 4 * hidden
+        if weights_train:
+            kept += model.norms_per_layer * (4 if (fp32_product or self.residual == 4) else self.residual) * hidden
+        if model.qk_norm:
+            width = self.q_dim + self.kv_dim
+            kept += 4 * width
+            if weights_train:
+                kept += (4 if fp32_product or self.regime.trainable_bytes == 4 else self.compute) * width
+        return kept
+
+    def _linear_inputs(self, groups, in_bytes: int, already_saved: bool, weights_train: bool) -> float:
+        """Bytes saved for the inputs of the linears in ``groups``, which all read one tensor."""
+        regime, cfg = self.regime, self.cfg
+        extra = 0.0
+        shared = False
+        for g in groups:
+            n_in = g.in_features
+            if cfg.is_lora and g.name in self.wrapped_names:
+                adapter = regime.trainable_bytes
+                lora_out = self.compute if regime.autocast else adapter   # lora_A's output
+                extra += lora_out * cfg.lora_rank * (2 if cfg.dora else 1)
+                if cfg.dora:
+                    extra += 2 * self.compute * g.out_features
+                if regime.autocast and adapter == 4:
+                    extra += 2 * n_in          # PEFT casts x to fp32, autocast back: a copy each
+                elif adapter != in_bytes:
+                    extra += adapter * n_in    # PEFT casts x to the adapter's dtype, saved by lora_A
+                else:
+                    shared = True
+            elif weights_train:
+                if regime.autocast and in_bytes == 4:
+                    extra += 2 * n_in          # autocast casts the fp32 input once per linear
+                else:
+                    shared = True
+        if shared and not already_saved:
+            extra += in_bytes * groups[0].in_features
+        return extra
+
+    def _layer(self, train: bool) -> float:
+        model, regime = self.model, self.regime
+        weights_train = train and not self.cfg.is_lora
+        norm_out = regime.trainable_bytes if weights_train else regime.frozen_bytes
+        kept = self._norms(weights_train)
+        by_input: dict[str, list] = {"norm1": [], "attn_out": [], "norm2": [], "mlp_mid": []}
+        o_names = {"o_proj", "dense", "out_proj", "wo", "c_proj"}
+        for g in model.linears:
+            if g.kind == "attn":
+                is_out = g.in_features == self.q_dim and g.out_features == self.hidden and g.name in o_names
+                by_input["attn_out" if is_out else "norm1"].append(g)
+            elif g.kind in ("mlp", "shared_expert"):
+                by_input["norm2" if g.in_features == self.hidden else "mlp_mid"].append(g)
+        inputs = {"norm1": (norm_out, False), "attn_out": (self.compute, True), "norm2": (norm_out, False),
+                  "mlp_mid": (self.compute, False)}
+        mlp = self._mlp_intermediates()
+        for key, groups in by_input.items():
+            if groups:
+                in_bytes, already_saved = inputs[key]
+                saved = self._linear_inputs(groups, in_bytes, already_saved, weights_train)
+                kept += saved
+                if key in ("norm2", "mlp_mid"):
+                    mlp += saved
+        self._mlp_kept[train] = mlp
+        # attention core (sdpa / flash): q and k after RoPE, v, the output, fp32 logsumexp
+        kept += self.compute * (2 * self.q_dim + 2 * self.kv_dim) + 4 * self.heads
+        return kept + self._mlp_intermediates()
+
+    def _mlp_intermediates(self) -> float:
+        """Gated: gate out (act input), act out, up out; plain: the activation input. MoE: per routed copy
+        the gathered input, gate_up out, act out, product and weighted output; fp32 router logits/softmax."""
+        model, c = self.model, self.compute
+        moe = bool(model.num_experts) and model.moe_layers >= model.num_layers
+        if not moe:
+            return c * model.intermediate_size * (3 if model.gated_mlp else 1)
+        top_k = max(1, model.num_experts_per_tok)
+        expert_width = model.moe_intermediate_size or model.intermediate_size
+        kept = top_k * c * (2 * self.hidden + 4 * expert_width) + 8 * model.num_experts
+        if model.shared_expert_intermediate_size:
+            kept += c * model.shared_expert_intermediate_size * 3
+        return kept
+
+
+@dataclass(frozen=True)
+class _Activations:
+    per_layer: tuple[float, ...]   # bytes kept by each decoder layer through the forward
+    prefix: float                  # kept before the first layer (embedding output, eager mask)
+    layers: _LayerActivations
+    tokens: int
+
+    @property
+    def total(self) -> float:
+        return self.prefix + sum(self.per_layer)
+
+
+def _activations(model, cfg: TrainConfig, regime: Regime, training: _Training, notes: list[str]) -> _Activations:
+    rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
+    tokens = rows * cfg.cutoff_len
+    cfg_act = cfg
+    if not model.sdpa_supported and cfg.attn == "sdpa":
+        notes.append(f"{model.family} has no sdpa attention in transformers (logit soft-capping): estimated as eager")
+        cfg_act = replace(cfg, attn="eager")
+    layers = _LayerActivations(model, cfg_act, regime, training.wrapped, cfg.cutoff_len)
+    per_layer = []
+    for trains, in_graph in zip(training.layer_trains, _graph_layers(cfg, training)):
+        if not in_graph:
+            per_layer.append(0.0)
+        elif cfg.gradient_checkpointing:
+            per_layer.append(layers.checkpoint_kept * tokens)
+        else:
+            per_layer.append(layers.kept(trains) * tokens)
+    prefix = layers.embed_kept * tokens + layers.eager_mask_bytes(rows)
+    return _Activations(per_layer=tuple(per_layer), prefix=prefix, layers=layers, tokens=tokens)
+
+
+def _graph_layers(cfg: TrainConfig, training: _Training) -> list[bool]:
+    """Layers below the first trainable one keep nothing unless checkpointing made inputs require grad."""
+    everywhere = cfg.is_lora or cfg.method == "full" or cfg.gradient_checkpointing
+    return [trains or everywhere for trains in training.layer_trains]
+
+
+# ---------------------------------------------------------------------------------------------- autocast
+
+
+@dataclass(frozen=True)
+class _AutocastCopies:
+    """16-bit copies autocast makes of fp32 trainable weights, cached until it exits after the loss."""
+
+    forward: float      # alive at the end of the forward
+    saved: float        # still referenced by autograd during backward
+    per_layer: float    # one trainable layer's copies (made again by a checkpointed layer's recompute)
+    head_grad: float    # the lm_head copy's gradient in the head's backward
+
+
+def _autocast_copies(model, cfg: TrainConfig, regime: Regime, training: _Training) -> _AutocastCopies:
+    if not (regime.autocast and regime.trainable_bytes == 4) or cfg.zero_stage >= 1:
+        # no autocast, weights already 16-bit, or DeepSpeed runs the 16-bit module itself
+        head = (model.params.lm_head or model.params.embed) if cfg.method == "full" else 0
+        return _AutocastCopies(0.0, 0.0, 0.0, head * 2 if regime.mixed else 0.0)
+    head = (model.params.lm_head or model.params.embed) if cfg.method == "full" else 0
+    trained_layers = sum(training.layer_trains) if not cfg.is_lora else 0
+    per_layer_linear = sum(g.params for g in model.linears) / max(1, model.num_layers)
+    linear = per_layer_linear * trained_layers
+    forward = (linear + head) * 2
+    saved = ((0 if cfg.gradient_checkpointing else linear) + head) * 2
+    per_layer = per_layer_linear * 2 if trained_layers else 0.0
+    return _AutocastCopies(forward=forward, saved=saved, per_layer=per_layer, head_grad=head * 2)
+
+
+# ---------------------------------------------------------------------------------------------- the step
+
+
+def _layer_gradients(model, cfg: TrainConfig, training: _Training, resident: _Resident) -> list[float]:
+    """Gradient bytes each decoder layer adds when its backward finishes."""
+    num_layers = max(1, int(model.num_layers))
+    if cfg.zero_stage >= 1 and cfg.offload != "none":
+        return [0.0] * num_layers   # gradient partitions go to the host bucket by bucket
+    per_element = resident.grad_bytes
+    if cfg.is_lora:
+        grads = [training.count * per_element / num_layers] * num_layers
+    elif model.params.per_layer:
+        grads = [p * per_element if trains else 0 for p, trains in zip(model.params.per_layer, training.layer_trains)]
+    else:
+        grads = [0.0] * num_layers
+    return [g / resident.shard_grads for g in grads]
+
+
+def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, resident: _Resident,
+               acts: _Activations, casts: _AutocastCopies) -> tuple[float, float]:
+    """Largest live total (beyond weights, optimizer state and buffers) over the phases of one step, and
+    the gradients alive when backward ends."""
+    params = model.params
+    logits = model.vocab_size * acts.tokens
+    compute = regime.compute_bytes
+    softcap = compute * logits if model.final_logit_softcapping else 0   # tanh output saved by soft-capping
+    offloaded = cfg.zero_stage >= 1 and cfg.offload != "none"
+    head_params = (params.lm_head or params.embed) if cfg.method == "full" else 0
+    head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
+    kept = acts.total
+    phases = [
+        # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax
+        kept + casts.forward + (compute + 8) * logits + softcap,
+        # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
+        kept + casts.saved + 12 * logits + softcap,
+        # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
+        kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
+    ]
+    grads_after = float(head_grad)
+    live_layers = acts.prefix + sum(acts.per_layer)
+    layer_grads = _layer_gradients(model, cfg, training, resident)
+    graph = _graph_layers(cfg, training)
+    trained_before = list(accumulate(training.layer_trains))   # trainable layers up to and including i
+    inner_of = {}
+    for trains in (True, False):
+        inner_of[trains] = acts.layers.backward_transient(trains) * acts.tokens
+        if cfg.gradient_checkpointing:   # the layer's forward runs again and keeps everything
+            inner_of[trains] += acts.layers.kept(trains) * acts.tokens + (casts.per_layer if trains else 0)
+    for i in range(len(graph) - 1, -1, -1):
+        if not graph[i]:
+            break
+        inner = inner_of[training.layer_trains[i]]
+        saved_casts = 0.0 if cfg.gradient_checkpointing else casts.per_layer * trained_before[i]
+        phases.append(live_layers + inner + grads_after + layer_grads[i] + saved_casts)
+        live_layers -= acts.per_layer[i]
+        grads_after += layer_grads[i]
+    # end of backward: every gradient; a trainable embedding adds its dense gradient (tied to lm_head: the
+    # dense gradient and the out-of-place sum with the head's gradient)
+    embed_grad = 0.0
+    if cfg.method == "full" and not offloaded:
+        embed_grad = params.embed * resident.grad_bytes / resident.shard_grads
+    all_grads = grads_after + (embed_grad if params.lm_head else 0)
+    phases.append(all_grads + (0 if params.lm_head else 2 * embed_grad))
+    # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
+    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient)
+    return max(phases), all_grads
+
+
+def _step_extras(model, cfg: TrainConfig, training: _Training, notes: list[str]) -> float:
+    """Transients on top of every phase: a dequantised weight (QLoRA), DoRA's weight-norm computation."""
+    extra = 0.0
+    if cfg.method == "qlora":
+        extra += 2 * max((g.in_features * g.out_features for g in model.linears if g.kind in _DECODER_KINDS),
+                         default=0)
+    if cfg.dora:
+        # PEFT's DoRA materialises the full delta weight (through an identity matrix) and the weight norm
+        # of the largest wrapped linear in fp32; ~14.5 bytes per weight element measured by the probe
+        extra += max((14.5 * g.in_features * g.out_features for g in training.wrapped), default=0)
+        notes.append("DoRA: the transient of its weight-norm computation is approximate (within ~10%)")
+    return extra
+
+
+# ---------------------------------------------------------------------------------------------- communicators
+# GPU memory outside PyTorch's caching allocator per NCCL/RCCL communicator: nvidia-smi/rocm-smi show it, torch's
+# reserved does not (../shared/knowledge/zero3-memory.md 2.6): NVIDIA/nccl#964 measured 544-688 MB per communicator
+# on NVLink A100s; with NVLS (NVSwitch H100/H200, on by default) vLLM#9699 logs nvlsTotalSize 2.25 GiB more per
+# communicator; 8 x RTX 3090 over PCIe 0.7-1.5 GiB for DeepSpeed's two. DeepSpeed opens two world-size
+# communicators (torch's default group and deepspeed/utils/groups.py _clone_world_group), DDP/FSDP one.
+COMM_PCIE = int(0.5 * 2**30)
+COMM_LINK = int(0.6 * 2**30)
+COMM_NVLS = COMM_LINK + int(2.25 * 2**30)
+
+
+def communicator_bytes(cfg: TrainConfig, gpu=None) -> tuple[int, str | None]:
+    """Bytes per GPU of the job's collective communicators (0 on one GPU) and the note that says so. `gpu`: its
+    profile (the interconnect decides the size); None: PCIe assumed."""
+    if cfg.world_size <= 1:
+        return 0, None
+    n = 2 if cfg.zero_stage else 1
+    ic = str(getattr(gpu, "interconnect", "") or "").lower().replace("no nvlink", "")
+    if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
+        per, kind = COMM_NVLS, "NVSwitch with NVLS"
+    elif ("nvlink" in ic or "infinity fabric" in ic or "xgmi" in ic) and "bridge" not in ic:
+        per, kind = COMM_LINK, "GPU links"
+    else:
+        per, kind = COMM_PCIE, "PCIe" if ic else "interconnect unknown, PCIe assumed"
+    return n * per, (f"{n} NCCL/RCCL communicator(s) over {kind}: {n * per / 2**30:.2f} GiB per GPU outside "
+                     f"PyTorch's allocator (in reserved, as nvidia-smi/rocm-smi show it)")
+
+
+def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None = None) -> MemoryEstimate:
+    """Per-GPU memory of one steady-state training step of `model` (a ModelSpec) under `cfg`, in the
+    regime ``cfg.runner`` really executes. `gpu`: the GPU profile (its interconnect sizes the NCCL/RCCL
+    communicators on more than one GPU; None: PCIe assumed); `prefetch_bucket`: ZeRO-3
+    stage3_prefetch_bucket_size in elements as a user's JSON sets it (None: transformers' "auto", 0.9 hidden**2)."""
+    cfg.validate()
+    regime = runners.regime(model, cfg)
+    notes: list[str] = list(regime.notes)
+    training = _training(model, cfg)
+    weights = _weights(model, cfg, regime, training, notes)
+    resident = _resident(model, cfg, regime, training, weights, notes)
+    acts = _activations(model, cfg, regime, training, notes)
+    casts = _autocast_copies(model, cfg, regime, training)
+    step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
+    step += _step_extras(model, cfg, training, notes)
+    factor = 1 + _FRAGMENTATION
+    z3 = ds.zero3_terms(model, cfg, prefetch_bucket)
+    if z3 is not None:
+        # the offload temporaries come when the embedding's gradient is partitioned, at the end of backward (its
+        # backward is the last): next to the gradients then alive, not on top of the logits' peak. Measured on an
+        # H200 (benchmarks/results/gpu_truth-nvidia-h200.md): counting them at the peak over-estimated offload by 60 %
+        step = max(step + z3.step_extra, all_grads + z3.step_extra + z3.offload_grad_temps)
+        factor = z3.reserved_factor
+        counted = [f"{n} {v / 2**30:.2f} GiB" for n, v in (("dense vocab gradient", z3.vocab_grad),
+                                                            ("offload gradient temporaries", z3.offload_grad_temps),
+                                                            ("coalesced gather", z3.coalesced_gather)) if v]
+        notes.append("ZeRO-3 terms counted: " + (", ".join(counted) or "none")
+                     + f"; reserved = {z3.reserved_factor:.2f} x peak (no empty_cache in the ZeRO-3 step)")
+    comm, comm_note = communicator_bytes(cfg, gpu)
+    if comm_note:
+        notes.append(comm_note)
+    peak = _round(resident.weights + resident.optimizer + resident.comm + step)
+    transient = max(0.0, step - acts.total - casts.saved - all_grads)
+    frozen_here = 0.0
+    if cfg.offload != "all":
+        frozen_here = (weights.frozen + weights.reference) / resident.shard_params
+        if cfg.zero_stage >= 1 and cfg.precision in ("bf16", "fp16") and regime.frozen_bytes == 4 \
+                and cfg.method != "qlora":
+            frozen_here /= 2   # DeepSpeed casts the module to its 16-bit dtype
+    per_gpu = PerGpuMemory(
+        weights_bytes=_round(resident.weights),
+        frozen_weights_bytes=_round(frozen_here),
+        trainable_weights_bytes=_round(resident.weights - frozen_here),
+        gradients_bytes=_round(resident.gradients),
+        optimizer_bytes=_round(resident.optimizer),
+        activations_bytes=_round(acts.total),
+        transient_bytes=_round(transient),
+        autocast_copies_bytes=_round(casts.forward),
+        comm_buffers_bytes=_round(resident.comm),
+        peak_allocated_bytes=peak,
+        reserved_bytes=_round(peak * factor + _ALLOC_CONTEXT + comm),
+        communicator_bytes=int(comm),
+    )
+    return MemoryEstimate(model=model, config=cfg, params_total=int(model.params.total),
+                          params_trainable=training.count, per_gpu=per_gpu,
+                          cpu_offload_bytes=_round(resident.cpu_offload), notes=tuple(notes), reserved_factor=factor)

@@ -1,0 +1,268 @@
+"""A model named the way users name it -> family, size, variant and quantization (pure: standard library only).
+
+Real configs point at a hub id (``Qwen/Qwen3-30B-A3B-Instruct-2507``), a path on the user's machine
+(``/data/llm/Qwen2.5-7B-Instruct``), ModelScope's on-disk spelling (``Qwen2___5-7B-Instruct``: ``___`` stands
+for ``.``), a Hugging Face cache snapshot (``.../models--Qwen--Qwen2.5-7B/snapshots/<hash>``) or a re-upload with
+a suffix (``unsloth/llama-3-8b-bnb-4bit``, ``Meta-Llama-3.1-8B-Instruct-AWQ``). ``parse_name`` reads such a name
+into its parts; ``series_key`` is what two spellings of one model share, so a name can be matched to a preset
+(core/model/architecture.py) whatever its variant or quantization.
+
+The grammar (from public configs, see tests/test_model_names.py): the tokens before the first size token
+(``7B``, ``0.5B``, ``30B`` + ``A3B``, ``8x7B``) name the series (``qwen2.5``, ``llama3.1``, ``deepseekr1distillqwen``,
+``qwen2.5vl``); after it come variants (Instruct, Chat, it, hf, Base, a date such as ``2507``), a version
+(``v0.3``), quantization and tags of a fine-tune (``Chinese-Chat``) that do not change the shape.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["NameParts", "name_stem", "parse_name"]
+
+# variants: words that name a checkpoint of the same shape
+VARIANT_WORDS = frozenset({
+    "instruct", "chat", "it", "hf", "base", "pt", "thinking", "reasoning", "sft", "dpo", "rl", "grpo", "preview",
+    "latest", "deduped", "final", "merged", "math", "coder", "vl",
+})
+# variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
+SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
+_NOISE_PREFIX = ("meta",)  # "Meta-Llama-3.1-8B" is Llama 3.1
+# directory words that name no model ("/root/models/", "/models/base-model", "checkpoints/final")
+_GENERIC = frozenset({"model", "models", "ckpt", "ckpts", "checkpoint", "checkpoints", "weights", "output", "outputs",
+                      "pretrained", "basemodel", "llm", "llms", "hf", "hub", "local", "my", "new", "old", "tmp"})
+
+# quantization spelled in names -> (label, bits of the stored weights); order: most specific first
+_QUANT = (
+    (re.compile(r"(?:^|[-_.])gptq[-_.]?int8(?:$|[-_.])"), "GPTQ-Int8", 8),
+    (re.compile(r"(?:^|[-_.])gptq[-_.]?int3(?:$|[-_.])"), "GPTQ-Int3", 4),
+    (re.compile(r"(?:^|[-_.])gptq(?:[-_.]?int4)?(?:$|[-_.])"), "GPTQ-Int4", 4),
+    (re.compile(r"(?:^|[-_.])awq(?:$|[-_.])"), "AWQ", 4),
+    (re.compile(r"(?:^|[-_.])(?:bnb[-_.]?)?(?:4bit|nf4)(?:$|[-_.])"), "bnb-4bit", 4),
+    (re.compile(r"(?:^|[-_.])(?:bnb[-_.]?)?8bit(?:$|[-_.])"), "bnb-8bit", 8),
+    (re.compile(r"(?:^|[-_.])(?:int4|w4a16|w4a8|q4)(?:$|[-_.])"), "int4", 4),
+    (re.compile(r"(?:^|[-_.])(?:int8|w8a8|w8a16|q8)(?:$|[-_.])"), "int8", 8),
+    (re.compile(r"(?:^|[-_.])fp8(?:[-_.]dynamic)?(?:$|[-_.])"), "FP8", 8),
+    (re.compile(r"(?:^|[-_.])gguf(?:$|[-_.])"), "GGUF", None),
+)
+_QUANT_WORDS = frozenset({"gptq", "awq", "bnb", "4bit", "8bit", "nf4", "int4", "int8", "int3", "w4a16", "w4a8",
+                          "w8a8", "w8a16", "fp8", "gguf", "dynamic", "unsloth", "bf16", "fp16", "mlx", "exl2",
+                          "q4", "q8"})
+
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
+_SIZE_BLOOM = re.compile(r"^(\d+)b(\d)$")             # BLOOM's 7b1 = 7.1B, 1b7 = 1.7B
+_ACTIVE = re.compile(r"^a(\d+(?:\.\d+)?)b$")
+_EXPERTS_X = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)b$")
+_EXPERTS_E = re.compile(r"^(\d+)e$")
+_EFFECTIVE = re.compile(r"^e(\d+(?:\.\d+)?)b$")      # Gemma 3n E4B
+_DATE = re.compile(r"^(?:\d{4}|\d{6}|\d{8})$")        # 2507, 0324, 240715
+_CONTEXT = re.compile(r"^\d+k$")                      # 4k, 128k
+_VERSION = re.compile(r"^v\d+(?:\.\d+)*$")
+_HASH = re.compile(r"^[0-9a-f]{40}$")
+_RUN_DIR = re.compile(r"^(?:checkpoint|ckpt|step|global_step|iter|epoch)[-_]?\d+$", re.IGNORECASE)
+_RUN_WORDS = frozenset({"final", "merged", "latest", "best", "hf", "hf_model", "sft", "dpo", "pt", "lora", "qlora",
+                        "full", "freeze", "export", "exported", "output", "outputs", "saves"})
+
+
+@dataclass(frozen=True)
+class NameParts:
+    """What a model's name says. ``series`` is None when the name says nothing recognisable."""
+
+    raw: str
+    stem: str                       # the name as read (last component, ModelScope's ___ as .)
+    org: str | None                 # hub organisation when the reference names one
+    series: str | None              # lower-case, separators removed: "qwen2.5", "llama3.1", "qwen2.5vl"
+    size_b: float | None = None     # total parameters in billions, as the name says
+    active_b: float | None = None   # MoE: active parameters (A3B)
+    experts: str | None = None      # "8x7b", "16e"
+    version: str | None = None      # "v0.3" (after the size)
+    variants: tuple[str, ...] = ()  # instruct, chat, it, hf, base, 2507, 4k ...
+    quant: str | None = None        # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8, GGUF
+    quant_bits: int | None = None   # bits per stored weight of the quantized linears
+    tags: tuple[str, ...] = field(default=())  # other words after the size (a fine-tune's own name)
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_b is not None or self.experts is not None
+
+    def size_text(self) -> str:
+        if self.size_b is None:
+            return ""
+        s = f"{self.size_b:g}B"
+        if self.experts and "x" in self.experts:
+            s = self.experts.upper()
+        if self.active_b is not None:
+            s += f"-A{self.active_b:g}B"
+        return s
+
+    def describe(self) -> str:
+        """'qwen2.5 7B (Instruct), AWQ' -- for notes."""
+        bits = [self.series or self.stem]
+        if self.size_b is not None or self.active_b is not None:
+            bits.append(self.size_text() or f"A{self.active_b:g}B")
+        out = " ".join(bits)
+        if self.variants:
+            out += f" ({', '.join(self.variants)})"
+        if self.quant:
+            out += f", {self.quant}"
+        return out
+
+    def to_dict(self) -> dict:
+        return {"stem": self.stem, "org": self.org, "series": self.series, "size_b": self.size_b,
+                "active_b": self.active_b, "experts": self.experts, "version": self.version,
+                "variants": list(self.variants), "quantization": self.quant, "quant_bits": self.quant_bits}
+
+
+def name_stem(ref: str) -> tuple[str | None, str]:
+    """(org or None, the model's own name) of a reference: hub id, path, HF cache snapshot, ModelScope spelling."""
+    text = str(ref).strip().strip("\"'").replace("\\", "/").rstrip("/")
+    parts = [p for p in text.split("/") if p and p not in (".", "..", "~")]
+    # an HF cache path: .../models--Org--Name[/snapshots/<hash>]
+    for p in reversed(parts):
+        if p.startswith("models--") and p.count("--") >= 2:
+            _, cache_org, cache_name = p.split("--", 2)
+            return cache_org, _dots(cache_name)
+    while parts and (_HASH.match(parts[-1]) or parts[-1] in ("snapshots", "main")):
+        parts.pop()
+    # a run's output inside the model's folder ("saves/Qwen2.5-7B/full/sft/checkpoint-500"): the folder names it
+    while len(parts) > 1 and (_RUN_DIR.match(parts[-1]) or parts[-1].lower() in _RUN_WORDS):
+        parts.pop()
+    if not parts:
+        return None, text
+    name = parts[-1]
+    org: str | None = parts[-2] if len(parts) >= 2 else None
+    # ModelScope's folder for "Qwen/Qwen2.5-VL-7B": "Qwen.Qwen2.5-VL-7B" (org prefix with a dot)
+    m = re.match(r"^([A-Za-z][A-Za-z0-9_-]*)\.([A-Za-z].*\d.*)$", name)
+    if m and "." not in m.group(1) and not re.search(r"\d$", m.group(1)):
+        org, name = m.group(1), m.group(2)
+    return org, _dots(name)
+
+
+def _dots(name: str) -> str:
+    return name.replace("___", ".")
+
+
+def _tokens(stem: str) -> list[str]:
+    s = stem.lower()
+    s = re.sub(r"(?<=\d)_(?=\d)", ".", s)           # qwen2_5, internlm2_5 (Python-safe spellings)
+    s = re.sub(r"(?<=[a-z]{2})(?=\d+(?:\.\d+)?b(?:$|[-_ ]))", "-", s)  # "llama8b" -> llama-8b (not A3B, 8x7B)
+    return [t for t in re.split(r"[-_\s]+", s) if t]
+
+
+def _quant(stem: str) -> tuple[str | None, int | None]:
+    s = "-" + stem.lower() + "-"
+    for pat, label, bits in _QUANT:
+        if pat.search(s):
+            return label, bits
+    return None, None
+
+
+def parse_name(ref: str) -> NameParts:
+    """Read a model reference into its parts (never raises)."""
+    org, stem = name_stem(ref)
+    quant, bits = _quant(stem)
+    toks = _tokens(stem)
+    series_toks: list[str] = []
+    variants: list[str] = []
+    tags: list[str] = []
+    size = active = None
+    experts = version = None
+    seen_size = False
+    msize = None
+    for t in toks:
+        if t in _QUANT_WORDS:
+            continue
+        mb = _SIZE_BLOOM.match(t)
+        if mb and size is None:
+            size = float(f"{mb.group(1)}.{mb.group(2)}")
+            seen_size = True
+            continue
+        m = _SIZE.match(t)
+        if m and m.group(2) == "b":
+            if size is None:
+                size = float(m.group(1))
+            seen_size = True
+            continue
+        if m and m.group(2) == "m":
+            msize = msize if msize is not None else float(m.group(1)) / 1000
+            if not seen_size and size is None and float(m.group(1)) >= 10:
+                seen_size = True
+            continue
+        m = _ACTIVE.match(t)
+        if m:
+            active = float(m.group(1))
+            seen_size = True
+            continue
+        m = _EXPERTS_X.match(t)
+        if m:
+            experts = t
+            size = size if size is not None else int(m.group(1)) * float(m.group(2))
+            seen_size = True
+            continue
+        if seen_size and _EXPERTS_E.match(t):
+            experts = experts or t
+            continue
+        m = _EFFECTIVE.match(t)
+        if m:
+            size = float(m.group(1))
+            seen_size = True
+            continue
+        if _DATE.match(t) or _CONTEXT.match(t):
+            variants.append(t)
+            continue
+        if seen_size and _VERSION.match(t):
+            version = t
+            continue
+        if t in VARIANT_WORDS and not (t in SERIES_KEEP and not seen_size):
+            variants.append(t)
+            continue
+        if seen_size:
+            tags.append(t)
+        else:
+            series_toks.append(t)
+    if size is None and msize is not None:
+        size = msize
+    while series_toks and series_toks[0] in _NOISE_PREFIX and len(series_toks) > 1:
+        series_toks.pop(0)
+    if all(t in _GENERIC or t in VARIANT_WORDS for t in series_toks):
+        series_toks = []
+    series = "".join(series_toks) or None
+    if series is not None and not re.search(r"[a-z]", series):
+        series = None
+    return NameParts(raw=str(ref), stem=stem, org=org, series=series, size_b=size, active_b=active,
+                     experts=experts, version=version, variants=tuple(variants), quant=quant, quant_bits=bits,
+                     tags=tuple(tags))
+
+
+# Series whose size is a word, not a number (``flan-t5-small``, ``deepseek-vl2-tiny``, ``Jamba-v0.1``): the total
+# and active parameters in billions their model cards state, and the architecture where it is not a plain decoder
+# (check then says that it is not modelled and counts a decoder of that size). Keys are ``NameParts.series``.
+NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
+    **{f"{p}t5{w}": (b, None, "T5 encoder-decoder") for p in ("", "flan") for w, b in
+       (("small", 0.077), ("base", 0.248), ("large", 0.783), ("xl", 2.85), ("xxl", 11.3))},
+    "gpt2": (0.124, None, None), "gpt2medium": (0.355, None, None), "gpt2large": (0.774, None, None),
+    "gpt2xl": (1.56, None, None),
+    "phi3mini": (3.8, None, None), "phi3.5mini": (3.8, None, None), "phi3small": (7.4, None, None),
+    "phi3medium": (14.0, None, None), "phi4mini": (3.8, None, None),
+    "granite4.0micro": (3.4, None, None), "granite4.0hmicro": (3.2, None, "Granite 4 hybrid Mamba-2/attention"),
+    "granite4.0tiny": (6.9, 1.0, "Granite 4 hybrid Mamba-2/attention MoE"),
+    "granite4.0htiny": (6.9, 1.0, "Granite 4 hybrid Mamba-2/attention MoE"),
+    "granite4.0hsmall": (32.2, 9.0, "Granite 4 hybrid Mamba-2/attention MoE"),
+    "jamba": (51.6, 12.0, "Jamba hybrid Mamba/attention MoE"),
+    "jambav0.1": (51.6, 12.0, "Jamba hybrid Mamba/attention MoE"),
+    "jamba1.5mini": (51.6, 12.0, "Jamba hybrid Mamba/attention MoE"),
+    "jamba1.5large": (398.0, 94.0, "Jamba hybrid Mamba/attention MoE"),
+    "trinitynano": (6.1, 1.0, "Arcee Trinity (AFMoE)"), "trinitymini": (26.0, 3.0, "Arcee Trinity (AFMoE)"),
+    "deepseekvl2tiny": (3.37, 1.0, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
+    "deepseekvl2small": (16.1, 2.8, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
+    "deepseekvl2": (27.5, 4.5, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
+    "stepaudio2mini": (8.3, None, "Step-Audio 2 (audio encoder + Qwen2.5-7B decoder)"),
+    "deepseekv2lite": (15.7, 2.4, None),
+}
+
+
+def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | None:
+    """(total B, active B or None, architecture not modelled or None) for a series whose size is a word."""
+    if parts.series is None:
+        return None
+    return NAMED_SIZES.get(parts.series)

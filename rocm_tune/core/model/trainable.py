@@ -1,0 +1,77 @@
+"""Which parameters of a model train under a TrainConfig (full, freeze, LoRA/DoRA).
+
+Its own module so that both the memory estimate and the DeepSpeed runner's bucket sizes can ask it
+without importing each other (``cfg`` is a ``rocm_tune.core.memory.estimate.TrainConfig``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rocm_tune.core.model import lora as model_lora
+from rocm_tune.core.errors import UserError
+
+_DECODER_KINDS = ("attn", "mlp", "shared_expert")
+
+
+def _lora_wrapped(model, cfg):
+    """LinearGroups that PEFT wraps for these targets (routed experts/routers are fused 3-D parameters
+    in transformers >= 5 and are not nn.Linear, so "all" leaves them alone, as PEFT's all-linear does)."""
+    groups = [g for g in model.linears if g.kind in _DECODER_KINDS]
+    if "all" in cfg.lora_targets:
+        return groups
+    # PEFT: a regular expression, a name or a module path; names that match nothing are ignored as long as
+    # one matches (core/model/lora.py)
+    hit, _unmatched = model_lora.wrapped_groups(model.linears, cfg.lora_targets)
+    if not hit:
+        names = {g.name for g in model.linears}
+        raise UserError(
+            f"lora target {cfg.lora_targets[0]!r} is not a linear layer of {model.name}; "
+            f"allowed: all, {', '.join(sorted(names))}")
+    return hit
+
+
+@dataclass(frozen=True)
+class _Training:
+    """Which parameters train."""
+
+    count: int
+    wrapped: tuple                 # LoRA-wrapped LinearGroups
+    layer_trains: tuple[bool, ...]  # per decoder layer: do its own weights train (freeze / full)
+    largest: int                   # elements of the largest trainable parameter
+
+
+def trainable_params(model, cfg) -> int:
+    """Trainable parameters of ``cfg`` on ``model`` (what the optimizer and DeepSpeed see)."""
+    return _training(model, cfg).count
+
+
+def _training(model, cfg) -> _Training:
+    num_layers = max(1, int(model.num_layers))
+    params = model.params
+    wrapped = tuple(_lora_wrapped(model, cfg)) if cfg.is_lora else ()
+    layer_trains = (True,) * num_layers
+    if cfg.method == "full":
+        count = int(params.total)
+        largest = max([g.in_features * g.out_features for g in model.linears] + [params.embed, params.lm_head])
+    elif cfg.method == "freeze":
+        n = cfg.freeze_trainable_layers
+        if n > num_layers:
+            raise UserError(f"freeze_trainable_layers {n} is more than the {num_layers} layers of {model.name}")
+        count = sum(params.per_layer[num_layers - n:]) if params.per_layer else params.total * n // num_layers
+        layer_trains = tuple(i >= num_layers - n for i in range(num_layers))
+        largest = max((g.in_features * g.out_features for g in model.linears), default=0)
+    else:
+        if not wrapped:
+            raise UserError(f"no LoRA target found in {model.name}")
+        useful = max(min(g.in_features, g.out_features) for g in wrapped)
+        if cfg.lora_rank > useful:
+            # an adapter's update has rank <= min(in, out): a larger rank only adds parameters
+            raise UserError(f"lora_rank {cfg.lora_rank} is more than {model.name}'s LoRA-wrapped layers can use "
+                            f"(their widest has min(in, out) = {useful}); use a rank <= {useful}")
+        rank = cfg.lora_rank
+        count = sum((g.in_features + g.out_features) * rank * g.count * g.layers for g in wrapped)
+        if cfg.dora:
+            count += sum(g.out_features * g.count * g.layers for g in wrapped)
+        largest = max(max(g.in_features, g.out_features) * rank for g in wrapped)
+    return _Training(count=int(count), wrapped=wrapped, layer_trains=layer_trains, largest=int(largest))

@@ -1,0 +1,1684 @@
+"""Why a run failed or hangs: the root cause from its logs (and config), with numbers.
+
+`diagnose(paths, config=...)` reads each log with bounded work — the whole file when small; else the
+first `HEAD_BYTES` and last `TAIL_BYTES` through the catalogue's keyword prefilter and the middle only
+at a few sentinel literals — so a 100 MB log answers in about a second, and binary junk or a line
+without end cannot break it (lines are cut at `LINE_CAP` characters around a hit).
+
+The root cause is the first real failure in time across files and ranks: a signature of the highest
+priority present (catalogue `root` > `weak` > `consequence`); benign lines are never the root while
+anything else is there. Watchdog timeouts and launcher exits after another rank's error are named as
+its consequences. Numbers come from the lines (OOM tried/total/free/allocated/reserved-but-
+unallocated; watchdog SeqNum/op/ranks; host RAM) and, when a config sits beside the log (a rocm-tune
+run directory's plan.json, LLaMA-Factory's training_args.yaml / trainer_state.json), from the
+estimator: how much an OOM missed by and the smallest change from the plan that fits. The newest
+`EVENT_TAIL` bytes also go through the parsers and alert engine of `attach` (a loss that collapsed to
+0.0, an overflow streak, NaN in JSON logs). A live run without progress gets each rank's Python stack
+(`live_stacks`: py-spy, or a faulthandler the process registered on SIGUSR2 — never a signal to a
+process without that handler).
+
+Pure: no torch at import; reads files (and, for a live PID only, /proc and py-spy).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from rocm_tune.core.runs import catalogue as cat
+from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
+from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
+from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
+
+HEAD_BYTES = 1 * 2**20
+TAIL_BYTES = 4 * 2**20
+FULL_READ_MAX = 256 * 2**20      # above this only head and tail are read (line numbers of the tail unknown)
+LINE_CAP = 4096                  # characters of one line looked at, either side of a hit
+MAX_LINES = 20000                # distinct candidate lines examined per file
+KEYWORD_SATURATION = 300         # a keyword seen this often in a region: its further lines are only counted
+SATURATED_STRIDE = 16 * 2**10     # past KEYWORD_SATURATION hits, the next look is this far on
+SENTINEL_HITS = 2000             # hits per sentinel examined in the middle of a huge log
+EVIDENCE_MAX = 5
+PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose traceback says more (PRE_CODES)
+PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed"})
+
+
+# ------------------------------------------------------------------------------ hits
+@dataclass
+class Hit:
+    code: str
+    file: str
+    file_index: int
+    offset: int
+    line: int | None
+    rank: int | None
+    time: float | None
+    text: str
+    context: str                 # the line and a few after it (multi-line messages)
+    fix: str | None = None       # a fix specific to this run (from the alert engine's view of the series)
+    pre: str = ""                # what the log said just before (a traceback's frames), for the codes in PRE_CODES
+    own_time: bool = True        # `time` is this line's own timestamp (False: the nearest earlier line's)
+
+
+@dataclass
+class FileScan:
+    path: str
+    size: int
+    hits: list[Hit]
+    last_progress: int           # offset of the last progress/step line (-1: none)
+    finished: bool
+    partial: bool                # the middle was only sampled (huge file)
+    lines: int | None
+    head_text: str               # the first lines (config/command discovery)
+
+
+_RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
+            re.compile(r"\[RANK:(\d+)\]"), re.compile(r"\blocal_rank:? (\d+)"), re.compile(r"\brank(?: |: ?|=)(\d+)\b"),
+            re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
+_TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
+_PROGRESS = (b"it/s]", b"s/it]", b"'loss':", b'"loss":', b"s/step]")
+_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed")
+
+
+def _rank(text: str) -> int | None:
+    for rx in _RANK_RX:
+        m = rx.search(text)
+        if m:
+            try:
+                r = int(m.group(1))
+            except ValueError:
+                continue
+            if r < 1 << 20:
+                return r
+    return None
+
+
+def _time_of(raw: bytes, last: bool = True) -> float | None:
+    """The timestamp in `raw`: a line's own is its first; the nearest before a line is the last."""
+    m = None
+    for m in _TS.finditer(raw):  # noqa: B007 - m after the loop is the first (or the last) stamp
+        if not last:
+            break
+    if m is None:
+        return None
+    try:
+        y, mo, d, h, mi, s = (int(x) for x in m.groups()[:6])
+        frac = m.group(7)
+        t = datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc).timestamp()
+        return t + (int(frac) / 10 ** len(frac) if frac else 0.0)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _decode(b: bytes) -> str:
+    s = b.decode("utf-8", "replace")
+    if "\x1b" in s:
+        s = strip_ansi(s)
+    return s.replace("\x00", "")
+
+
+class _Scanner:
+    def __init__(self, data: bytes, name: str, index: int, tail_unknown_from: int | None = None):
+        self.data = data
+        self.name = name
+        self.index = index
+        self.seen: set[int] = set()
+        self.hits: list[Hit] = []
+        self.examined = 0
+        self.tail_unknown_from = tail_unknown_from
+
+    def _bounds(self, pos: int) -> tuple[int, int]:
+        d = self.data
+        lo = max(0, pos - LINE_CAP)
+        s = d.rfind(b"\n", lo, pos) + 1 if pos else 0
+        if s == 0 and lo > 0:
+            s = lo
+        hi = min(len(d), pos + LINE_CAP)
+        e = d.find(b"\n", pos, hi)
+        if e < 0:
+            e = hi
+        return s, e
+
+    def line_at(self, pos: int) -> bool:
+        """Examine the line holding `pos` (once). False when the line budget is spent."""
+        s, e = self._bounds(pos)
+        if s in self.seen:
+            return True
+        self.seen.add(s)
+        self.examined += 1
+        if self.examined > MAX_LINES:
+            return False
+        raw = self.data[s:e]
+        text = _decode(raw).rstrip()
+        best = None
+        for seg in text.split("\r") if "\r" in text else (text,):
+            hit = cat.best_match(seg.strip())
+            if hit is not None and (best is None or hit[0].priority > best[0].priority):
+                best = (hit[0], hit[1], seg.strip())
+        if best is None:
+            return True
+        sig, _, seg = best
+        # a few following lines carry the rest of a wrapped message (torch 1.x OOM, tracebacks)
+        ce = e
+        for _ in range(4):
+            if ce >= len(self.data) or ce - e > 2000:
+                break
+            nxt = self.data.find(b"\n", ce + 1, min(len(self.data), ce + 1 + LINE_CAP))
+            ce = nxt if nxt >= 0 else min(len(self.data), ce + 1 + LINE_CAP)
+        context = _decode(self.data[s:ce])
+        t = _time_of(raw, last=False)
+        own = t is not None
+        if t is None:
+            t = _time_of(self.data[max(0, s - 2048):s])
+        pre = _decode(self.data[max(0, s - PRE_BYTES):s]) if sig.code in PRE_CODES else ""
+        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000],
+                             pre=pre, own_time=own))
+        return True
+
+    def region(self, start: int, end: int, sentinels: Sequence[bytes] | None = None,
+               per_sentinel: int | None = None) -> bool:
+        """Examine every line of [start, end) holding a sentinel (a sentinel on every line, like a
+        per-step warning, is sampled after KEYWORD_SATURATION lines). False when the budget is spent.
+        Without `sentinels`: the catalogue's case-folded ones over a lower-cased copy of the region
+        (same offsets: only ASCII letters change)."""
+        if sentinels is None:
+            low = self.data[start:end].lower()
+            return self._region(low, 0, end - start, cat.SCAN_FOLDED, per_sentinel, start)
+        return self._region(self.data, start, end, sentinels, per_sentinel, 0)
+
+    def _region(self, d: bytes, start: int, end: int, sentinels: Sequence[bytes], per_sentinel: int | None,
+                shift: int) -> bool:
+        for s in sentinels:
+            i = d.find(s, start, end)
+            n = 0
+            while i >= 0:
+                n += 1
+                if per_sentinel is not None and n > per_sentinel:
+                    break
+                if n <= KEYWORD_SATURATION or n % 7 == 0:
+                    if not self.line_at(i + shift):
+                        return False
+                e = d.find(b"\n", i, end)
+                if e < 0:
+                    break
+                # a sentinel on every line (a per-step warning, the loss dicts): past saturation, sample it
+                # every SATURATED_STRIDE bytes instead of walking each occurrence
+                i = d.find(s, e if n < KEYWORD_SATURATION else e + SATURATED_STRIDE, end)
+        return True
+
+    def number_lines(self) -> None:
+        d = self.data
+        prev, n = 0, 0
+        for h in sorted(self.hits, key=lambda h: h.offset):
+            if self.tail_unknown_from is not None and h.offset >= self.tail_unknown_from:
+                continue
+            n += d.count(b"\n", prev, h.offset)
+            prev = h.offset
+            h.line = n + 1
+
+
+def _read_bounded(path: str) -> tuple[bytes, int, int | None]:
+    """(bytes, size, tail_unknown_from): the file, or its head + tail when it is huge."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        if size <= FULL_READ_MAX:
+            return f.read(FULL_READ_MAX + 1), size, None
+        head = f.read(HEAD_BYTES)
+        f.seek(max(0, size - TAIL_BYTES))
+        tail = f.read(TAIL_BYTES)
+    data = head + b"\n" + tail
+    return data, size, len(head) + 1
+
+
+def read_stdin_bounded(stream) -> bytes:
+    """All of stdin up to FULL_READ_MAX; beyond it the head and the last TAIL_BYTES."""
+    buf = stream.read(FULL_READ_MAX + 1)
+    if isinstance(buf, str):
+        buf = buf.encode("utf-8", "replace")
+    if len(buf) <= FULL_READ_MAX:
+        return buf
+    head = buf[:HEAD_BYTES]
+    tail = buf[-TAIL_BYTES:]
+    while True:
+        chunk = stream.read(TAIL_BYTES)
+        if not chunk:
+            break
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8", "replace")
+        tail = (tail + chunk)[-TAIL_BYTES:]
+    return head + b"\n" + tail
+
+
+def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
+               tail_unknown_from: int | None = None) -> FileScan:
+    n = len(data)
+    sc = _Scanner(data, name, index, tail_unknown_from)
+    partial = False
+    if n <= HEAD_BYTES + TAIL_BYTES:
+        sc.region(0, n)
+        tail_start = 0
+    else:
+        tail_start = n - TAIL_BYTES
+        # the end first (where a failing log states its failure), then the start, then the middle sampled
+        if sc.region(tail_start, n) and sc.region(0, HEAD_BYTES) and tail_unknown_from is None:
+            sc.region(HEAD_BYTES, tail_start, cat.SENTINELS, SENTINEL_HITS)
+        partial = True
+    # set-up lines are a hang's sign only at the very end of the log (nothing substantive after them)
+    sc.hits = [h for h in sc.hits if h.code not in cat.END_ONLY or n - h.offset <= END_ONLY_BYTES]
+    series, ended = _series_hits(data, name, index)
+    sc.hits += series
+    sc.number_lines()
+    last = -1
+    for p in _PROGRESS:
+        last = max(last, data.rfind(p, tail_start))
+    finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED)
+    lines = None if tail_unknown_from is not None else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    head_text = _decode(data[:65536])
+    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text)
+
+
+END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
+EVENT_TAIL = 512 * 2**10         # the newest part of a log whose loss series the alert engine reads
+_SERIES_CODES = {"loss-collapse": "loss-collapse", "nan-loss": "nan-loss", "nan-grad-norm": "nan-loss",
+                 "fp16-overflow-streak": "fp16-overflow-streak"}
+_DTYPE = re.compile(r"compute dtype:\s*(torch\.\w+|None|\w+)")
+
+
+def _series_hits(data: bytes, name: str, index: int) -> tuple[list[Hit], bool]:
+    """What only the series of steps shows (a loss that collapsed to 0.0, an overflow streak, NaN in
+    structured logs): the newest EVENT_TAIL bytes through the parsers and the alert engine that
+    `attach` uses."""
+    from rocm_tune.core.runs.watch.alerts import AlertEngine
+    from rocm_tune.core.runs.watch.parsers import TextParser, llamafactory_parser, metrics_parser
+
+    start = max(0, len(data) - EVENT_TAIL)
+    if start:
+        start = data.find(b"\n", start) + 1 or len(data)
+    lines = _decode(data[start:]).splitlines()
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    parser: Any
+    if first.startswith("{") and '"type"' in first:
+        parser = metrics_parser()
+    elif first.startswith("{") and '"current_steps"' in first:
+        parser = llamafactory_parser()
+    else:
+        parser = TextParser()
+    try:
+        events = parser.feed_lines(lines)
+    except Exception:   # the parsers never raise; belt and braces for a diagnosis tool
+        return [], False
+    ended = any(e.kind == "end" and e.get("status") in (None, "finished", "completed") for e in events)
+    eng = AlertEngine()
+    m = _DTYPE.search(_decode(data[:65536]))
+    if m:
+        eng.compute_dtype = m.group(1)
+    out: list[Hit] = []
+    for a in eng.feed_many(events):
+        code = _SERIES_CODES.get(a.code)
+        if code is None:
+            continue
+        ev = (a.evidence or "")[:300]
+        off = data.find(ev[:200].encode("utf-8", "replace"), start) if ev else -1
+        off = off if off >= 0 else start
+        s = data.rfind(b"\n", 0, off) + 1
+        out.append(Hit(code, name, index, s, None, None, _time_of(data[max(0, s - 2048):off + 1]), ev, ev,
+                       fix=a.fix if code == "loss-collapse" else None))
+    return out, ended
+
+
+def scan_file(path: str, index: int = 0) -> FileScan:
+    data, size, tuf = _read_bounded(path)
+    return scan_bytes(data, path, index, size, tuf)
+
+
+# ------------------------------------------------------------------------------ config
+@dataclass
+class ConfigInfo:
+    path: str | None = None                      # the file the numbers came from (reported as `config`)
+    plan: Mapping[str, Any] | None = None        # plan.json (rocm-tune run dir)
+    train: Mapping[str, Any] | None = None       # LLaMA-Factory / HF training arguments (YAML)
+    state: Mapping[str, Any] | None = None       # trainer_state.json
+    output_dir: str | None = None
+    run_dir: str | None = None
+    from_log: bool = False                       # the training YAML was the log itself (a pasted config)
+    world: int | None = None                     # `world size: N` in the log (LLaMA-Factory, torchrun)
+    texts: list[str] = field(default_factory=list)   # the config files beside the log / --config, as text
+    files: list[str] = field(default_factory=list)   # their paths
+
+    def knob(self, *names: str):
+        rec = (self.plan or {}).get("recommended") if isinstance(self.plan, Mapping) else None
+        for src in (self.train, rec):
+            if isinstance(src, Mapping):
+                for n in names:
+                    if src.get(n) is not None:
+                        return src[n]
+        return None
+
+
+_WORLD = re.compile(r"(?:world size|world_size|WORLD_SIZE)\s*[:=]\s*(\d{1,7})\b")
+_TRAIN_NAMES = ("training_args.yaml", "train.yaml", "llamafactory.yaml", "config.yaml")
+_YAML_IN_CMD = re.compile(r"(?:llamafactory-cli|lmf|axolotl\.cli\.train|accelerate launch|swift sft)\S*\s+(?:train\s+|export\s+)?"
+                          r"(\S+\.ya?ml)\b")
+
+
+def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir: str | None = None,
+                config_path: str | None = None, head_texts: Sequence[str] = ()) -> ConfigInfo:
+    """The config beside the logs: plan.json, the training YAML, trainer_state.json, or a YAML named
+    on the log's command line."""
+    from rocm_tune.core.files import try_read_json, try_read_yaml
+
+    info = ConfigInfo(run_dir=run_dir, output_dir=output_dir)
+    dirs: list[str] = []
+    for d in (run_dir, output_dir, *(os.path.dirname(os.path.abspath(p)) for p in log_paths if p != "-")):
+        if d and d not in dirs and os.path.isdir(d):
+            dirs.append(d)
+    for d in dirs:
+        p = os.path.join(d, "plan.json")
+        if info.plan is None and os.path.isfile(p):
+            plan = try_read_json(p)
+            if isinstance(plan, dict) and isinstance(plan.get("recommended"), dict):
+                info.plan, info.path = plan, p
+    _read_beside(info, dirs, config_path, log_paths)
+    cands = [config_path] if config_path else []
+    cands += [os.path.join(d, n) for d in dirs for n in _TRAIN_NAMES]
+    cands += [f for f in info.files if f.endswith((".yaml", ".yml")) and f not in cands]
+    for text in head_texts:
+        for m in _YAML_IN_CMD.finditer(text[:65536]):
+            cands.append(m.group(1))
+    for p in cands:
+        if p and os.path.isfile(p):
+            y = try_read_yaml(p)
+            if isinstance(y, dict) and y and not {"zero_optimization", "train_micro_batch_size_per_gpu"} & set(y):
+                info.train = y
+                info.path = info.path or p
+                break
+    for d in dirs:
+        p = os.path.join(d, "trainer_state.json")
+        if info.state is None and os.path.isfile(p):
+            st = try_read_json(p)
+            if isinstance(st, dict):
+                info.state = st
+                info.path = info.path or p
+    if info.output_dir is None:
+        od = info.knob("output_dir")
+        if isinstance(od, str):
+            info.output_dir = od
+    for text in head_texts:
+        for m in _WORLD.finditer(text[:65536]):
+            w = int(m.group(1))
+            if 0 < w <= 1 << 20:
+                info.world = max(info.world or 0, w)
+    if info.train is None:
+        for text in head_texts:
+            y = _yaml_config_text(text)
+            if y:
+                info.train, info.from_log = y, True
+                break
+    return info
+
+
+BESIDE_EXT = (".yaml", ".yml", ".json", ".sh", ".slurm", ".sbatch", ".toml", ".cfg", ".txt")
+_TXT_CONFIG = re.compile(r"arg|config|cmd|command|launch|setting|param|run|train|script", re.I)
+BESIDE_MAX_FILES = 12
+BESIDE_MAX_BYTES = 256 * 1024
+_NOT_CONFIG = ("trainer_state.json", "plan.json", "case.json", "metrics.jsonl", "exit.json")
+
+
+def _read_beside(info: ConfigInfo, dirs: Sequence[str], config_path: str | None,
+                 log_paths: Sequence[str] = ()) -> None:
+    """The small config-like files beside the log (YAML, DeepSpeed JSON, launch scripts) and --config, as
+    text: what they show decides which levers are on and what a truncated log's cause likely was."""
+    paths = [config_path] if config_path else []
+    for d in dirs:
+        try:
+            names = sorted(os.listdir(d))[:2000]
+        except OSError:
+            continue
+        paths += [os.path.join(d, n) for n in names if n.endswith(BESIDE_EXT) and n not in _NOT_CONFIG
+                  and not n.startswith(("log", "stdout", "stderr"))
+                  and (not n.endswith(".txt") or _TXT_CONFIG.search(n))]
+    logs = {os.path.abspath(p) for p in log_paths if p != "-"}
+    paths = [p for p in dict.fromkeys(paths) if os.path.abspath(p) not in logs]
+    for p in paths[:BESIDE_MAX_FILES]:
+        try:
+            if not os.path.isfile(p) or os.path.getsize(p) > BESIDE_MAX_BYTES:
+                continue
+            with open(p, "rb") as f:
+                info.texts.append(_decode(f.read(BESIDE_MAX_BYTES)))
+            info.files.append(p)
+        except OSError:
+            continue
+
+
+def _yaml_config_text(text: str) -> dict | None:
+    """A training YAML pasted as the 'log' (LLaMA-Factory keys), else None."""
+    if "model_name_or_path:" not in text or ("finetuning_type:" not in text and "stage:" not in text):
+        return None
+    from rocm_tune.core.runners.llamafactory import parse_text    # the one LLaMA-Factory reader
+
+    try:   # files.load_yaml's limits: a hostile config beside the log is no answer, never a crash
+        y = parse_text(text)
+    except Exception:  # noqa: BLE001
+        return None
+    return y if isinstance(y, dict) and "model_name_or_path" in y else None
+
+
+# ------------------------------------------------------------------------------ numbers
+def _g1(n: float) -> str:
+    return f"{n / GIB:.1f}"
+
+
+def oom_numbers(text: str) -> dict:
+    """tried/total/free/allocated/reserved-but-unallocated from an OOM message and the verdict:
+    fragmentation (the reserved-but-free memory could have held the request) vs a real shortage."""
+    d = parse_oom(text.replace("\n", " ")) or {}
+    out: dict[str, Any] = {k: v for k, v in d.items() if v is not None}
+    ru = out.get("reserved_unallocated_bytes")
+    if ru is None and out.get("reserved_bytes") is not None and out.get("allocated_bytes") is not None:
+        ru = max(0, out["reserved_bytes"] - out["allocated_bytes"])
+        out["reserved_unallocated_bytes"] = ru
+    tried, free, total = out.get("tried_bytes"), out.get("free_bytes"), out.get("total_bytes")
+    if tried is not None and ru is not None:
+        # the reserved-but-free memory could have held the request and is a real share of the GPU: the
+        # caching allocator's split blocks are the problem (a few MiB of slack on a full GPU is not)
+        # the reserved-but-free memory could have held the request: fragmentation when that is a real
+        # share of the GPU (a few MiB of slack on a full GPU is a shortage that fragmentation may add to)
+        frag = ru >= tried and (ru > 0.05 * total if total else ru >= GIB)
+        if tried > 0 and ru >= tried and not frag:
+            out["may_fragment"] = True
+        out["verdict"] = "fragmentation" if frag else "shortage"
+    if tried is not None and free is not None:
+        out["short_by_bytes"] = max(0, tried - free)
+    return out
+
+
+def _oom_sentence(n: Mapping[str, Any], on: set[str] | frozenset = frozenset()) -> str:
+    bits = []
+    if n.get("tried_bytes") is not None:
+        bits.append(f"tried to allocate {_gib(n['tried_bytes'])}")
+    if n.get("total_bytes") is not None:
+        bits.append(f"{_gib(n.get('free_bytes'))} free of {_gib(n['total_bytes'])}")
+    if n.get("allocated_bytes") is not None:
+        bits.append(f"{_gib(n['allocated_bytes'])} allocated by PyTorch")
+    if n.get("reserved_unallocated_bytes") is not None:
+        bits.append(f"{_gib(n['reserved_unallocated_bytes'])} reserved but unallocated")
+    s = "; ".join(bits)
+    if n.get("verdict") == "fragmentation":
+        s += " — may be fragmentation: the reserved-but-unallocated memory could have held the request"
+        if "expandable_segments" not in on:
+            s += ("; set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+    elif n.get("verdict") == "shortage" and n.get("may_fragment"):
+        s += (" — mostly a real shortage; the reserved-but-unallocated memory could have held the request, so "
+              "fragmentation may add to it")
+    elif n.get("verdict") == "shortage":
+        s += " — a real shortage (not fragmentation): the step needs more memory than the GPU has"
+    return s
+
+
+def _sub(d: Mapping[str, Any], key: str) -> dict:
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
+def _host_ram_numbers(text: str, cfg: ConfigInfo | None) -> dict:
+    out: dict[str, Any] = {}
+    m = re.search(r"used = ([\d.]+) GB, percent = ([\d.]+)%", text)
+    if m:
+        used, pct = float(m.group(1)), float(m.group(2))
+        out["host_used_bytes"] = int(used * GIB)
+        out["host_used_percent"] = pct
+        if pct > 0:
+            out["host_total_bytes"] = int(used * GIB * 100 / pct)
+    if cfg is not None and cfg.plan is not None:
+        mem = _sub(cfg.plan, "memory")
+        need = mem.get("cpu_offload_bytes")
+        hw = _sub(cfg.plan, "hardware")
+        if isinstance(need, int):
+            out["offload_need_bytes"] = need
+        if isinstance(hw.get("cpu_ram_bytes"), int) and "host_total_bytes" not in out:
+            out["host_total_bytes"] = hw["cpu_ram_bytes"]
+    if "host_total_bytes" not in out and cfg is not None and (cfg.run_dir or cfg.output_dir):
+        import psutil
+
+        try:
+            out["host_total_bytes"] = int(psutil.virtual_memory().total)
+            out["host_total_source"] = "this machine (/proc/meminfo)"
+        except (psutil.Error, OSError, ValueError):
+            pass
+    return out
+
+
+def _host_ram_sentence(n: Mapping[str, Any]) -> str:
+    tot = n.get("host_total_bytes")
+    if "host_used_bytes" in n:
+        s = f"host RAM {_g1(n['host_used_bytes'])} GiB used ({n['host_used_percent']:g}%)"
+        s += f" of {_g1(tot)} GiB" if tot else ""
+    elif tot:
+        s = f"host RAM {_g1(tot)} GiB" + (f" ({n['host_total_source']})" if n.get("host_total_source") else "")
+    else:
+        s = ""
+    if "offload_need_bytes" in n:
+        need = n["offload_need_bytes"]
+        o = f"the plan's CPU offload needs {_g1(need)} GiB of pinned host memory per node"
+        if tot:
+            o += f" ({need / tot * 100:.0f}% of it" + (": too much)" if need > 0.8 * tot else ")")
+        s = f"{s}; {o}" if s else o
+    return s
+
+
+def _dir_size(path: str, max_files: int = 20000) -> int:
+    from rocm_tune.core.memory.checkpoint_size import dir_bytes
+
+    return dir_bytes(path, limit_files=max_files)
+
+
+def _disk_numbers(cfg: ConfigInfo | None) -> dict:
+    out: dict[str, Any] = {}
+    if cfg is None:
+        return out
+    od = cfg.output_dir
+    limit = cfg.knob("save_total_limit")
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        out["save_total_limit"] = limit
+    if od and os.path.isdir(od):
+        import glob
+
+        cks = sorted(glob.glob(os.path.join(glob.escape(od), "checkpoint-*")))[-5:]
+        sizes = [_dir_size(c) for c in cks if os.path.isdir(c)]
+        if sizes:
+            out["checkpoint_bytes"] = max(sizes)
+            out["checkpoints"] = len(cks)
+        try:
+            out["free_bytes"] = int(shutil.disk_usage(od).free)
+            out["output_dir"] = od
+        except OSError:
+            pass
+    if "checkpoint_bytes" not in out and cfg.plan is not None:
+        model = _sub(cfg.plan, "model")
+        mem = _sub(cfg.plan, "memory")
+        rec = _sub(cfg.plan, "recommended")
+        params = model.get("params_total")
+        if isinstance(params, int):
+            lora = rec.get("method") in ("lora", "qlora")
+            hw = _sub(cfg.plan, "hardware")
+            world = (hw.get("gpus") or 1) * (hw.get("nodes") or 1)
+            if lora:
+                tw = mem.get("trainable_weights_bytes") or 0
+                out["checkpoint_bytes"] = int(tw * 7)   # adapter + fp32 master/Adam m, v
+            else:
+                out["checkpoint_bytes"] = int(params * 2 + params * 12)   # bf16 weights + fp32 Adam states
+            out["checkpoint_source"] = f"estimated from the plan ({'LoRA adapter' if lora else 'full weights'} + " \
+                                       f"optimizer states over {world} rank(s))"
+    if "checkpoint_bytes" in out:
+        k = (out.get("save_total_limit") or 0) + 1 if out.get("save_total_limit") else None
+        if k:
+            out["needed_bytes"] = out["checkpoint_bytes"] * k
+    return out
+
+
+def _disk_sentence(n: Mapping[str, Any]) -> str:
+    bits = []
+    if "checkpoint_bytes" in n:
+        s = f"each checkpoint {_g1(n['checkpoint_bytes'])} GiB"
+        if "needed_bytes" in n:
+            s += (f" x (save_total_limit {n['save_total_limit']} + 1 being written) = {_g1(n['needed_bytes'])} GiB")
+        bits.append(s)
+    if "free_bytes" in n:
+        bits.append(f"{_g1(n['free_bytes'])} GiB free now in {n.get('output_dir')}")
+    if "save_total_limit" not in n and "checkpoint_bytes" in n:
+        bits.append("no save_total_limit: every checkpoint is kept")
+    return "; ".join(bits)
+
+
+# code -> (regex, the fields its groups fill, how each group is read): the numbers a line carries
+_FIELDS: dict[str, tuple[tuple[str, tuple[str, ...], Any], ...]] = {
+    "slurm-time-limit": ((r"DUE TO ([A-Z ]+?)\s*(?:\*|$)", ("reason",), lambda g: g.strip().lower()),
+                         (r"JOB (\d+)", ("job",), str)),
+    "template-error": ((r"Template (\S+) does not exist", ("template",), str),),
+    "dataset-error": ((r"Undefined dataset (\S+) in (\S+?)\.?$", ("dataset", "dataset_info"), str),),
+    "missing-package": ((r"No module named '?([\w.]+)", ("module",), str),),
+    "rocblas-no-tensile-arch": ((r"GPU arch ?: ?(gfx\w+)", ("arch",), str),),
+}
+
+
+def _line_numbers(code: str, text: str) -> dict:
+    """Numbers a single signature's line carries."""
+    out: dict[str, Any] = {}
+    if code == "collective-timeout":
+        for key, rx in (("seq", r"SeqNum=(\d+)"), ("op", r"OpType=(\w+)"), ("timeout_ms", r"Timeout\(ms\)=(\d+)"),
+                        ("ran_ms", r"ran for (\d+) milliseconds")):
+            m = re.search(rx, text)
+            if m:
+                out[key] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
+    elif code == "version-check-failed":
+        m = cat.BY_CODE[code].match(text)
+        if m:
+            out["requirement"], out["found"] = m.group(1).rstrip(".,"), m.group(2).rstrip(".,")
+    elif code == "zero-world-size-mismatch":
+        m = cat.BY_CODE[code].match(text)
+        if m:
+            out["saved_world_size"], out["current_world_size"] = int(m.group(1)), int(m.group(2))
+    elif code in _FIELDS:
+        for rx, keys, conv in _FIELDS[code]:
+            m = re.search(rx, text)
+            if m:
+                out.update(zip(keys, (conv(g) for g in m.groups())))
+    elif code == "unrecognized-model-type":
+        m = re.search(r"Unrecognized model in (\S+?)\.?\s+Should", text)
+        if m:
+            path = m.group(1).rstrip(".")
+            out["path"] = path
+            if os.path.isdir(path):
+                out["is_adapter"] = os.path.isfile(os.path.join(path, "adapter_config.json")) and \
+                    not os.path.isfile(os.path.join(path, "config.json"))
+    elif code == "deepspeed-batch-mismatch":
+        m = re.search(r"(\d+) != (\d+) \* (\d+) \* (\d+)", text)
+        if m:
+            tb, mb, ga, ws = (int(x) for x in m.groups())
+            out.update(train_batch_size=tb, micro_batch=mb, grad_accum=ga, world_size=ws)
+    elif code == "child-failed":
+        m = re.search(r"exitcode:? *:? *(-?\d+)", text) or re.search(r"return code = (-?\d+)", text)
+        if m:
+            out["exit_code"] = int(m.group(1))
+    return out
+
+
+# ------------------------------------------------------------------------------ the answer
+@dataclass
+class Diagnosis:
+    code: str
+    family: str
+    severity: str
+    benign: bool
+    role: str
+    title: str
+    first: Hit
+    evidence: list[Hit]
+    count: int
+    cause: str
+    fix: str
+    confirm: str
+    numbers: dict = field(default_factory=dict)
+    consequence_of: int | None = None
+
+    def to_dict(self) -> dict:
+        f = self.first
+        return {"code": self.code, "family": self.family, "severity": self.severity, "benign": self.benign,
+                "role": self.role, "title": self.title,
+                "first_seen": {"file": f.file, "line": f.line, "rank": f.rank, "time": f.time},
+                "count": self.count,
+                "evidence": [{"file": h.file, "line": h.line, "rank": h.rank, "time": h.time if h.own_time else None,
+                              "text": h.text} for h in self.evidence],
+                "cause": self.cause, "fix": self.fix, "confirm": self.confirm, "numbers": _jsonable(self.numbers),
+                "consequence_of": self.consequence_of}
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, float) and v != v:
+        return None
+    return v
+
+
+@dataclass
+class Explanation:
+    status: str                       # failed | hang | finished | running | unknown
+    root: int | None
+    diagnoses: list[Diagnosis]
+    config: str | None
+    files: list[str]
+    partial: bool = False
+    stacks: list[dict] | None = None   # live stack dumps (a running process), None when not taken
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.status in ("failed", "hang") else 0
+
+    @property
+    def answer(self) -> str:
+        """The family `explain` answers: the root cause's; with no root cause, `benign_warning` where the log's
+        only signs are harmless lines (the answer "no failure found; these lines are harmless" — never a
+        root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else `unknown`."""
+        if self.root is not None:
+            return self.diagnoses[self.root].family
+        if self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
+            # a warning family of its own (hipblaslt_warning: the hipBLASLt fallback) names it more precisely
+            own = [d.family for d in self.diagnoses if d.family.endswith("_warning") and d.family != "benign_warning"]
+            return own[0] if own else "benign_warning"
+        return "unknown"
+
+    def to_dict(self) -> dict:
+        root = self.diagnoses[self.root].to_dict() if self.root is not None else None
+        return {"status": self.status, "root": root, "root_index": self.root, "answer": self.answer,
+                "diagnoses": [d.to_dict() for d in self.diagnoses],
+                "config": self.config, "files": list(self.files), "partial": self.partial,
+                "stacks": self.stacks}
+
+
+def _earlier(a: Hit, b: Hit) -> int:
+    """-1 when a happened before b: by time when both have one, else by file order and offset."""
+    if a.time is not None and b.time is not None and a.time != b.time:
+        return -1 if a.time < b.time else 1
+    ka, kb = (a.file_index, a.offset), (b.file_index, b.offset)
+    return -1 if ka < kb else (1 if ka > kb else 0)
+
+
+def _where_it_stopped(sc: FileScan) -> list[Hit]:
+    """The scan's hits, less the signs that count only where the run stopped (a barrier and nothing after)
+    when progress or an error of its own came later in the same log: the run went on past them."""
+    last_error = max((h.offset for h in sc.hits if not cat.BY_CODE[h.code].tail_only
+                      and cat.BY_CODE[h.code].priority >= 2), default=-1)
+    return [h for h in sc.hits if not (cat.BY_CODE[h.code].tail_only
+                                       and (h.offset < sc.last_progress or h.offset < last_error))]
+
+
+def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None,
+                  exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
+    """Diagnoses from scanned logs: group hits by code, pick the root, name consequences, add numbers.
+    exit_info: (exit code, signal, where it was recorded) of the run's process when known — a SIGKILL
+    there is a host-RAM diagnosis even when the log holds no line about it."""
+    by_code: dict[str, list[Hit]] = {}
+    if exit_info is not None:
+        ecode, esig, where = exit_info
+        if esig == 9 or ecode in (137, -9):
+            how = f"signal {esig}" if esig else f"exit code {ecode}"
+            by_code["host-oom-killed"] = [Hit("host-oom-killed", where, len(scans), 0, None, None, None,
+                                              f"the training process ended by SIGKILL ({how}), recorded in {where}", "")]
+    seen: set[tuple[str, int, int]] = set()
+    for sc in scans:
+        for h in _where_it_stopped(sc):
+            key = (h.code, h.file_index, h.offset)
+            if key in seen:
+                continue   # the same line found by the scan and by the series
+            seen.add(key)
+            by_code.setdefault(h.code, []).append(h)
+    if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
+            not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
+        del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
+    if "loss-collapse" in by_code:
+        _collapse_by_precision(by_code, [sc.head_text for sc in scans] + list(config.texts if config else ()))
+    diags: list[Diagnosis] = []
+    for code, hits in by_code.items():
+        sig = cat.BY_CODE[code]
+        hits.sort(key=functools.cmp_to_key(_earlier))
+        first = hits[0]
+        nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
+                             else first.text)
+        if code == "oom":
+            nums = oom_numbers(first.context)
+        elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
+            nums = _host_ram_numbers(first.text, config)
+        elif code == "disk-full":
+            nums = _disk_numbers(config)
+        elif code == "collective-timeout":
+            ranks = sorted({h.rank for h in hits if h.rank is not None})
+            nums["ranks"] = ranks
+        d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
+                      len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
+        diags.append(d)
+    if config is not None and config.from_log and not any(d.first and cat.BY_CODE[d.code].priority >= 2 for d in diags):
+        risk = _config_risk(config, scans)
+        if risk is not None:
+            diags.append(risk)
+    # order: by time of first sight
+    diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
+    _promote_overflow_streak(diags, any(sc.finished for sc in scans))
+    root = None
+    top = max((_priority(d) for d in diags), default=0)
+    if top > 0:
+        # the first in time of the highest priority; a likely consequence (a peer that went away, a
+        # bare exception) only when nothing else of that priority is there
+        cands = [i for i, d in enumerate(diags) if _priority(d) == top]
+        root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
+    if root is not None:
+        r = diags[root]
+        for i, d in enumerate(diags):
+            if i != root and not d.benign:
+                d.consequence_of = root
+        _refine(r, diags, root, config, levers_on(scans, config, r),
+                [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
+    status = "unknown"
+    if root is not None:
+        status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
+            else "failed"
+        if diags[root].code == "config-memory-risk":
+            status = "unknown"
+    elif any(sc.finished for sc in scans) or _state_finished(config):
+        status = "finished"
+    elif alive:
+        status = "running"
+    if alive and status == "failed" and root is not None and diags[root].code == "collective-timeout":
+        status = "hang"
+    return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
+                       any(s.partial for s in scans))
+
+
+_NAN_TEXT = re.compile(r"\b(?:nan|NaN|NAN|-?inf|Infinity)\b")
+_PREC_DTYPE = re.compile(r"compute dtype:\s*torch\.(bfloat16|float16|float32)\b")
+_PREC_ON = {p: re.compile(rf"(?:^|[\s'\"{{,-])(?:--)?{p}['\"]?(?:\s*[:=]\s*['\"]?(?:true|True|1)\b|\s+(?:true|True|1)\b|\s*\\?\s*$|\s+--|"
+                          rf"\s*:\s*\{{\s*['\"]enabled['\"]\s*:\s*true)|mixed_precision['\"]?\s*[:= ]\s*['\"]?{p}\b",
+                          re.M) for p in ("fp16", "bf16")}
+
+
+def run_precision(texts: Sequence[str]) -> str | None:
+    """fp16 | bf16 | fp32 | None: what the run computes in, from LLaMA-Factory's `compute dtype:` line, else the
+    fp16/bf16 switches of its command line or config (`--bf16 True`, `bf16: true`, DeepSpeed's
+    "fp16": {"enabled": true}, accelerate's mixed_precision); None when it cannot tell or both are on."""
+    blob = "\n".join(texts)
+    m = _PREC_DTYPE.search(blob)
+    if m:
+        return {"bfloat16": "bf16", "float16": "fp16"}.get(m.group(1), "fp32")
+    on = {p for p, rx in _PREC_ON.items() if rx.search(blob)}
+    return on.pop() if len(on) == 1 else None if on else _swift_precision(blob)
+
+
+# explain-3 (issue 26, third pass): ms-swift (and its `megatron sft`) derives mixed precision from --torch_dtype
+# (swift/llm/argument/base_args/model_args.py _init_mixed_precision: bfloat16 -> bf16; float16 or float32 -> fp16)
+# unless --fp16/--bf16 are given; elsewhere torch_dtype is only the load dtype and says nothing about training.
+_SWIFT_RUN = re.compile(r"\b(?:swift|megatron) (?:sft|pt|rlhf)\b|\[(?:INFO|WARNING|ERROR):swift\]|swift/cli/")
+_SWIFT_DTYPE = re.compile(r"--torch_dtype[= ]['\"]?(?:torch\.)?(bfloat16|float16|float32|bf16|fp16|fp32)\b|"
+                          r"['\"]?torch_dtype['\"]?\s*[:=]\s*['\"]?torch\.(bfloat16|float16|float32)\b")
+
+
+def _swift_precision(blob: str) -> str | None:
+    """bf16 | fp16 | None: the mixed precision ms-swift derives from its --torch_dtype, for an ms-swift run only."""
+    if not _SWIFT_RUN.search(blob):
+        return None
+    m = _SWIFT_DTYPE.search(blob)
+    if not m:
+        return None
+    return "bf16" if (m.group(1) or m.group(2)) in ("bfloat16", "bf16") else "fp16"
+
+
+def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) -> None:
+    """A loss of 0.0 with a NaN grad_norm is fp16 overflow only in an fp16 run: in a bf16 or fp32 run (whose range
+    does not overflow) the gradients themselves turned NaN, so the same lines are a NaN loss (nan_loss)."""
+    if run_precision(texts) not in ("bf16", "fp32"):
+        return
+    hits = by_code.pop("loss-collapse")
+    by_code.setdefault("nan-loss", []).extend(Hit(**{**h.__dict__, "code": "nan-loss", "fix": None}) for h in hits)
+
+
+def _priority(d: Diagnosis) -> int:
+    if d.benign:
+        return 0
+    return PRIORITY_OF.get(d.role, 2)
+
+
+PRIORITY_OF = dict(cat.PRIORITY)
+OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow the cause when nothing else is
+
+
+_FRAME = re.compile(r'File "([^"]+)", line \d+, in (\S+)')
+FRAMES_LOOKED_AT = 3
+
+
+_CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
+                    r"Aborted \(core dumped\)")
+
+
+def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
+    else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
+    frames = _FRAME.findall(h.pre[-6000:])[-FRAMES_LOOKED_AT:]
+    text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
+    for rx, family, fix in cat.EXCEPTION_RULES:
+        if rx.search(text):
+            return family, fix
+    if _CRASH.search(h.text):
+        if any(cat.ROCM_MARKERS.search(t) for t in (h.pre, *texts)):
+            return "hip_error", ("a native crash in the ROCm stack: use the PyTorch wheel built for the installed "
+                                 "ROCm, check the GPU is supported (HSA_OVERRIDE_GFX_VERSION on consumer cards), and "
+                                 "rerun with AMD_LOG_LEVEL=3 / AMD_SERIALIZE_KERNEL=3 to see the failing call")
+        return None
+    msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
+    for rx, family, fix in cat.MESSAGE_RULES:
+        if rx.search(msg):
+            return family, fix
+    return _bare_assert_family(h)
+
+
+_BARE_ASSERT = re.compile(r"(?:^|\s|:)AssertionError\s*$")
+_ASSERT_SRC = re.compile(r"^(?:\[(?:rank|default)\d+\]:)?\s*assert\b(.*)$", re.M)
+_DATA_WORDS = re.compile(r"\b(?:input_ids|labels|attention_mask|dataset|sample|example|batch|messages|images?|pixel)",
+                         re.I)
+
+
+def _bare_assert_family(h: Hit) -> tuple[str, str] | None:
+    """An AssertionError without a message: the `assert` line the traceback shows above it is a precondition
+    the library puts on its inputs — on the data when it names them, else on the run's settings."""
+    if not _BARE_ASSERT.search(h.text):
+        return None
+    src = _ASSERT_SRC.findall(h.pre[-2000:])
+    if not src:
+        return None
+    if _DATA_WORDS.search(src[-1]):
+        return "dataset_error", f"a check on the data failed (assert{src[-1]}): look at the sample it names"
+    return "config_error", (f"a precondition on the run's settings failed (assert{src[-1]}): the model or option "
+                            "this code path needs is not what the run configured")
+
+
+def _promote_overflow_streak(diags: list[Diagnosis], finished: bool = False) -> None:
+    """Many `Gradient overflow. Skipping step` lines and no other cause: fp16 overflow is the cause
+    (each line alone is the loss scaler calibrating, a harmless sign)."""
+    if finished or any(_priority(d) >= 2 for d in diags):
+        return
+    for d in diags:
+        if d.code == "fp16-overflow-skip" and d.count >= OVERFLOW_STREAK:
+            d.benign, d.role, d.severity = False, "weak", "error"
+            d.title = f"fp16 overflow on {d.count} steps: the loss scaler skipped them all"
+            d.cause = ("fp16 gradients overflow step after step; each overflow skips the optimizer step and halves "
+                       "the loss scale, so the model stops learning")
+            d.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
+
+
+def _state_finished(cfg: ConfigInfo | None) -> bool:
+    st = cfg.state if cfg else None
+    if not isinstance(st, Mapping):
+        return False
+    g, m = st.get("global_step"), st.get("max_steps")
+    return st.get("should_training_stop") is True or (isinstance(g, int) and isinstance(m, int) and m > 0 and g >= m)
+
+
+# What the log or its config shows is already on: a fix never suggests it again.
+_LEVER_RX: dict[str, re.Pattern] = {
+    "gradient_checkpointing": re.compile(
+        r"gradient_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--gradient_checkpointing(?:[ =](?:True|true|1))?"
+        r"(?:\s|$)|`use_cache=True` is incompatible with gradient checkpointing|[Gg]radient checkpointing (?:is )?"
+        r"(?:enabled|on)\b|activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)|enable_activation_checkpointing"
+        r"['\"]?\s*[:=]\s*['\"]?(?:True|true)|--recompute[-_](?:granularity|activations)|torch\.utils\.checkpoint: the "
+        r"use_reentrant parameter|None of the inputs have requires_grad=True", re.M),
+    "expandable_segments": re.compile(r"expandable_segments\s*:\s*True"),
+    "micro_batch_1": re.compile(
+        r"(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size)['\"]?\s*[:= ]\s*['\"]?1\b"
+        r"(?![.\d])|Instantaneous batch size per device = 1\b"),
+    "zero3": re.compile(r"['\"]stage['\"]\s*:\s*3\b|zero_stage['\"]?\s*[:=]\s*3\b|ds_z3|zero3|ZeRO[- ]?3|[Ss]tage 3\b"),
+    "offload": re.compile(r"offload_(?:optimizer|param)['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                          r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config"),
+}
+
+
+_HINT = re.compile(r"try setting PYTORCH_\w+_ALLOC_CONF=\S+")
+
+
+def levers_on(scans: Sequence[FileScan], cfg: ConfigInfo | None, r: Diagnosis | None = None) -> set[str]:
+    """The memory levers the log's head, the root's traceback or the config beside the log show are on."""
+    texts = [sc.head_text for sc in scans] + list(cfg.texts if cfg is not None else ())
+    if r is not None:
+        texts.append(r.first.pre)
+    if cfg is not None and isinstance(cfg.train, Mapping):
+        t = cfg.train
+        if t.get("gradient_checkpointing") is True:
+            texts.append("gradient_checkpointing: true")
+        if str(t.get("per_device_train_batch_size")) == "1":
+            texts.append("per_device_train_batch_size: 1")
+    # PyTorch's own OOM hint ("try setting PYTORCH_..._ALLOC_CONF=expandable_segments:True") is not a setting
+    blob = _HINT.sub("", "\n".join(texts))
+    return {k for k, rx in _LEVER_RX.items() if rx.search(blob)}
+
+
+# where an OOM outside the training step happened: a function name in its traceback, innermost first
+_PHASES: tuple[tuple[str, re.Pattern], ...] = (
+    ("pinned", re.compile(r"pin_memory|_pin_tensor|cpu_adam|DeepSpeedCPUAdam")),
+    ("save", re.compile(r"_save_checkpoint|save_model|save_pretrained|save_checkpoint|_save\b|consolidated_16bit|"
+                        r"gather_16bit|get_state_dict|state_dict\b")),
+    ("eval", re.compile(r"evaluat|prediction_step|prediction_loop|eval_step|validation_step")),
+    ("generation", re.compile(r"\bgenerate\b|_sample\b|greedy_search|beam_search")),
+    ("step", re.compile(r"training_step|\bbackward\b|optimizer_step|\bstep\b|compute_loss|_inner_training_loop")),
+    ("load", re.compile(r"from_pretrained|load_state_dict|_load_pretrained_model|load_checkpoint|partition_parameters|"
+                        r"zero\.Init|_convert_to_zero_parameters|deepspeed\.initialize|_configure_optimizer|"
+                        r"_setup_zero|prepare_model|load_model|\bto\b|\bcuda\b|_apply\b")),
+)
+
+
+def _oom_phase(h: Hit) -> str | None:
+    frames = _FRAME.findall(h.pre[-8000:])
+    for path, fn in reversed(frames):
+        for phase, rx in _PHASES:
+            if rx.search(fn) or (phase in ("pinned", "save") and rx.search(path)):
+                return phase
+    return None
+
+
+_ROCM_EXPANDABLE = ("on ROCm it takes effect only in PyTorch builds that enable it there (2.11+ built for ROCm 7.0 "
+                    "or newer, pytorch/pytorch#177974, #179930); an older build prints 'expandable_segments not "
+                    "supported on this platform' and ignores it, then max_split_size_mb:512 is the allocator lever")
+_PHASE_FIX = {
+    "save": ("out of memory while saving: ZeRO-3 gathers the full 16-bit weights on one GPU when "
+             "stage3_gather_16bit_weights_on_model_save is true; set it false and convert after training with "
+             "zero_to_fp32.py, or save_only_model / a smaller save_steps frequency"),
+    "eval": ("out of memory in evaluation: lower per_device_eval_batch_size, set eval_accumulation_steps (moves "
+             "predictions to the CPU), prediction_loss_only, or evaluate on shorter samples"),
+    "generation": ("out of memory while generating: fewer sequences per batch, a smaller max_new_tokens, "
+                   "or no generation during training (predict_with_generate off)"),
+    "load": ("out of memory while loading the model (before the first step): the weights do not fit as loaded — "
+             "load in bf16 (torch_dtype), shard at load (DeepSpeed ZeRO-3 zero.Init / FSDP / device_map), quantize "
+             "(QLoRA), or use more GPUs"),
+}
+
+
+def _oom_levers(n: Mapping[str, Any], on: set[str]) -> str:
+    out = []
+    if "micro_batch_1" not in on:
+        out.append("lower per_device_train_batch_size (raise gradient_accumulation_steps to keep the effective batch)")
+    out.append("lower cutoff_len / max sequence length")
+    if "gradient_checkpointing" not in on:
+        out.append("turn gradient checkpointing on")
+    if "zero3" not in on:
+        out.append("shard with DeepSpeed ZeRO-3 (or FSDP)")
+    if "offload" not in on:
+        out.append("offload the optimizer to the CPU (if host RAM allows)")
+    out.append("LoRA/QLoRA instead of full fine-tuning")
+    return "; ".join(out)
+
+
+def _frag_sentence(n: Mapping[str, Any], on: set[str]) -> str:
+    s = (f"{_gib(n['reserved_unallocated_bytes'])} reserved by PyTorch but unallocated >= the "
+         f"{_gib(n['tried_bytes'])} requested: this may be fragmentation")
+    if "expandable_segments" in on:
+        return s + " (expandable_segments is already set: lower the peak instead, or max_split_size_mb:512)"
+    return s + ("; set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA) — " + _ROCM_EXPANDABLE)
+
+
+def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
+    n = r.numbers
+    phase = _oom_phase(r.first)
+    if phase:
+        n["phase"] = phase
+    if phase == "pinned" and n.get("tried_bytes") is None:
+        r.family, r.title = "host_ram_oom", "pinned host memory could not be allocated (CPU offload / pin_memory)"
+        r.cause = ("the allocation that failed was page-locked host memory (DeepSpeed CPU offload buffers, "
+                   "pin_memory): the host's RAM or its locked-memory limit ran out, not the GPU")
+        r.fix = ("need less pinned host memory: set pin_memory: false in the DeepSpeed offload_optimizer/offload_param "
+                 "sections, offload only the optimizer, fewer ranks per node; raise `ulimit -l` in containers")
+        return
+    frag = n.get("verdict") == "fragmentation" or bool(n.get("may_fragment"))
+    parts = [_oom_sentence(n, on)] if n else []
+    pf = None
+    if cfg is not None and cfg.plan is not None:
+        pf = oom_plan_fix(cfg.plan, n)
+    elif cfg is not None and cfg.train is not None and not cfg.from_log:
+        pf = oom_config_fix(cfg.train, n, cfg.world or 1)
+    if pf is not None:
+        n["fit"] = pf
+        if pf.get("summary"):
+            parts.append(pf["summary"])
+        if pf.get("change"):
+            where = "the plan" if pf.get("source") == "the plan" else "the training YAML"
+            r.fix = f"smallest change from {where} that fits: " + pf["fix"]
+        else:
+            r.fix = pf["fix"]
+    else:
+        r.fix = _oom_levers(n, on)
+    if phase in _PHASE_FIX:
+        r.fix = _PHASE_FIX[phase] + "; " + r.fix
+    if frag:
+        r.fix = _frag_sentence(n, on) + "; " + r.fix
+    if parts:
+        r.title = f"{r.title}: " + parts[0]
+        if len(parts) > 1:
+            r.cause = r.cause + " (" + parts[1] + ")"
+    if phase and phase != "step":
+        r.title += f" (during {'model loading' if phase == 'load' else phase})"
+
+
+_NO_BF16_GPU = re.compile(r"\b(?:V100|T4|P100|P40|GTX ?1\d{3}|RTX ?20\d0|Titan V|MI50|MI60|MI25|gfx906|gfx900|"
+                          r"Radeon VII|Turing|Volta|Pascal)\b")
+_BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\s+(?:True|true|1))?(?:\s|$)|"
+                      r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16")
+
+
+def _fp16_in_use(blob: str) -> bool:
+    """fp16 mixed precision is on (stated, or a GPU without bf16 and no bf16 setting)."""
+    swift = _swift_precision(blob)   # explain-3: ms-swift's precision from --torch_dtype
+    return bool(_FP16_ON.search(blob) or swift == "fp16"
+                or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob) and swift != "bf16"))
+
+
+_PARAM_OFFLOAD = re.compile(r"offload_param['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                            r"offload_param_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|offload_params?['\"]?\s*[:=]\s*"
+                            r"['\"]?(?:true|True)")
+
+
+def _host_ram_fix(blob: str, fix: str) -> str:
+    """The host-RAM fix for what the run's config shows: parameter offload on (offload only the optimizer),
+    optimizer offload only (no offload, or NVMe), or no offload at all (then loading and workers)."""
+    on = {k for k, rx in _LEVER_RX.items() if rx.search(blob)}
+    if "offload" not in on:
+        return fix
+    if _PARAM_OFFLOAD.search(blob):
+        return ("the config offloads the parameters to the CPU as well: offload only the optimizer "
+                "(offload_param off), or offload to NVMe (device: nvme), fewer ranks per node, or a node with more "
+                "RAM; " + fix)
+    return ("the config offloads the optimizer to the CPU: its fp32 states (12 bytes per trained parameter, "
+            "pinned) must fit in host RAM — offload to NVMe, train fewer parameters (LoRA), use more nodes so "
+            "ZeRO shards them, or a node with more RAM; " + fix)
+
+
+# explain-3 (issue 26, third pass): Megatron-LM prints `loss scale: 1.0` on every iteration of a bf16/fp32 run (its
+# ConstantGradScaler of 1.0; megatron/training.py training_log); only a loss scale other than 1 is fp16's dynamic
+# scaler. Megatron's own minimum loss scale is 1 too, but an fp16 run reaching it has printed larger scales first.
+_LOSS_SCALE_FP16 = r"[Ll]oss[ _]scale(?!\s*[:=]\s*1(?:\.0+)?\b)"
+_FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
+                      r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
+                      r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|" + _LOSS_SCALE_FP16 + r"|OVERFLOW!|"
+                      r"Gradient overflow", re.M)
+
+
+# the extension being built is flash-attention (pip's command, its wheel, its sources)
+_FA_BUILD = re.compile(r"flash[-_]attn|flash-attention|Building wheel for flash|csrc/flash_attn|/flash_attn/")
+
+
+def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
+            levers_on: set[str] | None = None, texts: Sequence[str] | None = None) -> None:
+    """Numbers and fixes that need the whole picture (cascades, the config)."""
+    n = r.numbers
+    if r.code == "oom":
+        _refine_oom(r, cfg, levers_on or set())
+    elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill", "kernel-oom-killer",
+                    "host-alloc-failed"):
+        s = _host_ram_sentence(n)
+        if s:
+            r.title = f"{r.title}: {s}"
+        r.fix = _host_ram_fix("\n".join(texts or ()), r.fix)
+    elif r.code == "nan-loss" and _fp16_in_use("\n".join(texts or ())):
+        r.family = "fp16_overflow"
+        r.title += " in fp16 mixed precision: an fp16 overflow"
+        r.fix = cat.BY_CODE["fp16-scale-collapsed"].fix
+    elif r.code == "nan-loss" and _BF16_ON.search("\n".join(texts or ())):
+        r.fix = ("bf16 is already on: lower the learning rate (and warmup), clip gradients (max_grad_norm 0.5-1.0), "
+                 "check the data for empty or extreme samples, resume from the last good checkpoint; a short fp32 "
+                 "run rules precision out")
+    elif r.code == "child-failed" and "offload" in (levers_on or set()):
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
+                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
+                                     cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
+        r.family = "flash_attn_error"
+        r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
+    elif r.code == cat.GENERIC:
+        fam = _exception_family(r.first, texts or ())
+        if fam is not None:
+            r.family, r.fix = fam[0], fam[1] + "; " + r.fix
+    elif r.code == "disk-full":
+        s = _disk_sentence(n)
+        if s:
+            r.title = f"{r.title}: {s}"
+    elif r.code == "collective-timeout":
+        n["verdict"] = "every rank stuck"
+        r.title = (f"{r.title}: {n.get('op', 'a collective')} SeqNum {n.get('seq', '?')} on rank(s) "
+                   f"{', '.join(map(str, n.get('ranks') or [])) or '?'} — every rank is stuck (no rank failed first)")
+        r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
+                 "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
+                 "`py-spy dump --pid PID` on each rank shows where it waits")
+    if r.code in ("collective-timeout", "iommu-p2p-hang", "barrier-no-progress") and cfg is not None and \
+            (cfg.run_dir or cfg.output_dir):
+        # a run on this machine: say what `doctor` sees of the IOMMU here
+        try:
+            from rocm_tune.core.hardware.doctor import iommu_state
+
+            state = iommu_state()
+        except Exception:
+            state = "unknown"
+        n["iommu_this_machine"] = state
+        if state in ("on", "passthrough", "off"):
+            r.fix += (f" (this machine: IOMMU {state}" + ("; translated: peer-to-peer between AMD GPUs can hang here)"
+                                                          if state == "on" else ")"))
+    for d in diags:
+        if d.code == "collective-timeout" and d is not r:
+            d.numbers["verdict"] = "one rank died first"
+            who = f"rank {r.first.rank}" if r.first.rank is not None else "a rank"
+            d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
+                       f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
+                       f"died first ({r.code})")
+    if r.code in _ARCH_CODES:
+        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+_ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
+                         "miopen-error", "hip-runtime-error"})
+_GFX = re.compile(r"\b(gfx\d{3,4}[a-z]?)\b")
+_OVERRIDE_SET = re.compile(r"HSA_OVERRIDE_GFX_VERSION\s*=\s*['\"]?([\w.]+)")
+
+
+def _refine_arch(r: Diagnosis, blob: str) -> None:
+    """The GPU's gfx target from the log: the override users set for it, unless one is already set
+    (then whether it fits)."""
+    arch = r.numbers.get("arch")
+    if not isinstance(arch, str):
+        m = _GFX.search(blob)
+        arch = m.group(1) if m else None
+    if not arch:
+        return
+    r.numbers["arch"] = arch
+    ov = _override_for(arch)
+    m = _OVERRIDE_SET.search(_HINT.sub("", blob))
+    if m:
+        r.numbers["override_set"] = m.group(1)
+        if ov and m.group(1) != ov:
+            r.fix = (f"{arch}: HSA_OVERRIDE_GFX_VERSION is set to {m.group(1)}, the nearest supported one for this "
+                     f"GPU is {ov}; " + r.fix)
+        elif ov:
+            r.fix = (f"{arch}: HSA_OVERRIDE_GFX_VERSION={ov} is already set and still no kernel: install the PyTorch "
+                     f"wheel for the installed ROCm version (torch.version.hip) or build PyTorch/the library with "
+                     f"PYTORCH_ROCM_ARCH={arch}; check `rocminfo` sees the GPU as {arch}")
+    elif ov:
+        r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
+                 f"libraries ship kernels for; unofficial); " + r.fix)
+
+
+def _override_for(arch: str) -> str | None:
+    """The HSA_OVERRIDE_GFX_VERSION users set for an RDNA consumer GPU the ROCm libraries do not ship."""
+    m = re.fullmatch(r"gfx(10[13]|11[05]|12[0])(\w)", arch)
+    if not m:
+        return None
+    fam = m.group(1)
+    return {"101": "10.1.0", "103": "10.3.0", "110": "11.0.0", "115": "11.0.0", "120": "12.0.1"}.get(fam)
+
+
+def _config_risk(cfg: ConfigInfo, scans: Sequence[FileScan]) -> Diagnosis | None:
+    """A pasted training config with no failure in it: the memory the estimator predicts per GPU for
+    it (full fine-tuning at several world sizes), as a gpu_oom risk when no common GPU holds it."""
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.memory.estimate import TrainConfig, estimate
+
+    t = cfg.train or {}
+    ref = str(t.get("model_name_or_path") or "")
+    model = closest_model(ref)
+    if model is None:
+        return None
+    ft = str(t.get("finetuning_type") or "lora")
+    method = {"full": "full", "freeze": "freeze"}.get(ft, "qlora" if t.get("quantization_bit") else "lora")
+    ds = str(t.get("deepspeed") or "")
+    zero = 3 if "z3" in ds or "zero3" in ds else 2 if "z2" in ds or "zero2" in ds else 0
+    offload = "optimizer" if "offload" in ds else "none"
+    prec = "bf16" if t.get("bf16") else "fp16" if t.get("fp16") else "fp32"
+    mb = t.get("per_device_train_batch_size") or 1
+    cl = t.get("cutoff_len") or 1024
+    per: dict[int, int] = {}
+    for world in (1, 2, 4, 8):
+        if zero == 0 and world > 1:
+            continue
+        try:
+            c = TrainConfig(method=method, precision=prec, cutoff_len=int(cl), micro_batch=int(mb), gpus=world,
+                            zero_stage=zero if world > 1 else 0, offload=offload if world > 1 else "none",
+                            runner="llamafactory", attn="sdpa")
+            c.validate()
+            per[world] = int(estimate(model, c).per_gpu.reserved_bytes)
+        except (UserError, ValueError, TypeError):
+            continue
+    if not per:
+        return None
+    from rocm_tune.core.memory import fitting
+    from rocm_tune.core import vocabulary as V
+
+    best_world = max(per)
+    need = per[best_world]
+    consumer = fitting.limit_bytes(24 * GIB)   # the largest consumer card (24 GB) at the default headroom
+    if fitting.fits(need, 24 * GIB):
+        return None
+    sig_text = (f"{method} fine-tuning of {model.name} ({model.params.total / 1e9:.1f}B params) "
+                f"{'with ZeRO-' + str(zero) if zero else 'without ZeRO'}{' + offload' if offload != 'none' else ''}")
+    nums = {"method": method, "zero_stage": zero, "offload": offload, "params_total": int(model.params.total),
+            "predicted_per_gpu_bytes": {str(w): v for w, v in per.items()}}
+    nums["model"] = model.name
+    title = (f"the config alone predicts GPU out of memory on 24 GB cards: {sig_text} needs "
+             f"{_g1(need)} GiB per GPU even on {best_world} GPUs (a 24 GB card holds {_g1(consumer)} GiB at "
+             f"{V.DEFAULT_HEADROOM:g} headroom)")
+    fix = ("offload the optimizer (and parameters) to CPU: LLaMA-Factory examples/deepspeed/ds_z3_offload_config.json, "
+           "or use LoRA; `rocm-tune plan --model ... --gpu ... --gpus N` gives a configuration that fits")
+    first = Hit("config-memory-risk", scans[0].path if scans else "-", 0, 0, None, None, None,
+                f"model_name_or_path: {ref}; finetuning_type: {ft}; deepspeed: {ds or '-'}", "")
+    return Diagnosis("config-memory-risk", "gpu_oom", "warning", False, "weak", title, first, [first], 1,
+                     "weights, gradients and optimizer states of the configured method do not fit the GPUs' memory "
+                     "before activations", fix, "`rocm-tune plan` / `rocm-tune estimate` with the real GPU", nums)
+
+
+def diagnose(paths: Sequence[str], *, config: ConfigInfo | None = None, run_dir: str | None = None,
+             output_dir: str | None = None, config_path: str | None = None, alive: bool | None = None,
+             stdin_data: bytes | None = None,
+             exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
+    """Explain the logs at `paths` ("-" = `stdin_data`). Unreadable files are skipped."""
+    scans: list[FileScan] = []
+    for i, p in enumerate(paths):
+        if p == "-":
+            scans.append(scan_bytes(stdin_data or b"", "-", i))
+            continue
+        try:
+            scans.append(scan_file(p, i))
+        except OSError:
+            continue
+    if config is None:
+        config = find_config([s.path for s in scans], run_dir, output_dir, config_path,
+                             [s.head_text for s in scans])
+    return explain_scans(scans, config, alive, exit_info)
+
+
+def explain_text(text: str | bytes, *, config: ConfigInfo | None = None) -> Explanation:
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    return diagnose(["-"], stdin_data=data, config=config)
+
+
+def families_of(exp: Explanation) -> Iterable[str]:
+    return [d.family for d in exp.diagnoses]
+
+
+# ------------------------------------------------------------------------------ live hangs
+def _sig_caught(pid: int, signum: int) -> bool:
+    """The process installed a handler for `signum` (SigCgt in /proc/PID/status): sending it is safe.
+    By hand: psutil does not read signal masks."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _rank_env(pid: int) -> int | None:
+    from rocm_tune.core.runs.procs import environ
+
+    env = environ(pid) or {}
+    v = env.get("RANK", env.get("LOCAL_RANK"))
+    try:
+        return int(v) if v is not None else None
+    except ValueError:
+        return None
+
+
+_PYSPY_FRAME = re.compile(r"^\s+(\S+) \(([^)]+)\)\s*$", re.M)
+_FH_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+) in (\S+)', re.M)
+_FH_HEAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):", re.M)
+
+
+def _waits_in(stack: str) -> str | None:
+    """The innermost frame of the main thread: where the process waits."""
+    m = _PYSPY_FRAME.search(stack)
+    if m:
+        return f"{m.group(1)} ({os.path.basename(m.group(2).split(':')[0])}:{m.group(2).rsplit(':', 1)[-1]})"
+    m = _FH_FRAME.search(stack)
+    if m:
+        return f"{m.group(3)} ({os.path.basename(m.group(1))}:{m.group(2)})"
+    return None
+
+
+def run_identity(run_id: str | None, pid: int | None) -> tuple[str | None, str | None]:
+    """(run id, validated cgroup) of the rocm-tune run that `pid` provably belongs to, else (None, None).
+
+    The run is `run_id` (the target's) or the one named by the marker in `pid`'s environment; it must be
+    in the run registry, and its cgroup is taken from its run.json only as `stop` takes it
+    (launcher._run_identity). A pid or start time written in run.json proves nothing."""
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.runs import procs as _procs
+    from rocm_tune.core.runs.launch.launcher import _run_identity
+    from rocm_tune.core.runs.registry import find_run
+
+    rid = run_id or (_procs.environ_marker(pid) if pid else None)
+    if not rid or not _procs._RUN_ID_OK.match(rid):
+        return None, None
+    try:
+        info = find_run(rid)
+    except (UserError, OSError, ValueError):
+        return None, None
+    if info.id != rid:
+        return None, None
+    return rid, _run_identity(info)[1]
+
+
+def live_stacks(pid: int, log_paths: Sequence[str], *, wait_s: float = 2.0, max_procs: int = 64,
+                run_id: str | None = None) -> list[dict]:
+    """Each live training process's Python stack: `py-spy dump` when installed, else the faulthandler
+    a process registered on SIGUSR2. SIGUSR2 goes only to a process proven to be the run's, as `stop`
+    requires (procs.confirmed: the run's marker in its environment, or its cgroup; `run_identity`) and
+    whose SigCgt shows a SIGUSR2 handler; the dump is read from what their logs grew by. A process that
+    is not a rocm-tune run's (a `sleep`, another program's Python, a pid run.json names) is never signalled."""
+    import signal
+    import subprocess
+    import time as _time
+
+    from rocm_tune.core.runs.watch.watch import _proc_children, _proc_cmdline
+
+    procs = [pid]
+    for p in procs:
+        if len(procs) >= max_procs:
+            break
+        procs += [c for c in _proc_children(p) if c not in procs]
+    python = [p for p in procs if any("python" in os.path.basename(a) for a in _proc_cmdline(p)[:2])] or procs
+    out: list[dict] = []
+    spy = shutil.which("py-spy")
+    if spy:
+        for p in python[:max_procs]:
+            try:
+                r = subprocess.run([spy, "dump", "--pid", str(p)], capture_output=True, text=True, timeout=20)
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if r.returncode == 0 and r.stdout.strip():
+                out.append({"pid": p, "rank": _rank_env(p), "method": "py-spy", "stack": r.stdout[-20000:],
+                            "waits_in": _waits_in(r.stdout)})
+        if out:
+            return out
+    from rocm_tune.core.runs import procs as _procs
+
+    rid, cgroup = run_identity(run_id, pid)
+    targets = [p for p in python if rid and _procs.confirmed(p, rid, cgroup) and _sig_caught(p, signal.SIGUSR2)]
+    if not targets:
+        return out
+    sizes = {}
+    for lp in log_paths:
+        try:
+            sizes[lp] = os.path.getsize(lp)
+        except OSError:
+            pass
+    for p in targets:
+        try:
+            os.kill(p, signal.SIGUSR2)
+        except OSError:
+            continue
+    deadline = _time.monotonic() + wait_s
+    text = ""
+    while _time.monotonic() < deadline:
+        _time.sleep(0.2)
+        chunks = []
+        for lp, n0 in sizes.items():
+            try:
+                with open(lp, "rb") as fh:
+                    fh.seek(n0)
+                    chunks.append(_decode(fh.read(4 * 2**20)))
+            except OSError:
+                continue
+        text = "\n".join(chunks)
+        if len(_FH_HEAD.findall(text)) >= len(targets):
+            break
+    blocks = [b for b in re.split(r"(?=^(?:\[(?:rank|default)\d+\]:)?(?:Current thread|Thread) 0x)", text, flags=re.M)
+              if _FH_HEAD.search(b)]
+    for i, b in enumerate(blocks):
+        who: int | None = targets[i] if i < len(targets) and len(blocks) == len(targets) else None
+        out.append({"pid": who, "rank": _rank(b) if _rank(b) is not None else (_rank_env(who) if who else None),
+                    "method": "faulthandler", "stack": b[-20000:], "waits_in": _waits_in(b)})
+    return out
+
+
+def _stall_diagnosis(stacks: list[dict], idle_s: float, where: str) -> Diagnosis:
+    waits = [f"pid {d['pid']}" + (f" rank {d['rank']}" if d.get("rank") is not None else "") +
+             f": waits in {d['waits_in'] or '?'}" for d in stacks]
+    dist = any("distributed" in (d["stack"] or "") or "c10d" in (d["stack"] or "") for d in stacks)
+    family = "nccl_rccl_timeout_hang" if dist else "unknown"
+    first = Hit("live-stall", where, 0, 0, None, stacks[0].get("rank") if stacks else None, None,
+                waits[0] if waits else f"no progress for {idle_s:.0f} s", "")
+    ev = [Hit("live-stall", where, 0, 0, None, d.get("rank"), None, w, "") for d, w in zip(stacks, waits)]
+    idle = f"{idle_s / 60:.1f} min" if idle_s >= 120 else f"{idle_s:.0f} s"
+    title = f"alive but no progress for {idle}" + (f"; {waits[0]}" if waits else "")
+    fix = ("every rank waits in a collective: check peer-to-peer (`rocm-tune doctor`: IOMMU, iommu=pt / "
+           "intel_iommu=off), confirm with NCCL_P2P_DISABLE=1; a rank missing from the list died or never started"
+           if dist else "the stacks show where it waits (data loading, I/O, a lock); fix that call")
+    return Diagnosis("live-stall", family, "error", False, "weak", title, first, ev[:EVIDENCE_MAX] or [first],
+                     max(1, len(stacks)), "the process is alive and makes no progress", fix,
+                     "dump again a minute later: the same frames mean a hang, moving frames a slow step",
+                     {"idle_s": round(idle_s, 1), "stacks": len(stacks)})
+
+
+# ------------------------------------------------------------------------------ targets
+def explain_target(spec: str, stdin=None, *, stacks: bool | None = None, stall_s: float = 300.0,
+                   config_path: str | None = None) -> Explanation:
+    """`rocm-tune explain TARGET`: a log file, "-" (stdin), a run id/dir, an output dir or a PID.
+    UserError (one line) when TARGET is none of them. A live process whose logs have not grown for
+    `stall_s` seconds (or any live one with stacks=True) gets each rank's stack dumped (`live_stacks`);
+    stacks=False never signals anything."""
+    if spec == "-":
+        data = read_stdin_bounded(stdin) if stdin is not None else b""
+        return diagnose(["-"], stdin_data=data, config_path=config_path)
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.runs.watch import watch
+
+    try:
+        target = watch.resolve_target(spec)
+    except UserError:
+        logs = _dir_logs(spec)
+        if not logs:
+            raise
+        return diagnose(logs, output_dir=os.path.abspath(os.path.expanduser(spec)), config_path=config_path)
+    paths: list[str] = []
+    for s in target.sources:
+        if s.kind != "trainer_state" and os.path.isfile(s.path) and s.path not in paths:
+            paths.append(s.path)
+    if target.run_dir:
+        for name in ("stdout.log", "stderr.log"):
+            p = os.path.join(target.run_dir, name)
+            if os.path.isfile(p) and p not in paths:
+                paths.append(p)
+    out_dir = target.output_dir
+    if out_dir is None:
+        for s in target.sources:
+            if s.kind == "trainer_state":
+                out_dir = s.path
+    proc = None
+    try:
+        proc = watch.process_state(target)
+    except Exception:  # a run dir that cannot be read still has logs to explain
+        proc = None
+    alive = bool(proc is not None and proc.alive)
+    exit_info = None
+    if proc is not None and proc.alive is False and (proc.exit_code is not None or proc.signal):
+        where = os.path.join(target.run_dir, "exit.json") if target.run_dir else f"PID {target.pid}"
+        exit_info = (proc.exit_code, proc.signal, where)
+    exp = diagnose(paths, run_dir=target.run_dir, output_dir=out_dir, config_path=config_path or target.config_path,
+                   alive=alive, exit_info=exit_info)
+    pid = (proc.pid if proc is not None and proc.pid else None) or target.pid
+    if alive and pid and stacks is not False and exp.root is None:
+        import time as _time
+
+        mt = [os.path.getmtime(p) for p in paths if os.path.exists(p)]
+        idle = _time.time() - max(mt) if mt else 0.0
+        if stacks or idle >= stall_s:
+            dumps = live_stacks(pid, paths, run_id=target.run_id)
+            exp.stacks = dumps
+            if idle >= stall_s:
+                exp.diagnoses.append(_stall_diagnosis(dumps, idle, paths[0] if paths else f"PID {pid}"))
+                exp.root = len(exp.diagnoses) - 1
+                exp.status = "hang"
+    if exp.status == "unknown" and exp.root is None and proc is not None:
+        if proc.status in ("failed", "lost", "exited") and proc.status != "exited" or \
+                (proc.exit_code not in (None, 0)):
+            exp.status = "failed"
+        elif proc.status == "finished":
+            exp.status = "finished"
+        elif proc.alive:
+            exp.status = "running"
+    return exp
+
+
+def _dir_logs(spec: str, limit: int = 64) -> list[str]:
+    """A directory of several logs (one per rank, per node, per Slurm task): all of them, by name."""
+    d = os.path.abspath(os.path.expanduser(spec))
+    if not os.path.isdir(d):
+        return []
+    try:
+        names = sorted(os.listdir(d))[:10000]
+    except OSError:
+        return []
+    out = [os.path.join(d, n) for n in names if n.endswith((".log", ".txt", ".out", ".err"))
+           and os.path.isfile(os.path.join(d, n)) and os.access(os.path.join(d, n), os.R_OK)]
+    return out[:limit]
+
+
+# ------------------------------------------------------------------------------ text
+def _wrap(label: str, text: str, width: int) -> list[str]:
+    import textwrap
+
+    head = f"  {label:<8}"
+    return textwrap.wrap(text, width=width, initial_indent=head, subsequent_indent=" " * len(head),
+                         break_long_words=True, break_on_hyphens=False) or [head.rstrip()]
+
+
+def _cut(text: str, width: int) -> str:
+    indent = len(text) - len(text.lstrip(" "))
+    text = " " * indent + " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _where(h: Hit) -> str:
+    loc = os.path.basename(h.file) if h.file != "-" else "stdin"
+    if h.line is not None:
+        loc += f":{h.line}"
+    if h.rank is not None:
+        loc += f" rank {h.rank}"
+    return loc
+
+
+def render_text(exp: Explanation, width: int = 80) -> str:
+    """The human answer, every line at most `width` columns."""
+    lines: list[str] = []
+    status = exp.status.upper()
+    if exp.root is None:
+        lines.append(_cut(f"status: {status} — " + ("no failure found in the log" if exp.status != "failed"
+                                                     else "the run failed; its log holds no known cause")
+                          + ("; the lines that look alarming are harmless (below)"
+                             if exp.answer == "benign_warning" else ""), width))
+    else:
+        r = exp.diagnoses[exp.root]
+        lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
+        lines += _wrap("what", r.title, width)
+        lines += _wrap("where", f"{_where(r.first)}" + (f", seen {r.count} times" if r.count > 1 else ""), width)
+        lines.append("  evidence")
+        for h in r.evidence[:3]:
+            lines.append(_cut(f"    {_where(h)}: {h.text.strip()}", width))
+        lines += _wrap("cause", r.cause, width)
+        lines += _wrap("fix", r.fix, width)
+        lines += _wrap("confirm", r.confirm, width)
+    cons = [d for i, d in enumerate(exp.diagnoses) if i != exp.root and not d.benign]
+    if cons:
+        lines.append("  consequences and other signs" if exp.root is not None else "  signs")
+        for d in cons:
+            lines.append(_cut(f"    {d.code} ({d.family}) at {_where(d.first)}: {d.title}", width))
+    benign = [d for d in exp.diagnoses if d.benign]
+    if benign:
+        lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
+    if exp.stacks:
+        lines.append("  stacks (live)")
+        for st in exp.stacks:
+            who = f"pid {st['pid']}" + (f" rank {st['rank']}" if st.get("rank") is not None else "")
+            lines.append(_cut(f"    {who} ({st['method']}): waits in {st.get('waits_in') or '?'}", width))
+    elif exp.stacks is not None:
+        lines.append(_cut("  stacks: none taken (install py-spy, or register faulthandler on SIGUSR2)", width))
+    if exp.config:
+        lines.append(_cut(f"config: {exp.config}", width))
+    if exp.partial:
+        lines.append(_cut("note: a huge log: its head and tail were read whole, the middle sampled", width))
+    # plain ASCII dashes: one column in every terminal and font
+    return "\n".join(line.replace("\u2014", "-")[:width] for line in lines)
