@@ -58,6 +58,31 @@ def pytest_runtest_logreport(report):
                 _JOURNEY_NOTES.append(value)
 
 
+# the real tools' venvs (tests/prebuild_envs.py): built in the background from the start of a run that uses them
+def _builder_of(path: Path) -> str | None:
+    if "swiftstack" in path.parts:
+        return "tests.swiftstack.envsetup"
+    if "realstack" not in path.parts:
+        return None
+    return {"test_torchtune.py": "tests.realstack.torchtune_env",
+            "test_axolotl.py": "tests.realstack.axolotl_env"}.get(path.name, "tests.realstack.envsetup")
+
+
+def pytest_collection_finish(session):
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
+    if worker not in (None, "gw0") or os.environ.get("ROCM_TUNE_REALSTACK") == "0":
+        return   # one starter per run (xdist: the first worker; each builder locks, so a second one would only wait)
+    builders = sorted({b for item in session.items if (b := _builder_of(Path(str(item.fspath)))) is not None})
+    if not builders:
+        return
+    import tempfile
+
+    log = open(Path(tempfile.gettempdir()) / f"rocm-tune-prebuild-{os.getpid()}.log", "w")  # noqa: SIM115
+    # left running at the end of the session: a build cut short would only be started again by the next run
+    subprocess.Popen([sys.executable, "-m", "tests.prebuild_envs", *builders], cwd=REPO, stdout=log,
+                     stderr=subprocess.STDOUT, start_new_session=True)
+
+
 def pytest_terminal_summary(terminalreporter):
     if _JOURNEY_NOTES:
         terminalreporter.write_line("journeys on CPU: " + "; ".join(_JOURNEY_NOTES))
