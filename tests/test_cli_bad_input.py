@@ -343,9 +343,10 @@ def test_zero3_offload_keeps_gradients_and_casts_off_the_gpu():
     assert p.returncode == 0, p.stderr
     g = json.loads(p.stdout)["per_gpu"]
     assert g["gradients_bytes"] == 0 and g["autocast_copies_bytes"] == 0 and g["weights_bytes"] == 0
-    # the ZeRO-3 step terms on one GPU: the offload path brings the whole vocab gradient back (2 + 8 + 4 B/element)
+    # the ZeRO-3 step terms on one GPU: the offload path brings the whole vocab gradient back (2 B/element), then
+    # the larger of DeepSpeed 0.19.8's fp64 norm chunk (250M elements) and the fp32 copy (4 B/element)
     assert 4 * 2**30 < g["reserved_bytes"] < 32 * 2**30
-    assert any("offload gradient temporaries 13.70 GiB" in n for n in json.loads(p.stdout)["notes"])
+    assert any("offload gradient temporaries 5.87 GiB" in n for n in json.loads(p.stdout)["notes"])
     # without offload the same model on 4 GPUs keeps its gradient shards (2 bytes x params / 4)
     p4 = run_cli("estimate", "--model", "llama-3.1-70b", "--method", "full", "--precision", "fp16", "--zero", "3",
                  "--gpus", "4", "--json")

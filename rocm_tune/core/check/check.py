@@ -542,7 +542,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
             out.append(Finding.of(code, job.entry_file, job.entry_line,
                                   f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
                                   f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
-    if gpu is not None and cfg.world_size > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):
+    if gpu is not None and int(cfg.gpus) > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):   # GPUs of one node (P2P)
         out.append(Finding.of("iommu-p2p-hang-risk", None, None,
                               "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
                               "`rocm-tune doctor` on the machine; iommu=pt on the kernel command line"))

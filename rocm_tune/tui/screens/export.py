@@ -182,6 +182,12 @@ same way as `rocm-tune run --plan`, and opens the monitor on the new run.
                                              formats=formats))
 
     def on_bundle_rendered(self, msg: BundleRendered) -> None:
+        if msg.dataset != self.dataset() or list(msg.formats) != self.formats():
+            return   # rendered for fields since changed: a newer render is on its way (never show the older one)
+        shown = (msg.dataset, tuple(msg.formats), tuple(msg.files.items()), msg.error, msg.dataset_note)
+        if shown == getattr(self, "_shown", None):
+            return   # the same bundle again (a debounced re-render): the status line keeps what ctrl+s said
+        self._shown = shown
         self._files = msg.files
         self._error = msg.error
         ol = self.query_one("#files", OptionList)
