@@ -14,15 +14,15 @@ If the venv cannot be built (no network, no torch), `ensure_env()` gives the rea
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.venvcache import cached_venv
 
 from tests.realstack.envsetup import _run, _torch_version, cache_root
 
@@ -87,23 +87,9 @@ def ensure_env() -> tuple[AxolotlEnv | None, str]:
     if not torch_version:
         return None, "torch is not installed in the test Python (the venv reuses its CPU torch)"
     base = cache_root()
-    base.mkdir(parents=True, exist_ok=True)
     root = base / f"axolotl-{env_key(torch_version)}"
-    stamp = root / ".complete"
-    with open(base / ".axolotl.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if stamp.is_file():
-            return AxolotlEnv(root, 0.0, False), f"reused {root}"
-        t0 = time.monotonic()
-        log_path = base / f"{root.name}.log"
-        with open(log_path, "w") as log:
-            try:
-                _build(root, torch_version, log)
-            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-                return None, f"could not build the Axolotl venv: {exc} (log: {log_path})"
-        seconds = time.monotonic() - t0
-        stamp.write_text(json.dumps({"seconds": round(seconds, 1)}), encoding="utf-8")
-        return AxolotlEnv(root, seconds, True), f"built {root} in {seconds:.0f} s"
+    return cached_venv(base, root, ".axolotl.lock", "Axolotl",
+                        lambda log: _build(root, torch_version, log), AxolotlEnv)
 
 
 if __name__ == "__main__":

@@ -30,14 +30,14 @@ If any step fails (no network, no torch), `ensure_env()` returns the reason and 
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.venvcache import cached_venv
 
 LLAMAFACTORY = "llamafactory==0.9.5"
 DEEPSPEED = "deepspeed==0.19.8"
@@ -147,25 +147,9 @@ def ensure_env() -> tuple[Env | None, str]:
     if not torch_version:
         return None, "torch is not installed in the test Python (the venv reuses its CPU torch)"
     base = cache_root()
-    base.mkdir(parents=True, exist_ok=True)
     root = base / env_key(torch_version)
-    stamp = root / ".complete"
-    with open(base / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time (pytest-xdist workers, parallel runs)
-        if stamp.is_file():
-            _torchrun_wrapper(root)
-            return Env(root, 0.0, False), f"reused {root}"
-        t0 = time.monotonic()
-        log_path = base / f"{root.name}.log"
-        with open(log_path, "w") as log:
-            try:
-                _build(root, torch_version, log)
-            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-                return None, f"could not build the LLaMA-Factory venv: {exc} (log: {log_path})"
-        seconds = time.monotonic() - t0
-        _torchrun_wrapper(root)
-        stamp.write_text(json.dumps({"seconds": round(seconds, 1)}), encoding="utf-8")
-        return Env(root, seconds, True), f"built {root} in {seconds:.0f} s"
+    return cached_venv(base, root, ".lock", "LLaMA-Factory",
+                        lambda log: _build(root, torch_version, log), Env, on_ready=_torchrun_wrapper)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,14 @@ Where a step fails (no network, no torch) `ensure_env()` returns the reason and 
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.venvcache import cached_venv
 
 TORCHTUNE = "torchtune==0.6.1"
 PINS = ["torchao==0.11.0"]
@@ -89,23 +89,9 @@ def ensure_env() -> tuple[Env | None, str]:
         return None, "torch is not installed in the test Python (the venv reuses its CPU torch)"
     key = hashlib.sha256(json.dumps([VERSION, TORCHTUNE, PINS, EXCLUDED, torch_version, sys.version_info[:2]]).encode()).hexdigest()[:12]
     base = cache_root()
-    base.mkdir(parents=True, exist_ok=True)
     root = base / key
-    stamp = root / ".complete"
-    with open(base / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if stamp.is_file():
-            return Env(root, 0.0, False), f"reused {root}"
-        t0 = time.monotonic()
-        log_path = base / f"{key}.log"
-        with open(log_path, "w") as log:
-            try:
-                _build(root, torch_version, log)
-            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-                return None, f"could not build the torchtune venv: {exc} (log: {log_path})"
-        seconds = time.monotonic() - t0
-        stamp.write_text(json.dumps({"seconds": round(seconds, 1)}), encoding="utf-8")
-        return Env(root, seconds, True), f"built {root} in {seconds:.0f} s"
+    return cached_venv(base, root, ".lock", "torchtune",
+                        lambda log: _build(root, torch_version, log), Env)
 
 
 if __name__ == "__main__":

@@ -16,14 +16,14 @@ If any step fails (no network, no torch), `ensure_env()` returns the reason and 
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.venvcache import cached_venv
 
 MS_SWIFT = "ms-swift==4.6.0"
 REQUIRES = ["transformers>=4.33,<5.20", "peft>=0.11,<0.21", "trl>=0.15,<1.0", "datasets>=4.0,<4.8.5",
@@ -93,23 +93,9 @@ def ensure_env() -> tuple[Env | None, str]:
     if not torch_version:
         return None, "torch is not installed in the test Python (the venv reuses its CPU torch)"
     base = cache_root()
-    base.mkdir(parents=True, exist_ok=True)
     root = base / env_key(torch_version)
-    stamp = root / ".complete"
-    with open(base / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one builder at a time (pytest-xdist workers, parallel runs)
-        if stamp.is_file():
-            return Env(root, 0.0, False), f"reused {root}"
-        t0 = time.monotonic()
-        log_path = base / f"{root.name}.log"
-        with open(log_path, "w") as log:
-            try:
-                _build(root, torch_version, log)
-            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-                return None, f"could not build the ms-swift venv: {exc} (log: {log_path})"
-        seconds = time.monotonic() - t0
-        stamp.write_text(json.dumps({"seconds": round(seconds, 1)}), encoding="utf-8")
-        return Env(root, seconds, True), f"built {root} in {seconds:.0f} s"
+    return cached_venv(base, root, ".lock", "ms-swift",
+                        lambda log: _build(root, torch_version, log), Env)
 
 
 if __name__ == "__main__":
