@@ -373,6 +373,43 @@ def _corrupt_info(d: Path, run_id: str, problem: str, marked: dict | None) -> Ru
                    processes=len(procs), note=note)
 
 
+def _read_run_json(path: Path) -> tuple[Any, str | None]:
+    """(run.json's content, None), or (None, the one-line reason it cannot be used)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None, f"{RUN_JSON} is not a regular file"
+        if st.st_size > 4 * 2**20:
+            return None, f"{RUN_JSON} is {st.st_size} bytes (at most 4 MiB)"
+        with open(path, encoding="utf-8") as fh:
+            meta = load_json(fh.read(), path, RUN_JSON, lenient=True)  # core/files: depth, digits, 1e400
+        if meta is None:
+            raise ValueError("not JSON")
+    except UserError as exc:
+        return None, str(exc)
+    except PermissionError:
+        return None, f"{RUN_JSON}: permission denied"
+    except (OSError, ValueError, RecursionError) as exc:
+        why = "not valid JSON" if isinstance(exc, (ValueError, RecursionError)) else (
+            getattr(exc, "strerror", None) or str(exc))
+        return None, f"{RUN_JSON}: {why}"
+    return meta, None
+
+
+def _status_note(meta: dict, status: str, nprocs: int) -> str | None:
+    """What the status alone does not say: a main process gone with others left, a supervisor gone, a lost run."""
+    plural = f"{nprocs} process{'es' if nprocs != 1 else ''} still running"
+    main = meta.get("main_exit") if isinstance(meta.get("main_exit"), dict) else None
+    if status == "running" and nprocs and main is not None and _is_int(main.get("returncode")):
+        return f"main process exited ({main['returncode']}); {plural}"
+    if status == "running" and nprocs and meta.get("supervisor_pid") \
+            and not pid_alive(meta.get("supervisor_pid"), meta.get("supervisor_start")):
+        return f"supervisor gone; {plural}"
+    if status == "lost":
+        return "no exit record and no process left (exit status unknown)"
+    return None
+
+
 def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: str | None = None) -> RunInfo:
     """RunInfo of a run directory; UserError when it holds no run.json at all.
 
@@ -386,24 +423,9 @@ def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: 
     if not os.path.lexists(path):
         raise UserError(f"{str(d)!r} is not a rocm-tune run directory (no {RUN_JSON})")
     fallback_id = run_id or d.name
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return _corrupt_info(d, fallback_id, f"{RUN_JSON} is not a regular file", marked)
-        if st.st_size > 4 * 2**20:
-            return _corrupt_info(d, fallback_id, f"{RUN_JSON} is {st.st_size} bytes (at most 4 MiB)", marked)
-        with open(path, encoding="utf-8") as fh:
-            meta = load_json(fh.read(), path, RUN_JSON, lenient=True)  # core/files: depth, digits, 1e400
-        if meta is None:
-            raise ValueError("not JSON")
-    except UserError as exc:
-        return _corrupt_info(d, fallback_id, str(exc), marked)
-    except PermissionError:
-        return _corrupt_info(d, fallback_id, f"{RUN_JSON}: permission denied", marked)
-    except (OSError, ValueError, RecursionError) as exc:
-        why = "not valid JSON" if isinstance(exc, (ValueError, RecursionError)) else (
-            getattr(exc, "strerror", None) or str(exc))
-        return _corrupt_info(d, fallback_id, f"{RUN_JSON}: {why}", marked)
+    meta, why = _read_run_json(path)
+    if why is not None:
+        return _corrupt_info(d, fallback_id, why, marked)
     problem = validate_meta(meta)
     if problem is not None:
         meta_id = meta.get("id") if isinstance(meta, dict) else None
@@ -421,16 +443,7 @@ def load_run(run_dir: str | os.PathLike, *, marked: dict | None = None, run_id: 
         total, step, loss = total or t_total, t_step, t_loss
     if total is None and _is_int(meta.get("total_steps")) and meta["total_steps"] > 0:
         total = meta["total_steps"]
-    note = None
-    main = meta.get("main_exit") if isinstance(meta.get("main_exit"), dict) else None
-    if status == "running" and procs and main is not None and _is_int(main.get("returncode")):
-        note = (f"main process exited ({main['returncode']}); "
-                f"{len(procs)} process{'es' if len(procs) != 1 else ''} still running")
-    elif status == "running" and procs and not pid_alive(meta.get("supervisor_pid"), meta.get("supervisor_start")) \
-            and meta.get("supervisor_pid"):
-        note = f"supervisor gone; {len(procs)} process{'es' if len(procs) != 1 else ''} still running"
-    elif status == "lost":
-        note = "no exit record and no process left (exit status unknown)"
+    note = _status_note(meta, status, len(procs))
     return RunInfo(
         id=rid,
         name=str(meta.get("name") or rid),
