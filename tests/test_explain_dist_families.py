@@ -62,6 +62,17 @@ CASES = [
     ("unrecognized_model_type_adapter", "runner-model-type-unknown",
      TB + "ValueError: model_type: 'qwen2_5_vl' not in ['emu3_gen', 'emu3_chat', 'baichuan', 'qwen2_vl']\n",
      "modelscope/ms-swift#3004"),
+    ("ddp_error", "collective-shape-mismatch",
+     TB + "RuntimeError: DDP expects same model across all ranks, but Rank 0 has 291 params, while rank 1 has "
+     "inconsistent 290 params.\n", "torch/distributed/utils.py _verify_param_shape_across_processes (c10d check)"),
+    ("model_download", "hf-hub-unreachable",
+     TB + "modelscope.hub.errors.NotExistError: The specified branch or tag : v1.1 not exist!\n",
+     "modelscope/hub/snapshot_download.py (NotExistError for a revision the hub does not have)"),
+    ("launcher_exit", "child-failed",
+     "[2024-03-03 03:03:03,000] torch.distributed.elastic.agent.server.api: [WARNING] Received Signals.SIGTERM death "
+     "signal, shutting down workers\n" + TB +
+     "torch.distributed.elastic.multiprocessing.api.SignalException: Process 12345 got signal: 15\n",
+     "torch elastic agent told to stop from outside (SIGTERM), no worker error in the log"),
     # data
     ("dataset_error", "dataset-error",
      TB + "TypeError: Couldn't cast array of type string to null\n", "huggingface/datasets table.py (cast_array_to_feature)"),

@@ -499,8 +499,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "gather objects instead of tensors",
          "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank",
          (r"DistributedOperationException", r"Cannot apply desired operation due to shape mismatches",
-          r"Detected mismatch between collectives on ranks"),
-         ("DistributedOperationException", "shape mismatches", "mismatch between collectives"),
+          r"Detected mismatch between collectives on ranks",
+          # explain-dist (issue 26): DDP's start-up check that every rank built the same model
+          r"DDP expects same model across all ranks"),
+         ("DistributedOperationException", "shape mismatches", "mismatch between collectives", "DDP expects same model"),
          sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",)),
     # ------------------------------------------------------------------ fp16_overflow / nan
     _sig("fp16-overflow-streak", "fp16_overflow", "warning", "weak", "fp16 loss-scale overflows keep skipping "
@@ -1357,6 +1359,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"is not a local folder and is not a valid model identifier", r"outgoing traffic has been disabled",
           r"offline mode is enabled",
           r"huggingface_hub\.(?:utils\._errors|errors)\.\w+Error", r"HfHubHTTPError",
+          # explain-dist (issue 26): ModelScope's hub (ms-swift, LLaMA-Factory with USE_MODELSCOPE_HUB=1)
+          r"modelscope\.hub\.errors\.\w+",
           r"(?:4(?:01|03|29)|50\d) (?:Client|Server) Error.{0,120}(?:huggingface|hf-mirror|modelscope)",
           r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)"),
          ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
@@ -1599,10 +1603,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"ProcessExitedException|ProcessRaisedException", r"process \d+ terminated with (?:exit code|signal)",
           r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code \d+",
           # vLLM's engine process reporting a worker's own failure above it
-          r"Engine core initialization failed\. See root cause above"),
+          r"Engine core initialization failed\. See root cause above",
+          # explain-dist (issue 26): the launcher itself told to stop from outside (scheduler preemption or time
+          # limit, `kill`, a pod eviction): torch elastic's own words for it
+          r"SignalException: Process \d+ got signal: \d+", r"Received Signals\.SIG\w+ death signal"),
          ("ChildFailedError", "exitcode", "return code", "closing signal", "Killing subprocess", "death signal",
           "via signal", "CalledProcessError", "ProcessExitedException", "ProcessRaisedException", "terminated with",
-          "Exited with exit code", "See root cause above")),
+          "Exited with exit code", "See root cause above", "got signal")),
     _sig("python-exception", "unknown", "error", "weak", "an exception ended the run",
          "an error this catalogue does not know: its message is the best lead",
          "read the exception message and the traceback's last frames of your code",
