@@ -59,6 +59,14 @@ CASES = [
     ("config_error", "deepspeed-batch-mismatch",
      TB + "AssertionError: Micro batch size per gpu: 0 has to be greater than 0\n",
      "deepspeed/runtime/config.py _batch_assertion"),
+    ("config_error", None,
+     TB + "ValueError: `use_rslora` is only valid for LoRA training.\n",
+     "LLaMA-Factory hparams/finetuning_args.py (a setting valid only with another)"),
+    ("config_error", None,
+     TB + "deepspeed.runtime.zero.utils.ZeRORuntimeException: You are using ZeRO-Offload with a client provided "
+     "optimizer (<class 'torch.optim.adamw.AdamW'>) which in most cases will yield poor performance. Please either use "
+     "deepspeed.ops.adam.DeepSpeedCPUAdam or set an optimizer in your ds-config\n",
+     "deepspeed/runtime/engine.py (ZeRO-Offload with a torch optimizer)"),
     ("unrecognized_model_type_adapter", "runner-model-type-unknown",
      TB + "ValueError: model_type: 'qwen2_5_vl' not in ['emu3_gen', 'emu3_chat', 'baichuan', 'qwen2_vl']\n",
      "modelscope/ms-swift#3004"),

@@ -1771,8 +1771,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be divisible by|"
                 r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice|"
                 r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b|"
-                # explain-dist (issue 26): a distributed script started without its launcher / process group
-                r"Default process group has not been initialized",
+                # explain-dist (issue 26): a distributed script started without its launcher / process group; a setting
+                # only valid with another (`quantization_bit` is only valid for LoRA training; sample_packing requires
+                # flash_attention); the runners' `You have to ...` / `Please either ... or set ...`
+                r"Default process group has not been initialized|"
+                r"\bis only (?:valid|available|supported|allowed|usable) (?:for|with|when|in|on)\b|"
+                r"`?\b[a-z]\w*_\w+`? (?:requires|needs) `?[a-z]\w*_\w+\b|\bYou have to (?:set|specify|pass|use|provide)\b|"
+                r"[Pp]lease either (?:use|set|pass|specify|provide)\b",
                 re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
