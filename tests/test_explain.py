@@ -477,6 +477,9 @@ REAL_LINES = [
     # issue 26 (explain-dist)
     ("miopen-cache-unwritable", "MiOpen: Internal error while accessing SQLite database: disk I/O error",
      "ROCm/tensorflow-upstream#1419 (MIOpen's user database not writable inside Singularity)"),
+    ("rendezvous-retry-then-silence", "[W1008 23:40:22.781961348 socket.cpp:767] [c10d] The IPv6 network addresses of "
+     "(job-01k72wn5f8waqw7d81mfggagn4.internal, 50745) cannot be retrieved (gai error: -2 - Name or service not known).",
+     "meta-pytorch/monarch#1571"),
 ]
 
 

@@ -140,3 +140,19 @@ def test_a_gloo_receive_timeout_is_not_made_a_root_cause(tmp_path):
                    "[rank1]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
                    "waiting 1800000ms for recv operation to complete\n")
     assert diagnose([str(log)]).answer == "gpu_oom"
+
+
+RETRY = "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node0]:29500 (errno: 111 - Connection refused).\n"
+
+
+def test_rendezvous_retries_are_a_hang_only_when_the_log_ends_in_them(tmp_path):
+    # c10d prints the client's retries in runs that then start (a worker up before the master listens)
+    ok = tmp_path / "ok.log"
+    ok.write_text(RETRY * 2 + '{"loss": 1.52, "grad_norm": 3.1, "learning_rate": 1e-05, "epoch": 0.1}\n'
+                  " 10%|\u2588         | 20/200 [01:01<09:10,  3.05s/it]\n")
+    assert diagnose([str(ok)]).root is None
+    stuck = tmp_path / "stuck.log"
+    stuck.write_text("I0101 12:00:00 torchrun --nnodes 2 --node_rank 1 --master_addr node0 train.py\n" + RETRY * 3)
+    exp = diagnose([str(stuck)])
+    assert exp.answer == "nccl_rccl_timeout_hang"
+    assert exp.diagnoses[exp.root].code == "rendezvous-retry-then-silence"

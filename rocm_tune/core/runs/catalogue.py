@@ -473,6 +473,25 @@ SIGNATURES: tuple[Signature, ...] = (
           "clients joined", "store->get", "Socket Timeout", "Timeout waiting for key", "store based barrier",
           "monitoredBarrier", "Timed out waiting", "socket has failed", "EADDRINUSE", "ddress already in use",
           "ssh: connect to host", "ssh exited")),
+    # explain-dist (issue 26): c10d's client retry lines are printed on every retry, also in runs that then start
+    # (a worker up before the master listens): a sign only when the log ENDS in them — the rank never reached the
+    # rendezvous master and the job sits there
+    _sig("rendezvous-retry-then-silence", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends while a "
+         "rank keeps retrying to reach the rendezvous master",
+         "a rank cannot connect to MASTER_ADDR:MASTER_PORT (the c10d store): the master's hostname does not resolve "
+         "on this node, a firewall or a wrong interface blocks the port, the master node never started, or a stale "
+         "process holds the port — so it retries until the rendezvous timeout",
+         "give MASTER_ADDR as an IP address every node can reach (or fix /etc/hosts), open the port between the nodes, "
+         "start every node's launcher, and check nothing else listens on MASTER_PORT",
+         "`getent hosts MASTER_ADDR` and `nc -zv MASTER_ADDR MASTER_PORT` from the node that retries",
+         (r"\[c10d\] The client socket has failed to connect to \S+ \(errno: \d+",
+          r"\[c10d\] The IPv6 network addresses of \(\S+, \d+\) cannot be retrieved",
+          r"\[c10d\] The client socket cannot be initialized to connect to"),
+         ("client socket has failed", "network addresses of", "cannot be initialized to connect"), hang=True,
+         tail_only=True, sources=("meta-pytorch/monarch#1571 (socket.cpp:767 [c10d] The IPv6 network addresses of "
+                                  "(job-...internal, 50745) cannot be retrieved (gai error: -2 - Name or service not "
+                                  "known); an IP as MASTER_ADDR fixed it)", "pytorch/pytorch#67547 (hostname not in "
+                                  "/etc/hosts)")),
     # ------------------------------------------------------------------ ddp_error
     _sig("ddp-mark-ready-twice", "ddp_error", "error", "root", "DDP: 'Expected to mark a variable ready only once'",
          "reentrant gradient checkpointing with LoRA (or unused parameters) makes DDP's autograd hooks fire twice",
@@ -982,12 +1001,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # dataset reaching the sampler
           r"\bCastError: Couldn't cast\b", r"Couldn't cast array of type \S+ to \S+", r"because column names don't match",
           r"num_samples should be a positive integer value, but got num_samples=0",
-          r"\bColumn '?\w+'? not in the dataset\b",
+          r"\bColumn '?\w+'? not in the dataset\b", r"Couldn't infer the same data file format for all splits",
           r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:instruction|input|output|conversations|messages|prompt|"
-          r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value)'\s*$"),
+          r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value|"
+          # explain-dist (issue 26): a split the loaded dataset does not have (load_dataset(...)['train'])
+          r"train|validation|test)'\s*$"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
-          "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset"),
+          "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -1692,7 +1713,7 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # that merely re-raises): lower sorts first.
 SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
 # signs that count only at the very end of a log (the last lines before it stopped)
-END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang"})
+END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
 
 # The catch-all exception's family from where it was raised: its last traceback frames (file paths and
