@@ -474,6 +474,12 @@ REAL_LINES = [
      "hsa_amd_memory_get_preferred_copy_engine", "ld.so: HIP from one ROCm release, the HSA runtime from another"),
     ("version-string-unparsable", "packaging.version.InvalidVersion: Invalid version: '2.5.0a0+gitunknown'",
      "packaging's message for a vendor/source torch build's version"),
+    # issue 26 (explain-dist)
+    ("miopen-cache-unwritable", "MiOpen: Internal error while accessing SQLite database: disk I/O error",
+     "ROCm/tensorflow-upstream#1419 (MIOpen's user database not writable inside Singularity)"),
+    ("rendezvous-retry-then-silence", "[W1008 23:40:22.781961348 socket.cpp:767] [c10d] The IPv6 network addresses of "
+     "(job-01k72wn5f8waqw7d81mfggagn4.internal, 50745) cannot be retrieved (gai error: -2 - Name or service not known).",
+     "meta-pytorch/monarch#1571"),
 ]
 
 

@@ -405,8 +405,14 @@ SIGNATURES: tuple[Signature, ...] = (
          "rccl-tests / nccl-tests all_reduce_perf on the same GPUs",
          (r"ncclSystemError|ncclUnhandledCudaError|ncclInternalError|ncclInvalidUsage",
           r"NCCL error in: \S+(?!.*(?:remote process exited|ncclRemoteError|Connection reset|Connection closed))",
-          r"(?:NCCL|RCCL|nccl|rccl)\w*.{0,200}(?:unhandled system error|invalid usage|internal error|unhandled cuda "
+          r"(?i:[nr]ccl)\w*.{0,200}(?:unhandled system error|invalid usage|internal error|unhandled cuda "
           r"error|unhandled hip error)",
+          # explain-dist (issue 26): NCCL/RCCL's shared-memory transport (a container's small /dev/shm) and gloo's
+          # TCP pairs (the CPU-side collectives) failing
+          r"Error while creating shared memory segment /dev/shm/[nr]ccl-",
+          r"gloo[/\\]transport[/\\]tcp[/\\]\w+\.cc:\d+\].{0,160}(?:Connect timeout|[Cc]onnection refused)",
+          # two ranks bound to one GPU (no torch.cuda.set_device(local_rank), one visible device per node)
+          r"NCCL WARN Duplicate GPU detected",
           r"NCCL WARN (?:Bootstrap|NET/Socket|NET/IB|NET)\s*:.{0,120}(?:no socket interface|[Nn]o (?:usable )?"
           r"(?:interface|device)|failed|error|[Cc]ould not)",
           r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",
@@ -414,7 +420,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found", r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
           r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
-         ("nccl", "NCCL", "RCCL", "rccl", "socket interface", "Got completion", "connectFullMesh", "hipIpc", "IPC", "DistBackendError", "listening interface"),
+         ("nccl", "NCCL", "RCCL", "rccl", "Nccl", "Rccl", "socket interface", "Got completion", "connectFullMesh",
+          "hipIpc", "IPC", "DistBackendError", "listening interface", "shared memory segment", "gloo"),
          sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
                                           "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system "
                                           "error)",)),
@@ -466,6 +473,25 @@ SIGNATURES: tuple[Signature, ...] = (
           "clients joined", "store->get", "Socket Timeout", "Timeout waiting for key", "store based barrier",
           "monitoredBarrier", "Timed out waiting", "socket has failed", "EADDRINUSE", "ddress already in use",
           "ssh: connect to host", "ssh exited")),
+    # explain-dist (issue 26): c10d's client retry lines are printed on every retry, also in runs that then start
+    # (a worker up before the master listens): a sign only when the log ENDS in them — the rank never reached the
+    # rendezvous master and the job sits there
+    _sig("rendezvous-retry-then-silence", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends while a "
+         "rank keeps retrying to reach the rendezvous master",
+         "a rank cannot connect to MASTER_ADDR:MASTER_PORT (the c10d store): the master's hostname does not resolve "
+         "on this node, a firewall or a wrong interface blocks the port, the master node never started, or a stale "
+         "process holds the port — so it retries until the rendezvous timeout",
+         "give MASTER_ADDR as an IP address every node can reach (or fix /etc/hosts), open the port between the nodes, "
+         "start every node's launcher, and check nothing else listens on MASTER_PORT",
+         "`getent hosts MASTER_ADDR` and `nc -zv MASTER_ADDR MASTER_PORT` from the node that retries",
+         (r"\[c10d\] The client socket has failed to connect to \S+ \(errno: \d+",
+          r"\[c10d\] The IPv6 network addresses of \(\S+, \d+\) cannot be retrieved",
+          r"\[c10d\] The client socket cannot be initialized to connect to"),
+         ("client socket has failed", "network addresses of", "cannot be initialized to connect"), hang=True,
+         tail_only=True, sources=("meta-pytorch/monarch#1571 (socket.cpp:767 [c10d] The IPv6 network addresses of "
+                                  "(job-...internal, 50745) cannot be retrieved (gai error: -2 - Name or service not "
+                                  "known); an IP as MASTER_ADDR fixed it)", "pytorch/pytorch#67547 (hostname not in "
+                                  "/etc/hosts)")),
     # ------------------------------------------------------------------ ddp_error
     _sig("ddp-mark-ready-twice", "ddp_error", "error", "root", "DDP: 'Expected to mark a variable ready only once'",
          "reentrant gradient checkpointing with LoRA (or unused parameters) makes DDP's autograd hooks fire twice",
@@ -492,8 +518,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "gather objects instead of tensors",
          "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank",
          (r"DistributedOperationException", r"Cannot apply desired operation due to shape mismatches",
-          r"Detected mismatch between collectives on ranks"),
-         ("DistributedOperationException", "shape mismatches", "mismatch between collectives"),
+          r"Detected mismatch between collectives on ranks",
+          # explain-dist (issue 26): DDP's start-up check that every rank built the same model
+          r"DDP expects same model across all ranks"),
+         ("DistributedOperationException", "shape mismatches", "mismatch between collectives", "DDP expects same model"),
          sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",)),
     # ------------------------------------------------------------------ fp16_overflow / nan
     _sig("fp16-overflow-streak", "fp16_overflow", "warning", "weak", "fp16 loss-scale overflows keep skipping "
@@ -683,6 +711,28 @@ SIGNATURES: tuple[Signature, ...] = (
          ("cannot open shared object",),
          sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
                   "open shared object file: No such file or directory (paddlepaddle-dcu on a ROCm 7 runtime, jax_rocm60)",)),
+    # explain-dist (issue 26): MIOpen's own cache/database cannot be created or written (a read-only or
+    # permission-restricted HOME/TMP in a container, a shared cache directory of another user): the same
+    # cache problem as Hugging Face's or Triton's, not a kernel failure. Before miopen-error, which the same
+    # `MIOpen Error:` line also matches.
+    _sig("miopen-cache-unwritable", "hf_cache_permission", "error", "root", "MIOpen cannot write its kernel cache "
+         "or performance database",
+         "MIOpen keeps a user database (MIOPEN_USER_DB_PATH, default ~/.config/miopen) and a kernel cache "
+         "(MIOPEN_CUSTOM_CACHE_DIR, default ~/.cache/miopen or /tmp when HOME is on a shared file system); here that "
+         "directory is read-only or belongs to another user (a container image's HOME, Singularity without "
+         "--fakeroot, a /tmp shared by several users), so opening or writing the SQLite database fails",
+         "point MIOPEN_USER_DB_PATH and MIOPEN_CUSTOM_CACHE_DIR at a directory of your own on local disk (e.g. "
+         "`d=$(mktemp -d); export MIOPEN_USER_DB_PATH=$d/db MIOPEN_CUSTOM_CACHE_DIR=$d/cache`), one per job when jobs "
+         "share a node",
+         "`ls -ld ~/.config/miopen ~/.cache/miopen $MIOPEN_USER_DB_PATH $MIOPEN_CUSTOM_CACHE_DIR` as the job's user",
+         (r"[Mm][Ii][Oo]pen.{0,200}(?:Permission denied|Read-only file system|readonly database)",
+          r"(?:SQLite database|sqlite_db\.cpp:\d+).{0,40}(?:disk I/O error|attempt to write a readonly database|"
+          r"unable to open database file)"),
+         ("Permission denied", "Read-only file system", "readonly database", "disk I/O error", "unable to open database"),
+         sources=("ROCm/tensorflow-upstream#1419 (MiOpen: Internal error while accessing SQLite database: disk I/O "
+                  "error; a permissions error in Singularity, MIOPEN_USER_DB_PATH=/tmp)", "cms-sw/cmssw#51819 (MIOpen "
+                  "Error: filesystem error: cannot create directories: Permission denied [/tmp/miopen-cache/3.5.2.])",
+                  "Lumi-supercomputer/LUMI-AI-Guide#81 (per-job MIOPEN_USER_DB_PATH / MIOPEN_CUSTOM_CACHE_DIR)")),
     _sig("miopen-error", "hip_error", "error", "root", "MIOpen (ROCm's DNN library) failed",
          "MIOpen could not build or run a kernel for this GPU: an architecture the installed MIOpen has no "
          "kernels/compiler support for, a MIOpen version that does not match the ROCm runtime, or an unreadable "
@@ -720,8 +770,15 @@ SIGNATURES: tuple[Signature, ...] = (
          "print torch.cuda.device_count() and the *_VISIBLE_DEVICES variables in each rank",
          (r"(?:HIP|CUDA) error: invalid device ordinal", r"\b(?:hip|cuda)ErrorInvalidDevice\b(?!Function|Pointer)",
           r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
-          r"CUDA_ERROR_INVALID_DEVICE\b"),
-         ("invalid device ordinal", "ErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE", "device < num_gpus"),
+          r"CUDA_ERROR_INVALID_DEVICE\b",
+          # explain-dist (issue 26): the runtime or torch refusing visibility variables that contradict each other
+          # (HIP: `Conflicting visibility of agent-2 between HIP_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL`; torch:
+          # `HIP_VISIBLE_DEVICES out of bounds index after applying ROCR_VISIBLE_DEVICES`)
+          r"Conflicting visibility of agent\S* between \w+ and \w+",
+          r"Cannot specify both ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES",
+          r"\w+_VISIBLE_DEVICES out of bounds index after applying \w+_VISIBLE_DEVICES"),
+         ("invalid device ordinal", "ErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE", "device < num_gpus",
+          "Conflicting visibility", "Cannot specify both", "out of bounds index after applying"),
          sources=("vllm-project/vllm PR #21522 (Ray rewrites HIP_VISIBLE_DEVICES: HIP error: invalid device "
                   "ordinal)", "pytorch/pytorch forum threads (more --nproc_per_node than GPUs: CUDA error: invalid "
                   "device ordinal)")),
@@ -940,10 +997,18 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Unable to find '[^']+'", r"dataset_info\.json.{0,80}(?:JSONDecodeError|Expecting)",
           r"jinja2\.exceptions\.UndefinedError: .{0,80}has no attribute '(?:content|role|from|value|messages)'",
           r"The model did not return a loss from the inputs",
+          # explain-dist (issue 26): data files / records whose schema the loader cannot unify, and an empty
+          # dataset reaching the sampler
+          r"\bCastError: Couldn't cast\b", r"Couldn't cast array of type \S+ to \S+", r"because column names don't match",
+          r"num_samples should be a positive integer value, but got num_samples=0",
+          r"\bColumn '?\w+'? not in the dataset\b", r"Couldn't infer the same data file format for all splits",
           r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:instruction|input|output|conversations|messages|prompt|"
-          r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value)'\s*$"),
+          r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value|"
+          # explain-dist (issue 26): a split the loaded dataset does not have (load_dataset(...)['train'])
+          r"train|validation|test)'\s*$"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
-          "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError"),
+          "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
+          "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -984,8 +1049,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # any cache a training run writes: HF/datasets/ModelScope, triton, torch extensions/inductor, MIOpen
           r"(?:Permission denied|Read-only file system)\W{0,4}'?[^'\n]{0,200}(?:/\.cache\b|_cache\b|/cache\b|\.triton\b|"
           r"/triton(?:/|_\w+)|torch_extensions|torchinductor|modelscope|miopen|HF_HOME|TRANSFORMERS_CACHE)",
-          r"(?:cache|CACHE)[\w ]{0,40}(?:is not writable|not writable|isn't writable|cannot be written)"),
-         ("Permission denied", "-rw-------", "PermissionError", "Read-only file system", "writable", "written"),
+          r"(?:cache|CACHE)[\w ]{0,40}(?:is not writable|not writable|isn't writable|cannot be written)",
+          # explain-dist (issue 26): a tool that names the path first (`mkdir: cannot create directory '...':
+          # Permission denied`), and transformers' own message when its cache folder cannot be written
+          r"['\"\u2018]?/[^'\"\u2019\s]*(?:/\.cache\b|_cache\b|/cache\b|\.triton\b|/triton(?:/|_\w+)|torch_extensions|"
+          r"torchinductor|modelscope|miopen|huggingface)[^'\"\u2019\s]*['\"\u2019]?: (?:Permission denied|Read-only file system)",
+          r"There was a problem when trying to write in your cache folder"),
+         ("Permission denied", "-rw-------", "PermissionError", "Read-only file system", "writable", "written",
+          "write in your cache folder"),
          sources=("calibration hfhub-1215 (-rw------- 1 unj46ad six   665 Sep 14 19:08 "
                   "10c66461e4c109db5a2196bff4bb59be30396ed8)",)),
     _sig("permission-denied", "hf_cache_permission", "error", "weak", "a file or directory the run needs is not "
@@ -996,8 +1067,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "caches (HF_HOME, TRITON_CACHE_DIR, output_dir) at a directory of your own; in containers mount it writable",
          "`ls -ld PATH` and `id` for the user the run starts as",
          (r"PermissionError: \[Errno 13\]", r"\[Errno 13\] Permission denied", r"Permission denied \(os error 13\)",
-          r"OSError: \[Errno 30\] Read-only file system"),
-         ("PermissionError", "Errno 13", "os error 13", "Errno 30"),
+          r"OSError: \[Errno 30\] Read-only file system",
+          # explain-dist (issue 26): coreutils and other tools (`mkdir: cannot create directory 'X': Permission denied`)
+          r"\bcannot (?:create|open|touch|remove|access|write|make|stat|mkdir)\b.{0,200}: (?:Permission denied|"
+          r"Read-only file system)\s*$"),
+         ("PermissionError", "Errno 13", "os error 13", "Errno 30", "Permission denied", "Read-only file system"),
          sources=("huggingface/transformers#13472 class of reports ([Errno 13] Permission denied: '/.cache')",)),
     # ------------------------------------------------------------------ unrecognized_model_type_adapter
     _sig("unrecognized-model-type", "unrecognized_model_type_adapter", "error", "root", "transformers does not "
@@ -1210,7 +1284,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "the Triton that matches the PyTorch build (pytorch-triton-rocm for ROCm wheels, uninstall a stray "
          "`triton`); on consumer AMD cards keep eager mode",
          "`python -c 'import torch, triton; print(torch.__version__, torch.version.hip, triton.__version__)'`",
-         (r"BackendCompilerFailed", r"torch\._inductor\.exc\.\w+", r"\bInductorError\b",
+         # explain-dist (issue 26): not when what the compiler wrapper re-raises is a PermissionError (a path the
+         # user may not read, e.g. a root-only directory on PATH): that is the permission, the compiler is fine
+         (r"BackendCompilerFailed(?!.*(?:PermissionError|Permission denied))",
+          r"torch\._inductor\.exc\.\w+(?!.*(?:PermissionError|Permission denied))",
+          r"\bInductorError\b(?!.*(?:PermissionError|Permission denied))",
           r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
           r"Internal Triton \w+ codegen error", r"^LLVM ERROR: ", r"Failed to translate TritonGPU to LLVM IR",
           r"HIPRTC_ERROR_COMPILATION", r"torch\._dynamo\.exc\.\w+Error",
@@ -1235,7 +1313,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Tokenizer class \w+ does not exist or is not currently imported"),
          ("KeyError: '", "recognize this architecture", "is not currently imported"),
          sources=("QwenLM/Qwen3#434 (transformers 4.32: KeyError: 'qwen2')", "QwenLM/Qwen3#266 (KeyError: 'qwen2_moe')")),
-    _sig("runner-model-type-unknown", "version_check", "error", "root", "the training framework does not know "
+    # explain-dist (issue 26): the runner's model registry not knowing the model is the same fact as transformers not
+    # knowing it (transformers-too-old): unrecognized_model_type_adapter, as lf-8139 (KeyError: 'qwen3') is
+    _sig("runner-model-type-unknown", "unrecognized_model_type_adapter", "error", "root", "the training framework does not know "
          "this model type",
          "the runner (ms-swift, LLaMA-Factory template/model registry) is older than the model, or the model "
          "directory's name does not tell it the type",
@@ -1253,7 +1333,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "set train_batch_size, train_micro_batch_size_per_gpu and gradient_accumulation_steps to \"auto\" in the "
          "DeepSpeed JSON when the HF Trainer / LLaMA-Factory drives it, or make them multiply up for the real world size",
          "the three numbers after `!=` are micro batch, accumulation and world size as DeepSpeed saw them",
-         (r"Check batch related parameters\. train_batch_size is not",), ("Check batch related",),
+         (r"Check batch related parameters\. train_batch_size is not",
+          # explain-dist (issue 26): the other checks of deepspeed/runtime/config.py on the same three numbers
+          r"(?:Train batch size|Micro batch size per gpu|Gradient accumulation steps): -?\d+ has to be greater than 0",
+          r"Either train_batch_size or (?:train_)?micro_batch_(?:size_)?per_gpu needs to be provided"),
+         ("Check batch related", "has to be greater than 0", "needs to be provided"),
          sources=("deepspeedai/DeepSpeed#6914", "hiyouga/LlamaFactory#2574")),
     _sig("fp16-unscale-gradients", "config_error", "error", "root", "fp16 mixed precision with fp16 trainable "
          "weights",
@@ -1296,6 +1380,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"is not a local folder and is not a valid model identifier", r"outgoing traffic has been disabled",
           r"offline mode is enabled",
           r"huggingface_hub\.(?:utils\._errors|errors)\.\w+Error", r"HfHubHTTPError",
+          # explain-dist (issue 26): ModelScope's hub (ms-swift, LLaMA-Factory with USE_MODELSCOPE_HUB=1)
+          r"modelscope\.hub\.errors\.\w+",
           r"(?:4(?:01|03|29)|50\d) (?:Client|Server) Error.{0,120}(?:huggingface|hf-mirror|modelscope)",
           r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)"),
          ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
@@ -1476,12 +1562,17 @@ SIGNATURES: tuple[Signature, ...] = (
          "run the runner's own argument help (`llamafactory-cli train -h`, `swift sft --help`) or validate the YAML "
          "with `python -c 'import yaml,sys;yaml.safe_load(open(sys.argv[1]))' FILE`",
          (r"Some (?:specified arguments|keys) are not used by the HfArgumentParser",
+          # explain-dist (issue 26): ms-swift's own leftover check (swift/utils/run_utils.py), e.g. a 3.x flag on 2.x
+          r"\bremaining_argv: \[['\"]?-",
+          # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
+          r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
           r"^(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|expected|ambiguous)|the "
           r"following arguments are required: )",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
           r"Output directory \(\S+\) already exists and is not empty"),
-         ("HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty"),
+         ("HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
+          "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
                   "AxolotlConfigWCapabilities)", "argparse (error: unrecognized arguments)", "PyYAML")),
@@ -1533,10 +1624,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"ProcessExitedException|ProcessRaisedException", r"process \d+ terminated with (?:exit code|signal)",
           r"srun: error: \S+: tasks? [\d,-]+: Exited with exit code \d+",
           # vLLM's engine process reporting a worker's own failure above it
-          r"Engine core initialization failed\. See root cause above"),
+          r"Engine core initialization failed\. See root cause above",
+          # explain-dist (issue 26): the launcher itself told to stop from outside (scheduler preemption or time
+          # limit, `kill`, a pod eviction): torch elastic's own words for it
+          r"SignalException: Process \d+ got signal: \d+", r"Received Signals\.SIG\w+ death signal"),
          ("ChildFailedError", "exitcode", "return code", "closing signal", "Killing subprocess", "death signal",
           "via signal", "CalledProcessError", "ProcessExitedException", "ProcessRaisedException", "terminated with",
-          "Exited with exit code", "See root cause above")),
+          "Exited with exit code", "See root cause above", "got signal")),
     _sig("python-exception", "unknown", "error", "weak", "an exception ended the run",
          "an error this catalogue does not know: its message is the best lead",
          "read the exception message and the traceback's last frames of your code",
@@ -1603,7 +1697,9 @@ PARSER_GATE: tuple[str, ...] = ("rror", "xception", "iommu", "fault", "Killed", 
                                 "HSA_NO_SCRATCH_RECLAIM", "No training was carried out",
                                 # issue 26 (explain-sw): a shell that cannot find the runner's command
                                 "command not found", "未找到命令", "找不到命令", ": not found", "not recognized as an internal",
-                                "不是内部或外部命令")
+                                "不是内部或外部命令",
+                                # issue 26 (explain-dist): root lines without an error word
+                                "Conflicting visibility", "write in your cache folder", "Could not override")
 # A handful of literals, cheap to find in the middle of a huge log: every failure line a log ends
 # with holds one of them (the sentinels above run on whole head/tail regions, these only in between).
 SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory", b"DUE TO", b"Watchdog")
@@ -1617,7 +1713,7 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # that merely re-raises): lower sorts first.
 SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
 # signs that count only at the very end of a log (the last lines before it stopped)
-END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang"})
+END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
 
 # The catch-all exception's family from where it was raised: its last traceback frames (file paths and
@@ -1629,6 +1725,16 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "
      "flash-attn built for this torch and GPU"),
+    # explain-dist (issue 26): torch's per-GPU RNG generators indexed past torch.cuda.device_count(). Restoring a
+    # checkpoint's RNG states (set_rng_state_all) saved with more GPUs than are visible now is the checkpoint; any
+    # other use means the process was told a GPU index its *_VISIBLE_DEVICES does not show.
+    (re.compile(r"torch/cuda/random\.py set_rng_state(?:_all)?\n(?:.*\n)*.*IndexError: tuple index out of range"),
+     "checkpoint_resume_mismatch",
+     "the checkpoint's RNG states are for more GPUs than this run sees: resume with the same number of GPUs, or "
+     "remove rng_state*.pth from the checkpoint"),
+    (re.compile(r"torch/cuda/random\.py \w+\n(?:.*\n)*.*IndexError: tuple index out of range"), "config_error",
+     "a process addressed a GPU index beyond torch.cuda.device_count(): set the *_VISIBLE_DEVICES variables "
+     "consistently per process (on ROCm HIP_VISIBLE_DEVICES, not only CUDA_VISIBLE_DEVICES) and use the local rank"),
     (re.compile(r"torch/_inductor/|torch/_dynamo/|/triton/|torch\.compile"), "config_error",
      "torch.compile / Triton failed here: run without compilation (torch_compile: false, TORCHDYNAMO_DISABLE=1) or "
      "install the Triton that matches the PyTorch build"),
@@ -1685,7 +1791,14 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:has|have|must|should|needs?) to be (?:greater|larger|smaller|less|positive|divisible|a multiple|"
                 r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be divisible by|"
                 r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice|"
-                r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b",
+                r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b|"
+                # explain-dist (issue 26): a distributed script started without its launcher / process group; a setting
+                # only valid with another (`quantization_bit` is only valid for LoRA training; sample_packing requires
+                # flash_attention); the runners' `You have to ...` / `Please either ... or set ...`
+                r"Default process group has not been initialized|"
+                r"\bis only (?:valid|available|supported|allowed|usable) (?:for|with|when|in|on)\b|"
+                r"`?\b[a-z]\w*_\w+`? (?:requires|needs) `?[a-z]\w*_\w+\b|\bYou have to (?:set|specify|pass|use|provide)\b|"
+                r"[Pp]lease either (?:use|set|pass|specify|provide)\b",
                 re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
