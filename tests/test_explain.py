@@ -474,6 +474,22 @@ REAL_LINES = [
      "hsa_amd_memory_get_preferred_copy_engine", "ld.so: HIP from one ROCm release, the HSA runtime from another"),
     ("version-string-unparsable", "packaging.version.InvalidVersion: Invalid version: '2.5.0a0+gitunknown'",
      "packaging's message for a vendor/source torch build's version"),
+    # explain-rocm (issue 26): HIP toolchains and arch support, as users post them
+    ("build-toolchain-check-failed", "  Failed to find ROCm root directory.",
+     "bitsandbytes-foundation/bitsandbytes#1468 (CMakeDetermineHIPCompiler.cmake:174)"),
+    ("build-toolchain-check-failed", "  is not able to compile a simple test program.",
+     "ROCm/bitsandbytes#34 (The HIP compiler \"/opt/rocm-6.1.1/llvm/bin/clang++\" ... on gfx90c)"),
+    ("toolkit-program-missing", "make: /usr/bin/hipcc: No such file or directory", "broncotc/bitsandbytes-rocm#5"),
+    ("toolkit-program-missing", "make: *** [Makefile:107: hip] Error 127", "broncotc/bitsandbytes-rocm#5"),
+    ("framework-library-load-failed", "Attempting to fetch value instead of handling error Failed precondition: Could "
+     "not load dynamic library 'libhip_hcc.so'; dlerror: libhip_hcc.so: cannot open shared object file: No such file "
+     "or directo", "ROCm/legacy-rocm-build#1163 (tensorflow-rocm 2.2 on ROCm 3.5.1)"),
+    ("cuda-arch-not-in-build", "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+     "PyTorch installation.", "torch/cuda/__init__.py _check_capability, as RTX 50xx users post it"),
+    ("bf16-unsupported", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedEx("
+     "handle, opa, opb, (int)m, (int)n, (int)k, (void*)&falpha, a, CUDA_R_16BF, (int)lda, stridea, b, CUDA_R_16BF, "
+     "(int)ldb, strideb, (void*)&fbeta, c, CUDA_R_16BF, (int)ldc, stridec, (int)num_batches, compute_type, "
+     "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`", "opendatalab/MinerU#1508 (Tesla M40 has no bf16)"),
 ]
 
 

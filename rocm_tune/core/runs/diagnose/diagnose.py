@@ -940,12 +940,35 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
             return "hip_error", ("a native crash in the ROCm stack: use the PyTorch wheel built for the installed "
                                  "ROCm, check the GPU is supported (HSA_OVERRIDE_GFX_VERSION on consumer cards), and "
                                  "rerun with AMD_LOG_LEVEL=3 / AMD_SERIALIZE_KERNEL=3 to see the failing call")
-        return None
+        return _gpu_init_crash(h, texts)
     msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
             return family, fix
     return _bare_assert_family(h)
+
+
+# explain-rocm (issue 26): what starts the GPU runtime (torch's lazy CUDA/HIP init, the runtimes' own init calls)
+_GPU_INIT = re.compile(r"torch\.cuda\.(?:is_available|init|device_count|get_device_name|get_device_properties|"
+                       r"current_device|set_device)\b|\b_lazy_init\b|torch\._C\._cuda_init|\b(?:hipInit|cuInit|hsa_init)\b")
+_NVIDIA_MARKERS = re.compile(r"\b(?:NVIDIA|nvidia-smi|CUDA Version|GeForce|Tesla|libcuda\.so|libcudart|sm_\d{2,3}|"
+                             r"\+cu\d{2,3}|cu\d{3}|A100|H100|H200|L40S?|RTX)\b")
+
+
+def _gpu_init_crash(h: Hit, texts: Sequence[str]) -> tuple[str, str] | None:
+    """A native crash (segfault/abort, no message) while the process was starting the GPU runtime — the command
+    or the last frames are torch.cuda's init, nothing of the model has run: the GPU runtime/driver stack crashed.
+    Which one is the platform's the log shows; without NVIDIA's marks it is ROCm's (the stack this tool serves)."""
+    if not _GPU_INIT.search(h.pre[-3000:] + "\n" + h.context):   # the command before it, faulthandler's frames after
+        return None
+    if any(_NVIDIA_MARKERS.search(t) for t in (h.pre, *texts)):
+        return "cuda_error", ("the CUDA driver/runtime crashed while starting: check the driver matches the CUDA "
+                              "of the PyTorch wheel (nvidia-smi's CUDA Version >= torch.version.cuda) and reinstall "
+                              "the driver")
+    return "hip_error", ("the GPU runtime crashed while starting (HIP/HSA init): a ROCm runtime that does not match "
+                         "the kernel driver or the GPU (nightly wheels and new APUs are the usual suspects); install "
+                         "the PyTorch wheel for the installed ROCm or an earlier/later build, update the amdgpu "
+                         "driver/firmware, and rerun with AMD_LOG_LEVEL=4 to see the last runtime call")
 
 
 _BARE_ASSERT = re.compile(r"(?:^|\s|:)AssertionError\s*$")
@@ -1245,8 +1268,26 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
                        f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
                        f"died first ({r.code})")
+    _refine_platform(r, texts or ())
     if r.code in _ARCH_CODES:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+_NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
+                        r"InvalidImage|InvalidKernelImage")
+
+
+def _refine_platform(r: Diagnosis, texts: Sequence[str]) -> None:
+    """HIPified code keeps CUDA's names: PyTorch's ROCm build (on Windows, and its hipBLAS status errors),
+    ggml/llama.cpp's HIP backend and other ported kernels print `CUDA error: ...`. On a ROCm stack — the log or the
+    config shows it — such an error is the HIP runtime's: explain it as one (no kernel for the GPU's gfx target,
+    or a HIP runtime failure)."""
+    if r.family != "cuda_error" or not any(cat.ROCM_MARKERS.search(t) for t in (r.first.text, *texts)):
+        return
+    sig = cat.BY_CODE["hip-invalid-device-function" if _NO_KERNEL.search(r.first.text) else "hip-runtime-error"]
+    r.code, r.family, r.severity = sig.code, sig.family, sig.severity
+    r.title = sig.title + " (a HIP error, printed as a CUDA error by the ROCm build)"
+    r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
 
 
 _ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
