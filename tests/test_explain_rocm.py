@@ -102,3 +102,35 @@ def test_torch_warning_that_the_gpu_arch_is_not_in_the_build_is_the_cause_when_n
     # with the kernel failure itself in the log, that failure is the root and the warning explains it
     r2 = _root(log + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
     assert r2.family == "cuda_error" and r2.code == "cuda-error"
+
+
+def test_the_no_kernel_error_reported_by_other_layers_is_the_hip_arch_error():
+    from rocm_tune.core.runs import catalogue as cat
+
+    lines = {
+        # the HIP runtime's own log (AMD_LOG_LEVEL>=1) comparing ISAs (ROCm/rocm-libraries#3413)
+        ":1:devprogram.cpp           :1800: 8051876383 us: [pid:73665 tid: 0x7f49326c11c0] Error: The program ISA "
+        "amdgcn-amd-amdhsa--gfx908:xnack- is not compatible with the device ISA amdgcn-amd-amdhsa--gfx1030":
+            "hip-invalid-device-function",
+        # Triton's launcher on ROCm: HIP code 98 is hipErrorInvalidDeviceFunction
+        "RuntimeError: Triton Error [HIP]:  Code: 98, Messsage: invalid device function": "hip-invalid-device-function",
+        # bitsandbytes built for HIP reports from ops.hip (its CUDA build from ops.cu stays CUDA's)
+        "Error invalid device function at line 508 in file /src/bitsandbytes/csrc/ops.hip": "hip-invalid-device-function",
+        "Error invalid device function at line 508 in file /src/bitsandbytes/csrc/ops.cu": "cuda-error",
+        # rocBLAS asking for a Tensile kernel the code object for this GPU lacks (ROCm/rocBLAS#1346)
+        ":1:hip_code_object.cpp      :606 : 96578653125 us: 167308: [tid:0x7f2bf74c7c00] Cannot find the function: "
+        "Cijk_Ailk_Bljk_SB_MT64x16x8_SE_1LDSB0": "hip-missing-code-object",
+        # a ROCm library from another release, in the loader's versioned-symbol words
+        "/opt/rocm/lib/libhsa-runtime64.so.1: version `ROCR_1' not found (required by "
+        "/venv/lib/python3.10/site-packages/torch/lib/libamdhip64.so)": "rocm-library-symbol-mismatch",
+        # PyTorch 1.x's THC spelling and the driver older than the wheel
+        "cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version at "
+        "/pytorch/aten/src/THC/THCGeneral.cpp:47": "cuda-error",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).": "cuda-error",
+        # bitsandbytes 0.3x/0.4x: no usable GPU library
+        "RuntimeError: CUDA Setup failed despite GPU being available. Please run the following command to get more "
+        "information:": "bnb-no-gpu-library",
+    }
+    for line, code in lines.items():
+        hit = cat.best_match(line)
+        assert hit is not None and hit[0].code == code, (line, hit and hit[0].code)

@@ -199,8 +199,11 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          "`ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so | grep -E "
          "'amdhip|hsa'`",
          (r"lib(?:amdhip64|hsa-runtime64|rocblas|MIOpen|hipblaslt|hipblas|rccl|rocsolver|hiprtc)[\w.-]*\.so[\d.]*: "
-          r"undefined symbol",),
-         ("undefined symbol",),
+          r"undefined symbol",
+          # explain-rocm: the same mismatch in the dynamic loader's versioned-symbol words
+          r"lib(?:amdhip64|hsa-runtime64|rocblas|MIOpen|hipblaslt|hipblas|rccl|rocsolver|hiprtc|amd_comgr)[\w.-]*\.so"
+          r"[\d.]*: version `[\w.]+' not found"),
+         ("undefined symbol", "' not found"),
          sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
                   "hsa_amd_memory_get_preferred_copy_engine)",)),
     _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
@@ -599,9 +602,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipErrorNoBinaryForGpu(?! ?: continue parsing)",
           r"No device code available for function", r"Unable to find code object for all current devices",
           r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
-          r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for"),
+          r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for",
+          # explain-rocm: the same error reported by other layers — the HIP runtime's log comparing ISAs, Triton's
+          # launcher (HIP code 98), bitsandbytes' HIP build (ops.hip)
+          r"The program ISA \S+ is not compatible with the device ISA",
+          r"Triton Error \[HIP\]:.{0,60}invalid device function",
+          r"Error invalid device function at line \d+ in file \S+\.hip\b"),
          ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
-          "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image"),
+          "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image",
+          "is not compatible with the device ISA"),
          sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",
                   "ggml/llama.cpp's spelling `ROCm error: invalid device function` (ollama/ollama#11975)")),
     _sig("hip-missing-code-object", "hip_error", "error", "weak", "the HIP runtime's log: a library has no code "
@@ -613,8 +622,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "supported sibling on consumer cards)",
          "`rocminfo | grep gfx` against the gfx targets the wheel lists",
          (r"Missing CO for these ISAs", r"Cannot find CO in the bundle (?!\S*hipblaslt)\S+ for ISA",
-          r"Returned hipErrorNoBinaryForGpu ?: continue parsing"),
-         ("Missing CO", "Cannot find CO", "continue parsing"),
+          r"Returned hipErrorNoBinaryForGpu ?: continue parsing",
+          # explain-rocm: a library asked the runtime for a kernel its code object for this GPU does not have
+          # (rocBLAS' Tensile kernels named Cijk_..., with several GPU architectures in one machine)
+          r"hip_(?:code_object|module)\.cpp\s*:\s*\d+\s*:.{0,120}Cannot find the function: \w+"),
+         ("Missing CO", "Cannot find CO", "continue parsing", "Cannot find the function"),
          sources=("ROCm/legacy-rocm-build#4208 (AMD_LOG_LEVEL=5: Missing CO for these ISAs - "
                   "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-)",)),
     _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
@@ -802,6 +814,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "vocab size and the tokenizer/model pair; for `no kernel image` install a build for the GPU's arch",
          "the CUDA_LAUNCH_BLOCKING=1 rerun's traceback",
          (r"CUDA error: (?!out of memory|invalid device ordinal)[\w -]+", r"device-side assert triggered",
+          # explain-rocm: PyTorch 1.x's spelling (THC), and the driver older than the wheel's CUDA
+          r"cuda runtime error \(\d+\) : ", r"The NVIDIA driver on your system is too old",
           r"no kernel image is available for execution on the device",
           r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b",
           # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
@@ -809,7 +823,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # cuDNN's status errors and the NVIDIA kernel driver (dmesg): an Xid event, a GPU that left the bus
           r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus"),
          ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `", "cuDNN error", "NVRM: Xid",
-          "fallen off the bus"),
+          "fallen off the bus", "cuda runtime error", "driver on your system is too old"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
     # explain-rocm (issue 26): torch/cuda/__init__.py's _check_capability warning at the first CUDA call
@@ -1568,8 +1582,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "torch.version.hip; CUDA: a wheel for the installed CUDA), or run without 8-bit optimizers/quantization",
          "`python -m bitsandbytes` prints which library it loaded",
          (r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|get_col_row_stats|igemm|\w*_32bit)\w*'",
-          ),
-         ("'NoneType' object has no attribute 'c",),
+          # explain-rocm: bitsandbytes 0.3x/0.4x's own words for the same (its setup found no usable library)
+          r"CUDA Setup failed despite GPU being available"),
+         ("'NoneType' object has no attribute 'c", "CUDA Setup failed despite GPU"),
          sources=("bitsandbytes/cextension.py (lib is None: AttributeError: 'NoneType' object has no attribute "
                   "'cadam32bit_grad_fp32')",)),
     _sig("weights-only-load", "checkpoint_resume_mismatch", "error", "root", "torch.load refused a checkpoint "
