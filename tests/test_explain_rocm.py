@@ -134,3 +134,26 @@ def test_the_no_kernel_error_reported_by_other_layers_is_the_hip_arch_error():
     for line, code in lines.items():
         hit = cat.best_match(line)
         assert hit is not None and hit[0].code == code, (line, hit and hit[0].code)
+
+
+def test_a_native_build_failing_is_read_from_any_compiler_diagnostic_and_pip_s_banners():
+    from rocm_tune.core.runs import catalogue as cat
+
+    lines = [
+        # a ROCm header of another release than the sources expect (ROCm/bitsandbytes#63, ROCm 6.4)
+        "/opt/rocm-6.4.0/lib/llvm/bin/../../../include/hip/amd_detail/amd_hip_atomic.h:33:41: error: redefinition "
+        "of 'Cond_t<true, T, F>'",
+        # ninja's failed object and pip's banners (apex, deepspeed built from source)
+        "FAILED: /tmp/pip-req-build-8zq6h56v/build/temp.linux-x86_64-3.10/csrc/multi_tensor_adam.o",
+        "  × python setup.py egg_info did not run successfully.",
+        "ERROR: Failed building wheel for deepspeed",
+    ]
+    for line in lines:
+        hit = cat.best_match(line)
+        assert hit is not None and hit[0].family == "deepspeed_build_jit", (line, hit and hit[0].code)
+    # a Python traceback's frame is not a compiler diagnostic
+    hit = cat.best_match('  File "/venv/lib/python3.10/site-packages/torch/utils/cpp_extension.py", line 2104, in '
+                         '_run_ninja_build')
+    assert hit is None or hit[0].family != "deepspeed_build_jit"
+    # flash-attn's own build failing stays flash-attn's
+    assert cat.best_match("ERROR: Failed building wheel for flash-attn")[0].family == "flash_attn_error"

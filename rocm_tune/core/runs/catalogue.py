@@ -760,10 +760,18 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:nvcc|hipcc|ninja|gcc|g\+\+|c\+\+|hipify-perl): (?:command )?not found",
           r"CUDA_HOME environment variable is not set", r"^ninja: error: ",
           r"\b(?:clang(?:\+\+|-\d+)?|amdclang(?:\+\+)?|hipcc|nvcc): error: ",
-          r"\S+\.(?:cu|cuh|hip)(?:\(\d+\)|:\d+:\d+): error: "),
+          r"\S+\.(?:cu|cuh|hip)(?:\(\d+\)|:\d+:\d+): error: ",
+          # explain-rocm: any C/C++ compiler diagnostic (ROCm/CUDA headers included: a header of another ROCm
+          # release than the sources expect), ninja's failed object, pip's build banners for a native package
+          r"\S+\.(?:hpp|hh|h|cpp|cc|cxx|c|inl)(?::\d+:\d+|\(\d+\)): (?:fatal )?error: ",
+          r"^FAILED: \S+\.(?:o|obj)\s*$",
+          r"(?:Failed building wheel for|Could not build wheels for|ERROR: Failed to build) ['\"]?[\w.-]+",
+          r"× (?:python setup\.py (?:egg_info|bdist_wheel|develop|install)|Building (?:wheel|editable) for \S+ "
+          r"\(pyproject\.toml\)|Getting requirements to build (?:wheel|editable)) did not run successfully"),
          ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported",
           "'ninja', '-v'", "nvcc fatal", "file not found", "Error compiling objects", "not found",
-          "CUDA_HOME environment", "ninja: error", "clang", ": error: "),
+          "CUDA_HOME environment", "ninja: error", "clang", ": error: ", "error: ", "FAILED: ",
+          "Failed building wheel", "Could not build wheels", "Failed to build", "did not run successfully"),
          sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
                   "clang's summary line, as hipcc prints it")),
     # explain-rocm (issue 26): CMake's own check of the HIP/CUDA toolchain, before any source compiles: the
