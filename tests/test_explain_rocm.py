@@ -157,3 +157,23 @@ def test_a_native_build_failing_is_read_from_any_compiler_diagnostic_and_pip_s_b
     assert hit is None or hit[0].family != "deepspeed_build_jit"
     # flash-attn's own build failing stays flash-attn's
     assert cat.best_match("ERROR: Failed building wheel for flash-attn")[0].family == "flash_attn_error"
+
+
+def test_a_rank_that_died_of_a_crash_signal_on_a_rocm_stack_is_the_gpu_runtime_s():
+    head = "torch 2.4.1+rocm6.1 on AMD Instinct MI210\n"
+    teardown = ("E0501 10:00:00.000000 51312 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: "
+                "-11) local_rank: 0 (pid: 51419) of binary: /usr/bin/python3\n")
+    r = _root(head + teardown)
+    assert (r.family, r.code) == ("hip_error", "child-failed")
+    # without a ROCm stack in view the launcher's line stays the launcher's; a SIGKILL is not a crash signal
+    assert _root(teardown).family == "launcher_exit"
+    assert _root(head + teardown.replace("-11", "1")).family == "launcher_exit"
+    # zsh / job control words for a crashed child
+    for line in ("zsh: segmentation fault  python train.py\n",
+                 "[1]    78714 segmentation fault (core dumped)  python train.py\n"):
+        assert _root(head + line).family == "hip_error", line
+
+
+def test_zluda_runs_cuda_programs_on_the_hip_runtime():
+    r = _root("ZLUDA: using HIP device 0 (AMD Radeon RX 7900 XTX)\nCUDA error: operation not supported\n")
+    assert (r.family, r.code) == ("hip_error", "hip-runtime-error")

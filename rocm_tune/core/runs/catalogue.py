@@ -1650,10 +1650,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
           r"^\[(?:ERROR|CRITICAL|FATAL):[\w.-]+\] \S",
           r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
-          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储"),
+          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储",
+          # explain-rocm: zsh's and job control's words for a crashed child (`zsh: segmentation fault  python x.py`,
+          # `[1]    78714 segmentation fault (core dumped)  python x.py`)
+          r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error)\b",
+          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error)\b"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
           "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139",
-          "段错误", "核心已转储")),
+          "段错误", "核心已转储", "segmentation fault", "abort", "illegal hardware instruction", "bus error")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -1793,7 +1797,7 @@ ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVI
                           r"libamdhip64|libhsa-runtime|MI\d{2,3}X?\b|Radeon|Instinct|hipBLASLt|rocBLAS|MIOpen|RCCL|"
                           r"\+rocm[\d.]+|DCU|Hygon|hy-smi|DTK|dtk-[\d.]+|K100(?:_AI)?|Z100L?|BW1000|"
                           # explain-rocm: hipBLAS/hipify'd names in messages that keep CUDA's wording
-                          r"HIPBLAS_\w+|hipblas\w*|HIP_R_\w+|hipify\w*)\b")
+                          r"HIPBLAS_\w+|hipblas\w*|HIP_R_\w+|hipify\w*|ZLUDA|zluda)\b")
 
 
 def by_code(code: str) -> Signature | None:

@@ -924,7 +924,10 @@ FRAMES_LOOKED_AT = 3
 
 
 _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
-                    r"Aborted \(core dumped\)")
+                    r"Aborted \(core dumped\)|"
+                    # explain-rocm: the shells' own words for a child that crashed (zsh, job-control lines)
+                    r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error)\b|"
+                    r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error)\b", re.M)
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
@@ -1223,6 +1226,13 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("bf16 is already on: lower the learning rate (and warmup), clip gradients (max_grad_norm 0.5-1.0), "
                  "check the data for empty or extreme samples, resume from the last good checkpoint; a short fp32 "
                  "run rules precision out")
+    elif r.code == "child-failed" and _native_crash_on_rocm(r, texts or ()):
+        r.family = "hip_error"
+        r.title = ("only the launcher's teardown is in the log, and the rank died of a signal (a native crash) on a "
+                   "ROCm stack: most likely the GPU runtime or a ROCm library crashed")
+        r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
+                 "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
+                 "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
     elif r.code == "child-failed" and "offload" in (levers_on or set()):
         r.family = "host_ram_oom"
         r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
@@ -1271,6 +1281,18 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_platform(r, texts or ())
     if r.code in _ARCH_CODES:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+# explain-rocm: a rank that ended by a crash signal (SIGSEGV/SIGABRT/SIGBUS/SIGILL), as launchers and shells report it
+_CRASH_EXIT = re.compile(r"(?:exitcode|exit code|return code)\s*[:=]?\s*(?:-(?:11|6|7|4)|139|134|135|132)\b|"
+                         r"Signal (?:11|6|7|4) \((?:SIGSEGV|SIGABRT|SIGBUS|SIGILL)\)|"
+                         r"terminated with signal SIG(?:SEGV|ABRT|BUS|ILL)")
+
+
+def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
+    """The launcher's summary says a rank died of a crash signal, and the log shows a ROCm stack."""
+    said = "\n".join(h.context for h in r.evidence)
+    return bool(_CRASH_EXIT.search(said)) and any(cat.ROCM_MARKERS.search(t) for t in (said, *texts))
 
 
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
