@@ -177,3 +177,18 @@ def test_a_rank_that_died_of_a_crash_signal_on_a_rocm_stack_is_the_gpu_runtime_s
 def test_zluda_runs_cuda_programs_on_the_hip_runtime():
     r = _root("ZLUDA: using HIP device 0 (AMD Radeon RX 7900 XTX)\nCUDA error: operation not supported\n")
     assert (r.family, r.code) == ("hip_error", "hip-runtime-error")
+
+
+def test_ggml_s_older_error_spelling_and_its_rocm_buffer_names():
+    ggml = ("ggml_init_cublas: found 1 ROCm devices:\n  Device 0: AMD Radeon RX 6700 XT, compute capability 10.3\n"
+            "CUDA error 98 at /source/llama.cpp/ggml-cuda.cu:7788: invalid device function\ncurrent device: 0\n"
+            "[1]    212127 IOT instruction (core dumped)  ./bin/main -m model.gguf -ngl 33\n")
+    r = _root(ggml)
+    assert (r.family, r.code) == ("hip_error", "hip-invalid-device-function")
+    # only the buffer names tell the ROCm build here (ollama / llama.cpp on Windows)
+    log = ("llama_new_context_with_model:      ROCm0 compute buffer size =   160.00 MiB\n"
+           "llama_new_context_with_model:  ROCm_Host compute buffer size =     8.01 MiB\n"
+           "CUDA error: invalid device function\n")
+    assert _root(log).family == "hip_error"
+    # and the same lines from a CUDA build stay CUDA's
+    assert _root(log.replace("ROCm0", "CUDA0").replace("ROCm_Host", "CUDA_Host")).family == "cuda_error"

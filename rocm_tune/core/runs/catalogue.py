@@ -824,6 +824,8 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"CUDA error: (?!out of memory|invalid device ordinal)[\w -]+", r"device-side assert triggered",
           # explain-rocm: PyTorch 1.x's spelling (THC), and the driver older than the wheel's CUDA
           r"cuda runtime error \(\d+\) : ", r"The NVIDIA driver on your system is too old",
+          # ggml/llama.cpp before 2024: `CUDA error 98 at ggml-cuda.cu:7788: invalid device function`
+          r"CUDA error \d+ at \S+:\d+: [\w ]+",
           r"no kernel image is available for execution on the device",
           r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b",
           # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
@@ -1653,11 +1655,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储",
           # explain-rocm: zsh's and job control's words for a crashed child (`zsh: segmentation fault  python x.py`,
           # `[1]    78714 segmentation fault (core dumped)  python x.py`)
-          r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error)\b",
-          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error)\b"),
+          r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",
+          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
           "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139",
-          "段错误", "核心已转储", "segmentation fault", "abort", "illegal hardware instruction", "bus error")),
+          "段错误", "核心已转储", "segmentation fault", "abort", "illegal hardware instruction", "bus error",
+          "IOT instruction")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -1797,7 +1800,9 @@ ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVI
                           r"libamdhip64|libhsa-runtime|MI\d{2,3}X?\b|Radeon|Instinct|hipBLASLt|rocBLAS|MIOpen|RCCL|"
                           r"\+rocm[\d.]+|DCU|Hygon|hy-smi|DTK|dtk-[\d.]+|K100(?:_AI)?|Z100L?|BW1000|"
                           # explain-rocm: hipBLAS/hipify'd names in messages that keep CUDA's wording
-                          r"HIPBLAS_\w+|hipblas\w*|HIP_R_\w+|hipify\w*|ZLUDA|zluda)\b")
+                          r"HIPBLAS_\w+|hipblas\w*|HIP_R_\w+|hipify\w*|ZLUDA|zluda|"
+                          # ggml's ROCm buffer names (ROCm0 KV buffer, ROCm_Host compute buffer)
+                          r"ROCm\d+|ROCm_Host)\b")
 
 
 def by_code(code: str) -> Signature | None:

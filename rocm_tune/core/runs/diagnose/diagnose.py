@@ -926,8 +926,9 @@ FRAMES_LOOKED_AT = 3
 _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
                     r"Aborted \(core dumped\)|"
                     # explain-rocm: the shells' own words for a child that crashed (zsh, job-control lines)
-                    r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error)\b|"
-                    r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error)\b", re.M)
+                    r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT "
+                    r"instruction)\b|^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|"
+                    r"IOT instruction)\b", re.M)
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
