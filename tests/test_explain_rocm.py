@@ -192,3 +192,16 @@ def test_ggml_s_older_error_spelling_and_its_rocm_buffer_names():
     assert _root(log).family == "hip_error"
     # and the same lines from a CUDA build stay CUDA's
     assert _root(log.replace("ROCm0", "CUDA0").replace("ROCm_Host", "CUDA_Host")).family == "cuda_error"
+
+
+def test_an_override_already_set_is_never_suggested_again_the_build_target_is():
+    log = ("$ HSA_OVERRIDE_GFX_VERSION=10.3.0 ./bin/main -m model.gguf -ngl 33\n"
+           "ggml_init_cublas: found 1 ROCm devices:\n  Device 0: AMD Radeon RX 6700 XT, compute capability 10.3\n"
+           "CUDA error 98 at /source/llama.cpp/ggml-cuda.cu:7788: invalid device function\n")
+    r = _root(log)
+    assert r.code == "hip-invalid-device-function"
+    assert "export HSA_OVERRIDE_GFX_VERSION" not in r.fix and "set HSA_OVERRIDE_GFX_VERSION to" not in r.fix
+    assert "already set" in r.fix and "gfx1030" in r.fix
+    # without the override in the log the override is the suggestion
+    r2 = _root(log.replace("HSA_OVERRIDE_GFX_VERSION=10.3.0 ", ""))
+    assert "HSA_OVERRIDE_GFX_VERSION" in r2.fix and "already set" not in r2.fix

@@ -1327,6 +1327,7 @@ def _refine_arch(r: Diagnosis, blob: str) -> None:
         m = _GFX.search(blob)
         arch = m.group(1) if m else None
     if not arch:
+        _refine_override_only(r, blob)
         return
     r.numbers["arch"] = arch
     ov = _override_for(arch)
@@ -1343,6 +1344,32 @@ def _refine_arch(r: Diagnosis, blob: str) -> None:
     elif ov:
         r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
                  f"libraries ship kernels for; unofficial); " + r.fix)
+
+
+def _target_of_override(version: str) -> str | None:
+    """The gfx target an HSA_OVERRIDE_GFX_VERSION value stands for: 10.3.0 -> gfx1030, 9.0.10 -> gfx90a."""
+    m = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", version)
+    if not m or int(m.group(3)) > 15:
+        return None
+    return f"gfx{int(m.group(1))}{int(m.group(2))}{int(m.group(3)):x}"
+
+
+def _refine_override_only(r: Diagnosis, blob: str) -> None:
+    """No gfx target in the log, but HSA_OVERRIDE_GFX_VERSION is set: never suggest it again; the code that failed
+    has no kernel for the target the override names (a build without that target: AMDGPU_TARGETS / GPU_TARGETS /
+    PYTORCH_ROCM_ARCH), or the failure is not the support matrix at all."""
+    if r.code not in ("hip-invalid-device-function", "hip-missing-code-object", "rocblas-no-tensile-arch"):
+        return
+    m = _OVERRIDE_SET.search(_HINT.sub("", blob))
+    if not m:
+        return
+    ov = m.group(1)
+    r.numbers["override_set"] = ov
+    tgt = _target_of_override(ov) or "the overridden target"
+    r.fix = (f"HSA_OVERRIDE_GFX_VERSION={ov} is already set and still no kernel: the library or program that failed "
+             f"has no code for {tgt} — rebuild it for that target (AMDGPU_TARGETS / GPU_TARGETS / "
+             f"PYTORCH_ROCM_ARCH={tgt}) or install a build that includes it; check `rocminfo | grep gfx` and that the "
+             f"override reaches the process")
 
 
 def _override_for(arch: str) -> str | None:
