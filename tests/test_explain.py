@@ -480,6 +480,22 @@ REAL_LINES = [
     ("rendezvous-retry-then-silence", "[W1008 23:40:22.781961348 socket.cpp:767] [c10d] The IPv6 network addresses of "
      "(job-01k72wn5f8waqw7d81mfggagn4.internal, 50745) cannot be retrieved (gai error: -2 - Name or service not known).",
      "meta-pytorch/monarch#1571"),
+    # explain-rocm (issue 26): HIP toolchains and arch support, as users post them
+    ("build-toolchain-check-failed", "  Failed to find ROCm root directory.",
+     "bitsandbytes-foundation/bitsandbytes#1468 (CMakeDetermineHIPCompiler.cmake:174)"),
+    ("build-toolchain-check-failed", "  is not able to compile a simple test program.",
+     "ROCm/bitsandbytes#34 (The HIP compiler \"/opt/rocm-6.1.1/llvm/bin/clang++\" ... on gfx90c)"),
+    ("toolkit-program-missing", "make: /usr/bin/hipcc: No such file or directory", "broncotc/bitsandbytes-rocm#5"),
+    ("toolkit-program-missing", "make: *** [Makefile:107: hip] Error 127", "broncotc/bitsandbytes-rocm#5"),
+    ("framework-library-load-failed", "Attempting to fetch value instead of handling error Failed precondition: Could "
+     "not load dynamic library 'libhip_hcc.so'; dlerror: libhip_hcc.so: cannot open shared object file: No such file "
+     "or directo", "ROCm/legacy-rocm-build#1163 (tensorflow-rocm 2.2 on ROCm 3.5.1)"),
+    ("cuda-arch-not-in-build", "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+     "PyTorch installation.", "torch/cuda/__init__.py _check_capability, as RTX 50xx users post it"),
+    ("bf16-unsupported", "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedEx("
+     "handle, opa, opb, (int)m, (int)n, (int)k, (void*)&falpha, a, CUDA_R_16BF, (int)lda, stridea, b, CUDA_R_16BF, "
+     "(int)ldb, strideb, (void*)&fbeta, c, CUDA_R_16BF, (int)ldc, stridec, (int)num_batches, compute_type, "
+     "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`", "opendatalab/MinerU#1508 (Tesla M40 has no bf16)"),
 ]
 
 

@@ -199,8 +199,11 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          "`ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')/lib/libtorch_hip.so | grep -E "
          "'amdhip|hsa'`",
          (r"lib(?:amdhip64|hsa-runtime64|rocblas|MIOpen|hipblaslt|hipblas|rccl|rocsolver|hiprtc)[\w.-]*\.so[\d.]*: "
-          r"undefined symbol",),
-         ("undefined symbol",),
+          r"undefined symbol",
+          # explain-rocm: the same mismatch in the dynamic loader's versioned-symbol words
+          r"lib(?:amdhip64|hsa-runtime64|rocblas|MIOpen|hipblaslt|hipblas|rccl|rocsolver|hiprtc|amd_comgr)[\w.-]*\.so"
+          r"[\d.]*: version `[\w.]+' not found"),
+         ("undefined symbol", "' not found"),
          sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
                   "hsa_amd_memory_get_preferred_copy_engine)",)),
     _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
@@ -608,8 +611,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"not available on|requires? (?:an? )?(?:Ampere|newer GPU|GPU with|device with|compute capability)))",
           r"(?i:(?:does not|doesn't|do not) support (?:the )?b(?:f|float)16\b)",
           r"is_bf16_supported\(\)\s*(?:returned |is |==\s*)?False", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
-          r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)"),
-         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16"),
+          r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)",
+          # explain-rocm: the BLAS refusing a bf16 GEMM (cuBLAS on Volta/Turing, hipBLAS/rocBLAS on gfx9 before MI200):
+          # NOT_SUPPORTED for a call whose data type is 16BF
+          r"(?:CU|HIP)BLAS_STATUS_NOT_SUPPORTED when calling `(?:cu|hip)blas\w*\(.{0,400}\b(?:CUDA|HIP|HIPBLAS)_R_16BF\b"),
+         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
     # ------------------------------------------------------------------ hip_error / cuda_error
@@ -624,9 +630,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipErrorNoBinaryForGpu(?! ?: continue parsing)",
           r"No device code available for function", r"Unable to find code object for all current devices",
           r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
-          r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for"),
+          r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for",
+          # explain-rocm: the same error reported by other layers — the HIP runtime's log comparing ISAs, Triton's
+          # launcher (HIP code 98), bitsandbytes' HIP build (ops.hip)
+          r"The program ISA \S+ is not compatible with the device ISA",
+          r"Triton Error \[HIP\]:.{0,60}invalid device function",
+          r"Error invalid device function at line \d+ in file \S+\.hip\b"),
          ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
-          "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image"),
+          "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image",
+          "is not compatible with the device ISA"),
          sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",
                   "ggml/llama.cpp's spelling `ROCm error: invalid device function` (ollama/ollama#11975)")),
     _sig("hip-missing-code-object", "hip_error", "error", "weak", "the HIP runtime's log: a library has no code "
@@ -638,8 +650,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "supported sibling on consumer cards)",
          "`rocminfo | grep gfx` against the gfx targets the wheel lists",
          (r"Missing CO for these ISAs", r"Cannot find CO in the bundle (?!\S*hipblaslt)\S+ for ISA",
-          r"Returned hipErrorNoBinaryForGpu ?: continue parsing"),
-         ("Missing CO", "Cannot find CO", "continue parsing"),
+          r"Returned hipErrorNoBinaryForGpu ?: continue parsing",
+          # explain-rocm: a library asked the runtime for a kernel its code object for this GPU does not have
+          # (rocBLAS' Tensile kernels named Cijk_..., with several GPU architectures in one machine)
+          r"hip_(?:code_object|module)\.cpp\s*:\s*\d+\s*:.{0,120}Cannot find the function: \w+"),
+         ("Missing CO", "Cannot find CO", "continue parsing", "Cannot find the function"),
          sources=("ROCm/legacy-rocm-build#4208 (AMD_LOG_LEVEL=5: Missing CO for these ISAs - "
                   "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-)",)),
     _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
@@ -800,13 +815,46 @@ SIGNATURES: tuple[Signature, ...] = (
           r"nvcc fatal\s*: ", r"fatal error: '[\w/.+-]+\.(?:h|hpp|cuh)' file not found",
           r"Error compiling objects for extension",
           r"(?:^|: )(?:nvcc|hipcc|ninja|gcc|g\+\+|c\+\+|hipify-perl): (?:command )?not found",
-          r"CUDA_HOME environment variable is not set", r"^ninja: error: ", r"\bclang(?:\+\+|-\d+)?: error: ",
-          r"\S+\.(?:cu|cuh|hip)(?:\(\d+\)|:\d+:\d+): error: "),
+          r"CUDA_HOME environment variable is not set", r"^ninja: error: ",
+          r"\b(?:clang(?:\+\+|-\d+)?|amdclang(?:\+\+)?|hipcc|nvcc): error: ",
+          r"\S+\.(?:cu|cuh|hip)(?:\(\d+\)|:\d+:\d+): error: ",
+          # explain-rocm: any C/C++ compiler diagnostic (ROCm/CUDA headers included: a header of another ROCm
+          # release than the sources expect), ninja's failed object, pip's build banners for a native package
+          r"\S+\.(?:hpp|hh|h|cpp|cc|cxx|c|inl)(?::\d+:\d+|\(\d+\)): (?:fatal )?error: ",
+          r"^FAILED: \S+\.(?:o|obj)\s*$",
+          r"(?:Failed building wheel for|Could not build wheels for|ERROR: Failed to build) ['\"]?[\w.-]+",
+          r"× (?:python setup\.py (?:egg_info|bdist_wheel|develop|install)|Building (?:wheel|editable) for \S+ "
+          r"\(pyproject\.toml\)|Getting requirements to build (?:wheel|editable)) did not run successfully"),
          ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported",
           "'ninja', '-v'", "nvcc fatal", "file not found", "Error compiling objects", "not found",
-          "CUDA_HOME environment", "ninja: error", "clang", ": error: "),
+          "CUDA_HOME environment", "ninja: error", "clang", ": error: ", "error: ", "FAILED: ",
+          "Failed building wheel", "Could not build wheels", "Failed to build", "did not run successfully"),
          sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
                   "clang's summary line, as hipcc prints it")),
+    # explain-rocm (issue 26): CMake's own check of the HIP/CUDA toolchain, before any source compiles: the
+    # language cannot be enabled (no ROCm root found, a compiler that cannot build a test program, the hip
+    # package config absent). The build of the extension fails there, whatever it is.
+    _sig("build-toolchain-check-failed", "deepspeed_build_jit", "error", "weak", "the build could not set up the "
+         "GPU compiler (CMake's HIP/CUDA toolchain check failed)",
+         "CMake enables the HIP or CUDA language before compiling anything: it could not find the ROCm/CUDA "
+         "installation (ROCm installed under a versioned path only, ROCM_PATH/CUDA_HOME unset), or the compiler it "
+         "found cannot build a test program for the requested GPU target, or the hip/CUDA CMake package files "
+         "(the -dev/SDK packages) are not installed",
+         "install the ROCm/CUDA development packages (hip-dev / rocm-hip-sdk / cuda-toolkit), point CMake at them "
+         "(ROCM_PATH=/opt/rocm-X.Y or -DCMAKE_PREFIX_PATH=/opt/rocm, CMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++; "
+         "CUDA_HOME / CUDACXX for CUDA) and build for the GPU's own target (rocminfo | grep gfx)",
+         "the CMake output above the error names the compiler and the paths it tried; `ls /opt/rocm*/bin/hipcc`",
+         (r"Failed to find ROCm root directory",
+          r"\bis not able to compile a simple test program",
+          r"Could not find a package configuration file provided by \"(?:hip|HIP|hipblas|hipblaslt|rocblas|rocprim|"
+          r"hipcub|rocthrust|amd_comgr|hsa-runtime64|CUDAToolkit)\"",
+          r"No CMAKE_(?:HIP|CUDA)_COMPILER could be found",
+          r"Failed to find nvcc\.|CMAKE_CUDA_ARCHITECTURES must be non-empty if set"),
+         ("Failed to find ROCm root", "simple test program", "package configuration file provided by",
+          "No CMAKE_", "Failed to find nvcc", "CMAKE_CUDA_ARCHITECTURES"),
+         sources=("CMake Modules/CMakeDetermineHIPCompiler.cmake (\"Failed to find ROCm root directory.\"), "
+                  "CMakeTestHIPCompiler.cmake (\"is not able to compile a simple test program\")",
+                  "bitsandbytes-foundation/bitsandbytes#1468, ROCm/bitsandbytes#34, ROCm/rocRAND#318")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
          "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
@@ -831,6 +879,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "vocab size and the tokenizer/model pair; for `no kernel image` install a build for the GPU's arch",
          "the CUDA_LAUNCH_BLOCKING=1 rerun's traceback",
          (r"CUDA error: (?!out of memory|invalid device ordinal)[\w -]+", r"device-side assert triggered",
+          # explain-rocm: PyTorch 1.x's spelling (THC), and the driver older than the wheel's CUDA
+          r"cuda runtime error \(\d+\) : ", r"The NVIDIA driver on your system is too old",
+          # ggml/llama.cpp before 2024: `CUDA error 98 at ggml-cuda.cu:7788: invalid device function`
+          r"CUDA error \d+ at \S+:\d+: [\w ]+",
           r"no kernel image is available for execution on the device",
           r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b",
           # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
@@ -838,9 +890,23 @@ SIGNATURES: tuple[Signature, ...] = (
           # cuDNN's status errors and the NVIDIA kernel driver (dmesg): an Xid event, a GPU that left the bus
           r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus"),
          ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `", "cuDNN error", "NVRM: Xid",
-          "fallen off the bus"),
+          "fallen off the bus", "cuda runtime error", "driver on your system is too old"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
+    # explain-rocm (issue 26): torch/cuda/__init__.py's _check_capability warning at the first CUDA call
+    _sig("cuda-arch-not-in-build", "cuda_error", "error", "weak", "the GPU's compute capability is not in this "
+         "PyTorch build",
+         "PyTorch warns at the first CUDA call that the GPU's sm_XX is not among the architectures the wheel was "
+         "compiled for (a new GPU such as sm_120 with a wheel for an older CUDA, or an old GPU such as sm_60 "
+         "dropped from recent wheels): every kernel then fails with `no kernel image is available`",
+         "install a PyTorch wheel built for the GPU (RTX 50xx/sm_120: a cu128+ wheel; old GPUs: the last wheel "
+         "that lists their sm) and rebuild extensions with TORCH_CUDA_ARCH_LIST including it",
+         "`python -c 'import torch;print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())'`",
+         (r"with CUDA capability sm_\d+ is not compatible with the current PyTorch installation",
+          r"Found GPU\d+ .{0,80} which is of cuda capability [\d.]+\.\s*PyTorch no longer supports this GPU"),
+         ("is not compatible with the current PyTorch installation", "PyTorch no longer supports this GPU"),
+         sources=("pytorch torch/cuda/__init__.py _check_capability (\"... with CUDA capability sm_120 is not "
+                  "compatible with the current PyTorch installation.\")",)),
     # ------------------------------------------------------------------ benign warnings
     _sig(*_texts("hipblaslt-unsupported", "hipblaslt_warning", "context"),   # also a plan warning: core/codes.py
          (r"hipBLASLt on an? unsupported architecture", r"hipBLASLt.{0,40}not supported",
@@ -1410,6 +1476,40 @@ SIGNATURES: tuple[Signature, ...] = (
          ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
                   "object file)",)),
+    # explain-rocm (issue 26): the toolkit's programs called by an absolute path (Makefiles hard-code /usr/bin/hipcc,
+    # /opt/rocm/bin/hipconfig, /usr/local/cuda/bin/nvcc) and the exit status 127 make/sh give a program not found
+    _sig("toolkit-program-missing", "missing_package", "error", "root", "a GPU toolkit program the build calls "
+         "is not installed where it is looked for",
+         "the build (a Makefile, a setup script) runs the ROCm/CUDA compiler or its helper at a fixed path, and no "
+         "program is there: the toolkit's development part (hipcc/nvcc) is not installed, or it is installed under "
+         "another prefix (/opt/rocm-X.Y without the /opt/rocm link, /usr/local/cuda-X.Y without /usr/local/cuda)",
+         "install the toolkit's compiler (rocm-hip-sdk / hip-dev, cuda-toolkit), or point the build at the real "
+         "prefix (ROCM_PATH=/opt/rocm-X.Y, HIPCC=/opt/rocm-X.Y/bin/hipcc, CUDA_HOME) or create the link the build "
+         "expects (ln -s /opt/rocm-X.Y /opt/rocm)",
+         "`ls -l PATH` for the path in the message; `ls -d /opt/rocm* /usr/local/cuda*`",
+         (r"^(?:g?make(?:\[\d+\])?|/bin/(?:ba|da)?sh(?:: \d+)?|sh|bash|env|xargs)(?:: line \d+)?: "
+          r"/\S*/(?:hipcc|hipconfig|nvcc|amdclang\+\+|amdclang|clang\+\+|hipify-perl|hipify-clang|offload-arch|amdgpu-arch|"
+          r"rocm_agent_enumerator)(?:\.pl)?: (?:No such file or directory|not found|command not found)\s*$",
+          r"^g?make(?:\[\d+\])?: \*\*\* \[[^\]]*\] Error 127\s*$"),
+         ("No such file or directory", "not found", "Error 127"),
+         sources=("YellowRoseCx/koboldcpp-rocm#130 (/usr/bin/hipcc and /usr/bin/hipconfig not found: ROCm under "
+                  "/opt/rocm-6.3.3 only)", "broncotc/bitsandbytes-rocm#5 (make: /usr/bin/hipcc: No such file or "
+                  "directory; make: *** [Makefile:107: hip] Error 127)", "POSIX: exit status 127 = command not found")),
+    # TensorFlow returns the dynamic loader's failure as an error status when the library is required (the
+    # start-up `W ... dso_loader.cc: Could not load dynamic library` note is harmless; this one is not)
+    _sig("framework-library-load-failed", "missing_package", "error", "root", "a library the framework needs "
+         "could not be loaded",
+         "the framework (TensorFlow's stream executor) needs this GPU runtime library to go on and the dynamic "
+         "loader cannot find it: not installed, another version's name, or its directory is not on the library "
+         "path (ldconfig / LD_LIBRARY_PATH)",
+         "install the runtime the framework was built for, or add its lib directory to LD_LIBRARY_PATH / an "
+         "ld.so.conf.d entry and run ldconfig",
+         "`ldconfig -p | grep LIBNAME`; `find / -name 'LIBNAME*' 2>/dev/null`",
+         (r"(?:Failed precondition|FailedPrecondition\w*|Internal(?:Error)?|NotFound(?:Error)?|Unavailable)\b[^\n]{0,120}"
+          r"Could not load dynamic library '[^']+'",),
+         ("Could not load dynamic library",),
+         sources=("ROCm/legacy-rocm-build#1163 (Failed precondition: Could not load dynamic library 'libhip_hcc.so')",
+                  "tensorflow/stream_executor/platform/default/dso_loader.cc")),
     # weak and tail_only: the cause only when nothing more specific failed and no training step followed (a
     # bf16/fp16 run that never quantizes goes on without bitsandbytes' GPU code)
     _sig("bnb-rocm-binary-mismatch", "version_check", "error", "weak", "bitsandbytes looked for a ROCm "
@@ -1583,8 +1683,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "torch.version.hip; CUDA: a wheel for the installed CUDA), or run without 8-bit optimizers/quantization",
          "`python -m bitsandbytes` prints which library it loaded",
          (r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|get_col_row_stats|igemm|\w*_32bit)\w*'",
-          ),
-         ("'NoneType' object has no attribute 'c",),
+          # explain-rocm: bitsandbytes 0.3x/0.4x's own words for the same (its setup found no usable library)
+          r"CUDA Setup failed despite GPU being available"),
+         ("'NoneType' object has no attribute 'c", "CUDA Setup failed despite GPU"),
          sources=("bitsandbytes/cextension.py (lib is None: AttributeError: 'NoneType' object has no attribute "
                   "'cadam32bit_grad_fp32')",)),
     _sig("weights-only-load", "checkpoint_resume_mismatch", "error", "root", "torch.load refused a checkpoint "
@@ -1645,10 +1746,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
           r"^\[(?:ERROR|CRITICAL|FATAL):[\w.-]+\] \S",
           r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
-          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储"),
+          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储",
+          # explain-rocm: zsh's and job control's words for a crashed child (`zsh: segmentation fault  python x.py`,
+          # `[1]    78714 segmentation fault (core dumped)  python x.py`)
+          r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",
+          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
           "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139",
-          "段错误", "核心已转储")),
+          "段错误", "核心已转储", "segmentation fault", "abort", "illegal hardware instruction", "bus error",
+          "IOT instruction")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -1805,7 +1911,11 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
 # lines that say the process is on an AMD/ROCm stack (a crash without a message is then the GPU runtime's)
 ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES|HSA_\w+|gfx\d{3,4}|amdgpu|"
                           r"libamdhip64|libhsa-runtime|MI\d{2,3}X?\b|Radeon|Instinct|hipBLASLt|rocBLAS|MIOpen|RCCL|"
-                          r"\+rocm[\d.]+|DCU|Hygon|hy-smi|DTK|dtk-[\d.]+|K100(?:_AI)?|Z100L?|BW1000)\b")
+                          r"\+rocm[\d.]+|DCU|Hygon|hy-smi|DTK|dtk-[\d.]+|K100(?:_AI)?|Z100L?|BW1000|"
+                          # explain-rocm: hipBLAS/hipify'd names in messages that keep CUDA's wording
+                          r"HIPBLAS_\w+|hipblas\w*|HIP_R_\w+|hipify\w*|ZLUDA|zluda|"
+                          # ggml's ROCm buffer names (ROCm0 KV buffer, ROCm_Host compute buffer)
+                          r"ROCm\d+|ROCm_Host)\b")
 
 
 def by_code(code: str) -> Signature | None:

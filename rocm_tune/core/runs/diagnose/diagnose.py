@@ -924,7 +924,11 @@ FRAMES_LOOKED_AT = 3
 
 
 _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
-                    r"Aborted \(core dumped\)")
+                    r"Aborted \(core dumped\)|"
+                    # explain-rocm: the shells' own words for a child that crashed (zsh, job-control lines)
+                    r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT "
+                    r"instruction)\b|^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|"
+                    r"IOT instruction)\b", re.M)
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
@@ -940,12 +944,35 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
             return "hip_error", ("a native crash in the ROCm stack: use the PyTorch wheel built for the installed "
                                  "ROCm, check the GPU is supported (HSA_OVERRIDE_GFX_VERSION on consumer cards), and "
                                  "rerun with AMD_LOG_LEVEL=3 / AMD_SERIALIZE_KERNEL=3 to see the failing call")
-        return None
+        return _gpu_init_crash(h, texts)
     msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
             return family, fix
     return _bare_assert_family(h)
+
+
+# explain-rocm (issue 26): what starts the GPU runtime (torch's lazy CUDA/HIP init, the runtimes' own init calls)
+_GPU_INIT = re.compile(r"torch\.cuda\.(?:is_available|init|device_count|get_device_name|get_device_properties|"
+                       r"current_device|set_device)\b|\b_lazy_init\b|torch\._C\._cuda_init|\b(?:hipInit|cuInit|hsa_init)\b")
+_NVIDIA_MARKERS = re.compile(r"\b(?:NVIDIA|nvidia-smi|CUDA Version|GeForce|Tesla|libcuda\.so|libcudart|sm_\d{2,3}|"
+                             r"\+cu\d{2,3}|cu\d{3}|A100|H100|H200|L40S?|RTX)\b")
+
+
+def _gpu_init_crash(h: Hit, texts: Sequence[str]) -> tuple[str, str] | None:
+    """A native crash (segfault/abort, no message) while the process was starting the GPU runtime — the command
+    or the last frames are torch.cuda's init, nothing of the model has run: the GPU runtime/driver stack crashed.
+    Which one is the platform's the log shows; without NVIDIA's marks it is ROCm's (the stack this tool serves)."""
+    if not _GPU_INIT.search(h.pre[-3000:] + "\n" + h.context):   # the command before it, faulthandler's frames after
+        return None
+    if any(_NVIDIA_MARKERS.search(t) for t in (h.pre, *texts)):
+        return "cuda_error", ("the CUDA driver/runtime crashed while starting: check the driver matches the CUDA "
+                              "of the PyTorch wheel (nvidia-smi's CUDA Version >= torch.version.cuda) and reinstall "
+                              "the driver")
+    return "hip_error", ("the GPU runtime crashed while starting (HIP/HSA init): a ROCm runtime that does not match "
+                         "the kernel driver or the GPU (nightly wheels and new APUs are the usual suspects); install "
+                         "the PyTorch wheel for the installed ROCm or an earlier/later build, update the amdgpu "
+                         "driver/firmware, and rerun with AMD_LOG_LEVEL=4 to see the last runtime call")
 
 
 _BARE_ASSERT = re.compile(r"(?:^|\s|:)AssertionError\s*$")
@@ -1200,6 +1227,13 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("bf16 is already on: lower the learning rate (and warmup), clip gradients (max_grad_norm 0.5-1.0), "
                  "check the data for empty or extreme samples, resume from the last good checkpoint; a short fp32 "
                  "run rules precision out")
+    elif r.code == "child-failed" and _native_crash_on_rocm(r, texts or ()):
+        r.family = "hip_error"
+        r.title = ("only the launcher's teardown is in the log, and the rank died of a signal (a native crash) on a "
+                   "ROCm stack: most likely the GPU runtime or a ROCm library crashed")
+        r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
+                 "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
+                 "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
     elif r.code == "child-failed" and "offload" in (levers_on or set()):
         r.family = "host_ram_oom"
         r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
@@ -1245,8 +1279,38 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
                        f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
                        f"died first ({r.code})")
+    _refine_platform(r, texts or ())
     if r.code in _ARCH_CODES:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+# explain-rocm: a rank that ended by a crash signal (SIGSEGV/SIGABRT/SIGBUS/SIGILL), as launchers and shells report it
+_CRASH_EXIT = re.compile(r"(?:exitcode|exit code|return code)\s*[:=]?\s*(?:-(?:11|6|7|4)|139|134|135|132)\b|"
+                         r"Signal (?:11|6|7|4) \((?:SIGSEGV|SIGABRT|SIGBUS|SIGILL)\)|"
+                         r"terminated with signal SIG(?:SEGV|ABRT|BUS|ILL)")
+
+
+def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
+    """The launcher's summary says a rank died of a crash signal, and the log shows a ROCm stack."""
+    said = "\n".join(h.context for h in r.evidence)
+    return bool(_CRASH_EXIT.search(said)) and any(cat.ROCM_MARKERS.search(t) for t in (said, *texts))
+
+
+_NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
+                        r"InvalidImage|InvalidKernelImage")
+
+
+def _refine_platform(r: Diagnosis, texts: Sequence[str]) -> None:
+    """HIPified code keeps CUDA's names: PyTorch's ROCm build (on Windows, and its hipBLAS status errors),
+    ggml/llama.cpp's HIP backend and other ported kernels print `CUDA error: ...`. On a ROCm stack — the log or the
+    config shows it — such an error is the HIP runtime's: explain it as one (no kernel for the GPU's gfx target,
+    or a HIP runtime failure)."""
+    if r.family != "cuda_error" or not any(cat.ROCM_MARKERS.search(t) for t in (r.first.text, *texts)):
+        return
+    sig = cat.BY_CODE["hip-invalid-device-function" if _NO_KERNEL.search(r.first.text) else "hip-runtime-error"]
+    r.code, r.family, r.severity = sig.code, sig.family, sig.severity
+    r.title = sig.title + " (a HIP error, printed as a CUDA error by the ROCm build)"
+    r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
 
 
 _ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
@@ -1263,6 +1327,7 @@ def _refine_arch(r: Diagnosis, blob: str) -> None:
         m = _GFX.search(blob)
         arch = m.group(1) if m else None
     if not arch:
+        _refine_override_only(r, blob)
         return
     r.numbers["arch"] = arch
     ov = _override_for(arch)
@@ -1279,6 +1344,32 @@ def _refine_arch(r: Diagnosis, blob: str) -> None:
     elif ov:
         r.fix = (f"{arch}: export HSA_OVERRIDE_GFX_VERSION={ov} before starting (the nearest architecture the "
                  f"libraries ship kernels for; unofficial); " + r.fix)
+
+
+def _target_of_override(version: str) -> str | None:
+    """The gfx target an HSA_OVERRIDE_GFX_VERSION value stands for: 10.3.0 -> gfx1030, 9.0.10 -> gfx90a."""
+    m = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", version)
+    if not m or int(m.group(3)) > 15:
+        return None
+    return f"gfx{int(m.group(1))}{int(m.group(2))}{int(m.group(3)):x}"
+
+
+def _refine_override_only(r: Diagnosis, blob: str) -> None:
+    """No gfx target in the log, but HSA_OVERRIDE_GFX_VERSION is set: never suggest it again; the code that failed
+    has no kernel for the target the override names (a build without that target: AMDGPU_TARGETS / GPU_TARGETS /
+    PYTORCH_ROCM_ARCH), or the failure is not the support matrix at all."""
+    if r.code not in ("hip-invalid-device-function", "hip-missing-code-object", "rocblas-no-tensile-arch"):
+        return
+    m = _OVERRIDE_SET.search(_HINT.sub("", blob))
+    if not m:
+        return
+    ov = m.group(1)
+    r.numbers["override_set"] = ov
+    tgt = _target_of_override(ov) or "the overridden target"
+    r.fix = (f"HSA_OVERRIDE_GFX_VERSION={ov} is already set and still no kernel: the library or program that failed "
+             f"has no code for {tgt} — rebuild it for that target (AMDGPU_TARGETS / GPU_TARGETS / "
+             f"PYTORCH_ROCM_ARCH={tgt}) or install a build that includes it; check `rocminfo | grep gfx` and that the "
+             f"override reaches the process")
 
 
 def _override_for(arch: str) -> str | None:
