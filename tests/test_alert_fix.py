@@ -64,3 +64,51 @@ def test_a_planned_run_oom_alert_gives_the_plans_smallest_change_as_explain_does
     assert fix.startswith("smallest change from the plan that fits: ") and f"micro_batch {mb} -> " in fix
     assert _attach_fixes(str(d)) == [fix]
     assert _monitor_fixes(str(d)) == [fix]
+
+
+def _explain_root(target: str) -> dict:
+    r = run_cli("explain", target, "--json")
+    assert r.returncode == 1, r.stderr
+    return json.loads(r.stdout)["root"]
+
+
+def test_a_cuda_worded_error_on_rocm_alerts_with_explains_root_and_fix():
+    """The live alert matched the line as a generic `cuda-error`; explain reads the same line on a ROCm stack as
+    HIP's missing-kernel error: the alert now says what explain says (code, title, fix), and keeps the live code."""
+    log = str(LOGS / "alert-cuda-words-on-rocm.log")
+    root = _explain_root(log)
+    assert root["family"] == "hip_error" and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in root["fix"]
+    a = run_cli("attach", log, "--once", "--json", "--no-gpus")
+    assert a.returncode == 0, a.stderr
+    alerts = json.loads(a.stdout)["alerts"]
+    same = [x for x in alerts if "invalid device function" in x["evidence"]]
+    assert same, alerts
+    for x in same:
+        assert (x["code"], x["title"], x["fix"]) == (root["code"], root["title"], root["fix"])
+        assert x["data"]["live_code"] != root["code"]       # the watcher's own reading differed
+    assert [fix for code, _, fix, _ in _monitor_alerts(log) if code == root["code"]] == [root["fix"]]
+
+
+def _monitor_alerts(target: str):
+    from rocm_tune.tui.monitor_model import MonitorSource
+    from rocm_tune.tui.scenes import FixedHost
+
+    src = MonitorSource(target, time.time, gpus=False, host=FixedHost())
+    try:
+        v = src.poll()
+    finally:
+        src.close()
+    assert v.error is None, v.error
+    return v.alerts
+
+
+def test_a_watcher_sign_gives_explains_fix_for_the_same_line():
+    log = str(LOGS / "alert-collective-timeout.log")
+    r = json.loads(run_cli("explain", log, "--json").stdout)
+    fixes = {}
+    for d in r["diagnoses"]:
+        fixes.setdefault(d["code"], d["fix"])
+    a = json.loads(run_cli("attach", log, "--once", "--json", "--no-gpus").stdout)["alerts"]
+    (x,) = [x for x in a if x["code"] == "collective-timeout"]     # the watcher's own sign (its own fix text before)
+    assert x["fix"] == fixes["collective-timeout"]
+    assert "NCCL_P2P_DISABLE=1" in x["fix"]                         # explain's words, not the watcher's

@@ -21,6 +21,7 @@ LOGS = Path(__file__).parent / "fixtures" / "logs"
 
 EXPECTED = {
     "alert-collective-timeout.log": "collective-timeout",
+    "alert-cuda-words-on-rocm.log": "cuda-error",   # the watcher's own reading; attach shows explain's root (test_alert_fix)
     "alert-ddp-mark-ready-twice.log": "ddp-mark-ready-twice",
     "alert-fp16-overflow-streak.log": "fp16-overflow-streak",
     "alert-hipblaslt-unsupported.log": "hipblaslt-unsupported",

@@ -1,5 +1,5 @@
-"""One fix text for a failure, whoever shows it: a live alert (`attach`, the app's monitor) whose code `explain` also
-diagnoses takes the fix `explain` gives for the same run — `diagnose.explain_target` is called, not copied — so an
+"""One fix text for a failure, whoever shows it: a live alert (`attach`, the app's monitor) on a failure `explain` also
+diagnoses (the same code, or the same log line) takes the fix `explain` gives for the same run — `diagnose.explain_target` is called, not copied — so an
 OOM alert says the plan's smallest change that fits, with numbers, exactly as `rocm-tune explain RUN` does.
 
 `explain_fixes(spec)` runs explain on the run (never signalling anything: stacks=False) and returns {code: fix};
@@ -15,23 +15,74 @@ from collections.abc import Sequence
 from typing import Any
 
 EXPLAINED = frozenset(("oom",))   # alert codes whose fix is explain's (the estimator's numbers need the whole log)
+# every alert made from an explain signature (data["family"] set: the catalogue's codes) is explained too, and the
+# exit alert gets explain's root cause: the same log gives the same fix, live or afterwards (issue 26 item 5)
+EXITED = "process-exited"
 
 
-def explain_fixes(spec: str, codes: frozenset[str] = EXPLAINED) -> dict[str, str]:
-    """{alert code: explain's fix} for the run `spec` names (a run id, directory, log file, PID), the first
-    diagnosis of each code; {} when explain cannot read it."""
+@dataclasses.dataclass(frozen=True)
+class Explained:
+    """What explain says of a run: its fix per code (first diagnosis of each) and its root cause, if any."""
+    fixes: dict
+    root: Any = None          # diagnose.Diagnosis
+    diagnoses: tuple = ()
+
+
+def _explain(spec: str) -> Explained:
+    """explain's answer for the run `spec` names (a run id, directory, log file, PID), never signalling anything;
+    an empty answer when explain cannot read it."""
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs.diagnose.diagnose import explain_target
 
     try:
         exp = explain_target(spec, stacks=False)
     except (UserError, OSError, ValueError, RecursionError):
-        return {}
+        return Explained({})
     out: dict[str, str] = {}
     for d in exp.diagnoses:
-        if d.code in codes and d.code not in out and d.fix:
+        if d.code not in out and d.fix:
             out[d.code] = d.fix
-    return out
+    root = exp.diagnoses[exp.root] if exp.root is not None else None
+    return Explained(out, root, tuple(exp.diagnoses))
+
+
+def explain_fixes(spec: str, codes: frozenset[str] = EXPLAINED) -> dict[str, str]:
+    """{alert code: explain's fix} for the run `spec` names, the first diagnosis of each code; {} when explain
+    cannot read it."""
+    return {c: f for c, f in _explain(spec).fixes.items() if c in codes}
+
+
+def _is_explained(a: Any) -> bool:
+    return a.code in EXPLAINED or a.code == EXITED or bool(a.evidence)
+
+
+def _reads(d: Any, alert_line: str) -> bool:
+    """Whether explain's diagnosis `d` is of the log line the alert shows."""
+    line = (alert_line or "").strip()
+    return bool(line) and any(line == h.text.strip() or (len(line) > 20 and line in h.text) for h in d.evidence)
+
+
+def _with_explain(a: Any, ex: Explained) -> Any:
+    """The alert `a` with explain's word on the same failure: its fix for the same code, or for the same log line
+    (the watcher's own signs - a collective timeout, a version check - take explain's fix for that line); an alert
+    the catalogue made on the very line explain reads as the root but under another cause (e.g. a `CUDA error`
+    printed by ROCm's HIP runtime) becomes explain's root; the run's exit gets explain's root cause."""
+    root = ex.root
+    if a.code == EXITED:
+        if root is None or not root.fix:
+            return a
+        return dataclasses.replace(a, fix=f"explain: {root.title} - {root.fix}",
+                                   data={**(a.data or {}), "root_code": root.code, "root_family": root.family})
+    if root is not None and root.code != a.code and (a.data or {}).get("family") and _reads(root, a.evidence):
+        return dataclasses.replace(a, code=root.code, title=root.title, fix=root.fix,
+                                   data={**(a.data or {}), "family": root.family, "cause": root.cause,
+                                         "live_code": a.code})
+    if a.code in ex.fixes:
+        return dataclasses.replace(a, fix=ex.fixes[a.code])
+    same = next((d for d in ex.diagnoses if d.fix and not d.benign and _reads(d, a.evidence)), None)
+    if same is not None:
+        return dataclasses.replace(a, fix=same.fix, data={**(a.data or {}), "explain_code": same.code})
+    return a
 
 
 class AlertFixes:
@@ -40,14 +91,13 @@ class AlertFixes:
     def __init__(self, spec: str) -> None:
         self.spec = spec
         self._key: tuple | None = None
-        self._fixes: dict[str, str] = {}
+        self._ex = Explained({})
 
     def apply(self, alerts: Sequence[Any]) -> tuple:
-        """`alerts` (core.runs.watch.alerts.Alert) with explain's fix where explain diagnoses the same code."""
-        key = tuple((a.code, a.step, a.evidence[:200]) for a in alerts if a.code in EXPLAINED)
+        """`alerts` (core.runs.watch.alerts.Alert) with explain's fix where explain diagnoses the same failure."""
+        key = tuple((a.code, a.step, a.evidence[:200]) for a in alerts if _is_explained(a))
         if not key:
             return tuple(alerts)
         if key != self._key:
-            self._key, self._fixes = key, explain_fixes(self.spec)
-        fixes = self._fixes
-        return tuple(dataclasses.replace(a, fix=fixes[a.code]) if a.code in fixes else a for a in alerts)
+            self._key, self._ex = key, _explain(self.spec)
+        return tuple(_with_explain(a, self._ex) if _is_explained(a) else a for a in alerts)
