@@ -270,10 +270,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
           r"got signal: 9\b", r"已杀死",
+          # explain-mem: torch.multiprocessing.spawn's ProcessExitedException; a bare `Killed` printed right after a
+          # tqdm bar on the same line; the shell's `Killed` in other locales (de, ru, fr)
+          r"terminated with signal:? ?(?:9|SIGKILL)\b", r"(?:\]|it/s\]|s/it\])\s?Killed\s*$",
+          r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?(?:Getötet|Убито|Processus arrêté)\b",
           r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
-          "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
+          "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
+          "Getötet", "Убито", "Processus arrêté"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -327,8 +332,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`sacct -j JOBID -o JobID,State,MaxRSS,ReqMem`",
          (r"Detected \d+ oom[-_]kill event", r"Some of your processes may have been killed by the cgroup "
           r"out-of-memory handler", r"(?:Exceeded|exceeded) (?:job |step )?memory limit",
-          r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory"),
-         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory"), sources=("Slurm slurmstepd messages",)),
+          r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory",
+          # explain-mem: PBS/Torque's and LSF's own memory-limit kills
+          r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT"),
+         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory", "exceeded limit",
+          "TERM_MEMLIMIT"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -569,8 +577,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # Megatron's checks, autograd's anomaly mode, trainers' own checks
           r"found NaN in local (?:grad norm|forward loss)", r"returned nan values in its \d+(?:st|nd|rd|th) output",
           r"Loss became infinite or NaN", r"\b(?:nan|inf) (?:loss|gradients?) detected",
-          r"(?:detected|encountered|found) (?:a )?(?:nan|inf)(?:/inf)? (?:in|loss|value)"),
-         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          r"(?:detected|encountered|found) (?:a )?(?:nan|inf)(?:/inf)? (?:in|loss|value)",
+          # explain-mem: `loss nan` as fairseq/plain loops print it; clip_grad_norm_(error_if_nonfinite); timm/YOLO's
+          # non-finite loss stop; torch.utils.tensorboard's check; Keras TerminateOnNaN; TF's NanLossDuringTrainingError
+          r"(?:^|[\s|,(])(?:train_|training_|total_|avg_)?loss\s+(?:nan|-?inf)\b",
+          r"gradients from `parameters` is non-finite", r"non-finite loss", r"NaN or Inf found in input tensor",
+          r"Invalid loss, terminating training", r"NaN loss during training"),
+         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite", "non-finite"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig(*_texts("bf16-unsupported", "bf16_unsupported", "root"),   # also a check finding: texts in core/codes.py
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",

@@ -879,6 +879,8 @@ def run_precision(texts: Sequence[str]) -> str | None:
     if m:
         return {"bfloat16": "bf16", "float16": "fp16"}.get(m.group(1), "fp32")
     on = {p for p, rx in _PREC_ON.items() if rx.search(blob)}
+    if not on:   # explain-mem: Lightning / accelerate / autocast / torchtune spellings (see _FP16_EXTRA)
+        on = {p for p, rx in (("fp16", _FP16_EXTRA), ("bf16", _BF16_EXTRA)) if re.search(rx, blob, re.M)}
     return on.pop() if len(on) == 1 else None if on else _swift_precision(blob)
 
 
@@ -1135,8 +1137,18 @@ def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
 
 _NO_BF16_GPU = re.compile(r"\b(?:V100|T4|P100|P40|GTX ?1\d{3}|RTX ?20\d0|Titan V|MI50|MI60|MI25|gfx906|gfx900|"
                           r"Radeon VII|Turing|Volta|Pascal)\b")
+# explain-mem (issue 26): the other ways a run states its mixed precision — Lightning's start-up line and its
+# `precision` argument, accelerate's --mixed_precision flag, autocast's/AMP's dtype argument, torchtune's `dtype`, apex's
+# O1/O2 (fp16) opt levels, and a GradScaler (only fp16 needs a loss scaler; bf16 and fp32 do not)
+_FP16_EXTRA = (r"Using 16(?:-?bit)? (?:native )?Automatic Mixed Precision|\bprecision['\"]?\s*[:=]\s*['\"]?16(?:-mixed)?\b|"
+               r"--mixed[_-]precision[= ]['\"]?fp16\b|autocast\([^)\n]*dtype\s*=\s*torch\.(?:float16|half)\b|"
+               r"amp_dtype['\"]?\s*[:=]\s*['\"]?(?:torch\.)?float16\b|\bGradScaler\(|opt_level['\"]?\s*[:=]\s*['\"]?O[12]\b|"
+               r"Selected optimization level O[12]|fp16_run\s*[:=]\s*True|--half\b|^\s*dtype:\s*fp16\b")
+_BF16_EXTRA = (r"Using bfloat16 Automatic Mixed Precision|\bprecision['\"]?\s*[:=]\s*['\"]?bf16(?:-mixed|-true)?\b|"
+               r"--mixed[_-]precision[= ]['\"]?bf16\b|autocast\([^)\n]*dtype\s*=\s*torch\.bfloat16\b|"
+               r"amp_dtype['\"]?\s*[:=]\s*['\"]?(?:torch\.)?bfloat16\b|^\s*dtype:\s*bf16\b")
 _BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\s+(?:True|true|1))?(?:\s|$)|"
-                      r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16")
+                      r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16|" + _BF16_EXTRA, re.M)
 
 
 def _fp16_in_use(blob: str) -> bool:
@@ -1173,7 +1185,7 @@ _LOSS_SCALE_FP16 = r"[Ll]oss[ _]scale(?!\s*[:=]\s*1(?:\.0+)?\b)"
 _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
                       r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
                       r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|" + _LOSS_SCALE_FP16 + r"|OVERFLOW!|"
-                      r"Gradient overflow", re.M)
+                      r"Gradient overflow|" + _FP16_EXTRA, re.M)
 
 
 # the extension being built is flash-attention (pip's command, its wheel, its sources)
