@@ -225,7 +225,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "lower cutoff_len, turn gradient checkpointing on, shard/offload with DeepSpeed ZeRO-3; when much memory "
          "is reserved but unallocated it is fragmentation: set " + _EXPANDABLE,
          "rerun one step with RECORD_VRAM=1 / `rocm-tune preflight PLAN` and compare peak memory with the GPU's",
-         (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate", r"OutOfMemoryError",
+         (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate",
+          # explain-mem: not IPython's traceback header (`OutOfMemoryError   Traceback (most recent call last)`): the
+          # message with its numbers comes at the end of that traceback
+          r"OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",

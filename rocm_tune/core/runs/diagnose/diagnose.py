@@ -1032,10 +1032,13 @@ def levers_on(scans: Sequence[FileScan], cfg: ConfigInfo | None, r: Diagnosis | 
 # where an OOM outside the training step happened: a function name in its traceback, innermost first
 _PHASES: tuple[tuple[str, re.Pattern], ...] = (
     ("pinned", re.compile(r"pin_memory|_pin_tensor|cpu_adam|DeepSpeedCPUAdam")),
+    # explain-mem: merging LoRA into the base weights (PEFT, Unsloth's merged/GGUF export, LLaMA-Factory export)
+    ("merge", re.compile(r"merge_and_unload|_merge_lora|merge_lora|_unload_and_optionally_merge|save_pretrained_merged|"
+                         r"(?:push_to_hub|save_pretrained)_gguf|export_model")),
     ("save", re.compile(r"_save_checkpoint|save_model|save_pretrained|save_checkpoint|_save\b|consolidated_16bit|"
                         r"gather_16bit|get_state_dict|state_dict\b")),
     ("eval", re.compile(r"evaluat|prediction_step|prediction_loop|eval_step|validation_step")),
-    ("generation", re.compile(r"\bgenerate\b|_sample\b|greedy_search|beam_search")),
+    ("generation", re.compile(r"\bgenerate\b|_sample\b|greedy_search|beam_search|profile_run")),
     ("step", re.compile(r"training_step|\bbackward\b|optimizer_step|\bstep\b|compute_loss|_inner_training_loop")),
     ("load", re.compile(r"from_pretrained|load_state_dict|_load_pretrained_model|load_checkpoint|partition_parameters|"
                         r"zero\.Init|_convert_to_zero_parameters|deepspeed\.initialize|_configure_optimizer|"
@@ -1043,11 +1046,35 @@ _PHASES: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 
+_CALL = re.compile(r"\.(\w+)\(")
+
+
+# IPython/Jupyter/Colab frames: `File /x/y.py:520, in MatMul4Bit.forward(ctx, ...)` and `[/x/save.py](...) in
+# _merge_lora(layer, name)`, with the failing line marked `--> 177 ...` a few lines below
+_NB_FRAME = re.compile(r'^(?:File )?\[?(/\S+?\.py)(?::\d+)?\]?(?:\([^)\n]*\))?,? in (?:\w+\.)*(\w+)\([^\n]*\n'
+                       r'(?:(?!-+>)[^\n]*\n){0,8}?\s*-+>\s*\d+\s*([^\n]*)', re.M)
+
+
+def _code_line(text: str, at: int) -> str:
+    """The source line a Python traceback prints under a frame (`model.generate(...)` in a function named `run`);
+    empty when the next line is another frame."""
+    nl = text.find("\n", at)
+    if nl < 0:
+        return ""
+    line = text[nl + 1:text.find("\n", nl + 1) if text.find("\n", nl + 1) >= 0 else len(text)]
+    return "" if 'File "' in line else line
+
+
 def _oom_phase(h: Hit) -> str | None:
-    frames = _FRAME.findall(h.pre[-8000:])
-    for path, fn in reversed(frames):
+    pre = h.pre[-8000:]
+    frames = [(m.group(1), m.group(2), _code_line(pre, m.end())) for m in _FRAME.finditer(pre)]
+    frames += _NB_FRAME.findall(pre)
+    for path, fn, code in reversed(frames):
+        # explain-mem: the method called on the frame's source line counts as much as the frame's own name
+        called = " ".join(_CALL.findall(code))
         for phase, rx in _PHASES:
-            if rx.search(fn) or (phase in ("pinned", "save") and rx.search(path)):
+            if rx.search(fn) or (phase in ("pinned", "save") and rx.search(path)) or \
+                    (phase != "load" and called and rx.search(called)):
                 return phase
     return None
 
@@ -1063,6 +1090,9 @@ _PHASE_FIX = {
              "predictions to the CPU), prediction_loss_only, or evaluate on shorter samples"),
     "generation": ("out of memory while generating: fewer sequences per batch, a smaller max_new_tokens, "
                    "or no generation during training (predict_with_generate off)"),
+    "merge": ("out of memory while merging the adapter into the base weights: the merge dequantizes/upcasts each "
+              "layer on the GPU — free the trainer and optimizer first (restart and load only the model), merge on "
+              "the CPU or a larger GPU, or keep the LoRA adapter and merge elsewhere"),
     "load": ("out of memory while loading the model (before the first step): the weights do not fit as loaded — "
              "load in bf16 (torch_dtype), shard at load (DeepSpeed ZeRO-3 zero.Init / FSDP / device_map), quantize "
              "(QLoRA), or use more GPUs"),
@@ -1095,7 +1125,8 @@ def _frag_sentence(n: Mapping[str, Any], on: set[str]) -> str:
 
 def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
     n = r.numbers
-    phase = _oom_phase(r.first)
+    # explain-mem: a logger may print the message before its traceback (vLLM, loguru): then a later hit has the frames
+    phase = next((p for p in (_oom_phase(h) for h in [r.first, *r.evidence]) if p), None)
     if phase:
         n["phase"] = phase
     if phase == "pinned" and n.get("tried_bytes") is None:
@@ -1123,7 +1154,10 @@ def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
             r.fix = pf["fix"]
     else:
         r.fix = _oom_levers(n, on)
-    if phase in _PHASE_FIX:
+    if phase in ("merge", "generation", "eval") and pf is None:
+        # explain-mem: outside training the training levers (train batch, cutoff_len, checkpointing, ZeRO) do not apply
+        r.fix = _PHASE_FIX[phase]
+    elif phase in _PHASE_FIX:
         r.fix = _PHASE_FIX[phase] + "; " + r.fix
     if frag:
         r.fix = _frag_sentence(n, on) + "; " + r.fix
@@ -1133,6 +1167,10 @@ def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
             r.cause = r.cause + " (" + parts[1] + ")"
     if phase and phase != "step":
         r.title += f" (during {'model loading' if phase == 'load' else phase})"
+        # explain-mem: the catalogue's cause speaks of the training step; say where it happened instead
+        r.cause = r.cause.replace("the training step", {"load": "loading the model", "merge": "merging the adapter",
+                                                        "save": "saving the checkpoint", "eval": "evaluation",
+                                                        "generation": "generation"}.get(phase, phase), 1)
 
 
 _NO_BF16_GPU = re.compile(r"\b(?:V100|T4|P100|P40|GTX ?1\d{3}|RTX ?20\d0|Titan V|MI50|MI60|MI25|gfx906|gfx900|"
