@@ -1,0 +1,117 @@
+"""explain's memory and precision families on spellings the tools print (issue 26, item 5).
+
+The lines are written the way their sources print them: torch.multiprocessing.spawn's ProcessExitedException, a
+shell's `Killed` after a tqdm bar and in other locales, PBS/Torque's and LSF's memory-limit kills,
+clip_grad_norm_(error_if_nonfinite=True), timm/YOLO's non-finite-loss stop, Keras' TerminateOnNaN, TensorFlow's
+NanLossDuringTrainingError, a plain loop's `loss nan`. The boundaries are tested on whole logs: a NaN loss is an fp16
+overflow only when the run states fp16 (Lightning's AMP line, a GradScaler, --mixed_precision fp16), a NaN loss in a
+bf16 run is a NaN loss; an OOM outside the training step (generation, a LoRA merge in a notebook, a logger that prints
+the message before its traceback) says where it happened and gives that phase's fix, not the training levers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rocm_tune.core.runs.diagnose.diagnose import explain_text, run_precision
+
+
+def _root(exp):
+    assert exp.root is not None, exp
+    d = exp.diagnoses[exp.root]
+    assert not d.benign
+    return d
+
+
+HOST_RAM = [
+    "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL",
+    " 37%|███▋      | 1108/3000 [41:07<1:10:12,  2.23s/it]Killed",
+    "Getötet",
+    "=>> PBS: job killed: mem 134217728kb exceeded limit 125829120kb",
+    "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.",
+]
+
+
+@pytest.mark.parametrize("line", HOST_RAM)
+def test_host_ram_kills_in_their_own_spellings_are_host_ram_oom(line):
+    d = _root(explain_text("{'loss': 1.2107, 'grad_norm': 0.4413, 'learning_rate': 1.9e-05, 'epoch': 0.41}\n"
+                           + line + "\n"))
+    assert d.family == "host_ram_oom", (line, d.code)
+
+
+NAN = [
+    "RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped. "
+    "To disable this error and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`",
+    "WARNING: non-finite loss, ending training  tensor([nan], device='cuda:0')",
+    "Batch 212: Invalid loss, terminating training",
+    "tensorflow.python.training.basic_session_run_hooks.NanLossDuringTrainingError: NaN loss during training.",
+    "epoch 001:   1%|  | 11/1402 [00:09<19:52, loss nan, nll_loss nan, ppl nan, wps 7014, lr 1.5e-06]",
+]
+
+
+@pytest.mark.parametrize("line", NAN)
+def test_non_finite_loss_spellings_are_nan_loss_when_the_precision_is_not_fp16(line):
+    d = _root(explain_text("Using bfloat16 Automatic Mixed Precision (AMP)\n" + line + "\n"))
+    assert d.family == "nan_loss", (line, d.code)
+
+
+_LIGHTNING = ("GPU available: True (cuda), used: True\n{amp}\n"
+              "Epoch 0:  12%|█▏        | 210/1714 [01:51<13:17,  1.89it/s, loss=nan, v_num=0]\n")
+
+
+def test_the_runs_precision_decides_between_fp16_overflow_and_nan_loss():
+    fp16 = explain_text(_LIGHTNING.format(amp="Using 16bit native Automatic Mixed Precision (AMP)"))
+    assert _root(fp16).family == "fp16_overflow"
+    bf16 = explain_text(_LIGHTNING.format(amp="Using bfloat16 Automatic Mixed Precision (AMP)"))
+    assert _root(bf16).family == "nan_loss"
+    assert "bf16 is already on" in _root(bf16).fix          # the lever the log shows on is not suggested again
+    assert run_precision(["trainer = Trainer(precision='bf16-mixed')"]) == "bf16"
+    assert run_precision(["accelerate launch --mixed_precision fp16 train.py"]) == "fp16"
+    # a plain loop: the GradScaler is what says fp16 (bf16 and fp32 need no loss scaler)
+    loop = "iter 2 loss 2.1954\niter 3 loss nan\n"
+    assert _root(explain_text(loop)).family == "nan_loss"
+    scaled = "  scaler = torch.cuda.amp.GradScaler()\n" + loop
+    assert _root(explain_text(scaled)).family == "fp16_overflow"
+
+
+_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 280.00 MiB. GPU 0 has a total capacity of "
+        "14.74 GiB of which 120.06 MiB is free. Of the allocated memory 13.91 GiB is allocated by PyTorch, and "
+        "{ru} is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+        "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+
+
+def test_an_oom_while_merging_in_a_notebook_names_the_merge_and_not_the_training_levers():
+    log = ("Unsloth: Merging 4bit and LoRA weights to 16bit...\n"
+           "---------------------------------------------------------------------------\n"
+           "OutOfMemoryError                          Traceback (most recent call last)\n"
+           "[/usr/local/lib/python3.11/dist-packages/unsloth/save.py](https://localhost:8080/#) in _merge_lora(layer, "
+           "name)\n    176             # if not torch.isfinite(W).all():\n"
+           "--> 177             maximum_element = torch.max(W.min().abs(), W.max())\n\n"
+           + _OOM.format(ru="31.50 MiB") + "\n")
+    exp = explain_text(log)
+    d = _root(exp)
+    assert d.family == "gpu_oom" and d.numbers.get("phase") == "merge"
+    assert d.first.text.startswith("torch.OutOfMemoryError")       # the message, not IPython's traceback header
+    assert "merging" in d.fix and "per_device_train_batch_size" not in d.fix
+    assert "training step" not in d.cause
+
+
+def test_an_oom_in_generation_is_found_from_the_call_on_the_frames_source_line():
+    log = ('Traceback (most recent call last):\n'
+           '  File "/home/u/app/captioning_thread.py", line 366, in run\n'
+           '    generated_token_ids = model.generate(**model_inputs, **generation_parameters)\n'
+           '  File "/home/u/venv/lib/python3.11/site-packages/torch/utils/_contextlib.py", line 115, in '
+           'decorate_context\n    return func(*args, **kwargs)\n' + _OOM.format(ru="31.50 MiB") + "\n")
+    d = _root(explain_text(log))
+    assert d.numbers.get("phase") == "generation" and "while generating" in d.fix
+
+
+def test_fragmentation_is_named_when_reserved_but_unallocated_covers_the_request_unless_the_setting_is_on():
+    frag = _root(explain_text(_OOM.format(ru="1.20 GiB") + "\n"))
+    assert "may be fragmentation" in frag.fix and "expandable_segments:True" in frag.fix
+    on = _root(explain_text("export PYTORCH_HIP_ALLOC_CONF=expandable_segments:True\n" + _OOM.format(ru="1.20 GiB")
+                            + "\n"))
+    assert "already set" in on.fix and "set PYTORCH_HIP_ALLOC_CONF" not in on.fix
+    short = _root(explain_text(_OOM.format(ru="20.00 MiB") + "\n"))
+    assert "may be fragmentation" not in short.fix
