@@ -115,3 +115,31 @@ def test_fragmentation_is_named_when_reserved_but_unallocated_covers_the_request
     assert "already set" in on.fix and "set PYTORCH_HIP_ALLOC_CONF" not in on.fix
     short = _root(explain_text(_OOM.format(ru="20.00 MiB") + "\n"))
     assert "may be fragmentation" not in short.fix
+
+
+def test_dotted_config_prints_and_the_zero_optimizer_line_state_the_precision():
+    ds = ["[2024-09-03 02:37:24,137] [INFO] [config.py:1001:print]   bfloat16_enabled ............. True",
+          "[2024-09-03 02:37:24,137] [INFO] [config.py:1001:print]   fp16_enabled ................. False"]
+    assert run_precision(ds) == "bf16"
+    assert run_precision(["  bf16 ............................................ False",
+                          "  fp16 ............................................ True"]) == "fp16"
+    assert run_precision(["[INFO] [logging.py:96:log_dist] [Rank 0] Creating torch.bfloat16 ZeRO stage 3 optimizer"]) \
+        == "bf16"
+
+
+@pytest.mark.parametrize("line", [
+    " iteration      120/  500000 | lm loss: 7.212E+00 | loss scale: 1.0 | number of skipped iterations:   0 | "
+    "number of nan iterations:   3 |",
+    "ValueError: Expected parameter loc (Tensor of shape (8, 4)) of distribution Normal(loc: torch.Size([8, 4]), "
+    "scale: torch.Size([8, 4])) to satisfy the constraint Real(), but found invalid values:",
+    "微调Qwen2-7B-Instruct，用的bf16，训练一段时间后loss为nan",
+])
+def test_megatron_distributions_and_the_users_own_words_name_a_nan_loss(line):
+    assert _root(explain_text(line + "\n")).family == "nan_loss"
+
+
+def test_a_loss_stated_as_all_zero_is_fp16_overflow_in_fp16_and_nan_loss_in_bf16():
+    said = "使用baichuan2-13B进行微调时出现loss全为0的情况\n"
+    assert _root(explain_text(said + "    --fp16 \\\n")).family == "fp16_overflow"
+    assert _root(explain_text(said + "    --bf16 \\\n")).family == "nan_loss"
+    assert _root(explain_text("the loss is always 0 after step 30\nbf16: true\n")).family == "nan_loss"

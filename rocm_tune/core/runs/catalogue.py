@@ -532,7 +532,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "train in bf16 where the GPU has it natively, otherwise fp32 (fp16: false, bf16: false); restart from the "
          "last checkpoint before the collapse",
          "the first step with loss 0.0 / grad_norm nan in trainer_log.jsonl or the log's dicts",
-         (), (), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
+         # explain-mem: what users write over the pasted log when every step logs 0.0 (English and Chinese); the
+         # run's precision still decides fp16_overflow vs nan_loss (diagnose._collapse_by_precision)
+         (r"\bloss (?:is|was|stays|stayed|remains|became|becomes|goes to|drops to|dropped to) (?:always |all )?"
+          r"(?:0|zero)(?![.\d]*[1-9])\b", r"loss\s*(?:全为|全是|都是|都为|一直是|一直为|始终为|变成|变为)\s*0(?![.\d]*[1-9])"),
+         ("loss",), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
                           "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log — found from the loss series "
                           "(alerts.AlertEngine), not from one line")),
     _sig("fp16-scale-collapsed", "fp16_overflow", "error", "weak", "fp16 loss scale driven down to 1 or below",
@@ -585,8 +589,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # non-finite loss stop; torch.utils.tensorboard's check; Keras TerminateOnNaN; TF's NanLossDuringTrainingError
           r"(?:^|[\s|,(])(?:train_|training_|total_|avg_)?loss\s+(?:nan|-?inf)\b",
           r"gradients from `parameters` is non-finite", r"non-finite loss", r"NaN or Inf found in input tensor",
-          r"Invalid loss, terminating training", r"NaN loss during training"),
-         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite", "non-finite"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          r"Invalid loss, terminating training", r"NaN loss during training",
+          # Megatron-LM's per-interval counter; torch.distributions' argument check on NaN parameters (RL policies)
+          r"number of nan iterations:\s*[1-9]", r"to satisfy the constraint \w+\(\), but found invalid values",
+          # what users write over the pasted log (Chinese): loss/grad_norm 为/变成/出现 nan
+          r"(?:loss|grad_norm)\s*(?:为|变成|变为|出现|是|都是|全是|全为)\s*(?:nan|inf)\b"),
+         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite", "non-finite",
+          "invalid values"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig(*_texts("bf16-unsupported", "bf16_unsupported", "root"),   # also a check finding: texts in core/codes.py
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",

@@ -1181,10 +1181,13 @@ _NO_BF16_GPU = re.compile(r"\b(?:V100|T4|P100|P40|GTX ?1\d{3}|RTX ?20\d0|Titan V
 _FP16_EXTRA = (r"Using 16(?:-?bit)? (?:native )?Automatic Mixed Precision|\bprecision['\"]?\s*[:=]\s*['\"]?16(?:-mixed)?\b|"
                r"--mixed[_-]precision[= ]['\"]?fp16\b|autocast\([^)\n]*dtype\s*=\s*torch\.(?:float16|half)\b|"
                r"amp_dtype['\"]?\s*[:=]\s*['\"]?(?:torch\.)?float16\b|\bGradScaler\(|opt_level['\"]?\s*[:=]\s*['\"]?O[12]\b|"
-               r"Selected optimization level O[12]|fp16_run\s*[:=]\s*True|--half\b|^\s*dtype:\s*fp16\b")
+               r"Selected optimization level O[12]|fp16_run\s*[:=]\s*True|--half\b|^\s*dtype:\s*fp16\b|"
+               # DeepSpeed's and Megatron-LM's dotted config prints, DeepSpeed's ZeRO optimizer line
+               r"\b(?:fp16_enabled|fp16)\s*\.{3,}\s*True\b|Creating torch\.float16 ZeRO stage")
 _BF16_EXTRA = (r"Using bfloat16 Automatic Mixed Precision|\bprecision['\"]?\s*[:=]\s*['\"]?bf16(?:-mixed|-true)?\b|"
                r"--mixed[_-]precision[= ]['\"]?bf16\b|autocast\([^)\n]*dtype\s*=\s*torch\.bfloat16\b|"
-               r"amp_dtype['\"]?\s*[:=]\s*['\"]?(?:torch\.)?bfloat16\b|^\s*dtype:\s*bf16\b")
+               r"amp_dtype['\"]?\s*[:=]\s*['\"]?(?:torch\.)?bfloat16\b|^\s*dtype:\s*bf16\b|"
+               r"\b(?:bfloat16_enabled|bf16)\s*\.{3,}\s*True\b|Creating torch\.bfloat16 ZeRO stage")
 _BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\s+(?:True|true|1))?(?:\s|$)|"
                       r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16|" + _BF16_EXTRA, re.M)
 
