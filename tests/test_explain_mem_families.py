@@ -143,3 +143,25 @@ def test_a_loss_stated_as_all_zero_is_fp16_overflow_in_fp16_and_nan_loss_in_bf16
     assert _root(explain_text(said + "    --fp16 \\\n")).family == "fp16_overflow"
     assert _root(explain_text(said + "    --bf16 \\\n")).family == "nan_loss"
     assert _root(explain_text("the loss is always 0 after step 30\nbf16: true\n")).family == "nan_loss"
+
+
+@pytest.mark.parametrize("head,absent", [
+    ("NPROC_PER_NODE=8 swift sft --model Qwen/Qwen2.5-7B-Instruct --deepspeed zero3-offload --train_type full\n",
+     ("offload the optimizer", "shard with DeepSpeed ZeRO-3")),
+    ("[INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Basic Optimizer = DeepSpeedCPUAdam\n",
+     ("offload the optimizer",)),
+    ("fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_activation_checkpointing: true\n",
+     ("shard with DeepSpeed ZeRO-3", "turn gradient checkpointing on")),
+    ("model, tokenizer = FastLanguageModel.from_pretrained(...)\nuse_gradient_checkpointing = \"unsloth\"\n"
+     "   \\\\   /|    Num examples = 3,000 | Num Epochs = 1 | Total steps = 60\n"
+     "O^O/ \\_/ \\    Batch size per device = 1 | Gradient accumulation steps = 8\n",
+     ("turn gradient checkpointing on", "lower per_device_train_batch_size")),
+])
+def test_a_memory_lever_the_log_shows_on_is_not_suggested_again(head, absent):
+    oom = ("  File \"/x/transformers/trainer.py\", line 3318, in training_step\n    loss = self.compute_loss(model, "
+           "inputs)\n" + _OOM.format(ru="20.00 MiB") + "\n")
+    d = _root(explain_text(head + oom))
+    assert d.family == "gpu_oom"
+    for words in absent:
+        assert words not in d.fix, (words, d.fix)
+    assert "LoRA/QLoRA" in d.fix or "lower cutoff_len" in d.fix   # what is left to change is still said

@@ -999,14 +999,27 @@ _LEVER_RX: dict[str, re.Pattern] = {
         r"(?:\s|$)|`use_cache=True` is incompatible with gradient checkpointing|[Gg]radient checkpointing (?:is )?"
         r"(?:enabled|on)\b|activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)|enable_activation_checkpointing"
         r"['\"]?\s*[:=]\s*['\"]?(?:True|true)|--recompute[-_](?:granularity|activations)|torch\.utils\.checkpoint: the "
-        r"use_reentrant parameter|None of the inputs have requires_grad=True", re.M),
+        r"use_reentrant parameter|None of the inputs have requires_grad=True|"
+        # explain-mem: Unsloth's switch (use_gradient_checkpointing = "unsloth"), FSDP's in accelerate's config
+        r"use_gradient_checkpointing['\"]?\s*[:=]\s*['\"]?(?:unsloth|True|true)\b|"
+        r"fsdp_activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)", re.M),
     "expandable_segments": re.compile(r"expandable_segments\s*:\s*True"),
     "micro_batch_1": re.compile(
         r"(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size)['\"]?\s*[:= ]\s*['\"]?1\b"
-        r"(?![.\d])|Instantaneous batch size per device = 1\b"),
-    "zero3": re.compile(r"['\"]stage['\"]\s*:\s*3\b|zero_stage['\"]?\s*[:=]\s*3\b|ds_z3|zero3|ZeRO[- ]?3|[Ss]tage 3\b"),
+        r"(?![.\d])|Instantaneous batch size per device = 1\b|"
+        # explain-mem: Megatron-LM's flag, torchtune's recipe key, Unsloth's banner
+        r"--micro[-_]batch[-_]size[ =]1\b|^\s*batch_size:\s*1\s*$|Batch size per device = 1\b", re.M),
+    # explain-mem: FSDP's full sharding (accelerate's config, TrainingArguments' fsdp, torchtune's FSDP2 fully_shard)
+    # is the same lever as ZeRO-3
+    "zero3": re.compile(r"['\"]stage['\"]\s*:\s*3\b|zero_stage['\"]?\s*[:=]\s*3\b|ds_z3|zero3|ZeRO[- ]?3|[Ss]tage 3\b|"
+                        r"FULL_SHARD|full_shard|fully_shard\b"),
     "offload": re.compile(r"offload_(?:optimizer|param)['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
-                          r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config"),
+                          r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config|"
+                          # explain-mem: ms-swift's zero3-offload preset, FSDP's offload, Megatron's optimizer offload,
+                          # and DeepSpeed's log line for the CPU optimizer it only builds when offloading
+                          r"zero[23][-_]offload|fsdp_offload_params['\"]?\s*[:=]\s*['\"]?(?:True|true)|"
+                          r"\bcpu_offload['\"]?\s*[:=]\s*['\"]?(?:True|true)|optimizer[-_]cpu[-_]offload|"
+                          r"Basic Optimizer = DeepSpeedCPUAdam"),
 }
 
 
