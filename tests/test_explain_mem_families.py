@@ -29,6 +29,8 @@ HOST_RAM = [
     "Getötet",
     "=>> PBS: job killed: mem 134217728kb exceeded limit 125829120kb",
     "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.",
+    "[1]    48213 killed     python train.py --config qwen_lora.yaml",
+    "The kernel appears to have died. It will restart automatically.",
 ]
 
 
@@ -165,3 +167,7 @@ def test_a_memory_lever_the_log_shows_on_is_not_suggested_again(head, absent):
     for words in absent:
         assert words not in d.fix, (words, d.fix)
     assert "LoRA/QLoRA" in d.fix or "lower cutoff_len" in d.fix   # what is left to change is still said
+
+
+def test_the_driver_apis_out_of_memory_is_a_gpu_oom():
+    assert _root(explain_text("RuntimeError: CUDA driver error: out of memory\n")).family == "gpu_oom"

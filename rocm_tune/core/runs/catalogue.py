@@ -230,6 +230,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # message with its numbers comes at the end of that traceback
           r"OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
+          r"(?:HIP|CUDA) driver error: out of memory",   # explain-mem: c10's driver-API check (expandable segments)
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
@@ -276,12 +277,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-mem: torch.multiprocessing.spawn's ProcessExitedException; a bare `Killed` printed right after a
           # tqdm bar on the same line; the shell's `Killed` in other locales (de, ru, fr)
           r"terminated with signal:? ?(?:9|SIGKILL)\b", r"(?:\]|it/s\]|s/it\])\s?Killed\s*$",
+          # zsh's job-control report (`[1]    12345 killed     python train.py`); Jupyter's and VS Code's notice
+          # that the kernel process died (the host OOM killer, most often)
+          r"^\[\d+\]\s+[+-]?\s*\d+ killed\s+\S", r"The kernel appears to have died\. It will restart automatically",
+          r"The Kernel crashed while executing code in the current cell",
           r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?(?:Getötet|Убито|Processus arrêté)\b",
           r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
-          "Getötet", "Убито", "Processus arrêté"),
+          "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
