@@ -171,3 +171,19 @@ def test_a_memory_lever_the_log_shows_on_is_not_suggested_again(head, absent):
 
 def test_the_driver_apis_out_of_memory_is_a_gpu_oom():
     assert _root(explain_text("RuntimeError: CUDA driver error: out of memory\n")).family == "gpu_oom"
+
+
+def test_a_bf16_runs_deepspeed_fp16_block_and_loss_scale_print_do_not_make_it_fp16():
+    ds_json = ('{"fp16": {"enabled": "auto", "loss_scale": 0, "loss_scale_window": 1000, "initial_scale_power": 16},\n'
+               ' "bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 3}}\n')
+    log = ("llamafactory-cli train examples/train_lora/qwen_lora_sft.yaml\n"
+           "[INFO|2025-03-12 10:02:11] llamafactory.hparams.parser:401 >> Process rank: 0, world size: 4, device: "
+           "cuda:0, distributed training: True, compute dtype: torch.bfloat16\n"
+           "[2025-03-12 10:02:40,117] [INFO] [config.py:1001:print]   loss_scale ................... 0\n"
+           + ds_json +
+           "{'loss': 1.3391, 'grad_norm': 0.8412, 'learning_rate': 2e-05, 'epoch': 0.01}\n"
+           "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4e-05, 'epoch': 0.02}\n")
+    assert _root(explain_text(log)).family == "nan_loss"
+    # the same lines in an fp16 run are an fp16 overflow
+    fp16 = log.replace("compute dtype: torch.bfloat16", "compute dtype: torch.float16")
+    assert _root(explain_text(fp16)).family == "fp16_overflow"

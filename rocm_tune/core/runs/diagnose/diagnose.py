@@ -1205,8 +1205,21 @@ _BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\
                       r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16|" + _BF16_EXTRA, re.M)
 
 
+# a loss scaler skipping steps: only fp16 has one (DeepSpeed, apex, Megatron, fairseq spellings)
+_SCALER_SKIP = re.compile(r"OVERFLOW! Rank \d+ Skipping step|Gradient overflow\.\s+Skipping step|"
+                          r"[Oo]verflow detected\. Skipping|fp16 dynamic loss scale overflow")
+
+
 def _fp16_in_use(blob: str) -> bool:
     """fp16 mixed precision is on (stated, or a GPU without bf16 and no bf16 setting)."""
+    # explain-mem (issue 26): the precision the run states decides first. A bf16 run's DeepSpeed config still carries
+    # an fp16 block ("enabled": "auto", "loss_scale": 0) and DeepSpeed prints `loss_scale ..... 0` in any run: neither
+    # is fp16, only a loss scaler that skips steps is
+    stated = run_precision([blob])
+    if stated in ("bf16", "fp32"):
+        return bool(_SCALER_SKIP.search(blob))
+    if stated == "fp16":
+        return True
     swift = _swift_precision(blob)   # explain-3: ms-swift's precision from --torch_dtype
     return bool(_FP16_ON.search(blob) or swift == "fp16"
                 or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob) and swift != "bf16"))
