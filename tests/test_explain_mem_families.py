@@ -169,8 +169,14 @@ def test_a_memory_lever_the_log_shows_on_is_not_suggested_again(head, absent):
     assert "LoRA/QLoRA" in d.fix or "lower cutoff_len" in d.fix   # what is left to change is still said
 
 
-def test_the_driver_apis_out_of_memory_is_a_gpu_oom():
-    assert _root(explain_text("RuntimeError: CUDA driver error: out of memory\n")).family == "gpu_oom"
+@pytest.mark.parametrize("line", [
+    "RuntimeError: CUDA driver error: out of memory",
+    "Error: out of memory at line 380 in file /mmfs1/gscratch/zlab/timdettmers/git/bitsandbytes/csrc/pythonInterface.c",
+    "ValueError: Free memory on device (10.2/23.64 GiB) on startup is less than desired GPU memory utilization (0.9, "
+    "21.28 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+])
+def test_the_driver_apis_bitsandbytes_and_vllms_out_of_memory_are_a_gpu_oom(line):
+    assert _root(explain_text(line + "\n")).family == "gpu_oom"
 
 
 def test_a_bf16_runs_deepspeed_fp16_block_and_loss_scale_print_do_not_make_it_fp16():

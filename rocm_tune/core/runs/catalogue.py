@@ -247,8 +247,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
           # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
           r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
-          r"CUDNN_STATUS_ALLOC_FAILED"),
-         ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+          r"CUDNN_STATUS_ALLOC_FAILED",
+          # explain-mem: bitsandbytes' own CUDA/HIP check (csrc/pythonInterface.c, ops.cu); vLLM's start-up check
+          # when other processes hold the GPU's memory
+          r"Error: out of memory at line \d+ in file \S*(?:csrc|bitsandbytes)",
+          r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization"),
+         ("out of memory", "OutOfMemoryError", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
           "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED"),
