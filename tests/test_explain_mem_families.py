@@ -193,3 +193,16 @@ def test_a_bf16_runs_deepspeed_fp16_block_and_loss_scale_print_do_not_make_it_fp
     # the same lines in an fp16 run are an fp16 overflow
     fp16 = log.replace("compute dtype: torch.bfloat16", "compute dtype: torch.float16")
     assert _root(explain_text(fp16)).family == "fp16_overflow"
+
+
+def test_an_oom_capped_by_the_process_or_a_tiny_apu_carve_out_says_so_first():
+    capped = ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of "
+              "255.98 GiB of which 244.65 GiB is free. 1.05 GiB allowed; Of the allocated memory 1017.01 MiB is "
+              "allocated by PyTorch, with 17.00 MiB allocated in private pools (e.g., HIP Graphs), and 54.99 MiB is "
+              "reserved by PyTorch but unallocated.\n")
+    assert _root(explain_text(capped)).fix.startswith("this process is capped at 1.05 GiB")
+    apu = ("torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB total "
+           "capacity; 150.39 MiB already allocated; 312.00 MiB free; 168.00 MiB reserved in total by PyTorch)\n")
+    assert "UMA frame buffer" in _root(explain_text(apu)).fix
+    big = _root(explain_text(_OOM.format(ru="20.00 MiB") + "\n"))
+    assert "UMA" not in big.fix and "capped" not in big.fix

@@ -1136,6 +1136,25 @@ def _frag_sentence(n: Mapping[str, Any], on: set[str]) -> str:
                 "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA) — " + _ROCM_EXPANDABLE)
 
 
+# PyTorch's OOM message names a per-process cap when one is set (CUDACachingAllocator: "... is free. 1.05 GiB allowed;")
+_ALLOWED = re.compile(r"is free\.\s*([\d.]+ [KMGT]iB) allowed;")
+
+
+def _device_limit_sentence(n: Mapping[str, Any], text: str) -> str | None:
+    """explain-mem (issue 26): an OOM whose limit is not the workload — a per-process memory cap, or a device that
+    reports only a sliver of memory (an APU/iGPU's firmware carve-out)."""
+    m = _ALLOWED.search(text.replace("\n", " "))
+    if m:
+        return (f"this process is capped at {m.group(1)} (torch.cuda.set_per_process_memory_fraction or the "
+                "allocator's per_process_memory_fraction), not by the GPU: raise or remove the cap")
+    total = n.get("total_bytes")
+    if total is not None and 0 < total < 2 * GIB:
+        return (f"the GPU reports only {_gib(total)} in total: on an APU/iGPU that is the memory the firmware carves "
+                "out for it — raise the UMA frame buffer in the BIOS (or the GTT limit, amdgpu.gttsize / "
+                "ttm.pages_limit); no batch setting makes training fit in that")
+    return None
+
+
 def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
     n = r.numbers
     # explain-mem: a logger may print the message before its traceback (vLLM, loguru): then a later hit has the frames
@@ -1174,6 +1193,9 @@ def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
         r.fix = _PHASE_FIX[phase] + "; " + r.fix
     if frag:
         r.fix = _frag_sentence(n, on) + "; " + r.fix
+    limit = _device_limit_sentence(n, r.first.context or r.first.text)
+    if limit:
+        r.fix = limit + "; " + r.fix
     if parts:
         r.title = f"{r.title}: " + parts[0]
         if len(parts) > 1:
