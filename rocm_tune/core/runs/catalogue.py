@@ -228,8 +228,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "lower cutoff_len, turn gradient checkpointing on, shard/offload with DeepSpeed ZeRO-3; when much memory "
          "is reserved but unallocated it is fragmentation: set " + _EXPANDABLE,
          "rerun one step with RECORD_VRAM=1 / `rocm-tune preflight PLAN` and compare peak memory with the GPU's",
-         (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate", r"OutOfMemoryError",
+         (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate",
+          # explain-mem: not IPython's traceback header (`OutOfMemoryError   Traceback (most recent call last)`): the
+          # message with its numbers comes at the end of that traceback
+          r"OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
+          r"(?:HIP|CUDA) driver error: out of memory",   # explain-mem: c10's driver-API check (expandable segments)
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
@@ -246,8 +250,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
           # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
           r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
-          r"CUDNN_STATUS_ALLOC_FAILED"),
-         ("out of memory", "OutOfMemoryError", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+          r"CUDNN_STATUS_ALLOC_FAILED",
+          # explain-mem: bitsandbytes' own CUDA/HIP check (csrc/pythonInterface.c, ops.cu); vLLM's start-up check
+          # when other processes hold the GPU's memory
+          r"Error: out of memory at line \d+ in file \S*(?:csrc|bitsandbytes)",
+          r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization"),
+         ("out of memory", "OutOfMemoryError", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
           "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED"),
@@ -273,10 +281,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
           r"got signal: 9\b", r"已杀死",
+          # explain-mem: torch.multiprocessing.spawn's ProcessExitedException; a bare `Killed` printed right after a
+          # tqdm bar on the same line; the shell's `Killed` in other locales (de, ru, fr)
+          r"terminated with signal:? ?(?:9|SIGKILL)\b", r"(?:\]|it/s\]|s/it\])\s?Killed\s*$",
+          # zsh's job-control report (`[1]    12345 killed     python train.py`); Jupyter's and VS Code's notice
+          # that the kernel process died (the host OOM killer, most often)
+          r"^\[\d+\]\s+[+-]?\s*\d+ killed\s+\S", r"The kernel appears to have died\. It will restart automatically",
+          r"The Kernel crashed while executing code in the current cell",
+          r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?(?:Getötet|Убито|Processus arrêté)\b",
           r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
-          "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死"),
+          "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
+          "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -330,8 +347,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`sacct -j JOBID -o JobID,State,MaxRSS,ReqMem`",
          (r"Detected \d+ oom[-_]kill event", r"Some of your processes may have been killed by the cgroup "
           r"out-of-memory handler", r"(?:Exceeded|exceeded) (?:job |step )?memory limit",
-          r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory"),
-         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory"), sources=("Slurm slurmstepd messages",)),
+          r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory",
+          # explain-mem: PBS/Torque's and LSF's own memory-limit kills
+          r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT"),
+         ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory", "exceeded limit",
+          "TERM_MEMLIMIT"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -552,7 +572,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "train in bf16 where the GPU has it natively, otherwise fp32 (fp16: false, bf16: false); restart from the "
          "last checkpoint before the collapse",
          "the first step with loss 0.0 / grad_norm nan in trainer_log.jsonl or the log's dicts",
-         (), (), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
+         # explain-mem: what users write over the pasted log when every step logs 0.0 (English and Chinese); the
+         # run's precision still decides fp16_overflow vs nan_loss (diagnose._collapse_by_precision)
+         (r"\bloss (?:is|was|stays|stayed|remains|became|becomes|goes to|drops to|dropped to) (?:always |all )?"
+          r"(?:0|zero)(?![.\d]*[1-9])\b", r"loss\s*(?:全为|全是|都是|都为|一直是|一直为|始终为|变成|变为)\s*0(?![.\d]*[1-9])"),
+         ("loss",), sources=("seeds/000 (fp16: grad_norm: NaN, loss: 0.0)",
                           "tests/fixtures/logs/alert-loss-collapse-qwen-fp16.log — found from the loss series "
                           "(alerts.AlertEngine), not from one line")),
     _sig("fp16-scale-collapsed", "fp16_overflow", "error", "weak", "fp16 loss scale driven down to 1 or below",
@@ -600,8 +624,18 @@ SIGNATURES: tuple[Signature, ...] = (
           # Megatron's checks, autograd's anomaly mode, trainers' own checks
           r"found NaN in local (?:grad norm|forward loss)", r"returned nan values in its \d+(?:st|nd|rd|th) output",
           r"Loss became infinite or NaN", r"\b(?:nan|inf) (?:loss|gradients?) detected",
-          r"(?:detected|encountered|found) (?:a )?(?:nan|inf)(?:/inf)? (?:in|loss|value)"),
-         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          r"(?:detected|encountered|found) (?:a )?(?:nan|inf)(?:/inf)? (?:in|loss|value)",
+          # explain-mem: `loss nan` as fairseq/plain loops print it; clip_grad_norm_(error_if_nonfinite); timm/YOLO's
+          # non-finite loss stop; torch.utils.tensorboard's check; Keras TerminateOnNaN; TF's NanLossDuringTrainingError
+          r"(?:^|[\s|,(])(?:train_|training_|total_|avg_)?loss\s+(?:nan|-?inf)\b",
+          r"gradients from `parameters` is non-finite", r"non-finite loss", r"NaN or Inf found in input tensor",
+          r"Invalid loss, terminating training", r"NaN loss during training",
+          # Megatron-LM's per-interval counter; torch.distributions' argument check on NaN parameters (RL policies)
+          r"number of nan iterations:\s*[1-9]", r"to satisfy the constraint \w+\(\), but found invalid values",
+          # what users write over the pasted log (Chinese): loss/grad_norm 为/变成/出现 nan
+          r"(?:loss|grad_norm)\s*(?:为|变成|变为|出现|是|都是|全是|全为)\s*(?:nan|inf)\b"),
+         ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite", "non-finite",
+          "invalid values"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig(*_texts("bf16-unsupported", "bf16_unsupported", "root"),   # also a check finding: texts in core/codes.py
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",

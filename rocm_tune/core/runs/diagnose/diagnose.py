@@ -879,6 +879,8 @@ def run_precision(texts: Sequence[str]) -> str | None:
     if m:
         return {"bfloat16": "bf16", "float16": "fp16"}.get(m.group(1), "fp32")
     on = {p for p, rx in _PREC_ON.items() if rx.search(blob)}
+    if not on:   # explain-mem: Lightning / accelerate / autocast / torchtune spellings (see _FP16_EXTRA)
+        on = {p for p, rx in (("fp16", _FP16_EXTRA), ("bf16", _BF16_EXTRA)) if re.search(rx, blob, re.M)}
     return on.pop() if len(on) == 1 else None if on else _swift_precision(blob)
 
 
@@ -1024,14 +1026,27 @@ _LEVER_RX: dict[str, re.Pattern] = {
         r"(?:\s|$)|`use_cache=True` is incompatible with gradient checkpointing|[Gg]radient checkpointing (?:is )?"
         r"(?:enabled|on)\b|activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)|enable_activation_checkpointing"
         r"['\"]?\s*[:=]\s*['\"]?(?:True|true)|--recompute[-_](?:granularity|activations)|torch\.utils\.checkpoint: the "
-        r"use_reentrant parameter|None of the inputs have requires_grad=True", re.M),
+        r"use_reentrant parameter|None of the inputs have requires_grad=True|"
+        # explain-mem: Unsloth's switch (use_gradient_checkpointing = "unsloth"), FSDP's in accelerate's config
+        r"use_gradient_checkpointing['\"]?\s*[:=]\s*['\"]?(?:unsloth|True|true)\b|"
+        r"fsdp_activation_checkpointing['\"]?\s*[:=]\s*['\"]?(?:True|true)", re.M),
     "expandable_segments": re.compile(r"expandable_segments\s*:\s*True"),
     "micro_batch_1": re.compile(
         r"(?:per_device_train_batch_size|train_micro_batch_size_per_gpu|micro_batch_size)['\"]?\s*[:= ]\s*['\"]?1\b"
-        r"(?![.\d])|Instantaneous batch size per device = 1\b"),
-    "zero3": re.compile(r"['\"]stage['\"]\s*:\s*3\b|zero_stage['\"]?\s*[:=]\s*3\b|ds_z3|zero3|ZeRO[- ]?3|[Ss]tage 3\b"),
+        r"(?![.\d])|Instantaneous batch size per device = 1\b|"
+        # explain-mem: Megatron-LM's flag, torchtune's recipe key, Unsloth's banner
+        r"--micro[-_]batch[-_]size[ =]1\b|^\s*batch_size:\s*1\s*$|Batch size per device = 1\b", re.M),
+    # explain-mem: FSDP's full sharding (accelerate's config, TrainingArguments' fsdp, torchtune's FSDP2 fully_shard)
+    # is the same lever as ZeRO-3
+    "zero3": re.compile(r"['\"]stage['\"]\s*:\s*3\b|zero_stage['\"]?\s*[:=]\s*3\b|ds_z3|zero3|ZeRO[- ]?3|[Ss]tage 3\b|"
+                        r"FULL_SHARD|full_shard|fully_shard\b"),
     "offload": re.compile(r"offload_(?:optimizer|param)['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
-                          r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config"),
+                          r"offload_(?:optimizer|param)_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|z3_offload|_offload_config|"
+                          # explain-mem: ms-swift's zero3-offload preset, FSDP's offload, Megatron's optimizer offload,
+                          # and DeepSpeed's log line for the CPU optimizer it only builds when offloading
+                          r"zero[23][-_]offload|fsdp_offload_params['\"]?\s*[:=]\s*['\"]?(?:True|true)|"
+                          r"\bcpu_offload['\"]?\s*[:=]\s*['\"]?(?:True|true)|optimizer[-_]cpu[-_]offload|"
+                          r"Basic Optimizer = DeepSpeedCPUAdam"),
 }
 
 
@@ -1057,10 +1072,13 @@ def levers_on(scans: Sequence[FileScan], cfg: ConfigInfo | None, r: Diagnosis | 
 # where an OOM outside the training step happened: a function name in its traceback, innermost first
 _PHASES: tuple[tuple[str, re.Pattern], ...] = (
     ("pinned", re.compile(r"pin_memory|_pin_tensor|cpu_adam|DeepSpeedCPUAdam")),
+    # explain-mem: merging LoRA into the base weights (PEFT, Unsloth's merged/GGUF export, LLaMA-Factory export)
+    ("merge", re.compile(r"merge_and_unload|_merge_lora|merge_lora|_unload_and_optionally_merge|save_pretrained_merged|"
+                         r"(?:push_to_hub|save_pretrained)_gguf|export_model")),
     ("save", re.compile(r"_save_checkpoint|save_model|save_pretrained|save_checkpoint|_save\b|consolidated_16bit|"
                         r"gather_16bit|get_state_dict|state_dict\b")),
     ("eval", re.compile(r"evaluat|prediction_step|prediction_loop|eval_step|validation_step")),
-    ("generation", re.compile(r"\bgenerate\b|_sample\b|greedy_search|beam_search")),
+    ("generation", re.compile(r"\bgenerate\b|_sample\b|greedy_search|beam_search|profile_run")),
     ("step", re.compile(r"training_step|\bbackward\b|optimizer_step|\bstep\b|compute_loss|_inner_training_loop")),
     ("load", re.compile(r"from_pretrained|load_state_dict|_load_pretrained_model|load_checkpoint|partition_parameters|"
                         r"zero\.Init|_convert_to_zero_parameters|deepspeed\.initialize|_configure_optimizer|"
@@ -1068,11 +1086,35 @@ _PHASES: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 
+_CALL = re.compile(r"\.(\w+)\(")
+
+
+# IPython/Jupyter/Colab frames: `File /x/y.py:520, in MatMul4Bit.forward(ctx, ...)` and `[/x/save.py](...) in
+# _merge_lora(layer, name)`, with the failing line marked `--> 177 ...` a few lines below
+_NB_FRAME = re.compile(r'^(?:File )?\[?(/\S+?\.py)(?::\d+)?\]?(?:\([^)\n]*\))?,? in (?:\w+\.)*(\w+)\([^\n]*\n'
+                       r'(?:(?!-+>)[^\n]*\n){0,8}?\s*-+>\s*\d+\s*([^\n]*)', re.M)
+
+
+def _code_line(text: str, at: int) -> str:
+    """The source line a Python traceback prints under a frame (`model.generate(...)` in a function named `run`);
+    empty when the next line is another frame."""
+    nl = text.find("\n", at)
+    if nl < 0:
+        return ""
+    line = text[nl + 1:text.find("\n", nl + 1) if text.find("\n", nl + 1) >= 0 else len(text)]
+    return "" if 'File "' in line else line
+
+
 def _oom_phase(h: Hit) -> str | None:
-    frames = _FRAME.findall(h.pre[-8000:])
-    for path, fn in reversed(frames):
+    pre = h.pre[-8000:]
+    frames = [(m.group(1), m.group(2), _code_line(pre, m.end())) for m in _FRAME.finditer(pre)]
+    frames += _NB_FRAME.findall(pre)
+    for path, fn, code in reversed(frames):
+        # explain-mem: the method called on the frame's source line counts as much as the frame's own name
+        called = " ".join(_CALL.findall(code))
         for phase, rx in _PHASES:
-            if rx.search(fn) or (phase in ("pinned", "save") and rx.search(path)):
+            if rx.search(fn) or (phase in ("pinned", "save") and rx.search(path)) or \
+                    (phase != "load" and called and rx.search(called)):
                 return phase
     return None
 
@@ -1088,6 +1130,9 @@ _PHASE_FIX = {
              "predictions to the CPU), prediction_loss_only, or evaluate on shorter samples"),
     "generation": ("out of memory while generating: fewer sequences per batch, a smaller max_new_tokens, "
                    "or no generation during training (predict_with_generate off)"),
+    "merge": ("out of memory while merging the adapter into the base weights: the merge dequantizes/upcasts each "
+              "layer on the GPU — free the trainer and optimizer first (restart and load only the model), merge on "
+              "the CPU or a larger GPU, or keep the LoRA adapter and merge elsewhere"),
     "load": ("out of memory while loading the model (before the first step): the weights do not fit as loaded — "
              "load in bf16 (torch_dtype), shard at load (DeepSpeed ZeRO-3 zero.Init / FSDP / device_map), quantize "
              "(QLoRA), or use more GPUs"),
@@ -1118,9 +1163,29 @@ def _frag_sentence(n: Mapping[str, Any], on: set[str]) -> str:
                 "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA) — " + _ROCM_EXPANDABLE)
 
 
+# PyTorch's OOM message names a per-process cap when one is set (CUDACachingAllocator: "... is free. 1.05 GiB allowed;")
+_ALLOWED = re.compile(r"is free\.\s*([\d.]+ [KMGT]iB) allowed;")
+
+
+def _device_limit_sentence(n: Mapping[str, Any], text: str) -> str | None:
+    """explain-mem (issue 26): an OOM whose limit is not the workload — a per-process memory cap, or a device that
+    reports only a sliver of memory (an APU/iGPU's firmware carve-out)."""
+    m = _ALLOWED.search(text.replace("\n", " "))
+    if m:
+        return (f"this process is capped at {m.group(1)} (torch.cuda.set_per_process_memory_fraction or the "
+                "allocator's per_process_memory_fraction), not by the GPU: raise or remove the cap")
+    total = n.get("total_bytes")
+    if total is not None and 0 < total < 2 * GIB:
+        return (f"the GPU reports only {_gib(total)} in total: on an APU/iGPU that is the memory the firmware carves "
+                "out for it — raise the UMA frame buffer in the BIOS (or the GTT limit, amdgpu.gttsize / "
+                "ttm.pages_limit); no batch setting makes training fit in that")
+    return None
+
+
 def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
     n = r.numbers
-    phase = _oom_phase(r.first)
+    # explain-mem: a logger may print the message before its traceback (vLLM, loguru): then a later hit has the frames
+    phase = next((p for p in (_oom_phase(h) for h in [r.first, *r.evidence]) if p), None)
     if phase:
         n["phase"] = phase
     if phase == "pinned" and n.get("tried_bytes") is None:
@@ -1148,26 +1213,62 @@ def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
             r.fix = pf["fix"]
     else:
         r.fix = _oom_levers(n, on)
-    if phase in _PHASE_FIX:
+    if phase in ("merge", "generation", "eval") and pf is None:
+        # explain-mem: outside training the training levers (train batch, cutoff_len, checkpointing, ZeRO) do not apply
+        r.fix = _PHASE_FIX[phase]
+    elif phase in _PHASE_FIX:
         r.fix = _PHASE_FIX[phase] + "; " + r.fix
     if frag:
         r.fix = _frag_sentence(n, on) + "; " + r.fix
+    limit = _device_limit_sentence(n, r.first.context or r.first.text)
+    if limit:
+        r.fix = limit + "; " + r.fix
     if parts:
         r.title = f"{r.title}: " + parts[0]
         if len(parts) > 1:
             r.cause = r.cause + " (" + parts[1] + ")"
     if phase and phase != "step":
         r.title += f" (during {'model loading' if phase == 'load' else phase})"
+        # explain-mem: the catalogue's cause speaks of the training step; say where it happened instead
+        r.cause = r.cause.replace("the training step", {"load": "loading the model", "merge": "merging the adapter",
+                                                        "save": "saving the checkpoint", "eval": "evaluation",
+                                                        "generation": "generation"}.get(phase, phase), 1)
 
 
 _NO_BF16_GPU = re.compile(r"\b(?:V100|T4|P100|P40|GTX ?1\d{3}|RTX ?20\d0|Titan V|MI50|MI60|MI25|gfx906|gfx900|"
                           r"Radeon VII|Turing|Volta|Pascal)\b")
+# explain-mem (issue 26): the other ways a run states its mixed precision — Lightning's start-up line and its
+# `precision` argument, accelerate's --mixed_precision flag, autocast's/AMP's dtype argument, torchtune's `dtype`, apex's
+# O1/O2 (fp16) opt levels, and a GradScaler (only fp16 needs a loss scaler; bf16 and fp32 do not)
+_FP16_EXTRA = (r"Using 16(?:-?bit)? (?:native )?Automatic Mixed Precision|\bprecision['\"]?\s*[:=]\s*['\"]?16(?:-mixed)?\b|"
+               r"--mixed[_-]precision[= ]['\"]?fp16\b|autocast\([^)\n]*dtype\s*=\s*torch\.(?:float16|half)\b|"
+               r"amp_dtype['\"]?\s*[:=]\s*['\"]?(?:torch\.)?float16\b|\bGradScaler\(|opt_level['\"]?\s*[:=]\s*['\"]?O[12]\b|"
+               r"Selected optimization level O[12]|fp16_run\s*[:=]\s*True|--half\b|^\s*dtype:\s*fp16\b|"
+               # DeepSpeed's and Megatron-LM's dotted config prints, DeepSpeed's ZeRO optimizer line
+               r"\b(?:fp16_enabled|fp16)\s*\.{3,}\s*True\b|Creating torch\.float16 ZeRO stage")
+_BF16_EXTRA = (r"Using bfloat16 Automatic Mixed Precision|\bprecision['\"]?\s*[:=]\s*['\"]?bf16(?:-mixed|-true)?\b|"
+               r"--mixed[_-]precision[= ]['\"]?bf16\b|autocast\([^)\n]*dtype\s*=\s*torch\.bfloat16\b|"
+               r"amp_dtype['\"]?\s*[:=]\s*['\"]?(?:torch\.)?bfloat16\b|^\s*dtype:\s*bf16\b|"
+               r"\b(?:bfloat16_enabled|bf16)\s*\.{3,}\s*True\b|Creating torch\.bfloat16 ZeRO stage")
 _BF16_ON = re.compile(r"\bbf16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--bf16(?:\s+(?:True|true|1))?(?:\s|$)|"
-                      r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16")
+                      r"torch_dtype=torch\.bfloat16|mixed_precision['\"]?\s*[:=]\s*['\"]?bf16|" + _BF16_EXTRA, re.M)
+
+
+# a loss scaler skipping steps: only fp16 has one (DeepSpeed, apex, Megatron, fairseq spellings)
+_SCALER_SKIP = re.compile(r"OVERFLOW! Rank \d+ Skipping step|Gradient overflow\.\s+Skipping step|"
+                          r"[Oo]verflow detected\. Skipping|fp16 dynamic loss scale overflow")
 
 
 def _fp16_in_use(blob: str) -> bool:
     """fp16 mixed precision is on (stated, or a GPU without bf16 and no bf16 setting)."""
+    # explain-mem (issue 26): the precision the run states decides first. A bf16 run's DeepSpeed config still carries
+    # an fp16 block ("enabled": "auto", "loss_scale": 0) and DeepSpeed prints `loss_scale ..... 0` in any run: neither
+    # is fp16, only a loss scaler that skips steps is
+    stated = run_precision([blob])
+    if stated in ("bf16", "fp32"):
+        return bool(_SCALER_SKIP.search(blob))
+    if stated == "fp16":
+        return True
     swift = _swift_precision(blob)   # explain-3: ms-swift's precision from --torch_dtype
     return bool(_FP16_ON.search(blob) or swift == "fp16"
                 or (_NO_BF16_GPU.search(blob) and not _BF16_ON.search(blob) and swift != "bf16"))
@@ -1200,7 +1301,7 @@ _LOSS_SCALE_FP16 = r"[Ll]oss[ _]scale(?!\s*[:=]\s*1(?:\.0+)?\b)"
 _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\s+(?:True|true|1))?(?:\s|$)|"
                       r"['\"]fp16['\"]\s*:\s*\{\s*['\"]enabled['\"]\s*:\s*(?:true|['\"]auto['\"])|"
                       r"torch_dtype=torch\.float16|mixed_precision['\"]?\s*[:=]\s*['\"]?fp16|" + _LOSS_SCALE_FP16 + r"|OVERFLOW!|"
-                      r"Gradient overflow", re.M)
+                      r"Gradient overflow|" + _FP16_EXTRA, re.M)
 
 
 # the extension being built is flash-attention (pip's command, its wheel, its sources)
