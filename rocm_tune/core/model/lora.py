@@ -22,7 +22,9 @@ NAME_CHARS = re.compile(r"^[A-Za-z0-9_.]+$")
 _LAYER_PREFIXES = ("model.layers.0.", "model.language_model.layers.0.", "language_model.model.layers.0.",
                    "model.language_model.model.layers.0.", "model.model.layers.0.", "language_model.layers.0.",
                    "model.text_model.layers.0.", "transformer.h.0.", "model.decoder.layers.0.",
-                   "base_model.model.model.layers.0.", "layers.0.")
+                   "base_model.model.model.layers.0.", "layers.0.",
+                   "llm.model.layers.0.", "llm.layers.0.",          # MiniCPM-V / MiniCPM-o (model.llm)
+                   "transformer.encoder.layers.0.")                 # ChatGLM / GLM-4 (self_attention.query_key_value)
 # the parent module of each kind of linear in those layouts
 _PARENTS = {"attn": ("self_attn", "attn", "attention", "self_attention", "cross_attn", "linear_attn", "mixer"),
             "mlp": ("mlp", "feed_forward", "ffn", "mixer"),

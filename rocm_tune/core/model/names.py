@@ -258,6 +258,21 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "deepseekvl2": (27.5, 4.5, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
     "stepaudio2mini": (8.3, None, "Step-Audio 2 (audio encoder + Qwen2.5-7B decoder)"),
     "deepseekv2lite": (15.7, 2.4, None),
+    # vision-language models named by a version, not a size (the totals their Hugging Face model cards state)
+    "minicpmv2": (2.8, None, "MiniCPM-V (SigLIP vision encoder + MiniCPM-2.4B decoder)"),
+    "minicpmv2.0": (2.8, None, "MiniCPM-V (SigLIP vision encoder + MiniCPM-2.4B decoder)"),
+    "minicpmllama3v2.5": (8.5, None, "MiniCPM-Llama3-V 2.5 (SigLIP vision encoder + Llama-3-8B decoder)"),
+    "minicpmv2.6": (8.1, None, "MiniCPM-V 2.6 (SigLIP vision encoder + Qwen2-7B decoder)"),
+    "minicpmo2.6": (8.7, None, "MiniCPM-o 2.6 (vision and audio encoders + Qwen2.5-7B decoder)"),
+    "minicpmv4": (4.1, None, "MiniCPM-V 4 (SigLIP2 vision encoder + MiniCPM4-3B decoder)"),
+    "minicpmv4.0": (4.1, None, "MiniCPM-V 4 (SigLIP2 vision encoder + MiniCPM4-3B decoder)"),
+    "minicpmv4.5": (8.7, None, "MiniCPM-V 4.5 (SigLIP2 vision encoder + Qwen3-8B decoder)"),
+    "smolvlm": (2.25, None, "SmolVLM (SigLIP vision encoder + SmolLM2-1.7B decoder)"),
+    "moondream2": (1.93, None, "moondream2 (SigLIP vision encoder + Phi-1.5 decoder)"),
+    "phi3vision128k": (4.15, None, "Phi-3-vision (CLIP vision encoder + Phi-3-mini decoder)"),
+    "phi3.5vision": (4.15, None, "Phi-3.5-vision (CLIP vision encoder + Phi-3.5-mini decoder)"),
+    "florence2base": (0.23, None, "Florence-2 (DaViT encoder + encoder-decoder)"),
+    "florence2large": (0.77, None, "Florence-2 (DaViT encoder + encoder-decoder)"),
 }
 
 
