@@ -228,3 +228,31 @@ def test_unsloth_program_loads_bf16_and_offloads_its_checkpoints(tmp_path, capsy
     g = _write(tmp_path, "gpu/train.py", UNSLOTH % "True")
     rc, d2 = _run([g, "--gpu", "mi300x"], capsys)
     assert d2["verdict"] != "fits" and d2["understood"]["gradient_checkpointing"] is True
+
+
+# TRL's CLI as its docs launch it (huggingface/trl docs/source/clis.md): `trl sft` with TrainingArguments flags
+TRL_CLI = """trl sft --model_name_or_path Qwen/Qwen2.5-7B --dataset_name trl-lib/Capybara \\
+  --per_device_train_batch_size 2 --max_length 4096 --gradient_checkpointing --bf16 \\
+  --use_peft --lora_r 32 --num_processes 2 --output_dir out
+"""
+# OpenRLHF README's SFT launch (shortened): `deepspeed --module openrlhf.cli.train_sft`
+OPENRLHF_SFT = """deepspeed --module openrlhf.cli.train_sft \\
+   --max_len 4096 \\
+   --dataset Open-Orca/OpenOrca \\
+   --micro_train_batch_size 2 \\
+   --pretrain meta-llama/Meta-Llama-3-8B \\
+   --zero_stage 2 \\
+   --bf16 \\
+   --gradient_checkpointing
+"""
+
+
+def test_trl_cli_and_openrlhf_sft_are_training_commands(tmp_path, capsys):
+    rc, d = _run([_write(tmp_path, "t.sh", TRL_CLI), "--gpu", "a100-80gb"], capsys)
+    u = d["understood"]
+    assert d["verdict"] == "fits" and d["world_size"] == 2
+    assert (u["method"], u["cutoff_len"], u["micro_batch"], u["lora_rank"]) == ("lora", 4096, 2, 32)
+    rc, d = _run([_write(tmp_path, "o.sh", OPENRLHF_SFT), "--gpu", "a100-80gb", "--gpus", "8"], capsys)
+    u = d["understood"]
+    assert d["world_size"] == 8 and (u["method"], u["zero_stage"], u["cutoff_len"]) == ("full", 2, 4096)
+    assert d["verdict"] in ("fits", "oom")

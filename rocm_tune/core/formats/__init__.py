@@ -93,6 +93,10 @@ def detect(text: str, path: str = "config") -> str:
     return "unknown"
 
 
+# huggingface/trl trl/cli.py: `trl sft|dpo|grpo|kto|rloo|reward ...` runs trl/scripts/<command>.py under accelerate
+TRL_CLI = ("sft", "dpo", "grpo", "kto", "rloo", "reward", "orpo", "gkd", "xpo", "nash_md", "online_dpo", "prm")
+
+
 def _entry(argv: list[str]) -> tuple[int, str, str] | None:
     """(index, runner, entry description) of the training program inside a command."""
     rl = rl_programs.entry(argv)
@@ -114,6 +118,8 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
         if ((w == "rocm_tune" and i > 0 and argv[i - 1] in ("-m", "--module")) or base == "rocm-tune") \
                 and i + 1 < len(argv) and argv[i + 1] == "train":
             return i + 1, "builtin", "rocm-tune train"     # rocm-tune's own trainer (a --runner builtin bundle)
+        if base == "trl" and i + 1 < len(argv) and argv[i + 1] in TRL_CLI:
+            return i + 1, "hf", f"trl {argv[i + 1]}"     # TRL's CLI: TrainingArguments / <Stage>Config flags
         if base == "tune" and i + 1 < len(argv) and argv[i + 1] == "run":
             return i + 1, "torchtune", "tune run"
         if base == "megatron" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
@@ -274,11 +280,13 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.script_flags["style"] = "swift"
     elif runner == "torchtune":
         _read_tune_run(job, words, file)
-    elif entry.startswith(("verl ", "openrlhf ")):
+    elif entry.startswith(("verl ", "openrlhf")):
         if entry.startswith("verl "):
             st, notes, gpus, nodes = rl_programs.read_verl(words, file)
         else:
-            st, notes, gpus, nodes = rl_programs.read_openrlhf(shell.flag_values(words), file)
+            kind = entry.split()[0]
+            st, notes, gpus, nodes = rl_programs.read_openrlhf(
+                shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo")
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
@@ -297,10 +305,28 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
                 setattr(job, attr, Setting(attr, as_int(flags[k][0]), file, flags[k][1], k, "flag"))
         job.script_flags["style"] = "megatron"
     else:
-        st, notes = hf_args.read_flags(shell.flag_values(words), file)
+        flags = shell.flag_values(words)
+        st, notes = hf_args.read_flags(flags, file)
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
+        if entry.startswith("trl "):
+            _read_trl_cli(job, entry.split()[1], flags, file)
+
+
+def _read_trl_cli(job: Job, command: str, flags: dict, file: str) -> None:
+    """TRL's CLI (trl/cli.py): the stage its command names; accelerate's `--num_processes` / `--config_file` among
+    its flags (it launches trl/scripts/<command>.py with them)."""
+    stage = {"grpo": "grpo", "dpo": "dpo", "online_dpo": "dpo"}.get(command, "sft")
+    job.settings.setdefault("stage", Setting("stage", stage, file, job.entry_line, f"trl {command}", "flag"))
+    n = as_int(flags.get("num_processes", ("", 0))[0])
+    if n and (job.gpus is None or job.gpus.kind == "assumed"):
+        job.gpus = Setting("gpus", n, file, flags["num_processes"][1], "num_processes", "flag")
+    if "config_file" in flags and "accelerate_config" not in job.settings:
+        job.settings["accelerate_config"] = Setting("accelerate_config", flags["config_file"][0], file,
+                                                    flags["config_file"][1], "config_file", "flag")
+    job.notes.append(f"trl {command}: TRL's CLI, read as trl/scripts/{command}.py's arguments (huggingface/trl "
+                     f"trl/cli.py)")
 
 
 def _swift_processes(job: Job, env: dict, file: str, line: int, g: Setting | None) -> None:

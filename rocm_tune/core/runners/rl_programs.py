@@ -36,6 +36,8 @@ def entry(argv: list[str]) -> tuple[int, str] | None:
             return i, "verl"
         if w.startswith("openrlhf.cli.train_") and ("ppo" in w or "grpo" in w or "reinforce" in w):
             return i, "openrlhf"
+        if w.startswith("openrlhf.cli.train_") and w.rsplit("_", 1)[-1] in ("sft", "dpo", "rm", "kto", "prm"):
+            return i, "openrlhf-" + w.rsplit("_", 1)[-1]          # OpenRLHF's DeepSpeed SFT / DPO / reward model
     return None
 
 
@@ -109,13 +111,18 @@ def read_verl(words: list, file: str) -> tuple[dict[str, Setting], list[str], in
     return out, notes, gpus, nodes
 
 
-def read_openrlhf(flags: dict[str, tuple[str, int]], file: str
+def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str = "ppo"
                   ) -> tuple[dict[str, Setting], list[str], int | None, int | None]:
-    """OpenRLHF's train_ppo_ray flags -> (settings, notes, the actor's GPUs per node, its nodes)."""
+    """OpenRLHF's train_ppo_ray flags -> (settings, notes, the actor's GPUs per node, its nodes); its SFT / DPO /
+    reward-model trainers (`stage_name`) -> their DeepSpeed program's settings (the launcher says the GPUs)."""
     f = {k.replace("-", "_"): v for k, v in flags.items()}
     g = lambda k, d=None: f[k][0] if k in f else d            # noqa: E731
     ln = lambda k: f[k][1] if k in f else None                 # noqa: E731
     out: dict[str, Setting] = {}
+    if stage_name in ("sft", "dpo", "rm", "kto", "prm"):
+        return _openrlhf_trainer(f, file, stage_name), [
+            f"OpenRLHF train_{stage_name} (openrlhf/cli/train_{stage_name}.py): a DeepSpeed program, "
+            f"--max_len {g('max_len', '2048')} tokens per sample"], None, None
     notes = [f"OpenRLHF ({OPENRLHF}): the actor is read as a DeepSpeed program on its own GPUs "
              f"(--actor_num_gpus_per_node)"]
     if g("pretrain"):
@@ -157,3 +164,42 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str
     if not ref_here:
         notes.append("OpenRLHF: the reference model runs on GPUs of its own (--ref_num_gpus_per_node), not the actor's")
     return out, notes, as_int(g("actor_num_gpus_per_node")), as_int(g("actor_num_nodes"))
+
+
+def _common_ds(f: dict, file: str, out: dict) -> None:
+    """OpenRLHF's DeepSpeed flags shared by every trainer: model, ZeRO stage, host offload, micro-batch, precision,
+    checkpointing, LoRA (openrlhf/utils/deepspeed/deepspeed.py, openrlhf/cli/*)."""
+    g = lambda k, d=None: f[k][0] if k in f else d            # noqa: E731
+    ln = lambda k: f[k][1] if k in f else None                 # noqa: E731
+    if g("pretrain"):
+        _put(out, "model_name_or_path", g("pretrain"), file, ln("pretrain"), "pretrain")
+    stage = as_int(g("zero_stage", "2"))
+    _put(out, "deepspeed", "true", file, ln("zero_stage"), "zero_stage")
+    _put(out, "zero_stage", stage if stage is not None else 2, file, ln("zero_stage"), "zero_stage")
+    if as_bool(g("adam_offload", "false")):
+        _put(out, "offload", "true", file, ln("adam_offload"), "adam_offload")
+    _put(out, "per_device_train_batch_size", as_int(g("micro_train_batch_size", "8")) or 8, file,
+         ln("micro_train_batch_size"), "micro_train_batch_size")
+    for k in ("bf16", "fp16"):
+        if as_bool(g(k, "false")):
+            _put(out, k, True, file, ln(k), k)
+    gc = as_bool(g("gradient_checkpointing", "false"))
+    _put(out, "disable_gradient_checkpointing", not gc, file, ln("gradient_checkpointing"), "gradient_checkpointing")
+    out["disable_gradient_checkpointing"].invert = True
+    lora = as_int(g("lora_rank", "0")) or 0
+    _put(out, "finetuning_type", "lora" if lora > 0 else "full", file, ln("lora_rank"), "lora_rank")
+    if lora > 0:
+        _put(out, "lora_rank", lora, file, ln("lora_rank"), "lora_rank")
+    if as_bool(g("load_in_4bit", "false")):
+        _put(out, "quantization_bit", 4, file, ln("load_in_4bit"), "load_in_4bit")
+
+
+def _openrlhf_trainer(f: dict, file: str, stage_name: str) -> dict[str, Setting]:
+    out: dict[str, Setting] = {}
+    _common_ds(f, file, out)
+    line = f["max_len"][1] if "max_len" in f else None
+    _put(out, "cutoff_len", as_int(f["max_len"][0]) if "max_len" in f else 2048, file, line, "max_len",
+         "flag" if "max_len" in f else "assumed")
+    if stage_name == "dpo":
+        _put(out, "stage", "dpo", file, None, "train_dpo")
+    return out
