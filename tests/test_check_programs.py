@@ -256,3 +256,13 @@ def test_trl_cli_and_openrlhf_sft_are_training_commands(tmp_path, capsys):
     u = d["understood"]
     assert d["world_size"] == 8 and (u["method"], u["zero_stage"], u["cutoff_len"]) == ("full", 2, 4096)
     assert d["verdict"] in ("fits", "oom")
+
+
+def test_size_words_of_speech_and_encoder_models_bound_them():
+    for name, lo, hi in (("openai/whisper-large-v3", 1.4, 1.7), ("Qwen/Qwen-VL-Chat", 9.0, 10.0),
+                         ("FacebookAI/roberta-large", 0.3, 0.45)):
+        got = identify_model(name, network=False)
+        assert got.how == "assumed" and lo < got.spec.params.total / 1e9 < hi, name
+        assert "is not modelled" in got.assumption          # an encoder(-decoder) counted as a decoder: said
+    base = parse_name("bert-base-uncased")
+    assert "base" in base.variants and identify_model("bert-base-uncased", network=False).spec is not None
