@@ -266,3 +266,29 @@ def test_size_words_of_speech_and_encoder_models_bound_them():
         assert "is not modelled" in got.assumption          # an encoder(-decoder) counted as a decoder: said
     base = parse_name("bert-base-uncased")
     assert "base" in base.variants and identify_model("bert-base-uncased", network=False).spec is not None
+
+
+# ms-swift examples/train/sequence_parallel (shortened): Ulysses sequence parallelism under DeepSpeed ZeRO-3
+SWIFT_SP = """NPROC_PER_NODE=8 \\
+swift sft \\
+    --model Qwen/Qwen2.5-32B-Instruct \\
+    --tuner_type lora \\
+    --torch_dtype bfloat16 \\
+    --per_device_train_batch_size 1 \\
+    --max_length 65536 \\
+    --use_liger_kernel true \\
+    --deepspeed zero3 \\
+    --attn_impl flash_attn%s
+"""
+
+
+def test_sequence_parallel_under_zero_shards_states_and_splits_the_sequence(tmp_path, capsys):
+    rc, sp = _run([_write(tmp_path, "sp.sh", SWIFT_SP % " \\\n    --sequence_parallel_size 8"), "--gpu", "a100-80gb"],
+                  capsys)
+    rc, plain = _run([_write(tmp_path, "plain.sh", SWIFT_SP % ""), "--gpu", "a100-80gb"], capsys)
+    text = json.dumps(sp["notes"])
+    assert "sequence parallel 8 under ZeRO-3" in text and "8192 tokens" in text
+    assert "Megatron TP" not in text                     # not counted as whole weights on every GPU
+    assert sp["world_size"] == plain["world_size"] == 8
+    assert sp["memory"]["step"]["peak_allocated_bytes"] < plain["memory"]["step"]["peak_allocated_bytes"]
+    assert sp["memory"]["load"]["peak_allocated_bytes"] == plain["memory"]["load"]["peak_allocated_bytes"]

@@ -349,6 +349,18 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     counts them (outside PyTorch's allocator, in every phase)."""
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     lay = megatron.layout(job.settings, cfg.world_size)
+    sp = as_int(job.get("sequence_parallel_size")) or 1
+    if lay is not None and sp > 1 and (cfg.zero_stage or spec is not None) and lay.tp == lay.pp == lay.ep == 1 \
+            and not lay.device_map and lay.cp == sp:
+        # ms-swift `--sequence_parallel_size N` (Ulysses / ring attention) under DeepSpeed ZeRO or FSDP: the model
+        # states are sharded as ZeRO/FSDP shards them, and each GPU holds the activations and the loss of 1/N of
+        # every sequence (swift/trainers/sequence_parallel): counted as sequences of cutoff_len / N tokens
+        cfg = replace(cfg, cutoff_len=max(1, -(-cfg.cutoff_len // sp)))
+        lay = None
+        sp_note = (f"sequence parallel {sp} under {'ZeRO-' + str(cfg.zero_stage) if cfg.zero_stage else 'FSDP'}: the "
+                   f"states sharded as it shards them, {cfg.cutoff_len} tokens of each sequence per GPU")
+    else:
+        sp_note = None
     if lay is not None and spec is None:
         phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
@@ -368,6 +380,8 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     for p in phases.values():
         if p:
             p["reserved_bytes"] += comm
+    if sp_note:
+        notes.append(sp_note)
     _rl_phases(job, model, cfg, phases, gpu, notes)
     return phases, host, notes
 
