@@ -292,3 +292,20 @@ def test_sequence_parallel_under_zero_shards_states_and_splits_the_sequence(tmp_
     assert sp["world_size"] == plain["world_size"] == 8
     assert sp["memory"]["step"]["peak_allocated_bytes"] < plain["memory"]["step"]["peak_allocated_bytes"]
     assert sp["memory"]["load"]["peak_allocated_bytes"] == plain["memory"]["load"]["peak_allocated_bytes"]
+
+
+def test_fused_lora_targets_are_read_by_role_where_the_known_shape_names_them_otherwise(tmp_path, capsys):
+    # a local Falcon-style checkpoint (fused query_key_value, dense_h_to_4h) whose shape is assumed from its name
+    y = _write(tmp_path, "c.yaml", "model_name_or_path: /data/models/Falcon3-7B-Instruct-local-merge\nstage: sft\n"
+               "do_train: true\nfinetuning_type: lora\nlora_target: query_key_value,dense_h_to_4h\ncutoff_len: 1024\n"
+               "per_device_train_batch_size: 1\nbf16: true\noutput_dir: saves/c\n")
+    rc, d = _run([y, "--gpu", "a100-80gb"], capsys)
+    assert d["verdict"] == "fits"
+    assert d["understood"]["lora_targets"] == ["q_proj", "k_proj", "v_proj", "gate_proj", "up_proj"]
+    assert any("query_key_value -> q_proj, k_proj, v_proj" in a for a in d["assumptions"])
+    # a name of no known role is still refused, as PEFT refuses it
+    z = _write(tmp_path, "z.yaml", "model_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\ndo_train: true\n"
+               "finetuning_type: lora\nlora_target: not_a_module\noutput_dir: saves/z\n")
+    rc = main(["check", z, "--gpu", "a100-80gb", "--json"])
+    capsys.readouterr()
+    assert rc == 2
