@@ -366,7 +366,9 @@ def test_axolotl_memory_savers_we_do_not_model_are_said(tmp_path):
     model = _model(tmp_path, "Llama-2-7b-hf", LLAMA2_7B)
     _rc, out = _check(str(y), "--model", model, "--gpu", "h100-sxm")
     info = [(f["code"], f["line"]) for f in out["findings"] if f["code"] == "kernels-not-modelled"]
-    assert info == [("kernels-not-modelled", 9), ("kernels-not-modelled", 2)]
+    assert info == [("kernels-not-modelled", 2)]
+    # activation offloading with checkpointing is counted (issue 26): the layers' saved inputs leave the GPU
+    assert any("offloaded to host memory" in n for n in out["notes"])
     assert out["understood"]["optim"] == "adamw_8bit"
 
 

@@ -97,6 +97,11 @@ def resolve_model(ref: str | None, override: str | None):
     if not isinstance(ref, str):  # a list or a number where the model's name or path belongs
         raise UserError(f"model_name_or_path must be a model id or path, got {type(ref).__name__} {str(ref)[:60]}")
     got = identify_model(ref)
+    if got.spec is None and re.fullmatch(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/?", ref.strip()):
+        # `--model_name_or_path $MODEL_PATH` where no file given sets MODEL_PATH: the one fact that decides
+        return None, None, Finding.of("model-unknown", None, None,
+                                      f"the model is {ref.strip()}, a shell variable none of the files given sets: "
+                                      f"which model is it?", "pass --model ID|PATH")
     if got.spec is None:
         return None, None, Finding.of("model-unknown", None, None,
                                       f"which model is {ref!r}? {got.detail}: its memory cannot be bounded",
@@ -105,6 +110,14 @@ def resolve_model(ref: str | None, override: str | None):
 
 
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+
+
+def _model_question(findings: list) -> str:
+    """The unknown verdict's reason when the model decides: the one question, with what the files say of it."""
+    f = next((f for f in findings if f.code in ("model-unknown", "model-missing")), None)
+    if f is None:
+        return "the model is not known: pass --model"
+    return f"the model is not known ({f.message}): pass --model"
 
 
 def _model_findings(model, job: formats.Job) -> list[Finding]:
@@ -241,10 +254,25 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     """A chunked / fused cross-entropy (torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss, Axolotl's
     cut_cross_entropy, Liger's FusedLinearCrossEntropy, Megatron's fused vocab-parallel CE) never holds the whole fp32
     logits and their log-softmax: up to 10 bytes per logit less than the estimate's step transient."""
-    if not (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel"))) or not g.transient_bytes:
+    # an Unsloth program: its fused linear cross-entropy (unsloth_zoo loss_utils, logits not returned in training)
+    unsloth = str(job.get("__upper_bound__") or "").startswith("unsloth")
+    if not (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel")) or unsloth) \
+            or not g.transient_bytes:
         return 0.0
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
     return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+
+
+def _offloaded_checkpoints(job: formats.Job, model, cfg: TrainConfig) -> float:
+    """Activation offloading of checkpointed layers (Unsloth's use_gradient_checkpointing="unsloth" /
+    LLaMA-Factory use_unsloth_gc, torchtune enable_activation_offloading): each layer's saved input (the hidden
+    states in 16 bit) moves to host memory after its forward and comes back for its recompute; about two layers'
+    stay on the GPU (the one in flight and the one prefetched)."""
+    if not cfg.gradient_checkpointing or not (as_bool(job.get("use_unsloth_gc"))
+                                              or as_bool(job.get("activation_offloading"))):
+        return 0.0
+    rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
+    return float(max(0, int(model.num_layers) - 2) * rows * cfg.cutoff_len * int(model.hidden_size) * 2)
 
 
 def _megatron_states(one):
@@ -321,6 +349,18 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     counts them (outside PyTorch's allocator, in every phase)."""
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     lay = megatron.layout(job.settings, cfg.world_size)
+    sp = as_int(job.get("sequence_parallel_size")) or 1
+    if lay is not None and sp > 1 and (cfg.zero_stage or spec is not None) and lay.tp == lay.pp == lay.ep == 1 \
+            and not lay.device_map and lay.cp == sp:
+        # ms-swift `--sequence_parallel_size N` (Ulysses / ring attention) under DeepSpeed ZeRO or FSDP: the model
+        # states are sharded as ZeRO/FSDP shards them, and each GPU holds the activations and the loss of 1/N of
+        # every sequence (swift/trainers/sequence_parallel): counted as sequences of cutoff_len / N tokens
+        cfg = replace(cfg, cutoff_len=max(1, -(-cfg.cutoff_len // sp)))
+        lay = None
+        sp_note = (f"sequence parallel {sp} under {'ZeRO-' + str(cfg.zero_stage) if cfg.zero_stage else 'FSDP'}: the "
+                   f"states sharded as it shards them, {cfg.cutoff_len} tokens of each sequence per GPU")
+    else:
+        sp_note = None
     if lay is not None and spec is None:
         phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
@@ -340,6 +380,8 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     for p in phases.values():
         if p:
             p["reserved_bytes"] += comm
+    if sp_note:
+        notes.append(sp_note)
     _rl_phases(job, model, cfg, phases, gpu, notes)
     return phases, host, notes
 
@@ -409,6 +451,12 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         load = int(residue)
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
                      "the allocator keeps it reserved afterwards")
+    off = _offloaded_checkpoints(job, model, cfg)
+    if off:
+        step -= off
+        notes.append(f"checkpointed layer inputs offloaded to host memory (Unsloth's 'unsloth' checkpointing / "
+                     f"activation offloading): {off / 2**30:.2f} GiB less in the step, two layers' kept on the GPU "
+                     f"(approximate)")
     saved = _fused_ce_saving(job, model, cfg, g)
     if saved:
         step -= saved
@@ -492,8 +540,6 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                               f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
                               f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
-                      ("use_unsloth_gc", "Unsloth's offloaded checkpointing"),
-                      ("activation_offloading", "activations offloaded to host memory"),
                       ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
         if as_bool(g(key)):
             out.append(Finding.of("kernels-not-modelled", *_where(job, key),
@@ -934,7 +980,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     runner = job.runner
     if model is None or runner not in MODELLED:
         reason = ("the model's architecture is not modelled" if any(f.code == "model-not-modelled" for f in findings)
-                  else "the model is not known" if model is None and runner != "unknown" else
+                  else _model_question(findings) if model is None and runner != "unknown" else
                   f"a {runner} config is not modelled" if runner not in ("unknown",) else
                   "no training command or training config in the files ("
                   + ", ".join(f"{os.path.basename(p)}: {fmt}" + (" without a training command" if fmt == "script" else "")

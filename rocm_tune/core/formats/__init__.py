@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners import accelerate, axolotl, megatron, torchtune
+from rocm_tune.core.runners import accelerate, axolotl, megatron, rl_programs, torchtune
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
 from rocm_tune.core.runners import launchers as shell
@@ -93,8 +93,15 @@ def detect(text: str, path: str = "config") -> str:
     return "unknown"
 
 
+# huggingface/trl trl/cli.py: `trl sft|dpo|grpo|kto|rloo|reward ...` runs trl/scripts/<command>.py under accelerate
+TRL_CLI = ("sft", "dpo", "grpo", "kto", "rloo", "reward", "orpo", "gkd", "xpo", "nash_md", "online_dpo", "prm")
+
+
 def _entry(argv: list[str]) -> tuple[int, str, str] | None:
     """(index, runner, entry description) of the training program inside a command."""
+    rl = rl_programs.entry(argv)
+    if rl is not None:         # verl / OpenRLHF: the actor read as the transformers program it trains
+        return rl[0], "hf", f"{rl[1]} {argv[rl[0]]}"
     for i, w in enumerate(argv):
         base = os.path.basename(w)
         if base in ("llamafactory-cli", "lmf") and i + 1 < len(argv) and argv[i + 1] in ("train", "sft"):
@@ -111,6 +118,8 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
         if ((w == "rocm_tune" and i > 0 and argv[i - 1] in ("-m", "--module")) or base == "rocm-tune") \
                 and i + 1 < len(argv) and argv[i + 1] == "train":
             return i + 1, "builtin", "rocm-tune train"     # rocm-tune's own trainer (a --runner builtin bundle)
+        if base == "trl" and i + 1 < len(argv) and argv[i + 1] in TRL_CLI:
+            return i + 1, "hf", f"trl {argv[i + 1]}"     # TRL's CLI: TrainingArguments / <Stage>Config flags
         if base == "tune" and i + 1 < len(argv) and argv[i + 1] == "run":
             return i + 1, "torchtune", "tune run"
         if base == "megatron" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
@@ -271,16 +280,53 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.script_flags["style"] = "swift"
     elif runner == "torchtune":
         _read_tune_run(job, words, file)
-    elif runner == "megatron":
-        st, notes = megatron.read_flags(shell.flag_values(words), file, swift=entry.startswith("megatron "))
-        job.settings.update(st)
-        job.notes += notes
-        job.script_flags["style"] = "megatron"
-    else:
-        st, notes = hf_args.read_flags(shell.flag_values(words), file)
+    elif entry.startswith(("verl ", "openrlhf")):
+        if entry.startswith("verl "):
+            st, notes, gpus, nodes = rl_programs.read_verl(words, file)
+        else:
+            kind = entry.split()[0]
+            st, notes, gpus, nodes = rl_programs.read_openrlhf(
+                shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo")
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
+        if gpus and (job.gpus is None or job.gpus.kind in ("assumed", "env")):
+            job.gpus = Setting("gpus", gpus, file, None, entry.split()[0] + " GPUs per node", "flag")
+        if nodes and job.nodes is None:
+            job.nodes = Setting("nodes", nodes, file, None, entry.split()[0] + " nodes", "flag")
+    elif runner == "megatron":
+        flags = shell.flag_values(words)
+        st, notes = megatron.read_flags(flags, file, swift=entry.startswith("megatron "))
+        job.settings.update(st)
+        job.notes += notes
+        # slime / Miles (ray job submit -- python3 train.py): the training actors' GPUs per node and nodes
+        for k, attr in (("actor-num-gpus-per-node", "gpus"), ("actor-num-nodes", "nodes")):
+            if k in flags and as_int(flags[k][0]) and getattr(job, attr) is None:
+                setattr(job, attr, Setting(attr, as_int(flags[k][0]), file, flags[k][1], k, "flag"))
+        job.script_flags["style"] = "megatron"
+    else:
+        flags = shell.flag_values(words)
+        st, notes = hf_args.read_flags(flags, file)
+        job.settings.update(st)
+        job.notes += notes
+        job.script_flags["style"] = "hf"
+        if entry.startswith("trl "):
+            _read_trl_cli(job, entry.split()[1], flags, file)
+
+
+def _read_trl_cli(job: Job, command: str, flags: dict, file: str) -> None:
+    """TRL's CLI (trl/cli.py): the stage its command names; accelerate's `--num_processes` / `--config_file` among
+    its flags (it launches trl/scripts/<command>.py with them)."""
+    stage = {"grpo": "grpo", "dpo": "dpo", "online_dpo": "dpo"}.get(command, "sft")
+    job.settings.setdefault("stage", Setting("stage", stage, file, job.entry_line, f"trl {command}", "flag"))
+    n = as_int(flags.get("num_processes", ("", 0))[0])
+    if n and (job.gpus is None or job.gpus.kind == "assumed"):
+        job.gpus = Setting("gpus", n, file, flags["num_processes"][1], "num_processes", "flag")
+    if "config_file" in flags and "accelerate_config" not in job.settings:
+        job.settings["accelerate_config"] = Setting("accelerate_config", flags["config_file"][0], file,
+                                                    flags["config_file"][1], "config_file", "flag")
+    job.notes.append(f"trl {command}: TRL's CLI, read as trl/scripts/{command}.py's arguments (huggingface/trl "
+                     f"trl/cli.py)")
 
 
 def _swift_processes(job: Job, env: dict, file: str, line: int, g: Setting | None) -> None:
@@ -393,9 +439,10 @@ def read_job(paths: list[str]) -> Job:
     return read_texts(texts)
 
 
-def _read_script(job: Job, text: str, p: str) -> None:
-    """A launch script: its findings, the training command (a second one is noted or warned), #SBATCH sizes."""
-    script = shell.parse_script(text, p)
+def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> None:
+    """A launch script: its findings, the training command (a second one is noted or warned), #SBATCH sizes.
+    `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``)."""
+    script = shell.parse_script(text, p, arrays)
     job.findings += script.findings
     for cmd in script.commands:
         if job.entry and _entry(cmd.argv) is not None and job.entry_file != p:
@@ -553,6 +600,11 @@ def read_texts(texts: dict[str, str]) -> Job:
     tune_cfgs: list[str] = []
     primus_cfgs: list[str] = []
     recipes: list[str] = []
+    # bash arrays of every script given (slime/Megatron scripts `source models/<model>.sh` for MODEL_ARGS=(...))
+    arrays: dict = {}
+    for p, text in texts.items():
+        if detect(text, p) == "script" and "=(" in text:
+            arrays.update(shell.parse_script(text, p).arrays)
     for p, text in texts.items():
         fmt = detect(text, p)
         job.formats[p] = fmt
@@ -573,7 +625,7 @@ def read_texts(texts: dict[str, str]) -> Job:
         elif fmt == "lf-yaml":
             yaml_cfgs.append((p, _load_structured(text)))
         elif fmt == "script":
-            _read_script(job, text, p)
+            _read_script(job, text, p, arrays)
         elif fmt == "axolotl-yaml":
             axo_cfgs.append(p)
         elif fmt == "hf-yaml":

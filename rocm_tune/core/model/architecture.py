@@ -1564,6 +1564,17 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
         source = f"from the size its model card states for {parts.series}"
     if parts.size_b is None or parts.size_b <= 0:
         return None
+    same = _expert_layout_preset(parts)
+    if same is not None:
+        # "zephyr-8x7b", "nous-hermes-2-mixtral-8x7b": a fine-tune named by its expert layout has that layout's shape
+        spec = replace(same, warnings=(), size_label=parts.size_text())
+        q, qb = _quant_of(None, parts)
+        assumption = (f"model: {ref!r} is not here, in no cache and matches no preset: its {parts.experts.upper()} "
+                      f"expert layout is {same.name}'s: assumed that shape, {spec.params.total / 1e9:.2f}B parameters; "
+                      f"give --model (a config.json or a preset) for the real shape")
+        spec = replace(spec, notes=(*spec.notes, assumption))
+        return Identified(spec, "assumed", f"{ref}: {same.name}'s shape assumed from its {parts.experts} name",
+                          parts, q, qb, assumption=assumption)
     if parts.is_moe and parts.active_b is not None:
         tmpl = _load_preset_file(_MOE_TEMPLATE + ".yaml")
         cfg = _scaled(tmpl, parts.size_b, str(tmpl.config["model_type"]))
@@ -1591,6 +1602,18 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
     detail = f"{ref}: {shape} assumed from its name"
     spec = replace(spec, notes=(*spec.notes, assumption))
     return Identified(spec, "assumed", detail, parts, q, qb, assumption=assumption)
+
+
+def _expert_layout_preset(parts) -> ModelSpec | None:
+    """The preset whose name carries the same `NxMb` expert layout (8x7b -> Mixtral-8x7B), or None."""
+    if not parts.experts or "x" not in parts.experts:
+        return None
+    from rocm_tune.core.model.names import parse_name
+
+    for key, fname in sorted(_preset_index().items()):
+        if parse_name(key).experts == parts.experts:
+            return _load_preset_file(fname)
+    return None
 
 
 def _log(x: float) -> float:

@@ -22,7 +22,9 @@ NAME_CHARS = re.compile(r"^[A-Za-z0-9_.]+$")
 _LAYER_PREFIXES = ("model.layers.0.", "model.language_model.layers.0.", "language_model.model.layers.0.",
                    "model.language_model.model.layers.0.", "model.model.layers.0.", "language_model.layers.0.",
                    "model.text_model.layers.0.", "transformer.h.0.", "model.decoder.layers.0.",
-                   "base_model.model.model.layers.0.", "layers.0.")
+                   "base_model.model.model.layers.0.", "layers.0.",
+                   "llm.model.layers.0.", "llm.layers.0.",          # MiniCPM-V / MiniCPM-o (model.llm)
+                   "transformer.encoder.layers.0.")                 # ChatGLM / GLM-4 (self_attention.query_key_value)
 # the parent module of each kind of linear in those layouts
 _PARENTS = {"attn": ("self_attn", "attn", "attention", "self_attention", "cross_attn", "linear_attn", "mixer"),
             "mlp": ("mlp", "feed_forward", "ffn", "mixer"),
@@ -86,3 +88,44 @@ def wrapped_groups(groups, targets: tuple[str, ...]) -> tuple[list, list[str]]:
     hit = [g for g in groups if any(_matches(t, g) for t in targets)]
     unmatched = [t for t in targets if not any(_matches(t, g) for g in groups)]
     return hit, unmatched
+
+
+# The module names other architectures give the same roles (transformers' modeling files): the fused q/k/v
+# projection (Baichuan W_pack, ChatGLM/Falcon/GPT-NeoX/BLOOM query_key_value, GPT-2/Qwen-1/StarCoder c_attn, Phi-3
+# qkv_proj, MPT/Phi-2 Wqkv, InternLM2 wqkv), the attention output (dense, out_proj, wo), the MLP's up/gate
+# (dense_h_to_4h, c_fc, fc1, w1, w3, gate_up_proj) and down (dense_4h_to_h, fc2, w2) projections. A target that
+# names no linear of the model as known (a preset of another naming, or a shape assumed from the name) is read by
+# its role, said; PEFT would refuse a name the real model lacks, so a name of no known role stays refused.
+ROLES = {
+    "qkv": ("q_proj", "k_proj", "v_proj"),
+    "out": ("o_proj",),
+    "up": ("gate_proj", "up_proj"),
+    "down": ("down_proj",),
+}
+ALIASES = {
+    "w_pack": "qkv", "query_key_value": "qkv", "c_attn": "qkv", "qkv_proj": "qkv", "wqkv": "qkv", "qkv": "qkv",
+    "in_proj": "qkv", "query": "qkv", "key": "qkv", "value": "qkv", "q": "qkv", "k": "qkv", "v": "qkv",
+    "dense": "out", "out_proj": "out", "wo": "out", "o": "out", "attention.dense": "out",
+    "self_attention.dense": "out", "attn.c_proj": "out", "c_proj": "out",
+    "dense_h_to_4h": "up", "c_fc": "up", "fc1": "up", "w1": "up", "w3": "up", "gate_up_proj": "up", "wi": "up",
+    "dense_4h_to_h": "down", "fc2": "down", "w2": "down", "mlp.c_proj": "down", "wo_mlp": "down",
+}
+
+
+def by_role(groups, targets: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]] | None:
+    """Targets that match no linear of the model, read by the roles their names have in other architectures:
+    (the model's own names for those roles, [target -> names, ...]) or None when a target has no known role."""
+    names = {g.name for g in groups}
+    out: list[str] = []
+    said: list[str] = []
+    for t in targets:
+        leaf = t.split(".")[-1] if not is_regex(t) else t
+        role = ALIASES.get(t.lower()) or ALIASES.get(leaf.lower())
+        if role is None:
+            return None
+        mine = [n for n in ROLES[role] if n in names]
+        if not mine:
+            return None
+        out += [n for n in mine if n not in out]
+        said.append(f"{t} -> {', '.join(mine)}")
+    return tuple(out), said

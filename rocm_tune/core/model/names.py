@@ -258,6 +258,34 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "deepseekvl2": (27.5, 4.5, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
     "stepaudio2mini": (8.3, None, "Step-Audio 2 (audio encoder + Qwen2.5-7B decoder)"),
     "deepseekv2lite": (15.7, 2.4, None),
+    # vision-language models named by a version, not a size (the totals their Hugging Face model cards state)
+    "minicpmv2": (2.8, None, "MiniCPM-V (SigLIP vision encoder + MiniCPM-2.4B decoder)"),
+    "minicpmv2.0": (2.8, None, "MiniCPM-V (SigLIP vision encoder + MiniCPM-2.4B decoder)"),
+    "minicpmllama3v2.5": (8.5, None, "MiniCPM-Llama3-V 2.5 (SigLIP vision encoder + Llama-3-8B decoder)"),
+    "minicpmv2.6": (8.1, None, "MiniCPM-V 2.6 (SigLIP vision encoder + Qwen2-7B decoder)"),
+    "minicpmo2.6": (8.7, None, "MiniCPM-o 2.6 (vision and audio encoders + Qwen2.5-7B decoder)"),
+    "minicpmv4": (4.1, None, "MiniCPM-V 4 (SigLIP2 vision encoder + MiniCPM4-3B decoder)"),
+    "minicpmv4.0": (4.1, None, "MiniCPM-V 4 (SigLIP2 vision encoder + MiniCPM4-3B decoder)"),
+    "minicpmv4.5": (8.7, None, "MiniCPM-V 4.5 (SigLIP2 vision encoder + Qwen3-8B decoder)"),
+    "smolvlm": (2.25, None, "SmolVLM (SigLIP vision encoder + SmolLM2-1.7B decoder)"),
+    "moondream2": (1.93, None, "moondream2 (SigLIP vision encoder + Phi-1.5 decoder)"),
+    "phi3vision128k": (4.15, None, "Phi-3-vision (CLIP vision encoder + Phi-3-mini decoder)"),
+    "phi3.5vision": (4.15, None, "Phi-3.5-vision (CLIP vision encoder + Phi-3.5-mini decoder)"),
+    "florence2base": (0.23, None, "Florence-2 (DaViT encoder + encoder-decoder)"),
+    "florence2large": (0.77, None, "Florence-2 (DaViT encoder + encoder-decoder)"),
+    "qwenvl": (9.6, None, "Qwen-VL (ViT + Qwen-7B decoder)"),
+    "qwenaudio": (8.4, None, "Qwen-Audio (Whisper encoder + Qwen-7B decoder)"),
+    # speech and encoder models fine-tuned by size word (model cards: openai/whisper-*, google-bert, FacebookAI ...)
+    **{f"whisper{w}": (b, None, "Whisper encoder-decoder") for w, b in
+       (("tiny", 0.039), ("base", 0.074), ("small", 0.244), ("medium", 0.769), ("large", 1.55), ("largev2", 1.55),
+        ("largev3", 1.55), ("largev3turbo", 0.809))},
+    "bertuncasedbase": (0.110, None, "BERT encoder"), "bertcasedbase": (0.109, None, "BERT encoder"),
+    "bertlargeuncased": (0.335, None, "BERT encoder"), "bertlargecased": (0.333, None, "BERT encoder"),
+    "distilbertuncasedbase": (0.066, None, "DistilBERT encoder"),
+    "robertabase": (0.125, None, "RoBERTa encoder"), "robertalarge": (0.355, None, "RoBERTa encoder"),
+    "debertav3base": (0.184, None, "DeBERTa-v3 encoder"), "debertav3large": (0.435, None, "DeBERTa-v3 encoder"),
+    "modernbertbase": (0.149, None, "ModernBERT encoder"), "modernbertlarge": (0.395, None, "ModernBERT encoder"),
+    "bartbase": (0.140, None, "BART encoder-decoder"), "bartlarge": (0.406, None, "BART encoder-decoder"),
 }
 
 
@@ -265,4 +293,6 @@ def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | Non
     """(total B, active B or None, architecture not modelled or None) for a series whose size is a word."""
     if parts.series is None:
         return None
+    if "base" in parts.variants and parts.series + "base" in NAMED_SIZES:   # "bert-base-uncased": base is the size
+        return NAMED_SIZES[parts.series + "base"]
     return NAMED_SIZES.get(parts.series)

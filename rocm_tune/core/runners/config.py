@@ -148,6 +148,15 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
             t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
             a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
         values["lora_targets"] = ("all",) if t in ("all", "all-linear", "") else (split_targets(t) or ("all",))
+        if model is not None and values["lora_targets"] != ("all",):
+            from rocm_tune.core.model import lora as model_lora
+
+            hit, _ = model_lora.wrapped_groups(model.linears, values["lora_targets"])
+            roles = None if hit else model_lora.by_role(model.linears, values["lora_targets"])
+            if roles is not None:
+                values["lora_targets"] = roles[0]
+                a.append(f"LoRA targets: {t} name no linear layer of {model.name} as its shape is known here; read by "
+                         f"their role in the architectures that use those names ({'; '.join(roles[1])})")
         if as_bool(g("use_dora")):
             values["dora"] = True
     if method == "freeze":

@@ -292,7 +292,13 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             if isinstance(first, str) and "/" in first:
                 put("model_name_or_path", first, "from_pretrained", c.lineno)
                 dtype = kws.get("torch_dtype") or kws.get("dtype")
-                if dtype is None:
+                if dtype is None and owner.startswith("Fast"):
+                    # Unsloth's FastLanguageModel / FastVisionModel / FastModel.from_pretrained(dtype=None): bfloat16
+                    # where the GPU has it (unslothai/unsloth unsloth/models/loader.py, llama.py)
+                    put("load_dtype", "bf16", "from_pretrained", c.lineno)
+                    notes.append(f"line {c.lineno}: Unsloth's {owner}.from_pretrained without dtype loads the "
+                                 f"weights in bfloat16")
+                elif dtype is None:
                     put("load_dtype", "fp32", "from_pretrained", c.lineno)
                     notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "
                                  f"(transformers < 5)")
@@ -311,6 +317,21 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
         if name == "from_pretrained" and isinstance(kws.get("max_seq_length", (None, 0))[0], int) \
                 and "cutoff_len" not in out:      # Unsloth's FastLanguageModel/FastVisionModel.from_pretrained
             put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
+        gc = kws.get("use_gradient_checkpointing", (None, 0))
+        if name in ("get_peft_model", "prepare_model_for_kbit_training") and (gc[0] is not None or name.startswith(
+                "prepare")):
+            # Unsloth's get_peft_model(use_gradient_checkpointing=True|"unsloth") and PEFT's
+            # prepare_model_for_kbit_training (use_gradient_checkpointing=True by default) turn checkpointing on;
+            # "unsloth" also moves the checkpointed layer inputs to host memory (unsloth_zoo gradient_checkpointing)
+            on = gc[0] if gc[0] is not None else True
+            if on not in (False, "false", "False", None):
+                put("disable_gradient_checkpointing", False, "use_gradient_checkpointing", gc[1] or c.lineno)
+                out["disable_gradient_checkpointing"].invert = True
+            if str(on).lower() == "unsloth":
+                put("use_unsloth_gc", True, "use_gradient_checkpointing", gc[1] or c.lineno)
+        if name == "gradient_checkpointing_enable":
+            put("disable_gradient_checkpointing", False, "gradient_checkpointing_enable", c.lineno)
+            out["disable_gradient_checkpointing"].invert = True
         if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
             # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
             # projection unless target_modules says otherwise

@@ -44,6 +44,57 @@ class Script:
     exports: dict[str, str]        # export VAR=... and plain VAR=... lines, in file order
     sbatch: dict[str, tuple[str, int]]   # #SBATCH --key -> (value, line)
     findings: list[Finding]
+    arrays: dict[str, list[Token]] = field(default_factory=dict)   # NAME=( ... ): its words
+
+
+_ARRAY_START = re.compile(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)$")
+_ARRAY_REF = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}$")
+
+
+def _arrays(lines: list[str], exports: dict[str, str]) -> tuple[list[str], dict[str, list[Token]]]:
+    """bash arrays (``ARGS=( --tp 2 \\n --sp )``, as Megatron-LM, slime and Miles scripts group their flags): their
+    words by name, and the lines with each definition blanked (its line numbers kept). Comments inside the
+    parentheses are bash comments; ``NAME+=( ... )`` appends."""
+    out = list(lines)
+    arrays: dict[str, list[Token]] = {}
+    i = 0
+    while i < len(out):
+        m = _ARRAY_START.match(_strip_comment(out[i]))
+        if not m:
+            i += 1
+            continue
+        name, append, rest = m.group(1), m.group(2), m.group(3)
+        parts: list[tuple[int, str]] = []
+        j, body = i, rest
+        while True:
+            text = _strip_comment(body)
+            end = text.rfind(")")
+            if end >= 0 and text[end + 1:].strip() in ("", ";"):
+                parts.append((j + 1, text[:end]))
+                break
+            parts.append((j + 1, text.rstrip().rstrip("\\")))
+            j += 1
+            if j >= len(out):
+                break
+            body = out[j]
+        words = [Token(_expand(t.text, exports), t.line) for t in _tokens(parts)]
+        arrays[name] = (arrays.get(name, []) if append else []) + words
+        for k in range(i, min(j, len(out) - 1) + 1):
+            out[k] = ""
+        i = j + 1
+    return out, arrays
+
+
+def _with_arrays(toks: list[Token], arrays: dict[str, list[Token]]) -> list[Token]:
+    """``${NAME[@]}`` (quoted or not) replaced by the array's words; an unknown array stays as written."""
+    out: list[Token] = []
+    for t in toks:
+        m = _ARRAY_REF.match(t.text)
+        if m and m.group(1) in arrays:
+            out += [Token(w.text, w.line) for w in arrays[m.group(1)]]
+        else:
+            out.append(t)
+    return out
 
 
 def _expand(text: str, env: dict[str, str]) -> str:
@@ -186,7 +237,8 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     return out
 
 
-def parse_script(text: str, file: str) -> Script:
+def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = None) -> Script:
+    """`arrays`: bash arrays defined in another file the job gives (a sourced ``models/<model>.sh``)."""
     task = _yaml_task_commands(text)
     if task is not None:
         script = Script(commands=[], exports={}, sbatch={}, findings=[])
@@ -203,6 +255,14 @@ def parse_script(text: str, file: str) -> Script:
         return script
     lines = text.splitlines()
     exports: dict[str, str] = {}
+    for no, line in enumerate(lines):        # plain assignments before the arrays that use them (MODEL_DIR=...)
+        m = _ASSIGN.match(_strip_comment(line).strip())
+        if m and not m.group(2).startswith("("):
+            val = _split(m.group(2))
+            exports.setdefault(m.group(1), _expand(val[0] if val else "", exports))
+    lines, own = _arrays(lines, exports)
+    arrays = {**(arrays or {}), **own}
+    exports = {}
     sbatch: dict[str, tuple[str, int]] = {}
     findings: list[Finding] = []
     commands: list[Command] = []
@@ -211,7 +271,7 @@ def parse_script(text: str, file: str) -> Script:
         if m:
             sbatch[m.group(1)] = (m.group(2) or "", no)
     for start, parts, dropped, cut in _logical_lines(lines):
-        toks = _tokens(parts)
+        toks = _with_arrays(_tokens(parts), arrays)
         if not toks:
             continue
         words = [t.text for t in toks]
@@ -270,7 +330,7 @@ def parse_script(text: str, file: str) -> Script:
                     f"delete the spaces after the backslash on line {cut_line}"))
             cmd.cut_line = cut_line
             cmd.cut_kind = kind
-    return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings)
+    return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own)
 
 
 def without_cutting_comments(text: str) -> tuple[str, list[int]]:

@@ -91,14 +91,20 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
 
     for native, key in (("micro_batch_size", "per_device_train_batch_size"), ("seq_length", "cutoff_len"),
                         ("max_length", "cutoff_len"), ("global_batch_size", "global_batch_size"),
-                        ("model", "model_name_or_path"), ("load", "model_name_or_path"),
-                        ("hf_checkpoint", "model_name_or_path")):
+                        ("hf_checkpoint", "model_name_or_path"), ("model", "model_name_or_path"),
+                        ("load", "model_name_or_path")):
         if native in f and key not in out:
             v = f[native][0]
             if key == "model_name_or_path" and re.search(r"[-_]mcore/?$", v, re.IGNORECASE):
                 notes.append(f"--{native} {v}: a Megatron (mcore) conversion of {re.sub(r'[-_]mcore/?$', '', v)}")
                 v = re.sub(r"[-_]mcore/?$", "", v, flags=re.IGNORECASE)
             put(key, v, native, f[native][1])
+    if "max_tokens_per_gpu" in f and "cutoff_len" not in out and as_int(f["max_tokens_per_gpu"][0]):
+        # slime / Miles `--use-dynamic-batch-size --max-tokens-per-gpu N`: each micro-batch is packed up to N tokens
+        # per GPU, so one sequence of N tokens is what a step's activations hold (THUDM/slime slime/utils/arguments.py)
+        put("cutoff_len", as_int(f["max_tokens_per_gpu"][0]), "max_tokens_per_gpu", f["max_tokens_per_gpu"][1])
+        notes.append(f"--max-tokens-per-gpu {f['max_tokens_per_gpu'][0]}: dynamic batches of up to that many tokens "
+                     f"per GPU, counted as one sequence of that length")
     for native, key in (("bf16", "bf16"), ("fp16", "fp16")):
         if native in f and as_bool(f[native][0]) is not False:
             put(key, True, native, f[native][1])

@@ -103,6 +103,9 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         out["disable_gradient_checkpointing"] = Setting("disable_gradient_checkpointing", not on, file,
                                                         lines.get("enable_activation_checkpointing"),
                                                         "enable_activation_checkpointing", "yaml", invert=True)
+    if as_bool(data.get("enable_activation_offloading")):
+        # torchtune OffloadActivations: the saved activations go to host memory between forward and backward
+        put("activation_offloading", True, "enable_activation_offloading")
     dtype = str(data.get("dtype") or "fp32").lower()
     if dtype in ("bf16", "bfloat16"):
         put("pure_bf16", True, "dtype")
@@ -194,6 +197,10 @@ _BUILTIN: dict[str, dict] = {
 }
 _BUILTIN["qlora_single_device"] = _BUILTIN["lora_single_device"]
 _BUILTIN["qlora"] = _BUILTIN["lora"]
+# every shipped LLM config (llama3*, qwen2*, gemma2, mistral ...) since torchtune 0.3 computes the loss in chunks:
+# `loss: _component_: torchtune.modules.loss.CEWithChunkedOutputLoss` (recipes/configs/llama3_1/8B_lora_single_device.yaml)
+for _kind in list(_BUILTIN):
+    _BUILTIN[_kind] = {**_BUILTIN[_kind], "loss": {"_component_": "torchtune.modules.loss.CEWithChunkedOutputLoss"}}
 
 
 def config_from_name(config: str) -> dict:
