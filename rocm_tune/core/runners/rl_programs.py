@@ -125,27 +125,9 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
             f"--max_len {g('max_len', '2048')} tokens per sample"], None, None
     notes = [f"OpenRLHF ({OPENRLHF}): the actor is read as a DeepSpeed program on its own GPUs "
              f"(--actor_num_gpus_per_node)"]
-    if g("pretrain"):
-        _put(out, "model_name_or_path", g("pretrain"), file, ln("pretrain"), "pretrain")
-    stage = as_int(g("zero_stage", "2"))
-    _put(out, "deepspeed", "true", file, ln("zero_stage"), "zero_stage")
-    _put(out, "zero_stage", stage if stage is not None else 2, file, ln("zero_stage"), "zero_stage")
-    if as_bool(g("adam_offload", "false")):
-        _put(out, "offload", "true", file, ln("adam_offload"), "adam_offload")
-    _put(out, "per_device_train_batch_size", as_int(g("micro_train_batch_size", "8")) or 8, file,
-         ln("micro_train_batch_size"), "micro_train_batch_size")
+    _common_ds(f, file, out)
     seq = (as_int(g("prompt_max_len", "1024")) or 1024) + (as_int(g("generate_max_len", "1024")) or 1024)
     _put(out, "cutoff_len", seq, file, ln("prompt_max_len"), "prompt_max_len + generate_max_len")
-    for k in ("bf16", "fp16"):
-        if as_bool(g(k, "false")):
-            _put(out, k, True, file, ln(k), k)
-    gc = as_bool(g("gradient_checkpointing", "false"))
-    _put(out, "disable_gradient_checkpointing", not gc, file, ln("gradient_checkpointing"), "gradient_checkpointing")
-    out["disable_gradient_checkpointing"].invert = True
-    lora = as_int(g("lora_rank", "0")) or 0
-    _put(out, "finetuning_type", "lora" if lora > 0 else "full", file, ln("lora_rank"), "lora_rank")
-    if lora > 0:
-        _put(out, "lora_rank", lora, file, ln("lora_rank"), "lora_rank")
     _put(out, "stage", "grpo", file, ln("advantage_estimator"), "advantage_estimator")
     colocated = as_bool(g("colocate_all_models", "false"))
     if (as_int(g("vllm_num_engines", "0")) or 0) > 0:
