@@ -496,6 +496,13 @@ REAL_LINES = [
      "handle, opa, opb, (int)m, (int)n, (int)k, (void*)&falpha, a, CUDA_R_16BF, (int)lda, stridea, b, CUDA_R_16BF, "
      "(int)ldb, strideb, (void*)&fbeta, c, CUDA_R_16BF, (int)ldc, stridec, (int)num_batches, compute_type, "
      "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`", "opendatalab/MinerU#1508 (Tesla M40 has no bf16)"),
+    # explain-r2a (issue 26): a newer model config read by an older transformers
+    ("rope-scaling-newer-format", "[rank2]: ValueError: `rope_scaling` must be a dictionary with two fields, `type` and "
+     "`factor`, got {'factor': 8.0, 'low_freq_factor': 1.0, 'high_freq_factor': 4.0, 'original_max_position_embeddings': "
+     "8192, 'rope_type': 'llama3'}", "foundation-model-stack/foundation-model-stack#384"),
+    ("rope-scaling-newer-format", "`rope_scaling` must be a dictionary with with two fields, `type` and `factor`, got "
+     "{'factor': 8.0, 'high_freq_factor': 4.0, 'low_freq_factor': 1.0, 'original_max_position_embeddings': 8192, "
+     "'rope_type': 'llama3'}", "StartHua/Comfyui_CXH_joy_caption#35"),
 ]
 
 
@@ -662,6 +669,31 @@ def test_a_bare_assertion_takes_its_family_from_the_assert_line(src, family):
 def test_an_unknown_exception_takes_its_family_from_what_its_message_is_about(line, family):
     exp = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n" + line + "\n")
     assert _root(exp).code == "python-exception" and _root(exp).family == family
+
+
+# explain-r2a (issue 26): where a NameError was raised decides: inside installed code (plain or notebook-printed
+# frames) it is the versions (unsloth#1179), in the user's own script it is the script
+@pytest.mark.parametrize("frames,is_versions", [
+    ('  File "/opt/venv/lib/python3.11/site-packages/liger_kernel/transformers/monkey_patch.py", line 88, in apply\n'
+     '    x = Unpack\n', True),
+    ("/usr/local/lib/python3.10/dist-packages/unsloth/kernels/cross_entropy_loss.py in Unsloth_LlamaForCausalLM()\n\n",
+     True),
+    ("File ~/.cache/huggingface/modules/transformers_modules/m/modeling_m.py:212, in MAttention.forward(self, x)\n",
+     True),
+    ('  File "/home/u/train.py", line 3, in <module>\n    main()\n', False),
+])
+def test_a_name_error_is_the_versions_only_when_raised_in_installed_code(frames, is_versions):
+    exp = explain_text("Traceback (most recent call last):\n" + frames + "NameError: name 'Unpack' is not defined\n")
+    assert (_root(exp).family == "version_check") == is_versions
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Unsupported model type: qwen3_moe is not supported in this version of vLLM",
+    "NotImplementedError: this version of peft does not support target_parameters",
+])
+def test_a_message_about_the_installed_release_is_the_versions(line):
+    exp = explain_text("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n" + line + "\n")
+    assert _root(exp).family == "version_check"
 
 
 def test_old_torch_oom_wrapped_over_lines_is_a_real_shortage():

@@ -1085,6 +1085,24 @@ SIGNATURES: tuple[Signature, ...] = (
           r"A module that was compiled using NumPy 1\.x cannot be run in"),
          ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
+    # explain-r2a (issue 26): a config written by a newer release (Llama 3.1's rope_type 'llama3', YaRN, LongRoPE, mrope)
+    # read by an older transformers / vLLM that knows only {type, factor}: the versions, not the user's settings
+    _sig("rope-scaling-newer-format", "version_check", "error", "root", "the model's rope_scaling is in a newer "
+         "format than the installed library reads",
+         "the checkpoint's config.json uses a RoPE scaling type or layout (rope_type 'llama3', 'yarn', 'longrope', "
+         "'mrope') added after the installed transformers/vLLM release",
+         "upgrade transformers (Llama 3.1 needs >=4.43) or vLLM to a release that knows the model, within the range "
+         "the runner accepts; do not edit the model's rope_scaling",
+         "`python -c 'import transformers; print(transformers.__version__)'` against the model card",
+         (r"`rope_scaling` must be a dictionary with (?:with )?(?:two|2) fields, `type` and `factor`, got \{[^}\n]*'rope_type'",
+          r"`rope_scaling`'s (?:type|name) field must be (?:one of|in) [^\n]{0,80}, got '?(?:llama3|yarn|longrope|su|"
+          r"mrope|default|proportional)\b",
+          r"Unknown RoPE scaling type:? '?(?:llama3|yarn|longrope|su|mrope|default|proportional)\b"),
+         ("rope_scaling", "RoPE scaling"),
+         sources=("foundation-model-stack/foundation-model-stack#384 (Llama 3.1: raised in configuration_llama.py "
+                  "_rope_scaling_validation)", "meta-llama/llama3#299",
+                  "ShmuelRonen/ComfyUI_ChatterBox_Voice#1 (`with with two fields`; maintainer: check the transformers "
+                  "version)")),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
          "the dataset name is not in dataset_info.json (often: the command ran from another working directory "
@@ -1896,10 +1914,22 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # attribute a library's own object lacks when raised inside that library (API drift)
                 r"missing \d+ required (?:positional|keyword-only) arguments?: '|"
                 r"[/\\](?:site|dist)-packages[/\\](?:transformers|accelerate|peft|trl|deepspeed|torch|datasets|"
-                r"diffusers|bitsandbytes|vllm|swift|llamafactory|axolotl|unsloth\w*|torchtune)[/\\][^\n]*\n"
+                r"diffusers|bitsandbytes|vllm|swift|llamafactory|axolotl|unsloth\w*|torchtune|"
+                # explain-r2a (issue 26): more libraries that patch or wrap another one's classes, and a model's
+                # remote code (written against another transformers release)
+                r"liger_kernel|xformers|optimum|auto_gptq|gptqmodel|awq|torchao|tensordict|verl|openrlhf|"
+                r"megatron|modelscope|sentence_transformers|lightning|timm)[/\\][^\n]*\n"
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
                 r"'\w+'\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
+    # explain-r2a (issue 26): a name a library's own code uses is undefined where it was raised (the last frame is
+    # installed code or a model's remote code): that code was written against another release of what it imports
+    # (unsloth#1179: `NameError: name 'Unpack' is not defined` after installing transformers from main). In the
+    # user's own script a NameError is the script's bug, not the versions.
+    (re.compile(r"(?:[/\\](?:site|dist)-packages[/\\]|[/\\]transformers_modules[/\\])[^\n]*\n"
+                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
+     "version_check", "installed library code refers to a name its dependency does not provide in the installed "
+     "release: install the versions the library pins (or the release of it made for the dependency you have)"),
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
                 r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
@@ -1907,7 +1937,12 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
 # When no frame decides: what the exception's own message is about (the last line only).
 MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"\b(?:requires?|required) (?:\w+ )?[\w-]+ ?(?:[<>=]=?|version)|\bversion\b.{0,60}\b(?:installed|"
-                r"found|required|supported)|(?:upgrade|downgrade|update) (?:your |the )?(?:\w+ )?(?:version|package|"
+                r"found|required|supported)|"
+                # explain-r2a (issue 26): `X is not supported in this version of vLLM`, `this version of peft does not
+                # support ...`, `unsupported by the installed version`
+                r"\b(?:not |un)supported (?:in|by|with) (?:this|the (?:current|installed)|your) (?:\w+ )?(?:version|"
+                r"release)|\b(?:this|the installed|your) (?:version|release) of [\w.-]+ (?:does not|doesn't|cannot|"
+                r"can't) |(?:upgrade|downgrade|update) (?:your |the )?(?:\w+ )?(?:version|package|"
                 r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",

@@ -923,6 +923,17 @@ OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow t
 
 _FRAME = re.compile(r'File "([^"]+)", line \d+, in (\S+)')
 FRAMES_LOOKED_AT = 3
+# explain-r2a (issue 26): the frames of a traceback IPython/Jupyter/Colab printed (`/x/y.py in f()`,
+# `File /x/y.py:91, in f(...)`, `[/x/y.py](...) in f(...)`), in order with the plain ones
+_NB_EXC_FRAME = re.compile(r'^(?:File )?\[?((?:/|~/|[A-Za-z]:\\)\S+?\.py)(?::\d+)?\]?(?:\([^)\n]*\))?,? in '
+                           r'(?:[\w<>]+\.)*(\w+)\(', re.M)
+
+
+def _last_frames(pre: str) -> list[tuple[str, str]]:
+    """The last FRAMES_LOOKED_AT (path, function) frames of the traceback text, plain or notebook-printed."""
+    found = [(m.start(), m.group(1), m.group(2)) for m in _FRAME.finditer(pre)]
+    found += [(m.start(), m.group(1), m.group(2)) for m in _NB_EXC_FRAME.finditer(pre)]
+    return [(path, fn) for _, path, fn in sorted(found)][-FRAMES_LOOKED_AT:]
 
 
 _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
@@ -936,7 +947,7 @@ _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate ca
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
     """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
-    frames = _FRAME.findall(h.pre[-6000:])[-FRAMES_LOOKED_AT:]
+    frames = _last_frames(h.pre[-6000:])
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
