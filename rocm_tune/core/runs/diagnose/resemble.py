@@ -32,8 +32,13 @@ LINE_MAX = 600                # characters of one line looked at
 # families that are no failure: a line resembling them most is no answer
 NOT_A_CAUSE = frozenset({"benign_warning", "hipblaslt_warning", "unknown"})
 
+# the shapes of a failure line: error words, a signal, and what a failed call says instead (not found, invalid,
+# timed out, NaN, exit status); the broader set was chosen over the bare error words by CV on the fit cases
 _ERRORISH = re.compile(r"error|exception|fail|fatal|abort|traceback|segmentation fault|core dumped|"
-                       r"\bSIG(?:SEGV|ABRT|BUS|ILL|KILL|TERM|FPE)\b|\bsignal \d+|\bkilled\b|denied|cannot|unable to", re.I)
+                       r"\bSIG(?:SEGV|ABRT|BUS|ILL|KILL|TERM|FPE)\b|\bsignal \d+|\bkill|denied|cannot|unable to|"
+                       r"not found|no such file|invalid|unsupported|not supported|mismatch|timed? ?out|\bhang|\bnan\b|"
+                       r"refused|out of memory|unknown|errno|not (?:a )?valid|could not|couldn't|"
+                       r"exit(?:ed)? (?:code|status)|exitcode", re.I)
 _WARN_LEVEL = re.compile(r"\bwarn(?:ing)?s?\b|^W\d{4} ", re.I)
 _SKIP = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)|"
                    r"it/s\]|s/it\]|^\s*\d+%\|")
