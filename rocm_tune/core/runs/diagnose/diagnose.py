@@ -876,10 +876,13 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     """explain's fallback when no rule reads the deciding line (no root, or only the catch-all exception whose
     family no rule decided) and the run did not finish: the family the log's newest error lines resemble in the
     fit corpus's lexicon (resemble.py), as a weak root `by-resemblance`, when one family wins clearly. Never over a
-    rule's answer; never a harmless line (error_lines leaves them out)."""
+    rule's answer (a bare native crash the rules leave open included); never a harmless line (error_lines leaves
+    them out)."""
     generic = root is not None and diags[root].code == cat.GENERIC and diags[root].family == "unknown"
     if (root is not None and not generic) or (root is None and ended):
         return root
+    if generic and _CRASH.search(diags[root].first.text):
+        return root   # a native crash without a message: the rules read it and left it open (no stack named)
     found = [(sc, e) for sc in scans for e in sc.error_lines]
     lines = [e[3] for _, e in found]
     if generic and diags[root].first.text not in lines:
