@@ -113,3 +113,12 @@ def test_a_finished_run_gets_no_guess():
     exp = explain_text(NOISE + DMESG_LINE + "\n{'train_runtime': 1234.5, 'train_loss': 1.02}\n"
                        "***** train metrics *****\n")
     assert all(d.code != resemble.CODE for d in exp.diagnoses)
+
+
+def test_no_guess_from_lines_the_run_went_on_past_or_from_a_warning_level():
+    went_on = explain_text(NOISE + DMESG_LINE + "\n{'loss': 1.52, 'grad_norm': 3.1, 'learning_rate': 1e-05, 'epoch': 0.1}\n"
+                           " 10%|#         | 20/200 [01:01<09:10,  3.05s/it]\n")
+    assert all(d.code != resemble.CODE for d in went_on.diagnoses)
+    # c10's warning level (`[W socket.cpp:601]`), as c10d prints a client's retries (pytorch/pytorch threads)
+    assert not resemble.error_lines("[W socket.cpp:601] [c10d] The client socket has failed to connect to "
+                                    "[node0]:29500 (errno: 111 - Connection refused).\n")

@@ -883,7 +883,8 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
         return root
     if generic and _CRASH.search(diags[root].first.text):
         return root   # a native crash without a message: the rules read it and left it open (no stack named)
-    found = [(sc, e) for sc in scans for e in sc.error_lines]
+    found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress]   # the run went on past
+    # the lines before its last step
     lines = [e[3] for _, e in found]
     if generic and diags[root].first.text not in lines:
         lines.insert(0, diags[root].first.text)

@@ -39,7 +39,8 @@ _ERRORISH = re.compile(r"error|exception|fail|fatal|abort|traceback|segmentation
                        r"not found|no such file|invalid|unsupported|not supported|mismatch|timed? ?out|\bhang|\bnan\b|"
                        r"refused|out of memory|unknown|errno|not (?:a )?valid|could not|couldn't|"
                        r"exit(?:ed)? (?:code|status)|exitcode", re.I)
-_WARN_LEVEL = re.compile(r"\bwarn(?:ing)?s?\b|^W\d{4} ", re.I)
+# a warning by its level: the word, glog's `W1127 ...` and c10's `[W socket.cpp:601]` / `[W1127 12:00:00 ...]`
+_WARN_LEVEL = re.compile(r"\bwarn(?:ing)?s?\b|^\s*W\d{4} |^\s*\[W(?:\d{4}\b| )", re.I)
 _SKIP = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)|"
                    r"it/s\]|s/it\]|^\s*\d+%\|")
 
