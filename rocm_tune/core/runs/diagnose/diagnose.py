@@ -281,9 +281,9 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     for p in _PROGRESS:
         last = max(last, data.rfind(p, tail_start))
     finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED)
-    lines = None if tail_unknown_from is not None else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-    head_text = _decode(data[:65536])
     total = data.count(b"\n") if tail_unknown_from is None else None
+    lines = None if total is None else total + (1 if data and not data.endswith(b"\n") else 0)
+    head_text = _decode(data[:65536])
     errs = [(off, None if total is None else total - data.count(b"\n", off) + 1,
              _time_of(data[off:off + len(text.encode("utf-8", "replace"))], last=False), text)
             for off, text in resemble.error_lines(data)]
