@@ -337,6 +337,13 @@ OWN: tuple[Code, ...] = (
        'the training process exited without finishing',
        fix='read the reason (disk full, the OOM killer, the error line); SIGKILL often means the host OOM killer',
        cause='the process ended with a non-zero code, a signal, or no exit record; or the log ends in an error'),
+    # ------------------------------------------------------------------ explain's fallback (core/runs/diagnose/resemble.py)
+    _c('by-resemblance', ('explain',), 'error',
+       "no rule reads the deciding line; the log's error lines resemble one family's (a weak guess, with its confidence)",
+       cause="explain's lexicon, made from the fit part of the corpus (tools/build_explain_lexicon.py), scores the "
+       "newest error lines; the family's generic cause and fix are given only when one family wins clearly",
+       fix="the family's generic first step (explain names it); read the line shown to confirm it is that family",
+       confirm="`rocm-tune explain --json`: root.numbers carries the family it resembles, the confidence and the line"),
 )
 
 

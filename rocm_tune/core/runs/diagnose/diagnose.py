@@ -33,6 +33,7 @@ from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
+from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 
@@ -76,6 +77,8 @@ class FileScan:
     partial: bool                # the middle was only sampled (huge file)
     lines: int | None
     head_text: str               # the first lines (config/command discovery)
+    # the newest error-like lines (resemble.error_lines): (offset, line number or None, time, text), for the fallback
+    error_lines: list[tuple[int, int | None, float | None, str]] = field(default_factory=list)
 
 
 _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
@@ -278,9 +281,13 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     for p in _PROGRESS:
         last = max(last, data.rfind(p, tail_start))
     finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED)
-    lines = None if tail_unknown_from is not None else data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    total = data.count(b"\n") if tail_unknown_from is None else None
+    lines = None if total is None else total + (1 if data and not data.endswith(b"\n") else 0)
     head_text = _decode(data[:65536])
-    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text)
+    errs = [(off, None if total is None else total - data.count(b"\n", off) + 1,
+             _time_of(data[off:off + len(text.encode("utf-8", "replace"))], last=False), text)
+            for off, text in resemble.error_lines(data)]
+    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs)
 
 
 END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
@@ -847,13 +854,15 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 d.consequence_of = root
         _refine(r, diags, root, config, levers_on(scans, config, r),
                 [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
+    finished = any(sc.finished for sc in scans) or _state_finished(config)
+    root = _by_resemblance(scans, diags, root, finished or bool(alive))
     status = "unknown"
     if root is not None:
         status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
             else "failed"
         if diags[root].code == "config-memory-risk":
             status = "unknown"
-    elif any(sc.finished for sc in scans) or _state_finished(config):
+    elif finished:
         status = "finished"
     elif alive:
         status = "running"
@@ -861,6 +870,43 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
                        any(s.partial for s in scans))
+
+
+def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int | None, ended: bool) -> int | None:
+    """explain's fallback when no rule reads the deciding line (no root, or only the catch-all exception whose
+    family no rule decided) and the run did not finish: the family the log's newest error lines resemble in the
+    fit corpus's lexicon (resemble.py), as a weak root `by-resemblance`, when one family wins clearly. Never over a
+    rule's answer (a bare native crash the rules leave open included); never a harmless line (error_lines leaves
+    them out)."""
+    generic = root is not None and diags[root].code == cat.GENERIC and diags[root].family == "unknown"
+    if (root is not None and not generic) or (root is None and ended):
+        return root
+    if generic and _CRASH.search(diags[root].first.text):
+        return root   # a native crash without a message: the rules read it and left it open (no stack named)
+    found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress]   # the run went on past
+    # the lines before its last step
+    lines = [e[3] for _, e in found]
+    if generic and diags[root].first.text not in lines:
+        lines.insert(0, diags[root].first.text)
+    got = resemble.classify(lines)
+    if got is None:
+        return root
+    family, confidence, line = got
+    where = next(((sc, e) for sc, e in found if e[3] == line), None)
+    if where is not None:
+        sc, (off, line_no, t, _) = where
+        hit = Hit(resemble.CODE, sc.path, scans.index(sc), off, line_no, _rank(line), t, line, line, own_time=t is not None)
+    else:
+        hit = diags[root].first
+    title, cause, fix, confirm = resemble.texts(family, confidence)
+    d = Diagnosis(resemble.CODE, family, "error", False, "weak", title, hit, [hit], 1, cause, fix, confirm,
+                  {"resembles": family, "confidence": round(confidence, 2), "line": line})
+    if generic:
+        d.evidence = [hit] + [h for h in diags[root].evidence if h is not hit][:EVIDENCE_MAX - 1]
+        diags[root] = d
+        return root
+    diags.append(d)
+    return len(diags) - 1
 
 
 _NAN_TEXT = re.compile(r"\b(?:nan|NaN|NAN|-?inf|Infinity)\b")

@@ -1,0 +1,152 @@
+"""Make rocm_tune/profiles/explain_lexicon.json: explain's fallback lexicon, from the FIT part of the corpus only.
+
+    python3 tools/build_explain_lexicon.py [--check]
+
+Reads benchmarks/corpus/logs/<id>/case.json of the cases whose id the split rule (benchmarks/corpus/SCHEMA.md) puts
+in "fit" - a held case's folder is never opened - and asserts each says "split": "fit". Each case's
+`evidence_lines` are tokenized (rocm_tune.core.runs.diagnose.resemble.tokens) into its family's word counts
+(multinomial naive Bayes). The smoothing, the prior, the least number of known words and the confidence threshold
+are chosen by 10-fold cross-validation over the fit cases: each fold's cases are answered from their own log.txt
+(`error_lines`, as explain reads a log) by a lexicon made without them; the choice maximises right answers minus
+WRONG_COST x wrong ones (a wrong family is worse than "unknown"). It prints that CV figure. --check: exit 1 when
+the file differs from what the current fit cases make (tests/test_explain_lexicon.py does the same).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from collections import Counter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from rocm_tune.core.runs.diagnose import resemble  # noqa: E402
+
+CORPUS = os.path.join(ROOT, "benchmarks", "corpus", "logs")
+OUT = resemble.LEXICON
+FOLDS = 10
+WRONG_COST = 3
+ALPHAS = (0.05, 0.1, 0.3, 1.0)
+PRIORS = ("uniform", "empirical")
+MIN_TOKENS = (2, 3, 4)
+THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 20))
+# what a family's word counts are made of: the deciding lines only, or also the error lines of the case's own log
+# (the lines explain reads at run time, of fit cases only)
+TRAIN_ON = ("evidence", "evidence+log")
+
+
+def is_fit(case_id: str) -> bool:
+    """The corpus's split rule (SCHEMA.md): held when sha256(id) % 3 == 0."""
+    return int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % 3 != 0
+
+
+def fit_cases(root: str = CORPUS) -> list[dict]:
+    """The fit cases, by id, each with its log's error lines; a held case's folder is never read."""
+    out = []
+    for name in sorted(os.listdir(root)):
+        if not is_fit(name):
+            continue
+        p = os.path.join(root, name, "case.json")
+        if not os.path.isfile(p):
+            continue
+        with open(p, encoding="utf-8") as f:
+            case = json.load(f)
+        assert case.get("split") == "fit" and case.get("id") == name, f"{name}: not a fit case"
+        log = os.path.join(root, name, case.get("log_file") or "log.txt")
+        data = open(log, "rb").read() if os.path.isfile(log) else b""
+        out.append({"id": name, "family": case["family"], "evidence": list(case.get("evidence_lines") or []),
+                    "lines": [ln for _, ln in resemble.error_lines(data)]})
+    return out
+
+
+def counts_of(cases: list[dict], train_on: str = "evidence") -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+    counts: dict[str, Counter] = {}
+    docs: Counter = Counter()
+    for c in cases:
+        docs[c["family"]] += 1
+        lines = c["evidence"] + (c["lines"] if train_on == "evidence+log" else [])
+        counts.setdefault(c["family"], Counter()).update(t for ln in lines for t in resemble.tokens(ln))
+    return {f: dict(sorted(c.items())) for f, c in sorted(counts.items())}, dict(sorted(docs.items()))
+
+
+def _fold(case_id: str) -> int:
+    return int(hashlib.sha256(("fold:" + case_id).encode()).hexdigest(), 16) % FOLDS
+
+
+def cross_validate(cases: list[dict]) -> dict:
+    """The settings with the best CV utility over the fit cases, and its figures."""
+    preds: dict[tuple, list[tuple[str, float, int]]] = {}
+    for k in range(FOLDS):
+        train = [c for c in cases if _fold(c["id"]) != k]
+        test = [c for c in cases if _fold(c["id"]) == k]
+        for train_on in TRAIN_ON:
+            counts, docs = counts_of(train, train_on)
+            for alpha in ALPHAS:
+                for prior in PRIORS:
+                    m = resemble.Model(counts, docs, alpha, prior)
+                    for c in test:
+                        post, n = m.posterior([t for ln in c["lines"] for t in resemble.tokens(ln)])
+                        fam, p = post[0] if post else ("", 0.0)
+                        ok = 1 if fam == c["family"] else (0 if fam and fam not in resemble.NOT_A_CAUSE else -1)
+                        preds.setdefault((train_on, alpha, prior), []).append((fam, p, n, ok))
+    best = None
+    for (train_on, alpha, prior), rows in sorted(preds.items()):
+        for mt in MIN_TOKENS:
+            for th in THRESHOLDS:
+                ans = [ok for fam, p, n, ok in rows if n >= mt and p >= th and ok >= 0]
+                right, wrong = sum(ans), len(ans) - sum(ans)
+                key = (right - WRONG_COST * wrong, th, train_on == "evidence", alpha, prior == "uniform", -mt)
+                if best is None or key > best[0]:
+                    best = (key, {"train_on": train_on, "alpha": alpha, "prior": prior, "min_tokens": mt, "threshold": th,
+                                  "cv": {"folds": FOLDS, "cases": len(rows), "answered": len(ans), "right": right,
+                                         "wrong": wrong, "wrong_cost": WRONG_COST,
+                                         "top1_all": sum(ok == 1 for *_, ok in rows)}})
+    return best[1]
+
+
+def inputs_hash(cases: list[dict]) -> str:
+    blob = json.dumps([[c["id"], c["family"], c["evidence"], c["lines"]] for c in cases], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def build(root: str = CORPUS) -> dict:
+    cases = fit_cases(root)
+    chosen = cross_validate(cases)
+    counts, docs = counts_of(cases, chosen["train_on"])
+    return {"about": "explain's fallback lexicon: per-family word counts of the fit cases' evidence_lines "
+                     "(multinomial naive Bayes); made by tools/build_explain_lexicon.py, do not edit",
+            "fit_cases": len(cases), "inputs_sha256": inputs_hash(cases), **chosen, "docs": docs, "counts": counts}
+
+
+def dumps(lex: dict) -> str:
+    return json.dumps(lex, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 when the file is not what the fit cases make")
+    a = ap.parse_args()
+    lex = build()
+    text = dumps(lex)
+    cv = lex["cv"]
+    print(f"fit cases: {lex['fit_cases']}; chosen by {cv['folds']}-fold CV on fit: counts of {lex['train_on']}, alpha {lex['alpha']}, prior "
+          f"{lex['prior']}, min known words {lex['min_tokens']}, threshold {lex['threshold']}")
+    print(f"CV (fit only): top-1 family right {cv['top1_all']}/{cv['cases']} "
+          f"({100 * cv['top1_all'] / cv['cases']:.1f} %); answered above the threshold {cv['answered']}/{cv['cases']}, "
+          f"right {cv['right']}/{cv['answered']} ({100 * cv['right'] / max(1, cv['answered']):.1f} %)")
+    old = open(OUT, encoding="utf-8").read() if os.path.isfile(OUT) else None
+    if a.check:
+        print("up to date" if old == text else f"{OUT} differs from what the fit cases make")
+        return 0 if old == text else 1
+    with open(OUT, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {OUT} ({len(text)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
