@@ -872,6 +872,9 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                        any(s.partial for s in scans))
 
 
+_SCRIPT_BUG = re.compile(r"(?:^|\s|\]:)(?:NameError|SyntaxError|IndentationError|TabError|UnboundLocalError)\b")
+
+
 def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int | None, ended: bool) -> int | None:
     """explain's fallback when no rule reads the deciding line (no root, or only the catch-all exception whose
     family no rule decided) and the run did not finish: the family the log's newest error lines resemble in the
@@ -883,6 +886,9 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
         return root
     if generic and _CRASH.search(diags[root].first.text):
         return root   # a native crash without a message: the rules read it and left it open (no stack named)
+    if generic and _SCRIPT_BUG.search(diags[root].first.text):
+        return root   # a programming error the rules left to the script (raised in installed code it is read as
+        # the versions by the catalogue's rules): no family resembles a user's own bug
     found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress]   # the run went on past
     # the lines before its last step
     lines = [e[3] for _, e in found]
