@@ -728,6 +728,30 @@ SIGNATURES: tuple[Signature, ...] = (
           "video group", "Incompatible kernel and userspace"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
+    # explain-r2b (issue 26): the GPU stopped responding or reported a hardware error — the ROCm runtime's HW
+    # exception (hsa_amd_signal handler: "HW Exception by GPU node-N (Agent handle: ...) reason :GPU Hang"), the
+    # amdgpu driver's job timeout / MES / reset lines and its RAS/ACA hardware-error reports. Before the memory-fault
+    # signature, which shares the amdgpu driver lines: a hang is not a kernel's bad address.
+    _sig("gpu-hang", "hip_error", "error", "root", "the GPU hung or reported a hardware error (the driver resets it)",
+         "a GPU queue stopped making progress (or the GPU raised an uncorrectable hardware error) and the ROCm "
+         "runtime aborted the process (SIGABRT, exit -6/134): a driver/firmware or runtime fault for this GPU, "
+         "occasionally a kernel that never ends, on Instinct nodes failing hardware; not the training script's "
+         "Python code",
+         "read `dmesg -T | grep -i amdgpu` at that time (ring timeout, MES, GPU reset, RAS/ACA errors); update the "
+         "amdgpu driver/linux-firmware and ROCm together (or go back to the last firmware that worked); on APUs and "
+         "consumer Radeons HSA_ENABLE_SDMA=0 is the known workaround for SDMA hangs; rerun with "
+         "AMD_SERIALIZE_KERNEL=3 to see whether one kernel triggers it; uncorrectable hardware errors on an Instinct "
+         "node mean the node needs service (drain it)",
+         "`dmesg -T | grep -iE 'amdgpu.*(timeout|reset|MES|Hardware Error)'`; `rocm-smi --showras` / `amd-smi "
+         "metric --ecc`",
+         (r"HW Exception by GPU node-\d+.{0,60}reason\s*:\s*GPU Hang",
+          r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond)",
+          r"\[drm:amdgpu_job_timedout",
+          r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]"),
+         ("HW Exception", "amdgpu"),
+         sources=("ROCm/ROCR-Runtime hsa_amd error handler as users post it: ROCm/legacy-rocm-build#5259 (HW Exception "
+                  "by GPU node-4 ... reason :GPU Hang, then torchrun exitcode -6)", "pytorch/ao#2890 (MI300 CI)",
+                  "ROCm/legacy-rocm-build#4021 (amdgpu uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT))")),
     _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
          "a kernel read or wrote outside its memory: a bug in a kernel for this arch, an HSA override that "
          "does not fit the GPU, or an out-of-range index",
@@ -1213,9 +1237,31 @@ SIGNATURES: tuple[Signature, ...] = (
           # accelerate/transformers loading weights whose shape is not the model's (another vocab / variant)
           r"Trying to set a tensor of shape torch\.Size\(\[[\d, ]+\]\) in \"\w+\" \(which has shape",
           # torch's load_state_dict(strict=True) listing the keys, without the header line
-          r"(?:Missing|Unexpected) key\(s\) in state_dict: \S"),
+          r"(?:Missing|Unexpected) key\(s\) in state_dict: \S",
+          # explain-r2b: torchtune's own key checks when it loads a base model + adapter to resume
+          # (torchtune/modules/peft/_utils.py validate_missing_and_unexpected_for_lora / validate_state_dict_for_lora)
+          r"Missing LoRA key \S+ from adapter state dict", r"Unexpected key loading (?:adapter|base model)",
+          r"Missing non-LoRA key \S+ from base model state dict"),
          ("loading state_dict", "size mismatch for", "valid checkpoint at", "Trying to set a tensor of shape",
-          "key(s) in state_dict")),
+          "key(s) in state_dict", "Missing LoRA key", "Unexpected key loading", "Missing non-LoRA key")),
+    # explain-r2b (issue 26): DeepSpeed's load_checkpoint finds nothing to resume from: no `latest` tag file in the
+    # directory, or the directory itself missing (deepspeed/runtime/engine.py load_checkpoint / _load_checkpoint).
+    # Weak: a script may go on from scratch, so any failure after it is the cause.
+    _sig("deepspeed-no-checkpoint", "checkpoint_resume_mismatch", "warning", "weak", "DeepSpeed found no checkpoint "
+         "to resume from (no `latest` file / no checkpoint directory)",
+         "the run asked DeepSpeed to resume, but the directory holds no DeepSpeed checkpoint: none was written yet "
+         "(checkpoints saved rarely, or only model/LoRA exports were saved), the run died before `latest` was "
+         "written, or the path points at another run or a Hugging Face model",
+         "point the resume at a directory holding global_stepN/ and its `latest` file (or pass the tag "
+         "explicitly: load_checkpoint(dir, tag='global_stepN')); save DeepSpeed checkpoints more often; to start "
+         "from exported weights, load them as the model instead of resuming",
+         "`ls RUN_DIR` shows global_step*/ and `cat RUN_DIR/latest`",
+         (r"Unable to find latest file at \S+",
+          r"Client provided checkpoint load path: \S+ does not exist"),
+         ("Unable to find latest file", "Client provided checkpoint load path"),
+         sources=("deepspeed/runtime/engine.py load_checkpoint (\"Unable to find latest file at {latest_path}, if "
+                  "trying to load latest checkpoint please ensure this file exists or pass an explicit checkpoint "
+                  "tag when loading a checkpoint.\")", "tdrussell/diffusion-pipe#73, #159", "lean-dojo/ReProver#71")),
     # ------------------------------------------------------------------ slurm
     _sig("slurm-time-limit", "slurm_time_limit_preemption", "error", "root", "Slurm cancelled the job (time "
          "limit / preemption / node failure)",
@@ -1245,10 +1291,34 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No space left on device\W{0,4}'?/dev/shm", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
           r"总线错误",
           # torch/csrc/DataLoader.cpp's SIGBUS handler in the worker
-          r"Unexpected bus error encountered in worker", r"insufficient shared memory \(shm\)"),
+          r"Unexpected bus error encountered in worker", r"insufficient shared memory \(shm\)",
+          # explain-r2b: UCX's / ucs signal handler in NCCL's threads (`[host:pid :0:tid] Caught signal 7 (Bus error:
+          # nonexistent physical address)`), MPI's exit string: the bus error named in words
+          r"Caught signal 7 \(Bus error", r"Bus error \(signal 7\)"),
          ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error", "总线错误", "bus error"),
          sources=("pytorch/pytorch#2244 class of reports: RuntimeError: DataLoader worker (pid 47) is killed by "
-                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",)),
+                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",
+                  "msr-fiddle/pipedream#76 (Caught signal 7 (Bus error: nonexistent physical address) in ncclGroupEnd; "
+                  "docker --shm-size)")),
+    # explain-r2b (issue 26): SIGBUS named by a launcher or a signal handler, without the words of the worker's own
+    # message. In training containers it is the shared memory, most often (NCCL's and the DataLoader's segments in a
+    # 64 MB /dev/shm); weak: any specific cause in the log comes first. A bare `-7` stays the launcher's exit code.
+    _sig("bus-error-signal", "host_ram_oom", "error", "weak", "a process died of SIGBUS (signal 7): most often "
+         "/dev/shm too small",
+         "a process touched a memory-mapped page that cannot be backed: in containers almost always a shared-memory "
+         "segment (NCCL/RCCL transport buffers, DataLoader batches) beyond a small or full /dev/shm; rarely a file "
+         "mapped from a disk that filled up or went away",
+         "give the container more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir "
+         "with medium: Memory at /dev/shm) and check `df -h /dev/shm` is not full of stale files; or fewer DataLoader "
+         "workers (dataloader_num_workers 0 to confirm)",
+         "`df -h /dev/shm` inside the container while it runs",
+         (r"Signal 7 \(SIGBUS\) received by PID", r"died with <Signals\.SIGBUS: 7>",
+          r"terminated with signal:? ?SIGBUS\b", r"\*\*\* SIGBUS received at time=", r"\bkilled by signal SIGBUS\b",
+          r"\bSIGBUS: bus error\b"),
+         ("SIGBUS",),
+         sources=("torch elastic's failure summary (traceback : Signal 7 (SIGBUS) received by PID ...)",
+                  "subprocess.CalledProcessError (died with <Signals.SIGBUS: 7>)",
+                  "odysseus-dev/odysseus#6259 (a 64 MB /dev/shm surfaces as exit code -7)")),
     # ------------------------------------------------------------------ disk_full_save
     _sig("disk-full", "disk_full_save", "error", "root", "no space left on device",
          "a write (usually a checkpoint: weights + optimizer states) filled the disk or the quota",
