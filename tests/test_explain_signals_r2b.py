@@ -1,0 +1,67 @@
+"""explain (issue 26 item 5, explain-r2b): deaths by signal and GPU faults read by their general shape — a GPU hang
+on ROCm, SIGBUS as launchers name it, DeepSpeed's empty resume — each weak sign yielding to a specific cause."""
+
+from __future__ import annotations
+
+from rocm_tune.core.runs.diagnose.diagnose import diagnose
+
+TEARDOWN_7 = """[2024-05-02 10:11:12,001] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 41211
+[2024-05-02 10:11:12,002] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 41212
+[2024-05-02 10:11:12,318] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', 'src/train.py', \
+'--local_rank=1', 'train.yaml'] exits with return code = -7
+"""
+
+
+def _root(exp):
+    assert exp.root is not None
+    return exp.diagnoses[exp.root]
+
+
+def test_a_sigbus_teardown_with_dataloader_workers_beside_is_shared_memory(tmp_path):
+    # only the launcher's teardown remains; the YAML beside the log runs DataLoader worker processes
+    (tmp_path / "train.yaml").write_text("model_name_or_path: Qwen/Qwen2.5-7B\ndataloader_num_workers: 8\n"
+                                         "per_device_train_batch_size: 2\n")
+    log = tmp_path / "train.log"
+    log.write_text(TEARDOWN_7)
+    r = _root(diagnose([str(log)]))
+    assert r.family == "host_ram_oom" and "--shm-size" in r.fix
+    # without worker processes a bare -7 stays the launcher's exit code
+    (tmp_path / "train.yaml").write_text("model_name_or_path: Qwen/Qwen2.5-7B\ndataloader_num_workers: 0\n")
+    assert _root(diagnose([str(log)])).family == "launcher_exit"
+
+
+def test_sigbus_named_by_the_launcher_is_weak(tmp_path):
+    summary = ("  rank      : 0 (local_rank: 0)\n  exitcode  : -7 (pid: 3321)\n  error_file: <N/A>\n"
+               "  traceback : Signal 7 (SIGBUS) received by PID 3321\n")
+    log = tmp_path / "a.log"
+    log.write_text(summary)
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("bus-error-signal", "host_ram_oom")
+    # a specific cause earlier in the log wins over the signal's name
+    log.write_text("torch.AcceleratorError: HIP error: unspecified launch failure\n" + summary)
+    assert _root(diagnose([str(log)])).family == "hip_error"
+
+
+def test_a_rocm_gpu_hang_is_a_hang_and_a_harmless_library_note_is_not_the_root(tmp_path):
+    log = tmp_path / "ci.log"
+    log.write_text("'bitsandbytes library load error: Configured ROCm binary not found at /opt/conda/lib/python3.9/"
+                   "site-packages/bitsandbytes/libbitsandbytes_rocm63.so'\n"
+                   "test/test_x.py::test_quant[cuda-128] HW Exception by GPU node-3 (Agent handle: 0x19a5a420) "
+                   "reason :GPU Hang\nFatal Python error: Aborted\n")
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("gpu-hang", "hip_error")
+    assert "dmesg" in r.fix and "HSA_ENABLE_SDMA=0" in r.fix
+
+
+def test_deepspeed_without_a_checkpoint_to_resume_yields_to_a_later_failure(tmp_path):
+    warn = ("[2025-03-16 18:48:13,525] [WARNING] [engine.py:2914:load_checkpoint] Unable to find latest file at "
+            "/runs/lora/latest, if trying to load latest checkpoint please ensure this file exists or pass an explicit "
+            "checkpoint tag when loading a checkpoint.\n")
+    log = tmp_path / "resume.log"
+    log.write_text(warn)
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("deepspeed-no-checkpoint", "checkpoint_resume_mismatch")
+    # the run went on from scratch and then ran out of GPU memory: that is the cause
+    log.write_text(warn + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                   "capacity of 63.98 GiB of which 1.02 GiB is free.\n")
+    assert _root(diagnose([str(log)])).family == "gpu_oom"
