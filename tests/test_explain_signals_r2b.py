@@ -65,3 +65,14 @@ def test_deepspeed_without_a_checkpoint_to_resume_yields_to_a_later_failure(tmp_
     log.write_text(warn + "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
                    "capacity of 63.98 GiB of which 1.02 GiB is free.\n")
     assert _root(diagnose([str(log)])).family == "gpu_oom"
+
+
+def test_distributed_checkpoint_strict_load_errors_are_a_checkpoint_mismatch(tmp_path):
+    # torch.distributed.checkpoint's own planner messages (FSDP2 / torchtitan resumes)
+    log = tmp_path / "dcp.log"
+    for line in ("[rank0]: RuntimeError: Missing key in checkpoint state_dict: dataloader.dp_rank_0.",
+                 "[rank0]: ValueError: Size mismatch between saved torch.Size([8, 2048, 1024]) and current: "
+                 "torch.Size([32, 2048, 1024]) for optimizer.state.model.layers.0.mlp.experts.gate_up_proj.exp_avg"):
+        log.write_text("[rank0]: Traceback (most recent call last):\n" + line + "\n")
+        r = _root(diagnose([str(log)]))
+        assert (r.code, r.family) == ("state-dict-mismatch", "checkpoint_resume_mismatch"), line

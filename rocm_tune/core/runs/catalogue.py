@@ -1241,9 +1241,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-r2b: torchtune's own key checks when it loads a base model + adapter to resume
           # (torchtune/modules/peft/_utils.py validate_missing_and_unexpected_for_lora / validate_state_dict_for_lora)
           r"Missing LoRA key \S+ from adapter state dict", r"Unexpected key loading (?:adapter|base model)",
-          r"Missing non-LoRA key \S+ from base model state dict"),
+          r"Missing non-LoRA key \S+ from base model state dict",
+          # torch.distributed.checkpoint (FSDP2 / torchtitan / DCP resumes): its load planner's strict checks
+          # (torch/distributed/checkpoint/default_planner.py)
+          r"Missing key in checkpoint state_dict: \S",
+          r"Size mismatch between saved (?:torch\.Size\()?\[[\d, ]*\]\)? and current"),
          ("loading state_dict", "size mismatch for", "valid checkpoint at", "Trying to set a tensor of shape",
-          "key(s) in state_dict", "Missing LoRA key", "Unexpected key loading", "Missing non-LoRA key")),
+          "key(s) in state_dict", "Missing LoRA key", "Unexpected key loading", "Missing non-LoRA key",
+          "Missing key in checkpoint", "Size mismatch between saved")),
     # explain-r2b (issue 26): DeepSpeed's load_checkpoint finds nothing to resume from: no `latest` tag file in the
     # directory, or the directory itself missing (deepspeed/runtime/engine.py load_checkpoint / _load_checkpoint).
     # Weak: a script may go on from scratch, so any failure after it is the cause.
