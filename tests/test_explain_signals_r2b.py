@@ -76,3 +76,20 @@ def test_distributed_checkpoint_strict_load_errors_are_a_checkpoint_mismatch(tmp
         log.write_text("[rank0]: Traceback (most recent call last):\n" + line + "\n")
         r = _root(diagnose([str(log)]))
         assert (r.code, r.family) == ("state-dict-mismatch", "checkpoint_resume_mismatch"), line
+
+
+def test_a_file_missing_inside_a_checkpoint_directory_is_the_checkpoint(tmp_path):
+    log = tmp_path / "resume.log"
+    log.write_text("Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.10/site-packages/transformers/"
+                   "trainer.py\", line 3102, in _load_optimizer_and_scheduler\nFileNotFoundError: [Errno 2] No such file "
+                   "or directory: 'saves/qwen/lora/checkpoint-1000/optimizer.pt'\n")
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("checkpoint-files-missing", "checkpoint_resume_mismatch")
+
+
+def test_slurm_reports_a_task_killed_by_a_bus_error(tmp_path):
+    log = tmp_path / "slurm-4411.out"
+    log.write_text("epoch 3 step 1200 loss 1.93\nsrun: error: gpu017: task 2: Bus error\n"
+                   "srun: Terminating StepId=4411.0\n")
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("bus-error-signal", "host_ram_oom")

@@ -1319,8 +1319,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "`df -h /dev/shm` inside the container while it runs",
          (r"Signal 7 \(SIGBUS\) received by PID", r"died with <Signals\.SIGBUS: 7>",
           r"terminated with signal:? ?SIGBUS\b", r"\*\*\* SIGBUS received at time=", r"\bkilled by signal SIGBUS\b",
-          r"\bSIGBUS: bus error\b"),
-         ("SIGBUS",),
+          r"\bSIGBUS: bus error\b", r"srun: error: \S+: tasks? [\d,-]+: Bus error"),
+         ("SIGBUS", "srun: error"),
          sources=("torch elastic's failure summary (traceback : Signal 7 (SIGBUS) received by PID ...)",
                   "subprocess.CalledProcessError (died with <Signals.SIGBUS: 7>)",
                   "odysseus-dev/odysseus#6259 (a 64 MB /dev/shm surfaces as exit code -7)")),
@@ -1723,8 +1723,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No such file or directory: '[^']*mp_rank_\d+_model_states\.pt'",
           r"No valid checkpoint found in output directory",
           # deepspeed/runtime/engine.py _get_all_zero_checkpoint_names, when shards of other ranks/nodes are absent
-          r"The following zero checkpoints paths are missing"),
-         ("_states.pt", "No valid checkpoint found", "zero checkpoints paths are missing"),
+          r"The following zero checkpoints paths are missing",
+          # explain-r2b: any file the resume opens inside a checkpoint directory (HF Trainer's checkpoint-N/
+          # optimizer.pt, trainer_state.json, rng_state.pth; accelerate's optimizer.bin; DeepSpeed's global_stepN/;
+          # torchtune's epoch_N/) that is not there; not the Trainer's own tmp-checkpoint rename race
+          r"No such file or directory: '[^']*(?<!tmp-)(?:checkpoint-\d+|global_step\d+|epoch_\d+)[/\\][^']+'"),
+         ("_states.pt", "No valid checkpoint found", "zero checkpoints paths are missing", "No such file or directory"),
          sources=("deepspeed/runtime/engine.py _get_all_zero_checkpoints (zero_pp_rank_N_mp_rank_00_optim_states.pt)",
                   "transformers/trainer.py (ValueError: No valid checkpoint found in output directory)")),
     _sig("command-not-found", "missing_package", "error", "root", "the shell could not find the program the run "
