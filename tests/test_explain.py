@@ -310,6 +310,10 @@ REAL_LINES = [
      "torch elastic's failure summary for a rank killed by SIGBUS"),
     ("state-dict-mismatch", "AssertionError: Missing LoRA key layers.0.attn.q_proj.lora_a.weight from adapter state "
      "dict", "meta-pytorch/torchtune#2537 (resuming LoRA with another checkpoint's files)"),
+    ("hip-init-failed", "/home/martin/.local/lib/python3.10/site-packages/torch/cuda/__init__.py:88: UserWarning: "
+     "HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumHipDevices() that might have already set an error? Error 101: hipErrorInvalidDevice (Triggered internally at "
+     "../c10/hip/HIPFunctions.cpp:110.)", "torch on a GPU the HIP runtime cannot open (a UserWarning that is a cause)"),
     ("deepspeed-no-checkpoint", "[2025-03-16 18:48:13,525] [WARNING] [engine.py:2914:load_checkpoint] Unable to find "
      "latest file at /home/user/datasets/loras/lora_name/20250316_15-44-14/latest, if trying to load latest "
      "checkpoint please ensure this file exists or pass an explicit checkpoint tag when loading a checkpoint.",

@@ -93,3 +93,28 @@ def test_slurm_reports_a_task_killed_by_a_bus_error(tmp_path):
                    "srun: Terminating StepId=4411.0\n")
     r = _root(diagnose([str(log)]))
     assert (r.code, r.family) == ("bus-error-signal", "host_ram_oom")
+
+
+def test_the_hip_init_warning_is_a_weak_cause_and_rocminfo_out_of_resources_is_no_gpu(tmp_path):
+    warn = ("/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:654: UserWarning: HIP initialization: "
+            "Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling "
+            "NumHipDevices() that might have already set an error? Error 101: hipErrorInvalidDevice (Triggered "
+            "internally at ../c10/hip/HIPFunctions.cpp:110.)\n  return torch._C._cuda_getDeviceCount() > 0\n")
+    log = tmp_path / "a.log"
+    log.write_text(warn + "False\n")
+    assert (_root(diagnose([str(log)])).code) == "hip-init-failed"
+    # a specific error after the warning is the cause
+    log.write_text(warn + "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n"
+                   "Aborted (core dumped)\n")
+    assert _root(diagnose([str(log)])).code == "hip-invalid-device-function"
+    # an ordinary UserWarning stays harmless
+    log.write_text("/x/y.py:3: UserWarning: TypedStorage is deprecated.\n")
+    exp = diagnose([str(log)])
+    assert exp.root is None or exp.diagnoses[exp.root].benign
+    # rocminfo's OUT_OF_RESOURCES is the runtime finding no usable GPU, not memory
+    log.write_text("ROCk module is loaded\nhsa api call failure at: /long_pathname_so_that_rpms_can_package_the_debug_"
+                   "info/src/rocminfo/rocminfo.cc:1140\nCall returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime "
+                   "failed to allocate the necessary resources. This error may also occur when the core runtime "
+                   "library needs to spawn threads or create internal OS-specific events.\n")
+    r = _root(diagnose([str(log)]))
+    assert (r.code, r.family) == ("no-gpu-visible", "hip_error")

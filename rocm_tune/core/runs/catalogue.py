@@ -722,12 +722,33 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Permission denied:? '?/dev/(?:kfd|dri)", r"is not member of \"?\w+\"? group, the default DRM access group",
           r"hsa api call failure at: .{0,120}hsa_init",
           # the ROCr runtime refusing an amdgpu kernel driver too old for it (the GPU is then hidden)
-          r"HSA Error: Incompatible kernel and userspace"),
+          r"HSA Error: Incompatible kernel and userspace",
+          # explain-r2b: rocminfo's own failure to open the GPUs (its HSA_STATUS_ERROR_OUT_OF_RESOURCES is the runtime
+          # finding no usable device — permissions, an unsupported GPU, no driver — not memory; it works under sudo
+          # when it is the permissions: ROCm/legacy-rocm-build#1064, #1070, #1758; ofiwg/libfabric#6161)
+          r"hsa api call failure at: \S*rocminfo\.cc"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace"),
+          "video group", "Incompatible kernel and userspace", "rocminfo.cc"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
+    # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
+    # it is why torch.cuda.is_available() is False (the run then fails on the GPU or crawls on the CPU): a weak cause,
+    # kept among warnings (WARNING_CAUSES); any specific error after it (no kernel for the GPU, OOM) comes first.
+    _sig("hip-init-failed", "hip_error", "error", "weak", "the HIP runtime could not open the GPU "
+         "(hipGetDeviceCount failed): torch sees no GPU",
+         "PyTorch's HIP runtime failed to enumerate the GPUs: the GPU is not a target of this ROCm/PyTorch build (an "
+         "old or consumer gfx), /dev/kfd and /dev/dri are not accessible (render/video groups; a container without "
+         "--device=/dev/kfd --device=/dev/dri), HIP_VISIBLE_DEVICES names no valid GPU, or the amdgpu driver does "
+         "not match the runtime",
+         "`rocminfo | grep gfx` (as the same user and in the same container), add the user to the render and video "
+         "groups, check HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES, install the torch wheel for the installed ROCm "
+         "(and HSA_OVERRIDE_GFX_VERSION for a consumer gfx the libraries do not ship)",
+         "`python -c 'import torch;print(torch.version.hip, torch.cuda.is_available(), torch.cuda.device_count())'`",
+         (r"HIP initialization: Unexpected error from hipGetDeviceCount\(\)",),
+         ("HIP initialization",),
+         sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
+                  "hipErrorInvalidDevice)",)),
     # explain-r2b (issue 26): the GPU stopped responding or reported a hardware error — the ROCm runtime's HW
     # exception (hsa_amd_signal handler: "HW Exception by GPU node-N (Agent handle: ...) reason :GPU Hang"), the
     # amdgpu driver's job timeout / MES / reset lines and its RAS/ACA hardware-error reports. Before the memory-fault
@@ -1931,6 +1952,8 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
 SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
+# explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
+WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed"})
 # signs that count only at the very end of a log (the last lines before it stopped)
 END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
@@ -2054,8 +2077,10 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # `RuntimeError: ... Watchdog caught ...` is a timeout, not an unknown error)
         out = [sm for sm in out if sm[0].code != GENERIC] or out
     if out and (warning := _WARNING_LINE.search(line)):
-        # a Python warning (FutureWarning, UserWarning...) is never a failure, whatever words it holds
-        out = [sm for sm in out if sm[0].benign] or [(BY_CODE["harmless-warning"], warning)]
+        # a Python warning (FutureWarning, UserWarning...) is never a failure, whatever words it holds — except the
+        # few that report the GPU runtime failing (WARNING_CAUSES)
+        out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
+            [(BY_CODE["harmless-warning"], warning)]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 
