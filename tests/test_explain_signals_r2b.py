@@ -118,3 +118,14 @@ def test_the_hip_init_warning_is_a_weak_cause_and_rocminfo_out_of_resources_is_n
                    "library needs to spawn threads or create internal OS-specific events.\n")
     r = _root(diagnose([str(log)]))
     assert (r.code, r.family) == ("no-gpu-visible", "hip_error")
+
+
+def test_monitored_barrier_names_the_ranks_that_never_arrived(tmp_path):
+    log = tmp_path / "g.log"
+    log.write_text("[E ProcessGroupGloo.cpp:138] Rank 1 successfully reached monitoredBarrier, but received errors "
+                   "while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n")
+    r = _root(diagnose([str(log)]))
+    assert r.family == "nccl_rccl_timeout_hang"
+    log.write_text("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer\n"
+                   "[E ProcessGroupGloo.cpp:138] Ranks 1 failed to pass monitoredBarrier in 1800000 ms\n")
+    assert _root(diagnose([str(log)])).family == "nccl_rccl_timeout_hang"

@@ -413,10 +413,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"[Cc]aught collective operation timeout", r"ran for \d+ milliseconds before timing out",
           r"Some NCCL operations have failed or timed out",
           # torch 2.4+: a rank told by another rank's timeout to dump its flight recorder
-          r"Received a dump signal due to a collective timeout from", r"flight recorder dump signal from another rank"),
+          r"Received a dump signal due to a collective timeout from", r"flight recorder dump signal from another rank",
+          # explain-r2b: torch.distributed.monitored_barrier (gloo) naming the ranks that never arrived
+          # (ProcessGroupGloo.cpp: "Ranks 1 failed to pass monitoredBarrier in 1800000 ms", "Rank 1 successfully
+          # reached monitoredBarrier, but received errors while waiting for send/recv from rank 0")
+          r"failed to pass monitoredBarrier in \d+ ms",
+          r"reached monitoredBarrier, but received errors while waiting for send/recv from rank \d+"),
          ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout", "communicator was aborted",
           "Heartbeat monitor", "watchdog got stuck", "collective operation timeout", "before timing out",
-          "Some NCCL operations", "dump signal"),
+          "Some NCCL operations", "dump signal", "monitoredBarrier"),
          hang=True, sources=("tests/fixtures/logs/alert-collective-timeout.log (torch 2.x ProcessGroupNCCL.cpp)",)),
     _sig("nccl-error", "nccl_rccl_timeout_hang", "error", "root", "an NCCL/RCCL call failed",
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
