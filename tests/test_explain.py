@@ -297,8 +297,27 @@ REAL_LINES = [
      "workspace required: 1048576, provided ptr: 0 size: 0", "MIOpen's workspace note on ROCm convolutions"),
     ("json-decode-error", "pyarrow.lib.ArrowInvalid: JSON parse error: Missing a name for object member. in row 0",
      "huggingface/datasets reading a malformed JSONL"),
-    ("gpu-memory-fault", "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1234, "
+    # explain-r2b: the driver's job timeout is a hang (gpu-hang), not a kernel's bad address (gpu-memory-fault)
+    ("gpu-hang", "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1234, "
      "emitted seq=1236", "the amdgpu kernel driver's GPU hang report in dmesg"),
+    ("gpu-hang", "HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",
+     "ROCm/legacy-rocm-build#5259 (the ROCm runtime's hardware-exception handler on gfx942)"),
+    ("gpu-hang", "[13850.912648] amdgpu 0000:1c:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) "
+     "detected!", "ROCm/legacy-rocm-build#4021 (MI300X RAS report in dmesg)"),
+    ("shm-exhausted", "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
+     "msr-fiddle/pipedream#76 (UCX's signal handler in NCCL's thread, docker's 64 MB /dev/shm)"),
+    ("bus-error-signal", "  traceback : Signal 7 (SIGBUS) received by PID 2385922",
+     "torch elastic's failure summary for a rank killed by SIGBUS"),
+    ("state-dict-mismatch", "AssertionError: Missing LoRA key layers.0.attn.q_proj.lora_a.weight from adapter state "
+     "dict", "meta-pytorch/torchtune#2537 (resuming LoRA with another checkpoint's files)"),
+    ("hip-init-failed", "/home/martin/.local/lib/python3.10/site-packages/torch/cuda/__init__.py:88: UserWarning: "
+     "HIP initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumHipDevices() that might have already set an error? Error 101: hipErrorInvalidDevice (Triggered internally at "
+     "../c10/hip/HIPFunctions.cpp:110.)", "torch on a GPU the HIP runtime cannot open (a UserWarning that is a cause)"),
+    ("deepspeed-no-checkpoint", "[2025-03-16 18:48:13,525] [WARNING] [engine.py:2914:load_checkpoint] Unable to find "
+     "latest file at /home/user/datasets/loras/lora_name/20250316_15-44-14/latest, if trying to load latest "
+     "checkpoint please ensure this file exists or pass an explicit checkpoint tag when loading a checkpoint.",
+     "tdrussell/diffusion-pipe#159 (resume after a power loss: no DeepSpeed checkpoint was ever written)"),
     ("model-files-missing", "OSError: /models/llama does not appear to have a file named config.json. Checkout "
      "'https://huggingface.co//models/llama/tree/None' for available files.", "transformers' from_pretrained on a "
      "local directory without its files"),

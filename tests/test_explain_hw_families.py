@@ -22,7 +22,8 @@ SPELLINGS = [
      "pasid:32768, for process python3 pid 827117 thread python3 pid 827117)"),
     ("gpu-memory-fault", "amdgpu 0000:03:00.0: amdgpu: [gfxhub0] retry page fault (src_id:0 ring:0 vmid:8 pasid:32770)"),
     ("gpu-memory-fault", "amdgpu 0000:c5:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00801031"),
-    ("gpu-memory-fault", "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, emitted "
+    # explain-r2b: a ring timeout is the driver's hang report (gpu-hang), not a page fault
+    ("gpu-hang", "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, emitted "
      "seq=3"),
     ("hip-runtime-error", "torch.AcceleratorError: HIP error: unspecified launch failure"),
     ("hip-runtime-error", "RuntimeError: HIP error: the launch timed out and was terminated"),

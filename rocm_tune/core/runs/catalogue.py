@@ -413,10 +413,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"[Cc]aught collective operation timeout", r"ran for \d+ milliseconds before timing out",
           r"Some NCCL operations have failed or timed out",
           # torch 2.4+: a rank told by another rank's timeout to dump its flight recorder
-          r"Received a dump signal due to a collective timeout from", r"flight recorder dump signal from another rank"),
+          r"Received a dump signal due to a collective timeout from", r"flight recorder dump signal from another rank",
+          # explain-r2b: torch.distributed.monitored_barrier (gloo) naming the ranks that never arrived
+          # (ProcessGroupGloo.cpp: "Ranks 1 failed to pass monitoredBarrier in 1800000 ms", "Rank 1 successfully
+          # reached monitoredBarrier, but received errors while waiting for send/recv from rank 0")
+          r"failed to pass monitoredBarrier in \d+ ms",
+          r"reached monitoredBarrier, but received errors while waiting for send/recv from rank \d+"),
          ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout", "communicator was aborted",
           "Heartbeat monitor", "watchdog got stuck", "collective operation timeout", "before timing out",
-          "Some NCCL operations", "dump signal"),
+          "Some NCCL operations", "dump signal", "monitoredBarrier"),
          hang=True, sources=("tests/fixtures/logs/alert-collective-timeout.log (torch 2.x ProcessGroupNCCL.cpp)",)),
     _sig("nccl-error", "nccl_rccl_timeout_hang", "error", "root", "an NCCL/RCCL call failed",
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
@@ -722,12 +727,57 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Permission denied:? '?/dev/(?:kfd|dri)", r"is not member of \"?\w+\"? group, the default DRM access group",
           r"hsa api call failure at: .{0,120}hsa_init",
           # the ROCr runtime refusing an amdgpu kernel driver too old for it (the GPU is then hidden)
-          r"HSA Error: Incompatible kernel and userspace"),
+          r"HSA Error: Incompatible kernel and userspace",
+          # explain-r2b: rocminfo's own failure to open the GPUs (its HSA_STATUS_ERROR_OUT_OF_RESOURCES is the runtime
+          # finding no usable device — permissions, an unsupported GPU, no driver — not memory; it works under sudo
+          # when it is the permissions: ROCm/legacy-rocm-build#1064, #1070, #1758; ofiwg/libfabric#6161)
+          r"hsa api call failure at: \S*rocminfo\.cc"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace"),
+          "video group", "Incompatible kernel and userspace", "rocminfo.cc"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
+    # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
+    # it is why torch.cuda.is_available() is False (the run then fails on the GPU or crawls on the CPU): a weak cause,
+    # kept among warnings (WARNING_CAUSES); any specific error after it (no kernel for the GPU, OOM) comes first.
+    _sig("hip-init-failed", "hip_error", "error", "weak", "the HIP runtime could not open the GPU "
+         "(hipGetDeviceCount failed): torch sees no GPU",
+         "PyTorch's HIP runtime failed to enumerate the GPUs: the GPU is not a target of this ROCm/PyTorch build (an "
+         "old or consumer gfx), /dev/kfd and /dev/dri are not accessible (render/video groups; a container without "
+         "--device=/dev/kfd --device=/dev/dri), HIP_VISIBLE_DEVICES names no valid GPU, or the amdgpu driver does "
+         "not match the runtime",
+         "`rocminfo | grep gfx` (as the same user and in the same container), add the user to the render and video "
+         "groups, check HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES, install the torch wheel for the installed ROCm "
+         "(and HSA_OVERRIDE_GFX_VERSION for a consumer gfx the libraries do not ship)",
+         "`python -c 'import torch;print(torch.version.hip, torch.cuda.is_available(), torch.cuda.device_count())'`",
+         (r"HIP initialization: Unexpected error from hipGetDeviceCount\(\)",),
+         ("HIP initialization",),
+         sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
+                  "hipErrorInvalidDevice)",)),
+    # explain-r2b (issue 26): the GPU stopped responding or reported a hardware error — the ROCm runtime's HW
+    # exception (hsa_amd_signal handler: "HW Exception by GPU node-N (Agent handle: ...) reason :GPU Hang"), the
+    # amdgpu driver's job timeout / MES / reset lines and its RAS/ACA hardware-error reports. Before the memory-fault
+    # signature, which shares the amdgpu driver lines: a hang is not a kernel's bad address.
+    _sig("gpu-hang", "hip_error", "error", "root", "the GPU hung or reported a hardware error (the driver resets it)",
+         "a GPU queue stopped making progress (or the GPU raised an uncorrectable hardware error) and the ROCm "
+         "runtime aborted the process (SIGABRT, exit -6/134): a driver/firmware or runtime fault for this GPU, "
+         "occasionally a kernel that never ends, on Instinct nodes failing hardware; not the training script's "
+         "Python code",
+         "read `dmesg -T | grep -i amdgpu` at that time (ring timeout, MES, GPU reset, RAS/ACA errors); update the "
+         "amdgpu driver/linux-firmware and ROCm together (or go back to the last firmware that worked); on APUs and "
+         "consumer Radeons HSA_ENABLE_SDMA=0 is the known workaround for SDMA hangs; rerun with "
+         "AMD_SERIALIZE_KERNEL=3 to see whether one kernel triggers it; uncorrectable hardware errors on an Instinct "
+         "node mean the node needs service (drain it)",
+         "`dmesg -T | grep -iE 'amdgpu.*(timeout|reset|MES|Hardware Error)'`; `rocm-smi --showras` / `amd-smi "
+         "metric --ecc`",
+         (r"HW Exception by GPU node-\d+.{0,60}reason\s*:\s*GPU Hang",
+          r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond)",
+          r"\[drm:amdgpu_job_timedout",
+          r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]"),
+         ("HW Exception", "amdgpu"),
+         sources=("ROCm/ROCR-Runtime hsa_amd error handler as users post it: ROCm/legacy-rocm-build#5259 (HW Exception "
+                  "by GPU node-4 ... reason :GPU Hang, then torchrun exitcode -6)", "pytorch/ao#2890 (MI300 CI)",
+                  "ROCm/legacy-rocm-build#4021 (amdgpu uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT))")),
     _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
          "a kernel read or wrote outside its memory: a bug in a kernel for this arch, an HSA override that "
          "does not fit the GPU, or an out-of-range index",
@@ -1231,9 +1281,36 @@ SIGNATURES: tuple[Signature, ...] = (
           # accelerate/transformers loading weights whose shape is not the model's (another vocab / variant)
           r"Trying to set a tensor of shape torch\.Size\(\[[\d, ]+\]\) in \"\w+\" \(which has shape",
           # torch's load_state_dict(strict=True) listing the keys, without the header line
-          r"(?:Missing|Unexpected) key\(s\) in state_dict: \S"),
+          r"(?:Missing|Unexpected) key\(s\) in state_dict: \S",
+          # explain-r2b: torchtune's own key checks when it loads a base model + adapter to resume
+          # (torchtune/modules/peft/_utils.py validate_missing_and_unexpected_for_lora / validate_state_dict_for_lora)
+          r"Missing LoRA key \S+ from adapter state dict", r"Unexpected key loading (?:adapter|base model)",
+          r"Missing non-LoRA key \S+ from base model state dict",
+          # torch.distributed.checkpoint (FSDP2 / torchtitan / DCP resumes): its load planner's strict checks
+          # (torch/distributed/checkpoint/default_planner.py)
+          r"Missing key in checkpoint state_dict: \S",
+          r"Size mismatch between saved (?:torch\.Size\()?\[[\d, ]*\]\)? and current"),
          ("loading state_dict", "size mismatch for", "valid checkpoint at", "Trying to set a tensor of shape",
-          "key(s) in state_dict")),
+          "key(s) in state_dict", "Missing LoRA key", "Unexpected key loading", "Missing non-LoRA key",
+          "Missing key in checkpoint", "Size mismatch between saved")),
+    # explain-r2b (issue 26): DeepSpeed's load_checkpoint finds nothing to resume from: no `latest` tag file in the
+    # directory, or the directory itself missing (deepspeed/runtime/engine.py load_checkpoint / _load_checkpoint).
+    # Weak: a script may go on from scratch, so any failure after it is the cause.
+    _sig("deepspeed-no-checkpoint", "checkpoint_resume_mismatch", "warning", "weak", "DeepSpeed found no checkpoint "
+         "to resume from (no `latest` file / no checkpoint directory)",
+         "the run asked DeepSpeed to resume, but the directory holds no DeepSpeed checkpoint: none was written yet "
+         "(checkpoints saved rarely, or only model/LoRA exports were saved), the run died before `latest` was "
+         "written, or the path points at another run or a Hugging Face model",
+         "point the resume at a directory holding global_stepN/ and its `latest` file (or pass the tag "
+         "explicitly: load_checkpoint(dir, tag='global_stepN')); save DeepSpeed checkpoints more often; to start "
+         "from exported weights, load them as the model instead of resuming",
+         "`ls RUN_DIR` shows global_step*/ and `cat RUN_DIR/latest`",
+         (r"Unable to find latest file at \S+",
+          r"Client provided checkpoint load path: \S+ does not exist"),
+         ("Unable to find latest file", "Client provided checkpoint load path"),
+         sources=("deepspeed/runtime/engine.py load_checkpoint (\"Unable to find latest file at {latest_path}, if "
+                  "trying to load latest checkpoint please ensure this file exists or pass an explicit checkpoint "
+                  "tag when loading a checkpoint.\")", "tdrussell/diffusion-pipe#73, #159", "lean-dojo/ReProver#71")),
     # ------------------------------------------------------------------ slurm
     _sig("slurm-time-limit", "slurm_time_limit_preemption", "error", "root", "Slurm cancelled the job (time "
          "limit / preemption / node failure)",
@@ -1263,10 +1340,34 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No space left on device\W{0,4}'?/dev/shm", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
           r"总线错误",
           # torch/csrc/DataLoader.cpp's SIGBUS handler in the worker
-          r"Unexpected bus error encountered in worker", r"insufficient shared memory \(shm\)"),
+          r"Unexpected bus error encountered in worker", r"insufficient shared memory \(shm\)",
+          # explain-r2b: UCX's / ucs signal handler in NCCL's threads (`[host:pid :0:tid] Caught signal 7 (Bus error:
+          # nonexistent physical address)`), MPI's exit string: the bus error named in words
+          r"Caught signal 7 \(Bus error", r"Bus error \(signal 7\)"),
          ("signal: Bus", "shared memory", "</torch_", "/dev/shm", "Bus error", "总线错误", "bus error"),
          sources=("pytorch/pytorch#2244 class of reports: RuntimeError: DataLoader worker (pid 47) is killed by "
-                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",)),
+                  "signal: Bus error. It is possible that dataloader's workers are out of shared memory",
+                  "msr-fiddle/pipedream#76 (Caught signal 7 (Bus error: nonexistent physical address) in ncclGroupEnd; "
+                  "docker --shm-size)")),
+    # explain-r2b (issue 26): SIGBUS named by a launcher or a signal handler, without the words of the worker's own
+    # message. In training containers it is the shared memory, most often (NCCL's and the DataLoader's segments in a
+    # 64 MB /dev/shm); weak: any specific cause in the log comes first. A bare `-7` stays the launcher's exit code.
+    _sig("bus-error-signal", "host_ram_oom", "error", "weak", "a process died of SIGBUS (signal 7): most often "
+         "/dev/shm too small",
+         "a process touched a memory-mapped page that cannot be backed: in containers almost always a shared-memory "
+         "segment (NCCL/RCCL transport buffers, DataLoader batches) beyond a small or full /dev/shm; rarely a file "
+         "mapped from a disk that filled up or went away",
+         "give the container more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir "
+         "with medium: Memory at /dev/shm) and check `df -h /dev/shm` is not full of stale files; or fewer DataLoader "
+         "workers (dataloader_num_workers 0 to confirm)",
+         "`df -h /dev/shm` inside the container while it runs",
+         (r"Signal 7 \(SIGBUS\) received by PID", r"died with <Signals\.SIGBUS: 7>",
+          r"terminated with signal:? ?SIGBUS\b", r"\*\*\* SIGBUS received at time=", r"\bkilled by signal SIGBUS\b",
+          r"\bSIGBUS: bus error\b", r"srun: error: \S+: tasks? [\d,-]+: Bus error"),
+         ("SIGBUS", "srun: error"),
+         sources=("torch elastic's failure summary (traceback : Signal 7 (SIGBUS) received by PID ...)",
+                  "subprocess.CalledProcessError (died with <Signals.SIGBUS: 7>)",
+                  "odysseus-dev/odysseus#6259 (a 64 MB /dev/shm surfaces as exit code -7)")),
     # ------------------------------------------------------------------ disk_full_save
     _sig("disk-full", "disk_full_save", "error", "root", "no space left on device",
          "a write (usually a checkpoint: weights + optimizer states) filled the disk or the quota",
@@ -1666,8 +1767,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No such file or directory: '[^']*mp_rank_\d+_model_states\.pt'",
           r"No valid checkpoint found in output directory",
           # deepspeed/runtime/engine.py _get_all_zero_checkpoint_names, when shards of other ranks/nodes are absent
-          r"The following zero checkpoints paths are missing"),
-         ("_states.pt", "No valid checkpoint found", "zero checkpoints paths are missing"),
+          r"The following zero checkpoints paths are missing",
+          # explain-r2b: any file the resume opens inside a checkpoint directory (HF Trainer's checkpoint-N/
+          # optimizer.pt, trainer_state.json, rng_state.pth; accelerate's optimizer.bin; DeepSpeed's global_stepN/;
+          # torchtune's epoch_N/) that is not there; not the Trainer's own tmp-checkpoint rename race
+          r"No such file or directory: '[^']*(?<!tmp-)(?:checkpoint-\d+|global_step\d+|epoch_\d+)[/\\][^']+'"),
+         ("_states.pt", "No valid checkpoint found", "zero checkpoints paths are missing", "No such file or directory"),
          sources=("deepspeed/runtime/engine.py _get_all_zero_checkpoints (zero_pp_rank_N_mp_rank_00_optim_states.pt)",
                   "transformers/trainer.py (ValueError: No valid checkpoint found in output directory)")),
     _sig("command-not-found", "missing_package", "error", "root", "the shell could not find the program the run "
@@ -1870,6 +1975,8 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
 SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
+# explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
+WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed"})
 # signs that count only at the very end of a log (the last lines before it stopped)
 END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
@@ -2010,8 +2117,10 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # `RuntimeError: ... Watchdog caught ...` is a timeout, not an unknown error)
         out = [sm for sm in out if sm[0].code != GENERIC] or out
     if out and (warning := _WARNING_LINE.search(line)):
-        # a Python warning (FutureWarning, UserWarning...) is never a failure, whatever words it holds
-        out = [sm for sm in out if sm[0].benign] or [(BY_CODE["harmless-warning"], warning)]
+        # a Python warning (FutureWarning, UserWarning...) is never a failure, whatever words it holds — except the
+        # few that report the GPU runtime failing (WARNING_CAUSES)
+        out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
+            [(BY_CODE["harmless-warning"], warning)]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 

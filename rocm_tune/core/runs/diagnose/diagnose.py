@@ -1398,6 +1398,14 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
                  "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
                  "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
+    elif r.code == "child-failed" and _sigbus_with_workers(r, texts or ()):
+        # explain-r2b: a rank died of SIGBUS and the run feeds batches through DataLoader worker processes (which pass
+        # them through /dev/shm): the shared memory, as the bus-error signature explains it
+        sig = cat.BY_CODE["bus-error-signal"]
+        r.family = sig.family
+        r.title = ("only the launcher's teardown is in the log: a rank died of SIGBUS (exit -7) and the run uses "
+                   "DataLoader worker processes: most likely /dev/shm is too small or full")
+        r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
     elif r.code == "child-failed" and "offload" in (levers_on or set()):
         r.family = "host_ram_oom"
         r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
@@ -1452,6 +1460,22 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
 _CRASH_EXIT = re.compile(r"(?:exitcode|exit code|return code)\s*[:=]?\s*(?:-(?:11|6|7|4)|139|134|135|132)\b|"
                          r"Signal (?:11|6|7|4) \((?:SIGSEGV|SIGABRT|SIGBUS|SIGILL)\)|"
                          r"terminated with signal SIG(?:SEGV|ABRT|BUS|ILL)")
+
+
+# explain-r2b: SIGBUS as launchers report it (torch elastic, DeepSpeed's launcher, multiprocessing, shells: 128+7)
+_SIGBUS_EXIT = re.compile(r"(?:exitcode|exit code|return code)\s*[:=]?\s*(?:-7|135)\b|Signal 7 \(SIGBUS\)|"
+                          r"<Signals\.SIGBUS: 7>|terminated with signal SIGBUS")
+# DataLoader worker processes on, as configs and command lines set them (HF/LLaMA-Factory/ms-swift/axolotl keys,
+# torchtune's dataloader.num_workers, plain scripts' --workers/--num_workers)
+_WORKERS_ON = re.compile(r"(?:^|[\s'\"{,-])(?:dataloader_num_workers|num_workers|workers)['\"]?\s*[:= ]\s*['\"]?"
+                         r"(?!0\b)\d+\b", re.M)
+
+
+def _sigbus_with_workers(r: Diagnosis, texts: Sequence[str]) -> bool:
+    """The launcher's summary says a rank died of SIGBUS, and the log's head or the config beside it runs DataLoader
+    workers (num_workers > 0) — without them a bare -7 is left to the launcher's exit code."""
+    said = "\n".join(h.context for h in r.evidence)
+    return bool(_SIGBUS_EXIT.search(said)) and any(_WORKERS_ON.search(t) for t in texts)
 
 
 def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
