@@ -176,7 +176,12 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
     cut = as_int(g("cutoff_len"))
     if cut is None:
         dv, src = _default(defaults, "cutoff_len", 1024)
-        if dv == "model":      # no truncation: the model's context
+        bound = as_int(g("dataset_max_tokens"))
+        if dv == "model" and bound is not None:     # no truncation, but the named data's samples are short
+            cut = bound
+            a.append(f"sequence length: not set, {job.runner} does not truncate; the dataset named "
+                     f"(--{job.settings['dataset_max_tokens'].native}) has samples of at most ~{cut} tokens ({src})")
+        elif dv == "model":      # no truncation: the model's context
             cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
             a.append(f"sequence length: not set, {job.runner} does not truncate: the longest sample may reach the "
                      f"model's context, {cut} tokens assumed ({src})")

@@ -102,8 +102,54 @@ MARKERS = ("finetuning_type", "cutoff_len", "template", "lora_target", "model_na
            "freeze_trainable_layers", "quantization_bit")
 
 
+# LLaMA-Factory v1 (src/llamafactory/v1/config/*_args.py, examples/v1/): `model`, plugin blocks `peft_config`,
+# `quant_config`, `dist_config` (name fsdp2 | fsdpturbo | deepspeed + config_file), `micro_batch_size`, `cp_size`
+V1_MARKERS = ("model_class", "dist_config", "peft_config", "micro_batch_size", "kernel_config", "train_dataset")
+
+
+def is_v1_mapping(d) -> bool:
+    return isinstance(d, dict) and "model" in d and "model_name_or_path" not in d and \
+        sum(k in d for k in V1_MARKERS) >= 2
+
+
+def _v1_plugin(d: dict, key: str) -> dict:
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
+def from_v1(d: dict) -> dict[str, tuple[object, str]]:
+    """A v1 mapping -> {v0 key: (value, the v1 key it came from)}. v1's defaults (training_args.py): bf16 true,
+    activation checkpointing on, no peft_config = full fine-tune, cp_size 1."""
+    out: dict[str, tuple[object, str]] = {"model_name_or_path": (d["model"], "model"), "stage": ("sft", "model")}
+    peft = _v1_plugin(d, "peft_config")
+    name = str(peft.get("name") or "full").lower()
+    out["finetuning_type"] = ("freeze" if name == "freeze" else "lora" if peft else "full", "peft_config")
+    for v1k, v0k in (("r", "lora_rank"), ("lora_alpha", "lora_alpha"), ("target_modules", "lora_target"),
+                     ("freeze_trainable_layers", "freeze_trainable_layers")):
+        if v1k in peft:
+            out[v0k] = (peft[v1k], "peft_config")
+    quant = _v1_plugin(d, "quant_config")
+    if quant.get("quantization_bit") is not None:
+        out["quantization_bit"] = (quant["quantization_bit"], "quant_config")
+    dist = _v1_plugin(d, "dist_config")
+    dname = str(dist.get("name") or "").lower()
+    if dname == "deepspeed" and dist.get("config_file"):
+        out["deepspeed"] = (dist["config_file"], "dist_config")
+    elif dname.startswith("fsdp"):
+        out["fsdp"] = ("full_shard auto_wrap", "dist_config")
+    for v1k, v0k in (("micro_batch_size", "per_device_train_batch_size"), ("cutoff_len", "cutoff_len"),
+                     ("bf16", "bf16"), ("learning_rate", "learning_rate"), ("output_dir", "output_dir"),
+                     ("cp_size", "sequence_parallel_size"), ("flash_attn", "flash_attn")):
+        if d.get(v1k) is not None:
+            out[v0k] = (d[v1k], v1k)
+    out.setdefault("bf16", (True, "bf16"))
+    if d.get("enable_activation_checkpointing") is False:
+        out["disable_gradient_checkpointing"] = (True, "enable_activation_checkpointing")
+    return out
+
+
 def is_lf_mapping(d) -> bool:
-    return isinstance(d, dict) and sum(k in d for k in MARKERS) >= 2
+    return isinstance(d, dict) and (sum(k in d for k in MARKERS) >= 2 or is_v1_mapping(d))
 
 
 def _scalar(v):
@@ -113,6 +159,8 @@ def _scalar(v):
 def read_yaml(data: dict, text: str, file: str) -> dict[str, Setting]:
     """The YAML's keys as settings, each with its line."""
     lines = yaml_lines(text)
+    if is_v1_mapping(data):
+        return {k: Setting(k, _scalar(v), file, lines.get(src), src, "yaml") for k, (v, src) in from_v1(data).items()}
     return {str(k): Setting(str(k), _scalar(v), file, lines.get(str(k)), str(k), "yaml") for k, v in data.items()}
 
 

@@ -24,7 +24,8 @@ DEFAULTS = {
                                  f"the checkpoint's, bf16 for the models people fine-tune)"),
 }
 
-MAP = {"model": "model_name_or_path", "train_type": "finetuning_type", "tuner_type": "finetuning_type", "max_length": "cutoff_len",
+MAP = {"model": "model_name_or_path", "model_id_or_path": "model_name_or_path", "sft_type": "finetuning_type",
+       "train_type": "finetuning_type", "tuner_type": "finetuning_type", "max_length": "cutoff_len",
        "lora_rank": "lora_rank", "lora_alpha": "lora_alpha", "target_modules": "lora_target",
        "per_device_train_batch_size": "per_device_train_batch_size",
        "gradient_accumulation_steps": "gradient_accumulation_steps",
@@ -41,6 +42,15 @@ MAP = {"model": "model_name_or_path", "train_type": "finetuning_type", "tuner_ty
 # ms-swift's named DeepSpeed configs (swift/llm/ds_config/): stage and offload
 NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "zero3": (3, "none"),
             "zero2_offload": (2, "optimizer"), "zero3_offload": (3, "all")}
+# --quant_method values that quantise the weights on load to --quant_bits (swift/llm/argument/base_args/
+# quant_args.py get_quantization_config: BitsAndBytesConfig, HqqConfig(nbits), QuantoConfig(weights=int<bits>),
+# EetqConfig("int8")): the frozen weights take quant_bits bits each (group scales aside), as bnb's do
+WEIGHT_QUANT = ("bnb", "hqq", "quanto", "eetq")
+# Public datasets whose longest sample is bounded far below any model context (tokens, chat template included):
+# with no --max_length, ms-swift pads each batch to its longest sample, so these bound the sequence.
+# swift/self-cognition: ms-swift's identity set of one-line questions and short answers (`{{NAME}}`/`{{AUTHOR}}`
+# filled in by --model_name/--model_author), a few hundred tokens at most.
+SHORT_DATASETS = {"swift/self-cognition": 512}
 MAP["bnb_4bit_use_double_quant"] = "double_quantization"   # QuantizeArguments (default True)
 
 
@@ -77,6 +87,19 @@ def _precision(flags: dict[str, tuple[str, int]], file: str, out: dict[str, Sett
             out[k] = Setting(k, k == "pure_fp32", file, ln, native, "flag")
 
 
+def _dataset_bound(flags: dict[str, tuple[str, int]], lists: dict[str, list[str]] | None, file: str,
+                   out: dict[str, Setting]) -> None:
+    """--dataset naming only sets of SHORT_DATASETS (`name#N` samples N of them, `name:subset` a subset): their
+    longest sample bounds the sequence when --max_length is not given (config.py reads dataset_max_tokens)."""
+    if "dataset" not in flags or "max_length" in flags:
+        return
+    v, line = flags["dataset"]
+    names = [str(n).strip("'\"").split("#")[0].split(":")[0] for n in ((lists or {}).get("dataset") or [v])]
+    bounds = [SHORT_DATASETS.get(n) for n in names]
+    if names and all(b is not None for b in bounds):
+        out["dataset_max_tokens"] = Setting("dataset_max_tokens", max(bounds), file, line, "dataset", "flag")
+
+
 def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
                lists: dict[str, list[str]] | None = None) -> dict[str, Setting]:
     """`swift sft|pt|rlhf` flags -> canonical settings. `entry` is the command (`swift pt` is stage pt); `lists`
@@ -93,10 +116,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
             out["lora_target"] = Setting("lora_target", ",".join(lists[k]), file, line, k, "flag")
         elif k == "use_dora":
             out["use_dora"] = Setting("use_dora", as_bool(v), file, line, k, "flag")
-        elif k == "quant_bits" and str(flags.get("quant_method", ("", 0))[0]).lower() != "bnb":
-            # no --quant_method: nothing is quantised (QuantizeArguments.get_quantization_config returns None);
-            # hqq/eetq/quanto are not bitsandbytes: estimated unquantised
+        elif k == "quant_bits" and str(flags.get("quant_method", ("", 0))[0]).lower() not in WEIGHT_QUANT:
+            # no --quant_method: nothing is quantised (QuantizeArguments.get_quantization_config returns None)
             continue
+        elif k == "quant_method" and v.lower() == "eetq" and "quant_bits" not in flags:
+            out["quantization_bit"] = Setting("quantization_bit", "8", file, line, k, "flag")   # EetqConfig int8
         elif k in MAP:
             key = MAP[k]
             value: object = v
@@ -107,6 +131,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
             elif key == "finetuning_type":
                 value = {"lora": "lora", "full": "full", "longlora": "lora", "adalora": "lora"}.get(v.lower(), v)
             out[key] = Setting(key, value, file, line, k, "flag", invert)
+    _dataset_bound(flags, lists, file, out)
+    if "model_name_or_path" not in out and "model_type" in flags:
+        # ms-swift 2.x: --model_type alone names the model (`qwen2_5-7b-instruct`: family, size, variant)
+        v, line = flags["model_type"]
+        out["model_name_or_path"] = Setting("model_name_or_path", v, file, line, "model_type", "flag")
     lisa = out.get("freeze_trainable_layers")
     if lisa is not None and as_int(lisa.value) and str(out.get("finetuning_type", lisa).value) in ("full", str(lisa.value)):
         # LISA trains N randomly chosen layers at a time (swift/trainers/callback.py DynamicLayerActivation): the
