@@ -12,7 +12,7 @@ from textual.widgets import Label, Select, Static, Switch
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan.questions import Question, dynamic_choices
-from rocm_tune.tui.widgets.inputs import OrderedInput
+from rocm_tune.tui.widgets.inputs import CompactSelect, OrderedInput
 
 
 def _text(value: Any) -> str:
@@ -58,8 +58,8 @@ class QuestionField(Widget):
             if q.kind == "choice":
                 opts = self._options()
                 value = self.initial if self.initial in self.choices else Select.NULL
-                yield Select(opts, value=value, allow_blank=q.optional or value is Select.NULL,
-                             compact=True, id=f"in-{q.name}")
+                yield CompactSelect(opts, value=value, allow_blank=q.optional or value is Select.NULL,
+                                    id=f"in-{q.name}")
             elif q.kind == "bool":
                 yield Switch(value=bool(self.initial), id=f"in-{q.name}")
             else:
