@@ -13,7 +13,7 @@ every time, work the real app never does, and so measure the benchmark along wit
   - first data:   the GPU table filled (hardware screen) / the run's first poll shown (monitor)
   - heavy:        torch / transformers / peft / accelerate / amdsmi / pynvml in sys.modules at paint
 Usage: python benchmarks/tui_startup.py [--runs N] [--screen hardware|model|monitor] [--busy K] [--pyc]
-                                        [--against DIR]
+                                        [--against DIR] [--instructions]
 Run it from the tree to measure with that tree first on the path (PYTHONPATH=$PWD).
 `--busy K` keeps K CPU-bound processes running meanwhile (a loaded machine).
 `--pyc`: the children write and reuse bytecode and the app's parsed-CSS cache in a private folder
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -74,22 +75,44 @@ async def main():
     await task
     print(json.dumps({"import_s": t_import, "first_paint_s": t_paint, "paint_perf": app.first_paint_at,
                       "t0_perf": t0, "perf_at_wall": perf_now, "wall_now": wall_now,
-                      "first_data_s": t_data, "cpu_paint_s": cpu_paint, "heavy": heavy, "screen": screen}))
+                      "first_data_s": t_data, "cpu_paint_s": cpu_paint, "heavy": heavy, "screen": screen,
+                      "module": sys.modules["rocm_tune"].__file__}))
 asyncio.run(main())
 """
+
+
+# the same child, ended at the first paint: what --instructions counts
+PAINT_ONLY = CHILD.split("    t_paint = app.first_paint_at")[0] + "    os._exit(0)\nasyncio.run(main())\n"
+PAINT_ONLY = PAINT_ONLY.replace("import time, sys, json, asyncio", "import time, sys, json, asyncio, os")
+
+
+def _instructions(code: str, env: dict[str, str], cwd: str) -> int:
+    """Instructions from process start to the first paint (valgrind cachegrind's `I refs`)."""
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                          sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False,
+                         cwd=cwd)
+    for line in out.stderr.splitlines():
+        if "I   refs:" in line or "I refs:" in line:
+            return int(line.split(":")[-1].strip().replace(",", ""))
+    raise RuntimeError(out.stderr.strip()[-2000:] or "valgrind printed no instruction count")
 
 
 def _busy(k: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(k)]
 
 
-def _launch(code: str, env: dict[str, str]) -> dict:
-    """One child: its record, with the paint counted from the moment this process launched it."""
+def _launch(code: str, env: dict[str, str], cwd: str) -> dict:
+    """One child: its record, with the paint counted from the moment this process launched it. It runs in
+    `cwd`, the tree measured: `python -c` puts the current directory first on sys.path, ahead of PYTHONPATH,
+    so a child started in another checkout would import that checkout's rocm_tune."""
     t_launch = time.time()
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False,
+                         cwd=cwd)
     if out.returncode != 0:
         raise RuntimeError(out.stderr.strip() or f"child exited {out.returncode}")
     rec = json.loads(out.stdout.strip().splitlines()[-1])
+    if not os.path.abspath(rec["module"]).startswith(os.path.join(os.path.abspath(cwd), "")):
+        raise RuntimeError(f"the child imported {rec['module']}, not the code of {cwd}")
     # wall clock of an instant = wall now - (perf now - perf at that instant)
     to_wall = rec["wall_now"] - rec["perf_at_wall"]
     rec["from_launch_s"] = rec["paint_perf"] + to_wall - t_launch
@@ -120,6 +143,8 @@ def main() -> int:
     ap.add_argument("--screen", default="hardware", choices=("hardware", "model", "monitor"))
     ap.add_argument("--busy", type=int, default=0, help="CPU-bound processes to run meanwhile")
     ap.add_argument("--pyc", action="store_true", help="children cache bytecode (as an installed package)")
+    ap.add_argument("--instructions", action="store_true", help="count instructions to first paint (valgrind) "
+                    "instead of timing")
     ap.add_argument("--against", metavar="DIR", help="a checkout of other code (e.g. main), run alternately "
                     "with this one, so both are measured under the same load")
     args = ap.parse_args()
@@ -138,6 +163,8 @@ def main() -> int:
         env["XDG_CACHE_HOME"] = tmp.name   # the app's parsed-CSS cache too (rocm_tune/tui/css_cache.py)
     bytecode = "cached (--pyc)" if args.pyc else (
         "compiled at every launch (PYTHONDONTWRITEBYTECODE)" if env.get("PYTHONDONTWRITEBYTECODE") else "as installed")
+    if args.instructions:
+        return _count(PAINT_ONLY % {"screen": args.screen, "attach": attach}, code, trees, env, args.runs)
     burners = _busy(args.busy)
     results: dict[str, list[dict]] = {k: [] for k in trees}
     try:
@@ -145,8 +172,8 @@ def main() -> int:
             order = list(trees.items())
             # alternately, and in turn first (ABBA): a load change hits both alike, neither always runs first
             for label, tree in (order if i % 2 == 0 else order[::-1]):
-                child_env = {**env, "PYTHONPATH": os.pathsep.join([tree, *filter(None, [env.get("PYTHONPATH")])])}
-                rec = _launch(code, child_env)
+                child_env = _tree_env(env, tree)
+                rec = _launch(code, child_env, tree)
                 if not (args.pyc and i == 0):   # the warm-up run writes the bytecode
                     results[label].append(rec)
     except RuntimeError as exc:
@@ -169,6 +196,34 @@ def main() -> int:
     print(f"target: median first paint from launch <= {target * 1000:.0f} ms "
           f"({'one core busy' if args.busy else 'idle machine'}) ->", "OK" if ok else "MISSED")
     return 0 if ok else 1
+
+
+def _count(paint_only: str, code: str, trees: dict[str, str], env: dict[str, str], runs: int) -> int:
+    if shutil.which("valgrind") is None:
+        print("--instructions needs valgrind", file=sys.stderr)
+        return 1
+    env = {**env, "PYTHONHASHSEED": "0"}
+    counts: dict[str, list[int]] = {label: [] for label in trees}
+    try:
+        for tree in trees.values():   # warm-up: the CSS cache holds each tree's CSS (bytecode too, --pyc)
+            _launch(code, _tree_env(env, tree), tree)
+        for _ in range(runs):
+            for label, tree in trees.items():
+                counts[label].append(_instructions(paint_only, _tree_env(env, tree), tree))
+    except RuntimeError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    med = {label: statistics.median(ns) for label, ns in counts.items()}
+    for label, ns in counts.items():
+        print(f"[{label}: {trees[label]}] instructions from process start to first paint: median "
+              f"{med[label] / 1e6:,.0f} M, min {min(ns) / 1e6:,.0f} M, max {max(ns) / 1e6:,.0f} M ({len(ns)} runs)")
+    if "against" in med:
+        print(f"this tree vs against (medians): {100 * (med['this tree'] / med['against'] - 1):+.1f} %")
+    return 0
+
+
+def _tree_env(env: dict[str, str], tree: str) -> dict[str, str]:
+    return {**env, "PYTHONPATH": os.pathsep.join([tree, *filter(None, [env.get("PYTHONPATH")])])}
 
 
 if __name__ == "__main__":

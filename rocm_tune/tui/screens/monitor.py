@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Log, Static
 
 from rocm_tune.tui.monitor_model import MonitorSource, RunView
@@ -26,7 +25,7 @@ from rocm_tune.tui.render import (
     render_nodes,
     render_progress,
 )
-from rocm_tune.tui.screens.base import COMPACT_BELOW
+from rocm_tune.tui.screens.base import COMPACT_BELOW, FreshScreen
 from rocm_tune.tui.widgets.chart import Chart
 
 STOP_GRACE_S = 30.0   # SIGTERM, then SIGKILL after this long (the trainer saves a checkpoint on SIGTERM)
@@ -129,7 +128,7 @@ def render_alerts(v: RunView) -> Text:
     return t
 
 
-class MonitorScreen(Screen):
+class MonitorScreen(FreshScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "detach", "Detach"),
         Binding("s", "stop", "Stop run"),

@@ -28,7 +28,7 @@ from rocm_tune.tui.render import (
 )
 from rocm_tune.tui.screens.base import StepScreen
 from rocm_tune.tui.screens.launch import LAUNCH_BINDING, LaunchMixin
-from rocm_tune.tui.widgets.inputs import OrderedInput, after_keys
+from rocm_tune.tui.widgets.inputs import CompactSelect, OrderedInput, after_keys
 
 # pgup / pgdn scroll the right-hand pane whatever has the focus: priority, as every widget (an Input too) binds
 # them to scroll itself; an open choice list still pages itself (action_pane hands the key on)
@@ -178,8 +178,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
                         if kind == "int":
                             yield OrderedInput("", id=f"set-{name}", compact=True, type="integer")
                         else:
-                            yield Select([(c, c) for c in choices], id=f"set-{name}", allow_blank=False,
-                                         compact=True)
+                            yield CompactSelect([(c, c) for c in choices], id=f"set-{name}", allow_blank=False)
                 yield Static("", id="set-error")
             with VerticalScroll(id="plan-main"):
                 yield Static("planning...", id="plan-summary")

@@ -6,13 +6,12 @@ from typing import Any
 
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Label, Select, Static, Switch
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan.questions import Question, dynamic_choices
-from rocm_tune.tui.widgets.inputs import OrderedInput
+from rocm_tune.tui.widgets.inputs import CompactSelect, OrderedInput
 
 
 def _text(value: Any) -> str:
@@ -27,12 +26,11 @@ class QuestionField(Widget):
     """Label, control (Input / Select / Switch) and a help line that turns into the error."""
 
     DEFAULT_CSS = """
-    QuestionField { height: auto; margin: 0 0 1 0; }
-    QuestionField > Horizontal { height: 1; }
+    QuestionField { height: auto; margin: 0 0 1 0; layout: grid; grid-size: 2; grid-columns: 16 1fr; grid-rows: 1 auto; }
     QuestionField Label.q-label { width: 16; color: $text-muted; }
     QuestionField Input, QuestionField Select { width: 1fr; }
     QuestionField Switch { width: auto; height: 1; border: none; padding: 0; }
-    QuestionField .q-help { color: $text-muted; padding-left: 2; height: auto; }
+    QuestionField .q-help { color: $text-muted; padding-left: 2; height: auto; column-span: 2; }
     QuestionField.-invalid .q-help { color: $error; }
     """
 
@@ -53,18 +51,17 @@ class QuestionField(Widget):
 
     def compose(self) -> ComposeResult:
         q = self.question
-        with Horizontal():
-            yield Label(q.label, classes="q-label")
-            if q.kind == "choice":
-                opts = self._options()
-                value = self.initial if self.initial in self.choices else Select.NULL
-                yield Select(opts, value=value, allow_blank=q.optional or value is Select.NULL,
-                             compact=True, id=f"in-{q.name}")
-            elif q.kind == "bool":
-                yield Switch(value=bool(self.initial), id=f"in-{q.name}")
-            else:
-                placeholder = "(optional)" if q.optional else ""
-                yield OrderedInput(_text(self.initial), placeholder=placeholder, compact=True, id=f"in-{q.name}")
+        yield Label(q.label, classes="q-label")
+        if q.kind == "choice":
+            opts = self._options()
+            value = self.initial if self.initial in self.choices else Select.NULL
+            yield CompactSelect(opts, value=value, allow_blank=q.optional or value is Select.NULL,
+                                id=f"in-{q.name}")
+        elif q.kind == "bool":
+            yield Switch(value=bool(self.initial), id=f"in-{q.name}")
+        else:
+            placeholder = "(optional)" if q.optional else ""
+            yield OrderedInput(_text(self.initial), placeholder=placeholder, compact=True, id=f"in-{q.name}")
         yield Static(q.help, classes="q-help")
 
     def _options(self) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 def shown_keys(screen: Screen) -> tuple[Hashable, ...]:
@@ -34,7 +35,11 @@ class KeyFooter(Footer):
 
     def compose(self):
         self._shown = shown_keys(self.screen)
-        yield from super().compose()
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                # the class its `compact`, bound to the footer's, gives it: set now, not by a restyle once mounted
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
         if not screen.app.app_focus:

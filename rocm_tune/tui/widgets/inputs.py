@@ -1,4 +1,4 @@
-"""An Input that applies a burst of keys in the order they were typed.
+"""An Input that applies a burst of keys in the order they were typed; a compact Select styled once.
 
 Textual's Input inserts printable keys in its own key handler but runs editing keys (backspace,
 delete, arrows, home/end) through bindings, which are looked up only after the key event has
@@ -15,8 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding, NoBinding
-from textual.widgets import Input
+from textual.widgets import Input, Select
+from textual.widgets._select import SelectCurrent, SelectOverlay
 
 # Tab / shift+tab as priority bindings of every screen with fields. Textual's own are plain bindings of the
 # Screen, run only once the tab key has bubbled up from the focused widget's queue; the App forwards each key to
@@ -71,3 +73,28 @@ class OrderedInput(Input):
                 await self.run_action(binding.action)
                 return
         await super()._on_key(event)
+
+
+class CompactSelect(Select):
+    """Textual's Select, compact, with the classes its parts show set before they are mounted.
+
+    Select sets `-textual-compact` on itself and its overlay, and `-has-value` on its current-value line, through
+    reactives that restyle each of them again, once or twice, on the way to the first paint (the Select itself
+    while it is constructed); here the values and classes are in place first, so those reactives find nothing to
+    change. What is shown and how it behaves is Select's own."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.pop("compact", None)
+        super().__init__(*args, **kwargs)
+        self.set_reactive(Select.compact, True)
+        self.set_class(True, "-textual-compact", update=False)
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if isinstance(widget, SelectOverlay):
+                widget.set_reactive(SelectOverlay.compact, True)
+                widget.set_class(True, "-textual-compact", update=False)
+            elif isinstance(widget, SelectCurrent) and self._value is not Select.NULL:
+                widget.set_reactive(SelectCurrent.has_value, True)
+                widget.set_class(True, "-has-value", update=False)
+            yield widget
