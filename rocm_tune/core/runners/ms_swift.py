@@ -42,6 +42,9 @@ MAP = {"model": "model_name_or_path", "train_type": "finetuning_type", "tuner_ty
 NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "zero3": (3, "none"),
             "zero2_offload": (2, "optimizer"), "zero3_offload": (3, "all")}
 MAP["bnb_4bit_use_double_quant"] = "double_quantization"   # QuantizeArguments (default True)
+# TunerArguments (swift/llm/argument/tuner_args.py): freeze_vit / freeze_aligner, True by default in ms-swift 3.x
+MAP.update({"freeze_vit": "freeze_vision_tower", "freeze_aligner": "freeze_multi_modal_projector",
+            "max_pixels": "image_max_pixels"})
 
 
 def _dtype_name(v: str) -> str | None:
