@@ -100,3 +100,12 @@ def test_check_ms_swift_full_with_vit_trained_counts_it(tmp_path):
     assert "vision tower trained (freeze_vit: false)" in said and "1003520 pixels (MAX_PIXELS)" in said
     assert "1280 tokens of 784 pixels" in said
     assert trained["memory"]["step"]["peak_allocated_bytes"] > frozen["memory"]["step"]["peak_allocated_bytes"]
+
+
+def test_check_llamafactory_image_resolution_is_the_older_pixel_cap(tmp_path):
+    rep = _check(tmp_path, "old.yaml", "model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct\nimage_resolution: 448\n"
+                 "stage: sft\ndo_train: true\nfinetuning_type: full\nfreeze_vision_tower: false\ncutoff_len: 512\n"
+                 "per_device_train_batch_size: 1\nbf16: true\n", "--gpu", "mi300x")
+    said = " ".join(rep["assumptions"])
+    assert "vision tower trained (freeze_vision_tower: False)" in said or "vision tower trained (freeze_vision_tower: false)" in said
+    assert "200704 pixels (image_resolution 448 squared) = 256 tokens" in said

@@ -184,8 +184,12 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         return cfg, []
     s = job.settings.get("image_max_pixels")
     pixels = as_int(s.value) if s is not None else None
+    res = job.settings.get("image_resolution")   # LLaMA-Factory before image_max_pixels: the longer side's cap
     if pixels:
         said = f"{pixels} pixels ({s.native})"
+    elif res is not None and as_int(res.value):
+        pixels = as_int(res.value) ** 2
+        said = f"{pixels} pixels (image_resolution {as_int(res.value)} squared)"
     elif job.runner == "llamafactory":
         pixels, said = model_vision.LLAMAFACTORY_MAX_PIXELS, f"{model_vision.LLAMAFACTORY_MAX_PIXELS} pixels " \
                                                             f"(LLaMA-Factory's image_max_pixels default)"
