@@ -297,7 +297,7 @@ def test_new_architectures_published_shapes():
     assert all(g.bias for g in neox.linears) and not neox.gated_mlp
 
 
-def test_plan_says_a_vlm_preset_counts_its_language_model_only(capsys):
+def test_plan_says_a_vlm_preset_counts_its_vision_tower(capsys):
     import json
 
     from rocm_tune.cli import main
@@ -306,9 +306,9 @@ def test_plan_says_a_vlm_preset_counts_its_language_model_only(capsys):
                "--gpus", "2", "--json"])
     plan = json.loads(capsys.readouterr().out)
     assert rc in (0, 1) and plan["model"]["name"] == "qwen2.5-vl-7b"
-    assert any("only the language model is counted" in r for r in plan["reasons"])
+    assert any("the vision tower (32 ViT blocks + merger, 677M params)" in r for r in plan["reasons"])
     main(["plan", "--model", "qwen2.5-7b", "--gpu", "NVIDIA RTX A6000", "--gpus", "2", "--json"])
-    assert not any("language model" in r for r in json.loads(capsys.readouterr().out)["reasons"])
+    assert not any("vision" in r for r in json.loads(capsys.readouterr().out)["reasons"])
 
 
 @pytest.mark.parametrize("name", sorted(n for n, d in PRESETS.items() if d.get("params_verified")))
