@@ -191,11 +191,11 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         pixels = as_int(res.value) ** 2
         said = f"{pixels} pixels (image_resolution {as_int(res.value)} squared)"
     elif job.runner == "llamafactory":
-        pixels, said = model_vision.LLAMAFACTORY_MAX_PIXELS, f"{model_vision.LLAMAFACTORY_MAX_PIXELS} pixels " \
-                                                            f"(LLaMA-Factory's image_max_pixels default)"
+        pixels = model_vision.LLAMAFACTORY_MAX_PIXELS
+        said = f"{pixels} pixels (LLaMA-Factory's image_max_pixels default)"
     else:
-        pixels, said = model_vision.PROCESSOR_MAX_PIXELS, f"{model_vision.PROCESSOR_MAX_PIXELS} pixels (the Qwen-VL " \
-                                                          f"processor's max_pixels default; MAX_PIXELS not set)"
+        pixels = model_vision.PROCESSOR_MAX_PIXELS
+        said = f"{pixels} pixels (the Qwen-VL processor's max_pixels default; MAX_PIXELS not set)"
     frozen_default = job.runner in ("llamafactory", "ms-swift")
     fz = job.settings.get("freeze_vision_tower")
     frozen = as_bool(fz.value) if fz is not None else None

@@ -39,7 +39,8 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
     shard_grads = world if cfg.zero_stage >= 2 else 1
     shard_optim = world if cfg.zero_stage >= 1 else 1
     if trained:
-        weights = params * (2 if cfg.zero_stage and cfg.precision in ("bf16", "fp16") else regime.trainable_bytes) / shard_params
+        held = 2 if cfg.zero_stage and cfg.precision in ("bf16", "fp16") else regime.trainable_bytes
+        weights = params * held / shard_params
         grads = params * (4 if cfg.zero_stage else regime.trainable_bytes) / shard_grads
         # DeepSpeed: an fp32 gradient partition and fp32 master weights beside the optimizer's state
         master = 4 * params if cfg.zero_stage else 0
