@@ -266,13 +266,15 @@ def test_qwen2_5_vl_counts_the_language_model_of_the_real_class(layout):
                "text_config": {**text, "model_type": "qwen2_5_vl_text"}, "vision_config": vision}
     spec = model_from_config(cfg)
     assert spec.family == "qwen2"
-    assert any("only the language model is counted" in n for n in spec.notes)
+    assert any("the vision tower (1 ViT blocks + merger" in n for n in spec.notes)
     hf = transformers.Qwen2_5_VLConfig(text_config=text, vision_config=vision)
     with torch.device("meta"):
         full = transformers.Qwen2_5_VLForConditionalGeneration(hf)
     lm = full.model.language_model
     lm_params = sum(p.numel() for p in lm.parameters()) + full.lm_head.weight.numel()
     assert spec.params.total == lm_params
+    # the vision tower (ViT + merger) is counted apart, exactly as the real class holds it
+    assert spec.vision.params == sum(p.numel() for p in full.model.visual.parameters())
     assert sum(p.numel() for p in full.parameters()) > spec.params.total  # the vision tower is really left out
 
 

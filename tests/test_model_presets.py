@@ -265,10 +265,16 @@ def test_names_real_configs_use_resolve(last_component, name):
 
 
 def test_vision_language_presets_say_only_the_language_model_is_counted():
-    for name in ("qwen2.5-vl-7b", "llama-4-scout", "llama-4-maverick", "kimi-vl-a3b"):
+    for name in ("llama-4-scout", "llama-4-maverick", "kimi-vl-a3b"):
         spec = load_model(name)
         assert any("only the language model is counted" in n for n in spec.notes), name
         assert any("only the language model is counted" in n for n in spec.to_dict()["notes"])
+    # Qwen2.5-VL presets carry the published vision_config: the tower is counted beside the language model
+    for name in ("qwen2.5-vl-3b", "qwen2.5-vl-7b", "qwen2.5-vl-32b", "qwen2.5-vl-72b"):
+        spec = load_model(name)
+        assert spec.vision is not None and spec.vision.out_hidden == spec.hidden_size, name
+        assert not any("only the language model is counted" in n for n in spec.notes), name
+        assert any("the vision tower (32 ViT blocks + merger" in n for n in spec.to_dict()["notes"]), name
     assert load_model("qwen2.5-7b").notes == ()
     # Qwen2.5-VL's language model is the Qwen2.5 decoder of the same size
     assert load_model("qwen2.5-vl-7b").params.total == load_model("qwen2.5-7b").params.total
@@ -291,7 +297,7 @@ def test_new_architectures_published_shapes():
     assert all(g.bias for g in neox.linears) and not neox.gated_mlp
 
 
-def test_plan_says_a_vlm_preset_counts_its_language_model_only(capsys):
+def test_plan_says_a_vlm_preset_counts_its_vision_tower(capsys):
     import json
 
     from rocm_tune.cli import main
@@ -300,9 +306,9 @@ def test_plan_says_a_vlm_preset_counts_its_language_model_only(capsys):
                "--gpus", "2", "--json"])
     plan = json.loads(capsys.readouterr().out)
     assert rc in (0, 1) and plan["model"]["name"] == "qwen2.5-vl-7b"
-    assert any("only the language model is counted" in r for r in plan["reasons"])
+    assert any("the vision tower (32 ViT blocks + merger, 677M params)" in r for r in plan["reasons"])
     main(["plan", "--model", "qwen2.5-7b", "--gpu", "NVIDIA RTX A6000", "--gpus", "2", "--json"])
-    assert not any("language model" in r for r in json.loads(capsys.readouterr().out)["reasons"])
+    assert not any("vision" in r for r in json.loads(capsys.readouterr().out)["reasons"])
 
 
 @pytest.mark.parametrize("name", sorted(n for n, d in PRESETS.items() if d.get("params_verified")))

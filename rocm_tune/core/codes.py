@@ -213,7 +213,8 @@ OWN: tuple[Code, ...] = (
        "a fraction in `warmup_steps` (transformers < 5 refuses it; a ratio from 5 on)",
        fix="warmup_ratio instead of warmup_steps"),
     _c('vlm-language-part', ('check',), 'warning',
-       "only the language model of a vision-language model is estimated (not the vision tower, not image tokens)"),
+       "only the language model of a vision-language model is estimated (its vision tower is not known: not "
+       "Qwen2-VL/Qwen2.5-VL)"),
     _c('margin-thin', ('check',), 'warning',
        "fits, but above the planner's 85 % headroom: inside the estimate's error"),
     _c('oom-margin-thin', ('check',), 'warning',

@@ -170,6 +170,46 @@ def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> Trai
 
 
 # ------------------------------------------------------------------------------------------------ memory
+def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:
+    """A VLM with a known vision tower: the image tokens per sample and whether the tower trains, as the runner
+    decides them (LLaMA-Factory freeze_vision_tower, ms-swift freeze_vit: True by default; a plain HF/TRL full
+    fine-tune trains every parameter), and the assumption that says so."""
+    from dataclasses import replace
+
+    from rocm_tune.core.model import vision as model_vision
+    from rocm_tune.core.runners.common import as_bool, as_int
+
+    tower = getattr(model, "vision", None)
+    if tower is None:
+        return cfg, []
+    s = job.settings.get("image_max_pixels")
+    pixels = as_int(s.value) if s is not None else None
+    res = job.settings.get("image_resolution")   # LLaMA-Factory before image_max_pixels: the longer side's cap
+    if pixels:
+        said = f"{pixels} pixels ({s.native})"
+    elif res is not None and as_int(res.value):
+        pixels = as_int(res.value) ** 2
+        said = f"{pixels} pixels (image_resolution {as_int(res.value)} squared)"
+    elif job.runner == "llamafactory":
+        pixels = model_vision.LLAMAFACTORY_MAX_PIXELS
+        said = f"{pixels} pixels (LLaMA-Factory's image_max_pixels default)"
+    else:
+        pixels = model_vision.PROCESSOR_MAX_PIXELS
+        said = f"{pixels} pixels (the Qwen-VL processor's max_pixels default; MAX_PIXELS not set)"
+    frozen_default = job.runner in ("llamafactory", "ms-swift")
+    fz = job.settings.get("freeze_vision_tower")
+    frozen = as_bool(fz.value) if fz is not None else None
+    frozen = frozen_default if frozen is None else frozen
+    trainable = cfg.method == "full" and not frozen
+    tokens = min(tower.tokens(pixels), cfg.cutoff_len)
+    how = (f"{fz.native}: {fz.value}" if fz is not None else
+           "the runner's default" if frozen_default else "every parameter of a full fine-tune trains")
+    line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most {said}"
+            f" = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted (inside "
+            f"cutoff_len {cfg.cutoff_len}), {tokens * tower.merge ** 2} ViT patches per sample")
+    return replace(cfg, image_tokens=tokens, vision_trainable=trainable), [line]
+
+
 def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:
     """Bytes the user's DeepSpeed JSON holds beyond what the estimator assumes (buckets as written)."""
     if dsc is None or not cfg.zero_stage:
@@ -574,7 +614,8 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                               "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
                               "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
     mp = str(g("model_name_or_path", "")).lower()
-    if model is not None and ("-vl" in mp or "vl-" in mp or "vision" in str(model.family)):
+    if model is not None and getattr(model, "vision", None) is None \
+            and ("-vl" in mp or "vl-" in mp or "vision" in str(model.family)):
         out.append(Finding.of("vlm-language-part", *_where(job, "model_name_or_path"),
                               "a vision-language model: only the language model is estimated (the vision tower "
                               "and image tokens are not)", None))
@@ -1003,6 +1044,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     findings += f2
     assumptions += a2
     cfg = _quantized_base(model, cfg, job.notes, gpu)
+    cfg, vision_assumed = _vision_setup(job, model, cfg)
+    assumptions += vision_assumed
     eval_batch = None
     if _eval_on(job):
         eval_batch = eval_batch_default(job, cfg, runner_defaults(runner))

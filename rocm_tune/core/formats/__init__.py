@@ -250,6 +250,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         if as_int(env.get("NNODES", "x")) and job.nodes is None:     # swift/cli/main.py: torchrun --nnodes
             job.nodes = Setting("nodes", as_int(env["NNODES"]), file, cmd.line, "NNODES", "env")
         _swift_processes(job, env, file, cmd.line, g)
+        if as_int(env.get("MAX_PIXELS", "x")):   # qwen_vl_utils / ms-swift read the image pixel cap from the env
+            cap = Setting("image_max_pixels", as_int(env["MAX_PIXELS"]), file, cmd.line, "MAX_PIXELS", "env")
+            job.settings.setdefault("image_max_pixels", cap)
         g = job.gpus or g
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")

@@ -11,6 +11,7 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Regime
 from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES, offload_problem
 from rocm_tune.core.runners import deepspeed as ds
+from rocm_tune.core.memory.vision_memory import vision_memory
 from rocm_tune.core.model.trainable import (  # noqa: F401 (trainable_params: public here too)
     _DECODER_KINDS,
     _lora_wrapped,
@@ -63,6 +64,10 @@ class TrainConfig:
     # LLaMA-Factory started through rocm-tune's lf_launch (every bundle): fp32 is pinned before the model loads
     # (core/runners: compute_pin); False = stock llamafactory-cli, which keeps a bf16 checkpoint in bf16
     lf_launch: bool = False
+    # a vision-language model (ModelSpec.vision): the language tokens of one sample's images (inside cutoff_len;
+    # the tower sees merge^2 patches per token) and whether the vision tower is trained (full fine-tuning only)
+    image_tokens: int = 0
+    vision_trainable: bool = False
 
     @property
     def world_size(self) -> int:
@@ -105,6 +110,7 @@ class TrainConfig:
         _check_int("gpus", self.gpus, 1, 1024)
         _check_int("nodes", self.nodes, 1, 100_000)
         _check_int("zero_stage", self.zero_stage, 0, 3)
+        _check_int("image_tokens", self.image_tokens, 0, 1_048_576)
         if self.dora and not self.is_lora:
             raise UserError(f"dora needs method lora or qlora, got method {self.method!r}")
         problem = offload_problem(self.offload, self.zero_stage)
@@ -116,6 +122,9 @@ class TrainConfig:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["lora_targets"] = list(self.lora_targets)
+        for k in ("image_tokens", "vision_trainable"):   # said only where a vision tower is estimated
+            if not d[k]:
+                d.pop(k)
         return d
 
 
@@ -136,9 +145,14 @@ class PerGpuMemory:
     reserved_bytes: int
     # NCCL/RCCL communicator buffers outside PyTorch's allocator (in reserved, not in peak allocated)
     communicator_bytes: int = 0
+    # of the above (weights, gradients, optimizer, activations): a vision-language model's vision tower
+    vision_bytes: int = 0
 
     def to_dict(self) -> dict:
-        return {k: int(v) for k, v in asdict(self).items()}
+        d = {k: int(v) for k, v in asdict(self).items()}
+        if not d["vision_bytes"]:
+            d.pop("vision_bytes")
+        return d
 
 
 @dataclass(frozen=True)
@@ -642,6 +656,12 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
     step += _step_extras(model, cfg, training, notes)
+    vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))
+    if vis is not None:
+        notes.append(vis.note)
+        # kept ViT activations live until the tower's backward, the last; a frozen tower's block runs before the
+        # language model's layers keep anything
+        step = max(step + vis.kept, vis.transient)
     factor = 1 + _FRAGMENTATION
     z3 = ds.zero3_terms(model, cfg, prefetch_bucket)
     if z3 is not None:
@@ -658,7 +678,8 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     comm, comm_note = communicator_bytes(cfg, gpu)
     if comm_note:
         notes.append(comm_note)
-    peak = _round(resident.weights + resident.optimizer + resident.comm + step)
+    vis_res = vis.resident if vis is not None else 0.0
+    peak = _round(resident.weights + resident.optimizer + resident.comm + step + vis_res)
     transient = max(0.0, step - acts.total - casts.saved - all_grads)
     frozen_here = 0.0
     if cfg.offload != "all":
@@ -667,18 +688,19 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
                 and cfg.method != "qlora":
             frozen_here /= 2   # DeepSpeed casts the module to its 16-bit dtype
     per_gpu = PerGpuMemory(
-        weights_bytes=_round(resident.weights),
-        frozen_weights_bytes=_round(frozen_here),
-        trainable_weights_bytes=_round(resident.weights - frozen_here),
-        gradients_bytes=_round(resident.gradients),
-        optimizer_bytes=_round(resident.optimizer),
-        activations_bytes=_round(acts.total),
+        weights_bytes=_round(resident.weights + (vis.weights if vis else 0)),
+        frozen_weights_bytes=_round(frozen_here + (vis.weights if vis and not vis.gradients else 0)),
+        trainable_weights_bytes=_round(resident.weights - frozen_here + (vis.weights if vis and vis.gradients else 0)),
+        gradients_bytes=_round(resident.gradients + (vis.gradients if vis else 0)),
+        optimizer_bytes=_round(resident.optimizer + (vis.optimizer if vis else 0)),
+        activations_bytes=_round(acts.total + (vis.kept if vis else 0)),
         transient_bytes=_round(transient),
         autocast_copies_bytes=_round(casts.forward),
         comm_buffers_bytes=_round(resident.comm),
         peak_allocated_bytes=peak,
         reserved_bytes=_round(peak * factor + _ALLOC_CONTEXT + comm),
         communicator_bytes=int(comm),
+        vision_bytes=_round(vis.resident + vis.kept) if vis else 0,
     )
     return MemoryEstimate(model=model, config=cfg, params_total=int(model.params.total),
                           params_trainable=training.count, per_gpu=per_gpu,

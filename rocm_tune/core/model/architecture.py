@@ -148,6 +148,8 @@ class ModelSpec:
     # bitsandbytes quantizes them with the rest; False where the architecture stores them as fused 3-D parameters
     # even there (Llama 4, gpt-oss, Granite MoE, DBRX): those stay 16-bit under QLoRA (bitsandbytes#1849)
     experts_as_linears: bool = True
+    # a vision-language model's vision tower (core/model/vision.VisionTower) where its vision_config is known
+    vision: object = field(default=None, compare=False)
 
     @property
     def is_moe(self) -> bool:
@@ -1092,7 +1094,24 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
                        num_layers=len(exact.params.per_layer) or spec.num_layers,
                        tie_word_embeddings=exact.params.lm_head == 0)
         notes.append(f"parameters counted exactly on the meta device by {exact.counter}")
+    spec = _with_vision(spec, config, notes)
     return replace_notes(spec, notes) if notes else spec
+
+
+def _with_vision(spec: ModelSpec, config: dict, notes: list[str]) -> ModelSpec:
+    """Attach the vision tower a Qwen2-VL / Qwen2.5-VL vision_config describes; the notes then say it is counted."""
+    from dataclasses import replace
+
+    from rocm_tune.core.model import vision as model_vision
+
+    tower = model_vision.from_config(config, spec.hidden_size)
+    if tower is None:
+        return spec
+    notes[:] = [n for n in notes if n != _VLM_NOTE]
+    notes.append(f"vision-language model: the vision tower ({tower.depth} ViT blocks + merger, "
+                 f"{tower.params / 1e6:.0f}M params) and its image tokens are counted beside the language model")
+    warnings = tuple(w for w in spec.warnings if not w.startswith("multimodal config"))
+    return replace(spec, vision=tower, warnings=warnings)
 
 
 def replace_notes(spec: ModelSpec, notes: list[str]) -> ModelSpec:
@@ -1322,7 +1341,7 @@ def _parse_preset_file(fname: str) -> ModelSpec:
         size_label=None if d.get("size_label") is None else str(d.get("size_label")),
         aliases=tuple(str(x) for x in (d.get("aliases") or ())),
         # the language model of a vision-language checkpoint: said wherever the spec is shown
-        notes=(*spec.notes, _VLM_NOTE) if d.get("vision_language") else spec.notes,
+        notes=(*spec.notes, _VLM_NOTE) if d.get("vision_language") and spec.vision is None else spec.notes,
     )
 
 

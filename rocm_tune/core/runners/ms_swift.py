@@ -52,6 +52,9 @@ WEIGHT_QUANT = ("bnb", "hqq", "quanto", "eetq")
 # filled in by --model_name/--model_author), a few hundred tokens at most.
 SHORT_DATASETS = {"swift/self-cognition": 512}
 MAP["bnb_4bit_use_double_quant"] = "double_quantization"   # QuantizeArguments (default True)
+# TunerArguments (swift/llm/argument/tuner_args.py): freeze_vit / freeze_aligner, True by default in ms-swift 3.x
+MAP.update({"freeze_vit": "freeze_vision_tower", "freeze_aligner": "freeze_multi_modal_projector",
+            "max_pixels": "image_max_pixels"})
 
 
 def _dtype_name(v: str) -> str | None:

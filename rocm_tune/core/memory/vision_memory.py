@@ -1,0 +1,69 @@
+"""Per-GPU memory of a vision-language model's vision tower in one training step (pure, standard library only).
+
+The language model's share of the image tokens is already in the estimate: they are tokens of the sequence that
+cutoff_len / max_length caps (LLaMA-Factory's mm_plugin and ms-swift's templates expand each image placeholder to
+its tokens before truncating). What this adds is the tower itself: its weights (frozen by default in LLaMA-Factory,
+freeze_vision_tower, and ms-swift 3.x, freeze_vit), its gradients and optimizer state when it is trained, and its
+activations over the image's patches (merge^2 patches per language token).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VisionMemory:
+    weights: float       # per GPU
+    gradients: float
+    optimizer: float
+    kept: float          # activations autograd keeps through the step (trained tower)
+    transient: float     # alive while one block runs forward (a frozen tower keeps nothing)
+    patches: int         # per micro-batch
+    note: str
+
+    @property
+    def resident(self) -> float:
+        return self.weights + self.gradients + self.optimizer
+
+
+def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
+    """The tower's bytes per GPU under `cfg` (image_tokens: the language tokens of a sample's images; vision_trainable);
+    `optimizer_state(trainable, weight_bytes)` is the estimator's. None for a model without a known tower."""
+    tower = getattr(model, "vision", None)
+    if tower is None:
+        return None
+    params = tower.params
+    world = cfg.world_size
+    trained = bool(cfg.vision_trainable) and cfg.method == "full"
+    shard_params = world if cfg.zero_stage == 3 else 1
+    shard_grads = world if cfg.zero_stage >= 2 else 1
+    shard_optim = world if cfg.zero_stage >= 1 else 1
+    if trained:
+        held = 2 if cfg.zero_stage and cfg.precision in ("bf16", "fp16") else regime.trainable_bytes
+        weights = params * held / shard_params
+        grads = params * (4 if cfg.zero_stage else regime.trainable_bytes) / shard_grads
+        # DeepSpeed: an fp32 gradient partition and fp32 master weights beside the optimizer's state
+        master = 4 * params if cfg.zero_stage else 0
+        optim = (optimizer_state(params, 4 if cfg.zero_stage else regime.trainable_bytes) + master) / shard_optim
+    else:
+        frozen_bytes = 2 if cfg.zero_stage >= 1 and cfg.precision in ("bf16", "fp16") else regime.frozen_bytes
+        weights, grads, optim = params * frozen_bytes / shard_params, 0.0, 0.0
+    rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
+    tokens = min(int(cfg.image_tokens), int(cfg.cutoff_len))
+    patches = rows * tokens * tower.merge ** 2
+    compute = regime.compute_bytes
+    transient = tower.block_transient_per_patch(compute) * patches
+    kept = 0.0
+    if trained:
+        per_block = tower.block_kept_per_patch(compute) * patches
+        if cfg.gradient_checkpointing:   # each block keeps its input; one block is recomputed in full in backward
+            kept = tower.depth * patches * tower.hidden * compute
+            transient = max(transient, per_block)
+        else:
+            kept = tower.depth * per_block
+    state = "trained" if trained else "frozen"
+    note = (f"vision tower ({state}): {params / 1e6:.0f}M params, {weights / 2**30:.2f} GiB weights per GPU"
+            + (f" + {(grads + optim) / 2**30:.2f} GiB gradients and optimizer state" if trained else "")
+            + f"; {tokens} image tokens per sample = {patches} ViT patches per micro-batch, activations "
+            + f"{kept / 2**30:.2f} GiB kept, {transient / 2**30:.2f} GiB while a block runs")
+    return VisionMemory(weights, grads, optim, kept, transient, patches, note)

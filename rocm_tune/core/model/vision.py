@@ -1,0 +1,104 @@
+"""The vision tower of a vision-language model: its parameters and what one image costs it.
+
+Shapes follow transformers' modeling code (Qwen2-VL: models/qwen2_vl/modeling_qwen2_vl.py, Qwen2.5-VL:
+models/qwen2_5_vl/modeling_qwen2_5_vl.py): a Conv3d patch embedding (bias-free, kernel temporal_patch x patch x
+patch over in_chans), `depth` ViT blocks (fused qkv with bias, proj with bias; Qwen2-VL: LayerNorm + fc1/fc2 MLP of
+embed_dim*mlp_ratio; Qwen2.5-VL: RMSNorm + gated gate/up/down MLP with bias) and the PatchMerger (a norm over the
+ViT width, then Linear(d*m^2, d*m^2) -> GELU -> Linear(d*m^2, language hidden)). An image of P pixels becomes
+P / patch^2 patches in the ViT and P / (patch*merge)^2 tokens in the language model (28 x 28 pixels per token for
+patch 14, merge 2), as Qwen2-VL's image processor (smart_resize) makes them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# models/qwen2_vl/image_processing_qwen2_vl.py: max_pixels 12845056 (16384 tokens of 28x28) when none is set;
+# LLaMA-Factory's ModelArguments.image_max_pixels: 768 * 768
+PROCESSOR_MAX_PIXELS = 12845056
+LLAMAFACTORY_MAX_PIXELS = 768 * 768
+
+
+@dataclass(frozen=True)
+class VisionTower:
+    kind: str            # "qwen2_vl" | "qwen2_5_vl"
+    depth: int
+    hidden: int          # ViT width
+    intermediate: int    # ViT MLP width
+    gated: bool          # gate/up/down (Qwen2.5-VL) vs fc1/fc2 (Qwen2-VL)
+    patch: int
+    temporal_patch: int
+    merge: int           # spatial_merge_size
+    in_chans: int
+    out_hidden: int      # the language model's hidden size (the merger's output)
+    norm_bias: bool      # LayerNorm (Qwen2-VL) vs RMSNorm (Qwen2.5-VL)
+
+    @property
+    def block_params(self) -> int:
+        d, i = self.hidden, self.intermediate
+        norms = 2 * d * (2 if self.norm_bias else 1)
+        attn = d * 3 * d + 3 * d + d * d + d
+        mlp = (2 * (d * i + i) + i * d + d) if self.gated else (d * i + i + i * d + d)
+        return norms + attn + mlp
+
+    @property
+    def merger_params(self) -> int:
+        d, m2 = self.hidden, self.merge ** 2
+        return d * (2 if self.norm_bias else 1) + (d * m2) * (d * m2) + d * m2 + d * m2 * self.out_hidden \
+            + self.out_hidden
+
+    @property
+    def patch_embed_params(self) -> int:
+        return self.in_chans * self.temporal_patch * self.patch * self.patch * self.hidden
+
+    @property
+    def params(self) -> int:
+        return self.patch_embed_params + self.depth * self.block_params + self.merger_params
+
+    @property
+    def pixels_per_token(self) -> int:
+        return (self.patch * self.merge) ** 2
+
+    def tokens(self, pixels: int) -> int:
+        """Language-model tokens of one image of `pixels` pixels (at least one)."""
+        return max(1, int(pixels) // self.pixels_per_token)
+
+    def block_kept_per_patch(self, compute_bytes: int) -> float:
+        """Bytes autograd keeps per patch in one trained ViT block: the two norms' inputs, qkv in/out, the
+        attention output, proj input, the MLP's input, intermediate outputs and the down projection's input."""
+        d, i = self.hidden, self.intermediate
+        mlp = 4 * i if self.gated else 2 * i
+        return compute_bytes * (8 * d + mlp)
+
+    def block_transient_per_patch(self, compute_bytes: int) -> float:
+        """Bytes alive per patch while one block runs forward without keeping anything (a frozen tower)."""
+        d, i = self.hidden, self.intermediate
+        return compute_bytes * (5 * d + (2 * i if self.gated else i))
+
+
+def _int(v, default: int) -> int:
+    try:
+        return int(v) if v is not None else default
+    except (TypeError, ValueError):
+        return default
+
+
+def from_config(config: dict, lm_hidden: int) -> VisionTower | None:
+    """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL); None for others."""
+    v = config.get("vision_config") if isinstance(config, dict) else None
+    mt = str(config.get("model_type") or "") if isinstance(config, dict) else ""
+    if not isinstance(v, dict):
+        return None
+    vt = str(v.get("model_type") or "")
+    if "qwen2_5_vl" in mt or "qwen2_5_vl" in vt or "intermediate_size" in v and "out_hidden_size" in v:
+        d = _int(v.get("hidden_size"), 1280)
+        return VisionTower("qwen2_5_vl", _int(v.get("depth"), 32), d, _int(v.get("intermediate_size"), 3420), True,
+                           _int(v.get("patch_size"), 14), _int(v.get("temporal_patch_size"), 2),
+                           _int(v.get("spatial_merge_size"), 2), _int(v.get("in_chans", v.get("in_channels")), 3),
+                           _int(v.get("out_hidden_size"), lm_hidden), False)
+    if "qwen2_vl" in mt or "qwen2_vl" in vt or "embed_dim" in v:
+        d = _int(v.get("embed_dim"), 1280)
+        return VisionTower("qwen2_vl", _int(v.get("depth"), 32), d, int(d * float(v.get("mlp_ratio") or 4)), False,
+                           _int(v.get("patch_size"), 14), _int(v.get("temporal_patch_size"), 2),
+                           _int(v.get("spatial_merge_size"), 2), _int(v.get("in_chans", v.get("in_channels")), 3),
+                           _int(v.get("hidden_size"), lm_hidden), True)
+    return None

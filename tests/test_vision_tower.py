@@ -1,0 +1,111 @@
+"""A vision-language model's vision tower and image tokens in the estimate and in `check` (issue 26)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model.architecture import load_model, model_from_config
+
+# Qwen2-VL-7B-Instruct's published vision_config (embed_dim/mlp_ratio; hidden_size = the language model's)
+QWEN2_VL_VISION = {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3,
+                   "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}
+
+
+@pytest.mark.parametrize("kind", ["qwen2_vl", "qwen2_5_vl"])
+def test_tower_params_match_the_real_class_on_meta(kind):
+    """The tower's parameters as transformers builds them (meta device), from the preset / published vision_config."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    if kind == "qwen2_5_vl":
+        spec = load_model("qwen2.5-vl-7b")
+        vc = dict(spec.config["vision_config"])
+        cls = transformers.models.qwen2_5_vl.modeling_qwen2_5_vl.Qwen2_5_VisionTransformerPretrainedModel
+        hf = transformers.Qwen2_5_VLConfig(vision_config=vc).vision_config
+    else:
+        spec = model_from_config({**load_model("qwen2.5-vl-7b").config, "model_type": "qwen2_vl",
+                                  "vision_config": QWEN2_VL_VISION})
+        cls = transformers.models.qwen2_vl.modeling_qwen2_vl.Qwen2VisionTransformerPretrainedModel
+        hf = transformers.Qwen2VLConfig(vision_config=QWEN2_VL_VISION).vision_config
+    with torch.device("meta"):
+        tower = cls._from_config(hf)
+    assert spec.vision is not None and spec.vision.kind == kind
+    assert spec.vision.params == sum(p.numel() for p in tower.parameters())
+    assert spec.vision.pixels_per_token == 28 * 28     # 14x14 patches merged 2x2
+
+
+def test_frozen_tower_weights_are_in_the_breakdown():
+    m = load_model("qwen2.5-vl-7b")
+    text = replace(m, vision=None)
+    cfg = TrainConfig(method="lora", precision="bf16", cutoff_len=2048, image_tokens=1024)
+    vl, lm = estimate(m, cfg).per_gpu, estimate(text, cfg).per_gpu
+    tower_bytes = m.vision.params * 2                                   # bf16, frozen
+    assert abs((vl.weights_bytes - lm.weights_bytes) - tower_bytes) <= 1024
+    assert abs((vl.frozen_weights_bytes - lm.frozen_weights_bytes) - tower_bytes) <= 1024
+    assert vl.vision_bytes >= tower_bytes and vl.gradients_bytes == lm.gradients_bytes
+    assert vl.activations_bytes == lm.activations_bytes                # a frozen tower keeps no activations
+    assert "vision_bytes" not in estimate(text, cfg).per_gpu.to_dict()  # said only for a VLM
+    assert any("1024 image tokens per sample = 4096 ViT patches" in n for n in estimate(m, cfg).notes)
+
+
+def test_trained_tower_adds_gradients_optimizer_and_image_activations():
+    m = load_model("qwen2.5-vl-7b")
+    base = TrainConfig(method="full", precision="bf16", cutoff_len=1024, zero_stage=3, gpus=4, image_tokens=1024)
+    frozen = estimate(m, base).per_gpu
+    trained = estimate(m, replace(base, vision_trainable=True)).per_gpu
+    few = estimate(m, replace(base, vision_trainable=True, image_tokens=256)).per_gpu
+    assert trained.gradients_bytes > frozen.gradients_bytes and trained.optimizer_bytes > frozen.optimizer_bytes
+    assert trained.activations_bytes > few.activations_bytes > frozen.activations_bytes  # more patches, more kept
+    assert trained.peak_allocated_bytes > frozen.peak_allocated_bytes
+    no_ckpt = estimate(m, replace(base, vision_trainable=True, gradient_checkpointing=False)).per_gpu
+    assert no_ckpt.activations_bytes > trained.activations_bytes
+    # image tokens beyond cutoff_len are cut: the tower never sees more than 4 x cutoff_len patches
+    capped = estimate(m, replace(base, vision_trainable=True, image_tokens=50_000)).per_gpu
+    assert capped.activations_bytes == trained.activations_bytes
+
+
+def _check(tmp_path, name: str, text: str, *args: str) -> dict:
+    f = tmp_path / name
+    f.write_text(text)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(f), *args, "--json"], capture_output=True,
+                         text=True, env=env, cwd=tmp_path, timeout=300)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def test_check_llamafactory_vlm_says_the_image_assumption(tmp_path):
+    rep = _check(tmp_path, "vl.yaml", "model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct\nimage_max_pixels: 262144\n"
+                 "stage: sft\ndo_train: true\nfinetuning_type: lora\ncutoff_len: 2048\n"
+                 "per_device_train_batch_size: 1\nbf16: true\n", "--gpu", "rtx5090")
+    said = " ".join(rep["assumptions"])
+    assert "vision tower frozen" in said and "262144 pixels (image_max_pixels)" in said
+    assert "334 tokens of 784 pixels" in said and "1336 ViT patches" in said
+    assert "vlm-language-part" not in json.dumps(rep["findings"])
+
+
+def test_check_ms_swift_full_with_vit_trained_counts_it(tmp_path):
+    script = ("MAX_PIXELS=1003520 NPROC_PER_NODE=4 swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --train_type full "
+              "--freeze_vit {fv} --max_length 2048 --per_device_train_batch_size 1 --deepspeed zero3 "
+              "--torch_dtype bfloat16\n")
+    frozen = _check(tmp_path, "a.sh", script.format(fv="true"), "--gpu", "rtx-a6000", "--gpus", "4")
+    trained = _check(tmp_path, "b.sh", script.format(fv="false"), "--gpu", "rtx-a6000", "--gpus", "4")
+    assert "vision tower frozen (freeze_vit: true)" in " ".join(frozen["assumptions"])
+    said = " ".join(trained["assumptions"])
+    assert "vision tower trained (freeze_vit: false)" in said and "1003520 pixels (MAX_PIXELS)" in said
+    assert "1280 tokens of 784 pixels" in said
+    assert trained["memory"]["step"]["peak_allocated_bytes"] > frozen["memory"]["step"]["peak_allocated_bytes"]
+
+
+def test_check_llamafactory_image_resolution_is_the_older_pixel_cap(tmp_path):
+    rep = _check(tmp_path, "old.yaml", "model_name_or_path: Qwen/Qwen2.5-VL-7B-Instruct\nimage_resolution: 448\n"
+                 "stage: sft\ndo_train: true\nfinetuning_type: full\nfreeze_vision_tower: false\ncutoff_len: 512\n"
+                 "per_device_train_batch_size: 1\nbf16: true\n", "--gpu", "mi300x")
+    said = " ".join(rep["assumptions"])
+    assert "vision tower trained (freeze_vision_tower: False)" in said or "vision tower trained (freeze_vision_tower: false)" in said
+    assert "200704 pixels (image_resolution 448 squared) = 256 tokens" in said
