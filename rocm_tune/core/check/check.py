@@ -185,11 +185,12 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     s = job.settings.get("image_max_pixels")
     pixels = as_int(s.value) if s is not None else None
     res = job.settings.get("image_resolution")   # LLaMA-Factory before image_max_pixels: the longer side's cap
-    if pixels:
+    side = as_int(res.value) if res is not None else None
+    if pixels and s is not None:
         said = f"{pixels} pixels ({s.native})"
-    elif res is not None and as_int(res.value):
-        pixels = as_int(res.value) ** 2
-        said = f"{pixels} pixels (image_resolution {as_int(res.value)} squared)"
+    elif side:
+        pixels = side ** 2
+        said = f"{pixels} pixels (image_resolution {side} squared)"
     elif job.runner == "llamafactory":
         pixels = model_vision.LLAMAFACTORY_MAX_PIXELS
         said = f"{pixels} pixels (LLaMA-Factory's image_max_pixels default)"

@@ -255,7 +255,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
         return script
     lines = text.splitlines()
     exports: dict[str, str] = {}
-    for no, line in enumerate(lines):        # plain assignments before the arrays that use them (MODEL_DIR=...)
+    for line in lines:        # plain assignments before the arrays that use them (MODEL_DIR=...)
         m = _ASSIGN.match(_strip_comment(line).strip())
         if m and not m.group(2).startswith("("):
             val = _split(m.group(2))

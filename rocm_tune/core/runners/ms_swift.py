@@ -98,8 +98,8 @@ def _dataset_bound(flags: dict[str, tuple[str, int]], lists: dict[str, list[str]
         return
     v, line = flags["dataset"]
     names = [str(n).strip("'\"").split("#")[0].split(":")[0] for n in ((lists or {}).get("dataset") or [v])]
-    bounds = [SHORT_DATASETS.get(n) for n in names]
-    if names and all(b is not None for b in bounds):
+    bounds = [b for b in (SHORT_DATASETS.get(n) for n in names) if b is not None]
+    if names and len(bounds) == len(names):
         out["dataset_max_tokens"] = Setting("dataset_max_tokens", max(bounds), file, line, "dataset", "flag")
 
 

@@ -18,6 +18,10 @@ EXPLAINED = frozenset(("oom",))   # alert codes whose fix is explain's (the esti
 # every alert made from an explain signature (data["family"] set: the catalogue's codes) is explained too, and the
 # exit alert gets explain's root cause: the same log gives the same fix, live or afterwards (issue 26 item 5)
 EXITED = "process-exited"
+# alerts read from the series of steps with the run's own precision and numbers (the watcher knows `compute dtype`,
+# the curve): they keep the watcher's fix - explain reads these same alerts through the same engine
+# (diagnose._series_hits), so its answer for them is the watcher's, not a second opinion
+SERIES = frozenset(("loss-collapse", "nan-loss", "nan-grad-norm", "fp16-overflow-streak"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +57,7 @@ def explain_fixes(spec: str, codes: frozenset[str] = EXPLAINED) -> dict[str, str
 
 
 def _is_explained(a: Any) -> bool:
-    return a.code in EXPLAINED or a.code == EXITED or bool(a.evidence)
+    return a.code not in SERIES and (a.code in EXPLAINED or a.code == EXITED or bool(a.evidence))
 
 
 def _reads(d: Any, alert_line: str) -> bool:

@@ -881,19 +881,20 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     fit corpus's lexicon (resemble.py), as a weak root `by-resemblance`, when one family wins clearly. Never over a
     rule's answer (a bare native crash the rules leave open included); never a harmless line (error_lines leaves
     them out)."""
-    generic = root is not None and diags[root].code == cat.GENERIC and diags[root].family == "unknown"
-    if (root is not None and not generic) or (root is None and ended):
+    g = diags[root] if root is not None else None
+    generic = g if g is not None and g.code == cat.GENERIC and g.family == "unknown" else None
+    if (g is not None and generic is None) or (g is None and ended):
         return root
-    if generic and _CRASH.search(diags[root].first.text):
+    if generic is not None and _CRASH.search(generic.first.text):
         return root   # a native crash without a message: the rules read it and left it open (no stack named)
-    if generic and _SCRIPT_BUG.search(diags[root].first.text):
+    if generic is not None and _SCRIPT_BUG.search(generic.first.text):
         return root   # a programming error the rules left to the script (raised in installed code it is read as
         # the versions by the catalogue's rules): no family resembles a user's own bug
     found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress]   # the run went on past
     # the lines before its last step
     lines = [e[3] for _, e in found]
-    if generic and diags[root].first.text not in lines:
-        lines.insert(0, diags[root].first.text)
+    if generic is not None and generic.first.text not in lines:
+        lines.insert(0, generic.first.text)
     got = resemble.classify(lines)
     if got is None:
         return root
@@ -902,13 +903,15 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     if where is not None:
         sc, (off, line_no, t, _) = where
         hit = Hit(resemble.CODE, sc.path, scans.index(sc), off, line_no, _rank(line), t, line, line, own_time=t is not None)
+    elif generic is not None:
+        hit = generic.first
     else:
-        hit = diags[root].first
+        return root
     title, cause, fix, confirm = resemble.texts(family, confidence)
     d = Diagnosis(resemble.CODE, family, "error", False, "weak", title, hit, [hit], 1, cause, fix, confirm,
                   {"resembles": family, "confidence": round(confidence, 2), "line": line})
-    if generic:
-        d.evidence = [hit] + [h for h in diags[root].evidence if h is not hit][:EVIDENCE_MAX - 1]
+    if generic is not None and root is not None:
+        d.evidence = [hit] + [h for h in generic.evidence if h is not hit][:EVIDENCE_MAX - 1]
         diags[root] = d
         return root
     diags.append(d)
