@@ -112,3 +112,9 @@ def test_a_watcher_sign_gives_explains_fix_for_the_same_line():
     (x,) = [x for x in a if x["code"] == "collective-timeout"]     # the watcher's own sign (its own fix text before)
     assert x["fix"] == fixes["collective-timeout"]
     assert "NCCL_P2P_DISABLE=1" in x["fix"]                         # explain's words, not the watcher's
+
+
+def test_the_series_alerts_kept_as_the_watcher_says_are_the_ones_explain_reads_through_the_watchers_engine():
+    from rocm_tune.core.runs.diagnose import alert_fix, diagnose
+
+    assert alert_fix.SERIES == frozenset(diagnose._SERIES_CODES)

@@ -1,8 +1,8 @@
 """One fix text for a failure, whoever shows it: a live alert (`attach`, the app's monitor) on a failure `explain` also
-diagnoses (the same code, or the same log line) takes the fix `explain` gives for the same run — `diagnose.explain_target` is called, not copied — so an
-OOM alert says the plan's smallest change that fits, with numbers, exactly as `rocm-tune explain RUN` does.
+diagnoses (the same code, or the same log line) takes the fix `explain` gives for the same run —
+`diagnose.explain_target` is called, not copied — so an OOM alert says the plan's smallest change that fits, with numbers, exactly as `rocm-tune explain RUN` does.
 
-`explain_fixes(spec)` runs explain on the run (never signalling anything: stacks=False) and returns {code: fix};
+`_explain(spec)` runs explain on the run (never signalling anything: stacks=False): its fix per code and its root;
 `AlertFixes` keeps the answer per run and alert set, so a monitor polling every second runs explain once per new
 alert, not once per poll. Fronts (commands/attach.py, tui/monitor_model.py) call it; watch/alerts do not import it
 (explain reads the watcher's targets, so the dependency goes one way).
@@ -48,12 +48,6 @@ def _explain(spec: str) -> Explained:
             out[d.code] = d.fix
     root = exp.diagnoses[exp.root] if exp.root is not None else None
     return Explained(out, root, tuple(exp.diagnoses))
-
-
-def explain_fixes(spec: str, codes: frozenset[str] = EXPLAINED) -> dict[str, str]:
-    """{alert code: explain's fix} for the run `spec` names, the first diagnosis of each code; {} when explain
-    cannot read it."""
-    return {c: f for c, f in _explain(spec).fixes.items() if c in codes}
 
 
 def _is_explained(a: Any) -> bool:
