@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("corpus", nargs="?", default=DEFAULT)
     ap.add_argument("--in-process", action="store_true", help="call the CLI in this process (fast)")
     ap.add_argument("--json", action="store_true", help="print the per-case results as JSON")
+    ap.add_argument("--wrong", choices=("fit", "held", "all"), default="fit",
+                    help="whose wrong or unknown cases to list (default fit: the part one tunes on; the held "
+                         "part's list is for the closing note, not for writing rules)")
     a = ap.parse_args(argv)
     results = [run_case(c, a.in_process) for c in cases(a.corpus)]
     if a.json:
@@ -131,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("split", "runner"):
         for k, b in s[key].items():
             print(line(f"{key}={k}", b))
-    print("\nwrong or unknown:")
+    print(f"\nwrong or unknown ({a.wrong} part):")
     for r in results:
-        if not r["right"]:
+        if not r["right"] and a.wrong in ("all", r["split"]):
             print(f"  [{r['split']}] {r['id']}: outcome {r['outcome']}, check {r['verdict']} -- {r['reason']}")
     print("\nverdicts: " + ", ".join(f"{k} {v}" for k, v in Counter(r["verdict"] for r in results).items()))
     return 0
