@@ -24,6 +24,8 @@ from collections import Counter
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from corpus_stats import split_of  # noqa: E402  (the split rule's one home)
 from rocm_tune.core.runs.diagnose import resemble  # noqa: E402
 
 CORPUS = os.path.join(ROOT, "benchmarks", "corpus", "logs")
@@ -40,8 +42,8 @@ TRAIN_ON = ("evidence", "evidence+log")
 
 
 def is_fit(case_id: str) -> bool:
-    """The corpus's split rule (SCHEMA.md): held when sha256(id) % 3 == 0."""
-    return int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % 3 != 0
+    """The corpus's split rule (SCHEMA.md, benchmarks/corpus_stats.split_of): held when sha256(id) % 3 == 0."""
+    return split_of(case_id) == "fit"
 
 
 def fit_cases(root: str = CORPUS) -> list[dict]:
