@@ -74,7 +74,7 @@ def detect(text: str, path: str = "config") -> str:
         return "axolotl-yaml"
     if accelerate.is_accelerate_mapping(data):
         return "accelerate-yaml"
-    if hf_args.is_recipe_mapping(data):
+    if hf_args.is_recipe_mapping(data) or hf_args.flatten_sections(data) is not None:
         return "hf-yaml"
     if deepspeed_json.is_ds_mapping(data):
         return "deepspeed-json"
@@ -689,7 +689,11 @@ def read_texts(texts: dict[str, str]) -> Job:
 def _apply_recipe(job: Job, texts: dict[str, str], path: str) -> None:
     """An HfArgumentParser recipe YAML (TRL / alignment-handbook / open-r1): its keys under the command's flags."""
     data = _load_structured(texts[path])
-    st, notes = hf_args.read_recipe(dict(data), yaml_lines(texts[path]), path, job.entry or "")
+    flat = None if hf_args.is_recipe_mapping(data) else hf_args.flatten_sections(data)
+    st, notes = hf_args.read_recipe(dict(flat or data), yaml_lines(texts[path]), path, job.entry or "")
+    if flat is not None:
+        notes.append(f"{path}: a config in sections; its keys read as the program's arguments (batch_size as "
+                     f"per_device_train_batch_size, a LoRA rank as LoRA on)")
     prog: dict = {}
     for q in (q for q, f in job.formats.items() if f == "python" and hf_args.read_python(texts[q], q) is None):
         calls, more = hf_args.read_program_calls(texts[q], q)     # the program the recipe is passed to
