@@ -124,8 +124,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i + 1, "torchtune", "tune run"
         if base == "megatron" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
             return i + 1, "megatron", f"megatron {argv[i + 1]}"
-        if w.endswith(".py") and (base.startswith("pretrain_") or megatron.is_megatron_args(
-                {a.split("=", 1)[0]: 1 for a in argv[i + 1:] if a.startswith("--")})):
+        later = {a.split("=", 1)[0]: 1 for a in argv[i + 1:] if a.startswith("--")}
+        if w.endswith(".py") and (base.startswith("pretrain_") or megatron.is_megatron_args(later)
+                                  or any("--" + k in later for k in SLIME_MARKERS)):
             return i, "megatron", w
         if w.endswith(".py"):
             return i, "hf", w
@@ -500,10 +501,39 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.findings.append(Finding.of("format-not-modelled", p, 1,
                                        f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
         return
+    if read is None and _read_python_launcher(job, text, p):
+        return
     job.findings.append(Finding.of(
         "program-settings-not-read" if started else "format-not-modelled", p, 1,
         "Python source: the training settings inside a program are not read"
         + ("; the flags the script passes it are" if started else ""), None))
+
+
+# slime / Miles train.py flags: a Megatron trainer even where no parallel size is written
+SLIME_MARKERS = ("actor-num-gpus-per-node", "megatron-to-hf-mode", "train-backend")
+
+
+def _read_python_launcher(job: Job, text: str, p: str) -> bool:
+    """A Python launcher that composes a Megatron command line in strings (slime/Miles `scripts/*.py`, their CI
+    tests): the flags it writes are read as the command it submits, its f-string fields filled from its constants and
+    dataclass defaults (a field it computes at run time stays unknown). True when it was one."""
+    argv = hf_args.python_cli_text(text, p)
+    if not argv:
+        return False
+    script = shell.parse_script("python3 train.py " + argv, p)
+    words = [t for c in script.commands for t in c.tokens]
+    flags = shell.flag_values(words)
+    if len(flags) < 3 or not (megatron.is_megatron_args(flags) or any(k in flags for k in SLIME_MARKERS)):
+        return False
+    if job.entry and os.path.basename(p) in job.entry:        # a script that only starts this launcher
+        job.entry, job.entry_file, job.entry_line, job.runner = Job().entry, None, None, "unknown"
+    for cmd in script.commands:
+        if not job.entry and _entry(cmd.argv) is not None:
+            _read_command(job, cmd, p, script)
+    job.entry = f"python {os.path.basename(p)}"
+    job.notes.append(f"{p}: a Python launcher: the Megatron arguments it writes in strings are read as its command "
+                     f"(fields from its constants and dataclass defaults; nothing is executed)")
+    return True
 
 
 def _apply_primus(job: Job, texts: dict[str, str], path: str) -> None:

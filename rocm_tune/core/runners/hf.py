@@ -374,6 +374,45 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
                          f"min(model_max_length, 1024): 1024 assumed")
 
 
+def python_cli_text(text: str, file: str) -> str | None:
+    """The command-line words a Python launcher writes in its string literals (f-string fields filled from the
+    module's constants and dataclass field defaults, an unresolved field left as a placeholder), joined; None when
+    the source does not parse or has no `--flag` in its strings."""
+    import ast
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
+    try:
+        tree = parse_python(text, file, "Python program")
+    except UserError:
+        return None
+    consts: dict = {}
+    for n in ast.walk(tree):            # NAME = "..." and dataclass fields `name: str = "..."`
+        target = (n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else
+                  n.target if isinstance(n, ast.AnnAssign) else None)
+        value = getattr(n, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) \
+                and isinstance(value.value, (str, int, float)) and not isinstance(value.value, bool):
+            consts.setdefault(target.id, value.value)
+    inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+
+    def field(node) -> str:
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        return str(consts[name]) if name in consts else "__unknown__"
+
+    pieces = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.JoinedStr):
+            pieces.append("".join(str(v.value) if isinstance(v, ast.Constant) else
+                                  field(v.value) if isinstance(v, ast.FormattedValue) else "" for v in n.values))
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in inner \
+                and n.value.lstrip().startswith("--"):
+            pieces.append(n.value)
+    joined = " ".join(p.strip() for p in pieces if p.strip().startswith("--"))
+    return joined or None
+
+
 def read_program_calls(text: str, file: str) -> tuple[dict[str, Setting], list[str]]:
     """The LoRA, quantization and trainer calls a program makes in code (LoraConfig, BitsAndBytesConfig,
     from_pretrained's keywords) when its TrainingArguments come from elsewhere (a recipe YAML it parses):

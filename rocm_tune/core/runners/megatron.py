@@ -134,6 +134,9 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
     for native in ("lora_rank", "lora_alpha"):
         if native in f:
             put(native, f[native][0], native, f[native][1])
+    if not swift and "finetuning_type" not in out and (as_int(f.get("lora_rank", ("0", 0))[0]) or 0) > 0:
+        # slime / Miles / Megatron-Bridge `--lora-rank N` is the switch itself (ms-swift's has a separate train_type)
+        put("finetuning_type", "lora", "lora_rank", f["lora_rank"][1])
     return out, notes
 
 
