@@ -542,6 +542,14 @@ def _apply_primus(job: Job, texts: dict[str, str], path: str) -> None:
     job.settings = {**job.settings, **st}
     job.notes += notes
     job.runner, job.entry, job.entry_file = "megatron", "primus train", path
+    if job.gpus is None:
+        # Primus' launch scripts start GPUS_PER_NODE ranks: a value exported in a file given beside the experiment
+        for q, t in texts.items():
+            m = re.search(r"^\s*(?:export\s+)?GPUS_PER_NODE=[\"']?(\d+)", t, re.MULTILINE)
+            if q != path and m and as_int(m.group(1)):
+                job.gpus = Setting("gpus", as_int(m.group(1)), q, t[:m.start()].count("\n") + 1, "GPUS_PER_NODE",
+                                   "env")
+                break
 
 
 def _apply_axolotl(job: Job, texts: dict[str, str], axo_cfgs: list[str], ref) -> None:
