@@ -74,7 +74,7 @@ def detect(text: str, path: str = "config") -> str:
         return "axolotl-yaml"
     if accelerate.is_accelerate_mapping(data):
         return "accelerate-yaml"
-    if hf_args.is_recipe_mapping(data):
+    if hf_args.is_recipe_mapping(data) or hf_args.flatten_sections(data) is not None:
         return "hf-yaml"
     if deepspeed_json.is_ds_mapping(data):
         return "deepspeed-json"
@@ -124,8 +124,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i + 1, "torchtune", "tune run"
         if base == "megatron" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
             return i + 1, "megatron", f"megatron {argv[i + 1]}"
-        if w.endswith(".py") and (base.startswith("pretrain_") or megatron.is_megatron_args(
-                {a.split("=", 1)[0]: 1 for a in argv[i + 1:] if a.startswith("--")})):
+        later = {a.split("=", 1)[0]: 1 for a in argv[i + 1:] if a.startswith("--")}
+        if w.endswith(".py") and (base.startswith("pretrain_") or megatron.is_megatron_args(later)
+                                  or any("--" + k in later for k in SLIME_MARKERS)):
             return i, "megatron", w
         if w.endswith(".py"):
             return i, "hf", w
@@ -500,10 +501,39 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.findings.append(Finding.of("format-not-modelled", p, 1,
                                        f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
         return
+    if read is None and _read_python_launcher(job, text, p):
+        return
     job.findings.append(Finding.of(
         "program-settings-not-read" if started else "format-not-modelled", p, 1,
         "Python source: the training settings inside a program are not read"
         + ("; the flags the script passes it are" if started else ""), None))
+
+
+# slime / Miles train.py flags: a Megatron trainer even where no parallel size is written
+SLIME_MARKERS = ("actor-num-gpus-per-node", "megatron-to-hf-mode", "train-backend")
+
+
+def _read_python_launcher(job: Job, text: str, p: str) -> bool:
+    """A Python launcher that composes a Megatron command line in strings (slime/Miles `scripts/*.py`, their CI
+    tests): the flags it writes are read as the command it submits, its f-string fields filled from its constants and
+    dataclass defaults (a field it computes at run time stays unknown). True when it was one."""
+    argv = hf_args.python_cli_text(text, p)
+    if not argv:
+        return False
+    script = shell.parse_script("python3 train.py " + argv, p)
+    words = [t for c in script.commands for t in c.tokens]
+    flags = shell.flag_values(words)
+    if len(flags) < 3 or not (megatron.is_megatron_args(flags) or any(k in flags for k in SLIME_MARKERS)):
+        return False
+    if job.entry and os.path.basename(p) in job.entry:        # a script that only starts this launcher
+        job.entry, job.entry_file, job.entry_line, job.runner = Job().entry, None, None, "unknown"
+    for cmd in script.commands:
+        if not job.entry and _entry(cmd.argv) is not None:
+            _read_command(job, cmd, p, script)
+    job.entry = f"python {os.path.basename(p)}"
+    job.notes.append(f"{p}: a Python launcher: the Megatron arguments it writes in strings are read as its command "
+                     f"(fields from its constants and dataclass defaults; nothing is executed)")
+    return True
 
 
 def _apply_primus(job: Job, texts: dict[str, str], path: str) -> None:
@@ -512,6 +542,14 @@ def _apply_primus(job: Job, texts: dict[str, str], path: str) -> None:
     job.settings = {**job.settings, **st}
     job.notes += notes
     job.runner, job.entry, job.entry_file = "megatron", "primus train", path
+    if job.gpus is None:
+        # Primus' launch scripts start GPUS_PER_NODE ranks: a value exported in a file given beside the experiment
+        for q, t in texts.items():
+            m = re.search(r"^\s*(?:export\s+)?GPUS_PER_NODE=[\"']?(\d+)", t, re.MULTILINE)
+            if q != path and m and as_int(m.group(1)):
+                job.gpus = Setting("gpus", as_int(m.group(1)), q, t[:m.start()].count("\n") + 1, "GPUS_PER_NODE",
+                                   "env")
+                break
 
 
 def _apply_axolotl(job: Job, texts: dict[str, str], axo_cfgs: list[str], ref) -> None:
@@ -689,7 +727,11 @@ def read_texts(texts: dict[str, str]) -> Job:
 def _apply_recipe(job: Job, texts: dict[str, str], path: str) -> None:
     """An HfArgumentParser recipe YAML (TRL / alignment-handbook / open-r1): its keys under the command's flags."""
     data = _load_structured(texts[path])
-    st, notes = hf_args.read_recipe(dict(data), yaml_lines(texts[path]), path, job.entry or "")
+    flat = None if hf_args.is_recipe_mapping(data) else hf_args.flatten_sections(data)
+    st, notes = hf_args.read_recipe(dict(flat or data), yaml_lines(texts[path]), path, job.entry or "")
+    if flat is not None:
+        notes.append(f"{path}: a config in sections; its keys read as the program's arguments (batch_size as "
+                     f"per_device_train_batch_size, a LoRA rank as LoRA on)")
     prog: dict = {}
     for q in (q for q, f in job.formats.items() if f == "python" and hf_args.read_python(texts[q], q) is None):
         calls, more = hf_args.read_program_calls(texts[q], q)     # the program the recipe is passed to

@@ -172,6 +172,11 @@ NOT_MODELLED_LIBS = {"unsloth": "unsloth patches attention, the loss and gradien
                                 "offloaded to the host) with its own kernels"}
 
 
+# from_pretrained(torch_dtype=...|dtype=...) -> the dtype the weights are loaded in
+_DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "half": "fp16", "fp16": "fp16",
+           "float32": "fp32", "float": "fp32", "fp32": "fp32"}
+
+
 def _name(func) -> str:
     import ast
 
@@ -249,8 +254,9 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             v = _literal(n.value, names)
-            if isinstance(v, (str, int, float, bool)):
-                names[n.targets[0].id] = v
+            if isinstance(v, (str, int, float, bool)) or (isinstance(v, (list, tuple)) and v
+                                                          and all(isinstance(x, str) for x in v)):
+                names[n.targets[0].id] = v     # a list of module names: LoraConfig(target_modules=TARGETS)
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
     if not args:
         return _read_assignments(tree, names, file)
@@ -302,6 +308,11 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
                     put("load_dtype", "fp32", "from_pretrained", c.lineno)
                     notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "
                                  f"(transformers < 5)")
+                elif _DTYPES.get(str(dtype[0]).lower().removeprefix("torch.")):
+                    # an explicit dtype (torch_dtype=, or dtype= since transformers 4.56) is what the frozen weights
+                    # take, whatever the checkpoint stores (an MXFP4 / fp32 checkpoint loaded as bfloat16)
+                    put("load_dtype", _DTYPES[str(dtype[0]).lower().removeprefix("torch.")],
+                        "dtype" if "dtype" in kws and "torch_dtype" not in kws else "torch_dtype", dtype[1])
         if name == "from_pretrained" and isinstance(kws.get("device_map", (None, 0))[0], str) \
                 and str(kws["device_map"][0]).lower() in ("auto", "balanced", "balanced_low_0", "sequential"):
             put("device_map", str(kws["device_map"][0]).lower(), "device_map", kws["device_map"][1])
@@ -361,6 +372,45 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("cutoff_len", 1024, "SFTTrainer", c.lineno)
             notes.append(f"line {c.lineno}: SFTTrainer without max_seq_length truncates at TRL's default "
                          f"min(model_max_length, 1024): 1024 assumed")
+
+
+def python_cli_text(text: str, file: str) -> str | None:
+    """The command-line words a Python launcher writes in its string literals (f-string fields filled from the
+    module's constants and dataclass field defaults, an unresolved field left as a placeholder), joined; None when
+    the source does not parse or has no `--flag` in its strings."""
+    import ast
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
+    try:
+        tree = parse_python(text, file, "Python program")
+    except UserError:
+        return None
+    consts: dict = {}
+    for n in ast.walk(tree):            # NAME = "..." and dataclass fields `name: str = "..."`
+        target = (n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else
+                  n.target if isinstance(n, ast.AnnAssign) else None)
+        value = getattr(n, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) \
+                and isinstance(value.value, (str, int, float)) and not isinstance(value.value, bool):
+            consts.setdefault(target.id, value.value)
+    inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+
+    def field(node) -> str:
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        return str(consts[name]) if name in consts else "__unknown__"
+
+    pieces = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.JoinedStr):
+            pieces.append("".join(str(v.value) if isinstance(v, ast.Constant) else
+                                  field(v.value) if isinstance(v, ast.FormattedValue) else "" for v in n.values))
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in inner \
+                and n.value.lstrip().startswith("--"):
+            pieces.append(n.value)
+    joined = " ".join(p.strip() for p in pieces if p.strip().startswith("--"))
+    return joined or None
 
 
 def read_program_calls(text: str, file: str) -> tuple[dict[str, Setting], list[str]]:
@@ -471,6 +521,37 @@ RECIPE_MODEL_KEYS = ("model_name_or_path", "model_name", "model_id")
 def is_recipe_mapping(d) -> bool:
     return isinstance(d, dict) and any(k in d for k in RECIPE_MODEL_KEYS) \
         and sum(k in d for k in TA_KEYS) >= 2
+
+
+# A program's own config file in sections (`model:` / `training:` / `lora:` / `quantization:` ... as in TensorWave's
+# DeepSpeed #6725 dp.yaml): the sections' keys are its arguments, under the short names such programs give them
+SECTION_ALIASES = {"batch_size": "per_device_train_batch_size", "micro_batch_size": "per_device_train_batch_size",
+                   "train_batch_size_per_device": "per_device_train_batch_size",
+                   "grad_accumulation_steps": "gradient_accumulation_steps",
+                   "gradient_accumulation": "gradient_accumulation_steps", "grad_accum_steps": "gradient_accumulation_steps",
+                   "num_epochs": "num_train_epochs", "epochs": "num_train_epochs", "lr": "learning_rate"}
+
+
+def flatten_sections(d) -> dict | None:
+    """A mapping of sections read as one recipe (the first occurrence of a key wins, a section's own name is
+    dropped), or None when it is not one: no section, or no model and training keys in them."""
+    if not isinstance(d, dict) or not any(isinstance(v, dict) for v in d.values()):
+        return None
+    flat: dict = {}
+    for k, v in d.items():
+        if isinstance(k, str) and not isinstance(v, dict):
+            flat.setdefault(SECTION_ALIASES.get(k, k), v)
+    for v in d.values():
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if isinstance(k, str):
+                    flat.setdefault(SECTION_ALIASES.get(k, k), x)
+    if not is_recipe_mapping(flat):
+        return None
+    r = flat.get("lora_r", flat.get("lora_rank"))
+    if "use_peft" not in flat and "use_lora" not in flat and isinstance(r, int) and r > 0:
+        flat["use_peft"] = True      # a LoRA rank with no switch: the program trains LoRA adapters
+    return flat
 
 
 def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -> tuple[dict[str, Setting], list[str]]:

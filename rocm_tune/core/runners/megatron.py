@@ -134,6 +134,9 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
     for native in ("lora_rank", "lora_alpha"):
         if native in f:
             put(native, f[native][0], native, f[native][1])
+    if not swift and "finetuning_type" not in out and (as_int(f.get("lora_rank", ("0", 0))[0]) or 0) > 0:
+        # slime / Miles / Megatron-Bridge `--lora-rank N` is the switch itself (ms-swift's has a separate train_type)
+        put("finetuning_type", "lora", "lora_rank", f["lora_rank"][1])
     return out, notes
 
 
@@ -190,6 +193,12 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
         flags["bf16"] = ("true", lines.get("precision_config", 0))
     elif "fp16" in prec:
         flags["fp16"] = ("true", lines.get("precision_config", 0))
+    bridge_bf16 = (str(mod.get("framework")) == "megatron_bridge" and not prec
+                   and not any(k in over for k in ("bf16", "fp16", "torch_dtype")))
+    if bridge_bf16:
+        # Megatron-Bridge's recipes default to precision_config "bf16_mixed" (NVIDIA-NeMo/Megatron-Bridge
+        # src/megatron/bridge/recipes/*: precision_config="bf16_mixed"), not Megatron-LM's fp32
+        flags["bf16"] = ("true", 0)
     if "use_distributed_optimizer" not in flags:
         # Megatron-Bridge's recipes (and Primus' configs built on them) shard the optimizer over data parallel
         flags["use_distributed_optimizer"] = ("true", 0)
@@ -198,6 +207,8 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
         extra = []
     out, notes = read_flags(flags, file)
     notes += extra
+    if bridge_bf16:
+        notes.append("Megatron-Bridge: precision_config not set, its recipes' default bf16_mixed")
     model = os.path.splitext(os.path.basename(str(mod.get("model") or "")))[0]
     if model and "model_name_or_path" not in out:
         # qwen3_32b -> qwen3-32b; qwen2_5_7b -> qwen2.5-7b (a version's point only before a size)
