@@ -703,10 +703,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "set HSA_OVERRIDE_GFX_VERSION=10.3.0 (RDNA2 gfx103x) or 11.0.0 (RDNA3) before starting, or build "
          "rocBLAS for the arch",
          "`ls /opt/rocm/lib/rocblas/library | grep gfx`",
-         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile host",
-          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?(?:Cannot read|Could not load|cannot open) "
-          r"\S*TensileLibrary",
-          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
+         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile (?:host|library)",
+          # ex-rocm: rocBLAS' own Tensile loader under any logger prefix (journald, `ERROR:`), with a path holding
+          # spaces (Windows: C:\Program Files\AMD\ROCm\...): never hipBLASLt's logger (`rocblaslt error:`, its
+          # hipblaslt/ library dir), which rocBLAS falls back from (hipblaslt-unsupported)
+          r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?(?:Cannot read|Could not load|cannot open) .{0,300}?TensileLibrary",
+          r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
           r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
          ("TensileLibrary", "Tensile host", "rocBLAS error"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
@@ -731,10 +733,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-r2b: rocminfo's own failure to open the GPUs (its HSA_STATUS_ERROR_OUT_OF_RESOURCES is the runtime
           # finding no usable device — permissions, an unsupported GPU, no driver — not memory; it works under sudo
           # when it is the permissions: ROCm/legacy-rocm-build#1064, #1070, #1758; ofiwg/libfabric#6161)
-          r"hsa api call failure at: \S*rocminfo\.cc"),
+          r"hsa api call failure at: \S*rocminfo\.cc",
+          # ex-rocm: DeepSpeed's launcher (launcher/runner.py) counting no GPU; the amdgpu kernel driver that did not
+          # bind the GPU at boot (dmesg), so no device exists for the runtime
+          r"Unable to proceed, no GPU resources available", r"amdgpu.{0,60}\bprobe of \S+ failed with error -?\d+"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace", "rocminfo.cc"),
+          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
@@ -901,6 +906,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:nvcc|hipcc|ninja|gcc|g\+\+|c\+\+|hipify-perl): (?:command )?not found",
           r"CUDA_HOME environment variable is not set", r"^ninja: error: ",
           r"\b(?:clang(?:\+\+|-\d+)?|amdclang(?:\+\+)?|hipcc|nvcc): error: ",
+          # ex-rocm: hipcc (perl/hipcc.bin) reporting the clang it ran failed
+          r"^\s*failed to execute:\s*\S*(?:clang\+\+|clang|amdclang\+\+|hipcc)\b",
           r"\S+\.(?:cu|cuh|hip)(?:\(\d+\)|:\d+:\d+): error: ",
           # explain-rocm: any C/C++ compiler diagnostic (ROCm/CUDA headers included: a header of another ROCm
           # release than the sources expect), ninja's failed object, pip's build banners for a native package
@@ -911,7 +918,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\(pyproject\.toml\)|Getting requirements to build (?:wheel|editable)) did not run successfully"),
          ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported",
           "'ninja', '-v'", "nvcc fatal", "file not found", "Error compiling objects", "not found",
-          "CUDA_HOME environment", "ninja: error", "clang", ": error: ", "error: ", "FAILED: ",
+          "CUDA_HOME environment", "ninja: error", "clang", ": error: ", "error: ", "FAILED: ", "failed to execute",
           "Failed building wheel", "Could not build wheels", "Failed to build", "did not run successfully"),
          sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
                   "clang's summary line, as hipcc prints it")),
@@ -998,9 +1005,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b",
           r"^\s*hipBLASLt warning:", r"hipblaslt.{0,80}No suitable algorithm",
           # hipBLASLt (not rocBLAS) without a Tensile library for this gfx: rocBLAS logs it once and falls back
-          r"^\s*(?:rocblaslt|hipblaslt) error: (?:Cannot read|Could not load) \S*hipblaslt[/\\]\S*TensileLibrary",
+          # ex-rocm: `rocblaslt` is hipBLASLt's own logger name: its missing Tensile library under any prefix or path
+          r"blaslt error: (?:Cannot read|Could not load) .{0,300}?TensileLibrary",
           r"hipBLASLt error: Heuristic Fetch Failed"),
-         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed"), benign=True, ignorecase=True,
+         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed", "blaslt error"), benign=True, ignorecase=True,
          sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log",
                   "lmstudio-ai/lmstudio-bug-tracker#1163 (rocblaslt error: Cannot read .../hipblaslt/library/"
                   "TensileLibrary_lazy_gfx1201.dat, then rocBLAS warning: hipBlasLT failed, falling back to tensile)")),
@@ -1087,10 +1095,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Ninja is required to load C\+\+ extensions",
           r"The detected CUDA version \([\d.]+\) mismatches the version that was used to compile",
           r"torch_extensions[/\\]\S+\.so: (?:undefined symbol|cannot open shared object)",
-          r"No module named '?deepspeed\.ops\.[\w.]+_op'?", r"(?:CUDA|ROCM)_HOME environment variable is not set"),
+          r"No module named '?deepspeed\.ops\.[\w.]+_op'?", r"(?:CUDA|ROCM)_HOME environment variable is not set",
+          # ex-rocm: DeepSpeed's setup.py abort for an op it was told to prebuild (DS_BUILD_*=1) and its builder's
+          # refusal to JIT-load an op it found incompatible (deepspeed/ops/op_builder/builder.py)
+          r"Unable to pre-compile \w+", r"Unable to JIT load the \w+ op"),
          ("Ninja is required", "ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
           "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
-          "unable to compile", "detected CUDA version", "torch_extensions", "deepspeed.ops.", "_HOME environment"),
+          "unable to compile", "detected CUDA version", "torch_extensions", "deepspeed.ops.", "_HOME environment",
+          "pre-compile", "JIT load"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
                   "or directory; ninja: build stopped: subcommand failed)",
                   "seeds/000 (ModuleNotFoundError: No module named 'dskernels')")),
@@ -2003,8 +2015,25 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"torch/_inductor/|torch/_dynamo/|/triton/|torch\.compile"), "config_error",
      "torch.compile / Triton failed here: run without compilation (torch_compile: false, TORCHDYNAMO_DISABLE=1) or "
      "install the Triton that matches the PyTorch build"),
-    (re.compile(r"deepspeed/ops/op_builder|torch/utils/cpp_extension\.py"), "deepspeed_build_jit",
+    # ex-rocm: DeepSpeed's op builder wherever DeepSpeed sits (site-packages/deepspeed/ops/op_builder, a source
+    # checkout's op_builder/, pip's /tmp/pip-install-*/deepspeed_*/op_builder/) and torch's hipify (the ROCm step of
+    # every extension build): whatever the exception, the op build failed there
+    (re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]utils[/\\](?:cpp_extension\.py|hipify[/\\])"),
+     "deepspeed_build_jit",
      "a JIT-built extension failed: install the compiler and CUDA/ROCm headers matching torch, or prebuild the op"),
+    # ex-rocm: DeepSpeed's own checks of its config and of the launch (DeepSpeedConfigError, ZeRORuntimeException,
+    # deepspeed/runtime/config*.py, zero/config.py, the launcher's runner.py): a setting DeepSpeed rejects
+    (re.compile(r"\b(?:DeepSpeedConfigError|ZeRORuntimeException)\b|deepspeed[/\\](?:runtime[/\\](?:config|config_utils|"
+                r"zero[/\\](?:config|offload_config))\.py|launcher[/\\]runner\.py)"), "config_error",
+     "DeepSpeed rejected a setting of its config or launch: correct the key the message names in the DeepSpeed "
+     "JSON (or the runner's deepspeed options)"),
+    # ex-rocm: DeepSpeed loading a checkpoint (its checkpoint engine, the universal-checkpoint code, the engine's load
+    # path): the checkpoint on disk does not fit this run
+    (re.compile(r"deepspeed[/\\](?:runtime[/\\]checkpoint_engine|checkpoint)[/\\]|deepspeed[/\\]runtime[/\\]engine\.py "
+                r"(?:load_checkpoint|_load_checkpoint|_load_zero_checkpoint|load_module_state_dict|_get_all_ckpt_names)\b"),
+     "checkpoint_resume_mismatch",
+     "DeepSpeed could not load this checkpoint for this run: resume with the same ZeRO stage, world size and model, "
+     "or convert it (zero_to_fp32.py / universal checkpoint) first"),
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
