@@ -2027,6 +2027,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"zero[/\\](?:config|offload_config))\.py|launcher[/\\]runner\.py)"), "config_error",
      "DeepSpeed rejected a setting of its config or launch: correct the key the message names in the DeepSpeed "
      "JSON (or the runner's deepspeed options)"),
+    # ex-rocm: DeepSpeed's engine setting itself up from the config (_configure_*, its sanity checks) and DeepSpeed's
+    # runtime asserting a precondition (ZeRO stage vs pipeline, the optimizer object, the NVMe path): the run's
+    # DeepSpeed settings or the objects handed to deepspeed.initialize do not fit each other
+    (re.compile(r"deepspeed[/\\]runtime[/\\]engine\.py (?:_configure_(?!distributed_model)\w+|_do_\w*sanity_check)\b|"
+                r"deepspeed[/\\]runtime[/\\][^\n]*\n(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AssertionError: "),
+     "config_error",
+     "DeepSpeed's runtime refused this combination of settings (or an object passed to deepspeed.initialize): change "
+     "the setting the message names (ZeRO stage, offload device/nvme_path, optimizer/scheduler in the DeepSpeed JSON "
+     "or the runner)"),
     # ex-rocm: DeepSpeed loading a checkpoint (its checkpoint engine, the universal-checkpoint code, the engine's load
     # path): the checkpoint on disk does not fit this run
     (re.compile(r"deepspeed[/\\](?:runtime[/\\]checkpoint_engine|checkpoint)[/\\]|deepspeed[/\\]runtime[/\\]engine\.py "
