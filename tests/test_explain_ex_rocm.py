@@ -132,3 +132,15 @@ def test_hipcc_failing_to_run_clang_is_a_native_build_failure(tmp_path):
     e, r = _explain(tmp_path, "building 'deepspeed.inference.v2.kernels' extension\n"
                     "      failed to execute:/opt/rocm-6.3.3/lib/llvm/bin/clang++  --offload-arch=gfx942 -O3 -c x.cu\n")
     assert r is not None and r.family == "deepspeed_build_jit"
+
+
+def test_a_windows_access_violation_in_the_hip_runtime_is_a_rocm_native_crash(tmp_path):
+    # ROCm/legacy-rocm-build#5871 (Windows Event Log after python.exe died in amdhip64_7.dll)
+    e, r = _explain(tmp_path, "Loading model to GPU...\nFaulting application name: python.exe, version: 3.12.10150.1013\n"
+                    "Faulting module name: amdhip64_7.dll, version: 10.0.3581.0, time stamp: 0x69198ccb\n"
+                    "Exception code: 0xc0000005\nFault offset: 0x00000000002ab8ba\n")
+    assert r is not None and r.family == "hip_error"
+    # the same exit code with nothing of ROCm in the log is not put on ROCm
+    e, r = _explain(tmp_path, "  0%|          | 0/20 [00:00<?, ?it/s]\nusing CUDA device sm_89 NVIDIA GeForce RTX 4090\n\n"
+                    "Process finished with exit code -1073741819 (0xC0000005)\n", name="nv.log")
+    assert e.answer != "hip_error"

@@ -1919,11 +1919,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-rocm: zsh's and job control's words for a crashed child (`zsh: segmentation fault  python x.py`,
           # `[1]    78714 segmentation fault (core dumped)  python x.py`)
           r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",
-          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b"),
+          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",
+          # ex-rocm: Windows' words for a native crash (ROCm on Windows, ZLUDA): the Event Log's / a crash handler's
+          # exception code (access violation, illegal instruction, integer divide, stack overflow, fail-fast) and
+          # the exit code an IDE or shell prints for it
+          r"(?i:\bexception code:?\s*0xc0000(?:005|01d|094|0fd|409)\b)",
+          r"exit(?:ed with)? code:?\s*(?:-1073741819|3221225477|-1073741795|-1073741676|-1073740791)\b"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
           "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139",
           "段错误", "核心已转储", "segmentation fault", "abort", "illegal hardware instruction", "bus error",
-          "IOT instruction")),
+          "IOT instruction", "xception code", "XCEPTION CODE", "exit code", "exited with code")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -2129,7 +2134,9 @@ ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVI
                           # explain-rocm: hipBLAS/hipify'd names in messages that keep CUDA's wording
                           r"HIPBLAS_\w+|hipblas\w*|HIP_R_\w+|hipify\w*|ZLUDA|zluda|"
                           # ggml's ROCm buffer names (ROCm0 KV buffer, ROCm_Host compute buffer)
-                          r"ROCm\d+|ROCm_Host)\b")
+                          r"ROCm\d+|ROCm_Host|"
+                          # ex-rocm: the HIP runtime and PyTorch's ROCm library as Windows names them
+                          r"amdhip64\w*\.dll|torch_hip\.dll)\b")
 
 
 def by_code(code: str) -> Signature | None:

@@ -1001,7 +1001,11 @@ _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate ca
                     # explain-rocm: the shells' own words for a child that crashed (zsh, job-control lines)
                     r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT "
                     r"instruction)\b|^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|"
-                    r"IOT instruction)\b", re.M)
+                    r"IOT instruction)\b|"
+                    # ex-rocm: Windows' native crash codes (access violation, illegal instruction, divide, stack
+                    # overflow, fail-fast) as the Event Log, a crash handler or the exit code print them
+                    r"(?i:\bexception code:?\s*0xc0000(?:005|01d|094|0fd|409)\b)|"
+                    r"exit(?:ed with)? code:?\s*(?:-1073741819|3221225477|-1073741795|-1073741676|-1073740791)\b", re.M)
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
