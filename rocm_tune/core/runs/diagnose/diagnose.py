@@ -790,6 +790,30 @@ def _where_it_stopped(sc: FileScan) -> list[Hit]:
                                        and (h.offset < sc.last_progress or h.offset < last_error))]
 
 
+def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> list[Diagnosis]:
+    """One diagnosis per code seen, from its earliest hit, with the numbers its lines carry."""
+    diags: list[Diagnosis] = []
+    for code, hits in by_code.items():
+        sig = cat.BY_CODE[code]
+        hits.sort(key=functools.cmp_to_key(_earlier))
+        first = hits[0]
+        nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
+                             else first.text)
+        if code == "oom":
+            nums = oom_numbers(first.context)
+        elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
+            nums = _host_ram_numbers(first.text, config)
+        elif code == "disk-full":
+            nums = _disk_numbers(config)
+        elif code == "collective-timeout":
+            ranks = sorted({h.rank for h in hits if h.rank is not None})
+            nums["ranks"] = ranks
+        d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
+                      len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
+        diags.append(d)
+    return diags
+
+
 def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None,
                   exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
     """Diagnoses from scanned logs: group hits by code, pick the root, name consequences, add numbers.
@@ -815,25 +839,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
     if "loss-collapse" in by_code:
         _collapse_by_precision(by_code, [sc.head_text for sc in scans] + list(config.texts if config else ()))
-    diags: list[Diagnosis] = []
-    for code, hits in by_code.items():
-        sig = cat.BY_CODE[code]
-        hits.sort(key=functools.cmp_to_key(_earlier))
-        first = hits[0]
-        nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
-                             else first.text)
-        if code == "oom":
-            nums = oom_numbers(first.context)
-        elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
-            nums = _host_ram_numbers(first.text, config)
-        elif code == "disk-full":
-            nums = _disk_numbers(config)
-        elif code == "collective-timeout":
-            ranks = sorted({h.rank for h in hits if h.rank is not None})
-            nums["ranks"] = ranks
-        d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
-                      len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
-        diags.append(d)
+    diags = _diagnoses_of(by_code, config)
     if not any(_priority(d) >= 2 for d in diags):
         asked = _requested_op_not_built(scans)
         if asked is not None:
@@ -1492,6 +1498,14 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
                  "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
                  "`py-spy dump --pid PID` on each rank shows where it waits")
+    _refine_hang_notes(r, diags, cfg)
+    _refine_platform(r, texts or ())
+    if r.code in _ARCH_CODES:
+        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+def _refine_hang_notes(r: Diagnosis, diags: list[Diagnosis], cfg: ConfigInfo | None) -> None:
+    """A hang on this machine: what `doctor` sees of the IOMMU; other ranks' timeouts named as consequences."""
     if r.code in ("collective-timeout", "iommu-p2p-hang", "barrier-no-progress") and cfg is not None and \
             (cfg.run_dir or cfg.output_dir):
         # a run on this machine: say what `doctor` sees of the IOMMU here
@@ -1501,7 +1515,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             state = iommu_state()
         except Exception:
             state = "unknown"
-        n["iommu_this_machine"] = state
+        r.numbers["iommu_this_machine"] = state
         if state in ("on", "passthrough", "off"):
             r.fix += (f" (this machine: IOMMU {state}" + ("; translated: peer-to-peer between AMD GPUs can hang here)"
                                                           if state == "on" else ")"))
@@ -1512,9 +1526,6 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
                        f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
                        f"died first ({r.code})")
-    _refine_platform(r, texts or ())
-    if r.code in _ARCH_CODES:
-        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
 
 # explain-rocm: a rank that ended by a crash signal (SIGSEGV/SIGABRT/SIGBUS/SIGILL), as launchers and shells report it
