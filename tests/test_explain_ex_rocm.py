@@ -144,3 +144,13 @@ def test_a_windows_access_violation_in_the_hip_runtime_is_a_rocm_native_crash(tm
     e, r = _explain(tmp_path, "  0%|          | 0/20 [00:00<?, ?it/s]\nusing CUDA device sm_89 NVIDIA GeForce RTX 4090\n\n"
                     "Process finished with exit code -1073741819 (0xC0000005)\n", name="nv.log")
     assert e.answer != "hip_error"
+
+
+def test_a_missing_hipblaslt_kernel_file_is_harmless_another_librarys_is_the_missing_code_object(tmp_path):
+    # ROCm/TheRock#7976: the runtime logs hipBLASLt's absent per-arch kernel file and the work goes on
+    e, r = _explain(tmp_path, "hipModuleLoad failed: /opt/venv/lib/hipblaslt/library/gfx950/Kernels.so-000-gfx950.hsaco\n"
+                    " error: file not found\nstep 10/100 loss 2.31\n")
+    assert r is None and e.answer == "hipblaslt_warning"
+    e, r = _explain(tmp_path, "hipModuleLoad failed: /opt/venv/lib/rocfft/kernels/gfx950/fft_kernels.hsaco\n"
+                    " error: file not found\n", name="fft.log")
+    assert r is not None and r.family == "hip_error" and r.code == "hip-missing-code-object"

@@ -692,8 +692,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Returned hipErrorNoBinaryForGpu ?: continue parsing",
           # explain-rocm: a library asked the runtime for a kernel its code object for this GPU does not have
           # (rocBLAS' Tensile kernels named Cijk_..., with several GPU architectures in one machine)
-          r"hip_(?:code_object|module)\.cpp\s*:\s*\d+\s*:.{0,120}Cannot find the function: \w+"),
-         ("Missing CO", "Cannot find CO", "continue parsing", "Cannot find the function"),
+          r"hip_(?:code_object|module)\.cpp\s*:\s*\d+\s*:.{0,120}Cannot find the function: \w+",
+          # ex-rocm: a library's kernel file for this GPU that the runtime cannot load (not hipBLASLt's, whose missing
+          # kernels rocBLAS falls back from: hipblaslt-unsupported)
+          r"hipModuleLoad(?:Data)? failed:? (?!\S*hipblaslt[/\\])\S+\.(?:hsaco|co)\b"),
+         ("Missing CO", "Cannot find CO", "continue parsing", "Cannot find the function", "hipModuleLoad"),
          sources=("ROCm/legacy-rocm-build#4208 (AMD_LOG_LEVEL=5: Missing CO for these ISAs - "
                   "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-)",)),
     _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
@@ -1007,8 +1010,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # hipBLASLt (not rocBLAS) without a Tensile library for this gfx: rocBLAS logs it once and falls back
           # ex-rocm: `rocblaslt` is hipBLASLt's own logger name: its missing Tensile library under any prefix or path
           r"blaslt error: (?:Cannot read|Could not load) .{0,300}?TensileLibrary",
-          r"hipBLASLt error: Heuristic Fetch Failed"),
-         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed", "blaslt error"), benign=True, ignorecase=True,
+          r"hipBLASLt error: Heuristic Fetch Failed",
+          # ex-rocm: the runtime not finding one of hipBLASLt's per-arch kernel files (ROCm/TheRock#7976: logged, then
+          # the work goes on with other kernels)
+          r"hipModuleLoad(?:Data)? failed:? \S*hipblaslt[/\\]\S+\.(?:hsaco|co)\b"),
+         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed", "blaslt error", "hipModuleLoad"), benign=True,
+         ignorecase=True,
          sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log",
                   "lmstudio-ai/lmstudio-bug-tracker#1163 (rocblaslt error: Cannot read .../hipblaslt/library/"
                   "TensileLibrary_lazy_gfx1201.dat, then rocBLAS warning: hipBlasLT failed, falling back to tensile)")),
