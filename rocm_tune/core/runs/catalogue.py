@@ -692,8 +692,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Returned hipErrorNoBinaryForGpu ?: continue parsing",
           # explain-rocm: a library asked the runtime for a kernel its code object for this GPU does not have
           # (rocBLAS' Tensile kernels named Cijk_..., with several GPU architectures in one machine)
-          r"hip_(?:code_object|module)\.cpp\s*:\s*\d+\s*:.{0,120}Cannot find the function: \w+"),
-         ("Missing CO", "Cannot find CO", "continue parsing", "Cannot find the function"),
+          r"hip_(?:code_object|module)\.cpp\s*:\s*\d+\s*:.{0,120}Cannot find the function: \w+",
+          # ex-rocm: a library's kernel file for this GPU that the runtime cannot load (not hipBLASLt's, whose missing
+          # kernels rocBLAS falls back from: hipblaslt-unsupported)
+          r"hipModuleLoad(?:Data)? failed:? (?!\S*hipblaslt[/\\])\S+\.(?:hsaco|co)\b"),
+         ("Missing CO", "Cannot find CO", "continue parsing", "Cannot find the function", "hipModuleLoad"),
          sources=("ROCm/legacy-rocm-build#4208 (AMD_LOG_LEVEL=5: Missing CO for these ISAs - "
                   "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-)",)),
     _sig("rocblas-no-tensile-arch", "hip_error", "error", "root", "rocBLAS has no kernels (TensileLibrary) for "
@@ -703,10 +706,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "set HSA_OVERRIDE_GFX_VERSION=10.3.0 (RDNA2 gfx103x) or 11.0.0 (RDNA3) before starting, or build "
          "rocBLAS for the arch",
          "`ls /opt/rocm/lib/rocblas/library | grep gfx`",
-         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile host",
-          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?(?:Cannot read|Could not load|cannot open) "
-          r"\S*TensileLibrary",
-          r"^(?!\s*(?:rocblaslt|hipblaslt|hipBLASLt) error)(?:.(?!hipblaslt[/\\]))*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
+         (r"rocBLAS error: Cannot read \S*TensileLibrary\S*", r"Could not initialize Tensile (?:host|library)",
+          # ex-rocm: rocBLAS' own Tensile loader under any logger prefix (journald, `ERROR:`), with a path holding
+          # spaces (Windows: C:\Program Files\AMD\ROCm\...): never hipBLASLt's logger (`rocblaslt error:`, its
+          # hipblaslt/ library dir), which rocBLAS falls back from (hipblaslt-unsupported)
+          r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?(?:Cannot read|Could not load|cannot open) .{0,300}?TensileLibrary",
+          r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
           r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
          ("TensileLibrary", "Tensile host", "rocBLAS error"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
@@ -731,10 +736,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-r2b: rocminfo's own failure to open the GPUs (its HSA_STATUS_ERROR_OUT_OF_RESOURCES is the runtime
           # finding no usable device — permissions, an unsupported GPU, no driver — not memory; it works under sudo
           # when it is the permissions: ROCm/legacy-rocm-build#1064, #1070, #1758; ofiwg/libfabric#6161)
-          r"hsa api call failure at: \S*rocminfo\.cc"),
+          r"hsa api call failure at: \S*rocminfo\.cc",
+          # ex-rocm: DeepSpeed's launcher (launcher/runner.py) counting no GPU; the amdgpu kernel driver that did not
+          # bind the GPU at boot (dmesg), so no device exists for the runtime
+          r"Unable to proceed, no GPU resources available", r"amdgpu.{0,60}\bprobe of \S+ failed with error -?\d+"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace", "rocminfo.cc"),
+          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
@@ -901,6 +909,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:^|: )(?:nvcc|hipcc|ninja|gcc|g\+\+|c\+\+|hipify-perl): (?:command )?not found",
           r"CUDA_HOME environment variable is not set", r"^ninja: error: ",
           r"\b(?:clang(?:\+\+|-\d+)?|amdclang(?:\+\+)?|hipcc|nvcc): error: ",
+          # ex-rocm: hipcc (perl/hipcc.bin) reporting the clang it ran failed
+          r"^\s*failed to execute:\s*\S*(?:clang\+\+|clang|amdclang\+\+|hipcc)\b",
           r"\S+\.(?:cu|cuh|hip)(?:\(\d+\)|:\d+:\d+): error: ",
           # explain-rocm: any C/C++ compiler diagnostic (ROCm/CUDA headers included: a header of another ROCm
           # release than the sources expect), ninja's failed object, pip's build banners for a native package
@@ -911,7 +921,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\(pyproject\.toml\)|Getting requirements to build (?:wheel|editable)) did not run successfully"),
          ("errors generated", "error generated", "error: command", "cannot find -l", "error: unsupported",
           "'ninja', '-v'", "nvcc fatal", "file not found", "Error compiling objects", "not found",
-          "CUDA_HOME environment", "ninja: error", "clang", ": error: ", "error: ", "FAILED: ",
+          "CUDA_HOME environment", "ninja: error", "clang", ": error: ", "error: ", "FAILED: ", "failed to execute",
           "Failed building wheel", "Could not build wheels", "Failed to build", "did not run successfully"),
          sources=("Dao-AILab/flash-attention#2588 (20 errors generated when compiling for gfx1201)",
                   "clang's summary line, as hipcc prints it")),
@@ -998,9 +1008,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Cannot find CO in the bundle \S*hipblaslt", r"hipblaslt.{0,80}\bno (?:valid )?solutions?\b",
           r"^\s*hipBLASLt warning:", r"hipblaslt.{0,80}No suitable algorithm",
           # hipBLASLt (not rocBLAS) without a Tensile library for this gfx: rocBLAS logs it once and falls back
-          r"^\s*(?:rocblaslt|hipblaslt) error: (?:Cannot read|Could not load) \S*hipblaslt[/\\]\S*TensileLibrary",
-          r"hipBLASLt error: Heuristic Fetch Failed"),
-         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed"), benign=True, ignorecase=True,
+          # ex-rocm: `rocblaslt` is hipBLASLt's own logger name: its missing Tensile library under any prefix or path
+          r"blaslt error: (?:Cannot read|Could not load) .{0,300}?TensileLibrary",
+          r"hipBLASLt error: Heuristic Fetch Failed",
+          # ex-rocm: the runtime not finding one of hipBLASLt's per-arch kernel files (ROCm/TheRock#7976: logged, then
+          # the work goes on with other kernels)
+          r"hipModuleLoad(?:Data)? failed:? \S*hipblaslt[/\\]\S+\.(?:hsaco|co)\b"),
+         ("hipBLASLt", "rocblaslt warning", "hipBlasLT failed", "blaslt error", "hipModuleLoad"), benign=True,
+         ignorecase=True,
          sources=("seeds/000 (日志提示 hipBLASLt 不支持)", "tests/fixtures/logs/alert-hipblaslt-unsupported.log",
                   "lmstudio-ai/lmstudio-bug-tracker#1163 (rocblaslt error: Cannot read .../hipblaslt/library/"
                   "TensileLibrary_lazy_gfx1201.dat, then rocBLAS warning: hipBlasLT failed, falling back to tensile)")),
@@ -1087,10 +1102,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Ninja is required to load C\+\+ extensions",
           r"The detected CUDA version \([\d.]+\) mismatches the version that was used to compile",
           r"torch_extensions[/\\]\S+\.so: (?:undefined symbol|cannot open shared object)",
-          r"No module named '?deepspeed\.ops\.[\w.]+_op'?", r"(?:CUDA|ROCM)_HOME environment variable is not set"),
+          r"No module named '?deepspeed\.ops\.[\w.]+_op'?", r"(?:CUDA|ROCM)_HOME environment variable is not set",
+          # ex-rocm: DeepSpeed's setup.py abort for an op it was told to prebuild (DS_BUILD_*=1) and its builder's
+          # refusal to JIT-load an op it found incompatible (deepspeed/ops/op_builder/builder.py)
+          r"Unable to pre-compile \w+", r"Unable to JIT load the \w+ op"),
          ("Ninja is required", "ninja: build stopped", "Error building extension", "fatal error:", "dskernels", "ds_opt_adam",
           "CUDA_HOME does not exist", "MissingCUDAException", "cannot open shared object", "CUDAMismatchException",
-          "unable to compile", "detected CUDA version", "torch_extensions", "deepspeed.ops.", "_HOME environment"),
+          "unable to compile", "detected CUDA version", "torch_extensions", "deepspeed.ops.", "_HOME environment",
+          "pre-compile", "JIT load"),
          sources=("calibration deepspeed-2682 (gemm_test.h:6:10: fatal error: cuda_profiler_api.h: No such file "
                   "or directory; ninja: build stopped: subcommand failed)",
                   "seeds/000 (ModuleNotFoundError: No module named 'dskernels')")),
@@ -1907,11 +1926,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-rocm: zsh's and job control's words for a crashed child (`zsh: segmentation fault  python x.py`,
           # `[1]    78714 segmentation fault (core dumped)  python x.py`)
           r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",
-          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b"),
+          r"^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",
+          # ex-rocm: Windows' words for a native crash (ROCm on Windows, ZLUDA): the Event Log's / a crash handler's
+          # exception code (access violation, illegal instruction, integer divide, stack overflow, fail-fast) and
+          # the exit code an IDE or shell prints for it
+          r"(?i:\bexception code:?\s*0xc0000(?:005|01d|094|0fd|409)\b)",
+          r"exit(?:ed with)? code:?\s*(?:-1073741819|3221225477|-1073741795|-1073741676|-1073740791)\b"),
          ("Error", "Exception", "Segmentation fault", "Fatal Python", "terminate called", "ERROR", "FATAL", "Fatal",
           "CRITICAL", "error", "Illegal instruction", "Floating point", "Aborted", "SIGSEGV", "exit code 139",
           "段错误", "核心已转储", "segmentation fault", "abort", "illegal hardware instruction", "bus error",
-          "IOT instruction")),
+          "IOT instruction", "xception code", "XCEPTION CODE", "exit code", "exited with code")),
 )
 
 BY_CODE: dict[str, Signature] = {s.code: s for s in SIGNATURES}
@@ -2003,8 +2027,34 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"torch/_inductor/|torch/_dynamo/|/triton/|torch\.compile"), "config_error",
      "torch.compile / Triton failed here: run without compilation (torch_compile: false, TORCHDYNAMO_DISABLE=1) or "
      "install the Triton that matches the PyTorch build"),
-    (re.compile(r"deepspeed/ops/op_builder|torch/utils/cpp_extension\.py"), "deepspeed_build_jit",
+    # ex-rocm: DeepSpeed's op builder wherever DeepSpeed sits (site-packages/deepspeed/ops/op_builder, a source
+    # checkout's op_builder/, pip's /tmp/pip-install-*/deepspeed_*/op_builder/) and torch's hipify (the ROCm step of
+    # every extension build): whatever the exception, the op build failed there
+    (re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]utils[/\\](?:cpp_extension\.py|hipify[/\\])"),
+     "deepspeed_build_jit",
      "a JIT-built extension failed: install the compiler and CUDA/ROCm headers matching torch, or prebuild the op"),
+    # ex-rocm: DeepSpeed's own checks of its config and of the launch (DeepSpeedConfigError, ZeRORuntimeException,
+    # deepspeed/runtime/config*.py, zero/config.py, the launcher's runner.py): a setting DeepSpeed rejects
+    (re.compile(r"\b(?:DeepSpeedConfigError|ZeRORuntimeException)\b|deepspeed[/\\](?:runtime[/\\](?:config|config_utils|"
+                r"zero[/\\](?:config|offload_config))\.py|launcher[/\\]runner\.py)"), "config_error",
+     "DeepSpeed rejected a setting of its config or launch: correct the key the message names in the DeepSpeed "
+     "JSON (or the runner's deepspeed options)"),
+    # ex-rocm: DeepSpeed's engine setting itself up from the config (_configure_*, its sanity checks) and DeepSpeed's
+    # runtime asserting a precondition (ZeRO stage vs pipeline, the optimizer object, the NVMe path): the run's
+    # DeepSpeed settings or the objects handed to deepspeed.initialize do not fit each other
+    (re.compile(r"deepspeed[/\\]runtime[/\\]engine\.py (?:_configure_(?!distributed_model)\w+|_do_\w*sanity_check)\b|"
+                r"deepspeed[/\\]runtime[/\\][^\n]*\n(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AssertionError: "),
+     "config_error",
+     "DeepSpeed's runtime refused this combination of settings (or an object passed to deepspeed.initialize): change "
+     "the setting the message names (ZeRO stage, offload device/nvme_path, optimizer/scheduler in the DeepSpeed JSON "
+     "or the runner)"),
+    # ex-rocm: DeepSpeed loading a checkpoint (its checkpoint engine, the universal-checkpoint code, the engine's load
+    # path): the checkpoint on disk does not fit this run
+    (re.compile(r"deepspeed[/\\](?:runtime[/\\]checkpoint_engine|checkpoint)[/\\]|deepspeed[/\\]runtime[/\\]engine\.py "
+                r"(?:load_checkpoint|_load_checkpoint|_load_zero_checkpoint|load_module_state_dict|_get_all_ckpt_names)\b"),
+     "checkpoint_resume_mismatch",
+     "DeepSpeed could not load this checkpoint for this run: resume with the same ZeRO stage, world size and model, "
+     "or convert it (zero_to_fp32.py / universal checkpoint) first"),
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
@@ -2091,7 +2141,9 @@ ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVI
                           # explain-rocm: hipBLAS/hipify'd names in messages that keep CUDA's wording
                           r"HIPBLAS_\w+|hipblas\w*|HIP_R_\w+|hipify\w*|ZLUDA|zluda|"
                           # ggml's ROCm buffer names (ROCm0 KV buffer, ROCm_Host compute buffer)
-                          r"ROCm\d+|ROCm_Host)\b")
+                          r"ROCm\d+|ROCm_Host|"
+                          # ex-rocm: the HIP runtime and PyTorch's ROCm library as Windows names them
+                          r"amdhip64\w*\.dll|torch_hip\.dll)\b")
 
 
 def by_code(code: str) -> Signature | None:

@@ -47,7 +47,8 @@ SATURATED_STRIDE = 16 * 2**10     # past KEYWORD_SATURATION hits, the next look 
 SENTINEL_HITS = 2000             # hits per sentinel examined in the middle of a huge log
 EVIDENCE_MAX = 5
 PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose traceback says more (PRE_CODES)
-PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed"})
+PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed",
+                       "import-name-mismatch"})   # ex-rocm: where a signature mismatch was raised (an op build)
 
 
 # ------------------------------------------------------------------------------ hits
@@ -789,6 +790,30 @@ def _where_it_stopped(sc: FileScan) -> list[Hit]:
                                        and (h.offset < sc.last_progress or h.offset < last_error))]
 
 
+def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> list[Diagnosis]:
+    """One diagnosis per code seen, from its earliest hit, with the numbers its lines carry."""
+    diags: list[Diagnosis] = []
+    for code, hits in by_code.items():
+        sig = cat.BY_CODE[code]
+        hits.sort(key=functools.cmp_to_key(_earlier))
+        first = hits[0]
+        nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
+                             else first.text)
+        if code == "oom":
+            nums = oom_numbers(first.context)
+        elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
+            nums = _host_ram_numbers(first.text, config)
+        elif code == "disk-full":
+            nums = _disk_numbers(config)
+        elif code == "collective-timeout":
+            ranks = sorted({h.rank for h in hits if h.rank is not None})
+            nums["ranks"] = ranks
+        d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
+                      len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
+        diags.append(d)
+    return diags
+
+
 def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, alive: bool | None = None,
                   exit_info: tuple[int | None, int | None, str] | None = None) -> Explanation:
     """Diagnoses from scanned logs: group hits by code, pick the root, name consequences, add numbers.
@@ -814,25 +839,11 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
     if "loss-collapse" in by_code:
         _collapse_by_precision(by_code, [sc.head_text for sc in scans] + list(config.texts if config else ()))
-    diags: list[Diagnosis] = []
-    for code, hits in by_code.items():
-        sig = cat.BY_CODE[code]
-        hits.sort(key=functools.cmp_to_key(_earlier))
-        first = hits[0]
-        nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
-                             else first.text)
-        if code == "oom":
-            nums = oom_numbers(first.context)
-        elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
-            nums = _host_ram_numbers(first.text, config)
-        elif code == "disk-full":
-            nums = _disk_numbers(config)
-        elif code == "collective-timeout":
-            ranks = sorted({h.rank for h in hits if h.rank is not None})
-            nums["ranks"] = ranks
-        d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
-                      len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
-        diags.append(d)
+    diags = _diagnoses_of(by_code, config)
+    if not any(_priority(d) >= 2 for d in diags):
+        asked = _requested_op_not_built(scans)
+        if asked is not None:
+            diags.append(asked)
     if config is not None and config.from_log and not any(d.first and cat.BY_CODE[d.code].priority >= 2 for d in diags):
         risk = _config_risk(config, scans)
         if risk is not None:
@@ -996,7 +1007,11 @@ _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate ca
                     # explain-rocm: the shells' own words for a child that crashed (zsh, job-control lines)
                     r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT "
                     r"instruction)\b|^\[\d+\]\s+\d+ (?:segmentation fault|abort|illegal hardware instruction|bus error|"
-                    r"IOT instruction)\b", re.M)
+                    r"IOT instruction)\b|"
+                    # ex-rocm: Windows' native crash codes (access violation, illegal instruction, divide, stack
+                    # overflow, fail-fast) as the Event Log, a crash handler or the exit code print them
+                    r"(?i:\bexception code:?\s*0xc0000(?:005|01d|094|0fd|409)\b)|"
+                    r"exit(?:ed with)? code:?\s*(?:-1073741819|3221225477|-1073741795|-1073741676|-1073740791)\b", re.M)
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
@@ -1372,6 +1387,47 @@ _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\
 
 # the extension being built is flash-attention (pip's command, its wheel, its sources)
 _FA_BUILD = re.compile(r"flash[-_]attn|flash-attention|Building wheel for flash|csrc/flash_attn|/flash_attn/")
+# ex-rocm: frames of an extension build: DeepSpeed's op builder (any install layout) and torch's build helpers
+_OP_BUILD_FRAME = re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]utils[/\\](?:cpp_extension\.py|hipify[/\\])")
+
+
+def _in_op_build(pre: str) -> bool:
+    """The traceback above an error ends in an extension build (its last frames)."""
+    return any(_OP_BUILD_FRAME.search(path) for path, _ in _last_frames(pre[-6000:]))
+
+
+# ex-rocm (issue 26): DeepSpeed's op report names an op it cannot build (`[WARNING]  async_io requires the dev libaio
+# .so object and headers but these were not found`) — harmless for a run that never uses the op, the failure when the
+# user asked to build exactly that op (DS_BUILD_AIO=1, DS_BUILD_CPU_ADAM=1...): the install then lacks it.
+_DS_OP_CANNOT = re.compile(r"\[WARNING\]\s+(\w+) (?:requires|is not compatible|cannot|will not be|is not supported)")
+_DS_BUILD_ON = re.compile(r"\bDS_BUILD_(\w+)=['\"]?1\b")
+_DS_BUILD_FLAG = {"async_io": "AIO"}   # the builders' BUILD_VAR where it is not DS_BUILD_<OP NAME>
+
+
+def _requested_op_not_built(scans: Sequence[FileScan]) -> Diagnosis | None:
+    """A DeepSpeed op the log's command asked to build (DS_BUILD_<OP>=1) that DeepSpeed reports it cannot build."""
+    asked = set(_DS_BUILD_ON.findall("\n".join(sc.head_text for sc in scans)))
+    if not asked:
+        return None
+    for sc in scans:
+        for h in sc.hits:
+            m = _DS_OP_CANNOT.search(h.text) if cat.BY_CODE[h.code].benign else None
+            flag = _DS_BUILD_FLAG.get(m.group(1), m.group(1).upper()) if m else None
+            if flag is None or flag not in asked:
+                continue
+            sig = cat.BY_CODE["deepspeed-op-build-failed"]
+            hit = Hit(**{**h.__dict__, "code": sig.code})
+            return Diagnosis(sig.code, sig.family, sig.severity, False, sig.role,
+                             f"DeepSpeed op {m.group(1)} was asked for (DS_BUILD_{flag}=1) but DeepSpeed cannot build "
+                             "it here", hit, [hit], 1,
+                             f"the build was told to include {m.group(1)} and DeepSpeed's own check found what it "
+                             "needs missing (the line names it): the install goes on without the op, and whatever "
+                             "needs it (NVMe offload for async_io) fails later",
+                             "install what the line names (async_io: the libaio development package of the "
+                             "distribution, then CFLAGS/LDFLAGS pointing at it) and rebuild; or drop the op's "
+                             "DS_BUILD flag if the run does not need it", "`ds_report` lists the op as compatible "
+                             "[OKAY] after the fix", {})
+    return None
 
 
 def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
@@ -1416,6 +1472,14 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
                                      _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
                                      cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == "import-name-mismatch" and _in_op_build(r.first.pre):
+        # ex-rocm: a call with another release's signature raised while building an extension (DeepSpeed's op builder
+        # calling torch's hipify): the op build is what failed, whatever the two releases
+        sig = cat.BY_CODE["deepspeed-op-build-failed"]
+        r.family = sig.family
+        r.title = sig.title + " (its build code calls an API the installed torch does not have)"
+        r.fix = ("use a DeepSpeed release made for the installed torch (or the torch it pins): the op builder and "
+                 "torch's build helpers (cpp_extension, hipify) must match; " + sig.fix)
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
@@ -1434,6 +1498,14 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
                  "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
                  "`py-spy dump --pid PID` on each rank shows where it waits")
+    _refine_hang_notes(r, diags, cfg)
+    _refine_platform(r, texts or ())
+    if r.code in _ARCH_CODES:
+        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+def _refine_hang_notes(r: Diagnosis, diags: list[Diagnosis], cfg: ConfigInfo | None) -> None:
+    """A hang on this machine: what `doctor` sees of the IOMMU; other ranks' timeouts named as consequences."""
     if r.code in ("collective-timeout", "iommu-p2p-hang", "barrier-no-progress") and cfg is not None and \
             (cfg.run_dir or cfg.output_dir):
         # a run on this machine: say what `doctor` sees of the IOMMU here
@@ -1443,7 +1515,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             state = iommu_state()
         except Exception:
             state = "unknown"
-        n["iommu_this_machine"] = state
+        r.numbers["iommu_this_machine"] = state
         if state in ("on", "passthrough", "off"):
             r.fix += (f" (this machine: IOMMU {state}" + ("; translated: peer-to-peer between AMD GPUs can hang here)"
                                                           if state == "on" else ")"))
@@ -1454,9 +1526,6 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
             d.title = (f"{d.title}: {d.numbers.get('op', 'a collective')} SeqNum {d.numbers.get('seq', '?')} on "
                        f"rank(s) {', '.join(map(str, d.numbers.get('ranks') or [])) or '?'} — consequence: {who} "
                        f"died first ({r.code})")
-    _refine_platform(r, texts or ())
-    if r.code in _ARCH_CODES:
-        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
 
 # explain-rocm: a rank that ended by a crash signal (SIGSEGV/SIGABRT/SIGBUS/SIGILL), as launchers and shells report it
