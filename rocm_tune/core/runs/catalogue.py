@@ -95,6 +95,9 @@ def _texts(code: str, family: str, role: str) -> tuple[str, str, str, str, str, 
     return (code, family, e.severity, role, e.title, e.cause, e.fix, e.confirm)
 
 
+# issue 26 (ex-ver): top-level names several distributions share (PEP 420 / pkgutil namespace packages): a
+# missing `google.protobuf` is the protobuf package missing, not a mismatched `google`
+_NAMESPACE_ROOTS = r"(?:google|nvidia|azure|backports|mpl_toolkits|jaraco|zope|sphinxcontrib|ruamel)\."
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
@@ -1114,8 +1117,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
          (r"(?:ImportError: )?cannot import name '(\w+)' from '(?!flash_attn)([\w.]+)'",
-          r"No module named '(?!torch\._C\._distributed)(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|"
-          r"diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
+          # any dotted module a package lacks (issue 26, ex-ver; see missing-package): not torch's own build
+          # components (torch-build-lacks-backend), DeepSpeed's compiled ops (deepspeed_build_jit) or namespace roots
+          r"No module named '(?!torch\._C\._distributed|deepspeed\.ops\.[\w.]*_op\b)(?!" + _NAMESPACE_ROOTS + r")"
+          r"\w+\.[\w.]+'",
           # any call with a keyword another release of the callee does not take (issue 26, explain-sw: raised inside a
           # tokenizer or data collator it is still the versions, not the data)
           r"\w+\(\) got an unexpected keyword argument '\w+'"),
@@ -1429,9 +1434,12 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"requires the following packages that were not found in your environment: (?!flash[_-]attn\b)[\w-]+",
           r"requires the [\w.-]+ library but it was not found in your environment",
           r"[Pp]lease install (?:the )?`[\w.-]+` package",
-          r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
-          r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
-          r"(?!mpi4py)([\w.]+)'?",
+          # issue 26 (ex-ver): only a top-level module is a missing package. `No module named 'a.b'` means Python
+          # imported `a` and it has no `b`: another release or build of `a` (triton.ops removed under an older
+          # bitsandbytes, transformers.modeling_flash_attention_utils): import-name-mismatch. Namespace roots
+          # (google., nvidia., ...) are shared by separate distributions, there the sub-package is the package.
+          r"(?:ModuleNotFoundError|ImportError): No module named '?(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS + r")\w+\.)"
+          r"([\w.]+)'?",
           # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
           r"PackageNotFoundError: (?:No package metadata was found for )?\S",
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
@@ -1505,7 +1513,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch, triton; print(torch.__version__, torch.version.hip, triton.__version__)'`",
          # explain-dist (issue 26): not when what the compiler wrapper re-raises is a PermissionError (a path the
          # user may not read, e.g. a root-only directory on PATH): that is the permission, the compiler is fine
-         (r"BackendCompilerFailed(?!.*(?:PermissionError|Permission denied))",
+         # issue 26 (ex-ver): nor when the wrapper line only announces what it re-raises (`backend='inductor' raised:`
+         # and the error on the next line) or re-raises an import failure: that next line is the cause (a Triton
+         # without the name torch imports is the versions, unsloth#3526), read by its own signature
+         (r"BackendCompilerFailed(?!.*(?:PermissionError|Permission denied|ImportError|cannot import name))"
+          r"(?!: backend='?\w+'? raised:\s*$)",
           r"torch\._inductor\.exc\.\w+(?!.*(?:PermissionError|Permission denied))",
           r"\bInductorError\b(?!.*(?:PermissionError|Permission denied))",
           r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
