@@ -1513,11 +1513,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch, triton; print(torch.__version__, torch.version.hip, triton.__version__)'`",
          # explain-dist (issue 26): not when what the compiler wrapper re-raises is a PermissionError (a path the
          # user may not read, e.g. a root-only directory on PATH): that is the permission, the compiler is fine
-         # issue 26 (ex-ver): nor when the wrapper line only announces what it re-raises (`backend='inductor' raised:`
-         # and the error on the next line) or re-raises an import failure: that next line is the cause (a Triton
-         # without the name torch imports is the versions, unsloth#3526), read by its own signature
-         (r"BackendCompilerFailed(?!.*(?:PermissionError|Permission denied|ImportError|cannot import name))"
-          r"(?!: backend='?\w+'? raised:\s*$)",
+         # issue 26 (ex-ver): nor when it re-raises an import failure: a Triton without the name torch imports is
+         # the versions (unsloth#3526), read by import-name-mismatch
+         (r"BackendCompilerFailed(?!.*(?:PermissionError|Permission denied|ImportError|cannot import name))",
           r"torch\._inductor\.exc\.\w+(?!.*(?:PermissionError|Permission denied))",
           r"\bInductorError\b(?!.*(?:PermissionError|Permission denied))",
           r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
@@ -1986,7 +1984,11 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # Among causes of the same priority, the ones that are most often another rank's or process's
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
-SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
+SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2,
+                             # issue 26 (ex-ver): the compiler wrapper (`BackendCompilerFailed: backend='inductor'
+                             # raised:`) re-raises what failed inside it; a cause of its own (an import between
+                             # torch and triton, unsloth#3526) found next to it is what to fix
+                             "torch-compile-error": 1}
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed"})
 # signs that count only at the very end of a log (the last lines before it stopped)
