@@ -530,6 +530,8 @@ REAL_LINES = [
      "ROCm/bitsandbytes#60 (RX 7900 XTX)"),
     ("missing-package", "ModuleNotFoundError: No module named 'google.protobuf'", "protobuf missing (pip install protobuf)"),
     ("missing-package", "ModuleNotFoundError: No module named 'einops'", "a top-level module is the missing package"),
+    ("missing-package", "No module named 'torchvision'",
+     "transformers' lazy import prints the cause on its own line (Failed to import ... because of the following error)"),
 ]
 
 
@@ -1453,3 +1455,10 @@ def test_a_compiler_wrapper_defers_to_the_import_failure_it_re_raises():
     # the wrapper alone (what it re-raises not in the log) is still the compiler's failure
     alone = explain_text("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n")
     assert alone.diagnoses[alone.root].code == "torch-compile-error"
+
+
+def test_the_data_split_messages_of_datasets_are_the_data():
+    for line in ("ValueError: Unknown split \"validation\". Should be one of ['train'].",
+                 "ValueError: Instruction 'train' corresponds to no data!"):
+        ex = explain_text(line + "\n")
+        assert ex.answer == "dataset_error", line

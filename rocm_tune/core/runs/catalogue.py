@@ -1440,6 +1440,10 @@ SIGNATURES: tuple[Signature, ...] = (
           # (google., nvidia., ...) are shared by separate distributions, there the sub-package is the package.
           r"(?:ModuleNotFoundError|ImportError): No module named '?(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS + r")\w+\.)"
           r"([\w.]+)'?",
+          # ex-ver: transformers' lazy import (`Failed to import X because of the following error (look up to see its
+          # traceback):`) prints the cause on a line of its own, without the exception's name
+          r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?No module named '(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS +
+          r")\w+\.)([\w.]+)'\s*$",
           # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
           r"PackageNotFoundError: (?:No package metadata was found for )?\S",
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
@@ -2071,7 +2075,10 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # before the data rule: a checkpoint index is a .json file, not the dataset
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
+    # ex-ver: `datasets`' split messages (`Unknown split "validation". Should be one of ['train']`, `Instruction 'train'
+    # corresponds to no data!`) name no dataset word but are the data's
     (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
+                r"\bUnknown split\b|corresponds to no data\b|"
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
