@@ -1462,3 +1462,21 @@ def test_the_data_split_messages_of_datasets_are_the_data():
                  "ValueError: Instruction 'train' corresponds to no data!"):
         ex = explain_text(line + "\n")
         assert ex.answer == "dataset_error", line
+
+
+def test_ms_swift_dropping_every_row_and_its_dataset_frames_are_the_data():
+    # ms-swift#5712 (comment): each bad row's error is logged, the row deleted, and what is left reported
+    row_error = ("[INFO:swift] Traceback (most recent call last):\n"
+                 "  File \"/usr/lib/python3.11/site-packages/swift/llm/dataset/preprocessor/core.py\", line 113, in "
+                 "_check_rejected_response\n"
+                 "    raise ValueError(f'rejected_response: {rejected_response}')\n"
+                 "ValueError: rejected_response: None\n")
+    alone = explain_text(row_error)
+    assert alone.answer == "dataset_error"   # raised in the runner's dataset package
+    ex = explain_text(row_error + "[WARNING:swift] There are errors in the dataset, the data will be deleted\n"
+                      "[INFO:swift] Dataset filtered, origin length: 66317, filtered dataset length: 0\n")
+    assert ex.answer == "dataset_error" and ex.diagnoses[ex.root].code == "dataset-error"
+    # a user's own path with a data/ folder is not a dataset frame
+    own = explain_text("  File \"/data/user/project/train.py\", line 3, in main\n"
+                       "    x = model.foo\nAttributeError: 'Net' object has no attribute 'foo'\n")
+    assert own.answer != "dataset_error"

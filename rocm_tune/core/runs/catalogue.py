@@ -1178,10 +1178,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:instruction|input|output|conversations|messages|prompt|"
           r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value|"
           # explain-dist (issue 26): a split the loaded dataset does not have (load_dataset(...)['train'])
-          r"train|validation|test)'\s*$"),
+          r"train|validation|test)'\s*$",
+          # ex-ver (issue 26): ms-swift drops the rows it cannot preprocess (`There are errors in the dataset, the data
+          # will be deleted`, the row's own error above it) and reports what is left; none left is the data's failure
+          r"\bfiltered dataset length: 0\b"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
-          "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer"),
+          "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer",
+          "filtered dataset length"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -2028,8 +2032,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "the run at it"),
     (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",
      "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
+    # ex-ver (issue 26): and the runners' own data packages (swift/llm/dataset/preprocessor/core.py,
+    # axolotl/utils/data/sft.py): a user's path with a data/ folder in it is not one
     (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
-                r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator"),
+                r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator|"
+                r"\b(?:swift|llamafactory|axolotl|torchtune|trl|verl|openrlhf)[/\\](?:\w+[/\\])*?(?:datasets?|data)[/\\]"),
      "dataset_error", "reading or formatting the dataset failed: check the file, its columns and the dataset "
      "settings"),
     (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:ImportError|ModuleNotFoundError)\b|module '[\w.]+' has "
