@@ -1480,3 +1480,14 @@ def test_ms_swift_dropping_every_row_and_its_dataset_frames_are_the_data():
     own = explain_text("  File \"/data/user/project/train.py\", line 3, in main\n"
                        "    x = model.foo\nAttributeError: 'Net' object has no attribute 'foo'\n")
     assert own.answer != "dataset_error"
+
+
+def test_an_exception_from_ms_swift_argument_classes_is_the_run_s_settings():
+    # ms-swift 3 checks its settings in swift/llm/argument/**/*_args.py __post_init__ (ms-swift#5311's traceback)
+    log = ("Traceback (most recent call last):\n"
+           "  File \"/usr/local/lib/python3.10/site-packages/swift/llm/argument/base_args/base_args.py\", line 160, in "
+           "__post_init__\n    self._init_lazy()\n"
+           "  File \"/usr/local/lib/python3.10/site-packages/swift/llm/argument/train_args.py\", line 88, in _init_lazy\n"
+           "    raise NotImplementedError(f'{self.train_type} with {self.tuner_backend}')\n"
+           "NotImplementedError: longlora with unsloth\n")
+    assert explain_text(log).answer == "config_error"

@@ -2062,8 +2062,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
+    # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
+    # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
-                r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
+                r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py"),
+     "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
 )
 # When no frame decides: what the exception's own message is about (the last line only).
