@@ -522,6 +522,16 @@ REAL_LINES = [
     ("rope-scaling-newer-format", "`rope_scaling` must be a dictionary with with two fields, `type` and `factor`, got "
      "{'factor': 8.0, 'high_freq_factor': 4.0, 'low_freq_factor': 1.0, 'original_max_position_embeddings': 8192, "
      "'rope_type': 'llama3'}", "StartHua/Comfyui_CXH_joy_caption#35"),
+    # ex-ver (issue 26): a dotted module a package lacks is another release of that package, not a missing package;
+    # a namespace root (google.) is shared, there the sub-package is the missing package (pip install protobuf)
+    ("import-name-mismatch", "ModuleNotFoundError: No module named 'triton.ops'",
+     "pytorch/pytorch#143718 (RX 6700 XT, ROCm 6.2.4: bitsandbytes older than triton)"),
+    ("import-name-mismatch", "No module named 'triton._C.libtriton.triton'; 'triton._C.libtriton' is not a package",
+     "ROCm/bitsandbytes#60 (RX 7900 XTX)"),
+    ("missing-package", "ModuleNotFoundError: No module named 'google.protobuf'", "protobuf missing (pip install protobuf)"),
+    ("missing-package", "ModuleNotFoundError: No module named 'einops'", "a top-level module is the missing package"),
+    ("missing-package", "No module named 'torchvision'",
+     "transformers' lazy import prints the cause on its own line (Failed to import ... because of the following error)"),
 ]
 
 
@@ -1430,3 +1440,54 @@ def test_a_native_crash_is_the_gpu_runtime_s_only_on_a_rocm_or_dcu_stack():
     # a catch-all exception with no deciding frame: what its message is about
     assert _root(explain_text("ValueError: Please specify `lora_target` for LoRA training.\n")).family == "config_error"
     assert _root(explain_text("ValueError: The dataset has no column `text`.\n")).family == "dataset_error"
+
+
+def test_a_compiler_wrapper_defers_to_the_import_failure_it_re_raises():
+    # unsloth#3526 (RX 7600, ROCm): inductor re-raises an ImportError between torch and a mismatched triton; the
+    # import between the two packages is the cause (version_check), not the compiler (config_error)
+    log = ("  0%|          | 0/3 [00:00<?, ?it/s]\n"
+           "    from triton.compiler.compiler import triton_key\n"
+           "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+           "ImportError: cannot import name 'triton_key' from 'triton.compiler.compiler' "
+           "(/venv/lib/python3.12/site-packages/triton/compiler/compiler.py)\n")
+    ex = explain_text(log)
+    assert ex.diagnoses[ex.root].code == "import-name-mismatch" and ex.answer == "version_check"
+    # the wrapper alone (what it re-raises not in the log) is still the compiler's failure
+    alone = explain_text("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n")
+    assert alone.diagnoses[alone.root].code == "torch-compile-error"
+
+
+def test_the_data_split_messages_of_datasets_are_the_data():
+    for line in ("ValueError: Unknown split \"validation\". Should be one of ['train'].",
+                 "ValueError: Instruction 'train' corresponds to no data!"):
+        ex = explain_text(line + "\n")
+        assert ex.answer == "dataset_error", line
+
+
+def test_ms_swift_dropping_every_row_and_its_dataset_frames_are_the_data():
+    # ms-swift#5712 (comment): each bad row's error is logged, the row deleted, and what is left reported
+    row_error = ("[INFO:swift] Traceback (most recent call last):\n"
+                 "  File \"/usr/lib/python3.11/site-packages/swift/llm/dataset/preprocessor/core.py\", line 113, in "
+                 "_check_rejected_response\n"
+                 "    raise ValueError(f'rejected_response: {rejected_response}')\n"
+                 "ValueError: rejected_response: None\n")
+    alone = explain_text(row_error)
+    assert alone.answer == "dataset_error"   # raised in the runner's dataset package
+    ex = explain_text(row_error + "[WARNING:swift] There are errors in the dataset, the data will be deleted\n"
+                      "[INFO:swift] Dataset filtered, origin length: 66317, filtered dataset length: 0\n")
+    assert ex.answer == "dataset_error" and ex.diagnoses[ex.root].code == "dataset-error"
+    # a user's own path with a data/ folder is not a dataset frame
+    own = explain_text("  File \"/data/user/project/train.py\", line 3, in main\n"
+                       "    x = model.foo\nAttributeError: 'Net' object has no attribute 'foo'\n")
+    assert own.answer != "dataset_error"
+
+
+def test_an_exception_from_ms_swift_argument_classes_is_the_run_s_settings():
+    # ms-swift 3 checks its settings in swift/llm/argument/**/*_args.py __post_init__ (ms-swift#5311's traceback)
+    log = ("Traceback (most recent call last):\n"
+           "  File \"/usr/local/lib/python3.10/site-packages/swift/llm/argument/base_args/base_args.py\", line 160, in "
+           "__post_init__\n    self._init_lazy()\n"
+           "  File \"/usr/local/lib/python3.10/site-packages/swift/llm/argument/train_args.py\", line 88, in _init_lazy\n"
+           "    raise NotImplementedError(f'{self.train_type} with {self.tuner_backend}')\n"
+           "NotImplementedError: longlora with unsloth\n")
+    assert explain_text(log).answer == "config_error"

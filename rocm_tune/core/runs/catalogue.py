@@ -95,6 +95,9 @@ def _texts(code: str, family: str, role: str) -> tuple[str, str, str, str, str, 
     return (code, family, e.severity, role, e.title, e.cause, e.fix, e.confirm)
 
 
+# issue 26 (ex-ver): top-level names several distributions share (PEP 420 / pkgutil namespace packages): a
+# missing `google.protobuf` is the protobuf package missing, not a mismatched `google`
+_NAMESPACE_ROOTS = r"(?:google|nvidia|azure|backports|mpl_toolkits|jaraco|zope|sphinxcontrib|ruamel)\."
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
@@ -1133,8 +1136,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
          (r"(?:ImportError: )?cannot import name '(\w+)' from '(?!flash_attn)([\w.]+)'",
-          r"No module named '(?!torch\._C\._distributed)(?:transformers|peft|trl|accelerate|deepspeed|torch|datasets|"
-          r"diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.[\w.]+'",
+          # any dotted module a package lacks (issue 26, ex-ver; see missing-package): not torch's own build
+          # components (torch-build-lacks-backend), DeepSpeed's compiled ops (deepspeed_build_jit) or namespace roots
+          r"No module named '(?!torch\._C\._distributed|deepspeed\.ops\.[\w.]*_op\b)(?!" + _NAMESPACE_ROOTS + r")"
+          r"\w+\.[\w.]+'",
           # any call with a keyword another release of the callee does not take (issue 26, explain-sw: raised inside a
           # tokenizer or data collator it is still the versions, not the data)
           r"\w+\(\) got an unexpected keyword argument '\w+'"),
@@ -1192,10 +1197,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:instruction|input|output|conversations|messages|prompt|"
           r"response|chosen|rejected|text|query|history|system|images?|label|labels|content|role|from|value|"
           # explain-dist (issue 26): a split the loaded dataset does not have (load_dataset(...)['train'])
-          r"train|validation|test)'\s*$"),
+          r"train|validation|test)'\s*$",
+          # ex-ver (issue 26): ms-swift drops the rows it cannot preprocess (`There are errors in the dataset, the data
+          # will be deleted`, the row's own error above it) and reports what is left; none left is the data's failure
+          r"\bfiltered dataset length: 0\b"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
-          "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer"),
+          "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer",
+          "filtered dataset length"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -1448,9 +1457,16 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"requires the following packages that were not found in your environment: (?!flash[_-]attn\b)[\w-]+",
           r"requires the [\w.-]+ library but it was not found in your environment",
           r"[Pp]lease install (?:the )?`[\w.-]+` package",
-          r"(?:ModuleNotFoundError|ImportError): No module named '?(?!(?:transformers|peft|trl|accelerate|deepspeed|"
-          r"torch|datasets|diffusers|vllm|huggingface_hub|optimum|bitsandbytes|swift|llamafactory|axolotl|torchtune)\.)"
-          r"(?!mpi4py)([\w.]+)'?",
+          # issue 26 (ex-ver): only a top-level module is a missing package. `No module named 'a.b'` means Python
+          # imported `a` and it has no `b`: another release or build of `a` (triton.ops removed under an older
+          # bitsandbytes, transformers.modeling_flash_attention_utils): import-name-mismatch. Namespace roots
+          # (google., nvidia., ...) are shared by separate distributions, there the sub-package is the package.
+          r"(?:ModuleNotFoundError|ImportError): No module named '?(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS + r")\w+\.)"
+          r"([\w.]+)'?",
+          # ex-ver: transformers' lazy import (`Failed to import X because of the following error (look up to see its
+          # traceback):`) prints the cause on a line of its own, without the exception's name
+          r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?No module named '(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS +
+          r")\w+\.)([\w.]+)'\s*$",
           # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
           r"PackageNotFoundError: (?:No package metadata was found for )?\S",
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
@@ -1524,7 +1540,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch, triton; print(torch.__version__, torch.version.hip, triton.__version__)'`",
          # explain-dist (issue 26): not when what the compiler wrapper re-raises is a PermissionError (a path the
          # user may not read, e.g. a root-only directory on PATH): that is the permission, the compiler is fine
-         (r"BackendCompilerFailed(?!.*(?:PermissionError|Permission denied))",
+         # issue 26 (ex-ver): nor when it re-raises an import failure: a Triton without the name torch imports is
+         # the versions (unsloth#3526), read by import-name-mismatch
+         (r"BackendCompilerFailed(?!.*(?:PermissionError|Permission denied|ImportError|cannot import name))",
           r"torch\._inductor\.exc\.\w+(?!.*(?:PermissionError|Permission denied))",
           r"\bInductorError\b(?!.*(?:PermissionError|Permission denied))",
           r"triton\.compiler\.errors\.\w+", r"^(?:\w+\.)*CompilationError: at \d+:\d+",
@@ -1998,7 +2016,11 @@ _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Impor
 # Among causes of the same priority, the ones that are most often another rank's or process's
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
-SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2}
+SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENERIC: 2,
+                             # issue 26 (ex-ver): the compiler wrapper (`BackendCompilerFailed: backend='inductor'
+                             # raised:`) re-raises what failed inside it; a cause of its own (an import between
+                             # torch and triton, unsloth#3526) found next to it is what to fix
+                             "torch-compile-error": 1}
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed"})
 # signs that count only at the very end of a log (the last lines before it stopped)
@@ -2060,8 +2082,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "the run at it"),
     (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",
      "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
+    # ex-ver (issue 26): and the runners' own data packages (swift/llm/dataset/preprocessor/core.py,
+    # axolotl/utils/data/sft.py): a user's path with a data/ folder in it is not one
     (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
-                r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator"),
+                r"dataset_info|_dataset\w*\.py|encode_dataset|preprocess_\w+|DataCollator|data_collator|"
+                r"\b(?:swift|llamafactory|axolotl|torchtune|trl|verl|openrlhf)[/\\](?:\w+[/\\])*?(?:datasets?|data)[/\\]"),
      "dataset_error", "reading or formatting the dataset failed: check the file, its columns and the dataset "
      "settings"),
     (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:ImportError|ModuleNotFoundError)\b|module '[\w.]+' has "
@@ -2087,8 +2112,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
+    # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
+    # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
-                r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
+                r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py"),
+     "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
 )
 # When no frame decides: what the exception's own message is about (the last line only).
@@ -2107,7 +2135,10 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # before the data rule: a checkpoint index is a .json file, not the dataset
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
+    # ex-ver: `datasets`' split messages (`Unknown split "validation". Should be one of ['train']`, `Instruction 'train'
+    # corresponds to no data!`) name no dataset word but are the data's
     (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
+                r"\bUnknown split\b|corresponds to no data\b|"
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
