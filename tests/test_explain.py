@@ -462,6 +462,27 @@ REAL_LINES = [
      "vLLM v1's engine teardown"),
     ("import-name-mismatch", "TypeError: LlamaForCausalLM.forward() got an unexpected keyword argument "
      "'num_items_in_batch'", "transformers 4.46 calling a model's forward of another release"),
+    # ex-num (issue 26): launchers' network failures, RCCL's performance-only warnings, the hub's disk-space check, the
+    # other ways a host-RAM kill is reported (Go's exec, BSD shells, user-space OOM killers)
+    ("launcher-network-unreachable", "ORTE was unable to reliably start one or more daemons.",
+     "Open MPI's plm error (orte/mca/plm help text)"),
+    ("launcher-network-unreachable", "Open MPI may return the error message: send() to socket failed: Connection "
+     "refused", "AMD GPU cluster networking troubleshooting guide (MPI traffic across Docker/VM interfaces)"),
+    ("launcher-network-unreachable", "node1:3310:3366 [0] NCCL WARN Call to connect returned Connection refused, "
+     "retrying", "NVIDIA/nccl src/misc/socket.cc (bootstrap connect retry)"),
+    ("rccl-perf-advisory", "NCCL WARN NUMA auto balancing enabled which can lead to variability in the RCCL "
+     "performance!", "AMD GPU cluster networking troubleshooting guide (RCCL errors table)"),
+    ("hub-download-no-disk-space", "/usr/local/lib/python3.10/dist-packages/huggingface_hub/file_download.py:1018: "
+     "UserWarning: Not enough free disk space to download the file. The expected file size is: 4976.70 MB. The "
+     "target location /root/.cache/huggingface/hub only has 1024.00 MB free disk space.",
+     "huggingface_hub file_download.py _check_disk_space"),
+    ("host-oom-killed", "Error: llama runner process has terminated: signal: killed", "ollama/ollama#9908 (docker "
+     "memory: 8g)"),
+    ("kernel-oom-killer", "Jan 02 10:11:12 host systemd-oomd[812]: Killed /user.slice/user-1000.slice/user@1000."
+     "service/app.slice/app-gnome-code-1234.scope due to memory pressure for /user.slice/user-1000.slice/user@1000."
+     "service being 62.61% > 50.00% for > 20s with reclaim activity", "systemd-oomd's kill message (oomd-manager)"),
+    ("kernel-oom-killer", "earlyoom[1042]: low memory! at or below SIGTERM limits: mem  9.81%, swap  9.99%",
+     "rfjakob/earlyoom's report"),
     # explain-3 (issue 26, third pass): Ray's memory monitor, MIOpen's run-time kernel compile
     ("ray-oom-killed", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
      "real-stanford/flingbot#11"),

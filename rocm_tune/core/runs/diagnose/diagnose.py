@@ -991,6 +991,18 @@ def _last_frames(pre: str) -> list[tuple[str, str]]:
     return [(path, fn) for _, path, fn in sorted(found)][-FRAMES_LOOKED_AT:]
 
 
+def _last_statement(pre: str) -> str:
+    """The source line Python printed under the traceback's last `File "...", line N, in f` frame ('' if none)."""
+    frames = list(_FRAME.finditer(pre))
+    if not frames:
+        return ""
+    for line in pre[frames[-1].end():].splitlines()[1:4]:
+        code = re.sub(r"^\s*(?:\[(?:rank|default)\d+\]:)?\s*", "", line)
+        if code and not set(code) <= set("^~ "):
+            return code
+    return ""
+
+
 _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
                     r"Aborted \(core dumped\)|"
                     # explain-rocm: the shells' own words for a child that crashed (zsh, job-control lines)
@@ -1006,6 +1018,10 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
+            return family, fix
+    statement = _last_statement(h.pre[-6000:])
+    for srx, erx, family, fix in cat.STATEMENT_RULES:
+        if statement and srx.search(statement) and erx.search(h.text):
             return family, fix
     if _CRASH.search(h.text):
         if any(cat.ROCM_MARKERS.search(t) for t in (h.pre, *texts)):
