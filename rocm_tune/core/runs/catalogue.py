@@ -254,11 +254,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-mem: bitsandbytes' own CUDA/HIP check (csrc/pythonInterface.c, ops.cu); vLLM's start-up check
           # when other processes hold the GPU's memory
           r"Error: out of memory at line \d+ in file \S*(?:csrc|bitsandbytes)",
-          r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization"),
+          r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization",
+          # ex-num: Apple's MPS allocator; ggml's device allocators (llama.cpp on ROCm/CUDA/Vulkan/Metal; not the _Host
+          # pinned buffers)
+          r"MPS backend out of memory",
+          r"failed to allocate (?:ROCm|CUDA|Vulkan|Metal|SYCL|MUSA|CANN)\d* buffer of size"),
          ("out of memory", "OutOfMemoryError", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
-          "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED"),
+          "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED", "buffer of size"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log",
                   "tensorflow/stream_executor/rocm/rocm_driver.cc (failed to allocate ... from device: "
@@ -284,6 +288,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-num (issue 26): Go's os/exec error for a child killed by SIGKILL (ollama's runner, Go launchers and
           # operators), and the BSD/macOS shells' `Killed: 9`
           r"\bsignal: killed\b", r"^(?:\S+: )?Killed: 9\b",
+          # ex-num: Open MPI's and Horovod's report of a rank killed by SIGKILL; a worker pool whose process died of it
+          # (joblib names SIGKILL(-9); concurrent.futures and `datasets` .map only say it died abruptly, most often the
+          # OOM killer taking a worker that holds a shard); bash's `Killed` in es/pt/ja/ko/it locales
+          r"exited on signal 9\b", r"\bexit(?:ed|s)? with status code (?:137|-9)\b", r"\bSIGKILL\(-9\)",
+          r"A process in the process pool was terminated abruptly",
+          r"One of the subprocesses has abruptly died during map operation",
+          r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?(?:Terminado \(killed\)|Morto|強制終了|죽었음|Ucciso)(?:\s|$)",
           # explain-mem: torch.multiprocessing.spawn's ProcessExitedException; a bare `Killed` printed right after a
           # tqdm bar on the same line; the shell's `Killed` in other locales (de, ru, fr)
           r"terminated with signal:? ?(?:9|SIGKILL)\b", r"(?:\]|it/s\]|s/it\])\s?Killed\s*$",
@@ -296,7 +307,9 @@ SIGNATURES: tuple[Signature, ...] = (
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
-          "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed"),
+          "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed",
+          "exited on signal", "status code", "SIGKILL(-9)", "terminated abruptly", "abruptly died", "Terminado", "Morto",
+          "強制終了", "죽었음", "Ucciso"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -356,9 +369,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"out-of-memory handler", r"(?:Exceeded|exceeded) (?:job |step )?memory limit",
           r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory",
           # explain-mem: PBS/Torque's and LSF's own memory-limit kills
-          r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT"),
+          r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT",
+          # ex-num: HTCondor's own memory-limit hold
+          r"Job has gone over (?:cgroup )?memory limit"),
          ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory", "exceeded limit",
-          "TERM_MEMLIMIT"), sources=("Slurm slurmstepd messages",)),
+          "TERM_MEMLIMIT", "gone over"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -683,9 +698,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # what users write over the pasted log (Chinese): loss/grad_norm 为/变成/出现 nan
           r"(?:loss|grad_norm)\s*(?:为|变成|变为|出现|是|都是|全是|全为)\s*(?:nan|inf)\b",
           # ex-num (issue 26): perplexity is exp(loss): NaN/inf with it; scikit-learn's check on NaN predictions/metrics
-          r"\b(?:ppl|perplexity)['\"]?\s*[:=]?\s*['\"]?(?:nan|inf)\b", r"Input contains (?:NaN|infinity)"),
+          r"\b(?:ppl|perplexity)['\"]?\s*[:=]?\s*['\"]?(?:nan|inf)\b", r"Input contains (?:NaN|infinity)",
+          # ex-num: the general shape — a loss or gradient-norm name (any prefix: train/, actor/pg_, avg_), then a
+          # separator (`:`, `=`, spaces, `is`, `was`) and nan/inf, also inside `tensor(...)` — and `NaN loss` prose
+          r"(?:\b|(?<!max)_)(?:loss|grad(?:ient)?s?[ _]?norm)['\"]?(?:\s*[:=]\s*|\s+(?:is\s+|was\s+|became\s+|of\s+)?)"
+          r"['\"]?(?:tensor\(\s*)?(?:nan|[-+]?inf(?:inity)?)\b",
+          r"\b(?:nan|inf) (?:loss|grad(?:ient)?s?(?: norm)?)\b"),
          ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite", "non-finite",
-          "invalid values", "ppl", "perplexity", "Input contains"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          "invalid values", "ppl", "perplexity", "Input contains", "Loss", "Grad", "norm", "inf"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig(*_texts("bf16-unsupported", "bf16_unsupported", "root"),   # also a check finding: texts in core/codes.py
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
