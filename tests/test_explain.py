@@ -1504,3 +1504,13 @@ def test_an_rccl_performance_note_alone_is_benign_but_a_hang_warning_is_not():
     hang = ('node:1:1 [0] NCCL WARN Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment which can lead to low RCCL '
             "performance, system instablity or hang!")
     assert not any(s.code == "rccl-perf-advisory" for s, _ in cat.match_line(hang))
+
+
+def test_an_exception_raised_while_restoring_a_checkpoint_is_a_resume_mismatch():
+    log = ('Traceback (most recent call last):\n  File "/app/train.py", line 50, in <module>\n'
+           "    trainer.train(resume_from_checkpoint=True)\n"
+           '  File "/usr/lib/python3.10/site-packages/transformers/trainer.py", line 3000, in '
+           "_load_optimizer_and_scheduler\n    self.optimizer.load_state_dict(\n"
+           '  File "/usr/lib/python3.10/site-packages/torch/optim/optimizer.py", line 850, in load_state_dict\n'
+           "    state_dict = state_dict.copy()\nKeyError: 'state'\n")
+    assert explain_text(log).answer == "checkpoint_resume_mismatch"

@@ -2119,6 +2119,20 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
                 r"_check_arguments|check_\w*args|validate_\w*config"), "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
+    # ex-num (issue 26): raised by the frames that restore a checkpoint into the run — torch's own load_state_dict
+    # (optimizer, module), DeepSpeed's engine and ZeRO restore, accelerate's load_state, the HF Trainer's resume steps,
+    # Lightning's restore, torch.distributed.checkpoint — whatever the exception's type: the checkpoint does not fit
+    # the model/optimizer/parallel layout this run built
+    (re.compile(r"torch[/\\](?:optim[/\\]optimizer|nn[/\\]modules[/\\]module)\.py load_state_dict|"
+                r"deepspeed[/\\]runtime[/\\]\S+ (?:load_checkpoint|_load_checkpoint|_load_zero_checkpoint|"
+                r"load_module_state_dict|_load_optimizer_state|load_state_dict)|"
+                r"accelerate[/\\]\S+ load_(?:accelerator_)?state|"
+                r"transformers[/\\]trainer\.py _load_(?:from_checkpoint|optimizer_and_scheduler|rng_state|best_model)|"
+                r"lightning[/\\]\S+ (?:restore\w*|_restore\w*|load_checkpoint)|torch[/\\]distributed[/\\]checkpoint[/\\]"),
+     "checkpoint_resume_mismatch",
+     "the checkpoint does not fit what this run built (model, optimizer parameter groups, ZeRO/parallel layout): "
+     "resume with the same model, trainable parameters and number of GPUs it was saved with, or load the weights "
+     "only and start the optimizer fresh"),
 )
 # ex-num (issue 26): when no frame decides, the statement the traceback shows last (the source line under the last
 # frame) and the exception's type: a lookup/shape error raised by the statement that reads a checkpoint or state dict
