@@ -462,6 +462,27 @@ REAL_LINES = [
      "vLLM v1's engine teardown"),
     ("import-name-mismatch", "TypeError: LlamaForCausalLM.forward() got an unexpected keyword argument "
      "'num_items_in_batch'", "transformers 4.46 calling a model's forward of another release"),
+    # ex-num (issue 26): launchers' network failures, RCCL's performance-only warnings, the hub's disk-space check, the
+    # other ways a host-RAM kill is reported (Go's exec, BSD shells, user-space OOM killers)
+    ("launcher-network-unreachable", "ORTE was unable to reliably start one or more daemons.",
+     "Open MPI's plm error (orte/mca/plm help text)"),
+    ("launcher-network-unreachable", "Open MPI may return the error message: send() to socket failed: Connection "
+     "refused", "AMD GPU cluster networking troubleshooting guide (MPI traffic across Docker/VM interfaces)"),
+    ("launcher-network-unreachable", "node1:3310:3366 [0] NCCL WARN Call to connect returned Connection refused, "
+     "retrying", "NVIDIA/nccl src/misc/socket.cc (bootstrap connect retry)"),
+    ("rccl-perf-advisory", "NCCL WARN NUMA auto balancing enabled which can lead to variability in the RCCL "
+     "performance!", "AMD GPU cluster networking troubleshooting guide (RCCL errors table)"),
+    ("hub-download-no-disk-space", "/usr/local/lib/python3.10/dist-packages/huggingface_hub/file_download.py:1018: "
+     "UserWarning: Not enough free disk space to download the file. The expected file size is: 4976.70 MB. The "
+     "target location /root/.cache/huggingface/hub only has 1024.00 MB free disk space.",
+     "huggingface_hub file_download.py _check_disk_space"),
+    ("host-oom-killed", "Error: llama runner process has terminated: signal: killed", "ollama/ollama#9908 (docker "
+     "memory: 8g)"),
+    ("kernel-oom-killer", "Jan 02 10:11:12 host systemd-oomd[812]: Killed /user.slice/user-1000.slice/user@1000."
+     "service/app.slice/app-gnome-code-1234.scope due to memory pressure for /user.slice/user-1000.slice/user@1000."
+     "service being 62.61% > 50.00% for > 20s with reclaim activity", "systemd-oomd's kill message (oomd-manager)"),
+    ("kernel-oom-killer", "earlyoom[1042]: low memory! at or below SIGTERM limits: mem  9.81%, swap  9.99%",
+     "rfjakob/earlyoom's report"),
     # explain-3 (issue 26, third pass): Ray's memory monitor, MIOpen's run-time kernel compile
     ("ray-oom-killed", "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
      "real-stanford/flingbot#11"),
@@ -1058,13 +1079,20 @@ def test_a_process_without_a_handler_is_never_signalled(tmp_path):
         proc.wait()
 
 
-def test_a_loss_collapse_is_read_from_the_series_with_the_precision_fix():
-    # fp16 Qwen2.5: loss 0.0 with grad_norm nan from step 2 (the field report of seeds/000)
-    exp = diagnose([str(LOGS / "alert-loss-collapse-qwen-fp16.log")])
+def test_a_loss_collapse_is_read_from_the_series_with_the_precision_fix(tmp_path):
+    # fp16 Qwen2.5: loss 0.0 with grad_norm nan from step 2 (the field report of seeds/000), with the compute dtype
+    # LLaMA-Factory prints at start-up (model/loader.py) in front of it
+    text = (LOGS / "alert-loss-collapse-qwen-fp16.log").read_text()
+    fp16_log = tmp_path / "fp16.log"
+    fp16_log.write_text("[INFO|loader.py:52] 2025-01-09 14:01:58,102 >> compute dtype: torch.float16\n" + text)
+    exp = diagnose([str(fp16_log)])
     r = _root(exp)
     assert r.code == "loss-collapse" and r.family == "fp16_overflow" and exp.status == "failed"
-    assert "'loss': 0.0, 'grad_norm': nan" in r.first.text and r.first.line == 6
+    assert "'loss': 0.0, 'grad_norm': nan" in r.first.text and r.first.line == 7
     assert "fp32" in r.fix
+    # ex-num: the same lines with no sign of fp16 at all (no flag, no loss scaler, no GPU without bf16) are a NaN
+    # loss, as they are in a bf16 run
+    assert _root(diagnose([str(LOGS / "alert-loss-collapse-qwen-fp16.log")])).family == "nan_loss"
     # a NaN in rocm-tune's own metrics.jsonl
     nan = diagnose([str(LOGS / "alert-nan-loss-metrics.jsonl")])
     assert _root(nan).family == "nan_loss"
@@ -1112,10 +1140,11 @@ def test_ms_swift_precision_comes_from_its_torch_dtype(tmp_path):
         log.write_text(f"NPROC_PER_NODE=8 swift sft --model Qwen/Qwen2.5-7B-Instruct --train_type full "
                        f"--torch_dtype {dtype} --deepspeed zero2\n[INFO:swift] args.output_dir: /out/v0\n" + steps)
         assert _root(diagnose([str(log)])).family == family, dtype
-    # outside ms-swift torch_dtype is only the load dtype: the precision stays unknown (fp16 overflow, as before)
+    # outside ms-swift torch_dtype is only the load dtype: the precision stays unknown, and with no sign of fp16 the
+    # collapse is a NaN loss (ex-num: fp16 is read as the cause only where fp16 is in use)
     log = tmp_path / "hf.log"
     log.write_text("python train.py --torch_dtype bfloat16\n" + steps)
-    assert _root(diagnose([str(log)])).family == "fp16_overflow"
+    assert _root(diagnose([str(log)])).family == "nan_loss"
 
 
 def test_megatron_constant_loss_scale_of_one_is_not_fp16(tmp_path):
@@ -1491,3 +1520,56 @@ def test_an_exception_from_ms_swift_argument_classes_is_the_run_s_settings():
            "    raise NotImplementedError(f'{self.train_type} with {self.tuner_backend}')\n"
            "NotImplementedError: longlora with unsloth\n")
     assert explain_text(log).answer == "config_error"
+# ---------------------------------------------------------------- ex-num (issue 26): numeric/memory/collective families
+def test_a_killed_rank_is_the_root_over_the_peers_connection_errors():
+    # the surviving ranks report the vanished peer (connection reset, NCCL system error); the SIGKILLed rank is the cause
+    peers = ("node1:2212:2301 [2] NCCL WARN NET/Socket : recv failed: Connection reset by peer\n"
+             "[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+             "ProcessGroupNCCL.cpp:1970, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version "
+             "2.20.5\n")
+    kill = ("E0101 10:10:11.000000 2200 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) "
+            "local_rank: 0 (pid: 2210) of binary: /usr/bin/python3\n")
+    assert explain_text(peers + kill).answer == "host_ram_oom"
+    # without the kill the NCCL error is the root
+    assert explain_text(peers).answer == "nccl_rccl_timeout_hang"
+
+
+def test_a_lookup_error_in_the_statement_that_reads_a_checkpoint_is_a_resume_mismatch():
+    tb = ('Traceback (most recent call last):\n  File "train.py", line 183, in <module>\n    {stmt}\n{exc}\n')
+    ck = tb.format(stmt='optimizer.load_state_dict(checkpoint["optimizer"])', exc="KeyError: 'optimizer'")
+    assert explain_text(ck).answer == "checkpoint_resume_mismatch"    # karpathy/llama2.c#148
+    other = tb.format(stmt='label = label_map[row["label"]]', exc="KeyError: 'label'")
+    assert explain_text(other).answer != "checkpoint_resume_mismatch"
+
+
+@pytest.mark.parametrize("line", ["wandb:   train/loss nan", "loss tensor(nan, device='cuda:0', grad_fn=<NllLossBackward0>)",
+                                  "WARNING: NaN loss at step 120", "grad norm is nan", "gradient norm: nan", "Loss: inf",
+                                  "perplexity: nan"])
+def test_nan_loss_in_more_spellings(line):
+    hit = cat.best_match(line)
+    assert hit is not None and hit[0].family == "nan_loss", line
+
+
+@pytest.mark.parametrize("line", ["{'loss': 1.2345, 'grad_norm': 3.21, 'learning_rate': 1e-05}", "  skip_nan_loss: false",
+                                  "loss: 0.4521 - accuracy: 0.87"])
+def test_finite_losses_are_not_nan_loss(line):
+    assert not any(s.family == "nan_loss" for s, _ in cat.match_line(line)), line
+
+
+def test_an_rccl_performance_note_alone_is_benign_but_a_hang_warning_is_not():
+    note = "mi300x-a:55120:55120 [0] NCCL WARN NUMA auto balancing enabled which can lead to variability in the RCCL performance!"
+    s, _ = cat.best_match(note)
+    assert s.benign and s.family == "benign_warning"
+    hang = ('node:1:1 [0] NCCL WARN Missing "HSA_FORCE_FINE_GRAIN_PCIE=1" from environment which can lead to low RCCL '
+            "performance, system instablity or hang!")
+    assert not any(s.code == "rccl-perf-advisory" for s, _ in cat.match_line(hang))
+
+
+def test_an_exception_raised_while_restoring_a_checkpoint_is_a_resume_mismatch():
+    log = ('Traceback (most recent call last):\n  File "/app/train.py", line 50, in <module>\n'
+           "    trainer.train(resume_from_checkpoint=True)\n"
+           '  File "/usr/lib/python3.10/site-packages/transformers/trainer.py", line 3000, in '
+           "_load_optimizer_and_scheduler\n    self.optimizer.load_state_dict(\n"
+           '  File "/usr/lib/python3.10/site-packages/torch/optim/optimizer.py", line 850, in load_state_dict\n'
+           "    state_dict = state_dict.copy()\nKeyError: 'state'\n")
+    assert explain_text(log).answer == "checkpoint_resume_mismatch"

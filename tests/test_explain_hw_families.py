@@ -107,8 +107,12 @@ def _collapse_log(head: str) -> str:
      "distributed training: False, compute dtype: torch.bfloat16", "nan_loss"),
     ("llamafactory-cli train --stage sft --bf16 True --output_dir saves/x", "nan_loss"),
     ("python train.py --fp16 --output_dir out", "fp16_overflow"),
-    # precision not stated: a NaN grad_norm with loss 0.0 stays the fp16-overflow signature it is most often
-    ("python train.py --output_dir out", "fp16_overflow"),
+    # ex-num: precision not stated and no sign of fp16 (no flag, no loss scaler, no GPU without bf16): a NaN
+    # grad_norm with loss 0.0 is a NaN loss — the corpus's reports of it with no stated precision (LLaMA-Factory
+    # lf-8088) are bf16 runs, LLaMA-Factory's examples default to bf16
+    ("python train.py --output_dir out", "nan_loss"),
+    # ... and on a GPU without bf16 (a V100 here) fp16 is what such a run uses: the overflow again
+    ("python train.py --output_dir out\nGPU 0: Tesla V100-SXM2-32GB", "fp16_overflow"),
 ])
 def test_nan_grads_then_loss_zero_is_fp16_overflow_only_in_an_fp16_run(head, family):
     exp = explain_text(_collapse_log(head))

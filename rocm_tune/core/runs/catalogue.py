@@ -257,11 +257,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-mem: bitsandbytes' own CUDA/HIP check (csrc/pythonInterface.c, ops.cu); vLLM's start-up check
           # when other processes hold the GPU's memory
           r"Error: out of memory at line \d+ in file \S*(?:csrc|bitsandbytes)",
-          r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization"),
+          r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization",
+          # ex-num: Apple's MPS allocator; ggml's device allocators (llama.cpp on ROCm/CUDA/Vulkan/Metal; not the _Host
+          # pinned buffers)
+          r"MPS backend out of memory",
+          r"failed to allocate (?:ROCm|CUDA|Vulkan|Metal|SYCL|MUSA|CANN)\d* buffer of size"),
          ("out of memory", "OutOfMemoryError", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
-          "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED"),
+          "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED", "buffer of size"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log",
                   "tensorflow/stream_executor/rocm/rocm_driver.cc (failed to allocate ... from device: "
@@ -284,6 +288,16 @@ SIGNATURES: tuple[Signature, ...] = (
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
           r"got signal: 9\b", r"已杀死",
+          # ex-num (issue 26): Go's os/exec error for a child killed by SIGKILL (ollama's runner, Go launchers and
+          # operators), and the BSD/macOS shells' `Killed: 9`
+          r"\bsignal: killed\b", r"^(?:\S+: )?Killed: 9\b",
+          # ex-num: Open MPI's and Horovod's report of a rank killed by SIGKILL; a worker pool whose process died of it
+          # (joblib names SIGKILL(-9); concurrent.futures and `datasets` .map only say it died abruptly, most often the
+          # OOM killer taking a worker that holds a shard); bash's `Killed` in es/pt/ja/ko/it locales
+          r"exited on signal 9\b", r"\bexit(?:ed|s)? with status code (?:137|-9)\b", r"\bSIGKILL\(-9\)",
+          r"A process in the process pool was terminated abruptly",
+          r"One of the subprocesses has abruptly died during map operation",
+          r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?(?:Terminado \(killed\)|Morto|強制終了|죽었음|Ucciso)(?:\s|$)",
           # explain-mem: torch.multiprocessing.spawn's ProcessExitedException; a bare `Killed` printed right after a
           # tqdm bar on the same line; the shell's `Killed` in other locales (de, ru, fr)
           r"terminated with signal:? ?(?:9|SIGKILL)\b", r"(?:\]|it/s\]|s/it\])\s?Killed\s*$",
@@ -296,7 +310,9 @@ SIGNATURES: tuple[Signature, ...] = (
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
-          "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed"),
+          "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed",
+          "exited on signal", "status code", "SIGKILL(-9)", "terminated abruptly", "abruptly died", "Terminado", "Morto",
+          "強制終了", "죽었음", "Ucciso"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -311,9 +327,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
           r"(?:node|Node) was low on resource: memory",
           # Google Colab's notice when the VM's RAM ran out
-          r"Your session crashed after using all available RAM"),
+          r"Your session crashed after using all available RAM",
+          # ex-num (issue 26): user-space OOM killers (systemd-oomd on Ubuntu/Fedora desktops, earlyoom) that act
+          # before the kernel's: the same host-RAM exhaustion in their own words
+          r"systemd-oomd(?:\[\d+\])?: Killed \S+ due to memory (?:pressure|used)",
+          r"earlyoom(?:\[\d+\])?: (?:sending SIG(?:TERM|KILL) to process|low memory!)"),
          ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
-          "all available RAM"),
+          "all available RAM", "systemd-oomd", "earlyoom"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -352,9 +372,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"out-of-memory handler", r"(?:Exceeded|exceeded) (?:job |step )?memory limit",
           r"Job \d+ exceeded memory limit", r"task \d+: Out Of Memory",
           # explain-mem: PBS/Torque's and LSF's own memory-limit kills
-          r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT"),
+          r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT",
+          # ex-num: HTCondor's own memory-limit hold
+          r"Job has gone over (?:cgroup )?memory limit"),
          ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory", "exceeded limit",
-          "TERM_MEMLIMIT"), sources=("Slurm slurmstepd messages",)),
+          "TERM_MEMLIMIT", "gone over"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -499,8 +521,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"The server socket has failed to (?:listen|bind)",
           r"(?:c10d|TCPStore|socket\.cpp|DistNetworkError).{0,200}(?:EADDRINUSE|[Aa]ddress already in use)",
           r"ssh: connect to host \S+ port \d+: (?:Connection refused|No route to host|Connection timed out)",
-          r"pdsh@\S+: \S+: ssh exited with exit code 255"),
-         ("Rendezvous", "socket has timed out", "DistNetworkError", "initializing process group", "DistStoreError",
+          r"pdsh@\S+: \S+: ssh exited with exit code 255",
+          # ex-num: the frameworks' own barrier waits (Lightning, Accelerate, custom loops) in their words
+          r"[Tt]imed? ?out waiting for (?:all )?(?:the )?(?:other )?(?:ranks|workers|processes|peers|nodes)\b",
+          r"\bbarrier (?:timed out|timeout)\b"),
+         ("Rendezvous", "socket has timed out", "ime out waiting", "imeout waiting", "arrier timed out",
+          "arrier timeout", "DistNetworkError", "initializing process group", "DistStoreError",
           "clients joined", "store->get", "Socket Timeout", "Timeout waiting for key", "store based barrier",
           "monitoredBarrier", "Timed out waiting", "socket has failed", "EADDRINUSE", "ddress already in use",
           "ssh: connect to host", "ssh exited")),
@@ -523,6 +549,42 @@ SIGNATURES: tuple[Signature, ...] = (
                                   "(job-...internal, 50745) cannot be retrieved (gai error: -2 - Name or service not "
                                   "known); an IP as MASTER_ADDR fixed it)", "pytorch/pytorch#67547 (hostname not in "
                                   "/etc/hosts)")),
+    # ex-num (issue 26): the launchers' own network failures. Open MPI/PRRTE (mpirun for rccl-tests, Megatron, MPI
+    # launchers on clusters) and NCCL/RCCL's bootstrap report that a node's daemon or peer cannot be reached in their
+    # own words; the usual cause is the interface they picked (docker0, virbr0, lo, a NIC missing on one node).
+    _sig("launcher-network-unreachable", "nccl_rccl_timeout_hang", "error", "weak", "the launcher (MPI / NCCL "
+         "bootstrap) could not reach another node",
+         "the MPI launcher or NCCL/RCCL's bootstrap connects over an interface the other nodes cannot reach (docker0, "
+         "virbr0, lo, a NIC name that differs between nodes), a firewall blocks its ports, or the peer is not up",
+         "exclude virtual interfaces from MPI (mpirun -mca oob_tcp_if_exclude docker0,virbr0,lo -mca "
+         "btl_tcp_if_exclude docker0,virbr0,lo) and name the shared one for NCCL/RCCL (NCCL_SOCKET_IFNAME); open the "
+         "ports between the nodes (or disable the firewall) and start every node",
+         "`mpirun -np 2 --hostfile hosts hostname` must return from every node; NCCL_DEBUG=INFO names the interface "
+         "NCCL picked ('Bootstrap : Using ...')",
+         (r"ORTE_ERROR_LOG: .{0,80}(?:socket|connect).{0,60}(?:failed|refused|unreachable)",
+          r"(?:ORTE|PRTE) was unable to reliably start one or more daemons",
+          r"(?:ORTE|PRTE) has lost communication with (?:a |its )?remote daemon",
+          r"MPI processes are unable to reach each other",
+          r"connect\(\) to \S+ failed: (?:Connection refused|No route to host|Connection timed out)",
+          r"mca_oob_tcp\S*.{0,80}(?:connect|peer).{0,60}(?:failed|refused|unreachable)",
+          r"NCCL WARN Call to connect returned (?:Connection refused|Connection timed out|No route to host)",
+          r"\bsend\(\) to socket (?:\d+ )?failed: (?:Connection refused|Broken pipe)"),
+         ("ORTE", "PRTE", "reach each other", "connect() to", "mca_oob_tcp", "Call to connect returned",
+          "send() to socket"),
+         sources=("AMD GPU cluster networking troubleshooting guide (Open MPI over docker/VM interfaces: 'send() to "
+                  "socket failed: Connection refused'; NCCL_SOCKET_IFNAME bootstrap mismatch)",
+                  "Open MPI btl_tcp_endpoint.c (connect() to ... failed: Connection refused (111))")),
+    # ex-num (issue 26): RCCL/NCCL warnings that only concern speed (NUMA auto-balancing, bandwidth): the run goes on;
+    # a WARN that also says hang/instability/failure is not one of them
+    _sig("rccl-perf-advisory", "benign_warning", "info", "context", "an RCCL/NCCL performance advisory",
+         "RCCL/NCCL notes a setting that can cost or vary bandwidth (kernel NUMA auto-balancing on, ...); the "
+         "collectives still run",
+         "nothing for correctness; for steady bandwidth follow the note (e.g. echo 0 > /proc/sys/kernel/numa_balancing)",
+         "the run continues past it",
+         (r"NCCL WARN (?![^\n]*(?:hang|instab|fail|error|abort|timeout))[^\n]*\b(?:performance|bandwidth)\b",),
+         ("NCCL WARN",), benign=True,
+         sources=("AMD GPU cluster networking troubleshooting guide ('NCCL WARN NUMA auto balancing enabled which can "
+                  "lead to variability in the RCCL performance!' -> disable NUMA balancing)",)),
     # ------------------------------------------------------------------ ddp_error
     _sig("ddp-mark-ready-twice", "ddp_error", "error", "root", "DDP: 'Expected to mark a variable ready only once'",
          "reentrant gradient checkpointing with LoRA (or unused parameters) makes DDP's autograd hooks fire twice",
@@ -641,9 +703,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # Megatron-LM's per-interval counter; torch.distributions' argument check on NaN parameters (RL policies)
           r"number of nan iterations:\s*[1-9]", r"to satisfy the constraint \w+\(\), but found invalid values",
           # what users write over the pasted log (Chinese): loss/grad_norm 为/变成/出现 nan
-          r"(?:loss|grad_norm)\s*(?:为|变成|变为|出现|是|都是|全是|全为)\s*(?:nan|inf)\b"),
+          r"(?:loss|grad_norm)\s*(?:为|变成|变为|出现|是|都是|全是|全为)\s*(?:nan|inf)\b",
+          # ex-num (issue 26): perplexity is exp(loss): NaN/inf with it; scikit-learn's check on NaN predictions/metrics
+          r"\b(?:ppl|perplexity)['\"]?\s*[:=]?\s*['\"]?(?:nan|inf)\b", r"Input contains (?:NaN|infinity)",
+          # ex-num: the general shape — a loss or gradient-norm name (any prefix: train/, actor/pg_, avg_), then a
+          # separator (`:`, `=`, spaces, `is`, `was`) and nan/inf, also inside `tensor(...)` — and `NaN loss` prose
+          r"(?:\b|(?<!max)_)(?:loss|grad(?:ient)?s?[ _]?norm)['\"]?(?:\s*[:=]\s*|\s+(?:is\s+|was\s+|became\s+|of\s+)?)"
+          r"['\"]?(?:tensor\(\s*)?(?:nan|[-+]?inf(?:inity)?)\b",
+          r"\b(?:nan|inf) (?:loss|grad(?:ient)?s?(?: norm)?)\b"),
          ("nan", "NaN", "loss", "grad", "Infinity", "probability tensor", "infinite", "non-finite",
-          "invalid values"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
+          "invalid values", "ppl", "perplexity", "Input contains", "Loss", "Grad", "norm", "inf"), ignorecase=True, sources=("seeds/000 (grad_norm: NaN, loss: 0.0)",)),
     # ------------------------------------------------------------------ bf16_unsupported
     _sig(*_texts("bf16-unsupported", "bf16_unsupported", "root"),   # also a check finding: texts in core/codes.py
          (r"bf16 precision was requested but not available", r"doesn't support bf16", r"does not support bf16",
@@ -1397,13 +1466,24 @@ SIGNATURES: tuple[Signature, ...] = (
                   "subprocess.CalledProcessError (died with <Signals.SIGBUS: 7>)",
                   "odysseus-dev/odysseus#6259 (a 64 MB /dev/shm surfaces as exit code -7)")),
     # ------------------------------------------------------------------ disk_full_save
+    # ex-num (issue 26): huggingface_hub checks the target's free space before a download and only warns; the write
+    # that follows fails (or leaves a truncated file)
+    _sig("hub-download-no-disk-space", "disk_full_save", "warning", "weak", "not enough free disk space for a "
+         "model file download",
+         "the Hugging Face cache (HF_HOME / cache_dir) is on a volume without room for the model's files",
+         "point HF_HOME (or cache_dir / local_dir) at a volume with room, or free space; then download again",
+         "`df -h ~/.cache/huggingface` (or $HF_HOME)",
+         (r"Not enough free disk space to download the file",), ("Not enough free disk space",),
+         sources=("huggingface_hub file_download.py _check_disk_space (UserWarning: Not enough free disk space to "
+                  "download the file. The expected file size is: ... The target location ... only has ... free disk "
+                  "space.)",)),
     _sig("disk-full", "disk_full_save", "error", "root", "no space left on device",
          "a write (usually a checkpoint: weights + optimizer states) filled the disk or the quota",
          "point output_dir at a volume with room, keep fewer checkpoints (save_total_limit), skip optimizer "
          "states (save_only_model: true) or save less often",
          "`df -h OUTPUT_DIR`; `du -sh OUTPUT_DIR/checkpoint-*`",
          (r"No space left on device", r"\[Errno 28\]", r"Disk quota exceeded", r"\[Errno 122\]",
-          r"PytorchStreamWriter failed writing file", r"inline_container\.cc.{0,40}unexpected pos \d+",
+          r"PytorchStreamWriter failed writing (?:file|central directory|record|\w)", r"inline_container\.cc.{0,40}unexpected pos \d+",
           r"StorageFull",
           # `datasets` checks the cache directory's free space before preparing a dataset; Rust's io error kinds
           # (safetensors) for a quota; ENOSPC as C tools and Node print it
@@ -2020,9 +2100,12 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
                              # issue 26 (ex-ver): the compiler wrapper (`BackendCompilerFailed: backend='inductor'
                              # raised:`) re-raises what failed inside it; a cause of its own (an import between
                              # torch and triton, unsloth#3526) found next to it is what to fix
-                             "torch-compile-error": 1}
+                             "torch-compile-error": 1,
+                             "launcher-network-unreachable": 1}   # ex-num: a peer's own failure comes first
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
-WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed"})
+WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
+                                            # ex-num: huggingface_hub's free-space check only warns before the write fails
+                                            "hub-download-no-disk-space"})
 # signs that count only at the very end of a log (the last lines before it stopped)
 END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
@@ -2118,6 +2201,33 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py"),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
+    # ex-num (issue 26): raised by the frames that restore a checkpoint into the run — torch's own load_state_dict
+    # (optimizer, module), DeepSpeed's engine and ZeRO restore, accelerate's load_state, the HF Trainer's resume steps,
+    # Lightning's restore, torch.distributed.checkpoint — whatever the exception's type: the checkpoint does not fit
+    # the model/optimizer/parallel layout this run built
+    (re.compile(r"torch[/\\](?:optim[/\\]optimizer|nn[/\\]modules[/\\]module)\.py load_state_dict|"
+                r"deepspeed[/\\]runtime[/\\]\S+ (?:load_checkpoint|_load_checkpoint|_load_zero_checkpoint|"
+                r"load_module_state_dict|_load_optimizer_state|load_state_dict)|"
+                r"accelerate[/\\]\S+ load_(?:accelerator_)?state|"
+                r"transformers[/\\]trainer\.py _load_(?:from_checkpoint|optimizer_and_scheduler|rng_state|best_model)|"
+                r"lightning[/\\]\S+ (?:restore\w*|_restore\w*|load_checkpoint)|torch[/\\]distributed[/\\]checkpoint[/\\]"),
+     "checkpoint_resume_mismatch",
+     "the checkpoint does not fit what this run built (model, optimizer parameter groups, ZeRO/parallel layout): "
+     "resume with the same model, trainable parameters and number of GPUs it was saved with, or load the weights "
+     "only and start the optimizer fresh"),
+)
+# ex-num (issue 26): when no frame decides, the statement the traceback shows last (the source line under the last
+# frame) and the exception's type: a lookup/shape error raised by the statement that reads a checkpoint or state dict
+# (`optimizer.load_state_dict(checkpoint["optimizer"])`, `torch.load(...)["model"]`) means the checkpoint lacks or
+# shapes differently what this code expects — whoever wrote the loop (llama2.c, a user's train.py).
+STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
+    (re.compile(r"\b(?:load_state_dict|load_checkpoint|load_from_checkpoint|_load_from_checkpoint|load_state|"
+                r"set_state_dict|torch\.load)\s*\(|\b(?:checkpoint|ckpt|chkpt|state_dict|model_state\w*|optim\w*_state\w*|"
+                r"saved_state\w*)\s*\[\s*['\"]"),
+     re.compile(r"\b(?:KeyError|IndexError|ValueError|RuntimeError)\b"), "checkpoint_resume_mismatch",
+     "the checkpoint does not hold what this code reads from it (a key, a parameter group, a shape): resume from a "
+     "checkpoint written by the same code and settings, or load only the parts it has (weights without the "
+     "optimizer state) and start the optimizer fresh"),
 )
 # When no frame decides: what the exception's own message is about (the last line only).
 MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (

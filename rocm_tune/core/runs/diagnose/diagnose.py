@@ -852,11 +852,12 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
     root = None
-    top = max((_priority(d) for d in diags), default=0)
+    prio = _priorities(diags)
+    top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
         # bare exception) only when nothing else of that priority is there
-        cands = [i for i, d in enumerate(diags) if _priority(d) == top]
+        cands = [i for i, p in enumerate(prio) if p == top]
         root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
     if root is not None:
         r = diags[root]
@@ -884,6 +885,28 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
 
 
 _SCRIPT_BUG = re.compile(r"(?:^|\s|\]:)(?:NameError|SyntaxError|IndentationError|TabError|UnboundLocalError)\b")
+
+
+# ex-num (issue 26): what the surviving ranks print when a peer vanished (its process killed or crashed): the
+# connection to it reset/closed/refused, NCCL's remote/system errors, a broken pipe
+_PEER_LOSS = re.compile(r"Connection (?:reset|closed|refused)|remote process exited|ncclRemoteError|ncclSystemError|"
+                        r"unhandled system error|Broken pipe|socketProgress|recv failed|Failed to recv|likely closed|"
+                        r"Connection was|by (?:remote )?peer", re.I)
+
+
+def _priorities(diags: list[Diagnosis]) -> list[int]:
+    """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
+    surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
+    when such a cause from another family is in the log, they rank as consequences."""
+    prio = [_priority(d) for d in diags]
+    other = any(d.family not in ("nccl_rccl_timeout_hang", "unknown") and not d.benign and _priority(d) >= 2
+                for d in diags)
+    if other:
+        for i, d in enumerate(diags):
+            if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
+                    all(_PEER_LOSS.search(h.text) for h in d.evidence):
+                prio[i] = PRIORITY_OF["consequence"]
+    return prio
 
 
 def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int | None, ended: bool) -> int | None:
@@ -970,8 +993,10 @@ def _swift_precision(blob: str) -> str | None:
 
 def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) -> None:
     """A loss of 0.0 with a NaN grad_norm is fp16 overflow only in an fp16 run: in a bf16 or fp32 run (whose range
-    does not overflow) the gradients themselves turned NaN, so the same lines are a NaN loss (nan_loss)."""
-    if run_precision(texts) not in ("bf16", "fp32"):
+    does not overflow) the gradients themselves turned NaN, so the same lines are a NaN loss (nan_loss).
+    ex-num (issue 26): the same test as for a NaN loss (_fp16_in_use): with no sign of fp16 at all (no fp16 flag, no
+    loss scaler, no GPU without bf16) the collapse is not read as an overflow either."""
+    if run_precision(texts) not in ("bf16", "fp32") and _fp16_in_use("\n".join(texts)):
         return
     hits = by_code.pop("loss-collapse")
     by_code.setdefault("nan-loss", []).extend(Hit(**{**h.__dict__, "code": "nan-loss", "fix": None}) for h in hits)
@@ -1002,6 +1027,18 @@ def _last_frames(pre: str) -> list[tuple[str, str]]:
     return [(path, fn) for _, path, fn in sorted(found)][-FRAMES_LOOKED_AT:]
 
 
+def _last_statement(pre: str) -> str:
+    """The source line Python printed under the traceback's last `File "...", line N, in f` frame ('' if none)."""
+    frames = list(_FRAME.finditer(pre))
+    if not frames:
+        return ""
+    for line in pre[frames[-1].end():].splitlines()[1:4]:
+        code = re.sub(r"^\s*(?:\[(?:rank|default)\d+\]:)?\s*", "", line)
+        if code and not set(code) <= set("^~ "):
+            return code
+    return ""
+
+
 _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate called|core dumped|exit code 139|"
                     r"Aborted \(core dumped\)|"
                     # explain-rocm: the shells' own words for a child that crashed (zsh, job-control lines)
@@ -1021,6 +1058,10 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
+            return family, fix
+    statement = _last_statement(h.pre[-6000:])
+    for srx, erx, family, fix in cat.STATEMENT_RULES:
+        if statement and srx.search(statement) and erx.search(h.text):
             return family, fix
     if _CRASH.search(h.text):
         if any(cat.ROCM_MARKERS.search(t) for t in (h.pre, *texts)):
