@@ -237,22 +237,62 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     return out
 
 
+def _task_script(task: list[tuple[int, str]], file: str) -> Script:
+    """A YAML task file's commands (`_yaml_task_commands`) as one script, each command at its line in the file."""
+    script = Script(commands=[], exports={}, sbatch={}, findings=[])
+    for no, line in task:
+        one = parse_script(line, file)
+        for c in one.commands:
+            for t in c.tokens:
+                t.line = no
+            c.line = no
+            c.env = {**script.exports, **c.env}
+            c.tokens = [Token(_expand(t.text, {**script.exports, **c.env}), t.line) for t in c.tokens]
+            script.commands.append(c)
+        script.exports.update(one.exports)
+    return script
+
+
+def _leading_env(toks: list[Token], exports: dict[str, str]) -> tuple[dict[str, str], int]:
+    """The `VAR=value` words before a command and the wrappers (nohup, env, exec, time, srun) around it: (the
+    assignments, the index of the command's first word; len(toks) when the line only assigns)."""
+    env: dict[str, str] = {}
+    k = 0
+    while k < len(toks):
+        w = toks[k].text
+        m = _ASSIGN.match(w)
+        if m:
+            env[m.group(1)] = _expand(m.group(2), {**exports, **env})
+            k += 1
+        elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
+            k += 1
+        else:
+            break
+    return env, k
+
+
+def _cut_finding(file: str, cut: tuple[str, int], dropped_toks: list[Token]) -> Finding:
+    """A continued command that a comment line or a space after its backslash cut short: what never reaches it."""
+    kind, cut_line = cut
+    flags = [t.text for t in dropped_toks if t.text.startswith("--")]
+    lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
+           f"{', ...' if len(flags) > 8 else ''})"
+    if kind == "comment":
+        return Finding.of(
+            "shell-comment-cuts-command", file, cut_line,
+            f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: " + lost,
+            f"delete line {cut_line} (or move it below the command)")
+    return Finding.of(
+        "shell-space-after-backslash", file, cut_line,
+        f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line continuation: "
+        f"the command ends there and " + lost, f"delete the spaces after the backslash on line {cut_line}")
+
+
 def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = None) -> Script:
     """`arrays`: bash arrays defined in another file the job gives (a sourced ``models/<model>.sh``)."""
     task = _yaml_task_commands(text)
     if task is not None:
-        script = Script(commands=[], exports={}, sbatch={}, findings=[])
-        for no, line in task:
-            one = parse_script(line, file)
-            for c in one.commands:
-                for t in c.tokens:
-                    t.line = no
-                c.line = no
-                c.env = {**script.exports, **c.env}
-                c.tokens = [Token(_expand(t.text, {**script.exports, **c.env}), t.line) for t in c.tokens]
-                script.commands.append(c)
-            script.exports.update(one.exports)
-        return script
+        return _task_script(task, file)
     lines = text.splitlines()
     exports: dict[str, str] = {}
     for line in lines:        # plain assignments before the arrays that use them (MODEL_DIR=...)
@@ -281,19 +321,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 if m:
                     exports[m.group(1)] = _expand(m.group(2), exports)
             continue
-        env: dict[str, str] = {}
-        k = 0
-        # nohup / env / bash -c '...' wrappers
-        while k < len(toks):
-            w = toks[k].text
-            m = _ASSIGN.match(w)
-            if m:
-                env[m.group(1)] = _expand(m.group(2), {**exports, **env})
-                k += 1
-            elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
-                k += 1
-            else:
-                break
+        env, k = _leading_env(toks, exports)
         if k == len(toks):       # plain assignments: shell variables for what follows
             exports.update(env)
             continue
@@ -313,23 +341,8 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks)
         commands.append(cmd)
         if cut is not None and dropped_toks:
-            kind, cut_line = cut
-            flags = [t.text for t in dropped_toks if t.text.startswith("--")]
-            lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
-                   f"{', ...' if len(flags) > 8 else ''})"
-            if kind == "comment":
-                findings.append(Finding.of(
-                    "shell-comment-cuts-command", file, cut_line,
-                    f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
-                    + lost, f"delete line {cut_line} (or move it below the command)"))
-            else:
-                findings.append(Finding.of(
-                    "shell-space-after-backslash", file, cut_line,
-                    f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
-                    f"continuation: the command ends there and " + lost,
-                    f"delete the spaces after the backslash on line {cut_line}"))
-            cmd.cut_line = cut_line
-            cmd.cut_kind = kind
+            findings.append(_cut_finding(file, cut, dropped_toks))
+            cmd.cut_kind, cmd.cut_line = cut
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own)
 
 
