@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.app import App
 from textual.binding import Binding
 from textual.geometry import Region
@@ -131,3 +132,103 @@ def test_table_lines_follow_column_widths_that_grow_after_a_frame():
     header, row = asyncio.run(run())
     assert row.split() == ["0", "AMD", "Instinct", "MI50", "32GB", "250", "W"]
     assert header.index("name") == row.index("AMD") and header.index("power") == row.index("250 W")
+
+
+def test_ordered_input_has_the_classes_textual_input_gives_it():
+    """OrderedInput gives '-valid' at construction where Input's value watcher would add it (no restyle of an
+    unmounted node); after mount and after a change of value its classes are Input's own, validators or not."""
+    from textual.validation import Number
+
+    from rocm_tune.tui.widgets.inputs import OrderedInput
+
+    cases = [
+        ("1", {}), ("", {}), ("1", {"type": "integer"}), ("x", {"type": "integer"}),
+        ("7", {"validators": [Number(minimum=10)]}), ("7", {"validate_on": ["submitted"]}),
+        ("abc", {"restrict": "[a-z]*"}), ("1", {"classes": "mine"}),
+    ]
+
+    class Pair(App):
+        def compose(self):
+            for i, (value, kw) in enumerate(cases):
+                yield Input(value, id=f"plain-{i}", **kw)
+                yield OrderedInput(value, id=f"ordered-{i}", **kw)
+
+    async def run():
+        app = Pair()
+        seen = []
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            for stage in ("mounted", "changed"):
+                for i in range(len(cases)):
+                    plain, ordered = app.query_one(f"#plain-{i}", Input), app.query_one(f"#ordered-{i}", Input)
+                    seen.append((stage, cases[i], set(plain.classes), set(ordered.classes)))
+                    if stage == "mounted":
+                        plain.value = ordered.value = "12"
+                await pilot.pause()
+        return seen
+
+    seen = asyncio.run(run())
+    assert any("-valid" in ordered for _, _, _, ordered in seen) and any("-invalid" in o for _, _, _, o in seen)
+    for stage, case, plain, ordered in seen:
+        assert ordered == plain, (stage, case, plain, ordered)
+
+
+def test_first_focus_restyles_the_focused_field_once(monkeypatch):
+    """The first screen's focus restyles the focused field's subtree once (set_focus's `:focus-within` restyle),
+    not first the control's parts through its own focus watcher and then the field (inputs._FocusedOnce); what it
+    gives is a full restyle's (tests/test_tui_focus_styles.py), and a focus moved by tab restyles the control."""
+    monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
+    from textual.css.stylesheet import Stylesheet
+
+    from rocm_tune.tui.app import RocmTuneApp
+
+    restyled: list[list[str]] = []
+    original = Stylesheet.update_nodes
+
+    def update_nodes(self, nodes, animate=False):
+        nodes = list(nodes)
+        restyled.append([n.id or type(n).__name__ for n in nodes])
+        return original(self, nodes, animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", update_nodes)
+
+    async def run():
+        app = RocmTuneApp(start="hardware")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.first_paint_at is not None, what="first paint")
+            at_paint = [ids for ids in restyled if "in-gpu" in ids]
+            await pilot.press("tab")
+            await pilot.pause()
+            return at_paint, app.focused.id, [ids for ids in restyled if app.focused.id in ids]
+
+    at_paint, focused, after_tab = asyncio.run(run())
+    assert len(at_paint) == 1 and "q-gpu" in at_paint[0], at_paint
+    assert focused != "in-gpu" and after_tab, after_tab
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    from rocm_tune.tui.scenes import prepare
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    prepare(tmp_path)
+    return tmp_path
+
+
+def test_no_widget_of_any_scene_has_a_tooltip(workdir):
+    """The app runs without Textual's hidden Tooltip widget on each screen (RocmTuneApp sets _disable_tooltips,
+    as App.run_test does): no widget of any screen of any scene has a tooltip that it would keep from showing."""
+    from rocm_tune.tui.scenes import SCENES
+
+    async def run(scene):
+        app = scene.make_app()
+        assert app._disable_tooltips   # the app itself, before run_test sets it for the test
+        async with app.run_test(size=(80, 24)) as pilot:
+            await scene.ready(pilot)
+            widgets = [w for s in app.screen_stack for w in s.walk_children(with_self=True)]
+            return len(widgets), [(scene.name, repr(w)) for w in widgets if w.tooltip is not None]
+
+    for scene in SCENES.values():
+        count, with_tooltip = asyncio.run(run(scene))
+        assert count > 5 and not with_tooltip, with_tooltip

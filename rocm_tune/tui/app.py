@@ -82,6 +82,9 @@ class RocmTuneApp(App):
         super().__init__()
         # the same stylesheet, its parses read from the previous start's (css_cache)
         self.stylesheet = css_cache.CachedStylesheet(variables=self.stylesheet._variables)
+        # no widget of the app has a tooltip: no hidden Tooltip widget on every screen (as App.run_test does;
+        # tests/test_tui_structure.py keeps every screen's widgets without one)
+        self._disable_tooltips = True
         self.attach = attach
         self.clock = clock
         self.poll_interval = poll_interval
@@ -102,6 +105,12 @@ class RocmTuneApp(App):
             devices = import_module("rocm_tune.core.hardware.devices")
             self.backend = devices.detect()
         return self.backend
+
+    def get_default_screen(self) -> Any:
+        """Textual's empty screen under the app's screens, not restyled on its first resume (screens.base)."""
+        from rocm_tune.tui.screens.base import FreshScreen
+
+        return FreshScreen(id="_default")
 
     def on_mount(self) -> None:
         from rocm_tune.tui.navigation import open_screen

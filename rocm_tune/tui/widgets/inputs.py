@@ -12,11 +12,12 @@ the cursor or over the selection).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, NoBinding
+from textual.widget import Widget
 from textual.widgets import Input, Select
 from textual.widgets._select import SelectCurrent, SelectOverlay
 
@@ -50,8 +51,40 @@ def after_keys(screen: Any, callback: Callable[[], None]) -> None:
     step(0)
 
 
-class OrderedInput(Input):
+class _FocusedOnce:
+    """A control that skips the restyle its own focus watcher does when the screen first focuses it.
+
+    Screen._update_auto_focus sets `has_focus` (whose watcher restyles the control and its parts) and at once
+    calls set_focus, which restyles the whole subtree of the control's outermost ancestor with a
+    `:focus-within` rule (a QuestionField, a `.setting` row): the control's restyle is done twice. Only in that
+    case (focus not yet on the screen, such an ancestor present) the first is left to set_focus; a focus that
+    moves (tab, click) restyles as Textual does. A mixin, not a Widget: Textual takes a widget's CSS type names
+    and DEFAULT_CSS from its first Widget base, which must stay Input / Select."""
+
+    def watch_has_focus(self, has_focus: bool) -> None:
+        node = cast(Widget, self)
+        if (has_focus and node.is_attached and node.screen.focused is None
+                and any(n._has_focus_within for n in node.ancestors_with_self)):
+            return
+        super().watch_has_focus(has_focus)  # type: ignore[misc]
+
+
+def _valid_class(args: tuple, kwargs: dict[str, Any]) -> str:
+    """'-valid' where Input's value watcher will set it during construction (a value, no validator, validated on
+    change): given at construction, the watcher finds it there and the node is not restyled before its mount."""
+    value = args[0] if args else kwargs.get("value")
+    validate_on = kwargs.get("validate_on")
+    if (value and not kwargs.get("validators") and not kwargs.get("restrict") and kwargs.get("type", "text") == "text"
+            and (validate_on is None or "changed" in validate_on)):
+        return "-valid"
+    return ""
+
+
+class OrderedInput(_FocusedOnce, Input):
     def __init__(self, *args: Any, compact: bool = False, **kwargs: Any) -> None:
+        valid = _valid_class(args, kwargs)
+        if valid:
+            kwargs["classes"] = " ".join(filter(None, (kwargs.get("classes"), valid)))
         super().__init__(*args, **kwargs)
         # compact without a restyle before the widget is even mounted (Input sets its class through the
         # reactive, which restyles the node and its component classes once more on the way to the paint)
@@ -75,7 +108,7 @@ class OrderedInput(Input):
         await super()._on_key(event)
 
 
-class CompactSelect(Select):
+class CompactSelect(_FocusedOnce, Select):
     """Textual's Select, compact, with the classes its parts show set before they are mounted.
 
     Select sets `-textual-compact` on itself and its overlay, and `-has-value` on its current-value line, through
