@@ -309,7 +309,10 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.script_flags["style"] = "megatron"
     else:
         flags = shell.flag_values(words)
-        st, notes = hf_args.read_flags(flags, file)
+        if hf_args.is_llama_recipes(flags, entry):
+            st, notes = hf_args.read_llama_recipes(flags, file)
+        else:
+            st, notes = hf_args.read_flags(flags, file)
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
