@@ -324,3 +324,13 @@ def test_qwen3_5_hybrid_small(extra):
     assert spec.warnings == ()
     names = {g.name for g in spec.linears}
     assert {"in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj", "q_proj"} <= names
+
+
+def test_qwen3_5_moe_hybrid_small():
+    """Qwen3.5-MoE: the hybrid decoder with routed experts + a gated shared expert on every layer."""
+    cfg = {"model_type": "qwen3_5_moe_text", **SMALL, "head_dim": 16, "linear_num_key_heads": 2,
+           "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 12,
+           "full_attention_interval": 3, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+           "shared_expert_intermediate_size": 48}
+    spec = check(cfg)
+    assert spec.warnings == () and spec.moe_layers == 3 and spec.num_experts == 4

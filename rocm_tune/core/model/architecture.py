@@ -221,6 +221,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "qwen3",
     "qwen3_moe",
     "qwen3_5_text",
+    "qwen3_5_moe_text",
     "gemma",
     "gemma2",
     "gemma3_text",
@@ -719,6 +720,21 @@ def _qwen3_5_text(c: _Cfg) -> _Arch:
     return a
 
 
+def _qwen3_5_moe_text(c: _Cfg) -> _Arch:
+    """Qwen3.5-MoE's language model (transformers models/qwen3_5_moe): the hybrid decoder of Qwen3.5 with a sparse
+    MoE block on every layer: routed experts + one shared expert behind a sigmoid gate (as qwen2_moe)."""
+    a = _qwen3_5_text(c)
+    a.family = "qwen3_5_moe_text"
+    a.num_experts = c.int("num_experts", default=256, min_value=0)
+    a.top_k = c.int("num_experts_per_tok", default=8)
+    a.moe_inter = c.int("moe_intermediate_size", default=512)
+    a.shared_inter = c.int("shared_expert_intermediate_size", default=512, min_value=0)
+    a.n_shared = 1 if a.shared_inter else 0
+    a.shared_gate = bool(a.shared_inter)
+    a.moe_layer = _sparse_step(c)
+    return a
+
+
 def _qwen3_moe(c: _Cfg) -> _Arch:
     a = _qwen3(c)
     a.family = "qwen3_moe"
@@ -999,6 +1015,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "qwen3": _qwen3,
     "qwen3_moe": _qwen3_moe,
     "qwen3_5_text": _qwen3_5_text,
+    "qwen3_5_moe_text": _qwen3_5_moe_text,
     "gemma": _gemma,
     "gemma2": _gemma2,
     "gemma3_text": _gemma3_text,
@@ -1045,6 +1062,7 @@ _FAMILY_ALIASES = {
     "qwen3_vl_moe_text": "qwen3_moe",
     "qwen3_vl_moe": "qwen3_moe",
     "qwen3_5": "qwen3_5_text",          # Qwen3.5's top-level config: its text_config is the hybrid decoder
+    "qwen3_5_moe": "qwen3_5_moe_text",
     "mistral3": "mistral",             # Mistral-Small-3.1: the language model is a Mistral decoder
     "llama4": "llama4_text",
 }
