@@ -15,6 +15,8 @@ SCRIPT = """NPROC_PER_NODE=8 \\
     --train_type lora \\
     --torch_dtype bfloat16 \\
     --per_device_train_batch_size 4 \\
+    --split_dataset_ratio 0.01 \\
+    --per_device_eval_batch_size 1 \\
     --max_length 65536 \\
     --attn_impl flash_attn \\
     --sequence_parallel_size 8 \\
@@ -23,11 +25,15 @@ SCRIPT = """NPROC_PER_NODE=8 \\
 """
 
 
-def _step(tmp_path, capsys, env: str) -> tuple[int, list[str]]:
+def _run(tmp_path, capsys, env: str) -> dict:
     p = tmp_path / "sp.sh"
     p.write_text(SCRIPT.format(env=env))
     main(["check", str(p), "--gpu", "a100-80gb", "--json"])
-    d = json.loads(capsys.readouterr().out)
+    return json.loads(capsys.readouterr().out)
+
+
+def _step(tmp_path, capsys, env: str) -> tuple[int, list[str]]:
+    d = _run(tmp_path, capsys, env)
     return d["memory"]["step"]["peak_allocated_bytes"], d["notes"]
 
 
@@ -46,3 +52,9 @@ def test_zero_means_off(tmp_path, capsys):
     plain, _ = _step(tmp_path, capsys, "")
     zero, notes = _step(tmp_path, capsys, "CELOSS_PARALLEL_SIZE=0 \\\n")
     assert zero == plain and not any("chunked" in n for n in notes)
+
+
+def test_chunked_ce_is_the_loss_in_evaluation_too(tmp_path, capsys):
+    plain = _run(tmp_path, capsys, "")["memory"]["eval"]["peak_allocated_bytes"]
+    chunked = _run(tmp_path, capsys, "CELOSS_PARALLEL_SIZE=2048 \\\n")["memory"]["eval"]["peak_allocated_bytes"]
+    assert chunked < plain

@@ -252,6 +252,11 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
         # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
         # only skips the logits while training: `skip_logits = self.training and labels is not None`)
         return float(tokens * int(model.hidden_size) * 2 * 4)
+    if job is not None and (as_int(job.get("chunked_ce")) or 0) > 0 and (as_int(job.get("sequence_parallel_size"))
+                                                                        or 1) > 1:
+        # ms-swift's sequence-parallel loss (CELOSS_PARALLEL_SIZE) is the trainer's loss in evaluation too: the
+        # 16-bit logits stay, their fp32 upcast and log-softmax are made block by block
+        return float(tokens * vocab * 2 + tokens * int(model.hidden_size) * 2 * 4)
     # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
     return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
 
