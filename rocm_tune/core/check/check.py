@@ -472,15 +472,6 @@ def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, not
                 p["reserved_bytes"] += int(ref * (1 + FRAGMENTATION))
 
 
-def _expandable(job: formats.Job, gpu) -> bool:
-    """Expandable segments that take effect: set in the job's environment, not on a ROCm/DTK card (there they need
-    ROCm >= 7.0 and torch >= 2.11, which the files do not say: not counted)."""
-    s = job.settings.get("expandable_segments")
-    if s is None or not as_bool(s.value) or gpu is None or s.native == "PYTORCH_HIP_ALLOC_CONF":
-        return False
-    return getattr(gpu, "vendor", None) not in ("amd", "hygon") and getattr(gpu, "platform", None) not in ("rocm", "dtk")
-
-
 def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None,
                    gpu) -> tuple[dict, int, list[str], int]:
     # the planner's own estimate (ZeRO-3 step terms and reserved factor, communicators); a user's JSON may set
@@ -494,13 +485,6 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
     resident = g.weights_bytes + g.optimizer_bytes + g.comm_buffers_bytes + delta
     step = g.peak_allocated_bytes + delta
     factor = est.reserved_factor - 1
-    if factor > FRAGMENTATION and _expandable(job, gpu):
-        # expandable segments grow one mapping instead of caching blocks of every size: the ZeRO-3 step's
-        # reserved-above-allocated (no empty_cache) shrinks to what other regimes keep
-        factor = FRAGMENTATION
-        s = job.settings["expandable_segments"]
-        notes.append(f"{s.native}=expandable_segments:True ({s.file}): reserved counted as {1 + FRAGMENTATION:.2f} x "
-                     f"peak, not ZeRO-3's {est.reserved_factor:.2f} (fragmentation mostly avoided)")
     z12 = ds.zero12_step(model, cfg, ds_optimizer_block=False)
     if z12 is not None and job.ds is not None and job.ds.data.get("optimizer"):
         # the estimator assumes the HF Trainer's torch AdamW; a JSON "optimizer" block steps DeepSpeed's in place

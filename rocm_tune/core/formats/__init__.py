@@ -206,10 +206,6 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     pre = cmd.tokens[:idx]
     prog = cmd.tokens[idx + 1:]
     env = {**script.exports, **cmd.env}
-    for var in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):
-        if "expandable_segments:true" in str(env.get(var, "")).replace(" ", "").lower():
-            job.settings.setdefault("expandable_segments", Setting("expandable_segments", True, file, cmd.line,
-                                                                   var, "env"))
     # the launcher and its flags (everything before the program)
     launch_flags: dict[str, tuple[str, int]] = {}
     for i, t in enumerate(pre):
