@@ -43,7 +43,8 @@ def meta_counts(config: dict) -> dict:
                 comp = "router"
             elif ffn:
                 comp = "mlp"
-            elif ".self_attn." in name or ".attention." in name:  # gpt_neox: attention.query_key_value
+            elif ".self_attn." in name or ".attention." in name or ".linear_attn." in name:
+                # gpt_neox: attention.query_key_value; Qwen3.5's Gated DeltaNet layers: linear_attn
                 comp = "attention"
             else:
                 comp = "other"
@@ -310,3 +311,26 @@ def test_kimi_vl_language_model_is_deepseek_v3_style():
     assert spec.family == "deepseek_v3" and spec.num_experts == 4 and spec.num_shared_experts == 2
     assert any("only the language model is counted" in n for n in spec.notes)
     assert spec.params.total == check({**text, "model_type": "deepseek_v3"}).params.total
+
+
+@pytest.mark.parametrize("extra", [{}, {"layer_types": ["full_attention", "linear_attention", "linear_attention"]},
+                                   {"tie_word_embeddings": True, "attn_output_gate": False}])
+def test_qwen3_5_hybrid_small(extra):
+    """Qwen3.5's hybrid decoder (Gated DeltaNet + gated full attention) counted as transformers builds it."""
+    cfg = {"model_type": "qwen3_5_text", **SMALL, "head_dim": 16, "linear_num_key_heads": 2,
+           "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 12,
+           "linear_conv_kernel_dim": 4, "full_attention_interval": 3, **extra}
+    spec = check(cfg)
+    assert spec.warnings == ()
+    names = {g.name for g in spec.linears}
+    assert {"in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj", "q_proj"} <= names
+
+
+def test_qwen3_5_moe_hybrid_small():
+    """Qwen3.5-MoE: the hybrid decoder with routed experts + a gated shared expert on every layer."""
+    cfg = {"model_type": "qwen3_5_moe_text", **SMALL, "head_dim": 16, "linear_num_key_heads": 2,
+           "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 12,
+           "full_attention_interval": 3, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+           "shared_expert_intermediate_size": 48}
+    spec = check(cfg)
+    assert spec.warnings == () and spec.moe_layers == 3 and spec.num_experts == 4

@@ -61,6 +61,12 @@ def test_preset_file_is_well_formed_and_loads(name):
     for g in spec.linears:
         by_kind[g.kind] = by_kind.get(g.kind, 0) + g.params
     sinks = spec.num_attention_heads * spec.num_layers if spec.family == "gpt_oss" else 0  # self_attn.sinks
+    if spec.family in ("qwen3_5_text", "qwen3_5_moe_text"):  # each Gated DeltaNet layer's conv1d, dt_bias, A_log
+        c = data["config"]
+        n_linear = sum(k == "linear_attention" for k in c["layer_types"])
+        conv = 2 * c["linear_num_key_heads"] * c["linear_key_head_dim"] \
+            + c["linear_num_value_heads"] * c["linear_value_head_dim"]
+        sinks = n_linear * (conv * c["linear_conv_kernel_dim"] + 2 * c["linear_num_value_heads"])
     assert by_kind.get("attn", 0) + sinks == spec.params.attention
     assert by_kind.get("mlp", 0) == spec.params.mlp
     assert by_kind.get("expert", 0) == spec.params.experts
@@ -216,9 +222,11 @@ def test_search_presets_by_size_family_and_moe():
     assert "gemma-2-27b" not in seven and "qwen2.5-72b" not in seven
     q3 = search_presets("qwen3")
     assert {s.name for s in q3} == {n for n in list_presets() if n.startswith("qwen3")}
-    # grouped by series (qwen3, qwen3-coder, qwen3-vl), by size within a series
-    plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder"))]
+    # grouped by series (qwen3, qwen3-coder, qwen3-vl, qwen3.5), by size within a series
+    plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder", "qwen3.5"))]
     assert [s.params.total for s in plain] == sorted(s.params.total for s in plain)
+    q35 = [s.name for s in q3 if s.name.startswith("qwen3.5")]
+    assert q35 == ["qwen3.5-0.8b", "qwen3.5-2b", "qwen3.5-4b", "qwen3.5-9b", "qwen3.5-27b", "qwen3.5-35b-a3b"]
     vl = [s.name for s in q3 if s.name.startswith("qwen3-vl")]
     assert vl == ["qwen3-vl-2b", "qwen3-vl-4b", "qwen3-vl-8b", "qwen3-vl-30b-a3b", "qwen3-vl-32b"]
     moe = search_presets("moe")

@@ -252,6 +252,11 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
         # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
         # only skips the logits while training: `skip_logits = self.training and labels is not None`)
         return float(tokens * int(model.hidden_size) * 2 * 4)
+    if job is not None and (as_int(job.get("chunked_ce")) or 0) > 0 and (as_int(job.get("sequence_parallel_size"))
+                                                                        or 1) > 1:
+        # ms-swift's sequence-parallel loss (CELOSS_PARALLEL_SIZE) is the trainer's loss in evaluation too: the
+        # 16-bit logits stay, their fp32 upcast and log-softmax are made block by block
+        return float(tokens * vocab * 2 + tokens * int(model.hidden_size) * 2 * 4)
     # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
     return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
 
@@ -297,11 +302,17 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     logits and their log-softmax: up to 10 bytes per logit less than the estimate's step transient."""
     # an Unsloth program: its fused linear cross-entropy (unsloth_zoo loss_utils, logits not returned in training)
     unsloth = str(job.get("__upper_bound__") or "").startswith("unsloth")
-    if not (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel")) or unsloth) \
-            or not g.transient_bytes:
-        return 0.0
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-    return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+    if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel")) or unsloth) \
+            and g.transient_bytes:
+        return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+    sp = as_int(job.get("sequence_parallel_size")) or 1
+    if (as_int(job.get("chunked_ce")) or 0) > 0 and sp > 1 and g.transient_bytes:
+        # ms-swift's sequence-parallel loss with CELOSS_PARALLEL_SIZE (swift/trainers/sequence_parallel,
+        # ChunkedCrossEntropyLoss): the model's 16-bit logits and a full-size gradient of them (fp32 assumed) stay,
+        # the fp32 log-softmax is made block by block: 6 of the estimate's 12 bytes per logit
+        return min(float(g.transient_bytes), 6.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+    return 0.0
 
 
 def _offloaded_checkpoints(job: formats.Job, model, cfg: TrainConfig) -> float:
@@ -340,7 +351,10 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
-    act = max(0.0, act - (_fused_ce_saving(job, model, cfg, one) if job is not None else 0.0))
+    saved = _fused_ce_saving(job, model, cfg, one) if job is not None else 0.0
+    act = max(0.0, act - saved)
+    notes_ce = [f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less in one "
+                f"sequence's activations before the split; approximate)"] if saved else []
     if megatron_mixed:
         one = _megatron_states(one)
     host = 0.0
@@ -372,7 +386,7 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         if eval_batch else None,
         "save": _phase(st),
     }
-    return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note]
+    return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note] + notes_ce
 
 
 # DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs, written for a model

@@ -254,6 +254,10 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         if as_int(env.get("MAX_PIXELS", "x")):   # qwen_vl_utils / ms-swift read the image pixel cap from the env
             cap = Setting("image_max_pixels", as_int(env["MAX_PIXELS"]), file, cmd.line, "MAX_PIXELS", "env")
             job.settings.setdefault("image_max_pixels", cap)
+        if (as_int(env.get("CELOSS_PARALLEL_SIZE", "x")) or 0) > 0:
+            # swift/trainers/sequence_parallel: the sequence-parallel loss runs ChunkedCrossEntropyLoss in blocks
+            job.settings.setdefault("chunked_ce", Setting("chunked_ce", as_int(env["CELOSS_PARALLEL_SIZE"]), file,
+                                                          cmd.line, "CELOSS_PARALLEL_SIZE", "env"))
         g = job.gpus or g
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
@@ -310,7 +314,10 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.script_flags["style"] = "megatron"
     else:
         flags = shell.flag_values(words)
-        st, notes = hf_args.read_flags(flags, file)
+        if hf_args.is_llama_recipes(flags, entry):
+            st, notes = hf_args.read_llama_recipes(flags, file)
+        else:
+            st, notes = hf_args.read_flags(flags, file)
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"

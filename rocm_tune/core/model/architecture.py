@@ -220,6 +220,8 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "qwen2_moe",
     "qwen3",
     "qwen3_moe",
+    "qwen3_5_text",
+    "qwen3_5_moe_text",
     "gemma",
     "gemma2",
     "gemma3_text",
@@ -416,6 +418,15 @@ class _Arch:
     moe_layer: Callable[[int], bool] | None = None
     lm_head_bias: bool = False
     attn_sinks: int = 0  # gpt_oss: one learned sink logit per attention head, per layer (self_attn.sinks)
+    # hybrid decoders (Qwen3.5, Qwen3-Next): a gated full attention (q_proj doubled: query + output gate) on some
+    # layers, a Gated DeltaNet linear attention on the others
+    attn_out_gate: bool = False
+    linear_layer: Callable[[int], bool] | None = None
+    lin_k_heads: int = 0
+    lin_v_heads: int = 0
+    lin_k_dim: int = 0
+    lin_v_dim: int = 0
+    lin_conv: int = 0
     extra_params: int = 0  # model-level parameters not covered above
     warnings: list[str] = field(default_factory=list)
 
@@ -427,7 +438,10 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
     norms = a.norms_per_layer * H * (2 if a.norm_bias else 1)
 
     # attention
-    if a.attn == "mla":
+    if a.linear_layer is not None and a.linear_layer(i):
+        lin += _gated_deltanet(a)
+        norms += a.lin_v_dim  # the gated RMSNorm over each value head (linear_attn.norm)
+    elif a.attn == "mla":
         q_hd = a.qk_nope + a.qk_rope
         if a.q_lora_rank:
             lin.append(("q_a_proj", H, a.q_lora_rank, 1, a.q_bias, "attn"))
@@ -445,7 +459,7 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
         if a.fused_qkv:
             lin.append((a.fused_qkv, H, q_out + 2 * kv_out, 1, a.q_bias, "attn"))
         else:
-            lin.append(("q_proj", H, q_out, 1, a.q_bias, "attn"))
+            lin.append(("q_proj", H, q_out * (2 if a.attn_out_gate else 1), 1, a.q_bias, "attn"))
             lin.append(("k_proj", H, kv_out, 1, a.k_bias, "attn"))
             lin.append(("v_proj", H, kv_out, 1, a.v_bias, "attn"))
         lin.append((a.o_name, q_out, H, 1, a.o_bias, "attn"))
@@ -485,6 +499,25 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
     return lin, norms, is_moe
 
 
+def _gated_deltanet(a: _Arch) -> list[tuple[str, int, int, int, bool, str]]:
+    """The nn.Linear modules of a Gated DeltaNet layer (transformers models/qwen3_5 Qwen3_5GatedDeltaNet,
+    models/qwen3_next Qwen3NextGatedDeltaNet): fused q/k/v, the output gate z, the per-head beta (b) and decay (a)
+    inputs, the output projection."""
+    H, kd, vd, nv = a.hidden, a.lin_k_heads * a.lin_k_dim, a.lin_v_heads * a.lin_v_dim, a.lin_v_heads
+    return [("in_proj_qkv", H, 2 * kd + vd, 1, False, "attn"), ("in_proj_z", H, vd, 1, False, "attn"),
+            ("in_proj_b", H, nv, 1, False, "attn"), ("in_proj_a", H, nv, 1, False, "attn"),
+            ("out_proj", vd, H, 1, False, "attn")]
+
+
+def _attn_extra(a: _Arch, i: int) -> int:
+    """Attention parameters of layer ``i`` that are no nn.Linear: gpt_oss's sinks; a Gated DeltaNet's depthwise
+    causal conv over q/k/v (no bias), its dt_bias and A_log (one per value head)."""
+    if a.linear_layer is not None and a.linear_layer(i):
+        conv_dim = 2 * a.lin_k_heads * a.lin_k_dim + a.lin_v_heads * a.lin_v_dim
+        return conv_dim * a.lin_conv + 2 * a.lin_v_heads
+    return a.attn_sinks
+
+
 def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | None, dtype: str | None) -> ModelSpec:
     H, V = a.hidden, a.vocab
     embed = V * H
@@ -498,8 +531,9 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
     for i in range(a.layers):
         lin, norms, is_moe = _layer_parts(a, i)
         moe_layers += is_moe
-        layer_total = norms + a.attn_sinks
-        totals["attn"] += a.attn_sinks  # attention parameters that are no linear layer
+        extra = _attn_extra(a, i)
+        layer_total = norms + extra
+        totals["attn"] += extra  # attention parameters that are no linear layer
         norms_total += norms
         for nm, fin, fout, cnt, bias, kind in lin:
             p = (fin * fout + (fout if bias else 0)) * cnt
@@ -662,6 +696,42 @@ def _qwen3(c: _Cfg) -> _Arch:
     b = c.bool("attention_bias")
     a.q_bias = a.k_bias = a.v_bias = a.o_bias = b
     a.qk_norm = True
+    return a
+
+
+def _qwen3_5_text(c: _Cfg) -> _Arch:
+    """Qwen3.5's language model (transformers models/qwen3_5, Qwen3_5TextConfig): a Qwen3 decoder whose layers are
+    Gated DeltaNet linear attention except every ``full_attention_interval``-th (or as ``layer_types`` lists them),
+    which is a gated attention (attn_output_gate: q_proj also yields the output gate)."""
+    a = _qwen3(c)
+    a.family = "qwen3_5_text"
+    a.attn_out_gate = True  # modeling_qwen3_5 always builds q_proj with the gate (attn_output_gate is not read)
+    kinds = c.raw("layer_types")
+    if not isinstance(kinds, list) or len(kinds) != a.layers:
+        every = c.int("full_attention_interval", default=4)
+        kinds = ["full_attention" if (i + 1) % every == 0 else "linear_attention" for i in range(a.layers)]
+    linear = frozenset(i for i, k in enumerate(kinds) if k == "linear_attention")
+    a.linear_layer = linear.__contains__
+    a.lin_k_heads = c.int("linear_num_key_heads", default=16)
+    a.lin_v_heads = c.int("linear_num_value_heads", default=32)
+    a.lin_k_dim = c.int("linear_key_head_dim", default=128)
+    a.lin_v_dim = c.int("linear_value_head_dim", default=128)
+    a.lin_conv = c.int("linear_conv_kernel_dim", default=4)
+    return a
+
+
+def _qwen3_5_moe_text(c: _Cfg) -> _Arch:
+    """Qwen3.5-MoE's language model (transformers models/qwen3_5_moe): the hybrid decoder of Qwen3.5 with a sparse
+    MoE block on every layer: routed experts + one shared expert behind a sigmoid gate (as qwen2_moe)."""
+    a = _qwen3_5_text(c)
+    a.family = "qwen3_5_moe_text"
+    a.num_experts = c.int("num_experts", default=256, min_value=0)
+    a.top_k = c.int("num_experts_per_tok", default=8)
+    a.moe_inter = c.int("moe_intermediate_size", default=512)
+    a.shared_inter = c.int("shared_expert_intermediate_size", default=512, min_value=0)
+    a.n_shared = 1 if a.shared_inter else 0
+    a.shared_gate = bool(a.shared_inter)
+    a.moe_layer = _sparse_step(c)
     return a
 
 
@@ -944,6 +1014,8 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "qwen2_moe": _qwen2_moe,
     "qwen3": _qwen3,
     "qwen3_moe": _qwen3_moe,
+    "qwen3_5_text": _qwen3_5_text,
+    "qwen3_5_moe_text": _qwen3_5_moe_text,
     "gemma": _gemma,
     "gemma2": _gemma2,
     "gemma3_text": _gemma3_text,
@@ -989,6 +1061,8 @@ _FAMILY_ALIASES = {
     "qwen3_vl": "qwen3",
     "qwen3_vl_moe_text": "qwen3_moe",
     "qwen3_vl_moe": "qwen3_moe",
+    "qwen3_5": "qwen3_5_text",          # Qwen3.5's top-level config: its text_config is the hybrid decoder
+    "qwen3_5_moe": "qwen3_5_moe_text",
     "mistral3": "mistral",             # Mistral-Small-3.1: the language model is a Mistral decoder
     "llama4": "llama4_text",
 }

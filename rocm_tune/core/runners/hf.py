@@ -583,3 +583,76 @@ def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -
     notes.append(f"{file}: an HfArgumentParser recipe (model and TrainingArguments keys) read as the program's "
                  f"arguments" + (f"; a {stage.upper()} run" if stage else ""))
     return out, notes
+
+
+# ------------------------------------------------------------------------------ llama-recipes / llama-cookbook
+# meta-llama/llama-recipes (renamed llama-cookbook) `finetuning.py`: its own flags (configs/training.py train_config,
+# configs/fsdp.py fsdp_config, configs/peft.py lora_config), not TrainingArguments. It loads the model in bf16
+# (fp16 with --use_fp16) and its AdamW runs on those 16-bit weights: no fp32 master copy (FSDP's MixedPrecision
+# policy casts compute only; the sharded weights and the optimizer states stay in the loaded dtype). Activation checkpointing is on under FSDP
+# (fsdp_activation_checkpointing: True), off without it; batching_strategy "packing" (the default) fills every
+# sample to context_length.
+LLAMA_RECIPES_FLAGS = ("batch_size_training", "enable_fsdp", "context_length", "batching_strategy",
+                       "fsdp_activation_checkpointing", "dist_checkpoint_root_folder", "use_fast_kernels")
+_LR_DEFAULTS = {"batch_size_training": 4, "context_length": 4096, "batching_strategy": "packing"}
+
+
+def is_llama_recipes(flags: dict, entry: str) -> bool:
+    e = entry.replace("\\", "/").lower()
+    return any(k in flags for k in LLAMA_RECIPES_FLAGS) or "llama_recipes" in e or "llama-recipes" in e \
+        or "llama_cookbook" in e or "llama-cookbook" in e
+
+
+def read_llama_recipes(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
+    """llama-recipes' finetuning.py flags as settings; every default it fills is said."""
+    out: dict[str, Setting] = {}
+    notes: list[str] = []
+    said: list[str] = []
+
+    def flag(k: str):
+        v = flags.get(k)
+        if v is None:
+            return None
+        return "true" if v[0] == "" else v[0]
+
+    def put(key: str, k: str, value, kind: str = "flag") -> None:
+        out[key] = Setting(key, value, file, flags[k][1] if k in flags else None, k, kind)
+
+    if "model_name" in flags:
+        put("model_name_or_path", "model_name", flags["model_name"][0])
+    for key, k in (("per_device_train_batch_size", "batch_size_training"), ("cutoff_len", "context_length"),
+                   ("gradient_accumulation_steps", "gradient_accumulation_steps")):
+        if k in flags:
+            put(key, k, flags[k][0])
+        elif k in _LR_DEFAULTS:
+            put(key, k, _LR_DEFAULTS[k], "assumed")
+            said.append(f"--{k} {_LR_DEFAULTS[k]}")
+    strategy = str(flag("batching_strategy") or "packing").lower()
+    if strategy == "packing":
+        put("packing", "batching_strategy", True, "flag" if "batching_strategy" in flags else "assumed")
+        notes.append("llama-recipes batching_strategy packing: every sample is a full context_length block")
+    fsdp_on = as_bool(flag("enable_fsdp")) is True
+    if fsdp_on:
+        offload = as_bool(flag("fsdp_cpu_offload")) is True
+        put("fsdp", "enable_fsdp", "full_shard auto_wrap" + (" offload" if offload else ""))
+    ac = as_bool(flag("fsdp_activation_checkpointing")) if "fsdp_activation_checkpointing" in flags else None
+    put("disable_gradient_checkpointing", "fsdp_activation_checkpointing" if ac is not None else "enable_fsdp",
+        not (fsdp_on and ac is not False), "flag")
+    peft = as_bool(flag("use_peft")) is True
+    put("finetuning_type", "use_peft", "lora" if peft else "full")
+    if peft:
+        put("lora_rank", "lora_config.r", 8, "assumed")
+        put("lora_target", "lora_config.target_modules", "q_proj,v_proj", "assumed")
+        said.append("LoRA r 8 on q_proj,v_proj (lora_config)")
+    q = str(flag("quantization") or "").lower()
+    if q in ("4bit", "8bit", "true"):
+        put("quantization_bit", "quantization", 4 if q == "4bit" else 8)
+    half = "fp16" if as_bool(flag("use_fp16")) is True else "bf16"
+    put(half, "use_fp16", True, "flag" if half == "fp16" else "assumed")
+    put("load_dtype", "use_fp16", half, "flag" if half == "fp16" else "assumed")
+    said.append(f"weights loaded in {half} (from_pretrained torch_dtype) and AdamW on them: no fp32 master copy")
+    notes.append("llama-recipes finetuning.py flags read (train_config/fsdp_config); its defaults: "
+                 + ("; ".join(said) if said else "none needed")
+                 + ("; activation checkpointing on (fsdp_activation_checkpointing)" if fsdp_on and ac is not False
+                    else "; no activation checkpointing (llama-recipes applies it only under FSDP)"))
+    return out, notes
