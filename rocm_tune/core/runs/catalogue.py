@@ -2201,6 +2201,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py"),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
+    # r3-misc (issue 26): a library's config dataclass checking itself — PEFT's LoraConfig/LoftQConfig, TRL's
+    # SFTConfig/GRPOConfig/DPOConfig, accelerate's plugins, any `*config*.py` / `*_args.py` / `*arguments*.py`
+    # `__post_init__` (or a `validate*` method there): the settings the user passed were refused
+    # (not transformers' model `configuration_*.py`: a model's config refusing its file is a version matter)
+    (re.compile(r"[/\\](?!configuration_)(?:\w*[cC]onfig\w*|\w*_args|\w*arguments\w*)\.py "
+                r"(?:__post_init__|_?validate\w*)$", re.M),
+     "config_error",
+     "the run's arguments were rejected: correct the setting the message names"),
     # ex-num (issue 26): raised by the frames that restore a checkpoint into the run — torch's own load_state_dict
     # (optimizer, module), DeepSpeed's engine and ZeRO restore, accelerate's load_state, the HF Trainer's resume steps,
     # Lightning's restore, torch.distributed.checkpoint — whatever the exception's type: the checkpoint does not fit

@@ -1,0 +1,276 @@
+"""explain (issue 26 item 5, r3-misc): the message shapes the tools themselves print, taken from their SOURCE (so
+that logs nobody tuned on read right): torch.distributed.elastic's failure table, DeepSpeed's and accelerate's
+launchers, Slurm, the kernel OOM killer and cgroup v2, errno 28/122 on save, resume errors of HF Trainer / torch /
+DeepSpeed, and the config checks of TrainingArguments, PEFT, accelerate and LLaMA-Factory. Each shape is wrapped in
+realistic noise (progress bars, harmless warnings, launcher teardown) and must be read as its family."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocm_tune.core.runs.diagnose.diagnose import diagnose
+
+HEAD = """[2025-06-03 09:12:01,114] [INFO] [real_accelerator.py:222:get_accelerator] Setting ds_accelerator to cuda (auto detect)
+/opt/conda/lib/python3.10/site-packages/transformers/training_args.py:1575: FutureWarning: `evaluation_strategy` is \
+deprecated and will be removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead
+  warnings.warn(
+06/03/2025 09:12:07 - INFO - llamafactory.data.loader - Loading dataset alpaca_en_demo.json...
+Running tokenizer on dataset (num_proc=16): 100%|██████████| 1000/1000 [00:02<00:00, 412.31 examples/s]
+`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`.
+ 12%|█▏        | 60/500 [03:11<23:02,  3.14s/it]{'loss': 1.2345, 'grad_norm': 0.81, 'learning_rate': 4.9e-05, 'epoch': 0.36}
+"""
+
+ELASTIC = """W0603 09:40:12.551000 140 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 212 closing \
+signal SIGTERM
+E0603 09:40:13.002000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: {code}) local_rank: \
+0 (pid: 211) of binary: /opt/conda/bin/python3
+Traceback (most recent call last):
+  File "/opt/conda/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/run.py", line 892, in main
+    run(args)
+  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/launcher/api.py", line 263, in launch_agent
+    raise ChildFailedError(
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+src/train.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2025-06-03_09:40:12
+  host      : node-17
+  rank      : 0 (local_rank: 0)
+  exitcode  : {code} (pid: 211)
+  error_file: <N/A>
+  traceback : {tb}
+============================================================
+"""
+
+
+def _tb(file: str, line: int, func: str, exc: str) -> str:
+    return ("Traceback (most recent call last):\n  File \"/work/src/train.py\", line 41, in <module>\n    main()\n"
+            f"  File \"{file}\", line {line}, in {func}\n    raise\n{exc}\n")
+
+
+SITE = "/opt/conda/lib/python3.10/site-packages"
+
+# (id, expected family, where the shape comes from, the failure lines)
+SHAPES = [
+    # --- host RAM: the killers' words and the launchers' reports of SIGKILL
+    ("elastic-sigkill", "host_ram_oom", "torch/distributed/elastic/multiprocessing/errors/__init__.py",
+     ELASTIC.format(code="-9", tb="Signal 9 (SIGKILL) received by PID 211")),
+    ("kernel-oom", "host_ram_oom", "linux mm/oom_kill.c",
+     "[ 8812.123456] Out of memory: Killed process 211 (python3) total-vm:98765432kB, anon-rss:61234567kB, "
+     "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0\n"
+     + ELASTIC.format(code="-9", tb="Signal 9 (SIGKILL) received by PID 211")),
+    ("cgroup2-oom", "host_ram_oom", "linux mm/oom_kill.c (dump_oom_summary, memcg)",
+     "[ 912.5] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=docker-4f2a.scope,mems_allowed=0-1,"
+     "oom_memcg=/system.slice/docker-4f2a.scope,task_memcg=/system.slice/docker-4f2a.scope,task=python3,pid=211,uid=0\n"
+     "[ 912.6] Memory cgroup out of memory: Killed process 211 (python3) total-vm:88123456kB, anon-rss:31234567kB, "
+     "file-rss:81234kB, shmem-rss:0kB, UID:0 pgtables:71234kB oom_score_adj:0\n"),
+    ("slurm-oom-new", "host_ram_oom", "slurm src/plugins/task/cgroup (oom_kill events)",
+     "slurmstepd: error: Detected 1 oom_kill event in StepId=4211.0. Some of the step tasks have been OOM Killed.\n"
+     "srun: error: node-17: task 0: Out Of Memory\n"),
+    ("slurm-oom-old", "host_ram_oom", "slurm task/cgroup (<= 21.08)",
+     "slurmstepd: error: Detected 2 oom-kill event(s) in step 4211.batch cgroup. Some of your processes may have "
+     "been killed by the cgroup out-of-memory handler.\n"),
+    ("slurm-mem-limit", "host_ram_oom", "slurm jobacct_gather (memory enforcement)",
+     "slurmstepd: error: Job 4211 exceeded memory limit (134217728 > 131072000), being killed\n"
+     "slurmstepd: error: Exceeded job memory limit\n"
+     "slurmstepd: error: *** JOB 4211 ON node-17 CANCELLED AT 2025-06-03T09:40:13 ***\n"),
+    ("deepspeed-minus9", "host_ram_oom", "deepspeed/launcher/launch.py sigkill_handler",
+     "[2025-06-03 09:40:12,318] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 211\n"
+     "[2025-06-03 09:40:12,318] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 212\n"
+     "[2025-06-03 09:40:12,801] [ERROR] [launch.py:325:sigkill_handler] ['/opt/conda/bin/python3', '-u', "
+     "'src/train.py', '--local_rank=1', '--deepspeed', 'ds_z3.json'] exits with return code = -9\n"),
+    ("accelerate-sigkill", "host_ram_oom", "accelerate/commands/launch.py simple_launcher (CalledProcessError)",
+     "Traceback (most recent call last):\n  File \"/opt/conda/bin/accelerate\", line 8, in <module>\n"
+     "    sys.exit(main())\n"
+     f"  File \"{SITE}/accelerate/commands/launch.py\", line 1001, in simple_launcher\n"
+     "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)\n"
+     "subprocess.CalledProcessError: Command '['/opt/conda/bin/python3', 'train.py', '--bf16']' died with "
+     "<Signals.SIGKILL: 9>.\n"),
+    ("cpu-alloc", "host_ram_oom", "c10/core/impl/alloc_cpu.cpp",
+     _tb(f"{SITE}/torch/serialization.py", 1470, "load",
+         "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you tried "
+         "to allocate 1073741824 bytes.")),
+    # --- disk full / quota while saving
+    ("errno28-torch-save", "disk_full_save", "torch/serialization.py (PyTorchFileWriter)",
+     _tb(f"{SITE}/torch/serialization.py", 967, "save",
+         "RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 1536960512 vs 1536960400")
+     + "\nDuring handling of the above exception, another exception occurred:\n\n"
+     + _tb(f"{SITE}/torch/serialization.py", 966, "save",
+           "RuntimeError: [enforce fail at inline_container.cc:764] . PytorchStreamWriter failed writing file "
+           "data/113: file write failed")),
+    ("errno28-safetensors", "disk_full_save", "safetensors bindings (SafetensorError from io::Error)",
+     _tb(f"{SITE}/safetensors/torch.py", 286, "save_file",
+         "safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 28, kind: StorageFull, "
+         "message: \"No space left on device\" })")),
+    ("errno28-shutil", "disk_full_save", "shutil.copyfile (OSError errno 28)",
+     _tb("/opt/conda/lib/python3.10/shutil.py", 267, "copyfile",
+         "OSError: [Errno 28] No space left on device: '/output/checkpoint-500/optimizer.pt'")),
+    ("errno122-quota", "disk_full_save", "OSError errno EDQUOT (122)",
+     _tb(f"{SITE}/transformers/trainer.py", 3321, "_save_checkpoint",
+         "OSError: [Errno 122] Disk quota exceeded: '/home/u/out/checkpoint-1000/model-00002-of-00004.safetensors'")),
+    ("errno28-zh", "disk_full_save", "glibc zh_CN strerror(ENOSPC)",
+     _tb(f"{SITE}/torch/serialization.py", 652, "save", "OSError: [Errno 28] 设备上没有空间")),
+    # --- resume / checkpoint mismatch
+    ("no-valid-ckpt", "checkpoint_resume_mismatch", "transformers/trainer.py _load_from_checkpoint",
+     _tb(f"{SITE}/transformers/trainer.py", 2815, "_load_from_checkpoint",
+         "ValueError: Can't find a valid checkpoint at /output/checkpoint-500")),
+    ("size-mismatch", "checkpoint_resume_mismatch", "torch/nn/modules/module.py load_state_dict",
+     _tb(f"{SITE}/torch/nn/modules/module.py", 2584, "load_state_dict",
+         "RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:\n\tsize mismatch for "
+         "model.embed_tokens.weight: copying a param with shape torch.Size([32001, 4096]) from checkpoint, the "
+         "shape in current model is torch.Size([32000, 4096]).")),
+    ("missing-keys", "checkpoint_resume_mismatch", "torch/nn/modules/module.py load_state_dict",
+     _tb(f"{SITE}/torch/nn/modules/module.py", 2584, "load_state_dict",
+         "RuntimeError: Error(s) in loading state_dict for PeftModelForCausalLM:\n\tMissing key(s) in state_dict: "
+         "\"base_model.model.model.layers.0.self_attn.q_proj.lora_A.default.weight\". \n\tUnexpected key(s) in "
+         "state_dict: \"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight\". ")),
+    ("optim-group", "checkpoint_resume_mismatch", "torch/optim/optimizer.py load_state_dict",
+     _tb(f"{SITE}/torch/optim/optimizer.py", 880, "load_state_dict",
+         "ValueError: loaded state dict contains a parameter group that doesn't match the size of optimizer's group")),
+    ("optim-ngroups", "checkpoint_resume_mismatch", "torch/optim/optimizer.py load_state_dict",
+     _tb(f"{SITE}/torch/optim/optimizer.py", 871, "load_state_dict",
+         "ValueError: loaded state dict has a different number of parameter groups")),
+    ("ds-zero-world", "checkpoint_resume_mismatch", "deepspeed/runtime/zero/stage_1_and_2.py",
+     _tb(f"{SITE}/deepspeed/runtime/zero/stage_1_and_2.py", 2300, "_load_legacy_checkpoint",
+         "ZeRORuntimeException: The checkpoint being loaded used a DP world size of 8 but the current world size is "
+         "4. Automatic adjustment of ZeRO's optimizer state partitioning with a new world size is not currently "
+         "supported.")),
+    # --- config errors raised while checking the arguments
+    ("ta-fp16-bf16", "config_error", "transformers/training_args.py __post_init__",
+     _tb(f"{SITE}/transformers/training_args.py", 1785, "__post_init__",
+         "ValueError: At most one of fp16 and bf16 can be True, but not both")),
+    ("ta-best-model", "config_error", "transformers/training_args.py __post_init__",
+     _tb(f"{SITE}/transformers/training_args.py", 1771, "__post_init__",
+         "ValueError: --load_best_model_at_end requires the saving steps to be a round multiple of the evaluation "
+         "steps, but found 500, which is not a round multiple of 300.")),
+    ("ta-strategy-match", "config_error", "transformers/training_args.py __post_init__",
+     _tb(f"{SITE}/transformers/training_args.py", 1751, "__post_init__",
+         "ValueError: --load_best_model_at_end requires the save and eval strategy to match, except when "
+         "--save_strategy=\"best\", but found\n- Evaluation strategy: IntervalStrategy.NO\n- Save strategy: "
+         "SaveStrategy.STEPS")),
+    ("ta-eval-steps", "config_error", "transformers/training_args.py __post_init__",
+     _tb(f"{SITE}/transformers/training_args.py", 1580, "__post_init__",
+         "ValueError: evaluation strategy steps requires either non-zero --eval_steps or --logging_steps")),
+    ("ta-prefetch", "config_error", "transformers/training_args.py __post_init__",
+     _tb(f"{SITE}/transformers/training_args.py", 1804, "__post_init__",
+         "ValueError: --dataloader_prefetch_factor can only be set when data is loaded in a different process, "
+         "i.e. when --dataloader_num_workers > 0.")),
+    ("hfparser-extra", "config_error", "transformers/hf_argparser.py parse_dict",
+     _tb(f"{SITE}/transformers/hf_argparser.py", 387, "parse_dict",
+         "ValueError: Some keys are not used by the HfArgumentParser: ['lora_rnak']")),
+    ("peft-layers", "config_error", "peft/tuners/lora/config.py __post_init__",
+     _tb(f"{SITE}/peft/tuners/lora/config.py", 1041, "__post_init__",
+         "ValueError: `layers_to_transform` cannot be used when `target_modules` is a str.")),
+    ("peft-loftq", "config_error", "peft/tuners/lora/config.py __post_init__",
+     _tb(f"{SITE}/peft/tuners/lora/config.py", 1059, "__post_init__",
+         "ValueError: `loftq_config` must be specified when `init_lora_weights` is 'loftq'.")),
+    ("accel-multigpu", "config_error", "accelerate/commands/launch.py _validate_launch_command",
+     _tb(f"{SITE}/accelerate/commands/launch.py", 1209, "_validate_launch_command",
+         "ValueError: You need to use at least 2 processes to use `--multi_gpu`.")),
+    ("accel-device-map", "config_error", "accelerate/accelerator.py prepare_model",
+     _tb(f"{SITE}/accelerate/accelerator.py", 1478, "prepare_model",
+         "ValueError: You can't train a model that has been loaded with `device_map='auto'` in any distributed mode. "
+         "Please rerun your script specifying `--num_processes=1` or by launching with `python {{myscript.py}}`.")),
+    ("ds-hf-mismatch", "config_error", "transformers/integrations/deepspeed.py trainer_config_finalize",
+     _tb(f"{SITE}/transformers/integrations/deepspeed.py", 268, "trainer_config_finalize",
+         "ValueError: Please correct the following DeepSpeed config values that mismatch TrainingArguments values:\n"
+         "- ds train_micro_batch_size_per_gpu=4 vs hf per_device_train_batch_size=2\n"
+         "The easiest method is to set these DeepSpeed config values to 'auto'.")),
+    ("lf-quant-lora", "config_error", "llamafactory/hparams/parser.py _verify_model_args",
+     _tb(f"{SITE}/llamafactory/hparams/parser.py", 104, "_verify_model_args",
+         "ValueError: Quantization is only compatible with the LoRA method.")),
+    ("lf-streaming", "config_error", "llamafactory/hparams/parser.py get_train_args",
+     _tb(f"{SITE}/llamafactory/hparams/parser.py", 251, "get_train_args",
+         "ValueError: Please specify `max_steps` in streaming mode.")),
+    # --- hangs and time limits
+    ("watchdog", "nccl_rccl_timeout_hang", "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp",
+     "[rank1]:[E603 09:40:12.551112 213 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+     "timeout: WorkNCCL(SeqNum=5241, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "
+     "1800087 milliseconds before timing out.\n"
+     + ELASTIC.format(code="-6", tb="Signal 6 (SIGABRT) received by PID 211")),
+    ("store-timeout", "nccl_rccl_timeout_hang", "torch/distributed/distributed_c10d.py / TCPStore",
+     _tb(f"{SITE}/torch/distributed/rendezvous.py", 189, "_create_c10d_store",
+         "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.")),
+    ("slurm-time", "slurm_time_limit_preemption", "slurm slurmstepd (job cancelled)",
+     "slurmstepd: error: *** JOB 4211 ON node-17 CANCELLED AT 2025-06-03T21:40:13 DUE TO TIME LIMIT ***\n"
+     "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"),
+    # --- second batch: other spellings of the same families
+    ("bash-killed", "host_ram_oom", "bash job report (SIGKILL from the OOM killer)",
+     "/bin/bash: line 1:   211 Killed                  python3 src/train.py --config train.yaml\n"),
+    ("k8s-137", "host_ram_oom", "kubectl / containerd (OOMKilled, 128+9)",
+     "command terminated with exit code 137\n    Last State:     Terminated\n      Reason:       OOMKilled\n"
+     "      Exit Code:    137\n"),
+    ("mp-spawn-sigkill", "host_ram_oom", "torch/multiprocessing/spawn.py ProcessExitedException",
+     _tb(f"{SITE}/torch/multiprocessing/spawn.py", 199, "join",
+         "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL")),
+    ("dataloader-killed", "host_ram_oom", "torch/utils/data/_utils/signal_handling.py",
+     _tb(f"{SITE}/torch/utils/data/_utils/signal_handling.py", 73, "handler",
+         "RuntimeError: DataLoader worker (pid 4711) is killed by signal: Killed. ")),
+    ("elastic-minus9-only", "host_ram_oom", "torch/distributed/elastic/multiprocessing/api.py _poll",
+     "E0603 09:40:13.002000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) "
+     "local_rank: 0 (pid: 211) of binary: /opt/conda/bin/python3\n"),
+    ("datasets-disk", "disk_full_save", "datasets/builder.py (_check_disk_space)",
+     _tb(f"{SITE}/datasets/builder.py", 889, "download_and_prepare",
+         "OSError: Not enough disk space. Needed: 4.12 GiB (download: 1.20 GiB, generated: 2.92 GiB, "
+         "post-processed: Unknown size)")),
+    ("stream-writer-only", "disk_full_save", "caffe2/serialize/inline_container.cc",
+     _tb(f"{SITE}/torch/serialization.py", 966, "save",
+         "RuntimeError: [enforce fail at inline_container.cc:626] . PytorchStreamWriter failed writing file "
+         "data/4: file write failed")),
+    ("errno28-write", "disk_full_save", "io.BufferedWriter.write (OSError errno 28)",
+     _tb(f"{SITE}/transformers/tokenization_utils_base.py", 2473, "save_pretrained",
+         "OSError: [Errno 28] No space left on device")),
+    ("peft-size-mismatch", "checkpoint_resume_mismatch", "peft/utils/save_and_load.py set_peft_model_state_dict",
+     _tb(f"{SITE}/torch/nn/modules/module.py", 2584, "load_state_dict",
+         "RuntimeError: Error(s) in loading state_dict for PeftModelForCausalLM:\n\tsize mismatch for "
+         "base_model.model.lm_head.modules_to_save.default.weight: copying a param with shape torch.Size([151936, "
+         "3584]) from checkpoint, the shape in current model is torch.Size([152064, 3584]).")),
+    ("ddp-missing-keys", "checkpoint_resume_mismatch", "torch/nn/modules/module.py load_state_dict (user script)",
+     "Traceback (most recent call last):\n  File \"/work/train.py\", line 88, in <module>\n"
+     "    model.load_state_dict(torch.load(args.resume)[\"model\"])\n"
+     "RuntimeError: Error(s) in loading state_dict for DistributedDataParallel:\n\tMissing key(s) in state_dict: "
+     "\"module.fc.weight\", \"module.fc.bias\". \n\tUnexpected key(s) in state_dict: \"fc.weight\", \"fc.bias\". \n"),
+    ("trl-generations", "config_error", "trl/trainer/grpo_config.py __post_init__",
+     _tb(f"{SITE}/trl/trainer/grpo_config.py", 745, "__post_init__",
+         "ValueError: The global train batch size (1 x 2) must be evenly divisible by the number of generations per "
+         "prompt (8). Given the current train batch size, the valid values for the number of generations are: [2].")),
+    ("ds-micro-batch", "config_error", "deepspeed/runtime/config.py _do_error_check",
+     _tb(f"{SITE}/deepspeed/runtime/config.py", 1000, "_do_error_check",
+         "AssertionError: Micro batch size per gpu: 0 has to be greater than 0")),
+    # transformers filled an `auto` key with a float DeepSpeed >= 0.15 refuses: a version pairing (transformers#33402)
+    ("ds-pydantic", "version_check", "deepspeed/runtime/config_utils.py (pydantic model)",
+     _tb("/opt/conda/lib/python3.10/site-packages/pydantic/main.py", 212, "__init__",
+         "pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig\n"
+         "stage3_prefetch_bucket_size\n  Input should be a valid integer, got a number with a fractional part "
+         "[type=int_from_float, input_value=15099494.4, input_type=float]")),
+    ("lf-zero3-unsloth", "config_error", "llamafactory/hparams/parser.py get_train_args",
+     _tb(f"{SITE}/llamafactory/hparams/parser.py", 287, "get_train_args",
+         "ValueError: Unsloth is incompatible with DeepSpeed ZeRO-3.")),
+    ("slurm-preempt", "slurm_time_limit_preemption", "slurm slurmstepd (preemption)",
+     "slurmstepd: error: *** STEP 4211.0 ON node-17 CANCELLED AT 2025-06-03T21:40:13 DUE TO PREEMPTION ***\n"),
+    ("hb-monitor", "nccl_rccl_timeout_hang", "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp heartbeat",
+     "[rank0]:[E603 10:10:12.551112 213 ProcessGroupNCCL.cpp:1316] [PG ID 0 PG GUID 0(default_pg) Rank 0] Heartbeat "
+     "monitor timed out! Process will be terminated after dumping debug info. workMetaList_.size()=1\n"),
+    ("store-barrier", "nccl_rccl_timeout_hang", "torch/distributed/distributed_c10d.py _store_based_barrier",
+     _tb(f"{SITE}/torch/distributed/distributed_c10d.py", 3311, "_store_based_barrier",
+         "RuntimeError: Timed out initializing process group in store based barrier on rank: 1, for key: "
+         "store_based_barrier_key:1 (world_size=2, worker_count=1, timeout=0:30:00)")),
+]
+
+
+@pytest.mark.parametrize("case", SHAPES, ids=[c[0] for c in SHAPES])
+def test_a_tools_own_message_shape_is_read_as_its_family(tmp_path, case):
+    _id, family, _source, lines = case
+    log = tmp_path / "run.log"
+    log.write_text(HEAD + lines)
+    exp = diagnose([str(log)])
+    assert exp.root is not None, _id
+    r = exp.diagnoses[exp.root]
+    assert (exp.answer, r.benign) == (family, False), (_id, r.code, r.family)
