@@ -262,6 +262,48 @@ SHAPES = [
      _tb(f"{SITE}/torch/distributed/distributed_c10d.py", 3311, "_store_based_barrier",
          "RuntimeError: Timed out initializing process group in store based barrier on rank: 1, for key: "
          "store_based_barrier_key:1 (world_size=2, worker_count=1, timeout=0:30:00)")),
+    # --- third batch: rank-prefixed lines, other schedulers and OOM daemons, shared memory
+    ("rank-prefixed-lf", "config_error", "llamafactory/hparams/parser.py, printed by torchrun's [rankN]: prefix",
+     "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"/work/LLaMA-Factory/src/llamafactory/launcher.py\", "
+     "line 23, in <module>\n[rank0]:     launch()\n[rank0]:   File \"/work/LLaMA-Factory/src/llamafactory/hparams/"
+     "parser.py\", line 251, in get_train_args\n[rank0]:     raise ValueError(\"Please specify `max_steps` in "
+     "streaming mode.\")\n[rank0]: ValueError: Please specify `max_steps` in streaming mode.\n"),
+    ("rank-prefixed-sizemm", "checkpoint_resume_mismatch", "torch load_state_dict under torchrun",
+     "[rank1]: RuntimeError: Error(s) in loading state_dict for Qwen2ForCausalLM:\n[rank1]: \tsize mismatch for "
+     "lm_head.weight: copying a param with shape torch.Size([151936, 3584]) from checkpoint, the shape in current "
+     "model is torch.Size([152064, 3584]).\n"),
+    ("shm-write", "host_ram_oom", "torch/csrc (shared memory file of a DataLoader worker)",
+     _tb(f"{SITE}/torch/multiprocessing/reductions.py", 560, "reduce_storage",
+         "RuntimeError: unable to write to file </torch_4711_2093746123_0>: No space left on device (28)")),
+    ("systemd-oomd", "host_ram_oom", "systemd-oomd (src/oom/oomd-util.c)",
+     "systemd-oomd[812]: Killed /user.slice/user-1000.slice/session-2.scope due to memory pressure for "
+     "/user.slice/user-1000.slice being 64.21% > 50.00% for > 20s with reclaim activity\n"),
+    ("earlyoom", "host_ram_oom", "earlyoom (kill.c)",
+     "earlyoom[901]: low memory! at or below SIGTERM limits: mem 10.00%, swap 10.00%\n"
+     "earlyoom[901]: sending SIGTERM to process 211 uid 1000 \"python3\": badness 912, VmRSS 61234 MiB\n"),
+    ("pbs-mem", "host_ram_oom", "PBS Pro MoM (job killed: mem)",
+     "=>> PBS: job killed: mem 135266304kb exceeded limit 134217728kb\n"),
+    ("lsf-mem", "host_ram_oom", "IBM LSF (TERM_MEMLIMIT)",
+     "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.\nExited with exit code 137.\n"),
+    ("pbs-walltime", "slurm_time_limit_preemption", "PBS Pro MoM (job killed: walltime)",
+     "=>> PBS: job killed: walltime 86430 exceeded limit 86400\n"),
+    ("lsf-runlimit", "slurm_time_limit_preemption", "IBM LSF (TERM_RUNLIMIT)",
+     "TERM_RUNLIMIT: job killed after reaching LSF run time limit.\nExited with exit code 140.\n"),
+    ("cp-quota", "disk_full_save", "coreutils cp/tar (strerror EDQUOT / ENOSPC)",
+     "cp: error writing '/scratch/u/out/checkpoint-900/model.safetensors': Disk quota exceeded\n"
+     "tar: out/ckpt.tar: Wrote only 4096 of 10240 bytes\ntar: Error is not recoverable: exiting now\n"),
+    ("trl-packing", "config_error", "trl/trainer/sft_trainer.py __init__",
+     _tb(f"{SITE}/trl/trainer/sft_trainer.py", 267, "__init__",
+         "ValueError: You passed `packing=False` to the SFTTrainer/SFTConfig, but you didn't pass a "
+         "`dataset_text_field` or `formatting_func` argument.")),
+    ("trainer-quantized", "config_error", "transformers/trainer.py __init__",
+     _tb(f"{SITE}/transformers/trainer.py", 502, "__init__",
+         "ValueError: You cannot perform fine-tuning on purely quantized models. Please attach trainable adapters on "
+         "top of the quantized model to correctly perform fine-tuning. Please see: "
+         "https://huggingface.co/docs/transformers/peft for more details")),
+    ("accel-fsdp-env", "config_error", "accelerate/utils/launch.py prepare_multi_gpu_env",
+     _tb(f"{SITE}/accelerate/utils/launch.py", 307, "prepare_multi_gpu_env",
+         "ValueError: When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")),
 ]
 
 

@@ -1418,8 +1418,10 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"CANCELLED AT \S+ DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
           r"DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
           # without a reason: scancel or a preemption
-          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT \S+"),
-         ("DUE TO ", "CANCELLED AT"),
+          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT \S+",
+          # r3-misc: the other schedulers' own time-limit kills (PBS/Torque MoM, IBM LSF's exit reason)
+          r"job killed: walltime \d+ exceeded limit \d+", r"\bTERM_RUNLIMIT\b"),
+         ("DUE TO ", "CANCELLED AT", "walltime", "TERM_RUNLIMIT"),
          sources=("ZettaAI/zetta_utils#671 (slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT "
                   "2024-04-20T09:09:37 DUE TO TIME LIMIT ***)",)),
     # ------------------------------------------------------------------ shared memory (host_ram_oom)
@@ -2205,8 +2207,10 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # SFTConfig/GRPOConfig/DPOConfig, accelerate's plugins, any `*config*.py` / `*_args.py` / `*arguments*.py`
     # `__post_init__` (or a `validate*` method there): the settings the user passed were refused
     # (not transformers' model `configuration_*.py`: a model's config refusing its file is a version matter)
+    # and accelerate's launcher refusing its launch settings (`_validate_launch_command`, `prepare_*_env/_cmd`)
     (re.compile(r"[/\\](?!configuration_)(?:\w*[cC]onfig\w*|\w*_args|\w*arguments\w*)\.py "
-                r"(?:__post_init__|_?validate\w*)$", re.M),
+                r"(?:__post_init__|_?validate\w*)$|"
+                r"accelerate[/\\](?:commands|utils)[/\\]launch\.py (?:_validate\w*|prepare_\w+)$", re.M),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
     # ex-num (issue 26): raised by the frames that restore a checkpoint into the run — torch's own load_state_dict
