@@ -304,6 +304,107 @@ SHAPES = [
     ("accel-fsdp-env", "config_error", "accelerate/utils/launch.py prepare_multi_gpu_env",
      _tb(f"{SITE}/accelerate/utils/launch.py", 307, "prepare_multi_gpu_env",
          "ValueError: When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`")),
+    # --- fourth batch: host allocation failures, GPU OOM spellings, socket timeouts, config parsers
+    ("numpy-alloc", "host_ram_oom", "numpy/core/_exceptions.py _ArrayMemoryError",
+     _tb(f"{SITE}/datasets/arrow_dataset.py", 3210, "map",
+         "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 37.3 GiB for an array with shape (1000000, "
+         "10000) and data type float32")),
+    ("bad-alloc", "host_ram_oom", "libstdc++ std::bad_alloc",
+     "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n"
+     "Aborted (core dumped)\n"),
+    ("errno12", "host_ram_oom", "OSError errno ENOMEM (fork of a DataLoader worker)",
+     _tb("/opt/conda/lib/python3.10/multiprocessing/popen_fork.py", 66, "_launch",
+         "OSError: [Errno 12] Cannot allocate memory")),
+    ("shm-bus", "host_ram_oom", "torch/utils/data/_utils/signal_handling.py",
+     "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n"
+     + _tb(f"{SITE}/torch/utils/data/dataloader.py", 1133, "_try_get_data",
+           "RuntimeError: DataLoader worker (pid(s) 4711) exited unexpectedly")),
+    ("hip-oom", "gpu_oom", "c10/cuda/CUDACachingAllocator.cpp (HIP build)",
+     _tb(f"{SITE}/torch/nn/modules/linear.py", 125, "forward",
+         "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 191.98 "
+         "GiB of which 1.20 GiB is free. Of the allocated memory 180.12 GiB is allocated by PyTorch, and 8.31 GiB is "
+         "reserved by PyTorch but unallocated.")),
+    ("cuda-error-oom", "gpu_oom", "c10/cuda/CUDAException (cudaErrorMemoryAllocation)",
+     _tb(f"{SITE}/torch/nn/modules/module.py", 1160, "convert",
+         "RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at some other "
+         "API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.")),
+    ("vllm-cache", "gpu_oom", "vllm/worker (no memory for the KV cache)",
+     _tb(f"{SITE}/vllm/engine/llm_engine.py", 375, "_initialize_kv_caches",
+         "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+         "initializing the engine.")),
+    ("nccl-unhandled", "nccl_rccl_timeout_hang", "torch ProcessGroupNCCL (ncclSystemError)",
+     _tb(f"{SITE}/torch/distributed/distributed_c10d.py", 2288, "all_reduce",
+         "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, "
+         "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\nncclSystemError: System "
+         "call (e.g. socket, malloc) or external library call failed or device error.")),
+    ("client-socket", "nccl_rccl_timeout_hang", "torch/csrc/distributed/c10d/socket.cpp",
+     "[W603 09:40:12.551112 socket.cpp:697] [c10d] The client socket has timed out after 900s while trying to "
+     "connect to (10.0.0.1, 29500).\n"
+     + _tb(f"{SITE}/torch/distributed/rendezvous.py", 189, "_create_c10d_store",
+           "torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to "
+           "(10.0.0.1, 29500).")),
+    ("ncclid-store", "nccl_rccl_timeout_hang", "torch ProcessGroupNCCL broadcastUniqueNCCLID",
+     "[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId "
+     "from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout\n"),
+    ("os-error-28-rust", "disk_full_save", "hf-xet / Rust std::io::Error",
+     _tb(f"{SITE}/huggingface_hub/file_download.py", 1723, "_download_to_tmp_and_move",
+         "RuntimeError: Data processing error: CAS service error : IO Error: No space left on device (os error 28)")),
+    ("safetensors-quota", "disk_full_save", "safetensors bindings (EDQUOT)",
+     _tb(f"{SITE}/safetensors/torch.py", 286, "save_file",
+         "safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 122, kind: "
+         "FilesystemQuotaExceeded, message: \"Disk quota exceeded\" })")),
+    ("unexpected-pos", "disk_full_save", "caffe2/serialize/inline_container.cc (short write)",
+     _tb(f"{SITE}/torch/serialization.py", 967, "save",
+         "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 3584 vs 3478")),
+    ("ta-bf16-setup", "bf16_unsupported", "transformers/training_args.py __post_init__",
+     _tb(f"{SITE}/transformers/training_args.py", 1782, "__post_init__",
+         "ValueError: Your setup doesn't support bf16/gpu. You need to assign use_cpu if you want to train the model "
+         "on CPU. You need Ampere+ GPU with cuda>=11.0.")),
+    ("argparse-unrecognized", "config_error", "argparse ArgumentParser.error",
+     "usage: train.py [-h] [--model_name_or_path MODEL_NAME_OR_PATH] [--lora_rank LORA_RANK]\n"
+     "train.py: error: unrecognized arguments: --lora_rnak 8\n"),
+    ("argparse-invalid", "config_error", "argparse ArgumentParser.error",
+     "usage: train.py [-h] [--learning_rate LEARNING_RATE]\n"
+     "train.py: error: argument --learning_rate: invalid float value: '2e-4,'\n"),
+    ("hfparser-remaining", "config_error", "transformers/hf_argparser.py parse_args_into_dataclasses",
+     _tb(f"{SITE}/transformers/hf_argparser.py", 348, "parse_args_into_dataclasses",
+         "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--lora_rnak', '8']")),
+    ("lora-kwarg-old", "version_check", "dataclass __init__ of an older PEFT",
+     "Traceback (most recent call last):\n  File \"/work/train.py\", line 30, in <module>\n"
+     "    cfg = LoraConfig(r=16, use_rslora=True)\nTypeError: LoraConfig.__init__() got an unexpected keyword "
+     "argument 'use_rslora'\n"),
+    ("ta-kwarg-removed", "version_check", "dataclass __init__ of a newer transformers",
+     "Traceback (most recent call last):\n  File \"/work/train.py\", line 52, in <module>\n"
+     "    args = TrainingArguments(output_dir='o', evaluation_strategy='steps')\nTypeError: TrainingArguments.__init__() "
+     "got an unexpected keyword argument 'evaluation_strategy'\n"),
+    ("omegaconf-struct", "config_error", "omegaconf/errors.py (struct mode)",
+     _tb(f"{SITE}/omegaconf/dictconfig.py", 353, "_get_impl",
+         "omegaconf.errors.ConfigAttributeError: Key 'lr' is not in struct\n    full_key: optimizer.lr\n"
+         "    object_type=dict")),
+    ("yaml-scanner", "config_error", "yaml/scanner.py",
+     _tb(f"{SITE}/yaml/scanner.py", 577, "fetch_value",
+         "yaml.scanner.ScannerError: mapping values are not allowed here\n  in \"examples/train_lora.yaml\", line 12, "
+         "column 15")),
+    ("ds-json", "config_error", "deepspeed/runtime/config.py (json.load of the DeepSpeed JSON)",
+     _tb(f"{SITE}/deepspeed/runtime/config.py", 680, "__init__",
+         "json.decoder.JSONDecodeError: Expecting ',' delimiter: line 5 column 3 (char 88)")),
+    ("ds-json-stdlib-frames", "config_error", "json/decoder.py under deepspeed/runtime/config.py",
+     "Traceback (most recent call last):\n  File \"/work/train.py\", line 41, in <module>\n    main()\n"
+     f"  File \"{SITE}/deepspeed/runtime/config.py\", line 680, in __init__\n"
+     "    self._param_dict = hjson.load(open(config, \"r\"), object_pairs_hook=dict_raise_error_on_duplicate_keys)\n"
+     "  File \"/opt/conda/lib/python3.10/json/__init__.py\", line 346, in loads\n    return _default_decoder.decode(s)\n"
+     "  File \"/opt/conda/lib/python3.10/json/decoder.py\", line 355, in raw_decode\n"
+     "    raise JSONDecodeError(\"Expecting value\", s, err.value) from None\n"
+     "json.decoder.JSONDecodeError: Expecting value: line 12 column 22 (char 301)\n"),
+    # the same error reading a dataset stays the data's
+    ("dataset-json", "dataset_error", "datasets/packaged_modules/json/json.py",
+     _tb(f"{SITE}/datasets/packaged_modules/json/json.py", 160, "_generate_tables",
+         "json.decoder.JSONDecodeError: Expecting ',' delimiter: line 1 column 58 (char 57)")),
+    ("axolotl-pydantic", "config_error", "axolotl/utils/config/models/input (pydantic)",
+     _tb(f"{SITE}/axolotl/utils/config/__init__.py", 240, "validate_config",
+         "pydantic_core._pydantic_core.ValidationError: 1 validation error for AxolotlConfigWCapabilities\n  Value "
+         "error, sample_packing requires flash_attention or sdp_attention [type=value_error, input_value={...}, "
+         "input_type=dict]")),
 ]
 
 
