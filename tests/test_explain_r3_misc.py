@@ -417,3 +417,74 @@ def test_a_tools_own_message_shape_is_read_as_its_family(tmp_path, case):
     assert exp.root is not None, _id
     r = exp.diagnoses[exp.root]
     assert (exp.answer, r.benign) == (family, False), (_id, r.code, r.family)
+
+
+# Whole logs where the failure is followed by what it caused on other ranks and in the launcher (a peer gone, a
+# watchdog timeout, the elastic table, DeepSpeed's `exits with return code`), and more spellings of each family
+# (shells', Docker's and Colab's words for a kill, older kernels, Windows' paging file, gcc out of disk, enum values).
+WD = ("[rank0]:[E603 10:10:12.551112 213 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=5241, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "
+      "1800087 milliseconds before timing out.\n")
+PEER = ("[rank0]:[E603 09:40:12.6 ProcessGroupNCCL.cpp:1537] [PG 0 Rank 0] Process group watchdog thread terminated "
+        "with exception: NCCL error: remote process exited or there was a network error, NCCL version 2.21.5\n"
+        "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n")
+DS_END = ("[2025-06-03 09:40:12,318] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 211\n"
+          "[2025-06-03 09:40:12,801] [ERROR] [launch.py:325:sigkill_handler] ['/opt/conda/bin/python3', '-u', "
+          "'src/train.py', '--local_rank=1'] exits with return code = {c}\n")
+MIXED_A = [
+ ("oom-kill+peer", "host_ram_oom", PEER + ELASTIC.format(code="-9", tb="Signal 9 (SIGKILL) received by PID 211")),
+ ("disk+watchdog", "disk_full_save", "[INFO|trainer.py:3503] 2025-06-03 09:30:00 >> Saving model checkpoint to out/checkpoint-500\n" +
+   "[rank0]: " + "RuntimeError: [enforce fail at inline_container.cc:764] . PytorchStreamWriter failed writing file data/113: file write failed\n" + WD + ELASTIC.format(code="1", tb="<N/A>")),
+ ("time+sigterm", "slurm_time_limit_preemption", "slurmstepd: error: *** STEP 4211.0 ON node-17 CANCELLED AT 2025-06-03T21:40:13 DUE TO TIME LIMIT ***\n"
+   "W0603 21:40:13.1 140 torch/distributed/elastic/agent/server/api.py:704] Received Signals.SIGTERM death signal, shutting down workers\n"
+   "torch.distributed.elastic.multiprocessing.api.SignalException: Process 140 got signal: 15\n" + PEER + "srun: error: node-17: task 0: Terminated\n"),
+ ("sizemm+elastic", "checkpoint_resume_mismatch", "[rank0]: RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:\n[rank0]: \tsize mismatch for lm_head.weight: copying a param with shape torch.Size([32001, 4096]) from checkpoint, the shape in current model is torch.Size([32000, 4096]).\n" + ELASTIC.format(code="1", tb="<N/A>")),
+ ("cfg+ds", "config_error", _tb(f"{SITE}/transformers/training_args.py", 1785, "__post_init__", "ValueError: At most one of fp16 and bf16 can be True, but not both") + DS_END.format(c=1)),
+ ("gpuoom+watchdog", "gpu_oom", "[rank1]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 63.98 GiB of which 0 bytes is free.\n" + WD + ELASTIC.format(code="-6", tb="Signal 6 (SIGABRT) received by PID 211")),
+ ("shards+ds-9", "host_ram_oom", "Loading checkpoint shards:  50%|█████     | 2/4 [01:02<01:02, 31.1s/it]\n" + DS_END.format(c=-9)),
+ ("save+ds-9", "host_ram_oom", "[INFO|trainer.py:3503] 2025-06-03 09:30:00 >> Saving model checkpoint to out/checkpoint-500\n" + DS_END.format(c=-9)),
+ ("elastic-9-only", "host_ram_oom", ELASTIC.format(code="-9", tb="Signal 9 (SIGKILL) received by PID 211")),
+ ("benign-ok", "benign_warning", "Some weights of LlamaForSequenceClassification were not initialized from the model checkpoint at meta-llama/Llama-2-7b-hf and are newly initialized: ['score.weight']\nYou should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference.\n100%|██████████| 500/500 [26:11<00:00,  3.14s/it]\n***** train metrics *****\n  epoch = 3.0\n  train_loss = 0.8123\nTraining completed. Do not forget to share your model on huggingface.co/models =)\n"),
+ ("quota+peer", "disk_full_save", "[rank0]: OSError: [Errno 122] Disk quota exceeded\n" + PEER + ELASTIC.format(code="1", tb="<N/A>")),
+ ("cfg-lf+elastic", "config_error", "[rank0]: ValueError: Please launch distributed training with `llamafactory-cli` or `torchrun`.\n" + ELASTIC.format(code="1", tb="<N/A>")),
+ ("cgroup-kill-then-child", "host_ram_oom", "Memory cgroup out of memory: Killed process 211 (python3) total-vm:88123456kB, anon-rss:31234567kB, file-rss:81234kB, shmem-rss:0kB, UID:0 pgtables:71234kB oom_score_adj:0\n" + DS_END.format(c=-9) + PEER),
+ ("rdzv-timeout", "nccl_rccl_timeout_hang", _tb(f"{SITE}/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 1106, "next_rendezvous", "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError")),
+ ("missing-keys-frameless", "checkpoint_resume_mismatch", "RuntimeError: Error(s) in loading state_dict for GPT2LMHeadModel:\n\tMissing key(s) in state_dict: \"transformer.h.0.attn.bias\". \n"),
+ ("no-valid-ckpt-rank", "checkpoint_resume_mismatch", "[rank0]: ValueError: Can't find a valid checkpoint at saves/qwen/lora/sft/checkpoint-1000\n" + ELASTIC.format(code="1", tb="<N/A>")),
+]
+def enum_tb(exc):
+    return ("Traceback (most recent call last):\n  File \"/work/train.py\", line 41, in <module>\n    main()\n"
+            f"  File \"{SITE}/transformers/training_args.py\", line 1650, in __post_init__\n    self.lr_scheduler_type = SchedulerType(self.lr_scheduler_type)\n"
+            "  File \"/opt/conda/lib/python3.10/enum.py\", line 385, in __call__\n    return cls.__new__(cls, value)\n"
+            "  File \"/opt/conda/lib/python3.10/enum.py\", line 710, in __new__\n    raise ve_exc\n"
+            f"  File \"{SITE}/transformers/utils/generic.py\", line 480, in _missing_\n    raise ValueError(\n" + exc + "\n")
+MIXED_B = [
+ ("bare-killed", "host_ram_oom", "Loading checkpoint shards:  75%|███████▌  | 3/4 [00:40<00:13, 13.3s/it]Killed\n"),
+ ("zsh-killed", "host_ram_oom", "zsh: killed     python train.py --config cfg.yaml\n"),
+ ("job-killed", "host_ram_oom", "[1]    42117 killed     python train.py\n"),
+ ("winerr1455", "host_ram_oom", "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading \"C:\\Users\\u\\venv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll\" or one of its dependencies.\n"),
+ ("compose-137", "host_ram_oom", "trainer-1 exited with code 137\n"),
+ ("colab", "host_ram_oom", "Your session crashed after using all available RAM.\n"),
+ ("old-kernel", "host_ram_oom", "[ 1234.5] Out of memory: Kill process 211 (python) score 912 or sacrifice child\n[ 1234.6] Killed process 211 (python) total-vm:98765432kB, anon-rss:61234567kB, file-rss:0kB\n"),
+ ("invoked", "host_ram_oom", "Jun 03 09:40:12 node-17 kernel: python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0\n"),
+ ("elastic-9-noTB", "host_ram_oom", ELASTIC.format(code="-9", tb="To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")),
+ ("status-137", "host_ram_oom", "subprocess.CalledProcessError: Command 'torchrun --nproc_per_node 8 train.py' returned non-zero exit status 137.\n"),
+ ("gcc-nospace", "disk_full_save", "[3/5] c++ -MMD -MF cpu_adam.o.d -c csrc/adam/cpu_adam.cpp -o cpu_adam.o\nFAILED: cpu_adam.o\n{standard input}: Assembler messages:\n{standard input}:12: Fatal error: can't write 24 bytes to section .text of cpu_adam.o: 'No space left on device'\nfatal error: error writing to /tmp/ccQ1w2e3.s: No space left on device\ncompilation terminated.\nninja: build stopped: subcommand failed.\n"),
+ ("arrow-28", "disk_full_save", "pyarrow.lib.ArrowIOError: [Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device\n"),
+ ("rng-missing", "checkpoint_resume_mismatch", _tb(f"{SITE}/transformers/trainer.py", 3000, "_load_rng_state", "FileNotFoundError: [Errno 2] No such file or directory: 'output/checkpoint-100/rng_state.pth'")),
+ ("lightning-opt", "checkpoint_resume_mismatch", _tb(f"{SITE}/lightning/pytorch/trainer/connectors/checkpoint_connector.py", 380, "restore_optimizers", "KeyError: 'Trying to restore optimizer state but checkpoint contains only the model. This is probably due to `ModelCheckpoint.save_weights_only` being set to `True`.'")),
+ ("dcp-missing", "checkpoint_resume_mismatch", _tb(f"{SITE}/torch/distributed/checkpoint/default_planner.py", 350, "create_default_local_load_plan", "RuntimeError: Missing key in checkpoint state_dict: model.layers.0.self_attn.q_proj.weight.")),
+ ("enum-sched", "config_error", enum_tb("ValueError: cosine_warm is not a valid SchedulerType, please select one of ['linear', 'cosine', 'cosine_with_restarts', 'polynomial', 'constant']")),
+ ("enum-optim-frameless", "config_error", "ValueError: adamw_8bitt is not a valid OptimizerNames, please select one of ['adamw_torch', 'adamw_torch_fused', 'adamw_bnb_8bit', 'adafactor']\n"),
+ ("enum-strategy-frameless", "config_error", "ValueError: 'step' is not a valid IntervalStrategy\n"),
+]
+
+
+@pytest.mark.parametrize("case", MIXED_A + MIXED_B, ids=[c[0] for c in MIXED_A + MIXED_B])
+def test_the_failure_stays_the_root_above_its_consequences(tmp_path, case):
+    _id, family, lines = case
+    log = tmp_path / "run.log"
+    log.write_text(HEAD + lines)
+    exp = diagnose([str(log)])
+    r = exp.diagnoses[exp.root] if exp.root is not None else None
+    assert exp.answer == family and not (r and r.benign), (_id, r and r.code)

@@ -324,6 +324,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "raise its memory limit (docker --memory / Kubernetes resources.limits.memory); under Slurm --mem",
          "`dmesg -T | grep -iE 'killed process|oom'` shows the kill with the process's RSS",
          (r"Out of memory: Killed process \d+", r"Memory cgroup out of memory: Kill(?:ed)? process",
+          # r3-misc: kernels before 4.19 (mm/oom_kill.c): `Out of memory: Kill process 211 (python) score 912 or
+          # sacrifice child`
+          r"Out of memory: Kill process \d+ \(.*\) score \d+",
           r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
           r"(?:node|Node) was low on resource: memory",
           # Google Colab's notice when the VM's RAM ran out
@@ -2283,7 +2286,11 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"Default process group has not been initialized|"
                 r"\bis only (?:valid|available|supported|allowed|usable) (?:for|with|when|in|on)\b|"
                 r"`?\b[a-z]\w*_\w+`? (?:requires|needs) `?[a-z]\w*_\w+\b|\bYou have to (?:set|specify|pass|use|provide)\b|"
-                r"[Pp]lease either (?:use|set|pass|specify|provide)\b",
+                r"[Pp]lease either (?:use|set|pass|specify|provide)\b|"
+                # r3-misc: Python's Enum refusing a setting's value (`'step' is not a valid IntervalStrategy`,
+                # SchedulerType, OptimizerNames, FSDP ShardingStrategy, accelerate PrecisionType/DynamoBackend, PEFT
+                # TaskType): the run's settings name a choice that does not exist
+                r"is not a valid (?-i:[A-Z]\w*(?:Strategy|Type|Names?|Options?|Mode|Policy|Prefetch|Backend))\b",
                 re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
