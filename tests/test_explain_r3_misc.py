@@ -488,3 +488,33 @@ def test_the_failure_stays_the_root_above_its_consequences(tmp_path, case):
     exp = diagnose([str(log)])
     r = exp.diagnoses[exp.root] if exp.root is not None else None
     assert exp.answer == family and not (r and r.benign), (_id, r and r.code)
+
+
+# LLaMA-Factory's hparams/parser.py checks, as users paste them: only the last line under torchrun's rank prefix, no
+# frames (verbatim from hiyouga/LlamaFactory src/llamafactory/hparams/parser.py)
+LF_PARSER = [
+    ("config_error", "Cannot resize embedding layers of a quantized model."),
+    ("config_error", "Cannot create new adapter upon a quantized model."),
+    ("config_error", "`predict_with_generate` cannot be set as True except SFT."),
+    ("config_error", "`neat_packing` cannot be set as True except SFT."),
+    ("config_error", "Please enable `predict_with_generate` to save model predictions."),
+    ("config_error", "RM and PPO stages do not support `load_best_model_at_end`."),
+    ("config_error", "PPO training does not support evaluation, use the SFT stage to evaluate models."),
+    ("config_error", "Cannot use `predict_with_generate` and `compute_accuracy` together."),
+    ("config_error", "Cannot use device map for quantized models in training."),
+    ("config_error", "Distributed training does not support layer-wise GaLore."),
+    ("config_error", "vLLM engine does not support RoPE scaling."),
+    ("config_error", "Unsloth is incompatible with DeepSpeed ZeRO-3."),
+    ("config_error", "Please launch distributed training with `llamafactory-cli` or `torchrun`."),
+    ("config_error", "Output directory already exists and is not empty. Please set `overwrite_output_dir`."),
+    ("bf16_unsupported", "This device does not support `pure_bf16`."),
+]
+
+
+@pytest.mark.parametrize("case", LF_PARSER, ids=[m[:40] for _, m in LF_PARSER])
+def test_llamafactory_parser_refusals_without_frames(tmp_path, case):
+    family, message = case
+    log = tmp_path / "run.log"
+    log.write_text(HEAD + f"[rank0]: ValueError: {message}\n")
+    exp = diagnose([str(log)])
+    assert exp.answer == family, (message, exp.diagnoses[exp.root].code if exp.root is not None else None)

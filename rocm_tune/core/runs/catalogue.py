@@ -723,7 +723,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Current device does not support bfloat16", r"not implemented for 'BFloat16'",
           r"(?i:\bb(?:f|float)16\b[^\n]{0,80}\b(?:is not supported|not supported on|isn't supported|unsupported on|"
           r"not available on|requires? (?:an? )?(?:Ampere|newer GPU|GPU with|device with|compute capability)))",
-          r"(?i:(?:does not|doesn't|do not) support (?:the )?b(?:f|float)16\b)",
+          # r3-misc: also a backquoted setting (LLaMA-Factory: `This device does not support `pure_bf16`.`)
+          r"(?i:(?:does not|doesn't|do not) support (?:the )?`?(?:pure_)?b(?:f|float)16\b)",
           r"is_bf16_supported\(\)\s*(?:returned |is |==\s*)?False", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)",
           # explain-rocm: the BLAS refusing a bf16 GEMM (cuBLAS on Volta/Turing, hipBLAS/rocBLAS on gfx9 before MI200):
@@ -2290,7 +2291,14 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # r3-misc: Python's Enum refusing a setting's value (`'step' is not a valid IntervalStrategy`,
                 # SchedulerType, OptimizerNames, FSDP ShardingStrategy, accelerate PrecisionType/DynamoBackend, PEFT
                 # TaskType): the run's settings name a choice that does not exist
-                r"is not a valid (?-i:[A-Z]\w*(?:Strategy|Type|Names?|Options?|Mode|Policy|Prefetch|Backend))\b",
+                r"is not a valid (?-i:[A-Z]\w*(?:Strategy|Type|Names?|Options?|Mode|Policy|Prefetch|Backend))\b|"
+                # r3-misc: the runners' refusals of a combination of settings (LLaMA-Factory hparams/parser.py:
+                # `neat_packing` cannot be set as True except SFT; Cannot use `a` and `b` together; PPO training
+                # does not support evaluation; Please enable `predict_with_generate` ...; Cannot use device map for
+                # quantized models in training)
+                r"`\w+` cannot be (?:set|used|enabled)\b|\bcannot use\b.{0,80}\btogether\b|"
+                r"\b(?:does|do) not (?:yet )?support\b|[Pp]lease (?:enable|disable) `|"
+                r"\bcannot (?:use|create|resize|apply)\b.{0,60}\b(?:quantized|adapters?|device map)\b",
                 re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )
