@@ -518,3 +518,53 @@ def test_llamafactory_parser_refusals_without_frames(tmp_path, case):
     log.write_text(HEAD + f"[rank0]: ValueError: {message}\n")
     exp = diagnose([str(log)])
     assert exp.answer == family, (message, exp.diagnoses[exp.root].code if exp.root is not None else None)
+
+
+OK_END = "100%|██████████| 500/500 [26:11<00:00,  3.14s/it]\n***** train metrics *****\n  epoch = 3.0\n  train_loss = 0.8123\n"
+# torch's c10d/gloo/NCCL words for a peer or a store that went away or timed out
+NET_SHAPES = [
+    ("gloo-peer", "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer "
+     "[10.0.0.2]:12345\n"),
+    ("gloo-recv", "RuntimeError: [/opt/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
+     "waiting 1800000ms for recv operation to complete\n"),
+    ("ib-completion", "node-17:211:402 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+     "10.0.0.2<56789> with error 12, opcode 0, len 0, vendor err 129 (Recv) localGid ::ffff:10.0.0.1\n"),
+    ("wd-exception", "[rank3]:[E603 10:10:12.1 ProcessGroupNCCL.cpp:1595] [PG 0 Rank 3] Exception (either an error or "
+     "timeout) detected by watchdog at work: 5241, last enqueued NCCL work: 5241, last completed NCCL work: 5240.\n"),
+    ("rdzv-conn", _tb(f"{SITE}/torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py", 113, "_call_store",
+                      "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d "
+                      "store has failed. See inner exception for details.")),
+]
+
+
+@pytest.mark.parametrize("case", NET_SHAPES, ids=[c[0] for c in NET_SHAPES])
+def test_c10d_gloo_and_nccl_network_shapes_are_the_collective_family(tmp_path, case):
+    log = tmp_path / "run.log"
+    log.write_text(HEAD + case[1])
+    assert diagnose([str(log)]).answer == "nccl_rccl_timeout_hang", case[0]
+
+
+# lines that only may precede a failure, in a run that went on to finish: no root
+FINISHED_WITH = [
+    ("ipv6", "[W603 09:12:01.1 socket.cpp:663] [c10d] The IPv6 network addresses of (master-0, 29500) cannot be "
+     "retrieved (gai error: -2 - Name or service not known).\n"),
+    ("resume-version", "You are resuming training from a checkpoint trained with 4.38.2 of Transformers but your "
+     "current version is 4.41.0. This is not recommended and could yield to errors or unwanted behaviors.\n"),
+    ("missing-keys-warning", "There were missing keys in the checkpoint model loaded: ['lm_head.weight'].\n"),
+    # huggingface_hub's free-space warning (file_download.py _check_disk_space) is a cause only when the run failed
+    ("hub-space", f"{SITE}/huggingface_hub/file_download.py:1142: UserWarning: Not enough free disk space to download "
+     "the file. The expected file size is: 4943.16 MB. The target location /root/.cache/huggingface/hub only has "
+     "4000.00 MB free disk space.\n  warnings.warn(\n"),
+]
+
+
+@pytest.mark.parametrize("case", FINISHED_WITH, ids=[c[0] for c in FINISHED_WITH])
+def test_a_warning_in_a_run_that_finished_is_not_the_root(tmp_path, case):
+    log = tmp_path / "run.log"
+    log.write_text(HEAD + case[1] + OK_END)
+    exp = diagnose([str(log)])
+    assert exp.root is None and exp.status == "finished", case[0]
+    # the same free-space warning before a failed write is the cause
+    if case[0] == "hub-space":
+        log.write_text(HEAD + case[1] + "OSError: [Errno 28] No space left on device\n")
+        assert diagnose([str(log)]).answer == "disk_full_save"

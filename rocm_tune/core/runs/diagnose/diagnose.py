@@ -860,6 +860,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         # bare exception) only when nothing else of that priority is there
         cands = [i for i, p in enumerate(prio) if p == top]
         root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
+    if root is not None and diags[root].code in cat.WARNING_CAUSES and any(sc.finished for sc in scans):
+        root = None   # r3-misc: a warning that only may cause a failure did not: the run went on to finish
     if root is not None:
         r = diags[root]
         for i, d in enumerate(diags):
