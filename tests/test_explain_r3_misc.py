@@ -115,6 +115,10 @@ SHAPES = [
     ("errno122-quota", "disk_full_save", "OSError errno EDQUOT (122)",
      _tb(f"{SITE}/transformers/trainer.py", 3321, "_save_checkpoint",
          "OSError: [Errno 122] Disk quota exceeded: '/home/u/out/checkpoint-1000/model-00002-of-00004.safetensors'")),
+    ("errno27-efbig", "disk_full_save", "OSError errno EFBIG (file system / ulimit -f largest file)",
+     _tb(f"{SITE}/torch/serialization.py", 652, "save", "OSError: [Errno 27] File too large")),
+    ("winerr112", "disk_full_save", "Windows ERROR_DISK_FULL",
+     _tb(f"{SITE}/torch/serialization.py", 652, "save", "OSError: [WinError 112] There is not enough space on the disk")),
     ("errno28-zh", "disk_full_save", "glibc zh_CN strerror(ENOSPC)",
      _tb(f"{SITE}/torch/serialization.py", 652, "save", "OSError: [Errno 28] 设备上没有空间")),
     # --- resume / checkpoint mismatch

@@ -1495,10 +1495,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # (safetensors) for a quota; ENOSPC as C tools and Node print it
           r"Not enough disk space\. Needed:", r"FilesystemQuotaExceeded", r"\bENOSPC\b",
           r"[Nn]o space left on device", r"database or disk is full", r"There is not enough space on the disk",
-          r"No usable temporary directory found"),
+          r"No usable temporary directory found",
+          # r3-misc: EFBIG — the file system's or `ulimit -f`'s largest file (FAT32/exFAT 4 GiB, a quota'd share):
+          # `OSError: [Errno 27] File too large`, Rust's `code: 27, kind: FileTooLarge`
+          r"\[Errno 27\] File too large", r"\bFileTooLarge\b"),
          ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
           "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
-          "no space left", "disk is full", "not enough space on the disk", "temporary directory"),
+          "no space left", "disk is full", "not enough space on the disk", "temporary directory", "Errno 27",
+          "FileTooLarge"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
     _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "
