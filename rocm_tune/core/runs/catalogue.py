@@ -324,6 +324,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "raise its memory limit (docker --memory / Kubernetes resources.limits.memory); under Slurm --mem",
          "`dmesg -T | grep -iE 'killed process|oom'` shows the kill with the process's RSS",
          (r"Out of memory: Killed process \d+", r"Memory cgroup out of memory: Kill(?:ed)? process",
+          # r3-misc: kernels before 4.19 (mm/oom_kill.c): `Out of memory: Kill process 211 (python) score 912 or
+          # sacrifice child`
+          r"Out of memory: Kill process \d+ \(.*\) score \d+",
           r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
           r"(?:node|Node) was low on resource: memory",
           # Google Colab's notice when the VM's RAM ran out
@@ -720,7 +723,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Current device does not support bfloat16", r"not implemented for 'BFloat16'",
           r"(?i:\bb(?:f|float)16\b[^\n]{0,80}\b(?:is not supported|not supported on|isn't supported|unsupported on|"
           r"not available on|requires? (?:an? )?(?:Ampere|newer GPU|GPU with|device with|compute capability)))",
-          r"(?i:(?:does not|doesn't|do not) support (?:the )?b(?:f|float)16\b)",
+          # r3-misc: also a backquoted setting (LLaMA-Factory: `This device does not support `pure_bf16`.`)
+          r"(?i:(?:does not|doesn't|do not) support (?:the )?`?(?:pure_)?b(?:f|float)16\b)",
           r"is_bf16_supported\(\)\s*(?:returned |is |==\s*)?False", r"Cannot select: intrinsic %llvm\.amdgcn\.[\w.]*bf16", r"bf16 mixed precision requires PyTorch >= [\d.]+ and a "
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)",
           # explain-rocm: the BLAS refusing a bf16 GEMM (cuBLAS on Volta/Turing, hipBLAS/rocBLAS on gfx9 before MI200):
@@ -1418,8 +1422,10 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"CANCELLED AT \S+ DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
           r"DUE TO (TIME LIMIT|PREEMPTION|NODE FAILURE)",
           # without a reason: scancel or a preemption
-          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT \S+"),
-         ("DUE TO ", "CANCELLED AT"),
+          r"\*\*\* (?:JOB|STEP) [\d.]+ ON \S+ CANCELLED AT \S+",
+          # r3-misc: the other schedulers' own time-limit kills (PBS/Torque MoM, IBM LSF's exit reason)
+          r"job killed: walltime \d+ exceeded limit \d+", r"\bTERM_RUNLIMIT\b"),
+         ("DUE TO ", "CANCELLED AT", "walltime", "TERM_RUNLIMIT"),
          sources=("ZettaAI/zetta_utils#671 (slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT "
                   "2024-04-20T09:09:37 DUE TO TIME LIMIT ***)",)),
     # ------------------------------------------------------------------ shared memory (host_ram_oom)
@@ -1489,10 +1495,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # (safetensors) for a quota; ENOSPC as C tools and Node print it
           r"Not enough disk space\. Needed:", r"FilesystemQuotaExceeded", r"\bENOSPC\b",
           r"[Nn]o space left on device", r"database or disk is full", r"There is not enough space on the disk",
-          r"No usable temporary directory found"),
+          r"No usable temporary directory found",
+          # r3-misc: EFBIG — the file system's or `ulimit -f`'s largest file (FAT32/exFAT 4 GiB, a quota'd share):
+          # `OSError: [Errno 27] File too large`, Rust's `code: 27, kind: FileTooLarge`
+          r"\[Errno 27\] File too large", r"\bFileTooLarge\b"),
          ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
           "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
-          "no space left", "disk is full", "not enough space on the disk", "temporary directory"),
+          "no space left", "disk is full", "not enough space on the disk", "temporary directory", "Errno 27",
+          "FileTooLarge"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
     _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "
@@ -2201,6 +2211,16 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py"),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
+    # r3-misc (issue 26): a library's config dataclass checking itself — PEFT's LoraConfig/LoftQConfig, TRL's
+    # SFTConfig/GRPOConfig/DPOConfig, accelerate's plugins, any `*config*.py` / `*_args.py` / `*arguments*.py`
+    # `__post_init__` (or a `validate*` method there): the settings the user passed were refused
+    # (not transformers' model `configuration_*.py`: a model's config refusing its file is a version matter)
+    # and accelerate's launcher refusing its launch settings (`_validate_launch_command`, `prepare_*_env/_cmd`)
+    (re.compile(r"[/\\](?!configuration_)(?:\w*[cC]onfig\w*|\w*_args|\w*arguments\w*)\.py "
+                r"(?:__post_init__|_?validate\w*)$|"
+                r"accelerate[/\\](?:commands|utils)[/\\]launch\.py (?:_validate\w*|prepare_\w+)$", re.M),
+     "config_error",
+     "the run's arguments were rejected: correct the setting the message names"),
     # ex-num (issue 26): raised by the frames that restore a checkpoint into the run — torch's own load_state_dict
     # (optimizer, module), DeepSpeed's engine and ZeRO restore, accelerate's load_state, the HF Trainer's resume steps,
     # Lightning's restore, torch.distributed.checkpoint — whatever the exception's type: the checkpoint does not fit
@@ -2271,7 +2291,18 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"Default process group has not been initialized|"
                 r"\bis only (?:valid|available|supported|allowed|usable) (?:for|with|when|in|on)\b|"
                 r"`?\b[a-z]\w*_\w+`? (?:requires|needs) `?[a-z]\w*_\w+\b|\bYou have to (?:set|specify|pass|use|provide)\b|"
-                r"[Pp]lease either (?:use|set|pass|specify|provide)\b",
+                r"[Pp]lease either (?:use|set|pass|specify|provide)\b|"
+                # r3-misc: Python's Enum refusing a setting's value (`'step' is not a valid IntervalStrategy`,
+                # SchedulerType, OptimizerNames, FSDP ShardingStrategy, accelerate PrecisionType/DynamoBackend, PEFT
+                # TaskType): the run's settings name a choice that does not exist
+                r"is not a valid (?-i:[A-Z]\w*(?:Strategy|Type|Names?|Options?|Mode|Policy|Prefetch|Backend))\b|"
+                # r3-misc: the runners' refusals of a combination of settings (LLaMA-Factory hparams/parser.py:
+                # `neat_packing` cannot be set as True except SFT; Cannot use `a` and `b` together; PPO training
+                # does not support evaluation; Please enable `predict_with_generate` ...; Cannot use device map for
+                # quantized models in training)
+                r"`\w+` cannot be (?:set|used|enabled)\b|\bcannot use\b.{0,80}\btogether\b|"
+                r"\b(?:does|do) not (?:yet )?support\b|[Pp]lease (?:enable|disable) `|"
+                r"\bcannot (?:use|create|resize|apply)\b.{0,60}\b(?:quantized|adapters?|device map)\b",
                 re.I), "config_error",
      "a setting of the run is not accepted: change the one the message names"),
 )

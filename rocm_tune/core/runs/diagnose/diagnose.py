@@ -48,7 +48,8 @@ SENTINEL_HITS = 2000             # hits per sentinel examined in the middle of a
 EVIDENCE_MAX = 5
 PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose traceback says more (PRE_CODES)
 PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed",
-                       "import-name-mismatch"})   # ex-rocm: where a signature mismatch was raised (an op build)
+                       "import-name-mismatch",    # ex-rocm: where a signature mismatch was raised (an op build)
+                       "json-decode-error"})      # r3-misc: which reader met the malformed JSON (a config or data)
 
 
 # ------------------------------------------------------------------------------ hits
@@ -859,6 +860,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         # bare exception) only when nothing else of that priority is there
         cands = [i for i, p in enumerate(prio) if p == top]
         root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
+    if root is not None and diags[root].code in cat.WARNING_CAUSES and any(sc.finished for sc in scans):
+        root = None   # r3-misc: a warning that only may cause a failure did not: the run went on to finish
     if root is not None:
         r = diags[root]
         for i, d in enumerate(diags):
@@ -1432,6 +1435,18 @@ _FA_BUILD = re.compile(r"flash[-_]attn|flash-attention|Building wheel for flash|
 _OP_BUILD_FRAME = re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]utils[/\\](?:cpp_extension\.py|hipify[/\\])")
 
 
+# r3-misc: the library frames that read a config file (DeepSpeed's JSON, TrainingArguments / HfArgumentParser,
+# LLaMA-Factory's hparams, accelerate's config, transformers' DeepSpeed integration)
+_CONFIG_READER = re.compile(r"deepspeed[/\\]runtime[/\\]config(?:_utils)?\.py|training_args\.py|hf_argparser\.py|"
+                            r"hparams[/\\]parser\.py|accelerate[/\\]\S*config\S*\.py|integrations[/\\]deepspeed\.py")
+
+
+def _json_read_by_config(pre: str) -> bool:
+    """The malformed JSON was being read by a config reader (the last frame outside the json module)."""
+    frames = [p for p, _ in _last_frames(pre[-6000:]) if not re.search(r"[/\\]json[/\\]", p)]
+    return bool(frames) and bool(_CONFIG_READER.search(frames[-1]))
+
+
 def _in_op_build(pre: str) -> bool:
     """The traceback above an error ends in an extension build (its last frames)."""
     return any(_OP_BUILD_FRAME.search(path) for path, _ in _last_frames(pre[-6000:]))
@@ -1524,6 +1539,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
+    elif r.code == "json-decode-error" and _json_read_by_config(r.first.pre):
+        # r3-misc: a JSON config (DeepSpeed's ds_config.json, an args file) with a syntax error: the run's settings
+        r.family = "config_error"
+        r.title = "the run's JSON config file is malformed (it was being read as the run's configuration)"
     elif r.code == cat.GENERIC:
         fam = _exception_family(r.first, texts or ())
         if fam is not None:
