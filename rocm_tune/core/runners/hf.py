@@ -292,86 +292,102 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
         owner = _name(c.func.value) if name == "from_pretrained" and hasattr(c.func, "value") else ""
         if name == "from_pretrained" and any(w in owner for w in ("Tokenizer", "Processor", "Config")):
             continue                                   # the tokenizer's from_pretrained is not the model's
-        if name == "from_pretrained" and "model_name_or_path" not in out:
-            first = _literal(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
-                                                                or kws.get("model_name") or (None, 0))[0]
-            if isinstance(first, str) and "/" in first:
-                put("model_name_or_path", first, "from_pretrained", c.lineno)
-                dtype = kws.get("torch_dtype") or kws.get("dtype")
-                if dtype is None and owner.startswith("Fast"):
-                    # Unsloth's FastLanguageModel / FastVisionModel / FastModel.from_pretrained(dtype=None): bfloat16
-                    # where the GPU has it (unslothai/unsloth unsloth/models/loader.py, llama.py)
-                    put("load_dtype", "bf16", "from_pretrained", c.lineno)
-                    notes.append(f"line {c.lineno}: Unsloth's {owner}.from_pretrained without dtype loads the "
-                                 f"weights in bfloat16")
-                elif dtype is None:
-                    put("load_dtype", "fp32", "from_pretrained", c.lineno)
-                    notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "
-                                 f"(transformers < 5)")
-                elif _DTYPES.get(str(dtype[0]).lower().removeprefix("torch.")):
-                    # an explicit dtype (torch_dtype=, or dtype= since transformers 4.56) is what the frozen weights
-                    # take, whatever the checkpoint stores (an MXFP4 / fp32 checkpoint loaded as bfloat16)
-                    put("load_dtype", _DTYPES[str(dtype[0]).lower().removeprefix("torch.")],
-                        "dtype" if "dtype" in kws and "torch_dtype" not in kws else "torch_dtype", dtype[1])
-        if name == "from_pretrained" and isinstance(kws.get("device_map", (None, 0))[0], str) \
-                and str(kws["device_map"][0]).lower() in ("auto", "balanced", "balanced_low_0", "sequential"):
-            put("device_map", str(kws["device_map"][0]).lower(), "device_map", kws["device_map"][1])
-            notes.append(f'line {kws["device_map"][1]}: device_map="{kws["device_map"][0]}": one process, the '
-                         f'layers split over the visible GPUs (no DDP): each GPU holds its share of the weights')
-        if name == "from_pretrained" and kws.get("attn_implementation", (None, 0))[0]:
-            put("flash_attn", str(kws["attn_implementation"][0]), "attn_implementation",
-                kws["attn_implementation"][1])
+        _model_call(name, c, kws, owner, put, out, notes, names)
         if name in ("from_pretrained", "BitsAndBytesConfig"):
             for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
                 if kws.get(k, (None, 0))[0] is True:
                     put("quantization_bit", bits, k, kws[k][1])
-        if name == "from_pretrained" and isinstance(kws.get("max_seq_length", (None, 0))[0], int) \
-                and "cutoff_len" not in out:      # Unsloth's FastLanguageModel/FastVisionModel.from_pretrained
-            put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
-        gc = kws.get("use_gradient_checkpointing", (None, 0))
-        if name in ("get_peft_model", "prepare_model_for_kbit_training") and (gc[0] is not None or name.startswith(
-                "prepare")):
-            # Unsloth's get_peft_model(use_gradient_checkpointing=True|"unsloth") and PEFT's
-            # prepare_model_for_kbit_training (use_gradient_checkpointing=True by default) turn checkpointing on;
-            # "unsloth" also moves the checkpointed layer inputs to host memory (unsloth_zoo gradient_checkpointing)
-            on = gc[0] if gc[0] is not None else True
-            if on not in (False, "false", "False", None):
-                put("disable_gradient_checkpointing", False, "use_gradient_checkpointing", gc[1] or c.lineno)
-                out["disable_gradient_checkpointing"].invert = True
-            if str(on).lower() == "unsloth":
-                put("use_unsloth_gc", True, "use_gradient_checkpointing", gc[1] or c.lineno)
-        if name == "gradient_checkpointing_enable":
-            put("disable_gradient_checkpointing", False, "gradient_checkpointing_enable", c.lineno)
+        _adapter_call(name, c, kws, put, out)
+        _trainer_call(name, c, kws, put, out, notes)
+
+
+def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list[str], names: dict) -> None:
+    """The model's from_pretrained: its name, the dtype the weights load in, device_map, attention, Unsloth's
+    max_seq_length."""
+    if name == "from_pretrained" and "model_name_or_path" not in out:
+        first = _literal(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
+                                                            or kws.get("model_name") or (None, 0))[0]
+        if isinstance(first, str) and "/" in first:
+            put("model_name_or_path", first, "from_pretrained", c.lineno)
+            dtype = kws.get("torch_dtype") or kws.get("dtype")
+            if dtype is None and owner.startswith("Fast"):
+                # Unsloth's FastLanguageModel / FastVisionModel / FastModel.from_pretrained(dtype=None): bfloat16
+                # where the GPU has it (unslothai/unsloth unsloth/models/loader.py, llama.py)
+                put("load_dtype", "bf16", "from_pretrained", c.lineno)
+                notes.append(f"line {c.lineno}: Unsloth's {owner}.from_pretrained without dtype loads the "
+                             f"weights in bfloat16")
+            elif dtype is None:
+                put("load_dtype", "fp32", "from_pretrained", c.lineno)
+                notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "
+                             f"(transformers < 5)")
+            elif _DTYPES.get(str(dtype[0]).lower().removeprefix("torch.")):
+                # an explicit dtype (torch_dtype=, or dtype= since transformers 4.56) is what the frozen weights
+                # take, whatever the checkpoint stores (an MXFP4 / fp32 checkpoint loaded as bfloat16)
+                put("load_dtype", _DTYPES[str(dtype[0]).lower().removeprefix("torch.")],
+                    "dtype" if "dtype" in kws and "torch_dtype" not in kws else "torch_dtype", dtype[1])
+    if name == "from_pretrained" and isinstance(kws.get("device_map", (None, 0))[0], str) \
+            and str(kws["device_map"][0]).lower() in ("auto", "balanced", "balanced_low_0", "sequential"):
+        put("device_map", str(kws["device_map"][0]).lower(), "device_map", kws["device_map"][1])
+        notes.append(f'line {kws["device_map"][1]}: device_map="{kws["device_map"][0]}": one process, the '
+                     f'layers split over the visible GPUs (no DDP): each GPU holds its share of the weights')
+    if name == "from_pretrained" and kws.get("attn_implementation", (None, 0))[0]:
+        put("flash_attn", str(kws["attn_implementation"][0]), "attn_implementation",
+            kws["attn_implementation"][1])
+    if name == "from_pretrained" and isinstance(kws.get("max_seq_length", (None, 0))[0], int) \
+            and "cutoff_len" not in out:      # Unsloth's FastLanguageModel/FastVisionModel.from_pretrained
+        put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
+
+
+def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
+    """Checkpointing switches (PEFT's kbit preparation, Unsloth's get_peft_model) and the LoRA settings."""
+    gc = kws.get("use_gradient_checkpointing", (None, 0))
+    if name in ("get_peft_model", "prepare_model_for_kbit_training") and (gc[0] is not None or name.startswith(
+            "prepare")):
+        # Unsloth's get_peft_model(use_gradient_checkpointing=True|"unsloth") and PEFT's
+        # prepare_model_for_kbit_training (use_gradient_checkpointing=True by default) turn checkpointing on;
+        # "unsloth" also moves the checkpointed layer inputs to host memory (unsloth_zoo gradient_checkpointing)
+        on = gc[0] if gc[0] is not None else True
+        if on not in (False, "false", "False", None):
+            put("disable_gradient_checkpointing", False, "use_gradient_checkpointing", gc[1] or c.lineno)
             out["disable_gradient_checkpointing"].invert = True
-        if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
-            # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
-            # projection unless target_modules says otherwise
-            put("finetuning_type", "lora", "get_peft_model", c.lineno)
-            put("lora_rank", kws["r"][0], "r", kws["r"][1])
-            if isinstance(kws.get("lora_alpha", (None, 0))[0], int):
-                put("lora_alpha", kws["lora_alpha"][0], "lora_alpha", kws["lora_alpha"][1])
-            t = kws.get("target_modules", (None, 0))[0]
-            put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all",
-                "target_modules", kws.get("target_modules", (None, c.lineno))[1])
-        if name == "LoraConfig":
-            put("finetuning_type", "lora", "LoraConfig", c.lineno)
-            for k, key in (("r", "lora_rank"), ("lora_alpha", "lora_alpha")):
-                if isinstance(kws.get(k, (None, 0))[0], int):
-                    put(key, kws[k][0], k, kws[k][1])
-            t = kws.get("target_modules", (None, 0))[0]
-            if isinstance(t, (list, tuple)):
-                put("lora_target", ",".join(map(str, t)), "target_modules", kws["target_modules"][1])
-            elif t in ("all-linear", "all"):
-                put("lora_target", "all", "target_modules", kws["target_modules"][1])
-            else:
-                put("lora_target", "__peft_default__", "LoraConfig", c.lineno)
-        if name in ("SFTTrainer", "Trainer") and "max_seq_length" in kws and kws["max_seq_length"][0] is not None:
-            put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
-            notes.append("SFTTrainer max_seq_length read as the sequence length (cutoff_len)")
-        if name == "SFTTrainer" and "cutoff_len" not in out and "max_seq_length" not in kws:
-            put("cutoff_len", 1024, "SFTTrainer", c.lineno)
-            notes.append(f"line {c.lineno}: SFTTrainer without max_seq_length truncates at TRL's default "
-                         f"min(model_max_length, 1024): 1024 assumed")
+        if str(on).lower() == "unsloth":
+            put("use_unsloth_gc", True, "use_gradient_checkpointing", gc[1] or c.lineno)
+    if name == "gradient_checkpointing_enable":
+        put("disable_gradient_checkpointing", False, "gradient_checkpointing_enable", c.lineno)
+        out["disable_gradient_checkpointing"].invert = True
+    if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
+        # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
+        # projection unless target_modules says otherwise
+        put("finetuning_type", "lora", "get_peft_model", c.lineno)
+        put("lora_rank", kws["r"][0], "r", kws["r"][1])
+        if isinstance(kws.get("lora_alpha", (None, 0))[0], int):
+            put("lora_alpha", kws["lora_alpha"][0], "lora_alpha", kws["lora_alpha"][1])
+        t = kws.get("target_modules", (None, 0))[0]
+        put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all",
+            "target_modules", kws.get("target_modules", (None, c.lineno))[1])
+    if name == "LoraConfig":
+        put("finetuning_type", "lora", "LoraConfig", c.lineno)
+        for k, key in (("r", "lora_rank"), ("lora_alpha", "lora_alpha")):
+            if isinstance(kws.get(k, (None, 0))[0], int):
+                put(key, kws[k][0], k, kws[k][1])
+        t = kws.get("target_modules", (None, 0))[0]
+        if isinstance(t, (list, tuple)):
+            put("lora_target", ",".join(map(str, t)), "target_modules", kws["target_modules"][1])
+        elif t in ("all-linear", "all"):
+            put("lora_target", "all", "target_modules", kws["target_modules"][1])
+        else:
+            put("lora_target", "__peft_default__", "LoraConfig", c.lineno)
+
+
+def _trainer_call(name: str, c, kws: dict, put, out: dict, notes: list[str]) -> None:
+    """The sequence length a (SFT)Trainer call sets or TRL's default."""
+    if name in ("SFTTrainer", "Trainer") and "max_seq_length" in kws and kws["max_seq_length"][0] is not None:
+        put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
+        notes.append("SFTTrainer max_seq_length read as the sequence length (cutoff_len)")
+    if name == "SFTTrainer" and "cutoff_len" not in out and "max_seq_length" not in kws:
+        put("cutoff_len", 1024, "SFTTrainer", c.lineno)
+        notes.append(f"line {c.lineno}: SFTTrainer without max_seq_length truncates at TRL's default "
+                     f"min(model_max_length, 1024): 1024 assumed")
 
 
 def python_cli_text(text: str, file: str) -> str | None:
