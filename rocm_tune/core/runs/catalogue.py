@@ -1193,8 +1193,16 @@ SIGNATURES: tuple[Signature, ...] = (
          "work (DeepSpeed on ROCm) DISABLE_VERSION_CHECK=1 skips the check — not when the API changed (TRL for PPO)",
          "`pip show PACKAGE`",
          (r"(\w[\w\-]*(?:[<>=!~]=?[\w.*+]+,?)+) is required for a normal functioning of this module, but found "
-          r"([\w\-]+==?[\w.+]+)",),
-         ("is required for a normal",),
+          r"([\w\-]+==?[\w.+]+)",
+          # r3-ver (issue 26): setuptools' pkg_resources resolving an entry point or `require()`: the installed
+          # distribution is outside what another one declares (`(tokenizers 0.13.3 (/…/site-packages),
+          # Requirement.parse('tokenizers<0.19,>=0.14'), {'transformers'})`)
+          r"(?:Contextual)?VersionConflict: \((\S+ \S+) \(\S+\), Requirement\.parse\('([^']+)'",
+          # r3-ver: peft's import_utils (is_torchao/auto_gptq/gptqmodel/optimum_available) and transformers' fx:
+          # `Found an incompatible version of torchao. Found version 0.10.0, but only versions above 0.16.0 ...`
+          r"Found an incompatible version of ([\w.-]+)\. Found version ([^\s,]+), but only versions? "
+          r"(?:above )?([^\s,]+?)\.? (?:are|is) supported"),
+         ("is required for a normal", "VersionConflict", "incompatible version of"),
          sources=("calibration lf-10757 (ImportError: trl>=0.8.6,<=0.9.6 is required ... but found trl==0.24.0.)",
                   "seeds/000 (DeepSpeed 0.18.3 vs <0.16.9)")),
     _sig("import-name-mismatch", "version_check", "error", "root", "an import failed between two packages' "
@@ -1552,9 +1560,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
           r"(?:ImportError|ModuleNotFoundError): .{0,200}(?:[Pp]lease|[Yy]ou (?:need|must|should)) (?:to )?(?:install|run "
           r"`?pip install)\b(?!.{0,80}(?:>=|==|~=|upgrade|latest|version))",
-          r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext"),
+          r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext",
+          # r3-ver (issue 26): setuptools' pkg_resources (console-script entry points of older installs):
+          # `pkg_resources.DistributionNotFound: The 'tqdm>=4.27' distribution was not found and is required by ...`
+          r"DistributionNotFound: The '[^']+' distribution was not found"),
          ("No module named", "not found in your environment", "install the", "install `", "PackageNotFoundError",
-          "not installed", "module is not found", "--cpp_ext"),
+          "not installed", "module is not found", "--cpp_ext", "DistributionNotFound"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
@@ -1659,8 +1670,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "explicitly (ms-swift --model_type, from the list the error prints)",
          "the runner's supported-models list for its installed version",
          (r"model_type: '[\w.-]+' is not registered", r"model_type: '[\w.-]+' not in \[",
-          r"Please explicitly pass the model_type"),
-         ("is not registered", "model_type: '", "explicitly pass the model_type"),
+          r"Please explicitly pass the model_type",
+          # r3-ver (issue 26): vLLM's model registry (vllm/model_executor/models/registry.py) older than the model
+          r"Model architectures? \[[^\]\n]*\] (?:are|is) not supported for now"),
+         ("is not registered", "model_type: '", "explicitly pass the model_type", "not supported for now"),
          sources=("modelscope/ms-swift#2676 (ValueError: model_type: 'internvl2_5-38b' is not registered.)",
                   "modelscope/ms-swift#3004", "modelscope/ms-swift#2891")),
     _sig("deepspeed-batch-mismatch", "config_error", "error", "root", "DeepSpeed batch sizes do not multiply up",
@@ -2173,7 +2186,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "dataset_error", "reading or formatting the dataset failed: check the file, its columns and the dataset "
      "settings"),
     (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:ImportError|ModuleNotFoundError)\b|module '[\w.]+' has "
-                r"no attribute|got an unexpected keyword argument|takes \d+ positional arguments? but \d+ (?:were|was) "
+                r"no attribute|got an unexpected keyword argument|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) "
                 r"given|"
                 # issue 26 (explain-sw): a call between two libraries with another release's signature, and an
                 # attribute a library's own object lacks when raised inside that library (API drift)
@@ -2237,7 +2250,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # support ...`, `unsupported by the installed version`
                 r"\b(?:not |un)supported (?:in|by|with) (?:this|the (?:current|installed)|your) (?:\w+ )?(?:version|"
                 r"release)|\b(?:this|the installed|your) (?:version|release) of [\w.-]+ (?:does not|doesn't|cannot|"
-                r"can't) |(?:upgrade|downgrade|update) (?:your |the )?(?:\w+ )?(?:version|package|"
+                r"can't) |"
+                # r3-ver (issue 26): transformers' check_peft_version (`The version of PEFT you are using is not
+                # compatible, please use a version that is greater than 0.5.0`) and a package named in backticks
+                # (`Please upgrade `transformers` to the latest version`)
+                r"\bversion of [\w.-]+ (?:you are using|you have|installed) is (?:not |in)compatible|"
+                r"\b(?:use|install) a version (?:that is )?(?:greater|higher|newer|older|lower) than|"
+                r"(?:upgrade|downgrade|update) (?:your |the )?[`'\"]?(?:\w+ )?[`'\"]?(?:version|package|"
                 r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",

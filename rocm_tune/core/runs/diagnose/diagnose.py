@@ -668,7 +668,12 @@ def _line_numbers(code: str, text: str) -> dict:
     elif code == "version-check-failed":
         m = cat.BY_CODE[code].match(text)
         if m:
-            out["requirement"], out["found"] = m.group(1).rstrip(".,"), m.group(2).rstrip(".,")
+            req, found = m.group(1), m.group(2)
+            if "VersionConflict" in m.re.pattern:   # r3-ver: pkg_resources names what it found first
+                req, found = m.group(2), m.group(1)
+            elif "incompatible version" in m.re.pattern:   # peft: package, found, the lowest accepted
+                req, found = f"{m.group(1)}>{m.group(3)}", f"{m.group(1)}=={m.group(2)}"
+            out["requirement"], out["found"] = req.rstrip(".,"), found.rstrip(".,")
     elif code == "zero-world-size-mismatch":
         m = cat.BY_CODE[code].match(text)
         if m:
