@@ -1233,6 +1233,10 @@ SIGNATURES: tuple[Signature, ...] = (
           # pip's resolver after an install: `X 1.0 requires Y>=2, but you have Y 1.5 which is incompatible.`
           r"requires [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you have [\w.-]+ [\w.+]+ which is "
           r"incompatible", r"requires the latest version of `?[\w.-]+",
+          # r3-ver (issue 26): a stack component named a few words after `requires` (`vLLM ROCm requires PyTorch built
+          # with ROCm >= 6.1`, `requires a PyTorch version >= 2.1`)
+          r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
+          r"deepspeed|vLLM|vllm|triton|flash[-_]attn|bitsandbytes|numpy)(?: version)?\s*(?:>=|==|~=|>)\s*v?\d",
           r"A module that was compiled using NumPy 1\.x cannot be run in"),
          ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
@@ -1957,8 +1961,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|expected|ambiguous)|the "
           r"following arguments are required: )",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
-          r"Output directory \(\S+\) already exists and is not empty"),
-         ("HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
+          r"Output directory \(\S+\) already exists and is not empty",
+          # r3-ver (issue 26): transformers' DeepSpeed integration (trainer_config_finalize) checking the DeepSpeed
+          # JSON's explicit values against TrainingArguments
+          r"DeepSpeed config values that mismatch TrainingArguments values"),
+         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
           "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
@@ -2208,6 +2215,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
+    # r3-ver (issue 26): Python could not even compile a module of an installed library (`match` statements, PEP 604/
+    # 695 syntax, f-string forms of a newer Python): the library needs a newer interpreter than the environment's. In
+    # the user's own script a SyntaxError is the script's.
+    (re.compile(r"[/\\](?:site|dist)-packages[/\\][^\n]* <syntax>\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"SyntaxError: "),
+     "version_check", "installed library code uses syntax of a newer Python than this environment runs: create the "
+     "environment with the Python the library requires (3.10+ for current transformers/TRL/LLaMA-Factory) or pin a "
+     "release of the library that supports this Python"),
     # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
     # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
