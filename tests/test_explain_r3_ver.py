@@ -78,6 +78,15 @@ WHOLE = [
     ("missing_package", [("pkg_resources/__init__.py", "resolve", "raise DistributionNotFound(req, requirers)")],
      "pkg_resources.DistributionNotFound: The 'tqdm>=4.27' distribution was not found and is required by the "
      "application", "setuptools pkg_resources"),
+    ("version_check", [("transformers/training_args.py", "__post_init__", "raise ValueError(")],
+     "ValueError: `evaluation_strategy` was removed in version 4.46 of 🤗 Transformers. Use `eval_strategy` instead",
+     "transformers/training_args.py (an argument of another release, raised among the argument checks)"),
+    ("version_check", [("accelerate/accelerator.py", "__init__", "raise ValueError(")],
+     "ValueError: `dispatch_batches` was deprecated since version 1.0 and has been removed. Please use "
+     "`DataLoaderConfiguration` instead.", "accelerate/accelerator.py Accelerator.__init__"),
+    ("version_check", [("trl/trainer/sft_config.py", "__post_init__", "raise ValueError(")],
+     "ValueError: The `max_seq_length` argument is no longer supported in SFTConfig. Use `max_length` instead.",
+     "TRL's renamed SFTConfig fields"),
     ("config_error", [("transformers/integrations/deepspeed.py", "trainer_config_finalize", "raise ValueError(")],
      "ValueError: Please correct the following DeepSpeed config values that mismatch TrainingArguments values:\n"
      "- ds train_micro_batch_size_per_gpu=4 vs hf per_device_train_batch_size=2\n"

@@ -2223,6 +2223,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "version_check", "installed library code uses syntax of a newer Python than this environment runs: create the "
      "environment with the Python the library requires (3.10+ for current transformers/TRL/LLaMA-Factory) or pin a "
      "release of the library that supports this Python"),
+    # r3-ver (issue 26): the library's own words say the argument or name was removed/deprecated in a release, or is
+    # no longer supported and names its successor (transformers' training_args `evaluation_strategy` was removed in
+    # version 4.46`, accelerate's `dispatch_batches` was deprecated since version 1.0`, TRL's `max_seq_length` is no
+    # longer supported ... Use `max_length` instead`): written for another release, before the argument-check frames
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?\w*(?:Error|Exception|Warning):[^\n]*(?:\b(?:was|were|has been|"
+                r"have been|is|are) (?:removed|deprecated)\b[^\n]{0,40}?\b(?:in|since|as of|from) (?:version |v)?\d|"
+                r"\bis no longer (?:supported|accepted|available)\b[^\n]{0,80}\b[Uu]se\b)", re.M),
+     "version_check", "the code or config was written for another release of the library: use the name the message "
+     "gives for the installed release, or install the release the code was written for"),
     # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
     # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
