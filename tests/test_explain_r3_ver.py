@@ -99,6 +99,22 @@ def test_a_traceback_from_the_library_is_its_family(tmp_path, family, frames, la
     assert _root(tmp_path, _tb(frames, last)).family == family, source
 
 
+REMOTE = "/root/.cache/huggingface/modules/transformers_modules/THUDM/chatglm2-6b"
+
+
+@pytest.mark.parametrize("path,fn,last", [
+    (f"{REMOTE}/modeling_chatglm.py", "prepare_inputs_for_generation",
+     "AttributeError: 'DynamicCache' object has no attribute 'get_max_length'"),
+    # the remote tokenizer too: its code predates transformers 4.34's tokenizer init order
+    (f"{REMOTE}/tokenization_chatglm.py", "vocab_size",
+     "AttributeError: 'ChatGLMTokenizer' object has no attribute 'tokenizer'"),
+], ids=["remote-model", "remote-tokenizer"])
+def test_remote_code_missing_an_attribute_of_the_installed_transformers_is_version_skew(tmp_path, path, fn, last):
+    text = ('Traceback (most recent call last):\n  File "/home/u/train.py", line 12, in <module>\n    main()\n'
+            f'  File "{path}", line 201, in {fn}\n    x = self.y\n{last}\n')
+    assert _root(tmp_path, text).family == "version_check"
+
+
 def test_the_requirement_and_what_was_found_are_read_from_each_shape(tmp_path):
     r = _root(tmp_path, _tb([("pkg_resources/__init__.py", "resolve", "raise VersionConflict(dist, req)")],
                             "pkg_resources.VersionConflict: (torch 2.1.0 (/x/site-packages), Requirement.parse('torch>=2.3'))"))

@@ -2180,6 +2180,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "checkpoint_resume_mismatch",
      "DeepSpeed could not load this checkpoint for this run: resume with the same ZeRO stage, world size and model, "
      "or convert it (zero_to_fp32.py / universal checkpoint) first"),
+    # r3-ver (issue 26): a model's remote code (~/.cache/huggingface/modules/transformers_modules/) reaching for an
+    # attribute the installed transformers' objects no longer (or not yet) have — `'DynamicCache' object has no
+    # attribute 'get_max_length'`, ChatGLM's tokenizer under transformers >= 4.34 — was written against another
+    # transformers release, also when the remote file is a tokenizer (before the tokenizer rule)
+    (re.compile(r"[/\\]transformers_modules[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? "
+                r"object has no attribute '\w+'\s*$", re.M),
+     "version_check", "the model's remote code was written for another transformers release: install the transformers "
+     "version its model card names (or a revision of the model made for the installed transformers)"),
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
