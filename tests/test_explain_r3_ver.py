@@ -158,3 +158,19 @@ OOM = ("[rank0]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.
 def test_a_version_warning_before_a_real_failure_is_not_the_root(tmp_path, warning):
     r = _root(tmp_path, warning + "  5%|▌         | 10/200 [00:10<03:10,  1.00s/it]\n" + OOM)
     assert r.family == "gpu_oom"
+
+
+def test_the_watch_parser_reads_each_version_check_shape():
+    # the monitor's alerts read the same signature: each shape gives its requirement and what was found
+    from rocm_tune.core.runs.watch.parsers import TextParser
+    tp = TextParser()
+    lines = ["{'loss': 1.2, 'epoch': 0.1}",
+             "pkg_resources.VersionConflict: (torch 2.1.0 (/x/site-packages), Requirement.parse('torch>=2.3'))",
+             "ImportError: Found an incompatible version of torchao. Found version 0.10.0, but only versions above "
+             "0.16.0 are supported",
+             "ImportError: peft>=0.14.0,<=0.15.2 is required for a normal functioning of this module, but found "
+             "peft==0.17.1."]
+    got = [(e.data["requirement"], e.data["found"]) for line in lines for e in tp.feed(line)
+           if e.kind == "signal" and e.data.get("signal") == "version-check"]
+    assert got == [("torch>=2.3", "torch 2.1.0"), ("torchao>0.16.0", "torchao==0.10.0"),
+                   ("peft>=0.14.0,<=0.15.2", "peft==0.17.1")]

@@ -2374,3 +2374,18 @@ def best_match(line: str) -> tuple[Signature, re.Match] | None:
     hits = match_line(line)
     return hits[0] if hits else None
 
+
+
+def requirement_found(text: str) -> tuple[str, str] | None:
+    """(what is required, what was found) from a version-check-failed line, whichever of its shapes it is: the
+    require_version form names the requirement first, pkg_resources' VersionConflict what it found first, peft's
+    `Found an incompatible version of X` the package, what it found and the lowest version it accepts (r3-ver)."""
+    m = BY_CODE["version-check-failed"].match(text)
+    if m is None:
+        return None
+    req, found = m.group(1), m.group(2)
+    if "VersionConflict" in m.re.pattern:
+        req, found = m.group(2), m.group(1)
+    elif "incompatible version" in m.re.pattern:
+        req, found = f"{m.group(1)}>{m.group(3)}", f"{m.group(1)}=={m.group(2)}"
+    return req.rstrip(".,"), found.rstrip(".,")

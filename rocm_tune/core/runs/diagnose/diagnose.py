@@ -666,14 +666,9 @@ def _line_numbers(code: str, text: str) -> dict:
             if m:
                 out[key] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
     elif code == "version-check-failed":
-        m = cat.BY_CODE[code].match(text)
-        if m:
-            req, found = m.group(1), m.group(2)
-            if "VersionConflict" in m.re.pattern:   # r3-ver: pkg_resources names what it found first
-                req, found = m.group(2), m.group(1)
-            elif "incompatible version" in m.re.pattern:   # peft: package, found, the lowest accepted
-                req, found = f"{m.group(1)}>{m.group(3)}", f"{m.group(1)}=={m.group(2)}"
-            out["requirement"], out["found"] = req.rstrip(".,"), found.rstrip(".,")
+        pair = cat.requirement_found(text)
+        if pair:
+            out["requirement"], out["found"] = pair
     elif code == "zero-world-size-mismatch":
         m = cat.BY_CODE[code].match(text)
         if m:
