@@ -87,6 +87,9 @@ WHOLE = [
     ("version_check", [("trl/trainer/sft_config.py", "__post_init__", "raise ValueError(")],
      "ValueError: The `max_seq_length` argument is no longer supported in SFTConfig. Use `max_length` instead.",
      "TRL's renamed SFTConfig fields"),
+    ("dataset_error", [("torch/utils/data/_utils/collate.py", "collate", "return torch.stack(batch, 0, out=out)")],
+     "RuntimeError: stack expects each tensor to be equal size, but got [512] at entry 0 and [498] at entry 1",
+     "torch/utils/data/_utils/collate.py default_collate (unpadded samples)"),
     ("config_error", [("transformers/integrations/deepspeed.py", "trainer_config_finalize", "raise ValueError(")],
      "ValueError: Please correct the following DeepSpeed config values that mismatch TrainingArguments values:\n"
      "- ds train_micro_batch_size_per_gpu=4 vs hf per_device_train_batch_size=2\n"

@@ -2193,6 +2193,13 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "the run at it"),
     (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",
      "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
+    # r3-ver (issue 26): torch's default collate (torch/utils/data/_utils/collate.py) failing to batch the samples
+    # (`stack expects each tensor to be equal size`, mixed types): the samples differ in length or type and nothing
+    # pads them — the data and its collator, whatever the exception
+    (re.compile(r"torch[/\\]utils[/\\]data[/\\]_utils[/\\]collate\.py"), "dataset_error",
+     "the samples of a batch differ in length or type: pad them with a collator (DataCollatorWithPadding / "
+     "DataCollatorForSeq2Seq, padding='longest') or truncate them to one length, and check every sample has the same "
+     "fields"),
     # ex-ver (issue 26): and the runners' own data packages (swift/llm/dataset/preprocessor/core.py,
     # axolotl/utils/data/sft.py): a user's path with a data/ folder in it is not one
     (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
