@@ -28,6 +28,8 @@ SOURCE_LINES = [
     ("runner-model-type-unknown", "ValueError: Model architectures ['Qwen3ForCausalLM'] are not supported for now. "
      "Supported architectures: dict_keys(['AquilaModel', 'LlamaForCausalLM'])",
      "vllm/model_executor/models/registry.py _raise_for_unsupported"),
+    ("runner-model-type-unknown", "NotImplementedError: Unsloth: qwen3 not supported yet!",
+     "unsloth/models/loader.py FastLanguageModel.from_pretrained"),
     ("version-required", "RuntimeError: vLLM ROCm requires PyTorch built with ROCm >= 6.1, found 5.7",
      "a stack component named a few words after `requires` (vLLM / torchtune import-time checks)"),
     ("config-rejected", "ValueError: Please correct the following DeepSpeed config values that mismatch "

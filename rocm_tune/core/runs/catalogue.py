@@ -1676,8 +1676,11 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"model_type: '[\w.-]+' is not registered", r"model_type: '[\w.-]+' not in \[",
           r"Please explicitly pass the model_type",
           # r3-ver (issue 26): vLLM's model registry (vllm/model_executor/models/registry.py) older than the model
-          r"Model architectures? \[[^\]\n]*\] (?:are|is) not supported for now"),
-         ("is not registered", "model_type: '", "explicitly pass the model_type", "not supported for now"),
+          r"Model architectures? \[[^\]\n]*\] (?:are|is) not supported for now",
+          # r3-ver: unsloth's loader (unsloth/models/loader.py) for a model type its release does not patch
+          r"Unsloth: [\w./-]+ not supported yet!"),
+         ("is not registered", "model_type: '", "explicitly pass the model_type", "not supported for now",
+          "not supported yet"),
          sources=("modelscope/ms-swift#2676 (ValueError: model_type: 'internvl2_5-38b' is not registered.)",
                   "modelscope/ms-swift#3004", "modelscope/ms-swift#2891")),
     _sig("deepspeed-batch-mismatch", "config_error", "error", "root", "DeepSpeed batch sizes do not multiply up",
