@@ -1197,8 +1197,16 @@ SIGNATURES: tuple[Signature, ...] = (
          "work (DeepSpeed on ROCm) DISABLE_VERSION_CHECK=1 skips the check — not when the API changed (TRL for PPO)",
          "`pip show PACKAGE`",
          (r"(\w[\w\-]*(?:[<>=!~]=?[\w.*+]+,?)+) is required for a normal functioning of this module, but found "
-          r"([\w\-]+==?[\w.+]+)",),
-         ("is required for a normal",),
+          r"([\w\-]+==?[\w.+]+)",
+          # r3-ver (issue 26): setuptools' pkg_resources resolving an entry point or `require()`: the installed
+          # distribution is outside what another one declares (`(tokenizers 0.13.3 (/…/site-packages),
+          # Requirement.parse('tokenizers<0.19,>=0.14'), {'transformers'})`)
+          r"(?:Contextual)?VersionConflict: \((\S+ \S+) \(\S+\), Requirement\.parse\('([^']+)'",
+          # r3-ver: peft's import_utils (is_torchao/auto_gptq/gptqmodel/optimum_available) and transformers' fx:
+          # `Found an incompatible version of torchao. Found version 0.10.0, but only versions above 0.16.0 ...`
+          r"Found an incompatible version of ([\w.-]+)\. Found version ([^\s,]+), but only versions? "
+          r"(?:above )?([^\s,]+?)\.? (?:are|is) supported"),
+         ("is required for a normal", "VersionConflict", "incompatible version of"),
          sources=("calibration lf-10757 (ImportError: trl>=0.8.6,<=0.9.6 is required ... but found trl==0.24.0.)",
                   "seeds/000 (DeepSpeed 0.18.3 vs <0.16.9)")),
     _sig("import-name-mismatch", "version_check", "error", "root", "an import failed between two packages' "
@@ -1229,6 +1237,10 @@ SIGNATURES: tuple[Signature, ...] = (
           # pip's resolver after an install: `X 1.0 requires Y>=2, but you have Y 1.5 which is incompatible.`
           r"requires [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you have [\w.-]+ [\w.+]+ which is "
           r"incompatible", r"requires the latest version of `?[\w.-]+",
+          # r3-ver (issue 26): a stack component named a few words after `requires` (`vLLM ROCm requires PyTorch built
+          # with ROCm >= 6.1`, `requires a PyTorch version >= 2.1`)
+          r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
+          r"deepspeed|vLLM|vllm|triton|flash[-_]attn|bitsandbytes|numpy)(?: version)?\s*(?:>=|==|~=|>)\s*v?\d",
           r"A module that was compiled using NumPy 1\.x cannot be run in"),
          ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
@@ -1562,9 +1574,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
           r"(?:ImportError|ModuleNotFoundError): .{0,200}(?:[Pp]lease|[Yy]ou (?:need|must|should)) (?:to )?(?:install|run "
           r"`?pip install)\b(?!.{0,80}(?:>=|==|~=|upgrade|latest|version))",
-          r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext"),
+          r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext",
+          # r3-ver (issue 26): setuptools' pkg_resources (console-script entry points of older installs):
+          # `pkg_resources.DistributionNotFound: The 'tqdm>=4.27' distribution was not found and is required by ...`
+          r"DistributionNotFound: The '[^']+' distribution was not found"),
          ("No module named", "not found in your environment", "install the", "install `", "PackageNotFoundError",
-          "not installed", "module is not found", "--cpp_ext"),
+          "not installed", "module is not found", "--cpp_ext", "DistributionNotFound"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
@@ -1669,8 +1684,13 @@ SIGNATURES: tuple[Signature, ...] = (
          "explicitly (ms-swift --model_type, from the list the error prints)",
          "the runner's supported-models list for its installed version",
          (r"model_type: '[\w.-]+' is not registered", r"model_type: '[\w.-]+' not in \[",
-          r"Please explicitly pass the model_type"),
-         ("is not registered", "model_type: '", "explicitly pass the model_type"),
+          r"Please explicitly pass the model_type",
+          # r3-ver (issue 26): vLLM's model registry (vllm/model_executor/models/registry.py) older than the model
+          r"Model architectures? \[[^\]\n]*\] (?:are|is) not supported for now",
+          # r3-ver: unsloth's loader (unsloth/models/loader.py) for a model type its release does not patch
+          r"Unsloth: [\w./-]+ not supported yet!"),
+         ("is not registered", "model_type: '", "explicitly pass the model_type", "not supported for now",
+          "not supported yet"),
          sources=("modelscope/ms-swift#2676 (ValueError: model_type: 'internvl2_5-38b' is not registered.)",
                   "modelscope/ms-swift#3004", "modelscope/ms-swift#2891")),
     _sig("deepspeed-batch-mismatch", "config_error", "error", "root", "DeepSpeed batch sizes do not multiply up",
@@ -1954,8 +1974,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|expected|ambiguous)|the "
           r"following arguments are required: )",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
-          r"Output directory \(\S+\) already exists and is not empty"),
-         ("HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
+          r"Output directory \(\S+\) already exists and is not empty",
+          # r3-ver (issue 26): transformers' DeepSpeed integration (trainer_config_finalize) checking the DeepSpeed
+          # JSON's explicit values against TrainingArguments
+          r"DeepSpeed config values that mismatch TrainingArguments values"),
+         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
           "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
@@ -2170,11 +2193,26 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "checkpoint_resume_mismatch",
      "DeepSpeed could not load this checkpoint for this run: resume with the same ZeRO stage, world size and model, "
      "or convert it (zero_to_fp32.py / universal checkpoint) first"),
+    # r3-ver (issue 26): a model's remote code (~/.cache/huggingface/modules/transformers_modules/) reaching for an
+    # attribute the installed transformers' objects no longer (or not yet) have — `'DynamicCache' object has no
+    # attribute 'get_max_length'`, ChatGLM's tokenizer under transformers >= 4.34 — was written against another
+    # transformers release, also when the remote file is a tokenizer (before the tokenizer rule)
+    (re.compile(r"[/\\]transformers_modules[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? "
+                r"object has no attribute '\w+'\s*$", re.M),
+     "version_check", "the model's remote code was written for another transformers release: install the transformers "
+     "version its model card names (or a revision of the model made for the installed transformers)"),
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
     (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",
      "the tokenizer / chat template failed: check the template name and the tokenizer's chat_template"),
+    # r3-ver (issue 26): torch's default collate (torch/utils/data/_utils/collate.py) failing to batch the samples
+    # (`stack expects each tensor to be equal size`, mixed types): the samples differ in length or type and nothing
+    # pads them — the data and its collator, whatever the exception
+    (re.compile(r"torch[/\\]utils[/\\]data[/\\]_utils[/\\]collate\.py"), "dataset_error",
+     "the samples of a batch differ in length or type: pad them with a collator (DataCollatorWithPadding / "
+     "DataCollatorForSeq2Seq, padding='longest') or truncate them to one length, and check every sample has the same "
+     "fields"),
     # ex-ver (issue 26): and the runners' own data packages (swift/llm/dataset/preprocessor/core.py,
     # axolotl/utils/data/sft.py): a user's path with a data/ folder in it is not one
     (re.compile(r"/datasets/|/data/(?:loader|converter|template|parser|processor|collator|preprocess)\w*\.py|"
@@ -2183,7 +2221,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "dataset_error", "reading or formatting the dataset failed: check the file, its columns and the dataset "
      "settings"),
     (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:ImportError|ModuleNotFoundError)\b|module '[\w.]+' has "
-                r"no attribute|got an unexpected keyword argument|takes \d+ positional arguments? but \d+ (?:were|was) "
+                r"no attribute|got an unexpected keyword argument|takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) "
                 r"given|"
                 # issue 26 (explain-sw): a call between two libraries with another release's signature, and an
                 # attribute a library's own object lacks when raised inside that library (API drift)
@@ -2205,6 +2243,23 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
+    # r3-ver (issue 26): Python could not even compile a module of an installed library (`match` statements, PEP 604/
+    # 695 syntax, f-string forms of a newer Python): the library needs a newer interpreter than the environment's. In
+    # the user's own script a SyntaxError is the script's.
+    (re.compile(r"[/\\](?:site|dist)-packages[/\\][^\n]* <syntax>\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"SyntaxError: "),
+     "version_check", "installed library code uses syntax of a newer Python than this environment runs: create the "
+     "environment with the Python the library requires (3.10+ for current transformers/TRL/LLaMA-Factory) or pin a "
+     "release of the library that supports this Python"),
+    # r3-ver (issue 26): the library's own words say the argument or name was removed/deprecated in a release, or is
+    # no longer supported and names its successor (transformers' training_args `evaluation_strategy` was removed in
+    # version 4.46`, accelerate's `dispatch_batches` was deprecated since version 1.0`, TRL's `max_seq_length` is no
+    # longer supported ... Use `max_length` instead`): written for another release, before the argument-check frames
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?\w*(?:Error|Exception|Warning):[^\n]*(?:\b(?:was|were|has been|"
+                r"have been|is|are) (?:removed|deprecated)\b[^\n]{0,40}?\b(?:in|since|as of|from) (?:version |v)?\d|"
+                r"\bis no longer (?:supported|accepted|available)\b[^\n]{0,80}\b[Uu]se\b)", re.M),
+     "version_check", "the code or config was written for another release of the library: use the name the message "
+     "gives for the installed release, or install the release the code was written for"),
     # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
     # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
@@ -2257,7 +2312,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # support ...`, `unsupported by the installed version`
                 r"\b(?:not |un)supported (?:in|by|with) (?:this|the (?:current|installed)|your) (?:\w+ )?(?:version|"
                 r"release)|\b(?:this|the installed|your) (?:version|release) of [\w.-]+ (?:does not|doesn't|cannot|"
-                r"can't) |(?:upgrade|downgrade|update) (?:your |the )?(?:\w+ )?(?:version|package|"
+                r"can't) |"
+                # r3-ver (issue 26): transformers' check_peft_version (`The version of PEFT you are using is not
+                # compatible, please use a version that is greater than 0.5.0`) and a package named in backticks
+                # (`Please upgrade `transformers` to the latest version`)
+                r"\bversion of [\w.-]+ (?:you are using|you have|installed) is (?:not |in)compatible|"
+                r"\b(?:use|install) a version (?:that is )?(?:greater|higher|newer|older|lower) than|"
+                r"(?:upgrade|downgrade|update) (?:your |the )?[`'\"]?(?:\w+ )?[`'\"]?(?:version|package|"
                 r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
@@ -2354,3 +2415,18 @@ def best_match(line: str) -> tuple[Signature, re.Match] | None:
     hits = match_line(line)
     return hits[0] if hits else None
 
+
+
+def requirement_found(text: str) -> tuple[str, str] | None:
+    """(what is required, what was found) from a version-check-failed line, whichever of its shapes it is: the
+    require_version form names the requirement first, pkg_resources' VersionConflict what it found first, peft's
+    `Found an incompatible version of X` the package, what it found and the lowest version it accepts (r3-ver)."""
+    m = BY_CODE["version-check-failed"].match(text)
+    if m is None:
+        return None
+    req, found = m.group(1), m.group(2)
+    if "VersionConflict" in m.re.pattern:
+        req, found = m.group(2), m.group(1)
+    elif "incompatible version" in m.re.pattern:
+        req, found = f"{m.group(1)}>{m.group(3)}", f"{m.group(1)}=={m.group(2)}"
+    return req.rstrip(".,"), found.rstrip(".,")

@@ -667,9 +667,9 @@ def _line_numbers(code: str, text: str) -> dict:
             if m:
                 out[key] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
     elif code == "version-check-failed":
-        m = cat.BY_CODE[code].match(text)
-        if m:
-            out["requirement"], out["found"] = m.group(1).rstrip(".,"), m.group(2).rstrip(".,")
+        pair = cat.requirement_found(text)
+        if pair:
+            out["requirement"], out["found"] = pair
     elif code == "zero-world-size-mismatch":
         m = cat.BY_CODE[code].match(text)
         if m:
@@ -1015,7 +1015,9 @@ PRIORITY_OF = dict(cat.PRIORITY)
 OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow the cause when nothing else is
 
 
-_FRAME = re.compile(r'File "([^"]+)", line \d+, in (\S+)')
+# r3-ver (issue 26): a SyntaxError's frame has no function (`File ".../x.py", line 512` then the source line):
+# read as the function `<syntax>`, so the rules can tell installed code from the user's script
+_FRAME = re.compile(r'File "([^"]+)", line \d+(?:, in (\S+)|\s*$)', re.M)
 FRAMES_LOOKED_AT = 3
 # explain-r2a (issue 26): the frames of a traceback IPython/Jupyter/Colab printed (`/x/y.py in f()`,
 # `File /x/y.py:91, in f(...)`, `[/x/y.py](...) in f(...)`), in order with the plain ones
@@ -1025,7 +1027,7 @@ _NB_EXC_FRAME = re.compile(r'^(?:File )?\[?((?:/|~/|[A-Za-z]:\\)\S+?\.py)(?::\d+
 
 def _last_frames(pre: str) -> list[tuple[str, str]]:
     """The last FRAMES_LOOKED_AT (path, function) frames of the traceback text, plain or notebook-printed."""
-    found = [(m.start(), m.group(1), m.group(2)) for m in _FRAME.finditer(pre)]
+    found = [(m.start(), m.group(1), m.group(2) or "<syntax>") for m in _FRAME.finditer(pre)]
     found += [(m.start(), m.group(1), m.group(2)) for m in _NB_EXC_FRAME.finditer(pre)]
     return [(path, fn) for _, path, fn in sorted(found)][-FRAMES_LOOKED_AT:]
 

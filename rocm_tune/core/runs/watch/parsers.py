@@ -494,7 +494,7 @@ SIGNATURES: tuple[tuple[str, re.Pattern], ...] = (
     ("nan-detected", _from_catalogue("nan-loss", re.IGNORECASE)),
 )
 _SIG_PREFILTER = re.compile(
-    r"hipBLASLt|is required for a normal|mark a variable ready|loss scale already|Watchdog|[NR]CCL|barrier|Traceback|"
+    r"hipBLASLt|is required for a normal|VersionConflict|incompatible version of|mark a variable ready|loss scale already|Watchdog|[NR]CCL|barrier|Traceback|"
     r"nan\b|inf\b|out of memory|OutOfMemory|ALLOC_FAILED|hipErrorOutOfMemory", re.IGNORECASE)
 
 _RANK_PREFIX = re.compile(r"^\[(?:rank|default)(\d+)\]:\s?")
@@ -802,9 +802,8 @@ class TextParser:
             m = rx.search(seg)
             if m:
                 data: dict[str, Any] = {"signal": name}
-                if name == "version-check":
-                    data["requirement"] = m.group(1).rstrip(".,")
-                    data["found"] = m.group(2).rstrip(".,")
+                if name == "version-check":   # r3-ver: each of the signature's shapes orders its groups its own way
+                    data["requirement"], data["found"] = _CATALOGUE.requirement_found(seg) or ("?", "?")
                 return Event("signal", self.last_step or None, rank=rank, data=data, line=seg[:2000])
         # the rest of the failure catalogue (core/runs/catalogue.py): causes only, not benign or cascade lines
         hit = _CATALOGUE.best_match(seg)
