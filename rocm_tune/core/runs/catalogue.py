@@ -864,19 +864,17 @@ SIGNATURES: tuple[Signature, ...] = (
          "metric --ecc`",
          (r"HW Exception by GPU node-\d+.{0,60}reason\s*:\s*(?:GPU Hang|ECC)",
           # r3-hip: the same hardware causes as the other runtime layers name them: ROCR's VM-fault reasons for an
-          # ECC error or a hang recovery (runtime.cpp), HIP's own codes/strings (hip_error.cpp) for an uncorrectable
-          # ECC error and a launch the driver timed out, Triton's HIP launcher repeating those strings
+          # ECC error or a hang recovery (runtime.cpp), HIP's own code/string (hip_error.cpp) for an uncorrectable
+          # ECC error, Triton's HIP launcher repeating that string
           r"Memory access fault by GPU node-\d+.{0,120}Reason:\s*(?:DRAM ECC failure|SRAM ECC failure|Generic hang "
           r"recovery)",
-          r"hipError(?:ECCNotCorrectable|LaunchTimeOut)\b",
-          r"(?:HIP error|Triton Error \[HIP\]):\s*(?:Code: \d+, Messsage: )?(?:uncorrectable ECC error encountered|the "
-          r"launch timed out and was terminated)",
+          r"hipErrorECCNotCorrectable\b",
+          r"(?:HIP error|Triton Error \[HIP\]):\s*(?:Code: \d+, Messsage: )?uncorrectable ECC error encountered",
           r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond)",
           r"\[drm:amdgpu_job_timedout",
           r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
-         sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered; "
-                  "hipErrorLaunchTimeOut: the launch timed out and was terminated)", "ROCm/ROCR-Runtime core/runtime/"
+         sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
                   "... reason :ECC)",
                   "ROCm/ROCR-Runtime hsa_amd error handler as users post it: ROCm/legacy-rocm-build#5259 (HW Exception "
