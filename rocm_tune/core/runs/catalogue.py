@@ -816,14 +816,10 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-rocm: DeepSpeed's launcher (launcher/runner.py) counting no GPU; the amdgpu kernel driver that did not
           # bind the GPU at boot (dmesg), so no device exists for the runtime
           r"Unable to proceed, no GPU resources available", r"amdgpu.{0,60}\bprobe of \S+ failed with error -?\d+",
-          # r3-hip: AMD SMI / ROCm SMI (torch's and vLLM's device queries, amd-smi, rocm-smi) finding no amdgpu
-          # driver: its status enums by name, and amd-smi's own words (amdsmi_exception.py, amdsmi_cli)
-          r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV)\b",
-          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver"),
+),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
-          "_STATUS_", "Unable to detect any devices"),
+          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
@@ -840,10 +836,13 @@ SIGNATURES: tuple[Signature, ...] = (
          "(and HSA_OVERRIDE_GFX_VERSION for a consumer gfx the libraries do not ship)",
          "`python -c 'import torch;print(torch.version.hip, torch.cuda.is_available(), torch.cuda.device_count())'`",
          (r"HIP initialization: Unexpected error from hipGetDeviceCount\(\)",
-          # r3-hip: AMD SMI / ROCm SMI failing to initialise (amdsmi_init / rsmi_init): same cause, seen by the
-          # monitoring library torch and vLLM load first; never its NOT_SUPPORTED (a metric the card lacks: harmless)
-          r"\b(?:AMDSMI|RSMI)_STATUS_(?:INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b"),
-         ("HIP initialization", "_STATUS_"),
+          # r3-hip: AMD SMI / ROCm SMI (torch's and vLLM's device queries, amd-smi, rocm-smi) failing to initialise or
+          # finding no amdgpu driver: its status enums by name and amd-smi's own words (amdsmi_exception.py,
+          # amdsmi_cli). Weak: under WSL there is no amdgpu module yet the GPU works (torch only warns `Can't
+          # initialize amdsmi - Error code: 34` and goes on); never NOT_SUPPORTED (a metric the card lacks)
+          r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV|INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b",
+          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver"),
+         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
     # explain-r2b (issue 26): the GPU stopped responding or reported a hardware error — the ROCm runtime's HW
