@@ -174,3 +174,21 @@ def test_rccls_own_advisories_are_not_the_root_when_training_goes_on(tmp_path):
                  "{'loss': 1.42, 'grad_norm': 0.9, 'learning_rate': 1e-05, 'epoch': 0.05}\n", encoding="utf-8")
     e = diagnose([str(p)])
     assert e.root is None or e.diagnoses[e.root].benign
+
+
+def test_amd_log_level_trace_of_query_statuses_is_not_a_failure(tmp_path):
+    # clr hip_internal.hpp HIP_ERROR_PRINT (LOG_INFO): `<api>: Returned <hipGetErrorName> : ` after every API call;
+    # hipErrorNotReady answers a query while work is in flight, PeerAccessAlreadyEnabled a repeated enable
+    p = tmp_path / "trace.log"
+    p.write_text(HEAD +
+                 ":3:hip_event.cpp            :327 : 2914412350 us: [pid:11 tid:0x7f] hipEventQuery: Returned "
+                 "hipErrorNotReady : \n"
+                 ":3:hip_peer.cpp             :187 : 2914412390 us: [pid:11 tid:0x7f] hipDeviceEnablePeerAccess: "
+                 "Returned hipErrorPeerAccessAlreadyEnabled : \n"
+                 "  5%|▌         | 20/375 [00:40<12:01,  2.13s/it]\n{'loss': 1.3, 'epoch': 0.1}\n", encoding="utf-8")
+    e = diagnose([str(p)])
+    assert e.root is None or e.diagnoses[e.root].benign
+    # the same trace with a real failure is still read
+    e, r = _root(tmp_path, ":3:hip_module.cpp           :662 : 2914412350 us: [pid:11 tid:0x7f] hipModuleLaunchKernel: "
+                           "Returned hipErrorLaunchFailure : \n")
+    assert r is not None and r.family == "hip_error"

@@ -1053,7 +1053,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "the op",
          "`rocminfo | grep gfx`; `python -c 'import torch;print(torch.version.hip)'` against `apt show rocm-libs`",
          (r"HIP error: (?!out of memory|invalid device function|no kernel image|invalid device ordinal)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
-          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
+          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress|"
+          # r3-hip: statuses that are answers, not failures, which AMD_LOG_LEVEL=3's per-call trace (clr
+          # HIP_ERROR_PRINT, LOG_INFO: `<api>: Returned <hipErrorName> :`) shows all through a healthy run: a stream/
+          # event query while work is in flight, peer access asked twice
+          r"NotReady\b|PeerAccessAlreadyEnabled|PeerAccessNotEnabled)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
           r"rocblas_status_(?!success|memory_error)\w+",
           # r3-hip: Triton's HIP launcher reporting a HIP runtime error (hipGetErrorString's text); not a kernel too
           # big for the GPU (too many resources: the compiler's config, torch-compile-error) nor out of memory
