@@ -236,6 +236,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # message with its numbers comes at the end of that traceback
           r"OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
+          r"Triton Error \[(?:HIP|CUDA)\]:\s*(?:Code: \d+, Messsage: )?out of memory",   # r3-hip: Triton's launcher
           r"(?:HIP|CUDA) driver error: out of memory",   # explain-mem: c10's driver-API check (expandable segments)
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
@@ -746,6 +747,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No device code available for function", r"Unable to find code object for all current devices",
           r"HSA_STATUS_ERROR_INVALID_ISA", r"hipErrorInvalidImage",
           r"HIP error: no kernel image is available", r"[Cc]annot find (?:CodeObject|code object) for",
+          # r3-hip: hipErrorInvalidImage's text (hip_error.cpp) as torch / Triton print it
+          r"(?:HIP error|Triton Error \[HIP\]):\s*(?:Code: \d+, Messsage: )?device kernel image is invalid",
           # explain-rocm: the same error reported by other layers — the HIP runtime's log comparing ISAs, Triton's
           # launcher (HIP code 98), bitsandbytes' HIP build (ops.hip)
           r"The program ISA \S+ is not compatible with the device ISA",
@@ -753,6 +756,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Error invalid device function at line \d+ in file \S+\.hip\b"),
          ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image",
+          "kernel image is invalid",
           "is not compatible with the device ISA"),
          sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",
                   "ggml/llama.cpp's spelling `ROCm error: invalid device function` (ollama/ollama#11975)")),
@@ -815,7 +819,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hsa api call failure at: \S*rocminfo\.cc",
           # ex-rocm: DeepSpeed's launcher (launcher/runner.py) counting no GPU; the amdgpu kernel driver that did not
           # bind the GPU at boot (dmesg), so no device exists for the runtime
-          r"Unable to proceed, no GPU resources available", r"amdgpu.{0,60}\bprobe of \S+ failed with error -?\d+"),
+          r"Unable to proceed, no GPU resources available", r"amdgpu.{0,60}\bprobe of \S+ failed with error -?\d+",
+),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
           "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu"),
@@ -834,8 +839,14 @@ SIGNATURES: tuple[Signature, ...] = (
          "groups, check HIP_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES, install the torch wheel for the installed ROCm "
          "(and HSA_OVERRIDE_GFX_VERSION for a consumer gfx the libraries do not ship)",
          "`python -c 'import torch;print(torch.version.hip, torch.cuda.is_available(), torch.cuda.device_count())'`",
-         (r"HIP initialization: Unexpected error from hipGetDeviceCount\(\)",),
-         ("HIP initialization",),
+         (r"HIP initialization: Unexpected error from hipGetDeviceCount\(\)",
+          # r3-hip: AMD SMI / ROCm SMI (torch's and vLLM's device queries, amd-smi, rocm-smi) failing to initialise or
+          # finding no amdgpu driver: its status enums by name and amd-smi's own words (amdsmi_exception.py,
+          # amdsmi_cli). Weak: under WSL there is no amdgpu module yet the GPU works (torch only warns `Can't
+          # initialize amdsmi - Error code: 34` and goes on); never NOT_SUPPORTED (a metric the card lacks)
+          r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV|INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b",
+          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver"),
+         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
     # explain-r2b (issue 26): the GPU stopped responding or reported a hardware error — the ROCm runtime's HW
@@ -854,12 +865,22 @@ SIGNATURES: tuple[Signature, ...] = (
          "node mean the node needs service (drain it)",
          "`dmesg -T | grep -iE 'amdgpu.*(timeout|reset|MES|Hardware Error)'`; `rocm-smi --showras` / `amd-smi "
          "metric --ecc`",
-         (r"HW Exception by GPU node-\d+.{0,60}reason\s*:\s*GPU Hang",
+         (r"HW Exception by GPU node-\d+.{0,60}reason\s*:\s*(?:GPU Hang|ECC)",
+          # r3-hip: the same hardware causes as the other runtime layers name them: ROCR's VM-fault reasons for an
+          # ECC error or a hang recovery (runtime.cpp), HIP's own code/string (hip_error.cpp) for an uncorrectable
+          # ECC error, Triton's HIP launcher repeating that string
+          r"Memory access fault by GPU node-\d+.{0,120}Reason:\s*(?:DRAM ECC failure|SRAM ECC failure|Generic hang "
+          r"recovery)",
+          r"hipErrorECCNotCorrectable\b",
+          r"(?:HIP error|Triton Error \[HIP\]):\s*(?:Code: \d+, Messsage: )?uncorrectable ECC error encountered",
           r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond)",
           r"\[drm:amdgpu_job_timedout",
           r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]"),
-         ("HW Exception", "amdgpu"),
-         sources=("ROCm/ROCR-Runtime hsa_amd error handler as users post it: ROCm/legacy-rocm-build#5259 (HW Exception "
+         ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
+         sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
+                  "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
+                  "... reason :ECC)",
+                  "ROCm/ROCR-Runtime hsa_amd error handler as users post it: ROCm/legacy-rocm-build#5259 (HW Exception "
                   "by GPU node-4 ... reason :GPU Hang, then torchrun exitcode -6)", "pytorch/ao#2890 (MI300 CI)",
                   "ROCm/legacy-rocm-build#4021 (amdgpu uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT))")),
     _sig("gpu-memory-fault", "hip_error", "error", "root", "GPU memory access fault / illegal address",
@@ -868,16 +889,19 @@ SIGNATURES: tuple[Signature, ...] = (
          "rerun with AMD_SERIALIZE_KERNEL=3 (HIP) / CUDA_LAUNCH_BLOCKING=1 to find the op; drop an "
          "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
          "the serialized rerun's traceback names the failing op",
-         (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
+         (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b",
           r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring [\w.]+ timeout|GPU fault detected)",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress",
+          # r3-hip: Triton's HIP launcher (third_party/amd/backend/driver.c: "Triton Error [HIP]:  Code: %d, Messsage:
+          # %s" with hipGetErrorString's text)
+          r"Triton Error \[HIP\]:\s*(?:Code: \d+, Messsage: )?an illegal memory access",
           # the amdgpu kernel driver's own lines (dmesg / journalctl -k): a VM page fault in a GPU hub, the fault
           # status register with a fault set, a job/ring timeout and the reset that follows
           r"\[(?:gfxhub|mmhub|GFXHUB|MMHUB)\d*\] (?:no-)?(?:retry )?page fault",
           r"\b(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:0x0*[1-9A-Fa-f]",
           r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond|VM fault)",
           r"\[drm:amdgpu_job_timedout"),
-         ("Memory access fault", "APERTURE_VIOLATION", "illegal memory access", "hipErrorIllegalAddress",
+         ("Memory access fault", "APERTURE_VIOLATION", "HSA_STATUS_ERROR_MEMORY_FAULT", "illegal memory access", "hipErrorIllegalAddress", "Triton Error",
           "HW Exception", "amdgpu", "page fault", "PROTECTION_FAULT_STATUS"),
          sources=("ROCm/clr hip_error.cpp (hipErrorIllegalAddress: an illegal memory access was encountered)",
                   "amdgpu gmc_v9/v11 interrupt handlers as users post them: amdgpu: [gfxhub] page fault (src_id:0 "
@@ -1033,9 +1057,16 @@ SIGNATURES: tuple[Signature, ...] = (
          "the op",
          "`rocminfo | grep gfx`; `python -c 'import torch;print(torch.version.hip)'` against `apt show rocm-libs`",
          (r"HIP error: (?!out of memory|invalid device function|no kernel image|invalid device ordinal)[\w -]+", r"\bhipError(?!OutOfMemory|MemoryAllocation|NoDevice|"
-          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
-          r"rocblas_status_(?!success|memory_error)\w+"),
-         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_"),
+          r"InvalidDeviceFunction|NoBinaryForGpu|IllegalAddress|"
+          # r3-hip: statuses that are answers, not failures, which AMD_LOG_LEVEL=3's per-call trace (clr
+          # HIP_ERROR_PRINT, LOG_INFO: `<api>: Returned <hipErrorName> :`) shows all through a healthy run: a stream/
+          # event query while work is in flight, peer access asked twice
+          r"NotReady\b|PeerAccessAlreadyEnabled|PeerAccessNotEnabled)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
+          r"rocblas_status_(?!success|memory_error)\w+",
+          # r3-hip: Triton's HIP launcher reporting a HIP runtime error (hipGetErrorString's text); not a kernel too
+          # big for the GPU (too many resources: the compiler's config, torch-compile-error) nor out of memory
+          r"Triton Error \[HIP\]:\s*(?:Code: -?\d+, Messsage: |(?!Code:))(?!too many resources|out of memory)\w[\w -]+"),
+         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
@@ -1655,7 +1686,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"HIPRTC_ERROR_COMPILATION", r"torch\._dynamo\.exc\.\w+Error",
           r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)",
           # a Triton kernel that does not fit this GPU (shared memory / registers), or built for another one
-          r"triton\.runtime\.errors\.OutOfResources", r"Triton Error \[(?:CUDA|HIP)\]"),
+          r"triton\.runtime\.errors\.OutOfResources", r"Triton Error \[CUDA\]",
+          # r3-hip: on ROCm only a launch that asks for too many resources is the kernel's config; the HIP runtime's
+          # other errors through Triton's launcher are the runtime's (hip_error signatures, oom)
+          r"Triton Error \[HIP\]:\s*(?:Code: \d+, Messsage: )?too many resources"),
          ("OutOfResources", "Triton Error", "BackendCompilerFailed", "torch._inductor.exc", "InductorError", "triton.compiler.errors",
           "CompilationError", "codegen error", "LLVM ERROR", "TritonGPU", "HIPRTC_ERROR_COMPILATION",
           "torch._dynamo.exc", "triton"),
