@@ -254,6 +254,10 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         if as_int(env.get("MAX_PIXELS", "x")):   # qwen_vl_utils / ms-swift read the image pixel cap from the env
             cap = Setting("image_max_pixels", as_int(env["MAX_PIXELS"]), file, cmd.line, "MAX_PIXELS", "env")
             job.settings.setdefault("image_max_pixels", cap)
+        if as_int(env.get("CELOSS_PARALLEL_SIZE", "x")):   # ms-swift's chunked cross-entropy under sequence parallel
+            job.settings.setdefault("celoss_parallel_size", Setting(
+                "celoss_parallel_size", as_int(env["CELOSS_PARALLEL_SIZE"]), file, cmd.line, "CELOSS_PARALLEL_SIZE",
+                "env"))
         g = job.gpus or g
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
