@@ -309,3 +309,19 @@ def test_fused_lora_targets_are_read_by_role_where_the_known_shape_names_them_ot
     rc = main(["check", z, "--gpu", "a100-80gb", "--json"])
     capsys.readouterr()
     assert rc == 2
+
+
+def test_swift_eval_under_sequence_parallel_holds_the_shards_16bit_logits_and_a_chunked_loss(tmp_path, capsys):
+    # ms-swift evaluates by default; under sequence parallel its compute_loss pops the labels, the model returns the
+    # shard's 16-bit logits and per_token_loss_func_sp takes the loss in CELOSS_PARALLEL_SIZE-row chunks
+    sp = " \\\n    --sequence_parallel_size 8 \\\n    --per_device_eval_batch_size 1"
+    rc, plain = _run([_write(tmp_path, "a.sh", SWIFT_SP % sp), "--gpu", "a100-80gb"], capsys)
+    rc, chunked = _run([_write(tmp_path, "b.sh", "CELOSS_PARALLEL_SIZE=1024 \\\n" + SWIFT_SP % sp), "--gpu",
+                        "a100-80gb"], capsys)
+    ev_plain = plain["memory"]["eval"]["peak_allocated_bytes"] - plain["memory"]["save"]["peak_allocated_bytes"]
+    ev_chunk = chunked["memory"]["eval"]["peak_allocated_bytes"] - chunked["memory"]["save"]["peak_allocated_bytes"]
+    tokens, vocab = 65536 // 8, 152064
+    # unchunked: 16-bit logits and their 16-bit log-softmax (4 B a logit), not the HF loss's 10 B
+    assert 4 * tokens * vocab <= ev_plain < 5 * tokens * vocab
+    # chunked: the 16-bit logits plus one 1024-row fp32 chunk, less than the unchunked loss
+    assert 2 * tokens * vocab + 8 * 1024 * vocab <= ev_chunk < ev_plain
