@@ -344,3 +344,19 @@ def test_expandable_segments_count_reserved_as_the_peak_allocated_where_the_buil
     rc, exp = _run([_write(tmp_path, "e50.sh", conf + sh), "--gpu", "mi50-32gb"], capsys)
     assert exp["memory"]["step"] == plain["memory"]["step"]
     assert any("ignore it" in n for n in exp["notes"])
+
+
+def test_a_plain_assignment_line_is_a_shell_variable_not_the_programs_environment(tmp_path, capsys):
+    # bash: `NPROC_PER_NODE=8` alone on a line sets a shell variable; swift only sees it when exported (or when
+    # it prefixes the command); $VAR still expands it
+    body = SWIFT_SP % ""
+    cmd = body.split("swift sft", 1)[1]
+    rc, plain = _run([_write(tmp_path, "a.sh", "NPROC_PER_NODE=8\nswift sft" + cmd), "--gpu", "a100-80gb"], capsys)
+    rc, exported = _run([_write(tmp_path, "b.sh", "export NPROC_PER_NODE=8\nswift sft" + cmd), "--gpu", "a100-80gb"],
+                        capsys)
+    rc, later = _run([_write(tmp_path, "c.sh", "NPROC_PER_NODE=8\nexport NPROC_PER_NODE\nswift sft" + cmd), "--gpu",
+                      "a100-80gb"], capsys)
+    rc, expanded = _run([_write(tmp_path, "d.sh", "n=8\nNPROC_PER_NODE=$n swift sft" + cmd), "--gpu", "a100-80gb"],
+                        capsys)
+    assert plain["world_size"] == 1
+    assert exported["world_size"] == later["world_size"] == expanded["world_size"] == 8

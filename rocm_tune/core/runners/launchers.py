@@ -41,10 +41,13 @@ class Command:
 @dataclass
 class Script:
     commands: list[Command]
-    exports: dict[str, str]        # export VAR=... and plain VAR=... lines, in file order
+    exports: dict[str, str]        # export VAR=... lines (and plain VAR=... of an exported name), in file order
     sbatch: dict[str, tuple[str, int]]   # #SBATCH --key -> (value, line)
     findings: list[Finding]
     arrays: dict[str, list[Token]] = field(default_factory=dict)   # NAME=( ... ): its words
+    # plain VAR=... lines (a command of assignments only): shell variables that $VAR expands, but bash does not
+    # put them in a program's environment unless exported (NPROC_PER_NODE=8 on its own line does not reach swift)
+    shell_vars: dict[str, str] = field(default_factory=dict)
 
 
 _ARRAY_START = re.compile(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)$")
@@ -249,9 +252,11 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                     t.line = no
                 c.line = no
                 c.env = {**script.exports, **c.env}
-                c.tokens = [Token(_expand(t.text, {**script.exports, **c.env}), t.line) for t in c.tokens]
+                c.tokens = [Token(_expand(t.text, {**script.shell_vars, **script.exports, **c.env}), t.line)
+                            for t in c.tokens]
                 script.commands.append(c)
             script.exports.update(one.exports)
+            script.shell_vars.update(one.shell_vars)
         return script
     lines = text.splitlines()
     exports: dict[str, str] = {}
@@ -263,6 +268,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     lines, own = _arrays(lines, exports)
     arrays = {**(arrays or {}), **own}
     exports = {}
+    shell_vars: dict[str, str] = {}
     sbatch: dict[str, tuple[str, int]] = {}
     findings: list[Finding] = []
     commands: list[Command] = []
@@ -279,7 +285,9 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             for w in words[1:]:
                 m = _ASSIGN.match(w)
                 if m:
-                    exports[m.group(1)] = _expand(m.group(2), exports)
+                    exports[m.group(1)] = _expand(m.group(2), {**shell_vars, **exports})
+                elif w in shell_vars:          # export VAR (assigned before)
+                    exports[w] = shell_vars[w]
             continue
         env: dict[str, str] = {}
         k = 0
@@ -288,14 +296,15 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             w = toks[k].text
             m = _ASSIGN.match(w)
             if m:
-                env[m.group(1)] = _expand(m.group(2), {**exports, **env})
+                env[m.group(1)] = _expand(m.group(2), {**shell_vars, **exports, **env})
                 k += 1
             elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
                 k += 1
             else:
                 break
-        if k == len(toks):       # plain assignments: shell variables for what follows
-            exports.update(env)
+        if k == len(toks):       # plain assignments: shell variables for what follows, exported only if already so
+            for name, value in env.items():
+                (exports if name in exports else shell_vars)[name] = value
             continue
         if toks[k].text in ("bash", "sh") and k + 2 < len(toks) and toks[k + 1].text == "-c":
             inner = parse_script(toks[k + 2].text, file)
@@ -308,7 +317,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 commands.append(c)
             findings += inner.findings
             continue
-        body = [Token(_expand(t.text, {**exports, **env}), t.line) for t in toks[k:]]
+        body = [Token(_expand(t.text, {**shell_vars, **exports, **env}), t.line) for t in toks[k:]]
         dropped_toks = _tokens(dropped) if dropped else []
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks)
         commands.append(cmd)
@@ -330,7 +339,8 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                     f"delete the spaces after the backslash on line {cut_line}"))
             cmd.cut_line = cut_line
             cmd.cut_kind = kind
-    return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own)
+    return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
+                  shell_vars=shell_vars)
 
 
 def without_cutting_comments(text: str) -> tuple[str, list[int]]:
