@@ -427,7 +427,6 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
             host = int(host * DS_HOST_BUFFER_FACTOR)
             notes.append(f"host RAM: the pinned offload x {DS_HOST_BUFFER_FACTOR} (DeepSpeed's own estimate's "
                          "additional_buffer_factor)")
-    _expandable(job, phases, gpu, notes)
     for p in phases.values():
         if p:
             p["reserved_bytes"] += comm
@@ -435,29 +434,6 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
         notes.append(sp_note)
     _rl_phases(job, model, cfg, phases, gpu, notes)
     return phases, host, notes
-
-
-EXPANDABLE_FRAGMENTATION = 0.02
-
-
-def _expandable(job: formats.Job, phases: dict, gpu, notes: list[str]) -> None:
-    """PYTORCH_(CUDA|HIP)_ALLOC_CONF=expandable_segments:True: the caching allocator grows one segment per stream by
-    mapping pages, and on a failed allocation unmaps its free pages and maps them where needed, so blocks cached
-    for other sizes do not make an OOM: what is reserved is the peak allocated plus a little (page rounding),
-    not the peak plus the fragmentation of fixed segments. ROCm honours it from ROCm 7.0: a GPU that stays on
-    ROCm <= 6.3 ignores it (rules.env_for)."""
-    if not as_bool(job.get("__expandable_segments__")):
-        return
-    if gpu is not None and getattr(gpu, "platform_status", "") == "deprecated":
-        notes.append("expandable_segments set, but this GPU stays on ROCm <= 6.3, whose builds ignore it: "
-                     "fragmentation counted as without it")
-        return
-    for p in phases.values():
-        if p:
-            p["reserved_bytes"] = min(p["reserved_bytes"],
-                                      int(p["peak_allocated_bytes"] * (1 + EXPANDABLE_FRAGMENTATION) + CONTEXT))
-    notes.append(f"expandable_segments:True: reserved counted as the peak allocated + "
-                 f"{EXPANDABLE_FRAGMENTATION:.0%} (free pages are remapped instead of fragmenting fixed segments)")
 
 
 def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:

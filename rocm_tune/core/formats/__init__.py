@@ -247,10 +247,6 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
                 if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1:
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
-    for var in ("PYTORCH_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"):
-        if "expandable_segments:true" in str(env.get(var, "")).lower().replace(" ", ""):
-            job.settings.setdefault("__expandable_segments__", Setting(
-                "__expandable_segments__", True, file, cmd.line, var, "env"))
     if runner == "ms-swift":
         if as_int(env.get("NNODES", "x")) and job.nodes is None:     # swift/cli/main.py: torchrun --nnodes
             job.nodes = Setting("nodes", as_int(env["NNODES"]), file, cmd.line, "NNODES", "env")
