@@ -341,3 +341,19 @@ def test_a_plain_assignment_line_is_a_shell_variable_not_the_programs_environmen
                         capsys)
     assert plain["world_size"] == 1
     assert exported["world_size"] == later["world_size"] == expanded["world_size"] == 8
+
+
+def test_a_comment_line_after_env_prefixes_cuts_them_off_the_program(tmp_path, capsys):
+    # ms-swift#3504 as posted: `A=.. B=.. \` + `# X=.. \` + `swift sft ...`: bash ends the command at the comment,
+    # the prefixes become unexported shell variables and swift runs without NPROC_PER_NODE (one process)
+    cmd = SWIFT_SP.split("swift sft", 1)[1]
+    sh = "CUDA_VISIBLE_DEVICES=0,1,2,3 \\\nNPROC_PER_NODE=4 \\\n# VIDEO_TOTAL_PIXELS=14112000 \\\nswift sft" + cmd
+    rc, d = _run([_write(tmp_path, "cut.sh", sh), "--gpu", "a100-80gb"], capsys)
+    cut = [f for f in d["findings"] if f["code"] == "shell-comment-cuts-command"]
+    assert len(cut) == 1 and cut[0]["line"] == 3
+    assert "CUDA_VISIBLE_DEVICES, NPROC_PER_NODE" in cut[0]["message"]
+    assert d["world_size"] == 1
+    # the same lines without the comment: one command, 4 processes, no finding
+    rc, ok = _run([_write(tmp_path, "ok.sh", sh.replace("# VIDEO_TOTAL_PIXELS=14112000 \\\n", "")), "--gpu",
+                   "a100-80gb"], capsys)
+    assert ok["world_size"] == 4 and not [f for f in ok["findings"] if f["code"] == "shell-comment-cuts-command"]

@@ -305,6 +305,8 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
         if k == len(toks):       # plain assignments: shell variables for what follows, exported only if already so
             for name, value in env.items():
                 (exports if name in exports else shell_vars)[name] = value
+            if cut is not None and cut[0] == "comment":
+                findings.append(_lost_prefixes(file, cut[1], list(env)))
             continue
         if toks[k].text in ("bash", "sh") and k + 2 < len(toks) and toks[k + 1].text == "-c":
             inner = parse_script(toks[k + 2].text, file)
@@ -341,6 +343,16 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             cmd.cut_kind = kind
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
                   shell_vars=shell_vars)
+
+
+def _lost_prefixes(file: str, cut_line: int, names: list[str]) -> Finding:
+    """`A=1 B=2 \\` + `# a commented line \\` + `program ...`: the comment ends the command after the assignments,
+    which become unexported shell variables; the program on the next line runs without them."""
+    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+    return Finding.of("shell-comment-cuts-command", file, cut_line,
+                      f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
+                      f"the variables before it ({shown}) are not exported and never reach the program after it",
+                      f"delete line {cut_line} (or move it below the command)")
 
 
 def without_cutting_comments(text: str) -> tuple[str, list[int]]:
