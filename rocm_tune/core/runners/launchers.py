@@ -244,20 +244,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     """`arrays`: bash arrays defined in another file the job gives (a sourced ``models/<model>.sh``)."""
     task = _yaml_task_commands(text)
     if task is not None:
-        script = Script(commands=[], exports={}, sbatch={}, findings=[])
-        for no, line in task:
-            one = parse_script(line, file)
-            for c in one.commands:
-                for t in c.tokens:
-                    t.line = no
-                c.line = no
-                c.env = {**script.exports, **c.env}
-                c.tokens = [Token(_expand(t.text, {**script.shell_vars, **script.exports, **c.env}), t.line)
-                            for t in c.tokens]
-                script.commands.append(c)
-            script.exports.update(one.exports)
-            script.shell_vars.update(one.shell_vars)
-        return script
+        return _parse_task(task, file)
     lines = text.splitlines()
     exports: dict[str, str] = {}
     for line in lines:        # plain assignments before the arrays that use them (MODEL_DIR=...)
@@ -324,25 +311,44 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks)
         commands.append(cmd)
         if cut is not None and dropped_toks:
-            kind, cut_line = cut
-            flags = [t.text for t in dropped_toks if t.text.startswith("--")]
-            lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
-                   f"{', ...' if len(flags) > 8 else ''})"
-            if kind == "comment":
-                findings.append(Finding.of(
-                    "shell-comment-cuts-command", file, cut_line,
-                    f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
-                    + lost, f"delete line {cut_line} (or move it below the command)"))
-            else:
-                findings.append(Finding.of(
-                    "shell-space-after-backslash", file, cut_line,
-                    f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
-                    f"continuation: the command ends there and " + lost,
-                    f"delete the spaces after the backslash on line {cut_line}"))
-            cmd.cut_line = cut_line
-            cmd.cut_kind = kind
+            findings.append(_cut_finding(file, cut, dropped_toks))
+            cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
                   shell_vars=shell_vars)
+
+
+def _parse_task(task: list[tuple[int, str]], file: str) -> Script:
+    """The commands of a YAML task file (`_yaml_task_commands`), each line parsed as a script of its own."""
+    script = Script(commands=[], exports={}, sbatch={}, findings=[])
+    for no, line in task:
+        one = parse_script(line, file)
+        for c in one.commands:
+            for t in c.tokens:
+                t.line = no
+            c.line = no
+            c.env = {**script.exports, **c.env}
+            c.tokens = [Token(_expand(t.text, {**script.shell_vars, **script.exports, **c.env}), t.line)
+                        for t in c.tokens]
+            script.commands.append(c)
+        script.exports.update(one.exports)
+        script.shell_vars.update(one.shell_vars)
+    return script
+
+
+def _cut_finding(file: str, cut: tuple[str, int], dropped_toks: list[Token]) -> Finding:
+    """The flags a comment line or a space after the backslash cut off a continued command."""
+    kind, cut_line = cut
+    flags = [t.text for t in dropped_toks if t.text.startswith("--")]
+    lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
+           f"{', ...' if len(flags) > 8 else ''})"
+    if kind == "comment":
+        return Finding.of("shell-comment-cuts-command", file, cut_line,
+                          f"the '#' comment on line {cut_line} inside a backslash-continued command ends the "
+                          f"command: " + lost, f"delete line {cut_line} (or move it below the command)")
+    return Finding.of("shell-space-after-backslash", file, cut_line,
+                      f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
+                      f"continuation: the command ends there and " + lost,
+                      f"delete the spaces after the backslash on line {cut_line}")
 
 
 def _lost_prefixes(file: str, cut_line: int, names: list[str]) -> Finding:
