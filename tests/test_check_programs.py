@@ -309,3 +309,51 @@ def test_fused_lora_targets_are_read_by_role_where_the_known_shape_names_them_ot
     rc = main(["check", z, "--gpu", "a100-80gb", "--json"])
     capsys.readouterr()
     assert rc == 2
+
+
+def test_swift_eval_under_sequence_parallel_holds_the_shards_16bit_logits_and_a_chunked_loss(tmp_path, capsys):
+    # ms-swift evaluates by default; under sequence parallel its compute_loss pops the labels, the model returns the
+    # shard's 16-bit logits and per_token_loss_func_sp takes the loss in CELOSS_PARALLEL_SIZE-row chunks
+    sp = " \\\n    --sequence_parallel_size 8 \\\n    --per_device_eval_batch_size 1"
+    rc, plain = _run([_write(tmp_path, "a.sh", SWIFT_SP % sp), "--gpu", "a100-80gb"], capsys)
+    rc, chunked = _run([_write(tmp_path, "b.sh", "CELOSS_PARALLEL_SIZE=1024 \\\n" + SWIFT_SP % sp), "--gpu",
+                        "a100-80gb"], capsys)
+    ev_plain = plain["memory"]["eval"]["peak_allocated_bytes"] - plain["memory"]["save"]["peak_allocated_bytes"]
+    ev_chunk = chunked["memory"]["eval"]["peak_allocated_bytes"] - chunked["memory"]["save"]["peak_allocated_bytes"]
+    tokens, vocab = 65536 // 8, 152064
+    # unchunked: 16-bit logits and their 16-bit log-softmax (4 B a logit), not the HF loss's 10 B
+    assert 4 * tokens * vocab <= ev_plain < 5 * tokens * vocab
+    # chunked: the 16-bit logits plus one 1024-row fp32 chunk, less than the unchunked loss
+    assert 2 * tokens * vocab + 8 * 1024 * vocab <= ev_chunk < ev_plain
+
+
+def test_a_plain_assignment_line_is_a_shell_variable_not_the_programs_environment(tmp_path, capsys):
+    # bash: `NPROC_PER_NODE=8` alone on a line sets a shell variable; swift only sees it when exported (or when
+    # it prefixes the command); $VAR still expands it
+    body = SWIFT_SP % ""
+    cmd = body.split("swift sft", 1)[1]
+    rc, plain = _run([_write(tmp_path, "a.sh", "NPROC_PER_NODE=8\nswift sft" + cmd), "--gpu", "a100-80gb"], capsys)
+    rc, exported = _run([_write(tmp_path, "b.sh", "export NPROC_PER_NODE=8\nswift sft" + cmd), "--gpu", "a100-80gb"],
+                        capsys)
+    rc, later = _run([_write(tmp_path, "c.sh", "NPROC_PER_NODE=8\nexport NPROC_PER_NODE\nswift sft" + cmd), "--gpu",
+                      "a100-80gb"], capsys)
+    rc, expanded = _run([_write(tmp_path, "d.sh", "n=8\nNPROC_PER_NODE=$n swift sft" + cmd), "--gpu", "a100-80gb"],
+                        capsys)
+    assert plain["world_size"] == 1
+    assert exported["world_size"] == later["world_size"] == expanded["world_size"] == 8
+
+
+def test_a_comment_line_after_env_prefixes_cuts_them_off_the_program(tmp_path, capsys):
+    # ms-swift#3504 as posted: `A=.. B=.. \` + `# X=.. \` + `swift sft ...`: bash ends the command at the comment,
+    # the prefixes become unexported shell variables and swift runs without NPROC_PER_NODE (one process)
+    cmd = SWIFT_SP.split("swift sft", 1)[1]
+    sh = "CUDA_VISIBLE_DEVICES=0,1,2,3 \\\nNPROC_PER_NODE=4 \\\n# VIDEO_TOTAL_PIXELS=14112000 \\\nswift sft" + cmd
+    rc, d = _run([_write(tmp_path, "cut.sh", sh), "--gpu", "a100-80gb"], capsys)
+    cut = [f for f in d["findings"] if f["code"] == "shell-comment-cuts-command"]
+    assert len(cut) == 1 and cut[0]["line"] == 3
+    assert "CUDA_VISIBLE_DEVICES, NPROC_PER_NODE" in cut[0]["message"]
+    assert d["world_size"] == 1
+    # the same lines without the comment: one command, 4 processes, no finding
+    rc, ok = _run([_write(tmp_path, "ok.sh", sh.replace("# VIDEO_TOTAL_PIXELS=14112000 \\\n", "")), "--gpu",
+                   "a100-80gb"], capsys)
+    assert ok["world_size"] == 4 and not [f for f in ok["findings"] if f["code"] == "shell-comment-cuts-command"]

@@ -252,11 +252,15 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
         # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
         # only skips the logits while training: `skip_logits = self.training and labels is not None`)
         return float(tokens * int(model.hidden_size) * 2 * 4)
-    if job is not None and (as_int(job.get("chunked_ce")) or 0) > 0 and (as_int(job.get("sequence_parallel_size"))
-                                                                        or 1) > 1:
-        # ms-swift's sequence-parallel loss (CELOSS_PARALLEL_SIZE) is the trainer's loss in evaluation too: the
-        # 16-bit logits stay, their fp32 upcast and log-softmax are made block by block
-        return float(tokens * vocab * 2 + tokens * int(model.hidden_size) * 2 * 4)
+    sp = (as_int(job.get("sequence_parallel_size")) or 1) if job is not None and job.runner == "ms-swift" else 1
+    if job is not None and sp > 1:
+        # ms-swift under sequence parallel (swift/trainers/seq2seq_trainer.py compute_loss) pops the labels: the model
+        # returns only the 16-bit logits of its shard, and per_token_loss_func_sp takes the loss in chunks of
+        # CELOSS_PARALLEL_SIZE rows (ChunkedCrossEntropyLoss: an fp32 upcast and log-softmax per chunk) or, unset,
+        # torch's cross_entropy on the 16-bit logits (its log-softmax in 16 bit)
+        chunk = as_int(job.get("chunked_ce")) or 0
+        loss = min(chunk, tokens) * vocab * 8 if chunk > 0 else tokens * vocab * 2
+        return float(tokens * vocab * 2 + loss + tokens * int(model.hidden_size) * 2 * 4)
     # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
     return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
 

@@ -41,10 +41,13 @@ class Command:
 @dataclass
 class Script:
     commands: list[Command]
-    exports: dict[str, str]        # export VAR=... and plain VAR=... lines, in file order
+    exports: dict[str, str]        # export VAR=... lines (and plain VAR=... of an exported name), in file order
     sbatch: dict[str, tuple[str, int]]   # #SBATCH --key -> (value, line)
     findings: list[Finding]
     arrays: dict[str, list[Token]] = field(default_factory=dict)   # NAME=( ... ): its words
+    # plain VAR=... lines (a command of assignments only): shell variables that $VAR expands, but bash does not
+    # put them in a program's environment unless exported (NPROC_PER_NODE=8 on its own line does not reach swift)
+    shell_vars: dict[str, str] = field(default_factory=dict)
 
 
 _ARRAY_START = re.compile(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)$")
@@ -237,62 +240,11 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     return out
 
 
-def _task_script(task: list[tuple[int, str]], file: str) -> Script:
-    """A YAML task file's commands (`_yaml_task_commands`) as one script, each command at its line in the file."""
-    script = Script(commands=[], exports={}, sbatch={}, findings=[])
-    for no, line in task:
-        one = parse_script(line, file)
-        for c in one.commands:
-            for t in c.tokens:
-                t.line = no
-            c.line = no
-            c.env = {**script.exports, **c.env}
-            c.tokens = [Token(_expand(t.text, {**script.exports, **c.env}), t.line) for t in c.tokens]
-            script.commands.append(c)
-        script.exports.update(one.exports)
-    return script
-
-
-def _leading_env(toks: list[Token], exports: dict[str, str]) -> tuple[dict[str, str], int]:
-    """The `VAR=value` words before a command and the wrappers (nohup, env, exec, time, srun) around it: (the
-    assignments, the index of the command's first word; len(toks) when the line only assigns)."""
-    env: dict[str, str] = {}
-    k = 0
-    while k < len(toks):
-        w = toks[k].text
-        m = _ASSIGN.match(w)
-        if m:
-            env[m.group(1)] = _expand(m.group(2), {**exports, **env})
-            k += 1
-        elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
-            k += 1
-        else:
-            break
-    return env, k
-
-
-def _cut_finding(file: str, cut: tuple[str, int], dropped_toks: list[Token]) -> Finding:
-    """A continued command that a comment line or a space after its backslash cut short: what never reaches it."""
-    kind, cut_line = cut
-    flags = [t.text for t in dropped_toks if t.text.startswith("--")]
-    lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
-           f"{', ...' if len(flags) > 8 else ''})"
-    if kind == "comment":
-        return Finding.of(
-            "shell-comment-cuts-command", file, cut_line,
-            f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: " + lost,
-            f"delete line {cut_line} (or move it below the command)")
-    return Finding.of(
-        "shell-space-after-backslash", file, cut_line,
-        f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line continuation: "
-        f"the command ends there and " + lost, f"delete the spaces after the backslash on line {cut_line}")
-
-
 def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = None) -> Script:
     """`arrays`: bash arrays defined in another file the job gives (a sourced ``models/<model>.sh``)."""
     task = _yaml_task_commands(text)
     if task is not None:
-        return _task_script(task, file)
+        return _parse_task(task, file)
     lines = text.splitlines()
     exports: dict[str, str] = {}
     for line in lines:        # plain assignments before the arrays that use them (MODEL_DIR=...)
@@ -303,6 +255,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     lines, own = _arrays(lines, exports)
     arrays = {**(arrays or {}), **own}
     exports = {}
+    shell_vars: dict[str, str] = {}
     sbatch: dict[str, tuple[str, int]] = {}
     findings: list[Finding] = []
     commands: list[Command] = []
@@ -319,11 +272,28 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             for w in words[1:]:
                 m = _ASSIGN.match(w)
                 if m:
-                    exports[m.group(1)] = _expand(m.group(2), exports)
+                    exports[m.group(1)] = _expand(m.group(2), {**shell_vars, **exports})
+                elif w in shell_vars:          # export VAR (assigned before)
+                    exports[w] = shell_vars[w]
             continue
-        env, k = _leading_env(toks, exports)
-        if k == len(toks):       # plain assignments: shell variables for what follows
-            exports.update(env)
+        env: dict[str, str] = {}
+        k = 0
+        # nohup / env / bash -c '...' wrappers
+        while k < len(toks):
+            w = toks[k].text
+            m = _ASSIGN.match(w)
+            if m:
+                env[m.group(1)] = _expand(m.group(2), {**shell_vars, **exports, **env})
+                k += 1
+            elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
+                k += 1
+            else:
+                break
+        if k == len(toks):       # plain assignments: shell variables for what follows, exported only if already so
+            for name, value in env.items():
+                (exports if name in exports else shell_vars)[name] = value
+            if cut is not None and cut[0] == "comment":
+                findings.append(_lost_prefixes(file, cut[1], list(env)))
             continue
         if toks[k].text in ("bash", "sh") and k + 2 < len(toks) and toks[k + 1].text == "-c":
             inner = parse_script(toks[k + 2].text, file)
@@ -336,14 +306,59 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 commands.append(c)
             findings += inner.findings
             continue
-        body = [Token(_expand(t.text, {**exports, **env}), t.line) for t in toks[k:]]
+        body = [Token(_expand(t.text, {**shell_vars, **exports, **env}), t.line) for t in toks[k:]]
         dropped_toks = _tokens(dropped) if dropped else []
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks)
         commands.append(cmd)
         if cut is not None and dropped_toks:
             findings.append(_cut_finding(file, cut, dropped_toks))
-            cmd.cut_kind, cmd.cut_line = cut
-    return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own)
+            cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
+    return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
+                  shell_vars=shell_vars)
+
+
+def _parse_task(task: list[tuple[int, str]], file: str) -> Script:
+    """The commands of a YAML task file (`_yaml_task_commands`), each line parsed as a script of its own."""
+    script = Script(commands=[], exports={}, sbatch={}, findings=[])
+    for no, line in task:
+        one = parse_script(line, file)
+        for c in one.commands:
+            for t in c.tokens:
+                t.line = no
+            c.line = no
+            c.env = {**script.exports, **c.env}
+            c.tokens = [Token(_expand(t.text, {**script.shell_vars, **script.exports, **c.env}), t.line)
+                        for t in c.tokens]
+            script.commands.append(c)
+        script.exports.update(one.exports)
+        script.shell_vars.update(one.shell_vars)
+    return script
+
+
+def _cut_finding(file: str, cut: tuple[str, int], dropped_toks: list[Token]) -> Finding:
+    """The flags a comment line or a space after the backslash cut off a continued command."""
+    kind, cut_line = cut
+    flags = [t.text for t in dropped_toks if t.text.startswith("--")]
+    lost = f"{len(flags)} flag(s) after it never reach the program ({', '.join(flags[:8])}" \
+           f"{', ...' if len(flags) > 8 else ''})"
+    if kind == "comment":
+        return Finding.of("shell-comment-cuts-command", file, cut_line,
+                          f"the '#' comment on line {cut_line} inside a backslash-continued command ends the "
+                          f"command: " + lost, f"delete line {cut_line} (or move it below the command)")
+    return Finding.of("shell-space-after-backslash", file, cut_line,
+                      f"whitespace after the backslash on line {cut_line} makes it an escaped space, not a line "
+                      f"continuation: the command ends there and " + lost,
+                      f"delete the spaces after the backslash on line {cut_line}")
+
+
+def _lost_prefixes(file: str, cut_line: int, names: list[str]) -> Finding:
+    """`A=1 B=2 \\` + `# a commented line \\` + `program ...`: the comment ends the command after the assignments,
+    which become unexported shell variables; the program on the next line runs without them."""
+    shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+    return Finding.of("shell-comment-cuts-command", file, cut_line,
+                      f"the '#' comment on line {cut_line} inside a backslash-continued command ends the command: "
+                      f"the variables before it ({shown}) are not exported and never reach the program after it",
+                      f"delete line {cut_line} (or move it below the command)")
 
 
 def without_cutting_comments(text: str) -> tuple[str, list[int]]:
