@@ -643,52 +643,9 @@ def read_texts(texts: dict[str, str]) -> Job:
     paths = list(texts)
     job = Job()
     job.files = dict(texts)
-    yaml_cfgs: list[tuple[str, dict]] = []
-    axo_cfgs: list[str] = []
-    tune_cfgs: list[str] = []
-    primus_cfgs: list[str] = []
-    recipes: list[str] = []
-    # bash arrays of every script given (slime/Megatron scripts `source models/<model>.sh` for MODEL_ARGS=(...))
-    arrays: dict = {}
-    for p, text in texts.items():
-        if detect(text, p) == "script" and "=(" in text:
-            arrays.update(shell.parse_script(text, p).arrays)
-    for p, text in texts.items():
-        fmt = detect(text, p)
-        job.formats[p] = fmt
-        if fmt == "notebook":          # its code cells, read as a Python program (never run)
-            text = notebook_code(text) or ""
-            job.notes.append(f"{p}: a Jupyter notebook: its code cells are read as a Python program (not run)")
-            fmt = "python"
-        if fmt == "torchtune-yaml":
-            tune_cfgs.append(p)
-            continue
-        if fmt == "primus-yaml":
-            primus_cfgs.append(p)
-            continue
-        if fmt == "deepspeed-json":
-            job.ds = deepspeed_json.read(_load_structured(text), text, p)
-        elif fmt == "accelerate-yaml":
-            job.accelerate = accelerate.read(_load_structured(text), text, p)
-        elif fmt == "lf-yaml":
-            yaml_cfgs.append((p, _load_structured(text)))
-        elif fmt == "script":
-            _read_script(job, text, p, arrays)
-        elif fmt == "axolotl-yaml":
-            axo_cfgs.append(p)
-        elif fmt == "hf-yaml":
-            recipes.append(p)
-        elif fmt in ("dataset-info", "hostfile"):
-            pass                       # read by check's dataset finding / by the deepspeed --hostfile below
-        elif fmt == "rocm-tune-plan":
-            job.notes.append(f"{p}: rocm-tune's own plan.json (not read here: the bundle's files are; "
-                             f"`rocm-tune preflight {p}` verifies it on the machine)")
-        elif fmt == "python":
-            _read_python_file(job, text, p, texts)
-        else:
-            job.findings.append(Finding.of("format-unknown", p, None,
-                                           "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
-                                           "or launch script", None))
+    found = _read_each(job, texts)
+    yaml_cfgs, axo_cfgs, tune_cfgs, primus_cfgs, recipes = (found[k] for k in ("lf", "axolotl", "torchtune",
+                                                                                "primus", "recipe"))
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
@@ -702,7 +659,62 @@ def read_texts(texts: dict[str, str]) -> Job:
         _apply_torchtune(job, texts, tune_cfgs)
     if primus_cfgs and job.runner == "unknown":
         _apply_primus(job, texts, primus_cfgs[0])
-    # a YAML the command line names (or the only one given): its keys, then the command's overrides
+    _apply_main_config(job, texts, yaml_cfgs, axo_cfgs)
+    # DeepSpeed JSON named by the config (runners/deepspeed.py)
+    deepspeed_json.attach_reference(job, texts)
+    # accelerate config named by --config_file
+    _apply_accelerate(job, texts)
+    _per_node_processes(job)
+    from rocm_tune.core.runners import rl
+
+    rl.apply_sequence(job, job.notes)
+    return job
+
+
+def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
+    """Each file's format into job.formats; DeepSpeed JSON, accelerate configs, scripts and Python programs read
+    into the job at once; the configs that need the others first, by kind: {"lf": [(path, data)], "axolotl",
+    "torchtune", "primus", "recipe": [path]}."""
+    found: dict[str, list] = {"lf": [], "axolotl": [], "torchtune": [], "primus": [], "recipe": []}
+    # bash arrays of every script given (slime/Megatron scripts `source models/<model>.sh` for MODEL_ARGS=(...))
+    arrays: dict = {}
+    for p, text in texts.items():
+        if detect(text, p) == "script" and "=(" in text:
+            arrays.update(shell.parse_script(text, p).arrays)
+    later = {"torchtune-yaml": "torchtune", "primus-yaml": "primus", "axolotl-yaml": "axolotl", "hf-yaml": "recipe"}
+    for p, text in texts.items():
+        fmt = detect(text, p)
+        job.formats[p] = fmt
+        if fmt == "notebook":          # its code cells, read as a Python program (never run)
+            text = notebook_code(text) or ""
+            job.notes.append(f"{p}: a Jupyter notebook: its code cells are read as a Python program (not run)")
+            fmt = "python"
+        if fmt in later:
+            found[later[fmt]].append(p)
+        elif fmt == "deepspeed-json":
+            job.ds = deepspeed_json.read(_load_structured(text), text, p)
+        elif fmt == "accelerate-yaml":
+            job.accelerate = accelerate.read(_load_structured(text), text, p)
+        elif fmt == "lf-yaml":
+            found["lf"].append((p, _load_structured(text)))
+        elif fmt == "script":
+            _read_script(job, text, p, arrays)
+        elif fmt in ("dataset-info", "hostfile"):
+            pass                       # read by check's dataset finding / by the deepspeed --hostfile below
+        elif fmt == "rocm-tune-plan":
+            job.notes.append(f"{p}: rocm-tune's own plan.json (not read here: the bundle's files are; "
+                             f"`rocm-tune preflight {p}` verifies it on the machine)")
+        elif fmt == "python":
+            _read_python_file(job, text, p, texts)
+        else:
+            job.findings.append(Finding.of("format-unknown", p, None,
+                                           "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
+                                           "or launch script", None))
+    return found
+
+
+def _apply_main_config(job: Job, texts: dict[str, str], yaml_cfgs: list, axo_cfgs: list[str]) -> None:
+    """A YAML the command line names (or the only one given): its keys, then the command's overrides."""
     ref = job.settings.pop("__config_ref__", None)
     chosen = None
     if ref is not None:
@@ -720,15 +732,6 @@ def read_texts(texts: dict[str, str]) -> Job:
         _apply_axolotl(job, texts, axo_cfgs, ref)
     if chosen is not None:
         _apply_lf_yaml(job, texts, chosen)
-    # DeepSpeed JSON named by the config (runners/deepspeed.py)
-    deepspeed_json.attach_reference(job, texts)
-    # accelerate config named by --config_file
-    _apply_accelerate(job, texts)
-    _per_node_processes(job)
-    from rocm_tune.core.runners import rl
-
-    rl.apply_sequence(job, job.notes)
-    return job
 
 
 def _apply_recipe(job: Job, texts: dict[str, str], path: str) -> None:
