@@ -1012,43 +1012,10 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
 
     gpu_id, vram_gib = _card_in_files(job, gpu_id, vram_gib)
     gpu: Any = resolve_card(gpu_id, vram_gib, job.notes, assumptions)
-    model, mnote, mfind = (None, None, None)
-    if job.runner in MODELLED or model_ref:
-        model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
-        if mnote or (model is not None and model.identified_by == "assumed"):
-            (assumptions if model is not None and model.identified_by == "assumed" else job.notes).append(
-                mnote or model.notes[-1])
-        if mfind:
-            mfind.file, mfind.line = _where(job, "model_name_or_path")
-            findings.append(mfind)
-    # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
-    # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
-    load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
-    if model is not None and load and getattr(model, "torch_dtype", None) != load:
-        model = replace(model, torch_dtype=load)
-    ref_name = str(model_ref or job.get("model_name_or_path") or "")
-    if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
-        # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules
-        model = replace(model, experts_as_linears=True)
-        job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
-                         f"(quantized by QLoRA)")
-    if model is not None:
-        mfind2 = _model_findings(model, job)
-        findings += mfind2
-        if any(f.severity == "error" for f in mfind2):
-            model = None
+    model = _check_model(job, model_ref, findings, assumptions)
     runner = job.runner
     if model is None or runner not in MODELLED:
-        reason = ("the model's architecture is not modelled" if any(f.code == "model-not-modelled" for f in findings)
-                  else _model_question(findings) if model is None and runner != "unknown" else
-                  f"a {runner} config is not modelled" if runner not in ("unknown",) else
-                  "no training command or training config in the files ("
-                  + ", ".join(f"{os.path.basename(p)}: {fmt}" + (" without a training command" if fmt == "script" else "")
-                              for p, fmt in job.formats.items()) + ")")
-        if job.ds is not None and runner == "unknown":
-            reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
-        return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
-                      None, findings, assumptions, None, None, reason=reason)
+        return _not_modelled(job, model, gpu, findings, assumptions)
     try:
         cfg, f2, a2 = build_config(job, model, gpus, nodes)
         cfg.validate()
@@ -1073,16 +1040,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     from rocm_tune.core.memory.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
 
     findings += check_findings(job, model, cfg)
-    from rocm_tune.core.runners import execution
-
-    exe = execution(model, cfg).to_dict()
-    spec = fsdp_spec(job) if not cfg.zero_stage else None
-    if spec is not None:
-        exe["sharding"] = spec.describe()
-    w = exe.get("warning")
-    if isinstance(w, dict) and w.get("code"):
-        findings.append(Finding.of(str(w["code"]), *_where(job, "bf16"),   # the plan's code: the same fact
-                                   str(w.get("message", "")), w.get("fix")))
+    exe = _execution(job, model, cfg, findings)
     rep = Report(job, runner, cfg.world_size, cfg, model, gpu, phases, None, "unknown", None, None, findings,
                  assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
     if gpu is None:
@@ -1110,33 +1068,104 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.reason = (f"the GPU count decides: {job.launcher} starts one rank per visible GPU and the config shards "
                       f"over them; on one GPU it needs {(vram - rep.margin_bytes) / 2**30:.0f} GiB: pass --gpus N")
         return rep
-    if host_limit is not None and host > host_limit:
-        rep.verdict, rep.oom_phase = "oom", "host"
-        findings.append(Finding.of("host-ram-short", job.ds.file if job.ds else None, None,
-                                   f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
-                                   f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
-                                   "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
-    if rep.verdict == "fits" and not fitting.fits(vram - rep.margin_bytes, vram, HEADROOM):
-        findings.append(Finding.of("margin-thin", None, None,
-                                   f"{(vram - rep.margin_bytes) / vram:.0%} of the card reserved, above the planner's "
-                                   f"{HEADROOM:.0%} headroom: inside the estimate's error (and torch sees a little less "
-                                   f"than the nominal memory), an OOM is possible", "the change below"))
-        hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=host_limit)
-        if hit is not None:
-            rep.fix = build_fix(job, hit[0], cfg)
-            rep.fix["target"] = "headroom"
-    if rep.verdict == "oom" and rep.oom_phase != "host" and rep.margin_bytes is not None \
-            and -rep.margin_bytes <= THIN_OOM_SHARE * vram:
-        findings.append(Finding.of("oom-margin-thin", None, None,
-                                f"over the card by only {-rep.margin_bytes / 2**30:.1f} GiB "
-                                f"({-rep.margin_bytes / vram:.0%} of it), inside the estimate's error: it may run "
-                                f"(shorter batches than cutoff_len, a kernel that holds less); the verdict is the "
-                                f"estimate's", "the change below, to be sure"))
+    _margin_findings(rep, model, cfg, eval_batch, gpu, host, host_limit)
     if any(f.code in ("shell-comment-cuts-command", "shell-space-after-backslash") for f in findings):
         return _fix_as_intended(rep, gpus, nodes, model_ref, vram)
     if rep.verdict == "oom":
         _oom_fix(rep, job, model, cfg, eval_batch, vram, gpu, host_limit)
     return rep
+
+
+def _execution(job, model, cfg, findings: list) -> dict:
+    """What really executes (precision, attention, sharding), as the plan says it; its warning as a finding."""
+    from rocm_tune.core.runners import execution
+
+    exe = execution(model, cfg).to_dict()
+    spec = fsdp_spec(job) if not cfg.zero_stage else None
+    if spec is not None:
+        exe["sharding"] = spec.describe()
+    w = exe.get("warning")
+    if isinstance(w, dict) and w.get("code"):
+        findings.append(Finding.of(str(w["code"]), *_where(job, "bf16"),   # the plan's code: the same fact
+                                   str(w.get("message", "")), w.get("fix")))
+    return exe
+
+
+def _check_model(job, model_ref: str | None, findings: list, assumptions: list[str]):
+    """The model the job trains (resolved from the files or --model), in the dtype the program loads it in; None
+    when it is not known or not modelled (the finding says which)."""
+    model, mnote, mfind = (None, None, None)
+    if job.runner in MODELLED or model_ref:
+        model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
+        if mnote or (model is not None and model.identified_by == "assumed"):
+            (assumptions if model is not None and model.identified_by == "assumed" else job.notes).append(
+                mnote or model.notes[-1])
+        if mfind:
+            mfind.file, mfind.line = _where(job, "model_name_or_path")
+            findings.append(mfind)
+    # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
+    # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
+    load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
+    if model is not None and load and getattr(model, "torch_dtype", None) != load:
+        model = replace(model, torch_dtype=load)
+    ref_name = str(model_ref or job.get("model_name_or_path") or "")
+    if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
+        # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules
+        model = replace(model, experts_as_linears=True)
+        job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
+                         f"(quantized by QLoRA)")
+    if model is not None:
+        mfind2 = _model_findings(model, job)
+        findings += mfind2
+        if any(f.severity == "error" for f in mfind2):
+            model = None
+    return model
+
+
+def _not_modelled(job, model, gpu, findings: list, assumptions: list[str]) -> Report:
+    """The report when the model or the runner is not modelled: unknown, with the one fact that decides."""
+    runner = job.runner
+    reason = ("the model's architecture is not modelled" if any(f.code == "model-not-modelled" for f in findings)
+              else _model_question(findings) if model is None and runner != "unknown" else
+              f"a {runner} config is not modelled" if runner not in ("unknown",) else
+              "no training command or training config in the files ("
+              + ", ".join(f"{os.path.basename(p)}: {fmt}" + (" without a training command" if fmt == "script" else "")
+                          for p, fmt in job.formats.items()) + ")")
+    if job.ds is not None and runner == "unknown":
+        reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
+    return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
+                  None, findings, assumptions, None, None, reason=reason)
+
+
+def _margin_findings(rep: Report, model, cfg, eval_batch, gpu, host: int, host_limit: int | None) -> None:
+    """Host RAM short of the offload; a fit thinner than the planner's headroom (with the change that restores it);
+    an OOM inside the estimate's error."""
+    job, vram = rep.job, int(rep.vram_bytes or 0)
+    if host_limit is not None and host > host_limit:
+        rep.verdict, rep.oom_phase = "oom", "host"
+        rep.findings.append(Finding.of("host-ram-short", job.ds.file if job.ds else None, None,
+                                       f"the offload needs {host / 2**30:.0f} GiB of host RAM per node; the node has "
+                                   f"{host_limit / 2**30:.0f} GiB (--host-ram-gib): the host runs out first",
+                                   "less offload (a higher ZeRO stage over more GPUs), or LoRA/QLoRA"))
+    used = vram - (rep.margin_bytes or 0)
+    if rep.verdict == "fits" and not fitting.fits(used, vram, HEADROOM):
+        rep.findings.append(Finding.of(
+            "margin-thin", None, None,
+            f"{used / vram:.0%} of the card reserved, above the planner's {HEADROOM:.0%} headroom: inside the "
+            f"estimate's error (and torch sees a little less than the nominal memory), an OOM is possible",
+            "the change below"))
+        hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu,
+                         host_limit=host_limit)
+        if hit is not None:
+            rep.fix = build_fix(job, hit[0], cfg)
+            rep.fix["target"] = "headroom"
+    if rep.verdict == "oom" and rep.oom_phase != "host" and rep.margin_bytes is not None \
+            and -rep.margin_bytes <= THIN_OOM_SHARE * vram:
+        rep.findings.append(Finding.of("oom-margin-thin", None, None,
+                                f"over the card by only {-rep.margin_bytes / 2**30:.1f} GiB "
+                                f"({-rep.margin_bytes / vram:.0%} of it), inside the estimate's error: it may run "
+                                f"(shorter batches than cutoff_len, a kernel that holds less); the verdict is the "
+                                f"estimate's", "the change below, to be sure"))
 
 
 def _over_upper_bound(rep: Report, vram: int) -> bool:
