@@ -109,3 +109,54 @@ def test_check_llamafactory_image_resolution_is_the_older_pixel_cap(tmp_path):
     said = " ".join(rep["assumptions"])
     assert "vision tower trained (freeze_vision_tower: False)" in said or "vision tower trained (freeze_vision_tower: false)" in said
     assert "200704 pixels (image_resolution 448 squared) = 256 tokens" in said
+
+
+def test_tower_heads_and_full_attention_blocks_match_the_real_config():
+    """num_heads and the whole-image attention blocks as transformers' Qwen2.5-VL / Qwen2-VL vision configs hold
+    them (fullatt_block_indexes; Qwen2-VL attends over the whole image in every block)."""
+    transformers = pytest.importorskip("transformers")
+    spec = load_model("qwen2.5-vl-7b")
+    hf = transformers.Qwen2_5_VLConfig(vision_config=dict(spec.config["vision_config"])).vision_config
+    assert spec.vision.heads == hf.num_heads
+    assert spec.vision.full_blocks == len(hf.fullatt_block_indexes)
+    assert spec.vision.window_patches == (hf.window_size // hf.patch_size) ** 2
+    q2 = model_from_config({**spec.config, "model_type": "qwen2_vl", "vision_config": QWEN2_VL_VISION}).vision
+    assert q2.heads == 16 and q2.attention_blocks_over_image == q2.depth
+
+
+def test_eager_attention_scores_over_a_large_image_are_counted():
+    """Eager attention materialises num_heads x n x n scores over the n patches of an image (float32 softmax beside
+    the bf16 matmul output): a 12.8M-pixel image (16384 tokens, 65536 patches) needs 16 x 65536^2 x 6 bytes in one
+    full-attention block, where SDPA/FlashAttention need nothing of the kind."""
+    m = load_model("qwen2.5-vl-7b")
+    base = TrainConfig(method="lora", precision="bf16", cutoff_len=20_000, image_tokens=16384)
+    sdpa = estimate(m, base)
+    eager = estimate(m, replace(base, attn="eager"))
+    scores = 16 * 65536 ** 2 * (4 + 2)
+    assert eager.per_gpu.peak_allocated_bytes >= scores > 4 * sdpa.per_gpu.peak_allocated_bytes
+    assert any("eager attention scores over one image: 384.00 GiB" in n for n in eager.notes)
+    assert not any("eager attention scores" in n for n in sdpa.notes)
+    small = estimate(m, replace(base, attn="eager", image_tokens=256))    # 1024 patches: 0.09 GiB
+    assert any("eager attention scores over one image: 0.09 GiB" in n for n in small.notes)
+
+
+def test_frozen_tower_with_inputs_requiring_grad_keeps_block_inputs():
+    """ms-swift makes the frozen tower's input require grad under gradient checkpointing: autograd records the
+    tower, each of its blocks keeping its input (patches x hidden in bf16)."""
+    m = load_model("qwen2.5-vl-7b")
+    base = TrainConfig(method="lora", precision="bf16", cutoff_len=4096, image_tokens=4096)
+    plain = estimate(m, base).per_gpu
+    recorded = estimate(m, replace(base, vision_input_grads=True)).per_gpu
+    kept = m.vision.depth * 4096 * 4 * m.vision.hidden * 2
+    assert abs((recorded.vision_bytes - plain.vision_bytes) - kept) <= 1024
+    assert recorded.peak_allocated_bytes > plain.peak_allocated_bytes
+
+
+def test_check_ms_swift_lora_records_the_frozen_tower_unless_vit_checkpointing_is_off(tmp_path):
+    script = ("MAX_PIXELS=1003520 swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --train_type lora "
+              "--max_length 2048 --per_device_train_batch_size 1 --torch_dtype bfloat16 {extra}\n")
+    on = _check(tmp_path, "a.sh", script.format(extra=""), "--gpu", "rtx-a6000")
+    off = _check(tmp_path, "b.sh", script.format(extra="--vit_gradient_checkpointing false"), "--gpu", "rtx-a6000")
+    assert "enable_input_require_grads" in " ".join(on["assumptions"])
+    assert "enable_input_require_grads" not in " ".join(off["assumptions"])
+    assert on["memory"]["step"]["peak_allocated_bytes"] > off["memory"]["step"]["peak_allocated_bytes"]

@@ -208,7 +208,16 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most {said}"
             f" = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted (inside "
             f"cutoff_len {cfg.cutoff_len}), {tokens * tower.merge ** 2} ViT patches per sample")
-    return replace(cfg, image_tokens=tokens, vision_trainable=trainable), [line]
+    # ms-swift (swift/trainers/mixin.py, _prepare_gradient_checkpointing): under gradient checkpointing it calls
+    # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
+    # tower's pass is recorded by autograd too
+    vgc = job.settings.get("vit_gradient_checkpointing")
+    input_grads = (job.runner == "ms-swift" and not trainable and cfg.gradient_checkpointing
+                   and (vgc is None or as_bool(vgc.value) is not False))
+    if input_grads:
+        line += ("; ms-swift makes the frozen tower's input require grad under gradient checkpointing "
+                 "(vision_tower.enable_input_require_grads): each ViT block keeps its input")
+    return replace(cfg, image_tokens=tokens, vision_trainable=trainable, vision_input_grads=input_grads), [line]
 
 
 def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:

@@ -68,6 +68,9 @@ class TrainConfig:
     # the tower sees merge^2 patches per token) and whether the vision tower is trained (full fine-tuning only)
     image_tokens: int = 0
     vision_trainable: bool = False
+    # the runner makes a frozen tower's input require grad (ms-swift: vision_tower.enable_input_require_grads()
+    # under gradient checkpointing), so autograd records the tower's pass although no tower weight trains
+    vision_input_grads: bool = False
 
     @property
     def world_size(self) -> int:
@@ -122,7 +125,7 @@ class TrainConfig:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["lora_targets"] = list(self.lora_targets)
-        for k in ("image_tokens", "vision_trainable"):   # said only where a vision tower is estimated
+        for k in ("image_tokens", "vision_trainable", "vision_input_grads"):   # said only where a vision tower is estimated
             if not d[k]:
                 d.pop(k)
         return d

@@ -27,7 +27,8 @@ class VisionMemory:
 
 
 def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
-    """The tower's bytes per GPU under `cfg` (image_tokens: the language tokens of a sample's images; vision_trainable);
+    """The tower's bytes per GPU under `cfg` (image_tokens: the language tokens of a sample's images;
+    vision_trainable; vision_input_grads);
     `optimizer_state(trainable, weight_bytes)` is the estimator's. None for a model without a known tower."""
     tower = getattr(model, "vision", None)
     if tower is None:
@@ -51,19 +52,37 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
     tokens = min(int(cfg.image_tokens), int(cfg.cutoff_len))
     patches = rows * tokens * tower.merge ** 2
-    compute = regime.compute_bytes
-    transient = tower.block_transient_per_patch(compute) * patches
-    kept = 0.0
-    if trained:
-        per_block = tower.block_kept_per_patch(compute) * patches
-        if cfg.gradient_checkpointing:   # each block keeps its input; one block is recomputed in full in backward
-            kept = tower.depth * patches * tower.hidden * compute
-            transient = max(transient, per_block)
-        else:
-            kept = tower.depth * per_block
-    state = "trained" if trained else "frozen"
+    graph = trained or bool(cfg.vision_input_grads)
+    kept, transient, scores = _activations(tower, cfg, regime.compute_bytes, patches, tokens * tower.merge ** 2,
+                                           graph)
+    state = "trained" if trained else "frozen, inputs requiring grad" if graph else "frozen"
     note = (f"vision tower ({state}): {params / 1e6:.0f}M params, {weights / 2**30:.2f} GiB weights per GPU"
             + (f" + {(grads + optim) / 2**30:.2f} GiB gradients and optimizer state" if trained else "")
             + f"; {tokens} image tokens per sample = {patches} ViT patches per micro-batch, activations "
-            + f"{kept / 2**30:.2f} GiB kept, {transient / 2**30:.2f} GiB while a block runs")
+            + f"{kept / 2**30:.2f} GiB kept, {transient / 2**30:.2f} GiB while a block runs"
+            + (f" (eager attention scores over one image: {scores / 2**30:.2f} GiB)" if scores else ""))
     return VisionMemory(weights, grads, optim, kept, transient, patches, note)
+
+
+def _activations(tower, cfg, compute: int, patches: int, image_patches: int,
+                 graph: bool) -> tuple[float, float, float]:
+    """(kept, transient, eager scores) of the tower's pass over a micro-batch of `patches` patches. `graph`: autograd
+    records the pass (a trained tower, or a frozen one whose input was made to require grad: ms-swift's
+    vision_tower.enable_input_require_grads() under gradient checkpointing). With checkpointing each block keeps
+    its input and one block is recomputed in full in backward; without it every block keeps its activations.
+    Eager attention adds one full-attention block's scores over one image (transformers splits the pass per
+    image by cu_seqlens; the softmax output is kept when the block is recorded)."""
+    transient = tower.block_transient_per_patch(compute) * patches
+    scores = tower.eager_scores(image_patches, compute) if cfg.attn == "eager" and image_patches else 0.0
+    transient += scores
+    if not graph:
+        return 0.0, transient, scores
+    images = max(1, patches // max(1, image_patches))
+    kept_scores = tower.heads * image_patches ** 2 * compute * images   # softmax output, per full-attention block
+    per_block = tower.block_kept_per_patch(compute) * patches
+    if cfg.gradient_checkpointing:
+        kept = tower.depth * patches * tower.hidden * compute
+        transient = max(transient, per_block + (kept_scores if scores else 0.0) + scores)
+    else:
+        kept = tower.depth * per_block + (tower.attention_blocks_over_image * kept_scores if scores else 0.0)
+    return kept, transient, scores

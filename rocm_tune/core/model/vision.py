@@ -7,6 +7,12 @@ embed_dim*mlp_ratio; Qwen2.5-VL: RMSNorm + gated gate/up/down MLP with bias) and
 ViT width, then Linear(d*m^2, d*m^2) -> GELU -> Linear(d*m^2, language hidden)). An image of P pixels becomes
 P / patch^2 patches in the ViT and P / (patch*merge)^2 tokens in the language model (28 x 28 pixels per token for
 patch 14, merge 2), as Qwen2-VL's image processor (smart_resize) makes them.
+
+Attention over patches: Qwen2-VL's blocks all attend over every patch of an image (cu_seqlens per image/frame);
+Qwen2.5-VL's attend within windows of window_size pixels (112: 8 x 8 patches) except the blocks in
+fullatt_block_indexes ([7, 15, 23, 31]), which attend over the whole image. Eager attention materialises the scores
+(num_heads x n x n for an image of n patches: matmul in the compute dtype, softmax in float32, cast back);
+FlashAttention (flash_attn_varlen_func) and SDPA without a mask do not.
 """
 from __future__ import annotations
 
@@ -31,6 +37,9 @@ class VisionTower:
     in_chans: int
     out_hidden: int      # the language model's hidden size (the merger's output)
     norm_bias: bool      # LayerNorm (Qwen2-VL) vs RMSNorm (Qwen2.5-VL)
+    heads: int = 16      # num_heads
+    full_blocks: int = 0  # blocks attending over the whole image (Qwen2.5-VL: len(fullatt_block_indexes)); 0 = all
+    window_patches: int = 0   # patches of one attention window in the other blocks (0: no windows)
 
     @property
     def block_params(self) -> int:
@@ -69,6 +78,16 @@ class VisionTower:
         mlp = 4 * i if self.gated else 2 * i
         return compute_bytes * (8 * d + mlp)
 
+    def eager_scores(self, image_patches: int, compute_bytes: int) -> float:
+        """Bytes of one full-attention block's eager scores over one image of `image_patches` patches: the
+        matmul's output in the compute dtype beside softmax's float32 output (then its cast back)."""
+        n = int(image_patches)
+        return self.heads * n * n * (4 + compute_bytes)
+
+    @property
+    def attention_blocks_over_image(self) -> int:
+        return self.full_blocks or self.depth
+
     def block_transient_per_patch(self, compute_bytes: int) -> float:
         """Bytes alive per patch while one block runs forward without keeping anything (a frozen tower)."""
         d, i = self.hidden, self.intermediate
@@ -94,11 +113,13 @@ def from_config(config: dict, lm_hidden: int) -> VisionTower | None:
         return VisionTower("qwen2_5_vl", _int(v.get("depth"), 32), d, _int(v.get("intermediate_size"), 3420), True,
                            _int(v.get("patch_size"), 14), _int(v.get("temporal_patch_size"), 2),
                            _int(v.get("spatial_merge_size"), 2), _int(v.get("in_chans", v.get("in_channels")), 3),
-                           _int(v.get("out_hidden_size"), lm_hidden), False)
+                           _int(v.get("out_hidden_size"), lm_hidden), False, _int(v.get("num_heads"), 16),
+                           len(v.get("fullatt_block_indexes") or (7, 15, 23, 31)),
+                           (_int(v.get("window_size"), 112) // _int(v.get("patch_size"), 14)) ** 2)
     if "qwen2_vl" in mt or "qwen2_vl" in vt or "embed_dim" in v:
         d = _int(v.get("embed_dim"), 1280)
         return VisionTower("qwen2_vl", _int(v.get("depth"), 32), d, int(d * float(v.get("mlp_ratio") or 4)), False,
                            _int(v.get("patch_size"), 14), _int(v.get("temporal_patch_size"), 2),
                            _int(v.get("spatial_merge_size"), 2), _int(v.get("in_chans", v.get("in_channels")), 3),
-                           _int(v.get("hidden_size"), lm_hidden), True)
+                           _int(v.get("hidden_size"), lm_hidden), True, _int(v.get("num_heads"), 16))
     return None

@@ -54,7 +54,10 @@ SHORT_DATASETS = {"swift/self-cognition": 512}
 MAP["bnb_4bit_use_double_quant"] = "double_quantization"   # QuantizeArguments (default True)
 # TunerArguments (swift/llm/argument/tuner_args.py): freeze_vit / freeze_aligner, True by default in ms-swift 3.x
 MAP.update({"freeze_vit": "freeze_vision_tower", "freeze_aligner": "freeze_multi_modal_projector",
-            "max_pixels": "image_max_pixels"})
+            "max_pixels": "image_max_pixels",
+            # ModelArguments.vit_gradient_checkpointing (default True): off, the tower is neither checkpointed nor
+            # made to take inputs requiring grad (swift/trainers/mixin.py _prepare_gradient_checkpointing)
+            "vit_gradient_checkpointing": "vit_gradient_checkpointing"})
 
 
 def _dtype_name(v: str) -> str | None:
