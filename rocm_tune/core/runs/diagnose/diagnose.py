@@ -1470,8 +1470,10 @@ def _requested_op_not_built(scans: Sequence[FileScan]) -> Diagnosis | None:
     for sc in scans:
         for h in sc.hits:
             m = _DS_OP_CANNOT.search(h.text) if cat.BY_CODE[h.code].benign else None
-            flag = _DS_BUILD_FLAG.get(m.group(1), m.group(1).upper()) if m else None
-            if flag is None or flag not in asked:
+            if m is None:
+                continue
+            flag = _DS_BUILD_FLAG.get(m.group(1), m.group(1).upper())
+            if flag not in asked:
                 continue
             sig = cat.BY_CODE["deepspeed-op-build-failed"]
             hit = Hit(**{**h.__dict__, "code": sig.code})
