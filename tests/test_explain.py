@@ -553,6 +553,15 @@ REAL_LINES = [
     ("missing-package", "ModuleNotFoundError: No module named 'einops'", "a top-level module is the missing package"),
     ("missing-package", "No module named 'torchvision'",
      "transformers' lazy import prints the cause on its own line (Failed to import ... because of the following error)"),
+    # r4-ver (issue 26): the loader's versioned-symbol words for the C/C++ runtime are a build skew, whatever needs it
+    ("system-runtime-too-old", "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not "
+     "found (required by /home/u/lib/python3.10/site-packages/torch/lib/libtorch_python.so)", "pytorch/pytorch#87279"),
+    ("system-runtime-too-old", "OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found (required by "
+     "/opt/conda/lib/python3.8/site-packages/torch_scatter/_version_cuda.so)", "Looong01/pyg-rocm-build#3 (ROCm 5.4)"),
+    ("datasets-fsspec-mismatch", "NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported.",
+     "modelscope/facechain#388, huggingface/datasets#6330"),
+    # protobuf's older spelling of the same message ("cannot not be")
+    ("extension-abi-mismatch", "TypeError: Descriptors cannot not be created directly.", "maudzung/SFA3D#82"),
 ]
 
 

@@ -192,7 +192,9 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          sources=("ROCm/clr rocclr/device/rocm/rocdevice.cpp (\"Device::callbackQueue aborting with status: 0x%x\", "
                   "\"Callback: Queue %p aborting with error : %s code: 0x%x\")",
                   "ROCm/tensorflow-upstream#1106")),
-    _sig("rocm-library-symbol-mismatch", "hip_error", "error", "root", "a ROCm runtime library does not match the "
+    # r4-ver (issue 26): version_check, not hip_error: by its own cause two ROCm releases are mixed (the versions),
+    # nothing failed in a HIP call
+    _sig("rocm-library-symbol-mismatch", "version_check", "error", "root", "a ROCm runtime library does not match the "
          "others (undefined symbol)",
          "one ROCm library (HIP, HSA runtime, rocBLAS, MIOpen, hipBLASLt, RCCL) was loaded from another ROCm release "
          "than the library it calls: a torch wheel's bundled ROCm mixed with /opt/rocm, or LD_LIBRARY_PATH pointing "
@@ -1660,7 +1662,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"operator torchvision::\w+ does not exist",
           r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions",
           r"module compiled against (?:ABI|API) version \w+ but this version of numpy is \w+",
-          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot be created directly"),
+          # protobuf 4 prints both spellings ("cannot not be" in its older releases)
+          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
           "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
@@ -2052,6 +2055,33 @@ SIGNATURES: tuple[Signature, ...] = (
           r"requires a different Python: [\d.]+ not in '[^']+'"),
          ("unsupported operand type", "not subscriptable", "requires a different Python"),
          sources=("CPython 3.8/3.9 on PEP 604 / PEP 585 annotations", "pip's Requires-Python check")),
+    # r4-ver (issue 26): the dynamic loader's versioned-symbol words for the C/C++ runtime: a binary (torch's
+    # libtorch_python.so, a JIT-built extension) needs a newer libstdc++/glibc than the one loaded (a conda env's old
+    # libstdcxx-ng, an older distro) — the builds do not match, whichever library the line names as required
+    _sig("system-runtime-too-old", "version_check", "error", "root", "a binary needs a newer C/C++ runtime "
+         "(GLIBC/GLIBCXX) than the one loaded",
+         "the wheel or extension was built with a newer compiler/glibc than the libstdc++.so.6 or libc.so.6 the "
+         "loader found: a conda environment's old libstdcxx-ng shadowing the system one, or a wheel built for a "
+         "newer distribution",
+         "update the runtime the loader picks (conda install -c conda-forge libstdcxx-ng, or put the system "
+         "libstdc++ first), or install a build of the package made for this system's glibc",
+         "`strings $(dirname $(which python))/../lib/libstdc++.so.6 | grep GLIBCXX_3.4.3`; `ldd --version`",
+         (r"version `(?:GLIBC|GLIBCXX|CXXABI)_[\d.]+' not found",),
+         ("' not found",),
+         sources=("ld.so's versioned-symbol error: /lib/libstdc++.so.6: version `GLIBCXX_3.4.32' not found "
+                  "(required by .../torch/lib/libtorch_python.so) (sophgo/LLM-TPU#166, FFTAI/Wiki-GRx-Gym#6)",)),
+    # r4-ver (issue 26): `datasets` refusing its own cache because the installed fsspec changed its protocol names
+    # (fsspec 2023.10 under datasets < 2.14.6): the two releases do not match, the data is fine
+    _sig("datasets-fsspec-mismatch", "version_check", "error", "root", "datasets cannot read its own cache with "
+         "the installed fsspec",
+         "the installed fsspec is newer than the datasets release understands (fsspec >= 2023.10 with datasets < "
+         "2.14.6), so datasets treats its local cache as a remote filesystem",
+         "pip install -U datasets (2.14.6 or newer), or pin fsspec<=2023.9.2 where datasets is pinned",
+         "`pip show datasets fsspec`",
+         (r"Loading a dataset cached in a \w*FileSystem is not supported",),
+         ("Loading a dataset cached in",),
+         sources=("huggingface/datasets#6330, #6352 (NotImplementedError: Loading a dataset cached in a LocalFileSystem "
+                  "is not supported.)",)),
     # ================================================================== end of the explain-sw block
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
          "error",
