@@ -562,6 +562,16 @@ REAL_LINES = [
      "modelscope/facechain#388, huggingface/datasets#6330"),
     # protobuf's older spelling of the same message ("cannot not be")
     ("extension-abi-mismatch", "TypeError: Descriptors cannot not be created directly.", "maudzung/SFA3D#82"),
+    ("version-check-failed", "ImportError: Requires Flash-Attention version >=2.7.1,<=2.7.4 but got 2.8.0.post2.",
+     "facebookresearch/xformers#1267"),
+    ("import-name-mismatch", "pydantic.errors.PydanticImportError: `BaseSettings` has been moved to the "
+     "`pydantic-settings` package. See https://docs.pydantic.dev/2.3/migration/#basesettings-has-moved-to-pydantic-"
+     "settings for more details.", "verveguy/tana-helper#2"),
+    ("model-files-newer-format", "Exception: data did not match any variant of untagged enum ModelWrapper at line "
+     "1251003 column 3", "huggingface/tokenizers on a Llama-3 tokenizer.json with tokenizers < 0.19"),
+    ("model-files-newer-format", "ValueError: Unknown quantization type, got fp8 - supported types are: ['awq', "
+     "'bitsandbytes_4bit', 'bitsandbytes_8bit', 'gptq', 'aqlm', 'quanto', 'eetq', 'hqq']",
+     "transformers < 4.43 on an FP8 checkpoint"),
 ]
 
 

@@ -1238,8 +1238,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # r3-ver: peft's import_utils (is_torchao/auto_gptq/gptqmodel/optimum_available) and transformers' fx:
           # `Found an incompatible version of torchao. Found version 0.10.0, but only versions above 0.16.0 ...`
           r"Found an incompatible version of ([\w.-]+)\. Found version ([^\s,]+), but only versions? "
-          r"(?:above )?([^\s,]+?)\.? (?:are|is) supported"),
-         ("is required for a normal", "VersionConflict", "incompatible version of"),
+          r"(?:above )?([^\s,]+?)\.? (?:are|is) supported",
+          # r4-ver (issue 26): any library stating the range it needs and the version it found, with the word
+          # `version` between the name and the range (xformers: `Requires Flash-Attention version >=2.7.1,<=2.7.4 but
+          # got 2.8.0.post2`)
+          r"\b[Rr]equires? ([\w.-]+(?: [\w.-]+){0,3}?) version\s*([<>=!~]=?\s*v?\d[\w.+]*(?:\s*,\s*[<>=!~]=?\s*v?\d"
+          r"[\w.+]*)*),? but (?:got|found|have|you have|is)\s+(v?\d[\w.+]*\w)"),
+         ("is required for a normal", "VersionConflict", "incompatible version of", " but "),
          sources=("calibration lf-10757 (ImportError: trl>=0.8.6,<=0.9.6 is required ... but found trl==0.24.0.)",
                   "seeds/000 (DeepSpeed 0.18.3 vs <0.16.9)")),
     _sig("import-name-mismatch", "version_check", "error", "root", "an import failed between two packages' "
@@ -1256,8 +1261,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\w+\.[\w.]+'",
           # any call with a keyword another release of the callee does not take (issue 26, explain-sw: raised inside a
           # tokenizer or data collator it is still the versions, not the data)
-          r"\w+\(\) got an unexpected keyword argument '\w+'"),
-         ("cannot import name", "No module named", "unexpected keyword argument")),
+          r"\w+\(\) got an unexpected keyword argument '\w+'",
+          # r4-ver (issue 26): pydantic 2's migration error for a name pydantic 1 had (BaseSettings -> pydantic-settings)
+          r"PydanticImportError: `[\w.]+` has been (?:moved|removed)"),
+         ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError")),
     _sig("version-required", "version_check", "error", "weak", "a package needs another version",
          "a library states the version of another one it needs, and the installed one is not it",
          "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
@@ -1279,6 +1286,23 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # explain-r2a (issue 26): a config written by a newer release (Llama 3.1's rope_type 'llama3', YaRN, LongRoPE, mrope)
     # read by an older transformers / vLLM that knows only {type, factor}: the versions, not the user's settings
+    # r4-ver (issue 26): the model's other files in a format newer than the installed library reads: a tokenizer.json
+    # written by a newer `tokenizers` (serde's words: `data did not match any variant of untagged enum ModelWrapper`),
+    # a quantization_config method the installed transformers does not know
+    _sig("model-files-newer-format", "version_check", "error", "root", "the model's files are in a newer format "
+         "than the installed library reads",
+         "the checkpoint was saved by a newer release: its tokenizer.json by a newer `tokenizers` (Llama 3, Qwen2 and "
+         "later tokenizers), or its quantization_config names a method the installed transformers does not know",
+         "upgrade tokenizers/transformers to a release that knows the model (its model card names one), within the "
+         "range the runner accepts; do not edit the model's files",
+         "`pip show tokenizers transformers` against the model card",
+         (r"data did not match any variant of untagged enum \w*(?:Wrapper|Type)\w*",
+          r"Unknown quantization type, got [\w-]+ - supported types are:"),
+         ("untagged enum", "Unknown quantization type"),
+         sources=("huggingface/tokenizers (Exception: data did not match any variant of untagged enum ModelWrapper at "
+                  "line 1 column ...) on Llama-3/Qwen2 tokenizers with tokenizers < 0.19",
+                  "transformers quantizers/auto.py (ValueError: Unknown quantization type, got fp8 - supported types "
+                  "are: [...])")),
     _sig("rope-scaling-newer-format", "version_check", "error", "root", "the model's rope_scaling is in a newer "
          "format than the installed library reads",
          "the checkpoint's config.json uses a RoPE scaling type or layout (rope_type 'llama3', 'yarn', 'longrope', "
@@ -2493,4 +2517,6 @@ def requirement_found(text: str) -> tuple[str, str] | None:
         req, found = m.group(2), m.group(1)
     elif "incompatible version" in m.re.pattern:
         req, found = f"{m.group(1)}>{m.group(3)}", f"{m.group(1)}=={m.group(2)}"
+    elif " but (?:got" in m.re.pattern:  # r4-ver: `Requires NAME version RANGE but got V`
+        req, found = m.group(1) + re.sub(r"\s+", "", m.group(2)), f"{m.group(1)}=={m.group(3)}"
     return req.rstrip(".,"), found.rstrip(".,")
