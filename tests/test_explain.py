@@ -553,6 +553,25 @@ REAL_LINES = [
     ("missing-package", "ModuleNotFoundError: No module named 'einops'", "a top-level module is the missing package"),
     ("missing-package", "No module named 'torchvision'",
      "transformers' lazy import prints the cause on its own line (Failed to import ... because of the following error)"),
+    # r4-ver (issue 26): the loader's versioned-symbol words for the C/C++ runtime are a build skew, whatever needs it
+    ("system-runtime-too-old", "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not "
+     "found (required by /home/u/lib/python3.10/site-packages/torch/lib/libtorch_python.so)", "pytorch/pytorch#87279"),
+    ("system-runtime-too-old", "OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found (required by "
+     "/opt/conda/lib/python3.8/site-packages/torch_scatter/_version_cuda.so)", "Looong01/pyg-rocm-build#3 (ROCm 5.4)"),
+    ("datasets-fsspec-mismatch", "NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported.",
+     "modelscope/facechain#388, huggingface/datasets#6330"),
+    # protobuf's older spelling of the same message ("cannot not be")
+    ("extension-abi-mismatch", "TypeError: Descriptors cannot not be created directly.", "maudzung/SFA3D#82"),
+    ("version-check-failed", "ImportError: Requires Flash-Attention version >=2.7.1,<=2.7.4 but got 2.8.0.post2.",
+     "facebookresearch/xformers#1267"),
+    ("import-name-mismatch", "pydantic.errors.PydanticImportError: `BaseSettings` has been moved to the "
+     "`pydantic-settings` package. See https://docs.pydantic.dev/2.3/migration/#basesettings-has-moved-to-pydantic-"
+     "settings for more details.", "verveguy/tana-helper#2"),
+    ("model-files-newer-format", "Exception: data did not match any variant of untagged enum ModelWrapper at line "
+     "1251003 column 3", "huggingface/tokenizers on a Llama-3 tokenizer.json with tokenizers < 0.19"),
+    ("model-files-newer-format", "ValueError: Unknown quantization type, got fp8 - supported types are: ['awq', "
+     "'bitsandbytes_4bit', 'bitsandbytes_8bit', 'gptq', 'aqlm', 'quanto', 'eetq', 'hqq']",
+     "transformers < 4.43 on an FP8 checkpoint"),
 ]
 
 

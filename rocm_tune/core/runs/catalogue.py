@@ -192,7 +192,9 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          sources=("ROCm/clr rocclr/device/rocm/rocdevice.cpp (\"Device::callbackQueue aborting with status: 0x%x\", "
                   "\"Callback: Queue %p aborting with error : %s code: 0x%x\")",
                   "ROCm/tensorflow-upstream#1106")),
-    _sig("rocm-library-symbol-mismatch", "hip_error", "error", "root", "a ROCm runtime library does not match the "
+    # r4-ver (issue 26): version_check, not hip_error: by its own cause two ROCm releases are mixed (the versions),
+    # nothing failed in a HIP call
+    _sig("rocm-library-symbol-mismatch", "version_check", "error", "root", "a ROCm runtime library does not match the "
          "others (undefined symbol)",
          "one ROCm library (HIP, HSA runtime, rocBLAS, MIOpen, hipBLASLt, RCCL) was loaded from another ROCm release "
          "than the library it calls: a torch wheel's bundled ROCm mixed with /opt/rocm, or LD_LIBRARY_PATH pointing "
@@ -1236,8 +1238,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # r3-ver: peft's import_utils (is_torchao/auto_gptq/gptqmodel/optimum_available) and transformers' fx:
           # `Found an incompatible version of torchao. Found version 0.10.0, but only versions above 0.16.0 ...`
           r"Found an incompatible version of ([\w.-]+)\. Found version ([^\s,]+), but only versions? "
-          r"(?:above )?([^\s,]+?)\.? (?:are|is) supported"),
-         ("is required for a normal", "VersionConflict", "incompatible version of"),
+          r"(?:above )?([^\s,]+?)\.? (?:are|is) supported",
+          # r4-ver (issue 26): any library stating the range it needs and the version it found, with the word
+          # `version` between the name and the range (xformers: `Requires Flash-Attention version >=2.7.1,<=2.7.4 but
+          # got 2.8.0.post2`)
+          r"\b[Rr]equires? ([\w.-]+(?: [\w.-]+){0,3}?) version\s*([<>=!~]=?\s*v?\d[\w.+]*(?:\s*,\s*[<>=!~]=?\s*v?\d"
+          r"[\w.+]*)*),? but (?:got|found|have|you have|is)\s+(v?\d[\w.+]*\w)"),
+         ("is required for a normal", "VersionConflict", "incompatible version of", " but "),
          sources=("calibration lf-10757 (ImportError: trl>=0.8.6,<=0.9.6 is required ... but found trl==0.24.0.)",
                   "seeds/000 (DeepSpeed 0.18.3 vs <0.16.9)")),
     _sig("import-name-mismatch", "version_check", "error", "root", "an import failed between two packages' "
@@ -1254,8 +1261,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\w+\.[\w.]+'",
           # any call with a keyword another release of the callee does not take (issue 26, explain-sw: raised inside a
           # tokenizer or data collator it is still the versions, not the data)
-          r"\w+\(\) got an unexpected keyword argument '\w+'"),
-         ("cannot import name", "No module named", "unexpected keyword argument")),
+          r"\w+\(\) got an unexpected keyword argument '\w+'",
+          # r4-ver (issue 26): pydantic 2's migration error for a name pydantic 1 had (BaseSettings -> pydantic-settings)
+          r"PydanticImportError: `[\w.]+` has been (?:moved|removed)"),
+         ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError")),
     _sig("version-required", "version_check", "error", "weak", "a package needs another version",
          "a library states the version of another one it needs, and the installed one is not it",
          "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
@@ -1277,6 +1286,23 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # explain-r2a (issue 26): a config written by a newer release (Llama 3.1's rope_type 'llama3', YaRN, LongRoPE, mrope)
     # read by an older transformers / vLLM that knows only {type, factor}: the versions, not the user's settings
+    # r4-ver (issue 26): the model's other files in a format newer than the installed library reads: a tokenizer.json
+    # written by a newer `tokenizers` (serde's words: `data did not match any variant of untagged enum ModelWrapper`),
+    # a quantization_config method the installed transformers does not know
+    _sig("model-files-newer-format", "version_check", "error", "root", "the model's files are in a newer format "
+         "than the installed library reads",
+         "the checkpoint was saved by a newer release: its tokenizer.json by a newer `tokenizers` (Llama 3, Qwen2 and "
+         "later tokenizers), or its quantization_config names a method the installed transformers does not know",
+         "upgrade tokenizers/transformers to a release that knows the model (its model card names one), within the "
+         "range the runner accepts; do not edit the model's files",
+         "`pip show tokenizers transformers` against the model card",
+         (r"data did not match any variant of untagged enum \w*(?:Wrapper|Type)\w*",
+          r"Unknown quantization type, got [\w-]+ - supported types are:"),
+         ("untagged enum", "Unknown quantization type"),
+         sources=("huggingface/tokenizers (Exception: data did not match any variant of untagged enum ModelWrapper at "
+                  "line 1 column ...) on Llama-3/Qwen2 tokenizers with tokenizers < 0.19",
+                  "transformers quantizers/auto.py (ValueError: Unknown quantization type, got fp8 - supported types "
+                  "are: [...])")),
     _sig("rope-scaling-newer-format", "version_check", "error", "root", "the model's rope_scaling is in a newer "
          "format than the installed library reads",
          "the checkpoint's config.json uses a RoPE scaling type or layout (rope_type 'llama3', 'yarn', 'longrope', "
@@ -1660,7 +1686,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"operator torchvision::\w+ does not exist",
           r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions",
           r"module compiled against (?:ABI|API) version \w+ but this version of numpy is \w+",
-          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot be created directly"),
+          # protobuf 4 prints both spellings ("cannot not be" in its older releases)
+          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
           "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
@@ -2052,6 +2079,33 @@ SIGNATURES: tuple[Signature, ...] = (
           r"requires a different Python: [\d.]+ not in '[^']+'"),
          ("unsupported operand type", "not subscriptable", "requires a different Python"),
          sources=("CPython 3.8/3.9 on PEP 604 / PEP 585 annotations", "pip's Requires-Python check")),
+    # r4-ver (issue 26): the dynamic loader's versioned-symbol words for the C/C++ runtime: a binary (torch's
+    # libtorch_python.so, a JIT-built extension) needs a newer libstdc++/glibc than the one loaded (a conda env's old
+    # libstdcxx-ng, an older distro) — the builds do not match, whichever library the line names as required
+    _sig("system-runtime-too-old", "version_check", "error", "root", "a binary needs a newer C/C++ runtime "
+         "(GLIBC/GLIBCXX) than the one loaded",
+         "the wheel or extension was built with a newer compiler/glibc than the libstdc++.so.6 or libc.so.6 the "
+         "loader found: a conda environment's old libstdcxx-ng shadowing the system one, or a wheel built for a "
+         "newer distribution",
+         "update the runtime the loader picks (conda install -c conda-forge libstdcxx-ng, or put the system "
+         "libstdc++ first), or install a build of the package made for this system's glibc",
+         "`strings $(dirname $(which python))/../lib/libstdc++.so.6 | grep GLIBCXX_3.4.3`; `ldd --version`",
+         (r"version `(?:GLIBC|GLIBCXX|CXXABI)_[\d.]+' not found",),
+         ("' not found",),
+         sources=("ld.so's versioned-symbol error: /lib/libstdc++.so.6: version `GLIBCXX_3.4.32' not found "
+                  "(required by .../torch/lib/libtorch_python.so) (sophgo/LLM-TPU#166, FFTAI/Wiki-GRx-Gym#6)",)),
+    # r4-ver (issue 26): `datasets` refusing its own cache because the installed fsspec changed its protocol names
+    # (fsspec 2023.10 under datasets < 2.14.6): the two releases do not match, the data is fine
+    _sig("datasets-fsspec-mismatch", "version_check", "error", "root", "datasets cannot read its own cache with "
+         "the installed fsspec",
+         "the installed fsspec is newer than the datasets release understands (fsspec >= 2023.10 with datasets < "
+         "2.14.6), so datasets treats its local cache as a remote filesystem",
+         "pip install -U datasets (2.14.6 or newer), or pin fsspec<=2023.9.2 where datasets is pinned",
+         "`pip show datasets fsspec`",
+         (r"Loading a dataset cached in a \w*FileSystem is not supported",),
+         ("Loading a dataset cached in",),
+         sources=("huggingface/datasets#6330, #6352 (NotImplementedError: Loading a dataset cached in a LocalFileSystem "
+                  "is not supported.)",)),
     # ================================================================== end of the explain-sw block
     _sig("child-failed", "launcher_exit", "error", "consequence", "the launcher reports a rank exited with an "
          "error",
@@ -2463,4 +2517,6 @@ def requirement_found(text: str) -> tuple[str, str] | None:
         req, found = m.group(2), m.group(1)
     elif "incompatible version" in m.re.pattern:
         req, found = f"{m.group(1)}>{m.group(3)}", f"{m.group(1)}=={m.group(2)}"
+    elif " but (?:got" in m.re.pattern:  # r4-ver: `Requires NAME version RANGE but got V`
+        req, found = m.group(1) + re.sub(r"\s+", "", m.group(2)), f"{m.group(1)}=={m.group(3)}"
     return req.rstrip(".,"), found.rstrip(".,")
