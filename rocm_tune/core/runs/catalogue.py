@@ -332,12 +332,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:node|Node) was low on resource: memory",
           # Google Colab's notice when the VM's RAM ran out
           r"Your session crashed after using all available RAM",
+          # r4-hw: Kaggle's notice when a notebook's RAM ran out (the kernel is restarted, no traceback)
+          r"Your notebook tried to allocate more memory than is available",
           # ex-num (issue 26): user-space OOM killers (systemd-oomd on Ubuntu/Fedora desktops, earlyoom) that act
           # before the kernel's: the same host-RAM exhaustion in their own words
           r"systemd-oomd(?:\[\d+\])?: Killed \S+ due to memory (?:pressure|used)",
           r"earlyoom(?:\[\d+\])?: (?:sending SIG(?:TERM|KILL) to process|low memory!)"),
          ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
-          "all available RAM", "systemd-oomd", "earlyoom"),
+          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -1065,8 +1067,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"rocblas_status_(?!success|memory_error)\w+",
           # r3-hip: Triton's HIP launcher reporting a HIP runtime error (hipGetErrorString's text); not a kernel too
           # big for the GPU (too many resources: the compiler's config, torch-compile-error) nor out of memory
-          r"Triton Error \[HIP\]:\s*(?:Code: -?\d+, Messsage: |(?!Code:))(?!too many resources|out of memory)\w[\w -]+"),
-         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error"),
+          r"Triton Error \[HIP\]:\s*(?:Code: -?\d+, Messsage: |(?!Code:))(?!too many resources|out of memory)\w[\w -]+",
+          # r4-hw: a HIP API call reported failed by the layer that made it (SYCL runtimes on HIP: AdaptiveCpp /
+          # hipSYCL `hip_queue: hipMemsetAsync() failed (error code = HIP:1)`; a program's own check `hipMalloc
+          # failed: <hipGetErrorString>`): the call's name, `failed`, and a code or message that is not out of memory
+          r"\[(?:hipSYCL|AdaptiveCpp|ACPP) Error\]",
+          r"\(error code = HIP:\d+\)",
+          r"\bhip(?:Malloc|Free|Mem|Stream|Event|Module|Launch|Graph|Device|Get|Set|Init|Ctx|Host|Ipc|Func|Pointer|"
+          r"Peer|Occupancy|Runtime|Driver)\w*(?:\(\))? failed\b"
+          r"(?!:?\s*[/~.\\]|.{0,80}(?:out of memory|ErrorOutOfMemory|MemoryAllocation|falling back|retry))"),
+         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
+          "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",

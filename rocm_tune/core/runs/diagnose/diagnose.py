@@ -897,17 +897,24 @@ _PEER_LOSS = re.compile(r"Connection (?:reset|closed|refused)|remote process exi
                         r"Connection was|by (?:remote )?peer", re.I)
 
 
+# r4-hw (issue 26): Slurm's cancel line with no reason (`*** STEP 1.0 ON n1 CANCELLED AT <time> ***`, no `DUE TO`)
+# is what slurmstepd prints when srun tears a step down after one of its tasks failed (or someone ran scancel):
+# not a time limit, preemption or node failure, which Slurm names
+_SLURM_REASON = re.compile(r"DUE TO |walltime|TERM_RUNLIMIT")
+
+
 def _priorities(diags: list[Diagnosis]) -> list[int]:
     """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
     surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
-    when such a cause from another family is in the log, they rank as consequences."""
+    when such a cause from another family is in the log, they rank as consequences. r4-hw: likewise a Slurm
+    cancel that names no reason is the teardown after the failed task's own cause."""
     prio = [_priority(d) for d in diags]
-    other = any(d.family not in ("nccl_rccl_timeout_hang", "unknown") and not d.benign and _priority(d) >= 2
-                for d in diags)
-    if other:
+    for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
+                      ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
+        if not any(d.family not in (fam, "unknown") and not d.benign and _priority(d) >= 2 for d in diags):
+            continue
         for i, d in enumerate(diags):
-            if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
-                    all(_PEER_LOSS.search(h.text) for h in d.evidence):
+            if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
                 prio[i] = PRIORITY_OF["consequence"]
     return prio
 
