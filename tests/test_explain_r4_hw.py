@@ -77,3 +77,32 @@ def test_kaggles_ram_notice_is_host_ram(tmp_path):
     e, r = _explain(tmp_path, "Epoch 1:  41%|####      | 820/2000 [08:11<11:47,  1.67it/s]\n"
                     "Your notebook tried to allocate more memory than is available. It has restarted.\n")
     assert r is not None and r.family == "host_ram_oom"
+
+
+def test_a_container_runtime_that_cannot_pass_in_dev_kfd_is_no_gpu_visible(tmp_path):
+    for i, line in enumerate((
+            'docker: Error response from daemon: error gathering device information while adding custom device '
+            '"/dev/kfd": no such file or directory.',
+            "Error: crun: error stat'ing file `/dev/kfd`: No such file or directory: OCI runtime attempted to invoke "
+            "a command that was not found",
+            "ROCk module is NOT loaded, possibly no GPU devices")):
+        e, r = _explain(tmp_path, line + "\n", name=f"c{i}.log")
+        assert r is not None and r.family == "hip_error" and r.code == "no-gpu-visible", line
+
+
+def test_rocminfos_out_of_resources_is_no_usable_gpu_not_gpu_memory(tmp_path):
+    e, r = _explain(tmp_path, "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the "
+                    "necessary resources. This error may also occur when the core runtime library needs to spawn "
+                    "threads or create internal OS-specific events.\n")
+    assert r is not None and r.family == "hip_error"
+    # the runtime's own queue abort with the same status in a training run stays GPU memory
+    e, r = _explain(tmp_path, ":0:rocdevice.cpp :2881: 33032 us: [pid:12 tid:0x7f] Callback: Queue 0x7f aborting "
+                    "with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+                    "resources. code: 0x1008\n", name="q.log")
+    assert r is not None and r.family == "gpu_oom"
+
+
+def test_an_infiniband_completion_with_a_non_zero_status_is_an_nccl_transport_failure(tmp_path):
+    e, r = _explain(tmp_path, "NET/IB : Got completion from peer 10.0.0.2<40000> with status=12 opcode=0 len=0 "
+                    "vendor err 129 (Send) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n")
+    assert r is not None and r.family == "nccl_rccl_timeout_hang"

@@ -241,7 +241,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
-          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory",
+          # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
+          r"(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
           r"larger than the maximum number of tokens that can be stored in KV cache",
           r"Available Free mem ?: ?0 MB",
@@ -475,6 +477,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN (?:Bootstrap|NET/Socket|NET/IB|NET)\s*:.{0,120}(?:no socket interface|[Nn]o (?:usable )?"
           r"(?:interface|device)|failed|error|[Cc]ould not)",
           r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",
+          # r4-hw: the same InfiniBand/RoCE work-completion failure in its newer spelling (`NET/IB : Got completion
+          # from peer 10.0.0.2<40000> with status=12 opcode=0 ...`): any non-zero ibv_wc_status
+          r"NET/IB ?: Got completion (?:from peer \S+ )?with status=\s*[1-9]\d*",
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found", r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
@@ -822,10 +827,18 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-rocm: DeepSpeed's launcher (launcher/runner.py) counting no GPU; the amdgpu kernel driver that did not
           # bind the GPU at boot (dmesg), so no device exists for the runtime
           r"Unable to proceed, no GPU resources available", r"amdgpu.{0,60}\bprobe of \S+ failed with error -?\d+",
-),
+          # r4-hw: the container runtime cannot pass the GPU device nodes in, because the host has none (amdgpu/KFD
+          # not loaded: a kernel without the dkms module, a VM without passthrough) or the path is wrong: docker's
+          # `error gathering device information while adding custom device "/dev/kfd": no such file or directory`,
+          # crun/podman's `error stat'ing file `/dev/kfd``; rocminfo's own `ROCk module is NOT loaded`
+          r"adding custom device \\?\"?/dev/(?:kfd|dri)",
+          r"stat'?ing (?:file )?[`'\"]?/dev/(?:kfd|dri)",
+          r"/dev/(?:kfd|dri)\S*[`'\"]?:? (?i:no such file or directory|no such device)",
+          r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu"),
+          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
+          "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
