@@ -106,3 +106,17 @@ def test_an_infiniband_completion_with_a_non_zero_status_is_an_nccl_transport_fa
     e, r = _explain(tmp_path, "NET/IB : Got completion from peer 10.0.0.2<40000> with status=12 opcode=0 len=0 "
                     "vendor err 129 (Send) localGid ::ffff:10.0.0.1 remoteGids::ffff:10.0.0.2 hca mlx5_0\n")
     assert r is not None and r.family == "nccl_rccl_timeout_hang"
+
+
+def test_disk_full_and_enomem_in_the_locales_users_post_logs_in(tmp_path):
+    for i, (line, fam) in enumerate((
+            ("cp: 写入 'output/checkpoint-500/model.safetensors' 出错: 设备上没有空间", "disk_full_save"),
+            ("tar: out/global_step500/mp_rank_00_model_states.pt: Wrote only 4096 of 10240 bytes: "
+             "Kein Platz mehr auf dem Gerät", "disk_full_save"),
+            ("safetensors_rust.SafetensorError: Error while serializing: I/O error: 디스크 (os error 28)",
+             "disk_full_save"),
+            ("OSError: [Errno 12] 无法分配内存", "host_ram_oom"),
+            ("OSError: [WinError 8] Not enough memory resources are available to process this command",
+             "host_ram_oom"))):
+        e, r = _explain(tmp_path, line + "\n", name=f"l{i}.log")
+        assert r is not None and r.family == fam, line

@@ -358,9 +358,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
           r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
-          r"The paging file is too small for this operation to complete", r"ArrowMemoryError"),
+          r"The paging file is too small for this operation to complete", r"ArrowMemoryError",
+          # r4-hw: ENOMEM by its number whatever the locale's text, glibc's zh_CN/ja text for it, and Windows'
+          # ERROR_NOT_ENOUGH_MEMORY (WinError 8)
+          r"\[Errno 12\]", r"无法分配内存|メモリを確保できません",
+          r"Not enough memory resources are available to process this command"),
          ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
-          "Cannot allocate memory", "paging file", "ArrowMemoryError"),
+          "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
+          "Not enough memory resources"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
@@ -1565,11 +1570,20 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No usable temporary directory found",
           # r3-misc: EFBIG — the file system's or `ulimit -f`'s largest file (FAT32/exFAT 4 GiB, a quota'd share):
           # `OSError: [Errno 27] File too large`, Rust's `code: 27, kind: FileTooLarge`
-          r"\[Errno 27\] File too large", r"\bFileTooLarge\b"),
+          r"\[Errno 27\] File too large", r"\bFileTooLarge\b",
+          # r4-hw: Rust's io::Error (safetensors, tokenizers, hf-transfer) names the errno itself, whatever the
+          # locale's text; glibc's strerror(ENOSPC) in the locales users post logs in (zh_CN, zh_TW, ja, ko, de, fr,
+          # es, pt_BR, ru), which cp/tar/python print instead of `No space left on device`
+          r"\(os error (?:28|122)\)",
+          r"设备上没有空间|裝置上已無多餘空間|デバイスに空き領域がありません|장치에 남은 공간이 없음|"
+          r"Kein Platz mehr auf dem Gerät|Aucun espace disponible sur le périphérique|No queda espacio en el dispositivo|"
+          r"Não há espaço disponível no dispositivo|На устройстве не осталось свободного места|超出磁盘限额"),
          ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
           "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
           "no space left", "disk is full", "not enough space on the disk", "temporary directory", "Errno 27",
-          "FileTooLarge"),
+          "FileTooLarge", "os error 28", "os error 122", "设备上没有空间", "裝置上已無多餘空間", "デバイスに空き領域がありません",
+          "장치에 남은 공간이 없음", "Kein Platz mehr", "Aucun espace disponible", "No queda espacio",
+          "Não há espaço disponível", "не осталось свободного места", "超出磁盘限额"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
     _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "
