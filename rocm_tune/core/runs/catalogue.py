@@ -243,7 +243,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
-          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory", r"HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory",
+          # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
+          r"(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
           r"larger than the maximum number of tokens that can be stored in KV cache",
           r"Available Free mem ?: ?0 MB",
@@ -334,12 +336,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:node|Node) was low on resource: memory",
           # Google Colab's notice when the VM's RAM ran out
           r"Your session crashed after using all available RAM",
+          # r4-hw: Kaggle's notice when a notebook's RAM ran out (the kernel is restarted, no traceback)
+          r"Your notebook tried to allocate more memory than is available",
           # ex-num (issue 26): user-space OOM killers (systemd-oomd on Ubuntu/Fedora desktops, earlyoom) that act
           # before the kernel's: the same host-RAM exhaustion in their own words
           r"systemd-oomd(?:\[\d+\])?: Killed \S+ due to memory (?:pressure|used)",
           r"earlyoom(?:\[\d+\])?: (?:sending SIG(?:TERM|KILL) to process|low memory!)"),
          ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
-          "all available RAM", "systemd-oomd", "earlyoom"),
+          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -356,9 +360,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
           r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
-          r"The paging file is too small for this operation to complete", r"ArrowMemoryError"),
+          r"The paging file is too small for this operation to complete", r"ArrowMemoryError",
+          # r4-hw: ENOMEM by its number whatever the locale's text, glibc's zh_CN/ja text for it, and Windows'
+          # ERROR_NOT_ENOUGH_MEMORY (WinError 8)
+          r"\[Errno 12\]", r"无法分配内存|メモリを確保できません",
+          r"Not enough memory resources are available to process this command"),
          ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
-          "Cannot allocate memory", "paging file", "ArrowMemoryError"),
+          "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
+          "Not enough memory resources"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
@@ -475,6 +484,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN (?:Bootstrap|NET/Socket|NET/IB|NET)\s*:.{0,120}(?:no socket interface|[Nn]o (?:usable )?"
           r"(?:interface|device)|failed|error|[Cc]ould not)",
           r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",
+          # r4-hw: the same InfiniBand/RoCE work-completion failure in its newer spelling (`NET/IB : Got completion
+          # from peer 10.0.0.2<40000> with status=12 opcode=0 ...`): any non-zero ibv_wc_status
+          r"NET/IB ?: Got completion (?:from peer \S+ )?with status=\s*[1-9]\d*",
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found", r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
@@ -822,10 +834,18 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-rocm: DeepSpeed's launcher (launcher/runner.py) counting no GPU; the amdgpu kernel driver that did not
           # bind the GPU at boot (dmesg), so no device exists for the runtime
           r"Unable to proceed, no GPU resources available", r"amdgpu.{0,60}\bprobe of \S+ failed with error -?\d+",
-),
+          # r4-hw: the container runtime cannot pass the GPU device nodes in, because the host has none (amdgpu/KFD
+          # not loaded: a kernel without the dkms module, a VM without passthrough) or the path is wrong: docker's
+          # `error gathering device information while adding custom device "/dev/kfd": no such file or directory`,
+          # crun/podman's `error stat'ing file `/dev/kfd``; rocminfo's own `ROCk module is NOT loaded`
+          r"adding custom device \\?\"?/dev/(?:kfd|dri)",
+          r"stat'?ing (?:file )?[`'\"]?/dev/(?:kfd|dri)",
+          r"/dev/(?:kfd|dri)\S*[`'\"]?:? (?i:no such file or directory|no such device)",
+          r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu"),
+          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
+          "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
@@ -1067,8 +1087,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"rocblas_status_(?!success|memory_error)\w+",
           # r3-hip: Triton's HIP launcher reporting a HIP runtime error (hipGetErrorString's text); not a kernel too
           # big for the GPU (too many resources: the compiler's config, torch-compile-error) nor out of memory
-          r"Triton Error \[HIP\]:\s*(?:Code: -?\d+, Messsage: |(?!Code:))(?!too many resources|out of memory)\w[\w -]+"),
-         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error"),
+          r"Triton Error \[HIP\]:\s*(?:Code: -?\d+, Messsage: |(?!Code:))(?!too many resources|out of memory)\w[\w -]+",
+          # r4-hw: a HIP API call reported failed by the layer that made it (SYCL runtimes on HIP: AdaptiveCpp /
+          # hipSYCL `hip_queue: hipMemsetAsync() failed (error code = HIP:1)`; a program's own check `hipMalloc
+          # failed: <hipGetErrorString>`): the call's name, `failed`, and a code or message that is not out of memory
+          r"\[(?:hipSYCL|AdaptiveCpp|ACPP) Error\]",
+          r"\(error code = HIP:\d+\)",
+          r"\bhip(?:Malloc|Free|Mem|Stream|Event|Module|Launch|Graph|Device|Get|Set|Init|Ctx|Host|Ipc|Func|Pointer|"
+          r"Peer|Occupancy|Runtime|Driver)\w*(?:\(\))? failed\b"
+          r"(?!:?\s*[/~.\\]|.{0,80}(?:out of memory|ErrorOutOfMemory|MemoryAllocation|falling back|retry))"),
+         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
+          "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
@@ -1567,11 +1596,20 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No usable temporary directory found",
           # r3-misc: EFBIG — the file system's or `ulimit -f`'s largest file (FAT32/exFAT 4 GiB, a quota'd share):
           # `OSError: [Errno 27] File too large`, Rust's `code: 27, kind: FileTooLarge`
-          r"\[Errno 27\] File too large", r"\bFileTooLarge\b"),
+          r"\[Errno 27\] File too large", r"\bFileTooLarge\b",
+          # r4-hw: Rust's io::Error (safetensors, tokenizers, hf-transfer) names the errno itself, whatever the
+          # locale's text; glibc's strerror(ENOSPC) in the locales users post logs in (zh_CN, zh_TW, ja, ko, de, fr,
+          # es, pt_BR, ru), which cp/tar/python print instead of `No space left on device`
+          r"\(os error (?:28|122)\)",
+          r"设备上没有空间|裝置上已無多餘空間|デバイスに空き領域がありません|장치에 남은 공간이 없음|"
+          r"Kein Platz mehr auf dem Gerät|Aucun espace disponible sur le périphérique|No queda espacio en el dispositivo|"
+          r"Não há espaço disponível no dispositivo|На устройстве не осталось свободного места|超出磁盘限额"),
          ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
           "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
           "no space left", "disk is full", "not enough space on the disk", "temporary directory", "Errno 27",
-          "FileTooLarge"),
+          "FileTooLarge", "os error 28", "os error 122", "设备上没有空间", "裝置上已無多餘空間", "デバイスに空き領域がありません",
+          "장치에 남은 공간이 없음", "Kein Platz mehr", "Aucun espace disponible", "No queda espacio",
+          "Não há espaço disponível", "не осталось свободного места", "超出磁盘限额"),
          sources=("calibration dolly-139 (OSError: [Errno 28] No space left on device)",)),
     # ------------------------------------------------------------------ other families
     _sig("checkpoint-open-failed", "disk_full_save", "error", "weak", "torch.save could not create the "

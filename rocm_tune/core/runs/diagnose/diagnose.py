@@ -853,7 +853,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
     root = None
-    prio = _priorities(diags)
+    prio = _priorities(diags, any(sc.finished for sc in scans))
     top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
@@ -897,17 +897,36 @@ _PEER_LOSS = re.compile(r"Connection (?:reset|closed|refused)|remote process exi
                         r"Connection was|by (?:remote )?peer", re.I)
 
 
-def _priorities(diags: list[Diagnosis]) -> list[int]:
+# r4-hw (issue 26): Slurm's cancel line with no reason (`*** STEP 1.0 ON n1 CANCELLED AT <time> ***`, no `DUE TO`)
+# is what slurmstepd prints when srun tears a step down after one of its tasks failed (or someone ran scancel):
+# not a time limit, preemption or node failure, which Slurm names
+_SLURM_REASON = re.compile(r"DUE TO |walltime|TERM_RUNLIMIT")
+
+
+# r4-hw (issue 26): a line the program itself logged at warning level (NCCL/RCCL's `NCCL WARN`, Python logging's
+# and vLLM's `WARNING`, glog's `W1121 10:22:11`, c10's `[W ...]` / `Warning:`): a trouble the program went on past
+_WARN_LEVEL = re.compile(r"\bNCCL WARN\b|(?:^|[\s\]:|])WARNING\b(?!:?\s*(?:CUDA|HIP) error)|^\s*(?:\[rank\d+\]:)?"
+                         r"\[?W\d{4} \d\d:\d\d|\[W [\w.]+:\d+\]")
+
+
+def _warned_then_went_on(d: Diagnosis) -> bool:
+    """Every line of the diagnosis is a warning-level line (the program said so and kept running)."""
+    return bool(d.evidence) and all(_WARN_LEVEL.search(h.text) for h in d.evidence)
+
+
+def _priorities(diags: list[Diagnosis], finished: bool = False) -> list[int]:
     """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
     surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
-    when such a cause from another family is in the log, they rank as consequences."""
-    prio = [_priority(d) for d in diags]
-    other = any(d.family not in ("nccl_rccl_timeout_hang", "unknown") and not d.benign and _priority(d) >= 2
-                for d in diags)
-    if other:
+    when such a cause from another family is in the log, they rank as consequences. r4-hw: likewise a Slurm
+    cancel that names no reason is the teardown after the failed task's own cause; and in a run that finished,
+    what was only logged as a warning did not stop it."""
+    prio = [0 if finished and _warned_then_went_on(d) else _priority(d) for d in diags]
+    for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
+                      ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
+        if not any(d.family not in (fam, "unknown") and not d.benign and _priority(d) >= 2 for d in diags):
+            continue
         for i, d in enumerate(diags):
-            if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
-                    all(_PEER_LOSS.search(h.text) for h in d.evidence):
+            if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
                 prio[i] = PRIORITY_OF["consequence"]
     return prio
 
