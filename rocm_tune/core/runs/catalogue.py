@@ -2173,6 +2173,14 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
                                             # ex-num: huggingface_hub's free-space check only warns before the write fails
                                             "hub-download-no-disk-space"})
+# r4-swift (issue 26): ms-swift's own logger records (`[INFO:swift] ...`, `[WARNING:swift] ...`, after a timestamp or
+# a launcher's rank prefix) are by ms-swift's own judgement not failures: optional back-ends it did not find (`No vLLM
+# installed, if you are using vLLM, you will get `ImportError: ...``), features it turned off (`--moe_permute_fusion`
+# requires TE >= 2.1.0. Setting to False.`), the rows it skipped. Like a Python warning they are never the root,
+# whatever words they hold — except the records that say the run did nothing (SWIFT_RECORD_CAUSES). Its
+# `[ERROR:swift]` records are read as any line.
+_SWIFT_RECORD = re.compile(r"^(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[(?:INFO|WARNING):swift\] ")
+SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps"})
 # signs that count only at the very end of a log (the last lines before it stopped)
 END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
@@ -2440,6 +2448,9 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # few that report the GPU runtime failing (WARNING_CAUSES)
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
             [(BY_CODE["harmless-warning"], warning)]
+    if out and (record := _SWIFT_RECORD.search(line)):
+        out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES or sm[0].code in SWIFT_RECORD_CAUSES] \
+            or [(BY_CODE["harmless-warning"], record)]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 
