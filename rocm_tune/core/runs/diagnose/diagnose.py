@@ -88,7 +88,9 @@ _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{
             re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
 _TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
 _PROGRESS = (b"it/s]", b"s/it]", b"'loss':", b'"loss":', b"s/step]")
-_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed")
+_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed",
+             # r4-swift (issue 26): ms-swift logs this only after its main's run() returned (swift/llm/base.py)
+             b"End time of running main")
 
 
 def _rank(text: str) -> int | None:
@@ -853,7 +855,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
     root = None
-    prio = _priorities(diags)
+    prio = _priorities(diags, any(sc.finished for sc in scans))
     top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
@@ -897,11 +899,25 @@ _PEER_LOSS = re.compile(r"Connection (?:reset|closed|refused)|remote process exi
                         r"Connection was|by (?:remote )?peer", re.I)
 
 
-def _priorities(diags: list[Diagnosis]) -> list[int]:
+# r4-swift (issue 26): ms-swift prints the traceback of a row it could not preprocess or encode and goes on, then
+# says so in the next record (`👆👆👆There are errors in the dataset, the data will be deleted`, `... in the
+# template.encode, and another piece of data will be randomly selected`): that exception was handled
+_HANDLED_BY_RUNNER = re.compile(r"👆+ ?There are errors in ")
+
+
+def _handled_by_runner(d: Diagnosis) -> bool:
+    return bool(d.evidence) and all(_HANDLED_BY_RUNNER.search(h.context) for h in d.evidence)
+
+
+def _priorities(diags: list[Diagnosis], finished: bool = False) -> list[int]:
     """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
     surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
-    when such a cause from another family is in the log, they rank as consequences."""
+    when such a cause from another family is in the log, they rank as consequences. r4-swift: exceptions the
+    runner handled (it skipped the row and went on) are weak, and no cause at all of a run that finished."""
     prio = [_priority(d) for d in diags]
+    for i, d in enumerate(diags):
+        if prio[i] >= 2 and _handled_by_runner(d):
+            prio[i] = 0 if finished else PRIORITY_OF["weak"]
     other = any(d.family not in ("nccl_rccl_timeout_hang", "unknown") and not d.benign and _priority(d) >= 2
                 for d in diags)
     if other:
