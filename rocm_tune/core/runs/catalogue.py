@@ -1783,7 +1783,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): ModelScope's hub (ms-swift, LLaMA-Factory with USE_MODELSCOPE_HUB=1)
           r"modelscope\.hub\.errors\.\w+",
           r"(?:4(?:01|03|29)|50\d) (?:Client|Server) Error.{0,120}(?:huggingface|hf-mirror|modelscope)",
-          r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)"),
+          r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)",
+          # r4-swift (issue 26): urllib3 giving up on a model hub's host, whatever the reason it names (DNS, refused,
+          # the hub's own 5xx answers: `Caused by ResponseError('too many 500 error responses')`) — ms-swift
+          # downloads from www.modelscope.cn by default
+          r"HTTPS?ConnectionPool\(host='[^']*(?:huggingface\.co|hf-mirror\.com|modelscope\.cn)', port=\d+\): "
+          r"Max retries exceeded"),
          ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
           "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
           "outgoing traffic", "offline mode", "valid model identifier"),
@@ -2302,6 +2307,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\bis no longer (?:supported|accepted|available)\b[^\n]{0,80}\b[Uu]se\b)", re.M),
      "version_check", "the code or config was written for another release of the library: use the name the message "
      "gives for the installed release, or install the release the code was written for"),
+    # r4-swift (issue 26): ms-swift's template refusing a row longer than --max_length (3.x: `swift.llm.template.base.
+    # MaxLengthError: Current length of row(7756) is larger than the max_length(4096).`, raised in _encode_truncated
+    # under truncation_strategy delete/raise; 2.x: `Please check if the max_length is appropriate.`): the data holds
+    # samples longer than the run allows
+    (re.compile(r"\bMaxLengthError\b|\bis larger than the max_length\(\d+\)|"
+                r"Please check if the max_length is appropriate"),
+     "dataset_error",
+     "rows of the dataset are longer (in tokens, images included) than --max_length: raise max_length, or set "
+     "--truncation_strategy left/right to cut them, or drop the over-long rows from the data"),
     # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
     # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
