@@ -1090,6 +1090,11 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
                                  "ROCm, check the GPU is supported (HSA_OVERRIDE_GFX_VERSION on consumer cards), and "
                                  "rerun with AMD_LOG_LEVEL=3 / AMD_SERIALIZE_KERNEL=3 to see the failing call")
         return _gpu_init_crash(h, texts)
+    if _HANDLED_BY_RUNNER.search(h.context):
+        # r4-swift: ms-swift itself says the row it was preprocessing/encoding had errors and skips it
+        return "dataset_error", ("rows of the dataset fail ms-swift's preprocessing/template (the traceback above its "
+                                 "`There are errors in ...` record names the row's problem): fix or drop those rows; "
+                                 "if every row fails, check the dataset format against the model's template")
     msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
