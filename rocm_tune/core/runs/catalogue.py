@@ -2186,6 +2186,12 @@ WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
 # `[ERROR:swift]` records are read as any line.
 _SWIFT_RECORD = re.compile(r"^(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[(?:INFO|WARNING):swift\] ")
 SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps"})
+# r4-swift (issue 26): DeepSpeed's op-compatibility report at import (` [WARNING]  sparse_attn requires a torch version
+# >= 1.5 and < 2.0 but detected 2.1`, `async_io requires the dev libaio .so object ...`), printed by every run that
+# imports DeepSpeed (ms-swift's --deepspeed, LLaMA-Factory, accelerate): an op that will not be JIT-built, never a
+# failure of its own (a requested DS_BUILD_<OP>=1 that cannot be built is read by the diagnosis from these lines)
+_DS_OP_REPORT = re.compile(r"^\s*\[WARNING\]\s+\w+:? (?:requires|is not compatible|cannot|will not be|is not supported|"
+                           r"please install)\b")
 # signs that count only at the very end of a log (the last lines before it stopped)
 END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
@@ -2462,7 +2468,7 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # few that report the GPU runtime failing (WARNING_CAUSES)
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
             [(BY_CODE["harmless-warning"], warning)]
-    if out and (record := _SWIFT_RECORD.search(line)):
+    if out and (record := _SWIFT_RECORD.search(line) or _DS_OP_REPORT.search(line)):
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES or sm[0].code in SWIFT_RECORD_CAUSES] \
             or [(BY_CODE["harmless-warning"], record)]
     out.sort(key=lambda sm: -sm[0].priority)
