@@ -48,6 +48,7 @@ RECORDS = [
     "[INFO:swift] No LMDeploy installed, if you are using LMDeploy, you will get `ImportError: cannot import name "
     "'prepare_lmdeploy_engine_template' from 'swift.llm'`",
     "[WARNING:swift] `--moe_permute_fusion` requires TE >= 2.1.0. Setting to False.",
+    "[INFO:swift] Dataset filtered, origin length: 66317, filtered dataset length: 65990",
     "2025-05-10 13:53:19 [WARNING:swift] Please install the package: `pip install \"transformers>=4.49\"` to use "
     "this template.",
 ]
@@ -66,9 +67,13 @@ def test_an_ms_swift_logger_record_does_not_outrank_the_real_failure(tmp_path, r
     assert r is not None and r.family == "gpu_oom"
 
 
-def test_ms_swifts_no_training_record_is_still_a_cause(tmp_path):
-    _, r = _explain(tmp_path, START + "[WARNING:swift] No training was carried out, which may be due to the dataset "
-                    "being too small or incorrect usage of resume_from_checkpoint.\n")
+@pytest.mark.parametrize("record", [
+    "[WARNING:swift] No training was carried out, which may be due to the dataset being too small or incorrect usage "
+    "of resume_from_checkpoint.",
+    "[INFO:swift] Dataset filtered, origin length: 66317, filtered dataset length: 0",
+])
+def test_ms_swifts_records_that_say_nothing_was_trained_are_still_a_cause(tmp_path, record):
+    _, r = _explain(tmp_path, START + record + "\n")
     assert r is not None and r.family == "dataset_error" and not r.benign
 
 

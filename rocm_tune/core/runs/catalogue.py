@@ -2185,7 +2185,9 @@ WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
 # whatever words they hold — except the records that say the run did nothing (SWIFT_RECORD_CAUSES). Its
 # `[ERROR:swift]` records are read as any line.
 _SWIFT_RECORD = re.compile(r"^(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[(?:INFO|WARNING):swift\] ")
-SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps"})
+SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps",   # `No training was carried out`
+                                                 # `Dataset filtered, origin length: N, filtered dataset length: 0`
+                                                 "dataset-error"})
 # r4-swift (issue 26): DeepSpeed's op-compatibility report at import (` [WARNING]  sparse_attn requires a torch version
 # >= 1.5 and < 2.0 but detected 2.1`, `async_io requires the dev libaio .so object ...`), printed by every run that
 # imports DeepSpeed (ms-swift's --deepspeed, LLaMA-Factory, accelerate): an op that will not be JIT-built, never a
