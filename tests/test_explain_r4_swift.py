@@ -123,3 +123,9 @@ def test_deepspeeds_import_time_op_report_is_harmless(tmp_path):
               " [WARNING]  async_io: please install the libaio-dev package with apt\n")
     exp, r = _explain(tmp_path, START + report + FINISH)
     assert r is None and exp.status == "finished"
+
+
+def test_another_ranks_failure_run_into_a_record_is_still_read(tmp_path):
+    # two ranks writing at once: rank 1's OOM lands on the same line as rank 0's record
+    _, r = _explain(tmp_path, START + "[INFO:swift] Saving model checkpoint to /out/checkpoint-20" + OOM)
+    assert r is not None and r.family == "gpu_oom"

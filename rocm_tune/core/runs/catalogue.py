@@ -2185,6 +2185,7 @@ WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
 # whatever words they hold — except the records that say the run did nothing (SWIFT_RECORD_CAUSES). Its
 # `[ERROR:swift]` records are read as any line.
 _SWIFT_RECORD = re.compile(r"^(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[(?:INFO|WARNING):swift\] ")
+_RANK_PREFIX = re.compile(r"\[(?:rank|default)\d+\]:")
 SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps",   # `No training was carried out`
                                                  # `Dataset filtered, origin length: N, filtered dataset length: 0`
                                                  "dataset-error"})
@@ -2470,7 +2471,8 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # few that report the GPU runtime failing (WARNING_CAUSES)
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
             [(BY_CODE["harmless-warning"], warning)]
-    if out and (record := _SWIFT_RECORD.search(line) or _DS_OP_REPORT.search(line)):
+    if out and (record := _SWIFT_RECORD.search(line) or _DS_OP_REPORT.search(line)) and \
+            not _RANK_PREFIX.search(line, record.end()):   # another rank's line run into the record is read as is
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES or sm[0].code in SWIFT_RECORD_CAUSES] \
             or [(BY_CODE["harmless-warning"], record)]
     out.sort(key=lambda sm: -sm[0].priority)
