@@ -1848,7 +1848,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): ModelScope's hub (ms-swift, LLaMA-Factory with USE_MODELSCOPE_HUB=1)
           r"modelscope\.hub\.errors\.\w+",
           r"(?:4(?:01|03|29)|50\d) (?:Client|Server) Error.{0,120}(?:huggingface|hf-mirror|modelscope)",
-          r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)"),
+          r"(?:ReadTimeout|ConnectTimeout|ConnectionError).{0,160}(?:huggingface\.co|hf-mirror|modelscope)",
+          # r4-swift (issue 26): urllib3 giving up on a model hub's host, whatever the reason it names (DNS, refused,
+          # the hub's own 5xx answers: `Caused by ResponseError('too many 500 error responses')`) — ms-swift
+          # downloads from www.modelscope.cn by default
+          r"HTTPS?ConnectionPool\(host='[^']*(?:huggingface\.co|hf-mirror\.com|modelscope\.cn)', port=\d+\): "
+          r"Max retries exceeded"),
          ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
           "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
           "outgoing traffic", "offline mode", "valid model identifier"),
@@ -2265,6 +2270,23 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
                                             # ex-num: huggingface_hub's free-space check only warns before the write fails
                                             "hub-download-no-disk-space"})
+# r4-swift (issue 26): ms-swift's own logger records (`[INFO:swift] ...`, `[WARNING:swift] ...`, after a timestamp or
+# a launcher's rank prefix) are by ms-swift's own judgement not failures: optional back-ends it did not find (`No vLLM
+# installed, if you are using vLLM, you will get `ImportError: ...``), features it turned off (`--moe_permute_fusion`
+# requires TE >= 2.1.0. Setting to False.`), the rows it skipped. Like a Python warning they are never the root,
+# whatever words they hold — except the records that say the run did nothing (SWIFT_RECORD_CAUSES). Its
+# `[ERROR:swift]` records are read as any line.
+_SWIFT_RECORD = re.compile(r"^(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[(?:INFO|WARNING):swift\] ")
+_RANK_PREFIX = re.compile(r"\[(?:rank|default)\d+\]:")
+SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps",   # `No training was carried out`
+                                                 # `Dataset filtered, origin length: N, filtered dataset length: 0`
+                                                 "dataset-error"})
+# r4-swift (issue 26): DeepSpeed's op-compatibility report at import (` [WARNING]  sparse_attn requires a torch version
+# >= 1.5 and < 2.0 but detected 2.1`, `async_io requires the dev libaio .so object ...`), printed by every run that
+# imports DeepSpeed (ms-swift's --deepspeed, LLaMA-Factory, accelerate): an op that will not be JIT-built, never a
+# failure of its own (a requested DS_BUILD_<OP>=1 that cannot be built is read by the diagnosis from these lines)
+_DS_OP_REPORT = re.compile(r"^\s*\[WARNING\]\s+\w+:? (?:requires|is not compatible|cannot|will not be|is not supported|"
+                           r"please install)\b")
 # signs that count only at the very end of a log (the last lines before it stopped)
 END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
 
@@ -2386,6 +2408,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\bis no longer (?:supported|accepted|available)\b[^\n]{0,80}\b[Uu]se\b)", re.M),
      "version_check", "the code or config was written for another release of the library: use the name the message "
      "gives for the installed release, or install the release the code was written for"),
+    # r4-swift (issue 26): ms-swift's template refusing a row longer than --max_length (3.x: `swift.llm.template.base.
+    # MaxLengthError: Current length of row(7756) is larger than the max_length(4096).`, raised in _encode_truncated
+    # under truncation_strategy delete/raise; 2.x: `Please check if the max_length is appropriate.`): the data holds
+    # samples longer than the run allows
+    (re.compile(r"\bMaxLengthError\b|\bis larger than the max_length\(\d+\)|"
+                r"Please check if the max_length is appropriate"),
+     "dataset_error",
+     "rows of the dataset are longer (in tokens, images included) than --max_length: raise max_length, or set "
+     "--truncation_strategy left/right to cut them, or drop the over-long rows from the data"),
     # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
     # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
@@ -2532,6 +2563,10 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # few that report the GPU runtime failing (WARNING_CAUSES)
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
             [(BY_CODE["harmless-warning"], warning)]
+    if out and (record := _SWIFT_RECORD.search(line) or _DS_OP_REPORT.search(line)) and \
+            not _RANK_PREFIX.search(line, record.end()):   # another rank's line run into the record is read as is
+        out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES or sm[0].code in SWIFT_RECORD_CAUSES] \
+            or [(BY_CODE["harmless-warning"], record)]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
 

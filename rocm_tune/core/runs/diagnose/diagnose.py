@@ -88,7 +88,9 @@ _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{
             re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
 _TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
 _PROGRESS = (b"it/s]", b"s/it]", b"'loss':", b'"loss":', b"s/step]")
-_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed")
+_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed",
+             # r4-swift (issue 26): ms-swift logs this only after its main's run() returned (swift/llm/base.py)
+             b"End time of running main")
 
 
 def _rank(text: str) -> int | None:
@@ -914,13 +916,27 @@ def _warned_then_went_on(d: Diagnosis) -> bool:
     return bool(d.evidence) and all(_WARN_LEVEL.search(h.text) for h in d.evidence)
 
 
+# r4-swift (issue 26): ms-swift prints the traceback of a row it could not preprocess or encode and goes on, then
+# says so in the next record (`👆👆👆There are errors in the dataset, the data will be deleted`, `... in the
+# template.encode, and another piece of data will be randomly selected`): that exception was handled
+_HANDLED_BY_RUNNER = re.compile(r"👆+ ?There are errors in ")
+
+
+def _handled_by_runner(d: Diagnosis) -> bool:
+    return bool(d.evidence) and all(_HANDLED_BY_RUNNER.search(h.context) for h in d.evidence)
+
+
 def _priorities(diags: list[Diagnosis], finished: bool = False) -> list[int]:
     """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
     surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
     when such a cause from another family is in the log, they rank as consequences. r4-hw: likewise a Slurm
     cancel that names no reason is the teardown after the failed task's own cause; and in a run that finished,
-    what was only logged as a warning did not stop it."""
+    what was only logged as a warning did not stop it. r4-swift: exceptions the runner handled (it skipped the row
+    and went on) are weak, and no cause at all of a run that finished."""
     prio = [0 if finished and _warned_then_went_on(d) else _priority(d) for d in diags]
+    for i, d in enumerate(diags):
+        if prio[i] >= 2 and _handled_by_runner(d):
+            prio[i] = 0 if finished else PRIORITY_OF["weak"]
     for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
                       ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
         if not any(d.family not in (fam, "unknown") and not d.benign and _priority(d) >= 2 for d in diags):
@@ -1093,6 +1109,11 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
                                  "ROCm, check the GPU is supported (HSA_OVERRIDE_GFX_VERSION on consumer cards), and "
                                  "rerun with AMD_LOG_LEVEL=3 / AMD_SERIALIZE_KERNEL=3 to see the failing call")
         return _gpu_init_crash(h, texts)
+    if _HANDLED_BY_RUNNER.search(h.context):
+        # r4-swift: ms-swift itself says the row it was preprocessing/encoding had errors and skips it
+        return "dataset_error", ("rows of the dataset fail ms-swift's preprocessing/template (the traceback above its "
+                                 "`There are errors in ...` record names the row's problem): fix or drop those rows; "
+                                 "if every row fails, check the dataset format against the model's template")
     msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
