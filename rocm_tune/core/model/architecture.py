@@ -681,10 +681,16 @@ def _qwen2_moe(c: _Cfg) -> _Arch:
     a = _common(c, "qwen2_moe")
     qkv_bias = c.bool("qkv_bias", default=True)
     a.q_bias = a.k_bias = a.v_bias = qkv_bias
-    a.num_experts = c.int("num_experts", default=60, min_value=0)
-    a.top_k = c.int("num_experts_per_tok", default=4)
-    a.moe_inter = c.int("moe_intermediate_size", default=1408)
-    a.shared_inter = c.int("shared_expert_intermediate_size", default=5632, min_value=0)
+    return _qwen_moe_block(a, c, experts=60, top_k=4, moe_inter=1408, shared_inter=5632)
+
+
+def _qwen_moe_block(a: _Arch, c: _Cfg, *, experts: int, top_k: int, moe_inter: int, shared_inter: int) -> _Arch:
+    """Qwen's sparse MoE block (qwen2_moe, qwen3_5_moe): routed experts and one shared expert behind a sigmoid gate,
+    on the layers `decoder_sparse_step` / `mlp_only_layers` say; the defaults are each family's config's."""
+    a.num_experts = c.int("num_experts", default=experts, min_value=0)
+    a.top_k = c.int("num_experts_per_tok", default=top_k)
+    a.moe_inter = c.int("moe_intermediate_size", default=moe_inter)
+    a.shared_inter = c.int("shared_expert_intermediate_size", default=shared_inter, min_value=0)
     a.n_shared = 1 if a.shared_inter else 0
     a.shared_gate = bool(a.shared_inter)
     a.moe_layer = _sparse_step(c)
@@ -725,14 +731,7 @@ def _qwen3_5_moe_text(c: _Cfg) -> _Arch:
     MoE block on every layer: routed experts + one shared expert behind a sigmoid gate (as qwen2_moe)."""
     a = _qwen3_5_text(c)
     a.family = "qwen3_5_moe_text"
-    a.num_experts = c.int("num_experts", default=256, min_value=0)
-    a.top_k = c.int("num_experts_per_tok", default=8)
-    a.moe_inter = c.int("moe_intermediate_size", default=512)
-    a.shared_inter = c.int("shared_expert_intermediate_size", default=512, min_value=0)
-    a.n_shared = 1 if a.shared_inter else 0
-    a.shared_gate = bool(a.shared_inter)
-    a.moe_layer = _sparse_step(c)
-    return a
+    return _qwen_moe_block(a, c, experts=256, top_k=8, moe_inter=512, shared_inter=512)
 
 
 def _qwen3_moe(c: _Cfg) -> _Arch:
