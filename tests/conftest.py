@@ -86,3 +86,15 @@ def pytest_collection_finish(session):
 def pytest_terminal_summary(terminalreporter):
     if _JOURNEY_NOTES:
         terminalreporter.write_line("journeys on CPU: " + "; ".join(_JOURNEY_NOTES))
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """The app's scenes prepared in a temporary folder that is also HOME and the working directory (TUI tests;
+    a test file with other needs defines its own)."""
+    from rocm_tune.tui.scenes import prepare
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    prepare(tmp_path)
+    return tmp_path

@@ -3,16 +3,11 @@ DeepSpeed's own failures (op builds, config checks, launcher), on log spellings 
 
 from __future__ import annotations
 
-from rocm_tune.core.runs.diagnose.diagnose import diagnose
+from helpers_explain import explain_text as _explain
 
 TB = 'Traceback (most recent call last):\n  File "/home/u/train.py", line 12, in <module>\n    main()\n'
 
 
-def _explain(tmp_path, text: str, name: str = "run.log"):
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    e = diagnose([str(p)])
-    return e, (e.diagnoses[e.root] if e.root is not None else None)
 
 
 def test_rocblas_tensile_missing_under_a_windows_path_with_spaces_is_the_gpu_arch(tmp_path):

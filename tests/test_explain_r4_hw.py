@@ -4,7 +4,7 @@ finished past a warning-level line, Kaggle's RAM notice."""
 
 from __future__ import annotations
 
-from rocm_tune.core.runs.diagnose.diagnose import diagnose
+from helpers_explain import explain_text as _explain
 
 FINISHED = ("100%|##########| 300/300 [10:00<00:00,  2.0s/it]\n"
             "{'train_runtime': 600.1, 'train_samples_per_second': 4.1, 'train_loss': 0.52, 'epoch': 3.0}\n")
@@ -14,11 +14,6 @@ SRUN_TEARDOWN = ("srun: error: nid002892: task 39: Aborted (core dumped)\n"
                  "srun: error: nid002892: tasks 0-38,40-63: Killed\n")
 
 
-def _explain(tmp_path, text: str, name: str = "run.log"):
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    e = diagnose([str(p)])
-    return e, (e.diagnoses[e.root] if e.root is not None else None)
 
 
 def test_a_sycl_runtime_reporting_a_failed_hip_call_is_a_hip_error_not_the_slurm_teardown(tmp_path):

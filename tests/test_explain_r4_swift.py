@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_tune.core.runs.diagnose.diagnose import diagnose
+from helpers_explain import explain_text
 
 SP = "/opt/conda/lib/python3.10/site-packages"
 START = ("[INFO:swift] Successfully registered `" + SP + "/swift/llm/dataset/data/dataset_info.json`.\n"
@@ -32,13 +32,7 @@ OOM = ("[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2
 
 
 def _explain(tmp_path, text):
-    d = tmp_path / "run"
-    d.mkdir()
-    log = d / "train.log"
-    log.write_text(text, encoding="utf-8")
-    exp = diagnose([str(log)])
-    r = exp.diagnoses[exp.root] if exp.root is not None else None
-    return exp, r
+    return explain_text(tmp_path, text, "run/train.log")
 
 
 # ms-swift's records that name a package, a version or an error yet report nothing failed

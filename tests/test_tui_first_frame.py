@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from textual.app import App
 from textual.binding import Binding
 from textual.geometry import Region
@@ -206,14 +205,6 @@ def test_first_focus_restyles_the_focused_field_once(monkeypatch):
     assert focused != "in-gpu" and after_tab, after_tab
 
 
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    from rocm_tune.tui.scenes import prepare
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    prepare(tmp_path)
-    return tmp_path
 
 
 def test_no_widget_of_any_scene_has_a_tooltip(workdir):

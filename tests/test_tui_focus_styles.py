@@ -8,15 +8,9 @@ import asyncio
 import pytest
 
 from helpers_tui import wait_for
-from rocm_tune.tui.scenes import SCENES, prepare
+from rocm_tune.tui.scenes import SCENES
 
 
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    prepare(tmp_path)
-    return tmp_path
 
 
 def reversed_labels(app, field_selector: str, label_selector: str) -> list[str]:

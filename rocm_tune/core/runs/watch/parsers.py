@@ -494,7 +494,8 @@ SIGNATURES: tuple[tuple[str, re.Pattern], ...] = (
     ("nan-detected", _from_catalogue("nan-loss", re.IGNORECASE)),
 )
 _SIG_PREFILTER = re.compile(
-    r"hipBLASLt|is required for a normal|VersionConflict|incompatible version of|mark a variable ready|loss scale already|Watchdog|[NR]CCL|barrier|Traceback|"
+    r"hipBLASLt|is required for a normal|VersionConflict|incompatible version of|mark a variable ready|"
+    r"loss scale already|Watchdog|[NR]CCL|barrier|Traceback|"
     r"nan\b|inf\b|out of memory|OutOfMemory|ALLOC_FAILED|hipErrorOutOfMemory", re.IGNORECASE)
 
 _RANK_PREFIX = re.compile(r"^\[(?:rank|default)(\d+)\]:\s?")
