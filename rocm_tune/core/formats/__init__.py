@@ -263,7 +263,28 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
         job.gpus = g
+    _bad_count(job, runner, launch_flags, env, file, cmd.line)
     _read_program(job, runner, entry, prog, file)
+
+
+# torchrun's --nproc_per_node takes a number or one of these (torch/distributed/run.py determine_local_world_size)
+_NPROC_WORDS = ("auto", "gpu", "cpu", "xpu")
+
+
+def _bad_count(job: Job, runner: str, launch_flags: dict, env: dict, file: str, line: int) -> None:
+    """A process or node count the launcher cannot start with (`--nproc_per_node zz`, `NPROC_PER_NODE=x` before
+    `swift` or `llamafactory-cli`, which hand it to torchrun): kept as `__bad_value__`, so the check says which value
+    stops the run instead of counting one process. A value the shell computes (`$NGPU`, `$(nproc)`) is not bad."""
+    seen = [(k, *launch_flags[k]) for k in ("nproc_per_node", "nproc-per-node", "num_gpus", "num_processes", "nnodes",
+                                            "num_nodes", "num_machines") if k in launch_flags]
+    if runner in ("ms-swift", "llamafactory", "megatron"):
+        seen += [(k, env[k], line) for k in ("NPROC_PER_NODE", "NNODES") if k in env]
+    for key, value, where in seen:
+        text = str(value).strip().strip("'\"")
+        if as_int(text) is not None or any(c in text for c in ("$", "`")) or \
+                (key.lower().startswith("nproc") and text.lower() in _NPROC_WORDS):
+            continue
+        job.settings.setdefault("__bad_value__", Setting("__bad_value__", text, file, where, key, "flag"))
 
 
 def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> None:

@@ -13,7 +13,7 @@ from rocm_tune.core.model.lora import split_targets
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
 
 INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
-            "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers")
+            "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers", "sequence_parallel_size")
 LF_FAMILY = ("llamafactory", "builtin")     # the built-in trainer reads LLaMA-Factory's YAML
 _ATTN = {"fa2": "fa2", "flash_attn": "fa2", "flash_attention_2": "fa2", "fa3": "fa2", "flash_attention_3": "fa2",
          "flash_attn3": "fa2", "flash_attention": "fa2", "sdpa": "sdpa", "eager": "eager", "disabled": "eager"}
@@ -248,6 +248,10 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     f: list[Finding] = []
     a: list[str] = []
     g, s = job.get, job.settings
+    bad = s.get("__bad_value__")      # a launcher's process/node count that is no number (formats._bad_count)
+    if bad is not None:
+        raise BadValue(f"{bad.native} {bad.value!r} is not a whole number: the launcher cannot start with it",
+                       bad.file, bad.line)
     for key in INT_KEYS:
         setting = s.get(key)
         if setting is not None and any(c in str(setting.value) for c in ("$(", "`", "${", "$")) \
