@@ -1,0 +1,31 @@
+llamafactory-cli train \
+    --stage pt \
+    --do_train True \
+    --model_name_or_path /data/qwen1.5-14/ \
+    --preprocessing_num_workers 16 \
+    --finetuning_type lora \
+    --template qwen \
+    --flash_attn auto \
+    --dataset_dir data \
+    --dataset zz \
+    --cutoff_len 512 \
+    --learning_rate 5e-05 \
+    --num_train_epochs 3.0 \
+    --max_samples 100000 \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 8 \
+    --lr_scheduler_type cosine \
+    --max_grad_norm 1.0 \
+    --logging_steps 5 \
+    --save_steps 100 \
+    --warmup_steps 0 \
+    --optim adamw_torch \
+    --packing True \
+    --report_to none \
+    --output_dir saves/Qwen1.5-14B-Chat/lora/train_2024-09-06-14-25-50 \
+    --fp16 True \
+    --plot_loss True \
+    --ddp_timeout 180000000 \
+    --include_num_input_tokens_seen True \
+    --lora_rank 8
+# (the posted command is cut after --include_num_input_tokens_seen; the last line is the WebUI default, reconstructed)

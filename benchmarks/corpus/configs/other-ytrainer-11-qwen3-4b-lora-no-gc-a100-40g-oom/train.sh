@@ -1,0 +1,12 @@
+python -m training_code.start_training \
+    --model_path_to_load /home/work/pretrain_model/Qwen3-4B \
+    --training_type 'sft' \
+    --epoch 3 \
+    --checkpoint_epoch '0,1' \
+    --data_path screen_intent_dataset_train_1027_new.json  \
+    --output_dir outputdir \
+    --batch_size 1 \
+    --token_batch 10 \
+    --use_lora 'true'  \
+    --use_NLIRG 'true' \
+    --lora_target_modules "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"

@@ -1,0 +1,1 @@
+tune run lora_finetune_single_device --config 7B_lora_single_device_custom.yaml
