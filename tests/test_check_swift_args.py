@@ -65,3 +65,14 @@ def test_short_named_dataset_bounds_the_sequence(tmp_path):
     open_ended = _check(tmp_path, text.replace("swift/self-cognition#1000", "my/own-data").format(extra=""),
                         "--vram-gib", "24")
     assert open_ended["verdict"] == "oom"
+
+
+def test_swift_without_nproc_is_one_process_and_its_zero3_verdict_stands(tmp_path):
+    """ms-swift without NPROC_PER_NODE runs one process (swift/cli/main.py starts torchrun only when NPROC_PER_NODE or
+    NNODES is set): a full fine-tune under ZeRO-3 that does not fit one card is an OOM there, not a question about
+    a GPU count."""
+    full = ("swift pt --model Qwen/Qwen2.5-7B --train_type full --torch_dtype bfloat16 --dataset 'd#100' "
+            "--per_device_train_batch_size 1 --max_length 2048 --deepspeed zero3\n")
+    rep = _check(tmp_path, full, "--gpu", "rtx4090")
+    assert rep["verdict"] == "oom" and rep["world_size"] == 1
+    assert any("swift without NPROC_PER_NODE starts one process" in a for a in rep["assumptions"])

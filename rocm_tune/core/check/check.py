@@ -1204,7 +1204,10 @@ def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:
     config that shards the model over them (ZeRO-3, FSDP): the verdict depends on a count nobody stated."""
     if gpus is not None or job.gpus is not None or job.nodes is not None:
         return False
-    if job.launcher not in ("llamafactory-cli", "deepspeed", "accelerate", "swift"):
+    # not `swift`: without NPROC_PER_NODE it starts ONE process (swift/cli/main.py runs the script itself, torchrun
+    # only when NPROC_PER_NODE/NNODES are set), which spreads the model over the visible GPUs (device_map) - and
+    # refuses DeepSpeed when more than one is visible ("DeepSpeed is not compatible with `device_map`")
+    if job.launcher not in ("llamafactory-cli", "deepspeed", "accelerate"):
         return False
     return cfg.zero_stage == 3 or fsdp_spec(job) is not None
 

@@ -228,9 +228,11 @@ def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> di
                      if job.gpus.native == "tune run" else "GPUs: a plain `python script.py` runs one process (1 GPU)")
     else:
         values["gpus"] = 1
-        every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli", "swift")
+        every = job.launcher in ("deepspeed", "accelerate", "llamafactory-cli")
         a.append("GPUs: not in the files and no --gpus: 1 assumed"
-                 + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else ""))
+                 + (f" ({job.launcher} without a count starts one rank per visible GPU: pass --gpus)" if every else "")
+                 + (" (swift without NPROC_PER_NODE starts one process; it spreads the model over the GPUs it sees "
+                    "(device_map) and refuses DeepSpeed when it sees several)" if job.launcher == "swift" else ""))
     if nodes is not None:
         values["nodes"] = nodes
     elif job.nodes is not None:
