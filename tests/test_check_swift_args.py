@@ -76,3 +76,16 @@ def test_swift_without_nproc_is_one_process_and_its_zero3_verdict_stands(tmp_pat
     rep = _check(tmp_path, full, "--gpu", "rtx4090")
     assert rep["verdict"] == "oom" and rep["world_size"] == 1
     assert any("swift without NPROC_PER_NODE starts one process" in a for a in rep["assumptions"])
+
+
+def test_swift_deepspeed_over_a_device_map_is_said_to_stop_at_start(tmp_path):
+    """More visible GPUs than NPROC_PER_NODE make every ms-swift process spread its model (device_map); with
+    --deepspeed, swift's _init_deepspeed raises "DeepSpeed is not compatible with `device_map`": an error finding at
+    the line, the fix being one process per visible GPU. With NPROC_PER_NODE = the visible count, no such finding."""
+    cmd = ("{env}swift sft --model Qwen/Qwen2.5-7B-Instruct --train_type lora --dataset 'd#100' "
+           "--per_device_train_batch_size 1 --max_length 2048 --deepspeed zero2\n")
+    rep = _check(tmp_path, cmd.format(env="CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=2 "), "--gpu", "a100-80gb")
+    hit = [f for f in rep["findings"] if f["code"] == "swift-deepspeed-device-map"]
+    assert len(hit) == 1 and hit[0]["severity"] == "error" and "2 of the visible GPUs" in hit[0]["message"]
+    ok = _check(tmp_path, cmd.format(env="CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=4 "), "--gpu", "a100-80gb")
+    assert ok["world_size"] == 4 and not [f for f in ok["findings"] if f["code"] == "swift-deepspeed-device-map"]

@@ -193,6 +193,10 @@ OWN: tuple[Code, ...] = (
     _c('whole-model-fills-gpu', ('check',), 'error',
        "several GPUs without sharding hold the whole model each, and its weights alone fill over 85 % of a card",
        fix="DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"),
+    _c('swift-deepspeed-device-map', ('check',), 'error',
+       "ms-swift with more visible GPUs than NPROC_PER_NODE (each process spreads the model: device_map) and "
+       "--deepspeed: swift stops at start (DeepSpeed is not compatible with `device_map`)",
+       fix="NPROC_PER_NODE = the visible GPU count, before `swift`"),
     _c('zero-on-one-gpu', ('check',), 'warning',
        "ZeRO without offload on one GPU shards nothing: it only adds its buffers",
        fix="run with more GPUs, or drop DeepSpeed"),

@@ -285,7 +285,16 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     cfg = TrainConfig(**values)
-    if cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
+    spread = as_int(job.get("__devmap_gpus__")) or 0
+    if job.runner == "ms-swift" and spread > 1 and job.ds is not None:
+        # swift/llm/argument/train_args.py _init_deepspeed: `if is_mp(): raise ValueError('DeepSpeed is not compatible
+        # with `device_map`...')` - one process that sees several GPUs spreads the model (device_map) and stops there
+        dv = job.settings["__devmap_gpus__"]
+        f.append(Finding.of("swift-deepspeed-device-map", dv.file, dv.line,
+                            f"ms-swift gives each process {spread} of the visible GPUs (more GPUs than NPROC_PER_NODE) and "
+                            f"spreads the model over them: with --deepspeed it stops at start (\"DeepSpeed is not compatible with "
+                            f"`device_map`\")", "NPROC_PER_NODE = the visible GPU count, before `swift`"))
+    elif cfg.world_size == 1 and cfg.zero_stage and cfg.offload == "none":   # with offload, ZeRO is what offloads
         f.append(Finding.of("zero-on-one-gpu", job.ds.file if job.ds else None, None,
                             f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
                             "run with more GPUs, or drop DeepSpeed"))
