@@ -89,3 +89,20 @@ def test_swift_deepspeed_over_a_device_map_is_said_to_stop_at_start(tmp_path):
     assert len(hit) == 1 and hit[0]["severity"] == "error" and "2 of the visible GPUs" in hit[0]["message"]
     ok = _check(tmp_path, cmd.format(env="CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=4 "), "--gpu", "a100-80gb")
     assert ok["world_size"] == 4 and not [f for f in ok["findings"] if f["code"] == "swift-deepspeed-device-map"]
+
+
+def test_gpus_given_to_swift_are_the_gpus_it_sees_not_its_process_count(tmp_path):
+    """For ms-swift, --gpus N states the GPUs on the box; the processes are NPROC_PER_NODE's (one without it), and
+    each spreads its model over the GPUs left to it (device_map, swift/llm/model/register.py)."""
+    cmd = ("{env}swift sft --model Qwen/Qwen2.5-7B-Instruct --train_type lora --dataset 'd#100' "
+           "--per_device_train_batch_size 1 --max_length 2048\n")
+    one = _check(tmp_path, cmd.format(env=""), "--gpu", "a100-80gb", "--gpus", "4")
+    assert one["world_size"] == 1 and one["execution"]["sharding"] == "device_map over 4 GPUs per process"
+    assert any("swift without NPROC_PER_NODE starts one process" in a for a in one["assumptions"])
+    two = _check(tmp_path, cmd.format(env="CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=2 "), "--gpu", "a100-80gb",
+                 "--gpus", "4")
+    assert two["world_size"] == 2 and two["execution"]["sharding"] == "device_map over 2 GPUs per process"
+    ddp = _check(tmp_path, cmd.format(env="NPROC_PER_NODE=4 "), "--gpu", "a100-80gb", "--gpus", "4")
+    assert ddp["world_size"] == 4 and not ddp["execution"].get("sharding")
+    # the same model's step per GPU: a quarter of the layers on each of 4 GPUs holds less than all of them on one
+    assert one["memory"]["step"]["peak_allocated_bytes"] < ddp["memory"]["step"]["peak_allocated_bytes"]

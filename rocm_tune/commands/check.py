@@ -45,6 +45,8 @@ def _gib(n) -> str:
 
 
 def render(rep) -> str:
+    from rocm_tune.core.check.check import shard_words
+
     lines = []
     j = rep.job
     lines.append(f"Read       {', '.join(f'{p} ({f})' for p, f in j.formats.items())}")
@@ -52,9 +54,7 @@ def render(rep) -> str:
                  + (f", entry {j.entry}" if j.entry else ""))
     if rep.cfg is not None:
         c = rep.cfg
-        shard = f"ZeRO-{c.zero_stage}" + (f" + offload {c.offload}" if c.offload != "none" else "") \
-            if c.zero_stage else ("DDP" if c.world_size > 1 else "single GPU")
-        shard = str((rep.execution or {}).get("sharding") or shard)
+        shard = shard_words(rep)
         lines.append(f"Understood {rep.model.name}: {c.method}, {c.precision}, cutoff_len {c.cutoff_len}, "
                      f"micro-batch {c.micro_batch} x {c.gpus} GPU(s) x {c.nodes} node(s), {shard}, "
                      f"checkpointing {'on' if c.gradient_checkpointing else 'off'}, attn {c.attn}")

@@ -153,3 +153,10 @@ def export(session: CheckSession, fix: dict | None, out_dir: str) -> list[str]:
         raise UserError(f"{os.path.join(out_dir, there[0])} already exists{more}: nothing was written; "
                         "choose another folder (ctrl+n again)")
     return write_fix(fix, out_dir, False)
+
+
+def shard_words(rep: Any) -> str:
+    """How the report's model is spread, in the words `check` prints (core/check/check.py shard_words)."""
+    from rocm_tune.core.check.check import shard_words as words
+
+    return words(rep)

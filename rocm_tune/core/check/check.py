@@ -1085,14 +1085,25 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     return rep
 
 
+def shard_words(rep) -> str:
+    """How the model is spread, in words (check's text and its screen): FSDP / device_map as read, ZeRO, DDP."""
+    c = rep.cfg
+    words = (f"ZeRO-{c.zero_stage}" + (f" + offload {c.offload}" if c.offload != "none" else "")
+             if c.zero_stage else ("DDP" if c.world_size > 1 else "single GPU"))
+    return str((rep.execution or {}).get("sharding") or words)
+
+
 def _execution(job, model, cfg, findings: list) -> dict:
     """What really executes (precision, attention, sharding), as the plan says it; its warning as a finding."""
     from rocm_tune.core.runners import execution
 
     exe = execution(model, cfg).to_dict()
     spec = fsdp_spec(job) if not cfg.zero_stage else None
+    per = as_int(job.get("__devmap_gpus__")) or 0
     if spec is not None:
         exe["sharding"] = spec.describe()
+    elif per > 1 and not cfg.zero_stage:
+        exe["sharding"] = f"device_map over {per} GPUs per process"
     w = exe.get("warning")
     if isinstance(w, dict) and w.get("code"):
         findings.append(Finding.of(str(w["code"]), *_where(job, "bf16"),   # the plan's code: the same fact

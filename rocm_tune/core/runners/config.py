@@ -217,9 +217,26 @@ def eval_batch_default(job: Job, cfg: TrainConfig, defaults: dict) -> int:
     return cfg.micro_batch if dv == "micro_batch" else int(dv)
 
 
+def fsdp_off(job: Job) -> bool:
+    return not job.get("fsdp") and not job.get("megatron")
+
+
 def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> dict:
     values: dict = {}
-    if gpus is not None:
+    if gpus is not None and gpus > 1 and job.runner == "ms-swift" and job.gpus is None and job.ds is None \
+            and not job.get("__devmap_gpus__") and fsdp_off(job):
+        # swift without NPROC_PER_NODE is one process (swift/cli/main.py), and it spreads the model over the GPUs
+        # it sees (swift/llm/model/register.py get_default_device_map): --gpus N read as the GPUs it sees
+        job.settings["device_map"] = Setting("device_map", "auto", None, None, "--gpus", "flag")
+        job.settings["__devmap_gpus__"] = Setting("__devmap_gpus__", gpus, None, None, "--gpus", "flag")
+        a.append(f"GPUs: swift without NPROC_PER_NODE starts one process: it spreads the model over the {gpus} GPUs "
+                 f"it sees (device_map); NPROC_PER_NODE={gpus} before `swift` runs {gpus} data-parallel ranks")
+        values["gpus"] = 1
+    elif gpus is not None and job.runner == "ms-swift" and job.gpus is not None and job.gpus.native in (
+            "NPROC_PER_NODE", "CUDA_VISIBLE_DEVICES") and job.get("__devmap_gpus__"):
+        # the script's NPROC_PER_NODE and visible GPUs decide swift's processes; --gpus is the GPUs on the box
+        values["gpus"] = as_int(job.gpus.value) or 1
+    elif gpus is not None:
         values["gpus"] = gpus
     elif job.gpus is not None:
         values["gpus"] = as_int(job.gpus.value) or 1

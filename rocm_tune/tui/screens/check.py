@@ -60,8 +60,7 @@ def render_check_summary(rep: Any, label: str, width: int = 1000) -> Text:
     flow(t, parts, width)
     c = rep.cfg
     if c is not None:
-        shard = (f"ZeRO-{c.zero_stage}" + (f" + offload {c.offload}" if c.offload != "none" else "")
-                 if c.zero_stage else ("DDP" if c.world_size > 1 else "single GPU"))
+        shard = cm.shard_words(rep)
         name = rep.model.name if rep.model is not None else "?"
         t.append("\n")
         flow(t, [(f"{name}:", ""), (f" {c.method},", ""), (f" {c.precision},", ""), (f" {shard},", ""),
