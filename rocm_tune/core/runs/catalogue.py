@@ -2310,6 +2310,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "or a tp_plan meets a torchrun/accelerate/deepspeed launch) and then handed to DDP/FSDP: install the "
      "transformers release the runner pins (< 4.50 for runners that combine device_map with DDP, or the runner "
      "release that handles it), or drop device_map='auto' in a multi-process run (device_map={'': local_rank})"),
+    # r5-run (issue 26): an exception whose own words ask to install a package (ms-swift's `ValueError: Please install
+    # `qwen_vl_utils``, `ImportError: Please install flash_attn first: `pip install flash-attn``) — before the rule
+    # that reads any ImportError as two releases not matching; a request with a version bound or an upgrade is that
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?\w*(?:Error|Exception): [^\n]*[Pp]lease (?:first )?"
+                r"(?:pip )?install\b(?![^\n]*(?:[<>=]=|>\s*\d|\bversion\b|-U\b|--upgrade|\bupgrade))", re.M),
+     "missing_package",
+     "a package the chosen model or feature needs is not installed: install the package the message names (the "
+     "version the runner's requirements give)"),
     # r5-run (issue 26): cuDNN's frontend/backend API failing to build an execution plan for a convolution
     # (`RuntimeError: ptrDesc->finalize()`, `cuDNN Frontend error`, CUDNN_BACKEND_* descriptors, `GET/FIND was unable
     # to find an engine`): a defect of the torch wheel's bundled cuDNN for that op and dtype (torch 2.6 conv3d in
