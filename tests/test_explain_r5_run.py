@@ -150,3 +150,31 @@ def test_a_cuda_call_on_an_ascend_machine_is_the_torch_npu_pair_not_a_hidden_gpu
 def test_the_same_line_without_the_ascend_stack_is_still_no_gpu_visible(tmp_path):
     _, r = _explain(tmp_path, NOT_COMPILED)
     assert r is not None and r.code == "no-gpu-visible"
+
+
+EXT_ROOT = "Using /root/.cache/torch_extensions/py39_cu117 as PyTorch extensions root...\n"
+
+
+def test_a_log_that_stops_at_the_jit_extension_step_is_a_stale_build_lock(tmp_path):
+    # DeepSpeedExamples#842 / DALLE-pytorch#172: every rank prints the line, then nothing (pytorch#189245's lock)
+    text = DS_START + ("[2024-01-02 07:30:41,488] [INFO] [partition_parameters.py:348:__exit__] finished initializing "
+                       "model - num_params = 517, num_elems = 2.78B\n") + EXT_ROOT * 4
+    exp, r = _explain(tmp_path, text)
+    assert r is not None and r.code == "torch-extension-lock-wait" and exp.status == "hang"
+    assert r.family == "deepspeed_build_jit" and "TORCH_EXTENSIONS_DIR" in r.fix
+
+
+@pytest.mark.parametrize("after", [
+    "Loading extension module utils...\nTime to load utils op: 0.3 seconds\n",
+    "Emitting ninja build file /root/.cache/torch_extensions/py39_cu117/fused_adam/build.ninja...\n"
+    "Building extension module fused_adam...\n",
+])
+def test_the_jit_extension_step_that_went_on_is_no_lock_wait(tmp_path, after):
+    _, r = _explain(tmp_path, DS_START + EXT_ROOT + after)
+    assert r is None or r.code != "torch-extension-lock-wait"
+
+
+def test_a_real_error_after_the_jit_extension_step_is_the_root(tmp_path):
+    text = DS_START + EXT_ROOT + OOM6 + "\n"
+    _, r = _explain(tmp_path, text)
+    assert r is not None and r.family == "gpu_oom"

@@ -416,6 +416,22 @@ SIGNATURES: tuple[Signature, ...] = (
           r"ProcessGroupNCCL.{0,80}perform barrier"),
          ("perform barrier",), hang=True, tail_only=True,
          sources=("seeds/000 (训练启动后卡在 ProcessGroupNCCL ... using GPU 0 to perform barrier)",)),
+    # r5-run (issue 26): the log ends at torch's JIT-extension step (`Using /root/.cache/torch_extensions/py310_cu121 as
+    # PyTorch extensions root...`, once per rank) and nothing follows — no `Loading extension module`, no error: every
+    # rank waits on the build directory's `lock` file, which a build killed earlier (OOM killer, Ctrl-C, a cancelled
+    # job) left behind (pytorch#189245; transformers#12715 fixed by `rm -rf ~/.cache/torch_extensions`; DALLE-pytorch
+    # #172, DeepSpeedExamples#842 stop at this line)
+    _sig("torch-extension-lock-wait", "deepspeed_build_jit", "error", "weak", "the run stops at the JIT-extension "
+         "step: waiting on a stale build lock",
+         "torch's cpp_extension (DeepSpeed's fused_adam/cpu_adam/utils ops, other JIT kernels) serialises builds with a "
+         "`lock` file in the extension's directory; a build that was killed leaves it behind and every later run waits "
+         "on it forever (also two jobs sharing one ~/.cache/torch_extensions)",
+         "delete the op's directory under the extensions root the log names (or all of ~/.cache/torch_extensions) and "
+         "rerun; give concurrent jobs their own TORCH_EXTENSIONS_DIR, or prebuild the ops (DS_BUILD_OPS=1)",
+         "`ls <extensions root>/*/lock` shows the stale lock; `py-spy dump` shows the ranks in file_baton.wait",
+         (r"^(?:\[(?:rank|default)\d+\]:\s*)?Using \S+ as PyTorch extensions root\.\.\.\s*$",),
+         ("as PyTorch extensions root",), hang=True, tail_only=True,
+         sources=("pytorch/pytorch#189245", "huggingface/transformers#12715", "deepspeedai/DeepSpeedExamples#842")),
     _sig("nccl-init-then-silence", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends in NCCL/RCCL "
          "set-up lines: the ranks connected and then nothing happened",
          "the communicator was built but the first collective never completed: peer-to-peer or shared memory between "
@@ -2307,7 +2323,9 @@ SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps",   # `No tr
 _DS_OP_REPORT = re.compile(r"^\s*\[WARNING\]\s+\w+:? (?:requires|is not compatible|cannot|will not be|is not supported|"
                            r"please install)\b")
 # signs that count only at the very end of a log (the last lines before it stopped)
-END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
+END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence",
+                                     # r5-run: the JIT-extension step only when the log ends there
+                                     "torch-extension-lock-wait"})
 
 
 # The catch-all exception's family from where it was raised: its last traceback frames (file paths and
