@@ -830,22 +830,6 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
                   "/opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : "
                   "gfx1036)",)),
-    # r5-run (issue 26): on Huawei Ascend (torch_npu, CANN) — where many ms-swift and DeepSpeed users train — a CUDA
-    # call reaching torch means the NPU plugin did not take the device over: torch_npu missing or built for another
-    # torch release (ms-swift#3594: torch 2.1 with ms-swift 3.2 / torch_npu, fixed by the matching torch 2.4). Read
-    # from `no-gpu-visible`'s lines when the log shows the Ascend stack (diagnose._refine_platform)
-    _sig("npu-plugin-not-engaged", "version_check", "error", "root", "a CUDA call on an Ascend NPU machine (torch_npu "
-         "did not take the device over)",
-         "on Ascend the run needs torch_npu built for exactly the installed torch (and a CANN it supports); when the "
-         "pair does not match, or torch_npu is not imported, device calls fall through to torch.cuda, which this "
-         "torch build lacks",
-         "install the torch / torch_npu pair of one release (torch_npu's version names its torch) for the installed "
-         "CANN, the versions the runner's NPU guide lists; make sure torch_npu is imported before the model moves",
-         "`python -c 'import torch, torch_npu; print(torch.__version__, torch_npu.__version__, "
-         "torch.npu.is_available())'`",
-         (r"Torch not compiled with CUDA enabled.{0,200}(?:torch_npu|Ascend|NPU)",),
-         ("not compiled with CUDA",),
-         sources=("modelscope/ms-swift#3594",)),
     _sig("no-gpu-visible", "hip_error", "error", "root", "no GPU visible to PyTorch",
          "PyTorch sees no GPU: a CPU-only or CUDA build of torch on an AMD machine, HIP_VISIBLE_DEVICES/"
          "CUDA_VISIBLE_DEVICES hiding the GPUs, missing /dev/kfd or /dev/dri permissions (video/render groups), "
@@ -2608,11 +2592,6 @@ ROCM_MARKERS = re.compile(r"\b(?:ROCm|rocm|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVI
                           r"ROCm\d+|ROCm_Host|"
                           # ex-rocm: the HIP runtime and PyTorch's ROCm library as Windows names them
                           r"amdhip64\w*\.dll|torch_hip\.dll)\b")
-
-
-# r5-run (issue 26): lines that say the process is on Huawei Ascend's stack (torch_npu / CANN / HCCL), not ROCm's
-NPU_MARKERS = re.compile(r"\b(?:torch_npu|ASCEND_RT_VISIBLE_DEVICES|ascend-toolkit|Ascend|CANN|npu-smi|HCCL_\w+|"
-                         r"torch\.npu)\b")
 
 
 def by_code(code: str) -> Signature | None:

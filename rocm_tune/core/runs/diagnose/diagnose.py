@@ -1670,25 +1670,11 @@ _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel 
                         r"InvalidImage|InvalidKernelImage")
 
 
-_NPU_CUDA_CALL = re.compile(r"Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver")
-
-
-def _on_npu(r: Diagnosis, texts: Sequence[str]) -> bool:
-    """The log (or the config beside it) shows Huawei Ascend's stack and no ROCm one."""
-    seen = (r.first.pre[-6000:], r.first.text, *texts)
-    return any(cat.NPU_MARKERS.search(t) for t in seen) and not any(cat.ROCM_MARKERS.search(t) for t in seen)
-
-
 def _refine_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     """HIPified code keeps CUDA's names: PyTorch's ROCm build (on Windows, and its hipBLAS status errors),
     ggml/llama.cpp's HIP backend and other ported kernels print `CUDA error: ...`. On a ROCm stack — the log or the
     config shows it — such an error is the HIP runtime's: explain it as one (no kernel for the GPU's gfx target,
     or a HIP runtime failure)."""
-    if r.code == "no-gpu-visible" and _NPU_CUDA_CALL.search(r.first.text) and _on_npu(r, texts):
-        sig = cat.BY_CODE["npu-plugin-not-engaged"]   # r5-run: an Ascend machine, not a GPU hidden from torch
-        r.code, r.family, r.severity = sig.code, sig.family, sig.severity
-        r.title, r.cause, r.fix, r.confirm = sig.title, sig.cause, sig.fix, sig.confirm
-        return
     if r.family != "cuda_error" or not any(cat.ROCM_MARKERS.search(t) for t in (r.first.text, *texts)):
         return
     sig = cat.BY_CODE["hip-invalid-device-function" if _NO_KERNEL.search(r.first.text) else "hip-runtime-error"]
