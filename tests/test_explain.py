@@ -73,6 +73,9 @@ REAL_LINES = [
     ("hip-invalid-device-function", "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"",
      "AUTOMATIC1111/stable-diffusion-webui#5067 (RX 6700 XT; fixed by HSA_OVERRIDE_GFX_VERSION=10.3.0)"),
     ("no-gpu-visible", "RuntimeError: No HIP GPUs are available", "seeds/002"),
+    # r5-run (issue 26): the line every rank prints before waiting on a stale JIT-build lock
+    ("torch-extension-lock-wait", "Using /root/.cache/torch_extensions/py39_cu117 as PyTorch extensions root...",
+     "deepspeedai/DeepSpeedExamples#842"),
     ("gpu-memory-fault", "Memory access fault by GPU node-1 (Agent handle: 0x55eb9b596570) on address 0x7f66960b2000. "
      "Reason: Page not present or supervisor privilege.", "pytorch/pytorch#109929"),
     ("cuda-error", "RuntimeError: CUDA error: device-side assert triggered", "artidoro/qlora#105"),

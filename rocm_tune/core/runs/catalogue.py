@@ -370,10 +370,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # r4-hw: ENOMEM by its number whatever the locale's text, glibc's zh_CN/ja text for it, and Windows'
           # ERROR_NOT_ENOUGH_MEMORY (WinError 8)
           r"\[Errno 12\]", r"无法分配内存|メモリを確保できません",
-          r"Not enough memory resources are available to process this command"),
+          r"Not enough memory resources are available to process this command",
+          # r5-run (issue 26): Rust's default allocation-error handler (tokenizers, safetensors, polars in the data
+          # step of every runner) prints this and aborts the process: host RAM, whatever the launcher says after it
+          r"memory allocation of (?:memory allocation of )?\d+ bytes failed"),
          ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
-          "Not enough memory resources"),
+          "Not enough memory resources", "memory allocation of"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
@@ -419,6 +422,22 @@ SIGNATURES: tuple[Signature, ...] = (
           r"ProcessGroupNCCL.{0,80}perform barrier"),
          ("perform barrier",), hang=True, tail_only=True,
          sources=("seeds/000 (训练启动后卡在 ProcessGroupNCCL ... using GPU 0 to perform barrier)",)),
+    # r5-run (issue 26): the log ends at torch's JIT-extension step (`Using /root/.cache/torch_extensions/py310_cu121 as
+    # PyTorch extensions root...`, once per rank) and nothing follows — no `Loading extension module`, no error: every
+    # rank waits on the build directory's `lock` file, which a build killed earlier (OOM killer, Ctrl-C, a cancelled
+    # job) left behind (pytorch#189245; transformers#12715 fixed by `rm -rf ~/.cache/torch_extensions`; DALLE-pytorch
+    # #172, DeepSpeedExamples#842 stop at this line)
+    _sig("torch-extension-lock-wait", "deepspeed_build_jit", "error", "weak", "the run stops at the JIT-extension "
+         "step: waiting on a stale build lock",
+         "torch's cpp_extension (DeepSpeed's fused_adam/cpu_adam/utils ops, other JIT kernels) serialises builds with a "
+         "`lock` file in the extension's directory; a build that was killed leaves it behind and every later run waits "
+         "on it forever (also two jobs sharing one ~/.cache/torch_extensions)",
+         "delete the op's directory under the extensions root the log names (or all of ~/.cache/torch_extensions) and "
+         "rerun; give concurrent jobs their own TORCH_EXTENSIONS_DIR, or prebuild the ops (DS_BUILD_OPS=1)",
+         "`ls <extensions root>/*/lock` shows the stale lock; `py-spy dump` shows the ranks in file_baton.wait",
+         (r"^(?:\[(?:rank|default)\d+\]:\s*)?Using \S+ as PyTorch extensions root\.\.\.\s*$",),
+         ("as PyTorch extensions root",), hang=True, tail_only=True,
+         sources=("pytorch/pytorch#189245", "huggingface/transformers#12715", "deepspeedai/DeepSpeedExamples#842")),
     _sig("nccl-init-then-silence", "nccl_rccl_timeout_hang", "error", "consequence", "the log ends in NCCL/RCCL "
          "set-up lines: the ranks connected and then nothing happened",
          "the communicator was built but the first collective never completed: peer-to-peer or shared memory between "
@@ -2315,7 +2334,9 @@ SWIFT_RECORD_CAUSES: frozenset[str] = frozenset({"no-training-steps",   # `No tr
 _DS_OP_REPORT = re.compile(r"^\s*\[WARNING\]\s+\w+:? (?:requires|is not compatible|cannot|will not be|is not supported|"
                            r"please install)\b")
 # signs that count only at the very end of a log (the last lines before it stopped)
-END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence"})
+END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang", "rendezvous-retry-then-silence",
+                                     # r5-run: the JIT-extension step only when the log ends there
+                                     "torch-extension-lock-wait"})
 
 
 # The catch-all exception's family from where it was raised: its last traceback frames (file paths and
@@ -2323,6 +2344,35 @@ END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang",
 # follows from the library that raised it (a frame in `datasets` is the data, in `huggingface_hub`
 # the download), not from its type alone.
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # r5-run (issue 26): torch's DTensor dispatcher refusing a plain collective on a tensor-parallel weight
+    # (`found no DeviceMesh from dtensor args for c10d.broadcast_.default!` when DDP/FSDP broadcasts the module
+    # states; `got mixed torch.Tensor and DTensor`): transformers >= 4.50 builds the model with tensor parallelism
+    # when device_map/tp_plan meets a multi-process launch, which runners (ms-swift MP+DDP, LLaMA-Factory, TRL) and
+    # scripts written for the older releases then wrap in data parallelism (ms-swift#4019, pytorch#155463,
+    # accelerate#3628)
+    (re.compile(r"found no DeviceMesh from dtensor args|got mixed torch\.Tensor and DTensor"), "version_check",
+     "the model was built with tensor-parallel DTensor weights (transformers >= 4.50 does so when device_map='auto' "
+     "or a tp_plan meets a torchrun/accelerate/deepspeed launch) and then handed to DDP/FSDP: install the "
+     "transformers release the runner pins (< 4.50 for runners that combine device_map with DDP, or the runner "
+     "release that handles it), or drop device_map='auto' in a multi-process run (device_map={'': local_rank})"),
+    # r5-run (issue 26): an exception whose own words ask to install a package (ms-swift's `ValueError: Please install
+    # `qwen_vl_utils``, `ImportError: Please install flash_attn first: `pip install flash-attn``) — before the rule
+    # that reads any ImportError as two releases not matching; a request with a version bound or an upgrade is that
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?\w*(?:Error|Exception): [^\n]*[Pp]lease (?:first )?"
+                r"(?:pip )?install\b(?![^\n]*(?:[<>=]=|>\s*\d|\bversion\b|-U\b|--upgrade|\bupgrade))", re.M),
+     "missing_package",
+     "a package the chosen model or feature needs is not installed: install the package the message names (the "
+     "version the runner's requirements give)"),
+    # r5-run (issue 26): cuDNN's frontend/backend API failing to build an execution plan for a convolution
+    # (`RuntimeError: ptrDesc->finalize()`, `cuDNN Frontend error`, CUDNN_BACKEND_* descriptors, `GET/FIND was unable
+    # to find an engine`): a defect of the torch wheel's bundled cuDNN for that op and dtype (torch 2.6 conv3d in
+    # Qwen2.5-VL's patch embedding, ms-swift#5846), not of the run's settings
+    (re.compile(r"ptrDesc->finalize\(\)|cuDNN Frontend error|cudnn_frontend::|CUDNN_BACKEND_\w+_DESCRIPTOR|"
+                r"(?:GET|FIND) was unable to find an engine to execute this computation"), "version_check",
+     "the cuDNN bundled with this torch wheel cannot run this convolution (a known defect of some torch/cuDNN "
+     "pairs, e.g. torch 2.6 with conv3d in bf16): install another torch release (2.7.1 fixed the conv3d case) and "
+     "rebuild the extensions built against torch (apex, transformer-engine), or as a stopgap set "
+     "torch.backends.cudnn.enabled=False for that step"),
     # issue 26 (explain-sw): flash-attn's own checks (`cu_seqlens_q must have dtype int32`, head dims) from its frames
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "
@@ -2505,6 +2555,14 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:upgrade|downgrade|update) (?:your |the )?[`'\"]?(?:\w+ )?[`'\"]?(?:version|package|"
                 r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
+    # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:
+    # `pip install qwen_vl_utils``, LLaMA-Factory's and TRL's `Please install X with `pip install X``, a library's
+    # `... requires the X library ... pip install X`): a package the chosen model/feature needs is not installed
+    # (an upgrade/downgrade request is the version rule above)
+    (re.compile(r"[Pp]lease (?:first )?(?:install|pip install)\b|\brequires? (?:the )?`?[\w.\-]+`? (?:library|package)\b|"
+                r"\b(?:is|are) not installed\b|`pip install [\w.\-\[\],]+`"), "missing_package",
+     "a package the chosen model or feature needs is not installed: install the package the message names (the "
+     "version the runner's requirements give)"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
      "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
     # before the data rule: a checkpoint index is a .json file, not the dataset

@@ -278,6 +278,9 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
         partial = True
     # set-up lines are a hang's sign only at the very end of the log (nothing substantive after them)
     sc.hits = [h for h in sc.hits if h.code not in cat.END_ONLY or n - h.offset <= END_ONLY_BYTES]
+    # r5-run: the JIT-extension step is a stale-lock wait only when the build/load never went on after it
+    sc.hits = [h for h in sc.hits if h.code != "torch-extension-lock-wait"
+               or not any(data.find(m, h.offset) >= 0 for m in _EXT_WENT_ON)]
     series, ended = _series_hits(data, name, index)
     sc.hits += series
     sc.number_lines()
@@ -295,6 +298,9 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
 
 
 END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
+# r5-run: what torch's cpp_extension prints once it holds the build lock (it builds, or loads what was built)
+_EXT_WENT_ON = (b"Loading extension module", b"Time to load", b"No modifications detected", b"Building extension module",
+                b"Emitting ninja build file")
 EVENT_TAIL = 512 * 2**10         # the newest part of a log whose loss series the alert engine reads
 _SERIES_CODES = {"loss-collapse": "loss-collapse", "nan-loss": "nan-loss", "nan-grad-norm": "nan-loss",
                  "fp16-overflow-streak": "fp16-overflow-streak"}
