@@ -211,22 +211,6 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("undefined symbol", "' not found"),
          sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
                   "hsa_amd_memory_get_preferred_copy_engine)",)),
-    # r5-ver (issue 26): the GPU stack's user space (HIP/HSA runtime, a container's ROCm) newer than the kernel driver
-    # it runs on: the versions of two layers, not a failing HIP call (before hip-runtime-error, which reads any
-    # hipError*)
-    _sig("gpu-driver-older-than-runtime", "version_check", "error", "root", "the GPU kernel driver is older than "
-         "the runtime above it",
-         "the ROCm (or CUDA) user space — the HSA/HIP runtime, a container's ROCm, a torch wheel's bundled runtime — "
-         "is newer than the amdgpu (nvidia) kernel driver of the host, which it does not support",
-         "upgrade the host's amdgpu driver (amdgpu-install / the ROCm release's DKMS) to the ROCm release of the "
-         "runtime, or use a container / torch wheel built for the ROCm release the host driver supports",
-         "on the host (not in the container): `cat /sys/module/amdgpu/version`, `apt show amdgpu-dkms` or "
-         "`rocm-smi --showdriverversion`; in the container `python -c 'import torch;print(torch.version.hip)'`",
-         (r"Incompatible kernel and userspace", r"\bhipErrorInsufficientDriver\b",
-          r"\b(?:HIP|CUDA) driver version is insufficient for (?:HIP|CUDA) runtime version"),
-         ("Incompatible kernel and userspace", "InsufficientDriver", "is insufficient for"),
-         sources=("ROCm/ROCR-Runtime (HSA Error: Incompatible kernel and userspace ... Upgrade amdgpu.)",
-                  "ROCm/legacy-rocm-build#1423", "HIP hipErrorInsufficientDriver")),
     _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
          "a library compared versions and could not parse one: a source/nightly/vendor build whose version string "
          "is not PEP 440 (e.g. torch '2.5.0a0+gitunknown' from a ROCm or vendor build)",
