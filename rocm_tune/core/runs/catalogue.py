@@ -1335,8 +1335,17 @@ SIGNATURES: tuple[Signature, ...] = (
           # with ROCm >= 6.1`, `requires a PyTorch version >= 2.1`)
           r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
           r"deepspeed|vLLM|vllm|triton|flash[-_]attn|bitsandbytes|numpy)(?: version)?\s*(?:>=|==|~=|>)\s*v?\d",
-          r"A module that was compiled using NumPy 1\.x cannot be run in"),
-         ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x"),
+          r"A module that was compiled using NumPy 1\.x cannot be run in",
+          # r5-ver (issue 26): pip's resolver refusing the install itself — a pinned version that has no wheel for
+          # this index/platform (`Could not find a version that satisfies the requirement torch==2.3.0+rocm6.0`), or
+          # two pins that cannot hold together (`Cannot install a and b because these package versions have
+          # conflicting dependencies`, `ResolutionImpossible`): the stack's versions, whoever runs pip (uv's
+          # `No solution found when resolving dependencies` likewise)
+          r"Could not find a version that satisfies the requirement [\w.-]+(?:\[[\w,]+\])?\s*[<>=!~]=?\s*\d",
+          r"because these package versions have conflicting dependencies", r"\bResolutionImpossible\b",
+          r"No solution found when resolving dependencies"),
+         ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
+          "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # explain-r2a (issue 26): a config written by a newer release (Llama 3.1's rope_type 'llama3', YaRN, LongRoPE, mrope)
     # read by an older transformers / vLLM that knows only {type, factor}: the versions, not the user's settings
@@ -2552,6 +2561,10 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # (`Please upgrade `transformers` to the latest version`)
                 r"\bversion of [\w.-]+ (?:you are using|you have|installed) is (?:not |in)compatible|"
                 r"\b(?:use|install) a version (?:that is )?(?:greater|higher|newer|older|lower) than|"
+                # r5-ver (issue 26): two layers of the stack compared by version in the exception's own words (a HIP/
+                # CUDA runtime newer than the driver, a library compiled against another torch/ROCm than it runs on)
+                r"\b(?:runtime|driver|compiled|built) (?:\w+ )?version\b.{0,80}\b(?:newer|older|higher|lower|"
+                r"insufficient|mismatch\w*|does not match|doesn't match|differs?|different)\b|"
                 r"(?:upgrade|downgrade|update) (?:your |the )?[`'\"]?(?:\w+ )?[`'\"]?(?:version|package|"
                 r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
