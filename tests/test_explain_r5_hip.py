@@ -56,6 +56,10 @@ FAILURES = [
     # ROCm/hip#3282 (gdb on a Barcelo iGPU; HSA_OVERRIDE_GFX_VERSION=9.0.0 fixed it)
     ("Program received signal SIGSEGV, Segmentation fault.\n"
      "#0  0x00007fffa6ed9cd8 in  () at /opt/rocm/hip/lib/libamdhip64.so.5\n", "rocm-runtime-segfault"),
+    # hipBLASLt raising its status (TheRock#2847's spelling through torch, hipblasLt's own logger)
+    ("RuntimeError: hipblasLt error: HIPBLAS_STATUS_INTERNAL_ERROR when calling `hipblasLtMatmul(ltHandle, "
+     "computeDesc.descriptor(), &alpha_val, mat1_ptr, Adesc.descriptor(), mat2_ptr, Bdesc.descriptor())`\n",
+     "hip-runtime-error"),
     # ROCm/legacy-rocm-build#2533 (RX 7900 XT, ROCm 5.7: MES hang, GPU reset)
     ("Oct  7 12:58:23 Ubuntu-Desktop kernel: [ 2238.057431] [drm:mes_v11_0_submit_pkt_and_poll_completion.constprop.0 "
      "[amdgpu]] *ERROR* MES failed to response msg=3\n", "gpu-hang"),
@@ -136,3 +140,21 @@ def test_c10d_connect_errors_other_than_errno_97_still_read_as_rendezvous(tmp_pa
             "- Connection refused).\n")
     exp, _ = _explain(tmp_path, text)
     assert any(d.code == "rendezvous-retry-then-silence" for d in exp.diagnoses)
+
+
+def test_torch_recovering_from_a_hipblaslt_status_is_not_the_cause(tmp_path):
+    # AMDResearch/hpcfund#86: torch warns and retries with hipBLAS; the error after it is the cause
+    text = (HEAD + "<stdin>:4: UserWarning: bgemm_internal_cublaslt error: HIPBLAS_STATUS_INTERNAL_ERROR when calling "
+            "hipblasLtMatmul with transpose_mat1 n transpose_mat2 n m 1024 n 1024 k 1024. Will attempt to recover by "
+            "calling cublas instead. (Triggered internally at /pytorch/aten/src/ATen/hip/HIPBlas.cpp:575.)\n" + DONE)
+    exp, root = _explain(tmp_path, text)
+    assert root is None and exp.answer == "benign_warning"
+
+
+def test_hipblas_own_bf16_enum_reads_as_bf16_unsupported(tmp_path):
+    # hipblasDatatype_t's bf16 is HIPBLAS_R_16B (older torch ROCm builds print it); a pre-MI200 GPU refuses it
+    text = (HEAD + "RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling `hipblasGemmEx( handle, opa, "
+            "opb, m, n, k, &falpha, a, HIPBLAS_R_16B, lda, b, HIPBLAS_R_16B, ldb, &fbeta, c, HIPBLAS_R_16B, ldc, "
+            "HIPBLAS_R_32F, HIPBLAS_GEMM_DEFAULT)`\n" + TAIL)
+    exp, root = _explain(tmp_path, text)
+    assert (root.code, exp.answer) == ("bf16-unsupported", "bf16_unsupported")

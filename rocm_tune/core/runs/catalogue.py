@@ -745,8 +745,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)",
           # explain-rocm: the BLAS refusing a bf16 GEMM (cuBLAS on Volta/Turing, hipBLAS/rocBLAS on gfx9 before MI200):
           # NOT_SUPPORTED for a call whose data type is 16BF
-          r"(?:CU|HIP)BLAS_STATUS_NOT_SUPPORTED when calling `(?:cu|hip)blas\w*\(.{0,400}\b(?:CUDA|HIP|HIPBLAS)_R_16BF\b"),
-         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF"),
+          # r5-hip: hipBLAS' own enum for bf16 is HIPBLAS_R_16B (hipblasDatatype_t), older torch ROCm builds print it
+          r"(?:CU|HIP)BLAS_STATUS_NOT_SUPPORTED when calling `(?:cu|hip)blas\w*\(.{0,400}\b(?:(?:CUDA|HIP|HIPBLAS)_R_16BF|"
+          r"HIPBLAS_R_16B)\b"),
+         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF",
+          "HIPBLAS_R_16B"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
     # ------------------------------------------------------------------ hip_error / cuda_error
@@ -1125,10 +1128,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # thrown for {...}`); rocBLAS' missing Tensile library is rocblas-no-tensile-arch (before), hipBLASLt's own
           # logger `rocblaslt error:` and rocBLAS reporting hipBLASLt (`No hipBLASLt solution found`) are the
           # hipBLASLt fallback (hipblaslt-unsupported)
-          r"\b(?:rocBLAS|rocSOLVER|rocSPARSE|rocFFT|rocRAND|hipSPARSE|hipFFT) error: (?!.*(?i:hipblaslt))"),
+          r"\b(?:rocBLAS|rocSOLVER|rocSPARSE|rocFFT|rocRAND|hipSPARSE|hipFFT) error: (?!.*(?i:hipblaslt))",
+          # r5-hip: hipBLAS/hipBLASLt's status enum raised as an error (`hipblasLt error: HIPBLAS_STATUS_INTERNAL_ERROR
+          # when calling hipblasLtMatmul`); not torch's warning that it recovers with another BLAS (`... Will attempt to
+          # recover by calling cublas instead`), not a missing-arch fallback (hipblaslt-unsupported)
+          r"\bHIPBLAS(?:LT)?_STATUS_(?!SUCCESS\b)[A-Z_]+(?!.*(?i:attempt to recover|falling back|fall back|unsupported "
+          r"architecture))"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
-          " error: "),
+          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
