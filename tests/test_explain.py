@@ -575,6 +575,12 @@ REAL_LINES = [
     ("model-files-newer-format", "ValueError: Unknown quantization type, got fp8 - supported types are: ['awq', "
      "'bitsandbytes_4bit', 'bitsandbytes_8bit', 'gptq', 'aqlm', 'quanto', 'eetq', 'hqq']",
      "transformers < 4.43 on an FP8 checkpoint"),
+    # r5-hip: a crash inside the ROCm runtime (the kernel's segfault line naming libamdhip64); a warning-level note by
+    # its logger's shape (c10 TORCH_WARN)
+    ("rocm-runtime-segfault", "kernel: python3[40923]: segfault at 100 ip 00007f2711b2d282 sp 00007fffa29a1530 error 4 "
+     "in libamdhip64.so[7f2711a00000+3f3000] likely on CPU 9 (core 1, socket 0)", "vladmandic/sdnext#913"),
+    ("warning-level-note", "[W init.cpp:767] Warning: nvfuser is no longer supported in torch script, use "
+     "_jit_set_nvfuser_enabled is deprecated and a no-op (function operator())", "pytorch c10 TORCH_WARN format"),
 ]
 
 

@@ -584,7 +584,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "give MASTER_ADDR as an IP address every node can reach (or fix /etc/hosts), open the port between the nodes, "
          "start every node's launcher, and check nothing else listens on MASTER_PORT",
          "`getent hosts MASTER_ADDR` and `nc -zv MASTER_ADDR MASTER_PORT` from the node that retries",
-         (r"\[c10d\] The client socket has failed to connect to \S+ \(errno: \d+",
+         # r5-hip: not errno 97 (EAFNOSUPPORT: no IPv6 on the host; c10d goes on over IPv4): warning-level-note
+         (r"\[c10d\] The client socket has failed to connect to \S+ \(errno: (?!97\b)\d+",
           r"\[c10d\] The IPv6 network addresses of \(\S+, \d+\) cannot be retrieved",
           r"\[c10d\] The client socket cannot be initialized to connect to"),
          ("client socket has failed", "network addresses of", "cannot be initialized to connect"), hang=True,
@@ -769,8 +770,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"supported device", r"(?:bf16|bfloat16) (?:is )?not supported on (?:this|your) (?:device|GPU|hardware)",
           # explain-rocm: the BLAS refusing a bf16 GEMM (cuBLAS on Volta/Turing, hipBLAS/rocBLAS on gfx9 before MI200):
           # NOT_SUPPORTED for a call whose data type is 16BF
-          r"(?:CU|HIP)BLAS_STATUS_NOT_SUPPORTED when calling `(?:cu|hip)blas\w*\(.{0,400}\b(?:CUDA|HIP|HIPBLAS)_R_16BF\b"),
-         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF"),
+          # r5-hip: hipBLAS' own enum for bf16 is HIPBLAS_R_16B (hipblasDatatype_t), older torch ROCm builds print it
+          r"(?:CU|HIP)BLAS_STATUS_NOT_SUPPORTED when calling `(?:cu|hip)blas\w*\(.{0,400}\b(?:(?:CUDA|HIP|HIPBLAS)_R_16BF|"
+          r"HIPBLAS_R_16B)\b"),
+         ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF",
+          "HIPBLAS_R_16B"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
                   "this hardware)",)),
     # ------------------------------------------------------------------ hip_error / cuda_error
@@ -807,7 +811,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "if nothing else failed: use a PyTorch/ROCm build for this GPU's gfx target (HSA_OVERRIDE_GFX_VERSION to a "
          "supported sibling on consumer cards)",
          "`rocminfo | grep gfx` against the gfx targets the wheel lists",
-         (r"Missing CO for these ISAs", r"Cannot find CO in the bundle (?!\S*hipblaslt)\S+ for ISA",
+         (r"Missing CO for these ISAs", r"Cannot find CO in the bundle (?!\S*hipblaslt)(?:\S+ )?for ISA",
           r"Returned hipErrorNoBinaryForGpu ?: continue parsing",
           # explain-rocm: a library asked the runtime for a kernel its code object for this GPU does not have
           # (rocBLAS' Tensile kernels named Cijk_..., with several GPU architectures in one machine)
@@ -920,7 +924,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"recovery)",
           r"hipErrorECCNotCorrectable\b",
           r"(?:HIP error|Triton Error \[HIP\]):\s*(?:Code: \d+, Messsage: )?uncorrectable ECC error encountered",
-          r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond)",
+          r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respon(?:d|se)|"
+          r"MES might be in unrecoverable state)",
           r"\[drm:amdgpu_job_timedout",
           r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
@@ -987,6 +992,26 @@ SIGNATURES: tuple[Signature, ...] = (
                   "error; a permissions error in Singularity, MIOPEN_USER_DB_PATH=/tmp)", "cms-sw/cmssw#51819 (MIOpen "
                   "Error: filesystem error: cannot create directories: Permission denied [/tmp/miopen-cache/3.5.2.])",
                   "Lumi-supercomputer/LUMI-AI-Guide#81 (per-job MIOPEN_USER_DB_PATH / MIOPEN_CUSTOM_CACHE_DIR)")),
+    # r5-hip (issue 26): the process crashed inside the ROCm runtime itself: the kernel's segfault line names the
+    # library (`python3[40923]: segfault at 100 ip ... error 4 in libamdhip64.so[7f27..+3f3000]`), a debugger's frame
+    # is in it (`#0  0x... in  () at /opt/rocm/hip/lib/libamdhip64.so.5`). Weak: a specific HIP/HSA error, a memory
+    # fault or a hang printed with it is the better-named cause; alone it is an unsupported GPU/arch (iGPUs without
+    # HSA_OVERRIDE_GFX_VERSION) or a runtime/driver mismatch.
+    _sig("rocm-runtime-segfault", "hip_error", "error", "weak", "the process crashed inside the ROCm runtime "
+         "(a segfault in libamdhip64 / libhsa-runtime64)",
+         "the HIP/HSA runtime itself dereferenced a bad pointer: most often a GPU the installed ROCm does not support "
+         "(integrated GPUs, old or new consumer gfx targets), a ROCm user space that does not match the amdgpu kernel "
+         "driver, or two ROCm versions loaded in one process",
+         "check the GPU's gfx target against the ROCm release (`rocminfo | grep gfx`; HSA_OVERRIDE_GFX_VERSION=9.0.0 "
+         "for Vega iGPUs, 10.3.0 for RDNA2, 11.0.0 for RDNA3), install torch for the installed ROCm, and make sure only "
+         "one ROCm's libraries are on LD_LIBRARY_PATH",
+         "`dmesg | grep -i segfault`; `ldd $(python -c 'import torch,os;print(os.path.dirname(torch.__file__))')"
+         "/lib/libtorch_hip.so | grep -E 'amdhip|hsa'`",
+         (r"\bsegfault at \w+ ip \w+ sp \w+ error \d+ in lib(?:amdhip64|hsa-runtime64|hsakmt|amd_comgr)\b",
+          r"^\s*#\d+\s+0x[0-9a-f]+ in .{0,200}?\blib(?:amdhip64|hsa-runtime64|hsakmt)\.so"),
+         ("segfault at", "libamdhip64", "libhsa-runtime64", "libhsakmt"),
+         sources=("ROCm/hip#3282 (gdb: #0 ... in () at /opt/rocm/hip/lib/libamdhip64.so.5, Barcelo iGPU, fixed by "
+                  "HSA_OVERRIDE_GFX_VERSION=9.0.0)", "vladmandic/sdnext#913, #2252 (segfault ... in libamdhip64.so[...])")),
     _sig("miopen-error", "hip_error", "error", "root", "MIOpen (ROCm's DNN library) failed",
          "MIOpen could not build or run a kernel for this GPU: an architecture the installed MIOpen has no "
          "kernels/compiler support for, a MIOpen version that does not match the ROCm runtime, or an unreadable "
@@ -1120,9 +1145,23 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\(error code = HIP:\d+\)",
           r"\bhip(?:Malloc|Free|Mem|Stream|Event|Module|Launch|Graph|Device|Get|Set|Init|Ctx|Host|Ipc|Func|Pointer|"
           r"Peer|Occupancy|Runtime|Driver)\w*(?:\(\))? failed\b"
-          r"(?!:?\s*[/~.\\]|.{0,80}(?:out of memory|ErrorOutOfMemory|MemoryAllocation|falling back|retry))"),
+          r"(?!:?\s*[/~.\\]|.{0,80}(?:out of memory|ErrorOutOfMemory|MemoryAllocation|falling back|retry))",
+          # r5-hip: a library's own check of a HIP call (AITER/CK: `fail to call hipModuleLaunchKernel(...) ---> [HIP
+          # error](invalid resource handle)`): the bracketed status and the `fail to call hip<Api>` form, never OOM
+          r"\[HIP error\]\s*\((?!out of memory)[\w -]+\)", r"\bfail(?:ed)? to call hip[A-Z]\w*(?!.{0,300}out of memory)",
+          # r5-hip: the ROCm math libraries' own error logger (`rocBLAS error: Tensile solution found, but exception
+          # thrown for {...}`); rocBLAS' missing Tensile library is rocblas-no-tensile-arch (before), hipBLASLt's own
+          # logger `rocblaslt error:` and rocBLAS reporting hipBLASLt (`No hipBLASLt solution found`) are the
+          # hipBLASLt fallback (hipblaslt-unsupported)
+          r"\b(?:rocBLAS|rocSOLVER|rocSPARSE|rocFFT|rocRAND|hipSPARSE|hipFFT) error: (?!.*(?i:hipblaslt))",
+          # r5-hip: hipBLAS/hipBLASLt's status enum raised as an error (`hipblasLt error: HIPBLAS_STATUS_INTERNAL_ERROR
+          # when calling hipblasLtMatmul`); not torch's warning that it recovers with another BLAS (`... Will attempt to
+          # recover by calling cublas instead`), not a missing-arch fallback (hipblaslt-unsupported)
+          r"\bHIPBLAS(?:LT)?_STATUS_(?!SUCCESS\b)[A-Z_]+(?!.*(?i:attempt to recover|falling back|fall back|unsupported "
+          r"architecture))"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
-          "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed"),
+          "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
+          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
@@ -1248,6 +1287,36 @@ SIGNATURES: tuple[Signature, ...] = (
           "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
           "destroy_process_group", "[WARNING]", "Could not load dynamic library"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
+    # r5-hip (issue 26): a line a logger printed at WARNING level, by the logger's own shape rather than its words:
+    # c10's TORCH_WARN (`[W Context.cpp:301] Warning: ...`, `[W1016 17:27:46.69 ProcessGroupNCCL.cpp:1856]`), glog
+    # (`W0521 12:00:00.123 4567 file.cc:12]`), Python logging (`WARNING:root:`), vLLM (`WARNING 03-23 14:02:19
+    # file.py:12]`), DeepSpeed (`[WARNING] [file.py:12:func]`), plus the deprecation/fallback notes libraries print
+    # (`... is deprecated`, `will be removed in v4.47`, `falling back to hipBLAS`). Benign context only: any line a
+    # specific rule reads (an OOM, a fallback to the CPU, a failure) is decided by that rule, and a line naming a
+    # failure, the CPU or a missing GPU is left out here.
+    _sig("warning-level-note", "benign_warning", "info", "context", "a warning-level note from a library",
+         "a library logged a warning (a deprecation, a fallback to another kernel or backend, a missing optional "
+         "component); the run goes on",
+         "nothing, unless the run later fails or is slow", "the run continues after it",
+         (r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
+          r"corrupt|\bcpu\b|no (?:gpu|device|cuda|hip)|unable to detect|not detected|cannot|could not))"
+          r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
+          r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"
+          r"(?:\S+\s+){0,3}\[WARNING\]\s+\[[\w./-]+:\d+(?::\w+)?\]|"
+          r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[WARNING\]\s|"
+          r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b)",
+          # c10d's IPv6 attempt on a host without IPv6 (errno 97, EAFNOSUPPORT): it goes on over IPv4
+          r"\[c10d\] The (?:server|client) socket .{0,80}\(errno: 97 - Address family not supported by protocol\)",
+          # notes printed while the run sets itself up: an optional component absent, the checkpoint's head unused,
+          # MIOpen's info-level find-db/perf-db trace
+          r"No ROCm runtime is found, using ROCM_HOME=", r"Some weights of the model checkpoint at \S+ were not used "
+          r"when initializing", r"^\s*xFormers not available\b", r"Xformers is not installed correctly",
+          r"MIOpen\(HIP\): Info2? \["),
+         ("[W", "W0", "W1", "WARNING", "Warning", "warning", "deprecated", "will be removed", "falling back", "errno: 97",
+          "No ROCm runtime", "were not used when initializing", "xFormers not available", "Xformers is not",
+          "MIOpen(HIP): Info"), benign=True,
+         sources=("c10 TORCH_WARN / glog / Python logging / vLLM / DeepSpeed logger formats",
+                  "pytorch/pytorch#138067 ([W1016 ... Context.cpp:301] Warning: Attempting to use hipBLASLt ...)")),
     # ------------------------------------------------------------------ deepspeed_build_jit
     _sig("deepspeed-op-build-failed", "deepspeed_build_jit", "error", "root", "a DeepSpeed op failed to build "
          "or load",
@@ -1909,7 +1978,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "install wheels built for the installed runtime (torch/flash-attn/bitsandbytes for this CUDA/ROCm), or the "
          "matching runtime; LD_LIBRARY_PATH to its lib directory",
          "`ldd` on the extension's .so lists the missing library",
-         (r"(?<!dlerror: )(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+         # r5-hip: not torchvision's import-time warning (`UserWarning: Failed to load image Python extension: libc10_hip.so:
+         # cannot open ...`): only its image decoders are missing; the run goes on (harmless-warning)
+         (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
           r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
          ("cannot open shared object",),
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
