@@ -10,7 +10,9 @@ folds' fit cases only; then every case of the fold is answered with that lexicon
       benign line is the root;
   (b) the fallback alone, as if no rule fired: resemble.classify over the log's error lines (resemble.error_lines);
       right when it names the family, or says nothing on a case whose family is no failure (benign_warning);
-  (c) how often the fallback decided in the full explain (root code `by-resemblance`) and how often it was right.
+  (c) how often the fallback decided in the full explain (root code `by-resemblance`) and how often it was right;
+  (d) where a weak rule (role weak or consequence: a generic exception, a launcher's teardown) is the root and the
+      fallback, confident, names another family: how often each is right (whether a weak rule should yield).
 It also prints the rules alone (no lexicon) for comparison. A held case is never read: ids are filtered with
 benchmarks/corpus_stats.split_of before any file of theirs is opened (tools/build_explain_lexicon.fit_cases).
 --timing: the slowest explain of one log (the whole diagnose call) over the fit cases, with the shipped lexicon.
@@ -56,12 +58,12 @@ def _use(lex: dict | None) -> None:
     resemble.lexicon = lambda: got
 
 
-def _explain(case: dict) -> tuple[str, str | None, bool]:
-    """(answer, root code, benign root) of full explain on a fit case's log."""
+def _explain(case: dict) -> tuple[str, str | None, bool, str | None]:
+    """(answer, root code, benign root, root's role) of full explain on a fit case's log."""
     assert split_of(case["id"]) == "fit"
     exp = diagnose([os.path.join(CORPUS, case["id"], case["log_file"])])
     r = exp.diagnoses[exp.root] if exp.root is not None else None
-    return exp.answer, (r.code if r else None), bool(r and r.benign)
+    return exp.answer, (r.code if r else None), bool(r and r.benign), (r.role if r else None)
 
 
 def run_cv(cases: list[dict], folds: int) -> Counter:
@@ -79,8 +81,13 @@ def run_cv(cases: list[dict], folds: int) -> Counter:
             n["alone_decided"] += alone is not None
             n["alone_right"] += alone == fam or (alone is None and fam in resemble.NOT_A_CAUSE)
             n["alone_right_decided"] += alone == fam
-            answer, code, benign = _explain(c)
+            answer, code, benign, role = _explain(c)
             ok = answer == fam and not benign
+            if alone is not None and alone != answer and role in ("weak", "consequence") and code != resemble.CODE:
+                # a weak rule's answer the confident fallback contradicts: who is right, were it to yield
+                n["yield_cases"] += 1
+                n["yield_rule_right"] += ok
+                n["yield_fb_right"] += alone == fam
             n["full_right"] += ok
             n["benign_root"] += benign
             if code == resemble.CODE:
@@ -88,7 +95,7 @@ def run_cv(cases: list[dict], folds: int) -> Counter:
                 n["fb_right"] += ok
         _use(None)
         for c in test:
-            answer, _, benign = _explain(c)
+            answer, _, benign, _ = _explain(c)
             n["rules_right"] += answer == c["family"] and not benign
         n["cases"] += len(test)
     return n
@@ -133,6 +140,8 @@ def main() -> int:
           f"{_pct(n['alone_decided'], total)}, right when it decided {_pct(n['alone_right_decided'], n['alone_decided'])}")
     print(f"  (c) fallback decided in full explain: {_pct(n['fb_decided'], total)}, right "
           f"{_pct(n['fb_right'], n['fb_decided'])}")
+    print(f"  (d) a weak/consequence rule root that the confident fallback contradicts: {n['yield_cases']} cases; "
+          f"the rule right {n['yield_rule_right']}, the fallback right {n['yield_fb_right']} (were it to yield)")
     if a.timing:
         worst, mean, which = timing(cases)
         print(f"timing: explain of one log, mean {1000 * mean:.1f} ms, slowest {1000 * worst:.1f} ms ({which})")

@@ -27,7 +27,7 @@ LEXICON = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.d
                        "profiles", "explain_lexicon.json")
 CODE = "by-resemblance"
 TAIL_BYTES = 32 * 1024        # the newest part of a log whose error lines are read
-MAX_LINES = 8                 # the newest distinct error lines kept
+MAX_LINES = 12                # the newest distinct error lines kept (r5-cv: 12 over 8 by benchmarks/explain_cv.py)
 LINE_MAX = 600                # characters of one line looked at
 # families that are no failure: a line resembling them most is no answer
 NOT_A_CAUSE = frozenset({"benign_warning", "hipblaslt_warning", "unknown"})
