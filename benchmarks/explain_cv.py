@@ -15,7 +15,8 @@ folds' fit cases only; then every case of the fold is answered with that lexicon
       fallback, confident, names another family: how often each is right (whether a weak rule should yield).
 It also prints the rules alone (no lexicon) for comparison. A held case is never read: ids are filtered with
 benchmarks/corpus_stats.split_of before any file of theirs is opened (tools/build_explain_lexicon.fit_cases).
---timing: the slowest explain of one log (the whole diagnose call) over the fit cases, with the shipped lexicon.
+--timing: the slowest explain of one log (the whole diagnose call) over the fit cases, with the shipped lexicon, and
+the fallback alone on the most it is ever given.
 """
 
 from __future__ import annotations
@@ -117,6 +118,18 @@ def timing(cases: list[dict]) -> tuple[float, float, str]:
     return worst[0], sum(t for t, _ in times) / len(times), worst[1]
 
 
+def worst_case_seconds() -> float:
+    """Seconds the fallback (resemble.classify) takes at most: MAX_LINES distinct error lines of LINE_MAX characters
+    made of the lexicon's own words (every word known), the most it is ever given."""
+    resemble.lexicon = _SHIPPED
+    vocab = sorted(resemble.lexicon()[0].vocab)
+    lines = [" ".join(["RuntimeError:"] + [vocab[(i * 37 + j * 11) % len(vocab)] for j in range(150)])[:resemble.LINE_MAX]
+             for i in range(resemble.MAX_LINES)]
+    t = time.perf_counter()
+    resemble.classify(lines)
+    return time.perf_counter() - t
+
+
 _SHIPPED = resemble.lexicon
 
 
@@ -145,6 +158,8 @@ def main() -> int:
     if a.timing:
         worst, mean, which = timing(cases)
         print(f"timing: explain of one log, mean {1000 * mean:.1f} ms, slowest {1000 * worst:.1f} ms ({which})")
+        print(f"timing: the fallback alone on {resemble.MAX_LINES} lines of {resemble.LINE_MAX} known words' "
+              f"characters (its most): {1000 * worst_case_seconds():.0f} ms")
     return 0
 
 

@@ -5,11 +5,13 @@
 Reads benchmarks/corpus/logs/<id>/case.json of the cases whose id the split rule (benchmarks/corpus/SCHEMA.md) puts
 in "fit" - a held case's folder is never opened - and asserts each says "split": "fit". Each case's
 `evidence_lines` are tokenized (rocm_tune.core.runs.diagnose.resemble.tokens) into its family's word counts
-(multinomial naive Bayes). The smoothing, the prior, the least number of known words and the confidence threshold
+(multinomial naive Bayes). The smoothing, the prior, how a log's lines are read (all words pooled, or each line on
+its own: resemble.best_guess), the least number of known words and the confidence threshold
 are chosen by 10-fold cross-validation over the fit cases: each fold's cases are answered from their own log.txt
 (`error_lines`, as explain reads a log) by a lexicon made without them; the choice maximises right answers minus
 WRONG_COST x wrong ones (a wrong family is worse than "unknown"). It prints that CV figure. --check: exit 1 when
 the file differs from what the current fit cases make (tests/test_explain_lexicon.py does the same).
+How the whole method generalises (a lexicon made by make_lexicon from 4 of 5 folds): benchmarks/explain_cv.py.
 """
 
 from __future__ import annotations
