@@ -5,11 +5,13 @@
 Reads benchmarks/corpus/logs/<id>/case.json of the cases whose id the split rule (benchmarks/corpus/SCHEMA.md) puts
 in "fit" - a held case's folder is never opened - and asserts each says "split": "fit". Each case's
 `evidence_lines` are tokenized (rocm_tune.core.runs.diagnose.resemble.tokens) into its family's word counts
-(multinomial naive Bayes). The smoothing, the prior, the least number of known words and the confidence threshold
+(multinomial naive Bayes). The smoothing, the prior, how a log's lines are read (all words pooled, or each line on
+its own: resemble.best_guess), the least number of known words and the confidence threshold
 are chosen by 10-fold cross-validation over the fit cases: each fold's cases are answered from their own log.txt
 (`error_lines`, as explain reads a log) by a lexicon made without them; the choice maximises right answers minus
 WRONG_COST x wrong ones (a wrong family is worse than "unknown"). It prints that CV figure. --check: exit 1 when
 the file differs from what the current fit cases make (tests/test_explain_lexicon.py does the same).
+How the whole method generalises (a lexicon made by make_lexicon from 4 of 5 folds): benchmarks/explain_cv.py.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 20))
 # what a family's word counts are made of: the deciding lines only, or also the error lines of the case's own log
 # (the lines explain reads at run time, of fit cases only)
 TRAIN_ON = ("evidence", "evidence+log")
+# r5-cv: how a log's lines are read (resemble.best_guess): all words pooled, or each line on its own
+COMBINE = ("pooled", "maxline")
 
 
 def is_fit(case_id: str) -> bool:
@@ -60,7 +64,8 @@ def fit_cases(root: str = CORPUS) -> list[dict]:
         assert case.get("split") == "fit" and case.get("id") == name, f"{name}: not a fit case"
         log = os.path.join(root, name, case.get("log_file") or "log.txt")
         data = open(log, "rb").read() if os.path.isfile(log) else b""
-        out.append({"id": name, "family": case["family"], "evidence": list(case.get("evidence_lines") or []),
+        out.append({"id": name, "family": case["family"], "log_file": case.get("log_file") or "log.txt",
+                    "evidence": list(case.get("evidence_lines") or []),
                     "lines": [ln for _, ln in resemble.error_lines(data)]})
     return out
 
@@ -79,9 +84,10 @@ def _fold(case_id: str) -> int:
     return int(hashlib.sha256(("fold:" + case_id).encode()).hexdigest(), 16) % FOLDS
 
 
-def cross_validate(cases: list[dict]) -> dict:
-    """The settings with the best CV utility over the fit cases, and its figures."""
-    preds: dict[tuple, list[tuple[str, float, int]]] = {}
+def _predictions(cases: list[dict]) -> dict[tuple, list[tuple[str, float, int, int]]]:
+    """Per setting (train_on, alpha, prior, combine): each case's (family, confidence, known words, ok) from a
+    lexicon made without its fold; ok 1 right, 0 wrong, -1 no failure family named."""
+    preds: dict[tuple, list[tuple[str, float, int, int]]] = {}
     for k in range(FOLDS):
         train = [c for c in cases if _fold(c["id"]) != k]
         test = [c for c in cases if _fold(c["id"]) == k]
@@ -90,20 +96,28 @@ def cross_validate(cases: list[dict]) -> dict:
             for alpha in ALPHAS:
                 for prior in PRIORS:
                     m = resemble.Model(counts, docs, alpha, prior)
-                    for c in test:
-                        post, n = m.posterior([t for ln in c["lines"] for t in resemble.tokens(ln)])
-                        fam, p = post[0] if post else ("", 0.0)
-                        ok = 1 if fam == c["family"] else (0 if fam and fam not in resemble.NOT_A_CAUSE else -1)
-                        preds.setdefault((train_on, alpha, prior), []).append((fam, p, n, ok))
+                    for combine in COMBINE:
+                        for c in test:
+                            got = resemble.best_guess(m, c["lines"], combine)
+                            fam, p, n = got[:3] if got else ("", 0.0, 0)
+                            ok = 1 if fam == c["family"] else (0 if fam else -1)
+                            preds.setdefault((train_on, alpha, prior, combine), []).append((fam, p, n, ok))
+    return preds
+
+
+def cross_validate(cases: list[dict]) -> dict:
+    """The settings with the best CV utility over the fit cases, and its figures."""
     best = None
-    for (train_on, alpha, prior), rows in sorted(preds.items()):
+    for (train_on, alpha, prior, combine), rows in sorted(_predictions(cases).items()):
         for mt in MIN_TOKENS:
             for th in THRESHOLDS:
                 ans = [ok for fam, p, n, ok in rows if n >= mt and p >= th and ok >= 0]
                 right, wrong = sum(ans), len(ans) - sum(ans)
-                key = (right - WRONG_COST * wrong, th, train_on == "evidence", alpha, prior == "uniform", -mt)
+                key = (right - WRONG_COST * wrong, th, train_on == "evidence", alpha, prior == "uniform",
+                       combine == "pooled", -mt)
                 if best is None or key > best[0]:
-                    best = (key, {"train_on": train_on, "alpha": alpha, "prior": prior, "min_tokens": mt, "threshold": th,
+                    best = (key, {"train_on": train_on, "alpha": alpha, "prior": prior, "combine": combine,
+                                  "min_tokens": mt, "threshold": th,
                                   "cv": {"folds": FOLDS, "cases": len(rows), "answered": len(ans), "right": right,
                                          "wrong": wrong, "wrong_cost": WRONG_COST,
                                          "top1_all": sum(ok == 1 for *_, ok in rows)}})
@@ -116,7 +130,12 @@ def inputs_hash(cases: list[dict]) -> str:
 
 
 def build(root: str = CORPUS) -> dict:
-    cases = fit_cases(root)
+    return make_lexicon(fit_cases(root))
+
+
+def make_lexicon(cases: list[dict]) -> dict:
+    """The lexicon the given (fit) cases make: settings chosen by CV over them, then counts of all of them
+    (benchmarks/explain_cv.py calls it on 4 of 5 folds to measure how the method generalises)."""
     chosen = cross_validate(cases)
     counts, docs = counts_of(cases, chosen["train_on"])
     return {"about": "explain's fallback lexicon: per-family word counts of the fit cases' evidence_lines "
@@ -136,7 +155,7 @@ def main() -> int:
     text = dumps(lex)
     cv = lex["cv"]
     print(f"fit cases: {lex['fit_cases']}; chosen by {cv['folds']}-fold CV on fit: counts of {lex['train_on']}, alpha {lex['alpha']}, prior "
-          f"{lex['prior']}, min known words {lex['min_tokens']}, threshold {lex['threshold']}")
+          f"{lex['prior']}, lines {lex['combine']}, min known words {lex['min_tokens']}, threshold {lex['threshold']}")
     print(f"CV (fit only): top-1 family right {cv['top1_all']}/{cv['cases']} "
           f"({100 * cv['top1_all'] / cv['cases']:.1f} %); answered above the threshold {cv['answered']}/{cv['cases']}, "
           f"right {cv['right']}/{cv['answered']} ({100 * cv['right'] / max(1, cv['answered']):.1f} %)")

@@ -27,7 +27,7 @@ LEXICON = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.d
                        "profiles", "explain_lexicon.json")
 CODE = "by-resemblance"
 TAIL_BYTES = 32 * 1024        # the newest part of a log whose error lines are read
-MAX_LINES = 8                 # the newest distinct error lines kept
+MAX_LINES = 12                # the newest distinct error lines kept (r5-cv: 12 over 8 by benchmarks/explain_cv.py)
 LINE_MAX = 600                # characters of one line looked at
 # families that are no failure: a line resembling them most is no answer
 NOT_A_CAUSE = frozenset({"benign_warning", "hipblaslt_warning", "unknown"})
@@ -38,7 +38,12 @@ _ERRORISH = re.compile(r"error|exception|fail|fatal|abort|traceback|segmentation
                        r"\bSIG(?:SEGV|ABRT|BUS|ILL|KILL|TERM|FPE)\b|\bsignal \d+|\bkill|denied|cannot|unable to|"
                        r"not found|no such file|invalid|unsupported|not supported|mismatch|timed? ?out|\bhang|\bnan\b|"
                        r"refused|out of memory|unknown|errno|not (?:a )?valid|could not|couldn't|"
-                       r"exit(?:ed)? (?:code|status)|exitcode", re.I)
+                       r"exit(?:ed)? (?:code|status)|exitcode|"
+                       # r5-cv (chosen by benchmarks/explain_cv.py): a GPU's memory fault, a loader's undefined symbol,
+                       # C++'s uncaught exception, an assertion, a launcher's child return code
+                       r"\bfault\b|undefined symbol|terminate called|bad_alloc|\bassert|return code", re.I)
+# r5-cv: a whole line that is only the shell's word for a killed/crashed child (shorter than a line is looked at)
+_SHORT_FATAL = re.compile(r"^(?:Killed|Aborted|Segmentation fault)(?: \(core dumped\))?$")
 # a warning by its level: the word, glog's `W1127 ...` and c10's `[W socket.cpp:601]` / `[W1127 12:00:00 ...]`
 _WARN_LEVEL = re.compile(r"\bwarn(?:ing)?s?\b|^\s*W\d{4} |^\s*\[W(?:\d{4}\b| )", re.I)
 _SKIP = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)|"
@@ -95,7 +100,7 @@ def error_lines(data: bytes | str, tail: int = TAIL_BYTES) -> list[tuple[int, st
             s = start
         line = raw[s:end].decode("utf-8", "replace").replace("\x00", "").strip()
         end = s - 1
-        if len(line) < 8 or not _ERRORISH.search(line) or _SKIP.search(line):
+        if (len(line) < 8 and not _SHORT_FATAL.match(line)) or not _ERRORISH.search(line) or _SKIP.search(line):
             continue
         key = re.sub(r"\d+", "0", line[:LINE_MAX])
         if key in seen or _harmless(line):
@@ -138,22 +143,42 @@ class Model:
         return sorted(((f, e / z) for f, e in ex.items()), key=lambda fe: (-fe[1], fe[0])), n
 
 
-def decide(model: Model, lines: Sequence[str], threshold: float, min_tokens: int) -> tuple[str, float, str] | None:
-    """(family, confidence, the line most like it) when one failure family wins clearly, else None."""
-    toks = [t for ln in lines for t in tokens(ln)]
-    post, n = model.posterior(toks)
-    if not post or n < min_tokens:
+def best_guess(model: Model, lines: Sequence[str], combine: str = "pooled") -> tuple[str, float, int, str] | None:
+    """(family, confidence, known words, line) of the failure family the lines resemble most, before any threshold.
+    combine "pooled": all lines' words together, the line most like the winner shown; "maxline" (r5-cv, chosen by
+    CV in benchmarks/explain_cv.py): each line on its own, the most confident line whose best family is a failure
+    (a launcher's teardown or a generic line next to the deciding one does not dilute it)."""
+    if combine == "maxline":
+        best = None
+        for ln in lines:
+            post, n = model.posterior(tokens(ln))
+            if post and post[0][0] not in NOT_A_CAUSE and (best is None or post[0][1] > best[1]):
+                best = (post[0][0], post[0][1], n, ln)
+        return best
+    post, n = model.posterior([t for ln in lines for t in tokens(ln)])
+    if not post or post[0][0] in NOT_A_CAUSE:
         return None
     fam, p = post[0]
-    if fam in NOT_A_CAUSE or p < threshold:
+    return fam, p, n, max(lines, key=lambda ln: (_line_score(model, ln, fam), -lines.index(ln)))
+
+
+def decide(model: Model, lines: Sequence[str], threshold: float, min_tokens: int,
+           combine: str = "pooled") -> tuple[str, float, str] | None:
+    """(family, confidence, the line most like it) when one failure family wins clearly, else None."""
+    got = best_guess(model, lines, combine)
+    if got is None or got[2] < min_tokens or got[1] < threshold:
         return None
-    best_line = max(lines, key=lambda ln: (_line_score(model, ln, fam), -lines.index(ln)))
-    return fam, p, best_line
+    return got[0], got[1], got[3]
 
 
 def _line_score(model: Model, line: str, fam: str) -> float:
     post, _ = model.posterior(tokens(line))
     return dict(post).get(fam, 0.0)
+
+
+def model_of(data: Mapping) -> Model:
+    """The model a lexicon (the JSON tools/build_explain_lexicon.py writes) describes."""
+    return Model(data["counts"], data["docs"], float(data["alpha"]), data.get("prior", "uniform"))
 
 
 @lru_cache(maxsize=1)
@@ -162,7 +187,7 @@ def lexicon() -> tuple[Model, dict] | None:
     try:
         with open(LEXICON, encoding="utf-8") as f:
             data = json.load(f)
-        m = Model(data["counts"], data["docs"], float(data["alpha"]), data.get("prior", "uniform"))
+        m = model_of(data)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return m, data
@@ -174,7 +199,7 @@ def classify(lines: Sequence[str]) -> tuple[str, float, str] | None:
     if lx is None or not lines:
         return None
     model, data = lx
-    return decide(model, lines, float(data["threshold"]), int(data["min_tokens"]))
+    return decide(model, lines, float(data["threshold"]), int(data["min_tokens"]), data.get("combine", "pooled"))
 
 
 # family -> (what such a failure is, the generic first step): the texts of a `by-resemblance` answer
