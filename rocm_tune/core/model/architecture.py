@@ -1592,10 +1592,22 @@ def _by_cache_name(ref: str, parts) -> Identified | None:
 def _by_parsed_name(ref: str, parts) -> Identified | None:
     from dataclasses import replace
 
+    from rocm_tune.core.model.names import bare_size_reading
+
     spec, why = match_preset(parts)
+    how_read = "read as"
+    bare = bare_size_reading(parts) if spec is None else None
+    if bare is not None:
+        # "/data/qwen1.5-14": a folder named after the hub id without its "B". The number is a size only where this
+        # family has a preset of exactly that size (a released one); "qwen1.5-13" stays sizeless.
+        spec, why = match_preset(bare)
+        if spec is not None:
+            parts = bare
+            how_read = f"size {bare.size_b:g}B read from the bare number in its name (a released size of " \
+                       f"{bare.series}); read as"
     if spec is None:
         return None
-    detail = f"{ref}: read as {parts.describe()} -> preset {why}"
+    detail = f"{ref}: {how_read} {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
     return Identified(spec, "name", detail, parts, *_quant_of(spec, parts))
 
