@@ -145,13 +145,11 @@ def _is_training_module(argv: list[str], i: int) -> bool:
     """`python -m pkg.train --model_path M ...`: Python runs the module as __main__ exactly as `python pkg/train.py`
     (docs.python.org, the -m option), so a module whose arguments name the model is the training program, read as
     a transformers program like a script (its own flag names: core/runners/hf.py _own_names)."""
-    from rocm_tune.core.runners.hf import _MODEL_FLAG
-
     w = argv[i]
     if i == 0 or argv[i - 1] not in ("-m", "--module") or w in _NOT_PROGRAMS or w.startswith("-"):
         return False
     later = [a[2:].split("=", 1)[0].replace("-", "_") for a in argv[i + 1:] if a.startswith("--")]
-    return any(_MODEL_FLAG.match(k) for k in later)
+    return any(hf_args.MODEL_FLAG.match(k) for k in later)
 
 
 def notebook_code(text: str) -> str | None:

@@ -155,12 +155,12 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
 # absent: alpaca-lora's finetune.py (--base_model, --micro_batch_size; its --batch_size is the global batch),
 # FastChat/LLaVA-style --model_path, a custom trainer's --model_path_to_load (yafo-ai/y-trainer's
 # training_code/start_training.py) or --model_dir. Each reading is said.
-_MODEL_FLAG = re.compile(r"^(?:base_|pretrained_)?model(?:_name|_path|_dir|_id|_or|_to|_load)*$")
+MODEL_FLAG = re.compile(r"^(?:base_|pretrained_)?model(?:_name|_path|_dir|_id|_or|_to|_load)*$")
 
 
 def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
     if "model_name_or_path" not in out:
-        k = next((k for k in flags if k != "model_name_or_path" and _MODEL_FLAG.match(k) and flags[k][0]
+        k = next((k for k in flags if k != "model_name_or_path" and MODEL_FLAG.match(k) and flags[k][0]
                   and not flags[k][0].startswith("-")), None)
         if k is not None:
             out["model_name_or_path"] = Setting("model_name_or_path", flags[k][0], file, flags[k][1], k, "flag")
