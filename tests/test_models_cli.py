@@ -28,6 +28,7 @@ def test_models_no_match_is_one_line_exit_2():
 
 
 def test_models_show_unknown_is_exit_2():
-    out = run_cli("models", "--show", "qwen2.5-7")
+    # "qwen2.5-8" is no released Qwen2.5 size ("qwen2.5-7" is: a bare released size names qwen2.5-7b)
+    out = run_cli("models", "--show", "qwen2.5-8")
     assert out.returncode == 2
-    assert "qwen2.5-7" in out.stderr and "Traceback" not in out.stderr
+    assert "qwen2.5-8" in out.stderr and "Traceback" not in out.stderr

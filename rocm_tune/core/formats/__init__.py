@@ -130,7 +130,26 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i, "megatron", w
         if w.endswith(".py"):
             return i, "hf", w
+        if _is_training_module(argv, i):
+            return i, "hf", f"python -m {w}"
     return None
+
+
+# modules run with `-m` that start other programs, not a training (torchrun's and accelerate's own modules are read
+# as launchers; pip, venv ... are no training)
+_NOT_PROGRAMS = ("torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch", "pip", "venv",
+                 "http.server", "deepspeed.launcher.runner", "torch.utils.collect_env", "ensurepip")
+
+
+def _is_training_module(argv: list[str], i: int) -> bool:
+    """`python -m pkg.train --model_path M ...`: Python runs the module as __main__ exactly as `python pkg/train.py`
+    (docs.python.org, the -m option), so a module whose arguments name the model is the training program, read as
+    a transformers program like a script (its own flag names: core/runners/hf.py _own_names)."""
+    w = argv[i]
+    if i == 0 or argv[i - 1] not in ("-m", "--module") or w in _NOT_PROGRAMS or w.startswith("-"):
+        return False
+    later = [a[2:].split("=", 1)[0].replace("-", "_") for a in argv[i + 1:] if a.startswith("--")]
+    return any(hf_args.MODEL_FLAG.match(k) for k in later)
 
 
 def notebook_code(text: str) -> str | None:

@@ -238,6 +238,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "cohere",
     "baichuan",
     "chatglm",
+    "bailing_moe_v2",
     "internlm2",
     "gpt_oss",
     "llama4_text",
@@ -891,6 +892,34 @@ def _deepseek_v3(c: _Cfg) -> _Arch:
     return _deepseek(c, "deepseek_v3")
 
 
+def _bailing_moe_v2(c: _Cfg) -> _Arch:
+    """Ling 2.0 / Ring 2.0 (inclusionAI, remote code modeling_bailing_moe_v2.py, BailingMoeV2ForCausalLM): a fused
+    ``query_key_value`` (heads + 2 kv heads) and ``dense`` output, per-head query/key RMSNorm (use_qk_norm); a dense
+    gated MLP in the first ``first_k_dense_replace`` layers, then a sparse block of ``num_experts`` routed experts
+    (gate/up/down of moe_intermediate_size), a router ``gate`` (a [num_experts, hidden] weight, no bias; its
+    ``expert_bias`` is a buffer, not trained) and ``shared_experts`` of moe_intermediate_size * num_shared_experts;
+    ``word_embeddings`` and an untied lm_head."""
+    a = _common(c, "bailing_moe_v2")
+    a.q_bias = c.bool("use_qkv_bias")
+    a.o_bias = c.bool("use_bias")
+    a.fused_qkv = "query_key_value"
+    a.o_name = "dense"
+    a.qk_norm = c.bool("use_qk_norm", default=True)
+    a.num_experts = c.int("num_experts", required=False, min_value=0)
+    if a.num_experts:
+        a.top_k = c.int("num_experts_per_tok", default=8)
+        a.moe_inter = c.int("moe_intermediate_size", default=512)
+        a.n_shared = c.int("num_shared_experts", required=False, min_value=0)
+        a.shared_inter = a.moe_inter * a.n_shared
+        first = c.int("first_k_dense_replace", default=0, min_value=0)
+        a.moe_layer = lambda i: i >= first
+    nextn = c.int("num_nextn_predict_layers", default=0, min_value=0)
+    if nextn:
+        a.warnings.append(f"num_nextn_predict_layers={nextn}: the multi-token-prediction layers are counted as "
+                          f"ordinary decoder layers (their eh_proj and extra norms are not)")
+    return a
+
+
 def _baichuan(c: _Cfg) -> _Arch:
     # Remote code (modeling_baichuan.py): W_pack (H -> 3H, no bias), o_proj, gated SiLU MLP, RMSNorm,
     # untied lm_head (NormHead in Baichuan2: a plain weight of shape [vocab, hidden]).
@@ -1030,6 +1059,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "cohere": _cohere,
     "internlm2": _internlm2,
     "baichuan": _baichuan,
+    "bailing_moe_v2": _bailing_moe_v2,
     "chatglm": _chatglm,
     "gpt_oss": _gpt_oss,
     "llama4_text": _llama4_text,
@@ -1130,6 +1160,10 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
         family_key in ("", "glm") and "padded_vocab_size" in cfg_used and "ffn_hidden_size" in cfg_used
     ):
         family_key = "chatglm"
+    # Ling/Ring 2.0's published config.json says model_type "bailing_moe" (Ling 1.x's type) with the V2 class
+    archs = cfg_used.get("architectures") or cfg.get("architectures") or []
+    if family_key == "bailing_moe" and isinstance(archs, list) and "BailingMoeV2ForCausalLM" in archs:
+        family_key = "bailing_moe_v2"
     family_key = _FAMILY_ALIASES.get(family_key, family_key)
     handler = _FAMILIES.get(family_key)
     c = _Cfg(cfg_used, label, _FAMILY_DEFAULTS.get(family_key))
@@ -1592,10 +1626,22 @@ def _by_cache_name(ref: str, parts) -> Identified | None:
 def _by_parsed_name(ref: str, parts) -> Identified | None:
     from dataclasses import replace
 
+    from rocm_tune.core.model.names import bare_size_reading
+
     spec, why = match_preset(parts)
+    how_read = "read as"
+    bare = bare_size_reading(parts) if spec is None else None
+    if bare is not None:
+        # "/data/qwen1.5-14": a folder named after the hub id without its "B". The number is a size only where this
+        # family has a preset of exactly that size (a released one); "qwen1.5-13" stays sizeless.
+        spec, why = match_preset(bare)
+        if spec is not None:
+            parts = bare
+            how_read = f"size {bare.size_b:g}B read from the bare number in its name (a released size of " \
+                       f"{bare.series}); read as"
     if spec is None:
         return None
-    detail = f"{ref}: read as {parts.describe()} -> preset {why}"
+    detail = f"{ref}: {how_read} {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
     return Identified(spec, "name", detail, parts, *_quant_of(spec, parts))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["NameParts", "name_stem", "parse_name"]
+__all__ = ["NameParts", "bare_size_reading", "name_stem", "parse_name"]
 
 # variants: words that name a checkpoint of the same shape
 VARIANT_WORDS = frozenset({
@@ -287,6 +287,34 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "modernbertbase": (0.149, None, "ModernBERT encoder"), "modernbertlarge": (0.395, None, "ModernBERT encoder"),
     "bartbase": (0.140, None, "BART encoder-decoder"), "bartlarge": (0.406, None, "BART encoder-decoder"),
 }
+
+
+_BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def bare_size_reading(parts: NameParts) -> NameParts | None:
+    """The name read with a bare trailing number as its size: ``/data/qwen1.5-14`` -> series qwen1.5, 14B.
+
+    Users name local folders after the hub id with the ``B`` dropped (``qwen1.5-14``, ``Qwen2.5-7``, ``llama3-8``).
+    Only a candidate: the caller accepts it only where the series has a preset of exactly that size (a released
+    size), so ``qwen1.5-13`` or ``llama3-2`` stay sizeless. None where the name already has a size, or the series
+    is not ``<family+version>`` followed by one bare number."""
+    if parts.size_b is not None or parts.active_b is not None or parts.series is None:
+        return None
+    toks = [t for t in _tokens(parts.stem) if t not in _QUANT_WORDS]
+    # the number must follow the family+version tokens directly; variant words (instruct, chat) may come after it
+    for i, t in enumerate(toks):
+        if _BARE_NUMBER.match(t) and i > 0:
+            head, rest = toks[:i], toks[i + 1:]
+            if not re.search(r"[a-z]", "".join(head)) or any(_BARE_NUMBER.match(r) for r in rest):
+                return None
+            again = parse_name("-".join([*head, f"{t}b", *rest]))
+            if again.series is None or again.size_b is None:
+                return None
+            from dataclasses import replace
+
+            return replace(again, raw=parts.raw, stem=parts.stem, org=parts.org)
+    return None
 
 
 def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | None:

@@ -10,10 +10,11 @@ adapters train in fp32, and "fp32" on a bf16 checkpoint computes in bf16.
 from __future__ import annotations
 
 import os
+import re
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
-from rocm_tune.core.runners.common import Default, Setting, as_bool
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
 
 TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
 # a plain Trainer / TRL script: transformers' own TrainingArguments defaults (v4.40 .. v5 agree)
@@ -133,6 +134,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
                 notes.append(note)
         elif k in PASSTHROUGH:
             out[k] = Setting(k, v, file, line, k, "flag")
+    _own_names(flags, out, notes, file)
     if _lora_dim_on(out):
         out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
                                                   "flag"))
@@ -147,6 +149,28 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
             notes.append(f"--max_source_length + --max_target_length read as the sequence length (cutoff_len "
                          f"{total})")
     return out, notes
+
+
+# A training program's own names for the model and the per-device batch, read where the TrainingArguments names are
+# absent: alpaca-lora's finetune.py (--base_model, --micro_batch_size; its --batch_size is the global batch),
+# FastChat/LLaVA-style --model_path, a custom trainer's --model_path_to_load (yafo-ai/y-trainer's
+# training_code/start_training.py) or --model_dir. Each reading is said.
+MODEL_FLAG = re.compile(r"^(?:base_|pretrained_)?model(?:_name|_path|_dir|_id|_or|_to|_load)*$")
+
+
+def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    if "model_name_or_path" not in out:
+        k = next((k for k in flags if k != "model_name_or_path" and MODEL_FLAG.match(k) and flags[k][0]
+                  and not flags[k][0].startswith("-")), None)
+        if k is not None:
+            out["model_name_or_path"] = Setting("model_name_or_path", flags[k][0], file, flags[k][1], k, "flag")
+            notes.append(f"--{k} read as the model to train (model_name_or_path)")
+    if "per_device_train_batch_size" not in out:
+        k = "micro_batch_size" if "micro_batch_size" in flags else "batch_size" if "batch_size" in flags else None
+        if k is not None and as_int(flags[k][0]):
+            out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", flags[k][0], file,
+                                                         flags[k][1], k, "flag")
+            notes.append(f"--{k} read as the per-device batch (per_device_train_batch_size)")
 
 
 def _lora_dim_on(out: dict) -> bool:
