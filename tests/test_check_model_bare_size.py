@@ -11,46 +11,26 @@ import pytest
 from rocm_tune.cli import main
 from rocm_tune.core.model.architecture import identify_model
 
-LF_YAML = """model_name_or_path: {model}
-stage: sft
-do_train: true
-finetuning_type: lora
-lora_target: all
-template: qwen
-cutoff_len: 1024
-per_device_train_batch_size: 1
-gradient_accumulation_steps: 8
-bf16: true
-output_dir: saves/lora
-"""
+from tests.test_check_model_id import LF_YAML, home  # noqa: F401 - the fixture: an empty HOME, no cache variable
 
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "MODELSCOPE_CACHE", "HF_ENDPOINT"):
-        monkeypatch.delenv(var, raising=False)
-    return h
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @pytest.mark.parametrize("ref,preset", [("/data/qwen1.5-14/", "qwen1.5-14b"), ("/models/Qwen2.5-7-Instruct", "qwen2.5-7b"),
                                         ("/llm/llama3-8", "llama-3-8b")])
-def test_bare_number_that_is_a_released_size_names_the_preset(home, ref, preset):
+def test_bare_number_that_is_a_released_size_names_the_preset(ref, preset):
     got = identify_model(ref, network=False)
     assert got.how == "name" and got.spec.name == preset
     assert "read from the bare number in its name" in got.detail
 
 
 @pytest.mark.parametrize("ref", ["/data/qwen1.5-13", "/data/llama3-2", "/data/qwen-7-14"])
-def test_bare_number_that_is_no_released_size_is_no_size(home, ref):
+def test_bare_number_that_is_no_released_size_is_no_size(ref):
     got = identify_model(ref, network=False)
     assert got.how == "unknown" and got.spec is None and "the name says no size" in got.detail
 
 
-def test_check_reads_the_size_from_the_folder_name_and_says_so(tmp_path, home, capsys):
+def test_check_reads_the_size_from_the_folder_name_and_says_so(tmp_path, capsys):
     y = tmp_path / "train.yaml"
     y.write_text(LF_YAML.format(model="/data/qwen1.5-14/"))
     main(["check", str(y), "--gpu", "rtx4090", "--json", "--no-app"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocm_tune.core.runs.diagnose.diagnose import diagnose
+from helpers_explain import explain_text
 
 HEAD = ("/opt/conda/lib/python3.10/site-packages/transformers/training_args.py:1575: FutureWarning: "
         "`evaluation_strategy` is deprecated and will be removed in version 4.46 of 🤗 Transformers.\n"
@@ -32,11 +32,7 @@ DONE = ("{'loss': 1.4123, 'grad_norm': 0.87, 'learning_rate': 1.9e-05, 'epoch': 
 
 
 def _explain(tmp_path, text: str):
-    p = tmp_path / "train.log"
-    p.write_text(text, encoding="utf-8")
-    exp = diagnose([str(p)])
-    root = exp.diagnoses[exp.root] if exp.root is not None else None
-    return exp, root
+    return explain_text(tmp_path, text, "train.log")
 
 
 FAILURES = [
