@@ -16,7 +16,7 @@ The grammar (from public configs, see tests/test_model_names.py): the tokens bef
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = ["NameParts", "bare_size_reading", "name_stem", "parse_name"]
 
@@ -311,8 +311,6 @@ def bare_size_reading(parts: NameParts) -> NameParts | None:
             again = parse_name("-".join([*head, f"{t}b", *rest]))
             if again.series is None or again.size_b is None:
                 return None
-            from dataclasses import replace
-
             return replace(again, raw=parts.raw, stem=parts.stem, org=parts.org)
     return None
 

@@ -217,14 +217,10 @@ def eval_batch_default(job: Job, cfg: TrainConfig, defaults: dict) -> int:
     return cfg.micro_batch if dv == "micro_batch" else int(dv)
 
 
-def fsdp_off(job: Job) -> bool:
-    return not job.get("fsdp") and not job.get("megatron")
-
-
 def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> dict:
     values: dict = {}
     if gpus is not None and gpus > 1 and job.runner == "ms-swift" and job.gpus is None and job.ds is None \
-            and not job.get("__devmap_gpus__") and fsdp_off(job):
+            and not job.get("__devmap_gpus__") and not job.get("fsdp"):
         # swift without NPROC_PER_NODE is one process (swift/cli/main.py), and it spreads the model over the GPUs
         # it sees (swift/llm/model/register.py get_default_device_map): --gpus N read as the GPUs it sees
         job.settings["device_map"] = Setting("device_map", "auto", None, None, "--gpus", "flag")

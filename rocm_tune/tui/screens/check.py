@@ -299,7 +299,7 @@ Precision and attention are shown, not edited (change them in your file).
         self._shown_report, self._export_fix = rep, fix
         self._shown_check = (fix, edited, label)
         self.draw_check()
-        self.query_one("#plan-main").scroll_home(animate=False, immediate=True)   # a new verdict reads from its top (now: a pgdn after it wins)
+        self.query_one("#plan-main").scroll_home(animate=False, immediate=True)   # a new verdict from its top, at once
         n = len(self._options)
         self.set_status(f"{label}" + ("; ctrl+o: config / fix" if n > 1 else "")
                         + ("; ctrl+n writes the fixed files" if fix else ""))

@@ -314,7 +314,7 @@ ctrl+p starts a preflight of the plan as shown (rocm-tune preflight, detached) a
         self.state.plan_dict = self._shown = d
         self._shown_label = label
         self.draw(d, label)
-        self.query_one("#plan-main", VerticalScroll).scroll_home(animate=False, immediate=True)   # a new plan reads from its top (now: a pgdn after it wins)
+        self.query_one("#plan-main", VerticalScroll).scroll_home(animate=False, immediate=True)   # a new plan from its top, at once
         n = len(self._options)
         self.set_status(f"{label} ({self._index + 1}/{n})" + ("; ctrl+o for the next" if n > 1 else ""))
 
