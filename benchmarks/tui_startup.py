@@ -13,7 +13,7 @@ every time, work the real app never does, and so measure the benchmark along wit
   - first data:   the GPU table filled (hardware screen) / the run's first poll shown (monitor)
   - heavy:        torch / transformers / peft / accelerate / amdsmi / pynvml in sys.modules at paint
 Usage: python benchmarks/tui_startup.py [--runs N] [--screen hardware|model|monitor] [--busy K] [--pyc]
-                                        [--against DIR] [--instructions]
+                                        [--against DIR] [--floor] [--instructions]
 Run it from the tree to measure with that tree first on the path (PYTHONPATH=$PWD).
 `--busy K` keeps K CPU-bound processes running meanwhile (a loaded machine).
 `--pyc`: the children write and reuse bytecode and the app's parsed-CSS cache in a private folder
@@ -81,6 +81,39 @@ asyncio.run(main())
 """
 
 
+# --floor: the same harness around the smallest Textual app (one Static, no CSS of ours): what the framework alone
+# costs on this machine from launch to its first paint (the first refresh after mount, as the app's screens mark it)
+FLOOR = r"""
+import time, sys, json, asyncio
+t0 = time.perf_counter()
+from textual.app import App
+from textual.widgets import Static
+t_import = time.perf_counter() - t0
+class Floor(App):
+    first_paint_at = None
+    def compose(self):
+        yield Static("rocm-tune")
+    def on_mount(self):
+        self.call_after_refresh(self._painted)
+    def _painted(self):
+        self.first_paint_at = time.perf_counter()
+async def main():
+    app = Floor()
+    task = asyncio.create_task(app.run_async(headless=True, size=(80, 24)))
+    while app.first_paint_at is None and not task.done():
+        await asyncio.sleep(0.001)
+    cpu_paint = time.process_time()
+    perf_now, wall_now = time.perf_counter(), time.time()
+    app.exit()
+    await task
+    print(json.dumps({"import_s": t_import, "first_paint_s": app.first_paint_at - t0, "paint_perf": app.first_paint_at,
+                      "t0_perf": t0, "perf_at_wall": perf_now, "wall_now": wall_now,
+                      "first_data_s": app.first_paint_at - t0, "cpu_paint_s": cpu_paint, "heavy": [],
+                      "screen": "Static", "module": %(module)r}))
+asyncio.run(main())
+"""
+
+
 # the same child, ended at the first paint: what --instructions counts
 PAINT_ONLY = CHILD.split("    t_paint = app.first_paint_at")[0] + "    os._exit(0)\nasyncio.run(main())\n"
 PAINT_ONLY = PAINT_ONLY.replace("import time, sys, json, asyncio", "import time, sys, json, asyncio, os")
@@ -129,7 +162,8 @@ def _report(label: str, results: list[dict]) -> float:
     launch = [r["from_launch_s"] for r in results]
     print(f"[{label}] first paint from process launch:  {_ms(launch)}   <- the figure of issue 25 item 15")
     print(f"  launch -> interpreter ready (site, asyncio):  {_ms([r['interp_s'] for r in results])}")
-    print(f"  import rocm_tune.tui.app (textual):           {_ms([r['import_s'] for r in results])}")
+    what = "textual.app + Static" if label.startswith("textual floor") else "rocm_tune.tui.app (textual)"
+    print(f"  import {what:<38}{_ms([r['import_s'] for r in results])}")
     print(f"  first paint after interpreter start:          {_ms([r['first_paint_s'] for r in results])}")
     print(f"  first data on screen (after interp start):    {_ms([r['first_data_s'] for r in results])}")
     print(f"  CPU time of the app to first paint:           {_ms([r['cpu_paint_s'] for r in results])}"
@@ -145,6 +179,8 @@ def main() -> int:
     ap.add_argument("--pyc", action="store_true", help="children cache bytecode (as an installed package)")
     ap.add_argument("--instructions", action="store_true", help="count instructions to first paint (valgrind) "
                     "instead of timing")
+    ap.add_argument("--floor", action="store_true", help="also run the smallest Textual app (one Static) "
+                    "alternately with this tree: the framework's own cost to first paint on this machine")
     ap.add_argument("--against", metavar="DIR", help="a checkout of other code (e.g. main), run alternately "
                     "with this one, so both are measured under the same load")
     args = ap.parse_args()
@@ -152,6 +188,10 @@ def main() -> int:
     code = CHILD % {"screen": args.screen, "attach": attach}
     here = str(Path(__file__).resolve().parent.parent)
     trees = {"this tree": here} if not args.against else {"this tree": here, "against": os.path.abspath(args.against)}
+    codes = {label: code for label in trees}
+    if args.floor:
+        trees["textual floor"] = here
+        codes["textual floor"] = FLOOR % {"module": os.path.join(here, "rocm_tune", "__init__.py")}
     env = {**os.environ, "ROCM_TUNE_FAKE_GPUS": "mi50-32gb:2"}
     tmp = None
     if args.pyc:
@@ -164,6 +204,7 @@ def main() -> int:
     bytecode = "cached (--pyc)" if args.pyc else (
         "compiled at every launch (PYTHONDONTWRITEBYTECODE)" if env.get("PYTHONDONTWRITEBYTECODE") else "as installed")
     if args.instructions:
+        trees.pop("textual floor", None)
         return _count(PAINT_ONLY % {"screen": args.screen, "attach": attach}, code, trees, env, args.runs)
     burners = _busy(args.busy)
     results: dict[str, list[dict]] = {k: [] for k in trees}
@@ -173,7 +214,7 @@ def main() -> int:
             # alternately, and in turn first (ABBA): a load change hits both alike, neither always runs first
             for label, tree in (order if i % 2 == 0 else order[::-1]):
                 child_env = _tree_env(env, tree)
-                rec = _launch(code, child_env, tree)
+                rec = _launch(codes[label], child_env, tree)
                 if not (args.pyc and i == 0):   # the warm-up run writes the bytecode
                     results[label].append(rec)
     except RuntimeError as exc:
