@@ -84,13 +84,30 @@ def detect(text: str, path: str = "config") -> str:
             isinstance(v, dict) and any(k in v for k in ("file_name", "hf_hub_url", "ms_hub_url", "script_url",
                                                           "cloud_file_name", "om_hub_url")) for v in data.values()):
         return "dataset-info"
-    if any(w in text for w in ("import torch", "from transformers", "def ", "import ")) and "\\\n" not in text:
+    if any(w in text for w in ("import torch", "from transformers", "def ", "import ")) and (
+            "\\\n" not in text or _python_file(text, path)):
         return "python"
     words = text.split()
     if any(w.startswith("--") for w in words) or any(
-            k in text for k in ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "swift ", "python")):
+            k in text for k in ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "swift ", "python")) or \
+            any(megatron.amd_launcher(w) for w in words):
         return "script"
     return "unknown"
+
+
+def _python_file(text: str, path: str) -> bool:
+    """A Python program by its name or its shebang that Python can parse (a docstring may show a shell command
+    with backslash continuations: it is still a program, not a launch script)."""
+    first = text.lstrip()[:100].splitlines()[0] if text.strip() else ""
+    if not (str(path).endswith(".py") or (first.startswith("#!") and "python" in first)):
+        return False
+    import ast
+
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 # huggingface/trl trl/cli.py: `trl sft|dpo|grpo|kto|rloo|reward ...` runs trl/scripts/<command>.py under accelerate
@@ -104,6 +121,8 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
         return rl[0], "hf", f"{rl[1]} {argv[rl[0]]}"
     for i, w in enumerate(argv):
         base = os.path.basename(w)
+        if i > 0 and os.path.basename(argv[i - 1]) in ("bash", "sh", "source", ".") and megatron.amd_launcher(w):
+            return i, "megatron", f"{megatron.AMD_ENTRY} {base}"
         if base in ("llamafactory-cli", "lmf") and i + 1 < len(argv) and argv[i + 1] in ("train", "sft"):
             return i + 1, "llamafactory", "llamafactory-cli train"
         if base == "lf_launch.py" or w == "rocm_tune.train.lf_launch":
@@ -248,8 +267,8 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         if n:
             g = Setting("gpus", n, file, launch_flags["include"][1], "include", "flag")
     for k in ("nnodes", "num_nodes", "num_machines"):
-        if k in launch_flags and as_int(launch_flags[k][0]):
-            job.nodes = Setting("nodes", as_int(launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
+        if k in launch_flags and _node_count(k, launch_flags[k][0]):
+            job.nodes = Setting("nodes", _node_count(k, launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
     if "hostfile" in launch_flags:     # read when the hostfile is given beside the script (read_texts)
         job.settings["__hostfile__"] = Setting("__hostfile__", launch_flags["hostfile"][0], file,
                                                launch_flags["hostfile"][1], "hostfile", "flag")
@@ -283,7 +302,33 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     if g is not None and job.gpus is None:
         job.gpus = g
     _bad_count(job, runner, launch_flags, env, file, cmd.line)
+    if entry.startswith(megatron.AMD_ENTRY):
+        _read_amd_launcher(job, entry.split()[-1], env, prog, file, cmd.line)
+        return
     _read_program(job, runner, entry, prog, file)
+
+
+def _read_amd_launcher(job: Job, base: str, env: dict, prog: list, file: str, line: int) -> None:
+    """AMD's Megatron-LM launcher scripts (core/runners/megatron.py read_amd_launcher): the Megatron flags they
+    build from their variables, read as Megatron-LM arguments."""
+    flags, notes, gpus = megatron.read_amd_launcher(base, env, [(t.text, t.line) for t in prog], line)
+    st, more = megatron.read_flags(flags, file)
+    job.settings.update(st)
+    job.notes += notes + more
+    job.launcher = "torchrun"
+    job.script_flags["style"] = "megatron"
+    if gpus and job.gpus is None:
+        job.gpus = Setting("gpus", gpus, file, line, "HIP_VISIBLE_DEVICES (in the launcher)", "flag")
+
+
+def _node_count(key: str, value: str) -> int | None:
+    """A node count: a whole number, or for torchrun's --nnodes the elastic `MIN:MAX` (torch/distributed/run.py
+    parse_min_max_nnodes), read as MIN - the fewest nodes it may start with, so the most each rank must hold."""
+    text = str(value).strip().strip("'\"")
+    if key == "nnodes" and text.count(":") == 1:
+        lo, hi = (as_int(x) for x in text.split(":"))
+        return lo if lo and hi and lo <= hi else None
+    return as_int(text)
 
 
 # torchrun's --nproc_per_node takes a number or one of these (torch/distributed/run.py determine_local_world_size)
@@ -300,7 +345,7 @@ def _bad_count(job: Job, runner: str, launch_flags: dict, env: dict, file: str, 
         seen += [(k, env[k], line) for k in ("NPROC_PER_NODE", "NNODES") if k in env]
     for key, value, where in seen:
         text = str(value).strip().strip("'\"")
-        if as_int(text) is not None or any(c in text for c in ("$", "`")) or \
+        if as_int(text) is not None or any(c in text for c in ("$", "`")) or _node_count(key, text) or \
                 (key.lower().startswith("nproc") and text.lower() in _NPROC_WORDS):
             continue
         job.settings.setdefault("__bad_value__", Setting("__bad_value__", text, file, where, key, "flag"))
@@ -473,6 +518,34 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
         job.entry, job.entry_file = "tune run", chosen
 
 
+# flags by which a training program's command line shows it is one (beside a model flag: hf_args.MODEL_FLAG)
+_TRAINING_FLAGS = ("per_device_train_batch_size", "learning_rate", "num_train_epochs", "max_steps", "output_dir",
+                   "gradient_accumulation_steps", "deepspeed", "fsdp", "bf16", "fp16", "lora_r", "lora_rank",
+                   "micro_batch_size", "batch_size", "cutoff_len", "max_seq_length", "max_length")
+
+
+def _helper_commands(commands: list) -> dict[int, str]:
+    """Lines of the commands that a script runs BEFORE its training to prepare it (`python3 prep/gsm8k.py
+    --local_dir data`, a download or tokenising step): a plain Python program with no model and no training flag,
+    when a later command is a training that does show one (or is a known trainer: llamafactory-cli, swift, verl, ...).
+    -> {line: the program}. With no such later command nothing is skipped: the first program stays the training."""
+    found: list[tuple[int, str, bool]] = []
+    for cmd in commands:
+        e = _entry(cmd.argv)
+        if e is None:
+            continue
+        idx, runner, entry = e
+        flags = [a[2:].split("=", 1)[0].replace("-", "_") for a in cmd.argv[idx + 1:] if a.startswith("--")]
+        plain = runner == "hf" and entry.endswith(".py") and " " not in entry
+        weak = plain and not any(hf_args.MODEL_FLAG.match(k) or k in _TRAINING_FLAGS for k in flags)
+        found.append((cmd.line, entry, weak))
+    out: dict[int, str] = {}
+    for i, (line, entry, weak) in enumerate(found):
+        if weak and any(not w for _, _, w in found[i + 1:]):
+            out[line] = entry
+    return out
+
+
 def read_job(paths: list[str]) -> Job:
     """Read the files given together as one job. UserError (exit 2) for a path that cannot be read or a
     file in which nothing is understood."""
@@ -495,7 +568,12 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> Non
     `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``)."""
     script = shell.parse_script(text, p, arrays)
     job.findings += script.findings
+    helpers = _helper_commands(script.commands)
     for cmd in script.commands:
+        if cmd.line in helpers:
+            job.notes.append(f"{p}:{cmd.line} ({helpers[cmd.line]}) is not read as the training: it names no model "
+                             "and no training setting, and a later command does")
+            continue
         if job.entry and _entry(cmd.argv) is not None and job.entry_file != p:
             job.notes.append(f"{p}:{cmd.line} starts the training too (another way to launch it); "
                              f"the GPUs are read from {job.entry_file}")

@@ -76,6 +76,9 @@ MAPPED = {
     "use_4bit_quantization": ("quantization_bit", None),
     "use_8bit_quantization": ("quantization_bit", None),
     "max_seq_len": ("cutoff_len", "--max_seq_len read as the sequence length (cutoff_len)"),
+    # transformers' examples/pytorch/language-modeling/run_clm.py (texts grouped into blocks of block_size tokens)
+    # and the scripts built on it (simplescaling/s1 train/sft.py: SFTConfig.max_seq_length = block_size)
+    "block_size": ("cutoff_len", "--block_size read as the sequence length (cutoff_len)"),
     "use_flash_attn": ("flash_attn", None),
     "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
     "liger_kernel": ("enable_liger_kernel", None),
@@ -95,7 +98,7 @@ SOURCE_TARGET = ("max_source_length", "max_target_length")
 PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_accumulation_steps",
                "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
-               "ddp_timeout", "num_train_epochs", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
+               "ddp_timeout", "num_train_epochs", "save_only_model", "save_steps", "max_steps", "output_dir", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
                "packing", "device_map", "max_memory", "zero_stage", "offload",
                # TrainingArguments --fsdp "full_shard auto_wrap [offload]": read by core/runners/fsdp.py
                "fsdp",
@@ -485,7 +488,7 @@ _CONFIG_NAMES = {
     "per_device_train_batch_size": ("per_device_train_batch_size", "batch_size", "micro_batch_size",
                                     "train_batch_size"),
     "cutoff_len": ("cutoff_len", "max_seq_length", "max_sequence_length", "max_length", "seq_length",
-                   "sequence_length", "max_seq_len", "model_max_length", "sequence_len"),
+                   "sequence_length", "max_seq_len", "model_max_length", "sequence_len", "block_size"),
     "gradient_accumulation_steps": ("gradient_accumulation_steps", "grad_accum", "gradient_accumulation"),
     "lora_rank": ("lora_rank", "lora_r"),
     "lora_alpha": ("lora_alpha",),

@@ -131,6 +131,10 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
             f["use_distributed_optimizer"][1])
     if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
         put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
+    if "save" in f:                    # Megatron-LM writes checkpoints only with --save DIR (arguments.py: None)
+        put("output_dir", f["save"][0], "save", f["save"][1])
+    if "no_save_optim" in f:           # --no-save-optim: the checkpoint holds no optimizer state
+        put("save_only_model", True, "no_save_optim", f["no_save_optim"][1])
     for native in ("lora_rank", "lora_alpha"):
         if native in f:
             put(native, f[native][0], native, f[native][1])
@@ -217,3 +221,85 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
     notes.append(f"AMD Primus experiment ({mod.get('framework')}): the model file {mod.get('model')} and the "
                  f"Megatron overrides are read ({PRIMUS})")
     return out, notes
+
+
+# AMD's Megatron-LM training docker (rocm/megatron-lm; the ROCm docs' "Training a model with Megatron-LM") starts its
+# benchmarks with a launcher script configured by environment variables: `MBS=2 BS=128 TP=1 SEQ_LENGTH=8192
+# MODEL_SIZE=8 bash examples/llama/train_llama3.sh`. Each launcher below is read from its source: the variables it
+# reads, their defaults, the Megatron flags it builds from them, and the model its size names.
+# ROCm/Megatron-LM examples/llama/train_llama3.sh: MODEL_SIZE 8|70 (Llama 3.1 shapes), TP 8, PP 1, CP 1, MBS 2, BS 8,
+# SEQ_LENGTH 2048, RECOMPUTE 0 (1: --recompute-granularity full), SEQ_PARALLEL 1, FSDP 0 (1: torch FSDP2, TP forced
+# to 1, no distributed optimizer), OPTIMIZER adam (adam: --use-distributed-optimizer), always --bf16; the GPUs per
+# node are torch.cuda.device_count(), NNODES 1; `KEY=VALUE` arguments are exported like the prefixes.
+# ROCm/Megatron-LM examples/deepseek_v2/train_deepseekv2.sh: DeepSeek-V2-Lite (MODEL_SIZE=16B, --load
+# deepseek-ai/DeepSeek-V2-Lite set in the script), MBS 4, GBS 256, SEQ_LEN 2048, PR bf16 (fp16|bf16|fp8), AC sel
+# (full|sel|none), TP 1, PP 1, EP 8, distributed optimizer on, HIP_VISIBLE_DEVICES 0-7 (8 GPUs).
+AMD_ENTRY = "ROCm Megatron-LM"
+_AMD_LLAMA3 = {"8": "meta-llama/Llama-3.1-8B", "70": "meta-llama/Llama-3.1-70B"}
+
+
+def amd_launcher(script: str) -> str | None:
+    """The name of a known AMD Megatron-LM launcher script (`examples/llama/train_llama3.sh`), else None."""
+    base = os.path.basename(script)
+    return base if base in ("train_llama3.sh", "train_deepseekv2.sh") else None
+
+
+def read_amd_launcher(base: str, env: dict[str, str], args: list[tuple[str, int]], line: int
+                      ) -> tuple[dict[str, tuple[str, int]], list[str], int | None]:
+    """(the Megatron flags the launcher builds, notes, the GPUs per node it fixes or None) from its variables."""
+    v = dict(env)
+    for text, _ in args:                       # train_llama3.sh exports its KEY=VALUE arguments
+        if "=" in text and not text.startswith("-"):
+            k, val = text.split("=", 1)
+            v[k] = val
+
+    def get(name: str, default: str) -> str:
+        val = str(v.get(name, default)).strip().strip("'\"")
+        return val if val and "$" not in val else default
+
+    flags: dict[str, tuple[str, int]] = {}
+
+    def put(flag: str, value: object) -> None:
+        flags[flag] = (str(value), line)
+
+    src = f"ROCm/Megatron-LM:examples/{'llama' if base == 'train_llama3.sh' else 'deepseek_v2'}/{base}"
+    if base == "train_llama3.sh":
+        size = get("MODEL_SIZE", "70")
+        notes = [f"{base}: AMD's Megatron-LM launcher, its variables read as it reads them ({src})"]
+        if size in _AMD_LLAMA3:
+            put("model", _AMD_LLAMA3[size])
+            notes.append(f"MODEL_SIZE={size}: the launcher builds {_AMD_LLAMA3[size]}'s shape")
+        fsdp = get("FSDP", "0") == "1"
+        put("tensor-model-parallel-size", 1 if fsdp else get("TP", "8"))
+        put("pipeline-model-parallel-size", get("PP", "1"))
+        put("context-parallel-size", get("CP", "1"))
+        put("micro-batch-size", get("MBS", "2"))
+        put("global-batch-size", get("BS", "8"))
+        put("seq-length", get("SEQ_LENGTH", "2048"))
+        put("bf16", "true")
+        if get("RECOMPUTE", "0") == "1":
+            put("recompute-granularity", "full")
+        if get("SEQ_PARALLEL", "1") == "1" and not fsdp:
+            put("sequence-parallel", "true")
+        if get("OPTIMIZER", "adam") == "adam" and not fsdp:
+            put("use-distributed-optimizer", "true")
+        if fsdp:
+            notes.append("FSDP=1: Megatron's torch FSDP2 shards weights, gradients and optimizer state; counted "
+                         "here without that sharding (an upper bound)")
+        return flags, notes, None
+    # train_deepseekv2.sh
+    put("load", "deepseek-ai/DeepSeek-V2-Lite")
+    put("micro-batch-size", get("MBS", "4"))
+    put("global-batch-size", get("GBS", "256"))
+    put("seq-length", get("SEQ_LEN", "2048"))
+    pr = get("PR", "bf16")
+    put("fp16" if pr == "fp16" else "bf16", "true")
+    ac = get("AC", "sel")
+    if ac in ("full", "sel"):
+        put("recompute-granularity", "full" if ac == "full" else "selective")
+    put("tensor-model-parallel-size", "1")
+    put("pipeline-model-parallel-size", "1")
+    put("expert-model-parallel-size", "8")
+    put("use-distributed-optimizer", "true")
+    return flags, [f"{base}: AMD's Megatron-LM launcher for DeepSeek-V2-Lite, its variables read as it reads "
+                   f"them ({src}); it sets HIP_VISIBLE_DEVICES=0-7 (8 GPUs)"], 8

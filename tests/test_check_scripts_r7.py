@@ -1,0 +1,121 @@
+"""Launch scripts as users run them (issue 26 item 2), each from a real source:
+- torchrun's elastic `--nnodes MIN:MAX` (torch/distributed/run.py parse_min_max_nnodes) is a node count, read as MIN;
+- `--block_size` (transformers' run_clm.py and the scripts built on it, e.g. simplescaling/s1 train/sft.py) is the
+  sequence length;
+- a data-preparation command before the training (`python3 examples/data_preprocess/gsm8k.py --local_dir ...` in
+  verl's ROCm tutorial) is not the training when a later command is one;
+- a `.py` program whose docstring shows a shell line with backslash continuations is still a Python program (its
+  argparse defaults name the model);
+- AMD's Megatron-LM launchers (`MBS=2 TP=1 MODEL_SIZE=8 bash examples/llama/train_llama3.sh`, ROCm/Megatron-LM) are
+  read from the variables they take, with the script's defaults; Megatron-LM writes no checkpoint without --save."""
+
+from __future__ import annotations
+
+import json
+
+from rocm_tune.cli import main
+from rocm_tune.core.formats import read_texts
+
+ELASTIC = """NUM_NODES=${NUM_NODES:-2}
+torchrun --nnodes ${NUM_NODES}:${NUM_NODES} --node_rank=$RANK --nproc-per-node 8 \\
+  train/sft.py --block_size=32768 --model_name=Qwen/Qwen2.5-32B-Instruct --per_device_train_batch_size=1 \\
+  --fsdp="full_shard auto_wrap" --bf16=True --gradient_checkpointing=True --save_only_model=True
+"""
+
+
+def test_elastic_nnodes_is_a_node_count_and_block_size_the_length():
+    job = read_texts({"sft.sh": ELASTIC})
+    assert job.get("__bad_value__") is None
+    assert job.nodes is not None and job.nodes.value == 2
+    assert int(job.get("cutoff_len")) == 32768
+    assert str(job.get("save_only_model")) == "True"
+    lo_hi = read_texts({"x.sh": ELASTIC.replace("${NUM_NODES}:${NUM_NODES}", "1:4")})
+    assert lo_hi.nodes.value == 1                       # the fewest nodes it may start with
+    bad = read_texts({"x.sh": ELASTIC.replace("${NUM_NODES}:${NUM_NODES}", "4:1")})
+    assert bad.get("__bad_value__") == "4:1"            # MIN above MAX: torchrun refuses it
+
+
+VERL = """GPUS_PER_NODE=8
+MODEL_PATH=Qwen/Qwen2.5-0.5B-Instruct
+python3 examples/data_preprocess/gsm8k.py --local_dir data/gsm8k
+python3 -m verl.trainer.main_ppo \\
+ data.train_batch_size=256 data.max_prompt_length=512 data.max_response_length=256 \\
+ actor_rollout_ref.model.path=$MODEL_PATH \\
+ actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 \\
+ trainer.n_gpus_per_node=$GPUS_PER_NODE trainer.nnodes=1
+"""
+
+
+def test_a_preparation_step_before_the_training_is_not_the_training():
+    job = read_texts({"run.sh": VERL})
+    assert job.entry.startswith("verl ") and job.get("model_name_or_path") == "Qwen/Qwen2.5-0.5B-Instruct"
+    assert any("gsm8k.py) is not read as the training" in n for n in job.notes)
+    alone = read_texts({"prep.sh": "python3 examples/data_preprocess/gsm8k.py --local_dir data/gsm8k\n"})
+    assert alone.entry == "examples/data_preprocess/gsm8k.py"   # no later training: the only program stays it
+
+
+PROGRAM = '''#!/usr/bin/env python3
+"""Invoked as:
+    python3 train.py --output-dir /srv/ft/out --bf16-lora \\\\
+        --lora-r 128 --epochs 2
+"""
+import argparse
+
+from transformers import AutoModelForCausalLM
+from trl import SFTConfig, SFTTrainer
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--base-model", default="Qwen/Qwen2.5-7B-Instruct")
+    parser.add_argument("--max-seq-length", type=int, default=4096)
+    args = parser.parse_args()
+    model = AutoModelForCausalLM.from_pretrained(args.base_model, torch_dtype="bfloat16")
+    config = SFTConfig(output_dir="out", per_device_train_batch_size=1, max_length=args.max_seq_length,
+                       gradient_checkpointing=True, bf16=True)
+    SFTTrainer(model=model, args=config).train()
+
+
+main()
+'''
+
+
+def test_a_python_program_with_a_shell_line_in_its_docstring_is_python(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    p = tmp_path / "train.py"
+    p.write_text(PROGRAM)
+    main(["check", str(p), "--gpu", "mi300x", "--json", "--no-app"])
+    d = json.loads(capsys.readouterr().out)
+    assert d["model"]["name"] == "qwen2.5-7b" and d["verdict"] == "fits"
+
+
+def _check(tmp_path, monkeypatch, capsys, text: str, *args: str) -> dict:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    p = tmp_path / "launch.sh"
+    p.write_text(text)
+    main(["check", str(p), *args, "--json", "--no-app"])
+    return json.loads(capsys.readouterr().out)
+
+
+def test_amd_megatron_llama3_launcher_is_read_from_its_variables(tmp_path, monkeypatch, capsys):
+    d = _check(tmp_path, monkeypatch, capsys,
+               "cd /workspace/Megatron-LM\nTEE_OUTPUT=1 MBS=2 BS=128 TP=1 TE_FP8=0 SEQ_LENGTH=8192 MODEL_SIZE=8 "
+               "TOTAL_ITERS=50 bash examples/llama/train_llama3.sh\n", "--gpu", "mi300x", "--gpus", "8")
+    u = d["understood"]
+    assert d["model"]["name"] == "llama-3.1-8b" and u["cutoff_len"] == 8192 and u["micro_batch"] == 2
+    assert d["runner"] == "megatron" and d["verdict"] == "fits"
+    assert "disk-will-fill" not in {f["code"] for f in d["findings"]}     # no --save: Megatron writes nothing
+    # the script's own defaults: MODEL_SIZE 70, TP 8, MBS 2, SEQ_LENGTH 2048; KEY=VALUE arguments count too
+    d70 = _check(tmp_path, monkeypatch, capsys, "bash examples/llama/train_llama3.sh SEQ_LENGTH=4096\n",
+                 "--gpu", "mi300x", "--gpus", "8")
+    assert d70["model"]["name"] == "llama-3.1-70b" and d70["understood"]["cutoff_len"] == 4096
+    assert any("TP 8" in n for n in d70["notes"])
+
+
+def test_amd_megatron_deepseek_launcher_fixes_its_gpus(tmp_path, monkeypatch, capsys):
+    d = _check(tmp_path, monkeypatch, capsys, "GEMM_TUNING=1 PR=bf16 MBS=4 AC=none SEQ_LEN=4096 PAD_LEN=4096 "
+               "bash examples/deepseek_v2/train_deepseekv2.sh\n", "--gpu", "mi300x")
+    assert d["model"]["name"] == "deepseek-v2-lite" and d["understood"]["cutoff_len"] == 4096
+    assert d["world_size"] == 8 and any("EP 8" in n for n in d["notes"])
