@@ -148,3 +148,26 @@ def test_megatron_bridge_defaults_to_bf16_and_reads_exported_gpus(tmp_path, caps
     assert j["understood"]["precision"] == "bf16" and j["world_size"] == 8
     _, j1 = _run([y, "--gpu", "mi355x"], capsys)          # no launch and no export: the GPU count is not read
     assert j1["understood"]["precision"] == "bf16" and j1["world_size"] == 1
+
+
+# oracle-quickstart/oci-hpc-oke (MI300X onboarding) lora.py, shortened: TRL < 0.12 takes packing=True in SFTTrainer
+# itself, so every sequence is max_seq_length tokens of concatenated samples and the cap is what runs
+OCI_LORA = """from peft import LoraConfig
+from trl import SFTTrainer
+from transformers import AutoModelForCausalLM, TrainingArguments
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype="bfloat16")
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=64, bf16=True)
+peft_config = LoraConfig(lora_alpha=32, lora_dropout=0.05, r=8, bias="none", target_modules="all-linear")
+trainer = SFTTrainer(model=model, args=args, train_dataset=None, peft_config=peft_config,
+                     max_seq_length=4096, {packing})
+trainer.train()
+"""
+
+
+def test_sfttrainer_packing_means_the_cap_is_what_runs(tmp_path, capsys):
+    _, padded = _run([_write(tmp_path, "lora.py", OCI_LORA.format(packing="packing=False")), "--gpu", "mi300x"], capsys)
+    assert padded["verdict"] == "oom"                # 64 x 4096 tokens without checkpointing on 192 GB
+    assert any("longest sample stays within" in a for a in padded["assumptions"])
+    _, packed = _run([_write(tmp_path, "lora.py", OCI_LORA.format(packing="packing=True")), "--gpu", "mi300x"], capsys)
+    assert packed["verdict"] == "oom"
+    assert not any(a.startswith("every batch counted at cutoff_len") for a in packed["assumptions"])

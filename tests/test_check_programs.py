@@ -258,6 +258,31 @@ def test_trl_cli_and_openrlhf_sft_are_training_commands(tmp_path, capsys):
     assert d["verdict"] in ("fits", "oom")
 
 
+# OpenRLHF/OpenRLHF#384 (GLM-4-9B DPO; "fixed: flash_attn was not on, a few GB more"), as an SFT of Llama-3-8B
+# without checkpointing so that the attention scores show: before 2025-08 `--flash_attn` is a switch and the Actor
+# loads attn_implementation="eager" without it (openrlhf/models/actor.py); `--attn_implementation` replaced it
+OPENRLHF_ATTN = """deepspeed --module openrlhf.cli.train_sft \\
+   --max_len 4096 \\
+   --micro_train_batch_size 1 \\
+   --pretrain meta-llama/Meta-Llama-3-8B \\
+   --lora_rank 16 \\
+   --zero_stage 2 \\
+   --bf16%s
+"""
+
+
+def test_openrlhf_attention_follows_its_flags(tmp_path, capsys):
+    got = {}
+    for tag, extra in (("none", ""), ("flash", " \\\n   --flash_attn"),
+                       ("impl", " \\\n   --attn_implementation flash_attention_2"),
+                       ("packed", " \\\n   --packing_samples")):
+        rc, d = _run([_write(tmp_path, tag + ".sh", OPENRLHF_ATTN % extra), "--gpu", "mi300x", "--gpus", "1"], capsys)
+        got[tag] = (d["understood"]["attn"], d["memory"]["step"]["peak_allocated_bytes"])
+    assert got["none"][0] == "eager" and {got[k][0] for k in ("flash", "impl", "packed")} == {"fa2"}
+    # eager keeps each layer's fp32 softmax of 32 heads x 4096 x 4096 (2 GiB) for backward, 32 layers: > 64 GiB more
+    assert got["none"][1] - got["flash"][1] > 32 * 32 * 4096 * 4096 * 4
+
+
 def test_size_words_of_speech_and_encoder_models_bound_them():
     for name, lo, hi in (("openai/whisper-large-v3", 1.4, 1.7), ("Qwen/Qwen-VL-Chat", 9.0, 10.0),
                          ("FacebookAI/roberta-large", 0.3, 0.45)):

@@ -121,6 +121,51 @@ def test_amd_primus_experiment_yaml():
     assert any("TP 2" in n and "sequence parallel" in n for n in rep.est_notes)
 
 
+PRIMUS_NATIVE_SFT = """\
+exp_name: ${PRIMUS_EXP_NAME:llama2_70B-FP8-sft-packed-perf}
+modules:
+  post_trainer:
+    framework: megatron
+    config: sft_trainer.yaml
+    model: ${PRIMUS_MODEL:llama2_70B}.yaml
+    overrides:
+      stage: sft
+      micro_batch_size: ${PRIMUS_MBS:1}
+      global_batch_size: ${PRIMUS_GBS:16}
+      seq_length: ${PRIMUS_SEQ_LENGTH:4096}
+      tensor_model_parallel_size: ${PRIMUS_TP:2}
+      pipeline_model_parallel_size: ${PRIMUS_PP:1}
+      use_distributed_optimizer: true
+      recompute_granularity: full
+      bf16: true
+      lora:
+        enabled: true
+        dim: 16
+        alpha: 32
+        target_modules:
+          - linear_qkv
+          - linear_proj
+"""
+
+
+def test_primus_placeholders_take_their_defaults_and_the_lora_block_is_read(tmp_path):
+    """Primus' loader replaces `${VAR:default}` with the default when VAR is unset (primus/core/config/yaml_loader.py)
+    and its native SFT trainer wraps the model with LoRA when `lora.enabled` (megatron_sft_trainer.py, _init_lora):
+    the shape of Primus' examples/megatron/configs/MI355X/llama2_70B-FP8-sft-packed-perf.yaml."""
+    f = tmp_path / "llama2_70B-FP8-sft-packed-perf.yaml"
+    f.write_text(PRIMUS_NATIVE_SFT)
+    rep = check([str(f)], gpu_id="mi355x", gpus=8)
+    c = rep.cfg
+    assert rep.runner == "megatron" and c is not None and rep.model is not None
+    assert rep.model.name == "llama-2-70b"                   # ${PRIMUS_MODEL:llama2_70B}.yaml -> llama2_70B
+    assert (c.method, c.lora_rank, c.cutoff_len, c.micro_batch) == ("lora", 16, 4096, 1)
+    assert any("TP 2" in n for n in rep.est_notes)
+    assert rep.verdict == "fits"                            # 70B LoRA, TP 2: ~65 GiB of bf16 weights per GPU
+    full = tmp_path / "full.yaml"
+    full.write_text(PRIMUS_NATIVE_SFT.replace("enabled: true", "enabled: false"))
+    assert check([str(full)], gpu_id="mi355x", gpus=8).cfg.method == "full"
+
+
 def test_arguments_pasted_without_their_command():
     rep = check([str(FX / "flags_only.txt")], gpu_id="rtx4090")
     c = rep.cfg

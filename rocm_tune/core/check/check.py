@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rocm_tune.core.memory import fitting
+from rocm_tune.core.check import lengths
 from rocm_tune.core import formats
 from rocm_tune.core.plan import search as plan_search
 from rocm_tune.core.memory import estimate as _memory
@@ -980,17 +981,51 @@ ASSUMED_SHAPE_ERROR = 0.10
 _PACKING_KEYS = ("packing", "neat_packing", "sample_packing", "pad_to_max_length")
 
 
-def _padding_assumption(job: formats.Job, cfg) -> list[str]:
+def _padding_assumption(job: formats.Job, cfg, fit: int | None = None) -> list[str]:
     """Issue 25 item 9: an OOM in the step counts every micro-batch at cutoff_len tokens; say so, unless the config
-    packs (or pads to the maximum), where that is what really runs."""
-    from rocm_tune.core.runners.common import as_bool
-
+    packs (or pads to the maximum), where that is what really runs; `fit`: the longest sample that still fits."""
     if any(as_bool(job.get(k)) for k in _PACKING_KEYS):
         return []
     how = ("LLaMA-Factory pads each batch to its longest sample" if job.runner == "llamafactory" else
            "the collator pads each batch to its longest sample (not to the maximum length)")
-    return [f"every batch counted at cutoff_len ({cfg.cutoff_len}) tokens: the worst case; {how}, so batches of "
-            f"shorter samples use less activation memory"]
+    tail = ("so batches of shorter samples use less activation memory" if fit is None else
+            f"it fits while every micro-batch's longest sample stays within {fit} tokens (the data is not here to "
+            f"say whether it does)" if fit else "yet no sample length fits: the OOM is not the sequence's")
+    return [f"every batch counted at cutoff_len ({cfg.cutoff_len}) tokens: the worst case; {how}: {tail}"]
+
+
+def _pads_to_longest(job: formats.Job) -> bool:
+    """The collator pads each micro-batch to its longest sample: not when the config packs, pads to the maximum, or
+    is LLaMA-Factory's pre-training stage (which concatenates the texts into cutoff_len blocks)."""
+    return not any(as_bool(job.get(k)) for k in _PACKING_KEYS) and \
+        not (job.runner == "llamafactory" and str(job.get("stage", "sft")).lower() == "pt")
+
+
+def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> None:
+    """The verdict at the data's longest sample when the data is on disk, else (an OOM in the step) the longest
+    sample that still fits, said beside the worst case of every batch at the cap (core/check/lengths.py)."""
+    if not _pads_to_longest(job):
+        return
+    stats, where = lengths.local_data(job, model)
+    if stats is None and where:
+        job.notes.append(where)
+    verdict_at = lambda t: _verdict(memory_phases(job, model, lengths.at_length(cfg, t), eval_batch, gpu=gpu)[0],
+                                    vram)                                        # noqa: E731
+    if stats is not None and stats.lengths:
+        longest = lengths.padded(min(stats.lengths[-1], cfg.cutoff_len))
+        if longest >= cfg.cutoff_len:
+            return
+        at_cap = rep.verdict
+        rep.phases = memory_phases(job, model, lengths.at_length(cfg, longest), eval_batch, gpu=gpu)[0]
+        rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(rep.phases, vram)
+        rep.assumptions.append(
+            f"every batch counted at the longest sample of the data, {stats.lengths[-1]} tokens ({stats.label}; "
+            f"{stats.tokenizer}), padded to {longest}, not at cutoff_len {cfg.cutoff_len}: the collator pads each "
+            f"batch to its longest sample; at the cap the verdict would be {at_cap}")
+        return
+    if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
+        fit = lengths.longest_that_fits(lambda t: verdict_at(t)[0] == "fits", cfg.cutoff_len)
+        rep.assumptions += _padding_assumption(job, cfg, fit)
 
 
 def _card_in_files(job: formats.Job, gpu_id: str | None, vram_gib: float | None) -> tuple[str | None, float | None]:
@@ -1058,8 +1093,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
-    if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
-        rep.assumptions += _padding_assumption(job, cfg)
+    _sample_lengths(rep, job, model, cfg, eval_batch, gpu, vram)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
     lower_bound = _lower_bound(model, findings)

@@ -411,6 +411,10 @@ def _trainer_call(name: str, c, kws: dict, put, out: dict, notes: list[str]) -> 
     if name in ("SFTTrainer", "Trainer") and "max_seq_length" in kws and kws["max_seq_length"][0] is not None:
         put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
         notes.append("SFTTrainer max_seq_length read as the sequence length (cutoff_len)")
+    if name == "SFTTrainer" and kws.get("packing", (None, 0))[0] is True:
+        # TRL < 0.12 takes packing in SFTTrainer itself (trl/trainer/sft_trainer.py: packing=False): every sequence
+        # is max_seq_length tokens of concatenated samples (ConstantLengthDataset)
+        put("packing", True, "packing", kws["packing"][1])
     if name == "SFTTrainer" and "cutoff_len" not in out and "max_seq_length" not in kws:
         put("cutoff_len", 1024, "SFTTrainer", c.lineno)
         notes.append(f"line {c.lineno}: SFTTrainer without max_seq_length truncates at TRL's default "

@@ -180,8 +180,43 @@ def primus_module(d) -> dict | None:
     return None
 
 
+# Primus' loader replaces `${VAR}` / `${VAR:default}` in every string of the experiment file with the environment
+# variable, else the default (AMD-AGI/Primus:primus/core/config/yaml_loader.py, ENV_PATTERN / _resolve_env_in_string)
+PRIMUS_ENV = re.compile(r"\$\{([^:{}]+)(?::([^}]*))?\}")
+PRIMUS_ENV_SRC = "AMD-AGI/Primus:primus/core/config/yaml_loader.py"
+
+
+def primus_env(value, used: list[str]):
+    """`value` with Primus' `${VAR:default}` placeholders replaced by their defaults (the variable is set, if at all,
+    in the shell that starts the job); a placeholder without a default is left as it is. `used` collects notes."""
+    if isinstance(value, dict):
+        return {k: primus_env(v, used) for k, v in value.items()}
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def one(m: re.Match) -> str:
+        if m.group(2) is None:
+            return m.group(0)
+        used.append(f"{m.group(1)}={m.group(2)}")
+        return m.group(2)
+    return PRIMUS_ENV.sub(one, value)
+
+
+def primus_lora(over: dict, lines: dict[str, int]) -> dict[str, tuple[str, int]]:
+    """Primus' native SFT `lora:` block: `enabled: true` makes the trainer wrap the model with LoRA of rank `dim`
+    (AMD-AGI/Primus:primus/backends/megatron/megatron_sft_trainer.py, _init_lora); else full fine-tuning."""
+    lora = over.get("lora")
+    if not isinstance(lora, dict) or as_bool(str(lora.get("enabled"))) is not True:
+        return {}
+    out = {"tuner_type": ("lora", lines.get("lora", 0))}
+    if as_int(str(lora.get("dim"))):
+        out["lora_rank"] = (str(lora["dim"]), lines.get("dim", 0))
+    return out
+
+
 def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str]]:
-    mod: dict = primus_module(data) or {}
+    used: list[str] = []
+    mod: dict = primus_env(primus_module(data) or {}, used)
     raw = mod.get("overrides")
     over: dict = raw if isinstance(raw, dict) else {}
     lines: dict[str, int] = {}
@@ -192,6 +227,7 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
     flags = {k: (str(v), lines.get(k, 0)) for k, v in over.items() if v is not None and not isinstance(v, dict)}
     if str(over.get("peft") or "").lower() in ("lora", "dora"):
         flags["tuner_type"] = ("lora", lines.get("peft", 0))
+    flags.update(primus_lora(over, lines))
     prec = str(over.get("precision_config") or "").lower()
     if "bf16" in prec:
         flags["bf16"] = ("true", lines.get("precision_config", 0))
@@ -211,6 +247,9 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
         extra = []
     out, notes = read_flags(flags, file)
     notes += extra
+    if used:
+        notes.append(f"Primus placeholders ${{VAR:default}}: the defaults {', '.join(dict.fromkeys(used))} (the "
+                     f"variables are not set in the files; {PRIMUS_ENV_SRC})")
     if bridge_bf16:
         notes.append("Megatron-Bridge: precision_config not set, its recipes' default bf16_mixed")
     model = os.path.splitext(os.path.basename(str(mod.get("model") or "")))[0]

@@ -120,12 +120,14 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
     ln = lambda k: f[k][1] if k in f else None                 # noqa: E731
     out: dict[str, Setting] = {}
     if stage_name in ("sft", "dpo", "rm", "kto", "prm"):
-        return _openrlhf_trainer(f, file, stage_name), [
-            f"OpenRLHF train_{stage_name} (openrlhf/cli/train_{stage_name}.py): a DeepSpeed program, "
-            f"--max_len {g('max_len', '2048')} tokens per sample"], None, None
+        out = _openrlhf_trainer(f, file, stage_name)
+        return out, [f"OpenRLHF train_{stage_name} (openrlhf/cli/train_{stage_name}.py): a DeepSpeed program, "
+                     f"--max_len {g('max_len', '2048')} tokens per sample", _openrlhf_attention(f, file, out)], \
+            None, None
     notes = [f"OpenRLHF ({OPENRLHF}): the actor is read as a DeepSpeed program on its own GPUs "
              f"(--actor_num_gpus_per_node)"]
     _common_ds(f, file, out)
+    notes.append(_openrlhf_attention(f, file, out))
     seq = (as_int(g("prompt_max_len", "1024")) or 1024) + (as_int(g("generate_max_len", "1024")) or 1024)
     _put(out, "cutoff_len", seq, file, ln("prompt_max_len"), "prompt_max_len + generate_max_len")
     _put(out, "stage", "grpo", file, ln("advantage_estimator"), "advantage_estimator")
@@ -174,6 +176,31 @@ def _common_ds(f: dict, file: str, out: dict) -> None:
         _put(out, "lora_rank", lora, file, ln("lora_rank"), "lora_rank")
     if as_bool(g("load_in_4bit", "false")):
         _put(out, "quantization_bit", 4, file, ln("load_in_4bit"), "load_in_4bit")
+
+
+OPENRLHF_ATTN = "OpenRLHF/OpenRLHF:openrlhf/models/actor.py"
+
+
+def _openrlhf_attention(f: dict, file: str, out: dict) -> str:
+    """The attention the Actor loads (and a note saying why): `--attn_implementation X` (2025-08 on; dotted
+    `--ds.attn_implementation` from 2026), default flash_attention_2; before that `--flash_attn` switched FlashAttention-2
+    on and without it the Actor loaded `attn_implementation="eager"` (openrlhf/models/actor.py); `--packing_samples`
+    turns FlashAttention-2 on in both (openrlhf/cli/train_sft.py)."""
+    for k in ("attn_implementation", "ds.attn_implementation"):
+        if k in f:
+            _put(out, "flash_attn", f[k][0], file, f[k][1], k)
+            return f"OpenRLHF --{k} {f[k][0]}"
+    for k in ("flash_attn", "packing_samples", "ds.packing_samples"):
+        if k in f and as_bool(f[k][0]) is not False:
+            _put(out, "flash_attn", "flash_attention_2", file, f[k][1], k)
+            return f"OpenRLHF --{k}: FlashAttention-2 ({OPENRLHF_ATTN})"
+    if any(k.startswith("ds.") for k in f):      # the dotted flags of 2026: flash_attention_2 by default
+        _put(out, "flash_attn", "flash_attention_2", file, None, "ds.attn_implementation", "assumed")
+        return f"OpenRLHF --ds.* flags: --ds.attn_implementation not given, its default flash_attention_2"
+    _put(out, "flash_attn", "eager", file, None, "flash_attn", "assumed")
+    return (f"OpenRLHF without --flash_attn (and without --attn_implementation, which only versions from 2025-08 "
+            f"have): the Actor loads eager attention, the full seq x seq scores per head ({OPENRLHF_ATTN}: "
+            f"attn_implementation = \"flash_attention_2\" if use_flash_attention_2 else \"eager\")")
 
 
 def _openrlhf_trainer(f: dict, file: str, stage_name: str) -> dict[str, Setting]:

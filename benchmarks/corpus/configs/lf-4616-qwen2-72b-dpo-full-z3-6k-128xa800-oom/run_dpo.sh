@@ -1,0 +1,23 @@
+deepspeed \
+    src/train.py \
+    --deepspeed examples/deepspeed/ds_z3_config.json \
+    --stage dpo \
+    --do_train \
+    --model_name_or_path /mnt/models/Qwen2-72B-Instruct \
+    --dataset dpo_zh_mix \
+    --template qwen \
+    --finetuning_type full \
+    --output_dir saves/qwen2-72b/full/dpo \
+    --overwrite_cache \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 4 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 500 \
+    --learning_rate 5e-7 \
+    --num_train_epochs 1.0 \
+    --preprocessing_num_workers 8 \
+    --pref_beta 0.1 \
+    --bf16 True \
+    --cutoff_len 6144 \
+    --plot_loss

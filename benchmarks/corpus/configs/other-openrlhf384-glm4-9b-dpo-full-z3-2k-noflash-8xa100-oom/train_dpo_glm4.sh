@@ -1,0 +1,20 @@
+deepspeed --module openrlhf.cli.train_dpo \
+   --save_path ckpt/glm-test \
+   --save_steps -1 \
+   --logging_steps 1 \
+   --eval_steps -1 \
+   --train_batch_size 128 \
+   --micro_train_batch_size 1 \
+   --pretrain /workspace/test/models/ZhipuAI/glm-4-9b-chat/ \
+   --bf16 \
+   --max_epochs 1 \
+   --max_len 2048 \
+   --zero_stage 3 \
+   --learning_rate 5e-7 \
+   --beta 0.1 \
+   --dataset OpenRLHF/preference_dataset_mixture2_and_safe_pku \
+   --max_samples 1000 \
+   --apply_chat_template \
+   --chosen_key chosen \
+   --rejected_key rejected \
+   --gradient_checkpointing
