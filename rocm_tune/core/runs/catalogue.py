@@ -1451,6 +1451,25 @@ SIGNATURES: tuple[Signature, ...] = (
                   "_rope_scaling_validation)", "meta-llama/llama3#299",
                   "ShmuelRonen/ComfyUI_ChatterBox_Voice#1 (`with with two fields`; maintainer: check the transformers "
                   "version)")),
+    # h7-ver (issue 26): the kernel driver and the ROCm user space of two releases that do not work together, in the
+    # runtime's own words (ROCr/ROCt: `HSA Error: Incompatible kernel and userspace, <GPU> disabled. Upgrade amdgpu.`;
+    # the Hygon DTK thunk: `[ROCT-Thunk-Interface/src/hymgr.c:344, WARNING]: Version mismatch`): no GPU is offered to
+    # anything after it — the versions, not the GPU or the program
+    _sig("kernel-userspace-mismatch", "version_check", "error", "root", "the amdgpu kernel driver and the ROCm user "
+         "space are of releases that do not work together",
+         "the ROCm user space (HSA runtime / thunk) was installed or upgraded past what the loaded amdgpu/KFD kernel "
+         "driver supports (or the other way round: an old ROCm in a container on a newer host driver), so the "
+         "runtime disables the GPU",
+         "install the amdgpu driver (amdgpu-dkms, or the distribution kernel) that the installed ROCm release lists "
+         "as supported, reboot, and check `rocminfo` lists the GPU; in containers, use an image whose ROCm the host "
+         "driver supports",
+         "`rocminfo | head`; `modinfo amdgpu | grep ^version`; `dkms status` against the ROCm release notes",
+         (r"Incompatible kernel and userspace\b",
+          r"ROCT-Thunk-Interface[^\n]{0,60}\]:\s*Version mismatch"),
+         ("Incompatible kernel and userspace", "Version mismatch"),
+         sources=("ROCm/legacy-rocm-build#1423 (ROCm 4.1.0 on Fedora 33: HSA Error: Incompatible kernel and "
+                  "userspace, Vega 20 [Radeon VII] disabled. Upgrade amdgpu.)", "ROCm/legacy-rocm-build#1583",
+                  "PaddlePaddle/Paddle#73087 (Hygon DCU: ROCT-Thunk-Interface/src/hymgr.c:344 Version mismatch)")),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
          "the dataset name is not in dataset_info.json (often: the command ran from another working directory "
@@ -1821,6 +1840,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch;print(torch.__version__)'` against the extension's wheel tag",
          (r"\.so\S*: undefined symbol: _Z\w+", r"^undefined symbol: _Z\w+",
           r"(?:site|dist)-packages/\S+\.(?:cpython-\d+\S*|abi3)\.so\S*: undefined symbol: \w+",
+          # h7-ver (issue 26): the dynamic loader's own words for any binary or library whose build does not match
+          # the libraries it runs with — a C symbol too (`libbitsandbytes_rocm72.so: undefined symbol:
+          # hsa_amd_memory_get_preferred_copy_engine` under a torch bundling ROCm 6.3), and a program's `symbol
+          # lookup error` (ROCm 2.2 binaries on ROCm 2.3, ROCm/hip#1026)
+          r"\bsymbol lookup error: (?:\S+: )?undefined symbol: \w+",
+          r"\.so(?:\.\d+)*: undefined symbol: \w+",
           # numpy 2 under extensions built for numpy 1; torchvision built for another torch
           r"numpy\.core\.multiarray failed to import", r"_ARRAY_API not found",
           r"numpy\.dtype size changed, may indicate binary incompatibility",
@@ -2565,6 +2590,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\bis no longer (?:supported|accepted|available)\b[^\n]{0,80}\b[Uu]se\b)", re.M),
      "version_check", "the code or config was written for another release of the library: use the name the message "
      "gives for the installed release, or install the release the code was written for"),
+    # h7-ver (issue 26): a library object refusing an operation it once allowed and naming its replacement in a
+    # NotImplementedError (tensordict >= 0.7: `TensorDict does not support membership checks with the `in` keyword.
+    # ... please use `key in tensordict.keys()` instead.`): the calling code was written against an older release of
+    # that library (verl on linux-arm64 got a newer tensordict than its pin, verl FAQ)
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NotImplementedError:[^\n]*\b(?:does not|doesn't|no longer) "
+                r"supports?\b[^\n]*\b[Pp]lease use `[^`\n]+` instead\b", re.M),
+     "version_check", "the calling code was written for another release of the library that raised this (the "
+     "operation it refuses was allowed there): install the release the calling code pins, or change the call to the "
+     "one the message names"),
     # r4-swift (issue 26): ms-swift's template refusing a row longer than --max_length (3.x: `swift.llm.template.base.
     # MaxLengthError: Current length of row(7756) is larger than the max_length(4096).`, raised in _encode_truncated
     # under truncation_strategy delete/raise; 2.x: `Please check if the max_length is appropriate.`): the data holds
@@ -2637,7 +2671,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\b(?:runtime|driver|compiled|built) (?:\w+ )?version\b.{0,80}\b(?:newer|older|higher|lower|"
                 r"insufficient|mismatch\w*|does not match|doesn't match|differs?|different)\b|"
                 r"(?:upgrade|downgrade|update) (?:your |the )?[`'\"]?(?:\w+ )?[`'\"]?(?:version|package|"
-                r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
+                r"transformers|torch|peft|trl|deepspeed|accelerate)|"
+                # h7-ver (issue 26): a bare KeyError naming a field of a Hugging Face model config that one
+                # transformers release writes (or keeps in a sub-config's dict) and another does not (`KeyError:
+                # 'architectures'` from InternVL/GPTQ code reading llm_config['architectures'] under transformers
+                # >= 4.45, ms-swift FAQ): the config and the code reading it are of different releases
+                r"^\s*'(?:architectures|auto_map|transformers_version|rope_scaling|(?:llm|text|vision|audio|language)"
+                r"_config)'\s*$", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:
     # `pip install qwen_vl_utils``, LLaMA-Factory's and TRL's `Please install X with `pip install X``, a library's
