@@ -2556,12 +2556,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # issue 26 (explain-sw): a call between two libraries with another release's signature, and an
                 # attribute a library's own object lacks when raised inside that library (API drift)
                 r"missing \d+ required (?:positional|keyword-only) arguments?: '|"
-                r"[/\\](?:site|dist)-packages[/\\](?:transformers|accelerate|peft|trl|deepspeed|torch|datasets|"
-                r"diffusers|bitsandbytes|vllm|swift|llamafactory|axolotl|unsloth\w*|torchtune|"
-                # explain-r2a (issue 26): more libraries that patch or wrap another one's classes, and a model's
-                # remote code (written against another transformers release)
-                r"liger_kernel|xformers|optimum|auto_gptq|gptqmodel|awq|torchao|tensordict|verl|openrlhf|"
-                r"megatron|modelscope|sentence_transformers|lightning|timm)[/\\][^\n]*\n"
+                # h7-ver (issue 26): any installed package, not a list of them (the first ones: transformers,
+                # accelerate, peft, trl, deepspeed, torch, diffusers, bitsandbytes, vllm, the runners; explain-r2a
+                # added the libraries that patch or wrap another one's classes): an attribute an installed library's
+                # own code expects of an object is the API of another release whichever library it is
+                r"[/\\](?:site|dist)-packages[/\\]\w+[/\\][^\n]*\n"
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
                 r"'\w+'\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),

@@ -1629,15 +1629,35 @@ _DEVICE_PLUGIN = re.compile(r"[/\\](?:site|dist)-packages[/\\](torch_npu|torch_m
                             r"intel_extension_for_pytorch)[/\\]")
 
 
+# the runtime libraries whose soname major is the ROCm (HIP) or CUDA major, and the runtime versions a log shows
+# (a wheel's +rocm6.2 / +cu121, an /opt/rocm-7.1.1 path, `HIP version: 6.3`, `CUDA Version: 12.4`)
+_RUNTIME_LIB = {"libamdhip64": "rocm", **{f"lib{n}": "cuda" for n in ("cudart", "cublas", "cublasLt", "cusparse",
+                                                                      "cufft", "curand", "cusolver", "nvrtc")}}
+_RUNTIME_SEEN = {"rocm": re.compile(r"\+rocm(\d+)\.\d|/opt/rocm-(\d+)\.\d|\b(?:ROCm|HIP) (?:[Vv]ersion:? ?)?(\d+)\.\d"),
+                 "cuda": re.compile(r"\+cu(1\d)\d\b|\bCUDA (?:[Vv]ersion:? ?)?(1\d)\.\d")}
+
+
+def _runtime_major_differs(lib: str, major: str, blob: str) -> re.Match | None:
+    """The first mention of the library's runtime (ROCm for libamdhip64, CUDA for libcudart & co.) with another
+    major than the soname asked for."""
+    rx = _RUNTIME_SEEN.get(_RUNTIME_LIB.get(lib, ""))
+    for m in (rx.finditer(blob) if rx else ()):
+        if next(g for g in m.groups() if g) != major:
+            return m
+    return None
+
+
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
-    if r.code == "rocm-library-missing":
+    if r.code in ("rocm-library-missing", "missing-shared-library"):
         m = _SONAME_MISSING.search(r.first.text)
-        if m and re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob):
-            return (f"{m.group(1)}.so.{m.group(2)} is asked for but the installed ROCm ships another soname of it: the "
-                    "binary was built for another ROCm release",
-                    "install the build made for the installed ROCm (or the ROCm release it was built for); do not "
-                    "symlink one soname to another")
+        other = m and (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
+                       _runtime_major_differs(m.group(1), m.group(2), blob))
+        if other:
+            return (f"{m.group(1)}.so.{m.group(2)} is asked for but the log shows another release of its runtime "
+                    f"({other.group(0).strip()}): the binary was built for another ROCm/CUDA release than the one "
+                    "installed", "install the build made for the installed ROCm/CUDA (or the runtime release it was "
+                    "built for); do not symlink one soname to another")
     elif r.code == "torch-build-lacks-backend":
         m = _LIB_IMPORTS_TORCH_PART.search(r.first.pre[-6000:])
         if m:
