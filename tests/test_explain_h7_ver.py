@@ -31,8 +31,8 @@ LOADER_AND_RUNTIME_LINES = [
      "symbol: hsa_amd_memory_get_preferred_copy_engine", "ld.so via ctypes (a C symbol, not a mangled C++ one)"),
     ("kernel-userspace-mismatch", "HSA Error:  Incompatible kernel and userspace, Vega 20 [Radeon VII] disabled. "
      "Upgrade amdgpu.", "ROCr/ROCt runtime init (ROCm/legacy-rocm-build#1423)"),
-    ("kernel-userspace-mismatch", "[ROCT-Thunk-Interface/src/hymgr.c:344, WARNING]: Version mismatch",
-     "Hygon DTK thunk (PaddlePaddle/Paddle#73087)"),
+    ("kernel-userspace-mismatch", "HSA Error: Incompatible kernel and userspace, Vega 20 WKS GL-XE [Radeon Pro VII] "
+     "disabled. Upgrade amdgpu.", "the same with one space (ROCm/legacy-rocm-build#1583), over no-gpu-visible"),
 ]
 
 
@@ -137,6 +137,23 @@ def test_not_implemented_naming_its_replacement_is_version_skew(tmp_path):
 def test_keyerror_of_a_model_config_field(tmp_path, key, family):
     r = _root(tmp_path, f"if llm_config['{key}'][0] == 'LlamaForCausalLM':\nKeyError: '{key}'\n")
     assert r.family == family or (family == "unknown" and r.family != "version_check")
+
+
+@pytest.mark.parametrize("where,family_is_version", [
+    (f"{SP}/transformers/tokenization_utils_base.py", True),   # installed code: the releases, not the tokenizer
+    ("/home/u/my_tokenizer.py", False)])                        # the user's own code: not read as versions
+def test_attribute_drift_is_read_before_the_frames_subject(tmp_path, where, family_is_version):
+    log = ("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 9, in <module>\n    run()\n"
+           f'  File "{where}", line 101, in __getattr__\n    raise AttributeError(key)\n'
+           "AttributeError: 'ChatGLMTokenizer' object has no attribute 'sp_tokenizer'\n")
+    assert (_root(tmp_path, log).family == "version_check") == family_is_version
+
+
+def test_a_none_value_in_installed_code_is_not_api_drift(tmp_path):
+    log = ("Traceback (most recent call last):\n"
+           f'  File "{SP}/transformers/tokenization_utils_base.py", line 101, in apply_chat_template\n    x.strip()\n'
+           "AttributeError: 'NoneType' object has no attribute 'strip'\n")
+    assert _root(tmp_path, log).family != "version_check"
 
 
 def test_attribute_drift_inside_any_installed_library(tmp_path):

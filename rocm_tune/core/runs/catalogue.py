@@ -217,6 +217,23 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("undefined symbol", "' not found"),
          sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
                   "hsa_amd_memory_get_preferred_copy_engine)",)),
+    # h7-ver (issue 26): here, before no-gpu-visible (which also lists the ROCr line): the kernel driver and the ROCm
+    # user space of two releases that do not work together, in the runtime's own words (ROCr/ROCt: `HSA Error:
+    # Incompatible kernel and userspace, <GPU> disabled. Upgrade amdgpu.`, with one or two spaces): no GPU is offered
+    # to anything after it — the versions, not the GPU or the program
+    _sig("kernel-userspace-mismatch", "version_check", "error", "root", "the amdgpu kernel driver and the ROCm user "
+         "space are of releases that do not work together",
+         "the ROCm user space (HSA runtime / thunk) was installed or upgraded past what the loaded amdgpu/KFD kernel "
+         "driver supports (or the other way round: an old ROCm in a container on a newer host driver), so the "
+         "runtime disables the GPU",
+         "install the amdgpu driver (amdgpu-dkms, or the distribution kernel) that the installed ROCm release lists "
+         "as supported, reboot, and check `rocminfo` lists the GPU; in containers, use an image whose ROCm the host "
+         "driver supports",
+         "`rocminfo | head`; `modinfo amdgpu | grep ^version`; `dkms status` against the ROCm release notes",
+         (r"Incompatible kernel and userspace\b",),
+         ("Incompatible kernel and userspace",),
+         sources=("ROCm/legacy-rocm-build#1423 (ROCm 4.1.0 on Fedora 33: HSA Error: Incompatible kernel and "
+                  "userspace, Vega 20 [Radeon VII] disabled. Upgrade amdgpu.)", "ROCm/legacy-rocm-build#1583")),
     _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
          "a library compared versions and could not parse one: a source/nightly/vendor build whose version string "
          "is not PEP 440 (e.g. torch '2.5.0a0+gitunknown' from a ROCm or vendor build)",
@@ -1451,25 +1468,6 @@ SIGNATURES: tuple[Signature, ...] = (
                   "_rope_scaling_validation)", "meta-llama/llama3#299",
                   "ShmuelRonen/ComfyUI_ChatterBox_Voice#1 (`with with two fields`; maintainer: check the transformers "
                   "version)")),
-    # h7-ver (issue 26): the kernel driver and the ROCm user space of two releases that do not work together, in the
-    # runtime's own words (ROCr/ROCt: `HSA Error: Incompatible kernel and userspace, <GPU> disabled. Upgrade amdgpu.`;
-    # the Hygon DTK thunk: `[ROCT-Thunk-Interface/src/hymgr.c:344, WARNING]: Version mismatch`): no GPU is offered to
-    # anything after it — the versions, not the GPU or the program
-    _sig("kernel-userspace-mismatch", "version_check", "error", "root", "the amdgpu kernel driver and the ROCm user "
-         "space are of releases that do not work together",
-         "the ROCm user space (HSA runtime / thunk) was installed or upgraded past what the loaded amdgpu/KFD kernel "
-         "driver supports (or the other way round: an old ROCm in a container on a newer host driver), so the "
-         "runtime disables the GPU",
-         "install the amdgpu driver (amdgpu-dkms, or the distribution kernel) that the installed ROCm release lists "
-         "as supported, reboot, and check `rocminfo` lists the GPU; in containers, use an image whose ROCm the host "
-         "driver supports",
-         "`rocminfo | head`; `modinfo amdgpu | grep ^version`; `dkms status` against the ROCm release notes",
-         (r"Incompatible kernel and userspace\b",
-          r"ROCT-Thunk-Interface[^\n]{0,60}\]:\s*Version mismatch"),
-         ("Incompatible kernel and userspace", "Version mismatch"),
-         sources=("ROCm/legacy-rocm-build#1423 (ROCm 4.1.0 on Fedora 33: HSA Error: Incompatible kernel and "
-                  "userspace, Vega 20 [Radeon VII] disabled. Upgrade amdgpu.)", "ROCm/legacy-rocm-build#1583",
-                  "PaddlePaddle/Paddle#73087 (Hygon DCU: ROCT-Thunk-Interface/src/hymgr.c:344 Version mismatch)")),
     # ------------------------------------------------------------------ dataset_error
     _sig("dataset-error", "dataset_error", "error", "root", "the dataset could not be found or read",
          "the dataset name is not in dataset_info.json (often: the command ran from another working directory "
@@ -2482,6 +2480,17 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "
      "flash-attn built for this torch and GPU"),
+    # h7-ver (issue 26): an attribute an installed library's own code expects of an object of its dependency, raised in
+    # that library (the last frame is under site-packages) — API drift between two releases, before the rules that
+    # read a frame's subject (a tokenizer file, the data code, torch.compile, DeepSpeed's engine, the hub client):
+    # `'ChatGLMTokenizer' object has no attribute 'sp_tokenizer'` in tokenization code, `'CompiledKernel' object has no
+    # attribute 'launch_metadata'` in torch/_inductor are the releases, not the tokenizer or the compile settings.
+    # Not Python's own types (a None or a str where an object was expected is a value, not an API)
+    (re.compile(r"[/\\](?:site|dist)-packages[/\\]\w+[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"AttributeError: '(?!NoneType'|str'|int'|float'|bool'|list'|dict'|tuple'|bytes'|set')\w+' object has no "
+                r"attribute '\w+'\s*$", re.M), "version_check",
+     "an installed library's code expects an attribute another release of its dependency has: install the versions "
+     "the runner pins (or the release of the library made for the dependency you have)"),
     # explain-dist (issue 26): torch's per-GPU RNG generators indexed past torch.cuda.device_count(). Restoring a
     # checkpoint's RNG states (set_rng_state_all) saved with more GPUs than are visible now is the checkpoint; any
     # other use means the process was told a GPU index its *_VISIBLE_DEVICES does not show.
