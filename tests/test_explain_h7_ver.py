@@ -29,6 +29,18 @@ LOADER_AND_RUNTIME_LINES = [
      "_ZN8hip_impl14function_namesB5cxx11Eb", "glibc ld.so (a program built on ROCm 2.2 run on 2.3, ROCm/hip#1026)"),
     ("extension-abi-mismatch", "OSError: /home/u/src/bitsandbytes/bitsandbytes/libbitsandbytes_rocm72.so: undefined "
      "symbol: hsa_amd_memory_get_preferred_copy_engine", "ld.so via ctypes (a C symbol, not a mangled C++ one)"),
+    ("extension-abi-mismatch", 'OSError: [WinError 127] The specified procedure could not be found. Error loading '
+     '"C:\\venv\\Lib\\site-packages\\torch\\lib\\c10_hip.dll" or one of its dependencies.',
+     "Windows' loader (ERROR_PROC_NOT_FOUND: the DLL lacks a symbol its importer was built against)"),
+    ("extension-abi-mismatch", "ImportError: dlopen(/u/venv/lib/python3.11/site-packages/xformers/_C.so, 0x0002): "
+     "Symbol not found: __ZN3c106detail14torchCheckFailEPKcS2_j", "macOS dyld"),
+    ("extension-abi-mismatch", "RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and "
+     "torchvision versions are incompatible, or if you had errors while compiling torchvision from source.",
+     "torchvision/extension.py _assert_has_ops"),
+    ("extension-abi-mismatch", "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' "
+     "backend. This could be because the operator doesn't exist for this backend", "torch's dispatcher (a CPU "
+     "torchvision under a GPU torch)"),
+    ("version-required", "LibMambaUnsatisfiableError: Encountered problems while solving:", "conda/mamba resolver"),
     ("kernel-userspace-mismatch", "HSA Error:  Incompatible kernel and userspace, Vega 20 [Radeon VII] disabled. "
      "Upgrade amdgpu.", "ROCr/ROCt runtime init (ROCm/legacy-rocm-build#1423)"),
     ("kernel-userspace-mismatch", "HSA Error: Incompatible kernel and userspace, Vega 20 WKS GL-XE [Radeon Pro VII] "
@@ -39,9 +51,15 @@ LOADER_AND_RUNTIME_LINES = [
 @pytest.mark.parametrize("code,line,who", LOADER_AND_RUNTIME_LINES,
                          ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(LOADER_AND_RUNTIME_LINES)])
 def test_loader_and_runtime_words_are_version_skew(code, line, who):
+    """Each producer's words for two builds that do not fit name a version_check signature."""
     hit = cat.best_match(line)
     assert hit is not None, who
     assert hit[0].code == code and hit[0].family == "version_check", (who, [s.code for s, _ in cat.match_line(line)])
+
+
+def test_an_aten_op_missing_on_the_gpu_backend_is_not_read_as_an_extension(tmp_path):
+    line = "NotImplementedError: Could not run 'aten::_sparse_coo_tensor_with_dims' with arguments from the 'CUDA' backend."
+    assert all(s.code != "extension-abi-mismatch" for s, _ in cat.match_line(line))
 
 
 def test_incompatible_kernel_is_the_root_of_a_rocminfo_log(tmp_path):

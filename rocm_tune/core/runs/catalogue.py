@@ -1429,9 +1429,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # `No solution found when resolving dependencies` likewise)
           r"Could not find a version that satisfies the requirement [\w.-]+(?:\[[\w,]+\])?\s*[<>=!~]=?\s*\d",
           r"because these package versions have conflicting dependencies", r"\bResolutionImpossible\b",
-          r"No solution found when resolving dependencies"),
+          r"No solution found when resolving dependencies",
+          # h7-ver: conda/mamba's and Poetry's resolvers saying the same
+          r"\b(?:LibMamba)?UnsatisfiableError\b", r"\bSolverProblemError\b"),
          ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
-          "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found"),
+          "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found",
+          "UnsatisfiableError", "SolverProblemError"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # explain-r2a (issue 26): a config written by a newer release (Llama 3.1's rope_type 'llama3', YaRN, LongRoPE, mrope)
     # read by an older transformers / vLLM that knows only {type, factor}: the versions, not the user's settings
@@ -1844,6 +1847,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # lookup error` (ROCm 2.2 binaries on ROCm 2.3, ROCm/hip#1026)
           r"\bsymbol lookup error: (?:\S+: )?undefined symbol: \w+",
           r"\.so(?:\.\d+)*: undefined symbol: \w+",
+          # h7-ver: the same in Windows' and macOS' loaders' words (ERROR_PROC_NOT_FOUND, dyld), and torchvision's own
+          # check of its compiled ops (torchvision/extension.py) and an extension op with no GPU kernel under a GPU
+          # torch (a CPU build of torchvision/torchaudio/an extension next to a CUDA/ROCm torch)
+          r"\[WinError 127\]", r"DLL load failed[^\n]{0,80}: The specified procedure could not be found",
+          r"\bSymbol not found: _\w+", r"Couldn't load custom C\+\+ ops\. This can happen if your PyTorch and "
+          r"\w+ versions are incompatible",
+          r"Could not run '(?!aten::)\w+::\w+' with arguments from the '(?:CUDA|HIP)' backend",
           # numpy 2 under extensions built for numpy 1; torchvision built for another torch
           r"numpy\.core\.multiarray failed to import", r"_ARRAY_API not found",
           r"numpy\.dtype size changed, may indicate binary incompatibility",
@@ -1853,6 +1863,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # protobuf 4 prints both spellings ("cannot not be" in its older releases)
           r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
+          "WinError 127", "procedure could not be found", "Symbol not found", "custom C++ ops", "Could not run '",
           "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
