@@ -159,11 +159,11 @@ def test_keyerror_of_a_model_config_field(tmp_path, key, family):
 
 @pytest.mark.parametrize("where,family_is_version", [
     (f"{SP}/transformers/tokenization_utils_base.py", True),   # installed code: the releases, not the tokenizer
-    ("/home/u/my_tokenizer.py", False)])                        # the user's own code: not read as versions
+    ("/home/u/my_tokenization_batcher.py", False)])            # the user's own object in the user's code
 def test_attribute_drift_is_read_before_the_frames_subject(tmp_path, where, family_is_version):
     log = ("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 9, in <module>\n    run()\n"
            f'  File "{where}", line 101, in __getattr__\n    raise AttributeError(key)\n'
-           "AttributeError: 'ChatGLMTokenizer' object has no attribute 'sp_tokenizer'\n")
+           "AttributeError: 'TextBatcher' object has no attribute 'sp_tokenizer'\n")
     assert (_root(tmp_path, log).family == "version_check") == family_is_version
 
 
@@ -179,3 +179,26 @@ def test_attribute_drift_inside_any_installed_library(tmp_path):
            f'  File "{SP}/lm_eval/evaluator.py", line 101, in simple_evaluate\n    lm.set_cache(x)\n'
            "AttributeError: 'HFLM' object has no attribute 'set_cache'\n")
     assert _root(tmp_path, log).family == "version_check"
+
+
+# (the exception line alone, with no frames to read, and the family its own words give; who raises it)
+MESSAGE_ONLY = [
+    ("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, "
+     "but not set", "config_error", "torch/distributed/rendezvous.py (a multi-GPU script started without torchrun)"),
+    ("ValueError: At most one of fp16 and bf16 can be True, but not both", "config_error",
+     "transformers training_args.py __post_init__"),
+    ("ValueError: Cannot use device_map='auto' with DeepSpeed ZeRO-3", "config_error", "two settings excluding each other"),
+    ("Exception: Could not find the transformer layer class to wrap in the model.", "config_error",
+     "accelerate FullyShardedDataParallelPlugin.set_auto_wrap_policy"),
+    ("AttributeError: 'LlamaForCausalLM' object has no attribute 'enable_input_require_grads'", "version_check",
+     "a method of another transformers release"),
+]
+
+
+@pytest.mark.parametrize("line,family,who", MESSAGE_ONLY, ids=[f"{f}-{i}" for i, (_, f, _) in enumerate(MESSAGE_ONLY)])
+def test_message_only_lines_read_by_their_own_words(tmp_path, line, family, who):
+    assert _root(tmp_path, line + "\n").family == family, who
+
+
+def test_an_attribute_missing_on_a_plain_value_is_not_read_as_versions(tmp_path):
+    assert _root(tmp_path, "AttributeError: 'list' object has no attribute 'to'\n").family != "version_check"

@@ -1967,6 +1967,22 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"Target modules .{0,400}not found in the base model",), ("not found in the base model",),
          sources=("hiyouga/LlamaFactory#43, #1785 (ValueError: Target modules {'q_proj', 'v_proj'} not found in the "
                   "base model.)",)),
+    # h7-ver (issue 26): the FSDP auto-wrap policy's layer class is not a module of this model (accelerate's
+    # FullyShardedDataParallelPlugin: `Exception: Could not find the transformer layer class to wrap in the model.`,
+    # newer releases name it: `... class LlamaDecoderLayer in the model.`): the config names another architecture's
+    # decoder layer (fsdp_transformer_layer_cls_to_wrap copied from an example)
+    _sig("fsdp-wrap-class-not-found", "config_error", "error", "root", "the FSDP wrap class is not a layer of this "
+         "model",
+         "fsdp_transformer_layer_cls_to_wrap (accelerate config / TrainingArguments fsdp_config) names a decoder-layer "
+         "class this model does not have (an example's LlamaDecoderLayer on a Qwen2/Gemma/Mistral model)",
+         "set it to this model's decoder-layer class (Qwen2DecoderLayer, MistralDecoderLayer, ...: print "
+         "type(model.model.layers[0]).__name__), or use fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP without a class "
+         "so accelerate reads the model's _no_split_modules",
+         "`python -c \"...; print(type(model.model.layers[0]).__name__)\"` against the config's class name",
+         (r"Could not find the transformer layer class (?:to wrap|\w+) in the model",),
+         ("transformer layer class",),
+         sources=("huggingface/accelerate utils/dataclasses.py FullyShardedDataParallelPlugin (Exception: Could not "
+                  "find the transformer layer class to wrap in the model.)",)),
     _sig("hf-hub-unreachable", "model_download", "error", "root", "the model/tokenizer could not be fetched from "
          "the Hugging Face Hub",
          "no network to huggingface.co from this machine (or a gated/private repo without a token) and the files "
@@ -2696,7 +2712,12 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # 'architectures'` from InternVL/GPTQ code reading llm_config['architectures'] under transformers
                 # >= 4.45, ms-swift FAQ): the config and the code reading it are of different releases
                 r"^\s*'(?:architectures|auto_map|transformers_version|rope_scaling|(?:llm|text|vision|audio|language)"
-                r"_config)'\s*$", re.I), "version_check",
+                r"_config)'\s*$|"
+                # h7-ver: with no frame to read, an attribute missing on an object of a library's own classes (a model,
+                # tokenizer, processor, trainer, config, accelerator or engine class): a method or field of another
+                # release of that library (`'LlamaForCausalLM' object has no attribute 'enable_input_require_grads'`)
+                r"^\s*'\w+(?:For\w+|PreTrainedModel|Model|Tokenizer(?:Fast)?|Processor|Trainer|Config|Accelerator|"
+                r"Engine|Pipeline)' object has no attribute '\w+'\s*$", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:
     # `pip install qwen_vl_utils``, LLaMA-Factory's and TRL's `Please install X with `pip install X``, a library's
@@ -2735,6 +2756,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # only valid with another (`quantization_bit` is only valid for LoRA training; sample_packing requires
                 # flash_attention); the runners' `You have to ...` / `Please either ... or set ...`
                 r"Default process group has not been initialized|"
+                # h7-ver (issue 26): torch's env:// rendezvous without the launcher's variables (a multi-GPU script run
+                # with plain python); two settings that exclude each other in the library's words (`At most one of fp16
+                # and bf16 can be True, but not both`, `mutually exclusive`, `Cannot use device_map='auto' with
+                # DeepSpeed ZeRO-3`)
+                r"\benvironment variable (?:RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|LOCAL_RANK) expected, but not set|"
+                r"\bbut not both\b|\bmutually exclusive\b|\bcannot be (?:both|simultaneously) (?:set|enabled|used|True)\b|"
+                r"\b(?:cannot|can't|can not) (?:use|be used|enable|combine)\b[^.\n]{0,80}\bwith\b|"
                 r"\bis only (?:valid|available|supported|allowed|usable) (?:for|with|when|in|on)\b|"
                 r"`?\b[a-z]\w*_\w+`? (?:requires|needs) `?[a-z]\w*_\w+\b|\bYou have to (?:set|specify|pass|use|provide)\b|"
                 r"[Pp]lease either (?:use|set|pass|specify|provide)\b|"
