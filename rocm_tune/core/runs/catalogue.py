@@ -2714,10 +2714,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"^\s*'(?:architectures|auto_map|transformers_version|rope_scaling|(?:llm|text|vision|audio|language)"
                 r"_config)'\s*$|"
                 # h7-ver: with no frame to read, an attribute missing on an object of a library's own classes (a model,
-                # tokenizer, processor, trainer, config, accelerator or engine class): a method or field of another
-                # release of that library (`'LlamaForCausalLM' object has no attribute 'enable_input_require_grads'`)
+                # tokenizer, processor, trainer, config, accelerator, engine, cache, state, plugin, scheduler, collator
+                # or arguments class): a method or field of another release of that library (`'LlamaForCausalLM'
+                # object has no attribute 'enable_input_require_grads'`, `'DynamicCache' object has no attribute
+                # 'get_max_length'`)
                 r"^\s*'\w+(?:For\w+|PreTrainedModel|Model|Tokenizer(?:Fast)?|Processor|Trainer|Config|Accelerator|"
-                r"Engine|Pipeline)' object has no attribute '\w+'\s*$", re.I), "version_check",
+                r"Engine|Pipeline|Cache|State|Plugin|Scheduler|Collator|Arguments|Args)' object has no attribute "
+                r"'\w+'\s*$", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:
     # `pip install qwen_vl_utils``, LLaMA-Factory's and TRL's `Please install X with `pip install X``, a library's
