@@ -202,3 +202,15 @@ def test_message_only_lines_read_by_their_own_words(tmp_path, line, family, who)
 
 def test_an_attribute_missing_on_a_plain_value_is_not_read_as_versions(tmp_path):
     assert _root(tmp_path, "AttributeError: 'list' object has no attribute 'to'\n").family != "version_check"
+
+
+@pytest.mark.parametrize("line,family", [
+    ("KeyError: 'optimizer'", "checkpoint_resume_mismatch"),            # torch.load(ckpt)['optimizer'] on a weights-only save
+    ("KeyError: 'model_state_dict'", "checkpoint_resume_mismatch"),
+    ("torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([0, 1])",
+     "checkpoint_resume_mismatch"),
+    ("KeyError: 'lora_target'", "unknown")])                            # a key of nothing known stays open
+def test_bare_checkpoint_keys_and_dcp_exception(tmp_path, line, family):
+    r = _root(tmp_path, line + "\n")
+    assert r.family == family or (family == "unknown" and r.family not in ("checkpoint_resume_mismatch",
+                                                                           "version_check"))

@@ -2732,6 +2732,14 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "version the runner's requirements give)"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
      "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
+    # h7-ver (issue 26): with no frame to read, a bare KeyError naming a part a training checkpoint holds (the
+    # optimizer/scheduler/model state dicts of a torch.save'd dict) and torch.distributed.checkpoint's own exception:
+    # the checkpoint does not hold what the resuming code reads from it
+    (re.compile(r"^\s*'(?:optimizer|optim|optimizer_state_dict|model_state_dict|state_dict|lr_scheduler|scheduler|"
+                r"scheduler_state_dict|module)'\s*$|\bCheckpointException\b"), "checkpoint_resume_mismatch",
+     "the checkpoint does not hold what the resuming code reads from it (a state dict saved by other code or settings, "
+     "or a partial save): resume from a checkpoint written by the same code and settings, or load only the weights "
+     "and start the optimizer fresh"),
     # before the data rule: a checkpoint index is a .json file, not the dataset
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
