@@ -581,6 +581,11 @@ REAL_LINES = [
      "in libamdhip64.so[7f2711a00000+3f3000] likely on CPU 9 (core 1, socket 0)", "vladmandic/sdnext#913"),
     ("warning-level-note", "[W init.cpp:767] Warning: nvfuser is no longer supported in torch script, use "
      "_jit_set_nvfuser_enabled is deprecated and a no-op (function operator())", "pytorch c10 TORCH_WARN format"),
+    # h7-ver: the ROCr runtime refusing a kernel driver of another release; accelerate's FSDP wrap class missing
+    ("kernel-userspace-mismatch", "HSA Error:  Incompatible kernel and userspace, Vega 20 [Radeon VII] disabled. "
+     "Upgrade amdgpu.", "ROCm/legacy-rocm-build#1423"),
+    ("fsdp-wrap-class-not-found", "Exception: Could not find the transformer layer class to wrap in the model.",
+     "huggingface/accelerate utils/dataclasses.py FullyShardedDataParallelPlugin"),
 ]
 
 

@@ -27,7 +27,10 @@ SPELLINGS = [
      "seq=3"),
     ("hip-runtime-error", "torch.AcceleratorError: HIP error: unspecified launch failure"),
     ("hip-runtime-error", "RuntimeError: HIP error: the launch timed out and was terminated"),
-    ("no-gpu-visible", "HSA Error: Incompatible kernel and userspace, AMD Radeon RX 6800 disabled. Upgrade amdgpu."),
+    # h7-ver: the runtime hides the GPU because the kernel driver and ROCm user space are of releases that do not fit:
+    # version_check (kernel-userspace-mismatch, ahead of no-gpu-visible), as the corpus case rocm-1423 labels it
+    ("kernel-userspace-mismatch", "HSA Error: Incompatible kernel and userspace, AMD Radeon RX 6800 disabled. "
+     "Upgrade amdgpu."),
     ("oom", "2020-03-11 17:17:25.172727: E tensorflow/stream_executor/rocm/rocm_driver.cc:600] failed to allocate "
      "3.08G (3304535552 bytes) from device: HIP_ERROR_OutOfMemory"),
     ("oom", "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with "

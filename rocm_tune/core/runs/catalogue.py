@@ -217,6 +217,23 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("undefined symbol", "' not found"),
          sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
                   "hsa_amd_memory_get_preferred_copy_engine)",)),
+    # h7-ver (issue 26): here, before no-gpu-visible (which also lists the ROCr line): the kernel driver and the ROCm
+    # user space of two releases that do not work together, in the runtime's own words (ROCr/ROCt: `HSA Error:
+    # Incompatible kernel and userspace, <GPU> disabled. Upgrade amdgpu.`, with one or two spaces): no GPU is offered
+    # to anything after it — the versions, not the GPU or the program
+    _sig("kernel-userspace-mismatch", "version_check", "error", "root", "the amdgpu kernel driver and the ROCm user "
+         "space are of releases that do not work together",
+         "the ROCm user space (HSA runtime / thunk) was installed or upgraded past what the loaded amdgpu/KFD kernel "
+         "driver supports (or the other way round: an old ROCm in a container on a newer host driver), so the "
+         "runtime disables the GPU",
+         "install the amdgpu driver (amdgpu-dkms, or the distribution kernel) that the installed ROCm release lists "
+         "as supported, reboot, and check `rocminfo` lists the GPU; in containers, use an image whose ROCm the host "
+         "driver supports",
+         "`rocminfo | head`; `modinfo amdgpu | grep ^version`; `dkms status` against the ROCm release notes",
+         (r"Incompatible kernel and userspace\b",),
+         ("Incompatible kernel and userspace",),
+         sources=("ROCm/legacy-rocm-build#1423 (ROCm 4.1.0 on Fedora 33: HSA Error: Incompatible kernel and "
+                  "userspace, Vega 20 [Radeon VII] disabled. Upgrade amdgpu.)", "ROCm/legacy-rocm-build#1583")),
     _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
          "a library compared versions and could not parse one: a source/nightly/vendor build whose version string "
          "is not PEP 440 (e.g. torch '2.5.0a0+gitunknown' from a ROCm or vendor build)",
@@ -1412,9 +1429,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # `No solution found when resolving dependencies` likewise)
           r"Could not find a version that satisfies the requirement [\w.-]+(?:\[[\w,]+\])?\s*[<>=!~]=?\s*\d",
           r"because these package versions have conflicting dependencies", r"\bResolutionImpossible\b",
-          r"No solution found when resolving dependencies"),
+          r"No solution found when resolving dependencies",
+          # h7-ver: conda/mamba's and Poetry's resolvers saying the same
+          r"\b(?:LibMamba)?UnsatisfiableError\b", r"\bSolverProblemError\b"),
          ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
-          "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found"),
+          "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found",
+          "UnsatisfiableError", "SolverProblemError"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # explain-r2a (issue 26): a config written by a newer release (Llama 3.1's rope_type 'llama3', YaRN, LongRoPE, mrope)
     # read by an older transformers / vLLM that knows only {type, factor}: the versions, not the user's settings
@@ -1821,6 +1841,19 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch;print(torch.__version__)'` against the extension's wheel tag",
          (r"\.so\S*: undefined symbol: _Z\w+", r"^undefined symbol: _Z\w+",
           r"(?:site|dist)-packages/\S+\.(?:cpython-\d+\S*|abi3)\.so\S*: undefined symbol: \w+",
+          # h7-ver (issue 26): the dynamic loader's own words for any binary or library whose build does not match
+          # the libraries it runs with — a C symbol too (`libbitsandbytes_rocm72.so: undefined symbol:
+          # hsa_amd_memory_get_preferred_copy_engine` under a torch bundling ROCm 6.3), and a program's `symbol
+          # lookup error` (ROCm 2.2 binaries on ROCm 2.3, ROCm/hip#1026)
+          r"\bsymbol lookup error: (?:\S+: )?undefined symbol: \w+",
+          r"\.so(?:\.\d+)*: undefined symbol: \w+",
+          # h7-ver: the same in Windows' and macOS' loaders' words (ERROR_PROC_NOT_FOUND, dyld), and torchvision's own
+          # check of its compiled ops (torchvision/extension.py) and an extension op with no GPU kernel under a GPU
+          # torch (a CPU build of torchvision/torchaudio/an extension next to a CUDA/ROCm torch)
+          r"\[WinError 127\]", r"DLL load failed[^\n]{0,80}: The specified procedure could not be found",
+          r"\bSymbol not found: _\w+", r"Couldn't load custom C\+\+ ops\. This can happen if your PyTorch and "
+          r"\w+ versions are incompatible",
+          r"Could not run '(?!aten::)\w+::\w+' with arguments from the '(?:CUDA|HIP)' backend",
           # numpy 2 under extensions built for numpy 1; torchvision built for another torch
           r"numpy\.core\.multiarray failed to import", r"_ARRAY_API not found",
           r"numpy\.dtype size changed, may indicate binary incompatibility",
@@ -1830,6 +1863,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # protobuf 4 prints both spellings ("cannot not be" in its older releases)
           r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
+          "WinError 127", "procedure could not be found", "Symbol not found", "custom C++ ops", "Could not run '",
           "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
@@ -1933,6 +1967,22 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"Target modules .{0,400}not found in the base model",), ("not found in the base model",),
          sources=("hiyouga/LlamaFactory#43, #1785 (ValueError: Target modules {'q_proj', 'v_proj'} not found in the "
                   "base model.)",)),
+    # h7-ver (issue 26): the FSDP auto-wrap policy's layer class is not a module of this model (accelerate's
+    # FullyShardedDataParallelPlugin: `Exception: Could not find the transformer layer class to wrap in the model.`,
+    # newer releases name it: `... class LlamaDecoderLayer in the model.`): the config names another architecture's
+    # decoder layer (fsdp_transformer_layer_cls_to_wrap copied from an example)
+    _sig("fsdp-wrap-class-not-found", "config_error", "error", "root", "the FSDP wrap class is not a layer of this "
+         "model",
+         "fsdp_transformer_layer_cls_to_wrap (accelerate config / TrainingArguments fsdp_config) names a decoder-layer "
+         "class this model does not have (an example's LlamaDecoderLayer on a Qwen2/Gemma/Mistral model)",
+         "set it to this model's decoder-layer class (Qwen2DecoderLayer, MistralDecoderLayer, ...: print "
+         "type(model.model.layers[0]).__name__), or use fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP without a class "
+         "so accelerate reads the model's _no_split_modules",
+         "`python -c \"...; print(type(model.model.layers[0]).__name__)\"` against the config's class name",
+         (r"Could not find the transformer layer class (?:to wrap|\w+) in the model",),
+         ("transformer layer class",),
+         sources=("huggingface/accelerate utils/dataclasses.py FullyShardedDataParallelPlugin (Exception: Could not "
+                  "find the transformer layer class to wrap in the model.)",)),
     _sig("hf-hub-unreachable", "model_download", "error", "root", "the model/tokenizer could not be fetched from "
          "the Hugging Face Hub",
          "no network to huggingface.co from this machine (or a gated/private repo without a token) and the files "
@@ -2457,6 +2507,17 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "
      "flash-attn built for this torch and GPU"),
+    # h7-ver (issue 26): an attribute an installed library's own code expects of an object of its dependency, raised in
+    # that library (the last frame is under site-packages) — API drift between two releases, before the rules that
+    # read a frame's subject (a tokenizer file, the data code, torch.compile, DeepSpeed's engine, the hub client):
+    # `'ChatGLMTokenizer' object has no attribute 'sp_tokenizer'` in tokenization code, `'CompiledKernel' object has no
+    # attribute 'launch_metadata'` in torch/_inductor are the releases, not the tokenizer or the compile settings.
+    # Not Python's own types (a None or a str where an object was expected is a value, not an API)
+    (re.compile(r"[/\\](?:site|dist)-packages[/\\]\w+[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"AttributeError: '(?!NoneType'|str'|int'|float'|bool'|list'|dict'|tuple'|bytes'|set')\w+' object has no "
+                r"attribute '\w+'\s*$", re.M), "version_check",
+     "an installed library's code expects an attribute another release of its dependency has: install the versions "
+     "the runner pins (or the release of the library made for the dependency you have)"),
     # explain-dist (issue 26): torch's per-GPU RNG generators indexed past torch.cuda.device_count(). Restoring a
     # checkpoint's RNG states (set_rng_state_all) saved with more GPUs than are visible now is the checkpoint; any
     # other use means the process was told a GPU index its *_VISIBLE_DEVICES does not show.
@@ -2531,12 +2592,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # issue 26 (explain-sw): a call between two libraries with another release's signature, and an
                 # attribute a library's own object lacks when raised inside that library (API drift)
                 r"missing \d+ required (?:positional|keyword-only) arguments?: '|"
-                r"[/\\](?:site|dist)-packages[/\\](?:transformers|accelerate|peft|trl|deepspeed|torch|datasets|"
-                r"diffusers|bitsandbytes|vllm|swift|llamafactory|axolotl|unsloth\w*|torchtune|"
-                # explain-r2a (issue 26): more libraries that patch or wrap another one's classes, and a model's
-                # remote code (written against another transformers release)
-                r"liger_kernel|xformers|optimum|auto_gptq|gptqmodel|awq|torchao|tensordict|verl|openrlhf|"
-                r"megatron|modelscope|sentence_transformers|lightning|timm)[/\\][^\n]*\n"
+                # h7-ver (issue 26): any installed package, not a list of them (the first ones: transformers,
+                # accelerate, peft, trl, deepspeed, torch, diffusers, bitsandbytes, vllm, the runners; explain-r2a
+                # added the libraries that patch or wrap another one's classes): an attribute an installed library's
+                # own code expects of an object is the API of another release whichever library it is
+                r"[/\\](?:site|dist)-packages[/\\]\w+[/\\][^\n]*\n"
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
                 r"'\w+'\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
@@ -2565,6 +2625,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\bis no longer (?:supported|accepted|available)\b[^\n]{0,80}\b[Uu]se\b)", re.M),
      "version_check", "the code or config was written for another release of the library: use the name the message "
      "gives for the installed release, or install the release the code was written for"),
+    # h7-ver (issue 26): a library object refusing an operation it once allowed and naming its replacement in a
+    # NotImplementedError (tensordict >= 0.7: `TensorDict does not support membership checks with the `in` keyword.
+    # ... please use `key in tensordict.keys()` instead.`): the calling code was written against an older release of
+    # that library (verl on linux-arm64 got a newer tensordict than its pin, verl FAQ)
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NotImplementedError:[^\n]*\b(?:does not|doesn't|no longer) "
+                r"supports?\b[^\n]*\b[Pp]lease use `[^`\n]+` instead\b", re.M),
+     "version_check", "the calling code was written for another release of the library that raised this (the "
+     "operation it refuses was allowed there): install the release the calling code pins, or change the call to the "
+     "one the message names"),
     # r4-swift (issue 26): ms-swift's template refusing a row longer than --max_length (3.x: `swift.llm.template.base.
     # MaxLengthError: Current length of row(7756) is larger than the max_length(4096).`, raised in _encode_truncated
     # under truncation_strategy delete/raise; 2.x: `Please check if the max_length is appropriate.`): the data holds
@@ -2637,7 +2706,21 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\b(?:runtime|driver|compiled|built) (?:\w+ )?version\b.{0,80}\b(?:newer|older|higher|lower|"
                 r"insufficient|mismatch\w*|does not match|doesn't match|differs?|different)\b|"
                 r"(?:upgrade|downgrade|update) (?:your |the )?[`'\"]?(?:\w+ )?[`'\"]?(?:version|package|"
-                r"transformers|torch|peft|trl|deepspeed|accelerate)", re.I), "version_check",
+                r"transformers|torch|peft|trl|deepspeed|accelerate)|"
+                # h7-ver (issue 26): a bare KeyError naming a field of a Hugging Face model config that one
+                # transformers release writes (or keeps in a sub-config's dict) and another does not (`KeyError:
+                # 'architectures'` from InternVL/GPTQ code reading llm_config['architectures'] under transformers
+                # >= 4.45, ms-swift FAQ): the config and the code reading it are of different releases
+                r"^\s*'(?:architectures|auto_map|transformers_version|rope_scaling|(?:llm|text|vision|audio|language)"
+                r"_config)'\s*$|"
+                # h7-ver: with no frame to read, an attribute missing on an object of a library's own classes (a model,
+                # tokenizer, processor, trainer, config, accelerator, engine, cache, state, plugin, scheduler, collator
+                # or arguments class): a method or field of another release of that library (`'LlamaForCausalLM'
+                # object has no attribute 'enable_input_require_grads'`, `'DynamicCache' object has no attribute
+                # 'get_max_length'`)
+                r"^\s*'\w+(?:For\w+|PreTrainedModel|Model|Tokenizer(?:Fast)?|Processor|Trainer|Config|Accelerator|"
+                r"Engine|Pipeline|Cache|State|Plugin|Scheduler|Collator|Arguments|Args)' object has no attribute "
+                r"'\w+'\s*$", re.I), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:
     # `pip install qwen_vl_utils``, LLaMA-Factory's and TRL's `Please install X with `pip install X``, a library's
@@ -2649,6 +2732,14 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "version the runner's requirements give)"),
     (re.compile(r"\b[Tt]okenizer\b|chat[_ ]template|\bpad_token\b|\beos_token\b|special tokens?"), "tokenizer_template",
      "the tokenizer / chat template does not fit: check the template name and the tokenizer's special tokens"),
+    # h7-ver (issue 26): with no frame to read, a bare KeyError naming a part a training checkpoint holds (the
+    # optimizer/scheduler/model state dicts of a torch.save'd dict) and torch.distributed.checkpoint's own exception:
+    # the checkpoint does not hold what the resuming code reads from it
+    (re.compile(r"^\s*'(?:optimizer|optim|optimizer_state_dict|model_state_dict|state_dict|lr_scheduler|scheduler|"
+                r"scheduler_state_dict|module)'\s*$|\bCheckpointException\b"), "checkpoint_resume_mismatch",
+     "the checkpoint does not hold what the resuming code reads from it (a state dict saved by other code or settings, "
+     "or a partial save): resume from a checkpoint written by the same code and settings, or load only the weights "
+     "and start the optimizer fresh"),
     # before the data rule: a checkpoint index is a .json file, not the dataset
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
@@ -2676,6 +2767,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # only valid with another (`quantization_bit` is only valid for LoRA training; sample_packing requires
                 # flash_attention); the runners' `You have to ...` / `Please either ... or set ...`
                 r"Default process group has not been initialized|"
+                # h7-ver (issue 26): torch's env:// rendezvous without the launcher's variables (a multi-GPU script run
+                # with plain python); two settings that exclude each other in the library's words (`At most one of fp16
+                # and bf16 can be True, but not both`, `mutually exclusive`, `Cannot use device_map='auto' with
+                # DeepSpeed ZeRO-3`)
+                r"\benvironment variable (?:RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|LOCAL_RANK) expected, but not set|"
+                r"\bbut not both\b|\bmutually exclusive\b|\bcannot be (?:both|simultaneously) (?:set|enabled|used|True)\b|"
+                r"\b(?:cannot|can't|can not) (?:use|be used|enable|combine)\b[^.\n]{0,80}\bwith\b|"
                 r"\bis only (?:valid|available|supported|allowed|usable) (?:for|with|when|in|on)\b|"
                 r"`?\b[a-z]\w*_\w+`? (?:requires|needs) `?[a-z]\w*_\w+\b|\bYou have to (?:set|specify|pass|use|provide)\b|"
                 r"[Pp]lease either (?:use|set|pass|specify|provide)\b|"

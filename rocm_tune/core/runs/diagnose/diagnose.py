@@ -49,7 +49,8 @@ EVIDENCE_MAX = 5
 PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose traceback says more (PRE_CODES)
 PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed",
                        "import-name-mismatch",    # ex-rocm: where a signature mismatch was raised (an op build)
-                       "json-decode-error"})      # r3-misc: which reader met the malformed JSON (a config or data)
+                       "json-decode-error",       # r3-misc: which reader met the malformed JSON (a config or data)
+                       "torch-build-lacks-backend"})  # h7-ver: whose import reached the part the torch build lacks
 
 
 # ------------------------------------------------------------------------------ hits
@@ -1608,10 +1609,76 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
                  "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
                  "`py-spy dump --pid PID` on each rank shows where it waits")
+    _refine_versions(r, texts or ())
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
     if r.code in _ARCH_CODES:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+# h7-ver (issue 26): what the log itself shows of the versions around a failure another family's rule read first:
+# the shared library a binary asks for is there under another soname major (`libroctx64.so.1: cannot open shared
+# object file` next to `libroctx64.so.4` of the ROCm it was upgraded to); torch's missing distributed part reached by
+# another installed library's own module-level import (transformers importing torch.distributed.tensor under a torch
+# build without it); a device plugin's torch (torch_npu, IPEX...) whose torch.cuda fallback ran because the plugin
+# and torch releases differ
+_SONAME_MISSING = re.compile(r"\b(lib[\w+-]+?)\.so\.(\d+)(?:\.[\d.]+)?: cannot open shared object file")
+_LIB_IMPORTS_TORCH_PART = re.compile(r'[/\\](?:site|dist)-packages[/\\](?!torch[/\\])(\w+)[/\\][^"\n]*", line \d+, '
+                                     r"in <module>\n[^\n]*\b(?:import|from) torch\.(?:distributed|_C)\b")
+_DEVICE_PLUGIN = re.compile(r"[/\\](?:site|dist)-packages[/\\](torch_npu|torch_mlu|torch_musa|torch_gcu|torch_sdaa|"
+                            r"intel_extension_for_pytorch)[/\\]")
+
+
+# the runtime libraries whose soname major is the ROCm (HIP) or CUDA major, and the runtime versions a log shows
+# (a wheel's +rocm6.2 / +cu121, an /opt/rocm-7.1.1 path, `HIP version: 6.3`, `CUDA Version: 12.4`)
+_RUNTIME_LIB = {"libamdhip64": "rocm", **{f"lib{n}": "cuda" for n in ("cudart", "cublas", "cublasLt", "cusparse",
+                                                                      "cufft", "curand", "cusolver", "nvrtc")}}
+_RUNTIME_SEEN = {"rocm": re.compile(r"\+rocm(\d+)\.\d|/opt/rocm-(\d+)\.\d|\b(?:ROCm|HIP) (?:[Vv]ersion:? ?)?(\d+)\.\d"),
+                 "cuda": re.compile(r"\+cu(1\d)\d\b|\bCUDA (?:[Vv]ersion:? ?)?(1\d)\.\d")}
+
+
+def _runtime_major_differs(lib: str, major: str, blob: str) -> re.Match | None:
+    """The first mention of the library's runtime (ROCm for libamdhip64, CUDA for libcudart & co.) with another
+    major than the soname asked for."""
+    rx = _RUNTIME_SEEN.get(_RUNTIME_LIB.get(lib, ""))
+    for m in (rx.finditer(blob) if rx else ()):
+        if next(g for g in m.groups() if g) != major:
+            return m
+    return None
+
+
+def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
+    """(title, fix) when the log shows the root is two releases that do not fit, else None."""
+    if r.code in ("rocm-library-missing", "missing-shared-library"):
+        m = _SONAME_MISSING.search(r.first.text)
+        other = m and (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
+                       _runtime_major_differs(m.group(1), m.group(2), blob))
+        if other:
+            return (f"{m.group(1)}.so.{m.group(2)} is asked for but the log shows another release of its runtime "
+                    f"({other.group(0).strip()}): the binary was built for another ROCm/CUDA release than the one "
+                    "installed", "install the build made for the installed ROCm/CUDA (or the runtime release it was "
+                    "built for); do not symlink one soname to another")
+    elif r.code == "torch-build-lacks-backend":
+        m = _LIB_IMPORTS_TORCH_PART.search(r.first.pre[-6000:])
+        if m:
+            return (f"the installed {m.group(1)} imports a part of torch this torch build does not have: that "
+                    f"{m.group(1)} release expects another torch build",
+                    f"install a {m.group(1)} release that works with this torch build (or a torch build with the "
+                    "component, e.g. a Linux wheel with distributed support)")
+    elif r.code == "no-gpu-visible" and (m := _DEVICE_PLUGIN.search(blob + "\n" + r.first.pre)):
+        return (f"torch fell back to its CUDA path although {m.group(1)} is installed: the {m.group(1)} and torch "
+                "releases do not match, so the plugin did not take over the device calls",
+                f"install the torch release {m.group(1)} was built for (its release notes pin it), then rerun")
+    return None
+
+
+def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
+    """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
+    if r.family == "version_check":
+        return
+    got = _version_reading(r, "\n".join(texts))
+    if got is not None:
+        r.family, r.title, r.fix = "version_check", got[0], got[1]
 
 
 def _refine_hang_notes(r: Diagnosis, diags: list[Diagnosis], cfg: ConfigInfo | None) -> None:
