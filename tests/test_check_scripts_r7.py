@@ -81,19 +81,14 @@ main()
 
 
 def test_a_python_program_with_a_shell_line_in_its_docstring_is_python(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    p = tmp_path / "train.py"
-    p.write_text(PROGRAM)
-    main(["check", str(p), "--gpu", "mi300x", "--json", "--no-app"])
-    d = json.loads(capsys.readouterr().out)
+    d = _check(tmp_path, monkeypatch, capsys, PROGRAM, "--gpu", "mi300x", name="train.py")
     assert d["model"]["name"] == "qwen2.5-7b" and d["verdict"] == "fits"
 
 
-def _check(tmp_path, monkeypatch, capsys, text: str, *args: str) -> dict:
+def _check(tmp_path, monkeypatch, capsys, text: str, *args: str, name: str = "launch.sh") -> dict:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    p = tmp_path / "launch.sh"
+    p = tmp_path / name
     p.write_text(text)
     main(["check", str(p), *args, "--json", "--no-app"])
     return json.loads(capsys.readouterr().out)
