@@ -114,3 +114,24 @@ def test_amd_megatron_deepseek_launcher_fixes_its_gpus(tmp_path, monkeypatch, ca
                "bash examples/deepseek_v2/train_deepseekv2.sh\n", "--gpu", "mi300x")
     assert d["model"]["name"] == "deepseek-v2-lite" and d["understood"]["cutoff_len"] == 4096
     assert d["world_size"] == 8 and any("EP 8" in n for n in d["notes"])
+
+
+FASTCHAT = """deepspeed --include localhost:3 fastchat/train/train_lora.py \\
+    --model_name_or_path ./models/vicuna-7B --lora_r 8 --lora_alpha 16 --fp16 True \\
+    --per_device_train_batch_size 1 --model_max_length 2048 --q_lora True
+"""
+
+
+def test_fastchat_lora_program_qlora_flag_and_vicuna_shape():
+    job = read_texts({"train_lora.sh": FASTCHAT})
+    assert job.get("finetuning_type") == "lora" and int(job.get("quantization_bit")) == 4
+    plain = read_texts({"train_lora.sh": FASTCHAT.replace(" --q_lora True", "")})
+    assert plain.get("finetuning_type") == "lora" and plain.get("quantization_bit") is None
+    assert any("a LoRA training program by its name" in n for n in plain.notes)
+    full = read_texts({"train.sh": FASTCHAT.replace("train_lora.py", "train_mem.py").replace(" --q_lora True", "")})
+    assert full.get("finetuning_type") is None          # no LoRA flag, no LoRA program: the method is not read
+
+
+def test_vicuna_is_its_llama_base_shape(tmp_path, monkeypatch, capsys):
+    d = _check(tmp_path, monkeypatch, capsys, FASTCHAT, "--gpu", "v100-32gb", name="train_lora.sh")
+    assert d["model"]["name"] == "llama-2-7b" and d["understood"]["method"] == "qlora"

@@ -1009,15 +1009,16 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
     stats, where = lengths.local_data(job, model)
     if stats is None and where:
         job.notes.append(where)
-    verdict_at = lambda t: _verdict(memory_phases(job, model, lengths.at_length(cfg, t), eval_batch, gpu=gpu)[0],
-                                    vram)                                        # noqa: E731
+    def verdict_at(t: int) -> tuple:
+        return _verdict(memory_phases(job, model, lengths.at_length(cfg, t), eval_batch, gpu=gpu)[0], vram)
+
     if stats is not None and stats.lengths:
         longest = lengths.padded(min(stats.lengths[-1], cfg.cutoff_len))
         if longest >= cfg.cutoff_len:
             return
         at_cap = rep.verdict
-        rep.phases = memory_phases(job, model, lengths.at_length(cfg, longest), eval_batch, gpu=gpu)[0]
-        rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(rep.phases, vram)
+        rep.memory = memory_phases(job, model, lengths.at_length(cfg, longest), eval_batch, gpu=gpu)[0]
+        rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(rep.memory, vram)
         rep.assumptions.append(
             f"every batch counted at the longest sample of the data, {stats.lengths[-1]} tokens ({stats.label}; "
             f"{stats.tokenizer}), padded to {longest}, not at cutoff_len {cfg.cutoff_len}: the collator pads each "

@@ -91,6 +91,9 @@ MAPPED = {
     "target_modules": ("lora_target", None),
     "load_in_4bit": ("quantization_bit", None),
     "load_in_8bit": ("quantization_bit", None),
+    # lm-sys/FastChat fastchat/train/train_lora.py LoraArguments.q_lora (and the scripts copying it): the base model
+    # loaded in 4 bits (BitsAndBytesConfig load_in_4bit, nf4) under LoRA
+    "q_lora": ("quantization_bit", "--q_lora read as QLoRA: 4-bit base weights under LoRA"),
 }
 # seq2seq-style scripts truncate the prompt and the answer separately (MedicalGPT, ChatGLM/Baichuan fine-tune
 # scripts): the longest sample is their sum
@@ -123,7 +126,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
             elif key == "quantization_bit":
                 if not as_bool(v):
                     continue
-                value = 4 if "4bit" in k else 8
+                value = 8 if "8bit" in k else 4
             elif key == "lora_target":
                 value = "all" if str(v).strip().lower() in ("all", "all-linear", "all_linear") else str(v)
             elif key == "flash_attn" and k == "use_flash_attn":
@@ -138,6 +141,8 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
         elif k in PASSTHROUGH:
             out[k] = Setting(k, v, file, line, k, "flag")
     _own_names(flags, out, notes, file)
+    if "q_lora" in flags and "quantization_bit" in out and "finetuning_type" not in out:
+        out["finetuning_type"] = Setting("finetuning_type", "lora", file, flags["q_lora"][1], "q_lora", "flag")
     if _lora_dim_on(out):
         out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
                                                   "flag"))
@@ -174,6 +179,20 @@ def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes
             out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", flags[k][0], file,
                                                          flags[k][1], k, "flag")
             notes.append(f"--{k} read as the per-device batch (per_device_train_batch_size)")
+
+
+# a training program that trains LoRA only, by its name (FastChat fastchat/train/train_lora.py, `finetune_lora.py`,
+# `train_qlora.py`): its --lora_r is the adapter's rank, with no switch to turn LoRA on
+LORA_PROGRAM = re.compile(r"(?:^|[_\-/])q?lora(?:[_\-.]|$)", re.IGNORECASE)
+
+
+def lora_by_program(entry: str, out: dict, file: str, notes: list[str]) -> None:
+    """The method from the program's name when no flag states it (said)."""
+    name = os.path.basename(entry.split()[-1]) if entry else ""
+    if "finetuning_type" in out or not name.endswith(".py") or not LORA_PROGRAM.search(name):
+        return
+    out["finetuning_type"] = Setting("finetuning_type", "lora", file, None, name, "flag")
+    notes.append(f"{name}: a LoRA training program by its name (LoRA with its --lora_r), read as LoRA")
 
 
 def _lora_dim_on(out: dict) -> bool:

@@ -196,7 +196,7 @@ def _openrlhf_attention(f: dict, file: str, out: dict) -> str:
             return f"OpenRLHF --{k}: FlashAttention-2 ({OPENRLHF_ATTN})"
     if any(k.startswith("ds.") for k in f):      # the dotted flags of 2026: flash_attention_2 by default
         _put(out, "flash_attn", "flash_attention_2", file, None, "ds.attn_implementation", "assumed")
-        return f"OpenRLHF --ds.* flags: --ds.attn_implementation not given, its default flash_attention_2"
+        return "OpenRLHF --ds.* flags: --ds.attn_implementation not given, its default flash_attention_2"
     _put(out, "flash_attn", "eager", file, None, "flash_attn", "assumed")
     return (f"OpenRLHF without --flash_attn (and without --attn_implementation, which only versions from 2025-08 "
             f"have): the Actor loads eager attention, the full seq x seq scores per head ({OPENRLHF_ATTN}: "

@@ -1651,7 +1651,9 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
     if r.code in ("rocm-library-missing", "missing-shared-library"):
         m = _SONAME_MISSING.search(r.first.text)
-        other = m and (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
+        if m is None:
+            return None
+        other = (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
                        _runtime_major_differs(m.group(1), m.group(2), blob))
         if other:
             return (f"{m.group(1)}.so.{m.group(2)} is asked for but the log shows another release of its runtime "
