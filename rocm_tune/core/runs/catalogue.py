@@ -870,11 +870,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"adding custom device \\?\"?/dev/(?:kfd|dri)",
           r"stat'?ing (?:file )?[`'\"]?/dev/(?:kfd|dri)",
           r"/dev/(?:kfd|dri)\S*[`'\"]?:? (?i:no such file or directory|no such device)",
-          r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES"),
+          r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          # h7-hip: rocminfo before ROCm 3.x names the file and line and the HSA status by number (4104 = 0x1008,
+          # OUT_OF_RESOURCES); the HIP runtime's AMD_LOG_LEVEL trace when the HSA runtime did not start (hipInit then
+          # returns an error for every call: no usable GPU, not a wrong device index)
+          r"hsa api call failure at line \d+, file: \S*rocminfo\.cc", r"\bCall returned (?:4096|4104|4106|4107)\b",
+          r"rocdevice\.cpp\s*:\s*\d+\s*:.{0,80}\bhsa_init failed",
+          r"runtime\.cpp\s*:\s*\d+\s*:.{0,80}\bRuntime initialization failed",
+          r"hipInit: Returned hipError(?!Success)\w+"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
           "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
-          "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR"),
+          "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR", "Call returned", "Runtime initialization",
+          "hipInit: Returned"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
@@ -896,6 +904,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # amdsmi_cli). Weak: under WSL there is no amdgpu module yet the GPU works (torch only warns `Can't
           # initialize amdsmi - Error code: 34` and goes on); never NOT_SUPPORTED (a metric the card lacks)
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV|INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b",
+          # h7-hip: the same libraries failing to open the GPU's DRM node or its sysfs files (libdrm/permissions)
+          r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRM_ERROR|FILE_ERROR|AMDGPU_RESTART_ERR)\b",
           r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver"),
          ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
@@ -927,7 +937,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respon(?:d|se)|"
           r"MES might be in unrecoverable state)",
           r"\[drm:amdgpu_job_timedout",
-          r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]"),
+          r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]",
+          # h7-hip: the IOMMU (AMD-Vi) reporting a DMA from the GPU to an address it has no mapping for: a driver/
+          # IOMMU set-up fault of this GPU (iommu=pt is the usual workaround), not the script's code
+          r"amdgpu \S+: AMD-Vi: (?:Event logged )?\[?IO_PAGE_FAULT"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
@@ -1158,10 +1171,21 @@ SIGNATURES: tuple[Signature, ...] = (
           # when calling hipblasLtMatmul`); not torch's warning that it recovers with another BLAS (`... Will attempt to
           # recover by calling cublas instead`), not a missing-arch fallback (hipblaslt-unsupported)
           r"\bHIPBLAS(?:LT)?_STATUS_(?!SUCCESS\b)[A-Z_]+(?!.*(?i:attempt to recover|falling back|fall back|unsupported "
-          r"architecture))"),
+          r"architecture))",
+          # h7-hip: a HIP status as other layers print it — TensorFlow's ROCm stream executor by number
+          # (`failed to query event: hipError_t(600)`) or by its own names (`HIP_ERROR_InvalidValue`), a CHECK macro
+          # comparing with hipSuccess (`err == hipSuccess (98 vs. 0)`); never the out-of-memory codes (1002 in HIP
+          # before 5.x, 2 after) nor an allocation the allocator retries (gpu_oom), nor the executor's first query of
+          # the device (`failed to query device memory info`): a query that fails before any work is the runtime not
+          # matching the host's amdgpu driver (version_check's reading, ROCm/tensorflow-upstream#2289)
+          r"^(?!.*(?i:failed to allocate|out of memory|OutOfMemory|failed to query device)).*\bhipError_t\((?!1002\)|2\))"
+          r"\d+\)",
+          r"==\s*hipSuccess \((?!2 vs|1002 vs)\d+ vs\. 0\)",
+          r"^(?!.*(?i:failed to allocate|out of memory|failed to query device)).*\bHIP_ERROR_(?!OutOfMemory\b|"
+          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
-          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_"),
+          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
