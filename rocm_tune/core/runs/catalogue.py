@@ -317,7 +317,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^\[\d+\]\s+[+-]?\s*\d+ killed\s+\S", r"The kernel appears to have died\. It will restart automatically",
           r"The Kernel crashed while executing code in the current cell",
           r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?(?:Getötet|Убито|Processus arrêté)\b",
-          r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)",
+          # h7-hip: MPICH's Hydra launcher (mpiexec) reporting a rank that died of SIGKILL: its `BAD TERMINATION`
+          # banner names the exit code (9) and the signal's own string
+          r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
@@ -347,9 +350,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-num (issue 26): user-space OOM killers (systemd-oomd on Ubuntu/Fedora desktops, earlyoom) that act
           # before the kernel's: the same host-RAM exhaustion in their own words
           r"systemd-oomd(?:\[\d+\])?: Killed \S+ due to memory (?:pressure|used)",
-          r"earlyoom(?:\[\d+\])?: (?:sending SIG(?:TERM|KILL) to process|low memory!)"),
+          r"earlyoom(?:\[\d+\])?: (?:sending SIG(?:TERM|KILL) to process|low memory!)",
+          # h7-hip: earlyoom/nohang run in a terminal, without the syslog prefix: its limit line and the victim it
+          # signals with the victim's resident size
+          r"low memory! at or below SIG(?:TERM|KILL) limits",
+          r"sending SIG(?:TERM|KILL) to process \d+ uid \d+ \"[^\"]+\": (?:badness|oom_score) \d+, VmRSS"),
          ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
-          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available"),
+          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available", "low memory!",
+          "sending SIG"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -367,6 +375,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
           r"The paging file is too small for this operation to complete", r"ArrowMemoryError",
+          # h7-hip: the same Windows error by its number (the text is localised: `页面文件太小`, `Die Auslagerungsdatei
+          # ist zu klein`): Python's `[WinError 1455]`, Rust's `(os error 1455)`
+          r"\[WinError 1455\]", r"\(os error 1455\)",
           # r4-hw: ENOMEM by its number whatever the locale's text, glibc's zh_CN/ja text for it, and Windows'
           # ERROR_NOT_ENOUGH_MEMORY (WinError 8)
           r"\[Errno 12\]", r"无法分配内存|メモリを確保できません",
@@ -374,7 +385,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # r5-run (issue 26): Rust's default allocation-error handler (tokenizers, safetensors, polars in the data
           # step of every runner) prints this and aborts the process: host RAM, whatever the launcher says after it
           r"memory allocation of (?:memory allocation of )?\d+ bytes failed"),
-         ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
+         ("WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
           "Not enough memory resources", "memory allocation of"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
@@ -398,9 +409,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-mem: PBS/Torque's and LSF's own memory-limit kills
           r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT",
           # ex-num: HTCondor's own memory-limit hold
-          r"Job has gone over (?:cgroup )?memory limit"),
+          r"Job has gone over (?:cgroup )?memory limit",
+          # h7-hip: (Son of / Univa) Grid Engine's hard memory limit, enforced with SIGKILL
+          r"exceeds job hard limit \"?h_(?:vmem|rss|data)\b"),
          ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory", "exceeded limit",
-          "TERM_MEMLIMIT", "gone over"), sources=("Slurm slurmstepd messages",)),
+          "TERM_MEMLIMIT", "gone over", "exceeds job hard limit"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -1304,12 +1317,21 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\[WARNING\]\s+(?:async_io|sparse_attn|cpu_adam|fused_adam|evoformer_attn|fp_quantizer|gds|"
           r"inference_core_ops|cutlass_ops|ragged_\w+)\b",
           # TensorFlow's dynamic loader: an optional library is absent (it falls back)
-          r"Could not load dynamic library '[^']+'; dlerror:"),
+          r"Could not load dynamic library '[^']+'; dlerror:",
+          # h7-hip: notes printed on every start whatever happens next — PyTorch on a CPU without NNPACK's
+          # instructions (it uses other kernels), TensorFlow >= 2.14 registering its CUDA plugins twice (logged at
+          # error level, harmless), rocm-smi/amd-smi reading a metric this card or VM does not expose
+          r"Could not initialize NNPACK! Reason: Unsupported hardware",
+          r"Unable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin cu\w+ when one "
+          r"has already been registered",
+          r"\bRSMI_STATUS_NOT_SUPPORTED\b", r"\bAMDSMI_STATUS_NOT_SUPPORTED\b",
+          r"Expected integer value from monitor, but got"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
           "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning",
           "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
-          "destroy_process_group", "[WARNING]", "Could not load dynamic library"), benign=True,
+          "destroy_process_group", "[WARNING]", "Could not load dynamic library", "NNPACK", "register factory",
+          "STATUS_NOT_SUPPORTED", "Expected integer value"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # r5-hip (issue 26): a line a logger printed at WARNING level, by the logger's own shape rather than its words:
     # c10's TORCH_WARN (`[W Context.cpp:301] Warning: ...`, `[W1016 17:27:46.69 ProcessGroupNCCL.cpp:1856]`), glog
@@ -1325,6 +1347,8 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
           r"corrupt|\bcpu\b|no (?:gpu|device|cuda|hip)|unable to detect|not detected|cannot|could not))"
           r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
+          # h7-hip: TensorFlow/absl's C++ log line (`2018-03-23 17:18:40.740562: W tensorflow/...cc:405] ...`)
+          r"\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: W [\w./-]+:\d+\]|"
           r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"
           r"(?:\S+\s+){0,3}\[WARNING\]\s+\[[\w./-]+:\d+(?::\w+)?\]|"
           r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[WARNING\]\s|"
@@ -1336,7 +1360,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No ROCm runtime is found, using ROCM_HOME=", r"Some weights of the model checkpoint at \S+ were not used "
           r"when initializing", r"^\s*xFormers not available\b", r"Xformers is not installed correctly",
           r"MIOpen\(HIP\): Info2? \["),
-         ("[W", "W0", "W1", "WARNING", "Warning", "warning", "deprecated", "will be removed", "falling back", "errno: 97",
+         ("[W", "W0", "W1", ": W ", "WARNING", "Warning", "warning", "deprecated", "will be removed", "falling back",
+          "errno: 97",
           "No ROCm runtime", "were not used when initializing", "xFormers not available", "Xformers is not",
           "MIOpen(HIP): Info"), benign=True,
          sources=("c10 TORCH_WARN / glog / Python logging / vLLM / DeepSpeed logger formats",
@@ -1714,6 +1739,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "states (save_only_model: true) or save less often",
          "`df -h OUTPUT_DIR`; `du -sh OUTPUT_DIR/checkpoint-*`",
          (r"No space left on device", r"\[Errno 28\]", r"Disk quota exceeded", r"\[Errno 122\]",
+          # h7-hip: ENOSPC's number as Arrow and C tools print it, without Python's brackets
+          r"\b[Ee]rrno[ =:]*28\b(?! *[\d.])",
           r"PytorchStreamWriter failed writing (?:file|central directory|record|\w)", r"inline_container\.cc.{0,40}unexpected pos \d+",
           r"StorageFull",
           # `datasets` checks the cache directory's free space before preparing a dataset; Rust's io error kinds
@@ -1731,7 +1758,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"设备上没有空间|裝置上已無多餘空間|デバイスに空き領域がありません|장치에 남은 공간이 없음|"
           r"Kein Platz mehr auf dem Gerät|Aucun espace disponible sur le périphérique|No queda espacio en el dispositivo|"
           r"Não há espaço disponível no dispositivo|На устройстве не осталось свободного места|超出磁盘限额"),
-         ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
+         ("errno 28", "errno=28", "No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
           "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
           "no space left", "disk is full", "not enough space on the disk", "temporary directory", "Errno 27",
           "FileTooLarge", "os error 28", "os error 122", "设备上没有空间", "裝置上已無多餘空間", "デバイスに空き領域がありません",

@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -792,11 +792,30 @@ def _earlier(a: Hit, b: Hit) -> int:
 
 def _where_it_stopped(sc: FileScan) -> list[Hit]:
     """The scan's hits, less the signs that count only where the run stopped (a barrier and nothing after)
-    when progress or an error of its own came later in the same log: the run went on past them."""
+    when progress or an error of its own came later in the same log, or the run finished: the run went on past
+    them."""
     last_error = max((h.offset for h in sc.hits if not cat.BY_CODE[h.code].tail_only
                       and cat.BY_CODE[h.code].priority >= 2), default=-1)
-    return [h for h in sc.hits if not (cat.BY_CODE[h.code].tail_only
-                                       and (h.offset < sc.last_progress or h.offset < last_error))]
+    out = []
+    for h in sc.hits:
+        if not (cat.BY_CODE[h.code].tail_only and (h.offset < sc.last_progress or h.offset < last_error
+                                                   or sc.finished)):
+            out.append(h)
+        elif (note := _harmless_reading(h.text)) is not None:
+            # h7-hip: a line the run went past is at most the harmless note its words also are (torch's `using GPU 0
+            # to perform barrier as devices ... are currently unknown` in a run that trained): a finished log then
+            # answers "harmless" rather than "unknown"
+            out.append(replace(h, code=note))
+    return out
+
+
+def _harmless_reading(text: str) -> str | None:
+    """The benign signature a line the run went past also matches, if any; else, for a line its logger printed at
+    warning level (c10's `[W ...]`, glog's `W0101`, `WARNING`, `NCCL WARN`), the warning-level note."""
+    note = next((s.code for s, _m in cat.match_line(text) if s.benign), None)
+    if note is None and _WARN_LEVEL.search(text):
+        note = "warning-level-note"
+    return note
 
 
 def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> list[Diagnosis]:
