@@ -476,6 +476,28 @@ SIGNATURES: tuple[Signature, ...] = (
           r"progress)|\.\.\.|>|\)|$))", r"卡住|卡死|卡在"),
          ("hang", "Hang", "HANG", "hung", "Hung", "stuck", "Stuck", "freezes", "Freezes", "frozen", "Frozen", "卡住", "卡死",
           "卡在"), hang=True, tail_only=True),
+    # h7-hip (issue 26): a stack dump taken while the run made no progress (py-spy dump, faulthandler's
+    # dump_traceback / SIGUSR1 handler) with a thread waiting inside a collective or a barrier of torch.distributed /
+    # DeepSpeed's comm: the process is parked in the collective, whatever the log says around it. Not a Python
+    # traceback through the same frames (`line N, in f`: an exception was raised there, its own error decides).
+    _sig("stack-waits-in-collective", "nccl_rccl_timeout_hang", "error", "consequence", "a stack dump shows the "
+         "process waiting inside a collective",
+         "the dump was taken while the run made no progress and a thread sits in a collective (all_reduce, "
+         "all_gather, broadcast, barrier) that never returns: every rank waits for one that never arrives (a rank "
+         "that died or took another code path) or the transport between the GPUs hangs (peer-to-peer / IOMMU, the "
+         "network between nodes)",
+         "dump every rank (`py-spy dump --pid PID`): a rank elsewhere (data loading, a branch of its own, dead) is "
+         "the cause; all ranks in the same collective -> check peer-to-peer (`rocm-tune doctor`: IOMMU, ACS), "
+         "confirm with NCCL_P2P_DISABLE=1, and for several nodes NCCL_SOCKET_IFNAME / NCCL_IB_HCA",
+         "two dumps a minute apart show the same frames on every rank",
+         (r"^\s*(?:all_reduce|all_gather\w*|reduce_scatter\w*|broadcast\w*|barrier|monitored_barrier|"
+          r"_store_based_barrier|all_to_all\w*|reduce|gather|scatter|send|recv|wait|synchronize) \((?:\S*/)?"
+          r"(?:torch/distributed/|deepspeed/comm/)\S+:\d+\)",
+          r'^\s*File "[^"]*(?:torch/distributed/|deepspeed/comm/)[^"]*", line \d+ in (?:all_reduce|all_gather\w*|'
+          r"reduce_scatter\w*|broadcast\w*|barrier|monitored_barrier|_store_based_barrier|all_to_all\w*|wait)\s*$"),
+         ("torch/distributed/", "deepspeed/comm/"), hang=True,
+         sources=("py-spy's `dump` format (`    all_reduce (torch/distributed/distributed_c10d.py:2050)`) and CPython's "
+                  "faulthandler (`  File \"...\", line N in f`) as hang reports post them",)),
     _sig("collective-timeout", "nccl_rccl_timeout_hang", "error", "consequence", "a collective (RCCL/NCCL) timed "
          "out in the watchdog",
          "a collective did not complete within the timeout: either one rank died or stalled first (its error "

@@ -1597,6 +1597,16 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
                                      _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
                                      cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == "child-failed" and _teardown_in_host_memory_phase(r):
+        # h7-hip: nothing but the launcher's teardown, no exit code other than SIGKILL's, and the run was loading
+        # or tokenizing data (or loading weights) on every rank when a rank vanished: the host OOM killer's kill,
+        # which leaves no line in the run's own log
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and a rank vanished while the run was loading data or "
+                   "weights into host RAM: most likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
+                                     cat.BY_CODE["host-oom-killed"].confirm)
     elif r.code == "import-name-mismatch" and _in_op_build(r.first.pre):
         # ex-rocm: a call with another release's signature raised while building an extension (DeepSpeed's op builder
         # calling torch's hipify): the op build is what failed, whatever the two releases
@@ -1683,6 +1693,26 @@ def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
     """The launcher's summary says a rank died of a crash signal, and the log shows a ROCm stack."""
     said = "\n".join(h.context for h in r.evidence)
     return bool(_CRASH_EXIT.search(said)) and any(cat.ROCM_MARKERS.search(t) for t in (said, *texts))
+
+
+_EXIT_SEEN = re.compile(r"(?:exitcode|exit code|return code|exit status)\s*[:=]?\s*(-?\d+)")
+# what every rank does in host RAM before training: read/convert/tokenize the data, load the weights
+_HOST_PHASE = re.compile(r"load_dataset|[Ll]oading (?:the )?(?:dataset|data)\b|Generating \w+ split|(?:^|\s)Map(?: "
+                         r"\(num_proc=\d+\))?:|Running tokenizer|[Tt]okeniz(?:ing|e the) |Converting format of dataset|"
+                         r"[Pp]reprocess(?:ing)? (?:the )?(?:dataset|data)|Loading checkpoint shards|"
+                         r"[Ll]oading (?:the )?model\b|load_state_dict|[Ll]oading weights")
+_LAUNCHER_LINE = re.compile(r"torch[/.]distributed[/.]elastic|closing signal|Killing subprocess|launch\.py:\d+|"
+                            r"WARNING:torch\.distributed|\*{5}|OMP_NUM_THREADS")
+
+
+def _teardown_in_host_memory_phase(r: Diagnosis) -> bool:
+    """The launcher tore the ranks down (no exit code shown, or only SIGKILL's) right after the run's own last lines
+    read or tokenized data or loaded weights: the phase in which every rank holds the most in host RAM."""
+    said = "\n".join(h.context for h in r.evidence)
+    if any(int(m.group(1)) not in (-9, 9, 137) for m in _EXIT_SEEN.finditer(said)):
+        return False
+    own = [ln for ln in r.first.pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
+    return any(_HOST_PHASE.search(ln) for ln in own[-3:])
 
 
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
