@@ -1368,7 +1368,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "nothing, unless the run later fails or is slow", "the run continues after it",
          (r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
           r"corrupt|\bcpu\b|no (?:gpu|device|cuda|hip)|unable to detect|not detected|cannot|could not))"
-          r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
+          r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*(?:\[rank\d+\]:)?W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
           # h7-hip: TensorFlow/absl's C++ log line (`2018-03-23 17:18:40.740562: W tensorflow/...cc:405] ...`)
           r"\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: W [\w./-]+:\d+\]|"
           r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"

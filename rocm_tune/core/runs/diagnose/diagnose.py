@@ -798,8 +798,14 @@ def _where_it_stopped(sc: FileScan) -> list[Hit]:
                       and cat.BY_CODE[h.code].priority >= 2), default=-1)
     out = []
     for h in sc.hits:
-        if not (cat.BY_CODE[h.code].tail_only and (h.offset < sc.last_progress or h.offset < last_error
-                                                   or sc.finished)):
+        if h.code == cat.GENERIC and (_ignored_by_python(h.text, h.pre)
+                                     or (sc.finished and h.offset < sc.last_progress)):
+            # h7-hip: an exception no rule explains that Python itself reports as ignored (`Exception ignored in:`,
+            # `Error in atexit._run_exitfuncs:`), or that the run went past to finish (a retried download, a
+            # logger's `ERROR:` note): it stopped nothing
+            out.append(replace(h, code="warning-level-note"))
+        elif not (cat.BY_CODE[h.code].tail_only and (h.offset < sc.last_progress or h.offset < last_error
+                                                     or sc.finished)):
             out.append(h)
         elif (note := _harmless_reading(h.text)) is not None:
             # h7-hip: a line the run went past is at most the harmless note its words also are (torch's `using GPU 0
@@ -807,6 +813,18 @@ def _where_it_stopped(sc: FileScan) -> list[Hit]:
             # answers "harmless" rather than "unknown"
             out.append(replace(h, code=note))
     return out
+
+
+_IGNORED_BY_PYTHON = re.compile(r"Exception ignored in\b|Error in atexit\._run_exitfuncs")
+
+
+def _ignored_by_python(text: str, pre: str) -> bool:
+    """The line is CPython's header of an exception it ignored (a __del__, a weakref callback, an atexit handler),
+    or the traceback this exception ends is one: the header right above its `Traceback` line says so."""
+    if _IGNORED_BY_PYTHON.search(text):
+        return True
+    tb = pre.rfind("Traceback (most recent call last):")
+    return tb >= 0 and bool(_IGNORED_BY_PYTHON.search(pre[max(0, tb - 400):tb]))
 
 
 def _harmless_reading(text: str) -> str | None:
