@@ -1545,11 +1545,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"train|validation|test)'\s*$",
           # ex-ver (issue 26): ms-swift drops the rows it cannot preprocess (`There are errors in the dataset, the data
           # will be deleted`, the row's own error above it) and reports what is left; none left is the data's failure
-          r"\bfiltered dataset length: 0\b"),
+          r"\bfiltered dataset length: 0\b",
+          # h7-hip: a dataset that is empty when training starts, in the runner's or the Trainer's words; a sample's
+          # media file (an image, audio or video a row points at) that is not there
+          r"\b(?:train_dataset|train dataset|eval_dataset|training dataset|[Dd]ataset) is empty\b",
+          r"No such file or directory: '[^']+\.(?:jpe?g|png|webp|bmp|gif|tiff?|wav|mp3|flac|mp4|avi|mkv|webm)'"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
           "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer",
-          "filtered dataset length"),
+          "filtered dataset length", "is empty", "No such file or directory"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
