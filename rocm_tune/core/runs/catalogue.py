@@ -831,11 +831,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # launcher (HIP code 98), bitsandbytes' HIP build (ops.hip)
           r"The program ISA \S+ is not compatible with the device ISA",
           r"Triton Error \[HIP\]:.{0,60}invalid device function",
-          r"Error invalid device function at line \d+ in file \S+\.hip\b"),
+          r"Error invalid device function at line \d+ in file \S+\.hip\b",
+          # h7-hip: XLA's ROCm executor (JAX, TensorFlow >= 2.12) names the HIP status in its own enum
+          r"\bROCM_ERROR_NO_BINARY_FOR_GPU\b"),
          ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image",
           "kernel image is invalid",
-          "is not compatible with the device ISA"),
+          "is not compatible with the device ISA", "ROCM_ERROR_NO_BINARY"),
          sources=("calibration pytorch-132570 (RuntimeError: HIP error: invalid device function)",
                   "ggml/llama.cpp's spelling `ROCm error: invalid device function` (ollama/ollama#11975)")),
     _sig("hip-missing-code-object", "hip_error", "error", "weak", "the HIP runtime's log: a library has no code "
@@ -1217,10 +1219,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\d+\)",
           r"==\s*hipSuccess \((?!2 vs|1002 vs)\d+ vs\. 0\)",
           r"^(?!.*(?i:failed to allocate|out of memory|failed to query device)).*\bHIP_ERROR_(?!OutOfMemory\b|"
-          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b"),
+          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b",
+          # XLA's ROCm executor's enum for the same statuses (`ROCM_ERROR_LAUNCH_FAILED`); not its out-of-memory one
+          r"\bROCM_ERROR_(?!OUT_OF_MEMORY\b|NO_BINARY_FOR_GPU\b)[A-Z_]+\b"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
-          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_"),
+          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_", "ROCM_ERROR_"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
