@@ -943,8 +943,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV|INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b",
           # h7-hip: the same libraries failing to open the GPU's DRM node or its sysfs files (libdrm/permissions)
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRM_ERROR|FILE_ERROR|AMDGPU_RESTART_ERR)\b",
-          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver"),
-         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices"),
+          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver",
+          # h7-hip: the user's own check that torch sees no GPU, as collect_env and scripts print it (weak: any
+          # error that says why comes first)
+          r"^Is CUDA available: False\s*$", r"\bcuda\.is_available\(\)\)?\s*(?:[:=]|->|returns?|is)?\s*False\b",
+          r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b"),
+         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices", "available",
+          "is_available"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
     # explain-r2b (issue 26): the GPU stopped responding or reported a hardware error — the ROCm runtime's HW
