@@ -1370,7 +1370,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "nothing, unless the run later fails or is slow", "the run continues after it",
          (r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
           r"corrupt|\bcpu\b|no (?:gpu|device|cuda|hip)|unable to detect|not detected|cannot|could not))"
-          r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*(?:\[rank\d+\]:)?W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
+          r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{3,4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*(?:\[rank\d+\]:)?W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
           # h7-hip: TensorFlow/absl's C++ log line (`2018-03-23 17:18:40.740562: W tensorflow/...cc:405] ...`)
           r"\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: W [\w./-]+:\d+\]|"
           r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"
@@ -1548,14 +1548,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-ver (issue 26): ms-swift drops the rows it cannot preprocess (`There are errors in the dataset, the data
           # will be deleted`, the row's own error above it) and reports what is left; none left is the data's failure
           r"\bfiltered dataset length: 0\b",
-          # h7-hip: a dataset that is empty when training starts, in the runner's or the Trainer's words; a sample's
-          # media file (an image, audio or video a row points at) that is not there
-          r"\b(?:train_dataset|train dataset|eval_dataset|training dataset|[Dd]ataset) is empty\b",
+          # h7-hip: a sample's media file (an image, audio or video a row points at) that is not there
           r"No such file or directory: '[^']+\.(?:jpe?g|png|webp|bmp|gif|tiff?|wav|mp3|flac|mp4|avi|mkv|webm)'"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
           "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer",
-          "filtered dataset length", "is empty", "No such file or directory"),
+          "filtered dataset length", "No such file or directory"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -1767,8 +1765,6 @@ SIGNATURES: tuple[Signature, ...] = (
          "states (save_only_model: true) or save less often",
          "`df -h OUTPUT_DIR`; `du -sh OUTPUT_DIR/checkpoint-*`",
          (r"No space left on device", r"\[Errno 28\]", r"Disk quota exceeded", r"\[Errno 122\]",
-          # h7-hip: ENOSPC's number as Arrow and C tools print it, without Python's brackets
-          r"\b[Ee]rrno[ =:]*28\b(?! *[\d.])",
           r"PytorchStreamWriter failed writing (?:file|central directory|record|\w)", r"inline_container\.cc.{0,40}unexpected pos \d+",
           r"StorageFull",
           # `datasets` checks the cache directory's free space before preparing a dataset; Rust's io error kinds
@@ -1786,7 +1782,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"设备上没有空间|裝置上已無多餘空間|デバイスに空き領域がありません|장치에 남은 공간이 없음|"
           r"Kein Platz mehr auf dem Gerät|Aucun espace disponible sur le périphérique|No queda espacio en el dispositivo|"
           r"Não há espaço disponível no dispositivo|На устройстве не осталось свободного места|超出磁盘限额"),
-         ("errno 28", "errno=28", "No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
+         ("No space left", "Errno 28", "quota exceeded", "Errno 122", "PytorchStreamWriter failed",
           "inline_container", "StorageFull", "Not enough disk space", "FilesystemQuotaExceeded", "ENOSPC",
           "no space left", "disk is full", "not enough space on the disk", "temporary directory", "Errno 27",
           "FileTooLarge", "os error 28", "os error 122", "设备上没有空间", "裝置上已無多餘空間", "デバイスに空き領域がありません",

@@ -951,7 +951,7 @@ _SLURM_REASON = re.compile(r"DUE TO |walltime|TERM_RUNLIMIT")
 # r4-hw (issue 26): a line the program itself logged at warning level (NCCL/RCCL's `NCCL WARN`, Python logging's
 # and vLLM's `WARNING`, glog's `W1121 10:22:11`, c10's `[W ...]` / `Warning:`): a trouble the program went on past
 _WARN_LEVEL = re.compile(r"\bNCCL WARN\b|(?:^|[\s\]:|])WARNING\b(?!:?\s*(?:CUDA|HIP) error)|^\s*(?:\[rank\d+\]:)?"
-                         r"\[?W\d{4} \d\d:\d\d|\[W [\w.]+:\d+\]")
+                         r"\[?W\d{3,4} \d\d:\d\d|\[W [\w.]+:\d+\]")
 
 
 def _warned_then_went_on(d: Diagnosis) -> bool:
