@@ -161,3 +161,15 @@ def test_a_teardown_elsewhere_or_with_an_exit_code_stays_the_launchers():
     exit1 = ("E0720 16:58:26.000000 140386850924352 torch/distributed/elastic/multiprocessing/api.py:826] failed "
              "(exitcode: 1) local_rank: 1 (pid: 512073) of binary: /usr/bin/python\n")
     assert explain_text(LOADING + TEARDOWN + exit1).answer == "launcher_exit"
+
+
+IO_PAGE_FAULT = ("Apr 12 00:54:43 hostname kernel: amdgpu 0000:2f:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT "
+                 "domain=0x001a address=0xec68053da00 flags=0x0010]\n")   # pytorch/pytorch#75642
+
+
+def test_iommu_faults_are_the_gpu_alone_and_the_p2p_hang_among_ranks():
+    assert explain_text(IO_PAGE_FAULT).answer == "hip_error"
+    # the same fault in a run whose ranks talk over RCCL/NCCL (NVIDIA/nccl#1232's set-up line): peer-to-peer hangs
+    e = explain_text("[1] node2:22555:22555 [0] NCCL INFO Connected all rings\n" + IO_PAGE_FAULT)
+    assert e.answer == "nccl_rccl_timeout_hang"
+    assert "iommu=pt" in e.diagnoses[e.root].fix

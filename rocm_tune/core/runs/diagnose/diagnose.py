@@ -1625,6 +1625,13 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
                                      _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
                                      cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == "gpu-hang" and _iommu_faults_in_collectives(r, texts or ()):
+        # h7-hip: the IOMMU refusing the GPUs' DMA in a run whose ranks talk to each other: the peer-to-peer
+        # transfers of the collectives are what faults, and what hangs (iommu-p2p-hang's reading and fix)
+        sig = cat.BY_CODE["iommu-p2p-hang"]
+        r.family = sig.family
+        r.title = "the IOMMU faulted the GPUs' DMA (AMD-Vi IO_PAGE_FAULT) in a multi-GPU run: " + sig.title
+        r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
     elif r.code == "import-name-mismatch" and _in_op_build(r.first.pre):
         # ex-rocm: a call with another release's signature raised while building an extension (DeepSpeed's op builder
         # calling torch's hipify): the op build is what failed, whatever the two releases
@@ -1711,6 +1718,17 @@ def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
     """The launcher's summary says a rank died of a crash signal, and the log shows a ROCm stack."""
     said = "\n".join(h.context for h in r.evidence)
     return bool(_CRASH_EXIT.search(said)) and any(cat.ROCM_MARKERS.search(t) for t in (said, *texts))
+
+
+_IO_PAGE_FAULT = re.compile(r"AMD-Vi: (?:Event logged )?\[?IO_PAGE_FAULT")
+_COLLECTIVES = re.compile(r"\b(?:NCCL|RCCL) (?:INFO|WARN)\b|ProcessGroupNCCL|init_process_group|\bWORLD_SIZE=[2-9]|"
+                          r"world_size[=:]\s*[2-9]|nproc_per_node[= ][2-9]|--num_gpus[= ][2-9]|\[rank[1-9]\d*\]")
+
+
+def _iommu_faults_in_collectives(r: Diagnosis, texts: Sequence[str]) -> bool:
+    """Every line of the GPU-fault diagnosis is an IOMMU page fault, and the log shows ranks that communicate."""
+    return bool(r.evidence) and all(_IO_PAGE_FAULT.search(h.text) for h in r.evidence) and \
+        any(_COLLECTIVES.search(t) for t in (r.first.pre, *texts))
 
 
 _EXIT_SEEN = re.compile(r"(?:exitcode|exit code|return code|exit status)\s*[:=]?\s*(-?\d+)")
