@@ -34,6 +34,12 @@ ROOTS = [
     ("hip_error", "gpu-hang",
      "Apr 12 00:54:43 hostname kernel: amdgpu 0000:2f:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001a "
      "address=0xec68053da00 flags=0x0010]\n", "pytorch/pytorch#75642"),
+    ("hip_error", "gpu-hang",
+     "[22344.295194] amdgpu 0000:03:00.0: amdgpu: GPU mode1 reset failed\n[22344.456139] amdgpu 0000:83:00.0: amdgpu: "
+     "ASIC reset failed with error, -121 for drm dev, 0000:83:00.0\n", "ROCm/legacy-rocm-build#2494 (2x 7900 XTX)"),
+    ("hip_error", "gpu-hang",
+     "[Tue Jul 23 13:49:25 2024] amdgpu: sq_intr: error, detail 0x00000000, type 2, sh 1, priv 1, wave_id 1, simd_id 0, "
+     "wgp_id 0\n", "ROCm/legacy-rocm-build#3452 (7900 XTX)"),
     ("hip_error", "hip-init-failed",
      "amdsmi.amdsmi_exception.AmdSmiLibraryException: Error code:\n\t6 | AMDSMI_STATUS_DRM_ERROR - Error when called "
      "libdrm\n", "ROCm/amdsmi py-interface/amdsmi_exception.py (the status and its text)"),

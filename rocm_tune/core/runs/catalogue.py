@@ -977,7 +977,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]",
           # h7-hip: the IOMMU (AMD-Vi) reporting a DMA from the GPU to an address it has no mapping for: a driver/
           # IOMMU set-up fault of this GPU (iommu=pt is the usual workaround), not the script's code
-          r"amdgpu \S+: AMD-Vi: (?:Event logged )?\[?IO_PAGE_FAULT"),
+          r"amdgpu \S+: AMD-Vi: (?:Event logged )?\[?IO_PAGE_FAULT",
+          # h7-hip: the driver failing to bring a hung GPU back (reset/PSP/IP-block resume failures: ROCm/legacy-rocm-
+          # build#2494, two 7900 XTX in training), the shader sequencer's error interrupt and MES refusing to remove a
+          # queue (#3452, #2533)
+          r"amdgpu.{0,80}(?:GPU mode1 reset failed|ASIC reset failed|GPU reset\(\d+\) failed|PSP create ring failed|"
+          r"PSP resume failed|resume of IP block <\w+> failed)",
+          r"amdgpu: sq_intr: error\b", r"amdgpu.{0,80}failed to remove hardware queue from MES"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
