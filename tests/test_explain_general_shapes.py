@@ -57,6 +57,11 @@ ROOTS = [
     ("host_ram_oom", "host-alloc-failed",
      "OSError: [WinError 1455] 页面文件太小，无法完成操作。 Error loading \"D:\\Anaconda3\\lib\\site-packages\\torch\\lib\\"
      "cudnn_cnn_infer64_8.dll\" or one of its dependencies.\n", "babysor/MockingBird#486"),
+    ("host_ram_oom", "host-alloc-failed",
+     "<jemalloc>: Error in malloc(): out of memory. Requested: 108917280192, active: 37916508160\n",
+     "a SPAdes run as posted (jemalloc's oom_string, src/jemalloc.c)"),
+    ("host_ram_oom", "host-alloc-failed", "OUT OF MEMORY! attempted allocation size: 65\n"
+     "cannot allocate memory for thread-local data: ABORT\n", "glibc elf/dl-tls.c oom(), as a Steam log shows it"),
     ("nccl_rccl_timeout_hang", "stack-waits-in-collective",
      "Thread 686181 (active): \"MainThread\"\n    all_reduce (torch/distributed/distributed_c10d.py:1316)\n"
      "    _reduce_outputs (deepspeed/runtime/pipe/engine.py:519)\n    eval_batch (deepspeed/runtime/pipe/engine.py:452)\n",

@@ -377,6 +377,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # h7-hip: the same Windows error by its number (the text is localised: `页面文件太小`, `Die Auslagerungsdatei
           # ist zu klein`): Python's `[WinError 1455]`, Rust's `(os error 1455)`
           r"\[WinError 1455\]", r"\(os error 1455\)",
+          # h7-hip: the C runtime's own out-of-memory aborts: glibc's TLS allocator (elf/dl-tls.c `oom()`), jemalloc's
+          # malloc (linked by Arrow, Ray, PyTorch builds)
+          r"cannot allocate memory for thread-local data", r"<jemalloc>: Error in \w*alloc\(\): out of memory",
           # r4-hw: ENOMEM by its number whatever the locale's text, glibc's zh_CN/ja text for it, and Windows'
           # ERROR_NOT_ENOUGH_MEMORY (WinError 8)
           r"\[Errno 12\]", r"无法分配内存|メモリを確保できません",
@@ -384,7 +387,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # r5-run (issue 26): Rust's default allocation-error handler (tokenizers, safetensors, polars in the data
           # step of every runner) prints this and aborts the process: host RAM, whatever the launcher says after it
           r"memory allocation of (?:memory allocation of )?\d+ bytes failed"),
-         ("WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
+         ("cannot allocate memory for thread-local", "<jemalloc>", "WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
           "Not enough memory resources", "memory allocation of"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
