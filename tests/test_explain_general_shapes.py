@@ -112,6 +112,8 @@ HARMLESS = [
      "cuDNN factory: Attempting to register factory for plugin cuDNN when one has already been registered",
      "TensorFlow >= 2.15 start-up, as posted in public fine-tuning notes"),
     ("Expected integer value from monitor, but got \"\"", "ROCm/legacy-rocm-build#4382 (rocm-smi)"),
+    ("g1072:1263985:1263985 [0] NCCL INFO NET/Plugin : No plugin found (librccl-net.so), using internal implementation",
+     "ROCm/rccl#1026 (MI250X)"),
     ("ERROR: 2 GPU[0]: od volt: RSMI_STATUS_NOT_SUPPORTED: This function is not supported in the current environment.",
      "ROCm/rocMLIR#470 (rocm-smi -a)"),
 ]

@@ -1358,6 +1358,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Unable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin cu\w+ when one "
           r"has already been registered",
           r"\bRSMI_STATUS_NOT_SUPPORTED\b", r"\bAMDSMI_STATUS_NOT_SUPPORTED\b",
+          # NCCL/RCCL without an external network plugin uses its own transports (ROCm/rccl#1026, NVIDIA/nccl#257)
+          r"NET/Plugin ?: (?:No plugin found|Could not find:?) \(?lib[rn]ccl-net",
           r"Expected integer value from monitor, but got"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
