@@ -1593,38 +1593,8 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("bf16 is already on: lower the learning rate (and warmup), clip gradients (max_grad_norm 0.5-1.0), "
                  "check the data for empty or extreme samples, resume from the last good checkpoint; a short fp32 "
                  "run rules precision out")
-    elif r.code == "child-failed" and _native_crash_on_rocm(r, texts or ()):
-        r.family = "hip_error"
-        r.title = ("only the launcher's teardown is in the log, and the rank died of a signal (a native crash) on a "
-                   "ROCm stack: most likely the GPU runtime or a ROCm library crashed")
-        r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
-                 "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
-                 "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
-    elif r.code == "child-failed" and _sigbus_with_workers(r, texts or ()):
-        # explain-r2b: a rank died of SIGBUS and the run feeds batches through DataLoader worker processes (which pass
-        # them through /dev/shm): the shared memory, as the bus-error signature explains it
-        sig = cat.BY_CODE["bus-error-signal"]
-        r.family = sig.family
-        r.title = ("only the launcher's teardown is in the log: a rank died of SIGBUS (exit -7) and the run uses "
-                   "DataLoader worker processes: most likely /dev/shm is too small or full")
-        r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
-    elif r.code == "child-failed" and "offload" in (levers_on or set()):
-        r.family = "host_ram_oom"
-        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
-                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
-        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
-                                     _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
-                                     cat.BY_CODE["host-oom-killed"].confirm)
-    elif r.code == "child-failed" and _teardown_in_host_memory_phase(r):
-        # h7-hip: nothing but the launcher's teardown, no exit code other than SIGKILL's, and the run was loading
-        # or tokenizing data (or loading weights) on every rank when a rank vanished: the host OOM killer's kill,
-        # which leaves no line in the run's own log
-        r.family = "host_ram_oom"
-        r.title = ("only the launcher's teardown is in the log, and a rank vanished while the run was loading data or "
-                   "weights into host RAM: most likely host RAM ran out (the OOM killer leaves no line in the log)")
-        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
-                                     _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
-                                     cat.BY_CODE["host-oom-killed"].confirm)
+    elif r.code == "child-failed":
+        _refine_teardown(r, texts or (), levers_on or set())
     elif r.code == "gpu-hang" and _iommu_faults_in_collectives(r, texts or ()):
         # h7-hip: the IOMMU refusing the GPUs' DMA in a run whose ranks talk to each other: the peer-to-peer
         # transfers of the collectives are what faults, and what hangs (iommu-p2p-hang's reading and fix)
@@ -1666,6 +1636,42 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_platform(r, texts or ())
     if r.code in _ARCH_CODES:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) -> None:
+    """Only the launcher's teardown is in the log: what the rest of the log tells of the rank that died."""
+    if _native_crash_on_rocm(r, texts):
+        r.family = "hip_error"
+        r.title = ("only the launcher's teardown is in the log, and the rank died of a signal (a native crash) on a "
+                   "ROCm stack: most likely the GPU runtime or a ROCm library crashed")
+        r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
+                 "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
+                 "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
+    elif _sigbus_with_workers(r, texts):
+        # explain-r2b: a rank died of SIGBUS and the run feeds batches through DataLoader worker processes (which pass
+        # them through /dev/shm): the shared memory, as the bus-error signature explains it
+        sig = cat.BY_CODE["bus-error-signal"]
+        r.family = sig.family
+        r.title = ("only the launcher's teardown is in the log: a rank died of SIGBUS (exit -7) and the run uses "
+                   "DataLoader worker processes: most likely /dev/shm is too small or full")
+        r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
+    elif "offload" in levers_on:
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
+                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts), cat.BY_CODE["host-oom-killed"].fix),
+                                     cat.BY_CODE["host-oom-killed"].confirm)
+    elif _teardown_in_host_memory_phase(r):
+        # h7-hip: nothing but the launcher's teardown, no exit code other than SIGKILL's, and the run was loading
+        # or tokenizing data (or loading weights) on every rank when a rank vanished: the host OOM killer's kill,
+        # which leaves no line in the run's own log
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and a rank vanished while the run was loading data or "
+                   "weights into host RAM: most likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts), cat.BY_CODE["host-oom-killed"].fix),
+                                     cat.BY_CODE["host-oom-killed"].confirm)
 
 
 def _refine_hang_notes(r: Diagnosis, diags: list[Diagnosis], cfg: ConfigInfo | None) -> None:
