@@ -229,6 +229,8 @@ REAL_LINES = [
     ("miopen-error", "terminate called after throwing an instance of 'miopen::Exception'",
      "ROCm/legacy-rocm-build#1355 (MI50)"),
     ("nccl-init-then-silence", "[1] node2:22555:22555 [0] NCCL INFO Connected all rings", "NVIDIA/nccl#1232"),
+    ("stack-waits-in-collective", "    all_reduce (torch/distributed/distributed_c10d.py:1316)",
+     "bigscience-workshop/bigscience train/tr11-176B-ml/chronicles.md (py-spy dump of the ranks hanging at eval)"),
     ("host-oom-killed", "[1]+  已杀死               nohup java -jar dlfc-framework-bigdata-statistical-1.0-SNAPSHOT.jar",
      "a zh_CN bash job report of a SIGKILL, as posted in a public note (bash's `Killed` in Chinese)"),
     ("log-says-hang", "[Then training hangs here]", "a public troubleshooting note's pasted log (torch.compile "

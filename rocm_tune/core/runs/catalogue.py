@@ -334,7 +334,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^\[\d+\]\s+[+-]?\s*\d+ killed\s+\S", r"The kernel appears to have died\. It will restart automatically",
           r"The Kernel crashed while executing code in the current cell",
           r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?(?:Getötet|Убито|Processus arrêté)\b",
-          r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)"),
+          r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)",
+          # h7-hip: MPICH's Hydra launcher (mpiexec) reporting a rank that died of SIGKILL: its `BAD TERMINATION`
+          # banner names the exit code (9) and the signal's own string
+          r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
@@ -364,9 +367,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-num (issue 26): user-space OOM killers (systemd-oomd on Ubuntu/Fedora desktops, earlyoom) that act
           # before the kernel's: the same host-RAM exhaustion in their own words
           r"systemd-oomd(?:\[\d+\])?: Killed \S+ due to memory (?:pressure|used)",
-          r"earlyoom(?:\[\d+\])?: (?:sending SIG(?:TERM|KILL) to process|low memory!)"),
+          r"earlyoom(?:\[\d+\])?: (?:sending SIG(?:TERM|KILL) to process|low memory!)",
+          # h7-hip: earlyoom's victim line without the journal's prefix (run in a terminal, or grepped): the victim
+          # and its resident size (rfjakob/earlyoom README: `sending SIGTERM to process 7378 uid 1000 "tail": badness
+          # 156, VmRSS 4962 MiB`)
+          r"sending SIG(?:TERM|KILL) to process \d+ uid \d+ \"[^\"]+\": (?:badness|oom_score) -?\d+, VmRSS"),
          ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
-          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available"),
+          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available", "sending SIG"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -384,6 +391,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
           r"The paging file is too small for this operation to complete", r"ArrowMemoryError",
+          # h7-hip: the same Windows error by its number (the text is localised: `页面文件太小`, `Die Auslagerungsdatei
+          # ist zu klein`): Python's `[WinError 1455]`, Rust's `(os error 1455)`
+          r"\[WinError 1455\]", r"\(os error 1455\)",
+          # h7-hip: the C runtime's own out-of-memory aborts: glibc's TLS allocator (elf/dl-tls.c `oom()`), jemalloc's
+          # malloc (linked by Arrow, Ray, PyTorch builds)
+          r"cannot allocate memory for thread-local data", r"<jemalloc>: Error in \w*alloc\(\): out of memory",
           # r4-hw: ENOMEM by its number whatever the locale's text, glibc's zh_CN/ja text for it, and Windows'
           # ERROR_NOT_ENOUGH_MEMORY (WinError 8)
           r"\[Errno 12\]", r"无法分配内存|メモリを確保できません",
@@ -391,7 +404,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # r5-run (issue 26): Rust's default allocation-error handler (tokenizers, safetensors, polars in the data
           # step of every runner) prints this and aborts the process: host RAM, whatever the launcher says after it
           r"memory allocation of (?:memory allocation of )?\d+ bytes failed"),
-         ("Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
+         ("cannot allocate memory for thread-local", "<jemalloc>", "WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
           "Not enough memory resources", "memory allocation of"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
@@ -480,6 +493,28 @@ SIGNATURES: tuple[Signature, ...] = (
           r"progress)|\.\.\.|>|\)|$))", r"卡住|卡死|卡在"),
          ("hang", "Hang", "HANG", "hung", "Hung", "stuck", "Stuck", "freezes", "Freezes", "frozen", "Frozen", "卡住", "卡死",
           "卡在"), hang=True, tail_only=True),
+    # h7-hip (issue 26): a stack dump taken while the run made no progress (py-spy dump, faulthandler's
+    # dump_traceback / SIGUSR1 handler) with a thread waiting inside a collective or a barrier of torch.distributed /
+    # DeepSpeed's comm: the process is parked in the collective, whatever the log says around it. Not a Python
+    # traceback through the same frames (`line N, in f`: an exception was raised there, its own error decides).
+    _sig("stack-waits-in-collective", "nccl_rccl_timeout_hang", "error", "consequence", "a stack dump shows the "
+         "process waiting inside a collective",
+         "the dump was taken while the run made no progress and a thread sits in a collective (all_reduce, "
+         "all_gather, broadcast, barrier) that never returns: every rank waits for one that never arrives (a rank "
+         "that died or took another code path) or the transport between the GPUs hangs (peer-to-peer / IOMMU, the "
+         "network between nodes)",
+         "dump every rank (`py-spy dump --pid PID`): a rank elsewhere (data loading, a branch of its own, dead) is "
+         "the cause; all ranks in the same collective -> check peer-to-peer (`rocm-tune doctor`: IOMMU, ACS), "
+         "confirm with NCCL_P2P_DISABLE=1, and for several nodes NCCL_SOCKET_IFNAME / NCCL_IB_HCA",
+         "two dumps a minute apart show the same frames on every rank",
+         (r"^\s*(?:all_reduce|all_gather\w*|reduce_scatter\w*|broadcast\w*|barrier|monitored_barrier|"
+          r"_store_based_barrier|all_to_all\w*|reduce|gather|scatter|send|recv|wait|synchronize) \((?:\S*/)?"
+          r"(?:torch/distributed/|deepspeed/comm/)\S+:\d+\)",
+          r'^\s*File "[^"]*(?:torch/distributed/|deepspeed/comm/)[^"]*", line \d+ in (?:all_reduce|all_gather\w*|'
+          r"reduce_scatter\w*|broadcast\w*|barrier|monitored_barrier|_store_based_barrier|all_to_all\w*|wait)\s*$"),
+         ("torch/distributed/", "deepspeed/comm/"), hang=True,
+         sources=("py-spy's `dump` format (`    all_reduce (torch/distributed/distributed_c10d.py:2050)`) and CPython's "
+                  "faulthandler (`  File \"...\", line N in f`) as hang reports post them",)),
     _sig("collective-timeout", "nccl_rccl_timeout_hang", "error", "consequence", "a collective (RCCL/NCCL) timed "
          "out in the watchdog",
          "a collective did not complete within the timeout: either one rank died or stalled first (its error "
@@ -887,11 +922,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"adding custom device \\?\"?/dev/(?:kfd|dri)",
           r"stat'?ing (?:file )?[`'\"]?/dev/(?:kfd|dri)",
           r"/dev/(?:kfd|dri)\S*[`'\"]?:? (?i:no such file or directory|no such device)",
-          r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES"),
+          r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          # h7-hip: rocminfo before ROCm 3.x names the file and line and the HSA status by number (4104 = 0x1008,
+          # OUT_OF_RESOURCES); the HIP runtime's AMD_LOG_LEVEL trace when the HSA runtime did not start (hipInit then
+          # returns an error for every call: no usable GPU, not a wrong device index)
+          r"hsa api call failure at line \d+, file: \S*rocminfo\.cc",
+          r"rocdevice\.cpp\s*:\s*\d+\s*:.{0,80}\bhsa_init failed",
+          r"runtime\.cpp\s*:\s*\d+\s*:.{0,80}\bRuntime initialization failed",
+          r"hipInit: Returned hipError(?!Success)\w+"),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
           "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
-          "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR"),
+          "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR", "hsa api call failure", "Runtime initialization",
+          "hipInit: Returned"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
                   "read-write: Permission denied)")),
     # explain-r2b (issue 26): torch's warning when the HIP runtime cannot count the GPUs. It is a UserWarning, yet
@@ -913,8 +956,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # amdsmi_cli). Weak: under WSL there is no amdgpu module yet the GPU works (torch only warns `Can't
           # initialize amdsmi - Error code: 34` and goes on); never NOT_SUPPORTED (a metric the card lacks)
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV|INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b",
-          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver"),
-         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices"),
+          # h7-hip: the same libraries failing to open the GPU's DRM node or its sysfs files (libdrm/permissions)
+          r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRM_ERROR|FILE_ERROR|AMDGPU_RESTART_ERR)\b",
+          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver",
+          # h7-hip: the user's own check that torch sees no GPU, as collect_env and scripts print it (weak: any
+          # error that says why comes first)
+          r"^Is CUDA available: False\s*$", r"\bcuda\.is_available\(\)\)?\s*(?:[:=]|->|returns?|is)?\s*False\b",
+          r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b"),
+         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices", "available",
+          "is_available"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
     # explain-r2b (issue 26): the GPU stopped responding or reported a hardware error — the ROCm runtime's HW
@@ -944,7 +994,16 @@ SIGNATURES: tuple[Signature, ...] = (
           r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respon(?:d|se)|"
           r"MES might be in unrecoverable state)",
           r"\[drm:amdgpu_job_timedout",
-          r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]"),
+          r"amdgpu.{0,80}uncorrectable hardware error", r"amdgpu.{0,80}\[Hardware Error\]",
+          # h7-hip: the IOMMU (AMD-Vi) reporting a DMA from the GPU to an address it has no mapping for: a driver/
+          # IOMMU set-up fault of this GPU (iommu=pt is the usual workaround), not the script's code
+          r"amdgpu \S+: AMD-Vi: (?:Event logged )?\[?IO_PAGE_FAULT",
+          # h7-hip: the driver failing to bring a hung GPU back (reset/PSP/IP-block resume failures: ROCm/legacy-rocm-
+          # build#2494, two 7900 XTX in training), the shader sequencer's error interrupt and MES refusing to remove a
+          # queue (#3452, #2533)
+          r"amdgpu.{0,80}(?:GPU mode1 reset failed|ASIC reset failed|GPU reset\(\d+\) failed|PSP create ring failed|"
+          r"PSP resume failed|resume of IP block <\w+> failed)",
+          r"amdgpu: sq_intr: error\b", r"amdgpu.{0,80}failed to remove hardware queue from MES"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
@@ -1175,10 +1234,21 @@ SIGNATURES: tuple[Signature, ...] = (
           # when calling hipblasLtMatmul`); not torch's warning that it recovers with another BLAS (`... Will attempt to
           # recover by calling cublas instead`), not a missing-arch fallback (hipblaslt-unsupported)
           r"\bHIPBLAS(?:LT)?_STATUS_(?!SUCCESS\b)[A-Z_]+(?!.*(?i:attempt to recover|falling back|fall back|unsupported "
-          r"architecture))"),
+          r"architecture))",
+          # h7-hip: a HIP status as other layers print it — TensorFlow's ROCm stream executor by number
+          # (`failed to query event: hipError_t(600)`) or by its own names (`HIP_ERROR_InvalidValue`), a CHECK macro
+          # comparing with hipSuccess (`err == hipSuccess (98 vs. 0)`); never the out-of-memory codes (1002 in HIP
+          # before 5.x, 2 after) nor an allocation the allocator retries (gpu_oom), nor the executor's first query of
+          # the device (`failed to query device memory info`): a query that fails before any work is the runtime not
+          # matching the host's amdgpu driver (version_check's reading, ROCm/tensorflow-upstream#2289)
+          r"^(?!.*(?i:failed to allocate|out of memory|OutOfMemory|failed to query device)).*\bhipError_t\((?!1002\)|2\))"
+          r"\d+\)",
+          r"==\s*hipSuccess \((?!2 vs|1002 vs)\d+ vs\. 0\)",
+          r"^(?!.*(?i:failed to allocate|out of memory|failed to query device)).*\bHIP_ERROR_(?!OutOfMemory\b|"
+          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
-          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_"),
+          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
@@ -1297,12 +1367,23 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\[WARNING\]\s+(?:async_io|sparse_attn|cpu_adam|fused_adam|evoformer_attn|fp_quantizer|gds|"
           r"inference_core_ops|cutlass_ops|ragged_\w+)\b",
           # TensorFlow's dynamic loader: an optional library is absent (it falls back)
-          r"Could not load dynamic library '[^']+'; dlerror:"),
+          r"Could not load dynamic library '[^']+'; dlerror:",
+          # h7-hip: notes printed on every start whatever happens next — PyTorch on a CPU without NNPACK's
+          # instructions (it uses other kernels), TensorFlow >= 2.14 registering its CUDA plugins twice (logged at
+          # error level, harmless), rocm-smi/amd-smi reading a metric this card or VM does not expose
+          r"Could not initialize NNPACK! Reason: Unsupported hardware",
+          r"Unable to register cu(?:DNN|FFT|BLAS) factory: Attempting to register factory for plugin cu\w+ when one "
+          r"has already been registered",
+          r"\bRSMI_STATUS_NOT_SUPPORTED\b", r"\bAMDSMI_STATUS_NOT_SUPPORTED\b",
+          # NCCL/RCCL without an external network plugin uses its own transports (ROCm/rccl#1026, NVIDIA/nccl#257)
+          r"NET/Plugin ?: (?:No plugin found|Could not find:?) \(?lib[rn]ccl-net",
+          r"Expected integer value from monitor, but got"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
           "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning",
           "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
-          "destroy_process_group", "[WARNING]", "Could not load dynamic library"), benign=True,
+          "destroy_process_group", "[WARNING]", "Could not load dynamic library", "NNPACK", "register factory",
+          "STATUS_NOT_SUPPORTED", "Expected integer value"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # r5-hip (issue 26): a line a logger printed at WARNING level, by the logger's own shape rather than its words:
     # c10's TORCH_WARN (`[W Context.cpp:301] Warning: ...`, `[W1016 17:27:46.69 ProcessGroupNCCL.cpp:1856]`), glog
@@ -1317,7 +1398,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "nothing, unless the run later fails or is slow", "the run continues after it",
          (r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
           r"corrupt|\bcpu\b|no (?:gpu|device|cuda|hip)|unable to detect|not detected|cannot|could not))"
-          r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
+          r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{3,4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*(?:\[rank\d+\]:)?W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
+          # h7-hip: TensorFlow/absl's C++ log line (`2018-03-23 17:18:40.740562: W tensorflow/...cc:405] ...`)
+          r"\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: W [\w./-]+:\d+\]|"
           r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"
           r"(?:\S+\s+){0,3}\[WARNING\]\s+\[[\w./-]+:\d+(?::\w+)?\]|"
           r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[WARNING\]\s|"
@@ -1329,7 +1412,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No ROCm runtime is found, using ROCM_HOME=", r"Some weights of the model checkpoint at \S+ were not used "
           r"when initializing", r"^\s*xFormers not available\b", r"Xformers is not installed correctly",
           r"MIOpen\(HIP\): Info2? \["),
-         ("[W", "W0", "W1", "WARNING", "Warning", "warning", "deprecated", "will be removed", "falling back", "errno: 97",
+         ("[W", "W0", "W1", ": W ", "WARNING", "Warning", "warning", "deprecated", "will be removed", "falling back",
+          "errno: 97",
           "No ROCm runtime", "were not used when initializing", "xFormers not available", "Xformers is not",
           "MIOpen(HIP): Info"), benign=True,
          sources=("c10 TORCH_WARN / glog / Python logging / vLLM / DeepSpeed logger formats",
@@ -1494,11 +1578,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"train|validation|test)'\s*$",
           # ex-ver (issue 26): ms-swift drops the rows it cannot preprocess (`There are errors in the dataset, the data
           # will be deleted`, the row's own error above it) and reports what is left; none left is the data's failure
-          r"\bfiltered dataset length: 0\b"),
+          r"\bfiltered dataset length: 0\b",
+          # h7-hip: a sample's media file (an image, audio or video a row points at) that is not there
+          r"No such file or directory: '[^']+\.(?:jpe?g|png|webp|bmp|gif|tiff?|wav|mp3|flac|mp4|avi|mkv|webm)'"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
           "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer",
-          "filtered dataset length"),
+          "filtered dataset length", "No such file or directory"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",

@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -793,11 +793,48 @@ def _earlier(a: Hit, b: Hit) -> int:
 
 def _where_it_stopped(sc: FileScan) -> list[Hit]:
     """The scan's hits, less the signs that count only where the run stopped (a barrier and nothing after)
-    when progress or an error of its own came later in the same log: the run went on past them."""
+    when progress or an error of its own came later in the same log, or the run finished: the run went on past
+    them."""
     last_error = max((h.offset for h in sc.hits if not cat.BY_CODE[h.code].tail_only
                       and cat.BY_CODE[h.code].priority >= 2), default=-1)
-    return [h for h in sc.hits if not (cat.BY_CODE[h.code].tail_only
-                                       and (h.offset < sc.last_progress or h.offset < last_error))]
+    out = []
+    for h in sc.hits:
+        if h.code == cat.GENERIC and (_ignored_by_python(h.text, h.pre)
+                                     or (sc.finished and h.offset < sc.last_progress)):
+            # h7-hip: an exception no rule explains that Python itself reports as ignored (`Exception ignored in:`,
+            # `Error in atexit._run_exitfuncs:`), or that the run went past to finish (a retried download, a
+            # logger's `ERROR:` note): it stopped nothing
+            out.append(replace(h, code="warning-level-note"))
+        elif not (cat.BY_CODE[h.code].tail_only and (h.offset < sc.last_progress or h.offset < last_error
+                                                     or sc.finished)):
+            out.append(h)
+        elif (note := _harmless_reading(h.text)) is not None:
+            # h7-hip: a line the run went past is at most the harmless note its words also are (torch's `using GPU 0
+            # to perform barrier as devices ... are currently unknown` in a run that trained): a finished log then
+            # answers "harmless" rather than "unknown"
+            out.append(replace(h, code=note))
+    return out
+
+
+_IGNORED_BY_PYTHON = re.compile(r"Exception ignored in\b|Error in atexit\._run_exitfuncs")
+
+
+def _ignored_by_python(text: str, pre: str) -> bool:
+    """The line is CPython's header of an exception it ignored (a __del__, a weakref callback, an atexit handler),
+    or the traceback this exception ends is one: the header right above its `Traceback` line says so."""
+    if _IGNORED_BY_PYTHON.search(text):
+        return True
+    tb = pre.rfind("Traceback (most recent call last):")
+    return tb >= 0 and bool(_IGNORED_BY_PYTHON.search(pre[max(0, tb - 400):tb]))
+
+
+def _harmless_reading(text: str) -> str | None:
+    """The benign signature a line the run went past also matches, if any; else, for a line its logger printed at
+    warning level (c10's `[W ...]`, glog's `W0101`, `WARNING`, `NCCL WARN`), the warning-level note."""
+    note = next((s.code for s, _m in cat.match_line(text) if s.benign), None)
+    if note is None and _WARN_LEVEL.search(text):
+        note = "warning-level-note"
+    return note
 
 
 def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> list[Diagnosis]:
@@ -915,7 +952,7 @@ _SLURM_REASON = re.compile(r"DUE TO |walltime|TERM_RUNLIMIT")
 # r4-hw (issue 26): a line the program itself logged at warning level (NCCL/RCCL's `NCCL WARN`, Python logging's
 # and vLLM's `WARNING`, glog's `W1121 10:22:11`, c10's `[W ...]` / `Warning:`): a trouble the program went on past
 _WARN_LEVEL = re.compile(r"\bNCCL WARN\b|(?:^|[\s\]:|])WARNING\b(?!:?\s*(?:CUDA|HIP) error)|^\s*(?:\[rank\d+\]:)?"
-                         r"\[?W\d{4} \d\d:\d\d|\[W [\w.]+:\d+\]")
+                         r"\[?W\d{3,4} \d\d:\d\d|\[W [\w.]+:\d+\]")
 
 
 def _warned_then_went_on(d: Diagnosis) -> bool:
@@ -1557,28 +1594,15 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("bf16 is already on: lower the learning rate (and warmup), clip gradients (max_grad_norm 0.5-1.0), "
                  "check the data for empty or extreme samples, resume from the last good checkpoint; a short fp32 "
                  "run rules precision out")
-    elif r.code == "child-failed" and _native_crash_on_rocm(r, texts or ()):
-        r.family = "hip_error"
-        r.title = ("only the launcher's teardown is in the log, and the rank died of a signal (a native crash) on a "
-                   "ROCm stack: most likely the GPU runtime or a ROCm library crashed")
-        r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
-                 "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
-                 "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
-    elif r.code == "child-failed" and _sigbus_with_workers(r, texts or ()):
-        # explain-r2b: a rank died of SIGBUS and the run feeds batches through DataLoader worker processes (which pass
-        # them through /dev/shm): the shared memory, as the bus-error signature explains it
-        sig = cat.BY_CODE["bus-error-signal"]
+    elif r.code == "child-failed":
+        _refine_teardown(r, texts or (), levers_on or set())
+    elif r.code == "gpu-hang" and _iommu_faults_in_collectives(r, texts or ()):
+        # h7-hip: the IOMMU refusing the GPUs' DMA in a run whose ranks talk to each other: the peer-to-peer
+        # transfers of the collectives are what faults, and what hangs (iommu-p2p-hang's reading and fix)
+        sig = cat.BY_CODE["iommu-p2p-hang"]
         r.family = sig.family
-        r.title = ("only the launcher's teardown is in the log: a rank died of SIGBUS (exit -7) and the run uses "
-                   "DataLoader worker processes: most likely /dev/shm is too small or full")
+        r.title = "the IOMMU faulted the GPUs' DMA (AMD-Vi IO_PAGE_FAULT) in a multi-GPU run: " + sig.title
         r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
-    elif r.code == "child-failed" and "offload" in (levers_on or set()):
-        r.family = "host_ram_oom"
-        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
-                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
-        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
-                                     _host_ram_fix("\n".join(texts or ()), cat.BY_CODE["host-oom-killed"].fix),
-                                     cat.BY_CODE["host-oom-killed"].confirm)
     elif r.code == "import-name-mismatch" and _in_op_build(r.first.pre):
         # ex-rocm: a call with another release's signature raised while building an extension (DeepSpeed's op builder
         # calling torch's hipify): the op build is what failed, whatever the two releases
@@ -1683,6 +1707,42 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         r.family, r.title, r.fix = "version_check", got[0], got[1]
 
 
+def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) -> None:
+    """Only the launcher's teardown is in the log: what the rest of the log tells of the rank that died."""
+    if _native_crash_on_rocm(r, texts):
+        r.family = "hip_error"
+        r.title = ("only the launcher's teardown is in the log, and the rank died of a signal (a native crash) on a "
+                   "ROCm stack: most likely the GPU runtime or a ROCm library crashed")
+        r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
+                 "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
+                 "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
+    elif _sigbus_with_workers(r, texts):
+        # explain-r2b: a rank died of SIGBUS and the run feeds batches through DataLoader worker processes (which pass
+        # them through /dev/shm): the shared memory, as the bus-error signature explains it
+        sig = cat.BY_CODE["bus-error-signal"]
+        r.family = sig.family
+        r.title = ("only the launcher's teardown is in the log: a rank died of SIGBUS (exit -7) and the run uses "
+                   "DataLoader worker processes: most likely /dev/shm is too small or full")
+        r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
+    elif "offload" in levers_on:
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
+                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts), cat.BY_CODE["host-oom-killed"].fix),
+                                     cat.BY_CODE["host-oom-killed"].confirm)
+    elif _teardown_in_host_memory_phase(r):
+        # h7-hip: nothing but the launcher's teardown, no exit code other than SIGKILL's, and the run was loading
+        # or tokenizing data (or loading weights) on every rank when a rank vanished: the host OOM killer's kill,
+        # which leaves no line in the run's own log
+        r.family = "host_ram_oom"
+        r.title = ("only the launcher's teardown is in the log, and a rank vanished while the run was loading data or "
+                   "weights into host RAM: most likely host RAM ran out (the OOM killer leaves no line in the log)")
+        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
+                                     _host_ram_fix("\n".join(texts), cat.BY_CODE["host-oom-killed"].fix),
+                                     cat.BY_CODE["host-oom-killed"].confirm)
+
+
 def _refine_hang_notes(r: Diagnosis, diags: list[Diagnosis], cfg: ConfigInfo | None) -> None:
     """A hang on this machine: what `doctor` sees of the IOMMU; other ranks' timeouts named as consequences."""
     if r.code in ("collective-timeout", "iommu-p2p-hang", "barrier-no-progress") and cfg is not None and \
@@ -1733,6 +1793,37 @@ def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
     """The launcher's summary says a rank died of a crash signal, and the log shows a ROCm stack."""
     said = "\n".join(h.context for h in r.evidence)
     return bool(_CRASH_EXIT.search(said)) and any(cat.ROCM_MARKERS.search(t) for t in (said, *texts))
+
+
+_IO_PAGE_FAULT = re.compile(r"AMD-Vi: (?:Event logged )?\[?IO_PAGE_FAULT")
+_COLLECTIVES = re.compile(r"\b(?:NCCL|RCCL) (?:INFO|WARN)\b|ProcessGroupNCCL|init_process_group|\bWORLD_SIZE=[2-9]|"
+                          r"world_size[=:]\s*[2-9]|nproc_per_node[= ][2-9]|--num_gpus[= ][2-9]|\[rank[1-9]\d*\]")
+
+
+def _iommu_faults_in_collectives(r: Diagnosis, texts: Sequence[str]) -> bool:
+    """Every line of the GPU-fault diagnosis is an IOMMU page fault, and the log shows ranks that communicate."""
+    return bool(r.evidence) and all(_IO_PAGE_FAULT.search(h.text) for h in r.evidence) and \
+        any(_COLLECTIVES.search(t) for t in (r.first.pre, *texts))
+
+
+_EXIT_SEEN = re.compile(r"(?:exitcode|exit code|return code|exit status)\s*[:=]?\s*(-?\d+)")
+# what every rank does in host RAM before training: read/convert/tokenize the data, load the weights
+_HOST_PHASE = re.compile(r"load_dataset|[Ll]oading (?:the )?(?:dataset|data)\b|Generating \w+ split|(?:^|\s)Map(?: "
+                         r"\(num_proc=\d+\))?:|Running tokenizer|[Tt]okeniz(?:ing|e the) |Converting format of dataset|"
+                         r"[Pp]reprocess(?:ing)? (?:the )?(?:dataset|data)|Loading checkpoint shards|"
+                         r"[Ll]oading (?:the )?model\b|load_state_dict|[Ll]oading weights")
+_LAUNCHER_LINE = re.compile(r"torch[/.]distributed[/.]elastic|closing signal|Killing subprocess|launch\.py:\d+|"
+                            r"WARNING:torch\.distributed|\*{5}|OMP_NUM_THREADS")
+
+
+def _teardown_in_host_memory_phase(r: Diagnosis) -> bool:
+    """The launcher tore the ranks down (no exit code shown, or only SIGKILL's) right after the run's own last lines
+    read or tokenized data or loaded weights: the phase in which every rank holds the most in host RAM."""
+    said = "\n".join(h.context for h in r.evidence)
+    if any(int(m.group(1)) not in (-9, 9, 137) for m in _EXIT_SEEN.finditer(said)):
+        return False
+    own = [ln for ln in r.first.pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
+    return any(_HOST_PHASE.search(ln) for ln in own[-3:])
 
 
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
