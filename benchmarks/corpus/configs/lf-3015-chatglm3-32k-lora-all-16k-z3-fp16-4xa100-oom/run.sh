@@ -1,0 +1,23 @@
+deepspeed --num_gpus 4 src/train_bash.py \
+    --deepspeed ds_config.json \
+    --stage sft   \
+    --model_name_or_path ../chatGLM3-32k   \
+    --do_train   \
+    --dataset wen_novel   \
+    --template chatglm3   \
+    --finetuning_type lora   \
+    --adapter_name_or_path checkpoints   \
+    --output_dir chatGLM3-sft   \
+    --lora_target all   \
+    --overwrite_cache   \
+    --per_device_train_batch_size 1   \
+    --gradient_accumulation_steps 1   \
+    --lr_scheduler_type cosine   \
+    --logging_steps 10   \
+    --save_steps 2000   \
+    --learning_rate 0.01   \
+    --num_train_epochs 3   \
+    --plot_loss   \
+    --ddp_timeout 18000    \
+    --cutoff_len 16384     \
+    --fp16

@@ -1,0 +1,35 @@
+llamafactory-cli train \
+    --stage sft \
+    --do_train True \
+    --model_name_or_path Llama-3.1-8B-Instruct \
+    --preprocessing_num_workers 16 \
+    --finetuning_type lora \
+    --template llama3 \
+    --flash_attn auto \
+    --use_unsloth True \
+    --dataset_dir data \
+    --dataset XXX \
+    --cutoff_len 4096 \
+    --learning_rate 5e-05 \
+    --num_train_epochs 3.0 \
+    --max_samples 3568759 \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 4 \
+    --lr_scheduler_type cosine \
+    --max_grad_norm 1.0 \
+    --logging_steps 5 \
+    --save_steps 1000 \
+    --warmup_steps 0 \
+    --optim adamw_torch \
+    --packing False \
+    --report_to wandb \
+    --run_name LLAMA_3_8B_Chat_4096_length \
+    --output_dir train_2024-10-10 \
+    --fp16 True \
+    --plot_loss True \
+    --ddp_timeout 180000000 \
+    --lora_rank 8 \
+    --lora_alpha 16 \
+    --lora_dropout 0 \
+    --lora_target all
+# (the stored excerpt ends after --lora_dropout 0; --lora_target all is filled in as the web UI's default)

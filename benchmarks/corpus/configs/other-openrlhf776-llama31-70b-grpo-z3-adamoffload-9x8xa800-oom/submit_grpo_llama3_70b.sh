@@ -1,0 +1,40 @@
+#!/bin/bash
+# GRPO llama3.1 70B -- 9 nodes x 8 A800 80G
+ray job submit --address="http://127.0.0.1:8265" \
+   --runtime-env-json='{"working_dir": "./env_json/"}' \
+   -- /mnt/afs/huangliang/my_conda_env/grpo/bin/python -m openrlhf.cli.train_ppo_ray \
+   --ref_num_nodes 4 \
+   --ref_num_gpus_per_node 8 \
+   --actor_num_nodes 4 \
+   --actor_num_gpus_per_node 8 \
+   --vllm_num_engines 1 \
+   --vllm_tensor_parallel_size 8 \
+   --pretrain /mnt/llama3_70b \
+   --remote_rm_url http://$launcher_ip:5000/get_reward \
+   --save_steps 20 \
+   --save_path /mnt/llama3_70b_save_model \
+   --save_hf_ckpt \
+   --ckpt_path /mnt/llama3_70b_save_model_ckpt \
+   --micro_train_batch_size 1 \
+   --train_batch_size 128 \
+   --micro_rollout_batch_size 2 \
+   --rollout_batch_size 256 \
+   --max_samples 1000000 \
+   --max_epochs 1 \
+   --prompt_max_len 1024 \
+   --generate_max_len 1024 \
+   --zero_stage 3 \
+   --bf16 \
+   --actor_learning_rate 5e-7 \
+   --init_kl_coef 0.01 \
+   --prompt_data /mnt/train_data \
+   --input_key context_messages \
+   --label_key answer \
+   --apply_chat_template \
+   --advantage_estimator group_norm \
+   --n_samples_per_prompt 4 \
+   --normalize_reward \
+   --packing_samples \
+   --adam_offload \
+   --flash_attn \
+   --gradient_checkpointing

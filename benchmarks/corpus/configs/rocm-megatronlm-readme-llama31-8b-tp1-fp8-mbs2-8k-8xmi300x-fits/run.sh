@@ -1,0 +1,3 @@
+#!/bin/bash
+# inside rocm/megatron-lm (ROCm/Megatron-LM), from the Megatron-LM folder, single node
+TEE_OUTPUT=1 MBS=2 BS=128 TP=1 TE_FP8=1 SEQ_LENGTH=8192 MODEL_SIZE=8  bash examples/llama/train_llama3.sh

@@ -1,0 +1,3 @@
+#!/bin/bash
+# 1x MI300X
+python ./reprod.py --bsz=14

@@ -1,0 +1,34 @@
+CUDA_VISIBLE_DEVICES=1,2,3 NPROC_PER_NODE=3 MAX_PIXELS=451584 swift sft \
+--model /llm/pretrain_models/Qwen/Qwen3-VL-4B-Instruct \
+--dataset /llm/wjw/LLM_train/LLaMA-Factory/data/vlm_1216.json \
+--train_type lora \
+--lorap_lr_ratio 10 \
+--freeze_vit false \
+--freeze_aligner false \
+--freeze_llm false \
+--per_device_train_batch_size 1 \
+--per_device_eval_batch_size 1 \
+--split_dataset_ratio 0.05 \
+--output_dir output_dir/ \
+--num_train_epochs 3 \
+--save_steps 100 \
+--eval_steps 100 \
+--save_total_limit 2 \
+--logging_steps 10 \
+--seed 42 \
+--learning_rate 5e-5 \
+--init_weights true \
+--lora_rank 8 \
+--lora_alpha 16 \
+--adam_beta1 0.9 \
+--adam_beta2 0.95 \
+--adam_epsilon 1e-08 \
+--weight_decay 0.1 \
+--gradient_accumulation_steps 8 \
+--max_grad_norm 1 \
+--lr_scheduler_type cosine \
+--warmup_ratio 0.05 \
+--warmup_steps 0 \
+--gradient_checkpointing false \
+--report_to swanlab \
+--deepspeed zero2
