@@ -135,3 +135,62 @@ def test_fastchat_lora_program_qlora_flag_and_vicuna_shape():
 def test_vicuna_is_its_llama_base_shape(tmp_path, monkeypatch, capsys):
     d = _check(tmp_path, monkeypatch, capsys, FASTCHAT, "--gpu", "v100-32gb", name="train_lora.sh")
     assert d["model"]["name"] == "llama-2-7b" and d["understood"]["method"] == "qlora"
+
+
+DATACLASS_PROGRAM = '''from dataclasses import dataclass, field
+from typing import Optional
+
+from transformers import AutoModelForCausalLM, HfArgumentParser, TrainingArguments
+from trl import SFTTrainer
+
+
+@dataclass
+class ScriptArguments:
+    model_name: Optional[str] = field(default="meta-llama/Llama-2-7b-hf", metadata={"help": "the model name"})
+    seq_length: Optional[int] = field(default=1024)
+
+
+script_args, training_args = HfArgumentParser((ScriptArguments, TrainingArguments)).parse_args_into_dataclasses()
+base_model = AutoModelForCausalLM.from_pretrained(script_args.model_name, device_map={"": 0})
+trainer = SFTTrainer(model=base_model, args=TrainingArguments(output_dir="out", per_device_train_batch_size=4),
+                     max_seq_length=script_args.seq_length)
+'''
+
+DS_PROGRAM = '''import deepspeed
+import torch
+from transformers import Qwen2VLForConditionalGeneration
+
+MODEL_ID = "Qwen/Qwen2-VL-2B-Instruct"
+
+
+def main():
+    model = Qwen2VLForConditionalGeneration.from_pretrained(MODEL_ID, torch_dtype=torch.float16)
+    engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config="ds.json")
+'''
+DS_JSON = '{"train_micro_batch_size_per_gpu": 3, "fp16": {"enabled": true}, "zero_optimization": {"stage": 2}}'
+
+
+def test_a_dataclass_field_default_names_the_model():
+    job = read_texts({"sft_llama2.py": DATACLASS_PROGRAM})
+    assert job.get("model_name_or_path") == "meta-llama/Llama-2-7b-hf"
+
+
+def test_a_native_deepspeed_program_runs_its_json():
+    job = read_texts({"train_ds.py": DS_PROGRAM, "ds.json": DS_JSON,
+                      "run.sh": "deepspeed --num_gpus=2 train_ds.py --max-steps 20\n"})
+    assert job.get("model_name_or_path") == "Qwen/Qwen2-VL-2B-Instruct"      # the constant from_pretrained loads
+    assert int(job.get("per_device_train_batch_size")) == 3 and str(job.get("fp16")) == "True"
+    assert any("calls deepspeed.initialize itself" in n for n in job.notes)
+    with_trainer = DS_PROGRAM + "\nfrom transformers import Trainer\nTrainer(model=None)\n"
+    hf = read_texts({"train_ds.py": with_trainer, "ds.json": DS_JSON,
+                     "run.sh": "deepspeed --num_gpus=2 train_ds.py --max-steps 20\n"})
+    assert not any("calls deepspeed.initialize itself" in n for n in hf.notes)
+
+
+def test_amd_launcher_given_with_the_command_that_runs_it():
+    launcher = ("#!/bin/bash\nMODEL_SIZE=\"${MODEL_SIZE:-70}\"\nrun_cmd=\"torchrun $DISTRIBUTED_ARGS pretrain_gpt.py "
+                "--tensor-model-parallel-size ${TP} --micro-batch-size $MBS\"\neval $run_cmd\n")
+    job = read_texts({"examples/llama/train_llama3.sh": launcher,
+                      "run.sh": "MBS=2 TP=1 SEQ_LENGTH=8192 MODEL_SIZE=8 bash examples/llama/train_llama3.sh\n"})
+    assert job.entry == "ROCm Megatron-LM train_llama3.sh"
+    assert job.get("model_name_or_path") == "meta-llama/Llama-3.1-8B" and int(job.get("cutoff_len")) == 8192

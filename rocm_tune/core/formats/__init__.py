@@ -782,6 +782,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     _apply_main_config(job, texts, yaml_cfgs, axo_cfgs)
     # DeepSpeed JSON named by the config (runners/deepspeed.py)
     deepspeed_json.attach_reference(job, texts)
+    _native_deepspeed(job, texts)
     # accelerate config named by --config_file
     _apply_accelerate(job, texts)
     _per_node_processes(job)
@@ -789,6 +790,30 @@ def read_texts(texts: dict[str, str]) -> Job:
 
     rl.apply_sequence(job, job.notes)
     return job
+
+
+_DS_INITIALIZE = re.compile(r"\bdeepspeed\.initialize\s*\(")
+_HF_TRAINER = re.compile(r"\b(?:Seq2Seq)?Trainer\s*\(|TrainingArguments\s*\(|SFTConfig\s*\(")
+
+
+def _native_deepspeed(job: Job, texts: dict[str, str]) -> None:
+    """A program that hands its model to `deepspeed.initialize(...)` itself (no transformers Trainer): the DeepSpeed
+    JSON is the run's whole config - its micro-batch and its fp16/bf16 are what run (DeepSpeed's own engine reads them;
+    there is no TrainingArguments to match)."""
+    if job.ds is None or not any(job.formats.get(p) == "python" and _DS_INITIALIZE.search(t)
+                                 and not _HF_TRAINER.search(t) for p, t in texts.items()):
+        return
+    data, file = job.ds.data, job.ds.file
+    mb = data.get("train_micro_batch_size_per_gpu")
+    if isinstance(mb, int) and mb > 0:
+        job.settings["per_device_train_batch_size"] = Setting("per_device_train_batch_size", mb, file,
+                                                              job.ds.lines.get("train_micro_batch_size_per_gpu"),
+                                                              "train_micro_batch_size_per_gpu", "flag")
+    for name in ("bf16", "fp16"):
+        if getattr(job.ds, name) is True:
+            job.settings[name] = Setting(name, True, file, job.ds.lines.get(name), name, "flag")
+    job.notes.append(f"the program calls deepspeed.initialize itself: {file} is the run's config (micro-batch, "
+                     "precision)")
 
 
 def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
@@ -817,6 +842,9 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             job.accelerate = accelerate.read(_load_structured(text), text, p)
         elif fmt == "lf-yaml":
             found["lf"].append((p, _load_structured(text)))
+        elif fmt == "script" and _launched_by_another(p, texts):
+            job.notes.append(f"{p}: AMD's Megatron-LM launcher, started by another file given: read through the "
+                             "variables that file passes it")
         elif fmt == "script":
             _read_script(job, text, p, arrays)
         elif fmt in ("dataset-info", "hostfile"):
@@ -831,6 +859,14 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
                                            "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
                                            "or launch script", None))
     return found
+
+
+def _launched_by_another(p: str, texts: dict[str, str]) -> bool:
+    """The file is one of AMD's Megatron-LM launchers (core/runners/megatron.py amd_launcher) and another file given
+    runs it (`MBS=2 ... bash examples/llama/train_llama3.sh`): that command, with its variables, is the training."""
+    base = megatron.amd_launcher(p)
+    return base is not None and any(q != p and re.search(rf"\b(?:bash|sh|source)\s+\S*{re.escape(base)}\b", t)
+                                    for q, t in texts.items())
 
 
 def _apply_main_config(job: Job, texts: dict[str, str], yaml_cfgs: list, axo_cfgs: list[str]) -> None:

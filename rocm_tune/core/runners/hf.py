@@ -241,6 +241,8 @@ def _literal(node, names: dict | None = None):
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names \
             and f"{node.value.id}.{node.attr}" in names:
         return names[f"{node.value.id}.{node.attr}"]   # args.model_name_or_path: its argparse default
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names and f"*.{node.attr}" in names:
+        return names[f"*.{node.attr}"]             # script_args.model_name: a dataclass field's default
     if isinstance(node, ast.Call) and _name(node.func) in ("getenv", "get") and len(node.args) == 2 \
             and isinstance(node.func, ast.Attribute) and _name(node.func.value) in ("os", "environ"):
         return _literal(node.args[1], names)       # os.getenv("MODEL", "Qwen/...") / os.environ.get(...): the default
@@ -297,6 +299,16 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
             if dest and isinstance(v, (str, int, float, bool)):
                 for obj in ("args", "opt", "cfg", "config"):
                     names[f"{obj}.{dest}"] = v
+    for n in ast.walk(tree):           # HfArgumentParser dataclasses: `model_name: str = field(default="...")`
+        if isinstance(n, ast.ClassDef):
+            for st in n.body:
+                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+                    val: ast.expr | None = st.value
+                    if isinstance(val, ast.Call) and _name(val.func) == "field":
+                        val = next((kw.value for kw in val.keywords if kw.arg == "default"), None)
+                    v = _literal(val) if val is not None else None
+                    if isinstance(v, (str, int, float, bool)):
+                        names.setdefault(f"*.{st.target.id}", v)
     for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             v = _literal(n.value, names)
@@ -518,6 +530,28 @@ _CONFIG_NAMES = {
 }
 
 
+# the model classes whose from_pretrained loads the model a program trains (transformers' Auto classes and every
+# <Arch>For<Task> class: Qwen2VLForConditionalGeneration, LlamaForCausalLM ...)
+_MODEL_CLASS = re.compile(r"^(?:Auto\w*|\w+)For(?:CausalLM|ConditionalGeneration|Vision2Seq|ImageTextToText|"
+                          r"SequenceClassification|Seq2SeqLM)$")
+
+
+def _loaded_model(tree, names: dict) -> tuple[str, int, str] | None:
+    """(model id, line, what) of the first `<Model class>.from_pretrained(X)` whose X is a literal or a constant of
+    the program (`MODEL_ID = "Qwen/Qwen2-VL-2B-Instruct"`), else None."""
+    import ast
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and _name(n.func) == "from_pretrained" and isinstance(n.func, ast.Attribute) \
+                and _MODEL_CLASS.match(_name(n.func.value)):
+            arg = n.args[0] if n.args else next((k.value for k in n.keywords
+                                                 if k.arg == "pretrained_model_name_or_path"), None)
+            v = _literal(arg, names) if arg is not None else None
+            if isinstance(v, str) and v.strip():
+                return v, n.lineno, f"{_name(n.func.value)}.from_pretrained"
+    return None
+
+
 def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting], list[str]] | None:
     """A program without a TrainingArguments call whose settings are plain assignments (a config dataclass's field
     defaults, module constants) under the usual names: read when the model and a batch or length are among them."""
@@ -544,8 +578,12 @@ def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting],
         hit = next((found[a] for a in aliases if a in found), None)
         if hit is not None:
             out[key] = Setting(key, hit[0], file, hit[1], hit[2], "flag")
-    if "model_name_or_path" not in out or not ({"per_device_train_batch_size", "cutoff_len"} & set(out)):
+    loaded = _loaded_model(tree, names)     # the model the program loads: enough to read it as a training program
+    if loaded is None and ("model_name_or_path" not in out or
+                           not ({"per_device_train_batch_size", "cutoff_len"} & set(out))):
         return None
+    if "model_name_or_path" not in out and loaded is not None:
+        out["model_name_or_path"] = Setting("model_name_or_path", loaded[0], file, loaded[1], loaded[2], "flag")
     lora = next((found[a] for a in ("use_lora", "use_peft", "lora") if a in found), None)
     if lora is not None:
         out["finetuning_type"] = Setting("finetuning_type", "lora" if as_bool(lora[0]) else "full", file, lora[1],
