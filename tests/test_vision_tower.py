@@ -64,9 +64,10 @@ def test_trained_tower_adds_gradients_optimizer_and_image_activations():
     assert trained.peak_allocated_bytes > frozen.peak_allocated_bytes
     no_ckpt = estimate(m, replace(base, vision_trainable=True, gradient_checkpointing=False)).per_gpu
     assert no_ckpt.activations_bytes > trained.activations_bytes
-    # image tokens beyond cutoff_len are cut: the tower never sees more than 4 x cutoff_len patches
-    capped = estimate(m, replace(base, vision_trainable=True, image_tokens=50_000)).per_gpu
-    assert capped.activations_bytes == trained.activations_bytes
+    # image_tokens are the tower's (check caps them at cutoff_len only where the runner drops an over-long sample;
+    # LLaMA-Factory cuts the token ids but encodes the whole image): more of them, more activations
+    whole = estimate(m, replace(base, vision_trainable=True, image_tokens=50_000)).per_gpu
+    assert whole.activations_bytes > trained.activations_bytes
 
 
 def _check(tmp_path, name: str, text: str, *args: str) -> dict:
@@ -160,3 +161,65 @@ def test_check_ms_swift_lora_records_the_frozen_tower_unless_vit_checkpointing_i
     assert "enable_input_require_grads" in " ".join(on["assumptions"])
     assert "enable_input_require_grads" not in " ".join(off["assumptions"])
     assert on["memory"]["step"]["peak_allocated_bytes"] > off["memory"]["step"]["peak_allocated_bytes"]
+
+
+# ms-swift 2.x's Qwen2-VL best practice (docs/source/Multi-Modal/qwen2-vl最佳实践.md): LoRA on one A10/3090, 20 GB
+SWIFT2_OCR = ("SIZE_FACTOR=8 MAX_PIXELS=602112 CUDA_VISIBLE_DEVICES=0 swift sft \\\n"
+              "  --model_type qwen2-vl-7b-instruct \\\n  --model_id_or_path qwen/Qwen2-VL-7B-Instruct \\\n"
+              "  --sft_type lora \\\n  --dataset latex-ocr-print#20000 {extra}\n")
+
+
+def test_ms_swift_2x_max_length_default_and_image_tokens_on_top(tmp_path):
+    """ms-swift 2.x (--sft_type / --model_id_or_path): SftArguments.max_length 2048 when unset (3.x: the model's
+    context); its Qwen2-VL template expands each image after the max_length check, so the language model sees
+    2048 + 768 tokens for a 602112-pixel image; the documented 20 GB run fits a 24 GiB card."""
+    rep = _check(tmp_path, "ocr.sh", SWIFT2_OCR.format(extra=""), "--gpu", "rtx3090")
+    said = " ".join(rep["assumptions"])
+    assert rep["understood"]["cutoff_len"] == 2048 + 768
+    assert "768 tokens of 784 pixels, 768 counted (the whole image reaches the tower" in said
+    assert "the language model sees up to 2816 tokens" in said
+    assert rep["verdict"] == "fits"
+
+
+def test_ms_swift_2x_uncapped_image_materialises_the_vision_scores(tmp_path):
+    """No MAX_PIXELS under ms-swift 2.x: a 12845056-pixel image (16384 tokens, 65536 patches) reaches the tower
+    whole; transformers 4.45's Qwen2-VL vision SDPA (3-D tensors with a mask) runs the math backend: 16 x 65536^2
+    scores. FlashAttention (--use_flash_attn true) keeps none: the step needs hundreds of GiB less."""
+    script = ("NPROC_PER_NODE=8 swift sft --model_type qwen2-vl-7b-instruct --model_id_or_path "
+              "/models/qwen/Qwen2-VL-7B-Instruct --sft_type lora --dataset in.jsonl --deepspeed default-zero3 {x}\n")
+    sdpa = _check(tmp_path, "a.sh", script.format(x=""), "--gpu", "a800-80gb", "--gpus", "8")
+    fa2 = _check(tmp_path, "b.sh", script.format(x="--use_flash_attn true"), "--gpu", "a800-80gb", "--gpus", "8")
+    assert "math backend" in " ".join(sdpa["assumptions"]) and "math backend" not in " ".join(fa2["assumptions"])
+    assert sdpa["verdict"] == "oom"
+    gap = sdpa["memory"]["step"]["peak_allocated_bytes"] - fa2["memory"]["step"]["peak_allocated_bytes"]
+    assert gap >= 16 * 65536 ** 2 * 6
+
+
+def test_llamafactory_whole_image_reaches_the_tower_and_lora_records_an_unfrozen_one(tmp_path):
+    """LLaMA-Factory cuts the token ids at cutoff_len but builds pixel_values from the whole image: 67108864 pixels
+    = 85598 tokens reach the tower although cutoff_len is 24576 (issue 9075's settings). With freeze_vision_tower
+    false, lora_target all puts LoRA on the tower's linears: its pass is recorded (each block keeps its input)."""
+    yaml = ("model_name_or_path: Qwen/Qwen2.5-VL-3B-Instruct\nstage: sft\ndo_train: true\nfinetuning_type: lora\n"
+            "lora_target: all\ncutoff_len: 24576\nimage_max_pixels: 67108864\nper_device_train_batch_size: 1\n"
+            "bf16: true\nfreeze_vision_tower: {fz}\n")
+    free = _check(tmp_path, "a.yaml", yaml.format(fz="false"), "--gpu", "h100-sxm")
+    frozen = _check(tmp_path, "b.yaml", yaml.format(fz="true"), "--gpu", "h100-sxm")
+    said = " ".join(free["assumptions"])
+    assert "85598 counted (the whole image reaches the tower" in said and "342392 ViT patches" in said
+    assert "LoRA over all linear layers reaches the unfrozen tower" in said
+    assert "reaches the unfrozen tower" not in " ".join(frozen["assumptions"])
+    kept = 36 * 342392 * 1280 * 2            # Qwen2.5-VL-3B's 32 blocks... at least every block input, bf16
+    assert free["memory"]["step"]["peak_allocated_bytes"] - frozen["memory"]["step"]["peak_allocated_bytes"] \
+        >= kept * 32 // 36
+
+
+def test_ms_swift_drops_an_over_long_sample_unless_it_truncates(tmp_path):
+    """ms-swift 3.x's default truncation (delete/raise) skips a sample over max_length: the tower sees at most
+    max_length tokens of image; --truncation_strategy right keeps every image token (swift/template/base.py
+    _truncate protects the placeholders), so the whole image reaches the tower."""
+    script = ("swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --train_type lora --max_length 1024 "
+              "--per_device_train_batch_size 1 --torch_dtype bfloat16 {x}\n")
+    dropped = _check(tmp_path, "a.sh", script.format(x=""), "--gpu", "h100-sxm")
+    cut = _check(tmp_path, "b.sh", script.format(x="--truncation_strategy right"), "--gpu", "h100-sxm")
+    assert "1024 counted (inside cutoff_len 1024)" in " ".join(dropped["assumptions"])
+    assert "16384 counted (the whole image reaches the tower" in " ".join(cut["assumptions"])

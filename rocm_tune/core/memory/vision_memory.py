@@ -50,7 +50,7 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
         frozen_bytes = 2 if cfg.zero_stage >= 1 and cfg.precision in ("bf16", "fp16") else regime.frozen_bytes
         weights, grads, optim = params * frozen_bytes / shard_params, 0.0, 0.0
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
-    tokens = min(int(cfg.image_tokens), int(cfg.cutoff_len))
+    tokens = int(cfg.image_tokens)   # the caller caps it where the runner drops over-long samples
     patches = rows * tokens * tower.merge ** 2
     graph = trained or bool(cfg.vision_input_grads)
     kept, transient, scores = _activations(tower, cfg, regime.compute_bytes, patches, tokens * tower.merge ** 2,
@@ -73,7 +73,8 @@ def _activations(tower, cfg, compute: int, patches: int, image_patches: int,
     Eager attention adds one full-attention block's scores over one image (transformers splits the pass per
     image by cu_seqlens; the softmax output is kept when the block is recorded)."""
     transient = tower.block_transient_per_patch(compute) * patches
-    scores = tower.eager_scores(image_patches, compute) if cfg.attn == "eager" and image_patches else 0.0
+    eager = cfg.attn == "eager" or bool(getattr(cfg, "vision_scores", False))
+    scores = tower.eager_scores(image_patches, compute) if eager and image_patches else 0.0
     transient += scores
     if not graph:
         return 0.0, transient, scores
