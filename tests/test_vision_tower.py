@@ -213,13 +213,19 @@ def test_llamafactory_whole_image_reaches_the_tower_and_lora_records_an_unfrozen
         >= kept * 32 // 36
 
 
-def test_ms_swift_drops_an_over_long_sample_unless_it_truncates(tmp_path):
-    """ms-swift 3.x's default truncation (delete/raise) skips a sample over max_length: the tower sees at most
-    max_length tokens of image; --truncation_strategy right keeps every image token (swift/template/base.py
-    _truncate protects the placeholders), so the whole image reaches the tower."""
-    script = ("swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --train_type lora --max_length 1024 "
+def test_ms_swift_4x_drops_an_over_long_sample_unless_it_truncates(tmp_path):
+    """ms-swift after its max_length fix of 2025-05-12 (4.x spells --tuner_type): the default raise skips a sample
+    over max_length, so the tower sees at most max_length tokens of image; --truncation_strategy right keeps every
+    image token (swift/template/base.py _truncate protects the placeholders). Before the fix (3.x --train_type),
+    the Qwen-VL template checked max_length before expanding the images: the whole image reaches the tower and its
+    tokens come on top of max_length."""
+    script = ("swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --{t} lora --max_length 1024 "
               "--per_device_train_batch_size 1 --torch_dtype bfloat16 {x}\n")
-    dropped = _check(tmp_path, "a.sh", script.format(x=""), "--gpu", "h100-sxm")
-    cut = _check(tmp_path, "b.sh", script.format(x="--truncation_strategy right"), "--gpu", "h100-sxm")
+    dropped = _check(tmp_path, "a.sh", script.format(t="tuner_type", x=""), "--gpu", "h100-sxm")
+    cut = _check(tmp_path, "b.sh", script.format(t="tuner_type", x="--truncation_strategy right"), "--gpu", "h100-sxm")
+    old = _check(tmp_path, "c.sh", script.format(t="train_type", x=""), "--gpu", "h100-sxm")
     assert "1024 counted (inside cutoff_len 1024)" in " ".join(dropped["assumptions"])
+    assert dropped["understood"]["cutoff_len"] == 1024
     assert "16384 counted (the whole image reaches the tower" in " ".join(cut["assumptions"])
+    assert "16384 counted (the whole image reaches the tower" in " ".join(old["assumptions"])
+    assert old["understood"]["cutoff_len"] == 1024 + 16384

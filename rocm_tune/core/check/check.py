@@ -204,14 +204,23 @@ def _swift2(job: formats.Job) -> bool:
 def _whole_images(job: formats.Job) -> bool:
     """Whether a sample longer than cutoff_len still reaches the vision tower with its whole image.
     LLaMA-Factory (data/processor/supervised.py: mm_plugin.process_messages expands the image tokens, infer_seqlen
-    then cuts the token ids; the collator's get_mm_inputs makes pixel_values of the whole image) and ms-swift with
-    --truncation_strategy left/right (swift/template/base.py _truncate keeps every placeholder token) do; ms-swift's
-    default (delete / raise: MaxLengthError, the row is skipped) drops the sample instead."""
-    if job.runner == "llamafactory" or _swift2(job):
+    then cuts the token ids; the collator's get_mm_inputs makes pixel_values of the whole image) and ms-swift do:
+    before its fix of 2025-05-12 (#4178, 3.5) every ms-swift Qwen-VL template checked max_length on the ids with one
+    placeholder per image and expanded the images afterwards (swift/llm/template/template/qwen.py
+    Qwen2VLTemplate._encode calls super()._encode first; 2.x the same), and since then --truncation_strategy
+    left/right keep every placeholder (swift/template/base.py _truncate). Only a newer ms-swift's default raise
+    (MaxLengthError: the row is skipped) drops the sample: 4.x (--tuner_type) is newer; otherwise the version is not
+    in the files and the older is assumed."""
+    if job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift_new(job):
         return True
     t = job.settings.get("truncation_strategy")
-    return job.runner == "ms-swift" and t is not None and str(t.value).strip("'\"").lower() in (
-        "left", "right", "truncation_left")
+    return job.runner == "ms-swift" and t is not None and str(t.value).strip("'\"").lower() in ("left", "right")
+
+
+def _swift_new(job: formats.Job) -> bool:
+    """An ms-swift after the max_length fix of 2025-05-12 (its 4.x flags say so)."""
+    s = job.settings.get("swift_major")
+    return s is not None and str(s.value) == "4"
 
 
 def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
@@ -266,12 +275,13 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         input_grads = True
         line += "; LoRA over all linear layers reaches the unfrozen tower: autograd records its pass"
     cutoff, scores = cfg.cutoff_len, False
-    if _swift2(job):
+    if job.runner == "ms-swift" and not _swift_new(job):
         cutoff = cfg.cutoff_len + tokens
-        scores = cfg.attn != "fa2"
-        line += (f"; ms-swift 2.x expands the image tokens after max_length is applied: the language model sees up "
-                 f"to {cutoff} tokens" + ("; its transformers' vision SDPA runs the math backend: attention scores "
-                                         "over the image's patches are materialised" if scores else ""))
+        scores = _swift2(job) and cfg.attn != "fa2"
+        line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
+                 f"sees up to {cutoff} tokens" + ("; the transformers of ms-swift 2.x run the Qwen2-VL vision SDPA on "
+                                                  "its math backend: attention scores over the image's patches are "
+                                                  "materialised" if scores else ""))
     return replace(cfg, image_tokens=tokens, vision_trainable=trainable, vision_input_grads=input_grads,
                    cutoff_len=cutoff, vision_scores=scores), [line]
 

@@ -168,6 +168,10 @@ def _swift2(flags: dict[str, tuple[str, int]], file: str, out: dict[str, Setting
     --batch_size / --eval_batch_size are the per-device batches; --use_flash_attn false loads the model with
     _attn_implementation 'eager' (swift/llm/utils/model.py), true with flash_attention_2; --lora_target_modules
     ALL takes every linear layer of the model, DEFAULT the model type's own list."""
+    if "tuner_type" in flags:
+        # --tuner_type is ms-swift 4.x's name of --train_type: a release after the max_length fix of 2025-05-12
+        out["swift_major"] = Setting("swift_major", 4, file, flags["tuner_type"][1], "--tuner_type (ms-swift 4.x)",
+                                     "flag")
     mark = next((k for k in SWIFT2_FLAGS if k in flags), None)
     if mark is None:
         return
