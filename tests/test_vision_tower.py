@@ -229,3 +229,21 @@ def test_ms_swift_4x_drops_an_over_long_sample_unless_it_truncates(tmp_path):
     assert "16384 counted (the whole image reaches the tower" in " ".join(cut["assumptions"])
     assert "16384 counted (the whole image reaches the tower" in " ".join(old["assumptions"])
     assert old["understood"]["cutoff_len"] == 1024 + 16384
+
+
+def test_ms_swift_3x_qwen25vl_sdpa_math_path_unless_flash_or_4x(tmp_path):
+    """ms-swift 3.x (--train_type) without FlashAttention on Qwen2.5-VL (issue 4989's settings: max_length 5000, no
+    MAX_PIXELS, ZeRO-3 on 8 H20): the transformers of that time (4.49-4.51) call the vision SDPA on 3-D tensors with
+    a mask, the math backend: 16 x 65536^2 scores for a 12.8M-pixel image. --attn_impl flash_attn or a 4.x install
+    (--tuner_type, transformers that split the attention per window) materialise none."""
+    script = ("NPROC_PER_NODE=8 swift sft --model /245_disk/Qwen2.5-VL-7B --dataset d.jsonl --{t} lora "
+              "--deepspeed zero3 --max_length 5000 --per_device_train_batch_size 1 --gradient_checkpointing true {x}\n")
+    args = ("--gpu", "h20", "--gpus", "8")
+    sdpa = _check(tmp_path, "a.sh", script.format(t="train_type", x=""), *args)
+    fa2 = _check(tmp_path, "b.sh", script.format(t="train_type", x="--attn_impl flash_attn"), *args)
+    new = _check(tmp_path, "c.sh", script.format(t="tuner_type", x=""), *args)
+    assert "math backend" in " ".join(sdpa["assumptions"])
+    assert "math backend" not in " ".join(fa2["assumptions"]) + " ".join(new["assumptions"])
+    assert sdpa["verdict"] == "oom"
+    gap = sdpa["memory"]["step"]["peak_allocated_bytes"] - fa2["memory"]["step"]["peak_allocated_bytes"]
+    assert gap >= 16 * 65536 ** 2 * 6

@@ -277,11 +277,11 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     cutoff, scores = cfg.cutoff_len, False
     if job.runner == "ms-swift" and not _swift_new(job):
         cutoff = cfg.cutoff_len + tokens
-        scores = _swift2(job) and cfg.attn != "fa2"
+        scores = cfg.attn != "fa2"
         line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
-                 f"sees up to {cutoff} tokens" + ("; the transformers of ms-swift 2.x run the Qwen2-VL vision SDPA on "
-                                                  "its math backend: attention scores over the image's patches are "
-                                                  "materialised" if scores else ""))
+                 f"sees up to {cutoff} tokens" + ("; the transformers of that time (4.45-4.51) run the Qwen2-VL / "
+                                                  "Qwen2.5-VL vision SDPA on its math backend: attention scores over "
+                                                  "the image's patches are materialised" if scores else ""))
     return replace(cfg, image_tokens=tokens, vision_trainable=trainable, vision_input_grads=input_grads,
                    cutoff_len=cutoff, vision_scores=scores), [line]
 
