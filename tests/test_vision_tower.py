@@ -247,3 +247,22 @@ def test_ms_swift_3x_qwen25vl_sdpa_math_path_unless_flash_or_4x(tmp_path):
     assert sdpa["verdict"] == "oom"
     gap = sdpa["memory"]["step"]["peak_allocated_bytes"] - fa2["memory"]["step"]["peak_allocated_bytes"]
     assert gap >= 16 * 65536 ** 2 * 6
+
+
+@pytest.mark.parametrize("name,total", [("qwen2-vl-2b", 2_208_985_600), ("qwen2-vl-7b", 8_291_375_616),
+                                        ("qwen2-vl-72b", 73_405_560_320)])
+def test_qwen2_vl_presets_are_qwen2_vl_with_its_own_tower(name, total):
+    """Qwen2-VL is not Qwen2.5-VL: its tower attends over the whole image in every block (LayerNorm, fc1/fc2 MLP of
+    embed_dim x 4); language model + tower = the published total, and = transformers' class on the meta device."""
+    spec = load_model(name)
+    assert spec.vision.kind == "qwen2_vl" and spec.vision.attention_blocks_over_image == spec.vision.depth == 32
+    assert spec.params.total + spec.vision.params == total
+    assert load_model(f"Qwen/Qwen2-VL-{name.split('-')[-1].upper()}-Instruct").name == name
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    if name == "qwen2-vl-72b":
+        return                                   # 73B on the meta device: slow on a shared 2-core machine
+    cfg = {k: v for k, v in spec.config.items() if k != "model_type"}
+    with torch.device("meta"):
+        m = transformers.Qwen2VLForConditionalGeneration(transformers.Qwen2VLConfig(**cfg))
+    assert sum(p.numel() for p in m.parameters()) == total
