@@ -266,3 +266,13 @@ def test_qwen2_vl_presets_are_qwen2_vl_with_its_own_tower(name, total):
     with torch.device("meta"):
         m = transformers.Qwen2VLForConditionalGeneration(transformers.Qwen2VLConfig(**cfg))
     assert sum(p.numel() for p in m.parameters()) == total
+
+
+def test_ms_swift_image_max_token_num_caps_the_image_in_tokens(tmp_path):
+    """qwen_vl_utils >= 0.0.14 reads IMAGE_MAX_TOKEN_NUM (ms-swift's examples set it; swift/model/models/qwen.py
+    converts MAX_PIXELS into it): 1024 tokens of 28x28 pixels for Qwen2.5-VL = 802816 pixels, 4096 ViT patches."""
+    rep = _check(tmp_path, "t.sh", "IMAGE_MAX_TOKEN_NUM=1024 swift sft --model Qwen/Qwen2.5-VL-7B-Instruct "
+                 "--tuner_type lora --max_length 2048 --torch_dtype bfloat16\n", "--gpu", "rtx-a6000")
+    said = " ".join(rep["assumptions"])
+    assert "802816 pixels (IMAGE_MAX_TOKEN_NUM 1024 tokens of 784 pixels) = 1024 tokens" in said
+    assert "4096 ViT patches per sample" in said

@@ -170,13 +170,18 @@ def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> Trai
 
 
 # ------------------------------------------------------------------------------------------------ memory
-def _vision_pixels(job: formats.Job) -> tuple[int, str]:
+def _vision_pixels(job: formats.Job, tower) -> tuple[int, str]:
     """The pixel cap of one image as the job sets it, or the runner's / processor's default, and how it is said."""
     from rocm_tune.core.model import vision as model_vision
     from rocm_tune.core.runners.common import as_int
 
     s = job.settings.get("image_max_pixels")
     pixels = as_int(s.value) if s is not None else None
+    t = job.settings.get("image_max_tokens")
+    if not pixels and t is not None and as_int(t.value):
+        n = as_int(t.value)
+        return n * tower.pixels_per_token, (f"{n * tower.pixels_per_token} pixels ({t.native} {n} tokens of "
+                                            f"{tower.pixels_per_token} pixels)")
     res = job.settings.get("image_resolution")   # LLaMA-Factory before image_max_pixels: the longer side's cap
     side = as_int(res.value) if res is not None else None
     if pixels and s is not None:
@@ -247,7 +252,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
-    pixels, said = _vision_pixels(job)
+    pixels, said = _vision_pixels(job, tower)
     frozen_default = job.runner in ("llamafactory", "ms-swift")
     fz = job.settings.get("freeze_vision_tower")
     frozen = as_bool(fz.value) if fz is not None else None
