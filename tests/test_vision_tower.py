@@ -276,3 +276,16 @@ def test_ms_swift_image_max_token_num_caps_the_image_in_tokens(tmp_path):
     said = " ".join(rep["assumptions"])
     assert "802816 pixels (IMAGE_MAX_TOKEN_NUM 1024 tokens of 784 pixels) = 1024 tokens" in said
     assert "4096 ViT patches per sample" in said
+
+
+def test_ms_swift_2x_full_trains_the_tower_unless_freeze_vit(tmp_path):
+    """ms-swift 2.x: SftArguments.freeze_vit defaults to False, so a full sft trains the ViT (its best practice adds
+    --freeze_vit true for the '4 * 60GB' run); 3.x freezes it by default."""
+    script = ("CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=4 swift sft --model_type qwen2-vl-7b-instruct "
+              "--model_id_or_path qwen/Qwen2-VL-7B-Instruct --sft_type full {x} --deepspeed default-zero2 "
+              "--dataset latex-ocr-print#20000\n")
+    free = _check(tmp_path, "a.sh", script.format(x=""), "--gpu", "a100-80gb", "--gpus", "4")
+    frozen = _check(tmp_path, "b.sh", script.format(x="--freeze_vit true"), "--gpu", "a100-80gb", "--gpus", "4")
+    assert "vision tower trained (ms-swift 2.x's freeze_vit default false)" in " ".join(free["assumptions"])
+    assert "vision tower frozen (freeze_vit: true)" in " ".join(frozen["assumptions"])
+    assert free["memory"]["step"]["peak_allocated_bytes"] > frozen["memory"]["step"]["peak_allocated_bytes"]

@@ -253,7 +253,9 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     if tower is None:
         return cfg, []
     pixels, said = _vision_pixels(job, tower)
-    frozen_default = job.runner in ("llamafactory", "ms-swift")
+    # ms-swift 2.x: SftArguments.freeze_vit = False (swift/llm/utils/argument.py; a full sft adds the tower to
+    # freeze_parameters only under --freeze_vit true); 3.x and LLaMA-Factory freeze it by default
+    frozen_default = job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift2(job)
     fz = job.settings.get("freeze_vision_tower")
     frozen = as_bool(fz.value) if fz is not None else None
     frozen = frozen_default if frozen is None else frozen
@@ -261,7 +263,8 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     whole = _whole_images(job)
     tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
     how = (f"{fz.native}: {fz.value}" if fz is not None else
-           "the runner's default" if frozen_default else "every parameter of a full fine-tune trains")
+           "the runner's default" if frozen_default else "ms-swift 2.x's freeze_vit default false" if _swift2(job)
+           else "every parameter of a full fine-tune trains")
     inside = ("the whole image reaches the tower even where cutoff_len cuts the tokens" if whole else
               f"inside cutoff_len {cfg.cutoff_len}")
     line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most {said}"
