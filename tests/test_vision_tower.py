@@ -289,3 +289,24 @@ def test_ms_swift_2x_full_trains_the_tower_unless_freeze_vit(tmp_path):
     assert "vision tower trained (ms-swift 2.x's freeze_vit default false)" in " ".join(free["assumptions"])
     assert "vision tower frozen (freeze_vit: true)" in " ".join(frozen["assumptions"])
     assert free["memory"]["step"]["peak_allocated_bytes"] > frozen["memory"]["step"]["peak_allocated_bytes"]
+
+
+def test_qwen2_audio_preset_is_its_language_model_and_says_the_encoder_is_not_counted():
+    """Qwen2-Audio-7B (LLaMA-Factory issue 7568's model) was an assumed ~7B Llama from its name; its preset is the
+    published text_config (Qwen2 decoder, 32 KV heads, 156032 tokens): 7754878976 parameters, which with the audio
+    encoder and projector that transformers builds make the published 8.40B."""
+    spec = load_model("Qwen/Qwen2-Audio-7B")
+    assert spec.name == "qwen2-audio-7b" and spec.params.total == 7_754_878_976
+    assert spec.num_kv_heads == 32 and spec.vocab_size == 156032
+    assert any("only the language model is counted" in n for n in spec.notes)
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    audio = {"model_type": "qwen2_audio_encoder", "num_mel_bins": 128, "encoder_layers": 32,
+             "encoder_attention_heads": 20, "encoder_ffn_dim": 5120, "d_model": 1280}
+    text = {k: v for k, v in spec.config.items() if k not in ("architectures", "torch_dtype")}
+    with torch.device("meta"):
+        m = transformers.Qwen2AudioForConditionalGeneration(transformers.Qwen2AudioConfig(audio_config=audio,
+                                                                                          text_config=text))
+    total = sum(p.numel() for p in m.parameters())
+    encoder = sum(p.numel() for n, p in m.named_parameters() if "audio_tower" in n or "multi_modal_projector" in n)
+    assert total == 8_397_094_912 and total - encoder == spec.params.total
