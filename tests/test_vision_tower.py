@@ -310,3 +310,11 @@ def test_qwen2_audio_preset_is_its_language_model_and_says_the_encoder_is_not_co
     total = sum(p.numel() for p in m.parameters())
     encoder = sum(p.numel() for n, p in m.named_parameters() if "audio_tower" in n or "multi_modal_projector" in n)
     assert total == 8_397_094_912 and total - encoder == spec.params.total
+
+
+def test_ms_swift_3x_unset_max_length_is_not_raised_by_the_image(tmp_path):
+    """An unset 3.x --max_length is counted as the model's context (Qwen2.5-VL-7B: 128000) already: the image's
+    tokens are not added on top of it as they are on top of a max_length the job sets."""
+    rep = _check(tmp_path, "a.sh", "swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --train_type lora "
+                 "--torch_dtype bfloat16\n", "--gpu", "mi300x")
+    assert rep["understood"]["cutoff_len"] == 128000

@@ -284,7 +284,8 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         line += "; LoRA over all linear layers reaches the unfrozen tower: autograd records its pass"
     cutoff, scores = cfg.cutoff_len, False
     if job.runner == "ms-swift" and not _swift_new(job):
-        cutoff = cfg.cutoff_len + tokens
+        # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
+        cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len
         scores = cfg.attn != "fa2"
         line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
                  f"sees up to {cutoff} tokens" + ("; the transformers of that time (4.45-4.51) run the Qwen2-VL / "
