@@ -318,3 +318,15 @@ def test_ms_swift_3x_unset_max_length_is_not_raised_by_the_image(tmp_path):
     rep = _check(tmp_path, "a.sh", "swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --train_type lora "
                  "--torch_dtype bfloat16\n", "--gpu", "mi300x")
     assert rep["understood"]["cutoff_len"] == 128000
+
+
+def test_math_path_scores_span_the_micro_batch():
+    """transformers 4.45-4.51's Qwen-VL vision SDPA builds one [1, n, n] mask over every patch of the micro-batch
+    (cu_seqlens only masks across images): two 1024-token images per micro-batch = 8192 patches, 16 x 8192^2 x 6
+    bytes = 6.00 GiB of scores in one block, four times one image's."""
+    m = load_model("qwen2.5-vl-7b")
+    base = TrainConfig(method="lora", precision="bf16", cutoff_len=4096, image_tokens=1024, micro_batch=2)
+    math = estimate(m, replace(base, vision_scores=True))
+    eager = estimate(m, replace(base, attn="eager"))
+    assert any("attention scores materialised over the micro-batch's patches: 6.00 GiB" in n for n in math.notes)
+    assert any("eager attention scores over one image: 1.50 GiB" in n for n in eager.notes)

@@ -60,7 +60,9 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
             + (f" + {(grads + optim) / 2**30:.2f} GiB gradients and optimizer state" if trained else "")
             + f"; {tokens} image tokens per sample = {patches} ViT patches per micro-batch, activations "
             + f"{kept / 2**30:.2f} GiB kept, {transient / 2**30:.2f} GiB while a block runs"
-            + (f" (eager attention scores over one image: {scores / 2**30:.2f} GiB)" if scores else ""))
+            + (f" (attention scores materialised over the micro-batch's patches: {scores / 2**30:.2f} GiB)"
+               if scores and getattr(cfg, "vision_scores", False) else
+               f" (eager attention scores over one image: {scores / 2**30:.2f} GiB)" if scores else ""))
     return VisionMemory(weights, grads, optim, kept, transient, patches, note)
 
 
@@ -74,6 +76,10 @@ def _activations(tower, cfg, compute: int, patches: int, image_patches: int,
     image by cu_seqlens; the softmax output is kept when the block is recorded)."""
     transient = tower.block_transient_per_patch(compute) * patches
     eager = cfg.attn == "eager" or bool(getattr(cfg, "vision_scores", False))
+    if getattr(cfg, "vision_scores", False):
+        # transformers 4.45-4.51: one [1, n, n] mask over every patch of the micro-batch (cu_seqlens only masks
+        # across images), so the math backend's scores span the micro-batch, not one image
+        image_patches = patches
     scores = tower.eager_scores(image_patches, compute) if eager and image_patches else 0.0
     transient += scores
     if not graph:
