@@ -71,9 +71,9 @@ class TrainConfig:
     # the runner makes a frozen tower's input require grad (ms-swift: vision_tower.enable_input_require_grads()
     # under gradient checkpointing), so autograd records the tower's pass although no tower weight trains
     vision_input_grads: bool = False
-    # the tower's attention materialises its scores (heads x n x n over an image's n patches) although attn is not
-    # eager: transformers 4.45-4.47's Qwen2-VL VisionSdpaAttention calls SDPA on 3-D tensors with a [1, n, n] mask,
-    # which only the math backend takes (core/memory/vision_memory.py)
+    # the tower's attention materialises its scores (heads x n x n over the micro-batch's n patches) although attn is
+    # not eager: transformers 4.45-4.51's Qwen2-VL / Qwen2.5-VL VisionSdpaAttention calls SDPA on 3-D tensors with a
+    # [1, n, n] mask, which only the math backend takes (core/memory/vision_memory.py)
     vision_scores: bool = False
 
     @property
