@@ -186,11 +186,12 @@ def test_real_size_preset_equals_transformers(preset):
         pytest.skip("remote-code model (baichuan, chatglm, internlm2), not in transformers: "
                     "checked against published totals in test_model_presets")
     config = preset["config"]
-    if config["model_type"] in ("qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"):
+    if config["model_type"] in ("qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"):
         # no causal-LM class of its own in transformers; it is the Qwen2 (Qwen3) decoder
-        # (test_qwen2_5_vl_counts_the_language_model_of_the_real_class and, for Qwen3-VL,
-        # tests/test_model_presets_2025.py prove it on the real VLM class)
-        config = {**config, "model_type": {"qwen2_5_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
+        # (test_qwen2_5_vl_counts_the_language_model_of_the_real_class, for Qwen2-VL
+        # tests/test_vision_tower.py test_qwen2_vl_presets_..., for Qwen3-VL tests/test_model_presets_2025.py prove it
+        # on the real VLM class)
+        config = {**config, "model_type": {"qwen2_vl_text": "qwen2", "qwen2_5_vl_text": "qwen2", "qwen3_vl_text": "qwen3",
                                           "qwen3_vl_moe_text": "qwen3_moe"}[config["model_type"]]}
     if isinstance(config.get("attn_temperature_tuning"), int):
         # Scout's published 4 is a truthy flag; transformers 5's strict config wants a bool (no effect on counts)

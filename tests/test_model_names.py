@@ -106,7 +106,7 @@ HELD_OUT = [
     ("Qwen/Qwen2.5-3B-Instruct", "qwen2.5", 3, None, None, "preset", "qwen2.5-3b"),
     ("meta-llama/Llama-3.2-3B-Instruct", "llama3.2", 3, None, None, "preset", "llama-3.2-3b"),
     ("/data/public/model/Qwen2.5-1.5B-Instruct", "qwen2.5", 1.5, None, None, "name", "qwen2.5-1.5b"),
-    ("/home/jz08/zhouzy/model_Param/Qwen2-VL-2B-Instruct", "qwen2vl", 2, None, None, "assumed", None),
+    ("/home/jz08/zhouzy/model_Param/Qwen2-VL-2B-Instruct", "qwen2vl", 2, None, None, "name", "qwen2-vl-2b"),
     ("/data/msz/models/Qwen3.5-27B", "qwen3.5", 27, None, None, "name", "qwen3.5-27b"),
     ("/mnt/data/hetinggao/models/Qwen2-1.5B", "qwen2", 1.5, None, None, "name", "qwen2.5-1.5b"),
     ("/root/autodl-tmp/models/llama-3.1-8b", "llama3.1", 8, None, None, "name", "llama-3.1-8b"),

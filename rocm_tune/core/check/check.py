@@ -171,44 +171,106 @@ def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> Trai
 
 
 # ------------------------------------------------------------------------------------------------ memory
+def _vision_pixels(job: formats.Job, tower) -> tuple[int, str]:
+    """The pixel cap of one image as the job sets it, or the runner's / processor's default, and how it is said."""
+    from rocm_tune.core.model import vision as model_vision
+    from rocm_tune.core.runners.common import as_int
+
+    s = job.settings.get("image_max_pixels")
+    pixels = as_int(s.value) if s is not None else None
+    t = job.settings.get("image_max_tokens")
+    if not pixels and t is not None and as_int(t.value):
+        n = as_int(t.value)
+        return n * tower.pixels_per_token, (f"{n * tower.pixels_per_token} pixels ({t.native} {n} tokens of "
+                                            f"{tower.pixels_per_token} pixels)")
+    res = job.settings.get("image_resolution")   # LLaMA-Factory before image_max_pixels: the longer side's cap
+    side = as_int(res.value) if res is not None else None
+    if pixels and s is not None:
+        return pixels, f"{pixels} pixels ({s.native})"
+    if side:
+        return side ** 2, f"{side ** 2} pixels (image_resolution {side} squared)"
+    if job.runner == "llamafactory":
+        return model_vision.LLAMAFACTORY_MAX_PIXELS, (f"{model_vision.LLAMAFACTORY_MAX_PIXELS} pixels "
+                                                      f"(LLaMA-Factory's image_max_pixels default)")
+    return model_vision.PROCESSOR_MAX_PIXELS, (f"{model_vision.PROCESSOR_MAX_PIXELS} pixels (the Qwen-VL "
+                                               f"processor's max_pixels default; MAX_PIXELS not set)")
+
+
+def _swift2(job: formats.Job) -> bool:
+    """ms-swift 2.x (core/runners/ms_swift.SWIFT2_FLAGS): its Qwen2-VL template (swift/llm/utils/template.py
+    _Qwen2VLTemplateMixin._encode) runs Template._encode - max_length's delete / left-cut on the ids where each image
+    is one placeholder - and only then expands every image to its grid's tokens: the whole image reaches the tower
+    and its tokens come on top of max_length. That release ran on transformers 4.45-4.47, whose Qwen2-VL
+    VisionSdpaAttention calls SDPA on 3-D (heads, n, d) tensors with a [1, n, n] mask: the math backend, which
+    materialises the scores as eager attention does (and eager is what --use_flash_attn false loads)."""
+    s = job.settings.get("swift_major")
+    return job.runner == "ms-swift" and s is not None and str(s.value) == "2"
+
+
+def _whole_images(job: formats.Job) -> bool:
+    """Whether a sample longer than cutoff_len still reaches the vision tower with its whole image.
+    LLaMA-Factory (data/processor/supervised.py: mm_plugin.process_messages expands the image tokens, infer_seqlen
+    then cuts the token ids; the collator's get_mm_inputs makes pixel_values of the whole image) and ms-swift do:
+    before its fix of 2025-05-12 (#4178, 3.5) every ms-swift Qwen-VL template checked max_length on the ids with one
+    placeholder per image and expanded the images afterwards (swift/llm/template/template/qwen.py
+    Qwen2VLTemplate._encode calls super()._encode first; 2.x the same), and since then --truncation_strategy
+    left/right keep every placeholder (swift/template/base.py _truncate). Only a newer ms-swift's default raise
+    (MaxLengthError: the row is skipped) drops the sample: 4.x (--tuner_type) is newer; otherwise the version is not
+    in the files and the older is assumed."""
+    if job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift_new(job):
+        return True
+    t = job.settings.get("truncation_strategy")
+    return job.runner == "ms-swift" and t is not None and str(t.value).strip("'\"").lower() in ("left", "right")
+
+
+def _swift_new(job: formats.Job) -> bool:
+    """An ms-swift after the max_length fix of 2025-05-12 (its 4.x flags say so)."""
+    s = job.settings.get("swift_major")
+    return s is not None and str(s.value) == "4"
+
+
+def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
+    """LoRA over every linear layer reaches the vision tower when the runner does not freeze it: LLaMA-Factory's
+    find_all_linear_modules leaves the tower out only under freeze_vision_tower (model/model_utils/misc.py),
+    ms-swift's all-linear only under freeze_vit (swift/llm/model/utils.py get_multimodal_target_regex), ms-swift
+    2.x's --lora_target_modules ALL takes every linear of the model. The tower's pass is then recorded."""
+    if cfg.method not in ("lora", "qlora"):
+        return False
+    t = job.settings.get("lora_target")
+    target = str(t.value).strip("'\"").lower() if t is not None else "all"
+    return target in ("all", "all-linear") and not frozen or target == "all" and t is not None \
+        and t.native == "lora_target_modules"
+
+
 def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:
     """A VLM with a known vision tower: the image tokens per sample and whether the tower trains, as the runner
     decides them (LLaMA-Factory freeze_vision_tower, ms-swift freeze_vit: True by default; a plain HF/TRL full
     fine-tune trains every parameter), and the assumption that says so."""
     from dataclasses import replace
 
-    from rocm_tune.core.model import vision as model_vision
-    from rocm_tune.core.runners.common import as_bool, as_int
+    from rocm_tune.core.runners.common import as_bool
 
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
-    s = job.settings.get("image_max_pixels")
-    pixels = as_int(s.value) if s is not None else None
-    res = job.settings.get("image_resolution")   # LLaMA-Factory before image_max_pixels: the longer side's cap
-    side = as_int(res.value) if res is not None else None
-    if pixels and s is not None:
-        said = f"{pixels} pixels ({s.native})"
-    elif side:
-        pixels = side ** 2
-        said = f"{pixels} pixels (image_resolution {side} squared)"
-    elif job.runner == "llamafactory":
-        pixels = model_vision.LLAMAFACTORY_MAX_PIXELS
-        said = f"{pixels} pixels (LLaMA-Factory's image_max_pixels default)"
-    else:
-        pixels = model_vision.PROCESSOR_MAX_PIXELS
-        said = f"{pixels} pixels (the Qwen-VL processor's max_pixels default; MAX_PIXELS not set)"
-    frozen_default = job.runner in ("llamafactory", "ms-swift")
+    pixels, said = _vision_pixels(job, tower)
+    # ms-swift 2.x: SftArguments.freeze_vit = False (swift/llm/utils/argument.py; a full sft adds the tower to
+    # freeze_parameters only under --freeze_vit true); 3.x and LLaMA-Factory freeze it by default
+    frozen_default = job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift2(job)
     fz = job.settings.get("freeze_vision_tower")
     frozen = as_bool(fz.value) if fz is not None else None
     frozen = frozen_default if frozen is None else frozen
     trainable = cfg.method == "full" and not frozen
-    tokens = min(tower.tokens(pixels), cfg.cutoff_len)
+    whole = _whole_images(job)
+    tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
     how = (f"{fz.native}: {fz.value}" if fz is not None else
-           "the runner's default" if frozen_default else "every parameter of a full fine-tune trains")
+           "the runner's default" if frozen_default else "ms-swift 2.x's freeze_vit default false" if _swift2(job)
+           else "every parameter of a full fine-tune trains")
+    inside = ("the whole image reaches the tower even where cutoff_len cuts the tokens" if whole else
+              f"inside cutoff_len {cfg.cutoff_len}")
     line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most {said}"
-            f" = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted (inside "
-            f"cutoff_len {cfg.cutoff_len}), {tokens * tower.merge ** 2} ViT patches per sample")
+            f" = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted ({inside}), "
+            f"{tokens * tower.merge ** 2} ViT patches per sample")
     # ms-swift (swift/trainers/mixin.py, _prepare_gradient_checkpointing): under gradient checkpointing it calls
     # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
     # tower's pass is recorded by autograd too
@@ -218,7 +280,20 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     if input_grads:
         line += ("; ms-swift makes the frozen tower's input require grad under gradient checkpointing "
                  "(vision_tower.enable_input_require_grads): each ViT block keeps its input")
-    return replace(cfg, image_tokens=tokens, vision_trainable=trainable, vision_input_grads=input_grads), [line]
+    if not trainable and _tower_lora(job, cfg, frozen):
+        input_grads = True
+        line += "; LoRA over all linear layers reaches the unfrozen tower: autograd records its pass"
+    cutoff, scores = cfg.cutoff_len, False
+    if job.runner == "ms-swift" and not _swift_new(job):
+        # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
+        cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len
+        scores = cfg.attn != "fa2"
+        line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
+                 f"sees up to {cutoff} tokens" + ("; the transformers of that time (4.45-4.51) run the Qwen2-VL / "
+                                                  "Qwen2.5-VL vision SDPA on its math backend: attention scores over "
+                                                  "the image's patches are materialised" if scores else ""))
+    return replace(cfg, image_tokens=tokens, vision_trainable=trainable, vision_input_grads=input_grads,
+                   cutoff_len=cutoff, vision_scores=scores), [line]
 
 
 def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:

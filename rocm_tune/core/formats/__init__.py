@@ -292,6 +292,11 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         if as_int(env.get("MAX_PIXELS", "x")):   # qwen_vl_utils / ms-swift read the image pixel cap from the env
             cap = Setting("image_max_pixels", as_int(env["MAX_PIXELS"]), file, cmd.line, "MAX_PIXELS", "env")
             job.settings.setdefault("image_max_pixels", cap)
+        if as_int(env.get("IMAGE_MAX_TOKEN_NUM", "x")):
+            # qwen_vl_utils >= 0.0.14 caps an image in language tokens (ms-swift converts MAX_PIXELS into it:
+            # swift/model/models/qwen.py compat_qwen_vl_utils); check turns it into pixels with the tower's patch
+            job.settings.setdefault("image_max_tokens", Setting("image_max_tokens", as_int(env["IMAGE_MAX_TOKEN_NUM"]),
+                                                                file, cmd.line, "IMAGE_MAX_TOKEN_NUM", "env"))
         if (as_int(env.get("CELOSS_PARALLEL_SIZE", "x")) or 0) > 0:
             # swift/trainers/sequence_parallel: the sequence-parallel loss runs ChunkedCrossEntropyLoss in blocks
             job.settings.setdefault("chunked_ce", Setting("chunked_ce", as_int(env["CELOSS_PARALLEL_SIZE"]), file,

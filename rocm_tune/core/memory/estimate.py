@@ -71,6 +71,10 @@ class TrainConfig:
     # the runner makes a frozen tower's input require grad (ms-swift: vision_tower.enable_input_require_grads()
     # under gradient checkpointing), so autograd records the tower's pass although no tower weight trains
     vision_input_grads: bool = False
+    # the tower's attention materialises its scores (heads x n x n over the micro-batch's n patches) although attn is
+    # not eager: transformers 4.45-4.51's Qwen2-VL / Qwen2.5-VL VisionSdpaAttention calls SDPA on 3-D tensors with a
+    # [1, n, n] mask, which only the math backend takes (core/memory/vision_memory.py)
+    vision_scores: bool = False
 
     @property
     def world_size(self) -> int:
@@ -125,7 +129,7 @@ class TrainConfig:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["lora_targets"] = list(self.lora_targets)
-        for k in ("image_tokens", "vision_trainable", "vision_input_grads"):   # said only where a vision tower is estimated
+        for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores"):   # said only where a vision tower is estimated
             if not d[k]:
                 d.pop(k)
         return d

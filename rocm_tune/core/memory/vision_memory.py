@@ -50,7 +50,7 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
         frozen_bytes = 2 if cfg.zero_stage >= 1 and cfg.precision in ("bf16", "fp16") else regime.frozen_bytes
         weights, grads, optim = params * frozen_bytes / shard_params, 0.0, 0.0
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
-    tokens = min(int(cfg.image_tokens), int(cfg.cutoff_len))
+    tokens = int(cfg.image_tokens)   # the caller caps it where the runner drops over-long samples
     patches = rows * tokens * tower.merge ** 2
     graph = trained or bool(cfg.vision_input_grads)
     kept, transient, scores = _activations(tower, cfg, regime.compute_bytes, patches, tokens * tower.merge ** 2,
@@ -60,7 +60,9 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
             + (f" + {(grads + optim) / 2**30:.2f} GiB gradients and optimizer state" if trained else "")
             + f"; {tokens} image tokens per sample = {patches} ViT patches per micro-batch, activations "
             + f"{kept / 2**30:.2f} GiB kept, {transient / 2**30:.2f} GiB while a block runs"
-            + (f" (eager attention scores over one image: {scores / 2**30:.2f} GiB)" if scores else ""))
+            + (f" (attention scores materialised over the micro-batch's patches: {scores / 2**30:.2f} GiB)"
+               if scores and getattr(cfg, "vision_scores", False) else
+               f" (eager attention scores over one image: {scores / 2**30:.2f} GiB)" if scores else ""))
     return VisionMemory(weights, grads, optim, kept, transient, patches, note)
 
 
@@ -73,7 +75,12 @@ def _activations(tower, cfg, compute: int, patches: int, image_patches: int,
     Eager attention adds one full-attention block's scores over one image (transformers splits the pass per
     image by cu_seqlens; the softmax output is kept when the block is recorded)."""
     transient = tower.block_transient_per_patch(compute) * patches
-    scores = tower.eager_scores(image_patches, compute) if cfg.attn == "eager" and image_patches else 0.0
+    eager = cfg.attn == "eager" or bool(getattr(cfg, "vision_scores", False))
+    if getattr(cfg, "vision_scores", False):
+        # transformers 4.45-4.51: one [1, n, n] mask over every patch of the micro-batch (cu_seqlens only masks
+        # across images), so the math backend's scores span the micro-batch, not one image
+        image_patches = patches
+    scores = tower.eager_scores(image_patches, compute) if eager and image_patches else 0.0
     transient += scores
     if not graph:
         return 0.0, transient, scores

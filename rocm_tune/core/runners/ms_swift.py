@@ -57,7 +57,14 @@ MAP.update({"freeze_vit": "freeze_vision_tower", "freeze_aligner": "freeze_multi
             "max_pixels": "image_max_pixels",
             # ModelArguments.vit_gradient_checkpointing (default True): off, the tower is neither checkpointed nor
             # made to take inputs requiring grad (swift/trainers/mixin.py _prepare_gradient_checkpointing)
-            "vit_gradient_checkpointing": "vit_gradient_checkpointing"})
+            "vit_gradient_checkpointing": "vit_gradient_checkpointing",
+            # TemplateArguments.truncation_strategy: delete/raise drop an over-long row, left/right cut its text
+            "truncation_strategy": "truncation_strategy"})
+# ms-swift 2.x (swift/llm/utils/argument.py SftArguments, before the 3.0 rewrite): flags only that release has, and
+# its defaults that differ from 3.x: max_length 2048 (3.x: None, the model's context)
+SWIFT2_FLAGS = ("sft_type", "model_id_or_path", "lora_target_modules", "use_flash_attn", "custom_train_dataset_path",
+                "model_cache_dir", "dataset_test_ratio", "train_dataset_sample")
+SWIFT2_MAX_LENGTH = 2048
 
 
 def _dtype_name(v: str) -> str | None:
@@ -138,6 +145,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
                 value = {"lora": "lora", "full": "full", "longlora": "lora", "adalora": "lora"}.get(v.lower(), v)
             out[key] = Setting(key, value, file, line, k, "flag", invert)
     _dataset_bound(flags, lists, file, out)
+    _swift2(flags, file, out)
     if "model_name_or_path" not in out and "model_type" in flags:
         # ms-swift 2.x: --model_type alone names the model (`qwen2_5-7b-instruct`: family, size, variant)
         v, line = flags["model_type"]
@@ -153,6 +161,36 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
         # AdamW; estimated as a factored (Adafactor-sized) state
         out["optim"] = Setting("optim", "adafactor", file, galore.line, "use_galore", "flag")
     return out
+
+
+def _swift2(flags: dict[str, tuple[str, int]], file: str, out: dict[str, Setting]) -> None:
+    """ms-swift 2.x flags (SWIFT2_FLAGS mark the release): --max_length unset is 2048 there (SftArguments.max_length);
+    --batch_size / --eval_batch_size are the per-device batches; --use_flash_attn false loads the model with
+    _attn_implementation 'eager' (swift/llm/utils/model.py), true with flash_attention_2; --lora_target_modules
+    ALL takes every linear layer of the model, DEFAULT the model type's own list."""
+    if "tuner_type" in flags:
+        # --tuner_type is ms-swift 4.x's name of --train_type: a release after the max_length fix of 2025-05-12
+        out["swift_major"] = Setting("swift_major", 4, file, flags["tuner_type"][1], "--tuner_type (ms-swift 4.x)",
+                                     "flag")
+    mark = next((k for k in SWIFT2_FLAGS if k in flags), None)
+    if mark is None:
+        return
+    line = flags[mark][1]
+    out["swift_major"] = Setting("swift_major", 2, file, line, f"--{mark} (an ms-swift 2.x flag)", "flag")
+    if "max_length" not in flags:
+        out["cutoff_len"] = Setting("cutoff_len", SWIFT2_MAX_LENGTH, file, line,
+                                    f"max_length (ms-swift 2.x default {SWIFT2_MAX_LENGTH}, --{mark} marks 2.x)", "flag")
+    for k, key in (("batch_size", "per_device_train_batch_size"), ("eval_batch_size", "per_device_eval_batch_size")):
+        if k in flags and key not in out:
+            out[key] = Setting(key, flags[k][0], file, flags[k][1], k, "flag")
+    if "use_flash_attn" in flags and as_bool(flags["use_flash_attn"][0]) is not None:
+        v, ln = flags["use_flash_attn"]
+        out["flash_attn"] = Setting("flash_attn", "flash_attn" if as_bool(v) else "eager", file, ln, "use_flash_attn",
+                                    "flag")
+    if "lora_target_modules" in flags and "lora_target" not in out:
+        v, ln = flags["lora_target_modules"]
+        out["lora_target"] = Setting("lora_target", "all" if v.strip("'\"").upper() == "ALL" else v, file, ln,
+                                     "lora_target_modules", "flag")
 
 
 # ---------------------------------------------------------------------------------------------------- writer

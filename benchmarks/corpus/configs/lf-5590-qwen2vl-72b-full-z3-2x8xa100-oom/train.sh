@@ -1,0 +1,38 @@
+  DISTRIBUTED_ARGS="
+      --nproc_per_node $GPUS_PER_NODE \
+      --nnodes $NNODES \
+      --node_rank $NODE_RANK \
+      --master_addr $MASTER_ADDR \
+      --master_port $MASTER_PORT
+      "
+  torchrun $DISTRIBUTED_ARGS src/train.py \
+      --deepspeed $DS_CONFIG_PATH \
+      --stage sft \
+      --do_train \
+      --model_name_or_path $MODEL_PATH \
+      --dataset_dir $DATASET \
+      --dataset $dataset \
+      --template qwen2_vl \
+      --finetuning_type full \
+      --output_dir $OUTPUT_PATH \
+      --overwrite_cache \
+      --overwrite_output_dir \
+      --warmup_ratio 0.1 \
+      --weight_decay 0.1 \
+      --per_device_train_batch_size 1 \
+      --per_device_eval_batch_size 1 \
+      --gradient_accumulation_steps 16 \
+      --ddp_timeout 180000000 \
+      --learning_rate 1e-6 \
+      --lr_scheduler_type cosine \
+      --logging_steps 200 \
+      --cutoff_len 2048 \
+      --save_strateg epoch \
+      --plot_loss \
+      --compute_accuracy \
+      --num_train_epochs 6 \
+      --bf16 \
+      --image_resolution 448 \
+      --fix_embedding False \
+      --fix_vit False \
+      --attn_implementation $attn_implementation
