@@ -1321,6 +1321,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"
           r"(?:\S+\s+){0,3}\[WARNING\]\s+\[[\w./-]+:\d+(?::\w+)?\]|"
           r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[WARNING\]\s|"
+          # h8-cfgerr (issue 26): the same records behind the prefixes a runner or library puts before the level:
+          # Ray's worker tag (`(train_fn pid=100759) `), a bracketed clock (dmlc/xgboost `[00:31:59] WARNING: ...`),
+          # and the `DATE TIME WARNING file.py:424 -- msg` / loguru `DATE | WARNING | mod:fn:31 - msg` records
+          r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*)?(?:WARNING|WARN|Warning):\s|"
+          r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?\d{4}-\d\d-\d\d[ T][\d:.,]+\s*(?:\|\s*)?WARNING\s*(?:\|\s*)?"
+          r"[\w./<>-]+:(?:[\w<>]+:)?\d+\s+(?:--|-)\s|"
           r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b)",
           # c10d's IPv6 attempt on a host without IPv6 (errno 97, EAFNOSUPPORT): it goes on over IPv4
           r"\[c10d\] The (?:server|client) socket .{0,80}\(errno: 97 - Address family not supported by protocol\)",
@@ -1764,9 +1770,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"PytorchStreamReader failed reading zip archive", r"_pickle\.UnpicklingError: invalid load key",
           r"incomplete metadata, file not fully covered",
           # huggingface_hub's size check after a download
-          r"Consistency check failed: file should be of size \d+ but has size \d+"),
+          r"Consistency check failed: file should be of size \d+ but has size \d+",
+          # h8-cfgerr (issue 26): safetensors' own header errors by name (a Git LFS pointer or an HTML page saved as
+          # the weights: HeaderTooLarge / HeaderTooSmall / InvalidHeaderDeserialization) and the LFS pointer's own
+          # text wherever a loader prints it; as users retype them too (lower case)
+          r"\bHeaderToo(?:Large|Small)\b", r"\bInvalidHeaderDeserialization\b",
+          r"version https://git-lfs\.github\.com/spec/v1"),
          ("SafetensorError", "MetadataIncompleteBuffer", "PytorchStreamReader", "invalid load key",
-          "file not fully covered", "Consistency check failed"),
+          "file not fully covered", "Consistency check failed", "HeaderToo", "InvalidHeaderDeserialization",
+          "git-lfs.github.com"), ignorecase=True,
          sources=("h2oai/h2o-llmstudio#860 (OSError: Consistency check failed: file should be of size 4999819336 "
                   "but has size ...)",)),
     _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
@@ -1997,6 +2009,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Connection error, and we cannot find the requested files",
           r"is not a local folder and is not a valid model identifier", r"outgoing traffic has been disabled",
           r"offline mode is enabled",
+          # h8-cfgerr (issue 26): huggingface_hub's own refusal, by its message family rather than one caller's
+          # wrapping: the gated-repo text on its own lines, the hub's error classes named bare (`GatedRepoError:`),
+          # the hub's formatted HTTP error (`401 Client Error. (Request ID: Root=...`), and a tool saying the Hub
+          # token is missing (`[FAIL] HF_TOKEN is not set in the container — required for ... model download`)
+          r"Cannot access gated repo for url", r"Access to model \S+ is restricted\.",
+          r"\b(?:GatedRepo|RepositoryNotFound|RevisionNotFound|EntryNotFound|DisabledRepo)Error\b",
+          r"\b4\d\d Client Error\. \(Request ID: Root=",
+          r"\b(?:HF_TOKEN|HUGGING_FACE_HUB_TOKEN|HUGGINGFACE_(?:HUB_)?TOKEN)\b[^\n]{0,80}?\b(?:is not set|not set|is missing|"
+          r"missing|is required|required|is empty|is invalid)\b",
           r"huggingface_hub\.(?:utils\._errors|errors)\.\w+Error", r"HfHubHTTPError",
           # explain-dist (issue 26): ModelScope's hub (ms-swift, LLaMA-Factory with USE_MODELSCOPE_HUB=1)
           r"modelscope\.hub\.errors\.\w+",
@@ -2009,7 +2030,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Max retries exceeded"),
          ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
           "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
-          "outgoing traffic", "offline mode", "valid model identifier"),
+          "outgoing traffic", "offline mode", "valid model identifier", "Cannot access gated repo", "is restricted",
+          "Client Error", "TOKEN"),
          sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
     _sig("model-files-missing", "model_download", "error", "root", "the model directory lacks its files",
          "the path given as the model has no config.json / weights: a wrong path (relative to another working "
@@ -2236,8 +2258,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Output directory \(\S+\) already exists and is not empty",
           # r3-ver (issue 26): transformers' DeepSpeed integration (trainer_config_finalize) checking the DeepSpeed
           # JSON's explicit values against TrainingArguments
-          r"DeepSpeed config values that mismatch TrainingArguments values"),
+          r"DeepSpeed config values that mismatch TrainingArguments values",
+          # h8-cfgerr (issue 26): pydantic's detail line under `N validation error(s) for <Config>` when a value has
+          # the wrong type, is not one of the choices or a required field is missing (v1 `value is not a valid dict
+          # (type=type_error.dict)`, v2 `Input should be a valid dictionary [type=dict_type, input_value=...`): the
+          # value as written is wrong, whichever library's config class (DeepSpeed's too) checked it
+          r"^\s*(?:value is not a valid [\w ]+|field required|none is not an allowed value|str type expected|"
+          r"value could not be parsed to an? \w+|unexpected value; permitted: [^\n]*) \(type=(?:type_error(?:\.\w+)?|"
+          r"value_error\.missing)\)",
+          r"\[type=(?:dict_type|list_type|tuple_type|set_type|int_type|int_parsing|float_type|float_parsing|bool_type|"
+          r"bool_parsing|string_type|literal_error|enum|missing|model_type|model_attributes_type|dataclass_type|"
+          r"union_tag_invalid|union_tag_not_found), input_value="),
          ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
+          "(type=", "[type=",
           "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
@@ -2441,7 +2474,10 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
                              # raised:`) re-raises what failed inside it; a cause of its own (an import between
                              # torch and triton, unsloth#3526) found next to it is what to fix
                              "torch-compile-error": 1,
-                             "launcher-network-unreachable": 1}   # ex-num: a peer's own failure comes first
+                             "launcher-network-unreachable": 1,   # ex-num: a peer's own failure comes first
+                             # h8-cfgerr: DeepSpeed's `N validation error(s) for DeepSpeed*Config` header is read as
+                             # versions only when no detail line says the value itself has the wrong type or choice
+                             "deepspeed-config-validation": 1}
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
                                             # ex-num: huggingface_hub's free-space check only warns before the write fails
