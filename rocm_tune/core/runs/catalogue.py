@@ -1320,14 +1320,25 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:\s*(?:\[rank\d+\]:)?\[W(?:\d{4}\s+[\d:.]+)?(?:\s+\d+)?\s+[\w./-]+:\d+\]|\s*W\d{4}\s+[\d:.]+\s+\d+\s+[\w./-]+:\d+\]|"
           r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"
           r"(?:\S+\s+){0,3}\[WARNING\]\s+\[[\w./-]+:\d+(?::\w+)?\]|"
-          r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[WARNING\]\s|"
+          r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[?WARNING\]?\s|"
           # h8-cfgerr (issue 26): the same records behind the prefixes a runner or library puts before the level:
           # Ray's worker tag (`(train_fn pid=100759) `), a bracketed clock (dmlc/xgboost `[00:31:59] WARNING: ...`),
           # and the `DATE TIME WARNING file.py:424 -- msg` / loguru `DATE | WARNING | mod:fn:31 - msg` records
           r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*)?(?:WARNING|WARN|Warning):\s|"
           r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?\d{4}-\d\d-\d\d[ T][\d:.,]+\s*(?:\|\s*)?WARNING\s*(?:\|\s*)?"
           r"[\w./<>-]+:(?:[\w<>]+:)?\d+\s+(?:--|-)\s|"
-          r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b)",
+          r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b|"
+          # h8-cfgerr: a note that says of itself it is harmless (`This is expected, and simply means that the
+          # legacy behaviour will be used`, `can be safely ignored`, `You can ignore this warning`)
+          r".*\b[Tt]his (?:is|IS) expected[,.]|.*\bcan (?:safely be|be safely) ignored\b|.*\b[Yy]ou can (?:safely )?ignore this\b|"
+          r".*\b(?:is|are) harmless\b)",
+          # h8-cfgerr (issue 26): NCCL/RCCL's INFO trace (bootstrap, rings, channels, plugins) is a trace, not a
+          # trouble — except the INFO lines that report a connection refused/reset/retried or an error
+          r"^(?!.*(?i:error|fail|fatal|abort|refused|reset|closed|retr(?:y|ies)|timed? ?out|hang|unhandled|remote))"
+          r"(?:\S+\s+){0,3}NCCL INFO\s",
+          # h8-cfgerr: c10d trying localhost's IPv6 address first (errno 99, EADDRNOTAVAIL) before IPv4
+          r"\[c10d\] The (?:server|client) socket has failed to connect to \[(?:localhost|::1?|::ffff:127\.0\.0\.1)\]:\d+ "
+          r"\(errno: 99 - Cannot assign requested address\)",
           # c10d's IPv6 attempt on a host without IPv6 (errno 97, EAFNOSUPPORT): it goes on over IPv4
           r"\[c10d\] The (?:server|client) socket .{0,80}\(errno: 97 - Address family not supported by protocol\)",
           # notes printed while the run sets itself up: an optional component absent, the checkpoint's head unused,
@@ -1337,7 +1348,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"MIOpen\(HIP\): Info2? \["),
          ("[W", "W0", "W1", "WARNING", "Warning", "warning", "deprecated", "will be removed", "falling back", "errno: 97",
           "No ROCm runtime", "were not used when initializing", "xFormers not available", "Xformers is not",
-          "MIOpen(HIP): Info"), benign=True,
+          "MIOpen(HIP): Info", "expected", "ignore", "harmless", "NCCL INFO", "errno: 99"), benign=True,
          sources=("c10 TORCH_WARN / glog / Python logging / vLLM / DeepSpeed logger formats",
                   "pytorch/pytorch#138067 ([W1016 ... Context.cpp:301] Warning: Attempting to use hipBLASLt ...)")),
     # ------------------------------------------------------------------ deepspeed_build_jit
@@ -1775,10 +1786,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # the weights: HeaderTooLarge / HeaderTooSmall / InvalidHeaderDeserialization) and the LFS pointer's own
           # text wherever a loader prints it; as users retype them too (lower case)
           r"\bHeaderToo(?:Large|Small)\b", r"\bInvalidHeaderDeserialization\b",
-          r"version https://git-lfs\.github\.com/spec/v1"),
+          r"version https://git-lfs\.github\.com/spec/v1",
+          # transformers failing to unpickle a .bin it found (an LFS pointer / partial file)
+          r"Unable to load weights from pytorch checkpoint file"),
          ("SafetensorError", "MetadataIncompleteBuffer", "PytorchStreamReader", "invalid load key",
           "file not fully covered", "Consistency check failed", "HeaderToo", "InvalidHeaderDeserialization",
-          "git-lfs.github.com"), ignorecase=True,
+          "git-lfs.github.com", "Unable to load weights"), ignorecase=True,
          sources=("h2oai/h2o-llmstudio#860 (OSError: Consistency check failed: file should be of size 4999819336 "
                   "but has size ...)",)),
     _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
@@ -2040,8 +2053,17 @@ SIGNATURES: tuple[Signature, ...] = (
          "download the model again (`huggingface-cli download REPO --local-dir DIR`)",
          "`ls MODEL_DIR` shows config.json, tokenizer files and *.safetensors",
          (r"does not appear to have (?:a file|files) named [\w.\-, ]*(?:config\.json|\.safetensors|\.bin)",
-          r"[Ee]rror no file named [\w.,\- ]*(?:pytorch_model\.bin|model\.safetensors)[\w.,\- ]* found in directory"),
-         ("does not appear to have", "no file named"),
+          r"[Ee]rror no file named [\w.,\- ]*(?:pytorch_model\.bin|model\.safetensors)[\w.,\- ]* found in directory",
+          # h8-cfgerr (issue 26): transformers/huggingface_hub on a model path that is neither a local directory
+          # nor a hub id (`Incorrect path_or_model_id: '/data/x'`, `Repo id must be in the form ...: '/data/x'`,
+          # `Can't load tokenizer for '/data/x'. If you were trying to load it from 'https://huggingface.co/models'`),
+          # and a shard the index names but the download never wrote
+          r"Incorrect path_or_model_id: ", r"Repo id must be in the form 'repo_name' or 'namespace/repo_name': '[/~.]",
+          r"Can't load (?:the )?(?:tokenizer|configuration|config|model|processor|image processor|feature extractor)"
+          r" for '[^']+'\. If you were trying to load it from 'https://huggingface\.co/models'",
+          r"No such file or directory:? ['\"][^'\"]*-\d{5}-of-\d{5}\.(?:safetensors|bin)['\"]"),
+         ("does not appear to have", "no file named", "Incorrect path_or_model_id", "Repo id must be", "Can't load",
+          "-of-"),
          sources=("transformers' from_pretrained on a directory without its files, as users post it (OSError: "
                   "/models/x does not appear to have a file named config.json)",)),
     _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
@@ -2252,8 +2274,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
-          r"^(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|expected|ambiguous)|the "
-          r"following arguments are required: )",
+          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
+          r"expected|ambiguous|not allowed with)|the following arguments are required: |ambiguous option: |one of the "
+          r"arguments )",
+          # h8-cfgerr (issue 26): the config libraries' own exception classes (torchtune's ConfigError /
+          # InstantiationError, OmegaConf/Hydra's key and composition errors named bare, any ConfigurationError)
+          r"(?:^|[\s.:\]])(?:ConfigError|InstantiationError|InvalidConfigError|ConfigurationError|MissingMandatoryValue|"
+          r"ConfigKeyError|ConfigAttributeError|ConfigCompositionException|OverrideParseException|"
+          r"MissingConfigException): ",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
           r"Output directory \(\S+\) already exists and is not empty",
           # r3-ver (issue 26): transformers' DeepSpeed integration (trainer_config_finalize) checking the DeepSpeed
@@ -2270,7 +2298,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"bool_parsing|string_type|literal_error|enum|missing|model_type|model_attributes_type|dataclass_type|"
           r"union_tag_invalid|union_tag_not_found), input_value="),
          ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
-          "(type=", "[type=",
+          "(type=", "[type=", "ConfigError", "InstantiationError", "ConfigurationError", "MissingMandatoryValue",
+          "ConfigKeyError", "ConfigAttributeError", "ConfigCompositionException", "OverrideParseException",
+          "MissingConfigException",
           "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
@@ -2682,7 +2712,10 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
     # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
-                r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py"),
+                r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py|"
+                # h8-cfgerr (issue 26): the config systems' own code — torchtune's config package (_parse,
+                # _instantiate, _validate, _utils), OmegaConf and Hydra's config loading/composition
+                r"torchtune[/\\]config[/\\]_\w+\.py|[/\\]omegaconf[/\\]\w+\.py|hydra[/\\]_internal[/\\]\w+\.py"),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
     # r3-misc (issue 26): a library's config dataclass checking itself — PEFT's LoraConfig/LoftQConfig, TRL's
@@ -2783,6 +2816,8 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # corresponds to no data!`) name no dataset word but are the data's
     (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
                 r"\bUnknown split\b|corresponds to no data\b|"
+                # h8-cfgerr: `Invalid data split: trainval, possible_splits: [...]`, `Missing split`
+                r"\b(?:[Ii]nvalid|[Mm]issing) (?:data(?:set)? )?split\b|\bpossible_splits\b|"
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
@@ -2791,6 +2826,10 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
                 r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
                 r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
+                # h8-cfgerr: a setting's value named as not one the code knows (`Invalid optimizer name: adamw_8bitt`,
+                # `Unknown scheduler option 'cosine_warm'`)
+                r"\b(?:invalid|unknown|unrecognized) (?:\w+ ){0,2}(?:name|option|choice|mode|strategy|argument|key|"
+                r"parameter)s?:? ['\"`]?[\w./-]+|"
                 r"Expected all tensors to be on the same device|can only be used on (?:CUDA|GPU)|"
                 r"supported (?:types|values|options|choices) are|"
                 r"flatten tensors with uniform dtype|Cannot flatten integer dtype|"
