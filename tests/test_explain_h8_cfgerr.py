@@ -89,6 +89,13 @@ FAILURES = [
     # a split the data does not have, in another library's words
     ("split-other-words", "dataset_error",
      "ValueError: Invalid data split: trainval, possible_splits: ['train', 'val']\n"),
+    # `datasets`' exception classes named bare, its no-data-files refusal, a CSV pandas cannot parse
+    ("datasets-class-bare", "dataset_error",
+     "DatasetNotFoundError: Dataset 'acme/support-chats' doesn't exist on the Hub or cannot be accessed.\n"),
+    ("datasets-no-data-files", "dataset_error",
+     "datasets.exceptions.DataFilesNotFoundError: No (supported) data files found in ./data/train\n"),
+    ("pandas-csv", "dataset_error",
+     "pandas.errors.ParserError: Error tokenizing data. C error: Expected 2 fields in line 3, saw 4\n"),
 ]
 
 
@@ -134,6 +141,17 @@ def test_harmless_records_are_no_failure_when_the_run_finishes(tmp_path, name, l
     e, r = explain_text(tmp_path, NOISE + lines + FINISHED)
     assert r is None, (name, r.code if r else None)
     assert e.answer == "benign_warning", (name, e.answer)
+
+
+def test_a_finished_run_with_unnamed_scary_lines_is_no_failure(tmp_path):
+    """No rule names accelerate's kernel note, and c10d's localhost retry only counts when the log ends on it: the
+    run finished, so the answer is "no failure", not "unknown"."""
+    text = (NOISE + "Detected kernel version 4.18.0, which is below the recommended minimum of 5.5.0; this can cause "
+            "the process to hang. It is recommended to upgrade the kernel to the minimum version or higher.\n"
+            "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - "
+            "Cannot assign requested address).\n" + FINISHED)
+    e, r = explain_text(tmp_path, text)
+    assert r is None and e.status == "finished" and e.answer == "benign_warning", (e.status, e.answer)
 
 
 def test_a_harmless_record_is_never_the_root_of_a_real_failure(tmp_path):

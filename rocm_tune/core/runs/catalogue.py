@@ -1511,11 +1511,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"train|validation|test)'\s*$",
           # ex-ver (issue 26): ms-swift drops the rows it cannot preprocess (`There are errors in the dataset, the data
           # will be deleted`, the row's own error above it) and reports what is left; none left is the data's failure
-          r"\bfiltered dataset length: 0\b"),
+          r"\bfiltered dataset length: 0\b",
+          # h8-cfgerr (issue 26): `datasets`' own exception classes named bare (as many runners re-raise or log them),
+          # its no-data-files refusal, and pandas failing to parse a CSV dataset
+          r"\b(?:DatasetNotFound|DataFilesNotFound|EmptyDataset|DatasetGeneration|ExpectedMoreDownloadedFiles|"
+          r"UnexpectedSplits|NonMatchingSplitsSizes|SplitsNotFound)Error\b|\bExpectedMoreSplits\b",
+          r"No (?:\(supported\) )?data files (?:or dataset script )?found in ",
+          r"Error tokenizing data\. C error: Expected \d+ fields in line \d+"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
           "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer",
-          "filtered dataset length"),
+          "filtered dataset length", "NotFoundError", "EmptyDatasetError", "DatasetGenerationError",
+          "ExpectedMoreDownloadedFiles", "UnexpectedSplits", "NonMatchingSplitsSizes", "ExpectedMoreSplits", "data files",
+          "Error tokenizing data"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",

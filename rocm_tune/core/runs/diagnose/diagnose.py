@@ -769,7 +769,10 @@ class Explanation:
         root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else `unknown`."""
         if self.root is not None:
             return self.diagnoses[self.root].family
-        if self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
+        # h8-cfgerr (issue 26): a run the log shows finishing, with no cause found, had no failure — whatever scary
+        # lines it printed (ones no rule names, or a retry that only matters when the log ends on it)
+        if self.status == "finished" or \
+                self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
             # a warning family of its own (hipblaslt_warning: the hipBLASLt fallback) names it more precisely
             own = [d.family for d in self.diagnoses if d.family.endswith("_warning") and d.family != "benign_warning"]
             return own[0] if own else "benign_warning"
