@@ -55,6 +55,18 @@ FAILURES = [
      "omegaconf.errors.MissingMandatoryValue: Missing mandatory value: checkpointer.checkpoint_dir\n"
      "    full_key: checkpointer.checkpoint_dir\n"),
     ("setting-value-unknown", "config_error", "KeyError: 'Invalid optimizer name: adamw_bnb_8bitt'\n"),
+    # a number the YAML gave as a string (PyYAML reads `1e-5` as str), met by the optimizer's comparison
+    ("number-as-string", "config_error",
+     f"Traceback (most recent call last):\n  File \"/work/train.py\", line 88, in <module>\n    opt = AdamW(params, "
+     f"lr=cfg['lr'])\n  File \"{SITE}/torch/optim/adamw.py\", line 29, in __init__\n    if not 0.0 <= lr:\n"
+     "TypeError: '<=' not supported between instances of 'float' and 'str'\n"),
+    ("setting-must-be-set-mentions-dataset", "config_error",
+     "ValueError: `max_steps` must be set when the dataset is an iterable dataset\n"),
+    ("setting-compared-to-limit", "config_error",
+     "ValueError: max_length 8192 is larger than the model's max_position_embeddings 4096\n"),
+    ("size-must-divide", "config_error",
+     "RuntimeError: Tensor parallel size (3) must divide the number of attention heads (32).\n"),
+    ("both-given", "config_error", "ValueError: Cannot specify both `warmup_steps` and `warmup_ratio`\n"),
     # huggingface_hub's refusals in the wordings other tools wrap them in
     ("hub-gated-text-own-lines", "model_download",
      "!!! Exception during processing !!! 401 Client Error. (Request ID: Root=1-67e1;a38b)\n\nCannot access gated "

@@ -2820,6 +2820,11 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # before the data rule: a checkpoint index is a .json file, not the dataset
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
+    # h8-cfgerr (issue 26): before the data rule, a message that names a setting (backticked snake_case) as one that
+    # must be set/given is about the setting even when it mentions the dataset (`max_steps` must be set when the
+    # dataset is an iterable dataset)
+    (re.compile(r"`[a-z]\w*_\w+` (?:must|has to|needs to|should) be (?:set|specified|provided|given|passed)\b"),
+     "config_error", "a setting of the run is missing: set the one the message names"),
     # ex-ver: `datasets`' split messages (`Unknown split "validation". Should be one of ['train']`, `Instruction 'train'
     # corresponds to no data!`) name no dataset word but are the data's
     (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
@@ -2833,6 +2838,15 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"only (?:supports?|accepts?|works with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
                 r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
                 r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
+                # h8-cfgerr: a setting named with its value compared to a limit (`max_length 8192 is larger than the
+                # model's max_position_embeddings 4096`), a size that must divide another (`Tensor parallel size (3)
+                # must divide the number of attention heads`), and a number the config gave as a string (YAML reads
+                # `1e-5` as a str: `'<=' not supported between instances of 'float' and 'str'`, `could not convert
+                # string to float`, `invalid literal for int() with base 10: 'auto'`)
+                r"\b[a-z]\w*_\w+ \(?\d+\)? (?:is|must be|should be) (?:smaller|larger|greater|less|bigger|more) than\b|"
+                r"\bmust (?:evenly )?divide\b|\b(?:cannot|can't|can not) (?:specify|set|pass|use|provide|give) both\b|"
+                r"not supported between instances of '(?:float|int)' and 'str'|not supported between instances of 'str' "
+                r"and '(?:float|int)'|could not convert string to float: |invalid literal for int\(\) with base 10: |"
                 r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
                 # h8-cfgerr: a setting's value named as not one the code knows (`Invalid optimizer name: adamw_8bitt`,
                 # `Unknown scheduler option 'cosine_warm'`)
