@@ -178,3 +178,11 @@ def test_nccl_info_that_reports_a_refused_connection_is_not_called_harmless(tmp_
     e, _ = explain_text(tmp_path, NOISE + "node-3:2211:2290 [0] NCCL INFO Call to connect returned Connection "
                         "refused, retrying\n")
     assert e.answer != "benign_warning"
+
+
+def test_a_finished_clean_log_is_no_failure_and_the_text_lists_no_harmless_lines(tmp_path):
+    from rocm_tune.core.runs.diagnose.diagnose import render_text
+    e, r = explain_text(tmp_path, "Loading checkpoint shards: 100%|██████████| 4/4 [00:07<00:00,  1.82s/it]\n" + FINISHED)
+    assert r is None and e.status == "finished" and e.answer == "benign_warning"
+    first = render_text(e).splitlines()[0]
+    assert "no failure found" in first and "harmless" not in first, first

@@ -765,8 +765,9 @@ class Explanation:
     @property
     def answer(self) -> str:
         """The family `explain` answers: the root cause's; with no root cause, `benign_warning` where the log's
-        only signs are harmless lines (the answer "no failure found; these lines are harmless" — never a
-        root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else `unknown`."""
+        only signs are harmless lines or the log shows the run finishing (the answer "no failure found; these lines
+        are harmless" — never a root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else
+        `unknown`."""
         if self.root is not None:
             return self.diagnoses[self.root].family
         # h8-cfgerr (issue 26): a run the log shows finishing, with no cause found, had no failure — whatever scary
@@ -2180,7 +2181,8 @@ def render_text(exp: Explanation, width: int = 80) -> str:
         lines.append(_cut(f"status: {status} — " + ("no failure found in the log" if exp.status != "failed"
                                                      else "the run failed; its log holds no known cause")
                           + ("; the lines that look alarming are harmless (below)"
-                             if exp.answer == "benign_warning" else ""), width))
+                             if exp.answer == "benign_warning" and any(d.benign for d in exp.diagnoses) else ""),
+                          width))
     else:
         r = exp.diagnoses[exp.root]
         lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
