@@ -1403,8 +1403,25 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: W [\w./-]+:\d+\]|"
           r"\s*(?:\(\w+ pid=\d+\)\s*)?WARNING\s+\d\d-\d\d\s+[\d:.]+\s+[\w./-]+:\d+\]|\s*WARNING:[\w.]+:|"
           r"(?:\S+\s+){0,3}\[WARNING\]\s+\[[\w./-]+:\d+(?::\w+)?\]|"
-          r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[WARNING\]\s|"
-          r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b)",
+          r"\s*(?:WARNING|Warning|warning|WARN):\s|(?:\S+\s+){0,3}WARNING\s+\[[\w./-]+:\d+\]|[\w.]+: \[?WARNING\]?\s|"
+          # h8-cfgerr (issue 26): the same records behind the prefixes a runner or library puts before the level:
+          # Ray's worker tag (`(train_fn pid=100759) `), a bracketed clock (dmlc/xgboost `[00:31:59] WARNING: ...`),
+          # and the `DATE TIME WARNING file.py:424 -- msg` / loguru `DATE | WARNING | mod:fn:31 - msg` records
+          r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*)?(?:WARNING|WARN|Warning):\s|"
+          r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?\d{4}-\d\d-\d\d[ T][\d:.,]+\s*(?:\|\s*)?WARNING\s*(?:\|\s*)?"
+          r"[\w./<>-]+:(?:[\w<>]+:)?\d+\s+(?:--|-)\s|"
+          r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b|"
+          # h8-cfgerr: a note that says of itself it is harmless (`This is expected, and simply means that the
+          # legacy behaviour will be used`, `can be safely ignored`, `You can ignore this warning`)
+          r".*\b[Tt]his (?:is|IS) expected[,.]|.*\bcan (?:safely be|be safely) ignored\b|.*\b[Yy]ou can (?:safely )?ignore this\b|"
+          r".*\b(?:is|are) harmless\b)",
+          # h8-cfgerr (issue 26): NCCL/RCCL's INFO trace (bootstrap, rings, channels, plugins) is a trace, not a
+          # trouble — except the INFO lines that report a connection refused/reset/retried or an error
+          r"^(?!.*(?i:error|fail|fatal|abort|refused|reset|closed|retr(?:y|ies)|timed? ?out|hang|unhandled|remote))"
+          r"(?:\S+\s+){0,3}NCCL INFO\s",
+          # h8-cfgerr: c10d trying localhost's IPv6 address first (errno 99, EADDRNOTAVAIL) before IPv4
+          r"\[c10d\] The (?:server|client) socket has failed to connect to \[(?:localhost|::1?|::ffff:127\.0\.0\.1)\]:\d+ "
+          r"\(errno: 99 - Cannot assign requested address\)",
           # c10d's IPv6 attempt on a host without IPv6 (errno 97, EAFNOSUPPORT): it goes on over IPv4
           r"\[c10d\] The (?:server|client) socket .{0,80}\(errno: 97 - Address family not supported by protocol\)",
           # notes printed while the run sets itself up: an optional component absent, the checkpoint's head unused,
@@ -1415,7 +1432,7 @@ SIGNATURES: tuple[Signature, ...] = (
          ("[W", "W0", "W1", ": W ", "WARNING", "Warning", "warning", "deprecated", "will be removed", "falling back",
           "errno: 97",
           "No ROCm runtime", "were not used when initializing", "xFormers not available", "Xformers is not",
-          "MIOpen(HIP): Info"), benign=True,
+          "MIOpen(HIP): Info", "expected", "ignore", "harmless", "NCCL INFO", "errno: 99"), benign=True,
          sources=("c10 TORCH_WARN / glog / Python logging / vLLM / DeepSpeed logger formats",
                   "pytorch/pytorch#138067 ([W1016 ... Context.cpp:301] Warning: Attempting to use hipBLASLt ...)")),
     # ------------------------------------------------------------------ deepspeed_build_jit
@@ -1580,11 +1597,19 @@ SIGNATURES: tuple[Signature, ...] = (
           # will be deleted`, the row's own error above it) and reports what is left; none left is the data's failure
           r"\bfiltered dataset length: 0\b",
           # h7-hip: a sample's media file (an image, audio or video a row points at) that is not there
-          r"No such file or directory: '[^']+\.(?:jpe?g|png|webp|bmp|gif|tiff?|wav|mp3|flac|mp4|avi|mkv|webm)'"),
+          r"No such file or directory: '[^']+\.(?:jpe?g|png|webp|bmp|gif|tiff?|wav|mp3|flac|mp4|avi|mkv|webm)'",
+          # h8-cfgerr (issue 26): `datasets`' own exception classes named bare (as many runners re-raise or log them),
+          # its no-data-files refusal, and pandas failing to parse a CSV dataset
+          r"\b(?:DatasetNotFound|DataFilesNotFound|EmptyDataset|DatasetGeneration|ExpectedMoreDownloadedFiles|"
+          r"UnexpectedSplits|NonMatchingSplitsSizes|SplitsNotFound)Error\b|\bExpectedMoreSplits\b",
+          r"No (?:\(supported\) )?data files (?:or dataset script )?found in ",
+          r"Error tokenizing data\. C error: Expected \d+ fields in line \d+"),
          ("Undefined dataset", "dataset_info", "Cannot find valid samples", "not found", "DatasetGeneration",
           "datasets.exceptions", "Unable to find", "UndefinedError", "did not return a loss", "KeyError",
           "Couldn't cast", "column names don't match", "num_samples=0", "not in the dataset", "Couldn't infer",
-          "filtered dataset length", "No such file or directory"),
+          "filtered dataset length", "No such file or directory", "NotFoundError", "EmptyDatasetError",
+          "DatasetGenerationError", "ExpectedMoreDownloadedFiles", "UnexpectedSplits", "NonMatchingSplitsSizes",
+          "ExpectedMoreSplits", "data files", "Error tokenizing data"),
          sources=("calibration lf-7703 (ValueError: Undefined dataset mllm_demo in dataset_info.json.)",)),
     _sig("json-decode-error", "dataset_error", "error", "weak", "a JSON file (dataset, dataset_info.json or a "
          "config) is malformed",
@@ -1850,9 +1875,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"PytorchStreamReader failed reading zip archive", r"_pickle\.UnpicklingError: invalid load key",
           r"incomplete metadata, file not fully covered",
           # huggingface_hub's size check after a download
-          r"Consistency check failed: file should be of size \d+ but has size \d+"),
+          r"Consistency check failed: file should be of size \d+ but has size \d+",
+          # h8-cfgerr (issue 26): safetensors' own header errors by name (a Git LFS pointer or an HTML page saved as
+          # the weights: HeaderTooLarge / HeaderTooSmall / InvalidHeaderDeserialization) and the LFS pointer's own
+          # text wherever a loader prints it; as users retype them too (lower case)
+          r"\bHeaderToo(?:Large|Small)\b", r"\bInvalidHeaderDeserialization\b",
+          r"version https://git-lfs\.github\.com/spec/v1",
+          # transformers failing to unpickle a .bin it found (an LFS pointer / partial file)
+          r"Unable to load weights from pytorch checkpoint file"),
          ("SafetensorError", "MetadataIncompleteBuffer", "PytorchStreamReader", "invalid load key",
-          "file not fully covered", "Consistency check failed"),
+          "file not fully covered", "Consistency check failed", "HeaderToo", "InvalidHeaderDeserialization",
+          "git-lfs.github.com", "Unable to load weights"), ignorecase=True,
          sources=("h2oai/h2o-llmstudio#860 (OSError: Consistency check failed: file should be of size 4999819336 "
                   "but has size ...)",)),
     _sig("missing-package", "missing_package", "error", "root", "a Python package is missing",
@@ -2083,6 +2116,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Connection error, and we cannot find the requested files",
           r"is not a local folder and is not a valid model identifier", r"outgoing traffic has been disabled",
           r"offline mode is enabled",
+          # h8-cfgerr (issue 26): huggingface_hub's own refusal, by its message family rather than one caller's
+          # wrapping: the gated-repo text on its own lines, the hub's error classes named bare (`GatedRepoError:`),
+          # the hub's formatted HTTP error (`401 Client Error. (Request ID: Root=...`), and a tool saying the Hub
+          # token is missing (`[FAIL] HF_TOKEN is not set in the container — required for ... model download`)
+          r"Cannot access gated repo for url", r"Access to model \S+ is restricted\.",
+          r"\b(?:GatedRepo|RepositoryNotFound|RevisionNotFound|EntryNotFound|DisabledRepo)Error\b",
+          r"\b4\d\d Client Error\. \(Request ID: Root=",
+          r"\b(?:HF_TOKEN|HUGGING_FACE_HUB_TOKEN|HUGGINGFACE_(?:HUB_)?TOKEN)\b[^\n]{0,80}?\b(?:is not set|not set|is missing|"
+          r"missing|is required|required|is empty|is invalid)\b",
           r"huggingface_hub\.(?:utils\._errors|errors)\.\w+Error", r"HfHubHTTPError",
           # explain-dist (issue 26): ModelScope's hub (ms-swift, LLaMA-Factory with USE_MODELSCOPE_HUB=1)
           r"modelscope\.hub\.errors\.\w+",
@@ -2095,7 +2137,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Max retries exceeded"),
          ("couldn't connect to", "LocalEntryNotFoundError", "gated repo", "Repository Not Found", "Max retries exceeded",
           "CAS service error", "huggingface_hub.", "HfHubHTTPError", "Error", "Timeout", "Connection error",
-          "outgoing traffic", "offline mode", "valid model identifier"),
+          "outgoing traffic", "offline mode", "valid model identifier", "Cannot access gated repo", "is restricted",
+          "Client Error", "TOKEN"),
          sources=("baichuan-inc/Baichuan-7B#83", "PromtEngineer/localGPT#822")),
     _sig("model-files-missing", "model_download", "error", "root", "the model directory lacks its files",
          "the path given as the model has no config.json / weights: a wrong path (relative to another working "
@@ -2104,8 +2147,17 @@ SIGNATURES: tuple[Signature, ...] = (
          "download the model again (`huggingface-cli download REPO --local-dir DIR`)",
          "`ls MODEL_DIR` shows config.json, tokenizer files and *.safetensors",
          (r"does not appear to have (?:a file|files) named [\w.\-, ]*(?:config\.json|\.safetensors|\.bin)",
-          r"[Ee]rror no file named [\w.,\- ]*(?:pytorch_model\.bin|model\.safetensors)[\w.,\- ]* found in directory"),
-         ("does not appear to have", "no file named"),
+          r"[Ee]rror no file named [\w.,\- ]*(?:pytorch_model\.bin|model\.safetensors)[\w.,\- ]* found in directory",
+          # h8-cfgerr (issue 26): transformers/huggingface_hub on a model path that is neither a local directory
+          # nor a hub id (`Incorrect path_or_model_id: '/data/x'`, `Repo id must be in the form ...: '/data/x'`,
+          # `Can't load tokenizer for '/data/x'. If you were trying to load it from 'https://huggingface.co/models'`),
+          # and a shard the index names but the download never wrote
+          r"Incorrect path_or_model_id: ", r"Repo id must be in the form 'repo_name' or 'namespace/repo_name': '[/~.]",
+          r"Can't load (?:the )?(?:tokenizer|configuration|config|model|processor|image processor|feature extractor)"
+          r" for '[^']+'\. If you were trying to load it from 'https://huggingface\.co/models'",
+          r"No such file or directory:? ['\"][^'\"]*-\d{5}-of-\d{5}\.(?:safetensors|bin)['\"]"),
+         ("does not appear to have", "no file named", "Incorrect path_or_model_id", "Repo id must be", "Can't load",
+          "-of-"),
          sources=("transformers' from_pretrained on a directory without its files, as users post it (OSError: "
                   "/models/x does not appear to have a file named config.json)",)),
     _sig("missing-shared-library", "missing_package", "error", "root", "a native library is missing",
@@ -2316,14 +2368,33 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
-          r"^(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|expected|ambiguous)|the "
-          r"following arguments are required: )",
+          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
+          r"expected|ambiguous|not allowed with)|the following arguments are required: |ambiguous option: |one of the "
+          r"arguments )",
+          # h8-cfgerr (issue 26): the config libraries' own exception classes (torchtune's ConfigError /
+          # InstantiationError, OmegaConf/Hydra's key and composition errors named bare, any ConfigurationError)
+          r"(?:^|[\s.:\]])(?:ConfigError|InstantiationError|InvalidConfigError|ConfigurationError|MissingMandatoryValue|"
+          r"ConfigKeyError|ConfigAttributeError|ConfigCompositionException|OverrideParseException|"
+          r"MissingConfigException): ",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
           r"Output directory \(\S+\) already exists and is not empty",
           # r3-ver (issue 26): transformers' DeepSpeed integration (trainer_config_finalize) checking the DeepSpeed
           # JSON's explicit values against TrainingArguments
-          r"DeepSpeed config values that mismatch TrainingArguments values"),
+          r"DeepSpeed config values that mismatch TrainingArguments values",
+          # h8-cfgerr (issue 26): pydantic's detail line under `N validation error(s) for <Config>` when a value has
+          # the wrong type, is not one of the choices or a required field is missing (v1 `value is not a valid dict
+          # (type=type_error.dict)`, v2 `Input should be a valid dictionary [type=dict_type, input_value=...`): the
+          # value as written is wrong, whichever library's config class (DeepSpeed's too) checked it
+          r"^\s*(?:value is not a valid [\w ]+|field required|none is not an allowed value|str type expected|"
+          r"value could not be parsed to an? \w+|unexpected value; permitted: [^\n]*) \(type=(?:type_error(?:\.\w+)?|"
+          r"value_error\.missing)\)",
+          r"\[type=(?:dict_type|list_type|tuple_type|set_type|int_type|int_parsing|float_type|float_parsing|bool_type|"
+          r"bool_parsing|string_type|literal_error|enum|missing|model_type|model_attributes_type|dataclass_type|"
+          r"union_tag_invalid|union_tag_not_found), input_value="),
          ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
+          "(type=", "[type=", "ConfigError", "InstantiationError", "ConfigurationError", "MissingMandatoryValue",
+          "ConfigKeyError", "ConfigAttributeError", "ConfigCompositionException", "OverrideParseException",
+          "MissingConfigException",
           "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
@@ -2527,7 +2598,10 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
                              # raised:`) re-raises what failed inside it; a cause of its own (an import between
                              # torch and triton, unsloth#3526) found next to it is what to fix
                              "torch-compile-error": 1,
-                             "launcher-network-unreachable": 1}   # ex-num: a peer's own failure comes first
+                             "launcher-network-unreachable": 1,   # ex-num: a peer's own failure comes first
+                             # h8-cfgerr: DeepSpeed's `N validation error(s) for DeepSpeed*Config` header is read as
+                             # versions only when no detail line says the value itself has the wrong type or choice
+                             "deepspeed-config-validation": 1}
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
                                             # ex-num: huggingface_hub's free-space check only warns before the write fails
@@ -2732,7 +2806,10 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # ex-ver (issue 26): ms-swift 3's argument classes live in swift/llm/argument/*_args.py (and megatron's in
     # swift/megatron/argument/): their __post_init__ checks are the run's settings
     (re.compile(r"hf_argparser\.py|training_args\.py|hparams/parser\.py|/arguments?\.py|argument_parser|"
-                r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py"),
+                r"_check_arguments|check_\w*args|validate_\w*config|[/\\]argument[/\\](?:\w+[/\\])?\w+_args\.py|"
+                # h8-cfgerr (issue 26): the config systems' own code — torchtune's config package (_parse,
+                # _instantiate, _validate, _utils), OmegaConf and Hydra's config loading/composition
+                r"torchtune[/\\]config[/\\]_\w+\.py|[/\\]omegaconf[/\\]\w+\.py|hydra[/\\]_internal[/\\]\w+\.py"),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
     # r3-misc (issue 26): a library's config dataclass checking itself — PEFT's LoraConfig/LoftQConfig, TRL's
@@ -2829,10 +2906,17 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # before the data rule: a checkpoint index is a .json file, not the dataset
     (re.compile(r"resume_from_checkpoint|\bcheckpoint\b", re.I), "checkpoint_resume_mismatch",
      "the checkpoint does not match this run: resume with the same settings or start fresh"),
+    # h8-cfgerr (issue 26): before the data rule, a message that names a setting (backticked snake_case) as one that
+    # must be set/given is about the setting even when it mentions the dataset (`max_steps` must be set when the
+    # dataset is an iterable dataset)
+    (re.compile(r"`[a-z]\w*_\w+` (?:must|has to|needs to|should) be (?:set|specified|provided|given|passed)\b"),
+     "config_error", "a setting of the run is missing: set the one the message names"),
     # ex-ver: `datasets`' split messages (`Unknown split "validation". Should be one of ['train']`, `Instruction 'train'
     # corresponds to no data!`) name no dataset word but are the data's
     (re.compile(r"\b[Dd]atasets?\b|\bcolumns?\b|\bsamples?\b|\.jsonl?\b|\bmessages\b|\bconversations\b|"
                 r"\bUnknown split\b|corresponds to no data\b|"
+                # h8-cfgerr: `Invalid data split: trainval, possible_splits: [...]`, `Missing split`
+                r"\b(?:[Ii]nvalid|[Mm]issing) (?:data(?:set)? )?split\b|\bpossible_splits\b|"
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
@@ -2840,7 +2924,20 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"only (?:supports?|accepts?|works with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
                 r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
                 r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
+                # h8-cfgerr: a setting named with its value compared to a limit (`max_length 8192 is larger than the
+                # model's max_position_embeddings 4096`), a size that must divide another (`Tensor parallel size (3)
+                # must divide the number of attention heads`), and a number the config gave as a string (YAML reads
+                # `1e-5` as a str: `'<=' not supported between instances of 'float' and 'str'`, `could not convert
+                # string to float`, `invalid literal for int() with base 10: 'auto'`)
+                r"\b[a-z]\w*_\w+ \(?\d+\)? (?:is|must be|should be) (?:smaller|larger|greater|less|bigger|more) than\b|"
+                r"\bmust (?:evenly )?divide\b|\b(?:cannot|can't|can not) (?:specify|set|pass|use|provide|give) both\b|"
+                r"not supported between instances of '(?:float|int)' and 'str'|not supported between instances of 'str' "
+                r"and '(?:float|int)'|could not convert string to float: |invalid literal for int\(\) with base 10: |"
                 r"\b(?:unknown|invalid|unsupported|unrecognized)\b.{0,40}\b[a-z]\w*_\w+=\S|"
+                # h8-cfgerr: a setting's value named as not one the code knows (`Invalid optimizer name: adamw_8bitt`,
+                # `Unknown scheduler option 'cosine_warm'`)
+                r"\b(?:invalid|unknown|unrecognized) (?:\w+ ){0,2}(?:name|option|choice|mode|strategy|argument|key|"
+                r"parameter)s?:? ['\"`]?[\w./-]+|"
                 r"Expected all tensors to be on the same device|can only be used on (?:CUDA|GPU)|"
                 r"supported (?:types|values|options|choices) are|"
                 r"flatten tensors with uniform dtype|Cannot flatten integer dtype|"

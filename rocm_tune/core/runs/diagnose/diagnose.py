@@ -765,11 +765,15 @@ class Explanation:
     @property
     def answer(self) -> str:
         """The family `explain` answers: the root cause's; with no root cause, `benign_warning` where the log's
-        only signs are harmless lines (the answer "no failure found; these lines are harmless" — never a
-        root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else `unknown`."""
+        only signs are harmless lines or the log shows the run finishing (the answer "no failure found; these lines
+        are harmless" — never a root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else
+        `unknown`."""
         if self.root is not None:
             return self.diagnoses[self.root].family
-        if self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
+        # h8-cfgerr (issue 26): a run the log shows finishing, with no cause found, had no failure — whatever scary
+        # lines it printed (ones no rule names, or a retry that only matters when the log ends on it)
+        if self.status == "finished" or \
+                self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
             # a warning family of its own (hipblaslt_warning: the hipBLASLt fallback) names it more precisely
             own = [d.family for d in self.diagnoses if d.family.endswith("_warning") and d.family != "benign_warning"]
             return own[0] if own else "benign_warning"
@@ -2270,7 +2274,8 @@ def render_text(exp: Explanation, width: int = 80) -> str:
         lines.append(_cut(f"status: {status} — " + ("no failure found in the log" if exp.status != "failed"
                                                      else "the run failed; its log holds no known cause")
                           + ("; the lines that look alarming are harmless (below)"
-                             if exp.answer == "benign_warning" else ""), width))
+                             if exp.answer == "benign_warning" and any(d.benign for d in exp.diagnoses) else ""),
+                          width))
     else:
         r = exp.diagnoses[exp.root]
         lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
