@@ -194,3 +194,55 @@ def test_amd_launcher_given_with_the_command_that_runs_it():
                       "run.sh": "MBS=2 TP=1 SEQ_LENGTH=8192 MODEL_SIZE=8 bash examples/llama/train_llama3.sh\n"})
     assert job.entry == "ROCm Megatron-LM train_llama3.sh"
     assert job.get("model_name_or_path") == "meta-llama/Llama-3.1-8B" and int(job.get("cutoff_len")) == 8192
+
+
+OWN_MODEL = '''import torch
+import torch.distributed as dist
+from dataclasses import dataclass
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy
+
+
+@dataclass
+class LLaMAConfig:
+    n_layers: int = 32
+    n_heads: int = 32
+    n_kv_heads: int = 8
+    d_embd: int = 4096
+    d_hid: int = 14336
+    vocab_size: int = 128256
+    max_seq_len: int = 4096
+
+
+def train(rank, world_size, bsz):
+    model = build(LLaMAConfig())     # a SwiGLU decoder of these dimensions
+    model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD,
+                 mixed_precision=MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
+'''
+
+GPT = '''import fire
+
+
+def train(bsz: int = 14):
+    cfg_json = {"n_layers": 48, "n_heads": 25, "d_embd": 1600, "max_seq_len": 1024, "vocab_size": 50304}
+    model = GPT(cfg_json)
+    torch.save(model.state_dict(), "gpt.pt")
+'''
+
+
+def test_a_model_built_from_the_programs_own_dimensions(tmp_path, monkeypatch, capsys):
+    (tmp_path / "run.sh").write_text("python ./train_fsdp.py --bsz=2\n")
+    d = _check(tmp_path, monkeypatch, capsys, OWN_MODEL, str(tmp_path / "run.sh"), "--gpu", "mi300x", "--gpus", "8",
+               name="train_fsdp.py")
+    assert d["model"]["name"] == "custom" and d["verdict"] == "fits" and d["understood"]["micro_batch"] == 2
+    u = d["understood"]
+    assert u["cutoff_len"] == 4096 and u["precision"] == "bf16" and "FSDP" in json.dumps(d)
+    assert "disk-will-fill" not in {f["code"] for f in d["findings"]}          # the program saves nothing
+    job = read_texts({"train_fsdp.py": OWN_MODEL})
+    shape = job.get("model_name_or_path")
+    assert shape["model_type"] == "llama" and shape["num_hidden_layers"] == 32 and shape["num_key_value_heads"] == 8
+    assert job.get("fsdp") == "full_shard" and job.get("save_strategy") == "no"
+    gpt = read_texts({"reprod.py": GPT, "run.sh": "python ./reprod.py --bsz=14\n"})
+    g = gpt.get("model_name_or_path")
+    assert g["model_type"] == "gpt_neox" and g["intermediate_size"] == 4 * 1600 and g["num_hidden_layers"] == 48
+    assert int(gpt.get("per_device_train_batch_size")) == 14 and gpt.get("save_strategy") is None   # it saves

@@ -95,6 +95,12 @@ def resolve_model(ref: str | None, override: str | None):
     if not ref:
         return None, None, Finding.of("model-missing", None, None,
                                       "no model_name_or_path / --model in the config", "pass --model ID|PATH")
+    if isinstance(ref, dict):     # a model the program builds from its own dimensions (core/runners/hf.py)
+        from rocm_tune.core.model.architecture import model_from_config
+
+        dims = ", ".join(f"{k} {v}" for k, v in ref.items() if k != "hidden_act")
+        return (model_from_config(ref, name="custom", source="program"),
+                f"model built from the program's own dimensions ({dims})", None)
     if not isinstance(ref, str):  # a list or a number where the model's name or path belongs
         raise UserError(f"model_name_or_path must be a model id or path, got {type(ref).__name__} {str(ref)[:60]}")
     got = identify_model(ref)

@@ -259,6 +259,8 @@ def check_findings(job, model, cfg) -> list:
 
     if model is None or cfg is None:
         return []
+    if str(job.get("save_strategy", "")).strip().lower() == "no":
+        return []   # TrainingArguments save_strategy "no" (or a program that saves nothing): no checkpoint
     if getattr(job, "runner", None) == "megatron" and not str(getattr(job, "entry", "")).startswith("megatron ") \
             and job.get("output_dir") is None:
         return []   # Megatron-LM saves only with --save DIR (ms-swift's `megatron sft` has its own default)

@@ -101,7 +101,8 @@ SOURCE_TARGET = ("max_source_length", "max_target_length")
 PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_accumulation_steps",
                "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
-               "ddp_timeout", "num_train_epochs", "save_only_model", "save_steps", "max_steps", "output_dir", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
+               "ddp_timeout", "num_train_epochs", "save_only_model", "save_steps", "max_steps", "output_dir",
+               "save_strategy", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
                "packing", "device_map", "max_memory", "zero_stage", "offload",
                # TrainingArguments --fsdp "full_shard auto_wrap [offload]": read by core/runners/fsdp.py
                "fsdp",
@@ -174,7 +175,7 @@ def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes
             out["model_name_or_path"] = Setting("model_name_or_path", flags[k][0], file, flags[k][1], k, "flag")
             notes.append(f"--{k} read as the model to train (model_name_or_path)")
     if "per_device_train_batch_size" not in out:
-        k = "micro_batch_size" if "micro_batch_size" in flags else "batch_size" if "batch_size" in flags else None
+        k = next((k for k in ("micro_batch_size", "batch_size", "bsz") if k in flags), None)
         if k is not None and as_int(flags[k][0]):
             out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", flags[k][0], file,
                                                          flags[k][1], k, "flag")
@@ -317,7 +318,7 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
                 names[n.targets[0].id] = v     # a list of module names: LoraConfig(target_modules=TARGETS)
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
     if not args:
-        return _read_assignments(tree, names, file)
+        return _read_assignments(tree, names, file, text)
     flags: dict[str, tuple[str, int]] = {}
     for c in args:
         for kw in c.keywords:
@@ -521,13 +522,93 @@ _CONFIG_NAMES = {
     "model_name_or_path": ("model_name_or_path", "model_name", "base_model", "model_id", "model_path",
                            "pretrained_model_name_or_path"),
     "per_device_train_batch_size": ("per_device_train_batch_size", "batch_size", "micro_batch_size",
-                                    "train_batch_size"),
+                                    "train_batch_size", "bsz"),
     "cutoff_len": ("cutoff_len", "max_seq_length", "max_sequence_length", "max_length", "seq_length",
                    "sequence_length", "max_seq_len", "model_max_length", "sequence_len", "block_size"),
     "gradient_accumulation_steps": ("gradient_accumulation_steps", "grad_accum", "gradient_accumulation"),
     "lora_rank": ("lora_rank", "lora_r"),
     "lora_alpha": ("lora_alpha",),
 }
+
+
+# a model the program builds itself from its dimensions (a config dataclass's defaults or a dict literal: nanoGPT,
+# torchtitan ModelArgs, TransformerEngine examples): the names these dimensions go by -> config.json's keys
+_DIMS = {"num_hidden_layers": ("n_layers", "n_layer", "num_layers", "num_hidden_layers"),
+         "hidden_size": ("d_embd", "n_embd", "d_model", "dim", "hidden_size", "embed_dim"),
+         "num_attention_heads": ("n_heads", "n_head", "num_heads", "num_attention_heads"),
+         "num_key_value_heads": ("n_kv_heads", "num_kv_heads", "num_key_value_heads"),
+         "intermediate_size": ("d_hid", "intermediate_size", "ffn_hidden_size", "ffn_dim"),
+         "vocab_size": ("vocab_size",)}
+
+
+def _dims_of(values: dict) -> dict | None:
+    """config.json keys from a mapping of dimension names, when it has the layers, the width and the heads."""
+    out = {}
+    for key, aliases in _DIMS.items():
+        v = next((values[a] for a in aliases if isinstance(values.get(a), int) and not isinstance(values[a], bool)),
+                 None)
+        if v is not None and 0 < v < 10**7:
+            out[key] = v
+    return out if {"num_hidden_layers", "hidden_size", "num_attention_heads"} <= set(out) else None
+
+
+def program_shape(tree, names: dict, text: str) -> dict | None:
+    """The dimensions of a model the program builds itself, as a config.json dict (gated SwiGLU MLP, a Llama-style
+    decoder, when the program says swiglu/silu or its FFN width is not 4x the width; else GPT-2/NeoX's 4x GELU MLP),
+    or None. Read from a dict literal with the dimensions (the last one), else from a class's field defaults."""
+    import ast
+
+    found = None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Dict):
+            vals = {_literal(k): _literal(v, names) for k, v in zip(n.keys, n.values) if k is not None}
+            found = _dims_of({k: v for k, v in vals.items() if isinstance(k, str)}) or found
+    if found is None:
+        found = _dims_of({k[2:]: v for k, v in names.items() if k.startswith("*.")})
+    if found is None:
+        return None
+    h = found["hidden_size"]
+    gated = bool(re.search(r"swiglu|silu|SwiGLU", text)) or found.get("intermediate_size", 4 * h) != 4 * h
+    found.setdefault("vocab_size", 50304)
+    found.setdefault("intermediate_size", 4 * h)
+    if gated:
+        return {"model_type": "llama", "hidden_act": "silu", "tie_word_embeddings": False, **found}
+    return {"model_type": "gpt_neox", "hidden_act": "gelu", "tie_word_embeddings": False, **found}
+
+
+# torch.distributed.fsdp ShardingStrategy -> TrainingArguments --fsdp words (core/runners/fsdp.py reads them)
+_SHARDING = {"FULL_SHARD": "full_shard", "SHARD_GRAD_OP": "shard_grad_op", "HYBRID_SHARD": "hybrid_shard",
+             "_HYBRID_SHARD_ZERO2": "hybrid_shard_zero2"}
+_SAVES = re.compile(r"\b(?:save_pretrained|save_model|save_checkpoint|save_state|torch\.save|dcp\.save|"
+                    r"save_file)\s*\(")
+
+
+def _own_loop(tree, text: str, out: dict[str, Setting], file: str) -> None:
+    """A program with its own training loop: FSDP as it wraps the model (`FSDP(model, sharding_strategy=
+    ShardingStrategy.FULL_SHARD, mixed_precision=MixedPrecision(param_dtype=torch.bfloat16))`, FSDP2's
+    `fully_shard(...)`), the 16-bit dtype it computes in (FSDP's param_dtype, torch.autocast's dtype), and no
+    checkpoint when it never saves one."""
+    import ast
+
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        name, kws = _name(n.func), {k.arg: k.value for k in n.keywords if k.arg}
+        if name in ("FSDP", "FullyShardedDataParallel") and "fsdp" not in out:
+            st = _name(kws["sharding_strategy"]) if "sharding_strategy" in kws else "FULL_SHARD"
+            if st in _SHARDING:
+                out["fsdp"] = Setting("fsdp", _SHARDING[st], file, n.lineno, f"{name}(sharding_strategy={st})", "flag")
+        elif name == "fully_shard" and "fsdp" not in out:
+            out["fsdp"] = Setting("fsdp", "full_shard", file, n.lineno, "fully_shard", "flag")
+        elif name in ("MixedPrecision", "autocast", "MixedPrecisionPolicy"):
+            d = kws.get("param_dtype") or kws.get("dtype")
+            dt = _name(d) if d is not None else ""
+            key = "bf16" if dt == "bfloat16" else "fp16" if dt in ("float16", "half") else None
+            if key and not {"bf16", "fp16"} & set(out):
+                out[key] = Setting(key, True, file, n.lineno, f"{name}({dt})", "flag")
+    if not _SAVES.search(text):
+        out.setdefault("save_strategy", Setting("save_strategy", "no", file, None, "(the program saves nothing)",
+                                                "flag"))
 
 
 # the model classes whose from_pretrained loads the model a program trains (transformers' Auto classes and every
@@ -552,7 +633,7 @@ def _loaded_model(tree, names: dict) -> tuple[str, int, str] | None:
     return None
 
 
-def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting], list[str]] | None:
+def _read_assignments(tree, names: dict, file: str, text: str = "") -> tuple[dict[str, Setting], list[str]] | None:
     """A program without a TrainingArguments call whose settings are plain assignments (a config dataclass's field
     defaults, module constants) under the usual names: read when the model and a batch or length are among them."""
     import ast
@@ -578,7 +659,10 @@ def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting],
         hit = next((found[a] for a in aliases if a in found), None)
         if hit is not None:
             out[key] = Setting(key, hit[0], file, hit[1], hit[2], "flag")
-    loaded = _loaded_model(tree, names)     # the model the program loads: enough to read it as a training program
+    loaded: tuple[object, int, str] | None = _loaded_model(tree, names)   # what it loads: a training program
+    shape = program_shape(tree, names, text) if loaded is None and "model_name_or_path" not in out else None
+    if shape is not None:
+        loaded = (shape, 1, "the program's own model dimensions")
     if loaded is None and ("model_name_or_path" not in out or
                            not ({"per_device_train_batch_size", "cutoff_len"} & set(out))):
         return None
@@ -601,6 +685,7 @@ def _read_assignments(tree, names: dict, file: str) -> tuple[dict[str, Setting],
         out["lora_target"] = Setting("lora_target", ",".join(map(str, mods[0])), file, mods[1], mods[2], "flag")
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, None, "(no LoRA setting)", "flag")
+    _own_loop(tree, text, out, file)
     return out, ["Python program without a TrainingArguments call: its config's assignments are read by their names "
                  "(" + ", ".join(f"{s.native} -> {k}" for k, s in out.items() if s.line) + "); nothing is executed"]
 
