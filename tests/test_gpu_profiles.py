@@ -74,7 +74,7 @@ def test_known_facts_from_hardware_notes():
     assert p("mi50-32gb").fa2 is None and not p("mi50-32gb").sdpa_flash and not p("mi50-32gb").bitsandbytes
     assert p("mi100").bf16 == "half-rate" and p("mi100").arch == "gfx908"
     assert p("mi250x").devices_per_card == 2 and p("mi250x").vram_gib == 64
-    assert p("mi300x").vram_gib == 192 and p("mi300x").fp8 and p("mi300x").fa2 == "ck"
+    assert p("mi300x").nominal_gib == 192 and p("mi300x").vram_gib == 191.98 and p("mi300x").fp8 and p("mi300x").fa2 == "ck"
     assert p("mi355x").arch == "gfx950"
     assert p("z100").vendor == "hygon" and p("z100").arch == "gfx906" and p("z100").platform == "dtk"
     assert p("k100-ai").arch == "gfx928" and p("bw1000").arch == "gfx936"
@@ -82,7 +82,7 @@ def test_known_facts_from_hardware_notes():
     assert p("rx7900xtx").hsa_override is None
     assert p("v100-32gb").bf16 != "native" and p("v100-32gb").fa2 is None
     assert p("rtx5090").arch == "sm_120"
-    assert p("h100-sxm").fa2 == "cuda" and p("h100-sxm").vram_bytes == 80 * 2**30
+    assert p("h100-sxm").fa2 == "cuda" and p("h100-sxm").nominal_gib == 80 and p("h100-sxm").vram_gib == 79.11
 
 
 @pytest.mark.parametrize("query,expected", [
@@ -161,8 +161,8 @@ def test_schema_check_rejects_duplicate_names_and_garbage(tmp_path):
 def test_to_dict_is_json_ready():
     import json
     d = gp.get_gpu_profile("mi300x").to_dict()
-    assert json.loads(json.dumps(d))["vram_bytes"] == 192 * 2**30
-    assert d["sources"]["vram"]
+    assert json.loads(json.dumps(d))["vram_bytes"] == round(191.98 * 2**30)
+    assert d["vram_nominal_gib"] == 192 and d["sources"]["vram"] and "https://" in d["sources"]["vram_torch"]
 
 
 def test_vram_override_prefers_the_sibling_sku_with_that_memory():
@@ -199,17 +199,17 @@ def test_nvidia_smi_names_of_cards_in_real_configs_resolve(smi_name, expected):
 def test_new_card_facts():
     p = gp.get_gpu_profile
     a800, a100 = p("a800-80gb"), p("a100-80gb")
-    assert (a800.arch, a800.vram_gib, a800.bf16_tflops) == (a100.arch, a100.vram_gib, a100.bf16_tflops)
+    assert (a800.arch, a800.nominal_gib, a800.bf16_tflops) == (a100.arch, a100.nominal_gib, a100.bf16_tflops)
     assert a800.interconnect_gbs < a100.interconnect_gbs      # NVLink 400 vs 600 GB/s
     assert p("h800-sxm").fp16_tflops == p("h100-sxm").fp16_tflops and p("h800-sxm").interconnect_gbs == 200
     h20 = p("h20")
-    assert h20.vram_gib == 96 and h20.arch == "sm_90" and h20.fp16_tflops < p("a100-80gb").fp16_tflops
+    assert h20.nominal_gib == 96 and h20.arch == "sm_90" and h20.fp16_tflops < p("a100-80gb").fp16_tflops
     assert p("l20").arch == p("rtx6000-ada").arch == p("rtx4090d").arch == "sm_89"
-    assert p("rtx4090d").fp16_tflops < p("rtx4090").fp16_tflops and p("rtx4090d").vram_gib == 24
+    assert p("rtx4090d").fp16_tflops < p("rtx4090").fp16_tflops and p("rtx4090d").nominal_gib == 24
     q = p("quadro-rtx6000")
     assert q.arch == "sm_75" and q.bf16 == "emulated" and q.fa2 is None and not q.sdpa_flash
     assert p("rtx-a6000").arch == p("a40").arch == "sm_86" and p("a30").arch == "sm_80"
-    assert {p(i).vram_gib for i in ("rtx-a6000", "a40", "l20", "rtx6000-ada")} == {48}
+    assert {p(i).nominal_gib for i in ("rtx-a6000", "a40", "l20", "rtx6000-ada")} == {48}
 
 
 def test_memory_suffix_does_not_eat_model_digits():
@@ -236,5 +236,48 @@ def test_plan_and_check_resolve_nvidia_smi_names(tmp_path, capsys):
                    "gradient_accumulation_steps: 4\nbf16: true\noutput_dir: out\n")
     rc = main(["check", str(cfg), "--gpu", "NVIDIA A800-SXM4-80GB", "--json"])
     report = json.loads(capsys.readouterr().out)
-    assert report["gpu"] == {"id": "a800-80gb", "vram_gib": 80.0}
+    assert report["gpu"] == {"id": "a800-80gb", "vram_gib": 79.35}      # what torch sees on an A800 80GB
     assert not any("no GPU profile" in n for n in report["notes"])
+
+
+# ------------------------------------------------------------------ memory torch sees vs marketed size
+def test_every_profile_says_where_its_torch_figure_comes_from():
+    """vram_gib is total_memory as torch reports it; where it differs from the marketed size a public URL says so."""
+    cited = 0
+    for prof in gp.load_gpu_profiles().values():
+        src = prof.sources.get("vram_torch", "")
+        assert src, prof.id
+        assert prof.vram_gib <= prof.nominal_gib <= prof.vram_gib / 0.85
+        if prof.vram_gib != prof.nominal_gib:
+            cited += 1
+            assert "https://" in src and f"{prof.vram_gib:.2f}" in src, (prof.id, src)
+        else:
+            assert "nominal" in src, (prof.id, src)
+    assert cited >= 20
+
+
+def test_vram_gib_flag_the_sku_size_picks_the_card_any_other_number_is_used_as_typed():
+    a100 = gp.get_gpu_profile("a100-40gb")
+    assert (a100.nominal_gib, a100.vram_gib) == (40, 39.39)
+    assert gp.get_gpu_profile("a100-40gb", vram_gib=40) == a100      # its own SKU size: the card, torch figure
+    typed = gp.get_gpu_profile("a100-40gb", vram_gib=38.5)            # any other number: as typed
+    assert typed.vram_gib == 38.5 and typed.nominal_gib == 38.5 and typed.vram_bytes == round(38.5 * 2**30)
+    assert typed.sources["vram_torch"].startswith("user override")
+    p16 = gp.get_gpu_profile("MI50", vram_gib=16)
+    assert p16.id == "mi50-16gb" and p16.vram_gib == 15.98
+
+
+def test_nominal_outside_the_torch_range_is_rejected():
+    import copy
+
+    import yaml
+    data = yaml.safe_load((gp.GPU_DIR / "a100-40gb.yaml").read_text())
+    bad = copy.deepcopy(data)
+    bad["vram_nominal_gib"] = 30                      # torch cannot see more than the card has
+    with pytest.raises(UserError, match="vram_nominal_gib"):
+        gp.profile_from_dict(bad)
+    bad = copy.deepcopy(data)
+    del bad["sources"]["vram_torch"]
+    with pytest.raises(UserError, match="vram_torch"):
+        gp.profile_from_dict(bad)
+    assert gp.profile_from_dict(data).vram_gib == 39.39

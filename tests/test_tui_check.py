@@ -95,11 +95,11 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
             assert "warmup-steps-float" in _text(app, "#findings")
             # the fix as edits against their file, and its own verdict
             fix = _text(app, "#fix")
-            assert "-cutoff_len: 8196" in fix and "+cutoff_len: 1024" in fix and "changed: cutoff_len=1024" in fix
+            assert "-cutoff_len: 8196" in fix and "+cutoff_len: 512" in fix and "changed: cutoff_len=512" in fix
             assert "checked again: fits" in fix
             # ctrl+o: the fix's values in the fields
             await pilot.press("ctrl+o")
-            await wait_for(pilot, lambda: scr.query_one("#set-cutoff_len").value == "1024", 10, "the fix loaded")
+            await wait_for(pilot, lambda: scr.query_one("#set-cutoff_len").value == "512", 10, "the fix loaded")
             assert "FITS" in _text(app, "#plan-summary")
             # an edit: the user's file with that value, checked again
             scr.query_one("#set-cutoff_len").value = "2048"
@@ -109,7 +109,7 @@ def test_check_opens_the_plan_screen_with_the_users_values_and_exports_the_fix(c
             await pilot.press("ctrl+r")
             await wait_for(pilot, lambda: scr.query_one("#set-cutoff_len").value == "8196", 10, "reset")
             await pilot.press("ctrl+o")
-            await wait_for(pilot, lambda: scr.query_one("#set-cutoff_len").value == "1024", 10, "the fix loaded")
+            await wait_for(pilot, lambda: scr.query_one("#set-cutoff_len").value == "512", 10, "the fix loaded")
             await pilot.press("ctrl+n")
             await wait_for(pilot, lambda: type(app.screen).__name__ == "ExportFixModal", 10, "export dialog")
             target = app.screen.query_one("#fix-dir").value
@@ -149,7 +149,7 @@ def test_exported_fix_is_what_check_says_fits(case, tmp_path, monkeypatch):
     fixed = Path(out[0]).read_text()
     assert fixed.splitlines()[:5] == Path(paths[0]).read_text().splitlines()[:5]   # their YAML, comments kept
     again = check([out[0], *paths[1:]], **opts)
-    assert again.verdict == "fits" and again.cfg.cutoff_len == 1024 and again.cfg.micro_batch == 1
+    assert again.verdict == "fits" and again.cfg.cutoff_len == 512 and again.cfg.micro_batch == 1
     with pytest.raises(Exception, match="one of your own files"):
         cm.export(session, session.report.fix, os.path.dirname(paths[0]))
 

@@ -115,15 +115,16 @@ def _profiles(args) -> int:
     if args.json:
         print_json({"profiles": [p.to_dict() for p in order]})
         return 0
-    print(f"{'id':<11} {'name':<26} {'arch':<8} {'VRAM':>6} {'BW GB/s':>8} {'FP16 TF':>8} {'bf16':<9} "
+    print(f"{'id':<11} {'name':<26} {'arch':<8} {'VRAM':>6} {'torch':>6} {'BW GB/s':>8} {'FP16 TF':>8} {'bf16':<9} "
           f"{'FA2':<6} {'SDPA':<5} {'bnb':<4} {'platform':<20}")
     for p in order:
         sdpa = "yes" if p.sdpa_flash else "math"
-        print(f"{p.id:<11} {p.display_name[:26]:<26} {p.arch:<8} {p.vram_gib:>6g} {p.mem_bandwidth_gbs:>8g} "
+        print(f"{p.id:<11} {p.display_name[:26]:<26} {p.arch:<8} {p.nominal_gib:>6g} {p.vram_gib:>6g} {p.mem_bandwidth_gbs:>8g} "
               f"{p.fp16_tflops:>8g} {p.bf16:<9} {p.fa2 or '-'!s:<6} {sdpa:<5} {'yes' if p.bitsandbytes else 'no':<4} "
               f"{p.platform + ' ' + p.platform_status:<20}")
-    print(f"{len(order)} profiles. Per-device figures (MI250/MI250X: per GCD). "
-          "`rocm-tune gpus --show ID` prints one with its sources.")
+    print(f"{len(order)} profiles. Per-device figures (MI250/MI250X: per GCD); VRAM = marketed GiB, torch = what "
+          "PyTorch sees (total_memory), the figure every verdict uses. `rocm-tune gpus --show ID` prints one with its "
+          "sources.")
     return 0
 
 

@@ -10,6 +10,11 @@ Conventions:
 * Profiles describe ONE device as PyTorch sees it. MI250/MI250X cards expose two GCDs, each a separate
   HIP device with half the card's memory and compute (`devices_per_card: 2`).
 * `interconnect_gbs` is GPU<->GPU bandwidth per direction in GB/s (PCIe 3/4/5 x16 = 16/32/64).
+* `vram_gib` is the memory PyTorch sees (`torch.cuda.get_device_properties(i).total_memory`, the "GPU 0 has a
+  total capacity of 39.39 GiB" of every OOM message), cited in `sources.vram_torch`; `vram_nominal_gib` is the
+  marketed size (40 for an A100 40GB), for display and for naming a SKU by its size. A card without a public torch
+  figure keeps its nominal size in `vram_gib` and says so in `sources.vram_torch`. Every "fits" decision
+  (check, plan, the app) compares against `vram_bytes`, derived from `vram_gib`.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ class GpuProfile:
     vendor: str                     # amd | nvidia | hygon
     names: tuple[str, ...]          # marketing names, for matching (first = display name)
     arch: str                       # "gfx906", "sm_80", ...
-    vram_gib: float                 # per device as torch sees it
+    vram_gib: float                 # per device as torch sees it (total_memory); the verdicts use this
     vram_bytes: int
     mem_bandwidth_gbs: float
     fp32_tflops: float
@@ -70,10 +75,16 @@ class GpuProfile:
     # additions beyond the original contract (defaulted, so the contract constructor still works)
     devices_per_card: int = 1
     notes: tuple[str, ...] = ()
+    vram_nominal_gib: float | None = None   # marketed size (display, SKU by size); None = same as vram_gib
 
     @property
     def display_name(self) -> str:
         return self.names[0] if self.names else self.id
+
+    @property
+    def nominal_gib(self) -> float:
+        """The marketed memory size (40 for an A100 40GB), never used to decide "fits"."""
+        return self.vram_gib if self.vram_nominal_gib is None else self.vram_nominal_gib
 
     def to_dict(self) -> dict:
         return {
@@ -86,7 +97,7 @@ class GpuProfile:
             "hipblaslt": self.hipblaslt, "bitsandbytes": self.bitsandbytes, "platform": self.platform,
             "platform_status": self.platform_status, "hsa_override": self.hsa_override,
             "devices_per_card": self.devices_per_card, "notes": list(self.notes),
-            "sources": dict(self.sources),
+            "vram_nominal_gib": self.nominal_gib, "sources": dict(self.sources),
         }
 
 
@@ -108,6 +119,21 @@ def _req(data: dict, key: str, types, where: str):
     if not isinstance(value, types) or (types is int and isinstance(value, bool)):
         raise UserError(f"{where}: field {key!r} has the wrong type ({type(value).__name__}), got {value!r}")
     return value
+
+
+def _nominal_gib(data: dict, vram_gib: float, sources: dict, where: str) -> float | None:
+    """`vram_nominal_gib` (optional): the marketed size; torch sees at most that and not under 85 % of it."""
+    if "vram_nominal_gib" not in data or data["vram_nominal_gib"] is None:
+        return None
+    nominal = _req(data, "vram_nominal_gib", float, where)
+    if not 0.85 * nominal <= vram_gib <= nominal:
+        raise UserError(f"{where}: vram_gib {vram_gib:g} (the memory torch sees) must be between 85 % and 100 % "
+                        f"of vram_nominal_gib {nominal:g}")
+    src = sources.get("vram_torch")
+    if nominal != vram_gib and (not isinstance(src, str) or not src.strip()):
+        raise UserError(f"{where}: sources.vram_torch is missing (where the torch-visible {vram_gib:g} GiB "
+                        "comes from)")
+    return nominal
 
 
 def profile_from_dict(data: dict, where: str = "profile") -> GpuProfile:
@@ -166,6 +192,7 @@ def profile_from_dict(data: dict, where: str = "profile") -> GpuProfile:
     bools = {}
     for key in ("fp8", "sdpa_flash", "sdpa_mem_efficient", "hipblaslt", "bitsandbytes"):
         bools[key] = _req(data, key, bool, where)
+    nominal = _nominal_gib(data, vram_gib, sources, where)
     return GpuProfile(
         id=pid, vendor=vendor, names=tuple(n.strip() for n in names), arch=arch,
         vram_gib=vram_gib, vram_bytes=int(round(vram_gib * 2**30)),
@@ -176,7 +203,7 @@ def profile_from_dict(data: dict, where: str = "profile") -> GpuProfile:
         sdpa_mem_efficient=bools["sdpa_mem_efficient"], hipblaslt=bools["hipblaslt"],
         bitsandbytes=bools["bitsandbytes"], platform=platform, platform_status=status,
         hsa_override=hsa, sources={str(k): str(v) for k, v in sources.items()},
-        devices_per_card=devices_per_card, notes=tuple(notes),
+        devices_per_card=devices_per_card, notes=tuple(notes), vram_nominal_gib=nominal,
     )
 
 
@@ -257,7 +284,9 @@ def close_matches(text: str, n: int = 5) -> list[str]:
 def get_gpu_profile(id_or_name: str, vram_gib: float | None = None) -> GpuProfile:
     """Profile by id or marketing name (case/punctuation-insensitive).
 
-    `vram_gib` overrides the memory for odd SKUs (e.g. a 16 GB Hygon DCU); UserError when unknown.
+    `vram_gib` (the user's --vram-gib): the size a sibling SKU is sold with picks that SKU (`MI50` + 16 =
+    mi50-16gb, with the memory torch sees on it); any other number overrides the memory as typed (odd SKUs, e.g.
+    a 16 GB Hygon DCU). UserError when unknown.
     """
     prof = find_gpu_profile(id_or_name)
     if prof is None:
@@ -272,14 +301,14 @@ def get_gpu_profile(id_or_name: str, vram_gib: float | None = None) -> GpuProfil
             raise UserError(f"--vram-gib must be a number, got {vram_gib!r}") from None
         if not (0.5 <= v <= 4096) or v != v:
             raise UserError(f"--vram-gib must be between 0.5 and 4096 GiB, got {vram_gib}")
-        # "MI50 --vram-gib 16": a sibling SKU with exactly that memory (mi50-16gb) beats patching mi50-32gb
+        # "MI50 --vram-gib 16": the SKU sold with that memory (mi50-16gb, or the card itself: "a100-40gb
+        # --vram-gib 40") is that card, with the memory torch sees on it; any other number is used as typed
         family = prof.id.split("-")[0]
-        siblings = [p for p in load_gpu_profiles().values()
-                    if p.id.split("-")[0] == family and p.arch == prof.arch and p.vram_gib == v]
+        siblings = [p for p in (prof, *load_gpu_profiles().values())
+                    if p.id.split("-")[0] == family and p.arch == prof.arch and v in (p.nominal_gib, p.vram_gib)]
         if siblings:
             return siblings[0]
-        if v != prof.vram_gib:
-            sources = dict(prof.sources)
-            sources["vram"] = "user override (--vram-gib)"
-            prof = replace(prof, vram_gib=v, vram_bytes=int(round(v * 2**30)), sources=sources)
+        sources = dict(prof.sources)
+        sources["vram"] = sources["vram_torch"] = "user override (--vram-gib), used as typed"
+        prof = replace(prof, vram_gib=v, vram_bytes=int(round(v * 2**30)), vram_nominal_gib=None, sources=sources)
     return prof
