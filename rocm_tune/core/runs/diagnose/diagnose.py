@@ -1729,22 +1729,22 @@ def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) ->
                    "DataLoader worker processes: most likely /dev/shm is too small or full")
         r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
     elif "offload" in levers_on:
-        r.family = "host_ram_oom"
-        r.title = ("only the launcher's teardown is in the log, and the run's config offloads to the CPU: most "
-                   "likely host RAM ran out (the OOM killer leaves no line in the log)")
-        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
-                                     _host_ram_fix("\n".join(texts), cat.BY_CODE["host-oom-killed"].fix),
-                                     cat.BY_CODE["host-oom-killed"].confirm)
+        _as_host_oom(r, texts, "only the launcher's teardown is in the log, and the run's config offloads to the CPU: "
+                     "most likely host RAM ran out (the OOM killer leaves no line in the log)")
     elif _teardown_in_host_memory_phase(r):
         # h7-hip: nothing but the launcher's teardown, no exit code other than SIGKILL's, and the run was loading
         # or tokenizing data (or loading weights) on every rank when a rank vanished: the host OOM killer's kill,
         # which leaves no line in the run's own log
-        r.family = "host_ram_oom"
-        r.title = ("only the launcher's teardown is in the log, and a rank vanished while the run was loading data or "
-                   "weights into host RAM: most likely host RAM ran out (the OOM killer leaves no line in the log)")
-        r.cause, r.fix, r.confirm = (cat.BY_CODE["host-oom-killed"].cause,
-                                     _host_ram_fix("\n".join(texts), cat.BY_CODE["host-oom-killed"].fix),
-                                     cat.BY_CODE["host-oom-killed"].confirm)
+        _as_host_oom(r, texts, "only the launcher's teardown is in the log, and a rank vanished while the run was "
+                     "loading data or weights into host RAM: most likely host RAM ran out (the OOM killer leaves no "
+                     "line in the log)")
+
+
+def _as_host_oom(r: Diagnosis, texts: Sequence[str], title: str) -> None:
+    """The root becomes the host OOM killer's kill, with its cause, fix (sized from the log) and confirmation."""
+    sig = cat.BY_CODE["host-oom-killed"]
+    r.family, r.title = "host_ram_oom", title
+    r.cause, r.fix, r.confirm = sig.cause, _host_ram_fix("\n".join(texts), sig.fix), sig.confirm
 
 
 def _refine_hang_notes(r: Diagnosis, diags: list[Diagnosis], cfg: ConfigInfo | None) -> None:
