@@ -101,11 +101,11 @@ def _python_file(text: str, path: str) -> bool:
     first = text.lstrip()[:100].splitlines()[0] if text.strip() else ""
     if not (str(path).endswith(".py") or (first.startswith("#!") and "python" in first)):
         return False
-    import ast
+    from rocm_tune.core.files import parse_python
 
     try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        parse_python(text, path, "Python program")   # the project's one parser, with its depth limits
+    except UserError:
         return False
     return True
 
