@@ -1,0 +1,25 @@
+accelerate launch --config_file accelerate_config.yaml src/train_bash.py \
+    --stage sft \
+    --do_train \
+    --model_name_or_path /sshfs/pretrains/Qwen/Qwen1.5-14B-Chat/ \
+    --finetuning_type lora \
+    --template qwen \
+    --cutoff_len 3000 \
+    --dataset_dir data \
+    --dataset Oral_calculation_1_grade \
+    --lora_target q_proj,v_proj \
+    --output_dir saves/Oral_calculation/1-grade/Qwen1.5-14B-Chat/SFT_2024-02-24 \
+    --overwrite_cache \
+    --overwrite_output_dir \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 1 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 5000 \
+    --learning_rate 2e-4 \
+    --num_train_epochs 3.0 \
+    --rope_scaling linear \
+    --plot_loss \
+    --shift_attn \
+    --flash_attn \
+    --fp16

@@ -1,0 +1,1 @@
+bash run_train.sh 4 8 4

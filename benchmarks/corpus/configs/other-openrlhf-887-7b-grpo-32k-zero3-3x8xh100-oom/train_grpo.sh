@@ -1,0 +1,33 @@
+python -m openrlhf.cli.train_ppo_ray \
+        --advantage_estimator group_norm \
+        --n_samples_per_prompt 8 \
+        --max_epochs 1 \
+        --num_episodes 2 \
+        --remote_rm_url http://$ADDRESS/query \
+        --ref_num_nodes 3 \
+        --ref_num_gpus_per_node 6 \
+        --actor_num_nodes 3 \
+        --actor_num_gpus_per_node 1 \
+        --vllm_num_engines 3 \
+        --vllm_tensor_parallel_size 1 \
+        --max_ckpt_num 1000 \
+        --enable_prefix_caching \
+        --pretrain $PRETRAIN_7b_model \
+        --wandb_run_name $RUN_NAME \
+        --save_path $SAVE_PATH \
+        --ckpt_path $CKPT_PATH \
+        --save_steps $SAVE_STEPS \
+        --micro_train_batch_size 1 \
+        --train_batch_size 576 \
+        --micro_rollout_batch_size 1 \
+        --rollout_batch_size 72 \
+        --max_samples 18000 \
+        --prompt_max_len 1024 \
+        --generate_max_len 36864 \
+        --zero_stage 3 \
+        --bf16 \
+        --grad_accum_dtype bf16 \
+        --temperature 0.7 \
+        --seed $SEED \
+        --actor_learning_rate
+# --- cut in the thread here (the value of --actor_learning_rate and the remaining flags are not in the excerpt)
