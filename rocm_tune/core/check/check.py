@@ -198,8 +198,9 @@ def _vision_pixels(job: formats.Job, tower) -> tuple[int, str]:
     if job.runner == "llamafactory":
         return model_vision.LLAMAFACTORY_MAX_PIXELS, (f"{model_vision.LLAMAFACTORY_MAX_PIXELS} pixels "
                                                       f"(LLaMA-Factory's image_max_pixels default)")
-    return model_vision.PROCESSOR_MAX_PIXELS, (f"{model_vision.PROCESSOR_MAX_PIXELS} pixels (the Qwen-VL "
-                                               f"processor's max_pixels default; MAX_PIXELS not set)")
+    cap = tower.default_max_pixels
+    return cap, (f"{cap} pixels (the Qwen-VL processor's max_pixels default, {model_vision.PROCESSOR_MAX_TOKENS} "
+                 f"tokens; MAX_PIXELS not set)")
 
 
 def _swift2(job: formats.Job) -> bool:
@@ -213,7 +214,7 @@ def _swift2(job: formats.Job) -> bool:
     return job.runner == "ms-swift" and s is not None and str(s.value) == "2"
 
 
-def _whole_images(job: formats.Job) -> bool:
+def _whole_images(job: formats.Job, tower=None) -> bool:
     """Whether a sample longer than cutoff_len still reaches the vision tower with its whole image.
     LLaMA-Factory (data/processor/supervised.py: mm_plugin.process_messages expands the image tokens, infer_seqlen
     then cuts the token ids; the collator's get_mm_inputs makes pixel_values of the whole image) and ms-swift do:
@@ -223,16 +224,18 @@ def _whole_images(job: formats.Job) -> bool:
     left/right keep every placeholder (swift/template/base.py _truncate). Only a newer ms-swift's default raise
     (MaxLengthError: the row is skipped) drops the sample: 4.x (--tuner_type) is newer; otherwise the version is not
     in the files and the older is assumed."""
-    if job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift_new(job):
+    if job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift_new(job, tower):
         return True
     t = job.settings.get("truncation_strategy")
     return job.runner == "ms-swift" and t is not None and str(t.value).strip("'\"").lower() in ("left", "right")
 
 
-def _swift_new(job: formats.Job) -> bool:
-    """An ms-swift after the max_length fix of 2025-05-12 (its 4.x flags say so)."""
+def _swift_new(job: formats.Job, tower=None) -> bool:
+    """An ms-swift after the max_length fix of 2025-05-12: its 4.x flags say so, or the model does - ms-swift
+    supports Qwen3-VL (and Qwen3.5, the same tower) from 3.9 (swift/llm/model/model/qwen.py register of
+    qwen3_vl, October 2025), after 3.5."""
     s = job.settings.get("swift_major")
-    return s is not None and str(s.value) == "4"
+    return s is not None and str(s.value) == "4" or getattr(tower, "kind", None) == "qwen3_vl"
 
 
 def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
@@ -267,7 +270,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     frozen = as_bool(fz.value) if fz is not None else None
     frozen = frozen_default if frozen is None else frozen
     trainable = cfg.method == "full" and not frozen
-    whole = _whole_images(job)
+    whole = _whole_images(job, tower)
     tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
     how = (f"{fz.native}: {fz.value}" if fz is not None else
            "the runner's default" if frozen_default else "ms-swift 2.x's freeze_vit default false" if _swift2(job)
@@ -290,10 +293,10 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         input_grads = True
         line += "; LoRA over all linear layers reaches the unfrozen tower: autograd records its pass"
     cutoff, scores = cfg.cutoff_len, False
-    if job.runner == "ms-swift" and not _swift_new(job):
+    if job.runner == "ms-swift" and not _swift_new(job, tower):
         # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
         cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len
-        scores = cfg.attn != "fa2"
+        scores = cfg.attn != "fa2" and tower.batch_wide_math_scores
         line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
                  f"sees up to {cutoff} tokens" + ("; the transformers of that time (4.45-4.51) run the Qwen2-VL / "
                                                   "Qwen2.5-VL vision SDPA on its math backend: attention scores over "
@@ -1239,6 +1242,10 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         if mfind:
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
+        named = job.settings.get("model_name_or_path")
+        if model is not None and not model_ref and named is not None and "shell variable" in str(named.native):
+            # the path is an unset variable and another flag named the model (ms-swift 2.x --model_type)
+            assumptions.append(f"model {named.value}: from {named.native}")
     # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
     # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
     load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
