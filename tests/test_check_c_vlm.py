@@ -115,3 +115,17 @@ def test_qwen3_vl_under_ms_swift_is_a_release_after_the_max_length_fix(tmp_path)
     assert q3["understood"]["cutoff_len"] == 2048
     assert "980 tokens of 1024 pixels, 980 counted (inside cutoff_len 2048)" in " ".join(q3["assumptions"])
     assert q25["understood"]["cutoff_len"] == 2048 + 1280
+
+
+def test_glm_4_1v_preset_is_the_language_model_of_the_real_class():
+    """GLM-4.1V-9B / GLM-4.6V-Flash (Glm4vForConditionalGeneration): the preset counts its language model exactly as
+    transformers builds it (meta device), the vision tower apart; GLM-4.6V-Flash's names reach the same preset."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    spec = load_model("ZhipuAI/GLM-4.6V-Flash")
+    assert spec.name == "glm-4.1v-9b" and load_model("zai-org/GLM-4.1V-9B-Thinking").name == spec.name
+    with torch.device("meta"):
+        m = transformers.Glm4vForConditionalGeneration(transformers.Glm4vConfig())
+    visual = sum(p.numel() for n, p in m.named_parameters() if ".visual." in n or n.startswith("model.visual"))
+    assert sum(p.numel() for p in m.parameters()) - visual == spec.params.total == 9_400_279_040
+    assert any("only the language model is counted" in n for n in spec.notes)
