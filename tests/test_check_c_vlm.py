@@ -129,3 +129,16 @@ def test_glm_4_1v_preset_is_the_language_model_of_the_real_class():
     visual = sum(p.numel() for n, p in m.named_parameters() if ".visual." in n or n.startswith("model.visual"))
     assert sum(p.numel() for p in m.parameters()) - visual == spec.params.total == 9_400_279_040
     assert any("only the language model is counted" in n for n in spec.notes)
+
+
+def test_llamafactory_qwen2_audio_counts_the_frozen_encoder(tmp_path):
+    """LLaMA-Factory 7568's config: the audio encoder is frozen by freeze_vision_tower's default (visual.py registers
+    Qwen2-Audio's audio_tower as its vision_model_keys); its 642M bf16 weights and one 30 s clip (1500 encoder
+    positions, 750 tokens) are in the estimate."""
+    rep = _check(tmp_path, "a.yaml", "model_name_or_path: Qwen/Qwen2-Audio-7B\nstage: sft\ndo_train: true\n"
+                 "finetuning_type: lora\nlora_target: all\nper_device_train_batch_size: 1\nbf16: true\n",
+                 "--gpu", "rtx3090")
+    said = " ".join(rep["assumptions"])
+    assert "audio encoder frozen (the runner's default)" in said and "1500 encoder positions, 750 tokens" in said
+    note = next(n for n in rep["notes"] if n.startswith("audio encoder (frozen)"))
+    assert "642M params, 1.20 GiB weights per GPU" in note

@@ -251,6 +251,22 @@ def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
         and t.native == "lora_target_modules"
 
 
+def _tower_frozen(job: formats.Job) -> tuple[bool, str]:
+    """Whether the runner freezes the encoder tower, and how that is said. ms-swift 2.x: SftArguments.freeze_vit =
+    False (swift/llm/utils/argument.py; a full sft adds the tower to freeze_parameters only under --freeze_vit true);
+    3.x and LLaMA-Factory freeze it by default (LLaMA-Factory's freeze_vision_tower covers Qwen2-Audio's audio_tower:
+    model/model_utils/visual.py registers it as the model's vision_model_keys)."""
+    from rocm_tune.core.runners.common import as_bool
+
+    frozen_default = job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift2(job)
+    fz = job.settings.get("freeze_vision_tower")
+    frozen = as_bool(fz.value) if fz is not None else None
+    how = (f"{fz.native}: {fz.value}" if fz is not None else
+           "the runner's default" if frozen_default else "ms-swift 2.x's freeze_vit default false" if _swift2(job)
+           else "every parameter of a full fine-tune trains")
+    return (frozen_default if frozen is None else frozen), how
+
+
 def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:
     """A VLM with a known vision tower: the image tokens per sample and whether the tower trains, as the runner
     decides them (LLaMA-Factory freeze_vision_tower, ms-swift freeze_vit: True by default; a plain HF/TRL full
@@ -262,24 +278,25 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
-    pixels, said = _vision_pixels(job, tower)
-    # ms-swift 2.x: SftArguments.freeze_vit = False (swift/llm/utils/argument.py; a full sft adds the tower to
-    # freeze_parameters only under --freeze_vit true); 3.x and LLaMA-Factory freeze it by default
-    frozen_default = job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift2(job)
-    fz = job.settings.get("freeze_vision_tower")
-    frozen = as_bool(fz.value) if fz is not None else None
-    frozen = frozen_default if frozen is None else frozen
+    frozen, how = _tower_frozen(job)
     trainable = cfg.method == "full" and not frozen
     whole = _whole_images(job, tower)
-    tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
-    how = (f"{fz.native}: {fz.value}" if fz is not None else
-           "the runner's default" if frozen_default else "ms-swift 2.x's freeze_vit default false" if _swift2(job)
-           else "every parameter of a full fine-tune trains")
     inside = ("the whole image reaches the tower even where cutoff_len cuts the tokens" if whole else
               f"inside cutoff_len {cfg.cutoff_len}")
-    line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most {said}"
-            f" = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted ({inside}), "
-            f"{tokens * tower.merge ** 2} ViT patches per sample")
+    if getattr(tower, "positions", None):
+        # an audio encoder (Qwen2-Audio): its feature extractor pads or cuts every clip to 30 s (WhisperFeatureExtractor
+        # chunk_length 30: 3000 mel frames), 1500 encoder positions, 750 language tokens; one clip per sample
+        full = tower.tokens_per_clip
+        tokens = full if whole else min(full, cfg.cutoff_len)
+        line = (f"audio encoder {'trained' if trainable else 'frozen'} ({how}); one 30 s clip per sample (the feature "
+                f"extractor pads or cuts each clip to 3000 mel frames) = {tower.positions} encoder positions, {full} "
+                f"tokens, {tokens} counted ({inside.replace('image', 'clip')})")
+    else:
+        pixels, said = _vision_pixels(job, tower)
+        tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
+        line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most "
+                f"{said} = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted "
+                f"({inside}), {tokens * tower.patches_per_token} ViT patches per sample")
     # ms-swift (swift/trainers/mixin.py, _prepare_gradient_checkpointing): under gradient checkpointing it calls
     # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
     # tower's pass is recorded by autograd too
@@ -293,7 +310,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         input_grads = True
         line += "; LoRA over all linear layers reaches the unfrozen tower: autograd records its pass"
     cutoff, scores = cfg.cutoff_len, False
-    if job.runner == "ms-swift" and not _swift_new(job, tower):
+    if job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None):
         # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
         cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len
         scores = cfg.attn != "fa2" and tower.batch_wide_math_scores

@@ -96,6 +96,10 @@ class VisionTower:
     def pixels_per_token(self) -> int:
         return (self.patch * self.merge) ** 2
 
+    @property
+    def patches_per_token(self) -> int:
+        return self.merge ** 2
+
     def tokens(self, pixels: int) -> int:
         """Language-model tokens of one image of `pixels` pixels (at least one)."""
         return max(1, int(pixels) // self.pixels_per_token)
@@ -123,6 +127,76 @@ class VisionTower:
         return compute_bytes * (5 * d + (2 * i if self.gated else i))
 
 
+@dataclass(frozen=True)
+class AudioTower:
+    """A Whisper-style audio encoder (Qwen2-Audio: models/qwen2_audio/modeling_qwen2_audio.py Qwen2AudioEncoder and
+    Qwen2AudioMultiModalProjector): Conv1d(mel, d, 3) and Conv1d(d, d, 3, stride 2) over the log-mel frames, a
+    max_source_positions x d position table, `depth` pre-LayerNorm blocks (q/v/o with bias, k without; fc1/fc2 MLP),
+    a final LayerNorm, then AvgPool1d(2) and a Linear(d, language hidden). Its feature extractor pads or cuts a clip
+    to 30 s (3000 frames): 1500 encoder positions, 750 language tokens. It stands where a vision tower does
+    (ModelSpec.vision): the same frozen/trained/activation accounting, positions in place of patches."""
+    kind: str
+    depth: int
+    hidden: int
+    intermediate: int
+    heads: int
+    mel_bins: int
+    positions: int       # max_source_positions: encoder positions of one 30 s clip
+    out_hidden: int
+    pool: int = 2        # positions per language token (avg_pooler)
+    full_blocks: int = 0
+    window_patches: int = 0
+    norm_bias: bool = True
+    merge: int = 1
+
+    @property
+    def block_params(self) -> int:
+        d, i = self.hidden, self.intermediate
+        return 4 * d * d + 3 * d + 4 * d + d * i + i + i * d + d
+
+    @property
+    def params(self) -> int:
+        d = self.hidden
+        return (self.mel_bins * d * 3 + d) + (d * d * 3 + d) + self.positions * d + self.depth * self.block_params \
+            + 2 * d + d * self.out_hidden + self.out_hidden
+
+    @property
+    def patches_per_token(self) -> int:
+        return self.pool
+
+    @property
+    def tokens_per_clip(self) -> int:
+        return self.positions // self.pool
+
+    @property
+    def attention_blocks_over_image(self) -> int:
+        return self.depth
+
+    @property
+    def batch_wide_math_scores(self) -> bool:
+        return False
+
+    def block_kept_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (8 * self.hidden + 2 * self.intermediate)
+
+    def block_transient_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (5 * self.hidden + self.intermediate)
+
+    def eager_scores(self, positions: int, compute_bytes: int) -> float:
+        n = int(positions)
+        return self.heads * n * n * (4 + compute_bytes)
+
+
+def _audio(config: dict, lm_hidden: int) -> AudioTower | None:
+    a = config.get("audio_config") if isinstance(config, dict) else None
+    if not isinstance(a, dict) or not ("d_model" in a or "encoder_layers" in a):
+        return None
+    return AudioTower(str(a.get("model_type") or "whisper_audio"), _int(a.get("encoder_layers"), 32),
+                      _int(a.get("d_model"), 1280), _int(a.get("encoder_ffn_dim"), 5120),
+                      _int(a.get("encoder_attention_heads"), 20), _int(a.get("num_mel_bins"), 128),
+                      _int(a.get("max_source_positions"), 1500), lm_hidden)
+
+
 def _int(v, default: int) -> int:
     try:
         return int(v) if v is not None else default
@@ -140,13 +214,13 @@ def _qwen3(v: dict, lm_hidden: int) -> VisionTower:
                        deepstack=len(v.get("deepstack_visual_indexes") or ()))
 
 
-def from_config(config: dict, lm_hidden: int) -> VisionTower | None:
-    """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL / Qwen3-VL and Qwen3.5);
-    None for others."""
+def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | None:
+    """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL / Qwen3-VL and Qwen3.5) or, with
+    none, its audio_config (a Whisper-style encoder: Qwen2-Audio); None for others."""
     v = config.get("vision_config") if isinstance(config, dict) else None
     mt = str(config.get("model_type") or "") if isinstance(config, dict) else ""
     if not isinstance(v, dict):
-        return None
+        return _audio(config, lm_hidden)
     vt = str(v.get("model_type") or "")
     if any(k in t for k in ("qwen3_vl", "qwen3_5") for t in (mt, vt)) or "deepstack_visual_indexes" in v \
             or "num_position_embeddings" in v:
