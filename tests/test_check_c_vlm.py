@@ -142,3 +142,37 @@ def test_llamafactory_qwen2_audio_counts_the_frozen_encoder(tmp_path):
     assert "audio encoder frozen (the runner's default)" in said and "1500 encoder positions, 750 tokens" in said
     note = next(n for n in rep["notes"] if n.startswith("audio encoder (frozen)"))
     assert "642M params, 1.20 GiB weights per GPU" in note
+
+
+@pytest.mark.parametrize("name,size", [("openai/clip-vit-large-patch14", 224),
+                                       ("openai/clip-vit-large-patch14-336", 336)])
+def test_clip_tower_params_match_the_real_class_on_meta(name, size):
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    t = model_vision.clip_tower(name, 4096)
+    cfg = transformers.CLIPVisionConfig(hidden_size=1024, intermediate_size=4096, num_hidden_layers=24,
+                                        num_attention_heads=16, patch_size=14, image_size=size)
+    with torch.device("meta"):
+        m = transformers.CLIPVisionModel(cfg)
+    assert t.params == sum(p.numel() for p in m.parameters())
+    assert t.tokens(0) == (size // 14) ** 2 and t.patches_per_token == 1
+    assert model_vision.clip_tower("./my/siglip-so400m", 4096) is None
+
+
+LLAVA = ("torchrun --nproc_per_node=2 llava/train/train_mem.py --model_name_or_path lmsys/vicuna-7b-v1.5 "
+         "--vision_tower openai/clip-vit-large-patch14-336 --mm_projector_type mlp2x_gelu --bf16 True "
+         "--per_device_train_batch_size 4 --model_max_length 2048 --gradient_checkpointing True {x}\n")
+
+
+def test_llava_script_adds_its_frozen_clip_tower(tmp_path):
+    """haotian-liu/LLaVA train.py: --vision_tower is a CLIP ViT beside the language model, frozen
+    (requires_grad_(False)); LLaVA-NeXT's --unfreeze_mm_vision_tower True trains it: more memory."""
+    frozen = _check(tmp_path, "a.sh", LLAVA.format(x=""), "--gpu", "a100-80gb", "--gpus", "2")
+    trained = _check(tmp_path, "b.sh", LLAVA.format(x="--unfreeze_mm_vision_tower True"), "--gpu", "a100-80gb",
+                     "--gpus", "2")
+    said = " ".join(frozen["assumptions"])
+    assert "vision tower frozen (LLaVA's train.py freezes --vision_tower)" in said
+    assert "one 336x336 image per sample = 576 patches" in said
+    assert any("a CLIP ViT (24 blocks, 304M params, 336x336 images)" in n for n in frozen["notes"])
+    assert "vision tower trained (unfreeze_mm_vision_tower: True)" in " ".join(trained["assumptions"])
+    assert trained["memory"]["step"]["peak_allocated_bytes"] > frozen["memory"]["step"]["peak_allocated_bytes"]

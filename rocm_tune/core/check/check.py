@@ -258,6 +258,12 @@ def _tower_frozen(job: formats.Job) -> tuple[bool, str]:
     model/model_utils/visual.py registers it as the model's vision_model_keys)."""
     from rocm_tune.core.runners.common import as_bool
 
+    unf = job.settings.get("unfreeze_mm_vision_tower")
+    if job.settings.get("vision_tower") is not None:
+        # LLaVA (llava/train/train.py): vision_tower.requires_grad_(False); LLaVA-NeXT unfreezes it on request
+        if unf is not None and as_bool(unf.value):
+            return False, f"{unf.native}: {unf.value}"
+        return True, "LLaVA's train.py freezes --vision_tower"
     frozen_default = job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift2(job)
     fz = job.settings.get("freeze_vision_tower")
     frozen = as_bool(fz.value) if fz is not None else None
@@ -291,6 +297,11 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         line = (f"audio encoder {'trained' if trainable else 'frozen'} ({how}); one 30 s clip per sample (the feature "
                 f"extractor pads or cuts each clip to 3000 mel frames) = {tower.positions} encoder positions, {full} "
                 f"tokens, {tokens} counted ({inside.replace('image', 'clip')})")
+    elif tower.kind == "clip":
+        tokens = min(tower.patches_per_image, cfg.cutoff_len)
+        line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one {tower.image_size}x"
+                f"{tower.image_size} image per sample = {tower.patches_per_image} patches, each a language token "
+                f"(inside model_max_length {cfg.cutoff_len})")
     else:
         pixels, said = _vision_pixels(job, tower)
         tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
@@ -1247,6 +1258,22 @@ def _execution(job, model, cfg, findings: list) -> dict:
     return exe
 
 
+def _with_clip_tower(job, model):
+    """A LLaVA-style script's --vision_tower (a CLIP ViT beside the language model it names) as the model's tower."""
+    from rocm_tune.core.model import vision as model_vision
+
+    vt = job.settings.get("vision_tower")
+    if model is None or vt is None or getattr(model, "vision", None) is not None:
+        return model
+    tower = model_vision.clip_tower(str(vt.value), int(model.hidden_size))
+    if tower is None:
+        return model
+    job.notes.append(f"--vision_tower {vt.value}: a CLIP ViT ({tower.depth} blocks, {tower.params / 1e6:.0f}M params, "
+                     f"{tower.image_size}x{tower.image_size} images) beside the language model; the projector "
+                     f"(mm_projector_type) is not counted")
+    return replace(model, vision=tower)
+
+
 def _check_model(job, model_ref: str | None, findings: list, assumptions: list[str]):
     """The model the job trains (resolved from the files or --model), in the dtype the program loads it in; None
     when it is not known or not modelled (the finding says which)."""
@@ -1268,6 +1295,7 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
     load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
     if model is not None and load and getattr(model, "torch_dtype", None) != load:
         model = replace(model, torch_dtype=load)
+    model = _with_clip_tower(job, model)
     ref_name = str(model_ref or job.get("model_name_or_path") or "")
     if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
         # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules

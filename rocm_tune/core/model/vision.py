@@ -128,6 +128,68 @@ class VisionTower:
 
 
 @dataclass(frozen=True)
+class ClipTower(VisionTower):
+    """The CLIP ViT a LLaVA-style script adds with --vision_tower (haotian-liu/LLaVA llava/model/multimodal_encoder/
+    clip_encoder.py: CLIPVisionModel.from_pretrained, frozen with requires_grad_(False); LLaVA-NeXT trains it only
+    under --unfreeze_mm_vision_tower). transformers' CLIPVisionModel: a bias-free Conv2d patch embedding, a class
+    embedding, (patches + 1) positions, a pre-LayerNorm, `depth` blocks (q/k/v/o with bias, LayerNorms, fc1/fc2
+    MLP) and a post-LayerNorm. Every patch of the selected layer is one language token (mm_vision_select_feature
+    'patch'); the projector (mm_projector_type) is not counted here."""
+    image_size: int = 336
+
+    @property
+    def params(self) -> int:
+        d, n = self.hidden, self.patches_per_image
+        return self.in_chans * self.patch * self.patch * d + d + (n + 1) * d + 2 * d + self.depth * self.block_params \
+            + 2 * d
+
+    @property
+    def block_params(self) -> int:
+        d, i = self.hidden, self.intermediate
+        return 4 * d * d + 4 * d + 4 * d + d * i + i + i * d + d
+
+    @property
+    def patches_per_image(self) -> int:
+        return (self.image_size // self.patch) ** 2
+
+    @property
+    def patches_per_token(self) -> int:
+        return 1
+
+    @property
+    def pixels_per_token(self) -> int:
+        return self.patch ** 2
+
+    @property
+    def default_max_pixels(self) -> int:
+        return self.image_size ** 2
+
+    def tokens(self, pixels: int) -> int:
+        return self.patches_per_image
+
+    @property
+    def batch_wide_math_scores(self) -> bool:
+        return False
+
+
+# the CLIP vision towers LLaVA-style scripts name (openai's published CLIPVisionConfig: ViT-L/14 and ViT-B/16)
+CLIP_TOWERS = {"clip-vit-large-patch14-336": (24, 1024, 4096, 16, 14, 336),
+               "clip-vit-large-patch14": (24, 1024, 4096, 16, 14, 224),
+               "clip-vit-base-patch16": (12, 768, 3072, 12, 16, 224),
+               "clip-vit-base-patch32": (12, 768, 3072, 12, 32, 224)}
+
+
+def clip_tower(name: str, lm_hidden: int) -> ClipTower | None:
+    """The CLIP tower a --vision_tower name points at (its last path component), or None for one not known."""
+    key = str(name or "").strip().strip("'\"").rstrip("/").split("/")[-1].lower()
+    dims = CLIP_TOWERS.get(key)
+    if dims is None:
+        return None
+    depth, d, i, heads, patch, size = dims
+    return ClipTower("clip", depth, d, i, False, patch, 1, 1, 3, lm_hidden, True, heads, image_size=size)
+
+
+@dataclass(frozen=True)
 class AudioTower:
     """A Whisper-style audio encoder (Qwen2-Audio: models/qwen2_audio/modeling_qwen2_audio.py Qwen2AudioEncoder and
     Qwen2AudioMultiModalProjector): Conv1d(mel, d, 3) and Conv1d(d, d, 3, stride 2) over the log-mel frames, a
