@@ -291,14 +291,16 @@ def test_ms_swift_2x_full_trains_the_tower_unless_freeze_vit(tmp_path):
     assert free["memory"]["step"]["peak_allocated_bytes"] > frozen["memory"]["step"]["peak_allocated_bytes"]
 
 
-def test_qwen2_audio_preset_is_its_language_model_and_says_the_encoder_is_not_counted():
+def test_qwen2_audio_preset_is_its_language_model_and_counts_the_encoder_as_its_tower():
     """Qwen2-Audio-7B (LLaMA-Factory issue 7568's model) was an assumed ~7B Llama from its name; its preset is the
     published text_config (Qwen2 decoder, 32 KV heads, 156032 tokens): 7754878976 parameters, which with the audio
-    encoder and projector that transformers builds make the published 8.40B."""
+    encoder and projector that transformers builds make the published 8.40B. The encoder and projector (its
+    audio_config) are the model's tower since the c-vlm change (they were said not counted before)."""
     spec = load_model("Qwen/Qwen2-Audio-7B")
     assert spec.name == "qwen2-audio-7b" and spec.params.total == 7_754_878_976
     assert spec.num_kv_heads == 32 and spec.vocab_size == 156032
-    assert any("only the language model is counted" in n for n in spec.notes)
+    assert spec.vision is not None and spec.vision.positions == 1500 and spec.vision.tokens_per_clip == 750
+    assert any("audio encoder (32 blocks + projector, 642M params)" in n for n in spec.notes)
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     audio = {"model_type": "qwen2_audio_encoder", "num_mel_bins": 128, "encoder_layers": 32,
@@ -309,7 +311,7 @@ def test_qwen2_audio_preset_is_its_language_model_and_says_the_encoder_is_not_co
                                                                                           text_config=text))
     total = sum(p.numel() for p in m.parameters())
     encoder = sum(p.numel() for n, p in m.named_parameters() if "audio_tower" in n or "multi_modal_projector" in n)
-    assert total == 8_397_094_912 and total - encoder == spec.params.total
+    assert total == 8_397_094_912 and total - encoder == spec.params.total and encoder == spec.vision.params
 
 
 def test_ms_swift_3x_unset_max_length_is_not_raised_by_the_image(tmp_path):

@@ -198,8 +198,9 @@ def _vision_pixels(job: formats.Job, tower) -> tuple[int, str]:
     if job.runner == "llamafactory":
         return model_vision.LLAMAFACTORY_MAX_PIXELS, (f"{model_vision.LLAMAFACTORY_MAX_PIXELS} pixels "
                                                       f"(LLaMA-Factory's image_max_pixels default)")
-    return model_vision.PROCESSOR_MAX_PIXELS, (f"{model_vision.PROCESSOR_MAX_PIXELS} pixels (the Qwen-VL "
-                                               f"processor's max_pixels default; MAX_PIXELS not set)")
+    cap = tower.default_max_pixels
+    return cap, (f"{cap} pixels (the Qwen-VL processor's max_pixels default, {model_vision.PROCESSOR_MAX_TOKENS} "
+                 f"tokens; MAX_PIXELS not set)")
 
 
 def _swift2(job: formats.Job) -> bool:
@@ -213,7 +214,7 @@ def _swift2(job: formats.Job) -> bool:
     return job.runner == "ms-swift" and s is not None and str(s.value) == "2"
 
 
-def _whole_images(job: formats.Job) -> bool:
+def _whole_images(job: formats.Job, tower=None) -> bool:
     """Whether a sample longer than cutoff_len still reaches the vision tower with its whole image.
     LLaMA-Factory (data/processor/supervised.py: mm_plugin.process_messages expands the image tokens, infer_seqlen
     then cuts the token ids; the collator's get_mm_inputs makes pixel_values of the whole image) and ms-swift do:
@@ -223,16 +224,18 @@ def _whole_images(job: formats.Job) -> bool:
     left/right keep every placeholder (swift/template/base.py _truncate). Only a newer ms-swift's default raise
     (MaxLengthError: the row is skipped) drops the sample: 4.x (--tuner_type) is newer; otherwise the version is not
     in the files and the older is assumed."""
-    if job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift_new(job):
+    if job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift_new(job, tower):
         return True
     t = job.settings.get("truncation_strategy")
     return job.runner == "ms-swift" and t is not None and str(t.value).strip("'\"").lower() in ("left", "right")
 
 
-def _swift_new(job: formats.Job) -> bool:
-    """An ms-swift after the max_length fix of 2025-05-12 (its 4.x flags say so)."""
+def _swift_new(job: formats.Job, tower=None) -> bool:
+    """An ms-swift after the max_length fix of 2025-05-12: its 4.x flags say so, or the model does - ms-swift
+    supports Qwen3-VL (and Qwen3.5, the same tower) from 3.9 (swift/llm/model/model/qwen.py register of
+    qwen3_vl, October 2025), after 3.5."""
     s = job.settings.get("swift_major")
-    return s is not None and str(s.value) == "4"
+    return s is not None and str(s.value) == "4" or getattr(tower, "kind", None) == "qwen3_vl"
 
 
 def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
@@ -248,6 +251,28 @@ def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
         and t.native == "lora_target_modules"
 
 
+def _tower_frozen(job: formats.Job) -> tuple[bool, str]:
+    """Whether the runner freezes the encoder tower, and how that is said. ms-swift 2.x: SftArguments.freeze_vit =
+    False (swift/llm/utils/argument.py; a full sft adds the tower to freeze_parameters only under --freeze_vit true);
+    3.x and LLaMA-Factory freeze it by default (LLaMA-Factory's freeze_vision_tower covers Qwen2-Audio's audio_tower:
+    model/model_utils/visual.py registers it as the model's vision_model_keys)."""
+    from rocm_tune.core.runners.common import as_bool
+
+    unf = job.settings.get("unfreeze_mm_vision_tower")
+    if job.settings.get("vision_tower") is not None:
+        # LLaVA (llava/train/train.py): vision_tower.requires_grad_(False); LLaVA-NeXT unfreezes it on request
+        if unf is not None and as_bool(unf.value):
+            return False, f"{unf.native}: {unf.value}"
+        return True, "LLaVA's train.py freezes --vision_tower"
+    frozen_default = job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift2(job)
+    fz = job.settings.get("freeze_vision_tower")
+    frozen = as_bool(fz.value) if fz is not None else None
+    how = (f"{fz.native}: {fz.value}" if fz is not None else
+           "the runner's default" if frozen_default else "ms-swift 2.x's freeze_vit default false" if _swift2(job)
+           else "every parameter of a full fine-tune trains")
+    return (frozen_default if frozen is None else frozen), how
+
+
 def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:
     """A VLM with a known vision tower: the image tokens per sample and whether the tower trains, as the runner
     decides them (LLaMA-Factory freeze_vision_tower, ms-swift freeze_vit: True by default; a plain HF/TRL full
@@ -259,24 +284,30 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
-    pixels, said = _vision_pixels(job, tower)
-    # ms-swift 2.x: SftArguments.freeze_vit = False (swift/llm/utils/argument.py; a full sft adds the tower to
-    # freeze_parameters only under --freeze_vit true); 3.x and LLaMA-Factory freeze it by default
-    frozen_default = job.runner == "llamafactory" or job.runner == "ms-swift" and not _swift2(job)
-    fz = job.settings.get("freeze_vision_tower")
-    frozen = as_bool(fz.value) if fz is not None else None
-    frozen = frozen_default if frozen is None else frozen
+    frozen, how = _tower_frozen(job)
     trainable = cfg.method == "full" and not frozen
-    whole = _whole_images(job)
-    tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
-    how = (f"{fz.native}: {fz.value}" if fz is not None else
-           "the runner's default" if frozen_default else "ms-swift 2.x's freeze_vit default false" if _swift2(job)
-           else "every parameter of a full fine-tune trains")
+    whole = _whole_images(job, tower)
     inside = ("the whole image reaches the tower even where cutoff_len cuts the tokens" if whole else
               f"inside cutoff_len {cfg.cutoff_len}")
-    line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most {said}"
-            f" = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted ({inside}), "
-            f"{tokens * tower.merge ** 2} ViT patches per sample")
+    if getattr(tower, "positions", None):
+        # an audio encoder (Qwen2-Audio): its feature extractor pads or cuts every clip to 30 s (WhisperFeatureExtractor
+        # chunk_length 30: 3000 mel frames), 1500 encoder positions, 750 language tokens; one clip per sample
+        full = tower.tokens_per_clip
+        tokens = full if whole else min(full, cfg.cutoff_len)
+        line = (f"audio encoder {'trained' if trainable else 'frozen'} ({how}); one 30 s clip per sample (the feature "
+                f"extractor pads or cuts each clip to 3000 mel frames) = {tower.positions} encoder positions, {full} "
+                f"tokens, {tokens} counted ({inside.replace('image', 'clip')})")
+    elif tower.kind == "clip":
+        tokens = min(tower.patches_per_image, cfg.cutoff_len)
+        line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one {tower.image_size}x"
+                f"{tower.image_size} image per sample = {tower.patches_per_image} patches, each a language token "
+                f"(inside model_max_length {cfg.cutoff_len})")
+    else:
+        pixels, said = _vision_pixels(job, tower)
+        tokens = tower.tokens(pixels) if whole else min(tower.tokens(pixels), cfg.cutoff_len)
+        line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most "
+                f"{said} = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted "
+                f"({inside}), {tokens * tower.patches_per_token} ViT patches per sample")
     # ms-swift (swift/trainers/mixin.py, _prepare_gradient_checkpointing): under gradient checkpointing it calls
     # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
     # tower's pass is recorded by autograd too
@@ -290,10 +321,10 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         input_grads = True
         line += "; LoRA over all linear layers reaches the unfrozen tower: autograd records its pass"
     cutoff, scores = cfg.cutoff_len, False
-    if job.runner == "ms-swift" and not _swift_new(job):
+    if job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None):
         # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
         cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len
-        scores = cfg.attn != "fa2"
+        scores = cfg.attn != "fa2" and tower.batch_wide_math_scores
         line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
                  f"sees up to {cutoff} tokens" + ("; the transformers of that time (4.45-4.51) run the Qwen2-VL / "
                                                   "Qwen2.5-VL vision SDPA on its math backend: attention scores over "
@@ -1227,6 +1258,22 @@ def _execution(job, model, cfg, findings: list) -> dict:
     return exe
 
 
+def _with_clip_tower(job, model):
+    """A LLaVA-style script's --vision_tower (a CLIP ViT beside the language model it names) as the model's tower."""
+    from rocm_tune.core.model import vision as model_vision
+
+    vt = job.settings.get("vision_tower")
+    if model is None or vt is None or getattr(model, "vision", None) is not None:
+        return model
+    tower = model_vision.clip_tower(str(vt.value), int(model.hidden_size))
+    if tower is None:
+        return model
+    job.notes.append(f"--vision_tower {vt.value}: a CLIP ViT ({tower.depth} blocks, {tower.params / 1e6:.0f}M params, "
+                     f"{tower.image_size}x{tower.image_size} images) beside the language model; the projector "
+                     f"(mm_projector_type) is not counted")
+    return replace(model, vision=tower)
+
+
 def _check_model(job, model_ref: str | None, findings: list, assumptions: list[str]):
     """The model the job trains (resolved from the files or --model), in the dtype the program loads it in; None
     when it is not known or not modelled (the finding says which)."""
@@ -1239,11 +1286,16 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         if mfind:
             mfind.file, mfind.line = _where(job, "model_name_or_path")
             findings.append(mfind)
+        named = job.settings.get("model_name_or_path")
+        if model is not None and not model_ref and named is not None and "shell variable" in str(named.native):
+            # the path is an unset variable and another flag named the model (ms-swift 2.x --model_type)
+            assumptions.append(f"model {named.value}: from {named.native}")
     # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
     # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
     load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
     if model is not None and load and getattr(model, "torch_dtype", None) != load:
         model = replace(model, torch_dtype=load)
+    model = _with_clip_tower(job, model)
     ref_name = str(model_ref or job.get("model_name_or_path") or "")
     if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
         # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules

@@ -289,19 +289,14 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         if as_int(env.get("NNODES", "x")) and job.nodes is None:     # swift/cli/main.py: torchrun --nnodes
             job.nodes = Setting("nodes", as_int(env["NNODES"]), file, cmd.line, "NNODES", "env")
         _swift_processes(job, env, file, cmd.line, g)
-        if as_int(env.get("MAX_PIXELS", "x")):   # qwen_vl_utils / ms-swift read the image pixel cap from the env
-            cap = Setting("image_max_pixels", as_int(env["MAX_PIXELS"]), file, cmd.line, "MAX_PIXELS", "env")
-            job.settings.setdefault("image_max_pixels", cap)
-        if as_int(env.get("IMAGE_MAX_TOKEN_NUM", "x")):
-            # qwen_vl_utils >= 0.0.14 caps an image in language tokens (ms-swift converts MAX_PIXELS into it:
-            # swift/model/models/qwen.py compat_qwen_vl_utils); check turns it into pixels with the tower's patch
-            job.settings.setdefault("image_max_tokens", Setting("image_max_tokens", as_int(env["IMAGE_MAX_TOKEN_NUM"]),
-                                                                file, cmd.line, "IMAGE_MAX_TOKEN_NUM", "env"))
+        _swift_image_caps(job, env, file, cmd.line)
         if (as_int(env.get("CELOSS_PARALLEL_SIZE", "x")) or 0) > 0:
             # swift/trainers/sequence_parallel: the sequence-parallel loss runs ChunkedCrossEntropyLoss in blocks
             job.settings.setdefault("chunked_ce", Setting("chunked_ce", as_int(env["CELOSS_PARALLEL_SIZE"]), file,
                                                           cmd.line, "CELOSS_PARALLEL_SIZE", "env"))
         g = job.gpus or g
+    if runner == "megatron" and entry.startswith("megatron "):
+        _swift_image_caps(job, env, file, cmd.line)     # `megatron sft` runs ms-swift's templates
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
         g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
@@ -430,6 +425,18 @@ def _read_trl_cli(job: Job, command: str, flags: dict, file: str) -> None:
                                                     flags["config_file"][1], "config_file", "flag")
     job.notes.append(f"trl {command}: TRL's CLI, read as trl/scripts/{command}.py's arguments (huggingface/trl "
                      f"trl/cli.py)")
+
+
+def _swift_image_caps(job, env: dict[str, str], file: str, line: int | None) -> None:
+    """The image caps ms-swift's Qwen-VL templates read from the environment (swift `sft` and `megatron sft` alike)."""
+    if as_int(env.get("MAX_PIXELS", "x")):   # qwen_vl_utils / ms-swift read the image pixel cap from the env
+        cap = Setting("image_max_pixels", as_int(env["MAX_PIXELS"]), file, line, "MAX_PIXELS", "env")
+        job.settings.setdefault("image_max_pixels", cap)
+    if as_int(env.get("IMAGE_MAX_TOKEN_NUM", "x")):
+        # qwen_vl_utils >= 0.0.14 caps an image in language tokens (ms-swift converts MAX_PIXELS into it:
+        # swift/model/models/qwen.py compat_qwen_vl_utils); check turns it into pixels with the tower's patch
+        job.settings.setdefault("image_max_tokens", Setting("image_max_tokens", as_int(env["IMAGE_MAX_TOKEN_NUM"]),
+                                                            file, line, "IMAGE_MAX_TOKEN_NUM", "env"))
 
 
 def _swift_processes(job: Job, env: dict, file: str, line: int, g: Setting | None) -> None:

@@ -51,14 +51,18 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
         weights, grads, optim = params * frozen_bytes / shard_params, 0.0, 0.0
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
     tokens = int(cfg.image_tokens)   # the caller caps it where the runner drops over-long samples
-    patches = rows * tokens * tower.merge ** 2
+    per_token = tower.patches_per_token
+    patches = rows * tokens * per_token
     graph = trained or bool(cfg.vision_input_grads)
-    kept, transient, scores = _activations(tower, cfg, regime.compute_bytes, patches, tokens * tower.merge ** 2,
+    kept, transient, scores = _activations(tower, cfg, regime.compute_bytes, patches, tokens * per_token,
                                            graph)
     state = "trained" if trained else "frozen, inputs requiring grad" if graph else "frozen"
-    note = (f"vision tower ({state}): {params / 1e6:.0f}M params, {weights / 2**30:.2f} GiB weights per GPU"
+    audio = bool(getattr(tower, "positions", None))     # an audio encoder in the tower's place (vision.AudioTower)
+    note = (f"{'audio encoder' if audio else 'vision tower'} ({state}): {params / 1e6:.0f}M params, "
+            f"{weights / 2**30:.2f} GiB weights per GPU"
             + (f" + {(grads + optim) / 2**30:.2f} GiB gradients and optimizer state" if trained else "")
-            + f"; {tokens} image tokens per sample = {patches} ViT patches per micro-batch, activations "
+            + (f"; {tokens} audio tokens per sample = {patches} encoder positions per micro-batch, activations "
+               if audio else f"; {tokens} image tokens per sample = {patches} ViT patches per micro-batch, activations ")
             + f"{kept / 2**30:.2f} GiB kept, {transient / 2**30:.2f} GiB while a block runs"
             + (f" (attention scores materialised over the micro-batch's patches: {scores / 2**30:.2f} GiB)"
                if scores and getattr(cfg, "vision_scores", False) else

@@ -1215,8 +1215,12 @@ def _with_vision(spec: ModelSpec, config: dict, notes: list[str]) -> ModelSpec:
     if tower is None:
         return spec
     notes[:] = [n for n in notes if n != _VLM_NOTE]
-    notes.append(f"vision-language model: the vision tower ({tower.depth} ViT blocks + merger, "
-                 f"{tower.params / 1e6:.0f}M params) and its image tokens are counted beside the language model")
+    if getattr(tower, "positions", None):     # an audio encoder (vision.AudioTower) in the tower's place
+        notes.append(f"audio-language model: the audio encoder ({tower.depth} blocks + projector, "
+                     f"{tower.params / 1e6:.0f}M params) and its audio tokens are counted beside the language model")
+    else:
+        notes.append(f"vision-language model: the vision tower ({tower.depth} ViT blocks + merger, "
+                     f"{tower.params / 1e6:.0f}M params) and its image tokens are counted beside the language model")
     warnings = tuple(w for w in spec.warnings if not w.startswith("multimodal config"))
     return replace(spec, vision=tower, warnings=warnings)
 

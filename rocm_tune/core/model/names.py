@@ -257,6 +257,9 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "deepseekvl2small": (16.1, 2.8, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
     "deepseekvl2": (27.5, 4.5, "DeepSeek-VL2 (vision encoder + MoE decoder)"),
     "stepaudio2mini": (8.3, None, "Step-Audio 2 (audio encoder + Qwen2.5-7B decoder)"),
+    # GLM-4.6V-Flash: the GLM-4.1V-9B-Thinking architecture (Glm4vForConditionalGeneration: a 24-block ViT + the
+    # GLM-4-9B decoder), 10.3B in its safetensors as GLM-4.1V-9B-Thinking's model card states
+    "glm4.6vflash": (10.3, None, "GLM-4.6V-Flash (GLM-4.1V vision encoder + GLM-4-9B decoder)"),
     "deepseekv2lite": (15.7, 2.4, None),
     # vision-language models named by a version, not a size (the totals their Hugging Face model cards state)
     "minicpmv2": (2.8, None, "MiniCPM-V (SigLIP vision encoder + MiniCPM-2.4B decoder)"),

@@ -8,6 +8,13 @@ ViT width, then Linear(d*m^2, d*m^2) -> GELU -> Linear(d*m^2, language hidden)).
 P / patch^2 patches in the ViT and P / (patch*merge)^2 tokens in the language model (28 x 28 pixels per token for
 patch 14, merge 2), as Qwen2-VL's image processor (smart_resize) makes them.
 
+Qwen3-VL (models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLVisionModel; Qwen3.5's tower is the same class) is the
+Qwen2-VL layout with a biased Conv3d patch embedding, a learned position table (nn.Embedding(num_position_embeddings,
+hidden)), fc1/fc2 MLP blocks with LayerNorms, patches of 16 pixels (32 x 32 pixels per language token) and, for each
+of deepstack_visual_indexes, one more PatchMerger whose LayerNorm runs after the 2x2 shuffle (over hidden*merge^2).
+Its blocks attend over each whole image; transformers runs the non-flash path image by image (split by cu_seqlens),
+so no mask spans the micro-batch.
+
 Attention over patches: Qwen2-VL's blocks all attend over every patch of an image (cu_seqlens per image/frame);
 Qwen2.5-VL's attend within windows of window_size pixels (112: 8 x 8 patches) except the blocks in
 fullatt_block_indexes ([7, 15, 23, 31]), which attend over the whole image. Eager attention materialises the scores
@@ -22,11 +29,14 @@ from dataclasses import dataclass
 # LLaMA-Factory's ModelArguments.image_max_pixels: 768 * 768
 PROCESSOR_MAX_PIXELS = 12845056
 LLAMAFACTORY_MAX_PIXELS = 768 * 768
+# the Qwen-VL processors cap an image at 16384 language tokens: Qwen2-VL's max_pixels 12845056 = 16384 x 28^2,
+# Qwen3-VL's preprocessor_config size.longest_edge 16777216 = 16384 x 32^2
+PROCESSOR_MAX_TOKENS = 16384
 
 
 @dataclass(frozen=True)
 class VisionTower:
-    kind: str            # "qwen2_vl" | "qwen2_5_vl"
+    kind: str            # "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl"
     depth: int
     hidden: int          # ViT width
     intermediate: int    # ViT MLP width
@@ -40,6 +50,9 @@ class VisionTower:
     heads: int = 16      # num_heads
     full_blocks: int = 0  # blocks attending over the whole image (Qwen2.5-VL: len(fullatt_block_indexes)); 0 = all
     window_patches: int = 0   # patches of one attention window in the other blocks (0: no windows)
+    patch_bias: bool = False  # the Conv3d patch embedding has a bias (Qwen3-VL)
+    position_embeddings: int = 0   # rows of a learned position table (Qwen3-VL num_position_embeddings)
+    deepstack: int = 0        # extra post-shuffle-norm mergers (Qwen3-VL len(deepstack_visual_indexes))
 
     @property
     def block_params(self) -> int:
@@ -49,23 +62,43 @@ class VisionTower:
         mlp = (2 * (d * i + i) + i * d + d) if self.gated else (d * i + i + i * d + d)
         return norms + attn + mlp
 
-    @property
-    def merger_params(self) -> int:
+    def _merger(self, norm_width: int) -> int:
         d, m2 = self.hidden, self.merge ** 2
-        return d * (2 if self.norm_bias else 1) + (d * m2) * (d * m2) + d * m2 + d * m2 * self.out_hidden \
+        return norm_width * (2 if self.norm_bias else 1) + (d * m2) * (d * m2) + d * m2 + d * m2 * self.out_hidden \
             + self.out_hidden
 
     @property
+    def merger_params(self) -> int:
+        """The merger into the language model, plus the DeepStack mergers (their norm after the shuffle)."""
+        return self._merger(self.hidden) + self.deepstack * self._merger(self.hidden * self.merge ** 2)
+
+    @property
     def patch_embed_params(self) -> int:
-        return self.in_chans * self.temporal_patch * self.patch * self.patch * self.hidden
+        return self.in_chans * self.temporal_patch * self.patch * self.patch * self.hidden \
+            + (self.hidden if self.patch_bias else 0) + self.position_embeddings * self.hidden
 
     @property
     def params(self) -> int:
         return self.patch_embed_params + self.depth * self.block_params + self.merger_params
 
     @property
+    def default_max_pixels(self) -> int:
+        """The processor's own cap when nothing sets one: 16384 language tokens of this tower's pixels."""
+        return PROCESSOR_MAX_TOKENS * self.pixels_per_token
+
+    @property
+    def batch_wide_math_scores(self) -> bool:
+        """transformers 4.45-4.51's Qwen2-VL / Qwen2.5-VL vision SDPA (one [1, n, n] mask over the micro-batch);
+        Qwen3-VL came with 4.57, whose non-flash path attends image by image."""
+        return self.kind in ("qwen2_vl", "qwen2_5_vl")
+
+    @property
     def pixels_per_token(self) -> int:
         return (self.patch * self.merge) ** 2
+
+    @property
+    def patches_per_token(self) -> int:
+        return self.merge ** 2
 
     def tokens(self, pixels: int) -> int:
         """Language-model tokens of one image of `pixels` pixels (at least one)."""
@@ -94,6 +127,138 @@ class VisionTower:
         return compute_bytes * (5 * d + (2 * i if self.gated else i))
 
 
+@dataclass(frozen=True)
+class ClipTower(VisionTower):
+    """The CLIP ViT a LLaVA-style script adds with --vision_tower (haotian-liu/LLaVA llava/model/multimodal_encoder/
+    clip_encoder.py: CLIPVisionModel.from_pretrained, frozen with requires_grad_(False); LLaVA-NeXT trains it only
+    under --unfreeze_mm_vision_tower). transformers' CLIPVisionModel: a bias-free Conv2d patch embedding, a class
+    embedding, (patches + 1) positions, a pre-LayerNorm, `depth` blocks (q/k/v/o with bias, LayerNorms, fc1/fc2
+    MLP) and a post-LayerNorm. Every patch of the selected layer is one language token (mm_vision_select_feature
+    'patch'); the projector (mm_projector_type) is not counted here."""
+    image_size: int = 336
+
+    @property
+    def params(self) -> int:
+        d, n = self.hidden, self.patches_per_image
+        return self.in_chans * self.patch * self.patch * d + d + (n + 1) * d + 2 * d + self.depth * self.block_params \
+            + 2 * d
+
+    @property
+    def block_params(self) -> int:
+        d, i = self.hidden, self.intermediate
+        return 4 * d * d + 4 * d + 4 * d + d * i + i + i * d + d
+
+    @property
+    def patches_per_image(self) -> int:
+        return (self.image_size // self.patch) ** 2
+
+    @property
+    def patches_per_token(self) -> int:
+        return 1
+
+    @property
+    def pixels_per_token(self) -> int:
+        return self.patch ** 2
+
+    @property
+    def default_max_pixels(self) -> int:
+        return self.image_size ** 2
+
+    def tokens(self, pixels: int) -> int:
+        return self.patches_per_image
+
+    @property
+    def batch_wide_math_scores(self) -> bool:
+        return False
+
+
+# the CLIP vision towers LLaVA-style scripts name (openai's published CLIPVisionConfig: ViT-L/14 and ViT-B/16)
+CLIP_TOWERS = {"clip-vit-large-patch14-336": (24, 1024, 4096, 16, 14, 336),
+               "clip-vit-large-patch14": (24, 1024, 4096, 16, 14, 224),
+               "clip-vit-base-patch16": (12, 768, 3072, 12, 16, 224),
+               "clip-vit-base-patch32": (12, 768, 3072, 12, 32, 224)}
+
+
+def clip_tower(name: str, lm_hidden: int) -> ClipTower | None:
+    """The CLIP tower a --vision_tower name points at (its last path component), or None for one not known."""
+    key = str(name or "").strip().strip("'\"").rstrip("/").split("/")[-1].lower()
+    dims = CLIP_TOWERS.get(key)
+    if dims is None:
+        return None
+    depth, d, i, heads, patch, size = dims
+    return ClipTower("clip", depth, d, i, False, patch, 1, 1, 3, lm_hidden, True, heads, image_size=size)
+
+
+@dataclass(frozen=True)
+class AudioTower:
+    """A Whisper-style audio encoder (Qwen2-Audio: models/qwen2_audio/modeling_qwen2_audio.py Qwen2AudioEncoder and
+    Qwen2AudioMultiModalProjector): Conv1d(mel, d, 3) and Conv1d(d, d, 3, stride 2) over the log-mel frames, a
+    max_source_positions x d position table, `depth` pre-LayerNorm blocks (q/v/o with bias, k without; fc1/fc2 MLP),
+    a final LayerNorm, then AvgPool1d(2) and a Linear(d, language hidden). Its feature extractor pads or cuts a clip
+    to 30 s (3000 frames): 1500 encoder positions, 750 language tokens. It stands where a vision tower does
+    (ModelSpec.vision): the same frozen/trained/activation accounting, positions in place of patches."""
+    kind: str
+    depth: int
+    hidden: int
+    intermediate: int
+    heads: int
+    mel_bins: int
+    positions: int       # max_source_positions: encoder positions of one 30 s clip
+    out_hidden: int
+    pool: int = 2        # positions per language token (avg_pooler)
+    full_blocks: int = 0
+    window_patches: int = 0
+    norm_bias: bool = True
+    merge: int = 1
+
+    @property
+    def block_params(self) -> int:
+        d, i = self.hidden, self.intermediate
+        return 4 * d * d + 3 * d + 4 * d + d * i + i + i * d + d
+
+    @property
+    def params(self) -> int:
+        d = self.hidden
+        return (self.mel_bins * d * 3 + d) + (d * d * 3 + d) + self.positions * d + self.depth * self.block_params \
+            + 2 * d + d * self.out_hidden + self.out_hidden
+
+    @property
+    def patches_per_token(self) -> int:
+        return self.pool
+
+    @property
+    def tokens_per_clip(self) -> int:
+        return self.positions // self.pool
+
+    @property
+    def attention_blocks_over_image(self) -> int:
+        return self.depth
+
+    @property
+    def batch_wide_math_scores(self) -> bool:
+        return False
+
+    def block_kept_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (8 * self.hidden + 2 * self.intermediate)
+
+    def block_transient_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (5 * self.hidden + self.intermediate)
+
+    def eager_scores(self, positions: int, compute_bytes: int) -> float:
+        n = int(positions)
+        return self.heads * n * n * (4 + compute_bytes)
+
+
+def _audio(config: dict, lm_hidden: int) -> AudioTower | None:
+    a = config.get("audio_config") if isinstance(config, dict) else None
+    if not isinstance(a, dict) or not ("d_model" in a or "encoder_layers" in a):
+        return None
+    return AudioTower(str(a.get("model_type") or "whisper_audio"), _int(a.get("encoder_layers"), 32),
+                      _int(a.get("d_model"), 1280), _int(a.get("encoder_ffn_dim"), 5120),
+                      _int(a.get("encoder_attention_heads"), 20), _int(a.get("num_mel_bins"), 128),
+                      _int(a.get("max_source_positions"), 1500), lm_hidden)
+
+
 def _int(v, default: int) -> int:
     try:
         return int(v) if v is not None else default
@@ -101,13 +266,27 @@ def _int(v, default: int) -> int:
         return default
 
 
-def from_config(config: dict, lm_hidden: int) -> VisionTower | None:
-    """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL); None for others."""
+def _qwen3(v: dict, lm_hidden: int) -> VisionTower:
+    d = _int(v.get("hidden_size"), 1152)
+    return VisionTower("qwen3_vl", _int(v.get("depth"), 27), d, _int(v.get("intermediate_size"), 4304), False,
+                       _int(v.get("patch_size"), 16), _int(v.get("temporal_patch_size"), 2),
+                       _int(v.get("spatial_merge_size"), 2), _int(v.get("in_channels", v.get("in_chans")), 3),
+                       _int(v.get("out_hidden_size"), lm_hidden), True, _int(v.get("num_heads"), 16),
+                       patch_bias=True, position_embeddings=_int(v.get("num_position_embeddings"), 2304),
+                       deepstack=len(v.get("deepstack_visual_indexes") or ()))
+
+
+def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | None:
+    """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL / Qwen3-VL and Qwen3.5) or, with
+    none, its audio_config (a Whisper-style encoder: Qwen2-Audio); None for others."""
     v = config.get("vision_config") if isinstance(config, dict) else None
     mt = str(config.get("model_type") or "") if isinstance(config, dict) else ""
     if not isinstance(v, dict):
-        return None
+        return _audio(config, lm_hidden)
     vt = str(v.get("model_type") or "")
+    if any(k in t for k in ("qwen3_vl", "qwen3_5") for t in (mt, vt)) or "deepstack_visual_indexes" in v \
+            or "num_position_embeddings" in v:
+        return _qwen3(v, lm_hidden)
     if "qwen2_5_vl" in mt or "qwen2_5_vl" in vt or "intermediate_size" in v and "out_hidden_size" in v:
         d = _int(v.get("hidden_size"), 1280)
         return VisionTower("qwen2_5_vl", _int(v.get("depth"), 32), d, _int(v.get("intermediate_size"), 3420), True,

@@ -64,6 +64,10 @@ def regime(model, cfg) -> Regime:
 # native flag -> (canonical key, note stated in the answer or None)
 MAPPED = {
     "model_max_length": ("cutoff_len", "--model_max_length read as the sequence length (cutoff_len)"),
+    # LLaVA-style scripts (haotian-liu/LLaVA, LLaVA-NeXT train.py ModelArguments): the CLIP tower they add to the
+    # language model, frozen unless LLaVA-NeXT's --unfreeze_mm_vision_tower
+    "vision_tower": ("vision_tower", None),
+    "unfreeze_mm_vision_tower": ("unfreeze_mm_vision_tower", None),
     "max_seq_length": ("cutoff_len", "--max_seq_length read as the sequence length (cutoff_len)"),
     "max_length": ("cutoff_len", "--max_length read as the sequence length (cutoff_len)"),
     "use_lora": ("finetuning_type", "--use_lora read as the fine-tuning method (True = lora, False = full)"),

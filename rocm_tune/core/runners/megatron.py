@@ -85,6 +85,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
             notes.append(f"ms-swift megatron: torch_dtype not set, the checkpoint's bf16 ({SWIFT_MEGATRON})")
         if "use_distributed_optimizer" not in f:
             out["__distopt__"] = Setting("__distopt__", True, file, None, "use_distributed_optimizer", "assumed")
+        # MegatronTunerMixin (swift/megatron/argument/megatron_args.py): freeze_vit / freeze_aligner True by default
+        for native, key in (("freeze_vit", "freeze_vision_tower"), ("freeze_aligner", "freeze_multi_modal_projector")):
+            out[key] = (Setting(key, as_bool(f[native][0]), file, f[native][1], native, "flag")
+                        if native in f and as_bool(f[native][0]) is not None else
+                        Setting(key, True, file, None, f"{native} (ms-swift megatron's default)", "assumed"))
 
     def put(key, value, native, line):
         out[key] = Setting(key, value, file, line, native, "flag")

@@ -6,6 +6,8 @@ ms-swift's argument names (swift/llm/argument/*.py): --train_type (lora | full |
 
 from __future__ import annotations
 
+import re
+
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
 
@@ -150,6 +152,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
         # ms-swift 2.x: --model_type alone names the model (`qwen2_5-7b-instruct`: family, size, variant)
         v, line = flags["model_type"]
         out["model_name_or_path"] = Setting("model_name_or_path", v, file, line, "model_type", "flag")
+    _model_type_names_model(flags, file, out)
     lisa = out.get("freeze_trainable_layers")
     if lisa is not None and as_int(lisa.value) and str(out.get("finetuning_type", lisa).value) in ("full", str(lisa.value)):
         # LISA trains N randomly chosen layers at a time (swift/trainers/callback.py DynamicLayerActivation): the
@@ -161,6 +164,27 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
         # AdamW; estimated as a factored (Adafactor-sized) state
         out["optim"] = Setting("optim", "adafactor", file, galore.line, "use_galore", "flag")
     return out
+
+
+SHELL_VAR = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/?")
+
+
+def _model_type_names_model(flags: dict[str, tuple[str, int]], file: str, out: dict[str, Setting]) -> None:
+    """ms-swift 2.x: --model_type is one registered checkpoint (swift/llm/utils/model.py MODEL_MAPPING:
+    'qwen2-vl-7b-instruct' -> qwen/Qwen2-VL-7B-Instruct, its architecture and size), and --model_id_or_path only
+    says where that checkpoint's files are (SftArguments: the model_type's loader reads them). Where the path is a
+    shell variable no file given sets, the model_type is the model; the native name says which flag named it.
+    3.x's --model_type is an architecture family (`qwen2_vl`), no size: not used there."""
+    m = out.get("model_name_or_path")
+    major = out.get("swift_major")
+    if m is None or "model_type" not in flags or major is None or str(major.value) != "2" \
+            or not SHELL_VAR.fullmatch(str(m.value).strip()):
+        return
+    v, line = flags["model_type"]
+    out["model_name_or_path"] = Setting(
+        "model_name_or_path", v, file, line,
+        f"model_type ({m.native} is {str(m.value).strip()}, a shell variable the files do not set; ms-swift 2.x's "
+        f"--model_type names the checkpoint it loads)", "flag")
 
 
 def _swift2(flags: dict[str, tuple[str, int]], file: str, out: dict[str, Setting]) -> None:

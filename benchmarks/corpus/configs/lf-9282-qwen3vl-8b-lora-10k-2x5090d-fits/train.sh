@@ -1,0 +1,22 @@
+llamafactory-cli train \
+    --stage sft \
+    --do_train True \
+    --model_name_or_path /app/models/Qwen3-VL-8B-Instruct \
+    --preprocessing_num_workers 16 \
+    --finetuning_type lora \
+    --template qwen3_vl_nothink \
+    --flash_attn auto \
+    --dataset_dir data \
+    --dataset mllm_demo2 \
+    --cutoff_len 10240 \
+    --learning_rate 5e-05 \
+    --num_train_epochs 100.0 \
+    --max_samples 100000 \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 8 \
+    --lr_scheduler_type cosine \
+    --max_grad_norm 1.0 \
+    --logging_steps 5 \
+    --save_steps 100 \
+    --warmup_steps 0 \
+    --packing False
