@@ -78,3 +78,127 @@ def test_torchtune_dataset_max_seq_len_is_the_sequence_length(tmp_path, capsys):
     d = _check(capsys, cfg, short, "--gpu", "rtx4090")
     assert d["understood"]["cutoff_len"] == 2048
     assert d["verdict"] == "fits"
+
+
+# ----------------------------------------------------------------------------- LoRA + modules_to_save (whole copies)
+# hiyouga/LlamaFactory#6285: examples' llama3_lora_sft.yaml with `new_special_tokens` added, 6 x RTX 4090: "不加
+# new_special_tokens ... 6卡4090可以正常训练，加了之后就OOM". New tokens turn resize_vocab on (LLaMA-Factory
+# model/loader.py) and a resized vocab trains embed_tokens and lm_head whole (model/adapter.py additional_target ->
+# LoraConfig(modules_to_save=...)); PEFT's ModulesToSaveWrapper trains a deep copy beside the frozen original.
+LF_6285 = """### model
+model_name_or_path: /hdd1/public/llm_models/Llama3-8B-Chinese-Chat
+
+new_special_tokens: "[xxx],[xxx]"
+
+### method
+stage: sft
+do_train: true
+finetuning_type: lora
+lora_target: all
+
+### dataset
+dataset: sft_data
+template: llama3
+cutoff_len: 2048
+max_samples: 1000
+overwrite_cache: true
+preprocessing_num_workers: 16
+
+### output
+output_dir: saves/llama3-8b/lora/sft_1
+logging_steps: 10
+save_steps: 500
+plot_loss: true
+overwrite_output_dir: true
+
+### train
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 4
+learning_rate: 1.0e-4
+num_train_epochs: 3.0
+lr_scheduler_type: cosine
+warmup_ratio: 0.1
+bf16: true
+ddp_timeout: 180000000
+
+### eval
+val_size: 0.1
+per_device_eval_batch_size: 1
+eval_strategy: steps
+eval_steps: 500
+"""
+
+
+def test_lf_new_tokens_train_the_embeddings_whole(tmp_path, capsys):
+    with_tokens = _write(tmp_path, "with.yaml", LF_6285)
+    d = _check(capsys, with_tokens, "--gpu", "rtx4090", "--gpus", "6")
+    assert d["understood"]["lora_full_modules"] == ["embed", "lm_head"]
+    assert d["verdict"] == "oom"
+    assert any("modules_to_save" in n for n in d["notes"])
+    plain = _write(tmp_path, "without.yaml", LF_6285.replace('new_special_tokens: "[xxx],[xxx]"\n', ""))
+    d2 = _check(capsys, plain, "--gpu", "rtx4090", "--gpus", "6")
+    assert "lora_full_modules" not in d2["understood"]
+    assert d2["verdict"] == "fits"
+    # Llama-3-8B: two 128256 x 4096 matrices (1,050,673,152 elements) in fp32 (LLaMA-Factory upcasts trainable
+    # parameters), Adam's two fp32 moments and DDP's gradient buckets stay resident: 16 B each (15.7 GiB); their fp32
+    # gradients (4 B more, 19.6 GiB in all) add where the step peaks after the backward
+    grown = d["memory"]["step"]["peak_allocated_bytes"] - d2["memory"]["step"]["peak_allocated_bytes"]
+    assert 16 * 1_050_673_152 <= grown <= 20 * 1_050_673_152
+
+
+def test_trainable_count_of_modules_to_save():
+    from rocm_tune.core.memory.estimate import TrainConfig, trainable_params
+    from rocm_tune.core.model.architecture import load_model
+
+    llama3 = load_model("llama-3-8b")
+    lora = TrainConfig(method="lora", lora_rank=8, lora_targets=("all",))
+    # PEFT's print_trainable_parameters for Llama-3-8B LoRA r8 on every linear: 20,971,520 (LlamaFactory#4026 log)
+    assert trainable_params(llama3, lora) == 20_971_520
+    whole = TrainConfig(method="lora", lora_rank=8, lora_targets=("all",), lora_full_modules=("embed", "lm_head"))
+    assert trainable_params(llama3, whole) == 20_971_520 + 2 * 128_256 * 4_096
+
+
+def test_additional_target_readers(tmp_path, capsys):
+    # an explicit LLaMA-Factory additional_target (its FinetuningArguments field, comma separated)
+    lf = _write(tmp_path, "lf.yaml", LF_6285.replace('new_special_tokens: "[xxx],[xxx]"\n',
+                                                     "additional_target: embed_tokens,lm_head\n"))
+    assert _check(capsys, lf, "--gpu", "rtx4090")["understood"]["lora_full_modules"] == ["embed", "lm_head"]
+    # axolotl lora_modules_to_save (passed to LoraConfig(modules_to_save=...)); a commented-out list trains nothing
+    ax = """base_model: meta-llama/Meta-Llama-3-8B
+adapter: lora
+lora_r: 16
+lora_alpha: 32
+lora_target_linear: true
+lora_modules_to_save:
+  - embed_tokens
+  - lm_head
+sequence_len: 2048
+micro_batch_size: 1
+gradient_accumulation_steps: 4
+bf16: auto
+gradient_checkpointing: true
+"""
+    d = _check(capsys, _write(tmp_path, "ax.yml", ax), "--gpu", "mi300x")
+    assert d["understood"]["lora_full_modules"] == ["embed", "lm_head"]
+    off = ax.replace("  - embed_tokens\n  - lm_head\n", "  # - lm_head\n  # - embed_tokens\n")
+    assert "lora_full_modules" not in _check(capsys, _write(tmp_path, "ax2.yml", off), "--gpu", "mi300x")["understood"]
+    # a script flag, as ymcui/Chinese-LLaMA-Alpaca-2's run_sft.sh passes it (a shell variable set above)
+    sh = """lr=1e-4
+lora_rank=64
+lora_trainable="q_proj,v_proj,k_proj,o_proj,gate_proj,down_proj,up_proj"
+modules_to_save="embed_tokens,lm_head"
+pretrained_model=meta-llama/Llama-2-7b-hf
+torchrun --nnodes 1 --nproc_per_node 1 run_clm_sft_with_peft.py \\
+    --model_name_or_path ${pretrained_model} \\
+    --per_device_train_batch_size 1 \\
+    --do_train \\
+    --bf16 \\
+    --lora_rank ${lora_rank} \\
+    --trainable ${lora_trainable} \\
+    --modules_to_save ${modules_to_save} \\
+    --max_seq_length 1024 \\
+    --gradient_checkpointing \\
+    --output_dir out
+"""
+    d = _check(capsys, _write(tmp_path, "run_sft.sh", sh), "--gpu", "rtx4090")
+    assert d["understood"]["lora_full_modules"] == ["embed", "lm_head"]

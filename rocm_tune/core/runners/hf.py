@@ -89,6 +89,9 @@ MAPPED = {
     "lora_dim": ("lora_rank", "--lora_dim (DeepSpeed-Chat) read as the LoRA rank: LoRA on"),
     "lora_target_modules": ("lora_target", None),
     "target_modules": ("lora_target", None),
+    # LoraConfig(modules_to_save=...) as a script flag (ymcui/Chinese-LLaMA-Alpaca-2 run_clm_sft_with_peft.py
+    # --modules_to_save embed_tokens,lm_head): those modules train whole beside the adapters
+    "modules_to_save": ("additional_target", None),
     "load_in_4bit": ("quantization_bit", None),
     "load_in_8bit": ("quantization_bit", None),
     # lm-sys/FastChat fastchat/train/train_lora.py LoraArguments.q_lora (and the scripts copying it): the base model
@@ -147,6 +150,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
     if _lora_dim_on(out):
         out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
                                                   "flag"))
+    _peft_script(flags, out, notes, file)
     if "cutoff_len" not in out and all(k in flags for k in SOURCE_TARGET):
         try:
             total = sum(int(float(flags[k][0])) for k in SOURCE_TARGET)
@@ -194,6 +198,28 @@ def lora_by_program(entry: str, out: dict, file: str, notes: list[str]) -> None:
         return
     out["finetuning_type"] = Setting("finetuning_type", "lora", file, None, name, "flag")
     notes.append(f"{name}: a LoRA training program by its name (LoRA with its --lora_r), read as LoRA")
+
+
+def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str], file: str) -> None:
+    """ymcui/Chinese-LLaMA-Alpaca(-2)'s run_clm_(sft_with_)pt/peft.py and the scripts copying them: LoRA on
+    `--trainable` (comma separated, `LoraConfig(target_modules=training_args.trainable.split(','))`) with
+    `--lora_rank` and `--modules_to_save`, switched off only by `--full_finetuning` (`--enable_peft` in some copies)."""
+    if "lora_rank" not in out or "finetuning_type" in out:
+        return
+    for switch, on_means_lora in (("full_finetuning", False), ("enable_peft", True)):
+        if switch in flags and as_bool(flags[switch][0]) is not None:
+            lora = as_bool(flags[switch][0]) == on_means_lora
+            out["finetuning_type"] = Setting("finetuning_type", "lora" if lora else "full", file, flags[switch][1],
+                                             switch, "flag")
+            return
+    if "trainable" in flags and "lora_target" not in out:
+        v, line = flags["trainable"]
+        out["lora_target"] = Setting("lora_target", str(v), file, line, "trainable", "flag")
+    if "lora_target" in out or "additional_target" in out:
+        s = out["lora_rank"]
+        out["finetuning_type"] = Setting("finetuning_type", "lora", file, s.line, s.native, "flag")
+        notes.append("--lora_rank with LoRA targets (--trainable/--target_modules) or --modules_to_save and no method "
+                     "switch read as LoRA")
 
 
 def _lora_dim_on(out: dict) -> bool:
@@ -429,6 +455,10 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
         for k, key in (("r", "lora_rank"), ("lora_alpha", "lora_alpha")):
             if isinstance(kws.get(k, (None, 0))[0], int):
                 put(key, kws[k][0], k, kws[k][1])
+        mts = kws.get("modules_to_save", (None, 0))
+        if isinstance(mts[0], (list, tuple, str)) and mts[0]:
+            put("additional_target", ",".join(map(str, mts[0])) if not isinstance(mts[0], str) else mts[0],
+                "modules_to_save", mts[1])
         t = kws.get("target_modules", (None, 0))[0]
         if isinstance(t, (list, tuple)):
             put("lora_target", ",".join(map(str, t)), "target_modules", kws["target_modules"][1])
