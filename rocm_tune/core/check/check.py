@@ -889,8 +889,9 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
     i = (setting.line or 1) - 1
     if not 0 <= i < len(lines):
         return text
-    if style == "python":  # a keyword argument of a call: a Python literal, never a shell flag
-        lines[i] = re.sub(r"(\b" + re.escape(setting.native) + r"\s*=\s*)([^,)#\n]+?)(\s*(?:[,)#]|$))",
+    if style == "python":  # a keyword argument of a call, or a dict literal's key: a Python literal, never a flag
+        key = r"(?:\b" + re.escape(setting.native) + r"\s*=|[\"']" + re.escape(setting.native) + r"[\"']\s*:)"
+        lines[i] = re.sub(r"(" + key + r"\s*)([^,)}#\n]+?)(\s*(?:[,)}#]|$))",
                           lambda m: m.group(1) + _py_value(not new_value if setting.invert else new_value)
                           + m.group(3), lines[i].rstrip("\n"), count=1) + "\n"
     elif setting.kind == "override":       # `key=value` after the config on the command line (LLaMA-Factory, tune run)

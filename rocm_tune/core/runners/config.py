@@ -213,6 +213,12 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
     g = job.get
     values: dict = {}
     cut = as_int(g("cutoff_len"))
+    src_tgt = [as_int(g(k)) for k in ("max_source_length", "max_target_length")]
+    if cut is None and all(src_tgt):
+        # LLaMA-Factory before cutoff_len (2023) and the forks built on it truncate the prompt and the answer
+        # separately: the longest sample is their sum
+        cut = sum(v for v in src_tgt if v)
+        a.append(f"sequence length: max_source_length + max_target_length = {cut} tokens (truncated separately)")
     if cut is None:
         dv, src = _default(defaults, "cutoff_len", 1024)
         bound = as_int(g("dataset_max_tokens"))

@@ -283,6 +283,52 @@ def _literal(node, names: dict | None = None):
         return None
 
 
+# keys only LLaMA-Factory's argument dataclasses have (FinetuningArguments / DataArguments): a dict that holds one of
+# them beside model_name_or_path is LLaMA-Factory's argument set
+LF_ONLY_KEYS = ("finetuning_type", "stage", "template", "lora_target", "cutoff_len", "dataset_dir")
+
+
+def lf_args_dict(text: str, file: str) -> tuple[dict[str, tuple[object, int]], str, int] | None:
+    """LLaMA-Factory driven from Python: ``run_exp(dict(...))`` (llamafactory.train.tuner.run_exp(args: dict)), the
+    README's ``args = dict(...)`` before it, or a fork's wrapper (DB-GPT-Hub ``start_sft(train_args)``): the literal
+    keys of that dict with their lines, the call's name and line; None when there is no such call."""
+    import ast
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
+    try:
+        tree = parse_python(text, file, "Python program")
+    except UserError as exc:
+        if "is not valid Python" in str(exc):
+            return None
+        raise
+    bound: dict[str, ast.AST] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            bound[n.targets[0].id] = n.value
+
+    def pairs(node) -> list[tuple[str, ast.AST]] | None:
+        if isinstance(node, ast.Name) and node.id in bound:
+            node = bound[node.id]
+        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                              for k in node.keys):
+            return [(k.value, v) for k, v in zip(node.keys, node.values)]    # type: ignore[union-attr]
+        if isinstance(node, ast.Call) and _name(node.func) == "dict" and not node.args:
+            return [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        return None
+
+    for c in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        for arg in [*c.args[:1], *(kw.value for kw in c.keywords if kw.arg == "args")]:
+            kv = pairs(arg)
+            keys = {k for k, _ in kv or ()}
+            if kv and "model_name_or_path" in keys and keys & set(LF_ONLY_KEYS):
+                out = {k: (v, getattr(node, "lineno", c.lineno)) for k, node in kv
+                       if (v := _literal(node)) is not None}
+                return out, _name(c.func) or "a call", c.lineno
+    return None
+
+
 def python_program(text: str) -> str | None:
     """Why a Python training program cannot be modelled (a library we do not model), or None."""
     for lib, why in NOT_MODELLED_LIBS.items():
