@@ -293,3 +293,58 @@ def test_fix_rewrites_a_dict_literal_key():
     fixed = _set_in_text(DBGPT_248, s, 32, "python")
     assert '"gradient_accumulation_steps": 32,' in fixed
     assert fixed.replace('"gradient_accumulation_steps": 32,', '"gradient_accumulation_steps": 16,') == DBGPT_248
+
+
+# ------------------------------------------------------------------------------- generation during evaluation
+# hiyouga/LlamaFactory#1191: evaluating a Llama-2-7B LoRA with --predict_with_generate at eval batch 8 on one RTX 3090
+# OOMs, "加了--fp16之后报OOM的位置会推后一些，但是还是OOM" (with --fp16 too). Seq2SeqTrainer.prediction_step generates for
+# every batch: the KV cache of 8 sequences over prompt + LLaMA-Factory's 1024 new tokens (GeneratingArguments
+# .max_new_tokens) in fp16 is 2 x 32 layers x 32 heads x 128 x 8 x (2048 + 1024) x 2 B = 12 GiB beside 12.6 GiB of
+# weights.
+LF_1191 = """CUDA_VISIBLE_DEVICES=0 python src/train_bash.py \\
+    --stage sft \\
+    --model_name_or_path /data/yangzr/Llama-2-7b-hf \\
+    --checkpoint_dir /home/yangzr/LLaMA-Efficient-Tuning/ckpt/lima \\
+    --do_eval \\
+    --dataset lima \\
+    --template llama2 \\
+    --finetuning_type lora \\
+    --output_dir /home/yangzr/LLaMA-Efficient-Tuning/eval_results/lima \\
+    --per_device_eval_batch_size 8 \\
+    --max_samples 100 \\
+    --predict_with_generate \\
+    --overwrite_cache \\
+    --flash_attn \\
+    --fp16
+"""
+
+
+def test_generation_in_evaluation_counts_the_kv_cache(tmp_path, capsys):
+    d = _check(capsys, _write(tmp_path, "eval.sh", LF_1191), "--gpu", "rtx3090")
+    card = d["vram_bytes"]
+    ev = d["memory"]["eval"]["reserved_bytes"]
+    assert ev > card
+    note = next(n for n in d["notes"] if "predict_with_generate" in n)
+    assert "8 sequence(s)" in note and "1024 new tokens" in note and "KV cache 12.00 GiB" in note
+    one = _check(capsys, _write(tmp_path, "eval1.sh", LF_1191.replace("eval_batch_size 8", "eval_batch_size 1")),
+                 "--gpu", "rtx3090")
+    assert one["memory"]["eval"]["reserved_bytes"] < card < ev
+    # no generation: the teacher-forced evaluation's logits only (the KV cache is not counted)
+    plain = _check(capsys, _write(tmp_path, "eval2.sh", LF_1191.replace("    --predict_with_generate \\\n", "")),
+                   "--gpu", "rtx3090")
+    assert not any("predict_with_generate" in n for n in plain["notes"])
+    # (its 8 x 2048 x 32000 logits at 10 B each, 4.9 GiB, against the 12 GiB cache and the prefill)
+    assert plain["memory"]["eval"]["reserved_bytes"] < ev - 7 * 2**30
+
+
+def test_generation_arithmetic():
+    from rocm_tune.core.memory.generation import generation
+    from rocm_tune.core.model.architecture import load_model
+
+    llama2 = load_model("llama-2-7b")
+    g = generation(llama2, 2048, 8, 2, runner="llamafactory", max_new_tokens=None, num_beams=None)
+    assert g is not None and g.new_tokens == 1024 and g.sequences == 8
+    assert g.kv_cache == 2 * 32 * 32 * 128 * 8 * (2048 + 1024) * 2
+    beams = generation(llama2, 2048, 2, 2, runner="hf", max_new_tokens=512, num_beams=4)
+    assert beams is not None and beams.sequences == 8 and beams.kv_cache == 2 * 32 * 32 * 128 * 8 * 2560 * 2
+    assert generation(llama2, 2048, 8, 2, runner="hf", max_new_tokens=None, num_beams=None) is None
