@@ -387,6 +387,18 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
     return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
 
 
+def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
+    """predict_with_generate: what one evaluation batch's generate holds (core/memory/generation.py), or None."""
+    if not as_bool(job.get("predict_with_generate")):
+        return None
+    from rocm_tune.core import runners
+    from rocm_tune.core.memory.generation import generation
+
+    new = as_int(job.get("max_new_tokens")) or as_int(job.get("generation_max_length"))
+    return generation(model, cfg.cutoff_len, eval_batch, runners.regime(model, cfg).compute_bytes, runner=job.runner,
+                      max_new_tokens=new, num_beams=as_int(job.get("num_beams")))
+
+
 def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: formats.Job | None = None
                  ) -> tuple[dict, int, list[str]]:
     from rocm_tune.core.runners import fsdp
@@ -654,8 +666,12 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        ev = resident + grads + _logits_eval(model, cfg, eval_batch, job)
-        phases["eval"] = _phase(ev, factor)
+        ev = _logits_eval(model, cfg, eval_batch, job)
+        gen = _generation(job, model, cfg, eval_batch)
+        if gen is not None and gen.total > ev:
+            ev = gen.total
+            notes.append(gen.note())
+        phases["eval"] = _phase(resident + grads + ev, factor)
     else:
         phases["eval"] = None
     phases["save"] = _phase(resident + grads, factor)
@@ -920,8 +936,9 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
     i = (setting.line or 1) - 1
     if not 0 <= i < len(lines):
         return text
-    if style == "python":  # a keyword argument of a call: a Python literal, never a shell flag
-        lines[i] = re.sub(r"(\b" + re.escape(setting.native) + r"\s*=\s*)([^,)#\n]+?)(\s*(?:[,)#]|$))",
+    if style == "python":  # a keyword argument of a call, or a dict literal's key: a Python literal, never a flag
+        key = r"(?:\b" + re.escape(setting.native) + r"\s*=|[\"']" + re.escape(setting.native) + r"[\"']\s*:)"
+        lines[i] = re.sub(r"(" + key + r"\s*)([^,)}#\n]+?)(\s*(?:[,)}#]|$))",
                           lambda m: m.group(1) + _py_value(not new_value if setting.invert else new_value)
                           + m.group(3), lines[i].rstrip("\n"), count=1) + "\n"
     elif setting.kind == "override":       # `key=value` after the config on the command line (LLaMA-Factory, tune run)

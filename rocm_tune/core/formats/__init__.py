@@ -610,10 +610,31 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> Non
                 job.gpus = Setting("gpus", n, p, sb[key][1], "#SBATCH " + key, "sbatch")
 
 
+def _read_lf_args_dict(job: Job, text: str, p: str) -> bool:
+    """A Python program that hands LLaMA-Factory its arguments as a dict (run_exp(dict(...)), a fork's start_sft):
+    that dict is the config, as a YAML would be (the command that starts the program decides the ranks)."""
+    found = hf_args.lf_args_dict(text, p)
+    if found is None:
+        return False
+    pairs, call, line = found
+    job.settings = {**{k: Setting(k, v, p, ln, k, "flag") for k, (v, ln) in pairs.items()}, **job.settings}
+    job.notes.append(f"{os.path.basename(p)}: the dict passed to {call}(...) (line {line}) read as LLaMA-Factory's "
+                     f"arguments; nothing is executed")
+    if job.runner != "builtin":
+        job.runner = "llamafactory"
+    if not job.entry:
+        job.entry, job.entry_file, job.entry_line = f"{call}(...) in {os.path.basename(p)}", p, line
+        job.script_flags["style"] = "python"
+    job.gpus = job.gpus or Setting("gpus", 1, p, line, "python", "assumed")
+    return True
+
+
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
     """A Python program: its TrainingArguments when it builds them in code (under the flags of a script that starts
     it, which win), else a note that it is not modelled."""
     started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
+    if _read_lf_args_dict(job, text, p):
+        return
     lib = hf_args.python_program(text)
     read = hf_args.read_python(text, p)
     if read is not None and lib:

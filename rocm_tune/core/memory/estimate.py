@@ -14,6 +14,7 @@ from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.memory.vision_memory import vision_memory
 from rocm_tune.core.model.trainable import (  # noqa: F401 (trainable_params: public here too)
     _DECODER_KINDS,
+    full_module_params,
     _lora_wrapped,
     _training,
     _Training,
@@ -43,6 +44,9 @@ class TrainConfig:
     lora_rank: int = 8
     lora_alpha: int | None = None
     lora_targets: tuple[str, ...] = ("all",)
+    # PEFT modules_to_save (LLaMA-Factory additional_target, axolotl lora_modules_to_save): "embed" / "lm_head" train
+    # whole as a deep copy of the module beside the frozen original (core/model/trainable.py)
+    lora_full_modules: tuple[str, ...] = ()
     dora: bool = False
     quant_bits: int = 4
     double_quant: bool = True
@@ -118,6 +122,11 @@ class TrainConfig:
         _check_int("nodes", self.nodes, 1, 100_000)
         _check_int("zero_stage", self.zero_stage, 0, 3)
         _check_int("image_tokens", self.image_tokens, 0, 1_048_576)
+        if not isinstance(self.lora_full_modules, tuple) or any(m not in ("embed", "lm_head")
+                                                                  for m in self.lora_full_modules):
+            raise UserError(f"lora_full_modules must name embed and/or lm_head, got {self.lora_full_modules!r}")
+        if self.lora_full_modules and not self.is_lora:
+            raise UserError(f"lora_full_modules needs method lora or qlora, got method {self.method!r}")
         if self.dora and not self.is_lora:
             raise UserError(f"dora needs method lora or qlora, got method {self.method!r}")
         problem = offload_problem(self.offload, self.zero_stage)
@@ -129,6 +138,9 @@ class TrainConfig:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["lora_targets"] = list(self.lora_targets)
+        d["lora_full_modules"] = list(self.lora_full_modules)
+        if not d["lora_full_modules"]:     # said only where a module trains whole beside the adapters
+            d.pop("lora_full_modules")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores"):   # said only where a vision tower is estimated
             if not d[k]:
                 d.pop(k)
@@ -249,6 +261,11 @@ def _weights(model, cfg: TrainConfig, regime: Regime, training: _Training, notes
         frozen = total * regime.frozen_bytes
     else:
         frozen = (total - training.count) * regime.frozen_bytes
+    whole = full_module_params(model, cfg)
+    if whole:
+        names = " and ".join("embed_tokens" if m == "embed" else "lm_head" for m in cfg.lora_full_modules)
+        notes.append(f"LoRA modules_to_save {names}: PEFT trains a full copy beside the frozen original "
+                     f"({sum(whole) / 1e6:.0f}M parameters with their gradients and optimizer state)")
     reference = 0
     if cfg.stage == "dpo" and not cfg.is_lora:
         reference = total * regime.frozen_bytes
@@ -523,12 +540,20 @@ class _AutocastCopies:
     head_grad: float    # the lm_head copy's gradient in the head's backward
 
 
+def _trained_head(model, cfg: TrainConfig) -> int:
+    """Elements of the output head when its weight trains: full fine-tuning, or LoRA's modules_to_save copy."""
+    if cfg.method == "full":
+        return int(model.params.lm_head or model.params.embed)
+    if "lm_head" in cfg.lora_full_modules:
+        return full_module_params(model, replace(cfg, lora_full_modules=("lm_head",)))[0]
+    return 0
+
+
 def _autocast_copies(model, cfg: TrainConfig, regime: Regime, training: _Training) -> _AutocastCopies:
+    head = _trained_head(model, cfg)
     if not (regime.autocast and regime.trainable_bytes == 4) or cfg.zero_stage >= 1:
         # no autocast, weights already 16-bit, or DeepSpeed runs the 16-bit module itself
-        head = (model.params.lm_head or model.params.embed) if cfg.method == "full" else 0
         return _AutocastCopies(0.0, 0.0, 0.0, head * 2 if regime.mixed else 0.0)
-    head = (model.params.lm_head or model.params.embed) if cfg.method == "full" else 0
     trained_layers = sum(training.layer_trains) if not cfg.is_lora else 0
     per_layer_linear = sum(g.params for g in model.linears) / max(1, model.num_layers)
     linear = per_layer_linear * trained_layers

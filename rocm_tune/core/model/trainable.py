@@ -41,6 +41,18 @@ class _Training:
     largest: int                   # elements of the largest trainable parameter
 
 
+def full_module_params(model, cfg) -> list[int]:
+    """Elements of each module LoRA trains whole (PEFT modules_to_save): ModulesToSaveWrapper.update keeps the
+    original frozen and trains ``copy.deepcopy(self.original_module)`` (huggingface/peft src/peft/utils/other.py), so
+    a tied lm_head becomes a vocab x hidden parameter of its own."""
+    if not cfg.is_lora:
+        return []
+    params = model.params
+    vocab_matrix = int(model.vocab_size) * int(model.hidden_size)
+    sizes = {"embed": int(params.embed or vocab_matrix), "lm_head": int(params.lm_head or params.embed or vocab_matrix)}
+    return [sizes[m] for m in getattr(cfg, "lora_full_modules", ())]
+
+
 def trainable_params(model, cfg) -> int:
     """Trainable parameters of ``cfg`` on ``model`` (what the optimizer and DeepSpeed see)."""
     return _training(model, cfg).count
@@ -74,4 +86,7 @@ def _training(model, cfg) -> _Training:
         if cfg.dora:
             count += sum(g.out_features * g.count * g.layers for g in wrapped)
         largest = max(max(g.in_features, g.out_features) * rank for g in wrapped)
+        for whole in full_module_params(model, cfg):
+            count += whole
+            largest = max(largest, whole)
     return _Training(count=int(count), wrapped=wrapped, layer_trains=layer_trains, largest=int(largest))

@@ -120,6 +120,11 @@ def _read_method(data: dict, put, notes: list[str]) -> None:
         put("lora_target", ",".join(mods) if isinstance(mods, list) else str(mods), "lora_target_modules")
     if as_bool(data.get("peft_use_dora")):
         put("use_dora", True, "peft_use_dora")
+    if data.get("lora_modules_to_save"):
+        # axolotl passes lora_modules_to_save to LoraConfig(modules_to_save=...) (src/axolotl/loaders/adapter.py)
+        mods = data["lora_modules_to_save"]
+        put("additional_target", ",".join(map(str, mods)) if isinstance(mods, list) else str(mods),
+            "lora_modules_to_save")
 
 
 def _unfrozen_layers(patterns) -> int | None:

@@ -159,6 +159,16 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
                          f"their role in the architectures that use those names ({'; '.join(roles[1])})")
         if as_bool(g("use_dora")):
             values["dora"] = True
+        whole = full_modules(g("additional_target"))
+        if not whole and job.runner == "llamafactory" and _lf_resizes_vocab(job):
+            # LLaMA-Factory: new tokens turn resize_vocab on (model/loader.py: "New tokens have been added, changed
+            # `resize_vocab` to True."), and a resized vocab with no additional_target trains the input and output
+            # embeddings whole (model/adapter.py: "Vocab has been resized, add {} to trainable params.")
+            whole = ("embed", "lm_head")
+            a.append("resize_vocab / new tokens: LLaMA-Factory trains embed_tokens and lm_head whole beside the LoRA "
+                     "adapters (additional_target)")
+        if whole:
+            values["lora_full_modules"] = whole
     if method == "freeze":
         n = as_int(g("freeze_trainable_layers"))
         if n is not None and n < 0:
@@ -170,10 +180,45 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
     return values
 
 
+# the names PEFT's modules_to_save matches (``key.endswith(name)``) for the input embedding and the output head of the
+# architectures people train (Llama/Qwen/Mistral embed_tokens + lm_head, GPT-2 wte, Bloom word_embeddings, Llama-1
+# tok_embeddings + output, GPT-NeoX embed_in + embed_out); other modules (norms, a classifier) are small
+_WHOLE_MODULES = {"embed_tokens": "embed", "wte": "embed", "word_embeddings": "embed", "tok_embeddings": "embed",
+                  "embed_in": "embed", "lm_head": "lm_head", "embed_out": "lm_head", "output": "lm_head"}
+
+
+def _lf_resizes_vocab(job: Job) -> bool:
+    g = job.get
+    if as_bool(g("resize_vocab")):
+        return True
+    return any(g(k) not in (None, "", False, [], "null", "None")
+               for k in ("new_special_tokens", "add_tokens", "add_special_tokens"))
+
+
+def full_modules(raw) -> tuple[str, ...]:
+    """LLaMA-Factory additional_target / PEFT modules_to_save (a list or a comma/space separated string) -> the
+    whole-trained modules the estimate counts: "embed", "lm_head"."""
+    if raw is None or raw is False:
+        return ()
+    names = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", " ").split()
+    out: list[str] = []
+    for n in names:
+        role = _WHOLE_MODULES.get(str(n).strip().strip("'\"[]").rsplit(".", 1)[-1])
+        if role and role not in out:
+            out.append(role)
+    return tuple(out)
+
+
 def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
     g = job.get
     values: dict = {}
     cut = as_int(g("cutoff_len"))
+    src_tgt = [as_int(g(k)) for k in ("max_source_length", "max_target_length")]
+    if cut is None and all(src_tgt):
+        # LLaMA-Factory before cutoff_len (2023) and the forks built on it truncate the prompt and the answer
+        # separately: the longest sample is their sum
+        cut = sum(v for v in src_tgt if v)
+        a.append(f"sequence length: max_source_length + max_target_length = {cut} tokens (truncated separately)")
     if cut is None:
         dv, src = _default(defaults, "cutoff_len", 1024)
         bound = as_int(g("dataset_max_tokens"))

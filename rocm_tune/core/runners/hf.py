@@ -93,6 +93,9 @@ MAPPED = {
     "lora_dim": ("lora_rank", "--lora_dim (DeepSpeed-Chat) read as the LoRA rank: LoRA on"),
     "lora_target_modules": ("lora_target", None),
     "target_modules": ("lora_target", None),
+    # LoraConfig(modules_to_save=...) as a script flag (ymcui/Chinese-LLaMA-Alpaca-2 run_clm_sft_with_peft.py
+    # --modules_to_save embed_tokens,lm_head): those modules train whole beside the adapters
+    "modules_to_save": ("additional_target", None),
     "load_in_4bit": ("quantization_bit", None),
     "load_in_8bit": ("quantization_bit", None),
     # lm-sys/FastChat fastchat/train/train_lora.py LoraArguments.q_lora (and the scripts copying it): the base model
@@ -151,6 +154,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
     if _lora_dim_on(out):
         out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
                                                   "flag"))
+    _peft_script(flags, out, notes, file)
     if "cutoff_len" not in out and all(k in flags for k in SOURCE_TARGET):
         try:
             total = sum(int(float(flags[k][0])) for k in SOURCE_TARGET)
@@ -198,6 +202,28 @@ def lora_by_program(entry: str, out: dict, file: str, notes: list[str]) -> None:
         return
     out["finetuning_type"] = Setting("finetuning_type", "lora", file, None, name, "flag")
     notes.append(f"{name}: a LoRA training program by its name (LoRA with its --lora_r), read as LoRA")
+
+
+def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str], file: str) -> None:
+    """ymcui/Chinese-LLaMA-Alpaca(-2)'s run_clm_(sft_with_)pt/peft.py and the scripts copying them: LoRA on
+    `--trainable` (comma separated, `LoraConfig(target_modules=training_args.trainable.split(','))`) with
+    `--lora_rank` and `--modules_to_save`, switched off only by `--full_finetuning` (`--enable_peft` in some copies)."""
+    if "lora_rank" not in out or "finetuning_type" in out:
+        return
+    for switch, on_means_lora in (("full_finetuning", False), ("enable_peft", True)):
+        if switch in flags and as_bool(flags[switch][0]) is not None:
+            lora = as_bool(flags[switch][0]) == on_means_lora
+            out["finetuning_type"] = Setting("finetuning_type", "lora" if lora else "full", file, flags[switch][1],
+                                             switch, "flag")
+            return
+    if "trainable" in flags and "lora_target" not in out:
+        v, line = flags["trainable"]
+        out["lora_target"] = Setting("lora_target", str(v), file, line, "trainable", "flag")
+    if "lora_target" in out or "additional_target" in out:
+        s = out["lora_rank"]
+        out["finetuning_type"] = Setting("finetuning_type", "lora", file, s.line, s.native, "flag")
+        notes.append("--lora_rank with LoRA targets (--trainable/--target_modules) or --modules_to_save and no method "
+                     "switch read as LoRA")
 
 
 def _lora_dim_on(out: dict) -> bool:
@@ -259,6 +285,52 @@ def _literal(node, names: dict | None = None):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
             return f"torch.{node.attr}"            # torch_dtype=torch.bfloat16
         return None
+
+
+# keys only LLaMA-Factory's argument dataclasses have (FinetuningArguments / DataArguments): a dict that holds one of
+# them beside model_name_or_path is LLaMA-Factory's argument set
+LF_ONLY_KEYS = ("finetuning_type", "stage", "template", "lora_target", "cutoff_len", "dataset_dir")
+
+
+def lf_args_dict(text: str, file: str) -> tuple[dict[str, tuple[object, int]], str, int] | None:
+    """LLaMA-Factory driven from Python: ``run_exp(dict(...))`` (llamafactory.train.tuner.run_exp(args: dict)), the
+    README's ``args = dict(...)`` before it, or a fork's wrapper (DB-GPT-Hub ``start_sft(train_args)``): the literal
+    keys of that dict with their lines, the call's name and line; None when there is no such call."""
+    import ast
+
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
+    try:
+        tree = parse_python(text, file, "Python program")
+    except UserError as exc:
+        if "is not valid Python" in str(exc):
+            return None
+        raise
+    bound: dict[str, ast.AST] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            bound[n.targets[0].id] = n.value
+
+    def pairs(node) -> list[tuple[str, ast.AST]] | None:
+        if isinstance(node, ast.Name) and node.id in bound:
+            node = bound[node.id]
+        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                              for k in node.keys):
+            return [(k.value, v) for k, v in zip(node.keys, node.values)]    # type: ignore[union-attr]
+        if isinstance(node, ast.Call) and _name(node.func) == "dict" and not node.args:
+            return [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        return None
+
+    for c in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        for arg in [*c.args[:1], *(kw.value for kw in c.keywords if kw.arg == "args")]:
+            kv = pairs(arg)
+            keys = {k for k, _ in kv or ()}
+            if kv and "model_name_or_path" in keys and keys & set(LF_ONLY_KEYS):
+                out = {k: (v, getattr(node, "lineno", c.lineno)) for k, node in kv
+                       if (v := _literal(node)) is not None}
+                return out, _name(c.func) or "a call", c.lineno
+    return None
 
 
 def python_program(text: str) -> str | None:
@@ -433,6 +505,10 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
         for k, key in (("r", "lora_rank"), ("lora_alpha", "lora_alpha")):
             if isinstance(kws.get(k, (None, 0))[0], int):
                 put(key, kws[k][0], k, kws[k][1])
+        mts = kws.get("modules_to_save", (None, 0))
+        if isinstance(mts[0], (list, tuple, str)) and mts[0]:
+            put("additional_target", ",".join(map(str, mts[0])) if not isinstance(mts[0], str) else mts[0],
+                "modules_to_save", mts[1])
         t = kws.get("target_modules", (None, 0))[0]
         if isinstance(t, (list, tuple)):
             put("lora_target", ",".join(map(str, t)), "target_modules", kws["target_modules"][1])

@@ -129,6 +129,10 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
                 v.lower(), v.lower()), file, line, k, "flag")
         elif k == "target_modules" and lists and len(lists.get(k) or ()) > 1:
             out["lora_target"] = Setting("lora_target", ",".join(lists[k]), file, line, k, "flag")
+        elif k == "modules_to_save":
+            # TunerArguments.modules_to_save (List[str], swift/llm/argument/tuner_args.py) -> LoraConfig's
+            out["additional_target"] = Setting("additional_target", ",".join((lists or {}).get(k) or [v]), file, line,
+                                               k, "flag")
         elif k == "use_dora":
             out["use_dora"] = Setting("use_dora", as_bool(v), file, line, k, "flag")
         elif k == "quant_bits" and str(flags.get("quant_method", ("", 0))[0]).lower() not in WEIGHT_QUANT:

@@ -7,7 +7,8 @@ What torchtune executes, read in pytorch/torchtune (recipes/*.py, v0.6):
 * ``*_distributed`` recipes shard with FSDP2 (``fully_shard``, FULL_SHARD; ``fsdp_cpu_offload`` puts parameters,
   gradients and optimizer state in host memory); ``*_single_device`` run one process;
 * ``enable_activation_checkpointing`` (default False), ``batch_size`` (per device), ``gradient_accumulation_steps``,
-  ``tokenizer.max_seq_len`` (None = no truncation), ``dataset.packed`` (packs to max_seq_len);
+  ``tokenizer.max_seq_len`` (None = no truncation; before v0.3 ``dataset.max_seq_len``), ``dataset.packed`` (packs
+  to max_seq_len);
 * ``lora_*``/``qlora_*`` model builders: LoRA on ``lora_attn_modules`` (+ MLP with ``apply_lora_to_mlp``), QLoRA =
   4-bit NF4 base."""
 
@@ -94,6 +95,10 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     tok = _sub(data, "tokenizer")
     if as_int(tok.get("max_seq_len")):
         put("cutoff_len", as_int(tok["max_seq_len"]), "tokenizer.max_seq_len")
+    elif as_int(_sub(data, "dataset").get("max_seq_len")):
+        # torchtune <= 0.2: the dataset builders truncate (alpaca_dataset(..., max_seq_len=512) hands it to
+        # InstructDataset, pytorch/torchtune torchtune/datasets/_alpaca.py); 0.3 moved it to the tokenizer
+        put("cutoff_len", as_int(_sub(data, "dataset")["max_seq_len"]), "dataset.max_seq_len")
     for src, key in (("batch_size", "per_device_train_batch_size"),
                      ("gradient_accumulation_steps", "gradient_accumulation_steps")):
         if as_int(data.get(src)):

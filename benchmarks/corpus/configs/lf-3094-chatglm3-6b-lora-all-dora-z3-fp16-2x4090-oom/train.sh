@@ -1,0 +1,30 @@
+deepspeed --num_gpus 2 src/train_bash.py \
+--deepspeed ds_z3_config.json \
+--ddp_timeout 180000000 \
+--stage sft \
+--do_train True \
+--model_name_or_path /home/bill/windows/code/glm3-6B \
+--finetuning_type lora \
+--template chatglm3 \
+--dataset_dir data \
+--dataset kaimen \
+--cutoff_len 1024 \
+--learning_rate 0.0002 \
+--num_train_epochs 20.0 \
+--max_samples 500 \
+--per_device_train_batch_size 1 \
+--gradient_accumulation_steps 2 \
+--lr_scheduler_type cosine \
+--max_grad_norm 1.0 \
+--logging_steps 5 \
+--save_steps 100 \
+--warmup_steps 0 \
+--optim adamw_torch \
+--output_dir saves/ChatGLM3-6B-Chat/lora/kaimen \
+--fp16 True \
+--lora_rank 8 \
+--lora_alpha 16 \
+--lora_dropout 0.1 \
+--lora_target all \
+--use_dora True \
+--plot_loss True

@@ -1,0 +1,1 @@
+llamafactory-cli train example.yaml
