@@ -50,6 +50,11 @@ SOURCE_SHAPES = [
      " (from https://repo.radeon.com/rocm/manylinux/rocm-rel-6.4.1/torch-2.6.0%2Brocm6.4.1.git1ded221d-cp310-cp310-"
      "linux_x86_64.whl) because these package versions have conflicting dependencies.",
      "pip's resolver in a docker build (devnen/Chatterbox-TTS-Server#92)"),
+    ("extension-abi-mismatch", "RuntimeError: Detected that PyTorch and torch_scatter were compiled with different "
+     "CUDA versions. PyTorch has CUDA version 11.8 and torch_scatter has CUDA version 12.1. Please reinstall the "
+     "torch_scatter that matches your PyTorch install.", "torch_scatter/__init__.py, the check torchvision's copies"),
+    ("kernel-userspace-mismatch", "RuntimeError: HIP error: hipErrorInsufficientDriver",
+     "HIP's hipError_t for a runtime newer than the loaded driver (hip_runtime_api.h)"),
     ("bnb-rocm-binary-mismatch", "No prebuilt binary for ROCm 6.1, loading ROCm 6.4 instead. Set BNB_ROCM_VERSION to "
      "override.", "bitsandbytes cextension.py get_cuda_bnb_library_path (unslothai/unsloth#10273)"),
 ]

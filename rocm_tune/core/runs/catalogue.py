@@ -230,8 +230,12 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          "as supported, reboot, and check `rocminfo` lists the GPU; in containers, use an image whose ROCm the host "
          "driver supports",
          "`rocminfo | head`; `modinfo amdgpu | grep ^version`; `dkms status` against the ROCm release notes",
-         (r"Incompatible kernel and userspace\b",),
-         ("Incompatible kernel and userspace",),
+         (r"Incompatible kernel and userspace\b",
+          # e-ver (issue 26): HIP's own status for a runtime newer than the loaded driver supports (hip_runtime_api.h
+          # hipErrorInsufficientDriver, `driver version is insufficient for runtime version`): the HIP runtime bundled
+          # in a torch wheel (or a container's ROCm) ahead of the host's amdgpu driver
+          r"\bhipErrorInsufficientDriver\b", r"HIP error: driver version is insufficient for runtime version"),
+         ("Incompatible kernel and userspace", "hipErrorInsufficientDriver", "driver version is insufficient"),
          sources=("ROCm/legacy-rocm-build#1423 (ROCm 4.1.0 on Fedora 33: HSA Error: Incompatible kernel and "
                   "userspace, Vega 20 [Radeon VII] disabled. Upgrade amdgpu.)", "ROCm/legacy-rocm-build#1583")),
     _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
@@ -1999,6 +2003,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"numpy\.dtype size changed, may indicate binary incompatibility",
           r"operator torchvision::\w+ does not exist",
           r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions",
+          # e-ver (issue 26): the same check in the other extensions that copy torchvision's (torch_scatter/
+          # torch_sparse/torch_cluster's __init__: `Detected that PyTorch and torch_scatter were compiled with
+          # different CUDA versions. PyTorch has CUDA version 11.8 and torch_scatter has CUDA version 12.1.`)
+          r"PyTorch and (?!torchvision\b)[\w-]+ were compiled with different (?:CUDA|ROCm|HIP) (?:major )?versions",
           r"module compiled against (?:ABI|API) version \w+ but this version of numpy is \w+",
           # protobuf 4 prints both spellings ("cannot not be" in its older releases)
           r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly",
@@ -2015,7 +2023,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"object file"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
           "WinError 127", "procedure could not be found", "Symbol not found", "custom C++ ops", "Could not run '",
-          "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API",
+          "torchvision were compiled", "were compiled with different", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API",
           "(you have ", "cannot open shared object file"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
