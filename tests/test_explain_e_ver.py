@@ -167,3 +167,34 @@ def test_bitsandbytes_loading_another_runtimes_library_is_the_cause_only_at_the_
                    "{'train_runtime': 812.4, 'train_loss': 1.05, 'epoch': 1.0}\n")
     exp = diagnose([str(log)])
     assert exp.root is None or exp.diagnoses[exp.root].code != "bnb-rocm-binary-mismatch"
+
+
+def test_an_unpack_of_another_arity_in_installed_or_remote_code_is_another_release(tmp_path):
+    """zai-org/GLM-4#301: the model's remote code unpacks the cache as transformers' older release returned it;
+    facebookresearch/xformers#1188: xformers unpacks another flash-attn build's result. The same in the user's own
+    script is the script's bug."""
+    remote = """Traceback (most recent call last):
+  File "/home/xxx/.cache/huggingface/modules/transformers_modules/glm-4v-9b/modeling_chatglm.py", line 790, in forward
+    layer_ret = layer(
+  File "/home/xxx/.conda/envs/llm310/lib/python3.10/site-packages/accelerate/hooks.py", line 169, in new_forward
+    output = module._old_forward(*args, **kwargs)
+  File "/home/xxx/.cache/huggingface/modules/transformers_modules/glm-4v-9b/modeling_chatglm.py", line 562, in forward
+    cache_k, cache_v = kv_cache
+ValueError: too many values to unpack (expected 2)
+"""
+    r = _root(tmp_path, remote)
+    assert r.family == "version_check", (r.code, r.family)
+    lib = """Traceback (most recent call last):
+  File "C:\\\\ComfyUI\\\\python310\\\\lib\\\\site-packages\\\\xformers\\\\ops\\\\fmha\\\\flash.py", line 139, in _flash_fwd
+    out, softmax_lse, p, rng_state = _C_flashattention.fwd(
+ValueError: too many values to unpack (expected 4)
+"""
+    r = _root(tmp_path, lib)
+    assert r.family == "version_check", (r.code, r.family)
+    own = """Traceback (most recent call last):
+  File "/home/u/project/train.py", line 73, in step
+    x, y = batch
+ValueError: not enough values to unpack (expected 2, got 1)
+"""
+    r = _root(tmp_path, own)
+    assert r.family != "version_check", (r.code, r.family)

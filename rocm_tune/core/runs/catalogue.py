@@ -2822,6 +2822,17 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
+    # e-ver (issue 26): a tuple unpacked where it was raised in installed code or a model's remote code (the last frame)
+    # has another length than that code expects: what it called returns another arity in the installed release (GLM-4's
+    # remote modeling_chatglm.py `cache_k, cache_v = kv_cache` under transformers' newer cache, zai-org/GLM-4#301/#623;
+    # xformers' flash.py unpacking `_C_flashattention.fwd(...)` from another flash-attn build, facebookresearch/
+    # xformers#1188). In the user's own script it is the script's.
+    (re.compile(r"(?:[/\\](?:site|dist)-packages[/\\]|[/\\]transformers_modules[/\\])[^\n]*\n"
+                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?ValueError: (?:too many|not enough) values to unpack "
+                r"\(expected \d+", re.M),
+     "version_check", "installed code (or the model's remote code) unpacks a result of another length than what it "
+     "called returns in the installed release: install the versions the code was written for (the model card's "
+     "transformers version for remote code; the library's pinned dependency otherwise)"),
     # r3-ver (issue 26): Python could not even compile a module of an installed library (`match` statements, PEP 604/
     # 695 syntax, f-string forms of a newer Python): the library needs a newer interpreter than the environment's. In
     # the user's own script a SyntaxError is the script's.
