@@ -2010,11 +2010,6 @@ SIGNATURES: tuple[Signature, ...] = (
           r"module compiled against (?:ABI|API) version \w+ but this version of numpy is \w+",
           # protobuf 4 prints both spellings ("cannot not be" in its older releases)
           r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly",
-          # e-ver (issue 26): an extension naming the torch build it was compiled for next to the one installed, for
-          # another GPU runtime (xformers/_cpp_lib.py: `xFormers was built for:` / `PyTorch 2.3.1+cu121 with CUDA 1201
-          # (you have 2.3.1+rocm6.0)`): a CUDA wheel under a ROCm torch (or the reverse) can never load. The same
-          # runtime at another torch release stays the attention op's failure (flash_attn_error) as the corpus reads it
-          r"^\s*PyTorch [^\s+]+\+([a-z]+)[\w.]* with (?:CUDA|ROCm|HIP) \S+ \(you have [^\s+]+\+(?!\1)[a-z]+[\w.]*\)",
           # e-ver: an extension asking the loader for one of torch's own libraries that the installed torch does not
           # ship — the CUDA build's libtorch_cuda/libc10_cuda under a ROCm torch (libtorch_hip/libc10_hip there) or
           # the reverse, or torch 1.x's libtorch_cuda_cu/libtorch_cuda_cpp gone since 2.0: it was built for another
@@ -2024,7 +2019,7 @@ SIGNATURES: tuple[Signature, ...] = (
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
           "WinError 127", "procedure could not be found", "Symbol not found", "custom C++ ops", "Could not run '",
           "torchvision were compiled", "were compiled with different", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API",
-          "(you have ", "cannot open shared object file"),
+          "cannot open shared object file"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
