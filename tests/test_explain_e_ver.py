@@ -51,8 +51,6 @@ SOURCE_SHAPES = [
     ("extension-abi-mismatch", "RuntimeError: Detected that PyTorch and torch_scatter were compiled with different "
      "CUDA versions. PyTorch has CUDA version 11.8 and torch_scatter has CUDA version 12.1. Please reinstall the "
      "torch_scatter that matches your PyTorch install.", "torch_scatter/__init__.py, the check torchvision's copies"),
-    ("kernel-userspace-mismatch", "RuntimeError: HIP error: hipErrorInsufficientDriver",
-     "HIP's hipError_t for a runtime newer than the loaded driver (hip_runtime_api.h)"),
     ("bnb-rocm-binary-mismatch", "No prebuilt binary for ROCm 6.1, loading ROCm 6.4 instead. Set BNB_ROCM_VERSION to "
      "override.", "bitsandbytes cextension.py get_cuda_bnb_library_path (unslothai/unsloth#10273)"),
 ]

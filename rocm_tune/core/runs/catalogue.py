@@ -230,12 +230,8 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          "as supported, reboot, and check `rocminfo` lists the GPU; in containers, use an image whose ROCm the host "
          "driver supports",
          "`rocminfo | head`; `modinfo amdgpu | grep ^version`; `dkms status` against the ROCm release notes",
-         (r"Incompatible kernel and userspace\b",
-          # e-ver (issue 26): HIP's own status for a runtime newer than the loaded driver supports (hip_runtime_api.h
-          # hipErrorInsufficientDriver, `driver version is insufficient for runtime version`): the HIP runtime bundled
-          # in a torch wheel (or a container's ROCm) ahead of the host's amdgpu driver
-          r"\bhipErrorInsufficientDriver\b", r"HIP error: driver version is insufficient for runtime version"),
-         ("Incompatible kernel and userspace", "hipErrorInsufficientDriver", "driver version is insufficient"),
+         (r"Incompatible kernel and userspace\b",),
+         ("Incompatible kernel and userspace",),
          sources=("ROCm/legacy-rocm-build#1423 (ROCm 4.1.0 on Fedora 33: HSA Error: Incompatible kernel and "
                   "userspace, Vega 20 [Radeon VII] disabled. Upgrade amdgpu.)", "ROCm/legacy-rocm-build#1583")),
     _sig("version-string-unparsable", "version_check", "error", "root", "a version string could not be parsed",
