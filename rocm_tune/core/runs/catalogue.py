@@ -1523,7 +1523,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # ms-swift `... is not supported in vLLM version < 0.10.2`, `the version of vLLM is too old`)
           r"\b[\w.-]+ version must be (?:>=?\s*|at least |greater than |newer than )v?\d",
           r"\bversion must be v?\d[\w.]* or (?:higher|later|newer|above|greater)\b",
-          r"\b(?:[Cc]urrent|[Ii]nstalled|[Yy]our) [\w.-]+ version (?:does not|doesn't) (?:have|support|provide|include)\b",
+          r"\b(?:[Cc]urrent|[Ii]nstalled|[Yy]our) [\w.-]+ version (?:does not|doesn't) "
+          r"(?:have|support|provide|include)\b",
           r"\bnot (?:supported|available) (?:in|with|for|on) [\w.-]+ (?:versions?|v)\s*[<>]=?\s*v?\d",
           r"\b(?:version of [\w.-]+|[\w.-]+ version) is too old\b",
           r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d",
@@ -2014,7 +2015,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"object file"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
           "WinError 127", "procedure could not be found", "Symbol not found", "custom C++ ops", "Could not run '",
-          "torchvision were compiled", "were compiled with different", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API",
+          "torchvision were compiled", "were compiled with different", "this version of numpy", "NumPy 2.0",
+          "Descriptors cannot", "_ARRAY_API",
           "cannot open shared object file"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
@@ -2257,7 +2259,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # BNB_ROCM_VERSION to override.`): GPU code built for another runtime, a cause when the run dies right after
           # (unslothai/unsloth#10273: SIGSEGV on torch 2.6.0+rocm6.1)
           r"No prebuilt binary for (?:ROCm|CUDA) \d+\.\d+, loading (?:ROCm|CUDA) \d+\.\d+ instead"),
-         ("ROCm binary", "No prebuilt binary"), tail_only=True, sources=("bitsandbytes-foundation/bitsandbytes#2014 (Configured ROCm "
+         ("ROCm binary", "No prebuilt binary"), tail_only=True,
+         sources=("bitsandbytes-foundation/bitsandbytes#2014 (Configured ROCm "
                                     "binary not found at .../libbitsandbytes_rocm84.so)",
                                     "ROCm/bitsandbytes#82, #91 (libbitsandbytes_rocm63.so / rocm80.so not found)")),
     _sig("int8-multi-device-old-accelerate", "version_check", "error", "root", "an 8-bit model split over "
@@ -2800,8 +2803,8 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # code as much as site-packages
                 r"(?:[/\\](?:site|dist)-packages[/\\]\w+[/\\]|[/\\](?i:LLaMA-Factory|LlamaFactory|ms-swift|axolotl|trl|"
                 r"transformers|peft|accelerate|DeepSpeed|verl|OpenRLHF|unsloth|torchtune|Megatron-LM)[/\\](?:src[/\\])?"
-                r"(?:llamafactory|swift|axolotl|trl|transformers|peft|accelerate|deepspeed|verl|openrlhf|unsloth|torchtune|"
-                r"megatron)[/\\])[^\n]*\n"
+                r"(?:llamafactory|swift|axolotl|trl|transformers|peft|accelerate|deepspeed|verl|openrlhf|unsloth|"
+                r"torchtune|megatron)[/\\])[^\n]*\n"
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
                 r"'\w+'\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),

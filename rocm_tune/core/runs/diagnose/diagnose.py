@@ -1680,7 +1680,8 @@ def _runtime_major_differs(lib: str, major: str, blob: str) -> re.Match | None:
 # (`... is required by this application`) could not satisfy. When the same log shows that package installed and in
 # use (its frames under site-packages, transformers' lazy `Failed to import <pkg>.<module>`, a `<pkg>==<version>`),
 # the distribution is there at a version outside the range: the versions, not a missing package
-_REQ_NOT_FOUND = re.compile(r"The '([A-Za-z][\w.-]*?)\s*((?:[<>=!~]=?\s*[\w.*+]+\s*,?\s*)+)' distribution was not found")
+_REQ_NOT_FOUND = re.compile(r"The '([A-Za-z][\w.-]*?)\s*((?:[<>=!~]=?\s*[\w.*+]+\s*,?\s*)+)' distribution was not "
+                            r"found")
 
 
 # e-ver (issue 26): xformers' own note of the torch build its extensions were compiled for (xformers/_cpp_lib.py:
