@@ -1484,8 +1484,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # `version` between the name and the range (xformers: `Requires Flash-Attention version >=2.7.1,<=2.7.4 but
           # got 2.8.0.post2`)
           r"\b[Rr]equires? ([\w.-]+(?: [\w.-]+){0,3}?) version\s*([<>=!~]=?\s*v?\d[\w.+]*(?:\s*,\s*[<>=!~]=?\s*v?\d"
-          r"[\w.+]*)*),? but (?:got|found|have|you have|is)\s+(v?\d[\w.+]*\w)"),
-         ("is required for a normal", "VersionConflict", "incompatible version of", " but "),
+          r"[\w.+]*)*),? but (?:got|found|have|you have|is)\s+(v?\d[\w.+]*\w)",
+          # e-ver (issue 26): transformers' utils/versions.py _compare_versions when the installed distribution's
+          # metadata carries no version (a half-removed or broken install): `Unable to compare versions for
+          # packaging>=20.0: need=20.0 found=None. This is unusual. Consider reinstalling packaging.`
+          r"Unable to compare versions for ([\w.\-]+[<>=!~]=?[^:\s]*): need=\S* found=(\S*)"),
+         ("is required for a normal", "VersionConflict", "incompatible version of", " but ",
+          "Unable to compare versions"),
          sources=("calibration lf-10757 (ImportError: trl>=0.8.6,<=0.9.6 is required ... but found trl==0.24.0.)",
                   "seeds/000 (DeepSpeed 0.18.3 vs <0.16.9)")),
     _sig("import-name-mismatch", "version_check", "error", "root", "an import failed between two packages' "
@@ -1511,7 +1516,17 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
          "`pip show PACKAGE`",
          (r"\b[\w.-]+\s*(?:>=|==|<=|~=)\s*\d[\w.]*(?:,\s*[<>=!~]=?\s*\d[\w.]*)?\s+(?:is|are) required\b",
-          r"\brequires? (?:the )?(?:package )?`?[\w.-]+`?\s*(?:>=|==|~=)\s*\d[\w.]*",
+          # e-ver (issue 26): the requirement in any quotes (ms-swift: `Muon optimizer requires "megatron-core>=0.16".`)
+          r"\brequires? (?:the )?(?:package )?[`'\"]?[\w.-]+[`'\"]?\s*(?:>=|==|~=)\s*\d[\w.]*",
+          # e-ver: the libraries' other words for a minimum version (accelerate `DeepSpeed version must be >= 0.9.3`,
+          # DeepSpeed `Torch version must be 2.5 or higher` / `Current torch version does not have device mesh`,
+          # ms-swift `... is not supported in vLLM version < 0.10.2`, `the version of vLLM is too old`)
+          r"\b[\w.-]+ version must be (?:>=?\s*|at least |greater than |newer than )v?\d",
+          r"\bversion must be v?\d[\w.]* or (?:higher|later|newer|above|greater)\b",
+          r"\b(?:[Cc]urrent|[Ii]nstalled|[Yy]our) [\w.-]+ version (?:does not|doesn't) "
+          r"(?:have|support|provide|include)\b",
+          r"\bnot (?:supported|available) (?:in|with|for|on) [\w.-]+ (?:versions?|v)\s*[<>]=?\s*v?\d",
+          r"\b(?:version of [\w.-]+|[\w.-]+ version) is too old\b",
           r"[Pp]lease (?:upgrade|update|install) `?[\w.-]+`? ?(?:to |>=|==|~=)\s*`?(?:version )?\d",
           # transformers' lazy import: the real error is in the traceback above, most often a version mismatch
           r"Failed to import [\w.]+ because of the following error",
@@ -1530,11 +1545,18 @@ SIGNATURES: tuple[Signature, ...] = (
           # `No solution found when resolving dependencies` likewise)
           r"Could not find a version that satisfies the requirement [\w.-]+(?:\[[\w,]+\])?\s*[<>=!~]=?\s*\d",
           r"because these package versions have conflicting dependencies", r"\bResolutionImpossible\b",
+          # e-ver (issue 26): pip's other refusals of a pinned build: no distribution at that version on this index
+          # (`No matching distribution found for vllm==0.6.3+rocm624`), a wheel whose tags (Python, ABI, platform)
+          # are not this interpreter's (`... .whl is not a supported wheel on this platform.`)
+          r"No matching distribution found for [\w.-]+(?:\[[\w,]+\])?\s*(?:==|>=|<=|~=|<|>)\s*\d",
+          r"\S+\.whl is not a supported wheel on this platform",
           r"No solution found when resolving dependencies",
           # h7-ver: conda/mamba's and Poetry's resolvers saying the same
           r"\b(?:LibMamba)?UnsatisfiableError\b", r"\bSolverProblemError\b"),
          ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
+          "version must be", "version does not", "version doesn't", "not supported", "not available", "too old",
           "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found",
+          "No matching distribution", "not a supported wheel",
           "UnsatisfiableError", "SolverProblemError"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
     # explain-r2a (issue 26): a config written by a newer release (Llama 3.1's rope_type 'llama3', YaRN, LongRoPE, mrope)
@@ -1978,12 +2000,24 @@ SIGNATURES: tuple[Signature, ...] = (
           r"numpy\.dtype size changed, may indicate binary incompatibility",
           r"operator torchvision::\w+ does not exist",
           r"PyTorch and torchvision were compiled with different CUDA (?:major )?versions",
+          # e-ver (issue 26): the same check in the other extensions that copy torchvision's (torch_scatter/
+          # torch_sparse/torch_cluster's __init__: `Detected that PyTorch and torch_scatter were compiled with
+          # different CUDA versions. PyTorch has CUDA version 11.8 and torch_scatter has CUDA version 12.1.`)
+          r"PyTorch and (?!torchvision\b)[\w-]+ were compiled with different (?:CUDA|ROCm|HIP) (?:major )?versions",
           r"module compiled against (?:ABI|API) version \w+ but this version of numpy is \w+",
           # protobuf 4 prints both spellings ("cannot not be" in its older releases)
-          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly"),
+          r"was removed in the NumPy 2\.0 release", r"Descriptors cannot (?:not )?be created directly",
+          # e-ver: an extension asking the loader for one of torch's own libraries that the installed torch does not
+          # ship — the CUDA build's libtorch_cuda/libc10_cuda under a ROCm torch (libtorch_hip/libc10_hip there) or
+          # the reverse, or torch 1.x's libtorch_cuda_cu/libtorch_cuda_cpp gone since 2.0: it was built for another
+          # torch build (pyg-team/pytorch_geometric#8365, Looong01/pyg-rocm-build#1, pytorch/pytorch#139410)
+          r"\b(?:libtorch_(?:cuda(?:_cu|_cpp)?|hip)|libc10_(?:cuda|hip)|libcaffe2_nvrtc)\.so[\d.]*: cannot open shared "
+          r"object file"),
          ("undefined symbol", "NumPy 1.x", "multiarray failed", "binary incompatibility", "torchvision::",
           "WinError 127", "procedure could not be found", "Symbol not found", "custom C++ ops", "Could not run '",
-          "torchvision were compiled", "this version of numpy", "NumPy 2.0", "Descriptors cannot", "_ARRAY_API"),
+          "torchvision were compiled", "were compiled with different", "this version of numpy", "NumPy 2.0",
+          "Descriptors cannot", "_ARRAY_API",
+          "cannot open shared object file"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
@@ -2219,8 +2253,14 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import torch;print(torch.version.hip)'` and `ls $(python -c 'import bitsandbytes,os;"
          "print(os.path.dirname(bitsandbytes.__file__))')/libbitsandbytes_*`",
          (r"(?:Configured ROCm binary not found at|Could not find the bitsandbytes ROCm binary at) \S*"
-          r"libbitsandbytes_rocm\d+",),
-         ("ROCm binary",), tail_only=True, sources=("bitsandbytes-foundation/bitsandbytes#2014 (Configured ROCm "
+          r"libbitsandbytes_rocm\d+",
+          # e-ver (issue 26): bitsandbytes' cextension.py when no library of torch's ROCm/CUDA version ships and it
+          # loads the nearest other one (`No prebuilt binary for ROCm 6.1, loading ROCm 6.4 instead. Set
+          # BNB_ROCM_VERSION to override.`): GPU code built for another runtime, a cause when the run dies right after
+          # (unslothai/unsloth#10273: SIGSEGV on torch 2.6.0+rocm6.1)
+          r"No prebuilt binary for (?:ROCm|CUDA) \d+\.\d+, loading (?:ROCm|CUDA) \d+\.\d+ instead"),
+         ("ROCm binary", "No prebuilt binary"), tail_only=True,
+         sources=("bitsandbytes-foundation/bitsandbytes#2014 (Configured ROCm "
                                     "binary not found at .../libbitsandbytes_rocm84.so)",
                                     "ROCm/bitsandbytes#82, #91 (libbitsandbytes_rocm63.so / rocm80.so not found)")),
     _sig("int8-multi-device-old-accelerate", "version_check", "error", "root", "an 8-bit model split over "
@@ -2605,7 +2645,9 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
                                             # ex-num: huggingface_hub's free-space check only warns before the write fails
-                                            "hub-download-no-disk-space"})
+                                            "hub-download-no-disk-space",
+                                            # e-ver: bitsandbytes loading another runtime's library (a warning)
+                                            "bnb-rocm-binary-mismatch"})
 # r4-swift (issue 26): ms-swift's own logger records (`[INFO:swift] ...`, `[WARNING:swift] ...`, after a timestamp or
 # a launcher's rank prefix) are by ms-swift's own judgement not failures: optional back-ends it did not find (`No vLLM
 # installed, if you are using vLLM, you will get `ImportError: ...``), features it turned off (`--moe_permute_fusion`
@@ -2756,7 +2798,13 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # accelerate, peft, trl, deepspeed, torch, diffusers, bitsandbytes, vllm, the runners; explain-r2a
                 # added the libraries that patch or wrap another one's classes): an attribute an installed library's
                 # own code expects of an object is the API of another release whichever library it is
-                r"[/\\](?:site|dist)-packages[/\\]\w+[/\\][^\n]*\n"
+                # e-ver (issue 26): the runners and libraries installed editable from a checkout (`pip install -e .`:
+                # /work/LLaMA-Factory/src/llamafactory/..., ms-swift/swift/..., DeepSpeed/deepspeed/...) are installed
+                # code as much as site-packages
+                r"(?:[/\\](?:site|dist)-packages[/\\]\w+[/\\]|[/\\](?i:LLaMA-Factory|LlamaFactory|ms-swift|axolotl|trl|"
+                r"transformers|peft|accelerate|DeepSpeed|verl|OpenRLHF|unsloth|torchtune|Megatron-LM)[/\\](?:src[/\\])?"
+                r"(?:llamafactory|swift|axolotl|trl|transformers|peft|accelerate|deepspeed|verl|openrlhf|unsloth|"
+                r"torchtune|megatron)[/\\])[^\n]*\n"
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
                 r"'\w+'\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
@@ -2768,6 +2816,17 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
+    # e-ver (issue 26): a tuple unpacked where it was raised in installed code or a model's remote code (the last frame)
+    # has another length than that code expects: what it called returns another arity in the installed release (GLM-4's
+    # remote modeling_chatglm.py `cache_k, cache_v = kv_cache` under transformers' newer cache, zai-org/GLM-4#301/#623;
+    # xformers' flash.py unpacking `_C_flashattention.fwd(...)` from another flash-attn build, facebookresearch/
+    # xformers#1188). In the user's own script it is the script's.
+    (re.compile(r"(?:[/\\](?:site|dist)-packages[/\\]|[/\\]transformers_modules[/\\])[^\n]*\n"
+                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?ValueError: (?:too many|not enough) values to unpack "
+                r"\(expected \d+", re.M),
+     "version_check", "installed code (or the model's remote code) unpacks a result of another length than what it "
+     "called returns in the installed release: install the versions the code was written for (the model card's "
+     "transformers version for remote code; the library's pinned dependency otherwise)"),
     # r3-ver (issue 26): Python could not even compile a module of an installed library (`match` statements, PEP 604/
     # 695 syntax, f-string forms of a newer Python): the library needs a newer interpreter than the environment's. In
     # the user's own script a SyntaxError is the script's.
@@ -2883,7 +2942,14 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # 'get_max_length'`)
                 r"^\s*'\w+(?:For\w+|PreTrainedModel|Model|Tokenizer(?:Fast)?|Processor|Trainer|Config|Accelerator|"
                 r"Engine|Pipeline|Cache|State|Plugin|Scheduler|Collator|Arguments|Args)' object has no attribute "
-                r"'\w+'\s*$", re.I), "version_check",
+                r"'\w+'\s*$|"
+                # e-ver (issue 26): the building blocks transformers' modeling files name after their model
+                # (<Model>Attention, <Model>MLP, <Model>DecoderLayer, <Model>RotaryEmbedding, <Model>RMSNorm,
+                # <Model>SparseMoeBlock ...): their attributes move between releases (4.48 took rotary_emb out of
+                # LlamaAttention), so code patching another release's internals finds them missing
+                r"^\s*'[A-Z][a-z]\w*?(?:Attention\w*|MLP|(?:Decoder|Encoder|Vision|Text)?Layer|Block|RotaryEmbedding|"
+                r"RMSNorm|LayerNorm|Experts|SparseMoeBlock|MoE\w*)' object has no attribute '\w+'\s*$", re.I),
+     "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:
     # `pip install qwen_vl_utils``, LLaMA-Factory's and TRL's `Please install X with `pip install X``, a library's

@@ -1675,8 +1675,45 @@ def _runtime_major_differs(lib: str, major: str, blob: str) -> re.Match | None:
     return None
 
 
+# e-ver (issue 26): a requirement with a version range that setuptools' pkg_resources (DistributionNotFound.report:
+# `The '<req>' distribution was not found and is required by <who>`) or transformers' utils/versions.py
+# (`... is required by this application`) could not satisfy. When the same log shows that package installed and in
+# use (its frames under site-packages, transformers' lazy `Failed to import <pkg>.<module>`, a `<pkg>==<version>`),
+# the distribution is there at a version outside the range: the versions, not a missing package
+_REQ_NOT_FOUND = re.compile(r"The '([A-Za-z][\w.-]*?)\s*((?:[<>=!~]=?\s*[\w.*+]+\s*,?\s*)+)' distribution was not "
+                            r"found")
+
+
+# e-ver (issue 26): xformers' own note of the torch build its extensions were compiled for (xformers/_cpp_lib.py:
+# `xFormers was built for:` / `PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)`), for another GPU runtime
+# than the installed torch's. A note only (a run may never call its ops), it names the cause when what failed is the
+# attention op it could not load; the same runtime at another torch release stays that op's failure, as the corpus
+# reads it
+_XFORMERS_OTHER_RUNTIME = re.compile(r"^\s*PyTorch [^\s+]+\+([a-z]+)[\w.]* with (?:CUDA|ROCm|HIP) \S+ \(you have "
+                                     r"[^\s+]+\+(?!\1)[a-z]+[\w.]*\)", re.M)
+
+
+def _installed_in_log(pkg: str, blob: str) -> re.Match | None:
+    p = re.escape(pkg).replace("\\-", "[-_]").replace("_", "[-_]")
+    return re.search(rf"[/\\](?:site|dist)-packages[/\\]{p}[/\\]|\bFailed to import {p}\.\w|"
+                     rf"\b{p}==\d[\w.+]*|^{p}\s+\d+\.\d[\w.+]*\s*$", blob, re.M | re.I)
+
+
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
+    if r.code == "missing-package" and (m := _REQ_NOT_FOUND.search(r.first.text)) and \
+            _installed_in_log(m.group(1), "\n".join([blob, r.first.pre])):
+        req = m.group(1) + m.group(2).strip().rstrip(",")
+        return (f"{m.group(1)} is installed, but not at a version in the range {req} that another package requires",
+                f"install a {m.group(1)} release in that range (pip install '{req}'), or the release of the package "
+                "requiring it that accepts the installed one (LLaMA-Factory: DISABLE_VERSION_CHECK=1 only where the "
+                "newer release is known to work)")
+    if r.family == "flash_attn_error" and (m := _XFORMERS_OTHER_RUNTIME.search("\n".join([blob, r.first.pre]))):
+        return (f"the xformers wheel was built for another GPU runtime than the installed torch ({m.group(0).strip()}):"
+                " its attention kernels cannot load, so the attention op has no implementation",
+                "install the xformers build for the installed torch and its runtime (for ROCm: pip install xformers "
+                "--index-url https://download.pytorch.org/whl/rocmX.Y matching torch), or run without xformers "
+                "attention (sdpa)")
     if r.code in ("rocm-library-missing", "missing-shared-library"):
         m = _SONAME_MISSING.search(r.first.text)
         if m is None:
