@@ -2822,6 +2822,26 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"accelerate[/\\](?:commands|utils)[/\\]launch\.py (?:_validate\w*|prepare_\w+)$", re.M),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
+    # e-cfgerr (issue 26): the checks a library runs on the run's settings before the first step, by the frame that
+    # raised — whatever the words: a trainer class refusing its arguments in __init__ (TRL's grpo_trainer.py `The
+    # global train batch size (7 x 1) must be evenly divisible by the number of generations per prompt (8)`, ms-swift's
+    # swift/trainers/rlhf_trainer/grpo_trainer.py the same), with a ValueError/AssertionError/TypeError whose words are
+    # not about the tokenizer or the data (those are read by the rules for them); transformers' DeepSpeed integration
+    # reconciling the DeepSpeed JSON with TrainingArguments (transformers/deepspeed.py, integrations/deepspeed.py
+    # deepspeed_init / deepspeed_optim_sched / trainer_config_process|finalize: `ZeRO Offload can only work with
+    # DeepSpeed optimizers`); accelerate's dataclasses.py plugins checking themselves (__post_init__, set_*); vLLM's
+    # SamplingParams/EngineArgs verifying the values the runner passed (sampling_params.py _verify_args: `max_tokens
+    # must be at least 1, got 0`, engine/arg_utils.py)
+    (re.compile(r"[/\\]\w*[Tt]rainer\w*\.py __init__\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"(?:ValueError|AssertionError|TypeError): (?![^\n]*(?i:tokeni[sz]|processor|pad_token|eos_token|chat.?template|"
+                r"dataset|column|sample|label))|"
+                r"transformers[/\\](?:integrations[/\\])?deepspeed\.py (?:deepspeed_init|deepspeed_optim_sched|"
+                r"trainer_config_process|trainer_config_finalize|fill_match|fill_only)$|"
+                r"accelerate[/\\]utils[/\\]dataclasses\.py (?:__post_init__|set_\w+|_?validate\w*)$|"
+                r"vllm[/\\](?:sampling_params\.py (?:_verify\w*|__post_init__)|engine[/\\]arg_utils\.py \w+)$", re.M),
+     "config_error",
+     "the library refused the run's settings before the first step: change the setting the message names (batch "
+     "sizes that must divide each other, an optimizer or offload combination, a length limit)"),
     # ex-num (issue 26): raised by the frames that restore a checkpoint into the run — torch's own load_state_dict
     # (optimizer, module), DeepSpeed's engine and ZeRO restore, accelerate's load_state, the HF Trainer's resume steps,
     # Lightning's restore, torch.distributed.checkpoint — whatever the exception's type: the checkpoint does not fit
@@ -2921,7 +2941,7 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
-                r"only (?:supports?|accepts?|works with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
+                r"only (?:supports?|accepts?|works? with|be used with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
                 r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
                 r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
                 # h8-cfgerr: a setting named with its value compared to a limit (`max_length 8192 is larger than the
@@ -2943,7 +2963,7 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"flatten tensors with uniform dtype|Cannot flatten integer dtype|"
                 # issue 26 (explain-sw): requirements on a value and the runners' `You passed/You must ...` wording
                 r"(?:has|have|must|should|needs?) to be (?:greater|larger|smaller|less|positive|divisible|a multiple|"
-                r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be divisible by|"
+                r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be (?:evenly )?divisible by|"
                 r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice|"
                 r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b|"
                 # explain-dist (issue 26): a distributed script started without its launcher / process group; a setting

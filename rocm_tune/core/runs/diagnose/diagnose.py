@@ -1626,6 +1626,15 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         fam = _exception_family(r.first, texts or ())
         if fam is not None:
             r.family, r.fix = fam[0], fam[1] + "; " + r.fix
+    elif r.code == "no-gpu-visible" and _stacked_device_masks("\n".join([r.first.pre, *(texts or ())])):
+        # e-cfgerr (issue 26): on ROCm the visible-device masks stack — ROCR_VISIBLE_DEVICES picks GPUs first, then
+        # HIP_/CUDA_VISIBLE_DEVICES index into what is left — so setting both with the same physical index (a batch
+        # system or Ray setting one, the user the other) masks every GPU away (Parsl#3858, SwarmUI#565)
+        r.family = "config_error"
+        r.title = ("no GPU visible: ROCR_VISIBLE_DEVICES and HIP/CUDA_VISIBLE_DEVICES are both set, and the second "
+                   "indexes into what the first left")
+        r.fix = ("set only one of them (ROCR_VISIBLE_DEVICES=N, or HIP_VISIBLE_DEVICES=N), or give the second the "
+                 "index relative to the first (ROCR_VISIBLE_DEVICES=1 with HIP_VISIBLE_DEVICES=0)")
     elif r.code == "disk-full":
         s = _disk_sentence(n)
         if s:
@@ -1650,6 +1659,15 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
 # another installed library's own module-level import (transformers importing torch.distributed.tensor under a torch
 # build without it); a device plugin's torch (torch_npu, IPEX...) whose torch.cuda fallback ran because the plugin
 # and torch releases differ
+# e-cfgerr: both layers of ROCm's device masks given a value in what the log shows (a command line, an env dump)
+_ROCR_MASK = re.compile(r"\bROCR_VISIBLE_DEVICES=['\"]?[\w,-]")
+_HIP_CUDA_MASK = re.compile(r"\b(?:HIP|CUDA)_VISIBLE_DEVICES=['\"]?[\w,-]")
+
+
+def _stacked_device_masks(blob: str) -> bool:
+    return bool(_ROCR_MASK.search(blob) and _HIP_CUDA_MASK.search(blob))
+
+
 _SONAME_MISSING = re.compile(r"\b(lib[\w+-]+?)\.so\.(\d+)(?:\.[\d.]+)?: cannot open shared object file")
 _LIB_IMPORTS_TORCH_PART = re.compile(r'[/\\](?:site|dist)-packages[/\\](?!torch[/\\])(\w+)[/\\][^"\n]*", line \d+, '
                                      r"in <module>\n[^\n]*\b(?:import|from) torch\.(?:distributed|_C)\b")
