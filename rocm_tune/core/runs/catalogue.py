@@ -1377,13 +1377,19 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\bRSMI_STATUS_NOT_SUPPORTED\b", r"\bAMDSMI_STATUS_NOT_SUPPORTED\b",
           # NCCL/RCCL without an external network plugin uses its own transports (ROCm/rccl#1026, NVIDIA/nccl#257)
           r"NET/Plugin ?: (?:No plugin found|Could not find:?) \(?lib[rn]ccl-net",
-          r"Expected integer value from monitor, but got"),
+          r"Expected integer value from monitor, but got",
+          # e-cfgerr (issue 26): accelerate launch's note that it filled in defaults for flags not given
+          # (accelerate/commands/launch.py _validate_launch_command): the run goes on with them
+          r"The following values were not passed to `accelerate launch` and had defaults used instead",
+          r"^\s*`--[\w-]+` was set to a value of `[^`]*`\s*$",
+          r"To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`"),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
           "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning",
           "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
           "destroy_process_group", "[WARNING]", "Could not load dynamic library", "NNPACK", "register factory",
-          "STATUS_NOT_SUPPORTED", "Expected integer value"), benign=True,
+          "STATUS_NOT_SUPPORTED", "Expected integer value", "accelerate launch", "was set to a value of",
+          "To avoid this warning"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # r5-hip (issue 26): a line a logger printed at WARNING level, by the logger's own shape rather than its words:
     # c10's TORCH_WARN (`[W Context.cpp:301] Warning: ...`, `[W1016 17:27:46.69 ProcessGroupNCCL.cpp:1856]`), glog
@@ -1410,6 +1416,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*)?(?:WARNING|WARN|Warning):\s|"
           r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?\d{4}-\d\d-\d\d[ T][\d:.,]+\s*(?:\|\s*)?WARNING\s*(?:\|\s*)?"
           r"[\w./<>-]+:(?:[\w<>]+:)?\d+\s+(?:--|-)\s|"
+          # e-cfgerr (issue 26): the fine-tuning runners' own logger records at warning level — ms-swift's
+          # `[WARNING:swift] ...` (after a timestamp or a rank prefix), LLaMA-Factory's and transformers'
+          # `[WARNING|2024-06-05 10:00:00] logger:162 >> ...` / `[WARNING|logging.py:328] 2024-... >> ...`, and the
+          # HF examples' `06/05/2024 10:00:00 - WARNING - logger - ...` (swift/utils/logger.py, llamafactory/extras/
+          # logging.py, transformers/utils/logging.py formats)
+          r"(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[(?:WARNING|WARN):[\w.-]+\]\s|"
+          r"\s*(?:\[(?:rank|default)\d+\]:\s*)?\[(?:WARNING|WARN)\|[^\]\n]{1,40}\]\s|"
+          r"\s*\d\d/\d\d/\d{4} \d\d:\d\d:\d\d - WARNING - [\w.]+ - |"
           r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b|"
           # h8-cfgerr: a note that says of itself it is harmless (`This is expected, and simply means that the
           # legacy behaviour will be used`, `can be safely ignored`, `You can ignore this warning`)
@@ -2369,7 +2383,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
           r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
-          r"expected|ambiguous|not allowed with)|the following arguments are required: |ambiguous option: |one of the "
+          r"expected|ambiguous|not allowed with|Truthy value expected)|the following arguments are required: |ambiguous option: |one of the "
           r"arguments )",
           # h8-cfgerr (issue 26): the config libraries' own exception classes (torchtune's ConfigError /
           # InstantiationError, OmegaConf/Hydra's key and composition errors named bare, any ConfigurationError)
@@ -2378,6 +2392,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"MissingConfigException): ",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
           r"Output directory \(\S+\) already exists and is not empty",
+          # e-cfgerr (issue 26): Slurm refusing the job's resource request before anything runs (sbatch/srun/salloc
+          # `Batch job submission failed:` / `Unable to allocate resources:` / `Unable to create step for job N:` with
+          # an invalid gres/partition/account/qos/node/feature spec or a request no node can satisfy): the launch
+          # settings of the job script (src/common/slurm_errno.c messages)
+          r"\b(?:sbatch|srun|salloc): error: (?:Batch job submission failed|Unable to allocate resources|Unable to "
+          r"create step for job \d+|Job submit/allocate failed): (?:Invalid (?:generic resource \(gres\) "
+          r"specification|partition name specified|account or account/partition combination specified|qos "
+          r"specification|node name specified|feature specification|job array specification|number of nodes "
+          r"specified|Trackable RESource \(TRES\) specification)|Requested node configuration is not available|"
+          r"More processors requested than permitted|Node count specification invalid|Memory required by task is "
+          r"not available|Requested partition configuration not available now|Requested time limit is invalid)",
           # r3-ver (issue 26): transformers' DeepSpeed integration (trainer_config_finalize) checking the DeepSpeed
           # JSON's explicit values against TrainingArguments
           r"DeepSpeed config values that mismatch TrainingArguments values",
@@ -2391,7 +2416,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\[type=(?:dict_type|list_type|tuple_type|set_type|int_type|int_parsing|float_type|float_parsing|bool_type|"
           r"bool_parsing|string_type|literal_error|enum|missing|model_type|model_attributes_type|dataclass_type|"
           r"union_tag_invalid|union_tag_not_found), input_value="),
-         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
+         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv", "Batch job submission failed",
+          "Unable to allocate resources", "Unable to create step", "Job submit/allocate failed",
           "(type=", "[type=", "ConfigError", "InstantiationError", "ConfigurationError", "MissingMandatoryValue",
           "ConfigKeyError", "ConfigAttributeError", "ConfigCompositionException", "OverrideParseException",
           "MissingConfigException",
@@ -2838,7 +2864,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"transformers[/\\](?:integrations[/\\])?deepspeed\.py (?:deepspeed_init|deepspeed_optim_sched|"
                 r"trainer_config_process|trainer_config_finalize|fill_match|fill_only)$|"
                 r"accelerate[/\\]utils[/\\]dataclasses\.py (?:__post_init__|set_\w+|_?validate\w*)$|"
-                r"vllm[/\\](?:sampling_params\.py (?:_verify\w*|__post_init__)|engine[/\\]arg_utils\.py \w+)$", re.M),
+                r"vllm[/\\](?:sampling_params\.py (?:_verify\w*|__post_init__)|engine[/\\]arg_utils\.py \w+)$|"
+                # torchrun's own argument handling (torch/distributed/run.py determine_local_world_size: `Unsupported
+                # nproc_per_node value: gpus`, config_from_args, parse_min_max_nnodes)
+                r"torch[/\\]distributed[/\\](?:run|launch)\.py (?:determine_local_world_size|config_from_args|"
+                r"parse_min_max_nnodes|parse_args|get_args_parser|_get_logs_specs_class)$", re.M),
      "config_error",
      "the library refused the run's settings before the first step: change the setting the message names (batch "
      "sizes that must divide each other, an optimizer or offload combination, a length limit)"),
@@ -2941,7 +2971,7 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
-                r"only (?:supports?|accepts?|works? with|be used with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
+                r"only (?:supports?|accepts?|works? (?:with|in|on|for|when)|be used (?:with|in|on|for|when))|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
                 r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
                 r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
                 # h8-cfgerr: a setting named with its value compared to a limit (`max_length 8192 is larger than the
