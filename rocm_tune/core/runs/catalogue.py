@@ -2388,10 +2388,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # h8-cfgerr (issue 26): the config libraries' own exception classes (torchtune's ConfigError /
           # InstantiationError, OmegaConf/Hydra's key and composition errors named bare, any ConfigurationError)
           r"(?:^|[\s.:\]])(?:ConfigError|InstantiationError|InvalidConfigError|ConfigurationError|MissingMandatoryValue|"
+          # e-cfgerr: argparse's and the runners' argument exception classes (ArgumentError, ArgumentTypeError)
+          r"ArgumentError|ArgumentTypeError|"
           r"ConfigKeyError|ConfigAttributeError|ConfigCompositionException|OverrideParseException|"
           r"MissingConfigException): ",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
           r"Output directory \(\S+\) already exists and is not empty",
+          # e-cfgerr (issue 26): the shell ran one of the command's own options as a command (`lora.sh: line 7:
+          # --model_id_or_path: command not found`): a line of the multi-line command lost its trailing backslash (or
+          # has a space after it / a blank line), so the runner started without the options below it
+          r"^(?:\S+: )?line \d+: --?[A-Za-z][\w-]*(?:=\S*)?: (?:command not found|未找到命令|找不到命令)\s*$",
           # e-cfgerr (issue 26): Slurm refusing the job's resource request before anything runs (sbatch/srun/salloc
           # `Batch job submission failed:` / `Unable to allocate resources:` / `Unable to create step for job N:` with
           # an invalid gres/partition/account/qos/node/feature spec or a request no node can satisfy): the launch
@@ -2416,10 +2422,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\[type=(?:dict_type|list_type|tuple_type|set_type|int_type|int_parsing|float_type|float_parsing|bool_type|"
           r"bool_parsing|string_type|literal_error|enum|missing|model_type|model_attributes_type|dataclass_type|"
           r"union_tag_invalid|union_tag_not_found), input_value="),
-         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv", "Batch job submission failed",
+         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv", "Batch job submission failed", "command not found",
+          "未找到命令", "找不到命令",
           "Unable to allocate resources", "Unable to create step", "Job submit/allocate failed",
           "(type=", "[type=", "ConfigError", "InstantiationError", "ConfigurationError", "MissingMandatoryValue",
           "ConfigKeyError", "ConfigAttributeError", "ConfigCompositionException", "OverrideParseException",
+          "ArgumentError", "ArgumentTypeError",
           "MissingConfigException",
           "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
@@ -2970,6 +2978,16 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
+                # e-cfgerr (issue 26): a setting's bound in the checks' own words — `num_generations` must be greater
+                # than 1, `max_tokens must be at least 1, got 0` (vLLM SamplingParams), `must be between 0 and 1`;
+                # a value required for a feature (`The ZeRO stage must be 3 to use offload_param`); a setting named
+                # with its value against a limit (`Requested `tensor_parallel_size` 8 is greater than the number of
+                # GPUs 4`)
+                r"\b(?:must|should|has to|needs? to) be (?:strictly )?(?:greater|larger|smaller|less|bigger|more|"
+                r"higher|lower|at least|at most|positive|non-?negative|between|in the range|within)\b|"
+                r"\bmust be [^.\n]{1,40}\b(?:to use|when using|if using|for using|to enable|when enabling)\b|"
+                r"`[a-z]\w*_\w+`:? \(?\d+\)? (?:is|must be|should be|cannot be) (?:smaller|larger|greater|less|bigger|"
+                r"more|higher|lower) than\b|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
                 r"only (?:supports?|accepts?|works? (?:with|in|on|for|when)|be used (?:with|in|on|for|when))|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
                 r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
@@ -2993,7 +3011,7 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"flatten tensors with uniform dtype|Cannot flatten integer dtype|"
                 # issue 26 (explain-sw): requirements on a value and the runners' `You passed/You must ...` wording
                 r"(?:has|have|must|should|needs?) to be (?:greater|larger|smaller|less|positive|divisible|a multiple|"
-                r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be (?:evenly )?divisible by|"
+                r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|(?:must|should|has to|needs? to) be (?:evenly )?divisible by|"
                 r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice|"
                 r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b|"
                 # explain-dist (issue 26): a distributed script started without its launcher / process group; a setting
