@@ -1382,14 +1382,39 @@ SIGNATURES: tuple[Signature, ...] = (
           # (accelerate/commands/launch.py _validate_launch_command): the run goes on with them
           r"The following values were not passed to `accelerate launch` and had defaults used instead",
           r"^\s*`--[\w-]+` was set to a value of `[^`]*`\s*$",
-          r"To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`"),
+          r"To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`",
+          # e-cfgerr (issue 26): notes transformers/accelerate/DeepSpeed print through loggers that show no level
+          # (transformers' default handler prints the bare message), each followed by the run going on:
+          # accelerate/utils/other.py check_os_kernel, transformers modeling_utils (FA2 on a model still on the CPU),
+          # Trainer.floating_point_ops and the PEFT label_names note, accelerate's GA plugin vs the DeepSpeed JSON,
+          # DeepSpeed's Triton-autotune cache probe (`df` on a directory not made yet)
+          r"Detected kernel version [\d.]+, which is below the recommended minimum of [\d.]+; this can cause the "
+          r"process to hang",
+          r"You are attempting to use Flash Attention 2(?:\.0)? with a model not initialized on GPU",
+          r"Could not estimate the number of tokens of the input, floating-point operations will not be computed",
+          r"No label_names provided for model class `\w+`",
+          r"Gradient accumulation steps mismatch: GradientAccumulationPlugin has \d+, DeepSpeed config has \d+\. "
+          r"Using DeepSpeed's value",
+          r"^df: \S*/\.triton/autotune: No such file or directory",
+          # TensorFlow/absl info-level records (`2024-06-01 10:00:00.123: I tensorflow/core/util/port.cc:113] oneDNN
+          # custom operations are on ... round-off errors ...`): the level says it is information
+          r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I (?:tensorflow|external|xla)/[\w./-]+:\d+\] ",
+          # RCCL on MI300 without MSCCL++'s environment: it uses its own algorithms (ROCm/Megatron-LM#65 review)
+          r"NCCL WARN MSCCL\+\+: Cannot enable MSCCL\+\+; environment is not MSCCL compatible",
+          # rdma-core without its provider config directory (no InfiniBand drivers configured): TCP is used
+          r"libibverbs: Warning: couldn't open config directory",
+          # ms-swift's own warning records, whatever their words (`[WARNING:swift] Failed to import `liger_kernel``):
+          # by ms-swift's judgement not a failure (SWIFT_RECORD_CAUSES are read by their own signatures)
+          r"^(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[WARNING:swift\] "),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
           "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning",
           "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
           "destroy_process_group", "[WARNING]", "Could not load dynamic library", "NNPACK", "register factory",
           "STATUS_NOT_SUPPORTED", "Expected integer value", "accelerate launch", "was set to a value of",
-          "To avoid this warning"), benign=True,
+          "To avoid this warning", "Detected kernel version", "Flash Attention 2", "Could not estimate the number",
+          "No label_names provided", "Gradient accumulation steps mismatch", "triton/autotune", ": I ",
+          "MSCCL++", "libibverbs: Warning", "[WARNING:swift]"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # r5-hip (issue 26): a line a logger printed at WARNING level, by the logger's own shape rather than its words:
     # c10's TORCH_WARN (`[W Context.cpp:301] Warning: ...`, `[W1016 17:27:46.69 ProcessGroupNCCL.cpp:1856]`), glog
