@@ -2992,7 +2992,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # h8-cfgerr (issue 26): before the data rule, a message that names a setting (backticked snake_case) as one that
     # must be set/given is about the setting even when it mentions the dataset (`max_steps` must be set when the
     # dataset is an iterable dataset)
-    (re.compile(r"`[a-z]\w*_\w+` (?:must|has to|needs to|should) be (?:set|specified|provided|given|passed)\b"),
+    (re.compile(r"`[a-z]\w*_\w+` (?:must|has to|needs to|should) be (?:set|specified|provided|given|passed)\b|"
+                # e-cfgerr (issue 26): the message names the argument itself (`args.dataset`, `self.dataset`,
+                # `--dataset`) as missing or empty — ms-swift 2.x `self.dataset: [], Please input the training
+                # dataset.`, `--model is required` — the command lacks the option, not the data its value would name
+                r"(?:\bargs\.|\bself\.|(?:^|\s)--)[a-z]\w*\b[^\n]{0,60}?(?:[Pp]lease (?:input|set|specify|provide|pass)\b|"
+                r"\b(?:is|are) (?:required|not set|missing|empty)\b|\bcannot be (?:empty|None)\b|"
+                r"\bmust be (?:set|specified|provided|given|passed)\b)"),
      "config_error", "a setting of the run is missing: set the one the message names"),
     # ex-ver: `datasets`' split messages (`Unknown split "validation". Should be one of ['train']`, `Instruction 'train'
     # corresponds to no data!`) name no dataset word but are the data's
