@@ -903,7 +903,11 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
     root = None
-    prio = _priorities(diags, any(sc.finished for sc in scans))
+    went_on = {i: sc.last_progress for i, sc in enumerate(scans)}
+    prio = _priorities(diags, any(sc.finished for sc in scans), went_on)
+    for d in diags:
+        if _hang_warning_disproven(d, went_on) and _warned_then_went_on(d):
+            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be
     top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
@@ -970,18 +974,30 @@ def _warned_then_went_on(d: Diagnosis) -> bool:
 _HANDLED_BY_RUNNER = re.compile(r"👆+ ?There are errors in ")
 
 
+def _hang_warning_disproven(d: Diagnosis, progress: Mapping[int, int]) -> bool:
+    """e-cfgerr (issue 26): a hang sign the program logged as a warning (RCCL's `NCCL WARN Missing "iommu=pt" ...
+    can lead to system instability or hang!`) with the run's progress after it in the same log: the run did not hang
+    there, the warning is an advisory (benign context) — a harmless library warning is never the root of a run that
+    went on."""
+    sig = cat.BY_CODE.get(d.code)
+    return bool(sig is not None and sig.hang and d.evidence and
+                all(progress.get(h.file_index, -1) > h.offset for h in d.evidence))
+
+
 def _handled_by_runner(d: Diagnosis) -> bool:
     return bool(d.evidence) and all(_HANDLED_BY_RUNNER.search(h.context) for h in d.evidence)
 
 
-def _priorities(diags: list[Diagnosis], finished: bool = False) -> list[int]:
+def _priorities(diags: list[Diagnosis], finished: bool = False,
+                progress: Mapping[int, int] | None = None) -> list[int]:
     """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
     surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
     when such a cause from another family is in the log, they rank as consequences. r4-hw: likewise a Slurm
     cancel that names no reason is the teardown after the failed task's own cause; and in a run that finished,
     what was only logged as a warning did not stop it. r4-swift: exceptions the runner handled (it skipped the row
     and went on) are weak, and no cause at all of a run that finished."""
-    prio = [0 if finished and _warned_then_went_on(d) else _priority(d) for d in diags]
+    prio = [0 if (finished or _hang_warning_disproven(d, progress or {})) and _warned_then_went_on(d) else _priority(d)
+            for d in diags]
     for i, d in enumerate(diags):
         if prio[i] >= 2 and _handled_by_runner(d):
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
