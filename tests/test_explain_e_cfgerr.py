@@ -181,3 +181,17 @@ def test_a_clean_finished_log_with_runner_warnings_says_no_failure(tmp_path):
     e, r = explain_text(tmp_path, NOISE + "[WARNING:swift] The current model does not support gradient "
                         "checkpointing.\n" + PROGRESS + FINISHED)
     assert r is None and e.status == "finished" and e.answer == "benign_warning", (e.status, e.answer)
+
+
+def test_a_setting_refused_on_one_rank_outranks_the_peers_that_saw_it_go(tmp_path):
+    # transformers/training_args.py __post_init__ on rank 0; rank 1 then sees its peer exit (torch's ProcessGroupNCCL
+    # `remote process exited or there was a network error`): the refused setting is the cause, the peer loss follows
+    cfg = (f'[rank0]: Traceback (most recent call last):\n[rank0]:   File "{SITE}/transformers/training_args.py", line '
+           "1683, in __post_init__\n[rank0]:     raise ValueError(\n[rank0]: ValueError: --load_best_model_at_end "
+           "requires the save and eval strategy to match, but found\n[rank0]: - Evaluation strategy: IntervalStrategy.NO\n"
+           "[rank0]: - Save strategy: SaveStrategy.STEPS\n")
+    peer = ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+            "ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.20.5\n")
+    for order, text in (("cause-first", cfg + peer), ("peer-first", peer + cfg)):
+        e, r = explain_text(tmp_path, NOISE + text + TEARDOWN, name=f"{order}.log")
+        assert r is not None and e.answer == "config_error", (order, e.answer, r.code if r else None)

@@ -904,7 +904,13 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
     root = None
     went_on = {i: sc.last_progress for i, sc in enumerate(scans)}
-    prio = _priorities(diags, any(sc.finished for sc in scans), went_on)
+    # e-cfgerr (issue 26): the family the rules give a catch-all exception (read from its frames and words), so that
+    # the surviving ranks' `remote process exited` / a reasonless Slurm cancel rank as the consequence of a rank that
+    # raised its own error (a setting refused on rank 0), as they do for every other cause
+    heads = [sc.head_text for sc in scans]
+    own = {i: fam[0] for i, d in enumerate(diags)
+           if d.code == cat.GENERIC and (fam := _exception_family(d.first, heads)) is not None}
+    prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
     for d in diags:
         if _hang_warning_disproven(d, went_on) and _warned_then_went_on(d):
             d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be
@@ -989,7 +995,7 @@ def _handled_by_runner(d: Diagnosis) -> bool:
 
 
 def _priorities(diags: list[Diagnosis], finished: bool = False,
-                progress: Mapping[int, int] | None = None) -> list[int]:
+                progress: Mapping[int, int] | None = None, own: Mapping[int, str] | None = None) -> list[int]:
     """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
     surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
     when such a cause from another family is in the log, they rank as consequences. r4-hw: likewise a Slurm
@@ -1003,7 +1009,8 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
     for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
                       ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
-        if not any(d.family not in (fam, "unknown") and not d.benign and _priority(d) >= 2 for d in diags):
+        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and _priority(d) >= 2
+                   for i, d in enumerate(diags)):
             continue
         for i, d in enumerate(diags):
             if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
