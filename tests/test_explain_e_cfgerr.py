@@ -195,3 +195,24 @@ def test_a_setting_refused_on_one_rank_outranks_the_peers_that_saw_it_go(tmp_pat
     for order, text in (("cause-first", cfg + peer), ("peer-first", peer + cfg)):
         e, r = explain_text(tmp_path, NOISE + text + TEARDOWN, name=f"{order}.log")
         assert r is not None and e.answer == "config_error", (order, e.answer, r.code if r else None)
+
+
+@pytest.mark.parametrize("name,lines", [
+    # accelerate/commands/launch.py launch_command_parser: argparse under a multi-word prog name
+    ("accelerate-launch-argparse",
+     "usage: accelerate <command> [<args>] launch [-h] [--mixed_precision {no,fp16,bf16,fp8}] training_script\n"
+     "accelerate <command> [<args>] launch: error: argument --mixed_precision: invalid choice: 'bfloat16' (choose "
+     "from 'no', 'fp16', 'bf16', 'fp8')\n"),
+    # click/exceptions.py BadParameter behind a click CLI (axolotl's `axolotl train CONFIG`)
+    ("click-bad-parameter",
+     "Usage: axolotl train [OPTIONS] CONFIG\nTry 'axolotl train --help' for help.\n\n"
+     "Error: Invalid value for 'CONFIG': Path 'examples/llama-3/lora-8b.yml' does not exist.\n"),
+    # yacs/config.py _merge_a_into_b
+    ("yacs-non-existent-key",
+     tb(("/work/tools/train_net.py", 40, "setup", "cfg.merge_from_file(args.config_file)"),
+        (f"{SITE}/yacs/config.py", 491, "_merge_a_into_b", 'raise KeyError("Non-existent config key: {}".format(full_key))'))
+     + "KeyError: 'Non-existent config key: SOLVER.WARMUP_ITER'\n"),
+])
+def test_launchers_and_config_libraries_refusing_a_value(tmp_path, name, lines):
+    e, r = explain_text(tmp_path, NOISE + lines)
+    assert r is not None and e.answer == "config_error", (name, e.answer, r.code if r else None)

@@ -2407,7 +2407,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
-          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
+          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: )?"
+          r"error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
           r"expected|ambiguous|not allowed with|Truthy value expected)|the following arguments are required: |ambiguous option: |one of the "
           r"arguments )",
           # h8-cfgerr (issue 26): the config libraries' own exception classes (torchtune's ConfigError /
@@ -3017,6 +3018,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\b(?:must|should|has to|needs? to) be (?:strictly )?(?:greater|larger|smaller|less|bigger|more|"
                 r"higher|lower|at least|at most|positive|non-?negative|between|in the range|within)\b|"
                 r"\bmust be [^.\n]{1,40}\b(?:to use|when using|if using|for using|to enable|when enabling)\b|"
+                # a setting compared with an operator (`max_seq_length (4096) must be <= the model's
+                # max_position_embeddings`), a value refused by name (click's BadParameter `Error: Invalid value for
+                # 'CONFIG': Path 'x.yml' does not exist.` behind axolotl's CLI), a config key that does not exist
+                # (yacs/fvcore `Non-existent config key: ...`)
+                r"\b(?:must|should) be (?:<=?|>=?|==|!=) |"
+                r"\b(?:[Ii]nvalid|[Uu]nsupported|[Uu]nknown) value (?:for|of) (?:env(?:ironment)? var(?:iable)? )?['\"`]?[\w.-]+|"
+                r"\b[Nn]on-existent config key\b|"
                 r"`[a-z]\w*_\w+`:? \(?\d+\)? (?:is|must be|should be|cannot be) (?:smaller|larger|greater|less|bigger|"
                 r"more|higher|lower) than\b|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
