@@ -216,3 +216,15 @@ def test_a_setting_refused_on_one_rank_outranks_the_peers_that_saw_it_go(tmp_pat
 def test_launchers_and_config_libraries_refusing_a_value(tmp_path, name, lines):
     e, r = explain_text(tmp_path, NOISE + lines)
     assert r is not None and e.answer == "config_error", (name, e.answer, r.code if r else None)
+
+
+def test_a_request_longer_than_the_engines_max_model_len_is_the_setting(tmp_path):
+    # vllm/engine/llm_engine.py _validate_model_input behind ms-swift's deploy server (uvicorn's 500 access line first)
+    text = ("INFO:     Uvicorn running on http://0.0.0.0:8080 (Press CTRL+C to quit)\n"
+            "INFO:     127.0.0.1:48484 - \"POST /v1/chat/completions HTTP/1.1\" 500 Internal Server Error\n"
+            "ERROR:    Exception in ASGI application\n"
+            + tb((f"{SITE}/vllm/engine/llm_engine.py", 1017, "_validate_model_input", "raise ValueError(")) +
+            "ValueError: The decoder prompt (length 40127) is longer than the maximum model length of 32768. Make sure "
+            "that `max_model_len` is no smaller than the number of text tokens.\n")
+    e, r = explain_text(tmp_path, text)
+    assert r is not None and e.answer == "config_error", (e.answer, r.code if r else None)

@@ -2898,7 +2898,11 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"transformers[/\\](?:integrations[/\\])?deepspeed\.py (?:deepspeed_init|deepspeed_optim_sched|"
                 r"trainer_config_process|trainer_config_finalize|fill_match|fill_only)$|"
                 r"accelerate[/\\]utils[/\\]dataclasses\.py (?:__post_init__|set_\w+|_?validate\w*)$|"
-                r"vllm[/\\](?:sampling_params\.py (?:_verify\w*|__post_init__)|engine[/\\]arg_utils\.py \w+)$|"
+                r"vllm[/\\](?:sampling_params\.py (?:_verify\w*|__post_init__)|engine[/\\]arg_utils\.py \w+|"
+                # vLLM's engine checking a request against the engine's settings (`The decoder prompt (length 40127)
+                # is longer than the maximum model length of 32768. Make sure that `max_model_len` is no smaller than
+                # the number of text tokens.`, vllm/engine/llm_engine.py, v1/engine/processor.py)
+                r"(?:v1[/\\])?engine[/\\](?:llm_engine|processor)\.py _validate_model_inputs?)$|"
                 # torchrun's own argument handling (torch/distributed/run.py determine_local_world_size: `Unsupported
                 # nproc_per_node value: gpus`, config_from_args, parse_min_max_nnodes)
                 r"torch[/\\]distributed[/\\](?:run|launch)\.py (?:determine_local_world_size|config_from_args|"
@@ -3023,6 +3027,7 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # 'CONFIG': Path 'x.yml' does not exist.` behind axolotl's CLI), a config key that does not exist
                 # (yacs/fvcore `Non-existent config key: ...`)
                 r"\b(?:must|should) be (?:<=?|>=?|==|!=) |"
+                r"\b[Mm]ake sure (?:that )?`[a-z]\w*_\w+` (?:is|are|has|does)\b|"
                 r"\b(?:[Ii]nvalid|[Uu]nsupported|[Uu]nknown) value (?:for|of) (?:env(?:ironment)? var(?:iable)? )?['\"`]?[\w.-]+|"
                 r"\b[Nn]on-existent config key\b|"
                 r"`[a-z]\w*_\w+`:? \(?\d+\)? (?:is|must be|should be|cannot be) (?:smaller|larger|greater|less|bigger|"
