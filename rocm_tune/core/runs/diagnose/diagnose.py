@@ -902,26 +902,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     # order: by time of first sight
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
-    root = None
-    went_on = {i: sc.last_progress for i, sc in enumerate(scans)}
-    # e-cfgerr (issue 26): the family the rules give a catch-all exception (read from its frames and words), so that
-    # the surviving ranks' `remote process exited` / a reasonless Slurm cancel rank as the consequence of a rank that
-    # raised its own error (a setting refused on rank 0), as they do for every other cause
-    heads = [sc.head_text for sc in scans]
-    own = {i: fam[0] for i, d in enumerate(diags)
-           if d.code == cat.GENERIC and (fam := _exception_family(d.first, heads)) is not None}
-    prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
-    for d in diags:
-        if _hang_warning_disproven(d, went_on) and _warned_then_went_on(d):
-            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be
-    top = max(prio, default=0)
-    if top > 0:
-        # the first in time of the highest priority; a likely consequence (a peer that went away, a
-        # bare exception) only when nothing else of that priority is there
-        cands = [i for i, p in enumerate(prio) if p == top]
-        root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
-    if root is not None and diags[root].code in cat.WARNING_CAUSES and any(sc.finished for sc in scans):
-        root = None   # r3-misc: a warning that only may cause a failure did not: the run went on to finish
+    root = _choose_root(scans, diags)
     if root is not None:
         r = diags[root]
         for i, d in enumerate(diags):
@@ -945,6 +926,32 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
                        any(s.partial for s in scans))
+
+
+def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | None:
+    """The index of the root cause among the diagnoses (None when nothing is one): the first in time of the highest
+    priority, the likely consequences only when nothing else of that priority is there."""
+    root = None
+    went_on = {i: sc.last_progress for i, sc in enumerate(scans)}
+    # e-cfgerr (issue 26): the family the rules give a catch-all exception (read from its frames and words), so that
+    # the surviving ranks' `remote process exited` / a reasonless Slurm cancel rank as the consequence of a rank that
+    # raised its own error (a setting refused on rank 0), as they do for every other cause
+    heads = [sc.head_text for sc in scans]
+    own = {i: fam[0] for i, d in enumerate(diags)
+           if d.code == cat.GENERIC and (fam := _exception_family(d.first, heads)) is not None}
+    prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
+    for d in diags:
+        if _hang_warning_disproven(d, went_on) and _warned_then_went_on(d):
+            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be
+    top = max(prio, default=0)
+    if top > 0:
+        # the first in time of the highest priority; a likely consequence (a peer that went away, a
+        # bare exception) only when nothing else of that priority is there
+        cands = [i for i, p in enumerate(prio) if p == top]
+        root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
+    if root is not None and diags[root].code in cat.WARNING_CAUSES and any(sc.finished for sc in scans):
+        root = None   # r3-misc: a warning that only may cause a failure did not: the run went on to finish
+    return root
 
 
 _SCRIPT_BUG = re.compile(r"(?:^|\s|\]:)(?:NameError|SyntaxError|IndentationError|TabError|UnboundLocalError)\b")
