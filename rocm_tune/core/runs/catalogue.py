@@ -1377,13 +1377,44 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\bRSMI_STATUS_NOT_SUPPORTED\b", r"\bAMDSMI_STATUS_NOT_SUPPORTED\b",
           # NCCL/RCCL without an external network plugin uses its own transports (ROCm/rccl#1026, NVIDIA/nccl#257)
           r"NET/Plugin ?: (?:No plugin found|Could not find:?) \(?lib[rn]ccl-net",
-          r"Expected integer value from monitor, but got"),
+          r"Expected integer value from monitor, but got",
+          # e-cfgerr (issue 26): accelerate launch's note that it filled in defaults for flags not given
+          # (accelerate/commands/launch.py _validate_launch_command): the run goes on with them
+          r"The following values were not passed to `accelerate launch` and had defaults used instead",
+          r"^\s*`--[\w-]+` was set to a value of `[^`]*`\s*$",
+          r"To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`",
+          # e-cfgerr (issue 26): notes transformers/accelerate/DeepSpeed print through loggers that show no level
+          # (transformers' default handler prints the bare message), each followed by the run going on:
+          # accelerate/utils/other.py check_os_kernel, transformers modeling_utils (FA2 on a model still on the CPU),
+          # Trainer.floating_point_ops and the PEFT label_names note, accelerate's GA plugin vs the DeepSpeed JSON,
+          # DeepSpeed's Triton-autotune cache probe (`df` on a directory not made yet)
+          r"Detected kernel version [\d.]+, which is below the recommended minimum of [\d.]+; this can cause the "
+          r"process to hang",
+          r"You are attempting to use Flash Attention 2(?:\.0)? with a model not initialized on GPU",
+          r"Could not estimate the number of tokens of the input, floating-point operations will not be computed",
+          r"No label_names provided for model class `\w+`",
+          r"Gradient accumulation steps mismatch: GradientAccumulationPlugin has \d+, DeepSpeed config has \d+\. "
+          r"Using DeepSpeed's value",
+          r"^df: \S*/\.triton/autotune: No such file or directory",
+          # TensorFlow/absl info-level records (`2024-06-01 10:00:00.123: I tensorflow/core/util/port.cc:113] oneDNN
+          # custom operations are on ... round-off errors ...`): the level says it is information
+          r"^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I (?:tensorflow|external|xla)/[\w./-]+:\d+\] ",
+          # RCCL on MI300 without MSCCL++'s environment: it uses its own algorithms (ROCm/Megatron-LM#65 review)
+          r"NCCL WARN MSCCL\+\+: Cannot enable MSCCL\+\+; environment is not MSCCL compatible",
+          # rdma-core without its provider config directory (no InfiniBand drivers configured): TCP is used
+          r"libibverbs: Warning: couldn't open config directory",
+          # ms-swift's own warning records, whatever their words (`[WARNING:swift] Failed to import `liger_kernel``):
+          # by ms-swift's judgement not a failure (SWIFT_RECORD_CAUSES are read by their own signatures)
+          r"^(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[WARNING:swift\] "),
          ("use_cache=True", "were not initialized", "use_reentrant parameter", "TypedStorage", "NET/Plugin",
           "librccl-net", "Warning", "warnings.warn", "TORCH_NCCL_", "huggingface/tokenizers", "Special tokens",
           "okenizer", "pad_token_id", "right-padding", "expandable_segments", "MIOpen(HIP): Warning",
           "matching Triton", "Error caught was", "xFormers can't load", "WARNING[XFORMERS]", "NOT been destroyed",
           "destroy_process_group", "[WARNING]", "Could not load dynamic library", "NNPACK", "register factory",
-          "STATUS_NOT_SUPPORTED", "Expected integer value"), benign=True,
+          "STATUS_NOT_SUPPORTED", "Expected integer value", "accelerate launch", "was set to a value of",
+          "To avoid this warning", "Detected kernel version", "Flash Attention 2", "Could not estimate the number",
+          "No label_names provided", "Gradient accumulation steps mismatch", "triton/autotune", ": I ",
+          "MSCCL++", "libibverbs: Warning", "[WARNING:swift]"), benign=True,
          sources=("calibration rocm-rccl-1129 (NET/Plugin : Plugin load (librccl-net.so) returned 2)",)),
     # r5-hip (issue 26): a line a logger printed at WARNING level, by the logger's own shape rather than its words:
     # c10's TORCH_WARN (`[W Context.cpp:301] Warning: ...`, `[W1016 17:27:46.69 ProcessGroupNCCL.cpp:1856]`), glog
@@ -1410,6 +1441,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?(?:\[\d\d:\d\d:\d\d(?:\.\d+)?\]\s*)?(?:WARNING|WARN|Warning):\s|"
           r"\s*(?:\(\w[\w:.\-]* pid=\d+(?:, ip=[\d.]+)?\)\s*)?\d{4}-\d\d-\d\d[ T][\d:.,]+\s*(?:\|\s*)?WARNING\s*(?:\|\s*)?"
           r"[\w./<>-]+:(?:[\w<>]+:)?\d+\s+(?:--|-)\s|"
+          # e-cfgerr (issue 26): the fine-tuning runners' own logger records at warning level — ms-swift's
+          # `[WARNING:swift] ...` (after a timestamp or a rank prefix), LLaMA-Factory's and transformers'
+          # `[WARNING|2024-06-05 10:00:00] logger:162 >> ...` / `[WARNING|logging.py:328] 2024-... >> ...`, and the
+          # HF examples' `06/05/2024 10:00:00 - WARNING - logger - ...` (swift/utils/logger.py, llamafactory/extras/
+          # logging.py, transformers/utils/logging.py formats)
+          r"(?:\S+ ){0,2}?(?:\[(?:rank|default)\d+\]:\s*)?\[(?:WARNING|WARN):[\w.-]+\]\s|"
+          r"\s*(?:\[(?:rank|default)\d+\]:\s*)?\[(?:WARNING|WARN)\|[^\]\n]{1,40}\]\s|"
+          r"\s*\d\d/\d\d/\d{4} \d\d:\d\d:\d\d - WARNING - [\w.]+ - |"
           r".*\b(?:is|are) deprecated\b|.*\bwill be removed in (?:v|version )?\d|.*\bfalling back to\b|"
           # h8-cfgerr: a note that says of itself it is harmless (`This is expected, and simply means that the
           # legacy behaviour will be used`, `can be safely ignored`, `You can ignore this warning`)
@@ -2408,16 +2447,34 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
-          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: )?error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
-          r"expected|ambiguous|not allowed with)|the following arguments are required: |ambiguous option: |one of the "
+          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: )?"
+          r"error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
+          r"expected|ambiguous|not allowed with|Truthy value expected)|the following arguments are required: |ambiguous option: |one of the "
           r"arguments )",
           # h8-cfgerr (issue 26): the config libraries' own exception classes (torchtune's ConfigError /
           # InstantiationError, OmegaConf/Hydra's key and composition errors named bare, any ConfigurationError)
           r"(?:^|[\s.:\]])(?:ConfigError|InstantiationError|InvalidConfigError|ConfigurationError|MissingMandatoryValue|"
+          # e-cfgerr: argparse's and the runners' argument exception classes (ArgumentError, ArgumentTypeError)
+          r"ArgumentError|ArgumentTypeError|"
           r"ConfigKeyError|ConfigAttributeError|ConfigCompositionException|OverrideParseException|"
           r"MissingConfigException): ",
           r"yaml\.(?:scanner|parser|constructor|composer)\.\w*Error",
           r"Output directory \(\S+\) already exists and is not empty",
+          # e-cfgerr (issue 26): the shell ran one of the command's own options as a command (`lora.sh: line 7:
+          # --model_id_or_path: command not found`): a line of the multi-line command lost its trailing backslash (or
+          # has a space after it / a blank line), so the runner started without the options below it
+          r"^(?:\S+: )?line \d+: --?[A-Za-z][\w-]*(?:=\S*)?: (?:command not found|未找到命令|找不到命令)\s*$",
+          # e-cfgerr (issue 26): Slurm refusing the job's resource request before anything runs (sbatch/srun/salloc
+          # `Batch job submission failed:` / `Unable to allocate resources:` / `Unable to create step for job N:` with
+          # an invalid gres/partition/account/qos/node/feature spec or a request no node can satisfy): the launch
+          # settings of the job script (src/common/slurm_errno.c messages)
+          r"\b(?:sbatch|srun|salloc): error: (?:Batch job submission failed|Unable to allocate resources|Unable to "
+          r"create step for job \d+|Job submit/allocate failed): (?:Invalid (?:generic resource \(gres\) "
+          r"specification|partition name specified|account or account/partition combination specified|qos "
+          r"specification|node name specified|feature specification|job array specification|number of nodes "
+          r"specified|Trackable RESource \(TRES\) specification)|Requested node configuration is not available|"
+          r"More processors requested than permitted|Node count specification invalid|Memory required by task is "
+          r"not available|Requested partition configuration not available now|Requested time limit is invalid)",
           # r3-ver (issue 26): transformers' DeepSpeed integration (trainer_config_finalize) checking the DeepSpeed
           # JSON's explicit values against TrainingArguments
           r"DeepSpeed config values that mismatch TrainingArguments values",
@@ -2431,9 +2488,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\[type=(?:dict_type|list_type|tuple_type|set_type|int_type|int_parsing|float_type|float_parsing|bool_type|"
           r"bool_parsing|string_type|literal_error|enum|missing|model_type|model_attributes_type|dataclass_type|"
           r"union_tag_invalid|union_tag_not_found), input_value="),
-         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv",
+         ("mismatch TrainingArguments", "HfArgumentParser", "validation error", "error: ", "yaml.", "already exists and is not empty", "remaining_argv", "Batch job submission failed", "command not found",
+          "未找到命令", "找不到命令",
+          "Unable to allocate resources", "Unable to create step", "Job submit/allocate failed",
           "(type=", "[type=", "ConfigError", "InstantiationError", "ConfigurationError", "MissingMandatoryValue",
           "ConfigKeyError", "ConfigAttributeError", "ConfigCompositionException", "OverrideParseException",
+          "ArgumentError", "ArgumentTypeError",
           "MissingConfigException",
           "omegaconf", "not in struct", "Could not override"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
@@ -2881,6 +2941,34 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"accelerate[/\\](?:commands|utils)[/\\]launch\.py (?:_validate\w*|prepare_\w+)$", re.M),
      "config_error",
      "the run's arguments were rejected: correct the setting the message names"),
+    # e-cfgerr (issue 26): the checks a library runs on the run's settings before the first step, by the frame that
+    # raised — whatever the words: a trainer class refusing its arguments in __init__ (TRL's grpo_trainer.py `The
+    # global train batch size (7 x 1) must be evenly divisible by the number of generations per prompt (8)`, ms-swift's
+    # swift/trainers/rlhf_trainer/grpo_trainer.py the same), with a ValueError/AssertionError/TypeError whose words are
+    # not about the tokenizer or the data (those are read by the rules for them); transformers' DeepSpeed integration
+    # reconciling the DeepSpeed JSON with TrainingArguments (transformers/deepspeed.py, integrations/deepspeed.py
+    # deepspeed_init / deepspeed_optim_sched / trainer_config_process|finalize: `ZeRO Offload can only work with
+    # DeepSpeed optimizers`); accelerate's dataclasses.py plugins checking themselves (__post_init__, set_*); vLLM's
+    # SamplingParams/EngineArgs verifying the values the runner passed (sampling_params.py _verify_args: `max_tokens
+    # must be at least 1, got 0`, engine/arg_utils.py)
+    (re.compile(r"[/\\]\w*[Tt]rainer\w*\.py __init__\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"(?:ValueError|AssertionError|TypeError): (?![^\n]*(?i:tokeni[sz]|processor|pad_token|eos_token|chat.?template|"
+                r"dataset|column|sample|label))|"
+                r"transformers[/\\](?:integrations[/\\])?deepspeed\.py (?:deepspeed_init|deepspeed_optim_sched|"
+                r"trainer_config_process|trainer_config_finalize|fill_match|fill_only)$|"
+                r"accelerate[/\\]utils[/\\]dataclasses\.py (?:__post_init__|set_\w+|_?validate\w*)$|"
+                r"vllm[/\\](?:sampling_params\.py (?:_verify\w*|__post_init__)|engine[/\\]arg_utils\.py \w+|"
+                # vLLM's engine checking a request against the engine's settings (`The decoder prompt (length 40127)
+                # is longer than the maximum model length of 32768. Make sure that `max_model_len` is no smaller than
+                # the number of text tokens.`, vllm/engine/llm_engine.py, v1/engine/processor.py)
+                r"(?:v1[/\\])?engine[/\\](?:llm_engine|processor)\.py _validate_model_inputs?)$|"
+                # torchrun's own argument handling (torch/distributed/run.py determine_local_world_size: `Unsupported
+                # nproc_per_node value: gpus`, config_from_args, parse_min_max_nnodes)
+                r"torch[/\\]distributed[/\\](?:run|launch)\.py (?:determine_local_world_size|config_from_args|"
+                r"parse_min_max_nnodes|parse_args|get_args_parser|_get_logs_specs_class)$", re.M),
+     "config_error",
+     "the library refused the run's settings before the first step: change the setting the message names (batch "
+     "sizes that must divide each other, an optimizer or offload combination, a length limit)"),
     # ex-num (issue 26): raised by the frames that restore a checkpoint into the run — torch's own load_state_dict
     # (optimizer, module), DeepSpeed's engine and ZeRO restore, accelerate's load_state, the HF Trainer's resume steps,
     # Lightning's restore, torch.distributed.checkpoint — whatever the exception's type: the checkpoint does not fit
@@ -2975,7 +3063,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # h8-cfgerr (issue 26): before the data rule, a message that names a setting (backticked snake_case) as one that
     # must be set/given is about the setting even when it mentions the dataset (`max_steps` must be set when the
     # dataset is an iterable dataset)
-    (re.compile(r"`[a-z]\w*_\w+` (?:must|has to|needs to|should) be (?:set|specified|provided|given|passed)\b"),
+    (re.compile(r"`[a-z]\w*_\w+` (?:must|has to|needs to|should) be (?:set|specified|provided|given|passed)\b|"
+                # e-cfgerr (issue 26): the message names the argument itself (`args.dataset`, `self.dataset`,
+                # `--dataset`) as missing or empty — ms-swift 2.x `self.dataset: [], Please input the training
+                # dataset.`, `--model is required` — the command lacks the option, not the data its value would name
+                r"(?:\bargs\.|\bself\.|(?:^|\s)--)[a-z]\w*\b[^\n]{0,60}?(?:[Pp]lease (?:input|set|specify|provide|pass)\b|"
+                r"\b(?:is|are) (?:required|not set|missing|empty)\b|\bcannot be (?:empty|None)\b|"
+                r"\bmust be (?:set|specified|provided|given|passed)\b)"),
      "config_error", "a setting of the run is missing: set the one the message names"),
     # ex-ver: `datasets`' split messages (`Unknown split "validation". Should be one of ['train']`, `Instruction 'train'
     # corresponds to no data!`) name no dataset word but are the data's
@@ -2986,8 +3080,26 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
     (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
+                # e-cfgerr (issue 26): a setting's bound in the checks' own words — `num_generations` must be greater
+                # than 1, `max_tokens must be at least 1, got 0` (vLLM SamplingParams), `must be between 0 and 1`;
+                # a value required for a feature (`The ZeRO stage must be 3 to use offload_param`); a setting named
+                # with its value against a limit (`Requested `tensor_parallel_size` 8 is greater than the number of
+                # GPUs 4`)
+                r"\b(?:must|should|has to|needs? to) be (?:strictly )?(?:greater|larger|smaller|less|bigger|more|"
+                r"higher|lower|at least|at most|positive|non-?negative|between|in the range|within)\b|"
+                r"\bmust be [^.\n]{1,40}\b(?:to use|when using|if using|for using|to enable|when enabling)\b|"
+                # a setting compared with an operator (`max_seq_length (4096) must be <= the model's
+                # max_position_embeddings`), a value refused by name (click's BadParameter `Error: Invalid value for
+                # 'CONFIG': Path 'x.yml' does not exist.` behind axolotl's CLI), a config key that does not exist
+                # (yacs/fvcore `Non-existent config key: ...`)
+                r"\b(?:must|should) be (?:<=?|>=?|==|!=) |"
+                r"\b[Mm]ake sure (?:that )?`[a-z]\w*_\w+` (?:is|are|has|does)\b|"
+                r"\b(?:[Ii]nvalid|[Uu]nsupported|[Uu]nknown) value (?:for|of) (?:env(?:ironment)? var(?:iable)? )?['\"`]?[\w.-]+|"
+                r"\b[Nn]on-existent config key\b|"
+                r"`[a-z]\w*_\w+`:? \(?\d+\)? (?:is|must be|should be|cannot be) (?:smaller|larger|greater|less|bigger|"
+                r"more|higher|lower) than\b|"
                 r"(?:not|isn't|is not) supported (?:with|for|when)|cannot be used (?:with|together)|incompatible with|"
-                r"only (?:supports?|accepts?|works with)|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
+                r"only (?:supports?|accepts?|works? (?:with|in|on|for|when)|be used (?:with|in|on|for|when))|[Pp]lease (?:set|specify|use|launch|pass|provide|choose|select)|"
                 r"not compatible|(?:cannot|can't|can not)\b.{0,60}\bwith\b.{0,40}\b(?:enabled|on|set)\b|"
                 r"`\w+` is (?:smaller|larger|greater|less|bigger) than|"
                 # h8-cfgerr: a setting named with its value compared to a limit (`max_length 8192 is larger than the
@@ -3009,7 +3121,7 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"flatten tensors with uniform dtype|Cannot flatten integer dtype|"
                 # issue 26 (explain-sw): requirements on a value and the runners' `You passed/You must ...` wording
                 r"(?:has|have|must|should|needs?) to be (?:greater|larger|smaller|less|positive|divisible|a multiple|"
-                r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|must be divisible by|"
+                r"an? (?:int|integer|list|string|bool|dict))|(?:is|are) not divisible by|(?:must|should|has to|needs? to) be (?:evenly )?divisible by|"
                 r"\bYou (?:passed|set|specified|provided|cannot|can't|can not|must|should|need to)\b|invalid choice|"
                 r"only compatible with|at the same time|requires `?[a-z]\w*_\w+`? to be\b|"
                 # explain-dist (issue 26): a distributed script started without its launcher / process group; a setting

@@ -902,16 +902,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     # order: by time of first sight
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
-    root = None
-    prio = _priorities(diags, any(sc.finished for sc in scans))
-    top = max(prio, default=0)
-    if top > 0:
-        # the first in time of the highest priority; a likely consequence (a peer that went away, a
-        # bare exception) only when nothing else of that priority is there
-        cands = [i for i, p in enumerate(prio) if p == top]
-        root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
-    if root is not None and diags[root].code in cat.WARNING_CAUSES and any(sc.finished for sc in scans):
-        root = None   # r3-misc: a warning that only may cause a failure did not: the run went on to finish
+    root = _choose_root(scans, diags)
     if root is not None:
         r = diags[root]
         for i, d in enumerate(diags):
@@ -935,6 +926,32 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
                        any(s.partial for s in scans))
+
+
+def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | None:
+    """The index of the root cause among the diagnoses (None when nothing is one): the first in time of the highest
+    priority, the likely consequences only when nothing else of that priority is there."""
+    root = None
+    went_on = {i: sc.last_progress for i, sc in enumerate(scans)}
+    # e-cfgerr (issue 26): the family the rules give a catch-all exception (read from its frames and words), so that
+    # the surviving ranks' `remote process exited` / a reasonless Slurm cancel rank as the consequence of a rank that
+    # raised its own error (a setting refused on rank 0), as they do for every other cause
+    heads = [sc.head_text for sc in scans]
+    own = {i: fam[0] for i, d in enumerate(diags)
+           if d.code == cat.GENERIC and (fam := _exception_family(d.first, heads)) is not None}
+    prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
+    for d in diags:
+        if _hang_warning_disproven(d, went_on) and _warned_then_went_on(d):
+            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be
+    top = max(prio, default=0)
+    if top > 0:
+        # the first in time of the highest priority; a likely consequence (a peer that went away, a
+        # bare exception) only when nothing else of that priority is there
+        cands = [i for i, p in enumerate(prio) if p == top]
+        root = min(cands, key=lambda i: (cat.SECONDARY.get(diags[i].code, 0), i))
+    if root is not None and diags[root].code in cat.WARNING_CAUSES and any(sc.finished for sc in scans):
+        root = None   # r3-misc: a warning that only may cause a failure did not: the run went on to finish
+    return root
 
 
 _SCRIPT_BUG = re.compile(r"(?:^|\s|\]:)(?:NameError|SyntaxError|IndentationError|TabError|UnboundLocalError)\b")
@@ -970,24 +987,37 @@ def _warned_then_went_on(d: Diagnosis) -> bool:
 _HANDLED_BY_RUNNER = re.compile(r"👆+ ?There are errors in ")
 
 
+def _hang_warning_disproven(d: Diagnosis, progress: Mapping[int, int]) -> bool:
+    """e-cfgerr (issue 26): a hang sign the program logged as a warning (RCCL's `NCCL WARN Missing "iommu=pt" ...
+    can lead to system instability or hang!`) with the run's progress after it in the same log: the run did not hang
+    there, the warning is an advisory (benign context) — a harmless library warning is never the root of a run that
+    went on."""
+    sig = cat.BY_CODE.get(d.code)
+    return bool(sig is not None and sig.hang and d.evidence and
+                all(progress.get(h.file_index, -1) > h.offset for h in d.evidence))
+
+
 def _handled_by_runner(d: Diagnosis) -> bool:
     return bool(d.evidence) and all(_HANDLED_BY_RUNNER.search(h.context) for h in d.evidence)
 
 
-def _priorities(diags: list[Diagnosis], finished: bool = False) -> list[int]:
+def _priorities(diags: list[Diagnosis], finished: bool = False,
+                progress: Mapping[int, int] | None = None, own: Mapping[int, str] | None = None) -> list[int]:
     """Each diagnosis's priority for the root. ex-num: NCCL/RCCL errors that only say a peer went away are the
     surviving ranks' view of a rank that died of its own cause (SIGKILL by the OOM killer, a GPU OOM, a full disk):
     when such a cause from another family is in the log, they rank as consequences. r4-hw: likewise a Slurm
     cancel that names no reason is the teardown after the failed task's own cause; and in a run that finished,
     what was only logged as a warning did not stop it. r4-swift: exceptions the runner handled (it skipped the row
     and went on) are weak, and no cause at all of a run that finished."""
-    prio = [0 if finished and _warned_then_went_on(d) else _priority(d) for d in diags]
+    prio = [0 if (finished or _hang_warning_disproven(d, progress or {})) and _warned_then_went_on(d) else _priority(d)
+            for d in diags]
     for i, d in enumerate(diags):
         if prio[i] >= 2 and _handled_by_runner(d):
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
     for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
                       ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
-        if not any(d.family not in (fam, "unknown") and not d.benign and _priority(d) >= 2 for d in diags):
+        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and _priority(d) >= 2
+                   for i, d in enumerate(diags)):
             continue
         for i, d in enumerate(diags):
             if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
@@ -1626,6 +1656,15 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         fam = _exception_family(r.first, texts or ())
         if fam is not None:
             r.family, r.fix = fam[0], fam[1] + "; " + r.fix
+    elif r.code == "no-gpu-visible" and _stacked_device_masks("\n".join([r.first.pre, *(texts or ())])):
+        # e-cfgerr (issue 26): on ROCm the visible-device masks stack — ROCR_VISIBLE_DEVICES picks GPUs first, then
+        # HIP_/CUDA_VISIBLE_DEVICES index into what is left — so setting both with the same physical index (a batch
+        # system or Ray setting one, the user the other) masks every GPU away (Parsl#3858, SwarmUI#565)
+        r.family = "config_error"
+        r.title = ("no GPU visible: ROCR_VISIBLE_DEVICES and HIP/CUDA_VISIBLE_DEVICES are both set, and the second "
+                   "indexes into what the first left")
+        r.fix = ("set only one of them (ROCR_VISIBLE_DEVICES=N, or HIP_VISIBLE_DEVICES=N), or give the second the "
+                 "index relative to the first (ROCR_VISIBLE_DEVICES=1 with HIP_VISIBLE_DEVICES=0)")
     elif r.code == "disk-full":
         s = _disk_sentence(n)
         if s:
@@ -1650,6 +1689,15 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
 # another installed library's own module-level import (transformers importing torch.distributed.tensor under a torch
 # build without it); a device plugin's torch (torch_npu, IPEX...) whose torch.cuda fallback ran because the plugin
 # and torch releases differ
+# e-cfgerr: both layers of ROCm's device masks given a value in what the log shows (a command line, an env dump)
+_ROCR_MASK = re.compile(r"\bROCR_VISIBLE_DEVICES=['\"]?[\w,-]")
+_HIP_CUDA_MASK = re.compile(r"\b(?:HIP|CUDA)_VISIBLE_DEVICES=['\"]?[\w,-]")
+
+
+def _stacked_device_masks(blob: str) -> bool:
+    return bool(_ROCR_MASK.search(blob) and _HIP_CUDA_MASK.search(blob))
+
+
 _SONAME_MISSING = re.compile(r"\b(lib[\w+-]+?)\.so\.(\d+)(?:\.[\d.]+)?: cannot open shared object file")
 _LIB_IMPORTS_TORCH_PART = re.compile(r'[/\\](?:site|dist)-packages[/\\](?!torch[/\\])(\w+)[/\\][^"\n]*", line \d+, '
                                      r"in <module>\n[^\n]*\b(?:import|from) torch\.(?:distributed|_C)\b")

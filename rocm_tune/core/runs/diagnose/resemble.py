@@ -47,7 +47,11 @@ _SHORT_FATAL = re.compile(r"^(?:Killed|Aborted|Segmentation fault)(?: \(core dum
 # a warning by its level: the word, glog's `W1127 ...` and c10's `[W socket.cpp:601]` / `[W1127 12:00:00 ...]`
 _WARN_LEVEL = re.compile(r"\bwarn(?:ing)?s?\b|^\s*W\d{4} |^\s*\[W(?:\d{4}\b| )", re.I)
 _SKIP = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)|"
-                   r"it/s\]|s/it\]|^\s*\d+%\|")
+                   r"it/s\]|s/it\]|^\s*\d+%\||"
+                   # e-cfgerr (issue 26): torch.utils.collect_env's report of a field it could not read (`CUDA runtime
+                   # version: Could not collect`, `Nvidia driver version: Could not collect` on a ROCm box): a report
+                   # users paste into every issue, not an error of the run
+                   r"^[\w .()/+-]{2,60}: Could not collect\s*$")
 
 _HEX = re.compile(r"0x[0-9a-fA-F]+|\b[0-9a-fA-F]{8,}\b")
 _WORD = re.compile(r"[A-Za-z]+")
