@@ -32,7 +32,7 @@ from rocm_tune.core.runners.common import (
     yaml_lines,
 )
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
-from rocm_tune.core.formats import litgpt, mlperf, olmo
+from rocm_tune.core.formats import automodel, litgpt, mlperf, olmo
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -71,6 +71,8 @@ def detect(text: str, path: str = "config") -> str:
         return "litgpt-yaml"
     if olmo.is_config(data):
         return "olmo-yaml"
+    if automodel.is_config(data):
+        return "automodel-yaml"
     if mlperf.is_config(text):
         return "mlperf-config"
     if megatron.primus_module(data) is not None:
@@ -704,6 +706,8 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.findings.append(Finding.of("format-not-modelled", p, 1,
                                        f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
         return
+    if read is None and not started and _read_dict_arguments(job, text, p):
+        return
     if read is None and _read_python_launcher(job, text, p):
         return
     job.findings.append(Finding.of(
@@ -913,7 +917,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             fmt = "python"
         if fmt in later:
             found[later[fmt]].append(p)
-        elif fmt in ("olmo-yaml", "mlperf-config"):
+        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml"):
             _read_own_trainer(job, fmt, text, p)
         elif fmt == "litgpt-yaml":
             pass                       # read under the command that names it (_apply_litgpt_config)
@@ -949,6 +953,11 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
         st, notes = olmo.read(_load_structured(text, p), yaml_lines(text), p)
         runner, entry, style = "hf", "OLMo trainer (scripts/train.py)", "hf"
         gpus, nodes = None, None
+    elif fmt == "automodel-yaml":
+        st, notes, _dp = automodel.read(_load_structured(text, p), yaml_lines(text), p)
+        runner, entry, style = "hf", "NeMo Automodel recipe (automodel finetune llm)", "hf"
+        gpus, nodes = None, None
+        job.defaults = dict(automodel.DEFAULTS)
     else:
         st, notes, flags, bench = mlperf.read(text, p)
         more, notes2 = megatron.read_flags(flags, p)
@@ -971,6 +980,40 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
         job.nodes = nodes
     if job.gpus is None:
         job.gpus = Setting("gpus", 1, p, None, "torchrun --nproc_per_node", "assumed")
+
+
+def _read_dict_arguments(job: Job, text: str, p: str) -> bool:
+    """A program that hands its training arguments to a library as one literal dict (core/formats/pyargs.py): read
+    as LLaMA-Factory's arguments when the keys are its own (DB-GPT-Hub's start_sft, LLaMA-Factory's run_exp), else
+    as TrainingArguments; one process."""
+    from rocm_tune.core.files import parse_python
+    from rocm_tune.core.formats import pyargs
+
+    try:
+        flags = pyargs.dict_arguments(parse_python(text, p, "Python program"))
+    except UserError:
+        return False
+    if not flags:
+        return False
+    lf = sum(k in flags for k in lf_yaml.MARKERS if k != "model_name_or_path") >= 2
+    if lf:
+        st, notes = lf_yaml.read_flags(flags, p), []
+        if "cutoff_len" not in st and all(k in flags for k in hf_args.SOURCE_TARGET):
+            # LLaMA-Factory before cutoff_len (DataArguments max_source_length / max_target_length): both parts kept
+            total = sum(as_int(flags[k][0]) or 0 for k in hf_args.SOURCE_TARGET)
+            st["cutoff_len"] = Setting("cutoff_len", total, p, flags["max_source_length"][1], "max_source_length",
+                                       "flag")
+            notes.append(f"max_source_length + max_target_length read as the sequence length ({total})")
+    else:
+        st, notes = hf_args.read_flags(flags, p)
+    job.settings = {**st, **job.settings}
+    job.notes += notes + [f"{p}: the training arguments are one literal dict the program hands to its library, read "
+                          f"as {'LLaMA-Factory' if lf else 'transformers'}' arguments"]
+    job.runner = "llamafactory" if lf else "hf"
+    job.entry, job.entry_file, job.entry_line = f"python {os.path.basename(p)}", p, 1
+    job.script_flags["style"] = "python"
+    job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
+    return True
 
 
 def _launched_by_another(p: str, texts: dict[str, str]) -> bool:

@@ -101,9 +101,16 @@ def read(text: str, file: str) -> tuple[dict[str, Setting], list[str], dict[str,
         flags["recompute-granularity"] = (acg.lower(), line or 1)
         put("recompute-method", "ACM", "block")
         put("recompute-num-layers", "ACL", "1")
-    if as_bool(get("FP8", "False")[0]) or as_bool(get("FP8_PARAMS", "0")[0]):
+    out: dict[str, Setting] = {}
+    fp8, fline = get("FP8", "False")
+    if not pretrain and as_bool(fp8):
+        # fp8_params: ${FP8}: Transformer Engine keeps the frozen base weights as FP8 tensors (1 byte each)
+        out["quantization_bit"] = Setting("quantization_bit", 8, file, fline, "FP8 (fp8_params)", "env")
+        notes.append(f"FP8=True: fp8_params stores the frozen Llama-2-70B weights in FP8, counted at 8 bits; "
+                     f"activations counted in bf16 (an upper bound) ({SRC70}: fp8_params: ${{FP8}})")
+    elif as_bool(fp8) or as_bool(get("FP8_PARAMS", "0")[0]):
         notes.append("FP8 on: counted as bf16 (an upper bound of the FP8 weights and activations)")
-    return {}, notes, flags, bench
+    return out, notes, flags, bench
 
 
 def world(text: str, file: str) -> tuple[Setting | None, Setting | None]:
