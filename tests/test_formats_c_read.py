@@ -303,3 +303,44 @@ def test_training_arguments_in_one_literal_dict_are_read(tmp_path):
     # a dict that names no model is not a training's arguments
     other = _write(tmp_path, "x.py", "import json\ncfg = {'learning_rate': 1e-4, 'num_train_epochs': 3}\nrun(cfg)\n")
     assert formats.read_job([other]).runner == "unknown"
+
+
+# https://github.com/oobabooga/text-generation-webui/issues/3759 (RX 6900 XT): the Training tab's saved parameters
+# (loras/<name>/training_parameters.json, modules/training.py PARAMETERS) and the server's command line
+TEXTGEN_PARAMS = """{
+    "lora_name": "llama-2-7b-chat-hf-lora",
+    "always_override": false,
+    "q_proj_en": true,
+    "v_proj_en": true,
+    "k_proj_en": false,
+    "save_steps": 0,
+    "micro_batch_size": 4,
+    "batch_size": 128,
+    "epochs": 3,
+    "learning_rate": "3e-4",
+    "lora_rank": 32,
+    "lora_alpha": 64,
+    "cutoff_len": 256,
+    "dataset": "my_alpaca_set",
+    "eval_dataset": "None",
+    "optimizer": "adamw_torch"
+}
+"""
+TEXTGEN_SERVER = ("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n"
+                  "python server.py --model llama-2-7b-chat-hf --loader transformers --load-in-4bit --listen\n")
+
+
+def test_text_generation_webui_training_tab_with_the_server_command(tmp_path):
+    d = tmp_path / "loras" / "llama-2-7b-chat-hf-lora"
+    d.mkdir(parents=True)
+    params = _write(d, "training_parameters.json", TEXTGEN_PARAMS)
+    server = _write(tmp_path, "start.sh", TEXTGEN_SERVER)
+    assert formats.detect(TEXTGEN_PARAMS, params) == "textgen-training"
+    job = formats.read_job([params, server])
+    assert job.get("model_name_or_path") == "llama-2-7b-chat-hf"
+    assert job.get("quantization_bit") == 4                    # --load-in-4bit (argparse: dashes = underscores)
+    assert (job.get("per_device_train_batch_size"), job.get("cutoff_len"), job.get("lora_rank")) == (4, 256, 32)
+    assert job.get("gradient_accumulation_steps") == 32 and job.get("lora_target") == "q_proj,v_proj"
+    assert job.get("disable_gradient_checkpointing") is False  # prepare_model_for_int8_training
+    rep = check([params, server], gpu_id="rx6900xt")
+    assert rep.cfg.method == "qlora" and rep.verdict == "fits"   # the user trained it on a 16 GB RX 6900 XT

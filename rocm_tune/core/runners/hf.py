@@ -116,6 +116,8 @@ TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
     out: dict[str, Setting] = {}
     notes: list[str] = []
+    # argparse and HfArgumentParser take `--load-in-4bit` for `load_in_4bit` (dest: dashes read as underscores)
+    flags = {k.replace("-", "_"): v for k, v in flags.items()}
     for k, (v, line) in flags.items():
         if k in MAPPED:
             key, note = MAPPED[k]
