@@ -85,8 +85,8 @@ def read(text: str, file: str) -> tuple[dict[str, Setting], list[str], dict[str,
         flags["model"] = ("meta-llama/Llama-3.1-8B", 1)
         # MegatronStrategy(ddp=DistributedDataParallelConfig(use_distributed_optimizer=True, ...)) in train.py
         flags["use-distributed-optimizer"] = ("true", 1)
-        notes.append(f"the distributed optimizer is on (train.py: DistributedDataParallelConfig("
-                     f"use_distributed_optimizer=True)): the optimizer state is split over the data-parallel ranks")
+        notes.append("the distributed optimizer is on (train.py: DistributedDataParallelConfig("
+                     "use_distributed_optimizer=True)): the optimizer state is split over the data-parallel ranks")
         notes.append(f"sequence length 8192 and the model (Llama 3.1 8B) are the benchmark's ({SRC8}: SEQ_LENGTH)")
     else:
         put("seq-length", "MAX_SEQLEN", "8192")

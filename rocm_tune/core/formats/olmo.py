@@ -70,6 +70,14 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
     if sp > 1:
         notes.append(f"seq_parallel_size {sp}: each sequence of {seq} tokens split over {sp} GPUs, {seq // sp} per "
                      f"GPU (AMD-AIG-AIMA/Instella instella/train.py)")
+    if as_bool(model.get("flash_attention")):
+        put("flash_attn", "fa2", "model.flash_attention")     # OLMoSequentialBlock: flash_attn_func
+    d = data.get("data") if isinstance(data.get("data"), dict) else {}
+    if d.get("paths") or d.get("datasets"):
+        # olmo/data/memmap_dataset.py MemMapDataset: token arrays cut into instances of max_sequence_length tokens
+        put("packing", True, "data.paths")
+        notes.append("data.paths: OLMo's MemMapDataset cuts the token arrays into instances of exactly "
+                     "max_sequence_length tokens (olmo/data/memmap_dataset.py): every sequence is full length")
     prec = str(data.get("precision") or "")
     if "bf16" in prec or "fp16" in prec:
         put("bf16" if "bf16" in prec else "fp16", True, "precision")
