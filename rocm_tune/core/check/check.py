@@ -157,7 +157,7 @@ def runner_defaults(runner: str) -> dict:
 
 def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
     """(TrainConfig, findings, assumptions): core/runners/config.build_config with the job's runner's DEFAULTS."""
-    return _build_config(job, model, gpus, nodes, runner_defaults(job.runner))
+    return _build_config(job, model, gpus, nodes, {**runner_defaults(job.runner), **job.defaults})
 
 
 def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> TrainConfig:
@@ -1208,7 +1208,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     assumptions += vision_assumed
     eval_batch = None
     if _eval_on(job):
-        eval_batch = eval_batch_default(job, cfg, runner_defaults(runner))
+        eval_batch = eval_batch_default(job, cfg, {**runner_defaults(runner), **job.defaults})
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.memory.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)

@@ -32,6 +32,7 @@ from rocm_tune.core.runners.common import (
     yaml_lines,
 )
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
+from rocm_tune.core.formats import automodel, litgpt, mlperf, olmo, textgen
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -66,6 +67,16 @@ def detect(text: str, path: str = "config") -> str:
     data = _load_structured(text, path)
     if torchtune.is_torchtune_mapping(data):
         return "torchtune-yaml"
+    if litgpt.is_config(data):
+        return "litgpt-yaml"
+    if olmo.is_config(data):
+        return "olmo-yaml"
+    if automodel.is_config(data):
+        return "automodel-yaml"
+    if textgen.is_config(data):
+        return "textgen-training"
+    if mlperf.is_config(text):
+        return "mlperf-config"
     if megatron.primus_module(data) is not None:
         return "primus-yaml"
     if lf_yaml.is_lf_mapping(data):
@@ -119,6 +130,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
     rl = rl_programs.entry(argv)
     if rl is not None:         # verl / OpenRLHF: the actor read as the transformers program it trains
         return rl[0], "hf", f"{rl[1]} {argv[rl[0]]}"
+    lit = litgpt.entry(argv)
+    if lit is not None:        # LitGPT fine-tuning (core/formats/litgpt.py): read with LitGPT's own defaults
+        return lit[0], "hf", f"litgpt finetune {lit[1]}"
     for i, w in enumerate(argv):
         base = os.path.basename(w)
         if i > 0 and os.path.basename(argv[i - 1]) in ("bash", "sh", "source", ".") and megatron.amd_launcher(w):
@@ -387,6 +401,8 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
             job.gpus = Setting("gpus", gpus, file, None, entry.split()[0] + " GPUs per node", "flag")
         if nodes and job.nodes is None:
             job.nodes = Setting("nodes", nodes, file, None, entry.split()[0] + " nodes", "flag")
+    elif entry.startswith("litgpt finetune "):
+        _read_litgpt(job, entry.split()[-1], words, file)
     elif runner == "megatron":
         flags = shell.flag_values(words)
         st, notes = megatron.read_flags(flags, file, swift=entry.startswith("megatron "))
@@ -410,6 +426,78 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.script_flags["style"] = "hf"
         if entry.startswith("trl "):
             _read_trl_cli(job, entry.split()[1], flags, file)
+
+
+def _read_litgpt(job: Job, method: str, words: list, file: str) -> None:
+    """LitGPT's command words (core/formats/litgpt.py): a positional checkpoint_dir, jsonargparse flags, and
+    `--config X.yaml`, whose keys are merged under the flags once every file is read (_apply_litgpt_config)."""
+    flags, pos = litgpt.flags_of([(t.text, t.line) for t in words])
+    if pos and "checkpoint_dir" not in flags:
+        flags["checkpoint_dir"] = pos[0]
+    job.script_flags["style"] = "litgpt"
+    job.script_flags["litgpt"] = {"method": method, "flags": flags, "file": file}
+    st, notes = litgpt.read(method, flags, file)
+    job.settings.update(st)
+    job.notes += notes
+    job.defaults = dict(litgpt.DEFAULTS)
+    dev = as_int(flags.get("devices", (None, None))[0])
+    if dev and (job.gpus is None or job.gpus.kind == "assumed"):    # Fabric starts one process per device
+        job.gpus = Setting("gpus", dev, file, flags["devices"][1], "devices", "flag")
+
+
+def _apply_textgen(job: Job, texts: dict[str, str]) -> None:
+    """text-generation-webui's training_parameters.json (core/formats/textgen.py): its settings over the server's
+    command line given beside it (`python server.py --model M --load-in-4bit`: the model and its loading)."""
+    for p in [p for p, f in job.formats.items() if f == "textgen-training"][:1]:
+        st, notes = textgen.read(_load_structured(texts[p], p), yaml_lines(texts[p]), p)
+        job.settings = {**job.settings, **st}
+        job.notes += notes
+        if job.runner == "unknown":
+            job.runner, job.entry, job.entry_file, job.entry_line = "hf", "text-generation-webui Training tab", p, 1
+            job.script_flags["style"] = "hf"
+        job.gpus = job.gpus or Setting("gpus", 1, p, None, "Training tab (one GPU)", "assumed")
+
+
+def _apply_litgpt_config(job: Job, texts: dict[str, str]) -> None:
+    """`litgpt finetune ... --config X.yaml` with X given beside the script (or a LitGPT YAML given alone): its keys,
+    then the command's flags over them."""
+    cmd = job.script_flags.get("litgpt")
+    yamls = [p for p, f in job.formats.items() if f == "litgpt-yaml"]
+    if cmd is None and not yamls:
+        return
+    flags, file, method = (cmd or {}).get("flags", {}), (cmd or {}).get("file"), (cmd or {}).get("method")
+    path = None
+    if "config" in flags:
+        path, how = _resolve_ref(str(flags["config"][0]), Path(file or ".").parent, texts)
+        if path is None or path not in texts:
+            job.findings.append(Finding.of("reference-missing", file, flags["config"][1],
+                                           f"{flags['config'][0]} is not here and was not given beside the script",
+                                           None))
+            path = None
+        elif how:
+            job.notes.append(how)
+    elif yamls:
+        path = yamls[0]
+    if path is None:
+        return
+    data = _load_structured(texts[path], path)
+    values = {**litgpt.from_config(data if isinstance(data, dict) else {}, yaml_lines(texts[path])), **flags}
+    method = method or litgpt.method_of_config(path, data)
+    st, notes = litgpt.read(method, values, path if not flags else (file or path))
+    for k, v in st.items():
+        if v.native not in flags and v.native.split("/")[0] not in flags and k != "finetuning_type":
+            v.file = path
+    job.settings.update(st)
+    job.notes += notes
+    job.defaults = dict(litgpt.DEFAULTS)
+    if cmd is None:
+        job.runner, job.entry, job.entry_file, job.entry_line = "hf", f"litgpt finetune {method}", path, 1
+        job.script_flags["style"] = "litgpt"
+    dev = as_int(values.get("devices", (None, None))[0])
+    if dev and (job.gpus is None or job.gpus.kind == "assumed"):
+        job.gpus = Setting("gpus", dev, path, values["devices"][1], "devices", "flag")
+    elif job.gpus is None:
+        job.gpus = Setting("gpus", 1, path, None, "devices", "assumed")
 
 
 def _read_trl_cli(job: Job, command: str, flags: dict, file: str) -> None:
@@ -661,6 +749,8 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.findings.append(Finding.of("format-not-modelled", p, 1,
                                        f"Python program using {lib.split()[0]}: {lib}; not modelled", None))
         return
+    if read is None and not started and _read_dict_arguments(job, text, p):
+        return
     if read is None and _read_python_launcher(job, text, p):
         return
     job.findings.append(Finding.of(
@@ -799,6 +889,8 @@ def read_texts(texts: dict[str, str]) -> Job:
     found = _read_each(job, texts)
     yaml_cfgs, axo_cfgs, tune_cfgs, primus_cfgs, recipes = (found[k] for k in ("lf", "axolotl", "torchtune",
                                                                                 "primus", "recipe"))
+    _apply_litgpt_config(job, texts)
+    _apply_textgen(job, texts)
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
@@ -869,6 +961,10 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             fmt = "python"
         if fmt in later:
             found[later[fmt]].append(p)
+        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml"):
+            _read_own_trainer(job, fmt, text, p)
+        elif fmt in ("litgpt-yaml", "textgen-training"):
+            pass                       # read under the command given beside it (_apply_litgpt_config, _apply_textgen)
         elif fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
         elif fmt == "accelerate-yaml":
@@ -892,6 +988,76 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
                                            "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
                                            "or launch script", None))
     return found
+
+
+def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
+    """A config that is a whole training by itself: the OLMo trainer's YAML (core/formats/olmo.py) or an MLPerf
+    Training config (core/formats/mlperf.py). A command in another file given wins (its runner and GPUs)."""
+    if fmt == "olmo-yaml":
+        st, notes = olmo.read(_load_structured(text, p), yaml_lines(text), p)
+        runner, entry, style = "hf", "OLMo trainer (scripts/train.py)", "hf"
+        gpus, nodes = None, None
+    elif fmt == "automodel-yaml":
+        st, notes, _dp = automodel.read(_load_structured(text, p), yaml_lines(text), p)
+        runner, entry, style = "hf", "NeMo Automodel recipe (automodel finetune llm)", "hf"
+        gpus, nodes = None, None
+        job.defaults = dict(automodel.DEFAULTS)
+    else:
+        st, notes, flags, bench = mlperf.read(text, p)
+        more, notes2 = megatron.read_flags(flags, p)
+        st = {**more, **st}
+        notes += notes2
+        if bench == "llama2_70b_lora":
+            st["lora_target"] = Setting("lora_target", "q_proj,k_proj,v_proj,o_proj", p, None, "target_modules",
+                                        "default")
+        runner, entry, style = "megatron", f"MLPerf {bench} (NeMo/Megatron)", "megatron"
+        gpus, nodes = mlperf.world(text, p)
+    job.settings = {**st, **job.settings}
+    job.notes += notes
+    if job.runner == "unknown":
+        job.runner, job.entry, job.entry_file, job.entry_line = runner, entry, p, 1
+        job.script_flags["style"] = style
+        job.launcher = job.launcher or "torchrun"
+    if gpus is not None and (job.gpus is None or job.gpus.kind == "assumed"):
+        job.gpus = gpus
+    if nodes is not None and job.nodes is None:
+        job.nodes = nodes
+    if job.gpus is None:
+        job.gpus = Setting("gpus", 1, p, None, "torchrun --nproc_per_node", "assumed")
+
+
+def _read_dict_arguments(job: Job, text: str, p: str) -> bool:
+    """A program that hands its training arguments to a library as one literal dict (core/formats/pyargs.py): read
+    as LLaMA-Factory's arguments when the keys are its own (DB-GPT-Hub's start_sft, LLaMA-Factory's run_exp), else
+    as TrainingArguments; one process."""
+    from rocm_tune.core.files import parse_python
+    from rocm_tune.core.formats import pyargs
+
+    try:
+        flags = pyargs.dict_arguments(parse_python(text, p, "Python program"))
+    except UserError:
+        return False
+    if not flags:
+        return False
+    lf = sum(k in flags for k in lf_yaml.MARKERS if k != "model_name_or_path") >= 2
+    if lf:
+        st, notes = lf_yaml.read_flags(flags, p), []
+        if "cutoff_len" not in st and all(k in flags for k in hf_args.SOURCE_TARGET):
+            # LLaMA-Factory before cutoff_len (DataArguments max_source_length / max_target_length): both parts kept
+            total = sum(as_int(flags[k][0]) or 0 for k in hf_args.SOURCE_TARGET)
+            st["cutoff_len"] = Setting("cutoff_len", total, p, flags["max_source_length"][1], "max_source_length",
+                                       "flag")
+            notes.append(f"max_source_length + max_target_length read as the sequence length ({total})")
+    else:
+        st, notes = hf_args.read_flags(flags, p)
+    job.settings = {**st, **job.settings}
+    job.notes += notes + [f"{p}: the training arguments are one literal dict the program hands to its library, read "
+                          f"as {'LLaMA-Factory' if lf else 'transformers'}' arguments"]
+    job.runner = "llamafactory" if lf else "hf"
+    job.entry, job.entry_file, job.entry_line = f"python {os.path.basename(p)}", p, 1
+    job.script_flags["style"] = "python"
+    job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python", "assumed")
+    return True
 
 
 def _launched_by_another(p: str, texts: dict[str, str]) -> bool:

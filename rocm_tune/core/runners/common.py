@@ -182,6 +182,8 @@ class Job:
     script_flags: dict = field(default_factory=dict)  # canonical key -> native flag, for fixes
     lf_launch: bool = False            # LLaMA-Factory started through rocm-tune's lf_launch (an exported bundle)
     ds_from_accelerate: bool = False   # ZeRO set by the accelerate config's deepspeed_config (no JSON file)
+    # the reading tool's own defaults (core/formats/litgpt.py ...), over the runner's DEFAULTS where the job sets nothing
+    defaults: dict = field(default_factory=dict)
 
     def get(self, key: str, default=None):
         s = self.settings.get(key)

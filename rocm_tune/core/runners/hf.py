@@ -123,6 +123,8 @@ TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
     out: dict[str, Setting] = {}
     notes: list[str] = []
+    # argparse and HfArgumentParser take `--load-in-4bit` for `load_in_4bit` (dest: dashes read as underscores)
+    flags = {k.replace("-", "_"): v for k, v in flags.items()}
     for k, (v, line) in flags.items():
         if k in MAPPED:
             key, note = MAPPED[k]
@@ -175,10 +177,39 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
 MODEL_FLAG = re.compile(r"^(?:base_|pretrained_)?model(?:_name|_path|_dir|_id|_or|_to|_load)*$")
 
 
+# Any other argument whose name names the model (litgpt's --checkpoint_dir, LLM-QAT's --input_model_filename,
+# --pretrained_path, --base_model_path, --ckpt_dir ...) is the model when its value reads as one (a name with a
+# parameter count, core/model/names.parse_name): the general rule for argparse programs, said in the answer.
+MODEL_NAMED = re.compile(r"^(?:input_|base_|pretrained_|init_|load_)?(?:model|checkpoint|ckpt|pretrained)"
+                         r"(?:_[a-z]+)*$")
+NOT_INPUT = re.compile(r"(?:^|_)(?:output|out|save|saved|target|ref|reward|critic|teacher|draft|tokenizer)(?:_|$)")
+
+
+def names_a_model(value: str) -> bool:
+    """A path or hub id whose last part names a model by its size (`Llama-2-7b-hf`, `vicuna-7b-v1.5`)."""
+    from rocm_tune.core.model.names import parse_name
+
+    v = str(value).strip().strip("'\"")
+    if not v or v.startswith(("-", "$")) or as_int(v) is not None or v.lower() in ("true", "false", "none"):
+        return False
+    parts = parse_name(v)
+    return parts.size_b is not None and parts.series is not None
+
+
+def model_flag(flags: dict[str, tuple[str, int]]) -> str | None:
+    """The argument that names the model to train: a MODEL_FLAG name, else a MODEL_NAMED one whose value reads as a
+    model (never one that names an output, a reference or a tokenizer)."""
+    k = next((k for k in flags if k != "model_name_or_path" and MODEL_FLAG.match(k) and flags[k][0]
+              and not flags[k][0].startswith("-")), None)
+    if k is None:
+        k = next((k for k in flags if MODEL_NAMED.match(k) and not NOT_INPUT.search(k)
+                  and names_a_model(flags[k][0])), None)
+    return k
+
+
 def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
     if "model_name_or_path" not in out:
-        k = next((k for k in flags if k != "model_name_or_path" and MODEL_FLAG.match(k) and flags[k][0]
-                  and not flags[k][0].startswith("-")), None)
+        k = model_flag(flags)
         if k is not None:
             out["model_name_or_path"] = Setting("model_name_or_path", flags[k][0], file, flags[k][1], k, "flag")
             notes.append(f"--{k} read as the model to train (model_name_or_path)")
@@ -393,6 +424,8 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
                                                           and all(isinstance(x, str) for x in v)):
                 names[n.targets[0].id] = v     # a list of module names: LoraConfig(target_modules=TARGETS)
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
+    if not args and any(_unsloth_owner(c) for c in calls if _name(c.func) == "from_pretrained"):
+        return _read_unsloth_program(calls, names, file)
     if not args:
         return _read_assignments(tree, names, file, text)
     flags: dict[str, tuple[str, int]] = {}
@@ -432,6 +465,14 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
                 if kws.get(k, (None, 0))[0] is True:
                     put("quantization_bit", bits, k, kws[k][1])
+        if name == "from_pretrained" and _unsloth_owner(c) and "quantization_bit" not in out and not any(
+                k in kws for k in ("load_in_4bit", "load_in_8bit", "load_in_16bit", "full_finetuning")):
+            # Unsloth's Fast*Model.from_pretrained(load_in_4bit=True) by default (UNSLOTH_LOADER)
+            put("quantization_bit", 4, "load_in_4bit", c.lineno)
+            notes.append(f"line {c.lineno}: {_name(c.func.value)}.from_pretrained without load_in_4bit: Unsloth loads "
+                         f"the base in 4 bits by default ({UNSLOTH_LOADER})")
+        if name == "from_pretrained" and _unsloth_owner(c) and kws.get("full_finetuning", (None, 0))[0] is True:
+            put("finetuning_type", "full", "full_finetuning", kws["full_finetuning"][1])
         _adapter_call(name, c, kws, put, out)
         _trainer_call(name, c, kws, put, out, notes)
 
@@ -442,7 +483,7 @@ def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list
     if name == "from_pretrained" and "model_name_or_path" not in out:
         first = _literal(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
                                                             or kws.get("model_name") or (None, 0))[0]
-        if isinstance(first, str) and "/" in first:
+        if isinstance(first, str) and ("/" in first or "\\" in first):     # a hub id or a path (Windows too)
             put("model_name_or_path", first, "from_pretrained", c.lineno)
             dtype = kws.get("torch_dtype") or kws.get("dtype")
             if dtype is None and owner.startswith("Fast"):
@@ -473,6 +514,42 @@ def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list
         put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
 
 
+UNSLOTH_LOADER = "unslothai/unsloth:unsloth/models/loader.py (FastLanguageModel.from_pretrained load_in_4bit=True)"
+UNSLOTH_PEFT = ("unslothai/unsloth:unsloth/models/llama.py (FastLlamaModel.get_peft_model: r=16, target_modules = the "
+                "7 projections, lora_alpha=16, use_gradient_checkpointing=\"unsloth\")")
+
+
+def _unsloth_owner(c) -> bool:
+    """`FastLanguageModel.x(...)`, `FastVisionModel.x(...)`, `FastModel.x(...)`: Unsloth's loader classes."""
+    import ast
+
+    return isinstance(c.func, ast.Attribute) and _name(c.func.value).startswith("Fast") and \
+        _name(c.func.value).endswith("Model")
+
+
+def _read_unsloth_program(calls: list, names: dict, file: str) -> tuple[dict[str, Setting], list[str]]:
+    """An Unsloth program with no TrainingArguments/SFTConfig call in the text given (a notebook or a script cut
+    before its trainer): what its calls load, LoRA with get_peft_model's defaults where that call is absent or
+    leaves them out; the batch is then transformers' default (said by check)."""
+    out: dict[str, Setting] = {}
+    notes = [f"{file}: an Unsloth program; no TrainingArguments/SFTConfig call in it: the trainer's batch is not "
+             f"in the text given (transformers' default applies)"]
+    _call_settings(calls, names, out, notes, file)
+    peft = next((c for c in calls if _name(c.func) == "get_peft_model" and _unsloth_owner(c)), None)
+    if "finetuning_type" not in out:
+        line = peft.lineno if peft is not None else None
+        out["finetuning_type"] = Setting("finetuning_type", "lora", file, line, "get_peft_model", "default")
+        out.setdefault("lora_rank", Setting("lora_rank", 16, file, line, "r", "default"))
+        out.setdefault("lora_target", Setting("lora_target", "all", file, line, "target_modules", "default"))
+        notes.append(("get_peft_model(...) without r: " if peft is not None else
+                      "no get_peft_model call in the text given: ") + f"LoRA r=16 on every projection ({UNSLOTH_PEFT})")
+    if "disable_gradient_checkpointing" not in out and out["finetuning_type"].value == "lora":
+        out["disable_gradient_checkpointing"] = Setting("disable_gradient_checkpointing", False, file, None,
+                                                        "use_gradient_checkpointing", "default", True)
+        out["use_unsloth_gc"] = Setting("use_unsloth_gc", True, file, None, "use_gradient_checkpointing", "default")
+    return out, notes
+
+
 def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
     """Checkpointing switches (PEFT's kbit preparation, Unsloth's get_peft_model) and the LoRA settings."""
     gc = kws.get("use_gradient_checkpointing", (None, 0))
@@ -490,6 +567,17 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
     if name == "gradient_checkpointing_enable":
         put("disable_gradient_checkpointing", False, "gradient_checkpointing_enable", c.lineno)
         out["disable_gradient_checkpointing"].invert = True
+    if name == "get_peft_model" and _unsloth_owner(c) and gc[0] is None:
+        # Unsloth's get_peft_model(use_gradient_checkpointing="unsloth") by default (UNSLOTH_PEFT)
+        put("disable_gradient_checkpointing", False, "use_gradient_checkpointing", c.lineno)
+        out["disable_gradient_checkpointing"].invert = True
+        put("use_unsloth_gc", True, "use_gradient_checkpointing", c.lineno)
+    if name == "get_peft_model" and _unsloth_owner(c) and not isinstance(kws.get("r", (None, 0))[0], int):
+        put("finetuning_type", "lora", "get_peft_model", c.lineno)
+        put("lora_rank", 16, "r", c.lineno)
+        t = kws.get("target_modules", (None, 0))[0]
+        put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all", "target_modules",
+            c.lineno)
     if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
         # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
         # projection unless target_modules says otherwise

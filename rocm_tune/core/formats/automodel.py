@@ -1,0 +1,95 @@
+"""NeMo Automodel recipe YAML (NVIDIA-NeMo/Automodel: `automodel finetune llm -c X.yaml`, examples/llm_finetune/*):
+a `recipe:` / `model:` mapping of `_target_` objects. Pure.
+
+Keys and defaults read from the source (nemo_automodel/recipes/llm/train_ft.py TrainFinetuneRecipeForNextTokenPrediction
+and the components it builds):
+- model.pretrained_model_name_or_path (NeMoAutoModelForCausalLM.from_pretrained), model.torch_dtype (the weights'
+  dtype; bf16 in every example), model.attn_implementation;
+- step_scheduler.local_batch_size (the per-GPU micro batch; StepScheduler default 1) and global_batch_size;
+- distributed.strategy fsdp2 (FSDP2Manager: every parameter sharded over dp_size, reshard after forward),
+  tp_size / cp_size (default 1), sequence_parallel, activation_checkpointing (default False);
+- peft: (PeftConfig: dim 8, alpha 32, match_all_linear / target_modules): LoRA;
+- dataset.seq_length / packed_sequence.packed_sequence_size: the longest sequence; neither set: samples padded to the
+  longest of each batch, no cap but the model's context.
+"""
+
+from __future__ import annotations
+
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+
+SRC = "NVIDIA-NeMo/Automodel:nemo_automodel/recipes/llm/train_ft.py"
+DEFAULTS = {
+    "cutoff_len": Default("model", f"{SRC} (no dataset.seq_length: padded to the longest sample, no cap)"),
+    "micro_batch": Default(1, f"{SRC} (step_scheduler.local_batch_size, StepScheduler default 1)"),
+    "gradient_checkpointing": Default(False, f"{SRC} (distributed.activation_checkpointing default False)"),
+}
+
+
+def is_config(data) -> bool:
+    """A NeMo Automodel recipe: a recipe or model `_target_` in nemo_automodel."""
+    if not isinstance(data, dict):
+        return False
+    return any(isinstance(data.get(k), dict) and "nemo_automodel" in str(data[k].get("_target_", ""))
+               for k in ("recipe", "model"))
+
+
+def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Setting], list[str], int | None]:
+    """(settings, notes, the data-parallel size the YAML states or None)."""
+    out: dict[str, Setting] = {}
+    notes = [f"{file}: a NeMo Automodel recipe, read with its defaults ({SRC})"]
+
+    def put(key, value, native, kind="yaml"):
+        out[key] = Setting(key, value, file, lines.get(native.split(".")[-1]), native, kind)
+
+    def sect(name: str) -> dict:
+        v = data.get(name)
+        return v if isinstance(v, dict) else {}
+
+    model, sched, dist, ds = sect("model"), sect("step_scheduler"), sect("distributed"), sect("dataset")
+    ref = model.get("pretrained_model_name_or_path") or model.get("model_name_or_path")
+    if ref:
+        put("model_name_or_path", str(ref), "model.pretrained_model_name_or_path")
+    dt = str(model.get("torch_dtype") or "").lower().removeprefix("torch.")
+    dtype = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16", "fp32": "fp32",
+             "float32": "fp32"}.get(dt)
+    if dtype:
+        put("load_dtype", dtype, "model.torch_dtype")
+        if dtype in ("bf16", "fp16"):       # FSDP2's MixedPrecisionPolicy computes in the weights' dtype
+            put(dtype, True, "model.torch_dtype")
+    if model.get("attn_implementation"):
+        put("flash_attn", str(model["attn_implementation"]), "model.attn_implementation")
+    mb = as_int(sched.get("local_batch_size"))
+    put("per_device_train_batch_size", mb or 1, "step_scheduler.local_batch_size", "yaml" if mb else "default")
+    if as_int(sched.get("global_batch_size")):
+        put("global_batch_size", as_int(sched["global_batch_size"]), "step_scheduler.global_batch_size")
+    peft = sect("peft")
+    if peft:
+        put("finetuning_type", "lora", "peft")
+        put("lora_rank", as_int(peft.get("dim")) or 8, "peft.dim", "yaml" if peft.get("dim") else "default")
+        t = peft.get("target_modules")
+        put("lora_target", ",".join(map(str, t)) if isinstance(t, list) and t else "all", "peft.target_modules")
+    else:
+        put("finetuning_type", "full", "model")
+    seq = as_int(ds.get("seq_length")) or as_int(sect("packed_sequence").get("packed_sequence_size"))
+    if seq:
+        put("cutoff_len", seq, "dataset.seq_length")
+    strategy = str(dist.get("strategy") or "fsdp2").lower()
+    if strategy in ("fsdp2", "fsdp"):
+        put("fsdp", "full_shard auto_wrap", "distributed.strategy", "yaml" if dist.get("strategy") else "default")
+        out["fsdp_config"] = Setting("fsdp_config", {"version": 2 if strategy == "fsdp2" else 1,
+                                                     "sharding_strategy": "FULL_SHARD"}, file,
+                                     lines.get("strategy"), "distributed.strategy", "yaml")
+    for native, short in (("tp_size", "tp"), ("cp_size", "cp")):
+        if (as_int(dist.get(native)) or 1) > 1:
+            put(f"__{short}__", as_int(dist[native]), f"distributed.{native}")
+    ac = dist.get("activation_checkpointing")
+    put("disable_gradient_checkpointing", not bool(as_bool(ac)), "distributed.activation_checkpointing",
+        "yaml" if ac is not None else "default")
+    out["disable_gradient_checkpointing"].invert = True
+    ck = sect("checkpoint")
+    if ck and as_bool(ck.get("enabled")) is False:
+        put("save_strategy", "no", "checkpoint.enabled")      # no checkpoint is written
+    elif ck.get("checkpoint_dir"):
+        put("output_dir", str(ck["checkpoint_dir"]), "checkpoint.checkpoint_dir")
+    dp = as_int(dist.get("dp_size"))
+    return out, notes, dp
