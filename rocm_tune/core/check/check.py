@@ -398,6 +398,8 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     # an Unsloth program: its fused linear cross-entropy (unsloth_zoo loss_utils, logits not returned in training)
     unsloth = str(job.get("__upper_bound__") or "").startswith("unsloth")
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
+    if cfg.fused_ce:
+        return 0.0     # the estimate itself counts the fused loss's chunks instead of the logits (estimate.py)
     if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel")) or unsloth) \
             and g.transient_bytes:
         return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
