@@ -15,11 +15,13 @@ The corpus figure: shisa-ai's 1x MI300X run of Llama-3.2-1B, 64 x 8192 packed to
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from rocm_tune.cli import main
 from rocm_tune.core import formats
 from rocm_tune.core.check.check import build_config, check
 from rocm_tune.core.memory.estimate import TrainConfig, estimate
@@ -133,3 +135,34 @@ def test_corpus_mi300x_llama1b_mbs64_liger_fits():
     assert rep.verdict == "fits"
     step = rep.memory["step"]["reserved_bytes"] / 2**30
     assert 60 < step < 178     # the measured 88.5 GiB (95.04 GB) lies inside; the card is 192 GB
+
+
+OPENRLHF = """deepspeed --num_gpus 1 --module openrlhf.cli.train_sft \\
+  --pretrain Qwen/Qwen3-8B \\
+  --dataset sft.jsonl \\
+  --bf16 \\
+  --gradient_checkpointing \\
+  --flash_attn \\
+  {liger}--micro_train_batch_size 2 \\
+  --max_len 8192 \\
+  --packing_samples
+"""
+
+
+def _notes(path, capsys) -> list[str]:
+    main(["check", str(path), "--gpu", "mi300x", "--json"])
+    return json.loads(capsys.readouterr().out)["notes"]
+
+
+def test_openrlhf_liger_patches_the_layers_but_not_the_loss(tmp_path, capsys):
+    """openrlhf/models/actor.py loads AutoLigerKernelForCausalLM and calls the model without labels."""
+    job, cfg = _cfg(tmp_path, "sft.sh", OPENRLHF.format(liger="--use_liger_kernel \\\n  "), "qwen3-8b")
+    assert (cfg.liger_norm, cfg.liger_swiglu, cfg.fused_ce) == (True, True, False)
+    notes = _notes(tmp_path / "sft.sh", capsys)
+    assert any(n.startswith("Liger kernels: RMSNorm") for n in notes)
+    assert not any("cross-entropy" in n for n in notes)
+    # an LLaMA-Factory SFT with Liger says the fused loss in the same notes
+    (tmp_path / "lf.yaml").write_text(LF.format(stage="sft", pref=""))
+    assert any(n.startswith("fused linear cross-entropy") for n in _notes(tmp_path / "lf.yaml", capsys))
+    _, plain = _cfg(tmp_path, "plain.sh", OPENRLHF.format(liger=""), "qwen3-8b")
+    assert (plain.liger_norm, plain.liger_swiglu, plain.fused_ce) == (False, False, False)

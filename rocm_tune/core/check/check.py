@@ -400,8 +400,8 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
     if cfg.fused_ce:
         return 0.0     # the estimate itself counts the fused loss's chunks instead of the logits (estimate.py)
-    if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel")) or unsloth) \
-            and g.transient_bytes:
+    liger = as_bool(job.get("enable_liger_kernel")) and as_bool(job.get("liger_fused_linear_cross_entropy")) is not False
+    if (as_bool(job.get("cut_cross_entropy")) or liger or unsloth) and g.transient_bytes:
         return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
     sp = as_int(job.get("sequence_parallel_size")) or 1
     if (as_int(job.get("chunked_ce")) or 0) > 0 and sp > 1 and g.transient_bytes:

@@ -709,6 +709,13 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     acts = _activations(model, cfg, regime, training, notes)
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
+    if cfg.fused_ce:
+        notes.append("fused linear cross-entropy (Liger / Cut Cross-Entropy): the loss is made chunk by chunk, no "
+                     "[tokens, vocab] logits; its chunks and the hidden states' gradient counted instead")
+    if cfg.liger_norm or cfg.liger_swiglu:
+        notes.append("Liger kernels: " + " and ".join(
+            k for k, on in (("RMSNorm keeps its 16-bit input and an fp32 rstd per row", cfg.liger_norm),
+                            ("SwiGLU keeps only the gate and up outputs", cfg.liger_swiglu)) if on))
     step += _step_extras(model, cfg, training, notes)
     vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))
     if vis is not None:

@@ -298,7 +298,8 @@ def _fused_ce(job: Job) -> bool:
         return True
     if not as_bool(job.get("enable_liger_kernel")):
         return False
-    return job.runner != "axolotl" or bool(as_bool(job.get("liger_fused_linear_cross_entropy")))
+    flce = job.get("liger_fused_linear_cross_entropy")     # said by axolotl's flag / the OpenRLHF reader
+    return bool(as_bool(flce)) if flce is not None else job.runner != "axolotl"
 
 
 def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults: dict | None = None
