@@ -166,3 +166,46 @@ def test_openrlhf_liger_patches_the_layers_but_not_the_loss(tmp_path, capsys):
     assert any(n.startswith("fused linear cross-entropy") for n in _notes(tmp_path / "lf.yaml", capsys))
     _, plain = _cfg(tmp_path, "plain.sh", OPENRLHF.format(liger=""), "qwen3-8b")
     assert (plain.liger_norm, plain.liger_swiglu, plain.fused_ce) == (False, False, False)
+
+
+TEXTGEN = {"lora_name": "my-lora", "always_override": False, "q_proj_en": True, "v_proj_en": True, "k_proj_en": False,
+           "o_proj_en": False, "gate_proj_en": False, "down_proj_en": False, "up_proj_en": False, "save_steps": 0,
+           "micro_batch_size": 4, "batch_size": 128, "epochs": 3, "learning_rate": "3e-4",
+           "lr_scheduler_type": "linear", "lora_rank": 32, "lora_alpha": 64, "lora_dropout": 0.05, "cutoff_len": 256,
+           "dataset": "my_alpaca_set", "eval_dataset": "None", "format": "alpaca-format", "optimizer": "adamw_torch"}
+
+
+def _textgen(tmp_path, params: dict, server: str):
+    p = tmp_path / "loras" / "my-lora" / "training_parameters.json"
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps(params, indent=4))
+    s = tmp_path / "start.sh"
+    s.write_text(f"#!/bin/bash\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n{server}\n")
+    return [str(p), str(s)]
+
+
+def test_textgen_training_tab_is_read_as_the_tab_trains(tmp_path):
+    """modules/training.py: LoRA on the ticked projections, samples padded to cutoff_len, fp16 AMP, and PEFT's
+    prepare_model_for_kbit_training (gradient checkpointing on) for a model loaded in 4 bit."""
+    files = _textgen(tmp_path, TEXTGEN, "python server.py --model llama-2-7b-chat-hf --loader transformers --load-in-4bit")
+    rep = check(files, gpu_id="rx6900xt")
+    c = rep.cfg
+    assert c is not None
+    assert (c.method, c.quant_bits, c.double_quant, c.lora_rank, c.lora_targets) == ("qlora", 4, False, 32,
+                                                                                     ("q_proj", "v_proj"))
+    assert (c.cutoff_len, c.micro_batch, c.gradient_checkpointing, c.precision) == (256, 4, True, "fp16")
+    assert rep.verdict == "fits"          # issue 3759: Llama-2-7B and a Llama-2-13B trained so on a 16 GB RX 6900 XT
+
+
+def test_textgen_unquantized_and_old_files(tmp_path):
+    old = {k: v for k, v in TEXTGEN.items() if not k.endswith("_proj_en")}      # files from before the boxes
+    files = _textgen(tmp_path, {**old, "micro_batch_size": 8, "cutoff_len": 2048},
+                     "python server.py --model llama-2-13b --bf16")
+    rep = check(files, gpu_id="rx6900xt")
+    c = rep.cfg
+    assert c is not None
+    # no quantized load: no prepare_model_for_kbit_training, no checkpointing; PEFT's default q_proj, v_proj
+    assert (c.method, c.gradient_checkpointing, c.precision, c.lora_targets) == ("lora", False, "bf16",
+                                                                               ("q_proj", "v_proj"))
+    assert (c.cutoff_len, c.micro_batch) == (2048, 8)
+    assert rep.verdict == "oom"           # 26 GB of bf16 weights alone on a 16 GB card
