@@ -441,8 +441,10 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     # an Unsloth program: its fused linear cross-entropy (unsloth_zoo loss_utils, logits not returned in training)
     unsloth = str(job.get("__upper_bound__") or "").startswith("unsloth")
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-    if (as_bool(job.get("cut_cross_entropy")) or as_bool(job.get("enable_liger_kernel")) or unsloth) \
-            and g.transient_bytes:
+    if cfg.fused_ce:
+        return 0.0     # the estimate itself counts the fused loss's chunks instead of the logits (estimate.py)
+    liger = as_bool(job.get("enable_liger_kernel")) and as_bool(job.get("liger_fused_linear_cross_entropy")) is not False
+    if (as_bool(job.get("cut_cross_entropy")) or liger or unsloth) and g.transient_bytes:
         return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
     sp = as_int(job.get("sequence_parallel_size")) or 1
     if (as_int(job.get("chunked_ce")) or 0) > 0 and sp > 1 and g.transient_bytes:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners import accelerate, axolotl, megatron, rl_programs, torchtune
+from rocm_tune.core.runners import accelerate, axolotl, megatron, rl_programs, textgen, torchtune
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
 from rocm_tune.core.runners import launchers as shell
@@ -87,6 +87,8 @@ def detect(text: str, path: str = "config") -> str:
         return "accelerate-yaml"
     if hf_args.is_recipe_mapping(data) or hf_args.flatten_sections(data) is not None:
         return "hf-yaml"
+    if textgen.is_textgen_params(data):
+        return "textgen-lora"
     if deepspeed_json.is_ds_mapping(data):
         return "deepspeed-json"
     if isinstance(data, dict) and {"recommended", "hardware", "goal"} <= set(data):
@@ -896,6 +898,8 @@ def read_texts(texts: dict[str, str]) -> Job:
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
     _read_dstack_resources(job, texts)
+    for p in found["textgen"][:1]:
+        _apply_textgen(job, texts, p)
     if recipes and job.runner in ("hf", "unknown"):
         _apply_recipe(job, texts, recipes[0])
     if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
@@ -945,7 +949,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
     """Each file's format into job.formats; DeepSpeed JSON, accelerate configs, scripts and Python programs read
     into the job at once; the configs that need the others first, by kind: {"lf": [(path, data)], "axolotl",
     "torchtune", "primus", "recipe": [path]}."""
-    found: dict[str, list] = {"lf": [], "axolotl": [], "torchtune": [], "primus": [], "recipe": []}
+    found: dict[str, list] = {"lf": [], "axolotl": [], "torchtune": [], "primus": [], "recipe": [], "textgen": []}
     # bash arrays of every script given (slime/Megatron scripts `source models/<model>.sh` for MODEL_ARGS=(...))
     arrays: dict = {}
     for p, text in texts.items():
@@ -976,6 +980,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
                              "variables that file passes it")
         elif fmt == "script":
             _read_script(job, text, p, arrays)
+        elif fmt == "textgen-lora":
+            found["textgen"].append(p)
         elif fmt in ("dataset-info", "hostfile"):
             pass                       # read by check's dataset finding / by the deepspeed --hostfile below
         elif fmt == "rocm-tune-plan":
@@ -1066,6 +1072,17 @@ def _launched_by_another(p: str, texts: dict[str, str]) -> bool:
     base = megatron.amd_launcher(p)
     return base is not None and any(q != p and re.search(rf"\b(?:bash|sh|source)\s+\S*{re.escape(base)}\b", t)
                                     for q, t in texts.items())
+
+
+def _apply_textgen(job: Job, texts: dict[str, str], path: str) -> None:
+    """text-generation-webui's training_parameters.json (core/runners/textgen.py): the tab's settings under what the
+    server.py launch beside it says (its --model); the tab trains in the server's process (transformers Trainer)."""
+    settings, notes = textgen.read(_load_structured(texts[path]), texts[path], path, texts)
+    for k, v in settings.items():
+        job.settings.setdefault(k, v)
+    job.notes += notes
+    if job.runner == "unknown":
+        job.runner = "hf"
 
 
 def _apply_main_config(job: Job, texts: dict[str, str], yaml_cfgs: list, axo_cfgs: list[str]) -> None:

@@ -79,6 +79,18 @@ class TrainConfig:
     # not eager: transformers 4.45-4.51's Qwen2-VL / Qwen2.5-VL VisionSdpaAttention calls SDPA on 3-D tensors with a
     # [1, n, n] mask, which only the math backend takes (core/memory/vision_memory.py)
     vision_scores: bool = False
+    # Liger kernels the runner patches into the model (linkedin/Liger-Kernel transformers/monkey_patch.py
+    # apply_liger_kernel_to_<model_type>, rms_norm=True / swiglu=True by default): LigerRMSNorm saves its input in
+    # its own dtype and one fp32 rstd per row (ops/rms_norm.py LigerRMSNormFunction: save_for_backward(X, W, RSTD)),
+    # not the fp32 copies of transformers' RMSNorm; LigerSiLUMulFunction saves only the gate and up projections
+    # (ops/swiglu.py: save_for_backward(a, b)), not the activation's output
+    liger_norm: bool = False
+    liger_swiglu: bool = False
+    # a fused linear cross-entropy (Liger's LigerFusedLinearCrossEntropyFunction, Cut Cross-Entropy, Unsloth's fused
+    # loss): the loss and its gradient are made chunk by chunk inside the forward, the [tokens, vocab] logits never
+    # exist (ops/fused_linear_cross_entropy.py: chunk_size = next_power_of_2(cdiv(BT, cdiv(V, H))), a zeroed
+    # grad_input of the hidden states' size, an fp32 grad_weight when lm_head trains)
+    fused_ce: bool = False
 
     @property
     def world_size(self) -> int:
@@ -111,6 +123,8 @@ class TrainConfig:
             raise UserError("dora and double_quant must be true or false")
         if not isinstance(self.lf_launch, bool):
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
+        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce)):
+            raise UserError("liger_norm, liger_swiglu and fused_ce must be true or false")
         if not isinstance(self.gradient_checkpointing, bool):
             raise UserError(f"gradient_checkpointing must be true or false, got {self.gradient_checkpointing!r}")
         if self.quant_bits not in (4, 8) or isinstance(self.quant_bits, bool):
@@ -141,7 +155,8 @@ class TrainConfig:
         d["lora_full_modules"] = list(self.lora_full_modules)
         if not d["lora_full_modules"]:     # said only where a module trains whole beside the adapters
             d.pop("lora_full_modules")
-        for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores"):   # said only where a vision tower is estimated
+        for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
+                  "liger_norm", "liger_swiglu", "fused_ce"):                        # tower / Liger kernel is estimated
             if not d[k]:
                 d.pop(k)
         return d
@@ -384,7 +399,11 @@ class _LayerActivations:
         self._mlp_kept = {True: 0.0, False: 0.0}
         self._kept = {True: self._layer(True) + eager_scores, False: self._layer(False) + eager_scores}
         self.checkpoint_kept = self.residual * self.hidden
-        self._mlp_backward = 4 * self.residual * self.hidden + 3 * self.compute * model.intermediate_size
+        # the MLP's backward: the gradients of the down projection's input, of the activation and of the gate (Liger's
+        # SiLU-mul writes the gate's and up's gradients into its saved a and b in place: ops/swiglu.py
+        # swiglu_backward returns a, b - only the incoming gradient is new)
+        self._mlp_backward = 4 * self.residual * self.hidden \
+            + (1 if cfg.liger_swiglu else 3) * self.compute * model.intermediate_size
 
     def kept(self, weights_train: bool) -> float:
         return self._kept[weights_train]
@@ -405,8 +424,15 @@ class _LayerActivations:
         return rows * self.seq * self.seq * self.compute if self.eager else 0
 
     def _norms(self, weights_train: bool) -> float:
-        """RMSNorm saves its fp32 input; with a trainable weight the normalised input too."""
+        """RMSNorm saves its fp32 input; with a trainable weight the normalised input too. Liger's RMSNorm saves its
+        input in its own dtype and an fp32 rstd per row, whether the weight trains or not (its backward makes the
+        weight's gradient from them)."""
         model, hidden = self.model, self.hidden
+        if self.cfg.liger_norm:
+            kept = model.norms_per_layer * (self.residual * hidden + 4)
+            if model.qk_norm:   # q_norm / k_norm are the same class: patched too, one rstd per head row
+                kept += self.compute * (self.q_dim + self.kv_dim) + 4 * (self.heads + max(1, int(model.num_kv_heads)))
+            return kept
         fp32_product = model.norm_fp32_product
         kept = model.norms_per_layer * 4 * hidden
         if weights_train:
@@ -478,14 +504,16 @@ class _LayerActivations:
         """Gated: gate out (act input), act out, up out; plain: the activation input. MoE: per routed copy
         the gathered input, gate_up out, act out, product and weighted output; fp32 router logits/softmax."""
         model, c = self.model, self.compute
+        # Liger's fused SiLU-mul keeps the gate and up outputs only (the activation's output is recomputed)
+        gated = 2 if self.cfg.liger_swiglu else 3
         moe = bool(model.num_experts) and model.moe_layers >= model.num_layers
         if not moe:
-            return c * model.intermediate_size * (3 if model.gated_mlp else 1)
+            return c * model.intermediate_size * (gated if model.gated_mlp else 1)
         top_k = max(1, model.num_experts_per_tok)
         expert_width = model.moe_intermediate_size or model.intermediate_size
-        kept = top_k * c * (2 * self.hidden + 4 * expert_width) + 8 * model.num_experts
+        kept = top_k * c * (2 * self.hidden + (gated + 1) * expert_width) + 8 * model.num_experts
         if model.shared_expert_intermediate_size:
-            kept += c * model.shared_expert_intermediate_size * 3
+            kept += c * model.shared_expert_intermediate_size * gated
         return kept
 
 
@@ -593,14 +621,17 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     head_params = (params.lm_head or params.embed) if cfg.method == "full" else 0
     head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
     kept = acts.total
-    phases = [
-        # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax
-        kept + casts.forward + (compute + 8) * logits + softcap,
-        # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
-        kept + casts.saved + 12 * logits + softcap,
-        # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
-        kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
-    ]
+    if cfg.fused_ce:
+        phases = _fused_ce_phases(model, cfg, acts, casts, compute, head_params, head_grad)
+    else:
+        phases = [
+            # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax
+            kept + casts.forward + (compute + 8) * logits + softcap,
+            # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
+            kept + casts.saved + 12 * logits + softcap,
+            # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
+            kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
+        ]
     grads_after = float(head_grad)
     live_layers = acts.prefix + sum(acts.per_layer)
     layer_grads = _layer_gradients(model, cfg, training, resident)
@@ -629,6 +660,22 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
     phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient)
     return max(phases), all_grads
+
+
+def _fused_ce_phases(model, cfg: TrainConfig, acts: _Activations, casts: _AutocastCopies, compute: int,
+                     head_params: float, head_grad: float) -> list[float]:
+    """The loss's phases under a fused linear cross-entropy (Liger ops/fused_linear_cross_entropy.py
+    fused_linear_cross_entropy_forward): in the forward, a zeroed grad_input of the hidden states' size, one chunk of
+    logits (chunk_size ~ tokens / cdiv(vocab, hidden) rows: about the hidden states' size again) and, when lm_head
+    trains, an fp32 grad_weight with the fp32 product of each chunk's mm; grad_input stays saved until the loss's
+    backward hands it on. No [tokens, vocab] tensor."""
+    hidden_states = acts.tokens * int(model.hidden_size) * compute
+    head_fp32 = 8 * head_params if head_params else 0.0      # fp32 grad_weight + the fp32 mm result it accumulates
+    kept = acts.total
+    return [
+        kept + casts.forward + 2 * hidden_states + head_fp32,
+        kept + casts.saved + hidden_states + head_grad + casts.head_grad,
+    ]
 
 
 def _step_extras(model, cfg: TrainConfig, training: _Training, notes: list[str]) -> float:
@@ -687,6 +734,13 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     acts = _activations(model, cfg, regime, training, notes)
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
+    if cfg.fused_ce:
+        notes.append("fused linear cross-entropy (Liger / Cut Cross-Entropy): the loss is made chunk by chunk, no "
+                     "[tokens, vocab] logits; its chunks and the hidden states' gradient counted instead")
+    if cfg.liger_norm or cfg.liger_swiglu:
+        notes.append("Liger kernels: " + " and ".join(
+            k for k, on in (("RMSNorm keeps its 16-bit input and an fp32 rstd per row", cfg.liger_norm),
+                            ("SwiGLU keeps only the gate and up outputs", cfg.liger_swiglu)) if on))
     step += _step_extras(model, cfg, training, notes)
     vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))
     if vis is not None:

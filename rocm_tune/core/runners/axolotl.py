@@ -86,6 +86,10 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
         put("cut_cross_entropy", True, "plugins" if "cut_cross_entropy" in plugins else "cut_cross_entropy")
     if "liger" in plugins.lower():
         put("enable_liger_kernel", True, "plugins")
+        # axolotl's LigerPlugin (src/axolotl/integrations/liger/plugin.py) passes each kernel's own flag to
+        # apply_liger_kernel_to_<model> (rms_norm=cfg.liger_rms_norm, swiglu=cfg.liger_glu_activation): unset = off
+        for key in ("liger_rms_norm", "liger_glu_activation", "liger_fused_linear_cross_entropy"):
+            put(key, bool(as_bool(data.get(key))), key)
     if (data.get("val_set_size") or 0) and float(data.get("val_set_size") or 0) > 0:
         put("do_eval", True, "val_set_size")
     return out, notes

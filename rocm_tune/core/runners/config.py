@@ -301,6 +301,52 @@ def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> di
     return values
 
 
+# model types Liger patches (linkedin/Liger-Kernel src/liger_kernel/transformers/monkey_patch.py
+# MODEL_TYPE_TO_APPLY_LIGER_FN); gpt_oss keeps its own experts (swiglu=False by default there)
+LIGER_MODEL_TYPES = frozenset((
+    "deepseek_v4", "gemma", "gemma2", "gemma3_text", "gemma3", "gemma4_text", "gemma4", "glm4", "glm4v", "glm4v_moe",
+    "gpt_oss", "internvl", "llama", "llama4_text", "llama4", "llava", "granite", "mllama", "mllama_text_model",
+    "ministral", "mistral", "mixtral", "nemotron", "olmo2", "pixtral", "olmo3", "qwen2", "qwen3", "qwen3_moe",
+    "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text", "qwen3_next", "qwen3_5", "qwen3_5_text",
+    "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text", "smollm3",
+    "phi3", "paligemma", "falcon_h1", "smolvlm", "hunyuan_v1_dense", "hunyuan_v1_moe", "exaone4"))
+
+
+def _liger(job: Job, model) -> dict:
+    """The Liger kernels that change what a layer keeps (RMSNorm, SwiGLU). transformers' use_liger_kernel
+    (trainer.py: _apply_liger_kernel_to_instance(model, **liger_kernel_config)), LLaMA-Factory's enable_liger_kernel,
+    ms-swift and OpenRLHF apply every kernel at its default (rms_norm=True, swiglu=True); axolotl each of its flags."""
+    # the loss of SFT / pre-training only: a preference or RL trainer calls the model without labels and takes the
+    # log-probabilities from its logits (TRL DPOTrainer concatenated_forward; Liger's lce_forward skips the logits
+    # only when `self.training and labels is not None`; LLaMA-Factory turns fused_linear_cross_entropy off for
+    # every stage but pt/sft: model_utils/liger_kernel.py require_logits)
+    out = {"fused_ce": _fused_ce(job) and str(job.get("stage", "sft")).lower() in ("sft", "pt")}
+    if not as_bool(job.get("enable_liger_kernel")) or str(getattr(model, "family", "")) not in LIGER_MODEL_TYPES:
+        return out
+    if job.runner == "axolotl":
+        norm, swiglu = bool(as_bool(job.get("liger_rms_norm"))), bool(as_bool(job.get("liger_glu_activation")))
+    else:
+        norm, swiglu = True, True
+    return {**out, "liger_norm": norm, "liger_swiglu": swiglu and str(model.family) != "gpt_oss"}
+
+
+def _fused_ce(job: Job) -> bool:
+    """The loss never materialises the logits: Liger's fused linear cross-entropy (on by default where Liger is
+    applied; axolotl: its liger_fused_linear_cross_entropy flag), Axolotl's Cut Cross-Entropy plugin. (An Unsloth
+    program stays an upper bound without its kernels: core/check/check.py _fused_ce_saving.)"""
+    if str(job.get("__upper_bound__") or "").startswith("unsloth") or job.runner == "torchtune":
+        # torchtune's CEWithChunkedOutputLoss is no fused loss: the model returns every chunk of 16-bit logits
+        # (modules/transformer.py: num_output_chunks) and only the fp32 upcast goes chunk by chunk; kept on the
+        # check's own approximation there
+        return False
+    if as_bool(job.get("cut_cross_entropy")):
+        return True
+    if not as_bool(job.get("enable_liger_kernel")):
+        return False
+    flce = job.get("liger_fused_linear_cross_entropy")     # said by axolotl's flag / the OpenRLHF reader
+    return bool(as_bool(flce)) if flce is not None else job.runner != "axolotl"
+
+
 def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults: dict | None = None
                  ) -> tuple[TrainConfig, list[Finding], list[str]]:
     """(TrainConfig, findings, assumptions) of a job; `defaults` = the runner module's DEFAULTS."""
@@ -342,6 +388,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
+    values.update(_liger(job, model))
     cfg = TrainConfig(**values)
     spread = as_int(job.get("__devmap_gpus__")) or 0
     if job.runner == "ms-swift" and spread > 1 and job.ds is not None:

@@ -167,6 +167,12 @@ def _common_ds(f: dict, file: str, out: dict) -> None:
     for k in ("bf16", "fp16"):
         if as_bool(g(k, "false")):
             _put(out, k, True, file, ln(k), k)
+    if as_bool(g("use_liger_kernel", "false")):
+        # the Actor loads AutoLigerKernelForCausalLM (openrlhf/models/actor.py): Liger's RMSNorm / SwiGLU at their
+        # defaults; its forward passes no labels and takes the log-probs from the logits, so Liger's fused
+        # linear cross-entropy (only `if self.training and labels is not None`) never runs
+        _put(out, "enable_liger_kernel", True, file, ln("use_liger_kernel"), "use_liger_kernel")
+        _put(out, "liger_fused_linear_cross_entropy", False, file, ln("use_liger_kernel"), "use_liger_kernel")
     gc = as_bool(g("gradient_checkpointing", "false"))
     _put(out, "disable_gradient_checkpointing", not gc, file, ln("gradient_checkpointing"), "gradient_checkpointing")
     out["disable_gradient_checkpointing"].invert = True

@@ -1,0 +1,2 @@
+# launch line not posted (filled in)
+axolotl train config.yaml

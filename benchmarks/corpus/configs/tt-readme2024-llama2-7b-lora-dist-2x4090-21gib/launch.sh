@@ -1,0 +1,3 @@
+#!/bin/bash
+# torchtune README (April 2024): fine-tuning resource requirements, config copied locally
+tune run --nnodes 1 --nproc_per_node 2 lora_finetune_distributed --config ./7B_lora.yaml
