@@ -298,7 +298,8 @@ def test_training_arguments_in_one_literal_dict_are_read(tmp_path):
     p = _write(tmp_path, "train_sft.py", DBGPT)
     job = formats.read_job([p])
     assert job.runner == "llamafactory" and job.get("model_name_or_path") == "/usr/local/src/models/chatglm3-6b"
-    assert int(job.get("cutoff_len")) == 2048 + 512                 # source + target, both kept
+    assert (int(job.get("max_source_length")), int(job.get("max_target_length"))) == (2048, 512)
+    assert check([p], gpu_id="rtx4090").cfg.cutoff_len == 2048 + 512  # source + target, both kept
     assert job.get("finetuning_type") == "lora" and str(job.get("lora_rank")) == "64"
     # a dict that names no model is not a training's arguments
     other = _write(tmp_path, "x.py", "import json\ncfg = {'learning_rate': 1e-4, 'num_train_epochs': 3}\nrun(cfg)\n")
@@ -335,7 +336,7 @@ def test_text_generation_webui_training_tab_with_the_server_command(tmp_path):
     d.mkdir(parents=True)
     params = _write(d, "training_parameters.json", TEXTGEN_PARAMS)
     server = _write(tmp_path, "start.sh", TEXTGEN_SERVER)
-    assert formats.detect(TEXTGEN_PARAMS, params) == "textgen-training"
+    assert formats.detect(TEXTGEN_PARAMS, params) == "textgen-lora"
     job = formats.read_job([params, server])
     assert job.get("model_name_or_path") == "llama-2-7b-chat-hf"
     assert job.get("quantization_bit") == 4                    # --load-in-4bit (argparse: dashes = underscores)

@@ -32,7 +32,7 @@ from rocm_tune.core.runners.common import (
     yaml_lines,
 )
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
-from rocm_tune.core.formats import automodel, litgpt, mlperf, olmo, textgen
+from rocm_tune.core.formats import automodel, litgpt, mlperf, olmo
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -73,8 +73,6 @@ def detect(text: str, path: str = "config") -> str:
         return "olmo-yaml"
     if automodel.is_config(data):
         return "automodel-yaml"
-    if textgen.is_config(data):
-        return "textgen-training"
     if mlperf.is_config(text):
         return "mlperf-config"
     if megatron.primus_module(data) is not None:
@@ -445,19 +443,6 @@ def _read_litgpt(job: Job, method: str, words: list, file: str) -> None:
     dev = as_int(flags.get("devices", (None, None))[0])
     if dev and (job.gpus is None or job.gpus.kind == "assumed"):    # Fabric starts one process per device
         job.gpus = Setting("gpus", dev, file, flags["devices"][1], "devices", "flag")
-
-
-def _apply_textgen(job: Job, texts: dict[str, str]) -> None:
-    """text-generation-webui's training_parameters.json (core/formats/textgen.py): its settings over the server's
-    command line given beside it (`python server.py --model M --load-in-4bit`: the model and its loading)."""
-    for p in [p for p, f in job.formats.items() if f == "textgen-training"][:1]:
-        st, notes = textgen.read(_load_structured(texts[p], p), yaml_lines(texts[p]), p)
-        job.settings = {**job.settings, **st}
-        job.notes += notes
-        if job.runner == "unknown":
-            job.runner, job.entry, job.entry_file, job.entry_line = "hf", "text-generation-webui Training tab", p, 1
-            job.script_flags["style"] = "hf"
-        job.gpus = job.gpus or Setting("gpus", 1, p, None, "Training tab (one GPU)", "assumed")
 
 
 def _apply_litgpt_config(job: Job, texts: dict[str, str]) -> None:
@@ -892,7 +877,6 @@ def read_texts(texts: dict[str, str]) -> Job:
     yaml_cfgs, axo_cfgs, tune_cfgs, primus_cfgs, recipes = (found[k] for k in ("lf", "axolotl", "torchtune",
                                                                                 "primus", "recipe"))
     _apply_litgpt_config(job, texts)
-    _apply_textgen(job, texts)
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
@@ -967,8 +951,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             found[later[fmt]].append(p)
         elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml"):
             _read_own_trainer(job, fmt, text, p)
-        elif fmt in ("litgpt-yaml", "textgen-training"):
-            pass                       # read under the command given beside it (_apply_litgpt_config, _apply_textgen)
+        elif fmt == "litgpt-yaml":
+            pass                       # read under the command given beside it (_apply_litgpt_config)
         elif fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
         elif fmt == "accelerate-yaml":
@@ -1046,14 +1030,8 @@ def _read_dict_arguments(job: Job, text: str, p: str) -> bool:
     if not flags:
         return False
     lf = sum(k in flags for k in lf_yaml.MARKERS if k != "model_name_or_path") >= 2
-    if lf:
+    if lf:     # max_source_length + max_target_length: runners/config.py _sequence_and_batch
         st, notes = lf_yaml.read_flags(flags, p), []
-        if "cutoff_len" not in st and all(k in flags for k in hf_args.SOURCE_TARGET):
-            # LLaMA-Factory before cutoff_len (DataArguments max_source_length / max_target_length): both parts kept
-            total = sum(as_int(flags[k][0]) or 0 for k in hf_args.SOURCE_TARGET)
-            st["cutoff_len"] = Setting("cutoff_len", total, p, flags["max_source_length"][1], "max_source_length",
-                                       "flag")
-            notes.append(f"max_source_length + max_target_length read as the sequence length ({total})")
     else:
         st, notes = hf_args.read_flags(flags, p)
     job.settings = {**st, **job.settings}
