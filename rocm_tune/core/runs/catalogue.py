@@ -279,9 +279,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # ggml/llama.cpp on ROCm
           r"ROCm error: out of memory",
           # e-amd (issue 26): the amdgpu kernel driver failing to place a submission's buffers in VRAM/GTT
-          # (amdgpu_cs.c amdgpu_cs_parser_bos: -ENOMEM -> "Not enough memory for command submission!"): on APUs the
-          # GTT/UMA share is exhausted
-          r"amdgpu_cs_ioctl.{0,40}Not enough memory for command submission",
+          # (amdgpu_cs.c amdgpu_cs_ioctl: amdgpu_cs_parser_bos -ENOMEM -> DRM_ERROR/drm_err "Not enough memory for
+          # command submission!"; Mesa's radv repeats it for Vulkan back-ends): on APUs the GTT/UMA share is exhausted
+          r"(?:amdgpu|radv)\S*.{0,80}Not enough memory for command submission",
           # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
           # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
           r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
