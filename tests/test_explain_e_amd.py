@@ -68,6 +68,14 @@ CASES = [
      "remote process exited or there was a network error, NCCL version 2.18.3\n"
      "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n",
      "NVIDIA/nccl src/plugin/net.cc INFO lines as nccl-tests users post them, then ncclRemoteError's text"),
+    # AMD SMI failing to read the device (vLLM/torch ask it for the GPU's arch): the device nodes are unreachable
+    ("hip_error", "no-gpu-visible",
+     "WARNING 04-20 10:02:11 [rocm.py:41] amdsmi query for GPU ASIC info failed, falling back\n"
+     "amdsmi.amdsmi_exception.AmdSmiLibraryException: Error code: 10 | AMDSMI_STATUS_NO_PERM - Permission Denied\n"
+     "During handling of the above exception, another exception occurred:\n"
+     "ImportError: cannot import name 'current_platform' from 'vllm.platforms'\n",
+     "amdsmi py-interface amdsmi_exception.py status strings (NO_PERM - Permission Denied), vllm-project/vllm#40081 "
+     "class (amdsmi broken inside containers)"),
     # host RAM stays host RAM: the /dev/kfd exception is narrow
     ("host_ram_oom", "host-alloc-failed",
      "  File \"/usr/lib/python3.10/multiprocessing/popen_fork.py\", line 66, in _launch\n"
