@@ -938,12 +938,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"rocdevice\.cpp\s*:\s*\d+\s*:.{0,80}\bhsa_init failed",
           r"runtime\.cpp\s*:\s*\d+\s*:.{0,80}\bRuntime initialization failed",
           r"hipInit: Returned hipError(?!Success)\w+",
-          # e-amd (issue 26): AMD SMI (amd-smi's library, which vLLM/torch query for the GPU's arch) failing to read
-          # the device's files: amdsmi_status_t FILE_ERROR "Problem accessing a file", NO_PERM "Permission Denied",
-          # DRM_ERROR, DRIVER_NOT_LOADED, INIT_ERROR/NOT_INIT - the GPU's device/sysfs nodes are not reachable from
-          # this process (container without the render node, a user outside render/video); NOT_SUPPORTED is not here
-          r"AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM|DRM_ERROR|DRIVER_NOT_LOADED|INIT_ERROR|NOT_INIT)\b"),
-         ("AMDSMI_STATUS_", "GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
+          # e-amd (issue 26): AMD SMI's exception (raised, not a warning: vLLM/torch asked it for the GPU's arch)
+          # for a device file it cannot read: amdsmi_status_t FILE_ERROR "Problem accessing a file", NO_PERM
+          # "Permission Denied" - the render node or sysfs is not reachable from this process (a container without
+          # /dev/dri, a user outside render/video). The other statuses stay hip-init-failed's weak cause (under WSL
+          # torch only warns DRIVER_NOT_LOADED and goes on)
+          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b"),
+         ("AmdSmiLibraryException", "GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
           "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
           "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR", "hsa api call failure", "Runtime initialization",
