@@ -278,6 +278,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\bOOM when allocating tensor", r"RESOURCE_EXHAUSTED: Out of memory",
           # ggml/llama.cpp on ROCm
           r"ROCm error: out of memory",
+          # e-amd (issue 26): the amdgpu kernel driver failing to place a submission's buffers in VRAM/GTT
+          # (amdgpu_cs.c amdgpu_cs_ioctl: amdgpu_cs_parser_bos -ENOMEM -> DRM_ERROR/drm_err "Not enough memory for
+          # command submission!"; Mesa's radv repeats it for Vulkan back-ends): on APUs the GTT/UMA share is exhausted
+          r"(?:amdgpu|radv)\S*.{0,80}Not enough memory for command submission",
           # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
           # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
           r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
@@ -292,6 +296,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"failed to allocate (?:ROCm|CUDA|Vulkan|Metal|SYCL|MUSA|CANN)\d* buffer of size"),
          ("out of memory", "OutOfMemoryError", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
+          "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
           "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED", "buffer of size"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
@@ -388,7 +393,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:\w+\.)*MemoryError\b(?!:? ?\w*(?:GPU|CUDA|HIP))",
           r"(?:cudaHostAlloc|hipHostMalloc|hipHostAlloc|cudaMallocHost|hipMallocHost)\S*.{0,40}(?:fail|error)",
           r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
-          r"Cannot allocate memory", r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
+          # e-amd (issue 26): not the KFD device refusing to open (rocminfo's `Unable to open /dev/kfd read-write:
+          # Cannot allocate memory`, strace's `openat(..."/dev/kfd"...) = -1 ENOMEM`): no usable GPU (no-gpu-visible)
+          r"(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()Cannot allocate memory",
+          r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
           r"The paging file is too small for this operation to complete", r"ArrowMemoryError",
           # h7-hip: the same Windows error by its number (the text is localised: `页面文件太小`, `Die Auslagerungsdatei
@@ -929,8 +937,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hsa api call failure at line \d+, file: \S*rocminfo\.cc",
           r"rocdevice\.cpp\s*:\s*\d+\s*:.{0,80}\bhsa_init failed",
           r"runtime\.cpp\s*:\s*\d+\s*:.{0,80}\bRuntime initialization failed",
-          r"hipInit: Returned hipError(?!Success)\w+"),
-         ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
+          r"hipInit: Returned hipError(?!Success)\w+",
+          # e-amd (issue 26): AMD SMI's exception (raised, not a warning: vLLM/torch asked it for the GPU's arch)
+          # for a device file it cannot read: amdsmi_status_t FILE_ERROR "Problem accessing a file", NO_PERM
+          # "Permission Denied" - the render node or sysfs is not reachable from this process (a container without
+          # /dev/dri, a user outside render/video). The other statuses stay hip-init-failed's weak cause (under WSL
+          # torch only warns DRIVER_NOT_LOADED and goes on)
+          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b"),
+         ("AmdSmiLibraryException", "GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
           "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
           "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
           "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR", "hsa api call failure", "Runtime initialization",
@@ -1003,7 +1017,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # queue (#3452, #2533)
           r"amdgpu.{0,80}(?:GPU mode1 reset failed|ASIC reset failed|GPU reset\(\d+\) failed|PSP create ring failed|"
           r"PSP resume failed|resume of IP block <\w+> failed)",
-          r"amdgpu: sq_intr: error\b", r"amdgpu.{0,80}failed to remove hardware queue from MES"),
+          r"amdgpu: sq_intr: error\b", r"amdgpu.{0,80}failed to remove hardware queue from MES",
+          # e-amd (issue 26): kernels 6.12+ first try a per-queue reset before the whole-GPU one (amdgpu_job.c
+          # amdgpu_job_timedout: "Starting %s ring reset", "Ring %s reset succeeded/failed"; drm_dev_wedged_event:
+          # "device wedged, but recovered through reset"): the ring still hung, whatever the reset's outcome
+          r"amdgpu.{0,80}(?:Starting \S+ ring reset|Ring \S+ reset (?:succeeded|failed)|device wedged\b)"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
@@ -2241,9 +2259,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ldd` on the extension's .so lists the missing library",
          # r5-hip: not torchvision's import-time warning (`UserWarning: Failed to load image Python extension: libc10_hip.so:
          # cannot open ...`): only its image decoders are missing; the run goes on (harmless-warning)
-         (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?!librccl-net|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+         (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?!lib[nr]ccl-(?:net|tuner|profiler|env)|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
           r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
          ("cannot open shared object",),
+         # e-amd: NCCL/RCCL's optional plugins (net/tuner/profiler: src/plugin/*.cc try dlopen and fall back to the
+         # internal one; the line is an INFO) are never a missing library
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
                   "object file)",)),
     # explain-rocm (issue 26): the toolkit's programs called by an absolute path (Makefiles hard-code /usr/bin/hipcc,
