@@ -267,3 +267,33 @@ def test_the_first_paint_loads_only_what_the_first_screen_shows(monkeypatch):
                "rocm_tune.tui.render", "rocm_tune.tui.screens.model", "rocm_tune.tui.screens.plan",
                "rocm_tune.tui.screens.monitor", "torch", "transformers", "yaml", "pygments"}
     assert not not_yet & set(modules), sorted(not_yet & set(modules))
+
+
+def test_a_yes_no_question_is_a_switch_whose_value_round_trips():
+    """QuestionField imports Switch only where it composes one (a yes/no question): the field shows a Switch,
+    set_value and value() go through it as bools, and an Input field still takes text."""
+    from textual.widgets import Switch
+
+    from rocm_tune.core.plan.questions import Question
+    from rocm_tune.tui.widgets.fields import QuestionField
+
+    yes_no = Question("packing", "bool", "Packing", "pack short samples together", "goal", default=False)
+    number = Question("epochs", "int", "Epochs", "passes over the data", "goal", default=3, minimum=1)
+
+    class Fields(App):
+        def compose(self):
+            yield QuestionField(yes_no, None)
+            yield QuestionField(number, None)
+
+    async def run():
+        app = Fields()
+        async with app.run_test(size=(80, 12)) as pilot:
+            switch_field, number_field = app.query(QuestionField)
+            seen = [type(switch_field.control), switch_field.value()]
+            switch_field.set_value(True)
+            number_field.set_value(5)
+            await pilot.pause()
+            return seen + [switch_field.value(), switch_field.control.value, number_field.value()]
+
+    kind, before, after, shown, epochs = asyncio.run(run())
+    assert kind is Switch and before is False and after is True and shown is True and epochs == 5
