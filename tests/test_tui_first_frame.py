@@ -175,7 +175,9 @@ def test_ordered_input_has_the_classes_textual_input_gives_it():
 def test_first_focus_restyles_the_focused_field_once(monkeypatch):
     """The first screen's focus restyles the focused field's subtree once (set_focus's `:focus-within` restyle),
     not first the control's parts through its own focus watcher and then the field (inputs._FocusedOnce); what it
-    gives is a full restyle's (tests/test_tui_focus_styles.py), and a focus moved by tab restyles the control."""
+    gives is a full restyle's (tests/test_tui_focus_styles.py), and a focus moved by tab restyles the control. Of the
+    field, only the nodes a focus rule can apply to are restyled (screens.base.FreshScreen._update_focus_styles):
+    its label and the Select's current-value line, not the Select's own node or the help line."""
     monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
     from textual.css.stylesheet import Stylesheet
 
@@ -195,13 +197,14 @@ def test_first_focus_restyles_the_focused_field_once(monkeypatch):
         app = RocmTuneApp(start="hardware")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: app.first_paint_at is not None, what="first paint")
-            at_paint = [ids for ids in restyled if "in-gpu" in ids]
+            at_paint = [ids for ids in restyled if "q-gpu" in ids]
             await pilot.press("tab")
             await pilot.pause()
             return at_paint, app.focused.id, [ids for ids in restyled if app.focused.id in ids]
 
     at_paint, focused, after_tab = asyncio.run(run())
-    assert len(at_paint) == 1 and "q-gpu" in at_paint[0], at_paint
+    assert len(at_paint) == 1 and {"Label", "SelectCurrent"} <= set(at_paint[0]), at_paint
+    assert not {"in-gpu", "Static"} & set(at_paint[0]), at_paint
     assert focused != "in-gpu" and after_tab, after_tab
 
 
@@ -223,3 +226,74 @@ def test_no_widget_of_any_scene_has_a_tooltip(workdir):
     for scene in SCENES.values():
         count, with_tooltip = asyncio.run(run(scene))
         assert count > 5 and not with_tooltip, with_tooltip
+
+
+FIRST_PAINT_MODULES = r"""
+import asyncio, json, os, sys
+from rocm_tune.tui.app import RocmTuneApp
+at_paint = []
+painted = RocmTuneApp.screen_painted
+def screen_painted(self, screen=None):
+    if self.first_paint_at is None:   # the moment the first frame is on the terminal (the workers start after it)
+        at_paint.append((type(self.screen).__name__, sorted(sys.modules)))
+    painted(self, screen)
+RocmTuneApp.screen_painted = screen_painted
+async def main():
+    app = RocmTuneApp(start="hardware")
+    task = asyncio.create_task(app.run_async(headless=True, size=(80, 24)))
+    while app.first_paint_at is None and not task.done():
+        await asyncio.sleep(0.001)
+    print(json.dumps(at_paint[0]))
+    os._exit(0)
+asyncio.run(main())
+"""
+
+
+def test_the_first_paint_loads_only_what_the_first_screen_shows(monkeypatch):
+    """In a fresh interpreter, as `rocm-tune` starts, the Hardware screen is painted before anything it does not
+    show is imported: no other screen, no GPU detection or doctor (they run after the paint, in workers), no
+    formatter of their values, no Switch (no yes/no question on it), nothing heavy (benchmarks/tui_startup.py)."""
+    import json
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
+    out = subprocess.run([sys.executable, "-c", FIRST_PAINT_MODULES], capture_output=True, text=True, timeout=300,
+                         check=True)
+    screen, modules = json.loads(out.stdout.strip().splitlines()[-1])
+    assert screen == "HardwareScreen"
+    assert "rocm_tune.tui.screens.hardware" in modules and "textual.widgets._data_table" in modules
+    not_yet = {"textual.widgets._switch", "rocm_tune.core.hardware.devices", "rocm_tune.core.hardware.doctor",
+               "rocm_tune.tui.render", "rocm_tune.tui.screens.model", "rocm_tune.tui.screens.plan",
+               "rocm_tune.tui.screens.monitor", "torch", "transformers", "yaml", "pygments"}
+    assert not not_yet & set(modules), sorted(not_yet & set(modules))
+
+
+def test_a_yes_no_question_is_a_switch_whose_value_round_trips():
+    """QuestionField imports Switch only where it composes one (a yes/no question): the field shows a Switch,
+    set_value and value() go through it as bools, and an Input field still takes text."""
+    from textual.widgets import Switch
+
+    from rocm_tune.core.plan.questions import Question
+    from rocm_tune.tui.widgets.fields import QuestionField
+
+    yes_no = Question("packing", "bool", "Packing", "pack short samples together", "goal", default=False)
+    number = Question("epochs", "int", "Epochs", "passes over the data", "goal", default=3, minimum=1)
+
+    class Fields(App):
+        def compose(self):
+            yield QuestionField(yes_no, None)
+            yield QuestionField(number, None)
+
+    async def run():
+        app = Fields()
+        async with app.run_test(size=(80, 12)) as pilot:
+            switch_field, number_field = app.query(QuestionField)
+            seen = [type(switch_field.control), switch_field.value()]
+            switch_field.set_value(True)
+            number_field.set_value(5)
+            await pilot.pause()
+            return seen + [switch_field.value(), switch_field.control.value, number_field.value()]
+
+    kind, before, after, shown, epochs = asyncio.run(run())
+    assert kind is Switch and before is False and after is True and shown is True and epochs == 5

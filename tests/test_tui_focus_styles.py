@@ -90,3 +90,35 @@ def test_first_paint_styles_are_what_a_full_restyle_gives(scene, workdir, monkey
     assert len(before) > 10
     changed = [(b, a) for b, a in zip(before, after) if b != a]
     assert not changed and len(before) == len(after), changed[:2]
+
+
+@pytest.mark.parametrize("scene, field, ready", [
+    ("hardware", "QuestionField", lambda app: type(app.screen).__name__ == "HardwareScreen"),
+    ("plan", ".setting", lambda app: type(app.screen).__name__ == "PlanScreen" and app.state.plan_dict is not None),
+])
+def test_a_focus_move_gives_what_a_full_restyle_gives(scene, field, ready, workdir):
+    """A focus move restyles only the nodes a `:focus`/`:blur`/`:focus-within` rule can apply to
+    (screens.base.FreshScreen._update_focus_styles), not every node of the fields it leaves and enters:
+    after each tab, restyling every widget of the screen changes nothing."""
+
+    async def run():
+        app = SCENES[scene].make_app()
+        compared = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: ready(app), what=f"{scene} screen")
+            if app.focused is None or not any(app.focused in f.walk_children() for f in app.screen.query(field)):
+                next(w for f in app.screen.query(field) for w in f.walk_children() if w.focusable).focus()
+            for _ in range(4):
+                await pilot.press("tab")
+                await pilot.pause()
+                before = computed_styles(app.screen)
+                app.stylesheet.update_nodes(app.screen.walk_children(with_self=True))
+                compared.append((app.focused.id, before, computed_styles(app.screen)))
+        return compared
+
+    compared = asyncio.run(run())
+    assert len({focused for focused, _, _ in compared}) == 4, "tab did not move through four fields"
+    for focused, before, after in compared:
+        assert len(before) > 10 and len(before) == len(after)
+        changed = [(b, a) for b, a in zip(before, after) if b != a]
+        assert not changed, (focused, changed[:2])

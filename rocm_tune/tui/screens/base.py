@@ -8,7 +8,10 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.model import RuleSet
+from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from rocm_tune.core.errors import UserError
@@ -36,6 +39,17 @@ def next_binding(step: str) -> Binding:
     return Binding("ctrl+n", "next", TITLES[nxt], priority=True)
 
 
+_FOCUS_PSEUDO_CLASSES = frozenset({"focus", "blur", "focus-within"})
+
+
+def _focus_rules(node: DOMNode, rules_map: dict[str, list[RuleSet]]) -> bool:
+    """Whether a rule that may apply to `node` or one of its component classes depends on a focus."""
+    names = set(node._selector_names)
+    names.update(f".{name}" for name in node._get_component_classes())
+    return any(not _FOCUS_PSEUDO_CLASSES.isdisjoint(rule.pseudo_classes)
+               for name in names & rules_map.keys() for rule in rules_map[name])
+
+
 class FreshScreen(Screen):
     """A Screen whose first resume keeps the styles Textual gave its widgets when it mounted them.
 
@@ -54,6 +68,29 @@ class FreshScreen(Screen):
         if not self._resumed_before:
             self._resumed_before = True
             event.refresh_styles = False
+
+    def _update_focus_styles(self, focused: Widget | None = None, blurred: Widget | None = None) -> None:
+        """Restyle, of the nodes Textual restyles on a focus move, those a focus rule can apply to.
+
+        Textual restyles the whole subtree of the outermost ancestor of the focused (and the blurred) widget
+        that has a `:focus-within` rule: a field with its label, its control's parts, a Select's hidden
+        option list, the help line. A node none of whose rules (its own, or its component classes') names
+        `:focus`, `:blur` or `:focus-within` anywhere in its selectors computes the same styles after the
+        move as before it, so it is left as it is (5 of the 9 nodes of the Hardware screen's GPU field at its
+        first focus: the Select itself, the value and two arrows its current-value line holds, the help line)."""
+        nodes: set[DOMNode] = set()
+        for widget in (focused, blurred):
+            if widget is None:
+                continue
+            for ancestor in reversed(widget.ancestors_with_self):
+                if ancestor._has_focus_within:
+                    nodes.update(ancestor.walk_children(with_self=True))
+                    break
+        stylesheet = self.app.stylesheet
+        rules_map = stylesheet.rules_map
+        nodes = {node for node in nodes if _focus_rules(node, rules_map)}
+        if nodes:
+            stylesheet.update_nodes(nodes, animate=True)
 
 
 class StepScreen(FreshScreen):

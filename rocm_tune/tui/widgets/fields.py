@@ -7,7 +7,7 @@ from typing import Any
 from textual import work
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import Label, Select, Static, Switch
+from textual.widgets import Input, Label, Select, Static
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.plan.questions import Question, dynamic_choices
@@ -58,6 +58,8 @@ class QuestionField(Widget):
             yield CompactSelect(opts, value=value, allow_blank=q.optional or value is Select.NULL,
                                 id=f"in-{q.name}")
         elif q.kind == "bool":
+            from textual.widgets import Switch  # where a yes/no question is shown (none on the first screen)
+
             yield Switch(value=bool(self.initial), id=f"in-{q.name}")
         else:
             placeholder = "(optional)" if q.optional else ""
@@ -114,19 +116,17 @@ class QuestionField(Widget):
         ctl = self.control
         if isinstance(ctl, Select):
             return None if ctl.value is Select.NULL else ctl.value
-        if isinstance(ctl, Switch):
-            return ctl.value
-        return ctl.value  # type: ignore[attr-defined]
+        return ctl.value  # type: ignore[attr-defined]   # an Input's text, a Switch's bool
 
     def set_value(self, value: Any) -> None:
         self.ensure_choices()
         ctl = self.control
         if isinstance(ctl, Select):
             ctl.value = value if value in self.choices else Select.NULL
-        elif isinstance(ctl, Switch):
-            ctl.value = bool(value)
-        else:
-            ctl.value = _text(value)  # type: ignore[attr-defined]
+        elif isinstance(ctl, Input):
+            ctl.value = _text(value)
+        else:   # a Switch
+            ctl.value = bool(value)  # type: ignore[attr-defined]
 
     def value(self) -> Any:
         """The parsed value; raises UserError (and shows it) when invalid."""
