@@ -1031,7 +1031,7 @@ def _read_dict_arguments(job: Job, text: str, p: str) -> bool:
         return False
     lf = sum(k in flags for k in lf_yaml.MARKERS if k != "model_name_or_path") >= 2
     if lf:     # max_source_length + max_target_length: runners/config.py _sequence_and_batch
-        st, notes = lf_yaml.read_flags(flags, p), []
+        st, notes = lf_yaml.read_flags(flags, p), list[str]()
     else:
         st, notes = hf_args.read_flags(flags, p)
     job.settings = {**st, **job.settings}

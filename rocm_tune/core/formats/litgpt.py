@@ -19,6 +19,8 @@ What the source does (litgpt/finetune/lora.py, full.py, adapter.py `setup`):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import os
 import re
 
@@ -81,7 +83,7 @@ def is_config(data) -> bool:
     return isinstance(data, dict) and "checkpoint_dir" in data and isinstance(data.get("train"), dict)
 
 
-def read(method: str, values: dict[str, tuple[object, int | None]], file: str
+def read(method: str, values: Mapping[str, tuple[object, int | None]], file: str
          ) -> tuple[dict[str, Setting], list[str]]:
     """LitGPT's arguments ({dotted key: (value, line)}: the YAML's keys under the command's flags) -> settings, notes."""
     src = SRC.format(m=method if method != "adapter_v2" else "adapter_v2")
@@ -134,7 +136,8 @@ def read(method: str, values: dict[str, tuple[object, int | None]], file: str
     if as_int(seq):
         put("cutoff_len", as_int(seq), "train.max_seq_length", sl)
     dev, dl = get("devices")
-    if as_int(dev) and as_int(dev) > 1:
+    ndev = as_int(dev)
+    if ndev is not None and ndev > 1:
         put("fsdp", "full_shard auto_wrap", "devices", dl)
         put("disable_gradient_checkpointing", False, "devices", dl)
         out["disable_gradient_checkpointing"].invert = True

@@ -72,7 +72,7 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
                      f"GPU (AMD-AIG-AIMA/Instella instella/train.py)")
     if as_bool(model.get("flash_attention")):
         put("flash_attn", "fa2", "model.flash_attention")     # OLMoSequentialBlock: flash_attn_func
-    d = data.get("data") if isinstance(data.get("data"), dict) else {}
+    d = data["data"] if isinstance(data.get("data"), dict) else {}
     if d.get("paths") or d.get("datasets"):
         # olmo/data/memmap_dataset.py MemMapDataset: token arrays cut into instances of max_sequence_length tokens
         put("packing", True, "data.paths")
@@ -85,7 +85,7 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
         notes.append(f"precision {prec}: autocast over fp32 parameters ({SRC} TrainConfig.autocast_precision)")
     else:
         put("pure_fp32", True, "precision", "default")
-    fsdp = data.get("fsdp") if isinstance(data.get("fsdp"), dict) else {}
+    fsdp = data["fsdp"] if isinstance(data.get("fsdp"), dict) else {}
     strategy = str(fsdp.get("sharding_strategy") or "FULL_SHARD").upper()
     if strategy != "NO_SHARD":
         put("fsdp", f"{strategy.lower()} auto_wrap", "fsdp.sharding_strategy",
