@@ -1,0 +1,61 @@
+"""Public datasets' longest sample, in tokens, each with where the figure comes from (issue 26). Pure data.
+
+`rocm-tune check` counts a micro-batch at min(length cap, the named data's longest sample) when the collator pads
+to the batch's longest sample (no packing): a dataset is here only with a sourced figure (a published length
+measurement of the whole set, a dataset card's statistics, the set's own construction); a set without one is not
+guessed. The figure is for the tokenizer and prompt format named in `tokenizer`; other tokenizers of the same
+vocabulary size give figures of the same order.
+
+Keys are lower case: hub ids (`org/name`), LLaMA-Factory dataset_info.json names, ms-swift --dataset names and
+torchtune dataset builders; `aliases` maps other names of the same data onto one entry."""
+
+from __future__ import annotations
+
+# name -> (longest sample in tokens, tokenizer/format the figure is for, source)
+DATASETS: dict[str, tuple[int, str, str]] = {
+    # Stanford Alpaca's 52k instruction set: tloen/alpaca-lora lengths.ipynb tokenizes every sample of
+    # alpaca_data.json in the Alpaca prompt template (LLaMA-1 tokenizer, add_eos_token) and histograms the lengths:
+    # the last bin ends at 1305 tokens (42,516 of 52,002 samples under 185)
+    "tatsu-lab/alpaca": (1305, "LLaMA-1 tokenizer, Alpaca prompt", "tloen/alpaca-lora lengths.ipynb "
+                         "(https://github.com/tloen/alpaca-lora/blob/main/lengths.ipynb): the longest of the 52k "
+                         "samples is 1305 tokens"),
+    # ms-swift's identity set: one-line questions and short answers ({{NAME}}/{{AUTHOR}} filled in by
+    # --model_name/--model_author), kept from ms_swift.SHORT_DATASETS
+    "swift/self-cognition": (512, "any", "ms-swift's self-cognition set: one-line questions and short answers, a few "
+                             "hundred tokens at most"),
+}
+
+# other names of the same data: LLaMA-Factory's dataset_info.json (alpaca_en is the 52k Alpaca file,
+# llamafactory/alpaca_en on the hub), torchtune's builder (alpaca_dataset's default source is tatsu-lab/alpaca),
+# ms-swift's ModelScope ids
+ALIASES: dict[str, str] = {
+    "alpaca_en": "tatsu-lab/alpaca", "llamafactory/alpaca_en": "tatsu-lab/alpaca",
+    "alpaca_data_en_52k": "tatsu-lab/alpaca", "alpaca_data_en_52k.json": "tatsu-lab/alpaca",
+    "torchtune.datasets.alpaca_dataset": "tatsu-lab/alpaca", "alpaca_dataset": "tatsu-lab/alpaca",
+    "self-cognition": "swift/self-cognition", "modelscope/self-cognition": "swift/self-cognition",
+}
+
+
+def _key(name: str) -> str:
+    """`org/name#N` (N samples of it), `org/name:subset` (a subset), quotes and a hub URL prefix dropped."""
+    n = str(name).strip().strip("'\"").lower()
+    for prefix in ("https://huggingface.co/datasets/", "hf://datasets/", "ms://", "hf::", "ms::"):
+        if n.startswith(prefix):
+            n = n[len(prefix):]
+    return n.split("#")[0].split(":")[0].rstrip("/")
+
+
+def longest(name: str) -> tuple[int, str, str] | None:
+    """(longest sample in tokens, tokenizer/format, source) of a named public dataset, or None when no sourced
+    figure is known (a subset or a sample of a set is bounded by the whole set's longest)."""
+    k = _key(name)
+    return DATASETS.get(ALIASES.get(k, k))
+
+
+def longest_of(names) -> tuple[int, str] | None:
+    """(longest sample, sources) over several named datasets when EVERY one has a figure, else None."""
+    got = [longest(n) for n in names if str(n).strip()]
+    if not got or any(g is None for g in got):
+        return None
+    top = max(got, key=lambda g: g[0])
+    return top[0], top[2]
