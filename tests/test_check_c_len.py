@@ -137,3 +137,19 @@ def test_packing_or_unknown_data_keeps_the_cap(tmp_path, name, text):
     assert "sequence_bound" not in rep
     assert rep["verdict"] == "oom"
     assert not any("counted at 1312" in a for a in rep["assumptions"])
+
+
+def test_llamafactorys_demo_files_bound_by_their_measured_bytes(tmp_path):
+    """LLaMA-Factory's examples train on `identity,alpaca_en_demo` (its own data/ files): their longest sample's
+    UTF-8 bytes bound its tokens (2921 for alpaca_en_demo.json), plus the chat template's allowance."""
+    got = dataset_lengths.longest_of(["identity", "alpaca_en_demo"], llamafactory=True)
+    assert got[0] == 2921 + dataset_lengths.LF_TEMPLATE_ALLOWANCE and "alpaca_en_demo.json" in got[1]
+    # the demo names are LLaMA-Factory's files: another runner naming them names something else
+    assert dataset_lengths.longest("alpaca_en_demo") is None
+    rep = _run(tmp_path, "lf.yaml", LF.format(data="identity,alpaca_en_demo", extra=""))
+    assert rep["sequence_bound"]["counted_tokens"] == 2921 + 512 + 7 and rep["verdict"] == "fits"
+    assert rep["sequence_bound"]["at_cutoff_len"]["verdict"] == "oom"
+    # a cap below the data's bound: the cap is what is counted, nothing is said about the data
+    short = _run(tmp_path, "lf.yaml", LF.format(data="identity,alpaca_en_demo", extra="").replace(
+        "cutoff_len: 16384", "cutoff_len: 2048"))
+    assert "sequence_bound" not in short and short["understood"]["cutoff_len"] == 2048

@@ -25,6 +25,22 @@ DATASETS: dict[str, tuple[int, str, str]] = {
                              "hundred tokens at most"),
 }
 
+# LLaMA-Factory's own demo files (data/ of hiyouga/LLaMA-Factory at ff6d4d12, 2026-08-18), named by a config's
+# `dataset` when it runs from LLaMA-Factory's folder: read only for llamafactory configs. Measured from the files:
+# the longest sample's UTF-8 bytes (all its text: instruction, input, output, turns, tools; a preference row is the
+# prompt with the longer answer), an upper bound of its tokens for byte-level BPE tokenizers (every token is at least
+# one byte), plus LF_TEMPLATE_ALLOWANCE tokens for the chat template's own text (role headers, a default system
+# prompt, the tool prompt; NAME/AUTHOR filled in in identity.json).
+LF_TEMPLATE_ALLOWANCE = 512
+_LF_SRC = ("LLaMA-Factory data/{f} (hiyouga/LLaMA-Factory ff6d4d12): longest sample {b} UTF-8 bytes, an upper bound "
+           "of its tokens, + {a} for the chat template")
+LF_FILES: dict[str, tuple[int, str, str]] = {
+    name: (b + LF_TEMPLATE_ALLOWANCE, "any byte-level BPE tokenizer (upper bound)",
+           _LF_SRC.format(f=f"{name}.json", b=b, a=LF_TEMPLATE_ALLOWANCE))
+    for name, b in (("identity", 358), ("alpaca_en_demo", 2921), ("alpaca_zh_demo", 1436),
+                    ("glaive_toolcall_en_demo", 12405), ("glaive_toolcall_zh_demo", 7945),
+                    ("dpo_en_demo", 15610), ("dpo_zh_demo", 8458), ("kto_en_demo", 15339))}
+
 # other names of the same data: LLaMA-Factory's dataset_info.json (alpaca_en is the 52k Alpaca file,
 # llamafactory/alpaca_en on the hub), torchtune's builder (alpaca_dataset's default source is tatsu-lab/alpaca),
 # ms-swift's ModelScope ids
@@ -45,16 +61,19 @@ def _key(name: str) -> str:
     return n.split("#")[0].split(":")[0].rstrip("/")
 
 
-def longest(name: str) -> tuple[int, str, str] | None:
+def longest(name: str, llamafactory: bool = False) -> tuple[int, str, str] | None:
     """(longest sample in tokens, tokenizer/format, source) of a named public dataset, or None when no sourced
-    figure is known (a subset or a sample of a set is bounded by the whole set's longest)."""
+    figure is known (a subset or a sample of a set is bounded by the whole set's longest). `llamafactory`: a
+    LLaMA-Factory `dataset` name, which may also be one of its demo files (LF_FILES)."""
     k = _key(name)
+    if llamafactory and k in LF_FILES:
+        return LF_FILES[k]
     return DATASETS.get(ALIASES.get(k, k))
 
 
-def longest_of(names) -> tuple[int, str] | None:
+def longest_of(names, llamafactory: bool = False) -> tuple[int, str] | None:
     """(longest sample, sources) over several named datasets when EVERY one has a figure, else None."""
-    got = [longest(n) for n in names if str(n).strip()]
+    got = [longest(n, llamafactory) for n in names if str(n).strip()]
     if not got or any(g is None for g in got):
         return None
     top = max(got, key=lambda g: g[0])

@@ -77,7 +77,8 @@ def named_bound(job) -> tuple[int, str, str] | None:
     s = job.settings.get("dataset_max_tokens")
     if s is None and job.runner == "llamafactory" and job.settings.get("dataset") is not None:
         ds = job.settings["dataset"]
-        got = named_data([n.strip() for n in str(ds.value).split(",") if n.strip()], ds.file, ds.line, ds.native)
+        got = named_data([n.strip() for n in str(ds.value).split(",") if n.strip()], ds.file, ds.line, ds.native,
+                         llamafactory=True)
         s = got.get("dataset_max_tokens")
         src = got.get("__data_source__")
     else:
