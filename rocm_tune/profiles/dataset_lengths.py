@@ -7,7 +7,8 @@ guessed. The figure is for the tokenizer and prompt format named in `tokenizer`;
 vocabulary size give figures of the same order.
 
 Keys are lower case: hub ids (`org/name`), LLaMA-Factory dataset_info.json names, ms-swift --dataset names and
-torchtune dataset builders; `aliases` maps other names of the same data onto one entry."""
+torchtune dataset builders; `aliases` maps other names of the same data onto one entry. Multimodal sets are not
+here: their samples' length is mostly image/video tokens, set by the processor's pixel limits, not by the text."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ DATASETS: dict[str, tuple[int, str, str]] = {
                          "(https://github.com/tloen/alpaca-lora/blob/main/lengths.ipynb): the longest of the 52k "
                          "samples is 1305 tokens"),
     # ms-swift's identity set: one-line questions and short answers ({{NAME}}/{{AUTHOR}} filled in by
-    # --model_name/--model_author), kept from ms_swift.SHORT_DATASETS
+    # --model_name/--model_author; the figure ms-swift's reader used before this table)
     "swift/self-cognition": (512, "any", "ms-swift's self-cognition set: one-line questions and short answers, a few "
                              "hundred tokens at most"),
 }
