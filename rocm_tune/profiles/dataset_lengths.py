@@ -20,10 +20,13 @@ DATASETS: dict[str, tuple[int, str, str]] = {
     "tatsu-lab/alpaca": (1305, "LLaMA-1 tokenizer, Alpaca prompt", "tloen/alpaca-lora lengths.ipynb "
                          "(https://github.com/tloen/alpaca-lora/blob/main/lengths.ipynb): the longest of the 52k "
                          "samples is 1305 tokens"),
-    # ms-swift's identity set: one-line questions and short answers ({{NAME}}/{{AUTHOR}} filled in by
-    # --model_name/--model_author; the figure ms-swift's reader used before this table)
-    "swift/self-cognition": (512, "any", "ms-swift's self-cognition set: one-line questions and short answers, a few "
-                             "hundred tokens at most"),
+    # ms-swift's identity set (one-line questions and short answers, {{NAME}}/{{AUTHOR}} filled in by --model_name /
+    # --model_author): the 134 rows of swift/llm/data/self_cognition.jsonl, in the repository until it moved to the
+    # hub as swift/self-cognition (modelscope/ms-swift e34917465, June 2024); measured like LF_FILES below
+    "swift/self-cognition": (549 + 512, "any byte-level BPE tokenizer (upper bound)",
+                             "ms-swift swift/llm/data/self_cognition.jsonl (modelscope/ms-swift, before e34917465): "
+                             "longest of its 134 rows 549 UTF-8 bytes, an upper bound of its tokens, + 512 for the "
+                             "chat template"),
 }
 
 # LLaMA-Factory's own demo files (data/ of hiyouga/LLaMA-Factory at ff6d4d12, 2026-08-18), named by a config's
