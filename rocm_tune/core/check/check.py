@@ -57,6 +57,7 @@ class Report:
     cpu_ram_bytes: int = 0
     reason: str = ""
     est_notes: list[str] = field(default_factory=list)
+    sequence_bound: dict | None = None     # which bound the step's sequence was counted at (issue 26)
 
     @property
     def exit_code(self) -> int:
@@ -78,6 +79,7 @@ class Report:
             "margin_bytes": self.margin_bytes, "reason": self.reason,
             "findings": [f.to_dict() for f in self.findings], "fix": self.fix,
             "assumptions": list(self.assumptions), "notes": list(self.job.notes) + list(self.est_notes),
+            **({"sequence_bound": self.sequence_bound} if self.sequence_bound else {}),
         }
 
 
@@ -1155,9 +1157,35 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
             f"{stats.tokenizer}), padded to {longest}, not at cutoff_len {cfg.cutoff_len}: the collator pads each "
             f"batch to its longest sample; at the cap the verdict would be {at_cap}")
         return
+    if _named_data_bound(rep, job, model, cfg, eval_batch, gpu, vram):
+        return
     if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
         fit = lengths.longest_that_fits(lambda t: verdict_at(t)[0] == "fits", cfg.cutoff_len)
         rep.assumptions += _padding_assumption(job, cfg, fit)
+
+
+def _named_data_bound(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:
+    """The named public data's longest sample (profiles/dataset_lengths.py) below the cap: every batch is counted at
+    it, and the answer says which bound it used and what a longer dataset would need (the cap's peak)."""
+    bound = lengths.named_bound(job)
+    if bound is None:
+        return False
+    tokens, source, native = bound
+    counted = lengths.padded(min(tokens, cfg.cutoff_len))
+    if counted >= cfg.cutoff_len:
+        return False
+    at_cap, cap_peak = rep.verdict, max((p["reserved_bytes"] for p in (rep.memory or {}).values() if p), default=0)
+    rep.memory = memory_phases(job, model, lengths.at_length(cfg, counted), eval_batch, gpu=gpu)[0]
+    rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(rep.memory, vram)
+    gib = cap_peak / 2**30
+    rep.assumptions.append(
+        f"the named data's longest sample ~{tokens} tokens < cutoff_len {cfg.cutoff_len} ({native}: {source}): "
+        f"counted at {counted} (the collator pads each batch to its longest sample); a longer dataset would need "
+        f"{gib:.1f} GiB per GPU at the cap ({at_cap} there)")
+    rep.sequence_bound = {"bound": "data", "data_longest_tokens": tokens, "counted_tokens": counted,
+                          "cutoff_len": cfg.cutoff_len, "named_by": native, "source": source,
+                          "at_cutoff_len": {"verdict": at_cap, "peak_bytes": int(cap_peak)}}
+    return True
 
 
 def _card_in_files(job: formats.Job, gpu_id: str | None, vram_gib: float | None) -> tuple[str | None, float | None]:

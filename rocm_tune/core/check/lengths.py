@@ -66,3 +66,23 @@ def longest_that_fits(fits_at, cap: int) -> int:
 
 def at_length(cfg, tokens: int):
     return replace(cfg, cutoff_len=int(tokens))
+
+
+def named_bound(job) -> tuple[int, str, str] | None:
+    """(longest sample in tokens, its source, the key that named the data) of the public data the config names
+    (profiles/dataset_lengths.py), as the runner's reader found it (`dataset_max_tokens`), or LLaMA-Factory's
+    `dataset` names of its own dataset_info.json (alpaca_en, ...) when they are not on disk. None: unknown data."""
+    from rocm_tune.core.runners.common import as_int, named_data
+
+    s = job.settings.get("dataset_max_tokens")
+    if s is None and job.runner == "llamafactory" and job.settings.get("dataset") is not None:
+        ds = job.settings["dataset"]
+        got = named_data([n.strip() for n in str(ds.value).split(",") if n.strip()], ds.file, ds.line, ds.native,
+                         llamafactory=True)
+        s = got.get("dataset_max_tokens")
+        src = got.get("__data_source__")
+    else:
+        src = job.settings.get("__data_source__")
+    if s is None or as_int(s.value) is None:
+        return None
+    return int(as_int(s.value)), str(src.value) if src is not None else "the named dataset", s.native

@@ -17,7 +17,7 @@ import re
 import yaml
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners.common import Default, Setting, as_bool
+from rocm_tune.core.runners.common import Default, Setting, as_bool, named_data
 from rocm_tune.core.runners.llamafactory import yaml_lines
 
 AX = "axolotl-ai-cloud/axolotl:src/axolotl/utils/schemas/config.py (AxolotlInputConfig"
@@ -70,6 +70,11 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
     elif as_bool(data.get("eager_attention")):
         put("flash_attn", "eager", "eager_attention")
     _read_stage(data, put)
+    if as_bool(data.get("sample_packing")):      # packed rows are filled to sequence_len (check keeps the cap)
+        put("sample_packing", True, "sample_packing")
+    ds = data.get("datasets")
+    if isinstance(ds, list) and ds and all(isinstance(d, dict) for d in ds):   # datasets[].path: hub ids (issue 26)
+        out.update(named_data([d.get("path") for d in ds], file, lines.get("datasets"), "datasets"))
     if data.get("fsdp") or data.get("fsdp_config"):
         # read by core.runners.fsdp.spec_from: `fsdp:` is a word list (full_shard, offload, ...), `fsdp_config:`
         # a mapping (fsdp_version, fsdp_offload_params, reshard_after_forward / fsdp_sharding_strategy, ...)

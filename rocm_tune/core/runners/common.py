@@ -217,3 +217,20 @@ class Default:
 
     value: object
     source: str     # repository:path (Class.field or function), at the version the module names
+
+
+def named_data(names, file: str | None, line: int | None, native: str, kind: str = "yaml",
+               llamafactory: bool = False) -> dict[str, "Setting"]:
+    """The settings a runner's reader adds for the datasets its config names (issue 26): `dataset_max_tokens`, the
+    longest sample of the named public data (profiles/dataset_lengths.py, each figure with its source) when every
+    named set has a sourced figure, and `__data_source__`, that source. Nothing when a set is unknown or local."""
+    from rocm_tune.profiles.dataset_lengths import longest_of
+
+    if not names or any(n is None or not str(n).strip() for n in names):
+        return {}
+    got = longest_of([str(n) for n in names], llamafactory)
+    if got is None:
+        return {}
+    tokens, source = got
+    return {"dataset_max_tokens": Setting("dataset_max_tokens", tokens, file, line, native, kind),
+            "__data_source__": Setting("__data_source__", source, file, line, native, kind)}

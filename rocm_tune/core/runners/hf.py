@@ -14,7 +14,7 @@ import re
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
-from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
 
 TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
 # a plain Trainer / TRL script: transformers' own TrainingArguments defaults (v4.40 .. v5 agree)
@@ -151,6 +151,8 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
         elif k in PASSTHROUGH:
             out[k] = Setting(k, v, file, line, k, "flag")
     _own_names(flags, out, notes, file)
+    if "dataset_name" in flags:        # TRL ScriptArguments / run_clm DataTrainingArguments: a hub id (issue 26)
+        out.update(named_data([flags["dataset_name"][0]], file, flags["dataset_name"][1], "dataset_name", "flag"))
     if "q_lora" in flags and "quantization_bit" in out and "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "lora", file, flags["q_lora"][1], "q_lora", "flag")
     if _lora_dim_on(out):
@@ -920,6 +922,9 @@ def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -
         if alias in flags and "model_name_or_path" not in flags:
             flags["model_name_or_path"] = flags.pop(alias)
     out, notes = read_flags(flags, file)
+    mixer = data.get("dataset_mixer") or data.get("dataset_mixture")
+    if isinstance(mixer, dict) and mixer:      # alignment-handbook: {hub id: fraction}
+        out.update(named_data(list(mixer), file, lines.get("dataset_mixer"), "dataset_mixer"))
     if isinstance(data.get("fsdp_config"), dict) and out.get("fsdp") is not None:
         out["fsdp_config"] = Setting("fsdp_config", dict(data["fsdp_config"]), file, lines.get("fsdp_config"),
                                      "fsdp_config", "yaml")

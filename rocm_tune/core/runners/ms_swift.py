@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
 
 SW = "modelscope/ms-swift:swift"
 # ms-swift 3.x (swift/trainers/arguments.py TrainArgumentsMixin overrides the HF Trainer's defaults)
@@ -48,11 +48,6 @@ NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "z
 # quant_args.py get_quantization_config: BitsAndBytesConfig, HqqConfig(nbits), QuantoConfig(weights=int<bits>),
 # EetqConfig("int8")): the frozen weights take quant_bits bits each (group scales aside), as bnb's do
 WEIGHT_QUANT = ("bnb", "hqq", "quanto", "eetq")
-# Public datasets whose longest sample is bounded far below any model context (tokens, chat template included):
-# with no --max_length, ms-swift pads each batch to its longest sample, so these bound the sequence.
-# swift/self-cognition: ms-swift's identity set of one-line questions and short answers (`{{NAME}}`/`{{AUTHOR}}`
-# filled in by --model_name/--model_author), a few hundred tokens at most.
-SHORT_DATASETS = {"swift/self-cognition": 512}
 MAP["bnb_4bit_use_double_quant"] = "double_quantization"   # QuantizeArguments (default True)
 # TunerArguments (swift/llm/argument/tuner_args.py): freeze_vit / freeze_aligner, True by default in ms-swift 3.x
 MAP.update({"freeze_vit": "freeze_vision_tower", "freeze_aligner": "freeze_multi_modal_projector",
@@ -104,15 +99,13 @@ def _precision(flags: dict[str, tuple[str, int]], file: str, out: dict[str, Sett
 
 def _dataset_bound(flags: dict[str, tuple[str, int]], lists: dict[str, list[str]] | None, file: str,
                    out: dict[str, Setting]) -> None:
-    """--dataset naming only sets of SHORT_DATASETS (`name#N` samples N of them, `name:subset` a subset): their
-    longest sample bounds the sequence when --max_length is not given (config.py reads dataset_max_tokens)."""
-    if "dataset" not in flags or "max_length" in flags:
+    """--dataset naming only public sets with a sourced longest sample (profiles/dataset_lengths.py; `name#N`
+    samples N of them, `name:subset` a subset): with no --max_length it bounds the sequence (config.py), and with
+    one, check counts each batch at the shorter of the two (ms-swift pads a batch to its longest sample)."""
+    if "dataset" not in flags:
         return
     v, line = flags["dataset"]
-    names = [str(n).strip("'\"").split("#")[0].split(":")[0] for n in ((lists or {}).get("dataset") or [v])]
-    bounds = [b for b in (SHORT_DATASETS.get(n) for n in names) if b is not None]
-    if names and len(bounds) == len(names):
-        out["dataset_max_tokens"] = Setting("dataset_max_tokens", max(bounds), file, line, "dataset", "flag")
+    out.update(named_data((lists or {}).get("dataset") or [v], file, line, "dataset", "flag"))
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, yaml_lines
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data, yaml_lines
 
 TT = "pytorch/torchtune:recipes"
 DEFAULTS = {
@@ -133,6 +133,12 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     ds = _sub(data, "dataset")
     if as_bool(ds.get("packed")):
         put("packing", True, "dataset")
+    # the data it names: each entry's `source` (a hub id; the builder's default without one), a list of entries
+    # is torchtune's ConcatDataset (issue 26: the batch pads to its longest sample, check bounds it by the data's)
+    entries = data.get("dataset") if isinstance(data.get("dataset"), list) else [ds]
+    names = [e.get("source") or e.get("_component_") for e in entries if isinstance(e, dict)]
+    if names and all(names):
+        out.update(named_data(names, file, lines.get("dataset"), "dataset"))
     facts = recipe_facts(recipe or "")
     if facts["distributed"]:
         words = "full_shard" + (" offload" if as_bool(data.get("fsdp_cpu_offload")) else "")
