@@ -77,8 +77,9 @@ def longest(name: str, llamafactory: bool = False) -> tuple[int, str, str] | Non
 
 def longest_of(names, llamafactory: bool = False) -> tuple[int, str] | None:
     """(longest sample, sources) over several named datasets when EVERY one has a figure, else None."""
-    got = [longest(n, llamafactory) for n in names if str(n).strip()]
-    if not got or any(g is None for g in got):
+    found = [longest(n, llamafactory) for n in names if str(n).strip()]
+    got = [g for g in found if g is not None]
+    if not got or len(got) < len(found):
         return None
     top = max(got, key=lambda g: g[0])
     return top[0], top[2]

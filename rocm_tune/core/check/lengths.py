@@ -83,6 +83,7 @@ def named_bound(job) -> tuple[int, str, str] | None:
         src = got.get("__data_source__")
     else:
         src = job.settings.get("__data_source__")
-    if s is None or as_int(s.value) is None:
+    n = as_int(s.value) if s is not None else None
+    if s is None or n is None:
         return None
-    return int(as_int(s.value)), str(src.value) if src is not None else "the named dataset", s.native
+    return n, str(src.value) if src is not None else "the named dataset", s.native

@@ -135,7 +135,7 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         put("packing", True, "dataset")
     # the data it names: each entry's `source` (a hub id; the builder's default without one), a list of entries
     # is torchtune's ConcatDataset (issue 26: the batch pads to its longest sample, check bounds it by the data's)
-    entries = data.get("dataset") if isinstance(data.get("dataset"), list) else [ds]
+    entries = data["dataset"] if isinstance(data.get("dataset"), list) else [ds]
     names = [e.get("source") or e.get("_component_") for e in entries if isinstance(e, dict)]
     if names and all(names):
         out.update(named_data(names, file, lines.get("dataset"), "dataset"))
