@@ -144,7 +144,9 @@ def _dots(name: str) -> str:
 
 def _tokens(stem: str) -> list[str]:
     s = stem.lower()
-    s = re.sub(r"(?<=\d)_(?=\d)", ".", s)           # qwen2_5, internlm2_5 (Python-safe spellings)
+    # qwen2_5, internlm2_5, a2_7b (Python-safe spellings of a version or an active size); llama3_8b and qwen35_9b
+    # are a version and a size (the digits after the underscore end in b/m: a size)
+    s = re.sub(r"(?<=\d)_(?=\d+(?![\d.]*[bm](?:$|[-_ .])))|(?<=[-_ ]a\d)_(?=\d)", ".", s)
     s = re.sub(r"(?<=[a-z]{2})(?=\d+(?:\.\d+)?b(?:$|[-_ ]))", "-", s)  # "llama8b" -> llama-8b (not A3B, 8x7B)
     return [t for t in re.split(r"[-_\s]+", s) if t]
 

@@ -312,12 +312,37 @@ def _literal(node, names: dict | None = None):
         return _literal(node.args[1], names)       # os.getenv("MODEL", "Qwen/...") / os.environ.get(...): the default
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
         return _literal(node.values[1], names)     # os.environ.get("MODEL") or "Qwen/..."
+    path = _path_literal(node, names)
+    if path is not None:
+        return path
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
             return f"torch.{node.attr}"            # torch_dtype=torch.bfloat16
         return None
+
+
+def _path_literal(node, names: dict | None) -> str | None:
+    """A path the program builds from literals: `str(P)`, `Path("a")`, `BASE / "models" / "qwen3-8b"`,
+    `os.path.join(BASE, "qwen3-8b")`. A base that is not a literal (`Path(__file__).parent`) is left out: the
+    folders after it still name the model (the last one is what resolve_model reads)."""
+    import ast
+
+    if isinstance(node, ast.Call) and not node.keywords and _name(node.func) in ("str", "Path", "PurePath") \
+            and len(node.args) == 1:
+        v = _literal(node.args[0], names)
+        return v if isinstance(v, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        parts = [_literal(node.left, names), _literal(node.right, names)]
+    elif isinstance(node, ast.Call) and _name(node.func) == "join" and isinstance(node.func, ast.Attribute) \
+            and _name(node.func.value) == "path" and node.args:
+        parts = [_literal(a, names) for a in node.args]
+    else:
+        return None
+    if not isinstance(parts[-1], str) or not parts[-1].strip():
+        return None
+    return "/".join(p.rstrip("/") for p in parts if isinstance(p, str) and p)
 
 
 # keys only LLaMA-Factory's argument dataclasses have (FinetuningArguments / DataArguments): a dict that holds one of
