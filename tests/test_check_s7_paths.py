@@ -4,7 +4,6 @@ model's name. Case: ASEbrahim/stratos (RX 7900 XTX), benchmarks/corpus/configs/r
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
