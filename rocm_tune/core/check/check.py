@@ -957,7 +957,8 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
         v = _yaml_value(not new_value if setting.invert else new_value)
         if style in ("hf", "swift") and isinstance(new_value, bool):
             v = v.capitalize() if style == "hf" else v
-        lines[i] = re.sub(r"(--" + re.escape(setting.native) + r")(=|\s+)(\S+)",
+        flag = re.escape(setting.native).replace("_", "[-_]")    # argparse's --batch-size is dest batch_size
+        lines[i] = re.sub(r"(--" + flag + r")(=|\s+)(\S+)",
                           lambda m: m.group(1) + m.group(2) + v, lines[i], count=1)
     return "".join(lines)
 
@@ -980,8 +981,15 @@ def _yaml_without_home(fmt: str | None) -> bool:
     return bool(fmt) and str(fmt).endswith("-yaml") and fmt != "lf-yaml" and fmt not in _YAML_NATIVE
 
 
+def _native_flag(job, key: str) -> str:
+    return {"hf": _HF_NATIVE, "swift": _SWIFT_NATIVE}.get(job.script_flags.get("style", ""), {}).get(key, key)
+
+
+# where a one-line command's words end: a redirection, a pipe, `&&`/`||`, `;`, a background `&` or a comment
+_COMMAND_END = re.compile(r"\s+(?=(?:\d?>|&>|&&|\|\|?|;|&\s*$|&\s|#))")
+
+
 def _add_to_text(text: str, job, key: str, value, file: str) -> str:
-    style = job.script_flags.get("style", "")
     fmt = job.formats.get(file)
     if fmt == "lf-yaml":
         return text.rstrip("\n") + f"\n{key}: {_yaml_value(value)}   # rocm-tune check --fix\n"
@@ -990,17 +998,54 @@ def _add_to_text(text: str, job, key: str, value, file: str) -> str:
         if key == "disable_gradient_checkpointing":
             value = not value
         return text.rstrip("\n") + f"\n{native}: {_yaml_value(value)}   # rocm-tune check --fix\n"
-    native = {"hf": _HF_NATIVE, "swift": _SWIFT_NATIVE}.get(style, {}).get(key, key)
+    native = _native_flag(job, key)
     if native == "gradient_checkpointing" and key == "disable_gradient_checkpointing":
         value = not value
     lines = text.splitlines(keepends=True)
     at = job.entry_line or len(lines)
+    flag = f"--{native} {_yaml_value(value)}"
+    first = lines[at - 1] if 0 < at <= len(lines) else ""
+    if first and not first.rstrip().endswith("\\"):
+        # a command on one line (`nohup python train.py --bs 2 > log 2>&1 &`): the flag joins its words, before
+        # the redirections, never as a continuation line after it (which the shell would run as a command)
+        body = first.rstrip("\n")
+        m = _COMMAND_END.search(body)
+        cut = m.start() if m else len(body.rstrip())
+        lines[at - 1] = body[:cut] + " " + flag + body[cut:] + first[len(body):]
+        return "".join(lines)
     indent = "    "
     if at < len(lines):
-        m = re.match(r"^\s*", lines[at])
-        indent = (m.group(0) if m else "") or indent
-    lines.insert(at, f"{indent}--{native} {_yaml_value(value)} \\\n")
+        m2 = re.match(r"^\s*", lines[at])
+        indent = (m2.group(0) if m2 else "") or indent
+    lines.insert(at, f"{indent}{flag} \\\n")
     return "".join(lines)
+
+
+def _program_ignores_flag(job, script: str, native: str) -> str | None:
+    """The Python program a launch script runs (given beside it) when that program would not take `--native`: it
+    parses its own argparse options without that one (argparse stops with "unrecognized arguments"), or parses none
+    (the flag would change nothing). None when the program is not given or reads TrainingArguments from the command
+    line (HfArgumentParser, TRL's parser): then the flag reaches it."""
+    import ast
+
+    from rocm_tune.core.files import parse_python
+
+    for p, text in job.files.items():
+        if job.formats.get(p) != "python" or not re.search(rf"(?<![\w.-]){re.escape(os.path.basename(p))}\b",
+                                                            script):
+            continue
+        if re.search(r"HfArgumentParser|parse_args_into_dataclasses|TrlParser|ArgumentParser\(\s*\(", text):
+            return None
+        try:
+            tree = parse_python(text, p, "Python program")
+        except UserError:
+            return None
+        opts = {a.value.lstrip("-").replace("-", "_") for n in ast.walk(tree)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "add_argument"
+                for a in n.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("-")}
+        if native.replace("-", "_") not in opts:
+            return os.path.basename(p)
+    return None
 
 
 def _accelerate_zero(text: str, z: int, off: str) -> str:
@@ -1047,6 +1092,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
                     new[s.file] = _set_in_text(new[s.file], s, name, job.script_flags.get("style", ""))
                 elif target_file and job.formats.get(target_file) == "python":
                     manual.append(f"deepspeed={name!r}")
+                elif target_file and target_file in new and _program_ignores_flag(job, new[target_file], "deepspeed"):
+                    manual.append(f"deepspeed={name!r}")
                 elif target_file:
                     new[target_file] = _add_to_text(new[target_file], job, "deepspeed", name, target_file)
             continue
@@ -1059,6 +1106,9 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
             manual.append(f"{key}={_py_value(value)}")  # a program takes no shell flags: said, never written
         elif target_file and target_file in new and _yaml_without_home(job.formats.get(target_file)):
             manual.append(f"{key}: {_yaml_value(value)}")  # a YAML whose key for it we do not know: said
+        elif target_file and target_file in new and job.formats.get(target_file) == "script" \
+                and _program_ignores_flag(job, new[target_file], _native_flag(job, key)):
+            manual.append(f"{key}={_py_value(value)}")  # the program it runs would refuse (or ignore) the flag
         elif target_file and target_file in new:
             new[target_file] = _add_to_text(new[target_file], job, key, value, target_file)
     changed = {os.path.basename(p): t for p, t in new.items() if files.get(p) != t}
