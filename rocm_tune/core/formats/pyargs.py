@@ -19,18 +19,24 @@ def _literal(node):
         return None
 
 
-def _pairs(node) -> list[tuple[str, object, int]] | None:
-    """(key, value, line) of a `{...}` literal or a `dict(k=v, ...)` call with literal values."""
+def dict_pairs(node, bound: dict | None = None) -> list[tuple[str, ast.expr]] | None:
+    """(key, value node) of a `{...}` literal or a `dict(k=v, ...)` call (keys that are not literal strings, `**base`,
+    are left out); a name is followed to the value `bound` gives it (`args = dict(...)` earlier in the program). The
+    one reader of a literal argument dict: pyargs below and runners/hf.lf_args_dict map the values each their way."""
+    if isinstance(node, ast.Name) and bound and node.id in bound:
+        node = bound[node.id]
     if isinstance(node, ast.Dict):
-        out = []
-        for k, v in zip(node.keys, node.values):
-            key = _literal(k) if k is not None else None
-            if isinstance(key, str):
-                out.append((key, _literal(v), v.lineno))
-        return out
+        return [(key, v) for k, v in zip(node.keys, node.values)
+                if k is not None and isinstance(key := _literal(k), str)]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args:
-        return [(kw.arg, _literal(kw.value), kw.value.lineno) for kw in node.keywords if kw.arg]
+        return [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
     return None
+
+
+def _pairs(node) -> list[tuple[str, object, int]] | None:
+    """(key, value, line) of a literal argument dict with literal values."""
+    kv = dict_pairs(node)
+    return None if kv is None else [(k, _literal(v), v.lineno) for k, v in kv]
 
 
 def dict_arguments(tree) -> dict[str, tuple[str, int]] | None:

@@ -358,6 +358,7 @@ def lf_args_dict(text: str, file: str) -> tuple[dict[str, tuple[object, int]], s
 
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.files import parse_python
+    from rocm_tune.core.formats.pyargs import dict_pairs
 
     try:
         tree = parse_python(text, file, "Python program")
@@ -370,19 +371,9 @@ def lf_args_dict(text: str, file: str) -> tuple[dict[str, tuple[object, int]], s
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             bound[n.targets[0].id] = n.value
 
-    def pairs(node) -> list[tuple[str, ast.AST]] | None:
-        if isinstance(node, ast.Name) and node.id in bound:
-            node = bound[node.id]
-        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
-                                              for k in node.keys):
-            return [(k.value, v) for k, v in zip(node.keys, node.values)]    # type: ignore[union-attr]
-        if isinstance(node, ast.Call) and _name(node.func) == "dict" and not node.args:
-            return [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
-        return None
-
     for c in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
         for arg in [*c.args[:1], *(kw.value for kw in c.keywords if kw.arg == "args")]:
-            kv = pairs(arg)
+            kv = dict_pairs(arg, bound)
             keys = {k for k, _ in kv or ()}
             if kv and "model_name_or_path" in keys and keys & set(LF_ONLY_KEYS):
                 out = {k: (v, getattr(node, "lineno", c.lineno)) for k, node in kv
