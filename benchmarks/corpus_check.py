@@ -6,7 +6,9 @@ unknown rate, by runner and by split (fit / held), and every wrong or unknown ca
 
 Each case runs as a user would: its config files (the case's own folder as the working directory, so that paths
 in them resolve as they did for the user) and the case's check_args (the hardware its prose states). The outcome
-"fits" is right for the verdict fits, "oom" for oom; "host_oom" counts as oom (the run did not fit the machine)."""
+"fits" is right for the verdict fits, "oom" for oom; "host_oom" counts as oom (the run did not fit the machine).
+A case marked "outcome_unverified" (its source states no outcome; see corpus/SCHEMA.md) stays in the corpus but is
+left out of the scored figures: it is not run, and the count of such cases is printed."""
 
 from __future__ import annotations
 
@@ -36,6 +38,19 @@ def cases(corpus: str) -> list[dict]:
             c["_dir"] = os.path.join(corpus, name)
             out.append(c)
     return out
+
+
+def scored_and_left_out(all_cases: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(cases that count in the figures, cases left out because their source states no outcome)."""
+    left_out = [c for c in all_cases if c.get("outcome_unverified")]
+    return [c for c in all_cases if not c.get("outcome_unverified")], left_out
+
+
+def left_out_line(left_out: list[dict]) -> str:
+    by_split = Counter(str(c.get("split", "?")) for c in left_out)
+    parts = ", ".join(f"{k} {v}" for k, v in sorted(by_split.items()))
+    return f"left out of the figures (outcome_unverified: the source states no outcome): {len(left_out)}" + (
+        f" ({parts})" if parts else "")
 
 
 def argv_of(case: dict) -> list[str]:
@@ -115,12 +130,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="whose wrong or unknown cases to list (default fit: the part one tunes on; the held "
                          "part's list is for the closing note, not for writing rules)")
     a = ap.parse_args(argv)
-    results = [run_case(c, a.in_process) for c in cases(a.corpus)]
+    scored, left_out = scored_and_left_out(cases(a.corpus))
+    results = [run_case(c, a.in_process) for c in scored]
     if a.json:
         print(json.dumps(results, indent=1))
         return 0
     if not results:
-        print(f"no cases in {a.corpus}")
+        print(f"no scored cases in {a.corpus}; {left_out_line(left_out)}")
         return 0
     s = summary(results)
 
@@ -139,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         if not r["right"] and a.wrong in ("all", r["split"]):
             print(f"  [{r['split']}] {r['id']}: outcome {r['outcome']}, check {r['verdict']} -- {r['reason']}")
     print("\nverdicts: " + ", ".join(f"{k} {v}" for k, v in Counter(r["verdict"] for r in results).items()))
+    print(left_out_line(left_out))
     return 0
 
 
