@@ -1,0 +1,30 @@
+CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7,8 accelerate launch \
+    --config_file examples/accelerate/fsdp_config.yaml \
+    src/train_bash.py \
+    --stage sft \
+    --do_train \
+    --model_name_or_path mistralai/Mixtral-8x7B-Instruct-v0.1 \
+    --dataset my_dataset \
+    --dataset_dir my_dataset_path \
+    --template mistral \
+    --finetuning_type lora \
+    --lora_target q_proj,v_proj \
+    --output_dir my_output \
+    --overwrite_cache \
+    --overwrite_output_dir \
+    --cutoff_len 1024 \
+    --per_device_train_batch_size 1 \
+    --per_device_eval_batch_size 1 \
+    --gradient_accumulation_steps 2 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 100 \
+    --eval_steps 100 \
+    --evaluation_strategy steps \
+    --load_best_model_at_end \
+    --learning_rate 5e-5 \
+    --num_train_epochs 25.0 \
+    --max_samples 3000 \
+    --val_size 0.1 \
+    --plot_loss \
+    --fp16

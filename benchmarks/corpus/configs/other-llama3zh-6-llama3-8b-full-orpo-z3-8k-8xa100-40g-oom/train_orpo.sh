@@ -1,0 +1,30 @@
+deepspeed --include localhost:0,1,2,3,4,5,6,7 src/train_bash.py \
+    --deepspeed config_zero3.json \
+    --stage orpo \
+    --do_train \
+    --model_name_or_path llama3/Meta-Llama-3-8B-Instruct/ \
+    --dataset dpo_mix_en,dpo_mix_zh \
+    --template llama3 \
+    --finetuning_type full \
+    --output_dir output_llm_model/llama-3-8b-orpo-full/ \
+    --per_device_train_batch_size 1 \
+    --per_device_eval_batch_size 1 \
+    --gradient_accumulation_steps 2 \
+    --lr_scheduler_type cosine \
+    --log_level info \
+    --logging_steps 5 \
+    --save_strategy epoch \
+    --save_total_limit 3 \
+    --save_steps 100 \
+    --learning_rate 5e-6 \
+    --num_train_epochs 3.0 \
+    --plot_loss \
+    --do_eval false \
+    --max_steps -1 \
+    --bf16 true \
+    --seed 42 \
+    --warmup_ratio 0.1 \
+    --cutoff_len 8192 \
+    --flash_attn true \
+    --orpo_beta 0.05 \
+    --optim paged_adamw_32bit
