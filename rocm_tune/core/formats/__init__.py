@@ -32,7 +32,7 @@ from rocm_tune.core.runners.common import (
     yaml_lines,
 )
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
-from rocm_tune.core.formats import automodel, litgpt, mlperf, olmo
+from rocm_tune.core.formats import automodel, glm_finetune, litgpt, mlperf, olmo
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -73,6 +73,8 @@ def detect(text: str, path: str = "config") -> str:
         return "olmo-yaml"
     if automodel.is_config(data):
         return "automodel-yaml"
+    if glm_finetune.is_config(data):
+        return "glm-finetune-yaml"
     if mlperf.is_config(text):
         return "mlperf-config"
     if megatron.primus_module(data) is not None:
@@ -365,6 +367,37 @@ def _bad_count(job: Job, runner: str, launch_flags: dict, env: dict, file: str, 
         job.settings.setdefault("__bad_value__", Setting("__bad_value__", text, file, where, key, "flag"))
 
 
+# words that name data, configs or outputs, never the model a program loads
+_NOT_MODEL_EXT = (".json", ".jsonl", ".yaml", ".yml", ".txt", ".csv", ".tsv", ".parquet", ".arrow", ".py", ".sh",
+                  ".log", ".pt", ".bin", ".safetensors", ".zip", ".tar", ".gz")
+_OUTPUT_DIRS = frozenset({"out", "output", "outputs", "save", "saves", "save_dir", "runs", "logs", "results", "ckpt",
+                          "ckpts", "checkpoints", "exp", "exps", "experiments"})
+
+
+def _positional_model(job: Job, words: list, file: str) -> None:
+    """A program that takes its model as a positional argument (`python finetune_vision.py data/ THUDM/glm-4v-9b
+    configs/lora.yaml`, GLM-4's typer scripts; `python train.py /models/Qwen2.5-7B data.json`): the first positional
+    word whose name reads as a model with a size - a path or hub id, not a data/config file, not under an output
+    folder. Said in the notes as read from the position, so the user can correct it with --model."""
+    from rocm_tune.core.model.names import parse_name
+
+    for t in words:
+        w = t.text.strip("'\"")
+        if w.startswith("-") or "=" in w or "$" in w or w.lower().endswith(_NOT_MODEL_EXT):
+            continue
+        parts = [x for x in w.replace("\\", "/").split("/") if x]
+        if not parts or "/" not in w and not any(c.isdigit() for c in w) or \
+                any(x.lower() in _OUTPUT_DIRS for x in parts[:-1]):
+            continue
+        name = parse_name(w)
+        if name.size_b is None or not name.series:
+            continue
+        job.settings["model_name_or_path"] = Setting("model_name_or_path", w, file, t.line, "positional", "flag")
+        job.notes.append(f"the model is the program's positional argument {w!r} (its name reads as "
+                         f"{name.describe()}): pass --model if that word is not the model")
+        return
+
+
 def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> None:
     """The program's own arguments, read by its runner's module."""
     if runner == "axolotl":
@@ -424,6 +457,8 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
+        if "model_name_or_path" not in job.settings:
+            _positional_model(job, words, file)
         if entry.startswith("trl "):
             _read_trl_cli(job, entry.split()[1], flags, file)
 
@@ -884,6 +919,8 @@ def read_texts(texts: dict[str, str]) -> Job:
     _read_dstack_resources(job, texts)
     for p in found["textgen"][:1]:
         _apply_textgen(job, texts, p)
+    for p in found["glm"][:1]:
+        _read_own_trainer(job, "glm-finetune-yaml", texts[p], p)
     if recipes and job.runner in ("hf", "unknown"):
         _apply_recipe(job, texts, recipes[0])
     if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
@@ -933,13 +970,15 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
     """Each file's format into job.formats; DeepSpeed JSON, accelerate configs, scripts and Python programs read
     into the job at once; the configs that need the others first, by kind: {"lf": [(path, data)], "axolotl",
     "torchtune", "primus", "recipe": [path]}."""
-    found: dict[str, list] = {"lf": [], "axolotl": [], "torchtune": [], "primus": [], "recipe": [], "textgen": []}
+    found: dict[str, list] = {"lf": [], "axolotl": [], "torchtune": [], "primus": [], "recipe": [], "textgen": [],
+                              "glm": []}
     # bash arrays of every script given (slime/Megatron scripts `source models/<model>.sh` for MODEL_ARGS=(...))
     arrays: dict = {}
     for p, text in texts.items():
         if detect(text, p) == "script" and "=(" in text:
             arrays.update(shell.parse_script(text, p).arrays)
-    later = {"torchtune-yaml": "torchtune", "primus-yaml": "primus", "axolotl-yaml": "axolotl", "hf-yaml": "recipe"}
+    later = {"torchtune-yaml": "torchtune", "primus-yaml": "primus", "axolotl-yaml": "axolotl", "hf-yaml": "recipe",
+             "glm-finetune-yaml": "glm"}     # GLM's demo YAML: read under the command that passes it
     for p, text in texts.items():
         fmt = detect(text, p)
         job.formats[p] = fmt
@@ -992,6 +1031,10 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
         runner, entry, style = "hf", "NeMo Automodel recipe (automodel finetune llm)", "hf"
         gpus, nodes = None, None
         job.defaults = dict(automodel.DEFAULTS)
+    elif fmt == "glm-finetune-yaml":
+        st, notes = glm_finetune.read(_load_structured(text, p), yaml_lines(text), p)
+        runner, entry, style = "hf", "GLM finetune demo (finetune_demo/finetune.py)", "hf"
+        gpus, nodes = None, None
     else:
         st, notes, flags, bench = mlperf.read(text, p)
         more, notes2 = megatron.read_flags(flags, p)

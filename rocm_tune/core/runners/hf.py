@@ -390,6 +390,51 @@ def python_program(text: str) -> str | None:
     return None
 
 
+def _program_names(tree) -> dict:
+    """What the program's names stand for, as far as literals tell: argparse defaults (`args.<dest>`), dataclass
+    field defaults (`*.<field>`), function parameter defaults (`def load(model_name="Qwen/...")`) and simple
+    `name = literal` assignments (the last one wins)."""
+    import ast
+
+    names: dict = {}
+    for n in ast.walk(tree):           # argparse defaults: args.<dest> where a call passes it on
+        if isinstance(n, ast.Call) and _name(n.func) == "add_argument" and n.args:
+            flag = _literal(n.args[0])
+            kws = {kw.arg: kw.value for kw in n.keywords if kw.arg}
+            dest = _literal(kws["dest"]) if "dest" in kws else (flag.lstrip("-").replace("-", "_")
+                                                                 if isinstance(flag, str) else None)
+            v = _literal(kws["default"]) if "default" in kws else None
+            if dest and isinstance(v, (str, int, float, bool)):
+                for obj in ("args", "opt", "cfg", "config"):
+                    names[f"{obj}.{dest}"] = v
+    for n in ast.walk(tree):           # HfArgumentParser dataclasses: `model_name: str = field(default="...")`
+        if isinstance(n, ast.ClassDef):
+            for st in n.body:
+                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+                    val: ast.expr | None = st.value
+                    if isinstance(val, ast.Call) and _name(val.func) == "field":
+                        val = next((kw.value for kw in val.keywords if kw.arg == "default"), None)
+                    v = _literal(val) if val is not None else None
+                    if isinstance(v, (str, int, float, bool)):
+                        names.setdefault(f"*.{st.target.id}", v)
+    for n in ast.walk(tree):           # parameter defaults: `def load_model(model_name="Qwen/Qwen2.5-72B")`
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = [*n.args.posonlyargs, *n.args.args]
+            pairs = [*zip(params[len(params) - len(n.args.defaults):], n.args.defaults),
+                     *((a, d) for a, d in zip(n.args.kwonlyargs, n.args.kw_defaults) if d is not None)]
+            for a, d in pairs:
+                v = _literal(d)
+                if isinstance(v, (str, int, float, bool)):
+                    names.setdefault(a.arg, v)
+    for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = _literal(n.value, names)
+            if isinstance(v, (str, int, float, bool)) or (isinstance(v, (list, tuple)) and v
+                                                          and all(isinstance(x, str) for x in v)):
+                names[n.targets[0].id] = v     # a list of module names: LoraConfig(target_modules=TARGETS)
+    return names
+
+
 def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | None:
     """Settings from a Python training program's literal call arguments, or None when it has no
     TrainingArguments-like call (or does not parse)."""
@@ -414,33 +459,7 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
         if tree is None:
             return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    names: dict = {}
-    for n in ast.walk(tree):           # argparse defaults: args.<dest> where a call passes it on
-        if isinstance(n, ast.Call) and _name(n.func) == "add_argument" and n.args:
-            flag = _literal(n.args[0])
-            kws = {kw.arg: kw.value for kw in n.keywords if kw.arg}
-            dest = _literal(kws["dest"]) if "dest" in kws else (flag.lstrip("-").replace("-", "_")
-                                                                 if isinstance(flag, str) else None)
-            v = _literal(kws["default"]) if "default" in kws else None
-            if dest and isinstance(v, (str, int, float, bool)):
-                for obj in ("args", "opt", "cfg", "config"):
-                    names[f"{obj}.{dest}"] = v
-    for n in ast.walk(tree):           # HfArgumentParser dataclasses: `model_name: str = field(default="...")`
-        if isinstance(n, ast.ClassDef):
-            for st in n.body:
-                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
-                    val: ast.expr | None = st.value
-                    if isinstance(val, ast.Call) and _name(val.func) == "field":
-                        val = next((kw.value for kw in val.keywords if kw.arg == "default"), None)
-                    v = _literal(val) if val is not None else None
-                    if isinstance(v, (str, int, float, bool)):
-                        names.setdefault(f"*.{st.target.id}", v)
-    for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            v = _literal(n.value, names)
-            if isinstance(v, (str, int, float, bool)) or (isinstance(v, (list, tuple)) and v
-                                                          and all(isinstance(x, str) for x in v)):
-                names[n.targets[0].id] = v     # a list of module names: LoraConfig(target_modules=TARGETS)
+    names = _program_names(tree)
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
     if not args and any(_unsloth_owner(c) for c in calls if _name(c.func) == "from_pretrained"):
         return _read_unsloth_program(calls, names, file)
