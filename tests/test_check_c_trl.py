@@ -134,3 +134,37 @@ def test_other_programs_named_sft_stay_transformers_scripts(tmp_path):
                  "--output_dir out\n")
     job = formats.read_job([str(p)])
     assert job.runner == "hf" and job.entry.endswith("train/sft.py")
+
+
+VERL = """python3 -m verl.trainer.main_ppo \\
+    algorithm.adv_estimator=grpo \\
+    data.max_prompt_length=1024 \\
+    data.max_response_length=3072 \\
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=8 \\
+    actor_rollout_ref.rollout.name=vllm \\
+    actor_rollout_ref.rollout.gpu_memory_utilization=0.4 \\
+    trainer.n_gpus_per_node=8 \\
+    trainer.nnodes=1{gc}
+"""
+
+
+@pytest.mark.parametrize("gc,on", [("", True), (" \\\n    actor_rollout_ref.model.enable_gradient_checkpointing=False", False),
+                                   (" \\\n    actor_rollout_ref.model.enable_gradient_checkpointing=True", True)])
+def test_verl_checkpoints_the_actor_unless_told_not_to(tmp_path, gc, on):
+    # verl/trainer/config/ppo_trainer.yaml: actor_rollout_ref.model.enable_gradient_checkpointing: True since v0.2
+    p = tmp_path / "run_grpo.sh"
+    p.write_text(VERL.format(gc=gc))
+    rep = check([str(p)], gpu_id="mi300x").to_dict()
+    assert rep["understood"]["gradient_checkpointing"] is on
+    assert rep["understood"]["cutoff_len"] == 4096 and rep["understood"]["micro_batch"] == 8
+
+
+def test_verl_default_checkpointing_lowers_the_step(tmp_path):
+    peaks = {}
+    for name, gc in (("default", ""), ("off", " \\\n    actor_rollout_ref.model.enable_gradient_checkpointing=False")):
+        p = tmp_path / f"{name}.sh"
+        p.write_text(VERL.format(gc=gc))
+        peaks[name] = check([str(p)], gpu_id="mi300x").to_dict()["memory"]["step"]["peak_allocated_bytes"]
+    # 8 x 4096 tokens of a 7B model: every layer's activations kept without checkpointing, one layer's input with it
+    assert peaks["off"] - peaks["default"] > 20 * 2**30
