@@ -168,3 +168,39 @@ def test_verl_default_checkpointing_lowers_the_step(tmp_path):
         peaks[name] = check([str(p)], gpu_id="mi300x").to_dict()["memory"]["step"]["peak_allocated_bytes"]
     # 8 x 4096 tokens of a 7B model: every layer's activations kept without checkpointing, one layer's input with it
     assert peaks["off"] - peaks["default"] > 20 * 2**30
+
+
+SWIFT_GRPO = """NPROC_PER_NODE=8 swift rlhf \\
+    --rlhf_type grpo \\
+    --model Qwen/Qwen2.5-7B-Instruct \\
+    --train_type lora \\
+    --use_vllm true \\
+    --vllm_mode colocate \\
+    --vllm_gpu_memory_utilization 0.4 \\
+    --sleep_level 1 \\
+    --dataset AI-MO/NuminaMath-TIR#5000 \\
+    --per_device_train_batch_size 4 \\
+    {length}--max_completion_length 2048 \\
+    --output_dir out
+"""
+
+
+def test_swift_grpo_max_length_bounds_the_prompt_not_the_trained_sequence(tmp_path):
+    # ms-swift docs (Instruction/Command-line-parameters.md): "In PPO, GRPO, GKD and inference scenarios, max_length
+    # refers to max_prompt_length"; the rollout is encoded for training with max_length None (grpo_trainer.py
+    # _template_context): prompt 4096 + completion 2048 = 6144 tokens per sequence
+    p = tmp_path / "grpo.sh"
+    p.write_text(SWIFT_GRPO.format(length="--max_length 4096 \\\n    "))
+    rep = check([str(p)], gpu_id="mi300x").to_dict()
+    assert rep["understood"]["cutoff_len"] == 4096 + 2048
+    assert any("--max_length 4096 bounds the prompt" in n for n in rep["notes"])
+    # without --max_length: max_prompt_length's default 512 + the completion, as before
+    p.write_text(SWIFT_GRPO.format(length=""))
+    assert check([str(p)], gpu_id="mi300x").to_dict()["understood"]["cutoff_len"] == 512 + 2048
+
+
+def test_swift_sft_max_length_stays_the_whole_sequence(tmp_path):
+    p = tmp_path / "sft.sh"
+    p.write_text("NPROC_PER_NODE=8 swift sft --model Qwen/Qwen2.5-7B-Instruct --train_type lora "
+                 "--dataset d.jsonl --max_length 4096 --max_completion_length 2048 --output_dir out\n")
+    assert check([str(p)], gpu_id="mi300x").to_dict()["understood"]["cutoff_len"] == 4096
