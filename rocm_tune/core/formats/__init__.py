@@ -148,6 +148,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i, "llamafactory", w
         if base == "swift" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
             return i + 1, "ms-swift", f"swift {argv[i + 1]}"
+        swift_cli = _swift_cli(w, argv[i - 1] if i else "")
+        if swift_cli:
+            return i, "ms-swift", f"swift {swift_cli}"
         if w in ("axolotl.cli.train",) or (base == "axolotl" and i + 1 < len(argv) and argv[i + 1] == "train"):
             return (i + 1 if base == "axolotl" else i), "axolotl", "axolotl train"
         if ((w == "rocm_tune" and i > 0 and argv[i - 1] in ("-m", "--module")) or base == "rocm-tune") \
@@ -167,6 +170,18 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i, "hf", w
         if _is_training_module(argv, i):
             return i, "hf", f"python -m {w}"
+    return None
+
+
+def _swift_cli(word: str, before: str) -> str | None:
+    """`swift/cli/sft.py` (a path ending so) or `-m swift.cli.sft`: the program `swift sft|pt|rlhf` itself runs
+    (modelscope/ms-swift swift/cli/main.py: ROUTE_MAPPING 'sft' -> 'swift.cli.sft', started as `python -m
+    torch.distributed.run ... <that module's file>`), so a launcher (deepspeed, torchrun) that names it runs ms-swift
+    with ms-swift's defaults: its command (sft, pt, rlhf), else None."""
+    for cmd in ("sft", "pt", "rlhf"):
+        if word.replace("\\", "/").endswith(f"swift/cli/{cmd}.py") or \
+                (word == f"swift.cli.{cmd}" and before in ("-m", "--module")):
+            return cmd
     return None
 
 
@@ -271,7 +286,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
             break
     if runner == "llamafactory" and job.launcher is None:
         job.launcher = "llamafactory-cli" if "llamafactory-cli" in entry else None
-    if runner == "ms-swift":
+    if runner == "ms-swift" and job.launcher is None:      # `deepspeed swift/cli/rlhf.py` keeps its launcher
         job.launcher = "swift"
     g = None
     for k in ("nproc_per_node", "nproc-per-node", "num_gpus", "num_processes"):

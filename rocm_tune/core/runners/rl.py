@@ -72,9 +72,24 @@ def spec(job) -> RLSpec | None:
 
 
 def apply_sequence(job, notes: list[str]) -> None:
-    """GRPO trains on prompt + completion: that is the step's sequence length where no max_length says otherwise."""
+    """GRPO trains on prompt + completion: that is the step's sequence length where no max_length says otherwise;
+    ms-swift's --max_length bounds the prompt only (below)."""
     rl = spec(job)
-    if rl is None or "cutoff_len" in job.settings:
+    if rl is None:
+        return
+    cut = job.settings.get("cutoff_len")
+    if cut is not None and rl.swift and cut.native == "max_length" and str(cut.value).isdigit():
+        # ms-swift GRPO: "In PPO, GRPO, GKD and inference scenarios, `max_length` refers to `max_prompt_length`"
+        # (docs/source_en/Instruction/Command-line-parameters.md); the rollout is encoded for training under
+        # _template_context(template), max_length None (swift/rlhf_trainers/grpo_trainer.py, rollout_mixin.py): the
+        # trained sequence is the prompt plus up to max_completion_length tokens, not cut back to max_length
+        total = int(cut.value) + rl.completion
+        job.settings["cutoff_len"] = Setting("cutoff_len", total, cut.file, cut.line,
+                                             "max_length + max_completion_length", "derived")
+        notes.append(f"ms-swift GRPO: --max_length {cut.value} bounds the prompt; the trained sequence is it plus "
+                     f"max_completion_length {rl.completion} = {total} tokens")
+        return
+    if cut is not None:
         return
     total = rl.prompt + rl.completion
     job.settings["cutoff_len"] = Setting("cutoff_len", total, None, None, "max_prompt_length + max_completion_length",

@@ -74,9 +74,11 @@ def read_verl(words: list, file: str) -> tuple[dict[str, Setting], list[str], in
     _put(out, "per_device_train_batch_size", per or 1, file, ln(a + "ppo_micro_batch_size_per_gpu"),
          a + "ppo_micro_batch_size_per_gpu", "flag" if per else "assumed")
     _put(out, "cutoff_len", seq, file, ln("data.max_response_length"), "data.max_prompt_length + max_response_length")
-    gc = as_bool(g(m + "enable_gradient_checkpointing", "false"))
+    # enable_gradient_checkpointing: True in verl's config since v0.2 (verl/trainer/config/ppo_trainer.yaml,
+    # volcengine/verl 9fca71d2c "enable grad ckpt as default", 2025-01-28; False in v0.1)
+    gc = as_bool(g(m + "enable_gradient_checkpointing", "true"))
     _put(out, "disable_gradient_checkpointing", not gc, file, ln(m + "enable_gradient_checkpointing"),
-         m + "enable_gradient_checkpointing")
+         m + "enable_gradient_checkpointing", "flag" if m + "enable_gradient_checkpointing" in ov else "assumed")
     out["disable_gradient_checkpointing"].invert = True
     lora = as_int(g(m + "lora_rank", "0")) or 0
     _put(out, "finetuning_type", "lora" if lora > 0 else "full", file, ln(m + "lora_rank"), m + "lora_rank")

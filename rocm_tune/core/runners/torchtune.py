@@ -92,13 +92,7 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         out[key] = Setting(key, value, file, line, leaf, "yaml")
 
     _model_settings(data, put, notes)
-    tok = _sub(data, "tokenizer")
-    if as_int(tok.get("max_seq_len")):
-        put("cutoff_len", as_int(tok["max_seq_len"]), "tokenizer.max_seq_len")
-    elif as_int(_sub(data, "dataset").get("max_seq_len")):
-        # torchtune <= 0.2: the dataset builders truncate (alpaca_dataset(..., max_seq_len=512) hands it to
-        # InstructDataset, pytorch/torchtune torchtune/datasets/_alpaca.py); 0.3 moved it to the tokenizer
-        put("cutoff_len", as_int(_sub(data, "dataset")["max_seq_len"]), "dataset.max_seq_len")
+    _sequence_length(data, put, notes, out, file)
     for src, key in (("batch_size", "per_device_train_batch_size"),
                      ("gradient_accumulation_steps", "gradient_accumulation_steps")):
         if as_int(data.get(src)):
@@ -152,6 +146,42 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     if as_bool(data.get("compile")):
         notes.append("torchtune compile: true (torch.compile) uses less activation memory than estimated here")
     return out, notes
+
+
+# torchtune <= 0.2 truncates in the dataset builders, with their own defaults when the config sets none
+# (pytorch/torchtune v0.1.0..v0.2.1: torchtune/datasets/_alpaca.py alpaca_dataset(max_seq_len: int = 512),
+# alpaca_cleaned_dataset = partial(alpaca_dataset, source="yahma/alpaca-cleaned"); _slimorca.py slimorca_dataset and
+# _stack_exchanged_paired.py stack_exchanged_paired_dataset(max_seq_len: int = 1024)); v0.3.0 moved the cut to
+# tokenizer.max_seq_len (None = none) and these builders lost the argument
+V02_BUILDER_LEN = {"alpaca_dataset": 512, "alpaca_cleaned_dataset": 512, "slimorca_dataset": 1024,
+                   "stack_exchanged_paired_dataset": 1024}
+
+
+def is_v02(data: dict) -> bool:
+    """A config written for torchtune <= 0.2: its checkpointer is `torchtune.utils.<X>Checkpointer` (v0.3.0 moved
+    the checkpointers to torchtune.training; torchtune/utils/__init__.py of v0.3.0 exports none, so such a config
+    runs only on <= 0.2)."""
+    comp = str(_sub(data, "checkpointer").get("_component_", ""))
+    return comp.startswith("torchtune.utils.") and comp.endswith("Checkpointer")
+
+
+def _sequence_length(data: dict, put, notes: list[str], out: dict, file: str) -> None:
+    """The sequence length: tokenizer.max_seq_len (>= 0.3), dataset.max_seq_len (<= 0.2), or a <= 0.2 dataset
+    builder's own default (a default: no line of the file says it, so a fix adds the key rather than rewriting one)."""
+    tok, ds = _sub(data, "tokenizer"), _sub(data, "dataset")
+    if as_int(tok.get("max_seq_len")):
+        put("cutoff_len", as_int(tok["max_seq_len"]), "tokenizer.max_seq_len")
+    elif as_int(ds.get("max_seq_len")):
+        # torchtune <= 0.2: the dataset builders truncate (alpaca_dataset(..., max_seq_len=512) hands it to
+        # InstructDataset, pytorch/torchtune torchtune/datasets/_alpaca.py); 0.3 moved it to the tokenizer
+        put("cutoff_len", as_int(ds["max_seq_len"]), "dataset.max_seq_len")
+    elif is_v02(data):
+        builder = str(ds.get("_component_", "")).rsplit(".", 1)[-1]
+        if builder in V02_BUILDER_LEN:
+            out["cutoff_len"] = Setting("cutoff_len", V02_BUILDER_LEN[builder], file, None, "dataset.max_seq_len",
+                                        "default")
+            notes.append(f"torchtune <= 0.2 (checkpointer under torchtune.utils): {builder} truncates at its own "
+                         f"default max_seq_len {V02_BUILDER_LEN[builder]} (torchtune/datasets of v0.1-v0.2)")
 
 
 def _model_settings(data: dict, put, notes: list[str]) -> None:
