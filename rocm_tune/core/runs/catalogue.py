@@ -1483,6 +1483,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\[c10d\] The (?:server|client) socket .{0,80}\(errno: 97 - Address family not supported by protocol\)",
           # notes printed while the run sets itself up: an optional component absent, the checkpoint's head unused,
           # MIOpen's info-level find-db/perf-db trace
+          # e-gen (issue 26): a line of Python's warnings module (`/x/y.py:81: UserWarning: ...`, FutureWarning,
+          # DeprecationWarning, RuntimeWarning, a library's own Warning subclass) — a warning by its category, unless
+          # its words say something failed or is missing from the GPU stack
+          r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
+          r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not|not compiled with (?:cuda|"
+          r"rocm|hip)\b))(?:\S+ )?\S+\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: \S",
           r"No ROCm runtime is found, using ROCM_HOME=", r"Some weights of the model checkpoint at \S+ were not used "
           r"when initializing", r"^\s*xFormers not available\b", r"Xformers is not installed correctly",
           r"MIOpen\(HIP\): Info2? \["),
@@ -2755,6 +2761,19 @@ END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang",
 # function names) and the exception line, first rule that matches. What a generic exception means
 # follows from the library that raised it (a frame in `datasets` is the data, in `huggingface_hub`
 # the download), not from its type alone.
+# e-gen (issue 26): TrainingArguments fields that transformers releases removed (3.x's evaluate_during_training, gone in
+# 4.0; evaluation_strategy, renamed eval_strategy, gone in 4.46; the 5.0 removals: overwrite_output_dir, the per_gpu_*
+# batch sizes, no_cuda/use_mps_device -> use_cpu, fp16_backend, the push_to_hub_* trio, logging_dir, ...). An
+# HfArgumentParser refusal that names only these is a script or config written for an older transformers
+# (diagnose._removed_training_args); checked against transformers 5.24's TrainingArguments, which has none of them.
+REMOVED_TRAINING_ARGS: frozenset[str] = frozenset((
+    "evaluate_during_training", "evaluation_strategy", "overwrite_output_dir", "per_gpu_train_batch_size",
+    "per_gpu_eval_batch_size", "no_cuda", "use_mps_device", "fp16_backend", "push_to_hub_model_id",
+    "push_to_hub_organization", "push_to_hub_token", "logging_dir", "use_ipex", "tpu_num_cores", "ray_scope",
+    "mp_parameters", "jit_mode_eval", "torchdynamo", "use_legacy_prediction_loop", "fsdp_min_num_params",
+    "fsdp_transformer_layer_cls_to_wrap", "include_inputs_for_metrics", "dispatch_batches", "split_batches",
+    "save_safetensors", "include_tokens_per_second", "past_index"))
+
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # r5-run (issue 26): torch's DTensor dispatcher refusing a plain collective on a tensor-parallel weight
     # (`found no DeviceMesh from dtensor args for c10d.broadcast_.default!` when DDP/FSDP broadcasts the module
