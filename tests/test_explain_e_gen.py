@@ -153,3 +153,53 @@ def test_warning_whose_words_say_the_gpu_stack_is_missing_is_not_called_harmless
             "../c10/cuda/CUDAFunctions.cpp:108.)")
     e, r = explain_text(tmp_path, f"$ python train.py\n{line}\n  return torch._C._cuda_getDeviceCount() > 0\n")
     assert not any(d.code == "warning-level-note" and "CUDA initialization" in d.first.text for d in e.diagnoses)
+
+
+def comfy_fp8_failure(message: str) -> str:
+    """ComfyUI's execution traceback around a cast of fp8 weights (the frames of Comfy-Org/ComfyUI#10388)."""
+    return ("pytorch version: 2.9.0+rocm6.4\nAMD arch: gfx1201\ngot prompt\n"
+            f"!!! Exception during processing !!! {message}\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/ComfyUI/comfy/ops.py\", line 105, in forward_comfy_cast_weights\n"
+            "    weight, bias = cast_bias_weight(self, input)\n"
+            "  File \"/home/u/ComfyUI/comfy/model_management.py\", line 1031, in cast_to\n"
+            "    r.copy_(weight, non_blocking=non_blocking)\n"
+            f"RuntimeError: {message}\n\nPrompt executed in 3.02 seconds\n")
+
+
+@pytest.mark.parametrize("message,family", [
+    # a release bound in the message's own words (torch 2.9's ROCm check, Comfy-Org/ComfyUI#10388): the versions
+    ("Float8_e4m3fn is only supported for ROCm 6.5 and above", "version_check"),
+    # the same fp8 cast refused because this GPU's kernels take the other fp8 variant (pytorch/ao#1066 on MI300X,
+    # ROCm/ROCm#6019 on RDNA4): the dtype the run chose
+    ("false INTERNAL ASSERT FAILED at \"/app/pytorch/aten/src/ATen/hip/HIPDataType.h\":102, please report a bug to "
+     "PyTorch. Cannot convert ScalarType Float8_e4m3fn to hipDataType.", "config_error"),
+    ("\"addmm_cuda\" not implemented for 'Float8_e4m3fn'", "config_error"),
+    # a bound that is a setting, not a release (only supported for a value of another setting): the configuration
+    ("fp8 KV cache is only supported for block_size 16 and above", "config_error"),
+])
+def test_release_bound_in_the_message_is_the_versions_an_fp8_variant_is_the_setting(tmp_path, message, family):
+    e, r = explain_text(tmp_path, comfy_fp8_failure(message))
+    assert r is not None and r.family == family
+
+
+@pytest.mark.parametrize("line", [
+    # DeepSpeed's op report (deepspeed/ops/op_builder/builder.py warnings, printed at import by every DeepSpeed run)
+    " [WARNING]  If libaio is already installed (perhaps from source), try setting the CFLAGS and LDFLAGS environment "
+    "variables to where it can be found.",
+    " [WARNING]  Please specify the CUTLASS repo directory as environment variable $CUTLASS_PATH",
+    " [WARNING]  using untested triton version (2.1.0), only 1.0.0 is known to be compatible",
+    # the same through a syslog that escapes the colour codes (databrickslabs/dolly#119)
+    "#033[93m [WARNING] #033[0m async_io: please install the libaio-dev package with apt",
+])
+def test_bracketed_warning_records_alone_are_no_failure(tmp_path, line):
+    progress = ("{'loss': 1.2345, 'learning_rate': 1.9e-05, 'epoch': 0.12}\n"
+                " 12%|█▏        | 120/1000 [03:12<23:31,  1.60s/it]\n")
+    e, r = explain_text(tmp_path, f"$ deepspeed train.py --deepspeed ds_z2.json\n{line}\n{progress}")
+    assert r is None and e.answer == "benign_warning"
+
+
+def test_bracketed_warning_that_names_a_failure_is_not_called_harmless(tmp_path):
+    line = " [WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu ops can be compiled!"
+    e, r = explain_text(tmp_path, f"$ deepspeed train.py\n{line}\n")
+    assert not any(d.code == "warning-level-note" and "incompatible" in d.first.text for d in e.diagnoses)

@@ -1489,6 +1489,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
           r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not|not compiled with (?:cuda|"
           r"rocm|hip)\b))(?:\S+ )?\S+\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: \S",
+          # e-gen (issue 26): a record whose level is WARNING/WARN in any bracket or bar a logger puts it in, where no
+          # other pattern knows the logger — DeepSpeed's op report (` [WARNING]  async_io ...`, also with the colour
+          # codes a syslog shows as `#033[93m [WARNING] #033[0m`), `| WARNING |`, `[WARN]` — same exclusions
+          r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
+          r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not))"
+          r".{0,60}?(?:\[|\|\s?)(?:WARNING|WARN)(?:\]|\s?\|)(?:\s*(?:#033|\x1b)\[0m)?\s+\S",
           r"No ROCm runtime is found, using ROCM_HOME=", r"Some weights of the model checkpoint at \S+ were not used "
           r"when initializing", r"^\s*xFormers not available\b", r"Xformers is not installed correctly",
           r"MIOpen\(HIP\): Info2? \["),
@@ -3037,7 +3043,34 @@ STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
      "optimizer state) and start the optimizer fresh"),
 )
 # When no frame decides: what the exception's own message is about (the last line only).
+# e-gen (issue 26): what has releases — a capitalised product name (ROCm, CUDA, Python, PyTorch, cuDNN) or a package's
+# own lower-case name — as opposed to a setting (block_size, max_model_len) that a bound in a message may also name
+_RELEASED = (r"(?:[A-Z][A-Za-z0-9.+-]*|cu[A-Z]\w*|torch|pytorch|transformers|vllm|numpy|python|triton|deepspeed|accelerate|"
+             r"peft|trl|bitsandbytes|xformers|flash[-_]attn|diffusers|pydantic|datasets|megatron-core|rocm|cuda|hip|"
+             r"nccl|rccl|glibc|gcc|driver)")
+
 MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # e-gen (issue 26): a feature bounded by a release in the message's own words (`Float8_e4m3fn is only supported for
+    # ROCm 6.5 and above`, `requires CUDA 11.8 or later`, `needs torch 2.1 or newer`): the installed release is on the
+    # wrong side of it — before the settings' `only supported`/`must be` wordings below read it as the configuration
+    # (the bound's subject is a product or package — a capitalised name or a package's own name — not a setting such
+    # as `block_size 16 and above`)
+    (re.compile(r"\b(?:only )?(?:supported|available|works?) (?:for|on|with|in|by|from) (?:[A-Za-z]\w* ){0,2}?" + _RELEASED +
+                r" (?:v(?:ersion)?\s*)?\d+(?:\.\d+)*\+?,? (?:and|or) (?:above|later|newer|higher|greater)\b|"
+                r"\b(?:requires?|needs?) (?:[A-Za-z]\w* ){0,2}?" + _RELEASED + r" (?:v(?:ersion)?\s*)?\d+(?:\.\d+)*\+?,? or "
+                r"(?:above|later|newer|higher|greater)\b"), "version_check",
+     "the feature needs a newer release of the library or platform the message names than the one installed: "
+     "install a build for that release (for ROCm: the PyTorch wheel built for the newer ROCm), or turn the feature "
+     "off"),
+    # e-gen (issue 26): an fp8 dtype this GPU's kernels do not take (MI300/gfx942 hipBLASLt uses the fnuz variants
+    # float8_e4m3fnuz/e5m2fnuz; gfx950, RDNA4 and NVIDIA the OCP e4m3fn/e5m2; eager ops such as mm/mul/randn have no
+    # fp8 kernel at all): `Cannot convert ScalarType Float8_e4m3fn to hipDataType` (pytorch/ao#1066), `"addmm_cuda"
+    # not implemented for 'Float8_e4m3fn'` — the dtype the run chose, not the versions
+    (re.compile(r"Cannot convert ScalarType Float8_\w+ to \w*DataType|not implemented for '?Float8_\w+'?"),
+     "config_error",
+     "the run asked for an fp8 dtype variant this GPU (or this op) has no kernel for: on MI300 (gfx942) use "
+     "torch.float8_e4m3fnuz/e5m2fnuz, on gfx950/RDNA4/NVIDIA float8_e4m3fn/e5m2, and run fp8 matmuls through "
+     "torch._scaled_mm / torchao rather than eager ops"),
     (re.compile(r"\b(?:requires?|required) (?:\w+ )?[\w-]+ ?(?:[<>=]=?|version)|\bversion\b.{0,60}\b(?:installed|"
                 r"found|required|supported)|"
                 # explain-r2a (issue 26): `X is not supported in this version of vLLM`, `this version of peft does not
