@@ -203,3 +203,24 @@ def test_bracketed_warning_that_names_a_failure_is_not_called_harmless(tmp_path)
     line = " [WARNING]  cpu_adam cuda is missing or is incompatible with installed torch, only cpu ops can be compiled!"
     e, r = explain_text(tmp_path, f"$ deepspeed train.py\n{line}\n")
     assert not any(d.code == "warning-level-note" and "incompatible" in d.first.text for d in e.diagnoses)
+
+
+def test_a_warning_the_run_went_past_is_never_the_root(tmp_path):
+    # NCCL on a node without InfiniBand warns and falls back to its socket transport; the run trains after it
+    # (NCCL's net_ib.cc `NET/IB : No device found.`, seen in every single-node log without IB)
+    text = ("node1:2161:2161 [0] NCCL INFO Bootstrap : Using eth0:172.17.0.2<0>\n"
+            "node1:2161:2161 [0] NCCL WARN NET/IB : No device found.\n"
+            "node1:2161:2161 [0] NCCL INFO NET/Socket : Using [0]eth0:172.17.0.2<0>\n"
+            "{'loss': 1.2345, 'learning_rate': 1.9e-05, 'epoch': 0.12}\n"
+            " 12%|█▏        | 120/1000 [03:12<23:31,  1.60s/it]\n")
+    e, r = explain_text(tmp_path, text)
+    assert r is None and e.answer == "benign_warning"
+
+
+def test_the_same_warning_at_the_end_of_a_stopped_run_stays_a_sign(tmp_path):
+    # the same line with nothing after it (the run stopped there): it is not disproven by progress
+    text = ("{'loss': 1.2345, 'learning_rate': 1.9e-05, 'epoch': 0.12}\n"
+            " 12%|█▏        | 120/1000 [03:12<23:31,  1.60s/it]\n"
+            "node1:2161:2161 [0] NCCL WARN NET/IB : No device found.\n")
+    e, r = explain_text(tmp_path, text)
+    assert r is not None and r.family == "nccl_rccl_timeout_hang"

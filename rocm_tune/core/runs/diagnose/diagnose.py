@@ -941,8 +941,8 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
            if d.code == cat.GENERIC and (fam := _exception_family(exception_hit(d), heads)) is not None}
     prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
     for d in diags:
-        if _hang_warning_disproven(d, went_on) and _warned_then_went_on(d):
-            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be
+        if (_hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
+            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning)
     top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
@@ -997,6 +997,14 @@ def _hang_warning_disproven(d: Diagnosis, progress: Mapping[int, int]) -> bool:
                 all(progress.get(h.file_index, -1) > h.offset for h in d.evidence))
 
 
+def _went_past(d: Diagnosis, progress: Mapping[int, int]) -> bool:
+    """e-gen (issue 26): the run's progress (steps, losses, progress bars) comes after every line of the diagnosis in
+    its log. With every line a warning-level record (`_warned_then_went_on`: NCCL's `NCCL WARN NET/IB : No device
+    found.` on a node without InfiniBand, which falls back to sockets), the program said it was a warning and went on:
+    the same reading `_hang_warning_disproven` gives hang advisories, for any warning — never the root."""
+    return bool(d.evidence) and all(progress.get(h.file_index, -1) > h.offset for h in d.evidence)
+
+
 def _handled_by_runner(d: Diagnosis) -> bool:
     return bool(d.evidence) and all(_HANDLED_BY_RUNNER.search(h.context) for h in d.evidence)
 
@@ -1009,8 +1017,8 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
     cancel that names no reason is the teardown after the failed task's own cause; and in a run that finished,
     what was only logged as a warning did not stop it. r4-swift: exceptions the runner handled (it skipped the row
     and went on) are weak, and no cause at all of a run that finished."""
-    prio = [0 if (finished or _hang_warning_disproven(d, progress or {})) and _warned_then_went_on(d) else _priority(d)
-            for d in diags]
+    prio = [0 if (finished or _hang_warning_disproven(d, progress or {}) or _went_past(d, progress or {}))
+            and _warned_then_went_on(d) else _priority(d) for d in diags]
     for i, d in enumerate(diags):
         if prio[i] >= 2 and _handled_by_runner(d):
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
