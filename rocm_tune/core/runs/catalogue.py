@@ -1483,6 +1483,18 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\[c10d\] The (?:server|client) socket .{0,80}\(errno: 97 - Address family not supported by protocol\)",
           # notes printed while the run sets itself up: an optional component absent, the checkpoint's head unused,
           # MIOpen's info-level find-db/perf-db trace
+          # e-gen (issue 26): a line of Python's warnings module (`/x/y.py:81: UserWarning: ...`, FutureWarning,
+          # DeprecationWarning, RuntimeWarning, a library's own Warning subclass) — a warning by its category, unless
+          # its words say something failed or is missing from the GPU stack
+          r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
+          r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not|not compiled with (?:cuda|"
+          r"rocm|hip)\b))(?:\S+ )?\S+\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: \S",
+          # e-gen (issue 26): a record whose level is WARNING/WARN in any bracket or bar a logger puts it in, where no
+          # other pattern knows the logger — DeepSpeed's op report (` [WARNING]  async_io ...`, also with the colour
+          # codes a syslog shows as `#033[93m [WARNING] #033[0m`), `| WARNING |`, `[WARN]` — same exclusions
+          r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
+          r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not))"
+          r".{0,60}?(?:\[|\|\s?)(?:WARNING|WARN)(?:\]|\s?\|)(?:\s*(?:#033|\x1b)\[0m)?\s+\S",
           r"No ROCm runtime is found, using ROCM_HOME=", r"Some weights of the model checkpoint at \S+ were not used "
           r"when initializing", r"^\s*xFormers not available\b", r"Xformers is not installed correctly",
           r"MIOpen\(HIP\): Info2? \["),
@@ -2755,6 +2767,19 @@ END_ONLY: frozenset[str] = frozenset({"nccl-init-then-silence", "log-says-hang",
 # function names) and the exception line, first rule that matches. What a generic exception means
 # follows from the library that raised it (a frame in `datasets` is the data, in `huggingface_hub`
 # the download), not from its type alone.
+# e-gen (issue 26): TrainingArguments fields that transformers releases removed (3.x's evaluate_during_training, gone in
+# 4.0; evaluation_strategy, renamed eval_strategy, gone in 4.46; the 5.0 removals: overwrite_output_dir, the per_gpu_*
+# batch sizes, no_cuda/use_mps_device -> use_cpu, fp16_backend, the push_to_hub_* trio, logging_dir, ...). An
+# HfArgumentParser refusal that names only these is a script or config written for an older transformers
+# (diagnose._removed_training_args); checked against transformers 5.24's TrainingArguments, which has none of them.
+REMOVED_TRAINING_ARGS: frozenset[str] = frozenset((
+    "evaluate_during_training", "evaluation_strategy", "overwrite_output_dir", "per_gpu_train_batch_size",
+    "per_gpu_eval_batch_size", "no_cuda", "use_mps_device", "fp16_backend", "push_to_hub_model_id",
+    "push_to_hub_organization", "push_to_hub_token", "logging_dir", "use_ipex", "tpu_num_cores", "ray_scope",
+    "mp_parameters", "jit_mode_eval", "torchdynamo", "use_legacy_prediction_loop", "fsdp_min_num_params",
+    "fsdp_transformer_layer_cls_to_wrap", "include_inputs_for_metrics", "dispatch_batches", "split_batches",
+    "save_safetensors", "include_tokens_per_second", "past_index"))
+
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # r5-run (issue 26): torch's DTensor dispatcher refusing a plain collective on a tensor-parallel weight
     # (`found no DeviceMesh from dtensor args for c10d.broadcast_.default!` when DDP/FSDP broadcasts the module
@@ -3018,7 +3043,34 @@ STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
      "optimizer state) and start the optimizer fresh"),
 )
 # When no frame decides: what the exception's own message is about (the last line only).
+# e-gen (issue 26): what has releases — a capitalised product name (ROCm, CUDA, Python, PyTorch, cuDNN) or a package's
+# own lower-case name — as opposed to a setting (block_size, max_model_len) that a bound in a message may also name
+_RELEASED = (r"(?:[A-Z][A-Za-z0-9.+-]*|cu[A-Z]\w*|torch|pytorch|transformers|vllm|numpy|python|triton|deepspeed|accelerate|"
+             r"peft|trl|bitsandbytes|xformers|flash[-_]attn|diffusers|pydantic|datasets|megatron-core|rocm|cuda|hip|"
+             r"nccl|rccl|glibc|gcc|driver)")
+
 MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # e-gen (issue 26): a feature bounded by a release in the message's own words (`Float8_e4m3fn is only supported for
+    # ROCm 6.5 and above`, `requires CUDA 11.8 or later`, `needs torch 2.1 or newer`): the installed release is on the
+    # wrong side of it — before the settings' `only supported`/`must be` wordings below read it as the configuration
+    # (the bound's subject is a product or package — a capitalised name or a package's own name — not a setting such
+    # as `block_size 16 and above`)
+    (re.compile(r"\b(?:only )?(?:supported|available|works?) (?:for|on|with|in|by|from) (?:[A-Za-z]\w* ){0,2}?" + _RELEASED +
+                r" (?:v(?:ersion)?\s*)?\d+(?:\.\d+)*\+?,? (?:and|or) (?:above|later|newer|higher|greater)\b|"
+                r"\b(?:requires?|needs?) (?:[A-Za-z]\w* ){0,2}?" + _RELEASED + r" (?:v(?:ersion)?\s*)?\d+(?:\.\d+)*\+?,? or "
+                r"(?:above|later|newer|higher|greater)\b"), "version_check",
+     "the feature needs a newer release of the library or platform the message names than the one installed: "
+     "install a build for that release (for ROCm: the PyTorch wheel built for the newer ROCm), or turn the feature "
+     "off"),
+    # e-gen (issue 26): an fp8 dtype this GPU's kernels do not take (MI300/gfx942 hipBLASLt uses the fnuz variants
+    # float8_e4m3fnuz/e5m2fnuz; gfx950, RDNA4 and NVIDIA the OCP e4m3fn/e5m2; eager ops such as mm/mul/randn have no
+    # fp8 kernel at all): `Cannot convert ScalarType Float8_e4m3fn to hipDataType` (pytorch/ao#1066), `"addmm_cuda"
+    # not implemented for 'Float8_e4m3fn'` — the dtype the run chose, not the versions
+    (re.compile(r"Cannot convert ScalarType Float8_\w+ to \w*DataType|not implemented for '?Float8_\w+'?"),
+     "config_error",
+     "the run asked for an fp8 dtype variant this GPU (or this op) has no kernel for: on MI300 (gfx942) use "
+     "torch.float8_e4m3fnuz/e5m2fnuz, on gfx950/RDNA4/NVIDIA float8_e4m3fn/e5m2, and run fp8 matmuls through "
+     "torch._scaled_mm / torchao rather than eager ops"),
     (re.compile(r"\b(?:requires?|required) (?:\w+ )?[\w-]+ ?(?:[<>=]=?|version)|\bversion\b.{0,60}\b(?:installed|"
                 r"found|required|supported)|"
                 # explain-r2a (issue 26): `X is not supported in this version of vLLM`, `this version of peft does not

@@ -938,11 +938,11 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     # raised its own error (a setting refused on rank 0), as they do for every other cause
     heads = [sc.head_text for sc in scans]
     own = {i: fam[0] for i, d in enumerate(diags)
-           if d.code == cat.GENERIC and (fam := _exception_family(d.first, heads)) is not None}
+           if d.code == cat.GENERIC and (fam := _exception_family(exception_hit(d), heads)) is not None}
     prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
     for d in diags:
-        if _hang_warning_disproven(d, went_on) and _warned_then_went_on(d):
-            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be
+        if (_hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
+            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning)
     top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
@@ -997,6 +997,14 @@ def _hang_warning_disproven(d: Diagnosis, progress: Mapping[int, int]) -> bool:
                 all(progress.get(h.file_index, -1) > h.offset for h in d.evidence))
 
 
+def _went_past(d: Diagnosis, progress: Mapping[int, int]) -> bool:
+    """e-gen (issue 26): the run's progress (steps, losses, progress bars) comes after every line of the diagnosis in
+    its log. With every line a warning-level record (`_warned_then_went_on`: NCCL's `NCCL WARN NET/IB : No device
+    found.` on a node without InfiniBand, which falls back to sockets), the program said it was a warning and went on:
+    the same reading `_hang_warning_disproven` gives hang advisories, for any warning — never the root."""
+    return bool(d.evidence) and all(progress.get(h.file_index, -1) > h.offset for h in d.evidence)
+
+
 def _handled_by_runner(d: Diagnosis) -> bool:
     return bool(d.evidence) and all(_HANDLED_BY_RUNNER.search(h.context) for h in d.evidence)
 
@@ -1009,8 +1017,8 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
     cancel that names no reason is the teardown after the failed task's own cause; and in a run that finished,
     what was only logged as a warning did not stop it. r4-swift: exceptions the runner handled (it skipped the row
     and went on) are weak, and no cause at all of a run that finished."""
-    prio = [0 if (finished or _hang_warning_disproven(d, progress or {})) and _warned_then_went_on(d) else _priority(d)
-            for d in diags]
+    prio = [0 if (finished or _hang_warning_disproven(d, progress or {}) or _went_past(d, progress or {}))
+            and _warned_then_went_on(d) else _priority(d) for d in diags]
     for i, d in enumerate(diags):
         if prio[i] >= 2 and _handled_by_runner(d):
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
@@ -1167,6 +1175,17 @@ _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|terminate ca
                     # overflow, fail-fast) as the Event Log, a crash handler or the exit code print them
                     r"(?i:\bexception code:?\s*0xc0000(?:005|01d|094|0fd|409)\b)|"
                     r"exit(?:ed with)? code:?\s*(?:-1073741819|3221225477|-1073741795|-1073741676|-1073740791)\b", re.M)
+
+
+# e-gen (issue 26): the catch-all groups every line that reads as an error; its first may be a tool's banner (pytest's
+# `____ ERROR collecting tests/x.py ____`, a logger's `ERROR ... Could not load torch`) printed before the exception it
+# reports. The rules read the exception itself: the first of the hits that names a Python exception class.
+_EXC_CLASS = re.compile(r"(?:^|[\s:\]])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): ")
+
+
+def exception_hit(d: Diagnosis) -> Hit:
+    """The hit of a catch-all diagnosis that is the Python exception line (else its first hit)."""
+    return next((h for h in (d.first, *d.evidence) if _EXC_CLASS.search(h.text)), d.first)
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
@@ -1653,7 +1672,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.family = "config_error"
         r.title = "the run's JSON config file is malformed (it was being read as the run's configuration)"
     elif r.code == cat.GENERIC:
-        fam = _exception_family(r.first, texts or ())
+        fam = _exception_family(exception_hit(r), texts or ())
         if fam is not None:
             r.family, r.fix = fam[0], fam[1] + "; " + r.fix
     elif r.code == "no-gpu-visible" and _stacked_device_masks("\n".join([r.first.pre, *(texts or ())])):
@@ -1747,8 +1766,36 @@ def _installed_in_log(pkg: str, blob: str) -> re.Match | None:
                      rf"\b{p}==\d[\w.+]*|^{p}\s+\d+\.\d[\w.+]*\s*$", blob, re.M | re.I)
 
 
+# e-gen (issue 26): HfArgumentParser's refusal lists the arguments no dataclass declares. When every one of them is
+# a TrainingArguments field that a transformers release removed (cat.REMOVED_TRAINING_ARGS), the script or config was
+# written for an older transformers (LM-BFF's --evaluate_during_training on 4.x, ROCm/MAD's --overwrite_output_dir on
+# 5.x); one current or unknown name among them (a typo, another runner's key, a training key given to webchat) keeps
+# it the run's configuration
+_HFARG_LIST = re.compile(r"not used by the HfArgumentParser: \[([^\]\n]*)\]")
+
+
+def _removed_training_args(r: Diagnosis) -> list[str]:
+    """The refused argument names when all of them are removed TrainingArguments fields, else []."""
+    for h in (r.first, *r.evidence):
+        m = _HFARG_LIST.search(h.text)
+        if not m:
+            continue
+        items = re.findall(r"['\"]([^'\"]*)['\"]", m.group(1))
+        flags = [i for i in items if i.startswith("-")] if "specified arguments" in h.text else items
+        names = [f.lstrip("-").split("=", 1)[0] for f in flags]
+        if names and all(n in cat.REMOVED_TRAINING_ARGS for n in names):
+            return names
+    return []
+
+
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
+    if r.code == "config-rejected" and (gone := _removed_training_args(r)):
+        return (f"the arguments HfArgumentParser refused ({', '.join(gone)}) are TrainingArguments fields a "
+                "transformers release removed: the script or config was written for an older transformers than the "
+                "one installed", "install the transformers release the script/runner pins, or drop/rename those "
+                "arguments for the installed one (evaluation_strategy -> eval_strategy, per_gpu_* -> per_device_*, "
+                "no_cuda -> use_cpu; overwrite_output_dir is gone in 5.x)")
     if r.code == "missing-package" and (m := _REQ_NOT_FOUND.search(r.first.text)) and \
             _installed_in_log(m.group(1), "\n".join([blob, r.first.pre])):
         req = m.group(1) + m.group(2).strip().rstrip(",")
