@@ -152,3 +152,18 @@ def test_an_xformers_build_for_another_torch_release_is_the_versions(tmp_path):
             "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n")
     exp, r = _explain(tmp_path, text)
     assert r is not None and r.family == "version_check" and "another torch release" in r.title
+
+
+def test_bitsandbytes_newer_setup_words_are_the_wrong_build_its_cpu_note_alone_is_harmless(tmp_path):
+    # rule 1: bitsandbytes 0.43+ (cextension.py) says its GPU library could not be set up: a build for another
+    # ROCm/CUDA than torch's, fixed by the matching wheel (ROCm/bitsandbytes#35, MI250 in a ROCm 6.1 container)
+    exp, r = _explain(tmp_path,
+                      "Could not find the bitsandbytes CUDA binary at PosixPath('/opt/conda/envs/py_3.10/lib/python3.10/"
+                      "site-packages/bitsandbytes/libbitsandbytes_hip_nohipblaslt.so')\n"
+                      "CUDA Setup failed despite CUDA being available. Please run the following command to get more "
+                      "information:\n")
+    assert r is not None and r.code == "bnb-no-gpu-library" and r.family == "version_check"
+    # the note alone, with the run training (LoRA in bf16 needs no bitsandbytes kernel), stays harmless
+    exp, r = _explain(tmp_path, "Could not find the bitsandbytes CUDA binary at PosixPath('/opt/conda/lib/python3.10/"
+                      "site-packages/bitsandbytes/libbitsandbytes_hip_nohipblaslt.so')\n" + STEPS, name="ok.log")
+    assert r is None and exp.answer == "benign_warning"

@@ -2598,9 +2598,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "torch.version.hip; CUDA: a wheel for the installed CUDA), or run without 8-bit optimizers/quantization",
          "`python -m bitsandbytes` prints which library it loaded",
          (r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|get_col_row_stats|igemm|\w*_32bit)\w*'",
-          # explain-rocm: bitsandbytes 0.3x/0.4x's own words for the same (its setup found no usable library)
-          r"CUDA Setup failed despite GPU being available"),
-         ("'NoneType' object has no attribute 'c", "CUDA Setup failed despite GPU"),
+          # explain-rocm: bitsandbytes 0.3x/0.4x's own words for the same (its setup found no usable library);
+          # e-relabel: 0.43+'s cextension.py says `CUDA Setup failed despite CUDA being available` (ROCm/bitsandbytes#35)
+          r"CUDA Setup failed despite (?:GPU|CUDA) being available"),
+         ("'NoneType' object has no attribute 'c", "CUDA Setup failed despite"),
          sources=("bitsandbytes/cextension.py (lib is None: AttributeError: 'NoneType' object has no attribute "
                   "'cadam32bit_grad_fp32')",)),
     _sig("weights-only-load", "checkpoint_resume_mismatch", "error", "root", "torch.load refused a checkpoint "
