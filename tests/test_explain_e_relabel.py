@@ -167,3 +167,23 @@ def test_bitsandbytes_newer_setup_words_are_the_wrong_build_its_cpu_note_alone_i
     exp, r = _explain(tmp_path, "Could not find the bitsandbytes CUDA binary at PosixPath('/opt/conda/lib/python3.10/"
                       "site-packages/bitsandbytes/libbitsandbytes_hip_nohipblaslt.so')\n" + STEPS, name="ok.log")
     assert r is None and exp.answer == "benign_warning"
+
+
+WATCHDOG = ("[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600068 "
+            "milliseconds before timing out.\n")
+
+
+def test_host_ram_exhausted_on_one_rank_beats_the_collective_timeout_on_the_others(tmp_path):
+    # rule 3: torch's CPU allocator (c10/core/impl/alloc_cpu.cpp: `DefaultCPUAllocator: not enough memory: you tried
+    # to allocate N bytes.`, the spelling of recent releases) failing on rank 0; rank 1 then times out in the
+    # all-reduce. Without the allocator line the timeout is the collective's own
+    exp, r = _explain(tmp_path, WATCHDOG + "[rank0]: RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. "
+                      "DefaultCPUAllocator: not enough memory: you tried to allocate 6383992832 bytes.\n")
+    assert r is not None and r.family == "host_ram_oom" and r.code == "host-alloc-failed"
+    exp, r = _explain(tmp_path, WATCHDOG, name="alone.log")
+    assert r is not None and r.family == "nccl_rccl_timeout_hang"
+    # the kernel's OOM killer line pasted after the training log (dmesg) counts the same
+    exp, r = _explain(tmp_path, WATCHDOG + "[ 8123.456789] Out of memory: Killed process 4321 (python) "
+                      "total-vm:98765432kB, anon-rss:61234567kB, file-rss:0kB, shmem-rss:0kB\n", name="dmesg.log")
+    assert r is not None and r.family == "host_ram_oom"

@@ -388,7 +388,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "low_cpu_mem_usage / load on rank 0 only, fewer dataloader/preprocessing workers, pin_memory off for "
          "offload; or a node with more RAM (under Slurm --mem)",
          "`free -g` while it starts; DeepSpeed's `CPU Virtual Memory: used = ...` lines",
-         (r"DefaultCPUAllocator: (?:can't|not enough memory|could not|failed to) ?allocate",
+         # e-relabel: torch's alloc_cpu.cpp in both spellings — `can't allocate memory: you tried to allocate N bytes`
+         # (torch <= 1.x/2.0) and `not enough memory: you tried to allocate N bytes` (later releases)
+         (r"DefaultCPUAllocator: (?:(?:can't|could not|failed to) ?allocate|not enough memory)",
           r"\[Errno 12\] Cannot allocate memory", r"std::bad_alloc",
           r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:\w+\.)*MemoryError\b(?!:? ?\w*(?:GPU|CUDA|HIP))",
           r"(?:cudaHostAlloc|hipHostMalloc|hipHostAlloc|cudaMallocHost|hipMallocHost)\S*.{0,40}(?:fail|error)",
