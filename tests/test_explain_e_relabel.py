@@ -187,3 +187,18 @@ def test_host_ram_exhausted_on_one_rank_beats_the_collective_timeout_on_the_othe
     exp, r = _explain(tmp_path, WATCHDOG + "[ 8123.456789] Out of memory: Killed process 4321 (python) "
                       "total-vm:98765432kB, anon-rss:61234567kB, file-rss:0kB, shmem-rss:0kB\n", name="dmesg.log")
     assert r is not None and r.family == "host_ram_oom"
+
+
+def test_device_permission_on_the_nvidia_and_hip_side_in_their_own_words(tmp_path):
+    # rule 2: NVML refused the device nodes (NVIDIA/nvidia-container-toolkit#33: fixed by SELinux
+    # container_use_devices / --privileged); rule 5: HIP's own device-assert spelling of the embedding lookup's assert
+    # (the line as mosaicml/composer#2758 shows it on ROCm)
+    exp, r = _explain(tmp_path, "$ nvidia-smi\nFailed to initialize NVML: Insufficient Permissions\n")
+    assert r is not None and r.code == "gpu-device-permission"
+    exp, r = _explain(tmp_path, "stderr: nvidia-container-cli: initialization error: nvml error: insufficient "
+                      "permissions: unknown.\n", name="cli.log")
+    assert r is not None and r.code == "gpu-device-permission"
+    exp, r = _explain(tmp_path, "/pytorch/aten/src/ATen/native/hip/Indexing.hip:1292: indexSelectLargeIndex: "
+                      "Device-side assertion `srcIndex < srcSelectDimSize' failed.\nRuntimeError: HIP error: "
+                      "device-side assert triggered\n", name="hip.log")
+    assert r is not None and r.code == "token-id-past-embedding" and r.family == "tokenizer_template"

@@ -1726,7 +1726,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "resize the embeddings to the tokenizer (model.resize_token_embeddings(len(tokenizer))) or load the "
          "tokenizer that belongs to the model; check max(input_ids) < model.config.vocab_size",
          "on the CPU the same batch raises `IndexError: index out of range in self` in torch.embedding",
-         (r"Assertion `srcIndex < srcSelectDimSize` failed",),
+         # CUDA's assert prints `...` ; HIP's device assert `Device-side assertion `srcIndex < srcSelectDimSize' failed.`
+         (r"[Aa]ssertion `srcIndex < srcSelectDimSize['`] failed",),
          ("srcSelectDimSize",),
          sources=("huggingface/transformers#1848 (indexSelectLargeIndex ... Assertion `srcIndex < srcSelectDimSize` "
                   "failed. then CUDA runtime error (59) : device-side assert triggered)",
@@ -1772,6 +1773,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls -l /dev/kfd /dev/dri/renderD*` and `id` as the user (and in the container) the run starts as",
          (r"Unable to open /dev/kfd.{0,60}(?i:permission denied)",
           r"(?:/dev/kfd|/dev/dri\S*|/dev/nvidia\w*)'?:? ?(?i:permission denied)",
+          # nvidia-smi / NVML opening /dev/nvidia* without the rights (a rootless container, SELinux, a non-root user:
+          # `Failed to initialize NVML: Insufficient Permissions`, nvidia-container-cli's `nvml error: insufficient
+          # permissions`; NVIDIA/nvidia-container-toolkit#33, #210, NVIDIA/nvidia-docker#676)
+          r"(?i:NVML: Insufficient Permissions|nvml error: insufficient permissions)",
           r"Permission denied:? '?/dev/(?:kfd|dri|nvidia)",
           r"(?:add|in) (?:you|your|the) ?(?:user|user account|account)? to the (?:render|video) group",
           r"not in the (?:render|video) group", r"is not member of \"?\w+\"? group, the default DRM access group",
@@ -1784,7 +1789,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # render node is there but not reachable from this process (a user outside render/video, a container
           # whose render GID is not the host's). The other statuses stay hip-init-failed's weak cause
           r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b"),
-         ("AmdSmiLibraryException", "/dev/kfd", "/dev/dri", "/dev/nvidia", "DRM access group", "render group",
+         ("AmdSmiLibraryException", "/dev/kfd", "/dev/dri", "/dev/nvidia", "Insufficient Permissions", "insufficient permissions", "DRM access group",
+          "render group",
           "video group", "required groups", "required GPU device node"),
          sources=("ROCm/ROCm-docker#116 (Unable to open /dev/kfd read-write: Permission denied)",
                   "ollama/ollama#7723, #6736 (permissions not set up properly. Either run ollama as root, or add you "
