@@ -187,7 +187,14 @@ REAL_LINES = [
      "device\"", "huggingface/sentence-transformers#2903"),
     ("rocblas-no-tensile-arch", "rocBLAS error: Could not initialize Tensile host: No devices found",
      "ollama/ollama#6685 (rootless container: /dev/kfd not readable)"),
-    ("no-gpu-visible", "Unable to open /dev/kfd read-write: Permission denied", "ROCm/ROCm-docker#116"),
+    # test expectation follows FAMILIES.md amended rule 2 (device permission): gpu-device-permission
+    ("gpu-device-permission", "Unable to open /dev/kfd read-write: Permission denied", "ROCm/ROCm-docker#116"),
+    ("no-gpu-visible", "Unable to open /dev/kfd read-write: Operation not permitted",
+     "ROCm/ROCm#1211 (the KFD driver refusing: dkms build failed)"),
+    ("nccl-shm-exhausted", "a1b2c3d4e5f6:214:380 [1] NCCL WARN Error: failed to extend /dev/shm/nccl-03v824 to 4194660 "
+     "bytes", "NVIDIA NCCL troubleshooting guide (Docker default /dev/shm)"),
+    ("token-id-past-embedding", "/pytorch/aten/src/THC/THCTensorIndex.cu:361: void indexSelectLargeIndex(...): block: "
+     "[12,0,0], thread: [96,0,0] Assertion `srcIndex < srcSelectDimSize` failed.", "huggingface/transformers#1848"),
     ("hf-cache-permission", "ERROR:    PermissionError: [Errno 13] Permission denied: '/app/aphrodite-engine/.triton'",
      "dphnAI/sonar#458 (triton cache)"),
     ("hf-cache-permission", "PermissionError: [Errno 13] Permission denied: '/tmp/triton/d645ef562cfc8f31ab6c7b88eccac0f6"
@@ -707,7 +714,8 @@ def test_a_log_of_harmless_lines_only_answers_that_nothing_failed():
                  "TensileLibrary_lazy_gfx1201.dat: No such file or directory\n rocBLAS warning: hipBlasLT failed, "
                  "falling back to tensile.\n")
     fallback = explain_text(hipblaslt + step)
-    assert fallback.root is None and fallback.answer == "hipblaslt_warning"
+    # test expectation follows FAMILIES.md amended rule 4 (hipBLASLt warning, the run goes on): benign_warning
+    assert fallback.root is None and fallback.answer == "benign_warning"
     # a real failure after the same lines: the root's family is the answer
     failed = explain_text(kdb + "\n" + step + "[rank0]: ValueError: Template qwen2 does not exist.\n")
     assert failed.answer == "tokenizer_template" and failed.exit_code == 1

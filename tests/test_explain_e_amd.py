@@ -69,7 +69,8 @@ CASES = [
      "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n",
      "NVIDIA/nccl src/plugin/net.cc INFO lines as nccl-tests users post them, then ncclRemoteError's text"),
     # AMD SMI failing to read the device (vLLM/torch ask it for the GPU's arch): the device nodes are unreachable
-    ("hip_error", "no-gpu-visible",
+    # (test expectation follows FAMILIES.md amended rule 2: device permission is hf_cache_permission)
+    ("hf_cache_permission", "gpu-device-permission",
      "WARNING 04-20 10:02:11 [rocm.py:41] amdsmi query for GPU ASIC info failed, falling back\n"
      "amdsmi.amdsmi_exception.AmdSmiLibraryException: Error code: 10 | AMDSMI_STATUS_NO_PERM - Permission Denied\n"
      "During handling of the above exception, another exception occurred:\n"

@@ -74,10 +74,14 @@ NotImplementedError: No operator found for `memory_efficient_attention_forward` 
 """
 
 
-def test_an_extension_built_for_the_same_runtime_at_another_torch_is_not_read_as_the_wrong_build(tmp_path):
-    """xformers' report with the same GPU runtime on both sides (+cu121 / +cu121) is left to the failing attention op,
-    as the corpus reads it; only a build for another runtime (CUDA under ROCm) is the wrong build."""
+def test_an_extension_built_for_the_same_runtime_at_another_torch_is_the_wrong_build_too(tmp_path):
+    """xformers' report with the same GPU runtime on both sides (+cu121 / +cu121) but another torch release: the fix
+    is the matching wheel, so version_check (test expectation follows FAMILIES.md amended rule 1; it was the failing
+    attention op's family under the old border). The same torch on both sides names no mismatch."""
     r = _root(tmp_path, XFORMERS_FAIL.format(built="2.3.0+cu121", have="2.1.0+cu121"))
+    assert r.family == "version_check", (r.code, r.family)
+    assert "another torch release" in r.title
+    r = _root(tmp_path, XFORMERS_FAIL.format(built="2.3.0+cu121", have="2.3.0+cu121"))
     assert r.family == "flash_attn_error", (r.code, r.family)
 
 

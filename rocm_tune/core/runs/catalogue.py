@@ -388,7 +388,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "low_cpu_mem_usage / load on rank 0 only, fewer dataloader/preprocessing workers, pin_memory off for "
          "offload; or a node with more RAM (under Slurm --mem)",
          "`free -g` while it starts; DeepSpeed's `CPU Virtual Memory: used = ...` lines",
-         (r"DefaultCPUAllocator: (?:can't|not enough memory|could not|failed to) ?allocate",
+         # e-relabel: torch's alloc_cpu.cpp in both spellings — `can't allocate memory: you tried to allocate N bytes`
+         # (torch <= 1.x/2.0) and `not enough memory: you tried to allocate N bytes` (later releases)
+         (r"DefaultCPUAllocator: (?:(?:can't|could not|failed to) ?allocate|not enough memory)",
           r"\[Errno 12\] Cannot allocate memory", r"std::bad_alloc",
           r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:\w+\.)*MemoryError\b(?!:? ?\w*(?:GPU|CUDA|HIP))",
           r"(?:cudaHostAlloc|hipHostMalloc|hipHostAlloc|cudaMallocHost|hipMallocHost)\S*.{0,40}(?:fail|error)",
@@ -560,9 +562,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL error in: \S+(?!.*(?:remote process exited|ncclRemoteError|Connection reset|Connection closed))",
           r"(?i:[nr]ccl)\w*.{0,200}(?:unhandled system error|invalid usage|internal error|unhandled cuda "
           r"error|unhandled hip error)",
-          # explain-dist (issue 26): NCCL/RCCL's shared-memory transport (a container's small /dev/shm) and gloo's
-          # TCP pairs (the CPU-side collectives) failing
-          r"Error while creating shared memory segment /dev/shm/[nr]ccl-",
+          # explain-dist (issue 26): gloo's TCP pairs (the CPU-side collectives) failing. NCCL/RCCL's shared-memory
+          # segment in a too small /dev/shm is host memory (nccl-shm-exhausted; e-relabel, FAMILIES.md amended rule 3)
           r"gloo[/\\]transport[/\\]tcp[/\\]\w+\.cc:\d+\].{0,160}(?:Connect timeout|[Cc]onnection refused)",
           # two ranks bound to one GPU (no torch.cuda.set_device(local_rank), one visible device per node)
           r"NCCL WARN Duplicate GPU detected",
@@ -574,7 +575,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NET/IB ?: Got completion (?:from peer \S+ )?with status=\s*[1-9]\d*",
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
-          r"No usable listening interface found", r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \").{0,200}\b(?:failed|[Ee]rror)\b",
+          r"No usable listening interface found",
+          r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
+          r".{0,200}\b(?:failed|[Ee]rror)\b",
           r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
          ("nccl", "NCCL", "RCCL", "rccl", "Nccl", "Rccl", "socket interface", "Got completion", "connectFullMesh",
           "hipIpc", "IPC", "DistBackendError", "listening interface", "shared memory segment", "gloo"),
@@ -909,10 +912,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "`rocm-tune doctor`; `python -c 'import torch;print(torch.version.hip, torch.cuda.device_count())'`",
          (r"No HIP GPUs are available", r"No CUDA GPUs are available", r"Found no NVIDIA driver on your system",
           r"Torch not compiled with CUDA enabled", r"hipErrorNoDevice", r"no ROCm-capable device is detected",
-          r"Unable to open /dev/kfd", r"(?:/dev/kfd|/dev/dri\S*)'?:? ?(?i:permission denied|operation not permitted)",
-          r"(?:add|in) (?:you|your|the) ?(?:user|user account|account)? to the (?:render|video) group",
-          r"not in the (?:render|video) group",
-          r"Permission denied:? '?/dev/(?:kfd|dri)", r"is not member of \"?\w+\"? group, the default DRM access group",
+          # e-relabel (FAMILIES.md amended rule 2): /dev/kfd that cannot be opened for another reason than its
+          # permissions (EACCES `Permission denied`: gpu-device-permission, hf_cache_permission, reads those). EPERM
+          # `Operation not permitted` is the kernel driver refusing (a KFD that did not load right), not the file mode
+          r"Unable to open /dev/kfd(?!.{0,60}(?i:permission denied))",
+          r"(?:/dev/kfd|/dev/dri\S*)'?:? ?(?i:operation not permitted)",
           r"hsa api call failure at: .{0,120}hsa_init",
           # the ROCr runtime refusing an amdgpu kernel driver too old for it (the GPU is then hidden)
           r"HSA Error: Incompatible kernel and userspace",
@@ -938,15 +942,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"rocdevice\.cpp\s*:\s*\d+\s*:.{0,80}\bhsa_init failed",
           r"runtime\.cpp\s*:\s*\d+\s*:.{0,80}\bRuntime initialization failed",
           r"hipInit: Returned hipError(?!Success)\w+",
-          # e-amd (issue 26): AMD SMI's exception (raised, not a warning: vLLM/torch asked it for the GPU's arch)
-          # for a device file it cannot read: amdsmi_status_t FILE_ERROR "Problem accessing a file", NO_PERM
-          # "Permission Denied" - the render node or sysfs is not reachable from this process (a container without
-          # /dev/dri, a user outside render/video). The other statuses stay hip-init-failed's weak cause (under WSL
-          # torch only warns DRIVER_NOT_LOADED and goes on)
-          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b"),
-         ("AmdSmiLibraryException", "GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
-          "ROCm-capable device", "/dev/kfd", "/dev/dri", "DRM access group", "hsa_init", "render group",
-          "video group", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
+          # e-amd (issue 26): AMD SMI's FILE_ERROR / NO_PERM moved to gpu-device-permission (e-relabel)
+          ),
+         ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
+          "ROCm-capable device", "/dev/kfd", "/dev/dri", "hsa_init", "Incompatible kernel and userspace", "rocminfo.cc", "no GPU resources", "amdgpu",
           "ROCk module is NOT loaded", "Call returned HSA_STATUS_ERROR", "hsa api call failure", "Runtime initialization",
           "hipInit: Returned"),
          sources=("seeds/002 (No HIP GPUs are available)", "ROCm/ROCm-docker#116 (Unable to open /dev/kfd "
@@ -1726,6 +1725,25 @@ SIGNATURES: tuple[Signature, ...] = (
           r"[Nn]o chat template (?:is set|found|was found)"),
          ("Template ", "chat_template", "padding token", "chat template", "o chat template"),
          sources=("calibration lf-5453 (ValueError: Template qwen2 does not exist.)",)),
+    # e-relabel (issue 26, FAMILIES.md amended rule 5 "symptom vs cause"): the embedding lookup's own kernel assert
+    # (index_select: `indexSelectLargeIndex/SmallIndex ... Assertion `srcIndex < srcSelectDimSize` failed`, CUDA and
+    # HIP alike) before the `device-side assert triggered`: a token id at or past the embedding's rows — tokens added
+    # to the tokenizer without resizing the model's embeddings, or a tokenizer of another model (transformers#1848,
+    # #24698). The device-side assert is its symptom (a consequence in the ranking)
+    _sig("token-id-past-embedding", "tokenizer_template", "error", "root", "a token id is past the model's embedding "
+         "table (the embedding lookup's kernel assert)",
+         "the embedding lookup got an index >= its number of rows: tokens were added to the tokenizer (special tokens, "
+         "a custom vocabulary) without resizing the model's embeddings, the tokenizer belongs to another model, or a "
+         "pad/eos id is outside the vocabulary",
+         "resize the embeddings to the tokenizer (model.resize_token_embeddings(len(tokenizer))) or load the "
+         "tokenizer that belongs to the model; check max(input_ids) < model.config.vocab_size",
+         "on the CPU the same batch raises `IndexError: index out of range in self` in torch.embedding",
+         # CUDA's assert prints `...` ; HIP's device assert `Device-side assertion `srcIndex < srcSelectDimSize' failed.`
+         (r"[Aa]ssertion `srcIndex < srcSelectDimSize['`] failed",),
+         ("srcSelectDimSize",),
+         sources=("huggingface/transformers#1848 (indexSelectLargeIndex ... Assertion `srcIndex < srcSelectDimSize` "
+                  "failed. then CUDA runtime error (59) : device-side assert triggered)",
+                  "huggingface/transformers#24698")),
     # ------------------------------------------------------------------ hf_cache_permission
     _sig("hf-cache-permission", "hf_cache_permission", "error", "root", "the Hugging Face cache is not readable/"
          "writable for this user",
@@ -1751,6 +1769,45 @@ SIGNATURES: tuple[Signature, ...] = (
           "write in your cache folder"),
          sources=("calibration hfhub-1215 (-rw------- 1 unj46ad six   665 Sep 14 19:08 "
                   "10c66461e4c109db5a2196bff4bb59be30396ed8)",)),
+    # e-relabel (issue 26, FAMILIES.md amended rule 2 "device permission vs runtime"): the GPU's device nodes exist but
+    # this user or container may not open them (/dev/kfd, /dev/dri/renderD*, /dev/dri/card*, /dev/nvidia*): the fix
+    # is the permissions (render/video group, the host's render GID in the container, a udev rule), also when the
+    # runtime then says it found no device. Moved here from no-gpu-visible (hip_error) with the relabel: the HIP
+    # runtime's, ollama's, AMD SMI's and amd-smi's words for it
+    _sig("gpu-device-permission", "hf_cache_permission", "error", "root", "this user may not open the GPU's device "
+         "nodes (/dev/kfd, /dev/dri, /dev/nvidia*)",
+         "the GPU device files exist but their permissions keep this process out: the user (or the container's user) "
+         "is not in the group that owns them (render and video on ROCm), or the container maps another GID for "
+         "that group; the runtime then sees no GPU",
+         "add the user to the render and video groups (`sudo usermod -aG render,video $USER`, then log in again); in "
+         "a container pass the host's render GID (`--group-add $(getent group render | cut -d: -f3)` / group_add) "
+         "besides --device=/dev/kfd --device=/dev/dri; or a udev rule giving the nodes to a group the user is in",
+         "`ls -l /dev/kfd /dev/dri/renderD*` and `id` as the user (and in the container) the run starts as",
+         (r"Unable to open /dev/kfd.{0,60}(?i:permission denied)",
+          r"(?:/dev/kfd|/dev/dri\S*|/dev/nvidia\w*)'?:? ?(?i:permission denied)",
+          # nvidia-smi / NVML opening /dev/nvidia* without the rights (a rootless container, SELinux, a non-root user:
+          # `Failed to initialize NVML: Insufficient Permissions`, nvidia-container-cli's `nvml error: insufficient
+          # permissions`; NVIDIA/nvidia-container-toolkit#33, #210, NVIDIA/nvidia-docker#676)
+          r"(?i:NVML: Insufficient Permissions|nvml error: insufficient permissions)",
+          r"Permission denied:? '?/dev/(?:kfd|dri|nvidia)",
+          r"(?:add|in) (?:you|your|the) ?(?:user|user account|account)? to the (?:render|video) group",
+          r"not in the (?:render|video) group", r"is not member of \"?\w+\"? group, the default DRM access group",
+          # amd-smi (ROCm 7): `User is missing the following required groups: render, video`, `Permission needed to
+          # access required GPU device node(s):` (ROCm/amdsmi#125, #184)
+          r"missing the following required groups: (?:\w+, )*(?:render|video)\b",
+          r"Permission needed to access required GPU device node",
+          # e-amd (issue 26): AMD SMI's exception (raised: vLLM/torch asked it for the GPU's arch) for a device file
+          # it cannot read: amdsmi_status_t FILE_ERROR "Problem accessing a file", NO_PERM "Permission Denied" — the
+          # render node is there but not reachable from this process (a user outside render/video, a container
+          # whose render GID is not the host's). The other statuses stay hip-init-failed's weak cause
+          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b"),
+         ("AmdSmiLibraryException", "/dev/kfd", "/dev/dri", "/dev/nvidia", "Insufficient Permissions", "insufficient permissions", "DRM access group",
+          "render group",
+          "video group", "required groups", "required GPU device node"),
+         sources=("ROCm/ROCm-docker#116 (Unable to open /dev/kfd read-write: Permission denied)",
+                  "ollama/ollama#7723, #6736 (permissions not set up properly. Either run ollama as root, or add you "
+                  "user account to the render group. open /dev/kfd: permission denied)",
+                  "ROCm/amdsmi#184 (/dev/dri/card1: Permission denied; owner=root(0):video(39);)")),
     _sig("permission-denied", "hf_cache_permission", "error", "weak", "a file or directory the run needs is not "
          "readable/writable for this user",
          "the process's user may not read or write a path the run uses (a model or data directory, the output "
@@ -1875,6 +1932,27 @@ SIGNATURES: tuple[Signature, ...] = (
                   "signal: Bus error. It is possible that dataloader's workers are out of shared memory",
                   "msr-fiddle/pipedream#76 (Caught signal 7 (Bus error: nonexistent physical address) in ncclGroupEnd; "
                   "docker --shm-size)")),
+    # e-relabel (issue 26, FAMILIES.md amended rule 3 "host memory vs collectives"): NCCL/RCCL could not create or grow
+    # its shared-memory segment (/dev/shm/nccl-*: `failed to extend /dev/shm/nccl-XXXX to N bytes`, `Error while
+    # creating shared memory segment /dev/shm/nccl-XXXX (size N)`, misc/shmutils.cc): the container's /dev/shm is too
+    # small or full. The other ranks see an NCCL error or a timeout; the fix is more shared memory (--shm-size,
+    # --ipc=host), so host_ram_oom, not the collective (NCCL_SHM_DISABLE=1 only hides it, slower)
+    _sig("nccl-shm-exhausted", "host_ram_oom", "error", "root", "NCCL/RCCL could not allocate its shared-memory "
+         "segment in /dev/shm",
+         "the collective library's intra-node transport keeps its buffers in /dev/shm; a container's default /dev/shm "
+         "(64 MB in Docker, a few MB in some CI pods) or a full tmpfs cannot hold them, so the communicator fails to "
+         "start and the other ranks report an NCCL error or time out",
+         "give the container more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir "
+         "with medium: Memory at /dev/shm) and clear stale /dev/shm/nccl-* files; NCCL_SHM_DISABLE=1 only works "
+         "around it at a cost in speed",
+         "`df -h /dev/shm` inside the container while it runs",
+         (r"failed to extend /dev/shm/\S+ to \d+ bytes",
+          r"Error while creating shared memory segment /dev/shm/\S+",
+          r"shmutils\.cc:\d+.{0,80}(?:/dev/shm|shared memory)"),
+         ("/dev/shm", "shared memory segment", "shmutils"),
+         sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
+                  "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
+                  "(size 7340384))")),
     # explain-r2b (issue 26): SIGBUS named by a launcher or a signal handler, without the words of the worker's own
     # message. In training containers it is the shared memory, most often (NCCL's and the DataLoader's segments in a
     # 64 MB /dev/shm); weak: any specific cause in the log comes first. A bare `-7` stays the launcher's exit code.
@@ -2016,7 +2094,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "use sdpa or eager attention (LLaMA-Factory flash_attn: sdpa / disabled) or install a flash-attn "
          "built for this torch and GPU",
          "`python -c 'import flash_attn'`",
-         (r"FlashAttention2 has been toggled on, but it cannot be used", r"flash_attn\S*\.so: undefined symbol",
+         # e-relabel (FAMILIES.md amended rule 1): not flash-attn's `.so: undefined symbol` — a wheel built for another
+         # torch/ROCm/CUDA, fixed by the matching wheel: extension-abi-mismatch (version_check) reads it
+         (r"FlashAttention2 has been toggled on, but it cannot be used",
           r"FlashAttention only supports Ampere GPUs or newer",
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
           r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
@@ -2025,7 +2105,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # composable_kernel's attention kernels refusing the arch/shape (ROCm flash-attention on gfx906, RDNA)
           r"Device\w*(?:Attention|Fmha|FMHA)\w*<.{0,600}> does not support this problem",
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
-          r"flash_attn\S*: (?:cannot open shared object|undefined symbol)", r"No module named '?flash_attn_\w*cuda",
+          r"flash_attn\S*: cannot open shared object", r"No module named '?flash_attn_\w*cuda",
           r"cannot import name '\w+' from '?flash_attn", r"does not support Flash Attention 2\.0 yet",
           r"flash_attn\S*\.whl is not a supported wheel on this platform",
           # ROCm/flash-attention's setup.py validate_and_update_archs: the arch first, then the verdict
@@ -2538,9 +2618,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "torch.version.hip; CUDA: a wheel for the installed CUDA), or run without 8-bit optimizers/quantization",
          "`python -m bitsandbytes` prints which library it loaded",
          (r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|get_col_row_stats|igemm|\w*_32bit)\w*'",
-          # explain-rocm: bitsandbytes 0.3x/0.4x's own words for the same (its setup found no usable library)
-          r"CUDA Setup failed despite GPU being available"),
-         ("'NoneType' object has no attribute 'c", "CUDA Setup failed despite GPU"),
+          # explain-rocm: bitsandbytes 0.3x/0.4x's own words for the same (its setup found no usable library);
+          # e-relabel: 0.43+'s cextension.py says `CUDA Setup failed despite CUDA being available` (ROCm/bitsandbytes#35)
+          r"CUDA Setup failed despite (?:GPU|CUDA) being available"),
+         ("'NoneType' object has no attribute 'c", "CUDA Setup failed despite"),
          sources=("bitsandbytes/cextension.py (lib is None: AttributeError: 'NoneType' object has no attribute "
                   "'cadam32bit_grad_fp32')",)),
     _sig("weights-only-load", "checkpoint_resume_mismatch", "error", "root", "torch.load refused a checkpoint "
@@ -2810,6 +2891,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "pairs, e.g. torch 2.6 with conv3d in bf16): install another torch release (2.7.1 fixed the conv3d case) and "
      "rebuild the extensions built against torch (apex, transformer-engine), or as a stopgap set "
      "torch.backends.cudnn.enabled=False for that step"),
+    # e-relabel (FAMILIES.md amended rule 1): a library's code (flash-attn, an extension, a runner) reaching for a torch
+    # API the installed torch does not have (`module 'torch.library' has no attribute 'wrap_triton'` raised in
+    # flash_attn/ops/triton/rotary.py, `cannot import name 'X' from 'torch.Y'`): that release of the library was made
+    # for another torch, whichever component raised it — before the frame rules of the components
+    (re.compile(r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:AttributeError: module 'torch(?:\.\w+)*' has no attribute|"
+                r"ImportError: cannot import name '\w+' from 'torch(?:\.\w+)*')", re.M), "version_check",
+     "the library that raised this was made for another torch release (it calls a torch API the installed torch does "
+     "not have): install the library release made for the installed torch (an older one), or the torch it needs"),
     # issue 26 (explain-sw): flash-attn's own checks (`cu_seqlens_q must have dtype int32`, head dims) from its frames
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "

@@ -766,17 +766,16 @@ class Explanation:
     def answer(self) -> str:
         """The family `explain` answers: the root cause's; with no root cause, `benign_warning` where the log's
         only signs are harmless lines or the log shows the run finishing (the answer "no failure found; these lines
-        are harmless" — never a root; `hipblaslt_warning` where one of them is the hipBLASLt fallback), else
-        `unknown`."""
+        are harmless" — never a root), else `unknown`. e-relabel (FAMILIES.md amended rule 4): the hipBLASLt
+        fallback warning with the run going on is benign_warning like any harmless line; hipblaslt_warning is only
+        the root that says the run died at it (hipblaslt-unsupported-raised)."""
         if self.root is not None:
             return self.diagnoses[self.root].family
         # h8-cfgerr (issue 26): a run the log shows finishing, with no cause found, had no failure — whatever scary
         # lines it printed (ones no rule names, or a retry that only matters when the log ends on it)
         if self.status == "finished" or \
                 self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
-            # a warning family of its own (hipblaslt_warning: the hipBLASLt fallback) names it more precisely
-            own = [d.family for d in self.diagnoses if d.family.endswith("_warning") and d.family != "benign_warning"]
-            return own[0] if own else "benign_warning"
+            return "benign_warning"
         return "unknown"
 
     def to_dict(self) -> dict:
@@ -1030,7 +1029,28 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
         for i, d in enumerate(diags):
             if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
                 prio[i] = PRIORITY_OF["consequence"]
+    for cause, symptom in _SYMPTOM_OF.items():
+        if not any(d.code == cause for d in diags):
+            continue
+        # e-relabel (FAMILIES.md amended rules 2 and 5): the GPU runtime's own report of what the cause did to it
+        # is the cause's consequence
+        for i, d in enumerate(diags):
+            if d.family in ("hip_error", "cuda_error") and d.evidence and all(symptom.search(h.text)
+                                                                               for h in d.evidence):
+                prio[i] = min(prio[i], PRIORITY_OF["consequence"])
     return prio
+
+
+# e-relabel: a cause and the GPU runtime's lines that are only its symptom — no usable device after the device nodes
+# refused this user (rocBLAS' `Could not initialize Tensile host: No devices found`), the device-side assert after
+# the embedding lookup's own assert on a token id
+_SYMPTOM_OF = {
+    "gpu-device-permission": re.compile(r"No devices? found|No (?:HIP|CUDA) GPUs are available|hipErrorNoDevice|"
+                                        r"no ROCm-capable device|no (?:compatible )?GPUs? (?:were )?(?:discovered|found|"
+                                        r"detected)|hsa_init|HSA_STATUS_ERROR_OUT_OF_RESOURCES|hipInit|"
+                                        r"hipGetDeviceCount", re.I),
+    "token-id-past-embedding": re.compile(r"device-side assert|Assertion `|cuda runtime error \(59\)", re.I),
+}
 
 
 def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int | None, ended: bool) -> int | None:
@@ -1752,12 +1772,18 @@ _REQ_NOT_FOUND = re.compile(r"The '([A-Za-z][\w.-]*?)\s*((?:[<>=!~]=?\s*[\w.*+]+
 
 
 # e-ver (issue 26): xformers' own note of the torch build its extensions were compiled for (xformers/_cpp_lib.py:
-# `xFormers was built for:` / `PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)`), for another GPU runtime
-# than the installed torch's. A note only (a run may never call its ops), it names the cause when what failed is the
-# attention op it could not load; the same runtime at another torch release stays that op's failure, as the corpus
-# reads it
-_XFORMERS_OTHER_RUNTIME = re.compile(r"^\s*PyTorch [^\s+]+\+([a-z]+)[\w.]* with (?:CUDA|ROCm|HIP) \S+ \(you have "
-                                     r"[^\s+]+\+(?!\1)[a-z]+[\w.]*\)", re.M)
+# `xFormers was built for:` / `PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)`), for another torch build
+# than the installed one. A note only (a run may never call its ops), it names the cause when what failed is the
+# attention op it could not load. e-relabel (FAMILIES.md amended rule 1): another torch release on the same runtime
+# (`PyTorch 2.3.0+cu121 ... (you have 2.1.0+cu121)`) too — the fix is the matching wheel either way
+_XFORMERS_OTHER_RUNTIME = re.compile(r"^\s*PyTorch ([^\s(]+) with (?:CUDA|ROCm|HIP) \S+ \(you have (?!\1\))([^\s)]+)\)",
+                                     re.M)
+
+
+def _runtime_word(version: str) -> str:
+    """The GPU runtime of a torch version string: `cu` of 2.3.1+cu121, `rocm` of 2.3.1+rocm6.0, '' without one."""
+    m = re.search(r"\+([a-z]+)", version)
+    return m.group(1) if m else ""
 
 
 def _installed_in_log(pkg: str, blob: str) -> re.Match | None:
@@ -1804,7 +1830,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "requiring it that accepts the installed one (LLaMA-Factory: DISABLE_VERSION_CHECK=1 only where the "
                 "newer release is known to work)")
     if r.family == "flash_attn_error" and (m := _XFORMERS_OTHER_RUNTIME.search("\n".join([blob, r.first.pre]))):
-        return (f"the xformers wheel was built for another GPU runtime than the installed torch ({m.group(0).strip()}):"
+        other = "another GPU runtime" if _runtime_word(m.group(1)) != _runtime_word(m.group(2)) else "another torch release"
+        return (f"the xformers wheel was built for {other} than the installed torch ({m.group(0).strip()}):"
                 " its attention kernels cannot load, so the attention op has no implementation",
                 "install the xformers build for the installed torch and its runtime (for ROCm: pip install xformers "
                 "--index-url https://download.pytorch.org/whl/rocmX.Y matching torch), or run without xformers "
