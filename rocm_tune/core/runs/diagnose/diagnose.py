@@ -757,6 +757,9 @@ class Explanation:
     files: list[str]
     partial: bool = False
     stacks: list[dict] | None = None   # live stack dumps (a running process), None when not taken
+    # the log ends on an error-like line no rule named (after every diagnosis' lines): its harmless lines cannot be
+    # called the whole story ("NCCL INFO Call to connect returned Connection refused, retrying" as the last line)
+    unnamed_end: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -774,7 +777,8 @@ class Explanation:
         # h8-cfgerr (issue 26): a run the log shows finishing, with no cause found, had no failure — whatever scary
         # lines it printed (ones no rule names, or a retry that only matters when the log ends on it)
         if self.status == "finished" or \
-                self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses):
+                self.status not in ("failed", "hang") and self.diagnoses and all(d.benign for d in self.diagnoses) \
+                and not self.unnamed_end:
             return "benign_warning"
         return "unknown"
 
@@ -924,7 +928,22 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     if alive and status == "failed" and root is not None and diags[root].code == "collective-timeout":
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
-                       any(s.partial for s in scans))
+                       any(s.partial for s in scans), unnamed_end=not finished and _ends_unnamed(scans, diags))
+
+
+_STILL_FAILING = re.compile(r"\b(?:refused|retrying|timed out|unreachable|failed|failure)\b", re.I)
+
+
+def _ends_unnamed(scans: Sequence[FileScan], diags: list[Diagnosis]) -> bool:
+    """A file that ends on a failing or retrying line no rule named, after every line a diagnosis read in it."""
+    for i, sc in enumerate(scans):
+        if not sc.error_lines:
+            continue
+        offset, _n, _t, text = sc.error_lines[-1]
+        named = [h.offset for d in diags for h in (d.first, *d.evidence) if h.file_index == i]
+        if offset > max(named, default=-1) and offset + len(text) >= sc.size - 2 and _STILL_FAILING.search(text):
+            return True
+    return False
 
 
 def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | None:
@@ -1840,11 +1859,11 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         m = _SONAME_MISSING.search(r.first.text)
         if m is None:
             return None
-        other = (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
-                       _runtime_major_differs(m.group(1), m.group(2), blob))
-        if other:
+        seen = (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
+                _runtime_major_differs(m.group(1), m.group(2), blob))
+        if seen:
             return (f"{m.group(1)}.so.{m.group(2)} is asked for but the log shows another release of its runtime "
-                    f"({other.group(0).strip()}): the binary was built for another ROCm/CUDA release than the one "
+                    f"({seen.group(0).strip()}): the binary was built for another ROCm/CUDA release than the one "
                     "installed", "install the build made for the installed ROCm/CUDA (or the runtime release it was "
                     "built for); do not symlink one soname to another")
     elif r.code == "torch-build-lacks-backend":
