@@ -62,6 +62,10 @@ class TrainConfig:
     zero_stage: int = 0
     offload: str = "none"
     stage: str = "sft"
+    # a frozen reference model beside the trained one: None = the stage decides (DPO full fine-tuning keeps a copy,
+    # DPO LoRA disables the adapter instead); True / False where the runner decides otherwise (LLaMA-Factory: no
+    # reference for ORPO/SimPO, a loaded ref_model under LoRA, KTO's copy: core/runners/llamafactory.stage_of)
+    reference_model: bool | None = None
     # who executes it (core/runners/). "builtin" = exactly the requested precision; the plan passes its own
     # runner (vocabulary.DEFAULT_RUNNER is llamafactory), whose real dtypes may differ
     runner: str = "builtin"
@@ -121,6 +125,8 @@ class TrainConfig:
             raise UserError(f"lora targets {','.join(self.lora_targets)!r}: 'all' cannot be combined with names")
         if not isinstance(self.dora, bool) or not isinstance(self.double_quant, bool):
             raise UserError("dora and double_quant must be true or false")
+        if self.reference_model is not None and not isinstance(self.reference_model, bool):
+            raise UserError(f"reference_model must be true, false or unset, got {self.reference_model!r}")
         if not isinstance(self.lf_launch, bool):
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
         if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce)):
@@ -155,6 +161,8 @@ class TrainConfig:
         d["lora_full_modules"] = list(self.lora_full_modules)
         if not d["lora_full_modules"]:     # said only where a module trains whole beside the adapters
             d.pop("lora_full_modules")
+        if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
+            d.pop("reference_model")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce"):                        # tower / Liger kernel is estimated
             if not d[k]:
@@ -282,11 +290,15 @@ def _weights(model, cfg: TrainConfig, regime: Regime, training: _Training, notes
         notes.append(f"LoRA modules_to_save {names}: PEFT trains a full copy beside the frozen original "
                      f"({sum(whole) / 1e6:.0f}M parameters with their gradients and optimizer state)")
     reference = 0
-    if cfg.stage == "dpo" and not cfg.is_lora:
+    keeps = cfg.reference_model if cfg.reference_model is not None else (cfg.stage == "dpo" and not cfg.is_lora)
+    if keeps:
         reference = total * regime.frozen_bytes
-        notes.append("DPO full: a frozen reference model copy is kept in 16-bit")
-    elif cfg.stage == "dpo":
+        notes.append("a frozen reference model copy is kept in 16-bit" if cfg.reference_model is not None else
+                     "DPO full: a frozen reference model copy is kept in 16-bit")
+    elif cfg.stage == "dpo" and cfg.reference_model is None:
         notes.append("DPO LoRA: no reference copy (the adapter is disabled for the reference pass)")
+    elif cfg.stage == "dpo":
+        notes.append("no reference model (the runner's preference loss needs none)")
     return _Weights(frozen=frozen, trainable=training.count * regime.trainable_bytes, reference=reference)
 
 

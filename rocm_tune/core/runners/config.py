@@ -347,6 +347,36 @@ def _fused_ce(job: Job) -> bool:
     return bool(as_bool(flce)) if flce is not None else job.runner != "axolotl"
 
 
+def _attn(job: Job) -> str:
+    """The attention the runner runs: LLaMA-Factory's flash_attn in the spelling of its release (a boolean in v0.6,
+    `off` in v0.7-v0.8: runners/llamafactory.attn), else the common names."""
+    if job.runner == "llamafactory":
+        from rocm_tune.core.runners import llamafactory
+
+        got = llamafactory.attn(job)
+        if got is not None:
+            return got
+    return _ATTN.get(str(job.get("flash_attn", "auto")).lower(), "sdpa")
+
+
+def _stage(job: Job, a: list[str]) -> dict:
+    """The step the estimator counts (sft | dpo | pt) and, where the runner decides it otherwise than the stage's
+    default, whether a frozen reference model is kept (LLaMA-Factory: runners/llamafactory.stage_of)."""
+    st = str(job.get("stage", "sft")).lower()
+    if job.runner == "llamafactory":
+        from rocm_tune.core.runners import llamafactory
+
+        counted, ref, said = llamafactory.stage_of(job)
+        if said:
+            a.append(said)
+        if counted in ("sft", "dpo", "pt"):
+            return {"stage": counted, "reference_model": ref}
+    if st not in ("sft", "dpo", "pt"):
+        a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
+                 "counted on top (core/runners/rl.py)" if st == "grpo" else ""))
+    return {"stage": st if st in ("sft", "dpo", "pt") else "sft"}
+
+
 def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults: dict | None = None
                  ) -> tuple[TrainConfig, list[Finding], list[str]]:
     """(TrainConfig, findings, assumptions) of a job; `defaults` = the runner module's DEFAULTS."""
@@ -374,15 +404,11 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values = _method(job, model, f, a, defaults)
     values["precision"] = _precision(job, f, a, defaults)
     values.update(_sequence_and_batch(job, model, a, defaults))
-    values["attn"] = _ATTN.get(str(g("flash_attn", "auto")).lower(), "sdpa")
+    values["attn"] = _attn(job)
     if values["attn"] == "fa2" and values["precision"] == "fp32":
         values["attn"] = "sdpa"
     values["optim"] = _optim(job, a)
-    st = str(g("stage", "sft")).lower()
-    values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
-    if st not in ("sft", "dpo", "pt"):
-        a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
-                 "counted on top (core/runners/rl.py)" if st == "grpo" else ""))
+    values.update(_stage(job, a))
     values.update(_hardware(job, gpus, nodes, a))
     lf = job.runner in LF_FAMILY
     executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs
