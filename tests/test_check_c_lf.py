@@ -171,3 +171,22 @@ def test_gradient_checkpointing_is_on_in_llamafactory_whatever_transformers_key_
     off = _check(tmp_path, "nogc.yaml", _yaml(extra="disable_gradient_checkpointing: true\n"))
     assert off["understood"]["gradient_checkpointing"] is False
     assert _peak(off) > _peak(base)
+
+
+# ------------------------------------------------------------------------------------------------ Liger
+def test_liger_only_for_the_model_types_llamafactory_lists(tmp_path):
+    # model/model_utils/liger_kernel.py apply_liger_kernel: qwen2_5_vl is listed, qwen3_vl is not ("Current model does
+    # not support liger kernel.": nothing patched, the logits are made whole)
+    listed = _check(tmp_path, "q25.yaml", _yaml(extra="enable_liger_kernel: true\n").replace(
+        "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-VL-7B-Instruct"))
+    plain25 = _check(tmp_path, "q25p.yaml", _yaml().replace("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-VL-7B-Instruct"))
+    assert listed["understood"]["fused_ce"] is True and listed["understood"]["liger_norm"] is True
+    assert _peak(listed) < _peak(plain25)
+    unlisted = _check(tmp_path, "q3vl.yaml", _yaml(extra="enable_liger_kernel: true\n").replace(
+        "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen3-VL-8B-Instruct"))
+    plain3 = _check(tmp_path, "q3vlp.yaml", _yaml().replace("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen3-VL-8B-Instruct"))
+    assert "fused_ce" not in unlisted["understood"] and "liger_norm" not in unlisted["understood"]
+    assert _peak(unlisted) == _peak(plain3)
+    text = _check(tmp_path, "q3.yaml", _yaml(extra="enable_liger_kernel: true\n").replace(
+        "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen3-8B"))
+    assert text["understood"]["fused_ce"] is True        # the Qwen3 language model is listed

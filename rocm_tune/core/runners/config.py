@@ -321,6 +321,11 @@ def _liger(job: Job, model) -> dict:
     # only when `self.training and labels is not None`; LLaMA-Factory turns fused_linear_cross_entropy off for
     # every stage but pt/sft: model_utils/liger_kernel.py require_logits)
     out = {"fused_ce": _fused_ce(job) and str(job.get("stage", "sft")).lower() in ("sft", "pt")}
+    if job.runner == "llamafactory" and model is not None and as_bool(job.get("enable_liger_kernel")):
+        from rocm_tune.core.runners import llamafactory
+
+        if not llamafactory.liger_applies(model):     # LLaMA-Factory patches nothing for a type it does not list
+            return {"fused_ce": False}
     if not as_bool(job.get("enable_liger_kernel")) or str(getattr(model, "family", "")) not in LIGER_MODEL_TYPES:
         return out
     if job.runner == "axolotl":

@@ -122,6 +122,29 @@ def attn(job) -> str | None:
     return LF_ATTN.get(_flash_attn_word(s.value))
 
 
+# the model types LLaMA-Factory applies Liger to (model/model_utils/liger_kernel.py apply_liger_kernel @ ff6d4d12): any
+# other logs "Current model does not support liger kernel." and patches nothing - no fused cross-entropy, no RMSNorm /
+# SwiGLU kernels - although Liger itself knows more (qwen3_vl, internvl, smollm3, ...). The type is the checkpoint's
+# top-level model_type: a VLM's own (qwen2_5_vl, qwen3_vl, llava), not its language model's.
+LF_LIGER_TYPES = frozenset((
+    "gemma", "gemma2", "gemma3", "gemma3_text", "glm", "glm4", "glm4v", "granite", "llama", "llava", "mistral", "mixtral",
+    "mllama", "olmo2", "paligemma", "phi3", "qwen2", "qwen2_vl", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next",
+    "qwen3_5", "qwen3_5_moe", "gpt_oss"))
+
+
+def liger_model_type(model) -> str:
+    """The model_type LLaMA-Factory's apply_liger_kernel switches on: a vision-language model's own (its tower's kind:
+    qwen2_vl, qwen2_5_vl, qwen3_vl; a CLIP-tower model is LLaVA), else the language model's."""
+    tower = getattr(model, "vision", None)
+    if tower is not None and getattr(tower, "kind", None):
+        return "llava" if tower.kind == "clip" else str(tower.kind)
+    return str((getattr(model, "config", None) or {}).get("model_type") or getattr(model, "family", ""))
+
+
+def liger_applies(model) -> bool:
+    return liger_model_type(model) in LF_LIGER_TYPES
+
+
 # stage -> (the step the estimator counts, whether a frozen reference copy is kept, what is said)
 #   hparams/finetuning_args.py:593 @ ff6d4d12: use_ref_model = stage == "dpo" and pref_loss not in ["orpo", "simpo"]
 #   train/trainer_utils.py:116-146 create_ref_model: `ref_model` given -> that model is loaded (LoRA too); else None
