@@ -190,3 +190,18 @@ def test_liger_only_for_the_model_types_llamafactory_lists(tmp_path):
     text = _check(tmp_path, "q3.yaml", _yaml(extra="enable_liger_kernel: true\n").replace(
         "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen3-8B"))
     assert text["understood"]["fused_ce"] is True        # the Qwen3 language model is listed
+
+
+# ------------------------------------------------------------------------------------------------ neat_packing
+def test_neat_packing_without_fa2_keeps_a_4d_mask_of_the_packed_length(tmp_path):
+    # data/collator.py:535-536: block_diag_attn and attn_implementation != "flash_attention_2" ->
+    # prepare_4d_attention_mask(attention_mask_with_indices, compute_dtype): [batch, 1, seq, seq] 16-bit
+    packed = _check(tmp_path, "packed.yaml", _yaml(extra="packing: true\n", cutoff="cutoff_len: 16384\n"))
+    neat = _check(tmp_path, "neat.yaml", _yaml(extra="neat_packing: true\n", cutoff="cutoff_len: 16384\n"))
+    neat_fa2 = _check(tmp_path, "neatfa.yaml", _yaml(extra="neat_packing: true\nflash_attn: fa2\n",
+                                                     cutoff="cutoff_len: 16384\n"))
+    packed_fa2 = _check(tmp_path, "packfa.yaml", _yaml(extra="packing: true\nflash_attn: fa2\n",
+                                                       cutoff="cutoff_len: 16384\n"))
+    assert neat["understood"]["mask_4d"] is True and "mask_4d" not in neat_fa2["understood"]
+    assert _peak(neat) - _peak(packed) == 1 * 16384 * 16384 * 2      # one row, bf16
+    assert _peak(neat_fa2) == _peak(packed_fa2)

@@ -95,6 +95,10 @@ class TrainConfig:
     # exist (ops/fused_linear_cross_entropy.py: chunk_size = next_power_of_2(cdiv(BT, cdiv(V, H))), a zeroed
     # grad_input of the hidden states' size, an fp32 grad_weight when lm_head trains)
     fused_ce: bool = False
+    # the runner hands the model a [rows, 1, seq, seq] attention mask in the compute dtype although attn is not eager:
+    # LLaMA-Factory's neat_packing without FlashAttention-2 (data/collator.py SFTDataCollatorWith4DAttentionMask:
+    # `block_diag_attn and attn_implementation != "flash_attention_2"` -> prepare_4d_attention_mask(.., compute_dtype))
+    mask_4d: bool = False
 
     @property
     def world_size(self) -> int:
@@ -129,8 +133,8 @@ class TrainConfig:
             raise UserError(f"reference_model must be true, false or unset, got {self.reference_model!r}")
         if not isinstance(self.lf_launch, bool):
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
-        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce)):
-            raise UserError("liger_norm, liger_swiglu and fused_ce must be true or false")
+        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d)):
+            raise UserError("liger_norm, liger_swiglu, fused_ce and mask_4d must be true or false")
         if not isinstance(self.gradient_checkpointing, bool):
             raise UserError(f"gradient_checkpointing must be true or false, got {self.gradient_checkpointing!r}")
         if self.quant_bits not in (4, 8) or isinstance(self.quant_bits, bool):
@@ -164,7 +168,7 @@ class TrainConfig:
         if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
             d.pop("reference_model")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
-                  "liger_norm", "liger_swiglu", "fused_ce"):                        # tower / Liger kernel is estimated
+                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
             if not d[k]:
                 d.pop(k)
         return d
@@ -433,7 +437,9 @@ class _LayerActivations:
         return max(self._mlp_backward, softmax)
 
     def eager_mask_bytes(self, rows: int) -> int:
-        return rows * self.seq * self.seq * self.compute if self.eager else 0
+        """The 4-D attention mask the forward keeps: eager attention's causal mask, or one the runner builds itself
+        (cfg.mask_4d)."""
+        return rows * self.seq * self.seq * self.compute if self.eager or self.cfg.mask_4d else 0
 
     def _norms(self, weights_train: bool) -> float:
         """RMSNorm saves its fp32 input; with a trainable weight the normalised input too. Liger's RMSNorm saves its

@@ -412,6 +412,13 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["attn"] = _attn(job)
     if values["attn"] == "fa2" and values["precision"] == "fp32":
         values["attn"] = "sdpa"
+    if job.runner == "llamafactory":
+        from rocm_tune.core.runners import llamafactory
+
+        values["mask_4d"] = llamafactory.block_diag_mask(job, values["attn"])
+        if values["mask_4d"]:
+            a.append("neat_packing without FlashAttention-2: LLaMA-Factory's collator makes a [batch, 1, cutoff_len, "
+                     "cutoff_len] block-diagonal mask in the compute dtype (data/collator.py prepare_4d_attention_mask)")
     values["optim"] = _optim(job, a)
     values.update(_stage(job, a))
     values.update(_hardware(job, gpus, nodes, a))

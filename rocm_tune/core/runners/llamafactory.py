@@ -145,6 +145,16 @@ def liger_applies(model) -> bool:
     return liger_model_type(model) in LF_LIGER_TYPES
 
 
+def block_diag_mask(job, attn_counted: str) -> bool:
+    """neat_packing (data_args.py:185: it turns packing on; parser.py:648 block_diag_attn = neat_packing) without
+    FlashAttention-2: the collator builds a [batch, 1, seq, seq] mask in the compute dtype (data/collator.py:535-536
+    prepare_4d_attention_mask) that the forward keeps; FA2 reads the packed sequences' boundaries instead. Eager
+    attention counts its own mask already."""
+    from rocm_tune.core.runners.common import as_bool
+
+    return bool(as_bool(job.get("neat_packing"))) and attn_counted == "sdpa"
+
+
 # stage -> (the step the estimator counts, whether a frozen reference copy is kept, what is said)
 #   hparams/finetuning_args.py:593 @ ff6d4d12: use_ref_model = stage == "dpo" and pref_loss not in ["orpo", "simpo"]
 #   train/trainer_utils.py:116-146 create_ref_model: `ref_model` given -> that model is loaded (LoRA too); else None
