@@ -205,3 +205,19 @@ def test_neat_packing_without_fa2_keeps_a_4d_mask_of_the_packed_length(tmp_path)
     assert neat["understood"]["mask_4d"] is True and "mask_4d" not in neat_fa2["understood"]
     assert _peak(neat) - _peak(packed) == 1 * 16384 * 16384 * 2      # one row, bf16
     assert _peak(neat_fa2) == _peak(packed_fa2)
+
+
+# ------------------------------------------------------------------------------------------------ freeze + GC
+def test_freeze_layers_below_the_trained_block_keep_nothing_under_llamafactory_checkpointing(tmp_path):
+    # model/model_utils/checkpointing.py get_custom_gradient_checkpointing_func: only a layer with trainable parameters
+    # gets requires_grad hidden states and a checkpoint; a frozen layer below it runs plainly, outside autograd
+    model = load_model("qwen2.5-7b")
+    lf = TrainConfig(method="freeze", freeze_trainable_layers=2, cutoff_len=4096, runner="llamafactory")
+    hf = TrainConfig(method="freeze", freeze_trainable_layers=2, cutoff_len=4096, runner="hf")
+    below = model.num_layers - 2
+    kept = estimate(model, hf).per_gpu.activations_bytes - estimate(model, lf).per_gpu.activations_bytes
+    assert kept == below * model.hidden_size * 2 * 4096          # one bf16 checkpoint per frozen layer, no more
+    d = _check(tmp_path, "freeze.yaml", _yaml(ft="freeze", extra="freeze_trainable_layers: 2\n",
+                                              cutoff="cutoff_len: 4096\n"))
+    assert d["understood"]["method"] == "freeze" and d["understood"]["gradient_checkpointing"] is True
+    assert d["understood"]["runner"] == "llamafactory" and d["understood"]["freeze_trainable_layers"] == 2

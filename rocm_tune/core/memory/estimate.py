@@ -568,8 +568,12 @@ def _activations(model, cfg: TrainConfig, regime: Regime, training: _Training, n
 
 
 def _graph_layers(cfg: TrainConfig, training: _Training) -> list[bool]:
-    """Layers below the first trainable one keep nothing unless checkpointing made inputs require grad."""
-    everywhere = cfg.is_lora or cfg.method == "full" or cfg.gradient_checkpointing
+    """Layers below the first trainable one keep nothing unless checkpointing made inputs require grad.
+    LLaMA-Factory's checkpointing does not: its custom checkpoint function makes the hidden states require grad only
+    for a layer with trainable parameters and runs any other layer plainly (model/model_utils/checkpointing.py
+    get_custom_gradient_checkpointing_func; the new GC format never calls enable_input_require_grads), so the frozen
+    layers below a freeze-tuned block keep nothing."""
+    everywhere = cfg.is_lora or cfg.method == "full" or (cfg.gradient_checkpointing and cfg.runner != "llamafactory")
     return [trains or everywhere for trains in training.layer_trains]
 
 
