@@ -186,6 +186,8 @@ def test_liger_only_for_the_model_types_llamafactory_lists(tmp_path):
         "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen3-VL-8B-Instruct"))
     plain3 = _check(tmp_path, "q3vlp.yaml", _yaml().replace("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen3-VL-8B-Instruct"))
     assert "fused_ce" not in unlisted["understood"] and "liger_norm" not in unlisted["understood"]
+    assert any("qwen3_vl" in n and "no Liger kernel" in n for n in unlisted["notes"])
+    assert not any(f["code"] == "kernels-not-modelled" for f in listed["findings"] + unlisted["findings"])
     assert _peak(unlisted) == _peak(plain3)
     text = _check(tmp_path, "q3.yaml", _yaml(extra="enable_liger_kernel: true\n").replace(
         "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen3-8B"))

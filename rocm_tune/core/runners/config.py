@@ -325,6 +325,9 @@ def _liger(job: Job, model) -> dict:
         from rocm_tune.core.runners import llamafactory
 
         if not llamafactory.liger_applies(model):     # LLaMA-Factory patches nothing for a type it does not list
+            job.notes.append(f"enable_liger_kernel: LLaMA-Factory applies no Liger kernel to model type "
+                             f"{llamafactory.liger_model_type(model)} (\"Current model does not support liger "
+                             f"kernel.\", model/model_utils/liger_kernel.py): estimated without them")
             return {"fused_ce": False}
     if not as_bool(job.get("enable_liger_kernel")) or str(getattr(model, "family", "")) not in LIGER_MODEL_TYPES:
         return out
