@@ -391,7 +391,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     defaults = defaults or {}
     f: list[Finding] = []
     a: list[str] = []
-    g, s = job.get, job.settings
+    s = job.settings
     bad = s.get("__bad_value__")      # a launcher's process/node count that is no number (formats._bad_count)
     if bad is not None:
         raise BadValue(f"{bad.native} {bad.value!r} is not a whole number: the launcher cannot start with it",
@@ -408,7 +408,6 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
             continue
         if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
             raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
-    g = job.get
     values = _method(job, model, f, a, defaults)
     values["precision"] = _precision(job, f, a, defaults)
     values.update(_sequence_and_batch(job, model, a, defaults))
