@@ -144,11 +144,18 @@ def test_lora_dpo_uses_the_disabled_adapter_unless_ref_model_is_given(tmp_path):
     assert _peak(given) - _peak(plain) == 2 * _params("qwen2.5-7b")
 
 
-def test_kto_full_keeps_a_reference_copy_and_reward_model_doubles_the_rows(tmp_path):
+def test_kto_and_ppo_full_keep_a_reference_copy_and_reward_model_doubles_the_rows(tmp_path):
     sft = _check(tmp_path, "sft.yaml", _yaml(stage="sft", ft="full"))
     kto = _check(tmp_path, "kto.yaml", _yaml(stage="kto", ft="full", dataset="kto_en_demo"))
     assert kto["understood"]["stage"] == "sft" and kto["understood"]["reference_model"] is True
     assert _peak(kto) - _peak(sft) == 2 * _params("qwen2.5-7b")
+    # train/ppo/workflow.py: create_ref_model(add_valuehead=True) - a copy for a full policy, none under LoRA
+    ppo = _check(tmp_path, "ppo.yaml", _yaml(stage="ppo", ft="full", extra="reward_model: saves/rm\n"))
+    assert ppo["understood"]["stage"] == "sft" and ppo["understood"]["reference_model"] is True
+    assert _peak(ppo) - _peak(sft) == 2 * _params("qwen2.5-7b")
+    lppo = _check(tmp_path, "lppo.yaml", _yaml(stage="ppo", extra="reward_model: saves/rm\n"))
+    assert lppo["understood"]["reference_model"] is False
+    assert any("stage ppo" in x and "generation is not counted" in x for x in lppo["assumptions"])
     rm = _check(tmp_path, "rm.yaml", _yaml(stage="rm", extra="lora_target: all\n", dataset="dpo_en_demo"))
     lora_sft = _check(tmp_path, "lsft.yaml", _yaml(stage="sft", extra="lora_target: all\n"))
     assert rm["understood"]["stage"] == "dpo" and rm["understood"]["reference_model"] is False

@@ -179,6 +179,16 @@ def stage_of(job) -> tuple[str, bool | None, str | None]:
         return "sft", ref, ("stage kto: the batch's rows with grad (and a no-grad KL pass), "
                             + ("a frozen reference copy (create_ref_model)" if ref else
                                "no reference copy under LoRA (the adapter is disabled for the reference pass)"))
+    if st == "ppo":
+        # train/ppo/workflow.py: create_ref_model(..., add_valuehead=True) as above; create_reward_model: a reward
+        # adapter on the policy (reward_model_type lora, the default), another loaded model (full) or a server (api)
+        ref = given or not lora
+        rtype = str(job.get("reward_model_type", "lora")).strip().lower()
+        return "sft", ref, ("stage ppo: the policy's step counted as an SFT step"
+                            + ("; a frozen reference copy (create_ref_model)" if ref else
+                               "; no reference copy under LoRA (the adapter is disabled for the reference pass)")
+                            + ("; the full reward model it loads (reward_model) and the rollouts' generation are "
+                               "not counted" if rtype == "full" else "; the rollouts' generation is not counted"))
     if st == "rm":
         return "dpo", False, ("stage rm: chosen and rejected in one batch (PairwiseDataCollatorWithPadding), a value "
                               "head, no reference model")
