@@ -742,7 +742,8 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                               f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
                       ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
-        if as_bool(g(key)):
+        if as_bool(g(key)) and not (key == "enable_liger_kernel" and job.runner == "llamafactory" and model is not None):
+            # LLaMA-Factory's Liger is estimated (its kernels where it applies them, none where it does not)
             out.append(Finding.of("kernels-not-modelled", *_where(job, key),
                                   f"{key}: {what} use less memory than estimated here", None))
     ws = job.settings.get("warmup_steps")

@@ -62,6 +62,10 @@ class TrainConfig:
     zero_stage: int = 0
     offload: str = "none"
     stage: str = "sft"
+    # a frozen reference model beside the trained one: None = the stage decides (DPO full fine-tuning keeps a copy,
+    # DPO LoRA disables the adapter instead); True / False where the runner decides otherwise (LLaMA-Factory: no
+    # reference for ORPO/SimPO, a loaded ref_model under LoRA, KTO's copy: core/runners/llamafactory.stage_of)
+    reference_model: bool | None = None
     # who executes it (core/runners/). "builtin" = exactly the requested precision; the plan passes its own
     # runner (vocabulary.DEFAULT_RUNNER is llamafactory), whose real dtypes may differ
     runner: str = "builtin"
@@ -91,6 +95,10 @@ class TrainConfig:
     # exist (ops/fused_linear_cross_entropy.py: chunk_size = next_power_of_2(cdiv(BT, cdiv(V, H))), a zeroed
     # grad_input of the hidden states' size, an fp32 grad_weight when lm_head trains)
     fused_ce: bool = False
+    # the runner hands the model a [rows, 1, seq, seq] attention mask in the compute dtype although attn is not eager:
+    # LLaMA-Factory's neat_packing without FlashAttention-2 (data/collator.py SFTDataCollatorWith4DAttentionMask:
+    # `block_diag_attn and attn_implementation != "flash_attention_2"` -> prepare_4d_attention_mask(.., compute_dtype))
+    mask_4d: bool = False
 
     @property
     def world_size(self) -> int:
@@ -121,10 +129,12 @@ class TrainConfig:
             raise UserError(f"lora targets {','.join(self.lora_targets)!r}: 'all' cannot be combined with names")
         if not isinstance(self.dora, bool) or not isinstance(self.double_quant, bool):
             raise UserError("dora and double_quant must be true or false")
+        if self.reference_model is not None and not isinstance(self.reference_model, bool):
+            raise UserError(f"reference_model must be true, false or unset, got {self.reference_model!r}")
         if not isinstance(self.lf_launch, bool):
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
-        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce)):
-            raise UserError("liger_norm, liger_swiglu and fused_ce must be true or false")
+        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d)):
+            raise UserError("liger_norm, liger_swiglu, fused_ce and mask_4d must be true or false")
         if not isinstance(self.gradient_checkpointing, bool):
             raise UserError(f"gradient_checkpointing must be true or false, got {self.gradient_checkpointing!r}")
         if self.quant_bits not in (4, 8) or isinstance(self.quant_bits, bool):
@@ -155,8 +165,10 @@ class TrainConfig:
         d["lora_full_modules"] = list(self.lora_full_modules)
         if not d["lora_full_modules"]:     # said only where a module trains whole beside the adapters
             d.pop("lora_full_modules")
+        if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
+            d.pop("reference_model")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
-                  "liger_norm", "liger_swiglu", "fused_ce"):                        # tower / Liger kernel is estimated
+                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
             if not d[k]:
                 d.pop(k)
         return d
@@ -282,11 +294,15 @@ def _weights(model, cfg: TrainConfig, regime: Regime, training: _Training, notes
         notes.append(f"LoRA modules_to_save {names}: PEFT trains a full copy beside the frozen original "
                      f"({sum(whole) / 1e6:.0f}M parameters with their gradients and optimizer state)")
     reference = 0
-    if cfg.stage == "dpo" and not cfg.is_lora:
+    keeps = cfg.reference_model if cfg.reference_model is not None else (cfg.stage == "dpo" and not cfg.is_lora)
+    if keeps:
         reference = total * regime.frozen_bytes
-        notes.append("DPO full: a frozen reference model copy is kept in 16-bit")
-    elif cfg.stage == "dpo":
+        notes.append("a frozen reference model copy is kept in 16-bit" if cfg.reference_model is not None else
+                     "DPO full: a frozen reference model copy is kept in 16-bit")
+    elif cfg.stage == "dpo" and cfg.reference_model is None:
         notes.append("DPO LoRA: no reference copy (the adapter is disabled for the reference pass)")
+    elif cfg.stage == "dpo":
+        notes.append("no reference model (the runner's preference loss needs none)")
     return _Weights(frozen=frozen, trainable=training.count * regime.trainable_bytes, reference=reference)
 
 
@@ -421,7 +437,9 @@ class _LayerActivations:
         return max(self._mlp_backward, softmax)
 
     def eager_mask_bytes(self, rows: int) -> int:
-        return rows * self.seq * self.seq * self.compute if self.eager else 0
+        """The 4-D attention mask the forward keeps: eager attention's causal mask, or one the runner builds itself
+        (cfg.mask_4d)."""
+        return rows * self.seq * self.seq * self.compute if self.eager or self.cfg.mask_4d else 0
 
     def _norms(self, weights_train: bool) -> float:
         """RMSNorm saves its fp32 input; with a trainable weight the normalised input too. Liger's RMSNorm saves its
@@ -550,8 +568,12 @@ def _activations(model, cfg: TrainConfig, regime: Regime, training: _Training, n
 
 
 def _graph_layers(cfg: TrainConfig, training: _Training) -> list[bool]:
-    """Layers below the first trainable one keep nothing unless checkpointing made inputs require grad."""
-    everywhere = cfg.is_lora or cfg.method == "full" or cfg.gradient_checkpointing
+    """Layers below the first trainable one keep nothing unless checkpointing made inputs require grad.
+    LLaMA-Factory's checkpointing does not: its custom checkpoint function makes the hidden states require grad only
+    for a layer with trainable parameters and runs any other layer plainly (model/model_utils/checkpointing.py
+    get_custom_gradient_checkpointing_func; the new GC format never calls enable_input_require_grads), so the frozen
+    layers below a freeze-tuned block keep nothing."""
+    everywhere = cfg.is_lora or cfg.method == "full" or (cfg.gradient_checkpointing and cfg.runner != "llamafactory")
     return [trains or everywhere for trains in training.layer_trains]
 
 

@@ -321,6 +321,14 @@ def _liger(job: Job, model) -> dict:
     # only when `self.training and labels is not None`; LLaMA-Factory turns fused_linear_cross_entropy off for
     # every stage but pt/sft: model_utils/liger_kernel.py require_logits)
     out = {"fused_ce": _fused_ce(job) and str(job.get("stage", "sft")).lower() in ("sft", "pt")}
+    if job.runner == "llamafactory" and model is not None and as_bool(job.get("enable_liger_kernel")):
+        from rocm_tune.core.runners import llamafactory
+
+        if not llamafactory.liger_applies(model):     # LLaMA-Factory patches nothing for a type it does not list
+            job.notes.append(f"enable_liger_kernel: LLaMA-Factory applies no Liger kernel to model type "
+                             f"{llamafactory.liger_model_type(model)} (\"Current model does not support liger "
+                             f"kernel.\", model/model_utils/liger_kernel.py): estimated without them")
+            return {"fused_ce": False}
     if not as_bool(job.get("enable_liger_kernel")) or str(getattr(model, "family", "")) not in LIGER_MODEL_TYPES:
         return out
     if job.runner == "axolotl":
@@ -347,13 +355,43 @@ def _fused_ce(job: Job) -> bool:
     return bool(as_bool(flce)) if flce is not None else job.runner != "axolotl"
 
 
+def _attn(job: Job) -> str:
+    """The attention the runner runs: LLaMA-Factory's flash_attn in the spelling of its release (a boolean in v0.6,
+    `off` in v0.7-v0.8: runners/llamafactory.attn), else the common names."""
+    if job.runner == "llamafactory":
+        from rocm_tune.core.runners import llamafactory
+
+        got = llamafactory.attn(job)
+        if got is not None:
+            return got
+    return _ATTN.get(str(job.get("flash_attn", "auto")).lower(), "sdpa")
+
+
+def _stage(job: Job, a: list[str]) -> dict:
+    """The step the estimator counts (sft | dpo | pt) and, where the runner decides it otherwise than the stage's
+    default, whether a frozen reference model is kept (LLaMA-Factory: runners/llamafactory.stage_of)."""
+    st = str(job.get("stage", "sft")).lower()
+    if job.runner == "llamafactory":
+        from rocm_tune.core.runners import llamafactory
+
+        counted, ref, said = llamafactory.stage_of(job)
+        if said:
+            a.append(said)
+        if counted in ("sft", "dpo", "pt"):
+            return {"stage": counted, "reference_model": ref}
+    if st not in ("sft", "dpo", "pt"):
+        a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
+                 "counted on top (core/runners/rl.py)" if st == "grpo" else ""))
+    return {"stage": st if st in ("sft", "dpo", "pt") else "sft"}
+
+
 def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults: dict | None = None
                  ) -> tuple[TrainConfig, list[Finding], list[str]]:
     """(TrainConfig, findings, assumptions) of a job; `defaults` = the runner module's DEFAULTS."""
     defaults = defaults or {}
     f: list[Finding] = []
     a: list[str] = []
-    g, s = job.get, job.settings
+    s = job.settings
     bad = s.get("__bad_value__")      # a launcher's process/node count that is no number (formats._bad_count)
     if bad is not None:
         raise BadValue(f"{bad.native} {bad.value!r} is not a whole number: the launcher cannot start with it",
@@ -370,19 +408,21 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
             continue
         if setting is not None and setting.value not in (None, "") and as_int(setting.value) is None:
             raise BadValue(f"{setting.native} {setting.value!r} is not a whole number", setting.file, setting.line)
-    g = job.get
     values = _method(job, model, f, a, defaults)
     values["precision"] = _precision(job, f, a, defaults)
     values.update(_sequence_and_batch(job, model, a, defaults))
-    values["attn"] = _ATTN.get(str(g("flash_attn", "auto")).lower(), "sdpa")
+    values["attn"] = _attn(job)
     if values["attn"] == "fa2" and values["precision"] == "fp32":
         values["attn"] = "sdpa"
+    if job.runner == "llamafactory":
+        from rocm_tune.core.runners import llamafactory
+
+        values["mask_4d"] = llamafactory.block_diag_mask(job, values["attn"])
+        if values["mask_4d"]:
+            a.append("neat_packing without FlashAttention-2: LLaMA-Factory's collator makes a [batch, 1, cutoff_len, "
+                     "cutoff_len] block-diagonal mask in the compute dtype (data/collator.py prepare_4d_attention_mask)")
     values["optim"] = _optim(job, a)
-    st = str(g("stage", "sft")).lower()
-    values["stage"] = st if st in ("sft", "dpo", "pt") else "sft"
-    if st not in ("sft", "dpo", "pt"):
-        a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
-                 "counted on top (core/runners/rl.py)" if st == "grpo" else ""))
+    values.update(_stage(job, a))
     values.update(_hardware(job, gpus, nodes, a))
     lf = job.runner in LF_FAMILY
     executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs

@@ -97,6 +97,104 @@ DEFAULTS = {
     "gradient_checkpointing": Default(True, f"{LF}/model_args.py (ModelArguments.disable_gradient_checkpointing "
                                             f"= False) @ cc22c045"),
 }
+# ------------------------------------------------------------------------------------------------ release-bound reading
+def _flash_attn_word(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v).strip().strip("'\"").lower()
+
+
+# flash_attn as each release spells it -> the attention the estimator counts
+#   v0.6 and before (model_args.py:60 @ v0.6.0): a bool, True = FlashAttention-2, False = transformers' default (SDPA);
+#   v0.7-v0.8 (model_args.py:68 @ v0.7.0): off = eager ("attn_implementation = 'eager'"), sdpa, fa2, auto;
+#   v0.9+ (extras/constants.py AttentionFunction): auto, disabled = eager, sdpa, fa2, fa3
+#   (model_utils/attention.py configure_attn_implementation: `auto` leaves transformers' default, SDPA)
+LF_ATTN = {"true": "fa2", "1": "fa2", "false": "sdpa", "0": "sdpa", "off": "eager", "disabled": "eager",
+           "auto": "sdpa", "sdpa": "sdpa", "fa2": "fa2", "fa3": "fa2"}
+
+
+def attn(job) -> str | None:
+    """The attention LLaMA-Factory runs for the job's flash_attn, or None when the value is none of its spellings
+    (then the common reading decides)."""
+    s = job.settings.get("flash_attn")
+    if s is None:
+        return "sdpa"
+    return LF_ATTN.get(_flash_attn_word(s.value))
+
+
+# the model types LLaMA-Factory applies Liger to (model/model_utils/liger_kernel.py apply_liger_kernel @ ff6d4d12): any
+# other logs "Current model does not support liger kernel." and patches nothing - no fused cross-entropy, no RMSNorm /
+# SwiGLU kernels - although Liger itself knows more (qwen3_vl, internvl, smollm3, ...). The type is the checkpoint's
+# top-level model_type: a VLM's own (qwen2_5_vl, qwen3_vl, llava), not its language model's.
+LF_LIGER_TYPES = frozenset((
+    "gemma", "gemma2", "gemma3", "gemma3_text", "glm", "glm4", "glm4v", "granite", "llama", "llava", "mistral", "mixtral",
+    "mllama", "olmo2", "paligemma", "phi3", "qwen2", "qwen2_vl", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next",
+    "qwen3_5", "qwen3_5_moe", "gpt_oss"))
+
+
+def liger_model_type(model) -> str:
+    """The model_type LLaMA-Factory's apply_liger_kernel switches on: a vision-language model's own (its tower's kind:
+    qwen2_vl, qwen2_5_vl, qwen3_vl; a CLIP-tower model is LLaVA), else the language model's."""
+    tower = getattr(model, "vision", None)
+    if tower is not None and getattr(tower, "kind", None):
+        return "llava" if tower.kind == "clip" else str(tower.kind)
+    return str((getattr(model, "config", None) or {}).get("model_type") or getattr(model, "family", ""))
+
+
+def liger_applies(model) -> bool:
+    return liger_model_type(model) in LF_LIGER_TYPES
+
+
+def block_diag_mask(job, attn_counted: str) -> bool:
+    """neat_packing (data_args.py:185: it turns packing on; parser.py:648 block_diag_attn = neat_packing) without
+    FlashAttention-2: the collator builds a [batch, 1, seq, seq] mask in the compute dtype (data/collator.py:535-536
+    prepare_4d_attention_mask) that the forward keeps; FA2 reads the packed sequences' boundaries instead. Eager
+    attention counts its own mask already."""
+    from rocm_tune.core.runners.common import as_bool
+
+    return bool(as_bool(job.get("neat_packing"))) and attn_counted == "sdpa"
+
+
+# stage -> (the step the estimator counts, whether a frozen reference copy is kept, what is said)
+#   hparams/finetuning_args.py:593 @ ff6d4d12: use_ref_model = stage == "dpo" and pref_loss not in ["orpo", "simpo"]
+#   train/trainer_utils.py:116-146 create_ref_model: `ref_model` given -> that model is loaded (LoRA too); else None
+#     under LoRA (the adapter is disabled for the reference pass) and a whole copy of the model otherwise
+#   train/kto/workflow.py:57-60: KTO always asks create_ref_model; kto/trainer.py concatenated_forward: the batch's rows
+#     with grad, the KL rows without
+#   train/rm/workflow.py: PairwiseDataCollatorWithPadding, chosen and rejected in one batch, no reference model
+def stage_of(job) -> tuple[str, bool | None, str | None]:
+    st = str(job.get("stage", "sft")).strip().lower()
+    lora = str(job.get("finetuning_type", "lora")).strip().lower() in ("lora", "oft")
+    given = job.get("ref_model") not in (None, "", "null", "None")
+    if st == "dpo":
+        loss = str(job.get("pref_loss", "sigmoid")).strip().lower()
+        if loss in ("orpo", "simpo"):
+            return "dpo", False, (f"pref_loss {loss}: LLaMA-Factory keeps no reference model (use_ref_model is False "
+                                  f"for orpo/simpo); chosen and rejected in one batch")
+        ref = given or not lora
+        return "dpo", ref, ("ref_model given: LLaMA-Factory loads it as the frozen reference (create_ref_model)"
+                            if given and lora else None)
+    if st == "kto":
+        ref = given or not lora
+        return "sft", ref, ("stage kto: the batch's rows with grad (and a no-grad KL pass), "
+                            + ("a frozen reference copy (create_ref_model)" if ref else
+                               "no reference copy under LoRA (the adapter is disabled for the reference pass)"))
+    if st == "ppo":
+        # train/ppo/workflow.py: create_ref_model(..., add_valuehead=True) as above; create_reward_model: a reward
+        # adapter on the policy (reward_model_type lora, the default), another loaded model (full) or a server (api)
+        ref = given or not lora
+        rtype = str(job.get("reward_model_type", "lora")).strip().lower()
+        return "sft", ref, ("stage ppo: the policy's step counted as an SFT step"
+                            + ("; a frozen reference copy (create_ref_model)" if ref else
+                               "; no reference copy under LoRA (the adapter is disabled for the reference pass)")
+                            + ("; the full reward model it loads (reward_model) and the rollouts' generation are "
+                               "not counted" if rtype == "full" else "; the rollouts' generation is not counted"))
+    if st == "rm":
+        return "dpo", False, ("stage rm: chosen and rejected in one batch (PairwiseDataCollatorWithPadding), a value "
+                              "head, no reference model")
+    return st, None, None
+
+
 # keys that mark a mapping as a LLaMA-Factory config (hparams/model_args.py, finetuning_args.py, data_args.py)
 MARKERS = ("finetuning_type", "cutoff_len", "template", "lora_target", "model_name_or_path", "stage",
            "freeze_trainable_layers", "quantization_bit")
