@@ -11,7 +11,6 @@ from textual.binding import Binding
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
-from textual.widgets._footer import FooterKey
 
 from helpers_tui import wait_for
 from rocm_tune.tui.widgets.footer import KeyFooter
@@ -19,7 +18,7 @@ from rocm_tune.tui.widgets.table import FitTable
 
 
 def keys_of(footer) -> list[tuple[str, str]]:
-    return [(k.key, k.description) for k in footer.query(FooterKey)]
+    return footer.keys
 
 
 def test_hardware_first_frame_has_the_footer_keys(monkeypatch):
@@ -93,18 +92,74 @@ def test_footer_rebuilds_only_when_its_keys_change():
             footer = screen.query_one(KeyFooter)
             await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "a", what="focus on a")
             await pilot.pause()
-            first = list(footer.query(FooterKey))
-            assert keys_of(footer) == [("f1", "Help")]
+            first = footer._entries
+            assert keys_of(footer) == [("f1", "Help")] and not footer.children   # one widget, no FooterKey
             screen.set_focus(screen.query_one("#b"))          # same keys shown: nothing rebuilt
             await pilot.pause()
             await pilot.pause()
-            assert list(footer.query(FooterKey)) == first
+            assert footer._entries is first
             screen.set_focus(screen.query_one("#c"))          # a key of the focused widget: shown
             await wait_for(pilot, lambda: ("x", "Extra") in keys_of(footer), what="the focused widget's key")
             screen.set_focus(screen.query_one("#a"))          # and gone again
             await wait_for(pilot, lambda: keys_of(footer) == [("f1", "Help")], what="the key gone")
 
     asyncio.run(run())
+
+
+class _ClickApp(App):
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("f2", "hit('one')", "One"), Binding("f3", "hit('two')", "Two"),
+                Binding("f4", "hit('off')", "Off")]
+
+    def __init__(self, compact: bool) -> None:
+        super().__init__()
+        self.compact, self.hits = compact, []
+
+    def compose(self):
+        yield KeyFooter(compact=self.compact)
+
+    def action_hit(self, name: str) -> None:
+        self.hits.append(name)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return None if parameters == ("off",) else True   # None: shown, disabled (dim), as Footer shows it
+
+
+def test_a_click_on_a_footer_key_runs_it_and_the_key_under_the_mouse_is_highlighted():
+    """The one-widget footer acts as Footer's FooterKeys: a click on a key's cells runs its binding (on either
+    side of a key: its first and last cell), a click between keys or on a disabled key runs nothing, the key under
+    the mouse is drawn in the hover background and no other, compact or not."""
+
+    async def run(compact: bool):
+        app = _ClickApp(compact)
+        async with app.run_test(size=(60, 3)) as pilot:
+            footer = app.query_one(KeyFooter)
+            await pilot.pause()
+            strip = footer.render_line(0)
+            spans = footer._spans
+            assert [footer._entries[i].description for _, _, i in spans] == ["One", "Two", "Off"]
+            (a0, a1, _), (b0, b1, _), (c0, _, _) = spans
+            await pilot.click(KeyFooter, offset=(a0, 0))
+            await pilot.click(KeyFooter, offset=(b1 - 1, 0))
+            await pilot.click(KeyFooter, offset=(c0, 0))            # disabled: a bell, no action
+            await pilot.click(KeyFooter, offset=(59, 0))            # past the keys
+            if compact:
+                await pilot.click(KeyFooter, offset=(a1, 0))        # the margin between two keys
+            await pilot.pause()
+            await pilot.hover(KeyFooter, offset=(b0, 0))
+            await pilot.pause()
+            hovered = footer.render_line(0)
+            return app.hits, strip, hovered, (b0, b1), footer.get_component_rich_style("key-footer--hover")
+
+    for compact in (True, False):
+        hits, before, after, (b0, b1), hover = asyncio.run(run(compact))
+        assert hits == ["one", "two"], (compact, hits)
+        cells = lambda strip: [(seg.text, seg.style) for seg in strip]  # noqa: E731
+        assert "".join(t for t, _ in cells(before)) == "".join(t for t, _ in cells(after))
+        changed = [x for x in range(60) if before.crop(x, x + 1)._segments[0].style
+                   != after.crop(x, x + 1)._segments[0].style]
+        assert changed and min(changed) == b0 and max(changed) == b1 - 1, (compact, changed, b0, b1)
+        assert all(after.crop(x, x + 1)._segments[0].style.bgcolor == hover.bgcolor for x in changed)
 
 
 class _TableApp(App):
