@@ -352,3 +352,41 @@ def test_a_yes_no_question_is_a_switch_whose_value_round_trips():
 
     kind, before, after, shown, epochs = asyncio.run(run())
     assert kind is Switch and before is False and after is True and shown is True and epochs == 5
+
+
+# widgets the Hardware screen mounts before its first paint (issue 25 item 15): Textual's per-widget work (compose,
+# styling, mount, layout, render: ~6-9 M instructions each) is most of the app's cost above a bare Textual app.
+# 34 before the fourth round; the Doctor title and findings are one Static, the footer one widget (no FooterKeys).
+HARDWARE_FIRST_PAINT_WIDGETS = 29
+
+
+def test_the_hardware_screen_paints_first_with_at_most_its_widgets(monkeypatch):
+    """The first frame of the Hardware screen is made of at most HARDWARE_FIRST_PAINT_WIDGETS widgets (the
+    screen's own descendants at its first paint), and the one-widget parts are what they replace: the footer
+    holds no FooterKey, the Doctor section is one Static whose first line is its title."""
+    monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
+    from rocm_tune.tui.app import RocmTuneApp
+
+    at_paint: list[list[str]] = []
+    original = RocmTuneApp.screen_painted
+
+    def painted(self, screen=None):
+        if self.first_paint_at is None:
+            at_paint.append([type(w).__name__ for w in self.screen.walk_children(with_self=False)])
+        original(self, screen)
+
+    monkeypatch.setattr(RocmTuneApp, "screen_painted", painted)
+
+    async def run():
+        app = RocmTuneApp(start="hardware")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.first_paint_at is not None, what="first paint")
+            doctor = str(app.screen.query_one("#doctor").render())
+            return type(app.screen).__name__, doctor
+
+    screen, doctor = asyncio.run(run())
+    widgets = at_paint[0]
+    assert screen == "HardwareScreen"
+    assert len(widgets) <= HARDWARE_FIRST_PAINT_WIDGETS, (len(widgets), sorted(widgets))
+    assert "KeyFooter" in widgets and "FooterKey" not in widgets and "FitTable" in widgets
+    assert doctor.splitlines()[:2] == ["Doctor", "running checks..."]
