@@ -5,6 +5,7 @@ grow after a frame was drawn never keeps lines drawn at the old widths (issue 25
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from textual.app import App
 from textual.binding import Binding
@@ -258,7 +259,7 @@ def test_first_focus_restyles_the_focused_field_once(monkeypatch):
             return at_paint, app.focused.id, [ids for ids in restyled if app.focused.id in ids]
 
     at_paint, focused, after_tab = asyncio.run(run())
-    assert len(at_paint) == 1 and {"Label", "SelectCurrent"} <= set(at_paint[0]), at_paint
+    assert len(at_paint) == 1 and {"Label", "ArrowCurrent"} <= set(at_paint[0]), at_paint
     assert not {"in-gpu", "Static"} & set(at_paint[0]), at_paint
     assert focused != "in-gpu" and after_tab, after_tab
 
@@ -356,23 +357,27 @@ def test_a_yes_no_question_is_a_switch_whose_value_round_trips():
 
 # widgets the Hardware screen mounts before its first paint (issue 25 item 15): Textual's per-widget work (compose,
 # styling, mount, layout, render: ~6-9 M instructions each) is most of the app's cost above a bare Textual app.
-# 34 before the fourth round; the Doctor title and findings are one Static, the footer one widget (no FooterKeys).
-HARDWARE_FIRST_PAINT_WIDGETS = 29
+# 34 before the fifth round; the Doctor title and findings are one Static, the footer one widget (no FooterKeys),
+# the Select's current-value line draws its arrow (no arrow Statics).
+HARDWARE_FIRST_PAINT_WIDGETS = 27
 
 
 def test_the_hardware_screen_paints_first_with_at_most_its_widgets(monkeypatch):
     """The first frame of the Hardware screen is made of at most HARDWARE_FIRST_PAINT_WIDGETS widgets (the
     screen's own descendants at its first paint), and the one-widget parts are what they replace: the footer
-    holds no FooterKey, the Doctor section is one Static whose first line is its title."""
+    holds no FooterKey, the Select's line holds its value and no arrow, the Doctor section is one Static whose first
+    line is its title."""
     monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
     from rocm_tune.tui.app import RocmTuneApp
 
     at_paint: list[list[str]] = []
+    doctor: list[str] = []
     original = RocmTuneApp.screen_painted
 
     def painted(self, screen=None):
         if self.first_paint_at is None:
             at_paint.append([type(w).__name__ for w in self.screen.walk_children(with_self=False)])
+            doctor.append(str(self.screen.query_one("#doctor").render()))   # the workers start after the paint
         original(self, screen)
 
     monkeypatch.setattr(RocmTuneApp, "screen_painted", painted)
@@ -381,12 +386,68 @@ def test_the_hardware_screen_paints_first_with_at_most_its_widgets(monkeypatch):
         app = RocmTuneApp(start="hardware")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: app.first_paint_at is not None, what="first paint")
-            doctor = str(app.screen.query_one("#doctor").render())
-            return type(app.screen).__name__, doctor
+            return type(app.screen).__name__
 
-    screen, doctor = asyncio.run(run())
+    screen = asyncio.run(run())
     widgets = at_paint[0]
     assert screen == "HardwareScreen"
     assert len(widgets) <= HARDWARE_FIRST_PAINT_WIDGETS, (len(widgets), sorted(widgets))
     assert "KeyFooter" in widgets and "FooterKey" not in widgets and "FitTable" in widgets
-    assert doctor.splitlines()[:2] == ["Doctor", "running checks..."]
+    assert widgets.count("NonSelectableStatic") == 1 and "ArrowCurrent" in widgets   # the GPU field's value, no arrows
+    assert doctor[0].splitlines() == ["Doctor", "running checks..."]
+
+
+def _select_rows(make, states):
+    """The rows a Select draws in each state (its current-value line), as the screen's compositor has them."""
+    from textual.widgets import Select
+
+    class One(App):
+        def compose(self):
+            yield make()
+            yield Input(id="other")
+
+    async def run():
+        app = One()
+        rows = []
+        async with app.run_test(size=(40, 16)) as pilot:
+            select = app.query_one(Select)
+            app.query_one("#other").focus()
+            for state in states:
+                if state == "focused":
+                    select.focus()
+                elif state == "expanded":
+                    select.expanded = True
+                elif state == "closed":
+                    select.expanded = False
+                elif state == "disabled":
+                    select.disabled = True
+                elif state == "picked":
+                    select.value = "mi300x"
+                await pilot.pause()
+                await pilot.pause()
+                r = select.region
+                strip = app.screen._compositor.render_strips()[r.y].crop(r.x, r.right)
+                # what is drawn: each cell's text and style (the mouse's offset metadata is each widget's own)
+                rows.append((state, [(seg.text, seg.style.clear_meta_and_links() if seg.style else None)
+                                     for seg in strip.simplify()]))
+        return rows
+
+    return asyncio.run(run())
+
+
+def test_the_select_line_draws_the_picture_of_textual_select():
+    """CompactSelect's current-value line draws its arrow itself (ArrowCurrent, no arrow Statics): in every state
+    (a value, no value, focused, the list open (▲) and closed again, disabled at Textual's 0.7 opacity, a new value)
+    its row is cell for cell and style for style the one Textual's compact Select draws."""
+    from textual.widgets import Select
+
+    from rocm_tune.tui.widgets.inputs import CompactSelect
+
+    options = [("mi50-32gb  AMD Instinct MI50", "mi50-32gb"), ("mi300x", "mi300x")]
+    states = ["blurred", "focused", "expanded", "closed", "picked", "disabled"]
+    for value, blank in (("mi50-32gb", False), (Select.NULL, True)):
+        ours = _select_rows(partial(CompactSelect, options, value=value, allow_blank=blank, id="s"), states)
+        theirs = _select_rows(partial(Select, options, value=value, allow_blank=blank, compact=True, id="s"), states)
+        assert ours == theirs, (value, [(a, b) for a, b in zip(ours, theirs) if a != b][:1])
+        texts = {state: "".join(t for t, _ in row) for state, row in ours}
+        assert "▲" in texts["expanded"] and "▼" in texts["closed"] and "mi300x" in texts["picked"], texts
