@@ -233,7 +233,8 @@ def test_first_focus_restyles_the_focused_field_once(monkeypatch):
     not first the control's parts through its own focus watcher and then the field (inputs._FocusedOnce); what it
     gives is a full restyle's (tests/test_tui_focus_styles.py), and a focus moved by tab restyles the control. Of the
     field, only the nodes a focus rule can apply to are restyled (screens.base.FreshScreen._update_focus_styles):
-    its label and the Select's current-value line, not the Select's own node or the help line."""
+    the field itself (its label is its `q-label` component) and the Select's current-value line, not the Select's
+    own node or the help line."""
     monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
     from textual.css.stylesheet import Stylesheet
 
@@ -259,7 +260,7 @@ def test_first_focus_restyles_the_focused_field_once(monkeypatch):
             return at_paint, app.focused.id, [ids for ids in restyled if app.focused.id in ids]
 
     at_paint, focused, after_tab = asyncio.run(run())
-    assert len(at_paint) == 1 and {"Label", "ArrowCurrent"} <= set(at_paint[0]), at_paint
+    assert len(at_paint) == 1 and {"q-gpu", "ArrowCurrent"} <= set(at_paint[0]), at_paint   # the field: its label
     assert not {"in-gpu", "Static"} & set(at_paint[0]), at_paint
     assert focused != "in-gpu" and after_tab, after_tab
 
@@ -358,15 +359,15 @@ def test_a_yes_no_question_is_a_switch_whose_value_round_trips():
 # widgets the Hardware screen mounts before its first paint (issue 25 item 15): Textual's per-widget work (compose,
 # styling, mount, layout, render: ~6-9 M instructions each) is most of the app's cost above a bare Textual app.
 # 34 before the fifth round; the Doctor title and findings are one Static, the footer one widget (no FooterKeys),
-# the Select's current-value line draws its arrow (no arrow Statics).
-HARDWARE_FIRST_PAINT_WIDGETS = 27
+# the Select's current-value line draws its arrow (no arrow Statics), a wizard field draws its label (no Label).
+HARDWARE_FIRST_PAINT_WIDGETS = 23
 
 
 def test_the_hardware_screen_paints_first_with_at_most_its_widgets(monkeypatch):
     """The first frame of the Hardware screen is made of at most HARDWARE_FIRST_PAINT_WIDGETS widgets (the
     screen's own descendants at its first paint), and the one-widget parts are what they replace: the footer
-    holds no FooterKey, the Select's line holds its value and no arrow, the Doctor section is one Static whose first
-    line is its title."""
+    holds no FooterKey, the Select's line holds its value and no arrow, a field holds no Label, the Doctor section
+    is one Static whose first line is its title."""
     monkeypatch.setenv("ROCM_TUNE_FAKE_GPUS", "mi50-32gb:2")
     from rocm_tune.tui.app import RocmTuneApp
 
@@ -394,6 +395,7 @@ def test_the_hardware_screen_paints_first_with_at_most_its_widgets(monkeypatch):
     assert len(widgets) <= HARDWARE_FIRST_PAINT_WIDGETS, (len(widgets), sorted(widgets))
     assert "KeyFooter" in widgets and "FooterKey" not in widgets and "FitTable" in widgets
     assert widgets.count("NonSelectableStatic") == 1 and "ArrowCurrent" in widgets   # the GPU field's value, no arrows
+    assert widgets.count("QuestionField") == 4 and "Label" not in widgets
     assert doctor[0].splitlines() == ["Doctor", "running checks..."]
 
 
