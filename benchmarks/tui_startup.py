@@ -22,6 +22,7 @@ the environment says (PYTHONDONTWRITEBYTECODE=1 makes every launch compile rocm_
 again; the CSS cache is $XDG_CACHE_HOME/rocm-tune's). The output says which.
 `--against DIR`: also run the code of DIR (a checkout of main), alternately with this tree, run by
 run, so that on a shared machine both are measured under the same load; both are printed.
+`--instructions --floor` counts the floor's instructions to its first paint too, the same way.
 Targets (issues 12, 25): median first paint from launch <= 300 ms on an idle machine, <= 600 ms with
 one core busy (`--busy 1`), no heavy module. Also printed: the CPU time the app spent to its first
 paint, which on a loaded machine tells the paint's own cost apart from the waits for a core.
@@ -117,6 +118,9 @@ asyncio.run(main())
 # the same child, ended at the first paint: what --instructions counts
 PAINT_ONLY = CHILD.split("    t_paint = app.first_paint_at")[0] + "    os._exit(0)\nasyncio.run(main())\n"
 PAINT_ONLY = PAINT_ONLY.replace("import time, sys, json, asyncio", "import time, sys, json, asyncio, os")
+# the floor, ended at its first paint (--instructions --floor)
+FLOOR_PAINT_ONLY = FLOOR.split("    cpu_paint = time.process_time()")[0] + "    os._exit(0)\nasyncio.run(main())\n"
+FLOOR_PAINT_ONLY = FLOOR_PAINT_ONLY.replace("import time, sys, json, asyncio", "import time, sys, json, asyncio, os")
 
 
 def _instructions(code: str, env: dict[str, str], cwd: str) -> int:
@@ -204,8 +208,10 @@ def main() -> int:
     bytecode = "cached (--pyc)" if args.pyc else (
         "compiled at every launch (PYTHONDONTWRITEBYTECODE)" if env.get("PYTHONDONTWRITEBYTECODE") else "as installed")
     if args.instructions:
-        trees.pop("textual floor", None)
-        return _count(PAINT_ONLY % {"screen": args.screen, "attach": attach}, code, trees, env, args.runs)
+        paint_only = {label: PAINT_ONLY % {"screen": args.screen, "attach": attach} for label in trees}
+        if args.floor:
+            paint_only["textual floor"] = FLOOR_PAINT_ONLY
+        return _count(paint_only, codes, trees, env, args.runs)
     burners = _busy(args.busy)
     results: dict[str, list[dict]] = {k: [] for k in trees}
     try:
@@ -239,18 +245,20 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def _count(paint_only: str, code: str, trees: dict[str, str], env: dict[str, str], runs: int) -> int:
+def _count(paint_only: dict[str, str], codes: dict[str, str], trees: dict[str, str], env: dict[str, str],
+           runs: int) -> int:
+    """Instructions to first paint of each tree (and of the floor, with --floor), `runs` times each."""
     if shutil.which("valgrind") is None:
         print("--instructions needs valgrind", file=sys.stderr)
         return 1
     env = {**env, "PYTHONHASHSEED": "0"}
     counts: dict[str, list[int]] = {label: [] for label in trees}
     try:
-        for tree in trees.values():   # warm-up: the CSS cache holds each tree's CSS (bytecode too, --pyc)
-            _launch(code, _tree_env(env, tree), tree)
+        for label, tree in trees.items():   # warm-up: the CSS cache holds each tree's CSS (bytecode too, --pyc)
+            _launch(codes[label], _tree_env(env, tree), tree)
         for _ in range(runs):
             for label, tree in trees.items():
-                counts[label].append(_instructions(paint_only, _tree_env(env, tree), tree))
+                counts[label].append(_instructions(paint_only[label], _tree_env(env, tree), tree))
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
         return 1

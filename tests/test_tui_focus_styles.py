@@ -17,8 +17,11 @@ def reversed_labels(app, field_selector: str, label_selector: str) -> list[str]:
     """The ids of the focused controls whose field's label is drawn reversed."""
     out = []
     for field in app.screen.query(field_selector):
-        label = field.query_one(label_selector)
-        if "reverse" in str(label.styles.text_style):
+        name = label_selector.lstrip(".")
+        # a QuestionField draws its label itself, in its `q-label` component style; a .setting row holds a Label
+        styles = (field.get_component_styles(name) if name in field._get_component_classes()
+                  else field.query_one(label_selector).styles)
+        if "reverse" in str(styles.text_style):
             controls = [w for w in field.walk_children() if w.focusable]
             out.append(controls[0].id if controls else field.id)
     return out

@@ -57,6 +57,11 @@ def sample_row(s: Any) -> tuple[str, ...]:
     )
 
 
+def doctor_text(body: str) -> str:
+    """The Doctor section: its bold title line (as a `.section-title` shows it) above `body` (markup)."""
+    return f"[b]Doctor[/b]\n{body}"
+
+
 PLAN_CHECKS = ("check_iommu", "check_bf16", "check_hsa_override", "check_visible_devices")
 
 
@@ -104,8 +109,8 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
             yield table
             for q in questions_for("hardware"):
                 yield QuestionField(q, self.state.answers.get(q.name))
-            yield Static("Doctor", classes="section-title")
-            yield Static("running checks...", id="doctor")
+            # the section's title and its findings in one widget (one widget fewer before the first paint)
+            yield Static(doctor_text("running checks..."), id="doctor")
         yield from self.compose_footer()
 
     def on_mount(self) -> None:
@@ -174,13 +179,13 @@ Doctor findings that change the plan (IOMMU, bf16 emulation, HSA override) are l
     def on_doctor_findings(self, msg: DoctorFindings) -> None:
         w = self.query_one("#doctor", Static)
         if msg.error:
-            w.update(f"[dim]{msg.error}[/dim]")
+            w.update(doctor_text(f"[dim]{msg.error}[/dim]"))
         elif not msg.lines:
-            w.update("no findings that change the plan")
+            w.update(doctor_text("no findings that change the plan"))
         else:
             mark = {"fail": "✗", "error": "✗", "warn": "!", "warning": "!", "pass": "✓"}
-            w.update("\n".join(f"{mark.get(st, '•')} {m}" + (f"\n    fix: {fx}" if fx else "")
-                               for st, m, fx in msg.lines))
+            w.update(doctor_text("\n".join(f"{mark.get(st, '•')} {m}" + (f"\n    fix: {fx}" if fx else "")
+                                            for st, m, fx in msg.lines)))
 
     def validate_step(self) -> None:
         a = self.state.answers
