@@ -98,3 +98,14 @@ def test_minicpm_tune_vision_trains_tower_under_lora(tmp_path):
 
 
 import json  # noqa: E402
+
+
+def test_internvl3_preset_and_swift_max_num(tmp_path):
+    spec = identify_model("OpenGVLab/InternVL3-8B", network=False).spec
+    assert abs(spec.params.total + spec.vision.params - 8.0e9) / 8.0e9 < 0.02          # model card: 8B
+    assert spec.vision.kind == "internvl" and spec.vision.max_tiles == 13
+    run = "MAX_NUM={} swift sft --model OpenGVLab/InternVL3-8B --tuner_type lora --max_length 4096\n"
+    six = json.dumps(_check(tmp_path, run.format(6), "--vram-gib", "48"))
+    one = json.dumps(_check(tmp_path, run.format(1), "--vram-gib", "48"))
+    assert "7 tile(s)" in six and "1792 tokens" in six                    # 6 tiles + thumbnail, 256 tokens each
+    assert "1 tile(s)" in one and "256 tokens" in one                     # one tile: no thumbnail
