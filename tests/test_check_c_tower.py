@@ -109,3 +109,21 @@ def test_internvl3_preset_and_swift_max_num(tmp_path):
     one = json.dumps(_check(tmp_path, run.format(1), "--vram-gib", "48"))
     assert "7 tile(s)" in six and "1792 tokens" in six                    # 6 tiles + thumbnail, 256 tokens each
     assert "1 tile(s)" in one and "256 tokens" in one                     # one tile: no thumbnail
+
+
+def test_llamafactory_internvl_one_tile_unless_crop_to_patches(tmp_path):
+    yaml = ("model_name_or_path: OpenGVLab/InternVL3-8B\nstage: sft\ndo_train: true\nfinetuning_type: lora\n"
+            "template: intern_vl\ncutoff_len: 4096\nper_device_train_batch_size: 1\nbf16: true\n{}")
+    f = tmp_path / "a.yaml"
+    f.write_text(yaml.format(""))
+    import subprocess
+    import sys
+
+    def run(text):
+        f.write_text(text)
+        r = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(f), "--vram-gib", "48", "--json"],
+                           capture_output=True, text=True, cwd=tmp_path)
+        return r.stdout
+    off, on = run(yaml.format("")), run(yaml.format("crop_to_patches: true\n"))
+    assert "1 tile(s)" in off and "256 tokens" in off
+    assert "13 tile(s)" in on and "3328 tokens" in on

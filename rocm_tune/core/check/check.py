@@ -293,11 +293,16 @@ def _tiled_tokens(job: formats.Job, tower, cfg: TrainConfig, whole: bool, traina
                   inside: str) -> tuple[int, str]:
     """Language tokens of one image of a tiled tower and the assumption said: InternVL's max_dynamic_patch tiles
     (ms-swift's MAX_NUM env, default 12; its template and the InternVL repo add a thumbnail tile when an image is
-    cut into more than one), MiniCPM-V's source image + max_slice_nums slices (finetune.py --max_slice_nums), one
-    1120 x 1120 image for GLM-4V."""
-    from rocm_tune.core.runners.common import as_int
+    cut into more than one; LLaMA-Factory one tile unless crop_to_patches), MiniCPM-V's source image +
+    max_slice_nums slices (finetune.py --max_slice_nums), one 1120 x 1120 image for GLM-4V."""
+    from rocm_tune.core.runners.common import as_bool, as_int
 
     tiles, said = tower.max_tiles, "the model's default"
+    crop = job.settings.get("crop_to_patches")
+    if tower.kind == "internvl" and job.runner == "llamafactory" and not (crop is not None and as_bool(crop.value)):
+        # LLaMA-Factory's ProcessorArguments.crop_to_patches = False: the InternVL processor resizes each image to
+        # one 448 x 448 tile (hparams/model_args.py; mm_plugin passes it to GotOcr2ImageProcessor)
+        tiles, said = 1, "LLaMA-Factory's crop_to_patches default false"
     for key in ("max_dynamic_patch", "max_slice_nums"):
         st = job.settings.get(key)
         n = as_int(st.value) if st is not None else None
