@@ -248,6 +248,10 @@ def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
     if cfg.method not in ("lora", "qlora"):
         return False
     t = job.settings.get("lora_target")
+    if t is None and _swift2(job):
+        # ms-swift 2.x: --lora_target_modules defaults to DEFAULT, the model type's own list (swift/llm/utils/
+        # model.py LoRATM: the language model's attention, e.g. glm4v's self_attention.query_key_value)
+        return False
     target = str(t.value).strip("'\"").lower() if t is not None else "all"
     return target in ("all", "all-linear") and not frozen or target == "all" and t is not None \
         and t.native == "lora_target_modules"
@@ -362,7 +366,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
     # tower's pass is recorded by autograd too
     vgc = job.settings.get("vit_gradient_checkpointing")
-    input_grads = (job.runner == "ms-swift" and not trainable and cfg.gradient_checkpointing
+    input_grads = (job.runner == "ms-swift" and not _swift2(job) and not trainable and cfg.gradient_checkpointing
                    and (vgc is None or as_bool(vgc.value) is not False))
     if input_grads:
         line += ("; ms-swift makes the frozen tower's input require grad under gradient checkpointing "
