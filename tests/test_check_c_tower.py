@@ -133,7 +133,7 @@ def test_swift2_default_lora_targets_leave_the_tower_alone(tmp_path):
     base = "CUDA_VISIBLE_DEVICES=0 swift sft --model_type glm4v-9b-chat --sft_type lora --dataset d.jsonl {}\n"
     default = json.dumps(_check(tmp_path, base.format(""), "--vram-gib", "80"))
     every = json.dumps(_check(tmp_path, base.format("--lora_target_modules ALL"), "--vram-gib", "80"))
-    # 2.x: lora_target_modules ['DEFAULT'] (glm4v: the language model's self_attention.query_key_value) and no
-    # enable_input_require_grads on the tower: its pass is not recorded
+    # 2.x: lora_target_modules ['DEFAULT'] (glm4v: the language model's self_attention.query_key_value), and
+    # EVA2CLIPModel is a plain nn.Module: no enable_input_require_grads hook, its pass is not recorded
     assert "vision tower (frozen)" in default and "inputs requiring grad" not in default
     assert "autograd records its pass" in every

@@ -366,8 +366,10 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
     # tower's pass is recorded by autograd too
     vgc = job.settings.get("vit_gradient_checkpointing")
-    input_grads = (job.runner == "ms-swift" and not _swift2(job) and not trainable and cfg.gradient_checkpointing
-                   and (vgc is None or as_bool(vgc.value) is not False))
+    # (2.x's prepare_model_template_train likewise, for the towers of its get_mllm_arch); a tower that is a plain
+    # nn.Module (GLM-4V's EVA2CLIPModel) has no enable_input_require_grads and is skipped
+    input_grads = (job.runner == "ms-swift" and not trainable and cfg.gradient_checkpointing
+                   and getattr(tower, "input_grads_hook", True) and (vgc is None or as_bool(vgc.value) is not False))
     if input_grads:
         line += ("; ms-swift makes the frozen tower's input require grad under gradient checkpointing "
                  "(vision_tower.enable_input_require_grads): each ViT block keeps its input")

@@ -331,6 +331,7 @@ class TiledTower:
     other_params: int         # embeddings, final norms, projector / resampler
     extra_tokens: int = 0     # marker tokens per image around the tiles (GLM-4V: boi + eoi)
     checkpointing: bool = True   # the tower honours gradient_checkpointing_enable (GLM-4V's EVA2-CLIP does not)
+    input_grads_hook: bool = True  # a PreTrainedModel with enable_input_require_grads (EVA2CLIPModel: nn.Module)
     lora_names: tuple = ()    # module names of the tower's linears a LoRA target list can name
     norm_bias: bool = True
     full_blocks: int = 0
@@ -442,7 +443,7 @@ def glm4v_tower(config: dict, lm_hidden: int) -> TiledTower:
         + 4 * d * lm_hidden + lm_hidden + lm_hidden * lm_hidden + _ln(lm_hidden) + 3 * lm_hidden * ffn + 2 * lm_hidden
     tokens = (size // patch // 2) ** 2
     return TiledTower("glm4v", _int(v.get("num_hidden_layers"), 63), d, i, _int(v.get("num_heads"), 16), patch, size,
-                      tokens, 1, block, other, extra_tokens=2, checkpointing=False,
+                      tokens, 1, block, other, extra_tokens=2, checkpointing=False, input_grads_hook=False,
                       lora_names=("query_key_value", "dense", "fc1", "fc2"))
 
 
