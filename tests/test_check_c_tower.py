@@ -1,5 +1,9 @@
 """Tiled vision towers (InternVL, MiniCPM-V 2.6, GLM-4V-9B): parameters against transformers on the meta device and
 the model cards' totals, tokens per image at the runners' defaults, the date-glued folder prefix."""
+import json
+import subprocess
+import sys
+
 import pytest
 
 from rocm_tune.core.model import lora, names, vision
@@ -77,9 +81,6 @@ def test_llama_names_read_by_role_on_chatglm():
 
 
 def _check(tmp_path, text, *args):
-    import json
-    import subprocess
-    import sys
     f = tmp_path / "run.sh"
     f.write_text(text)
     r = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(f), *args, "--json"], capture_output=True,
@@ -96,8 +97,6 @@ def test_minicpm_tune_vision_trains_tower_under_lora(tmp_path):
     assert "vision tower (trained)" in on and "vision tower (trained)" not in off
     assert "10 tile(s)" in on and "640 tokens" in on
 
-
-import json  # noqa: E402
 
 
 def test_internvl3_preset_and_swift_max_num(tmp_path):
@@ -116,8 +115,6 @@ def test_llamafactory_internvl_one_tile_unless_crop_to_patches(tmp_path):
             "template: intern_vl\ncutoff_len: 4096\nper_device_train_batch_size: 1\nbf16: true\n{}")
     f = tmp_path / "a.yaml"
     f.write_text(yaml.format(""))
-    import subprocess
-    import sys
 
     def run(text):
         f.write_text(text)
