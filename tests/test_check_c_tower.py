@@ -134,3 +134,38 @@ def test_swift2_default_lora_targets_leave_the_tower_alone(tmp_path):
     # EVA2CLIPModel is a plain nn.Module: no enable_input_require_grads hook, its pass is not recorded
     assert "vision tower (frozen)" in default and "inputs requiring grad" not in default
     assert "autograd records its pass" in every
+
+
+GLM_LORA = """data_config:
+  train_file: train.jsonl
+  val_file: dev.jsonl
+max_input_length: 512
+max_output_length: 512
+training_args:
+  output_dir: ./output
+  per_device_train_batch_size: 1
+peft_config:
+  peft_type: LORA
+  task_type: CAUSAL_LM
+  r: 8
+  lora_alpha: 32
+  target_modules: [{t}]
+"""
+
+
+@pytest.mark.parametrize("target,recorded", [('"query_key_value"', True), ('"dense_h_to_4h"', False)])
+def test_glm4v_lora_target_naming_the_tower_records_its_uncheckpointed_pass(tmp_path, target, recorded):
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "lora.yaml").write_text(GLM_LORA.format(t=target))
+    (tmp_path / "run.sh").write_text("python finetune_vision.py data/vqa/ THUDM/glm-4v-9b configs/lora.yaml\n")
+    r = subprocess.run([sys.executable, "-m", "rocm_tune", "check", "configs/lora.yaml", "run.sh", "--gpu",
+                        "rtx-a6000", "--json"], capture_output=True, text=True, cwd=tmp_path)
+    d = json.loads(r.stdout)
+    said = " ".join(d["assumptions"])
+    assert "1602 tokens" in said and "6401 ViT patches per tile" in said
+    # query_key_value is also the name of EVA2-CLIP's attention input: PEFT wraps 63 more linears and the tower's
+    # blocks (no checkpointing hook) keep their activations: 63 x 6408 patches x (8 x 1792 + 2 x 15360) x 2 bytes
+    assert ("also names the tower's linears" in said) is recorded
+    assert ("not checkpointed" in said) is recorded
+    kept = 63 * 6408 * (8 * 1792 + 2 * 15360) * 2 / 2 ** 30
+    assert (f"activations {kept:.2f} GiB kept" in json.dumps(d)) is recorded
