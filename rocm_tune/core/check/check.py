@@ -279,6 +279,21 @@ def _tower_frozen(job: formats.Job) -> tuple[bool, str]:
     return (frozen_default if frozen is None else frozen), how
 
 
+def _tower_trains(job: formats.Job, cfg: TrainConfig, tower) -> tuple[bool, bool, str]:
+    """(frozen by the runner, trained in this run, how that is said): a full fine-tune trains an unfrozen tower;
+    MiniCPM-V's finetune.py --tune_vision true sets vpm.requires_grad_(True), also after get_peft_model."""
+    from rocm_tune.core.runners.common import as_bool
+
+    frozen, how = _tower_frozen(job)
+    trainable = cfg.method == "full" and not frozen
+    if cfg.method != "full" and how == "every parameter of a full fine-tune trains":
+        how = f"{cfg.method}: only the adapters train"
+    tv = job.settings.get("tune_vision")
+    if tv is not None and as_bool(tv.value) and hasattr(tower, "tile_tokens"):
+        trainable, how = True, f"{tv.native}: {tv.value} (the program trains the whole tower, also under LoRA)"
+    return frozen, trainable, how
+
+
 def _tower_lora_names(job: formats.Job, cfg: TrainConfig, tower) -> str | None:
     """A LoRA target list naming a module of the tower (GLM-4V's finetune_vision.py target query_key_value: PEFT
     wraps every module whose name ends so, EVA2-CLIP's attention included); None otherwise."""
@@ -332,12 +347,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
-    frozen, how = _tower_frozen(job)
-    trainable = cfg.method == "full" and not frozen
-    tv = job.settings.get("tune_vision")
-    if tv is not None and as_bool(tv.value) and hasattr(tower, "tile_tokens"):
-        # MiniCPM-V's finetune.py: --tune_vision true sets vpm.requires_grad_(True), also after get_peft_model
-        trainable, how = True, f"{tv.native}: {tv.value} (the program trains the whole tower, also under LoRA)"
+    frozen, trainable, how = _tower_trains(job, cfg, tower)
     whole = _whole_images(job, tower) or getattr(tower, "kind", None) == "glm4v"
     inside = ("the whole image reaches the tower even where cutoff_len cuts the tokens" if whole else
               f"inside cutoff_len {cfg.cutoff_len}")
