@@ -325,7 +325,7 @@ def _tiled_tokens(job: formats.Job, tower, cfg: TrainConfig, whole: bool, traina
     for key in ("max_dynamic_patch", "max_slice_nums"):
         st = job.settings.get(key)
         n = as_int(st.value) if st is not None else None
-        if n:
+        if st is not None and n:
             tiles = n + 1 if tower.kind == "minicpmv" or n > 1 else n
             said = f"{st.native} {n}"
     full = tower.tokens_for(tiles)
