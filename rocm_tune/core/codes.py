@@ -218,7 +218,8 @@ OWN: tuple[Code, ...] = (
        fix="warmup_ratio instead of warmup_steps"),
     _c('vlm-language-part', ('check',), 'warning',
        "only the language model of a vision-language model is estimated (its vision tower is not known: not "
-       "Qwen2-VL/Qwen2.5-VL/Qwen3-VL, Qwen2-Audio's encoder or a LLaVA `--vision_tower` CLIP)"),
+       "Qwen2-VL/Qwen2.5-VL/Qwen3-VL, InternVL/MiniCPM-V/GLM-4V, Qwen2-Audio's encoder or a LLaVA `--vision_tower` "
+       "CLIP)"),
     _c('margin-thin', ('check',), 'warning',
        "fits, but above the planner's 85 % headroom: inside the estimate's error"),
     _c('oom-margin-thin', ('check',), 'warning',

@@ -248,6 +248,10 @@ def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
     if cfg.method not in ("lora", "qlora"):
         return False
     t = job.settings.get("lora_target")
+    if t is None and _swift2(job):
+        # ms-swift 2.x: --lora_target_modules defaults to DEFAULT, the model type's own list (swift/llm/utils/
+        # model.py LoRATM: the language model's attention, e.g. glm4v's self_attention.query_key_value)
+        return False
     target = str(t.value).strip("'\"").lower() if t is not None else "all"
     return target in ("all", "all-linear") and not frozen or target == "all" and t is not None \
         and t.native == "lora_target_modules"
@@ -275,6 +279,63 @@ def _tower_frozen(job: formats.Job) -> tuple[bool, str]:
     return (frozen_default if frozen is None else frozen), how
 
 
+def _tower_trains(job: formats.Job, cfg: TrainConfig, tower) -> tuple[bool, bool, str]:
+    """(frozen by the runner, trained in this run, how that is said): a full fine-tune trains an unfrozen tower;
+    MiniCPM-V's finetune.py --tune_vision true sets vpm.requires_grad_(True), also after get_peft_model."""
+    from rocm_tune.core.runners.common import as_bool
+
+    frozen, how = _tower_frozen(job)
+    trainable = cfg.method == "full" and not frozen
+    if cfg.method != "full" and how == "every parameter of a full fine-tune trains":
+        how = f"{cfg.method}: only the adapters train"
+    tv = job.settings.get("tune_vision")
+    if tv is not None and as_bool(tv.value) and hasattr(tower, "tile_tokens"):
+        trainable, how = True, f"{tv.native}: {tv.value} (the program trains the whole tower, also under LoRA)"
+    return frozen, trainable, how
+
+
+def _tower_lora_names(job: formats.Job, cfg: TrainConfig, tower) -> str | None:
+    """A LoRA target list naming a module of the tower (GLM-4V's finetune_vision.py target query_key_value: PEFT
+    wraps every module whose name ends so, EVA2-CLIP's attention included); None otherwise."""
+    names = getattr(tower, "lora_names", ())
+    t = job.settings.get("lora_target")
+    if cfg.method not in ("lora", "qlora") or not names or t is None:
+        return None
+    text = str(t.value).strip("'\"[]")
+    if any(c in text for c in "\\.*("):      # a regex (MiniCPM-V's "llm\..*layers...") names its own modules
+        return None
+    got = [w.strip(" '\"") for w in text.split(",") if w.strip(" '\"") in names]
+    return ", ".join(got) or None
+
+
+def _tiled_tokens(job: formats.Job, tower, cfg: TrainConfig, whole: bool, trainable: bool, how: str,
+                  inside: str) -> tuple[int, str]:
+    """Language tokens of one image of a tiled tower and the assumption said: InternVL's max_dynamic_patch tiles
+    (ms-swift's MAX_NUM env, default 12; its template and the InternVL repo add a thumbnail tile when an image is
+    cut into more than one; LLaMA-Factory one tile unless crop_to_patches), MiniCPM-V's source image +
+    max_slice_nums slices (finetune.py --max_slice_nums), one 1120 x 1120 image for GLM-4V."""
+    from rocm_tune.core.runners.common import as_bool, as_int
+
+    tiles, said = tower.max_tiles, "the model's default"
+    crop = job.settings.get("crop_to_patches")
+    if tower.kind == "internvl" and job.runner == "llamafactory" and not (crop is not None and as_bool(crop.value)):
+        # LLaMA-Factory's ProcessorArguments.crop_to_patches = False: the InternVL processor resizes each image to
+        # one 448 x 448 tile (hparams/model_args.py; mm_plugin passes it to GotOcr2ImageProcessor)
+        tiles, said = 1, "LLaMA-Factory's crop_to_patches default false"
+    for key in ("max_dynamic_patch", "max_slice_nums"):
+        st = job.settings.get(key)
+        n = as_int(st.value) if st is not None else None
+        if st is not None and n:
+            tiles = n + 1 if tower.kind == "minicpmv" or n > 1 else n
+            said = f"{st.native} {n}"
+    full = tower.tokens_for(tiles)
+    tokens = full if whole else min(full, cfg.cutoff_len)
+    line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most {tiles} "
+            f"tile(s) of {tower.tile}x{tower.tile} ({said}) = {full} tokens, {tokens} counted ({inside}), "
+            f"{tower.patches_per_tile} ViT patches per tile")
+    return tokens, line
+
+
 def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:
     """A VLM with a known vision tower: the image tokens per sample and whether the tower trains, as the runner
     decides them (LLaMA-Factory freeze_vision_tower, ms-swift freeze_vit: True by default; a plain HF/TRL full
@@ -286,9 +347,8 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
-    frozen, how = _tower_frozen(job)
-    trainable = cfg.method == "full" and not frozen
-    whole = _whole_images(job, tower)
+    frozen, trainable, how = _tower_trains(job, cfg, tower)
+    whole = _whole_images(job, tower) or getattr(tower, "kind", None) == "glm4v"
     inside = ("the whole image reaches the tower even where cutoff_len cuts the tokens" if whole else
               f"inside cutoff_len {cfg.cutoff_len}")
     if getattr(tower, "positions", None):
@@ -299,6 +359,8 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         line = (f"audio encoder {'trained' if trainable else 'frozen'} ({how}); one 30 s clip per sample (the feature "
                 f"extractor pads or cuts each clip to 3000 mel frames) = {tower.positions} encoder positions, {full} "
                 f"tokens, {tokens} counted ({inside.replace('image', 'clip')})")
+    elif hasattr(tower, "tile_tokens"):
+        tokens, line = _tiled_tokens(job, tower, cfg, whole, trainable, how, inside)
     elif tower.kind == "clip":
         tokens = min(tower.patches_per_image, cfg.cutoff_len)
         line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one {tower.image_size}x"
@@ -314,15 +376,29 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
     # tower's pass is recorded by autograd too
     vgc = job.settings.get("vit_gradient_checkpointing")
+    # (2.x's prepare_model_template_train likewise, for the towers of its get_mllm_arch); a tower that is a plain
+    # nn.Module (GLM-4V's EVA2CLIPModel) has no enable_input_require_grads and is skipped
     input_grads = (job.runner == "ms-swift" and not trainable and cfg.gradient_checkpointing
-                   and (vgc is None or as_bool(vgc.value) is not False))
+                   and getattr(tower, "input_grads_hook", True) and (vgc is None or as_bool(vgc.value) is not False))
     if input_grads:
         line += ("; ms-swift makes the frozen tower's input require grad under gradient checkpointing "
                  "(vision_tower.enable_input_require_grads): each ViT block keeps its input")
     if not trainable and _tower_lora(job, cfg, frozen):
         input_grads = True
         line += "; LoRA over all linear layers reaches the unfrozen tower: autograd records its pass"
+    named = _tower_lora_names(job, cfg, tower)
+    if not trainable and not input_grads and named:
+        input_grads = True
+        line += (f"; the LoRA target {named} also names the tower's linears (PEFT matches module names anywhere in "
+                 f"the model): autograd records its pass")
+    if (trainable or input_grads) and not getattr(tower, "checkpointing", True):
+        line += "; the tower's blocks are not checkpointed (its remote code has no checkpointing hook)"
     cutoff, scores = cfg.cutoff_len, False
+    if getattr(tower, "kind", None) == "glm4v":
+        # GLM-4V-9B's modeling_chatglm.py inserts the image's 1600 embeddings between boi and eoi inside forward: the
+        # ids the program cut carry only the markers, so the image comes whole on top of the cut text
+        cutoff = cfg.cutoff_len + tokens - tower.extra_tokens
+        line += f"; the model inserts the image's tokens inside forward, on top of the cut text: {cutoff} tokens"
     if job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None):
         # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
         cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len

@@ -557,6 +557,11 @@ def _swift_image_caps(job, env: dict[str, str], file: str, line: int | None) -> 
     if as_int(env.get("MAX_PIXELS", "x")):   # qwen_vl_utils / ms-swift read the image pixel cap from the env
         cap = Setting("image_max_pixels", as_int(env["MAX_PIXELS"]), file, line, "MAX_PIXELS", "env")
         job.settings.setdefault("image_max_pixels", cap)
+    if as_int(env.get("MAX_NUM", "x")):
+        # ms-swift's InternVL templates (swift/llm/template/template/internvl.py): get_env_args('max_num', int, 12)
+        # tiles of 448 x 448 per image, a thumbnail added when there are more than one
+        job.settings.setdefault("max_dynamic_patch", Setting("max_dynamic_patch", as_int(env["MAX_NUM"]), file, line,
+                                                             "MAX_NUM", "env"))
     if as_int(env.get("IMAGE_MAX_TOKEN_NUM", "x")):
         # qwen_vl_utils >= 0.0.14 caps an image in language tokens (ms-swift converts MAX_PIXELS into it:
         # swift/model/models/qwen.py compat_qwen_vl_utils); check turns it into pixels with the tower's patch

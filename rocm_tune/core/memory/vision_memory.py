@@ -35,7 +35,8 @@ def vision_memory(model, cfg, regime, optimizer_state) -> VisionMemory | None:
         return None
     params = tower.params
     world = cfg.world_size
-    trained = bool(cfg.vision_trainable) and cfg.method == "full"
+    # full fine-tuning, or a program that trains the tower beside LoRA (MiniCPM-V's --tune_vision)
+    trained = bool(cfg.vision_trainable)
     shard_params = world if cfg.zero_stage == 3 else 1
     shard_grads = world if cfg.zero_stage >= 2 else 1
     shard_optim = world if cfg.zero_stage >= 1 else 1
@@ -84,6 +85,8 @@ def _activations(tower, cfg, compute: int, patches: int, image_patches: int,
         # transformers 4.45-4.51: one [1, n, n] mask over every patch of the micro-batch (cu_seqlens only masks
         # across images), so the math backend's scores span the micro-batch, not one image
         image_patches = patches
+    if hasattr(tower, "attention_span"):      # a tiled tower attends within one tile
+        image_patches = tower.attention_span(image_patches)
     scores = tower.eager_scores(image_patches, compute) if eager and image_patches else 0.0
     transient += scores
     if not graph:
@@ -91,7 +94,7 @@ def _activations(tower, cfg, compute: int, patches: int, image_patches: int,
     images = max(1, patches // max(1, image_patches))
     kept_scores = tower.heads * image_patches ** 2 * compute * images   # softmax output, per full-attention block
     per_block = tower.block_kept_per_patch(compute) * patches
-    if cfg.gradient_checkpointing:
+    if cfg.gradient_checkpointing and getattr(tower, "checkpointing", True):
         kept = tower.depth * patches * tower.hidden * compute
         transient = max(transient, per_block + (kept_scores if scores else 0.0) + scores)
     else:

@@ -1098,7 +1098,7 @@ _FAMILY_ALIASES = {
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)
 _VLM_TYPES = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "llama4",
-              "kimi_vl")
+              "kimi_vl", "internvl_chat", "minicpmv")
 _VLM_NOTE = "vision-language model: only the language model is counted (the vision tower and projector are not)"
 
 
@@ -1114,6 +1114,8 @@ def _text_decoder_config(cfg: dict, model_type: str | None, label: str, warnings
     """The config whose text decoder is counted, and its model_type: a multimodal wrapper's text_config
     (with the wrapper's dtype and tying), else ``cfg`` itself. Adds the multimodal warning and note."""
     text_cfg = cfg.get("text_config")
+    if not isinstance(text_cfg, dict) and model_type == "internvl_chat":
+        text_cfg = cfg.get("llm_config")     # InternVL's remote-code config: the language model under llm_config
     if isinstance(text_cfg, dict) and (model_type in _VLM_TYPES or "hidden_size" not in cfg):
         inner = dict(text_cfg)
         if model_type == "kimi_vl":
@@ -1164,6 +1166,10 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
     archs = cfg_used.get("architectures") or cfg.get("architectures") or []
     if family_key == "bailing_moe" and isinstance(archs, list) and "BailingMoeV2ForCausalLM" in archs:
         family_key = "bailing_moe_v2"
+    if family_key == "minicpmv":
+        # MiniCPM-V's remote code (modeling_minicpmv.py) builds its language model from the top-level keys: Qwen2 for
+        # 2.6 / MiniCPM-o 2.6, Llama-3 for Llama3-V 2.5 (config "version"), MiniCPM for 2.0
+        family_key = "llama" if str(cfg_used.get("version")) == "2.5" else "qwen2"
     family_key = _FAMILY_ALIASES.get(family_key, family_key)
     handler = _FAMILIES.get(family_key)
     c = _Cfg(cfg_used, label, _FAMILY_DEFAULTS.get(family_key))
@@ -1630,7 +1636,7 @@ def _by_cache_name(ref: str, parts) -> Identified | None:
 def _by_parsed_name(ref: str, parts) -> Identified | None:
     from dataclasses import replace
 
-    from rocm_tune.core.model.names import bare_size_reading
+    from rocm_tune.core.model.names import bare_size_reading, glued_prefix_reading
 
     spec, why = match_preset(parts)
     how_read = "read as"
@@ -1643,11 +1649,22 @@ def _by_parsed_name(ref: str, parts) -> Identified | None:
             parts = bare
             how_read = f"size {bare.size_b:g}B read from the bare number in its name (a released size of " \
                        f"{bare.series}); read as"
+    glued = glued_prefix_reading(parts) if spec is None else None
+    if glued is not None:
+        # "modelscope0731-glm-4v-9b": a download folder's date-glued prefix before the hub name
+        spec, why = match_preset(glued)
+        if spec is not None:
+            parts = glued
+            how_read = f"the leading word {_tokens_first(parts.stem)!r} (a word glued to a date) set aside; read as"
     if spec is None:
         return None
     detail = f"{ref}: {how_read} {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
     return Identified(spec, "name", detail, parts, *_quant_of(spec, parts))
+
+
+def _tokens_first(stem: str) -> str:
+    return stem.strip().replace("_", "-").replace(" ", "-").split("-")[0]
 
 
 def by_name(ref: str) -> Identified | None:

@@ -120,10 +120,12 @@ def by_role(groups, targets: tuple[str, ...]) -> tuple[tuple[str, ...], list[str
     said: list[str] = []
     for t in targets:
         leaf = t.split(".")[-1] if not is_regex(t) else t
-        role = ALIASES.get(t.lower()) or ALIASES.get(leaf.lower())
+        role = ALIASES.get(t.lower()) or ALIASES.get(leaf.lower()) \
+            or next((r for r, ns in ROLES.items() if leaf.lower() in ns), None)
         if role is None:
             return None
-        mine = [n for n in ROLES[role] if n in names]
+        # the Llama-style names, else the model's own names of that role (q_proj on ChatGLM -> query_key_value)
+        mine = [n for n in ROLES[role] if n in names] or [n for n in sorted(names) if ALIASES.get(n.lower()) == role]
         if not mine:
             return None
         out += [n for n in mine if n not in out]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-__all__ = ["NameParts", "bare_size_reading", "name_stem", "parse_name"]
+__all__ = ["NameParts", "bare_size_reading", "glued_prefix_reading", "name_stem", "parse_name"]
 
 # variants: words that name a checkpoint of the same shape
 VARIANT_WORDS = frozenset({
@@ -321,6 +321,25 @@ def bare_size_reading(parts: NameParts) -> NameParts | None:
                 return None
             return replace(again, raw=parts.raw, stem=parts.stem, org=parts.org)
     return None
+
+
+_GLUED_PREFIX = re.compile(r"^[a-z]{2,}\d{4,}$")    # "modelscope0731", "download20240731": a word glued to a date
+
+
+def glued_prefix_reading(parts: NameParts) -> NameParts | None:
+    """The name read without a leading word glued to a date or number (``modelscope0731-glm-4v-9b`` -> glm-4v-9b).
+
+    Users prefix a download folder with where and when they fetched it. Only a candidate: the caller accepts it
+    only where the rest matches a preset. A family's own version digits (qwen2, llama3, internlm2, glm4) are never
+    four digits long; None where the first token is not such a word or nothing that names a model follows it."""
+    toks = [t for t in _tokens(parts.stem) if t not in _QUANT_WORDS]
+    if len(toks) < 2 or not _GLUED_PREFIX.match(toks[0]):
+        return None
+    again = parse_name("-".join(toks[1:]))
+    if again.series is None:
+        return None
+    return replace(again, raw=parts.raw, stem=parts.stem, org=parts.org, quant=parts.quant,
+                   quant_bits=parts.quant_bits)
 
 
 def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | None:

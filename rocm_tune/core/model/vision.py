@@ -276,13 +276,17 @@ def _qwen3(v: dict, lm_hidden: int) -> VisionTower:
                        deepstack=len(v.get("deepstack_visual_indexes") or ()))
 
 
-def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | None:
-    """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL / Qwen3-VL and Qwen3.5) or, with
-    none, its audio_config (a Whisper-style encoder: Qwen2-Audio); None for others."""
+def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | TiledTower | None:
+    """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL / Qwen3-VL and Qwen3.5; the tiled
+    towers of InternVL, MiniCPM-V and GLM-4V) or, with none, its audio_config (a Whisper-style encoder: Qwen2-Audio);
+    None for others."""
     v = config.get("vision_config") if isinstance(config, dict) else None
     mt = str(config.get("model_type") or "") if isinstance(config, dict) else ""
     if not isinstance(v, dict):
         return _audio(config, lm_hidden)
+    tiled = tiled_from_config(config, lm_hidden)
+    if tiled is not None:
+        return tiled
     vt = str(v.get("model_type") or "")
     if any(k in t for k in ("qwen3_vl", "qwen3_5") for t in (mt, vt)) or "deepstack_visual_indexes" in v \
             or "num_position_embeddings" in v:
@@ -301,4 +305,162 @@ def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | None
                            _int(v.get("patch_size"), 14), _int(v.get("temporal_patch_size"), 2),
                            _int(v.get("spatial_merge_size"), 2), _int(v.get("in_chans", v.get("in_channels")), 3),
                            _int(v.get("hidden_size"), lm_hidden), True, _int(v.get("num_heads"), 16))
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ tiled towers
+# InternVL (OpenGVLab/InternVL internvl_chat/internvl/model/internvl_chat/modeling_internvl_chat.py), MiniCPM-V 2.6
+# (openbmb/MiniCPM-V-2_6 modeling_minicpmv.py + resampler.py) and GLM-4V-9B (THUDM/glm-4v-9b visual.py) cut an
+# image into fixed-size tiles (InternVL's dynamic_preprocess: up to max_num 448 x 448 tiles + a thumbnail; MiniCPM-V's
+# slice_image: up to max_slice_nums slices of ~448 x 448 + the whole image; GLM-4V: one 1120 x 1120 image). Each tile
+# is its own sequence in the ViT (attention spans one tile) and a fixed number of language tokens after the
+# projector.
+
+@dataclass(frozen=True)
+class TiledTower:
+    kind: str                 # "internvl" | "minicpmv" | "glm4v"
+    depth: int
+    hidden: int
+    intermediate: int
+    heads: int
+    patch: int
+    tile: int                 # side of one tile in pixels
+    tile_tokens: int          # language tokens of one tile (after pixel shuffle / resampler / conv)
+    max_tiles: int            # tiles of one image at the runner's default (thumbnail / source image included)
+    block_params: int
+    other_params: int         # embeddings, final norms, projector / resampler
+    extra_tokens: int = 0     # marker tokens per image around the tiles (GLM-4V: boi + eoi)
+    checkpointing: bool = True   # the tower honours gradient_checkpointing_enable (GLM-4V's EVA2-CLIP does not)
+    input_grads_hook: bool = True  # a PreTrainedModel with enable_input_require_grads (EVA2CLIPModel: nn.Module)
+    lora_names: tuple = ()    # module names of the tower's linears a LoRA target list can name
+    norm_bias: bool = True
+    full_blocks: int = 0
+    window_patches: int = 0
+    merge: int = 1
+    cls_token: bool = True
+
+    @property
+    def params(self) -> int:
+        return self.depth * self.block_params + self.other_params
+
+    @property
+    def patches_per_tile(self) -> int:
+        return (self.tile // self.patch) ** 2 + (1 if self.cls_token else 0)
+
+    @property
+    def patches_per_token(self) -> int:
+        return max(1, self.patches_per_tile // self.tile_tokens)
+
+    def tokens_for(self, tiles: int) -> int:
+        return max(1, int(tiles)) * self.tile_tokens + self.extra_tokens
+
+    def attention_span(self, image_patches: int) -> int:
+        """Patches one attention call spans: one tile (every tile is its own sequence in the ViT)."""
+        return min(int(image_patches), self.patches_per_tile)
+
+    @property
+    def attention_blocks_over_image(self) -> int:
+        return self.depth
+
+    @property
+    def batch_wide_math_scores(self) -> bool:
+        return False
+
+    def block_kept_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (8 * self.hidden + 2 * self.intermediate)
+
+    def block_transient_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (5 * self.hidden + self.intermediate)
+
+    def eager_scores(self, patches: int, compute_bytes: int) -> float:
+        n = int(patches)
+        return self.heads * n * n * (4 + compute_bytes)
+
+
+def _ln(d: int, bias: bool = True) -> int:
+    return d * (2 if bias else 1)
+
+
+def _lin(i: int, o: int, bias: bool = True) -> int:
+    return i * o + (o if bias else 0)
+
+
+def internvl_tower(v: dict, lm_hidden: int, downsample: float = 0.5, max_tiles: int = 13) -> TiledTower:
+    """InternViT (modeling_intern_vit.py: Conv2d patch embedding with bias, class embedding, (patches + 1) position
+    table; blocks of norm1/norm2 (LayerNorm for InternViT-300M, RMSNorm for InternViT-6B), qkv (bias per qkv_bias),
+    optional q/k RMSNorms (qk_normalization), proj, fc1/fc2, layer scales ls1/ls2) and InternVLChatModel's mlp1
+    (LayerNorm(d*r) -> Linear(d*r, lm) -> GELU -> Linear(lm, lm), r = (1/downsample_ratio)^2). A 448-pixel tile is
+    1024 patches, 256 tokens after pixel_shuffle at 0.5."""
+    d, i = _int(v.get("hidden_size"), 1024), _int(v.get("intermediate_size"), 4096)
+    rms = str(v.get("norm_type") or "layer_norm") == "rms_norm"
+    qkv_bias = bool(v.get("qkv_bias", True))
+    block = 2 * _ln(d, not rms) + _lin(d, 3 * d, qkv_bias) + (2 * d if v.get("qk_normalization") else 0) \
+        + _lin(d, d) + _lin(d, i) + _lin(i, d) + 2 * d
+    patch, size = _int(v.get("patch_size"), 14), _int(v.get("image_size"), 448)
+    r = round(1 / downsample) ** 2
+    other = 3 * patch * patch * d + d + d + ((size // patch) ** 2 + 1) * d \
+        + _ln(d * r) + _lin(d * r, lm_hidden) + _lin(lm_hidden, lm_hidden)
+    tokens = int((size // patch) ** 2 * downsample * downsample)
+    return TiledTower("internvl", _int(v.get("num_hidden_layers"), 24), d, i, _int(v.get("num_attention_heads"), 16),
+                      patch, size, tokens, max_tiles, block, other, norm_bias=not rms,
+                      lora_names=("qkv", "proj", "fc1", "fc2"))
+
+
+def minicpmv_tower(config: dict, lm_hidden: int, max_slices: int = 9) -> TiledTower:
+    """MiniCPM-V 2.6's SigLIP (modeling_navit_siglip.py SiglipVisionTransformer: Conv2d patch embedding with bias,
+    a (image_size/patch)^2 position table, blocks of two LayerNorms, q/k/v/out with bias, fc1/fc2, a post-LayerNorm)
+    and the resampler (resampler.py: query_num learned queries of the language width, kv_proj Linear(d, lm) without
+    bias, nn.MultiheadAttention(lm, lm/128 heads), ln_q/ln_kv/ln_post, proj lm x lm). Each slice of ~scale_resolution^2
+    pixels is query_num tokens; an image is its source plus up to max_slice_nums slices."""
+    v = config.get("vision_config") or {}
+    d, i = _int(v.get("hidden_size"), 1152), _int(v.get("intermediate_size"), 4304)
+    patch, size = _int(v.get("patch_size"), 14), _int(v.get("image_size"), 980)
+    block = 2 * _ln(d) + 4 * _lin(d, d) + _lin(d, i) + _lin(i, d)
+    q = _int(config.get("query_num"), 64)
+    resampler = q * lm_hidden + lm_hidden * lm_hidden + _lin(d, lm_hidden, False) + _lin(lm_hidden, 3 * lm_hidden) \
+        + _lin(lm_hidden, lm_hidden) + 3 * _ln(lm_hidden)
+    other = 3 * patch * patch * d + d + (size // patch) ** 2 * d + _ln(d) + resampler
+    slices = config.get("slice_config") or {}
+    tile = _int(slices.get("scale_resolution"), 448)
+    depth = _int(v.get("num_hidden_layers"), 27) - (1 if config.get("drop_vision_last_layer") else 0)
+    return TiledTower("minicpmv", depth, d, i, _int(v.get("num_attention_heads"), 16), patch, tile, q,
+                      1 + _int(slices.get("max_slice_nums"), max_slices), block, other, cls_token=False,
+                      lora_names=("q_proj", "k_proj", "v_proj", "out_proj", "fc1", "fc2"))
+
+
+def glm4v_tower(config: dict, lm_hidden: int) -> TiledTower:
+    """GLM-4V-9B's EVA2-CLIP-E (visual.py: PatchEmbedding Conv2d with bias + cls_embedding + an nn.Embedding of
+    num_positions; TransformerLayer: input/post-attention LayerNorms, query_key_value and dense with bias, fc1/fc2;
+    then a Conv2d(d, lm, 2, stride 2), the GLU projector (linear_proj lm x lm, LayerNorm, gate_proj/dense_h_to_4h
+    lm x ffn_hidden_size, dense_4h_to_h, no biases) and boi/eoi). A 1120 x 1120 image is 6400 patches + cls, 1600
+    language tokens + boi/eoi. Its Transformer loops over the layers with no checkpointing hook."""
+    v = config.get("vision_config") or {}
+    d, i = _int(v.get("hidden_size"), 1792), _int(v.get("intermediate_size"), 15360)
+    patch, size = _int(v.get("patch_size"), 14), _int(v.get("image_size"), 1120)
+    ffn = _int(config.get("ffn_hidden_size"), 13696)
+    block = 2 * _ln(d) + _lin(d, 3 * d) + _lin(d, d) + _lin(d, i) + _lin(i, d)
+    other = 3 * patch * patch * d + d + d + _int(v.get("num_positions"), (size // patch) ** 2 + 1) * d \
+        + 4 * d * lm_hidden + lm_hidden + lm_hidden * lm_hidden + _ln(lm_hidden) + 3 * lm_hidden * ffn + 2 * lm_hidden
+    tokens = (size // patch // 2) ** 2
+    return TiledTower("glm4v", _int(v.get("num_hidden_layers"), 63), d, i, _int(v.get("num_heads"), 16), patch, size,
+                      tokens, 1, block, other, extra_tokens=2, checkpointing=False, input_grads_hook=False,
+                      lora_names=("query_key_value", "dense", "fc1", "fc2"))
+
+
+def tiled_from_config(config: dict, lm_hidden: int) -> TiledTower | None:
+    """The tiled tower a config.json describes: InternVL (vision_config model_type intern_vit_6b, downsample_ratio,
+    max_dynamic_patch), MiniCPM-V (model_type minicpmv: a SigLIP vision_config + query_num + slice_config), GLM-4V-9B
+    (model_type chatglm with a vision_config); None for others."""
+    v = config.get("vision_config")
+    if not isinstance(v, dict):
+        return None
+    mt, vt = str(config.get("model_type") or ""), str(v.get("model_type") or "")
+    if vt == "intern_vit_6b" or mt == "internvl_chat":
+        thumb = 1 if config.get("use_thumbnail", True) else 0
+        mx = _int(config.get("max_dynamic_patch"), 12)
+        return internvl_tower(v, lm_hidden, float(config.get("downsample_ratio") or 0.5), mx + (thumb if mx > 1 else 0))
+    if mt == "minicpmv" or "query_num" in config and "slice_config" in config:
+        return minicpmv_tower(config, lm_hidden)
+    if mt == "chatglm" or "scaling_factor" in v and "num_positions" in v:
+        return glm4v_tower(config, lm_hidden)
     return None

@@ -68,6 +68,11 @@ MAPPED = {
     # language model, frozen unless LLaVA-NeXT's --unfreeze_mm_vision_tower
     "vision_tower": ("vision_tower", None),
     "unfreeze_mm_vision_tower": ("unfreeze_mm_vision_tower", None),
+    # MiniCPM-V finetune.py (--tune_vision trains the SigLIP tower, also under LoRA; --max_slice_nums) and InternVL's
+    # internvl_chat_finetune.py (--max_dynamic_patch tiles per image)
+    "tune_vision": ("tune_vision", None),
+    "max_slice_nums": ("max_slice_nums", None),
+    "max_dynamic_patch": ("max_dynamic_patch", None),
     "max_seq_length": ("cutoff_len", "--max_seq_length read as the sequence length (cutoff_len)"),
     "max_length": ("cutoff_len", "--max_length read as the sequence length (cutoff_len)"),
     "use_lora": ("finetuning_type", "--use_lora read as the fine-tuning method (True = lora, False = full)"),
