@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
+from rocm_tune.core.runs.swift_args import SWIFT_ARG_MAJORS
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
@@ -1833,6 +1834,45 @@ def _removed_training_args(r: Diagnosis) -> list[str]:
     return []
 
 
+# e-swift (issue 26): ms-swift's parser refuses what no argument class of the INSTALLED release declares
+# (swift/pipelines/base.py, 3.x swift/llm/base.py: `ValueError: remaining_argv: ['--enable_dft_loss', 'true']`). When
+# every refused option is an argument some ms-swift release declares (SWIFT_ARG_MAJORS, read from its source at the
+# v2.0-v4.x tags), the command was written for another release (a 3.x flag on 2.x, a main-branch flag on the PyPI
+# release, `swift` on PATH being an older install); a name no release knows (a typo) keeps it the configuration.
+# Likewise a command line whose options exist only in another major than the one whose frames the traceback shows
+# (a 2.x `--model_id_or_path/--sft_type` command run by 3.x's argument classes, which then ask for `--model`).
+_SWIFT_REMAINING = re.compile(r"remaining_argv: \[([^\]\n]*)\]")
+_SWIFT_CMDLINE = re.compile(r"^(?:run sh: `|.*\bswift (?:sft|pt|rlhf|infer|export|deploy|rollout|eval|app|web-ui|merge-lora)\b|"
+                            r".*\bmegatron (?:sft|pt|rlhf|export)\b)(.*)$", re.M)
+# the major whose argument classes the frames show: 2.x swift/llm/utils/argument.py, 3.x swift/llm/argument/,
+# 4.x swift/arguments/ (and swift/pipelines/)
+_SWIFT_MAJOR_FRAMES = (("2", re.compile(r"swift[/\\]llm[/\\]utils[/\\]argument\.py")),
+                       ("3", re.compile(r"swift[/\\]llm[/\\]argument[/\\]")),
+                       ("4", re.compile(r"swift[/\\](?:arguments|pipelines)[/\\]")))
+
+
+def _swift_flag_names(text: str) -> list[str]:
+    return [f.lstrip("-").split("=", 1)[0].replace("-", "_") for f in re.findall(r"(?<![\w-])--[A-Za-z][\w-]*(?:=\S*)?", text)]
+
+
+def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
+    """The ms-swift options the installed release refused although another release declares them, else None."""
+    for h in (r.first, *r.evidence):
+        m = _SWIFT_REMAINING.search(h.text)
+        if m:
+            names = _swift_flag_names(m.group(1))
+            if names and all(n in SWIFT_ARG_MAJORS for n in names):
+                return ", ".join(names)
+            return None
+    frames = r.first.pre[-8000:] or blob
+    major = next((mj for mj, rx in _SWIFT_MAJOR_FRAMES if rx.search(frames)), None)
+    if major is None or not re.search(r"swift[/\\]\S*argument", r.first.pre[-3000:]):
+        return None
+    other = [n for c in _SWIFT_CMDLINE.finditer(blob) for n in _swift_flag_names(c.group(1))
+             if n in SWIFT_ARG_MAJORS and major not in SWIFT_ARG_MAJORS[n]]
+    return ", ".join(dict.fromkeys(other)) or None
+
+
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
     if r.code == "config-rejected" and (gone := _removed_training_args(r)):
@@ -1841,6 +1881,12 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "one installed", "install the transformers release the script/runner pins, or drop/rename those "
                 "arguments for the installed one (evaluation_strategy -> eval_strategy, per_gpu_* -> per_device_*, "
                 "no_cuda -> use_cpu; overwrite_output_dir is gone in 5.x)")
+    if r.code in ("config-rejected", "python-exception") and (skew := _swift_release_skew(r, blob)):
+        return (f"ms-swift refused options of another ms-swift release ({skew}): the command or recipe was written for "
+                "a newer/older ms-swift than the one installed (or `swift` on PATH is another installation)",
+                "install the ms-swift release the recipe was written for (`pip install -U ms-swift`, or its main branch "
+                "for flags newer than the last release; `which swift` shows which install runs), or rewrite the "
+                "command with the installed release's arguments (`swift sft --help`; 2.x -> 3.x: --model, --train_type)")
     if r.code == "missing-package" and (m := _REQ_NOT_FOUND.search(r.first.text)) and \
             _installed_in_log(m.group(1), "\n".join([blob, r.first.pre])):
         req = m.group(1) + m.group(2).strip().rstrip(",")
