@@ -53,7 +53,7 @@ CASES = [
      "Aborted (core dumped)\n",
      "ROCm/TheRock#6398 (fix of #5979)"),
     # e-swift: expectation follows FAMILIES.md (config_error vs version_check): --ld_alpha is an argument ms-swift
-    # declares since 3.10 (rocm_tune/core/runs/swift_args.py), refused by an older install -> the release, not the config
+    # declares since 3.10 (rocm_tune/profiles/swift_args.py), refused by an older install -> the release, not the config
     ("version_check", "config-rejected",
      TB + "ValueError: remaining_argv: ['--ld_alpha', '0.8']\n", "modelscope/ms-swift#5979"),
     ("config_error", "config-rejected",

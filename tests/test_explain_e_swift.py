@@ -1,14 +1,14 @@
 """`explain` on ms-swift logs (issue 26, e-swift): rules read from ms-swift's source, checked on real lines.
 
 ms-swift's parser refuses what the installed release's argument classes do not declare (swift/pipelines/base.py, 3.x
-swift/llm/base.py: `ValueError: remaining_argv: [...]`); rocm_tune/core/runs/swift_args.py holds every argument name
+swift/llm/base.py: `ValueError: remaining_argv: [...]`); rocm_tune.profiles.swift_args.py holds every argument name
 ms-swift declared at its v2.0-v4.5 tags. The quoted lines come from the public threads named next to them.
 """
 
 from __future__ import annotations
 
 from rocm_tune.core.runs.diagnose.diagnose import diagnose
-from rocm_tune.core.runs.swift_args import SWIFT_ARG_MAJORS
+from rocm_tune.profiles.swift_args import SWIFT_ARG_MAJORS
 
 SP = "/opt/conda/lib/python3.10/site-packages"
 PARSE_TB = (f'Traceback (most recent call last):\n  File "{SP}/swift/cli/rlhf.py", line 5, in <module>\n    rlhf_main()\n'

@@ -1,4 +1,4 @@
-"""Re-make rocm_tune/core/runs/swift_args.py from a git checkout of modelscope/ms-swift (e-swift, issue 26).
+"""Re-make rocm_tune/profiles/swift_args.py from a git checkout of modelscope/ms-swift (e-swift, issue 26).
 
 Usage: python3 tools/build_swift_arg_names.py /path/to/ms-swift.git
 Reads every @dataclass field of ms-swift's argument modules at each release tag v2.x-v4.x and writes, per name, the
@@ -13,7 +13,7 @@ import sys
 import textwrap
 
 _FIELD = re.compile(r"^    ([a-z][a-z0-9_]*)\s*:\s*[^=\n]+(?:=|$)", re.M)
-OUT = pathlib.Path(__file__).resolve().parents[1] / "rocm_tune" / "core" / "runs" / "swift_args.py"
+OUT = pathlib.Path(__file__).resolve().parents[1] / "rocm_tune" / "profiles" / "swift_args.py"
 
 
 def _git(repo: str, *args: str) -> str:

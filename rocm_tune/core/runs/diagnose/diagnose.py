@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.core.runs.swift_args import SWIFT_ARG_MAJORS
+from rocm_tune.profiles.swift_args import SWIFT_ARG_MAJORS
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
