@@ -189,8 +189,36 @@ def clip_tower(name: str, lm_hidden: int) -> ClipTower | None:
     return ClipTower("clip", depth, d, i, False, patch, 1, 1, 3, lm_hidden, True, heads, image_size=size)
 
 
+class _PlainBlocks:
+    """What a tower of plain pre-norm transformer blocks (fc1/fc2 MLP, every block attending over all its positions)
+    keeps and needs per position: shared by the audio encoder and the tiled vision towers."""
+
+    depth: int
+    hidden: int
+    intermediate: int
+    heads: int
+
+    @property
+    def attention_blocks_over_image(self) -> int:
+        return self.depth
+
+    @property
+    def batch_wide_math_scores(self) -> bool:
+        return False
+
+    def block_kept_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (8 * self.hidden + 2 * self.intermediate)
+
+    def block_transient_per_patch(self, compute_bytes: int) -> float:
+        return compute_bytes * (5 * self.hidden + self.intermediate)
+
+    def eager_scores(self, positions: int, compute_bytes: int) -> float:
+        n = int(positions)
+        return self.heads * n * n * (4 + compute_bytes)
+
+
 @dataclass(frozen=True)
-class AudioTower:
+class AudioTower(_PlainBlocks):
     """A Whisper-style audio encoder (Qwen2-Audio: models/qwen2_audio/modeling_qwen2_audio.py Qwen2AudioEncoder and
     Qwen2AudioMultiModalProjector): Conv1d(mel, d, 3) and Conv1d(d, d, 3, stride 2) over the log-mel frames, a
     max_source_positions x d position table, `depth` pre-LayerNorm blocks (q/v/o with bias, k without; fc1/fc2 MLP),
@@ -230,23 +258,6 @@ class AudioTower:
     def tokens_per_clip(self) -> int:
         return self.positions // self.pool
 
-    @property
-    def attention_blocks_over_image(self) -> int:
-        return self.depth
-
-    @property
-    def batch_wide_math_scores(self) -> bool:
-        return False
-
-    def block_kept_per_patch(self, compute_bytes: int) -> float:
-        return compute_bytes * (8 * self.hidden + 2 * self.intermediate)
-
-    def block_transient_per_patch(self, compute_bytes: int) -> float:
-        return compute_bytes * (5 * self.hidden + self.intermediate)
-
-    def eager_scores(self, positions: int, compute_bytes: int) -> float:
-        n = int(positions)
-        return self.heads * n * n * (4 + compute_bytes)
 
 
 def _audio(config: dict, lm_hidden: int) -> AudioTower | None:
@@ -317,7 +328,7 @@ def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | Tile
 # projector.
 
 @dataclass(frozen=True)
-class TiledTower:
+class TiledTower(_PlainBlocks):
     kind: str                 # "internvl" | "minicpmv" | "glm4v"
     depth: int
     hidden: int
@@ -358,23 +369,6 @@ class TiledTower:
         """Patches one attention call spans: one tile (every tile is its own sequence in the ViT)."""
         return min(int(image_patches), self.patches_per_tile)
 
-    @property
-    def attention_blocks_over_image(self) -> int:
-        return self.depth
-
-    @property
-    def batch_wide_math_scores(self) -> bool:
-        return False
-
-    def block_kept_per_patch(self, compute_bytes: int) -> float:
-        return compute_bytes * (8 * self.hidden + 2 * self.intermediate)
-
-    def block_transient_per_patch(self, compute_bytes: int) -> float:
-        return compute_bytes * (5 * self.hidden + self.intermediate)
-
-    def eager_scores(self, patches: int, compute_bytes: int) -> float:
-        n = int(patches)
-        return self.heads * n * n * (4 + compute_bytes)
 
 
 def _ln(d: int, bias: bool = True) -> int:
