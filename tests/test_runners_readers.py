@@ -12,6 +12,7 @@ import pytest
 import rocm_tune
 from rocm_tune.core.check.check import check
 from rocm_tune.core.runners import llamafactory
+from rocm_tune.core.runners.config import read_llamafactory
 from rocm_tune.core.runs.diagnose.oom_advice import lf_train_config
 
 PKG = Path(rocm_tune.__file__).parent
@@ -108,7 +109,7 @@ def test_check_and_explains_oom_fix_read_the_same_settings(tmp_path, monkeypatch
     got = {k: getattr(cfg, k) for k in KEYS}
     assert got == {k: getattr(rep.cfg, k) for k in KEYS}
     # and the one reader's read(files) agrees with both
-    cfg2, _job, _f, _a = llamafactory.read(given, gpus=2)
+    cfg2, _job, _f, _a = read_llamafactory(given, gpus=2)
     assert {k: getattr(cfg2, k) for k in KEYS} == got
     if ds is not None:
         assert got["zero_stage"] == ds["zero_optimization"]["stage"]      # read from the file, not its name

@@ -444,3 +444,22 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
                             f"ZeRO-{cfg.zero_stage} on one GPU shards nothing: it only adds its buffers",
                             "run with more GPUs, or drop DeepSpeed"))
     return cfg, f, a
+
+
+def read_llamafactory(files, gpus: int | None = None, nodes: int | None = None, model=None):
+    """LLaMA-Factory files -> TrainConfig: `files` is a YAML path, a list of paths (the YAML and the DeepSpeed JSON
+    it names) or {path: text}; missing values are LLaMA-Factory's DEFAULTS. Returns (TrainConfig, job, findings,
+    assumptions). Here, not in runners/llamafactory.py, so that the reader does not import the builder back."""
+    from rocm_tune.core.runners import llamafactory as lf
+
+    if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
+        files = [files]
+    texts = dict(files) if isinstance(files, dict) else {str(p): lf._text(p) for p in files}
+    yaml_file = next((p for p, t in texts.items() if lf.is_lf_mapping(lf.parse_text(t))), None)
+    if yaml_file is None:
+        raise UserError(f"{', '.join(texts) or '(no file)'}: no LLaMA-Factory YAML (model_name_or_path, "
+                        f"finetuning_type, cutoff_len, ...) among the files")
+    data = lf.parse_text(texts[yaml_file]) or {}
+    job = lf.job_from_mapping(data, yaml_file, texts[yaml_file], {p: t for p, t in texts.items() if p != yaml_file})
+    cfg, findings, assumptions = build_config(job, model, gpus, nodes, lf.DEFAULTS)
+    return cfg, job, findings, assumptions

@@ -14,7 +14,6 @@ Read in hiyouga/LlamaFactory at the commits below (v0.9.5 = 7af90952, main = ff6
 
 from __future__ import annotations
 
-from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Job, Setting, load_structured, scalar_value, yaml_lines
 
@@ -309,25 +308,6 @@ def job_from_mapping(data: dict, file: str = "config.yaml", text: str = "", give
     texts = dict(given or {})
     deepspeed.attach_reference(job, texts)
     return job
-
-
-def read(files, gpus: int | None = None, nodes: int | None = None, model=None):
-    """LLaMA-Factory files -> TrainConfig: `files` is a YAML path, a list of paths (the YAML and the DeepSpeed JSON
-    it names) or {path: text}; missing values are LLaMA-Factory's DEFAULTS. Returns (TrainConfig, job, findings,
-    assumptions)."""
-    from rocm_tune.core.runners.config import build_config
-
-    if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
-        files = [files]
-    texts = dict(files) if isinstance(files, dict) else {str(p): _text(p) for p in files}
-    yaml_file = next((p for p, t in texts.items() if is_lf_mapping(parse_text(t))), None)
-    if yaml_file is None:
-        raise UserError(f"{', '.join(texts) or '(no file)'}: no LLaMA-Factory YAML (model_name_or_path, "
-                        f"finetuning_type, cutoff_len, ...) among the files")
-    data = parse_text(texts[yaml_file]) or {}
-    job = job_from_mapping(data, yaml_file, texts[yaml_file], {p: t for p, t in texts.items() if p != yaml_file})
-    cfg, findings, assumptions = build_config(job, model, gpus, nodes, DEFAULTS)
-    return cfg, job, findings, assumptions
 
 
 def _text(path) -> str:
