@@ -1717,10 +1717,8 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
     from rocm_tune.core.model.names import named_size
 
     source, arch = f"from {parts.size_text()!r} in its name", None
-    card = named_size(parts)
-    # the model card's total wins where the name's size is the decoder's alone (glm-4v-9b: 13.9B with its tower)
-    if card is not None and (parts.size_b is None or card[0] > parts.size_b):
-        total, active, arch = card
+    if parts.size_b is None and named_size(parts) is not None:
+        total, active, arch = named_size(parts)  # type: ignore[misc]
         parts = replace(parts, size_b=total, active_b=active)
         source = f"from the size its model card states for {parts.series}"
     if parts.size_b is None or parts.size_b <= 0:

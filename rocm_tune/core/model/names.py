@@ -262,9 +262,6 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     # GLM-4.6V-Flash: the GLM-4.1V-9B-Thinking architecture (Glm4vForConditionalGeneration: a 24-block ViT + the
     # GLM-4-9B decoder), 10.3B in its safetensors as GLM-4.1V-9B-Thinking's model card states
     "glm4.6vflash": (10.3, None, "GLM-4.6V-Flash (GLM-4.1V vision encoder + GLM-4-9B decoder)"),
-    # GLM-4V-9B (THUDM/glm-4v-9b, remote code): an EVA2-CLIP-E vision tower (63 blocks of width 1792, 1120 x 1120
-    # images -> 1600 language tokens) + the GLM-4-9B decoder: 13.9B in its safetensors as the model card states
-    "glm4v": (13.9, None, "GLM-4V-9B (EVA2-CLIP-E vision encoder + GLM-4-9B decoder)"),
     "deepseekv2lite": (15.7, 2.4, None),
     # vision-language models named by a version, not a size (the totals their Hugging Face model cards state)
     "minicpmv2": (2.8, None, "MiniCPM-V (SigLIP vision encoder + MiniCPM-2.4B decoder)"),

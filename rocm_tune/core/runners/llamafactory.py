@@ -15,7 +15,7 @@ Read in hiyouga/LlamaFactory at the commits below (v0.9.5 = 7af90952, main = ff6
 from __future__ import annotations
 
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
-from rocm_tune.core.runners.common import Default, Job, Setting, load_structured, scalar_value, yaml_lines
+from rocm_tune.core.runners.common import Default, Job, Setting, as_bool, load_structured, scalar_value, yaml_lines
 
 REPO = "hiyouga/LlamaFactory"
 V095 = "7af909522a951e3ad9f022ea6f88b6755257eaa5"   # v0.9.5
@@ -149,8 +149,6 @@ def block_diag_mask(job, attn_counted: str) -> bool:
     FlashAttention-2: the collator builds a [batch, 1, seq, seq] mask in the compute dtype (data/collator.py:535-536
     prepare_4d_attention_mask) that the forward keeps; FA2 reads the packed sequences' boundaries instead. Eager
     attention counts its own mask already."""
-    from rocm_tune.core.runners.common import as_bool
-
     return bool(as_bool(job.get("neat_packing"))) and attn_counted == "sdpa"
 
 
