@@ -32,7 +32,6 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.profiles.swift_args import SWIFT_ARG_MAJORS
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
@@ -1796,7 +1795,7 @@ _REQ_NOT_FOUND = re.compile(r"The '([A-Za-z][\w.-]*?)\s*((?:[<>=!~]=?\s*[\w.*+]+
 # than the installed one. A note only (a run may never call its ops), it names the cause when what failed is the
 # attention op it could not load. e-relabel (FAMILIES.md amended rule 1): another torch release on the same runtime
 # (`PyTorch 2.3.0+cu121 ... (you have 2.1.0+cu121)`) too — the fix is the matching wheel either way
-_XFORMERS_OTHER_RUNTIME = re.compile(r"^\s*PyTorch ([^\s(]+) with (?:CUDA|ROCm|HIP) \S+ \(you have (?!\1\))([^\s)]+)\)",
+_XFORMERS_OTHER_TORCH = re.compile(r"^\s*PyTorch ([^\s(]+) with (?:CUDA|ROCm|HIP) \S+ \(you have (?!\1\))([^\s)]+)\)",
                                      re.M)
 
 
@@ -1857,6 +1856,8 @@ def _swift_flag_names(text: str) -> list[str]:
 
 def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
     """The ms-swift options the installed release refused although another release declares them, else None."""
+    from rocm_tune.profiles.swift_args import SWIFT_ARG_MAJORS      # ~1,000 names: loaded only for such a log
+
     for h in (r.first, *r.evidence):
         m = _SWIFT_REMAINING.search(h.text)
         if m:
@@ -1894,7 +1895,7 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 f"install a {m.group(1)} release in that range (pip install '{req}'), or the release of the package "
                 "requiring it that accepts the installed one (LLaMA-Factory: DISABLE_VERSION_CHECK=1 only where the "
                 "newer release is known to work)")
-    if r.family == "flash_attn_error" and (m := _XFORMERS_OTHER_RUNTIME.search("\n".join([blob, r.first.pre]))):
+    if r.family == "flash_attn_error" and (m := _XFORMERS_OTHER_TORCH.search("\n".join([blob, r.first.pre]))):
         other = "another GPU runtime" if _runtime_word(m.group(1)) != _runtime_word(m.group(2)) else "another torch release"
         return (f"the xformers wheel was built for {other} than the installed torch ({m.group(0).strip()}):"
                 " its attention kernels cannot load, so the attention op has no implementation",
