@@ -108,6 +108,12 @@ _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
 
+# e-gen (issue 26): words that make a warning-level line more than a note (it says something failed or is missing
+# from the GPU stack): the Python warnings-module and bracketed WARNING patterns of warning-level-note exclude them
+_FAILING_WORDS = (r"error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
+                  r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not")
+
+
 # ====================================================================== explain-3 (issue 26, third pass) — BEGIN
 # Rules written from the tools' own message sources; they come first in SIGNATURES so that, on a line they match,
 # they win over the broader signatures below (Ray's OutOfMemoryError is host RAM, not the GPU's `OutOfMemoryError`;
@@ -1485,14 +1491,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-gen (issue 26): a line of Python's warnings module (`/x/y.py:81: UserWarning: ...`, FutureWarning,
           # DeprecationWarning, RuntimeWarning, a library's own Warning subclass) — a warning by its category, unless
           # its words say something failed or is missing from the GPU stack
-          r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
-          r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not|not compiled with (?:cuda|"
-          r"rocm|hip)\b))(?:\S+ )?\S+\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: \S",
+          r"^(?!.*(?i:" + _FAILING_WORDS + r"|not compiled with (?:cuda|rocm|hip)\b))"
+          r"(?:\S+ )?\S+\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: \S",
           # e-gen (issue 26): a record whose level is WARNING/WARN in any bracket or bar a logger puts it in, where no
           # other pattern knows the logger — DeepSpeed's op report (` [WARNING]  async_io ...`, also with the colour
           # codes a syslog shows as `#033[93m [WARNING] #033[0m`), `| WARNING |`, `[WARN]` — same exclusions
-          r"^(?!.*(?i:error|fail|fatal|abort|exception|out of memory|\boom\b|killed|timed? ?out|\bnan\b|overflow|"
-          r"corrupt|no (?:gpu|device|cuda|hip)|not available|unable to|cannot|could not))"
+          r"^(?!.*(?i:" + _FAILING_WORDS + r"))"
           r".{0,60}?(?:\[|\|\s?)(?:WARNING|WARN)(?:\]|\s?\|)(?:\s*(?:#033|\x1b)\[0m)?\s+\S",
           r"No ROCm runtime is found, using ROCM_HOME=", r"Some weights of the model checkpoint at \S+ were not used "
           r"when initializing", r"^\s*xFormers not available\b", r"Xformers is not installed correctly",
