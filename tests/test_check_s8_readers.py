@@ -98,3 +98,15 @@ def test_glm4v_counts_its_vision_tower(tmp_path):
     d = json.loads(out.stdout)
     # the program cuts the ids at 1025; GLM-4V inserts the image's 1600 embeddings inside forward (c-tower)
     assert d["understood"]["cutoff_len"] == 1025 + 1600 and d["understood"]["method"] == "lora", d["understood"]
+
+
+def test_glm_yaml_length_that_is_no_number_is_a_one_line_error(tmp_path):
+    files = _glm(tmp_path, "python finetune.py data/ THUDM/glm-4-9b-chat configs/lora.yaml")
+    yaml = tmp_path / "configs" / "lora.yaml"
+    for bad in ("-5000", "many", "true"):
+        yaml.write_text(GLM_YAML.format(n_in=bad, n_out=512, mb=1))
+        out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", *files, "--gpu", "rtx4090"],
+                             capture_output=True, text=True, cwd=tmp_path)
+        assert out.returncode == 2, out.stdout
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and "max_input_length" in lines[0] and bad.lower() in lines[0].lower(), lines

@@ -15,6 +15,7 @@ Read as the demo's program uses it (THUDM/GLM-4 finetune_demo/finetune.py, Finet
 
 from __future__ import annotations
 
+from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners.common import Setting, as_int
 
 SRC = "THUDM/GLM-4:finetune_demo/finetune.py"
@@ -40,9 +41,16 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
     def put(key, value, native, kind="yaml"):
         out[key] = Setting(key, value, file, lines.get(native.split(".")[-1]), native, kind)
 
-    n_in, n_out = as_int(data.get("max_input_length")), as_int(data.get("max_output_length"))
-    if n_in or n_out:
-        put("cutoff_len", (n_in or 0) + (n_out or 0) + 1, "max_input_length")
+    lengths = {}
+    for key in ("max_input_length", "max_output_length"):
+        if key in data:
+            n = as_int(data[key])
+            if n is None or n < 0 or isinstance(data[key], bool):
+                raise UserError(f"{file}:{lines.get(key, '?')}: {key} {data[key]!r} is not a whole number of tokens "
+                                f"(finetune.py cuts each sample at max_input_length + max_output_length + 1)")
+            lengths[key] = n
+    if lengths:
+        put("cutoff_len", sum(lengths.values()) + 1, "max_input_length")
     put("load_dtype", "bf16", "torch_dtype", "default")
     if "bf16" not in out and "fp16" not in out:
         put("bf16", True, "torch_dtype", "default")
