@@ -461,8 +461,13 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
         chunk = as_int(job.get("chunked_ce")) or 0
         loss = min(chunk, tokens) * vocab * 8 if chunk > 0 else tokens * vocab * 2
         return float(tokens * vocab * 2 + loss + tokens * int(model.hidden_size) * 2 * 4)
-    # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element)
-    return float(tokens * vocab * 10 + tokens * int(model.hidden_size) * 2 * 4)
+    # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element); a remote-code
+    # model's own loss (prediction_step passes the labels) may hold more: core/memory/loss_copies.py
+    from rocm_tune.core import runners
+    from rocm_tune.core.memory import loss_copies
+
+    per = 10 + loss_copies.extra_bytes_per_logit(model, runners.regime(model, cfg).compute_bytes, training=False)
+    return float(tokens * vocab * per + tokens * int(model.hidden_size) * 2 * 4)
 
 
 def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):

@@ -12,6 +12,7 @@ from rocm_tune.core.runners import Regime
 from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIONS, RUNNERS, STAGES, offload_problem
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.memory.vision_memory import vision_memory
+from rocm_tune.core.memory import loss_copies
 from rocm_tune.core.model.trainable import (  # noqa: F401 (trainable_params: public here too)
     _DECODER_KINDS,
     full_module_params,
@@ -647,8 +648,10 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
         phases = _fused_ce_phases(model, cfg, acts, casts, compute, head_params, head_grad)
     else:
         phases = [
-            # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax
-            kept + casts.forward + (compute + 8) * logits + softcap,
+            # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax (a remote-code
+            # model's own loss may hold more: core/memory/loss_copies.py)
+            kept + casts.forward + (compute + 8 + loss_copies.extra_bytes_per_logit(model, compute)) * logits
+            + softcap,
             # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
             kept + casts.saved + 12 * logits + softcap,
             # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
@@ -756,6 +759,10 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     acts = _activations(model, cfg, regime, training, notes)
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
+    own_loss = None if cfg.fused_ce else loss_copies.note(model, int(model.vocab_size * acts.tokens),
+                                                            regime.compute_bytes)
+    if own_loss:
+        notes.append(own_loss)
     if cfg.fused_ce:
         notes.append("fused linear cross-entropy (Liger / Cut Cross-Entropy): the loss is made chunk by chunk, no "
                      "[tokens, vocab] logits; its chunks and the hidden states' gradient counted instead")

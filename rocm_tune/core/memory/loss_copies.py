@@ -1,0 +1,27 @@
+"""The logits a model's own loss holds beyond transformers' loss (pure; the families are profiles/model_losses.py)."""
+
+from __future__ import annotations
+
+from rocm_tune.profiles.model_losses import OWN_LOSS_BYTES_16BIT, TRANSFORMERS_LOSS_BYTES_16BIT
+
+
+def extra_bytes_per_logit(model, compute_bytes: int, training: bool = True) -> int:
+    """Bytes per [token, vocab] element that the model's own forward holds at the loss's peak on top of what
+    transformers' loss holds (16-bit logits + fp32 upcast + fp32 log-softmax); `training`: under autograd (the step),
+    else evaluation's no_grad forward. 0 for families that use transformers' loss, and in fp32 compute, where the
+    remote code's casts return the tensor itself."""
+    entry = OWN_LOSS_BYTES_16BIT.get(str(getattr(model, "family", "")))
+    if entry is None or compute_bytes != 2:
+        return 0
+    return (entry[0] if training else entry[1]) - TRANSFORMERS_LOSS_BYTES_16BIT
+
+
+def note(model, logits: int, compute_bytes: int) -> str | None:
+    """The line check prints where the extra applies: the family, the source, the phase and the bytes."""
+    extra = extra_bytes_per_logit(model, compute_bytes)
+    if not extra or logits <= 0:
+        return None
+    train, evaluation, source = OWN_LOSS_BYTES_16BIT[str(model.family)]
+    return (f"{model.family} remote code computes its own loss ({source}): {train} B per logit at the end of the "
+            f"forward, {extra} B more than transformers' loss = {extra * logits / 2**30:.2f} GiB more in the step "
+            f"({logits:,} logits per GPU; {evaluation} B per logit in an evaluation forward)")

@@ -1,0 +1,33 @@
+"""Model families whose own forward computes the training loss in a way that holds more of the [tokens, vocab] logits
+than transformers' loss does (data; the logic is core/memory/loss_copies.py).
+
+transformers' ForCausalLMLoss (4.50 on: labels padded instead of the logits shifted) holds, at the end of the forward,
+the 16-bit logits the model returns, their fp32 upcast and the fp32 log-softmax of the cross-entropy: 2 + 4 + 4 bytes
+per logit, as core/memory/estimate.py counts them.
+
+Remote code (trust_remote_code) keeps its own forward. The ChatGLM family's modeling_chatglm.py (THUDM/chatglm2-6b,
+THUDM/chatglm3-6b, THUDM/glm-4-9b(-chat), THUDM/glm-4v-9b; model_type "chatglm", family "chatglm" here) does, in
+ChatGLMForConditionalGeneration.forward, whenever labels are given:
+
+    lm_logits = self.transformer.output_layer(hidden_states)        # 16-bit (ChatGLM2/3: transposed, .contiguous())
+    lm_logits = lm_logits.to(torch.float32)                          # fp32 copy; the 16-bit one is freed
+    shift_logits = lm_logits[..., :-1, :].contiguous()               # a second fp32 copy, alive to the return
+    loss = CrossEntropyLoss(ignore_index=-100)(shift_logits.view(..), shift_labels.view(-1))   # fp32 log-softmax
+    lm_logits = lm_logits.to(hidden_states.dtype)                    # 16-bit copy made while the fp32 one is alive
+
+so at the cast back the fp32 logits, the shifted fp32 copy, the fp32 log-softmax (saved for the backward) and the new
+16-bit logits are alive together: 4 + 4 + 4 + 2 bytes per logit under a 16-bit compute dtype (14, not 10). Without
+autograd (evaluation, torch.no_grad) the log-softmax is freed inside cross_entropy: the peak is at it, 4 + 4 + 4 = 12
+(not 10). In fp32 the two .to() calls return the same tensor (12 bytes, as counted for fp32 already).
+"""
+
+from __future__ import annotations
+
+# family -> (bytes per logit at the loss's peak under a 16-bit compute dtype: training, evaluation (no_grad); the
+# source that says so)
+OWN_LOSS_BYTES_16BIT: dict[str, tuple[int, int, str]] = {
+    "chatglm": (14, 12, "modeling_chatglm.py ChatGLMForConditionalGeneration.forward (THUDM/chatglm3-6b, "
+                    "THUDM/glm-4-9b-chat): fp32 logits + shifted fp32 copy + fp32 log-softmax + the 16-bit cast back"),
+}
+# what core/memory/estimate.py counts for transformers' own loss: 16-bit logits + fp32 upcast + fp32 log-softmax
+TRANSFORMERS_LOSS_BYTES_16BIT = 10
