@@ -23,5 +23,6 @@ def note(model, logits: int, compute_bytes: int) -> str | None:
         return None
     train, evaluation, source = OWN_LOSS_BYTES_16BIT[str(model.family)]
     return (f"{model.family} remote code computes its own loss ({source}): {train} B per logit at the end of the "
-            f"forward, {extra} B more than transformers' loss = {extra * logits / 2**30:.2f} GiB more in the step "
-            f"({logits:,} logits per GPU; {evaluation} B per logit in an evaluation forward)")
+            f"forward, {extra} B more than transformers' loss = {extra * logits / 2**30:.2f} GiB more there, in the "
+            f"step ({logits:,} logits per GPU; the loss's backward holds 12 B per logit either way; {evaluation} B per "
+            f"logit in an evaluation forward)")
