@@ -122,3 +122,21 @@ def test_cli_says_the_phase_and_the_bytes(tmp_path, capsys):
     assert f"{4 * logits / 2**30:.2f} GiB more" in note
     assert d["model"]["name"] == "glm-4-9b-chat"
 
+
+
+@pytest.mark.parametrize("cfg", [
+    replace(LONG, stage="dpo"),                           # DPO/ORPO/RM: the trainer takes log-probs from the logits
+    replace(LONG, stage="sft", reference_model=True),     # LLaMA-Factory KTO/PPO: "sft" with a reference decision
+    replace(LONG, stage="sft", reference_model=False),
+    replace(LONG, fused_ce=True),                         # a fused loss: no [tokens, vocab] logits at all
+])
+def test_no_extra_where_the_trainer_computes_the_loss_itself(cfg):
+    m = load_model("glm-4-9b-chat")
+    assert _step(m, cfg) == _step(replace(m, family="glm"), cfg)
+    assert not any("remote code computes its own loss" in n for n in estimate(m, cfg).notes)
+
+
+def test_pretraining_counts_the_remote_loss_too():
+    m = load_model("chatglm3-6b")
+    cfg = replace(LONG, stage="pt", cutoff_len=8192)
+    assert _step(m, cfg) - _step(replace(m, family="glm"), cfg) > 0

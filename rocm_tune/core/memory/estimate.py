@@ -644,14 +644,14 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     head_params = (params.lm_head or params.embed) if cfg.method == "full" else 0
     head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
     kept = acts.total
+    own_loss = loss_copies.extra_bytes_per_logit(model, compute) if loss_copies.model_computes_loss(cfg) else 0
     if cfg.fused_ce:
         phases = _fused_ce_phases(model, cfg, acts, casts, compute, head_params, head_grad)
     else:
         phases = [
             # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax (a remote-code
             # model's own loss may hold more: core/memory/loss_copies.py)
-            kept + casts.forward + (compute + 8 + loss_copies.extra_bytes_per_logit(model, compute)) * logits
-            + softcap,
+            kept + casts.forward + (compute + 8 + own_loss) * logits + softcap,
             # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
             kept + casts.saved + 12 * logits + softcap,
             # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
@@ -759,8 +759,8 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     acts = _activations(model, cfg, regime, training, notes)
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
-    own_loss = None if cfg.fused_ce else loss_copies.note(model, int(model.vocab_size * acts.tokens),
-                                                            regime.compute_bytes)
+    own_loss = loss_copies.note(model, int(model.vocab_size * acts.tokens), regime.compute_bytes) \
+        if loss_copies.model_computes_loss(cfg) else None
     if own_loss:
         notes.append(own_loss)
     if cfg.fused_ce:

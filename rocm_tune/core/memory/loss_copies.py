@@ -5,6 +5,15 @@ from __future__ import annotations
 from rocm_tune.profiles.model_losses import OWN_LOSS_BYTES_16BIT, TRANSFORMERS_LOSS_BYTES_16BIT
 
 
+def model_computes_loss(cfg) -> bool:
+    """Whether the trainer hands the model its labels, so the model's own forward computes the loss: supervised
+    fine-tuning and pre-training (the Trainer's compute_loss). Preference and RL trainers call the model without
+    labels and take log-probabilities from its logits themselves (TRL DPOTrainer/GRPOTrainer, LLaMA-Factory's DPO/
+    ORPO/KTO/PPO/RM: stage "dpo", or "sft" with a reference decision of the runner's, core/runners/llamafactory.
+    stage_of), as does OpenRLHF for every stage (openrlhf/models/actor.py: no labels)."""
+    return cfg.stage in ("sft", "pt") and cfg.reference_model is None and not getattr(cfg, "fused_ce", False)
+
+
 def extra_bytes_per_logit(model, compute_bytes: int, training: bool = True) -> int:
     """Bytes per [token, vocab] element that the model's own forward holds at the loss's peak on top of what
     transformers' loss holds (16-bit logits + fp32 upcast + fp32 log-softmax); `training`: under autograd (the step),
