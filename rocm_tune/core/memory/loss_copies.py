@@ -10,7 +10,8 @@ def model_computes_loss(cfg) -> bool:
     fine-tuning and pre-training (the Trainer's compute_loss). Preference and RL trainers call the model without
     labels and take log-probabilities from its logits themselves (TRL DPOTrainer/GRPOTrainer, LLaMA-Factory's DPO/
     ORPO/KTO/PPO/RM: stage "dpo", or "sft" with a reference decision of the runner's, core/runners/llamafactory.
-    stage_of), as does OpenRLHF for every stage (openrlhf/models/actor.py: no labels)."""
+    stage_of). OpenRLHF never passes labels either (openrlhf/models/actor.py); its SFT is not told apart here, so a
+    ChatGLM-family OpenRLHF SFT is counted with the remote loss (2 B per logit too many at the step's peak)."""
     return cfg.stage in ("sft", "pt") and cfg.reference_model is None and not getattr(cfg, "fused_ce", False)
 
 
