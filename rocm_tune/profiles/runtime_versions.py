@@ -14,7 +14,7 @@ from __future__ import annotations
 
 # the torch build's ROCm (the wheel, its index, collect_env, torch.version.hip)
 TORCH_ROCM = (
-    r"\btorch(?:vision|audio)?[-=\s]{1,3}\d+\.\d+[\w.]*\+rocm(\d+\.\d+)",
+    r"(?:\btorch(?:vision|audio)?[-=\s]{1,3}|\bPyTorch(?: version)?:?\s*|^\s*)\d+\.\d+[\w.]*\+rocm(\d+\.\d+)",
     r"download\.pytorch\.org/whl/(?:nightly/|test/)?rocm(\d+\.\d+)",
     r"ROCM used to build PyTorch:\s*(\d+\.\d+)",
     r"torch\.version\.hip\W{0,20}(\d+\.\d+)\.\d{5}",
