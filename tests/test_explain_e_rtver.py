@@ -82,6 +82,14 @@ SKEWED = {
         "  File \"C:\\Users\\ana\\venv\\lib\\site-packages\\torch\\cuda\\__init__.py\", line 310, in _lazy_init\n"
         "    raise AssertionError(\"Torch not compiled with CUDA enabled\")\n"
         "AssertionError: Torch not compiled with CUDA enabled\n"),
+    "ck-flash-attn-built-on-rocm64-with-torch-rocm60": (
+        ["6.0", "6.4"],
+        "$ pip list | grep -E 'torch|flash'\ntorch                 2.5.1+rocm6.0\nflash_attn            2.7.4.post1\n"
+        "$ ls -d /opt/rocm-*\n/opt/rocm-6.4.1/\n" + TB +
+        "  File \"/home/ana/venv/lib/python3.12/site-packages/flash_attn/flash_attn_interface.py\", line 91, in "
+        "_flash_attn_forward\n    out, softmax_lse, S_dmask, rng_state = flash_attn_gpu.fwd(\n"
+        "RuntimeError: HIP Function Failed (/src/flash-attention/csrc/composable_kernel/include/ck_tile/host/"
+        "kernel_launch_hip.hpp,77) shared object initialization failed\n"),
 }
 
 # the same failures with one ROCm release (or one vendor) in view: hip_error
@@ -103,6 +111,14 @@ SAME = {
         "Found existing installation: torch 2.2.0+rocm5.7\nUninstalling torch-2.2.0+rocm5.7:\n"
         "Successfully installed torch-2.3.0+rocm6.0\n$ cat /opt/rocm/.info/version\n6.0.2-115\n" + NOISE + FAULT,
 }
+
+
+def test_hip_out_of_memory_with_two_releases_stays_gpu_oom(tmp_path):
+    # FAMILIES.md: any failed device allocation is gpu_oom, whatever else the log shows
+    r = _root(tmp_path, "torch 2.3.1+rocm5.7\n" + HIPCONFIG_61 + NOISE + TB +
+              "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+              "23.98 GiB of which 1.05 GiB is free. Of the allocated memory 21.60 GiB is allocated by PyTorch\n")
+    assert r.family == "gpu_oom", (r.code, r.title)
 
 
 @pytest.mark.parametrize("name", sorted(SKEWED))
@@ -138,6 +154,9 @@ def test_fix_names_the_wheel_index_of_the_installed_rocm(tmp_path):
     ("C:\\Program Files\\AMD\\ROCm\\5.7\\bin\\amdhip64.dll", "system", "5.7"),
     ("/opt/rocm-5.6.1/lib/libamdhip64.so.5", "system", "5.6"),
     ("libbitsandbytes_rocm64.so", "library", "6.4"),
+    ("hip-runtime-amd/jammy,now 6.1.40091.60102-119~22.04 amd64 [installed]", "system", "6.1"),
+    ("$ docker run -it --device=/dev/kfd rocm/pytorch:rocm6.2_ubuntu22.04_py3.10_pytorch_release_2.3.0", "system",
+     "6.2"),
 ])
 def test_reader_spellings(text, role, version):
     got = read_rocm_versions(text)

@@ -36,7 +36,7 @@ from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB f
 from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
-from rocm_tune.core.runs.diagnose.runtime_skew import runtime_skew
+from rocm_tune.core.runs.diagnose.runtime_skew import hip_failure, runtime_skew
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -1925,8 +1925,9 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         return (f"torch fell back to its CUDA path although {m.group(1)} is installed: the {m.group(1)} and torch "
                 "releases do not match, so the plugin did not take over the device calls",
                 f"install the torch release {m.group(1)} was built for (its release notes pin it), then rerun")
-    if r.family in ("hip_error", "cuda_error"):
-        # e-rtver (issue 26): a HIP/CUDA runtime failure next to a runtime disagreement the log shows
+    if r.family in ("hip_error", "cuda_error") or (r.family != "gpu_oom" and hip_failure(r.first.text)):
+        # e-rtver (issue 26): a HIP/CUDA runtime failure (also one another component raised) next to a runtime
+        # disagreement the log shows
         return runtime_skew(r.first.text, "\n".join([blob, r.first.pre]))
     return None
 

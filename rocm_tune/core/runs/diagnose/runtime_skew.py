@@ -14,7 +14,8 @@ from rocm_tune.profiles import runtime_versions as rv
 
 _TORCH = [re.compile(p, re.M) for p in rv.TORCH_ROCM]
 _SYSTEM = [re.compile(p, re.M) for p in rv.SYSTEM_ROCM]
-_LIBRARY = [re.compile(p, re.M) for p in rv.LIBRARY_ROCM_DIGITS]
+_LIBRARY = [re.compile(p, re.M) for p in rv.LIBRARY_ROCM]
+_HIP_FAILURE = re.compile(rv.HIP_FAILURE_SAYS)
 _ROCM_TORCH = re.compile(rv.ROCM_TORCH_SAYS)
 _CUDA_TORCH = re.compile(rv.CUDA_TORCH_SAYS)
 _CPU_TORCH = re.compile(rv.CPU_TORCH_SAYS)
@@ -47,14 +48,16 @@ class RocmVersions:
 
 def read_rocm_versions(blob: str) -> RocmVersions:
     out = RocmVersions()
-    for rxs, into in ((_TORCH, out.torch), (_SYSTEM, out.system)):
+    for rxs, into in ((_TORCH, out.torch), (_SYSTEM, out.system), (_LIBRARY, out.library)):
         for rx in rxs:
             for m in rx.finditer(blob):
-                into.setdefault(m.group(1), m.group(0).strip())
-    for rx in _LIBRARY:
-        for m in rx.finditer(blob):
-            out.library.setdefault(f"{m.group(1)}.{m.group(2)}", m.group(0))
+                into.setdefault(f"{int(m.group('maj'))}.{int(m.group('min'))}", m.group(0).strip())
     return out
+
+
+def hip_failure(text: str) -> bool:
+    """The line is a HIP/ROCm runtime failure, whichever layer printed it."""
+    return bool(_HIP_FAILURE.search(text))
 
 
 def _vendor_skew(blob: str) -> tuple[str, str] | None:
