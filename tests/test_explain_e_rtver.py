@@ -90,6 +90,12 @@ SKEWED = {
         "_flash_attn_forward\n    out, softmax_lse, S_dmask, rng_state = flash_attn_gpu.fwd(\n"
         "RuntimeError: HIP Function Failed (/src/flash-attention/csrc/composable_kernel/include/ck_tile/host/"
         "kernel_launch_hip.hpp,77) shared object initialization failed\n"),
+    "vllm-cuda-wheel-on-radeon-libcudart": (
+        ["libcudart", "ROCm build"],
+        "$ rocminfo | grep gfx\n  Name:                    gfx1100\n" + TB +
+        "  File \"/home/ana/venv/lib/python3.10/site-packages/vllm/__init__.py\", line 3, in <module>\n"
+        "    from vllm._C import ops\n"
+        "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"),
 }
 
 # the same failures with one ROCm release (or one vendor) in view: hip_error
@@ -135,6 +141,12 @@ def test_runtime_disagreement_is_version_check(tmp_path, name):
 def test_one_release_in_view_stays_hip_error(tmp_path, name):
     r = _root(tmp_path, SAME[name])
     assert r.family == "hip_error", (name, r.code, r.title)
+
+
+def test_libcudart_missing_on_nvidia_box_is_not_a_vendor_mismatch(tmp_path):
+    r = _root(tmp_path, NVIDIA_SMI + TB + "ImportError: libcudart.so.12: cannot open shared object file: No such file "
+              "or directory\n")
+    assert r.family != "version_check", (r.code, r.title)
 
 
 def test_fix_names_the_wheel_index_of_the_installed_rocm(tmp_path):

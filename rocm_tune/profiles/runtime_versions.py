@@ -47,8 +47,13 @@ ROCM_TORCH_SAYS = r"No HIP GPUs are available|\+rocm\d+\.\d"
 # a HIP/ROCm runtime failure as any layer prints it (torch, TensorFlow's XLA, CK/flash-attn, rocBLAS, MIOpen, HSA)
 HIP_FAILURE_SAYS = (r"\bHIP error\b|\bhipError[A-Z]\w+|\bHIP_ERROR_\w+|HIP Function Failed|\bHSA_STATUS_ERROR_\w+|"
                     r"rocBLAS error:|MIOpen(?:\(HIP\))?: Error|Memory access fault by GPU")
-CUDA_TORCH_SAYS = r"Found no NVIDIA driver on your system|No CUDA GPUs are available|\+cu1\d{1,2}\b"
+CUDA_TORCH_SAYS = (r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization failed|"
+                   r"\+cu1\d{1,2}\b")
 CPU_TORCH_SAYS = r"Torch not compiled with CUDA enabled"
+
+# the CUDA runtime's shared libraries (a binary asking for one was built for CUDA)
+CUDA_RUNTIME_LIBS = frozenset({"libcudart", "libcublas", "libcublasLt", "libcusparse", "libcufft", "libcurand",
+                               "libcusolver", "libnvrtc", "libcudnn", "libnvToolsExt", "libnccl", "libcuda"})
 
 # what shows the box is NVIDIA's: nvidia-smi's header and GPU names, the CUDA driver, or a host with only NVIDIA
 # GPUs (Modal's image builder and runner lines, Google Colab, Kaggle)

@@ -36,7 +36,7 @@ from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB f
 from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
-from rocm_tune.core.runs.diagnose.runtime_skew import hip_failure, runtime_skew
+from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -1907,6 +1907,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         m = _SONAME_MISSING.search(r.first.text)
         if m is None:
             return None
+        if vendor := cuda_library_on_amd(m.group(1), "\n".join([blob, r.first.pre])):
+            return vendor
         seen = (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
                 _runtime_major_differs(m.group(1), m.group(2), blob))
         if seen:

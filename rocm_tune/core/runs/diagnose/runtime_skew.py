@@ -81,6 +81,18 @@ def _vendor_skew(blob: str) -> tuple[str, str] | None:
             "https://download.pytorch.org/whl/rocmX.Y; torch.version.hip must not be None)")
 
 
+def cuda_library_on_amd(lib: str, blob: str) -> tuple[str, str] | None:
+    """(title, fix) when a binary asks for a CUDA runtime library (its soname `lib`) on the AMD machine the log shows:
+    the package was installed as its CUDA build."""
+    if lib not in rv.CUDA_RUNTIME_LIBS or _NVIDIA.search(blob) or not (a := _AMD.search(blob)):
+        return None
+    return (f"a CUDA (NVIDIA) build asks for {lib} on an AMD GPU machine ({a.group(0)}): the package was installed "
+            "as its CUDA wheel, not its ROCm build",
+            "install the package's ROCm build (PyTorch's and its extensions' wheels from --index-url "
+            "https://download.pytorch.org/whl/rocmX.Y, or the ROCm fork/wheel the project documents; build it with "
+            "ROCM_HOME set), never the default CUDA wheel")
+
+
 def runtime_skew(text: str, blob: str) -> tuple[str, str] | None:
     """(title, fix) when a HIP/CUDA runtime failure (its line `text`) comes with a runtime disagreement the log
     (`blob`) shows, else None."""
