@@ -96,6 +96,13 @@ SKEWED = {
         "  File \"/home/ana/venv/lib/python3.10/site-packages/vllm/__init__.py\", line 3, in <module>\n"
         "    from vllm._C import ops\n"
         "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"),
+    "collect-env-cuda-torch-on-radeon": (
+        ["CUDA used to build PyTorch: 12.1", "ROCm build"],
+        "Is debug build: False\nCUDA used to build PyTorch: 12.1\n"
+        "ROCM used to build PyTorch: N/A\n\nGPU models and configuration: Could not collect\n"
+        "$ lspci | grep VGA\n03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 "
+        "[Radeon RX 7900 XT/7900 XTX] (rev c8)\n" + TB +
+        "RuntimeError: No CUDA GPUs are available\n"),
 }
 
 # the same failures with one ROCm release (or one vendor) in view: hip_error

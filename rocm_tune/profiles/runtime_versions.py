@@ -42,14 +42,17 @@ LIBRARY_ROCM = (
     r"\blibbitsandbytes_rocm(?P<maj>\d)(?P<min>\d)\b",
 )
 
-# a ROCm torch's own words (no other build prints them) and the CUDA build's (a CUDA torch, or a CPU one)
-ROCM_TORCH_SAYS = r"No HIP GPUs are available|\+rocm\d+\.\d"
+# a ROCm torch's own words (no other build prints them: a HIP error, its GPU count, its wheel version), the CUDA
+# build's (its CUDA init errors, a +cu wheel, collect_env's `CUDA used to build PyTorch: 12.1`) and a CPU-only build's
+# (torch/cuda/__init__.py's assertion, a +cpu wheel, collect_env with neither runtime)
+ROCM_TORCH_SAYS = r"No HIP GPUs are available|\+rocm\d+\.\d|\bHIP error\b|\bhipError[A-Z]\w+"
+CUDA_TORCH_SAYS = (r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization failed|"
+                   r"\+cu1\d{1,2}\b|CUDA used to build PyTorch: 1\d\.\d")
+CPU_TORCH_SAYS = (r"Torch not compiled with CUDA enabled|\btorch(?:==|-|[ \t]+)\d+\.\d+[\w.]*\+cpu\b|"
+                  r"CUDA used to build PyTorch: (?:None|N/A)\s*\nROCM used to build PyTorch: N/A")
 # a HIP/ROCm runtime failure as any layer prints it (torch, TensorFlow's XLA, CK/flash-attn, rocBLAS, MIOpen, HSA)
 HIP_FAILURE_SAYS = (r"\bHIP error\b|\bhipError[A-Z]\w+|\bHIP_ERROR_\w+|HIP Function Failed|\bHSA_STATUS_ERROR_\w+|"
                     r"rocBLAS error:|MIOpen(?:\(HIP\))?: Error|Memory access fault by GPU")
-CUDA_TORCH_SAYS = (r"Found no NVIDIA driver on your system|No CUDA GPUs are available|CUDA driver initialization failed|"
-                   r"\+cu1\d{1,2}\b")
-CPU_TORCH_SAYS = r"Torch not compiled with CUDA enabled"
 
 # the CUDA runtime's shared libraries (a binary asking for one was built for CUDA)
 CUDA_RUNTIME_LIBS = frozenset({"libcudart", "libcublas", "libcublasLt", "libcusparse", "libcufft", "libcurand",

@@ -68,7 +68,7 @@ def _vendor_skew(blob: str) -> tuple[str, str] | None:
                 "install the CUDA build of torch for this NVIDIA GPU (drop the --index-url .../whl/rocmX.Y; e.g. "
                 "pip install torch --index-url https://download.pytorch.org/whl/cu121)")
     a = _AMD.search(blob)
-    if a is None or _NVIDIA.search(blob):
+    if a is None or _NVIDIA.search(blob) or _ROCM_TORCH.search(blob):     # a ROCm torch is there: not torch's build
         return None
     if m := _CUDA_TORCH.search(blob):
         build = "a CUDA (NVIDIA) build of torch"
