@@ -103,6 +103,10 @@ SKEWED = {
         "$ lspci | grep VGA\n03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 "
         "[Radeon RX 7900 XT/7900 XTX] (rev c8)\n" + TB +
         "RuntimeError: No CUDA GPUs are available\n"),
+    "code-object-from-newer-compiler": (
+        ["unsupported code object version: 6", "compiler"],
+        "$ ./bench\nLoaderError: unsupported code object version: 6\n"
+        "hipModuleLoad(&module, \"kernels.hsaco\") failed: hipErrorInvalidImage\n"),
 }
 
 # the same failures with one ROCm release (or one vendor) in view: hip_error

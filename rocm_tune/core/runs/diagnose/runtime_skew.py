@@ -25,6 +25,9 @@ _AMD = re.compile(rv.AMD_BOX)
 # <file>` only when the file is there and Tensile's loader could not parse it (another rocBLAS/Tensile release's file)
 _TENSILE_UNREADABLE = re.compile(r"rocBLAS error: Could not load (\S*TensileLibrary\S*)")
 _TENSILE_ABSENT = re.compile(r"rocBLAS error: Cannot read \S*TensileLibrary")
+# ROCr's code object loader (amd_hsa_loader.cpp): a code object whose version this runtime does not know was built by
+# another (newer) ROCm's compiler
+_COV_UNSUPPORTED = re.compile(r"LoaderError: unsupported code object version: \d+")
 
 
 @dataclass
@@ -104,6 +107,10 @@ def runtime_skew(text: str, blob: str) -> tuple[str, str] | None:
                 "use one ROCm release for everything in the process: the torch wheel for the installed ROCm (or "
                 "libraries built against the ROCm torch bundles); unset ROCBLAS_TENSILE_LIBPATH / LD_LIBRARY_PATH "
                 "entries that point at another ROCm")
+    if m := _COV_UNSUPPORTED.search(text + "\n" + blob):
+        return (f"the ROCm runtime cannot load a kernel built by another ROCm's compiler ({m.group(0)})",
+                "build the extension/program with the installed ROCm's compiler (or install the ROCm runtime it was "
+                "built with): the compiler and the runtime must come from one ROCm release")
     if got := _vendor_skew(blob + "\n" + text):
         return got
     skew = read_rocm_versions(blob + "\n" + text).skew()
