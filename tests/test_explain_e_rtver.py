@@ -160,6 +160,11 @@ def test_libcudart_missing_on_nvidia_box_is_not_a_vendor_mismatch(tmp_path):
     assert r.family != "version_check", (r.code, r.title)
 
 
+def test_cause_is_the_disagreement_not_the_gfx(tmp_path):
+    r = _root(tmp_path, SKEWED["torch-rocm57-on-hip61-invalid-device-function"][1])
+    assert "do not belong together" in r.cause and "gfx" not in r.cause
+
+
 def test_fix_names_the_wheel_index_of_the_installed_rocm(tmp_path):
     r = _root(tmp_path, SKEWED["torch-rocm57-on-hip61-invalid-device-function"][1])
     assert "whl/rocm6.1" in r.fix

@@ -1940,6 +1940,10 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     got = _version_reading(r, "\n".join(texts))
     if got is not None:
+        if r.family in ("hip_error", "cuda_error"):
+            # e-rtver: the runtime signature's cause (no kernel for the gfx, a driver...) is not this one's
+            r.cause = ("the log shows GPU runtime components that do not belong together (builds for different ROCm "
+                       "releases, or for another vendor's GPUs); the runtime error is their consequence")
         r.family, r.title, r.fix = "version_check", got[0], got[1]
 
 
