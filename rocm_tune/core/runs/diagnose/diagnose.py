@@ -36,6 +36,7 @@ from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB f
 from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
+from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -1906,6 +1907,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         m = _SONAME_MISSING.search(r.first.text)
         if m is None:
             return None
+        if vendor := cuda_library_on_amd(m.group(1), "\n".join([blob, r.first.pre])):
+            return vendor
         seen = (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
                 _runtime_major_differs(m.group(1), m.group(2), blob))
         if seen:
@@ -1924,6 +1927,10 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         return (f"torch fell back to its CUDA path although {m.group(1)} is installed: the {m.group(1)} and torch "
                 "releases do not match, so the plugin did not take over the device calls",
                 f"install the torch release {m.group(1)} was built for (its release notes pin it), then rerun")
+    if r.family in ("hip_error", "cuda_error") or (r.family != "gpu_oom" and hip_failure(r.first.text)):
+        # e-rtver (issue 26): a HIP/CUDA runtime failure (also one another component raised) next to a runtime
+        # disagreement the log shows
+        return runtime_skew(r.first.text, "\n".join([blob, r.first.pre]))
     return None
 
 
@@ -1933,6 +1940,10 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     got = _version_reading(r, "\n".join(texts))
     if got is not None:
+        if r.family in ("hip_error", "cuda_error"):
+            # e-rtver: the runtime signature's cause (no kernel for the gfx, a driver...) is not this one's
+            r.cause = ("the log shows GPU runtime components that do not belong together (builds for different ROCm "
+                       "releases, or for another vendor's GPUs); the runtime error is their consequence")
         r.family, r.title, r.fix = "version_check", got[0], got[1]
 
 
