@@ -564,8 +564,12 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                       and job.runner == "megatron")
     # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
     # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
-    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
-                                   precision="pure_bf16" if megatron_mixed else cfg.precision))
+    cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
+                   precision="pure_bf16" if megatron_mixed else cfg.precision)
+    te_notes: list[str] = []
+    if megatron_mixed and job is not None:
+        cfg1, te_notes = _megatron_kernels(job, model, cfg1)
+    est1 = estimate(model, cfg1)
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
@@ -604,7 +608,26 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         if eval_batch else None,
         "save": _phase(st),
     }
-    return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note] + notes_ce
+    kept = [n for n in est1.notes if "ZeRO" not in n and not (te_notes and n.startswith("Liger kernels:"))]
+    return phases, int(host), kept + te_notes + [note] + notes_ce
+
+
+def _megatron_kernels(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:
+    """Megatron-core's own layer kernels, which keep what Liger's keep (counted with the same flags): Transformer
+    Engine's RMSNorm saves its 16-bit input and an fp32 rsigma per row (TENorm, --transformer-impl transformer_engine,
+    the default), and the fused SwiGLU saves only its input, the gate and up halves of linear_fc1's output
+    (megatron/core/fusions/fused_bias_swiglu.py SwiGLUFunction: ctx.save_for_backward(input); used while
+    bias_swiglu_fusion is on, the default, --no-bias-swiglu-fusion turns it off)."""
+    te = str(job.get("transformer_impl") or "transformer_engine").lower() == "transformer_engine"
+    rms = te and "rms" in str(job.get("normalization") or "RMSNorm").lower()
+    glu = bool(model.gated_mlp) and not as_bool(job.get("no_bias_swiglu_fusion"))
+    if not (rms or glu):
+        return cfg, []
+    said = [k for k, on in (("Transformer Engine's RMSNorm keeps its 16-bit input and an fp32 rsigma per row", rms),
+                            ("the fused SwiGLU keeps only linear_fc1's output (gate and up)", glu)) if on]
+    return (replace(cfg, liger_norm=cfg.liger_norm or rms, liger_swiglu=cfg.liger_swiglu or glu),
+            ["Megatron-core kernels: " + " and ".join(said) + " (megatron/core/fusions/fused_bias_swiglu.py, "
+             "transformer_engine.pytorch RMSNorm)"])
 
 
 # DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs, written for a model
@@ -634,6 +657,11 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
                    f"states sharded as it shards them, {cfg.cutoff_len} tokens of each sequence per GPU")
     else:
         sp_note = None
+    if lay is None and spec is None and not cfg.zero_stage and job.runner == "megatron" and sp_note is None:
+        # Megatron-LM's own data parallel at TP = PP = CP = 1: the same 16-bit module, fp32 main gradients and
+        # master weights as under any split (megatron/core/distributed/param_and_grad_buffer.py), not a transformers
+        # model under torch DDP and autocast
+        lay = megatron.Layout()
     if lay is not None and spec is None:
         phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
