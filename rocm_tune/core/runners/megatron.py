@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+from rocm_tune.profiles import primus_recipes
 
 ML = "NVIDIA/Megatron-LM:megatron/training/arguments.py"
 DEFAULTS = {
@@ -233,6 +234,10 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
     if str(over.get("peft") or "").lower() in ("lora", "dora"):
         flags["tuner_type"] = ("lora", lines.get("peft", 0))
     flags.update(primus_lora(over, lines))
+    recipe = primus_recipes.recipe_lora(str(mod.get("model") or "")) \
+        if str(mod.get("framework")) == "megatron_bridge" and flags.get("tuner_type", ("",))[0] == "lora" else None
+    if recipe is not None and "lora_rank" not in flags:
+        flags["lora_rank"] = (str(recipe[0]), lines.get("model", 0))
     prec = str(over.get("precision_config") or "").lower()
     if "bf16" in prec:
         flags["bf16"] = ("true", lines.get("precision_config", 0))
@@ -252,6 +257,10 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
         extra = []
     out, notes = read_flags(flags, file)
     notes += extra
+    if recipe is not None and "lora_target" not in out:
+        out["lora_target"] = Setting("lora_target", ",".join(recipe[1]), file, lines.get("model"), "model", "yaml")
+        notes.append(f"{mod.get('model')}: its recipe builds its own LoRA, rank {recipe[0]} on {', '.join(recipe[1])} "
+                     f"(the override peft: lora, a string, does not replace it; {recipe[2]})")
     if used:
         notes.append(f"Primus placeholders ${{VAR:default}}: the defaults {', '.join(dict.fromkeys(used))} (the "
                      f"variables are not set in the files; {PRIMUS_ENV_SRC})")
