@@ -141,6 +141,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         put("output_dir", f["save"][0], "save", f["save"][1])
     if "no_save_optim" in f:           # --no-save-optim: the checkpoint holds no optimizer state
         put("save_only_model", True, "no_save_optim", f["no_save_optim"][1])
+    for native in ("transformer_impl", "normalization"):      # the layer kernels' saved tensors (check.py)
+        if native in f:
+            put(native, str(f[native][0]), native, f[native][1])
+    if "no_bias_swiglu_fusion" in f and as_bool(f["no_bias_swiglu_fusion"][0]) is not False:
+        put("no_bias_swiglu_fusion", True, "no_bias_swiglu_fusion", f["no_bias_swiglu_fusion"][1])
     for native in ("lora_rank", "lora_alpha"):
         if native in f:
             put(native, f[native][0], native, f[native][1])

@@ -1,0 +1,122 @@
+"""`check` over-estimates (issue 26, c-over2): Megatron-LM at TP = PP = CP = 1 is Megatron's own 16-bit module with
+fp32 main gradients (not a transformers model under torch DDP), Megatron-core's layer kernels keep what their
+source saves (TE RMSNorm: 16-bit input + fp32 rsigma; the fused SwiGLU: linear_fc1's output only), and a Primus
+Megatron-Bridge model file whose recipe builds its own LoRA is read with that LoRA. The configs are written here
+(none is a corpus case); the expected bytes are the sources' formulas."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rocm_tune.cli import main
+from rocm_tune.profiles import primus_recipes
+
+# Llama-3.1-8B (the preset's shape): 32 layers, hidden 4096, MLP 14336, 8,030,261,248 parameters
+LAYERS, HIDDEN, MLP, PARAMS = 32, 4096, 14336, 8_030_261_248
+SEQ = 4096
+MEGATRON = """torchrun --nproc_per_node 8 pretrain_gpt.py \\
+  --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 \\
+  --group-query-attention --num-query-groups 8 --swiglu --normalization RMSNorm \\
+  --seq-length 4096 --max-position-embeddings 8192 --micro-batch-size 1 --global-batch-size 64 \\
+  --tensor-model-parallel-size 1 --pipeline-model-parallel-size 1 --bf16 \\
+  --train-iters 100 --lr 3e-4 --data-path /data/text_document{extra}
+"""
+
+
+def _check(tmp_path: Path, name: str, files: dict[str, str], args: list[str], capsys) -> dict:
+    paths = []
+    for fname, text in files.items():
+        p = tmp_path / name / fname
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        paths.append(str(p))
+    rc = main(["check", *paths, *args, "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def _megatron(tmp_path, capsys, extra: str = "", name: str = "a") -> dict:
+    return _check(tmp_path, name, {"train.sh": MEGATRON.format(extra=extra)},
+                  ["--gpu", "mi300x", "--model", "llama-3.1-8b"], capsys)
+
+
+def _step(j: dict) -> int:
+    return int(j["memory"]["step"]["peak_allocated_bytes"])
+
+
+def test_megatron_data_parallel_keeps_megatrons_own_states(tmp_path, capsys):
+    j = _megatron(tmp_path, capsys)
+    assert j["runner"] == "megatron" and j["understood"]["method"] == "full"
+    # bf16 weights 2 + fp32 main gradients 4 (param_and_grad_buffer) + fp32 master 4 + Adam moments 8 = 18 B/param,
+    # not a DDP reducer's buckets next to fp32 weights
+    assert j["memory"]["save"]["peak_allocated_bytes"] == 18 * PARAMS
+    assert any(n.startswith("Megatron TP 1, PP 1, CP 1 over 8 GPU(s)") for n in j["notes"])
+    assert not any("DDP: the reducer" in n for n in j["notes"])
+
+
+def test_unfused_swiglu_keeps_one_more_intermediate_per_layer(tmp_path, capsys):
+    fused = _megatron(tmp_path, capsys, name="fused")
+    plain = _megatron(tmp_path, capsys, " --no-bias-swiglu-fusion", name="plain")
+    # SwiGLUFunction saves only its input (gate and up); unfused, silu's output is kept too: 2 bytes x MLP width
+    assert _step(plain) - _step(fused) == LAYERS * SEQ * 2 * MLP
+    assert any("fused SwiGLU" in n for n in fused["notes"])
+    assert not any("fused SwiGLU" in n for n in plain["notes"])
+
+
+@pytest.mark.parametrize("extra", [" --transformer-impl local", " --normalization LayerNorm"])
+def test_te_rmsnorm_keeps_its_16bit_input_and_one_rsigma(tmp_path, capsys, extra):
+    te = _megatron(tmp_path, capsys, name="te")
+    other = _megatron(tmp_path, capsys, extra, name="other")
+    # two norms a layer: an fp32 input (4 h) and, the weight training, the 16-bit normalised input (2 h) each,
+    # against TE's 16-bit input (2 h) and one fp32 rsigma (4 bytes) each
+    per_token_layer = 2 * (4 * HIDDEN + 2 * HIDDEN) - 2 * (2 * HIDDEN + 4)
+    assert _step(other) - _step(te) == LAYERS * SEQ * per_token_layer
+    assert not any("RMSNorm keeps" in n for n in other["notes"])
+
+
+# a Primus experiment (Megatron-Bridge) on the MLPerf recipe's model file, written here
+PRIMUS = """modules:
+  post_trainer:
+    framework: megatron_bridge
+    config: sft_trainer.yaml
+    model: {model}
+    overrides:
+      tensor_model_parallel_size: 1
+      pipeline_model_parallel_size: 1
+      peft: lora
+      seq_length: 4096
+      micro_batch_size: 1
+      global_batch_size: 16
+"""
+
+
+def test_primus_recipe_lora_is_the_recipes_own(tmp_path, capsys):
+    j = _check(tmp_path, "mlperf", {"exp.yaml": PRIMUS.format(model="llama2_70b_lora_mxfp4.yaml"),
+                                    "config_MI300X_1x8x1.sh": "export GPUS_PER_NODE=8\nexport NNODES=1\n"},
+               ["--gpu", "mi300x"], capsys)
+    u = j["understood"]
+    assert u["method"] == "lora" and u["lora_rank"] == 16
+    assert u["lora_targets"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    assert any("its recipe builds its own LoRA" in n for n in j["notes"])
+
+
+def test_primus_model_file_without_a_recipe_lora_keeps_the_default(tmp_path, capsys):
+    j = _check(tmp_path, "other", {"exp.yaml": PRIMUS.format(model="llama3_8b_lora.yaml")}, ["--gpu", "mi300x"],
+               capsys)
+    assert j["understood"]["method"] == "lora"
+    assert not any("its recipe builds its own LoRA" in n for n in j["notes"])
+
+
+@pytest.mark.parametrize("name", ["llama2_70b_lora_mxfp4.yaml", "LLAMA2_70B_LORA_MXFP4.yml",
+                                  "primus/configs/models/megatron_bridge/llama2_70b_lora_mxfp4.yaml"])
+def test_recipe_lora_spellings(name):
+    assert primus_recipes.recipe_lora(name) == (16, ("q_proj", "k_proj", "v_proj", "o_proj"),
+                                                primus_recipes.RECIPE_LORA["llama2_70b_lora_mxfp4"][2])
+
+
+def test_recipe_lora_unknown_file():
+    assert primus_recipes.recipe_lora("llama2_70b_lora.yaml") is None
