@@ -120,3 +120,46 @@ def test_recipe_lora_spellings(name):
 
 def test_recipe_lora_unknown_file():
     assert primus_recipes.recipe_lora("llama2_70b_lora.yaml") is None
+
+
+# QwenLM qwen-vl-finetune (qwenvl/train/train_qwen.py), written here after its README's example command
+QWEN_VL = """torchrun --nproc_per_node 4 qwen-vl-finetune/qwenvl/train/train_qwen.py \\
+  --model_name_or_path Qwen/Qwen2.5-VL-7B-Instruct --dataset_use my_data \\
+  --tune_mm_llm True{extra} --bf16 --per_device_train_batch_size 1 \\
+  --model_max_length 4096 --gradient_checkpointing True --output_dir out
+"""
+
+
+def _qwen_vl(tmp_path, capsys, extra: str, name: str) -> dict:
+    return _check(tmp_path, name, {"train.sh": QWEN_VL.format(extra=extra)}, ["--gpu", "mi300x"], capsys)
+
+
+def test_qwen_vl_finetune_defaults_freeze_the_tower_and_cap_images_at_576_tokens(tmp_path, capsys):
+    j = _qwen_vl(tmp_path, capsys, "", "default")
+    # DataArguments.max_pixels = 28 * 28 * 576: 576 tokens of 28 x 28 pixels (Qwen2.5-VL's 14-pixel patches, 2x2
+    # merge); ModelArguments.tune_mm_vision = False: the tower's parameters do not train
+    assert j["understood"]["image_tokens"] == 576
+    assert any("vision tower frozen (tune_mm_vision not set" in a for a in j["assumptions"])
+
+
+def test_qwen_vl_finetune_reads_its_own_flags(tmp_path, capsys):
+    j = _qwen_vl(tmp_path, capsys, " --tune_mm_vision True --max_pixels 1003520", "own")
+    assert j["understood"]["image_tokens"] == 1003520 // (28 * 28)
+    assert any("vision tower trained (tune_mm_vision True" in a for a in j["assumptions"])
+
+
+def test_qwen_vl_finetune_lora_enable_is_rank_64_on_attention(tmp_path, capsys):
+    j = _qwen_vl(tmp_path, capsys, " --lora_enable True", "lora")
+    u = j["understood"]
+    assert u["method"] == "lora" and u["lora_rank"] == 64
+    assert u["lora_targets"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    r = _qwen_vl(tmp_path, capsys, " --lora_enable True --lora_r 16", "lora16")
+    assert r["understood"]["lora_rank"] == 16
+
+
+def test_a_train_qwen_py_elsewhere_is_not_qwen_vl_finetune():
+    from rocm_tune.core.runners import hf
+
+    assert hf.is_qwen_vl_finetune("torchrun qwen-vl-finetune/qwenvl/train/train_qwen.py", {})
+    assert hf.is_qwen_vl_finetune("python train.py", {"tune-mm-llm": ("True", 3)})
+    assert not hf.is_qwen_vl_finetune("torchrun scripts/train_qwen.py", {"model_max_length": ("4096", 2)})
