@@ -787,16 +787,33 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
 
 
 # ------------------------------------------------------------------------------------------------ findings
-def _eval_on(job: formats.Job) -> bool:
+SWIFT_SPLIT_SRC = ("modelscope/ms-swift:swift/llm/argument/base_args/data_args.py (DataArguments.split_dataset_ratio "
+                   "0.01 until 3.6, 0 since #4798; __post_init__: streaming sets it to 0) and train_args.py (no "
+                   "val_dataset and split_dataset_ratio 0: eval_strategy 'no')")
+
+
+def _swift_eval_on(job: formats.Job, tower=None) -> bool:
+    """ms-swift evaluates only with a validation set: --val_dataset, or a split of the training data
+    (split_dataset_ratio > 0; SWIFT_SPLIT_SRC). The ratio's default is 0.01 in 3.0-3.5 (2.x: dataset_test_ratio
+    0.01) and 0 since 3.6 (a 4.x flag, or a model only a later release supports, says the newer); from 3.0 on
+    --streaming true sets it to 0."""
+    g = job.get
+    if str(g("eval_strategy", "steps")).lower() == "no":
+        return False
+    if g("eval_dataset") is not None:
+        return True
+    if not _swift2(job) and as_bool(g("streaming")):
+        return False
+    try:
+        return float(str(g("val_size", 0.0 if _swift_new(job, tower) else 0.01))) > 0
+    except ValueError:
+        return True
+
+
+def _eval_on(job: formats.Job, tower=None) -> bool:
     g = job.get
     if job.runner == "ms-swift":
-        # ms-swift 3 evaluates by default: split_dataset_ratio 0.01, eval_strategy follows save_strategy
-        if str(g("eval_strategy", "steps")).lower() == "no":
-            return False
-        try:
-            return float(str(g("val_size", 0.01))) > 0 or g("eval_dataset") is not None
-        except ValueError:
-            return True
+        return _swift_eval_on(job, tower)
     strat = str(g("evaluation_strategy", g("eval_strategy", "no"))).lower()
     if strat in ("steps", "epoch"):
         return True
@@ -1392,7 +1409,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
     eval_batch = None
-    if _eval_on(job):
+    if _eval_on(job, getattr(model, "vision", None)):
         eval_batch = eval_batch_default(job, cfg, {**runner_defaults(runner), **job.defaults})
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
@@ -1664,7 +1681,7 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
     except UserError:
         rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
         return rep
-    ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij) else None
+    ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij, getattr(model, "vision", None)) else None
     keys: dict = {}
     if not _fits(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu):
         hit = search_fix(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu) \
