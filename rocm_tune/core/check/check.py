@@ -620,7 +620,8 @@ def _megatron_kernels(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainC
     bias_swiglu_fusion is on, the default, --no-bias-swiglu-fusion turns it off)."""
     te = str(job.get("transformer_impl") or "transformer_engine").lower() == "transformer_engine"
     rms = te and "rms" in str(job.get("normalization") or "RMSNorm").lower()
-    glu = bool(model.gated_mlp) and not as_bool(job.get("no_bias_swiglu_fusion"))
+    # gpt-oss's clamped SwiGLU with its +1 offset is not the fused kernel's plain SiLU-mul (as for Liger)
+    glu = bool(model.gated_mlp) and str(model.family) != "gpt_oss" and not as_bool(job.get("no_bias_swiglu_fusion"))
     if not (rms or glu):
         return cfg, []
     said = [k for k, on in (("Transformer Engine's RMSNorm keeps its 16-bit input and an fp32 rsigma per row", rms),

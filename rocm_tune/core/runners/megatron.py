@@ -195,6 +195,7 @@ def primus_module(d) -> dict | None:
 # variable, else the default (AMD-AGI/Primus:primus/core/config/yaml_loader.py, ENV_PATTERN / _resolve_env_in_string)
 PRIMUS_ENV = re.compile(r"\$\{([^:{}]+)(?::([^}]*))?\}")
 PRIMUS_ENV_SRC = "AMD-AGI/Primus:primus/core/config/yaml_loader.py"
+PRIMUS_BASE = "AMD-AGI/Primus:primus/configs/modules/megatron/trainer_base.yaml"
 
 
 def primus_env(value, used: list[str]):
@@ -248,11 +249,15 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
         flags["bf16"] = ("true", lines.get("precision_config", 0))
     elif "fp16" in prec:
         flags["fp16"] = ("true", lines.get("precision_config", 0))
-    bridge_bf16 = (str(mod.get("framework")) == "megatron_bridge" and not prec
-                   and not any(k in over for k in ("bf16", "fp16", "torch_dtype")))
+    unset = not prec and not any(k in over for k in ("bf16", "fp16", "torch_dtype"))
+    bridge_bf16 = str(mod.get("framework")) == "megatron_bridge" and unset
     if bridge_bf16:
         # Megatron-Bridge's recipes default to precision_config "bf16_mixed" (NVIDIA-NeMo/Megatron-Bridge
         # src/megatron/bridge/recipes/*: precision_config="bf16_mixed"), not Megatron-LM's fp32
+        flags["bf16"] = ("true", 0)
+    primus_bf16 = str(mod.get("framework")) == "megatron" and unset
+    if primus_bf16:
+        # Primus' Megatron-LM modules (pre_trainer.yaml, sft_trainer.yaml) extend trainer_base.yaml: bf16: true
         flags["bf16"] = ("true", 0)
     if "use_distributed_optimizer" not in flags:
         # Megatron-Bridge's recipes (and Primus' configs built on them) shard the optimizer over data parallel
@@ -271,6 +276,9 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
                      f"variables are not set in the files; {PRIMUS_ENV_SRC})")
     if bridge_bf16:
         notes.append("Megatron-Bridge: precision_config not set, its recipes' default bf16_mixed")
+    if primus_bf16:
+        notes.append(f"Primus Megatron ({mod.get('config') or 'trainer'}): bf16 not set, its trainer_base.yaml's "
+                     f"default bf16: true ({PRIMUS_BASE})")
     model = os.path.splitext(os.path.basename(str(mod.get("model") or "")))[0]
     if model and "model_name_or_path" not in out:
         # qwen3_32b -> qwen3-32b; qwen2_5_7b -> qwen2.5-7b (a version's point only before a size)
