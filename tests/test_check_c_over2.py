@@ -163,3 +163,55 @@ def test_a_train_qwen_py_elsewhere_is_not_qwen_vl_finetune():
     assert hf.is_qwen_vl_finetune("torchrun qwen-vl-finetune/qwenvl/train/train_qwen.py", {})
     assert hf.is_qwen_vl_finetune("python train.py", {"tune-mm-llm": ("True", 3)})
     assert not hf.is_qwen_vl_finetune("torchrun scripts/train_qwen.py", {"model_max_length": ("4096", 2)})
+
+
+# a Primus Megatron-LM (framework: megatron) experiment written here: no bf16/fp16 key in the overrides
+PRIMUS_LM = """modules:
+  pre_trainer:
+    framework: megatron
+    config: pre_trainer.yaml
+    model: llama3.1_8B.yaml
+    overrides:
+      train_iters: 10
+      micro_batch_size: 2
+      global_batch_size: 16
+      seq_length: 4096
+      tensor_model_parallel_size: 1
+      pipeline_model_parallel_size: 1
+{extra}"""
+
+
+def test_primus_megatron_defaults_to_trainer_base_bf16(tmp_path, capsys):
+    j = _check(tmp_path, "lm", {"exp.yaml": PRIMUS_LM.format(extra="")}, ["--gpu", "mi300x", "--gpus", "8"], capsys)
+    assert j["understood"]["precision"] == "bf16"
+    assert any("trainer_base.yaml's default bf16: true" in n for n in j["notes"])
+    f = _check(tmp_path, "lm16", {"exp.yaml": PRIMUS_LM.format(extra="      fp16: true\n")},
+               ["--gpu", "mi300x", "--gpus", "8"], capsys)
+    assert f["understood"]["precision"] == "fp16"
+    assert not any("trainer_base.yaml's default" in n for n in f["notes"])
+
+
+def test_gpt_oss_is_not_counted_with_the_fused_swiglu(tmp_path, capsys):
+    j = _check(tmp_path, "oss", {"train.sh": MEGATRON.format(extra="")}, ["--gpu", "mi300x", "--model", "gpt-oss-20b"],
+               capsys)
+    kernels = [n for n in j["notes"] if n.startswith("Megatron-core kernels")]
+    assert kernels and "SwiGLU" not in kernels[0]
+
+
+# ms-swift commands written here: whether an eval phase is counted (a validation set exists)
+SWIFT = """NPROC_PER_NODE=2 swift sft --model Qwen/Qwen2.5-7B-Instruct --{tt} full --dataset my/data \\
+  --max_length 4096 --per_device_train_batch_size 1 --deepspeed zero3{extra}
+"""
+
+
+@pytest.mark.parametrize(("tt", "extra", "evaluates"), [
+    ("train_type", "", True),                                   # 3.0-3.5: split_dataset_ratio 0.01
+    ("train_type", " --streaming true", False),                 # streaming: the ratio set to 0
+    ("tuner_type", "", False),                                  # 4.x: the ratio's default 0
+    ("tuner_type", " --split_dataset_ratio 0.01", True),
+    ("tuner_type", " --val_dataset my/val", True),
+    ("train_type", " --split_dataset_ratio 0.01 --eval_strategy no", False),
+])
+def test_ms_swift_eval_needs_a_validation_set(tmp_path, capsys, tt, extra, evaluates):
+    j = _check(tmp_path, "sw", {"train.sh": SWIFT.format(tt=tt, extra=extra)}, ["--gpu", "mi300x"], capsys)
+    assert (j["memory"]["eval"] is not None) is evaluates
