@@ -215,3 +215,25 @@ SWIFT = """NPROC_PER_NODE=2 swift sft --model Qwen/Qwen2.5-7B-Instruct --{tt} fu
 def test_ms_swift_eval_needs_a_validation_set(tmp_path, capsys, tt, extra, evaluates):
     j = _check(tmp_path, "sw", {"train.sh": SWIFT.format(tt=tt, extra=extra)}, ["--gpu", "mi300x"], capsys)
     assert (j["memory"]["eval"] is not None) is evaluates
+
+
+# OpenRLHF SFT written here; --optimizer is a fork's flag (upstream has --optim adam|muon)
+OPENRLHF = """deepspeed --num_gpus 1 --module openrlhf.cli.train_sft \\
+  --pretrain Qwen/Qwen2.5-7B-Instruct --dataset my.jsonl --input_key messages --apply_chat_template \\
+  --bf16 --gradient_checkpointing --flash_attn --micro_train_batch_size 1 --train_batch_size 32 \\
+  --max_len 4096 --zero_stage 2{extra}
+"""
+
+
+def test_openrlhf_fork_optimizer_flag_names_a_bitsandbytes_state(tmp_path, capsys):
+    base = _check(tmp_path, "plain", {"t.sh": OPENRLHF.format(extra="")}, ["--gpu", "mi300x"], capsys)
+    bnb = _check(tmp_path, "bnb", {"t.sh": OPENRLHF.format(extra=" --optimizer paged_adamw_8bit")}, ["--gpu", "mi300x"],
+                 capsys)
+    other = _check(tmp_path, "other", {"t.sh": OPENRLHF.format(extra=" --optimizer lion")}, ["--gpu", "mi300x"], capsys)
+    assert base["understood"]["optim"] == "adamw" and other["understood"]["optim"] == "adamw"
+    assert bnb["understood"]["optim"] == "paged_adamw_8bit"
+    assert any("not an upstream OpenRLHF flag" in n for n in bnb["notes"])
+    # Adam's two fp32 moments (8 B) against bitsandbytes' two 8-bit ones (2 B) per trained parameter: the optimizer
+    # step's peak drops by at least the state's difference
+    params = 7_615_616_512      # Qwen2.5-7B
+    assert _step(base) - _step(bnb) >= 6 * params
