@@ -338,9 +338,10 @@ def test_fused_lora_targets_are_read_by_role_where_the_known_shape_names_them_ot
 
 
 def test_swift_eval_under_sequence_parallel_holds_the_shards_16bit_logits_and_a_chunked_loss(tmp_path, capsys):
-    # ms-swift evaluates by default; under sequence parallel its compute_loss pops the labels, the model returns the
-    # shard's 16-bit logits and per_token_loss_func_sp takes the loss in CELOSS_PARALLEL_SIZE-row chunks
-    sp = " \\\n    --sequence_parallel_size 8 \\\n    --per_device_eval_batch_size 1"
+    # ms-swift evaluates with a validation split (4.x: --split_dataset_ratio, default 0); under sequence parallel its
+    # compute_loss pops the labels, the model returns the shard's 16-bit logits and per_token_loss_func_sp takes the
+    # loss in CELOSS_PARALLEL_SIZE-row chunks
+    sp = " \\\n    --sequence_parallel_size 8 \\\n    --per_device_eval_batch_size 1 \\\n    --split_dataset_ratio 0.01"
     rc, plain = _run([_write(tmp_path, "a.sh", SWIFT_SP % sp), "--gpu", "a100-80gb"], capsys)
     rc, chunked = _run([_write(tmp_path, "b.sh", "CELOSS_PARALLEL_SIZE=1024 \\\n" + SWIFT_SP % sp), "--gpu",
                         "a100-80gb"], capsys)

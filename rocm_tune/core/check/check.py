@@ -570,8 +570,12 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                       and job.runner == "megatron")
     # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
     # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
-    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
-                                   precision="pure_bf16" if megatron_mixed else cfg.precision))
+    cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
+                   precision="pure_bf16" if megatron_mixed else cfg.precision)
+    te_notes: list[str] = []
+    if megatron_mixed and job is not None:
+        cfg1, te_notes = _megatron_kernels(job, model, cfg1)
+    est1 = estimate(model, cfg1)
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
@@ -610,7 +614,27 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         if eval_batch else None,
         "save": _phase(st),
     }
-    return phases, int(host), [n for n in est1.notes if "ZeRO" not in n] + [note] + notes_ce
+    kept = [n for n in est1.notes if "ZeRO" not in n and not (te_notes and n.startswith("Liger kernels:"))]
+    return phases, int(host), kept + te_notes + [note] + notes_ce
+
+
+def _megatron_kernels(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:
+    """Megatron-core's own layer kernels, which keep what Liger's keep (counted with the same flags): Transformer
+    Engine's RMSNorm saves its 16-bit input and an fp32 rsigma per row (TENorm, --transformer-impl transformer_engine,
+    the default), and the fused SwiGLU saves only its input, the gate and up halves of linear_fc1's output
+    (megatron/core/fusions/fused_bias_swiglu.py SwiGLUFunction: ctx.save_for_backward(input); used while
+    bias_swiglu_fusion is on, the default, --no-bias-swiglu-fusion turns it off)."""
+    te = str(job.get("transformer_impl") or "transformer_engine").lower() == "transformer_engine"
+    rms = te and "rms" in str(job.get("normalization") or "RMSNorm").lower()
+    # gpt-oss's clamped SwiGLU with its +1 offset is not the fused kernel's plain SiLU-mul (as for Liger)
+    glu = bool(model.gated_mlp) and str(model.family) != "gpt_oss" and not as_bool(job.get("no_bias_swiglu_fusion"))
+    if not (rms or glu):
+        return cfg, []
+    said = [k for k, on in (("Transformer Engine's RMSNorm keeps its 16-bit input and an fp32 rsigma per row", rms),
+                            ("the fused SwiGLU keeps only linear_fc1's output (gate and up)", glu)) if on]
+    return (replace(cfg, liger_norm=cfg.liger_norm or rms, liger_swiglu=cfg.liger_swiglu or glu),
+            ["Megatron-core kernels: " + " and ".join(said) + " (megatron/core/fusions/fused_bias_swiglu.py, "
+             "transformer_engine.pytorch RMSNorm)"])
 
 
 # DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs, written for a model
@@ -640,6 +664,11 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
                    f"states sharded as it shards them, {cfg.cutoff_len} tokens of each sequence per GPU")
     else:
         sp_note = None
+    if lay is None and spec is None and not cfg.zero_stage and job.runner == "megatron" and sp_note is None:
+        # Megatron-LM's own data parallel at TP = PP = CP = 1: the same 16-bit module, fp32 main gradients and
+        # master weights as under any split (megatron/core/distributed/param_and_grad_buffer.py), not a transformers
+        # model under torch DDP and autocast
+        lay = megatron.Layout()
     if lay is not None and spec is None:
         phases, host, notes = _parallel_phases(model, cfg, lay, eval_batch, job)
         comm, note = communicator_bytes(cfg, gpu) if not lay.device_map else (0, None)
@@ -765,16 +794,33 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
 
 
 # ------------------------------------------------------------------------------------------------ findings
-def _eval_on(job: formats.Job) -> bool:
+SWIFT_SPLIT_SRC = ("modelscope/ms-swift:swift/llm/argument/base_args/data_args.py (DataArguments.split_dataset_ratio "
+                   "0.01 until 3.6, 0 since #4798; __post_init__: streaming sets it to 0) and train_args.py (no "
+                   "val_dataset and split_dataset_ratio 0: eval_strategy 'no')")
+
+
+def _swift_eval_on(job: formats.Job, tower=None) -> bool:
+    """ms-swift evaluates only with a validation set: --val_dataset, or a split of the training data
+    (split_dataset_ratio > 0; SWIFT_SPLIT_SRC). The ratio's default is 0.01 in 3.0-3.5 (2.x: dataset_test_ratio
+    0.01) and 0 since 3.6 (a 4.x flag, or a model only a later release supports, says the newer); from 3.0 on
+    --streaming true sets it to 0."""
+    g = job.get
+    if str(g("eval_strategy", "steps")).lower() == "no":
+        return False
+    if g("eval_dataset") is not None:
+        return True
+    if not _swift2(job) and as_bool(g("streaming")):
+        return False
+    try:
+        return float(str(g("val_size", 0.0 if _swift_new(job, tower) else 0.01))) > 0
+    except ValueError:
+        return True
+
+
+def _eval_on(job: formats.Job, tower=None) -> bool:
     g = job.get
     if job.runner == "ms-swift":
-        # ms-swift 3 evaluates by default: split_dataset_ratio 0.01, eval_strategy follows save_strategy
-        if str(g("eval_strategy", "steps")).lower() == "no":
-            return False
-        try:
-            return float(str(g("val_size", 0.01))) > 0 or g("eval_dataset") is not None
-        except ValueError:
-            return True
+        return _swift_eval_on(job, tower)
     strat = str(g("evaluation_strategy", g("eval_strategy", "no"))).lower()
     if strat in ("steps", "epoch"):
         return True
@@ -1370,7 +1416,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
     eval_batch = None
-    if _eval_on(job):
+    if _eval_on(job, getattr(model, "vision", None)):
         eval_batch = eval_batch_default(job, cfg, {**runner_defaults(runner), **job.defaults})
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
     findings += general_findings(job, model, cfg, gpu)
@@ -1642,7 +1688,7 @@ def _fix_as_intended(rep: Report, gpus, nodes, model_ref, vram: int) -> Report:
     except UserError:
         rep.fix = build_fix(ij, {}, rep.cfg, originals=job.files)
         return rep
-    ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij) else None
+    ieval = eval_batch_default(ij, icfg, runner_defaults(ij.runner)) if _eval_on(ij, getattr(model, "vision", None)) else None
     keys: dict = {}
     if not _fits(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu):
         hit = search_fix(ij, model, icfg, ieval, int(fitting.limit_bytes(vram, HEADROOM)), gpu=rep.gpu) \

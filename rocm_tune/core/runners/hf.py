@@ -1058,3 +1058,56 @@ def read_llama_recipes(flags: dict[str, tuple[str, int]], file: str) -> tuple[di
                  + ("; activation checkpointing on (fsdp_activation_checkpointing)" if fsdp_on and ac is not False
                     else "; no activation checkpointing (llama-recipes applies it only under FSDP)"))
     return out, notes
+
+
+# QwenLM's qwen-vl-finetune (Qwen2.5-VL / Qwen3-VL repositories: qwen-vl-finetune/qwenvl/train/train_qwen.py, its
+# arguments in qwenvl/train/argument.py): --tune_mm_vision / --tune_mm_mlp / --tune_mm_llm (all False by default)
+# set requires_grad per part (train_qwen.py set_model); --max_pixels (DataArguments, 28 * 28 * 576) and
+# --min_pixels replace the image processor's own (data_processor.py update_processor_pixels); --lora_enable wraps
+# q/k/v/o_proj with LoRA of rank --lora_r (64); train() loads with attn_implementation="flash_attention_2".
+QWEN_VL_FINETUNE = "QwenLM/Qwen3-VL:qwen-vl-finetune/qwenvl/train"
+QWEN_VL_FLAGS = ("tune_mm_vision", "tune_mm_mlp", "tune_mm_llm")
+QWEN_VL_MAX_PIXELS = 28 * 28 * 576
+
+
+def is_qwen_vl_finetune(entry: str, flags: dict[str, tuple[str, int]]) -> bool:
+    """qwen-vl-finetune's train_qwen.py: by its path, or by its own --tune_mm_* flags."""
+    path = (entry.split()[-1] if entry else "").replace("\\", "/")
+    return path.endswith("qwenvl/train/train_qwen.py") or any(k.replace("-", "_") in QWEN_VL_FLAGS for k in flags)
+
+
+def read_qwen_vl_finetune(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
+                          notes: list[str]) -> None:
+    """The settings train_qwen.py derives from its own arguments (said), where no flag already set them."""
+    if not is_qwen_vl_finetune(entry, flags):
+        return
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    vis = f.get("tune_mm_vision")
+    trains = bool(as_bool(vis[0])) if vis is not None else False
+    out.setdefault("freeze_vision_tower", Setting(
+        "freeze_vision_tower", not trains, file, vis[1] if vis else None,
+        f"tune_mm_vision {vis[0]}, so freeze_vision_tower" if vis else
+        "tune_mm_vision not set (qwen-vl-finetune's default False), so freeze_vision_tower", "flag" if vis else "assumed"))
+    px = f.get("max_pixels")
+    if px is not None and as_int(px[0]):
+        out.setdefault("image_max_pixels", Setting("image_max_pixels", as_int(px[0]), file, px[1], "max_pixels",
+                                                   "flag"))
+    else:
+        out.setdefault("image_max_pixels", Setting(
+            "image_max_pixels", QWEN_VL_MAX_PIXELS, file, None,
+            f"max_pixels not set: qwen-vl-finetune's default 28*28*576 ({QWEN_VL_FINETUNE}/argument.py)", "assumed"))
+    if "flash_attn" not in out:
+        out["flash_attn"] = Setting("flash_attn", "fa2", file, None,
+                                    "train_qwen.py train(attn_implementation=\"flash_attention_2\")", "assumed")
+    lora = f.get("lora_enable")
+    if lora is not None and as_bool(lora[0]) and "finetuning_type" not in out:
+        out["finetuning_type"] = Setting("finetuning_type", "lora", file, lora[1], "lora_enable", "flag")
+        out.setdefault("lora_rank", Setting("lora_rank", 64, file, None, "lora_r (qwen-vl-finetune's default 64)",
+                                            "assumed"))
+        out.setdefault("lora_target", Setting("lora_target", "q_proj,k_proj,v_proj,o_proj", file, None,
+                                              "train_qwen.py LoraConfig(target_modules=...)", "assumed"))
+    notes.append(f"qwen-vl-finetune's train_qwen.py: the vision tower "
+                 f"{'trains' if not out['freeze_vision_tower'].value else 'frozen'} ({out['freeze_vision_tower'].native}: "
+                 f"{out['freeze_vision_tower'].value})"
+                 f", images of at most {out['image_max_pixels'].value} pixels ({out['image_max_pixels'].native}), "
+                 f"flash_attention_2 ({QWEN_VL_FINETUNE}/train_qwen.py, argument.py, data_processor.py)")

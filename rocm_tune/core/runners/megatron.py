@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+from rocm_tune.profiles import primus_recipes
 
 ML = "NVIDIA/Megatron-LM:megatron/training/arguments.py"
 DEFAULTS = {
@@ -140,6 +141,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         put("output_dir", f["save"][0], "save", f["save"][1])
     if "no_save_optim" in f:           # --no-save-optim: the checkpoint holds no optimizer state
         put("save_only_model", True, "no_save_optim", f["no_save_optim"][1])
+    for native in ("transformer_impl", "normalization"):      # the layer kernels' saved tensors (check.py)
+        if native in f:
+            put(native, str(f[native][0]), native, f[native][1])
+    if "no_bias_swiglu_fusion" in f and as_bool(f["no_bias_swiglu_fusion"][0]) is not False:
+        put("no_bias_swiglu_fusion", True, "no_bias_swiglu_fusion", f["no_bias_swiglu_fusion"][1])
     for native in ("lora_rank", "lora_alpha"):
         if native in f:
             put(native, f[native][0], native, f[native][1])
@@ -189,6 +195,7 @@ def primus_module(d) -> dict | None:
 # variable, else the default (AMD-AGI/Primus:primus/core/config/yaml_loader.py, ENV_PATTERN / _resolve_env_in_string)
 PRIMUS_ENV = re.compile(r"\$\{([^:{}]+)(?::([^}]*))?\}")
 PRIMUS_ENV_SRC = "AMD-AGI/Primus:primus/core/config/yaml_loader.py"
+PRIMUS_BASE = "AMD-AGI/Primus:primus/configs/modules/megatron/trainer_base.yaml"
 
 
 def primus_env(value, used: list[str]):
@@ -233,16 +240,24 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
     if str(over.get("peft") or "").lower() in ("lora", "dora"):
         flags["tuner_type"] = ("lora", lines.get("peft", 0))
     flags.update(primus_lora(over, lines))
+    recipe = primus_recipes.recipe_lora(str(mod.get("model") or "")) \
+        if str(mod.get("framework")) == "megatron_bridge" and flags.get("tuner_type", ("",))[0] == "lora" else None
+    if recipe is not None and "lora_rank" not in flags:
+        flags["lora_rank"] = (str(recipe[0]), lines.get("model", 0))
     prec = str(over.get("precision_config") or "").lower()
     if "bf16" in prec:
         flags["bf16"] = ("true", lines.get("precision_config", 0))
     elif "fp16" in prec:
         flags["fp16"] = ("true", lines.get("precision_config", 0))
-    bridge_bf16 = (str(mod.get("framework")) == "megatron_bridge" and not prec
-                   and not any(k in over for k in ("bf16", "fp16", "torch_dtype")))
+    unset = not prec and not any(k in over for k in ("bf16", "fp16", "torch_dtype"))
+    bridge_bf16 = str(mod.get("framework")) == "megatron_bridge" and unset
     if bridge_bf16:
         # Megatron-Bridge's recipes default to precision_config "bf16_mixed" (NVIDIA-NeMo/Megatron-Bridge
         # src/megatron/bridge/recipes/*: precision_config="bf16_mixed"), not Megatron-LM's fp32
+        flags["bf16"] = ("true", 0)
+    primus_bf16 = str(mod.get("framework")) == "megatron" and unset
+    if primus_bf16:
+        # Primus' Megatron-LM modules (pre_trainer.yaml, sft_trainer.yaml) extend trainer_base.yaml: bf16: true
         flags["bf16"] = ("true", 0)
     if "use_distributed_optimizer" not in flags:
         # Megatron-Bridge's recipes (and Primus' configs built on them) shard the optimizer over data parallel
@@ -252,11 +267,18 @@ def read_primus(data: dict, text: str, file: str) -> tuple[dict[str, Setting], l
         extra = []
     out, notes = read_flags(flags, file)
     notes += extra
+    if recipe is not None and "lora_target" not in out:
+        out["lora_target"] = Setting("lora_target", ",".join(recipe[1]), file, lines.get("model"), "model", "yaml")
+        notes.append(f"{mod.get('model')}: its recipe builds its own LoRA, rank {recipe[0]} on {', '.join(recipe[1])} "
+                     f"(the override peft: lora, a string, does not replace it; {recipe[2]})")
     if used:
         notes.append(f"Primus placeholders ${{VAR:default}}: the defaults {', '.join(dict.fromkeys(used))} (the "
                      f"variables are not set in the files; {PRIMUS_ENV_SRC})")
     if bridge_bf16:
         notes.append("Megatron-Bridge: precision_config not set, its recipes' default bf16_mixed")
+    if primus_bf16:
+        notes.append(f"Primus Megatron ({mod.get('config') or 'trainer'}): bf16 not set, its trainer_base.yaml's "
+                     f"default bf16: true ({PRIMUS_BASE})")
     model = os.path.splitext(os.path.basename(str(mod.get("model") or "")))[0]
     if model and "model_name_or_path" not in out:
         # qwen3_32b -> qwen3-32b; qwen2_5_7b -> qwen2.5-7b (a version's point only before a size)

@@ -56,7 +56,9 @@ MAP.update({"freeze_vit": "freeze_vision_tower", "freeze_aligner": "freeze_multi
             # made to take inputs requiring grad (swift/trainers/mixin.py _prepare_gradient_checkpointing)
             "vit_gradient_checkpointing": "vit_gradient_checkpointing",
             # TemplateArguments.truncation_strategy: delete/raise drop an over-long row, left/right cut its text
-            "truncation_strategy": "truncation_strategy"})
+            "truncation_strategy": "truncation_strategy",
+            # DataArguments.streaming: a streamed dataset is not split (split_dataset_ratio set to 0): no eval
+            "streaming": "streaming"})
 # ms-swift 2.x (swift/llm/utils/argument.py SftArguments, before the 3.0 rewrite): flags only that release has, and
 # its defaults that differ from 3.x: max_length 2048 (3.x: None, the model's context)
 SWIFT2_FLAGS = ("sft_type", "model_id_or_path", "lora_target_modules", "use_flash_attn", "custom_train_dataset_path",

@@ -124,12 +124,13 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
     if stage_name in ("sft", "dpo", "rm", "kto", "prm"):
         out = _openrlhf_trainer(f, file, stage_name)
         return out, [f"OpenRLHF train_{stage_name} (openrlhf/cli/train_{stage_name}.py): a DeepSpeed program, "
-                     f"--max_len {g('max_len', '2048')} tokens per sample", _openrlhf_attention(f, file, out)], \
-            None, None
+                     f"--max_len {g('max_len', '2048')} tokens per sample", _openrlhf_attention(f, file, out),
+                     *_openrlhf_optimizer(f, file, out)], None, None
     notes = [f"OpenRLHF ({OPENRLHF}): the actor is read as a DeepSpeed program on its own GPUs "
              f"(--actor_num_gpus_per_node)"]
     _common_ds(f, file, out)
     notes.append(_openrlhf_attention(f, file, out))
+    notes += _openrlhf_optimizer(f, file, out)
     seq = (as_int(g("prompt_max_len", "1024")) or 1024) + (as_int(g("generate_max_len", "1024")) or 1024)
     _put(out, "cutoff_len", seq, file, ln("prompt_max_len"), "prompt_max_len + generate_max_len")
     _put(out, "stage", "grpo", file, ln("advantage_estimator"), "advantage_estimator")
@@ -150,6 +151,23 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
     if not ref_here:
         notes.append("OpenRLHF: the reference model runs on GPUs of its own (--ref_num_gpus_per_node), not the actor's")
     return out, notes, as_int(g("actor_num_gpus_per_node")), as_int(g("actor_num_nodes"))
+
+
+# transformers' OptimizerNames of bitsandbytes' optimizers (training_args.py): 8-bit moments, paged state
+BNB_OPTIMIZERS = ("adamw_bnb_8bit", "adamw_8bit", "paged_adamw_8bit", "paged_adamw_32bit", "paged_adamw",
+                  "adamw_torch_8bit")
+
+
+def _openrlhf_optimizer(f: dict, file: str, out: dict) -> list[str]:
+    """`--optimizer NAME`: no upstream OpenRLHF flag (its trainers build DeepSpeed's FusedAdam, --adam_offload
+    DeepSpeedCPUAdam; openrlhf/utils/deepspeed/deepspeed.py create_optimizer); a fork that adds it names the
+    optimizer by transformers' names, and a bitsandbytes name is read as that optimizer's state (said)."""
+    name = str(f["optimizer"][0]).strip("'\"").lower() if "optimizer" in f else ""
+    if name not in BNB_OPTIMIZERS:
+        return []
+    _put(out, "optim", name, file, f["optimizer"][1], "optimizer")
+    return [f"--optimizer {name}: not an upstream OpenRLHF flag (a fork's); its value names the bitsandbytes "
+            f"optimizer, counted with that optimizer's state"]
 
 
 def _common_ds(f: dict, file: str, out: dict) -> None:
