@@ -1454,6 +1454,8 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
     model, mnote, mfind = (None, None, None)
     if job.runner in MODELLED or model_ref:
         model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
+        if model is None and mfind is not None and not model_ref:
+            model, mfind = _model_from_clue(job, mfind, assumptions)
         if mnote or (model is not None and model.identified_by == "assumed"):
             (assumptions if model is not None and model.identified_by == "assumed" else job.notes).append(
                 mnote or model.notes[-1])
@@ -1482,6 +1484,32 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         if any(f.severity == "error" for f in mfind2):
             model = None
     return model
+
+
+def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
+    """(model, finding) when the model field names no model: the model the files name elsewhere
+    (core/model/clues.py), an assumption said with its source; else the finding, with what the files say."""
+    from rocm_tune.core.model.clues import find_clue, is_placeholder
+
+    ref = job.get("model_name_or_path")
+    try:
+        clue = find_clue(job)
+    except UserError:
+        return None, mfind
+    if clue is None:
+        return None, mfind
+    if clue.spec is not None:
+        what = ("is missing" if not ref else f"is the placeholder {ref!r}" if is_placeholder(ref)
+                else f"{ref!r} names no model here")
+        spec = replace(clue.spec, identified_by="clue", identified=f"{clue.source} ({clue.named})")
+        assumptions.append(f"the model is taken to be {spec.name}, from {clue.source} (the model field {what}): "
+                           f"pass --model if it is another")
+        return spec, None
+    if clue.ambiguous:
+        mfind.message += f"; {clue.source} names several models ({', '.join(clue.ambiguous)})"
+    elif clue.family:
+        mfind.message += f"; {clue.source} names the family, not the size"
+    return None, mfind
 
 
 def _not_modelled(job, model, gpu, findings: list, assumptions: list[str]) -> Report:
