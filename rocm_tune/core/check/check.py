@@ -1346,7 +1346,11 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     model = _check_model(job, model_ref, findings, assumptions)
     runner = job.runner
     if model is None or runner not in MODELLED:
-        return _not_modelled(job, model, gpu, findings, assumptions)
+        rep = _not_modelled(job, model, gpu, findings, assumptions)
+        if model is None and not model_ref and runner in MODELLED:
+            kw = {"gpu_id": gpu_id, "vram_gib": vram_gib, "gpus": gpus, "nodes": nodes, "host_ram_gib": host_ram_gib}
+            return _family_bound(rep, paths, kw)
+        return rep
     try:
         cfg, f2, a2 = build_config(job, model, gpus, nodes)
         cfg.validate()
@@ -1376,7 +1380,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                  assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
     if gpu is None:
         rep.reason = "which GPU? the memory is estimated, the verdict needs the card: pass --gpu (or --vram-gib)"
-        return rep
+        return _card_range(rep, paths, {"gpus": gpus, "nodes": nodes, "model_ref": model_ref,
+                                        "host_ram_gib": host_ram_gib})
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
@@ -1510,6 +1515,70 @@ def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
     elif clue.family:
         mfind.message += f"; {clue.source} names the family, not the size"
     return None, mfind
+
+
+def _card_range(rep: Report, paths: list[str], kw: dict) -> Report:
+    """No card named: the verdict where every card of the profiles' range agrees (out of memory on the largest:
+    on any; fits the smallest: any), each judged as check judges that card; else the one question (--gpu)."""
+    from rocm_tune.profiles.gpu_profiles import load_gpu_profiles
+
+    cards = sorted(load_gpu_profiles().values(), key=lambda g: (g.vram_bytes, g.id))
+    if not cards or not rep.memory:
+        return rep
+    for card, verdict, words in ((cards[-1], "oom", "out of memory on the largest card of the profiles"),
+                                 (cards[0], "fits", "fits the smallest card of the profiles")):
+        try:
+            got = check(paths, gpu_id=card.id, **kw)
+        except UserError:
+            return rep
+        if got.verdict == verdict:
+            got.assumptions.append(f"no GPU named: {words} ({card.id}, {card.vram_gib:g} GiB), so "
+                                   + ("out of memory on every card" if verdict == "oom" else "it fits every card")
+                                   + "; pass --gpu for the margin on yours")
+            return got
+    need = max(p.get("reserved_bytes", 0) for p in rep.memory.values() if isinstance(p, dict)) / 2**30
+    rep.reason = (f"which GPU? it needs about {need:.0f} GiB per GPU, more than the smallest card and less than "
+                  f"the largest: pass --gpu (or --vram-gib)")
+    return rep
+
+
+def _family_bound(rep: Report, paths: list[str], kw: dict) -> Report:
+    """A family named without its size (a LLaMA-Factory template): the answer over the family's published sizes.
+    The smallest size out of memory: every size is; the largest fitting: every size fits (the memory grows with
+    the parameters); else the one question, with the range."""
+    from rocm_tune.core.model.clues import find_clue, preset_of
+    from rocm_tune.core.model.names import parse_name
+
+    clue = find_clue(rep.job)
+    if clue is None or not clue.family:
+        return rep
+    sized = sorted(clue.family, key=lambda n: (parse_name(n).size_b or 0.0, n))
+    ends = {"smallest": preset_of(sized[0]), "largest": preset_of(sized[-1])}
+    got: dict[str, Report] = {}
+    for end, spec in ends.items():
+        if spec is not None:
+            try:
+                got[end] = check(paths, model_ref=spec.name, **kw)
+            except UserError:
+                continue
+    span = f"{sized[0]} .. {sized[-1]}"
+    for end, verdict in (("smallest", "oom"), ("largest", "fits")):
+        r = got.get(end)
+        if r is not None and r.verdict == verdict:
+            r.model = replace(r.model, identified_by="clue",
+                              identified=f"{clue.source}: the family's {end} size ({span})")
+            r.job.notes[:] = [n for n in r.job.notes if not n.startswith("model from --model")]
+            r.assumptions.append(f"the model is one of the sizes {clue.source} serves ({span}); the size is not "
+                                 f"said, and the {end}, {r.model.name}, " + ("already does not fit: no size fits"
+                                 if verdict == "oom" else "fits: every size fits") + "; pass --model for the exact one")
+            return r
+    said = ", ".join(f"{end} {ends[end].name}: {r.verdict}" for end, r in got.items() if ends[end] is not None)
+    rep.reason = (f"the model's size decides: {clue.source} names the family ({span}), not its size"
+                  + (f" ({said})" if said else "") + ": pass --model")
+    for f in rep.findings:
+        if f.code in ("model-unknown", "model-missing"):
+            f.message += f" ({said})" if said else ""
+    return rep
 
 
 def _not_modelled(job, model, gpu, findings: list, assumptions: list[str]) -> Report:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from rocm_tune.core.model.names import _tokens, parse_name
 from rocm_tune.profiles.model_clues import LF_TEMPLATE_MODELS, PLACEHOLDERS, RUN_NAME_KEYS
 
-__all__ = ["Clue", "find_clue", "is_placeholder", "models_named", "template_family"]
+__all__ = ["Clue", "find_clue", "is_placeholder", "models_named", "preset_of", "template_family"]
 
 _PLACEHOLDER = re.compile("|".join(f"(?:{p})" for p in PLACEHOLDERS), re.IGNORECASE)
 _SIZE_TOKEN = re.compile(r"^(?:\d+(?:\.\d+)?[bm]|\d+x\d+(?:\.\d+)?b|\d+b\d)$")
@@ -55,6 +55,11 @@ def _match(cand: str):
         return None
     spec, _why = match_preset(parts)
     return spec
+
+
+def preset_of(name: str):
+    """The preset a registry name (``Qwen2-VL-72B-Instruct``) designates, or None."""
+    return _match(name)
 
 
 def models_named(text: str) -> list[tuple[str, object]]:
