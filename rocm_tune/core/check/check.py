@@ -1495,6 +1495,7 @@ def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
     """(model, finding) when the model field names no model: the model the files name elsewhere
     (core/model/clues.py), an assumption said with its source; else the finding, with what the files say."""
     from rocm_tune.core.model.clues import find_clue, is_placeholder
+    from rocm_tune.profiles.model_clues import CLUE_ORDER
 
     ref = job.get("model_name_or_path")
     try:
@@ -1508,7 +1509,7 @@ def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
                 else f"{ref!r} names no model here")
         spec = replace(clue.spec, identified_by="clue", identified=f"{clue.source} ({clue.named})")
         assumptions.append(f"the model is taken to be {spec.name}, from {clue.source} (the model field {what}): "
-                           f"pass --model if it is another")
+                           f"pass --model if it is another (read in order: {', '.join(CLUE_ORDER)})")
         return spec, None
     if clue.ambiguous:
         mfind.message += f"; {clue.source} names several models ({', '.join(clue.ambiguous)})"
@@ -1545,26 +1546,29 @@ def _card_range(rep: Report, paths: list[str], kw: dict) -> Report:
 def _family_bound(rep: Report, paths: list[str], kw: dict) -> Report:
     """A family named without its size (a LLaMA-Factory template): the answer over the family's published sizes.
     The smallest size out of memory: every size is; the largest fitting: every size fits (the memory grows with
-    the parameters); else the one question, with the range."""
+    the parameters); each end only where it has a preset. Else the one question, with the range."""
     from rocm_tune.core.model.clues import find_clue, preset_of
     from rocm_tune.core.model.names import parse_name
 
     clue = find_clue(rep.job)
     if clue is None or not clue.family:
         return rep
-    sized = sorted(clue.family, key=lambda n: (parse_name(n).size_b or 0.0, n))
-    ends = {"smallest": preset_of(sized[0]), "largest": preset_of(sized[-1])}
+    sizes = sorted((parse_name(n).size_b or 0.0, n) for n in clue.family)
+    known = [(b, n, preset_of(n)) for b, n in sizes if preset_of(n) is not None]
+    if not known:
+        return rep
+    span = f"{sizes[0][1]} .. {sizes[-1][1]}"
+    ends = {"smallest": known[0], "largest": known[-1]}
+    exact = {"smallest": known[0][0] == sizes[0][0], "largest": known[-1][0] == sizes[-1][0]}
     got: dict[str, Report] = {}
-    for end, spec in ends.items():
-        if spec is not None:
-            try:
-                got[end] = check(paths, model_ref=spec.name, **kw)
-            except UserError:
-                continue
-    span = f"{sized[0]} .. {sized[-1]}"
+    for end, (_b, _n, spec) in ends.items():
+        try:
+            got[end] = check(paths, model_ref=spec.name, **kw)
+        except UserError:
+            continue
     for end, verdict in (("smallest", "oom"), ("largest", "fits")):
         r = got.get(end)
-        if r is not None and r.verdict == verdict:
+        if r is not None and r.verdict == verdict and exact[end]:
             r.model = replace(r.model, identified_by="clue",
                               identified=f"{clue.source}: the family's {end} size ({span})")
             r.job.notes[:] = [n for n in r.job.notes if not n.startswith("model from --model")]
@@ -1572,12 +1576,12 @@ def _family_bound(rep: Report, paths: list[str], kw: dict) -> Report:
                                  f"said, and the {end}, {r.model.name}, " + ("already does not fit: no size fits"
                                  if verdict == "oom" else "fits: every size fits") + "; pass --model for the exact one")
             return r
-    said = ", ".join(f"{end} {ends[end].name}: {r.verdict}" for end, r in got.items() if ends[end] is not None)
+    said = ", ".join(f"{end} with a preset {ends[end][2].name}: {r.verdict}" for end, r in got.items())
     rep.reason = (f"the model's size decides: {clue.source} names the family ({span}), not its size"
                   + (f" ({said})" if said else "") + ": pass --model")
     for f in rep.findings:
-        if f.code in ("model-unknown", "model-missing"):
-            f.message += f" ({said})" if said else ""
+        if f.code in ("model-unknown", "model-missing") and said:
+            f.message += f" ({said})"
     return rep
 
 

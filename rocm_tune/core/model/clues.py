@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from rocm_tune.core.model.names import _tokens, parse_name
 from rocm_tune.profiles.model_clues import LF_TEMPLATE_MODELS, PLACEHOLDERS, RUN_NAME_KEYS
@@ -36,7 +37,7 @@ class Clue:
     ``family``: the names of the sizes a family-only clue spans (template); ``ambiguous``: several sizes named."""
 
     source: str
-    spec: object | None = None
+    spec: Any = None
     named: str = ""
     family: tuple[str, ...] = ()
     ambiguous: tuple[str, ...] = ()
@@ -62,9 +63,9 @@ def preset_of(name: str):
     return _match(name)
 
 
-def models_named(text: str) -> list[tuple[str, object]]:
+def models_named(text: str) -> list[tuple[str, Any]]:
     """(the words, the preset) of every model a free text names by family and size, in order of appearance."""
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, Any]] = []
     words = [os.path.splitext(w)[0] if re.search(r"\.(?:py|sh|ya?ml|json|toml|cfg)$", w) else w
              for w in _WORD.findall(text.replace("/", " "))]
     toks = [t for t in _tokens(" ".join(words)) if t]
@@ -94,7 +95,7 @@ def _sources(job):
     dataset names (the template is read apart: a family, no size)."""
     for key in RUN_NAME_KEYS:
         s = job.settings.get(key)
-        if s is not None and isinstance(s.value, str) and not s.value.strip().startswith("$"):
+        if s is not None and isinstance(s.value, str):
             yield f"{s.native or key}: {s.value}", s.value
     for p in job.files:
         yield f"the file name {os.path.basename(p)}", os.path.basename(p)
@@ -128,7 +129,7 @@ def find_clue(job) -> Clue | None:
         found = [(w, s) for w, s in models_named(text) if _in_family(s, family)]
         if not found:
             continue
-        groups: list[tuple[str, object]] = []
+        groups: list[tuple[str, Any]] = []
         for w, s in found:
             if not any(abs(s.params.total - g.params.total) <= _SAME_SIZE * g.params.total for _, g in groups):
                 groups.append((w, s))
