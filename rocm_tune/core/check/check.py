@@ -1506,6 +1506,7 @@ def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
         return None, mfind
     if clue.spec is not None:
         what = ("is missing" if not ref else f"is the placeholder {ref!r}" if is_placeholder(ref)
+                else f"is {ref}, a shell variable no file given sets" if str(ref).strip().startswith("$")
                 else f"{ref!r} names no model here")
         spec = replace(clue.spec, identified_by="clue", identified=f"{clue.source} ({clue.named})")
         assumptions.append(f"the model is taken to be {spec.name}, from {clue.source} (the model field {what}): "
