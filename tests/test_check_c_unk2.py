@@ -139,7 +139,8 @@ def test_family_end_without_a_preset_gives_no_verdict(tmp_path):
 def test_no_card_tiny_job_fits_every_card(tmp_path):
     rep = check([_yaml(tmp_path, model="Qwen/Qwen2.5-0.5B-Instruct", cutoff=512)])
     assert rep.verdict == "fits"
-    assert any("no GPU named" in a and "fits every card" in a for a in rep.assumptions)
+    assert any("no GPU named" in a and "fits a card of 8 GiB" in a for a in rep.assumptions)
+    assert rep.vram_bytes == 8 * 2**30
 
 
 def test_no_card_huge_job_oom_on_every_card(tmp_path):

@@ -1519,28 +1519,35 @@ def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
     return None, mfind
 
 
+# no card named: "fits" only where it fits a card this small (8 GiB consumer cards, RTX 3070/4060 class, train small
+# models and have no profile; the profiles' smallest is 12 GiB)
+SMALLEST_CARD_GIB = 8.0
+
+
 def _card_range(rep: Report, paths: list[str], kw: dict) -> Report:
-    """No card named: the verdict where every card of the profiles' range agrees (out of memory on the largest:
-    on any; fits the smallest: any), each judged as check judges that card; else the one question (--gpu)."""
+    """No card named: the verdict where every card agrees (out of memory on the largest profile: on any; fits an
+    8 GiB card: on any), each judged as check judges that card; else the one question (--gpu)."""
     from rocm_tune.profiles.gpu_profiles import load_gpu_profiles
 
     cards = sorted(load_gpu_profiles().values(), key=lambda g: (g.vram_bytes, g.id))
     if not cards or not rep.memory:
         return rep
-    for card, verdict, words in ((cards[-1], "oom", "out of memory on the largest card of the profiles"),
-                                 (cards[0], "fits", "fits the smallest card of the profiles")):
+    big = cards[-1]
+    for card, verdict in (({"gpu_id": big.id}, "oom"), ({"vram_gib": SMALLEST_CARD_GIB}, "fits")):
         try:
-            got = check(paths, gpu_id=card.id, **kw)
+            got = check(paths, **card, **kw)
         except UserError:
             return rep
         if got.verdict == verdict:
-            got.assumptions.append(f"no GPU named: {words} ({card.id}, {card.vram_gib:g} GiB), so "
-                                   + ("out of memory on every card" if verdict == "oom" else "it fits every card")
-                                   + "; pass --gpu for the margin on yours")
+            got.assumptions.append(
+                f"no GPU named: out of memory on the largest card of the profiles ({big.id}, {big.vram_gib:g} GiB), "
+                f"so on every card" if verdict == "oom" else
+                f"no GPU named: it fits a card of {SMALLEST_CARD_GIB:g} GiB, so it fits every card it is likely run on")
+            got.assumptions[-1] += "; pass --gpu for the margin on yours"
             return got
     need = max(p.get("reserved_bytes", 0) for p in rep.memory.values() if isinstance(p, dict)) / 2**30
-    rep.reason = (f"which GPU? it needs about {need:.0f} GiB per GPU, more than the smallest card and less than "
-                  f"the largest: pass --gpu (or --vram-gib)")
+    rep.reason = (f"which GPU? it needs about {need:.0f} GiB per GPU, more than a card of {SMALLEST_CARD_GIB:g} GiB and "
+                  f"less than the largest ({big.id}, {big.vram_gib:g} GiB): pass --gpu (or --vram-gib)")
     return rep
 
 
