@@ -1540,14 +1540,15 @@ def _card_range(rep: Report, paths: list[str], kw: dict) -> Report:
             return rep
         if got.verdict == verdict:
             got.assumptions.append(
-                f"no GPU named: out of memory on the largest card of the profiles ({big.id}, {big.vram_gib:g} GiB), "
-                f"so on every card" if verdict == "oom" else
-                f"no GPU named: it fits a card of {SMALLEST_CARD_GIB:g} GiB, so it fits every card it is likely run on")
+                f"no GPU named: out of memory on the largest card of the profiles ({big.id}, "
+                f"{big.vram_gib:g} GiB), so on every card" if verdict == "oom" else
+                f"no GPU named: it fits a card of {SMALLEST_CARD_GIB:g} GiB, so it fits every card it is likely "
+                f"run on")
             got.assumptions[-1] += "; pass --gpu for the margin on yours"
             return got
     need = max(p.get("reserved_bytes", 0) for p in rep.memory.values() if isinstance(p, dict)) / 2**30
-    rep.reason = (f"which GPU? it needs about {need:.0f} GiB per GPU, more than a card of {SMALLEST_CARD_GIB:g} GiB and "
-                  f"less than the largest ({big.id}, {big.vram_gib:g} GiB): pass --gpu (or --vram-gib)")
+    rep.reason = (f"which GPU? it needs about {need:.0f} GiB per GPU, more than a card of {SMALLEST_CARD_GIB:g} GiB "
+                  f"and less than the largest ({big.id}, {big.vram_gib:g} GiB): pass --gpu (or --vram-gib)")
     return rep
 
 
