@@ -162,3 +162,12 @@ def test_no_clue_stays_the_model_question(tmp_path):
                 gpu_id="a100-80gb")
     assert rep.verdict == "unknown" and rep.model is None
     assert "the model is not known" in rep.reason
+
+
+def test_a_local_folder_without_size_and_the_order_of_sources(tmp_path):
+    # the folder names no model; output_dir (read before comments) names a 7B, a comment a 14B: the 7B is taken
+    path = _yaml(tmp_path, model="/data/ckpt/v1_merged_base", out="saves/qwen2.5-7b-dpo",
+                 extra="# next: try Qwen2.5-14B-Instruct\n")
+    rep = check([path], gpu_id="a100-80gb")
+    assert rep.model is not None and rep.model.name == "qwen2.5-7b"
+    assert any("'/data/ckpt/v1_merged_base' names no model here" in a and "output_dir" in a for a in rep.assumptions)

@@ -1559,11 +1559,14 @@ def _family_bound(rep: Report, paths: list[str], kw: dict) -> Report:
     from rocm_tune.core.model.clues import find_clue, preset_of
     from rocm_tune.core.model.names import parse_name
 
-    clue = find_clue(rep.job)
-    if clue is None or not clue.family:
+    try:
+        clue = find_clue(rep.job)
+        if clue is None or not clue.family:
+            return rep
+        sizes = sorted((parse_name(n).size_b or 0.0, n) for n in clue.family)
+        known = [(b, n, preset_of(n)) for b, n in sizes if preset_of(n) is not None]
+    except UserError:           # a preset that cannot be read: no bound, the question stays
         return rep
-    sizes = sorted((parse_name(n).size_b or 0.0, n) for n in clue.family)
-    known = [(b, n, preset_of(n)) for b, n in sizes if preset_of(n) is not None]
     if not known:
         return rep
     span = f"{sizes[0][1]} .. {sizes[-1][1]}"
