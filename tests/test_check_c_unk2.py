@@ -119,6 +119,7 @@ def test_family_without_size_every_size_oom(tmp_path):
     assert rep.verdict == "oom"
     assert rep.model.identified_by == "clue" and "smallest" in rep.model.identified
     assert any("template: qwen2_vl" in a and "no size fits" in a for a in rep.assumptions)
+    assert rep.fix is None      # a fix for the 2B would say nothing of the size really run
 
 
 def test_family_without_size_sizes_disagree(tmp_path):

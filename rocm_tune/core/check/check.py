@@ -1586,7 +1586,9 @@ def _family_bound(rep: Report, paths: list[str], kw: dict) -> Report:
             r.job.notes[:] = [n for n in r.job.notes if not n.startswith("model from --model")]
             r.assumptions.append(f"the model is one of the sizes {clue.source} serves ({span}); the size is not "
                                  f"said, and the {end}, {r.model.name}, " + ("already does not fit: no size fits"
-                                 if verdict == "oom" else "fits: every size fits") + "; pass --model for the exact one")
+                                 if verdict == "oom" else "fits: every size fits") + "; pass --model for the exact one"
+                                 + (" (and for a fix: what fits depends on the size)" if verdict == "oom" else ""))
+            r.fix = None            # a fix found for the smallest size says nothing of the size really run
             return r
     said = ", ".join(f"{end} with a preset {ends[end][2].name}: {r.verdict}" for end, r in got.items())
     rep.reason = (f"the model's size decides: {clue.source} names the family ({span}), not its size"
