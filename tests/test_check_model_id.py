@@ -174,13 +174,16 @@ def test_assumed_model_gives_a_verdict_with_the_assumption_listed(tmp_path, home
 
 
 def test_unknown_model_asks_one_question(tmp_path, home, capsys):
-    rc, out = _check(capsys, _yaml(tmp_path, "/data/llm/my-own-model"), "--gpu", "mi300x", "--json")
+    y = _yaml(tmp_path, "/data/llm/my-own-model")
+    # template "default" names no family (template: qwen would bound the answer over Qwen's sizes: c-unk2)
+    y.write_text(y.read_text().replace("template: qwen", "template: default"))
+    rc, out = _check(capsys, y, "--gpu", "mi300x", "--json")
     d = json.loads(out)
     assert rc == 1 and d["verdict"] == "unknown" and d["model"] is None
     f = next(f for f in d["findings"] if f["code"] == "model-unknown")
     assert f["message"].startswith("which model is '/data/llm/my-own-model'?") and "--model" in f["fix"]
     assert d["question"]["flag"] == "--model"
-    _rc, text = _check(capsys, _yaml(tmp_path, "/data/llm/my-own-model"), "--gpu", "mi300x")
+    _rc, text = _check(capsys, y, "--gpu", "mi300x")
     assert "Question   which model is '/data/llm/my-own-model'?" in text and "Give --model" in text
 
 
@@ -190,6 +193,9 @@ def test_vram_gib_alone_is_a_card_and_no_card_asks_for_one(tmp_path, home, capsy
     d = json.loads(out)
     assert d["verdict"] == "fits" and d["vram_bytes"] == 16 * 2**30 and rc == 0
     assert any(a.startswith("GPU: a card with 16 GiB") and "give --gpu" in a for a in d["assumptions"])
+    _rc, out = _check(capsys, y, "--json")     # no card: 0.5B LoRA fits even the smallest card (c-unk2)
+    assert json.loads(out)["verdict"] == "fits"
+    y = _yaml(tmp_path, "Qwen/Qwen2.5-7B-Instruct")     # a job that fits some cards and not others
     _rc, out = _check(capsys, y, "--json")
     d = json.loads(out)
     assert d["verdict"] == "unknown" and d["reason"].startswith("which GPU?") and "--gpu" in d["reason"]

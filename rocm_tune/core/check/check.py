@@ -1398,7 +1398,11 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     model = _check_model(job, model_ref, findings, assumptions)
     runner = job.runner
     if model is None or runner not in MODELLED:
-        return _not_modelled(job, model, gpu, findings, assumptions)
+        rep = _not_modelled(job, model, gpu, findings, assumptions)
+        if model is None and not model_ref and runner in MODELLED:
+            kw = {"gpu_id": gpu_id, "vram_gib": vram_gib, "gpus": gpus, "nodes": nodes, "host_ram_gib": host_ram_gib}
+            return _family_bound(rep, paths, kw)
+        return rep
     try:
         cfg, f2, a2 = build_config(job, model, gpus, nodes)
         cfg.validate()
@@ -1428,7 +1432,8 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                  assumptions, None, exe, cpu_ram_bytes=host, est_notes=est_notes)
     if gpu is None:
         rep.reason = "which GPU? the memory is estimated, the verdict needs the card: pass --gpu (or --vram-gib)"
-        return rep
+        return _card_range(rep, paths, {"gpus": gpus, "nodes": nodes, "model_ref": model_ref,
+                                        "host_ram_gib": host_ram_gib})
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
@@ -1506,6 +1511,8 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
     model, mnote, mfind = (None, None, None)
     if job.runner in MODELLED or model_ref:
         model, mnote, mfind = resolve_model(job.get("model_name_or_path"), model_ref)
+        if model is None and mfind is not None and not model_ref:
+            model, mfind = _model_from_clue(job, mfind, assumptions)
         if mnote or (model is not None and model.identified_by == "assumed"):
             (assumptions if model is not None and model.identified_by == "assumed" else job.notes).append(
                 mnote or model.notes[-1])
@@ -1534,6 +1541,114 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         if any(f.severity == "error" for f in mfind2):
             model = None
     return model
+
+
+def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
+    """(model, finding) when the model field names no model: the model the files name elsewhere
+    (core/model/clues.py), an assumption said with its source; else the finding, with what the files say."""
+    from rocm_tune.core.model.clues import find_clue, is_placeholder
+    from rocm_tune.profiles.model_clues import CLUE_ORDER
+
+    ref = job.get("model_name_or_path")
+    try:
+        clue = find_clue(job)
+    except UserError:
+        return None, mfind
+    if clue is None:
+        return None, mfind
+    if clue.spec is not None:
+        what = ("is missing" if not ref else f"is the placeholder {ref!r}" if is_placeholder(ref)
+                else f"is {ref}, a shell variable no file given sets" if str(ref).strip().startswith("$")
+                else f"{ref!r} names no model here")
+        spec = replace(clue.spec, identified_by="clue", identified=f"{clue.source} ({clue.named})")
+        assumptions.append(f"the model is taken to be {spec.name}, from {clue.source} (the model field {what}): "
+                           f"pass --model if it is another (read in order: {', '.join(CLUE_ORDER)})")
+        return spec, None
+    if clue.ambiguous:
+        mfind.message += f"; {clue.source} names several models ({', '.join(clue.ambiguous)})"
+    elif clue.family:
+        mfind.message += f"; {clue.source} names the family, not the size"
+    return None, mfind
+
+
+# no card named: "fits" only where it fits a card this small (8 GiB consumer cards, RTX 3070/4060 class, train small
+# models and have no profile; the profiles' smallest is 12 GiB)
+SMALLEST_CARD_GIB = 8.0
+
+
+def _card_range(rep: Report, paths: list[str], kw: dict) -> Report:
+    """No card named: the verdict where every card agrees (out of memory on the largest profile: on any; fits an
+    8 GiB card: on any), each judged as check judges that card; else the one question (--gpu)."""
+    from rocm_tune.profiles.gpu_profiles import load_gpu_profiles
+
+    cards = sorted(load_gpu_profiles().values(), key=lambda g: (g.vram_bytes, g.id))
+    if not cards or not rep.memory:
+        return rep
+    big = cards[-1]
+    for card, verdict in (({"gpu_id": big.id}, "oom"), ({"vram_gib": SMALLEST_CARD_GIB}, "fits")):
+        try:
+            got = check(paths, **card, **kw)
+        except UserError:
+            return rep
+        if got.verdict == verdict:
+            got.assumptions.append(
+                f"no GPU named: out of memory on the largest card of the profiles ({big.id}, "
+                f"{big.vram_gib:g} GiB), so on every card" if verdict == "oom" else
+                f"no GPU named: it fits a card of {SMALLEST_CARD_GIB:g} GiB, so it fits every card it is likely "
+                f"run on")
+            got.assumptions[-1] += "; pass --gpu for the margin on yours"
+            return got
+    need = max(p.get("reserved_bytes", 0) for p in rep.memory.values() if isinstance(p, dict)) / 2**30
+    rep.reason = (f"which GPU? it needs about {need:.0f} GiB per GPU, more than a card of {SMALLEST_CARD_GIB:g} GiB "
+                  f"and less than the largest ({big.id}, {big.vram_gib:g} GiB): pass --gpu (or --vram-gib)")
+    return rep
+
+
+def _family_bound(rep: Report, paths: list[str], kw: dict) -> Report:
+    """A family named without its size (a LLaMA-Factory template): the answer over the family's published sizes.
+    The smallest size out of memory: every size is; the largest fitting: every size fits (the memory grows with
+    the parameters); each end only where it has a preset. Else the one question, with the range."""
+    from rocm_tune.core.model.clues import find_clue, preset_of
+    from rocm_tune.core.model.names import parse_name
+
+    try:
+        clue = find_clue(rep.job)
+        if clue is None or not clue.family:
+            return rep
+        sizes = sorted((parse_name(n).size_b or 0.0, n) for n in clue.family)
+        known = [(b, n, preset_of(n)) for b, n in sizes if preset_of(n) is not None]
+    except UserError:           # a preset that cannot be read: no bound, the question stays
+        return rep
+    if not known:
+        return rep
+    span = f"{sizes[0][1]} .. {sizes[-1][1]}"
+    ends = {"smallest": known[0], "largest": known[-1]}
+    exact = {"smallest": known[0][0] == sizes[0][0], "largest": known[-1][0] == sizes[-1][0]}
+    got: dict[str, Report] = {}
+    for end, (_b, _n, spec) in ends.items():
+        try:
+            got[end] = check(paths, model_ref=spec.name, **kw)
+        except UserError:
+            continue
+    for end, verdict in (("smallest", "oom"), ("largest", "fits")):
+        r = got.get(end)
+        if r is not None and r.verdict == verdict and exact[end]:
+            r.model = replace(r.model, identified_by="clue",
+                              identified=f"{clue.source}: the family's {end} size ({span})")
+            r.job.notes[:] = [n for n in r.job.notes if not n.startswith("model from --model")]
+            r.assumptions.append(f"the model is one of the sizes {clue.source} serves ({span}); the size is not "
+                                 f"said, and the {end}, {r.model.name}, " + ("already does not fit: no size fits"
+                                 if verdict == "oom" else "fits: every size fits") + "; pass --model for the exact one"
+                                 + (" (and for a fix: what fits depends on the size)" if verdict == "oom" else ""))
+            r.fix = None            # a fix found for the smallest size says nothing of the size really run
+            return r
+    said = ", ".join(f"{end} with a preset {ends[end][2].name}: {r.verdict}" for end, r in got.items())
+    rep.reason = (f"the model's size decides: {clue.source} names the family ({span}), not its size"
+                  + (f" ({said})" if said else "") + ": pass --model")
+    for f in rep.findings:
+        if f.code in ("model-unknown", "model-missing") and said:
+            f.message += f" ({said})"
+    return rep
 
 
 def _not_modelled(job, model, gpu, findings: list, assumptions: list[str]) -> Report:

@@ -1530,6 +1530,7 @@ HOW = {
     "name": "its name, matched to a preset",
     "hub": "config.json from the Hub",
     "assumed": "an assumption from its name",
+    "clue": "the name the files give it elsewhere (the model field names none: core/model/clues.py)",
     "unknown": "not identified",
 }
 
