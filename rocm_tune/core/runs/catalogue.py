@@ -583,6 +583,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found",
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
+          r"(?!Call to (?:posix_fallocate|fallocate|ftruncate) failed)"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
           r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
          ("nccl", "NCCL", "RCCL", "rccl", "Nccl", "Rccl", "socket interface", "Got completion", "connectFullMesh",
@@ -1923,7 +1924,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "preprocessing_num_workers)",
          "`df -h /dev/shm` inside the container",
          (r"is killed by signal: Bus", r"out of shared memory", r"unable to write to file </torch_\w+>",
-          r"/dev/shm.{0,80}(?:No space left|full|too small)",
+          # e-host: not NCCL/RCCL's own segments (/dev/shm/nccl-*): nccl-shm-exhausted names those
+          r"/dev/shm(?!/nccl-).{0,80}(?:No space left|full|too small)",
           r"No space left on device\W{0,4}'?/dev/shm", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
           r"总线错误",
           # torch/csrc/DataLoader.cpp's SIGBUS handler in the worker
@@ -1952,11 +1954,39 @@ SIGNATURES: tuple[Signature, ...] = (
          "`df -h /dev/shm` inside the container while it runs",
          (r"failed to extend /dev/shm/\S+ to \d+ bytes",
           r"Error while creating shared memory segment /dev/shm/\S+",
-          r"shmutils\.cc:\d+.{0,80}(?:/dev/shm|shared memory)"),
-         ("/dev/shm", "shared memory segment", "shmutils"),
+          r"shmutils\.cc:\d+.{0,80}(?:/dev/shm|shared memory)",
+          # e-host (issue 26): NCCL/RCCL before 2.12 (transport/shm.cc's shmSetup: shm_open names without /dev/shm,
+          # `nccl-shm-recv-<hash>-...`, and SYSCHECK's `Call to posix_fallocate failed : <strerror>`); any release's
+          # segment a peer could not map for want of memory (`Error while attaching to shared memory segment ...,
+          # error: No space left on device (28)`). A segment removed under NCCL (No such file) is nccl-shm-removed
+          r"Error while creating shared memory segment (?:/dev/shm/)?nccl-\S+",
+          r"Error while attaching to shared memory segment \S+ \(size \d+\), error: (?:No space left|Cannot "
+          r"allocate memory|Bus error)",
+          r"NCCL WARN Call to (?:posix_fallocate|fallocate|ftruncate) failed ?: ?(?:No space left|Cannot allocate|"
+          r"File too large)"),
+         ("/dev/shm", "shared memory segment", "shmutils", "Call to"),
          sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
                   "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
-                  "(size 7340384))")),
+                  "(size 7340384))", "NVIDIA/nccl src/misc/shmutils.cc (2.12+) and src/transport/shm.cc (2.7-2.11): "
+                  "`Error while %s shared memory segment %s (size %d)`, SYSCHECK(shm_allocate, \"posix_fallocate\")")),
+    # e-host (issue 26): NCCL/RCCL's segment in /dev/shm removed from under it while the job runs (`unlink shared
+    # memory /dev/shm/nccl-d5rTd0 failed, error: No such file or directory`; a peer's attach failing with ENOENT):
+    # systemd-logind's RemoveIPC=yes deletes a user's IPC objects when it sees the user's last session end (Slurm/PBS
+    # jobs without a PAM session). Not a shortage of memory: the fix is the node's logind setting, a collective
+    # transport problem (FAMILIES.md amended rule "Host memory vs collectives")
+    _sig("nccl-shm-removed", "nccl_rccl_timeout_hang", "error", "root", "NCCL/RCCL's shared-memory segment was "
+         "removed while the job ran (systemd RemoveIPC)",
+         "systemd-logind removes a user's /dev/shm objects when it thinks the user logged out (RemoveIPC=yes, the "
+         "default): batch jobs started without a login session lose NCCL/RCCL's segments, and the communicator fails",
+         "set RemoveIPC=no in /etc/systemd/logind.conf on the compute nodes and restart systemd-logind (or run the "
+         "job as a system user / with a PAM session); NCCL_SHM_DISABLE=1 avoids the segments at a cost in speed",
+         "`loginctl show-user $USER` on the node while the job runs; the segment is gone from `ls /dev/shm`",
+         (r"unlink shared memory /dev/shm/\S+ failed, error: No such file or directory",
+          r"Error while attaching to shared memory segment /dev/shm/nccl-\S+ \(size \d+\), error: No such file"),
+         ("unlink shared memory", "shared memory segment"),
+         sources=("NVIDIA NCCL user guide, Troubleshooting > Shared memory > Systemd (NCCL WARN unlink shared memory "
+                  "/dev/shm/nccl-d5rTd0 failed, error: No such file or directory; RemoveIPC=no)",
+                  "NVIDIA/nccl src/misc/shmutils.cc (unlink shared memory %s failed, error: %s (%d))")),
     # explain-r2b (issue 26): SIGBUS named by a launcher or a signal handler, without the words of the worker's own
     # message. In training containers it is the shared memory, most often (NCCL's and the DataLoader's segments in a
     # 64 MB /dev/shm); weak: any specific cause in the log comes first. A bare `-7` stays the launcher's exit code.
@@ -1971,8 +2001,14 @@ SIGNATURES: tuple[Signature, ...] = (
          "`df -h /dev/shm` inside the container while it runs",
          (r"Signal 7 \(SIGBUS\) received by PID", r"died with <Signals\.SIGBUS: 7>",
           r"terminated with signal:? ?SIGBUS\b", r"\*\*\* SIGBUS received at time=", r"\bkilled by signal SIGBUS\b",
-          r"\bSIGBUS: bus error\b", r"srun: error: \S+: tasks? [\d,-]+: Bus error"),
-         ("SIGBUS", "srun: error"),
+          r"\bSIGBUS: bus error\b", r"srun: error: \S+: tasks? [\d,-]+: Bus error",
+          # e-host (issue 26): zsh's and job control's report of a child killed by SIGBUS (`zsh: bus error  python
+          # train.py`, `[1]    78714 bus error (core dumped)  python x.py`), Python's faulthandler (`Fatal Python
+          # error: Bus error`), and a container's main process ended by SIGBUS (docker/compose: `exited with code
+          # 135`, 128+7; the container's 64 MB /dev/shm default)
+          r"^(?:zsh|bash|sh): (?:line \d+: +)?(?:\d+ )?bus error\b", r"^\[\d+\]\s+[+-]?\s*\d+ bus error\b",
+          r"Fatal Python error: Bus error", r"\bexited with code 135\b"),
+         ("SIGBUS", "srun: error", "bus error", "Bus error", "code 135"),
          sources=("torch elastic's failure summary (traceback : Signal 7 (SIGBUS) received by PID ...)",
                   "subprocess.CalledProcessError (died with <Signals.SIGBUS: 7>)",
                   "odysseus-dev/odysseus#6259 (a 64 MB /dev/shm surfaces as exit code -7)")),
