@@ -583,7 +583,6 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found",
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
-          r"(?!Call to (?:posix_fallocate|fallocate|ftruncate) failed)"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
           r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
          ("nccl", "NCCL", "RCCL", "rccl", "Nccl", "Rccl", "socket interface", "Got completion", "connectFullMesh",
@@ -1956,19 +1955,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Error while creating shared memory segment /dev/shm/\S+",
           r"shmutils\.cc:\d+.{0,80}(?:/dev/shm|shared memory)",
           # e-host (issue 26): NCCL/RCCL before 2.12 (transport/shm.cc's shmSetup: shm_open names without /dev/shm,
-          # `nccl-shm-recv-<hash>-...`, and SYSCHECK's `Call to posix_fallocate failed : <strerror>`); any release's
+          # `nccl-shm-recv-<hash>-...`); any release's
           # segment a peer could not map for want of memory (`Error while attaching to shared memory segment ...,
           # error: No space left on device (28)`). A segment removed under NCCL (No such file) is nccl-shm-removed
           r"Error while creating shared memory segment (?:/dev/shm/)?nccl-\S+",
           r"Error while attaching to shared memory segment \S+ \(size \d+\), error: (?:No space left|Cannot "
-          r"allocate memory|Bus error)",
-          r"NCCL WARN Call to (?:posix_fallocate|fallocate|ftruncate) failed ?: ?(?:No space left|Cannot allocate|"
-          r"File too large)"),
-         ("/dev/shm", "shared memory segment", "shmutils", "Call to"),
+          r"allocate memory|Bus error)"),
+         ("/dev/shm", "shared memory segment", "shmutils"),
          sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
                   "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
                   "(size 7340384))", "NVIDIA/nccl src/misc/shmutils.cc (2.12+) and src/transport/shm.cc (2.7-2.11): "
-                  "`Error while %s shared memory segment %s (size %d)`, SYSCHECK(shm_allocate, \"posix_fallocate\")")),
+                  "`Error while %s shared memory segment %s (size %d)`")),
     # e-host (issue 26): NCCL/RCCL's segment in /dev/shm removed from under it while the job runs (`unlink shared
     # memory /dev/shm/nccl-d5rTd0 failed, error: No such file or directory`; a peer's attach failing with ENOENT):
     # systemd-logind's RemoveIPC=yes deletes a user's IPC objects when it sees the user's last session end (Slurm/PBS

@@ -1040,9 +1040,12 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
     for i, d in enumerate(diags):
         if prio[i] >= 2 and _handled_by_runner(d):
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
-    for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
-                      ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
-        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and _priority(d) >= 2
+    # e-host (issue 26): the reasonless Slurm cancel first, then the peers' NCCL errors, each against the causes still
+    # standing: a Slurm cancel with no reason is never the cause that makes an NCCL error a consequence (both were
+    # demoted by each other, leaving a bare `srun: error: ... Terminated` as the root)
+    for fam, gone in (("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text)),
+                      ("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text))):
+        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and prio[i] >= 2
                    for i, d in enumerate(diags)):
             continue
         for i, d in enumerate(diags):
