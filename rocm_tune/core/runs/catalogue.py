@@ -382,9 +382,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # h7-hip: earlyoom's victim line without the journal's prefix (run in a terminal, or grepped): the victim
           # and its resident size (rfjakob/earlyoom README: `sending SIGTERM to process 7378 uid 1000 "tail": badness
           # 156, VmRSS 4962 MiB`)
-          r"sending SIG(?:TERM|KILL) to process \d+ uid \d+ \"[^\"]+\": (?:badness|oom_score) -?\d+, VmRSS"),
+          r"sending SIG(?:TERM|KILL) to process \d+ uid \d+ \"[^\"]+\": (?:badness|oom_score) -?\d+, VmRSS",
+          # e-host (issue 26): mm/oom_kill.c's victim line as kernels 4.x print it on a line of its own (`Killed process
+          # 2210 (python) total-vm:..kB, anon-rss:..kB`, after `Out of memory: Kill process ... or sacrifice child`);
+          # systemd's report on the unit (src/core/unit.c: `A process of this unit has been killed by the OOM
+          # killer.`; a service's result `oom-kill`: `Failed with result 'oom-kill'.`)
+          r"\bKilled process \d+ \([^)]{1,64}\),? (?:UID:? ?\d+,? )?total-vm:\d+kB",
+          r"A process of this unit has been killed by the OOM killer", r"Failed with result 'oom-kill'"),
          ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
-          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available", "sending SIG"),
+          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available", "sending SIG",
+          "killed by the OOM killer", "'oom-kill'"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -419,10 +426,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Not enough memory resources are available to process this command",
           # r5-run (issue 26): Rust's default allocation-error handler (tokenizers, safetensors, polars in the data
           # step of every runner) prints this and aborts the process: host RAM, whatever the launcher says after it
-          r"memory allocation of (?:memory allocation of )?\d+ bytes failed"),
+          r"memory allocation of (?:memory allocation of )?\d+ bytes failed",
+          # e-host (issue 26): NCCL/RCCL's own host allocations (src/include/alloc.h: ncclCalloc's `Failed to malloc %ld
+          # bytes`, ncclCudaHostCalloc's `Failed to CUDA host alloc %ld bytes`): the communicator could not get host
+          # RAM, whatever NCCL error the ranks raise after it
+          r"NCCL WARN Failed to (?:malloc|CUDA host alloc|HIP host alloc) \d+ bytes"),
          ("cannot allocate memory for thread-local", "<jemalloc>", "WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
-          "Not enough memory resources", "memory allocation of"),
+          "Not enough memory resources", "memory allocation of", "Failed to "),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
@@ -444,9 +455,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-mem: PBS/Torque's and LSF's own memory-limit kills
           r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT",
           # ex-num: HTCondor's own memory-limit hold
-          r"Job has gone over (?:cgroup )?memory limit"),
+          r"Job has gone over (?:cgroup )?memory limit",
+          # e-host (issue 26): the job's state in seff (`State: OUT_OF_MEMORY (exit code 0)`) and sacct's table
+          # (OUT_OF_MEMORY, truncated `OUT_OF_ME+`)
+          r"(?:State: |^|\s)OUT_OF_ME(?:MORY|\+)(?=\s|$)"),
          ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory", "exceeded limit",
-          "TERM_MEMLIMIT", "gone over"), sources=("Slurm slurmstepd messages",)),
+          "TERM_MEMLIMIT", "gone over", "OUT_OF_ME"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
