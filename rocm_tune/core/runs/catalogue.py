@@ -410,7 +410,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
           # e-amd (issue 26): not the KFD device refusing to open (rocminfo's `Unable to open /dev/kfd read-write:
           # Cannot allocate memory`, strace's `openat(..."/dev/kfd"...) = -1 ENOMEM`): no usable GPU (no-gpu-visible)
-          r"(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()Cannot allocate memory",
+          # e-host: nor NCCL/RCCL's shared-memory segment a peer could not map (nccl-shm-exhausted names it)
+          r"^(?!.*shared memory segment).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
+          r"Cannot allocate memory",
           r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
           r"The paging file is too small for this operation to complete", r"ArrowMemoryError",
