@@ -118,6 +118,7 @@ def test_a_sigbus_yields_to_a_transport_error_and_a_watchdog_alone_stays_a_timeo
     "Fatal Python error: Bus error\n\nThread 0x00007f3a2c9ff640 (most recent call first):\n"
     "  File \"/usr/lib/python3.10/multiprocessing/connection.py\", line 379 in _recv\n",
     "trainer-1 exited with code 135\n",
+    "Process finished with exit code 135 (interrupted by signal 7: SIGBUS)\n",
 ])
 def test_a_bus_error_named_by_the_shell_or_faulthandler_is_shared_memory(tmp_path, line):
     r = _answer(tmp_path, STEPS + line)
@@ -155,3 +156,39 @@ def test_oom_reports_of_the_kernel_systemd_and_slurm_are_host_ram(tmp_path, line
 def test_a_gpu_library_out_of_memory_status_is_not_slurms(tmp_path):
     _e, r = explain_text(tmp_path, STEPS + "rocblas error: rocblas_status_memory_error CUDA_ERROR_OUT_OF_MEMORY\n")
     assert r is None or r.code != "slurm-oom-kill"
+
+
+@pytest.mark.parametrize("line", [
+    "[1]+  Killed                  nohup python train.py > train.log 2>&1\n",   # bash's job control
+    "Command exited with non-zero status 137\n",                                # GNU time
+    "make: *** [Makefile:12: train] Error 137\n",                              # make
+])
+def test_sigkill_as_bash_time_and_make_report_it_is_host_ram(tmp_path, line):
+    r = _answer(tmp_path, STEPS + line)
+    assert (r.family, r.code) == ("host_ram_oom", "host-oom-killed")
+
+
+@pytest.mark.parametrize("line", ["[1]+  Done                    python train.py\n",
+                                  "make: *** [Makefile:12: train] Error 1\n"])
+def test_a_job_that_ended_otherwise_is_not_a_sigkill(tmp_path, line):
+    _e, r = explain_text(tmp_path, STEPS + line)
+    assert r is None or r.code != "host-oom-killed"
+
+
+ZERO_CONFIG = ("[2025-02-11 08:01:12,410] [INFO] [config.py:1001:print]   zero_config .................. stage=3 "
+               "contiguous_gradients=True reduce_scatter=True overlap_comm=True load_from_fp32_weights=True "
+               "elastic_checkpoint=False offload_param=DeepSpeedZeroOffloadParamConfig(device='{p}', nvme_path=None, "
+               "buffer_count=5, buffer_size=100,000,000, max_in_cpu=1,000,000,000, pin_memory=True) "
+               "offload_optimizer=DeepSpeedZeroOffloadOptimizerConfig(device='{o}', nvme_path=None, buffer_count=4, "
+               "pin_memory=True, pipeline=False, pipeline_read=False, pipeline_write=False, fast_init=False, "
+               "ratio=1.0) sub_group_size=1,000,000,000\n")
+
+
+def test_deepspeeds_config_dump_with_cpu_offload_is_evidence_for_a_killed_rank(tmp_path):
+    kill = DS_7.replace("= -7", "= -9")
+    r = _answer(tmp_path, ZERO_CONFIG.format(p="cpu", o="cpu") + STEPS + kill)
+    assert r.family == "host_ram_oom" and "offloads the parameters" in r.fix
+    r = _answer(tmp_path, ZERO_CONFIG.format(p="none", o="cpu") + STEPS + kill, "opt.log")
+    assert "offloads the optimizer" in r.fix and "offloads the parameters" not in r.fix
+    r = _answer(tmp_path, ZERO_CONFIG.format(p="none", o="none") + STEPS + kill, "none.log")
+    assert "offloads" not in r.fix

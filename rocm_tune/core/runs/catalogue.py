@@ -348,13 +348,16 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)",
           # h7-hip: MPICH's Hydra launcher (mpiexec) reporting a rank that died of SIGKILL: its `BAD TERMINATION`
           # banner names the exit code (9) and the signal's own string
-          r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)"),
+          r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)",
+          # e-host (issue 26): bash's job-control report (`[1]+  Killed                  nohup python train.py`, jobs.c),
+          # GNU time's `Command exited with non-zero status 137`, make's `*** [Makefile:12: train] Error 137`
+          r"^\[\d+\][+-]?\s+Killed\s+\S", r"exited with non-zero status 137\b", r"\*\*\* \[[^\]]+\] Error 137\b"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
           "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed",
           "exited on signal", "status code", "SIGKILL(-9)", "terminated abruptly", "abruptly died", "Terminado", "Morto",
-          "強制終了", "죽었음", "Ucciso"),
+          "強制終了", "죽었음", "Ucciso", "Error 137"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -2020,7 +2023,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # error: Bus error`), and a container's main process ended by SIGBUS (docker/compose: `exited with code
           # 135`, 128+7; the container's 64 MB /dev/shm default)
           r"^(?:zsh|bash|sh): (?:line \d+: +)?(?:\d+ )?bus error\b", r"^\[\d+\]\s+[+-]?\s*\d+ bus error\b",
-          r"Fatal Python error: Bus error", r"\bexited with code 135\b"),
+          r"Fatal Python error: Bus error", r"\bexited with code 135\b",
+          # IDEs' run console (PyCharm/IntelliJ: `Process finished with exit code 135 (interrupted by signal 7: SIGBUS)`)
+          r"interrupted by signal 7: SIGBUS"),
          ("SIGBUS", "srun: error", "bus error", "Bus error", "code 135"),
          sources=("torch elastic's failure summary (traceback : Signal 7 (SIGBUS) received by PID ...)",
                   "subprocess.CalledProcessError (died with <Signals.SIGBUS: 7>)",

@@ -1353,7 +1353,10 @@ _LEVER_RX: dict[str, re.Pattern] = {
                           # and DeepSpeed's log line for the CPU optimizer it only builds when offloading
                           r"zero[23][-_]offload|fsdp_offload_params['\"]?\s*[:=]\s*['\"]?(?:True|true)|"
                           r"\bcpu_offload['\"]?\s*[:=]\s*['\"]?(?:True|true)|optimizer[-_]cpu[-_]offload|"
-                          r"Basic Optimizer = DeepSpeedCPUAdam"),
+                          r"Basic Optimizer = DeepSpeedCPUAdam|"
+                          # e-host: DeepSpeed's config dump (`zero_config .... offload_optimizer=DeepSpeedZeroOffload
+                          # OptimizerConfig(device='cpu', ...)`; device='none' when off)
+                          r"offload_(?:optimizer|param)=DeepSpeedZeroOffload\w*Config\(device='(?:cpu|nvme)'"),
 }
 
 
@@ -1582,6 +1585,7 @@ def _fp16_in_use(blob: str) -> bool:
 
 
 _PARAM_OFFLOAD = re.compile(r"offload_param['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                            r"offload_param=DeepSpeedZeroOffloadParamConfig\(device='(?:cpu|nvme)'|"
                             r"offload_param_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|offload_params?['\"]?\s*[:=]\s*"
                             r"['\"]?(?:true|True)")
 
