@@ -193,6 +193,8 @@ REAL_LINES = [
      "ROCm/ROCm#1211 (the KFD driver refusing: dkms build failed)"),
     ("nccl-shm-exhausted", "a1b2c3d4e5f6:214:380 [1] NCCL WARN Error: failed to extend /dev/shm/nccl-03v824 to 4194660 "
      "bytes", "NVIDIA NCCL troubleshooting guide (Docker default /dev/shm)"),
+    ("nccl-shm-removed", "gpu-node17:55122:55291 [2] NCCL WARN unlink shared memory /dev/shm/nccl-d5rTd0 failed, "
+     "error: No such file or directory", "NVIDIA NCCL user guide, Troubleshooting > Shared memory > Systemd"),
     ("token-id-past-embedding", "/pytorch/aten/src/THC/THCTensorIndex.cu:361: void indexSelectLargeIndex(...): block: "
      "[12,0,0], thread: [96,0,0] Assertion `srcIndex < srcSelectDimSize` failed.", "huggingface/transformers#1848"),
     ("hf-cache-permission", "ERROR:    PermissionError: [Errno 13] Permission denied: '/app/aphrodite-engine/.triton'",

@@ -348,13 +348,16 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?i:\bexit(?:ed)?(?: with)? (?:code|status)[ =:]*137\b)", r"terminated by signal:? ?(?:9|SIGKILL)\b", r"srun: error: \S+: tasks? [\d,-]+: Killed", r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) (?:exited unexpectedly|is killed by signal: Killed)",
           # h7-hip: MPICH's Hydra launcher (mpiexec) reporting a rank that died of SIGKILL: its `BAD TERMINATION`
           # banner names the exit code (9) and the signal's own string
-          r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)"),
+          r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)",
+          # e-host (issue 26): bash's job-control report (`[1]+  Killed                  nohup python train.py`, jobs.c),
+          # GNU time's `Command exited with non-zero status 137`, make's `*** [Makefile:12: train] Error 137`
+          r"^\[\d+\][+-]?\s+Killed\s+\S", r"exited with non-zero status 137\b", r"\*\*\* \[[^\]]+\] Error 137\b"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
           "Getötet", "Убито", "Processus arrêté", "kernel appears to have died", "Kernel crashed",
           "exited on signal", "status code", "SIGKILL(-9)", "terminated abruptly", "abruptly died", "Terminado", "Morto",
-          "強制終了", "죽었음", "Ucciso"),
+          "強制終了", "죽었음", "Ucciso", "Error 137"),
          sources=("hpcaitech/ColossalAI#3514 (failed (exitcode: -9) local_rank: 3)", "lzhxmu/CPPO#6 (Signal 9 "
                   "(SIGKILL) received by PID)", "calibration dolly-111 (title: return code = -9)")),
     _sig("kernel-oom-killer", "host_ram_oom", "error", "root", "the kernel's OOM killer killed a process "
@@ -382,9 +385,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # h7-hip: earlyoom's victim line without the journal's prefix (run in a terminal, or grepped): the victim
           # and its resident size (rfjakob/earlyoom README: `sending SIGTERM to process 7378 uid 1000 "tail": badness
           # 156, VmRSS 4962 MiB`)
-          r"sending SIG(?:TERM|KILL) to process \d+ uid \d+ \"[^\"]+\": (?:badness|oom_score) -?\d+, VmRSS"),
+          r"sending SIG(?:TERM|KILL) to process \d+ uid \d+ \"[^\"]+\": (?:badness|oom_score) -?\d+, VmRSS",
+          # e-host (issue 26): mm/oom_kill.c's victim line as kernels 4.x print it on a line of its own (`Killed process
+          # 2210 (python) total-vm:..kB, anon-rss:..kB`, after `Out of memory: Kill process ... or sacrifice child`);
+          # systemd's report on the unit (src/core/unit.c: `A process of this unit has been killed by the OOM
+          # killer.`; a service's result `oom-kill`: `Failed with result 'oom-kill'.`)
+          r"\bKilled process \d+ \([^)]{1,64}\),? (?:UID:? ?\d+,? )?total-vm:\d+kB",
+          r"A process of this unit has been killed by the OOM killer", r"Failed with result 'oom-kill'"),
          ("Killed process", "Kill process", "oom-killer", "oom-kill:", "OOMKilled", "oom_reaper", "low on resource",
-          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available", "sending SIG"),
+          "all available RAM", "systemd-oomd", "earlyoom", "more memory than is available", "sending SIG",
+          "killed by the OOM killer", "'oom-kill'"),
          sources=("kernel messages (dmesg) as users post them, e.g. deepspeedai/DeepSpeed#4239",
                   "Kubernetes pod status OOMKilled")),
     _sig("host-alloc-failed", "host_ram_oom", "error", "root", "a host (CPU) memory allocation failed",
@@ -403,7 +413,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:fork|mmap|posix_memalign|pthread_create)\S*: ?Cannot allocate memory",
           # e-amd (issue 26): not the KFD device refusing to open (rocminfo's `Unable to open /dev/kfd read-write:
           # Cannot allocate memory`, strace's `openat(..."/dev/kfd"...) = -1 ENOMEM`): no usable GPU (no-gpu-visible)
-          r"(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()Cannot allocate memory",
+          # e-host: nor NCCL/RCCL's shared-memory segment a peer could not map (nccl-shm-exhausted names it)
+          r"^(?!.*shared memory segment).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
+          r"Cannot allocate memory",
           r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
           r"The paging file is too small for this operation to complete", r"ArrowMemoryError",
@@ -419,10 +431,14 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Not enough memory resources are available to process this command",
           # r5-run (issue 26): Rust's default allocation-error handler (tokenizers, safetensors, polars in the data
           # step of every runner) prints this and aborts the process: host RAM, whatever the launcher says after it
-          r"memory allocation of (?:memory allocation of )?\d+ bytes failed"),
+          r"memory allocation of (?:memory allocation of )?\d+ bytes failed",
+          # e-host (issue 26): NCCL/RCCL's own host allocations (src/include/alloc.h: ncclCalloc's `Failed to malloc %ld
+          # bytes`, ncclCudaHostCalloc's `Failed to CUDA host alloc %ld bytes`): the communicator could not get host
+          # RAM, whatever NCCL error the ranks raise after it
+          r"NCCL WARN Failed to (?:malloc|CUDA host alloc|HIP host alloc) \d+ bytes"),
          ("cannot allocate memory for thread-local", "<jemalloc>", "WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
-          "Not enough memory resources", "memory allocation of"),
+          "Not enough memory resources", "memory allocation of", "Failed to "),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
@@ -444,9 +460,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-mem: PBS/Torque's and LSF's own memory-limit kills
           r"job killed: (?:p?v?mem) \S+ exceeded limit", r"TERM_MEMLIMIT",
           # ex-num: HTCondor's own memory-limit hold
-          r"Job has gone over (?:cgroup )?memory limit"),
+          r"Job has gone over (?:cgroup )?memory limit",
+          # e-host (issue 26): the job's state in seff (`State: OUT_OF_MEMORY (exit code 0)`) and sacct's table
+          # (OUT_OF_MEMORY, truncated `OUT_OF_ME+`)
+          r"(?:State: |^|\s)OUT_OF_ME(?:MORY|\+)(?=\s|$)"),
          ("oom-kill", "oom_kill", "out-of-memory handler", "memory limit", "Out Of Memory", "exceeded limit",
-          "TERM_MEMLIMIT", "gone over"), sources=("Slurm slurmstepd messages",)),
+          "TERM_MEMLIMIT", "gone over", "OUT_OF_ME"), sources=("Slurm slurmstepd messages",)),
     # ------------------------------------------------------------------ nccl_rccl_timeout_hang
     _sig("iommu-p2p-hang", "nccl_rccl_timeout_hang", "error", "root", "RCCL reports the IOMMU is not in "
          "pass-through: peer-to-peer transfers between GPUs hang",
@@ -1923,7 +1942,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "preprocessing_num_workers)",
          "`df -h /dev/shm` inside the container",
          (r"is killed by signal: Bus", r"out of shared memory", r"unable to write to file </torch_\w+>",
-          r"/dev/shm.{0,80}(?:No space left|full|too small)",
+          # e-host: not NCCL/RCCL's own segments (/dev/shm/nccl-*): nccl-shm-exhausted names those
+          r"/dev/shm(?!/nccl-).{0,80}(?:No space left|full|too small)",
           r"No space left on device\W{0,4}'?/dev/shm", r"^(?:\S+: )?(?:line \d+: +)?(?:\d+ )?Bus error",
           r"总线错误",
           # torch/csrc/DataLoader.cpp's SIGBUS handler in the worker
@@ -1952,11 +1972,37 @@ SIGNATURES: tuple[Signature, ...] = (
          "`df -h /dev/shm` inside the container while it runs",
          (r"failed to extend /dev/shm/\S+ to \d+ bytes",
           r"Error while creating shared memory segment /dev/shm/\S+",
-          r"shmutils\.cc:\d+.{0,80}(?:/dev/shm|shared memory)"),
+          r"shmutils\.cc:\d+.{0,80}(?:/dev/shm|shared memory)",
+          # e-host (issue 26): NCCL/RCCL before 2.12 (transport/shm.cc's shmSetup: shm_open names without /dev/shm,
+          # `nccl-shm-recv-<hash>-...`); any release's
+          # segment a peer could not map for want of memory (`Error while attaching to shared memory segment ...,
+          # error: No space left on device (28)`). A segment removed under NCCL (No such file) is nccl-shm-removed
+          r"Error while creating shared memory segment (?:/dev/shm/)?nccl-\S+",
+          r"Error while attaching to shared memory segment \S+ \(size \d+\), error: (?:No space left|Cannot "
+          r"allocate memory|Bus error)"),
          ("/dev/shm", "shared memory segment", "shmutils"),
          sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
                   "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
-                  "(size 7340384))")),
+                  "(size 7340384))", "NVIDIA/nccl src/misc/shmutils.cc (2.12+) and src/transport/shm.cc (2.7-2.11): "
+                  "`Error while %s shared memory segment %s (size %d)`")),
+    # e-host (issue 26): NCCL/RCCL's segment in /dev/shm removed from under it while the job runs (`unlink shared
+    # memory /dev/shm/nccl-d5rTd0 failed, error: No such file or directory`; a peer's attach failing with ENOENT):
+    # systemd-logind's RemoveIPC=yes deletes a user's IPC objects when it sees the user's last session end (Slurm/PBS
+    # jobs without a PAM session). Not a shortage of memory: the fix is the node's logind setting, a collective
+    # transport problem (FAMILIES.md amended rule "Host memory vs collectives")
+    _sig("nccl-shm-removed", "nccl_rccl_timeout_hang", "error", "root", "NCCL/RCCL's shared-memory segment was "
+         "removed while the job ran (systemd RemoveIPC)",
+         "systemd-logind removes a user's /dev/shm objects when it thinks the user logged out (RemoveIPC=yes, the "
+         "default): batch jobs started without a login session lose NCCL/RCCL's segments, and the communicator fails",
+         "set RemoveIPC=no in /etc/systemd/logind.conf on the compute nodes and restart systemd-logind (or run the "
+         "job as a system user / with a PAM session); NCCL_SHM_DISABLE=1 avoids the segments at a cost in speed",
+         "`loginctl show-user $USER` on the node while the job runs; the segment is gone from `ls /dev/shm`",
+         (r"unlink shared memory /dev/shm/\S+ failed, error: No such file or directory",
+          r"Error while attaching to shared memory segment /dev/shm/nccl-\S+ \(size \d+\), error: No such file"),
+         ("unlink shared memory", "shared memory segment"),
+         sources=("NVIDIA NCCL user guide, Troubleshooting > Shared memory > Systemd (NCCL WARN unlink shared memory "
+                  "/dev/shm/nccl-d5rTd0 failed, error: No such file or directory; RemoveIPC=no)",
+                  "NVIDIA/nccl src/misc/shmutils.cc (unlink shared memory %s failed, error: %s (%d))")),
     # explain-r2b (issue 26): SIGBUS named by a launcher or a signal handler, without the words of the worker's own
     # message. In training containers it is the shared memory, most often (NCCL's and the DataLoader's segments in a
     # 64 MB /dev/shm); weak: any specific cause in the log comes first. A bare `-7` stays the launcher's exit code.
@@ -1971,8 +2017,16 @@ SIGNATURES: tuple[Signature, ...] = (
          "`df -h /dev/shm` inside the container while it runs",
          (r"Signal 7 \(SIGBUS\) received by PID", r"died with <Signals\.SIGBUS: 7>",
           r"terminated with signal:? ?SIGBUS\b", r"\*\*\* SIGBUS received at time=", r"\bkilled by signal SIGBUS\b",
-          r"\bSIGBUS: bus error\b", r"srun: error: \S+: tasks? [\d,-]+: Bus error"),
-         ("SIGBUS", "srun: error"),
+          r"\bSIGBUS: bus error\b", r"srun: error: \S+: tasks? [\d,-]+: Bus error",
+          # e-host (issue 26): zsh's and job control's report of a child killed by SIGBUS (`zsh: bus error  python
+          # train.py`, `[1]    78714 bus error (core dumped)  python x.py`), Python's faulthandler (`Fatal Python
+          # error: Bus error`), and a container's main process ended by SIGBUS (docker/compose: `exited with code
+          # 135`, 128+7; the container's 64 MB /dev/shm default)
+          r"^(?:zsh|bash|sh): (?:line \d+: +)?(?:\d+ )?bus error\b", r"^\[\d+\]\s+[+-]?\s*\d+ bus error\b",
+          r"Fatal Python error: Bus error", r"\bexited with code 135\b",
+          # IDEs' run console (PyCharm/IntelliJ: `Process finished with exit code 135 (interrupted by signal 7: SIGBUS)`)
+          r"interrupted by signal 7: SIGBUS"),
+         ("SIGBUS", "srun: error", "bus error", "Bus error", "code 135"),
          sources=("torch elastic's failure summary (traceback : Signal 7 (SIGBUS) received by PID ...)",
                   "subprocess.CalledProcessError (died with <Signals.SIGBUS: 7>)",
                   "odysseus-dev/odysseus#6259 (a 64 MB /dev/shm surfaces as exit code -7)")),

@@ -889,6 +889,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 continue   # the same line found by the scan and by the series
             seen.add(key)
             by_code.setdefault(h.code, []).append(h)
+    _sigbus_of_a_shm_user(by_code, [sc.head_text for sc in scans] + list(config.texts if config is not None else ()))
     if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
             not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
         del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
@@ -1041,9 +1042,12 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
     for i, d in enumerate(diags):
         if prio[i] >= 2 and _handled_by_runner(d):
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
-    for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
-                      ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
-        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and _priority(d) >= 2
+    # e-host (issue 26): the reasonless Slurm cancel first, then the peers' NCCL errors, each against the causes still
+    # standing: a Slurm cancel with no reason is never the cause that makes an NCCL error a consequence (both were
+    # demoted by each other, leaving a bare `srun: error: ... Terminated` as the root)
+    for fam, gone in (("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text)),
+                      ("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text))):
+        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and prio[i] >= 2
                    for i, d in enumerate(diags)):
             continue
         for i, d in enumerate(diags):
@@ -1350,7 +1354,10 @@ _LEVER_RX: dict[str, re.Pattern] = {
                           # and DeepSpeed's log line for the CPU optimizer it only builds when offloading
                           r"zero[23][-_]offload|fsdp_offload_params['\"]?\s*[:=]\s*['\"]?(?:True|true)|"
                           r"\bcpu_offload['\"]?\s*[:=]\s*['\"]?(?:True|true)|optimizer[-_]cpu[-_]offload|"
-                          r"Basic Optimizer = DeepSpeedCPUAdam"),
+                          r"Basic Optimizer = DeepSpeedCPUAdam|"
+                          # e-host: DeepSpeed's config dump (`zero_config .... offload_optimizer=DeepSpeedZeroOffload
+                          # OptimizerConfig(device='cpu', ...)`; device='none' when off)
+                          r"offload_(?:optimizer|param)=DeepSpeedZeroOffload\w*Config\(device='(?:cpu|nvme)'"),
 }
 
 
@@ -1579,6 +1586,7 @@ def _fp16_in_use(blob: str) -> bool:
 
 
 _PARAM_OFFLOAD = re.compile(r"offload_param['\"]?\s*:\s*\{[^}]{0,80}['\"]device['\"]\s*:\s*['\"](?:cpu|nvme)|"
+                            r"offload_param=DeepSpeedZeroOffloadParamConfig\(device='(?:cpu|nvme)'|"
                             r"offload_param_device['\"]?\s*[:=]\s*['\"]?(?:cpu|nvme)|offload_params?['\"]?\s*[:=]\s*"
                             r"['\"]?(?:true|True)")
 
@@ -1689,6 +1697,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
                  "run rules precision out")
     elif r.code == "child-failed":
         _refine_teardown(r, texts or (), levers_on or set())
+    elif r.code == "bus-error-signal" and _SIGBUS_EXIT.search("\n".join(h.context for h in r.evidence)) and \
+            (user := _shm_user([*(texts or ()), r.first.pre])) is not None:
+        r.title = (f"a rank died of SIGBUS (exit -7) and the run keeps data in /dev/shm ({user}): most likely "
+                   "/dev/shm is too small or full")
     elif r.code == "gpu-hang" and _iommu_faults_in_collectives(r, texts or ()):
         # h7-hip: the IOMMU refusing the GPUs' DMA in a run whose ranks talk to each other: the peer-to-peer
         # transfers of the collectives are what faults, and what hangs (iommu-p2p-hang's reading and fix)
@@ -1956,14 +1968,6 @@ def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) ->
         r.fix = ("rerun the failing rank alone with AMD_LOG_LEVEL=3 and under `gdb -ex r -ex bt --args python ...` to "
                  "see the crashing library; use the PyTorch wheel built for the installed ROCm, check the GPU is "
                  "supported (HSA_OVERRIDE_GFX_VERSION on consumer cards) and the amdgpu driver matches")
-    elif _sigbus_with_workers(r, texts):
-        # explain-r2b: a rank died of SIGBUS and the run feeds batches through DataLoader worker processes (which pass
-        # them through /dev/shm): the shared memory, as the bus-error signature explains it
-        sig = cat.BY_CODE["bus-error-signal"]
-        r.family = sig.family
-        r.title = ("only the launcher's teardown is in the log: a rank died of SIGBUS (exit -7) and the run uses "
-                   "DataLoader worker processes: most likely /dev/shm is too small or full")
-        r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
     elif "offload" in levers_on:
         _as_host_oom(r, texts, "only the launcher's teardown is in the log, and the run's config offloads to the CPU: "
                      "most likely host RAM ran out (the OOM killer leaves no line in the log)")
@@ -2022,11 +2026,35 @@ _WORKERS_ON = re.compile(r"(?:^|[\s'\"{,-])(?:dataloader_num_workers|num_workers
                          r"(?!0\b)\d+\b", re.M)
 
 
-def _sigbus_with_workers(r: Diagnosis, texts: Sequence[str]) -> bool:
-    """The launcher's summary says a rank died of SIGBUS, and the log's head or the config beside it runs DataLoader
-    workers (num_workers > 0) — without them a bare -7 is left to the launcher's exit code."""
-    said = "\n".join(h.context for h in r.evidence)
-    return bool(_SIGBUS_EXIT.search(said)) and any(_WORKERS_ON.search(t) for t in texts)
+# e-host (issue 26): what keeps a run's data in /dev/shm, as a log or the config beside it shows it — DataLoader worker
+# processes (batches pass through /dev/shm), NCCL/RCCL (its proxy and intra-node transport buffers are /dev/shm
+# segments, misc/shmutils.cc), a Docker/Podman container (a 64 MB /dev/shm unless --shm-size/--ipc=host), or /dev/shm
+# itself named
+_SHM_USERS = (("DataLoader worker processes", _WORKERS_ON),
+              ("NCCL/RCCL, whose buffers are /dev/shm segments",
+               re.compile(r"\b[NR]CCL (?:INFO|WARN)\b|\bProcessGroupNCCL\b|\bNCCL version \d|via SHM/|\bncclComm")),
+              ("a container (Docker's /dev/shm is 64 MB by default)",
+               re.compile(r"\b(?:docker|podman|nvidia-docker) (?:run|exec|compose)\b(?![^\n]*--ipc[= ]host)|"
+                          r"^root@[0-9a-f]{12}:|/\.dockerenv", re.M)),
+              ("/dev/shm named in the log", re.compile(r"/dev/shm\b")))
+
+
+def _shm_user(texts: Sequence[str]) -> str | None:
+    """What in the run keeps data in /dev/shm (the first of _SHM_USERS the texts show), or None."""
+    return next((what for what, rx in _SHM_USERS if any(rx.search(t) for t in texts)), None)
+
+
+def _sigbus_of_a_shm_user(by_code: dict[str, list[Hit]], texts: Sequence[str]) -> None:
+    """e-host (FAMILIES.md "host_ram_oom vs launcher_exit", amended "Host memory vs collectives"): a rank's death by
+    SIGBUS that only a launcher reports (DeepSpeed's `exits with return code = -7`, torch elastic's `exitcode: -7`, a
+    shell's 135), in a run that keeps data in /dev/shm, is the shared memory (bus-error-signal, weak: a specific cause
+    in the log still comes first) — also over the other ranks' collective timeouts and NCCL errors, which are what the
+    dead rank leaves behind. Without a user of /dev/shm in sight a bare -7 stays the launcher's exit code."""
+    if "bus-error-signal" in by_code:
+        return
+    hits = [h for h in by_code.get("child-failed", ()) if _SIGBUS_EXIT.search(h.context)]
+    if hits and _shm_user([*texts, *(h.pre for h in hits)]) is not None:
+        by_code["bus-error-signal"] = [replace(h, code="bus-error-signal") for h in hits]
 
 
 def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
