@@ -23,8 +23,8 @@ RUNNER_SIGNS: dict[str, str] = {
     "megatron": r"[Mm]egatron|--num-layers\b|--tensor-model-parallel-size\b|pretrain_(?:gpt|bert|t5|mamba)\.py",
     "axolotl": r"[/\\]axolotl[/\\]|\bAxolotl\w*Config\b|axolotl\.cli|\baxolotl (?:train|preprocess)\b",
 }
-# LLaMA-Factory's parsers that take no TrainingArguments (chat, webchat, api, export, eval): a training key refused
-# there is the wrong command, not another release
+# LLaMA-Factory's parsers that take no TrainingArguments (chat, webchat, api, export, eval): a key refused there is
+# most often one of another command, not of another release
 LF_NO_TRAINING_ARGS = r"get_infer_args|get_eval_args|_parse_infer_args|_parse_eval_args|\bllamafactory-cli (?:chat|webchat|api|export|eval)\b"
 
 

@@ -95,7 +95,9 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
         return bool(re.search(RUNNER_SIGNS[runner], blob))
     if ref.shape == "hfargparser":
         if shows("llamafactory"):
-            return ("llamafactory",) if re.search(LF_NO_TRAINING_ARGS, blob) else ("llamafactory", "transformers")
+            # chat/webchat/api/export/eval parse a subset of the dataclasses: a key they refuse is most often one of
+            # another command (training, a dataset split), not of another release
+            return () if re.search(LF_NO_TRAINING_ARGS, blob) else ("llamafactory", "transformers")
         return ("trl", "transformers") if shows("trl") else ("transformers",)
     if ref.shape == "argparse":
         return ("megatron",) if shows("megatron") else ()
@@ -123,6 +125,10 @@ def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
     (version skew); Reading('', ...) with close spellings when no release declares one of them (a typo); else None
     (a name every release declares: refused by this parser, it is the wrong command or section, not a release)."""
     if not runners or not ref.names:
+        return None
+    if "llamafactory" in runners and all(n in _tables()["megatron"][2] for n in ref.names):
+        # LLaMA-Factory (>= 0.9.4, hparams/parser.py) takes Megatron's keys only in its Megatron modes (USE_MCA=1 with
+        # mcore_adapter, USE_MEGATRON_BRIDGE=1): refused by its HF parser they are the launch, not a release
         return None
     spans, owner = [], ""
     for n in ref.names:
