@@ -92,7 +92,9 @@ def scan_repo(runner: str, repo: str) -> tuple[list[str], dict[str, list[str]], 
         for f in files:
             src = _git(repo, "show", f"{rel}:{f}")
             if runner == "megatron":
-                names |= argparse_flags(src) if wanted(f) else class_fields(src)[0]
+                # a dataclass field's flag can carry its own spelling (argparse_meta={"arg_names": ["--norm-epsilon"]})
+                names |= argparse_flags(src) if wanted(f) else class_fields(src)[0] | {
+                    a.replace("-", "_") for a in re.findall(r"[\"']--([A-Za-z][\w-]*)[\"']", src)}
             else:
                 got, cls = class_fields(src)
                 names |= got

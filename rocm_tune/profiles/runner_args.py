@@ -923,20 +923,20 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "pipeline_model_parallel_split_rank "
             ),
             "23.04..v0.15.3": (
-                "apply_layernorm_1p disable_bias_linear no_async_tensor_model_parallel_allreduce "
-                "no_barrier_with_level_1_timing no_fp8_wgrad no_initialization retro_add_retriever "
-                "retro_cyclic_train_iters retro_encoder_attention_dropout retro_encoder_hidden_dropout "
-                "retro_encoder_layers retro_num_neighbors retro_num_retrieved_chunks "
+                "no_async_tensor_model_parallel_allreduce no_fp8_wgrad retro_add_retriever retro_cyclic_train_iters "
+                "retro_encoder_attention_dropout retro_encoder_hidden_dropout retro_encoder_layers "
+                "retro_num_neighbors retro_num_retrieved_chunks "
             ),
             "23.04..main": (
-                "bert_embedder_type classes_fraction data_parallel_random_init data_per_class_fraction "
-                "decoder_num_layers dino_bottleneck_size dino_freeze_last_layer dino_head_hidden_size "
-                "dino_local_crops_number dino_local_img_size dino_norm_last_layer dino_teacher_temp "
-                "dino_warmup_teacher_temp dino_warmup_teacher_temp_epochs distribute_saved_activations "
-                "distributed_timeout_minutes encoder_num_layers end_weight_decay exit_on_missing_checkpoint "
-                "exit_signal_handler fp8_amax_compute_algo fp8_amax_history_len fp8_interval fp8_margin head_lr_mult "
-                "img_h img_w inference_batch_times_seqlen_threshold iter_per_epoch log_world_size_to_tensorboard "
-                "mask_factor mask_type max_tokens_to_oom no_data_sharding no_gradient_accumulation_fusion "
+                "apply_layernorm_1p bert_embedder_type classes_fraction data_parallel_random_init "
+                "data_per_class_fraction decoder_num_layers dino_bottleneck_size dino_freeze_last_layer "
+                "dino_head_hidden_size dino_local_crops_number dino_local_img_size dino_norm_last_layer "
+                "dino_teacher_temp dino_warmup_teacher_temp dino_warmup_teacher_temp_epochs disable_bias_linear "
+                "distribute_saved_activations distributed_timeout_minutes encoder_num_layers end_weight_decay "
+                "exit_on_missing_checkpoint exit_signal_handler fp8_amax_compute_algo fp8_amax_history_len "
+                "fp8_interval fp8_margin head_lr_mult img_h img_w inference_batch_times_seqlen_threshold "
+                "iter_per_epoch log_world_size_to_tensorboard mask_factor mask_type max_tokens_to_oom "
+                "no_barrier_with_level_1_timing no_data_sharding no_gradient_accumulation_fusion no_initialization "
                 "no_persist_layer_norm no_position_embedding num_experts output_bert_embeddings "
                 "override_opt_param_scheduler recompute_activations recompute_granularity recompute_method "
                 "recompute_num_layers rotary_percent sequence_parallel squared_relu start_weight_decay swiglu "
@@ -960,8 +960,8 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
             ),
             "core_v0.4.0..v0.15.3": (
                 "disable_tp_comm_bulk_dgrad disable_tp_comm_bulk_wgrad disable_tp_comm_split_ag "
-                "disable_tp_comm_split_rs fp8_format no_clone_scatter_output_in_embedding no_manual_gc_eval "
-                "norm_epsilon profile retro_no_verify_neighbor_count "
+                "disable_tp_comm_split_rs no_clone_scatter_output_in_embedding no_manual_gc_eval "
+                "retro_no_verify_neighbor_count "
             ),
             "core_v0.4.0..core_v0.16.1": (
                 "async_tensor_model_parallel_allreduce "
@@ -970,15 +970,15 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "activation_func add_bias_linear autocast_dtype barrier_with_L1_time batch_p2p_comm batch_p2p_sync "
                 "bias_dropout_fusion clone_scatter_output_in_embedding context_parallel_size "
                 "deallocate_pipeline_outputs enable_autocast expert_model_parallel_size finalize_model_grads_func fp8 "
-                "fp8_wgrad gated_linear_unit grad_scale_func grad_sync_func gradient_accumulation_fusion "
+                "fp8_format fp8_wgrad gated_linear_unit grad_scale_func grad_sync_func gradient_accumulation_fusion "
                 "group_query_attention init_method layernorm_zero_centered_gamma lr_warmup_init manual_gc "
                 "manual_gc_interval masked_softmax_fusion nccl_communicator_config_path "
-                "no_check_for_nan_in_loss_and_grad no_overlap_p2p_communication no_sync_func normalization "
-                "num_microbatches_with_partial_activation_checkpoints num_moe_experts num_query_groups "
+                "no_check_for_nan_in_loss_and_grad no_overlap_p2p_communication no_sync_func norm_epsilon "
+                "normalization num_microbatches_with_partial_activation_checkpoints num_moe_experts num_query_groups "
                 "output_layer_init_method overlap_grad_reduce overlap_p2p_comm overlap_param_gather param_sync_func "
                 "params_dtype perform_initialization persist_layer_norm pipeline_dtype position_embedding_type "
-                "profile_ranks profile_step_end profile_step_start rotary_seq_len_interpolation_factor spec timers "
-                "tp_comm_bulk_dgrad tp_comm_bulk_wgrad tp_comm_overlap tp_comm_overlap_cfg tp_comm_split_ag "
+                "profile profile_ranks profile_step_end profile_step_start rotary_seq_len_interpolation_factor spec "
+                "timers tp_comm_bulk_dgrad tp_comm_bulk_wgrad tp_comm_overlap tp_comm_overlap_cfg tp_comm_split_ag "
                 "tp_comm_split_rs use_mcore_models variable_seq_lengths virtual_pipeline_model_parallel_size "
                 "wandb_exp_name wandb_project wandb_save_dir "
             ),
@@ -1017,22 +1017,17 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "fp8_dot_product_attention fp8_multi_head_attention log_straggler straggler_ctrlr_port "
                 "straggler_minmax_count tp_comm_overlap_rs_dgrad use_te_rng_tracker use_tp_pp_dp_mapping "
             ),
-            "core_v0.7.0..v0.15.3": (
-                "ckpt_fully_parallel_load "
-            ),
             "core_v0.7.0..core_v0.16.1": (
                 "moe_extended_tp "
             ),
             "core_v0.7.0..main": (
                 "async_save calculate_per_token_loss check_weight_hash_across_dp_replicas_interval "
-                "ckpt_assume_constant_structure moe_expert_capacity_factor moe_layer_recompute "
-                "moe_pad_expert_input_to_capacity moe_token_drop_policy num_dataset_builder_threads "
+                "ckpt_assume_constant_structure ckpt_fully_parallel_load moe_expert_capacity_factor "
+                "moe_layer_recompute moe_pad_expert_input_to_capacity moe_token_drop_policy "
+                "num_dataset_builder_threads "
             ),
             "core_r0.8.0..core_v0.12.3": (
                 "s3_cache_path "
-            ),
-            "core_r0.8.0..v0.15.3": (
-                "no_ckpt_fully_parallel_save "
             ),
             "core_r0.8.0..core_v0.17.1": (
                 "tiktoken_special_tokens use_legacy_models "
@@ -1041,17 +1036,15 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "app_tag_run_name app_tag_run_version cross_entropy_loss_fusion ddp_average_in_collective "
                 "deterministic_mode dist_ckpt_strictness export_legacy_megatron export_quant_cfg "
                 "export_te_mcore_model hybrid_attention_ratio hybrid_mlp_ratio hybrid_override_pattern logging_level "
-                "lr_wsd_decay_iters lr_wsd_decay_samples lr_wsd_decay_style moe_router_pre_softmax no_one_logger "
-                "one_logger_async rotary_base tiktoken_num_special_tokens tiktoken_pattern wgrad_deferral_limit "
+                "lr_wsd_decay_iters lr_wsd_decay_samples lr_wsd_decay_style moe_router_pre_softmax "
+                "no_ckpt_fully_parallel_save no_one_logger one_logger_async rotary_base tiktoken_num_special_tokens "
+                "tiktoken_pattern wgrad_deferral_limit "
             ),
             "core_r0.9.0..core_v0.10.0": (
                 "first_pipeline_num_layers last_pipeline_num_layers renormalize_blend_weights "
             ),
             "core_r0.9.0..core_v0.13.1": (
                 "encoder_pipeline_model_parallel_size encoder_tensor_model_parallel_size "
-            ),
-            "core_r0.9.0..v0.15.3": (
-                "persistent_save_interval "
             ),
             "core_r0.9.0..core_v0.16.1": (
                 "no_align_grad_reduce "
@@ -1062,15 +1055,14 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "decrease_batch_size_if_needed enable_ft_package external_cuda_graph fp8_param_gather "
                 "moe_use_upcycling no_align_param_gather non_persistent_ckpt_type non_persistent_global_ckpt_dir "
                 "non_persistent_local_ckpt_algo non_persistent_local_ckpt_dir non_persistent_save_interval "
-                "overlap_param_gather_with_optimizer_step tp_comm_overlap_disable_fc1 tp_comm_overlap_disable_qkv "
-                "tp_only_amax_red train_sync_interval use_pytorch_profiler "
+                "overlap_param_gather_with_optimizer_step persistent_save_interval tp_comm_overlap_disable_fc1 "
+                "tp_comm_overlap_disable_qkv tp_only_amax_red train_sync_interval use_pytorch_profiler "
             ),
             "NVLM-1.0..core_v0.12.3": (
                 "export_kd_finalize "
             ),
             "NVLM-1.0..v0.15.3": (
-                "microbatch_group_size_per_virtual_pipeline_stage no_use_tokenizer_model_from_checkpoint_args "
-                "overlap_p2p_communication_warmup_flush "
+                "no_use_tokenizer_model_from_checkpoint_args "
             ),
             "NVLM-1.0..core_v0.16.1": (
                 "moe_use_legacy_grouped_gemm "
@@ -1080,13 +1072,15 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "cuda_graph_retain_backward_graph data_args_path error_injection_rate error_injection_type "
                 "exp_avg_dtype exp_avg_sq_dtype expert_tensor_parallel_size export_kd_cfg export_kd_teacher_load "
                 "flash_decode hierarchical_context_parallel_sizes inference_max_seq_length kv_lora_rank "
-                "main_grads_dtype main_params_dtype memory_snapshot_path microbatch_group_size_per_vp_stage "
+                "main_grads_dtype main_params_dtype memory_snapshot_path "
+                "microbatch_group_size_per_virtual_pipeline_stage microbatch_group_size_per_vp_stage "
                 "moe_ffn_hidden_size moe_layer_freq moe_router_topk_limited_devices moe_router_topk_scaling_factor "
                 "moe_shared_expert_intermediate_size moe_shared_expert_overlap mscale mscale_all_dim "
                 "multi_latent_attention num_distributed_optimizer_instances overlap_p2p_comm_warmup_flush "
-                "per_split_data_args_path q_lora_rank qk_head_dim qk_pos_emb_head_dim record_memory_history "
-                "rerun_mode rotary_scaling_factor tp_comm_bootstrap_backend use_mp_args_from_checkpoint_args "
-                "use_precision_aware_optimizer use_rope_scaling use_torch_fsdp2 v_head_dim "
+                "overlap_p2p_communication_warmup_flush per_split_data_args_path q_lora_rank qk_head_dim "
+                "qk_pos_emb_head_dim record_memory_history rerun_mode rotary_scaling_factor tp_comm_bootstrap_backend "
+                "use_mp_args_from_checkpoint_args use_precision_aware_optimizer use_rope_scaling use_torch_fsdp2 "
+                "v_head_dim "
             ),
             "core_r0.11.0..main": (
                 "account_for_embedding_in_pipeline_split account_for_loss_in_pipeline_split calc_ft_timeouts "
@@ -1109,20 +1103,18 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "inference_dynamic_batching_buffer_overflow_factor inference_dynamic_batching_max_requests_override "
                 "inference_dynamic_batching_max_tokens_override "
             ),
-            "core_v0.12.0..core_v0.16.1": (
-                "disable_gloo_process_groups "
-            ),
             "core_v0.12.0..main": (
                 "check_for_large_grads cross_entropy_fusion_impl cuda_graph_scope data_parallel_sharding_strategy "
                 "ddp_num_buckets ddp_pad_buckets_for_high_nccl_busbw disable_bf16_reduced_precision_matmul "
-                "export_force_local_attention export_kv_cache_quant export_model_type export_real_quant_cfg "
-                "finetune_hf_dataset first_last_layers_bf16 fp8_param fp8_recipe grad_reduce_in_bf16 "
-                "heterogeneous_block_specs heterogeneous_layers_config_encoded_json heterogeneous_layers_config_path "
-                "inference_dynamic_batching inference_dynamic_batching_buffer_size_gb inference_max_requests "
-                "init_model_with_meta_device is_hybrid_model iterations_to_skip mamba_head_dim mamba_num_groups "
-                "mamba_state_dim moe_apply_probs_on_input moe_enable_deepep moe_router_dtype mrope_section "
-                "mtp_loss_scaling_factor mtp_num_layers no_gradient_reduce_div_fusion no_pin_cpu_grads "
-                "no_pin_cpu_params num_layers_at_end_in_bf16 num_layers_at_start_in_bf16 optimizer_cpu_offload "
+                "disable_gloo_process_groups export_force_local_attention export_kv_cache_quant export_model_type "
+                "export_real_quant_cfg finetune_hf_dataset first_last_layers_bf16 fp8_param fp8_recipe "
+                "grad_reduce_in_bf16 heterogeneous_block_specs heterogeneous_layers_config_encoded_json "
+                "heterogeneous_layers_config_path inference_dynamic_batching "
+                "inference_dynamic_batching_buffer_size_gb inference_max_requests init_model_with_meta_device "
+                "is_hybrid_model iterations_to_skip mamba_head_dim mamba_num_groups mamba_state_dim "
+                "moe_apply_probs_on_input moe_enable_deepep moe_router_dtype mrope_section mtp_loss_scaling_factor "
+                "mtp_num_layers no_gradient_reduce_div_fusion no_pin_cpu_grads no_pin_cpu_params "
+                "num_layers_at_end_in_bf16 num_layers_at_start_in_bf16 optimizer_cpu_offload "
                 "optimizer_offload_fraction overlap_cpu_optimizer_d2h_h2d pipeline_model_parallel_comm_backend "
                 "recompute_modules result_rejected_tracker_filename run_workload_inspector_server "
                 "suggested_communication_unit_size use_persistent_ckpt_worker use_torch_optimizer_for_cpu_offload "
@@ -1133,15 +1125,12 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
             "core_v0.13.0..core_v0.14.0": (
                 "inference_dynamic_batching_chunk_size load_model_opt_format "
             ),
-            "core_v0.13.0..v0.15.3": (
-                "disable_mamba_mem_eff_path "
-            ),
             "core_v0.13.0..main": (
-                "delay_wgrad_compute disable_msc enable_experimental export_kd_teacher_ckpt_format "
-                "export_moe_apply_probs_on_input export_qk_l2_norm finetune_data_split fsdp_double_buffer "
-                "hetereogenous_dist_checkpoint high_priority_stream_groups inprocess_active_world_size "
-                "inprocess_barrier_timeout inprocess_completion_timeout inprocess_empty_cuda_cache "
-                "inprocess_granularity inprocess_hard_timeout inprocess_heartbeat_interval "
+                "delay_wgrad_compute disable_mamba_mem_eff_path disable_msc enable_experimental "
+                "export_kd_teacher_ckpt_format export_moe_apply_probs_on_input export_qk_l2_norm finetune_data_split "
+                "fsdp_double_buffer hetereogenous_dist_checkpoint high_priority_stream_groups "
+                "inprocess_active_world_size inprocess_barrier_timeout inprocess_completion_timeout "
+                "inprocess_empty_cuda_cache inprocess_granularity inprocess_hard_timeout inprocess_heartbeat_interval "
                 "inprocess_heartbeat_timeout inprocess_last_call_wait inprocess_max_iterations "
                 "inprocess_monitor_process_interval inprocess_monitor_thread_interval "
                 "inprocess_progress_watchdog_interval inprocess_restart inprocess_soft_timeout "
@@ -1164,7 +1153,7 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "save_retain_interval sharp_enabled_group use_fused_weighted_squared_relu use_megatron_fsdp "
             ),
             "core_v0.15.0..v0.15.3": (
-                "fp4_format grpo_default_temperature grpo_default_top_p rl_calculate_intra_group_similarity "
+                "grpo_default_temperature grpo_default_top_p rl_calculate_intra_group_similarity "
                 "rl_sequence_packing_bin_size teacher_model_config "
             ),
             "core_v0.15.0..core_v0.16.1": (
@@ -1172,14 +1161,11 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "langrl_inference_server_conversation_template langrl_inference_server_type legacy_tokenizer "
                 "rl_offload_kv_cache_during_training rl_remove_kv_cache_during_training rl_reset_cuda_graphs "
             ),
-            "core_v0.15.0..core_v0.17.1": (
-                "tokenizer_metadata "
-            ),
             "core_v0.15.0..main": (
                 "activation_func_clamp_value cuda_graph_impl decode_only_cuda_graphs disable_symmetric_registration "
                 "dist_ckpt_optim_fully_reshardable dist_ckpt_save_pre_mcore_014 "
                 "distrib_optim_fully_reshardable_mem_efficient distributed_timeout_seconds_after_init "
-                "export_offline_model fp4 fp4_param fp4_param_gather fp4_recipe fused_single_qkv_rope "
+                "export_offline_model fp4 fp4_format fp4_param fp4_param_gather fp4_recipe fused_single_qkv_rope "
                 "glu_linear_offset grpo_clamp_eps_lower grpo_clamp_eps_upper grpo_entropy_term_weight "
                 "grpo_filter_groups_with_same_reward grpo_group_size grpo_iterations grpo_kl_beta "
                 "grpo_prompts_per_step inference_dynamic_batching_block_size "
@@ -1188,12 +1174,12 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "modelopt_enabled moe_pad_experts_for_cuda_graph_inference perform_rl_step quick_geglu "
                 "rl_importance_sampling_truncation_coef rl_inference_logprobs_is_correction "
                 "rl_offload_optimizer_during_inference rl_partial_rollouts rl_prompts_per_eval "
-                "rl_sequence_packing_algo rl_use_sequence_packing softmax_type trust_remote_code "
+                "rl_sequence_packing_algo rl_use_sequence_packing softmax_type tokenizer_metadata trust_remote_code "
                 "use_te_activation_func wandb_entity window_attn_skip_freq "
             ),
             "core_v0.16.0..core_v0.17.1": (
                 "inference_dynamic_batching_cuda_graph_max_tokens muon_use_nesterov "
-                "tokenizer_hf_include_special_tokens tokenizer_hf_use_fast tokenizer_special_tokens "
+                "tokenizer_hf_include_special_tokens tokenizer_hf_use_fast "
             ),
             "core_v0.16.0..core_v0.18.2": (
                 "rl_parallel_generation_tasks "
@@ -1225,8 +1211,8 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "rl_inference_pipeline_model_parallel_size rl_inference_tensor_model_parallel_size "
                 "rl_offload_inference_model_weights_when_idle rl_sequence_packing_max_sequences_per_bin "
                 "rl_skip_bos_token rl_training_cuda_graphs rl_verify_model_weights_swap te_precision_config_file "
-                "tokenizer_sentencepiece_legacy use_inference_optimized_layers use_kitchen_attention "
-                "use_legacy_static_engine "
+                "tokenizer_sentencepiece_legacy tokenizer_special_tokens use_inference_optimized_layers "
+                "use_kitchen_attention use_legacy_static_engine "
             ),
             "core_v0.17.0..core_v0.18.2": (
                 "rl_generation_batch_size rl_num_parallel_generation_batches rl_num_parallel_generations "
