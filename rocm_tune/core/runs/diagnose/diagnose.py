@@ -1948,15 +1948,17 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
 
 def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
-    typo = _refusal_reading(r, "\n".join(texts))
-    if typo is not None and not typo.runner and typo.close and r.family in ("config_error", "version_check"):
+    rd = _refusal_reading(r, "\n".join(texts))
+    if rd is not None and not rd.runner and rd.close and r.family in ("config_error", "version_check"):
         # e-skew: a name no release of the runner declares, close to one its newest release does: a typo
         r.family = "config_error"
-        r.title = (f"the argument {typo.names[0]!r} is one no release of the runner declares (a typo?): "
-                   f"close to {', '.join(typo.close)}")
-        r.fix = f"write it as the runner spells it ({' or '.join(typo.close)}) and rerun"
+        r.title = (f"the argument {rd.names[0]!r} is one no release of the runner declares (a typo?): "
+                   f"close to {', '.join(rd.close)}")
+        r.fix = f"write it as the runner spells it ({' or '.join(rd.close)}) and rerun"
         return
     if r.family == "version_check":
+        if rd is not None and rd.runner:     # a config class's keyword, already the versions: say which release
+            r.title, r.fix = arg_skew.skew_sentence(rd)
         return
     got = _version_reading(r, "\n".join(texts))
     if got is not None:

@@ -1,0 +1,144 @@
+"""`explain` on an argument the installed release refuses but another release of the same runner declares (helper
+e-skew, issue 26): FAMILIES.md "config_error vs version_check" — version skew is version_check, a name no release of
+that runner declares (a typo, another runner's key) stays config_error.
+
+The refusals are written as the tools' source prints them (transformers/hf_argparser.py, LLaMA-Factory's
+hparams/parser.py, argparse for Megatron's parse_args, pydantic 2 under axolotl's schema, Python's TypeError for a
+config class), with names that are not in the corpus; which release declares each name is read from the runners'
+tags by tools/build_runner_arg_names.py (rocm_tune/profiles/runner_args.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rocm_tune.core.runs.diagnose import arg_skew
+from rocm_tune.core.runs.diagnose.diagnose import diagnose
+from rocm_tune.profiles.runner_args import RUNNER_ARGS
+
+NOISE = ("[2025-03-02 10:00:01,000] [INFO] [real_accelerator.py:222:get_accelerator] Setting ds_accelerator to cuda "
+         "(auto detect)\n[rank1]:[W302 10:00:09.000000 ProcessGroupNCCL.cpp:1496] Warning: WARNING: "
+         "destroy_process_group() was not called before program exit\n")
+LF_TB = ("Traceback (most recent call last):\n"
+         "  File \"/opt/conda/bin/llamafactory-cli\", line 8, in <module>\n    sys.exit(main())\n"
+         "  File \"/opt/conda/lib/python3.10/site-packages/llamafactory/hparams/parser.py\", line 64, in _parse_args\n"
+         "    raise ValueError(f\"Some specified arguments are not used by the HfArgumentParser: {unknown_args}\")\n")
+HF_TB = ("Traceback (most recent call last):\n  File \"/work/run_clm.py\", line 233, in main\n"
+         "    model_args, data_args, training_args = parser.parse_args_into_dataclasses()\n"
+         "  File \"/usr/lib/python3.10/site-packages/transformers/hf_argparser.py\", line 348, in "
+         "parse_args_into_dataclasses\n")
+PY_TB = "Traceback (most recent call last):\n  File \"/work/finetune.py\", line 41, in <module>\n"
+
+
+def _root(tmp_path, text):
+    log = tmp_path / "train.log"
+    log.write_text(text)
+    exp = diagnose([str(log)])
+    assert exp.root is not None
+    return exp.diagnoses[exp.root]
+
+
+# (family, words the answer must hold, log): skew names are version_check with the release that has them
+CASES = {
+    # LLaMA-Factory <= 0.3.3 spelled the adapter --checkpoint_dir (renamed adapter_name_or_path in 0.4.0)
+    "lf-checkpoint-dir-removed": ("version_check", ("LLaMA-Factory", "checkpoint_dir", "v0.3.3"),
+        "$ llamafactory-cli train --stage sft --checkpoint_dir saves/lora --template qwen\n" + NOISE + LF_TB +
+        "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--checkpoint_dir', "
+        "'saves/lora']\n"),
+    # YAML key of 0.7-0.8 (visual_inputs) given to a newer LLaMA-Factory (parse_dict's `Some keys` words)
+    "lf-visual-inputs-yaml": ("version_check", ("visual_inputs", "v0.8.3"),
+        "$ llamafactory-cli train qwen2vl_lora.yaml\n" + LF_TB.replace("specified arguments", "keys") +
+        "ValueError: Some keys are not used by the HfArgumentParser: ['visual_inputs']\n"),
+    # a plain transformers script: eval_strategy (4.41+) on transformers 4.38
+    "hf-eval-strategy-on-438": ("version_check", ("eval_strategy", "4.41", "upgrade"),
+        "$ torchrun --nproc_per_node 2 run_clm.py --eval_strategy steps --output_dir out\n" + HF_TB +
+        "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--eval_strategy', 'steps']\n"),
+    # eval_on_start (4.45+) as `--eval_on_start=True`
+    "hf-eval-on-start-equals": ("version_check", ("eval_on_start",),
+        HF_TB + "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--eval_on_start=True']\n"),
+    # TRL renamed SFTConfig.max_seq_length max_length (gone after 0.19); Python 3.11 names the class
+    "trl-max-seq-length": ("version_check", ("TRL", "max_seq_length", "v0.19"),
+        PY_TB + "    args = SFTConfig(output_dir='out', max_seq_length=2048)\n"
+        "TypeError: SFTConfig.__init__() got an unexpected keyword argument 'max_seq_length'\n"),
+    # PEFT added use_dora in 0.9: PEFT 0.8 on Python 3.8 (no class in the message, the call is on the frame)
+    "peft-use-dora-on-08": ("version_check", ("PEFT", "use_dora", "v0.9.0"),
+        PY_TB + "    peft_config = LoraConfig(r=16, lora_alpha=32, use_dora=True)\n"
+        "TypeError: __init__() got an unexpected keyword argument 'use_dora'\n"),
+    # a flag Megatron-LM removed (--fp16-lm-cross-entropy stays; --DDP-impl is gone after 23.06)
+    "megatron-removed-flag": ("version_check", ("Megatron", "DDP_impl", "23.06"),
+        "usage: pretrain_gpt.py [-h] [--num-layers NUM_LAYERS] [--hidden-size HIDDEN_SIZE]\n"
+        "pretrain_gpt.py: error: unrecognized arguments: --DDP-impl local\n" + NOISE),
+    # a flag only newer Megatron-Core declares (core_v0.15+), refused by an older one
+    "megatron-new-flag": ("version_check", ("quick_geglu", "upgrade"),
+        "usage: pretrain_gpt.py [-h] [--num-layers NUM_LAYERS]\n"
+        "pretrain_gpt.py: error: unrecognized arguments: --quick-geglu --glu-linear-offset 1.0\n"),
+    # axolotl's schema (pydantic 2, extra forbidden) refusing a field older axolotl releases had (relora_steps)
+    "axolotl-removed-field": ("version_check", ("axolotl", "relora_steps"),
+        "  File \"/usr/local/lib/python3.11/site-packages/axolotl/utils/config/__init__.py\", line 270, in "
+        "validate_config\npydantic_core._pydantic_core.ValidationError: 1 validation error for "
+        "AxolotlConfigWCapabilities\nrelora_steps\n  Extra inputs are not permitted [type=extra_forbidden, "
+        "input_value=150, input_type=int]\n"),
+    # typos stay the configuration, with the runner's spelling
+    "peft-typo": ("config_error", ("lora_dropout",),
+        PY_TB + "    cfg = LoraConfig(r=8, lora_dropuot=0.05)\n"
+        "TypeError: LoraConfig.__init__() got an unexpected keyword argument 'lora_dropuot'\n"),
+    "megatron-typo": ("config_error", ("tensor_model_parallel_size",),
+        "usage: pretrain_gpt.py [-h] [--num-layers NUM_LAYERS]\n"
+        "pretrain_gpt.py: error: unrecognized arguments: --tensor-model-paralel-size 2\n"),
+    "lf-typo": ("config_error", (),
+        "$ llamafactory-cli train --stage sft --lora_rnak 8\n" + LF_TB +
+        "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--lora_rnak', '8']\n"),
+    # one skew name and one typo together: not every name is another release's
+    "hf-mixed": ("config_error", (),
+        HF_TB + "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--eval_strategy', "
+        "'steps', '--my_own_flag', '1']\n"),
+    # a key every release has, refused by LLaMA-Factory's chat parser: the command, not a release
+    "lf-chat-training-key": ("config_error", (),
+        "$ llamafactory-cli chat --model_name_or_path qwen --learning_rate 1e-4\n" + LF_TB.replace(
+            "_parse_args", "get_infer_args") +
+        "ValueError: Some specified arguments are not used by the HfArgumentParser: ['--learning_rate', '1e-4']\n"),
+    # Megatron keys given to LLaMA-Factory's HF parser: its Megatron mode (USE_MCA=1), not a release
+    "lf-megatron-keys-no-mca": ("config_error", (),
+        "$ llamafactory-cli train examples/megatron/qwen3_full.yaml\n" + LF_TB.replace("specified arguments", "keys") +
+        "ValueError: Some keys are not used by the HfArgumentParser: ['context_parallel_size', "
+        "'virtual_pipeline_model_parallel_size']\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_skew_or_config(tmp_path, case):
+    family, words, text = CASES[case]
+    r = _root(tmp_path, text)
+    assert r.family == family, (case, r.family, r.code, r.title)
+    for w in words:
+        assert w in r.title + " " + r.fix, (case, w, r.title, r.fix)
+
+
+def test_refusal_shapes_read_from_source_messages():
+    hf = arg_skew.find_refusal("ValueError: Some specified arguments are not used by the HfArgumentParser: "
+                               "['--dpo_beta', '0.1', '--sft_packing']")
+    assert hf == arg_skew.Refusal("hfargparser", ("dpo_beta", "sft_packing"))
+    keys = arg_skew.find_refusal("ValueError: Some keys are not used by the HfArgumentParser: ['a_b', 'c']")
+    assert keys is not None and keys.names == ("a_b", "c")
+    ap = arg_skew.find_refusal("x.py: error: unrecognized arguments: --window-size 128,0 --quick-geglu")
+    assert ap == arg_skew.Refusal("argparse", ("window_size", "quick_geglu"))
+    pyd = arg_skew.find_refusal("2 validation errors for AxolotlInputConfig\ndatasets.0.foo_bar\n  Extra inputs are "
+                                "not permitted [type=extra_forbidden]\nlisa_n_layers\n  Extra inputs are not permitted")
+    assert pyd == arg_skew.Refusal("pydantic", ("foo_bar", "lisa_n_layers"), "AxolotlInputConfig")
+    kw = arg_skew.find_refusal("TypeError: GRPOConfig.__init__() got an unexpected keyword argument 'use_vllm'")
+    assert kw == arg_skew.Refusal("kwarg", ("use_vllm",), "GRPOConfig")
+    assert arg_skew.find_refusal("RuntimeError: CUDA error: out of memory") is None
+
+
+def test_spans_come_from_the_release_tags():
+    """The table's spans follow the source: a name of every release read is not skew, one added/removed is."""
+    _, lf_new, lf_spans, _ = RUNNER_ARGS["llamafactory"]
+    assert lf_new == "main"
+    names = {n: s for s, v in lf_spans.items() for n in v.split()}
+    assert names["checkpoint_dir"].endswith("v0.3.3") and names["pref_beta"].endswith("..main")
+    ref = arg_skew.Refusal("hfargparser", ("learning_rate",))
+    assert arg_skew.read_refusal(ref, ("transformers",)) is None          # every release has it
+    rd = arg_skew.read_refusal(arg_skew.Refusal("hfargparser", ("evaluation_strategy",)), ("transformers",))
+    assert rd is not None and rd.runner == "transformers" and rd.spans[0][1].endswith("4.46.3")
+    typo = arg_skew.read_refusal(arg_skew.Refusal("kwarg", ("lora_alpah",), "LoraConfig"), ("peft",))
+    assert typo is not None and typo.runner == "" and "lora_alpha" in typo.close
