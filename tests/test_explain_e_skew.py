@@ -78,6 +78,25 @@ CASES = {
         "validate_config\npydantic_core._pydantic_core.ValidationError: 1 validation error for "
         "AxolotlConfigWCapabilities\nrelora_steps\n  Extra inputs are not permitted [type=extra_forbidden, "
         "input_value=150, input_type=int]\n"),
+    # accelerate's config file written by a newer `accelerate config` (parallelism_config: 1.10+) read by an older one
+    "accelerate-config-key-newer": ("version_check", ("accelerate", "parallelism_config", "v1.10.0"),
+        "$ accelerate launch --config_file fsdp2.yaml train.py\n" + PY_TB.replace("/work/finetune.py",
+            "/usr/lib/python3.10/site-packages/accelerate/commands/config/config_args.py") +
+        "ValueError: The config file at fsdp2.yaml had unknown keys (['parallelism_config']), please try upgrading "
+        "your `accelerate` version or fix (and potentially remove) these keys from your config file.\n"),
+    # a launch flag accelerate dropped after 0.13 (--min_num_params, now --fsdp_min_num_params)
+    "accelerate-launch-flag-removed": ("version_check", ("min_num_params", "v0.13.2"),
+        "usage: accelerate <command> [<args>] launch [-h] [--config_file CONFIG_FILE] [--cpu]\n"
+        "accelerate <command> [<args>] launch: error: unrecognized arguments: --min_num_params 2000\n"),
+    "accelerate-launch-typo": ("config_error", ("num_processes",),
+        "usage: accelerate <command> [<args>] launch [-h] [--config_file CONFIG_FILE] [--cpu]\n"
+        "accelerate <command> [<args>] launch: error: unrecognized arguments: --num_procesess 8\n"),
+    # a key no accelerate release has (a typo) in its config file: the configuration, with accelerate's spelling
+    "accelerate-config-typo": ("config_error", ("mixed_precision",),
+        "$ accelerate launch --config_file fsdp.yaml train.py\n" + PY_TB.replace("/work/finetune.py",
+            "/usr/lib/python3.10/site-packages/accelerate/commands/config/config_args.py") +
+        "ValueError: The config file at fsdp.yaml had unknown keys (['mixed_precison']), please try upgrading "
+        "your `accelerate` version or fix (and potentially remove) these keys from your config file.\n"),
     # typos stay the configuration, with the runner's spelling
     "peft-typo": ("config_error", ("lora_dropout",),
         PY_TB + "    cfg = LoraConfig(r=8, lora_dropuot=0.05)\n"
@@ -121,10 +140,13 @@ def test_refusal_shapes_read_from_source_messages():
     keys = arg_skew.find_refusal("ValueError: Some keys are not used by the HfArgumentParser: ['a_b', 'c']")
     assert keys is not None and keys.names == ("a_b", "c")
     ap = arg_skew.find_refusal("x.py: error: unrecognized arguments: --window-size 128,0 --quick-geglu")
-    assert ap == arg_skew.Refusal("argparse", ("window_size", "quick_geglu"))
+    assert ap == arg_skew.Refusal("argparse", ("window_size", "quick_geglu"), "x.py:")
     pyd = arg_skew.find_refusal("2 validation errors for AxolotlInputConfig\ndatasets.0.foo_bar\n  Extra inputs are "
                                 "not permitted [type=extra_forbidden]\nlisa_n_layers\n  Extra inputs are not permitted")
     assert pyd == arg_skew.Refusal("pydantic", ("foo_bar", "lisa_n_layers"), "AxolotlInputConfig")
+    acc = arg_skew.find_refusal("ValueError: The config file at /root/.cache/huggingface/accelerate/default_config.yaml "
+                                "had unknown keys (['enable_cpu_affinity', 'fp8_config']), please try upgrading")
+    assert acc == arg_skew.Refusal("accelerate-config", ("enable_cpu_affinity", "fp8_config"))
     kw = arg_skew.find_refusal("TypeError: GRPOConfig.__init__() got an unexpected keyword argument 'use_vllm'")
     assert kw == arg_skew.Refusal("kwarg", ("use_vllm",), "GRPOConfig")
     assert arg_skew.find_refusal("RuntimeError: CUDA error: out of memory") is None
@@ -137,7 +159,8 @@ def test_spans_come_from_the_release_tags():
     names = {n: s for s, v in lf_spans.items() for n in v.split()}
     assert names["checkpoint_dir"].endswith("v0.3.3") and names["pref_beta"].endswith("..main")
     ref = arg_skew.Refusal("hfargparser", ("learning_rate",))
-    assert arg_skew.read_refusal(ref, ("transformers",)) is None          # every release has it
+    every = arg_skew.read_refusal(ref, ("transformers",))                 # every release has it: not a release
+    assert every is not None and every.runner == "" and every.close == ()
     rd = arg_skew.read_refusal(arg_skew.Refusal("hfargparser", ("evaluation_strategy",)), ("transformers",))
     assert rd is not None and rd.runner == "transformers" and rd.spans[0][1].endswith("4.46.3")
     typo = arg_skew.read_refusal(arg_skew.Refusal("kwarg", ("lora_alpah",), "LoraConfig"), ("peft",))

@@ -1,8 +1,10 @@
 """Re-make rocm_tune/profiles/runner_args.py from the runners' own source (e-skew, issue 26).
 
-Usage: python3 tools/build_runner_arg_names.py LF.git TRL.git PEFT.git MEGATRON.git AXOLOTL.git TRANSFORMERS_WHEELS_DIR
-  LF.git ... AXOLOTL.git: git directories of hiyouga/LLaMA-Factory, huggingface/trl, huggingface/peft,
-  NVIDIA/Megatron-LM, axolotl-ai-cloud/axolotl (every release tag and the default branch's head are read);
+Usage: python3 tools/build_runner_arg_names.py LF.git TRL.git PEFT.git MEGATRON.git AXOLOTL.git ACCELERATE.git \
+           TRANSFORMERS_WHEELS_DIR
+  LF.git ... ACCELERATE.git: git directories of hiyouga/LLaMA-Factory, huggingface/trl, huggingface/peft,
+  NVIDIA/Megatron-LM, axolotl-ai-cloud/axolotl, huggingface/accelerate (every release tag and the default branch's
+  head are read; `fetch`/`git clone --bare` gives one);
   TRANSFORMERS_WHEELS_DIR: transformers wheels of several releases (`pip download --no-deps transformers==4.41.2`),
   plus the installed transformers.
 Per runner it records, for every argument name its releases declare (dataclass / pydantic fields of the argument
@@ -29,6 +31,8 @@ _FILES: dict[str, Callable[[str], bool]] = {
     "peft": lambda f: bool(re.match(r"src/peft/(?:config|tuners/.*config|utils/config|tuners/\w+)\.py$", f)),
     "megatron": lambda f: bool(re.match(r"megatron/(?:training/)?arguments\.py$|megatron/\w+/arguments\.py$", f)),
     "axolotl": lambda f: bool(re.match(r"src/axolotl/utils/(?:schemas|config/models)/.*\.py$", f)),
+    # `accelerate launch`'s flags and the config file's keys (commands/config/config_args.py dataclasses)
+    "accelerate": lambda f: bool(re.match(r"src/accelerate/commands/(?:launch|config/config_args)\.py$", f)),
 }
 # Megatron's newer releases make flags from the config dataclasses too (megatron/training/argument_utils.py)
 _MEGATRON_DATACLASS_FILES = re.compile(r"megatron/core/(?:transformer/transformer_config|model_parallel_config)\.py$|"
@@ -91,7 +95,9 @@ def scan_repo(runner: str, repo: str) -> tuple[list[str], dict[str, list[str]], 
         names: set[str] = set()
         for f in files:
             src = _git(repo, "show", f"{rel}:{f}")
-            if runner == "megatron":
+            if runner == "accelerate":
+                names |= argparse_flags(src) | class_fields(src)[0]
+            elif runner == "megatron":
                 # a dataclass field's flag can carry its own spelling (argparse_meta={"arg_names": ["--norm-epsilon"]})
                 names |= argparse_flags(src) if wanted(f) else class_fields(src)[0] | {
                     a.replace("-", "_") for a in re.findall(r"[\"']--([A-Za-z][\w-]*)[\"']", src)}
@@ -148,10 +154,11 @@ def _render(runner: str, releases: list[str], seen: dict[str, list[str]], classe
 
 
 def main() -> None:
-    lf, trl, peft, mega, axo, wheels = sys.argv[1:7]
+    lf, trl, peft, mega, axo, acc, wheels = sys.argv[1:8]
     body = ["RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {"]
     body += _render("transformers", *scan_transformers(wheels))
-    for runner, repo in (("llamafactory", lf), ("trl", trl), ("peft", peft), ("megatron", mega), ("axolotl", axo)):
+    for runner, repo in (("llamafactory", lf), ("trl", trl), ("peft", peft), ("megatron", mega), ("axolotl", axo),
+                         ("accelerate", acc)):
         body += _render(runner, *scan_repo(runner, repo))
     body += ["}", ""]
     head = OUT.read_text().split("RUNNER_ARGS: dict[")[0]

@@ -5,7 +5,8 @@ first declared in release FIRST and last declared in release LAST}, the argument
 the source of every release tag: transformers' TrainingArguments + Seq2SeqTrainingArguments fields (4.20 - 5.x),
 LLaMA-Factory's hparams dataclasses, TRL's *Config/ScriptArguments dataclasses, PEFT's *Config dataclasses,
 Megatron-LM's argparse flags (megatron/arguments.py, megatron/training/arguments.py, and the config dataclasses its
-newer releases make flags from; flags written with '_' for '-'), axolotl's pydantic config schema fields.
+newer releases make flags from; flags written with '_' for '-'), axolotl's pydantic config schema fields,
+accelerate's launch flags and config-file keys (commands/launch.py, commands/config/config_args.py).
 Made by tools/build_runner_arg_names.py; explain uses it to tell an argument the installed release refuses but
 another release declares (version skew) from one no release declares (a typo: the configuration).
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 # how each runner is named in an answer
 RUNNER_LABELS: dict[str, str] = {
     "transformers": "transformers (TrainingArguments)", "llamafactory": "LLaMA-Factory", "trl": "TRL", "peft": "PEFT",
-    "megatron": "Megatron-LM / Megatron-Core", "axolotl": "axolotl",
+    "megatron": "Megatron-LM / Megatron-Core", "axolotl": "axolotl", "accelerate": "accelerate",
 }
 # what in a log (frames, command line, usage line, config class) shows which runner's parser refused the arguments
 RUNNER_SIGNS: dict[str, str] = {
@@ -1515,5 +1516,154 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
         "ModelOutputConfig MultiModalConfig OpenTelemetryConfig PTQConfig PeftConfig QATConfig RayConfig "
         "ReLoRAConfig SelectiveCheckpointingConfig SpecialTokensConfig TRLConfig TrackioConfig VllmConfig "
         "WandbConfig "
+    ),
+    "accelerate": (
+        "v0.1.0", "main",
+        {
+            "v0.1.0..v0.15.0": (
+                "fp16 "
+            ),
+            "v0.1.0..main": (
+                "config_file cpu machine_rank main_process_ip main_process_port main_training_function multi_gpu "
+                "num_machines num_processes tpu "
+            ),
+            "v0.2.0..main": (
+                "aws_access_key_id aws_secret_access_key base_job_name compute_environment distributed_type "
+                "ec2_instance_type iam_role_name profile pytorch_version region transformers_version "
+            ),
+            "v0.4.0..main": (
+                "deepspeed_config gradient_accumulation_steps offload_optimizer_device use_deepspeed zero_stage "
+            ),
+            "v0.6.0..main": (
+                "mixed_precision module no_python use_cpu "
+            ),
+            "v0.7.0..v0.13.2": (
+                "min_num_params offload_params sharding_strategy "
+            ),
+            "v0.7.0..main": (
+                "fsdp_config use_fsdp "
+            ),
+            "v0.9.0..main": (
+                "num_cpu_threads_per_process "
+            ),
+            "v0.10.0..main": (
+                "deepspeed_config_file gradient_clipping offload_param_device zero3_init_flag zero3_save_16bit_model "
+            ),
+            "v0.11.0..v0.13.2": (
+                "transformer_layer_cls_to_wrap "
+            ),
+            "v0.11.0..v0.34.2": (
+                "fsdp_backward_prefetch_policy "
+            ),
+            "v0.11.0..main": (
+                "deepspeed_exclusion_filter deepspeed_hostfile deepspeed_inclusion_filter "
+                "deepspeed_multinode_launcher fsdp_auto_wrap_policy image_uri py_version sagemaker_inputs_file "
+                "sagemaker_metrics_file "
+            ),
+            "v0.12.0..v0.15.0": (
+                "use_mps_device "
+            ),
+            "v0.12.0..main": (
+                "downcast_bf16 fsdp_min_num_params fsdp_offload_params fsdp_sharding_strategy fsdp_state_dict_type "
+                "fsdp_transformer_layer_cls_to_wrap "
+            ),
+            "v0.13.0..main": (
+                "debug gpu_ids max_restarts monitor_interval rdzv_backend rdzv_conf same_network "
+            ),
+            "v0.14.0..v0.18.0": (
+                "mps "
+            ),
+            "v0.14.0..main": (
+                "command_file commands help megatron_lm_config megatron_lm_gradient_clipping "
+                "megatron_lm_num_micro_batches megatron_lm_pp_degree megatron_lm_recompute_activations "
+                "megatron_lm_sequence_parallelism megatron_lm_tp_degree megatron_lm_use_distributed_optimizer "
+                "tpu_name tpu_zone use_megatron_lm "
+            ),
+            "v0.15.0..main": (
+                "dynamo_backend "
+            ),
+            "v0.16.0..main": (
+                "quiet "
+            ),
+            "v0.17.0..main": (
+                "additional_args dynamo_config dynamo_mode dynamo_use_dynamic dynamo_use_fullgraph env no_tpu_cluster "
+                "role tee tpu_cluster tpu_env tpu_use_cluster tpu_use_sudo tpu_vm vm "
+            ),
+            "v0.19.0..v0.19.0": (
+                "ipex_enabled "
+            ),
+            "v0.19.0..v1.12.0": (
+                "ipex_config "
+            ),
+            "v0.20.0..v1.9.0": (
+                "ipex "
+            ),
+            "v0.20.0..v1.12.0": (
+                "use_xpu "
+            ),
+            "v0.20.0..main": (
+                "offload_optimizer_nvme_path offload_param_nvme_path "
+            ),
+            "v0.21.0..main": (
+                "fsdp_forward_prefetch fsdp_sync_module_states fsdp_use_orig_params "
+            ),
+            "v0.24..main": (
+                "fsdp_cpu_ram_efficient_loading "
+            ),
+            "v0.26.0..main": (
+                "fsdp_backward_prefetch "
+            ),
+            "v0.28.0..v1.12.0": (
+                "mpirun_ccl "
+            ),
+            "v0.28.0..main": (
+                "mpirun_config mpirun_hostfile "
+            ),
+            "v0.29.0..main": (
+                "enable_cpu_affinity "
+            ),
+            "v0.30.0..main": (
+                "deepspeed_moe_layer_cls_names "
+            ),
+            "v0.31.0..main": (
+                "fsdp_activation_checkpointing log_dir "
+            ),
+            "v0.34.0..main": (
+                "fp8_amax_compute_algo fp8_amax_history_len fp8_backend fp8_config fp8_format fp8_interval fp8_margin "
+                "fp8_opt_level fp8_override_linear_precision fp8_use_autocast_during_eval "
+            ),
+            "v1.4.0..v1.6.0": (
+                "tp_config tp_size use_tp "
+            ),
+            "v1.6.0..main": (
+                "fsdp_reshard_after_forward fsdp_version "
+            ),
+            "v1.7.0..main": (
+                "dynamo_use_regional_compilation "
+            ),
+            "v1.10.0..main": (
+                "parallelism_config parallelism_config_cp_comm_strategy parallelism_config_cp_size "
+                "parallelism_config_dp_replicate_size parallelism_config_dp_shard_size parallelism_config_tp_size "
+                "use_parallelism_config "
+            ),
+            "v1.12.0..main": (
+                "parallelism_config_cp_backend parallelism_config_sp_attn_implementation "
+                "parallelism_config_sp_backend parallelism_config_sp_seq_length "
+                "parallelism_config_sp_seq_length_is_variable parallelism_config_sp_size "
+            ),
+            "v1.13.0..main": (
+                "fp8_enable_fsdp_float8_all_gather fp8_pad_inner_dim megatron_lm_attention_backend "
+                "megatron_lm_attention_dropout megatron_lm_attention_softmax_in_fp32 "
+                "megatron_lm_calculate_per_token_loss megatron_lm_context_parallel_size "
+                "megatron_lm_decoder_last_pipeline_num_layers megatron_lm_eod_mask_loss "
+                "megatron_lm_expert_model_parallel_size megatron_lm_expert_tensor_parallel_size "
+                "megatron_lm_hidden_dropout megatron_lm_no_load_optim megatron_lm_no_save_optim "
+                "megatron_lm_optimizer_cpu_offload megatron_lm_overlap_cpu_optimizer_d2h_h2d "
+                "megatron_lm_recompute_granularity megatron_lm_recompute_method megatron_lm_recompute_num_layers "
+                "megatron_lm_use_custom_fsdp megatron_lm_use_precision_aware_optimizer "
+                "megatron_lm_use_rotary_position_embeddings "
+            ),
+        },
+        ""
     ),
 }

@@ -4,8 +4,9 @@ FAMILIES.md, config_error vs version_check: an argument rejected because the ins
 version_check (keys renamed between releases too); an argument wrong for every version stays config_error. The
 refusal shapes (their source): HfArgumentParser's `Some specified arguments are not used by the HfArgumentParser:
 [...]` / `Some keys are not used by the HfArgumentParser: [...]` (transformers/hf_argparser.py, LLaMA-Factory's and
-TRL's parsers re-raise the same words), argparse's `error: unrecognized arguments: ...` (Megatron's parse_args),
-pydantic's `<field>\\n  Extra inputs are not permitted` (v1: `extra fields not permitted`) under
+TRL's parsers re-raise the same words), argparse's `error: unrecognized arguments: ...` (Megatron's parse_args,
+`accelerate launch`), accelerate's `The config file at F had unknown keys ([...])`, pydantic's
+`<field>\\n  Extra inputs are not permitted` (v1: `extra fields not permitted`) under
 `N validation errors for <Config>` (axolotl's schema), and `TypeError: <Config>.__init__() got an unexpected keyword
 argument '<k>'` for a runner's config/arguments class. Which runner's names apply follows from the log (frames,
 command line, usage line, the class named); the names per runner and release are profiles/runner_args.py, read
@@ -20,7 +21,10 @@ from functools import lru_cache
 
 _HF_LIST = re.compile(r"(?:Some (specified arguments|keys) are not used by the HfArgumentParser|Got unknown args, "
                       r"potentially deprecated arguments): \[([^\]\n]*)\]")
-_ARGPARSE = re.compile(r"error: unrecognized arguments: ([^\n]*)")
+_ARGPARSE = re.compile(r"^(.*?)error: unrecognized arguments: ([^\n]*)", re.M)
+# accelerate's config file (commands/config/config_args.py): `The config file at F had unknown keys (['k']), please
+# try upgrading your `accelerate` version or fix (and potentially remove) these keys from your config file.`
+_ACCELERATE_KEYS = re.compile(r"The config file at \S+ had unknown keys \(\[([^\]\n]*)\]\)")
 _PYDANTIC_HEAD = re.compile(r"\d+ validation errors? for (\w+)")
 _PYDANTIC_EXTRA = re.compile(r"^[ \t]*([\w.\[\]-]+)[ \t]*\r?\n[ \t]+(?:Extra inputs are not permitted|extra fields not "
                              r"permitted)", re.M)
@@ -30,7 +34,7 @@ _CALLED_CLASS = re.compile(r"\b([A-Z]\w*(?:Config|Arguments|Args))\(")
 
 @dataclass(frozen=True)
 class Refusal:
-    shape: str                   # "hfargparser", "argparse", "pydantic", "kwarg"
+    shape: str                   # "hfargparser", "argparse", "pydantic", "kwarg", "accelerate-config"
     names: tuple[str, ...]       # the refused argument names, '-' written '_'
     cls: str = ""                # the config class named (pydantic, kwarg)
 
@@ -66,8 +70,12 @@ def find_refusal(text: str) -> Refusal | None:
         return Refusal("hfargparser", names) if names else None
     m = _ARGPARSE.search(text)
     if m:
-        names = tuple(_flag_name(f) for f in re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", m.group(1)))
-        return Refusal("argparse", names) if names else None
+        names = tuple(_flag_name(f) for f in re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", m.group(2)))
+        return Refusal("argparse", names, m.group(1).strip()) if names else None   # cls: argparse's prog
+    m = _ACCELERATE_KEYS.search(text)
+    if m:
+        names = tuple(re.findall(r"['\"]([^'\"]+)['\"]", m.group(1)))
+        return Refusal("accelerate-config", names) if names else None
     m = _PYDANTIC_HEAD.search(text)
     if m:
         names = tuple(dict.fromkeys(next((p for p in reversed(re.split(r"[.\[\]]+", n)) if p and not p.isdigit()), n)
@@ -99,7 +107,11 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             # another command (training, a dataset split), not of another release
             return () if re.search(LF_NO_TRAINING_ARGS, blob) else ("llamafactory", "transformers")
         return ("trl", "transformers") if shows("trl") else ("transformers",)
+    if ref.shape == "accelerate-config":
+        return ("accelerate",)
     if ref.shape == "argparse":
+        if re.match(r"accelerate\b", ref.cls):          # prog `accelerate <command> [<args>] launch:`
+            return ("accelerate",)
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
         return ("axolotl",) if shows("axolotl") or ref.cls.startswith("Axolotl") else ()
@@ -122,14 +134,15 @@ def _known(runners: tuple[str, ...], name: str) -> list[tuple[str, str, bool]]:
 
 def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
     """Reading(runner, ...) when every refused name is one some but not every release of the runners declares
-    (version skew); Reading('', ...) with close spellings when no release declares one of them (a typo); else None
-    (a name every release declares: refused by this parser, it is the wrong command or section, not a release)."""
+    (version skew); else Reading('', name, ...): with close spellings when no release declares the name (a typo),
+    without when every release does (refused by this parser: the wrong command or section, not a release). None
+    when no runner's names apply."""
     if not runners or not ref.names:
         return None
     if "llamafactory" in runners and all(n in _tables()["megatron"][2] for n in ref.names):
         # LLaMA-Factory (>= 0.9.4, hparams/parser.py) takes Megatron's keys only in its Megatron modes (USE_MCA=1 with
         # mcore_adapter, USE_MEGATRON_BRIDGE=1): refused by its HF parser they are the launch, not a release
-        return None
+        return Reading("", ref.names, ())
     spans, owner = [], ""
     for n in ref.names:
         known = _known(runners, n)
@@ -137,7 +150,7 @@ def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
             newest = [m for r in runners for m in _tables()[r][2] if _tables()[r][2][m].endswith(".." + _tables()[r][1])]
             return Reading("", (n,), (), tuple(difflib.get_close_matches(n, newest, n=3, cutoff=0.8)))
         if any(every for _, _, every in known):
-            return None
+            return Reading("", (n,), ())
         owner = owner or known[0][0]
         spans.append(known[0][:2])
     return Reading(owner, ref.names, tuple(spans))
