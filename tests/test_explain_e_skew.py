@@ -165,3 +165,13 @@ def test_spans_come_from_the_release_tags():
     assert rd is not None and rd.runner == "transformers" and rd.spans[0][1].endswith("4.46.3")
     typo = arg_skew.read_refusal(arg_skew.Refusal("kwarg", ("lora_alpah",), "LoraConfig"), ("peft",))
     assert typo is not None and typo.runner == "" and "lora_alpha" in typo.close
+
+
+def test_a_parameter_given_twice_inside_installed_code_is_the_versions_in_the_script_it_is_not(tmp_path):
+    lib = (PY_TB + "  File \"/usr/lib/python3.10/site-packages/peft/tuners/lora/model.py\", line 230, in "
+           "_create_new_module\n    new_module = Linear8bitLt(target, adapter_name, **kwargs)\n"
+           "TypeError: Linear8bitLt.__init__() got multiple values for argument 'adapter_name'\n")
+    assert _root(tmp_path, lib).family == "version_check"
+    own = (PY_TB + "  File \"/work/finetune.py\", line 52, in build\n    return make_model(cfg, cfg=cfg)\n"
+           "TypeError: make_model() got multiple values for argument 'cfg'\n")
+    assert _root(tmp_path, own).family != "version_check"
