@@ -1948,28 +1948,33 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
 
 def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
-    rd = _refusal_reading(r, "\n".join(texts))
-    if rd is not None and not rd.runner and rd.close and r.family in ("config_error", "version_check", "unknown"):
-        # e-skew: a name no release of the runner declares, close to one its newest release does: a typo
+    blob = "\n".join(texts)
+    rd = _refusal_reading(r, blob)
+    if r.family != "version_check":
+        got = _version_reading(r, blob)
+        if got is not None:
+            r.family, r.title, r.fix = "version_check", got[0], got[1]
+            return
+    elif rd is not None and rd.runner:      # a config class's keyword, already the versions: say which release
+        r.title, r.fix = arg_skew.skew_sentence(rd)
+        return
+    if rd is not None and not rd.runner:
+        _refusal_is_configuration(r, rd)
+
+
+def _refusal_is_configuration(r: Diagnosis, rd: arg_skew.Reading) -> None:
+    """e-skew: a refused name no release of the runner declares (close to one its newest release does: a typo), or
+    one every release declares (another command's or section's), is the configuration."""
+    if rd.close and r.family in ("config_error", "version_check", "unknown"):
         r.family = "config_error"
         r.title = (f"the argument {rd.names[0]!r} is one no release of the runner declares (a typo?): "
                    f"close to {', '.join(rd.close)}")
         r.fix = f"write it as the runner spells it ({' or '.join(rd.close)}) and rerun"
-        return
-    if rd is not None and not rd.runner and r.family == "unknown":
-        # e-skew: the runner's own refusal of a name no release declares or one every release does (another command's)
+    elif r.family == "unknown":
         r.family = "config_error"
         r.title = (f"the runner refused the argument {rd.names[0]!r}: no release of it takes it there (a typo, or a "
                    "key of another runner, command or section)")
         r.fix = "remove or correct it (the runner's --help and example configs show the accepted names) and rerun"
-        return
-    if r.family == "version_check":
-        if rd is not None and rd.runner:     # a config class's keyword, already the versions: say which release
-            r.title, r.fix = arg_skew.skew_sentence(rd)
-        return
-    got = _version_reading(r, "\n".join(texts))
-    if got is not None:
-        r.family, r.title, r.fix = "version_check", got[0], got[1]
 
 
 def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) -> None:
