@@ -3,7 +3,7 @@ e-skew, issue 26): FAMILIES.md "config_error vs version_check" — version skew 
 that runner declares (a typo, another runner's key) stays config_error.
 
 The refusals are written as the tools' source prints them (transformers/hf_argparser.py, LLaMA-Factory's
-hparams/parser.py, argparse for Megatron's parse_args, pydantic 2 under axolotl's schema, Python's TypeError for a
+hparams/parser.py, argparse for Megatron's parse_args, pydantic 2 under eole's config (extra="forbid"), accelerate's config reader, Python's TypeError for a
 config class), with names that are not in the corpus; which release declares each name is read from the runners'
 tags by tools/build_runner_arg_names.py (rocm_tune/profiles/runner_args.py).
 """
@@ -72,12 +72,19 @@ CASES = {
     "megatron-new-flag": ("version_check", ("quick_geglu", "upgrade"),
         "usage: pretrain_gpt.py [-h] [--num-layers NUM_LAYERS]\n"
         "pretrain_gpt.py: error: unrecognized arguments: --quick-geglu --glu-linear-offset 1.0\n"),
-    # axolotl's schema (pydantic 2, extra forbidden) refusing a field older axolotl releases had (relora_steps)
-    "axolotl-removed-field": ("version_check", ("axolotl", "relora_steps"),
-        "  File \"/usr/local/lib/python3.11/site-packages/axolotl/utils/config/__init__.py\", line 270, in "
-        "validate_config\npydantic_core._pydantic_core.ValidationError: 1 validation error for "
-        "AxolotlConfigWCapabilities\nrelora_steps\n  Extra inputs are not permitted [type=extra_forbidden, "
-        "input_value=150, input_type=int]\n"),
+    # eole's pydantic config (extra="forbid"): `precision` (eole 0.0.1) was renamed compute_dtype in 0.0.2
+    "eole-renamed-key": ("version_check", ("eole", "precision", "0.0.1"),
+        "$ eole train -config wmt17_en_de.yaml\n" + PY_TB.replace("/work/finetune.py",
+            "/usr/lib/python3.10/site-packages/eole/bin/run/__init__.py") +
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for TrainConfig\ntraining.precision\n"
+        "  Extra inputs are not permitted [type=extra_forbidden, input_value='fp16', input_type=str]\n"
+        "    For further information visit https://errors.pydantic.dev/2.9/v/extra_forbidden\n"),
+    # a key every eole release has, written at the top level instead of its section: the configuration
+    "eole-key-in-wrong-section": ("config_error", (),
+        "$ eole train -config wmt17_en_de.yaml\n" + PY_TB.replace("/work/finetune.py",
+            "/usr/lib/python3.10/site-packages/eole/bin/run/__init__.py") +
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for TrainConfig\naccum_count\n"
+        "  Extra inputs are not permitted [type=extra_forbidden, input_value=[8], input_type=list]\n"),
     # accelerate's config file written by a newer `accelerate config` (parallelism_config: 1.10+) read by an older one
     "accelerate-config-key-newer": ("version_check", ("accelerate", "parallelism_config", "v1.10.0"),
         "$ accelerate launch --config_file fsdp2.yaml train.py\n" + PY_TB.replace("/work/finetune.py",
@@ -141,9 +148,10 @@ def test_refusal_shapes_read_from_source_messages():
     assert keys is not None and keys.names == ("a_b", "c")
     ap = arg_skew.find_refusal("x.py: error: unrecognized arguments: --window-size 128,0 --quick-geglu")
     assert ap == arg_skew.Refusal("argparse", ("window_size", "quick_geglu"), "x.py:")
-    pyd = arg_skew.find_refusal("2 validation errors for AxolotlInputConfig\ndatasets.0.foo_bar\n  Extra inputs are "
-                                "not permitted [type=extra_forbidden]\nlisa_n_layers\n  Extra inputs are not permitted")
-    assert pyd == arg_skew.Refusal("pydantic", ("foo_bar", "lisa_n_layers"), "AxolotlInputConfig")
+    pyd = arg_skew.find_refusal("2 validation errors for TrainConfig\ndata.corpus_1.foo_bar\n  Extra inputs are "
+                                "not permitted [type=extra_forbidden]\ntraining.model_dtype\n  Extra inputs are not "
+                                "permitted")
+    assert pyd == arg_skew.Refusal("pydantic", ("foo_bar", "model_dtype"), "TrainConfig")
     acc = arg_skew.find_refusal("ValueError: The config file at /root/.cache/huggingface/accelerate/default_config.yaml "
                                 "had unknown keys (['enable_cpu_affinity', 'fp8_config']), please try upgrading")
     assert acc == arg_skew.Refusal("accelerate-config", ("enable_cpu_affinity", "fp8_config"))

@@ -1,9 +1,9 @@
 """Re-make rocm_tune/profiles/runner_args.py from the runners' own source (e-skew, issue 26).
 
-Usage: python3 tools/build_runner_arg_names.py LF.git TRL.git PEFT.git MEGATRON.git AXOLOTL.git ACCELERATE.git \
+Usage: python3 tools/build_runner_arg_names.py LF.git TRL.git PEFT.git MEGATRON.git EOLE.git ACCELERATE.git \
            TRANSFORMERS_WHEELS_DIR
   LF.git ... ACCELERATE.git: git directories of hiyouga/LLaMA-Factory, huggingface/trl, huggingface/peft,
-  NVIDIA/Megatron-LM, axolotl-ai-cloud/axolotl, huggingface/accelerate (every release tag and the default branch's
+  NVIDIA/Megatron-LM, eole-nlp/eole, huggingface/accelerate (every release tag and the default branch's
   head are read; `fetch`/`git clone --bare` gives one);
   TRANSFORMERS_WHEELS_DIR: transformers wheels of several releases (`pip download --no-deps transformers==4.41.2`),
   plus the installed transformers.
@@ -30,7 +30,8 @@ _FILES: dict[str, Callable[[str], bool]] = {
     "trl": lambda f: bool(re.match(r"trl/(?:trainer|experimental/\w+|scripts|commands)/\w*(?:config|utils)\w*\.py$", f)),
     "peft": lambda f: bool(re.match(r"src/peft/(?:config|tuners/.*config|utils/config|tuners/\w+)\.py$", f)),
     "megatron": lambda f: bool(re.match(r"megatron/(?:training/)?arguments\.py$|megatron/\w+/arguments\.py$", f)),
-    "axolotl": lambda f: bool(re.match(r"src/axolotl/utils/(?:schemas|config/models)/.*\.py$", f)),
+    # eole's pydantic config (eole/config/*.py, model_config extra="forbid": unknown keys are refused)
+    "eole": lambda f: bool(re.match(r"eole/config/\w+\.py$", f)),
     # `accelerate launch`'s flags and the config file's keys (commands/config/config_args.py dataclasses)
     "accelerate": lambda f: bool(re.match(r"src/accelerate/commands/(?:launch|config/config_args)\.py$", f)),
 }
@@ -154,10 +155,10 @@ def _render(runner: str, releases: list[str], seen: dict[str, list[str]], classe
 
 
 def main() -> None:
-    lf, trl, peft, mega, axo, acc, wheels = sys.argv[1:8]
+    lf, trl, peft, mega, eole, acc, wheels = sys.argv[1:8]
     body = ["RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {"]
     body += _render("transformers", *scan_transformers(wheels))
-    for runner, repo in (("llamafactory", lf), ("trl", trl), ("peft", peft), ("megatron", mega), ("axolotl", axo),
+    for runner, repo in (("llamafactory", lf), ("trl", trl), ("peft", peft), ("megatron", mega), ("eole", eole),
                          ("accelerate", acc)):
         body += _render(runner, *scan_repo(runner, repo))
     body += ["}", ""]

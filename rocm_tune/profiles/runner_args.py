@@ -5,7 +5,7 @@ first declared in release FIRST and last declared in release LAST}, the argument
 the source of every release tag: transformers' TrainingArguments + Seq2SeqTrainingArguments fields (4.20 - 5.x),
 LLaMA-Factory's hparams dataclasses, TRL's *Config/ScriptArguments dataclasses, PEFT's *Config dataclasses,
 Megatron-LM's argparse flags (megatron/arguments.py, megatron/training/arguments.py, and the config dataclasses its
-newer releases make flags from; flags written with '_' for '-'), axolotl's pydantic config schema fields,
+newer releases make flags from; flags written with '_' for '-'), eole's pydantic config fields (extra="forbid"),
 accelerate's launch flags and config-file keys (commands/launch.py, commands/config/config_args.py).
 Made by tools/build_runner_arg_names.py; explain uses it to tell an argument the installed release refuses but
 another release declares (version skew) from one no release declares (a typo: the configuration).
@@ -15,14 +15,14 @@ from __future__ import annotations
 # how each runner is named in an answer
 RUNNER_LABELS: dict[str, str] = {
     "transformers": "transformers (TrainingArguments)", "llamafactory": "LLaMA-Factory", "trl": "TRL", "peft": "PEFT",
-    "megatron": "Megatron-LM / Megatron-Core", "axolotl": "axolotl", "accelerate": "accelerate",
+    "megatron": "Megatron-LM / Megatron-Core", "eole": "eole", "accelerate": "accelerate",
 }
 # what in a log (frames, command line, usage line, config class) shows which runner's parser refused the arguments
 RUNNER_SIGNS: dict[str, str] = {
     "llamafactory": r"llamafactory|llmtuner|LLaMA-(?:Factory|Efficient-Tuning)|LlamaFactory|train_bash\.py|train_web\.py",
     "trl": r"[/\\]trl[/\\]|\bTrlParser\b|\btrl (?:sft|dpo|grpo|kto|reward|rloo|vllm-serve)\b",
     "megatron": r"[Mm]egatron|--num-layers\b|--tensor-model-parallel-size\b|pretrain_(?:gpt|bert|t5|mamba)\.py",
-    "axolotl": r"[/\\]axolotl[/\\]|\bAxolotl\w*Config\b|axolotl\.cli|\baxolotl (?:train|preprocess)\b",
+    "eole": r"[/\\]eole[/\\]|\beole (?:train|predict|build_vocab|convert|tools)\b",
 }
 # LLaMA-Factory's parsers that take no TrainingArguments (chat, webchat, api, export, eval): a key refused there is
 # most often one of another command, not of another release
@@ -1332,190 +1332,134 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
         },
         ""
     ),
-    "axolotl": (
-        "v0.5.0", "main",
+    "eole": (
+        "0.0.1", "main",
         {
-            "v0.5.0..v0.6.0": (
-                "model_kwargs "
+            "0.0.1..0.0.1": (
+                "gpu max_relative_positions model_dtype override_opts precision random_sampling_temp "
+                "random_sampling_topk random_sampling_topp "
             ),
-            "v0.5.0..v0.8.0": (
-                "train_on_split "
+            "0.0.1..0.0.2": (
+                "default_specials param_init_glorot "
             ),
-            "v0.5.0..v0.11.0.post1": (
-                "flash_attn_fuse_qkv relora_anneal_steps relora_steps relora_warmup_steps "
+            "0.0.1..0.0.3": (
+                "truncated_decoder "
             ),
-            "v0.5.0..v0.16.1": (
-                "unsloth_cross_entropy_loss unsloth_lora_mlp unsloth_lora_o unsloth_lora_qkv unsloth_rms_norm "
-                "unsloth_rope "
+            "0.0.1..0.1.2": (
+                "apex_opt_level loss_scale "
             ),
-            "v0.5.0..main": (
-                "accelerator_config adam_beta1 adam_beta2 adam_epsilon adapter additional_special_tokens "
-                "auto_find_batch_size auto_resume_from_checkpoints axolotl_config_path base_model base_model_config "
-                "batch_size bench_dataset bench_split bf16 bfloat16 bnb_config_kwargs bos_token capabilities "
-                "chat_template chat_template_jinja chosen_format cls_model_config comet_api_key "
-                "comet_experiment_config comet_experiment_key comet_mode comet_online comet_project_name "
-                "comet_workspace completion_format compute_capability conversation cosine_constant_lr_ratio "
-                "cosine_min_lr_ratio cpo_alpha curriculum_sampling data_files dataloader_drop_last "
-                "dataloader_num_workers dataloader_pin_memory dataloader_prefetch_factor dataset_keep_in_memory "
-                "dataset_prepared_path dataset_processes dataset_shard_idx dataset_shard_num datasets ddp "
-                "ddp_broadcast_buffers ddp_bucket_cap_mb ddp_find_unused_parameters ddp_timeout deepspeed "
-                "default_system_message device device_map do_bench_eval do_causal_lm_eval dpo_beta dpo_use_weighting "
-                "drop_system_message ds_type eager_attention early_stopping_patience eos_token eval_batch_size "
-                "eval_causal_lm_metrics eval_max_new_tokens eval_sample_packing eval_steps eval_table_size "
-                "evals_per_epoch evaluation_strategy field field_chosen field_completion field_human field_input "
-                "field_instruction field_label field_messages field_model field_output field_prompt field_rejected "
-                "field_system fix_untrained_tokens flash_attention flash_attn_cross_entropy flash_attn_fuse_mlp "
-                "flash_attn_rms_norm flash_optimum float16 float32 format fp16 fp8 fsdp fsdp_config "
-                "fsdp_final_state_dict_type gptq gpu_memory_limit gradient_accumulation_steps gradient_checkpointing "
-                "gradient_checkpointing_kwargs gradio_max_new_tokens gradio_server_name gradio_server_port "
-                "gradio_share gradio_temperature gradio_title greater_is_better group_by_length "
-                "hf_mlflow_log_artifacts hf_use_auth_token hub_model_id hub_strategy input_format input_transform "
-                "is_falcon_derived_model is_llama_derived_model is_mistral_derived_model is_preprocess "
-                "is_qwen_derived_model kto_desirable_weight kto_undesirable_weight learning_rate "
-                "lisa_layers_attribute lisa_n_layers lisa_step_interval load_best_model_at_end load_in_4bit "
-                "load_in_8bit local_rank loftq_bits loftq_config logging_steps lora_alpha lora_dropout "
-                "lora_fan_in_fan_out lora_model_dir lora_modules_to_save lora_on_cpu lora_r lora_target_linear "
-                "lora_target_modules loraplus_lr_embedding loraplus_lr_ratio loss_watchdog_patience "
-                "loss_watchdog_threshold low_cpu_mem_usage lr_div_factor lr_quadratic_warmup lr_scheduler "
-                "lr_scheduler_kwargs max_grad_norm max_memory max_packed_sequence_len max_prompt_len max_steps "
-                "mean_resizing_embeddings merge_lora message_field_content message_field_role message_field_training "
-                "message_field_training_detail metric_for_best_model micro_batch_size min_sample_len "
-                "mlflow_experiment_name mlflow_run_name mlflow_tracking_uri multipack_real_batches n_gpu n_node name "
-                "neftune_noise_alpha no_input_format noisy_embedding_alpha num_epochs optim_args optim_target_modules "
-                "optimizer orpo_alpha output_dir overrides_of_model_config pad_to_sequence_len pad_token path peft "
-                "peft_layer_replication peft_layers_pattern peft_layers_to_transform peft_use_dora peft_use_rslora "
-                "pose_max_context_len pose_num_chunks pose_split_on_token_ids pretrain_multipack_attn "
-                "pretrain_multipack_buffer_size pretraining_dataset processor_type prompt_format push_dataset_to_hub "
-                "qlora_sharded_model_loading rejected_format relora_cpu_offload relora_prune_ratio "
-                "remove_unused_columns resize_token_embeddings_to_32x resume_from_checkpoint revision "
-                "revision_of_model reward_model rl rl_beta roles roles_to_train rope_scaling rpo_alpha s2_attention "
-                "sample_packing sample_packing_bin_size sample_packing_eff_est sample_packing_group_size "
-                "save_only_model save_safetensors save_steps save_strategy save_total_limit saves_per_epoch "
-                "sdp_attention seed sequence_len shards shuffle_merged_datasets simpo_gamma skip_prepare_dataset "
-                "special_tokens split strict system_format system_prompt test_datasets text_column tf32 "
-                "tokenizer_config tokenizer_legacy tokenizer_type tokenizer_use_fast tokens torch_compile "
-                "torch_compile_backend torch_compile_mode torchdistx_path total_num_tokens total_supervised_tokens "
-                "train_on_eos train_on_inputs trust_remote_code type type_of_model unfrozen_parameters unk_token "
-                "use_comet use_mlflow use_pose use_tensorboard use_wandb val_set_size wandb_entity wandb_log_model "
-                "wandb_mode wandb_name wandb_project wandb_run_id wandb_watch warmup_ratio warmup_steps weight_decay "
-                "world_size xformers_attention "
+            "0.0.1..main": (
+                "aan_useffn accum_count accum_steps adagrad_accumulator_init adam_beta1 adam_beta2 add_estimator "
+                "add_ffnbias add_qkvbias align_debug alignment_heads alignment_layer alpha architecture "
+                "attention_dropout attn_debug average_decay average_every avg_raw_probs ban_unk_token batch_size "
+                "batch_size_multiple batch_type beam_size beta bidirectional_encoder block_ngram_repeat "
+                "both_embeddings bridge bucket_size bucket_size_increment bucket_size_init cnn_kernel_width "
+                "context_gate coverage_attn coverage_penalty data data_type decay_method decay_steps decoder "
+                "decoder_start_token decoder_type dropout dropout_steps dump_beam dump_preds dump_samples "
+                "early_stopping early_stopping_criteria embeddings embeddings_type encoder encoder_type "
+                "estim_loss_lambda estim_loss_lambda_steps freeze_decoder freeze_encoder freeze_word_vecs_dec "
+                "freeze_word_vecs_enc full_context_alignment generator_function global_attention "
+                "global_attention_function gold_align gpu_backend gpu_ranks gpu_verbose_level group_size heads "
+                "heads_kv hidden_size ignore_when_blocking input_feed keep_checkpoint label_smoothing lambda_align "
+                "lambda_coverage layer_norm layers learn_subwords learn_subwords_size learning_rate "
+                "learning_rate_decay left_pad length_penalty lm_prior_lambda lm_prior_model lm_prior_tau log_file "
+                "lora_alpha lora_dropout lora_embedding lora_layers lora_rank master_ip master_port max_grad_norm "
+                "max_length max_length_ratio min_length mlp_activation_fn model model_path n_best n_positions "
+                "n_sample name norm_eps normalization num_experts num_experts_per_tok num_threads num_workers optim "
+                "output overwrite parallel_mode parallel_residual param_init path_align path_sco path_src path_tgt "
+                "path_txt phrase_table position_encoding position_encoding_type position_shift pre_word_vecs_dec "
+                "pre_word_vecs_enc prefetch_factor profile quant_layers quant_type ratio relative_positions_buckets "
+                "replace_unk report_align report_every report_time reset_optim rnn_type rotary_dim rotary_interleave "
+                "rotary_theta save_checkpoint_steps save_data save_format score_threshold scoring_debug seed "
+                "self_attn_backend share_decoder_embeddings share_embeddings share_vocab shared_layer_norm "
+                "single_pass skip_empty_level sliding_window src src_embeddings src_prefix src_subword_vocab "
+                "src_suffix src_vocab src_vocab_size src_word_vec_size src_words_min_frequency start_decay_steps "
+                "stepwise_penalty tensorboard tensorboard_log_dir tensorboard_log_dir_dated tgt tgt_embeddings "
+                "tgt_file_prefix tgt_prefix tgt_suffix tgt_vocab tgt_vocab_size tgt_word_vec_size "
+                "tgt_words_min_frequency timeout train_from train_steps training transformer_ff transforms "
+                "transforms_configs update_vocab use_ckpting valid_batch_size valid_metrics valid_steps verbose "
+                "vocab_sample_queue_size vocab_size_multiple w_bit warmup_steps weight with_score word_vec_size "
+                "world_size zero_out_prompt_loss "
             ),
-            "v0.5.1..main": (
-                "eval_strategy plugins "
+            "0.0.2..main": (
+                "avg_tok_max avg_tok_min chat_template compute_dtype head_dim high_freq_factor lang_id "
+                "low_freq_factor norm_numbers norm_quote_commas optional_eos original_max_position_embeddings penn "
+                "post_remove_control_chars pre_replace_unicode_punct rope_config same_char same_word scaling_factor "
+                "scaling_type scripts_nok scripts_ok src_eq_tgt src_lang src_tgt_ratio temperature tgt_lang top_k "
+                "top_p "
             ),
-            "v0.6.0..main": (
-                "dataset_exact_deduplication embedding_lr embedding_lr_scale env_capabilities torch_version "
+            "0.0.3..0.0.3": (
+                "dummy_load "
             ),
-            "v0.7.0..v0.7.1": (
-                "vllm_device vllm_dtype vllm_gpu_memory_utilization vllm_max_model_len "
+            "0.0.3..main": (
+                "add_final_linear_bias bos_token engine eole_version eos_token generator_bias huggingface_model "
+                "inference pad_token param_init_method torch_compile unk_token weight_decay "
             ),
-            "v0.7.0..main": (
-                "batch_flattening beta dpo_use_logits_to_keep gc_steps include_tokens_per_second log_completions "
-                "logprobs_field lora_mlp_kernel lora_o_kernel lora_qkv_kernel lr lr_groups max_completion_length "
-                "message_property_mappings modules num_generations num_labels overrides_of_model_kwargs "
-                "preprocess_iterable preprocess_shards pretraining_sample_concatenation process_reward_model "
-                "profiler_steps ray_num_workers ray_run_name ref_model_mixup_alpha ref_model_sync_steps "
-                "resources_per_worker reward_funcs shards_idx shrink_embeddings skip step_separator sync_ref_model "
-                "temperature train_on_last_step_only trl use_ray use_vllm "
+            "0.1.0..main": (
+                "ffn_layernorm normalize "
             ),
-            "v0.7.1..main": (
-                "peft_init_lora_weights "
+            "0.1.1..main": (
+                "image_size image_token_id num_channels patch_size "
             ),
-            "v0.8.0..main": (
-                "added_tokens_overrides dtype enable_prefix_caching epsilon gpu_memory_utilization heads_k_stride "
-                "image_resize_algorithm image_size max_model_len min_p num_iterations repetition_penalty "
-                "reward_weights sample_packing_sequentially scale_rewards sequence_parallel_degree "
-                "tensor_parallel_size top_k top_p vllm vllm_guided_decoding_regex vllm_server_host vllm_server_port "
-                "vllm_server_timeout "
+            "0.2.0..0.3.0": (
+                "multimodal_projector_bias "
             ),
-            "v0.8.1..main": (
-                "flex_attention llama4_linearized_experts "
+            "0.2.0..main": (
+                "adam_eps adapter_bias projector_activation_fn spatial_merge_size use_amp "
             ),
-            "v0.9.0..main": (
-                "eot_tokens flex_attn_compile_kwargs host port ring_attn_func split_thinking "
+            "0.3.0..main": (
+                "LM_type adapter attn_scaling interleave_local key_norm layernorm_pre mm_tokens_per_image "
+                "patch_conv_bias qk_norm_post_rope query_norm rotary_theta_local tmax_index "
             ),
-            "v0.9.1..main": (
-                "adam_beta3 adam_epsilon2 embeddings_skip_upcast epsilon_high loss_type mask_truncated_completions "
-                "num_completions_to_print use_liger_loss "
+            "0.4.0..main": (
+                "attention_entropy_aggregation attention_entropy_layers attention_entropy_types encoder_sam "
+                "estim_only estimator_type first_k_dense_replace fuse_gate fuse_kvq log_attention_entropy "
+                "moe_softmax_after moe_transformer_ff num_shared_experts use_class_embedding "
             ),
-            "v0.10.0..main": (
-                "activation_dtype chat_template_kwargs dpo_label_smoothing dpo_norm_loss dpo_padding_free "
-                "enable_reasoning fake_quant_after_n_steps field_tools group_size qat quantization quantize_embedding "
-                "reasoning_parser tokenizer_use_mistral_common weight_dtype "
+            "0.4.1..main": (
+                "interpolate_mode layernorm_post "
             ),
-            "v0.11.0..main": (
-                "chunked_cross_entropy chunked_cross_entropy_num_chunks dpo_generate_during_eval eval_sequence_len "
-                "sample_packing_mp_start_method tiled_mlp tiled_mlp_num_shards "
+            "0.4.2..main": (
+                "xdrope_section "
             ),
-            "v0.12.0..main": (
-                "activation_offloading attn_implementation context_parallel_size data_parallel_size deepcompile "
-                "dion_lr dion_momentum dion_rank_fraction dion_rank_multiple_of dp_replicate_size dp_shard_size "
-                "experimental_skip_move_to_device field_thinking fp8_enable_fsdp_float8_all_gather fsdp_version "
-                "importance_sampling_level jagged_restart_anneal_steps jagged_restart_steps "
-                "jagged_restart_warmup_steps lora_target_parameters model_quantization_config "
-                "model_quantization_config_kwargs num_dataset_shards_to_save profiler_steps_start relora "
-                "save_first_step shuffle_before_merging_datasets template_thinking_key tiled_mlp_use_original_mlp "
-                "trainer_cls use_kernels vllm_mode "
+            "0.4.4..main": (
+                "with_cross_attn "
             ),
-            "v0.12.2..main": (
-                "excess_length_strategy "
+            "0.5.0..main": (
+                "adafactor_beta2 adafactor_d adafactor_eps image_token_id_list "
             ),
-            "v0.13.0..main": (
-                "activation_checkpointing auto_wrap_policy center_rewards_coefficient check_interval "
-                "cpu_offload_pin_memory cpu_ram_efficient_loading dataset_num_proc dynamic_checkpoint enabled "
-                "final_state_dict_type include_tkps mixed_precision_policy offload_params otel_metrics_host "
-                "otel_metrics_port peft_trainable_token_indices reinit_weights reshard_after_forward rollout_func "
-                "state_dict_type streaming streaming_multipack_buffer_size sync_module_states "
-                "tokenizer_save_jinja_files transformer_layer_cls_to_wrap trigger_file_path use_orig_params "
-                "use_otel_metrics vllm_enable_sleep_mode "
+            "0.5.1..main": (
+                "dynamic_shapes "
             ),
-            "v0.13.1..main": (
-                "dpo_use_liger_kernel peft_autocast_adapter_dtype peft_ensure_weight_tying scaling_softmax "
-                "scaling_softmax_bias scaling_softmax_factor trackio_project_name trackio_run_name trackio_space_id "
-                "use_trackio "
+            "0.5.2..main": (
+                "add_key_bias autoround_packing_format autoround_sym begin_suppress_tokens chunk_length "
+                "comet_batch_size comet_model compression_ratio_threshold condition_on_previous_text "
+                "fallback_temperatures hop_length initial_prompt language layer_types linear_conv_kernel_dim "
+                "linear_key_head_dim linear_num_key_heads linear_num_value_heads linear_value_head_dim "
+                "logprob_threshold max_source_positions median_filter_width moe_renormalize n_fft no_speech_threshold "
+                "no_timestamps_token_id num_mel_bins num_position_embeddings q_gating quant_exclude_modules "
+                "sample_rate shared_expert_gate suppress_tokens task temporal_patch_size timestamp_resolution "
+                "timestamps wer_normalize word_timestamp_heads "
             ),
-            "v0.13.2..main": (
-                "multi_objective_aggregation "
-            ),
-            "v0.14.0..main": (
-                "eaft_alpha eaft_k experts_implementation use_eaft "
-            ),
-            "v0.15.0..main": (
-                "generate_samples generation_do_sample generation_max_new_tokens generation_prompt_ratio "
-                "generation_temperature generation_top_k generation_top_p hub_revision num_generation_samples "
-                "quantize_moe_experts sage_attention "
-            ),
-            "v0.16.0..main": (
-                "adaptive_max_tokens advantage_estimator alignment_coef async_prefetch ce_coef context_length "
-                "diversity_coef ebft embed_method enforce_eager feature_layers generate_max_len generation_batch_size "
-                "generation_kwargs gt_length_multiplier layer_offloading length lora_embedding_kernel max_input_id "
-                "merge_method min_completion_prefix min_input_id mode n_samples_per_prompt off_policy_mask_threshold "
-                "precompute_ref_log_probs prefetch_depth replay_buffer_size replay_recompute_logps reroll_max_groups "
-                "reroll_start_fraction reward_num_workers rl_coef sequence_length serve_module "
-                "skip_zero_advantage_batches streaming_min_groups streaming_partial_batch stride "
-                "use_bias_correction_kl use_data_producer use_whitening vllm_importance_sampling_cap "
-                "vllm_importance_sampling_correction vllm_importance_sampling_mode vllm_lora_sync vllm_sync_interval "
-                "worker_extension_cls "
-            ),
-            "v0.17.0..main": (
-                "dpo_loss_type dpo_loss_weights end fp32_norm_classes fp32_norms freeze_mm_modules fused_attn_kernel "
-                "gc_collect_steps gemma4_hybrid_attn_impl include_end include_start pad_to_multiple_of "
-                "processor_kwargs qgalore_cos_threshold qgalore_gamma_proj qgalore_proj_bits qgalore_proj_group_size "
-                "qgalore_proj_quant qgalore_proj_type qgalore_queue_size qgalore_rank qgalore_scale "
-                "qgalore_update_proj_gap relora_prune_method role role_boundaries start torch_empty_cache_steps "
-                "use_onebitllms "
-            ),
-            "v0.18.0..main": (
-                "flash_attn_d512 large_head_attention lora_alpha_pattern lora_rank_pattern min_num_params offload "
-                "recompute_layer_types save save_sliding_window sdpa_varlen selective_checkpointing "
-                "torch_compile_options train_on_eot "
+            "0.5.3..main": (
+                "activations class_identifier comet_device context_length decoding_threshold embedding_layer_norm "
+                "embedding_type encoder_architecture encoder_layer_style error_labels final_activation "
+                "final_encoder_layer_norm global_head_dim global_heads_kv hf_token hidden_sizes input_segments "
+                "input_weights_spans layer layer_transformation max_position_embeddings multidimensional_rope "
+                "partial_rotary_factor pool pooling_kernel_size position_embedding_size prefill_cache_size "
+                "prefill_chunk_size pretrained_model ref requires_reference rotary_dim_global score_level "
+                "score_weights scoring_type standardize token_type_vocab_size trackio trackio_bucket_id "
+                "trackio_project trackio_run_name trackio_space_id value_norm word_layer "
             ),
         },
-        "AxolotlInputConfig CometConfig DynamicCheckpointConfig EBFTConfig FSDPConfig GradioConfig "
-        "HyperparametersConfig JaggedLRConfig LISAConfig LoftQConfig LoraConfig MLFlowConfig ModelInputConfig "
-        "ModelOutputConfig MultiModalConfig OpenTelemetryConfig PTQConfig PeftConfig QATConfig RayConfig "
-        "ReLoRAConfig SelectiveCheckpointingConfig SpecialTokensConfig TRLConfig TrackioConfig VllmConfig "
-        "WandbConfig "
+        "AudioEncoderConfig BaseModelConfig BaseVocabConfig BuildVocabConfig CnnConfig CnnDecoderConfig "
+        "CnnEncoderConfig CnnModelConfig CustomModelConfig DataConfig DecoderConfig DecodingConfig "
+        "DistributedConfig EmbeddingsConfig EncoderConfig InferenceConfig LoRaConfig LoggingConfig "
+        "MeanEncoderConfig MiscConfig OptimizerConfig PredictConfig QuantizeConfig RnnConfig RnnDecoderConfig "
+        "RnnEncoderConfig RnnModelConfig RotaryPositionConfig RunningConfig TrainConfig TrainingConfig "
+        "TransformerConfig TransformerDecoderConfig TransformerEncoderConfig TransformerEncoderModelConfig "
+        "TransformerEncoderScorerModelConfig TransformerLMDecoderConfig TransformerLMModelConfig "
+        "TransformerModelConfig VisionEncoderConfig VisionTransformerLMModelConfig VocabConfig WhisperModelConfig "
     ),
     "accelerate": (
         "v0.1.0", "main",

@@ -7,7 +7,7 @@ refusal shapes (their source): HfArgumentParser's `Some specified arguments are 
 TRL's parsers re-raise the same words), argparse's `error: unrecognized arguments: ...` (Megatron's parse_args,
 `accelerate launch`), accelerate's `The config file at F had unknown keys ([...])`, pydantic's
 `<field>\\n  Extra inputs are not permitted` (v1: `extra fields not permitted`) under
-`N validation errors for <Config>` (axolotl's schema), and `TypeError: <Config>.__init__() got an unexpected keyword
+`N validation errors for <Config>` (eole's config, extra="forbid"), and `TypeError: <Config>.__init__() got an unexpected keyword
 argument '<k>'` for a runner's config/arguments class. Which runner's names apply follows from the log (frames,
 command line, usage line, the class named); the names per runner and release are profiles/runner_args.py, read
 from each runner's source at every release tag (tools/build_runner_arg_names.py).
@@ -114,7 +114,7 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             return ("accelerate",)
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
-        return ("axolotl",) if shows("axolotl") or ref.cls.startswith("Axolotl") else ()
+        return ("eole",) if shows("eole") else ()
     cls = _kwarg_class(ref, pre)
     owners = tuple(r for r, t in _tables().items() if cls in t[3])
     if "trl" in owners:
