@@ -3,8 +3,8 @@ e-skew, issue 26): FAMILIES.md "config_error vs version_check" — version skew 
 that runner declares (a typo, another runner's key) stays config_error.
 
 The refusals are written as the tools' source prints them (transformers/hf_argparser.py, LLaMA-Factory's
-hparams/parser.py, argparse for Megatron's parse_args, pydantic 2 under eole's config (extra="forbid"), accelerate's config reader, Python's TypeError for a
-config class), with names that are not in the corpus; which release declares each name is read from the runners'
+hparams/parser.py, argparse for Megatron's parse_args and accelerate launch, accelerate's config reader, pydantic 2
+under eole's config (extra="forbid"), Python's TypeError for a config class), with names that are not in the corpus; which release declares each name is read from the runners'
 tags by tools/build_runner_arg_names.py (rocm_tune/profiles/runner_args.py).
 """
 
@@ -64,6 +64,14 @@ CASES = {
     "peft-use-dora-on-08": ("version_check", ("PEFT", "use_dora", "v0.9.0"),
         PY_TB + "    peft_config = LoraConfig(r=16, lora_alpha=32, use_dora=True)\n"
         "TypeError: __init__() got an unexpected keyword argument 'use_dora'\n"),
+    # an adapter_config.json saved by a newer PEFT (layer_replication: 0.10+) loaded by an older one on Python 3.8:
+    # the class is built in peft/config.py from the file's keys
+    "peft-adapter-config-newer": ("version_check", ("PEFT", "layer_replication", "upgrade"),
+        PY_TB + "  File \"/usr/lib/python3.8/site-packages/peft/peft_model.py\", line 325, in from_pretrained\n"
+        "    config = PEFT_TYPE_TO_CONFIG_MAPPING[PeftConfig._get_peft_type(model_id)].from_pretrained(model_id)\n"
+        "  File \"/usr/lib/python3.8/site-packages/peft/config.py\", line 134, in from_pretrained\n"
+        "    config = config_cls(**kwargs)\n"
+        "TypeError: __init__() got an unexpected keyword argument 'layer_replication'\n"),
     # a flag Megatron-LM removed (--fp16-lm-cross-entropy stays; --DDP-impl is gone after 23.06)
     "megatron-removed-flag": ("version_check", ("Megatron", "DDP_impl", "23.06"),
         "usage: pretrain_gpt.py [-h] [--num-layers NUM_LAYERS] [--hidden-size HIDDEN_SIZE]\n"

@@ -24,6 +24,13 @@ RUNNER_SIGNS: dict[str, str] = {
     "megatron": r"[Mm]egatron|--num-layers\b|--tensor-model-parallel-size\b|pretrain_(?:gpt|bert|t5|mamba)\.py",
     "eole": r"[/\\]eole[/\\]|\beole (?:train|predict|build_vocab|convert|tools)\b",
 }
+# a config class's refused keyword with no class in the message (Python < 3.10) nor on the call: the runner whose code
+# the last frame is (PEFT's PeftConfig.from_pretrained / from_peft_type build the class from adapter_config.json)
+KWARG_FRAME_RUNNERS: dict[str, str] = {
+    "peft": r"[/\\]peft[/\\](?:config|utils[/\\]config|tuners[/\\].*config)\.py",
+    "trl": r"[/\\]trl[/\\]\S*config\.py",
+    "transformers": r"[/\\]transformers[/\\](?:training_args|hf_argparser)\.py",
+}
 # LLaMA-Factory's parsers that take no TrainingArguments (chat, webchat, api, export, eval): a key refused there is
 # most often one of another command, not of another release
 LF_NO_TRAINING_ARGS = r"get_infer_args|get_eval_args|_parse_infer_args|_parse_eval_args|\bllamafactory-cli (?:chat|webchat|api|export|eval)\b"

@@ -117,6 +117,10 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
         return ("eole",) if shows("eole") else ()
     cls = _kwarg_class(ref, pre)
     owners = tuple(r for r, t in _tables().items() if cls in t[3])
+    if not cls:
+        from rocm_tune.profiles.runner_args import KWARG_FRAME_RUNNERS
+        frames = re.findall(r'File "([^"]+)"', pre[-3000:])
+        owners = tuple(r for r, rx in KWARG_FRAME_RUNNERS.items() if frames and re.search(rx, frames[-1]))
     if "trl" in owners:
         return ("trl", "transformers")        # TRL's configs are TrainingArguments subclasses
     return owners[:1]
