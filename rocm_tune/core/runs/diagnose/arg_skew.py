@@ -166,21 +166,22 @@ def _label(runner: str) -> str:
 
 
 def skew_sentence(rd: Reading) -> tuple[str, str]:
-    """(title, fix) of a refusal whose names other releases declare."""
-    parts, later, earlier = [], [], []
+    """(title, fix) of a refusal whose names other releases declare: which releases, and the way out."""
+    parts: list[str] = []
+    later: dict[tuple[str, str], list[str]] = {}      # (runner, first release) -> names the installed one predates
+    earlier: dict[tuple[str, str], list[str]] = {}    # (runner, last release) -> names the installed one dropped
     for n, (runner, span) in zip(rd.names, rd.spans):
         first, last = span.split("..")
-        parts.append(f"{n}: {_label(runner)} {first}..{last}")
+        where = "" if runner == rd.runner else f"{_label(runner)} "
+        parts.append(f"{n}: {where}{first} to {last}")
         if last == _tables()[runner][1]:
-            later.append(f"{n} (from {first})")
+            later.setdefault((runner, first), []).append(n)
         else:
-            earlier.append(f"{n} (until {last})")
+            earlier.setdefault((runner, last), []).append(n)
     title = (f"the installed {_label(rd.runner)} refused arguments that other releases declare "
              f"({'; '.join(parts)}): the command or config was written for another release than the one installed")
-    fix = []
-    if later:
-        fix.append(f"upgrade {_label(rd.runner)} to a release that has {', '.join(later)}")
-    if earlier:
-        fix.append(f"install the release the recipe was written for or use the installed release's spelling of "
-                   f"{', '.join(earlier)} (the runner's changelog gives the rename)")
-    return title, "; or ".join(fix) + " (check the installed release with `pip show`)"
+    fix = [f"upgrade {_label(r)} to {first} or later (it has {', '.join(ns)})" for (r, first), ns in later.items()]
+    fix += [f"install the {_label(r)} release the recipe was written for ({last} or earlier has {', '.join(ns)}), or "
+            "use the installed release's spelling (its changelog/README gives the rename)"
+            for (r, last), ns in earlier.items()]
+    return title, "; ".join(fix) + " (`pip show` names the installed release)"
