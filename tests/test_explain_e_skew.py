@@ -60,6 +60,11 @@ CASES = {
     "trl-max-seq-length": ("version_check", ("TRL", "max_seq_length", "v0.19"),
         PY_TB + "    args = SFTConfig(output_dir='out', max_seq_length=2048)\n"
         "TypeError: SFTConfig.__init__() got an unexpected keyword argument 'max_seq_length'\n"),
+    # TrainingArguments(evaluation_strategy=...) on a transformers that dropped it (last in 4.46): a keyword that is
+    # already read as the versions now says which release had it
+    "hf-evaluation-strategy-kwarg": ("version_check", ("evaluation_strategy", "4.46.3", "or earlier"),
+        PY_TB + "    args = TrainingArguments(output_dir='out', evaluation_strategy='steps')\n"
+        "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'\n"),
     # PEFT added use_dora in 0.9: PEFT 0.8 on Python 3.8 (no class in the message, the call is on the frame)
     "peft-use-dora-on-08": ("version_check", ("PEFT", "use_dora", "v0.9.0"),
         PY_TB + "    peft_config = LoraConfig(r=16, lora_alpha=32, use_dora=True)\n"

@@ -5,8 +5,9 @@ Usage: python3 tools/build_runner_arg_names.py LF.git TRL.git PEFT.git MEGATRON.
   LF.git ... ACCELERATE.git: git directories of hiyouga/LLaMA-Factory, huggingface/trl, huggingface/peft,
   NVIDIA/Megatron-LM, eole-nlp/eole, huggingface/accelerate (every release tag and the default branch's
   head are read; `fetch`/`git clone --bare` gives one);
-  TRANSFORMERS_WHEELS_DIR: transformers wheels of several releases (`pip download --no-deps transformers==4.41.2`),
-  plus the installed transformers.
+  TRANSFORMERS_WHEELS_DIR: transformers wheels of several releases (`pip download --no-deps transformers==4.41.2`;
+  the table was made from 4.20.1 4.30.2 4.38.2 4.41.2 4.45.2 4.46.3 4.51.3 4.57.1 5.0.0), plus the installed
+  transformers (5.24.0).
 Per runner it records, for every argument name its releases declare (dataclass / pydantic fields of the argument
 and config classes, Megatron's argparse flags), the first and the last release (in release order) that declare it.
 Needs git; no network.
