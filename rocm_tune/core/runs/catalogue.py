@@ -3079,6 +3079,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "version_check", "installed code (or the model's remote code) unpacks a result of another length than what it "
      "called returns in the installed release: install the versions the code was written for (the model card's "
      "transformers version for remote code; the library's pinned dependency otherwise)"),
+    # e-skew (issue 26): a call in installed code that gives one parameter twice (`TypeError: init_process_group() got
+    # multiple values for keyword argument 'backend'` in accelerate/state.py, called by a transformers whose
+    # TrainingArguments passes backend= through the kwargs accelerate also sets; FastChat#485): the caller was written
+    # for another release of the callee's library. Raised in the user's own script it is the script's.
+    (re.compile(r"[/\\](?:site|dist)-packages[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?TypeError: "
+                r"[\w.]+\(\) got multiple values for (?:keyword )?argument '\w+'", re.M),
+     "version_check", "installed code passes one parameter twice to another library's function (a keyword the "
+     "callee's installed release also sets): the two libraries are from releases that do not fit; install the "
+     "versions the runner pins (transformers with the accelerate release it was made with)"),
     # r3-ver (issue 26): Python could not even compile a module of an installed library (`match` statements, PEP 604/
     # 695 syntax, f-string forms of a newer Python): the library needs a newer interpreter than the environment's. In
     # the user's own script a SyntaxError is the script's.

@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
+from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
@@ -1887,6 +1888,22 @@ def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
     return ", ".join(dict.fromkeys(other)) or None
 
 
+# e-skew (issue 26): any runner's refusal of argument names (HfArgumentParser, Megatron's argparse, axolotl's pydantic
+# schema, a config class's __init__) read against the names that runner's releases declare (arg_skew.py)
+_REFUSAL_CODES = ("config-rejected", "python-exception", "import-name-mismatch")
+
+
+def _refusal_reading(r: Diagnosis, blob: str) -> arg_skew.Reading | None:
+    """How the refused argument names of the root stand against the runner's releases, else None."""
+    if r.code not in _REFUSAL_CODES:
+        return None
+    for h in (r.first, *r.evidence):
+        ref = arg_skew.find_refusal(h.context or h.text)
+        if ref is not None:
+            return arg_skew.read_refusal(ref, arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre))
+    return None
+
+
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
     if r.code == "config-rejected" and (gone := _removed_training_args(r)):
@@ -1901,6 +1918,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "install the ms-swift release the recipe was written for (`pip install -U ms-swift`, or its main branch "
                 "for flags newer than the last release; `which swift` shows which install runs), or rewrite the "
                 "command with the installed release's arguments (`swift sft --help`; 2.x -> 3.x: --model, --train_type)")
+    if (rd := _refusal_reading(r, blob)) is not None and rd.runner:
+        return arg_skew.skew_sentence(rd)
     if r.code == "missing-package" and (m := _REQ_NOT_FOUND.search(r.first.text)) and \
             _installed_in_log(m.group(1), "\n".join([blob, r.first.pre])):
         req = m.group(1) + m.group(2).strip().rstrip(",")
@@ -1948,15 +1967,37 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
 
 def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
-    if r.family == "version_check":
+    blob = "\n".join(texts)
+    rd = _refusal_reading(r, blob)
+    if r.family != "version_check":
+        got = _version_reading(r, blob)
+        if got is not None:
+            if r.family in ("hip_error", "cuda_error"):
+                # e-rtver: the runtime signature's cause (no kernel for the gfx, a driver...) is not this one's
+                r.cause = ("the log shows GPU runtime components that do not belong together (builds for different "
+                           "ROCm releases, or for another vendor's GPUs); the runtime error is their consequence")
+            r.family, r.title, r.fix = "version_check", got[0], got[1]
+            return
+    elif rd is not None and rd.runner:      # a config class's keyword, already the versions: say which release
+        r.title, r.fix = arg_skew.skew_sentence(rd)
         return
-    got = _version_reading(r, "\n".join(texts))
-    if got is not None:
-        if r.family in ("hip_error", "cuda_error"):
-            # e-rtver: the runtime signature's cause (no kernel for the gfx, a driver...) is not this one's
-            r.cause = ("the log shows GPU runtime components that do not belong together (builds for different ROCm "
-                       "releases, or for another vendor's GPUs); the runtime error is their consequence")
-        r.family, r.title, r.fix = "version_check", got[0], got[1]
+    if rd is not None and not rd.runner:
+        _refusal_is_configuration(r, rd)
+
+
+def _refusal_is_configuration(r: Diagnosis, rd: arg_skew.Reading) -> None:
+    """e-skew: a refused name no release of the runner declares (close to one its newest release does: a typo), or
+    one every release declares (another command's or section's), is the configuration."""
+    if rd.close and r.family in ("config_error", "version_check", "unknown"):
+        r.family = "config_error"
+        r.title = (f"the argument {rd.names[0]!r} is one no release of the runner declares (a typo?): "
+                   f"close to {', '.join(rd.close)}")
+        r.fix = f"write it as the runner spells it ({' or '.join(rd.close)}) and rerun"
+    elif r.family == "unknown":
+        r.family = "config_error"
+        r.title = (f"the runner refused the argument {rd.names[0]!r}: no release of it takes it there (a typo, or a "
+                   "key of another runner, command or section)")
+        r.fix = "remove or correct it (the runner's --help and example configs show the accepted names) and rerun"
 
 
 def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) -> None:
