@@ -584,7 +584,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No usable listening interface found",
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
-          r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
+          # e-src (issue 26): not c++'s `terminate called after throwing an instance of 'c10::DistBackendError'`:
+          # the watchdog rethrowing what it caught (ProcessGroupNCCL.cpp's "Process group watchdog thread terminated
+          # with exception: " + e.what() — a collective timeout, a peer gone, a CUDA/HIP error), which its `what():`
+          # line and the ProcessGroupNCCL log line name; the rethrow itself says nothing of its own
+          r"(?<!instance of 'c10::)DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|"
+          r"ncclRemoteError|Watchdog caught|collective operation timeout|before timing out|(?:CUDA|HIP) error))"),
          ("nccl", "NCCL", "RCCL", "rccl", "Nccl", "Rccl", "socket interface", "Got completion", "connectFullMesh",
           "hipIpc", "IPC", "DistBackendError", "listening interface", "shared memory segment", "gloo"),
          sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
@@ -2706,7 +2711,8 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::\s|$)",
           # behind a logger's or a test runner's prefix (`E   `, `| ERROR | `, a timestamp)
           r"^(?:\S+\s+){1,6}(?:[\w.]+\.)?[A-Z][a-z]\w*(?:Error|Exception): \S",
-          r"^Segmentation fault|^Fatal Python error|terminate called after throwing",
+          # e-src: not the watchdog's rethrow (`... instance of 'c10::DistBackendError'`): its `what():` line is read
+          r"^Segmentation fault|^Fatal Python error|terminate called after throwing(?! an instance of 'c10::DistBackendError')",
           # other ways a log states an error: `Error: ...`, `ERROR: ...`, `[ERROR] ...`, `level=ERROR msg=...`,
           # a tool's `x: error: ...`, and native crashes
           r"^(?:\S+ ){0,4}\[?(?:Error|ERROR|FATAL|Fatal|CRITICAL)\]?:? (?!\[)(?=\S)",
