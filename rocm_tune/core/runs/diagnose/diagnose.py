@@ -33,7 +33,7 @@ from typing import Any
 
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import resemble
+from rocm_tune.core.runs.diagnose import refusals, resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 
@@ -1235,6 +1235,9 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
             return family, fix
+    refused = _runner_refusal(h.text)
+    if refused is not None:
+        return refused
     statement = _last_statement(h.pre[-6000:])
     for srx, erx, family, fix in cat.STATEMENT_RULES:
         if statement and srx.search(statement) and erx.search(h.text):
@@ -1255,6 +1258,22 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         if rx.search(msg):
             return family, fix
     return _bare_assert_family(h)
+
+
+def _runner_refusal(line: str) -> tuple[str, str] | None:
+    """e-src (issue 26): an exception whose message is one a runner raises while checking its arguments (refusals.py,
+    from the runners' source): the run's settings, unless its words state a version requirement or a package to
+    install (the message rules for those decide), whatever frames the log shows of it."""
+    got = refusals.refusal_of(line)
+    if got is None:
+        return None
+    runner, path = got
+    msg = line.split(":", 1)[1] if ":" in line else line
+    for rx, family, fix in cat.MESSAGE_RULES:
+        if family in ("version_check", "missing_package", "tokenizer_template") and rx.search(msg):
+            return family, fix
+    return "config_error", (f"{runner} refused the run's arguments while checking them ({path}): change the setting "
+                            "the message names (or the combination of settings it rejects)")
 
 
 # explain-rocm (issue 26): what starts the GPU runtime (torch's lazy CUDA/HIP init, the runtimes' own init calls)
