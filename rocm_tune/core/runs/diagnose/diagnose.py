@@ -1042,11 +1042,11 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
     for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
                       ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
-        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and _priority(d) >= 2
-                   for i, d in enumerate(diags)):
-            continue
+        causes = [d for i, d in enumerate(diags) if (own or {}).get(i, d.family) not in (fam, "unknown")
+                  and not d.benign and _priority(d) >= 2]
         for i, d in enumerate(diags):
-            if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
+            if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence) and \
+                    (causes or _raised_before(diags, d, fam)):
                 prio[i] = PRIORITY_OF["consequence"]
     for cause, symptom in _SYMPTOM_OF.items():
         if not any(d.code == cause for d in diags):
@@ -1058,6 +1058,28 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
                                                                                for h in d.evidence):
                 prio[i] = min(prio[i], PRIORITY_OF["consequence"])
     return prio
+
+
+# the collective's own exception (Paddle's `OSError: (External) Rccl error`, c10d's DistBackendError): not another cause
+_COLLECTIVE_WORDS = re.compile(r"[NnRr]ccl|NCCL|RCCL|gloo|Gloo|c10d|ProcessGroup|DistBackend|DistNetwork|DistStore")
+
+
+def _raised_before(diags: list[Diagnosis], d: Diagnosis, fam: str) -> bool:
+    """e-src (issue 26): a Python exception no rule named a family for (the catch-all) raised before the lines of d (a
+    peer gone: the connection reset, NCCL's remote error) and on another rank or in another file: the rank that raised
+    it exited and the survivors lost it — torch elastic/c10d tear the group down after a worker's own exception. Its
+    exception is the lead (read by the fallback), not the collective."""
+    if fam != "nccl_rccl_timeout_hang":
+        return False
+    for g in diags:
+        if g.code != cat.GENERIC or g.benign or _CRASH.search(g.first.text):
+            continue
+        h = exception_hit(g)
+        if _EXC_CLASS.search(h.text) and not _PEER_LOSS.search(h.text) and not _COLLECTIVE_WORDS.search(h.text) and \
+                _earlier(h, d.first) < 0 and \
+                (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):
+            return True
+    return False
 
 
 # e-relabel: a cause and the GPU runtime's lines that are only its symptom — no usable device after the device nodes
@@ -1087,8 +1109,10 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     if generic is not None and _SCRIPT_BUG.search(generic.first.text):
         return root   # a programming error the rules left to the script (raised in installed code it is read as
         # the versions by the catalogue's rules): no family resembles a user's own bug
-    found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress]   # the run went on past
-    # the lines before its last step
+    found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress   # the run went on past
+             # the lines before its last step; e-src: with an exception as the lead, not the lines the rules read as
+             # the other ranks' and the launcher's view of it (a collective timed out or lost its peer, a child failed)
+             and not (generic is not None and _teardown_line(e[3], diags))]
     lines = [e[3] for _, e in found]
     if generic is not None and generic.first.text not in lines:
         lines.insert(0, generic.first.text)
@@ -1113,6 +1137,18 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
         return root
     diags.append(d)
     return len(diags) - 1
+
+
+_TEARDOWN_FAMILIES = frozenset({"nccl_rccl_timeout_hang", "launcher_exit"})
+
+
+def _teardown_line(line: str, diags: Sequence[Diagnosis]) -> bool:
+    """A line one of the log's collective/launcher diagnoses reads (their rules, not only their first hits)."""
+    for d in diags:
+        sig = cat.BY_CODE.get(d.code)
+        if sig is not None and d.family in _TEARDOWN_FAMILIES and sig.match(line):
+            return True
+    return False
 
 
 _NAN_TEXT = re.compile(r"\b(?:nan|NaN|NAN|-?inf|Infinity)\b")
