@@ -1296,6 +1296,9 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     return _bare_assert_family(h)
 
 
+_RELEASE_NAMED = re.compile(r"\d+\.\d+|\bversion\b|\b(?:upgrade|update|downgrade)\b", re.I)
+
+
 def _runner_refusal(line: str) -> tuple[str, str] | None:
     """e-src (issue 26): an exception whose message is one a runner raises while checking its arguments (refusals.py,
     from the runners' source): the run's settings, unless its words state a version requirement or a package to
@@ -1306,6 +1309,10 @@ def _runner_refusal(line: str) -> tuple[str, str] | None:
     runner, path = got
     msg = line.split(":", 1)[1] if ":" in line else line
     for rx, family, fix in cat.MESSAGE_RULES:
+        # a requirement on a release names one (`trl >= 0.20`, `0.7.0 or later`, `version`); `require vllm_mode ==
+        # server` is one on a setting
+        if family == "version_check" and not _RELEASE_NAMED.search(msg):
+            continue
         if family in ("version_check", "missing_package", "tokenizer_template") and rx.search(msg):
             return family, fix
     return "config_error", (f"{runner} refused the run's arguments while checking them ({path}): change the setting "
