@@ -2,7 +2,8 @@
 
 Usage: python3 tools/build_runner_refusals.py MIRROR_DIR [TRANSFORMERS_PKG_DIR]
 MIRROR_DIR holds git directories named owner+name/repo (modelscope+ms-swift, hiyouga+LLaMA-Factory,
-huggingface+trl, huggingface+accelerate, deepspeedai+DeepSpeed); TRANSFORMERS_PKG_DIR is an installed transformers
+huggingface+trl, huggingface+accelerate, deepspeedai+DeepSpeed, axolotl-ai-cloud+axolotl, volcengine+verl,
+NVIDIA+Megatron-LM, OpenRLHF+OpenRLHF, huggingface+peft); TRANSFORMERS_PKG_DIR is an installed transformers
 package (site-packages/transformers). Reads, at the refs below, every `raise ValueError/AssertionError/
 NotImplementedError/TypeError(msg)` and `assert cond, msg` of the files that check the run's arguments and writes the
 messages as templates: the literal text with `\x00` where the f-string / .format / % put a value. Needs git; no
@@ -37,6 +38,16 @@ SOURCES = (
     ("accelerate", "huggingface+accelerate", ("HEAD",), ("src/accelerate/accelerator.py",), ("__init__",)),
     ("deepspeed", "deepspeedai+DeepSpeed", ("HEAD", "v0.16.9"), ("deepspeed/runtime/config.py",
                                                                  "deepspeed/runtime/zero/config.py"), None),
+    ("axolotl", "axolotl-ai-cloud+axolotl", ("HEAD",), ("src/axolotl/utils/schemas/*.py",
+                                                       "src/axolotl/utils/config/__init__.py"), None),
+    ("verl", "volcengine+verl", ("HEAD", "v0.4.1"), ("verl/workers/config/*.py", "verl/trainer/config/*.py"), None),
+    ("verl", "volcengine+verl", ("HEAD", "v0.4.1"), ("verl/trainer/ppo/ray_trainer.py",),
+     ("_validate_config", "validate_config", "check_mutually_exclusive")),
+    ("verl", "volcengine+verl", ("HEAD", "v0.4.1"), ("verl/workers/fsdp_workers.py",), ("__init__",)),
+    ("megatron", "NVIDIA+Megatron-LM", ("HEAD",), ("megatron/training/arguments.py",), None),
+    ("openrlhf", "OpenRLHF+OpenRLHF", ("HEAD",), ("openrlhf/cli/train_*.py",), None),
+    ("peft", "huggingface+peft", ("HEAD",), ("src/peft/tuners/*/config.py", "src/peft/config.py"),
+     ("__post_init__", r"_validate\w*")),
 )
 TRANSFORMERS_FILES = (("training_args.py", None), ("trainer.py", ("__init__",)))
 
@@ -64,14 +75,16 @@ def _template(node: ast.AST | None) -> str | None:
 
 
 def _messages(src: str, functions: tuple[str, ...] | None) -> list[tuple[str, str, str]]:
-    """(function, exception, template) of each raise/assert in src (in the named functions only, when given)."""
+    """(function, exception, template) of each raise/assert in src (in the functions whose names fit the given
+    patterns only, when given)."""
     try:
         tree = ast.parse(src)
     except SyntaxError:
         return []
     out = []
     for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or (functions and fn.name not in functions):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                (functions and not any(re.fullmatch(f, fn.name) for f in functions)):
             continue
         for node in ast.walk(fn):
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:

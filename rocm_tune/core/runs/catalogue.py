@@ -505,7 +505,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "dump each rank's stack (`rocm-tune explain PID --stacks` / `py-spy dump`): all in a collective -> check "
          "peer-to-peer (`rocm-tune doctor`: IOMMU, NCCL_P2P_DISABLE=1 to confirm); in the dataloader -> fewer workers",
          "the stacks a minute apart: the same frames mean a hang",
-         (r"(?i:\b(?:hangs?|hanging|hung|stuck|freezes|frozen)\b.{0,40}(?:here|forever|indefinitely|no (?:more )?(?:output|"
+         # e-src: not in an exception's own message (axolotl's `ValueError: `use_reentrant` must be false when used
+         # with partially frozen model.`): that is a refusal, not the user saying the run hangs
+         (r"^(?!.*\b[A-Z]\w*(?:Error|Exception): ).*?"
+          r"(?i:\b(?:hangs?|hanging|hung|stuck|freezes|frozen)\b.{0,40}(?:here|forever|indefinitely|no (?:more )?(?:output|"
           r"progress)|\.\.\.|>|\)|$))", r"卡住|卡死|卡在"),
          ("hang", "Hang", "HANG", "hung", "Hung", "stuck", "Stuck", "freezes", "Freezes", "frozen", "Frozen", "卡住", "卡死",
           "卡在"), hang=True, tail_only=True),
