@@ -1,10 +1,11 @@
 """Re-make rocm_tune/profiles/runner_refusals.py from the runners' own argument-checking code (e-src, issue 26).
 
-Usage: python3 tools/build_runner_refusals.py MIRROR_DIR [TRANSFORMERS_PKG_DIR]
+Usage: python3 tools/build_runner_refusals.py MIRROR_DIR [TRANSFORMERS_PKG_DIR ...]
 MIRROR_DIR holds git directories named owner+name/repo (modelscope+ms-swift, hiyouga+LLaMA-Factory,
 huggingface+trl, huggingface+accelerate, deepspeedai+DeepSpeed, axolotl-ai-cloud+axolotl, volcengine+verl,
-NVIDIA+Megatron-LM, OpenRLHF+OpenRLHF, huggingface+peft); TRANSFORMERS_PKG_DIR is an installed transformers
-package (site-packages/transformers). Reads, at the refs below, every `raise ValueError/AssertionError/
+NVIDIA+Megatron-LM, OpenRLHF+OpenRLHF, huggingface+peft); each TRANSFORMERS_PKG_DIR is a transformers
+package (site-packages/transformers; this profile: 5.24.0 installed, 4.46.3 and 4.36.2 unpacked from their wheels,
+newest first). Reads, at the refs below, every `raise ValueError/AssertionError/
 NotImplementedError/TypeError(msg)` and `assert cond, msg` of the files that check the run's arguments and writes the
 messages as templates: the literal text with `\x00` where the f-string / .format / % put a value. Needs git; no
 network.
@@ -30,13 +31,13 @@ SOURCES = (
     ("ms-swift", "modelscope+ms-swift", ("v3.12.6",), ("swift/llm/argument/*.py", "swift/llm/argument/*/*.py",
                                                        "swift/megatron/argument/*.py"), None),
     ("ms-swift", "modelscope+ms-swift", ("v2.6.1",), ("swift/llm/utils/argument.py",), None),
-    ("llamafactory", "hiyouga+LLaMA-Factory", ("HEAD", "v0.9.3"), ("src/llamafactory/hparams/*.py",), None),
-    ("trl", "huggingface+trl", ("HEAD", "v0.29.1"), ("trl/trainer/*_config.py",), None),
-    ("trl", "huggingface+trl", ("HEAD", "v0.29.1"), ("trl/trainer/*_trainer.py",), ("__init__",)),
-    ("accelerate", "huggingface+accelerate", ("HEAD",), ("src/accelerate/state.py", "src/accelerate/utils/dataclasses.py"),
+    ("llamafactory", "hiyouga+LLaMA-Factory", ("HEAD", "v0.9.3", "v0.8.3"), ("src/llamafactory/hparams/*.py",), None),
+    ("trl", "huggingface+trl", ("HEAD", "v0.29.1", "v0.15.2", "v0.12.2"), ("trl/trainer/*_config.py",), None),
+    ("trl", "huggingface+trl", ("HEAD", "v0.29.1", "v0.15.2", "v0.12.2"), ("trl/trainer/*_trainer.py",), ("__init__",)),
+    ("accelerate", "huggingface+accelerate", ("HEAD", "v0.34.2"), ("src/accelerate/state.py", "src/accelerate/utils/dataclasses.py"),
      None),
     ("accelerate", "huggingface+accelerate", ("HEAD",), ("src/accelerate/accelerator.py",), ("__init__",)),
-    ("deepspeed", "deepspeedai+DeepSpeed", ("HEAD", "v0.16.9"), ("deepspeed/runtime/config.py",
+    ("deepspeed", "deepspeedai+DeepSpeed", ("HEAD", "v0.16.9", "v0.14.5"), ("deepspeed/runtime/config.py",
                                                                  "deepspeed/runtime/zero/config.py"), None),
     ("axolotl", "axolotl-ai-cloud+axolotl", ("HEAD",), ("src/axolotl/utils/schemas/*.py",
                                                        "src/axolotl/utils/config/__init__.py"), None),
@@ -104,7 +105,7 @@ def _usable(msg: str) -> bool:
     return len(fixed.strip()) >= MIN_LITERAL and len(re.findall(r"[A-Za-z]{2,}", fixed)) >= 4
 
 
-def collect(mirror: str, transformers_dir: str | None) -> list[tuple[str, str, str, str, str]]:
+def collect(mirror: str, transformers_dirs: list[str]) -> list[tuple[str, str, str, str, str]]:
     rows: dict[tuple[str, str], tuple[str, str, str, str, str]] = {}
     for runner, name, refs, globs, functions in SOURCES:
         repo = f"{mirror}/{name}/repo"
@@ -114,9 +115,9 @@ def collect(mirror: str, transformers_dir: str | None) -> list[tuple[str, str, s
                     for fn, exc, msg in _messages(_git(repo, "show", f"{ref}:{path}"), functions):
                         if _usable(msg):
                             rows.setdefault((runner, " ".join(msg.split())), (runner, path, fn, exc, msg))
-    if transformers_dir:
+    for tdir in transformers_dirs:
         for fname, functions in TRANSFORMERS_FILES:
-            src = pathlib.Path(transformers_dir, fname).read_text()
+            src = pathlib.Path(tdir, fname).read_text()
             for fn, exc, msg in _messages(src, functions):
                 if _usable(msg):
                     rows.setdefault(("hf-trainer", " ".join(msg.split())),
@@ -126,9 +127,9 @@ def collect(mirror: str, transformers_dir: str | None) -> list[tuple[str, str, s
 
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
-        print("usage: build_runner_refusals.py MIRROR_DIR [TRANSFORMERS_PKG_DIR]", file=sys.stderr)
+        print("usage: build_runner_refusals.py MIRROR_DIR [TRANSFORMERS_PKG_DIR ...]", file=sys.stderr)
         return 2
-    rows = collect(argv[1], argv[2] if len(argv) > 2 else None)
+    rows = collect(argv[1], argv[2:])
     body = pprint.pformat(tuple(rows), width=118)
     OUT.write_text(
         '"""The refusals the runners raise while checking their arguments (generated by tools/build_runner_refusals.py;\n'

@@ -1268,12 +1268,12 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
-    for rx, family, fix in cat.EXCEPTION_RULES:
-        if rx.search(text):
-            return family, fix
     refused = _runner_refusal(h.text)
     if refused is not None:
         return refused
+    for rx, family, fix in cat.EXCEPTION_RULES:
+        if rx.search(text):
+            return family, fix
     statement = _last_statement(h.pre[-6000:])
     for srx, erx, family, fix in cat.STATEMENT_RULES:
         if statement and srx.search(statement) and erx.search(h.text):
@@ -1302,12 +1302,17 @@ _RELEASE_NAMED = re.compile(r"\d+\.\d+|\bversion\b|\b(?:upgrade|update|downgrade
 def _runner_refusal(line: str) -> tuple[str, str] | None:
     """e-src (issue 26): an exception whose message is one a runner raises while checking its arguments (refusals.py,
     from the runners' source): the run's settings, unless its words state a version requirement or a package to
-    install (the message rules for those decide), whatever frames the log shows of it."""
+    install (the message rules for those decide) or are about the tokenizer/template, whatever frames the log shows
+    of it — before the frame rules, which read the words of a message (`data_collator`, `safetensors`) as the data
+    or the download."""
     got = refusals.refusal_of(line)
     if got is None:
         return None
     runner, path = got
     msg = line.split(":", 1)[1] if ":" in line else line
+    for rx, family, fix in cat.EXCEPTION_RULES:
+        if family in ("version_check", "missing_package") and rx.search(line):
+            return family, fix   # its own words ask to install a package, or say the name was removed in a release
     for rx, family, fix in cat.MESSAGE_RULES:
         # a requirement on a release names one (`trl >= 0.20`, `0.7.0 or later`, `version`); `require vllm_mode ==
         # server` is one on a setting
