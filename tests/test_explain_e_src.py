@@ -274,3 +274,33 @@ def test_dataparallel_refusing_the_batch_is_ddp_error(tmp_path, frames, line):
     text = NOISE + _tb(None, [(SITE + p, fn, src) for p, fn, src in frames], line)
     r = _explain(tmp_path, text)
     assert r is not None and r.family == "ddp_error", (r and (r.family, r.code))
+
+
+def test_pdsh_prefixed_ranks_a_refusal_on_one_node_and_gloo_on_the_other(tmp_path):
+    # DeepSpeed's multi-node launcher (pdsh) prefixes each line with the host
+    ex = ('Traceback (most recent call last):\n  File "' + SITE + 'swift/llm/argument/train_args.py", line 170, in '
+          "__post_init__\n    raise ValueError(\nValueError: DeepSpeed is not compatible with `device_map`. n_gpu: 8, "
+          "local_world_size: 1.\n")
+    peer = ("[E ProcessGroupGloo.cpp:138] Rank 1 successfully reached monitoredBarrier, but received errors while "
+            "waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+            "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection reset by peer\n")
+    text = "".join(f"worker-0: {line}\n" for line in ex.splitlines()) + \
+        "".join(f"worker-1: {line}\n" for line in peer.splitlines())
+    r = _explain(tmp_path, NOISE + text)
+    assert r is not None and r.family == "config_error" and "device_map" in r.first.text
+
+
+def test_a_refusal_that_says_frozen_is_no_hang(tmp_path):
+    # axolotl's validation.py check_use_reentrant_mismatch; its words end on `frozen model.` (log-says-hang's shape)
+    text = NOISE + _tb(None, [(SITE + "axolotl/utils/schemas/validation.py", "check_use_reentrant_mismatch",
+                               "raise ValueError(")],
+                       "ValueError: `use_reentrant` must be false when used with partially frozen model.")
+    r = _explain(tmp_path, text)
+    assert r is not None and r.family == "config_error", (r and (r.family, r.code))
+
+
+def test_the_refusals_fix_names_the_runner_and_its_file(tmp_path):
+    text = NOISE + "[rank0]: ValueError: `use_dora` is only valid for LoRA training.\n"
+    r = _explain(tmp_path, text)
+    assert r is not None and r.family == "config_error"
+    assert "llamafactory" in r.fix and "hparams/" in r.fix
