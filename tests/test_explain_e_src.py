@@ -304,3 +304,22 @@ def test_the_refusals_fix_names_the_runner_and_its_file(tmp_path):
     r = _explain(tmp_path, text)
     assert r is not None and r.family == "config_error"
     assert "llamafactory" in r.fix and "hparams/" in r.fix
+
+
+def test_the_heartbeat_monitors_abort_after_a_ranks_own_error_is_not_the_lead(tmp_path):
+    # torch 2.4+: rank 0 raised, rank 1's heartbeat monitor (ProcessGroupNCCL.cpp) kills the process 8 minutes later
+    stuck = ("[rank1]:[E1129 10:08:07.000 ProcessGroupNCCL.cpp:1395] [PG 0 (default_pg) Rank 1] ProcessGroupNCCL's "
+             "watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives. This "
+             "typically indicates a NCCL/CUDA API hang blocking the watchdog, and could be triggered by another thread "
+             "holding the GIL inside a CUDA api, or other deadlock-prone behaviors.If you suspect the watchdog is not "
+             "actually stuck and a longer timeout would help, you can either increase the timeout "
+             "(TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC) to a larger value or disable the heartbeat monitor "
+             "(TORCH_NCCL_ENABLE_MONITORING=0).\n"
+             "[rank1]:[F1129 10:08:07.000 ProcessGroupNCCL.cpp:1224] [PG 0 (default_pg) Rank 1] Terminating the "
+             "process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.\n")
+    text = NOISE + _tb(0, [("/work/train.py", "main", "head = build_head(cfg)")],
+                       "RuntimeError: expected the reward head to have 1 output, got 3") + stuck
+    r = _explain(tmp_path, text)
+    assert r is not None and r.family != "nccl_rccl_timeout_hang" and "reward head" in r.first.text
+    r = _explain(tmp_path, NOISE + VERL + stuck)
+    assert r is not None and r.family == "config_error"

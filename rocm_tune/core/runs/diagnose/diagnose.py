@@ -1142,11 +1142,21 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
 _TEARDOWN_FAMILIES = frozenset({"nccl_rccl_timeout_hang", "launcher_exit"})
 
 
+_TEARDOWN_CODES = ("collective-timeout", "nccl-peer-gone", "child-failed")
+
+
 def _teardown_line(line: str, diags: Sequence[Diagnosis]) -> bool:
-    """A line one of the log's collective/launcher diagnoses reads (their rules, not only their first hits)."""
+    """A line one of the log's collective/launcher diagnoses reads (their rules, not only their first hits; a line
+    the fallback cut short by its first characters), or torch's own words for a collective timeout, a lost peer or a
+    failed child."""
+    for code in _TEARDOWN_CODES:
+        if cat.BY_CODE[code].match(line):
+            return True
     for d in diags:
         sig = cat.BY_CODE.get(d.code)
-        if sig is not None and d.family in _TEARDOWN_FAMILIES and sig.match(line):
+        if sig is None or d.family not in _TEARDOWN_FAMILIES:
+            continue
+        if sig.match(line) or any(h.text[:200] == line[:200] for h in d.evidence):
             return True
     return False
 
