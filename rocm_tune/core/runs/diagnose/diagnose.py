@@ -1042,12 +1042,17 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
             prio[i] = 0 if finished else PRIORITY_OF["weak"]
     for fam, gone in (("nccl_rccl_timeout_hang", lambda h: _PEER_LOSS.search(h.text)),
                       ("slurm_time_limit_preemption", lambda h: not _SLURM_REASON.search(h.text))):
-        causes = [d for i, d in enumerate(diags) if (own or {}).get(i, d.family) not in (fam, "unknown")
-                  and not d.benign and _priority(d) >= 2]
+        if not any((own or {}).get(i, d.family) not in (fam, "unknown") and not d.benign and _priority(d) >= 2
+                   for i, d in enumerate(diags)):
+            continue
         for i, d in enumerate(diags):
-            if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence) and \
-                    (causes or _raised_before(diags, d, fam)):
+            if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
                 prio[i] = PRIORITY_OF["consequence"]
+    for i, d in enumerate(diags):
+        # e-src: the peers lost a rank that raised an exception of its own, which no rule named a family for
+        if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
+                all(_PEER_LOSS.search(h.text) for h in d.evidence) and _raised_before(diags, d):
+            prio[i] = PRIORITY_OF["consequence"]
     for cause, symptom in _SYMPTOM_OF.items():
         if not any(d.code == cause for d in diags):
             continue
@@ -1064,13 +1069,11 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
 _COLLECTIVE_WORDS = re.compile(r"[NnRr]ccl|NCCL|RCCL|gloo|Gloo|c10d|ProcessGroup|DistBackend|DistNetwork|DistStore")
 
 
-def _raised_before(diags: list[Diagnosis], d: Diagnosis, fam: str) -> bool:
+def _raised_before(diags: list[Diagnosis], d: Diagnosis) -> bool:
     """e-src (issue 26): a Python exception no rule named a family for (the catch-all) raised before the lines of d (a
     peer gone: the connection reset, NCCL's remote error) and on another rank or in another file: the rank that raised
     it exited and the survivors lost it — torch elastic/c10d tear the group down after a worker's own exception. Its
     exception is the lead (read by the fallback), not the collective."""
-    if fam != "nccl_rccl_timeout_hang":
-        return False
     for g in diags:
         if g.code != cat.GENERIC or g.benign or _CRASH.search(g.first.text):
             continue
