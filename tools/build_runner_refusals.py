@@ -31,6 +31,10 @@ SOURCES = (
     ("ms-swift", "modelscope+ms-swift", ("v3.12.6",), ("swift/llm/argument/*.py", "swift/llm/argument/*/*.py",
                                                        "swift/megatron/argument/*.py"), None),
     ("ms-swift", "modelscope+ms-swift", ("v2.6.1",), ("swift/llm/utils/argument.py",), None),
+    # the training pipelines setting the run up from the arguments, and the trainers' argument classes
+    ("ms-swift", "modelscope+ms-swift", ("HEAD",), ("swift/pipelines/train/*.py", "swift/trainers/arguments.py"), None),
+    ("ms-swift", "modelscope+ms-swift", ("v3.12.6",), ("swift/llm/train/*.py", "swift/trainers/arguments.py",
+                                                       "swift/trainers/rlhf_arguments.py"), None),
     ("llamafactory", "hiyouga+LLaMA-Factory", ("HEAD", "v0.9.3", "v0.8.3"), ("src/llamafactory/hparams/*.py",), None),
     ("trl", "huggingface+trl", ("HEAD", "v0.29.1", "v0.15.2", "v0.12.2"), ("trl/trainer/*_config.py",), None),
     ("trl", "huggingface+trl", ("HEAD", "v0.29.1", "v0.15.2", "v0.12.2"), ("trl/trainer/*_trainer.py",), ("__init__",)),
