@@ -524,7 +524,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "dump each rank's stack (`rocm-tune explain PID --stacks` / `py-spy dump`): all in a collective -> check "
          "peer-to-peer (`rocm-tune doctor`: IOMMU, NCCL_P2P_DISABLE=1 to confirm); in the dataloader -> fewer workers",
          "the stacks a minute apart: the same frames mean a hang",
-         (r"(?i:\b(?:hangs?|hanging|hung|stuck|freezes|frozen)\b.{0,40}(?:here|forever|indefinitely|no (?:more )?(?:output|"
+         # e-src: not in an exception's own message (axolotl's `ValueError: `use_reentrant` must be false when used
+         # with partially frozen model.`): that is a refusal, not the user saying the run hangs
+         (r"^(?!.*\b[A-Z]\w*(?:Error|Exception): ).*?"
+          r"(?i:\b(?:hangs?|hanging|hung|stuck|freezes|frozen)\b.{0,40}(?:here|forever|indefinitely|no (?:more )?(?:output|"
           r"progress)|\.\.\.|>|\)|$))", r"卡住|卡死|卡在"),
          ("hang", "Hang", "HANG", "hung", "Hung", "stuck", "Stuck", "freezes", "Freezes", "frozen", "Frozen", "卡住", "卡死",
           "卡在"), hang=True, tail_only=True),
@@ -603,7 +606,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No usable listening interface found",
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
-          r"DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|ncclRemoteError))"),
+          # e-src (issue 26): not c++'s `terminate called after throwing an instance of 'c10::DistBackendError'`:
+          # the watchdog rethrowing what it caught (ProcessGroupNCCL.cpp's "Process group watchdog thread terminated
+          # with exception: " + e.what() — a collective timeout, a peer gone, a CUDA/HIP error), which its `what():`
+          # line and the ProcessGroupNCCL log line name; the rethrow itself says nothing of its own
+          r"(?<!instance of 'c10::)DistBackendError(?!.*(?:remote process exited|Connection reset|Connection closed|"
+          r"ncclRemoteError|Watchdog caught|collective operation timeout|before timing out|(?:CUDA|HIP) error))"),
          ("nccl", "NCCL", "RCCL", "rccl", "Nccl", "Rccl", "socket interface", "Got completion", "connectFullMesh",
           "hipIpc", "IPC", "DistBackendError", "listening interface", "shared memory segment", "gloo"),
          sources=("vllm-project/vllm#10523 (torch.distributed.DistBackendError: NCCL error in: "
@@ -2760,7 +2768,8 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"^(?:\[(?:rank|default)\d+\]:\s*)*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)(?::\s|$)",
           # behind a logger's or a test runner's prefix (`E   `, `| ERROR | `, a timestamp)
           r"^(?:\S+\s+){1,6}(?:[\w.]+\.)?[A-Z][a-z]\w*(?:Error|Exception): \S",
-          r"^Segmentation fault|^Fatal Python error|terminate called after throwing",
+          # e-src: not the watchdog's rethrow (`... instance of 'c10::DistBackendError'`): its `what():` line is read
+          r"^Segmentation fault|^Fatal Python error|terminate called after throwing(?! an instance of 'c10::DistBackendError')",
           # other ways a log states an error: `Error: ...`, `ERROR: ...`, `[ERROR] ...`, `level=ERROR msg=...`,
           # a tool's `x: error: ...`, and native crashes
           r"^(?:\S+ ){0,4}\[?(?:Error|ERROR|FATAL|Fatal|CRITICAL)\]?:? (?!\[)(?=\S)",
@@ -3184,6 +3193,17 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "the checkpoint does not fit what this run built (model, optimizer parameter groups, ZeRO/parallel layout): "
      "resume with the same model, trainable parameters and number of GPUs it was saved with, or load the weights "
      "only and start the optimizer fresh"),
+    # e-src (issue 26): torch.nn.DataParallel's own steps failing on what it is given (torch/nn/parallel/comm.py
+    # scatter: `chunk expects at least a 1-dimensional tensor` for a 0-dim input such as the Trainer's
+    # num_items_in_batch; scatter_gather.py / gather: `Gather got an input of invalid size`; data_parallel.py forward's
+    # device check): the single-process multi-GPU wrapper the HF Trainer (and scripts) use when a plain `python` run
+    # sees several GPUs — not a replica's own error (parallel_apply re-raises those `in replica N`)
+    (re.compile(r"torch[/\\]nn[/\\]parallel[/\\](?:comm|scatter_gather|data_parallel|replicate)\.py "
+                r"(?:scatter\w*|gather\w*|_scatter\w*|forward|replicate|_broadcast\w*|broadcast\w*)$", re.M),
+     "ddp_error",
+     "torch.nn.DataParallel (one process driving several GPUs) could not split or gather this batch: launch with "
+     "torchrun / accelerate launch (DDP, one process per GPU), or make one GPU visible (CUDA_VISIBLE_DEVICES=0, on ROCm "
+     "HIP_VISIBLE_DEVICES=0) so the Trainer does not wrap the model in DataParallel"),
 )
 # ex-num (issue 26): when no frame decides, the statement the traceback shows last (the source line under the last
 # frame) and the exception's type: a lookup/shape error raised by the statement that reads a checkpoint or state dict
@@ -3197,6 +3217,16 @@ STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
      "the checkpoint does not hold what this code reads from it (a key, a parameter group, a shape): resume from a "
      "checkpoint written by the same code and settings, or load only the parts it has (weights without the "
      "optimizer state) and start the optimizer fresh"),
+    # e-src (issue 26): a runner's `assert` over the run's settings (verl's fsdp_workers.py `assert self.config.actor.
+    # ppo_mini_batch_size % self.config.actor.ppo_micro_batch_size == 0`, any `assert args.x ... cfg.y`) that could not
+    # even be evaluated because a setting it reads is unset (None) or of the wrong type: Python raises the TypeError
+    # of the operator, not the check's message — the configuration lacks that value
+    (re.compile(r"^\s*assert\b.*\b(?:config|cfg|conf|args|hparams|params|training_args|\w+_args|\w+_config)\.\w+"),
+     re.compile(r"\bTypeError: (?:unsupported operand type\(s\)|'[<>]=?' not supported between|'NoneType' object "
+                r"(?:is not|cannot)|\w+\(\) argument must be)"), "config_error",
+     "a check of the runner on the run's settings failed to evaluate because a setting it reads is unset (None) or of "
+     "the wrong type: set the value the assert names (the runner's example configs give it), or the option that "
+     "makes the runner skip that check"),
 )
 # When no frame decides: what the exception's own message is about (the last line only).
 # e-gen (issue 26): what has releases — a capitalised product name (ROCm, CUDA, Python, PyTorch, cuDNN) or a package's

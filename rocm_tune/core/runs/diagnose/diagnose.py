@@ -34,7 +34,7 @@ from typing import Any
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import resemble
+from rocm_tune.core.runs.diagnose import refusals, resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
@@ -1054,6 +1054,11 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
         for i, d in enumerate(diags):
             if d.family == fam and prio[i] >= 2 and d.evidence and all(gone(h) for h in d.evidence):
                 prio[i] = PRIORITY_OF["consequence"]
+    for i, d in enumerate(diags):
+        # e-src: the peers lost a rank that raised an exception of its own, which no rule named a family for
+        if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
+                all(_PEER_LOSS.search(h.text) for h in d.evidence) and _raised_before(diags, d):
+            prio[i] = PRIORITY_OF["consequence"]
     for cause, symptom in _SYMPTOM_OF.items():
         if not any(d.code == cause for d in diags):
             continue
@@ -1064,6 +1069,26 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
                                                                                for h in d.evidence):
                 prio[i] = min(prio[i], PRIORITY_OF["consequence"])
     return prio
+
+
+# the collective's own exception (Paddle's `OSError: (External) Rccl error`, c10d's DistBackendError): not another cause
+_COLLECTIVE_WORDS = re.compile(r"[NnRr]ccl|NCCL|RCCL|gloo|Gloo|c10d|ProcessGroup|DistBackend|DistNetwork|DistStore")
+
+
+def _raised_before(diags: list[Diagnosis], d: Diagnosis) -> bool:
+    """e-src (issue 26): a Python exception no rule named a family for (the catch-all) raised before the lines of d (a
+    peer gone: the connection reset, NCCL's remote error) and on another rank or in another file: the rank that raised
+    it exited and the survivors lost it — torch elastic/c10d tear the group down after a worker's own exception. Its
+    exception is the lead (read by the fallback), not the collective."""
+    for g in diags:
+        if g.code != cat.GENERIC or g.benign or _CRASH.search(g.first.text):
+            continue
+        h = exception_hit(g)
+        if _EXC_CLASS.search(h.text) and not _PEER_LOSS.search(h.text) and not _COLLECTIVE_WORDS.search(h.text) and \
+                _earlier(h, d.first) < 0 and \
+                (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):
+            return True
+    return False
 
 
 # e-relabel: a cause and the GPU runtime's lines that are only its symptom — no usable device after the device nodes
@@ -1093,8 +1118,10 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     if generic is not None and _SCRIPT_BUG.search(generic.first.text):
         return root   # a programming error the rules left to the script (raised in installed code it is read as
         # the versions by the catalogue's rules): no family resembles a user's own bug
-    found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress]   # the run went on past
-    # the lines before its last step
+    found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress   # the run went on past
+             # the lines before its last step; e-src: with an exception as the lead, not the lines the rules read as
+             # the other ranks' and the launcher's view of it (a collective timed out or lost its peer, a child failed)
+             and not (generic is not None and _teardown_line(e[3], diags))]
     lines = [e[3] for _, e in found]
     if generic is not None and generic.first.text not in lines:
         lines.insert(0, generic.first.text)
@@ -1119,6 +1146,28 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
         return root
     diags.append(d)
     return len(diags) - 1
+
+
+_TEARDOWN_FAMILIES = frozenset({"nccl_rccl_timeout_hang", "launcher_exit"})
+
+
+_TEARDOWN_CODES = ("collective-timeout", "nccl-peer-gone", "child-failed")
+
+
+def _teardown_line(line: str, diags: Sequence[Diagnosis]) -> bool:
+    """A line one of the log's collective/launcher diagnoses reads (their rules, not only their first hits; a line
+    the fallback cut short by its first characters), or torch's own words for a collective timeout, a lost peer or a
+    failed child."""
+    for code in _TEARDOWN_CODES:
+        if cat.BY_CODE[code].match(line):
+            return True
+    for d in diags:
+        sig = cat.BY_CODE.get(d.code)
+        if sig is None or d.family not in _TEARDOWN_FAMILIES:
+            continue
+        if sig.match(line) or any(h.text[:200] == line[:200] for h in d.evidence):
+            return True
+    return False
 
 
 _NAN_TEXT = re.compile(r"\b(?:nan|NaN|NAN|-?inf|Infinity)\b")
@@ -1238,6 +1287,9 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
+    refused = _runner_refusal(h.text)
+    if refused is not None:
+        return refused
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
             return family, fix
@@ -1261,6 +1313,34 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         if rx.search(msg):
             return family, fix
     return _bare_assert_family(h)
+
+
+_RELEASE_NAMED = re.compile(r"\d+\.\d+|\bversion\b|\b(?:upgrade|update|downgrade)\b", re.I)
+
+
+def _runner_refusal(line: str) -> tuple[str, str] | None:
+    """e-src (issue 26): an exception whose message is one a runner raises while checking its arguments (refusals.py,
+    from the runners' source): the run's settings, unless its words state a version requirement or a package to
+    install (the message rules for those decide) or are about the tokenizer/template, whatever frames the log shows
+    of it — before the frame rules, which read the words of a message (`data_collator`, `safetensors`) as the data
+    or the download."""
+    got = refusals.refusal_of(line)
+    if got is None:
+        return None
+    runner, path = got
+    msg = line.split(":", 1)[1] if ":" in line else line
+    for rx, family, fix in cat.EXCEPTION_RULES:
+        if family in ("version_check", "missing_package") and rx.search(line):
+            return family, fix   # its own words ask to install a package, or say the name was removed in a release
+    for rx, family, fix in cat.MESSAGE_RULES:
+        # a requirement on a release names one (`trl >= 0.20`, `0.7.0 or later`, `version`); `require vllm_mode ==
+        # server` is one on a setting
+        if family == "version_check" and not _RELEASE_NAMED.search(msg):
+            continue
+        if family in ("version_check", "missing_package", "tokenizer_template") and rx.search(msg):
+            return family, fix
+    return "config_error", (f"{runner} refused the run's arguments while checking them ({path}): change the setting "
+                            "the message names (or the combination of settings it rejects)")
 
 
 # explain-rocm (issue 26): what starts the GPU runtime (torch's lazy CUDA/HIP init, the runtimes' own init calls)
