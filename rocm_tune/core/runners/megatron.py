@@ -72,6 +72,20 @@ def is_megatron_args(flags: dict) -> bool:
 SWIFT_MEGATRON = "modelscope/ms-swift:swift/megatron/argument/megatron_args.py"
 
 
+def _swift_defaults(f: dict[str, tuple[str, int]], file: str, out: dict[str, Setting], notes: list[str]) -> None:
+    """ms-swift `megatron sft` defaults that differ from Megatron-LM's (SWIFT_MEGATRON)."""
+    if not any(k in f for k in ("bf16", "fp16", "torch_dtype")):
+        out["bf16"] = Setting("bf16", True, file, None, "torch_dtype", "assumed")
+        notes.append(f"ms-swift megatron: torch_dtype not set, the checkpoint's bf16 ({SWIFT_MEGATRON})")
+    if "use_distributed_optimizer" not in f:
+        out["__distopt__"] = Setting("__distopt__", True, file, None, "use_distributed_optimizer", "assumed")
+    # MegatronTunerMixin (swift/megatron/argument/megatron_args.py): freeze_vit / freeze_aligner True by default
+    for native, key in (("freeze_vit", "freeze_vision_tower"), ("freeze_aligner", "freeze_multi_modal_projector")):
+        out[key] = (Setting(key, as_bool(f[native][0]), file, f[native][1], native, "flag")
+                    if native in f and as_bool(f[native][0]) is not None else
+                    Setting(key, True, file, None, f"{native} (ms-swift megatron's default)", "assumed"))
+
+
 def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
                ) -> tuple[dict[str, Setting], list[str]]:
     """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes. `swift`: ms-swift's
@@ -81,16 +95,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
     notes: list[str] = []
     f = {norm(k): v for k, v in flags.items()}
     if swift:
-        if not any(k in f for k in ("bf16", "fp16", "torch_dtype")):
-            out["bf16"] = Setting("bf16", True, file, None, "torch_dtype", "assumed")
-            notes.append(f"ms-swift megatron: torch_dtype not set, the checkpoint's bf16 ({SWIFT_MEGATRON})")
-        if "use_distributed_optimizer" not in f:
-            out["__distopt__"] = Setting("__distopt__", True, file, None, "use_distributed_optimizer", "assumed")
-        # MegatronTunerMixin (swift/megatron/argument/megatron_args.py): freeze_vit / freeze_aligner True by default
-        for native, key in (("freeze_vit", "freeze_vision_tower"), ("freeze_aligner", "freeze_multi_modal_projector")):
-            out[key] = (Setting(key, as_bool(f[native][0]), file, f[native][1], native, "flag")
-                        if native in f and as_bool(f[native][0]) is not None else
-                        Setting(key, True, file, None, f"{native} (ms-swift megatron's default)", "assumed"))
+        _swift_defaults(f, file, out, notes)
 
     def put(key, value, native, line):
         out[key] = Setting(key, value, file, line, native, "flag")
