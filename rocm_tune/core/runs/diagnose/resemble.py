@@ -69,6 +69,11 @@ workspace mnt tmp var bin etc src self rank default pid tid node host localhost
 def tokens(line: str) -> list[str]:
     """The words of a log line: lower case, identifiers split at . _ / : - and camelCase, numbers, hex and
     addresses dropped, stop-words (and path noise like site-packages) out."""
+    return list(_tokens(line))
+
+
+@lru_cache(maxsize=8192)
+def _tokens(line: str) -> tuple[str, ...]:
     out: list[str] = []
     for w in _WORD.findall(_HEX.sub(" ", line[:LINE_MAX])):
         parts = _CAMEL.findall(w)
@@ -78,7 +83,7 @@ def tokens(line: str) -> list[str]:
             p = p.lower()
             if len(p) > 1 and p not in STOP:
                 out.append(p)
-    return out
+    return tuple(out)
 
 
 def _harmless(line: str) -> bool:
@@ -126,14 +131,19 @@ class Model:
         self.alpha = alpha
         self.log_prior = {f: (math.log(docs[f] / n_docs) if prior == "empirical" else 0.0) for f in counts}
         self.denom = {f: math.log(sum(c.values()) + alpha * v) for f, c in counts.items()}
+        self._rows: dict[str, tuple[float, ...]] = {}   # a word's log-probability in each family, made once
+
+    def _row(self, t: str) -> tuple[float, ...]:
+        r = self._rows.get(t)
+        if r is None:
+            r = self._rows[t] = tuple(math.log(c.get(t, 0) + self.alpha) - self.denom[f] for f, c in self.counts.items())
+        return r
 
     def scores(self, toks: Iterable[str]) -> tuple[dict[str, float], int]:
         """(per-family log-likelihood, number of known tokens)."""
-        known = [t for t in toks if t in self.vocab]
-        out = {}
-        for f, c in self.counts.items():
-            out[f] = self.log_prior[f] + sum(math.log(c.get(t, 0) + self.alpha) - self.denom[f] for t in known)
-        return out, len(known)
+        rows = [self._row(t) for t in toks if t in self.vocab]
+        out = {f: self.log_prior[f] + sum(r[i] for r in rows) for i, f in enumerate(self.counts)}
+        return out, len(rows)
 
     def posterior(self, toks: Iterable[str]) -> tuple[list[tuple[str, float]], int]:
         """Families by tempered posterior (log-likelihoods over the square root of the known tokens, softmaxed: naive
