@@ -41,7 +41,13 @@ _ERRORISH = re.compile(r"error|exception|fail|fatal|abort|traceback|segmentation
                        r"exit(?:ed)? (?:code|status)|exitcode|"
                        # r5-cv (chosen by benchmarks/explain_cv.py): a GPU's memory fault, a loader's undefined symbol,
                        # C++'s uncaught exception, an assertion, a launcher's child return code
-                       r"\bfault\b|undefined symbol|terminate called|bad_alloc|\bassert|return code", re.I)
+                       r"\bfault\b|undefined symbol|terminate called|bad_alloc|\bassert|return code|"
+                       # e-unk (CV in benchmarks/explain_cv.py): what a failure says without an error word - pip's
+                       # resolver (`X requires Y>=N, but you have Y M which is incompatible`), uv's `No solution found
+                       # when resolving dependencies`, torch's load_state_dict (`Unexpected key(s)` / `Missing key(s)
+                       # in state_dict`), a loss scaler's `OVERFLOW!` / `Gradient overflow`, the shell's `Killed` in
+                       # a Chinese locale (已杀死)
+                       r"incompatible|unexpected key|missing key|\boverflow|no solution found|已杀死", re.I)
 # r5-cv: a whole line that is only the shell's word for a killed/crashed child (shorter than a line is looked at)
 _SHORT_FATAL = re.compile(r"^(?:Killed|Aborted|Segmentation fault)(?: \(core dumped\))?$")
 # a warning by its level: the word, glog's `W1127 ...` and c10's `[W socket.cpp:601]` / `[W1127 12:00:00 ...]`
@@ -86,11 +92,17 @@ def _tokens(line: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# e-unk (CV in benchmarks/explain_cv.py): a warning-level line that still says something failed is read - NCCL/RCCL
+# have no error level (their debug.h WARN() prints every failure as `NCCL WARN Call to connect failed`, `NET/IB : Got
+# completion with error`), DeepSpeed logs a failed step at [WARNING]; the catalogue's words for "more than a note"
+_FAILING_WARN = re.compile(cat._FAILING_WORDS, re.I)
+
+
 def _harmless(line: str) -> bool:
-    if cat._WARNING_LINE.search(line) or _WARN_LEVEL.search(line):
-        return True
     m = cat.best_match(line)
-    return bool(m and m[0].benign)
+    if m and m[0].benign:
+        return True
+    return bool(cat._WARNING_LINE.search(line) or _WARN_LEVEL.search(line)) and not _FAILING_WARN.search(line)
 
 
 def error_lines(data: bytes | str, tail: int = TAIL_BYTES) -> list[tuple[int, str]]:
