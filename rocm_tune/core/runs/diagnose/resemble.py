@@ -46,10 +46,10 @@ _ERRORISH = re.compile(r"error|exception|fail|fatal|abort|traceback|segmentation
                        # resolver (`X requires Y>=N, but you have Y M which is incompatible`), uv's `No solution found
                        # when resolving dependencies`, torch's load_state_dict (`Unexpected key(s)` / `Missing key(s)
                        # in state_dict`), a loss scaler's `OVERFLOW!` / `Gradient overflow`, the shell's `Killed` in
-                       # a Chinese locale (已杀死)
-                       r"incompatible|unexpected key|missing key|\boverflow|no solution found|已杀死", re.I)
+                       # a Chinese locale (bash's zh_CN words for Killed / Aborted / Segmentation fault)
+                       r"incompatible|unexpected key|missing key|\boverflow|no solution found|已杀死|已放弃|段错误", re.I)
 # r5-cv: a whole line that is only the shell's word for a killed/crashed child (shorter than a line is looked at)
-_SHORT_FATAL = re.compile(r"^(?:Killed|Aborted|Segmentation fault)(?: \(core dumped\))?$")
+_SHORT_FATAL = re.compile(r"^(?:Killed|Aborted|Segmentation fault|已杀死|已放弃|段错误)(?: ?\((?:core dumped|核心已转储)\))?$")
 # a warning by its level: the word, glog's `W1127 ...` and c10's `[W socket.cpp:601]` / `[W1127 12:00:00 ...]`
 _WARN_LEVEL = re.compile(r"\bwarn(?:ing)?s?\b|^\s*W\d{4} |^\s*\[W(?:\d{4}\b| )", re.I)
 _SKIP = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)|"
@@ -94,15 +94,24 @@ def _tokens(line: str) -> tuple[str, ...]:
 
 # e-unk (CV in benchmarks/explain_cv.py): a warning-level line that still says something failed is read - NCCL/RCCL
 # have no error level (their debug.h WARN() prints every failure as `NCCL WARN Call to connect failed`, `NET/IB : Got
-# completion with error`), DeepSpeed logs a failed step at [WARNING]; the catalogue's words for "more than a note"
+# completion with error`), DeepSpeed logs a failed step at [WARNING]; the catalogue's words for "more than a note".
+# A Python warning (`UserWarning: ... failed`) stays out: the run went on past it; so does c10's/glog's one-letter
+# level (`[W socket.cpp:601] ... has failed to connect`): c10d logs each failed attempt there and raises when it gives up
 _FAILING_WARN = re.compile(cat._FAILING_WORDS, re.I)
+_LETTER_WARN = re.compile(r"^\s*W\d{4} |^\s*\[W(?:\d{4}\b| )")
 
 
 def _harmless(line: str) -> bool:
+    """A Python warning (`UserWarning: ...`: the run went on), a line the catalogue calls harmless, or a logger's
+    warning level that says nothing failed."""
+    if cat._WARNING_LINE.search(line):
+        return True
     m = cat.best_match(line)
     if m and m[0].benign:
         return True
-    return bool(cat._WARNING_LINE.search(line) or _WARN_LEVEL.search(line)) and not _FAILING_WARN.search(line)
+    if not _WARN_LEVEL.search(line):
+        return False
+    return bool(_LETTER_WARN.search(line)) or not _FAILING_WARN.search(line)
 
 
 def error_lines(data: bytes | str, tail: int = TAIL_BYTES) -> list[tuple[int, str]]:
