@@ -35,8 +35,8 @@ def _read(text: str) -> list[str]:
     # nccl src/misc/ibvwrap.cc: WARN("Call to ibv_reg_mr failed with error %s", strerror(errno)) - RCCL prints the same
     "gpu-07:9121:9188 [6] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
     # Python logging at WARNING (DeepSpeed's logger format) saying a step failed
-    "[2025-02-03 11:22:33,444] [WARNING] [engine.py:3004:load_checkpoint] Unable to find latest file at "
-    "/scratch/run7/ckpt/latest, if trying to load latest checkpoint please ensure this file exists",
+    "[2025-02-03 11:22:33,444] [WARNING] [engine.py:3301:_save_checkpoint] saving the optimizer state failed: "
+    "[Errno 122] Disk quota exceeded",
 ])
 def test_a_warning_level_line_that_says_something_failed_is_read(line):
     assert _read(NOISE + line + "\n") == [line]

@@ -94,10 +94,11 @@ def _tokens(line: str) -> tuple[str, ...]:
 
 # e-unk (CV in benchmarks/explain_cv.py): a warning-level line that still says something failed is read - NCCL/RCCL
 # have no error level (their debug.h WARN() prints every failure as `NCCL WARN Call to connect failed`, `NET/IB : Got
-# completion with error`), DeepSpeed logs a failed step at [WARNING]; the catalogue's words for "more than a note".
+# completion with error`), DeepSpeed logs a failed step at [WARNING]: the words of a failure itself (CV: the
+# catalogue's broader _FAILING_WORDS - cannot, not available, nan - read more notes and decided less often).
 # A Python warning (`UserWarning: ... failed`) stays out: the run went on past it; so does c10's/glog's one-letter
 # level (`[W socket.cpp:601] ... has failed to connect`): c10d logs each failed attempt there and raises when it gives up
-_FAILING_WARN = re.compile(cat._FAILING_WORDS, re.I)
+_FAILING_WARN = re.compile(r"\bfail(?:ed|ure)?\b|\berror\b|\bfatal\b|timed? ?out|\bkilled\b|abort", re.I)
 _LETTER_WARN = re.compile(r"^\s*W\d{4} |^\s*\[W(?:\d{4}\b| )")
 
 
