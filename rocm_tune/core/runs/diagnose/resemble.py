@@ -41,15 +41,9 @@ _ERRORISH = re.compile(r"error|exception|fail|fatal|abort|traceback|segmentation
                        r"exit(?:ed)? (?:code|status)|exitcode|"
                        # r5-cv (chosen by benchmarks/explain_cv.py): a GPU's memory fault, a loader's undefined symbol,
                        # C++'s uncaught exception, an assertion, a launcher's child return code
-                       r"\bfault\b|undefined symbol|terminate called|bad_alloc|\bassert|return code|"
-                       # e-unk (CV in benchmarks/explain_cv.py): what a failure says without an error word - pip's
-                       # resolver (`X requires Y>=N, but you have Y M which is incompatible`), uv's `No solution found
-                       # when resolving dependencies`, torch's load_state_dict (`Unexpected key(s)` / `Missing key(s)
-                       # in state_dict`), a loss scaler's `OVERFLOW!` / `Gradient overflow`, the shell's `Killed` in
-                       # a Chinese locale (bash's zh_CN words for Killed / Aborted / Segmentation fault)
-                       r"incompatible|unexpected key|missing key|\boverflow|no solution found|已杀死|已放弃|段错误", re.I)
+                       r"\bfault\b|undefined symbol|terminate called|bad_alloc|\bassert|return code", re.I)
 # r5-cv: a whole line that is only the shell's word for a killed/crashed child (shorter than a line is looked at)
-_SHORT_FATAL = re.compile(r"^(?:Killed|Aborted|Segmentation fault|已杀死|已放弃|段错误)(?: ?\((?:core dumped|核心已转储)\))?$")
+_SHORT_FATAL = re.compile(r"^(?:Killed|Aborted|Segmentation fault)(?: \(core dumped\))?$")
 # a warning by its level: the word, glog's `W1127 ...` and c10's `[W socket.cpp:601]` / `[W1127 12:00:00 ...]`
 _WARN_LEVEL = re.compile(r"\bwarn(?:ing)?s?\b|^\s*W\d{4} |^\s*\[W(?:\d{4}\b| )", re.I)
 _SKIP = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of the above|The above exception)|"
