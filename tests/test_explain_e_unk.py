@@ -82,3 +82,12 @@ def test_a_log_of_harmless_warnings_only_still_answers_no_failure():
                        "{'loss': 1.52, 'grad_norm': 3.1, 'learning_rate': 1e-05, 'epoch': 0.1}\n"
                        "{'train_runtime': 1234.5, 'train_loss': 1.02}\n")
     assert exp.answer == "benign_warning" and exp.root is None
+
+
+def test_harmless_notes_then_a_failure_at_nccls_warn_level_is_no_longer_called_harmless():
+    # a DeepSpeed deprecation note, then the RCCL proxy's failure (WARN level) ending the log: the failure is read
+    exp = explain_text(NOISE + "[2025-02-03 11:22:33,444] [WARNING] [config_utils.py:70:_process_deprecated_field] "
+                       "Config parameter cpu_offload is deprecated use offload_optimizer instead\n"
+                       "node-3:40112:40190 [3] NCCL WARN [Proxy Service 3] Failed to execute operation Connect from "
+                       "rank 3, retcode 3\n")
+    assert exp.answer == "nccl_rccl_timeout_hang" and exp.status == "failed"
