@@ -8,7 +8,8 @@ the number of fit cases and a hash of its inputs (tests/test_explain_lexicon.py 
 makes now).
 
 `error_lines(data)` picks a log's error-like lines (an exception line, error/failed/fatal/abort, a signal) in its
-newest part, never a harmless warning; `classify(lines)` answers (family, confidence, the line that resembles it
+newest part, never a harmless warning (a warning-level line is read only when it names a failure: NCCL's `NCCL WARN
+... failed`); `classify(lines)` answers (family, confidence, the line that resembles it
 most) or None when no family wins clearly. Pure Python; the JSON is read once, on first use.
 """
 
@@ -111,7 +112,7 @@ def _harmless(line: str) -> bool:
 
 def error_lines(data: bytes | str, tail: int = TAIL_BYTES) -> list[tuple[int, str]]:
     """(offset in `data`, line) of the newest MAX_LINES distinct error-like lines in the last `tail` bytes, oldest
-    first; never a warning or a line the catalogue calls harmless."""
+    first; never a Python warning, a logger's warning that names no failure or a line the catalogue calls harmless."""
     raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
     start = max(0, len(raw) - tail)
     if start:
