@@ -12,7 +12,7 @@ batch_size = 32
 block_size = 1024
 
 n_layer = 24
-n_head = 16
+n_head = 24
 n_embd = 1536
 dropout = 0.0
 bias = False
