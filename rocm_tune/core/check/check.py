@@ -1704,7 +1704,8 @@ def _over_upper_bound(rep: Report, vram: int) -> bool:
     if rep.verdict != "oom" or not bound or rep.margin_bytes is None:
         return False
     rep.verdict, rep.oom_phase = "unknown", None
-    rep.reason = (f"estimated without {str(bound).split()[0]}'s kernels (an upper bound): "
+    what = f"{str(bound).split()[0]}'s kernels" if str(bound).startswith("unsloth") else str(bound)
+    rep.reason = (f"estimated without {what} (an upper bound): "
                   f"{(vram - rep.margin_bytes) / 2**30:.0f} GiB per GPU without them is over the card, and "
                   f"what they save decides")
     return True

@@ -14,7 +14,17 @@ import re
 from pathlib import Path
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners import accelerate, axolotl, megatron, rl_programs, textgen, torchtune
+from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
+from rocm_tune.core.formats import automodel, glm_finetune, litgpt, mlperf, olmo
+from rocm_tune.core.runners import (
+    accelerate,
+    axolotl,
+    gpt_programs,
+    megatron,
+    rl_programs,
+    textgen,
+    torchtune,
+)
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
 from rocm_tune.core.runners import launchers as shell
@@ -31,8 +41,9 @@ from rocm_tune.core.runners.common import (
     yaml_error_line,
     yaml_lines,
 )
-from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
-from rocm_tune.core.formats import automodel, glm_finetune, litgpt, mlperf, olmo
+from rocm_tune.profiles.gpt_programs import NANOCHAT_MODULES
+
+NANOCHAT_ENTRY = "nanochat base_train"
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -97,6 +108,8 @@ def detect(text: str, path: str = "config") -> str:
             isinstance(v, dict) and any(k in v for k in ("file_name", "hf_hub_url", "ms_hub_url", "script_url",
                                                           "cloud_file_name", "om_hub_url")) for v in data.values()):
         return "dataset-info"
+    if any(k in text for k in ("n_layer", "block_size", "init_from")) and gpt_programs.is_nanogpt_config(text):
+        return "nanogpt-config"
     if any(w in text for w in ("import torch", "from transformers", "def ", "import ")) and (
             "\\\n" not in text or _python_file(text, path)):
         return "python"
@@ -168,6 +181,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i, "megatron", w
         if w.endswith(".py"):
             return i, "hf", w
+        if (w in NANOCHAT_MODULES and i > 0 and argv[i - 1] in ("-m", "--module")) or \
+                w.replace("\\", "/").endswith("scripts/base_train.py"):
+            return i, "hf", NANOCHAT_ENTRY
         if _is_training_module(argv, i):
             return i, "hf", f"python -m {w}"
     return None
@@ -336,7 +352,34 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     if entry.startswith(megatron.AMD_ENTRY):
         _read_amd_launcher(job, entry.split()[-1], env, prog, file, cmd.line)
         return
+    if entry == NANOCHAT_ENTRY:       # no program file: its flags over base_train's defaults (core/runners/gpt_programs)
+        st, notes = gpt_programs.nanochat_settings(shell.flag_values(prog), file)
+        job.settings = {**job.settings, **st}
+        job.notes += notes
+        job.script_flags["style"] = "python"
+        return
     _read_program(job, runner, entry, prog, file)
+
+
+def _read_nanogpt_config(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
+    """A nanoGPT config file (`python train.py config/x.py --batch_size=32`): read over train.py's defaults, with the
+    --key=value words of a command in another file given that passes it (configurator.py: those win)."""
+    base = os.path.basename(p)
+    flags: dict = {}
+    where = ""
+    for q, t in texts.items():
+        if q == p or base not in t:
+            continue
+        for cmd in shell.parse_script(t, q).commands:
+            if any(os.path.basename(w) == base for w in cmd.argv):
+                flags, where = shell.flag_values(cmd.tokens), q
+    st, notes = gpt_programs.read_nanogpt_config(text, p, flags, where)
+    job.settings = {**job.settings, **st}
+    job.notes += notes
+    if job.runner == "unknown":
+        job.runner, job.entry, job.entry_file, job.entry_line = "hf", f"python train.py {base}", p, 1
+        job.script_flags["style"] = "python"
+    job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python train.py", "assumed")
 
 
 def _read_amd_launcher(job: Job, base: str, env: dict, prog: list, file: str, line: int) -> None:
@@ -775,6 +818,8 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         job.findings.append(Finding.of("kernels-not-modelled", p, 1,
                                     f"Python program using {lib.split()[0]}: {lib}; estimated without them, as the "
                                     f"plain transformers program (an upper bound)", None))
+    if read is not None:
+        _named_shape(job, read[0], text, p)
     if read is not None and started:
         # a program a script (launch.sh, a dstack/Slurm/k8s YAML) starts: what it builds in code holds unless the
         # command's flags say otherwise (those are read from the script, and win); the launcher decides the ranks
@@ -800,6 +845,22 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         "program-settings-not-read" if started else "format-not-modelled", p, 1,
         "Python source: the training settings inside a program are not read"
         + ("; the flags the script passes it are" if started else ""), None))
+
+
+def _named_shape(job: Job, own: dict, text: str, p: str) -> None:
+    """`--model d12` naming a row of the program's own table of shapes ({"d12": GPTConfig(n_layer=12, ...)}:
+    modded-nanogpt, nanoGPT's config_args): the model is that shape (core/runners/gpt_programs.named_shapes)."""
+    ref = job.settings.get("model_name_or_path") or own.get("model_name_or_path")
+    if ref is None or not isinstance(ref.value, str):
+        return
+    shape = gpt_programs.named_shapes(text).get(ref.value.strip())
+    if shape is None:
+        return
+    job.settings["model_name_or_path"] = Setting("model_name_or_path", shape, ref.file, ref.line, ref.native,
+                                                 ref.kind)
+    job.notes.append(f"model {ref.value!r}: a row of {os.path.basename(p)}'s own table of shapes "
+                     f"({shape['num_hidden_layers']} layers x {shape['hidden_size']}, {shape['num_attention_heads']} "
+                     f"heads, vocab {shape['vocab_size']})")
 
 
 # slime / Miles train.py flags: a Megatron trainer even where no parallel size is written
@@ -1033,6 +1094,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
                              f"`rocm-tune preflight {p}` verifies it on the machine)")
         elif fmt == "python":
             _read_python_file(job, text, p, texts)
+        elif fmt == "nanogpt-config":
+            _read_nanogpt_config(job, text, p, texts)
         else:
             job.findings.append(Finding.of("format-unknown", p, None,
                                            "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
