@@ -437,7 +437,46 @@ def _program_names(tree) -> dict:
             if isinstance(v, (str, int, float, bool)) or (isinstance(v, (list, tuple)) and v
                                                           and all(isinstance(x, str) for x in v)):
                 names[n.targets[0].id] = v     # a list of module names: LoraConfig(target_modules=TARGETS)
+    _call_site_names(tree, names)
     return names
+
+
+def _call_site_names(tree, names: dict) -> None:
+    """Parameters a call of the program passes a literal (`Runner("deepseek-ai/...")` into `def __init__(self,
+    model_name)`, `load("Qwen/...")` into `def load(model_name)`), and `self.<attr> = <parameter>` in that function:
+    what `from_pretrained(model_name=self.model_name)` loads. The first call wins; a default stays where none passes."""
+    import ast
+
+    defs: dict[str, ast.FunctionDef] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef):
+            init = next((b for b in n.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+            if init is not None:
+                defs.setdefault(n.name, init)
+        elif isinstance(n, ast.FunctionDef) and n.name != "__init__":
+            defs.setdefault(n.name, n)
+    for n in ast.walk(tree):
+        fn = defs.get(_name(n.func)) if isinstance(n, ast.Call) else None
+        if fn is None:
+            continue
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args] if a.arg not in ("self", "cls")]
+        passed = [*zip(params, n.args), *((k.arg, k.value) for k in n.keywords if k.arg in params)]
+        for param, node in passed:
+            v = _literal(node, names)
+            if isinstance(v, (str, int, float, bool)) and param not in names:
+                names[param] = v
+                _self_attributes(fn, param, v, names)
+
+
+def _self_attributes(fn, param: str, value, names: dict) -> None:
+    """`self.<attr> = <param>` inside ``fn``: self.<attr> stands for the value passed as ``param``."""
+    import ast
+
+    for st in ast.walk(fn):
+        if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name) and st.value.id == param:
+            for t in st.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    names.setdefault(f"self.{t.attr}", value)
 
 
 def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | None:
