@@ -1018,6 +1018,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     # accelerate config named by --config_file
     _apply_accelerate(job, texts)
     _per_node_processes(job)
+    _device_map_per_rank(job)
     from rocm_tune.core.runners import rl
 
     rl.apply_sequence(job, job.notes)
@@ -1026,6 +1027,29 @@ def read_texts(texts: dict[str, str]) -> Job:
 
 _DS_INITIALIZE = re.compile(r"\bdeepspeed\.initialize\s*\(")
 _HF_TRAINER = re.compile(r"\b(?:Seq2Seq)?Trainer\s*\(|TrainingArguments\s*\(|SFTConfig\s*\(")
+
+
+# launchers that start one process per GPU, each seeing every GPU of the node (torchrun sets LOCAL_RANK, not
+# CUDA_VISIBLE_DEVICES: torch/distributed/run.py)
+_RANK_LAUNCHERS = ("torchrun", "accelerate", "deepspeed")
+
+
+def _device_map_per_rank(job: Job) -> None:
+    """A program's from_pretrained(device_map="auto") under a launcher that starts a rank per GPU: every rank loads a
+    whole copy, spread by accelerate's infer_auto_device_map over all the GPUs it sees (transformers modeling_utils
+    from_pretrained -> accelerate get_max_memory: every visible device), so N ranks put N copies, 1/N each, on every
+    GPU: one whole model per GPU, as DDP holds it (the alpaca-lora/Platypus `device_map = {"": LOCAL_RANK}` branch
+    does the same on the rank's own GPU). The one-process split (Layout.device_map) is dropped."""
+    dm = job.settings.get("device_map")
+    if dm is None or dm.native != "device_map" or job.launcher not in _RANK_LAUNCHERS or job.runner != "hf" \
+            or job.get("__devmap_gpus__") or (job.gpus is not None and (as_int(job.gpus.value) or 0) <= 1
+                                              and job.gpus.kind != "assumed"):
+        return
+    del job.settings["device_map"]
+    job.notes = [n for n in job.notes if not n.startswith(f"line {dm.line}: device_map=")]   # hf.py's 1-process note
+    job.notes.append(f'{dm.file}:{dm.line}: device_map="{dm.value}" under {job.launcher}: every rank loads a whole '
+                     f"copy of the model spread over all the GPUs it sees, so each GPU holds N copies' 1/N: counted "
+                     f"as one whole model per GPU (data parallel), not one process split over the GPUs")
 
 
 def _native_deepspeed(job: Job, texts: dict[str, str]) -> None:

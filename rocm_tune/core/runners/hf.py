@@ -226,6 +226,10 @@ def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes
             out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", flags[k][0], file,
                                                          flags[k][1], k, "flag")
             notes.append(f"--{k} read as the per-device batch (per_device_train_batch_size)")
+    if "cutoff_len" not in out and as_int(flags.get("cutoff_len", ("", 0))[0]):
+        # alpaca-lora finetune.py train(cutoff_len=256) under fire.Fire: tokenize(max_length=cutoff_len, truncation)
+        out["cutoff_len"] = Setting("cutoff_len", flags["cutoff_len"][0], file, flags["cutoff_len"][1], "cutoff_len",
+                                    "flag")
 
 
 # a training program that trains LoRA only, by its name (FastChat fastchat/train/train_lora.py, `finetune_lora.py`,
@@ -634,10 +638,11 @@ def _read_unsloth_program(calls: list, names: dict, file: str) -> tuple[dict[str
 def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
     """Checkpointing switches (PEFT's kbit preparation, Unsloth's get_peft_model) and the LoRA settings."""
     gc = kws.get("use_gradient_checkpointing", (None, 0))
-    if name in ("get_peft_model", "prepare_model_for_kbit_training") and (gc[0] is not None or name.startswith(
-            "prepare")):
+    if name in ("get_peft_model", "prepare_model_for_kbit_training", "prepare_model_for_int8_training") and (
+            gc[0] is not None or name.startswith("prepare")):
         # Unsloth's get_peft_model(use_gradient_checkpointing=True|"unsloth") and PEFT's
-        # prepare_model_for_kbit_training (use_gradient_checkpointing=True by default) turn checkpointing on;
+        # prepare_model_for_kbit_training (use_gradient_checkpointing=True by default; its old name
+        # prepare_model_for_int8_training, peft <= 0.3 its own def with the same default, later an alias) turn it on;
         # "unsloth" also moves the checkpointed layer inputs to host memory (unsloth_zoo gradient_checkpointing)
         on = gc[0] if gc[0] is not None else True
         if on not in (False, "false", "False", None):
