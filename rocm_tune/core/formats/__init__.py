@@ -44,6 +44,9 @@ from rocm_tune.core.runners.common import (
 from rocm_tune.profiles.gpt_programs import NANOCHAT_MODULES
 
 NANOCHAT_ENTRY = "nanochat base_train"
+# a JAX/Flax training (its imports, or its calls where the imports are cut): out of scope, said so
+JAX_PROGRAM = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|optax|chex)\b|\b(?:jax|optax|chex|flax)\.[a-z_]+\(?",
+                         re.MULTILINE)
 
 __all__ = ["Finding", "Job", "Setting", "detect", "read_job"]
 
@@ -995,6 +998,10 @@ def read_texts(texts: dict[str, str]) -> Job:
                                                                                 "primus", "recipe"))
     _apply_litgpt_config(job, texts)
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
+        jax = next((q for q, t in texts.items() if JAX_PROGRAM.search(t)), None)
+        if jax is not None:
+            raise UserError(f"{jax}: a JAX/Flax program (jax, flax, optax, chex): not read; rocm-tune check reads "
+                            f"PyTorch trainings only")
         raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
