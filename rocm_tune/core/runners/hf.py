@@ -461,7 +461,7 @@ def _call_site_names(tree, names: dict) -> None:
             defs.setdefault(n.name, n)
     for n in ast.walk(tree):
         fn = defs.get(_name(n.func)) if isinstance(n, ast.Call) else None
-        if fn is None:
+        if fn is None or not isinstance(n, ast.Call):
             continue
         params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args] if a.arg not in ("self", "cls")]
         passed = [*zip(params, n.args), *((k.arg, k.value) for k in n.keywords if k.arg in params)]
