@@ -222,3 +222,16 @@ def test_jax_program_is_said_out_of_scope(tmp_path, capsys):
     assert main(["check", prog, "--gpu", "mi300x"]) == 2
     err = capsys.readouterr().err
     assert "JAX/Flax" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_num_generations_flag_reads_a_grpo_run(tmp_path):
+    # a GRPO program given only by its command (an open-r1-style grpo script): --num_generations is GRPOConfig's
+    run = _write(tmp_path, "run.sh", "torchrun --nproc_per_node=4 src/train_rl.py --model_name_or_path "
+                                     "Qwen/Qwen2.5-1.5B-Instruct --num_generations 4 --max_prompt_length 256 "
+                                     "--per_device_train_batch_size 2 --bf16\n")
+    rep = check([run], gpu_id="mi300x", gpus=4)
+    assert rep.job.get("stage") == "grpo"
+    assert rep.cfg.cutoff_len == 256 + 256          # prompt + GRPOConfig's max_completion_length default
+    one = _write(tmp_path, "one.sh", "torchrun --nproc_per_node=4 src/train_rl.py --model_name_or_path "
+                                     "Qwen/Qwen2.5-1.5B-Instruct --num_generations 1 --bf16\n")
+    assert check([one], gpu_id="mi300x", gpus=4).job.get("stage") != "grpo"

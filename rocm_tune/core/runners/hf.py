@@ -164,6 +164,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
         out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
                                                   "flag"))
     _peft_script(flags, out, notes, file)
+    if "stage" not in out and "num_generations" in flags and (as_int(flags["num_generations"][0]) or 0) > 1:
+        # --num_generations: a GRPOConfig field (trl/trainer/grpo_config.py; the GRPO trainers copied from it, as
+        # open-r1-multimodal's Qwen2VLGRPOTrainer): each prompt is sampled that many times and trained on them all
+        out["stage"] = Setting("stage", "grpo", file, flags["num_generations"][1], "num_generations", "flag")
+        notes.append("--num_generations (a GRPOConfig field) read as a GRPO training")
     if "cutoff_len" not in out and all(k in flags for k in SOURCE_TARGET):
         try:
             total = sum(int(float(flags[k][0])) for k in SOURCE_TARGET)
