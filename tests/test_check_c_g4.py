@@ -235,3 +235,19 @@ def test_num_generations_flag_reads_a_grpo_run(tmp_path):
     one = _write(tmp_path, "one.sh", "torchrun --nproc_per_node=4 src/train_rl.py --model_name_or_path "
                                      "Qwen/Qwen2.5-1.5B-Instruct --num_generations 1 --bf16\n")
     assert check([one], gpu_id="mi300x", gpus=4).job.get("stage") != "grpo"
+
+
+DS_ZERO2 = '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": "auto"}, "train_micro_batch_size_per_gpu": "auto"}'
+
+
+@pytest.mark.parametrize(("launch", "nodes"), [
+    ("srun --nodes=2 --ntasks-per-node=1 deepspeed train.py", 1),                 # each node: local resources only
+    ("srun --nodes=2 --ntasks-per-node=1 deepspeed --hostfile hosts train.py", 2),  # a hostfile spans the nodes
+    ("deepspeed train.py", 2),                                                      # no srun: --nodes as given
+])
+def test_srun_deepspeed_without_hostfile_is_one_node(tmp_path, launch, nodes):
+    ds = _write(tmp_path, "ds.json", DS_ZERO2)
+    run = _write(tmp_path, "run.sh", f"{launch} --deepspeed ds.json --model_name_or_path Qwen/Qwen2.5-7B "
+                                     f"--per_device_train_batch_size 1 --bf16 --model_max_length 1024\n")
+    rep = check([run, ds], gpu_id="a100-40gb", gpus=4, nodes=2)
+    assert rep.cfg.nodes == nodes

@@ -319,6 +319,11 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     for k in ("nnodes", "num_nodes", "num_machines"):
         if k in launch_flags and _node_count(k, launch_flags[k][0]):
             job.nodes = Setting("nodes", _node_count(k, launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
+    if job.launcher == "deepspeed" and "srun" in cmd.wrappers and not {"hostfile", "force_multi"} & set(launch_flags):
+        # `srun --nodes=N deepspeed train.py`: each node's deepspeed launcher finds no hostfile and "will proceed with
+        # training with local resources only" (deepspeed/launcher/runner.py fetch_hostfile; world_info localhost,
+        # master_addr 127.0.0.1): N separate one-node jobs, each sharding over its own node's GPUs
+        job.settings["__ds_local__"] = Setting("__ds_local__", True, file, cmd.line, "srun ... deepspeed", "flag")
     if "hostfile" in launch_flags:     # read when the hostfile is given beside the script (read_texts)
         job.settings["__hostfile__"] = Setting("__hostfile__", launch_flags["hostfile"][0], file,
                                                launch_flags["hostfile"][1], "hostfile", "flag")

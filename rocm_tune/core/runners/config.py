@@ -295,6 +295,11 @@ def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> di
         values["nodes"] = nodes
     elif job.nodes is not None:
         values["nodes"] = as_int(job.nodes.value) or 1
+    if job.get("__ds_local__") and values.get("nodes", 1) > 1:
+        a.append(f"nodes: srun starts `deepspeed` on each of the {values['nodes']} nodes without a --hostfile: "
+                 f"each runs its own job on local resources only (deepspeed/launcher/runner.py fetch_hostfile), so "
+                 f"the model shards over one node's GPUs, not over all {values['nodes']} nodes")
+        values["nodes"] = 1
     if job.ds is not None and job.ds.stage:
         values["zero_stage"] = job.ds.stage
         values["offload"] = job.ds.offload

@@ -32,6 +32,7 @@ class Command:
     dropped: list[Token] = field(default_factory=list)   # flags cut off by a comment inside a continuation
     cut_line: int | None = None                           # the line that cut them
     cut_kind: str | None = None                           # comment | space
+    wrappers: tuple[str, ...] = ()                        # nohup / env / exec / time / srun before the command
 
     @property
     def argv(self) -> list[str]:
@@ -277,6 +278,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                     exports[w] = shell_vars[w]
             continue
         env: dict[str, str] = {}
+        wrappers: list[str] = []
         k = 0
         # nohup / env / bash -c '...' wrappers
         while k < len(toks):
@@ -286,6 +288,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 env[m.group(1)] = _expand(m.group(2), {**shell_vars, **exports, **env})
                 k += 1
             elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
+                wrappers.append(w)
                 k += 1
             else:
                 break
@@ -308,7 +311,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             continue
         body = [Token(_expand(t.text, {**shell_vars, **exports, **env}), t.line) for t in toks[k:]]
         dropped_toks = _tokens(dropped) if dropped else []
-        cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks)
+        cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks, wrappers=tuple(wrappers))
         commands.append(cmd)
         if cut is not None and dropped_toks:
             findings.append(_cut_finding(file, cut, dropped_toks))
