@@ -251,3 +251,32 @@ def test_srun_deepspeed_without_hostfile_is_one_node(tmp_path, launch, nodes):
                                      f"--per_device_train_batch_size 1 --bf16 --model_max_length 1024\n")
     rep = check([run, ds], gpu_id="a100-40gb", gpus=4, nodes=2)
     assert rep.cfg.nodes == nodes
+
+
+UNSLOTH_FAST = """from unsloth import FastLanguageModel
+from trl import GRPOConfig, GRPOTrainer
+
+class Job:
+    def __init__(self, name, quant=True):
+        self.name = name
+        self.quant = quant
+
+    def run(self, ds, rewards):
+        model, tok = FastLanguageModel.from_pretrained(model_name=self.name, load_in_4bit=self.quant,
+                                                       fast_inference=True, gpu_memory_utilization=0.6)
+        model = FastLanguageModel.get_peft_model(model, r=16, use_gradient_checkpointing="unsloth")
+        args = GRPOConfig(per_device_train_batch_size=4, num_generations=4, max_completion_length=512, output_dir="o")
+        GRPOTrainer(model=model, args=args, reward_funcs=rewards, train_dataset=ds).train()
+
+Job("Qwen/Qwen2.5-3B-Instruct").run(None, [])
+"""
+
+
+def test_unsloth_fast_inference_is_a_colocated_vllm_and_self_defaults_are_read(tmp_path):
+    rep = check([_write(tmp_path, "grpo.py", UNSLOTH_FAST)], gpu_id="mi300x")
+    job = rep.job
+    assert job.get("model_name_or_path") == "Qwen/Qwen2.5-3B-Instruct"
+    assert job.get("use_vllm") is True and job.get("vllm_mode") == "colocate"
+    assert job.get("vllm_gpu_memory_utilization") == 0.6
+    assert rep.cfg.method == "qlora"          # self.quant = quant (default True) -> load_in_4bit=self.quant
+    assert any("vLLM colocated" in n for n in rep.est_notes + job.notes)

@@ -475,6 +475,11 @@ def _call_site_names(tree, names: dict) -> None:
             if isinstance(v, (str, int, float, bool)) and param not in names:
                 names[param] = v
                 _self_attributes(fn, param, v, names)
+    for fn in defs.values():           # `self.load_in_4bit = load_in_4bit` where the parameter keeps its default
+        for a, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):], fn.args.defaults):
+            v = _literal(d)
+            if isinstance(v, (str, int, float, bool)):
+                _self_attributes(fn, a.arg, v, names)
 
 
 def _self_attributes(fn, param: str, value, names: dict) -> None:
@@ -561,6 +566,14 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("quantization_bit", 4, "load_in_4bit", c.lineno)
             notes.append(f"line {c.lineno}: {_name(c.func.value)}.from_pretrained without load_in_4bit: Unsloth loads "
                          f"the base in 4 bits by default ({UNSLOTH_LOADER})")
+        if name == "from_pretrained" and _unsloth_owner(c) and kws.get("fast_inference", (None, 0))[0] is True:
+            # fast_inference=True: a vLLM engine inside the training process (unsloth_zoo vllm_utils load_vllm) that
+            # takes gpu_memory_utilization of the GPU (0.5 by default); its generations feed GRPO (trl's colocate)
+            line = kws["fast_inference"][1]
+            put("use_vllm", True, "fast_inference", line)
+            put("vllm_mode", "colocate", "fast_inference", line)
+            util = kws.get("gpu_memory_utilization", (0.5, line))
+            put("vllm_gpu_memory_utilization", util[0], "gpu_memory_utilization", util[1])
         if name == "from_pretrained" and _unsloth_owner(c) and kws.get("full_finetuning", (None, 0))[0] is True:
             put("finetuning_type", "full", "full_finetuning", kws["full_finetuning"][1])
         _adapter_call(name, c, kws, put, out)
