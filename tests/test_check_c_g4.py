@@ -280,3 +280,22 @@ def test_unsloth_fast_inference_is_a_colocated_vllm_and_self_defaults_are_read(t
     assert job.get("vllm_gpu_memory_utilization") == 0.6
     assert rep.cfg.method == "qlora"          # self.quant = quant (default True) -> load_in_4bit=self.quant
     assert any("vLLM colocated" in n for n in rep.est_notes + job.notes)
+
+
+@pytest.mark.parametrize(("line", "says"), [("n_layer = 'x'", "n_layer = 'x'"), ("n_layer = -3", "n_layer = -3"),
+                                            ("n_layer = True", "n_layer = True"), ("n_layer = 10**9", "1000000000"),
+                                            ("n_layer = depth * 2", "n_layer is computed")])
+def test_nanogpt_config_bad_values_are_one_line_errors(tmp_path, capsys, line, says):
+    cfg = _write(tmp_path, "bad.py", f"out_dir = 'o'\neval_interval = 5\n{line}\nbatch_size = 4\n")
+    assert main(["check", cfg, "--gpu", "mi300x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_nanogpt_config_arithmetic_and_nanochat_bad_depth(tmp_path, capsys):
+    cfg = _write(tmp_path, "ok.py", "out_dir = 'o'\nn_layer = 2 ** 3\ngradient_accumulation_steps = 5 * 8\n")
+    rep = check([cfg], gpu_id="mi300x")
+    assert rep.model.num_layers == 8 and rep.job.get("gradient_accumulation_steps") == 40
+    run = _write(tmp_path, "nc.sh", "torchrun -m scripts.base_train -- --depth=abc\n")
+    assert main(["check", run, "--gpu", "mi300x"]) == 2
+    assert "depth = 'abc'" in capsys.readouterr().err

@@ -8,8 +8,20 @@ from __future__ import annotations
 import ast
 import os
 
+from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners.common import Setting, as_int
 from rocm_tune.profiles import gpt_programs as P
+
+_MAX = 10**6      # no layer count, width, batch or length of a real run reaches it
+
+
+def _whole(key: str, value, file: str) -> int:
+    """A positive whole number, else the one-line error naming the value (exit 2)."""
+    n = value if isinstance(value, int) and not isinstance(value, bool) else as_int(value) \
+        if isinstance(value, str) else None
+    if n is None or not 0 < n < _MAX:
+        raise UserError(f"{file}: {key} = {value!r}: expected a whole number from 1 to {_MAX - 1}")
+    return n
 
 
 def shape_config(layers: int, heads: int, width: int, vocab: int, seq: int | None = None) -> dict:
@@ -58,6 +70,24 @@ def named_shapes(text: str) -> dict[str, dict]:
     return out
 
 
+_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+        ast.FloorDiv: lambda a, b: a // b if b else None, ast.Pow: lambda a, b: a ** b if 0 <= b < 64 else None}
+
+
+def _value(node):
+    """A literal, or whole-number arithmetic of literals (`gradient_accumulation_steps = 5 * 8`), else None."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        a, b = _value(node.left), _value(node.right)
+        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool) \
+                and abs(a) < 10**12 and abs(b) < 10**12:
+            return _OPS[type(node.op)](a, b)
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
 def _assignments(tree) -> dict[str, tuple[object, int]] | None:
     """name -> (literal, line) of a file made only of top-level `name = literal` lines, else None."""
     found: dict[str, tuple[object, int]] = {}
@@ -67,10 +97,7 @@ def _assignments(tree) -> dict[str, tuple[object, int]] | None:
             continue      # `import time` for wandb_run_name = 'ft-' + str(time.time()) (finetune_shakespeare.py)
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
             return None
-        try:
-            found[st.targets[0].id] = (ast.literal_eval(st.value), st.lineno)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            found[st.targets[0].id] = (None, st.lineno)
+        found[st.targets[0].id] = (_value(st.value), st.lineno)
     return found
 
 
@@ -110,6 +137,11 @@ def read_nanogpt_config(text: str, file: str, flags: dict[str, tuple[str, int]] 
     def val(k: str):
         return got[k][0] if k in got and got[k][0] is not None else P.NANOGPT_DEFAULTS[k]
 
+    def num(k: str) -> int:
+        if k in got and got[k][0] is None:     # `n_layer = depth * 2`: computed from what is not here
+            raise UserError(f"{got[k][2]}:{got[k][1]}: {k} is computed, not written as a number: write its value")
+        return _whole(k, val(k), got[k][2] if k in got else file)
+
     def put(key: str, value, k: str) -> None:
         where = got.get(k)
         out[key] = Setting(key, value, where[2] if where else file, where[1] if where else None,
@@ -122,14 +154,13 @@ def read_nanogpt_config(text: str, file: str, flags: dict[str, tuple[str, int]] 
         model = shape_config(layers, heads, width, P.GPT2_VOCAB, 1024)
         how = f"init_from {init!r}: GPT-2 {layers} layers x {width}, {heads} heads, vocab {P.GPT2_VOCAB} (model.py)"
     else:
-        model = shape_config(int(val("n_layer")), int(val("n_head")), int(val("n_embd")), P.NANOGPT_VOCAB,
-                             int(val("block_size")))
+        model = shape_config(num("n_layer"), num("n_head"), num("n_embd"), P.NANOGPT_VOCAB, num("block_size"))
         how = (f"n_layer {val('n_layer')}, n_head {val('n_head')}, n_embd {val('n_embd')}, vocab {P.NANOGPT_VOCAB} "
                f"(train.py's from-scratch vocab)")
     put("model_name_or_path", model, "init_from" if init in P.GPT2_SHAPES else "n_layer")
-    put("per_device_train_batch_size", int(val("batch_size")), "batch_size")
-    put("cutoff_len", int(val("block_size")), "block_size")
-    put("gradient_accumulation_steps", int(val("gradient_accumulation_steps")), "gradient_accumulation_steps")
+    put("per_device_train_batch_size", num("batch_size"), "batch_size")
+    put("cutoff_len", num("block_size"), "block_size")
+    put("gradient_accumulation_steps", num("gradient_accumulation_steps"), "gradient_accumulation_steps")
     dtype = str(val("dtype"))
     if dtype in ("bfloat16", "float16"):
         put("bf16" if dtype == "bfloat16" else "fp16", True, "dtype")
@@ -147,8 +178,7 @@ def nanochat_settings(flags: dict[str, tuple[str, int]], file: str) -> tuple[dic
     norm = {k.replace("-", "_"): v for k, v in flags.items()}
 
     def val(k: str) -> int:
-        got = as_int(norm[k][0]) if k in norm else None
-        return got if got and got > 0 else P.NANOCHAT_DEFAULTS[k]
+        return _whole(k, norm[k][0], file) if k in norm else P.NANOCHAT_DEFAULTS[k]
 
     def put(key: str, value, k: str) -> None:
         hit = norm.get(k)
