@@ -34,10 +34,11 @@ from typing import Any
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import refusals, resemble
+from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
+from rocm_tune.profiles import kernel_platform_fixes as kfx
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -52,7 +53,8 @@ PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose t
 PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed",
                        "import-name-mismatch",    # ex-rocm: where a signature mismatch was raised (an op build)
                        "json-decode-error",       # r3-misc: which reader met the malformed JSON (a config or data)
-                       "torch-build-lacks-backend"})  # h7-ver: whose import reached the part the torch build lacks
+                       "torch-build-lacks-backend",  # h7-ver: whose import reached the part the torch build lacks
+                       "torch-compile-error"})    # e-g4: which kernel (attention or not) did not fit the GPU
 
 
 # ------------------------------------------------------------------------------ hits
@@ -1831,6 +1833,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_versions(r, texts or ())
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
+    _refine_kernel_platform(r, texts or ())
     if r.code in _ARCH_CODES:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
@@ -2230,6 +2233,23 @@ def _refine_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     r.code, r.family, r.severity = sig.code, sig.family, sig.severity
     r.title = sig.title + " (a HIP error, printed as a CUDA error by the ROCm build)"
     r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
+
+
+def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
+    """e-g4 (issue 26): Triton's OutOfResources in an attention kernel, a CUDA attention kernel ZLUDA cannot run,
+    PyTorch's CUDA build finding no device under its visibility mask (kernel_platform.py)."""
+    lines = [r.first.text, r.first.context, *(h.text for h in r.evidence)]
+    in_attention = kernel_platform.attention_out_of_resources(r.code, lines, r.first.pre)
+    if in_attention:
+        r.family, r.title, r.fix = "flash_attn_error", kfx.ATTENTION_OOR_TITLE, kfx.ATTENTION_OOR_FIX
+    elif in_attention is False:
+        r.fix = kfx.OTHER_OOR_FIX + "; " + r.fix
+    elif kernel_platform.zluda_attention_kernel(r.family, r.first.text, [r.first.pre, *texts]):
+        r.family, r.title, r.fix = "flash_attn_error", kfx.ZLUDA_ATTENTION_TITLE, kfx.ZLUDA_ATTENTION_FIX
+    elif (mask := kernel_platform.cuda_build_sees_no_gpu(r.code, r.first.text, [r.first.pre, *texts])) is not None:
+        r.family, r.title, r.fix = "config_error", kfx.NO_CUDA_DEVICE_TITLE, kfx.NO_CUDA_DEVICE_FIX
+        if mask:
+            r.title += f" (the log sets CUDA_VISIBLE_DEVICES={mask})"
 
 
 _ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
