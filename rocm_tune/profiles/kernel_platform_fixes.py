@@ -5,8 +5,8 @@ because of the visibility mask. Data only: the rules are in core/runs/diagnose/k
 from __future__ import annotations
 
 # words of an attention kernel in a traceback's frames or source lines (flex_attention, flash-attention's Triton
-# kernels and their ports: `_attn_fwd`, InfLLM's `fattn`, FlashT5/FAT5, xformers' Triton ops, SDPA)
-ATTENTION_WORDS = (r"flex_attention|flex_attn|flash[\w-]*|fattn|_attn_(?:fwd|bwd)\w*|\battn_fwd\w*|\w*attention\w*|"
+# kernels and their ports: `_attn_fwd`, InfLLM's `fattn`, FlashT5/FAT5, xformers' Triton ops (fmha), SDPA)
+ATTENTION_WORDS = (r"flex_attention|flex_attn|flash[\w-]*|fattn|xformers|\bf?mha\w*|\w+_mha\b|_attn_(?:fwd|bwd)\w*|\battn_fwd\w*|\w*attention\w*|"
                    r"\bsdpa\w*|scaled_dot_product|\w+_attn\b|[/\\]attn\w*\.py")
 # words of a kernel that is not attention (Liger's and unsloth's fused ops, a matmul/GEMM, norms, losses, rotary)
 OTHER_KERNEL_WORDS = (r"liger_kernel|unsloth[/\\]kernels|cross_entropy|fused_linear|rms_?norm|layer_?norm|"

@@ -2986,15 +2986,17 @@ REMOVED_TRAINING_ARGS: frozenset[str] = frozenset((
     "fsdp_transformer_layer_cls_to_wrap", "include_inputs_for_metrics", "dispatch_batches", "split_batches",
     "save_safetensors", "include_tokens_per_second", "past_index"))
 
+SWIFT_SUBCOMMAND_FIX = (
+    "the word after `swift` is not one of ms-swift's subcommands (its CLI router has no route for it): use one it "
+    "has - pt, sft, rlhf (DPO/ORPO/SimPO/KTO/GRPO... as `swift rlhf --rlhf_type grpo`), infer, deploy, export, "
+    "eval, merge-lora, app / web-ui, sample, rollout (`swift --help`'s list for the installed release); the "
+    "subcommand must come first, before any --flag")
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # e-g4 (issue 26): ms-swift's CLI router (swift/cli/main.py cli_main: `ROUTE_MAPPING[method_name]` in 3.x/4.x,
     # `route_mapping[method_name]` in 2.x) raising KeyError for a first argument that is not one of its subcommands
     # (`swift grpo`, `swift train`, a flag first): the command line, whatever the release
     (re.compile(r"swift[/\\]cli[/\\]main\.py (?:cli_)?main\n[^\n]*\bKeyError: '[^'\n]*'\s*$"), "config_error",
-     "the word after `swift` is not one of ms-swift's subcommands (its CLI router has no route for it): use one it "
-     "has - pt, sft, rlhf (DPO/ORPO/SimPO/KTO/GRPO... as `swift rlhf --rlhf_type grpo`), infer, deploy, export, "
-     "eval, merge-lora, app / web-ui, sample, rollout (`swift --help`'s list for the installed release); the "
-     "subcommand must come first, before any --flag"),
+     SWIFT_SUBCOMMAND_FIX),
     # r5-run (issue 26): torch's DTensor dispatcher refusing a plain collective on a tensor-parallel weight
     # (`found no DeviceMesh from dtensor args for c10d.broadcast_.default!` when DDP/FSDP broadcasts the module
     # states; `got mixed torch.Tensor and DTensor`): transformers >= 4.50 builds the model with tensor parallelism

@@ -1802,6 +1802,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
+    elif r.code == "dataset-error" and _SWIFT_ROUTER_KEYERROR.search("\n".join(texts or ())):
+        # e-g4: `KeyError: 'train'` (a split name to dataset-error) raised by ms-swift's CLI router: the subcommand
+        r.family, r.fix = "config_error", cat.SWIFT_SUBCOMMAND_FIX
+        r.title = "`swift` was given a subcommand it does not have (its CLI router has no route for it)"
     elif r.code == "json-decode-error" and _json_read_by_config(r.first.pre):
         # r3-misc: a JSON config (DeepSpeed's ds_config.json, an args file) with a syntax error: the run's settings
         r.family = "config_error"
@@ -1847,6 +1851,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
 # e-cfgerr: both layers of ROCm's device masks given a value in what the log shows (a command line, an env dump)
 _ROCR_MASK = re.compile(r"\bROCR_VISIBLE_DEVICES=['\"]?[\w,-]")
 _HIP_CUDA_MASK = re.compile(r"\b(?:HIP|CUDA)_VISIBLE_DEVICES=['\"]?[\w,-]")
+
+
+# e-g4: ms-swift's swift/cli/main.py (ROUTE_MAPPING 3.x/4.x, route_mapping 2.x) failing on the subcommand
+_SWIFT_ROUTER_KEYERROR = re.compile(r"(?:ROUTE_MAPPING|route_mapping)\[method_name\]\)?[^\n]*\n\s*KeyError: '")
 
 
 def _stacked_device_masks(blob: str) -> bool:
