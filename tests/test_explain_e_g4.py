@@ -195,3 +195,19 @@ def test_trainer_without_loss(tmp_path, keys, inputs, family):
     assert r is not None and r.family == family
     if family == "config_error":
         assert r.code == "trainer-model-without-head" and "label_names" in r.fix
+
+
+def test_cuda_runtime_no_device_with_mask_shown(tmp_path):
+    # cudaErrorNoDevice in the CUDA runtime's words, the log setting the mask to a device the box lacks
+    r = _explain(tmp_path, "export CUDA_VISIBLE_DEVICES=1\n" + TB +
+                 "RuntimeError: CUDA error: no CUDA-capable device is detected\n")
+    assert r is not None and r.family == "config_error" and "CUDA_VISIBLE_DEVICES=1" in r.title
+
+
+def test_no_gpu_with_a_broken_driver_is_not_the_mask(tmp_path):
+    r = _explain(tmp_path, "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                           "driver. Make sure that the latest NVIDIA driver is installed and running.\n" + TB +
+                 NO_GPU_TAIL)
+    assert r is not None and r.family != "config_error"
+    r = _explain(tmp_path, TB + "RuntimeError: CUDA error: no CUDA-capable device is detected\n")
+    assert r is not None and r.family == "cuda_error"

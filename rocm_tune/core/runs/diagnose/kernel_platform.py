@@ -33,6 +33,11 @@ _FA_CHOSEN = re.compile(r"\"?attention(?:_mechanism|_type|_backend)?\"?\s*[:=]\s
 _KERNEL_NOT_RUN = re.compile(r"named symbol not found|invalid device function|no kernel image|operation not "
                              r"supported|device kernel image is invalid|invalid ptx|PTX JIT compil", re.I)
 _NO_CUDA_GPU = re.compile(r"No CUDA GPUs are available")
+_NO_CUDA_DEVICE = re.compile(r"no CUDA-capable device is detected")
+# the NVIDIA driver itself not answering (nvidia-smi's and torch's words): the driver is the cause, not the mask
+_DRIVER_BROKEN = re.compile(r"NVIDIA-SMI has failed|couldn't communicate with the NVIDIA driver|CUDA unknown error|"
+                            r"Driver/library version mismatch|Found no NVIDIA driver|NVIDIA driver on your system is "
+                            r"too old|nvidia-smi: command not found|Failed to initialize NVML")
 _MASK_SHOWN = re.compile(r"\bCUDA_VISIBLE_DEVICES\b['\"\]]*\s*[:=]\s*['\"]?([\w,-]*)")
 
 
@@ -63,10 +68,15 @@ def zluda_attention_kernel(family: str, line: str, texts: Sequence[str]) -> bool
 
 def cuda_build_sees_no_gpu(code: str, line: str, texts: Sequence[str]) -> str | None:
     """'' or the CUDA_VISIBLE_DEVICES value the log shows, when PyTorch's CUDA build found no device on a log with
-    no ROCm sign; None otherwise."""
-    if code != "no-gpu-visible" or not _NO_CUDA_GPU.search(line):
+    no ROCm sign and no sign of a broken NVIDIA driver; None otherwise. The CUDA runtime's own text for the same
+    status (`no CUDA-capable device is detected`, cudaErrorNoDevice) only where the log shows the mask set."""
+    torch_words = code == "no-gpu-visible" and _NO_CUDA_GPU.search(line)
+    runtime_words = code == "cuda-error" and _NO_CUDA_DEVICE.search(line)
+    if not (torch_words or runtime_words):
         return None
-    if any(cat.ROCM_MARKERS.search(t) for t in texts):
+    if any(cat.ROCM_MARKERS.search(t) or _DRIVER_BROKEN.search(t) for t in texts):
         return None
     shown = next((m for t in texts for m in [_MASK_SHOWN.search(t)] if m), None)
-    return shown.group(1) if shown else ""
+    if shown is None:
+        return "" if torch_words else None
+    return shown.group(1)
