@@ -66,7 +66,7 @@ OOR = [
 def test_triton_out_of_resources_by_kernel(tmp_path, family, code, text):
     r = _explain(tmp_path, text)
     assert r is not None and (r.family, r.code) == (family, code)
-    assert "num_stages" in r.fix
+    assert "num_stages" in r.fix and "per block" in r.cause
     if family == "flash_attn_error":
         assert "attention implementation" in r.fix
 

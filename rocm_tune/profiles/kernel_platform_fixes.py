@@ -11,7 +11,8 @@ ATTENTION_WORDS = (r"flex_attention|flex_attn|flash[\w-]*|fattn|xformers|\bf?mha
 # words of a kernel that is not attention (Liger's and unsloth's fused ops, a matmul/GEMM, norms, losses, rotary)
 OTHER_KERNEL_WORDS = (r"liger_kernel|unsloth[/\\]kernels|cross_entropy|fused_linear|rms_?norm|layer_?norm|"
                       r"\bmatmul\w*|\bgemm\w*|swiglu|geglu|\brope\b|rotary|moe_\w+|fused_moe|quantiz\w*")
-OOR_LINE = r"\bOutOfResources\b|out of resource: \w"
+OOR_LINE = (r"\bOutOfResources\b|out of resource: \w|too many resources requested for launch|"
+            r"Triton Error \[(?:CUDA|HIP)\]:.{0,40}too many resources")
 
 ATTENTION_OOR_TITLE = ("the attention kernel does not fit this GPU: Triton's launch needs more shared memory (or "
                        "registers/threads) per block than the GPU has")
@@ -39,3 +40,14 @@ NO_CUDA_DEVICE_FIX = ("check what hides the GPUs: CUDA_VISIBLE_DEVICES set to an
                       "script's os.environ['CUDA_VISIBLE_DEVICES']='1' on a one-GPU box, '' or -1), a --gpus / "
                       "--gpu_ids list naming a missing device, a container started without --gpus; set it to an "
                       "index `nvidia-smi -L` lists (or unset it)")
+
+OOR_CAUSE = ("the Triton kernel's launch config (block sizes, num_stages, num_warps) needs more shared memory, "
+             "registers or threads per block than this GPU has (Triton's OutOfResources: Required > Hardware limit); "
+             "kernels tuned on A100/H100 (163-227 KiB of shared memory per block) do not fit 99 KiB consumer and "
+             "Ada/Ampere-workstation GPUs or AMD's 64 KiB LDS")
+ZLUDA_ATTENTION_CAUSE = ("ZLUDA runs CUDA programs on AMD GPUs by translating their kernels; xformers' and "
+                         "flash-attention's hand-written CUDA kernels are outside what it translates, so their launch "
+                         "fails (named symbol not found / invalid device function)")
+NO_CUDA_DEVICE_CAUSE = ("PyTorch's CUDA build asked the driver for its devices and got none (cudaErrorNoDevice): "
+                        "the driver is there, but CUDA_VISIBLE_DEVICES (or a launcher's GPU list) names no device "
+                        "the machine has, or is empty")

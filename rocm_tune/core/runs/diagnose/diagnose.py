@@ -2249,13 +2249,16 @@ def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     lines = [r.first.text, r.first.context, *(h.text for h in r.evidence)]
     in_attention = kernel_platform.attention_out_of_resources(r.code, lines, r.first.pre)
     if in_attention:
-        r.family, r.title, r.fix = "flash_attn_error", kfx.ATTENTION_OOR_TITLE, kfx.ATTENTION_OOR_FIX
+        r.family, r.title, r.fix, r.cause = ("flash_attn_error", kfx.ATTENTION_OOR_TITLE, kfx.ATTENTION_OOR_FIX,
+                                             kfx.OOR_CAUSE)
     elif in_attention is False:
-        r.fix = kfx.OTHER_OOR_FIX + "; " + r.fix
+        r.fix, r.cause = kfx.OTHER_OOR_FIX + "; " + r.fix, kfx.OOR_CAUSE
     elif kernel_platform.zluda_attention_kernel(r.family, r.first.text, [r.first.pre, *texts]):
         r.family, r.title, r.fix = "flash_attn_error", kfx.ZLUDA_ATTENTION_TITLE, kfx.ZLUDA_ATTENTION_FIX
+        r.cause = kfx.ZLUDA_ATTENTION_CAUSE
     elif (mask := kernel_platform.cuda_build_sees_no_gpu(r.code, r.first.text, [r.first.pre, *texts])) is not None:
         r.family, r.title, r.fix = "config_error", kfx.NO_CUDA_DEVICE_TITLE, kfx.NO_CUDA_DEVICE_FIX
+        r.cause = kfx.NO_CUDA_DEVICE_CAUSE
         if mask:
             r.title += f" (the log sets CUDA_VISIBLE_DEVICES={mask})"
 
