@@ -211,3 +211,12 @@ def test_no_gpu_with_a_broken_driver_is_not_the_mask(tmp_path):
     assert r is not None and r.family != "config_error"
     r = _explain(tmp_path, TB + "RuntimeError: CUDA error: no CUDA-capable device is detected\n")
     assert r is not None and r.family == "cuda_error"
+
+
+def test_zluda_torch_flash_sdpa_kernel(tmp_path):
+    # SD.Next's device name on ZLUDA; torch's flash SDPA op in the frames
+    r = _explain(tmp_path, "Torch detected GPU: AMD Radeon RX 6800 XT [ZLUDA]\n" + TB +
+                 f"  File \"{SP}/torch/nn/functional.py\", line 5382, in scaled_dot_product_attention\n"
+                 "    return torch.ops.aten._scaled_dot_product_flash_attention(query, key, value)\n"
+                 "RuntimeError: CUDA error: invalid device function\n")
+    assert r is not None and r.family == "flash_attn_error" and "enable_flash_sdp(False)" in r.fix

@@ -32,7 +32,9 @@ ZLUDA_ATTENTION_TITLE = ("a CUDA attention kernel (xformers / flash-attention) t
 ZLUDA_ATTENTION_FIX = ("ZLUDA translates CUDA for AMD GPUs but does not run xformers' or flash-attention's CUDA "
                        "kernels (nor cuDNN's flash SDPA): set the attention to PyTorch's SDP/Default in the trainer "
                        "or UI (OneTrainer: Training tab > Attention: SDP or Default; webuis: drop --xformers, "
-                       "cross-attention optimization SDP), or uninstall xformers from the venv")
+                       "cross-attention optimization SDP), or uninstall xformers from the venv; for torch's own "
+                       "flash SDPA kernel call torch.backends.cuda.enable_flash_sdp(False) (the math/mem-efficient "
+                       "paths run)")
 
 NO_CUDA_DEVICE_TITLE = ("no GPU visible to the CUDA build of PyTorch: the driver answered, but the devices the "
                         "process may see are none (CUDA_VISIBLE_DEVICES or a launcher's GPU list)")

@@ -28,7 +28,9 @@ _ZLUDA = re.compile(r"\bZLUDA\b|zluda[\w.]*[/\\]|\[ZLUDA\]|\bzluda\b", re.I)
 # the attention implementation chosen: xformers / flash-attention named as a setting, a flag or in the frames
 _FA_CHOSEN = re.compile(r"\"?attention(?:_mechanism|_type|_backend)?\"?\s*[:=]\s*\"?(?:XFORMERS|FLASH\w*)\b|"
                         r"--(?:xformers|flash[-_]attn)\b|[/\\]xformers[/\\]|[/\\]flash_attn[/\\]|"
-                        r"memory_efficient_attention|\bxformers\.ops\b|flash_attn_(?:func|varlen)", re.I)
+                        r"memory_efficient_attention|\bxformers\.ops\b|flash_attn_(?:func|varlen)|"
+                        # torch's own flash / memory-efficient SDPA kernels (SD.Next turns flash SDP off on ZLUDA)
+                        r"_scaled_dot_product_(?:flash|efficient|cudnn)_attention", re.I)
 # a CUDA kernel that the translation layer cannot load or run
 _KERNEL_NOT_RUN = re.compile(r"named symbol not found|invalid device function|no kernel image|operation not "
                              r"supported|device kernel image is invalid|invalid ptx|PTX JIT compil", re.I)
