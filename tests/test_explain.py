@@ -24,6 +24,15 @@ GIB = 2**30
 
 # (expected code, the line as posted, where it was posted)
 REAL_LINES = [
+    # e-g4 (issue 26): transformers trainer.py compute_loss with a base model (BertModel) given to Trainer
+    ("trainer-model-without-head", "ValueError: The model did not return a loss from the inputs, only the following "
+     "keys: last_hidden_state,pooler_output. For reference, the inputs it received are input_ids,attention_mask.",
+     "huggingface/transformers trainer.py compute_loss; openillumi BertModel QA thread"),
+    ("hip-sdk-dll-version-mismatch", "Failed to load ZLUDA: Could not find module 'C:\\Program Files\\AMD\\ROCm\\6.1"
+     "\\bin\\hiprtc0507.dll' (or one of its dependencies). Try using the full path with constructor syntax.",
+     "Nerogar/OneTrainer#421"),
+    ("drm-auth-refused", "amdgpu_device_initialize: amdgpu_get_auth (1) failed (-1)",
+     "mesa/libdrm amdgpu_device.c; ROCm/k8s-device-plugin#65"),
     ("oom", "OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 MiB (GPU 1; 31.75",
      "calibration alpaca-rlhf-3 (l294265421/alpaca-rlhf#3)"),
     ("oom", "[rank3]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.45 GiB.",

@@ -147,6 +147,60 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          sources=("ROCm/MIOpen src/comgr.cpp and src/hipoc/hipoc_program.cpp (Error [Compile] / [BuildHip] / "
                   "[SetIsaName], 'Code object build failed. Source: ...')", "ryujaehun/pytorch-gpu-benchmark#19",
                   "ROCm/legacy-rocm-build#6150")),
+    # e-g4 (issue 26): transformers' Trainer.compute_loss (trainer.py: `The model did not return a loss from the
+    # inputs, only the following keys: {outputs.keys()}. For reference, the inputs it received are {inputs.keys()}.`)
+    # with only a base model's outputs (last_hidden_state, pooler_output, hidden_states, past_key_values: no `logits`
+    # of any head): the model class has no task head (AutoModel/BertModel), which no data can fix. Outputs with a
+    # head's logits (labels that did not reach the model) stay dataset-error's
+    _sig("trainer-model-without-head", "config_error", "error", "root", "the model given to Trainer has no task "
+         "head, so it returns no loss",
+         "Trainer takes the loss from the model's outputs; a base model class (AutoModel, BertModel, LlamaModel) "
+         "returns only hidden states (last_hidden_state, pooler_output), never a loss, whatever the inputs",
+         "load the task's class (AutoModelForCausalLM / ...ForSequenceClassification / ...ForQuestionAnswering), "
+         "pass the labels it expects (set TrainingArguments.label_names when they are not called `labels`, e.g. "
+         "['start_positions', 'end_positions']), or override compute_loss",
+         "print(type(model).__name__) and the keys the error lists: a name without `For...` is a base model",
+         (r"The model did not return a loss from the inputs, only the following keys: (?![^\n]*?logits)"
+          r"[\w,]*(?:\. For reference|\s*$)",),
+         ("did not return a loss",),
+         sources=("huggingface/transformers src/transformers/trainer.py compute_loss (4.x)",
+                  "huggingface forum 'The model did not return a loss from the inputs' (BertModel, AutoModel)")),
+    # e-g4 (issue 26): a HIP SDK DLL that the loader (ZLUDA's, a ComfyUI/OneTrainer/SD.Next ZLUDA installer, a
+    # program built on one HIP SDK) names by another HIP SDK's version than the ROCm folder it looks in: HIP SDK 5.7
+    # ships hiprtc0507.dll and amdhip64.dll, 6.1 hiprtc0601.dll and amdhip64_6.dll, 6.2 hiprtc0602.dll
+    # (ZLUDA's README: built for one HIP SDK; lshqqytiger/ZLUDA releases ship -rocm5 and -rocm6 builds)
+    _sig("hip-sdk-dll-version-mismatch", "version_check", "error", "root", "a HIP SDK library of another HIP SDK "
+         "release was asked for (the loader was built for another HIP SDK than the one installed)",
+         "the program or ZLUDA build loads the HIP SDK DLLs by the names of the release it was built for (hiprtcMMmm"
+         ".dll, amdhip64.dll / amdhip64_N.dll), which the installed HIP SDK does not ship",
+         "install the ZLUDA build (or the program's build) made for the installed HIP SDK (ZLUDA -rocm5 for 5.7, "
+         "-rocm6 for 6.x), or install the HIP SDK release it was built for; point HIP_PATH at that release",
+         "`dir \"%HIP_PATH%bin\" | findstr /i \"hiprtc amdhip64\"` against the DLL name in the error",
+         (r"ROCm[\\/]+(\d+)\.(\d+)[\\/][^'\"\n]*?hiprtc(?!0*\1(?:0*\2)?\.dll)\d{3,4}\.dll",
+          r"ROCm[\\/]+(?:[6-9]|\d{2,})\.\d+[\\/][^'\"\n]*?amdhip64\.dll",
+          r"ROCm[\\/]+(\d+)\.\d+[\\/][^'\"\n]*?amdhip64_(?!\1\.dll)\d+\.dll"),
+         ("hiprtc", "amdhip64"),
+         sources=("Nerogar/OneTrainer ZLUDA loader (hiprtc0507.dll under C:\\Program Files\\AMD\\ROCm\\6.1)",
+                  "lshqqytiger/ZLUDA releases (rocm5 / rocm6 builds)", "AMD HIP SDK for Windows file lists")),
+    # e-g4 (issue 26, FAMILIES.md amended rule 2): libdrm's amdgpu_device_initialize (amdgpu_device.c: `%s:
+    # amdgpu_get_auth (1) failed (%i)`): amdgpu_get_auth could not tell the render node from the primary one and
+    # its DRM_IOCTL_GET_CLIENT failed: the process may not use the node as given (a container's device permissions,
+    # a device plugin's cgroup rule); with strace showing access()/open() of /dev/dri or /dev/kfd refused (EPERM:
+    # the device cgroup / seccomp). Weak: desktops print it for a second GPU that nothing uses
+    _sig("drm-auth-refused", "hf_cache_permission", "error", "weak", "the GPU's DRM device node was refused to "
+         "this process (libdrm could not authenticate the render node)",
+         "the render node /dev/dri/renderD* is visible but this process may not use it as a render node: the "
+         "container's device permissions (a Kubernetes device plugin's or docker's device cgroup rule, a seccomp "
+         "profile) or the node's mode keep it out, so the HIP runtime finds no GPU",
+         "give the container the device with read-write permission (docker --device=/dev/dri/renderDN:rw "
+         "--device=/dev/kfd, the device plugin's permissions `rw`), and the render/video group of the host "
+         "(--group-add); outside containers add the user to render and video",
+         "`ls -l /dev/dri /dev/kfd` and `id` in the container; `strace -f -e trace=access,openat` on torch's init",
+         (r"amdgpu_device_initialize: amdgpu_get_auth \(\d\) failed \(-?\d+\)",
+          r"(?:access|openat?|stat|faccessat2?)\((?:AT_FDCWD, )?\"/dev/(?:dri/\w+|kfd)\".{0,60}= -1 EPERM\b"),
+         ("amdgpu_get_auth", "/dev/dri", "/dev/kfd"),
+         sources=("mesa/libdrm amdgpu/amdgpu_device.c amdgpu_device_initialize / amdgpu_get_auth",
+                  "ROCm/k8s-device-plugin#65 (PyTorch 2.1 ROCm in a pod: amdgpu_get_auth (1) failed (-1))")),
     _sig("deepspeed-setup-needs-torch", "deepspeed_build_jit", "error", "root", "DeepSpeed's setup.py could not "
          "pre-compile its ops: torch is not importable where pip builds it",
          "pip builds DeepSpeed from source in an isolated environment without torch; with DS_BUILD_OPS=1 (the default "
@@ -2257,6 +2311,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"triton.{0,80}(?:does not support|unsupported).{0,40}(?:gfx|arch|target)",
           # a Triton kernel that does not fit this GPU (shared memory / registers), or built for another one
           r"triton\.runtime\.errors\.OutOfResources", r"Triton Error \[CUDA\]",
+          # e-g4: Triton's OutOfResources as every release prints it (triton/runtime/errors.py: `out of resource:
+          # {name}, Required: {required}, Hardware limit: {limit}`), under any module path (triton.runtime.autotuner,
+          # triton.compiler.compiler) or bare, re-raised by inductor
+          r"(?:^|[\s:.])OutOfResources: out of resource: \w[\w ]*, Required: \d+",
           # r3-hip: on ROCm only a launch that asks for too many resources is the kernel's config; the HIP runtime's
           # other errors through Triton's launcher are the runtime's (hip_error signatures, oom)
           r"Triton Error \[HIP\]:\s*(?:Code: \d+, Messsage: )?too many resources"),
@@ -2928,7 +2986,17 @@ REMOVED_TRAINING_ARGS: frozenset[str] = frozenset((
     "fsdp_transformer_layer_cls_to_wrap", "include_inputs_for_metrics", "dispatch_batches", "split_batches",
     "save_safetensors", "include_tokens_per_second", "past_index"))
 
+SWIFT_SUBCOMMAND_FIX = (
+    "the word after `swift` is not one of ms-swift's subcommands (its CLI router has no route for it): use one it "
+    "has - pt, sft, rlhf (DPO/ORPO/SimPO/KTO/GRPO... as `swift rlhf --rlhf_type grpo`), infer, deploy, export, "
+    "eval, merge-lora, app / web-ui, sample, rollout (`swift --help`'s list for the installed release); the "
+    "subcommand must come first, before any --flag")
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # e-g4 (issue 26): ms-swift's CLI router (swift/cli/main.py cli_main: `ROUTE_MAPPING[method_name]` in 3.x/4.x,
+    # `route_mapping[method_name]` in 2.x) raising KeyError for a first argument that is not one of its subcommands
+    # (`swift grpo`, `swift train`, a flag first): the command line, whatever the release
+    (re.compile(r"swift[/\\]cli[/\\]main\.py (?:cli_)?main\n[^\n]*\bKeyError: '[^'\n]*'\s*$"), "config_error",
+     SWIFT_SUBCOMMAND_FIX),
     # r5-run (issue 26): torch's DTensor dispatcher refusing a plain collective on a tensor-parallel weight
     # (`found no DeviceMesh from dtensor args for c10d.broadcast_.default!` when DDP/FSDP broadcasts the module
     # states; `got mixed torch.Tensor and DTensor`): transformers >= 4.50 builds the model with tensor parallelism

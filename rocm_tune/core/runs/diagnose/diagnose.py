@@ -34,10 +34,11 @@ from typing import Any
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import refusals, resemble
+from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
+from rocm_tune.profiles import kernel_platform_fixes as kfx
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -52,7 +53,8 @@ PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose t
 PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed",
                        "import-name-mismatch",    # ex-rocm: where a signature mismatch was raised (an op build)
                        "json-decode-error",       # r3-misc: which reader met the malformed JSON (a config or data)
-                       "torch-build-lacks-backend"})  # h7-ver: whose import reached the part the torch build lacks
+                       "torch-build-lacks-backend",  # h7-ver: whose import reached the part the torch build lacks
+                       "torch-compile-error"})    # e-g4: which kernel (attention or not) did not fit the GPU
 
 
 # ------------------------------------------------------------------------------ hits
@@ -1800,6 +1802,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
+    elif r.code == "dataset-error" and _SWIFT_ROUTER_KEYERROR.search("\n".join(texts or ())):
+        # e-g4: `KeyError: 'train'` (a split name to dataset-error) raised by ms-swift's CLI router: the subcommand
+        r.family, r.fix = "config_error", cat.SWIFT_SUBCOMMAND_FIX
+        r.title = "`swift` was given a subcommand it does not have (its CLI router has no route for it)"
     elif r.code == "json-decode-error" and _json_read_by_config(r.first.pre):
         # r3-misc: a JSON config (DeepSpeed's ds_config.json, an args file) with a syntax error: the run's settings
         r.family = "config_error"
@@ -1831,6 +1837,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_versions(r, texts or ())
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
+    _refine_kernel_platform(r, texts or ())
     if r.code in _ARCH_CODES:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
@@ -1844,6 +1851,10 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
 # e-cfgerr: both layers of ROCm's device masks given a value in what the log shows (a command line, an env dump)
 _ROCR_MASK = re.compile(r"\bROCR_VISIBLE_DEVICES=['\"]?[\w,-]")
 _HIP_CUDA_MASK = re.compile(r"\b(?:HIP|CUDA)_VISIBLE_DEVICES=['\"]?[\w,-]")
+
+
+# e-g4: ms-swift's swift/cli/main.py (ROUTE_MAPPING 3.x/4.x, route_mapping 2.x) failing on the subcommand
+_SWIFT_ROUTER_KEYERROR = re.compile(r"(?:ROUTE_MAPPING|route_mapping)\[method_name\]\)?[^\n]*\n\s*KeyError: '")
 
 
 def _stacked_device_masks(blob: str) -> bool:
@@ -2230,6 +2241,26 @@ def _refine_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     r.code, r.family, r.severity = sig.code, sig.family, sig.severity
     r.title = sig.title + " (a HIP error, printed as a CUDA error by the ROCm build)"
     r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
+
+
+def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
+    """e-g4 (issue 26): Triton's OutOfResources in an attention kernel, a CUDA attention kernel ZLUDA cannot run,
+    PyTorch's CUDA build finding no device under its visibility mask (kernel_platform.py)."""
+    lines = [r.first.text, r.first.context, *(h.text for h in r.evidence)]
+    in_attention = kernel_platform.attention_out_of_resources(r.code, lines, r.first.pre)
+    if in_attention:
+        r.family, r.title, r.fix, r.cause = ("flash_attn_error", kfx.ATTENTION_OOR_TITLE, kfx.ATTENTION_OOR_FIX,
+                                             kfx.OOR_CAUSE)
+    elif in_attention is False:
+        r.fix, r.cause = kfx.OTHER_OOR_FIX + "; " + r.fix, kfx.OOR_CAUSE
+    elif kernel_platform.zluda_attention_kernel(r.family, r.first.text, [r.first.pre, *texts]):
+        r.family, r.title, r.fix = "flash_attn_error", kfx.ZLUDA_ATTENTION_TITLE, kfx.ZLUDA_ATTENTION_FIX
+        r.cause = kfx.ZLUDA_ATTENTION_CAUSE
+    elif (mask := kernel_platform.cuda_build_sees_no_gpu(r.code, r.first.text, [r.first.pre, *texts])) is not None:
+        r.family, r.title, r.fix = "config_error", kfx.NO_CUDA_DEVICE_TITLE, kfx.NO_CUDA_DEVICE_FIX
+        r.cause = kfx.NO_CUDA_DEVICE_CAUSE
+        if mask:
+            r.title += f" (the log sets CUDA_VISIBLE_DEVICES={mask})"
 
 
 _ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
