@@ -1,0 +1,23 @@
+deepspeed --hostfile=hostfile /home/dotouch/work/projects/LLaMA-Efficient-Tuning/src/train_bash.py \
+    --deepspeed ds_config.json \
+    --stage sft \
+    --model_name_or_path /home/work/projects/ChatGLM2-6B/ptuning/chatglm2-6b/ \
+    --do_train \
+    --dataset train \
+    --preprocessing_num_workers 8 \
+    --template chatglm2 \
+    --finetuning_type lora \
+    --lora_target query_key_value \
+    --output_dir /home/work/projects/LLaMA-Efficient-Tuning/checkpoint/chatglm2_lora \
+    --overwrite_cache \
+    --cutoff_len 32768 \
+    --per_device_train_batch_size 1 \
+    --lr_scheduler_type cosine \
+    --ddp_timeout 18000 \
+    --logging_steps 10 \
+    --save_steps 500 \
+    --learning_rate 2e-4 \
+    --num_train_epochs 1 \
+    --plot_loss \
+    --flash_attn \
+    --fp16

@@ -1,0 +1,21 @@
+deepspeed --num_gpus=8 src/train_bash.py \
+    --stage sft \
+    --model_name_or_path /data/model/chatglm3-6b/ \
+    --do_train \
+    --template default \
+    --dataset alpaca_gpt4_en \
+    --finetuning_type full \
+    --output_dir /data/test \
+    --overwrite_cache \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 1 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 1000 \
+    --learning_rate 5e-5 \
+    --num_train_epochs 3.0 \
+    --plot_loss \
+    --overwrite_output_dir \
+    --ddp_find_unused_parameters False \
+    --fp16
+    --deepspeed zero_stage3_offload_config.json

@@ -1,0 +1,32 @@
+#!/bin/bash
+
+CUDA_VISIBLE_DEVICES=4,5,6,7 torchrun --nproc_per_node=4  ../../src/train_bash.py \
+    --deepspeed /dev/shm/LLaMA-Factory/examples/deepspeed/ds_dz_zero2.json \
+    --stage sft \
+    --do_train \
+    --model_name_or_path /dev/shm/models/chatglm3-6b \
+    --dataset intention_train_template_0429_1 \
+    --dataset_dir /dev/shm/LLaMA-Factory/data \
+    --template chatglm3 \
+    --finetuning_type full \
+    --output_dir /dev/shm/LLaMA-Factory/output/intention_model_0429_1 \
+    --overwrite_cache \
+    --overwrite_output_dir \
+    --cutoff_len 1024 \
+    --preprocessing_num_workers 10 \
+    --per_device_train_batch_size 8 \
+    --per_device_eval_batch_size 4 \
+    --gradient_accumulation_steps 2 \
+    --lr_scheduler_type cosine \
+    --logging_steps 1 \
+    --warmup_steps 100 \
+    --save_strategy epoch \
+    --learning_rate 1e-5 \
+    --num_train_epochs 5.0 \
+    --data_seed 42 \
+    --plot_loss \
+    --gradient_checkpointing \
+    --ddp_timeout 180000000 \
+    --report_to tensorboard \
+    --bf16 \
+    --torch_compile
