@@ -96,3 +96,39 @@ def test_check_answers_without_deepspeed_for_the_detached_line(capsys):
     assert out["understood"]["zero_stage"] == 0
     assert any(f["code"] == "shell-missing-backslash" for f in out["findings"])
     assert out["verdict"] == "oom"          # full fine-tuning of 7.6B with AdamW, unsharded, on 80 GB
+
+
+LF_YAML = """model_name_or_path: meta-llama/Meta-Llama-3-8B-Instruct
+stage: sft
+do_train: true
+finetuning_type: lora
+lora_target: all
+dataset: alpaca_en_demo
+template: llama3
+cutoff_len: 2048
+output_dir: saves/x
+per_device_train_batch_size: 1
+bf16: true
+"""
+
+
+def _lf_note(files: dict[str, str], gpus: int) -> str | None:
+    from rocm_tune.core.runners.llamafactory import cli_release_note
+
+    return cli_release_note(read_texts(files), gpus)
+
+
+def test_which_llamafactory_release_decides_the_cli_launch_on_several_gpus():
+    bare = {"sft.yaml": LF_YAML, "run.sh": "CUDA_VISIBLE_DEVICES=0,1,2,3 llamafactory-cli train sft.yaml\n"}
+    note = _lf_note(bare, 4)
+    assert note is not None and "release decides" in note and "DataParallel" in note
+    assert _lf_note(bare, 1) is None                                   # one GPU: one process either way
+    forced = {**bare, "run.sh": "FORCE_TORCHRUN=1 llamafactory-cli train sft.yaml\n"}
+    assert _lf_note(forced, 4) is None
+    new = {**bare, "requirements.txt": "torch>=2.1\nllamafactory==0.9.1\n"}
+    assert _lf_note(new, 4) is None                                    # pinned at a release that starts torchrun
+    old = {**bare, "requirements.txt": "llamafactory[torch,metrics]==0.7.1\n"}
+    pinned = _lf_note(old, 4)
+    assert pinned is not None and "0.7 pinned" in pinned and "release decides" not in pinned
+    torchrun = {**bare, "run.sh": "torchrun --nproc_per_node 4 src/train.py sft.yaml\n"}
+    assert _lf_note(torchrun, 4) is None                               # its own launcher: torchrun either way
