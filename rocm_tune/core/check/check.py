@@ -1423,6 +1423,10 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     if _eval_on(job, getattr(model, "vision", None)):
         eval_batch = eval_batch_default(job, cfg, {**runner_defaults(runner), **job.defaults})
     phases, host, est_notes = memory_phases(job, model, cfg, eval_batch, gpu=gpu)
+    from rocm_tune.core.runners.llamafactory import cli_release_note
+
+    lf_note = cli_release_note(job, cfg.gpus)
+    est_notes += [lf_note] if lf_note else []
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.memory.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
 

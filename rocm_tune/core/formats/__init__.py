@@ -781,6 +781,7 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> Non
                 f"({job.entry_file}:{job.entry_line})", "check the other one on its own"))
             continue
         _read_command(job, cmd, p, script)
+    _detached_flags(job, script, p)
     sb = script.sbatch
     for key in ("--nodes", "-N"):
         if key in sb and as_int(sb[key][0]) and job.nodes is None:
@@ -790,6 +791,48 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> Non
             n = as_int(sb[key][0].rsplit(":", 1)[-1])
             if n:
                 job.gpus = Setting("gpus", n, p, sb[key][1], "#SBATCH " + key, "sbatch")
+
+
+def _detached_flags(job: Job, script: shell.Script, p: str) -> None:
+    """A line of the training command without its trailing backslash: bash ends the command there, and the next
+    lines (``--deepspeed ds.json ...``) are commands of their own that fail (``--deepspeed: command not found``).
+    Their flags never reach the program: a finding, and a DeepSpeed JSON they name is not the training's."""
+    train = next((c for c in script.commands if c.line == job.entry_line and job.entry_file == p), None)
+    if train is None or not train.tokens:
+        return
+    end = max(t.line for t in train.tokens)
+    lost: list[shell.Token] = []
+    for c in script.commands:
+        if c.line == end + 1 and c.argv and c.argv[0].startswith("-") and not c.env:
+            lost += c.tokens
+            end = max(t.line for t in c.tokens)
+    if not lost:
+        return
+    first, last = lost[0].line, lost[-1].line
+    flags = [t.text for t in lost if t.text.startswith("--")]
+    shown = ", ".join(flags[:8]) + (", ..." if len(flags) > 8 else "")
+    lines = f"line {first}" if first == last else f"lines {first}-{last}"
+    job.findings.append(Finding.of(
+        "shell-missing-backslash", p, first - 1,
+        f"line {first - 1} does not end in a backslash: bash ends the training command there and runs {lines} as "
+        f"a separate command (which fails): {len(flags)} flag(s) never reach the program ({shown})",
+        f"end line {first - 1} with a backslash"))
+    values = shell.flag_values(lost)
+    if "deepspeed" in values and "deepspeed" not in shell.flag_values(train.tokens):
+        v, ln = values["deepspeed"]
+        job.settings["__detached_ds__"] = Setting("__detached_ds__", v, p, ln, "deepspeed", "flag")
+
+
+def _drop_detached_ds(job: Job) -> None:
+    """The DeepSpeed JSON given beside a script whose ``--deepspeed`` line is cut off the command: not used."""
+    cut = job.settings.pop("__detached_ds__", None)
+    if cut is None or job.ds is None or "deepspeed" in job.settings or not job.ds.file:
+        return
+    if os.path.basename(job.ds.file) != os.path.basename(str(cut.value)):
+        return
+    job.ds = None
+    job.notes.append(f"{cut.value}: not used -- the --deepspeed line ({cut.file}:{cut.line}) is cut off the "
+                     f"training command, so the program runs without DeepSpeed")
 
 
 def _read_lf_args_dict(job: Job, text: str, p: str) -> bool:
@@ -1024,6 +1067,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     if primus_cfgs and job.runner == "unknown":
         _apply_primus(job, texts, primus_cfgs[0])
     _apply_main_config(job, texts, yaml_cfgs, axo_cfgs)
+    _drop_detached_ds(job)
     # DeepSpeed JSON named by the config (runners/deepspeed.py)
     deepspeed_json.attach_reference(job, texts)
     _native_deepspeed(job, texts)

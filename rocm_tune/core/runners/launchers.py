@@ -309,7 +309,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 commands.append(c)
             findings += inner.findings
             continue
-        body = [Token(_expand(t.text, {**shell_vars, **exports, **env}), t.line) for t in toks[k:]]
+        body = _split_unquoted(toks[k:], parts, {**shell_vars, **exports, **env})
         dropped_toks = _tokens(dropped) if dropped else []
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks, wrappers=tuple(wrappers))
         commands.append(cmd)
@@ -318,6 +318,30 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
                   shell_vars=shell_vars)
+
+
+_WHOLE_VAR = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+
+
+def _split_unquoted(toks: list[Token], parts: list[tuple[int, str]], env: dict[str, str]) -> list[Token]:
+    """The command's words with variables expanded as bash does: a word that is one unquoted ``$args`` /
+    ``${args}`` is split on whitespace (bash's word splitting, IFS unset), so ``args="--stage dpo --bf16 True"``
+    then ``deepspeed train.py $args`` passes four words; ``"$args"`` stays one word. Splitting keeps quote
+    characters inside the value as they are (bash does not re-read quotes after an expansion)."""
+    raw = " ".join(_strip_comment(t) for _, t in parts)
+    out: list[Token] = []
+    pos = 0
+    for t in toks:
+        m = _WHOLE_VAR.match(t.text)
+        value = _expand(t.text, env)
+        at = raw.find(t.text, pos) if m else -1
+        if at >= 0:
+            pos = at + len(t.text)
+        if m and (m.group(1) or m.group(2)) in env and at >= 0 and raw[at - 1:at] not in ('"', "'"):
+            out += [Token(w, t.line) for w in value.split()]
+        else:
+            out.append(Token(value, t.line))
+    return out
 
 
 def _parse_task(task: list[tuple[int, str]], file: str) -> Script:

@@ -321,3 +321,32 @@ def with_overrides(data: dict, argv: list[str]) -> dict:
     words = [(w, 0) for w in argv if "=" in w and not w.startswith("-")]
     out.update({k: s.value for k, s in read_overrides(words, "").items()})
     return out
+
+
+# `llamafactory-cli train` starts torchrun itself (one rank per visible GPU, or FORCE_TORCHRUN=1) from release 0.8.0
+# (hiyouga/LLaMA-Factory src/llamafactory/cli.py, commit f45e81e "fix #4137", 2024-06-07); 0.7.0-0.7.1 ran the
+# trainer in this one process, where transformers' Trainer wraps the model in torch.nn.DataParallel over every visible
+# GPU (training_args.n_gpu > 1: replicas on each GPU, the outputs gathered on GPU 0).
+CLI_TORCHRUN_SINCE = (0, 8)
+_PIN = r"(?im)^\s*(?:llamafactory|llmtuner)\s*(?:\[[^\]]*\])?\s*==\s*v?(\d+)\.(\d+)"
+
+
+def cli_release_note(job: Job, gpus_per_node: int) -> str | None:
+    """What the LLaMA-Factory release decides for `llamafactory-cli train` with several visible GPUs: None when the
+    release is pinned at 0.8 or later (torchrun, as modelled) or the launch is not the bare CLI on >1 GPU."""
+    import re
+
+    if job.launcher != "llamafactory-cli" or gpus_per_node <= 1:
+        return None
+    if any("FORCE_TORCHRUN" in t for t in job.files.values()):
+        return None
+    pins = [(int(m.group(1)), int(m.group(2))) for t in job.files.values() for m in re.finditer(_PIN, t)]
+    if pins and min(pins) >= CLI_TORCHRUN_SINCE:
+        return None
+    one = ("llamafactory-cli train of LLaMA-Factory 0.7.x runs one process: transformers' Trainer wraps the model in "
+           "nn.DataParallel over the visible GPUs (a replica on each, outputs gathered on GPU 0), which this estimate "
+           "does not model")
+    if pins:
+        return f"{one} (llamafactory {pins[0][0]}.{pins[0][1]} pinned)"
+    return (f"the LLaMA-Factory release decides the launch: from 0.8.0 llamafactory-cli train starts torchrun with one "
+            f"rank per visible GPU (src/llamafactory/cli.py; counted here); {one}")
