@@ -120,8 +120,7 @@ def _lf_note(files: dict[str, str], gpus: int) -> str | None:
 
 def test_which_llamafactory_release_decides_the_cli_launch_on_several_gpus():
     bare = {"sft.yaml": LF_YAML, "run.sh": "CUDA_VISIBLE_DEVICES=0,1,2,3 llamafactory-cli train sft.yaml\n"}
-    note = _lf_note(bare, 4)
-    assert note is not None and "release decides" in note and "DataParallel" in note
+    assert _lf_note(bare, 4) is None              # no pin: every release since 0.8.0 starts torchrun (no noise)
     assert _lf_note(bare, 1) is None                                   # one GPU: one process either way
     forced = {**bare, "run.sh": "FORCE_TORCHRUN=1 llamafactory-cli train sft.yaml\n"}
     assert _lf_note(forced, 4) is None
@@ -129,6 +128,6 @@ def test_which_llamafactory_release_decides_the_cli_launch_on_several_gpus():
     assert _lf_note(new, 4) is None                                    # pinned at a release that starts torchrun
     old = {**bare, "requirements.txt": "llamafactory[torch,metrics]==0.7.1\n"}
     pinned = _lf_note(old, 4)
-    assert pinned is not None and "0.7 pinned" in pinned and "release decides" not in pinned
+    assert pinned is not None and "0.7 pinned" in pinned and "DataParallel" in pinned
     torchrun = {**bare, "run.sh": "torchrun --nproc_per_node 4 src/train.py sft.yaml\n"}
     assert _lf_note(torchrun, 4) is None                               # its own launcher: torchrun either way

@@ -332,8 +332,8 @@ _PIN = r"(?im)^\s*(?:llamafactory|llmtuner)\s*(?:\[[^\]]*\])?\s*==\s*v?(\d+)\.(\
 
 
 def cli_release_note(job: Job, gpus_per_node: int) -> str | None:
-    """What the LLaMA-Factory release decides for `llamafactory-cli train` with several visible GPUs: None when the
-    release is pinned at 0.8 or later (torchrun, as modelled) or the launch is not the bare CLI on >1 GPU."""
+    """What a pinned LLaMA-Factory 0.7.x means for `llamafactory-cli train` with several visible GPUs (one process,
+    nn.DataParallel); None without such a pin (0.8.0+ starts torchrun, as modelled) or off the bare CLI on >1 GPU."""
     import re
 
     if job.launcher != "llamafactory-cli" or gpus_per_node <= 1:
@@ -346,7 +346,6 @@ def cli_release_note(job: Job, gpus_per_node: int) -> str | None:
     one = ("llamafactory-cli train of LLaMA-Factory 0.7.x runs one process: transformers' Trainer wraps the model in "
            "nn.DataParallel over the visible GPUs (a replica on each, outputs gathered on GPU 0), which this estimate "
            "does not model")
-    if pins:
-        return f"{one} (llamafactory {pins[0][0]}.{pins[0][1]} pinned)"
-    return (f"the LLaMA-Factory release decides the launch: from 0.8.0 llamafactory-cli train starts torchrun with one "
-            f"rank per visible GPU (src/llamafactory/cli.py; counted here); {one}")
+    # without a pin the release is not in the files: every release since 0.8.0 (June 2024) starts torchrun, as
+    # counted; saying so on every multi-GPU check would be noise
+    return f"{one} (llamafactory {pins[0][0]}.{pins[0][1]} pinned)" if pins else None
