@@ -252,8 +252,79 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
 )
 # ====================================================================== explain-3 — END
 
+# ====================================================================== e-swift2 (issue 26) — BEGIN
+# ms-swift's runtime failures (not its argument refusals), in the spellings its source produces (modelscope/ms-swift
+# swift/model/model_meta.py, swift/template/register.py, swift/template/base.py + templates/*.py, swift/template/
+# vision_utils.py, swift/infer_engine/vllm_engine.py, swift/rlhf_trainers/rollout_mixin.py), and the vLLM v1 KV-cache
+# check (vllm/v1/core/kv_cache_utils.py) that GRPO/rollout engines inside swift hit; the f-string holes are open.
+_ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
+    _sig("swift-model-type-unmatched", "unrecognized_model_type_adapter", "error", "root", "ms-swift could not tell "
+         "which model type this checkpoint is",
+         "ms-swift's model registry has no model_type matching the checkpoint (a model newer than the installed "
+         "ms-swift, or a local directory whose config/name does not tell the type)",
+         "pass --model_type explicitly (from ms-swift's supported-models list), or upgrade ms-swift to a release "
+         "that registers this model",
+         "ms-swift's Supported-models-and-datasets page for the installed release",
+         (r"Model \"?[^\n]{0,300}\"? is not supported because no suitable `model_type` was found",
+          r"Failed to automatically match `model_type` for `[^`\n]*`",
+          r"Failed to automatically match `template_type` for `[^`\n]*`"),
+         ("no suitable `model_type`", "Failed to automatically match `"),
+         sources=("modelscope/ms-swift swift/model/model_meta.py (get_matched_model_meta / get_model_info_meta)",
+                  "modelscope/ms-swift swift/template/register.py (get_template)")),
+    _sig("vllm-kv-cache-too-small", "gpu_oom", "error", "root", "vLLM has too little GPU memory left for the KV "
+         "cache of one request",
+         "after the weights, the GPU memory vLLM may use (gpu_memory_utilization) leaves less KV cache than one "
+         "sequence of max_model_len needs (in GRPO/rollout the training process shares the GPU)",
+         "lower max_model_len (swift: --vllm_max_model_len), raise gpu_memory_utilization (--vllm_gpu_memory_utilization) "
+         "if the GPU has room, or give vLLM more GPUs (tensor parallel) / sleep the trainer (--sleep_level)",
+         "the message's two GiB figures: KV cache needed vs available",
+         (r"To serve at least one request with the models?'?s max seq len \(\d+\), \([\d.]+ GiB KV cache is needed, "
+          r"which is larger than the available KV cache memory",),
+         ("To serve at least one request",),
+         sources=("vllm-project/vllm vllm/v1/core/kv_cache_utils.py (check_enough_kv_cache_memory)",)),
+    _sig("swift-media-count-mismatch", "dataset_error", "error", "root", "a sample's media placeholders do not match "
+         "its media",
+         "a row has a different number of <image>/<video>/<audio> tags in its messages than files in its "
+         "images/videos/audios column (or its media file cannot be read)",
+         "fix those rows: one <image> tag per image (ms-swift adds none when the row's text already has tags), "
+         "readable media paths; drop the rows that cannot be fixed",
+         "count the tags and the media of the row the traceback was encoding",
+         (r"AssertionError: len\(idx_list\): \d+, len\((?:images|videos|audios)\): \d+",
+          r"AssertionError: len\(num_patches\): \d+, len\(idx_list\): \d+",
+          r"AssertionError: Found \d+ audio placeholders but have \d+ audios",
+          r"Could not open video file \S+", r"Video file \S+ has invalid or zero frame count",
+          r"Could not read enough frames from video file \S+", r"ValueError: No audio (?:stream )?found\."),
+         ("len(idx_list)", "len(num_patches)", "audio placeholders", "video file", "Video file", "No audio"),
+         sources=("modelscope/ms-swift swift/template/base.py (replace_tag asserts), swift/template/templates/"
+                  "internvl.py, minicpm.py, swift/template/vision_utils.py (load_video_*, load_audio)",)),
+    _sig("swift-engine-too-old", "version_check", "error", "root", "the installed engine/library is older than "
+         "this ms-swift feature needs",
+         "ms-swift asked the installed vLLM/transformers for a feature its release does not have",
+         "upgrade the package the message names (to the release ms-swift's requirements list), or turn the "
+         "feature off",
+         "`pip show vllm transformers` against ms-swift's requirements",
+         (r"The current version of (?:vLLM|vllm|transformers|peft|trl|deepspeed) (?:does not|doesn't) support",
+          r"The current version of (?:vLLM|vllm) only supports .{0,80}Please upgrade",
+          r"is only supported in \"?(?:transformers|vllm|torch|peft|trl)\s*>=\s*\d"),
+         ("The current version of", "is only supported in"),
+         sources=("modelscope/ms-swift swift/infer_engine/vllm_engine.py (_prepare_engine_kwargs asserts), "
+                  "swift/model/register.py (experts_impl)",)),
+    _sig("engine-not-installed", "missing_package", "error", "root", "the engine the run asked for is not installed",
+         "the run enabled an engine (vLLM for GRPO/rollout, DeepSpeed) that is not installed in this environment",
+         "install it (`pip install vllm` / `pip install deepspeed`, the release ms-swift's requirements name) or "
+         "turn the option off (--use_vllm false, no --deepspeed)",
+         "`python -c 'import vllm, deepspeed'` in the same environment",
+         (r"vLLM is not available and `use_vllm` is set to True",
+          r"DeepSpeed is not available => install it using"),
+         ("is not available and `use_vllm`", "DeepSpeed is not available"),
+         sources=("modelscope/ms-swift swift/rlhf_trainers/rollout_mixin.py, swift/megatron/trainers/rollout_mixin.py",
+                  "huggingface/accelerate src/accelerate/accelerator.py (DeepSpeed is not available)")),
+)
+# ====================================================================== e-swift2 — END
+
 # Order matters only among signatures matching the same line: the first of the highest priority wins.
 SIGNATURES: tuple[Signature, ...] = (
+    *_ESWIFT2_SIGNATURES,  # e-swift2 block above
     *_EXPLAIN3_SIGNATURES,  # explain-3 block above
     # ------------------------------------------------------------------ gpu_oom
     _sig("oom", "gpu_oom", "error", "root", "GPU out of memory",
