@@ -293,10 +293,40 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
           r"AssertionError: len\(num_patches\): \d+, len\(idx_list\): \d+",
           r"AssertionError: Found \d+ audio placeholders but have \d+ audios",
           r"Could not open video file \S+", r"Video file \S+ has invalid or zero frame count",
-          r"Could not read enough frames from video file \S+", r"ValueError: No audio (?:stream )?found\."),
-         ("len(idx_list)", "len(num_patches)", "audio placeholders", "video file", "Video file", "No audio"),
+          r"Could not read enough frames from video file \S+", r"ValueError: No audio (?:stream )?found\.",
+          # ms-swift 2.x load_image: a path that is not a file is read as base64 and fails
+          r"invalid image: \S", r"UnidentifiedImageError: cannot identify image file"),
+         ("len(idx_list)", "len(num_patches)", "audio placeholders", "video file", "Video file", "No audio",
+          "invalid image: ", "cannot identify image file"),
          sources=("modelscope/ms-swift swift/template/base.py (replace_tag asserts), swift/template/templates/"
-                  "internvl.py, minicpm.py, swift/template/vision_utils.py (load_video_*, load_audio)",)),
+                  "internvl.py, minicpm.py, swift/template/vision_utils.py (load_video_*, load_audio), v2.6 "
+                  "swift/llm/utils/vision_utils.py (invalid image)", "python-pillow PIL/Image.py open()")),
+    _sig("eval-oom", "gpu_oom", "error", "root", "GPU out of memory during evaluation",
+         "the evaluation batch needed more GPU memory than was free (auto_find_batch_size only shrinks the "
+         "training batch)",
+         "lower per_device_eval_batch_size (and eval_accumulation_steps to move predictions to the CPU), or "
+         "evaluate with a shorter max length",
+         "the step where it failed is an evaluation step (eval_steps)",
+         (r"Evaluation hit an out-of-memory error",),
+         ("Evaluation hit an out-of-memory",),
+         sources=("huggingface/transformers src/transformers/trainer.py (evaluation loop under auto_find_batch_size)",)),
+    _sig("state-dict-file-corrupt", "model_download", "error", "root", "the model's weight file is corrupt",
+         "the weights file on disk is truncated or damaged (an interrupted download or copy)",
+         "delete the damaged file from the model directory / cache and download it again",
+         "compare the file's size or sha256 with the hub's",
+         (r"The state dictionary of the model you are trying to load is corrupted",),
+         ("state dictionary of the model you are trying to load is corrupted",),
+         sources=("huggingface/transformers src/transformers/modeling_utils.py (_load_pretrained_model)",)),
+    _sig("no-pad-token-batch", "tokenizer_template", "error", "root", "the tokenizer/model has no padding token",
+         "a sequence-classification head needs pad_token_id to find each row's last token, and the model config "
+         "has none, so batches larger than 1 cannot be handled",
+         "set a pad token (tokenizer.pad_token = tokenizer.eos_token and model.config.pad_token_id = "
+         "tokenizer.pad_token_id), or train with batch size 1",
+         "`model.config.pad_token_id` is None",
+         (r"Cannot handle batch sizes > 1 if no padding token is defined",),
+         ("no padding token is defined",),
+         sources=("huggingface/transformers models/*/modeling_*.py ForSequenceClassification.forward; "
+                  "modelscope/ms-swift swift/model/patcher.py",)),
     _sig("swift-engine-too-old", "version_check", "error", "root", "the installed engine/library is older than "
          "this ms-swift feature needs",
          "ms-swift asked the installed vLLM/transformers for a feature its release does not have",
@@ -315,8 +345,12 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          "turn the option off (--use_vllm false, no --deepspeed)",
          "`python -c 'import vllm, deepspeed'` in the same environment",
          (r"vLLM is not available and `use_vllm` is set to True",
-          r"DeepSpeed is not available => install it using"),
-         ("is not available and `use_vllm`", "DeepSpeed is not available"),
+          r"DeepSpeed is not available => install it using",
+          # transformers' own requirement lines for a package that is absent (modeling_utils / trainer_utils)
+          r"(?:ImportError|RuntimeError): The package `[\w.-]+` is required to use",
+          r"(?:ImportError|RuntimeError): You need to install [\w.-]+ \(pip install [\w.-]+\)"),
+         ("is not available and `use_vllm`", "DeepSpeed is not available", "is required to use",
+          "You need to install"),
          sources=("modelscope/ms-swift swift/rlhf_trainers/rollout_mixin.py, swift/megatron/trainers/rollout_mixin.py",
                   "huggingface/accelerate src/accelerate/accelerator.py (DeepSpeed is not available)")),
 )
