@@ -3332,6 +3332,14 @@ STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
      "a check of the runner on the run's settings failed to evaluate because a setting it reads is unset (None) or of "
      "the wrong type: set the value the assert names (the runner's example configs give it), or the option that "
      "makes the runner skip that check"),
+    # e-swift2 (issue 26): ms-swift's CLI router (swift/cli/main.py, 2.x `ROUTE_MAPPING[method_name]`, 3.x/4.x
+    # `route_mapping[method_name]`) looking up the subcommand typed after `swift`: a KeyError there is a command
+    # swift has no such subcommand for (`swift grpo`, `swift dpo`: rlhf with --rlhf_type; `swift train`: sft)
+    (re.compile(r"\b(?:route_mapping|ROUTE_MAPPING)\[method_name\]"), re.compile(r"\bKeyError: '[\w-]+'"),
+     "config_error",
+     "the word after `swift` is not one of its subcommands (sft, pt, rlhf, infer, deploy, export, eval, app, "
+     "merge-lora, rollout, ...): GRPO/DPO/KTO/ORPO run as `swift rlhf --rlhf_type grpo|dpo|...`; `swift --help` "
+     "lists the installed release's subcommands"),
 )
 # When no frame decides: what the exception's own message is about (the last line only).
 # e-gen (issue 26): what has releases — a capitalised product name (ROCm, CUDA, Python, PyTorch, cuDNN) or a package's
