@@ -301,6 +301,22 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          sources=("modelscope/ms-swift swift/template/base.py (replace_tag asserts), swift/template/templates/"
                   "internvl.py, minicpm.py, swift/template/vision_utils.py (load_video_*, load_audio), v2.6 "
                   "swift/llm/utils/vision_utils.py (invalid image)", "python-pillow PIL/Image.py open()")),
+    # transformers' Trainer.compute_loss: `The model did not return a loss from the inputs, only the following keys:
+    # {outputs}. For reference, the inputs it received are {inputs}.` With no logits among the outputs
+    # (last_hidden_state, pooler_output, hidden_states) the model class is a bare encoder/decoder without a task head
+    # (AutoModel for BertModel): the run's choice of class, not the data (outputs with logits: the labels are missing
+    # from the inputs, dataset-error reads it)
+    _sig("model-without-task-head", "config_error", "error", "root", "the model class has no task head, so it "
+         "returns no loss",
+         "the model was loaded as a bare backbone (AutoModel / BertModel / LlamaModel): it returns hidden states, "
+         "never logits or a loss, whatever labels the batch carries",
+         "load the task class (AutoModelForCausalLM, AutoModelForSequenceClassification, AutoModelForQuestionAnswering "
+         "...) and pass label_names in TrainingArguments when its labels are not called `labels`",
+         "the keys the message lists have no logits: print(type(model))",
+         (r"The model did not return a loss from the inputs, only the following keys: (?![\w,]*logits)[\w,]+\. "
+          r"For reference",),
+         ("did not return a loss",),
+         sources=("huggingface/transformers src/transformers/trainer.py (Trainer.compute_loss)",)),
     _sig("eval-oom", "gpu_oom", "error", "root", "GPU out of memory during evaluation",
          "the evaluation batch needed more GPU memory than was free (auto_find_batch_size only shrinks the "
          "training batch)",
