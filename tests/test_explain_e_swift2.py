@@ -1,0 +1,174 @@
+"""`explain` on ms-swift's and the plain transformers Trainer's runtime failures (helper e-swift2, issue 26).
+
+The messages are written from the tools' source (modelscope/ms-swift swift/model/model_meta.py, swift/template/
+register.py, base.py, vision_utils.py, swift/infer_engine/vllm_engine.py, swift/rlhf_trainers/rollout_mixin.py,
+swift/cli/main.py; vllm/v1/core/kv_cache_utils.py; transformers trainer.py / modeling_utils.py; PIL's Image.open)
+with their f-string holes filled by other values than any corpus case, inside swift's own log shape: `[INFO:swift]`
+records, tqdm bars, torchrun rank prefixes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rocm_tune.core.runs.diagnose.diagnose import diagnose
+
+HEAD = ("[INFO:swift] Successfully registered `/usr/local/lib/python3.10/site-packages/swift/llm/dataset/data/"
+        "dataset_info.json`.\n"
+        "[INFO:swift] rank: 0, local_rank: 0, world_size: 2, local_world_size: 2\n"
+        "[INFO:swift] Loading the model using model_dir: /mnt/models/Qwen2.5-VL-7B-Instruct\n"
+        "[WARNING:swift] Please install the package: `pip install \"qwen_vl_utils>=0.0.6\" -U`.\n")
+BAR = "Map: 100%|##########| 2000/2000 [00:03<00:00, 612.51 examples/s]\n"
+STEPS = ("{'loss': 1.7734, 'token_acc': 0.61, 'grad_norm': 2.01, 'learning_rate': 9.9e-05, 'memory(GiB)': 21.4, "
+         "'train_speed(iter/s)': 0.31, 'epoch': 0.01, 'global_step/max_steps': '5/500'}\n"
+         "Train:   1%|1         | 5/500 [00:16<26:40,  3.23s/it]\n")
+
+
+def _tb(frames: list[tuple[str, int, str, str]], rank: str = "") -> str:
+    out = f"{rank}Traceback (most recent call last):\n"
+    for path, line, fn, code in frames:
+        out += f'{rank}  File "{path}", line {line}, in {fn}\n{rank}    {code}\n'
+    return out
+
+
+SW = "/opt/conda/lib/python3.10/site-packages/swift"
+TF = "/opt/conda/lib/python3.10/site-packages/transformers"
+EXIT = ("E0612 10:11:12.123000 4321 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+        "local_rank: 0 (pid: 4400) of binary: /opt/conda/bin/python\n")
+
+
+def _explain(tmp_path, text):
+    log = tmp_path / "train.log"
+    log.write_text(text)
+    exp = diagnose([str(log)])
+    return exp, (exp.diagnoses[exp.root] if exp.root is not None else None)
+
+
+# (family, root code, log)
+CASES = {
+    # swift/model/model_meta.py: a multimodal checkpoint no registered model_type matches
+    "swift-model-type-unmatched": ("unrecognized_model_type_adapter", "swift-model-type-unmatched", HEAD + _tb(
+        [(f"{SW}/llm/model/register.py", 612, "get_model_info_meta", "model_meta = get_matched_model_meta(...)")],
+        "[rank1]: ") + "[rank1]: ValueError: Model \"/data/ckpt/MiniMax-VL-02\" is not supported because no suitable "
+        "`model_type` was found. Please refer to the documentation and specify an appropriate `model_type` manually: "
+        "https://swift.readthedocs.io/en/latest/Instruction/Supported-models-and-datasets.html\n" + EXIT),
+    # the same registry, ambiguous match (several types fit the directory)
+    "swift-model-type-ambiguous": ("unrecognized_model_type_adapter", "swift-model-type-unmatched", HEAD + _tb(
+        [(f"{SW}/model/model_meta.py", 227, "get_matched_model_meta", "raise ValueError(")]) +
+        "ValueError: Failed to automatically match `model_type` for `/root/ckpt-900`. Multiple possible types found: "
+        "['qwen3', 'qwen3_emb']. Please specify `model_type` manually.\n"),
+    # swift/template/register.py: no template for the model
+    "swift-template-unmatched": ("unrecognized_model_type_adapter", "swift-model-type-unmatched", HEAD + _tb(
+        [(f"{SW}/template/register.py", 43, "get_template", "raise ValueError(")]) +
+        "ValueError: Failed to automatically match `template_type` for `/mnt/m/internlm-xc3`. Please specify "
+        "`template_type` manually via `--template`. See documentation: https://swift.readthedocs.io/en/latest/\n"),
+    # vLLM v1 inside GRPO colocate: one request's KV cache does not fit
+    "vllm-kv-cache": ("gpu_oom", "vllm-kv-cache-too-small", HEAD + "(EngineCore_0 pid=812) INFO 06-12 10:11:12 "
+        "[gpu_worker.py:276] Available KV cache memory: 0.84 GiB\n" + _tb(
+        [("/opt/conda/lib/python3.10/site-packages/vllm/v1/core/kv_cache_utils.py", 686,
+          "check_enough_kv_cache_memory", "raise ValueError(")], "[rank3]: ") +
+        "[rank3]: ValueError: To serve at least one request with the models's max seq len (65536), (7.00 GiB KV cache "
+        "is needed, which is larger than the available KV cache memory (0.84 GiB). Based on the available memory, the "
+        "estimated maximum model length is 7856. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` "
+        "when initializing the engine.\n" + EXIT),
+    # swift/template/base.py replace_tag: more <image> tags than images in a row
+    "media-count": ("dataset_error", "swift-media-count-mismatch", HEAD + BAR + _tb(
+        [(f"{SW}/llm/template/base.py", 1044, "_encode", "assert len(idx_list) == len(images), "
+          "f'len(idx_list): {len(idx_list)}, len(images): {len(images)}'")]) +
+        "AssertionError: len(idx_list): 3, len(images): 2\n"
+        "[ERROR:swift] 👆👆👆There are errors in the template.encode, and no data was input.\n"),
+    "video-frames": ("dataset_error", "swift-media-count-mismatch", HEAD + _tb(
+        [(f"{SW}/template/vision_utils.py", 432, "load_video_cv2", "raise ValueError(")]) +
+        "ValueError: Video file /nas/clips/0007.mp4 has invalid or zero frame count: -1\n"),
+    "pil-unidentified": ("dataset_error", "swift-media-count-mismatch", HEAD + BAR + _tb(
+        [("/opt/conda/lib/python3.10/site-packages/PIL/Image.py", 3498, "open", "raise UnidentifiedImageError(msg)")],
+        "[rank0]: ") + "[rank0]: PIL.UnidentifiedImageError: cannot identify image file <_io.BytesIO object at "
+        "0x7f3a2c1d9e90>\n"),
+    "swift2-invalid-image": ("dataset_error", "swift-media-count-mismatch", HEAD + _tb(
+        [(f"{SW}/llm/utils/vision_utils.py", 120, "_read_from_path", "raise ValueError(f'invalid image: \"{path}\"')")]) +
+        "ValueError: invalid image: \"images/train/000123.png\"\n"),
+    # swift/infer_engine/vllm_engine.py: the installed vLLM lacks an engine kwarg swift passes
+    "vllm-too-old": ("version_check", "swift-engine-too-old", HEAD + _tb(
+        [(f"{SW}/llm/infer/infer_engine/vllm_engine.py", 331, "_prepare_engine_kwargs", "assert ...")]) +
+        "AssertionError: The current version of vLLM does not support `limit_mm_per_prompt`. Please upgrade vLLM.\n"),
+    "transformers-bound": ("version_check", "swift-engine-too-old", HEAD + _tb(
+        [(f"{SW}/model/register.py", 191, "get_model_tokenizer", "raise ValueError(")]) +
+        "ValueError: experts_impl is only supported in \"transformers>=5.0\".\n"),
+    # swift/rlhf_trainers/rollout_mixin.py: use_vllm with no vLLM installed
+    "vllm-missing": ("missing_package", "engine-not-installed", HEAD + _tb(
+        [(f"{SW}/trainers/rlhf_trainer/grpo_trainer.py", 233, "__init__", "raise ImportError(")], "[rank0]: ") +
+        "[rank0]: ImportError: vLLM is not available and `use_vllm` is set to True. Please install vLLM with "
+        "`pip install vllm -U` to use it.\n"),
+    "optimum-missing": ("missing_package", "engine-not-installed", _tb(
+        [(f"{TF}/modeling_utils.py", 4533, "to_bettertransformer", "raise ImportError(")]) +
+        "ImportError: The package `optimum` is required to use Better Transformer.\n"),
+    # transformers' Trainer: the evaluation batch ran the GPU out of memory
+    "eval-oom": ("gpu_oom", "eval-oom", STEPS + _tb([(f"{TF}/trainer.py", 4211, "evaluation_loop", "raise "
+                                                        "RuntimeError(")]) +
+        "RuntimeError: Evaluation hit an out-of-memory error. `auto_find_batch_size` only adjusts the training batch "
+        "size, reduce `per_device_eval_batch_size` instead.\n"),
+    "state-dict-corrupt": ("model_download", "state-dict-file-corrupt", _tb(
+        [(f"{TF}/modeling_utils.py", 4890, "_load_pretrained_model", "raise ValueError(")]) +
+        "ValueError: The state dictionary of the model you are trying to load is corrupted. Are you sure it was "
+        "properly saved?\n"),
+    "no-pad-token": ("tokenizer_template", "no-pad-token-batch", STEPS[:0] + _tb(
+        [(f"{TF}/models/llama/modeling_llama.py", 1001, "forward", "raise ValueError(")]) +
+        "ValueError: Cannot handle batch sizes > 1 if no padding token is defined.\n"),
+    # Trainer.compute_loss with a bare backbone: no logits among the outputs -> the model class
+    "no-loss-backbone": ("config_error", "model-without-task-head", _tb(
+        [(f"{TF}/trainer.py", 3790, "compute_loss", "raise ValueError(")]) +
+        "ValueError: The model did not return a loss from the inputs, only the following keys: last_hidden_state,"
+        "hidden_states. For reference, the inputs it received are input_ids,attention_mask,labels.\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_swift_runtime_rules(tmp_path, name):
+    family, code, text = CASES[name]
+    exp, r = _explain(tmp_path, text)
+    assert r is not None, name
+    assert (exp.answer, r.code) == (family, code), (name, exp.answer, r.code, r.first.text)
+    assert r.fix
+
+
+@pytest.mark.parametrize("keys", ["logits", "start_logits,end_logits", "loss_logits,past_key_values"])
+def test_no_loss_with_logits_stays_data(tmp_path, keys):
+    """Outputs with logits: the model has its head; the labels are missing from the inputs (the data)."""
+    text = (_tb([(f"{TF}/trainer.py", 3790, "compute_loss", "raise ValueError(")]) +
+            f"ValueError: The model did not return a loss from the inputs, only the following keys: {keys}. For "
+            "reference, the inputs it received are input_ids,attention_mask.\n")
+    exp, r = _explain(tmp_path, text)
+    assert exp.answer == "dataset_error" and r is not None and r.code != "model-without-task-head"
+
+
+@pytest.mark.parametrize("spelling", ["route_mapping", "ROUTE_MAPPING"])
+@pytest.mark.parametrize("sub", ["dpo", "kto", "grpo-train"])
+def test_swift_cli_unknown_subcommand(tmp_path, spelling, sub):
+    """swift/cli/main.py (2.x ROUTE_MAPPING, 3.x/4.x route_mapping): the subcommand typed is not one swift has."""
+    text = ("$ swift " + sub + " --model Qwen/Qwen3-8B --dataset d.jsonl\n" +
+            _tb([("/root/venv/bin/swift", 8, "<module>", "sys.exit(cli_main())"),
+                 (f"{SW}/cli/main.py", 62, "cli_main",
+                  f"file_path = importlib.util.find_spec({spelling}[method_name]).origin")]) +
+            f"KeyError: '{sub}'\n")
+    exp, r = _explain(tmp_path, text)
+    assert exp.answer == "config_error", (exp.answer, r and r.code)
+    assert "rlhf" in (r.fix if r else "")
+
+
+def test_keyerror_elsewhere_is_not_a_subcommand(tmp_path):
+    """A KeyError in another statement is not read as the CLI router's."""
+    text = (_tb([(f"{SW}/llm/dataset/preprocessor/core.py", 201, "preprocess", "label = row[method_name]")]) +
+            "KeyError: 'grpo'\n")
+    exp, r = _explain(tmp_path, text)
+    assert not (r is not None and "rlhf_type" in r.fix)
+
+
+@pytest.mark.parametrize("line", [
+    # the same words for a package that is installed but too old stay version_check
+    "ImportError: You need to have `accelerate>=0.30.0` to be able to use LOMO optimizers",
+    "AssertionError: The enable_return_routed_experts attribute is not supported. Please upgrade vllm to 0.14.0 "
+    "or higher",
+])
+def test_version_bounds_stay_version_check(tmp_path, line):
+    exp, r = _explain(tmp_path, HEAD + _tb([(f"{SW}/x.py", 1, "f", "raise")]) + line + "\n")
+    assert exp.answer == "version_check", (exp.answer, r and r.code)
