@@ -172,3 +172,19 @@ def test_keyerror_elsewhere_is_not_a_subcommand(tmp_path):
 def test_version_bounds_stay_version_check(tmp_path, line):
     exp, r = _explain(tmp_path, HEAD + _tb([(f"{SW}/x.py", 1, "f", "raise")]) + line + "\n")
     assert exp.answer == "version_check", (exp.answer, r and r.code)
+
+
+@pytest.mark.parametrize("line", [
+    "[rank0]: AssertionError: Model: /mnt/llm/Mistral-Small-3.1-24B is not supported.",
+    "ValueError: Model: OpenGVLab/InternVL3-8B is not supported.",
+    "ValueError: Model glm4v_moe is not supported by megatron-bridge. Please use bridge_backend=\"mcore-bridge\" or "
+    "check AutoBridge.list_supported_models() for supported architectures.",
+])
+def test_megatron_registry_unknown_model(tmp_path, line):
+    """Megatron-SWIFT (swift/megatron/arguments/megatron_args.py, 3.x megatron/utils/convert.py): no mcore model
+    meta for this model -> the runner's registry does not know it."""
+    text = (HEAD + "[INFO:swift] megatron_args: MegatronArguments(...)\n" +
+            _tb([(f"{SW}/megatron/utils/convert.py", 72, "convert_hf2mcore", "assert megatron_model_meta is not None")])
+            + line + "\n")
+    exp, r = _explain(tmp_path, text)
+    assert (exp.answer, r and r.code) == ("unrecognized_model_type_adapter", "swift-model-type-unmatched")

@@ -267,8 +267,12 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          "ms-swift's Supported-models-and-datasets page for the installed release",
          (r"Model \"?[^\n]{0,300}\"? is not supported because no suitable `model_type` was found",
           r"Failed to automatically match `model_type` for `[^`\n]*`",
-          r"Failed to automatically match `template_type` for `[^`\n]*`"),
-         ("no suitable `model_type`", "Failed to automatically match `"),
+          r"Failed to automatically match `template_type` for `[^`\n]*`",
+          # Megatron-SWIFT's model registry (swift/megatron/arguments/megatron_args.py, 3.x megatron/utils/
+          # convert.py assert) and the megatron-bridge backend (swift/megatron/model/utils.py)
+          r"(?:ValueError|AssertionError): Model: \S+ is not supported\.\s*$",
+          r"Model [\w.-]+ is not supported by megatron-bridge\b"),
+         ("no suitable `model_type`", "Failed to automatically match `", "Model: ", "by megatron-bridge"),
          sources=("modelscope/ms-swift swift/model/model_meta.py (get_matched_model_meta / get_model_info_meta)",
                   "modelscope/ms-swift swift/template/register.py (get_template)")),
     _sig("vllm-kv-cache-too-small", "gpu_oom", "error", "root", "vLLM has too little GPU memory left for the KV "
