@@ -188,3 +188,50 @@ def test_megatron_registry_unknown_model(tmp_path, line):
             + line + "\n")
     exp, r = _explain(tmp_path, text)
     assert (exp.answer, r and r.code) == ("unrecognized_model_type_adapter", "swift-model-type-unmatched")
+
+
+# (family, code, exception line, frame) for engine/DeepSpeed/PEFT lines inside swift runs
+ENGINE = {
+    "trl-server": ("config_error", "rollout-server-unreachable",
+                   "ConnectionError: The vLLM server can't be reached at http://10.0.0.5:8001 after 120 seconds. "
+                   "Make sure the server is running by running `trl vllm-serve`.",
+                   f"{SW}/trainers/rlhf_trainer/vllm_client.py"),
+    "swift4-servers": ("config_error", "rollout-server-unreachable",
+                       "[rank2]: ConnectionError: Servers not reachable after 300s: ['http://127.0.0.1:8010']",
+                       f"{SW}/rlhf_trainers/vllm_client.py"),
+    "local-refused": ("config_error", "rollout-server-unreachable",
+                      "requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8002): Max "
+                      "retries exceeded with url: /init_communicator/ (Caused by NewConnectionError('<urllib3."
+                      "connection.HTTPConnection object at 0x7f0c>: Failed to establish a new connection: [Errno 111] "
+                      "Connection refused'))", "/opt/conda/lib/python3.10/site-packages/requests/adapters.py"),
+    "zero2-twice": ("ddp_error", "zero-grad-reduced-twice",
+                    "[rank1]: AssertionError: The parameter 1023 has already been reduced. Gradient computed twice for "
+                    "this partition. Multiple gradient reduction is currently not supported",
+                    "/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/zero/stage_1_and_2.py"),
+    "vllm-tp": ("config_error", "vllm-placement-gpus",
+                "ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement "
+                "group.", "/opt/conda/lib/python3.10/site-packages/vllm/executor/ray_utils.py"),
+    "lora-block": ("config_error", "lora-target-type-unsupported",
+                   "ValueError: Target module Qwen2_5_VLDecoderLayer(...) is not supported. Currently, only the "
+                   "following modules are supported: `torch.nn.Linear`, `torch.nn.Embedding`, `torch.nn.Conv2d`, "
+                   "`transformers.pytorch_utils.Conv1D`.",
+                   "/opt/conda/lib/python3.10/site-packages/peft/tuners/lora/model.py"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE))
+def test_engine_lines_in_swift_runs(tmp_path, name):
+    family, code, line, frame = ENGINE[name]
+    text = HEAD + STEPS + _tb([(frame, 100, "f", "raise")]) + line + "\n" + EXIT
+    exp, r = _explain(tmp_path, text)
+    assert (exp.answer, r and r.code) == (family, code), name
+
+
+def test_remote_hub_connection_stays_download(tmp_path):
+    """The local-server rule reads only local hosts: the Hub's connection errors stay model_download."""
+    text = (HEAD + _tb([("/opt/conda/lib/python3.10/site-packages/requests/adapters.py", 519, "send", "raise")]) +
+            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
+            "exceeded with url: /api/models/Qwen/Qwen2.5-7B-Instruct/revision/main (Caused by NewConnectionError("
+            "'Failed to establish a new connection: [Errno 101] Network is unreachable'))\n")
+    exp, r = _explain(tmp_path, text)
+    assert exp.answer == "model_download" and r is not None and r.code != "rollout-server-unreachable"

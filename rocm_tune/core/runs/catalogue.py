@@ -321,6 +321,59 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
           r"For reference",),
          ("did not return a loss",),
          sources=("huggingface/transformers src/transformers/trainer.py (Trainer.compute_loss)",)),
+    # GRPO server mode: the trainer polls the rollout server's /health/ (ms-swift 3.x swift/trainers/rlhf_trainer/
+    # vllm_client.py from trl's, 4.x swift/rlhf_trainers/vllm_client.py); a refused local connection is a server
+    # that is not running where the run's settings point, never a Hub download
+    _sig("rollout-server-unreachable", "config_error", "error", "root", "the rollout/inference server the run "
+         "points at is not reachable",
+         "GRPO with vllm_mode server (or a client of `swift deploy`) polls a server at the host:port it was given, "
+         "and nothing answered there: the server was not started, is still loading, or listens elsewhere",
+         "start the server first (`swift rollout --model ...` / `trl vllm-serve`) and wait for it to be up, then "
+         "point --vllm_server_host/--vllm_server_port at it (raise --vllm_server_timeout for big models)",
+         "`curl http://HOST:PORT/health/` from the training node",
+         (r"The vLLM server can't be reached at \S+ after [\d.]+ seconds",
+          r"Servers not reachable after [\d.]+s: \[",
+          r"ConnectionError: HTTPConnectionPool\(host='(?:127\.0\.0\.1|localhost|0\.0\.0\.0)', port=\d+\): Max "
+          r"retries exceeded with url: /(?:health|init_communicator|get_world_size|infer|update_|get_engine_type)"),
+         ("can't be reached at", "Servers not reachable", "HTTPConnectionPool(host='"),
+         sources=("modelscope/ms-swift swift/trainers/rlhf_trainer/vllm_client.py (3.x), swift/rlhf_trainers/"
+                  "vllm_client.py (4.x) check_server_health", "huggingface/trl trl/extras/vllm_client.py")),
+    # DeepSpeed ZeRO-1/2's gradient reduction hook (deepspeed/runtime/zero/stage_1_and_2.py reduce_ready_partitions_
+    # and_remove_grads: `The parameter {param_id} has already been reduced. Gradient computed twice for this
+    # partition.`): ZeRO's form of DDP's "marked ready twice" — reentrant checkpointing or a parameter used twice
+    _sig("zero-grad-reduced-twice", "ddp_error", "error", "root", "DeepSpeed ZeRO saw a gradient twice for one "
+         "parameter",
+         "a parameter's gradient hook fired twice in one backward (reentrant gradient checkpointing re-running the "
+         "forward, a module called twice, tied/shared weights), which ZeRO-2's partitioned reduction rejects",
+         "non-reentrant checkpointing (gradient_checkpointing_kwargs={'use_reentrant': False}; ms-swift "
+         "--gradient_checkpointing_kwargs '{\"use_reentrant\": false}'), or ZeRO-3/ZeRO-1, or untie the shared weights",
+         "the parameter id it names; whether gradient checkpointing is on",
+         (r"The parameter \d+ has already been reduced\. Gradient computed twice for this partition",),
+         ("has already been reduced",),
+         sources=("deepspeedai/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py",)),
+    # vLLM's Ray executor (vllm/executor/ray_utils.py initialize_ray_cluster): tensor x pipeline parallel larger than
+    # the GPUs the placement group has
+    _sig("vllm-placement-gpus", "config_error", "error", "root", "vLLM was asked for more GPUs than it can see",
+         "tensor_parallel_size x pipeline_parallel_size is larger than the GPUs Ray's placement group holds (the "
+         "GPUs visible to the process)",
+         "lower the engine's tensor parallel size (ms-swift --vllm_tensor_parallel_size / --tensor_parallel_size) "
+         "or make more GPUs visible (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES)",
+         "`ray status` and the visible-devices variable against tensor_parallel_size",
+         (r"The number of required GPUs exceeds the total number of available GPUs in the placement group",),
+         ("The number of required GPUs exceeds",),
+         sources=("vllm-project/vllm vllm/executor/ray_utils.py",)),
+    # PEFT's LoRA layer factory (peft/tuners/lora/model.py _create_new_module): target_modules names a module type
+    # LoRA has no layer for (a whole block, a norm)
+    _sig("lora-target-type-unsupported", "config_error", "error", "root", "LoRA cannot wrap the module type "
+         "target_modules names",
+         "target_modules matched a module that is not a Linear/Embedding/Conv layer (a vision block, a norm, a "
+         "whole decoder layer), which LoRA has no layer for",
+         "point target_modules at the Linear layers inside it (q_proj, k_proj, ... or `all-linear`; ms-swift "
+         "--target_modules all-linear, --freeze_vit for the vision tower)",
+         "the module type the message names",
+         (r"Target module \S+ is not supported\. Currently, only the following modules are supported",),
+         ("Currently, only the following modules are supported",),
+         sources=("huggingface/peft src/peft/tuners/lora/model.py",)),
     _sig("eval-oom", "gpu_oom", "error", "root", "GPU out of memory during evaluation",
          "the evaluation batch needed more GPU memory than was free (auto_find_batch_size only shrinks the "
          "training batch)",
