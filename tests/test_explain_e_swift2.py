@@ -235,3 +235,26 @@ def test_remote_hub_connection_stays_download(tmp_path):
             "'Failed to establish a new connection: [Errno 101] Network is unreachable'))\n")
     exp, r = _explain(tmp_path, text)
     assert exp.answer == "model_download" and r is not None and r.code != "rollout-server-unreachable"
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: expected sequence of length 256 at dim 1 (got 211)",
+    "RuntimeError: stack expects each tensor to be equal size, but got [1024] at entry 0 and [733] at entry 3",
+])
+def test_unpadded_batch(tmp_path, line):
+    """torch's tensor-from-lists / stack refusal on a batch of token rows of unequal length: the collator's settings."""
+    text = (STEPS[:0] + "***** Running training *****\n" +
+            _tb([(f"{TF}/data/data_collator.py", 92, "torch_default_data_collator",
+                  "batch[k] = torch.tensor([f[k] for f in features])")]) + line + "\n")
+    exp, r = _explain(tmp_path, text)
+    assert (exp.answer, r and r.code) == ("config_error", "batch-not-padded")
+
+
+def test_image_stack_is_not_the_padding_rule(tmp_path):
+    """Images of different sizes (3-D shapes) are not token rows: the padding rule does not claim them."""
+    text = (_tb([("/opt/conda/lib/python3.10/site-packages/torch/utils/data/_utils/collate.py", 141, "collate",
+                  "return torch.stack(batch, 0, out=out)")]) +
+            "RuntimeError: stack expects each tensor to be equal size, but got [3, 224, 224] at entry 0 and "
+            "[3, 256, 256] at entry 1\n")
+    exp, r = _explain(tmp_path, text)
+    assert r is None or r.code != "batch-not-padded"

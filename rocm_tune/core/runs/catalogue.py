@@ -374,6 +374,22 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          (r"Target module \S+ is not supported\. Currently, only the following modules are supported",),
          ("Currently, only the following modules are supported",),
          sources=("huggingface/peft src/peft/tuners/lora/model.py",)),
+    # torch building one tensor from a batch of token lists of different lengths (torch/csrc/utils/tensor_new.cpp:
+    # `expected sequence of length {n} at dim {d} (got {m})`; torch.stack in default_collate: `stack expects each
+    # tensor to be equal size, but got [a] at entry 0 and [b] at entry 1`): the collator was not told to pad — the
+    # same fact as transformers' `Unable to create tensor, you should probably activate truncation and/or padding`
+    _sig("batch-not-padded", "config_error", "error", "root", "the batch's sequences have different lengths and "
+         "nothing pads them",
+         "the data collator stacks token lists of different lengths into one tensor: tokenization ran without "
+         "padding and the collator is the plain default one (or an extra column of ragged lists was left in)",
+         "pad in the collator (DataCollatorWithPadding / DataCollatorForSeq2Seq, or padding='max_length' with "
+         "truncation=True when tokenizing), and drop columns the model does not take (remove_unused_columns)",
+         "the two lengths the message names are two rows of one batch",
+         (r"expected sequence of length \d+ at dim \d+ \(got \d+\)",
+          r"stack expects each tensor to be equal size, but got \[\d+\] at entry \d+ and \[\d+\] at entry \d+"),
+         ("expected sequence of length", "stack expects each tensor to be equal size"),
+         sources=("pytorch/pytorch torch/csrc/utils/tensor_new.cpp, aten/src/ATen/native/TensorShape.cpp (stack)",
+                  "huggingface/transformers src/transformers/data/data_collator.py")),
     _sig("eval-oom", "gpu_oom", "error", "root", "GPU out of memory during evaluation",
          "the evaluation batch needed more GPU memory than was free (auto_find_batch_size only shrinks the "
          "training batch)",
