@@ -258,3 +258,32 @@ def test_image_stack_is_not_the_padding_rule(tmp_path):
             "[3, 256, 256] at entry 1\n")
     exp, r = _explain(tmp_path, text)
     assert r is None or r.code != "batch-not-padded"
+
+
+TORCH = "/opt/conda/lib/python3.10/site-packages/torch"
+_EMB_TAIL = [(f"{TORCH}/nn/modules/module.py", 1518, "_call_impl", "return forward_call(*args, **kwargs)"),
+             (f"{TORCH}/nn/modules/sparse.py", 162, "forward", "return F.embedding("),
+             (f"{TORCH}/nn/functional.py", 2233, "embedding",
+              "return torch.embedding(weight, input, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)")]
+
+
+@pytest.mark.parametrize("call,family", [
+    ("inputs_embeds = self.word_embeddings(input_ids)", "tokenizer_template"),
+    ("inputs_embeds = self.embed_tokens(input_ids)", "tokenizer_template"),
+    ("token_type_embeddings = self.token_type_embeddings(token_type_ids)", "tokenizer_template"),
+    ("position_embeddings = self.position_embeddings(position_ids)", "config_error"),
+    ("position_embeds = self.wpe(position_ids)", "config_error"),
+])
+def test_embedding_index_out_of_range(tmp_path, call, family):
+    """torch.embedding's CPU check names no table; the model's last embedding call in the traceback does."""
+    text = (STEPS + _tb([(f"{TF}/trainer.py", 3318, "training_step", "loss = self.compute_loss(model, inputs)"),
+                         (f"{TF}/models/bert/modeling_bert.py", 232, "forward", call), *_EMB_TAIL]) +
+            "IndexError: index out of range in self\n")
+    exp, r = _explain(tmp_path, text)
+    assert exp.answer == family, (call, exp.answer, r and r.code)
+
+
+def test_embedding_index_without_model_frame_is_not_claimed(tmp_path):
+    text = _tb(_EMB_TAIL) + "IndexError: index out of range in self\n"
+    exp, r = _explain(tmp_path, text)
+    assert exp.answer not in ("tokenizer_template", "config_error")

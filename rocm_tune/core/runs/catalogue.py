@@ -3430,6 +3430,23 @@ STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
      "merge-lora, rollout, ...): GRPO/DPO/KTO/ORPO run as `swift rlhf --rlhf_type grpo|dpo|...`; `swift --help` "
      "lists the installed release's subcommands"),
 )
+# e-swift2 (issue 26): torch.embedding's CPU bounds check (`IndexError: index out of range in self`) names no table;
+# the model's own call above it in the traceback does. (regex of the call, family, fix): the token tables (a token or
+# token-type id past the vocabulary: FAMILIES.md rule 5, symptom vs cause) and the learned position table (a
+# sequence longer than the model's max_position_embeddings: the run's length setting). The last call shown decides.
+EMBEDDING_INDEX_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile(r"\bself\.(?:embeddings\.)?(?:position_embeddings|wpe|embed_positions|pos_embed\w*)\("), "config_error",
+     "a sequence is longer than the model's learned position table (max_position_embeddings, 512 for BERT/RoBERTa, "
+     "1024 for GPT-2): truncate to that length (tokenizer truncation=True, max_length / cutoff_len / model_max_length "
+     "<= max_position_embeddings)"),
+    (re.compile(r"\bself\.(?:embeddings\.)?(?:word_embeddings|embed_tokens|wte|tok_embeddings|embed_in|word_emb|"
+                r"token_type_embeddings|shared)\("), "tokenizer_template",
+     "a token id is past the model's embedding table: tokens were added to the tokenizer without "
+     "model.resize_token_embeddings(len(tokenizer)), the tokenizer belongs to another model, or token_type_ids go "
+     "past type_vocab_size (RoBERTa-style models take none); check max(input_ids) < model.config.vocab_size"),
+)
+EMBEDDING_INDEX_ERROR = re.compile(r"\bIndexError: index out of range in self\b")
+
 # When no frame decides: what the exception's own message is about (the last line only).
 # e-gen (issue 26): what has releases — a capitalised product name (ROCm, CUDA, Python, PyTorch, cuDNN) or a package's
 # own lower-case name — as opposed to a setting (block_size, max_model_len) that a bound in a message may also name
