@@ -371,7 +371,8 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          "point target_modules at the Linear layers inside it (q_proj, k_proj, ... or `all-linear`; ms-swift "
          "--target_modules all-linear, --freeze_vit for the vision tower)",
          "the module type the message names",
-         (r"Target module \S+ is not supported\. Currently, only the following modules are supported",),
+         # the module's repr is the hole: spaces, and for a block several lines, before these words
+         (r"is not supported\. Currently, only the following modules are supported: `torch\.nn\.Linear`",),
          ("Currently, only the following modules are supported",),
          sources=("huggingface/peft src/peft/tuners/lora/model.py",)),
     # torch building one tensor from a batch of token lists of different lengths (torch/csrc/utils/tensor_new.cpp:
