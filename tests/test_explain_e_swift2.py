@@ -242,12 +242,13 @@ def test_remote_hub_connection_stays_download(tmp_path):
     "RuntimeError: stack expects each tensor to be equal size, but got [1024] at entry 0 and [733] at entry 3",
 ])
 def test_unpadded_batch(tmp_path, line):
-    """torch's tensor-from-lists / stack refusal on a batch of token rows of unequal length: the collator's settings."""
+    """torch's tensor-from-lists / stack refusal on a batch of token rows of unequal length: the samples and their
+    collator (dataset_error, as the default-collate frame rule of r3-ver reads the same fact)."""
     text = (STEPS[:0] + "***** Running training *****\n" +
             _tb([(f"{TF}/data/data_collator.py", 92, "torch_default_data_collator",
                   "batch[k] = torch.tensor([f[k] for f in features])")]) + line + "\n")
     exp, r = _explain(tmp_path, text)
-    assert (exp.answer, r and r.code) == ("config_error", "batch-not-padded")
+    assert (exp.answer, r and r.code) == ("dataset_error", "batch-not-padded")
 
 
 def test_image_stack_is_not_the_padding_rule(tmp_path):

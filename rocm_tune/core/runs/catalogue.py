@@ -378,8 +378,8 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
     # torch building one tensor from a batch of token lists of different lengths (torch/csrc/utils/tensor_new.cpp:
     # `expected sequence of length {n} at dim {d} (got {m})`; torch.stack in default_collate: `stack expects each
     # tensor to be equal size, but got [a] at entry 0 and [b] at entry 1`): the collator was not told to pad — the
-    # same fact as transformers' `Unable to create tensor, you should probably activate truncation and/or padding`
-    _sig("batch-not-padded", "config_error", "error", "root", "the batch's sequences have different lengths and "
+    # same fact r3-ver's default-collate rule reads as the data and its collator (dataset_error), whichever frames show
+    _sig("batch-not-padded", "dataset_error", "error", "root", "the batch's sequences have different lengths and "
          "nothing pads them",
          "the data collator stacks token lists of different lengths into one tensor: tokenization ran without "
          "padding and the collator is the plain default one (or an extra column of ragged lists was left in)",
