@@ -606,6 +606,41 @@ REAL_LINES = [
      "Upgrade amdgpu.", "ROCm/legacy-rocm-build#1423"),
     ("fsdp-wrap-class-not-found", "Exception: Could not find the transformer layer class to wrap in the model.",
      "huggingface/accelerate utils/dataclasses.py FullyShardedDataParallelPlugin"),
+    # e-swift2: ms-swift's runtime failures and the engines/libraries inside its runs, from their source
+    ("swift-model-type-unmatched", "ValueError: Model \"/mnt/m/Ovis-U1\" is not supported because no suitable "
+     "`model_type` was found. Please refer to the documentation and specify an appropriate `model_type` manually: "
+     "https://swift.readthedocs.io/en/latest/Instruction/Supported-models-and-datasets.html",
+     "modelscope/ms-swift swift/model/model_meta.py"),
+    ("vllm-kv-cache-too-small", "ValueError: To serve at least one request with the models's max seq len (131072), "
+     "(16.00 GiB KV cache is needed, which is larger than the available KV cache memory (9.12 GiB).",
+     "vllm-project/vllm vllm/v1/core/kv_cache_utils.py"),
+    ("swift-media-count-mismatch", "AssertionError: len(idx_list): 2, len(images): 1",
+     "modelscope/ms-swift swift/template/base.py replace_tag"),
+    ("swift-engine-too-old", "AssertionError: The current version of vLLM does not support `enable_lora`. Please "
+     "upgrade vLLM.", "modelscope/ms-swift swift/infer_engine/vllm_engine.py"),
+    ("engine-not-installed", "ImportError: vLLM is not available and `use_vllm` is set to True. Please install vLLM "
+     "with `pip install vllm -U` to use it.", "modelscope/ms-swift swift/rlhf_trainers/rollout_mixin.py"),
+    ("model-without-task-head", "ValueError: The model did not return a loss from the inputs, only the following keys: "
+     "last_hidden_state,pooler_output. For reference, the inputs it received are input_ids,attention_mask,labels.",
+     "huggingface/transformers trainer.py compute_loss"),
+    ("rollout-server-unreachable", "ConnectionError: Servers not reachable after 240s: ['http://127.0.0.1:8000']",
+     "modelscope/ms-swift swift/rlhf_trainers/vllm_client.py"),
+    ("zero-grad-reduced-twice", "AssertionError: The parameter 12 has already been reduced. Gradient computed twice "
+     "for this partition. Multiple gradient reduction is currently not supported",
+     "deepspeedai/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py"),
+    ("vllm-placement-gpus", "ValueError: The number of required GPUs exceeds the total number of available GPUs in "
+     "the placement group.", "vllm-project/vllm vllm/executor/ray_utils.py"),
+    ("lora-target-type-unsupported", "ValueError: Target module Dropout(p=0.1, inplace=False) is not supported. "
+     "Currently, only the following modules are supported: `torch.nn.Linear`, `torch.nn.Embedding`, "
+     "`torch.nn.Conv2d`, `transformers.pytorch_utils.Conv1D`.", "huggingface/peft tuners/lora/model.py"),
+    ("batch-not-padded", "ValueError: expected sequence of length 128 at dim 1 (got 97)",
+     "pytorch/pytorch torch/csrc/utils/tensor_new.cpp"),
+    ("eval-oom", "RuntimeError: Evaluation hit an out-of-memory error. `auto_find_batch_size` only adjusts the training "
+     "batch size, reduce `per_device_eval_batch_size` instead.", "huggingface/transformers trainer.py"),
+    ("state-dict-file-corrupt", "ValueError: The state dictionary of the model you are trying to load is corrupted. Are "
+     "you sure it was properly saved?", "huggingface/transformers modeling_utils.py"),
+    ("no-pad-token-batch", "ValueError: Cannot handle batch sizes > 1 if no padding token is defined.",
+     "huggingface/transformers modeling_llama.py LlamaForSequenceClassification"),
 ]
 
 

@@ -306,8 +306,203 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
 )
 # ====================================================================== explain-3 — END
 
+# ====================================================================== e-swift2 (issue 26) — BEGIN
+# ms-swift's runtime failures (not its argument refusals), in the spellings its source produces (modelscope/ms-swift
+# swift/model/model_meta.py, swift/template/register.py, swift/template/base.py + templates/*.py, swift/template/
+# vision_utils.py, swift/infer_engine/vllm_engine.py, swift/rlhf_trainers/rollout_mixin.py), and the vLLM v1 KV-cache
+# check (vllm/v1/core/kv_cache_utils.py) that GRPO/rollout engines inside swift hit; the f-string holes are open.
+_ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
+    _sig("swift-model-type-unmatched", "unrecognized_model_type_adapter", "error", "root", "ms-swift could not tell "
+         "which model type this checkpoint is",
+         "ms-swift's model registry has no model_type matching the checkpoint (a model newer than the installed "
+         "ms-swift, or a local directory whose config/name does not tell the type)",
+         "pass --model_type explicitly (from ms-swift's supported-models list), or upgrade ms-swift to a release "
+         "that registers this model",
+         "ms-swift's Supported-models-and-datasets page for the installed release",
+         (r"Model \"?[^\n]{0,300}\"? is not supported because no suitable `model_type` was found",
+          r"Failed to automatically match `model_type` for `[^`\n]*`",
+          r"Failed to automatically match `template_type` for `[^`\n]*`",
+          # Megatron-SWIFT's model registry (swift/megatron/arguments/megatron_args.py, 3.x megatron/utils/
+          # convert.py assert) and the megatron-bridge backend (swift/megatron/model/utils.py)
+          r"(?:ValueError|AssertionError): Model: \S+ is not supported\.\s*$",
+          r"Model [\w.-]+ is not supported by megatron-bridge\b"),
+         ("no suitable `model_type`", "Failed to automatically match `", "Model: ", "by megatron-bridge"),
+         sources=("modelscope/ms-swift swift/model/model_meta.py (get_matched_model_meta / get_model_info_meta)",
+                  "modelscope/ms-swift swift/template/register.py (get_template)")),
+    _sig("vllm-kv-cache-too-small", "gpu_oom", "error", "root", "vLLM has too little GPU memory left for the KV "
+         "cache of one request",
+         "after the weights, the GPU memory vLLM may use (gpu_memory_utilization) leaves less KV cache than one "
+         "sequence of max_model_len needs (in GRPO/rollout the training process shares the GPU)",
+         "lower max_model_len (swift: --vllm_max_model_len), raise gpu_memory_utilization (--vllm_gpu_memory_utilization) "
+         "if the GPU has room, or give vLLM more GPUs (tensor parallel) / sleep the trainer (--sleep_level)",
+         "the message's two GiB figures: KV cache needed vs available",
+         (r"To serve at least one request with the models?'?s max seq len \(\d+\), \([\d.]+ GiB KV cache is needed, "
+          r"which is larger than the available KV cache memory",),
+         ("To serve at least one request",),
+         sources=("vllm-project/vllm vllm/v1/core/kv_cache_utils.py (check_enough_kv_cache_memory)",)),
+    _sig("swift-media-count-mismatch", "dataset_error", "error", "root", "a sample's media placeholders do not match "
+         "its media",
+         "a row has a different number of <image>/<video>/<audio> tags in its messages than files in its "
+         "images/videos/audios column (or its media file cannot be read)",
+         "fix those rows: one <image> tag per image (ms-swift adds none when the row's text already has tags), "
+         "readable media paths; drop the rows that cannot be fixed",
+         "count the tags and the media of the row the traceback was encoding",
+         (r"AssertionError: len\(idx_list\): \d+, len\((?:images|videos|audios)\): \d+",
+          r"AssertionError: len\(num_patches\): \d+, len\(idx_list\): \d+",
+          r"AssertionError: Found \d+ audio placeholders but have \d+ audios",
+          r"Could not open video file \S+", r"Video file \S+ has invalid or zero frame count",
+          r"Could not read enough frames from video file \S+", r"ValueError: No audio (?:stream )?found\.",
+          # ms-swift 2.x load_image: a path that is not a file is read as base64 and fails
+          r"invalid image: \S", r"UnidentifiedImageError: cannot identify image file"),
+         ("len(idx_list)", "len(num_patches)", "audio placeholders", "video file", "Video file", "No audio",
+          "invalid image: ", "cannot identify image file"),
+         sources=("modelscope/ms-swift swift/template/base.py (replace_tag asserts), swift/template/templates/"
+                  "internvl.py, minicpm.py, swift/template/vision_utils.py (load_video_*, load_audio), v2.6 "
+                  "swift/llm/utils/vision_utils.py (invalid image)", "python-pillow PIL/Image.py open()")),
+    # transformers' Trainer.compute_loss: `The model did not return a loss from the inputs, only the following keys:
+    # {outputs}. For reference, the inputs it received are {inputs}.` With no logits among the outputs
+    # (last_hidden_state, pooler_output, hidden_states) the model class is a bare encoder/decoder without a task head
+    # (AutoModel for BertModel): the run's choice of class, not the data (outputs with logits: the labels are missing
+    # from the inputs, dataset-error reads it)
+    _sig("model-without-task-head", "config_error", "error", "root", "the model class has no task head, so it "
+         "returns no loss",
+         "the model was loaded as a bare backbone (AutoModel / BertModel / LlamaModel): it returns hidden states, "
+         "never logits or a loss, whatever labels the batch carries",
+         "load the task class (AutoModelForCausalLM, AutoModelForSequenceClassification, AutoModelForQuestionAnswering "
+         "...) and pass label_names in TrainingArguments when its labels are not called `labels`",
+         "the keys the message lists have no logits: print(type(model))",
+         (r"The model did not return a loss from the inputs, only the following keys: (?![\w,]*logits)[\w,]+\. "
+          r"For reference",),
+         ("did not return a loss",),
+         sources=("huggingface/transformers src/transformers/trainer.py (Trainer.compute_loss)",)),
+    # GRPO server mode: the trainer polls the rollout server's /health/ (ms-swift 3.x swift/trainers/rlhf_trainer/
+    # vllm_client.py from trl's, 4.x swift/rlhf_trainers/vllm_client.py); a refused local connection is a server
+    # that is not running where the run's settings point, never a Hub download
+    _sig("rollout-server-unreachable", "config_error", "error", "root", "the rollout/inference server the run "
+         "points at is not reachable",
+         "GRPO with vllm_mode server (or a client of `swift deploy`) polls a server at the host:port it was given, "
+         "and nothing answered there: the server was not started, is still loading, or listens elsewhere",
+         "start the server first (`swift rollout --model ...` / `trl vllm-serve`) and wait for it to be up, then "
+         "point --vllm_server_host/--vllm_server_port at it (raise --vllm_server_timeout for big models)",
+         "`curl http://HOST:PORT/health/` from the training node",
+         (r"The vLLM server can't be reached at \S+ after [\d.]+ seconds",
+          r"Servers not reachable after [\d.]+s: \[",
+          r"ConnectionError: HTTPConnectionPool\(host='(?:127\.0\.0\.1|localhost|0\.0\.0\.0)', port=\d+\): Max "
+          r"retries exceeded with url: /(?:health|init_communicator|get_world_size|infer|update_|get_engine_type)"),
+         ("can't be reached at", "Servers not reachable", "HTTPConnectionPool(host='"),
+         sources=("modelscope/ms-swift swift/trainers/rlhf_trainer/vllm_client.py (3.x), swift/rlhf_trainers/"
+                  "vllm_client.py (4.x) check_server_health", "huggingface/trl trl/extras/vllm_client.py")),
+    # DeepSpeed ZeRO-1/2's gradient reduction hook (deepspeed/runtime/zero/stage_1_and_2.py reduce_ready_partitions_
+    # and_remove_grads: `The parameter {param_id} has already been reduced. Gradient computed twice for this
+    # partition.`): ZeRO's form of DDP's "marked ready twice" — reentrant checkpointing or a parameter used twice
+    _sig("zero-grad-reduced-twice", "ddp_error", "error", "root", "DeepSpeed ZeRO saw a gradient twice for one "
+         "parameter",
+         "a parameter's gradient hook fired twice in one backward (reentrant gradient checkpointing re-running the "
+         "forward, a module called twice, tied/shared weights), which ZeRO-2's partitioned reduction rejects",
+         "non-reentrant checkpointing (gradient_checkpointing_kwargs={'use_reentrant': False}; ms-swift "
+         "--gradient_checkpointing_kwargs '{\"use_reentrant\": false}'), or ZeRO-3/ZeRO-1, or untie the shared weights",
+         "the parameter id it names; whether gradient checkpointing is on",
+         (r"The parameter \d+ has already been reduced\. Gradient computed twice for this partition",),
+         ("has already been reduced",),
+         sources=("deepspeedai/DeepSpeed deepspeed/runtime/zero/stage_1_and_2.py",)),
+    # vLLM's Ray executor (vllm/executor/ray_utils.py initialize_ray_cluster): tensor x pipeline parallel larger than
+    # the GPUs the placement group has
+    _sig("vllm-placement-gpus", "config_error", "error", "root", "vLLM was asked for more GPUs than it can see",
+         "tensor_parallel_size x pipeline_parallel_size is larger than the GPUs Ray's placement group holds (the "
+         "GPUs visible to the process)",
+         "lower the engine's tensor parallel size (ms-swift --vllm_tensor_parallel_size / --tensor_parallel_size) "
+         "or make more GPUs visible (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES)",
+         "`ray status` and the visible-devices variable against tensor_parallel_size",
+         (r"The number of required GPUs exceeds the total number of available GPUs in the placement group",),
+         ("The number of required GPUs exceeds",),
+         sources=("vllm-project/vllm vllm/executor/ray_utils.py",)),
+    # PEFT's LoRA layer factory (peft/tuners/lora/model.py _create_new_module): target_modules names a module type
+    # LoRA has no layer for (a whole block, a norm)
+    _sig("lora-target-type-unsupported", "config_error", "error", "root", "LoRA cannot wrap the module type "
+         "target_modules names",
+         "target_modules matched a module that is not a Linear/Embedding/Conv layer (a vision block, a norm, a "
+         "whole decoder layer), which LoRA has no layer for",
+         "point target_modules at the Linear layers inside it (q_proj, k_proj, ... or `all-linear`; ms-swift "
+         "--target_modules all-linear, --freeze_vit for the vision tower)",
+         "the module type the message names",
+         # the module's repr is the hole: spaces, and for a block several lines, before these words
+         (r"is not supported\. Currently, only the following modules are supported: `torch\.nn\.Linear`",),
+         ("Currently, only the following modules are supported",),
+         sources=("huggingface/peft src/peft/tuners/lora/model.py",)),
+    # torch building one tensor from a batch of token lists of different lengths (torch/csrc/utils/tensor_new.cpp:
+    # `expected sequence of length {n} at dim {d} (got {m})`; torch.stack in default_collate: `stack expects each
+    # tensor to be equal size, but got [a] at entry 0 and [b] at entry 1`): the collator was not told to pad — the
+    # same fact r3-ver's default-collate rule reads as the data and its collator (dataset_error), whichever frames show
+    _sig("batch-not-padded", "dataset_error", "error", "root", "the batch's sequences have different lengths and "
+         "nothing pads them",
+         "the data collator stacks token lists of different lengths into one tensor: tokenization ran without "
+         "padding and the collator is the plain default one (or an extra column of ragged lists was left in)",
+         "pad in the collator (DataCollatorWithPadding / DataCollatorForSeq2Seq, or padding='max_length' with "
+         "truncation=True when tokenizing), and drop columns the model does not take (remove_unused_columns)",
+         "the two lengths the message names are two rows of one batch",
+         (r"expected sequence of length \d+ at dim \d+ \(got \d+\)",
+          r"stack expects each tensor to be equal size, but got \[\d+\] at entry \d+ and \[\d+\] at entry \d+"),
+         ("expected sequence of length", "stack expects each tensor to be equal size"),
+         sources=("pytorch/pytorch torch/csrc/utils/tensor_new.cpp, aten/src/ATen/native/TensorShape.cpp (stack)",
+                  "huggingface/transformers src/transformers/data/data_collator.py")),
+    _sig("eval-oom", "gpu_oom", "error", "root", "GPU out of memory during evaluation",
+         "the evaluation batch needed more GPU memory than was free (auto_find_batch_size only shrinks the "
+         "training batch)",
+         "lower per_device_eval_batch_size (and eval_accumulation_steps to move predictions to the CPU), or "
+         "evaluate with a shorter max length",
+         "the step where it failed is an evaluation step (eval_steps)",
+         (r"Evaluation hit an out-of-memory error",),
+         ("Evaluation hit an out-of-memory",),
+         sources=("huggingface/transformers src/transformers/trainer.py (evaluation loop under auto_find_batch_size)",)),
+    _sig("state-dict-file-corrupt", "model_download", "error", "root", "the model's weight file is corrupt",
+         "the weights file on disk is truncated or damaged (an interrupted download or copy)",
+         "delete the damaged file from the model directory / cache and download it again",
+         "compare the file's size or sha256 with the hub's",
+         (r"The state dictionary of the model you are trying to load is corrupted",),
+         ("state dictionary of the model you are trying to load is corrupted",),
+         sources=("huggingface/transformers src/transformers/modeling_utils.py (_load_pretrained_model)",)),
+    _sig("no-pad-token-batch", "tokenizer_template", "error", "root", "the tokenizer/model has no padding token",
+         "a sequence-classification head needs pad_token_id to find each row's last token, and the model config "
+         "has none, so batches larger than 1 cannot be handled",
+         "set a pad token (tokenizer.pad_token = tokenizer.eos_token and model.config.pad_token_id = "
+         "tokenizer.pad_token_id), or train with batch size 1",
+         "`model.config.pad_token_id` is None",
+         (r"Cannot handle batch sizes > 1 if no padding token is defined",),
+         ("no padding token is defined",),
+         sources=("huggingface/transformers models/*/modeling_*.py ForSequenceClassification.forward; "
+                  "modelscope/ms-swift swift/model/patcher.py",)),
+    _sig("swift-engine-too-old", "version_check", "error", "root", "the installed engine/library is older than "
+         "this ms-swift feature needs",
+         "ms-swift asked the installed vLLM/transformers for a feature its release does not have",
+         "upgrade the package the message names (to the release ms-swift's requirements list), or turn the "
+         "feature off",
+         "`pip show vllm transformers` against ms-swift's requirements",
+         (r"The current version of (?:vLLM|vllm|transformers|peft|trl|deepspeed) (?:does not|doesn't) support",
+          r"The current version of (?:vLLM|vllm) only supports .{0,80}Please upgrade",
+          r"is only supported in \"?(?:transformers|vllm|torch|peft|trl)\s*>=\s*\d"),
+         ("The current version of", "is only supported in"),
+         sources=("modelscope/ms-swift swift/infer_engine/vllm_engine.py (_prepare_engine_kwargs asserts), "
+                  "swift/model/register.py (experts_impl)",)),
+    _sig("engine-not-installed", "missing_package", "error", "root", "the engine the run asked for is not installed",
+         "the run enabled an engine (vLLM for GRPO/rollout, DeepSpeed) that is not installed in this environment",
+         "install it (`pip install vllm` / `pip install deepspeed`, the release ms-swift's requirements name) or "
+         "turn the option off (--use_vllm false, no --deepspeed)",
+         "`python -c 'import vllm, deepspeed'` in the same environment",
+         (r"vLLM is not available and `use_vllm` is set to True",
+          r"DeepSpeed is not available => install it using",
+          # transformers' own requirement lines for a package that is absent (modeling_utils / trainer_utils)
+          r"(?:ImportError|RuntimeError): The package `[\w.-]+` is required to use",
+          r"(?:ImportError|RuntimeError): You need to install [\w.-]+ \(pip install [\w.-]+\)"),
+         ("is not available and `use_vllm`", "DeepSpeed is not available", "is required to use",
+          "You need to install"),
+         sources=("modelscope/ms-swift swift/rlhf_trainers/rollout_mixin.py, swift/megatron/trainers/rollout_mixin.py",
+                  "huggingface/accelerate src/accelerate/accelerator.py (DeepSpeed is not available)")),
+)
+# ====================================================================== e-swift2 — END
+
 # Order matters only among signatures matching the same line: the first of the highest priority wins.
 SIGNATURES: tuple[Signature, ...] = (
+    *_ESWIFT2_SIGNATURES,  # e-swift2 block above
     *_EXPLAIN3_SIGNATURES,  # explain-3 block above
     # ------------------------------------------------------------------ gpu_oom
     _sig("oom", "gpu_oom", "error", "root", "GPU out of memory",
@@ -3295,7 +3490,32 @@ STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
      "a check of the runner on the run's settings failed to evaluate because a setting it reads is unset (None) or of "
      "the wrong type: set the value the assert names (the runner's example configs give it), or the option that "
      "makes the runner skip that check"),
+    # e-swift2 (issue 26): ms-swift's CLI router (swift/cli/main.py, 2.x `ROUTE_MAPPING[method_name]`, 3.x/4.x
+    # `route_mapping[method_name]`) looking up the subcommand typed after `swift`: a KeyError there is a command
+    # swift has no such subcommand for (`swift grpo`, `swift dpo`: rlhf with --rlhf_type; `swift train`: sft)
+    (re.compile(r"\b(?:route_mapping|ROUTE_MAPPING)\[method_name\]"), re.compile(r"\bKeyError: '[\w-]+'"),
+     "config_error",
+     "the word after `swift` is not one of its subcommands (sft, pt, rlhf, infer, deploy, export, eval, app, "
+     "merge-lora, rollout, ...): GRPO/DPO/KTO/ORPO run as `swift rlhf --rlhf_type grpo|dpo|...`; `swift --help` "
+     "lists the installed release's subcommands"),
 )
+# e-swift2 (issue 26): torch.embedding's CPU bounds check (`IndexError: index out of range in self`) names no table;
+# the model's own call above it in the traceback does. (regex of the call, family, fix): the token tables (a token or
+# token-type id past the vocabulary: FAMILIES.md rule 5, symptom vs cause) and the learned position table (a
+# sequence longer than the model's max_position_embeddings: the run's length setting). The last call shown decides.
+EMBEDDING_INDEX_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile(r"\bself\.(?:embeddings\.)?(?:position_embeddings|wpe|embed_positions|pos_embed\w*)\("), "config_error",
+     "a sequence is longer than the model's learned position table (max_position_embeddings, 512 for BERT/RoBERTa, "
+     "1024 for GPT-2): truncate to that length (tokenizer truncation=True, max_length / cutoff_len / model_max_length "
+     "<= max_position_embeddings)"),
+    (re.compile(r"\bself\.(?:embeddings\.)?(?:word_embeddings|embed_tokens|wte|tok_embeddings|embed_in|word_emb|"
+                r"token_type_embeddings|shared)\("), "tokenizer_template",
+     "a token id is past the model's embedding table: tokens were added to the tokenizer without "
+     "model.resize_token_embeddings(len(tokenizer)), the tokenizer belongs to another model, or token_type_ids go "
+     "past type_vocab_size (RoBERTa-style models take none); check max(input_ids) < model.config.vocab_size"),
+)
+EMBEDDING_INDEX_ERROR = re.compile(r"\bIndexError: index out of range in self\b")
+
 # When no frame decides: what the exception's own message is about (the last line only).
 # e-gen (issue 26): what has releases — a capitalised product name (ROCm, CUDA, Python, PyTorch, cuDNN) or a package's
 # own lower-case name — as opposed to a setting (block_size, max_model_len) that a bound in a message may also name

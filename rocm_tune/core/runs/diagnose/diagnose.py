@@ -1295,6 +1295,8 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
             return family, fix
+    if (embedding := _embedding_index_family(h)) is not None:
+        return embedding
     statement = _last_statement(h.pre[-6000:])
     for srx, erx, family, fix in cat.STATEMENT_RULES:
         if statement and srx.search(statement) and erx.search(h.text):
@@ -1315,6 +1317,20 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         if rx.search(msg):
             return family, fix
     return _bare_assert_family(h)
+
+
+def _embedding_index_family(h: Hit) -> tuple[str, str] | None:
+    """e-swift2: torch.embedding's `index out of range in self`: the table is the one the model's last embedding call
+    in the traceback names (token ids past the vocabulary, or positions past max_position_embeddings)."""
+    if not cat.EMBEDDING_INDEX_ERROR.search(h.text):
+        return None
+    pre = h.pre[-6000:]
+    best: tuple[int, str, str] | None = None
+    for rx, family, fix in cat.EMBEDDING_INDEX_RULES:
+        for m in rx.finditer(pre):
+            if best is None or m.start() > best[0]:
+                best = (m.start(), family, fix)
+    return (best[1], best[2]) if best else None
 
 
 _RELEASE_NAMED = re.compile(r"\d+\.\d+|\bversion\b|\b(?:upgrade|update|downgrade)\b", re.I)
