@@ -620,9 +620,6 @@ REAL_LINES = [
      "upgrade vLLM.", "modelscope/ms-swift swift/infer_engine/vllm_engine.py"),
     ("engine-not-installed", "ImportError: vLLM is not available and `use_vllm` is set to True. Please install vLLM "
      "with `pip install vllm -U` to use it.", "modelscope/ms-swift swift/rlhf_trainers/rollout_mixin.py"),
-    ("model-without-task-head", "ValueError: The model did not return a loss from the inputs, only the following keys: "
-     "last_hidden_state,pooler_output. For reference, the inputs it received are input_ids,attention_mask,labels.",
-     "huggingface/transformers trainer.py compute_loss"),
     ("rollout-server-unreachable", "ConnectionError: Servers not reachable after 240s: ['http://127.0.0.1:8000']",
      "modelscope/ms-swift swift/rlhf_trainers/vllm_client.py"),
     ("zero-grad-reduced-twice", "AssertionError: The parameter 12 has already been reduced. Gradient computed twice "

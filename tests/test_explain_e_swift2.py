@@ -115,7 +115,7 @@ CASES = {
         [(f"{TF}/models/llama/modeling_llama.py", 1001, "forward", "raise ValueError(")]) +
         "ValueError: Cannot handle batch sizes > 1 if no padding token is defined.\n"),
     # Trainer.compute_loss with a bare backbone: no logits among the outputs -> the model class
-    "no-loss-backbone": ("config_error", "model-without-task-head", _tb(
+    "no-loss-backbone": ("config_error", "trainer-model-without-head", _tb(
         [(f"{TF}/trainer.py", 3790, "compute_loss", "raise ValueError(")]) +
         "ValueError: The model did not return a loss from the inputs, only the following keys: last_hidden_state,"
         "hidden_states. For reference, the inputs it received are input_ids,attention_mask,labels.\n"),
@@ -138,7 +138,7 @@ def test_no_loss_with_logits_stays_data(tmp_path, keys):
             f"ValueError: The model did not return a loss from the inputs, only the following keys: {keys}. For "
             "reference, the inputs it received are input_ids,attention_mask.\n")
     exp, r = _explain(tmp_path, text)
-    assert exp.answer == "dataset_error" and r is not None and r.code != "model-without-task-head"
+    assert exp.answer == "dataset_error" and r is not None and r.code != "trainer-model-without-head"
 
 
 @pytest.mark.parametrize("spelling", ["route_mapping", "ROUTE_MAPPING"])

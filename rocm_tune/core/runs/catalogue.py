@@ -359,22 +359,6 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          sources=("modelscope/ms-swift swift/template/base.py (replace_tag asserts), swift/template/templates/"
                   "internvl.py, minicpm.py, swift/template/vision_utils.py (load_video_*, load_audio), v2.6 "
                   "swift/llm/utils/vision_utils.py (invalid image)", "python-pillow PIL/Image.py open()")),
-    # transformers' Trainer.compute_loss: `The model did not return a loss from the inputs, only the following keys:
-    # {outputs}. For reference, the inputs it received are {inputs}.` With no logits among the outputs
-    # (last_hidden_state, pooler_output, hidden_states) the model class is a bare encoder/decoder without a task head
-    # (AutoModel for BertModel): the run's choice of class, not the data (outputs with logits: the labels are missing
-    # from the inputs, dataset-error reads it)
-    _sig("model-without-task-head", "config_error", "error", "root", "the model class has no task head, so it "
-         "returns no loss",
-         "the model was loaded as a bare backbone (AutoModel / BertModel / LlamaModel): it returns hidden states, "
-         "never logits or a loss, whatever labels the batch carries",
-         "load the task class (AutoModelForCausalLM, AutoModelForSequenceClassification, AutoModelForQuestionAnswering "
-         "...) and pass label_names in TrainingArguments when its labels are not called `labels`",
-         "the keys the message lists have no logits: print(type(model))",
-         (r"The model did not return a loss from the inputs, only the following keys: (?![\w,]*logits)[\w,]+\. "
-          r"For reference",),
-         ("did not return a loss",),
-         sources=("huggingface/transformers src/transformers/trainer.py (Trainer.compute_loss)",)),
     # GRPO server mode: the trainer polls the rollout server's /health/ (ms-swift 3.x swift/trainers/rlhf_trainer/
     # vllm_client.py from trl's, 4.x swift/rlhf_trainers/vllm_client.py); a refused local connection is a server
     # that is not running where the run's settings point, never a Hub download
@@ -3490,14 +3474,6 @@ STATEMENT_RULES: tuple[tuple[re.Pattern, re.Pattern, str, str], ...] = (
      "a check of the runner on the run's settings failed to evaluate because a setting it reads is unset (None) or of "
      "the wrong type: set the value the assert names (the runner's example configs give it), or the option that "
      "makes the runner skip that check"),
-    # e-swift2 (issue 26): ms-swift's CLI router (swift/cli/main.py, 2.x `ROUTE_MAPPING[method_name]`, 3.x/4.x
-    # `route_mapping[method_name]`) looking up the subcommand typed after `swift`: a KeyError there is a command
-    # swift has no such subcommand for (`swift grpo`, `swift dpo`: rlhf with --rlhf_type; `swift train`: sft)
-    (re.compile(r"\b(?:route_mapping|ROUTE_MAPPING)\[method_name\]"), re.compile(r"\bKeyError: '[\w-]+'"),
-     "config_error",
-     "the word after `swift` is not one of its subcommands (sft, pt, rlhf, infer, deploy, export, eval, app, "
-     "merge-lora, rollout, ...): GRPO/DPO/KTO/ORPO run as `swift rlhf --rlhf_type grpo|dpo|...`; `swift --help` "
-     "lists the installed release's subcommands"),
 )
 # e-swift2 (issue 26): torch.embedding's CPU bounds check (`IndexError: index out of range in self`) names no table;
 # the model's own call above it in the traceback does. (regex of the call, family, fix): the token tables (a token or
