@@ -54,6 +54,7 @@ def test_te_rocm_status_by_number_is_hip_error(tmp_path, num):
     # a program's HIPBLASLT_CHECK / HIPBLAS_CHECK / ROCBLAS_CHECK (std::cerr << "...: " << status)
     ("hipBLASLt Error: 6 at /src/bench/gemm_bench.cpp:141", "hip_error", "blas-status-error"),
     ("hipBLAS error: 3", "hip_error", "blas-status-error"),
+    ("HIPBLASLT ERROR: 8", "hip_error", "blas-status-error"),
     ("hipBLASLt error: hipblasLtMatmul failed (status 7)", "hip_error", "blas-status-error"),
     ("rocBLAS error: 15", "hip_error", "blas-status-error"),
     # by name: torch's TORCH_CUDABLAS_CHECK hipified, and the TunableOp TORCH_HIPBLASLT_CHECK
@@ -72,6 +73,9 @@ def test_te_rocm_status_by_number_is_hip_error(tmp_path, num):
     (f"[rank0]: RuntimeError: {TE_CUDA}cuBLAS Error: the requested functionality is not supported", "cuda_error",
      "cublas-status-error"),
     (f"[rank0]: RuntimeError: {TE_CUDA}cuBLAS Error: the resource allocation failed", "gpu_oom", "oom"),
+    # CUDA 12's cublasGetStatusString text for INVALID_VALUE
+    (f"[rank0]: RuntimeError: {TE_CUDA}cuBLAS Error: an unsupported value or parameter was passed to the function",
+     "cuda_error", "cublas-status-error"),
     (f"[rank0]: RuntimeError: {TE_CUDA}Unable to find any suitable algorithms", "cuda_error",
      "cublas-status-error"),
     ("cuBLAS error: 14", "cuda_error", "cublas-status-error"),

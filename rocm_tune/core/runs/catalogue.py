@@ -376,7 +376,7 @@ SIGNATURES: tuple[Signature, ...] = (
           _ROCBLAS_BY_NUM + _blas_nums(_blas.ROCBLAS_STATUS, alloc=True),
           _CUBLAS_BY_NUM + _blas_nums(_blas.CUBLAS_STATUS, alloc=True),
           r"(?i:cublas(?:lt)? (?:runtime )?error) ?: " + _CUBLAS_ALLOC_TEXT),
-         ("out of memory", "OutOfMemoryError", "rror:", "rror :", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+         ("out of memory", "OutOfMemoryError", "rror:", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
@@ -1345,7 +1345,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:\.hip\b|hipblas).{0,300}Unable to find any suitable algorithms?",
           r"\bHIPBLAS(?:LT)?_STATUS_(?!SUCCESS\b|ALLOC_FAILED\b)[A-Z_]+(?!.*(?i:attempt to recover|falling back|"
           r"fall back|unsupported architecture))"),
-         ("rror:", "rror :", "Unable to find any suitable", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_"),
+         ("rror:", "rror :", "RROR:", "Unable to find any suitable", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_"),
          sources=("hipblas-common.h hipblasStatus_t; TE transformer_engine/common/util/logging.h "
                   "NVTE_CHECK_HIPBLASLT (\"HIPBLASLT Error: \" + status number)",
                   "AMD-AGI/Primus#1141 (rocm_gemm.hip:1934 in function hipblaslt_gemm: HIPBLASLT Error: 6)")),
@@ -1363,7 +1363,7 @@ SIGNATURES: tuple[Signature, ...] = (
          (_CUBLAS_BY_NUM + _blas_nums(_blas.CUBLAS_STATUS, alloc=False),
           r"(?i:cublas(?:lt)? (?:runtime )?error) ?: (?!" + _CUBLAS_ALLOC_TEXT + r")[a-z][\w ,.-]{4,}",
           r"^(?!.*(?:\.hip\b|hipblas)).*(?:\.cu\b|cublas).{0,300}Unable to find any suitable algorithms?"),
-         ("rror:", "rror :", "Unable to find any suitable"),
+         ("rror:", "rror :", "RROR:", "RROR :", "Unable to find any suitable"),
          sources=("cublas_api.h cublasStatus_t / cublasGetStatusString; TE logging.h NVTE_CHECK_CUBLAS",)),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
