@@ -190,6 +190,11 @@ REAL_LINES = [
      "due to incorrect params", "ROCm/MIOpen#1994 (DCU under Slurm)"),
     ("miopen-error", "RuntimeError: miopenStatusUnknownError", "ROCm/legacy-rocm-build#2587"),
     ("hip-runtime-error", "!!! Exception during processing !!! HIP error: invalid argument", "ROCm/TheRock#2707"),
+    # e-blas: TE's NVTE_CHECK_HIPBLASLT (status by number) and NVTE_CHECK_CUBLAS (cublasGetStatusString's text)
+    ("blas-status-error", "RuntimeError: .../common/gemm/rocm_gemm.hip:1934 in function hipblaslt_gemm: HIPBLASLT "
+     "Error: 6", "AMD-AGI/Primus#1141 (primus te patch docstring)"),
+    ("cublas-status-error", "RuntimeError: .../cublaslt_gemm.cu:102 in function cublas_gemm: cuBLAS Error: an "
+     "internal operation failed", "H200 Transformer Engine Gemma 3 report (TE cublaslt_gemm.cu NVTE_CHECK_CUBLAS)"),
     ("hip-invalid-device-function", "torch.AcceleratorError: HIP error: invalid device function",
      "pytorch/pytorch#164346"),
     ("hip-invalid-device-function", "[BUG] ROCm/WSL \"HIP error: no kernel image is available for execution on the "

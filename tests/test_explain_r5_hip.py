@@ -55,7 +55,7 @@ FAILURES = [
     # hipBLASLt raising its status (TheRock#2847's spelling through torch, hipblasLt's own logger)
     ("RuntimeError: hipblasLt error: HIPBLAS_STATUS_INTERNAL_ERROR when calling `hipblasLtMatmul(ltHandle, "
      "computeDesc.descriptor(), &alpha_val, mat1_ptr, Adesc.descriptor(), mat2_ptr, Bdesc.descriptor())`\n",
-     "hip-runtime-error"),
+     "blas-status-error"),   # e-blas: the BLAS status's own code (same family, the GEMM's fix)
     # ROCm/legacy-rocm-build#2533 (RX 7900 XT, ROCm 5.7: MES hang, GPU reset)
     ("Oct  7 12:58:23 Ubuntu-Desktop kernel: [ 2238.057431] [drm:mes_v11_0_submit_pkt_and_poll_completion.constprop.0 "
      "[amdgpu]] *ERROR* MES failed to response msg=3\n", "gpu-hang"),

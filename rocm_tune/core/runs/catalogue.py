@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from rocm_tune.core import codes as _codes
+from rocm_tune.profiles import blas_status as _blas
 
 FAMILIES: tuple[str, ...] = (
     "gpu_oom", "host_ram_oom", "nccl_rccl_timeout_hang", "ddp_error", "fp16_overflow", "bf16_unsupported",
@@ -99,6 +100,22 @@ def _texts(code: str, family: str, role: str) -> tuple[str, str, str, str, str, 
     other families emit too)."""
     e = _codes.own(code)
     return (code, family, e.severity, role, e.title, e.cause, e.fix, e.confirm)
+
+
+def _blas_nums(table: dict[int, str], *, alloc: bool) -> str:
+    """A regex of a BLAS status printed by number (`HIPBLASLT Error: 6`): the allocation failures (`alloc`) or
+    the other failures of `table` (profiles/blas_status.py), never a longer number or a version."""
+    vals = [str(v) for v, n in table.items() if n not in _blas.NOT_FAILURE and (n in _blas.ALLOC_FAILURE) == alloc]
+    return r"(?:" + "|".join(sorted(vals, key=len, reverse=True)) + r")(?![\d.]\d)\b"
+
+
+# e-blas: a status printed by number after its library's name (TE's NVTE_CHECK_HIPBLASLT `HIPBLASLT Error: 6`,
+# programs' HIPBLASLT_CHECK / HIPBLAS_CHECK / ROCBLAS_CHECK `hipBLASLt error: 6`, `rocBLAS error: 5`,
+# `hipBLASLt error: <what> (status 6)`), and TE's cuBLAS check by cublasGetStatusString's text
+_HIPBLAS_BY_NUM = r"(?i:\bhip_?blas(?:lt)? error):\s*(?:.{0,200}\(status\s*)?"
+_ROCBLAS_BY_NUM = r"(?i:\brocblas error):\s*"
+_CUBLAS_BY_NUM = r"(?i:\bcublas(?:lt)? error):\s*"
+_CUBLAS_ALLOC_TEXT = r"(?:" + "|".join(_blas.CUBLAS_ALLOC_TEXTS) + r")"
 
 
 # issue 26 (ex-ver): top-level names several distributions share (PEP 420 / pkgutil namespace packages): a
@@ -532,8 +549,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # ex-num: Apple's MPS allocator; ggml's device allocators (llama.cpp on ROCm/CUDA/Vulkan/Metal; not the _Host
           # pinned buffers)
           r"MPS backend out of memory",
-          r"failed to allocate (?:ROCm|CUDA|Vulkan|Metal|SYCL|MUSA|CANN)\d* buffer of size"),
-         ("out of memory", "OutOfMemoryError", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+          r"failed to allocate (?:ROCm|CUDA|Vulkan|Metal|SYCL|MUSA|CANN)\d* buffer of size",
+          # e-blas: a BLAS library's allocation status printed by number or by cuBLAS' text (profiles/blas_status.py)
+          _HIPBLAS_BY_NUM + _blas_nums(_blas.HIPBLAS_STATUS, alloc=True),
+          _ROCBLAS_BY_NUM + _blas_nums(_blas.ROCBLAS_STATUS, alloc=True),
+          _CUBLAS_BY_NUM + _blas_nums(_blas.CUBLAS_STATUS, alloc=True),
+          r"(?i:cublas(?:lt)? (?:runtime )?error) ?: " + _CUBLAS_ALLOC_TEXT),
+         ("out of memory", "OutOfMemoryError", "rror:", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
@@ -1480,6 +1502,48 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("CMake Modules/CMakeDetermineHIPCompiler.cmake (\"Failed to find ROCm root directory.\"), "
                   "CMakeTestHIPCompiler.cmake (\"is not able to compile a simple test program\")",
                   "bitsandbytes-foundation/bitsandbytes#1468, ROCm/bitsandbytes#34, ROCm/rocRAND#318")),
+    # e-blas (issue 26): a hipBLAS/hipBLASLt/rocBLAS call that returned a failure status (profiles/blas_status.py):
+    # by name, by number, and Transformer Engine's ROCm GEMM finding no hipBLASLt algorithm; the allocation status
+    # is gpu_oom (oom), hipBLASLt's fallback warning with the run going on stays hipblaslt-unsupported
+    _sig("blas-status-error", "hip_error", "error", "root", "a hipBLAS/hipBLASLt/rocBLAS GEMM call failed",
+         "the BLAS library returned a failure status for a GEMM (hipblasStatus_t: 3 INVALID_VALUE, 5 "
+         "EXECUTION_FAILED, 6 INTERNAL_ERROR, 7 NOT_SUPPORTED, 8 ARCH_MISMATCH ...) or found no algorithm for its "
+         "shape/dtype/epilogue: most often a hipBLASLt solution that needs more workspace than the caller gave it "
+         "(Transformer Engine's and other extensions' fixed workspace), a shape/epilogue hipBLASLt has no kernel for "
+         "on this gfx, or a hipBLASLt/ROCm that does not match the GPU or the PyTorch build",
+         "give hipBLASLt a larger workspace (torch: HIPBLASLT_WORKSPACE_SIZE in KiB; Transformer Engine/extensions: "
+         "their hipBLASLt workspace setting), or route torch's GEMMs to hipBLAS/rocBLAS with "
+         "TORCH_BLAS_PREFER_HIPBLASLT=0; for NOT_SUPPORTED/ARCH_MISMATCH or no algorithm install the hipBLASLt/ROCm "
+         "release that supports this gfx (or fall back to an unfused GEMM), and keep ROCm and the PyTorch build "
+         "matching",
+         "rerun the failing GEMM alone with HIPBLASLT_LOG_MASK=32 (hipBLASLt's call log) and "
+         "TORCH_BLAS_PREFER_HIPBLASLT=0; `rocminfo | grep gfx` against the hipBLASLt release notes",
+         (_HIPBLAS_BY_NUM + _blas_nums(_blas.HIPBLAS_STATUS, alloc=False),
+          _ROCBLAS_BY_NUM + _blas_nums(_blas.ROCBLAS_STATUS, alloc=False),
+          # TE (rocm_gemm.hip): NVTE_CHECK(returnedAlgoCount > 0, "Unable to find any suitable algorithms")
+          r"(?:\.hip\b|hipblas).{0,300}Unable to find any suitable algorithms?",
+          r"\bHIPBLAS(?:LT)?_STATUS_(?!SUCCESS\b|ALLOC_FAILED\b)[A-Z_]+(?!.*(?i:attempt to recover|falling back|"
+          r"fall back|unsupported architecture))"),
+         ("rror:", "rror :", "RROR:", "Unable to find any suitable", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_"),
+         sources=("hipblas-common.h hipblasStatus_t; TE transformer_engine/common/util/logging.h "
+                  "NVTE_CHECK_HIPBLASLT (\"HIPBLASLT Error: \" + status number)",
+                  "AMD-AGI/Primus#1141 (rocm_gemm.hip:1934 in function hipblaslt_gemm: HIPBLASLT Error: 6)")),
+    # e-blas: the same on NVIDIA: TE's NVTE_CHECK_CUBLAS (`cuBLAS Error: <cublasGetStatusString>`), a number after
+    # cuBLAS' name, TE's cublaslt_gemm.cu finding no algorithm, THC's `cublas runtime error : <text>`
+    _sig("cublas-status-error", "cuda_error", "error", "root", "a cuBLAS/cuBLASLt GEMM call failed",
+         "cuBLAS/cuBLASLt returned a failure status for a GEMM (INVALID_VALUE, EXECUTION_FAILED, INTERNAL_ERROR, "
+         "NOT_SUPPORTED, ARCH_MISMATCH ...) or found no algorithm for its shape/dtype/epilogue: a workspace too "
+         "small for the chosen algorithm, a dtype/feature this GPU or cuBLAS release lacks, or a CUDA/cuBLAS that "
+         "does not match the PyTorch build",
+         "give cuBLASLt a larger workspace (torch: CUBLASLT_WORKSPACE_SIZE / CUBLAS_WORKSPACE_CONFIG; TE/extensions: "
+         "their workspace setting), rerun with CUDA_LAUNCH_BLOCKING=1 to find the GEMM, and install the CUDA/cuBLAS "
+         "release the PyTorch/TE build expects for this GPU",
+         "rerun with CUBLASLT_LOG_LEVEL=5 and CUDA_LAUNCH_BLOCKING=1",
+         (_CUBLAS_BY_NUM + _blas_nums(_blas.CUBLAS_STATUS, alloc=False),
+          r"(?i:cublas(?:lt)? (?:runtime )?error) ?: (?!" + _CUBLAS_ALLOC_TEXT + r")[a-z][\w ,.-]{4,}",
+          r"^(?!.*(?:\.hip\b|hipblas)).*(?:\.cu\b|cublas).{0,300}Unable to find any suitable algorithms?"),
+         ("rror:", "rror :", "RROR:", "RROR :", "Unable to find any suitable"),
+         sources=("cublas_api.h cublasStatus_t / cublasGetStatusString; TE logging.h NVTE_CHECK_CUBLAS",)),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
          "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
