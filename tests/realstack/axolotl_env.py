@@ -32,11 +32,14 @@ AXOLOTL = "axolotl==0.19.0"
 IMPORTED = ("transformers", "peft", "accelerate", "datasets", "trl", "pydantic", "tokenizers", "huggingface_hub",
             "addict", "pyyaml", "packaging", "posthog", "numba", "fire", "bitsandbytes", "fastcore", "triton",
             "evaluate", "wandb", "axolotl-contribs-lgpl", "axolotl-contribs-mit")
-VERSION = 3  # bump to force a rebuild
+# imported at module level by axolotl's config loader (axolotl/utils/schemas/multimodal.py: PIL.Image) but not in
+# its metadata (another requirement brings it): installed by name, since the venv's system site-packages may lack it
+ALSO = ("pillow",)
+VERSION = 4  # bump to force a rebuild
 
 
 def env_key(torch_version: str) -> str:
-    spec = json.dumps([VERSION, AXOLOTL, IMPORTED, torch_version, sys.version_info[:2]])
+    spec = json.dumps([VERSION, AXOLOTL, IMPORTED, ALSO, torch_version, sys.version_info[:2]])
     return hashlib.sha256(spec.encode()).hexdigest()[:12]
 
 
@@ -71,7 +74,7 @@ def _build(root: Path, torch_version: str, log) -> None:
     cons = root / "constraints.txt"
     cons.write_text(f"torch=={torch_version.split('+')[0]}\n", encoding="utf-8")
     _run(pip + ["--no-deps", AXOLOTL], log)
-    _run(pip + ["-c", str(cons), *_requirements(py)], log)
+    _run(pip + ["-c", str(cons), *_requirements(py), *ALSO], log)
     after = _torch_version(py)
     if after != torch_version:
         raise RuntimeError(f"the venv's torch is {after}, not the system's {torch_version}")

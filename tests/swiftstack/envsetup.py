@@ -28,8 +28,11 @@ from tests.venvcache import cached_venv
 MS_SWIFT = "ms-swift==4.6.0"
 REQUIRES = ["transformers>=4.33,<5.20", "peft>=0.11,<0.21", "trl>=0.15,<1.0", "datasets>=4.0,<4.8.5",
             "modelscope>=1.23", "addict", "attrdict", "binpacking", "dacite", "json-repair", "simplejson",
-            "sortedcontainers", "einops", "zstandard", "deepspeed==0.19.8"]
-VERSION = 1  # bump to force a rebuild
+            "sortedcontainers", "einops", "zstandard", "deepspeed==0.19.8",
+            # swift's templates import PIL at module level (ms-swift's own requirement): a machine whose system
+            # Python has no Pillow (the venv shares its site-packages) must get it here
+            "pillow"]
+VERSION = 2  # bump to force a rebuild
 
 
 def cache_root() -> Path:
