@@ -284,6 +284,22 @@ def _count_devices(v: str) -> int | None:
                                        for p in parts) else None
 
 
+def _launch_settings(job: Job, cmd: shell.Command, launch_flags: dict[str, tuple[str, int]], file: str) -> None:
+    """What the launcher's own flags set beside the GPU count: a hostfile, accelerate's config file, srun's
+    one-node deepspeed jobs."""
+    if job.launcher == "deepspeed" and "srun" in cmd.wrappers and not {"hostfile", "force_multi"} & set(launch_flags):
+        # `srun --nodes=N deepspeed train.py`: each node's deepspeed launcher finds no hostfile and "will proceed with
+        # training with local resources only" (deepspeed/launcher/runner.py fetch_hostfile; world_info localhost,
+        # master_addr 127.0.0.1): N separate one-node jobs, each sharding over its own node's GPUs
+        job.settings["__ds_local__"] = Setting("__ds_local__", True, file, cmd.line, "srun ... deepspeed", "flag")
+    if "hostfile" in launch_flags:     # read when the hostfile is given beside the script (read_texts)
+        job.settings["__hostfile__"] = Setting("__hostfile__", launch_flags["hostfile"][0], file,
+                                               launch_flags["hostfile"][1], "hostfile", "flag")
+    if "config_file" in launch_flags:
+        job.settings["accelerate_config"] = Setting("accelerate_config", launch_flags["config_file"][0], file,
+                                                    launch_flags["config_file"][1], "config_file", "flag")
+
+
 def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script) -> None:
     argv = cmd.argv
     hit = _entry(argv)
@@ -319,17 +335,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     for k in ("nnodes", "num_nodes", "num_machines"):
         if k in launch_flags and _node_count(k, launch_flags[k][0]):
             job.nodes = Setting("nodes", _node_count(k, launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
-    if job.launcher == "deepspeed" and "srun" in cmd.wrappers and not {"hostfile", "force_multi"} & set(launch_flags):
-        # `srun --nodes=N deepspeed train.py`: each node's deepspeed launcher finds no hostfile and "will proceed with
-        # training with local resources only" (deepspeed/launcher/runner.py fetch_hostfile; world_info localhost,
-        # master_addr 127.0.0.1): N separate one-node jobs, each sharding over its own node's GPUs
-        job.settings["__ds_local__"] = Setting("__ds_local__", True, file, cmd.line, "srun ... deepspeed", "flag")
-    if "hostfile" in launch_flags:     # read when the hostfile is given beside the script (read_texts)
-        job.settings["__hostfile__"] = Setting("__hostfile__", launch_flags["hostfile"][0], file,
-                                               launch_flags["hostfile"][1], "hostfile", "flag")
-    if "config_file" in launch_flags:
-        job.settings["accelerate_config"] = Setting("accelerate_config", launch_flags["config_file"][0], file,
-                                                    launch_flags["config_file"][1], "config_file", "flag")
+    _launch_settings(job, cmd, launch_flags, file)
     if g is None and as_int(env.get("NPROC_PER_NODE", "x")) and (runner in ("ms-swift", "llamafactory", "megatron")):
         g = Setting("gpus", as_int(env["NPROC_PER_NODE"]), file, cmd.line, "NPROC_PER_NODE", "env")
     if g is None:

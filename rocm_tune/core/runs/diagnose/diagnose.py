@@ -1777,6 +1777,17 @@ def _requested_op_not_built(scans: Sequence[FileScan]) -> Diagnosis | None:
 def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | None,
             levers_on: set[str] | None = None, texts: Sequence[str] | None = None) -> None:
     """Numbers and fixes that need the whole picture (cascades, the config)."""
+    _refine_by_code(r, cfg, levers_on or set(), texts or ())
+    _refine_versions(r, texts or ())
+    _refine_hang_notes(r, diags, cfg)
+    _refine_platform(r, texts or ())
+    _refine_kernel_platform(r, texts or ())
+    if r.code in _ARCH_CODES:
+        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], texts: Sequence[str]) -> None:
+    """The root's own code: its numbers in the title, and the reading the rest of the log or the config changes."""
     n = r.numbers
     if r.code == "oom":
         _refine_oom(r, cfg, levers_on or set())
@@ -1850,12 +1861,6 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
         r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
                  "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
                  "`py-spy dump --pid PID` on each rank shows where it waits")
-    _refine_versions(r, texts or ())
-    _refine_hang_notes(r, diags, cfg)
-    _refine_platform(r, texts or ())
-    _refine_kernel_platform(r, texts or ())
-    if r.code in _ARCH_CODES:
-        _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
 
 # h7-ver (issue 26): what the log itself shows of the versions around a failure another family's rule read first:
