@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rocm_tune.profiles.runner_refusals import REFUSALS
 
 HOLE = "\x00"
 HOLE_MAX = 300                 # characters a value put into a message may take
@@ -37,6 +36,9 @@ def _pattern(template: str) -> tuple[str, re.Pattern] | None:
 
 @lru_cache(maxsize=1)
 def _table() -> tuple[tuple[str, re.Pattern, str, str], ...]:
+    # ~200 KB of messages: imported on the first exception line only, not when explain or attach is imported
+    from rocm_tune.profiles.runner_refusals import REFUSALS
+
     out = []
     for runner, path, _fn, _exc, template in REFUSALS:
         got = _pattern(template)
