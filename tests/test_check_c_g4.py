@@ -224,6 +224,16 @@ def test_jax_program_is_said_out_of_scope(tmp_path, capsys):
     assert "JAX/Flax" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+
+def test_jax_program_read_as_python_says_why_it_is_not_answered(tmp_path):
+    # a .py whose imports are shown is read as Python source (not an unknown file): still unknown, and the reason
+    # names the JAX program instead of "no training command"
+    prog = _write(tmp_path, "train_flax.py", "import jax\nimport flax.linen as nn\nimport optax\n\n"
+                                             "def train_step(state, batch):\n    return state\n")
+    rep = check([prog], gpu_id="mi300x")
+    assert rep.verdict == "unknown"
+    assert "train_flax.py is a JAX/Flax program" in rep.reason
+
 def test_num_generations_flag_reads_a_grpo_run(tmp_path):
     # a GRPO program given only by its command (an open-r1-style grpo script): --num_generations is GRPOConfig's
     run = _write(tmp_path, "run.sh", "torchrun --nproc_per_node=4 src/train_rl.py --model_name_or_path "

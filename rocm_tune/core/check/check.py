@@ -1666,6 +1666,9 @@ def _not_modelled(job, model, gpu, findings: list, assumptions: list[str]) -> Re
                           for p, fmt in job.formats.items()) + ")")
     if job.ds is not None and runner == "unknown":
         reason = "a DeepSpeed JSON alone does not say the model, batch or sequence length"
+    elif runner == "unknown" and (jax := next((p for p, t in job.files.items() if formats.JAX_PROGRAM.search(t)), None)):
+        reason = (f"{os.path.basename(jax)} is a JAX/Flax program (jax, flax, optax, chex): check reads PyTorch "
+                  "trainings only")
     return Report(job, runner, 0, None, model, gpu, None, gpu.vram_bytes if gpu else None, "unknown", None,
                   None, findings, assumptions, None, None, reason=reason)
 
