@@ -442,10 +442,14 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          "truncation=True when tokenizing), and drop columns the model does not take (remove_unused_columns)",
          "the two lengths the message names are two rows of one batch",
          (r"expected sequence of length \d+ at dim \d+ \(got \d+\)",
-          r"stack expects each tensor to be equal size, but got \[\d+\] at entry \d+ and \[\d+\] at entry \d+"),
-         ("expected sequence of length", "stack expects each tensor to be equal size"),
+          r"stack expects each tensor to be equal size, but got \[\d+\] at entry \d+ and \[\d+\] at entry \d+",
+          # transformers' BatchEncoding.convert_to_tensors re-raises the same fact in its own words (every release
+          # since 4.x; "Perhaps your features (`labels` in this case) have excessive nesting" since 4.31)
+          r"Unable to create tensor, you should probably activate truncation and/or padding"),
+         ("expected sequence of length", "stack expects each tensor to be equal size", "Unable to create tensor"),
          sources=("pytorch/pytorch torch/csrc/utils/tensor_new.cpp, aten/src/ATen/native/TensorShape.cpp (stack)",
-                  "huggingface/transformers src/transformers/data/data_collator.py")),
+                  "huggingface/transformers src/transformers/data/data_collator.py",
+                  "huggingface/transformers src/transformers/tokenization_utils_base.py (convert_to_tensors)")),
     _sig("eval-oom", "gpu_oom", "error", "root", "GPU out of memory during evaluation",
          "the evaluation batch needed more GPU memory than was free (auto_find_batch_size only shrinks the "
          "training batch)",
@@ -2425,7 +2429,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "install it in the environment that runs training (pip install NAME; for LLaMA-Factory extras "
          "`pip install -e .[deepspeed,metrics]`)",
          "`python -c 'import NAME'` in the same environment",
-         (r"requires the following packages that were not found in your environment: (?!flash[_-]attn\b)[\w-]+",
+         # FAMILIES.md: a package that is not installed is missing_package, flash-attn included (remote code's
+         # check_imports lists it when the modeling file imports it)
+         (r"requires the following packages that were not found in your environment: [\w-]+",
           r"requires the [\w.-]+ library but it was not found in your environment",
           r"[Pp]lease install (?:the )?`[\w.-]+` package",
           # issue 26 (ex-ver): only a top-level module is a missing package. `No module named 'a.b'` means Python
@@ -2476,7 +2482,6 @@ SIGNATURES: tuple[Signature, ...] = (
           # PyTorch's SDPA with no usable fused kernel for this GPU/dtype/shape
           r"No available kernel\. Aborting execution", r"Could not run 'aten::_(?:scaled_dot_product_)?flash_attention",
           r"(?:Error|Exception): (?:FlashAttention|flash_attn)\w*\b(?! has been toggled)",
-          r"packages that were not found in your environment: (?:[\w-]+, )*flash[_-]attn\b",
           # vLLM/ROCm's Triton flash-attention kernel failing to compile for the GPU (gfx906, RDNA3)
           r"(?:error: )\S*flash_attention\w*\.py:\d+:\d+: |\S*flash_attention\w*\.py:\d+:\d+: error:"),
          ("FlashAttention", "flash_attn", "flash-attn", "No available kernel", "memory_efficient_attention", "does not support this problem", "lash Attention", "lash-Attention", "lash_Attention",
