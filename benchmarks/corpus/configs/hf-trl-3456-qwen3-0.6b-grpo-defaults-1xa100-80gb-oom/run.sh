@@ -1,0 +1,1 @@
+CUDA_VISIBLE_DEVICES=0 python grpotrainer.py --data data/train.jsonl

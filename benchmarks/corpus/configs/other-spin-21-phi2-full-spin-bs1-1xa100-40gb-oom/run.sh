@@ -1,0 +1,1 @@
+accelerate launch spin/run_spin.py configs/config.yaml
