@@ -1,6 +1,6 @@
 """`check` on LLaMA-Factory runs that OOM'd where it said fits (issue 26, helper c-lf2). Rules from the source:
 
-* `stage: orpo` of LLaMA-Factory v0.6.3-v0.7.1 (hparams/finetuning_args.py: stage Literal[..., "orpo"];
+* `stage: orpo` of LLaMA-Factory v0.6.2-v0.7.1 (hparams/finetuning_args.py: stage Literal[..., "orpo"];
   train/orpo/workflow.py PairwiseDataCollatorWithPadding; train/orpo/trainer.py concatenated_forward: chosen and
   rejected in one batch, `.logits.to(torch.float32)`, reference_free, no reference model). v0.8.0 folded it into
   `stage: dpo` + `pref_loss: orpo`: the same step, so both spellings must be estimated alike.
