@@ -937,8 +937,9 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
 
 def _paged_spill(rep: Report, model, cfg: TrainConfig, vram: int) -> None:
     """A paged optimizer over the card's memory: its state pages out to host RAM instead of an OOM, as long as the
-    rest fits; the verdict is fits, and the finding says how much moves each step."""
-    opt = float(estimate(model, cfg).per_gpu.optimizer_bytes)
+    rest fits; the verdict is fits, and the finding says how much moves each step. Only bitsandbytes' own state
+    buffers page (estimate.paged_state_bytes): not DeepSpeed's fp32 master partition."""
+    opt = _memory.paged_state_bytes(model, cfg, estimate(model, cfg))
     step = rep.memory["step"]["reserved_bytes"] if rep.memory and rep.memory.get("step") else 0
     over = step - vram
     if opt <= 0 or over <= 0 or over > opt * (1 + FRAGMENTATION):
@@ -956,9 +957,11 @@ def _paged_spill(rep: Report, model, cfg: TrainConfig, vram: int) -> None:
 def _paged_finding(job: formats.Job, model, cfg: TrainConfig) -> Finding:
     """bitsandbytes' paged optimizers keep their state in CUDA/HIP managed memory: under GPU memory pressure pages
     move to host RAM and back at every step (bitsandbytes/optim/optimizer.py, get_paged)."""
-    opt = estimate(model, cfg).per_gpu.optimizer_bytes if model is not None else 0
+    opt = _memory.paged_state_bytes(model, cfg, estimate(model, cfg)) if model is not None else 0
+    master = "; DeepSpeed's fp32 master partition beside it is not paged" if cfg.zero_stage else ""
     return Finding.of("paged-optimizer", *_where(job, "optim"),
-                      f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU here) "
+                      f"{job.get('optim')}: the optimizer state ({opt / 2**30:.2f} GiB per GPU, counted on the GPU "
+                      f"here{master}) "
                       f"is in managed memory and may spill to host RAM when the GPU runs short: it does not OOM then, "
                       f"but every step pages it over PCIe/Infinity Fabric both ways (at ~25 GB/s, about "
                       f"{2 * opt / 25e9:.2f} s per step for the whole state); on ROCm it needs HIP managed memory "

@@ -320,6 +320,21 @@ def _optimizer_state(model, cfg: TrainConfig, trainable: int, weight_bytes: int)
     return state
 
 
+def paged_state_bytes(model, cfg: TrainConfig, est: MemoryEstimate) -> float:
+    """Per-GPU bytes a bitsandbytes paged optimizer keeps in managed memory: its own state buffers only
+    (bitsandbytes optim/optimizer.py get_state_buffer: state1/state2 of tensors >= 1e5 elements via get_paged).
+    Under DeepSpeed ZeRO the fp32 master partition it steps is DeepSpeed's plain tensor
+    (stage_1_and_2.py single_partition_of_fp32_groups, stage3.py fp32_partitioned_groups_flat): not paged;
+    with the optimizer offloaded nothing of it is on the GPU."""
+    if not cfg.optim.startswith("paged_"):
+        return 0.0
+    if cfg.zero_stage == 0:
+        return float(est.per_gpu.optimizer_bytes)
+    if cfg.offload in ("optimizer", "all"):
+        return 0.0
+    return _optimizer_state(model, cfg, est.params_trainable, 4) / max(1, cfg.world_size)
+
+
 def _adafactor_state(model, cfg: TrainConfig, trainable: int) -> float:
     """Adafactor keeps a row and a column second-moment vector per matrix, a full one per vector."""
     if cfg.is_lora:

@@ -171,6 +171,12 @@ def stage_of(job) -> tuple[str, bool | None, str | None]:
         ref = given or not lora
         return "dpo", ref, ("ref_model given: LLaMA-Factory loads it as the frozen reference (create_ref_model)"
                             if given and lora else None)
+    if st == "orpo":
+        # v0.6.2-v0.7.1 (hparams/finetuning_args.py: stage Literal[..., "orpo"]; train/orpo/workflow.py
+        # PairwiseDataCollatorWithPadding; train/orpo/trainer.py concatenated_forward: chosen and rejected in one
+        # batch, `.logits.to(torch.float32)`, reference_free, no ref model); v0.8.0 folded it into dpo/pref_loss
+        return "dpo", False, ("stage orpo (LLaMA-Factory 0.6.2-0.7.1): chosen and rejected in one batch with fp32 "
+                              "logits, no reference model (train/orpo/trainer.py concatenated_forward)")
     if st == "kto":
         ref = given or not lora
         return "sft", ref, ("stage kto: the batch's rows with grad (and a no-grad KL pass), "
