@@ -372,6 +372,14 @@ def _attn(job: Job) -> str:
     return _ATTN.get(str(job.get("flash_attn", "auto")).lower(), "sdpa")
 
 
+# preference trainers that keep no reference model: the policy's forward over chosen and rejected concatenated
+# (the DPO step without the frozen copy). TRL's ORPOTrainer / CPOTrainer (trl/trainer/orpo_trainer.py,
+# cpo_trainer.py concatenated_forward; SimPO is CPOTrainer's loss_type="simpo"); ms-swift's rlhf_type orpo/cpo/simpo
+# (swift/arguments/rlhf_args.py: a ref model only for dpo/kto/ppo/grpo, "CPO/ORPO ... does not require a ref_model")
+REFERENCE_FREE = {"orpo": "TRL ORPOTrainer / ms-swift rlhf_type orpo", "cpo": "TRL CPOTrainer / ms-swift rlhf_type cpo",
+                  "simpo": "TRL CPOTrainer loss_type simpo / ms-swift rlhf_type simpo"}
+
+
 def _stage(job: Job, a: list[str]) -> dict:
     """The step the estimator counts (sft | dpo | pt) and, where the runner decides it otherwise than the stage's
     default, whether a frozen reference model is kept (LLaMA-Factory: runners/llamafactory.stage_of)."""
@@ -384,6 +392,9 @@ def _stage(job: Job, a: list[str]) -> dict:
             a.append(said)
         if counted in ("sft", "dpo", "pt"):
             return {"stage": counted, "reference_model": ref}
+    if st in REFERENCE_FREE:
+        a.append(f"stage {st}: chosen and rejected in one batch, no reference model ({REFERENCE_FREE[st]})")
+        return {"stage": "dpo", "reference_model": False}
     if st not in ("sft", "dpo", "pt"):
         a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
                  "counted on top (core/runners/rl.py)" if st == "grpo" else ""))

@@ -122,7 +122,8 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
                "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "beta",
                "max_prompt_length", "max_completion_length", "num_generations")
 # the trainer a TRL program builds -> the stage it runs
-TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "DPOTrainer": "dpo"}
+TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "DPOTrainer": "dpo",
+              "ORPOConfig": "orpo", "ORPOTrainer": "orpo", "CPOConfig": "cpo", "CPOTrainer": "cpo"}
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:

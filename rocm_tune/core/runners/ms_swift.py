@@ -120,8 +120,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
     _precision(flags, file, out)
     for k, (v, line) in flags.items():
         if k == "rlhf_type":
-            out["stage"] = Setting("stage", {"dpo": "dpo", "orpo": "dpo", "simpo": "dpo", "cpo": "dpo"}.get(
-                v.lower(), v.lower()), file, line, k, "flag")
+            out["stage"] = Setting("stage", v.lower(), file, line, k, "flag")   # orpo/cpo/simpo: runners/config.py
         elif k == "target_modules" and lists and len(lists.get(k) or ()) > 1:
             out["lora_target"] = Setting("lora_target", ",".join(lists[k]), file, line, k, "flag")
         elif k == "modules_to_save":
