@@ -94,3 +94,20 @@ def test_trl_cli_orpo(tmp_path):
     orpo = _check(tmp_path, "orpo.sh", base.format(cmd="orpo"))
     assert _step(orpo) < _step(dpo)
     assert any("stage orpo" in a for a in orpo["assumptions"])
+
+
+
+def test_trl_kto_keeps_a_reference_copy_under_full_training_only(tmp_path):
+    sft = _check(tmp_path, "sft.py", SCRIPT.format(cfg="SFTConfig", trainer="SFTTrainer", name="SFT"))
+    kto = _check(tmp_path, "kto.py", SCRIPT.format(cfg="KTOConfig", trainer="KTOTrainer", name="KTO"))
+    assert kto["understood"]["reference_model"] is True
+    # KTO's rows are SFT-shaped (one completion per row): the step is the SFT step plus the frozen 16-bit copy
+    assert abs((_step(kto) - _step(sft)) - _weights_16bit(kto)) < 0.05 * _weights_16bit(kto)
+    # precompute_ref_log_probs=True: no copy (trl/trainer/kto_trainer.py, dpo_trainer.py __init__)
+    pre = SCRIPT.replace("logging_steps=10)", "logging_steps=10, precompute_ref_log_probs=True)")
+    kto_pre = _check(tmp_path, "kto_pre.py", pre.format(cfg="KTOConfig", trainer="KTOTrainer", name="KTO"))
+    dpo = _check(tmp_path, "dpo.py", SCRIPT.format(cfg="DPOConfig", trainer="DPOTrainer", name="DPO"))
+    dpo_pre = _check(tmp_path, "dpo_pre.py", pre.format(cfg="DPOConfig", trainer="DPOTrainer", name="DPO"))
+    assert kto_pre["understood"]["reference_model"] is False and dpo_pre["understood"]["reference_model"] is False
+    assert abs((_step(dpo) - _step(dpo_pre)) - _weights_16bit(dpo)) < 0.05 * _weights_16bit(dpo)
+    assert _step(kto_pre) == _step(sft)

@@ -380,7 +380,7 @@ REFERENCE_FREE = {"orpo": "TRL ORPOTrainer / ms-swift rlhf_type orpo", "cpo": "T
                   "simpo": "TRL CPOTrainer loss_type simpo / ms-swift rlhf_type simpo"}
 
 
-def _stage(job: Job, a: list[str]) -> dict:
+def _stage(job: Job, a: list[str], method: str) -> dict:
     """The step the estimator counts (sft | dpo | pt) and, where the runner decides it otherwise than the stage's
     default, whether a frozen reference model is kept (LLaMA-Factory: runners/llamafactory.stage_of)."""
     st = str(job.get("stage", "sft")).lower()
@@ -392,6 +392,20 @@ def _stage(job: Job, a: list[str]) -> dict:
             a.append(said)
         if counted in ("sft", "dpo", "pt"):
             return {"stage": counted, "reference_model": ref}
+    if st == "kto":
+        # TRL KTOTrainer (trl/trainer/kto_trainer.py __init__: ref_model given -> it; a PEFT model or
+        # precompute_ref_log_probs -> None, the adapter disabled for the reference pass; else
+        # create_reference_model(model), a frozen copy); ms-swift: a ref model for kto under full training only
+        ref = method not in ("lora", "qlora") and not as_bool(job.get("precompute_ref_log_probs"))
+        a.append("stage kto: the batch's rows with grad (and a no-grad KL pass), "
+                 + ("a frozen reference copy (TRL create_reference_model)" if ref else
+                    "no reference copy (the adapter is disabled for the reference pass)"))
+        return {"stage": "sft", "reference_model": ref}
+    if st == "dpo" and job.runner != "llamafactory" and as_bool(job.get("precompute_ref_log_probs")):
+        # TRL DPOTrainer.__init__: `elif self.is_peft_model or args.precompute_ref_log_probs: self.ref_model = None`
+        a.append("precompute_ref_log_probs: the reference log-probabilities are computed once before training "
+                 "with the policy itself, no frozen copy is kept (TRL DPOTrainer)")
+        return {"stage": "dpo", "reference_model": False}
     if st in REFERENCE_FREE:
         a.append(f"stage {st}: chosen and rejected in one batch, no reference model ({REFERENCE_FREE[st]})")
         return {"stage": "dpo", "reference_model": False}
@@ -438,7 +452,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
             a.append("neat_packing without FlashAttention-2: LLaMA-Factory's collator makes a [batch, 1, cutoff_len, "
                      "cutoff_len] block-diagonal mask in the compute dtype (data/collator.py prepare_4d_attention_mask)")
     values["optim"] = _optim(job, a)
-    values.update(_stage(job, a))
+    values.update(_stage(job, a, values["method"]))
     values.update(_hardware(job, gpus, nodes, a))
     lf = job.runner in LF_FAMILY
     executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs

@@ -120,10 +120,13 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
                "fsdp",
                # online RL (GRPOConfig / TRL scripts' flags): read by core/runners/rl.py
                "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "beta",
+               # DPOConfig/KTOConfig: the reference log-probabilities computed once before training, no frozen copy
+               "precompute_ref_log_probs",
                "max_prompt_length", "max_completion_length", "num_generations")
 # the trainer a TRL program builds -> the stage it runs
 TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "DPOTrainer": "dpo",
-              "ORPOConfig": "orpo", "ORPOTrainer": "orpo", "CPOConfig": "cpo", "CPOTrainer": "cpo"}
+              "ORPOConfig": "orpo", "ORPOTrainer": "orpo", "CPOConfig": "cpo", "CPOTrainer": "cpo",
+              "KTOConfig": "kto", "KTOTrainer": "kto"}
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
