@@ -2272,8 +2272,8 @@ def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     if in_attention:
         r.family, r.title, r.fix, r.cause = ("flash_attn_error", kfx.ATTENTION_OOR_TITLE, kfx.ATTENTION_OOR_FIX,
                                              kfx.OOR_CAUSE)
-    elif in_attention is False:
-        r.fix, r.cause = kfx.OTHER_OOR_FIX + "; " + r.fix, kfx.OOR_CAUSE
+    elif in_attention is False or (in_attention is None and kernel_platform.is_out_of_resources(r.code, lines)):
+        _out_of_resources_outside_attention(r, lines, texts)
     elif kernel_platform.zluda_attention_kernel(r.family, r.first.text, [r.first.pre, *texts]):
         r.family, r.title, r.fix = "flash_attn_error", kfx.ZLUDA_ATTENTION_TITLE, kfx.ZLUDA_ATTENTION_FIX
         r.cause = kfx.ZLUDA_ATTENTION_CAUSE
@@ -2282,6 +2282,22 @@ def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
         r.cause = kfx.NO_CUDA_DEVICE_CAUSE
         if mask:
             r.title += f" (the log sets CUDA_VISIBLE_DEVICES={mask})"
+
+
+def _out_of_resources_outside_attention(r: Diagnosis, lines: Sequence[str], texts: Sequence[str]) -> None:
+    """e-g4/e-g6: Triton's OutOfResources outside attention: a library's kernel (its caller frame in an installed
+    package) cannot run on this GPU, fixed in the library (hip_error on ROCm, cuda_error on CUDA: kernel_platform.py
+    states the rule); the user's own kernel or torch.compile's stays the kernel config's (config_error)."""
+    lib = kernel_platform.library_out_of_resources(lines, r.first.pre, texts)
+    if lib is None:
+        r.fix, r.cause = kfx.OTHER_OOR_FIX + "; " + r.fix, kfx.OOR_CAUSE
+        return
+    r.family, r.cause = lib["family"], kfx.LIBRARY_OOR_CAUSE
+    r.title = kfx.LIBRARY_OOR_TITLE.format(lib=lib["lib"], resource=lib["resource"])
+    if "required" in lib:
+        r.title += f" (Required: {lib['required']}, Hardware limit: {lib['limit']})"
+        r.numbers.update(required=lib["required"], limit=lib["limit"])
+    r.fix = kfx.LIBRARY_OOR_FIX.format(lib=lib["lib"])
 
 
 _ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",
