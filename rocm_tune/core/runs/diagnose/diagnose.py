@@ -1061,6 +1061,14 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
         if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
                 all(_PEER_LOSS.search(h.text) for h in d.evidence) and _raised_before(diags, d):
             prio[i] = PRIORITY_OF["consequence"]
+    for cause, symptom in _COLLECTIVE_SYMPTOM_OF.items():
+        # e-g6: NCCL/RCCL's own status for a cause it named (`Duplicate GPU detected` -> ncclInvalidUsage, which torch
+        # raises first as `DistBackendError: NCCL error in: ..., invalid usage` and names after `Last error:`)
+        if any(d.code == cause for d in diags):
+            for i, d in enumerate(diags):
+                if d.family == "nccl_rccl_timeout_hang" and d.evidence and all(symptom.search(h.text)
+                                                                               for h in d.evidence):
+                    prio[i] = min(prio[i], PRIORITY_OF["consequence"])
     for cause, symptom in _SYMPTOM_OF.items():
         if not any(d.code == cause for d in diags):
             continue
@@ -1220,6 +1228,12 @@ def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) 
         return
     hits = by_code.pop("loss-collapse")
     by_code.setdefault("nan-loss", []).extend(Hit(**{**h.__dict__, "code": "nan-loss", "fix": None}) for h in hits)
+
+
+# e-g6: a cause NCCL/RCCL names, and the library's status for it as the callers print it
+_COLLECTIVE_SYMPTOM_OF = {
+    "nccl-duplicate-gpu": re.compile(r"invalid usage|ncclInvalidUsage|NCCL_DEBUG=WARN for details|Duplicate GPU", re.I),
+}
 
 
 def _priority(d: Diagnosis) -> int:
