@@ -214,6 +214,8 @@ def test_library_of_kernel(pre, lib):
     ("CUDA Error: unknown error at /opt/vllm/csrc/cumem_allocator.cpp:301", "vllm-cumem-driver-error"),
     ("host:1:1 [0] NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 1000", "nccl-duplicate-gpu"),
     ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.", "sglang-kv-pool-too-small"),
+    # another extension's CUDA_CHECK with the same spelling: a device allocation failure (gpu_oom's generic reading)
+    ("CUDA Error: out of memory at /src/flashinfer/csrc/batch_prefill.cu:210", "oom"),
 ])
 def test_catalogue_lines(line, code):
     hit = cat.best_match(line)

@@ -599,6 +599,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"Triton Error \[(?:HIP|CUDA)\]:\s*(?:Code: \d+, Messsage: )?out of memory",   # r3-hip: Triton's launcher
           r"(?:HIP|CUDA) driver error: out of memory",   # explain-mem: c10's driver-API check (expandable segments)
+          # e-g6: native extensions' CUDA_CHECK macros that print `CUDA Error: <cudaGetErrorString> at file:line` (vLLM's
+          # cumem allocator: vllm-sleep-wake-oom, listed first, reads its own)
+          r"(?:HIP|CUDA) Error: out of memory\b",
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
