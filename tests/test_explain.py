@@ -643,6 +643,15 @@ REAL_LINES = [
      "you sure it was properly saved?", "huggingface/transformers modeling_utils.py"),
     ("no-pad-token-batch", "ValueError: Cannot handle batch sizes > 1 if no padding token is defined.",
      "huggingface/transformers modeling_llama.py LlamaForSequenceClassification"),
+    # e-g6: vLLM's sleep-mode allocator, NCCL's placement check, SGLang's memory pool (from their sources)
+    ("vllm-sleep-wake-oom", "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62",
+     "vllm-project/vllm csrc/cumem_allocator.cpp CUDA_CHECK"),
+    ("vllm-cumem-driver-error", "RuntimeError: CUDA Error: operation not supported at /app/csrc/cumem_allocator.cpp:93",
+     "vllm-project/vllm csrc/cumem_allocator.cpp CUDA_CHECK"),
+    ("nccl-duplicate-gpu", "node1:4887:4887 [0] init.cc:943 NCCL WARN Duplicate GPU detected : rank 0 and rank 2 both "
+     "on CUDA device 1b000", "NVIDIA/nccl src/init.cc"),
+    ("sglang-kv-pool-too-small", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+     "sgl-project/sglang model_runner.py init_memory_pool"),
 ]
 
 

@@ -20,7 +20,9 @@ CASES = [
     ("nccl_rccl_timeout_hang", "nccl-error",
      TB + "paddle.fluid.core_avx.EnforceNotMet: \n\n  Nccl error, unhandled system error\n",
      "PaddlePaddle/Paddle#27081 (Paddle spells the library `Nccl`/`Rccl`)"),
-    ("nccl_rccl_timeout_hang", "nccl-error",
+    # e-g6: two ranks on one GPU is the launch's placement (set_device / CUDA_VISIBLE_DEVICES), not the interconnect:
+    # config_error by FAMILIES.md's "decide by the user's next step" (hf-trl-3706's label)
+    ("config_error", "nccl-duplicate-gpu",
      "ubuntu1583:1585 [0] init.cc:738 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 1000\n"
      + TB + "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, "
      "invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.22.3\n",

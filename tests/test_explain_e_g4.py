@@ -50,8 +50,11 @@ OOR = [
      f"  File \"{SP}/xformers/ops/fmha/triton_splitk.py\", line 640, in apply\n    _fwd_kernel_splitK[grid](\n"
      "triton.runtime.autotuner.OutOfResources: out of resource: threads, Required: 2048, Hardware limit: 1024. "
      "Reducing block sizes or num_stages may help.\n"),
-    # look-alike: Liger's RMSNorm kernel inside a decoder layer whose attention frames come first: not attention
-    ("config_error", "torch-compile-error", NOISE + TB +
+    # look-alike: Liger's RMSNorm kernel inside a decoder layer whose attention frames come first: not attention.
+    # e-g6: a library's kernel (Liger picks its launch config) that cannot run on this GPU is the platform's family
+    # (FAMILIES.md hip_error/cuda_error, Rule 1 refined; unsloth-4051 is labelled hip_error): cuda_error here, no
+    # ROCm sign; the user's own kernel stays config_error (tests/test_explain_e_g6.py)
+    ("cuda_error", "torch-compile-error", NOISE + TB +
      f"  File \"{SP}/transformers/models/llama/modeling_llama.py\", line 320, in forward\n"
      "    hidden_states, self_attn_weights = self.self_attn(hidden_states=hidden_states)\n"
      f"  File \"{SP}/transformers/models/llama/modeling_llama.py\", line 331, in forward\n"

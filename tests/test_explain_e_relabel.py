@@ -71,7 +71,8 @@ PAIRS = {
          "rocBLAS error: Could not initialize Tensile host: No devices found\n", "ollama/ollama#6685 (the line alone)"),
     ],
     # rule 3: NCCL's shared-memory segment that cannot grow is host memory (more /dev/shm); the same NCCL error after
-    # a duplicate GPU is the collective's own setup
+    # NCCL found no socket interface is the collective's own setup (NCCL_SOCKET_IFNAME). e-g6: the former example, a
+    # duplicate GPU, is the launch's placement (config_error, tests/test_explain_e_g6.py; hf-trl-3706's label)
     "rule3-nccl": [
         ("host_ram_oom", "nccl-shm-exhausted",
          "W0611 09:12:40.118000 139912 torch/distributed/run.py:793] *****************************************\n"
@@ -80,10 +81,10 @@ PAIRS = {
          "ProcessGroupNCCL.cpp:2027, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version "
          "2.21.5\n", "NVIDIA NCCL troubleshooting guide ('Shared memory', Docker)"),
         ("nccl_rccl_timeout_hang", "nccl-error",
-         "node1:1123:1150 [1] NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000\n"
+         "node1:1123:1150 [1] NCCL WARN Bootstrap : no socket interface found\n"
          "[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:"
-         "317, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.22.3\n",
-         "NVIDIA/nccl src/init.cc (WARN Duplicate GPU detected ... ncclInvalidUsage)"),
+         "317, internal error - please report this issue to the NCCL developers, NCCL version 2.22.3\n",
+         "NVIDIA/nccl src/bootstrap.cc (WARN Bootstrap : no socket interface found)"),
     ],
     # rule 4: the hipBLASLt fallback warning with the run going on is harmless; hipBLASLt raising stops the run
     "rule4-hipblaslt": [

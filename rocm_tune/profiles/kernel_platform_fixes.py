@@ -11,6 +11,12 @@ ATTENTION_WORDS = (r"flex_attention|flex_attn|flash[\w-]*|fattn|xformers|\bf?mha
 # words of a kernel that is not attention (Liger's and unsloth's fused ops, a matmul/GEMM, norms, losses, rotary)
 OTHER_KERNEL_WORDS = (r"liger_kernel|unsloth[/\\]kernels|cross_entropy|fused_linear|rms_?norm|layer_?norm|"
                       r"\bmatmul\w*|\bgemm\w*|swiglu|geglu|\brope\b|rotary|moe_\w+|fused_moe|quantiz\w*")
+# e-g6: a frame of an installed package (its Triton kernel: unsloth, Liger, vLLM, bitsandbytes...) and unsloth's code it
+# generates into the user's directory (unsloth_compiled_cache); the frames of Triton and torch themselves (the launcher,
+# inductor, autograd's Function.apply) are passed over to find the kernel's caller
+LIBRARY_FRAME = r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]*)|[/\\](unsloth)_compiled_cache[/\\]"
+PASSED_FRAME = r"[/\\](?:site|dist)-packages[/\\](?:triton|torch|pytorch_triton\w*)[/\\]|^<[\w ]+>$"
+OOR_NUMBERS = r"out of resource: (\w[\w ]*?), Required: (\d+), Hardware limit: (\d+)"
 OOR_LINE = (r"\bOutOfResources\b|out of resource: \w|too many resources requested for launch|"
             r"Triton Error \[(?:CUDA|HIP)\]:.{0,40}too many resources")
 
@@ -53,3 +59,20 @@ ZLUDA_ATTENTION_CAUSE = ("ZLUDA runs CUDA programs on AMD GPUs by translating th
 NO_CUDA_DEVICE_CAUSE = ("PyTorch's CUDA build asked the driver for its devices and got none (cudaErrorNoDevice): "
                         "the driver is there, but CUDA_VISIBLE_DEVICES (or a launcher's GPU list) names no device "
                         "the machine has, or is empty")
+
+# e-g6 (FAMILIES.md hip_error/cuda_error: "a ROCm library fail[s] on this GPU ... architecture not supported"; Rule 1,
+# refined: a failure inside a component stays in its family, with the upgrade as its fix): a library's Triton kernel
+# whose launch config the library itself picks (the user has no knob but turning the kernel off)
+LIBRARY_OOR_TITLE = ("{lib}'s Triton kernel cannot run on this GPU: the launch config the library picks needs more "
+                     "{resource} per block than the GPU has")
+LIBRARY_OOR_CAUSE = ("the library chose num_warps / block sizes for another GPU: Triton refuses the launch when "
+                     "num_warps x the warp size, the shared memory (LDS) or the registers per block exceed this GPU's limit; on "
+                     "AMD a wavefront is 64 threads (num_warps=32 asks for 2048 threads, the limit is 1024) and LDS is "
+                     "64 KiB (160 KiB on gfx950), so kernels tuned for NVIDIA (32-thread warps, up to 227 KiB of shared "
+                     "memory) or for an older gfx can exceed it")
+LIBRARY_OOR_FIX = ("the fix is in the library, not in your config: upgrade {lib} to a release that supports this GPU "
+                   "(e.g. unsloth added gfx950 to its CDNA check so its kernels use num_warps=16 on MI355X), or turn "
+                   "that fused kernel off so the framework's own op runs (Liger: use_liger_kernel false or the op's "
+                   "flag; unsloth: the plain transformers/PEFT path), and report the kernel with the Required / "
+                   "Hardware limit numbers to {lib} (a local patch: smaller num_warps / block sizes / num_stages "
+                   "in that kernel's launch)")

@@ -505,8 +505,84 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
 )
 # ====================================================================== e-swift2 — END
 
+# ====================================================================== e-g6 (issue 26)
+# The gaps an independent sample of public logs showed, written from the messages' sources:
+# - vLLM's sleep-mode allocator (vllm/device_allocator/cumem.py over csrc/cumem_allocator.cpp): its CUDA_CHECK formats
+#   `CUDA Error: %s at %s:%d` with cuGetErrorString's text (on ROCm cumem_allocator_compat.h maps it to
+#   hipGetErrorString, the prefix stays `CUDA Error`) and python_create_and_map / python_unmap_and_release raise it as
+#   a RuntimeError: `out of memory` when waking the rollout engine (weights/KV cache re-mapped) is a device
+#   allocation failure (gpu_oom); its other statuses are the driver's VMM calls failing (cuda_error / hip_error).
+# - NCCL/RCCL's init.cc: `Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx` (then ncclInvalidUsage)
+#   when two ranks of one communicator sit on one GPU: the launch put them there (config_error), not the interconnect.
+# - SGLang's memory pool (model_runner.py / pool_configurator.py): `Not enough memory. Please try to increase
+#   --mem-fraction-static.` when no KV cache token fits after the weights (gpu_oom).
+_EG6_SIGNATURES: tuple[Signature, ...] = (
+    _sig("vllm-sleep-wake-oom", "gpu_oom", "error", "root", "vLLM's sleep-mode allocator ran out of GPU memory "
+         "(waking the rollout engine, or allocating under its memory pool)",
+         "vLLM's CuMemAllocator (sleep mode, used by colocated rollout in verl, OpenRLHF, TRL) re-creates and maps "
+         "the engine's weights and KV cache when it wakes up; the device had no room left for them: the training "
+         "side's parameters, gradients, optimizer state or cached blocks still hold the GPU, or the engine's share "
+         "(gpu_memory_utilization) is larger than what the trainer leaves",
+         "lower the rollout engine's share (verl: actor_rollout_ref.rollout.gpu_memory_utilization; TRL: "
+         "vllm_gpu_memory_utilization; OpenRLHF: --vllm_gpu_memory_utilization), free/offload the trainer's state "
+         "before generation (verl: actor_rollout_ref.rollout.free_cache_engine=True, actor/ref fsdp_config "
+         "param_offload / optimizer_offload; OpenRLHF: --vllm_enable_sleep with --deepspeed_enable_sleep), shorter "
+         "responses or fewer batched tokens (max_num_batched_tokens), or more GPUs per engine (tensor parallel); "
+         "users of the same error also cleared it with VLLM_ATTENTION_BACKEND=XFORMERS or sp/tp size 1",
+         "watch the GPU's used memory (nvidia-smi / rocm-smi) around the wake_up after a training step: the trainer's "
+         "share left over is what the engine could not get back",
+         (r"(?:CUDA|HIP) Error: out of memory at \S*cumem_allocator\.cpp:\d+",),
+         ("cumem_allocator",),
+         sources=("vllm-project/vllm csrc/cumem_allocator.cpp (CUDA_CHECK: \"CUDA Error: %s at %s:%d\")",
+                  "vllm-project/vllm vllm/device_allocator/cumem.py (wake_up -> create_and_map)")),
+    _sig("vllm-cumem-driver-error", "cuda_error", "error", "root", "vLLM's sleep-mode allocator got a driver error "
+         "from the GPU's virtual-memory calls",
+         "vLLM's CuMemAllocator (sleep mode) reserves, creates, maps and releases device memory with the driver's "
+         "virtual memory management API (cuMemCreate/cuMemMap/cuMemSetAccess, hipMem* on ROCm); the driver refused "
+         "one: a GPU, driver or ROCm release without that support (vGPU/MIG, WSL, older ROCm), or a wrong context",
+         "run without sleep mode (vLLM enable_sleep_mode=False; TRL vllm_enable_sleep_mode False; verl/OpenRLHF "
+         "without the engine's sleep/offload), or upgrade the driver / ROCm and vLLM to releases whose sleep mode "
+         "supports this GPU",
+         "`python -c 'import torch; print(torch.version.cuda, torch.version.hip)'` and the driver version against "
+         "vLLM's sleep-mode requirements",
+         (r"(?:CUDA|HIP) Error: (?!out of memory)[\w ,'-]{3,80} at \S*cumem_allocator\.cpp:\d+",),
+         ("cumem_allocator",),
+         sources=("vllm-project/vllm csrc/cumem_allocator.cpp, csrc/cumem_allocator_compat.h",)),
+    _sig("nccl-duplicate-gpu", "config_error", "error", "root", "two ranks of one NCCL/RCCL communicator are on the "
+         "same GPU",
+         "NCCL/RCCL refuse a communicator in which two ranks sit on one GPU (same host, same PCI bus id) and fail "
+         "with invalid usage: every rank left on cuda:0 (no torch.cuda.set_device(local_rank)), more processes than "
+         "visible GPUs, or a weight-sync communicator joining the trainer and a vLLM server worker that share a GPU "
+         "(TRL's `trl vllm-serve` and the trainer with overlapping CUDA_VISIBLE_DEVICES)",
+         "give every rank its own GPU: torch.cuda.set_device(local_rank) (or device_id=) before "
+         "init_process_group, one process per visible GPU (CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES listing as "
+         "many GPUs as ranks); with TRL's vLLM server put the server and the trainer on disjoint GPUs "
+         "(CUDA_VISIBLE_DEVICES=1,2 trl vllm-serve --tensor-parallel-size 2, CUDA_VISIBLE_DEVICES=0 accelerate "
+         "launch train.py) or use vllm_mode='colocate'",
+         "print CUDA_VISIBLE_DEVICES and torch.cuda.current_device() in every process (the server's too) before the "
+         "communicator is created; nvidia-smi / rocm-smi --showpids shows two of the run's processes on one GPU",
+         (r"Duplicate GPU detected\s*:?\s*rank \d+ and rank \d+ both on \w+ device",
+          r"NCCL WARN Duplicate GPU detected"),
+         ("Duplicate GPU detected",),
+         sources=("NVIDIA/nccl src/init.cc (WARN \"Duplicate GPU detected : rank %d and rank %d both on CUDA device "
+                  "%lx\", ncclInvalidUsage); ROCm/rccl the same", "huggingface/trl#3706")),
+    _sig("sglang-kv-pool-too-small", "gpu_oom", "error", "root", "SGLang has no GPU memory left for its KV cache "
+         "pool",
+         "SGLang sizes its KV cache pool from the static memory fraction (--mem-fraction-static) minus the weights "
+         "(and CUDA graphs, other processes on the GPU: the trainer in colocated RL rollout); nothing was left",
+         "raise --mem-fraction-static if the GPU has room (mem_fraction_static in verl/slime rollout configs), "
+         "free or offload the trainer's state before the engine starts, more tensor parallel (--tp) or a shorter "
+         "--context-length",
+         "SGLang's start-up line `Load weight end ... avail mem=` against the fraction",
+         (r"Not enough memory\. Please try to increase --mem-fraction-static",),
+         ("Please try to increase --mem-fraction-static",),
+         sources=("sgl-project/sglang python/sglang/srt/model_executor/model_runner.py (init_memory_pool)",)),
+)
+# ====================================================================== e-g6 — END
+
 # Order matters only among signatures matching the same line: the first of the highest priority wins.
 SIGNATURES: tuple[Signature, ...] = (
+    *_EG6_SIGNATURES,  # e-g6 block above
     *_ESWIFT2_SIGNATURES,  # e-swift2 block above
     *_EXPLAIN3_SIGNATURES,  # explain-3 block above
     # ------------------------------------------------------------------ gpu_oom
@@ -523,6 +599,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"Triton Error \[(?:HIP|CUDA)\]:\s*(?:Code: \d+, Messsage: )?out of memory",   # r3-hip: Triton's launcher
           r"(?:HIP|CUDA) driver error: out of memory",   # explain-mem: c10's driver-API check (expandable segments)
+          # e-g6: native extensions' CUDA_CHECK macros that print `CUDA Error: <cudaGetErrorString> at file:line` (vLLM's
+          # cumem allocator: vllm-sleep-wake-oom, listed first, reads its own)
+          r"(?:HIP|CUDA) Error: out of memory\b",
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
@@ -852,8 +931,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): gloo's TCP pairs (the CPU-side collectives) failing. NCCL/RCCL's shared-memory
           # segment in a too small /dev/shm is host memory (nccl-shm-exhausted; e-relabel, FAMILIES.md amended rule 3)
           r"gloo[/\\]transport[/\\]tcp[/\\]\w+\.cc:\d+\].{0,160}(?:Connect timeout|[Cc]onnection refused)",
-          # two ranks bound to one GPU (no torch.cuda.set_device(local_rank), one visible device per node)
-          r"NCCL WARN Duplicate GPU detected",
+          # (two ranks bound to one GPU, `Duplicate GPU detected`: the launch's placement, nccl-duplicate-gpu)
           r"NCCL WARN (?:Bootstrap|NET/Socket|NET/IB|NET)\s*:.{0,120}(?:no socket interface|[Nn]o (?:usable )?"
           r"(?:interface|device)|failed|error|[Cc]ould not)",
           r"NET/IB : Got completion from peer .{0,120}with error", r"no socket interface found",

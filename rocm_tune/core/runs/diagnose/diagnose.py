@@ -1061,6 +1061,14 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
         if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
                 all(_PEER_LOSS.search(h.text) for h in d.evidence) and _raised_before(diags, d):
             prio[i] = PRIORITY_OF["consequence"]
+    for cause, symptom in _COLLECTIVE_SYMPTOM_OF.items():
+        # e-g6: NCCL/RCCL's own status for a cause it named (`Duplicate GPU detected` -> ncclInvalidUsage, which torch
+        # raises first as `DistBackendError: NCCL error in: ..., invalid usage` and names after `Last error:`)
+        if any(d.code == cause for d in diags):
+            for i, d in enumerate(diags):
+                if d.family == "nccl_rccl_timeout_hang" and d.evidence and all(symptom.search(h.text)
+                                                                               for h in d.evidence):
+                    prio[i] = min(prio[i], PRIORITY_OF["consequence"])
     for cause, symptom in _SYMPTOM_OF.items():
         if not any(d.code == cause for d in diags):
             continue
@@ -1220,6 +1228,12 @@ def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) 
         return
     hits = by_code.pop("loss-collapse")
     by_code.setdefault("nan-loss", []).extend(Hit(**{**h.__dict__, "code": "nan-loss", "fix": None}) for h in hits)
+
+
+# e-g6: a cause NCCL/RCCL names, and the library's status for it as the callers print it
+_COLLECTIVE_SYMPTOM_OF = {
+    "nccl-duplicate-gpu": re.compile(r"invalid usage|ncclInvalidUsage|NCCL_DEBUG=WARN for details|Duplicate GPU", re.I),
+}
 
 
 def _priority(d: Diagnosis) -> int:
@@ -2272,8 +2286,8 @@ def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     if in_attention:
         r.family, r.title, r.fix, r.cause = ("flash_attn_error", kfx.ATTENTION_OOR_TITLE, kfx.ATTENTION_OOR_FIX,
                                              kfx.OOR_CAUSE)
-    elif in_attention is False:
-        r.fix, r.cause = kfx.OTHER_OOR_FIX + "; " + r.fix, kfx.OOR_CAUSE
+    elif in_attention is False or (in_attention is None and kernel_platform.is_out_of_resources(r.code, lines)):
+        _out_of_resources_outside_attention(r, lines, texts)
     elif kernel_platform.zluda_attention_kernel(r.family, r.first.text, [r.first.pre, *texts]):
         r.family, r.title, r.fix = "flash_attn_error", kfx.ZLUDA_ATTENTION_TITLE, kfx.ZLUDA_ATTENTION_FIX
         r.cause = kfx.ZLUDA_ATTENTION_CAUSE
@@ -2282,6 +2296,22 @@ def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
         r.cause = kfx.NO_CUDA_DEVICE_CAUSE
         if mask:
             r.title += f" (the log sets CUDA_VISIBLE_DEVICES={mask})"
+
+
+def _out_of_resources_outside_attention(r: Diagnosis, lines: Sequence[str], texts: Sequence[str]) -> None:
+    """e-g4/e-g6: Triton's OutOfResources outside attention: a library's kernel (its caller frame in an installed
+    package) cannot run on this GPU, fixed in the library (hip_error on ROCm, cuda_error on CUDA: kernel_platform.py
+    states the rule); the user's own kernel or torch.compile's stays the kernel config's (config_error)."""
+    lib = kernel_platform.library_out_of_resources(lines, r.first.pre, texts)
+    if lib is None:
+        r.fix, r.cause = kfx.OTHER_OOR_FIX + "; " + r.fix, kfx.OOR_CAUSE
+        return
+    r.family, r.cause = lib["family"], kfx.LIBRARY_OOR_CAUSE
+    r.title = kfx.LIBRARY_OOR_TITLE.format(lib=lib["lib"], resource=lib["resource"])
+    if "required" in lib:
+        r.title += f" (Required: {lib['required']}, Hardware limit: {lib['limit']})"
+        r.numbers.update(required=lib["required"], limit=lib["limit"])
+    r.fix = kfx.LIBRARY_OOR_FIX.format(lib=lib["lib"])
 
 
 _ARCH_CODES = frozenset({"rocblas-no-tensile-arch", "hip-invalid-device-function", "hip-missing-code-object",

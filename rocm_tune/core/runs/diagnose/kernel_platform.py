@@ -4,8 +4,15 @@
   errors.py, every release) is a kernel whose launch config does not fit the GPU. Raised in an attention kernel
   (flex_attention's inductor kernel, a Triton flash-attention, InfLLM's fattn, FlashT5) it is flash_attn_error: the
   fix is the attention kernel's settings or another attention implementation (FAMILIES.md). In another kernel
-  (Liger, unsloth, a matmul) it stays the compiler/kernel config's (config_error): the innermost frame that names a
+  (a matmul, a norm) it stays the compiler/kernel config's (config_error): the innermost frame that names a
   kernel decides.
+- e-g6: outside attention, who picks the launch config decides. The kernel's caller (the innermost frame that is not
+  Triton's or torch's own) in an installed package (unsloth, Liger, vLLM, bitsandbytes...: site-/dist-packages, or
+  unsloth's generated unsloth_compiled_cache) is a library kernel that cannot run on this GPU, fixed in the library:
+  hip_error on a ROCm stack, cuda_error otherwise (FAMILIES.md: hip_error = "a ROCm library fail[s] on this GPU ...
+  architecture not supported", cuda_error the same on CUDA; Rule 1, refined: a failure inside a component stays in
+  its family, with the upgrade as its fix). The user's own kernel (a frame in their project) or torch.compile's
+  generated one (inductor's cache) stays config_error: their block sizes / compile settings.
 - ZLUDA (CUDA on AMD) running a CUDA kernel of xformers / flash-attention that it cannot translate: the attention
   implementation chosen in the trainer is what fails (flash_attn_error), not the HIP runtime.
 - `No CUDA GPUs are available` from PyTorch's CUDA build (c10/cuda device_count_ensure_non_zero: the driver loaded
@@ -24,6 +31,10 @@ from rocm_tune.profiles import kernel_platform_fixes as fx
 _ATTN = re.compile(fx.ATTENTION_WORDS, re.I)
 _OTHER = re.compile(fx.OTHER_KERNEL_WORDS, re.I)
 _OOR = re.compile(fx.OOR_LINE)
+_LIB_FRAME = re.compile(fx.LIBRARY_FRAME)
+_PASSED_FRAME = re.compile(fx.PASSED_FRAME)
+_FRAME_PATH = re.compile(r'File "([^"]+)", line \d+')
+_OOR_NUMBERS = re.compile(fx.OOR_NUMBERS)
 _ZLUDA = re.compile(r"\bZLUDA\b|zluda[\w.]*[/\\]|\[ZLUDA\]|\bzluda\b", re.I)
 # the attention implementation chosen: xformers / flash-attention named as a setting, a flag or in the frames
 _FA_CHOSEN = re.compile(r"\"?attention(?:_mechanism|_type|_backend)?\"?\s*[:=]\s*\"?(?:XFORMERS|FLASH\w*)\b|"
@@ -53,12 +64,46 @@ def _innermost_kernel_is_attention(frames_text: str) -> bool | None:
     return (a[-1] if a else -1) > (o[-1] if o else -1)
 
 
+def is_out_of_resources(code: str, lines: Sequence[str]) -> bool:
+    """A torch-compile-error whose lines show Triton's OutOfResources (or a launch with too many resources)."""
+    return code == "torch-compile-error" and any(_OOR.search(t) for t in lines)
+
+
 def attention_out_of_resources(code: str, lines: Sequence[str], pre: str) -> bool | None:
     """For a torch-compile-error whose lines show Triton's OutOfResources: True in an attention kernel, False in
     another kernel, None when it is not an OutOfResources (or nothing names the kernel)."""
-    if code != "torch-compile-error" or not any(_OOR.search(t) for t in lines):
+    if not is_out_of_resources(code, lines):
         return None
     return _innermost_kernel_is_attention(pre[-8000:] + "\n" + "\n".join(lines))
+
+
+def library_of_kernel(pre: str) -> str | None:
+    """e-g6: the installed package whose code launched the kernel: the innermost traceback frame before the failure
+    that is not Triton's or torch's own, when it lies in site-/dist-packages (or unsloth's compiled cache); None
+    when that frame is the user's (or no frame is shown)."""
+    for path in reversed(_FRAME_PATH.findall(pre[-8000:])):
+        if _PASSED_FRAME.search(path):
+            continue
+        m = _LIB_FRAME.search(path)
+        if m is None:
+            return None
+        name = (m.group(1) or m.group(2)).split(".")[0]
+        return name.split("-")[0]
+    return None
+
+
+def library_out_of_resources(lines: Sequence[str], pre: str, texts: Sequence[str]) -> dict | None:
+    """e-g6: for Triton's OutOfResources outside attention in a library's kernel: the library, the platform's family
+    (hip_error on a ROCm stack, else cuda_error) and the message's numbers; None for the user's own kernel."""
+    lib = library_of_kernel(pre)
+    if lib is None:
+        return None
+    family = "hip_error" if any(cat.ROCM_MARKERS.search(t) for t in (*lines, pre, *texts)) else "cuda_error"
+    m = next((m for t in lines for m in [_OOR_NUMBERS.search(t)] if m), None)
+    out: dict = {"lib": lib, "family": family, "resource": m.group(1) if m else "resources"}
+    if m:
+        out["required"], out["limit"] = int(m.group(2)), int(m.group(3))
+    return out
 
 
 def zluda_attention_kernel(family: str, line: str, texts: Sequence[str]) -> bool:
