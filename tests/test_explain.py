@@ -314,7 +314,8 @@ REAL_LINES = [
      "symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs", "a vLLM wheel built for another torch, as users post it"),
     ("flash-attn-error", "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "Dao-AILab/flash-attention "
      "on a V100/T4"),
-    ("flash-attn-error", "ImportError: This modeling file requires the following packages that were not found in your "
+    # not installed -> missing_package (FAMILIES.md), flash_attn like any package check_imports names
+    ("missing-package", "ImportError: This modeling file requires the following packages that were not found in your "
      "environment: flash_attn. Run `pip install flash_attn`", "transformers' check_imports for remote code (Phi-3, "
      "MiniCPM)"),
     ("missing-package", "ImportError: This modeling file requires the following packages that were not found in your "
