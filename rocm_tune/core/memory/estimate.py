@@ -745,17 +745,22 @@ def communicator_bytes(cfg: TrainConfig, gpu=None) -> tuple[int, str | None]:
                      f"PyTorch's allocator (in reserved, as nvidia-smi/rocm-smi show it)")
 
 
-def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None = None) -> MemoryEstimate:
+def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None = None,
+             grad_shards: int = 1) -> MemoryEstimate:
     """Per-GPU memory of one steady-state training step of `model` (a ModelSpec) under `cfg`, in the
     regime ``cfg.runner`` really executes. `gpu`: the GPU profile (its interconnect sizes the NCCL/RCCL
     communicators on more than one GPU; None: PCIe assumed); `prefetch_bucket`: ZeRO-3
-    stage3_prefetch_bucket_size in elements as a user's JSON sets it (None: transformers' "auto", 0.9 hidden**2)."""
+    stage3_prefetch_bucket_size in elements as a user's JSON sets it (None: transformers' "auto", 0.9 hidden**2);
+    `grad_shards`: without ZeRO, each gradient is kept as 1/N of itself once its layer's backward ends (a
+    fully sharded data parallel outside DeepSpeed, Megatron's FSDP: reduce-scattered layer by layer)."""
     cfg.validate()
     regime = runners.regime(model, cfg)
     notes: list[str] = list(regime.notes)
     training = _training(model, cfg)
     weights = _weights(model, cfg, regime, training, notes)
     resident = _resident(model, cfg, regime, training, weights, notes)
+    if grad_shards > 1 and cfg.zero_stage == 0:
+        resident = replace(resident, gradients=resident.gradients / grad_shards, shard_grads=grad_shards)
     acts = _activations(model, cfg, regime, training, notes)
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
