@@ -609,8 +609,10 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         gathered = _fsdp_gathered(model, mp) if wdp > 1 else 0.0
         st = w + one.gradients_bytes * share / mp / gdp + opt - host
         a = act / lay.cp / (lay.tp if lay.sp else 1) + gathered
-        note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU weights / {mp * wdp}, "
-                f"gradients / {mp * gdp}, optimizer state / {mp * odp}, activations / "
+        split = (f"weights / {mp * wdp}, gradients / {mp * gdp}" if lay.fsdp else
+                 f"1/{mp} of the weights and gradients")
+        note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU {split}, "
+                f"optimizer state / {mp * odp}, activations / "
                 f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
                 f"activations on the first stage)" + (f"; FSDP gathers a unit's 16-bit weights just in time (two "
                 f"units, the next prefetched, and one unit's unsharded gradient: {gathered / 2**30:.2f} GiB)"
