@@ -110,6 +110,29 @@ def _swift_defaults(f: dict[str, tuple[str, int]], file: str, out: dict[str, Set
                     Setting(key, True, file, None, f"{native} (ms-swift megatron's default)", "assumed"))
 
 
+# Megatron's selective recomputation (megatron/core/transformer/transformer_config.py recompute_modules; arguments.py:
+# --recompute-activations sets granularity selective): only the listed submodules are recomputed, default
+# ["core_attn"]. With fused / flash attention (Transformer Engine's, the default) core attention keeps no score matrix,
+# so recomputing it frees next to nothing: counted as no recomputation. Other modules (mlp, moe, layernorm, ...)
+# drop more: counted as recomputation (approximate).
+SELECTIVE_LIGHT = {"core_attn"}
+
+
+def _selective_core_attn(f: dict[str, tuple[str, int]]) -> str | None:
+    """A note when the recompute flags are Megatron's selective recomputation of core attention alone, else None."""
+    gran = str((f.get("recompute_granularity") or ("", 0))[0]).strip().strip("'\"").lower()
+    act = f.get("recompute_activations")
+    selective = gran == "selective" or (not gran and act is not None and as_bool(act[0]) is not False)
+    if not selective:
+        return None
+    mods = {m for m in re.split(r"[\s,\[\]'\"]+", str((f.get("recompute_modules") or ("core_attn", 0))[0])) if m}
+    if not mods <= SELECTIVE_LIGHT:
+        return None
+    return ("Megatron selective recomputation of core attention only (recompute_modules default core_attn): fused "
+            "attention keeps no score matrix, so the layers' activations are counted as without recomputation "
+            "(NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py)")
+
+
 def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
                ) -> tuple[dict[str, Setting], list[str]]:
     """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes. `swift`: ms-swift's
@@ -148,8 +171,12 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         put("bf16" if "bf" in d else "fp16" if "16" in d else "pure_fp32", True, "torch_dtype", f["torch_dtype"][1])
     rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method")
     if rec is not None and str(rec[0]).lower() not in ("none", "false"):
-        put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
-        out["disable_gradient_checkpointing"].invert = True
+        light = _selective_core_attn(f)
+        if light is not None:
+            notes.append(light)
+        else:
+            put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
+            out["disable_gradient_checkpointing"].invert = True
     blk = f.get("recompute_method")
     if rec is not None and blk is not None and str(blk[0]).strip().strip("'\"").lower() == "block" \
             and str((f.get("recompute_granularity") or ("full", 0))[0]).lower() == "full" \
