@@ -173,3 +173,29 @@ def test_ms_swift_qwen1half_full_sft_is_the_77b_model(tmp_path, capsys):
     # Qwen1.5-7B: 7.72B parameters (vocab 151936), not an assumed 6.9B Llama shape: bf16 weights, gradients and
     # AdamW moments at 8 B/param are at least 61 GB in the step
     assert _step(j) > 61e9
+
+
+def test_selective_recompute_of_core_attention_counts_no_recomputation(tmp_path, capsys):
+    none = _megatron(tmp_path, capsys, name="s0")
+    full = _megatron(tmp_path, capsys, " \\\n  --recompute-granularity full --recompute-method uniform", name="sf")
+    sel = _megatron(tmp_path, capsys, " \\\n  --recompute-granularity selective", name="ss")
+    act = _megatron(tmp_path, capsys, " \\\n  --recompute-activations", name="sa")
+    core = _megatron(tmp_path, capsys, " \\\n  --recompute-granularity selective --recompute-modules core_attn", name="sc")
+    # recompute_modules default ["core_attn"]: fused attention keeps no scores, so nothing of size is dropped
+    for j in (sel, act, core):
+        assert j["understood"]["gradient_checkpointing"] is False
+        assert _step(j) == _step(none)
+        assert any("selective recomputation of core attention only" in n for n in j["notes"])
+    assert full["understood"]["gradient_checkpointing"] is True and _step(full) < _step(none)
+    # every module of an nargs list is read: mlp recomputed too -> counted as recomputation
+    mlp = _megatron(tmp_path, capsys, " \\\n  --recompute-granularity selective --recompute-modules core_attn mlp", name="sm")
+    assert mlp["understood"]["gradient_checkpointing"] is True and _step(mlp) == _step(full)
+
+
+def test_selective_modules_from_a_yaml_list():
+    flags = {"recompute_granularity": ("selective", 1), "recompute_modules": ("['core_attn', 'moe_act']", 2)}
+    out, _ = megatron.read_flags(flags, "exp.yaml")
+    assert out["disable_gradient_checkpointing"].value is False
+    out2, notes2 = megatron.read_flags({"recompute_granularity": ("selective", 1),
+                                        "recompute_modules": ("['core_attn']", 2)}, "exp.yaml")
+    assert "disable_gradient_checkpointing" not in out2 and any("core attention only" in n for n in notes2)
