@@ -199,3 +199,41 @@ def test_selective_modules_from_a_yaml_list():
     out2, notes2 = megatron.read_flags({"recompute_granularity": ("selective", 1),
                                         "recompute_modules": ("['core_attn']", 2)}, "exp.yaml")
     assert "disable_gradient_checkpointing" not in out2 and any("core attention only" in n for n in notes2)
+
+
+def test_ms_swift2_default_optimizer_is_foreach_adamw(tmp_path, capsys):
+    # ms-swift 2.x SftArguments.optim = 'adamw_torch' (torch AdamW, foreach): its step holds one more state-sized
+    # temporary (_foreach_sqrt of exp_avg_sq); a fused AdamW named instead holds none
+    dflt = _check(tmp_path, "o1", {"sft.sh": SWIFT2}, ["--gpu", "a100-80gb"], capsys)
+    fused = _check(tmp_path, "o2", {"sft.sh": SWIFT2.replace("--output_dir", "--optim adamw_torch_fused --output_dir")},
+                   ["--gpu", "a100-80gb"], capsys)
+    named = _check(tmp_path, "o3", {"sft.sh": SWIFT2.replace("--output_dir", "--optim adamw_torch --output_dir")},
+                   ["--gpu", "a100-80gb"], capsys)
+    params = load_model("qwen1.5-7b").params.total
+    # bf16 weights (ms-swift 2.x: dtype AUTO -> bf16, full SFT in the checkpoint's dtype): a 2-byte temporary
+    assert abs(_step(dflt) - _step(fused) - 2 * params) < 1e6
+    assert _step(named) == _step(dflt)
+    assert any("torch AdamW (foreach)" in a for a in dflt["assumptions"])
+    assert not any("torch AdamW (foreach)" in a for a in fused["assumptions"])
+
+
+HF_SCRIPT = """from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-7B", torch_dtype="bfloat16")
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=1, bf16=True, gradient_checkpointing=True,
+                         OPTIM)
+trainer = Trainer(model=model, args=args, train_dataset=None)
+trainer.train()
+"""
+
+
+def test_hf_trainer_optim_names_decide_the_foreach_temporary(tmp_path, capsys):
+    named = _check(tmp_path, "h1", {"train.py": HF_SCRIPT.replace("OPTIM", 'optim="adamw_torch"')},
+                   ["--gpu", "mi300x"], capsys)
+    unset = _check(tmp_path, "h2", {"train.py": HF_SCRIPT.replace(",\n                         OPTIM", "")},
+                   ["--gpu", "mi300x"], capsys)
+    fused = _check(tmp_path, "h3", {"train.py": HF_SCRIPT.replace("OPTIM", 'optim="adamw_torch_fused"')},
+                   ["--gpu", "mi300x"], capsys)
+    # transformers' own default changes by release (adamw_hf, adamw_torch, adamw_torch_fused): not assumed
+    assert _step(unset) == _step(fused)
+    # bf16 weights and moments: the temporary is 2 bytes per trained parameter
+    assert abs(_step(named) - _step(fused) - 2 * load_model("qwen2.5-7b").params.total) < 1e6
