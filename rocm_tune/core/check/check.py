@@ -487,7 +487,8 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: for
                  ) -> tuple[dict, int, list[str]]:
     from rocm_tune.core.runners import fsdp
 
-    est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
+    # the foreach AdamW temporary is a shard's, not counted here (one GPU's figure less its states is what's kept)
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, optim_foreach=False))
     one = est1.per_gpu
     # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states
     act = max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
@@ -570,17 +571,21 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                       and job.runner == "megatron")
     # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
     # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
-    cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
+    cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none", optim_foreach=False,
                    precision="pure_bf16" if megatron_mixed else cfg.precision)
     te_notes: list[str] = []
     if megatron_mixed and job is not None:
         cfg1, te_notes = _megatron_kernels(job, model, cfg1)
-    est1 = estimate(model, cfg1)
+    dp = max(1, cfg.world_size // max(1, lay.model_parallel))
+    # Megatron FSDP reduce-scatters each layer's gradient as its backward ends: the backward's activations peak
+    # next to 1/DP of the gradients (not all of them)
+    est1 = estimate(model, cfg1, grad_shards=dp if lay.fsdp >= 2 and not lay.device_map else 1)
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
     saved = _fused_ce_saving(job, model, cfg, one) if job is not None else 0.0
     act = max(0.0, act - saved)
+    act, notes_blk = _block_recompute(job, model, cfg1, lay, act, one, dp)
     notes_ce = [f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less in one "
                 f"sequence's activations before the split; approximate)"] if saved else []
     if megatron_mixed:
@@ -593,20 +598,26 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                 f"(the GPU holding the last layers also holds the logits; approximate)")
     else:
         mp = lay.tp * lay.pp
-        dp = max(1, cfg.world_size // max(1, lay.model_parallel))
         # expert parallelism: the routed experts' share of every state / EP (the rest is replicated)
         counts = getattr(model, "params", None)
         frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
         share = 1 - frac + frac / lay.ep
-        opt = one.optimizer_bytes * share / mp / (dp if lay.distributed_optimizer else 1)
+        odp, gdp, wdp = (dp if lay.distributed_optimizer or lay.fsdp >= 1 else 1, dp if lay.fsdp >= 2 else 1,
+                         dp if lay.fsdp >= 3 else 1)
+        opt = one.optimizer_bytes * share / mp / odp
         host = opt if lay.optimizer_offload else 0.0
-        w = one.weights_bytes * share / mp
-        st = (one.weights_bytes + one.gradients_bytes) * share / mp + opt - host
-        a = act / lay.cp / (lay.tp if lay.sp else 1)
-        note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU 1/{mp} of the weights "
-                f"and gradients, optimizer state / {mp * (dp if lay.distributed_optimizer else 1)}, activations / "
+        w = one.weights_bytes * share / mp / wdp
+        gathered = _fsdp_gathered(model, mp) if wdp > 1 else 0.0
+        st = w + one.gradients_bytes * share / mp / gdp + opt - host
+        a = act / lay.cp / (lay.tp if lay.sp else 1) + gathered
+        split = (f"weights / {mp * wdp}, gradients / {mp * gdp}" if lay.fsdp else
+                 f"1/{mp} of the weights and gradients")
+        note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU {split}, "
+                f"optimizer state / {mp * odp}, activations / "
                 f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
-                f"activations on the first stage)")
+                f"activations on the first stage)" + (f"; FSDP gathers a unit's 16-bit weights just in time (two "
+                f"units, the next prefetched, and one unit's unsharded gradient: {gathered / 2**30:.2f} GiB)"
+                if gathered else ""))
     host = host if not lay.device_map else 0.0
     phases: dict[str, dict | None] = {
         "load": _phase(w), "step": _phase(st + a),
@@ -615,7 +626,33 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         "save": _phase(st),
     }
     kept = [n for n in est1.notes if "ZeRO" not in n and not (te_notes and n.startswith("Liger kernels:"))]
-    return phases, int(host), kept + te_notes + [note] + notes_ce
+    return phases, int(host), kept + te_notes + [note] + notes_ce + notes_blk
+
+
+def _block_recompute(job: formats.Job | None, model, cfg1: TrainConfig, lay, act: float, one, dp: int
+                     ) -> tuple[float, list[str]]:
+    """Megatron's `--recompute-method block --recompute-num-layers N`: of each pipeline stage's layers only the
+    first N are recomputed (megatron/core/transformer/transformer_block.py, _checkpointed_forward); the rest keep
+    every activation as without recomputation: their share of the kept activations added to `act`."""
+    n = as_int(job.get("__recompute_layers__")) if job is not None else None
+    stage = max(1, int(model.num_layers) // max(1, lay.pp))
+    if n is None or n >= stage or not cfg1.gradient_checkpointing or lay.device_map:
+        return act, []
+    full = estimate(model, replace(cfg1, gradient_checkpointing=False),
+                    grad_shards=dp if lay.fsdp >= 2 else 1).per_gpu
+    more = max(0.0, float(full.activations_bytes - one.activations_bytes)) * (stage - n) / stage
+    return act + more, [f"recompute block, {n} of {stage} layers per stage recomputed: the other {stage - n} keep "
+                        f"every activation (+{more / 2**30:.2f} GiB before the split)"]
+
+
+def _fsdp_gathered(model, mp: int) -> float:
+    """Megatron FSDP's just-in-time gather (megatron/core/distributed/torch_fully_sharded_data_parallel.py: each
+    TransformerLayer, the embedding and the output layer one fully_shard unit): the largest unit's 16-bit weights
+    twice (the one running and the next prefetched) and its unsharded 16-bit gradient before the reduce-scatter."""
+    p = model.params
+    layers = max(1, int(model.num_layers))
+    per_layer = max(0, p.total - p.embed - p.lm_head) / layers
+    return max(per_layer, p.embed, p.lm_head) / mp * 2 * 3
 
 
 def _megatron_kernels(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:

@@ -509,7 +509,11 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
     elif entry.startswith("litgpt finetune "):
         _read_litgpt(job, entry.split()[-1], words, file)
     elif runner == "megatron":
-        flags = shell.flag_values(words)
+        mlists: dict[str, list[str]] = {}
+        flags = shell.flag_values(words, mlists)
+        for k in ("recompute-modules", "recompute_modules"):     # nargs="*": every module named counts
+            if k in flags and k in mlists:
+                flags[k] = (" ".join(mlists[k]), flags[k][1])
         st, notes = megatron.read_flags(flags, file, swift=entry.startswith("megatron "))
         job.settings.update(st)
         job.notes += notes

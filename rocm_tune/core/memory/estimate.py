@@ -58,6 +58,10 @@ class TrainConfig:
     gradient_checkpointing: bool = True
     attn: str = "sdpa"
     optim: str = "adamw"
+    # the optimizer is torch.optim.AdamW in its default foreach form (HF `optim adamw_torch`, ms-swift 2.x's default):
+    # its step makes one more state-sized temporary (torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt =
+    # torch._foreach_sqrt(device_exp_avg_sqs)); False: fused / per-parameter steps, no temporary of size
+    optim_foreach: bool = False
     gpus: int = 1
     nodes: int = 1
     zero_stage: int = 0
@@ -169,7 +173,7 @@ class TrainConfig:
         if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
             d.pop("reference_model")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
-                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
+                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d", "optim_foreach"):             # tower / Liger kernel is estimated
             if not d[k]:
                 d.pop(k)
         return d
@@ -698,7 +702,10 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     all_grads = grads_after + (embed_grad if params.lm_head else 0)
     phases.append(all_grads + (0 if params.lm_head else 2 * embed_grad))
     # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
-    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient)
+    # torch AdamW's foreach step (cfg.optim_foreach, without ZeRO: DeepSpeed's own step is counted in ZeRO's terms)
+    foreach = training.count * regime.trainable_bytes if cfg.optim_foreach and cfg.optim == "adamw" \
+        and cfg.zero_stage == 0 else 0.0
+    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient + foreach)
     return max(phases), all_grads
 
 
@@ -760,17 +767,22 @@ def communicator_bytes(cfg: TrainConfig, gpu=None) -> tuple[int, str | None]:
                      f"PyTorch's allocator (in reserved, as nvidia-smi/rocm-smi show it)")
 
 
-def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None = None) -> MemoryEstimate:
+def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None = None,
+             grad_shards: int = 1) -> MemoryEstimate:
     """Per-GPU memory of one steady-state training step of `model` (a ModelSpec) under `cfg`, in the
     regime ``cfg.runner`` really executes. `gpu`: the GPU profile (its interconnect sizes the NCCL/RCCL
     communicators on more than one GPU; None: PCIe assumed); `prefetch_bucket`: ZeRO-3
-    stage3_prefetch_bucket_size in elements as a user's JSON sets it (None: transformers' "auto", 0.9 hidden**2)."""
+    stage3_prefetch_bucket_size in elements as a user's JSON sets it (None: transformers' "auto", 0.9 hidden**2);
+    `grad_shards`: without ZeRO, each gradient is kept as 1/N of itself once its layer's backward ends (a
+    fully sharded data parallel outside DeepSpeed, Megatron's FSDP: reduce-scattered layer by layer)."""
     cfg.validate()
     regime = runners.regime(model, cfg)
     notes: list[str] = list(regime.notes)
     training = _training(model, cfg)
     weights = _weights(model, cfg, regime, training, notes)
     resident = _resident(model, cfg, regime, training, weights, notes)
+    if grad_shards > 1 and cfg.zero_stage == 0:
+        resident = replace(resident, gradients=resident.gradients / grad_shards, shard_grads=grad_shards)
     acts = _activations(model, cfg, regime, training, notes)
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)

@@ -147,6 +147,9 @@ def _tokens(stem: str) -> list[str]:
     # qwen2_5, internlm2_5, a2_7b (Python-safe spellings of a version or an active size); llama3_8b and qwen35_9b
     # are a version and a size (the digits after the underscore end in b/m: a size)
     s = re.sub(r"(?<=\d)_(?=\d+(?![\d.]*[bm](?:$|[-_ .])))|(?<=[-_ ]a\d)_(?=\d)", ".", s)
+    # ms-swift 2.x's model_type spells Qwen1.5 "qwen1half" (swift/llm/utils/model.py ModelType: qwen1half_7b_chat =
+    # 'qwen1half-7b-chat', codeqwen1half-7b-chat, qwen1half-moe-a2_7b-chat): a version's ".5" written "half"
+    s = re.sub(r"(?<=\d)half(?=$|[-_ ])", ".5", s)
     s = re.sub(r"(?<=[a-z]{2})(?=\d+(?:\.\d+)?b(?:$|[-_ ]))", "-", s)  # "llama8b" -> llama-8b (not A3B, 8x7B)
     return [t for t in re.split(r"[-_\s]+", s) if t]
 

@@ -45,7 +45,8 @@ class Layout:
     distributed_optimizer: bool = False
     device_map: int = 0
     ep: int = 1                  # expert parallel: the routed experts' weights split over this many GPUs
-    optimizer_offload: bool = False   # --optimizer_cpu_offload: the optimizer state in host RAM          # >0: HF device_map="auto" over this many GPUs in one process (layers split)
+    optimizer_offload: bool = False   # --optimizer_cpu_offload: the optimizer state in host RAM
+    fsdp: int = 0                # data-parallel sharding (FSDP_SHARD): 1 optimizer, 2 + gradients, 3 + weights
 
     @property
     def model_parallel(self) -> int:
@@ -56,8 +57,31 @@ class Layout:
             return f'device_map="auto": the layers split over {self.device_map} GPUs in one process (no DDP)'
         parts = [f"TP {self.tp}", f"PP {self.pp}", f"CP {self.cp}"] + (["sequence parallel"] if self.sp else []) + \
             (["distributed optimizer"] if self.distributed_optimizer else []) + \
-            ([f"EP {self.ep}"] if self.ep > 1 else []) + (["optimizer in host RAM"] if self.optimizer_offload else [])
+            ([f"EP {self.ep}"] if self.ep > 1 else []) + (["optimizer in host RAM"] if self.optimizer_offload else []) + \
+            ([f"FSDP ({FSDP_WHAT[self.fsdp]} sharded over data parallel)"] if self.fsdp else [])
         return "Megatron " + ", ".join(parts)
+
+
+# Megatron's fully sharded data parallel (NVIDIA/Megatron-LM megatron/training/arguments.py, training.py get_model):
+# `--use-torch-fsdp2` wraps every TransformerLayer, the embedding and the output layer with torch's fully_shard
+# (megatron/core/distributed/torch_fully_sharded_data_parallel.py: weights, gradients and the optimizer's fp32 main
+# weights and moments all sharded over the data-parallel group, each layer's weights gathered just in time);
+# `--use-custom-fsdp` / `--use-megatron-fsdp` shard as `--data-parallel-sharding-strategy` says (no_shard | optim |
+# optim_grads | optim_grads_params; default no_shard). FSDP_SHARD: what each level shards.
+FSDP_SRC = "NVIDIA/Megatron-LM:megatron/core/distributed/torch_fully_sharded_data_parallel.py"
+FSDP_STRATEGY = {"no_shard": 0, "optim": 1, "optim_grads": 2, "optim_grads_params": 3}
+FSDP_WHAT = {1: "optimizer state", 2: "optimizer state and gradients", 3: "weights, gradients and optimizer state"}
+
+
+def fsdp_level(f: dict[str, tuple[str, int]]) -> tuple[int, str, int] | None:
+    """(sharding level 0-3, the flag that sets it, its line) for Megatron's FSDP flags (normalised names), or None."""
+    if "use_torch_fsdp2" in f and as_bool(f["use_torch_fsdp2"][0]) is not False:
+        return 3, "use_torch_fsdp2", f["use_torch_fsdp2"][1]
+    for native in ("use_megatron_fsdp", "use_custom_fsdp"):
+        if native in f and as_bool(f[native][0]) is not False:
+            strat = str(f.get("data_parallel_sharding_strategy", ("no_shard", 0))[0]).strip().strip("'\"").lower()
+            return FSDP_STRATEGY.get(strat, 0), native, f[native][1]
+    return None
 
 
 def norm(flag: str) -> str:
@@ -84,6 +108,29 @@ def _swift_defaults(f: dict[str, tuple[str, int]], file: str, out: dict[str, Set
         out[key] = (Setting(key, as_bool(f[native][0]), file, f[native][1], native, "flag")
                     if native in f and as_bool(f[native][0]) is not None else
                     Setting(key, True, file, None, f"{native} (ms-swift megatron's default)", "assumed"))
+
+
+# Megatron's selective recomputation (megatron/core/transformer/transformer_config.py recompute_modules; arguments.py:
+# --recompute-activations sets granularity selective): only the listed submodules are recomputed, default
+# ["core_attn"]. With fused / flash attention (Transformer Engine's, the default) core attention keeps no score matrix,
+# so recomputing it frees next to nothing: counted as no recomputation. Other modules (mlp, moe, layernorm, ...)
+# drop more: counted as recomputation (approximate).
+SELECTIVE_LIGHT = {"core_attn"}
+
+
+def _selective_core_attn(f: dict[str, tuple[str, int]]) -> str | None:
+    """A note when the recompute flags are Megatron's selective recomputation of core attention alone, else None."""
+    gran = str((f.get("recompute_granularity") or ("", 0))[0]).strip().strip("'\"").lower()
+    act = f.get("recompute_activations")
+    selective = gran == "selective" or (not gran and act is not None and as_bool(act[0]) is not False)
+    if not selective:
+        return None
+    mods = {m for m in re.split(r"[\s,\[\]'\"]+", str((f.get("recompute_modules") or ("core_attn", 0))[0])) if m}
+    if not mods <= SELECTIVE_LIGHT:
+        return None
+    return ("Megatron selective recomputation of core attention only (recompute_modules default core_attn): fused "
+            "attention keeps no score matrix, so the layers' activations are counted as without recomputation "
+            "(NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py)")
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
@@ -124,8 +171,20 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         put("bf16" if "bf" in d else "fp16" if "16" in d else "pure_fp32", True, "torch_dtype", f["torch_dtype"][1])
     rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method")
     if rec is not None and str(rec[0]).lower() not in ("none", "false"):
-        put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
-        out["disable_gradient_checkpointing"].invert = True
+        light = _selective_core_attn(f)
+        if light is not None:
+            notes.append(light)
+        else:
+            put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
+            out["disable_gradient_checkpointing"].invert = True
+    blk = f.get("recompute_method")
+    if rec is not None and blk is not None and str(blk[0]).strip().strip("'\"").lower() == "block" \
+            and str((f.get("recompute_granularity") or ("full", 0))[0]).lower() == "full" \
+            and as_int(f.get("recompute_num_layers", ("", 0))[0]) is not None:
+        # --recompute-method block: only the first N layers of each pipeline stage are recomputed, the others keep
+        # every activation (megatron/core/transformer/transformer_block.py _checkpointed_forward, block method)
+        put("__recompute_layers__", as_int(f["recompute_num_layers"][0]), "recompute_num_layers",
+            f["recompute_num_layers"][1])
     tt = f.get("train_type") or f.get("tuner_type")       # ms-swift 4 renamed train_type to tuner_type
     if tt is not None:
         put("finetuning_type", "lora" if "lora" in tt[0].lower() else "full", "train_type", tt[1])
@@ -140,6 +199,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
     if "use_distributed_optimizer" in f:
         put("__distopt__", as_bool(f["use_distributed_optimizer"][0]) is not False, "use_distributed_optimizer",
             f["use_distributed_optimizer"][1])
+    fsdp = fsdp_level(f)
+    if fsdp is not None and fsdp[0]:
+        put("__fsdp__", fsdp[0], fsdp[1], fsdp[2])
+        notes.append(f"--{fsdp[1].replace('_', '-')}: Megatron's FSDP shards the {FSDP_WHAT[fsdp[0]]} over data "
+                     f"parallel ({FSDP_SRC})")
     if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
         put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
     if "save" in f:                    # Megatron-LM writes checkpoints only with --save DIR (arguments.py: None)
@@ -173,10 +237,11 @@ def layout(settings: dict, world: int) -> Layout | None:
     cp = cp * (as_int(g.get("sequence_parallel_size")) or 1)
     sp = bool(g.get("__sp__"))
     ep = as_int(g.get("__ep__")) or 1
-    if tp == pp == cp == ep == 1 and not sp and not g.get("__distopt__") and not g.get("__optoff__"):
+    fsdp = as_int(g.get("__fsdp__")) or 0
+    if tp == pp == cp == ep == 1 and not sp and not g.get("__distopt__") and not g.get("__optoff__") and not fsdp:
         return None
     return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep,
-                  optimizer_offload=bool(g.get("__optoff__")))
+                  optimizer_offload=bool(g.get("__optoff__")), fsdp=fsdp)
 
 
 # AMD Primus (AMD-AGI/Primus, docs/02-user-guide): an experiment YAML whose `modules.<pre|post>_trainer` names the
@@ -355,8 +420,7 @@ def read_amd_launcher(base: str, env: dict[str, str], args: list[tuple[str, int]
         if get("OPTIMIZER", "adam") == "adam" and not fsdp:
             put("use-distributed-optimizer", "true")
         if fsdp:
-            notes.append("FSDP=1: Megatron's torch FSDP2 shards weights, gradients and optimizer state; counted "
-                         "here without that sharding (an upper bound)")
+            put("use-torch-fsdp2", "true")
         return flags, notes, None
     # train_deepseekv2.sh
     put("load", "deepseek-ai/DeepSeek-V2-Lite")
