@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from rocm_tune.core import codes as _codes
+from rocm_tune.profiles import amd_errors as _amd
 from rocm_tune.profiles import blas_status as _blas
 
 FAMILIES: tuple[str, ...] = (
@@ -116,6 +117,19 @@ _HIPBLAS_BY_NUM = r"(?i:\bhip_?blas(?:lt)? error):\s*(?:.{0,200}\(status\s*)?"
 _ROCBLAS_BY_NUM = r"(?i:\brocblas error):\s*"
 _CUBLAS_BY_NUM = r"(?i:\bcublas(?:lt)? error):\s*"
 _CUBLAS_ALLOC_TEXT = r"(?:" + "|".join(_blas.CUBLAS_ALLOC_TEXTS) + r")"
+
+
+def _alt(words: tuple[str, ...]) -> str:
+    """One regex alternation of literal `words` (longest first, so a text never stops at its own prefix)."""
+    return r"(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")"
+
+
+# e-amd (issue 26): the HIP runtime's status texts and names (profiles/amd_errors.py, from ROCm/clr hip_error.cpp):
+# every failure; the failures RCCL's peer/IPC transport does not raise (a runtime/driver/GPU failure even inside RCCL);
+# the allocation failures
+_HIP_FAIL_TEXT = _alt(_amd.hip_texts())
+_HIP_CORE_FAIL = _alt(_amd.hip_texts(transport=False) + _amd.hip_names(transport=False))
+_HIP_ALLOC_TEXT = _alt(_amd.hip_texts(alloc=True) + _amd.hip_names(alloc=True))
 
 
 # issue 26 (ex-ver): top-level names several distributions share (PEP 420 / pkgutil namespace packages): a
@@ -522,7 +536,13 @@ SIGNATURES: tuple[Signature, ...] = (
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
-          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory",
+          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure (?:\d+ )?'?out of memory",
+          # e-amd (issue 26): RCCL's device allocations that returned nothing (src/include/alloc.h `Failed to CUDA
+          # malloc|calloc [async] N bytes`; not its host allocations), the HIP samples' / hip-tests' HIPCHECK
+          # (`error: 'out of memory'(2) at f.cpp:12`), rccl-tests' HIPCHECK, TensorFlow's ROCm executor by number
+          r"NCCL WARN " + _alt(_amd.RCCL_DEVICE_ALLOC_WARNS) + r" \d+ bytes",
+          r"\berror: '" + _HIP_ALLOC_TEXT + r"'\s*\(\d+\)", r"Test HIP failure \S+ '" + _HIP_ALLOC_TEXT + r"'",
+          r"\bhipError_t\((?:2|1002)\)",
           # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
           r"(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
@@ -559,6 +579,7 @@ SIGNATURES: tuple[Signature, ...] = (
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
+          "Failed to CUDA", "Test HIP failure", "hipError_t(",
           "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED", "buffer of size"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log",
@@ -856,10 +877,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # r4-hw: the same InfiniBand/RoCE work-completion failure in its newer spelling (`NET/IB : Got completion
           # from peer 10.0.0.2<40000> with status=12 opcode=0 ...`): any non-zero ibv_wc_status
           r"NET/IB ?: Got completion (?:from peer \S+ )?with status=\s*[1-9]\d*",
-          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'(?!out of memory)(?!" + _HIP_CORE_FAIL + r"')", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found",
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
+          r"(?!.*(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"')"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
           # e-src (issue 26): not c++'s `terminate called after throwing an instance of 'c10::DistBackendError'`:
           # the watchdog rethrowing what it caught (ProcessGroupNCCL.cpp's "Process group watchdog thread terminated
@@ -1259,12 +1281,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV|INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b",
           # h7-hip: the same libraries failing to open the GPU's DRM node or its sysfs files (libdrm/permissions)
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRM_ERROR|FILE_ERROR|AMDGPU_RESTART_ERR)\b",
-          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver",
+          r"[Dd]river not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver",
           # h7-hip: the user's own check that torch sees no GPU, as collect_env and scripts print it (weak: any
           # error that says why comes first)
           r"^Is CUDA available: False\s*$", r"\bcuda\.is_available\(\)\)?\s*(?:[:=]|->|returns?|is)?\s*False\b",
           r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b"),
-         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices", "available",
+         ("HIP initialization", "_STATUS_", "driver not initialized", "Driver not initialized", "Unable to detect any devices", "available",
           "is_available"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
@@ -1308,7 +1330,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd (issue 26): kernels 6.12+ first try a per-queue reset before the whole-GPU one (amdgpu_job.c
           # amdgpu_job_timedout: "Starting %s ring reset", "Ring %s reset succeeded/failed"; drm_dev_wedged_event:
           # "device wedged, but recovered through reset"): the ring still hung, whatever the reset's outcome
-          r"amdgpu.{0,80}(?:Starting \S+ ring reset|Ring \S+ reset (?:succeeded|failed)|device wedged\b)"),
+          r"amdgpu.{0,80}(?:Starting \S+ ring reset|Ring \S+ reset (?:succeeded|failed)|device wedged\b)",
+          # e-amd (issue 26): the SMU firmware not answering the driver (drivers/gpu/drm/amd/pm/swsmu/smu_cmn.c
+          # __smu_cmn_reg_print_error: "SMU: I'm not done with your previous command", "SMU: I'm very busy for your
+          # command", "SMU: I'm debugging!", "SMU: response:0x%08X for index:%d param:0x%08X message:%s?"): firmware
+          # or driver of this GPU, seen before the hangs and resets above
+          r"amdgpu.{0,80}SMU: (?:I'm not done with your previous command|I'm very busy for your command|"
+          r"I'm debugging!|response:0x[0-9A-Fa-f]+ for index)"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
@@ -1367,8 +1395,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls -ld ~/.config/miopen ~/.cache/miopen $MIOPEN_USER_DB_PATH $MIOPEN_CUSTOM_CACHE_DIR` as the job's user",
          (r"[Mm][Ii][Oo]pen.{0,200}(?:Permission denied|Read-only file system|readonly database)",
           r"(?:SQLite database|sqlite_db\.cpp:\d+).{0,40}(?:disk I/O error|attempt to write a readonly database|"
-          r"unable to open database file)"),
-         ("Permission denied", "Read-only file system", "readonly database", "disk I/O error", "unable to open database"),
+          r"unable to open database file)",
+          # e-amd (issue 26): MIOpen's SQLiteBase throws this only for the user database (sqlite_db.hpp: a system
+          # database that will not open is a warning): the user db/kernel cache directory cannot be written
+          r"Cannot open database file: ?\S*\.(?:ukdb|udb|ufdb|db)\b"),
+         ("Permission denied", "Read-only file system", "readonly database", "disk I/O error", "unable to open database",
+          "Cannot open database file"),
          sources=("ROCm/tensorflow-upstream#1419 (MiOpen: Internal error while accessing SQLite database: disk I/O "
                   "error; a permissions error in Singularity, MIOPEN_USER_DB_PATH=/tmp)", "cms-sw/cmssw#51819 (MIOpen "
                   "Error: filesystem error: cannot create directories: Permission denied [/tmp/miopen-cache/3.5.2.])",
@@ -1544,6 +1576,36 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?!.*(?:\.hip\b|hipblas)).*(?:\.cu\b|cublas).{0,300}Unable to find any suitable algorithms?"),
          ("rror:", "rror :", "RROR:", "RROR :", "Unable to find any suitable"),
          sources=("cublas_api.h cublasStatus_t / cublasGetStatusString; TE logging.h NVTE_CHECK_CUBLAS",)),
+    # e-amd (issue 26): a HIP runtime status printed by its text or name by the layers that print it beside torch
+    # (profiles/amd_errors.py): ggml/llama.cpp's `ROCm error: <text>` (GGML_CUDA_NAME on HIP builds), the HIP samples'
+    # / hip-tests' HIPCHECK `error: '<text>'(<n>) at <file>:<line>`, rccl-tests' `Test HIP failure <file>:<line>
+    # '<name or text>'`, and RCCL's CUDACHECK `NCCL WARN Cuda failure [<n>] '<text>'` for the statuses that are the
+    # runtime/driver/GPU failing rather than the peer/IPC transport RCCL chose (FAMILIES.md: hip_error when the fix is
+    # the ROCm runtime/driver/GPU arch). Allocation failures are oom's; a device-side assert and a GPU index are
+    # decided by their own signatures.
+    _sig("hip-status-text", "hip_error", "error", "root", "a HIP runtime call failed (the status as the HIP runtime "
+         "names it)",
+         "the ROCm runtime returned a failure status to the program or library that called it: a kernel that does "
+         "not exist for this GPU (invalid device function, no kernel image), a fault while it ran (illegal memory "
+         "access, launch failure, ECC), or a runtime that does not match the amdgpu kernel driver (initialization "
+         "error, driver version insufficient, invalid device pointer in a container whose host driver is older)",
+         "check the GPU's gfx target against the build (`rocminfo | grep gfx`; HSA_OVERRIDE_GFX_VERSION for a "
+         "consumer sibling), install the amdgpu driver (amdgpu-dkms on the host, not only in the container) that "
+         "matches the ROCm user space, and rerun with AMD_SERIALIZE_KERNEL=3 / AMD_LOG_LEVEL=3 to find the call",
+         "`AMD_LOG_LEVEL=3` on a one-step rerun prints each HIP call and the status it returned",
+         (r"\bROCm error: " + _HIP_FAIL_TEXT + r"(?![\w-])",
+          r"\berror: '" + _HIP_FAIL_TEXT + r"'\s*\(\d+\)",
+          r"Test HIP failure \S+ '(?:" + _HIP_FAIL_TEXT + r"|hipErrorInvalidDevice|hip[A-Z]\w+)'"
+          r"(?<!'hipErrorOutOfMemory')(?<!'hipErrorMemoryAllocation')",
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'"),
+         ("ROCm error: ", "error: '", "Test HIP failure", " failure "),
+         sources=("ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
+                  "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
+                  "ROCm/hip-tests HIPCHECK (\"error: '%s'(%d) at %s:%d\")",
+                  "ROCm/rccl src/include/checks.h CUDACHECK (WARN \"Cuda failure '%s'\")",
+                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")",
+                  "ROCm/rccl#1055 (transport/p2p.cc NCCL WARN Cuda failure 'invalid device pointer': host amdgpu-dkms "
+                  "older than the container's ROCm)")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
          "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
@@ -2128,8 +2190,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # it cannot read: amdsmi_status_t FILE_ERROR "Problem accessing a file", NO_PERM "Permission Denied" — the
           # render node is there but not reachable from this process (a user outside render/video, a container
           # whose render GID is not the host's). The other statuses stay hip-init-failed's weak cause
-          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b"),
-         ("AmdSmiLibraryException", "/dev/kfd", "/dev/dri", "/dev/nvidia", "Insufficient Permissions", "insufficient permissions", "DRM access group",
+          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b",
+          # e-amd: AmdSmiLibraryException.__str__ prints "Error code:\n\t{code} | {info}" (the status on its own
+          # line) in ROCm 6.x, "An error occured with code: {code}({info})" before (amdsmi py-interface)
+          r"^\s*\d+ \| AMDSMI_STATUS_" + _alt(_amd.AMDSMI_ACCESS_STATUSES) + r"\b",
+          r"An error occured with code: \d+\(AMDSMI_STATUS_" + _alt(_amd.AMDSMI_ACCESS_STATUSES) + r"\b"),
+         ("AmdSmiLibraryException", "AMDSMI_STATUS_", "/dev/kfd", "/dev/dri", "/dev/nvidia", "Insufficient Permissions", "insufficient permissions", "DRM access group",
           "render group",
           "video group", "required groups", "required GPU device node"),
          sources=("ROCm/ROCm-docker#116 (Unable to open /dev/kfd read-write: Permission denied)",
