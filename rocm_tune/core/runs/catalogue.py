@@ -1461,6 +1461,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "use the local rank, not a fixed index, for the device",
          "print torch.cuda.device_count() and the *_VISIBLE_DEVICES variables in each rank",
          (r"(?:HIP|CUDA) error: invalid device ordinal", r"\b(?:hip|cuda)ErrorInvalidDevice\b(?!Function|Pointer)",
+          # e-amd (issue 26): the same status in ggml's (`ROCm error: <text>`) and HIPCHECK's (`error: '<text>'(101)`)
+          # spellings (ROCm/clr hip_error.cpp: hipErrorInvalidDevice = 101, "invalid device ordinal")
+          r"\bROCm error: invalid device ordinal", r"\berror: 'invalid device ordinal'\s*\(101\)",
           r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
           r"CUDA_ERROR_INVALID_DEVICE\b",
           # explain-dist (issue 26): the runtime or torch refusing visibility variables that contradict each other
@@ -1576,36 +1579,6 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?!.*(?:\.hip\b|hipblas)).*(?:\.cu\b|cublas).{0,300}Unable to find any suitable algorithms?"),
          ("rror:", "rror :", "RROR:", "RROR :", "Unable to find any suitable"),
          sources=("cublas_api.h cublasStatus_t / cublasGetStatusString; TE logging.h NVTE_CHECK_CUBLAS",)),
-    # e-amd (issue 26): a HIP runtime status printed by its text or name by the layers that print it beside torch
-    # (profiles/amd_errors.py): ggml/llama.cpp's `ROCm error: <text>` (GGML_CUDA_NAME on HIP builds), the HIP samples'
-    # / hip-tests' HIPCHECK `error: '<text>'(<n>) at <file>:<line>`, rccl-tests' `Test HIP failure <file>:<line>
-    # '<name or text>'`, and RCCL's CUDACHECK `NCCL WARN Cuda failure [<n>] '<text>'` for the statuses that are the
-    # runtime/driver/GPU failing rather than the peer/IPC transport RCCL chose (FAMILIES.md: hip_error when the fix is
-    # the ROCm runtime/driver/GPU arch). Allocation failures are oom's; a device-side assert and a GPU index are
-    # decided by their own signatures.
-    _sig("hip-status-text", "hip_error", "error", "root", "a HIP runtime call failed (the status as the HIP runtime "
-         "names it)",
-         "the ROCm runtime returned a failure status to the program or library that called it: a kernel that does "
-         "not exist for this GPU (invalid device function, no kernel image), a fault while it ran (illegal memory "
-         "access, launch failure, ECC), or a runtime that does not match the amdgpu kernel driver (initialization "
-         "error, driver version insufficient, invalid device pointer in a container whose host driver is older)",
-         "check the GPU's gfx target against the build (`rocminfo | grep gfx`; HSA_OVERRIDE_GFX_VERSION for a "
-         "consumer sibling), install the amdgpu driver (amdgpu-dkms on the host, not only in the container) that "
-         "matches the ROCm user space, and rerun with AMD_SERIALIZE_KERNEL=3 / AMD_LOG_LEVEL=3 to find the call",
-         "`AMD_LOG_LEVEL=3` on a one-step rerun prints each HIP call and the status it returned",
-         (r"\bROCm error: " + _HIP_FAIL_TEXT + r"(?![\w-])",
-          r"\berror: '" + _HIP_FAIL_TEXT + r"'\s*\(\d+\)",
-          r"Test HIP failure \S+ '(?:" + _HIP_FAIL_TEXT + r"|hipErrorInvalidDevice|hip[A-Z]\w+)'"
-          r"(?<!'hipErrorOutOfMemory')(?<!'hipErrorMemoryAllocation')",
-          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'"),
-         ("ROCm error: ", "error: '", "Test HIP failure", " failure "),
-         sources=("ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
-                  "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
-                  "ROCm/hip-tests HIPCHECK (\"error: '%s'(%d) at %s:%d\")",
-                  "ROCm/rccl src/include/checks.h CUDACHECK (WARN \"Cuda failure '%s'\")",
-                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")",
-                  "ROCm/rccl#1055 (transport/p2p.cc NCCL WARN Cuda failure 'invalid device pointer': host amdgpu-dkms "
-                  "older than the container's ROCm)")),
     _sig("hip-runtime-error", "hip_error", "error", "root", "a HIP/HSA runtime call failed",
          "the ROCm runtime reported an error: a PyTorch/ROCm build that does not match the driver or the GPU, an "
          "HSA_OVERRIDE_GFX_VERSION that does not fit the card, or an unsupported GPU",
@@ -1654,11 +1627,30 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\d+\)",
           r"==\s*hipSuccess \((?!2 vs|1002 vs)\d+ vs\. 0\)",
           r"^(?!.*(?i:failed to allocate|out of memory|failed to query device)).*\bHIP_ERROR_(?!OutOfMemory\b|"
-          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b"),
+          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b",
+          # e-amd (issue 26): a HIP status by its hipGetErrorString text or name (profiles/amd_errors.py, from ROCm/clr
+          # hip_error.cpp) in the spellings of the layers that print it beside torch: ggml/llama.cpp's `ROCm error:
+          # <text>` (GGML_CUDA_NAME on HIP builds), the HIP samples' / hip-tests' HIPCHECK `error: '<text>'(<n>) at
+          # <file>:<line>`, rccl-tests' HIPCHECK `Test HIP failure <file>:<line> '<name or text>'`, and RCCL's CUDACHECK
+          # `NCCL WARN Cuda failure [<n>] '<text>'` for the statuses that are the runtime/driver/GPU failing rather
+          # than the peer/IPC transport RCCL chose (FAMILIES.md: hip_error when the fix is the ROCm runtime/driver/GPU
+          # arch; ROCm/rccl#1055: 'invalid device pointer' from an old host amdgpu-dkms). Allocation failures are
+          # oom's; a device-side assert and a GPU index are decided by their own signatures
+          r"\bROCm error: " + _HIP_FAIL_TEXT + r"(?![\w-])",
+          r"\berror: '" + _HIP_FAIL_TEXT + r"'\s*\(\d+\)",
+          r"Test HIP failure \S+ '(?!hipErrorOutOfMemory'|hipErrorMemoryAllocation')(?:" + _HIP_FAIL_TEXT +
+          r"|hip[A-Z]\w+)'",
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'"),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
-          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_"),
-         sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
+          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
+          "ROCm error: ", "error: '", "Test HIP failure", " failure "),
+         sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
+                  "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
+                  "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
+                  "ROCm/hip-tests HIPCHECK (\"error: '%s'(%d) at %s:%d\")",
+                  "ROCm/rccl src/include/checks.h CUDACHECK (WARN \"Cuda failure '%s'\")",
+                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")")),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
          "libdrm looks up marketing names in amdgpu.ids; a missing file only leaves the name blank",
