@@ -165,3 +165,11 @@ MIOPEN_STATUS: dict[int, str] = {
 # AMD SMI amdsmi_status_t names whose failure is the device node this process may not open (hf_cache_permission,
 # FAMILIES.md amended rule 2): NO_PERM "Permission Denied", FILE_ERROR "Problem accessing a file" / "Error opening file"
 AMDSMI_ACCESS_STATUSES: tuple[str, ...] = ("NO_PERM", "FILE_ERROR")
+
+# ROCm/clr's AMD_LOG_LEVEL>=1 error log for a device allocation that failed (gpu_oom): hipamd/src/hip_memory.cpp /
+# hip_mempool_impl.cpp / hip_vm.cpp ("Allocation failed : Device memory : required :%zu | free :%zu | total :%zu"),
+# rocclr/platform/memory.cpp and command.cpp ("Can't allocate memory size - 0x%08X bytes!"), rocclr/device/rocm/
+# rocdevice.cpp createMemory ("Couldn't allocate memory on device!"). Not "Allocation failed : Pinned Memory" (host
+# pinned memory) nor "Memory allocation has failed!" (a host `new` of a program object)
+CLR_DEVICE_ALLOC_LOGS: tuple[str, ...] = ("Allocation failed : Device memory", "Can't allocate memory size - 0x",
+                                          "Couldn't allocate memory on device!")

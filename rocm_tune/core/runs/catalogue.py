@@ -543,6 +543,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN " + _alt(_amd.RCCL_DEVICE_ALLOC_WARNS) + r" \d+ bytes",
           r"\berror: '" + _HIP_ALLOC_TEXT + r"'\s*\(\d+\)", r"Test HIP failure \S+ '" + _HIP_ALLOC_TEXT + r"'",
           r"\bhipError_t\((?:2|1002)\)",
+          # e-amd: the HIP runtime's own log of a device allocation that failed (AMD_LOG_LEVEL>=1; profiles/amd_errors.py)
+          _alt(_amd.CLR_DEVICE_ALLOC_LOGS),
           # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
           r"(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
@@ -580,6 +582,7 @@ SIGNATURES: tuple[Signature, ...] = (
           "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
           "Failed to CUDA", "Test HIP failure", "hipError_t(",
+          *_amd.CLR_DEVICE_ALLOC_LOGS,
           "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED", "buffer of size"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log",
@@ -1375,8 +1378,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "wheel for the installed ROCm; LD_LIBRARY_PATH=/opt/rocm/lib; in containers use a rocm/* base image",
          "`ldd` on the extension's .so; `ls /opt/rocm*/lib | grep -E 'amdhip|hsa|rocblas'`",
          (r"(?<!dlerror: )(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
-          r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",),
-         ("cannot open shared object",),
+          r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",
+          # e-amd (issue 26): RCCL's own loader of the ROCr runtime (src/misc/rocmwrap.cc: "Failed to find ROCm runtime
+          # library in %s (RCCL_ROCR_PATH=%s)", "Failed to load ROCr missing symbol %s"): the runtime, not a transport
+          r"NCCL WARN Failed to (?:find ROCm runtime library in|load ROCr missing symbol)\b"),
+         ("cannot open shared object", "Failed to find ROCm runtime library", "Failed to load ROCr"),
          sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
                   "open shared object file: No such file or directory (paddlepaddle-dcu on a ROCm 7 runtime, jax_rocm60)",)),
     # explain-dist (issue 26): MIOpen's own cache/database cannot be created or written (a read-only or
@@ -1592,6 +1598,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # HIP_ERROR_PRINT, LOG_INFO: `<api>: Returned <hipErrorName> :`) shows all through a healthy run: a stream/
           # event query while work is in flight, peer access asked twice
           r"NotReady\b|PeerAccessAlreadyEnabled|PeerAccessNotEnabled)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
+          # e-amd: the finalizer/image extension's statuses (ROCR-Runtime hsa.cpp hsa_status_string)
+          r"\bHSA_EXT_STATUS_ERROR_[A-Z_]+",
           r"rocblas_status_(?!success|memory_error)\w+",
           # r3-hip: Triton's HIP launcher reporting a HIP runtime error (hipGetErrorString's text); not a kernel too
           # big for the GPU (too many resources: the compiler's config, torch-compile-error) nor out of memory
@@ -1641,7 +1649,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Test HIP failure \S+ '(?!hipErrorOutOfMemory'|hipErrorMemoryAllocation')(?:" + _HIP_FAIL_TEXT +
           r"|hip[A-Z]\w+)'",
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'"),
-         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
+         ("HIP error", "hipError", "HSA_STATUS_ERROR", "HSA_EXT_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure "),
