@@ -230,3 +230,20 @@ def test_tables_hold_the_sources_values():
         14: "excluded_from_build", 15: "arch_mismatch"}
     # MIOpen include/miopen/miopen.h miopenStatus_t
     assert amd.MIOPEN_STATUS[4] == "miopenStatusAllocFailed" and amd.MIOPEN_STATUS[10] == "miopenStatusVersionMismatch"
+
+
+# ROCR-Runtime libhsakmt (HSAKMT_DEBUG_LEVEL>=3) and clr rocvirtual.cpp: the thunk's VRAM allocation, a GPU the thunk
+# has no entry for, a hostcall kernel on a platform without PCIe atomics
+@pytest.mark.parametrize("text,family", [
+    ("[hsaKmtAllocMemory] failed to allocate 17179869184 bytes from device\n", "gpu_oom"),
+    ("device ID 0x164e is not supported in libhsakmt\n" + TB + "RuntimeError: No HIP GPUs are available\n",
+     "hip_error"),
+    (":1:rocvirtual.cpp            :3237: 2375474961 us: [pid:1234  tid:0x7f12] Pcie atomics not enabled, hostcall "
+     "not supported\n", "hip_error"),
+])
+def test_thunk_and_platform_lines(text, family):
+    assert _answer(NOISE + text)[0] == family
+
+
+def test_thunk_host_allocation_is_not_the_gpu():
+    assert _answer(NOISE + "[hsaKmtAllocMemory] failed to allocate 4096 bytes from host\n")[0] != "gpu_oom"

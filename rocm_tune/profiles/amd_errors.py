@@ -173,3 +173,13 @@ AMDSMI_ACCESS_STATUSES: tuple[str, ...] = ("NO_PERM", "FILE_ERROR")
 # pinned memory) nor "Memory allocation has failed!" (a host `new` of a program object)
 CLR_DEVICE_ALLOC_LOGS: tuple[str, ...] = ("Allocation failed : Device memory", "Can't allocate memory size - 0x",
                                           "Couldn't allocate memory on device!")
+
+# ROCR-Runtime libhsakmt (the KFD thunk; printed with HSAKMT_DEBUG_LEVEL>=3): memory.c hsaKmtAllocMemory's VRAM
+# allocation that failed ("[%s] failed to allocate %lu bytes from device": gpu_oom); topology.c refusing a GPU it has
+# no table entry for ("device ID 0x%x is not supported in libhsakmt": hip_error, an unsupported GPU)
+HSAKMT_DEVICE_ALLOC = r"\[\w+\] failed to allocate \d+ bytes from device"
+HSAKMT_UNSUPPORTED_GPU = r"device ID 0x[0-9a-fA-F]+ is not supported in libhsakmt"
+# ROCm/clr rocclr/device/rocm/rocvirtual.cpp: a kernel that needs hostcall (device printf/malloc/assert) on a
+# platform without PCIe atomics (a GPU behind a switch/riser, an old CPU): the launch fails (hip_error)
+CLR_PLATFORM_LAUNCH_FAILURES: tuple[str, ...] = ("Pcie atomics not enabled, hostcall not supported",
+                                                 "Kernel expects a hostcall buffer, but none found")
