@@ -247,3 +247,15 @@ def test_thunk_and_platform_lines(text, family):
 
 def test_thunk_host_allocation_is_not_the_gpu():
     assert _answer(NOISE + "[hsaKmtAllocMemory] failed to allocate 4096 bytes from host\n")[0] != "gpu_oom"
+
+
+@pytest.mark.parametrize("line", [
+    "terminate called after throwing an instance of 'rocr::AMD::hsa_exception'\n  what():  Queue create failed at "
+    "hsaKmtCreateQueue",
+    ":1:rocdevice.cpp            :3103: 2375474961 us: [pid:1234  tid:0x7f12] Device::acquireQueue: hsa_queue_create "
+    "failed!",
+    "hsa_exception: Internal queue creation failed.",
+])
+def test_queue_creation_failures_are_the_runtime(line):
+    # ROCR-Runtime amd_aql_queue.cpp / amd_gpu_agent.cpp, clr rocdevice.cpp acquireQueue
+    assert _answer(NOISE + line + "\nAborted (core dumped)\n")[0] == "hip_error"

@@ -183,3 +183,9 @@ HSAKMT_UNSUPPORTED_GPU = r"device ID 0x[0-9a-fA-F]+ is not supported in libhsakm
 # platform without PCIe atomics (a GPU behind a switch/riser, an old CPU): the launch fails (hip_error)
 CLR_PLATFORM_LAUNCH_FAILURES: tuple[str, ...] = ("Pcie atomics not enabled, hostcall not supported",
                                                  "Kernel expects a hostcall buffer, but none found")
+
+# a GPU queue the runtime could not create (hip_error: the KFD's queue/doorbell limit, a driver that does not match):
+# ROCR-Runtime amd_aql_queue.cpp ("Queue create failed at hsaKmtCreateQueue"), amd_gpu_agent.cpp ("Internal queue
+# creation failed."), clr rocdevice.cpp acquireQueue ("Device::acquireQueue: hsa_queue_create failed!")
+QUEUE_CREATE_FAILURES: tuple[str, ...] = ("Queue create failed at hsaKmtCreateQueue", "Internal queue creation failed",
+                                          "hsa_queue_create failed")

@@ -1651,11 +1651,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'",
           # e-amd: the runtime refusing a launch or a GPU for the platform (profiles/amd_errors.py: clr rocvirtual.cpp
           # hostcall without PCIe atomics; libhsakmt topology.c's unsupported device ID)
-          _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU),
+          _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES)),
          ("HIP error", "hipError", "HSA_STATUS_ERROR", "HSA_EXT_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
-          "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt"),
+          "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
+          "Queue create failed", "queue creation failed", "hsa_queue_create failed"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
                   "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
                   "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
