@@ -259,3 +259,10 @@ def test_thunk_host_allocation_is_not_the_gpu():
 def test_queue_creation_failures_are_the_runtime(line):
     # ROCR-Runtime amd_aql_queue.cpp / amd_gpu_agent.cpp, clr rocdevice.cpp acquireQueue
     assert _answer(NOISE + line + "\nAborted (core dumped)\n")[0] == "hip_error"
+
+
+def test_rocr_memory_critical_error_is_a_gpu_memory_fault():
+    # ROCR-Runtime runtime.cpp FreeMemory (fprintf to stderr, then abort)
+    log = (NOISE + "Memory critical error by agent node-1 (Agent handle: 0x55d2b1c0) on address 0x7f2a40000000. "
+           "Reason: Memory in use. \nAborted (core dumped)\n")
+    assert _answer(log) == ("hip_error", "gpu-memory-fault")

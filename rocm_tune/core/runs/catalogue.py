@@ -1354,6 +1354,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
          "the serialized rerun's traceback names the failing op",
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b",
+          # e-amd (issue 26): ROCR-Runtime runtime.cpp FreeMemory: GPU memory freed while the GPU still used it
+          # ("Memory critical error by agent node-%u (Agent handle: %p) on address %p. Reason: Memory in use.")
+          r"Memory critical error by agent node-\d+",
           r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring [\w.]+ timeout|GPU fault detected)",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress",
           # r3-hip: Triton's HIP launcher (third_party/amd/backend/driver.c: "Triton Error [HIP]:  Code: %d, Messsage:
@@ -1365,7 +1368,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:0x0*[1-9A-Fa-f]",
           r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond|VM fault)",
           r"\[drm:amdgpu_job_timedout"),
-         ("Memory access fault", "APERTURE_VIOLATION", "HSA_STATUS_ERROR_MEMORY_FAULT", "illegal memory access", "hipErrorIllegalAddress", "Triton Error",
+         ("Memory access fault", "Memory critical error", "APERTURE_VIOLATION", "HSA_STATUS_ERROR_MEMORY_FAULT", "illegal memory access", "hipErrorIllegalAddress", "Triton Error",
           "HW Exception", "amdgpu", "page fault", "PROTECTION_FAULT_STATUS"),
          sources=("ROCm/clr hip_error.cpp (hipErrorIllegalAddress: an illegal memory access was encountered)",
                   "amdgpu gmc_v9/v11 interrupt handlers as users post them: amdgpu: [gfxhub] page fault (src_id:0 "
