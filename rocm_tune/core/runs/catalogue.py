@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from rocm_tune.core import codes as _codes
+from rocm_tune.profiles import amd_errors as _amd
 from rocm_tune.profiles import blas_status as _blas
 
 FAMILIES: tuple[str, ...] = (
@@ -116,6 +117,19 @@ _HIPBLAS_BY_NUM = r"(?i:\bhip_?blas(?:lt)? error):\s*(?:.{0,200}\(status\s*)?"
 _ROCBLAS_BY_NUM = r"(?i:\brocblas error):\s*"
 _CUBLAS_BY_NUM = r"(?i:\bcublas(?:lt)? error):\s*"
 _CUBLAS_ALLOC_TEXT = r"(?:" + "|".join(_blas.CUBLAS_ALLOC_TEXTS) + r")"
+
+
+def _alt(words: tuple[str, ...]) -> str:
+    """One regex alternation of literal `words` (longest first, so a text never stops at its own prefix)."""
+    return r"(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")"
+
+
+# e-amd (issue 26): the HIP runtime's status texts and names (profiles/amd_errors.py, from ROCm/clr hip_error.cpp):
+# every failure; the failures RCCL's peer/IPC transport does not raise (a runtime/driver/GPU failure even inside RCCL);
+# the allocation failures
+_HIP_FAIL_TEXT = _alt(_amd.hip_texts())
+_HIP_CORE_FAIL = _alt(_amd.hip_texts(transport=False) + _amd.hip_names(transport=False))
+_HIP_ALLOC_TEXT = _alt(_amd.hip_texts(alloc=True) + _amd.hip_names(alloc=True))
 
 
 # issue 26 (ex-ver): top-level names several distributions share (PEP 420 / pkgutil namespace packages): a
@@ -605,7 +619,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
-          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure '?out of memory",
+          r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure (?:\d+ )?'?out of memory",
+          # e-amd (issue 26): RCCL's device allocations that returned nothing (src/include/alloc.h `Failed to CUDA
+          # malloc|calloc [async] N bytes`; not its host allocations), the HIP samples' / hip-tests' HIPCHECK
+          # (`error: 'out of memory'(2) at f.cpp:12`), rccl-tests' HIPCHECK, TensorFlow's ROCm executor by number
+          r"NCCL WARN " + _alt(_amd.RCCL_DEVICE_ALLOC_WARNS) + r" \d+ bytes",
+          r"\berror: '" + _HIP_ALLOC_TEXT + r"'\s*\(\d+\)", r"Test HIP failure \S+ '" + _HIP_ALLOC_TEXT + r"'",
+          r"\bhipError_t\((?:2|1002)\)",
+          # e-amd: the HIP runtime's own log of a device allocation that failed (AMD_LOG_LEVEL>=1; profiles/amd_errors.py)
+          _alt(_amd.CLR_DEVICE_ALLOC_LOGS), _amd.HSAKMT_DEVICE_ALLOC,
           # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
           r"(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
@@ -642,6 +664,8 @@ SIGNATURES: tuple[Signature, ...] = (
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
+          "Failed to CUDA", "Test HIP failure", "hipError_t(",
+          *_amd.CLR_DEVICE_ALLOC_LOGS, "bytes from device",
           "Out of memory", "NOT_INITIALIZED when calling", "CUDNN_STATUS_ALLOC_FAILED", "buffer of size"),
          sources=("calibration alpaca-rlhf-3", "calibration lf-5977", "seeds/003 (HIP out of memory. Tried to "
                   "allocate 1.45 GiB)", "tests/fixtures/logs/alert-oom-*.log",
@@ -938,10 +962,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # r4-hw: the same InfiniBand/RoCE work-completion failure in its newer spelling (`NET/IB : Got completion
           # from peer 10.0.0.2<40000> with status=12 opcode=0 ...`): any non-zero ibv_wc_status
           r"NET/IB ?: Got completion (?:from peer \S+ )?with status=\s*[1-9]\d*",
-          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure '(?!out of memory)", r"Gloo connectFullMesh failed",
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'(?!out of memory)(?!" + _HIP_CORE_FAIL + r"')", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found",
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
+          r"(?!.*(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"')"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
           # e-src (issue 26): not c++'s `terminate called after throwing an instance of 'c10::DistBackendError'`:
           # the watchdog rethrowing what it caught (ProcessGroupNCCL.cpp's "Process group watchdog thread terminated
@@ -1341,12 +1366,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRIVER_NOT_LOADED|NO_DRV|INIT_ERROR|NOT_INIT|NO_PERM|PERMISSION)\b",
           # h7-hip: the same libraries failing to open the GPU's DRM node or its sysfs files (libdrm/permissions)
           r"\b(?:AMDSMI|RSMI)_STATUS_(?:DRM_ERROR|FILE_ERROR|AMDGPU_RESTART_ERR)\b",
-          r"driver not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver",
+          r"[Dd]river not initialized \(amdgpu not found in modules\)", r"Unable to detect any devices, check if driver",
           # h7-hip: the user's own check that torch sees no GPU, as collect_env and scripts print it (weak: any
           # error that says why comes first)
           r"^Is CUDA available: False\s*$", r"\bcuda\.is_available\(\)\)?\s*(?:[:=]|->|returns?|is)?\s*False\b",
           r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b"),
-         ("HIP initialization", "_STATUS_", "driver not initialized", "Unable to detect any devices", "available",
+         ("HIP initialization", "_STATUS_", "driver not initialized", "Driver not initialized", "Unable to detect any devices", "available",
           "is_available"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
@@ -1390,7 +1415,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd (issue 26): kernels 6.12+ first try a per-queue reset before the whole-GPU one (amdgpu_job.c
           # amdgpu_job_timedout: "Starting %s ring reset", "Ring %s reset succeeded/failed"; drm_dev_wedged_event:
           # "device wedged, but recovered through reset"): the ring still hung, whatever the reset's outcome
-          r"amdgpu.{0,80}(?:Starting \S+ ring reset|Ring \S+ reset (?:succeeded|failed)|device wedged\b)"),
+          r"amdgpu.{0,80}(?:Starting \S+ ring reset|Ring \S+ reset (?:succeeded|failed)|device wedged\b)",
+          # e-amd (issue 26): the SMU firmware not answering the driver (drivers/gpu/drm/amd/pm/swsmu/smu_cmn.c
+          # __smu_cmn_reg_print_error: "SMU: I'm not done with your previous command", "SMU: I'm very busy for your
+          # command", "SMU: I'm debugging!", "SMU: response:0x%08X for index:%d param:0x%08X message:%s?"): firmware
+          # or driver of this GPU, seen before the hangs and resets above
+          r"amdgpu.{0,80}SMU: (?:I'm not done with your previous command|I'm very busy for your command|"
+          r"I'm debugging!|response:0x[0-9A-Fa-f]+ for index)"),
          ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
@@ -1405,6 +1436,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "HSA_OVERRIDE_GFX_VERSION that does not match; try another attention implementation (eager)",
          "the serialized rerun's traceback names the failing op",
          (r"Memory access fault by GPU node-\d+", r"HSA_STATUS_ERROR_MEMORY_(?:APERTURE_VIOLATION|FAULT)\b",
+          # e-amd (issue 26): ROCR-Runtime runtime.cpp FreeMemory: GPU memory freed while the GPU still used it
+          # ("Memory critical error by agent node-%u (Agent handle: %p) on address %p. Reason: Memory in use.")
+          r"Memory critical error by agent node-\d+",
           r"HW Exception by GPU node-\d+", r"amdgpu.{0,80}(?:GPU reset|ring [\w.]+ timeout|GPU fault detected)",
           r"HIP error: an illegal memory access", r"hipErrorIllegalAddress",
           # r3-hip: Triton's HIP launcher (third_party/amd/backend/driver.c: "Triton Error [HIP]:  Code: %d, Messsage:
@@ -1416,7 +1450,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:GC)?VM_L2_PROTECTION_FAULT_STATUS:0x0*[1-9A-Fa-f]",
           r"amdgpu.{0,120}(?:ring \S+ timeout|job_timedout|GPU reset begin|GPU hang|MES failed to respond|VM fault)",
           r"\[drm:amdgpu_job_timedout"),
-         ("Memory access fault", "APERTURE_VIOLATION", "HSA_STATUS_ERROR_MEMORY_FAULT", "illegal memory access", "hipErrorIllegalAddress", "Triton Error",
+         ("Memory access fault", "Memory critical error", "APERTURE_VIOLATION", "HSA_STATUS_ERROR_MEMORY_FAULT", "illegal memory access", "hipErrorIllegalAddress", "Triton Error",
           "HW Exception", "amdgpu", "page fault", "PROTECTION_FAULT_STATUS"),
          sources=("ROCm/clr hip_error.cpp (hipErrorIllegalAddress: an illegal memory access was encountered)",
                   "amdgpu gmc_v9/v11 interrupt handlers as users post them: amdgpu: [gfxhub] page fault (src_id:0 "
@@ -1429,8 +1463,11 @@ SIGNATURES: tuple[Signature, ...] = (
          "wheel for the installed ROCm; LD_LIBRARY_PATH=/opt/rocm/lib; in containers use a rocm/* base image",
          "`ldd` on the extension's .so; `ls /opt/rocm*/lib | grep -E 'amdhip|hsa|rocblas'`",
          (r"(?<!dlerror: )(?:libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl(?!-net)|libroc\w*|libhip\w*|"
-          r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",),
-         ("cannot open shared object",),
+          r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",
+          # e-amd (issue 26): RCCL's own loader of the ROCr runtime (src/misc/rocmwrap.cc: "Failed to find ROCm runtime
+          # library in %s (RCCL_ROCR_PATH=%s)", "Failed to load ROCr missing symbol %s"): the runtime, not a transport
+          r"NCCL WARN Failed to (?:find ROCm runtime library in|load ROCr missing symbol)\b"),
+         ("cannot open shared object", "Failed to find ROCm runtime library", "Failed to load ROCr"),
          sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
                   "open shared object file: No such file or directory (paddlepaddle-dcu on a ROCm 7 runtime, jax_rocm60)",)),
     # explain-dist (issue 26): MIOpen's own cache/database cannot be created or written (a read-only or
@@ -1449,8 +1486,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ls -ld ~/.config/miopen ~/.cache/miopen $MIOPEN_USER_DB_PATH $MIOPEN_CUSTOM_CACHE_DIR` as the job's user",
          (r"[Mm][Ii][Oo]pen.{0,200}(?:Permission denied|Read-only file system|readonly database)",
           r"(?:SQLite database|sqlite_db\.cpp:\d+).{0,40}(?:disk I/O error|attempt to write a readonly database|"
-          r"unable to open database file)"),
-         ("Permission denied", "Read-only file system", "readonly database", "disk I/O error", "unable to open database"),
+          r"unable to open database file)",
+          # e-amd (issue 26): MIOpen's SQLiteBase throws this only for the user database (sqlite_db.hpp: a system
+          # database that will not open is a warning): the user db/kernel cache directory cannot be written
+          r"Cannot open database file: ?\S*\.(?:ukdb|udb|ufdb|db)\b"),
+         ("Permission denied", "Read-only file system", "readonly database", "disk I/O error", "unable to open database",
+          "Cannot open database file"),
          sources=("ROCm/tensorflow-upstream#1419 (MiOpen: Internal error while accessing SQLite database: disk I/O "
                   "error; a permissions error in Singularity, MIOPEN_USER_DB_PATH=/tmp)", "cms-sw/cmssw#51819 (MIOpen "
                   "Error: filesystem error: cannot create directories: Permission denied [/tmp/miopen-cache/3.5.2.])",
@@ -1511,6 +1552,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "use the local rank, not a fixed index, for the device",
          "print torch.cuda.device_count() and the *_VISIBLE_DEVICES variables in each rank",
          (r"(?:HIP|CUDA) error: invalid device ordinal", r"\b(?:hip|cuda)ErrorInvalidDevice\b(?!Function|Pointer)",
+          # e-amd (issue 26): the same status in ggml's (`ROCm error: <text>`) and HIPCHECK's (`error: '<text>'(101)`)
+          # spellings (ROCm/clr hip_error.cpp: hipErrorInvalidDevice = 101, "invalid device ordinal")
+          r"\bROCm error: invalid device ordinal", r"\berror: 'invalid device ordinal'\s*\(101\)",
           r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
           r"CUDA_ERROR_INVALID_DEVICE\b",
           # explain-dist (issue 26): the runtime or torch refusing visibility variables that contradict each other
@@ -1639,6 +1683,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # HIP_ERROR_PRINT, LOG_INFO: `<api>: Returned <hipErrorName> :`) shows all through a healthy run: a stream/
           # event query while work is in flight, peer access asked twice
           r"NotReady\b|PeerAccessAlreadyEnabled|PeerAccessNotEnabled)[A-Z]\w+", r"HSA_STATUS_ERROR_(?!MEMORY_APERTURE|OUT_OF_RESOURCES)\w+",
+          # e-amd: the finalizer/image extension's statuses (ROCR-Runtime hsa.cpp hsa_status_string)
+          r"\bHSA_EXT_STATUS_ERROR_[A-Z_]+",
           r"rocblas_status_(?!success|memory_error)\w+",
           # r3-hip: Triton's HIP launcher reporting a HIP runtime error (hipGetErrorString's text); not a kernel too
           # big for the GPU (too many resources: the compiler's config, torch-compile-error) nor out of memory
@@ -1674,11 +1720,34 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\d+\)",
           r"==\s*hipSuccess \((?!2 vs|1002 vs)\d+ vs\. 0\)",
           r"^(?!.*(?i:failed to allocate|out of memory|failed to query device)).*\bHIP_ERROR_(?!OutOfMemory\b|"
-          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b"),
-         ("HIP error", "hipError", "HSA_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
+          r"MemoryAllocation\b)[A-Z][A-Za-z]+\b",
+          # e-amd (issue 26): a HIP status by its hipGetErrorString text or name (profiles/amd_errors.py, from ROCm/clr
+          # hip_error.cpp) in the spellings of the layers that print it beside torch: ggml/llama.cpp's `ROCm error:
+          # <text>` (GGML_CUDA_NAME on HIP builds), the HIP samples' / hip-tests' HIPCHECK `error: '<text>'(<n>) at
+          # <file>:<line>`, rccl-tests' HIPCHECK `Test HIP failure <file>:<line> '<name or text>'`, and RCCL's CUDACHECK
+          # `NCCL WARN Cuda failure [<n>] '<text>'` for the statuses that are the runtime/driver/GPU failing rather
+          # than the peer/IPC transport RCCL chose (FAMILIES.md: hip_error when the fix is the ROCm runtime/driver/GPU
+          # arch; ROCm/rccl#1055: 'invalid device pointer' from an old host amdgpu-dkms). Allocation failures are
+          # oom's; a device-side assert and a GPU index are decided by their own signatures
+          r"\bROCm error: " + _HIP_FAIL_TEXT + r"(?![\w-])",
+          r"\berror: '" + _HIP_FAIL_TEXT + r"'\s*\(\d+\)",
+          r"Test HIP failure \S+ '(?!hipErrorOutOfMemory'|hipErrorMemoryAllocation')(?:" + _HIP_FAIL_TEXT +
+          r"|hip[A-Z]\w+)'",
+          r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'",
+          # e-amd: the runtime refusing a launch or a GPU for the platform (profiles/amd_errors.py: clr rocvirtual.cpp
+          # hostcall without PCIe atomics; libhsakmt topology.c's unsupported device ID)
+          _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES)),
+         ("HIP error", "hipError", "HSA_STATUS_ERROR", "HSA_EXT_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
-          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_"),
-         sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",)),
+          " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
+          "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
+          "Queue create failed", "queue creation failed", "hsa_queue_create failed"),
+         sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
+                  "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
+                  "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
+                  "ROCm/hip-tests HIPCHECK (\"error: '%s'(%d) at %s:%d\")",
+                  "ROCm/rccl src/include/checks.h CUDACHECK (WARN \"Cuda failure '%s'\")",
+                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")")),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
          "libdrm looks up marketing names in amdgpu.ids; a missing file only leaves the name blank",
@@ -2210,8 +2279,12 @@ SIGNATURES: tuple[Signature, ...] = (
           # it cannot read: amdsmi_status_t FILE_ERROR "Problem accessing a file", NO_PERM "Permission Denied" — the
           # render node is there but not reachable from this process (a user outside render/video, a container
           # whose render GID is not the host's). The other statuses stay hip-init-failed's weak cause
-          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b"),
-         ("AmdSmiLibraryException", "/dev/kfd", "/dev/dri", "/dev/nvidia", "Insufficient Permissions", "insufficient permissions", "DRM access group",
+          r"AmdSmiLibraryException: Error code:\s*\d+ \| AMDSMI_STATUS_(?:FILE_ERROR|NO_PERM)\b",
+          # e-amd: AmdSmiLibraryException.__str__ prints "Error code:\n\t{code} | {info}" (the status on its own
+          # line) in ROCm 6.x, "An error occured with code: {code}({info})" before (amdsmi py-interface)
+          r"^\s*\d+ \| AMDSMI_STATUS_" + _alt(_amd.AMDSMI_ACCESS_STATUSES) + r"\b",
+          r"An error occured with code: \d+\(AMDSMI_STATUS_" + _alt(_amd.AMDSMI_ACCESS_STATUSES) + r"\b"),
+         ("AmdSmiLibraryException", "AMDSMI_STATUS_", "/dev/kfd", "/dev/dri", "/dev/nvidia", "Insufficient Permissions", "insufficient permissions", "DRM access group",
           "render group",
           "video group", "required groups", "required GPU device node"),
          sources=("ROCm/ROCm-docker#116 (Unable to open /dev/kfd read-write: Permission denied)",
