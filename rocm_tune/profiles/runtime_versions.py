@@ -35,6 +35,20 @@ SYSTEM_ROCM = (
     r"\brocm/[\w-]+:rocm" + _V,
     r"\b(?:rocm|hip|rocblas|miopen|rccl|hipblas|rocsolver|rocrand)[\w-]*\b[\s/:=]{1,40}(?:\S+\s+)?\d+\.\d+\.\d+\."
     r"(?P<maj>[1-9])(?P<min>\d\d)\d\d\b",
+    # e-ver2 (issue 26): a ROCm library's versioned file name, whose last part is the ROCm release in five digits
+    # (ROCm's CMake SOVERSION: /opt/rocm-6.4.0/lib/libamdhip64.so.6.4.60400, librocblas.so.4.4.60404,
+    # libhipblaslt.so.0.12.60404: major*10000 + minor*100 + patch; not Debian's HIP build number, libamdhip64.so.5.7.31921)
+    # — not the copies a Python wheel or an app bundles (torch/lib, ollama's lib/ollama)
+    r"(?:^|[\s\"'=:(,])(?:(?!\S*(?:site-packages|dist-packages|ollama|[/\\]torch[/\\]lib))[^\s\"',])*?"
+    r"\blib(?:amdhip64|rocblas|hipblas(?:lt)?|MIOpen|rccl|rocsolver|hipsolver|rocsparse|hipsparse(?:lt)?|rocfft|hipfft|"
+    r"rocrand|hiprand|hsa-runtime64|roctracer64|roctx64|rocm_smi64|amd_comgr|hiprtc)\.so\.\d+\.\d+\."
+    r"(?P<maj>[1-9])0(?P<min>\d)\d\d\b",
+    # e-ver2: AMD's ROCm base images, tagged by the release (rocm/dev-ubuntu-22.04:6.2, rocm/dev-almalinux-8:6.3.1,
+    # rocm/rocm-terminal:6.1), and AMD's package repository and installer (repo.radeon.com/rocm/apt/6.2,
+    # amdgpu-install_6.1.60103-1_all.deb): never repo.radeon.com/rocm/manylinux (torch's wheels)
+    r"\brocm/(?:dev-[\w.-]+|rocm-terminal):" + _V + r"\b",
+    r"\brepo\.radeon\.com/(?:rocm/(?:apt|rhel\d*|el\d*|zyp|yum)|amdgpu-install)/" + _V + r"\b",
+    r"\bamdgpu-install_" + _V + r"\.\d{5}",
 )
 
 # a library's build for one ROCm, as its file name says (bitsandbytes: major and minor digits, rocm63 -> 6.3)

@@ -121,6 +121,10 @@ _CUBLAS_ALLOC_TEXT = r"(?:" + "|".join(_blas.CUBLAS_ALLOC_TEXTS) + r")"
 # issue 26 (ex-ver): top-level names several distributions share (PEP 420 / pkgutil namespace packages): a
 # missing `google.protobuf` is the protobuf package missing, not a mismatched `google`
 _NAMESPACE_ROOTS = r"(?:google|nvidia|azure|backports|mpl_toolkits|jaraco|zope|sphinxcontrib|ruamel)\."
+# e-ver2 (issue 26): the suggestion Python 3.10+ appends to an AttributeError/NameError (Objects/exceptions.c,
+# Python/suggestions.c: `... has no attribute 'x'. Did you mean: 'y'?`; 3.12's `name 'x' is not defined. Did you
+# forget to import 'x'?`): the rules anchored at the end of the message read it as the message's end
+_DID_YOU_MEAN = r"(?:\. Did you (?:mean|forget to import):? '[\w.]+'\?)?"
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
@@ -1933,6 +1937,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # with ROCm >= 6.1`, `requires a PyTorch version >= 2.1`)
           r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
           r"deepspeed|vLLM|vllm|triton|flash[-_]attn|bitsandbytes|numpy)(?: version)?\s*(?:>=|==|~=|>)\s*v?\d",
+          # e-ver2 (issue 26): the minimum written after the version rather than as `>=` (transformers trainer.py
+          # `Using torch.compile requires PyTorch 2.0 or higher.`, accelerate's `FSDP2 requires PyTorch 2.6.0 or higher`,
+          # diffusers' `AttnProcessor2_0 requires PyTorch 2.0, to use it, please upgrade PyTorch to 2.0.`, `requires
+          # PyTorch 2.4.0+`) for a component of the stack, and transformers' own FA2 version check (modeling_utils.py:
+          # `you need flash_attn package version to be greater or equal than 2.1.0. Detected version 2.0.4`)
+          r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
+          r"deepspeed|DeepSpeed|vLLM|vllm|triton|Triton|flash[-_]attn|bitsandbytes|numpy|diffusers|xformers)"
+          r"(?: version)?\s*v?\d+(?:\.\d+)+(?:\+|,? or (?:higher|later|newer|above|greater)\b)",
+          r"\b[Yy]ou need [\w.-]+ package version to be (?:greater|higher|newer)(?: or equal)? than v?\d",
           r"A module that was compiled using NumPy 1\.x cannot be run in",
           # r5-ver (issue 26): pip's resolver refusing the install itself — a pinned version that has no wheel for
           # this index/platform (`Could not find a version that satisfies the requirement torch==2.3.0+rocm6.0`), or
@@ -1949,7 +1962,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No solution found when resolving dependencies",
           # h7-ver: conda/mamba's and Poetry's resolvers saying the same
           r"\b(?:LibMamba)?UnsatisfiableError\b", r"\bSolverProblemError\b"),
-         ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
+         ("required", "require", "package version", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
           "version must be", "version does not", "version doesn't", "not supported", "not available", "too old",
           "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found",
           "No matching distribution", "not a supported wheel",
@@ -2441,6 +2454,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
           r"PackageNotFoundError: (?:No package metadata was found for )?\S",
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
+          # e-ver2 (issue 26): transformers modeling_utils.py _check_and_enable_flash_attn_2/_3 (`... it cannot be used due
+          # to the following error: the package flash_attn seems to be not installed.`)
+          r"\bthe package [\w.-]+ seems to be not installed\b",
           r"(?:ImportError|ModuleNotFoundError): .{0,200}(?:[Pp]lease|[Yy]ou (?:need|must|should)) (?:to )?(?:install|run "
           r"`?pip install)\b(?!.{0,80}(?:>=|==|~=|upgrade|latest|version))",
           r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext",
@@ -2448,7 +2464,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # `pkg_resources.DistributionNotFound: The 'tqdm>=4.27' distribution was not found and is required by ...`
           r"DistributionNotFound: The '[^']+' distribution was not found"),
          ("No module named", "not found in your environment", "install the", "install `", "PackageNotFoundError",
-          "not installed", "module is not found", "--cpp_ext", "DistributionNotFound"),
+          "not installed", "module is not found", "--cpp_ext", "DistributionNotFound", "seems to be not installed"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
@@ -2459,7 +2475,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import flash_attn'`",
          # e-relabel (FAMILIES.md amended rule 1): not flash-attn's `.so: undefined symbol` — a wheel built for another
          # torch/ROCm/CUDA, fixed by the matching wheel: extension-abi-mismatch (version_check) reads it
-         (r"FlashAttention2 has been toggled on, but it cannot be used",
+         # e-ver2 (issue 26): not transformers' two reasons that are no kernel matter (modeling_utils.py
+         # _check_and_enable_flash_attn_2: `the package flash_attn seems to be not installed` -> missing-package,
+         # `you need flash_attn package version to be greater or equal than 2.1.0. Detected version 2.0.4` ->
+         # version-required)
+         (r"FlashAttention2 has been toggled on, but it cannot be used(?! due to the following error: (?:you need "
+          r"flash_attn package version|the package flash_attn seems to be not installed))",
           r"FlashAttention only supports Ampere GPUs or newer",
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
           r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
@@ -3289,7 +3310,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # Not Python's own types (a None or a str where an object was expected is a value, not an API)
     (re.compile(r"[/\\](?:site|dist)-packages[/\\]\w+[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
                 r"AttributeError: '(?!NoneType'|str'|int'|float'|bool'|list'|dict'|tuple'|bytes'|set')\w+' object has no "
-                r"attribute '\w+'\s*$", re.M), "version_check",
+                r"attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.M), "version_check",
      "an installed library's code expects an attribute another release of its dependency has: install the versions "
      "the runner pins (or the release of the library made for the dependency you have)"),
     # explain-dist (issue 26): torch's per-GPU RNG generators indexed past torch.cuda.device_count(). Restoring a
@@ -3338,7 +3359,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # attribute 'get_max_length'`, ChatGLM's tokenizer under transformers >= 4.34 — was written against another
     # transformers release, also when the remote file is a tokenizer (before the tokenizer rule)
     (re.compile(r"[/\\]transformers_modules[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? "
-                r"object has no attribute '\w+'\s*$", re.M),
+                r"object has no attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.M),
      "version_check", "the model's remote code was written for another transformers release: install the transformers "
      "version its model card names (or a revision of the model made for the installed transformers)"),
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
@@ -3378,14 +3399,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:llamafactory|swift|axolotl|trl|transformers|peft|accelerate|deepspeed|verl|openrlhf|unsloth|"
                 r"torchtune|megatron)[/\\])[^\n]*\n"
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
-                r"'\w+'\s*$", re.M), "version_check",
+                r"'\w+'" + _DID_YOU_MEAN + r"\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # explain-r2a (issue 26): a name a library's own code uses is undefined where it was raised (the last frame is
     # installed code or a model's remote code): that code was written against another release of what it imports
     # (unsloth#1179: `NameError: name 'Unpack' is not defined` after installing transformers from main). In the
     # user's own script a NameError is the script's bug, not the versions.
     (re.compile(r"(?:[/\\](?:site|dist)-packages[/\\]|[/\\]transformers_modules[/\\])[^\n]*\n"
-                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
+                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined" + _DID_YOU_MEAN + r"\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
     # e-ver (issue 26): a tuple unpacked where it was raised in installed code or a model's remote code (the last frame)
@@ -3616,13 +3637,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # 'get_max_length'`)
                 r"^\s*'\w+(?:For\w+|PreTrainedModel|Model|Tokenizer(?:Fast)?|Processor|Trainer|Config|Accelerator|"
                 r"Engine|Pipeline|Cache|State|Plugin|Scheduler|Collator|Arguments|Args)' object has no attribute "
-                r"'\w+'\s*$|"
+                r"'\w+'" + _DID_YOU_MEAN + r"\s*$|"
                 # e-ver (issue 26): the building blocks transformers' modeling files name after their model
                 # (<Model>Attention, <Model>MLP, <Model>DecoderLayer, <Model>RotaryEmbedding, <Model>RMSNorm,
                 # <Model>SparseMoeBlock ...): their attributes move between releases (4.48 took rotary_emb out of
                 # LlamaAttention), so code patching another release's internals finds them missing
                 r"^\s*'[A-Z][a-z]\w*?(?:Attention\w*|MLP|(?:Decoder|Encoder|Vision|Text)?Layer|Block|RotaryEmbedding|"
-                r"RMSNorm|LayerNorm|Experts|SparseMoeBlock|MoE\w*)' object has no attribute '\w+'\s*$", re.I),
+                r"RMSNorm|LayerNorm|Experts|SparseMoeBlock|MoE\w*)' object has no attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.I),
      "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:
