@@ -2454,9 +2454,6 @@ SIGNATURES: tuple[Signature, ...] = (
           # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
           r"PackageNotFoundError: (?:No package metadata was found for )?\S",
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
-          # e-ver2 (issue 26): transformers modeling_utils.py _check_and_enable_flash_attn_2/_3 (`... it cannot be used due
-          # to the following error: the package flash_attn seems to be not installed.`)
-          r"\bthe package [\w.-]+ seems to be not installed\b",
           r"(?:ImportError|ModuleNotFoundError): .{0,200}(?:[Pp]lease|[Yy]ou (?:need|must|should)) (?:to )?(?:install|run "
           r"`?pip install)\b(?!.{0,80}(?:>=|==|~=|upgrade|latest|version))",
           r"custom CUDA extension \w+ module is not found", r"install (?:APEX|apex|Apex) with --cpp_ext",
@@ -2464,7 +2461,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # `pkg_resources.DistributionNotFound: The 'tqdm>=4.27' distribution was not found and is required by ...`
           r"DistributionNotFound: The '[^']+' distribution was not found"),
          ("No module named", "not found in your environment", "install the", "install `", "PackageNotFoundError",
-          "not installed", "module is not found", "--cpp_ext", "DistributionNotFound", "seems to be not installed"),
+          "not installed", "module is not found", "--cpp_ext", "DistributionNotFound"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
@@ -2475,12 +2472,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import flash_attn'`",
          # e-relabel (FAMILIES.md amended rule 1): not flash-attn's `.so: undefined symbol` — a wheel built for another
          # torch/ROCm/CUDA, fixed by the matching wheel: extension-abi-mismatch (version_check) reads it
-         # e-ver2 (issue 26): not transformers' two reasons that are no kernel matter (modeling_utils.py
-         # _check_and_enable_flash_attn_2: `the package flash_attn seems to be not installed` -> missing-package,
-         # `you need flash_attn package version to be greater or equal than 2.1.0. Detected version 2.0.4` ->
-         # version-required)
-         (r"FlashAttention2 has been toggled on, but it cannot be used(?! due to the following error: (?:you need "
-          r"flash_attn package version|the package flash_attn seems to be not installed))",
+         # e-ver2 (issue 26): not transformers' reason that names the installed release (modeling_utils.py
+         # _check_and_enable_flash_attn_2: `you need flash_attn package version to be greater or equal than 2.1.0.
+         # Detected version 2.0.4` -> version-required). Its `the package flash_attn seems to be not installed` stays
+         # here: where flash-attn cannot be installed (most ROCm GPUs) the fix is another attention implementation
+         (r"FlashAttention2 has been toggled on, but it cannot be used(?! due to the following error: you need "
+          r"flash_attn package version)",
           r"FlashAttention only supports Ampere GPUs or newer",
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
           r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
