@@ -8,7 +8,7 @@ print them:
 - the system ROCm: its install prefix `/opt/rocm-6.0.0/...` (ROCm's versioned install directory), the Windows HIP SDK
   `C:\\Program Files\\AMD\\ROCm\\6.2\\`, `hipconfig --full`'s `HIP version  : 6.0.32830-...`, amd-smi's
   `ROCm version: 6.2.1` (vLLM's collect_env `ROCM Version: 6.2.41133-...`), `cat /opt/rocm/.info/version` ->
-  `6.4.0-47`, the `rocm/pytorch:rocm6.2_...` image, dpkg/apt's `rocm-libs 6.0.0.60000-91` (any ROCm package);
+  `6.4.0-47`, the `rocm/pytorch:rocm6.2_...` image, dpkg/apt's `rocm-libs 6.0.0.60000-91` (any ROCm package; yum/dnf's `rocm-core.x86_64 6.1.2.60102-119.el8`);
 - a library built for one ROCm: bitsandbytes' `libbitsandbytes_rocm63.so` (its build names the ROCm major+minor).
 """
 from __future__ import annotations
@@ -21,19 +21,24 @@ TORCH_ROCM = (
     r"download\.pytorch\.org/whl/(?:nightly/|test/)?rocm" + _V,
     r"ROCM used to build PyTorch:\s*" + _V,
     r"torch\.version\.hip\W{0,20}" + _V + r"\.\d{5}",
+    # e-ver2 (issue 26): `pip show torch` (`Name: torch` then `Version: 2.3.0+rocm5.7`) and the REPL's quoted
+    # `torch.__version__` (`'2.1.2+rocm5.6'`)
+    r"^Name: torch\s*\nVersion: \d+\.\d+[\w.]*\+rocm" + _V,
+    r"torch\.__version__\W{0,20}\d+\.\d+[\w.]*\+rocm" + _V,
 )
 
 # the system's ROCm (install prefix, HIP SDK folder, hipconfig/hipcc, amd-smi, vLLM's collect_env, .info/version, the
 # ROCm container image, and ROCm's packages, whose versions end in the release's five digits: 6.1.2.60102, 7.0.1.70001;
 # never amdgpu-dkms: the kernel driver of another release is supported within ROCm's compatibility window)
 SYSTEM_ROCM = (
-    r"/opt/rocm-" + _V + r"(?:\.\d+)?/",
+    r"/opt/rocm-" + _V + r"(?:\.\d+)?(?:/|(?![\w.-]))",
     r"\\AMD\\ROCm\\" + _V + r"\\",
     r"^\s*HIP version\s*:\s*" + _V + r"\.\d+",
     r"\b(?i:ROCm version)\s*:\s*" + _V,
     r"\.info/version\s*\n(?:\S+\s*)?" + _V + r"\.\d+(?:-\d+)?\s*$",
     r"\brocm/[\w-]+:rocm" + _V,
-    r"\b(?:rocm|hip|rocblas|miopen|rccl|hipblas|rocsolver|rocrand)[\w-]*\b[\s/:=]{1,40}(?:\S+\s+)?\d+\.\d+\.\d+\."
+    r"\b(?:rocm|hip|rocblas|miopen|rccl|hipblas|rocsolver|rocrand)[\w-]*\b(?:\.(?:x86_64|aarch64|noarch))?[\s/:=]{1,40}"
+    r"(?:\S+\s+)?\d+\.\d+\.\d+\."
     r"(?P<maj>[1-9])(?P<min>\d\d)\d\d\b",
     # e-ver2 (issue 26): a ROCm library's versioned file name, whose last part is the ROCm release in five digits
     # (ROCm's CMake SOVERSION: /opt/rocm-6.4.0/lib/libamdhip64.so.6.4.60400, librocblas.so.4.4.60404,

@@ -1909,8 +1909,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # tokenizer or data collator it is still the versions, not the data)
           r"\w+\(\) got an unexpected keyword argument '\w+'",
           # r4-ver (issue 26): pydantic 2's migration error for a name pydantic 1 had (BaseSettings -> pydantic-settings)
-          r"PydanticImportError: `[\w.]+` has been (?:moved|removed)"),
-         ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError")),
+          r"PydanticImportError: `[\w.]+` has been (?:moved|removed)",
+          # e-ver2 (issue 26): pydantic 2 refusing pydantic 1's API in code written for it (pydantic/fields.py
+          # `PydanticUserError: `regex` is removed. use `pattern` instead` / `const` is removed, use `Literal`
+          # (code removed-kwargs), deprecated/class_validators.py `If you use `@root_validator` with pre=False (the
+          # default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be
+          # replaced with `@model_validator`.`)
+          r"PydanticUserError: [^\n]*(?:`\w+` is removed[.,;]? use `|\bis deprecated and should be replaced with `|"
+          r"MUST specify `skip_on_failure=True`)"),
+         ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError",
+          "PydanticUserError")),
     _sig("version-required", "version_check", "error", "weak", "a package needs another version",
          "a library states the version of another one it needs, and the installed one is not it",
          "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
@@ -3295,6 +3303,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"ImportError: cannot import name '\w+' from 'torch(?:\.\w+)*')", re.M), "version_check",
      "the library that raised this was made for another torch release (it calls a torch API the installed torch does "
      "not have): install the library release made for the installed torch (an older one), or the torch it needs"),
+    # e-ver2 (issue 26): and any installed package's code reaching for an attribute of another package's module that
+    # the installed release of that package lacks (torch/_inductor asking `module 'triton.language' has no attribute
+    # ...`, DeepSpeed `module 'numpy' has no attribute 'float'`, flash_attn/ops/triton asking triton): the last frame's
+    # package and the module's differ, so the two releases do not fit — before the frame rules of the components
+    (re.compile(r"[/\\](?:site|dist)-packages[/\\](\w+)[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"AttributeError: module '(?!\1['.])\w+(?:\.\w+)*' has no attribute '\w+'", re.M), "version_check",
+     "installed code uses an attribute another release of the module it names has (the two packages are from releases "
+     "that do not fit): install the versions the package that raised it pins (e.g. the triton its torch wheel was "
+     "built with), or the release of it made for the installed module"),
     # issue 26 (explain-sw): flash-attn's own checks (`cu_seqlens_q must have dtype int32`, head dims) from its frames
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "
