@@ -15,7 +15,8 @@ from __future__ import annotations
 
 _V = r"(?P<maj>\d+)\.(?P<min>\d+)"
 
-# the torch build's ROCm (the wheel, its index, collect_env, torch.version.hip)
+# the torch build's ROCm (the wheel, its index, collect_env, torch.version.hip), and the other framework wheels AMD builds
+# per ROCm release
 TORCH_ROCM = (
     r"(?:\btorch(?:vision|audio)?(?:[-=]{1,2}|[ \t]+)|\bPyTorch(?: version)?:?\s*|^\s*)\d+\.\d+[\w.]*\+rocm" + _V,
     r"download\.pytorch\.org/whl/(?:nightly/|test/)?rocm" + _V,
@@ -25,6 +26,11 @@ TORCH_ROCM = (
     # `torch.__version__` (`'2.1.2+rocm5.6'`)
     r"^Name: torch\s*\nVersion: \d+\.\d+[\w.]*\+rocm" + _V,
     r"torch\.__version__\W{0,20}\d+\.\d+[\w.]*\+rocm" + _V,
+    # e-ver2: the other framework AMD builds per ROCm release — tensorflow-rocm's version ends in the ROCm release
+    # (2.14.0.600 for ROCm 6.0, 2.11.1.550 for 5.5) and AMD's wheel folder names it (repo.radeon.com/rocm/manylinux/
+    # rocm-rel-6.2/ for torch, torchvision, tensorflow-rocm, jax wheels)
+    r"\btensorflow[-_]rocm(?:==|-|[ \t]+)\d+\.\d+\.\d+\.(?P<maj>[1-9])(?P<min>\d)\d\b",
+    r"\brepo\.radeon\.com/rocm/manylinux/rocm-rel-" + _V + r"\b",
 )
 
 # the system's ROCm (install prefix, HIP SDK folder, hipconfig/hipcc, amd-smi, vLLM's collect_env, .info/version, the
