@@ -1904,9 +1904,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # any dotted module a package lacks (issue 26, ex-ver; see missing-package): not torch's own build
           # components (torch-build-lacks-backend), DeepSpeed's compiled ops (deepspeed_build_jit) or namespace roots
           r"No module named '(?!torch\._C\._distributed|deepspeed\.ops\.[\w.]*_op\b)(?!" + _NAMESPACE_ROOTS + r")"
-          # e-ver2: not Python's `...; 'pkg' is not a package` (a module of the user's shadows the package:
-          # EXCEPTION_RULES' shadow rule)
-          r"\w+\.[\w.]+'(?!; '[\w.]+' is not a package)",
+          r"\w+\.[\w.]+'",
           # any call with a keyword another release of the callee does not take (issue 26, explain-sw: raised inside a
           # tokenizer or data collator it is still the versions, not the data)
           r"\w+\(\) got an unexpected keyword argument '\w+'",
@@ -3268,15 +3266,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # (`swift grpo`, `swift train`, a flag first): the command line, whatever the release
     (re.compile(r"swift[/\\]cli[/\\]main\.py (?:cli_)?main\n[^\n]*\bKeyError: '[^'\n]*'\s*$"), "config_error",
      SWIFT_SUBCOMMAND_FIX),
-    # e-ver2 (issue 26): a file of the user's that has a package's name shadows the installed package — Python's own
-    # words for it (Python/import.c, Lib/importlib/_bootstrap.py): `cannot import name 'X' from partially initialized
-    # module 'datasets' (most likely due to a circular import) (/work/datasets.py)` with the file outside
-    # site-packages, `No module named 'transformers.models'; 'transformers' is not a package` (the name is a plain
-    # module, i.e. a .py of the user's). Not the versions: the user's files. Before the rule that reads any ImportError
-    # as two releases
-    (re.compile(r"from partially initialized module '[\w.]+' \(most likely due to a circular import\) "
-                r"\((?![^)\n]*(?:site|dist)-packages)[^)\n]+\)|"
-                r"No module named '(?!torch\.)[\w.]+'; '[\w.]+' is not a package"), "config_error",
+    # e-ver2 (issue 26): a .py file of the user's that has a package's name shadows the installed package — Python's
+    # words for it (Lib/importlib/_bootstrap.py, Python/import.c): `cannot import name 'X' from partially initialized
+    # module 'datasets' (most likely due to a circular import) (/work/datasets.py)`, the file outside site-packages
+    # and named as the module. Not the versions: the user's files. Before the rule that reads any ImportError as two
+    # releases. (Python's `No module named 'a.b'; 'a' is not a package` is left to the versions: a package that was
+    # one module in another release says it too)
+    (re.compile(r"from partially initialized module '(\w+)' \(most likely due to a circular import\) "
+                r"\((?![^)\n]*(?:site|dist)-packages)[^)\n]*[/\\]\1\.py\)"), "config_error",
      "a file or folder of yours has the name of a package the code imports (e.g. datasets.py or a transformers/ folder "
      "next to the script, or in the working directory): Python imports it instead of the installed package; rename "
      "it (and delete its __pycache__), then rerun"),
