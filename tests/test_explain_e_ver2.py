@@ -96,6 +96,20 @@ SHAPES = {
         "version_check", "import-name-mismatch", NOISE + TB + _frame("pydantic", "fields.py", "Field") +
         "pydantic.errors.PydanticUserError: `regex` is removed. use `pattern` instead\n",
         "pydantic fields.py (code removed-kwargs)"),
+    # pip's check after an install, in the legacy resolver's words (pip 10 - 20.2), and two packages of one project
+    # released together checking each other (jax/_src/lib/__init__.py check_jaxlib_version)
+    "pip-legacy-has-requirement": (
+        "version_check", "version-required", "$ pip install -r requirements.txt\nInstalling collected packages: torch\n"
+        "ERROR: torchvision 0.16.0+rocm5.6 has requirement torch==2.1.0, but you'll have torch 2.2.0+rocm5.7 which is "
+        "incompatible.\n", "pip's legacy resolver check"),
+    "jaxlib-newer-than-jax": (
+        "version_check", "version-required", NOISE + TB + _frame("jax", "_src/lib/__init__.py", "check_jaxlib_version")
+        + "RuntimeError: jaxlib version 0.4.31 is newer than and incompatible with jax version 0.4.30. Please update "
+        "your jax and/or jaxlib packages.\n", "jax/_src/lib/__init__.py"),
+    "jaxlib-older-than-needed": (
+        "version_check", "version-required", NOISE + TB + _frame("jax", "_src/lib/__init__.py", "check_jaxlib_version")
+        + "RuntimeError: jaxlib is version 0.4.1, but this version of jax requires version >= 0.4.7.\n",
+        "jax/_src/lib/__init__.py"),
     # installed code asking a module of another package for an attribute its installed release lacks, raised in
     # torch.compile's own frames (before the rule that reads those frames as the compile settings)
     "inductor-asks-triton": (

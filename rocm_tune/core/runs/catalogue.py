@@ -1939,8 +1939,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # transformers' lazy import: the real error is in the traceback above, most often a version mismatch
           r"Failed to import [\w.]+ because of the following error",
           # pip's resolver after an install: `X 1.0 requires Y>=2, but you have Y 1.5 which is incompatible.`
-          r"requires [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you have [\w.-]+ [\w.+]+ which is "
-          r"incompatible", r"requires the latest version of `?[\w.-]+",
+          # e-ver2: and the older pips' spellings of the same check (`X 1.0 has requirement Y==2, but you'll have Y 2.1
+          # which is incompatible.`, pip 10 - 20.2's legacy resolver)
+          r"(?:requires|has requirement) [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you(?:'ll)? "
+          r"have [\w.-]+ [\w.+]+ which is incompatible", r"requires the latest version of `?[\w.-]+",
+          # e-ver2: two packages of one project released together checking each other (jax/_src/lib/__init__.py
+          # check_jaxlib_version: `jaxlib version 0.4.31 is newer than and incompatible with jax version 0.4.30`,
+          # `jaxlib is version 0.4.1, but this version of jax requires version >= 0.4.7.`)
+          r"\bversion v?\d[\w.+]* is (?:newer|older) than and incompatible with [\w.-]+ version\b",
+          r"\b[\w.-]+ is version v?\d[\w.+]*, but this version of [\w.-]+ requires version\b",
           # r3-ver (issue 26): a stack component named a few words after `requires` (`vLLM ROCm requires PyTorch built
           # with ROCm >= 6.1`, `requires a PyTorch version >= 2.1`)
           r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
@@ -1972,7 +1979,8 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\b(?:LibMamba)?UnsatisfiableError\b", r"\bSolverProblemError\b"),
          ("required", "require", "package version", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
           "version must be", "version does not", "version doesn't", "not supported", "not available", "too old",
-          "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found",
+          "satisfies the requirement", "conflicting dependencies", "has requirement", "incompatible with",
+          "but this version of", "ResolutionImpossible", "No solution found",
           "No matching distribution", "not a supported wheel",
           "UnsatisfiableError", "SolverProblemError"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
