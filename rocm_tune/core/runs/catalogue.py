@@ -135,6 +135,10 @@ _HIP_ALLOC_TEXT = _alt(_amd.hip_texts(alloc=True) + _amd.hip_names(alloc=True))
 # issue 26 (ex-ver): top-level names several distributions share (PEP 420 / pkgutil namespace packages): a
 # missing `google.protobuf` is the protobuf package missing, not a mismatched `google`
 _NAMESPACE_ROOTS = r"(?:google|nvidia|azure|backports|mpl_toolkits|jaraco|zope|sphinxcontrib|ruamel)\."
+# e-ver2 (issue 26): the suggestion Python 3.10+ appends to an AttributeError/NameError (Objects/exceptions.c,
+# Python/suggestions.c: `... has no attribute 'x'. Did you mean: 'y'?`; 3.12's `name 'x' is not defined. Did you
+# forget to import 'x'?`): the rules anchored at the end of the message read it as the message's end
+_DID_YOU_MEAN = r"(?:\. Did you (?:mean|forget to import):? '[\w.]+'\?)?"
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
@@ -2056,8 +2060,16 @@ SIGNATURES: tuple[Signature, ...] = (
           # tokenizer or data collator it is still the versions, not the data)
           r"\w+\(\) got an unexpected keyword argument '\w+'",
           # r4-ver (issue 26): pydantic 2's migration error for a name pydantic 1 had (BaseSettings -> pydantic-settings)
-          r"PydanticImportError: `[\w.]+` has been (?:moved|removed)"),
-         ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError")),
+          r"PydanticImportError: `[\w.]+` has been (?:moved|removed)",
+          # e-ver2 (issue 26): pydantic 2 refusing pydantic 1's API in code written for it (pydantic/fields.py
+          # `PydanticUserError: `regex` is removed. use `pattern` instead` / `const` is removed, use `Literal`
+          # (code removed-kwargs), deprecated/class_validators.py `If you use `@root_validator` with pre=False (the
+          # default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be
+          # replaced with `@model_validator`.`)
+          r"PydanticUserError: [^\n]*(?:`\w+` is removed[.,;]? use `|\bis deprecated and should be replaced with `|"
+          r"MUST specify `skip_on_failure=True`)"),
+         ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError",
+          "PydanticUserError")),
     _sig("version-required", "version_check", "error", "weak", "a package needs another version",
          "a library states the version of another one it needs, and the installed one is not it",
          "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
@@ -2078,12 +2090,28 @@ SIGNATURES: tuple[Signature, ...] = (
           # transformers' lazy import: the real error is in the traceback above, most often a version mismatch
           r"Failed to import [\w.]+ because of the following error",
           # pip's resolver after an install: `X 1.0 requires Y>=2, but you have Y 1.5 which is incompatible.`
-          r"requires [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you have [\w.-]+ [\w.+]+ which is "
-          r"incompatible", r"requires the latest version of `?[\w.-]+",
+          # e-ver2: and the older pips' spellings of the same check (`X 1.0 has requirement Y==2, but you'll have Y 2.1
+          # which is incompatible.`, pip 10 - 20.2's legacy resolver)
+          r"(?:requires|has requirement) [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you(?:'ll)? "
+          r"have [\w.-]+ [\w.+]+ which is incompatible", r"requires the latest version of `?[\w.-]+",
+          # e-ver2: two packages of one project released together checking each other (jax/_src/lib/__init__.py
+          # check_jaxlib_version: `jaxlib version 0.4.31 is newer than and incompatible with jax version 0.4.30`,
+          # `jaxlib is version 0.4.1, but this version of jax requires version >= 0.4.7.`)
+          r"\bversion v?\d[\w.+]* is (?:newer|older) than and incompatible with [\w.-]+ version\b",
+          r"\b[\w.-]+ is version v?\d[\w.+]*, but this version of [\w.-]+ requires version\b",
           # r3-ver (issue 26): a stack component named a few words after `requires` (`vLLM ROCm requires PyTorch built
           # with ROCm >= 6.1`, `requires a PyTorch version >= 2.1`)
           r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
           r"deepspeed|vLLM|vllm|triton|flash[-_]attn|bitsandbytes|numpy)(?: version)?\s*(?:>=|==|~=|>)\s*v?\d",
+          # e-ver2 (issue 26): the minimum written after the version rather than as `>=` (transformers trainer.py
+          # `Using torch.compile requires PyTorch 2.0 or higher.`, accelerate's `FSDP2 requires PyTorch 2.6.0 or higher`,
+          # diffusers' `AttnProcessor2_0 requires PyTorch 2.0, to use it, please upgrade PyTorch to 2.0.`, `requires
+          # PyTorch 2.4.0+`) for a component of the stack, and transformers' own FA2 version check (modeling_utils.py:
+          # `you need flash_attn package version to be greater or equal than 2.1.0. Detected version 2.0.4`)
+          r"\brequires? (?:[\w.-]+ ){0,4}?(?:PyTorch|torch|ROCm|HIP|CUDA|Python|transformers|accelerate|peft|trl|"
+          r"deepspeed|DeepSpeed|vLLM|vllm|triton|Triton|flash[-_]attn|bitsandbytes|numpy|diffusers|xformers)"
+          r"(?: version)?\s*v?\d+(?:\.\d+)+(?:\+|,? or (?:higher|later|newer|above|greater)\b)",
+          r"\b[Yy]ou need [\w.-]+ package version to be (?:greater|higher|newer)(?: or equal)? than v?\d",
           r"A module that was compiled using NumPy 1\.x cannot be run in",
           # r5-ver (issue 26): pip's resolver refusing the install itself — a pinned version that has no wheel for
           # this index/platform (`Could not find a version that satisfies the requirement torch==2.3.0+rocm6.0`), or
@@ -2100,9 +2128,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"No solution found when resolving dependencies",
           # h7-ver: conda/mamba's and Poetry's resolvers saying the same
           r"\b(?:LibMamba)?UnsatisfiableError\b", r"\bSolverProblemError\b"),
-         ("required", "require", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
+         ("required", "require", "package version", "upgrade", "update", "install", "Failed to import", "requires", "NumPy 1.x",
           "version must be", "version does not", "version doesn't", "not supported", "not available", "too old",
-          "satisfies the requirement", "conflicting dependencies", "ResolutionImpossible", "No solution found",
+          "satisfies the requirement", "conflicting dependencies", "has requirement", "incompatible with",
+          "but this version of", "ResolutionImpossible", "No solution found",
           "No matching distribution", "not a supported wheel",
           "UnsatisfiableError", "SolverProblemError"),
          sources=("transformers/accelerate/peft messages, e.g. `requires accelerate>=0.26.0`",)),
@@ -2616,7 +2645,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python -c 'import flash_attn'`",
          # e-relabel (FAMILIES.md amended rule 1): not flash-attn's `.so: undefined symbol` — a wheel built for another
          # torch/ROCm/CUDA, fixed by the matching wheel: extension-abi-mismatch (version_check) reads it
-         (r"FlashAttention2 has been toggled on, but it cannot be used",
+         # e-ver2 (issue 26): not transformers' reason that names the installed release (modeling_utils.py
+         # _check_and_enable_flash_attn_2: `you need flash_attn package version to be greater or equal than 2.1.0.
+         # Detected version 2.0.4` -> version-required). Its `the package flash_attn seems to be not installed` stays
+         # here: where flash-attn cannot be installed (most ROCm GPUs) the fix is another attention implementation
+         (r"FlashAttention2 has been toggled on, but it cannot be used(?! due to the following error: you need "
+          r"flash_attn package version)",
           r"FlashAttention only supports Ampere GPUs or newer",
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
           r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
@@ -3396,6 +3430,17 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # (`swift grpo`, `swift train`, a flag first): the command line, whatever the release
     (re.compile(r"swift[/\\]cli[/\\]main\.py (?:cli_)?main\n[^\n]*\bKeyError: '[^'\n]*'\s*$"), "config_error",
      SWIFT_SUBCOMMAND_FIX),
+    # e-ver2 (issue 26): a .py file of the user's that has a package's name shadows the installed package — Python's
+    # words for it (Lib/importlib/_bootstrap.py, Python/import.c): `cannot import name 'X' from partially initialized
+    # module 'datasets' (most likely due to a circular import) (/work/datasets.py)`, the file outside site-packages
+    # and named as the module. Not the versions: the user's files. Before the rule that reads any ImportError as two
+    # releases. (Python's `No module named 'a.b'; 'a' is not a package` is left to the versions: a package that was
+    # one module in another release says it too)
+    (re.compile(r"from partially initialized module '(\w+)' \(most likely due to a circular import\) "
+                r"\((?![^)\n]*(?:site|dist)-packages)[^)\n]*[/\\]\1\.py\)"), "config_error",
+     "a file or folder of yours has the name of a package the code imports (e.g. datasets.py or a transformers/ folder "
+     "next to the script, or in the working directory): Python imports it instead of the installed package; rename "
+     "it (and delete its __pycache__), then rerun"),
     # r5-run (issue 26): torch's DTensor dispatcher refusing a plain collective on a tensor-parallel weight
     # (`found no DeviceMesh from dtensor args for c10d.broadcast_.default!` when DDP/FSDP broadcasts the module
     # states; `got mixed torch.Tensor and DTensor`): transformers >= 4.50 builds the model with tensor parallelism
@@ -3433,6 +3478,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"ImportError: cannot import name '\w+' from 'torch(?:\.\w+)*')", re.M), "version_check",
      "the library that raised this was made for another torch release (it calls a torch API the installed torch does "
      "not have): install the library release made for the installed torch (an older one), or the torch it needs"),
+    # e-ver2 (issue 26): and any installed package's code reaching for an attribute of another package's module that
+    # the installed release of that package lacks (torch/_inductor asking `module 'triton.language' has no attribute
+    # ...`, DeepSpeed `module 'numpy' has no attribute 'float'`, flash_attn/ops/triton asking triton): the last frame's
+    # package and the module's differ, so the two releases do not fit — before the frame rules of the components
+    (re.compile(r"[/\\](?:site|dist)-packages[/\\](\w+)[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
+                r"AttributeError: module '(?!\1['.])\w+(?:\.\w+)*' has no attribute '\w+'", re.M), "version_check",
+     "installed code uses an attribute another release of the module it names has (the two packages are from releases "
+     "that do not fit): install the versions the package that raised it pins (e.g. the triton its torch wheel was "
+     "built with), or the release of it made for the installed module"),
     # issue 26 (explain-sw): flash-attn's own checks (`cu_seqlens_q must have dtype int32`, head dims) from its frames
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "
@@ -3445,7 +3499,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # Not Python's own types (a None or a str where an object was expected is a value, not an API)
     (re.compile(r"[/\\](?:site|dist)-packages[/\\]\w+[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?"
                 r"AttributeError: '(?!NoneType'|str'|int'|float'|bool'|list'|dict'|tuple'|bytes'|set')\w+' object has no "
-                r"attribute '\w+'\s*$", re.M), "version_check",
+                r"attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.M), "version_check",
      "an installed library's code expects an attribute another release of its dependency has: install the versions "
      "the runner pins (or the release of the library made for the dependency you have)"),
     # explain-dist (issue 26): torch's per-GPU RNG generators indexed past torch.cuda.device_count(). Restoring a
@@ -3494,7 +3548,7 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # attribute 'get_max_length'`, ChatGLM's tokenizer under transformers >= 4.34 — was written against another
     # transformers release, also when the remote file is a tokenizer (before the tokenizer rule)
     (re.compile(r"[/\\]transformers_modules[/\\][^\n]*\n(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? "
-                r"object has no attribute '\w+'\s*$", re.M),
+                r"object has no attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.M),
      "version_check", "the model's remote code was written for another transformers release: install the transformers "
      "version its model card names (or a revision of the model made for the installed transformers)"),
     (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
@@ -3534,14 +3588,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:llamafactory|swift|axolotl|trl|transformers|peft|accelerate|deepspeed|verl|openrlhf|unsloth|"
                 r"torchtune|megatron)[/\\])[^\n]*\n"
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
-                r"'\w+'\s*$", re.M), "version_check",
+                r"'\w+'" + _DID_YOU_MEAN + r"\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # explain-r2a (issue 26): a name a library's own code uses is undefined where it was raised (the last frame is
     # installed code or a model's remote code): that code was written against another release of what it imports
     # (unsloth#1179: `NameError: name 'Unpack' is not defined` after installing transformers from main). In the
     # user's own script a NameError is the script's bug, not the versions.
     (re.compile(r"(?:[/\\](?:site|dist)-packages[/\\]|[/\\]transformers_modules[/\\])[^\n]*\n"
-                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined\s*$", re.M),
+                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?NameError: name '\w+' is not defined" + _DID_YOU_MEAN + r"\s*$", re.M),
      "version_check", "installed library code refers to a name its dependency does not provide in the installed "
      "release: install the versions the library pins (or the release of it made for the dependency you have)"),
     # e-ver (issue 26): a tuple unpacked where it was raised in installed code or a model's remote code (the last frame)
@@ -3772,13 +3826,13 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 # 'get_max_length'`)
                 r"^\s*'\w+(?:For\w+|PreTrainedModel|Model|Tokenizer(?:Fast)?|Processor|Trainer|Config|Accelerator|"
                 r"Engine|Pipeline|Cache|State|Plugin|Scheduler|Collator|Arguments|Args)' object has no attribute "
-                r"'\w+'\s*$|"
+                r"'\w+'" + _DID_YOU_MEAN + r"\s*$|"
                 # e-ver (issue 26): the building blocks transformers' modeling files name after their model
                 # (<Model>Attention, <Model>MLP, <Model>DecoderLayer, <Model>RotaryEmbedding, <Model>RMSNorm,
                 # <Model>SparseMoeBlock ...): their attributes move between releases (4.48 took rotary_emb out of
                 # LlamaAttention), so code patching another release's internals finds them missing
                 r"^\s*'[A-Z][a-z]\w*?(?:Attention\w*|MLP|(?:Decoder|Encoder|Vision|Text)?Layer|Block|RotaryEmbedding|"
-                r"RMSNorm|LayerNorm|Experts|SparseMoeBlock|MoE\w*)' object has no attribute '\w+'\s*$", re.I),
+                r"RMSNorm|LayerNorm|Experts|SparseMoeBlock|MoE\w*)' object has no attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.I),
      "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
     # r5-run (issue 26): the runners' own raise asking for a package (ms-swift's `Please install `qwen_vl_utils`:

@@ -116,7 +116,8 @@ def runtime_skew(text: str, blob: str) -> tuple[str, str] | None:
     skew = read_rocm_versions(blob + "\n" + text).skew()
     if skew is None:
         return None
-    return (f"torch was built for {skew[0]} but the process also uses {skew[1]}: two ROCm releases in one process",
+    return (f"the framework wheel (torch, TensorFlow) was built for {skew[0]} but the process also uses {skew[1]}: two "
+            "ROCm releases in one process",
             f"use one ROCm release: install the torch wheel for the installed ROCm (--index-url "
             f"https://download.pytorch.org/whl/rocm{skew[1].split()[1]}) or rebuild the other library against the "
             "ROCm torch bundles; keep /opt/rocm-* of another release out of LD_LIBRARY_PATH")
