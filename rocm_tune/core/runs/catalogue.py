@@ -2091,7 +2091,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Failed to import [\w.]+ because of the following error",
           # pip's resolver after an install: `X 1.0 requires Y>=2, but you have Y 1.5 which is incompatible.`
           # e-ver2: and the older pips' spellings of the same check (`X 1.0 has requirement Y==2, but you'll have Y 2.1
-          # which is incompatible.`, pip 10 - 20.2's legacy resolver)
+          # which is incompatible.`, pip 10 - 20.2: src/pip/_internal/commands/install.py _warn_about_conflicts @ 045e244b)
           r"(?:requires|has requirement) [\w.-]+(?:\[[\w,]+\])?[<>=!~]=?[\w.*+]+(?:,[<>=!~]=?[\w.*+]+)*, but you(?:'ll)? "
           r"have [\w.-]+ [\w.+]+ which is incompatible", r"requires the latest version of `?[\w.-]+",
           # e-ver2: two packages of one project released together checking each other (jax/_src/lib/__init__.py
