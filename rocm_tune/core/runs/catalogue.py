@@ -3058,7 +3058,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Engine core initialization failed\. See root cause above",
           # explain-dist (issue 26): the launcher itself told to stop from outside (scheduler preemption or time
           # limit, `kill`, a pod eviction): torch elastic's own words for it
-          r"SignalException: Process \d+ got signal: \d+", r"Received Signals\.SIG\w+ death signal"),
+          r"SignalException: Process \d+ got signal: \d+", r"Received Signals\.SIG\w+ death signal",
+          # e-host2: torch elastic's table row for a rank a signal ended (errors/__init__.py ProcessFailure's message;
+          # torch 1.9: `msg: "Signal N (SIGX) received by PID N"`); SIGKILL's and SIGBUS's keep their own codes
+          r"Signal \d+ \(SIG[A-Z]+\) received by PID \d+"),
          ("ChildFailedError", "exitcode", "return code", "closing signal", "Killing subprocess", "death signal",
           "via signal", "CalledProcessError", "ProcessExitedException", "ProcessRaisedException", "terminated with",
           "Exited with exit code", "See root cause above", "got signal")),
@@ -3077,7 +3080,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
           r"^\[(?:ERROR|CRITICAL|FATAL):[\w.-]+\] \S",
           r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
-          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储",
+          # e-host2: not torch elastic's row for a rank the signal ended (`traceback : Signal 11 (SIGSEGV) received by
+          # PID N`): the launcher's teardown (child-failed), which names the first failure's signal
+          r"(?<!Signal 11 \()\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储",
           # explain-rocm: zsh's and job control's words for a crashed child (`zsh: segmentation fault  python x.py`,
           # `[1]    78714 segmentation fault (core dumped)  python x.py`)
           r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",

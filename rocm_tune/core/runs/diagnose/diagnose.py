@@ -34,7 +34,7 @@ from typing import Any
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble
+from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble, teardown
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
@@ -86,6 +86,8 @@ class FileScan:
     head_text: str               # the first lines (config/command discovery)
     # the newest error-like lines (resemble.error_lines): (offset, line number or None, time, text), for the fallback
     error_lines: list[tuple[int, int | None, float | None, str]] = field(default_factory=list)
+    # e-host2: the launcher's teardown records (first failure, other ranks' rows, its own kills) in the log's tail
+    ends: teardown.Teardown = field(default_factory=teardown.Teardown)
 
 
 _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
@@ -299,9 +301,12 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     errs = [(off, None if total is None else total - data.count(b"\n", off) + 1,
              _time_of(data[off:off + len(text.encode("utf-8", "replace"))], last=False), text)
             for off, text in resemble.error_lines(data)]
-    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs)
+    ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]))
+    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
+                    ends)
 
 
+TEARDOWN_BYTES = 256 * 2**10    # e-host2: the tail of a log read for the launcher's teardown records
 END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
 # r5-run: what torch's cpp_extension prints once it holds the build lock (it builds, or loads what was built)
 _EXT_WENT_ON = (b"Loading extension module", b"Time to load", b"No modifications detected", b"Building extension module",
@@ -892,6 +897,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 continue   # the same line found by the scan and by the series
             seen.add(key)
             by_code.setdefault(h.code, []).append(h)
+    ends = teardown.merged([sc.ends for sc in scans])
+    _drop_launcher_kills(by_code, ends)
     _sigbus_of_a_shm_user(by_code, [sc.head_text for sc in scans] + list(config.texts if config is not None else ()))
     if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
             not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
@@ -916,6 +923,9 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         for i, d in enumerate(diags):
             if i != root and not d.benign:
                 d.consequence_of = root
+        if r.code == "child-failed" and (first := ends.first()) is not None:
+            r.numbers.update(first_exit=first.code, first_rank=first.rank if first.rank is not None
+                             else first.local_rank)
         _refine(r, diags, root, config, levers_on(scans, config, r),
                 [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
     finished = any(sc.finished for sc in scans) or _state_finished(config)
@@ -963,6 +973,10 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     own = {i: fam[0] for i, d in enumerate(diags)
            if d.code == cat.GENERIC and (fam := _exception_family(exception_hit(d), heads)) is not None}
     prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
+    # e-host2: the rank that failed first (killed for host memory, or raising its own error) over the other ranks'
+    # collective lines
+    teardown.collective_noise(diags, prio, own, teardown.merged([sc.ends for sc in scans]).first(), went_on,
+                              _earlier, PRIORITY_OF["consequence"])
     for d in diags:
         if (_hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
             d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning)
@@ -2195,6 +2209,18 @@ _SHM_USERS = (("DataLoader worker processes", _WORKERS_ON),
 def _shm_user(texts: Sequence[str]) -> str | None:
     """What in the run keeps data in /dev/shm (the first of _SHM_USERS the texts show), or None."""
     return next((what for what, rx in _SHM_USERS if any(rx.search(t) for t in texts)), None)
+
+
+def _drop_launcher_kills(by_code: dict[str, list[Hit]], ends: teardown.Teardown) -> None:
+    """e-host2: the SIGKILLs torch elastic sent itself to ranks that outlived its SIGTERM timeout (written into its
+    table with -9 "for bookkeeping") are its teardown, not the OOM killer's kill."""
+    hits = by_code.get("host-oom-killed")
+    if hits and ends.forced:
+        kept = [h for h in hits if not teardown.launcher_kill(h.text, ends.forced)]
+        if kept:
+            by_code["host-oom-killed"] = kept
+        else:
+            del by_code["host-oom-killed"]
 
 
 def _sigbus_of_a_shm_user(by_code: dict[str, list[Hit]], texts: Sequence[str]) -> None:
