@@ -49,5 +49,23 @@ SIGNALS: dict[int, tuple[str, str]] = {
                      "stopping the others after a first failure)"),
     -2: ("SIGINT", "interrupted (Ctrl-C)"),
 }
+# a rank that exited by itself with a code of its own
+EXIT_CODES: dict[int, tuple[str, str]] = {
+    1: ("an error of its own", "its own exception is the cause: its traceback above (torch elastic's table shows it "
+                               "in the root-cause row when the script's entry point is wrapped in @record)"),
+    2: ("a usage error", "its command line was refused (argparse exits 2): the argument named just above it"),
+}
 # 128+N as shells, containers and GNU tools report a signal death
 SHELL_SIGNAL_BASE = 128
+
+# several ranks on one node, as the launchers write it: DeepSpeed's exit line names the LAST rank it spawned on the node
+# (`'--local_rank=3'] exits with return code`) and logs each spawn (`process N spawned with command: [...,
+# '--local_rank=1', ...]`) and `nnodes=1, num_local_procs=4`; its `WORLD INFO DICT: {'host': [0, 1, ...]}`; torchrun's
+# and deepspeed's own flags (--nproc_per_node / --nproc-per-node / --num_gpus 2+); torch elastic's first-failure line
+# for a local rank past 0; torchrun's per-rank prefixes (`[rank1]:`, `[default1]:`). Such ranks exchange data through
+# NCCL/RCCL, whose buffers are /dev/shm segments (misc/shmutils.cc), whatever else the log shows
+RANKS_ON_NODE = (r"'--local_rank=[1-9]\d*'|\bnum_local_procs=(?:[2-9]|\d{2,})\b|"
+                 r"WORLD INFO DICT: \{'[^']+': \[0, 1\b|--nproc[_-]per[_-]node[= ](?:[2-9]|\d{2,})\b|"
+                 r"--num_gpus[= ](?:[2-9]|\d{2,})\b|\) local_rank: [1-9]\d* \(pid|^\[(?:rank|default)[1-9]\d*\]:")
+# the container's /dev/shm set by hand (its size is then the user's, not Docker's 64 MB default)
+SHM_SET = r"--ipc[= ]host\b|--shm-size\b|--shm_size\b"

@@ -606,7 +606,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)",
           # e-host (issue 26): bash's job-control report (`[1]+  Killed                  nohup python train.py`, jobs.c),
           # GNU time's `Command exited with non-zero status 137`, make's `*** [Makefile:12: train] Error 137`
-          r"^\[\d+\][+-]?\s+Killed\s+\S", r"exited with non-zero status 137\b", r"\*\*\* \[[^\]]+\] Error 137\b"),
+          r"^\[\d+\][+-]?\s+Killed\s+\S", r"exited with non-zero status 137\b", r"\*\*\* \[[^\]]+\] Error 137\b",
+          # e-host2 (issue 26): DeepSpeed's launch.py ends with sys.exit(-9) when its first failed rank was SIGKILLed,
+          # which the shell sees as 247 (-9 & 0xff): pdsh's report of a node's launcher (multi-node runner), a
+          # wrapper's subprocess call of `deepspeed`
+          r"pdsh@\S+: \S+: ssh exited with exit code 247\b", r"returned non-zero exit status 247\b"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",

@@ -39,6 +39,7 @@ from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fi
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
+from rocm_tune.profiles import launcher_exits as lx
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -301,7 +302,7 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     errs = [(off, None if total is None else total - data.count(b"\n", off) + 1,
              _time_of(data[off:off + len(text.encode("utf-8", "replace"))], last=False), text)
             for off, text in resemble.error_lines(data)]
-    ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]))
+    ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
                     ends)
 
@@ -2145,6 +2146,11 @@ def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) ->
         _as_host_oom(r, texts, "only the launcher's teardown is in the log, and a rank vanished while the run was "
                      "loading data or weights into host RAM: most likely host RAM ran out (the OOM killer leaves no "
                      "line in the log)")
+    elif (said := teardown.meaning(r.numbers.get("first_exit"))) is not None:
+        # e-host2: what the first failed rank's signal says, when nothing else in the log does
+        who = f"rank {r.numbers['first_rank']}" if r.numbers.get("first_rank") is not None else "a rank"
+        how = "with" if r.numbers["first_exit"] > 0 else "ended by"
+        r.title = f"{r.title}: {who} failed first, {how} {said[0]} (exit {r.numbers['first_exit']}): {said[1]}"
 
 
 def _as_host_oom(r: Diagnosis, texts: Sequence[str], title: str) -> None:
@@ -2204,11 +2210,17 @@ _SHM_USERS = (("DataLoader worker processes", _WORKERS_ON),
                re.compile(r"\b(?:docker|podman|nvidia-docker) (?:run|exec|compose)\b(?![^\n]*--ipc[= ]host)|"
                           r"^root@[0-9a-f]{12}:|/\.dockerenv", re.M)),
               ("/dev/shm named in the log", re.compile(r"/dev/shm\b")))
+# e-host2: several ranks on one node (NCCL/RCCL between them keeps its buffers in /dev/shm), unless /dev/shm was sized
+_RANKS_ON_NODE = re.compile(lx.RANKS_ON_NODE, re.M)
+_SHM_SET = re.compile(lx.SHM_SET)
 
 
 def _shm_user(texts: Sequence[str]) -> str | None:
     """What in the run keeps data in /dev/shm (the first of _SHM_USERS the texts show), or None."""
-    return next((what for what, rx in _SHM_USERS if any(rx.search(t) for t in texts)), None)
+    found = next((what for what, rx in _SHM_USERS if any(rx.search(t) for t in texts)), None)
+    if found is None and any(_RANKS_ON_NODE.search(t) for t in texts) and not any(_SHM_SET.search(t) for t in texts):
+        return "several ranks on this node, whose NCCL/RCCL buffers are /dev/shm segments"
+    return found
 
 
 def _drop_launcher_kills(by_code: dict[str, list[Hit]], ends: teardown.Teardown) -> None:
@@ -2232,7 +2244,7 @@ def _sigbus_of_a_shm_user(by_code: dict[str, list[Hit]], texts: Sequence[str]) -
     if "bus-error-signal" in by_code:
         return
     hits = [h for h in by_code.get("child-failed", ()) if _SIGBUS_EXIT.search(h.context)]
-    if hits and _shm_user([*texts, *(h.pre for h in hits)]) is not None:
+    if hits and _shm_user([*texts, *(h.pre for h in hits), *(h.text for h in hits)]) is not None:
         by_code["bus-error-signal"] = [replace(h, code="bus-error-signal") for h in hits]
 
 

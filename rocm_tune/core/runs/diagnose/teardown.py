@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from rocm_tune.profiles import launcher_exits as lx
@@ -44,6 +44,8 @@ COLLECTIVE_NOISE = frozenset({"nccl-error", "nccl-peer-gone", "collective-timeou
 # host reports of a process killed for memory, and the SIGBUS of a run that keeps data in /dev/shm
 HOST_KILLS = frozenset({"host-oom-killed", "kernel-oom-killer", "slurm-oom-kill", "ray-oom-killed",
                         "bus-error-signal", "shm-exhausted"})
+# hang signs that hold only when nothing comes after them in the log (the ranks set up, then silence)
+HANG_AT_END = frozenset({"barrier-no-progress", "nccl-init-then-silence"})
 _NOT_OWN = frozenset({"nccl_rccl_timeout_hang", "launcher_exit", "benign_warning", "unknown"})
 # a SIGKILL as a launcher or torch writes a rank's end, with the pid where it has one
 _KILL_PID = re.compile(r"exitcode\s*:\s*-9 \(pid: (\d+)\)|Signal 9 \(SIGKILL\) received by PID (\d+)|"
@@ -59,7 +61,8 @@ class Exit:
     local_rank: int | None
     pid: int | None
     root: bool              # the launcher's first failure (not another rank's row of the table)
-    offset: int
+    offset: int             # in its file
+    file: int = 0           # the index of its file among the logs read together
 
 
 @dataclass(frozen=True)
@@ -73,11 +76,11 @@ class Teardown:
         roots = [e for e in self.exits if e.root]
         if not roots:
             return None
-        first = min(roots, key=lambda e: e.offset)
+        first = min(roots, key=lambda e: (e.file, e.offset))
         if first.rank is None and first.pid is not None:
             row = next((e for e in roots if e.kind == "elastic-row" and e.pid == first.pid), None)
             if row is not None:
-                return Exit(first.kind, first.code, row.rank, row.local_rank, first.pid, True, first.offset)
+                return replace(first, rank=row.rank, local_rank=row.local_rank)
         return first
 
     def killed_from_outside(self) -> bool:
@@ -96,33 +99,29 @@ def _row_is_root(text: str, pos: int) -> bool:
     return head.group(1).startswith("Root Cause")
 
 
-def parse(text: str) -> Teardown:
-    """The launchers' teardown records in a log's text."""
+def parse(text: str, base: int = 0) -> Teardown:
+    """The launchers' teardown records in a log's text (`base`: the text's offset in its file)."""
     if not any(w in text for w in _TEARDOWN_WORDS):
         return Teardown()
     exits: list[Exit] = []
     for m in _ROW.finditer(text):
         exits.append(Exit("elastic-row", int(m.group(3)), int(m.group(1)), int(m.group(2)), int(m.group(4)),
-                          _row_is_root(text, m.start()), m.start()))
+                          _row_is_root(text, m.start()), base + m.start()))
     for m in _ELASTIC_FIRST.finditer(text):
-        exits.append(Exit("elastic", int(m.group(1)), None, int(m.group(2)), int(m.group(3)), True, m.start()))
+        exits.append(Exit("elastic", int(m.group(1)), None, int(m.group(2)), int(m.group(3)), True, base + m.start()))
     for m in _DEEPSPEED_FIRST.finditer(text):
-        exits.append(Exit("deepspeed", int(m.group(1)), None, None, None, True, m.start()))
+        exits.append(Exit("deepspeed", int(m.group(1)), None, None, None, True, base + m.start()))
     for m in _SPAWN_FIRST.finditer(text):
         code = int(m.group(2)) if m.group(2) else -_SIGNUM.get(m.group(3), 0) if m.group(3) in _SIGNUM else 1
-        exits.append(Exit("spawn", code, int(m.group(1)), int(m.group(1)), None, True, m.start()))
+        exits.append(Exit("spawn", code, int(m.group(1)), int(m.group(1)), None, True, base + m.start()))
     forced = frozenset(int(m.group(1)) for m in _FORCED.finditer(text))
     return Teardown(tuple(exits), forced)
 
 
 def merged(parts: Sequence[Teardown]) -> Teardown:
     """The teardown of several files read together (the first file's first failure first)."""
-    exits: list[Exit] = []
-    shift = 0
-    for t in parts:
-        exits += [Exit(e.kind, e.code, e.rank, e.local_rank, e.pid, e.root, e.offset + shift) for e in t.exits]
-        shift += 1 << 40
-    return Teardown(tuple(exits), frozenset().union(*(t.forced for t in parts)) if parts else frozenset())
+    exits = tuple(replace(e, file=i) for i, t in enumerate(parts) for e in t.exits)
+    return Teardown(exits, frozenset().union(*(t.forced for t in parts)) if parts else frozenset())
 
 
 def launcher_kill(text: str, forced: frozenset[int]) -> bool:
@@ -137,7 +136,7 @@ def meaning(code: int | None) -> tuple[str, str] | None:
         return None
     if code > lx.SHELL_SIGNAL_BASE:
         code = lx.SHELL_SIGNAL_BASE - code
-    return lx.SIGNALS.get(code)
+    return lx.SIGNALS.get(code) or lx.EXIT_CODES.get(code)
 
 
 class _HitLike(Protocol):
@@ -164,6 +163,9 @@ def collective_noise(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[i
               if prio[i] >= 2 and not d.benign and d.code not in COLLECTIVE_NOISE and d.code not in HOST_KILLS
               and own.get(i, d.family) not in _NOT_OWN - {"unknown"}]
     for i, d in enumerate(diags):
+        if d.code in HANG_AT_END and first is not None and (first.file, first.offset) > (d.first.file_index,
+                                                                                         d.first.offset):
+            prio[i] = 0   # the log does not end there: a rank ended after it (no hang there)
         if d.code not in COLLECTIVE_NOISE or prio[i] < 2:
             continue
         if killed or any(_own_error_first(diags[j], d, first, progress, earlier, named) for j, named in owners):
