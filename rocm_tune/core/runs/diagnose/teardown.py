@@ -99,6 +99,14 @@ def _row_is_root(text: str, pos: int) -> bool:
     return head.group(1).startswith("Root Cause")
 
 
+def other_row(pre: str) -> bool:
+    """The line after `pre` is a row of the table's other-failures section (not the first observed failure)."""
+    head = None
+    for m in _SECTION.finditer(pre, max(0, len(pre) - 6000)):
+        head = m
+    return head is not None and not head.group(1).startswith("Root Cause") and not _BORDER.search(pre, head.end())
+
+
 def parse(text: str, base: int = 0) -> Teardown:
     """The launchers' teardown records in a log's text (`base`: the text's offset in its file)."""
     if not any(w in text for w in _TEARDOWN_WORDS):
@@ -158,10 +166,15 @@ def collective_noise(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[i
                      progress: Mapping[int, int], earlier: Callable[[Any, Any], int], consequence: int) -> None:
     """Demote (in prio) the other ranks' collective lines (COLLECTIVE_NOISE) to consequences when the rank that
     failed first is in view: killed for host memory, or raising its own error (module docstring)."""
-    killed = [i for i, d in enumerate(diags) if d.code in HOST_KILLS and prio[i] >= 2 and not d.benign]
     owners = [(i, own.get(i, d.family) not in _NOT_OWN) for i, d in enumerate(diags)
               if prio[i] >= 2 and not d.benign and d.code not in COLLECTIVE_NOISE and d.code not in HOST_KILLS
               and own.get(i, d.family) not in _NOT_OWN - {"unknown"}]
+    if first is not None and first.code > 0 and any(named and _on_rank(diags[j], first) for j, named in owners):
+        # the launcher's first failure is a rank's own error: the table's other rows of SIGKILLed ranks came after
+        for i, d in enumerate(diags):
+            if d.code == "host-oom-killed" and d.evidence and all(other_row(h.pre) for h in d.evidence):
+                prio[i] = consequence
+    killed = [i for i, d in enumerate(diags) if d.code in HOST_KILLS and prio[i] >= 2 and not d.benign]
     for i, d in enumerate(diags):
         if d.code in HANG_AT_END and first is not None and (first.file, first.offset) > (d.first.file_index,
                                                                                          d.first.offset):
@@ -170,6 +183,11 @@ def collective_noise(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[i
             continue
         if killed or any(_own_error_first(diags[j], d, first, progress, earlier, named) for j, named in owners):
             prio[i] = consequence
+
+
+def _on_rank(e: _DiagLike, first: Exit) -> bool:
+    """e's lines are on the rank the launcher names as its first failure."""
+    return (first.rank if first.rank is not None else first.local_rank) in {h.rank for h in e.evidence}
 
 
 def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: Mapping[int, int],
@@ -183,7 +201,7 @@ def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: M
         return False
     ranks = {h.rank for h in e.evidence} - {None}
     others = all(h.rank not in ranks for h in d.evidence)
-    if first is not None and first.code > 0 and (first.rank if first.rank is not None else first.local_rank) in ranks:
+    if first is not None and first.code > 0 and _on_rank(e, first):
         return others
     if not named or not all(earlier(e.first, h) < 0 for h in d.evidence):
         return False
