@@ -69,3 +69,14 @@ RANKS_ON_NODE = (r"'--local_rank=[1-9]\d*'|\bnum_local_procs=(?:[2-9]|\d{2,})\b|
                  r"--num_gpus[= ](?:[2-9]|\d{2,})\b|\) local_rank: [1-9]\d* \(pid|^\[(?:rank|default)[1-9]\d*\]:")
 # the container's /dev/shm set by hand (its size is then the user's, not Docker's 64 MB default)
 SHM_SET = r"--ipc[= ]host\b|--shm-size\b|--shm_size\b"
+
+# what every rank does in host RAM before training, as the libraries' progress bars and logs word it (beyond the ones
+# diagnose.py's _HOST_PHASE already reads): HF datasets' progress bars (arrow_dataset.py: `Filter`, `Loading dataset
+# shards`, `Saving the dataset (N/M shards)`, `Concatenating`), TRL SFTTrainer's dataset steps (`Applying chat template
+# to train dataset`, `Tokenizing train dataset`, `Packing train dataset`, `Truncating train dataset`, `Adding EOS to
+# train dataset`, `Converting train dataset to ChatML`), run_clm's `Grouping texts in chunks of N`, transformers'
+# `loading weights file`, vLLM's `Loading safetensors checkpoint shards`
+HOST_PHASE_MORE = (r"(?:^|\s)Filter(?: \(num_proc=\d+\))?:|Loading dataset shards|Saving the dataset \(\d+/\d+ shards\)|"
+                   r"Applying chat template to \w+ dataset|(?:Packing|Truncating) \w+ dataset|Adding EOS to \w+ dataset|"
+                   r"Converting \w+ dataset to ChatML|Grouping texts in chunks of \d+|loading weights file|"
+                   r"Loading (?:safetensors|pt) checkpoint shards")

@@ -2271,6 +2271,7 @@ _HOST_PHASE = re.compile(r"load_dataset|[Ll]oading (?:the )?(?:dataset|data)\b|G
                          r"\(num_proc=\d+\))?:|Running tokenizer|[Tt]okeniz(?:ing|e the) |Converting format of dataset|"
                          r"[Pp]reprocess(?:ing)? (?:the )?(?:dataset|data)|Loading checkpoint shards|"
                          r"[Ll]oading (?:the )?model\b|load_state_dict|[Ll]oading weights")
+_HOST_PHASE_MORE = re.compile(lx.HOST_PHASE_MORE)   # e-host2: the libraries' own words for those steps
 _LAUNCHER_LINE = re.compile(r"torch[/.]distributed[/.]elastic|closing signal|Killing subprocess|launch\.py:\d+|"
                             r"WARNING:torch\.distributed|\*{5}|OMP_NUM_THREADS")
 
@@ -2282,7 +2283,7 @@ def _teardown_in_host_memory_phase(r: Diagnosis) -> bool:
     if any(int(m.group(1)) not in (-9, 9, 137) for m in _EXIT_SEEN.finditer(said)):
         return False
     own = [ln for ln in r.first.pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
-    return any(_HOST_PHASE.search(ln) for ln in own[-3:])
+    return any(_HOST_PHASE.search(ln) or _HOST_PHASE_MORE.search(ln) for ln in own[-3:])
 
 
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
