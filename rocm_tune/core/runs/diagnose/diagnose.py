@@ -2207,7 +2207,8 @@ _SHM_USERS = (("DataLoader worker processes", _WORKERS_ON),
               ("NCCL/RCCL, whose buffers are /dev/shm segments",
                re.compile(r"\b[NR]CCL (?:INFO|WARN)\b|\bProcessGroupNCCL\b|\bNCCL version \d|via SHM/|\bncclComm")),
               ("a container (Docker's /dev/shm is 64 MB by default)",
-               re.compile(r"\b(?:docker|podman|nvidia-docker) (?:run|exec|compose)\b(?![^\n]*--ipc[= ]host)|"
+               # e-host2: nor one whose /dev/shm was sized by hand (--shm-size)
+               re.compile(r"\b(?:docker|podman|nvidia-docker) (?:run|exec|compose)\b(?![^\n]*--(?:ipc[= ]host|shm-size))|"
                           r"^root@[0-9a-f]{12}:|/\.dockerenv", re.M)),
               ("/dev/shm named in the log", re.compile(r"/dev/shm\b")))
 # e-host2: several ranks on one node (NCCL/RCCL between them keeps its buffers in /dev/shm), unless /dev/shm was sized
