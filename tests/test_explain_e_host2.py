@@ -226,3 +226,23 @@ def test_a_teardown_with_no_exit_code_after_a_datasets_filter_is_host_ram(tmp_pa
                 + tear)
     assert r.family == "host_ram_oom"
     assert _answer(tmp_path, STEPS + tear, "b.log").family == "launcher_exit"
+
+
+RAY_DIED = ("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+            "\tclass_name: ActorModelRayActor\n\tactor_id: 9a1b7c\n\tpid: 88940\n\tip: 10.0.0.11\n"
+            "The actor is dead because its worker process has died. Worker exit type: UNEXPECTED_SYSTEM_EXIT Worker exit "
+            "detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential "
+            "root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+            "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.\n")
+
+
+def test_a_ray_worker_that_vanished_is_rays_own_first_guess_the_oom_killer(tmp_path):
+    r = _answer(tmp_path, "(ActorModelRayActor pid=88940) Loading checkpoint shards:  19%|█▉        | 7/37\n" + RAY_DIED)
+    assert (r.family, r.code) == ("host_ram_oom", "ray-worker-died") and "dmesg" in r.confirm
+    # weak: the worker's own failure in the log comes first
+    crash = ("(ActorModelRayActor pid=88940) RuntimeError: CUDA error: an illegal memory access was encountered\n"
+             "(ActorModelRayActor pid=88940) CUDA kernel errors might be asynchronously reported at some other API "
+             "call, so the stacktrace below might be incorrect.\n")
+    assert _answer(tmp_path, crash + RAY_DIED, "b.log").family == "cuda_error"
+    # and it does not make the other workers' NCCL errors consequences: they may be what killed it
+    assert _answer(tmp_path, NCCL_INIT + PEERS + RAY_DIED, "c.log").family == "nccl_rccl_timeout_hang"

@@ -150,6 +150,25 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError"),
          sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
                   "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
+    # e-host2 (issue 26): Ray's report of a worker that vanished without an exit status of its own (src/ray/core_worker:
+    # `Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1)
+    # The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The
+    # worker is crashed unexpectedly due to SIGSEGV ...`; Ray's "Debugging Out of Memory" guide: the kernel's OOM
+    # killer, check dmesg). Ray's bare -9: weak, any specific cause in the log (a crash, a CUDA/NCCL error) comes first,
+    # and it does not make the other workers' collective errors consequences (the worker may have died of those)
+    _sig("ray-worker-died", "host_ram_oom", "error", "weak", "a Ray worker died without an exit of its own: killed by "
+         "SIGKILL, the host's OOM killer most often (Ray's own first guess)",
+         "the worker process vanished (no exception, no exit code): Ray names the kernel's OOM killer first (host RAM "
+         "ran out: model copies per actor, rollout buffers, CPU offload), then `ray stop --force`, then a native crash",
+         "need less host RAM per node: fewer actors/workers per node, colocate fewer models, smaller rollout or replay "
+         "buffers, offload only what fits; or a node with more RAM",
+         "`dmesg -T | grep -i 'killed process'` on the worker's node for its PID; `ray logs raylet.out -ip NODE_IP`",
+         (r"Worker unexpectedly exits with a connection error code \d+\. End of file\. There are some potential root "
+          r"causes\. \(1\) The process is killed by SIGKILL by OOM killer",),
+         ("Worker unexpectedly exits",),
+         sources=("ray-project/ray doc/source/ray-core/scheduling/ray-oom-prevention.rst (Worker exit type: "
+                  "UNEXPECTED_SYSTEM_EXIT ... (1) The process is killed by SIGKILL by OOM killer due to high memory "
+                  "usage)",)),
     _sig("miopen-kernel-build-failed", "hip_error", "error", "root", "MIOpen could not compile its kernel for "
          "this GPU",
          "MIOpen builds its convolution/normalisation kernels at run time (comgr / hipRTC / OpenCL); the compile "
