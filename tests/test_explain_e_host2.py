@@ -151,6 +151,13 @@ def test_without_a_kill_the_peers_nccl_errors_stay_the_collective(tmp_path):
     assert r.family == "nccl_rccl_timeout_hang"
 
 
+def test_a_shells_killed_of_the_whole_launcher_does_not_explain_away_an_nccl_failure(tmp_path):
+    # bash's report that the launcher itself got SIGKILL (a user's kill -9 of a hung job as often as not): the OOM
+    # killer takes the biggest process, a rank, whose death the launcher reports — not the launcher
+    killed = "train.sh: line 12:  4108 Killed                  torchrun --nproc_per_node 4 train.py\n"
+    assert _answer(tmp_path, NCCL_INIT + STEPS + PEERS + killed).family == "nccl_rccl_timeout_hang"
+
+
 def test_a_lone_sigkill_after_the_time_limit_is_slurms(tmp_path):
     log = (STEPS + "slurmstepd: error: *** STEP 4412087.0 ON gpu-07 CANCELLED AT 2025-03-02T11:40:00 DUE TO TIME "
            "LIMIT ***\n" + _ds(-9))

@@ -80,3 +80,11 @@ HOST_PHASE_MORE = (r"(?:^|\s)Filter(?: \(num_proc=\d+\))?:|Loading dataset shard
                    r"Applying chat template to \w+ dataset|(?:Packing|Truncating) \w+ dataset|Adding EOS to \w+ dataset|"
                    r"Converting \w+ dataset to ChatML|Grouping texts in chunks of \d+|loading weights file|"
                    r"Loading (?:safetensors|pt) checkpoint shards")
+
+# a RANK (or one of its worker processes) killed by SIGKILL while its launcher lived on, as the launchers and torch
+# write it — not a shell's `Killed` of the whole command, which is as often a user's kill -9 of a hung job
+RANK_KILLED = (r"exitcode\s*:?\s*-9\b|exits with return code = -9\b|Signal 9 \(SIGKILL\) received by PID|"
+               r"terminated with signal:? ?(?:9|SIGKILL)\b|died with <Signals\.SIGKILL: 9>|non-zero exit status -9\b|"
+               r"is killed by signal: Killed|DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) exited unexpectedly|"
+               r"srun: error: \S+: tasks? [\d,-]+: Killed|ssh exited with exit code 247\b|exit status 247\b|"
+               r"EXIT STRING: Killed \(signal 9\)|exit(?:ed|s)? with status code (?:137|-9)\b")

@@ -35,6 +35,7 @@ _ELASTIC_FIRST = re.compile(lx.ELASTIC_FIRST)
 _DEEPSPEED_FIRST = re.compile(lx.DEEPSPEED_FIRST)
 _SPAWN_FIRST = re.compile(lx.SPAWN_FIRST)
 _FORCED = re.compile(lx.FORCED_KILL)
+_RANK_KILLED = re.compile(lx.RANK_KILLED)
 _SIGNUM = {name: n for n, (name, _) in lx.SIGNALS.items()}
 # what a teardown holds: cheap literals that must be in the text before any regex runs
 _TEARDOWN_WORDS = ("exitcode", "return code", "terminated with", "forcefully exiting")
@@ -174,7 +175,8 @@ def collective_noise(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[i
         for i, d in enumerate(diags):
             if d.code == "host-oom-killed" and d.evidence and all(other_row(h.pre) for h in d.evidence):
                 prio[i] = consequence
-    killed = [i for i, d in enumerate(diags) if d.code in HOST_KILLS and prio[i] >= 2 and not d.benign]
+    killed = [i for i, d in enumerate(diags) if d.code in HOST_KILLS and prio[i] >= 2 and not d.benign and
+              (d.code != "host-oom-killed" or any(_RANK_KILLED.search(h.text) for h in d.evidence))]
     for i, d in enumerate(diags):
         if d.code in HANG_AT_END and first is not None and (first.file, first.offset) > (d.first.file_index,
                                                                                          d.first.offset):
