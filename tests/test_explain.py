@@ -520,6 +520,10 @@ REAL_LINES = [
      "ray's raylet (node_manager.cc), as in WM-PO/WMPO#3"),
     ("ray-oom-killed", "ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node eric-ThinkPad is "
      "used (11.8 / 12.3 GB). The top 5 memory consumers are:", "ray-project/ray#3323 (Ray < 1.0's monitor)"),
+    ("ray-worker-died", "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection "
+     "error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM "
+     "killer due to high memory usage. (2) ray stop --force is called.", "ray-project/ray ray-oom-prevention.rst "
+     "(e-host2)"),
     ("miopen-kernel-build-failed", "MIOpen(HIP): Error [SetIsaName] 'amd_comgr_action_info_set_isa_name(handle, "
      "isa.c_str())' amdgcn-amd-amdhsa--gfx900:sramecc-:xnack-: INVALID_ARGUMENT (2)",
      "ryujaehun/pytorch-gpu-benchmark#19"),

@@ -99,7 +99,9 @@ def test_a_launchers_sigbus_in_a_run_that_uses_shared_memory_is_shm(tmp_path, be
     "$ docker run --gpus all --ipc=host -v $PWD:/w trainer:latest deepspeed finetune.py\n" + STEPS,
 ])
 def test_a_bare_sigbus_from_the_launcher_stays_the_launchers_exit(tmp_path, before):
-    r = _answer(tmp_path, before + DS_7)
+    # e-host2: DeepSpeed's exit line names the LAST rank it spawned on the node (launch.py's `cmd`), so
+    # `--local_rank=1` says two ranks talk through NCCL's /dev/shm segments: the bare case is a one-rank run
+    r = _answer(tmp_path, before + DS_7.replace("'--local_rank=1'", "'--local_rank=0'"))
     assert r.family == "launcher_exit"
 
 

@@ -25,8 +25,10 @@ def test_a_sigbus_teardown_with_dataloader_workers_beside_is_shared_memory(tmp_p
     log.write_text(TEARDOWN_7)
     r = _root(diagnose([str(log)]))
     assert r.family == "host_ram_oom" and "--shm-size" in r.fix
-    # without worker processes a bare -7 stays the launcher's exit code
+    # without worker processes a bare -7 stays the launcher's exit code (e-host2: of a one-rank run — DeepSpeed's line
+    # names the last rank it spawned, and `--local_rank=1` means two ranks exchanging through NCCL's /dev/shm)
     (tmp_path / "train.yaml").write_text("model_name_or_path: Qwen/Qwen2.5-7B\ndataloader_num_workers: 0\n")
+    log.write_text(TEARDOWN_7.replace("'--local_rank=1'", "'--local_rank=0'"))
     assert _root(diagnose([str(log)])).family == "launcher_exit"
 
 

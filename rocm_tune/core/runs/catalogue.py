@@ -168,6 +168,25 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError"),
          sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
                   "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
+    # e-host2 (issue 26): Ray's report of a worker that vanished without an exit status of its own (src/ray/core_worker:
+    # `Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1)
+    # The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The
+    # worker is crashed unexpectedly due to SIGSEGV ...`; Ray's "Debugging Out of Memory" guide: the kernel's OOM
+    # killer, check dmesg). Ray's bare -9: weak, any specific cause in the log (a crash, a CUDA/NCCL error) comes first,
+    # and it does not make the other workers' collective errors consequences (the worker may have died of those)
+    _sig("ray-worker-died", "host_ram_oom", "error", "weak", "a Ray worker died without an exit of its own: killed by "
+         "SIGKILL, the host's OOM killer most often (Ray's own first guess)",
+         "the worker process vanished (no exception, no exit code): Ray names the kernel's OOM killer first (host RAM "
+         "ran out: model copies per actor, rollout buffers, CPU offload), then `ray stop --force`, then a native crash",
+         "need less host RAM per node: fewer actors/workers per node, colocate fewer models, smaller rollout or replay "
+         "buffers, offload only what fits; or a node with more RAM",
+         "`dmesg -T | grep -i 'killed process'` on the worker's node for its PID; `ray logs raylet.out -ip NODE_IP`",
+         (r"Worker unexpectedly exits with a connection error code \d+\. End of file\. There are some potential root "
+          r"causes\. \(1\) The process is killed by SIGKILL by OOM killer",),
+         ("Worker unexpectedly exits",),
+         sources=("ray-project/ray doc/source/ray-core/scheduling/ray-oom-prevention.rst (Worker exit type: "
+                  "UNEXPECTED_SYSTEM_EXIT ... (1) The process is killed by SIGKILL by OOM killer due to high memory "
+                  "usage)",)),
     _sig("miopen-kernel-build-failed", "hip_error", "error", "root", "MIOpen could not compile its kernel for "
          "this GPU",
          "MIOpen builds its convolution/normalisation kernels at run time (comgr / hipRTC / OpenCL); the compile "
@@ -717,7 +736,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^=\s+EXIT CODE: (?:9|137)\s*=?\s*$", r"EXIT STRING: Killed \(signal 9\)",
           # e-host (issue 26): bash's job-control report (`[1]+  Killed                  nohup python train.py`, jobs.c),
           # GNU time's `Command exited with non-zero status 137`, make's `*** [Makefile:12: train] Error 137`
-          r"^\[\d+\][+-]?\s+Killed\s+\S", r"exited with non-zero status 137\b", r"\*\*\* \[[^\]]+\] Error 137\b"),
+          r"^\[\d+\][+-]?\s+Killed\s+\S", r"exited with non-zero status 137\b", r"\*\*\* \[[^\]]+\] Error 137\b",
+          # e-host2 (issue 26): DeepSpeed's launch.py ends with sys.exit(-9) when its first failed rank was SIGKILLed,
+          # which the shell sees as 247 (-9 & 0xff): pdsh's report of a node's launcher (multi-node runner), a
+          # wrapper's subprocess call of `deepspeed`
+          r"pdsh@\S+: \S+: ssh exited with exit code 247\b", r"returned non-zero exit status 247\b"),
          ("exitcode", "SIGKILL", "return code = -9", "Killed", "oom-kill", "oom_kill", "oom-kill", "status", "code",
           "Exit", "EXIT", "terminated by signal",
           "killed by signal", "killed", "exited unexpectedly", "got signal", "已杀死", "terminated with signal",
@@ -3248,7 +3271,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Engine core initialization failed\. See root cause above",
           # explain-dist (issue 26): the launcher itself told to stop from outside (scheduler preemption or time
           # limit, `kill`, a pod eviction): torch elastic's own words for it
-          r"SignalException: Process \d+ got signal: \d+", r"Received Signals\.SIG\w+ death signal"),
+          r"SignalException: Process \d+ got signal: \d+", r"Received Signals\.SIG\w+ death signal",
+          # e-host2: torch elastic's table row for a rank a signal ended (errors/__init__.py ProcessFailure's message;
+          # torch 1.9: `msg: "Signal N (SIGX) received by PID N"`); SIGKILL's and SIGBUS's keep their own codes
+          r"Signal \d+ \(SIG[A-Z]+\) received by PID \d+"),
          ("ChildFailedError", "exitcode", "return code", "closing signal", "Killing subprocess", "death signal",
           "via signal", "CalledProcessError", "ProcessExitedException", "ProcessRaisedException", "terminated with",
           "Exited with exit code", "See root cause above", "got signal")),
@@ -3267,7 +3293,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"\blevel=(?:ERROR|error|FATAL|fatal)\b", r"^[\w./+-]+: (?:fatal )?error: ",
           r"^\[(?:ERROR|CRITICAL|FATAL):[\w.-]+\] \S",
           r"(?:Segmentation fault|Illegal instruction|Floating point exception|Aborted)(?: \(core dumped\))?\s*$",
-          r"\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储",
+          # e-host2: not torch elastic's row for a rank the signal ended (`traceback : Signal 11 (SIGSEGV) received by
+          # PID N`): the launcher's teardown (child-failed), which names the first failure's signal
+          r"(?<!Signal 11 \()\bSIGSEGV\b|exit code 139\b", r"段错误|核心已转储",
           # explain-rocm: zsh's and job control's words for a crashed child (`zsh: segmentation fault  python x.py`,
           # `[1]    78714 segmentation fault (core dumped)  python x.py`)
           r"^(?:zsh|bash|sh): (?:segmentation fault|abort|illegal hardware instruction|bus error|IOT instruction)\b",

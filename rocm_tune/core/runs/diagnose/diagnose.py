@@ -34,11 +34,12 @@ from typing import Any
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble
+from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble, teardown
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
+from rocm_tune.profiles import launcher_exits as lx
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -86,6 +87,8 @@ class FileScan:
     head_text: str               # the first lines (config/command discovery)
     # the newest error-like lines (resemble.error_lines): (offset, line number or None, time, text), for the fallback
     error_lines: list[tuple[int, int | None, float | None, str]] = field(default_factory=list)
+    # e-host2: the launcher's teardown records (first failure, other ranks' rows, its own kills) in the log's tail
+    ends: teardown.Teardown = field(default_factory=teardown.Teardown)
 
 
 _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
@@ -299,9 +302,12 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     errs = [(off, None if total is None else total - data.count(b"\n", off) + 1,
              _time_of(data[off:off + len(text.encode("utf-8", "replace"))], last=False), text)
             for off, text in resemble.error_lines(data)]
-    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs)
+    ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
+    return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
+                    ends)
 
 
+TEARDOWN_BYTES = 256 * 2**10    # e-host2: the tail of a log read for the launcher's teardown records
 END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
 # r5-run: what torch's cpp_extension prints once it holds the build lock (it builds, or loads what was built)
 _EXT_WENT_ON = (b"Loading extension module", b"Time to load", b"No modifications detected", b"Building extension module",
@@ -892,6 +898,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 continue   # the same line found by the scan and by the series
             seen.add(key)
             by_code.setdefault(h.code, []).append(h)
+    ends = teardown.merged([sc.ends for sc in scans])
+    _drop_launcher_kills(by_code, ends)
     _sigbus_of_a_shm_user(by_code, [sc.head_text for sc in scans] + list(config.texts if config is not None else ()))
     if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
             not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
@@ -916,6 +924,9 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         for i, d in enumerate(diags):
             if i != root and not d.benign:
                 d.consequence_of = root
+        if r.code == "child-failed" and (first := ends.first()) is not None:
+            r.numbers.update(first_exit=first.code, first_rank=first.rank if first.rank is not None
+                             else first.local_rank)
         _refine(r, diags, root, config, levers_on(scans, config, r),
                 [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
     finished = any(sc.finished for sc in scans) or _state_finished(config)
@@ -963,6 +974,10 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     own = {i: fam[0] for i, d in enumerate(diags)
            if d.code == cat.GENERIC and (fam := _exception_family(exception_hit(d), heads)) is not None}
     prio = _priorities(diags, any(sc.finished for sc in scans), went_on, own)
+    # e-host2: the rank that failed first (killed for host memory, or raising its own error) over the other ranks'
+    # collective lines
+    teardown.collective_noise(diags, prio, own, teardown.merged([sc.ends for sc in scans]).first(), went_on,
+                              _earlier, PRIORITY_OF["consequence"])
     for d in diags:
         if (_hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
             d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning)
@@ -2145,6 +2160,11 @@ def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) ->
         _as_host_oom(r, texts, "only the launcher's teardown is in the log, and a rank vanished while the run was "
                      "loading data or weights into host RAM: most likely host RAM ran out (the OOM killer leaves no "
                      "line in the log)")
+    elif (said := teardown.meaning(r.numbers.get("first_exit"))) is not None:
+        # e-host2: what the first failed rank's signal says, when nothing else in the log does
+        who = f"rank {r.numbers['first_rank']}" if r.numbers.get("first_rank") is not None else "a rank"
+        how = "with" if r.numbers["first_exit"] > 0 else "ended by"
+        r.title = f"{r.title}: {who} failed first, {how} {said[0]} (exit {r.numbers['first_exit']}): {said[1]}"
 
 
 def _as_host_oom(r: Diagnosis, texts: Sequence[str], title: str) -> None:
@@ -2201,14 +2221,33 @@ _SHM_USERS = (("DataLoader worker processes", _WORKERS_ON),
               ("NCCL/RCCL, whose buffers are /dev/shm segments",
                re.compile(r"\b[NR]CCL (?:INFO|WARN)\b|\bProcessGroupNCCL\b|\bNCCL version \d|via SHM/|\bncclComm")),
               ("a container (Docker's /dev/shm is 64 MB by default)",
-               re.compile(r"\b(?:docker|podman|nvidia-docker) (?:run|exec|compose)\b(?![^\n]*--ipc[= ]host)|"
+               # e-host2: nor one whose /dev/shm was sized by hand (--shm-size)
+               re.compile(r"\b(?:docker|podman|nvidia-docker) (?:run|exec|compose)\b(?![^\n]*--(?:ipc[= ]host|shm-size))|"
                           r"^root@[0-9a-f]{12}:|/\.dockerenv", re.M)),
               ("/dev/shm named in the log", re.compile(r"/dev/shm\b")))
+# e-host2: several ranks on one node (NCCL/RCCL between them keeps its buffers in /dev/shm), unless /dev/shm was sized
+_RANKS_ON_NODE = re.compile(lx.RANKS_ON_NODE, re.M)
+_SHM_SET = re.compile(lx.SHM_SET)
 
 
 def _shm_user(texts: Sequence[str]) -> str | None:
     """What in the run keeps data in /dev/shm (the first of _SHM_USERS the texts show), or None."""
-    return next((what for what, rx in _SHM_USERS if any(rx.search(t) for t in texts)), None)
+    found = next((what for what, rx in _SHM_USERS if any(rx.search(t) for t in texts)), None)
+    if found is None and any(_RANKS_ON_NODE.search(t) for t in texts) and not any(_SHM_SET.search(t) for t in texts):
+        return "several ranks on this node, whose NCCL/RCCL buffers are /dev/shm segments"
+    return found
+
+
+def _drop_launcher_kills(by_code: dict[str, list[Hit]], ends: teardown.Teardown) -> None:
+    """e-host2: the SIGKILLs torch elastic sent itself to ranks that outlived its SIGTERM timeout (written into its
+    table with -9 "for bookkeeping") are its teardown, not the OOM killer's kill."""
+    hits = by_code.get("host-oom-killed")
+    if hits and ends.forced:
+        kept = [h for h in hits if not teardown.launcher_kill(h.text, ends.forced)]
+        if kept:
+            by_code["host-oom-killed"] = kept
+        else:
+            del by_code["host-oom-killed"]
 
 
 def _sigbus_of_a_shm_user(by_code: dict[str, list[Hit]], texts: Sequence[str]) -> None:
@@ -2220,7 +2259,7 @@ def _sigbus_of_a_shm_user(by_code: dict[str, list[Hit]], texts: Sequence[str]) -
     if "bus-error-signal" in by_code:
         return
     hits = [h for h in by_code.get("child-failed", ()) if _SIGBUS_EXIT.search(h.context)]
-    if hits and _shm_user([*texts, *(h.pre for h in hits)]) is not None:
+    if hits and _shm_user([*texts, *(h.pre for h in hits), *(h.text for h in hits)]) is not None:
         by_code["bus-error-signal"] = [replace(h, code="bus-error-signal") for h in hits]
 
 
@@ -2247,6 +2286,7 @@ _HOST_PHASE = re.compile(r"load_dataset|[Ll]oading (?:the )?(?:dataset|data)\b|G
                          r"\(num_proc=\d+\))?:|Running tokenizer|[Tt]okeniz(?:ing|e the) |Converting format of dataset|"
                          r"[Pp]reprocess(?:ing)? (?:the )?(?:dataset|data)|Loading checkpoint shards|"
                          r"[Ll]oading (?:the )?model\b|load_state_dict|[Ll]oading weights")
+_HOST_PHASE_MORE = re.compile(lx.HOST_PHASE_MORE)   # e-host2: the libraries' own words for those steps
 _LAUNCHER_LINE = re.compile(r"torch[/.]distributed[/.]elastic|closing signal|Killing subprocess|launch\.py:\d+|"
                             r"WARNING:torch\.distributed|\*{5}|OMP_NUM_THREADS")
 
@@ -2258,7 +2298,7 @@ def _teardown_in_host_memory_phase(r: Diagnosis) -> bool:
     if any(int(m.group(1)) not in (-9, 9, 137) for m in _EXIT_SEEN.finditer(said)):
         return False
     own = [ln for ln in r.first.pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
-    return any(_HOST_PHASE.search(ln) for ln in own[-3:])
+    return any(_HOST_PHASE.search(ln) or _HOST_PHASE_MORE.search(ln) for ln in own[-3:])
 
 
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
