@@ -1094,6 +1094,8 @@ _FAMILY_ALIASES = {
     "qwen3_5_moe": "qwen3_5_moe_text",
     "mistral3": "mistral",             # Mistral-Small-3.1: the language model is a Mistral decoder
     "llama4": "llama4_text",
+    "kimi_k2": "deepseek_v3",          # Kimi-K2: DeepseekV3ForCausalLM under its own model_type (Moonshot's guide)
+    "smollm3": "llama",                # SmolLM3: LlamaForCausalLM's weights; its NoPE layers add none
 }
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)

@@ -24,6 +24,8 @@ __all__ = ["NameParts", "bare_size_reading", "glued_prefix_reading", "name_stem"
 VARIANT_WORDS = frozenset({
     "instruct", "chat", "it", "hf", "base", "pt", "thinking", "reasoning", "sft", "dpo", "rl", "grpo", "preview",
     "latest", "deduped", "final", "merged", "math", "coder", "vl",
+    # re-uploads and fine-tunes of the same shape (Phi-4-reasoning-plus, *-abliterated, *-uncensored, *-Turbo)
+    "plus", "abliterated", "uncensored", "distilled",
 })
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
@@ -77,7 +79,7 @@ class NameParts:
     experts: str | None = None      # "8x7b", "16e"
     version: str | None = None      # "v0.3" (after the size)
     variants: tuple[str, ...] = ()  # instruct, chat, it, hf, base, 2507, 4k ...
-    quant: str | None = None        # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8, GGUF
+    quant: str | None = None        # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8, GGUF, MLX
     quant_bits: int | None = None   # bits per stored weight of the quantized linears
     tags: tuple[str, ...] = field(default=())  # other words after the size (a fine-tune's own name)
 
@@ -151,8 +153,16 @@ def _tokens(stem: str) -> list[str]:
     return [t for t in re.split(r"[-_\s]+", s) if t]
 
 
-def _quant(stem: str) -> tuple[str | None, int | None]:
+_MLX_BITS = re.compile(r"(?:^|[-_.])(\d)[-_.]?bits?(?:$|[-_.])")
+_MLX_ORGS = frozenset({"mlx-community", "lmstudio-community-mlx"})
+
+
+def _quant(stem: str, org: str | None = None) -> tuple[str | None, int | None]:
     s = "-" + stem.lower() + "-"
+    # Apple MLX conversions (mlx-community/Qwen3-8B-4bit, *-MLX-8bit): MLX's own format, which PyTorch cannot train
+    if (org or "").lower() in _MLX_ORGS or re.search(r"(?:^|[-_.])mlx(?:$|[-_.])", s):
+        m = _MLX_BITS.search(s)
+        return "MLX", int(m.group(1)) if m else None
     for pat, label, bits in _QUANT:
         if pat.search(s):
             return label, bits
@@ -162,7 +172,7 @@ def _quant(stem: str) -> tuple[str | None, int | None]:
 def parse_name(ref: str) -> NameParts:
     """Read a model reference into its parts (never raises)."""
     org, stem = name_stem(ref)
-    quant, bits = _quant(stem)
+    quant, bits = _quant(stem, org)
     toks = _tokens(stem)
     series_toks: list[str] = []
     variants: list[str] = []
@@ -291,6 +301,22 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "debertav3base": (0.184, None, "DeBERTa-v3 encoder"), "debertav3large": (0.435, None, "DeBERTa-v3 encoder"),
     "modernbertbase": (0.149, None, "ModernBERT encoder"), "modernbertlarge": (0.395, None, "ModernBERT encoder"),
     "bartbase": (0.140, None, "BART encoder-decoder"), "bartlarge": (0.406, None, "BART encoder-decoder"),
+    # 2025-2026 releases named without a size (c-unk3; the totals and active sizes their model cards state)
+    "glm4.5": (355.0, 32.0, "GLM-4.5 mixture-of-experts (glm4_moe)"),
+    "glm4.6": (355.0, 32.0, "GLM-4.6 mixture-of-experts (glm4_moe, GLM-4.5's shape)"),
+    "glm4.5air": (106.0, 12.0, "GLM-4.5-Air mixture-of-experts (glm4_moe)"),
+    "glm4.5v": (106.0, 12.0, "GLM-4.5V (vision encoder + GLM-4.5-Air decoder; the decoder's size)"),
+    "minimaxm2": (230.0, 10.0, "MiniMax-M2 mixture-of-experts"),
+    "minimaxm1": (456.0, 45.9, "MiniMax-M1 hybrid lightning attention MoE"),
+    "minimaxtext01": (456.0, 45.9, "MiniMax-Text-01 hybrid lightning attention MoE"),
+    "mistrallarge": (123.0, None, None),          # Mistral-Large-Instruct-2407 / -2411
+    "mistralsmall": (22.2, None, None),           # Mistral-Small-Instruct-2409 (later ones say 24B in the name)
+    "phi3.5moe": (41.9, 6.6, "Phi-3.5-MoE (16 experts of Phi-3.5-mini's width)"),
+    "phi4multimodal": (5.6, None, "Phi-4-multimodal (vision and speech encoders + Phi-4-mini decoder)"),
+    "deepseekv3.2": (671.0, 37.0, "DeepSeek-V3.2 (DeepSeek-V3 + sparse-attention indexer)"),
+    "deepseekv3.2exp": (671.0, 37.0, "DeepSeek-V3.2 (DeepSeek-V3 + sparse-attention indexer)"),
+    # named by the active size only (Hunyuan-A13B): the key is series + "a<active>b"
+    "hunyuana13b": (80.0, 13.0, "Hunyuan-A13B mixture-of-experts (hunyuan_v1_moe)"),
 }
 
 
@@ -343,6 +369,8 @@ def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | Non
     """(total B, active B or None, architecture not modelled or None) for a series whose size is a word."""
     if parts.series is None:
         return None
+    if parts.size_b is None and parts.active_b is not None:       # "Hunyuan-A13B": only the active size is said
+        return NAMED_SIZES.get(f"{parts.series}a{parts.active_b:g}b")
     if "base" in parts.variants and parts.series + "base" in NAMED_SIZES:   # "bert-base-uncased": base is the size
         return NAMED_SIZES[parts.series + "base"]
     return NAMED_SIZES.get(parts.series)
