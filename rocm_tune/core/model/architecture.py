@@ -1660,10 +1660,25 @@ def _by_parsed_name(ref: str, parts) -> Identified | None:
             parts = glued
             how_read = f"the leading word {_tokens_first(parts.stem)!r} (a word glued to a date) set aside; read as"
     if spec is None:
+        spec, parts, how_read = _base_inside(parts, how_read)
+    if spec is None:
         return None
     detail = f"{ref}: {how_read} {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
     return Identified(spec, "name", detail, parts, *_quant_of(spec, parts))
+
+
+def _base_inside(parts, how_read: str):
+    """(preset, reading, how) of a fine-tune named with its base inside ("Hermes-3-Llama-3.1-8B"), else (None, ...)."""
+    from rocm_tune.core.model.names import base_inside_readings
+
+    for cand in base_inside_readings(parts):
+        spec, _why = match_preset(cand)
+        if spec is not None:
+            how = f"a fine-tune or merge named after its base ({cand.series} {cand.size_text()} inside " \
+                  f"{parts.stem!r}), assumed of that base's shape; read as"
+            return spec, cand, how
+    return None, parts, how_read
 
 
 def _tokens_first(stem: str) -> str:

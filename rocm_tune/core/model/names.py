@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-__all__ = ["NameParts", "bare_size_reading", "glued_prefix_reading", "name_stem", "parse_name"]
+__all__ = ["NameParts", "bare_size_reading", "base_inside_readings", "glued_prefix_reading", "name_stem", "parse_name"]
 
 # variants: words that name a checkpoint of the same shape
 VARIANT_WORDS = frozenset({
@@ -363,6 +363,44 @@ def glued_prefix_reading(parts: NameParts) -> NameParts | None:
         return None
     return replace(again, raw=parts.raw, stem=parts.stem, org=parts.org, quant=parts.quant,
                    quant_bits=parts.quant_bits)
+
+
+# words whose presence makes a model another shape than the family it names (a vision/audio/omni wrapper, a MoE
+# or multi-token-prediction variant): a name is never read as its base with one of these set aside
+_SHAPE_WORDS = frozenset({"vl", "v", "vision", "omni", "audio", "speech", "mm", "multimodal", "moe", "next", "mtp",
+                          "vla", "video", "asr", "tts"})
+
+
+def _is_size_token(t: str) -> bool:
+    return bool(_SIZE.match(t) and t.endswith("b") or _SIZE_BLOOM.match(t) or _ACTIVE.match(t)
+                or _EXPERTS_X.match(t) or _EFFECTIVE.match(t))
+
+
+def base_inside_readings(parts: NameParts) -> list[NameParts]:
+    """Readings of a fine-tune or merge named with its base inside (``Hermes-3-Llama-3.1-8B``,
+    ``Dolphin3.0-Llama3.1-8B``, ``Llama-3.1-Nemotron-Nano-8B-v1``, ``Huihui-Qwen3-4B-Instruct-2507-abliterated``):
+    the size with a shorter run of the family words, longest run first. Only candidates: the caller accepts one only
+    where that family has a preset of exactly that size. None where the name says no size, or where a word set aside
+    changes the shape (VL, Omni, Audio, MoE: ``Qwen2.5-Omni-7B`` is not Qwen2.5-7B)."""
+    if parts.series is None or (parts.size_b is None and parts.active_b is None):
+        return []
+    toks = [t for t in _tokens(parts.stem) if t not in _QUANT_WORDS]
+    k = next((i for i, t in enumerate(toks) if _is_size_token(t)), None)
+    if k is None or k < 2:
+        return []
+    head, rest = toks[:k], toks[k:]
+    out: list[NameParts] = []
+    for n in range(len(head) - 1, 0, -1):
+        for i in range(len(head) - n + 1):
+            dropped = head[:i] + head[i + n:]
+            if any(d in _SHAPE_WORDS for d in dropped):
+                continue
+            again = parse_name("-".join([*head[i:i + n], *rest]))
+            if again.series is None or again.series == parts.series or again.size_b != parts.size_b:
+                continue
+            out.append(replace(again, raw=parts.raw, stem=parts.stem, org=parts.org, quant=parts.quant,
+                               quant_bits=parts.quant_bits))
+    return out
 
 
 def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | None:
