@@ -1732,13 +1732,19 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
     `30B-A3B` names) with that many parameters, stated as an assumption. None where the name says no size."""
     from dataclasses import replace
 
-    from rocm_tune.core.model.names import named_size
+    from rocm_tune.core.model.names import effective_total, named_size
 
     source, arch = f"from {parts.size_text()!r} in its name", None
     if parts.size_b is None and named_size(parts) is not None:
         total, active, arch = named_size(parts)  # type: ignore[misc]
         parts = replace(parts, size_b=total, active_b=active)
         source = f"from the size its model card states for {parts.series}"
+    raw = effective_total(parts)
+    if raw is not None:            # "gemma-3n-E4B": 4B effective, 8B loaded
+        source = f"the raw parameter count its model card states for {parts.series} E{parts.size_b:g}B " \
+                 f"(an effective size)"
+        arch = raw[1]
+        parts = replace(parts, size_b=raw[0])
     if parts.size_b is None or parts.size_b <= 0:
         return None
     same = _expert_layout_preset(parts)

@@ -24,8 +24,8 @@ __all__ = ["NameParts", "bare_size_reading", "base_inside_readings", "glued_pref
 VARIANT_WORDS = frozenset({
     "instruct", "chat", "it", "hf", "base", "pt", "thinking", "reasoning", "sft", "dpo", "rl", "grpo", "preview",
     "latest", "deduped", "final", "merged", "math", "coder", "vl",
-    # re-uploads and fine-tunes of the same shape (Phi-4-reasoning-plus, *-abliterated, *-uncensored, *-Turbo)
-    "plus", "abliterated", "uncensored", "distilled",
+    # re-uploads and fine-tunes of the same shape (*-abliterated, *-uncensored)
+    "abliterated", "uncensored",
 })
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
@@ -64,6 +64,11 @@ _HASH = re.compile(r"^[0-9a-f]{40}$")
 _RUN_DIR = re.compile(r"^(?:checkpoint|ckpt|step|global_step|iter|epoch)[-_]?\d+$", re.IGNORECASE)
 _RUN_WORDS = frozenset({"final", "merged", "latest", "best", "hf", "hf_model", "sft", "dpo", "pt", "lora", "qlora",
                         "full", "freeze", "export", "exported", "output", "outputs", "saves"})
+
+
+# a family's X.Y version written without its dot (qwen25-7b, llama31-8b, qwen35_9b, glm45, phi35, internvl25): these
+# families number their releases 1.5, 2.5, 3.1, 3.5, 4.5 ..., never 25 or 31
+_GLUED_VERSION = re.compile(r"^(qwen|llama|phi|glm|internvl|internlm)(\d)(\d)$")
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,8 @@ def _tokens(stem: str) -> list[str]:
     s = stem.lower()
     # qwen2_5, internlm2_5, a2_7b (Python-safe spellings of a version or an active size); llama3_8b and qwen35_9b
     # are a version and a size (the digits after the underscore end in b/m: a size)
+    # a size token of its own spelled with "_" for "." (stablelm-2-1_6b, Qwen-1_8B, internlm2-1_8b): 1.6B, 1.8B
+    s = re.sub(r"(^|[-_ ])(\d)_(\d[bm])(?=$|[-_ .])", r"\1\2.\3", s)
     s = re.sub(r"(?<=\d)_(?=\d+(?![\d.]*[bm](?:$|[-_ .])))|(?<=[-_ ]a\d)_(?=\d)", ".", s)
     s = re.sub(r"(?<=[a-z]{2})(?=\d+(?:\.\d+)?b(?:$|[-_ ]))", "-", s)  # "llama8b" -> llama-8b (not A3B, 8x7B)
     return [t for t in re.split(r"[-_\s]+", s) if t]
@@ -234,6 +241,7 @@ def parse_name(ref: str) -> NameParts:
             series_toks.append(t)
     if size is None and msize is not None:
         size = msize
+    series_toks = [_GLUED_VERSION.sub(r"\1\2.\3", t) for t in series_toks]
     while series_toks and series_toks[0] in _NOISE_PREFIX and len(series_toks) > 1:
         series_toks.pop(0)
     if all(t in _GENERIC or t in VARIANT_WORDS for t in series_toks):
@@ -315,9 +323,32 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "phi4multimodal": (5.6, None, "Phi-4-multimodal (vision and speech encoders + Phi-4-mini decoder)"),
     "deepseekv3.2": (671.0, 37.0, "DeepSeek-V3.2 (DeepSeek-V3 + sparse-attention indexer)"),
     "deepseekv3.2exp": (671.0, 37.0, "DeepSeek-V3.2 (DeepSeek-V3 + sparse-attention indexer)"),
+    "phi2": (2.7, None, None), "phi1.5": (1.3, None, None),
+    "phi4miniflash": (3.8, None, "Phi-4-mini-flash (SambaY hybrid decoder)"),
+    "deepseekv2": (236.0, 21.0, None), "deepseekv2.5": (236.0, 21.0, None), "deepseekcoderv2": (236.0, 21.0, None),
+    "dbrx": (132.0, 36.0, "DBRX mixture-of-experts"),
+    "hunyuanlarge": (389.0, 52.0, "Hunyuan-Large mixture-of-experts"),
+    "tencenthunyuanlarge": (389.0, 52.0, "Hunyuan-Large mixture-of-experts"),
     # named by the active size only (Hunyuan-A13B): the key is series + "a<active>b"
     "hunyuana13b": (80.0, 13.0, "Hunyuan-A13B mixture-of-experts (hunyuan_v1_moe)"),
 }
+
+
+# "effective" sizes (Gemma 3n E2B / E4B) -> the raw parameter count the model card states: the per-layer embeddings
+# and the audio and vision encoders are loaded too (a training holds them all)
+EFFECTIVE_TOTALS: dict[tuple[str, float], tuple[float, str]] = {
+    ("gemma3n", 2.0): (5.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
+    ("gemma3n", 4.0): (8.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
+}
+
+
+def effective_total(parts: NameParts) -> tuple[float, str] | None:
+    """(raw total B, architecture) of a name whose size is an effective one (``gemma-3n-E4B-it``), else None."""
+    if parts.series is None or parts.size_b is None:
+        return None
+    if not any(_EFFECTIVE.match(t) for t in _tokens(parts.stem)):
+        return None
+    return EFFECTIVE_TOTALS.get((parts.series, parts.size_b))
 
 
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
