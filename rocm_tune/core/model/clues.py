@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocm_tune.core.model.names import _tokens, parse_name
-from rocm_tune.profiles.model_clues import LF_TEMPLATE_MODELS, PLACEHOLDERS, RUN_NAME_KEYS
+from rocm_tune.profiles.model_clues import LF_TEMPLATE_MODELS, PLACEHOLDERS, RUN_NAME_KEYS, TOKENIZER_KEYS
 
 __all__ = ["Clue", "find_clue", "is_placeholder", "models_named", "preset_of", "template_family"]
 
@@ -91,9 +91,9 @@ def template_family(job) -> Clue | None:
 
 
 def _sources(job):
-    """(source, text) in the fixed order: run names, file names, comments, script variables and echo lines,
+    """(source, text) in the fixed order: the tokenizer's name, run names, file names, comments, script variables and echo lines,
     dataset names (the template is read apart: a family, no size)."""
-    for key in RUN_NAME_KEYS:
+    for key in (*TOKENIZER_KEYS, *RUN_NAME_KEYS):
         s = job.settings.get(key)
         if s is not None and isinstance(s.value, str):
             yield f"{s.native or key}: {s.value}", s.value

@@ -120,7 +120,10 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
                "fsdp",
                # online RL (GRPOConfig / TRL scripts' flags): read by core/runners/rl.py
                "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "beta",
-               "max_prompt_length", "max_completion_length", "num_generations")
+               "max_prompt_length", "max_completion_length", "num_generations",
+               # ModelArguments --tokenizer_name (run_clm.py and the scripts copying it): a clue to the model where
+               # the model is a local folder whose name says nothing (core/model/clues.py)
+               "tokenizer_name", "tokenizer_name_or_path", "tokenizer_path")
 # the trainer a TRL program builds -> the stage it runs
 TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "DPOTrainer": "dpo"}
 
