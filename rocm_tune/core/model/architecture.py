@@ -233,6 +233,9 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "glm4",
     "granite",
     "olmo2",
+    "seed_oss",
+    "smollm3",
+    "kimi_k2",
     "starcoder2",
     "phi",
     "cohere",
@@ -805,6 +808,16 @@ def _olmo2(c: _Cfg) -> _Arch:
     return a
 
 
+def _seed_oss(c: _Cfg) -> _Arch:
+    # Seed-OSS (transformers models/seed_oss): a Llama decoder whose q/k/v biases follow attention_bias and o_proj's
+    # attention_out_bias (SeedOssConfig defaults: True, False)
+    a = _common(c, "seed_oss")
+    a.q_bias = a.k_bias = a.v_bias = c.bool("attention_bias", default=True)
+    a.o_bias = c.bool("attention_out_bias")
+    a.mlp_bias = c.bool("mlp_bias")
+    return a
+
+
 def _starcoder2(c: _Cfg) -> _Arch:
     # StarCoder2: non-gated c_fc/c_proj MLP, LayerNorm with bias, biases everywhere when use_bias
     a = _common(c, "starcoder2", tie_default=True)
@@ -1054,6 +1067,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "glm4": _glm4,
     "granite": _granite,
     "olmo2": _olmo2,
+    "seed_oss": _seed_oss,
     "starcoder2": _starcoder2,
     "phi": _phi,
     "cohere": _cohere,
