@@ -236,6 +236,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "seed_oss",
     "smollm3",
     "kimi_k2",
+    "olmo3",
     "starcoder2",
     "phi",
     "cohere",
@@ -1087,6 +1088,7 @@ _FAMILY_DEFAULTS: dict[str, dict] = {
     "chatglm": _CHATGLM_DEFAULTS,
     "glm": _GLM_DEFAULTS,
     "glm4": _GLM_DEFAULTS,
+    "seed_oss": {"head_dim": 128},    # SeedOssConfig's default, not hidden_size / heads
 }
 
 # model_type aliases seen in the wild -> family handler
@@ -1110,6 +1112,7 @@ _FAMILY_ALIASES = {
     "llama4": "llama4_text",
     "kimi_k2": "deepseek_v3",          # Kimi-K2: DeepseekV3ForCausalLM under its own model_type (Moonshot's guide)
     "smollm3": "llama",                # SmolLM3: LlamaForCausalLM's weights; its NoPE layers add none
+    "olmo3": "olmo2",                  # Olmo 3: OLMo 2's weights; its sliding-window layers add none
 }
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)

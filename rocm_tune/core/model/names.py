@@ -160,16 +160,15 @@ def _tokens(stem: str) -> list[str]:
     return [t for t in re.split(r"[-_\s]+", s) if t]
 
 
-_MLX_BITS = re.compile(r"(?:^|[-_.])(\d)[-_.]?bits?(?:$|[-_.])")
 _MLX_ORGS = frozenset({"mlx-community", "lmstudio-community-mlx"})
 
 
 def _quant(stem: str, org: str | None = None) -> tuple[str | None, int | None]:
     s = "-" + stem.lower() + "-"
-    # Apple MLX conversions (mlx-community/Qwen3-8B-4bit, *-MLX-8bit): MLX's own format, which PyTorch cannot train
+    # Apple MLX conversions (mlx-community/Qwen3-8B-4bit, *-MLX-8bit): MLX's own format, which PyTorch cannot train;
+    # like GGUF no bit width is given (check estimates the 16-bit base and says so)
     if (org or "").lower() in _MLX_ORGS or re.search(r"(?:^|[-_.])mlx(?:$|[-_.])", s):
-        m = _MLX_BITS.search(s)
-        return "MLX", int(m.group(1)) if m else None
+        return "MLX", None
     for pat, label, bits in _QUANT:
         if pat.search(s):
             return label, bits
