@@ -416,14 +416,15 @@ def base_inside_readings(parts: NameParts) -> list[NameParts]:
         return []
     toks = [t for t in _tokens(parts.stem) if t not in _QUANT_WORDS]
     k = next((i for i, t in enumerate(toks) if _is_size_token(t)), None)
-    if k is None or k < 2:
+    if k is None or k < 2 or _EFFECTIVE.match(toks[k]):      # E2B is an effective size: never another family's
         return []
     head, rest = toks[:k], toks[k:]
     out: list[NameParts] = []
     for n in range(len(head) - 1, 0, -1):
         for i in range(len(head) - n + 1):
             dropped = head[:i] + head[i + n:]
-            if any(d in _SHAPE_WORDS for d in dropped):
+            # a version right after the kept words is that family's own (gemma-3n is not gemma): never set aside
+            if any(d in _SHAPE_WORDS for d in dropped) or head[i + n:i + n + 1] and head[i + n][0].isdigit():
                 continue
             again = parse_name("-".join([*head[i:i + n], *rest]))
             if again.series is None or again.series == parts.series or again.size_b != parts.size_b:
