@@ -398,7 +398,7 @@ def glued_prefix_reading(parts: NameParts) -> NameParts | None:
 # words whose presence makes a model another shape than the family it names (a vision/audio/omni wrapper, a MoE
 # or multi-token-prediction variant): a name is never read as its base with one of these set aside
 _SHAPE_WORDS = frozenset({"vl", "v", "vision", "omni", "audio", "speech", "mm", "multimodal", "moe", "next", "mtp",
-                          "vla", "video", "asr", "tts"})
+                          "vla", "video", "asr", "tts", "llava", "vila", "idefics", "paligemma", "cogvlm"})
 
 
 def _is_size_token(t: str) -> bool:
