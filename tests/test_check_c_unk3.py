@@ -208,3 +208,41 @@ def test_mlx_model_is_said_not_trainable(tmp_path):
     d = _check(tmp_path, "sft.yaml", _LF.format(model="mlx-community/Qwen3-8B-4bit", extra=""))
     msgs = [f["message"] for f in d["findings"] if f["code"] == "quantized-base-not-modelled"]
     assert msgs and "MLX" in msgs[0] and "do not train it" in msgs[0]
+
+
+@pytest.mark.parametrize("line,model", [
+    ("huggingface-cli download Qwen/Qwen3-8B --local-dir /data/models/base", "qwen3-8b"),
+    ("hf download meta-llama/Llama-3.1-8B-Instruct --local-dir /data/models/base", "llama-3.1-8b"),
+    ("huggingface-cli download --resume-download Qwen/Qwen2.5-7B-Instruct --local-dir /data/models/base",
+     "qwen2.5-7b"),
+    ("modelscope download --model Qwen/Qwen3-4B --local_dir /data/models/base", "qwen3-4b"),
+    ("git clone https://www.modelscope.cn/models/Qwen/Qwen2.5-7B-Instruct.git /data/models/base", "qwen2.5-7b"),
+])
+def test_a_download_in_the_script_names_the_model(tmp_path, line, model):
+    d = _check(tmp_path, "run.sh", f"#!/bin/bash\n{line}\naccelerate launch train.py --model_name_or_path "
+                                   f"/data/models/base --per_device_train_batch_size 1 --bf16 --output_dir out\n")
+    assert d["model"]["name"] == model
+    assert any("a download of the model" in a for a in d["assumptions"])
+
+
+def test_a_dataset_download_names_no_model(tmp_path):
+    d = _check(tmp_path, "run.sh", "#!/bin/bash\nhuggingface-cli download --repo-type dataset "
+                                   "Qwen/Qwen3-8B-sft-data --local-dir data\naccelerate launch train.py "
+                                   "--model_name_or_path /data/models/base --per_device_train_batch_size 1 --bf16\n")
+    assert d["verdict"] == "unknown"
+
+
+@pytest.mark.parametrize("line,repo", [
+    ("model_dir = snapshot_download('Qwen/Qwen3-4B', cache_dir='/x')", "Qwen/Qwen3-4B"),
+    ("snapshot_download(repo_id=\"google/gemma-3-4b-it\", local_dir=d)", "google/gemma-3-4b-it"),
+    ("git clone https://huggingface.co/THUDM/glm-4-9b-chat", "THUDM/glm-4-9b-chat"),
+    ("huggingface-cli download --local-dir /data/x Qwen/Qwen3-8B", "Qwen/Qwen3-8B"),
+    ("pip download foo/bar", None),
+])
+def test_download_forms(line, repo):
+    import re
+
+    from rocm_tune.profiles.model_clues import DOWNLOAD_PATTERNS
+
+    m = re.search("|".join(f"(?:{p})" for p in DOWNLOAD_PATTERNS), line)
+    assert (next(g for g in m.groups() if g) if m else None) == repo
