@@ -144,7 +144,8 @@ def _meta_total(config: dict) -> int:
     return sum(p.numel() for p in m.parameters())
 
 
-@pytest.mark.parametrize("name", ["smollm3-3b", "olmo-2-7b", "olmo-2-13b", "granite-3.3-8b", "seed-oss-36b"])
+@pytest.mark.parametrize("name", ["smollm3-3b", "olmo-2-7b", "olmo-2-13b", "granite-3.3-8b",
+                                  "seed-oss-36b", "gemma-3-270m"])
 def test_new_presets_equal_transformers_meta_count(name):
     spec = load_model(name)
     assert spec.warnings == ()
