@@ -1758,7 +1758,7 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
         source = f"from the size its model card states for {parts.series}"
     raw = effective_total(parts)
     if raw is not None:            # "gemma-3n-E4B": 4B effective, 8B loaded
-        source = f"the raw parameter count its model card states for {parts.series} E{parts.size_b:g}B " \
+        source = f"from the raw parameter count its model card states for {parts.series} E{parts.size_b:g}B " \
                  f"(an effective size)"
         arch = raw[1]
         parts = replace(parts, size_b=raw[0])
