@@ -336,7 +336,7 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
 # "effective" sizes (Gemma 3n E2B / E4B) -> the raw parameter count the model card states: the per-layer embeddings
 # and the audio and vision encoders are loaded too (a training holds them all)
 EFFECTIVE_TOTALS: dict[tuple[str, float], tuple[float, str]] = {
-    ("gemma3n", 2.0): (5.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
+    ("gemma3n", 2.0): (6.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
     ("gemma3n", 4.0): (8.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
 }
 
