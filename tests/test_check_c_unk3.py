@@ -61,6 +61,9 @@ def test_mlx_and_gguf_carry_no_bit_width():
     ("allenai/OLMo-2-1124-7B-Instruct", "preset", "olmo-2-7b"),
     ("allenai/OLMo-2-1124-13B", "preset", "olmo-2-13b"),
     ("ByteDance-Seed/Seed-OSS-36B-Instruct", "preset", "seed-oss-36b"),
+    ("baidu/ERNIE-4.5-0.3B-PT", "preset", "ernie-4.5-0.3b"),
+    ("google/gemma-3-270m-it", "preset", "gemma-3-270m"),
+    ("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", "preset", "qwen3-coder-480b-a35b"),
     ("/data/models/Seed-OSS-36B-Instruct-AWQ", "name", "seed-oss-36b"),
     ("/root/.cache/modelscope/hub/models/Qwen/Qwen3___5-9B", "name", "qwen3.5-9b"),
     ("unsloth/Qwen3-4B-Instruct-2507-unsloth-bnb-4bit", "name", "qwen3-4b"),
@@ -145,7 +148,7 @@ def _meta_total(config: dict) -> int:
 
 
 @pytest.mark.parametrize("name", ["smollm3-3b", "olmo-2-7b", "olmo-2-13b", "granite-3.3-8b",
-                                  "seed-oss-36b", "gemma-3-270m"])
+                                  "seed-oss-36b", "gemma-3-270m", "ernie-4.5-0.3b"])
 def test_new_presets_equal_transformers_meta_count(name):
     spec = load_model(name)
     assert spec.warnings == ()
@@ -160,7 +163,7 @@ def test_kimi_k2_is_deepseek_v3_shaped_and_matches_transformers():
     assert model_from_config({**spec.config, "num_hidden_layers": 3}).params.total == _meta_total(cfg)
 
 
-@pytest.mark.parametrize("model_type", ["olmo3", "smollm3", "seed_oss"])
+@pytest.mark.parametrize("model_type", ["olmo3", "smollm3", "seed_oss", "ernie4_5"])
 def test_aliased_model_types_count_as_transformers_builds_them(model_type):
     cfg = dict(model_type=model_type, hidden_size=64, intermediate_size=96, num_hidden_layers=4,
                num_attention_heads=4, num_key_value_heads=2, vocab_size=128, max_position_embeddings=256)

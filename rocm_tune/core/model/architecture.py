@@ -237,6 +237,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "smollm3",
     "kimi_k2",
     "olmo3",
+    "ernie4_5",
     "starcoder2",
     "phi",
     "cohere",
@@ -819,6 +820,14 @@ def _seed_oss(c: _Cfg) -> _Arch:
     return a
 
 
+def _ernie4_5(c: _Cfg) -> _Arch:
+    # ERNIE 4.5 dense (transformers models/ernie4_5): a Llama decoder whose every linear has a bias when use_bias;
+    # Ernie4_5Config ties the embeddings and sets head_dim 128 by default
+    a = _common(c, "ernie4_5", tie_default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = a.mlp_bias = c.bool("use_bias")
+    return a
+
+
 def _starcoder2(c: _Cfg) -> _Arch:
     # StarCoder2: non-gated c_fc/c_proj MLP, LayerNorm with bias, biases everywhere when use_bias
     a = _common(c, "starcoder2", tie_default=True)
@@ -1069,6 +1078,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "granite": _granite,
     "olmo2": _olmo2,
     "seed_oss": _seed_oss,
+    "ernie4_5": _ernie4_5,
     "starcoder2": _starcoder2,
     "phi": _phi,
     "cohere": _cohere,
@@ -1089,6 +1099,7 @@ _FAMILY_DEFAULTS: dict[str, dict] = {
     "glm": _GLM_DEFAULTS,
     "glm4": _GLM_DEFAULTS,
     "seed_oss": {"head_dim": 128},    # SeedOssConfig's default, not hidden_size / heads
+    "ernie4_5": {"head_dim": 128},    # Ernie4_5Config's default
 }
 
 # model_type aliases seen in the wild -> family handler
