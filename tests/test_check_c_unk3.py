@@ -163,10 +163,15 @@ def test_kimi_k2_is_deepseek_v3_shaped_and_matches_transformers():
     assert model_from_config({**spec.config, "num_hidden_layers": 3}).params.total == _meta_total(cfg)
 
 
-@pytest.mark.parametrize("model_type", ["olmo3", "smollm3", "seed_oss", "ernie4_5"])
-def test_aliased_model_types_count_as_transformers_builds_them(model_type):
+@pytest.mark.parametrize("model_type", ["olmo3", "smollm3", "seed_oss", "ernie4_5", "hunyuan_v1_dense"])
+@pytest.mark.parametrize("head_dim", [None, 16])
+def test_new_model_types_count_as_transformers_builds_them(model_type, head_dim):
+    if head_dim is None and model_type == "hunyuan_v1_dense":
+        pytest.skip("HunYuanDenseV1Config has no head_dim default (its configs always give one)")
     cfg = dict(model_type=model_type, hidden_size=64, intermediate_size=96, num_hidden_layers=4,
                num_attention_heads=4, num_key_value_heads=2, vocab_size=128, max_position_embeddings=256)
+    if head_dim:
+        cfg["head_dim"] = head_dim
     hf_tie = transformers.AutoConfig.for_model(model_type).tie_word_embeddings
     spec = model_from_config({**cfg, "tie_word_embeddings": hf_tie})
     assert spec.warnings == ()

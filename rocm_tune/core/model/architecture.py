@@ -238,6 +238,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "kimi_k2",
     "olmo3",
     "ernie4_5",
+    "hunyuan_v1_dense",
     "starcoder2",
     "phi",
     "cohere",
@@ -828,6 +829,14 @@ def _ernie4_5(c: _Cfg) -> _Arch:
     return a
 
 
+def _hunyuan_v1_dense(c: _Cfg) -> _Arch:
+    # Hunyuan dense (transformers models/hunyuan_v1_dense): a Llama decoder with per-head query/key RMSNorms
+    a = _llama(c)
+    a.family = "hunyuan_v1_dense"
+    a.qk_norm = True
+    return a
+
+
 def _starcoder2(c: _Cfg) -> _Arch:
     # StarCoder2: non-gated c_fc/c_proj MLP, LayerNorm with bias, biases everywhere when use_bias
     a = _common(c, "starcoder2", tie_default=True)
@@ -1079,6 +1088,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "olmo2": _olmo2,
     "seed_oss": _seed_oss,
     "ernie4_5": _ernie4_5,
+    "hunyuan_v1_dense": _hunyuan_v1_dense,
     "starcoder2": _starcoder2,
     "phi": _phi,
     "cohere": _cohere,
