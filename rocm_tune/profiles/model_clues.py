@@ -25,12 +25,29 @@ PLACEHOLDERS = (
     r"x+|\.{3}|todo|tbd|changeme|none|null",
 )
 
+# the settings that name the tokenizer (HF Trainer's --tokenizer_name, TRL/LLaMA-Factory's tokenizer_name_or_path,
+# axolotl's tokenizer_config): a fine-tune keeps its base's tokenizer, so a tokenizer named by hub id names the base.
+# Read first: it names the model itself where the run names only name the run.
+TOKENIZER_KEYS = ("tokenizer_name_or_path", "tokenizer_name", "tokenizer_path", "tokenizer_config", "tokenizer")
+
+# a download of the model in the same files names it by hub id (read after the tokenizer, before the run names):
+# the huggingface_hub CLI (`huggingface-cli download REPO_ID [FILES] --local-dir DIR`, `hf download REPO_ID`), the
+# ModelScope CLI (`modelscope download --model REPO_ID --local_dir DIR`), `snapshot_download(repo_id=...)` of
+# huggingface_hub and modelscope, and `git clone` of a Hugging Face / hf-mirror / ModelScope model repository
+DOWNLOAD_PATTERNS = (
+    r"\b(?:huggingface-cli|hf)\s+download\s+(?:--?[\w-]+(?:[= ]\S+)?\s+)*([\w.-]+/[\w.-]+)",
+    r"\bmodelscope\s+download\b.*?--model[= ]\s*[\"']?([\w.-]+/[\w.-]+)",
+    r"\bsnapshot_download\(\s*(?:(?:repo_id|model_id)\s*=\s*)?[\"']([\w.-]+/[\w.-]+)[\"']",
+    r"\bgit\s+clone\s+(?:--?\S+\s+)*https?://(?:huggingface\.co|hf-mirror\.com|(?:www\.)?modelscope\.cn/models)/"
+    r"([\w.-]+/[\w.-]+?)(?:\.git)?(?:[\s\"']|$)",
+)
+
 # the settings (canonical or native keys) that name the run, in the order they are read
 RUN_NAME_KEYS = ("output_dir", "run_name", "wandb_project", "wandb_name", "wandb_run_name", "project",
                  "hub_model_id", "logging_dir", "exp_name", "experiment_name", "save_dir")
 
 # the sources, in the order check reads them (the answer says which one named the model)
-CLUE_ORDER = ("template", "run names", "file name", "comments", "script variables and echo lines", "dataset names")
+CLUE_ORDER = ("template", "tokenizer", "downloads", "run names", "file name", "comments", "script variables and echo lines", "dataset names")
 
 LF_TEMPLATE_MODELS: dict[str, tuple[str, ...]] = {
     'breeze': ('Breeze-7B',),

@@ -873,6 +873,15 @@ def _eval_on(job: formats.Job, tower=None) -> bool:
 _QUANT_NAME = re.compile(r"(gptq|awq|-int4|-int8|bnb-4bit|-4bit|-8bit|gguf|exl2)", re.IGNORECASE)
 
 
+def _inference_export(mref: str) -> str:
+    """'an MLX conversion' / 'a GGUF file' for a model name of an inference-only format (mlx-community/..., -GGUF),
+    else ''."""
+    from rocm_tune.core.model.names import parse_name
+
+    q = parse_name(mref).quant if mref else None
+    return {"MLX": "an MLX conversion (Apple MLX's format)", "GGUF": "a GGUF export (llama.cpp's format)"}.get(q or "", "")
+
+
 def _dataset_findings(job: formats.Job) -> list[Finding]:
     """LLaMA-Factory: every name in `dataset` must be a key of dataset_dir/dataset_info.json (given or here)."""
     ds = job.settings.get("dataset")
@@ -901,7 +910,12 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     out: list[Finding] = _dataset_findings(job)
     g = job.get
     mref = str(g("model_name_or_path", "") or "")
-    if _QUANT_NAME.search(mref.rstrip("/").split("/")[-1]) and cfg.method != "qlora":
+    export = _inference_export(mref)
+    if export:
+        out.append(Finding.of("quantized-base-not-modelled", *_where(job, "model_name_or_path"),
+                              f"{mref} is {export}: transformers and PEFT do not train it; estimated as its 16-bit base",
+                              "point the model at the original safetensors checkpoint"))
+    elif _QUANT_NAME.search(mref.rstrip("/").split("/")[-1]) and cfg.method != "qlora":
         out.append(Finding.of("quantized-base-not-modelled", *_where(job, "model_name_or_path"),
                               f"{mref} looks like a pre-quantised (GPTQ/AWQ/bnb) checkpoint: estimated as a 16-bit base, "
                               f"so the weights are over-counted", None))

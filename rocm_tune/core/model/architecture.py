@@ -233,6 +233,12 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "glm4",
     "granite",
     "olmo2",
+    "seed_oss",
+    "smollm3",
+    "kimi_k2",
+    "olmo3",
+    "ernie4_5",
+    "hunyuan_v1_dense",
     "starcoder2",
     "phi",
     "cohere",
@@ -805,6 +811,32 @@ def _olmo2(c: _Cfg) -> _Arch:
     return a
 
 
+def _seed_oss(c: _Cfg) -> _Arch:
+    # Seed-OSS (transformers models/seed_oss): a Llama decoder whose q/k/v biases follow attention_bias and o_proj's
+    # attention_out_bias (SeedOssConfig defaults: True, False)
+    a = _common(c, "seed_oss")
+    a.q_bias = a.k_bias = a.v_bias = c.bool("attention_bias", default=True)
+    a.o_bias = c.bool("attention_out_bias")
+    a.mlp_bias = c.bool("mlp_bias")
+    return a
+
+
+def _ernie4_5(c: _Cfg) -> _Arch:
+    # ERNIE 4.5 dense (transformers models/ernie4_5): a Llama decoder whose every linear has a bias when use_bias;
+    # Ernie4_5Config ties the embeddings and sets head_dim 128 by default
+    a = _common(c, "ernie4_5", tie_default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = a.mlp_bias = c.bool("use_bias")
+    return a
+
+
+def _hunyuan_v1_dense(c: _Cfg) -> _Arch:
+    # Hunyuan dense (transformers models/hunyuan_v1_dense): a Llama decoder with per-head query/key RMSNorms
+    a = _llama(c)
+    a.family = "hunyuan_v1_dense"
+    a.qk_norm = True
+    return a
+
+
 def _starcoder2(c: _Cfg) -> _Arch:
     # StarCoder2: non-gated c_fc/c_proj MLP, LayerNorm with bias, biases everywhere when use_bias
     a = _common(c, "starcoder2", tie_default=True)
@@ -1054,6 +1086,9 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "glm4": _glm4,
     "granite": _granite,
     "olmo2": _olmo2,
+    "seed_oss": _seed_oss,
+    "ernie4_5": _ernie4_5,
+    "hunyuan_v1_dense": _hunyuan_v1_dense,
     "starcoder2": _starcoder2,
     "phi": _phi,
     "cohere": _cohere,
@@ -1073,6 +1108,8 @@ _FAMILY_DEFAULTS: dict[str, dict] = {
     "chatglm": _CHATGLM_DEFAULTS,
     "glm": _GLM_DEFAULTS,
     "glm4": _GLM_DEFAULTS,
+    "seed_oss": {"head_dim": 128},    # SeedOssConfig's default, not hidden_size / heads
+    "ernie4_5": {"head_dim": 128},    # Ernie4_5Config's default
 }
 
 # model_type aliases seen in the wild -> family handler
@@ -1094,6 +1131,9 @@ _FAMILY_ALIASES = {
     "qwen3_5_moe": "qwen3_5_moe_text",
     "mistral3": "mistral",             # Mistral-Small-3.1: the language model is a Mistral decoder
     "llama4": "llama4_text",
+    "kimi_k2": "deepseek_v3",          # Kimi-K2: DeepseekV3ForCausalLM under its own model_type (Moonshot's guide)
+    "smollm3": "llama",                # SmolLM3: LlamaForCausalLM's weights; its NoPE layers add none
+    "olmo3": "olmo2",                  # Olmo 3: OLMo 2's weights; its sliding-window layers add none
 }
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)
@@ -1658,10 +1698,25 @@ def _by_parsed_name(ref: str, parts) -> Identified | None:
             parts = glued
             how_read = f"the leading word {_tokens_first(parts.stem)!r} (a word glued to a date) set aside; read as"
     if spec is None:
+        spec, parts, how_read = _base_inside(parts, how_read)
+    if spec is None:
         return None
     detail = f"{ref}: {how_read} {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
     return Identified(spec, "name", detail, parts, *_quant_of(spec, parts))
+
+
+def _base_inside(parts, how_read: str):
+    """(preset, reading, how) of a fine-tune named with its base inside ("Hermes-3-Llama-3.1-8B"), else (None, ...)."""
+    from rocm_tune.core.model.names import base_inside_readings
+
+    for cand in base_inside_readings(parts):
+        spec, _why = match_preset(cand)
+        if spec is not None:
+            how = f"a fine-tune or merge named after its base ({cand.series} {cand.size_text()} inside " \
+                  f"{parts.stem!r}), assumed of that base's shape; read as"
+            return spec, cand, how
+    return None, parts, how_read
 
 
 def _tokens_first(stem: str) -> str:
@@ -1715,13 +1770,19 @@ def assumed_from_name(ref: str, parts) -> Identified | None:
     `30B-A3B` names) with that many parameters, stated as an assumption. None where the name says no size."""
     from dataclasses import replace
 
-    from rocm_tune.core.model.names import named_size
+    from rocm_tune.core.model.names import effective_total, named_size
 
     source, arch = f"from {parts.size_text()!r} in its name", None
     if parts.size_b is None and named_size(parts) is not None:
         total, active, arch = named_size(parts)  # type: ignore[misc]
         parts = replace(parts, size_b=total, active_b=active)
         source = f"from the size its model card states for {parts.series}"
+    raw = effective_total(parts)
+    if raw is not None:            # "gemma-3n-E4B": 4B effective, 8B loaded
+        source = f"from the raw parameter count its model card states for {parts.series} E{parts.size_b:g}B " \
+                 f"(an effective size)"
+        arch = raw[1]
+        parts = replace(parts, size_b=raw[0])
     if parts.size_b is None or parts.size_b <= 0:
         return None
     same = _expert_layout_preset(parts)

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocm_tune.core.model.names import _tokens, parse_name
-from rocm_tune.profiles.model_clues import LF_TEMPLATE_MODELS, PLACEHOLDERS, RUN_NAME_KEYS
+from rocm_tune.profiles.model_clues import (
+    DOWNLOAD_PATTERNS,
+    LF_TEMPLATE_MODELS,
+    PLACEHOLDERS,
+    RUN_NAME_KEYS,
+    TOKENIZER_KEYS,
+)
 
 __all__ = ["Clue", "find_clue", "is_placeholder", "models_named", "preset_of", "template_family"]
 
@@ -28,6 +34,7 @@ _ACTIVE_TOKEN = re.compile(r"^a\d+(?:\.\d+)?b$")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ASSIGN = re.compile(r"^\s*(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)=(.+)$")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+)$")
+_DOWNLOAD = re.compile("|".join(f"(?:{p})" for p in DOWNLOAD_PATTERNS))
 _SAME_SIZE = 0.02      # two names whose presets differ by less than this in parameters name one size
 
 
@@ -91,8 +98,13 @@ def template_family(job) -> Clue | None:
 
 
 def _sources(job):
-    """(source, text) in the fixed order: run names, file names, comments, script variables and echo lines,
+    """(source, text) in the fixed order: the tokenizer's name, downloads, run names, file names, comments, script variables and echo lines,
     dataset names (the template is read apart: a family, no size)."""
+    for key in TOKENIZER_KEYS:
+        s = job.settings.get(key)
+        if s is not None and isinstance(s.value, str):
+            yield f"{s.native or key}: {s.value}", s.value
+    yield from _downloads(job)
     for key in RUN_NAME_KEYS:
         s = job.settings.get(key)
         if s is not None and isinstance(s.value, str):
@@ -113,6 +125,22 @@ def _sources(job):
     s = job.settings.get("dataset")
     if s is not None and isinstance(s.value, str):
         yield f"dataset: {s.value}", s.value
+
+
+def _downloads(job):
+    """(source, repo id) of every download of a model the files hold (profiles/model_clues.py DOWNLOAD_PATTERNS):
+    all of them form one source, so two downloads of different sizes are a question, not a guess."""
+    found = []
+    for p, text in job.files.items():
+        for no, line in enumerate(text.splitlines(), 1):
+            if re.search(r"repo[-_]type\W+dataset", line):        # a dataset's download, not the model's
+                continue
+            for m in _DOWNLOAD.finditer(line):
+                repo = next(g for g in m.groups() if g)
+                found.append((f"{os.path.basename(p)}:{no}", repo))
+    if found:
+        where = ", ".join(w for w, _ in found[:3])
+        yield f"a download of the model ({where}: {', '.join(r for _, r in found[:3])})", " ".join(r for _, r in found)
 
 
 def _in_family(spec, family: Clue | None) -> bool:

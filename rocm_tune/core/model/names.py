@@ -18,12 +18,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-__all__ = ["NameParts", "bare_size_reading", "glued_prefix_reading", "name_stem", "parse_name"]
+__all__ = ["NameParts", "bare_size_reading", "base_inside_readings", "glued_prefix_reading", "name_stem", "parse_name"]
 
 # variants: words that name a checkpoint of the same shape
 VARIANT_WORDS = frozenset({
     "instruct", "chat", "it", "hf", "base", "pt", "thinking", "reasoning", "sft", "dpo", "rl", "grpo", "preview",
     "latest", "deduped", "final", "merged", "math", "coder", "vl",
+    # re-uploads and fine-tunes of the same shape (*-abliterated, *-uncensored)
+    "abliterated", "uncensored",
 })
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
@@ -64,6 +66,11 @@ _RUN_WORDS = frozenset({"final", "merged", "latest", "best", "hf", "hf_model", "
                         "full", "freeze", "export", "exported", "output", "outputs", "saves"})
 
 
+# a family's X.Y version written without its dot (qwen25-7b, llama31-8b, qwen35_9b, glm45, phi35, internvl25): these
+# families number their releases 1.5, 2.5, 3.1, 3.5, 4.5 ..., never 25 or 31
+_GLUED_VERSION = re.compile(r"^(qwen|llama|phi|glm|internvl|internlm)(\d)(\d)$")
+
+
 @dataclass(frozen=True)
 class NameParts:
     """What a model's name says. ``series`` is None when the name says nothing recognisable."""
@@ -77,7 +84,7 @@ class NameParts:
     experts: str | None = None      # "8x7b", "16e"
     version: str | None = None      # "v0.3" (after the size)
     variants: tuple[str, ...] = ()  # instruct, chat, it, hf, base, 2507, 4k ...
-    quant: str | None = None        # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8, GGUF
+    quant: str | None = None        # AWQ, GPTQ-Int4, bnb-4bit, int4, int8, FP8, GGUF, MLX
     quant_bits: int | None = None   # bits per stored weight of the quantized linears
     tags: tuple[str, ...] = field(default=())  # other words after the size (a fine-tune's own name)
 
@@ -146,6 +153,8 @@ def _tokens(stem: str) -> list[str]:
     s = stem.lower()
     # qwen2_5, internlm2_5, a2_7b (Python-safe spellings of a version or an active size); llama3_8b and qwen35_9b
     # are a version and a size (the digits after the underscore end in b/m: a size)
+    # a size token of its own spelled with "_" for "." (stablelm-2-1_6b, Qwen-1_8B, internlm2-1_8b): 1.6B, 1.8B
+    s = re.sub(r"(^|[-_ ])(\d)_(\d[bm])(?=$|[-_ .])", r"\1\2.\3", s)
     s = re.sub(r"(?<=\d)_(?=\d+(?![\d.]*[bm](?:$|[-_ .])))|(?<=[-_ ]a\d)_(?=\d)", ".", s)
     # ms-swift 2.x's model_type spells Qwen1.5 "qwen1half" (swift/llm/utils/model.py ModelType: qwen1half_7b_chat =
     # 'qwen1half-7b-chat', codeqwen1half-7b-chat, qwen1half-moe-a2_7b-chat): a version's ".5" written "half"
@@ -154,8 +163,15 @@ def _tokens(stem: str) -> list[str]:
     return [t for t in re.split(r"[-_\s]+", s) if t]
 
 
-def _quant(stem: str) -> tuple[str | None, int | None]:
+_MLX_ORGS = frozenset({"mlx-community", "lmstudio-community-mlx"})
+
+
+def _quant(stem: str, org: str | None = None) -> tuple[str | None, int | None]:
     s = "-" + stem.lower() + "-"
+    # Apple MLX conversions (mlx-community/Qwen3-8B-4bit, *-MLX-8bit): MLX's own format, which PyTorch cannot train;
+    # like GGUF no bit width is given (check estimates the 16-bit base and says so)
+    if (org or "").lower() in _MLX_ORGS or re.search(r"(?:^|[-_.])mlx(?:$|[-_.])", s):
+        return "MLX", None
     for pat, label, bits in _QUANT:
         if pat.search(s):
             return label, bits
@@ -165,7 +181,7 @@ def _quant(stem: str) -> tuple[str | None, int | None]:
 def parse_name(ref: str) -> NameParts:
     """Read a model reference into its parts (never raises)."""
     org, stem = name_stem(ref)
-    quant, bits = _quant(stem)
+    quant, bits = _quant(stem, org)
     toks = _tokens(stem)
     series_toks: list[str] = []
     variants: list[str] = []
@@ -227,6 +243,7 @@ def parse_name(ref: str) -> NameParts:
             series_toks.append(t)
     if size is None and msize is not None:
         size = msize
+    series_toks = [_GLUED_VERSION.sub(r"\1\2.\3", t) for t in series_toks]
     while series_toks and series_toks[0] in _NOISE_PREFIX and len(series_toks) > 1:
         series_toks.pop(0)
     if all(t in _GENERIC or t in VARIANT_WORDS for t in series_toks):
@@ -294,7 +311,46 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "debertav3base": (0.184, None, "DeBERTa-v3 encoder"), "debertav3large": (0.435, None, "DeBERTa-v3 encoder"),
     "modernbertbase": (0.149, None, "ModernBERT encoder"), "modernbertlarge": (0.395, None, "ModernBERT encoder"),
     "bartbase": (0.140, None, "BART encoder-decoder"), "bartlarge": (0.406, None, "BART encoder-decoder"),
+    # 2025-2026 releases named without a size (c-unk3; the totals and active sizes their model cards state)
+    "glm4.5": (355.0, 32.0, "GLM-4.5 mixture-of-experts (glm4_moe)"),
+    "glm4.6": (355.0, 32.0, "GLM-4.6 mixture-of-experts (glm4_moe, GLM-4.5's shape)"),
+    "glm4.5air": (106.0, 12.0, "GLM-4.5-Air mixture-of-experts (glm4_moe)"),
+    "glm4.5v": (106.0, 12.0, "GLM-4.5V (vision encoder + GLM-4.5-Air decoder; the decoder's size)"),
+    "minimaxm2": (230.0, 10.0, "MiniMax-M2 mixture-of-experts"),
+    "minimaxm1": (456.0, 45.9, "MiniMax-M1 hybrid lightning attention MoE"),
+    "minimaxtext01": (456.0, 45.9, "MiniMax-Text-01 hybrid lightning attention MoE"),
+    "mistrallarge": (123.0, None, None),          # Mistral-Large-Instruct-2407 / -2411
+    "mistralsmall": (22.2, None, None),           # Mistral-Small-Instruct-2409 (later ones say 24B in the name)
+    "phi3.5moe": (41.9, 6.6, "Phi-3.5-MoE (16 experts of Phi-3.5-mini's width)"),
+    "phi4multimodal": (5.6, None, "Phi-4-multimodal (vision and speech encoders + Phi-4-mini decoder)"),
+    "deepseekv3.2": (671.0, 37.0, "DeepSeek-V3.2 (DeepSeek-V3 + sparse-attention indexer)"),
+    "deepseekv3.2exp": (671.0, 37.0, "DeepSeek-V3.2 (DeepSeek-V3 + sparse-attention indexer)"),
+    "phi2": (2.7, None, None), "phi1.5": (1.3, None, None),
+    "phi4miniflash": (3.8, None, "Phi-4-mini-flash (SambaY hybrid decoder)"),
+    "deepseekv2": (236.0, 21.0, None), "deepseekv2.5": (236.0, 21.0, None), "deepseekcoderv2": (236.0, 21.0, None),
+    "dbrx": (132.0, 36.0, "DBRX mixture-of-experts"),
+    "hunyuanlarge": (389.0, 52.0, "Hunyuan-Large mixture-of-experts"),
+    "tencenthunyuanlarge": (389.0, 52.0, "Hunyuan-Large mixture-of-experts"),
+    # named by the active size only (Hunyuan-A13B): the key is series + "a<active>b"
+    "hunyuana13b": (80.0, 13.0, "Hunyuan-A13B mixture-of-experts (hunyuan_v1_moe)"),
 }
+
+
+# "effective" sizes (Gemma 3n E2B / E4B) -> the raw parameter count the model card states: the per-layer embeddings
+# and the audio and vision encoders are loaded too (a training holds them all)
+EFFECTIVE_TOTALS: dict[tuple[str, float], tuple[float, str]] = {
+    ("gemma3n", 2.0): (6.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
+    ("gemma3n", 4.0): (8.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
+}
+
+
+def effective_total(parts: NameParts) -> tuple[float, str] | None:
+    """(raw total B, architecture) of a name whose size is an effective one (``gemma-3n-E4B-it``), else None."""
+    if parts.series is None or parts.size_b is None:
+        return None
+    if not any(_EFFECTIVE.match(t) for t in _tokens(parts.stem)):
+        return None
+    return EFFECTIVE_TOTALS.get((parts.series, parts.size_b))
 
 
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
@@ -342,10 +398,51 @@ def glued_prefix_reading(parts: NameParts) -> NameParts | None:
                    quant_bits=parts.quant_bits)
 
 
+# words whose presence makes a model another shape than the family it names (a vision/audio/omni wrapper, a MoE
+# or multi-token-prediction variant): a name is never read as its base with one of these set aside
+_SHAPE_WORDS = frozenset({"vl", "v", "vision", "omni", "audio", "speech", "mm", "multimodal", "moe", "next", "mtp",
+                          "vla", "video", "asr", "tts", "llava", "vila", "idefics", "paligemma", "cogvlm"})
+
+
+def _is_size_token(t: str) -> bool:
+    return bool(_SIZE.match(t) and t.endswith("b") or _SIZE_BLOOM.match(t) or _ACTIVE.match(t)
+                or _EXPERTS_X.match(t) or _EFFECTIVE.match(t))
+
+
+def base_inside_readings(parts: NameParts) -> list[NameParts]:
+    """Readings of a fine-tune or merge named with its base inside (``Hermes-3-Llama-3.1-8B``,
+    ``Dolphin3.0-Llama3.1-8B``, ``Llama-3.1-Nemotron-Nano-8B-v1``, ``Huihui-Qwen3-4B-Instruct-2507-abliterated``):
+    the size with a shorter run of the family words, longest run first. Only candidates: the caller accepts one only
+    where that family has a preset of exactly that size. None where the name says no size, or where a word set aside
+    changes the shape (VL, Omni, Audio, MoE: ``Qwen2.5-Omni-7B`` is not Qwen2.5-7B)."""
+    if parts.series is None or (parts.size_b is None and parts.active_b is None):
+        return []
+    toks = [t for t in _tokens(parts.stem) if t not in _QUANT_WORDS]
+    k = next((i for i, t in enumerate(toks) if _is_size_token(t)), None)
+    if k is None or k < 2 or _EFFECTIVE.match(toks[k]):      # E2B is an effective size: never another family's
+        return []
+    head, rest = toks[:k], toks[k:]
+    out: list[NameParts] = []
+    for n in range(len(head) - 1, 0, -1):
+        for i in range(len(head) - n + 1):
+            dropped = head[:i] + head[i + n:]
+            # a version right after the kept words is that family's own (gemma-3n is not gemma): never set aside
+            if any(d in _SHAPE_WORDS for d in dropped) or head[i + n:i + n + 1] and head[i + n][0].isdigit():
+                continue
+            again = parse_name("-".join([*head[i:i + n], *rest]))
+            if again.series is None or again.series == parts.series or again.size_b != parts.size_b:
+                continue
+            out.append(replace(again, raw=parts.raw, stem=parts.stem, org=parts.org, quant=parts.quant,
+                               quant_bits=parts.quant_bits))
+    return out
+
+
 def named_size(parts: NameParts) -> tuple[float, float | None, str | None] | None:
     """(total B, active B or None, architecture not modelled or None) for a series whose size is a word."""
     if parts.series is None:
         return None
+    if parts.size_b is None and parts.active_b is not None:       # "Hunyuan-A13B": only the active size is said
+        return NAMED_SIZES.get(f"{parts.series}a{parts.active_b:g}b")
     if "base" in parts.variants and parts.series + "base" in NAMED_SIZES:   # "bert-base-uncased": base is the size
         return NAMED_SIZES[parts.series + "base"]
     return NAMED_SIZES.get(parts.series)

@@ -110,6 +110,9 @@ MAPPED = {
 # seq2seq-style scripts truncate the prompt and the answer separately (MedicalGPT, ChatGLM/Baichuan fine-tune
 # scripts): the longest sample is their sum
 SOURCE_TARGET = ("max_source_length", "max_target_length")
+# ModelArguments --tokenizer_name (run_clm.py and the scripts copying it), kept as given: a clue to the model where the
+# model is a local folder whose name says nothing (core/model/clues.py)
+TOKENIZER_FLAGS = ("tokenizer_name", "tokenizer_name_or_path", "tokenizer_path")
 PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_accumulation_steps",
                "per_device_eval_batch_size", "fp16", "bf16", "deepspeed", "optim", "eval_steps",
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
@@ -157,7 +160,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
             out[key] = Setting(key, value, file, line, k, "flag", invert)
             if note:
                 notes.append(note)
-        elif k in PASSTHROUGH:
+        elif k in PASSTHROUGH or k in TOKENIZER_FLAGS:
             out[k] = Setting(k, v, file, line, k, "flag")
     _own_names(flags, out, notes, file)
     if "dataset_name" in flags:        # TRL ScriptArguments / run_clm DataTrainingArguments: a hub id (issue 26)
