@@ -88,6 +88,9 @@ MAPPED = {
     # transformers' examples/pytorch/language-modeling/run_clm.py (texts grouped into blocks of block_size tokens)
     # and the scripts built on it (simplescaling/s1 train/sft.py: SFTConfig.max_seq_length = block_size)
     "block_size": ("cutoff_len", "--block_size read as the sequence length (cutoff_len)"),
+    # TRL's early example scripts (examples/research_projects/stack_llama/scripts/supervised_finetuning.py
+    # `--seq_length`, ConstantLengthDataset(seq_length=...)) and the programs built on them (OpenFedLLM)
+    "seq_length": ("cutoff_len", "--seq_length read as the sequence length (cutoff_len)"),
     "use_flash_attn": ("flash_attn", None),
     "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
     "liger_kernel": ("enable_liger_kernel", None),
@@ -529,7 +532,15 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     if not args and any(_unsloth_owner(c) for c in calls if _name(c.func) == "from_pretrained"):
         return _read_unsloth_program(calls, names, file)
     if not args:
-        return _read_assignments(tree, names, file, text)
+        read = _read_assignments(tree, names, file, text)
+        if read is not None and "stage" not in read[0]:
+            _imported_trainer(tree, read[0], read[1], file)
+        elif read is None:
+            found: dict[str, Setting] = {}
+            more: list[str] = []
+            _imported_trainer(tree, found, more, file)
+            read = (found, more) if found else None
+        return read
     flags: dict[str, tuple[str, int]] = {}
     for c in args:
         for kw in c.keywords:
@@ -545,9 +556,28 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     stage = next((TRL_STAGES[_name(c.func)] for c in calls if _name(c.func) in TRL_STAGES), None)
     if stage and "stage" not in out:
         out["stage"] = Setting("stage", stage, file, args[0].lineno, _name(args[0].func), "flag")
+    elif "stage" not in out:
+        _imported_trainer(tree, out, notes, file)
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
     return out, notes
+
+
+def _imported_trainer(tree, out: dict, notes: list[str], file: str) -> None:
+    """A program that builds its trainer in a helper of another file (`trainer = get_local_dpo_trainer(...)`) still
+    imports the one TRL trainer class it uses: `from trl import DPOTrainer` names the stage when it is the only
+    trainer class imported (TRL's trainers are its classes *Trainer; SFTTrainer names the default stage)."""
+    import ast
+
+    got = {a.name: n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0]
+           == "trl" for a in n.names if a.name.endswith("Trainer")}
+    if len(got) != 1:
+        return
+    (cls, line), = got.items()
+    if cls in TRL_STAGES:
+        out["stage"] = Setting("stage", TRL_STAGES[cls], file, line, cls, "flag")
+        notes.append(f"stage {TRL_STAGES[cls]}: the program imports TRL's {cls} (its only trainer class), built "
+                     f"outside the files read")
 
 
 def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: str) -> None:
