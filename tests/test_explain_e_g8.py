@@ -169,3 +169,21 @@ def test_lf_processor_lookalikes_keep_their_family(tmp_path):
                       "[rank1]:     config_class = CONFIG_MAPPING[config_dict[\"model_type\"]]\n"
                       "[rank1]: KeyError: 'qwen3_vl'\n" + TORCHRUN_END)
     assert exp.answer == "unrecognized_model_type_adapter"
+
+
+@pytest.mark.parametrize("reason, family", [
+    # transformers' own requirement check on the video processor: the package is not installed
+    ("Qwen2VLVideoProcessor requires the Torchvision library but it was not found in your environment. You can "
+     "install it with pip: `pip install torchvision`", "missing_package"),
+    # the import itself, as str(ModuleNotFoundError) prints it
+    ("No module named 'torchvision'", "missing_package"),
+    # the KeyError of a model type the installed transformers predates (str(KeyError) is the quoted key)
+    ("'qwen3_vl'", "unrecognized_model_type_adapter"),
+])
+def test_lf_logged_processor_error_decides(tmp_path, reason, family):
+    """LLaMA-Factory logs why AutoProcessor failed (model/loader.py: `Failed to load processor: {e}.`) before
+    mm_plugin raises: where that reason names a package that is not installed, that is the cause."""
+    info = f"[INFO|2025-06-02 09:12:45] llamafactory.model.loader:110 >> Failed to load processor: {reason}.\n"
+    exp, _ = _explain(tmp_path, LF_HEAD + info + LF_TB + "[rank1]: ValueError: Processor was not found, please check "
+                      "and update your model file.\n" + TORCHRUN_END)
+    assert exp.answer == family

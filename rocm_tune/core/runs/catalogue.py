@@ -2661,6 +2661,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # traceback):`) prints the cause on a line of its own, without the exception's name
           r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?No module named '(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS +
           r")\w+\.)([\w.]+)'\s*$",
+          # e-g8: LLaMA-Factory's loader logging the exception AutoProcessor raised (model/loader.py load_tokenizer:
+          # `Failed to load processor: {e}.`), before mm_plugin's `Processor was not found` (processor-not-found)
+          r"\bFailed to load processor: No module named '(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS + r")\w+\.)([\w.]+)'",
           # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
           r"PackageNotFoundError: (?:No package metadata was found for )?\S",
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
