@@ -90,6 +90,12 @@ REAL_LINES = [
     ("cuda-error", "RuntimeError: CUDA error: device-side assert triggered", "artidoro/qlora#105"),
     ("cuda-error", "Error invalid configuration argument at line 119 in file /src/csrc/ops.cu",
      "axolotl-ai-cloud/axolotl#1527"),
+    ("processor-not-found", "[rank4]: ValueError: Processor was not found, please check and update your model file.",
+     "hiyouga/LlamaFactory#9458"),
+    ("unsloth-trainer-patch-failed", "RuntimeError: Unsloth: Please file a bug report! Error patching SFTTrainer",
+     "unslothai/unsloth#1700"),
+    ("unsloth-trainer-patch-skipped", "Unsloth: Could not patch trl.trainer.grpo_trainer: invalid syntax (<string>, "
+     "line 212)", "unsloth/models/rl.py patch_trl_rl_trainers (logger.warning_once)"),
     ("runner-model-type-unknown", "ValueError: model_type: 'internvl2_5-38b' is not registered.",
      "modelscope/ms-swift#2676"),
     ("runner-model-type-unknown", "ValueError: Please explicitly pass the model_type. For reference, the available "

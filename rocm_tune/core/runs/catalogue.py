@@ -2093,6 +2093,43 @@ SIGNATURES: tuple[Signature, ...] = (
           r"MUST specify `skip_on_failure=True`)"),
          ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError",
           "PydanticUserError")),
+    # e-g8 (issue 26): unsloth rewrites TRL's trainers from the installed TRL's own source and execs the result
+    # (unsloth/tokenizer_utils.py <= 2025.2: `RuntimeError: Unsloth: Please file a bug report! Error patching
+    # SFTTrainer` for SFT/DPO/KTO; unsloth/models/rl.py + unsloth_zoo/compiler.py create_new_function since 2025.2:
+    # the generated unsloth_compiled_cache/Unsloth<X>Trainer.py failing to load, `Direct module loading failed for
+    # UnslothSFTTrainer: ...`, `Unsloth: Cannot import UnslothGRPOTrainer from ...`; unsloth/models/rl_replacements.py:
+    # `Unsloth: source anchor not found (...); the patched function is out of sync with this TRL / unsloth_zoo version`,
+    # `Unsloth: failed to apply a required source edit (...)`). The patcher's own words name TRL's trainer it could not
+    # rewrite: TRL's source is not the one the installed unsloth release was written for (unsloth#1699/#1700: TRL
+    # 0.15 vs unsloth 2025.2) - FAMILIES.md "Rule 1, refined": two installed components that disagree, shown by the
+    # log. The generated file's own SyntaxError/NameError: EXCEPTION_RULES (unsloth-compiled-trainer)
+    _sig("unsloth-trainer-patch-failed", "version_check", "error", "root", "unsloth could not patch TRL's trainer "
+         "(the installed TRL is not the release this unsloth was written for)",
+         "unsloth rebuilds TRL's trainer classes (SFTTrainer, DPOTrainer, GRPOTrainer...) from the installed TRL's "
+         "source; a TRL release newer (or older) than the installed unsloth/unsloth_zoo supports changed that source, "
+         "so the rewritten trainer is invalid or its anchors are gone",
+         "upgrade unsloth and unsloth_zoo together (`pip install -U unsloth unsloth_zoo`), or pin TRL to the range "
+         "the installed unsloth supports (e.g. `pip install \"trl<0.15.0\"` for unsloth 2025.2.x); then delete the "
+         "stale unsloth_compiled_cache/ folder",
+         "`pip show unsloth unsloth_zoo trl` against unsloth's requirements (pyproject.toml's trl bound)",
+         (r"\bUnsloth: [^\n]{0,80}\bError patching (\w+)",
+          r"Unsloth: source anchor not found\b[^\n]{0,200}out of sync with this TRL",
+          r"Unsloth: failed to (?:apply a required source edit|install [\w -]{1,60} into \w+)\b",
+          r"Direct module loading failed for (Unsloth\w*(?:Trainer|Config))\b",
+          r"Unsloth: Cannot import (Unsloth\w*(?:Trainer|Config)) from "),
+         ("Error patching", "source anchor not found", "Unsloth: failed to", "Direct module loading failed",
+          "Unsloth: Cannot import"),
+         sources=("unslothai/unsloth#1700 (RuntimeError: Unsloth: Please file a bug report! Error patching "
+                  "SFTTrainer, TRL 0.15.0)", "unsloth/models/rl_replacements.py, unsloth_zoo/compiler.py")),
+    # e-g8: unsloth >= 2025.9 catches a TRL trainer module it cannot patch and goes on with TRL's own class
+    # (unsloth/models/rl.py patch_trl_rl_trainers: logger.warning_once): a cause only when nothing more specific is
+    _sig("unsloth-trainer-patch-skipped", "version_check", "warning", "weak", "unsloth left a TRL trainer unpatched",
+         "the installed TRL's trainer module is not one the installed unsloth can rewrite (another TRL release than "
+         "unsloth supports); training goes on with TRL's own trainer, without unsloth's fixes",
+         "upgrade unsloth and unsloth_zoo together, or install the TRL release the installed unsloth pins",
+         "`pip show unsloth trl`",
+         (r"Unsloth: Could not patch trl\.trainer\.\w+: ",),
+         ("Could not patch trl.trainer",)),
     _sig("version-required", "version_check", "error", "weak", "a package needs another version",
          "a library states the version of another one it needs, and the installed one is not it",
          "install the version the message names (pip install 'PACKAGE>=X'), within what the runner pins",
@@ -2647,6 +2684,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # traceback):`) prints the cause on a line of its own, without the exception's name
           r"^(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?No module named '(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS +
           r")\w+\.)([\w.]+)'\s*$",
+          # e-g8: LLaMA-Factory's loader logging the exception AutoProcessor raised (model/loader.py load_tokenizer:
+          # `Failed to load processor: {e}.`), before mm_plugin's `Processor was not found` (processor-not-found)
+          r"\bFailed to load processor: No module named '(?!mpi4py)(?!(?!" + _NAMESPACE_ROOTS + r")\w+\.)([\w.]+)'",
           # importlib.metadata asked for a distribution that is not installed (transformers' version probes)
           r"PackageNotFoundError: (?:No package metadata was found for )?\S",
           r"(?:ImportError|ModuleNotFoundError|RuntimeError|OSError): .{0,120}\b(?:is|are) not installed\b(?!.{0,40}flash)",
@@ -2811,6 +2851,29 @@ SIGNATURES: tuple[Signature, ...] = (
           "not supported yet"),
          sources=("modelscope/ms-swift#2676 (ValueError: model_type: 'internvl2_5-38b' is not registered.)",
                   "modelscope/ms-swift#3004", "modelscope/ms-swift#2891")),
+    # e-g8 (issue 26): LLaMA-Factory's multimodal plugin checking that a processor was loaded for a multimodal template
+    # (src/llamafactory/data/mm_plugin.py _validate_input: `Processor was not found, please check and update your model
+    # file.`, and the image/video processor and audio feature extractor; `... your processor config.` before 2025-04).
+    # The processor is None because transformers' AutoProcessor could not build one for the model directory
+    # (model/loader.py load_tokenizer logs it only at info level: `Failed to load processor: ...`): a model newer
+    # than the installed transformers (lf#9458: Qwen3-VL on 4.55), as lf-8139/lf-9178's KeyError for the config
+    _sig("processor-not-found", "unrecognized_model_type_adapter", "error", "root", "no processor could be loaded "
+         "for the multimodal model",
+         "the installed transformers cannot build this model's processor (image/video processor, feature "
+         "extractor): the model is newer than the installed transformers, or the model directory lacks its "
+         "processor files (preprocessor_config.json, processor_config.json / chat_template.json, e.g. a merged or "
+         "exported checkpoint that did not copy them)",
+         "upgrade transformers to a release that has the model (the model card states the minimum; within the range "
+         "the runner accepts); if transformers already knows it, copy the processor files from the base model into "
+         "the model directory; for a text-only model use its text template instead of a multimodal one",
+         "`python -c \"from transformers import AutoProcessor; AutoProcessor.from_pretrained('MODEL_DIR')\"` prints "
+         "why (LLaMA-Factory logs it only as `Failed to load processor: ...`)",
+         (r"(?:\b(?:Image|Video) p|\bP)rocessor was not found, please check and update your (?:model file|processor "
+          r"config)",
+          r"\bAudio feature extractor was not found, please check and update your (?:model file|processor config)"),
+         ("rocessor was not found", "feature extractor was not found"),
+         sources=("hiyouga/LlamaFactory#9458 (ValueError: Processor was not found, please check and update your "
+                  "model file., transformers 4.55 with Qwen3-VL)", "src/llamafactory/data/mm_plugin.py")),
     _sig("deepspeed-batch-mismatch", "config_error", "error", "root", "DeepSpeed batch sizes do not multiply up",
          "the DeepSpeed config's train_batch_size is not micro_batch x gradient_accumulation x the world size the "
          "launcher really started (often: fewer GPUs visible than the config assumed)",
@@ -3618,6 +3681,16 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"(?:[^\n]*\n)*(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?AttributeError: '?\w+'? object has no attribute "
                 r"'\w+'" + _DID_YOU_MEAN + r"\s*$", re.M), "version_check",
      "the installed library versions do not match what the code expects: install the versions the runner pins"),
+    # e-g8 (issue 26): the trainer source unsloth generated from the installed TRL's (unsloth/models/rl.py via
+    # unsloth_zoo/compiler.py create_new_function, written to unsloth_compiled_cache/Unsloth<X>Trainer.py) does not
+    # compile or refers to a name the rewrite lost, raised in that file (the last frame): TRL's source is not the one
+    # the installed unsloth was written for (the code unsloth-trainer-patch-failed reads unsloth's own words for it)
+    (re.compile(r"unsloth_compiled_cache[/\\]Unsloth\w*(?:Trainer|Config)\.py \S+\n"
+                r"(?:\S+ )?(?:\[(?:rank|default)\d+\]:\s*)?(?:SyntaxError|IndentationError|TabError|NameError)\b"),
+     "version_check", "the trainer unsloth rewrote from the installed TRL's source is invalid (unsloth_compiled_cache/"
+     "Unsloth*Trainer.py): the installed TRL is not a release this unsloth supports; upgrade unsloth and unsloth_zoo "
+     "together (`pip install -U unsloth unsloth_zoo`) or pin TRL to the range the installed unsloth supports, then "
+     "delete the unsloth_compiled_cache/ folder"),
     # explain-r2a (issue 26): a name a library's own code uses is undefined where it was raised (the last frame is
     # installed code or a model's remote code): that code was written against another release of what it imports
     # (unsloth#1179: `NameError: name 'Unpack' is not defined` after installing transformers from main). In the
