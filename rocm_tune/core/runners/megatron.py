@@ -133,6 +133,27 @@ def _selective_core_attn(f: dict[str, tuple[str, int]]) -> str | None:
             "(NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py)")
 
 
+def _read_recompute(f: dict, out: dict[str, Setting], notes: list[str], put) -> None:
+    """Megatron's activation recompute flags: full recompute (checkpointing on), selective recompute of core
+    attention alone (counted as none), and block recompute of the first N layers of each stage."""
+    rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method")
+    if rec is not None and str(rec[0]).lower() not in ("none", "false"):
+        light = _selective_core_attn(f)
+        if light is not None:
+            notes.append(light)
+        else:
+            put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
+            out["disable_gradient_checkpointing"].invert = True
+    blk = f.get("recompute_method")
+    if rec is not None and blk is not None and str(blk[0]).strip().strip("'\"").lower() == "block" \
+            and str((f.get("recompute_granularity") or ("full", 0))[0]).lower() == "full" \
+            and as_int(f.get("recompute_num_layers", ("", 0))[0]) is not None:
+        # --recompute-method block: only the first N layers of each pipeline stage are recomputed, the others keep
+        # every activation (megatron/core/transformer/transformer_block.py _checkpointed_forward, block method)
+        put("__recompute_layers__", as_int(f["recompute_num_layers"][0]), "recompute_num_layers",
+            f["recompute_num_layers"][1])
+
+
 def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
                ) -> tuple[dict[str, Setting], list[str]]:
     """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes. `swift`: ms-swift's
@@ -169,22 +190,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
     if "torch_dtype" in f:
         d = f["torch_dtype"][0].lower()
         put("bf16" if "bf" in d else "fp16" if "16" in d else "pure_fp32", True, "torch_dtype", f["torch_dtype"][1])
-    rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method")
-    if rec is not None and str(rec[0]).lower() not in ("none", "false"):
-        light = _selective_core_attn(f)
-        if light is not None:
-            notes.append(light)
-        else:
-            put("disable_gradient_checkpointing", False, "recompute_granularity", rec[1])
-            out["disable_gradient_checkpointing"].invert = True
-    blk = f.get("recompute_method")
-    if rec is not None and blk is not None and str(blk[0]).strip().strip("'\"").lower() == "block" \
-            and str((f.get("recompute_granularity") or ("full", 0))[0]).lower() == "full" \
-            and as_int(f.get("recompute_num_layers", ("", 0))[0]) is not None:
-        # --recompute-method block: only the first N layers of each pipeline stage are recomputed, the others keep
-        # every activation (megatron/core/transformer/transformer_block.py _checkpointed_forward, block method)
-        put("__recompute_layers__", as_int(f["recompute_num_layers"][0]), "recompute_num_layers",
-            f["recompute_num_layers"][1])
+    _read_recompute(f, out, notes, put)
     tt = f.get("train_type") or f.get("tuner_type")       # ms-swift 4 renamed train_type to tuner_type
     if tt is not None:
         put("finetuning_type", "lora" if "lora" in tt[0].lower() else "full", "train_type", tt[1])
