@@ -28,6 +28,7 @@ from rocm_tune.core.runners import (
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
 from rocm_tune.core.runners import launchers as shell
+from rocm_tune.core.runners import values
 from rocm_tune.core.runners import llamafactory as lf_yaml
 from rocm_tune.core.runners import ms_swift as swift
 from rocm_tune.core.runners.common import (
@@ -433,7 +434,7 @@ def _bad_count(job: Job, runner: str, launch_flags: dict, env: dict, file: str, 
         seen += [(k, env[k], line) for k in ("NPROC_PER_NODE", "NNODES") if k in env]
     for key, value, where in seen:
         text = str(value).strip().strip("'\"")
-        if as_int(text) is not None or any(c in text for c in ("$", "`")) or _node_count(key, text) or \
+        if as_int(text) is not None or values.unread(text) or _node_count(key, text) or \
                 (key.lower().startswith("nproc") and text.lower() in _NPROC_WORDS):
             continue
         job.settings.setdefault("__bad_value__", Setting("__bad_value__", text, file, where, key, "flag"))
@@ -775,6 +776,8 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> Non
     `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``)."""
     script = shell.parse_script(text, p, arrays)
     job.findings += script.findings
+    for line, raw, value in dict.fromkeys(script.computed):
+        job.notes.append(f"{p}:{line}: {raw} computed here as {value} (bash arithmetic over the script's own values)")
     helpers = _helper_commands(script.commands)
     for cmd in script.commands:
         if cmd.line in helpers:
@@ -903,6 +906,8 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         return
     if read is None and _read_python_launcher(job, text, p):
         return
+    if read is None and not started and _read_python_command(job, text, p):
+        return
     job.findings.append(Finding.of(
         "program-settings-not-read" if started else "format-not-modelled", p, 1,
         "Python source: the training settings inside a program are not read"
@@ -927,6 +932,31 @@ def _named_shape(job: Job, own: dict, text: str, p: str) -> None:
 
 # slime / Miles train.py flags: a Megatron trainer even where no parallel size is written
 SLIME_MARKERS = ("actor-num-gpus-per-node", "megatron-to-hf-mode", "train-backend")
+
+
+def _read_python_command(job: Job, text: str, p: str, arrays: dict | None = None) -> bool:
+    """A Python program (a .py file) that writes the training's command line in its strings (an f-string passed to
+    os.system, a subprocess argv list, a `.format()` template): that command read as a script, each field
+    computed from the module's literal assignments or left unread (core/runners/values.python_command_view).
+    True when it held one."""
+    if not (p.endswith(".py") or text.lstrip().startswith("#!")):
+        return False
+    from rocm_tune.core.files import parse_python
+
+    try:
+        tree = parse_python(text, p, "Python program")
+    except UserError:
+        return False
+    view = values.python_command_view(text, tree)
+    if view is None or not any(_entry(c.argv) is not None for c in shell.parse_script(view, p).commands):
+        return False
+    before = job.entry
+    _read_script(job, view, p, arrays)
+    if job.entry == before:
+        return False
+    job.notes.append(f"{p}: a Python program that builds its command line in strings: that command is read, its "
+                     f"fields computed from the program's literal assignments where they can be (nothing is run)")
+    return True
 
 
 def _read_python_launcher(job: Job, text: str, p: str) -> bool:
@@ -1174,6 +1204,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
         elif fmt == "script" and _launched_by_another(p, texts):
             job.notes.append(f"{p}: AMD's Megatron-LM launcher, started by another file given: read through the "
                              "variables that file passes it")
+        elif fmt == "script" and _read_python_command(job, text, p, arrays):
+            pass                       # a .py file that only writes a command in a string (no import)
         elif fmt == "script":
             _read_script(job, text, p, arrays)
         elif fmt == "textgen-lora":

@@ -1,0 +1,398 @@
+"""A setting's value written as something to compute instead of a literal (pure; nothing is executed).
+
+One home for every reader: bash arithmetic `$(( ))` and `$(expr a op b)` over the variables the script sets
+(launchers._expand), a Python expression over the module's literal assignments (f-string fields, str.format, the
+`int(128 / nproc_per_node)` a launcher writes), and `unread`: the form of a value that is still a template, so that
+the check says which value was not read and why instead of cutting a number out of an expression."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+
+from rocm_tune.profiles.value_forms import VALUE_FORMS
+
+_LIMIT = 1 << 63            # bash arithmetic is 64-bit; beyond it (or a huge power) the value is not computed
+_FORMS = tuple((name, re.compile(rx), what) for name, rx, what in VALUE_FORMS)
+
+
+def unread(value) -> tuple[str, str] | None:
+    """(form, what it is) when `value` is a template or expression still to compute; None for a literal."""
+    if not isinstance(value, str):
+        return None
+    for name, rx, what in _FORMS:
+        if rx.search(value):
+            return name, what
+    return None
+
+
+def unread_note(native: str, value: str, fallback: str) -> str | None:
+    """The assumption's words for a setting whose value is not read: which value, its form, what is used."""
+    form = unread(value)
+    return None if form is None else f"{native} {value}: {form[1]}; {fallback}"
+
+
+# ------------------------------------------------------------------------------------------------ bash arithmetic
+_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+#[0-9A-Za-z@_]+|\d+)|\$\{([A-Za-z_]\w*)\}|\$?([A-Za-z_]\w*)|"
+                    r"(\*\*|<<|>>|[-+*/%()&|^~]))")
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@_"
+
+
+def _bash_number(text: str) -> int | None:
+    """bash integer constants: 0x hex, a leading 0 octal, base#digits (bash(1) ARITHMETIC EVALUATION)."""
+    try:
+        if "#" in text:
+            base, digits = text.split("#", 1)
+            b = int(base)
+            if not 2 <= b <= 64:
+                return None
+            alphabet = _DIGITS if b > 36 else _DIGITS[:36]
+            n = 0
+            for ch in digits if b > 36 else digits.lower():
+                d = alphabet.index(ch)
+                if d >= b:
+                    return None
+                n = n * b + d
+            return n
+        if text[:2] in ("0x", "0X"):
+            return int(text, 16)
+        return int(text, 8) if len(text) > 1 and text[0] == "0" else int(text)
+    except ValueError:
+        return None
+
+
+def shell_arith(expr: str, env: dict[str, str], _depth: int = 0) -> int | None:
+    """The value of a bash arithmetic expression over literals and the variables `env` sets (a variable's value is
+    itself arithmetic, as bash reads it); None when a variable is not set here (the environment may set it),
+    on division by zero, an overflow or anything else (assignment, comparison, ternary)."""
+    if _depth > 8:
+        return None
+    words: list[str] = []
+    pos = 0
+    text = expr.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        pos = m.end()
+        num, braced, name, op = m.groups()
+        if num is not None:
+            v = _bash_number(num)
+            if v is None:
+                return None
+            words.append(str(v))
+        elif braced or name:
+            ref = env.get(braced or name)
+            if ref is None or ref.strip() == "":
+                return None
+            v = shell_arith(ref, env, _depth + 1)
+            if v is None:
+                return None
+            words.append(f"({v})")
+        else:
+            words.append(op)
+    if not words:
+        return None
+    try:
+        tree = ast.parse(" ".join(words), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return _int_tree(tree.body)
+
+
+def _c_div(a: int, b: int, mod: bool) -> int | None:
+    if b == 0:
+        return None
+    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)      # C: truncation toward zero
+    return a - q * b if mod else q
+
+
+_INT_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+            ast.Div: lambda a, b: _c_div(a, b, False), ast.Mod: lambda a, b: _c_div(a, b, True),
+            ast.Pow: lambda a, b: a ** b if 0 <= b <= 64 else None,
+            ast.LShift: lambda a, b: a << b if 0 <= b < 64 else None,
+            ast.RShift: lambda a, b: a >> b if 0 <= b < 64 else None,
+            ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
+
+
+def _int_tree(node) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        v = node.value
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        x = _int_tree(node.operand)
+        if x is None:
+            return None
+        v = -x if isinstance(node.op, ast.USub) else ~x if isinstance(node.op, ast.Invert) else x
+    elif isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+        a, b = _int_tree(node.left), _int_tree(node.right)
+        if a is None or b is None or abs(a) >= _LIMIT or abs(b) >= _LIMIT:
+            return None
+        v = _INT_OPS[type(node.op)](a, b)
+    else:
+        return None
+    return v if v is not None and abs(v) < _LIMIT else None
+
+
+_EXPR_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
+
+
+def expr_command(args: list[str], env: dict[str, str]) -> int | None:
+    """`expr A OP B [OP C ...]` (coreutils expr, integer + - * / %, left to right at one precedence level only when
+    every operator is + and - or every one is * / %): its output; None for anything else."""
+    if len(args) < 3 or len(args) % 2 == 0:
+        return None
+    ops = args[1::2]
+    if not all(o in _EXPR_OPS for o in ops) or not (set(ops) <= {"+", "-"} or set(ops) <= {"*", "/", "%"}):
+        return None
+    return shell_arith(" ".join(args), env)
+
+
+# ------------------------------------------------------------------------------------------------ Python
+_CALLS = {"int": int, "float": float, "str": str, "round": round, "abs": abs, "min": min, "max": max}
+_PY_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+           ast.Pow: lambda a, b: a ** b}
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _binop(node: ast.BinOp, names: dict):
+    a, b = py_value(node.left, names), py_value(node.right, names)
+    op = type(node.op)
+    if op not in _PY_OPS or a is None or b is None:
+        return None
+    if isinstance(a, str) and isinstance(b, str) and op is ast.Add:
+        return a + b if len(a) + len(b) < 100_000 else None
+    if not (_number(a) and _number(b)) or abs(a) >= _LIMIT or abs(b) >= _LIMIT:
+        return None
+    if op is ast.Pow and not (0 <= b <= 64):
+        return None
+    try:
+        v = _PY_OPS[op](a, b)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    return v if not isinstance(v, float) or math.isfinite(v) else None
+
+
+def py_value(node, names: dict):
+    """The value of a Python expression built from literals, the names `names` binds, + - * / // % **, unary -,
+    int() float() str() round() abs() min() max() and f-strings: a str, int, float or bool; None otherwise (a name
+    not bound, a division by zero, a huge number, any other call). Nothing is executed."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
+        v = node.value
+        return v if not isinstance(v, float) or math.isfinite(v) else None
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        x = py_value(node.operand, names)
+        return None if not _number(x) else -x if isinstance(node.op, ast.USub) else x
+    if isinstance(node, ast.BinOp):
+        return _binop(node, names)
+    if isinstance(node, ast.JoinedStr):
+        parts = [fstring_part(v, names) for v in node.values]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+        kw = {k.arg: py_value(k.value, names) for k in node.keywords if k.arg}
+        missed: list[str] = []
+        text = _fill_fields(node.func.value.value, {k: v for k, v in kw.items() if v is not None},
+                            [py_value(a, names) for a in node.args], missed)
+        return None if missed else text
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS \
+            and not node.keywords and node.args:
+        args = [py_value(a, names) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        try:
+            v = _CALLS[node.func.id](*args)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return v if not isinstance(v, float) or math.isfinite(v) else None
+    return None
+
+
+def fstring_part(node, names: dict) -> str | None:
+    """One piece of an f-string as text: a literal piece, or a field whose value `py_value` computes (its format
+    spec applied when that is itself literal); None for a field it does not compute."""
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    if not isinstance(node, ast.FormattedValue):
+        return None
+    v = py_value(node.value, names)
+    if v is None:
+        return None
+    spec = py_value(node.format_spec, names) if node.format_spec is not None else ""
+    if spec is None:
+        return None
+    try:
+        v = repr(v) if node.conversion == ord("r") else v
+        return format(v, str(spec))
+    except (TypeError, ValueError):
+        return None
+
+
+def module_names(tree) -> dict:
+    """Names a module assigns one literal value to (`nproc_per_node = 8`, `bs: int = 4`, `ga = 128 // 8`), in
+    source order; a name assigned twice with different values is left out (which one runs is not known here)."""
+    out: dict = {}
+    dropped: set[str] = set()
+    for n in ast.walk(tree):
+        target = (n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else
+                  n.target if isinstance(n, ast.AnnAssign) else None)
+        if not isinstance(target, ast.Name) or getattr(n, "value", None) is None:
+            continue
+        v = py_value(n.value, out)
+        if target.id in out and out[target.id] != v or v is None:
+            dropped.add(target.id)
+        elif target.id not in dropped:
+            out[target.id] = v
+    return {k: v for k, v in out.items() if k not in dropped}
+
+
+# ------------------------------------------------------------------------------------------------ Python commands
+_ENTRY_WORDS = re.compile(r"(?:^|[\s;&|(])(?:swift|llamafactory-cli|torchrun|deepspeed|accelerate|python3?|tune|"
+                          r"axolotl|trl|megatron|litgpt)(?=\s|$)|(?:^|\s)--[A-Za-z]")
+
+
+def _char_col(lines: list[str], row: int, byte_col: int) -> int:
+    return len(lines[row - 1].encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+
+def _field_text(expr: str, names: dict) -> str:
+    """An f-string / str.format field `expr` (without braces): its value where `py_value` computes it (a conversion
+    or format spec after it applied), else the field as a one-word marker `{expr}` that `unread` names."""
+    for cut in [len(expr)] + [i for i in range(len(expr) - 1, 0, -1) if expr[i] in "!:"]:
+        try:
+            node = ast.parse(expr[:cut].strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        v = py_value(node, names)
+        rest = expr[cut:]
+        spec = rest.split(":", 1)[1] if ":" in rest else ""
+        if v is not None and "{" not in spec:
+            try:
+                return format(repr(v) if rest.startswith("!r") else v, spec)
+            except (TypeError, ValueError):
+                break
+        break
+    return "{" + "".join(expr.split()) + "}"
+
+
+def _fill_fields(body: str, names: dict, positional: list | None = None, missed: list | None = None) -> str:
+    """`body` of an f-string or a str.format template with each field filled (`_field_text`); `{{` `}}` unescaped;
+    `positional`: str.format's positional arguments (`{}` / `{0}`)."""
+    out, i, auto = [], 0, 0
+    while i < len(body):
+        ch = body[i]
+        if ch in "{}" and body[i:i + 2] in ("{{", "}}"):
+            out.append(ch)
+            i += 2
+            continue
+        if ch != "{":
+            out.append(ch)
+            i += 1
+            continue
+        depth, j = 0, i
+        while j < len(body):
+            depth += {"{": 1, "}": -1}.get(body[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        expr = body[i + 1:j]
+        if positional is not None and re.fullmatch(r"\d*(?:[!:].*)?", expr, re.S):
+            k = int(expr.split("!")[0].split(":")[0] or auto)
+            auto = k + 1
+            v = positional[k] if k < len(positional) else None
+            out.append(str(v) if v is not None else "{" + "".join(expr.split()) + "}")
+        else:
+            out.append(_field_text(expr, names))
+        if missed is not None and out[-1] == "{" + "".join(expr.split()) + "}":
+            missed.append(expr)
+        out.append("\n" * body[i:j].count("\n"))      # keep the line count
+        i = j + 1
+    return "".join(out)
+
+
+def _format_calls(tree, lines: list[str], names: dict) -> dict[tuple[int, int], tuple[dict, list]]:
+    """`"...".format(a=..., ...)`: the template's position (row, char column) -> (its keyword values, its
+    positional values), each computed by `py_value` (None where not)."""
+    out: dict[tuple[int, int], tuple[dict, list]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "format" \
+                and isinstance(n.func.value, ast.Constant) and isinstance(n.func.value.value, str):
+            s = n.func.value
+            kw = {k.arg: py_value(k.value, names) for k in n.keywords if k.arg}
+            out[(s.lineno, _char_col(lines, s.lineno, s.col_offset))] = (
+                {**names, **{k: v for k, v in kw.items() if v is not None}},
+                [py_value(a, names) for a in n.args])
+    return out
+
+
+def _argv_lists(tree, text: str, names: dict) -> list[tuple[int, int, list[str]]]:
+    """(first row, last row, words) of each list/tuple of two or more words (`subprocess.run(["torchrun", ...])`):
+    one command's argv, each element computed by `py_value` or kept as a one-word `{expr}` marker."""
+    out = []
+    for n in ast.walk(tree):
+        if not isinstance(n, (ast.List, ast.Tuple)) or len(n.elts) < 2 or n.end_lineno is None:
+            continue
+        words = []
+        for e in n.elts:
+            v = py_value(e, names)
+            if isinstance(e, ast.Starred) or isinstance(e, (ast.List, ast.Tuple, ast.Dict)):
+                break
+            words.append(str(v) if v is not None and not isinstance(v, bool) else
+                         "{" + "".join((ast.get_source_segment(text, e) or "?").split()) + "}")
+        else:
+            if any(isinstance(e, (ast.Constant, ast.JoinedStr)) for e in n.elts):
+                out.append((n.lineno, n.end_lineno, words))
+    return out
+
+
+def python_command_view(text: str, tree) -> str | None:
+    """The command lines a Python program writes in its strings, as a shell script of the same lines: each string
+    that holds a command or `--flags` at its place, its f-string / str.format fields filled where the module's
+    literal assignments compute them (`{int(128 / nproc_per_node)}` with `nproc_per_node = 8` -> 16) and a
+    one-word `{expr}` marker where they do not; a list of strings continued as one command. None: no such string."""
+    import io
+    import tokenize
+
+    lines = text.splitlines()
+    names = module_names(tree)
+    formats = _format_calls(tree, lines, names)
+    view = [""] * (len(lines) + 1)
+    found = False
+    argv = [a for a in _argv_lists(tree, text, names) if _ENTRY_WORDS.search(" ".join(a[2]))]
+    taken = {row for first, last, _w in argv for row in range(first, last + 1)}
+    for first, _last, words in argv:
+        import shlex
+
+        view[first] = shlex.join(words)
+        found = True
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    for tok in toks:
+        if tok.type != tokenize.STRING:
+            continue
+        prefix = re.match(r"[A-Za-z]*", tok.string).group(0)
+        quote = tok.string[len(prefix):len(prefix) + 3] if tok.string[len(prefix):len(prefix) + 3] in ('"""', "'''") \
+            else tok.string[len(prefix)]
+        body = tok.string[len(prefix) + len(quote):len(tok.string) - len(quote)]
+        if "f" in prefix.lower():
+            body = _fill_fields(body, names)
+        elif tok.start in formats:
+            body = _fill_fields(body, formats[tok.start][0], formats[tok.start][1])
+        if tok.start[0] in taken or not _ENTRY_WORDS.search(body):
+            continue
+        found = True
+        for k, piece in enumerate(body.split("\n")):
+            row = tok.start[0] + k
+            if row < len(view):
+                view[row] = (view[row] + " " + piece).strip() if view[row] else piece
+    if not found:
+        return None
+    return "\n".join(view[1:]) + "\n"
