@@ -247,6 +247,16 @@ def notebook_code(text: str) -> str | None:
     return "\n".join(out)
 
 
+def _notebook_names(text: str) -> dict:
+    """The names a notebook's code cells assign one literal value (values.module_names); {} when they do not parse."""
+    from rocm_tune.core.files import parse_python
+
+    try:
+        return values.module_names(parse_python(notebook_code(text) or "", "notebook", "notebook"))
+    except UserError:
+        return {}
+
+
 def notebook_files(text: str, path: str) -> dict[str, str]:
     """What a notebook writes and runs besides its Python: `%%writefile NAME` cells as files named NAME (beside the
     notebook), and its `!` shell lines as one script (`NOTEBOOK!`): Colab/Kaggle notebooks of LLaMA-Factory,
@@ -275,7 +285,8 @@ def notebook_files(text: str, path: str) -> dict[str, str]:
             continue
         shell += [ln.lstrip()[1:] for ln in lines if ln.lstrip().startswith("!")]
     if any(w in ln for ln in shell for w in ("train", "torchrun", "accelerate", "deepspeed", "swift", "tune ")):
-        out[path + "!"] = "\n".join(shell) + "\n"
+        names = _notebook_names(text)
+        out[path + "!"] = "\n".join(values.ipython_expand(ln, names) for ln in shell) + "\n"
     return out
 
 

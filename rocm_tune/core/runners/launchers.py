@@ -110,14 +110,15 @@ def _parameter(m: re.Match, env: dict[str, str]) -> str:
     that depends on the environment the script runs in stays as written (values.unread names it later)."""
     name, op, word = m.group(1) or m.group(4), m.group(2), m.group(3)
     value = env.get(name)
-    set_ = value is not None and (value != "" or (op is not None and not op.startswith(":")))
     if op is None:
         return value if value else m.group(0)
+    if value is not None and (value != "" or not op.startswith(":")):      # set (and not empty, for `:op`)
+        return word if op[-1] == "+" else value
     if op[-1] in "-=":
-        return value if set_ else word
+        return word
     if op[-1] == "+":
-        return word if set_ else "" if name in env else m.group(0)
-    return value if set_ else m.group(0)          # :? / ?: set here, or the script stops (unknown)
+        return "" if name in env else m.group(0)
+    return m.group(0)          # :? / ?: the script stops unless the environment sets it (unknown here)
 
 
 def _substitution(body: str, env: dict[str, str]) -> str | None:

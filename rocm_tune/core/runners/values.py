@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import math
 import re
+from collections.abc import Callable
+from typing import Any
 
 from rocm_tune.profiles.value_forms import VALUE_FORMS
 
@@ -149,7 +151,7 @@ def expr_command(args: list[str], env: dict[str, str]) -> int | None:
 
 
 # ------------------------------------------------------------------------------------------------ Python
-_CALLS = {"int": int, "float": float, "str": str, "round": round, "abs": abs, "min": min, "max": max}
+_CALLS: dict[str, Callable[..., Any]] = {"int": int, "float": float, "str": str, "round": round, "abs": abs, "min": min, "max": max}
 _PY_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
            ast.Pow: lambda a, b: a ** b}
@@ -242,9 +244,10 @@ def module_names(tree) -> dict:
     for n in ast.walk(tree):
         target = (n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else
                   n.target if isinstance(n, ast.AnnAssign) else None)
-        if not isinstance(target, ast.Name) or getattr(n, "value", None) is None:
+        value = getattr(n, "value", None)
+        if not isinstance(target, ast.Name) or value is None:
             continue
-        v = py_value(n.value, out)
+        v = py_value(value, out)
         if target.id in out and out[target.id] != v or v is None:
             dropped.add(target.id)
         elif target.id not in dropped:
@@ -378,7 +381,7 @@ def python_command_view(text: str, tree) -> str | None:
     for tok in toks:
         if tok.type != tokenize.STRING:
             continue
-        prefix = re.match(r"[A-Za-z]*", tok.string).group(0)
+        prefix = re.sub(r"[^A-Za-z].*", "", tok.string, flags=re.S)
         quote = tok.string[len(prefix):len(prefix) + 3] if tok.string[len(prefix):len(prefix) + 3] in ('"""', "'''") \
             else tok.string[len(prefix)]
         body = tok.string[len(prefix) + len(quote):len(tok.string) - len(quote)]
@@ -396,3 +399,14 @@ def python_command_view(text: str, tree) -> str | None:
     if not found:
         return None
     return "\n".join(view[1:]) + "\n"
+
+
+def ipython_expand(line: str, names: dict) -> str:
+    """A notebook's `!cmd {expr} $name` line as IPython runs it (IPython/core/interactiveshell.py var_expand with
+    its DollarFormatter): each `{expr}` and `$name` filled from the notebook's literal assignments; when one field
+    cannot be, IPython leaves the whole line as written (its `except Exception: return cmd`), and so does this."""
+    missed: list[str] = []
+    dollars = re.sub(r"(?<!\$)\$([A-Za-z_]\w*)",
+                     lambda m: str(names[m.group(1)]) if m.group(1) in names else m.group(0), line)
+    filled = _fill_fields(dollars, names, None, missed)
+    return line if missed else filled
