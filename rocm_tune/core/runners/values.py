@@ -136,18 +136,25 @@ def _int_tree(node) -> int | None:
     return v if v is not None and abs(v) < _LIMIT else None
 
 
-_EXPR_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
-
-
 def expr_command(args: list[str], env: dict[str, str]) -> int | None:
-    """`expr A OP B [OP C ...]` (coreutils expr, integer + - * / %, left to right at one precedence level only when
-    every operator is + and - or every one is * / %): its output; None for anything else."""
+    """`expr A OP B [OP C ...]` (coreutils expr: decimal integers, + - * / %, left to right when every operator has
+    one precedence - all of + - or all of * / %): its output; None for anything else (a word that is no integer, as
+    `$N` the shell did not expand, mixed precedence, a division by zero). `env` is unused: the shell expands first."""
+    del env
     if len(args) < 3 or len(args) % 2 == 0:
         return None
-    ops = args[1::2]
-    if not all(o in _EXPR_OPS for o in ops) or not (set(ops) <= {"+", "-"} or set(ops) <= {"*", "/", "%"}):
+    ops, nums = args[1::2], args[0::2]
+    if not (set(ops) <= {"+", "-"} or set(ops) <= {"*", "/", "%"}) or \
+            not all(re.fullmatch(r"[-+]?\d{1,18}", n) for n in nums):
         return None
-    return shell_arith(" ".join(args), env)
+    v: int | None = int(nums[0])
+    for op, n in zip(ops, nums[1:]):
+        b = int(n)
+        v = None if v is None else v + b if op == "+" else v - b if op == "-" else v * b if op == "*" else \
+            _c_div(v, b, op == "%")
+        if v is None or abs(v) >= _LIMIT:
+            return None
+    return v
 
 
 # ------------------------------------------------------------------------------------------------ Python
