@@ -417,3 +417,51 @@ def ipython_expand(line: str, names: dict) -> str:
                      lambda m: str(names[m.group(1)]) if m.group(1) in names else m.group(0), line)
     filled = _fill_fields(dollars, names, None, missed)
     return line if missed else filled
+
+
+# ------------------------------------------------------------------------------------------------ OmegaConf
+_OC_REF = re.compile(r"\$\{\s*(\.*[A-Za-z_][\w-]*(?:\.[\w-]+)*)\s*\}")
+_OC_ENV = re.compile(r"^\$\{\s*oc\.env\s*:\s*([A-Za-z_]\w*)\s*,\s*([^{}]*?)\s*\}$")
+
+
+def _oc_lookup(root: dict, here: list[str], ref: str):
+    """The node `${ref}` names: an absolute dotted path, or relative (`${.x}` a sibling, `${..x}` the parent's)."""
+    dots = len(ref) - len(ref.lstrip("."))
+    path = (here[:len(here) - dots] if dots else []) + ref.lstrip(".").split(".")
+    node: object = root
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def omegaconf_resolve(data: dict, notes: list[str]) -> dict:
+    """A config OmegaConf loads (torchtune's YAML: torchtune/config/_parse.py OmegaConf.load + merge) with its
+    interpolations of other keys filled (`${output_dir}/logs`, `batch_size: ${train.bs}`, `${.x}`, `${..x}`) where
+    they name a literal of the same file, and `${oc.env:X,default}` read as its default (said in `notes`: the
+    environment may set X). Anything else (`${oc.env:X}` without a default, another resolver) stays as written."""
+    def resolve(value, here: list[str], depth: int = 0):
+        if isinstance(value, dict):
+            return {k: resolve(v, here + [str(k)], depth) for k, v in value.items()}
+        if isinstance(value, list):
+            return [resolve(v, here, depth) for v in value]
+        if not isinstance(value, str) or "${" not in value or depth > 8:
+            return value
+        env = _OC_ENV.match(value.strip())
+        if env:
+            notes.append(f"{'.'.join(here)} {value}: the default {env.group(2)} (unless the environment sets "
+                         f"{env.group(1)})")
+            return env.group(2)
+        whole = _OC_REF.fullmatch(value.strip())
+        if whole:             # a whole-value interpolation keeps the referenced node's type (an int stays one)
+            got = _oc_lookup(data, here, whole.group(1))
+            return value if got is None or isinstance(got, (dict, list)) else resolve(got, here, depth + 1)
+
+        def one(m: re.Match) -> str:
+            got = _oc_lookup(data, here, m.group(1))
+            got = resolve(got, here, depth + 1) if isinstance(got, str) else got
+            return m.group(0) if got is None or isinstance(got, (dict, list)) else str(got)
+        return _OC_REF.sub(one, value)
+    out = resolve(data, [])
+    return out if isinstance(out, dict) else data
