@@ -270,3 +270,92 @@ def test_notebook_shell_line_fields_filled_like_ipython(tmp_path, capsys):
     nb = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     script = formats.notebook_files(nb, str(tmp_path / "nb.ipynb"))[str(tmp_path / "nb.ipynb") + "!"]
     assert "--nproc_per_node 2 " in script and "--per_device_train_batch_size 4 " in script and "1024" in script
+
+
+# ------------------------------------------------------------------------------------------------ OmegaConf (torchtune)
+TORCHTUNE = """output_dir: /tmp/torchtune/llama3_1_8B/lora_single_device
+bs: 4
+model:
+  _component_: torchtune.models.llama3_1.lora_llama3_1_8b
+  lora_attn_modules: ['q_proj', 'v_proj', 'output_proj']
+  apply_lora_to_mlp: True
+  lora_rank: 8
+  lora_alpha: 16
+tokenizer:
+  _component_: torchtune.models.llama3.llama3_tokenizer
+  path: /tmp/Meta-Llama-3.1-8B-Instruct/original/tokenizer.model
+  max_seq_len: {seq}
+checkpointer:
+  _component_: torchtune.training.FullModelHFCheckpointer
+  checkpoint_dir: /tmp/Meta-Llama-3.1-8B-Instruct/
+  checkpoint_files: [model-00001-of-00004.safetensors]
+  output_dir: ${{output_dir}}
+  model_type: LLAMA3
+dataset:
+  _component_: torchtune.datasets.alpaca_cleaned_dataset
+  packed: False
+batch_size: {bs}
+gradient_accumulation_steps: {ga}
+optimizer:
+  _component_: torch.optim.AdamW
+  lr: 3e-4
+loss:
+  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss
+enable_activation_checkpointing: True
+dtype: bf16
+metric_logger:
+  _component_: torchtune.training.metric_logging.DiskLogger
+  log_dir: ${{output_dir}}/logs
+"""
+
+
+def test_torchtune_interpolations_filled_from_the_same_file(tmp_path):
+    p = _write(tmp_path, "tt/8B_lora_single_device.yaml",
+               TORCHTUNE.format(seq="${oc.env:MAX_SEQ,2048}", bs="${bs}", ga="8"))
+    job = formats.read_job([p])
+    assert job.settings["per_device_train_batch_size"].value == 4
+    assert job.settings["cutoff_len"].value == 2048
+    assert any("${oc.env:MAX_SEQ,2048}: the default 2048 (unless the environment sets MAX_SEQ)" in n
+               for n in job.notes)
+
+
+def test_torchtune_value_no_file_fills_is_said(tmp_path):
+    p = _write(tmp_path, "tt2/8B_lora_single_device.yaml",
+               TORCHTUNE.format(seq="2048", bs="${oc.env:BS}", ga="${trainer.ga}"))
+    job = formats.read_job([p])
+    assert "per_device_train_batch_size" not in job.settings
+    said = " | ".join(job.notes)
+    assert "batch_size ${oc.env:BS}: an OmegaConf/Hydra resolver" in said
+    assert "gradient_accumulation_steps ${trainer.ga}: an OmegaConf/Hydra interpolation" in said
+
+
+# ------------------------------------------------------------------------------------------------ Makefiles
+MAKEFILE = f"""MODEL ?= {MODEL}
+NGPU := 4
+BS = 2
+BS += # nothing appended
+GA = $(shell echo 8)
+
+train:
+\t@torchrun --nproc_per_node $(NGPU) train.py \\
+\t\t--model_name_or_path $(MODEL) --per_device_train_batch_size $(BS) \\
+--gradient_accumulation_steps $(GA) --max_seq_length $$((1024 * 2)) --bf16
+"""
+
+
+def test_makefile_recipe_read_with_its_variables(tmp_path, capsys):
+    p = _write(tmp_path, "mk/Makefile", MAKEFILE)
+    script = values.makefile_as_script(MAKEFILE)
+    assert script.count("\n") == MAKEFILE.count("\n")
+    assert 'MODEL="${MODEL:-Qwen/Qwen2.5-7B-Instruct}"' in script and "--gradient_accumulation_steps ${GA}" in script
+    out = _check([p], capsys)
+    assert out["world_size"] == 4
+    assert out["understood"]["micro_batch"] == 2 and out["understood"]["cutoff_len"] == 2048
+    said = [a for a in out["assumptions"] if a.startswith("gradient_accumulation_steps $(shell echo 8)")]
+    assert said and "known only when it runs" in said[0]
+
+
+def test_unrun_substitution_in_a_variable_is_not_word_split():
+    sc = launchers.parse_script('GA="$(nproc --all)"\ntorchrun t.py --ga $GA --bs 2\n', "t.sh")
+    flags = launchers.flag_values(sc.commands[0].tokens)
+    assert flags["ga"][0] == "$(nproc --all)" and flags["bs"][0] == "2"

@@ -1218,6 +1218,9 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
         elif fmt == "script" and _read_python_command(job, text, p, arrays):
             pass                       # a .py file that only writes a command in a string (no import)
         elif fmt == "script":
+            if values.is_makefile(p):      # its recipes as the shell runs them, $(VAR) filled from its variables
+                text = values.makefile_as_script(text)
+                job.notes.append(f"{p}: a Makefile: its recipe read as the command it runs, $(VAR) from its variables")
             _read_script(job, text, p, arrays)
         elif fmt == "textgen-lora":
             found["textgen"].append(p)

@@ -405,7 +405,8 @@ def _split_unquoted(toks: list[Token], parts: list[tuple[int, str]], env: dict[s
         at = raw.find(t.text, pos) if m else -1
         if at >= 0:
             pos = at + len(t.text)
-        if m and (m.group(1) or m.group(2)) in env and at >= 0 and raw[at - 1:at] not in ('"', "'"):
+        if m and (m.group(1) or m.group(2)) in env and at >= 0 and raw[at - 1:at] not in ('"', "'") \
+                and "$(" not in value and "`" not in value:     # a command's output not run here: one word
             out += [Token(w, t.line) for w in value.split()]
         else:
             out.append(Token(value, t.line))

@@ -465,3 +465,39 @@ def omegaconf_resolve(data: dict, notes: list[str]) -> dict:
         return _OC_REF.sub(one, value)
     out = resolve(data, [])
     return out if isinstance(out, dict) else data
+
+
+# ------------------------------------------------------------------------------------------------ Makefiles
+_MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][\w]*)\s*(\?=|:::=|::=|:=|\+=|=)\s*(.*)$")
+
+
+def is_makefile(path: str) -> bool:
+    name = str(path).replace("\\", "/").rsplit("/", 1)[-1]
+    return name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk")
+
+
+def makefile_as_script(text: str) -> str:
+    """A Makefile as the shell script its recipes run (GNU make: `NAME = v` / `:=` / `?=` variables, `$(NAME)` /
+    `${NAME}` references, `$$` for the shell's `$`, recipe lines after a tab, `@`/`-` prefixes): each variable an
+    assignment, each recipe line a command, on the same lines; `+=` appends. `$(shell ...)` and other functions stay
+    unread. Nothing is run."""
+    out: list[str] = []
+    cont = False
+    for line in text.splitlines():
+        if line.startswith("\t") or cont:
+            body = line[1:] if line.startswith("\t") else line
+            body = body if cont else body.lstrip("@-+ ")
+            cont = line.rstrip().endswith("\\")
+            body = re.sub(r"\$\(([A-Za-z_]\w*)\)", r"${\1}", body.replace("$$", "\x00"))
+            out.append(body.replace("\x00", "$"))
+            continue
+        m = _MAKE_ASSIGN.match(line.strip())
+        if m and not line.startswith(" "):
+            name, op, value = m.groups()
+            value = re.sub(r"\$\(([A-Za-z_]\w*)\)", r"${\1}", re.split(r"(?<!\\)#", value)[0].strip())
+            if op == "+=":
+                value = "${" + name + "} " + value
+            out.append(f"{name}=\"{value}\"" if op != "?=" else f"{name}=\"${{{name}:-{value}}}\"")
+            continue
+        out.append("" if not line.endswith("\\") else line)
+    return "\n".join(out) + "\n"
