@@ -28,6 +28,7 @@ from rocm_tune.core.runners import (
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
 from rocm_tune.core.runners import launchers as shell
+from rocm_tune.core.runners import values
 from rocm_tune.core.runners import llamafactory as lf_yaml
 from rocm_tune.core.runners import ms_swift as swift
 from rocm_tune.core.runners.common import (
@@ -246,6 +247,16 @@ def notebook_code(text: str) -> str | None:
     return "\n".join(out)
 
 
+def _notebook_names(text: str) -> dict:
+    """The names a notebook's code cells assign one literal value (values.module_names); {} when they do not parse."""
+    from rocm_tune.core.files import parse_python
+
+    try:
+        return values.module_names(parse_python(notebook_code(text) or "", "notebook", "notebook"))
+    except UserError:
+        return {}
+
+
 def notebook_files(text: str, path: str) -> dict[str, str]:
     """What a notebook writes and runs besides its Python: `%%writefile NAME` cells as files named NAME (beside the
     notebook), and its `!` shell lines as one script (`NOTEBOOK!`): Colab/Kaggle notebooks of LLaMA-Factory,
@@ -274,7 +285,8 @@ def notebook_files(text: str, path: str) -> dict[str, str]:
             continue
         shell += [ln.lstrip()[1:] for ln in lines if ln.lstrip().startswith("!")]
     if any(w in ln for ln in shell for w in ("train", "torchrun", "accelerate", "deepspeed", "swift", "tune ")):
-        out[path + "!"] = "\n".join(shell) + "\n"
+        names = _notebook_names(text)
+        out[path + "!"] = "\n".join(values.ipython_expand(ln, names) for ln in shell) + "\n"
     return out
 
 
@@ -433,7 +445,7 @@ def _bad_count(job: Job, runner: str, launch_flags: dict, env: dict, file: str, 
         seen += [(k, env[k], line) for k in ("NPROC_PER_NODE", "NNODES") if k in env]
     for key, value, where in seen:
         text = str(value).strip().strip("'\"")
-        if as_int(text) is not None or any(c in text for c in ("$", "`")) or _node_count(key, text) or \
+        if as_int(text) is not None or values.unread(text) or _node_count(key, text) or \
                 (key.lower().startswith("nproc") and text.lower() in _NPROC_WORDS):
             continue
         job.settings.setdefault("__bad_value__", Setting("__bad_value__", text, file, where, key, "flag"))
@@ -775,6 +787,8 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> Non
     `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``)."""
     script = shell.parse_script(text, p, arrays)
     job.findings += script.findings
+    for line, raw, value in dict.fromkeys(script.computed):
+        job.notes.append(f"{p}:{line}: {raw} computed here as {value} (bash arithmetic over the script's own values)")
     helpers = _helper_commands(script.commands)
     for cmd in script.commands:
         if cmd.line in helpers:
@@ -903,6 +917,8 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         return
     if read is None and _read_python_launcher(job, text, p):
         return
+    if read is None and not started and _read_python_command(job, text, p):
+        return
     job.findings.append(Finding.of(
         "program-settings-not-read" if started else "format-not-modelled", p, 1,
         "Python source: the training settings inside a program are not read"
@@ -927,6 +943,31 @@ def _named_shape(job: Job, own: dict, text: str, p: str) -> None:
 
 # slime / Miles train.py flags: a Megatron trainer even where no parallel size is written
 SLIME_MARKERS = ("actor-num-gpus-per-node", "megatron-to-hf-mode", "train-backend")
+
+
+def _read_python_command(job: Job, text: str, p: str, arrays: dict | None = None) -> bool:
+    """A Python program (a .py file) that writes the training's command line in its strings (an f-string passed to
+    os.system, a subprocess argv list, a `.format()` template): that command read as a script, each field
+    computed from the module's literal assignments or left unread (core/runners/values.python_command_view).
+    True when it held one."""
+    if not (p.endswith(".py") or text.lstrip().startswith("#!")):
+        return False
+    from rocm_tune.core.files import parse_python
+
+    try:
+        tree = parse_python(text, p, "Python program")
+    except UserError:
+        return False
+    view = values.python_command_view(text, tree)
+    if view is None or not any(_entry(c.argv) is not None for c in shell.parse_script(view, p).commands):
+        return False
+    before = job.entry
+    _read_script(job, view, p, arrays)
+    if job.entry == before:
+        return False
+    job.notes.append(f"{p}: a Python program that builds its command line in strings: that command is read, its "
+                     f"fields computed from the program's literal assignments where they can be (nothing is run)")
+    return True
 
 
 def _read_python_launcher(job: Job, text: str, p: str) -> bool:
@@ -1174,7 +1215,12 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
         elif fmt == "script" and _launched_by_another(p, texts):
             job.notes.append(f"{p}: AMD's Megatron-LM launcher, started by another file given: read through the "
                              "variables that file passes it")
+        elif fmt == "script" and _read_python_command(job, text, p, arrays):
+            pass                       # a .py file that only writes a command in a string (no import)
         elif fmt == "script":
+            if values.is_makefile(p):      # its recipes as the shell runs them, $(VAR) filled from its variables
+                text = values.makefile_as_script(text)
+                job.notes.append(f"{p}: a Makefile: its recipe read as the command it runs, $(VAR) from its variables")
             _read_script(job, text, p, arrays)
         elif fmt == "textgen-lora":
             found["textgen"].append(p)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory.estimate import TrainConfig
 from rocm_tune.core.model.lora import split_targets
+from rocm_tune.core.runners.values import unread_note
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
+from rocm_tune.profiles.value_forms import FALLBACK
 
 INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
             "lora_rank", "lora_alpha", "quantization_bit", "freeze_trainable_layers", "sequence_parallel_size")
@@ -448,11 +450,12 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
                        bad.file, bad.line)
     for key in INT_KEYS:
         setting = s.get(key)
-        if setting is not None and any(c in str(setting.value) for c in ("$(", "`", "${", "$")) \
-                and as_int(setting.value) is None:
-            # computed by the shell when it runs (`$(expr 16 / $nproc_per_node)`): not known here
-            a.append(f"{setting.native} {setting.value}: computed by the shell when the script runs; "
-                     f"the runner's default used here")
+        note = None if setting is None or as_int(setting.value) is not None else \
+            unread_note(setting.native, str(setting.value), FALLBACK)
+        if setting is not None and note:
+            # a template or expression the files do not compute (`$(nproc)`, an f-string field `{bs}`, `{{ }}`,
+            # `${oc.env:X}`): not known here - never a number cut out of it (core/runners/values.py)
+            a.append(note)
             s = {k: v for k, v in s.items() if k != key}
             job.settings = s
             continue

@@ -785,9 +785,14 @@ def python_cli_text(text: str, file: str) -> str | None:
             consts.setdefault(target.id, value.value)
     inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
 
+    from rocm_tune.core.runners.values import py_value
+
     def field(node) -> str:
         name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-        return str(consts[name]) if name in consts else "__unknown__"
+        if name in consts:
+            return str(consts[name])
+        v = py_value(node, consts)      # `{2 * TP}`, `{int(GBS / MBS)}` over the constants (core/runners/values)
+        return "__unknown__" if v is None or isinstance(v, bool) else str(v)
 
     pieces = []
     for n in ast.walk(tree):

@@ -12,10 +12,12 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from rocm_tune.core.runners import values
 from rocm_tune.core.runners.common import Finding
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+# $NAME, ${NAME} and bash's ${NAME op word} for op in :- - := = :? ? :+ + (bash(1) "Parameter Expansion")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass
@@ -49,6 +51,8 @@ class Script:
     # plain VAR=... lines (a command of assignments only): shell variables that $VAR expands, but bash does not
     # put them in a program's environment unless exported (NPROC_PER_NODE=8 on its own line does not reach swift)
     shell_vars: dict[str, str] = field(default_factory=dict)
+    # (line, as written, value) of each `$(( ))` / `$(expr ...)` computed from the script's own variables
+    computed: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 _ARRAY_START = re.compile(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)$")
@@ -101,15 +105,68 @@ def _with_arrays(toks: list[Token], arrays: dict[str, list[Token]]) -> list[Toke
     return out
 
 
+def _parameter(m: re.Match, env: dict[str, str]) -> str:
+    """One ${NAME op word} / $NAME as bash expands it where the files set NAME (or give its default); an expansion
+    that depends on the environment the script runs in stays as written (values.unread names it later)."""
+    name, op, word = m.group(1) or m.group(4), m.group(2), m.group(3)
+    value = env.get(name)
+    if op is None:
+        return value if value else m.group(0)
+    if value is not None and (value != "" or not op.startswith(":")):      # set (and not empty, for `:op`)
+        return word if op[-1] == "+" else value
+    if op[-1] in "-=":
+        return word
+    if op[-1] == "+":
+        return "" if name in env else m.group(0)
+    return m.group(0)          # :? / ?: the script stops unless the environment sets it (unknown here)
+
+
+def _substitution(body: str, env: dict[str, str]) -> str | None:
+    """`$(( arithmetic ))` or `$(expr A op B)` computed over what the files set; None for any other command."""
+    if body.startswith("(") and body.endswith(")"):
+        v = values.shell_arith(_VAR.sub(lambda m: _parameter(m, env), body[1:-1]), env)
+        return None if v is None else str(v)
+    words = _split(body)
+    if words[:1] == ["expr"]:
+        v = values.expr_command([_VAR.sub(lambda m: _parameter(m, env), w) for w in words[1:]], env)
+        return None if v is None else str(v)
+    return None
+
+
+def _computed(into: list | None, line: int, raw: str, value: str) -> str:
+    """`value` (the expansion of `raw`), recorded in `into` when a substitution in it was computed here."""
+    if into is not None and "$(" in raw and "$(" not in value and "`" not in value:
+        into.append((line, raw, value))
+    return value
+
+
 def _expand(text: str, env: dict[str, str]) -> str:
-    def sub(m: re.Match) -> str:
-        name = m.group(1) or m.group(3)
-        if name in env and env[name] != "":
-            return env[name]
-        if m.group(2) is not None:          # ${VAR:-default}
-            return m.group(2)
-        return m.group(0)
-    return _VAR.sub(sub, text)
+    out, pos = [], 0
+    for start, end in _substitution_spans(text):
+        out.append(_VAR.sub(lambda m: _parameter(m, env), text[pos:start]))
+        got = _substitution(text[start + 2:end - 1], env)
+        out.append(text[start:end] if got is None else got)
+        pos = end
+    out.append(_VAR.sub(lambda m: _parameter(m, env), text[pos:]))
+    return "".join(out)
+
+
+def _substitution_spans(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each `$( ... )` / `$(( ... ))` in `text`, parentheses balanced (an unclosed one: none)."""
+    spans: list[tuple[int, int]] = []
+    i = text.find("$(")
+    while i >= 0:
+        depth, j = 0, i + 1
+        while j < len(text):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        if depth:
+            break
+        spans.append((i, j + 1))
+        i = text.find("$(", j + 1)
+    return spans
 
 
 def _strip_comment(line: str) -> str:
@@ -126,11 +183,19 @@ def _strip_comment(line: str) -> str:
     return line
 
 
+_HIDDEN_SPACE = "\x1f"
+
+
 def _split(text: str) -> list[str]:
+    """shlex's words, a `$( ... )` / `$(( ... ))` kept one word as bash keeps it (`$(expr 16 / $n)`)."""
+    spans = _substitution_spans(text)
+    for start, end in reversed(spans):
+        text = text[:start] + re.sub(r"\s", _HIDDEN_SPACE, text[start:end]) + text[end:]
     try:
-        return shlex.split(text)
+        words = shlex.split(text)
     except ValueError:   # an unterminated quote in an excerpt: words as written, without the stray quotes
-        return [w.strip("'\"") for w in text.split() if w.strip("'\"")]
+        words = [w.strip("'\"") for w in text.split() if w.strip("'\"")]
+    return [w.replace(_HIDDEN_SPACE, " ") for w in words] if spans else words
 
 
 def _continues(line: str) -> bool:
@@ -260,6 +325,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     sbatch: dict[str, tuple[str, int]] = {}
     findings: list[Finding] = []
     commands: list[Command] = []
+    computed: list[tuple[int, str, str]] = []
     for no, line in enumerate(lines, 1):
         m = re.match(r"^#SBATCH\s+(--?[A-Za-z-]+)(?:[ =](\S+))?", line)
         if m:
@@ -273,7 +339,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             for w in words[1:]:
                 m = _ASSIGN.match(w)
                 if m:
-                    exports[m.group(1)] = _expand(m.group(2), {**shell_vars, **exports})
+                    exports[m.group(1)] = _computed(computed, start, w, _expand(m.group(2), {**shell_vars, **exports}))
                 elif w in shell_vars:          # export VAR (assigned before)
                     exports[w] = shell_vars[w]
             continue
@@ -285,7 +351,8 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             w = toks[k].text
             m = _ASSIGN.match(w)
             if m:
-                env[m.group(1)] = _expand(m.group(2), {**shell_vars, **exports, **env})
+                env[m.group(1)] = _computed(computed, toks[k].line, w,
+                                            _expand(m.group(2), {**shell_vars, **exports, **env}))
                 k += 1
             elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
                 wrappers.append(w)
@@ -309,7 +376,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 commands.append(c)
             findings += inner.findings
             continue
-        body = _split_unquoted(toks[k:], parts, {**shell_vars, **exports, **env})
+        body = _split_unquoted(toks[k:], parts, {**shell_vars, **exports, **env}, computed)
         dropped_toks = _tokens(dropped) if dropped else []
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks, wrappers=tuple(wrappers))
         commands.append(cmd)
@@ -317,13 +384,14 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             findings.append(_cut_finding(file, cut, dropped_toks))
             cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
-                  shell_vars=shell_vars)
+                  shell_vars=shell_vars, computed=computed)
 
 
 _WHOLE_VAR = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
 
 
-def _split_unquoted(toks: list[Token], parts: list[tuple[int, str]], env: dict[str, str]) -> list[Token]:
+def _split_unquoted(toks: list[Token], parts: list[tuple[int, str]], env: dict[str, str],
+                    computed: list | None = None) -> list[Token]:
     """The command's words with variables expanded as bash does: a word that is one unquoted ``$args`` /
     ``${args}`` is split on whitespace (bash's word splitting, IFS unset), so ``args="--stage dpo --bf16 True"``
     then ``deepspeed train.py $args`` passes four words; ``"$args"`` stays one word. Splitting keeps quote
@@ -333,11 +401,12 @@ def _split_unquoted(toks: list[Token], parts: list[tuple[int, str]], env: dict[s
     pos = 0
     for t in toks:
         m = _WHOLE_VAR.match(t.text)
-        value = _expand(t.text, env)
+        value = _computed(computed, t.line, t.text, _expand(t.text, env))
         at = raw.find(t.text, pos) if m else -1
         if at >= 0:
             pos = at + len(t.text)
-        if m and (m.group(1) or m.group(2)) in env and at >= 0 and raw[at - 1:at] not in ('"', "'"):
+        if m and (m.group(1) or m.group(2)) in env and at >= 0 and raw[at - 1:at] not in ('"', "'") \
+                and "$(" not in value and "`" not in value:     # a command's output not run here: one word
             out += [Token(w, t.line) for w in value.split()]
         else:
             out.append(Token(value, t.line))

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 
+from rocm_tune.core.runners import values
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data, yaml_lines
+from rocm_tune.profiles.value_forms import FALLBACK
 
 TT = "pytorch/torchtune:recipes"
 DEFAULTS = {
@@ -35,6 +37,9 @@ DEFAULTS = {
                                    f"no autocast)"),
 }
 MARKERS = ("_component_",)
+# the numbers read below: one written as a template the file does not fill is said (values.unread), not dropped silently
+UNREAD_KEYS = ("batch_size", "gradient_accumulation_steps", "tokenizer.max_seq_len", "dataset.max_seq_len",
+               "model.lora_rank", "model.lora_alpha")
 # model builder -> a name the model resolver understands
 _FAMILIES = (("llama3_3", "Llama-3.3"), ("llama3_2", "Llama-3.2"), ("llama3_1", "Llama-3.1"), ("llama3", "Llama-3"),
              ("llama2", "Llama-2"), ("qwen3", "Qwen3"), ("qwen2_5", "Qwen2.5"), ("qwen2", "Qwen2"),
@@ -81,6 +86,13 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     lines = yaml_lines(text)
     out: dict[str, Setting] = {}
     notes: list[str] = []
+    data = values.omegaconf_resolve(data, notes)      # OmegaConf interpolations of the file's own keys
+    for native in UNREAD_KEYS:
+        node = _sub(data, native.split(".")[0]) if "." in native else data
+        written = node.get(native.split(".")[-1])
+        note = values.unread_note(native, written, FALLBACK) if isinstance(written, str) else None
+        if note:
+            notes.append(note)
 
     def put(key, value, native):
         leaf, line = native, lines.get(native)

@@ -1,0 +1,503 @@
+"""A setting's value written as something to compute instead of a literal (pure; nothing is executed).
+
+One home for every reader: bash arithmetic `$(( ))` and `$(expr a op b)` over the variables the script sets
+(launchers._expand), a Python expression over the module's literal assignments (f-string fields, str.format, the
+`int(128 / nproc_per_node)` a launcher writes), and `unread`: the form of a value that is still a template, so that
+the check says which value was not read and why instead of cutting a number out of an expression."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from rocm_tune.profiles.value_forms import VALUE_FORMS
+
+_LIMIT = 1 << 63            # bash arithmetic is 64-bit; beyond it (or a huge power) the value is not computed
+_FORMS = tuple((name, re.compile(rx), what) for name, rx, what in VALUE_FORMS)
+
+
+def unread(value) -> tuple[str, str] | None:
+    """(form, what it is) when `value` is a template or expression still to compute; None for a literal."""
+    if not isinstance(value, str):
+        return None
+    for name, rx, what in _FORMS:
+        if rx.search(value):
+            return name, what
+    return None
+
+
+def unread_note(native: str, value: str, fallback: str) -> str | None:
+    """The assumption's words for a setting whose value is not read: which value, its form, what is used."""
+    form = unread(value)
+    return None if form is None else f"{native} {value}: {form[1]}; {fallback}"
+
+
+# ------------------------------------------------------------------------------------------------ bash arithmetic
+_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+#[0-9A-Za-z@_]+|\d+)|\$\{([A-Za-z_]\w*)\}|\$?([A-Za-z_]\w*)|"
+                    r"(\*\*|<<|>>|[-+*/%()&|^~]))")
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@_"
+
+
+def _bash_number(text: str) -> int | None:
+    """bash integer constants: 0x hex, a leading 0 octal, base#digits (bash(1) ARITHMETIC EVALUATION)."""
+    try:
+        if "#" in text:
+            base, digits = text.split("#", 1)
+            b = int(base)
+            if not 2 <= b <= 64:
+                return None
+            alphabet = _DIGITS if b > 36 else _DIGITS[:36]
+            n = 0
+            for ch in digits if b > 36 else digits.lower():
+                d = alphabet.index(ch)
+                if d >= b:
+                    return None
+                n = n * b + d
+            return n
+        if text[:2] in ("0x", "0X"):
+            return int(text, 16)
+        return int(text, 8) if len(text) > 1 and text[0] == "0" else int(text)
+    except ValueError:
+        return None
+
+
+def shell_arith(expr: str, env: dict[str, str], _depth: int = 0) -> int | None:
+    """The value of a bash arithmetic expression over literals and the variables `env` sets (a variable's value is
+    itself arithmetic, as bash reads it); None when a variable is not set here (the environment may set it),
+    on division by zero, an overflow or anything else (assignment, comparison, ternary)."""
+    if _depth > 8:
+        return None
+    words: list[str] = []
+    pos = 0
+    text = expr.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        pos = m.end()
+        num, braced, name, op = m.groups()
+        if num is not None:
+            v = _bash_number(num)
+            if v is None:
+                return None
+            words.append(str(v))
+        elif braced or name:
+            ref = env.get(braced or name)
+            if ref is None or ref.strip() == "":
+                return None
+            v = shell_arith(ref, env, _depth + 1)
+            if v is None:
+                return None
+            words.append(f"({v})")
+        else:
+            words.append(op)
+    if not words:
+        return None
+    try:
+        tree = ast.parse(" ".join(words), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return _int_tree(tree.body)
+
+
+def _c_div(a: int, b: int, mod: bool) -> int | None:
+    if b == 0:
+        return None
+    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)      # C: truncation toward zero
+    return a - q * b if mod else q
+
+
+_INT_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+            ast.Div: lambda a, b: _c_div(a, b, False), ast.Mod: lambda a, b: _c_div(a, b, True),
+            ast.Pow: lambda a, b: a ** b if 0 <= b <= 64 else None,
+            ast.LShift: lambda a, b: a << b if 0 <= b < 64 else None,
+            ast.RShift: lambda a, b: a >> b if 0 <= b < 64 else None,
+            ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b}
+
+
+def _int_tree(node) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        v = node.value
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        x = _int_tree(node.operand)
+        if x is None:
+            return None
+        v = -x if isinstance(node.op, ast.USub) else ~x if isinstance(node.op, ast.Invert) else x
+    elif isinstance(node, ast.BinOp) and type(node.op) in _INT_OPS:
+        a, b = _int_tree(node.left), _int_tree(node.right)
+        if a is None or b is None or abs(a) >= _LIMIT or abs(b) >= _LIMIT:
+            return None
+        v = _INT_OPS[type(node.op)](a, b)
+    else:
+        return None
+    return v if v is not None and abs(v) < _LIMIT else None
+
+
+def expr_command(args: list[str], env: dict[str, str]) -> int | None:
+    """`expr A OP B [OP C ...]` (coreutils expr: decimal integers, + - * / %, left to right when every operator has
+    one precedence - all of + - or all of * / %): its output; None for anything else (a word that is no integer, as
+    `$N` the shell did not expand, mixed precedence, a division by zero). `env` is unused: the shell expands first."""
+    del env
+    if len(args) < 3 or len(args) % 2 == 0:
+        return None
+    ops, nums = args[1::2], args[0::2]
+    if not (set(ops) <= {"+", "-"} or set(ops) <= {"*", "/", "%"}) or \
+            not all(re.fullmatch(r"[-+]?\d{1,18}", n) for n in nums):
+        return None
+    v: int | None = int(nums[0])
+    for op, n in zip(ops, nums[1:]):
+        b = int(n)
+        v = None if v is None else v + b if op == "+" else v - b if op == "-" else v * b if op == "*" else \
+            _c_div(v, b, op == "%")
+        if v is None or abs(v) >= _LIMIT:
+            return None
+    return v
+
+
+# ------------------------------------------------------------------------------------------------ Python
+_CALLS: dict[str, Callable[..., Any]] = {"int": int, "float": float, "str": str, "round": round, "abs": abs, "min": min, "max": max}
+_PY_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+           ast.Pow: lambda a, b: a ** b}
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _binop(node: ast.BinOp, names: dict):
+    a, b = py_value(node.left, names), py_value(node.right, names)
+    op = type(node.op)
+    if op not in _PY_OPS or a is None or b is None:
+        return None
+    if isinstance(a, str) and isinstance(b, str) and op is ast.Add:
+        return a + b if len(a) + len(b) < 100_000 else None
+    if not (_number(a) and _number(b)) or abs(a) >= _LIMIT or abs(b) >= _LIMIT:
+        return None
+    if op is ast.Pow and not (0 <= b <= 64):
+        return None
+    try:
+        v = _PY_OPS[op](a, b)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    return v if not isinstance(v, float) or math.isfinite(v) else None
+
+
+def py_value(node, names: dict):
+    """The value of a Python expression built from literals, the names `names` binds, + - * / // % **, unary -,
+    int() float() str() round() abs() min() max() and f-strings: a str, int, float or bool; None otherwise (a name
+    not bound, a division by zero, a huge number, any other call). Nothing is executed."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
+        v = node.value
+        return v if not isinstance(v, float) or math.isfinite(v) else None
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        x = py_value(node.operand, names)
+        return None if not _number(x) else -x if isinstance(node.op, ast.USub) else x
+    if isinstance(node, ast.BinOp):
+        return _binop(node, names)
+    if isinstance(node, ast.JoinedStr):
+        parts = [fstring_part(v, names) for v in node.values]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+        kw = {k.arg: py_value(k.value, names) for k in node.keywords if k.arg}
+        missed: list[str] = []
+        text = _fill_fields(node.func.value.value, {k: v for k, v in kw.items() if v is not None},
+                            [py_value(a, names) for a in node.args], missed)
+        return None if missed else text
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS \
+            and not node.keywords and node.args:
+        args = [py_value(a, names) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        try:
+            v = _CALLS[node.func.id](*args)
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return v if not isinstance(v, float) or math.isfinite(v) else None
+    return None
+
+
+def fstring_part(node, names: dict) -> str | None:
+    """One piece of an f-string as text: a literal piece, or a field whose value `py_value` computes (its format
+    spec applied when that is itself literal); None for a field it does not compute."""
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    if not isinstance(node, ast.FormattedValue):
+        return None
+    v = py_value(node.value, names)
+    if v is None:
+        return None
+    spec = py_value(node.format_spec, names) if node.format_spec is not None else ""
+    if spec is None:
+        return None
+    try:
+        v = repr(v) if node.conversion == ord("r") else v
+        return format(v, str(spec))
+    except (TypeError, ValueError):
+        return None
+
+
+def module_names(tree) -> dict:
+    """Names a module assigns one literal value to (`nproc_per_node = 8`, `bs: int = 4`, `ga = 128 // 8`), in
+    source order; a name assigned twice with different values is left out (which one runs is not known here)."""
+    out: dict = {}
+    dropped: set[str] = set()
+    for n in ast.walk(tree):
+        target = (n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else
+                  n.target if isinstance(n, ast.AnnAssign) else None)
+        value = getattr(n, "value", None)
+        if not isinstance(target, ast.Name) or value is None:
+            continue
+        v = py_value(value, out)
+        if target.id in out and out[target.id] != v or v is None:
+            dropped.add(target.id)
+        elif target.id not in dropped:
+            out[target.id] = v
+    return {k: v for k, v in out.items() if k not in dropped}
+
+
+# ------------------------------------------------------------------------------------------------ Python commands
+_ENTRY_WORDS = re.compile(r"(?:^|[\s;&|(])(?:swift|llamafactory-cli|torchrun|deepspeed|accelerate|python3?|tune|"
+                          r"axolotl|trl|megatron|litgpt)(?=\s|$)|(?:^|\s)--[A-Za-z]")
+
+
+def _char_col(lines: list[str], row: int, byte_col: int) -> int:
+    return len(lines[row - 1].encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+
+def _field_text(expr: str, names: dict) -> str:
+    """An f-string / str.format field `expr` (without braces): its value where `py_value` computes it (a conversion
+    or format spec after it applied), else the field as a one-word marker `{expr}` that `unread` names."""
+    for cut in [len(expr)] + [i for i in range(len(expr) - 1, 0, -1) if expr[i] in "!:"]:
+        try:
+            node = ast.parse(expr[:cut].strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        v = py_value(node, names)
+        rest = expr[cut:]
+        spec = rest.split(":", 1)[1] if ":" in rest else ""
+        if v is not None and "{" not in spec:
+            try:
+                return format(repr(v) if rest.startswith("!r") else v, spec)
+            except (TypeError, ValueError):
+                break
+        break
+    return "{" + "".join(expr.split()) + "}"
+
+
+def _fill_fields(body: str, names: dict, positional: list | None = None, missed: list | None = None) -> str:
+    """`body` of an f-string or a str.format template with each field filled (`_field_text`); `{{` `}}` unescaped;
+    `positional`: str.format's positional arguments (`{}` / `{0}`)."""
+    out, i, auto = [], 0, 0
+    while i < len(body):
+        ch = body[i]
+        if ch in "{}" and body[i:i + 2] in ("{{", "}}"):
+            out.append(ch)
+            i += 2
+            continue
+        if ch != "{":
+            out.append(ch)
+            i += 1
+            continue
+        depth, j = 0, i
+        while j < len(body):
+            depth += {"{": 1, "}": -1}.get(body[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        expr = body[i + 1:j]
+        if positional is not None and re.fullmatch(r"\d*(?:[!:].*)?", expr, re.S):
+            k = int(expr.split("!")[0].split(":")[0] or auto)
+            auto = k + 1
+            v = positional[k] if k < len(positional) else None
+            out.append(str(v) if v is not None else "{" + "".join(expr.split()) + "}")
+        else:
+            out.append(_field_text(expr, names))
+        if missed is not None and out[-1] == "{" + "".join(expr.split()) + "}":
+            missed.append(expr)
+        out.append("\n" * body[i:j].count("\n"))      # keep the line count
+        i = j + 1
+    return "".join(out)
+
+
+def _format_calls(tree, lines: list[str], names: dict) -> dict[tuple[int, int], tuple[dict, list]]:
+    """`"...".format(a=..., ...)`: the template's position (row, char column) -> (its keyword values, its
+    positional values), each computed by `py_value` (None where not)."""
+    out: dict[tuple[int, int], tuple[dict, list]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "format" \
+                and isinstance(n.func.value, ast.Constant) and isinstance(n.func.value.value, str):
+            s = n.func.value
+            kw = {k.arg: py_value(k.value, names) for k in n.keywords if k.arg}
+            out[(s.lineno, _char_col(lines, s.lineno, s.col_offset))] = (
+                {**names, **{k: v for k, v in kw.items() if v is not None}},
+                [py_value(a, names) for a in n.args])
+    return out
+
+
+def _argv_lists(tree, text: str, names: dict) -> list[tuple[int, int, list[str]]]:
+    """(first row, last row, words) of each list/tuple of two or more words (`subprocess.run(["torchrun", ...])`):
+    one command's argv, each element computed by `py_value` or kept as a one-word `{expr}` marker."""
+    out = []
+    for n in ast.walk(tree):
+        if not isinstance(n, (ast.List, ast.Tuple)) or len(n.elts) < 2 or n.end_lineno is None:
+            continue
+        words = []
+        for e in n.elts:
+            v = py_value(e, names)
+            if isinstance(e, ast.Starred) or isinstance(e, (ast.List, ast.Tuple, ast.Dict)):
+                break
+            words.append(str(v) if v is not None and not isinstance(v, bool) else
+                         "{" + "".join((ast.get_source_segment(text, e) or "?").split()) + "}")
+        else:
+            if any(isinstance(e, (ast.Constant, ast.JoinedStr)) for e in n.elts):
+                out.append((n.lineno, n.end_lineno, words))
+    return out
+
+
+def python_command_view(text: str, tree) -> str | None:
+    """The command lines a Python program writes in its strings, as a shell script of the same lines: each string
+    that holds a command or `--flags` at its place, its f-string / str.format fields filled where the module's
+    literal assignments compute them (`{int(128 / nproc_per_node)}` with `nproc_per_node = 8` -> 16) and a
+    one-word `{expr}` marker where they do not; a list of strings continued as one command. None: no such string."""
+    import io
+    import tokenize
+
+    lines = text.splitlines()
+    names = module_names(tree)
+    formats = _format_calls(tree, lines, names)
+    view = [""] * (len(lines) + 1)
+    found = False
+    argv = [a for a in _argv_lists(tree, text, names) if _ENTRY_WORDS.search(" ".join(a[2]))]
+    taken = {row for first, last, _w in argv for row in range(first, last + 1)}
+    for first, _last, words in argv:
+        import shlex
+
+        view[first] = shlex.join(words)
+        found = True
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    for tok in toks:
+        if tok.type != tokenize.STRING:
+            continue
+        prefix = re.sub(r"[^A-Za-z].*", "", tok.string, flags=re.S)
+        quote = tok.string[len(prefix):len(prefix) + 3] if tok.string[len(prefix):len(prefix) + 3] in ('"""', "'''") \
+            else tok.string[len(prefix)]
+        body = tok.string[len(prefix) + len(quote):len(tok.string) - len(quote)]
+        if "f" in prefix.lower():
+            body = _fill_fields(body, names)
+        elif tok.start in formats:
+            body = _fill_fields(body, formats[tok.start][0], formats[tok.start][1])
+        if tok.start[0] in taken or not _ENTRY_WORDS.search(body):
+            continue
+        found = True
+        for k, piece in enumerate(body.split("\n")):
+            row = tok.start[0] + k
+            if row < len(view):
+                view[row] = (view[row] + " " + piece).strip() if view[row] else piece
+    if not found:
+        return None
+    return "\n".join(view[1:]) + "\n"
+
+
+def ipython_expand(line: str, names: dict) -> str:
+    """A notebook's `!cmd {expr} $name` line as IPython runs it (IPython/core/interactiveshell.py var_expand with
+    its DollarFormatter): each `{expr}` and `$name` filled from the notebook's literal assignments; when one field
+    cannot be, IPython leaves the whole line as written (its `except Exception: return cmd`), and so does this."""
+    missed: list[str] = []
+    dollars = re.sub(r"(?<!\$)\$([A-Za-z_]\w*)",
+                     lambda m: str(names[m.group(1)]) if m.group(1) in names else m.group(0), line)
+    filled = _fill_fields(dollars, names, None, missed)
+    return line if missed else filled
+
+
+# ------------------------------------------------------------------------------------------------ OmegaConf
+_OC_REF = re.compile(r"\$\{\s*(\.*[A-Za-z_][\w-]*(?:\.[\w-]+)*)\s*\}")
+_OC_ENV = re.compile(r"^\$\{\s*oc\.env\s*:\s*([A-Za-z_]\w*)\s*,\s*([^{}]*?)\s*\}$")
+
+
+def _oc_lookup(root: dict, here: list[str], ref: str):
+    """The node `${ref}` names: an absolute dotted path, or relative (`${.x}` a sibling, `${..x}` the parent's)."""
+    dots = len(ref) - len(ref.lstrip("."))
+    path = (here[:len(here) - dots] if dots else []) + ref.lstrip(".").split(".")
+    node: object = root
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def omegaconf_resolve(data: dict, notes: list[str]) -> dict:
+    """A config OmegaConf loads (torchtune's YAML: torchtune/config/_parse.py OmegaConf.load + merge) with its
+    interpolations of other keys filled (`${output_dir}/logs`, `batch_size: ${train.bs}`, `${.x}`, `${..x}`) where
+    they name a literal of the same file, and `${oc.env:X,default}` read as its default (said in `notes`: the
+    environment may set X). Anything else (`${oc.env:X}` without a default, another resolver) stays as written."""
+    def resolve(value, here: list[str], depth: int = 0):
+        if isinstance(value, dict):
+            return {k: resolve(v, here + [str(k)], depth) for k, v in value.items()}
+        if isinstance(value, list):
+            return [resolve(v, here, depth) for v in value]
+        if not isinstance(value, str) or "${" not in value or depth > 8:
+            return value
+        env = _OC_ENV.match(value.strip())
+        if env:
+            notes.append(f"{'.'.join(here)} {value}: the default {env.group(2)} (unless the environment sets "
+                         f"{env.group(1)})")
+            return env.group(2)
+        whole = _OC_REF.fullmatch(value.strip())
+        if whole:             # a whole-value interpolation keeps the referenced node's type (an int stays one)
+            got = _oc_lookup(data, here, whole.group(1))
+            return value if got is None or isinstance(got, (dict, list)) else resolve(got, here, depth + 1)
+
+        def one(m: re.Match) -> str:
+            got = _oc_lookup(data, here, m.group(1))
+            got = resolve(got, here, depth + 1) if isinstance(got, str) else got
+            return m.group(0) if got is None or isinstance(got, (dict, list)) else str(got)
+        return _OC_REF.sub(one, value)
+    out = resolve(data, [])
+    return out if isinstance(out, dict) else data
+
+
+# ------------------------------------------------------------------------------------------------ Makefiles
+_MAKE_ASSIGN = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][\w]*)\s*(\?=|:::=|::=|:=|\+=|=)\s*(.*)$")
+
+
+def is_makefile(path: str) -> bool:
+    name = str(path).replace("\\", "/").rsplit("/", 1)[-1]
+    return name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk")
+
+
+def makefile_as_script(text: str) -> str:
+    """A Makefile as the shell script its recipes run (GNU make: `NAME = v` / `:=` / `?=` variables, `$(NAME)` /
+    `${NAME}` references, `$$` for the shell's `$`, recipe lines after a tab, `@`/`-` prefixes): each variable an
+    assignment, each recipe line a command, on the same lines; `+=` appends. `$(shell ...)` and other functions stay
+    unread. Nothing is run."""
+    out: list[str] = []
+    cont = False
+    for line in text.splitlines():
+        if line.startswith("\t") or cont:
+            body = line[1:] if line.startswith("\t") else line
+            body = body if cont else body.lstrip("@-+ ")
+            cont = line.rstrip().endswith("\\")
+            body = re.sub(r"\$\(([A-Za-z_]\w*)\)", r"${\1}", body.replace("$$", "\x00"))
+            out.append(body.replace("\x00", "$"))
+            continue
+        m = _MAKE_ASSIGN.match(line.strip())
+        if m and not line.startswith(" "):
+            name, op, value = m.groups()
+            value = re.sub(r"\$\(([A-Za-z_]\w*)\)", r"${\1}", re.split(r"(?<!\\)#", value)[0].strip())
+            if op == "+=":
+                value = "${" + name + "} " + value
+            out.append(f"{name}=\"{value}\"" if op != "?=" else f"{name}=\"${{{name}:-{value}}}\"")
+            continue
+        out.append("" if not line.endswith("\\") else line)
+    return "\n".join(out) + "\n"
