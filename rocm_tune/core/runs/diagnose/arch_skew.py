@@ -101,9 +101,9 @@ def read_arch_skew(text: str, blob: str) -> ArchSkew | None:
 
 def sentence(s: ArchSkew) -> tuple[str, str]:
     """(title, fix) naming the card's gfx, the build's list and the fix."""
-    listed = ", ".join(s.build) if s.build else f"no {s.card}"
-    title = (f"the installed build has no code for this GPU: the card is {s.card} ({s.card_src}) but the build was "
-             f"compiled for {listed} ({s.build_src})")
+    listed = f"was compiled for {', '.join(s.build)}" if s.build else f"has no code object for {s.card}"
+    title = (f"the installed build has no code for this GPU: the card is {s.card} ({s.card_src}) but the build "
+             f"{listed} ({s.build_src})")
     fix = (f"install a build compiled for {s.card} (a wheel/library whose targets include it, or build it with "
            f"PYTORCH_ROCM_ARCH={s.card} / AMDGPU_TARGETS={s.card})")
     for pat, ver, tgt in ga.OVERRIDE_FOR:

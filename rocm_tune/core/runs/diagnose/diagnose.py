@@ -2381,8 +2381,10 @@ def _refine_arch(r: Diagnosis, blob: str) -> None:
     (then whether it fits)."""
     arch = r.numbers.get("arch")
     if not isinstance(arch, str):
-        m = _GFX.search(blob)
-        arch = m.group(1) if m else None
+        # e-arch: the card's gfx as the tools print it; a gfx named only in a build's list is not the card's
+        card = arch_skew.card_gfx(blob)
+        m = _GFX.search(blob) if card is None and not arch_skew.build_lists(blob) else None
+        arch = card[0] if card else m.group(1) if m else None
     if not arch:
         _refine_override_only(r, blob)
         return
