@@ -24,10 +24,10 @@ The build's list (group `list`: the gfx names in it), as the tools print it:
 """
 from __future__ import annotations
 
-_G = r"gfx[0-9]{3,4}[a-f]?(?::[\w+-]+)*"
+_G = r"gfx[0-9]{2,4}[a-f]?(?::[\w+-]+)*"
 
 CARD_GFX = (
-    r"^\s*Name:\s+(?P<gfx>gfx[0-9]{3,4}[a-f]?)\s*$",
+    r"^\s*Name:\s+(?P<gfx>gfx[0-9]{2,4}[a-f]?)\s*$",
     r"\bGFX Version:\s*(?P<gfx>" + _G + r")",
     r"\bTARGET_GRAPHICS_VERSION:\s*(?P<gfx>" + _G + r")",
     r"\bgcnArchName\W{1,4}(?P<gfx>" + _G + r")",
@@ -40,7 +40,7 @@ CARD_GFX = (
 
 # the build's list: group `list` holds the gfx names
 BUILD_LIST = (
-    r"\[(?P<list>\s*'gfx[0-9]{3,4}[a-f]?(?::[\w+-]+)*'(?:\s*,\s*'(?:gfx|sm_)[\w:+-]+')*)\s*\]",
+    r"\[(?P<list>\s*'gfx[0-9]{2,4}[a-f]?(?::[\w+-]+)*'(?:\s*,\s*'(?:gfx|sm_)[\w:+-]+')*)\s*\]",
     r"\brocm-sdk targets\s*\n\s*(?P<list>gfx[\w;:+-]+)",
     r"\bsupported types:\s*\[(?P<list>[^\]\n]*)\]",
     r"List of available TensileLibrary Files :[ \t]*(?P<list>(?:\n[ \t]*\"[^\"\n]*TensileLibrary\w*?_gfx\w+\.\w+\"[ \t]*)+)",
@@ -98,7 +98,7 @@ DEVICE_GFX = (
 
 # `roc-obj-ls <lib> | grep gfxNNNN` with nothing printed after it (the next line a prompt, or the log's end): the
 # library has no code object for that gfx
-GREP_ABSENT = r"roc-obj-ls\s+\S+[^\n|]*\|\s*grep\s+(?:-\w+\s+)*['\"]?(?P<gfx>gfx[0-9]{3,4}[a-f]?)['\"]?\s*\n(?:\s*[$#>]\s*(?:\n|$)|\s*$)"
+GREP_ABSENT = r"roc-obj-ls\s+\S+[^\n|]*\|\s*grep\s+(?:-\w+\s+)*['\"]?(?P<gfx>gfx[0-9]{2,4}[a-f]?)['\"]?\s*\n(?:\s*[$#>]\s*(?:\n|$)|\s*$)"
 
 # ISA-compatible override targets (HSA_OVERRIDE_GFX_VERSION value -> the gfx it makes the card report), by the card's
 # gfx family: the consumer RDNA parts users run as the family's supported one

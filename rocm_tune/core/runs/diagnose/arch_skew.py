@@ -17,7 +17,7 @@ _LISTS = [re.compile(p, re.M) for p in ga.BUILD_LIST]
 _THEROCK = re.compile(ga.THEROCK_FAMILY, re.I)
 _DEVICE = [(re.compile(p), g) for p, g in ga.DEVICE_GFX]
 _GREP_ABSENT = re.compile(ga.GREP_ABSENT)
-_GFX = re.compile(r"(?<![A-Za-z0-9])gfx(?:[0-9]{3,4}[a-f]?|\d+(?:-\d+)?-generic)(?![A-Za-z0-9])")
+_GFX = re.compile(r"(?<![A-Za-z0-9])gfx(?:\d+(?:-\d+)?-generic|[0-9]{2,4}[a-f]?)(?![A-Za-z0-9])")
 _OVERRIDE_SET = re.compile(r"^(?![^\n]*(?:try|export it|consider|set it)\b)[^\n]*HSA_OVERRIDE_GFX_VERSION\s*[=:]\s*"
                            r"['\"]?(\d+\.\d+\.\d+)", re.M)
 # the failure is the card having no kernel: no code object, no Tensile library, the tool refusing the card
@@ -42,7 +42,7 @@ def card_gfx(blob: str) -> tuple[str, str] | None:
     """(gfx, the text showing it): the card's gfx target; a device name the log resolves when no gfx is printed."""
     for rx in _CARD:
         if m := rx.search(blob):
-            return _base(m.group("gfx")), m.group(0).strip()
+            return _base(m.group("gfx")), " ".join(m.group(0).split())
     for rx, gfx in _DEVICE:
         if m := rx.search(blob):
             return gfx, m.group(0)
@@ -59,7 +59,7 @@ def build_lists(blob: str) -> list[tuple[tuple[str, ...], str]]:
                 out.append((names, " ".join(m.group(0).split())[:160]))
     for m in _THEROCK.finditer(blob):
         fam = m.group("fam").lower().replace("_", "-")
-        names = ga.THEROCK_FAMILIES.get(fam) or ((fam,) if re.fullmatch(r"gfx[0-9]{3,4}[a-f]?", fam) else ())
+        names = ga.THEROCK_FAMILIES.get(fam) or ((fam,) if re.fullmatch(r"gfx[0-9]{2,4}[a-f]?", fam) else ())
         if names:
             out.append((tuple(names), m.group(0)))
     return out
