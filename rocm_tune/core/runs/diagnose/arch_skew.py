@@ -38,12 +38,13 @@ def _base(gfx: str) -> str:
     return gfx.split(":")[0].lower()
 
 
-def card_gfx(blob: str) -> tuple[str, str] | None:
-    """(gfx, the text showing it): the card's gfx target; a device name the log resolves when no gfx is printed."""
+def card_gfx(blob: str, names: bool = True) -> tuple[str, str] | None:
+    """(gfx, the text showing it): the card's gfx target; a device name the log resolves (`names`) when no gfx is
+    printed."""
     for rx in _CARD:
         if m := rx.search(blob):
             return _base(m.group("gfx")), " ".join(m.group(0).split())
-    for rx, gfx in _DEVICE:
+    for rx, gfx in _DEVICE if names else ():
         if m := rx.search(blob):
             return gfx, m.group(0)
     return None

@@ -2382,7 +2382,7 @@ def _refine_arch(r: Diagnosis, blob: str) -> None:
     arch = r.numbers.get("arch")
     if not isinstance(arch, str):
         # e-arch: the card's gfx as the tools print it; a gfx named only in a build's list is not the card's
-        card = arch_skew.card_gfx(blob)
+        card = arch_skew.card_gfx(blob, names=False)
         m = _GFX.search(blob) if card is None and not arch_skew.build_lists(blob) else None
         arch = card[0] if card else m.group(1) if m else None
     if not arch:
