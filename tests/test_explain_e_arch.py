@@ -136,3 +136,34 @@ def test_nvidia_sm_warning_keeps_cuda_error(tmp_path):
             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
     r = _explain(tmp_path, text)
     assert r is not None and r.family == "cuda_error"
+
+
+def test_therock_family_wheel_that_covers_the_card_stays_hip_error(tmp_path):
+    # TheRock's gfx110X-all family includes the 780M's gfx1103 (therock_amdgpu_targets.cmake): the card is listed
+    text = ("Successfully installed rocm-7.0.0 rocm-sdk-core-7.0.0 rocm-sdk-libraries-gfx110X-all-7.0.0\n"
+            "amd-smi static\n    TARGET_GRAPHICS_VERSION: gfx1103\n" + TB + HIP_IDF)
+    r = _explain(tmp_path, text)
+    assert r is not None and r.family == "hip_error"
+    r = _explain(tmp_path, text.replace("gfx110X-all", "gfx110X-dgpu"))
+    assert r is not None and r.family == "version_check" and "gfx1103" in r.title
+
+
+def test_device_name_and_an_empty_roc_obj_ls_grep(tmp_path):
+    text = ("$ python -c \"import torch; print(torch.cuda.get_device_name(0))\"\nAMD Radeon RX 6750 XT\n"
+            "$ roc-obj-ls /opt/venv/lib/python3.11/site-packages/torch/lib/libtorch_hip.so | grep gfx1031\n$\n"
+            "$ python app.py\n" + TB + HIP_IDF)
+    r = _explain(tmp_path, text)
+    assert r is not None and r.family == "version_check" and "gfx1031" in r.title
+    # the grep found the card's code object: the build has it
+    found = text.replace("grep gfx1031\n$\n", "grep gfx1031\n1  hipv4-amdgcn-amd-amdhsa--gfx1031  file:///x.so#offset=1\n")
+    r = _explain(tmp_path, found)
+    assert r is not None and r.family == "hip_error"
+
+
+def test_rocm_smi_card_and_a_memory_fault_stays_hip_error(tmp_path):
+    # the two facts are there, but the failure is a page fault, not a missing kernel: the arch clause does not apply
+    text = ("GPU[0]\t\t: GFX Version: \t\tgfx1032\n" + ARCHES + TB +
+            "Memory access fault by GPU node-1 (Agent handle: 0x55d1) on address 0x7f00. Reason: Page not present or "
+            "supervisor privilege.\nAborted (core dumped)\n")
+    r = _explain(tmp_path, text)
+    assert r is not None and r.family == "hip_error"

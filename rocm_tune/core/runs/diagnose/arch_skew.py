@@ -22,7 +22,7 @@ _OVERRIDE_SET = re.compile(r"^(?![^\n]*(?:try|export it|consider|set it)\b)[^\n]
                            r"['\"]?(\d+\.\d+\.\d+)", re.M)
 # the failure is the card having no kernel: no code object, no Tensile library, the tool refusing the card
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|NoBinaryForGpu|InvalidImage|InvalidKernelImage|"
-                        r"[Cc]ode ?[Oo]bjects? (?:found )?for|No device code available|TensileLibrary|"
+                        r"[Cc]ode ?[Oo]bjects? (?:found )?for|No device code available|Cannot read \S*TensileLibrary|"
                         r"amdgpu is not supported|Missing CO for|No compatible code objects|no compatible (?:amd)?gpu")
 
 
