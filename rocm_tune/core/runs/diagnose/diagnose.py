@@ -37,6 +37,7 @@ from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB f
 from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble, teardown
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
+from rocm_tune.core.runs.diagnose import arch_skew
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
@@ -1811,7 +1812,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
     _refine_kernel_platform(r, texts or ())
-    if r.code in _ARCH_CODES:
+    if r.code in _ARCH_CODES and "build_archs" not in r.numbers:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
 
@@ -2110,6 +2111,8 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
     blob = "\n".join(texts)
     rd = _refusal_reading(r, blob)
+    if r.family in ("hip_error", "cuda_error") and _refine_arch_skew(r, blob):
+        return
     if r.family != "version_check":
         got = _version_reading(r, blob)
         if got is not None:
@@ -2124,6 +2127,19 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
+
+
+def _refine_arch_skew(r: Diagnosis, blob: str) -> bool:
+    """e-arch: FAMILIES.md "Rule 1, arch clause": a kernel-less HIP failure with the card's gfx and the build's gfx
+    list in view, the card not in it -> version_check naming both (arch_skew.py)."""
+    s = arch_skew.read_arch_skew(r.first.text, "\n".join([blob, r.first.pre]))
+    if s is None:
+        return False
+    r.family, (r.title, r.fix) = "version_check", arch_skew.sentence(s)
+    r.cause = (f"the installed build (wheel, library) was compiled for other gfx targets than this card's {s.card}: "
+               "it has no code object for the card, so the first kernel fails")
+    r.numbers.update(arch=s.card, build_archs=list(s.build))
+    return True
 
 
 def _refusal_is_configuration(r: Diagnosis, rd: arg_skew.Reading) -> None:
@@ -2365,8 +2381,10 @@ def _refine_arch(r: Diagnosis, blob: str) -> None:
     (then whether it fits)."""
     arch = r.numbers.get("arch")
     if not isinstance(arch, str):
-        m = _GFX.search(blob)
-        arch = m.group(1) if m else None
+        # e-arch: the card's gfx as the tools print it; a gfx named only in a build's list is not the card's
+        card = arch_skew.card_gfx(blob, names=False)
+        m = _GFX.search(blob) if card is None and not arch_skew.build_lists(blob) else None
+        arch = card[0] if card else m.group(1) if m else None
     if not arch:
         _refine_override_only(r, blob)
         return
