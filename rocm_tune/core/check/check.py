@@ -487,8 +487,7 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: for
                  ) -> tuple[dict, int, list[str]]:
     from rocm_tune.core.runners import fsdp
 
-    # the foreach AdamW temporary is a shard's, not counted here (one GPU's figure less its states is what's kept)
-    est1 = estimate(model, replace(cfg, gpus=1, nodes=1, optim_foreach=False))
+    est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
     one = est1.per_gpu
     # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states
     act = max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
@@ -571,7 +570,7 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                       and job.runner == "megatron")
     # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
     # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
-    cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none", optim_foreach=False,
+    cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
                    precision="pure_bf16" if megatron_mixed else cfg.precision)
     te_notes: list[str] = []
     if megatron_mixed and job is not None:

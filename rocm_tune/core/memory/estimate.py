@@ -58,10 +58,6 @@ class TrainConfig:
     gradient_checkpointing: bool = True
     attn: str = "sdpa"
     optim: str = "adamw"
-    # the optimizer is torch.optim.AdamW in its default foreach form (HF `optim adamw_torch`, ms-swift 2.x's default):
-    # its step makes one more state-sized temporary (torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt =
-    # torch._foreach_sqrt(device_exp_avg_sqs)); False: fused / per-parameter steps, no temporary of size
-    optim_foreach: bool = False
     gpus: int = 1
     nodes: int = 1
     zero_stage: int = 0
@@ -173,7 +169,7 @@ class TrainConfig:
         if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
             d.pop("reference_model")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
-                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d", "optim_foreach"):             # tower / Liger kernel is estimated
+                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
             if not d[k]:
                 d.pop(k)
         return d
@@ -702,10 +698,7 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     all_grads = grads_after + (embed_grad if params.lm_head else 0)
     phases.append(all_grads + (0 if params.lm_head else 2 * embed_grad))
     # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
-    # torch AdamW's foreach step (cfg.optim_foreach, without ZeRO: DeepSpeed's own step is counted in ZeRO's terms)
-    foreach = training.count * regime.trainable_bytes if cfg.optim_foreach and cfg.optim == "adamw" \
-        and cfg.zero_stage == 0 else 0.0
-    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient + foreach)
+    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient)
     return max(phases), all_grads
 
 

@@ -46,26 +46,6 @@ def _optim(job: Job, a: list[str]) -> str:
     return "adafactor"
 
 
-def _optim_foreach(job: Job, optim: str, a: list[str]) -> bool:
-    """The optimizer is torch.optim.AdamW stepping in its foreach form: `optim adamw_torch` named (transformers
-    trainer.py: torch.optim.AdamW, foreach left to torch, on for CUDA/ROCm tensors), or ms-swift 2.x, whose
-    SftArguments.optim default is 'adamw_torch' (swift/llm/utils/argument.py). transformers' own default is not
-    assumed: adamw_hf, adamw_torch or adamw_torch_fused by release."""
-    if optim != "adamw":
-        return False
-    raw = job.get("optim")
-    if raw is not None:
-        on = str(raw).strip().strip("'\"").lower() == "adamw_torch"
-    else:
-        major = job.settings.get("swift_major")
-        on = job.runner == "ms-swift" and major is not None and str(major.value) == "2"
-    if on:
-        a.append("optimizer: torch AdamW (foreach), whose step makes one more state-sized temporary "
-                 "(torch/optim/adamw.py _multi_tensor_adamw: _foreach_sqrt of exp_avg_sq)" +
-                 ("" if raw is not None else "; ms-swift 2.x's default optim adamw_torch (swift/llm/utils/argument.py)"))
-    return on
-
-
 class BadValue(UserError):
     """A value in the user's files that is not what its key takes (a finding, not bad command-line input)."""
 
@@ -475,7 +455,6 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
             a.append("neat_packing without FlashAttention-2: LLaMA-Factory's collator makes a [batch, 1, cutoff_len, "
                      "cutoff_len] block-diagonal mask in the compute dtype (data/collator.py prepare_4d_attention_mask)")
     values["optim"] = _optim(job, a)
-    values["optim_foreach"] = _optim_foreach(job, values["optim"], a)
     values.update(_stage(job, a, values["method"]))
     values.update(_hardware(job, gpus, nodes, a))
     lf = job.runner in LF_FAMILY
