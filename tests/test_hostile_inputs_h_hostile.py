@@ -10,6 +10,7 @@ escaping it is the traceback a user would see.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,43 @@ def test_ascii_integers_with_a_sign_or_spaces_still_read(capsys, value):
 def test_ascii_floats_in_every_python_spelling_still_read(capsys, value):
     rc, _, err = run(["plan", "--model", "qwen2.5-0.5b", "--gpu", "mi50-32gb", "--vram-gib", value], capsys)
     assert rc in (0, 1), err
+
+
+# ------------------------------------------------------------------- what a refusal and a hint say
+
+
+def _special(tmp_path: Path, kind: str) -> Path:
+    p = tmp_path / f"cfg-{kind}.yaml"
+    if kind == "fifo":
+        os.mkfifo(p)
+    elif kind == "dir":
+        p.mkdir()
+    elif kind == "dangling":
+        p.symlink_to(tmp_path / "nowhere")
+    elif kind == "loop":
+        p.symlink_to(p)
+    return p
+
+
+@pytest.mark.parametrize("kind,must", [("fifo", "is a FIFO"), ("dir", "is a directory"), ("dangling", "does not exist"),
+                                       ("loop", "symbolic links")])
+def test_explain_config_that_is_not_a_file_says_what_it_is(tmp_path, capsys, kind, must):
+    """`explain --config` of a FIFO or a directory said 'no such file'; it says what the path is (never opened
+    blocking: a FIFO without a writer would hang)."""
+    log = tmp_path / "train.log"
+    log.write_text(OOM_LOG)
+    cfg = _special(tmp_path, kind)
+    refused(["explain", "--no-stacks", str(log), "--config", str(cfg)], capsys, "--config", str(cfg), must)
+    assert os.path.lexists(cfg) and not (tmp_path / "nowhere").exists()
+
+
+def test_export_to_a_dir_with_a_leading_dash_prints_commands_that_run(tmp_path, capsys, monkeypatch):
+    """`bash -bundle/run.sh` reads -bundle as bash's own option: the printed commands say ./-bundle."""
+    monkeypatch.chdir(tmp_path)
+    data = tmp_path / "data.json"
+    data.write_text('[{"instruction": "hi", "input": "", "output": "yo"}]')
+    rc, out, err = run(["export", "--model", "qwen2.5-0.5b", "--gpu", "mi50-32gb", "--dataset", str(data),
+                        "--out=-bundle"], capsys)
+    assert rc == 0, err
+    assert "start: bash ./-bundle/run.sh" in out and "submit: sbatch ./-bundle/slurm.sbatch" in out
+    assert (tmp_path / "-bundle" / "run.sh").is_file()
