@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -10,11 +11,16 @@ from rocm_tune.core.errors import UserError
 from rocm_tune.core.units import fmt_bytes_gib
 
 
+_ASCII_INT = re.compile(r"\s*[+-]?[0-9]+\s*")
+_ASCII_FLOAT = re.compile(r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*|\s*[+-]?(?:inf|infinity|nan)\s*",
+                          re.I)
+
+
 def _int_in(text: str, what: str, lo: int, hi: int) -> int:
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise UserError(f"{what} must be an integer, got {text!r}") from None
+    # ASCII digits only: int() also reads '١٢' (Arabic-Indic), '１２' (full-width) and '1_0' as numbers
+    if not isinstance(text, str) or not _ASCII_INT.fullmatch(text):
+        raise UserError(f"{what} must be an integer (ASCII digits), got {text!r}")
+    value = int(text)
     if not lo <= value <= hi:
         raise UserError(f"{what} must be between {lo} and {hi}, got {value}")
     return value
@@ -32,10 +38,9 @@ def int_range(what: str, lo: int, hi: int):
 
 def float_range(what: str, lo: float, hi: float):
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except (TypeError, ValueError):
-            raise UserError(f"{what} must be a number, got {text!r}") from None
+        if not isinstance(text, str) or not _ASCII_FLOAT.fullmatch(text):
+            raise UserError(f"{what} must be a number (ASCII digits), got {text!r}")
+        value = float(text)
         if not (lo <= value <= hi) or value != value:
             raise UserError(f"{what} must be between {lo:g} and {hi:g}, got {text}")
         return value

@@ -59,7 +59,7 @@ def add_train_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--lora-target", type=_targets, default=None,
                    help="all (every linear of the decoder layers) or a comma list, e.g. q_proj,v_proj")
     g.add_argument("--dora", action="store_true", default=None, help="DoRA (weight-decomposed LoRA)")
-    g.add_argument("--quant-bits", type=int, choices=list(V.QUANT_BITS), default=None, help="qlora: 4 (NF4) or 8 bit (default 4)")
+    g.add_argument("--quant-bits", type=int_range("--quant-bits", 1, 64), choices=list(V.QUANT_BITS), default=None, help="qlora: 4 (NF4) or 8 bit (default 4)")
     g.add_argument("--double-quant", action=argparse.BooleanOptionalAction, default=None,
                    help="qlora 4-bit: quantise the quantisation constants too (default on)")
     g.add_argument("--freeze-layers", dest="freeze_trainable_layers",

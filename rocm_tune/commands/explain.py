@@ -38,8 +38,13 @@ def run(args: argparse.Namespace) -> int:
     from rocm_tune.core.errors import UserError
     from rocm_tune.core.runs.diagnose.diagnose import explain_target, render_text
 
-    if args.config is not None and not os.path.isfile(args.config):
-        raise UserError(f"--config {args.config!r}: no such file")
+    if args.config is not None:
+        from rocm_tune.core.files import open_regular
+
+        if not os.path.lexists(args.config):
+            raise UserError(f"--config {args.config!r}: no such file")
+        # a directory, a FIFO (never opened blocking), a device, a dangling link or a loop: said as what it is
+        os.close(open_regular(args.config, "--config"))
     exp = explain_target(args.target, stdin=sys.stdin.buffer if args.target == "-" else None, stacks=args.stacks,
                          stall_s=args.stall_s, config_path=args.config)
     if args.json:

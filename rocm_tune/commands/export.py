@@ -251,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
     import shlex
 
     out_dir = args.out.rstrip("/") or "/"
+    if out_dir.startswith("-"):   # `bash -dash/run.sh` would read it as an option: the printed commands say ./-dash
+        out_dir = "./" + out_dir
     if "sh" in bundle.formats:
         print(f"start: bash {shlex.quote(out_dir + '/run.sh')}")
     if "slurm" in bundle.formats:

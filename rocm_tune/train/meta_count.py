@@ -49,6 +49,10 @@ def count(config: dict) -> ExactCount | str:
         hf_cfg = transformers.AutoConfig.for_model(model_type, **cfg)
     except (ValueError, KeyError) as exc:
         return f"transformers {transformers.__version__} does not know model_type {model_type!r} ({str(exc).splitlines()[0][:80]})"
+    except Exception as exc:  # noqa: BLE001 - the config class refused a value (huggingface_hub's strict dataclass
+        # validation: StrictDataclassFieldValidationError for Infinity where an int belongs): fall back, said why
+        why = " ".join(str(exc).split())[:120]
+        return f"transformers' {model_type} config refused config.json ({type(exc).__name__}: {why})"
     verbosity = transformers.logging.get_verbosity()
     transformers.logging.set_verbosity_error()  # a tiny config's token ids outside its vocabulary are no news here
     try:

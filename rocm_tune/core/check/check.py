@@ -932,7 +932,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                 out.append(Finding.of("warmup-steps-float", ws.file, ws.line,
                                       f"warmup_steps {ws.value} is a step count, not a fraction",
                                       f"warmup_ratio: {ws.value} (and remove warmup_steps)"))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # .inf / Infinity: int() cannot
             pass
     if gpu is not None and cfg.precision in ("bf16", "pure_bf16") and gpu.bf16 in ("emulated", "none"):
         out.append(Finding.of("bf16-unsupported" if gpu.bf16 == "none" else "bf16-emulated", *_where(job, "bf16"),

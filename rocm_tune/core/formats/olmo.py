@@ -15,6 +15,7 @@ Defaults and meanings from allenai/OLMo olmo/config.py (TrainConfig, ModelConfig
 
 from __future__ import annotations
 
+from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners.common import Setting, as_bool, as_int
 
 SRC = "allenai/OLMo:olmo/config.py"
@@ -29,19 +30,30 @@ def is_config(data) -> bool:
     return isinstance(m, dict) and "d_model" in m and "n_layers" in m and any(k in data for k in TRAIN_KEYS)
 
 
+def _dim(m: dict, *keys: str) -> int:
+    """The first of `keys` set in the model block as a whole number >= 1; UserError naming it otherwise (a list,
+    "x", .inf, .nan, 0, -1: the trainer could not build that model either)."""
+    key = next((k for k in keys if m.get(k) not in (None, 0) or k == keys[-1]), keys[-1])
+    v = as_int(m.get(key))
+    if v is None or not 1 <= v <= 10**9:
+        raise UserError(f"OLMo config: model.{key} is {m.get(key)!r}; a whole number between 1 and 1,000,000,000 "
+                        "is needed")
+    return v
+
+
 def hf_config(model: dict) -> dict:
     """The model's dimensions as a config.json (model_from_config reads it)."""
     m = {**MODEL_DEFAULTS, **{k: v for k, v in model.items() if v is not None}}
-    d = int(m["d_model"])
-    hidden = as_int(m.get("mlp_hidden_size")) or int(m["mlp_ratio"]) * d
+    d = _dim(m, "d_model")
+    hidden = _dim(m, "mlp_hidden_size") if m.get("mlp_hidden_size") is not None else _dim(m, "mlp_ratio") * d
     swiglu = str(m.get("activation_type", "swiglu")).lower() == "swiglu"
     qk_norm = bool(as_bool(m.get("attention_layer_norm")))
     return {"model_type": "olmo2" if qk_norm else "llama", "hidden_size": d,
-            "num_attention_heads": int(m["n_heads"]),
-            "num_key_value_heads": int(m.get("n_kv_heads") or m["n_heads"]),
-            "num_hidden_layers": int(m["n_layers"]), "intermediate_size": hidden // 2 if swiglu else hidden,
-            "vocab_size": int(m.get("embedding_size") or m["vocab_size"]),
-            "max_position_embeddings": int(m["max_sequence_length"]),
+            "num_attention_heads": _dim(m, "n_heads"),
+            "num_key_value_heads": _dim(m, "n_kv_heads", "n_heads"),
+            "num_hidden_layers": _dim(m, "n_layers"), "intermediate_size": hidden // 2 if swiglu else hidden,
+            "vocab_size": _dim(m, "embedding_size", "vocab_size"),
+            "max_position_embeddings": _dim(m, "max_sequence_length"),
             "tie_word_embeddings": bool(as_bool(m["weight_tying"])), "hidden_act": "silu"}
 
 

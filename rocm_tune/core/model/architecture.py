@@ -1247,17 +1247,21 @@ def model_from_config(config: dict, name: str = "custom", source: str = "path", 
                        num_layers=len(exact.params.per_layer) or spec.num_layers,
                        tie_word_embeddings=exact.params.lm_head == 0)
         notes.append(f"parameters counted exactly on the meta device by {exact.counter}")
-    spec = _with_vision(spec, config, notes)
+    spec = _with_vision(spec, config, notes, label)
     return replace_notes(spec, notes) if notes else spec
 
 
-def _with_vision(spec: ModelSpec, config: dict, notes: list[str]) -> ModelSpec:
-    """Attach the vision tower a Qwen2-VL / Qwen2.5-VL vision_config describes; the notes then say it is counted."""
+def _with_vision(spec: ModelSpec, config: dict, notes: list[str], label: str | None = None) -> ModelSpec:
+    """Attach the vision tower a Qwen2-VL / Qwen2.5-VL vision_config describes; the notes then say it is counted.
+    A size of the tower that is not a whole number >= 1 is a UserError naming `label` (the file) and the value."""
     from dataclasses import replace
 
     from rocm_tune.core.model import vision as model_vision
 
-    tower = model_vision.from_config(config, spec.hidden_size)
+    try:
+        tower = model_vision.from_config(config, spec.hidden_size)
+    except UserError as exc:
+        raise UserError(f"{label}: {exc}" if label else str(exc)) from None
     if tower is None:
         return spec
     notes[:] = [n for n in notes if n != _VLM_NOTE]

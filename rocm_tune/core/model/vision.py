@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rocm_tune.core.errors import UserError
+
 # models/qwen2_vl/image_processing_qwen2_vl.py: max_pixels 12845056 (16384 tokens of 28x28) when none is set;
 # LLaMA-Factory's ModelArguments.image_max_pixels: 768 * 768
 PROCESSOR_MAX_PIXELS = 12845056
@@ -264,26 +266,47 @@ def _audio(config: dict, lm_hidden: int) -> AudioTower | None:
     a = config.get("audio_config") if isinstance(config, dict) else None
     if not isinstance(a, dict) or not ("d_model" in a or "encoder_layers" in a):
         return None
-    return AudioTower(str(a.get("model_type") or "whisper_audio"), _int(a.get("encoder_layers"), 32),
-                      _int(a.get("d_model"), 1280), _int(a.get("encoder_ffn_dim"), 5120),
-                      _int(a.get("encoder_attention_heads"), 20), _int(a.get("num_mel_bins"), 128),
-                      _int(a.get("max_source_positions"), 1500), lm_hidden)
+    return AudioTower(str(a.get("model_type") or "whisper_audio"), _int(a, "encoder_layers", 32),
+                      _int(a, "d_model", 1280), _int(a, "encoder_ffn_dim", 5120),
+                      _int(a, "encoder_attention_heads", 20), _int(a, "num_mel_bins", 128),
+                      _int(a, "max_source_positions", 1500), lm_hidden)
 
 
-def _int(v, default: int) -> int:
-    try:
-        return int(v) if v is not None else default
-    except (TypeError, ValueError):
+_MAX_SIZE = 10**9   # the bound core/model/architecture.Config.int puts on the language model's sizes
+
+
+def _int(d: object, key: str | tuple[str, ...], default: int) -> int:
+    """`d[key]` (the first key of a tuple that is set) as a size of at least 1, `default` when it is not set; a
+    value that is set but not a whole number in [1, 10^9] (a string, a list, NaN, Infinity, -1, 0, 2^64) is a
+    UserError naming the key and the value (model_from_config adds the file)."""
+    keys = (key,) if isinstance(key, str) else key
+    got = [(k, d[k]) for k in keys if isinstance(d, dict) and d.get(k) is not None]
+    if not got:
         return default
+    k, v = got[0]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()) \
+            or not 1 <= v <= _MAX_SIZE:
+        raise UserError(f"{k}={v!r} in its vision/audio config must be an integer between 1 and {_MAX_SIZE:,}")
+    return int(v)
+
+
+def _ratio(d: dict, key: str, default: float) -> float:
+    """`d[key]` as a positive finite ratio (mlp_ratio, downsample_ratio), `default` when not set; UserError otherwise."""
+    v = d.get(key)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1000:
+        raise UserError(f"{key}={v!r} in its vision config must be a number above 0 and at most 1000")
+    return float(v)
 
 
 def _qwen3(v: dict, lm_hidden: int) -> VisionTower:
-    d = _int(v.get("hidden_size"), 1152)
-    return VisionTower("qwen3_vl", _int(v.get("depth"), 27), d, _int(v.get("intermediate_size"), 4304), False,
-                       _int(v.get("patch_size"), 16), _int(v.get("temporal_patch_size"), 2),
-                       _int(v.get("spatial_merge_size"), 2), _int(v.get("in_channels", v.get("in_chans")), 3),
-                       _int(v.get("out_hidden_size"), lm_hidden), True, _int(v.get("num_heads"), 16),
-                       patch_bias=True, position_embeddings=_int(v.get("num_position_embeddings"), 2304),
+    d = _int(v, "hidden_size", 1152)
+    return VisionTower("qwen3_vl", _int(v, "depth", 27), d, _int(v, "intermediate_size", 4304), False,
+                       _int(v, "patch_size", 16), _int(v, "temporal_patch_size", 2),
+                       _int(v, "spatial_merge_size", 2), _int(v, ("in_channels", "in_chans"), 3),
+                       _int(v, "out_hidden_size", lm_hidden), True, _int(v, "num_heads", 16),
+                       patch_bias=True, position_embeddings=_int(v, "num_position_embeddings", 2304),
                        deepstack=len(v.get("deepstack_visual_indexes") or ()))
 
 
@@ -303,19 +326,19 @@ def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | Tile
             or "num_position_embeddings" in v:
         return _qwen3(v, lm_hidden)
     if "qwen2_5_vl" in mt or "qwen2_5_vl" in vt or "intermediate_size" in v and "out_hidden_size" in v:
-        d = _int(v.get("hidden_size"), 1280)
-        return VisionTower("qwen2_5_vl", _int(v.get("depth"), 32), d, _int(v.get("intermediate_size"), 3420), True,
-                           _int(v.get("patch_size"), 14), _int(v.get("temporal_patch_size"), 2),
-                           _int(v.get("spatial_merge_size"), 2), _int(v.get("in_chans", v.get("in_channels")), 3),
-                           _int(v.get("out_hidden_size"), lm_hidden), False, _int(v.get("num_heads"), 16),
+        d = _int(v, "hidden_size", 1280)
+        return VisionTower("qwen2_5_vl", _int(v, "depth", 32), d, _int(v, "intermediate_size", 3420), True,
+                           _int(v, "patch_size", 14), _int(v, "temporal_patch_size", 2),
+                           _int(v, "spatial_merge_size", 2), _int(v, ("in_chans", "in_channels"), 3),
+                           _int(v, "out_hidden_size", lm_hidden), False, _int(v, "num_heads", 16),
                            len(v.get("fullatt_block_indexes") or (7, 15, 23, 31)),
-                           (_int(v.get("window_size"), 112) // _int(v.get("patch_size"), 14)) ** 2)
+                           (_int(v, "window_size", 112) // _int(v, "patch_size", 14)) ** 2)
     if "qwen2_vl" in mt or "qwen2_vl" in vt or "embed_dim" in v:
-        d = _int(v.get("embed_dim"), 1280)
-        return VisionTower("qwen2_vl", _int(v.get("depth"), 32), d, int(d * float(v.get("mlp_ratio") or 4)), False,
-                           _int(v.get("patch_size"), 14), _int(v.get("temporal_patch_size"), 2),
-                           _int(v.get("spatial_merge_size"), 2), _int(v.get("in_chans", v.get("in_channels")), 3),
-                           _int(v.get("hidden_size"), lm_hidden), True, _int(v.get("num_heads"), 16))
+        d = _int(v, "embed_dim", 1280)
+        return VisionTower("qwen2_vl", _int(v, "depth", 32), d, int(d * _ratio(v, "mlp_ratio", 4)), False,
+                           _int(v, "patch_size", 14), _int(v, "temporal_patch_size", 2),
+                           _int(v, "spatial_merge_size", 2), _int(v, ("in_chans", "in_channels"), 3),
+                           _int(v, "hidden_size", lm_hidden), True, _int(v, "num_heads", 16))
     return None
 
 
@@ -385,17 +408,17 @@ def internvl_tower(v: dict, lm_hidden: int, downsample: float = 0.5, max_tiles: 
     optional q/k RMSNorms (qk_normalization), proj, fc1/fc2, layer scales ls1/ls2) and InternVLChatModel's mlp1
     (LayerNorm(d*r) -> Linear(d*r, lm) -> GELU -> Linear(lm, lm), r = (1/downsample_ratio)^2). A 448-pixel tile is
     1024 patches, 256 tokens after pixel_shuffle at 0.5."""
-    d, i = _int(v.get("hidden_size"), 1024), _int(v.get("intermediate_size"), 4096)
+    d, i = _int(v, "hidden_size", 1024), _int(v, "intermediate_size", 4096)
     rms = str(v.get("norm_type") or "layer_norm") == "rms_norm"
     qkv_bias = bool(v.get("qkv_bias", True))
     block = 2 * _ln(d, not rms) + _lin(d, 3 * d, qkv_bias) + (2 * d if v.get("qk_normalization") else 0) \
         + _lin(d, d) + _lin(d, i) + _lin(i, d) + 2 * d
-    patch, size = _int(v.get("patch_size"), 14), _int(v.get("image_size"), 448)
+    patch, size = _int(v, "patch_size", 14), _int(v, "image_size", 448)
     r = round(1 / downsample) ** 2
     other = 3 * patch * patch * d + d + d + ((size // patch) ** 2 + 1) * d \
         + _ln(d * r) + _lin(d * r, lm_hidden) + _lin(lm_hidden, lm_hidden)
     tokens = int((size // patch) ** 2 * downsample * downsample)
-    return TiledTower("internvl", _int(v.get("num_hidden_layers"), 24), d, i, _int(v.get("num_attention_heads"), 16),
+    return TiledTower("internvl", _int(v, "num_hidden_layers", 24), d, i, _int(v, "num_attention_heads", 16),
                       patch, size, tokens, max_tiles, block, other, norm_bias=not rms,
                       lora_names=("qkv", "proj", "fc1", "fc2"))
 
@@ -407,18 +430,18 @@ def minicpmv_tower(config: dict, lm_hidden: int, max_slices: int = 9) -> TiledTo
     bias, nn.MultiheadAttention(lm, lm/128 heads), ln_q/ln_kv/ln_post, proj lm x lm). Each slice of ~scale_resolution^2
     pixels is query_num tokens; an image is its source plus up to max_slice_nums slices."""
     v = config.get("vision_config") or {}
-    d, i = _int(v.get("hidden_size"), 1152), _int(v.get("intermediate_size"), 4304)
-    patch, size = _int(v.get("patch_size"), 14), _int(v.get("image_size"), 980)
+    d, i = _int(v, "hidden_size", 1152), _int(v, "intermediate_size", 4304)
+    patch, size = _int(v, "patch_size", 14), _int(v, "image_size", 980)
     block = 2 * _ln(d) + 4 * _lin(d, d) + _lin(d, i) + _lin(i, d)
-    q = _int(config.get("query_num"), 64)
+    q = _int(config, "query_num", 64)
     resampler = q * lm_hidden + lm_hidden * lm_hidden + _lin(d, lm_hidden, False) + _lin(lm_hidden, 3 * lm_hidden) \
         + _lin(lm_hidden, lm_hidden) + 3 * _ln(lm_hidden)
     other = 3 * patch * patch * d + d + (size // patch) ** 2 * d + _ln(d) + resampler
     slices = config.get("slice_config") or {}
-    tile = _int(slices.get("scale_resolution"), 448)
-    depth = _int(v.get("num_hidden_layers"), 27) - (1 if config.get("drop_vision_last_layer") else 0)
-    return TiledTower("minicpmv", depth, d, i, _int(v.get("num_attention_heads"), 16), patch, tile, q,
-                      1 + _int(slices.get("max_slice_nums"), max_slices), block, other, cls_token=False,
+    tile = _int(slices, "scale_resolution", 448)
+    depth = _int(v, "num_hidden_layers", 27) - (1 if config.get("drop_vision_last_layer") else 0)
+    return TiledTower("minicpmv", depth, d, i, _int(v, "num_attention_heads", 16), patch, tile, q,
+                      1 + _int(slices, "max_slice_nums", max_slices), block, other, cls_token=False,
                       lora_names=("q_proj", "k_proj", "v_proj", "out_proj", "fc1", "fc2"))
 
 
@@ -429,14 +452,14 @@ def glm4v_tower(config: dict, lm_hidden: int) -> TiledTower:
     lm x ffn_hidden_size, dense_4h_to_h, no biases) and boi/eoi). A 1120 x 1120 image is 6400 patches + cls, 1600
     language tokens + boi/eoi. Its Transformer loops over the layers with no checkpointing hook."""
     v = config.get("vision_config") or {}
-    d, i = _int(v.get("hidden_size"), 1792), _int(v.get("intermediate_size"), 15360)
-    patch, size = _int(v.get("patch_size"), 14), _int(v.get("image_size"), 1120)
-    ffn = _int(config.get("ffn_hidden_size"), 13696)
+    d, i = _int(v, "hidden_size", 1792), _int(v, "intermediate_size", 15360)
+    patch, size = _int(v, "patch_size", 14), _int(v, "image_size", 1120)
+    ffn = _int(config, "ffn_hidden_size", 13696)
     block = 2 * _ln(d) + _lin(d, 3 * d) + _lin(d, d) + _lin(d, i) + _lin(i, d)
-    other = 3 * patch * patch * d + d + d + _int(v.get("num_positions"), (size // patch) ** 2 + 1) * d \
+    other = 3 * patch * patch * d + d + d + _int(v, "num_positions", (size // patch) ** 2 + 1) * d \
         + 4 * d * lm_hidden + lm_hidden + lm_hidden * lm_hidden + _ln(lm_hidden) + 3 * lm_hidden * ffn + 2 * lm_hidden
     tokens = (size // patch // 2) ** 2
-    return TiledTower("glm4v", _int(v.get("num_hidden_layers"), 63), d, i, _int(v.get("num_heads"), 16), patch, size,
+    return TiledTower("glm4v", _int(v, "num_hidden_layers", 63), d, i, _int(v, "num_heads", 16), patch, size,
                       tokens, 1, block, other, extra_tokens=2, checkpointing=False, input_grads_hook=False,
                       lora_names=("query_key_value", "dense", "fc1", "fc2"))
 
@@ -451,8 +474,8 @@ def tiled_from_config(config: dict, lm_hidden: int) -> TiledTower | None:
     mt, vt = str(config.get("model_type") or ""), str(v.get("model_type") or "")
     if vt == "intern_vit_6b" or mt == "internvl_chat":
         thumb = 1 if config.get("use_thumbnail", True) else 0
-        mx = _int(config.get("max_dynamic_patch"), 12)
-        return internvl_tower(v, lm_hidden, float(config.get("downsample_ratio") or 0.5), mx + (thumb if mx > 1 else 0))
+        mx = _int(config, "max_dynamic_patch", 12)
+        return internvl_tower(v, lm_hidden, _ratio(config, "downsample_ratio", 0.5), mx + (thumb if mx > 1 else 0))
     if mt == "minicpmv" or "query_num" in config and "slice_config" in config:
         return minicpmv_tower(config, lm_hidden)
     if mt == "chatglm" or "scaling_factor" in v and "num_positions" in v:

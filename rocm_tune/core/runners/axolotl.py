@@ -17,7 +17,7 @@ import re
 import yaml
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners.common import Default, Setting, as_bool, named_data
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_number, named_data
 from rocm_tune.core.runners.llamafactory import yaml_lines
 
 AX = "axolotl-ai-cloud/axolotl:src/axolotl/utils/schemas/config.py (AxolotlInputConfig"
@@ -95,7 +95,7 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
         # apply_liger_kernel_to_<model> (rms_norm=cfg.liger_rms_norm, swiglu=cfg.liger_glu_activation): unset = off
         for key in ("liger_rms_norm", "liger_glu_activation", "liger_fused_linear_cross_entropy"):
             put(key, bool(as_bool(data.get(key))), key)
-    if (data.get("val_set_size") or 0) and float(data.get("val_set_size") or 0) > 0:
+    if (as_number(data.get("val_set_size")) or 0) > 0:   # "x", a list, .nan: not a split
         put("do_eval", True, "val_set_size")
     return out, notes
 

@@ -78,6 +78,19 @@ def as_int(v) -> int | None:
     return int(f) if f == int(f) else None
 
 
+def as_number(v) -> float | None:
+    """`v` (a number or its text) as a finite float; None for a bool, a list, "x", .inf, .nan."""
+    if isinstance(v, bool):
+        return None
+    try:
+        f = float(str(v).strip().strip("'\""))
+    except (TypeError, ValueError):
+        return None
+    import math
+
+    return f if math.isfinite(f) else None
+
+
 # ------------------------------------------------------------------------------------------------ YAML / JSON text
 def yaml_lines(text: str) -> dict[str, int]:
     """Top-level key -> 1-based line, from the YAML node marks."""

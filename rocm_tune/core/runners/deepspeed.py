@@ -340,8 +340,10 @@ class DsConfig:
                     "stage3_prefetch_bucket_size": 50_000_000, "stage3_param_persistence_threshold": 100_000,
                     "stage3_max_live_parameters": 1_000_000_000}.get(key, 500_000_000)
         try:
-            return int(float(v))
-        except (TypeError, ValueError):
+            # 1e308 elements is absurd but a number: kept, within what a float holds exactly (2^53), so the byte
+            # arithmetic after it never overflows
+            return min(int(float(v)), 2**53)
+        except (TypeError, ValueError, OverflowError):  # "x", [1], NaN, Infinity (json reads it)
             return 500_000_000
 
     @property
@@ -375,7 +377,7 @@ def read(data: dict, text: str, file: str | None) -> DsConfig:
         z = {}
     try:
         stage = int(z.get("stage", 0))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # "x", [1], NaN, Infinity (json reads it)
         stage = 0
     off_opt = (z.get("offload_optimizer") or {}).get("device", "none") if isinstance(z.get("offload_optimizer"), dict) else "none"
     off_par = (z.get("offload_param") or {}).get("device", "none") if isinstance(z.get("offload_param"), dict) else "none"

@@ -182,7 +182,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
     if "cutoff_len" not in out and all(k in flags for k in SOURCE_TARGET):
         try:
             total = sum(int(float(flags[k][0])) for k in SOURCE_TARGET)
-        except ValueError:
+        except (ValueError, OverflowError):  # "--max_source_length inf": float() reads it, int() cannot
             total = 0
         if total > 0:
             out["cutoff_len"] = Setting("cutoff_len", total, file, flags[SOURCE_TARGET[0]][1], "max_source_length",
@@ -290,7 +290,7 @@ def _lora_dim_on(out: dict) -> bool:
         return False
     try:
         return int(float(str(s.value))) > 0
-    except ValueError:
+    except (ValueError, OverflowError):  # "--lora_dim inf"
         return False
 
 

@@ -17,6 +17,7 @@ grpo_trainer.py, which builds on it):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from rocm_tune.core.runners.common import Setting, as_bool
@@ -41,10 +42,12 @@ class RLSpec:
 
 
 def _num(v, default: float) -> float:
+    """`v` as a finite number, `default` for anything else (unset, "x", a list, .inf, .nan: int() of it would raise)."""
     try:
-        return float(str(v))
+        x = float(str(v))
     except (TypeError, ValueError):
         return default
+    return x if math.isfinite(x) else default
 
 
 def spec(job) -> RLSpec | None:

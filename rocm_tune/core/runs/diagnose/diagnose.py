@@ -239,15 +239,30 @@ class _Scanner:
             h.line = n + 1
 
 
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
+def utf16_as_utf8(data: bytes, encoding: str | None = None) -> bytes:
+    """A log written as UTF-16 (it starts with a byte-order mark: Windows PowerShell's `>` and Out-File) as the
+    UTF-8 the rules read; any other bytes unchanged. `encoding`: the UTF-16 of a tail that has no mark of its own."""
+    enc = encoding or _UTF16_BOMS.get(data[:2])
+    if enc is None:
+        return data
+    body = data[2:] if encoding is None else data
+    return body[: len(body) & ~1].decode(enc, "replace").encode("utf-8")
+
+
 def _read_bounded(path: str) -> tuple[bytes, int, int | None]:
-    """(bytes, size, tail_unknown_from): the file, or its head + tail when it is huge."""
+    """(bytes, size, tail_unknown_from): the file, or its head + tail when it is huge; a UTF-16 log as UTF-8."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         if size <= FULL_READ_MAX:
-            return f.read(FULL_READ_MAX + 1), size, None
+            return utf16_as_utf8(f.read(FULL_READ_MAX + 1)), size, None
         head = f.read(HEAD_BYTES)
-        f.seek(max(0, size - TAIL_BYTES))
+        f.seek(max(0, size - TAIL_BYTES) & ~1)   # even: a UTF-16 tail starts on a character
         tail = f.read(TAIL_BYTES)
+    enc = _UTF16_BOMS.get(head[:2])
+    head, tail = utf16_as_utf8(head), utf16_as_utf8(tail, enc) if enc else tail
     data = head + b"\n" + tail
     return data, size, len(head) + 1
 
@@ -258,7 +273,7 @@ def read_stdin_bounded(stream) -> bytes:
     if isinstance(buf, str):
         buf = buf.encode("utf-8", "replace")
     if len(buf) <= FULL_READ_MAX:
-        return buf
+        return utf16_as_utf8(buf)
     head = buf[:HEAD_BYTES]
     tail = buf[-TAIL_BYTES:]
     while True:
@@ -268,7 +283,8 @@ def read_stdin_bounded(stream) -> bytes:
         if isinstance(chunk, str):
             chunk = chunk.encode("utf-8", "replace")
         tail = (tail + chunk)[-TAIL_BYTES:]
-    return head + b"\n" + tail
+    enc = _UTF16_BOMS.get(head[:2])
+    return utf16_as_utf8(head) + b"\n" + (utf16_as_utf8(tail[len(tail) & 1:], enc) if enc else tail)
 
 
 def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,

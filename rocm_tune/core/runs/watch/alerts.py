@@ -171,7 +171,7 @@ def oom_fix(ctx: RunContext | None, oom: Mapping[str, Any]) -> str:
         mb = int(mb) if mb is not None else None
         ga = int(ga) if ga is not None else None
         cl = int(cl) if cl is not None else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # a YAML .inf / JSON Infinity
         mb = ga = cl = None
     if mb and mb > 1:
         new_mb = max(1, mb // 2)
