@@ -33,12 +33,8 @@ def _decoder_layers(model: Any, torch: Any) -> list:
     return best
 
 
-def count(config: dict) -> ExactCount | str:
-    try:
-        import torch
-        import transformers
-    except ImportError as exc:
-        return f"transformers/torch not installed ({exc.name})"
+def _meta_model(config: dict, torch, transformers):
+    """The model of `config` built on the meta device by transformers, or why not (a line)."""
     if "auto_map" in config:
         return "remote-code model (auto_map): its modeling code is not in transformers"
     cfg = {k: v for k, v in config.items() if k not in ("architectures", "transformers_version", "_name_or_path")}
@@ -62,7 +58,18 @@ def count(config: dict) -> ExactCount | str:
         return f"transformers could not build a causal LM for {model_type!r} ({type(exc).__name__}: {str(exc).splitlines()[0][:80]})"
     finally:
         transformers.logging.set_verbosity(verbosity)
+    return model
 
+
+def count(config: dict) -> ExactCount | str:
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        return f"transformers/torch not installed ({exc.name})"
+    model = _meta_model(config, torch, transformers)
+    if isinstance(model, str):
+        return model
     seen: set[int] = set()
     total = 0
     for p in model.parameters():  # parameters() yields a tied weight once

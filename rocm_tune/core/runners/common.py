@@ -65,17 +65,9 @@ def as_bool(v) -> bool | None:
 
 
 def as_int(v) -> int | None:
-    if isinstance(v, bool):
-        return None
-    try:
-        f = float(str(v).strip().strip("'\""))
-    except (TypeError, ValueError):
-        return None
-    import math
-
-    if not math.isfinite(f):
-        return None
-    return int(f) if f == int(f) else None
+    """`v` as a whole number (`8`, "8", 8.0, "8e0"); None for a bool, a fraction, "x", .inf, .nan."""
+    f = as_number(v)
+    return int(f) if f is not None and f == int(f) else None
 
 
 def as_number(v) -> float | None:
