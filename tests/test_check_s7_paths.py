@@ -13,7 +13,7 @@ from rocm_tune.core.model.names import parse_name
 
 @pytest.mark.parametrize("name, series, size, active", [
     ("llama3_8b", "llama3", 8.0, None),             # a version and a size, not "3.8B"
-    ("qwen35_9b_base", "qwen35", 9.0, None),
+    ("qwen35_9b_base", "qwen3.5", 9.0, None),      # Qwen3.5 written without the dot
     ("qwen3_5_9b", "qwen3.5", 9.0, None),           # version 3.5, size 9B
     ("qwen2_5_7b", "qwen2.5", 7.0, None),
     ("internlm2_5_7b_chat", "internlm2.5", 7.0, None),
@@ -47,7 +47,7 @@ def test_model_path_built_from_constants_names_the_model(tmp_path):
     p = tmp_path / "train.py"
     p.write_text(PROGRAM.format(leaf="qwen35_9b_base"))
     rep = check([str(p)], gpu_id="rx7900xtx")
-    assert rep.model.name.endswith("qwen35_9b_base")
+    assert rep.model.name == "qwen3.5-9b"           # qwen35: Qwen3.5 written without the dot (a preset since c-unk3)
     assert 8e9 < rep.model.params.total < 10e9            # a ~9B model, not 35.9B
     assert rep.verdict == "fits"                    # LoRA at 2 x 512 on 24 GiB: the stratos run trained
     # the base of the path is not a literal (Path(__file__)...): the folders after it are what is read

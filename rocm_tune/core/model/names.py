@@ -154,7 +154,8 @@ def _tokens(stem: str) -> list[str]:
     # qwen2_5, internlm2_5, a2_7b (Python-safe spellings of a version or an active size); llama3_8b and qwen35_9b
     # are a version and a size (the digits after the underscore end in b/m: a size)
     # a size token of its own spelled with "_" for "." (stablelm-2-1_6b, Qwen-1_8B, internlm2-1_8b): 1.6B, 1.8B
-    s = re.sub(r"(^|[-_ ])(\d)_(\d[bm])(?=$|[-_ .])", r"\1\2.\3", s)
+    # (after "-", a space or the start only: in a name spelled with "_" throughout, qwen2_5_7b is Qwen2.5 7B)
+    s = re.sub(r"(^|[- ])(\d)_(\d[bm])(?=$|[-_ .])", r"\1\2.\3", s)
     s = re.sub(r"(?<=\d)_(?=\d+(?![\d.]*[bm](?:$|[-_ .])))|(?<=[-_ ]a\d)_(?=\d)", ".", s)
     # ms-swift 2.x's model_type spells Qwen1.5 "qwen1half" (swift/llm/utils/model.py ModelType: qwen1half_7b_chat =
     # 'qwen1half-7b-chat', codeqwen1half-7b-chat, qwen1half-moe-a2_7b-chat): a version's ".5" written "half"
