@@ -1,0 +1,24 @@
+deepspeed --include="localhost:4,5,6,7" src/train.py \
+    --model_name_or_path "google/gemma-2-2b-it" \
+    --stage sft \
+    --do_train \
+    --finetuning_type full \
+    --dataset xxx\
+    --template gemma \
+    --cutoff_len 2048 \
+    --overwrite_cache \
+    --seed 42 \
+    --preprocessing_num_workers 16 \
+    --output_dir "/mnt/Projects/checkpoints/Gemma2B" \
+    --logging_steps 1 \
+    --save_steps 500 \
+    --plot_loss \
+    --overwrite_output_dir \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 8 \
+    --learning_rate 2.0e-5 \
+    --lr_scheduler_type cosine \
+    --num_train_epochs 3.0 \
+    --warmup_ratio 0.03 \
+    --bf16 \
+    --deepspeed "examples/deepspeed/ds_z3_config.json"
