@@ -278,3 +278,28 @@ def test_deepspeed_keeps_its_gradient_buffers_through_eval(tmp_path, capsys):
     ev, save = z2["memory"]["eval"]["peak_allocated_bytes"], z2["memory"]["save"]["peak_allocated_bytes"]
     assert ev - save > 2 * 2048 * 151_936 * 8
     assert not any("zero_grad" in n for n in z2["notes"])
+
+
+# LLaMA-Factory under FSDP, launched as its examples/accelerate/fsdp_config.yaml says (written here)
+FSDP_ACC = """compute_environment: LOCAL_MACHINE
+distributed_type: FSDP
+fsdp_config:
+  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP
+  fsdp_sharding_strategy: FULL_SHARD
+  fsdp_state_dict_type: FULL_STATE_DICT
+  fsdp_use_orig_params: true
+mixed_precision: bf16
+num_machines: 1
+num_processes: 2
+"""
+FSDP_SH = "accelerate launch --config_file fsdp_config.yaml src/train.py t.yaml\n"
+
+
+def test_fsdp_trainer_evaluates_without_the_sharded_gradients(tmp_path, capsys):
+    files = {"t.yaml": LF_FULL.format(extra=""), "fsdp_config.yaml": FSDP_ACC, "run.sh": FSDP_SH}
+    j = _check(tmp_path, "fsdp", files, ["--gpu", "mi300x"], capsys)
+    assert j["world_size"] == 2
+    ev, save = j["memory"]["eval"]["peak_allocated_bytes"], j["memory"]["save"]["peak_allocated_bytes"]
+    logits = 2 * 2048 * 151_936 * 10
+    # the save phase still holds each rank's half of the gradients (2 B or 4 B per parameter / 2 ranks)
+    assert ev - save < logits - 1_543_714_304 // 2 * 2

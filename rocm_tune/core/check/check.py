@@ -509,10 +509,13 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: for
                  f"{m.weights / 2**30:.2f} GiB weights + {m.gradients / 2**30:.2f} GiB gradients + "
                  f"{m.optimizer / 2**30:.2f} GiB optimizer state + {m.gathered / 2**30:.2f} GiB unsharded units"
                  + (f"; {m.host / 2**30:.2f} GiB in host memory (offload)" if m.host else ""))
+    # the Trainer's model.zero_grad() before it evaluates frees the sharded gradients too
+    ev_grads = 0.0 if job is not None and _grads_freed_before_eval(job, cfg) else m.gradients
     phases: dict[str, dict | None] = {
         "load": _phase(m.weights + m.gathered),
         "step": _phase(m.resident + m.gathered + act),
-        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch, job)) if eval_batch else None,
+        "eval": _phase(m.resident - m.gradients + ev_grads + m.gathered + _logits_eval(model, cfg, eval_batch, job))
+        if eval_batch else None,
         "save": _phase(m.resident + m.gathered),
     }
     return phases, int(m.host), notes
