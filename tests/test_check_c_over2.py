@@ -237,3 +237,69 @@ def test_openrlhf_fork_optimizer_flag_names_a_bitsandbytes_state(tmp_path, capsy
     # step's peak drops by at least the state's difference
     params = 7_615_616_512      # Qwen2.5-7B
     assert _step(base) - _step(bnb) >= 6 * params
+
+
+# a LLaMA-Factory full SFT written here after its examples/train_full YAMLs, with a validation split; DeepSpeed
+# (ZeRO-2, its examples/deepspeed/ds_z2_config.json written inline) or none
+LF_FULL = """model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct
+stage: sft
+do_train: true
+finetuning_type: full
+dataset: my_data
+template: qwen
+cutoff_len: 2048
+per_device_train_batch_size: 2
+per_device_eval_batch_size: 2
+val_size: 0.05
+eval_strategy: steps
+eval_steps: 100
+bf16: true
+output_dir: out
+{extra}"""
+DS_Z2 = ('{"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": '
+         '"auto", "bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 2}}')
+
+
+def test_trainer_evaluates_after_zero_grad_frees_the_gradients(tmp_path, capsys):
+    # transformers' Trainer: optimizer.step(), model.zero_grad() (set_to_none), then _maybe_log_save_evaluate: the
+    # eval phase holds the weights, optimizer state and the eval batch's logits, not the gradients that the save
+    # phase (after the step of a full fine-tune) still counts
+    plain = _check(tmp_path, "plain", {"t.yaml": LF_FULL.format(extra="")}, ["--gpu", "mi300x"], capsys)
+    ev, save = plain["memory"]["eval"]["peak_allocated_bytes"], plain["memory"]["save"]["peak_allocated_bytes"]
+    params = 1_543_714_304                   # Qwen2.5-1.5B
+    logits = 2 * 2048 * 151_936 * 10         # eval batch 2 x cutoff_len x vocabulary, 10 B each (bf16, fp32, log-softmax)
+    assert ev - save < logits - params       # the 16-bit gradients (2 B per parameter) are not in the eval phase
+    assert any("zero_grad" in n for n in plain["notes"])
+
+
+def test_deepspeed_keeps_its_gradient_buffers_through_eval(tmp_path, capsys):
+    files = {"t.yaml": LF_FULL.format(extra="deepspeed: ds_z2.json\n"), "ds_z2.json": DS_Z2}
+    z2 = _check(tmp_path, "z2", files, ["--gpu", "mi300x", "--gpus", "2"], capsys)
+    ev, save = z2["memory"]["eval"]["peak_allocated_bytes"], z2["memory"]["save"]["peak_allocated_bytes"]
+    assert ev - save > 2 * 2048 * 151_936 * 8
+    assert not any("zero_grad" in n for n in z2["notes"])
+
+
+# LLaMA-Factory under FSDP, launched as its examples/accelerate/fsdp_config.yaml says (written here)
+FSDP_ACC = """compute_environment: LOCAL_MACHINE
+distributed_type: FSDP
+fsdp_config:
+  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP
+  fsdp_sharding_strategy: FULL_SHARD
+  fsdp_state_dict_type: FULL_STATE_DICT
+  fsdp_use_orig_params: true
+mixed_precision: bf16
+num_machines: 1
+num_processes: 2
+"""
+FSDP_SH = "accelerate launch --config_file fsdp_config.yaml src/train.py t.yaml\n"
+
+
+def test_fsdp_trainer_evaluates_without_the_sharded_gradients(tmp_path, capsys):
+    files = {"t.yaml": LF_FULL.format(extra=""), "fsdp_config.yaml": FSDP_ACC, "run.sh": FSDP_SH}
+    j = _check(tmp_path, "fsdp", files, ["--gpu", "mi300x"], capsys)
+    assert j["world_size"] == 2
+    ev, save = j["memory"]["eval"]["peak_allocated_bytes"], j["memory"]["save"]["peak_allocated_bytes"]
+    logits = 2 * 2048 * 151_936 * 10
+    # the save phase still holds each rank's half of the gradients (2 B or 4 B per parameter / 2 ranks)
+    assert ev - save < logits - 1_543_714_304 // 2 * 2

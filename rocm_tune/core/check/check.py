@@ -509,10 +509,13 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: for
                  f"{m.weights / 2**30:.2f} GiB weights + {m.gradients / 2**30:.2f} GiB gradients + "
                  f"{m.optimizer / 2**30:.2f} GiB optimizer state + {m.gathered / 2**30:.2f} GiB unsharded units"
                  + (f"; {m.host / 2**30:.2f} GiB in host memory (offload)" if m.host else ""))
+    # the Trainer's model.zero_grad() before it evaluates frees the sharded gradients too
+    ev_grads = 0.0 if job is not None and _grads_freed_before_eval(job, cfg) else m.gradients
     phases: dict[str, dict | None] = {
         "load": _phase(m.weights + m.gathered),
         "step": _phase(m.resident + m.gathered + act),
-        "eval": _phase(m.resident + m.gathered + _logits_eval(model, cfg, eval_batch, job)) if eval_batch else None,
+        "eval": _phase(m.resident - m.gradients + ev_grads + m.gathered + _logits_eval(model, cfg, eval_batch, job))
+        if eval_batch else None,
         "save": _phase(m.resident + m.gathered),
     }
     return phases, int(m.host), notes
@@ -822,11 +825,28 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         if gen is not None and gen.total > ev:
             ev = gen.total
             notes.append(gen.note())
-        phases["eval"] = _phase(resident + grads + ev, factor)
+        held = grads
+        if grads and _grads_freed_before_eval(job, cfg):
+            held = 0
+            notes.append(f"evaluation: the Trainer's model.zero_grad() after the optimizer step frees the "
+                         f"{grads / 2**30:.2f} GiB of gradients (set_to_none) before it evaluates")
+        phases["eval"] = _phase(resident + held + ev, factor)
     else:
         phases["eval"] = None
     phases["save"] = _phase(resident + grads, factor)
     return phases, est.cpu_offload_bytes, notes, g.communicator_bytes
+
+
+# runners whose training loop is transformers' Trainer (LLaMA-Factory, ms-swift and Axolotl subclass it)
+_HF_TRAINER_RUNNERS = ("hf", "llamafactory", "ms-swift", "axolotl")
+
+
+def _grads_freed_before_eval(job: formats.Job, cfg: TrainConfig) -> bool:
+    """transformers' Trainer._inner_training_loop runs optimizer.step(), lr_scheduler.step(), then model.zero_grad()
+    and only then _maybe_log_save_evaluate: torch >= 2.0's Module.zero_grad(set_to_none=True) drops every .grad, so
+    evaluation runs without the gradients. Not under DeepSpeed (ZeRO keeps its own flat gradient buffers) nor for a
+    loop the Trainer does not run."""
+    return job.runner in _HF_TRAINER_RUNNERS and not cfg.zero_stage
 
 
 # ------------------------------------------------------------------------------------------------ findings
