@@ -41,6 +41,7 @@ from rocm_tune.core.runs.diagnose import arch_skew
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
+from rocm_tune.profiles import run_endings
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -97,9 +98,8 @@ _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{
             re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
 _TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
 _PROGRESS = (b"it/s]", b"s/it]", b"'loss':", b'"loss":', b"s/step]")
-_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed",
-             # r4-swift (issue 26): ms-swift logs this only after its main's run() returned (swift/llm/base.py)
-             b"End time of running main")
+# r4-swift, e-cons (issue 26): what a run prints only once it ended well (the sources: profiles/run_endings.py)
+_FINISHED = run_endings.FINISHED
 
 
 def _rank(text: str) -> int | None:
