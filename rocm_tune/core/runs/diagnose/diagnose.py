@@ -312,16 +312,36 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     last = -1
     for p in _PROGRESS:
         last = max(last, data.rfind(p, tail_start))
-    finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED)
     total = data.count(b"\n") if tail_unknown_from is None else None
     lines = None if total is None else total + (1 if data and not data.endswith(b"\n") else 0)
     head_text = _decode(data[:65536])
     errs = [(off, None if total is None else total - data.count(b"\n", off) + 1,
              _time_of(data[off:off + len(text.encode("utf-8", "replace"))], last=False), text)
             for off, text in resemble.error_lines(data)]
+    finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED) or \
+        _saved_after_full_bar(data, tail_start, max((e[0] for e in errs), default=-1))
     ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
                     ends)
+
+
+_FULL_BAR = re.compile(run_endings.FULL_BAR)
+_ANY_BAR = re.compile(run_endings.ANY_BAR)
+_SAVED_AFTER_BAR = re.compile(run_endings.SAVED_AFTER_BAR)
+
+
+def _saved_after_full_bar(data: bytes, start: int, last_error: int) -> bool:
+    """e-cons (issue 26): the log's last progress bar is a loop's end (100 %, n/n) and a trainer's save comes after
+    it, with no error-like line after the bar (profiles/run_endings.py): the run ended well."""
+    last = None
+    for m in _FULL_BAR.finditer(data, start):
+        if m.group(1) == m.group(2) and m.group(1) != b"0":
+            last = m
+    if last is None or last_error > last.start():
+        return False
+    if any(b.group(1) != b"100" for b in _ANY_BAR.finditer(data, last.end())):
+        return False   # another loop started after it (the next epoch, an evaluation) and did not end
+    return _SAVED_AFTER_BAR.search(data, last.end()) is not None
 
 
 TEARDOWN_BYTES = 256 * 2**10    # e-host2: the tail of a log read for the launcher's teardown records
