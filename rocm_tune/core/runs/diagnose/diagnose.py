@@ -1039,6 +1039,13 @@ _PEER_LOSS = re.compile(r"Connection (?:reset|closed|refused)|remote process exi
                         r"Connection was|by (?:remote )?peer", re.I)
 
 
+# e-cons (issue 26): what a rank prints while it waits in c10d's store for a key a peer never set (torch
+# TCPStore.cpp/socket.cpp: `Socket Timeout`, `Timeout waiting for key: `, `store->get('...') got error: `,
+# DistStoreError; distributed_c10d.py's `Waiting in store based barrier`): the peer is gone or stuck
+_PEER_WAIT = re.compile(r"Socket Timeout|Timeout waiting for key|store->get\(|DistStoreError|"
+                        r"[Ww]aiting in store based barrier")
+
+
 # r4-hw (issue 26): Slurm's cancel line with no reason (`*** STEP 1.0 ON n1 CANCELLED AT <time> ***`, no `DUE TO`)
 # is what slurmstepd prints when srun tears a step down after one of its tasks failed (or someone ran scancel):
 # not a time limit, preemption or node failure, which Slurm names
@@ -1111,7 +1118,8 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
     for i, d in enumerate(diags):
         # e-src: the peers lost a rank that raised an exception of its own, which no rule named a family for
         if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
-                all(_PEER_LOSS.search(h.text) for h in d.evidence) and _raised_before(diags, d):
+                all(_PEER_LOSS.search(h.text) or _PEER_WAIT.search(h.text) for h in d.evidence) and \
+                _raised_before(diags, d):
             prio[i] = PRIORITY_OF["consequence"]
     for cause, symptom in _COLLECTIVE_SYMPTOM_OF.items():
         # e-g6: NCCL/RCCL's own status for a cause it named (`Duplicate GPU detected` -> ncclInvalidUsage, which torch
@@ -1146,9 +1154,15 @@ def _raised_before(diags: list[Diagnosis], d: Diagnosis) -> bool:
         if g.code != cat.GENERIC or g.benign or _CRASH.search(g.first.text):
             continue
         h = exception_hit(g)
-        if _EXC_CLASS.search(h.text) and not _PEER_LOSS.search(h.text) and not _COLLECTIVE_WORDS.search(h.text) and \
-                _earlier(h, d.first) < 0 and \
+        if not _EXC_CLASS.search(h.text) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
+            continue
+        if _earlier(h, d.first) < 0 and \
                 (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):
+            return True
+        # e-cons: its rank said, d's lines on other ranks (or none said): the text's order does not decide (the
+        # ranks' streams interleave; a lost peer or a store wait comes after the peer's end), the lines' own times do
+        if h.rank is not None and all(x.rank != h.rank for x in d.evidence) and \
+                all(teardown.not_after(h, x, _earlier) for x in d.evidence):
             return True
     return False
 

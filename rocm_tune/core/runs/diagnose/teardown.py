@@ -199,7 +199,7 @@ def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: M
     other ranks; or, the launcher silent on ranks, e (with a family the rules named: `named`) was raised before every
     line of d, the run made no progress after it, and d's lines are on ranks other than e's (or, no rank said at all,
     the launcher says a rank ended with an error code of its own). e-cons: with e's rank said, d's lines on other
-    ranks or on none said, the text's order does not decide (`_not_after`)."""
+    ranks or on none said, the text's order does not decide (`not_after`)."""
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False
     ranks = {h.rank for h in e.evidence} - {None}
@@ -209,13 +209,13 @@ def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: M
     if not named:
         return False
     if ranks and others:
-        return all(_not_after(e.first, h, earlier) for h in d.evidence)
+        return all(not_after(e.first, h, earlier) for h in d.evidence)
     if not all(earlier(e.first, h) < 0 for h in d.evidence):
         return False
     return not ranks and first is not None and first.code > 0 and first.kind in ("deepspeed", "elastic")
 
 
-def _not_after(e: Any, h: Any, earlier: Callable[[Any, Any], int]) -> bool:
+def not_after(e: Any, h: Any, earlier: Callable[[Any, Any], int]) -> bool:
     """e-cons: e (a rank's own error) did not come after h (another rank's wait on its peers). By the lines' own
     timestamps when both have one; else the wait is the later one whatever order the ranks' streams were interleaved
     in: a collective or store timeout fires only after its timeout ran out waiting for the peer, a lost connection
