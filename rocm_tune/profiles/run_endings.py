@@ -15,6 +15,9 @@ Sources (read, not guessed):
   the fit loop reached its limit.
 - Megatron-LM megatron/training/training.py: `print_datetime('after training is done')` ->
   `[after training is done] datetime: ...`.
+- ComfyUI execution.py (main.py's prompt_worker): `Prompt executed in N seconds` once a queued workflow ran through.
+- llama.cpp common/sampling + src/llama-context.cpp: `llama_perf_context_print:        total time = ...` (older
+  builds `llama_print_timings:        total time = ...`) once a generation ended.
 - nccl-tests / rccl-tests src/common.cu: `# Out of bounds values : 0 OK` then `# Avg bus bandwidth    : N` once
   every size ran (a non-zero count prints `FAILED`: not an ending well).
 """
@@ -25,7 +28,8 @@ FINISHED: tuple[bytes, ...] = (
     b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed",
     b"End time of running main",
     b"Training Completed!!! Saving", b"] last_model_checkpoint: ", b"`Trainer.fit` stopped: `max_",
-    b"[after training is done]", b"# Out of bounds values : 0 OK",
+    b"[after training is done]", b"# Out of bounds values : 0 OK", b"Prompt executed in ",
+    b"llama_perf_context_print:        total time", b"llama_print_timings:        total time",
 )
 
 # A training loop's progress bar at its end (tqdm: `100%|██████████| 873/873 [1:02:11<00:00,  4.27s/it]`), and the
