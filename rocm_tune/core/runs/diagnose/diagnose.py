@@ -1159,11 +1159,6 @@ def _raised_before(diags: list[Diagnosis], d: Diagnosis) -> bool:
         if _earlier(h, d.first) < 0 and \
                 (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):
             return True
-        # e-cons: its rank said, d's lines on other ranks (or none said): the text's order does not decide (the
-        # ranks' streams interleave; a lost peer or a store wait comes after the peer's end), the lines' own times do
-        if h.rank is not None and all(x.rank != h.rank for x in d.evidence) and \
-                all(teardown.not_after(h, x, _earlier) for x in d.evidence):
-            return True
     return False
 
 

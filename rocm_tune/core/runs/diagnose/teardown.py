@@ -198,28 +198,16 @@ def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: M
     launcher names e's rank as the first to fail with an error of its own (exit code > 0) and d's lines are on
     other ranks; or, the launcher silent on ranks, e (with a family the rules named: `named`) was raised before every
     line of d, the run made no progress after it, and d's lines are on ranks other than e's (or, no rank said at all,
-    the launcher says a rank ended with an error code of its own). e-cons: with e's rank said, d's lines on other
-    ranks or on none said, the text's order does not decide (`not_after`)."""
+    the launcher says a rank ended with an error code of its own). e-cons: with e's rank said, d's lines may be on
+    no rank said (c10d's store errors and NCCL's own lines carry no `[rankN]:` prefix in older torch)."""
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False
     ranks = {h.rank for h in e.evidence} - {None}
     others = all(h.rank not in ranks for h in d.evidence)
     if first is not None and first.code > 0 and _on_rank(e, first):
         return others
-    if not named:
+    if not named or not all(earlier(e.first, h) < 0 for h in d.evidence):
         return False
-    if ranks and others:
-        return all(not_after(e.first, h, earlier) for h in d.evidence)
-    if not all(earlier(e.first, h) < 0 for h in d.evidence):
-        return False
-    return not ranks and first is not None and first.code > 0 and first.kind in ("deepspeed", "elastic")
-
-
-def not_after(e: Any, h: Any, earlier: Callable[[Any, Any], int]) -> bool:
-    """e-cons: e (a rank's own error) did not come after h (another rank's wait on its peers). By the lines' own
-    timestamps when both have one; else the wait is the later one whatever order the ranks' streams were interleaved
-    in: a collective or store timeout fires only after its timeout ran out waiting for the peer, a lost connection
-    only once the peer is gone — and neither makes a peer raise an error of its own."""
-    if getattr(e, "own_time", False) and getattr(h, "own_time", False) and e.time is not None and h.time is not None:
-        return bool(e.time <= h.time)
-    return True
+    if ranks:
+        return others   # e-cons: d's lines on other ranks, or on none said (a store wait, NCCL's own lines)
+    return first is not None and first.code > 0 and first.kind in ("deepspeed", "elastic")
