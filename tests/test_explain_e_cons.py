@@ -166,3 +166,12 @@ def test_a_full_bar_then_another_loop_that_did_not_end_is_not_an_ending(tmp_path
             " 10%|#         | 50/500 [01:00<09:00,  1.20s/it]\n")
     exp, _ = _explain(tmp_path, text)
     assert exp.status != "finished"
+
+
+def test_an_evaluation_bar_and_a_save_inside_a_training_loop_that_did_not_end_is_not_an_ending(tmp_path):
+    # the Trainer's evaluation loop ran to 100 % and a checkpoint was saved at step 200 of 500: the log stops there
+    text = (WARN_STEPS + " 40%|####      | 200/500 [04:00<06:00,  1.20s/it]\n"
+            "100%|##########| 50/50 [00:10<00:00,  4.90it/s]\n"
+            "Saving model checkpoint to ./out/checkpoint-200\n")
+    exp, _ = _explain(tmp_path, text)
+    assert exp.status != "finished"

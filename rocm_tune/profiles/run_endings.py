@@ -35,8 +35,9 @@ FINISHED: tuple[bytes, ...] = (
 # A training loop's progress bar at its end (tqdm: `100%|██████████| 873/873 [1:02:11<00:00,  4.27s/it]`), and the
 # save a trainer does after it: transformers Trainer._save (`Saving model checkpoint to <dir>`),
 # PreTrainedModel.save_pretrained (`Model weights saved in <file>`), LLaMA-Factory's plot_loss (`Figure saved at:`),
-# kohya sd-scripts (`model saved.`). With no error-like line after the bar, the run saved its result: it ended well.
-FULL_BAR = rb"(?<!\d)100%\|[^|\r\n]{0,120}\| ?(\d+)/(\d+) \["
-ANY_BAR = rb"(?<!\d)(\d{1,3})%\|[^|\r\n]{0,120}\| ?\d+/\d+ \["
+# kohya sd-scripts (`model saved.`). With every loop the log shows at its end and no error-like line after the last
+# bar, the run saved its result: it ended well.
+# (percent, n, total) of a tqdm bar's state
+BAR = rb"(?<!\d)(\d{1,3})%\|[^|\r\n]{0,120}\| ?(\d+)/(\d+) \["
 SAVED_AFTER_BAR = (rb"Saving model checkpoint to |Model weights saved in |Figure saved at: |\bmodel saved\.|"
                    rb"Saving (?:the )?(?:final |trained )?model (?:to|at) ")

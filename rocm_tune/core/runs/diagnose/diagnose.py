@@ -325,23 +325,24 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
                     ends)
 
 
-_FULL_BAR = re.compile(run_endings.FULL_BAR)
-_ANY_BAR = re.compile(run_endings.ANY_BAR)
+_BAR = re.compile(run_endings.BAR)
 _SAVED_AFTER_BAR = re.compile(run_endings.SAVED_AFTER_BAR)
 
 
 def _saved_after_full_bar(data: bytes, start: int, last_error: int) -> bool:
-    """e-cons (issue 26): the log's last progress bar is a loop's end (100 %, n/n) and a trainer's save comes after
-    it, with no error-like line after the bar (profiles/run_endings.py): the run ended well."""
-    last = None
-    for m in _FULL_BAR.finditer(data, start):
-        if m.group(1) == m.group(2) and m.group(1) != b"0":
-            last = m
-    if last is None or last_error > last.start():
+    """e-cons (issue 26): every progress bar in the log's tail ended (its last state 100 %, n/n: the training loop,
+    evaluation, loading) and a trainer's save comes after the last of them, with no error-like line after it
+    (profiles/run_endings.py): the run ended well. A loop still short of its total (the training bar at 40 % under an
+    evaluation's 100 %) is a run that stopped inside it."""
+    last_state: dict[bytes, bool] = {}
+    end = None
+    for m in _BAR.finditer(data, start):
+        done = m.group(1) == b"100" and m.group(2) == m.group(3) and m.group(3) != b"0"
+        last_state[m.group(3)] = done
+        end = m if done else None
+    if end is None or last_error > end.start() or not all(last_state.values()):
         return False
-    if any(b.group(1) != b"100" for b in _ANY_BAR.finditer(data, last.end())):
-        return False   # another loop started after it (the next epoch, an evaluation) and did not end
-    return _SAVED_AFTER_BAR.search(data, last.end()) is not None
+    return _SAVED_AFTER_BAR.search(data, end.end()) is not None
 
 
 TEARDOWN_BYTES = 256 * 2**10    # e-host2: the tail of a log read for the launcher's teardown records
