@@ -143,6 +143,8 @@ def test_a_run_that_ended_well_is_benign(tmp_path, name):
     exp, r = _explain(tmp_path, ENDED_WELL[name])
     assert r is None and exp.status == "finished"
     assert exp.answer == "benign_warning"
+    # the lines that alarmed the user are shown as harmless (the RCCL iommu advisory included)
+    assert all(d.benign for d in exp.diagnoses), [(d.code, d.benign) for d in exp.diagnoses]
 
 
 @pytest.mark.parametrize("text, family", [

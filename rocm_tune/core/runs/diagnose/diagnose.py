@@ -1016,9 +1016,11 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     # collective lines
     teardown.collective_noise(diags, prio, own, teardown.merged([sc.ends for sc in scans]).first(), went_on,
                               _earlier, PRIORITY_OF["consequence"])
+    ended = any(sc.finished for sc in scans)
     for d in diags:
-        if (_hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
-            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning)
+        if (ended or _hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
+            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning;
+            # e-cons: in a run that ended well, the warning it printed is what the user can let be)
     top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
