@@ -41,6 +41,7 @@ from rocm_tune.core.runs.diagnose import arch_skew
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
+from rocm_tune.profiles import run_endings
 
 HEAD_BYTES = 1 * 2**20
 TAIL_BYTES = 4 * 2**20
@@ -97,9 +98,8 @@ _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{
             re.compile(r"^\S+:\d+:\d+ \[(\d+)\]"))
 _TS = re.compile(rb"(20\d\d)-(\d\d)-(\d\d)[ T_](\d\d):(\d\d):(\d\d)(?:[,.](\d{1,6}))?")
 _PROGRESS = (b"it/s]", b"s/it]", b"'loss':", b'"loss":', b"s/step]")
-_FINISHED = (b"'train_runtime'", b'"train_runtime"', b"***** train metrics *****", b"Training completed",
-             # r4-swift (issue 26): ms-swift logs this only after its main's run() returned (swift/llm/base.py)
-             b"End time of running main")
+# r4-swift, e-cons (issue 26): what a run prints only once it ended well (the sources: profiles/run_endings.py)
+_FINISHED = run_endings.FINISHED
 
 
 def _rank(text: str) -> int | None:
@@ -312,16 +312,37 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     last = -1
     for p in _PROGRESS:
         last = max(last, data.rfind(p, tail_start))
-    finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED)
     total = data.count(b"\n") if tail_unknown_from is None else None
     lines = None if total is None else total + (1 if data and not data.endswith(b"\n") else 0)
     head_text = _decode(data[:65536])
     errs = [(off, None if total is None else total - data.count(b"\n", off) + 1,
              _time_of(data[off:off + len(text.encode("utf-8", "replace"))], last=False), text)
             for off, text in resemble.error_lines(data)]
+    finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED) or \
+        _saved_after_full_bar(data, tail_start, max((e[0] for e in errs), default=-1))
     ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
                     ends)
+
+
+_BAR = re.compile(run_endings.BAR)
+_SAVED_AFTER_BAR = re.compile(run_endings.SAVED_AFTER_BAR)
+
+
+def _saved_after_full_bar(data: bytes, start: int, last_error: int) -> bool:
+    """e-cons (issue 26): every progress bar in the log's tail ended (its last state 100 %, n/n: the training loop,
+    evaluation, loading) and a trainer's save comes after the last of them, with no error-like line after it
+    (profiles/run_endings.py): the run ended well. A loop still short of its total (the training bar at 40 % under an
+    evaluation's 100 %) is a run that stopped inside it."""
+    last_state: dict[bytes, bool] = {}
+    end = None
+    for m in _BAR.finditer(data, start):
+        done = m.group(1) == b"100" and m.group(2) == m.group(3) and m.group(3) != b"0"
+        last_state[m.group(3)] = done
+        end = m if done else None
+    if end is None or last_error > end.start() or not all(last_state.values()):
+        return False
+    return _SAVED_AFTER_BAR.search(data, end.end()) is not None
 
 
 TEARDOWN_BYTES = 256 * 2**10    # e-host2: the tail of a log read for the launcher's teardown records
@@ -995,9 +1016,11 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     # collective lines
     teardown.collective_noise(diags, prio, own, teardown.merged([sc.ends for sc in scans]).first(), went_on,
                               _earlier, PRIORITY_OF["consequence"])
+    ended = any(sc.finished for sc in scans)
     for d in diags:
-        if (_hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
-            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning)
+        if (ended or _hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
+            d.benign = True   # e-cfgerr: shown as the harmless advisory it turned out to be (e-gen: any warning;
+            # e-cons: in a run that ended well, the warning it printed is what the user can let be)
     top = max(prio, default=0)
     if top > 0:
         # the first in time of the highest priority; a likely consequence (a peer that went away, a
@@ -1017,6 +1040,13 @@ _SCRIPT_BUG = re.compile(r"(?:^|\s|\]:)(?:NameError|SyntaxError|IndentationError
 _PEER_LOSS = re.compile(r"Connection (?:reset|closed|refused)|remote process exited|ncclRemoteError|ncclSystemError|"
                         r"unhandled system error|Broken pipe|socketProgress|recv failed|Failed to recv|likely closed|"
                         r"Connection was|by (?:remote )?peer", re.I)
+
+
+# e-cons (issue 26): what a rank prints while it waits in c10d's store for a key a peer never set (torch
+# TCPStore.cpp/socket.cpp: `Socket Timeout`, `Timeout waiting for key: `, `store->get('...') got error: `,
+# DistStoreError; distributed_c10d.py's `Waiting in store based barrier`): the peer is gone or stuck
+_PEER_WAIT = re.compile(r"Socket Timeout|Timeout waiting for key|store->get\(|DistStoreError|"
+                        r"[Ww]aiting in store based barrier")
 
 
 # r4-hw (issue 26): Slurm's cancel line with no reason (`*** STEP 1.0 ON n1 CANCELLED AT <time> ***`, no `DUE TO`)
@@ -1091,7 +1121,8 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
     for i, d in enumerate(diags):
         # e-src: the peers lost a rank that raised an exception of its own, which no rule named a family for
         if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
-                all(_PEER_LOSS.search(h.text) for h in d.evidence) and _raised_before(diags, d):
+                all(_PEER_LOSS.search(h.text) or _PEER_WAIT.search(h.text) for h in d.evidence) and \
+                _raised_before(diags, d):
             prio[i] = PRIORITY_OF["consequence"]
     for cause, symptom in _COLLECTIVE_SYMPTOM_OF.items():
         # e-g6: NCCL/RCCL's own status for a cause it named (`Duplicate GPU detected` -> ncclInvalidUsage, which torch
@@ -1126,8 +1157,9 @@ def _raised_before(diags: list[Diagnosis], d: Diagnosis) -> bool:
         if g.code != cat.GENERIC or g.benign or _CRASH.search(g.first.text):
             continue
         h = exception_hit(g)
-        if _EXC_CLASS.search(h.text) and not _PEER_LOSS.search(h.text) and not _COLLECTIVE_WORDS.search(h.text) and \
-                _earlier(h, d.first) < 0 and \
+        if not _EXC_CLASS.search(h.text) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
+            continue
+        if _earlier(h, d.first) < 0 and \
                 (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):
             return True
     return False

@@ -198,7 +198,8 @@ def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: M
     launcher names e's rank as the first to fail with an error of its own (exit code > 0) and d's lines are on
     other ranks; or, the launcher silent on ranks, e (with a family the rules named: `named`) was raised before every
     line of d, the run made no progress after it, and d's lines are on ranks other than e's (or, no rank said at all,
-    the launcher says a rank ended with an error code of its own)."""
+    the launcher says a rank ended with an error code of its own). e-cons: with e's rank said, d's lines may be on
+    no rank said (c10d's store errors and NCCL's own lines carry no `[rankN]:` prefix in older torch)."""
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False
     ranks = {h.rank for h in e.evidence} - {None}
@@ -208,5 +209,5 @@ def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: M
     if not named or not all(earlier(e.first, h) < 0 for h in d.evidence):
         return False
     if ranks:
-        return others and all(h.rank is not None for h in d.evidence)
+        return others   # e-cons: d's lines on other ranks, or on none said (a store wait, NCCL's own lines)
     return first is not None and first.code > 0 and first.kind in ("deepspeed", "elastic")
