@@ -2844,8 +2844,8 @@ SIGNATURES: tuple[Signature, ...] = (
          "upgrade transformers to a release that has the model (the model card states the minimum), within the "
          "range the runner accepts (LLaMA-Factory checks it at start)",
          "`python -c 'import transformers; print(transformers.__version__)'` against the model card",
-         (r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:qwen\d\w*|gemma\d\w*|llama4\w*|mllama|deepseek_v\d\w*|"
-          r"mistral3|mixtral|phi\d\w*|olmo\d?\w*|glm4?\w*|cohere\d?|starcoder2|internlm\d?\w*|minicpm\w*)'\s*$",
+         (r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:qwen\d\w*|gemma\w*|recurrent_gemma|jamba|dbrx|granite\w*|"
+          r"nemotron\w*|llama4\w*|mllama|deepseek_v\d\w*|mistral3|mixtral|phi\d\w*|olmo\d?\w*|glm4?\w*|cohere\d?|starcoder2|internlm\d?\w*|minicpm\w*)'\s*$",
           # e-g910: the message wraps after `does not` in some pastes (configuration_auto.py's f-string)
           r"has model type `?[\w-]+`? but Transformers does not(?: recognize this architecture|\s*$)",
           r"Tokenizer class \w+ does not exist or is not currently imported"),

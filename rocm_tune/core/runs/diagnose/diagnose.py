@@ -1894,6 +1894,10 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         # r3-misc: a JSON config (DeepSpeed's ds_config.json, an args file) with a syntax error: the run's settings
         r.family = "config_error"
         r.title = "the run's JSON config file is malformed (it was being read as the run's configuration)"
+    elif r.code == "missing-package" and (cuda_only := exception_sources.cuda_only_package(
+            r.first.text, [r.first.pre, *(texts or ())])) is not None:
+        # e-g910: a CUDA-only package (nvidia-resiliency-ext) an option imports: on ROCm the option is the fix
+        r.family, r.fix = cuda_only
     elif r.code == cat.GENERIC:
         fam = _exception_family(exception_hit(r), texts or ())
         if fam is not None:
