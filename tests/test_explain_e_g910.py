@@ -196,6 +196,11 @@ AUTO = (TB + _frame(f"{SP}/transformers/models/auto/auto_factory.py", 523, "from
     "Transformers is out of date.\n",
     AUTO + "ValueError: The checkpoint you are trying to load has model type `qwen3_next` but Transformers does not\n"
     "recognize this architecture.\n",
+    # auto_factory.py _LazyAutoMapping.__getitem__: a config class the auto class has no model for
+    TB + _frame(f"{SP}/transformers/models/auto/auto_factory.py", 565, "from_pretrained",
+                "model_class = _get_model_class(config, cls._model_mapping)")
+    + _frame(f"{SP}/transformers/models/auto/auto_factory.py", 766, "__getitem__", "raise KeyError(key)")
+    + "KeyError: <class 'transformers_modules.ernie.configuration_ernie.Ernie4_5Config'>\n",
     # with no frames at all, the bare KeyError of a type newer than the release
     "KeyError: 'gemma'\n",
 ])
