@@ -646,6 +646,9 @@ REAL_LINES = [
     ("lora-target-type-unsupported", "ValueError: Target module Dropout(p=0.1, inplace=False) is not supported. "
      "Currently, only the following modules are supported: `torch.nn.Linear`, `torch.nn.Embedding`, "
      "`torch.nn.Conv2d`, `transformers.pytorch_utils.Conv1D`.", "huggingface/peft tuners/lora/model.py"),
+    # e-g910: PEFT 0.4's wording for auto-gptq's layer (dahara1/weblab-10b-instruction-sft-GPTQ finetune README)
+    ("lora-target-quantized-layer", "ValueError: Target module QuantLinear() is not supported. Currently, only "
+     "`torch.nn.Linear` and `Conv1D` are supported.", "huggingface/peft tuners/lora.py _find_and_replace (0.4)"),
     ("batch-not-padded", "ValueError: expected sequence of length 128 at dim 1 (got 97)",
      "pytorch/pytorch torch/csrc/utils/tensor_new.cpp"),
     ("eval-oom", "RuntimeError: Evaluation hit an out-of-memory error. `auto_find_batch_size` only adjusts the training "

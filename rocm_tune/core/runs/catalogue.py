@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from rocm_tune.core import codes as _codes
 from rocm_tune.profiles import amd_errors as _amd
 from rocm_tune.profiles import blas_status as _blas
+from rocm_tune.profiles import exception_sources as _xsrc
 
 FAMILIES: tuple[str, ...] = (
     "gpu_oom", "host_ram_oom", "nccl_rccl_timeout_hang", "ddp_error", "fp16_overflow", "bf16_unsupported",
@@ -454,6 +455,23 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
          (r"The number of required GPUs exceeds the total number of available GPUs in the placement group",),
          ("The number of required GPUs exceeds",),
          sources=("vllm-project/vllm vllm/executor/ray_utils.py",)),
+    # e-g910 (issue 26): the same refusal for a quantization library's layer (auto-gptq's `QuantLinear()`, AWQ's
+    # WQLinear_GEMM, HQQ, AQLM, EETQ, quanto, GPTQModel, bitsandbytes): later PEFT releases wrap them (profiles/
+    # exception_sources.py QUANT_LAYER_CLASSES), so the installed PEFT is older than the quantized model's needs -
+    # peft 0.3/0.4's wording (`Currently, only `torch.nn.Linear` and `Conv1D` are supported.`) and 0.7+'s. Before
+    # lora-target-type-unsupported, which reads any other module type as the target_modules setting
+    _sig("lora-target-quantized-layer", "version_check", "error", "root", "the installed PEFT has no LoRA layer for "
+         "this quantized layer",
+         "the model's linear layers are a quantization library's (GPTQ QuantLinear, AWQ WQLinear, HQQ, AQLM, EETQ, "
+         "quanto, bitsandbytes) and the installed PEFT predates its support for them",
+         "upgrade peft to a release that wraps the layer (auto-gptq QuantLinear: peft>=0.5.0; AWQ: >=0.9; AQLM: "
+         ">=0.10; EETQ/HQQ: >=0.11; GPTQModel: >=0.14), with the transformers/optimum/auto-gptq versions the model's "
+         "recipe pins",
+         "`pip show peft` against the quantization library's supported PEFT release",
+         (r"Target module (?:[\w.]+\.)?(?:" + _xsrc.QUANT_LAYER_CLASSES + r")\([^\n]*?(?:\) is not supported|$)",),
+         ("Target module",),
+         sources=("huggingface/peft src/peft/tuners/lora.py (0.4: _find_and_replace) and tuners/lora/model.py",
+                  "dahara1/weblab-10b-instruction-sft-GPTQ finetune_sample README (peft old version)")),
     # PEFT's LoRA layer factory (peft/tuners/lora/model.py _create_new_module): target_modules names a module type
     # LoRA has no layer for (a whole block, a norm)
     _sig("lora-target-type-unsupported", "config_error", "error", "root", "LoRA cannot wrap the module type "
@@ -2826,11 +2844,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "upgrade transformers to a release that has the model (the model card states the minimum), within the "
          "range the runner accepts (LLaMA-Factory checks it at start)",
          "`python -c 'import transformers; print(transformers.__version__)'` against the model card",
-         (r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:qwen\d\w*|gemma\d\w*|llama4\w*|mllama|deepseek_v\d\w*|"
-          r"mistral3|mixtral|phi\d\w*|olmo\d?\w*|glm4?\w*|cohere\d?|starcoder2|internlm\d?\w*|minicpm\w*)'\s*$",
-          r"has model type `?[\w-]+`? but Transformers does not recognize this architecture",
+         (r"^(?:\[(?:rank|default)\d+\]:\s*)*KeyError: '(?:qwen\d\w*|gemma\w*|recurrent_gemma|jamba|dbrx|granite\w*|"
+          r"nemotron\w*|llama4\w*|mllama|deepseek_v\d\w*|mistral3|mixtral|phi\d\w*|olmo\d?\w*|glm4?\w*|cohere\d?|starcoder2|internlm\d?\w*|minicpm\w*)'\s*$",
+          # e-g910: the message wraps after `does not` in some pastes (configuration_auto.py's f-string)
+          r"has model type `?[\w-]+`? but Transformers does not(?: recognize this architecture|\s*$)",
           r"Tokenizer class \w+ does not exist or is not currently imported"),
-         ("KeyError: '", "recognize this architecture", "is not currently imported"),
+         ("KeyError: '", "but Transformers does not", "is not currently imported"),
          sources=("QwenLM/Qwen3#434 (transformers 4.32: KeyError: 'qwen2')", "QwenLM/Qwen3#266 (KeyError: 'qwen2_moe')")),
     # explain-dist (issue 26): the runner's model registry not knowing the model is the same fact as transformers not
     # knowing it (transformers-too-old): unrecognized_model_type_adapter, as lf-8139 (KeyError: 'qwen3') is
@@ -3516,6 +3535,16 @@ SWIFT_SUBCOMMAND_FIX = (
     "eval, merge-lora, app / web-ui, sample, rollout (`swift --help`'s list for the installed release); the "
     "subcommand must come first, before any --flag")
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # e-g910 (issue 26): transformers' auto classes looking the checkpoint's model_type up (configuration_auto.py
+    # from_pretrained: `config_class = CONFIG_MAPPING[config_dict["model_type"]]`, _LazyConfigMapping.__getitem__
+    # `raise KeyError(key)`, before 4.29 with no ValueError around it; auto_factory.py _LazyAutoMapping.__getitem__
+    # for a config class the auto class has no model for): the model type is unknown to the installed release,
+    # whatever the type's name
+    (re.compile(r"(?:configuration_auto\.py (?:__getitem__|from_pretrained|for_model)|auto_factory\.py __getitem__)\n"
+                r"(?:[^\n]*\n)*[^\n]*\bKeyError: ['<][^\n]*$"), "unrecognized_model_type_adapter",
+     "the checkpoint's model_type is newer than the installed transformers (its auto classes have no entry for it): "
+     "upgrade transformers to a release that has the model (the model card states the minimum), within the range "
+     "the runner accepts; a LoRA adapter directory has no model_type at all: load the base model and the adapter"),
     # e-g4 (issue 26): ms-swift's CLI router (swift/cli/main.py cli_main: `ROUTE_MAPPING[method_name]` in 3.x/4.x,
     # `route_mapping[method_name]` in 2.x) raising KeyError for a first argument that is not one of its subcommands
     # (`swift grpo`, `swift train`, a flag first): the command line, whatever the release

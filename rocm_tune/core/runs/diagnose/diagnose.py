@@ -34,7 +34,7 @@ from typing import Any
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import kernel_platform, refusals, resemble, teardown
+from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, refusals, resemble, teardown
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -1370,6 +1370,8 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     refused = _runner_refusal(h.text)
     if refused is not None:
         return refused
+    if (sourced := _sourced_family(h, frames, texts)) is not None:
+        return sourced
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
             return family, fix
@@ -1395,6 +1397,15 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         if rx.search(msg):
             return family, fix
     return _bare_assert_family(h)
+
+
+def _sourced_family(h: Hit, frames: Sequence[tuple[str, str]], texts: Sequence[str]) -> tuple[str, str] | None:
+    """e-g910: the family the raising code decides (exception_sources.py): transformers' attention reshape to a width
+    the checkpoint does not have, FLA's TileLang backend, a CUDA-only package an option loads."""
+    pre = h.pre[-12000:]
+    return (exception_sources.width_skew(frames, _last_statement(pre[-6000:]), h.text)
+            or exception_sources.fla_tilelang(pre, h.text)
+            or exception_sources.cuda_only_package(h.text, [h.pre, h.context, *texts]))
 
 
 def _embedding_index_family(h: Hit) -> tuple[str, str] | None:
@@ -1915,6 +1926,10 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         # r3-misc: a JSON config (DeepSpeed's ds_config.json, an args file) with a syntax error: the run's settings
         r.family = "config_error"
         r.title = "the run's JSON config file is malformed (it was being read as the run's configuration)"
+    elif r.code == "missing-package" and (cuda_only := exception_sources.cuda_only_package(
+            r.first.text, [r.first.pre, *(texts or ())])) is not None:
+        # e-g910: a CUDA-only package (nvidia-resiliency-ext) an option imports: on ROCm the option is the fix
+        r.family, r.fix = cuda_only
     elif r.code == cat.GENERIC:
         fam = _exception_family(exception_hit(r), texts or ())
         if fam is not None:
