@@ -178,3 +178,58 @@ def test_r1v_grpo_generations_decide_the_verdict(tmp_path):
     rep = check([p], gpu_id="a100-80gb").to_dict()
     assert rep["understood"]["micro_batch"] == 1
     assert rep["verdict"] == "fits"
+
+
+# ------------------------------------------------------------------------------------- 3. instructlab main_ds
+
+ILAB = """torchrun --nnodes 1 --nproc_per_node 8 --node_rank 0 --rdzv_endpoint 127.0.0.1:29500 \\
+    -m instructlab.training.main_ds \\
+    --model_name_or_path=meta-llama/Llama-2-7b-hf \\
+    --data_path=/data/data.jsonl \\
+    --output_dir=/tmp/model \\
+    --num_epochs=1 \\
+    --effective_batch_size=3840 \\
+    --learning_rate=1e-5{extra}
+"""
+
+
+def _ilab(tmp_path, extra: str = "") -> dict:
+    p = tmp_path / "ilab.sh"
+    p.write_text(ILAB.format(extra=extra))
+    return check([str(p)], gpu_id="mi300x").to_dict()
+
+
+def test_instructlab_max_batch_len_is_one_micro_batch_of_tokens(tmp_path):
+    rep = _ilab(tmp_path, " \\\n    --max_batch_len=90000 \\\n    --distributed_training_framework=fsdp \\\n"
+                          "    --fsdp_sharding_strategy=FULL_SHARD")
+    u = rep["understood"]
+    assert (u["cutoff_len"], u["micro_batch"]) == (90000, 1)
+    assert u["gradient_checkpointing"] is True and u["attn"] == "fa2" and u["precision"] == "bf16"
+    assert u["second_loss"] is True            # not granite: reduce_sum_forward's second cross-entropy
+    assert any("instructlab main_ds" in n and "FSDP full_shard" in n for n in rep["notes"])
+
+
+def test_instructlab_defaults(tmp_path):
+    rep = _ilab(tmp_path)
+    u = rep["understood"]
+    assert (u["cutoff_len"], u["micro_batch"]) == (60000, 1)     # main_ds --max_batch_len default
+    assert not any("FSDP" in n for n in rep["notes"])            # deepspeed is the default framework
+    rep = _ilab(tmp_path, " \\\n    --distributed_training_framework fsdp \\\n    --is_granite \\\n"
+                          "    --disable_flash_attn")
+    u = rep["understood"]
+    assert u["second_loss"] is False and u["attn"] == "sdpa"
+    assert any("FSDP shard_grad_op" in n for n in rep["notes"])  # --fsdp_sharding_strategy default SHARD_GRAD_OP
+
+
+def test_second_loss_costs_a_shifted_copy_and_a_log_softmax_per_logit():
+    from rocm_tune.core.memory.estimate import estimate
+
+    # a vocabulary large enough that the loss's end of the forward is the step's peak
+    model = model_from_config(dict(LLAMA, num_hidden_layers=2, vocab_size=200000))
+    base = dict(method="full", precision="bf16", runner="hf", cutoff_len=4096)
+    a = estimate(model, TrainConfig(**base)).per_gpu.peak_allocated_bytes
+    b = estimate(model, TrainConfig(**base, second_loss=True)).per_gpu.peak_allocated_bytes
+    logits = 4096 * 200000
+    # without it the loss's backward is the peak (12 B per logit); with it the end of the forward holds 2 + 8 + 8 = 18 B
+    # per logit (a shifted fp32 copy + an fp32 log-softmax more): 6 B per logit more at the peak
+    assert 6 * logits * 0.99 <= b - a <= 6 * logits * 1.01
