@@ -1127,9 +1127,8 @@ def read_texts(texts: dict[str, str]) -> Job:
     _apply_accelerate(job, texts)
     _per_node_processes(job)
     _device_map_per_rank(job)
-    from rocm_tune.core.runners import instructlab, rl
+    from rocm_tune.core.runners import rl
 
-    instructlab.apply(job, job.notes)
     rl.apply_sequence(job, job.notes)
     rl.apply_generations(job, job.notes)
     return job

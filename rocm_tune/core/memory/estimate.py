@@ -100,11 +100,6 @@ class TrainConfig:
     # LLaMA-Factory's neat_packing without FlashAttention-2 (data/collator.py SFTDataCollatorWith4DAttentionMask:
     # `block_diag_attn and attn_implementation != "flash_attention_2"` -> prepare_4d_attention_mask(.., compute_dtype))
     mask_4d: bool = False
-    # the program computes a second cross-entropy over the logits after the model's own forward computed one with the
-    # labels (instructlab main_ds convert_loss_to_reduce_sum: reduce_sum_forward calls the original forward with the
-    # labels, then `logits[..., :-1, :].contiguous()` and CrossEntropyLoss(reduction="sum") on it): a shifted fp32 copy
-    # and an fp32 log-softmax more per logit at the end of the forward (core/runners/instructlab.py)
-    second_loss: bool = False
 
     @property
     def world_size(self) -> int:
@@ -665,7 +660,6 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
     kept = acts.total
     own_loss = loss_copies.extra_bytes_per_logit(model, compute) if loss_copies.model_computes_loss(cfg) else 0
-    own_loss += 8 if cfg.second_loss else 0
     if cfg.fused_ce:
         phases = _fused_ce_phases(model, cfg, acts, casts, compute, head_params, head_grad)
     else:
