@@ -7,6 +7,8 @@
    num_return_sequences=num_generations, pixel_values repeated, one forward/backward over all the completions): the
    per-device micro-batch is per_device_train_batch_size x num_generations (Deep-Agent/R1-V
    src/r1-v/src/open_r1/trainer/grpo_trainer.py compute_loss; om-ai-lab/VLM-R1 before 2025-03).
+3. yafo-ai/y-trainer's own CLI: --max_seq_len (default 20520, longer samples dropped, none cut) and its misspelt
+   --enable_gradit_checkpoing (src/train/config_manager.py, trainer_sft.py, train_engine.py at 654b832).
 """
 
 from __future__ import annotations
@@ -178,3 +180,44 @@ def test_r1v_grpo_generations_decide_the_verdict(tmp_path):
     rep = check([p], gpu_id="a100-80gb").to_dict()
     assert rep["understood"]["micro_batch"] == 1
     assert rep["verdict"] == "fits"
+
+
+# ------------------------------------------------------------------------------------------- 3. y-trainer's CLI
+
+YT = """torchrun --nproc_per_node 2 -m training_code.start_training \\
+    --model_path_to_load /models/Qwen2.5-7B-Instruct \\
+    --training_type sft \\
+    --data_path data/sft_example.json \\
+    --output_dir out \\
+    --batch_size 2 \\
+    --token_batch 20 \\
+    --use_lora true \\
+    --use_NLIRG false{extra}
+"""
+
+
+def _yt(tmp_path, extra: str = "") -> dict:
+    p = tmp_path / "yt.sh"
+    p.write_text(YT.format(extra=extra))
+    return check([str(p)], gpu_id="mi300x").to_dict()
+
+
+def test_y_trainer_keeps_samples_up_to_its_max_seq_len_default(tmp_path):
+    rep = _yt(tmp_path)
+    assert rep["understood"]["cutoff_len"] == 20520        # config_manager.py --max_seq_len default
+    assert rep["understood"]["gradient_checkpointing"] is False   # --enable_gradit_checkpoing default "false"
+    assert any("y-trainer" in n and "20520" in n for n in rep["notes"])
+
+
+def test_y_trainer_flags_are_read(tmp_path):
+    rep = _yt(tmp_path, " \\\n    --max_seq_len 4096 \\\n    --enable_gradit_checkpoing 'true'")
+    u = rep["understood"]
+    assert (u["cutoff_len"], u["micro_batch"], u["gradient_checkpointing"]) == (4096, 2, True)
+
+
+def test_one_shared_flag_name_is_not_y_trainer(tmp_path):
+    p = tmp_path / "other.sh"
+    p.write_text("python train.py --model_name_or_path Qwen/Qwen2.5-7B-Instruct --token_batch 10 --bf16 true "
+                 "--output_dir out\n")
+    rep = check([str(p)], gpu_id="mi300x").to_dict()
+    assert rep["understood"]["cutoff_len"] != 20520
