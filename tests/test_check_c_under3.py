@@ -221,3 +221,13 @@ def test_one_shared_flag_name_is_not_y_trainer(tmp_path):
                  "--output_dir out\n")
     rep = check([str(p)], gpu_id="mi300x").to_dict()
     assert rep["understood"]["cutoff_len"] != 20520
+
+
+def test_r1v_grpo_known_by_a_vl_model_and_its_pixel_flags(tmp_path):
+    # no `cd src/r1-v` / open-r1-multimodal path: a VL model with R1-V's --max_pixels still names the fork
+    job, _ = _job(tmp_path, R1V.replace("cd src/r1-v\n", "").format(bs=1, ng=6, extra=""))
+    assert int(job.get("per_device_train_batch_size")) == 6
+    # a VL model without the fork's pixel flags: huggingface/open-r1's grpo.py, TRL's GRPOTrainer
+    text = R1V.replace("cd src/r1-v\n", "").replace("    --max_pixels 401408 \\\n", "")
+    job, _ = _job(tmp_path, text.format(bs=1, ng=6, extra=""))
+    assert int(job.get("per_device_train_batch_size")) == 1

@@ -118,9 +118,14 @@ def per_prompt_generations(job) -> bool:
     rl = spec(job)
     if rl is None or rl.vllm != "none" or not MULTIMODAL_GRPO.search(str(job.entry or "")):
         return False
-    model = str(job.get("model_name_or_path") or "")
     texts = [str(t) for t in (job.files or {}).values()]
-    return bool(re.search(r"(?:^|[-_/ ])vl(?:[-_ ]|$)", model.lower())) or any(MULTIMODAL_MARK.search(t) for t in texts)
+    if any(MULTIMODAL_MARK.search(t) for t in texts):
+        return True
+    # no path names the fork: a vision-language model with the fork's own --max_pixels / --min_pixels
+    # (GRPOScriptArguments of R1-V's grpo.py); huggingface/open-r1's grpo.py (TRL's GRPOTrainer) has neither
+    model = str(job.get("model_name_or_path") or "").lower()
+    pixels = any(re.search(r"--(?:max|min)_pixels\b", t) for t in texts)
+    return pixels and bool(re.search(r"(?:^|[-_/ ])vl(?:[-_ ]|$)", model))
 
 
 def apply_generations(job, notes: list[str]) -> None:
