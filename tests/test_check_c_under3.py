@@ -231,3 +231,16 @@ def test_r1v_grpo_known_by_a_vl_model_and_its_pixel_flags(tmp_path):
     text = R1V.replace("cd src/r1-v\n", "").replace("    --max_pixels 401408 \\\n", "")
     job, _ = _job(tmp_path, text.format(bs=1, ng=6, extra=""))
     assert int(job.get("per_device_train_batch_size")) == 1
+
+
+def test_r1v_grpo_fix_does_not_shrink_the_prompt_batch(tmp_path):
+    # the micro-batch is one prompt's 8 completions: --per_device_train_batch_size (prompts) cannot go below 1, so the
+    # fix is gradient checkpointing (what R1-V's users did), never a new per-device batch
+    one = R1V.replace("--deepspeed local_scripts/zero3.json \\\n    ", "").replace("true", "false") \
+        .replace("Qwen2.5-VL-7B", "Qwen2-VL-2B")
+    _, p = _job(tmp_path, one.format(bs=1, ng=8, extra=""))
+    rep = check([p], gpu_id="a100-80gb").to_dict()
+    diff = str(rep["fix"]["diff"])
+    changed = [ln for ln in diff.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+    assert rep["verdict"] == "oom" and any("--gradient_checkpointing True" in ln for ln in changed)
+    assert not any("per_device_train_batch_size" in ln for ln in changed)
