@@ -1077,10 +1077,13 @@ def _options(job, cfg: TrainConfig, eval_batch) -> list[list[_Option]]:
     acc = job.accelerate or {}
     if cfg.zero_stage == 3 and acc.get("zero3_init_flag") is False:
         groups.append([_Option((("zero3_init_flag", True),), (), init_flag=True)])
-    # micro-batch down, accumulation up: the same effective batch
-    groups.append([_Option((("per_device_train_batch_size", m), ("gradient_accumulation_steps", ga * cfg.micro_batch // m)),
-                           (("micro_batch", m),))
-                   for m in range(cfg.micro_batch - 1, 0, -1) if cfg.micro_batch % m == 0])
+    # micro-batch down, accumulation up: the same effective batch (not where the micro-batch is a prompt's
+    # num_generations completions, core/runners/rl.py apply_generations: the flag counts prompts there)
+    bs = job.settings.get("per_device_train_batch_size")
+    if bs is None or "num_generations" not in str(bs.native):
+        groups.append([_Option((("per_device_train_batch_size", m), ("gradient_accumulation_steps", ga * cfg.micro_batch // m)),
+                               (("micro_batch", m),))
+                       for m in range(cfg.micro_batch - 1, 0, -1) if cfg.micro_batch % m == 0])
     if not cfg.gradient_checkpointing:
         groups.append([_Option((("disable_gradient_checkpointing", False),), (("gradient_checkpointing", True),))])
     # the ZeRO / offload rungs in the planner's own order of complexity (core/plan/search.py)

@@ -1130,6 +1130,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     from rocm_tune.core.runners import rl
 
     rl.apply_sequence(job, job.notes)
+    rl.apply_generations(job, job.notes)
     return job
 
 

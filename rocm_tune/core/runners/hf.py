@@ -166,6 +166,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
         elif k in PASSTHROUGH or k in TOKENIZER_FLAGS:
             out[k] = Setting(k, v, file, line, k, "flag")
     _own_names(flags, out, notes, file)
+    _y_trainer(flags, out, notes, file)
     if "dataset_name" in flags:        # TRL ScriptArguments / run_clm DataTrainingArguments: a hub id (issue 26)
         out.update(named_data([flags["dataset_name"][0]], file, flags["dataset_name"][1], "dataset_name", "flag"))
     if "q_lora" in flags and "quantization_bit" in out and "finetuning_type" not in out:
@@ -245,6 +246,32 @@ def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes
         # alpaca-lora finetune.py train(cutoff_len=256) under fire.Fire: tokenize(max_length=cutoff_len, truncation)
         out["cutoff_len"] = Setting("cutoff_len", flags["cutoff_len"][0], file, flags["cutoff_len"][1], "cutoff_len",
                                     "flag")
+
+
+# yafo-ai/y-trainer's own CLI (src/train/config_manager.py argparse, read at 654b832): `--token_batch`, `--use_NLIRG`,
+# `--model_path_to_load` are its names. `--max_seq_len` (default 20520) is the longest sample it keeps
+# (trainer_sft.py SampleDataset._process_sample: a longer one is dropped, none is cut), the batch is padded to its
+# longest sample (collate_fn); `--enable_gradit_checkpoing 'true'` (its spelling, default "false") turns on
+# model.gradient_checkpointing_enable() (train_engine.py).
+Y_TRAINER_FLAGS = ("token_batch", "use_nlirg", "model_path_to_load", "enable_gradit_checkpoing")
+Y_TRAINER_MAX_SEQ_LEN = 20520
+
+
+def _y_trainer(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    names = {k.lower(): k for k in flags}
+    if sum(n in names for n in Y_TRAINER_FLAGS) < 2:
+        return
+    if "cutoff_len" not in out:
+        out["cutoff_len"] = Setting("cutoff_len", Y_TRAINER_MAX_SEQ_LEN, file, None, "max_seq_len", "derived")
+        notes.append(f"y-trainer (yafo-ai/y-trainer src/train/config_manager.py): no --max_seq_len, so its default "
+                     f"{Y_TRAINER_MAX_SEQ_LEN}: samples up to that length are trained whole (a longer one is dropped), "
+                     f"counted at it (the worst case)")
+    gc = names.get("enable_gradit_checkpoing")
+    if gc is not None and "disable_gradient_checkpointing" not in out:
+        on = str(flags[gc][0]).strip("'\"").lower() == "true"
+        out["disable_gradient_checkpointing"] = Setting("disable_gradient_checkpointing", not on, file, flags[gc][1],
+                                                        gc, "flag", True)
+        notes.append(f"--{gc} (y-trainer's spelling) read as gradient checkpointing {'on' if on else 'off'}")
 
 
 # a training program that trains LoRA only, by its name (FastChat fastchat/train/train_lora.py, `finetune_lora.py`,

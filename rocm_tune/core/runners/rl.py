@@ -18,6 +18,7 @@ grpo_trainer.py, which builds on it):
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from rocm_tune.core.runners.common import Setting, as_bool
@@ -99,6 +100,50 @@ def apply_sequence(job, notes: list[str]) -> None:
                                          "assumed")
     notes.append(f"GRPO: sequences of max_prompt_length {rl.prompt} + max_completion_length {rl.completion} = "
                  f"{total} tokens (" + (SWIFT if rl.swift else TRL) + ")")
+
+
+# R1-V's and VLM-R1's open-r1-multimodal (Deep-Agent/R1-V src/r1-v/src/open_r1/trainer/grpo_trainer.py, om-ai-lab/VLM-R1
+# src/open-r1-multimodal/src/open_r1/trainer/grpo_trainer.py before 2025-03): Qwen2VLGRPOTrainer, copied from TRL
+# 0.14's GRPOTrainer, generates `GenerationConfig(num_return_sequences=num_generations)` completions for each of the
+# per_device_train_batch_size prompts, repeats pixel_values num_generations times and runs the policy's forward and
+# backward over all of them at once (compute_loss -> _get_per_token_logps(model, prompt_completion_ids, ...)).
+# Without --use_vllm grpo.py picks that trainer; TRL >= 0.15 (RepeatRandomSampler) counts completions instead.
+MULTIMODAL_GRPO = re.compile(r"(?:^|/)open_r1/grpo\w*\.py$")
+MULTIMODAL_MARK = re.compile(r"open-r1-multimodal|(?:^|[/\s])r1-v(?:/|\s|$)", re.I)
+
+
+def per_prompt_generations(job) -> bool:
+    """The job runs the open-r1-multimodal GRPO trainer (TRL 0.14's way): every prompt's num_generations completions
+    are one micro-batch."""
+    rl = spec(job)
+    if rl is None or rl.vllm != "none" or not MULTIMODAL_GRPO.search(str(job.entry or "")):
+        return False
+    texts = [str(t) for t in (job.files or {}).values()]
+    if any(MULTIMODAL_MARK.search(t) for t in texts):
+        return True
+    # no path names the fork: a vision-language model with the fork's own --max_pixels / --min_pixels
+    # (GRPOScriptArguments of R1-V's grpo.py); huggingface/open-r1's grpo.py (TRL's GRPOTrainer) has neither
+    model = str(job.get("model_name_or_path") or "").lower()
+    pixels = any(re.search(r"--(?:max|min)_pixels\b", t) for t in texts)
+    return pixels and bool(re.search(r"(?:^|[-_/ ])vl(?:[-_ ]|$)", model))
+
+
+def apply_generations(job, notes: list[str]) -> None:
+    """The per-device micro-batch of an open-r1-multimodal GRPO run: its prompts times num_generations."""
+    if not per_prompt_generations(job):
+        return
+    gens = int(_num(job.get("num_generations"), 8))   # TRL 0.14 GRPOConfig.num_generations default 8
+    bs = job.settings.get("per_device_train_batch_size")
+    prompts = int(_num(bs.value if bs is not None else None, 8))   # TrainingArguments' default 8
+    if gens <= 1:
+        return
+    rows = prompts * gens
+    job.settings["per_device_train_batch_size"] = Setting(
+        "per_device_train_batch_size", rows, bs.file if bs else None, bs.line if bs else None,
+        "per_device_train_batch_size x num_generations", "derived")
+    notes.append(f"open-r1-multimodal GRPO (R1-V / VLM-R1 Qwen2VLGRPOTrainer, TRL 0.14's way, no vLLM): each of the "
+                 f"{prompts} prompt(s) per GPU gets num_generations {gens} completions, all {rows} in one forward and "
+                 f"backward (generate(num_return_sequences), pixel_values repeated)")
 
 
 def kv_cache_bytes(model, tokens: int) -> float:
