@@ -213,6 +213,9 @@ class ModelSpec:
 
 
 SUPPORTED_FAMILIES: tuple[str, ...] = (
+    "bert",
+    "roberta",
+    "xlm-roberta",
     "llama",
     "mistral",
     "mixtral",
@@ -1058,6 +1061,27 @@ def _gpt_neox(c: _Cfg) -> _Arch:
     return a
 
 
+def _bert(c: _Cfg) -> _Arch:
+    # transformers BertModel / RobertaModel (models/bert/modeling_bert.py): self.query/key/value and output.dense
+    # with bias, intermediate.dense / output.dense (not gated, gelu) with bias, a LayerNorm with bias after
+    # attention and after the MLP, an embeddings LayerNorm (counted as the final norm), learned position and
+    # token-type embeddings, a pooler (H -> H); the pre-training heads (BertForPreTraining / ForMaskedLM) add a
+    # transform (H -> H + LayerNorm), a decoder tied to the word embeddings with its own bias, and NSP (H -> 2).
+    a = _common(c, str(c.str("model_type", default="bert") or "bert"), tie_default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = True
+    a.o_name = "dense"
+    a.gated = False
+    a.mlp_names = ("intermediate.dense", "intermediate.dense", "output.dense")
+    a.mlp_bias = True
+    a.norm_bias = True
+    if not c.has("hidden_act"):
+        a.act = "gelu"
+    H = a.hidden
+    types = c.int("type_vocab_size", default=2)
+    a.extra_params = (a.max_pos + types) * H + (H * H + H) + (H * H + H + 2 * H) + a.vocab + (2 * H + 2)
+    return a
+
+
 def _generic(c: _Cfg) -> _Arch:
     a = _common(c, c.str("model_type", default="unknown") or "unknown")
     b = c.bool("attention_bias")
@@ -1099,6 +1123,9 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "gpt_oss": _gpt_oss,
     "llama4_text": _llama4_text,
     "gpt_neox": _gpt_neox,
+    "bert": _bert,
+    "roberta": _bert,
+    "xlm-roberta": _bert,
 }
 
 _GLM_DEFAULTS = {"head_dim": 128, "attention_bias": True}  # GlmConfig / Glm4Config defaults
