@@ -592,6 +592,7 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
         owner = _name(c.func.value) if name == "from_pretrained" and hasattr(c.func, "value") else ""
         if name == "from_pretrained" and any(w in owner for w in ("Tokenizer", "Processor", "Config")):
             continue                                   # the tokenizer's from_pretrained is not the model's
+        _config_model_call(name, c, put, out, notes, names)
         _model_call(name, c, kws, owner, put, out, notes, names)
         if name in ("from_pretrained", "BitsAndBytesConfig"):
             for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
@@ -615,6 +616,31 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("finetuning_type", "full", "full_finetuning", kws["full_finetuning"][1])
         _adapter_call(name, c, kws, put, out)
         _trainer_call(name, c, kws, put, out, notes)
+
+
+_BUILT_MODEL_CLASS = re.compile(r"[A-Z]\w*(?:For[A-Z]\w*|Model|LMHeadModel)$")
+
+
+def _config_model_call(name: str, c, put, out: dict, notes: list[str], names: dict) -> None:
+    """A model built from a named config, not loaded: `BertForPreTraining(BertConfig.from_pretrained("bert-base-
+    cased"))` or `AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(id))` (transformers: the config's
+    architecture, new weights in torch's default dtype fp32, every weight trained)."""
+    import ast
+
+    if "model_name_or_path" in out or not c.args or not isinstance(c.args[0], ast.Call):
+        return
+    inner = c.args[0]
+    if _name(inner.func) != "from_pretrained" or "Config" not in _name(getattr(inner.func, "value", None)) \
+            or not (name == "from_config" or _BUILT_MODEL_CLASS.fullmatch(name)):
+        return
+    ref = _literal(inner.args[0], names) if inner.args else None
+    if not isinstance(ref, str) or not ref.strip():
+        return
+    put("model_name_or_path", ref, f"{name}({_name(inner.func.value)}.from_pretrained)", c.lineno)
+    put("load_dtype", "fp32", name, c.lineno)
+    put("finetuning_type", "full", name, c.lineno)
+    notes.append(f"line {c.lineno}: {name}({_name(inner.func.value)}.from_pretrained({ref!r})): the model built "
+                 f"from {ref}'s config with new fp32 weights (trained from scratch, every weight)")
 
 
 def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list[str], names: dict) -> None:
