@@ -15,6 +15,7 @@ import re
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
+from rocm_tune.profiles import bert_programs
 
 TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
 # a plain Trainer / TRL script: transformers' own TrainingArguments defaults (v4.40 .. v5 agree)
@@ -229,7 +230,30 @@ def model_flag(flags: dict[str, tuple[str, int]]) -> str | None:
     return k
 
 
+def _bert_pretraining(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    """NVIDIA's BERT run_pretraining.py flags (profiles/bert_programs.py): --bert_model (`bert-large-uncased`,
+    `BERT-L-uncased`) -> the google-bert preset; --train_batch_size over --gradient_accumulation_steps -> the batch
+    of one process."""
+    m = re.fullmatch(r"(?:google-bert/)?bert[-_](l|large|b|base)[-_](uncased|cased)", str(flags["bert_model"][0])
+                     .strip().strip("'\"").lower())
+    if m and "model_name_or_path" not in out:
+        ref = f"bert-{bert_programs.BERT_SIZE_WORDS[m.group(1)]}-{m.group(2)}"
+        out["model_name_or_path"] = Setting("model_name_or_path", ref, file, flags["bert_model"][1], "bert_model",
+                                            "flag")
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, flags["bert_model"][1], "bert_model", "flag")
+        notes.append(f"--bert_model {flags['bert_model'][0]} read as {ref} ({bert_programs.BERT_SOURCE})")
+    batch, accum = as_int(flags.get("train_batch_size", ("", 0))[0]), \
+        as_int(flags.get("gradient_accumulation_steps", ("1", 0))[0]) or 1
+    if batch and "per_device_train_batch_size" not in out:
+        out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", max(1, batch // accum), file,
+                                                     flags["train_batch_size"][1], "train_batch_size", "flag")
+        notes.append(f"--train_batch_size {batch} / --gradient_accumulation_steps {accum}: the batch of one process "
+                     f"({bert_programs.BERT_SOURCE})")
+
+
 def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    if "bert_model" in flags:
+        _bert_pretraining(flags, out, notes, file)
     if "model_name_or_path" not in out:
         k = model_flag(flags)
         if k is not None:
