@@ -23,6 +23,7 @@ from rocm_tune.core.runners import (
     megatron,
     rl_programs,
     textgen,
+    torchtitan,
     torchtune,
 )
 from rocm_tune.core.runners import deepspeed as deepspeed_json
@@ -79,7 +80,12 @@ def detect(text: str, path: str = "config") -> str:
         return "hostfile"
     if notebook_code(text) is not None:
         return "notebook"
+    if path.endswith(".toml") or re.search(r"^\[model\]\s*$", text, re.MULTILINE):
+        if torchtitan.is_config(torchtitan.load_toml(text)):
+            return "torchtitan-toml"
     data = _load_structured(text, path)
+    if torchtitan.primus_module(data) is not None:
+        return "primus-torchtitan"
     if torchtune.is_torchtune_mapping(data):
         return "torchtune-yaml"
     if litgpt.is_config(data):
@@ -1202,7 +1208,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             fmt = "python"
         if fmt in later:
             found[later[fmt]].append(p)
-        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml"):
+        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "torchtitan-toml", "primus-torchtitan"):
             _read_own_trainer(job, fmt, text, p)
         elif fmt == "litgpt-yaml":
             pass                       # read under the command given beside it (_apply_litgpt_config)
@@ -1255,6 +1261,13 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
     elif fmt == "glm-finetune-yaml":
         st, notes = glm_finetune.read(_load_structured(text, p), yaml_lines(text), p)
         runner, entry, style = "hf", "GLM finetune demo (finetune_demo/finetune.py)", "hf"
+        gpus, nodes = None, None
+    elif fmt in ("torchtitan-toml", "primus-torchtitan"):
+        kind = "torchtitan" if fmt == "torchtitan-toml" else "primus"
+        data = torchtitan.load_toml(text) if kind == "torchtitan" else _load_structured(text, p)
+        st, notes = torchtitan.read(dict(data or {}), text, p, kind)
+        runner, entry, style = "megatron", f"torchtitan ({'primus train' if kind == 'primus' else 'train.py'})", \
+            "megatron"
         gpus, nodes = None, None
     else:
         st, notes, flags, bench = mlperf.read(text, p)
