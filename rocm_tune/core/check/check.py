@@ -1160,7 +1160,7 @@ _YAML_NATIVE = {
 
 
 def _yaml_without_home(fmt: str | None) -> bool:
-    return bool(fmt) and str(fmt).endswith("-yaml") and fmt != "lf-yaml" and fmt not in _YAML_NATIVE
+    return bool(fmt) and str(fmt).endswith(("-yaml", "-toml")) and fmt != "lf-yaml" and fmt not in _YAML_NATIVE
 
 
 def _native_flag(job, key: str) -> str:

@@ -85,7 +85,7 @@ def detect(text: str, path: str = "config") -> str:
             return "torchtitan-toml"
     data = _load_structured(text, path)
     if torchtitan.primus_module(data) is not None:
-        return "primus-torchtitan"
+        return "primus-torchtitan-yaml"
     if torchtune.is_torchtune_mapping(data):
         return "torchtune-yaml"
     if litgpt.is_config(data):
@@ -1208,7 +1208,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             fmt = "python"
         if fmt in later:
             found[later[fmt]].append(p)
-        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "torchtitan-toml", "primus-torchtitan"):
+        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "torchtitan-toml", "primus-torchtitan-yaml"):
             _read_own_trainer(job, fmt, text, p)
         elif fmt == "litgpt-yaml":
             pass                       # read under the command given beside it (_apply_litgpt_config)
@@ -1262,7 +1262,7 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
         st, notes = glm_finetune.read(_load_structured(text, p), yaml_lines(text), p)
         runner, entry, style = "hf", "GLM finetune demo (finetune_demo/finetune.py)", "hf"
         gpus, nodes = None, None
-    elif fmt in ("torchtitan-toml", "primus-torchtitan"):
+    elif fmt in ("torchtitan-toml", "primus-torchtitan-yaml"):
         kind = "torchtitan" if fmt == "torchtitan-toml" else "primus"
         data = torchtitan.load_toml(text) if kind == "torchtitan" else _load_structured(text, p)
         st, notes = torchtitan.read(dict(data or {}), text, p, kind)
