@@ -419,7 +419,8 @@ def _split_outside_substitutions(value: str) -> list[str]:
     spans = _substitution_spans(value) + [m.span() for m in re.finditer(r"`[^`]*`", value)]
     for start, end in sorted(spans, reverse=True):
         value = value[:start] + re.sub(r"\s", _HIDDEN_SPACE, value[start:end]) + value[end:]
-    return [w.replace(_HIDDEN_SPACE, " ") for w in value.split()]
+    # str.split() would split on the hidden separator too (Python counts \x1f as whitespace): bash's IFS only
+    return [w.replace(_HIDDEN_SPACE, " ") for w in re.split(r"[ \t\r\n]+", value) if w]
 
 
 def _parse_task(task: list[tuple[int, str]], file: str) -> Script:
