@@ -660,10 +660,11 @@ def _config_model_call(name: str, c, put, out: dict, notes: list[str], names: di
     ref = _literal(inner.args[0], names) if inner.args else None
     if not isinstance(ref, str) or not ref.strip():
         return
-    put("model_name_or_path", ref, f"{name}({_name(inner.func.value)}.from_pretrained)", c.lineno)
+    owner = _name(getattr(inner.func, "value", None))
+    put("model_name_or_path", ref, f"{name}({owner}.from_pretrained)", c.lineno)
     put("load_dtype", "fp32", name, c.lineno)
     put("finetuning_type", "full", name, c.lineno)
-    notes.append(f"line {c.lineno}: {name}({_name(inner.func.value)}.from_pretrained({ref!r})): the model built "
+    notes.append(f"line {c.lineno}: {name}({owner}.from_pretrained({ref!r})): the model built "
                  f"from {ref}'s config with new fp32 weights (trained from scratch, every weight)")
 
 

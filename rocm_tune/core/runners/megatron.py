@@ -487,9 +487,10 @@ def model_from_flags(f: dict[str, tuple[str, int]]) -> tuple[dict, str] | None:
     gqa = "group_query_attention" in f and as_bool(f["group_query_attention"][0]) is not False
     kv = (as_int(f.get("num_query_groups", ("", 0))[0]) or 1) if gqa else heads
     untied = "untie_embeddings_and_output_weights" in f
-    cfg = {"model_type": "llama" if swiglu else "gpt_neox", "hidden_act": "silu" if swiglu else "gelu",
-           "tie_word_embeddings": not untied, "num_hidden_layers": layers, "num_attention_heads": heads,
-           "num_key_value_heads": kv, "hidden_size": hidden, "intermediate_size": ffn, "vocab_size": padded}
+    cfg: dict[str, object] = {
+        "model_type": "llama" if swiglu else "gpt_neox", "hidden_act": "silu" if swiglu else "gelu",
+        "tie_word_embeddings": not untied, "num_hidden_layers": layers, "num_attention_heads": heads,
+        "num_key_value_heads": kv, "hidden_size": hidden, "intermediate_size": ffn, "vocab_size": padded}
     if "max_position_embeddings" in f and as_int(f["max_position_embeddings"][0]):
         cfg["max_position_embeddings"] = as_int(f["max_position_embeddings"][0])
     note = (f"the model Megatron builds from its flags ({megatron_shapes.MEGATRON_SHAPE_SOURCE}): {layers} layers x "
