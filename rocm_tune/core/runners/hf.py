@@ -15,7 +15,7 @@ import re
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
-from rocm_tune.profiles import bert_programs
+from rocm_tune.profiles import bert_programs, ds_chat
 
 TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
 # a plain Trainer / TRL script: transformers' own TrainingArguments defaults (v4.40 .. v5 agree)
@@ -174,6 +174,8 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
     if _lora_dim_on(out):
         out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
                                                   "flag"))
+    if "zero_stage" in flags and any(k in flags for k in ds_chat.MARKERS):
+        _ds_chat_defaults(flags, out, notes, file)
     _peft_script(flags, out, notes, file)
     if "stage" not in out and "num_generations" in flags and (as_int(flags["num_generations"][0]) or 0) > 1:
         # --num_generations: a GRPOConfig field (trl/trainer/grpo_config.py; the GRPO trainers copied from it, as
@@ -305,6 +307,24 @@ def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str],
         out["finetuning_type"] = Setting("finetuning_type", "lora", file, s.line, s.native, "flag")
         notes.append("--lora_rank with LoRA targets (--trainable/--target_modules) or --modules_to_save and no method "
                      "switch read as LoRA")
+
+
+def _ds_chat_defaults(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    """DeepSpeed-Chat's main.py defaults the launch leaves (profiles/ds_chat.py): --max_seq_len 512, --dtype fp16."""
+    if "cutoff_len" not in out:
+        out["cutoff_len"] = Setting("cutoff_len", ds_chat.MAX_SEQ_LEN, file, None, "max_seq_len (main.py default)",
+                                    "default")
+        notes.append(f"DeepSpeed-Chat main.py: --max_seq_len not given, its default {ds_chat.MAX_SEQ_LEN} "
+                     f"({ds_chat.DS_CHAT_SOURCE})")
+    if not any(k in out for k in ("bf16", "fp16", "pure_fp32")):
+        dtype = str(flags.get("dtype", (ds_chat.DTYPE, 0))[0]).strip("'\"").lower()
+        key = "bf16" if dtype == "bf16" else "fp16"
+        out[key] = Setting(key, True, file, flags["dtype"][1] if "dtype" in flags else None,
+                           "dtype" if "dtype" in flags else "dtype (main.py default)",
+                           "flag" if "dtype" in flags else "default")
+        if "dtype" not in flags:
+            notes.append(f"DeepSpeed-Chat main.py: --dtype not given, its default {ds_chat.DTYPE} (the DeepSpeed config "
+                         f"it writes: fp16 enabled)")
 
 
 def _lora_dim_on(out: dict) -> bool:
