@@ -516,7 +516,8 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         else:
             kind = entry.split()[0]
             st, notes, gpus, nodes = rl_programs.read_openrlhf(
-                shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo")
+                shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo",
+                local=re.search(r"\btrain_ppo(?:\.py)?$", entry.strip()) is not None)
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
