@@ -310,12 +310,22 @@ def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str],
 
 
 def _ds_chat_defaults(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
-    """DeepSpeed-Chat's main.py defaults the launch leaves (profiles/ds_chat.py): --max_seq_len 512, --dtype fp16."""
+    """DeepSpeed-Chat's main.py defaults the launch leaves (profiles/ds_chat.py): --max_seq_len 512, --dtype fp16,
+    batch 16; --lora_dim trains the adapters alone only with --only_optimize_lora."""
     if "cutoff_len" not in out:
         out["cutoff_len"] = Setting("cutoff_len", ds_chat.MAX_SEQ_LEN, file, None, "max_seq_len (main.py default)",
                                     "default")
         notes.append(f"DeepSpeed-Chat main.py: --max_seq_len not given, its default {ds_chat.MAX_SEQ_LEN} "
                      f"({ds_chat.DS_CHAT_SOURCE})")
+    if "per_device_train_batch_size" not in out:
+        out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", ds_chat.BATCH, file, None,
+                                                     "per_device_train_batch_size (main.py default)", "default")
+    if out.get("finetuning_type") is not None and out["finetuning_type"].value == "lora" \
+            and "only_optimize_lora" not in flags:
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, out["finetuning_type"].line, "lora_dim",
+                                         "flag")
+        notes.append("DeepSpeed-Chat --lora_dim without --only_optimize_lora: the adapters are added and every base "
+                     "weight still trains (counted as full fine-tuning)")
     if not any(k in out for k in ("bf16", "fp16", "pure_fp32")):
         dtype = str(flags.get("dtype", (ds_chat.DTYPE, 0))[0]).strip("'\"").lower()
         key = "bf16" if dtype == "bf16" else "fp16"
