@@ -200,3 +200,32 @@ def test_torchtitan_bad_number_is_one_line_error(tmp_path, capsys):
     p = _write(tmp_path, "bad.toml", TOML.replace("local_batch_size = 2", 'local_batch_size = "two"'))
     rc = main(["check", p, "--gpu", "mi300x", "--json"])
     assert rc == 2 and "local_batch_size" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- DeepSpeed-Chat main.py, OpenRLHF train_ppo
+def test_ds_chat_defaults_and_only_optimize_lora(tmp_path):
+    base = ("deepspeed --num_gpus 2 main.py --model_name_or_path meta-llama/Llama-2-7b-hf --zero_stage 3 "
+            "--lora_dim 64 --lora_module_name layers. --deepspeed --output_dir out")
+    p = _write(tmp_path, "a.sh", base + " --only_optimize_lora\n")
+    st = _settings([p])
+    assert st["cutoff_len"] == 512 and st["fp16"] is True and st["per_device_train_batch_size"] == 16
+    assert st["finetuning_type"] == "lora"
+    q = _write(tmp_path, "b.sh", base + " --dtype bf16 --max_seq_len 1024 --per_device_train_batch_size 4\n")
+    st = _settings([q])
+    assert st["finetuning_type"] == "full" and st["bf16"] is True and "fp16" not in st
+    assert str(st["cutoff_len"]) == "1024" and str(st["per_device_train_batch_size"]) == "4"
+
+
+def test_openrlhf_train_ppo_without_ray_keeps_four_models_per_gpu(tmp_path, capsys):
+    flags = ("--pretrain meta-llama/Llama-3.1-8B --reward_pretrain meta-llama/Llama-3.1-8B --micro_train_batch_size 1 "
+             "--micro_rollout_batch_size 2 --prompt_max_len 512 --generate_max_len 512 --zero_stage 3 --bf16 "
+             "--gradient_checkpointing --flash_attn")
+    local = _write(tmp_path, "ppo.sh", f"deepspeed --module openrlhf.cli.train_ppo {flags}\n")
+    ray = _write(tmp_path, "ppo_ray.sh", f"python3 -m openrlhf.cli.train_ppo_ray --actor_num_gpus_per_node 8 {flags}\n")
+    assert _settings([local]).get("__rl_side_models__") == "critic,reward"
+    assert "__rl_side_models__" not in _settings([ray])
+    a = _check([local], capsys, "--gpu", "h100", "--gpus", "8")
+    b = _check([ray], capsys, "--gpu", "h100", "--gpus", "8")
+    step = lambda r: r["memory"]["step"]["peak_allocated_bytes"]      # noqa: E731
+    # ZeRO-3 over 8: the critic (2 + 2 + 12 B) and the reward model (2 B) per parameter, split 8 ways
+    assert step(a) - step(b) > 8.0e9 * 18 / 8 * 0.9
