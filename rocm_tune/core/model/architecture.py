@@ -214,6 +214,7 @@ class ModelSpec:
 
 SUPPORTED_FAMILIES: tuple[str, ...] = (
     "bert",
+    "t5",
     "roberta",
     "xlm-roberta",
     "llama",
@@ -1082,6 +1083,30 @@ def _bert(c: _Cfg) -> _Arch:
     return a
 
 
+def _t5(c: _Cfg) -> _Arch:
+    # transformers T5 (models/t5/modeling_t5.py): an encoder of num_layers and a decoder of num_decoder_layers
+    # blocks (counted here as one stack of both); SelfAttention q/k/v/o of d_model -> num_heads x d_kv, no bias;
+    # DenseReluDense wi (wi_0 + wi_1 when feed_forward_proj is gated-gelu, T5 v1.1 / Flan-T5) and wo, no bias;
+    # T5LayerNorm (weight only) before each sub-layer and one final norm per stack; each decoder block adds a
+    # cross-attention (q/k/v/o + its norm); the relative position bias (buckets x heads) sits in each stack's first
+    # block; shared input embeddings, lm_head tied only when tie_word_embeddings (T5 v1.0: true, v1.1: false).
+    H = c.int("d_model", "hidden_size")
+    enc = c.int("num_layers", max_value=_MAX_LAYERS)
+    dec = c.int("num_decoder_layers", default=enc, max_value=_MAX_LAYERS)
+    heads, d_kv = c.int("num_heads", "num_attention_heads"), c.int("d_kv", default=H // max(1, c.int("num_heads")))
+    ff = str(c.str("feed_forward_proj", default="relu") or "relu")
+    a = _Arch(family="t5", hidden=H, inter=c.int("d_ff", "intermediate_size"), layers=enc + dec, heads=heads,
+              kv_heads=heads, head_dim=d_kv, vocab=c.int("vocab_size"), tie=c.bool("tie_word_embeddings", default=True),
+              max_pos=c.int("n_positions", default=512), act="gelu" if "gelu" in ff else "relu",
+              gated=ff.startswith("gated"))
+    a.o_name = "o"
+    a.mlp_names = ("wi_0", "wi_1", "wo") if a.gated else ("wi", "wi", "wo")
+    buckets = c.int("relative_attention_num_buckets", default=32)
+    # decoder cross-attention + its norm, the relative bias of both stacks, the encoder's own final norm
+    a.extra_params = dec * (4 * H * heads * d_kv + H) + 2 * buckets * heads + H
+    return a
+
+
 def _generic(c: _Cfg) -> _Arch:
     a = _common(c, c.str("model_type", default="unknown") or "unknown")
     b = c.bool("attention_bias")
@@ -1124,6 +1149,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "llama4_text": _llama4_text,
     "gpt_neox": _gpt_neox,
     "bert": _bert,
+    "t5": _t5,
     "roberta": _bert,
     "xlm-roberta": _bert,
 }
