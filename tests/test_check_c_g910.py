@@ -229,3 +229,23 @@ def test_openrlhf_train_ppo_without_ray_keeps_four_models_per_gpu(tmp_path, caps
     step = lambda r: r["memory"]["step"]["peak_allocated_bytes"]      # noqa: E731
     # ZeRO-3 over 8: the critic (2 + 2 + 12 B) and the reward model (2 B) per parameter, split 8 ways
     assert step(a) - step(b) > 8.0e9 * 18 / 8 * 0.9
+
+
+# ---------------------------------------------------------------- T5
+def test_t5_counts_encoder_decoder_cross_attention_and_relative_bias():
+    cfg = {"model_type": "t5", "d_model": 512, "d_ff": 2048, "d_kv": 64, "num_heads": 8, "num_layers": 6,
+           "vocab_size": 32128, "feed_forward_proj": "relu"}
+    H, F, V, L = 512, 2048, 32128, 6
+    enc = 4 * H * H + 2 * H * F + 2 * H
+    dec = 8 * H * H + 2 * H * F + 3 * H
+    # t5-small (v1.0): tied embeddings; relu feed-forward; one relative bias (32 x 8) per stack; two final norms
+    assert model_from_config(cfg, name="t").params.total == V * H + L * (enc + dec) + 2 * 32 * 8 + 2 * H
+    gated = model_from_config({**cfg, "feed_forward_proj": "gated-gelu", "tie_word_embeddings": False}, name="g")
+    assert gated.params.total - model_from_config(cfg, name="t").params.total == V * H + 2 * L * H * F
+
+
+def test_sharded_reupload_names_the_same_model():
+    from rocm_tune.core.model.architecture import identify_model
+
+    got = identify_model("someone/flan-t5-xl-sharded-bf16")
+    assert got.spec is not None and got.spec.name == "flan-t5-xl"
