@@ -730,7 +730,27 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
     if sp_note:
         notes.append(sp_note)
     _rl_phases(job, model, cfg, phases, gpu, notes)
+    _rl_side_models(job, model, cfg, phases, notes)
     return phases, host, notes
+
+
+def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, notes: list[str]) -> None:
+    """PPO's critic (trained: 16-bit weights and gradients, fp32 master and Adam moments unless offloaded) and reward
+    model (frozen 16-bit) on the actor's GPUs (OpenRLHF train_ppo without Ray), split as the ZeRO stage splits."""
+    side = str(getattr(job.settings.get("__rl_side_models__"), "value", "") or "")
+    if not side:
+        return
+    n, world = float(model.params.total), max(1, cfg.world_size)
+    weights = 2.0 / (world if cfg.zero_stage == 3 else 1)
+    grads = 2.0 / (world if cfg.zero_stage >= 2 else 1)
+    opt = 0.0 if cfg.offload not in (None, "none") else 12.0 / (world if cfg.zero_stage >= 1 else 1)
+    add = (n * (weights + grads + opt) if "critic" in side else 0.0) + (n * weights if "reward" in side else 0.0)
+    for p in phases.values():
+        if p:
+            p["peak_allocated_bytes"] += int(add)
+            p["reserved_bytes"] += int(add * (1 + FRAGMENTATION))
+    notes.append(f"PPO {side.replace(',', ' and ')} model(s) on the same GPUs: {add / 2**30:.2f} GiB per GPU "
+                 f"(the actor's shape, ZeRO-{cfg.zero_stage})")
 
 
 def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:
@@ -1183,7 +1203,7 @@ _YAML_NATIVE = {
 
 
 def _yaml_without_home(fmt: str | None) -> bool:
-    return bool(fmt) and str(fmt).endswith("-yaml") and fmt != "lf-yaml" and fmt not in _YAML_NATIVE
+    return bool(fmt) and str(fmt).endswith(("-yaml", "-toml")) and fmt != "lf-yaml" and fmt not in _YAML_NATIVE
 
 
 def _native_flag(job, key: str) -> str:

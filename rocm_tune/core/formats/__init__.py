@@ -23,6 +23,7 @@ from rocm_tune.core.runners import (
     megatron,
     rl_programs,
     textgen,
+    torchtitan,
     torchtune,
 )
 from rocm_tune.core.runners import deepspeed as deepspeed_json
@@ -79,7 +80,12 @@ def detect(text: str, path: str = "config") -> str:
         return "hostfile"
     if notebook_code(text) is not None:
         return "notebook"
+    if path.endswith(".toml") or re.search(r"^\[model\]\s*$", text, re.MULTILINE):
+        if torchtitan.is_config(torchtitan.load_toml(text)):
+            return "torchtitan-toml"
     data = _load_structured(text, path)
+    if torchtitan.primus_module(data) is not None:
+        return "primus-torchtitan-yaml"
     if torchtune.is_torchtune_mapping(data):
         return "torchtune-yaml"
     if litgpt.is_config(data):
@@ -510,7 +516,8 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         else:
             kind = entry.split()[0]
             st, notes, gpus, nodes = rl_programs.read_openrlhf(
-                shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo")
+                shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo",
+                local=re.search(r"\btrain_ppo(?:\.py)?$", entry.strip()) is not None)
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
@@ -1203,7 +1210,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             fmt = "python"
         if fmt in later:
             found[later[fmt]].append(p)
-        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml"):
+        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "torchtitan-toml", "primus-torchtitan-yaml"):
             _read_own_trainer(job, fmt, text, p)
         elif fmt == "litgpt-yaml":
             pass                       # read under the command given beside it (_apply_litgpt_config)
@@ -1256,6 +1263,13 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
     elif fmt == "glm-finetune-yaml":
         st, notes = glm_finetune.read(_load_structured(text, p), yaml_lines(text), p)
         runner, entry, style = "hf", "GLM finetune demo (finetune_demo/finetune.py)", "hf"
+        gpus, nodes = None, None
+    elif fmt in ("torchtitan-toml", "primus-torchtitan-yaml"):
+        kind = "torchtitan" if fmt == "torchtitan-toml" else "primus"
+        data = torchtitan.load_toml(text) if kind == "torchtitan" else _load_structured(text, p)
+        st, notes = torchtitan.read(dict(data or {}), text, p, kind)
+        runner, entry, style = "megatron", f"torchtitan ({'primus train' if kind == 'primus' else 'train.py'})", \
+            "megatron"
         gpus, nodes = None, None
     else:
         st, notes, flags, bench = mlperf.read(text, p)

@@ -213,6 +213,10 @@ class ModelSpec:
 
 
 SUPPORTED_FAMILIES: tuple[str, ...] = (
+    "bert",
+    "t5",
+    "roberta",
+    "xlm-roberta",
     "llama",
     "mistral",
     "mixtral",
@@ -1058,6 +1062,51 @@ def _gpt_neox(c: _Cfg) -> _Arch:
     return a
 
 
+def _bert(c: _Cfg) -> _Arch:
+    # transformers BertModel / RobertaModel (models/bert/modeling_bert.py): self.query/key/value and output.dense
+    # with bias, intermediate.dense / output.dense (not gated, gelu) with bias, a LayerNorm with bias after
+    # attention and after the MLP, an embeddings LayerNorm (counted as the final norm), learned position and
+    # token-type embeddings, a pooler (H -> H); the pre-training heads (BertForPreTraining / ForMaskedLM) add a
+    # transform (H -> H + LayerNorm), a decoder tied to the word embeddings with its own bias, and NSP (H -> 2).
+    a = _common(c, str(c.str("model_type", default="bert") or "bert"), tie_default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = True
+    a.o_name = "dense"
+    a.gated = False
+    a.mlp_names = ("intermediate.dense", "intermediate.dense", "output.dense")
+    a.mlp_bias = True
+    a.norm_bias = True
+    if not c.has("hidden_act"):
+        a.act = "gelu"
+    H = a.hidden
+    types = c.int("type_vocab_size", default=2)
+    a.extra_params = (a.max_pos + types) * H + (H * H + H) + (H * H + H + 2 * H) + a.vocab + (2 * H + 2)
+    return a
+
+
+def _t5(c: _Cfg) -> _Arch:
+    # transformers T5 (models/t5/modeling_t5.py): an encoder of num_layers and a decoder of num_decoder_layers
+    # blocks (counted here as one stack of both); SelfAttention q/k/v/o of d_model -> num_heads x d_kv, no bias;
+    # DenseReluDense wi (wi_0 + wi_1 when feed_forward_proj is gated-gelu, T5 v1.1 / Flan-T5) and wo, no bias;
+    # T5LayerNorm (weight only) before each sub-layer and one final norm per stack; each decoder block adds a
+    # cross-attention (q/k/v/o + its norm); the relative position bias (buckets x heads) sits in each stack's first
+    # block; shared input embeddings, lm_head tied only when tie_word_embeddings (T5 v1.0: true, v1.1: false).
+    H = c.int("d_model", "hidden_size")
+    enc = c.int("num_layers", max_value=_MAX_LAYERS)
+    dec = c.int("num_decoder_layers", default=enc, max_value=_MAX_LAYERS)
+    heads, d_kv = c.int("num_heads", "num_attention_heads"), c.int("d_kv", default=H // max(1, c.int("num_heads")))
+    ff = str(c.str("feed_forward_proj", default="relu") or "relu")
+    a = _Arch(family="t5", hidden=H, inter=c.int("d_ff", "intermediate_size"), layers=enc + dec, heads=heads,
+              kv_heads=heads, head_dim=d_kv, vocab=c.int("vocab_size"), tie=c.bool("tie_word_embeddings", default=True),
+              max_pos=c.int("n_positions", default=512), act="gelu" if "gelu" in ff else "relu",
+              gated=ff.startswith("gated"))
+    a.o_name = "o"
+    a.mlp_names = ("wi_0", "wi_1", "wo") if a.gated else ("wi", "wi", "wo")
+    buckets = c.int("relative_attention_num_buckets", default=32)
+    # decoder cross-attention + its norm, the relative bias of both stacks, the encoder's own final norm
+    a.extra_params = dec * (4 * H * heads * d_kv + H) + 2 * buckets * heads + H
+    return a
+
+
 def _generic(c: _Cfg) -> _Arch:
     a = _common(c, c.str("model_type", default="unknown") or "unknown")
     b = c.bool("attention_bias")
@@ -1099,6 +1148,10 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "gpt_oss": _gpt_oss,
     "llama4_text": _llama4_text,
     "gpt_neox": _gpt_neox,
+    "bert": _bert,
+    "t5": _t5,
+    "roberta": _bert,
+    "xlm-roberta": _bert,
 }
 
 _GLM_DEFAULTS = {"head_dim": 128, "attention_bias": True}  # GlmConfig / Glm4Config defaults

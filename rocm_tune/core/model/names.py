@@ -24,8 +24,9 @@ __all__ = ["NameParts", "bare_size_reading", "base_inside_readings", "glued_pref
 VARIANT_WORDS = frozenset({
     "instruct", "chat", "it", "hf", "base", "pt", "thinking", "reasoning", "sft", "dpo", "rl", "grpo", "preview",
     "latest", "deduped", "final", "merged", "math", "coder", "vl",
-    # re-uploads and fine-tunes of the same shape (*-abliterated, *-uncensored)
-    "abliterated", "uncensored",
+    # re-uploads and fine-tunes of the same shape (*-abliterated, *-uncensored, *-sharded: the same weights cut into
+    # smaller safetensors / bin shards, as philschmid/flan-t5-xxl-sharded-fp16)
+    "abliterated", "uncensored", "sharded",
 })
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})

@@ -15,6 +15,7 @@ import re
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
+from rocm_tune.profiles import bert_programs, ds_chat
 
 TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
 # a plain Trainer / TRL script: transformers' own TrainingArguments defaults (v4.40 .. v5 agree)
@@ -174,6 +175,8 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
     if _lora_dim_on(out):
         out.setdefault("finetuning_type", Setting("finetuning_type", "lora", file, out["lora_rank"].line, "lora_dim",
                                                   "flag"))
+    if "zero_stage" in flags and any(k in flags for k in ds_chat.MARKERS):
+        _ds_chat_defaults(flags, out, notes, file)
     _peft_script(flags, out, notes, file)
     if "stage" not in out and "num_generations" in flags and (as_int(flags["num_generations"][0]) or 0) > 1:
         # --num_generations: a GRPOConfig field (trl/trainer/grpo_config.py; the GRPO trainers copied from it, as
@@ -230,7 +233,30 @@ def model_flag(flags: dict[str, tuple[str, int]]) -> str | None:
     return k
 
 
+def _bert_pretraining(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    """NVIDIA's BERT run_pretraining.py flags (profiles/bert_programs.py): --bert_model (`bert-large-uncased`,
+    `BERT-L-uncased`) -> the google-bert preset; --train_batch_size over --gradient_accumulation_steps -> the batch
+    of one process."""
+    m = re.fullmatch(r"(?:google-bert/)?bert[-_](l|large|b|base)[-_](uncased|cased)", str(flags["bert_model"][0])
+                     .strip().strip("'\"").lower())
+    if m and "model_name_or_path" not in out:
+        ref = f"bert-{bert_programs.BERT_SIZE_WORDS[m.group(1)]}-{m.group(2)}"
+        out["model_name_or_path"] = Setting("model_name_or_path", ref, file, flags["bert_model"][1], "bert_model",
+                                            "flag")
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, flags["bert_model"][1], "bert_model", "flag")
+        notes.append(f"--bert_model {flags['bert_model'][0]} read as {ref} ({bert_programs.BERT_SOURCE})")
+    batch, accum = as_int(flags.get("train_batch_size", ("", 0))[0]), \
+        as_int(flags.get("gradient_accumulation_steps", ("1", 0))[0]) or 1
+    if batch and "per_device_train_batch_size" not in out:
+        out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", max(1, batch // accum), file,
+                                                     flags["train_batch_size"][1], "train_batch_size", "flag")
+        notes.append(f"--train_batch_size {batch} / --gradient_accumulation_steps {accum}: the batch of one process "
+                     f"({bert_programs.BERT_SOURCE})")
+
+
 def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    if "bert_model" in flags:
+        _bert_pretraining(flags, out, notes, file)
     if "model_name_or_path" not in out:
         k = model_flag(flags)
         if k is not None:
@@ -308,6 +334,34 @@ def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str],
         out["finetuning_type"] = Setting("finetuning_type", "lora", file, s.line, s.native, "flag")
         notes.append("--lora_rank with LoRA targets (--trainable/--target_modules) or --modules_to_save and no method "
                      "switch read as LoRA")
+
+
+def _ds_chat_defaults(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
+    """DeepSpeed-Chat's main.py defaults the launch leaves (profiles/ds_chat.py): --max_seq_len 512, --dtype fp16,
+    batch 16; --lora_dim trains the adapters alone only with --only_optimize_lora."""
+    if "cutoff_len" not in out:
+        out["cutoff_len"] = Setting("cutoff_len", ds_chat.MAX_SEQ_LEN, file, None, "max_seq_len (main.py default)",
+                                    "default")
+        notes.append(f"DeepSpeed-Chat main.py: --max_seq_len not given, its default {ds_chat.MAX_SEQ_LEN} "
+                     f"({ds_chat.DS_CHAT_SOURCE})")
+    if "per_device_train_batch_size" not in out:
+        out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", ds_chat.BATCH, file, None,
+                                                     "per_device_train_batch_size (main.py default)", "default")
+    if out.get("finetuning_type") is not None and out["finetuning_type"].value == "lora" \
+            and "only_optimize_lora" not in flags:
+        out["finetuning_type"] = Setting("finetuning_type", "full", file, out["finetuning_type"].line, "lora_dim",
+                                         "flag")
+        notes.append("DeepSpeed-Chat --lora_dim without --only_optimize_lora: the adapters are added and every base "
+                     "weight still trains (counted as full fine-tuning)")
+    if not any(k in out for k in ("bf16", "fp16", "pure_fp32")):
+        dtype = str(flags.get("dtype", (ds_chat.DTYPE, 0))[0]).strip("'\"").lower()
+        key = "bf16" if dtype == "bf16" else "fp16"
+        out[key] = Setting(key, True, file, flags["dtype"][1] if "dtype" in flags else None,
+                           "dtype" if "dtype" in flags else "dtype (main.py default)",
+                           "flag" if "dtype" in flags else "default")
+        if "dtype" not in flags:
+            notes.append(f"DeepSpeed-Chat main.py: --dtype not given, its default {ds_chat.DTYPE} (the DeepSpeed config "
+                         f"it writes: fp16 enabled)")
 
 
 def _lora_dim_on(out: dict) -> bool:
@@ -619,6 +673,7 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
         owner = _name(c.func.value) if name == "from_pretrained" and hasattr(c.func, "value") else ""
         if name == "from_pretrained" and any(w in owner for w in ("Tokenizer", "Processor", "Config")):
             continue                                   # the tokenizer's from_pretrained is not the model's
+        _config_model_call(name, c, put, out, notes, names)
         _model_call(name, c, kws, owner, put, out, notes, names)
         if name in ("from_pretrained", "BitsAndBytesConfig"):
             for k, bits in (("load_in_4bit", 4), ("load_in_8bit", 8)):
@@ -642,6 +697,32 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("finetuning_type", "full", "full_finetuning", kws["full_finetuning"][1])
         _adapter_call(name, c, kws, put, out)
         _trainer_call(name, c, kws, put, out, notes)
+
+
+_BUILT_MODEL_CLASS = re.compile(r"[A-Z]\w*(?:For[A-Z]\w*|Model|LMHeadModel)$")
+
+
+def _config_model_call(name: str, c, put, out: dict, notes: list[str], names: dict) -> None:
+    """A model built from a named config, not loaded: `BertForPreTraining(BertConfig.from_pretrained("bert-base-
+    cased"))` or `AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(id))` (transformers: the config's
+    architecture, new weights in torch's default dtype fp32, every weight trained)."""
+    import ast
+
+    if "model_name_or_path" in out or not c.args or not isinstance(c.args[0], ast.Call):
+        return
+    inner = c.args[0]
+    if _name(inner.func) != "from_pretrained" or "Config" not in _name(getattr(inner.func, "value", None)) \
+            or not (name == "from_config" or _BUILT_MODEL_CLASS.fullmatch(name)):
+        return
+    ref = _literal(inner.args[0], names) if inner.args else None
+    if not isinstance(ref, str) or not ref.strip():
+        return
+    owner = _name(getattr(inner.func, "value", None))
+    put("model_name_or_path", ref, f"{name}({owner}.from_pretrained)", c.lineno)
+    put("load_dtype", "fp32", name, c.lineno)
+    put("finetuning_type", "full", name, c.lineno)
+    notes.append(f"line {c.lineno}: {name}({owner}.from_pretrained({ref!r})): the model built "
+                 f"from {ref}'s config with new fp32 weights (trained from scratch, every weight)")
 
 
 def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list[str], names: dict) -> None:

@@ -406,11 +406,21 @@ def _split_unquoted(toks: list[Token], parts: list[tuple[int, str]], env: dict[s
         if at >= 0:
             pos = at + len(t.text)
         if m and (m.group(1) or m.group(2)) in env and at >= 0 and raw[at - 1:at] not in ('"', "'") \
-                and "$(" not in value and "`" not in value:     # a command's output not run here: one word
-            out += [Token(w, t.line) for w in value.split()]
+                and value.count("`") % 2 == 0:     # a command's output not run here (`$(date ...)`): in its word
+            out += [Token(w, t.line) for w in _split_outside_substitutions(value)]
         else:
             out.append(Token(value, t.line))
     return out
+
+
+def _split_outside_substitutions(value: str) -> list[str]:
+    """bash's word splitting of an unquoted expansion: on whitespace, a `$( ... )` left unrun (its output is not
+    known here) kept inside its word (`--tensorboard-dir out/x_$(date "+%Y")`, a `pwd` in backquotes)."""
+    spans = _substitution_spans(value) + [m.span() for m in re.finditer(r"`[^`]*`", value)]
+    for start, end in sorted(spans, reverse=True):
+        value = value[:start] + re.sub(r"\s", _HIDDEN_SPACE, value[start:end]) + value[end:]
+    # str.split() would split on the hidden separator too (Python counts \x1f as whitespace): bash's IFS only
+    return [w.replace(_HIDDEN_SPACE, " ") for w in re.split(r"[ \t\r\n]+", value) if w]
 
 
 def _parse_task(task: list[tuple[int, str]], file: str) -> Script:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
-from rocm_tune.profiles import primus_recipes
+from rocm_tune.profiles import megatron_shapes, primus_recipes
 
 ML = "NVIDIA/Megatron-LM:megatron/training/arguments.py"
 DEFAULTS = {
@@ -136,7 +136,8 @@ def _selective_core_attn(f: dict[str, tuple[str, int]]) -> str | None:
 def _read_recompute(f: dict, out: dict[str, Setting], notes: list[str], put) -> None:
     """Megatron's activation recompute flags: full recompute (checkpointing on), selective recompute of core
     attention alone (counted as none), and block recompute of the first N layers of each stage."""
-    rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method")
+    rec = f.get("recompute_granularity") or f.get("recompute_activations") or f.get("recompute_method") \
+        or f.get("checkpoint_activations")       # Megatron-DeepSpeed's older spelling of full recomputation
     if rec is not None and str(rec[0]).lower() not in ("none", "false"):
         light = _selective_core_attn(f)
         if light is not None:
@@ -178,6 +179,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
                 notes.append(f"--{native} {v}: a Megatron (mcore) conversion of {re.sub(r'[-_]mcore/?$', '', v)}")
                 v = re.sub(r"[-_]mcore/?$", "", v, flags=re.IGNORECASE)
             put(key, v, native, f[native][1])
+    shape = None if swift else model_from_flags(f)
+    if shape is not None and (out.get("model_name_or_path") is None or out["model_name_or_path"].native == "load"):
+        # Megatron builds the model from these flags; `--load DIR` only fills it (a resumed run's own checkpoint)
+        put("model_name_or_path", shape[0], "num_layers", f["num_layers"][1])
+        notes.append(shape[1])
     if "max_tokens_per_gpu" in f and "cutoff_len" not in out and as_int(f["max_tokens_per_gpu"][0]):
         # slime / Miles `--use-dynamic-batch-size --max-tokens-per-gpu N`: each micro-batch is packed up to N tokens
         # per GPU, so one sequence of N tokens is what a step's activations hold (THUDM/slime slime/utils/arguments.py)
@@ -444,3 +450,50 @@ def read_amd_launcher(base: str, env: dict[str, str], args: list[tuple[str, int]
     put("use-distributed-optimizer", "true")
     return flags, [f"{base}: AMD's Megatron-LM launcher for DeepSeek-V2-Lite, its variables read as it reads "
                    f"them ({src}); it sets HIP_VISIBLE_DEVICES=0-7 (8 GPUs)"], 8
+
+
+def _tokenizer_vocab(f: dict[str, tuple[str, int]]) -> tuple[int, str] | None:
+    """(vocabulary size, how) of the tokenizer the flags name, before padding; None when the files do not say."""
+    if "vocab_size" in f and as_int(f["vocab_size"][0]):
+        return as_int(f["vocab_size"][0]) or 0, f"--vocab-size {f['vocab_size'][0]}"
+    kind = str((f.get("tokenizer_type") or ("", 0))[0]).strip("'\"").lower()
+    if not kind and "vocab_file" in f:
+        stem = os.path.basename(str(f["vocab_file"][0])).lower()
+        kind = next((t for mark, t in megatron_shapes.VOCAB_FILE_TOKENIZER if mark in stem), "")
+        if kind == "gpt2bpetokenizer" and "merge_file" not in f:
+            kind = ""
+    if kind in megatron_shapes.TOKENIZER_VOCAB:
+        return megatron_shapes.TOKENIZER_VOCAB[kind], kind
+    return None
+
+
+def model_from_flags(f: dict[str, tuple[str, int]]) -> tuple[dict, str] | None:
+    """The model Megatron builds from `--num-layers --hidden-size --num-attention-heads` (+ ffn, GQA, swiglu, tied
+    embeddings, the tokenizer's padded vocab) as config.json keys, with a note; None when a dimension or the
+    vocabulary is not in the files (keys normalised: underscores)."""
+    dims = {k: as_int(f[k][0]) for k in ("num_layers", "hidden_size", "num_attention_heads") if k in f}
+    if len(dims) < 3 or not all(dims.values()):
+        return None
+    vocab = _tokenizer_vocab(f)
+    if vocab is None:
+        return None
+    layers, hidden, heads = (int(dims[k] or 0) for k in ("num_layers", "hidden_size", "num_attention_heads"))
+    swiglu = "swiglu" in f and as_bool(f["swiglu"][0]) is not False
+    ffn = as_int(f.get("ffn_hidden_size", ("", 0))[0]) or \
+        (int((4 * hidden * 2 / 3) / 64) * 64 if swiglu else 4 * hidden)
+    tp = as_int(f.get("tensor_model_parallel_size", ("1", 0))[0]) or 1
+    multiple = (as_int(f.get("make_vocab_size_divisible_by", ("", 0))[0]) or megatron_shapes.VOCAB_DIVISIBLE_BY) * tp
+    padded = -(-vocab[0] // multiple) * multiple
+    gqa = "group_query_attention" in f and as_bool(f["group_query_attention"][0]) is not False
+    kv = (as_int(f.get("num_query_groups", ("", 0))[0]) or 1) if gqa else heads
+    untied = "untie_embeddings_and_output_weights" in f
+    cfg: dict[str, object] = {
+        "model_type": "llama" if swiglu else "gpt_neox", "hidden_act": "silu" if swiglu else "gelu",
+        "tie_word_embeddings": not untied, "num_hidden_layers": layers, "num_attention_heads": heads,
+        "num_key_value_heads": kv, "hidden_size": hidden, "intermediate_size": ffn, "vocab_size": padded}
+    if "max_position_embeddings" in f and as_int(f["max_position_embeddings"][0]):
+        cfg["max_position_embeddings"] = as_int(f["max_position_embeddings"][0])
+    note = (f"the model Megatron builds from its flags ({megatron_shapes.MEGATRON_SHAPE_SOURCE}): {layers} layers x "
+            f"{hidden}, {heads} heads ({kv} key/value), ffn {ffn}{' swiglu' if swiglu else ''}, vocab {vocab[0]} "
+            f"({vocab[1]}) padded to {padded}, embeddings {'untied' if untied else 'tied'}")
+    return cfg, note

@@ -113,7 +113,10 @@ def read_verl(words: list, file: str) -> tuple[dict[str, Setting], list[str], in
     return out, notes, gpus, nodes
 
 
-def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str = "ppo"
+OPENRLHF_LOCAL = "OpenRLHF/OpenRLHF:openrlhf/cli/train_ppo.py"
+
+
+def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str = "ppo", local: bool = False
                   ) -> tuple[dict[str, Setting], list[str], int | None, int | None]:
     """OpenRLHF's train_ppo_ray flags -> (settings, notes, the actor's GPUs per node, its nodes); its SFT / DPO /
     reward-model trainers (`stage_name`) -> their DeepSpeed program's settings (the launcher says the GPUs)."""
@@ -145,11 +148,21 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
                 _put(out, "vllm_enable_sleep_mode", True, file, ln("vllm_enable_sleep"), "vllm_enable_sleep")
     else:
         notes.append("OpenRLHF without --vllm_num_engines: the actor generates with model.generate on its own GPUs")
-    ref_here = colocated or as_bool(g("colocate_actor_ref", "false"))
+    ref_here = local or colocated or as_bool(g("colocate_actor_ref", "false"))
+    if local:
+        # train_ppo.py (no Ray): one DeepSpeed process per GPU builds the actor, the critic (trained, its own
+        # optimizer), the reward model and the initial (reference) model, and strategy.prepare()s them all there
+        side = "critic,reward" if not g("remote_rm_url") else "critic"
+        _put(out, "__rl_side_models__", side, file, ln("reward_pretrain"), "train_ppo (no Ray)")
+        notes.append(f"OpenRLHF train_ppo without Ray ({OPENRLHF_LOCAL}): the actor, critic, "
+                     f"{'reward and ' if 'reward' in side else ''}reference models are all on every GPU (critic and "
+                     f"reward counted with the actor's shape)")
     coef = g("init_kl_coef", "0.01") if (as_bool(g("use_kl_loss", "false")) or g("init_kl_coef")) else "0"
     _put(out, "beta", coef if ref_here else "0", file, ln("init_kl_coef"), "init_kl_coef")
     if not ref_here:
         notes.append("OpenRLHF: the reference model runs on GPUs of its own (--ref_num_gpus_per_node), not the actor's")
+    if local:
+        return out, [n for n in notes if "on its own GPUs" not in n], None, None
     return out, notes, as_int(g("actor_num_gpus_per_node")), as_int(g("actor_num_nodes"))
 
 
