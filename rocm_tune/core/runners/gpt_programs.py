@@ -44,22 +44,23 @@ def named_shapes(text: str) -> dict[str, dict]:
     """{name: config dict} of a program's table of model shapes: `{"d12": GPTConfig(n_layer=12, n_head=12,
     n_embd=768), ...}` (modded-nanogpt train_gpt2.py) or `{'gpt2': dict(n_layer=12, ...)}` (nanoGPT model.py):
     a dict literal whose string keys map to calls or dicts with the layers, the heads and the width."""
-    from rocm_tune.core.runners.hf import _dims_of, _literal, _program_names
+    from rocm_tune.core.runners.hf import _dims_of
+    from rocm_tune.core.runners.values import program_names, py_value
 
     tree = _parse(text)
     if tree is None:
         return {}
-    names = _program_names(tree)
+    names = program_names(tree)
     out: dict[str, dict] = {}
     for n in ast.walk(tree):
         if not isinstance(n, ast.Dict):
             continue
         for k, v in zip(n.keys, n.values):
-            key = _literal(k) if k is not None else None
+            key = py_value(k) if k is not None else None
             if isinstance(v, ast.Call):
-                vals = {kw.arg: _literal(kw.value, names) for kw in v.keywords if kw.arg}
+                vals = {kw.arg: py_value(kw.value, names) for kw in v.keywords if kw.arg}
             elif isinstance(v, ast.Dict):
-                vals = {_literal(a): _literal(b, names) for a, b in zip(v.keys, v.values) if a is not None}
+                vals = {py_value(a): py_value(b, names) for a, b in zip(v.keys, v.values) if a is not None}
             else:
                 continue
             dims = _dims_of({a: b for a, b in vals.items() if isinstance(a, str)})
