@@ -4,7 +4,9 @@
 partial last line until its newline arrives, survives truncation (size < offset: start again from
 0), rotation (the path now names another inode: drain the old file, then follow the new one),
 files that do not exist yet (checked again on every poll), invalid UTF-8 / binary junk (decoded
-with errors="replace") and endless lines (cut at `max_line` bytes). For text logs `\\r` also ends a
+with errors="replace") and endless lines (cut at `max_line` bytes). A UTF-16 log (Windows PowerShell's `>`
+writes UTF-16LE with a byte-order mark; some tools write it without one: core/files.log_encoding) is decoded
+as it arrives, a character cut between two reads completed by the next. For text logs `\\r` also ends a
 line, so tqdm's in-place redraws arrive as they are drawn.
 
 Sources (one per file):
@@ -18,6 +20,7 @@ never holds all events in memory at once), `path`, `kind`, `exists()` and `close
 
 from __future__ import annotations
 
+import codecs
 import glob
 import os
 import stat
@@ -25,7 +28,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import load_json
+from rocm_tune.core.files import decode_log_head, load_json, log_encoding
 from rocm_tune.core.runs.watch.parsers import Event, events_from_trainer_state, parser_for
 
 CHUNK = 2 * 2**20          # bytes read per batch
@@ -51,6 +54,8 @@ class FileFollower:
         self.error: str | None = None   # "permission denied" when the file exists but cannot be read
         self.truncations = 0
         self.rotations = 0
+        self._codec: tuple[str, int] | None = None   # (codec, mark length) once the first bytes tell it
+        self._decoder: codecs.IncrementalDecoder | None = None   # UTF-16 -> text across reads
 
     # ---------------------------------------------------------------- internals
     def _open(self) -> bool:
@@ -77,7 +82,29 @@ class FileFollower:
         self.offset = st.st_size if self._from_end else 0
         self._from_end = False
         self._partial = b""
+        self._codec = self._decoder = None
         return True
+
+    def _decide(self, fh, final: bool = False) -> bool:
+        """The file's encoding from its first bytes (False: too few yet, nothing is read until they tell). A
+        UTF-16 file is read past its mark, from a whole code unit (a follower opened at the end)."""
+        if self._codec is not None:
+            return True
+        self._codec = log_encoding(self._read_head(fh), final)
+        if self._codec is None:
+            return False
+        codec, mark = self._codec
+        if codec != "utf-8":
+            self._decoder = codecs.getincrementaldecoder(codec)("replace")
+            self.offset = max(self.offset, mark)
+            self.offset -= (self.offset - mark) % 2
+        return True
+
+    def _text(self, data: bytes, final: bool = False) -> bytes:
+        """Raw bytes as the UTF-8 `_split` cuts into lines (a UTF-16 character cut by the read waits for its rest)."""
+        if self._decoder is None:
+            return data
+        return self._decoder.decode(data, final).encode("utf-8", "replace")
 
     @staticmethod
     def _read_head(fh) -> bytes:
@@ -141,6 +168,8 @@ class FileFollower:
 
     def _read_all(self, fh, max_bytes: int | None) -> Iterator[list[str]]:
         budget = max_bytes
+        if not self._decide(fh):
+            return
         while True:
             n = CHUNK if budget is None else min(CHUNK, budget)
             if n <= 0:
@@ -155,7 +184,7 @@ class FileFollower:
             self.offset += len(data)
             if budget is not None:
                 budget -= len(data)
-            lines = self._split(data, final=False)
+            lines = self._split(self._text(data), final=False)
             if lines:
                 yield lines
             if len(data) < n:
@@ -185,13 +214,13 @@ class FileFollower:
             self.offset = 0
             self._partial = b""
             self._head = self._read_head(fh)
+            self._codec = self._decoder = None     # a new file: its encoding is told again
         yield from self._read_all(fh, max_bytes)
         if path_id is not None and path_id != self.inode:
             # rotated / replaced: the old file is drained above; flush its tail, follow the new one.
-            if self._partial:
-                tail = self._split(b"", final=True)
-                if tail:
-                    yield tail
+            tail = self.flush_partial()
+            if tail:
+                yield tail
             self.close()
             self.rotations += 1
             if self._open():
@@ -204,8 +233,13 @@ class FileFollower:
         return out
 
     def flush_partial(self) -> list[str]:
-        """The incomplete last line as a line (call when the writer is known to be gone)."""
-        return self._split(b"", final=True) if self._partial else []
+        """The incomplete last line as a line (call when the writer is known to be gone); a log too short to
+        tell its encoding before is read now, a UTF-16 character left half is replaced."""
+        lines: list[str] = []
+        if self._codec is None and self._fh is not None and self._decide(self._fh, final=True):
+            lines = [ln for batch in self._read_all(self._fh, None) for ln in batch]
+        rest = self._text(b"", final=True)
+        return lines + (self._split(rest, final=True) if self._partial or rest else [])
 
     def size(self) -> int | None:
         try:
@@ -390,7 +424,7 @@ def sniff_kind(path: str) -> str:
         return "llamafactory"
     try:
         with open(path, "rb") as fh:
-            head = fh.read(65536).decode("utf-8", "replace")
+            head = decode_log_head(fh.read(65536))
     except OSError:
         return "text"
     for line in head.splitlines():

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import try_read_json, try_read_yaml
+from rocm_tune.core.files import decode_log_head, try_read_json, try_read_yaml
 from rocm_tune.core.runs.watch.alerts import Alert, AlertEngine, RunContext, load_context
 from rocm_tune.core.runs.watch.history import History, LossSmoother, _json_num, metrics_json
 from rocm_tune.core.runs.watch.parsers import Event
@@ -861,7 +861,7 @@ class Watcher:
                 continue
             try:
                 if _stat.S_ISREG(os.fstat(fd).st_mode):
-                    head = os.pread(fd, max_bytes, 0).decode("utf-8", "replace")
+                    head = decode_log_head(os.pread(fd, max_bytes, 0))
                     self._scan_startup(head.splitlines()[:2000])
             except OSError:
                 pass
