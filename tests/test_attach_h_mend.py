@@ -200,3 +200,47 @@ def test_attach_follows_a_utf16_log_while_it_is_written(tmp_path):
 
     assert len(steps) == 36 and values(steps) == values(ref.stdout.splitlines())
     assert "# run finished" in out and "�" not in out
+
+
+# ------------------------------------------------------------------------------------------------ a huge log
+def _long_log(steps: int) -> str:
+    """A long HF Trainer run's stdout: the start-up lines, a tqdm redraw and a step dict per step, the end."""
+    out = ["***** Running training *****\n", f"  Total optimization steps = {steps}\n"]
+    out += [f"{100 * s // steps:3d}%|#  | {s}/{steps} [01:02<10:00,  1.23s/it]\r"
+            f"{{'loss': {2.0 - s / steps:.4f}, 'grad_norm': 0.8125, 'learning_rate': 1.9e-05, 'epoch': "
+            f"{s / steps:.4f}}}\n" for s in range(1, steps + 1)]
+    out.append("{'train_runtime': 1234.5, 'train_samples_per_second': 9.9, 'train_loss': 1.5, 'epoch': 1.0}\n")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("form", [None, FORMS[0]], ids=["utf-8", "powershell"])
+def test_no_follow_on_a_huge_log_reads_its_start_and_end_only(tmp_path, form):
+    """`--no-follow` shows the newest steps and the end: it reads the log's first MiB and last 4 MiB (the middle,
+    skipped, is said), and shows what reading it all shows (`--plain` following a finished log reads it all)."""
+    text = _long_log(60000)                                      # about 8 MiB as UTF-8
+    data = text.encode() if form is None else _utf16(text, *form[1:])
+    log = _write(tmp_path, "train.log", data)
+    look = run_cli("attach", str(log), "--plain", "--no-follow")
+    full = run_cli("attach", str(log), "--plain", "--interval", "0.05")
+    assert look.returncode == full.returncode == 0, look.stderr + full.stderr
+    said = [ln for ln in look.stdout.splitlines() if "in the middle of train.log not read" in ln]
+    assert len(said) == 1 and "not read" not in full.stdout
+
+    def shown(out):                  # the step lines and the end, without the counts of what is not shown
+        return [ln for ln in out.splitlines() if not ln.startswith("# ...") and not ln.startswith("# watching")]
+
+    assert shown(look.stdout) == shown(full.stdout)
+    assert shown(look.stdout)[-1] == "# run finished at step 60000/60000, train_loss 1.5000, elapsed 20:34"
+    assert shown(look.stdout)[-2].startswith("step 60000/60000 ep 1.00 loss 1.0000")
+
+
+def test_a_skip_drops_the_line_it_lands_in(tmp_path):
+    for codec, mark in (("utf-8", b""), ("utf-16-le", b"\xff\xfe")):
+        data = mark + "".join(f"line {i} ▌\n" for i in range(100)).encode(codec)
+        f = FileFollower(str(_write(tmp_path, f"s-{codec}.log", data)))
+        first = [ln for batch in f.read_batches(max_bytes=40) for ln in batch]
+        f.skip_to(len(data) - 61)                  # inside a line (and, in UTF-16, inside a code unit)
+        rest = f.read_lines()
+        assert first and first == [f"line {i} ▌" for i in range(len(first))], codec
+        assert rest == [f"line {i} ▌" for i in range(100 - len(rest), 100)], codec
+        assert 1 <= len(rest) <= 6

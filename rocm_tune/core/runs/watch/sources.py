@@ -36,6 +36,8 @@ HEAD_BYTES = 256           # first bytes kept to recognise a file rewritten from
 MAX_LINE = 1 * 2**20       # a "line" longer than this is cut (binary junk without newlines)
 SAMPLE_TAIL = 2 * 2**20    # first read of a huge JSON-lines log: the newest bytes parsed line by line
 SAMPLE_POINTS = 16384      # ... and about this many ordinary step lines parsed from the older part
+LOOK_HEAD = 1 * 2**20      # a look at a huge log (attach --plain --no-follow): its start (total steps, world size) ...
+LOOK_TAIL = 4 * 2**20      # ... and its newest bytes (the steps shown, the end); the middle is not read
 
 
 class FileFollower:
@@ -56,6 +58,7 @@ class FileFollower:
         self.rotations = 0
         self._codec: tuple[str, int] | None = None   # (codec, mark length) once the first bytes tell it
         self._decoder: codecs.IncrementalDecoder | None = None   # UTF-16 -> text across reads
+        self._cut_line = False      # after skip_to: the line the skip lands in is no whole line
 
     # ---------------------------------------------------------------- internals
     def _open(self) -> bool:
@@ -166,6 +169,23 @@ class FileFollower:
             lines = [ln if len(ln) <= self.max_line else ln[: self.max_line] for ln in lines]
         return lines
 
+    def skip_to(self, offset: int) -> None:
+        """Read on from `offset` (a look at a huge log leaves its middle out); the line it lands in is dropped."""
+        self.offset, self._partial, self._cut_line = offset, b"", True
+        if self._codec is not None and self._decoder is not None:
+            self.offset -= (self.offset - self._codec[1]) % 2     # a UTF-16 code unit's first byte
+            self._decoder.reset()
+
+    def _uncut(self, text: bytes) -> bytes:
+        """`text` without the rest of the line a skip landed in."""
+        if not self._cut_line:
+            return text
+        ends = [i for i in (text.find(b"\n"), text.find(b"\r") if self.split_cr else -1) if i >= 0]
+        if not ends:
+            return b""
+        self._cut_line = False
+        return text[min(ends) + 1:]
+
     def _read_all(self, fh, max_bytes: int | None) -> Iterator[list[str]]:
         budget = max_bytes
         if not self._decide(fh):
@@ -184,7 +204,7 @@ class FileFollower:
             self.offset += len(data)
             if budget is not None:
                 budget -= len(data)
-            lines = self._split(self._text(data), final=False)
+            lines = self._split(self._uncut(self._text(data)), final=False)
             if lines:
                 yield lines
             if len(data) < n:
@@ -263,6 +283,7 @@ class LineSource:
         self.parser = parser_for(kind)
         self.follower = FileFollower(path, split_cr=(kind == "text"), from_end=from_end)
         self._lines_read = 0
+        self.skipped = 0            # bytes poll_look left unread
 
     def poll(self, max_bytes: int | None = None) -> Iterator[list[Event]]:
         feed = self.parser.feed_lines
@@ -294,6 +315,19 @@ class LineSource:
                     stride = max(1, int(old_bytes / per_line / SAMPLE_POINTS))
             self._lines_read += len(lines)
             yield lines, (feed(lines, stride) if stride > 1 else feed(lines))
+
+    def poll_look(self, head: int = LOOK_HEAD, tail: int = LOOK_TAIL) -> Iterator[tuple[list[str], list[Event]]]:
+        """poll_lines() of a log's first `head` and last `tail` bytes only (the middle of a bigger file is not read:
+        `skipped` says how many bytes): what a no-follow look shows, at the same cost for any size."""
+        size = self.follower.size() or 0
+        if self.follower.offset or size <= head + tail:
+            yield from self.poll_lines()
+            return
+        yield from self.poll_lines(max_bytes=head)
+        start = max(self.follower.offset, size - tail)
+        self.skipped = start - self.follower.offset
+        self.follower.skip_to(start)
+        yield from self.poll_lines()
 
     def finish(self) -> list[Event]:
         """Parse the incomplete last line too (the writer has exited)."""
