@@ -1,5 +1,5 @@
-"""Seconds `rocm-tune attach LOG --plain --no-follow` takes on a huge text log (a long run's stdout: start-up
-lines, then HF Trainer step dicts under tqdm redraws, then the end). It shows the newest steps and the summary, so
+"""Seconds `rocm-tune attach LOG --plain --no-follow` takes on a huge text log (a long torchrun run's stdout, each
+line behind its rank prefix: start-up lines, then HF Trainer step dicts under tqdm redraws, then the end). It shows the newest steps and the summary, so
 its time should not grow with the log.
 
     PYTHONPATH=. python3 benchmarks/attach_no_follow.py [--mb 870] [--code DIR] [--keep PATH]
@@ -17,11 +17,12 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEAD = ("***** Running training *****\n  Num examples = 1,000,000\n  Num Epochs = 1\n"
-        "  Total optimization steps = {total}\n  Number of trainable parameters = 6,738,415,616\n")
-STEP = ("{pct:3d}%|##        | {step}/{total} [01:02<10:00,  1.23s/it]\r"
-        "{{'loss': {loss:.4f}, 'grad_norm': 0.8125, 'learning_rate': 1.9e-05, 'epoch': {epoch:.4f}}}\n")
-END = "{{'train_runtime': 12345.6, 'train_samples_per_second': 9.9, 'train_loss': {loss:.4f}, 'epoch': 1.0}}\n"
+HEAD = ("[default0]:***** Running training *****\n  Num examples = 1,000,000\n  Num Epochs = 1\n"
+        "[default0]:  Total optimization steps = {total}\n  Number of trainable parameters = 6,738,415,616\n")
+# a torchrun launch: every line behind its rank's prefix (torchrun --tee 3), a tqdm redraw and a step dict per step
+STEP = ("[default0]:{pct:3d}%|##        | {step}/{total} [01:02<10:00,  1.23s/it]\r"
+        "[default0]:{{'loss': {loss:.4f}, 'grad_norm': 0.8125, 'learning_rate': 1.9e-05, 'epoch': {epoch:.4f}}}\n")
+END = "[default0]:{{'train_runtime': 12345.6, 'train_samples_per_second': 9.9, 'train_loss': {loss:.4f}, 'epoch': 1.0}}\n"
 
 
 def write_log(path: str, mb: int) -> int:
@@ -52,8 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         write_log(path, a.mb)
     env = {**os.environ, "PYTHONPATH": os.path.abspath(a.code)}
     t0 = time.perf_counter()
+    # run in the code's folder: `python -m` puts the working directory before PYTHONPATH
     p = subprocess.run([sys.executable, "-m", "rocm_tune", "attach", path, "--plain", "--no-follow"],
-                       capture_output=True, text=True, env=env, check=False)
+                       capture_output=True, text=True, env=env, cwd=os.path.abspath(a.code), check=False)
     dt = time.perf_counter() - t0
     lines = p.stdout.splitlines()
     steps = sum(ln.startswith("step ") for ln in lines)

@@ -215,7 +215,7 @@ def _long_log(steps: int) -> str:
 
 @pytest.mark.parametrize("form", [None, FORMS[0]], ids=["utf-8", "powershell"])
 def test_no_follow_on_a_huge_log_reads_its_start_and_end_only(tmp_path, form):
-    """`--no-follow` shows the newest steps and the end: it reads the log's first MiB and last 4 MiB (the middle,
+    """`--no-follow` shows the newest steps and the end: it reads the log's first MiB and last 2 MiB (the middle,
     skipped, is said), and shows what reading it all shows (`--plain` following a finished log reads it all)."""
     text = _long_log(60000)                                      # about 8 MiB as UTF-8
     data = text.encode() if form is None else _utf16(text, *form[1:])

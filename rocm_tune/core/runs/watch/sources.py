@@ -37,7 +37,7 @@ MAX_LINE = 1 * 2**20       # a "line" longer than this is cut (binary junk witho
 SAMPLE_TAIL = 2 * 2**20    # first read of a huge JSON-lines log: the newest bytes parsed line by line
 SAMPLE_POINTS = 16384      # ... and about this many ordinary step lines parsed from the older part
 LOOK_HEAD = 1 * 2**20      # a look at a huge log (attach --plain --no-follow): its start (total steps, world size) ...
-LOOK_TAIL = 4 * 2**20      # ... and its newest bytes (the steps shown, the end); the middle is not read
+LOOK_TAIL = 2 * 2**20      # ... and its newest bytes (the steps shown, the end); the middle is not read
 
 
 class FileFollower:
