@@ -634,3 +634,44 @@ def write_all_atomic(files: dict[str, str], *, flag: str = "") -> None:
                 pass
         raise UserError(f"cannot write {flag + ' ' if flag else ''}{path!r}: {_write_error(exc)}; "
                         "nothing was written") from None
+
+
+# ------------------------------------------------------------------------------------------------ log encodings
+UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+_SNIFF_BYTES = 64        # the first characters that tell UTF-16 without a mark (32 UTF-16 code units)
+_SNIFF_MIN = 16          # ... at least 8 of them: fewer bytes (a short file that has ended) are read as UTF-8
+_ASCII = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
+
+
+def _ascii_units(units: bytes, low_first: bool) -> bool:
+    """Three in four 2-byte units of `units` are a NUL and a printable ASCII byte (text as UTF-16)."""
+    pairs = [(units[i], units[i + 1]) if low_first else (units[i + 1], units[i]) for i in range(0, len(units) - 1, 2)]
+    return bool(pairs) and 4 * sum(hi == 0 and lo in _ASCII for lo, hi in pairs) >= 3 * len(pairs)
+
+
+def log_encoding(head: bytes, final: bool = False) -> tuple[str, int] | None:
+    """(codec, byte-order-mark length) of a log from its first bytes: UTF-16 with a mark (Windows PowerShell's `>`
+    and Out-File write UTF-16LE with FF FE), UTF-16 without one (a NUL every other byte in its first characters:
+    ASCII text as UTF-16LE / BE), else ("utf-8", 0). None while too few bytes are there to tell (a log just being
+    written: one byte, or fewer than 8 characters that may be UTF-16); `final`: no more bytes will come, so the
+    bytes there decide (fewer than 8 characters without a mark: UTF-8)."""
+    if head[:2] in UTF16_BOMS:
+        return UTF16_BOMS[head[:2]], 2
+    units = head[:_SNIFF_BYTES]
+    if len(units) < _SNIFF_MIN:
+        may_be = len(units) < 2 or b"\x00" in units and (_ascii_units(units, True) or _ascii_units(units, False))
+        return None if may_be and not final else ("utf-8", 0)
+    if _ascii_units(units, True):
+        return "utf-16-le", 0
+    if _ascii_units(units, False):
+        return "utf-16-be", 0
+    return "utf-8", 0
+
+
+def decode_log_head(head: bytes) -> str:
+    """The first bytes of a log as text, in the encoding `log_encoding` finds (undecodable bytes replaced)."""
+    codec, skip = log_encoding(head, final=True) or ("utf-8", 0)
+    body = head[skip:]
+    if codec != "utf-8":
+        body = body[: len(body) & ~1]
+    return body.decode(codec, "replace")

@@ -7,16 +7,11 @@ from __future__ import annotations
 
 import ast
 
+from rocm_tune.core.runners.values import py_value
+
 # keys that make a dict a training run's arguments (with the model)
 TRAINING_KEYS = ("per_device_train_batch_size", "cutoff_len", "max_source_length", "max_length", "model_max_length",
                  "finetuning_type", "num_train_epochs", "learning_rate", "gradient_accumulation_steps", "max_steps")
-
-
-def _literal(node):
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
 
 
 def dict_pairs(node, bound: dict | None = None) -> list[tuple[str, ast.expr]] | None:
@@ -27,7 +22,7 @@ def dict_pairs(node, bound: dict | None = None) -> list[tuple[str, ast.expr]] | 
         node = bound[node.id]
     if isinstance(node, ast.Dict):
         return [(key, v) for k, v in zip(node.keys, node.values)
-                if k is not None and isinstance(key := _literal(k), str)]
+                if k is not None and isinstance(key := py_value(k), str)]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args:
         return [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
     return None
@@ -36,7 +31,7 @@ def dict_pairs(node, bound: dict | None = None) -> list[tuple[str, ast.expr]] | 
 def _pairs(node) -> list[tuple[str, object, int]] | None:
     """(key, value, line) of a literal argument dict with literal values."""
     kv = dict_pairs(node)
-    return None if kv is None else [(k, _literal(v), v.lineno) for k, v in kv]
+    return None if kv is None else [(k, py_value(v), v.lineno) for k, v in kv]
 
 
 def dict_arguments(tree) -> dict[str, tuple[str, int]] | None:

@@ -10,6 +10,7 @@ import os
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners.common import Setting, as_int
+from rocm_tune.core.runners.values import program_names, py_value
 from rocm_tune.profiles import gpt_programs as P
 
 _MAX = 10**6      # no layer count, width, batch or length of a real run reaches it
@@ -44,22 +45,22 @@ def named_shapes(text: str) -> dict[str, dict]:
     """{name: config dict} of a program's table of model shapes: `{"d12": GPTConfig(n_layer=12, n_head=12,
     n_embd=768), ...}` (modded-nanogpt train_gpt2.py) or `{'gpt2': dict(n_layer=12, ...)}` (nanoGPT model.py):
     a dict literal whose string keys map to calls or dicts with the layers, the heads and the width."""
-    from rocm_tune.core.runners.hf import _dims_of, _literal, _program_names
+    from rocm_tune.core.runners.hf import _dims_of
 
     tree = _parse(text)
     if tree is None:
         return {}
-    names = _program_names(tree)
+    names = program_names(tree)
     out: dict[str, dict] = {}
     for n in ast.walk(tree):
         if not isinstance(n, ast.Dict):
             continue
         for k, v in zip(n.keys, n.values):
-            key = _literal(k) if k is not None else None
+            key = py_value(k) if k is not None else None
             if isinstance(v, ast.Call):
-                vals = {kw.arg: _literal(kw.value, names) for kw in v.keywords if kw.arg}
+                vals = {kw.arg: py_value(kw.value, names) for kw in v.keywords if kw.arg}
             elif isinstance(v, ast.Dict):
-                vals = {_literal(a): _literal(b, names) for a, b in zip(v.keys, v.values) if a is not None}
+                vals = {py_value(a): py_value(b, names) for a, b in zip(v.keys, v.values) if a is not None}
             else:
                 continue
             dims = _dims_of({a: b for a, b in vals.items() if isinstance(a, str)})
@@ -70,26 +71,10 @@ def named_shapes(text: str) -> dict[str, dict]:
     return out
 
 
-_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-        ast.FloorDiv: lambda a, b: a // b if b else None, ast.Pow: lambda a, b: a ** b if 0 <= b < 64 else None}
-
-
-def _value(node):
-    """A literal, or whole-number arithmetic of literals (`gradient_accumulation_steps = 5 * 8`), else None."""
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        a, b = _value(node.left), _value(node.right)
-        if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool) \
-                and abs(a) < 10**12 and abs(b) < 10**12:
-            return _OPS[type(node.op)](a, b)
-        return None
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-
-
 def _assignments(tree) -> dict[str, tuple[object, int]] | None:
-    """name -> (literal, line) of a file made only of top-level `name = literal` lines, else None."""
+    """name -> (value, line) of a file made only of top-level `name = value` lines, else None; a value as
+    values.py_value computes it over the names assigned above it (configurator.py exec()s the file: `5 * 8`,
+    `n_embd = n_head * 64`), None where it does not."""
     found: dict[str, tuple[object, int]] = {}
     for st in tree.body:
         if isinstance(st, (ast.Import, ast.ImportFrom)) or (isinstance(st, ast.Expr)
@@ -97,7 +82,8 @@ def _assignments(tree) -> dict[str, tuple[object, int]] | None:
             continue      # `import time` for wandb_run_name = 'ft-' + str(time.time()) (finetune_shakespeare.py)
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
             return None
-        found[st.targets[0].id] = (_value(st.value), st.lineno)
+        names = {k: v for k, (v, _line) in found.items() if v is not None}
+        found[st.targets[0].id] = (py_value(st.value, names), st.lineno)
     return found
 
 

@@ -15,6 +15,8 @@ import re
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
+from rocm_tune.core.runners.values import call_name as _name
+from rocm_tune.core.runners.values import module_names, program_names, py_value
 from rocm_tune.profiles import bert_programs, ds_chat
 
 TA = "huggingface/transformers:src/transformers/training_args.py (TrainingArguments"
@@ -392,64 +394,6 @@ _DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "half": "fp16"
            "float32": "fp32", "float": "fp32", "fp32": "fp32"}
 
 
-def _name(func) -> str:
-    import ast
-
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
-
-
-def _literal(node, names: dict | None = None):
-    import ast
-
-    if isinstance(node, ast.Name) and names and node.id in names:
-        return names[node.id]                      # base_model_name = "..." earlier in the program
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names \
-            and f"{node.value.id}.{node.attr}" in names:
-        return names[f"{node.value.id}.{node.attr}"]   # args.model_name_or_path: its argparse default
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and names and f"*.{node.attr}" in names:
-        return names[f"*.{node.attr}"]             # script_args.model_name: a dataclass field's default
-    if isinstance(node, ast.Call) and _name(node.func) in ("getenv", "get") and len(node.args) == 2 \
-            and isinstance(node.func, ast.Attribute) and _name(node.func.value) in ("os", "environ"):
-        return _literal(node.args[1], names)       # os.getenv("MODEL", "Qwen/...") / os.environ.get(...): the default
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
-        return _literal(node.values[1], names)     # os.environ.get("MODEL") or "Qwen/..."
-    path = _path_literal(node, names)
-    if path is not None:
-        return path
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
-            return f"torch.{node.attr}"            # torch_dtype=torch.bfloat16
-        return None
-
-
-def _path_literal(node, names: dict | None) -> str | None:
-    """A path the program builds from literals: `str(P)`, `Path("a")`, `BASE / "models" / "qwen3-8b"`,
-    `os.path.join(BASE, "qwen3-8b")`. A base that is not a literal (`Path(__file__).parent`) is left out: the
-    folders after it still name the model (the last one is what resolve_model reads)."""
-    import ast
-
-    if isinstance(node, ast.Call) and not node.keywords and _name(node.func) in ("str", "Path", "PurePath") \
-            and len(node.args) == 1:
-        v = _literal(node.args[0], names)
-        return v if isinstance(v, str) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        parts = [_literal(node.left, names), _literal(node.right, names)]
-    elif isinstance(node, ast.Call) and _name(node.func) == "join" and isinstance(node.func, ast.Attribute) \
-            and _name(node.func.value) == "path" and node.args:
-        parts = [_literal(a, names) for a in node.args]
-    else:
-        return None
-    if not isinstance(parts[-1], str) or not parts[-1].strip():
-        return None
-    return "/".join(p.rstrip("/") for p in parts if isinstance(p, str) and p)
-
-
 # keys only LLaMA-Factory's argument dataclasses have (FinetuningArguments / DataArguments): a dict that holds one of
 # them beside model_name_or_path is LLaMA-Factory's argument set
 LF_ONLY_KEYS = ("finetuning_type", "stage", "template", "lora_target", "cutoff_len", "dataset_dir")
@@ -482,7 +426,7 @@ def lf_args_dict(text: str, file: str) -> tuple[dict[str, tuple[object, int]], s
             keys = {k for k, _ in kv or ()}
             if kv and "model_name_or_path" in keys and keys & set(LF_ONLY_KEYS):
                 out = {k: (v, getattr(node, "lineno", c.lineno)) for k, node in kv
-                       if (v := _literal(node)) is not None}
+                       if (v := py_value(node)) is not None}
                 return out, _name(c.func) or "a call", c.lineno
     return None
 
@@ -493,95 +437,6 @@ def python_program(text: str) -> str | None:
         if f"from {lib} import" in text or f"import {lib}" in text:
             return why
     return None
-
-
-def _program_names(tree) -> dict:
-    """What the program's names stand for, as far as literals tell: argparse defaults (`args.<dest>`), dataclass
-    field defaults (`*.<field>`), function parameter defaults (`def load(model_name="Qwen/...")`) and simple
-    `name = literal` assignments (the last one wins)."""
-    import ast
-
-    names: dict = {}
-    for n in ast.walk(tree):           # argparse defaults: args.<dest> where a call passes it on
-        if isinstance(n, ast.Call) and _name(n.func) == "add_argument" and n.args:
-            flag = _literal(n.args[0])
-            kws = {kw.arg: kw.value for kw in n.keywords if kw.arg}
-            dest = _literal(kws["dest"]) if "dest" in kws else (flag.lstrip("-").replace("-", "_")
-                                                                 if isinstance(flag, str) else None)
-            v = _literal(kws["default"]) if "default" in kws else None
-            if dest and isinstance(v, (str, int, float, bool)):
-                for obj in ("args", "opt", "cfg", "config"):
-                    names[f"{obj}.{dest}"] = v
-    for n in ast.walk(tree):           # HfArgumentParser dataclasses: `model_name: str = field(default="...")`
-        if isinstance(n, ast.ClassDef):
-            for st in n.body:
-                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
-                    val: ast.expr | None = st.value
-                    if isinstance(val, ast.Call) and _name(val.func) == "field":
-                        val = next((kw.value for kw in val.keywords if kw.arg == "default"), None)
-                    v = _literal(val) if val is not None else None
-                    if isinstance(v, (str, int, float, bool)):
-                        names.setdefault(f"*.{st.target.id}", v)
-    for n in ast.walk(tree):           # parameter defaults: `def load_model(model_name="Qwen/Qwen2.5-72B")`
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            params = [*n.args.posonlyargs, *n.args.args]
-            pairs = [*zip(params[len(params) - len(n.args.defaults):], n.args.defaults),
-                     *((a, d) for a, d in zip(n.args.kwonlyargs, n.args.kw_defaults) if d is not None)]
-            for a, d in pairs:
-                v = _literal(d)
-                if isinstance(v, (str, int, float, bool)):
-                    names.setdefault(a.arg, v)
-    for n in ast.walk(tree):           # simple `name = literal` assignments (the last one wins)
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            v = _literal(n.value, names)
-            if isinstance(v, (str, int, float, bool)) or (isinstance(v, (list, tuple)) and v
-                                                          and all(isinstance(x, str) for x in v)):
-                names[n.targets[0].id] = v     # a list of module names: LoraConfig(target_modules=TARGETS)
-    _call_site_names(tree, names)
-    return names
-
-
-def _call_site_names(tree, names: dict) -> None:
-    """Parameters a call of the program passes a literal (`Runner("deepseek-ai/...")` into `def __init__(self,
-    model_name)`, `load("Qwen/...")` into `def load(model_name)`), and `self.<attr> = <parameter>` in that function:
-    what `from_pretrained(model_name=self.model_name)` loads. The first call wins; a default stays where none passes."""
-    import ast
-
-    defs: dict[str, ast.FunctionDef] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.ClassDef):
-            init = next((b for b in n.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
-            if init is not None:
-                defs.setdefault(n.name, init)
-        elif isinstance(n, ast.FunctionDef) and n.name != "__init__":
-            defs.setdefault(n.name, n)
-    for n in ast.walk(tree):
-        fn = defs.get(_name(n.func)) if isinstance(n, ast.Call) else None
-        if fn is None or not isinstance(n, ast.Call):
-            continue
-        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args] if a.arg not in ("self", "cls")]
-        passed = [*zip(params, n.args), *((k.arg, k.value) for k in n.keywords if k.arg in params)]
-        for param, node in passed:
-            v = _literal(node, names)
-            if isinstance(v, (str, int, float, bool)) and param not in names:
-                names[param] = v
-                _self_attributes(fn, param, v, names)
-    for fn in defs.values():           # `self.load_in_4bit = load_in_4bit` where the parameter keeps its default
-        for a, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):], fn.args.defaults):
-            v = _literal(d)
-            if isinstance(v, (str, int, float, bool)):
-                _self_attributes(fn, a.arg, v, names)
-
-
-def _self_attributes(fn, param: str, value, names: dict) -> None:
-    """`self.<attr> = <param>` inside ``fn``: self.<attr> stands for the value passed as ``param``."""
-    import ast
-
-    for st in ast.walk(fn):
-        if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name) and st.value.id == param:
-            for t in st.targets:
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                    names.setdefault(f"self.{t.attr}", value)
 
 
 def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | None:
@@ -608,7 +463,7 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
         if tree is None:
             return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    names = _program_names(tree)
+    names = program_names(tree)
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
     if not args and any(_unsloth_owner(c) for c in calls if _name(c.func) == "from_pretrained"):
         return _read_unsloth_program(calls, names, file)
@@ -625,7 +480,7 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     flags: dict[str, tuple[str, int]] = {}
     for c in args:
         for kw in c.keywords:
-            v = _literal(kw.value, names)
+            v = py_value(kw.value, names)
             if kw.arg and v is not None:
                 flags[kw.arg] = (str(v), kw.value.lineno)
     notes = [(f"Python program: the literal arguments of {_name(args[0].func)}(...) (line {args[0].lineno}) and of "
@@ -669,7 +524,7 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
 
     for c in calls:
         name = _name(c.func)
-        kws = {kw.arg: (_literal(kw.value, names), kw.value.lineno) for kw in c.keywords if kw.arg}
+        kws = {kw.arg: (py_value(kw.value, names), kw.value.lineno) for kw in c.keywords if kw.arg}
         owner = _name(c.func.value) if name == "from_pretrained" and hasattr(c.func, "value") else ""
         if name == "from_pretrained" and any(w in owner for w in ("Tokenizer", "Processor", "Config")):
             continue                                   # the tokenizer's from_pretrained is not the model's
@@ -714,7 +569,7 @@ def _config_model_call(name: str, c, put, out: dict, notes: list[str], names: di
     if _name(inner.func) != "from_pretrained" or "Config" not in _name(getattr(inner.func, "value", None)) \
             or not (name == "from_config" or _BUILT_MODEL_CLASS.fullmatch(name)):
         return
-    ref = _literal(inner.args[0], names) if inner.args else None
+    ref = py_value(inner.args[0], names) if inner.args else None
     if not isinstance(ref, str) or not ref.strip():
         return
     owner = _name(getattr(inner.func, "value", None))
@@ -729,7 +584,7 @@ def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list
     """The model's from_pretrained: its name, the dtype the weights load in, device_map, attention, Unsloth's
     max_seq_length."""
     if name == "from_pretrained" and "model_name_or_path" not in out:
-        first = _literal(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
+        first = py_value(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
                                                             or kws.get("model_name") or (None, 0))[0]
         if isinstance(first, str) and ("/" in first or "\\" in first):     # a hub id or a path (Windows too)
             put("model_name_or_path", first, "from_pretrained", c.lineno)
@@ -927,12 +782,7 @@ def read_program_calls(text: str, file: str) -> tuple[dict[str, Setting], list[s
         tree = parse_python(text, file, "Python program")
     except UserError:
         return {}, []
-    names: dict = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            v = _literal(n.value, names)
-            if isinstance(v, (str, int, float, bool)):
-                names[n.targets[0].id] = v
+    names = module_names(tree, last_wins=True)
     out: dict[str, Setting] = {}
     notes: list[str] = []
     _call_settings([n for n in ast.walk(tree) if isinstance(n, ast.Call)], names, out, notes, file)
@@ -983,7 +833,7 @@ def program_shape(tree, names: dict, text: str) -> dict | None:
     found = None
     for n in ast.walk(tree):
         if isinstance(n, ast.Dict):
-            vals = {_literal(k): _literal(v, names) for k, v in zip(n.keys, n.values) if k is not None}
+            vals = {py_value(k): py_value(v, names) for k, v in zip(n.keys, n.values) if k is not None}
             found = _dims_of({k: v for k, v in vals.items() if isinstance(k, str)}) or found
     if found is None:
         found = _dims_of({k[2:]: v for k, v in names.items() if k.startswith("*.")})
@@ -1049,7 +899,7 @@ def _loaded_model(tree, names: dict) -> tuple[str, int, str] | None:
                 and _MODEL_CLASS.match(_name(n.func.value)):
             arg = n.args[0] if n.args else next((k.value for k in n.keywords
                                                  if k.arg == "pretrained_model_name_or_path"), None)
-            v = _literal(arg, names) if arg is not None else None
+            v = py_value(arg, names) if arg is not None else None
             if isinstance(v, str) and v.strip():
                 return v, n.lineno, f"{_name(n.func.value)}.from_pretrained"
     return None
@@ -1069,11 +919,11 @@ def _read_assignments(tree, names: dict, file: str, text: str = "") -> tuple[dic
             target, value = n.targets[0].id, n.value
         if target is None:
             continue
-        v = _literal(value, names)
+        v = py_value(value, names)
         if v is None and isinstance(value, ast.Call) and _name(value.func) == "field":   # field(default_factory=...)
             kw = {k.arg: k.value for k in value.keywords}
             fac = kw.get("default_factory")
-            v = _literal(fac.body, names) if isinstance(fac, ast.Lambda) else _literal(kw.get("default"), names)
+            v = py_value(fac.body, names) if isinstance(fac, ast.Lambda) else py_value(kw.get("default"), names)
         if v is not None:
             found[target.lower()] = (v, getattr(n, "lineno", 0), target)
     out: dict[str, Setting] = {}

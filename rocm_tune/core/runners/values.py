@@ -168,9 +168,25 @@ def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def call_name(func) -> str:
+    """The called name: `f` of `f(...)`, `attr` of `x.attr(...)`; "" otherwise."""
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _joined_path(parts: list) -> str | None:
+    """A path built from pieces (`BASE / "models" / "qwen3-8b"`, `os.path.join(BASE, "qwen3-8b")`): the pieces that
+    are text joined by `/`; a base that is not (`Path(__file__).parent`) is left out, since the folders after it
+    still name the model (the last one is what resolve_model reads). None when the last piece is no text."""
+    if not parts or not isinstance(parts[-1], str) or not parts[-1].strip():
+        return None
+    return "/".join(p.rstrip("/") for p in parts if isinstance(p, str) and p)
+
+
 def _binop(node: ast.BinOp, names: dict):
     a, b = py_value(node.left, names), py_value(node.right, names)
     op = type(node.op)
+    if op is ast.Div and isinstance(b, str):          # pathlib: Path("a") / "b"
+        return _joined_path([a, b])
     if op not in _PY_OPS or a is None or b is None:
         return None
     if isinstance(a, str) and isinstance(b, str) and op is ast.Add:
@@ -186,40 +202,105 @@ def _binop(node: ast.BinOp, names: dict):
     return v if not isinstance(v, float) or math.isfinite(v) else None
 
 
-def py_value(node, names: dict):
-    """The value of a Python expression built from literals, the names `names` binds, + - * / // % **, unary -,
-    int() float() str() round() abs() min() max() and f-strings: a str, int, float or bool; None otherwise (a name
-    not bound, a division by zero, a huge number, any other call). Nothing is executed."""
+def _attribute(node: ast.Attribute, names: dict):
+    """`args.model_name` (an argparse default, bound as `args.<dest>`), `script_args.model_name` (a dataclass field's
+    default, bound as `*.<field>`), `torch.bfloat16` (its own name, as str() of it reads)."""
+    if isinstance(node.value, ast.Name):
+        for key in (f"{node.value.id}.{node.attr}", f"*.{node.attr}"):
+            if key in names:
+                return names[key]
+        if node.value.id == "torch":
+            return f"torch.{node.attr}"
+    return None
+
+
+def _container(node, names: dict):
+    """A list, tuple, set or dict whose every element is computed; None otherwise."""
+    try:
+        return ast.literal_eval(node)                 # literals only (None elements too)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    if isinstance(node, ast.Dict):
+        keys, vals = [py_value(k, names) for k in node.keys], [py_value(v, names) for v in node.values]
+        if any(x is None for x in keys + vals):
+            return None
+        try:
+            return dict(zip(keys, vals))
+        except TypeError:                             # a key that is a list
+            return None
+    elts = [py_value(e, names) for e in node.elts]
+    if any(e is None for e in elts):
+        return None
+    try:
+        return list(elts) if isinstance(node, ast.List) else tuple(elts) if isinstance(node, ast.Tuple) else set(elts)
+    except TypeError:
+        return None
+
+
+def _call(node: ast.Call, names: dict):
+    """str.format, os.getenv / os.environ.get with a default (the default), str() / Path() / PurePath() of a path,
+    os.path.join, and int() float() str() round() abs() min() max() of computed values."""
+    func, name = node.func, call_name(node.func)
+    if isinstance(func, ast.Attribute) and name == "format" and isinstance(func.value, ast.Constant) \
+            and isinstance(func.value.value, str):
+        kw = {k.arg: py_value(k.value, names) for k in node.keywords if k.arg}
+        missed: list[str] = []
+        text = _fill_fields(func.value.value, {k: v for k, v in kw.items() if v is not None},
+                            [py_value(a, names) for a in node.args], missed)
+        return None if missed else text
+    if isinstance(func, ast.Attribute) and name in ("getenv", "get") and len(node.args) == 2 \
+            and call_name(func.value) in ("os", "environ"):
+        return py_value(node.args[1], names)          # the environment may set it; the program's default is read
+    if isinstance(func, ast.Attribute) and name == "join" and call_name(func.value) == "path" and node.args:
+        return _joined_path([py_value(a, names) for a in node.args])
+    if node.keywords or not node.args:
+        return None
+    if name in ("str", "Path", "PurePath") and len(node.args) == 1:
+        v = py_value(node.args[0], names)
+        if isinstance(v, str) or name != "str":
+            return v if isinstance(v, str) else None
+    if not isinstance(func, ast.Name) or name not in _CALLS:
+        return None
+    args = [py_value(a, names) for a in node.args]
+    if any(a is None for a in args):
+        return None
+    try:
+        v = _CALLS[name](*args)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return v if not isinstance(v, float) or math.isfinite(v) else None
+
+
+def py_value(node, names: dict | None = None):
+    """The value of a Python expression: the one evaluator of every reader of Python. Literals (str, int, float,
+    bool; lists, tuples, sets and dicts of computed values), the names `names` binds (`args.x` / `*.x` for
+    argparse and dataclass defaults: program_names), + - * / // % ** and unary -, `a or b` (b where a is not
+    computed: `os.environ.get("X") or "dflt"`), f-strings and str.format, os.getenv's default, paths (`BASE / "m"`,
+    os.path.join, Path()), `torch.<dtype>` as its name, int() float() str() round() abs() min() max(). None
+    otherwise (a name not bound, a division by zero, a huge number, any other call). Nothing is executed."""
+    names = names or {}
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
         v = node.value
         return v if not isinstance(v, float) or math.isfinite(v) else None
     if isinstance(node, ast.Name):
         return names.get(node.id)
+    if isinstance(node, ast.Attribute):
+        return _attribute(node, names)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return _container(node, names)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         x = py_value(node.operand, names)
         return None if not _number(x) else -x if isinstance(node.op, ast.USub) else x
     if isinstance(node, ast.BinOp):
         return _binop(node, names)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
+        first = py_value(node.values[0], names)
+        return first if first else py_value(node.values[1], names)
     if isinstance(node, ast.JoinedStr):
         parts = [fstring_part(v, names) for v in node.values]
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
-            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
-        kw = {k.arg: py_value(k.value, names) for k in node.keywords if k.arg}
-        missed: list[str] = []
-        text = _fill_fields(node.func.value.value, {k: v for k, v in kw.items() if v is not None},
-                            [py_value(a, names) for a in node.args], missed)
-        return None if missed else text
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS \
-            and not node.keywords and node.args:
-        args = [py_value(a, names) for a in node.args]
-        if any(a is None for a in args):
-            return None
-        try:
-            v = _CALLS[node.func.id](*args)
-        except (TypeError, ValueError, OverflowError):
-            return None
-        return v if not isinstance(v, float) or math.isfinite(v) else None
+    if isinstance(node, ast.Call):
+        return _call(node, names)
     return None
 
 
@@ -243,10 +324,19 @@ def fstring_part(node, names: dict) -> str | None:
         return None
 
 
-def module_names(tree) -> dict:
-    """Names a module assigns one literal value to (`nproc_per_node = 8`, `bs: int = 4`, `ga = 128 // 8`), in
-    source order; a name assigned twice with different values is left out (which one runs is not known here)."""
-    out: dict = {}
+def plain(v) -> bool:
+    """A value a name may stand for: a str, int, float or bool, or a non-empty list/tuple of str (a list of module
+    names: `LoraConfig(target_modules=TARGETS)`)."""
+    return isinstance(v, (str, int, float, bool)) or (isinstance(v, (list, tuple)) and bool(v)
+                                                      and all(isinstance(x, str) for x in v))
+
+
+def module_names(tree, names: dict | None = None, last_wins: bool = False) -> dict:
+    """Names a module assigns a plain value `py_value` computes (`nproc_per_node = 8`, `bs: int = 4`,
+    `ga = 128 // 8`), in source order, over `names` already bound. A name assigned twice with different values is
+    left out (which one runs is not known here); `last_wins`: the last value computed stands (a program read for
+    its settings: the assignment nearest the call; an assignment not computed leaves the earlier value)."""
+    out: dict = dict(names or {})
     dropped: set[str] = set()
     for n in ast.walk(tree):
         target = (n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else
@@ -255,11 +345,104 @@ def module_names(tree) -> dict:
         if not isinstance(target, ast.Name) or value is None:
             continue
         v = py_value(value, out)
-        if target.id in out and out[target.id] != v or v is None:
+        if last_wins:
+            if plain(v):
+                out[target.id] = v
+        elif target.id in out and out[target.id] != v or not plain(v):
             dropped.add(target.id)
         elif target.id not in dropped:
             out[target.id] = v
     return {k: v for k, v in out.items() if k not in dropped}
+
+
+def _argparse_defaults(tree, names: dict) -> None:
+    """`parser.add_argument("--model_name", default="Qwen/...")`: `args.<dest>` (and opt. / cfg. / config.) stands
+    for its default (argparse: dest from the first long flag, dashes as underscores)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and call_name(n.func) == "add_argument" and n.args:
+            flag = py_value(n.args[0])
+            kws = {kw.arg: kw.value for kw in n.keywords if kw.arg}
+            dest = py_value(kws["dest"]) if "dest" in kws else (flag.lstrip("-").replace("-", "_")
+                                                                if isinstance(flag, str) else None)
+            v = py_value(kws["default"]) if "default" in kws else None
+            if dest and isinstance(v, (str, int, float, bool)):
+                for obj in ("args", "opt", "cfg", "config"):
+                    names[f"{obj}.{dest}"] = v
+
+
+def _declared_defaults(tree, names: dict) -> None:
+    """HfArgumentParser dataclass fields (`model_name: str = field(default="...")`: `*.<field>`) and function
+    parameter defaults (`def load_model(model_name="Qwen/Qwen2.5-72B")`: `model_name`); the first one stands."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef):
+            for st in n.body:
+                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+                    val: ast.expr | None = st.value
+                    if isinstance(val, ast.Call) and call_name(val.func) == "field":
+                        val = next((kw.value for kw in val.keywords if kw.arg == "default"), None)
+                    v = py_value(val) if val is not None else None
+                    if isinstance(v, (str, int, float, bool)):
+                        names.setdefault(f"*.{st.target.id}", v)
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = [*n.args.posonlyargs, *n.args.args]
+            pairs = [*zip(params[len(params) - len(n.args.defaults):], n.args.defaults),
+                     *((a, d) for a, d in zip(n.args.kwonlyargs, n.args.kw_defaults) if d is not None)]
+            for a, d in pairs:
+                v = py_value(d)
+                if isinstance(v, (str, int, float, bool)):
+                    names.setdefault(a.arg, v)
+
+
+def program_names(tree) -> dict:
+    """What a Python program's names stand for, as far as `py_value` computes: argparse defaults (`args.<dest>`),
+    dataclass field defaults (`*.<field>`), function parameter defaults, the module's assignments (the last one
+    computed wins: module_names), then what its own calls pass its functions (`_call_site_names`)."""
+    names: dict = {}
+    _argparse_defaults(tree, names)
+    _declared_defaults(tree, names)
+    names = module_names(tree, names, last_wins=True)
+    _call_site_names(tree, names)
+    return names
+
+
+def _call_site_names(tree, names: dict) -> None:
+    """Parameters a call of the program passes a value (`Runner("deepseek-ai/...")` into `def __init__(self,
+    model_name)`, `load("Qwen/...")` into `def load(model_name)`), and `self.<attr> = <parameter>` in that function:
+    what `from_pretrained(model_name=self.model_name)` loads. The first call wins; a default stays where none passes."""
+    defs: dict[str, ast.FunctionDef] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef):
+            init = next((b for b in n.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+            if init is not None:
+                defs.setdefault(n.name, init)
+        elif isinstance(n, ast.FunctionDef) and n.name != "__init__":
+            defs.setdefault(n.name, n)
+    for n in ast.walk(tree):
+        fn = defs.get(call_name(n.func)) if isinstance(n, ast.Call) else None
+        if fn is None or not isinstance(n, ast.Call):
+            continue
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args] if a.arg not in ("self", "cls")]
+        passed = [*zip(params, n.args), *((k.arg, k.value) for k in n.keywords if k.arg in params)]
+        for param, node in passed:
+            v = py_value(node, names)
+            if isinstance(v, (str, int, float, bool)) and param not in names:
+                names[param] = v
+                _self_attributes(fn, param, v, names)
+    for fn in defs.values():           # `self.load_in_4bit = load_in_4bit` where the parameter keeps its default
+        for a, d in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):], fn.args.defaults):
+            v = py_value(d)
+            if isinstance(v, (str, int, float, bool)):
+                _self_attributes(fn, a.arg, v, names)
+
+
+def _self_attributes(fn, param: str, value, names: dict) -> None:
+    """`self.<attr> = <param>` inside ``fn``: self.<attr> stands for the value passed as ``param``."""
+    for st in ast.walk(fn):
+        if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name) and st.value.id == param:
+            for t in st.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    names.setdefault(f"self.{t.attr}", value)
 
 
 # ------------------------------------------------------------------------------------------------ Python commands

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
@@ -239,17 +240,21 @@ class _Scanner:
             h.line = n + 1
 
 
-_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+def _utf16(head: bytes) -> str | None:
+    """The UTF-16 codec a log's first bytes show (core/files.log_encoding: a mark, or a NUL every other byte)."""
+    codec = (log_encoding(head, final=True) or ("utf-8", 0))[0]
+    return None if codec == "utf-8" else codec
 
 
 def utf16_as_utf8(data: bytes, encoding: str | None = None) -> bytes:
-    """A log written as UTF-16 (it starts with a byte-order mark: Windows PowerShell's `>` and Out-File) as the
-    UTF-8 the rules read; any other bytes unchanged. `encoding`: the UTF-16 of a tail that has no mark of its own."""
-    enc = encoding or _UTF16_BOMS.get(data[:2])
-    if enc is None:
+    """A log written as UTF-16 (Windows PowerShell's `>` and Out-File: with a byte-order mark; some tools without:
+    core/files.log_encoding) as the UTF-8 the rules read; any other bytes unchanged. `encoding`: the UTF-16 of a
+    tail that has no start of its own."""
+    found = (encoding, 0) if encoding else log_encoding(data, final=True) or ("utf-8", 0)
+    if found[0] == "utf-8":
         return data
-    body = data[2:] if encoding is None else data
-    return body[: len(body) & ~1].decode(enc, "replace").encode("utf-8")
+    body = data[found[1]:]
+    return body[: len(body) & ~1].decode(found[0], "replace").encode("utf-8")
 
 
 def _read_bounded(path: str) -> tuple[bytes, int, int | None]:
@@ -261,7 +266,7 @@ def _read_bounded(path: str) -> tuple[bytes, int, int | None]:
         head = f.read(HEAD_BYTES)
         f.seek(max(0, size - TAIL_BYTES) & ~1)   # even: a UTF-16 tail starts on a character
         tail = f.read(TAIL_BYTES)
-    enc = _UTF16_BOMS.get(head[:2])
+    enc = _utf16(head)
     head, tail = utf16_as_utf8(head), utf16_as_utf8(tail, enc) if enc else tail
     data = head + b"\n" + tail
     return data, size, len(head) + 1
@@ -283,7 +288,7 @@ def read_stdin_bounded(stream) -> bytes:
         if isinstance(chunk, str):
             chunk = chunk.encode("utf-8", "replace")
         tail = (tail + chunk)[-TAIL_BYTES:]
-    enc = _UTF16_BOMS.get(head[:2])
+    enc = _utf16(head)
     return utf16_as_utf8(head) + b"\n" + (utf16_as_utf8(tail[len(tail) & 1:], enc) if enc else tail)
 
 

@@ -4,7 +4,9 @@
 partial last line until its newline arrives, survives truncation (size < offset: start again from
 0), rotation (the path now names another inode: drain the old file, then follow the new one),
 files that do not exist yet (checked again on every poll), invalid UTF-8 / binary junk (decoded
-with errors="replace") and endless lines (cut at `max_line` bytes). For text logs `\\r` also ends a
+with errors="replace") and endless lines (cut at `max_line` bytes). A UTF-16 log (Windows PowerShell's `>`
+writes UTF-16LE with a byte-order mark; some tools write it without one: core/files.log_encoding) is decoded
+as it arrives, a character cut between two reads completed by the next. For text logs `\\r` also ends a
 line, so tqdm's in-place redraws arrive as they are drawn.
 
 Sources (one per file):
@@ -18,6 +20,7 @@ never holds all events in memory at once), `path`, `kind`, `exists()` and `close
 
 from __future__ import annotations
 
+import codecs
 import glob
 import os
 import stat
@@ -25,7 +28,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import load_json
+from rocm_tune.core.files import decode_log_head, load_json, log_encoding
 from rocm_tune.core.runs.watch.parsers import Event, events_from_trainer_state, parser_for
 
 CHUNK = 2 * 2**20          # bytes read per batch
@@ -33,6 +36,8 @@ HEAD_BYTES = 256           # first bytes kept to recognise a file rewritten from
 MAX_LINE = 1 * 2**20       # a "line" longer than this is cut (binary junk without newlines)
 SAMPLE_TAIL = 2 * 2**20    # first read of a huge JSON-lines log: the newest bytes parsed line by line
 SAMPLE_POINTS = 16384      # ... and about this many ordinary step lines parsed from the older part
+LOOK_HEAD = 1 * 2**20      # a look at a huge log (attach --plain --no-follow): its start (total steps, world size) ...
+LOOK_TAIL = 2 * 2**20      # ... and its newest bytes (the steps shown, the end); the middle is not read
 
 
 class FileFollower:
@@ -51,6 +56,9 @@ class FileFollower:
         self.error: str | None = None   # "permission denied" when the file exists but cannot be read
         self.truncations = 0
         self.rotations = 0
+        self._codec: tuple[str, int] | None = None   # (codec, mark length) once the first bytes tell it
+        self._decoder: codecs.IncrementalDecoder | None = None   # UTF-16 -> text across reads
+        self._cut_line = False      # after skip_to: the line the skip lands in is no whole line
 
     # ---------------------------------------------------------------- internals
     def _open(self) -> bool:
@@ -77,7 +85,29 @@ class FileFollower:
         self.offset = st.st_size if self._from_end else 0
         self._from_end = False
         self._partial = b""
+        self._codec = self._decoder = None
         return True
+
+    def _decide(self, fh, final: bool = False) -> bool:
+        """The file's encoding from its first bytes (False: too few yet, nothing is read until they tell). A
+        UTF-16 file is read past its mark, from a whole code unit (a follower opened at the end)."""
+        if self._codec is not None:
+            return True
+        self._codec = log_encoding(self._read_head(fh), final)
+        if self._codec is None:
+            return False
+        codec, mark = self._codec
+        if codec != "utf-8":
+            self._decoder = codecs.getincrementaldecoder(codec)("replace")
+            self.offset = max(self.offset, mark)
+            self.offset -= (self.offset - mark) % 2
+        return True
+
+    def _text(self, data: bytes, final: bool = False) -> bytes:
+        """Raw bytes as the UTF-8 `_split` cuts into lines (a UTF-16 character cut by the read waits for its rest)."""
+        if self._decoder is None:
+            return data
+        return self._decoder.decode(data, final).encode("utf-8", "replace")
 
     @staticmethod
     def _read_head(fh) -> bytes:
@@ -139,8 +169,27 @@ class FileFollower:
             lines = [ln if len(ln) <= self.max_line else ln[: self.max_line] for ln in lines]
         return lines
 
+    def skip_to(self, offset: int) -> None:
+        """Read on from `offset` (a look at a huge log leaves its middle out); the line it lands in is dropped."""
+        self.offset, self._partial, self._cut_line = offset, b"", True
+        if self._codec is not None and self._decoder is not None:
+            self.offset -= (self.offset - self._codec[1]) % 2     # a UTF-16 code unit's first byte
+            self._decoder.reset()
+
+    def _uncut(self, text: bytes) -> bytes:
+        """`text` without the rest of the line a skip landed in."""
+        if not self._cut_line:
+            return text
+        ends = [i for i in (text.find(b"\n"), text.find(b"\r") if self.split_cr else -1) if i >= 0]
+        if not ends:
+            return b""
+        self._cut_line = False
+        return text[min(ends) + 1:]
+
     def _read_all(self, fh, max_bytes: int | None) -> Iterator[list[str]]:
         budget = max_bytes
+        if not self._decide(fh):
+            return
         while True:
             n = CHUNK if budget is None else min(CHUNK, budget)
             if n <= 0:
@@ -155,7 +204,7 @@ class FileFollower:
             self.offset += len(data)
             if budget is not None:
                 budget -= len(data)
-            lines = self._split(data, final=False)
+            lines = self._split(self._uncut(self._text(data)), final=False)
             if lines:
                 yield lines
             if len(data) < n:
@@ -185,13 +234,13 @@ class FileFollower:
             self.offset = 0
             self._partial = b""
             self._head = self._read_head(fh)
+            self._codec = self._decoder = None     # a new file: its encoding is told again
         yield from self._read_all(fh, max_bytes)
         if path_id is not None and path_id != self.inode:
             # rotated / replaced: the old file is drained above; flush its tail, follow the new one.
-            if self._partial:
-                tail = self._split(b"", final=True)
-                if tail:
-                    yield tail
+            tail = self.flush_partial()
+            if tail:
+                yield tail
             self.close()
             self.rotations += 1
             if self._open():
@@ -204,8 +253,13 @@ class FileFollower:
         return out
 
     def flush_partial(self) -> list[str]:
-        """The incomplete last line as a line (call when the writer is known to be gone)."""
-        return self._split(b"", final=True) if self._partial else []
+        """The incomplete last line as a line (call when the writer is known to be gone); a log too short to
+        tell its encoding before is read now, a UTF-16 character left half is replaced."""
+        lines: list[str] = []
+        if self._codec is None and self._fh is not None and self._decide(self._fh, final=True):
+            lines = [ln for batch in self._read_all(self._fh, None) for ln in batch]
+        rest = self._text(b"", final=True)
+        return lines + (self._split(rest, final=True) if self._partial or rest else [])
 
     def size(self) -> int | None:
         try:
@@ -229,6 +283,7 @@ class LineSource:
         self.parser = parser_for(kind)
         self.follower = FileFollower(path, split_cr=(kind == "text"), from_end=from_end)
         self._lines_read = 0
+        self.skipped = 0            # bytes poll_look left unread
 
     def poll(self, max_bytes: int | None = None) -> Iterator[list[Event]]:
         feed = self.parser.feed_lines
@@ -260,6 +315,19 @@ class LineSource:
                     stride = max(1, int(old_bytes / per_line / SAMPLE_POINTS))
             self._lines_read += len(lines)
             yield lines, (feed(lines, stride) if stride > 1 else feed(lines))
+
+    def poll_look(self, head: int = LOOK_HEAD, tail: int = LOOK_TAIL) -> Iterator[tuple[list[str], list[Event]]]:
+        """poll_lines() of a log's first `head` and last `tail` bytes only (the middle of a bigger file is not read:
+        `skipped` says how many bytes): what a no-follow look shows, at the same cost for any size."""
+        size = self.follower.size() or 0
+        if self.follower.offset or size <= head + tail:
+            yield from self.poll_lines()
+            return
+        yield from self.poll_lines(max_bytes=head)
+        start = max(self.follower.offset, size - tail)
+        self.skipped = start - self.follower.offset
+        self.follower.skip_to(start)
+        yield from self.poll_lines()
 
     def finish(self) -> list[Event]:
         """Parse the incomplete last line too (the writer has exited)."""
@@ -390,7 +458,7 @@ def sniff_kind(path: str) -> str:
         return "llamafactory"
     try:
         with open(path, "rb") as fh:
-            head = fh.read(65536).decode("utf-8", "replace")
+            head = decode_log_head(fh.read(65536))
     except OSError:
         return "text"
     for line in head.splitlines():

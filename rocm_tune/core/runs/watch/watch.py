@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.files import try_read_json, try_read_yaml
+from rocm_tune.core.files import decode_log_head, try_read_json, try_read_yaml
 from rocm_tune.core.runs.watch.alerts import Alert, AlertEngine, RunContext, load_context
 from rocm_tune.core.runs.watch.history import History, LossSmoother, _json_num, metrics_json
 from rocm_tune.core.runs.watch.parsers import Event
-from rocm_tune.core.runs.watch.sources import make_source, sniff_kind
+from rocm_tune.core.runs.watch.sources import LOOK_TAIL, make_source, sniff_kind
 
 SOURCE_KINDS = ("metrics", "llamafactory", "trainer_state", "text")
 TARGET_KINDS = ("run", "rundir", "outdir", "file", "pid")
@@ -665,7 +665,7 @@ class Watcher:
     def __init__(self, target: str | Target, *, clock: Callable[[], float] = time.time, gpus: Any = False,
                  history: History | None = None, context: RunContext | None = None, tail_lines: int = 200,
                  max_events: int = 2000, stall_factor: float = 5.0, stall_min_s: float = 120.0,
-                 sample_first_read: bool = True):
+                 sample_first_read: bool = True, look: bool = False):
         self.target = resolve_target(target)
         self.clock = clock
         self.history = history or History()
@@ -675,6 +675,7 @@ class Watcher:
         self.log_tail: deque[str] = deque(maxlen=tail_lines)
         self.max_events = max_events
         self.sample_first_read = sample_first_read
+        self.look = look                  # the first read takes a huge log's start and end only (poll_look)
         self.process = ProcessState(self.target.pid, None, "unknown")
         self.gpu_samples: tuple = ()
         self.gpu_backend_name = "none"
@@ -861,7 +862,7 @@ class Watcher:
                 continue
             try:
                 if _stat.S_ISREG(os.fstat(fd).st_mode):
-                    head = os.pread(fd, max_bytes, 0).decode("utf-8", "replace")
+                    head = decode_log_head(os.pread(fd, max_bytes, 0))
                     self._scan_startup(head.splitlines()[:2000])
             except OSError:
                 pass
@@ -890,7 +891,9 @@ class Watcher:
         return True
 
     def _batches(self, src, first: bool) -> Iterable[tuple[list[str], list[Event]]]:
-        if hasattr(src, "poll_lines"):
+        if first and self.look and hasattr(src, "poll_look"):
+            yield from src.poll_look()
+        elif hasattr(src, "poll_lines"):
             yield from src.poll_lines(sample=first and self.sample_first_read)
         else:
             for evs in src.poll():
@@ -1122,7 +1125,7 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
     and without an end marker in its log, following continues until interrupted (Ctrl-C: 130).
     """
     out = out if out is not None else sys.stdout
-    w = Watcher(target, clock=clock, gpus=False)
+    w = Watcher(target, clock=clock, gpus=False, look=not follow)
 
     def emit(text: str) -> None:
         out.write(text + "\n")
@@ -1139,6 +1142,7 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
         while True:
             res = w.poll()
             polls += 1
+            _emit_skipped(w, emit)
             _emit_events(res, w, emit, state)
             if not follow or w.ended() or (max_polls is not None and polls >= max_polls):
                 break
@@ -1158,6 +1162,16 @@ def stream_plain(target: str | Target, out=None, follow: bool = True, interval: 
         return 130
     finally:
         w.close()
+
+
+def _emit_skipped(w: Watcher, emit) -> None:
+    """What a no-follow look left unread in the middle of a huge log (said once)."""
+    for _spec, src in w.sources:
+        skipped = getattr(src, "skipped", 0)
+        if skipped:
+            src.skipped = 0
+            emit(f"# ... {skipped / 2**20:.0f} MiB in the middle of {os.path.basename(src.path)} not read (its start "
+                 f"and its last {LOOK_TAIL // 2**20} MiB are; following without --no-follow reads it all)")
 
 
 def _emit_events(res: PollResult, w: Watcher, emit, state: dict) -> None:
