@@ -115,3 +115,47 @@ def test_compiled_loss_reads_components():
     assert not torchtitan.compiled_loss({}, "torchtitan")
     assert torchtitan.compiled_loss({}, "primus")
     assert not torchtitan.compiled_loss({"compile": {"components": ["model"]}}, "primus")
+
+
+CCE = """base_model: meta-llama/Llama-3.2-3B
+{cce}
+{stage}
+datasets:
+  - path: ./data.jsonl
+    split: train
+    type: {dtype}
+sequence_len: 2048
+micro_batch_size: 4
+bf16: true
+gradient_checkpointing: true
+flash_attention: true
+optimizer: adamw_torch
+learning_rate: 5e-7
+"""
+
+
+def test_cut_cross_entropy_needs_the_labels_too(tmp_path, capsys):
+    # apple/ml-cross-entropy transformers/utils.py use_lce: `if labels is None: return False`
+    on = "plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\ncut_cross_entropy: true"
+    dpo = [_check(tmp_path, f"c{i}.yaml", CCE.format(cce=v, stage="rl: dpo", dtype="chatml.intel"), capsys,
+                  "--gpu", "mi300x") for i, v in enumerate((on, ""))]
+    assert _step(dpo[0]) == _step(dpo[1])
+    sft = [_check(tmp_path, f"s{i}.yaml", CCE.format(cce=v, stage="", dtype="alpaca"), capsys, "--gpu", "mi300x")
+           for i, v in enumerate((on, ""))]
+    assert _step(sft[1]) - _step(sft[0]) > 4 * 2048 * 128256 * 4
+
+
+TRL = ("trl {cmd} --model_name_or_path Qwen/Qwen2.5-7B-Instruct --dataset_name trl-lib/ultrafeedback_binarized "
+       "--per_device_train_batch_size 4 --max_length 4096 --bf16 --gradient_checkpointing --use_peft --lora_r 16{extra}\n")
+
+
+def test_trl_use_liger_loss_skips_the_logits_of_chosen_and_rejected(tmp_path, capsys):
+    # trl v0.19+ DPOTrainer._compute_loss_liger: decoder hidden states + lm_head weight to LigerFusedLinearDPOLoss
+    on = _check(tmp_path, "on.sh", TRL.format(cmd="dpo", extra=" --use_liger_loss"), capsys, "--gpu", "mi300x")
+    off = _check(tmp_path, "off.sh", TRL.format(cmd="dpo", extra=""), capsys, "--gpu", "mi300x")
+    # use_liger_kernel alone patches the model, but DPOTrainer passes no labels: the logits are built
+    kernel = _check(tmp_path, "k.sh", TRL.format(cmd="dpo", extra=" --use_liger_kernel true"), capsys, "--gpu", "mi300x")
+    assert _fused_note(on) and not _fused_note(off) and not _fused_note(kernel)
+    logits = 2 * 4 * 4096 * 152064            # chosen and rejected rows
+    assert _step(off) - _step(on) > 8 * logits
+    assert _step(kernel) >= _step(off) - 2**30   # Liger's RMSNorm/SwiGLU may save a little, never the logits
