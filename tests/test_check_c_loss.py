@@ -159,3 +159,15 @@ def test_trl_use_liger_loss_skips_the_logits_of_chosen_and_rejected(tmp_path, ca
     logits = 2 * 4 * 4096 * 152064            # chosen and rejected rows
     assert _step(off) - _step(on) > 8 * logits
     assert _step(kernel) >= _step(off) - 2**30   # Liger's RMSNorm/SwiGLU may save a little, never the logits
+
+
+def test_ms_swift_grpo_liger_kernel_is_the_liger_loss(tmp_path, capsys):
+    base = ("swift rlhf --rlhf_type grpo --model Qwen/Qwen2.5-7B-Instruct --dataset AI-MO/NuminaMath-TIR "
+            "--train_type full --torch_dtype bfloat16 --per_device_train_batch_size 4 --max_completion_length 2048 "
+            "--num_generations 8 --deepspeed zero3{extra}\n")
+    on = _check(tmp_path, "g1.sh", base.format(extra=" --use_liger_kernel true"), capsys, "--gpu", "mi300x")
+    off = _check(tmp_path, "g0.sh", base.format(extra=""), capsys, "--gpu", "mi300x")
+    assert _fused_note(on) and not _fused_note(off)
+    dpo = _check(tmp_path, "d1.sh", base.replace("grpo", "dpo").replace(" --num_generations 8", "").format(
+        extra=" --use_liger_kernel true"), capsys, "--gpu", "mi300x")
+    assert not _fused_note(dpo)        # ms-swift's DPO pops the labels: the logits are built

@@ -361,8 +361,13 @@ def trainer_fused_loss(job: Job) -> bool:
     """TRL's own Liger loss (DPOConfig / KTOConfig / GRPOConfig use_liger_loss, trl v0.17-v0.27; DPO from v0.19):
     the trainer runs the decoder for the hidden states and hands them with lm_head's weight to
     liger_kernel.chunked_loss (LigerFusedLinearDPOLoss / KTO / GRPO): no full logits (dpo_trainer.py
-    _compute_loss_liger)."""
-    return bool(as_bool(job.get("use_liger_loss"))) and str(job.get("stage", "sft")).lower() in ("dpo", "kto", "grpo")
+    _compute_loss_liger). ms-swift's GRPO takes its use_liger_kernel as that loss (swift/rlhf_trainers/
+    grpo_trainer.py _prepare_liger_loss: `self.use_liger_loss = self.args.use_liger_kernel`); its DPO pops the labels
+    and has no Liger loss (rlhf_trainers/dpo_trainer.py concatenated_forward)."""
+    stage = str(job.get("stage", "sft")).lower()
+    if job.runner == "ms-swift" and stage == "grpo" and as_bool(job.get("enable_liger_kernel")):
+        return True
+    return bool(as_bool(job.get("use_liger_loss"))) and stage in ("dpo", "kto", "grpo")
 
 
 def _fused_ce(job: Job) -> bool:
