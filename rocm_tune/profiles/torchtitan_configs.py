@@ -21,6 +21,11 @@ PARALLEL_DEFAULTS: dict[str, int] = {"data_parallel_shard_degree": -1, "data_par
                                      "tensor_parallel_degree": 1, "pipeline_parallel_degree": 1,
                                      "context_parallel_degree": 1, "expert_parallel_degree": 1}
 AC_DEFAULT = {"torchtitan": "selective", "primus": "none"}
+# [compile] enable: torchtitan's JobConfig Compile.enable False (torchtitan/config/job_config.py @ v0.1.0-v0.2.2);
+# Primus' torchtitan pre_trainer.yaml `compile: enable: true` (since 72e8439a, 2025-07-04). components defaults to
+# ["model", "loss"] in both
+COMPILE_DEFAULT = {"torchtitan": False, "primus": True}
+COMPILE_COMPONENTS_DEFAULT = ("model", "loss")
 # torchtitan [parallelism] key -> the Megatron flag with the same split (core/runners/megatron.py)
 PARALLEL_FLAGS: dict[str, str] = {"tensor_parallel_degree": "tensor_model_parallel_size",
                                   "pipeline_parallel_degree": "pipeline_model_parallel_size",

@@ -24,6 +24,7 @@ from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
 from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
+from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
 from rocm_tune.core.runners.config import build_config as _build_config
 from rocm_tune.core.runners.config import where as _where
 
@@ -447,7 +448,8 @@ def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
 def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
     tokens = eval_batch * cfg.cutoff_len
-    if job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel")):
+    if (job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel"))
+            and trainer_passes_labels(job)):
         # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
         # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
         # only skips the logits while training: `skip_logits = self.training and labels is not None`)
@@ -530,9 +532,19 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
     if cfg.fused_ce:
         return 0.0     # the estimate itself counts the fused loss's chunks instead of the logits (estimate.py)
-    liger = as_bool(job.get("enable_liger_kernel")) and as_bool(job.get("liger_fused_linear_cross_entropy")) is not False
-    if (as_bool(job.get("cut_cross_entropy")) or liger or unsloth) and g.transient_bytes:
-        return min(float(g.transient_bytes), 10.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
+    # Liger's and Cut Cross-Entropy's patched forwards skip the logits only when the trainer passes the labels
+    # (apple/ml-cross-entropy cut_cross_entropy/transformers/utils.py use_lce: `if labels is None: return False`)
+    liger = ((as_bool(job.get("enable_liger_kernel")) and as_bool(job.get("liger_fused_linear_cross_entropy"))
+              is not False or as_bool(job.get("cut_cross_entropy"))) and trainer_passes_labels(job)) \
+        or trainer_fused_loss(job)
+    # TRL's own Liger DPO loss takes chosen and rejected concatenated: twice the rows
+    rows = cfg.micro_batch * (2 if cfg.stage == "dpo" and trainer_fused_loss(job) else 1)
+    if (liger or unsloth) and g.transient_bytes:
+        return min(float(g.transient_bytes), 10.0 * vocab * rows * cfg.cutoff_len)
+    if as_bool(job.get("compiled_loss")) and g.transient_bytes:
+        # torchtitan's compiled cross-entropy (runners/torchtitan.compiled_loss): the 16-bit logits and their
+        # gradient stay, the fp32 upcast and fp32 log-softmax (8 of the estimate's bytes per logit) are never stored
+        return min(float(g.transient_bytes), 8.0 * vocab * cfg.micro_batch * cfg.cutoff_len)
     sp = as_int(job.get("sequence_parallel_size")) or 1
     if (as_int(job.get("chunked_ce")) or 0) > 0 and sp > 1 and g.transient_bytes:
         # ms-swift's sequence-parallel loss with CELOSS_PARALLEL_SIZE (swift/trainers/sequence_parallel,

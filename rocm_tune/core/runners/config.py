@@ -327,7 +327,7 @@ def _liger(job: Job, model) -> dict:
     # log-probabilities from its logits (TRL DPOTrainer concatenated_forward; Liger's lce_forward skips the logits
     # only when `self.training and labels is not None`; LLaMA-Factory turns fused_linear_cross_entropy off for
     # every stage but pt/sft: model_utils/liger_kernel.py require_logits)
-    out = {"fused_ce": _fused_ce(job) and str(job.get("stage", "sft")).lower() in ("sft", "pt")}
+    out = {"fused_ce": _fused_ce(job) and trainer_passes_labels(job)}
     if job.runner == "llamafactory" and model is not None and as_bool(job.get("enable_liger_kernel")):
         from rocm_tune.core.runners import llamafactory
 
@@ -343,6 +343,31 @@ def _liger(job: Job, model) -> dict:
     else:
         norm, swiglu = True, True
     return {**out, "liger_norm": norm, "liger_swiglu": swiglu and str(model.family) != "gpt_oss"}
+
+
+def trainer_passes_labels(job: Job) -> bool:
+    """Whether the trainer calls the model with the labels, so that Liger's patched forward (linkedin/Liger-Kernel
+    src/liger_kernel/transformers/model/llama.py lce_forward: `skip_logits = self.training and (labels is not None
+    or shift_labels is not None)`, else `logits = self.lm_head(...)`) takes its fused linear cross-entropy instead of
+    building the logits. Only SFT / pre-training do: TRL's DPO / ORPO / CPO / KTO / GRPO trainers call
+    `model(input_ids, attention_mask=...)` without labels and take the log-probabilities from the returned logits
+    (trl v0.12-v0.23 dpo_trainer.py concatenated_forward, orpo_trainer.py / kto_trainer.py forward, grpo_trainer.py
+    _get_per_token_logps), and LLaMA-Factory applies Liger with fused_linear_cross_entropy=False for every stage
+    but pt/sft (model/model_utils/liger_kernel.py require_logits)."""
+    return str(job.get("stage", "sft")).lower() in ("sft", "pt")
+
+
+def trainer_fused_loss(job: Job) -> bool:
+    """TRL's own Liger loss (DPOConfig / KTOConfig / GRPOConfig use_liger_loss, trl v0.17-v0.27; DPO from v0.19):
+    the trainer runs the decoder for the hidden states and hands them with lm_head's weight to
+    liger_kernel.chunked_loss (LigerFusedLinearDPOLoss / KTO / GRPO): no full logits (dpo_trainer.py
+    _compute_loss_liger). ms-swift's GRPO takes its use_liger_kernel as that loss (swift/rlhf_trainers/
+    grpo_trainer.py _prepare_liger_loss: `self.use_liger_loss = self.args.use_liger_kernel`); its DPO pops the labels
+    and has no Liger loss (rlhf_trainers/dpo_trainer.py concatenated_forward)."""
+    stage = str(job.get("stage", "sft")).lower()
+    if job.runner == "ms-swift" and stage == "grpo" and as_bool(job.get("enable_liger_kernel")):
+        return True
+    return bool(as_bool(job.get("use_liger_loss"))) and stage in ("dpo", "kto", "grpo")
 
 
 def _fused_ce(job: Job) -> bool:

@@ -97,6 +97,8 @@ MAPPED = {
     "use_flash_attn": ("flash_attn", None),
     "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
     "liger_kernel": ("enable_liger_kernel", None),
+    # TRL DPOConfig / KTOConfig / GRPOConfig.use_liger_loss (trl v0.17-v0.27): the trainer's own chunked Liger loss
+    "use_liger_loss": ("use_liger_loss", None),
     "attn_implementation": ("flash_attn", None),            # from_pretrained(attn_implementation=...)
     # TRL's ModelConfig (--use_peft, --lora_target_modules) and the scripts that copy it (MedicalGPT, alignment
     # recipes); DeepSpeed-Chat's step-1 main.py (--lora_dim N > 0 turns LoRA on, --lora_module_name)

@@ -11,7 +11,7 @@ import re
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import megatron
-from rocm_tune.core.runners.common import Setting, as_int
+from rocm_tune.core.runners.common import Setting, as_bool, as_int
 from rocm_tune.profiles import torchtitan_configs as T
 
 
@@ -104,6 +104,17 @@ def _flags(data: dict, kind: str, file: str, line) -> tuple[dict[str, tuple[str,
     return flags, notes
 
 
+def compiled_loss(data: dict, kind: str) -> bool:
+    """torchtitan compiles its loss (train.py: `torch.compile(loss_fn)` when compile.enable and "loss" in
+    compile.components): build_cross_entropy_loss's `F.cross_entropy(pred.float(), labels)` (torchtitan/components/
+    loss.py) is then one fused kernel that never stores the fp32 upcast of the [tokens, vocab] logits nor their fp32
+    log-softmax."""
+    comp = _section(data, "compile")
+    enable = as_bool(comp.get("enable", T.COMPILE_DEFAULT[kind]))
+    parts = comp.get("components", list(T.COMPILE_COMPONENTS_DEFAULT))
+    return bool(enable) and isinstance(parts, list) and "loss" in [str(p).lower() for p in parts]
+
+
 def read(data: dict, text: str, file: str, kind: str = "torchtitan") -> tuple[dict[str, Setting], list[str]]:
     """A torchtitan TOML (kind "torchtitan") or a Primus torchtitan experiment (kind "primus") -> settings, notes."""
     primus_file = None
@@ -131,6 +142,10 @@ def read(data: dict, text: str, file: str, kind: str = "torchtitan") -> tuple[di
         out["model_name_or_path"] = Setting("model_name_or_path", ref[0], file, line("flavor") or line("model") or None,
                                             "model", "yaml")
         notes.append(f"the model torchtitan builds from {ref[1]}: {ref[0]}")
+    if compiled_loss(data, kind):
+        out["compiled_loss"] = Setting("compiled_loss", "true", file, line("compile") or None, "compile", "yaml")
+        notes.append("[compile] enable with the loss among its components: the cross-entropy compiled, no fp32 copy "
+                     "of the logits nor fp32 log-softmax held (torchtitan/components/loss.py)")
     out["finetuning_type"] = Setting("finetuning_type", "full", file, None, "torchtitan trains every weight", "default")
     if "float8" in data or "float8" in str(_section(data, "model").get("converters") or ""):
         notes.append("torchtitan float8 training counted as bf16 (an upper bound)")
