@@ -812,6 +812,8 @@ class Explanation:
     def to_dict(self) -> dict:
         root = self.diagnoses[self.root].to_dict() if self.root is not None else None
         return {"status": self.status, "root": root, "root_index": self.root, "answer": self.answer,
+                # e-unk2: the answer is the weak tier's guess by resemblance (no rule read the log)
+                "guess": bool(root and root["code"] == resemble.CODE_WEAK),
                 "diagnoses": [d.to_dict() for d in self.diagnoses],
                 "config": self.config, "files": list(self.files), "partial": self.partial,
                 "stacks": self.stacks}
@@ -1168,9 +1170,10 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     if generic is not None and generic.first.text not in lines:
         lines.insert(0, generic.first.text)
     got = resemble.classify(lines)
-    if got is None:
+    weak = resemble.guess(lines) if got is None else None   # e-unk2: the weak tier, shown as a guess
+    if got is None and weak is None:
         return root
-    family, confidence, line = got
+    family, confidence, line = got if got is not None else weak[:3]
     where = next(((sc, e) for sc, e in found if e[3] == line), None)
     if where is not None:
         sc, (off, line_no, t, _) = where
@@ -1179,9 +1182,15 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
         hit = generic.first
     else:
         return root
-    title, cause, fix, confirm = resemble.texts(family, confidence)
-    d = Diagnosis(resemble.CODE, family, "error", False, "weak", title, hit, [hit], 1, cause, fix, confirm,
-                  {"resembles": family, "confidence": round(confidence, 2), "line": line})
+    if weak is not None:
+        title, cause, fix, confirm = resemble.weak_texts(family, confidence, weak[3], line)
+        d = Diagnosis(resemble.CODE_WEAK, family, "error", False, "weak", title, hit, [hit], 1, cause, fix, confirm,
+                      {"guess": True, "resembles": family, "confidence": round(confidence, 2),
+                       "known_cases": weak[3], "line": line})
+    else:
+        title, cause, fix, confirm = resemble.texts(family, confidence)
+        d = Diagnosis(resemble.CODE, family, "error", False, "weak", title, hit, [hit], 1, cause, fix, confirm,
+                      {"resembles": family, "confidence": round(confidence, 2), "line": line})
     if generic is not None and root is not None:
         d.evidence = [hit] + [h for h in generic.evidence if h is not hit][:EVIDENCE_MAX - 1]
         diags[root] = d
