@@ -2832,7 +2832,8 @@ def render_text(exp: Explanation, width: int = 80) -> str:
                           width))
     else:
         r = exp.diagnoses[exp.root]
-        lines.append(_cut(f"status: {status} — root cause: {r.family} ({r.code})", width))
+        lines.append(_cut(f"status: {status} — " + ("no known cause; a guess: " if r.code == resemble.CODE_WEAK
+                                                     else "root cause: ") + f"{r.family} ({r.code})", width))
         lines += _wrap("what", r.title, width)
         lines += _wrap("where", f"{_where(r.first)}" + (f", seen {r.count} times" if r.count > 1 else ""), width)
         lines.append("  evidence")
