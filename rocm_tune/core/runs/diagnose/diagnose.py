@@ -1175,9 +1175,12 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     # failure found"; CV in benchmarks/explain_cv.py: a guess there was always wrong)
     harmless = root is None and bool(diags) and all(d.benign for d in diags) and not _ends_unnamed(scans, diags)
     weak = resemble.guess(lines) if got is None and not harmless else None
-    if got is None and weak is None:
+    if got is not None:
+        family, confidence, line = got
+    elif weak is not None:
+        family, confidence, line = weak[:3]
+    else:
         return root
-    family, confidence, line = got if got is not None else weak[:3]
     where = next(((sc, e) for sc, e in found if e[3] == line), None)
     if where is not None:
         sc, (off, line_no, t, _) = where
