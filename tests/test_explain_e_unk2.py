@@ -97,7 +97,7 @@ def _model() -> resemble.Model:
 def test_the_weak_tier_answers_only_between_its_limits():
     m = _model()
     lines = ["amdgpu: failed something"]
-    got = resemble.best_guess(m, lines)
+    got = resemble.ranked_guess(m, lines)
     assert got is not None and got[0] == "hip_error"
     fam, p, n, line, lead = got
     base = {"threshold": p + 0.1, "min_tokens": 2, "combine": "pooled", "weak_threshold": p - 0.1,

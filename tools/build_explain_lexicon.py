@@ -113,7 +113,7 @@ def _predictions(cases: list[dict]) -> dict[tuple, list[Row]]:
                         for combine in COMBINE:
                             rows = preds.setdefault((train_on, features, kind, alpha, prior, combine), [])
                             for c in test:
-                                got = resemble.best_guess(m, c["lines"], combine)
+                                got = resemble.ranked_guess(m, c["lines"], combine)
                                 fam, p, n, _, lead = got if got else ("", 0.0, 0, "", 0.0)
                                 ok = 1 if fam == c["family"] else (0 if fam else -1)
                                 rows.append((fam, p, n, ok, lead, c["family"] in resemble.NOT_A_CAUSE))

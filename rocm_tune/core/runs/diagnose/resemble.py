@@ -201,7 +201,14 @@ class Model:
         return sorted(((f, e / z) for f, e in ex.items()), key=lambda fe: (-fe[1], fe[0])), n
 
 
-def best_guess(model: Model, lines: Sequence[str], combine: str = "pooled") -> tuple[str, float, int, str, float] | None:
+def best_guess(model: Model, lines: Sequence[str], combine: str = "pooled") -> tuple[str, float, int, str] | None:
+    """(family, confidence, known words, line) of the failure family the lines resemble most (`ranked_guess`
+    without the lead)."""
+    got = ranked_guess(model, lines, combine)
+    return None if got is None else got[:4]
+
+
+def ranked_guess(model: Model, lines: Sequence[str], combine: str = "pooled") -> tuple[str, float, int, str, float] | None:
     """(family, confidence, known words, line, lead over the runner-up family) of the failure family the lines
     resemble most, before any threshold. combine "pooled": all lines' words together, the line most like the winner
     shown; "maxline" (r5-cv, chosen by CV in benchmarks/explain_cv.py): each line on its own, the most confident
@@ -241,7 +248,7 @@ def weak_decide(model: Model, lines: Sequence[str], limits: Mapping) -> tuple[st
     answers counted with "unknown" as wrong); a guess, never a harmless family (best_guess names none)."""
     if "weak_threshold" not in limits:
         return None
-    got = best_guess(model, lines, limits.get("combine", "pooled"))
+    got = ranked_guess(model, lines, limits.get("combine", "pooled"))
     if got is None or got[2] < int(limits["min_tokens"]) or got[1] >= float(limits["threshold"]):
         return None
     if got[1] < float(limits["weak_threshold"]) or got[4] < float(limits["weak_margin"]):
