@@ -11,6 +11,10 @@ are chosen by 10-fold cross-validation over the fit cases: each fold's cases are
 (`error_lines`, as explain reads a log) by a lexicon made without them; the choice maximises right answers minus
 WRONG_COST x wrong ones (a wrong family is worse than "unknown"). It prints that CV figure. --check: exit 1 when
 the file differs from what the current fit cases make (tests/test_explain_lexicon.py does the same).
+e-unk2: the grid also holds how a line is cut (words, or words and neighbouring pairs) and the model (naive Bayes or
+complement naive Bayes); then, on the chosen setting's CV rows, the weak tier's limits (resemble.weak_decide): the
+least confidence and lead that give the most right answers with "unknown" counted as wrong (a guess on a harmless
+case's log loses its right "no failure" answer), ties to the fewest guesses.
 How the whole method generalises (a lexicon made by make_lexicon from 4 of 5 folds): benchmarks/explain_cv.py.
 """
 

@@ -10,7 +10,9 @@ makes now).
 `error_lines(data)` picks a log's error-like lines (an exception line, error/failed/fatal/abort, a signal) in its
 newest part, never a harmless warning (a warning-level line is read only when it names a failure: NCCL's `NCCL WARN
 ... failed`); `classify(lines)` answers (family, confidence, the line that resembles it
-most) or None when no family wins clearly. Pure Python; the JSON is read once, on first use.
+most) or None when no family wins clearly. e-unk2: `guess(lines)` is the second, weak tier - below the confident
+threshold, the best failure family when it is still ahead by the CV-chosen lead - which explain shows as a guess
+(`by-resemblance-weak`). Pure Python; the JSON is read once, on first use.
 """
 
 from __future__ import annotations
