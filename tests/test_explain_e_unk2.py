@@ -5,9 +5,9 @@ never a harmless family, never over a log explain calls harmless-only, and a log
 "unknown". The fallback's features (words and neighbouring pairs) and model (complement naive Bayes) were chosen by
 cross-validation inside the fit corpus (tools/build_explain_lexicon.py, benchmarks/explain_cv.py).
 
-The kernel lines are written from the amdgpu driver's own messages (drivers/gpu/drm/amd/amdgpu/
-amdgpu_amdkfd_gpuvm.c: pr_err("failed to validate PT BOs\\n"), pr_err("Failed to create process VM object\\n"),
-printed under pr_fmt "amdgpu: "), not taken from the corpus: no rule of the catalogue reads them.
+The kernel line is written from the amdgpu driver's own message (drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd.c,
+amdgpu_amdkfd_alloc_gtt_mem: "failed to allocate BO for amdkfd (%d)", with the driver's `amdgpu: ` prefix; -12 is
+ENOMEM, -28 ENOSPC), not taken from the corpus: no rule of the catalogue reads it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ NOISE = ("Loading checkpoint shards: 100%|##########| 4/4 [00:05<00:00,  1.31s/i
          "[INFO|trainer.py:2128] 2025-01-10 12:00:01 >> ***** Running training *****\n"
          "  0%|          | 0/1000 [00:00<?, ?it/s]\n"
          " 12%|#2        | 120/1000 [02:01<14:50,  1.01s/it]\n")
-KERNEL_LINES = ["amdgpu: failed to validate PT BOs", "amdgpu: Failed to create process VM object"]
+KERNEL_LINES = ["amdgpu: failed to allocate BO for amdkfd (-12)", "amdgpu: failed to allocate BO for amdkfd (-28)"]
 
 
 @pytest.mark.parametrize("line", KERNEL_LINES)
@@ -74,16 +74,17 @@ def test_a_log_with_no_error_like_line_stays_unknown():
 
 
 def test_a_harmless_only_log_never_gets_a_guessed_failure_root():
-    # hipBLASLt's fallback note (a rule calls it harmless), then an error-like line no rule reads that is no
-    # failing/retrying line (diagnose._ends_unnamed): explain says "no failure found"; the weak tier does not turn
-    # that into a failure, although the lexicon alone would guess one on that line
-    odd = "rocm_smi: unable to determine the number of compute partitions (invalid argument)"
-    log = NOISE + "hipBLASLt warning: No suitable algorithm found for the problem; falling back to hipBLAS\n" + odd + "\n"
+    # hipBLASLt's fallback note (a rule calls it harmless), then an error-like line no rule reads, the log not
+    # ending on it (diagnose._ends_unnamed): explain says "no failure found"; the weak tier does not turn that into
+    # a failure, although the lexicon alone guesses one on that line
+    odd = KERNEL_LINES[0]
+    log = (NOISE + "hipBLASLt warning: No suitable algorithm found for the problem; falling back to hipBLAS\n" + odd
+           + "\n[INFO] writing metrics to out/metrics.json\n")
     exp = explain_text(log)
     assert any(d.benign for d in exp.diagnoses)
     assert exp.answer == "benign_warning" and exp.root is None
     assert all(d.code != resemble.CODE_WEAK for d in exp.diagnoses)
-    assert resemble.guess([odd]) is not None or resemble.classify([odd]) is not None
+    assert resemble.guess([odd]) is not None
 
 
 def _model() -> resemble.Model:

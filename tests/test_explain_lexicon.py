@@ -111,9 +111,7 @@ def test_a_harmless_line_is_never_the_root(line):
 
 def test_an_unrelated_line_stays_unknown():
     exp = explain_text(NOISE + "ERROR: gnome-keyring-daemon failed to unlock the login keyring\n")
-    assert all(d.code != resemble.CODE for d in exp.diagnoses)
-    # e-unk2: no confident answer; the weak tier may name the family it resembles, but only as a guess
-    assert exp.answer == "unknown" or (exp.diagnoses[exp.root].code == resemble.CODE_WEAK and exp.to_dict()["guess"])
+    assert exp.answer == "unknown" and all(d.code != resemble.CODE for d in exp.diagnoses)
 
 
 def test_a_finished_run_gets_no_guess():

@@ -1173,8 +1173,10 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     # e-unk2: the weak tier, shown as a guess - only where explain would answer "unknown": never over a log whose
     # only signs are harmless lines it names and that does not end on an unnamed failing line (its answer is "no
     # failure found"; CV in benchmarks/explain_cv.py: a guess there was always wrong)
+    # and never over the catch-all exception's root: a Python exception no rule reads stays itself, shown whole
+    # (fit CV: the guesses over it were all wrong; most are a script's or a library's own bug)
     harmless = root is None and bool(diags) and all(d.benign for d in diags) and not _ends_unnamed(scans, diags)
-    weak = resemble.guess(lines) if got is None and not harmless else None
+    weak = resemble.guess(lines) if got is None and generic is None and not harmless else None
     if got is not None:
         family, confidence, line = got
     elif weak is not None:
