@@ -61,7 +61,7 @@ WEAK_MARGINS = tuple(round(0.05 * i, 2) for i in range(0, 13))
 # what a wrong guess costs against a right one: at 0 (right answers alone) CV chooses no limit at all - a guess on
 # every error line no rule reads (a bare host-allocation line, `nvidia-smi: command not found`), half of them wrong;
 # at 1 a guess must be right more often than wrong
-WEAK_WRONG_COST = 1.0
+WEAK_WRONG_COST: float | None = 1.0   # None: no weak tier (the lexicon has no weak limits, resemble.guess is None)
 
 
 def is_fit(case_id: str) -> bool:
@@ -149,14 +149,15 @@ def cross_validate(cases: list[dict]) -> dict:
                                                "right": right, "wrong": wrong, "wrong_cost": WRONG_COST,
                                                "top1_all": sum(r[3] == 1 for r in rows)}})
     chosen = best[2]
-    chosen.update(weak_limits(best[1], chosen["min_tokens"], chosen["threshold"]))
+    if WEAK_WRONG_COST is not None:
+        chosen.update(weak_limits(best[1], chosen["min_tokens"], chosen["threshold"], WEAK_WRONG_COST))
     return chosen
 
 
-def weak_limits(rows: list[Row], min_tokens: int, threshold: float) -> dict:
+def weak_limits(rows: list[Row], min_tokens: int, threshold: float, cost: float) -> dict:
     """The weak tier's (least confidence, least lead) over the rows the confident tier refuses: the most right
     answers, "unknown" counted as wrong - a guess of a failure family on a harmless case's log loses the right
-    "no failure" answer -, less WEAK_WRONG_COST per wrong guess, ties to the fewest guesses (the highest limits)."""
+    "no failure" answer -, less `cost` (WEAK_WRONG_COST) per wrong guess, ties to the fewest guesses (the highest limits)."""
     below = [r for r in rows if r[0] and r[2] >= min_tokens and r[1] < threshold]
     best = None
     for wt in WEAK_THRESHOLDS:
@@ -164,7 +165,7 @@ def weak_limits(rows: list[Row], min_tokens: int, threshold: float) -> dict:
             got = [r for r in below if r[1] >= wt and r[4] >= wm]
             right = sum(r[3] == 1 for r in got)
             lost = sum(r[5] for r in got)
-            key = (right - lost - WEAK_WRONG_COST * (len(got) - right - lost), -len(got), wt, wm)
+            key = (right - lost - cost * (len(got) - right - lost), -len(got), wt, wm)
             if best is None or key > best[0]:
                 best = (key, {"weak_threshold": wt, "weak_margin": wm,
                               "weak_cv": {"guessed": len(got), "right": right, "harmless_guessed": lost,
@@ -204,9 +205,9 @@ def main() -> int:
     cv = lex["cv"]
     print(f"fit cases: {lex['fit_cases']}; chosen by {cv['folds']}-fold CV on fit: counts of {lex['train_on']}, alpha {lex['alpha']}, prior "
           f"{lex['prior']}, lines {lex['combine']}, min known words {lex['min_tokens']}, threshold {lex['threshold']}")
-    w = lex["weak_cv"]
-    print(f"features {lex['features']}, model {lex['model']}; weak tier: confidence >= {lex['weak_threshold']}, lead "
-          f">= {lex['weak_margin']}: guessed {w['guessed']} of the {w['refused_by_confident_tier']} the confident tier "
+    w = lex.get("weak_cv") or {"guessed": 0, "refused_by_confident_tier": 0, "right": 0}
+    print(f"features {lex['features']}, model {lex['model']}; weak tier: confidence >= {lex.get('weak_threshold')}, lead "
+          f">= {lex.get('weak_margin')}: guessed {w['guessed']} of the {w['refused_by_confident_tier']} the confident tier "
           f"refuses, right {w['right']} ({100 * w['right'] / max(1, w['guessed']):.1f} %)")
     print(f"CV (fit only): top-1 family right {cv['top1_all']}/{cv['cases']} "
           f"({100 * cv['top1_all'] / cv['cases']:.1f} %); answered above the threshold {cv['answered']}/{cv['cases']}, "
