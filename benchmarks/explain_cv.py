@@ -11,6 +11,8 @@ folds' fit cases only; then every case of the fold is answered with that lexicon
   (b) the fallback alone, as if no rule fired: resemble.classify over the log's error lines (resemble.error_lines);
       right when it names the family, or says nothing on a case whose family is no failure (benign_warning);
   (c) how often the fallback decided in the full explain (root code `by-resemblance`) and how often it was right;
+  (b') the fallback alone with its weak tier (e-unk2: resemble.guess where classify refuses);
+  (e) how often the weak tier decided in full explain (root code `by-resemblance-weak`), how often right;
   (d) where a weak rule (role weak or consequence: a generic exception, a launcher's teardown) is the root and the
       fallback, confident, names another family: how often each is right (whether a weak rule should yield).
 It also prints the rules alone (no lexicon) for comparison. A held case is never read: ids are filtered with
@@ -82,6 +84,12 @@ def run_cv(cases: list[dict], folds: int) -> Counter:
             n["alone_decided"] += alone is not None
             n["alone_right"] += alone == fam or (alone is None and fam in resemble.NOT_A_CAUSE)
             n["alone_right_decided"] += alone == fam
+            # e-unk2: with the weak tier (resemble.guess) where the confident tier refuses
+            weak = resemble.guess(c["lines"]) if c["lines"] and got is None else None
+            either = alone if alone is not None else (weak[0] if weak else None)
+            n["weak_alone"] += weak is not None
+            n["weak_alone_right"] += weak is not None and weak[0] == fam
+            n["tiers_right"] += either == fam or (either is None and fam in resemble.NOT_A_CAUSE)
             answer, code, benign, role = _explain(c)
             ok = answer == fam and not benign
             if alone is not None and alone != answer and role in ("weak", "consequence") and code != resemble.CODE:
@@ -94,6 +102,10 @@ def run_cv(cases: list[dict], folds: int) -> Counter:
             if code == resemble.CODE:
                 n["fb_decided"] += 1
                 n["fb_right"] += ok
+            if code == resemble.CODE_WEAK:
+                n["weak_decided"] += 1
+                n["weak_right"] += ok
+            n["unknown"] += answer == "unknown"
         _use(None)
         for c in test:
             answer, _, benign, _ = _explain(c)
@@ -153,6 +165,10 @@ def main() -> int:
           f"{_pct(n['alone_decided'], total)}, right when it decided {_pct(n['alone_right_decided'], n['alone_decided'])}")
     print(f"  (c) fallback decided in full explain: {_pct(n['fb_decided'], total)}, right "
           f"{_pct(n['fb_right'], n['fb_decided'])}")
+    print(f"  (b') fallback alone with the weak tier right: {_pct(n['tiers_right'], total)}; the weak tier guessed "
+          f"{n['weak_alone']}, right {_pct(n['weak_alone_right'], n['weak_alone'])}")
+    print(f"  (e) weak tier decided in full explain: {_pct(n['weak_decided'], total)}, right "
+          f"{_pct(n['weak_right'], n['weak_decided'])}; full explain answered unknown: {n['unknown']}")
     print(f"  (d) a weak/consequence rule root that the confident fallback contradicts: {n['yield_cases']} cases; "
           f"the rule right {n['yield_rule_right']}, the fallback right {n['yield_fb_right']} (were it to yield)")
     if a.timing:

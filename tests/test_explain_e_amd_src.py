@@ -246,7 +246,9 @@ def test_thunk_and_platform_lines(text, family):
 
 
 def test_thunk_host_allocation_is_not_the_gpu():
-    assert _answer(NOISE + "[hsaKmtAllocMemory] failed to allocate 4096 bytes from host\n")[0] != "gpu_oom"
+    # e-unk2: no rule (nor the confident fallback) calls it gpu_oom; the weak tier may, shown as a guess
+    family, code = _answer(NOISE + "[hsaKmtAllocMemory] failed to allocate 4096 bytes from host\n")
+    assert family != "gpu_oom" or code == "by-resemblance-weak"
 
 
 @pytest.mark.parametrize("line", [

@@ -11,6 +11,10 @@ are chosen by 10-fold cross-validation over the fit cases: each fold's cases are
 (`error_lines`, as explain reads a log) by a lexicon made without them; the choice maximises right answers minus
 WRONG_COST x wrong ones (a wrong family is worse than "unknown"). It prints that CV figure. --check: exit 1 when
 the file differs from what the current fit cases make (tests/test_explain_lexicon.py does the same).
+e-unk2: the grid also holds how a line is cut (words, or words and neighbouring pairs) and the model (naive Bayes or
+complement naive Bayes); then, on the chosen setting's CV rows, the weak tier's limits (resemble.weak_decide): the
+least confidence and lead that give the most right answers with "unknown" counted as wrong (a guess on a harmless
+case's log loses its right "no failure" answer), ties to the fewest guesses.
 How the whole method generalises (a lexicon made by make_lexicon from 4 of 5 folds): benchmarks/explain_cv.py.
 """
 
@@ -43,6 +47,21 @@ THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 20))
 TRAIN_ON = ("evidence", "evidence+log")
 # r5-cv: how a log's lines are read (resemble.best_guess): all words pooled, or each line on its own
 COMBINE = ("pooled", "maxline")
+# e-unk2: how a line is cut (resemble.tokens: words, or words and neighbouring pairs) and the model (multinomial
+# naive Bayes with either prior, or complement naive Bayes - its prior is uniform)
+# Left out of the grid (e-unk2): ("words+bigrams",) and ("cnb", "uniform") - this inner CV chose them (answered
+# 413, right 377 against 362/335), but benchmarks/explain_cv.py's outer 5-fold CV showed no gain ((b) 397/683 both)
+# and they made a confident wrong answer on a bare `IndexError` (tests/test_explain_e_swift2.py)
+FEATURES = ("words",)
+MODELS = (("nb", "uniform"), ("nb", "empirical"))
+# e-unk2: the weak tier's limits (resemble.weak_decide), below the confident threshold: the least confidence and
+# the least lead over the runner-up family; chosen by right answers with "unknown" counted as wrong (issue 26)
+WEAK_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(0, 19))
+WEAK_MARGINS = tuple(round(0.05 * i, 2) for i in range(0, 13))
+# what a wrong guess costs against a right one: at 0 (right answers alone) CV chooses no limit at all - a guess on
+# every error line no rule reads (a bare host-allocation line, `nvidia-smi: command not found`), half of them wrong;
+# at 1 a guess must be right more often than wrong
+WEAK_WRONG_COST: float | None = 1.0   # None: no weak tier (the lexicon has no weak limits, resemble.guess is None)
 
 
 def is_fit(case_id: str) -> bool:
@@ -70,13 +89,14 @@ def fit_cases(root: str = CORPUS) -> list[dict]:
     return out
 
 
-def counts_of(cases: list[dict], train_on: str = "evidence") -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+def counts_of(cases: list[dict], train_on: str = "evidence",
+              features: str = "words") -> tuple[dict[str, dict[str, int]], dict[str, int]]:
     counts: dict[str, Counter] = {}
     docs: Counter = Counter()
     for c in cases:
         docs[c["family"]] += 1
         lines = c["evidence"] + (c["lines"] if train_on == "evidence+log" else [])
-        counts.setdefault(c["family"], Counter()).update(t for ln in lines for t in resemble.tokens(ln))
+        counts.setdefault(c["family"], Counter()).update(t for ln in lines for t in resemble.tokens(ln, features))
     return {f: dict(sorted(c.items())) for f, c in sorted(counts.items())}, dict(sorted(docs.items()))
 
 
@@ -84,43 +104,72 @@ def _fold(case_id: str) -> int:
     return int(hashlib.sha256(("fold:" + case_id).encode()).hexdigest(), 16) % FOLDS
 
 
-def _predictions(cases: list[dict]) -> dict[tuple, list[tuple[str, float, int, int]]]:
-    """Per setting (train_on, alpha, prior, combine): each case's (family, confidence, known words, ok) from a
-    lexicon made without its fold; ok 1 right, 0 wrong, -1 no failure family named."""
-    preds: dict[tuple, list[tuple[str, float, int, int]]] = {}
+Row = tuple[str, float, int, int, float, bool]
+
+
+def _predictions(cases: list[dict]) -> dict[tuple, list[Row]]:
+    """Per setting (train_on, features, model, alpha, prior, combine): each case's (family, confidence, known words,
+    ok, lead over the runner-up, the case is of a harmless family) from a lexicon made without its fold; ok 1 right,
+    0 wrong, -1 no failure family named."""
+    preds: dict[tuple, list[Row]] = {}
     for k in range(FOLDS):
         train = [c for c in cases if _fold(c["id"]) != k]
         test = [c for c in cases if _fold(c["id"]) == k]
         for train_on in TRAIN_ON:
-            counts, docs = counts_of(train, train_on)
-            for alpha in ALPHAS:
-                for prior in PRIORS:
-                    m = resemble.Model(counts, docs, alpha, prior)
-                    for combine in COMBINE:
-                        for c in test:
-                            got = resemble.best_guess(m, c["lines"], combine)
-                            fam, p, n = got[:3] if got else ("", 0.0, 0)
-                            ok = 1 if fam == c["family"] else (0 if fam else -1)
-                            preds.setdefault((train_on, alpha, prior, combine), []).append((fam, p, n, ok))
+            for features in FEATURES:
+                counts, docs = counts_of(train, train_on, features)
+                for kind, prior in MODELS:
+                    for alpha in ALPHAS:
+                        m = resemble.Model(counts, docs, alpha, prior, kind, features)
+                        for combine in COMBINE:
+                            rows = preds.setdefault((train_on, features, kind, alpha, prior, combine), [])
+                            for c in test:
+                                got = resemble.ranked_guess(m, c["lines"], combine)
+                                fam, p, n, _, lead = got if got else ("", 0.0, 0, "", 0.0)
+                                ok = 1 if fam == c["family"] else (0 if fam else -1)
+                                rows.append((fam, p, n, ok, lead, c["family"] in resemble.NOT_A_CAUSE))
     return preds
 
 
 def cross_validate(cases: list[dict]) -> dict:
-    """The settings with the best CV utility over the fit cases, and its figures."""
+    """The settings with the best CV utility over the fit cases, and its figures; then the weak tier's limits on
+    the rows of those settings (`weak_limits`)."""
     best = None
-    for (train_on, alpha, prior, combine), rows in sorted(_predictions(cases).items()):
+    for (train_on, features, kind, alpha, prior, combine), rows in sorted(_predictions(cases).items()):
         for mt in MIN_TOKENS:
             for th in THRESHOLDS:
-                ans = [ok for fam, p, n, ok in rows if n >= mt and p >= th and ok >= 0]
+                ans = [ok for fam, p, n, ok, *_ in rows if n >= mt and p >= th and ok >= 0]
                 right, wrong = sum(ans), len(ans) - sum(ans)
-                key = (right - WRONG_COST * wrong, th, train_on == "evidence", alpha, prior == "uniform",
-                       combine == "pooled", -mt)
+                key = (right - WRONG_COST * wrong, th, train_on == "evidence", features == "words", kind == "nb",
+                       alpha, prior == "uniform", combine == "pooled", -mt)
                 if best is None or key > best[0]:
-                    best = (key, {"train_on": train_on, "alpha": alpha, "prior": prior, "combine": combine,
-                                  "min_tokens": mt, "threshold": th,
-                                  "cv": {"folds": FOLDS, "cases": len(rows), "answered": len(ans), "right": right,
-                                         "wrong": wrong, "wrong_cost": WRONG_COST,
-                                         "top1_all": sum(ok == 1 for *_, ok in rows)}})
+                    best = (key, rows, {"train_on": train_on, "features": features, "model": kind, "alpha": alpha,
+                                        "prior": prior, "combine": combine, "min_tokens": mt, "threshold": th,
+                                        "cv": {"folds": FOLDS, "cases": len(rows), "answered": len(ans),
+                                               "right": right, "wrong": wrong, "wrong_cost": WRONG_COST,
+                                               "top1_all": sum(r[3] == 1 for r in rows)}})
+    chosen = best[2]
+    if WEAK_WRONG_COST is not None:
+        chosen.update(weak_limits(best[1], chosen["min_tokens"], chosen["threshold"], WEAK_WRONG_COST))
+    return chosen
+
+
+def weak_limits(rows: list[Row], min_tokens: int, threshold: float, cost: float) -> dict:
+    """The weak tier's (least confidence, least lead) over the rows the confident tier refuses: the most right
+    answers, "unknown" counted as wrong - a guess of a failure family on a harmless case's log loses the right
+    "no failure" answer -, less `cost` (WEAK_WRONG_COST) per wrong guess, ties to the fewest guesses (the highest limits)."""
+    below = [r for r in rows if r[0] and r[2] >= min_tokens and r[1] < threshold]
+    best = None
+    for wt in WEAK_THRESHOLDS:
+        for wm in WEAK_MARGINS:
+            got = [r for r in below if r[1] >= wt and r[4] >= wm]
+            right = sum(r[3] == 1 for r in got)
+            lost = sum(r[5] for r in got)
+            key = (right - lost - cost * (len(got) - right - lost), -len(got), wt, wm)
+            if best is None or key > best[0]:
+                best = (key, {"weak_threshold": wt, "weak_margin": wm,
+                              "weak_cv": {"guessed": len(got), "right": right, "harmless_guessed": lost,
+                                          "refused_by_confident_tier": len(below)}})
     return best[1]
 
 
@@ -137,7 +186,7 @@ def make_lexicon(cases: list[dict]) -> dict:
     """The lexicon the given (fit) cases make: settings chosen by CV over them, then counts of all of them
     (benchmarks/explain_cv.py calls it on 4 of 5 folds to measure how the method generalises)."""
     chosen = cross_validate(cases)
-    counts, docs = counts_of(cases, chosen["train_on"])
+    counts, docs = counts_of(cases, chosen["train_on"], chosen["features"])
     return {"about": "explain's fallback lexicon: per-family word counts of the fit cases' evidence_lines "
                      "(multinomial naive Bayes); made by tools/build_explain_lexicon.py, do not edit",
             "fit_cases": len(cases), "inputs_sha256": inputs_hash(cases), **chosen, "docs": docs, "counts": counts}
@@ -156,6 +205,10 @@ def main() -> int:
     cv = lex["cv"]
     print(f"fit cases: {lex['fit_cases']}; chosen by {cv['folds']}-fold CV on fit: counts of {lex['train_on']}, alpha {lex['alpha']}, prior "
           f"{lex['prior']}, lines {lex['combine']}, min known words {lex['min_tokens']}, threshold {lex['threshold']}")
+    w = lex.get("weak_cv") or {"guessed": 0, "refused_by_confident_tier": 0, "right": 0}
+    print(f"features {lex['features']}, model {lex['model']}; weak tier: confidence >= {lex.get('weak_threshold')}, lead "
+          f">= {lex.get('weak_margin')}: guessed {w['guessed']} of the {w['refused_by_confident_tier']} the confident tier "
+          f"refuses, right {w['right']} ({100 * w['right'] / max(1, w['guessed']):.1f} %)")
     print(f"CV (fit only): top-1 family right {cv['top1_all']}/{cv['cases']} "
           f"({100 * cv['top1_all'] / cv['cases']:.1f} %); answered above the threshold {cv['answered']}/{cv['cases']}, "
           f"right {cv['right']}/{cv['answered']} ({100 * cv['right'] / max(1, cv['answered']):.1f} %)")

@@ -353,6 +353,13 @@ OWN: tuple[Code, ...] = (
        "newest error lines; the family's generic cause and fix are given only when one family wins clearly",
        fix="the family's generic first step (explain names it); read the line shown to confirm it is that family",
        confirm="`rocm-tune explain --json`: root.numbers carries the family it resembles, the confidence and the line"),
+    _c('by-resemblance-weak', ('explain',), 'error',
+       "a guess: no rule reads the log and no family wins clearly; the family its error lines resemble most",
+       cause="below the confident threshold, the lexicon's best failure family is still ahead by the lead "
+       "tools/build_explain_lexicon.py chose by cross-validation on the fit corpus; never a harmless family",
+       fix="that family's first check, to confirm or rule it out (explain names it)",
+       confirm='`rocm-tune explain --json`: "guess" is true; root.numbers carries the family, the confidence, the '
+       "number of known cases of that family and the line"),
 )
 
 

@@ -69,9 +69,13 @@ def _with_explain(a: Any, ex: Explained) -> Any:
     if a.code == EXITED:
         if root is None or not root.fix:
             return a
+        # e-unk2: a weak-tier root is shown as what it is: its title says "a guess", data["root_guess"] too
+        guess = bool((root.numbers or {}).get("guess"))
         return dataclasses.replace(a, fix=f"explain: {root.title} - {root.fix}",
-                                   data={**(a.data or {}), "root_code": root.code, "root_family": root.family})
-    if root is not None and root.code != a.code and (a.data or {}).get("family") and _reads(root, a.evidence):
+                                   data={**(a.data or {}), "root_code": root.code, "root_family": root.family,
+                                         **({"root_guess": True} if guess else {})})
+    if root is not None and root.code != a.code and (a.data or {}).get("family") and _reads(root, a.evidence) \
+            and not (root.numbers or {}).get("guess"):   # e-unk2: a guess never overrides a rule's own alert
         return dataclasses.replace(a, code=root.code, title=root.title, fix=root.fix,
                                    data={**(a.data or {}), "family": root.family, "cause": root.cause,
                                          "live_code": a.code})

@@ -10,7 +10,9 @@ makes now).
 `error_lines(data)` picks a log's error-like lines (an exception line, error/failed/fatal/abort, a signal) in its
 newest part, never a harmless warning (a warning-level line is read only when it names a failure: NCCL's `NCCL WARN
 ... failed`); `classify(lines)` answers (family, confidence, the line that resembles it
-most) or None when no family wins clearly. Pure Python; the JSON is read once, on first use.
+most) or None when no family wins clearly. e-unk2: `guess(lines)` is the second, weak tier - below the confident
+threshold, the best failure family when it is still ahead by the CV-chosen lead - which explain shows as a guess
+(`by-resemblance-weak`). Pure Python; the JSON is read once, on first use.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from rocm_tune.core.runs import catalogue as cat
 LEXICON = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
                        "profiles", "explain_lexicon.json")
 CODE = "by-resemblance"
+CODE_WEAK = "by-resemblance-weak"   # e-unk2: the weak tier's answer, a guess (resemble.guess)
 TAIL_BYTES = 32 * 1024        # the newest part of a log whose error lines are read
 MAX_LINES = 12                # the newest distinct error lines kept (r5-cv: 12 over 8 by benchmarks/explain_cv.py)
 LINE_MAX = 600                # characters of one line looked at
@@ -67,10 +70,15 @@ workspace mnt tmp var bin etc src self rank default pid tid node host localhost
 """.split())
 
 
-def tokens(line: str) -> list[str]:
-    """The words of a log line: lower case, identifiers split at . _ / : - and camelCase, numbers, hex and
-    addresses dropped, stop-words (and path noise like site-packages) out."""
-    return list(_tokens(line))
+def tokens(line: str, features: str = "words") -> list[str]:
+    """The words of a log line: lower case, identifiers split at . _ / : - and camelCase (an identifier of several
+    parts also kept whole: `OutOfMemoryError` -> out, memory, error, outofmemoryerror), numbers, hex and addresses
+    dropped, stop-words (and path noise like site-packages) out. features "words+bigrams" (e-unk2, chosen by CV in
+    tools/build_explain_lexicon.py): also each pair of neighbouring words `a_b` (`out_memory`, `invalid_device`)."""
+    t = _tokens(line)
+    if features == "words+bigrams":
+        return [*t, *(a + "_" + b for a, b in zip(t, t[1:]))]
+    return list(t)
 
 
 @lru_cache(maxsize=8192)
@@ -137,23 +145,44 @@ def error_lines(data: bytes | str, tail: int = TAIL_BYTES) -> list[tuple[int, st
 
 
 class Model:
-    """Multinomial naive Bayes over the families' token counts (Laplace smoothing `alpha`)."""
+    """Multinomial naive Bayes over the families' token counts (Laplace smoothing `alpha`). kind "cnb" (e-unk2):
+    complement naive Bayes (Rennie et al. 2003) - a family scores by how UNLIKE the words are to all the other
+    families' counts, which keeps a family of few cases from losing to the big ones (version_check, hip_error) on
+    words they share; `features` says how a line is cut into tokens (see `tokens`)."""
 
     def __init__(self, counts: Mapping[str, Mapping[str, int]], docs: Mapping[str, int], alpha: float,
-                 prior: str = "uniform"):
+                 prior: str = "uniform", kind: str = "nb", features: str = "words"):
         self.counts = counts
+        self.docs = docs
+        self.kind = kind
+        self.features = features
         self.vocab = frozenset(t for c in counts.values() for t in c)
         v = len(self.vocab) or 1
         n_docs = sum(docs.values()) or 1
         self.alpha = alpha
         self.log_prior = {f: (math.log(docs[f] / n_docs) if prior == "empirical" else 0.0) for f in counts}
         self.denom = {f: math.log(sum(c.values()) + alpha * v) for f, c in counts.items()}
+        self.total: dict[str, int] = {}
+        if kind == "cnb":
+            for c in counts.values():
+                for t, k in c.items():
+                    self.total[t] = self.total.get(t, 0) + k
+            every = sum(self.total.values())
+            self.denom = {f: math.log(every - sum(c.values()) + alpha * v) for f, c in counts.items()}
         self._rows: dict[str, tuple[float, ...]] = {}   # a word's log-probability in each family, made once
+
+    def tokens(self, line: str) -> list[str]:
+        return tokens(line, self.features)
 
     def _row(self, t: str) -> tuple[float, ...]:
         r = self._rows.get(t)
         if r is None:
-            r = self._rows[t] = tuple(math.log(c.get(t, 0) + self.alpha) - self.denom[f] for f, c in self.counts.items())
+            if self.kind == "cnb":
+                r = tuple(self.denom[f] - math.log(self.total.get(t, 0) - c.get(t, 0) + self.alpha)
+                          for f, c in self.counts.items())
+            else:
+                r = tuple(math.log(c.get(t, 0) + self.alpha) - self.denom[f] for f, c in self.counts.items())
+            self._rows[t] = r
         return r
 
     def scores(self, toks: Iterable[str]) -> tuple[dict[str, float], int]:
@@ -175,22 +204,34 @@ class Model:
 
 
 def best_guess(model: Model, lines: Sequence[str], combine: str = "pooled") -> tuple[str, float, int, str] | None:
-    """(family, confidence, known words, line) of the failure family the lines resemble most, before any threshold.
-    combine "pooled": all lines' words together, the line most like the winner shown; "maxline" (r5-cv, chosen by
-    CV in benchmarks/explain_cv.py): each line on its own, the most confident line whose best family is a failure
-    (a launcher's teardown or a generic line next to the deciding one does not dilute it)."""
+    """(family, confidence, known words, line) of the failure family the lines resemble most (`ranked_guess`
+    without the lead)."""
+    got = ranked_guess(model, lines, combine)
+    return None if got is None else got[:4]
+
+
+def ranked_guess(model: Model, lines: Sequence[str], combine: str = "pooled") -> tuple[str, float, int, str, float] | None:
+    """(family, confidence, known words, line, lead over the runner-up family) of the failure family the lines
+    resemble most, before any threshold. combine "pooled": all lines' words together, the line most like the winner
+    shown; "maxline" (r5-cv, chosen by CV in benchmarks/explain_cv.py): each line on its own, the most confident
+    line whose best family is a failure (a launcher's teardown or a generic line next to the deciding one does not
+    dilute it)."""
     if combine == "maxline":
         best = None
         for ln in lines:
-            post, n = model.posterior(tokens(ln))
+            post, n = model.posterior(model.tokens(ln))
             if post and post[0][0] not in NOT_A_CAUSE and (best is None or post[0][1] > best[1]):
-                best = (post[0][0], post[0][1], n, ln)
+                best = (post[0][0], post[0][1], n, ln, _lead(post))
         return best
-    post, n = model.posterior([t for ln in lines for t in tokens(ln)])
+    post, n = model.posterior([t for ln in lines for t in model.tokens(ln)])
     if not post or post[0][0] in NOT_A_CAUSE:
         return None
     fam, p = post[0]
-    return fam, p, n, max(lines, key=lambda ln: (_line_score(model, ln, fam), -lines.index(ln)))
+    return fam, p, n, max(lines, key=lambda ln: (_line_score(model, ln, fam), -lines.index(ln))), _lead(post)
+
+
+def _lead(post: Sequence[tuple[str, float]]) -> float:
+    return post[0][1] - (post[1][1] if len(post) > 1 else 0.0)
 
 
 def decide(model: Model, lines: Sequence[str], threshold: float, min_tokens: int,
@@ -202,14 +243,30 @@ def decide(model: Model, lines: Sequence[str], threshold: float, min_tokens: int
     return got[0], got[1], got[3]
 
 
+def weak_decide(model: Model, lines: Sequence[str], limits: Mapping) -> tuple[str, float, str] | None:
+    """e-unk2: the second, weak tier - (family, confidence, line) when the confident tier refuses (below
+    `threshold`) but the best failure family still has `weak_threshold` confidence, a lead of `weak_margin` over
+    the runner-up and `min_tokens` known words (the limits chosen by CV in tools/build_explain_lexicon.py, right
+    answers counted with "unknown" as wrong); a guess, never a harmless family (best_guess names none)."""
+    if "weak_threshold" not in limits:
+        return None
+    got = ranked_guess(model, lines, limits.get("combine", "pooled"))
+    if got is None or got[2] < int(limits["min_tokens"]) or got[1] >= float(limits["threshold"]):
+        return None
+    if got[1] < float(limits["weak_threshold"]) or got[4] < float(limits["weak_margin"]):
+        return None
+    return got[0], got[1], got[3]
+
+
 def _line_score(model: Model, line: str, fam: str) -> float:
-    post, _ = model.posterior(tokens(line))
+    post, _ = model.posterior(model.tokens(line))
     return dict(post).get(fam, 0.0)
 
 
 def model_of(data: Mapping) -> Model:
     """The model a lexicon (the JSON tools/build_explain_lexicon.py writes) describes."""
-    return Model(data["counts"], data["docs"], float(data["alpha"]), data.get("prior", "uniform"))
+    return Model(data["counts"], data["docs"], float(data["alpha"]), data.get("prior", "uniform"),
+                 data.get("model", "nb"), data.get("features", "words"))
 
 
 @lru_cache(maxsize=1)
@@ -231,6 +288,17 @@ def classify(lines: Sequence[str]) -> tuple[str, float, str] | None:
         return None
     model, data = lx
     return decide(model, lines, float(data["threshold"]), int(data["min_tokens"]), data.get("combine", "pooled"))
+
+
+def guess(lines: Sequence[str]) -> tuple[str, float, str, int] | None:
+    """The shipped lexicon's weak-tier answer (see `weak_decide`) with the number of fit cases of that family;
+    None when `classify` would answer, or nothing is ahead enough."""
+    lx = lexicon()
+    if lx is None or not lines:
+        return None
+    model, data = lx
+    got = weak_decide(model, lines, data)
+    return None if got is None else (*got, int(model.docs.get(got[0], 0)))
 
 
 # family -> (what such a failure is, the generic first step): the texts of a `by-resemblance` answer
@@ -297,3 +365,18 @@ def texts(family: str, confidence: float) -> tuple[str, str, str, str]:
     confirm = ("read the line shown: if it is not about this, the cause is one the catalogue does not know yet "
                "(`explain --json` carries the line and the confidence)")
     return title, cause, f"if it is {what}: {fix}", confirm
+
+
+def weak_texts(family: str, confidence: float, known: int, line: str) -> tuple[str, str, str, str]:
+    """(title, cause, fix, confirm) of a `by-resemblance-weak` answer: said plainly to be a guess, the fix the
+    family's first check phrased as a check."""
+    what, fix = FAMILY_TEXT.get(family, ("a failure of this family", "read the line shown"))
+    shown = line if len(line) <= 160 else line[:157] + "..."
+    title = (f"a guess: not a message rocm-tune knows; it most resembles {family} ({known} known cases), "
+             f"confidence {confidence:.0%}: {shown}")
+    cause = (f"no rule of rocm-tune's catalogue reads this log's error lines; their words are closest to the "
+             f"{family} cases of rocm-tune's corpus ({what}), but not close enough for a confident answer - this "
+             "is a guess, not a diagnosis")
+    confirm = ("read the line shown: if it is not about this, the cause is one rocm-tune does not know yet "
+               "(`explain --json`: \"guess\" is true, root.numbers has the family, the confidence and the line)")
+    return title, cause, f"check first whether it is {what}; if so: {fix}", confirm
