@@ -1052,14 +1052,20 @@ def _gpt_neox(c: _Cfg) -> _Arch:
     b = c.bool("attention_bias", default=True)
     a.q_bias = a.o_bias = b
     a.fused_qkv = "query_key_value"
+    _dense_biased_mlp(a, c, ("dense_h_to_4h", "dense_h_to_4h", "dense_4h_to_h"))
+    return a
+
+
+def _dense_biased_mlp(a: _Arch, c: _Cfg, mlp_names: tuple[str, str, str]) -> None:
+    """GPT-NeoX's and BERT's layer: attention output `dense`, an MLP that is not gated (gelu unless the config
+    names its activation), biases on the MLP and on every LayerNorm."""
     a.o_name = "dense"
     a.gated = False
-    a.mlp_names = ("dense_h_to_4h", "dense_h_to_4h", "dense_4h_to_h")
+    a.mlp_names = mlp_names
     a.mlp_bias = True
     a.norm_bias = True
     if not c.has("hidden_act"):
         a.act = "gelu"
-    return a
 
 
 def _bert(c: _Cfg) -> _Arch:
@@ -1070,13 +1076,7 @@ def _bert(c: _Cfg) -> _Arch:
     # transform (H -> H + LayerNorm), a decoder tied to the word embeddings with its own bias, and NSP (H -> 2).
     a = _common(c, str(c.str("model_type", default="bert") or "bert"), tie_default=True)
     a.q_bias = a.k_bias = a.v_bias = a.o_bias = True
-    a.o_name = "dense"
-    a.gated = False
-    a.mlp_names = ("intermediate.dense", "intermediate.dense", "output.dense")
-    a.mlp_bias = True
-    a.norm_bias = True
-    if not c.has("hidden_act"):
-        a.act = "gelu"
+    _dense_biased_mlp(a, c, ("intermediate.dense", "intermediate.dense", "output.dense"))
     H = a.hidden
     types = c.int("type_vocab_size", default=2)
     a.extra_params = (a.max_pos + types) * H + (H * H + H) + (H * H + H + 2 * H) + a.vocab + (2 * H + 2)
