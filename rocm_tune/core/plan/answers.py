@@ -107,7 +107,7 @@ def choose_hardware(answers: Mapping[str, Any], local: LocalGpus | None = None) 
                         "(and --vram-gib) for the closest one (`rocm-tune gpus --profiles`)")
     pid = max(sorted(set(ids)), key=ids.count)
     same = [s for s in local.samples if s.profile_id == pid]
-    profile = get_gpu_profile(pid, vram_gib)
+    profile = get_gpu_profile(pid, vram_gib if vram_gib is not None else _detected_gib(same, get_gpu_profile(pid)))
     if gpus is not None and int(gpus) > len(same):
         raise UserError(f"--gpus {gpus}: only {len(same)} {profile.display_name} detected on this machine")
     count = int(gpus or len(same))
@@ -115,6 +115,20 @@ def choose_hardware(answers: Mapping[str, Any], local: LocalGpus | None = None) 
     iommu = local_iommu() if profile.vendor in ("amd", "hygon") else "unknown"
     return HardwareChoice(profile, count, ram if ram is not None else meminfo_bytes("MemAvailable"), iommu,
                           in_use, f"detected ({local.backend})")
+
+
+def _detected_gib(samples, profile) -> float | None:
+    """The memory the devices report where it is not the profile's (a card matched by its architecture alone, e.g. a
+    Quadro P4000's 8 GB against the Tesla P40's profile, or an odd SKU): planned with what is there, not the
+    profile's figure. None where the devices agree with the profile (within -15 %/+8 %, what drivers report below
+    the nominal size) or report no total."""
+    totals = [int(s.vram_total_bytes) for s in samples
+              if isinstance(s.vram_total_bytes, (int, float)) and not isinstance(s.vram_total_bytes, bool)
+              and s.vram_total_bytes > 0]
+    if not totals or not profile.vram_bytes:
+        return None
+    least = min(totals)
+    return None if 0.85 <= least / profile.vram_bytes <= 1.08 else round(least / GIB, 2)
 
 
 def _used_bytes(sample) -> int:

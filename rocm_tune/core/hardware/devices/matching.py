@@ -85,6 +85,19 @@ def _vram_fit(vram_bytes: Any, profile_bytes: int) -> float:
     return max(0.0, 0.49 - abs(1.0 - ratio) / 4)
 
 
+def _name_hit(key: str, name_n: str) -> bool:
+    """`key` (a profile's name, normalised) in the device's name where its model number is not the start of a longer
+    one: "p40" names a "Tesla P40" but not a "Quadro P4000", "a10" not an "A100", "rx7600" not an "RX 7600 XT"'s
+    neighbour "RX 76000"; a memory size or a suffix word may follow ("A100-SXM4-80GB", "A10G")."""
+    start = name_n.find(key)
+    while start >= 0:
+        after = name_n[start + len(key):start + len(key) + 1]
+        if not (key[-1].isdigit() and after.isdigit()):
+            return True
+        start = name_n.find(key, start + 1)
+    return False
+
+
 def match_profile(name: Any = "", arch: Any = NA, vram_bytes: Any = NA, vendor: str | None = None) -> Any:
     """Best profile id for a device, or NA (cached: telemetry polls ask the same question every second)."""
     key_name = "" if name in (NA, None) else str(name)
@@ -126,7 +139,7 @@ def _match(name: Any, arch: Any, vram_bytes: Any, vendor: str | None) -> Any:
         for n in (prof.id, *prof.names):
             # "AMD Instinct MI50 16GB" also matches a device that only says "AMD Instinct MI50"
             for k in {_norm(n), _norm(_MEM_SUFFIX.sub("", n))}:
-                if len(k) >= 2 and k in name_n:
+                if len(k) >= 2 and _name_hit(k, name_n):
                     hit = max(hit, len(k))
         if name_n and hit == 0 and arch_n is NA:
             continue  # nothing ties this device to this profile
