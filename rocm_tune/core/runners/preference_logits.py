@@ -1,0 +1,46 @@
+"""TRL's DPO under DeepSpeed: the loss takes the log-softmax of the 16-bit logits, never an fp32 copy (pure; the
+copies each TRL release holds are profiles/preference_logits.py, read there for the sources)."""
+
+from __future__ import annotations
+
+import re
+
+from rocm_tune.profiles.preference_logits import TRL_DPO_16BIT
+
+# a pinned TRL release in the files given: `pip install trl==0.17.0`, a requirements line `trl==0.13.0`, `trl~=0.19`
+_PIN = re.compile(r"(?<![\w.\-/])trl(?:\[[\w,\s-]*\])?\s*(?:==|~=)\s*v?(\d+)\.(\d+)", re.IGNORECASE)
+SIXTEEN_BIT = ("bf16", "fp16", "pure_bf16")
+
+
+def trl_release(files: dict[str, str]) -> tuple[int, int] | None:
+    """(major, minor) of the one TRL release the files pin; None where they pin none, or several."""
+    found = {(int(m.group(1)), int(m.group(2))) for text in files.values() for m in _PIN.finditer(text or "")}
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def copies(release: tuple[int, int] | None) -> tuple[float, float, str] | None:
+    """(copies of the 16-bit logits at the forward's peak, at the loss backward's, the source) for a TRL release;
+    the most any release from v0.12 holds where the release is not known; None before v0.12 (fp32 logits there)."""
+    if release is None:
+        return (max(r[2] for r in TRL_DPO_16BIT), max(r[3] for r in TRL_DPO_16BIT),
+                "TRL release not pinned in the files: the most any release from v0.12 holds")
+    for first, after, forward, backward, source in TRL_DPO_16BIT:
+        if release >= first and (after is None or release < after):
+            return forward, backward, source
+    return None
+
+
+def trl_dpo_16bit(job, precision: str, fused_loss: bool) -> tuple[float, float, str] | None:
+    """The copies where TRL's DPOTrainer runs under DeepSpeed in 16 bit: a TRL program or TRL CLI (runner hf, stage
+    dpo from DPOTrainer / DPOConfig) or axolotl's `rl: dpo` (AxolotlDPOTrainer subclasses TRL's DPOTrainer and keeps its
+    forward and loss: src/axolotl/core/trainers/dpo/trainer.py). Not LLaMA-Factory (its CustomDPOTrainer upcasts:
+    `model(**batch).logits.to(torch.float32)`), ms-swift, OpenRLHF or verl (their own forwards), TRL's Liger loss (no
+    logits at all), nor without DeepSpeed (accelerate's autocast and convert_outputs_to_fp32 make the logits fp32)."""
+    deepspeed = job.ds is not None or bool(getattr(job, "ds_from_accelerate", False))
+    if str(job.get("stage", "") or "").lower() != "dpo" or not deepspeed or fused_loss:
+        return None
+    if job.runner not in ("hf", "axolotl") or str(job.entry or "").startswith(("verl ", "openrlhf")):
+        return None
+    if precision not in SIXTEEN_BIT or str(job.get("__upper_bound__") or "").startswith("unsloth"):
+        return None
+    return copies(trl_release(getattr(job, "files", None) or {}))
