@@ -23,7 +23,10 @@ the log-softmax of those 16-bit logits itself:
 * v1.6 on: the same without `.contiguous()`: the policy's logits and rows' log-softmax, then the reference's logits.
 
 TRL before v0.12 allowed transformers 4.40-4.45, whose LlamaForCausalLM-style forwards upcast the logits
-(`logits = logits.float()`) themselves: counted with the fp32 loss as before (no entry).
+(`logits = logits.float()`, "TODO: remove the float() operation in v4.46") themselves: counted with the fp32 loss as
+before. Where the files pin no TRL release, the 16-bit count holds only for a model type transformers added after
+v4.45 (its forward never upcasts without labels, whatever TRL runs it; TRL before v0.12 takes the 16-bit log-softmax
+of them in get_batch_logps, within the bound below): the most any row holds.
 """
 
 from __future__ import annotations
@@ -37,3 +40,11 @@ TRL_DPO_16BIT: tuple[tuple[tuple[int, int], tuple[int, int] | None, float, float
                                 "the policy's logits"),
     ((1, 6), None, 3.0, 2.0, "TRL v1.6+ _compute_loss: the reference pass beside the policy's logits"),
 )
+
+# model types transformers added after v4.45, so no release that runs them upcasts the logits in the forward without
+# labels (modeling_qwen3_moe.py Qwen3MoeForCausalLM.forward: "do not upcast them to float if we are not computing the
+# loss"); the source that dates them
+AFTER_4_45: dict[str, str] = {
+    "qwen3": "Qwen/Qwen3-* model cards: with transformers<4.51.0, KeyError: 'qwen3'",
+    "qwen3_moe": "Qwen/Qwen3-30B-A3B model card: with transformers<4.51.0, KeyError: 'qwen3_moe'",
+}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rocm_tune.profiles.preference_logits import TRL_DPO_16BIT
+from rocm_tune.profiles.preference_logits import AFTER_4_45, TRL_DPO_16BIT
 
 # a pinned TRL release in the files given: `pip install trl==0.17.0`, a requirements line `trl==0.13.0`, `trl~=0.19`
 _PIN = re.compile(r"(?<![\w.\-/])trl(?:\[[\w,\s-]*\])?\s*(?:==|~=)\s*v?(\d+)\.(\d+)", re.IGNORECASE)
@@ -18,19 +18,23 @@ def trl_release(files: dict[str, str]) -> tuple[int, int] | None:
     return next(iter(found)) if len(found) == 1 else None
 
 
-def copies(release: tuple[int, int] | None) -> tuple[float, float, str] | None:
+def copies(release: tuple[int, int] | None, family: str = "") -> tuple[float, float, str] | None:
     """(copies of the 16-bit logits at the forward's peak, at the loss backward's, the source) for a TRL release;
-    the most any release from v0.12 holds where the release is not known; None before v0.12 (fp32 logits there)."""
+    None before v0.12 (transformers 4.40-4.45 may upcast the logits in the model's forward). Release not known: the
+    most any release holds for a model type transformers added after v4.45, else None (an old stack may upcast)."""
     if release is None:
+        if family not in AFTER_4_45:
+            return None
         return (max(r[2] for r in TRL_DPO_16BIT), max(r[3] for r in TRL_DPO_16BIT),
-                "TRL release not pinned in the files: the most any release from v0.12 holds")
+                f"TRL release not pinned in the files: the most any release holds; {family} is newer than "
+                f"transformers 4.45, whose forwards upcast the logits")
     for first, after, forward, backward, source in TRL_DPO_16BIT:
         if release >= first and (after is None or release < after):
             return forward, backward, source
     return None
 
 
-def trl_dpo_16bit(job, precision: str, fused_loss: bool) -> tuple[float, float, str] | None:
+def trl_dpo_16bit(job, precision: str, fused_loss: bool, family: str = "") -> tuple[float, float, str] | None:
     """The copies where TRL's DPOTrainer runs under DeepSpeed in 16 bit: a TRL program or TRL CLI (runner hf, stage
     dpo from DPOTrainer / DPOConfig) or axolotl's `rl: dpo` (AxolotlDPOTrainer subclasses TRL's DPOTrainer and keeps its
     forward and loss: src/axolotl/core/trainers/dpo/trainer.py). Not LLaMA-Factory (its CustomDPOTrainer upcasts:
@@ -43,4 +47,4 @@ def trl_dpo_16bit(job, precision: str, fused_loss: bool) -> tuple[float, float, 
         return None
     if precision not in SIXTEEN_BIT or str(job.get("__upper_bound__") or "").startswith("unsloth"):
         return None
-    return copies(trl_release(getattr(job, "files", None) or {}))
+    return copies(trl_release(getattr(job, "files", None) or {}), family)
