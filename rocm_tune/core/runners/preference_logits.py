@@ -8,26 +8,33 @@ import re
 from rocm_tune.profiles.preference_logits import AFTER_4_45, TRL_DPO_16BIT
 
 # a pinned TRL release in the files given: `pip install trl==0.17.0`, a requirements line `trl==0.13.0`, `trl~=0.19`
-_PIN = re.compile(r"(?<![\w.\-/])trl(?:\[[\w,\s-]*\])?\s*(?:==|~=)\s*v?(\d+)\.(\d+)", re.IGNORECASE)
+_PIN = re.compile(r"(?<![\w.\-/])(trl|transformers)(?:\[[\w,\s-]*\])?\s*(?:==|~=)\s*v?(\d+)\.(\d+)", re.IGNORECASE)
 SIXTEEN_BIT = ("bf16", "fp16", "pure_bf16")
 
 
-def trl_release(files: dict[str, str]) -> tuple[int, int] | None:
-    """(major, minor) of the one TRL release the files pin; None where they pin none, or several."""
-    found = {(int(m.group(1)), int(m.group(2))) for text in files.values() for m in _PIN.finditer(text or "")}
+def pinned_release(files: dict[str, str], package: str = "trl") -> tuple[int, int] | None:
+    """(major, minor) of the one release of `package` (trl | transformers) the files pin; None where they pin none,
+    or several."""
+    found = {(int(m.group(2)), int(m.group(3))) for text in files.values() for m in _PIN.finditer(text or "")
+             if m.group(1).lower() == package}
     return next(iter(found)) if len(found) == 1 else None
 
 
-def copies(release: tuple[int, int] | None, family: str = "") -> tuple[float, float, str] | None:
+def copies(release: tuple[int, int] | None, family: str = "", transformers: tuple[int, int] | None = None
+           ) -> tuple[float, float, str] | None:
     """(copies of the 16-bit logits at the forward's peak, at the loss backward's, the source) for a TRL release;
     None before v0.12 (transformers 4.40-4.45 may upcast the logits in the model's forward). Release not known: the
-    most any release holds for a model type transformers added after v4.45, else None (an old stack may upcast)."""
+    most any release holds where transformers is newer than 4.45 (a model type it added later, or a pinned release),
+    else None (an old stack may upcast)."""
     if release is None:
-        if family not in AFTER_4_45:
+        if family in AFTER_4_45:
+            why = f"{family} is newer than transformers 4.45"
+        elif transformers is not None and transformers >= (4, 46):
+            why = f"transformers {transformers[0]}.{transformers[1]} pinned"
+        else:
             return None
         return (max(r[2] for r in TRL_DPO_16BIT), max(r[3] for r in TRL_DPO_16BIT),
-                f"TRL release not pinned in the files: the most any release holds; {family} is newer than "
-                f"transformers 4.45, whose forwards upcast the logits")
+                f"TRL release not pinned in the files: the most any release holds; {why}, no upcast in the forward")
     for first, after, forward, backward, source in TRL_DPO_16BIT:
         if release >= first and (after is None or release < after):
             return forward, backward, source
@@ -47,4 +54,5 @@ def trl_dpo_16bit(job, precision: str, fused_loss: bool, family: str = "") -> tu
         return None
     if precision not in SIXTEEN_BIT or str(job.get("__upper_bound__") or "").startswith("unsloth"):
         return None
-    return copies(trl_release(getattr(job, "files", None) or {}), family)
+    files = getattr(job, "files", None) or {}
+    return copies(pinned_release(files), family, pinned_release(files, "transformers"))
