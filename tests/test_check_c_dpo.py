@@ -61,7 +61,8 @@ def _ax(model="Qwen/Qwen3-8B", rl="dpo", precision="bf16: true", ds="deepspeed: 
 def test_pinned_release_reads_one_pin_of_the_package():
     assert pl.pinned_release({"r.sh": "pip install peft==0.14.0 transformers==4.47.1 trl==0.13.0"}) == (0, 13)
     assert pl.pinned_release({"r.sh": "pip install transformers==4.47.1 trl==0.13.0"}, "transformers") == (4, 47)
-    assert pl.pinned_release({"requirements.txt": "trl[peft] ~= 0.17\naccelerate\n"}) == (0, 17)
+    assert pl.pinned_release({"requirements.txt": "trl[peft] == 0.17.1\naccelerate\n"}) == (0, 17)
+    assert pl.pinned_release({"requirements.txt": "trl~=0.19\n"}) is None       # 0.19 up to any 0.x: not one row
     assert pl.pinned_release({"Dockerfile": "RUN pip install (trl==0.16.1, vllm)"}) == (0, 16)
     assert pl.pinned_release({"r.txt": "trl>=0.12"}) is None                 # a floor is not the release that runs
     assert pl.pinned_release({"a": "trl==0.13.0", "b": "trl==0.17.0"}) is None   # two pins: not known which

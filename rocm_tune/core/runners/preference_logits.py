@@ -8,8 +8,8 @@ import re
 from rocm_tune.profiles.preference_logits import AFTER_4_45, TRL_DPO_16BIT
 
 # a pinned TRL / transformers release in the files given: `pip install trl==0.17.0`, `transformers==4.47.1`, a
-# requirements line `trl~=0.19` (a floor such as `trl>=0.12` is not the release that runs)
-_PIN = re.compile(r"(?<![\w.\-/])(trl|transformers)(?:\[[\w,\s-]*\])?\s*(?:==|~=)\s*v?(\d+)\.(\d+)", re.IGNORECASE)
+# requirements line `trl[peft] == 0.19.1` (a floor or range such as `trl>=0.12`, `trl~=0.19` is not the release that runs)
+_PIN = re.compile(r"(?<![\w.\-/])(trl|transformers)(?:\[[\w,\s-]*\])?\s*==\s*v?(\d+)\.(\d+)", re.IGNORECASE)
 SIXTEEN_BIT = ("bf16", "fp16", "pure_bf16")
 
 
