@@ -100,6 +100,10 @@ class TrainConfig:
     # LLaMA-Factory's neat_packing without FlashAttention-2 (data/collator.py SFTDataCollatorWith4DAttentionMask:
     # `block_diag_attn and attn_implementation != "flash_attention_2"` -> prepare_4d_attention_mask(.., compute_dtype))
     mask_4d: bool = False
+    # the loss takes the log-softmax of the 16-bit logits and never makes an fp32 copy: (copies of the logits in the
+    # compute dtype at the forward's peak, at the loss backward's) - TRL's DPOTrainer under DeepSpeed (accelerate runs
+    # no autocast there: core/runners/preference_logits.py, profiles/preference_logits.py); None = the fp32 loss
+    logits_16bit_loss: tuple[float, float] | None = None
 
     @property
     def world_size(self) -> int:
@@ -136,6 +140,10 @@ class TrainConfig:
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
         if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d)):
             raise UserError("liger_norm, liger_swiglu, fused_ce and mask_4d must be true or false")
+        if self.logits_16bit_loss is not None and not (
+                isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
+                and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
+            raise UserError(f"logits_16bit_loss must be two copy counts between 0 and 16, got {self.logits_16bit_loss!r}")
         if not isinstance(self.gradient_checkpointing, bool):
             raise UserError(f"gradient_checkpointing must be true or false, got {self.gradient_checkpointing!r}")
         if self.quant_bits not in (4, 8) or isinstance(self.quant_bits, bool):
@@ -168,6 +176,10 @@ class TrainConfig:
             d.pop("lora_full_modules")
         if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
             d.pop("reference_model")
+        if d["logits_16bit_loss"] is None:
+            d.pop("logits_16bit_loss")
+        else:
+            d["logits_16bit_loss"] = list(self.logits_16bit_loss or ())
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
             if not d[k]:
@@ -660,15 +672,18 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
     kept = acts.total
     own_loss = loss_copies.extra_bytes_per_logit(model, compute) if loss_copies.model_computes_loss(cfg) else 0
+    # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax (a remote-code model's
+    # own loss may hold more: core/memory/loss_copies.py); loss backward: fp32 log-softmax kept, the incoming gradient
+    # and the gradient of its input. A loss on the 16-bit logits holds the copies TrainConfig.logits_16bit_loss says
+    loss_fwd, loss_bwd = float(compute + 8 + own_loss), 12.0
+    if cfg.logits_16bit_loss and compute == 2:
+        loss_fwd, loss_bwd = (c * compute for c in cfg.logits_16bit_loss)
     if cfg.fused_ce:
         phases = _fused_ce_phases(model, cfg, acts, casts, compute, head_params, head_grad)
     else:
         phases = [
-            # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax (a remote-code
-            # model's own loss may hold more: core/memory/loss_copies.py)
-            kept + casts.forward + (compute + 8 + own_loss) * logits + softcap,
-            # loss backward: fp32 log-softmax kept, the incoming gradient and the gradient of its input
-            kept + casts.saved + 12 * logits + softcap,
+            kept + casts.forward + loss_fwd * logits + softcap,
+            kept + casts.saved + loss_bwd * logits + softcap,
             # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
             kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
         ]

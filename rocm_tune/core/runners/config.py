@@ -345,6 +345,24 @@ def _liger(job: Job, model) -> dict:
     return {**out, "liger_norm": norm, "liger_swiglu": swiglu and str(model.family) != "gpt_oss"}
 
 
+def _logits_16bit(job: Job, values: dict, family: str) -> dict:
+    """TRL's DPOTrainer under DeepSpeed in 16 bit: its loss holds copies of the 16-bit logits, not the fp32 upcast
+    and fp32 log-softmax (core/runners/preference_logits.py)."""
+    from rocm_tune.core.runners import preference_logits
+
+    if values.get("stage") != "dpo":
+        return {}
+    got = preference_logits.trl_dpo_16bit(job, str(values.get("precision")),
+                                          trainer_fused_loss(job) or bool(values.get("fused_ce")), family)
+    if got is None:
+        return {}
+    forward, backward, source = got
+    job.notes.append(f"TRL DPO under DeepSpeed: accelerate runs no autocast and no fp32 conversion of the outputs, "
+                     f"the log-softmax is taken on the 16-bit logits ({source}): {forward:g} copies of them at the "
+                     f"forward's peak, {backward:g} in the loss's backward, no fp32 copy")
+    return {"logits_16bit_loss": (forward, backward)}
+
+
 def trainer_passes_labels(job: Job) -> bool:
     """Whether the trainer calls the model with the labels, so that Liger's patched forward (linkedin/Liger-Kernel
     src/liger_kernel/transformers/model/llama.py lce_forward: `skip_logits = self.training and (labels is not None
@@ -487,6 +505,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     values.update(_liger(job, model))
+    values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
     cfg = TrainConfig(**values)
     spread = as_int(job.get("__devmap_gpus__")) or 0
     if job.runner == "ms-swift" and spread > 1 and job.ds is not None:

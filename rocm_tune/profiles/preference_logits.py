@@ -1,0 +1,50 @@
+"""The logits TRL's DPOTrainer holds when they stay 16-bit (data; the logic is core/runners/preference_logits.py).
+
+Under DeepSpeed accelerate runs no autocast and does not convert the model's outputs to fp32 (huggingface/accelerate
+src/accelerate/accelerator.py Accelerator.__init__: `native_amp` is set for fp16 / bf16 only when `distributed_type not
+in (DistributedType.DEEPSPEED, DistributedType.MEGATRON_LM)`; prepare_model wraps the forward in autocast and
+`convert_outputs_to_fp32` only `if self.native_amp`). The DeepSpeed engine runs the 16-bit module, and transformers
+>= 4.46 (TRL's floor from v0.12, setup.cfg `transformers>=4.46.0`) upcasts the logits only when it computes a loss
+from labels, which DPO does not pass: the [rows, seq, vocab] logits stay in the 16-bit compute dtype. TRL then takes
+the log-softmax of those 16-bit logits itself:
+
+* v0.12-v0.14 (dpo_trainer.py get_batch_logps): `torch.gather(logits[:, :-1, :].log_softmax(-1), 2, labels)` - the
+  forward holds the logits, their 16-bit log-softmax (saved for backward) and the masked copies of
+  `mean_chosen_logits = logits[:num_examples][loss_mask[:num_examples]].mean()` (at most half the logits); the
+  backward the saved log-softmax, gather's zero-filled gradient and log_softmax's gradient (the logits themselves are
+  not saved: log_softmax's backward needs only its output).
+* v0.15-v0.28 (trainer/utils.py selective_log_softmax, 16-bit branch: `for row_logits, row_labels in zip(logits,
+  index): row_logps = F.log_softmax(row_logits, dim=-1)`): the forward holds the logits, the rows' log-softmax and the
+  masked mean copy; the reference pass comes after concatenated_forward returned (the policy's logits freed, its rows'
+  log-softmax saved): the same size. The backward holds the rows' gradients and their stacked copy.
+* v0.29-v1.5 (dpo_trainer.py _compute_loss): `shift_logits = outputs.logits[..., :-1, :].contiguous()` and the
+  reference forward inside the same function, `outputs` still alive: the policy's logits, their shifted copy and rows'
+  log-softmax, then the reference's logits and their shifted copy - five copies at the reference pass.
+* v1.6 on: the same without `.contiguous()`: the policy's logits and rows' log-softmax, then the reference's logits.
+
+TRL before v0.12 allowed transformers 4.40-4.45, whose LlamaForCausalLM-style forwards upcast the logits
+(`logits = logits.float()`, "TODO: remove the float() operation in v4.46") themselves: counted with the fp32 loss as
+before. Where the files pin no TRL release, the 16-bit count holds only for a model type transformers added after
+v4.45 (its forward never upcasts without labels, whatever TRL runs it; TRL before v0.12 takes the 16-bit log-softmax
+of them in get_batch_logps, within the bound below): the most any row holds.
+"""
+
+from __future__ import annotations
+
+# (first release, first release after, copies of the 16-bit logits at the forward's peak, at the loss backward's
+# peak, the source)
+TRL_DPO_16BIT: tuple[tuple[tuple[int, int], tuple[int, int] | None, float, float, str], ...] = (
+    ((0, 12), (0, 15), 2.5, 3.0, "TRL v0.12-v0.14 get_batch_logps: log_softmax of the 16-bit logits"),
+    ((0, 15), (0, 29), 2.5, 2.0, "TRL v0.15-v0.28 selective_log_softmax: row by row on the 16-bit logits"),
+    ((0, 29), (1, 6), 5.0, 2.0, "TRL v0.29-v1.5 _compute_loss: contiguous shifted copies, the reference pass beside "
+                                "the policy's logits"),
+    ((1, 6), None, 3.0, 2.0, "TRL v1.6+ _compute_loss: the reference pass beside the policy's logits"),
+)
+
+# model types transformers added after v4.45, so no release that runs them upcasts the logits in the forward without
+# labels (modeling_qwen3_moe.py Qwen3MoeForCausalLM.forward: "do not upcast them to float if we are not computing the
+# loss"); the source that dates them
+AFTER_4_45: dict[str, str] = {
+    "qwen3": "Qwen/Qwen3-* model cards: with transformers<4.51.0, KeyError: 'qwen3'",
+    "qwen3_moe": "Qwen/Qwen3-30B-A3B model card: with transformers<4.51.0, KeyError: 'qwen3_moe'",
+}
