@@ -186,6 +186,9 @@ def test_real_size_preset_equals_transformers(preset):
         pytest.skip("remote-code model (baichuan, chatglm, internlm2), not in transformers: "
                     "checked against published totals in test_model_presets")
     config = preset["config"]
+    if config["model_type"] in ("bert", "t5"):
+        pytest.skip("an encoder / encoder-decoder, no causal-LM class: counted against BertForPreTraining and "
+                    "T5ForConditionalGeneration in test_encoder_presets_equal_their_transformers_class")
     if config["model_type"] in ("qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"):
         # no causal-LM class of its own in transformers; it is the Qwen2 (Qwen3) decoder
         # (test_qwen2_5_vl_counts_the_language_model_of_the_real_class, for Qwen2-VL
@@ -335,3 +338,27 @@ def test_qwen3_5_moe_hybrid_small():
            "shared_expert_intermediate_size": 48}
     spec = check(cfg)
     assert spec.warnings == () and spec.moe_layers == 3 and spec.num_experts == 4
+
+
+@pytest.mark.parametrize("preset", [p for p in _preset_configs() if p.values[0]["config"]["model_type"] in ("bert", "t5")])
+def test_encoder_presets_equal_their_transformers_class(preset):
+    """BERT presets as BertForPreTraining builds them (pre-training heads included), T5 presets as
+    T5ForConditionalGeneration does - on the meta device, the installed transformers. T5 v1.1 / FLAN-T5 checkpoints
+    carry their own lm_head (`tie_word_embeddings: false` in their config.json, built untied by transformers 4.x);
+    transformers 5 ties lm_head to the shared embedding whatever the config says (T5Config forces
+    tie_word_embeddings True), so there the checkpoint's separate lm_head is the one matrix its count lacks."""
+    import torch
+    import transformers
+
+    config = dict(preset["config"])
+    spec = model_from_config(config)
+    model_type = config.pop("model_type")
+    cls = transformers.BertForPreTraining if model_type == "bert" else transformers.T5ForConditionalGeneration
+    cfg = (transformers.BertConfig if model_type == "bert" else transformers.T5Config)(**config)
+    with torch.device("meta"):
+        model = cls(cfg)
+    built = sum(p.numel() for p in model.parameters())
+    if model_type == "t5" and preset["config"].get("tie_word_embeddings") is False \
+            and model.lm_head.weight is model.shared.weight:
+        built += model.lm_head.weight.numel()
+    assert spec.params.total == built
