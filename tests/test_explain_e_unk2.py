@@ -92,7 +92,7 @@ def _model() -> resemble.Model:
               "gpu_oom": {"memory": 6, "allocate": 4, "failed": 2, "amdgpu": 1},
               "benign_warning": {"warning": 6, "deprecated": 4, "fallback": 3}}
     docs = {"hip_error": 5, "gpu_oom": 5, "benign_warning": 5}
-    return resemble.Model(counts, docs, 0.3, "uniform", "cnb", "words+bigrams")
+    return resemble.Model(counts, docs, 0.3, "uniform")
 
 
 def test_the_weak_tier_answers_only_between_its_limits():
@@ -119,10 +119,12 @@ def test_a_harmless_family_is_never_the_weak_tiers_answer():
                                            "weak_margin": 0.0}) is None
 
 
-def test_bigrams_keep_pairs_and_whole_identifiers():
-    t = resemble.tokens("hipErrorInvalidDevice: invalid device ordinal", "words+bigrams")
-    assert "hiperrorinvaliddevice" in t and "invalid_device" in t and "device_ordinal" in t
-    assert "invalid_device" not in resemble.tokens("hipErrorInvalidDevice: invalid device ordinal")
+def test_whole_identifiers_are_kept_and_no_other_cut_is_read():
+    t = resemble.tokens("hipErrorInvalidDevice: invalid device ordinal")
+    assert "hiperrorinvaliddevice" in t and "invalid" in t and "device" in t
+    assert "invalid_device" not in t
+    with pytest.raises(ValueError):
+        resemble.tokens("x", "words+bigrams")        # a lexicon of another cut is refused, not misread
 
 
 def test_attachs_exit_alert_shows_the_guess_as_a_guess():

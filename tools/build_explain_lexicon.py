@@ -47,11 +47,10 @@ THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(2, 20))
 TRAIN_ON = ("evidence", "evidence+log")
 # r5-cv: how a log's lines are read (resemble.best_guess): all words pooled, or each line on its own
 COMBINE = ("pooled", "maxline")
-# e-unk2: how a line is cut (resemble.tokens: words, or words and neighbouring pairs) and the model (multinomial
-# naive Bayes with either prior, or complement naive Bayes - its prior is uniform)
-# Left out of the grid (e-unk2): ("words+bigrams",) and ("cnb", "uniform") - this inner CV chose them (answered
-# 413, right 377 against 362/335), but benchmarks/explain_cv.py's outer 5-fold CV showed no gain ((b) 397/683 both)
-# and they made a confident wrong answer on a bare `IndexError` (tests/test_explain_e_swift2.py)
+# e-unk2: how a line is cut (resemble.tokens) and the model (multinomial naive Bayes with either prior). Tried and
+# taken out of resemble.py again (e-unk2): word pairs and complement naive Bayes - this inner CV chose them
+# (answered 413, right 377 against 362/335), but benchmarks/explain_cv.py's outer 5-fold CV showed no gain ((b)
+# 397/683 both) and they made a confident wrong answer on a bare `IndexError` (tests/test_explain_e_swift2.py)
 FEATURES = ("words",)
 MODELS = (("nb", "uniform"), ("nb", "empirical"))
 # e-unk2: the weak tier's limits (resemble.weak_decide), below the confident threshold: the least confidence and

@@ -73,12 +73,11 @@ workspace mnt tmp var bin etc src self rank default pid tid node host localhost
 def tokens(line: str, features: str = "words") -> list[str]:
     """The words of a log line: lower case, identifiers split at . _ / : - and camelCase (an identifier of several
     parts also kept whole: `OutOfMemoryError` -> out, memory, error, outofmemoryerror), numbers, hex and addresses
-    dropped, stop-words (and path noise like site-packages) out. features "words+bigrams" (e-unk2, chosen by CV in
-    tools/build_explain_lexicon.py): also each pair of neighbouring words `a_b` (`out_memory`, `invalid_device`)."""
-    t = _tokens(line)
-    if features == "words+bigrams":
-        return [*t, *(a + "_" + b for a, b in zip(t, t[1:]))]
-    return list(t)
+    dropped, stop-words (and path noise like site-packages) out. `features` names the cut a lexicon records; "words"
+    is the only one (e-unk2 tried word pairs: no gain under outer CV, not kept)."""
+    if features != "words":
+        raise ValueError(f"unknown lexicon features {features!r}")
+    return list(_tokens(line))
 
 
 @lru_cache(maxsize=8192)
@@ -145,10 +144,8 @@ def error_lines(data: bytes | str, tail: int = TAIL_BYTES) -> list[tuple[int, st
 
 
 class Model:
-    """Multinomial naive Bayes over the families' token counts (Laplace smoothing `alpha`). kind "cnb" (e-unk2):
-    complement naive Bayes (Rennie et al. 2003) - a family scores by how UNLIKE the words are to all the other
-    families' counts, which keeps a family of few cases from losing to the big ones (version_check, hip_error) on
-    words they share; `features` says how a line is cut into tokens (see `tokens`)."""
+    """Multinomial naive Bayes over the families' token counts (Laplace smoothing `alpha`); `features` says how a line
+    is cut into tokens (see `tokens`). e-unk2 also tried complement naive Bayes: no gain under outer CV, not kept."""
 
     def __init__(self, counts: Mapping[str, Mapping[str, int]], docs: Mapping[str, int], alpha: float,
                  prior: str = "uniform", kind: str = "nb", features: str = "words"):
@@ -162,13 +159,8 @@ class Model:
         self.alpha = alpha
         self.log_prior = {f: (math.log(docs[f] / n_docs) if prior == "empirical" else 0.0) for f in counts}
         self.denom = {f: math.log(sum(c.values()) + alpha * v) for f, c in counts.items()}
-        self.total: dict[str, int] = {}
-        if kind == "cnb":
-            for c in counts.values():
-                for t, k in c.items():
-                    self.total[t] = self.total.get(t, 0) + k
-            every = sum(self.total.values())
-            self.denom = {f: math.log(every - sum(c.values()) + alpha * v) for f, c in counts.items()}
+        if kind != "nb":
+            raise ValueError(f"unknown lexicon model {kind!r}")
         self._rows: dict[str, tuple[float, ...]] = {}   # a word's log-probability in each family, made once
 
     def tokens(self, line: str) -> list[str]:
@@ -177,12 +169,7 @@ class Model:
     def _row(self, t: str) -> tuple[float, ...]:
         r = self._rows.get(t)
         if r is None:
-            if self.kind == "cnb":
-                r = tuple(self.denom[f] - math.log(self.total.get(t, 0) - c.get(t, 0) + self.alpha)
-                          for f, c in self.counts.items())
-            else:
-                r = tuple(math.log(c.get(t, 0) + self.alpha) - self.denom[f] for f, c in self.counts.items())
-            self._rows[t] = r
+            r = self._rows[t] = tuple(math.log(c.get(t, 0) + self.alpha) - self.denom[f] for f, c in self.counts.items())
         return r
 
     def scores(self, toks: Iterable[str]) -> tuple[dict[str, float], int]:
