@@ -1590,10 +1590,13 @@ def _execution(job, model, cfg, findings: list) -> dict:
     exe = execution(model, cfg).to_dict()
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     per = as_int(job.get("__devmap_gpus__")) or 0
+    lay = megatron.layout(job.settings, cfg.world_size) if spec is None and not cfg.zero_stage and per <= 1 else None
     if spec is not None:
         exe["sharding"] = spec.describe()
     elif per > 1 and not cfg.zero_stage:
         exe["sharding"] = f"device_map over {per} GPUs per process"
+    elif lay is not None and (lay.model_parallel > 1 or lay.fsdp or lay.ep > 1 or lay.distributed_optimizer):
+        exe["sharding"] = lay.describe()     # Megatron's / torchtitan's split, not DDP (memory_phases counts it so)
     w = exe.get("warning")
     if isinstance(w, dict) and w.get("code"):
         findings.append(Finding.of(str(w["code"]), *_where(job, "bf16"),   # the plan's code: the same fact
