@@ -1,7 +1,8 @@
 """`explain` follows FAMILIES.md "Rule 1, arch clause (session 10)" (helper e-arch, issue 26): a kernel-less HIP
 failure is version_check when the log shows BOTH the card's gfx and the list of gfx targets the installed build was
 compiled for, and the card's gfx is not in it; with no list shown, or the card in the list, it stays hip_error.
-NVIDIA's sm_ warning keeps today's reading (cuda_error).
+NVIDIA's twin (session 12): torch's sm_ warning prints the card's sm and the wheel's list together -> version_check
+(tests/test_explain_nvidia_arch.py).
 
 The logs are written from the tools' sources (not from corpus cases): rocminfo's agent block, torch's
 _CudaDeviceProperties repr and get_arch_list(), rocBLAS tensile_host.cpp's "Cannot read ... for GPU arch" and its
@@ -128,14 +129,14 @@ def test_rocm_obj_listing_and_ggml_device_line():
     assert s is not None and s.card == "gfx1152" and s.build == ("gfx1100", "gfx1151")
 
 
-def test_nvidia_sm_warning_keeps_cuda_error(tmp_path):
+def test_nvidia_sm_warning_is_the_clause_twin(tmp_path):
     text = ("UserWarning: \nNVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
             "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 "
             "sm_80 sm_86 sm_90.\nIf you want to use the NVIDIA GeForce RTX 5090 GPU with PyTorch, please check the "
             "instructions at https://pytorch.org/get-started/locally/\n" + TB +
             "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
     r = _explain(tmp_path, text)
-    assert r is not None and r.family == "cuda_error"
+    assert r is not None and r.family == "version_check" and "sm_120" in r.title and "sm_90" in r.title
 
 
 def test_therock_family_wheel_that_covers_the_card_stays_hip_error(tmp_path):

@@ -36,6 +36,9 @@ CARD_GFX = (
     r"\bgpu_type=(?P<gfx>" + _G + r")",
     r"No compatible code objects found for: (?P<gfx>" + _G + r")",
     r"Missing CO for these ISAs -\s*\n[^\n]*amdgcn-amd-amdhsa--(?P<gfx>" + _G + r")",
+    # TensorFlow's gpu_device.cc (ROCm build): `Ignoring visible gpu device (device: 0, ...) with AMDGPU version :
+    # gfx1031. The supported AMDGPU versions are gfx1030, gfx900, ...` - the card and the build's list in one line
+    r"\bwith AMDGPU version : (?P<gfx>" + _G + r")",
 )
 
 # the build's list: group `list` holds the gfx names
@@ -47,6 +50,7 @@ BUILD_LIST = (
     r"\b(?:PYTORCH_ROCM_ARCH|AMDGPU_TARGETS|GPU_TARGETS|CMAKE_HIP_ARCHITECTURES|GPU_ARCHS)\s*[=:]\s*[\"']?"
     r"(?P<list>gfx[\w:+-]+(?:[;, ]gfx[\w:+-]+)*)",
     r"(?P<list>(?:^[ \t]*\d+[ \t]+hipv4-amdgcn-amd-amdhsa--gfx[\w:+-]+[^\n]*\n?)+)",
+    r"\bThe supported AMDGPU versions are (?P<list>gfx[\w:+-]+(?:,\s*gfx[\w:+-]+)*)",
 )
 
 # TheRock's wheel families (pip index folder / wheel name): cmake/therock_amdgpu_targets.cmake's FAMILY lists
@@ -109,3 +113,22 @@ OVERRIDE_FOR = (
     (r"gfx115[0-3]", "11.0.0", "gfx1100"),
     (r"gfx1200", "12.0.1", "gfx1201"),
 )
+
+# NVIDIA (FAMILIES.md "Rule 1, arch clause": hip_error's NVIDIA twin is cuda_error). torch/cuda/__init__.py
+# _check_capability warns at the first CUDA call when no architecture of the wheel's arch list covers the card
+# (same major, minor <= the card's): the warning prints BOTH the card's sm and the wheel's list, e.g.
+#   NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.
+#   The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.
+# and, for a card below the wheel's oldest architecture (torch >= 1.x, `PyTorch no longer supports this GPU`):
+#   Found GPU0 Tesla K40m which is of cuda capability 3.5.
+#   PyTorch no longer supports this GPU because it is too old.
+#   The minimum cuda capability supported by this library is 3.7.
+SM_CARD = r"(?P<name>[^\n]*?) with CUDA capability (?P<sm>sm_\d+) is not compatible with the current PyTorch installation"
+SM_LIST = r"The current PyTorch install supports CUDA capabilities (?P<list>(?:(?:sm|compute)_\d+[a-z]?[ .]*)+)"
+# TensorFlow's gpu_device.cc (CUDA build): `Ignoring visible gpu device (...) with Cuda compute capability 3.0. The
+# minimum required Cuda capability is 3.5.`
+SM_TF_IGNORED = (r"Ignoring visible gpu device \((?P<name>[^\n]*?)\) with Cuda compute capability (?P<cc>\d+\.\d+)\. "
+                 r"The minimum required Cuda capability is (?P<min>\d+\.\d+)")
+SM_TOO_OLD = (r"Found GPU\d+ (?P<name>[^\n]*?) which is of cuda capability (?P<cc>\d+\.\d+)\.?\s*PyTorch no longer "
+              r"supports this GPU because it is too old\.?\s*The minimum cuda capability (?:that we )?support(?:ed)? "
+              r"(?:by this library )?is (?P<min>\d+\.\d+)")

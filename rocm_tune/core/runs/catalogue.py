@@ -1299,8 +1299,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # launcher (HIP code 98), bitsandbytes' HIP build (ops.hip)
           r"The program ISA \S+ is not compatible with the device ISA",
           r"Triton Error \[HIP\]:.{0,60}invalid device function",
-          r"Error invalid device function at line \d+ in file \S+\.hip\b"),
-         ("invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
+          r"Error invalid device function at line \d+ in file \S+\.hip\b",
+          # TensorFlow's ROCm build (common_runtime/gpu/gpu_device.cc) refusing a card its build has no code for:
+          # it then runs on the CPU
+          r"Ignoring visible gpu device \([^\n]*\) with AMDGPU version : gfx"),
+         ("Ignoring visible gpu device", "invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image",
           "kernel image is invalid",
           "is not compatible with the device ISA"),
@@ -1829,8 +1832,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "that lists their sm) and rebuild extensions with TORCH_CUDA_ARCH_LIST including it",
          "`python -c 'import torch;print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())'`",
          (r"with CUDA capability sm_\d+ is not compatible with the current PyTorch installation",
-          r"Found GPU\d+ .{0,80} which is of cuda capability [\d.]+\.\s*PyTorch no longer supports this GPU"),
-         ("is not compatible with the current PyTorch installation", "PyTorch no longer supports this GPU"),
+          r"Found GPU\d+ .{0,80} which is of cuda capability [\d.]+\.\s*PyTorch no longer supports this GPU",
+          r"Ignoring visible gpu device \([^\n]*\) with Cuda compute capability [\d.]+\. The minimum required"),
+         ("is not compatible with the current PyTorch installation", "PyTorch no longer supports this GPU",
+          "Ignoring visible gpu device"),
          sources=("pytorch torch/cuda/__init__.py _check_capability (\"... with CUDA capability sm_120 is not "
                   "compatible with the current PyTorch installation.\")",)),
     # ------------------------------------------------------------------ benign warnings

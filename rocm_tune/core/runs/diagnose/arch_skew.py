@@ -1,7 +1,9 @@
 """e-arch (issue 26): FAMILIES.md "Rule 1, arch clause (session 10)": a kernel-less HIP failure is version_check when
 the log (or the files beside it) shows BOTH the card's gfx and the list of gfx targets the installed build was
 compiled for, and the card's gfx is not in that list; with no list shown, or the card in it, it stays hip_error.
-HSA_OVERRIDE_GFX_VERSION in the fix does not change the family. AMD only: NVIDIA's sm_ warning keeps today's reading.
+HSA_OVERRIDE_GFX_VERSION in the fix does not change the family. NVIDIA (the clause's cuda_error twin): torch's
+`_check_capability` warning prints the card's sm_XX and the wheel's sm list together - the same two facts - so a
+CUDA kernel/runtime failure next to it is version_check too (read_sm_skew).
 
 Pure: regexes over the log text (the spellings are data: rocm_tune/profiles/gpu_archs.py).
 """
@@ -23,7 +25,12 @@ _OVERRIDE_SET = re.compile(r"^(?![^\n]*(?:try|export it|consider|set it)\b)[^\n]
 # the failure is the card having no kernel: no code object, no Tensile library, the tool refusing the card
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|NoBinaryForGpu|InvalidImage|InvalidKernelImage|"
                         r"[Cc]ode ?[Oo]bjects? (?:found )?for|No device code available|Cannot read \S*TensileLibrary|"
-                        r"amdgpu is not supported|Missing CO for|No compatible code objects|no compatible (?:amd)?gpu")
+                        r"amdgpu is not supported|Ignoring visible gpu device|Missing CO for|No compatible code objects|no compatible (?:amd)?gpu")
+
+
+_SM_CARD = re.compile(ga.SM_CARD)
+_SM_LIST = re.compile(ga.SM_LIST)
+_SM_TOO_OLD = [re.compile(ga.SM_TOO_OLD), re.compile(ga.SM_TF_IGNORED)]
 
 
 @dataclass
@@ -112,4 +119,31 @@ def sentence(s: ArchSkew) -> tuple[str, str]:
             fix += (f"; or export HSA_OVERRIDE_GFX_VERSION={ver} so the card runs the listed {tgt} code (same ISA "
                     "family; unofficial)")
             break
+    return title, fix
+
+
+def read_sm_skew(blob: str) -> ArchSkew | None:
+    """NVIDIA: torch's warning that no architecture of the installed wheel covers the card - the card's sm and the
+    wheel's list (or its minimum capability) both shown. None when the log has no such warning."""
+    card, lst = _SM_CARD.search(blob), _SM_LIST.search(blob)
+    if card and lst:
+        names = tuple(dict.fromkeys(re.findall(r"(?:sm|compute)_\d+[a-z]?", lst.group("list"))))
+        return ArchSkew(card.group("sm"), " ".join(card.group(0).split())[-160:], names,
+                        " ".join(lst.group(0).split())[:160])
+    if old := next((m for rx in _SM_TOO_OLD if (m := rx.search(blob))), None):
+        sm = "sm_" + old.group("cc").replace(".", "")
+        return ArchSkew(sm, " ".join(old.group(0).split()[:12]), (),
+                        f"the minimum cuda capability of this build is {old.group('min')}")
+    return None
+
+
+def sm_sentence(s: ArchSkew) -> tuple[str, str]:
+    """(title, fix) for the NVIDIA case: the card's sm, the wheel's list, a wheel built for the card."""
+    listed = f"was built for {' '.join(s.build)}" if s.build else s.build_src
+    title = f"the installed PyTorch wheel has no kernels for this GPU: the card is {s.card} but the wheel {listed}"
+    newer = int(s.card.split("_")[1][:-1] or 0) >= 10 if s.card[3:].isdigit() else False
+    fix = ("install a PyTorch wheel built for " + s.card + (" (Blackwell sm_120/sm_100: a cu128 or later wheel, "
+           "torch >= 2.7)" if newer else " (an older card: the last torch release whose wheels list it, or a "
+           "build from source with TORCH_CUDA_ARCH_LIST including it)")
+           + "; rebuild CUDA extensions (flash-attn, bitsandbytes, apex) against that wheel")
     return title, fix

@@ -2220,7 +2220,14 @@ def _refine_arch_skew(r: Diagnosis, blob: str) -> bool:
     list in view, the card not in it -> version_check naming both (arch_skew.py)."""
     s = arch_skew.read_arch_skew(r.first.text, "\n".join([blob, r.first.pre]))
     if s is None:
-        return False
+        if any(cat.ROCM_MARKERS.search(t) for t in (r.first.text, blob)) or \
+                (s := arch_skew.read_sm_skew("\n".join([blob, r.first.pre]))) is None:
+            return False
+        r.family, (r.title, r.fix) = "version_check", arch_skew.sm_sentence(s)
+        r.cause = (f"torch warned that no architecture of the installed wheel covers this card's {s.card}: every "
+                   "kernel fails on it, and the CUDA error is the consequence")
+        r.numbers.update(arch=s.card, build_archs=list(s.build))
+        return True
     r.family, (r.title, r.fix) = "version_check", arch_skew.sentence(s)
     r.cause = (f"the installed build (wheel, library) was compiled for other gfx targets than this card's {s.card}: "
                "it has no code object for the card, so the first kernel fails")
@@ -2407,12 +2414,25 @@ _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel 
                         r"InvalidImage|InvalidKernelImage")
 
 
+_CUDA_SPELLED = re.compile(r"^(?!.*\b(?:HIP|hip|HSA|hsa)[_ ]).*(?:\bCuda failure|\bCUDA error|cuDNN error|CUDNN_STATUS|NVRM: Xid|"
+                           r"fallen off the bus|\.cu:\d+)")
+
+
 def _refine_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     """HIPified code keeps CUDA's names: PyTorch's ROCm build (on Windows, and its hipBLAS status errors),
     ggml/llama.cpp's HIP backend and other ported kernels print `CUDA error: ...`. On a ROCm stack — the log or the
     config shows it — such an error is the HIP runtime's: explain it as one (no kernel for the GPU's gfx target,
     or a HIP runtime failure)."""
-    if r.family != "cuda_error" or not any(cat.ROCM_MARKERS.search(t) for t in (r.first.text, *texts)):
+    rocm = any(cat.ROCM_MARKERS.search(t) for t in (r.first.text, *texts))
+    if r.family == "hip_error" and r.code == "hip-runtime-error" and not rocm and _CUDA_SPELLED.search(r.first.text):
+        # the twin: a runtime failure printed in CUDA's words (NCCL's `Cuda failure`, cuDNN, the NVIDIA driver's
+        # Xid) on a log with no ROCm mark is CUDA's (FAMILIES.md: cuda_error, same as hip_error on CUDA)
+        sig = cat.BY_CODE["cuda-error"]
+        r.code, r.family, r.severity = sig.code, sig.family, sig.severity
+        r.title = sig.title + " (a runtime call failed, in CUDA's words, on a log with no ROCm mark)"
+        r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
+        return
+    if r.family != "cuda_error" or not rocm:
         return
     sig = cat.BY_CODE["hip-invalid-device-function" if _NO_KERNEL.search(r.first.text) else "hip-runtime-error"]
     r.code, r.family, r.severity = sig.code, sig.family, sig.severity
