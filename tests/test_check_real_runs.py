@@ -92,6 +92,26 @@ def test_an_unsloth_program_is_an_upper_bound_fits_answers_an_oom_does_not(offli
     assert big["verdict"] == "unknown" and "upper bound" in big["reason"]
 
 
+HELPERS_ONLY = """from unsloth import is_bfloat16_supported
+from unsloth.chat_templates import get_chat_template
+from transformers import AutoModelForCausalLM, TrainingArguments
+from trl import SFTTrainer
+model = AutoModelForCausalLM.from_pretrained("{name}")
+SFTTrainer(model=model, args=TrainingArguments(per_device_train_batch_size=1, output_dir="o")).train()
+"""
+
+
+def test_an_unsloth_program_over_the_card_while_loading_is_an_oom(offline, tmp_path, capsys):
+    # Unsloth imported for its chat templates; transformers < 5 loads a 14B model in fp32 (56 GiB) onto a 24 GiB
+    # card: the kernels act in the step, the load phase alone is over the card - an answer, not "unknown"
+    (tmp_path / "p.py").write_text(HELPERS_ONLY.format(name="microsoft/phi-4"))
+    d = _check(capsys, tmp_path, "p.py", "--gpu", "rx7900xtx")
+    assert d["verdict"] == "oom" and d["oom_phase"] == "load"
+    assert any(f["code"] == "kernels-not-modelled" for f in d["findings"])
+    (tmp_path / "p.py").write_text(HELPERS_ONLY.format(name="Qwen/Qwen2.5-0.5B"))
+    assert _check(capsys, tmp_path, "p.py", "--gpu", "rx7900xtx")["verdict"] in ("fits", "unknown")
+
+
 def _qlora(model, **kw) -> int:
     cfg = TrainConfig(method="qlora", quant_bits=4, precision="bf16", cutoff_len=1024, micro_batch=1, runner="hf", **kw)
     return estimate(model, cfg).per_gpu.frozen_weights_bytes

@@ -1819,7 +1819,9 @@ def _over_upper_bound(rep: Report, vram: int) -> bool:
     """An estimate that only bounds from above (an Unsloth program counted as plain transformers) answers "fits";
     over the card, what the kernels save decides: the verdict becomes unknown, said."""
     bound = rep.job.get("__upper_bound__")
-    if rep.verdict != "oom" or not bound or rep.margin_bytes is None:
+    if rep.verdict != "oom" or not bound or rep.margin_bytes is None or rep.oom_phase == "load":
+        # over the card while the weights load: the kernels (fused loss, offloaded checkpoints) act in the step and
+        # save nothing of what is loaded - the loader's dtype and quantization are read already
         return False
     rep.verdict, rep.oom_phase = "unknown", None
     what = f"{str(bound).split()[0]}'s kernels" if str(bound).startswith("unsloth") else str(bound)
