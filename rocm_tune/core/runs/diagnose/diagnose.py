@@ -36,6 +36,7 @@ from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, refusals, resemble, teardown
+from rocm_tune.core.runs.diagnose import traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -1395,6 +1396,8 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         return refused
     if (sourced := _sourced_family(h, frames, texts)) is not None:
         return sourced
+    if (skew := traceback_anatomy.border_skew(_anatomy_of(h), h.text)) is not None:
+        return skew   # e-ver3: installed code calling another release's API (the border between two packages)
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
             return family, fix
@@ -1419,7 +1422,19 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
             return family, fix
-    return _bare_assert_family(h)
+    # e-ver3: where no rule read it, the traceback's anatomy (who raised it, and the message's shape)
+    return _bare_assert_family(h) or traceback_anatomy.anatomy_family(_anatomy_of(h), h.text)
+
+
+_ANATOMY_FRAMES = 16
+
+
+def _anatomy_of(h: Hit) -> list[traceback_anatomy.Frame]:
+    """e-ver3: the last frames of the exception's traceback with their owners (traceback_anatomy.py)."""
+    pre = h.pre[-8000:]
+    found = [(m.start(), m.group(1), m.group(2) or "<syntax>") for m in _FRAME.finditer(pre)]
+    found += [(m.start(), m.group(1), m.group(2)) for m in _NB_EXC_FRAME.finditer(pre)]
+    return traceback_anatomy.anatomy([(path, fn) for _, path, fn in sorted(found)][-_ANATOMY_FRAMES:])
 
 
 def _sourced_family(h: Hit, frames: Sequence[tuple[str, str]], texts: Sequence[str]) -> tuple[str, str] | None:
