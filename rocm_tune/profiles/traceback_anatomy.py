@@ -52,11 +52,11 @@ DISPATCH_FRAMES = (
 # name 'y' from 'x'`): raised where installed code calls another package, the two packages' releases do not fit.
 # Group 1 is the callee or the module.
 DRIFT_SHAPES = (
-    r"\bTypeError: (?:[\w.]+\.)?(\w+(?:\.__init__)?)\(\) got an unexpected keyword argument '\w+'",
-    r"\bTypeError: (?:[\w.]+\.)?(\w+(?:\.__init__)?)\(\) takes (?:from \d+ to )?\d+ positional arguments? but \d+ "
+    r"\bTypeError: ([\w.]+)\(\) got an unexpected keyword argument '\w+'",
+    r"\bTypeError: ([\w.]+)\(\) takes (?:from \d+ to )?\d+ positional arguments? but \d+ "
     r"(?:were|was) given",
-    r"\bTypeError: (?:[\w.]+\.)?(\w+(?:\.__init__)?)\(\) missing \d+ required (?:positional|keyword-only) arguments?: ",
-    r"\bTypeError: (?:[\w.]+\.)?(\w+(?:\.__init__)?)\(\) got multiple values for (?:keyword )?argument '\w+'",
+    r"\bTypeError: ([\w.]+)\(\) missing \d+ required (?:positional|keyword-only) arguments?: ",
+    r"\bTypeError: ([\w.]+)\(\) got multiple values for (?:keyword )?argument '\w+'",
     r"\bAttributeError: module '([\w.]+)' has no attribute '\w+'",
     r"\bImportError: cannot import name '\w+' from '([\w.]+)'",
 )

@@ -1953,6 +1953,10 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         r.title = sig.title + " (its build code calls an API the installed torch does not have)"
         r.fix = ("use a DeepSpeed release made for the installed torch (or the torch it pins): the op builder and "
                  "torch's build helpers (cpp_extension, hipify) must match; " + sig.fix)
+    elif r.code == "import-name-mismatch" and (skew := traceback_anatomy.border_skew(
+            _anatomy_of(exception_hit(r)), exception_hit(r).text)) is not None:
+        # e-ver3: raised where installed code calls another package: the fix names the two sides of the border
+        r.fix = skew[1] + "; " + r.fix
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
