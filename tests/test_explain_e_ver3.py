@@ -195,11 +195,11 @@ KeyError: 'gpu7'
 @pytest.mark.parametrize("log,family,border", [
     (TRL_PROCESSING_CLASS, "version_check", "trl's code (sft_trainer.py __init__) calls Trainer.__init__()"),
     (TRL_VLLM_DEVICE, "version_check", "trl's code (grpo_trainer.py __init__) calls LLM.__init__()"),
-    (FORWARD_VIA_MODULE_CALL, "version_check", "transformers's code (trainer.py compute_loss) calls"),
+    (FORWARD_VIA_MODULE_CALL, "version_check", "transformers' code (trainer.py compute_loss) calls"),
     (REMOTE_CODE_CALL, "version_check", "remote code"),
     (PEFT_CONFESSION, "version_check", "peft says this is a defect of its own"),
     (PEFT_REGISTRY_KEYERROR, "version_check", "peft's own code failed (config.py from_pretrained)"),
-    (LIB_UNBOUND, "version_check", "transformers's own code failed (trainer.py _inner_training_loop)"),
+    (LIB_UNBOUND, "version_check", "transformers' own code failed (trainer.py _inner_training_loop)"),
     (TRL_PACKING, "config_error", "trl refused a value"),
     (ACCEL_FSDP2, "config_error", "accelerate refused a value"),
     (HF_CP_SDPA, "config_error", "transformers refused a value"),

@@ -33,7 +33,8 @@ ENTRY = r"[/\\]bin[/\\][\w.-]+$|^<frozen runpy>$|^<string>$|^<stdin>$"
 
 # Frames that only pass a call on (the caller is the frame before them): torch's Module.__call__ (_call_impl,
 # _wrapped_call_impl), its no-grad/autocast decorators, dynamo's frame wrapper, accelerate's forward hooks,
-# transformers' decorators (utils/generic.py, utils/deprecation.py, can_return_tuple, check_model_inputs), functools.
+# transformers' decorators (utils/generic.py, utils/deprecation.py, can_return_tuple, check_model_inputs),
+# huggingface_hub's (validate_hf_hub_args, _deprecate_arguments: utils/_validators.py, utils/_deprecation.py), functools.
 DISPATCH_FRAMES = (
     r"torch[/\\]nn[/\\]modules[/\\]module\.py (?:_call_impl|_wrapped_call_impl|__call__)$",
     r"torch[/\\]utils[/\\]_contextlib\.py decorate_\w+$",
@@ -42,6 +43,7 @@ DISPATCH_FRAMES = (
     r"accelerate[/\\]hooks\.py new_forward$",
     r"accelerate[/\\]utils[/\\]operations\.py (?:forward|__call__)$",
     r"transformers[/\\]utils[/\\](?:generic|deprecation)\.py \w+$",
+    r"huggingface_hub[/\\]utils[/\\]_(?:validators|deprecation)\.py \w+$",
     r"[/\\]functools\.py \w+$",
 )
 
@@ -105,10 +107,20 @@ VALIDATION_SHAPES = (
 
 # The exception types that, raised deep inside a library (its own code is the last frame and no frame of the user's
 # comes after the run started), are that library's defect rather than a value: Python's own messages for a variable
-# read before it was set, an index past a container's end, a key a mapping lacks, an operation on None, a failed
-# `assert` in the library.
+# read before it was set, an index past a container's end, a key a mapping lacks (a registry of another release), a
+# failed `assert` with its message in the library. Not an operation on None (an unset setting reaches code that way).
 INTERNAL_BUG = (r"\b(?:UnboundLocalError|IndexError|KeyError|RecursionError): |"
-                r"\bTypeError: (?:'NoneType' object is not (?:subscriptable|iterable|callable)|unsupported operand "
-                r"type\(s\)|object of type '\w+' has no len\(\)|argument of type 'NoneType' is not iterable|cannot "
-                r"unpack non-iterable \w+ object)|"
-                r"\bAttributeError: 'NoneType' object has no attribute '\w+'|\bAssertionError\b")
+                r"\bTypeError: (?:object of type '\w+' has no len\(\)|cannot unpack non-iterable \w+ object)|"
+                r"\bAssertionError: ")
+
+# The exception types a library raises to refuse a value (the raise statements the refusal shapes come from:
+# ValueError/TypeError, Megatron's and DeepSpeed's asserts, the config libraries' own classes): torch's RuntimeErrors
+# about shapes (`The expanded size of the tensor (4096) must match the existing size (2048)`) are not refusals.
+REFUSAL_TYPES = r"\b(?:ValueError|TypeError|AssertionError|NotImplementedError|\w*(?:Config|Argument|Validation)\w*Error): "
+
+# A refusal that names the installed release as its reason (unsloth loader.py `Unsloth: {model_name} is not supported
+# in your current Unsloth version! Please update Unsloth via: ...`, `... in the installed version of X`, `please
+# upgrade X to ...`): the release, not the value - read before the refusal shapes above.
+RELEASE_REASON = (r"\b(?:your|the|this) (?:current |installed )?(?:[\w.-]+ ){0,2}(?:version|release)\b|"
+                  r"\b(?:[Uu]pgrade|[Uu]pdate|[Dd]owngrade) (?:[\w`.-]+ ){0,3}?(?:to|via|with|from)\b|"
+                  r"\bpip install (?:-U|--upgrade)\b")

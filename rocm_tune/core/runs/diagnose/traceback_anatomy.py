@@ -33,6 +33,8 @@ _DRIFT = tuple(re.compile(rx, re.M) for rx in tb.DRIFT_SHAPES)
 _CONFESSION = re.compile(tb.BUG_CONFESSIONS, re.I)
 _VALIDATION = tuple(re.compile(rx, re.M) for rx in tb.VALIDATION_SHAPES)
 _INTERNAL = re.compile(tb.INTERNAL_BUG)
+_RELEASE_REASON = re.compile(tb.RELEASE_REASON)
+_REFUSAL_TYPE = re.compile(tb.REFUSAL_TYPES)
 
 INSTALLED_KINDS = ("library", "remote_code")
 
@@ -75,10 +77,19 @@ def anatomy(frames: Sequence[tuple[str, str]]) -> list[Frame]:
 def caller(frames: Sequence[Frame]) -> Frame | None:
     """The last frame that is not one that only passes a call on (Module.__call__, decorators, hooks)."""
     for f in reversed(frames):
-        where = f"{f.path.replace(chr(92), '/')} {f.function}"
+        where = f"{f.path.replace(chr(92), '/')} {f.function}"   # chr(92): a Windows path's backslash
         if not any(rx.search(where) for rx in _DISPATCH):
             return f
     return None
+
+
+def _poss(name: str) -> str:
+    """`trl's`, `transformers'`."""
+    return name + ("'" if name.endswith("s") else "'s")
+
+
+def _file(f: Frame) -> str:
+    return f.path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _callee_package(name: str) -> str:
@@ -103,10 +114,10 @@ def border_skew(frames: Sequence[Frame], line: str) -> tuple[str, str] | None:
             if pkg == who.owner:
                 return None   # a package's own module: the catalogue's rules for a partial install decide
             what = f"uses a name of {pkg} ({callee}) that the installed {pkg} release does not have"
-        return "version_check", (f"{who.owner}'s code ({who.path.replace(chr(92), '/').rsplit('/', 1)[-1]} "
-                                 f"{who.function}) {what}: {who.owner} and the package it calls are from releases that "
-                                 f"do not fit; install the versions {who.owner} pins (its requirements), or the "
-                                 f"{who.owner} release made for the installed one")
+        return "version_check", (f"{_poss(who.owner)} code ({_file(who)} {who.function}) {what}: {who.owner} and "
+                                 "the package it calls are from releases that do not fit; install the versions "
+                                 f"{who.owner} pins (its requirements), or the {who.owner} release made for the "
+                                 "installed one")
     return None
 
 
@@ -123,15 +134,19 @@ def anatomy_family(frames: Sequence[Frame], line: str) -> tuple[str, str] | None
         return "version_check", (f"{lib.owner} says this is a defect of its own (it should not happen): install the "
                                  f"{lib.owner} release that fixes it (its issue tracker names it; usually the latest), "
                                  "or the release the runner pins")
-    if msg and _validation(msg):
+    if msg and _RELEASE_REASON.search(msg) and lib is not None:
+        return "version_check", (f"{lib.owner} refused this because of the installed release (its message says so): "
+                                 f"install the {lib.owner} release the message asks for (usually the latest), or the "
+                                 "one the runner pins")
+    if msg and _REFUSAL_TYPE.search(line) and _validation(msg):
         who = f"{lib.owner} " if lib is not None else "the code "
         return "config_error", (f"{who}refused a value of the run's settings (the message names it and what it must "
                                 "be): change that setting or the combination it rejects")
     if last is not None and last.installed and _INTERNAL.search(line) and not _user_value(frames, line):
-        return "version_check", (f"{last.owner}'s own code failed ({last.path.replace(chr(92), '/').rsplit('/', 1)[-1]} "
-                                 f"{last.function}) with no value of the run's in the message: a defect of the "
-                                 f"installed {last.owner} release (or of the package it calls); install the {last.owner} "
-                                 "release that fixes it (its issue tracker; usually the latest) or the one the runner pins")
+        return "version_check", (f"{_poss(last.owner)} own code failed ({_file(last)} {last.function}) with no value "
+                                 f"of the run's in the message: a defect of the installed {last.owner} release (or of "
+                                 f"the package it calls); install the {last.owner} release that fixes it (its issue "
+                                 "tracker; usually the latest) or the one the runner pins")
     return None
 
 
