@@ -183,6 +183,44 @@ Traceback (most recent call last):
 ValueError: this function requires ZeRO-3 mode
 """
 
+# peft tuners/oft/config.py OFTConfig.check_kwargs (a config check's frame, which the frame rules read as the
+# settings): the message gives the installed release as the reason
+PEFT_OFT_RELEASE = f"""\
+Loading checkpoint shards: 100%|██████████| 4/4 [00:03<00:00,  1.21it/s]
+Traceback (most recent call last):
+  File "/home/q/infer.py", line 14, in <module>
+    model = PeftModel.from_pretrained(base, "ckpt/oft-adapter")
+  File "{SP}/peft/config.py", line 152, in from_pretrained
+    kwargs = cls.check_kwargs(**kwargs)
+  File "{SP}/peft/tuners/oft/config.py", line 208, in check_kwargs
+    raise ValueError(
+ValueError: OFT has been updated since PEFT 0.14.0. Your trained adapter weights are incompatible with the latest version of OFT. Please retrain your adapter weights with newer PEFT versions. Alternatively, downgrade PEFT to version 0.13.0 to use the old adapter weights.
+"""
+
+# ms-swift swift/arguments/rlhf_args.py RLHFArguments._check_grpo: `Please update liger-kernel to 0.7.0 or later: pip
+# install -U liger-kernel`, printed by every rank
+SWIFT_LIGER_RELEASE = "".join(f"""\
+[rank{r}]: Traceback (most recent call last):
+[rank{r}]:   File "{SP}/swift/cli/rlhf.py", line 5, in <module>
+[rank{r}]:     rlhf_main()
+[rank{r}]:   File "{SP}/swift/arguments/rlhf_args.py", line 150, in __post_init__
+[rank{r}]:     self._check_grpo()
+[rank{r}]:   File "{SP}/swift/arguments/rlhf_args.py", line 547, in _check_grpo
+[rank{r}]:     raise ValueError('Please update liger-kernel to 0.7.0 or later: pip install -U liger-kernel')
+[rank{r}]: ValueError: Please update liger-kernel to 0.7.0 or later: pip install -U liger-kernel
+""" for r in (0, 1))
+
+# torch's own bounds message inside transformers' generation code (generation/utils.py _sample): ` -1` is an index, not
+# a command-line flag
+GENERATE_INDEX = f"""\
+Traceback (most recent call last):
+  File "/home/u/gen.py", line 22, in <module>
+    out = model.generate(**batch, max_new_tokens=64)
+  File "{SP}/transformers/generation/utils.py", line 2597, in _sample
+    next_token_logits = outputs.logits[:, -1, :].clone().float()
+IndexError: index -1 is out of bounds for dimension 1 with size 0
+"""
+
 # a KeyError raised by the user's own script (the last frame is theirs): not a library's defect
 USER_KEYERROR = """\
 Traceback (most recent call last):
@@ -204,6 +242,9 @@ KeyError: 'gpu7'
     (ACCEL_FSDP2, "config_error", "accelerate refused a value"),
     (HF_CP_SDPA, "config_error", "transformers refused a value"),
     (DS_ZERO3_ONLY, "config_error", "deepspeed refused a value"),
+    (PEFT_OFT_RELEASE, "version_check", "peft refused this because of an installed release"),
+    (SWIFT_LIGER_RELEASE, "version_check", "install the version the message names"),
+    (GENERATE_INDEX, "version_check", "transformers' own code failed (utils.py _sample)"),
 ])
 def test_family_and_border(log, family, border):
     answer, d = _root(log)
@@ -214,6 +255,14 @@ def test_family_and_border(log, family, border):
 def test_user_script_keyerror_is_not_a_library_defect():
     answer, d = _root(USER_KEYERROR)
     assert answer != "version_check", d.fix
+
+
+def test_release_reason_is_not_a_setting_update():
+    lib = ta.anatomy([(f"{SP}/trl/trainer/grpo_config.py", "__post_init__")])
+    assert ta.release_refusal(lib, "ValueError: Please update your config to set `use_vllm=True`") is None
+    assert ta.release_refusal(lib, "ValueError: x is not supported for this version of PEFT")[0] == "version_check"
+    # the user's own script saying so is not an installed release refusing
+    assert ta.release_refusal(ta.anatomy([("/home/u/t.py", "main")]), "ValueError: please upgrade torch") is None
 
 
 def test_frame_owners():

@@ -119,8 +119,12 @@ INTERNAL_BUG = (r"\b(?:UnboundLocalError|IndexError|KeyError|RecursionError): |"
 REFUSAL_TYPES = r"\b(?:ValueError|TypeError|AssertionError|NotImplementedError|\w*(?:Config|Argument|Validation)\w*Error): "
 
 # A refusal that names the installed release as its reason (unsloth loader.py `Unsloth: {model_name} is not supported
-# in your current Unsloth version! Please update Unsloth via: ...`, `... in the installed version of X`, `please
-# upgrade X to ...`): the release, not the value - read before the refusal shapes above.
+# in your current Unsloth version! Please update Unsloth via: ...`, peft `... is not supported for this version of
+# PEFT, please upgrade to peft>=0.9.0`, `please upgrade X`, `pip install -U X`): the release, not the value - read
+# before the refusal shapes and over the frame rules that take a config check's raise as the settings. Not `update
+# the config to ...` (a setting).
 RELEASE_REASON = (r"\b(?:your|the|this) (?:current |installed )?(?:[\w.-]+ ){0,2}(?:version|release)\b|"
-                  r"\b(?:[Uu]pgrade|[Uu]pdate|[Dd]owngrade) (?:[\w`.-]+ ){0,3}?(?:to|via|with|from)\b|"
+                  r"\b(?:[Uu]pgrade|[Dd]owngrade)\b|"
+                  r"\b[Uu]pdate (?:your |the )?[`'\"]?(?!(?:config|configuration|settings?|yaml|values?|arguments?|"
+                  r"parameters?|options?|code|script)\b)[A-Za-z][\w.-]*[`'\"]? (?:to|via|with|from)\b|"
                   r"\bpip install (?:-U|--upgrade)\b")

@@ -1400,7 +1400,7 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         return skew   # e-ver3: installed code calling another release's API (the border between two packages)
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
-            return family, fix
+            return _unless_release(h, family, fix)
     if (embedding := _embedding_index_family(h)) is not None:
         return embedding
     statement = _last_statement(h.pre[-6000:])
@@ -1421,12 +1421,20 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
-            return family, fix
+            return _unless_release(h, family, fix)
     # e-ver3: where no rule read it, the traceback's anatomy (who raised it, and the message's shape)
     return _bare_assert_family(h) or traceback_anatomy.anatomy_family(_anatomy_of(h), h.text)
 
 
 _ANATOMY_FRAMES = 16
+
+
+def _unless_release(h: Hit, family: str, fix: str) -> tuple[str, str]:
+    """e-ver3: a rule's config_error over installed code's refusal whose message gives the installed release as the
+    reason (`not supported for this version of PEFT, please upgrade`) is the versions (FAMILIES.md amended rule 1)."""
+    if family == "config_error" and (rel := traceback_anatomy.release_refusal(_anatomy_of(h), h.text)) is not None:
+        return rel[0], rel[1] + "; " + fix
+    return family, fix
 
 
 def _anatomy_of(h: Hit) -> list[traceback_anatomy.Frame]:

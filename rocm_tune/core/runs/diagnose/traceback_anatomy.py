@@ -121,6 +121,17 @@ def border_skew(frames: Sequence[Frame], line: str) -> tuple[str, str] | None:
     return None
 
 
+def release_refusal(frames: Sequence[Frame], line: str) -> tuple[str, str] | None:
+    """version_check when installed code refuses and its message gives the installed release as the reason."""
+    msg = line.split(": ", 1)[1] if ": " in line else ""
+    lib = next((f for f in reversed(frames) if f.installed), None)
+    if not msg or lib is None or not _RELEASE_REASON.search(msg):
+        return None
+    return "version_check", (f"{lib.owner} refused this because of an installed release (its message says so): "
+                             "install the release the message asks for (usually the latest), or the one the runner "
+                             "pins")
+
+
 def _validation(msg: str) -> bool:
     return any(rx.search(msg) for rx in _VALIDATION)
 
@@ -134,10 +145,8 @@ def anatomy_family(frames: Sequence[Frame], line: str) -> tuple[str, str] | None
         return "version_check", (f"{lib.owner} says this is a defect of its own (it should not happen): install the "
                                  f"{lib.owner} release that fixes it (its issue tracker names it; usually the latest), "
                                  "or the release the runner pins")
-    if msg and _RELEASE_REASON.search(msg) and lib is not None:
-        return "version_check", (f"{lib.owner} refused this because of the installed release (its message says so): "
-                                 f"install the {lib.owner} release the message asks for (usually the latest), or the "
-                                 "one the runner pins")
+    if (released := release_refusal(frames, line)) is not None:
+        return released
     if msg and _REFUSAL_TYPE.search(line) and _validation(msg):
         who = f"{lib.owner} " if lib is not None else "the code "
         return "config_error", (f"{who}refused a value of the run's settings (the message names it and what it must "
