@@ -221,6 +221,22 @@ Traceback (most recent call last):
 IndexError: index -1 is out of bounds for dimension 1 with size 0
 """
 
+# LLaMA-Factory installed editable (`pip install -e .` in its checkout): model/model_utils/moe.py imports
+# modeling_qwen3_omni_moe only `if is_transformers_version_greater_than("4.57.0")` and uses it in its block's __init__
+# (line 222): under an older transformers the name is undefined. The catalogue's NameError rule reads site-packages
+# frames only; the anatomy knows the checkout's package.
+LF_EDITABLE_NAMEERROR = """\
+[INFO|2025-11-02 09:10:11] llamafactory.model.model_utils.checkpointing:143 >> Gradient checkpointing enabled.
+Traceback (most recent call last):
+  File "/opt/conda/bin/llamafactory-cli", line 8, in <module>
+    sys.exit(main())
+  File "/workspace/LLaMA-Factory/src/llamafactory/model/loader.py", line 173, in load_model
+    model = load_class.from_pretrained(**init_kwargs)
+  File "/workspace/LLaMA-Factory/src/llamafactory/model/model_utils/moe.py", line 222, in __init__
+    modeling_qwen3_omni_moe.Qwen3OmniMoeThinkerTextMLP(
+NameError: name 'modeling_qwen3_omni_moe' is not defined
+"""
+
 # a KeyError raised by the user's own script (the last frame is theirs): not a library's defect
 USER_KEYERROR = """\
 Traceback (most recent call last):
@@ -245,6 +261,7 @@ KeyError: 'gpu7'
     (PEFT_OFT_RELEASE, "version_check", "peft refused this because of an installed release"),
     (SWIFT_LIGER_RELEASE, "version_check", "install the version the message names"),
     (GENERATE_INDEX, "version_check", "transformers' own code failed (utils.py _sample)"),
+    (LF_EDITABLE_NAMEERROR, "version_check", "llamafactory's own code failed (moe.py __init__)"),
 ])
 def test_family_and_border(log, family, border):
     answer, d = _root(log)
