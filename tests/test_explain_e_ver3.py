@@ -328,3 +328,13 @@ def test_anatomy_family_shapes():
     assert ta.anatomy_family(lib, "KeyError: 'messages'") is None
     # no library frame at all: nothing to say
     assert ta.anatomy_family(ta.anatomy([("/home/u/x.py", "<module>")]), "IndexError: list index out of range") is None
+
+
+def test_message_past_rank_prefix():
+    assert ta.message_of("[rank3]: ValueError: Cannot delete adapter(s) 'a' while they are merged.") == \
+        "Cannot delete adapter(s) 'a' while they are merged."
+    assert ta.message_of("(RayWorkerWrapper pid=77) peft.errors.FooError: x") == "x"
+    assert ta.message_of("a line: with a colon") == ""
+    lib = ta.anatomy([(f"{SP}/peft/tuners/tuners_utils.py", "_check_adapters_not_merged")])
+    got = ta.anatomy_family(lib, "[rank3]: ValueError: Cannot delete adapter(s) 'a' while they are merged.")
+    assert got is not None and got[0] == "config_error"

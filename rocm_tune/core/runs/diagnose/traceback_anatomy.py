@@ -83,6 +83,15 @@ def caller(frames: Sequence[Frame]) -> Frame | None:
     return None
 
 
+_MESSAGE = re.compile(r"(?:^|[\s:\])])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): (.*)$")
+
+
+def message_of(line: str) -> str:
+    """The exception's message, past a rank/worker prefix and the (qualified) class: '' without a class."""
+    m = _MESSAGE.search(line)
+    return m.group(1) if m else ""
+
+
 def _poss(name: str) -> str:
     """`trl's`, `transformers'`."""
     return name + ("'" if name.endswith("s") else "'s")
@@ -123,7 +132,7 @@ def border_skew(frames: Sequence[Frame], line: str) -> tuple[str, str] | None:
 
 def release_refusal(frames: Sequence[Frame], line: str) -> tuple[str, str] | None:
     """version_check when installed code refuses and its message gives the installed release as the reason."""
-    msg = line.split(": ", 1)[1] if ": " in line else ""
+    msg = message_of(line)
     lib = next((f for f in reversed(frames) if f.installed), None)
     if not msg or lib is None or not _RELEASE_REASON.search(msg):
         return None
@@ -138,7 +147,7 @@ def _validation(msg: str) -> bool:
 
 def anatomy_family(frames: Sequence[Frame], line: str) -> tuple[str, str] | None:
     """(family, fix) for a generic exception no rule read, from where it was raised and its message's shape."""
-    msg = line.split(": ", 1)[1] if ": " in line else ""
+    msg = message_of(line)
     last = frames[-1] if frames else None
     lib = next((f for f in reversed(frames) if f.installed), None)
     if msg and _CONFESSION.search(msg) and lib is not None:
