@@ -260,13 +260,19 @@ KeyError: 'gpu7'
     (DS_ZERO3_ONLY, "config_error", "deepspeed refused a value"),
     (PEFT_OFT_RELEASE, "version_check", "peft refused this because of an installed release"),
     (SWIFT_LIGER_RELEASE, "version_check", "install the version the message names"),
-    (GENERATE_INDEX, "version_check", "transformers' own code failed (utils.py _sample)"),
     (LF_EDITABLE_NAMEERROR, "version_check", "llamafactory's own code failed (moe.py __init__)"),
 ])
 def test_family_and_border(log, family, border):
     answer, d = _root(log)
     assert answer == family, (answer, d.code, d.fix)
     assert border in d.fix, d.fix
+
+
+def test_negative_index_is_not_a_flag():
+    # the catalogue's settings rule took ` -1` for a command-line flag (config_error); a tensor's bounds are the
+    # shape of what the code was given, not a library defect either: neither rule decides
+    answer, d = _root(GENERATE_INDEX)
+    assert answer not in ("config_error", "version_check"), d.fix
 
 
 def test_user_script_keyerror_is_not_a_library_defect():
@@ -324,6 +330,11 @@ def test_anatomy_family_shapes():
     assert ta.anatomy_family(lib, "ValueError: Adapter 'second' not found.")[0] == "config_error"
     assert ta.anatomy_family(lib, "ValueError: Unknown loss type: sigmoid_x")[0] == "config_error"
     assert ta.anatomy_family(lib, "IndexError: list index out of range")[0] == "version_check"
+    assert ta.anatomy_family(lib, "IndexError: index 3 is out of bounds for dimension 0 with size 3") is None
+    # a parameter's name missing, or a key missing while loading files: the files', not only the release's
+    assert ta.anatomy_family(lib, "KeyError: 'model.layers.0.self_attn.q_proj.weight'") is None
+    loading = ta.anatomy([(f"{SP}/transformers/modeling_utils.py", "_load_state_dict_into_meta_model")])
+    assert ta.anatomy_family(loading, "KeyError: 'lm_head'") is None
     # a KeyError naming a data column is the data's, not a library defect
     assert ta.anatomy_family(lib, "KeyError: 'messages'") is None
     # no library frame at all: nothing to say

@@ -108,10 +108,12 @@ VALIDATION_SHAPES = (
 # The exception types that, raised deep inside a library (its own code is the last frame and no frame of the user's
 # comes after the run started), are that library's defect rather than a value: Python's own messages for a variable
 # read before it was set, a name the code's imports did not define (a conditional import of another release's name),
-# an index past a container's end, a key a mapping lacks (a registry of another release), a result unpacked to another
+# an index past a Python container's end (not a tensor's: `index 5 is out of bounds for dimension 0` is the shape of
+# what the code was given), a key a mapping lacks (a registry of another release), a result unpacked to another
 # arity, a failed `assert` with its message in the library. The catalogue reads some of these for site-packages
 # frames; this reads them for every installed frame (editable checkouts: LLaMA-Factory/src/llamafactory, ms-swift/swift). Not an operation on None (an unset setting reaches code that way).
-INTERNAL_BUG = (r"\b(?:UnboundLocalError|NameError|IndexError|KeyError|RecursionError): |"
+INTERNAL_BUG = (r"\b(?:UnboundLocalError|NameError|KeyError|RecursionError): |"
+                r"\bIndexError: (?:(?:list|tuple|string|deque|range object) index out of range|pop from (?:an )?empty)|"
                 r"\bValueError: (?:too many|not enough) values to unpack \(expected \d+|"
                 r"\bTypeError: (?:object of type '\w+' has no len\(\)|cannot unpack non-iterable \w+ object)|"
                 r"\bAssertionError: ")

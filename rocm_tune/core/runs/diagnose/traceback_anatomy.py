@@ -173,6 +173,13 @@ _USER_WORDS = re.compile(r"\b(?:args|cfg|config|self\.args|dataset|data|sample|e
                          r"instruction|output|train|validation|test)['\"]")
 
 
+_LOADING = re.compile(r"load|restore|resume|checkpoint|state_dict", re.I)
+_PARAM_NAME = re.compile(r"'[\w.]+\.(?:weight|bias|\w*scales?|qweight|qzeros|g_idx|inv_freq|\w*_proj)'")
+
+
 def _user_value(frames: Sequence[Frame], line: str) -> bool:
-    """The message names the user's data or settings, or the user's own script raised it."""
-    return bool(_USER_WORDS.search(line)) or (bool(frames) and frames[-1].kind == "user")
+    """The message names the user's data or settings, or the user's own script raised it; or the library was
+    loading files (a checkpoint's key or a parameter's name missing is the files', not only the release's)."""
+    if _USER_WORDS.search(line) or _PARAM_NAME.search(line):
+        return True
+    return bool(frames) and (frames[-1].kind == "user" or bool(_LOADING.search(frames[-1].function)))
