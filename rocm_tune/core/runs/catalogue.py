@@ -4010,7 +4010,9 @@ MESSAGE_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"\b(?:[Ii]nvalid|[Mm]issing) (?:data(?:set)? )?split\b|\bpossible_splits\b|"
                 r"\b(?:assistant|user|system)_message\b|['\"]role['\"]\s*:|<(?:image|video|audio)>"),
      "dataset_error", "the dataset does not have what the run needs: check its file, format and columns"),
-    (re.compile(r"(?:^|\s)--?\w+|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
+    # e-ver3 (issue 26): a flag starts with a letter (`--lr`, `-c`): ` -1` in torch's `index -1 is out of bounds` or
+    # `got -2` is a number, not an option of the command line
+    (re.compile(r"(?:^|\s)--?[A-Za-z_]\w*|\bargument|must be (?:set|specified|one of|an?)|should be (?:set|one of)|"
                 # e-cfgerr (issue 26): a setting's bound in the checks' own words — `num_generations` must be greater
                 # than 1, `max_tokens must be at least 1, got 0` (vLLM SamplingParams), `must be between 0 and 1`;
                 # a value required for a feature (`The ZeRO stage must be 3 to use offload_param`); a setting named

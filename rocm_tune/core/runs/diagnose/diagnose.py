@@ -36,6 +36,7 @@ from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, refusals, resemble, teardown
+from rocm_tune.core.runs.diagnose import traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -1395,9 +1396,11 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         return refused
     if (sourced := _sourced_family(h, frames, texts)) is not None:
         return sourced
+    if (skew := traceback_anatomy.border_skew(_anatomy_of(h), h.text)) is not None:
+        return skew   # e-ver3: installed code calling another release's API (the border between two packages)
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
-            return family, fix
+            return _unless_release(h, family, fix)
     if (embedding := _embedding_index_family(h)) is not None:
         return embedding
     statement = _last_statement(h.pre[-6000:])
@@ -1418,8 +1421,28 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     msg = h.text.split(":", 1)[1] if ":" in h.text else h.text
     for rx, family, fix in cat.MESSAGE_RULES:
         if rx.search(msg):
-            return family, fix
-    return _bare_assert_family(h)
+            return _unless_release(h, family, fix)
+    # e-ver3: where no rule read it, the traceback's anatomy (who raised it, and the message's shape)
+    return _bare_assert_family(h) or traceback_anatomy.anatomy_family(_anatomy_of(h), h.text)
+
+
+_ANATOMY_FRAMES = 16
+
+
+def _unless_release(h: Hit, family: str, fix: str) -> tuple[str, str]:
+    """e-ver3: a rule's config_error over installed code's refusal whose message gives the installed release as the
+    reason (`not supported for this version of PEFT, please upgrade`) is the versions (FAMILIES.md amended rule 1)."""
+    if family == "config_error" and (rel := traceback_anatomy.release_refusal(_anatomy_of(h), h.text)) is not None:
+        return rel[0], rel[1] + "; " + fix
+    return family, fix
+
+
+def _anatomy_of(h: Hit) -> list[traceback_anatomy.Frame]:
+    """e-ver3: the last frames of the exception's traceback with their owners (traceback_anatomy.py)."""
+    pre = h.pre[-8000:]
+    found = [(m.start(), m.group(1), m.group(2) or "<syntax>") for m in _FRAME.finditer(pre)]
+    found += [(m.start(), m.group(1), m.group(2)) for m in _NB_EXC_FRAME.finditer(pre)]
+    return traceback_anatomy.anatomy([(path, fn) for _, path, fn in sorted(found)][-_ANATOMY_FRAMES:])
 
 
 def _sourced_family(h: Hit, frames: Sequence[tuple[str, str]], texts: Sequence[str]) -> tuple[str, str] | None:
@@ -1938,6 +1961,10 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         r.title = sig.title + " (its build code calls an API the installed torch does not have)"
         r.fix = ("use a DeepSpeed release made for the installed torch (or the torch it pins): the op builder and "
                  "torch's build helpers (cpp_extension, hipify) must match; " + sig.fix)
+    elif r.code == "import-name-mismatch" and (skew := traceback_anatomy.border_skew(
+            _anatomy_of(exception_hit(r)), exception_hit(r).text)) is not None:
+        # e-ver3: raised where installed code calls another package: the fix names the two sides of the border
+        r.fix = skew[1] + "; " + r.fix
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
