@@ -395,6 +395,20 @@ _ESWIFT2_SIGNATURES: tuple[Signature, ...] = (
           r"which is larger than the available KV cache memory",),
          ("To serve at least one request",),
          sources=("vllm-project/vllm vllm/v1/core/kv_cache_utils.py (check_enough_kv_cache_memory)",)),
+    # integrator (session 12): verl's default reward dispatcher (verl/utils/reward_score/__init__.py
+    # default_compute_score) picks the reward function by each row's data_source column; a value it does not know
+    # (an empty column, a dataset name of one's own) raises NotImplementedError - the data's field, not the trainer
+    _sig("verl-reward-data-source", "dataset_error", "error", "root", "no reward function for the rows' data_source",
+         "verl's default reward chooses the scoring function by each row's data_source column (openai/gsm8k, "
+         "lighteval/MATH, math_dapo, aime*, codecontests/apps/taco, hiyouga/geometry3k, ...); the rows carry a value "
+         "it does not know (often empty: the conversion script did not set it)",
+         "set data_source in the parquet files to the benchmark whose scorer fits your answers (the conversion "
+         "script's data_source value), or give your own scorer: custom_reward_function.path=... "
+         "custom_reward_function.name=...",
+         "read one row: `python -c \"import pandas as p; print(p.read_parquet('train.parquet').data_source.unique())\"`",
+         (r"NotImplementedError: Reward function is not implemented for data_source=",),
+         ("Reward function is not implemented",),
+         sources=("volcengine/verl verl/utils/reward_score/__init__.py default_compute_score",)),
     _sig("swift-media-count-mismatch", "dataset_error", "error", "root", "a sample's media placeholders do not match "
          "its media",
          "a row has a different number of <image>/<video>/<audio> tags in its messages than files in its "
