@@ -35,7 +35,7 @@ from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, refusals, resemble, teardown
+from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, peer_waits, refusals, resemble, teardown
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -1023,6 +1023,9 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     # collective lines
     teardown.collective_noise(diags, prio, own, teardown.merged([sc.ends for sc in scans]).first(), went_on,
                               _earlier, PRIORITY_OF["consequence"])
+    # e-rank: the other ranks' waits for a peer (watchdog timeouts, store waits, connections the peer closed) under a
+    # rank's own failure, whatever the text order
+    peer_waits.demote_waits(diags, prio, own, went_on, exception_hit, cat.GENERIC, PRIORITY_OF["consequence"])
     ended = any(sc.finished for sc in scans)
     for d in diags:
         if (ended or _hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
