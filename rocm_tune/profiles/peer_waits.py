@@ -67,6 +67,12 @@ COLLECTIVE_OWN = (r"[NnRr]ccl|NCCL|RCCL|gloo|Gloo|c10d|ProcessGroup|DistBackend|
                   r"[Tt]imed? ?out|[Tt]imeout|Connection (?:reset|closed|refused)|Broken pipe|by (?:remote )?peer|"
                   r"[Ww]atchdog|collective")
 
+# hang advisories of the collective library (catalogue codes): a warning that collectives MAY hang here (RCCL's
+# `NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system instability or hang!`, printed by
+# every RCCL run on such a host, src/init.cc). With a rank's own failure or a rank killed in the log, the warning did
+# not stop the run: read as the waits are
+HANG_ADVISORIES: frozenset[str] = frozenset({"iommu-p2p-hang"})
+
 # a rank's own line may print some seconds after the wait it caused (buffered streams, one-second stamps): the
 # cause's own timestamp may come this many seconds after the first wait line's and still be the cause
 TIME_SLACK_S = 5.0

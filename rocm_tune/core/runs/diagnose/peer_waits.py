@@ -19,11 +19,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import peer_waits as pw
 
 PEER_WAIT = re.compile("|".join(pw.PEER_WAIT))
 _COLLECTIVE_OWN = re.compile(pw.COLLECTIVE_OWN)
 _EXC_CLASS = re.compile(r"(?:^|[\s:\]])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): ")
+_RANK_KILLED = re.compile(lx.RANK_KILLED)
 _CRASH = re.compile(r"Segmentation fault|Fatal Python error|SIGSEGV|SIGABRT|terminate called|core dumped|Aborted")
 COLLECTIVE_FAMILY = "nccl_rccl_timeout_hang"
 # families that are never a rank's own cause of the others' waits: the collective itself, the launcher's teardown,
@@ -73,19 +75,23 @@ def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: s
         return False
     if e.code == generic and not is_own_exception(hit.text):
         return False
+    if e.code == "host-oom-killed" and not any(_RANK_KILLED.search(h.text) for h in e.evidence):
+        return False   # e-host2: a shell's `Killed` of the whole launcher is as often a user's kill -9 of a hung job
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False   # the run went on past it: handled, not the end of the run
     ranks = {h.rank for h in e.evidence} - {None}
-    if ranks and any(w.rank in ranks for w in d.evidence):
+    if ranks and d.code not in pw.HANG_ADVISORIES and any(w.rank in ranks for w in d.evidence):
         return False   # the same rank waited: its own exception may be the wait's own report
     return _not_later(hit, d.evidence)
 
 
 def demote_waits(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[int, str], progress: Mapping[int, int],
                  exception_hit: Callable[[Any], Any], generic: str, consequence: int) -> None:
-    """In prio, the collective diagnoses whose every line is a wait for a peer become consequences when another
-    diagnosis of priority >= 2 is a rank's own failure (module docstring)."""
-    waits = [i for i, d in enumerate(diags) if d.family == COLLECTIVE_FAMILY and prio[i] >= 2 and waits_only(d)]
+    """In prio, the collective diagnoses whose every line is a wait for a peer (or a hang advisory,
+    profiles/peer_waits.HANG_ADVISORIES) become consequences when another diagnosis of priority >= 2 is a rank's own
+    failure or a rank killed (module docstring)."""
+    waits = [i for i, d in enumerate(diags) if d.family == COLLECTIVE_FAMILY and prio[i] >= 2 and
+             (waits_only(d) or d.code in pw.HANG_ADVISORIES)]
     if not waits:
         return
     causes = [(e, own.get(j, e.family), exception_hit(e) if e.code == generic else e.first)
