@@ -730,6 +730,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
           r"got signal: 9\b", r"已杀死",
+          # e-rank: CPython's multiprocessing Process repr once SIGKILL ended it (process.py _exitcode_to_name:
+          # `<Process name='SpawnProcess-1' pid=4242 parent=4200 stopped exitcode=-SIGKILL>`)
+          r"\bexitcode=-SIGKILL\b",
           # ex-num (issue 26): Go's os/exec error for a child killed by SIGKILL (ollama's runner, Go launchers and
           # operators), and the BSD/macOS shells' `Killed: 9`
           r"\bsignal: killed\b", r"^(?:\S+: )?Killed: 9\b",
@@ -779,7 +782,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # r3-misc: kernels before 4.19 (mm/oom_kill.c): `Out of memory: Kill process 211 (python) score 912 or
           # sacrifice child`
           r"Out of memory: Kill process \d+ \(.*\) score \d+",
-          r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
+          r"invoked oom-killer", r"oom-kill:constraint=",
+          # e-rank: not `docker inspect`'s `"OOMKilled": false` (the container was NOT killed for memory)
+          r"\bOOMKilled\b(?!\"?:\s*false)", r"oom_reaper: reaped process",
           r"(?:node|Node) was low on resource: memory",
           # Google Colab's notice when the VM's RAM ran out
           r"Your session crashed after using all available RAM",

@@ -75,8 +75,10 @@ def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: s
         return False
     if e.code == generic and not is_own_exception(hit.text):
         return False
-    if e.code == "host-oom-killed" and not any(_RANK_KILLED.search(h.text) for h in e.evidence):
-        return False   # e-host2: a shell's `Killed` of the whole launcher is as often a user's kill -9 of a hung job
+    if e.code == "host-oom-killed" and d.code in pw.HANG_ADVISORIES and \
+            not any(_RANK_KILLED.search(h.text) for h in e.evidence):
+        return False   # e-host2: a shell's `Killed` of the whole launcher is as often a user's kill -9 of a hung job;
+        # ranks that lost a peer or waited for one did not hang by themselves: something ended that peer
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False   # the run went on past it: handled, not the end of the run
     ranks = {h.rank for h in e.evidence} - {None}
