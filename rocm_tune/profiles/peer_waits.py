@@ -61,6 +61,15 @@ PEER_WAIT: tuple[str, ...] = (
     r"before timing out)",
 )
 
+# NCCL/RCCL's return-code text that names no cause of its own (src/misc/utils.cc ncclGetErrorString / torch's
+# getNcclErrorDetailStr: `unhandled system error`, `ncclSystemError: System call (e.g. socket, malloc) or external
+# library call failed or device error.`): before NCCL 2.19 a peer's socket closing came back as ncclSystemError.
+# Such a line is a wait when the lines right after it (NCCL's `Last error:`) are one
+STATUS_ONLY: tuple[str, ...] = (
+    r"unhandled system error", r"ncclSystemError: System call \(e\.g\. socket, malloc\) or external library call "
+    r"failed or device error", r"^(?:\[\w+\]:\s*)?Last error:\s*$",
+)
+
 # what makes a rank's exception a collective failure itself (never the cause of the others' waits): the collective
 # library's or the process group's words, or a timeout / lost connection of its own
 COLLECTIVE_OWN = (r"[NnRr]ccl|NCCL|RCCL|gloo|Gloo|c10d|ProcessGroup|DistBackend|DistNetwork|DistStore|Rendezvous|"

@@ -23,6 +23,8 @@ from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import peer_waits as pw
 
 PEER_WAIT = re.compile("|".join(pw.PEER_WAIT))
+_STATUS_ONLY = re.compile("|".join(pw.STATUS_ONLY), re.M)
+_GLOBAL_RANK = re.compile(r"\[(?:PG [^\]]{0,60} )?Rank (\d+)\]")
 _COLLECTIVE_OWN = re.compile(pw.COLLECTIVE_OWN)
 _EXC_CLASS = re.compile(r"(?:^|[\s:\]])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt): ")
 _RANK_KILLED = re.compile(lx.RANK_KILLED)
@@ -50,9 +52,22 @@ class _DiagLike(Protocol):
     evidence: list[Any]
 
 
+def is_wait(h: Any) -> bool:
+    """The line is a rank waiting for a peer (profiles/peer_waits.PEER_WAIT), or NCCL's status text that names no
+    cause of its own with a wait in the lines right after it (its `Last error:`)."""
+    return bool(PEER_WAIT.search(h.text)) or bool(_STATUS_ONLY.search(h.text) and PEER_WAIT.search(h.context))
+
+
 def waits_only(d: _DiagLike) -> bool:
-    """Every line of d is a rank waiting for a peer (profiles/peer_waits.PEER_WAIT)."""
-    return bool(d.evidence) and all(PEER_WAIT.search(h.text) for h in d.evidence)
+    """Every line of d is a rank waiting for a peer."""
+    return bool(d.evidence) and all(is_wait(h) for h in d.evidence)
+
+
+def _wait_rank(h: Any) -> int | None:
+    """The global rank a wait line names (`[Rank 9]`, `[PG 0 Rank 9]`: torchrun's `[default1]:` prefix is the local
+    rank on a node), else the line's rank."""
+    m = _GLOBAL_RANK.search(h.text)
+    return int(m.group(1)) if m else h.rank
 
 
 def is_own_exception(text: str) -> bool:
@@ -82,7 +97,7 @@ def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: s
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False   # the run went on past it: handled, not the end of the run
     ranks = {h.rank for h in e.evidence} - {None}
-    if ranks and d.code not in pw.HANG_ADVISORIES and any(w.rank in ranks for w in d.evidence):
+    if ranks and d.code not in pw.HANG_ADVISORIES and any(_wait_rank(w) in ranks for w in d.evidence):
         return False   # the same rank waited: its own exception may be the wait's own report
     return _not_later(hit, d.evidence)
 
