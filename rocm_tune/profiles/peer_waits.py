@@ -19,7 +19,8 @@ Sources (read, not guessed), one spelling a line:
   error` with NCCL's own `ncclRemoteError: A call failed possibly due to a network error or a remote process exiting
   prematurely.`
 - torch/csrc/distributed/c10d/TCPStore.cpp, socket.cpp, Utils.hpp, ProcessGroupNCCL.cpp (broadcastUniqueNCCLID):
-  `Socket Timeout`, `wait timeout after Nms, keys: ...`, `Timeout waiting for key: `, `store->get('0') got error: `,
+  `Socket Timeout`, `wait timeout after Nms, keys: ...` (older: `doWait timeout after ...`), `Timeout waiting for
+  key: `, `store->get('0') got error: `,
   `Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?`;
   torch/distributed/distributed_c10d.py `Waiting in store based barrier to initialize process group for rank: N` and
   `Timed out initializing process group in store based barrier`; `monitoredBarrier` (ProcessGroupGloo.cpp:
@@ -28,7 +29,11 @@ Sources (read, not guessed), one spelling a line:
   Nms for recv operation to complete`, `Application timeout caused pair closure`.
 - NVIDIA/nccl src/misc/socket.cc, transport/net_socket.cc (RCCL the same): `socketProgress: Connection closed by
   remote peer host<port>`, `socketProgressOpt: Call to recv from host<port> failed : Connection reset by peer`,
-  `Net : Call to recv from ... failed : Broken pipe`, `NET/Socket : socket progress error`.
+  `Net : Call to recv from ... failed : Broken pipe`, `NET/Socket : socket progress error`; src/proxy.cc's proxy
+  service once a peer's connection broke (below).
+- torch ProcessGroupNCCL.cpp (2.3+): `Terminating the process after attempting to dump debug info, due to collective
+  timeout or exception.` (or `due to ProcessGroupNCCL watchdog hang.`),
+  `Future for ProcessGroup abort timed out after N ms`.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ from __future__ import annotations
 # one regex a spelling; any of them makes a line a wait on a peer
 PEER_WAIT: tuple[str, ...] = (
     r"Watchdog caught collective operation timeout", r"[Cc]aught collective operation timeout",
+    r"Terminating the process after attempting to dump debug info, due to (?:collective timeout|"
+    r"ProcessGroupNCCL watchdog hang)",
+    r"Future for ProcessGroup abort timed out",
     r"ran for \d+ milliseconds before timing out",
     r"Exception \(either an error or timeout\) detected by watchdog",
     r"Timeout at NCCL work", r"Some NCCL operations have failed or timed out",
@@ -46,7 +54,7 @@ PEER_WAIT: tuple[str, ...] = (
     r"[Rr]eceived a dump signal due to a collective timeout", r"flight recorder dump signal from another rank",
     r"NCCL communicator was aborted on rank",
     r"remote process exited or there was a network error", r"ncclRemoteError",
-    r"Socket Timeout", r"wait timeout after \d+ ?ms, keys", r"Timeout waiting for key",
+    r"Socket Timeout", r"(?:do)?[Ww]ait timeout after \d+ ?ms, keys", r"Timeout waiting for key",
     r"store->get\(\S*\) got (?:error|exception)", r"Failed to recv, got 0 bytes", r"Connection was likely closed",
     r"Waiting in store based barrier", r"Timed out initializing process group in store based barrier",
     r"failed to pass monitoredBarrier", r"received errors while waiting for send/recv from rank",
@@ -54,6 +62,11 @@ PEER_WAIT: tuple[str, ...] = (
     r"Timed out waiting \d+ ?ms for (?:send|recv) operation", r"Application timeout caused pair closure",
     r"socketProgress\w*: .{0,120}(?:Connection|Broken pipe)", r"Call to recv from \S+ failed : (?:Broken pipe|"
     r"Connection)", r"NET/Socket : socket progress error",
+    # NCCL's proxy thread once a peer's connection broke (src/proxy.cc: `[Proxy Service %d] Failed to execute
+    # operation %s from rank %d, retcode %d`, `[Service thread] Error encountered progressing operation=%s, res=%d,
+    # closing connection`); retcode/res 3 is ncclSystemError (a socket call), 6 ncclRemoteError
+    r"\[Proxy Service \d+\] Failed to execute operation \w+ from rank \d+, retcode [36]\b",
+    r"\[Service thread\] Error encountered progressing operation=\w+, res=[36]\b",
     # the rank's own Python view of the same waits (torch raises them as these classes, with one of the texts above
     # on the same line or the next): a class name alone on its line, what follows the colon being a wait
     r"DistStoreError: (?:Socket Timeout|wait timeout|Timeout waiting)",
