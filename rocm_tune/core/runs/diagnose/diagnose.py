@@ -1132,7 +1132,7 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
         # e-src: the peers lost a rank that raised an exception of its own, which no rule named a family for
         if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
                 all(_PEER_LOSS.search(h.text) or _PEER_WAIT.search(h.text) for h in d.evidence) and \
-                _raised_before(diags, d):
+                _raised_before(diags, d, progress or {}):
             prio[i] = PRIORITY_OF["consequence"]
     for cause, symptom in _COLLECTIVE_SYMPTOM_OF.items():
         # e-g6: NCCL/RCCL's own status for a cause it named (`Duplicate GPU detected` -> ncclInvalidUsage, which torch
@@ -1158,15 +1158,18 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
 _COLLECTIVE_WORDS = re.compile(r"[NnRr]ccl|NCCL|RCCL|gloo|Gloo|c10d|ProcessGroup|DistBackend|DistNetwork|DistStore")
 
 
-def _raised_before(diags: list[Diagnosis], d: Diagnosis) -> bool:
+def _raised_before(diags: list[Diagnosis], d: Diagnosis, progress: Mapping[int, int]) -> bool:
     """e-src (issue 26): a Python exception no rule named a family for (the catch-all) raised before the lines of d (a
     peer gone: the connection reset, NCCL's remote error) and on another rank or in another file: the rank that raised
     it exited and the survivors lost it — torch elastic/c10d tear the group down after a worker's own exception. Its
-    exception is the lead (read by the fallback), not the collective."""
+    exception is the lead (read by the fallback), not the collective. e-rank: not an exception the run went on past
+    (its progress after it in the same log): handled, it ended no rank."""
     for g in diags:
         if g.code != cat.GENERIC or g.benign or _CRASH.search(g.first.text):
             continue
         h = exception_hit(g)
+        if progress.get(h.file_index, -1) > h.offset:
+            continue
         if not _EXC_CLASS.search(h.text) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
             continue
         if _earlier(h, d.first) < 0 and \
