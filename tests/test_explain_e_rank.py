@@ -75,7 +75,9 @@ def test_a_config_error_printed_after_three_ranks_timeouts_is_the_root(tmp_path)
                                   "/default_pg/0//cuda//0\n",
                                   "[rank2]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81]"
                                   " Timed out waiting 1800000ms for recv operation to complete\n",
-                                  _sys_err(1) + _sys_err(3)])
+                                  _sys_err(1) + _sys_err(3),
+                                  "[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after "
+                                  "600000ms while trying to connect to (10.4.0.11, 29500).\n"])
 def test_a_store_or_socket_wait_yields_to_a_later_exception_of_another_rank(tmp_path, wait):
     log = RCCL_INIT + wait + _tb(0, "[rank0]: KeyError: 'conversations'")
     _e, r = _answer(tmp_path, log)
@@ -164,6 +166,12 @@ def test_rccls_iommu_advisory_yields_to_a_rank_the_host_killed_but_not_to_a_user
 # ---------------------------------------------------------------- the collective stays the root
 def test_without_anything_else_the_waits_are_the_collective(tmp_path):
     _e, r = _answer(tmp_path, RCCL_INIT + STEPS + _wd(0) + _wd(1) + _sys_err(2))
+    assert r.family == "nccl_rccl_timeout_hang"
+
+
+def test_a_connect_timeout_alone_stays_the_rendezvous(tmp_path):
+    _e, r = _answer(tmp_path, "[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after "
+                              "600000ms while trying to connect to (10.4.0.11, 29500).\n")
     assert r.family == "nccl_rccl_timeout_hang"
 
 

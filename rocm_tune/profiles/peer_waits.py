@@ -56,7 +56,12 @@ PEER_WAIT: tuple[str, ...] = (
     r"remote process exited or there was a network error", r"ncclRemoteError",
     r"Socket Timeout", r"(?:do)?[Ww]ait timeout after \d+ ?ms, keys", r"Timeout waiting for key",
     r"store->get\(\S*\) got (?:error|exception)", r"Failed to recv, got 0 bytes", r"Connection was likely closed",
-    r"Waiting in store based barrier", r"Timed out initializing process group in store based barrier",
+    r"Waiting in store based barrier",
+    # a rank that cannot reach the store its peer (rank 0 under mp.spawn / tcp:// init, the other node's agent) should
+    # serve: socket.cpp's SocketConnectOp::throwTimeoutError; the agent's store barrier (`Timed out after N seconds
+    # waiting for clients. 1/2 clients joined.`). Alone they stay the rendezvous (a wrong MASTER_ADDR/port)
+    r"The client socket has timed out after \S+ while trying to connect to",
+    r"waiting for clients\. \d+/\d+ clients joined", r"Timed out initializing process group in store based barrier",
     r"failed to pass monitoredBarrier", r"received errors while waiting for send/recv from rank",
     r"Connection closed by (?:remote )?peer", r"Connection reset by peer",
     r"Timed out waiting \d+ ?ms for (?:send|recv) operation", r"Application timeout caused pair closure",
