@@ -138,6 +138,12 @@ def test_with_timestamps_an_exception_long_after_the_wait_did_not_make_the_peers
     ("E1128 14:02:40.551000 7700 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) "
      "local_rank: 0 (pid: 7712) of binary: /usr/bin/python3\n", "host-oom-killed"),
     ("[rank0]: RuntimeError: DataLoader worker (pid(s) 7790) exited unexpectedly\n", "host-oom-killed"),
+    # Ray's memory monitor's detail line on its own (the exception's first line cut off or wrapped)
+    ("Memory on the node (IP: 10.4.0.11, ID: 3a4b60) where the task (actor ID: 9f1c02, name=WorkerDict.actor_rollout_"
+     "generate_sequences, pid=7712, memory used=61.20GB) was running was 243.10GB / 251.50GB (0.966600), which exceeds "
+     "the memory usage threshold of 0.95. Ray killed this worker (ID: 5c9ac3) because it was the most recently "
+     "scheduled task; to see more information about memory usage on this node, use `ray logs raylet.out -ip "
+     "10.4.0.11`.\n", "ray-oom-killed"),
 ])
 def test_a_rank_killed_for_memory_is_the_cause_of_the_store_waits(tmp_path, kill, code):
     # the waits are NCCL errors of priority `root` (store->get Socket Timeout): a kill is still their cause

@@ -165,8 +165,14 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          "`ray logs raylet.out -ip NODE_IP` lists the killed workers and the top memory users",
          (r"ray\.exceptions\.OutOfMemoryError: Task was killed due to the node running low on memory",
           r"Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)",
-          r"RayOutOfMemoryError: More than \d+% of the memory on node"),
-         ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError"),
+          r"RayOutOfMemoryError: More than \d+% of the memory on node",
+          # e-rank: the memory monitor's detail on its own line (src/ray/raylet/worker_killing_policy / node_manager.cc:
+          # `Memory on the node (IP: ...) where the task ... was running was 32.91GB / 33.28GB (0.988698), which
+          # exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: ...) because it was the most
+          # recently scheduled task`), wrapped or cut from the exception's first line
+          r"exceeds the memory usage threshold of [\d.]+", r"\bRay killed this worker\b"),
+         ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError",
+          "exceeds the memory usage threshold", "Ray killed this worker"),
          sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
                   "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
     # e-host2 (issue 26): Ray's report of a worker that vanished without an exit status of its own (src/ray/core_worker:
