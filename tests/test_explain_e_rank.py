@@ -167,6 +167,10 @@ def test_rccls_iommu_advisory_yields_to_a_rank_the_host_killed_but_not_to_a_user
     # the shell's Killed of the whole launcher after the advisory and no progress: a user's kill -9 of a hang
     _e, r = _answer(tmp_path, RCCL_INIT + advisory + "Killed\n", "b.log")
     assert r.family == "nccl_rccl_timeout_hang"
+    # ... unless every rank was loading weights / tokenizing into host RAM right before it (no progress bar)
+    loading = "[INFO|modeling_utils.py:3934] 2026-11-28 14:01:02,118 >> loading weights file /m/model.safetensors\n"
+    _e, r = _answer(tmp_path, RCCL_INIT + advisory + loading + "Killed\n", "c.log")
+    assert r.family == "host_ram_oom"
 
 
 # ---------------------------------------------------------------- the collective stays the root

@@ -1025,7 +1025,8 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
                               _earlier, PRIORITY_OF["consequence"])
     # e-rank: the other ranks' waits for a peer (watchdog timeouts, store waits, connections the peer closed) under a
     # rank's own failure, whatever the text order
-    peer_waits.demote_waits(diags, prio, own, went_on, exception_hit, cat.GENERIC, PRIORITY_OF["consequence"])
+    peer_waits.demote_waits(diags, prio, own, went_on, exception_hit, cat.GENERIC, PRIORITY_OF["consequence"],
+                            lambda h: _host_phase_before(h.pre))
     ended = any(sc.finished for sc in scans)
     for d in diags:
         if (ended or _hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
@@ -2405,7 +2406,12 @@ def _teardown_in_host_memory_phase(r: Diagnosis) -> bool:
     said = "\n".join(h.context for h in r.evidence)
     if any(int(m.group(1)) not in (-9, 9, 137) for m in _EXIT_SEEN.finditer(said)):
         return False
-    own = [ln for ln in r.first.pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
+    return _host_phase_before(r.first.pre)
+
+
+def _host_phase_before(pre: str) -> bool:
+    """The run's own last lines before a line (launchers' lines left out) read or tokenized data or loaded weights."""
+    own = [ln for ln in pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
     return any(_HOST_PHASE.search(ln) or _HOST_PHASE_MORE.search(ln) for ln in own[-3:])
 
 

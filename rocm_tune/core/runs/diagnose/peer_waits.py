@@ -84,16 +84,17 @@ def _not_later(h: _HitLike, waits: Sequence[_HitLike]) -> bool:
 
 
 def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: str,
-              progress: Mapping[int, int]) -> bool:
+              progress: Mapping[int, int], host_phase: Callable[[Any], bool]) -> bool:
     """e (with the family the rules gave it) is a rank's own failure the waits of d follow from."""
     if family in _NOT_A_CAUSE or e.benign:
         return False
     if e.code == generic and not is_own_exception(hit.text):
         return False
     if e.code == "host-oom-killed" and d.code in pw.HANG_ADVISORIES and \
-            not any(_RANK_KILLED.search(h.text) for h in e.evidence):
-        return False   # e-host2: a shell's `Killed` of the whole launcher is as often a user's kill -9 of a hung job;
-        # ranks that lost a peer or waited for one did not hang by themselves: something ended that peer
+            not any(_RANK_KILLED.search(h.text) or host_phase(h) for h in e.evidence):
+        return False   # e-host2: a shell's `Killed` of the whole launcher is as often a user's kill -9 of a hung job,
+        # unless the run was loading data or weights into host RAM right before it (FAMILIES.md host_ram_oom vs
+        # launcher_exit); ranks that lost a peer or waited for one did not hang by themselves: something ended it
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False   # the run went on past it: handled, not the end of the run
     ranks = {h.rank for h in e.evidence} - {None}
@@ -103,10 +104,12 @@ def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: s
 
 
 def demote_waits(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[int, str], progress: Mapping[int, int],
-                 exception_hit: Callable[[Any], Any], generic: str, consequence: int) -> None:
+                 exception_hit: Callable[[Any], Any], generic: str, consequence: int,
+                 host_phase: Callable[[Any], bool] = lambda h: False) -> None:
     """In prio, the collective diagnoses whose every line is a wait for a peer (or a hang advisory,
     profiles/peer_waits.HANG_ADVISORIES) become consequences when another diagnosis of priority >= 2 is a rank's own
-    failure or a rank killed (module docstring)."""
+    failure or a rank killed (module docstring). host_phase(hit): the run was loading data or weights into host RAM
+    right before the hit."""
     waits = [i for i, d in enumerate(diags) if d.family == COLLECTIVE_FAMILY and prio[i] >= 2 and
              (waits_only(d) or d.code in pw.HANG_ADVISORIES)]
     if not waits:
@@ -114,5 +117,5 @@ def demote_waits(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[int, 
     causes = [(e, own.get(j, e.family), exception_hit(e) if e.code == generic else e.first)
               for j, e in enumerate(diags) if prio[j] >= 2 and j not in waits]
     for i in waits:
-        if any(_cause_of(e, fam, hit, diags[i], generic, progress) for e, fam, hit in causes):
+        if any(_cause_of(e, fam, hit, diags[i], generic, progress, host_phase) for e, fam, hit in causes):
             prio[i] = consequence
