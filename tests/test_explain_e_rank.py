@@ -164,6 +164,10 @@ def test_rccls_iommu_advisory_yields_to_a_rank_the_host_killed_but_not_to_a_user
                "-9) local_rank: 0 (pid: 7712) of binary: /usr/bin/python3\n")
     _e, r = _answer(tmp_path, RCCL_INIT + advisory + _wd(1) + elastic)
     assert r.family == "host_ram_oom"
+    # stamped: the advisory at the communicator's start, the rank's own error later (its time does not count)
+    stamped = ("[2026-11-28 14:00:02,551] " + advisory + _tb(0, "[2026-11-28 14:09:40,007] [rank0] " + PEFT))
+    _e, r = _answer(tmp_path, stamped, "s.log")
+    assert r.family == "config_error"
     # the shell's Killed of the whole launcher after the advisory and no progress: a user's kill -9 of a hang
     _e, r = _answer(tmp_path, RCCL_INIT + advisory + "Killed\n", "b.log")
     assert r.family == "nccl_rccl_timeout_hang"

@@ -97,8 +97,10 @@ def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: s
         # launcher_exit); ranks that lost a peer or waited for one did not hang by themselves: something ended it
     if any(progress.get(h.file_index, -1) > h.offset for h in e.evidence):
         return False   # the run went on past it: handled, not the end of the run
+    if d.code in pw.HANG_ADVISORIES:
+        return True    # printed by every rank at the communicator's start: neither its rank nor its time says more
     ranks = {h.rank for h in e.evidence} - {None}
-    if ranks and d.code not in pw.HANG_ADVISORIES and any(_wait_rank(w) in ranks for w in d.evidence):
+    if ranks and any(_wait_rank(w) in ranks for w in d.evidence):
         return False   # the same rank waited: its own exception may be the wait's own report
     return _not_later(hit, d.evidence)
 
