@@ -77,7 +77,9 @@ def test_a_config_error_printed_after_three_ranks_timeouts_is_the_root(tmp_path)
                                   " Timed out waiting 1800000ms for recv operation to complete\n",
                                   _sys_err(1) + _sys_err(3),
                                   "[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after "
-                                  "600000ms while trying to connect to (10.4.0.11, 29500).\n"])
+                                  "600000ms while trying to connect to (10.4.0.11, 29500).\n",
+                                  "mi300-3:7713:7801 [1] misc/socket.cc:544 NCCL WARN socketPollConnect: connect "
+                                  "returned Connection refused, exceeded error retry count (35)\n"])
 def test_a_store_or_socket_wait_yields_to_a_later_exception_of_another_rank(tmp_path, wait):
     log = RCCL_INIT + wait + _tb(0, "[rank0]: KeyError: 'conversations'")
     _e, r = _answer(tmp_path, log)
@@ -183,9 +185,12 @@ def test_without_anything_else_the_waits_are_the_collective(tmp_path):
     assert r.family == "nccl_rccl_timeout_hang"
 
 
-def test_a_connect_timeout_alone_stays_the_rendezvous(tmp_path):
-    _e, r = _answer(tmp_path, "[rank1]: torch.distributed.DistNetworkError: The client socket has timed out after "
-                              "600000ms while trying to connect to (10.4.0.11, 29500).\n")
+@pytest.mark.parametrize("line", ["[rank1]: torch.distributed.DistNetworkError: The client socket has timed out "
+                                  "after 600000ms while trying to connect to (10.4.0.11, 29500).\n",
+                                  "mi300-3:7713:7801 [1] misc/socket.cc:544 NCCL WARN socketPollConnect: connect "
+                                  "returned Connection refused, exceeded error retry count (35)\n"])
+def test_a_connect_timeout_or_refusal_alone_stays_the_network(tmp_path, line):
+    _e, r = _answer(tmp_path, RCCL_INIT + line)
     assert r.family == "nccl_rccl_timeout_hang"
 
 
@@ -235,6 +240,10 @@ def _hit(text: str, context: str = "") -> Hit:
     "mi300-3:7713:7801 [1] NCCL WARN [Service thread] Error encountered progressing operation=Connect, res=3, closing "
     "connection",
     "RuntimeError: doWait timeout after 1800000ms, keys: /default_pg/0//cuda//0",
+    "mi300-3:7713:7801 [1] misc/socket.cc:544 NCCL WARN socketPollConnect: connect returned Connection refused, "
+    "exceeded error retry count (35)",
+    "mi300-3:7713:7801 [1] os/linux.cc:200 NCCL WARN ncclOsSocketPollConnect: connect to 10.4.0.11<37857> returned "
+    "Connection refused, exceeded error retry count after 35 attempts",
 ])
 def test_each_source_spelling_of_a_wait_is_read_as_one(line):
     assert peer_waits.is_wait(_hit(line))

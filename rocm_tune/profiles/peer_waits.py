@@ -72,6 +72,10 @@ PEER_WAIT: tuple[str, ...] = (
     # closing connection`); retcode/res 3 is ncclSystemError (a socket call), 6 ncclRemoteError
     r"\[Proxy Service \d+\] Failed to execute operation \w+ from rank \d+, retcode [36]\b",
     r"\[Service thread\] Error encountered progressing operation=\w+, res=[36]\b",
+    # a rank connecting to a peer that is no longer there (NCCL misc/socket.cc, os/linux.cc: `socketPollConnect:
+    # connect returned Connection refused, exceeded error retry count (35)`, 2.23+: `connect to <addr> returned
+    # Connection refused, exceeded error retry count after 35 attempts`). Alone it stays the network (a wrong interface)
+    r"connect(?: to \S+)? returned Connection refused, exceeded error retry count",
     # the rank's own Python view of the same waits (torch raises them as these classes, with one of the texts above
     # on the same line or the next): a class name alone on its line, what follows the colon being a wait
     r"DistStoreError: (?:Socket Timeout|wait timeout|Timeout waiting)",
