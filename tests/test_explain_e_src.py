@@ -146,8 +146,15 @@ def test_the_watchdogs_rethrow_of_a_gpu_error_is_that_error(tmp_path):
     assert r is not None and r.family == "cuda_error", (r and (r.family, r.code))
 
 
-def test_a_lost_peer_reported_first_is_still_the_network(tmp_path):
+def test_a_lost_peer_reported_first_is_still_the_consequence_of_a_ranks_own_error(tmp_path):
+    # e-rank (issue 26 brief): text order does not decide between a rank's wait for a peer and another rank's own
+    # exception (streams are interleaved and buffered): the exception printed after the lost peer is the lead
     text = NOISE + PEER_GONE + _tb(0, [("/work/train.py", "main", "x = f()")], "RuntimeError: something of its own")
+    r = _explain(tmp_path, text)
+    assert r is not None and r.family != "nccl_rccl_timeout_hang" and "something of its own" in r.first.text
+    # the later exception is itself a collective failure: the network stays the root
+    text = NOISE + PEER_GONE + _tb(0, [("/work/train.py", "main", "x = f()")],
+                                   "RuntimeError: NCCL communicator was aborted on rank 0.")
     r = _explain(tmp_path, text)
     assert r is not None and r.family == "nccl_rccl_timeout_hang"
 

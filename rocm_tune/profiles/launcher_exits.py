@@ -87,4 +87,7 @@ RANK_KILLED = (r"exitcode\s*:?\s*-9\b|exits with return code = -9\b|Signal 9 \(S
                r"terminated with signal:? ?(?:9|SIGKILL)\b|died with <Signals\.SIGKILL: 9>|non-zero exit status -9\b|"
                r"is killed by signal: Killed|DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\) exited unexpectedly|"
                r"srun: error: \S+: tasks? [\d,-]+: Killed|ssh exited with exit code 247\b|exit status 247\b|"
-               r"EXIT STRING: Killed \(signal 9\)|exit(?:ed|s)? with status code (?:137|-9)\b")
+               r"EXIT STRING: Killed \(signal 9\)|exit(?:ed|s)? with status code (?:137|-9)\b|"
+               # e-rank: CPython's multiprocessing (process.py BaseProcess.__repr__, _exitcode_to_name): a Process
+               # object's repr once a signal ended it, as asserts and pool errors print it
+               r"\bexitcode=-SIGKILL\b")

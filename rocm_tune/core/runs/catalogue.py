@@ -165,8 +165,14 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          "`ray logs raylet.out -ip NODE_IP` lists the killed workers and the top memory users",
          (r"ray\.exceptions\.OutOfMemoryError: Task was killed due to the node running low on memory",
           r"Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)",
-          r"RayOutOfMemoryError: More than \d+% of the memory on node"),
-         ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError"),
+          r"RayOutOfMemoryError: More than \d+% of the memory on node",
+          # e-rank: the memory monitor's detail on its own line (src/ray/raylet/worker_killing_policy / node_manager.cc:
+          # `Memory on the node (IP: ...) where the task ... was running was 32.91GB / 33.28GB (0.988698), which
+          # exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: ...) because it was the most
+          # recently scheduled task`), wrapped or cut from the exception's first line
+          r"exceeds the memory usage threshold of [\d.]+", r"\bRay killed this worker\b"),
+         ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError",
+          "exceeds the memory usage threshold", "Ray killed this worker"),
          sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
                   "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
     # e-host2 (issue 26): Ray's report of a worker that vanished without an exit status of its own (src/ray/core_worker:
@@ -744,6 +750,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"llamafactory-cli|swift|tune)\b", r"non-zero exit status -9\b",
           r"^(?:zsh|bash|sh|fish): (?:line \d+: )?(?:\d+ )?[Kk]illed\b",
           r"got signal: 9\b", r"已杀死",
+          # e-rank: CPython's multiprocessing Process repr once SIGKILL ended it (process.py _exitcode_to_name:
+          # `<Process name='SpawnProcess-1' pid=4242 parent=4200 stopped exitcode=-SIGKILL>`)
+          r"\bexitcode=-SIGKILL\b",
           # ex-num (issue 26): Go's os/exec error for a child killed by SIGKILL (ollama's runner, Go launchers and
           # operators), and the BSD/macOS shells' `Killed: 9`
           r"\bsignal: killed\b", r"^(?:\S+: )?Killed: 9\b",
@@ -793,7 +802,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # r3-misc: kernels before 4.19 (mm/oom_kill.c): `Out of memory: Kill process 211 (python) score 912 or
           # sacrifice child`
           r"Out of memory: Kill process \d+ \(.*\) score \d+",
-          r"invoked oom-killer", r"oom-kill:constraint=", r"\bOOMKilled\b", r"oom_reaper: reaped process",
+          r"invoked oom-killer", r"oom-kill:constraint=",
+          # e-rank: not `docker inspect`'s `"OOMKilled": false` (the container was NOT killed for memory)
+          r"\bOOMKilled\b(?!\"?:\s*false)", r"oom_reaper: reaped process",
           r"(?:node|Node) was low on resource: memory",
           # Google Colab's notice when the VM's RAM ran out
           r"Your session crashed after using all available RAM",

@@ -40,6 +40,7 @@ from rocm_tune.core.runs.diagnose import traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
+from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
@@ -1024,6 +1025,10 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     # collective lines
     teardown.collective_noise(diags, prio, own, teardown.merged([sc.ends for sc in scans]).first(), went_on,
                               _earlier, PRIORITY_OF["consequence"])
+    # e-rank: the other ranks' waits for a peer (watchdog timeouts, store waits, connections the peer closed) under a
+    # rank's own failure, whatever the text order
+    peer_waits.demote_waits(diags, prio, own, went_on, exception_hit, cat.GENERIC, PRIORITY_OF["consequence"],
+                            lambda h: _host_phase_before(h.pre))
     ended = any(sc.finished for sc in scans)
     for d in diags:
         if (ended or _hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
@@ -1130,7 +1135,7 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
         # e-src: the peers lost a rank that raised an exception of its own, which no rule named a family for
         if d.family == "nccl_rccl_timeout_hang" and prio[i] >= 2 and d.evidence and \
                 all(_PEER_LOSS.search(h.text) or _PEER_WAIT.search(h.text) for h in d.evidence) and \
-                _raised_before(diags, d):
+                _raised_before(diags, d, progress or {}):
             prio[i] = PRIORITY_OF["consequence"]
     for cause, symptom in _COLLECTIVE_SYMPTOM_OF.items():
         # e-g6: NCCL/RCCL's own status for a cause it named (`Duplicate GPU detected` -> ncclInvalidUsage, which torch
@@ -1156,15 +1161,18 @@ def _priorities(diags: list[Diagnosis], finished: bool = False,
 _COLLECTIVE_WORDS = re.compile(r"[NnRr]ccl|NCCL|RCCL|gloo|Gloo|c10d|ProcessGroup|DistBackend|DistNetwork|DistStore")
 
 
-def _raised_before(diags: list[Diagnosis], d: Diagnosis) -> bool:
+def _raised_before(diags: list[Diagnosis], d: Diagnosis, progress: Mapping[int, int]) -> bool:
     """e-src (issue 26): a Python exception no rule named a family for (the catch-all) raised before the lines of d (a
     peer gone: the connection reset, NCCL's remote error) and on another rank or in another file: the rank that raised
     it exited and the survivors lost it — torch elastic/c10d tear the group down after a worker's own exception. Its
-    exception is the lead (read by the fallback), not the collective."""
+    exception is the lead (read by the fallback), not the collective. e-rank: not an exception the run went on past
+    (its progress after it in the same log): handled, it ended no rank."""
     for g in diags:
         if g.code != cat.GENERIC or g.benign or _CRASH.search(g.first.text):
             continue
         h = exception_hit(g)
+        if progress.get(h.file_index, -1) > h.offset:
+            continue
         if not _EXC_CLASS.search(h.text) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
             continue
         if _earlier(h, d.first) < 0 and \
@@ -2433,7 +2441,12 @@ def _teardown_in_host_memory_phase(r: Diagnosis) -> bool:
     said = "\n".join(h.context for h in r.evidence)
     if any(int(m.group(1)) not in (-9, 9, 137) for m in _EXIT_SEEN.finditer(said)):
         return False
-    own = [ln for ln in r.first.pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
+    return _host_phase_before(r.first.pre)
+
+
+def _host_phase_before(pre: str) -> bool:
+    """The run's own last lines before a line (launchers' lines left out) read or tokenized data or loaded weights."""
+    own = [ln for ln in pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
     return any(_HOST_PHASE.search(ln) or _HOST_PHASE_MORE.search(ln) for ln in own[-3:])
 
 
