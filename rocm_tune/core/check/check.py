@@ -1650,12 +1650,31 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         model = replace(model, experts_as_linears=True)
         job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
                          f"(quantized by QLoRA)")
+    model = _experts_on_cpu(job, model)
     if model is not None:
         mfind2 = _model_findings(model, job)
         findings += mfind2
         if any(f.severity == "error" for f in mfind2):
             model = None
     return model
+
+
+def _experts_on_cpu(job, model):
+    """KTransformers (LLaMA-Factory ``use_kt: true``, hparams/model_args.py KTransformersArguments: "KTransformers AMX
+    MoE backend"): the routed experts are held and run on the CPU; the GPUs hold the rest (attention, dense and shared
+    MLPs, embeddings, router) and its LoRA. The model is counted without its routed experts, and said."""
+    if model is None or not model.num_experts or not model.params.experts or not as_bool(job.get("use_kt")):
+        return model
+    p = model.params
+    # every MoE layer holds an equal share of the routed experts: per layer, the share of the layers that have them
+    moe = [i for i, n in enumerate(p.per_layer) if n == max(p.per_layer)]
+    share = p.experts // max(1, len(moe))
+    per_layer = tuple(n - share if i in moe else n for i, n in enumerate(p.per_layer))
+    params = replace(p, experts=0, total=p.total - p.experts, per_layer=per_layer)
+    job.notes.append(f"use_kt: KTransformers keeps the {model.num_experts} routed experts of every MoE layer "
+                     f"({p.experts / 1e9:.1f}B parameters, {p.experts * 2 / 2**30:.0f} GiB in 16 bits) in CPU memory and runs them there: the GPUs hold the other "
+                     f"{params.total / 1e9:.1f}B (LLaMA-Factory KTransformersArguments)")
+    return replace(model, params=params)
 
 
 def _model_from_clue(job, mfind: Finding, assumptions: list[str]):

@@ -30,7 +30,7 @@ VARIANT_WORDS = frozenset({
 })
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
-_NOISE_PREFIX = ("meta",)  # "Meta-Llama-3.1-8B" is Llama 3.1
+_NOISE_PREFIX = ("meta", "ai21")  # "Meta-Llama-3.1-8B" is Llama 3.1; "AI21-Jamba-1.5-Large" is Jamba 1.5
 # directory words that name no model ("/root/models/", "/models/base-model", "checkpoints/final")
 _GENERIC = frozenset({"model", "models", "ckpt", "ckpts", "checkpoint", "checkpoints", "weights", "output", "outputs",
                       "pretrained", "basemodel", "llm", "llms", "hf", "hub", "local", "my", "new", "old", "tmp"})
@@ -47,10 +47,12 @@ _QUANT = (
     (re.compile(r"(?:^|[-_.])(?:int8|w8a8|w8a16|q8)(?:$|[-_.])"), "int8", 8),
     (re.compile(r"(?:^|[-_.])fp8(?:[-_.]dynamic)?(?:$|[-_.])"), "FP8", 8),
     (re.compile(r"(?:^|[-_.])gguf(?:$|[-_.])"), "GGUF", None),
+    # 4-bit floating point checkpoints (NVIDIA ModelOpt NVFP4: e2m1 weights + an FP8 scale per 16; OCP MXFP4)
+    (re.compile(r"(?:^|[-_.])(?:nvfp4|mxfp4|fp4)(?:$|[-_.])"), "FP4", 4),
 )
 _QUANT_WORDS = frozenset({"gptq", "awq", "bnb", "4bit", "8bit", "nf4", "int4", "int8", "int3", "w4a16", "w4a8",
                           "w8a8", "w8a16", "fp8", "gguf", "dynamic", "unsloth", "bf16", "fp16", "mlx", "exl2",
-                          "q4", "q8"})
+                          "q4", "q8", "nvfp4", "mxfp4", "fp4"})
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
 _SIZE_BLOOM = re.compile(r"^(\d+)b(\d)$")             # BLOOM's 7b1 = 7.1B, 1b7 = 1.7B
@@ -335,6 +337,18 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "tencenthunyuanlarge": (389.0, 52.0, "Hunyuan-Large mixture-of-experts"),
     # named by the active size only (Hunyuan-A13B): the key is series + "a<active>b"
     "hunyuana13b": (80.0, 13.0, "Hunyuan-A13B mixture-of-experts (hunyuan_v1_moe)"),
+    # 2026 releases in the runners' own examples (c-new): the totals transformers 5.24 builds on the meta device from
+    # the config class defaults, which are the named checkpoint's (the class's @auto_docstring checkpoint); the active
+    # size: the routed experts' share of the total taken at top-k of the experts
+    "deepseekv4flash": (284.3, 13.8, "DeepSeek-V4 (deepseek_v4: DeepSeek-V4-Flash-Base's DeepseekV4Config)"),
+    "minicpmv4.6": (8.09, None, "MiniCPM-V 4.6 (minicpmv4_6: vision encoder + decoder, MiniCPMV4_6Config)"),
+    "emu3gen": (8.49, None, "Emu3 (emu3: VQ-VAE image tokenizer + Llama-style decoder, Emu3Config)"),
+    "emu3chat": (8.49, None, "Emu3 (emu3: VQ-VAE image tokenizer + Llama-style decoder, Emu3Config)"),
+    # PaddleOCR-VL (paddleocr_vl: NaViT encoder + ERNIE-4.5-0.3B decoder, PaddleOCRVLConfig); the 1.x releases keep it
+    **{k: (0.80, None, "PaddleOCR-VL (NaViT vision encoder + ERNIE-4.5-0.3B decoder)")
+       for k in ("paddleocrvl", "paddleocrvl1.5", "paddleocrvl1.6")},
+    # Alibaba's gte reranker on ModernBERT-base (ModernBertModel, the modernbert-base size)
+    "gtererankermodernbertbase": (0.149, None, "ModernBERT encoder (cross-encoder reranker)"),
 }
 
 
