@@ -9,6 +9,7 @@ to the file given beside it with that name)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -505,6 +506,9 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.settings.update(lf_yaml.read_flags(shell.flag_values(words), file))
         job.script_flags["style"] = "lf-flags"
     elif runner == "ms-swift":
+        if words and words[0].text.endswith((".yaml", ".yml", ".json")):
+            # `swift sft FILE.yaml`: swift/cli/main.py parse_yaml_args reads argv[0]'s keys as its flags
+            job.script_flags["swift_config"] = (words[0].text, file, words[0].line, entry)
         lists: dict[str, list[str]] = {}
         job.settings.update(swift.read_flags(shell.flag_values(words, lists), file, entry, lists))
         job.script_flags["style"] = "swift"
@@ -574,6 +578,40 @@ def _read_litgpt(job: Job, method: str, words: list, file: str) -> None:
     dev = as_int(flags.get("devices", (None, None))[0])
     if dev and (job.gpus is None or job.gpus.kind == "assumed"):    # Fabric starts one process per device
         job.gpus = Setting("gpus", dev, file, flags["devices"][1], "devices", "flag")
+
+
+def _apply_swift_config(job: Job, texts: dict[str, str]) -> None:
+    """`swift sft|pt|rlhf FILE.yaml` (or .json): ms-swift's parse_yaml_args (swift/cli/main.py) puts the file's keys,
+    as `--key value` (a list: its items), in place of the file name, so the command's later flags win. The file given
+    beside the script: its keys under the flags; not given: said (the model and batch are in it)."""
+    ref = job.script_flags.pop("swift_config", None)
+    if ref is None:
+        return
+    value, file, line, entry = ref
+    hit, how = _resolve_ref(str(value), Path(file or ".").parent, texts)
+    if hit is None or hit not in texts:
+        job.findings.append(Finding.of("reference-missing", file, line, f"{value} (the file `{entry}` reads its "
+                                       f"arguments from) is not here and was not given beside the script", None))
+        return
+    data = _load_structured(texts[hit], hit)
+    if not isinstance(data, dict):
+        return
+    lines = yaml_lines(texts[hit])
+    flags: dict[str, tuple[str, int]] = {}
+    lists: dict[str, list[str]] = {}
+    for k, v in data.items():
+        if k == "ENV":
+            continue
+        if isinstance(v, list):
+            lists[k] = [str(x) for x in v]
+            v = v[-1] if v else ""
+        elif isinstance(v, dict):
+            v = json.dumps(v)
+        flags[str(k)] = (str(v).lower() if isinstance(v, bool) else str(v), lines.get(str(k)) or 1)
+    for k, st in swift.read_flags(flags, hit, entry, lists).items():
+        job.settings.setdefault(k, st)
+    job.notes.append(f"{hit}: the arguments of `{entry}` (its keys read as flags; the command line's own flags over "
+                     f"them)" + (f"; {how}" if how else ""))
 
 
 def _apply_litgpt_config(job: Job, texts: dict[str, str]) -> None:
@@ -1104,6 +1142,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     yaml_cfgs, axo_cfgs, tune_cfgs, primus_cfgs, recipes = (found[k] for k in ("lf", "axolotl", "torchtune",
                                                                                 "primus", "recipe"))
     _apply_litgpt_config(job, texts)
+    _apply_swift_config(job, texts)
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
         jax = next((q for q, t in texts.items() if JAX_PROGRAM.search(t)), None)
         if jax is not None:
