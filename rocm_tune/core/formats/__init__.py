@@ -1465,6 +1465,17 @@ def _read_dstack_resources(job: Job, texts: dict[str, str]) -> None:
         return
 
 
+def _not_training_command(tokens: list) -> bool:
+    """A runner's own sub-command that does not train (`swift infer`, `megatron export`, `llamafactory-cli chat`:
+    profiles/runner_commands.py)."""
+    from rocm_tune.profiles.runner_commands import NOT_TRAINING_SUBCOMMANDS
+
+    if len(tokens) < 2:
+        return False
+    subs = NOT_TRAINING_SUBCOMMANDS.get(os.path.basename(tokens[0].text))
+    return subs is not None and tokens[1].text in subs
+
+
 def _bare_arguments(job: Job, texts: dict[str, str]) -> None:
     """Arguments pasted without their command (a .txt of `--key value` lines, a post's flag list): read by the
     runner their names belong to -- Megatron's parallel sizes, LLaMA-Factory's own keys, else TrainingArguments --
@@ -1473,6 +1484,8 @@ def _bare_arguments(job: Job, texts: dict[str, str]) -> None:
         if fmt != "script":
             continue
         script = shell.parse_script(texts[p], p)
+        if any(_not_training_command(c.tokens) for c in script.commands):
+            continue            # `swift infer --model X`: the flags of an inference/export, not a training's
         toks = [t for c in script.commands for t in c.tokens]
         flags = shell.flag_values(toks)
         if len(flags) < 3 or "model_name_or_path" not in flags and "model" not in flags and "load" not in flags:

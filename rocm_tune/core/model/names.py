@@ -27,6 +27,9 @@ VARIANT_WORDS = frozenset({
     # re-uploads and fine-tunes of the same shape (*-abliterated, *-uncensored, *-sharded: the same weights cut into
     # smaller safetensors / bin shards, as philschmid/flan-t5-xxl-sharded-fp16)
     "abliterated", "uncensored", "sharded",
+    # a checkpoint converted to another layout of the same weights (LnL-AI/dbrx-base-converted-v2: DBRX's fused experts
+    # split into nn.Linear modules for quantization)
+    "converted",
 })
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
@@ -235,7 +238,7 @@ def parse_name(ref: str) -> NameParts:
         if _DATE.match(t) or _CONTEXT.match(t):
             variants.append(t)
             continue
-        if seen_size and _VERSION.match(t):
+        if (seen_size or variants) and _VERSION.match(t):     # "-v0.3" after the size or a variant word
             version = t
             continue
         if t in VARIANT_WORDS and not (t in SERIES_KEEP and not seen_size):
@@ -347,6 +350,8 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     # PaddleOCR-VL (paddleocr_vl: NaViT encoder + ERNIE-4.5-0.3B decoder, PaddleOCRVLConfig); the 1.x releases keep it
     **{k: (0.80, None, "PaddleOCR-VL (NaViT vision encoder + ERNIE-4.5-0.3B decoder)")
        for k in ("paddleocrvl", "paddleocrvl1.5", "paddleocrvl1.6")},
+    # jina-reranker-m0 (jina.ai/models/jina-reranker-m0: "Parameters: 2.4B", base model Qwen2-VL-2B + a ranking head)
+    "jinarerankerm0": (2.4, None, "jina-reranker-m0 (Qwen2-VL-2B vision encoder + decoder, a ranking head)"),
     # Alibaba's gte reranker on ModernBERT-base (ModernBertModel, the modernbert-base size)
     "gtererankermodernbertbase": (0.149, None, "ModernBERT encoder (cross-encoder reranker)"),
 }
