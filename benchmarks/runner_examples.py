@@ -13,7 +13,9 @@ Files checked (one `check FILE` each, as a user would run it on the example):
   LLaMA-Factory  examples/**/*.yaml, not the accelerate launch configs (examples/**/accelerate/)
   axolotl        examples/**/*.yml|*.yaml
   torchtune      recipes/configs/**/*.yaml
-  ms-swift       examples/train/**/*.sh and examples/megatron/**/*.sh
+  ms-swift       examples/train/**/*.sh, examples/megatron/**/*.sh and examples/models/**/*.sh
+A script is given with the config files beside it that it names (`swift sft examples/.../sft.yaml`), as a user
+would pass them.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ RUNNERS = {
     "llamafactory": ("examples", ("**/*.yaml",), ("/accelerate/",)),
     "axolotl": ("examples", ("**/*.yml", "**/*.yaml"), ()),
     "torchtune": ("recipes/configs", ("**/*.yaml",), ()),
-    "swift": ("examples", ("train/**/*.sh", "megatron/**/*.sh"), ()),
+    "swift": ("examples", ("train/**/*.sh", "megatron/**/*.sh", "models/**/*.sh"), ()),
 }
 
 
@@ -46,6 +48,17 @@ def example_files(runner: str, root: str) -> list[str]:
     for pat in patterns:
         found.update(glob.glob(os.path.join(base, pat), recursive=True))
     return sorted(f for f in found if not any(s in f.replace(os.sep, "/") for s in skip))
+
+
+def named_beside(script: str) -> list[str]:
+    """The config files (.yaml/.yml/.json) in the script's own folder that the script names."""
+    if not script.endswith(".sh"):
+        return []
+    with open(script, encoding="utf-8", errors="replace") as fh:
+        text = fh.read()
+    here = os.path.dirname(script)
+    names = {os.path.basename(m) for m in re.findall(r"[\w./-]+\.(?:ya?ml|json)\b", text)}
+    return sorted(os.path.join(here, n) for n in names if os.path.isfile(os.path.join(here, n)))
 
 
 def _group(reason: str) -> str:
@@ -61,7 +74,7 @@ def run(runner: str, files: list[str], gpu: str, gpus: int, root: str) -> tuple[
     for f in files:
         rel = os.path.relpath(f, root)
         try:
-            rep = check([f], gpu_id=gpu, gpus=gpus)
+            rep = check([f, *named_beside(f)], gpu_id=gpu, gpus=gpus)
         except UserError as exc:
             counts["error"] += 1
             reasons["error: " + _group(str(exc))].append(rel)

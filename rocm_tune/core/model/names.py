@@ -352,6 +352,14 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
        for k in ("paddleocrvl", "paddleocrvl1.5", "paddleocrvl1.6")},
     # jina-reranker-m0 (jina.ai/models/jina-reranker-m0: "Parameters: 2.4B", base model Qwen2-VL-2B + a ranking head)
     "jinarerankerm0": (2.4, None, "jina-reranker-m0 (Qwen2-VL-2B vision encoder + decoder, a ranking head)"),
+    # HunyuanOCR (tencent/HunyuanOCR model card and arXiv 2511.19575: "1B parameters"; hunyuan_vl: native ViT + MLP
+    # adapter + a HunYuan dense decoder)
+    "hunyuanocr": (1.0, None, "HunyuanOCR (hunyuan_vl: native ViT + HunYuan dense decoder)"),
+    # DeepSeek-OCR: DeepEncoder (SAM-base + CLIP-large, ~0.38B) + the DeepSeek3B-MoE-A570M decoder (its config.json's
+    # language_config: 12 layers of 1280, 64 routed experts top-6 + 2 shared of 896, vocab 129280: 2.93B)
+    "deepseekocr": (3.3, 0.57, "DeepSeek-OCR (DeepEncoder + DeepSeek3B-MoE-A570M decoder)"),
+    # GLM-4.6V: GLM-4.5V's shape (zai-org lists both at 108B; the full 106B model beside the 9B GLM-4.6V-Flash)
+    "glm4.6v": (106.0, 12.0, "GLM-4.6V (vision encoder + GLM-4.5-Air decoder; the decoder's size)"),
     # Alibaba's gte reranker on ModernBERT-base (ModernBertModel, the modernbert-base size)
     "gtererankermodernbertbase": (0.149, None, "ModernBERT encoder (cross-encoder reranker)"),
 }
