@@ -741,6 +741,13 @@ def _read_tune_run(job: Job, words: list, file: str) -> None:
         job.gpus = Setting("gpus", 1, file, None, "tune run", "assumed")
 
 
+def _has_key(data, key: str, depth: int = 3) -> bool:
+    """`key` at the top of a mapping or in a section under it (torchtune dev/async GRPO: training.optimizer)."""
+    if not isinstance(data, dict) or depth < 0:
+        return False
+    return key in data or any(_has_key(v, key, depth - 1) for v in data.values())
+
+
 def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     """The torchtune config the `tune run` names (given, or a built-in config name) with its overrides."""
     ref = job.settings.pop("__config_ref__", None)
@@ -761,6 +768,14 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     text = texts[chosen] if chosen else ""
     if chosen:
         data = dict(_load_structured(text) or {})
+    if chosen and not _has_key(data, "optimizer") and not any(str(w).split("=", 1)[0] == "optimizer._component_"
+                                                      for w, _l in (overrides.value if overrides else [])):
+        # every torchtune training recipe builds cfg.optimizer (full_finetune_*, lora_*, *_dpo_*, ppo, KD: their
+        # _setup_optimizer); a config without one is an eleuther_eval / generate / quantize recipe's: no training
+        kind = "evaluation" if "tasks" in data else "generation" if "prompt" in data else "quantization" \
+            if "quantizer" in data else "non-training"
+        job.formats[chosen] = f"a torchtune {kind} config (no optimizer: no training recipe takes it)"
+        return
     for w, _line in (overrides.value if overrides is not None else []):      # dotted OmegaConf overrides
         k, v = w.split("=", 1)
         node = data

@@ -360,8 +360,6 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "deepseekocr": (3.3, 0.57, "DeepSeek-OCR (DeepEncoder + DeepSeek3B-MoE-A570M decoder)"),
     # GLM-4.6V: GLM-4.5V's shape (zai-org lists both at 108B; the full 106B model beside the 9B GLM-4.6V-Flash)
     "glm4.6v": (106.0, 12.0, "GLM-4.6V (vision encoder + GLM-4.5-Air decoder; the decoder's size)"),
-    # Alibaba's gte reranker on ModernBERT-base (ModernBertModel, the modernbert-base size)
-    "gtererankermodernbertbase": (0.149, None, "ModernBERT encoder (cross-encoder reranker)"),
 }
 
 
