@@ -233,3 +233,24 @@ def test_torchtune_generation_config_is_no_training_and_a_nested_optimizer_is_a_
                      + "dataset:\n  _component_: torchtune.datasets.alpaca_dataset\n")
     d = _check(capsys, train)
     assert d["verdict"] in ("fits", "oom") and d["model"]["name"] == "llama-3.1-8b"
+
+
+def test_swift_all_linear_with_embedding_and_head_targets(capsys):
+    """examples/train/base_to_chat/lora2.sh: `--target_modules all-linear embed_tokens lm_head` (ms-swift's
+    get_target_modules expands all-linear and keeps the other names)."""
+    d = _check(capsys, EX / "swift_base_to_chat_lora2.sh")
+    assert d["verdict"] == "fits" and d["model"]["name"] == "qwen2.5-1.5b"
+    assert any(a.startswith("LoRA targets: all-linear with embed_tokens, lm_head") for a in d["assumptions"])
+
+
+def test_a_trl_list_with_all_linear_is_not_expanded(capsys, tmp_path):
+    """PEFT expands only the string "all-linear"; in a list it is a module name that matches nothing (the other
+    names are wrapped), so the ms-swift reading is not applied to a Trainer script."""
+    s = tmp_path / "train.sh"
+    s.write_text("accelerate launch --num_processes 1 train.py --model_name_or_path Qwen/Qwen2.5-1.5B "
+                 "--lora_target_modules all-linear,q_proj --use_peft true --per_device_train_batch_size 1 "
+                 "--max_seq_length 1024 --bf16 true --output_dir o\n")
+    rc = main(["check", str(s), "--gpu", "mi300x", "--json", "--no-app"])
+    out = capsys.readouterr()
+    assert "LoRA targets: all-linear with" not in out.out + out.err
+    assert rc == 2 or json.loads(out.out)["verdict"] in ("fits", "oom", "unknown")
