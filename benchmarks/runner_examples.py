@@ -41,6 +41,9 @@ RUNNERS = {
 }
 
 
+NOT_TRAINING = "no training command or training config in the files"
+
+
 def example_files(runner: str, root: str) -> list[str]:
     sub, patterns, skip = RUNNERS[runner]
     base = os.path.join(root, sub) if os.path.isdir(os.path.join(root, sub)) else root
@@ -83,7 +86,10 @@ def run(runner: str, files: list[str], gpu: str, gpus: int, root: str) -> tuple[
             counts["crash"] += 1
             reasons[f"crash: {type(exc).__name__}: {_group(str(exc))}"].append(rel)
             continue
-        if rep.verdict == "unknown":
+        if rep.verdict == "unknown" and (rep.reason or "").startswith(NOT_TRAINING):
+            counts["no-train"] += 1        # an inference / export / evaluation script: "no training" is the answer
+            reasons["(no training) " + _group(rep.reason or "?")].append(rel)
+        elif rep.verdict == "unknown":
             counts["unknown"] += 1
             reasons[_group(rep.reason or "?")].append(rel)
         else:
@@ -103,7 +109,8 @@ def main(argv: list[str]) -> int:
     total: Counter = Counter()
     all_reasons: list[tuple[str, str, list[str]]] = []
     print(f"check --gpu {a.gpu} --gpus {a.gpus} over each runner's own examples")
-    print(f"{'runner':14s} {'files':>5s} {'answered':>8s} {'fits':>5s} {'oom':>4s} {'unknown':>7s} {'error':>5s}")
+    print(f"{'runner':14s} {'files':>5s} {'answered':>8s} {'fits':>5s} {'oom':>4s} {'no-train':>8s} {'unknown':>7s} "
+          f"{'error':>5s}")
     for runner in RUNNERS:
         root = getattr(a, runner)
         if not root or not os.path.isdir(root):
@@ -114,11 +121,13 @@ def main(argv: list[str]) -> int:
         total["files"] += len(files)
         err = counts["error"] + counts["crash"]
         print(f"{runner:14s} {len(files):5d} {counts['answered']:8d} {counts['fits']:5d} {counts['oom']:4d} "
-              f"{counts['unknown']:7d} {err:5d}")
+              f"{counts['no-train']:8d} {counts['unknown']:7d} {err:5d}")
         all_reasons += [(runner, k, v) for k, v in reasons.items()]
     err = total["error"] + total["crash"]
     print(f"{'all':14s} {total['files']:5d} {total['answered']:8d} {total['fits']:5d} {total['oom']:4d} "
-          f"{total['unknown']:7d} {err:5d}")
+          f"{total['no-train']:8d} {total['unknown']:7d} {err:5d}")
+    print("no-train: an inference / export / evaluation file, answered \"no training command\" (the right answer); "
+          "error: a file check refuses (one-line error)")
     print("\nunknown / error reasons, grouped (numbers and quoted names folded):")
     for runner, reason, fs in sorted(all_reasons, key=lambda x: (-len(x[2]), x[0], x[1])):
         print(f"  {len(fs):3d} {runner:12s} {reason}")
