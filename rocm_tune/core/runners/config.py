@@ -158,9 +158,11 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
             # a list literally): every linear layer, plus adapters on those modules
             values["lora_targets"] = ("all",)
             if extra and model is not None:
-                n = (int(model.vocab_size) + int(model.hidden_size)) * int(values.get("lora_rank") or 8) * len(extra)
+                n_extra = (int(model.vocab_size) + int(model.hidden_size)) * int(values.get("lora_rank") or 8) \
+                    * len(extra)
                 a.append(f"LoRA targets: all-linear with {', '.join(extra)}: every linear layer, and an adapter on "
-                         f"each of {', '.join(extra)} (rank x (vocab + hidden): {n / 1e6:.1f}M parameters, not counted)")
+                         f"each of {', '.join(extra)} (rank x (vocab + hidden): {n_extra / 1e6:.1f}M parameters, not "
+                         f"counted)")
         if model is not None and values["lora_targets"] != ("all",):
             from rocm_tune.core.model import lora as model_lora
 
