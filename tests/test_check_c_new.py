@@ -254,3 +254,22 @@ def test_a_trl_list_with_all_linear_is_not_expanded(capsys, tmp_path):
     out = capsys.readouterr()
     assert "LoRA targets: all-linear with" not in out.out + out.err
     assert rc == 2 or json.loads(out.out)["verdict"] in ("fits", "oom", "unknown")
+
+
+@pytest.mark.parametrize("preset", ["deepseek-v3", "llama-4-maverick", "glm-4.7-flash", "qwen3-30b-a3b"])
+def test_use_kt_takes_the_experts_from_the_moe_layers_only(preset, tmp_path):
+    """The dense layers (DeepSeek-V3's first 3, GLM-4.7-Flash's first, Llama 4's interleaved dense ones) keep their
+    size; each MoE layer loses its routed experts; the total loses them all."""
+    from rocm_tune.core import formats
+    from rocm_tune.core.check.check import _experts_on_cpu
+
+    y = tmp_path / "kt.yaml"
+    y.write_text(f"model_name_or_path: {preset}\nstage: sft\ndo_train: true\nfinetuning_type: lora\nuse_kt: true\n")
+    job = formats.read_job([str(y)])
+    spec = identify_model(preset, network=False).spec
+    got = _experts_on_cpu(job, spec)
+    p, q = spec.params, got.params
+    assert q.total == p.total - p.experts and q.experts == 0
+    changed = [i for i, (a, b) in enumerate(zip(p.per_layer, q.per_layer)) if a != b]
+    assert len(changed) == spec.moe_layers and min(q.per_layer) > 0
+    assert sum(p.per_layer) - sum(q.per_layer) == (p.experts // spec.moe_layers) * spec.moe_layers

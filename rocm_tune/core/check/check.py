@@ -1666,9 +1666,11 @@ def _experts_on_cpu(job, model):
     if model is None or not model.num_experts or not model.params.experts or not as_bool(job.get("use_kt")):
         return model
     p = model.params
-    # every MoE layer holds an equal share of the routed experts: per layer, the share of the layers that have them
-    moe = [i for i, n in enumerate(p.per_layer) if n == max(p.per_layer)]
-    share = p.experts // max(1, len(moe))
+    # every MoE layer holds an equal share of the routed experts; the MoE layers are the model's moe_layers largest
+    # (a dense first layer is smaller; hybrid attention layers differ, but each MoE layer holds the same experts)
+    n_moe = max(1, min(len(p.per_layer), int(model.moe_layers or len(p.per_layer))))
+    moe = set(sorted(range(len(p.per_layer)), key=lambda i: -p.per_layer[i])[:n_moe])
+    share = p.experts // n_moe
     per_layer = tuple(n - share if i in moe else n for i, n in enumerate(p.per_layer))
     params = replace(p, experts=0, total=p.total - p.experts, per_layer=per_layer)
     job.notes.append(f"use_kt: KTransformers keeps the {model.num_experts} routed experts of every MoE layer "
