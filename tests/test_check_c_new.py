@@ -169,6 +169,7 @@ def test_swift_ray_script_alone_says_its_yaml_is_missing(capsys):
     d = _check(capsys, EX / "swift_ray" / "sft.sh")
     assert d["verdict"] == "unknown"
     assert any(f["code"] == "reference-missing" and "sft.yaml" in f["message"] for f in d["findings"])
+    assert "sft.yaml (the file `swift sft` reads its arguments from) is not here" in d["reason"]
 
 
 def test_swift_json_config_and_flags_over_it(capsys, tmp_path):

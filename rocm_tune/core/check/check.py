@@ -125,6 +125,10 @@ EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_
 def _model_question(findings: list) -> str:
     """The unknown verdict's reason when the model decides: the one question, with what the files say of it."""
     f = next((f for f in findings if f.code in ("model-unknown", "model-missing")), None)
+    ref = next((r for r in findings if r.code == "reference-missing" and "reads its arguments from" in r.message), None)
+    if f is not None and f.code == "model-missing" and ref is not None:
+        # `swift sft FILE.yaml` without FILE: the model is in the file the command reads, not a missing flag
+        return f"the model is not known: {ref.message}; give it beside the script (or pass --model)"
     if f is None:
         return "the model is not known: pass --model"
     return f"the model is not known ({f.message}): pass --model"
