@@ -274,3 +274,26 @@ def test_use_kt_takes_the_experts_from_the_moe_layers_only(preset, tmp_path):
     changed = [i for i, (a, b) in enumerate(zip(p.per_layer, q.per_layer)) if a != b]
     assert len(changed) == spec.moe_layers and min(q.per_layer) > 0
     assert sum(p.per_layer) - sum(q.per_layer) == (p.experts // spec.moe_layers) * spec.moe_layers
+
+
+def test_torchtune_shipped_config_alone_runs_with_its_registered_recipe(capsys, tmp_path):
+    """recipes/configs/llama3/70B_full.yaml given alone: torchtune/_recipe_registry.py lists it under
+    full_finetune_distributed (FSDP2; torchtune has no DDP recipe), so 8 GPUs shard it; the same file under a name
+    the registry does not know is read as before (no recipe: replicated), and said nowhere."""
+    d = _check(capsys, EX / "70B_full.yaml")
+    assert d["verdict"] == "fits" and d["model"]["name"] == "llama-3-70b"
+    assert any("recipe registry runs the config 70B_full with full_finetune_distributed" in n for n in d["notes"])
+    own = tmp_path / "my_70b_run.yaml"
+    own.write_text((EX / "70B_full.yaml").read_text())
+    d = _check(capsys, own)
+    assert not any("recipe registry" in n for n in d["notes"])
+    assert d["verdict"] == "oom"
+
+
+def test_registry_table_agrees_with_the_single_device_naming():
+    """Every registered config named *_single_device runs a *_single_device recipe (torchtune's own convention)."""
+    from rocm_tune.profiles.torchtune_recipes import CONFIG_RECIPE
+
+    assert CONFIG_RECIPE["llama3_1/8B_lora_single_device"] == "lora_finetune_single_device"
+    assert CONFIG_RECIPE["llama3/70B_full"] == "full_finetune_distributed"
+    assert all(r.endswith("single_device") for c, r in CONFIG_RECIPE.items() if c.endswith("single_device"))

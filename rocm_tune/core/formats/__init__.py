@@ -741,6 +741,28 @@ def _read_tune_run(job: Job, words: list, file: str) -> None:
         job.gpus = Setting("gpus", 1, file, None, "tune run", "assumed")
 
 
+def _shipped_recipe(path: str | None, notes: list[str]) -> str | None:
+    """A torchtune config given without its `tune run RECIPE`: the recipe torchtune's registry lists a config of that
+    name under (`llama3/70B_full.yaml` -> full_finetune_distributed; profiles/torchtune_recipes.py), said; else None."""
+    from rocm_tune.profiles.torchtune_recipes import CONFIG_RECIPE
+
+    if not path:
+        return None
+    parts = Path(path).with_suffix("").parts
+    key = "/".join(parts[-2:])
+    if key in CONFIG_RECIPE:
+        recipes = {CONFIG_RECIPE[key]}
+    else:       # the file out of its folder: its name, where every family's config of that name has one recipe
+        key = parts[-1] if parts else ""
+        recipes = {r for c, r in CONFIG_RECIPE.items() if c.rsplit("/", 1)[-1] == key}
+    if len(recipes) != 1:
+        return None
+    recipe = recipes.pop()
+    notes.append(f"{Path(path).name}: no `tune run` line; torchtune's recipe registry runs the config {key} with "
+                 f"{recipe} (torchtune/_recipe_registry.py)")
+    return recipe
+
+
 def _has_key(data, key: str, depth: int = 3) -> bool:
     """`key` at the top of a mapping or in a section under it (torchtune dev/async GRPO: training.optimizer)."""
     if not isinstance(data, dict) or depth < 0:
@@ -783,8 +805,8 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
         for part in parts[:-1]:
             node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
         node[parts[-1]] = scalar_value(v)
-    st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", str(recipe.value)
-                               if recipe is not None else None)
+    recipe_name = str(recipe.value) if recipe is not None else _shipped_recipe(chosen, job.notes)
+    st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", recipe_name)
     for w, line in (overrides.value if overrides is not None else []):    # a fix edits the override, not the YAML
         k = w.split("=", 1)[0].lstrip("~")
         for key, setting in list(st.items()):
