@@ -94,14 +94,16 @@ def test_sizeless_2025_2026_names_get_the_bounded_answer(ref, total_b, active_b)
         assert got.spec.num_experts > 0
 
 
-@pytest.mark.parametrize("name,label,bits", [("nvidia/DeepSeek-V4-Flash-NVFP4", "FP4", 4),
-                                             ("RedHatAI/Qwen3-8B-NVFP4", "FP4", 4),
-                                             ("openai-community/some-model-MXFP4", "FP4", 4),
-                                             ("Qwen/Qwen3-8B-FP8", "FP8", 8)])
-def test_fp4_checkpoints_are_read_as_4_bit(name, label, bits):
+@pytest.mark.parametrize("name,label,bits", [("nvidia/DeepSeek-V4-Flash-NVFP4", "NVFP4", 4),
+                                             ("RedHatAI/Qwen3-8B-NVFP4", "NVFP4", 4),
+                                             ("nvidia/Llama-3.3-70B-Instruct-NVFP4", "NVFP4", 4),
+                                             ("Qwen/Qwen3-8B-FP8", "FP8", 8),
+                                             ("llama2_70b_lora_mxfp4", None, None)])
+def test_nvfp4_checkpoints_are_read_as_4_bit(name, label, bits):
+    """NVFP4 in a name is a ModelOpt checkpoint; MXFP4 is left alone (Primus' recipe names its training precision)."""
     p = parse_name(name)
     assert (p.quant, p.quant_bits) == (label, bits)
-    assert "nvfp4" not in (p.series or "") and "mxfp4" not in (p.series or "")
+    assert "nvfp4" not in (p.series or "")
 
 
 def test_axolotl_deepseek_v4_example_gets_a_verdict_and_says_the_assumption(capsys):
@@ -297,3 +299,15 @@ def test_registry_table_agrees_with_the_single_device_naming():
     assert CONFIG_RECIPE["llama3_1/8B_lora_single_device"] == "lora_finetune_single_device"
     assert CONFIG_RECIPE["llama3/70B_full"] == "full_finetune_distributed"
     assert all(r.endswith("single_device") for c, r in CONFIG_RECIPE.items() if c.endswith("single_device"))
+
+
+def test_torchtune_ppo_config_is_a_training_check_does_not_model(capsys, tmp_path):
+    """recipes/configs/mistral/7B_full_ppo_low_memory.yaml's shape (policy_model + reward_and_value_model, the
+    ppo_full_finetune_single_device recipe): a training, said as not modelled (not "no training", not "--model")."""
+    y = tmp_path / "ppo.yaml"
+    y.write_text("policy_model:\n  _component_: torchtune.models.mistral.mistral_7b\n"
+                 "reward_and_value_model:\n  _component_: torchtune.models.mistral.mistral_reward_7b\n"
+                 "tokenizer:\n  _component_: torchtune.models.mistral.mistral_tokenizer\n  path: /tmp/m/tokenizer.model\n"
+                 "optimizer:\n  _component_: bitsandbytes.optim.PagedAdamW\n  lr: 3e-6\nbatch_size: 64\n")
+    d = _check(capsys, y)
+    assert d["verdict"] == "unknown" and d["reason"] == "a torchtune PPO config is not modelled"

@@ -1795,6 +1795,7 @@ def _not_modelled(job, model, gpu, findings: list, assumptions: list[str]) -> Re
     """The report when the model or the runner is not modelled: unknown, with the one fact that decides."""
     runner = job.runner
     reason = ("the model's architecture is not modelled" if any(f.code == "model-not-modelled" for f in findings)
+              else f"a {runner} config is not modelled" if runner not in MODELLED and runner != "unknown"
               else _model_question(findings) if model is None and runner != "unknown" else
               f"a {runner} config is not modelled" if runner not in ("unknown",) else
               "no training command or training config in the files ("

@@ -790,6 +790,12 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     text = texts[chosen] if chosen else ""
     if chosen:
         data = dict(_load_structured(text) or {})
+    if chosen and "policy_model" in data and "model" not in data:
+        # recipes/ppo_full_finetune_single_device.py: policy, reference policy, reward and value models in one run
+        job.runner, job.entry, job.entry_file = "torchtune PPO", "tune run", chosen
+        job.notes.append(f"{Path(chosen).name}: torchtune's PPO recipe (ppo_full_finetune_single_device: policy, "
+                         f"reference policy, reward and value models)")
+        return
     if chosen and not _has_key(data, "optimizer") and not any(str(w).split("=", 1)[0] == "optimizer._component_"
                                                       for w, _l in (overrides.value if overrides else [])):
         # every torchtune training recipe builds cfg.optimizer (full_finetune_*, lora_*, *_dpo_*, ppo, KD: their

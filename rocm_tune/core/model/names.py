@@ -50,12 +50,13 @@ _QUANT = (
     (re.compile(r"(?:^|[-_.])(?:int8|w8a8|w8a16|q8)(?:$|[-_.])"), "int8", 8),
     (re.compile(r"(?:^|[-_.])fp8(?:[-_.]dynamic)?(?:$|[-_.])"), "FP8", 8),
     (re.compile(r"(?:^|[-_.])gguf(?:$|[-_.])"), "GGUF", None),
-    # 4-bit floating point checkpoints (NVIDIA ModelOpt NVFP4: e2m1 weights + an FP8 scale per 16; OCP MXFP4)
-    (re.compile(r"(?:^|[-_.])(?:nvfp4|mxfp4|fp4)(?:$|[-_.])"), "FP4", 4),
+    # NVIDIA ModelOpt NVFP4 checkpoints (e2m1 weights + an FP8 scale per 16 values: nvidia/*-NVFP4). Not MXFP4: in
+    # a name it is as often the training precision (AMD Primus' llama2_70b_lora_mxfp4 recipe) as a checkpoint
+    (re.compile(r"(?:^|[-_.])nvfp4(?:$|[-_.])"), "NVFP4", 4),
 )
 _QUANT_WORDS = frozenset({"gptq", "awq", "bnb", "4bit", "8bit", "nf4", "int4", "int8", "int3", "w4a16", "w4a8",
                           "w8a8", "w8a16", "fp8", "gguf", "dynamic", "unsloth", "bf16", "fp16", "mlx", "exl2",
-                          "q4", "q8", "nvfp4", "mxfp4", "fp4"})
+                          "q4", "q8", "nvfp4"})
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
 _SIZE_BLOOM = re.compile(r"^(\d+)b(\d)$")             # BLOOM's 7b1 = 7.1B, 1b7 = 1.7B

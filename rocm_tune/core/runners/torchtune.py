@@ -58,7 +58,7 @@ def is_torchtune_mapping(d) -> bool:
     if not isinstance(d, dict):
         return False
     comps = [v for v in d.values() if isinstance(v, dict) and "_component_" in v]
-    model = d.get("model")
+    model = d.get("model") or d.get("policy_model")     # ppo_full_finetune_*: policy_model + reward_and_value_model
     return bool(comps) and isinstance(model, dict) and "torchtune" in str(model.get("_component_", ""))
 
 
