@@ -125,6 +125,10 @@ EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_
 def _model_question(findings: list) -> str:
     """The unknown verdict's reason when the model decides: the one question, with what the files say of it."""
     f = next((f for f in findings if f.code in ("model-unknown", "model-missing")), None)
+    ref = next((r for r in findings if r.code == "reference-missing" and "reads its arguments from" in r.message), None)
+    if f is not None and f.code == "model-missing" and ref is not None:
+        # `swift sft FILE.yaml` without FILE: the model is in the file the command reads, not a missing flag
+        return f"the model is not known: {ref.message}; give it beside the script (or pass --model)"
     if f is None:
         return "the model is not known: pass --model"
     return f"the model is not known ({f.message}): pass --model"
@@ -1650,12 +1654,33 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         model = replace(model, experts_as_linears=True)
         job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
                          f"(quantized by QLoRA)")
+    model = _experts_on_cpu(job, model)
     if model is not None:
         mfind2 = _model_findings(model, job)
         findings += mfind2
         if any(f.severity == "error" for f in mfind2):
             model = None
     return model
+
+
+def _experts_on_cpu(job, model):
+    """KTransformers (LLaMA-Factory ``use_kt: true``, hparams/model_args.py KTransformersArguments: "KTransformers AMX
+    MoE backend"): the routed experts are held and run on the CPU; the GPUs hold the rest (attention, dense and shared
+    MLPs, embeddings, router) and its LoRA. The model is counted without its routed experts, and said."""
+    if model is None or not model.num_experts or not model.params.experts or not as_bool(job.get("use_kt")):
+        return model
+    p = model.params
+    # every MoE layer holds an equal share of the routed experts; the MoE layers are the model's moe_layers largest
+    # (a dense first layer is smaller; hybrid attention layers differ, but each MoE layer holds the same experts)
+    n_moe = max(1, min(len(p.per_layer), int(model.moe_layers or len(p.per_layer))))
+    moe = set(sorted(range(len(p.per_layer)), key=lambda i: -p.per_layer[i])[:n_moe])
+    share = p.experts // n_moe
+    per_layer = tuple(n - share if i in moe else n for i, n in enumerate(p.per_layer))
+    params = replace(p, experts=0, total=p.total - p.experts, per_layer=per_layer)
+    job.notes.append(f"use_kt: KTransformers keeps the {model.num_experts} routed experts of every MoE layer "
+                     f"({p.experts / 1e9:.1f}B parameters, {p.experts * 2 / 2**30:.0f} GiB in 16 bits) in CPU memory and runs them there: the GPUs hold the other "
+                     f"{params.total / 1e9:.1f}B (LLaMA-Factory KTransformersArguments)")
+    return replace(model, params=params)
 
 
 def _model_from_clue(job, mfind: Finding, assumptions: list[str]):
@@ -1770,6 +1795,7 @@ def _not_modelled(job, model, gpu, findings: list, assumptions: list[str]) -> Re
     """The report when the model or the runner is not modelled: unknown, with the one fact that decides."""
     runner = job.runner
     reason = ("the model's architecture is not modelled" if any(f.code == "model-not-modelled" for f in findings)
+              else f"a {runner} config is not modelled" if runner not in MODELLED and runner != "unknown"
               else _model_question(findings) if model is None and runner != "unknown" else
               f"a {runner} config is not modelled" if runner not in ("unknown",) else
               "no training command or training config in the files ("

@@ -9,6 +9,7 @@ to the file given beside it with that name)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -505,6 +506,9 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.settings.update(lf_yaml.read_flags(shell.flag_values(words), file))
         job.script_flags["style"] = "lf-flags"
     elif runner == "ms-swift":
+        if words and words[0].text.endswith((".yaml", ".yml", ".json")):
+            # `swift sft FILE.yaml`: swift/cli/main.py parse_yaml_args reads argv[0]'s keys as its flags
+            job.script_flags["swift_config"] = (words[0].text, file, words[0].line, entry)
         lists: dict[str, list[str]] = {}
         job.settings.update(swift.read_flags(shell.flag_values(words, lists), file, entry, lists))
         job.script_flags["style"] = "swift"
@@ -574,6 +578,40 @@ def _read_litgpt(job: Job, method: str, words: list, file: str) -> None:
     dev = as_int(flags.get("devices", (None, None))[0])
     if dev and (job.gpus is None or job.gpus.kind == "assumed"):    # Fabric starts one process per device
         job.gpus = Setting("gpus", dev, file, flags["devices"][1], "devices", "flag")
+
+
+def _apply_swift_config(job: Job, texts: dict[str, str]) -> None:
+    """`swift sft|pt|rlhf FILE.yaml` (or .json): ms-swift's parse_yaml_args (swift/cli/main.py) puts the file's keys,
+    as `--key value` (a list: its items), in place of the file name, so the command's later flags win. The file given
+    beside the script: its keys under the flags; not given: said (the model and batch are in it)."""
+    ref = job.script_flags.pop("swift_config", None)
+    if ref is None:
+        return
+    value, file, line, entry = ref
+    hit, how = _resolve_ref(str(value), Path(file or ".").parent, texts)
+    if hit is None or hit not in texts:
+        job.findings.append(Finding.of("reference-missing", file, line, f"{value} (the file `{entry}` reads its "
+                                       f"arguments from) is not here and was not given beside the script", None))
+        return
+    data = _load_structured(texts[hit], hit)
+    if not isinstance(data, dict):
+        return
+    lines = yaml_lines(texts[hit])
+    flags: dict[str, tuple[str, int]] = {}
+    lists: dict[str, list[str]] = {}
+    for k, v in data.items():
+        if k == "ENV":
+            continue
+        if isinstance(v, list):
+            lists[k] = [str(x) for x in v]
+            v = v[-1] if v else ""
+        elif isinstance(v, dict):
+            v = json.dumps(v)
+        flags[str(k)] = (str(v).lower() if isinstance(v, bool) else str(v), lines.get(str(k)) or 1)
+    for k, st in swift.read_flags(flags, hit, entry, lists).items():
+        job.settings.setdefault(k, st)
+    job.notes.append(f"{hit}: the arguments of `{entry}` (its keys read as flags; the command line's own flags over "
+                     f"them)" + (f"; {how}" if how else ""))
 
 
 def _apply_litgpt_config(job: Job, texts: dict[str, str]) -> None:
@@ -703,6 +741,35 @@ def _read_tune_run(job: Job, words: list, file: str) -> None:
         job.gpus = Setting("gpus", 1, file, None, "tune run", "assumed")
 
 
+def _shipped_recipe(path: str | None, notes: list[str]) -> str | None:
+    """A torchtune config given without its `tune run RECIPE`: the recipe torchtune's registry lists a config of that
+    name under (`llama3/70B_full.yaml` -> full_finetune_distributed; profiles/torchtune_recipes.py), said; else None."""
+    from rocm_tune.profiles.torchtune_recipes import CONFIG_RECIPE
+
+    if not path:
+        return None
+    parts = Path(path).with_suffix("").parts
+    key = "/".join(parts[-2:])
+    if key in CONFIG_RECIPE:
+        recipes = {CONFIG_RECIPE[key]}
+    else:       # the file out of its folder: its name, where every family's config of that name has one recipe
+        key = parts[-1] if parts else ""
+        recipes = {r for c, r in CONFIG_RECIPE.items() if c.rsplit("/", 1)[-1] == key}
+    if len(recipes) != 1:
+        return None
+    recipe = recipes.pop()
+    notes.append(f"{Path(path).name}: no `tune run` line; torchtune's recipe registry runs the config {key} with "
+                 f"{recipe} (torchtune/_recipe_registry.py)")
+    return recipe
+
+
+def _has_key(data, key: str, depth: int = 3) -> bool:
+    """`key` at the top of a mapping or in a section under it (torchtune dev/async GRPO: training.optimizer)."""
+    if not isinstance(data, dict) or depth < 0:
+        return False
+    return key in data or any(_has_key(v, key, depth - 1) for v in data.values())
+
+
 def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     """The torchtune config the `tune run` names (given, or a built-in config name) with its overrides."""
     ref = job.settings.pop("__config_ref__", None)
@@ -723,6 +790,20 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     text = texts[chosen] if chosen else ""
     if chosen:
         data = dict(_load_structured(text) or {})
+    if chosen and "policy_model" in data and "model" not in data:
+        # recipes/ppo_full_finetune_single_device.py: policy, reference policy, reward and value models in one run
+        job.runner, job.entry, job.entry_file = "torchtune PPO", "tune run", chosen
+        job.notes.append(f"{Path(chosen).name}: torchtune's PPO recipe (ppo_full_finetune_single_device: policy, "
+                         f"reference policy, reward and value models)")
+        return
+    if chosen and not _has_key(data, "optimizer") and not any(str(w).split("=", 1)[0] == "optimizer._component_"
+                                                      for w, _l in (overrides.value if overrides else [])):
+        # every torchtune training recipe builds cfg.optimizer (full_finetune_*, lora_*, *_dpo_*, ppo, KD: their
+        # _setup_optimizer); a config without one is an eleuther_eval / generate / quantize recipe's: no training
+        kind = "evaluation" if "tasks" in data else "generation" if "prompt" in data else "quantization" \
+            if "quantizer" in data else "non-training"
+        job.formats[chosen] = f"a torchtune {kind} config (no optimizer: no training recipe takes it)"
+        return
     for w, _line in (overrides.value if overrides is not None else []):      # dotted OmegaConf overrides
         k, v = w.split("=", 1)
         node = data
@@ -730,8 +811,8 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
         for part in parts[:-1]:
             node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
         node[parts[-1]] = scalar_value(v)
-    st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", str(recipe.value)
-                               if recipe is not None else None)
+    recipe_name = str(recipe.value) if recipe is not None else _shipped_recipe(chosen, job.notes)
+    st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", recipe_name)
     for w, line in (overrides.value if overrides is not None else []):    # a fix edits the override, not the YAML
         k = w.split("=", 1)[0].lstrip("~")
         for key, setting in list(st.items()):
@@ -1104,6 +1185,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     yaml_cfgs, axo_cfgs, tune_cfgs, primus_cfgs, recipes = (found[k] for k in ("lf", "axolotl", "torchtune",
                                                                                 "primus", "recipe"))
     _apply_litgpt_config(job, texts)
+    _apply_swift_config(job, texts)
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
         jax = next((q for q, t in texts.items() if JAX_PROGRAM.search(t)), None)
         if jax is not None:
@@ -1426,6 +1508,17 @@ def _read_dstack_resources(job: Job, texts: dict[str, str]) -> None:
         return
 
 
+def _not_training_command(tokens: list) -> bool:
+    """A runner's own sub-command that does not train (`swift infer`, `megatron export`, `llamafactory-cli chat`:
+    profiles/runner_commands.py)."""
+    from rocm_tune.profiles.runner_commands import NOT_TRAINING_SUBCOMMANDS
+
+    if len(tokens) < 2:
+        return False
+    subs = NOT_TRAINING_SUBCOMMANDS.get(os.path.basename(tokens[0].text))
+    return subs is not None and tokens[1].text in subs
+
+
 def _bare_arguments(job: Job, texts: dict[str, str]) -> None:
     """Arguments pasted without their command (a .txt of `--key value` lines, a post's flag list): read by the
     runner their names belong to -- Megatron's parallel sizes, LLaMA-Factory's own keys, else TrainingArguments --
@@ -1434,6 +1527,8 @@ def _bare_arguments(job: Job, texts: dict[str, str]) -> None:
         if fmt != "script":
             continue
         script = shell.parse_script(texts[p], p)
+        if any(_not_training_command(c.tokens) for c in script.commands):
+            continue            # `swift infer --model X`: the flags of an inference/export, not a training's
         toks = [t for c in script.commands for t in c.tokens]
         flags = shell.flag_values(toks)
         if len(flags) < 3 or "model_name_or_path" not in flags and "model" not in flags and "load" not in flags:

@@ -635,6 +635,9 @@ def _common(c: _Cfg, family: str, tie_default: bool = False) -> _Arch:
     if heads % kv:
         raise UserError(f"{c.label}: num_attention_heads={heads} is not a multiple of num_key_value_heads={kv}")
     hd_default = H // heads if H % heads == 0 else None
+    if hd_default is None and c.int("qk_nope_head_dim", required=False, min_value=0):
+        # MLA (DeepSeek, GLM-4.7-Flash's 2048 / 20 heads): the head is qk_nope + qk_rope, no head_dim needed
+        hd_default = c.int("qk_nope_head_dim") + c.int("qk_rope_head_dim", default=64)
     head_dim = c.int("head_dim", default=hd_default) if hd_default else c.int("head_dim")
     vocab = c.int("vocab_size", "padded_vocab_size", "n_vocab")
     inter = c.int("intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", default=4 * H)
@@ -1185,6 +1188,9 @@ _FAMILY_ALIASES = {
     "mistral3": "mistral",             # Mistral-Small-3.1: the language model is a Mistral decoder
     "llama4": "llama4_text",
     "kimi_k2": "deepseek_v3",          # Kimi-K2: DeepseekV3ForCausalLM under its own model_type (Moonshot's guide)
+    # GLM-4.7-Flash (transformers models/glm4_moe_lite): DeepseekV2Attention (MLA) + Glm4Moe's MoE block (routed +
+    # shared experts, a gate with e_score_correction_bias) after the first_k_dense_replace dense layers
+    "glm4_moe_lite": "deepseek_v3",
     "smollm3": "llama",                # SmolLM3: LlamaForCausalLM's weights; its NoPE layers add none
     "olmo3": "olmo2",                  # Olmo 3: OLMo 2's weights; its sliding-window layers add none
 }

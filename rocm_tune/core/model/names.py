@@ -27,10 +27,13 @@ VARIANT_WORDS = frozenset({
     # re-uploads and fine-tunes of the same shape (*-abliterated, *-uncensored, *-sharded: the same weights cut into
     # smaller safetensors / bin shards, as philschmid/flan-t5-xxl-sharded-fp16)
     "abliterated", "uncensored", "sharded",
+    # a checkpoint converted to another layout of the same weights (LnL-AI/dbrx-base-converted-v2: DBRX's fused experts
+    # split into nn.Linear modules for quantization)
+    "converted",
 })
 # variants that change the shape are kept in the series (coder/math/vl are in the series when before the size)
 SERIES_KEEP = frozenset({"coder", "math", "vl", "moe", "mini", "small", "medium", "nemo", "lite", "distill"})
-_NOISE_PREFIX = ("meta",)  # "Meta-Llama-3.1-8B" is Llama 3.1
+_NOISE_PREFIX = ("meta", "ai21")  # "Meta-Llama-3.1-8B" is Llama 3.1; "AI21-Jamba-1.5-Large" is Jamba 1.5
 # directory words that name no model ("/root/models/", "/models/base-model", "checkpoints/final")
 _GENERIC = frozenset({"model", "models", "ckpt", "ckpts", "checkpoint", "checkpoints", "weights", "output", "outputs",
                       "pretrained", "basemodel", "llm", "llms", "hf", "hub", "local", "my", "new", "old", "tmp"})
@@ -47,10 +50,13 @@ _QUANT = (
     (re.compile(r"(?:^|[-_.])(?:int8|w8a8|w8a16|q8)(?:$|[-_.])"), "int8", 8),
     (re.compile(r"(?:^|[-_.])fp8(?:[-_.]dynamic)?(?:$|[-_.])"), "FP8", 8),
     (re.compile(r"(?:^|[-_.])gguf(?:$|[-_.])"), "GGUF", None),
+    # NVIDIA ModelOpt NVFP4 checkpoints (e2m1 weights + an FP8 scale per 16 values: nvidia/*-NVFP4). Not MXFP4: in
+    # a name it is as often the training precision (AMD Primus' llama2_70b_lora_mxfp4 recipe) as a checkpoint
+    (re.compile(r"(?:^|[-_.])nvfp4(?:$|[-_.])"), "NVFP4", 4),
 )
 _QUANT_WORDS = frozenset({"gptq", "awq", "bnb", "4bit", "8bit", "nf4", "int4", "int8", "int3", "w4a16", "w4a8",
                           "w8a8", "w8a16", "fp8", "gguf", "dynamic", "unsloth", "bf16", "fp16", "mlx", "exl2",
-                          "q4", "q8"})
+                          "q4", "q8", "nvfp4"})
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
 _SIZE_BLOOM = re.compile(r"^(\d+)b(\d)$")             # BLOOM's 7b1 = 7.1B, 1b7 = 1.7B
@@ -233,7 +239,7 @@ def parse_name(ref: str) -> NameParts:
         if _DATE.match(t) or _CONTEXT.match(t):
             variants.append(t)
             continue
-        if seen_size and _VERSION.match(t):
+        if (seen_size or variants) and _VERSION.match(t):     # "-v0.3" after the size or a variant word
             version = t
             continue
         if t in VARIANT_WORDS and not (t in SERIES_KEEP and not seen_size):
@@ -335,6 +341,26 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
     "tencenthunyuanlarge": (389.0, 52.0, "Hunyuan-Large mixture-of-experts"),
     # named by the active size only (Hunyuan-A13B): the key is series + "a<active>b"
     "hunyuana13b": (80.0, 13.0, "Hunyuan-A13B mixture-of-experts (hunyuan_v1_moe)"),
+    # 2026 releases in the runners' own examples (c-new): the totals transformers 5.24 builds on the meta device from
+    # the config class defaults, which are the named checkpoint's (the class's @auto_docstring checkpoint); the active
+    # size: the routed experts' share of the total taken at top-k of the experts
+    "deepseekv4flash": (284.3, 13.8, "DeepSeek-V4 (deepseek_v4: DeepSeek-V4-Flash-Base's DeepseekV4Config)"),
+    "minicpmv4.6": (8.09, None, "MiniCPM-V 4.6 (minicpmv4_6: vision encoder + decoder, MiniCPMV4_6Config)"),
+    "emu3gen": (8.49, None, "Emu3 (emu3: VQ-VAE image tokenizer + Llama-style decoder, Emu3Config)"),
+    "emu3chat": (8.49, None, "Emu3 (emu3: VQ-VAE image tokenizer + Llama-style decoder, Emu3Config)"),
+    # PaddleOCR-VL (paddleocr_vl: NaViT encoder + ERNIE-4.5-0.3B decoder, PaddleOCRVLConfig); the 1.x releases keep it
+    **{k: (0.80, None, "PaddleOCR-VL (NaViT vision encoder + ERNIE-4.5-0.3B decoder)")
+       for k in ("paddleocrvl", "paddleocrvl1.5", "paddleocrvl1.6")},
+    # jina-reranker-m0 (jina.ai/models/jina-reranker-m0: "Parameters: 2.4B", base model Qwen2-VL-2B + a ranking head)
+    "jinarerankerm0": (2.4, None, "jina-reranker-m0 (Qwen2-VL-2B vision encoder + decoder, a ranking head)"),
+    # HunyuanOCR (tencent/HunyuanOCR model card and arXiv 2511.19575: "1B parameters"; hunyuan_vl: native ViT + MLP
+    # adapter + a HunYuan dense decoder)
+    "hunyuanocr": (1.0, None, "HunyuanOCR (hunyuan_vl: native ViT + HunYuan dense decoder)"),
+    # DeepSeek-OCR: DeepEncoder (SAM-base + CLIP-large, ~0.38B) + the DeepSeek3B-MoE-A570M decoder (its config.json's
+    # language_config: 12 layers of 1280, 64 routed experts top-6 + 2 shared of 896, vocab 129280: 2.93B)
+    "deepseekocr": (3.3, 0.57, "DeepSeek-OCR (DeepEncoder + DeepSeek3B-MoE-A570M decoder)"),
+    # GLM-4.6V: GLM-4.5V's shape (zai-org lists both at 108B; the full 106B model beside the 9B GLM-4.6V-Flash)
+    "glm4.6v": (106.0, 12.0, "GLM-4.6V (vision encoder + GLM-4.5-Air decoder; the decoder's size)"),
 }
 
 

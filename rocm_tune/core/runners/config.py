@@ -150,6 +150,19 @@ def _method(job: Job, model, f: list[Finding], a: list[str], defaults: dict) -> 
             t = PEFT_DEFAULT_TARGETS.get(str(model.family), "q_proj,v_proj") if model is not None else "q_proj,v_proj"
             a.append(f"LoRA target_modules: not set, PEFT's default for {getattr(model, 'family', '?')}: {t}")
         values["lora_targets"] = ("all",) if t in ("all", "all-linear", "") else (split_targets(t) or ("all",))
+        parts = [x.strip() for v in values["lora_targets"] for x in str(v).split(",") if x.strip()]
+        extra = [x for x in parts if x != "all-linear"]
+        if job.runner == "ms-swift" and len(extra) < len(parts):
+            # `--target_modules all-linear embed_tokens lm_head` (ms-swift swift/pipelines/train/tuner.py
+            # get_target_modules: all-linear expands to every linear layer, the other names are kept; PEFT alone reads
+            # a list literally): every linear layer, plus adapters on those modules
+            values["lora_targets"] = ("all",)
+            if extra and model is not None:
+                n_extra = (int(model.vocab_size) + int(model.hidden_size)) * int(values.get("lora_rank") or 8) \
+                    * len(extra)
+                a.append(f"LoRA targets: all-linear with {', '.join(extra)}: every linear layer, and an adapter on "
+                         f"each of {', '.join(extra)} (rank x (vocab + hidden): {n_extra / 1e6:.1f}M parameters, not "
+                         f"counted)")
         if model is not None and values["lora_targets"] != ("all",):
             from rocm_tune.core.model import lora as model_lora
 

@@ -44,7 +44,7 @@ UNREAD_KEYS = ("batch_size", "gradient_accumulation_steps", "tokenizer.max_seq_l
 _FAMILIES = (("llama3_3", "Llama-3.3"), ("llama3_2", "Llama-3.2"), ("llama3_1", "Llama-3.1"), ("llama3", "Llama-3"),
              ("llama2", "Llama-2"), ("qwen3", "Qwen3"), ("qwen2_5", "Qwen2.5"), ("qwen2", "Qwen2"),
              ("gemma2", "gemma-2"), ("gemma", "gemma"), ("mistral", "Mistral"), ("phi4", "phi-4"),
-             ("phi3", "Phi-3"))
+             ("phi3", "Phi-3"), ("smollm2", "SmolLM2"))
 _ATTN_TO_HF = {"q_proj": "q_proj", "k_proj": "k_proj", "v_proj": "v_proj", "output_proj": "o_proj"}
 
 
@@ -58,7 +58,7 @@ def is_torchtune_mapping(d) -> bool:
     if not isinstance(d, dict):
         return False
     comps = [v for v in d.values() if isinstance(v, dict) and "_component_" in v]
-    model = d.get("model")
+    model = d.get("model") or d.get("policy_model")     # ppo_full_finetune_*: policy_model + reward_and_value_model
     return bool(comps) and isinstance(model, dict) and "torchtune" in str(model.get("_component_", ""))
 
 
@@ -71,6 +71,11 @@ def model_name(builder: str) -> str | None:
         if m:
             size = m.group(1).replace("_", ".")
             return f"{name}-{size}B" + ("-Instruct" if m.group(2) else "")
+        # a size said as a word or in millions (torchtune/models/phi3/_model_builders.py phi3_mini,
+        # models/smollm2/_model_builders.py smollm2_135m / smollm2_360m)
+        m = re.match(rf"^{key}_(mini|small|medium|\d+m)$", last)
+        if m:
+            return f"{name}-{m.group(1).upper() if m.group(1)[0].isdigit() else m.group(1)}"
     return None
 
 
