@@ -4117,12 +4117,31 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # few that report the GPU runtime failing (WARNING_CAUSES)
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
             [(BY_CODE["harmless-warning"], warning)]
+    if out and any(not sm[0].benign and sm[0].code not in WARNING_CAUSES for sm in out) and \
+            (warning := _library_warning(line)) is not None:
+        # e-benign (issue 26): a warning a training library prints and goes on after (its own source's words, no
+        # failure word anywhere on the line) is never a failure, whatever other rule its words fit
+        out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
+            [(BY_CODE["harmless-warning"], warning)]
     if out and (record := _SWIFT_RECORD.search(line) or _DS_OP_REPORT.search(line)) and \
             not _RANK_PREFIX.search(line, record.end()):   # another rank's line run into the record is read as is
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES or sm[0].code in SWIFT_RECORD_CAUSES] \
             or [(BY_CODE["harmless-warning"], record)]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
+
+
+_WHOLE_LINE = re.compile(r".+")
+
+
+def _library_warning(line: str) -> re.Match | None:
+    """The line as a match when it is one of the training libraries' harmless warnings (diagnose/library_warnings.py,
+    from their sources) and holds no failure word: a demotion may overrule the causes' rules only then."""
+    from rocm_tune.core.runs.diagnose import library_warnings as _lw   # the table is read on first use
+
+    if _lw.FAILING.search(line) or _lw.warning_of(line, strict=True) is None:
+        return None
+    return _WHOLE_LINE.search(line)
 
 
 def best_match(line: str) -> tuple[Signature, re.Match] | None:

@@ -35,7 +35,7 @@ from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, refusals, resemble, teardown
+from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, library_warnings, refusals, resemble, teardown
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -313,6 +313,8 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
                or not any(data.find(m, h.offset) >= 0 for m in _EXT_WENT_ON)]
     series, ended = _series_hits(data, name, index)
     sc.hits += series
+    if not any(cat.BY_CODE[h.code].priority >= 2 for h in sc.hits):
+        sc.hits += _library_warning_hits(sc)
     sc.number_lines()
     last = -1
     for p in _PROGRESS:
@@ -328,6 +330,29 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
                     ends)
+
+
+def _library_warning_hits(sc: _Scanner) -> list[Hit]:
+    """e-benign (issue 26): in a log where no rule found a cause, the lines that are one of the training libraries'
+    own warnings (diagnose/library_warnings.py: transformers, peft, trl, accelerate, DeepSpeed, torch, bitsandbytes,
+    read from their sources) — printed bare by transformers' and accelerate's default handlers, behind a rank or a
+    progress bar: harmless lines the log is then explained by, as a harmless-warning."""
+    hit_at = {h.offset for h in sc.hits}
+    out = []
+    # latin-1: one character per byte, so the offsets are the log's own
+    for off, _line, _warned in library_warnings.find(sc.data.decode("latin-1")):
+        if off in hit_at:
+            continue
+        s, e = sc._bounds(off)
+        raw = sc.data[s:e]
+        text = _decode(raw).strip()
+        t = _time_of(raw, last=False)
+        own = t is not None
+        if t is None:
+            t = _time_of(sc.data[max(0, s - 2048):s])
+        out.append(Hit("harmless-warning", sc.name, sc.index, s, None, _rank(text), t, text[:2000], text[:4000],
+                       own_time=own))
+    return out
 
 
 _BAR = re.compile(run_endings.BAR)
@@ -899,6 +924,22 @@ def _harmless_reading(text: str) -> str | None:
     return note
 
 
+WARNINGS_NAMED = 3
+
+
+def _warnings_named(hits: Sequence[Hit]) -> list[dict]:
+    """e-benign: the library warnings (library, the file that prints it, its words) harmless lines are, distinct, the
+    first few."""
+    out: list[dict] = []
+    for h in hits[:50]:
+        w = library_warnings.warning_of(h.text)
+        if w is not None and not any(x["warning"] == w.template for x in out):
+            out.append({"library": w.library, "source": w.source, "warning": w.template})
+            if len(out) >= WARNINGS_NAMED:
+                break
+    return out
+
+
 def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> list[Diagnosis]:
     """One diagnosis per code seen, from its earliest hit, with the numbers its lines carry."""
     diags: list[Diagnosis] = []
@@ -917,6 +958,8 @@ def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> l
         elif code == "collective-timeout":
             ranks = sorted({h.rank for h in hits if h.rank is not None})
             nums["ranks"] = ranks
+        if sig.benign and (named := _warnings_named(hits)):
+            nums["warnings"] = named
         d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
                       len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
         diags.append(d)
@@ -2907,6 +2950,9 @@ def render_text(exp: Explanation, width: int = 80) -> str:
     benign = [d for d in exp.diagnoses if d.benign]
     if benign:
         lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
+        for d in benign:   # e-benign: which library warning, printed where
+            for w in d.numbers.get("warnings", ()):
+                lines.append(_cut(f"    {w['library']} warning ({w['source']}): {w['warning']}", width))
     if exp.stacks:
         lines.append("  stacks (live)")
         for st in exp.stacks:
