@@ -1,10 +1,11 @@
 """Re-make rocm_tune/profiles/library_warnings.py from the libraries' own warning calls (e-benign, issue 26).
 
-Usage: python3 tools/build_library_warnings.py MIRROR_DIR TORCH_PKG_DIR [TRANSFORMERS_PKG_DIR ...]
+Usage: python3 tools/build_library_warnings.py MIRROR_DIR LIB=PKG_DIR ...
 MIRROR_DIR holds git directories named owner+name/repo (huggingface+peft, huggingface+trl, huggingface+accelerate,
-deepspeedai+DeepSpeed, bitsandbytes-foundation+bitsandbytes); TORCH_PKG_DIR is an installed torch package
-(site-packages/torch; this profile: 2.13.0); each TRANSFORMERS_PKG_DIR a transformers package (this profile: 5.24.0
-installed, 4.51.3 and 4.46.3 unpacked from their wheels, newest first). Reads, at the refs below, every call that
+deepspeedai+DeepSpeed, bitsandbytes-foundation+bitsandbytes, unslothai+unsloth, unslothai+unsloth-zoo,
+linkedin+Liger-Kernel); each LIB=PKG_DIR an installed or unpacked package of a library of PACKAGE_FILES (this profile:
+torch=site-packages/torch 2.13.0; transformers= 5.24.0 installed, 4.51.3 and 4.46.3 unpacked from their wheels, newest
+first; huggingface_hub= 2.4.0 installed and 0.26.5; datasets= 3.2.0; diffusers= 0.32.2). Reads, at the refs below, every call that
 prints a warning and goes on — `logger.warning(msg)`, `logger.warning_once(msg)`, `logger.warn(msg)`,
 `warnings.warn(msg)`, `warn(msg)`, DeepSpeed's `log_dist(msg, level=logging.WARNING)` — of the files that run
 during training, and writes each message as a template: the literal text with `\x00` where the f-string, `.format`
@@ -38,7 +39,12 @@ SOURCES = (
       "deepspeed/__init__.py", "deepspeed/utils/*.py", "deepspeed/accelerator/*.py")),
     ("bitsandbytes", "bitsandbytes-foundation+bitsandbytes", ("HEAD", "0.45.5", "0.43.3"),
      ("bitsandbytes/*.py", "bitsandbytes/*/*.py", "bitsandbytes/*/*/*.py")),
+    ("unsloth", "unslothai+unsloth", ("HEAD",), ("unsloth/*.py", "unsloth/models/*.py", "unsloth/kernels/*.py")),
+    ("unsloth", "unslothai+unsloth-zoo", ("HEAD",), ("unsloth_zoo/*.py",)),
+    ("liger-kernel", "linkedin+Liger-Kernel", ("HEAD",), ("src/liger_kernel/*.py", "src/liger_kernel/*/*.py",
+                                                          "src/liger_kernel/*/*/*.py")),
 )
+PACKAGE_FILES: dict[str, tuple[str, ...]] = {}
 TRANSFORMERS_FILES = ("trainer.py", "training_args.py", "trainer_utils.py", "trainer_pt_utils.py", "trainer_callback.py",
                       "modeling_utils.py", "configuration_utils.py", "tokenization_utils_base.py",
                       "tokenization_utils.py", "tokenization_utils_fast.py", "modeling_flash_attention_utils.py",
@@ -56,6 +62,11 @@ TORCH_FILES = ("utils/checkpoint.py", "amp/*.py", "cuda/amp/*.py", "cuda/__init_
                "optim/lr_scheduler.py", "optim/optimizer.py", "utils/data/dataloader.py", "_utils.py", "storage.py",
                "backends/cudnn/__init__.py", "backends/cuda/__init__.py", "autograd/graph.py", "_dynamo/*.py",
                "serialization.py", "random.py", "functional.py")
+PACKAGE_FILES.update(transformers=TRANSFORMERS_FILES, torch=TORCH_FILES,
+                     huggingface_hub=("*.py", "utils/*.py", "inference/*.py"),
+                     datasets=("*.py", "utils/*.py", "packaged_modules/*/*.py", "download/*.py", "formatting/*.py"),
+                     diffusers=("*.py", "utils/*.py", "loaders/*.py", "models/*.py", "pipelines/*.py",
+                                "training_utils.py", "optimization.py"))
 # The warnings that ARE a cause in FAMILIES.md terms: left to the rules that read them (catalogue.py), never listed
 # as harmless. Each: (words of the message, why).
 CAUSES = (
@@ -161,7 +172,7 @@ def _norm(msg: str) -> str:
     return " ".join(msg.split())
 
 
-def collect(mirror: str, torch_dir: str, transformers_dirs: list[str]) -> list[tuple[str, str, str]]:
+def collect(mirror: str, packages: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
     rows: dict[str, tuple[str, str, str]] = {}
 
     def add(lib: str, path: str, src: str) -> None:
@@ -175,29 +186,30 @@ def collect(mirror: str, torch_dir: str, transformers_dirs: list[str]) -> list[t
             for path in _git(repo, "ls-tree", "-r", "--name-only", ref).split():
                 if path.endswith(".py") and any(fnmatch.fnmatchcase(path, g) for g in globs):
                     add(lib, path, _git(repo, "show", f"{ref}:{path}"))
-    for lib, pkg, files, prefix in (("torch", torch_dir, TORCH_FILES, "torch/"),
-                                    *(("transformers", t, TRANSFORMERS_FILES, "src/transformers/")
-                                      for t in transformers_dirs)):
+    for lib, pkg in packages:
         base = pathlib.Path(pkg)
-        for g in files:
+        prefix = "src/transformers/" if lib == "transformers" else f"{lib}/"
+        for g in PACKAGE_FILES[lib]:
             for p in sorted(base.glob(g)):
                 add(lib, prefix + str(p.relative_to(base)), p.read_text(encoding="utf-8", errors="replace"))
     return sorted(rows.values())
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print("usage: build_library_warnings.py MIRROR_DIR TORCH_PKG_DIR [TRANSFORMERS_PKG_DIR ...]", file=sys.stderr)
+    packages = [tuple(a.split("=", 1)) for a in argv[2:]]
+    if len(argv) < 2 or any(len(p) != 2 or p[0] not in PACKAGE_FILES for p in packages):
+        print("usage: build_library_warnings.py MIRROR_DIR LIB=PKG_DIR ... (LIB: " + ", ".join(PACKAGE_FILES) + ")",
+              file=sys.stderr)
         return 2
-    rows = collect(argv[1], argv[2], argv[3:])
+    rows = collect(argv[1], packages)  # type: ignore[arg-type]
     body = pprint.pformat(tuple(rows), width=118)
     causes = pprint.pformat(CAUSES, width=118)
     OUT.write_text(
         '"""The warnings the training libraries print and go on after (generated by tools/build_library_warnings.py;\n'
         'do not edit). Each row: (library, file, message template with \\x00 where the code puts a value), from\n'
         '`logger.warning/_once`, `warnings.warn` and DeepSpeed\'s warning-level `log_dist` calls of transformers 4.46-5.x,\n'
-        'peft, trl, accelerate, DeepSpeed (runtime/, zero/, launcher/), torch 2.x (checkpoint, amp, distributed, nn) and\n'
-        'bitsandbytes. CAUSES: the words of the warnings that are a cause in FAMILIES.md terms, left to their rules."""\n\n'
+        'peft, trl, accelerate, DeepSpeed (runtime/, zero/, launcher/), torch 2.x (checkpoint, amp, distributed, nn),\n'
+        'bitsandbytes, huggingface_hub, datasets, diffusers, unsloth and Liger-Kernel. CAUSES: the words of the warnings that are a cause in FAMILIES.md terms, left to their rules."""\n\n'
         f"CAUSES: tuple[tuple[str, str], ...] = {causes}\n\n"
         f"WARNINGS: tuple[tuple[str, str, str], ...] = {body}\n")
     print(f"{len(rows)} warnings -> {OUT}")

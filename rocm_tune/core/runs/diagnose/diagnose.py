@@ -338,9 +338,12 @@ def _library_warning_hits(sc: _Scanner) -> list[Hit]:
     read from their sources) — printed bare by transformers' and accelerate's default handlers, behind a rank or a
     progress bar: harmless lines the log is then explained by, as a harmless-warning."""
     hit_at = {h.offset for h in sc.hits}
-    out = []
+    out: list[Hit] = []
     # latin-1: one character per byte, so the offsets are the log's own
-    for off, _line, _warned in library_warnings.find(sc.data.decode("latin-1")):
+    found = library_warnings.find(sc.data.decode("latin-1"))
+    if not found or not _went_on_after(sc.data, found[-1][0]):
+        return out   # a log that stops at a warning (no line after it) is not explained by it: a stop, not harmless
+    for off, _line, _warned in found:
         if off in hit_at:
             continue
         s, e = sc._bounds(off)
@@ -353,6 +356,12 @@ def _library_warning_hits(sc: _Scanner) -> list[Hit]:
         out.append(Hit("harmless-warning", sc.name, sc.index, s, None, _rank(text), t, text[:2000], text[:4000],
                        own_time=own))
     return out
+
+
+def _went_on_after(data: bytes, start: int) -> bool:
+    """Something follows the line at `start`: the program went on past it (a step, a loss line, more output)."""
+    e = data.find(b"\n", start)
+    return e >= 0 and bool(data[e:].strip())
 
 
 _BAR = re.compile(run_endings.BAR)
@@ -924,6 +933,18 @@ def _harmless_reading(text: str) -> str | None:
     return note
 
 
+# e-benign (issue 26): the scale a dynamic loss scaler reports after an overflow — DeepSpeed runtime/fp16/
+# loss_scaler.py (`OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768`), apex amp
+# scaler.py (`Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0`)
+_SCALE_TO = re.compile(r"reducing (?:loss scale )?to:?\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
+
+
+def _scale_numbers(hits: Sequence[Hit]) -> dict:
+    """The lowest loss scale the skipped steps' lines report (absent when they report none)."""
+    scales = [float(m.group(1)) for h in hits if (m := _SCALE_TO.search(h.text))]
+    return {"lowest_scale": min(scales)} if scales else {}
+
+
 WARNINGS_NAMED = 3
 
 
@@ -949,6 +970,8 @@ def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> l
         first = hits[0]
         nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
                              else first.text)
+        if code == "fp16-overflow-skip":
+            nums = _scale_numbers(hits)
         if code == "oom":
             nums = oom_numbers(first.context)
         elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
@@ -1374,6 +1397,10 @@ def _priority(d: Diagnosis) -> int:
 
 PRIORITY_OF = dict(cat.PRIORITY)
 OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow the cause when nothing else is
+# e-benign (issue 26): a streak that leaves the loss scale above 2^8 is the scaler calibrating: DeepSpeed starts at
+# 2^initial_scale_power (16 by default, 32 in older configs) and apex at 2^16, halving once per skipped step, so a
+# streak from a 2^32 start ends far above where a real overflow drives it (toward min_loss_scale, 1 by default)
+CALIBRATED_SCALE = 2.0 ** 8
 
 
 # r3-ver (issue 26): a SyntaxError's frame has no function (`File ".../x.py", line 512` then the source line):
@@ -1565,6 +1592,8 @@ def _promote_overflow_streak(diags: list[Diagnosis], finished: bool = False) -> 
     if finished or any(_priority(d) >= 2 for d in diags):
         return
     for d in diags:
+        if d.numbers.get("lowest_scale", 0) > CALIBRATED_SCALE:
+            continue   # e-benign: the scaler still finding its level from a high start, not a collapse
         if d.code == "fp16-overflow-skip" and d.count >= OVERFLOW_STREAK:
             d.benign, d.role, d.severity = False, "weak", "error"
             d.title = f"fp16 overflow on {d.count} steps: the loss scaler skipped them all"
