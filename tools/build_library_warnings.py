@@ -151,6 +151,8 @@ def _messages(src: str) -> list[tuple[str, int]]:
             arg = node.args[0]
             msg = _named(scope, arg.id, node.lineno) if isinstance(arg, ast.Name) and scope is not tree \
                 else _template(arg) if scope is tree else None
+            if msg is not None and len(node.args) > 1:   # logging's lazy `%` formatting: logger.warning("%d x", n)
+                msg = re.sub(r"%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[sdrfgxi]", HOLE, msg)
             if msg is not None:
                 out.append((msg, node.lineno))
     return out
