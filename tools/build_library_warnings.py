@@ -82,6 +82,17 @@ CAUSES = (
     ("OVERFLOW", "fp16 loss scaling: read by the overflow rules"),
     ("Token indices sequence length", "tokenizer_template's own context rule"),
     ("out of memory", "gpu_oom / host_ram_oom: the allocators' own words"),
+    ("write in your cache folder", "hf_cache_permission: the cache directory is not writable (its own rule)"),
+    ("does not support bfloat16", "bf16_unsupported: the GPU's capability, left to its rule"),
+    # torch/distributed/elastic: the launcher tearing the workers down after one failed or was signalled - the
+    # failing rank's cause (or launcher_exit), read by the teardown rules, never harmless
+    ("closing signal", "torch elastic multiprocessing/api.py: the agent stops the other workers after a failure"),
+    ("Closing process", "torch elastic multiprocessing/api.py: the same teardown"),
+    ("forcefully exiting", "torch elastic multiprocessing/api.py: a worker that would not stop"),
+    ("death signal", "torch elastic agent/server/api.py: the launcher itself was signalled (Slurm, OOM killer)"),
+    ("uninterruptible sleep", "torch elastic local_elastic_agent.py: a worker stuck in the kernel (a hang)"),
+    ("keep-alive heartbeat", "torch elastic dynamic_rendezvous.py: a node lost (rendezvous/collective family)"),
+    ("already in use", "torch distributed.py: the rendezvous port taken (a launch failure when it persists)"),
     ("NaN", "nan_loss / fp16_overflow: a NaN is read by the loss rules"),
     (" nan ", "nan_loss"),
     ("Inf ", "nan_loss"),
@@ -211,7 +222,8 @@ def main(argv: list[str]) -> int:
         'do not edit). Each row: (library, file, message template with \\x00 where the code puts a value), from\n'
         '`logger.warning/_once`, `warnings.warn` and DeepSpeed\'s warning-level `log_dist` calls of transformers 4.46-5.x,\n'
         'peft, trl, accelerate, DeepSpeed (runtime/, zero/, launcher/), torch 2.x (checkpoint, amp, distributed, nn),\n'
-        'bitsandbytes, huggingface_hub, datasets, diffusers, unsloth and Liger-Kernel. CAUSES: the words of the warnings that are a cause in FAMILIES.md terms, left to their rules."""\n\n'
+        'bitsandbytes, huggingface_hub, datasets, diffusers, unsloth and Liger-Kernel. CAUSES: the words of the\n'
+        'warnings that are a cause in FAMILIES.md terms, left to their rules."""\n\n'
         f"CAUSES: tuple[tuple[str, str], ...] = {causes}\n\n"
         f"WARNINGS: tuple[tuple[str, str, str], ...] = {body}\n")
     print(f"{len(rows)} warnings -> {OUT}")

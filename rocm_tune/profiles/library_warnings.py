@@ -2,7 +2,8 @@
 do not edit). Each row: (library, file, message template with \x00 where the code puts a value), from
 `logger.warning/_once`, `warnings.warn` and DeepSpeed's warning-level `log_dist` calls of transformers 4.46-5.x,
 peft, trl, accelerate, DeepSpeed (runtime/, zero/, launcher/), torch 2.x (checkpoint, amp, distributed, nn),
-bitsandbytes, huggingface_hub, datasets, diffusers, unsloth and Liger-Kernel. CAUSES: the words of the warnings that are a cause in FAMILIES.md terms, left to their rules."""
+bitsandbytes, huggingface_hub, datasets, diffusers, unsloth and Liger-Kernel. CAUSES: the words of the
+warnings that are a cause in FAMILIES.md terms, left to their rules."""
 
 CAUSES: tuple[tuple[str, str], ...] = (('None of the inputs have requires_grad=True',
   'torch/utils/checkpoint.py: with frozen embeddings under reentrant checkpointing no gradient reaches the '
@@ -16,6 +17,15 @@ CAUSES: tuple[tuple[str, str], ...] = (('None of the inputs have requires_grad=T
  ('OVERFLOW', 'fp16 loss scaling: read by the overflow rules'),
  ('Token indices sequence length', "tokenizer_template's own context rule"),
  ('out of memory', "gpu_oom / host_ram_oom: the allocators' own words"),
+ ('write in your cache folder', 'hf_cache_permission: the cache directory is not writable (its own rule)'),
+ ('does not support bfloat16', "bf16_unsupported: the GPU's capability, left to its rule"),
+ ('closing signal', 'torch elastic multiprocessing/api.py: the agent stops the other workers after a failure'),
+ ('Closing process', 'torch elastic multiprocessing/api.py: the same teardown'),
+ ('forcefully exiting', 'torch elastic multiprocessing/api.py: a worker that would not stop'),
+ ('death signal', 'torch elastic agent/server/api.py: the launcher itself was signalled (Slurm, OOM killer)'),
+ ('uninterruptible sleep', 'torch elastic local_elastic_agent.py: a worker stuck in the kernel (a hang)'),
+ ('keep-alive heartbeat', 'torch elastic dynamic_rendezvous.py: a node lost (rendezvous/collective family)'),
+ ('already in use', 'torch distributed.py: the rendezvous port taken (a launch failure when it persists)'),
  ('NaN', 'nan_loss / fp16_overflow: a NaN is read by the loss rules'),
  (' nan ', 'nan_loss'),
  ('Inf ', 'nan_loss'))
@@ -223,12 +233,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   'src/accelerate/utils/imports.py',
   '`is_tpu_available` is deprecated and will be removed in v0.27.0. Please use the `is_torch_xla_available` '
   'instead.'),
- ('accelerate',
-  'src/accelerate/utils/launch.py',
-  'Port `\x00` is already in use. Accelerate will attempt to launch in a standalone-like mode by finding an open '
-  'port automatically for this session. If this current attempt fails, or for more control in future runs, please '
-  'specify a different port (e.g., `--main_process_port <your_chosen_port>`) or use `--main_process_port 0` for '
-  'automatic selection in your launch command or Accelerate config file.'),
  ('accelerate',
   'src/accelerate/utils/launch.py',
   '`fsdp_backward_prefetch_policy` is deprecated and will be removed in version 0.27.0 of 🤗 Accelerate. Use '
@@ -931,10 +935,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   'The cache for model files in Diffusers v0.14.0 has moved to a new location. Moving your existing cached models. '
   'This is a one-time operation, you can interrupt it or run it later by calling '
   '`diffusers.utils.hub_utils.move_cache()`.'),
- ('diffusers',
-  'diffusers/utils/hub_utils.py',
-  'There was a problem when trying to write in your cache folder (\x00). Please, ensure the directory exists and can '
-  'be written to.'),
  ('diffusers',
   'diffusers/utils/hub_utils.py',
   "You are loading the variant \x00 from \x00 via `revision='\x00'`. This behavior is deprecated and will be removed "
@@ -2132,7 +2132,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   'torch/distributed/distributed_c10d.py',
   'barrier(): using the device under current context. You can specify `device_id` in `init_process_group` to mute '
   'this warning.'),
- ('torch', 'torch/distributed/elastic/agent/server/api.py', 'Received \x00 death signal, shutting down workers'),
  ('torch',
   'torch/distributed/elastic/agent/server/api.py',
   'WorkerSpec.fn will be deprecated, please use WorkerSpec.entrypoint instead'),
@@ -2141,10 +2140,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   'torch/distributed/elastic/agent/server/local_elastic_agent.py',
   'Empty envs variables, using empty run_id for FileTimerServer'),
  ('torch',
-  'torch/distributed/elastic/agent/server/local_elastic_agent.py',
-  '[\x00] Worker pid=\x00 entered uninterruptible sleep (D-state); will mark UNHEALTHY if it remains for \x00s.'),
- ('torch', 'torch/distributed/elastic/multiprocessing/api.py', 'Closing process \x00 via signal \x00'),
- ('torch',
   'torch/distributed/elastic/multiprocessing/api.py',
   'Empty envs map provided when defining logging destinations.'),
  ('torch', 'torch/distributed/elastic/multiprocessing/api.py', 'Failed to register signal handler for \x00'),
@@ -2152,10 +2147,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   'torch/distributed/elastic/multiprocessing/api.py',
   'Failed to register signal handlers since torchelastic is running on a child thread. This could lead to orphaned '
   'worker processes if the torchrun is terminated.'),
- ('torch', 'torch/distributed/elastic/multiprocessing/api.py', 'Sending process \x00 closing signal \x00'),
- ('torch',
-  'torch/distributed/elastic/multiprocessing/api.py',
-  'Unable to shutdown process \x00 via \x00, forcefully exiting via \x00'),
  ('torch',
   'torch/distributed/elastic/multiprocessing/errors/error_handler.py',
   '\x00 already exists and will be overwritten. Original contents:\n\x00'),
@@ -2179,9 +2170,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   'NOTE: Redirects are currently not supported in MacOs.'),
  ('torch',
   'torch/distributed/elastic/rendezvous/dynamic_rendezvous.py',
-  "The node '\x00' has failed to send a keep-alive heartbeat to the rendezvous '\x00' due to an error of type \x00."),
- ('torch',
-  'torch/distributed/elastic/rendezvous/dynamic_rendezvous.py',
   "The node '\x00' has failed to shutdown the rendezvous '\x00' due to an error of type \x00."),
  ('torch',
   'torch/distributed/elastic/rendezvous/etcd_server.py',
@@ -2194,7 +2182,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   'torch/distributed/elastic/utils/distributed.py',
   'argument use_libuv is deprecated and ignored. Set USE_LIBUV environment variable to "0" to disable libuv, or "1" '
   'to enable it. If the env var is not set, libuv will be used by default.'),
- ('torch', 'torch/distributed/elastic/utils/distributed.py', 'port: \x00 already in use, attempt: [\x00/\x00]'),
  ('torch',
   'torch/distributed/elastic/utils/logging.py',
   'Error deriving logger module name, using <None>. Exception: \x00'),
@@ -4654,7 +4641,6 @@ WARNINGS: tuple[tuple[str, str, str], ...] = (('accelerate',
   "save_pretrained_merged('merged_16bit') would drop the expert LoRA. Upgrade unsloth_zoo to merge them; saving the "
   'LoRA adapter is unaffected.'),
  ('unsloth', 'unsloth/models/_utils.py', 'Unsloth: vLLM is not installed! Will use Unsloth inference!'),
- ('unsloth', 'unsloth/models/diffusion.py', 'Device does not support bfloat16. Will change to float16.'),
  ('unsloth', 'unsloth/models/glm4_moe.py', 'Grouped GEMM not available: \x00. MoE will use fallback implementation.'),
  ('unsloth',
   'unsloth/models/llama.py',
