@@ -188,3 +188,22 @@ def test_the_table_is_read_from_every_library_named():
     assert all("\x00" not in w[1] and w[2].strip() for w in WARNINGS)
     # no listed warning carries the words of a cause
     assert not [w for w in WARNINGS if any(c.lower() in w[2].lower() for c, _why in CAUSES)]
+
+
+CKPT_WARN = ("[rank0]:/usr/lib/python3.10/site-packages/torch/utils/checkpoint.py:91: UserWarning: None of the inputs "
+             "have requires_grad=True. Gradients will be None\n[rank0]:  warnings.warn(\n")
+
+
+def test_checkpointing_without_input_gradients_is_the_cause_not_a_harmless_warning(tmp_path):
+    # torch/utils/checkpoint.py check_backward_validity: reentrant checkpointing, frozen embeddings - the loss does not
+    # train although the run goes on
+    flat = "".join(f"{{'loss': 2.3026, 'grad_norm': 0.0, 'learning_rate': 1.9{i}e-05, 'epoch': 0.0{i}}}\n"
+                   for i in range(1, 5))
+    exp, root = _explain(tmp_path, LOAD + START + CKPT_WARN + flat + " 4%|4         | 40/1000 [01:02<24:40,  1.54s/it]\n")
+    assert root is not None and root.code == "checkpoint-inputs-no-grad"
+    assert exp.answer == "config_error" and "enable_input_require_grads" in root.fix
+    # a failure the log names comes first: the warning is not the root then
+    oom = ("[rank0]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+           "capacity of 63.98 GiB of which 1.10 GiB is free.\n")
+    exp2, root2 = _explain(tmp_path, LOAD + START + CKPT_WARN + oom, "oom.log")
+    assert root2 is not None and exp2.answer == "gpu_oom"

@@ -2923,6 +2923,22 @@ SIGNATURES: tuple[Signature, ...] = (
          "the `trainable params:` line must show a non-zero count",
          (r"element 0 of tensors does not require grad and does not have a grad_fn",), ("does not require grad",),
          sources=("LlamaChinese/Llama-Chinese#242", "datawhalechina/self-llm#229")),
+    # e-benign (issue 26): torch/utils/checkpoint.py check_backward_validity warns (and goes on) when no input of a
+    # reentrant-checkpointed block requires grad: with the embeddings frozen (LoRA, a frozen base) no gradient reaches
+    # the checkpointed layers, so their adapters never train — a warning that IS a cause (the weak tier: any named
+    # failure of the run comes first; WARNING_CAUSES keeps it out of the harmless Python warnings)
+    _sig("checkpoint-inputs-no-grad", "config_error", "warning", "weak", "gradient checkpointing got inputs that "
+         "need no gradient: the checkpointed layers do not train",
+         "reentrant gradient checkpointing (use_reentrant=True, the default before torch 2.4's warning) with frozen "
+         "embeddings: the blocks' inputs do not require grad, so backward skips the checkpointed layers and their "
+         "LoRA/trainable weights get no gradient (the loss stays flat, or backward fails with `element 0 of tensors "
+         "does not require grad`)",
+         "call model.enable_input_require_grads() before training (HF Trainer/PEFT prepare_model_for_kbit_training "
+         "do), or use non-reentrant checkpointing (gradient_checkpointing_kwargs={'use_reentrant': False})",
+         "the grad norm of the trainable parameters after the first backward is non-zero",
+         (r"None of the inputs have requires_grad=True\. Gradients will be None",), ("None of the inputs",),
+         sources=("pytorch torch/utils/checkpoint.py check_backward_validity (warnings.warn(\"None of the inputs have "
+                  "requires_grad=True. Gradients will be None\"))",)),
     _sig("lora-target-not-found", "config_error", "error", "root", "LoRA target modules are not in the model",
          "the lora_target names (q_proj,v_proj) do not exist in this architecture (Baichuan: W_pack; ChatGLM: "
          "query_key_value; multimodal models: language_model prefixes)",
@@ -3485,6 +3501,8 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
                              "deepspeed-config-validation": 1}
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
+                                            # e-benign: reentrant checkpointing with frozen inputs (no gradient)
+                                            "checkpoint-inputs-no-grad",
                                             # ex-num: huggingface_hub's free-space check only warns before the write fails
                                             "hub-download-no-disk-space",
                                             # e-ver: bitsandbytes loading another runtime's library (a warning)
