@@ -207,3 +207,20 @@ def test_checkpointing_without_input_gradients_is_the_cause_not_a_harmless_warni
            "capacity of 63.98 GiB of which 1.10 GiB is free.\n")
     exp2, root2 = _explain(tmp_path, LOAD + START + CKPT_WARN + oom, "oom.log")
     assert root2 is not None and exp2.answer == "gpu_oom"
+
+
+def test_rccl_adjusting_a_setting_and_rocblas_falling_back_are_harmless(tmp_path):
+    # RCCL src/graph/connect.cc and src/init.cc: WARN()s that limit or ignore a setting and go on (no error return
+    # after them); rocBLAS library/src/tensile_host.cpp's XF32 fallback. Two ranks, then training.
+    text = (START +
+            "node01:41233:41233 [0] NCCL WARN User asked for a minimum of 64 channels, limiting to 32\n"
+            "node01:41234:41234 [1] NCCL WARN User asked for a minimum of 64 channels, limiting to 32\n"
+            "node01:41233:41233 [0] NCCL WARN NCCL_WORK_FIFO_DEPTH=1000 is being ignored because it is not a power "
+            "of 2.\n"
+            "rocBLAS warning: No Tensile solution found for XF32, fall back to FP32\n" + STEPS)
+    exp, root = _explain(tmp_path, text)
+    assert root is None and exp.answer == "benign_warning"
+    libs = {lib for lib, _src in _named(exp)}
+    assert {"rccl", "rocblas"} <= libs, _named(exp)
+    # RCCL's WARN on its failure path (an error returned after it) is not in the table
+    assert lw.warning_of("node01:1:1 [0] NCCL WARN NET/Socket : No usable listening interface found") is None

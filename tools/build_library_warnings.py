@@ -3,7 +3,8 @@
 Usage: python3 tools/build_library_warnings.py MIRROR_DIR LIB=PKG_DIR ...
 MIRROR_DIR holds git directories named owner+name/repo (huggingface+peft, huggingface+trl, huggingface+accelerate,
 deepspeedai+DeepSpeed, bitsandbytes-foundation+bitsandbytes, unslothai+unsloth, unslothai+unsloth-zoo,
-linkedin+Liger-Kernel); each LIB=PKG_DIR an installed or unpacked package of a library of PACKAGE_FILES (this profile:
+linkedin+Liger-Kernel, ROCm+rccl: its WARN()s that adjust a setting and go on, ROCm+rocBLAS: its fallback
+warnings); each LIB=PKG_DIR an installed or unpacked package of a library of PACKAGE_FILES (this profile:
 torch=site-packages/torch 2.13.0; transformers= 5.24.0 installed, 4.51.3 and 4.46.3 unpacked from their wheels, newest
 first; huggingface_hub= 2.4.0 installed and 0.26.5; datasets= 3.2.0; diffusers= 0.32.2). Reads, at the refs below, every call that
 prints a warning and goes on — `logger.warning(msg)`, `logger.warning_once(msg)`, `logger.warn(msg)`,
@@ -181,6 +182,25 @@ def _usable(msg: str) -> bool:
     return False
 
 
+# RCCL (src/**/*.cc): a `WARN("...")` that adjusts a setting and goes on - its words say it ignores, limits, caps,
+# disables or falls back, and the statements after it in its block do not return an error or jump to a failure path
+RCCL_CALL = re.compile(r'\bWARN\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)')
+RCCL_GOES_ON = re.compile(r"\b(?:ignor\w*|limiting|cap it|setting (?:it )?to|set both to|disabling|falling back|"
+                          r"Skipping)\b")
+RCCL_FAILS_AFTER = re.compile(r"\breturn\b|\bgoto\b|\babort\b|\bthrow\b|\bexit\(|NCCLCHECK|nccl\w*Error|ncclInvalid")
+
+
+def _rccl_messages(src: str) -> list[str]:
+    out = []
+    for m in RCCL_CALL.finditer(src):
+        lit = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))).replace('\\"', '"').replace("\\n", "")
+        after = src[m.end():m.end() + 400]
+        block = "\n".join(after[after.find(";") + 1:].split("\n")[:3]).split("}")[0]
+        if RCCL_GOES_ON.search(lit) and not RCCL_FAILS_AFTER.search(block):
+            out.append(re.sub(r"%[-#0 +]*\d*(?:\.\d+)?(?:l{0,2}|z)[sdiuxXfgpc]", HOLE, lit))
+    return out
+
+
 def _norm(msg: str) -> str:
     return " ".join(msg.split())
 
@@ -199,6 +219,18 @@ def collect(mirror: str, packages: list[tuple[str, str]]) -> list[tuple[str, str
             for path in _git(repo, "ls-tree", "-r", "--name-only", ref).split():
                 if path.endswith(".py") and any(fnmatch.fnmatchcase(path, g) for g in globs):
                     add(lib, path, _git(repo, "show", f"{ref}:{path}"))
+    repo = f"{mirror}/ROCm+rccl/repo"
+    for path in _git(repo, "ls-tree", "-r", "--name-only", "HEAD", "src").split():
+        if path.endswith((".cc", ".cpp", ".h")):
+            for msg in _rccl_messages(_git(repo, "show", f"HEAD:{path}")):
+                if _usable(msg):
+                    rows.setdefault(_norm(msg), ("rccl", path, msg.strip()))
+    # rocBLAS (library/src/tensile_host.cpp): its `rocBLAS warning: ...` stream texts that fall back and go on
+    repo = f"{mirror}/ROCm+rocBLAS/repo"
+    src = _git(repo, "show", "HEAD:library/src/tensile_host.cpp")
+    for lit in re.findall(r'"\\n?(rocBLAS warning: [^"]*)"', src):
+        if re.search(r"\bfall(?:ing)? back\b", lit) and _usable(lit):
+            rows.setdefault(_norm(lit), ("rocblas", "library/src/tensile_host.cpp", lit.strip()))
     for lib, pkg in packages:
         base = pathlib.Path(pkg)
         prefix = "src/transformers/" if lib == "transformers" else f"{lib}/"
