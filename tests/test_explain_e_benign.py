@@ -224,3 +224,17 @@ def test_rccl_adjusting_a_setting_and_rocblas_falling_back_are_harmless(tmp_path
     assert {"rccl", "rocblas"} <= libs, _named(exp)
     # RCCL's WARN on its failure path (an error returned after it) is not in the table
     assert lw.warning_of("node01:1:1 [0] NCCL WARN NET/Socket : No usable listening interface found") is None
+
+
+def test_a_python_warning_of_a_library_category_is_harmless_whatever_its_words(tmp_path):
+    # CPython warnings.formatwarning prints `{file}:{line}: {category}: {message}` for any category: sklearn's
+    # ConvergenceWarning ("failed"), xFormers' TritonWarning ("Error caught was"), Lightning's PossibleUserWarning
+    text = (START +
+            "/usr/lib/python3.10/site-packages/sklearn/linear_model/_logistic.py:469: ConvergenceWarning: lbfgs "
+            "failed to converge (status=1):\nSTOP: TOTAL NO. OF ITERATIONS REACHED LIMIT.\n" + STEPS +
+            "[rank1]:/usr/lib/python3.10/site-packages/lightning/pytorch/trainer/connectors/data_connector.py:441: "
+            "PossibleUserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck.\n" +
+            STEPS)
+    exp, root = _explain(tmp_path, text)
+    assert root is None and exp.answer == "benign_warning"
+    assert all(d.benign for d in exp.diagnoses)

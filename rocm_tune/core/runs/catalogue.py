@@ -1894,7 +1894,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"torch\.utils\.checkpoint: the use_reentrant parameter should be passed explicitly",
           r"TypedStorage is deprecated", r"NCCL WARN NET/Plugin", r"Plugin load \(librccl-net\.so\)",
           r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)Warning\b",
-          r"^\s*warnings\.warn\(", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
+          r"^\s*warnings\.warn\(",
+          # e-benign (issue 26): CPython's warnings.formatwarning line of any category a library defines (sklearn's
+          # ConvergenceWarning, xFormers' TritonWarning, Lightning's PossibleUserWarning): printed as a warning by
+          # the warnings module whatever its words (WARNING_CAUSES excepted, catalogue.match_line)
+          r"\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: \S", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
           r"Special tokens have been added in the vocabulary", r"You're using a \w+ ?[Tt]okenizer",
           r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported",
           # MIOpen's warnings (workspace, fallback solvers, find-db) are performance notes: the op still runs
@@ -3486,7 +3490,10 @@ SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory
 
 GENERIC = "python-exception"
 _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)"
-                           r"Warning: |^\s*warnings\.warn\(")
+                           r"Warning: |^\s*warnings\.warn\("
+                           # e-benign (issue 26): CPython's warnings.formatwarning (`{file}:{line}: {category}: {msg}`)
+                           # for any category a library defines (PossibleUserWarning, TracerWarning, NumbaWarning...)
+                           r"|\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: ")
 # Among causes of the same priority, the ones that are most often another rank's or process's
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
