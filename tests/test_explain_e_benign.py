@@ -238,3 +238,6 @@ def test_a_python_warning_of_a_library_category_is_harmless_whatever_its_words(t
     exp, root = _explain(tmp_path, text)
     assert root is None and exp.answer == "benign_warning"
     assert all(d.benign for d in exp.diagnoses)
+    # each warning line is read (as harmless), the one with failure words included
+    seen = [h.text for d in exp.diagnoses for h in d.evidence]
+    assert any("ConvergenceWarning" in t for t in seen) and any("PossibleUserWarning" in t for t in seen)
