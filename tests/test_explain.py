@@ -273,8 +273,14 @@ REAL_LINES = [
      "check as users post it"),
     ("oom", "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
      "initializing the engine.", "vLLM's engine start as users post it"),
-    ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of the inputs "
-     "have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post it (a "
+    # e-benign (issue 26): the one checkpoint warning that is a cause (reentrant checkpointing, frozen inputs: the
+    # checkpointed layers get no gradient) - a weak config_error, not a harmless line
+    ("checkpoint-inputs-no-grad", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:87: UserWarning: None of "
+     "the inputs have requires_grad=True. Gradients will be None", "torch/utils/checkpoint.py's warning as users post "
+     "it (WARNING_CAUSES: kept out of the harmless Python warnings)"),
+    ("harmless-warning", "/usr/lib/python3/site-packages/torch/utils/checkpoint.py:1399: UserWarning: "
+     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. In version 2.5 we will raise an "
+     "exception if use_reentrant is not passed.", "torch/utils/checkpoint.py's warning as users post it (a "
      "UserWarning with an error's words is still a warning)"),
     # the ninja run of torch.utils.cpp_extension names a failed native build (issue 26, explain-sw), not an unknown error
     ("native-build-failed", "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",

@@ -1924,7 +1924,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"torch\.utils\.checkpoint: the use_reentrant parameter should be passed explicitly",
           r"TypedStorage is deprecated", r"NCCL WARN NET/Plugin", r"Plugin load \(librccl-net\.so\)",
           r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)Warning\b",
-          r"^\s*warnings\.warn\(", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
+          r"^\s*warnings\.warn\(",
+          # e-benign (issue 26): CPython's warnings.formatwarning line of any category a library defines (sklearn's
+          # ConvergenceWarning, xFormers' TritonWarning, Lightning's PossibleUserWarning): printed as a warning by
+          # the warnings module whatever its words (WARNING_CAUSES excepted, catalogue.match_line)
+          r"\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: \S", r"\bTORCH_NCCL_\w+", r"huggingface/tokenizers: The current process just got forked",
           r"Special tokens have been added in the vocabulary", r"You're using a \w+ ?[Tt]okenizer",
           r"Setting `pad_token_id` to `eos_token_id`", r"right-padding was detected", r"expandable_segments not supported",
           # MIOpen's warnings (workspace, fallback solvers, find-db) are performance notes: the op still runs
@@ -2953,6 +2957,22 @@ SIGNATURES: tuple[Signature, ...] = (
          "the `trainable params:` line must show a non-zero count",
          (r"element 0 of tensors does not require grad and does not have a grad_fn",), ("does not require grad",),
          sources=("LlamaChinese/Llama-Chinese#242", "datawhalechina/self-llm#229")),
+    # e-benign (issue 26): torch/utils/checkpoint.py check_backward_validity warns (and goes on) when no input of a
+    # reentrant-checkpointed block requires grad: with the embeddings frozen (LoRA, a frozen base) no gradient reaches
+    # the checkpointed layers, so their adapters never train — a warning that IS a cause (the weak tier: any named
+    # failure of the run comes first; WARNING_CAUSES keeps it out of the harmless Python warnings)
+    _sig("checkpoint-inputs-no-grad", "config_error", "warning", "weak", "gradient checkpointing got inputs that "
+         "need no gradient: the checkpointed layers do not train",
+         "reentrant gradient checkpointing (use_reentrant=True, the default before torch 2.4's warning) with frozen "
+         "embeddings: the blocks' inputs do not require grad, so backward skips the checkpointed layers and their "
+         "LoRA/trainable weights get no gradient (the loss stays flat, or backward fails with `element 0 of tensors "
+         "does not require grad`)",
+         "call model.enable_input_require_grads() before training (HF Trainer/PEFT prepare_model_for_kbit_training "
+         "do), or use non-reentrant checkpointing (gradient_checkpointing_kwargs={'use_reentrant': False})",
+         "the grad norm of the trainable parameters after the first backward is non-zero",
+         (r"None of the inputs have requires_grad=True\. Gradients will be None",), ("None of the inputs",),
+         sources=("pytorch torch/utils/checkpoint.py check_backward_validity (warnings.warn(\"None of the inputs have "
+                  "requires_grad=True. Gradients will be None\"))",)),
     _sig("lora-target-not-found", "config_error", "error", "root", "LoRA target modules are not in the model",
          "the lora_target names (q_proj,v_proj) do not exist in this architecture (Baichuan: W_pack; ChatGLM: "
          "query_key_value; multimodal models: language_model prefixes)",
@@ -3500,7 +3520,10 @@ SENTINELS: tuple[bytes, ...] = (b"rror", b"xception", b"Killed", b"out of memory
 
 GENERIC = "python-exception"
 _WARNING_LINE = re.compile(r"\b(?:Future|User|Deprecation|Runtime|Resource|Import|Syntax|Bytes|PendingDeprecation)"
-                           r"Warning: |^\s*warnings\.warn\(")
+                           r"Warning: |^\s*warnings\.warn\("
+                           # e-benign (issue 26): CPython's warnings.formatwarning (`{file}:{line}: {category}: {msg}`)
+                           # for any category a library defines (PossibleUserWarning, TracerWarning, NumbaWarning...)
+                           r"|\.py:\d+: (?:[\w.]+\.)?[A-Z]\w*Warning: ")
 # Among causes of the same priority, the ones that are most often another rank's or process's
 # consequence come after the others (a peer that went away after a rank was SIGKILLed; an exception
 # that merely re-raises): lower sorts first.
@@ -3515,6 +3538,8 @@ SECONDARY: dict[str, int] = {"nccl-peer-gone": 1, "rendezvous-timeout": 1, GENER
                              "deepspeed-config-validation": 1}
 # explain-r2b: warnings that are a (weak) cause: the GPU runtime failing to start shows only as a UserWarning
 WARNING_CAUSES: frozenset[str] = frozenset({"hip-init-failed",
+                                            # e-benign: reentrant checkpointing with frozen inputs (no gradient)
+                                            "checkpoint-inputs-no-grad",
                                             # ex-num: huggingface_hub's free-space check only warns before the write fails
                                             "hub-download-no-disk-space",
                                             # e-ver: bitsandbytes loading another runtime's library (a warning)
@@ -4149,12 +4174,31 @@ def match_line(line: str) -> list[tuple[Signature, re.Match]]:
         # few that report the GPU runtime failing (WARNING_CAUSES)
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
             [(BY_CODE["harmless-warning"], warning)]
+    if out and any(not sm[0].benign and sm[0].code not in WARNING_CAUSES for sm in out) and \
+            (warning := _library_warning(line)) is not None:
+        # e-benign (issue 26): a warning a training library prints and goes on after (its own source's words, no
+        # failure word anywhere on the line) is never a failure, whatever other rule its words fit
+        out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES] or \
+            [(BY_CODE["harmless-warning"], warning)]
     if out and (record := _SWIFT_RECORD.search(line) or _DS_OP_REPORT.search(line)) and \
             not _RANK_PREFIX.search(line, record.end()):   # another rank's line run into the record is read as is
         out = [sm for sm in out if sm[0].benign or sm[0].code in WARNING_CAUSES or sm[0].code in SWIFT_RECORD_CAUSES] \
             or [(BY_CODE["harmless-warning"], record)]
     out.sort(key=lambda sm: -sm[0].priority)
     return out
+
+
+_WHOLE_LINE = re.compile(r".+")
+
+
+def _library_warning(line: str) -> re.Match | None:
+    """The line as a match when it is one of the training libraries' harmless warnings (diagnose/library_warnings.py,
+    from their sources) and holds no failure word: a demotion may overrule the causes' rules only then."""
+    from rocm_tune.core.runs.diagnose import library_warnings as _lw   # the table is read on first use
+
+    if _lw.FAILING.search(line) or _lw.warning_of(line, strict=True) is None:
+        return None
+    return _WHOLE_LINE.search(line)
 
 
 def best_match(line: str) -> tuple[Signature, re.Match] | None:

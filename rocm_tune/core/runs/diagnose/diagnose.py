@@ -35,8 +35,8 @@ from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, refusals, resemble, teardown
-from rocm_tune.core.runs.diagnose import traceback_anatomy
+from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, library_warnings, refusals, resemble
+from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -315,6 +315,8 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
                or not any(data.find(m, h.offset) >= 0 for m in _EXT_WENT_ON)]
     series, ended = _series_hits(data, name, index)
     sc.hits += series
+    if not any(cat.BY_CODE[h.code].priority >= 2 for h in sc.hits):
+        sc.hits += _library_warning_hits(sc)
     sc.number_lines()
     last = -1
     for p in _PROGRESS:
@@ -330,6 +332,38 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
                     ends)
+
+
+def _library_warning_hits(sc: _Scanner) -> list[Hit]:
+    """e-benign (issue 26): in a log where no rule found a cause, the lines that are one of the training libraries'
+    own warnings (diagnose/library_warnings.py: transformers, peft, trl, accelerate, DeepSpeed, torch, bitsandbytes,
+    read from their sources) — printed bare by transformers' and accelerate's default handlers, behind a rank or a
+    progress bar: harmless lines the log is then explained by, as a harmless-warning."""
+    hit_at = {h.offset for h in sc.hits}
+    out: list[Hit] = []
+    # latin-1: one character per byte, so the offsets are the log's own
+    found = library_warnings.find(sc.data.decode("latin-1"))
+    if not found or not _went_on_after(sc.data, found[-1][0]):
+        return out   # a log that stops at a warning (no line after it) is not explained by it: a stop, not harmless
+    for off, _line, _warned in found:
+        if off in hit_at:
+            continue
+        s, e = sc._bounds(off)
+        raw = sc.data[s:e]
+        text = _decode(raw).strip()
+        t = _time_of(raw, last=False)
+        own = t is not None
+        if t is None:
+            t = _time_of(sc.data[max(0, s - 2048):s])
+        out.append(Hit("harmless-warning", sc.name, sc.index, s, None, _rank(text), t, text[:2000], text[:4000],
+                       own_time=own))
+    return out
+
+
+def _went_on_after(data: bytes, start: int) -> bool:
+    """Something follows the line at `start`: the program went on past it (a step, a loss line, more output)."""
+    e = data.find(b"\n", start)
+    return e >= 0 and bool(data[e:].strip())
 
 
 _BAR = re.compile(run_endings.BAR)
@@ -901,6 +935,34 @@ def _harmless_reading(text: str) -> str | None:
     return note
 
 
+# e-benign (issue 26): the scale a dynamic loss scaler reports after an overflow — DeepSpeed runtime/fp16/
+# loss_scaler.py (`OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768`), apex amp
+# scaler.py (`Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0`)
+_SCALE_TO = re.compile(r"reducing (?:loss scale )?to:?\s*(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
+
+
+def _scale_numbers(hits: Sequence[Hit]) -> dict:
+    """The lowest loss scale the skipped steps' lines report (absent when they report none)."""
+    scales = [float(m.group(1)) for h in hits if (m := _SCALE_TO.search(h.text))]
+    return {"lowest_scale": min(scales)} if scales else {}
+
+
+WARNINGS_NAMED = 3
+
+
+def _warnings_named(hits: Sequence[Hit]) -> list[dict]:
+    """e-benign: the library warnings (library, the file that prints it, its words) harmless lines are, distinct, the
+    first few."""
+    out: list[dict] = []
+    for h in hits[:50]:
+        w = library_warnings.warning_of(h.text)
+        if w is not None and not any(x["warning"] == w.template for x in out):
+            out.append({"library": w.library, "source": w.source, "warning": w.template})
+            if len(out) >= WARNINGS_NAMED:
+                break
+    return out
+
+
 def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> list[Diagnosis]:
     """One diagnosis per code seen, from its earliest hit, with the numbers its lines carry."""
     diags: list[Diagnosis] = []
@@ -910,6 +972,8 @@ def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> l
         first = hits[0]
         nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
                              else first.text)
+        if code == "fp16-overflow-skip":
+            nums = _scale_numbers(hits)
         if code == "oom":
             nums = oom_numbers(first.context)
         elif code in ("host-ram-nearly-full", "host-oom-killed", "slurm-oom-kill"):
@@ -919,6 +983,8 @@ def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> l
         elif code == "collective-timeout":
             ranks = sorted({h.rank for h in hits if h.rank is not None})
             nums["ranks"] = ranks
+        if sig.benign and (named := _warnings_named(hits)):
+            nums["warnings"] = named
         d = Diagnosis(code, sig.family, sig.severity, sig.benign, sig.role, sig.title, first, hits[:EVIDENCE_MAX],
                       len(hits), sig.cause, first.fix or sig.fix, sig.confirm, nums)
         diags.append(d)
@@ -1340,6 +1406,10 @@ def _priority(d: Diagnosis) -> int:
 
 PRIORITY_OF = dict(cat.PRIORITY)
 OVERFLOW_STREAK = 8      # skipped fp16 steps in one log that make an overflow the cause when nothing else is
+# e-benign (issue 26): a streak that leaves the loss scale above 2^8 is the scaler calibrating: DeepSpeed starts at
+# 2^initial_scale_power (16 by default, 32 in older configs) and apex at 2^16, halving once per skipped step, so a
+# streak from a 2^32 start ends far above where a real overflow drives it (toward min_loss_scale, 1 by default)
+CALIBRATED_SCALE = 2.0 ** 8
 
 
 # r3-ver (issue 26): a SyntaxError's frame has no function (`File ".../x.py", line 512` then the source line):
@@ -1553,6 +1623,8 @@ def _promote_overflow_streak(diags: list[Diagnosis], finished: bool = False) -> 
     if finished or any(_priority(d) >= 2 for d in diags):
         return
     for d in diags:
+        if d.numbers.get("lowest_scale", 0) > CALIBRATED_SCALE:
+            continue   # e-benign: the scaler still finding its level from a high start, not a collapse
         if d.code == "fp16-overflow-skip" and d.count >= OVERFLOW_STREAK:
             d.benign, d.role, d.severity = False, "weak", "error"
             d.title = f"fp16 overflow on {d.count} steps: the loss scaler skipped them all"
@@ -2967,6 +3039,9 @@ def render_text(exp: Explanation, width: int = 80) -> str:
     benign = [d for d in exp.diagnoses if d.benign]
     if benign:
         lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
+        for d in benign:   # e-benign: which library warning, printed where
+            for w in d.numbers.get("warnings", ()):
+                lines.append(_cut(f"    {w['library']} warning ({w['source']}): {w['warning']}", width))
     if exp.stacks:
         lines.append("  stacks (live)")
         for st in exp.stacks:
