@@ -2078,12 +2078,18 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         if s:
             r.title = f"{r.title}: {s}"
     elif r.code == "collective-timeout":
-        n["verdict"] = "every rank stuck"
-        r.title = (f"{r.title}: {n.get('op', 'a collective')} SeqNum {n.get('seq', '?')} on rank(s) "
-                   f"{', '.join(map(str, n.get('ranks') or [])) or '?'} — every rank is stuck (no rank failed first)")
-        r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
-                 "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
-                 "`py-spy dump --pid PID` on each rank shows where it waits")
+        _every_rank_stuck(r)
+
+
+def _every_rank_stuck(r: Diagnosis) -> None:
+    """A collective timeout that stayed the root: no rank failed first, every rank waits in it."""
+    n = r.numbers
+    n["verdict"] = "every rank stuck"
+    r.title = (f"{r.title}: {n.get('op', 'a collective')} SeqNum {n.get('seq', '?')} on rank(s) "
+               f"{', '.join(map(str, n.get('ranks') or [])) or '?'} — every rank is stuck (no rank failed first)")
+    r.fix = ("every rank waits in the same collective: check peer-to-peer (`rocm-tune doctor`: IOMMU — "
+             "iommu=pt / intel_iommu=off on the kernel command line), confirm with NCCL_P2P_DISABLE=1; "
+             "`py-spy dump --pid PID` on each rank shows where it waits")
 
 
 # h7-ver (issue 26): what the log itself shows of the versions around a failure another family's rule read first:
