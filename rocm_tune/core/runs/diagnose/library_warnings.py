@@ -13,7 +13,7 @@ Pure; the table is compiled on first use.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 HOLE = "\x00"
@@ -73,16 +73,23 @@ def _table() -> tuple[dict[str, tuple[int, ...]], tuple[tuple[str, str, str], ..
     messages: imported when a log is read for them, not when explain or attach is imported."""
     from rocm_tune.profiles.library_warnings import WARNINGS
 
-    entries: list[tuple[str, str, str]] = []
+    entries: list[list[str]] = []
     keyed: list[list[str]] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     for library, source, template in WARNINGS:
         for line in template.split("\n"):
             norm = " ".join(line.split())
-            if norm in seen or not _usable(line) or not (keys := _keys(line)):
+            if norm in seen:
+                # the same text printed from several files (each model's modeling file): name the first and say
+                # how many more, not one of them as if it were the only one
+                e = entries[seen[norm]]
+                n = int(e[3]) + 1
+                e[2], e[3] = f"{e[2].split(' and ')[0]} and {n} other file{'s' if n > 1 else ''}", str(n)
                 continue
-            seen.add(norm)
-            entries.append((line, library, source))
+            if not _usable(line) or not (keys := _keys(line)):
+                continue
+            seen[norm] = len(entries)
+            entries.append([line, library, source, "0"])
             keyed.append(keys)
     # each line by its rarest whole word: few candidates per log line
     freq: dict[str, int] = {}
@@ -92,7 +99,7 @@ def _table() -> tuple[dict[str, tuple[int, ...]], tuple[tuple[str, str, str], ..
     index: dict[str, list[int]] = {}
     for i, keys in enumerate(keyed):
         index.setdefault(min(keys, key=lambda k: (freq[k], -len(k))), []).append(i)
-    return {k: tuple(v) for k, v in index.items()}, tuple(entries)
+    return {k: tuple(v) for k, v in index.items()}, tuple((e[0], e[1], e[2]) for e in entries)
 
 
 @lru_cache(maxsize=4096)
@@ -109,15 +116,20 @@ def warning_of(line: str, strict: bool = False) -> Warned | None:
     if len(line) < MIN_FIXED:
         return None
     index, entries = _table()
-    for w in set(_WORD.findall(line)):
+    hits: list[Warned] = []
+    for w in sorted(set(_WORD.findall(line))):
         for i in index.get(w, ()):
             rx, warned = _compiled(*entries[i])
             if strict and not warned.strict:
                 continue
             m = rx.search(line)
             if m and not any(FAILING.search(g or "") for g in m.groups()):
-                return warned
-    return None
+                hits.append(warned)
+    if len({h.source.split(" and ")[0] for h in hits}) > 1:
+        # several files print a text this line fits: the first named, the others counted, none claimed alone
+        return replace(hits[0], source=f"{hits[0].source.split(' and ')[0]} and {len(hits) - 1} other "
+                                        f"file{'s' if len(hits) > 2 else ''}")
+    return hits[0] if hits else None
 
 
 def find(text: str, limit: int = MAX_FOUND) -> list[tuple[int, str, Warned]]:
