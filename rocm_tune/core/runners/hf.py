@@ -1175,3 +1175,31 @@ def read_qwen_vl_finetune(entry: str, flags: dict[str, tuple[str, int]], out: di
                  f"{out['freeze_vision_tower'].value})"
                  f", images of at most {out['image_max_pixels'].value} pixels ({out['image_max_pixels'].native}), "
                  f"flash_attention_2 ({QWEN_VL_FINETUNE}/train_qwen.py, argument.py, data_processor.py)")
+
+
+# QwenLM/Qwen and QwenLM/Qwen-VL finetune.py (the repos' finetune_lora_*.sh start it): `--use_lora` without
+# `--q_lora` builds LoraConfig(modules_to_save=["wte", "lm_head"]) ("serves for adding new tokens"): PEFT trains a
+# full copy of the embedding and the output layer beside the adapters. Qwen-VL always; Qwen (LLM) not for a model
+# path holding "chat" (`if lora_args.q_lora or 'chat' in model_args.model_name_or_path.lower()`).
+QWEN_V1_MODEL = re.compile(r"(?i)(?:^|[/\\])Qwen-(?:VL|\d+(?:_\d+)?B)")
+QWEN_V1_SOURCE = "QwenLM/Qwen-VL finetune.py, QwenLM/Qwen finetune.py (LoraConfig modules_to_save)"
+
+
+def read_qwen_v1_finetune(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
+                          notes: list[str]) -> None:
+    """Qwen(-VL) v1's finetune.py: the whole embedding and lm_head its LoRA trains (said), where no flag set them."""
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    name = os.path.basename(entry.split()[-1]) if entry else ""
+    model = out.get("model_name_or_path")
+    if name != "finetune.py" or "use_lora" not in f or not as_bool(f["use_lora"][0]) or model is None \
+            or not QWEN_V1_MODEL.search(str(model.value)) or "additional_target" in out:
+        return
+    if "q_lora" in f and as_bool(f["q_lora"][0]):
+        return
+    vl = "-vl" in str(model.value).lower()
+    if not vl and "chat" in str(model.value).lower():
+        return
+    out["additional_target"] = Setting("additional_target", "wte,lm_head", file, f["use_lora"][1],
+                                       "finetune.py LoraConfig(modules_to_save=['wte', 'lm_head'])", "assumed")
+    notes.append(f"{'Qwen-VL' if vl else 'Qwen'}'s finetune.py with --use_lora and no --q_lora trains whole copies "
+                 f"of wte and lm_head beside the adapters ({QWEN_V1_SOURCE})")

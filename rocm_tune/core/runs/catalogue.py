@@ -1165,6 +1165,29 @@ SIGNATURES: tuple[Signature, ...] = (
          "the error is gone with use_reentrant False; `rocm-tune plan` warns ddp-lora-gc-reentrant",
          (r"Expected to mark a variable ready only once",), ("mark a variable ready",),
          sources=("seeds/004", "tests/fixtures/logs/alert-ddp-mark-ready-twice.log")),
+    # integrator (session 12): torch/utils/checkpoint.py's non-reentrant checkpointing (_checkpoint_hook /
+    # _StopRecomputationError path) compares what the recomputation produced with what the forward saved and raises
+    # CheckpointError on any difference. Under DeepSpeed ZeRO-3 the parameters a layer gathered in the forward are
+    # partitioned again by the time it is recomputed: the recomputed tensors come back with shape [0]
+    # (deepspeed/runtime/zero/linear.py, partition_parameters.py) - deepspeedai/DeepSpeed#8148; TRL forces
+    # use_reentrant=True for PEFT + ZeRO-3 since. The training engine rejects the graph, not the checkpoint files.
+    _sig("checkpoint-recompute-mismatch", "ddp_error", "error", "root",
+         "gradient checkpointing: the recomputed forward does not match the saved one",
+         "non-reentrant gradient checkpointing (use_reentrant=False) recomputes each layer in the backward and found "
+         "tensors of another shape than the forward saved; shape [0] in the recomputation is a ZeRO-3 parameter "
+         "that was partitioned again before it was recomputed (PEFT/LoRA + ZeRO-3 + non-reentrant checkpointing); "
+         "other shapes: a forward that is not the same twice (data-dependent shapes, a module that changes state)",
+         "use reentrant checkpointing (gradient_checkpointing_kwargs={'use_reentrant': True}; LLaMA-Factory: "
+         "use_reentrant_gc: true) or ZeRO-2 instead of ZeRO-3 for a LoRA run; with other shapes than [0], make the "
+         "forward deterministic under recomputation or turn checkpointing off for that module",
+         "the traceback's `recomputed metadata: {'shape': torch.Size([0])` lines, and zero_optimization stage 3 in "
+         "the DeepSpeed config",
+         (r"CheckpointError: torch\.utils\.checkpoint: Recomputed values for the following tensors have different "
+          r"metadata than during the forward pass",
+          r"CheckpointError: torch\.utils\.checkpoint: A different number of tensors was saved during the original "
+          r"forward and recomputation"),
+         ("Recomputed values for the following tensors", "A different number of tensors was saved"),
+         sources=("pytorch torch/utils/checkpoint.py (CheckpointError)", "deepspeedai/DeepSpeed#8148")),
     _sig("ddp-unused-parameters", "ddp_error", "error", "root", "DDP: parameters did not take part in the loss",
          "some trainable parameters got no gradient in an iteration (e.g. a LoRA-wrapped text encoder or a "
          "branch not used), and DDP built with find_unused_parameters=False refuses the next reduction",
