@@ -24,6 +24,13 @@ GIB = 2**30
 
 # (expected code, the line as posted, where it was posted)
 REAL_LINES = [
+    # integrator, session 12: torch/utils/checkpoint.py's CheckpointError (LoRA + ZeRO-3 + non-reentrant
+    # checkpointing, DeepSpeed#8148) and verl's default reward dispatcher
+    ("checkpoint-recompute-mismatch", "[rank0]: torch.utils.checkpoint.CheckpointError: torch.utils.checkpoint: "
+     "Recomputed values for the following tensors have different metadata than during the forward pass.",
+     "huggingface/transformers#47254, huggingface/trl#2514 (torch/utils/checkpoint.py CheckpointError)"),
+    ("verl-reward-data-source", "NotImplementedError: Reward function is not implemented for data_source=''",
+     "inclusionAI/AReaL#105 (verl/utils/reward_score/__init__.py default_compute_score)"),
     # e-g4 (issue 26): transformers trainer.py compute_loss with a base model (BertModel) given to Trainer
     ("trainer-model-without-head", "ValueError: The model did not return a loss from the inputs, only the following "
      "keys: last_hidden_state,pooler_output. For reference, the inputs it received are input_ids,attention_mask.",
