@@ -98,10 +98,11 @@ def test_torch_warning_that_the_gpu_arch_is_not_in_the_build_is_the_cause_when_n
            "installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 "
            "sm_86 sm_90.\n")
     r = _root(log)
-    assert (r.family, r.code) == ("cuda_error", "cuda-arch-not-in-build")
-    # with the kernel failure itself in the log, that failure is the root and the warning explains it
+    # FAMILIES.md "Rule 1, arch clause" on NVIDIA (session 12): the warning shows the card's sm and the wheel's list
+    assert (r.family, r.code) == ("version_check", "cuda-arch-not-in-build") and "sm_120" in r.title
+    # with the kernel failure itself in the log, that failure is the root, read by the same clause
     r2 = _root(log + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
-    assert r2.family == "cuda_error" and r2.code == "cuda-error"
+    assert r2.family == "version_check" and r2.code == "cuda-error"
 
 
 def test_the_no_kernel_error_reported_by_other_layers_is_the_hip_arch_error():

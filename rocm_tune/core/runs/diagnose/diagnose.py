@@ -2542,12 +2542,14 @@ def _refine_platform(r: Diagnosis, texts: Sequence[str]) -> None:
     config shows it — such an error is the HIP runtime's: explain it as one (no kernel for the GPU's gfx target,
     or a HIP runtime failure)."""
     rocm = any(cat.ROCM_MARKERS.search(t) for t in (r.first.text, *texts))
-    if r.family == "hip_error" and r.code == "hip-runtime-error" and not rocm and _CUDA_SPELLED.search(r.first.text):
+    if r.family == "hip_error" and r.code == "hip-runtime-error" and not rocm and _CUDA_SPELLED.search(r.first.text) \
+            and any(exception_sources.NVIDIA_MARKERS.search(t) for t in (r.first.pre, *texts)):
         # the twin: a runtime failure printed in CUDA's words (NCCL's `Cuda failure`, cuDNN, the NVIDIA driver's
-        # Xid) on a log with no ROCm mark is CUDA's (FAMILIES.md: cuda_error, same as hip_error on CUDA)
+        # Xid) on a log that shows NVIDIA's stack and no ROCm mark is CUDA's (FAMILIES.md: cuda_error, same as
+        # hip_error on CUDA); RCCL prints the same `Cuda failure` (hipified NCCL), so no mark at all stays HIP's
         sig = cat.BY_CODE["cuda-error"]
         r.code, r.family, r.severity = sig.code, sig.family, sig.severity
-        r.title = sig.title + " (a runtime call failed, in CUDA's words, on a log with no ROCm mark)"
+        r.title = sig.title + " (a runtime call failed, in CUDA's words, on a log that shows NVIDIA's stack)"
         r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
         return
     if r.family != "cuda_error" or not rocm:

@@ -29,6 +29,7 @@ _IMPORT = re.compile(src.IMPORT_FAILURE)
 _CUDA_ONLY = tuple((re.compile(rx, re.I), fix) for rx, fix in src.CUDA_ONLY_PACKAGES.items())
 _NVIDIA = re.compile(r"\b(?:NVIDIA|nvidia-smi|CUDA Version|GeForce|Tesla|libcuda\.so|sm_\d{2,3}|\+cu\d{2,3}|"
                      r"A100|H100|H200|H20|L40S?|RTX \d{4})\b")
+NVIDIA_MARKERS = _NVIDIA     # a log that shows NVIDIA's stack (driver, CUDA build, card names)
 
 
 def width_skew(frames: Sequence[tuple[str, str]], statement: str, line: str) -> tuple[str, str] | None:
