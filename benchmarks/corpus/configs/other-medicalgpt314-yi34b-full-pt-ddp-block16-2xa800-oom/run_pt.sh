@@ -1,0 +1,40 @@
+CUDA_VISIBLE_DEVICES=2,3 torchrun --nproc_per_node 2 pretraining.py \
+    --model_type auto \
+    --model_name_or_path ../Yi-34B-Chat \
+    --train_file_dir ./data/pretrain \
+    --validation_file_dir ./data/pretrain \
+    --per_device_train_batch_size 2 \
+    --per_device_eval_batch_size 2 \
+    --do_train \
+    --do_eval \
+    --use_peft False \
+    --seed 42 \
+    --max_train_samples 10000 \
+    --max_eval_samples 10 \
+    --num_train_epochs 0.5 \
+    --learning_rate 2e-4 \
+    --warmup_ratio 0.05 \
+    --weight_decay 0.01 \
+    --logging_strategy steps \
+    --logging_steps 10 \
+    --eval_steps 100 \
+    --evaluation_strategy steps \
+    --save_steps 500 \
+    --save_strategy steps \
+    --save_total_limit 13 \
+    --gradient_accumulation_steps 1 \
+    --preprocessing_num_workers 10 \
+    --block_size 16 \
+    --group_by_length True \
+    --output_dir outputs-pt-Yi-v3 \
+    --overwrite_output_dir \
+    --ddp_timeout 30000 \
+    --logging_first_step True \
+    --target_modules all \
+    --torch_dtype bfloat16 \
+    --bf16 \
+    --device_map auto \
+    --report_to tensorboard \
+    --ddp_find_unused_parameters False \
+    --gradient_checkpointing True \
+    --cache_dir ./cache
