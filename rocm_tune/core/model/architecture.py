@@ -959,6 +959,22 @@ def _bailing_moe_v2(c: _Cfg) -> _Arch:
     return a
 
 
+def _qwen(c: _Cfg) -> _Arch:
+    # Qwen (v1) remote code (Qwen/Qwen-7B modeling_qwen.py, QWenLMHeadModel): c_attn (H -> 3H, with bias), c_proj
+    # (no bias), mlp w1/w2 (H -> intermediate_size // 2 each: config.json's intermediate_size is twice the width)
+    # and c_proj, RMSNorm ln_1/ln_2/ln_f, wte and an untied lm_head. Multi-head attention (no GQA).
+    a = _common(c, "qwen")
+    a.inter = a.inter // 2
+    a.kv_heads = a.heads
+    a.head_dim = c.int("kv_channels", default=a.head_dim)
+    a.max_pos = c.int("seq_length", "max_position_embeddings", default=2048)
+    a.fused_qkv = "c_attn"
+    a.q_bias = True
+    a.o_name = "c_proj"
+    a.mlp_names = ("w2", "w1", "c_proj")   # c_proj(w1(x) * silu(w2(x)))
+    return a
+
+
 def _baichuan(c: _Cfg) -> _Arch:
     # Remote code (modeling_baichuan.py): W_pack (H -> 3H, no bias), o_proj, gated SiLU MLP, RMSNorm,
     # untied lm_head (NormHead in Baichuan2: a plain weight of shape [vocab, hidden]).
@@ -1146,6 +1162,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "cohere": _cohere,
     "internlm2": _internlm2,
     "baichuan": _baichuan,
+    "qwen": _qwen,
     "bailing_moe_v2": _bailing_moe_v2,
     "chatglm": _chatglm,
     "gpt_oss": _gpt_oss,
