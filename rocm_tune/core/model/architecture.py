@@ -1222,6 +1222,13 @@ def _dtype(cfg: dict) -> str | None:
     v = cfg.get("torch_dtype", cfg.get("dtype"))
     if isinstance(v, str):
         return v.replace("torch.", "")
+    if cfg.get("model_type") == "qwen":
+        # Qwen v1's remote code casts itself (modeling_qwen.py QWenLMHeadModel.__init__): config.json's bf16 / fp16 /
+        # fp32 flag, and with none set (the published configs) bf16 where the GPU supports it, else fp16: 16-bit
+        for flag, name in (("fp32", "float32"), ("fp16", "float16"), ("bf16", "bfloat16")):
+            if cfg.get(flag) is True:
+                return name
+        return "bfloat16"
     return None
 
 
