@@ -233,7 +233,7 @@ def test_search_presets_by_size_family_and_moe():
     assert moe and all(s.is_moe for s in moe)
     assert {"mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"} <= {s.name for s in moe}
     assert [s.name for s in search_presets("Llama 70B")] == [
-        "deepseek-r1-distill-llama-70b", "llama-2-70b", "llama-3-70b", "llama-3.1-70b", "llama-3.3-70b"]
+        "codellama-70b", "deepseek-r1-distill-llama-70b", "llama-2-70b", "llama-3-70b", "llama-3.1-70b", "llama-3.3-70b"]
     assert [s.name for s in search_presets("0.5b")] == ["qwen1.5-0.5b", "qwen2.5-0.5b"]
     assert search_presets("no-such-model-xyz") == []
     assert len(search_presets("")) == len(list_presets())

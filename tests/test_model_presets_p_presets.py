@@ -78,3 +78,53 @@ def test_other_generations_keep_their_own_presets():
 def test_int4_name_keeps_its_quantization():
     got = identify_model("Qwen/Qwen-72B-Chat-Int4", network=False)
     assert got.quant_bits == 4
+
+
+# ---- llama / mixtral presets: the count transformers builds on the meta device --------------------------------------
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+
+def _meta_total(config: dict) -> int:
+    cfg = dict(config)
+    model_type = cfg.pop("model_type")
+    cfg.pop("architectures", None)
+    hf_cfg = transformers.AutoConfig.for_model(model_type, **cfg)
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(hf_cfg)
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.mark.parametrize(("name", "card_b"), [
+    ("codellama-7b", 6.74), ("codellama-13b", 13.02), ("codellama-34b", 33.74), ("codellama-70b", 68.98),
+    ("mixtral-8x22b", 140.63), ("deepseek-llm-7b", 6.91), ("deepseek-coder-7b-v1.5", 6.91), ("salamandra-7b", 7.77),
+    ("salamandra-2b", 2.25),
+])
+def test_meta_device_counts(name, card_b):
+    spec = load_model(name)
+    assert spec.params.total == _meta_total(spec.config)
+    assert round(spec.params.total / 1e9, 2) == card_b
+
+
+@pytest.mark.parametrize(("ref", "preset"), [
+    ("codellama/CodeLlama-34b-hf", "codellama-34b"), ("codellama/CodeLlama-7b-Instruct-hf", "codellama-7b"),
+    ("/data/codellama-7b-python", "codellama-7b"), ("TheBloke/CodeLlama-13B-Instruct-AWQ", "codellama-13b"),
+    ("./Mixtral-8x22B", "mixtral-8x22b"), ("mistral-community/Mixtral-8x22B-v0.1", "mixtral-8x22b"),
+    ("deepseek-ai/deepseek-llm-7b-chat", "deepseek-llm-7b"), ("/models/deepseek-llm-7b-base", "deepseek-llm-7b"),
+    ("deepseek-ai/deepseek-coder-7b-instruct-v1.5", "deepseek-coder-7b-v1.5"),
+    ("BSC-LT/salamandra-7b-instruct", "salamandra-7b"), ("/ckpt/salamandra-2b", "salamandra-2b"),
+    # fine-tune families named without their base (profiles/finetune_bases.py)
+    ("152334H/miqu-1-70b-sf", "llama-2-70b"), ("/data/miqu-1-70b", "llama-2-70b"), ("miqu-1-70b", "llama-2-70b"),
+])
+def test_more_names_reach_the_preset(ref, preset):
+    got = identify_model(ref, network=False)
+    assert got.how in ("preset", "name"), got.detail
+    assert got.spec is not None and got.spec.name == preset
+
+
+def test_finetune_base_needs_the_family_and_its_size():
+    # the entry is the family at its size: another size or another family stays assumed
+    for ref in ("miqu-2-70b", "miqu-1-8b", "/data/miqu-1-13b"):
+        assert identify_model(ref, network=False).how == "assumed", ref
+    assert identify_model("deepseek-ai/deepseek-coder-6.7b-instruct", network=False).how == "assumed"

@@ -1787,6 +1787,8 @@ def _by_parsed_name(ref: str, parts) -> Identified | None:
     if spec is None:
         spec, parts, how_read = _base_inside(parts, how_read)
     if spec is None:
+        spec, why, how_read = _finetune_base(parts, how_read)
+    if spec is None:
         return None
     detail = f"{ref}: {how_read} {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
@@ -1804,6 +1806,23 @@ def _base_inside(parts, how_read: str):
                   f"{parts.stem!r}), assumed of that base's shape; read as"
             return spec, cand, how
     return None, parts, how_read
+
+
+def _finetune_base(parts, how_read: str):
+    """(preset, why, how) of a fine-tune family named without its base (``miqu-1-70b-sf``: Llama-2-70B;
+    profiles/finetune_bases.py), else (None, "", how_read)."""
+    from rocm_tune.profiles.finetune_bases import FINETUNE_BASES
+
+    if parts.series is None or parts.size_b is None:
+        return None, "", how_read
+    entry = FINETUNE_BASES.get((parts.series, parts.size_b))
+    if entry is None or set(parts.tags) & entry[1]:
+        return None, "", how_read
+    idx = _preset_index()
+    if entry[0] not in idx:
+        return None, "", how_read
+    spec = _load_preset_file(idx[entry[0]])
+    return spec, spec.name, f"a fine-tune family of a known base ({entry[2]}); read as"
 
 
 def _tokens_first(stem: str) -> str:
