@@ -128,3 +128,13 @@ def test_finetune_base_needs_the_family_and_its_size():
     for ref in ("miqu-2-70b", "miqu-1-8b", "/data/miqu-1-13b"):
         assert identify_model(ref, network=False).how == "assumed", ref
     assert identify_model("deepseek-ai/deepseek-coder-6.7b-instruct", network=False).how == "assumed"
+
+
+def test_qwen3_6_27b_is_the_qwen3_5_27b_decoder():
+    six, five = load_model("qwen3.6-27b"), load_model("qwen3.5-27b")
+    assert six.params.total == five.params.total == _meta_total(six.config)
+    for ref, quant in (("Qwen/Qwen3.6-27B", None), ("/models/Qwen3.6-27B", None), ("Qwen3.6-27B-FP8", "FP8")):
+        got = identify_model(ref, network=False)
+        assert got.spec is not None and got.spec.name == "qwen3.6-27b" and got.quant == quant, got.detail
+    # no config source for a Qwen3.6 MoE here: it stays assumed
+    assert identify_model("Qwen/Qwen3.6-35B-A3B", network=False).how == "assumed"
