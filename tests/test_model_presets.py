@@ -223,7 +223,7 @@ def test_search_presets_by_size_family_and_moe():
     q3 = search_presets("qwen3")
     assert {s.name for s in q3} == {n for n in list_presets() if n.startswith("qwen3")}
     # grouped by series (qwen3, qwen3-coder, qwen3-vl, qwen3.5), by size within a series
-    plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder", "qwen3.5"))]
+    plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder", "qwen3.5", "qwen3.6"))]
     assert [s.params.total for s in plain] == sorted(s.params.total for s in plain)
     q35 = [s.name for s in q3 if s.name.startswith("qwen3.5")]
     assert q35 == ["qwen3.5-0.8b", "qwen3.5-2b", "qwen3.5-4b", "qwen3.5-9b", "qwen3.5-27b", "qwen3.5-35b-a3b"]
