@@ -54,3 +54,22 @@ def test_qwen_finetune_lora_trains_wte_and_lm_head_where_the_script_does(offline
     assert not any("wte and lm_head" in n for n in q.get("notes", []) + q.get("assumptions", []))
     if whole:   # two 151936 x 4096 copies with fp32 gradients and Adam moments: several GiB more than QLoRA's none
         assert _step(d) - _step(q) > 4 * 2**30
+
+
+@pytest.mark.parametrize("name,preset", [
+    ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b-v0.1"), ("/data/ckpt/zephyr-7b-sft-full", "mistral-7b-v0.1"),
+    ("alignment-handbook/zephyr-7b-dpo-full", "mistral-7b-v0.1"),
+    ("HuggingFaceH4/zephyr-orpo-141b-A35b-v0.1", "mixtral-8x22b"),
+])
+def test_zephyr_checkpoints_take_their_base_models_shape(name, preset):
+    # their config.json files are MistralForCausalLM / MixtralForCausalLM with the bases' sizes
+    from rocm_tune.core.model.architecture import load_model
+
+    assert load_model(name).name == preset
+
+
+def test_zephyr_gemma_is_not_read_as_mistral():
+    from rocm_tune.core.model.architecture import load_model
+
+    with pytest.raises(Exception):
+        assert load_model("HuggingFaceH4/zephyr-7b-gemma-v0.1").name != "mistral-7b-v0.1"

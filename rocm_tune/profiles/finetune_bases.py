@@ -10,8 +10,14 @@ checkpoints, not one string: every spelling its publishers use parses to the key
 from __future__ import annotations
 
 FINETUNE_BASES: dict[tuple[str, float], tuple[str, frozenset[str], str]] = {
-    # (HuggingFaceH4 / alignment-handbook zephyr-7b-*, fine-tunes of Mistral-7B-v0.1, are left out: with Mistral-7B's
-    # shape a baseline case the memory model answers right today turns wrong; the assumed shape stays, said)
+    # HuggingFaceH4 / alignment-handbook zephyr-7b-* (alpha, beta, sft-full, dpo-full): fine-tunes of Mistral-7B-v0.1
+    # (their config.json: MistralForCausalLM, 32 layers of 4096, 32 heads / 8 KV groups, intermediate 14336, vocab
+    # 32000); zephyr-7b-gemma is Gemma-7B's (its "gemma" word leaves it to the other readings); zephyr-orpo-141b-A35b
+    # is Mixtral-8x22B's (config.json MixtralForCausalLM, 56 layers of 6144, 8 experts)
+    ("zephyr", 7.0): ("mistral-7b-v0.1", frozenset({"gemma"}),
+                      "HuggingFaceH4 zephyr-7b-*: Mistral-7B-v0.1's shape (its config.json)"),
+    ("zephyrorpo", 141.0): ("mixtral-8x22b", frozenset(),
+                            "HuggingFaceH4 zephyr-orpo-141b-A35b: Mixtral-8x22B's shape (its config.json)"),
     # miqu-1-70b (the leaked Mistral checkpoint; 152334H/miqu-1-70b-sf is its dequantized fp16 PyTorch conversion):
     # a Llama-2-70B fine-tune, config.json LlamaForCausalLM with Llama-2-70B's sizes (80 layers of 8192, 64 heads /
     # 8 KV groups, intermediate 28672, vocab 32000); rope_theta 1e6 and a 32k context change no weight
