@@ -70,6 +70,7 @@ def test_zephyr_checkpoints_take_their_base_models_shape(name, preset):
 
 def test_zephyr_gemma_is_not_read_as_mistral():
     from rocm_tune.core.model.architecture import load_model
+    from rocm_tune.core.errors import UserError
 
-    with pytest.raises(Exception):
-        assert load_model("HuggingFaceH4/zephyr-7b-gemma-v0.1").name != "mistral-7b-v0.1"
+    with pytest.raises(UserError, match="unknown model"):
+        load_model("HuggingFaceH4/zephyr-7b-gemma-v0.1")

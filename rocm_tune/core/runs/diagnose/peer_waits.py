@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from rocm_tune.core.runs.diagnose.teardown import DiagLike
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import peer_waits as pw
 
@@ -44,21 +45,13 @@ class _HitLike(Protocol):
     own_time: bool
 
 
-class _DiagLike(Protocol):
-    code: str
-    family: str
-    benign: bool
-    first: Any
-    evidence: list[Any]
-
-
 def is_wait(h: Any) -> bool:
     """The line is a rank waiting for a peer (profiles/peer_waits.PEER_WAIT), or NCCL's status text that names no
     cause of its own with a wait in the lines right after it (its `Last error:`)."""
     return bool(PEER_WAIT.search(h.text)) or bool(_STATUS_ONLY.search(h.text) and PEER_WAIT.search(h.context))
 
 
-def waits_only(d: _DiagLike) -> bool:
+def waits_only(d: DiagLike) -> bool:
     """Every line of d is a rank waiting for a peer."""
     return bool(d.evidence) and all(is_wait(h) for h in d.evidence)
 
@@ -83,7 +76,7 @@ def _not_later(h: _HitLike, waits: Sequence[_HitLike]) -> bool:
     return h.time <= min(stamped) + pw.TIME_SLACK_S
 
 
-def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: str,
+def _cause_of(e: DiagLike, family: str, hit: _HitLike, d: DiagLike, generic: str,
               progress: Mapping[int, int], host_phase: Callable[[Any], bool]) -> bool:
     """e (with the family the rules gave it) is a rank's own failure the waits of d follow from."""
     if family in _NOT_A_CAUSE or e.benign:
@@ -105,7 +98,7 @@ def _cause_of(e: _DiagLike, family: str, hit: _HitLike, d: _DiagLike, generic: s
     return _not_later(hit, d.evidence)
 
 
-def demote_waits(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[int, str], progress: Mapping[int, int],
+def demote_waits(diags: Sequence[DiagLike], prio: list[int], own: Mapping[int, str], progress: Mapping[int, int],
                  exception_hit: Callable[[Any], Any], generic: str, consequence: int,
                  host_phase: Callable[[Any], bool] = lambda h: False) -> None:
     """In prio, the collective diagnoses whose every line is a wait for a peer (or a hang advisory,

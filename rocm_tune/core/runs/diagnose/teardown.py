@@ -155,7 +155,9 @@ class _HitLike(Protocol):
     text: str
 
 
-class _DiagLike(Protocol):
+class DiagLike(Protocol):
+    """What the teardown and peer-wait readings need of a diagnosis (diagnose.Diagnosis has it)."""
+
     code: str
     family: str
     benign: bool
@@ -163,7 +165,7 @@ class _DiagLike(Protocol):
     evidence: list[Any]
 
 
-def collective_noise(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[int, str], first: Exit | None,
+def collective_noise(diags: Sequence[DiagLike], prio: list[int], own: Mapping[int, str], first: Exit | None,
                      progress: Mapping[int, int], earlier: Callable[[Any, Any], int], consequence: int) -> None:
     """Demote (in prio) the other ranks' collective lines (COLLECTIVE_NOISE) to consequences when the rank that
     failed first is in view: killed for host memory, or raising its own error (module docstring)."""
@@ -187,12 +189,12 @@ def collective_noise(diags: Sequence[_DiagLike], prio: list[int], own: Mapping[i
             prio[i] = consequence
 
 
-def _on_rank(e: _DiagLike, first: Exit) -> bool:
+def _on_rank(e: DiagLike, first: Exit) -> bool:
     """e's lines are on the rank the launcher names as its first failure."""
     return (first.rank if first.rank is not None else first.local_rank) in {h.rank for h in e.evidence}
 
 
-def _own_error_first(e: _DiagLike, d: _DiagLike, first: Exit | None, progress: Mapping[int, int],
+def _own_error_first(e: DiagLike, d: DiagLike, first: Exit | None, progress: Mapping[int, int],
                      earlier: Callable[[Any, Any], int], named: bool) -> bool:
     """e (a rank's own error) is the first failure and d (collective lines) the other ranks' view of it: the
     launcher names e's rank as the first to fail with an error of its own (exit code > 0) and d's lines are on
