@@ -62,11 +62,13 @@ def test_several_matches_ask_for_a_pick_then_take_the_highlighted_one():
             inp = app.screen.query_one("#in-model")
             ol = app.screen.query_one("#presets", OptionList)
             # ctrl+n with nothing highlighted: the count, never "unknown model"
-            await type_text(pilot, inp, "qwen 7b")
+            # "7b qwen": several presets and none named by it ("qwen 7b" names Qwen v1's qwen-7b exactly since
+            # session 12, and an exact name is taken at once)
+            await type_text(pilot, inp, "7b qwen")
             await pilot.press("ctrl+n")
             await wait_for(pilot, lambda: "pick one" in status(app))
-            n = len(search_presets("qwen 7b"))     # the presets the core finds for it (6 on 2026-11-28)
-            assert n > 1 and f"{n} models match 'qwen 7b'; pick one" in status(app) and "unknown" not in status(app)
+            n = len(search_presets("7b qwen"))     # the presets the core finds for it (7 on 2026-11-28)
+            assert n > 1 and f"{n} models match '7b qwen'; pick one" in status(app) and "unknown" not in status(app)
             assert screen(app) == "ModelScreen"
             # enter: the same message, and the list takes the keys with its first entry highlighted
             await wait_for(pilot, lambda: ol.option_count == n)
@@ -86,8 +88,8 @@ def test_several_matches_ask_for_a_pick_then_take_the_highlighted_one():
             await pilot.press("escape")
             await wait_for(pilot, lambda: screen(app) == "ModelScreen")
             # enter in the list takes the entry it is on, too
-            await type_text(pilot, app.screen.query_one("#in-model"), "qwen 7b")
-            await wait_for(pilot, lambda: app.screen._shown_query == "qwen 7b")
+            await type_text(pilot, app.screen.query_one("#in-model"), "7b qwen")
+            await wait_for(pilot, lambda: app.screen._shown_query == "7b qwen")
             await pilot.press("enter")
             ol = app.screen.query_one("#presets", OptionList)
             await wait_for(pilot, lambda: app.focused is ol and ol.highlighted == 0)
