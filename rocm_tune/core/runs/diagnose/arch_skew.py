@@ -141,7 +141,8 @@ def sm_sentence(s: ArchSkew) -> tuple[str, str]:
     """(title, fix) for the NVIDIA case: the card's sm, the wheel's list, a wheel built for the card."""
     listed = f"was built for {' '.join(s.build)}" if s.build else s.build_src
     title = f"the installed PyTorch wheel has no kernels for this GPU: the card is {s.card} but the wheel {listed}"
-    newer = int(s.card.split("_")[1][:-1] or 0) >= 10 if s.card[3:].isdigit() else False
+    digits = s.card.removeprefix("sm_")
+    newer = digits.isdigit() and int(digits) >= 100      # sm_100 / sm_120: Blackwell, newer than the wheel
     fix = ("install a PyTorch wheel built for " + s.card + (" (Blackwell sm_120/sm_100: a cu128 or later wheel, "
            "torch >= 2.7)" if newer else " (an older card: the last torch release whose wheels list it, or a "
            "build from source with TORCH_CUDA_ARCH_LIST including it)")
