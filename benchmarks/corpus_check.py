@@ -100,7 +100,8 @@ def run_case(case: dict, in_process: bool = True) -> dict:
         pass
     want = {"fits": "fits", "oom": "oom", "host_oom": "oom"}.get(str(case.get("outcome")), str(case.get("outcome")))
     return {"id": case["id"], "runner": case.get("runner", "?"), "split": case.get("split", "?"),
-            "amd": bool(case.get("amd")), "outcome": case.get("outcome"), "verdict": verdict,
+            "amd": bool(case.get("amd")), "confidence": str(case.get("confidence") or "?"),
+            "outcome": case.get("outcome"), "verdict": verdict,
             "right": verdict == want, "reason": reason}
 
 
@@ -113,10 +114,11 @@ def summary(results: list[dict]) -> dict:
                 "unknown_rate": round(1 - len(answered) / len(rs), 3) if rs else None}
 
     by: dict = {"all": block(results)}
-    for key in ("split", "runner"):
+    for key in ("split", "runner", "split/confidence"):
         groups = defaultdict(list)
         for r in results:
-            groups[r[key]].append(r)
+            # split/confidence: how the parts fare where the source states the outcome plainly (high) or not
+            groups[f"{r['split']}/{r.get('confidence', '?')}" if key == "split/confidence" else r[key]].append(r)
         by[key] = {k: block(v) for k, v in sorted(groups.items())}
     return by
 
@@ -142,12 +144,12 @@ def main(argv: list[str] | None = None) -> int:
 
     def line(name: str, b: dict) -> str:
         acc = "-" if b["accuracy"] is None else f"{b['accuracy']:.0%}"
-        return (f"{name:<16} {b['cases']:>5} {b['answered']:>8} {b['right']:>6} {acc:>9} "
+        return (f"{name:<30} {b['cases']:>5} {b['answered']:>8} {b['right']:>6} {acc:>9} "
                 f"{b['unknown_rate']:>8.0%}")
 
-    print(f"{'':<16} {'cases':>5} {'answered':>8} {'right':>6} {'accuracy':>9} {'unknown':>8}")
+    print(f"{'':<30} {'cases':>5} {'answered':>8} {'right':>6} {'accuracy':>9} {'unknown':>8}")
     print(line("all", s["all"]))
-    for key in ("split", "runner"):
+    for key in ("split", "split/confidence", "runner"):
         for k, b in s[key].items():
             print(line(f"{key}={k}", b))
     print(f"\nwrong or unknown ({a.wrong} part):")

@@ -64,7 +64,8 @@ def explain_case(case_dir: str, case: dict) -> dict:
     return {"id": case.get("id") or os.path.basename(case_dir), "expected": case["family"], "found": found,
             "code": r.code if r else None, "benign_root": bool(r and r.benign),
             "ok": found == case["family"] and not (r and r.benign), "split": case.get("split") or "?",
-            "runner": case.get("runner") or "?", "amd": bool(case.get("amd"))}
+            "runner": case.get("runner") or "?", "amd": bool(case.get("amd")),
+            "confidence": case.get("confidence") or "?"}
 
 
 def _table(title: str, rows: list[dict], key) -> list[str]:
@@ -95,6 +96,8 @@ def report(results: list[dict], split: str) -> str:
     lines += _table(f"by runner ({split})", shown, lambda r: r["runner"])
     lines += _table(f"AMD vs not ({split})", shown, lambda r: "AMD/ROCm/DCU" if r["amd"] else "not AMD")
     lines += _table("by split", results, lambda r: r["split"])
+    # how each part fares where the thread confirms the cause plainly (high) or less so (medium)
+    lines += _table("by split and confidence", results, lambda r: f"{r['split']}/{r['confidence']}")
     wrong = [r for r in shown if not r["ok"]]
     lines.append(f"\nwrong ({split}): {len(wrong)}")
     for r in wrong:
