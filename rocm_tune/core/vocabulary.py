@@ -86,6 +86,14 @@ def learning_rate_for(method: str, stage: str) -> float:
     return 1e-4
 
 
+def use_reentrant_for(lora: bool, zero_stage: int) -> bool:
+    """Gradient checkpointing's mode for a plan: non-reentrant (DDP + LoRA's reducer needs it: "Expected to mark a
+    variable ready only once", field report 004), except LoRA under ZeRO-3: there the recomputation finds the layer's
+    parameters partitioned again (shape [0]) and torch raises CheckpointError (deepspeedai/DeepSpeed#8148; TRL forces
+    reentrant for PEFT + ZeRO-3 since, trl#2514)."""
+    return bool(lora and zero_stage == 3)
+
+
 # --------------------------------------------------------------------------- limits
 
 

@@ -336,6 +336,27 @@ _OPTIM_MAP = V.HF_OPTIM              # the one optimizer map (core.vocabulary)
 _ATTN_MAP = V.LLAMAFACTORY_ATTN
 
 
+def zero_stage_of(deepspeed: str | None) -> int | None:
+    """The ZeRO stage a DeepSpeed JSON file names (None: no file, unreadable, or no stage)."""
+    if not deepspeed or not os.path.isfile(deepspeed):
+        return None
+    import json
+    try:
+        with open(deepspeed, encoding="utf-8") as f:
+            stage = (json.load(f).get("zero_optimization") or {}).get("stage")
+        return int(stage)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def reentrant_needed(cfg: TrainerConfig) -> bool:
+    """LoRA + DeepSpeed ZeRO-3 + gradient checkpointing must recompute reentrantly: non-reentrant recomputation
+    finds the layer's parameters partitioned again (shape [0]) and torch raises CheckpointError
+    (deepspeedai/DeepSpeed#8148; TRL forces the same for PEFT + ZeRO-3, trl#2514)."""
+    return bool(cfg.gradient_checkpointing and not cfg.use_reentrant_gc and cfg.finetuning_type == "lora"
+                and zero_stage_of(cfg.deepspeed) == 3)
+
+
 def config_dict_from_plan(plan: dict, *, dataset: str | None = None, output_dir: str = "output") -> dict:
     """The `rocm-tune train` YAML mapping that carries out a plan.json (see docs/internals.md)."""
     if not isinstance(plan, dict) or not isinstance(plan.get("recommended"), dict):
@@ -388,6 +409,7 @@ def config_dict_from_plan(plan: dict, *, dataset: str | None = None, output_dir:
         "fp16": prec == "fp16",
         "pure_bf16": prec == "pure_bf16",
         "disable_gradient_checkpointing": not bool(rec.get("gradient_checkpointing", True)),
+        "use_reentrant_gc": rec.get("use_reentrant") is True,     # True only for LoRA + ZeRO-3 (DeepSpeed#8148)
         "flash_attn": _ATTN_MAP.get(rec.get("attn") or "sdpa", "auto"),
         "optim": _OPTIM_MAP.get(rec.get("optim") or "adamw", "adamw_torch"),
         "ddp_find_unused_parameters": bool(rec.get("ddp_find_unused_parameters", False)),

@@ -12,6 +12,7 @@ of status "stopped". torch/transformers/peft are imported inside functions only.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.train.config import TrainerConfig
+from rocm_tune.train.config import TrainerConfig, reentrant_needed
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -491,6 +492,11 @@ def train(cfg: TrainerConfig, *, resume: bool | str | None = None, metrics_path:
 
     warnings.filterwarnings("ignore", category=FutureWarning)
     rank, _local, world = _dist_info()
+    if reentrant_needed(cfg):
+        if rank == 0:
+            print("rocm-tune train: LoRA + DeepSpeed ZeRO-3: gradient checkpointing runs reentrant "
+                  "(use_reentrant_gc: true; non-reentrant fails with CheckpointError, DeepSpeed#8148)", flush=True)
+        cfg = dataclasses.replace(cfg, use_reentrant_gc=True)
     t0 = time.time()
     out_dir = Path(cfg.output_dir)
     mpath = Path(metrics_path) if metrics_path else metrics_path_for(cfg.output_dir)

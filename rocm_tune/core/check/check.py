@@ -999,12 +999,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     if gpu is not None and cfg.attn == "fa2" and not getattr(gpu, "fa2", None):
         out.append(Finding.of("fa2-no-kernels", *_where(job, "flash_attn"),
                               f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
-    if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
-            and megatron.layout(job.settings, cfg.world_size) is None \
-            and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
-        out.append(Finding.of("ddp-lora-gc-reentrant", job.entry_file, job.entry_line,
-                              "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
-                              "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
+    out += _checkpointing_findings(job, cfg)
     if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin"):
         out.append(Finding.of("default-eval-batch", job.entry_file, None,
                               "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
@@ -1038,6 +1033,37 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
     if job.ds is not None and job.ds.offload != "none":
         out.append(Finding.of("offload-needs-cpu-ram", job.ds.file, None,
                               "CPU offload: the host needs the RAM below (pinned), per node", None))
+    return out
+
+
+def _non_reentrant(job: formats.Job) -> tuple[str, str] | None:
+    """(key, how it is written) where the user's files ask for non-reentrant gradient checkpointing."""
+    if "use_reentrant_gc" in job.settings and as_bool(job.get("use_reentrant_gc")) is False:   # LLaMA-Factory
+        return "use_reentrant_gc", "use_reentrant_gc: true"
+    kw = job.get("gradient_checkpointing_kwargs")
+    text = json.dumps(kw) if isinstance(kw, dict) else str(kw or "")
+    if re.search(r"""["']?use_reentrant["']?\s*[:=]\s*(false|False)\b""", text):
+        return "gradient_checkpointing_kwargs", 'gradient_checkpointing_kwargs {"use_reentrant": true}'
+    return None
+
+
+def _checkpointing_findings(job: formats.Job, cfg: TrainConfig) -> list[Finding]:
+    """Gradient checkpointing's mode against the sharding: DDP + LoRA needs non-reentrant, LoRA + ZeRO-3 reentrant."""
+    out: list[Finding] = []
+    if cfg.world_size > 1 and cfg.zero_stage == 0 and cfg.is_lora and cfg.gradient_checkpointing \
+            and megatron.layout(job.settings, cfg.world_size) is None \
+            and job.runner in ("hf", "axolotl") and "gradient_checkpointing_kwargs" not in job.settings:
+        out.append(Finding.of("ddp-lora-gc-reentrant", job.entry_file, job.entry_line,
+                              "DDP + LoRA + reentrant gradient checkpointing: 'Expected to mark a variable ready "
+                              "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
+    asked = _non_reentrant(job)
+    # TRL's trainers force reentrant themselves for PEFT + ZeRO-3 (trl#2514): only the others fail
+    if asked and cfg.zero_stage == 3 and cfg.is_lora and cfg.gradient_checkpointing and job.runner != "trl":
+        key, fix = asked
+        out.append(Finding.of("zero3-lora-gc-nonreentrant", *_where(job, key),
+                              "LoRA + DeepSpeed ZeRO-3 + non-reentrant gradient checkpointing: the backward's "
+                              "recomputation finds the layers' parameters partitioned again and torch raises "
+                              "CheckpointError (recomputed shape [0]; DeepSpeed#8148)", fix))
     return out
 
 

@@ -165,6 +165,9 @@ def config(r: Resolved, opts: ExportOptions) -> list[tuple[str, list[tuple[str, 
         # DDP + gradient checkpointing (+ LoRA): non-reentrant checkpointing avoids
         # "Expected to mark a variable ready only once" (field notes, report 004)
         method.append(("use_reentrant_gc", False))
+    elif r.use_reentrant is True:
+        # LoRA + ZeRO-3: reentrant, said aloud (LLaMA-Factory's default, not `rocm-tune train`'s)
+        method.append(("use_reentrant_gc", True))
     if r.uses_deepspeed:
         method.append(("deepspeed", in_bundle(opts, DS_JSON)))
     data: list[tuple[str, object]] = []

@@ -67,7 +67,7 @@ class PlanOption:
             double_quant=c.double_quant if c.method == "qlora" else None,
             freeze_trainable_layers=c.freeze_trainable_layers if c.method == "freeze" else None,
             ddp_find_unused_parameters=False if world > 1 else None,
-            use_reentrant=False if c.gradient_checkpointing else None,
+            use_reentrant=V.use_reentrant_for(lora, c.zero_stage) if c.gradient_checkpointing else None,
             learning_rate=self.learning_rate, epochs=self.epochs,
         )
 

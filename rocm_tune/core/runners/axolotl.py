@@ -312,8 +312,8 @@ def config(r, opts, datasets: list[dict], num_layers: int | None, paths: dict) -
         ("lr_scheduler", opts.lr_scheduler_type), ("warmup_ratio", float(opts.warmup_ratio)),
         ("max_grad_norm", float(opts.max_grad_norm)), *precision_keys(r.precision),
         ("gradient_checkpointing", bool(r.gradient_checkpointing))]
-    if r.gradient_checkpointing and r.use_reentrant is False:
-        train.append(("gradient_checkpointing_kwargs", {"use_reentrant": False}))
+    if r.gradient_checkpointing and r.use_reentrant is not None:     # True: LoRA + ZeRO-3 (DeepSpeed#8148)
+        train.append(("gradient_checkpointing_kwargs", {"use_reentrant": r.use_reentrant}))
     train.append(("attn_implementation", ATTN[_plan_attn(r.attn)]))
     if r.uses_deepspeed:
         train.append(("deepspeed", paths["deepspeed"]))

@@ -292,6 +292,8 @@ def arguments(r, opts, model: str, dataset: str, output_dir: str, ds_json: str |
              ("gradient_checkpointing", bool(r.gradient_checkpointing))]
     if r.gradient_checkpointing and r.use_reentrant is False and r.world_size > 1:
         args.append(("gradient_checkpointing_kwargs", '{"use_reentrant": false}'))
+    elif r.gradient_checkpointing and r.use_reentrant is True:      # LoRA + ZeRO-3 (DeepSpeed#8148)
+        args.append(("gradient_checkpointing_kwargs", '{"use_reentrant": true}'))
     args += _deepspeed_arg(r, ds_json)
     args += [("optim", r.optim), ("dataset", dataset), ("learning_rate", float(r.learning_rate)),
              ("num_train_epochs", float(r.epochs)), ("lr_scheduler_type", opts.lr_scheduler_type),
