@@ -344,7 +344,7 @@ def zero_stage_of(deepspeed: str | None) -> int | None:
     try:
         with open(deepspeed, encoding="utf-8") as f:
             stage = (json.load(f).get("zero_optimization") or {}).get("stage")
-        return int(stage)
+        return int(stage) if stage is not None else None
     except (OSError, ValueError, TypeError, AttributeError):
         return None
 
