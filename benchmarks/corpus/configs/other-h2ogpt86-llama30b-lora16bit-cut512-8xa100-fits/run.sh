@@ -1,0 +1,2 @@
+# https://huggingface.co/serpdotai/llama-oasst-lora-30B
+torchrun --nproc_per_node=8 finetune.py --base_model=decapoda-research/llama-30b-hf --data_path=h2oai/openassistant_oasst1_h2ogpt  --micro_batch_size=1 --batch_size=8 --cutoff_len=512 --num_epochs=8.0 --val_set_size=0 --eval_steps=100000 --save_steps=6000 --prompt_type=plain --save_code=True --train_8bit=False --run_id=llama30b_7 --llama_flash_attn=True --lora_r=64 --lora_target_modules="['q_proj', 'k_proj', 'v_proj', 'o_proj']" --learning_rate=2e-4 --lora_alpha=32
