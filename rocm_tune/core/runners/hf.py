@@ -1203,3 +1203,44 @@ def read_qwen_v1_finetune(entry: str, flags: dict[str, tuple[str, int]], out: di
                                        "finetune.py LoraConfig(modules_to_save=['wte', 'lm_head'])", "assumed")
     notes.append(f"{'Qwen-VL' if vl else 'Qwen'}'s finetune.py with --use_lora and no --q_lora trains whole copies "
                  f"of wte and lm_head beside the adapters ({QWEN_V1_SOURCE})")
+
+
+# tloen/alpaca-lora finetune.py (fire.Fire(train); also its forks and the repos that copied it): the base model is
+# loaded `LlamaForCausalLM.from_pretrained(base_model, load_in_8bit=True, torch_dtype=torch.float16)` and passed to
+# PEFT's prepare_model_for_int8_training (gradient checkpointing on), LoraConfig(r=lora_r=8,
+# target_modules=["q_proj", "v_proj"]), TrainingArguments(per_device_train_batch_size=micro_batch_size=4, fp16=True,
+# evaluation_strategy="steps" while val_set_size (2000) > 0, no eval batch: the Trainer's 8), cutoff_len 256,
+# DataCollatorForSeq2Seq(padding=True): padded to each batch's longest sample.
+ALPACA_LORA_FLAGS = ("micro_batch_size", "lora_target_modules", "val_set_size", "cutoff_len", "prompt_template_name",
+                     "train_on_inputs", "num_epochs", "lora_r", "data_path", "group_by_length", "add_eos_token")
+ALPACA_LORA_SOURCE = ("tloen/alpaca-lora finetune.py: fp16=True, load_in_8bit=True + prepare_model_for_int8_training "
+                      "unless a fork's 8-bit switch is off")
+
+
+def read_alpaca_lora(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
+                     notes: list[str]) -> None:
+    """alpaca-lora's finetune.py, from its flags and its defaults (each said)."""
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    name = os.path.basename(entry.split()[-1]) if entry else ""
+    if not re.fullmatch(r"finetune(?:_\w+)?\.py", name) or "base_model" not in f \
+            or sum(k in f for k in ALPACA_LORA_FLAGS) < 2:
+        return
+    line = f["base_model"][1]
+    # forks name the 8-bit switch (h2oGPT's --train_8bit, --load_8bit, --load_in_8bit): the user's value wins
+    eight = next((as_bool(v[0]) for k, v in f.items() if re.fullmatch(r"(?:train|load)(?:_in)?_8bit", k)), True)
+    targets = str(f.get("lora_target_modules", ("q_proj,v_proj", line))[0]).strip("[]'\" ").replace("'", "")
+    defaults: list[tuple[str, object]] = [
+        # prepare_model_for_int8_training turns checkpointing on: only where the base is loaded in 8-bit
+        ("finetuning_type", "lora"), ("fp16", True),
+        *([("quantization_bit", 8), ("disable_gradient_checkpointing", False)] if eight is not False else []),
+        ("lora_rank", 8), ("lora_target", ",".join(t.strip() for t in targets.split(",") if t.strip())),
+        ("cutoff_len", 256), ("per_device_train_batch_size", 4)]
+    val = as_int(f.get("val_set_size", ("2000", line))[0])
+    if val is not None and val > 0:
+        defaults.append(("eval_strategy", "steps"))
+    said = [k for k, v in defaults if k not in out]
+    for k, v in defaults:
+        if k not in out:
+            out[k] = Setting(k, v, file, line, "finetune.py", "assumed")
+    if said:
+        notes.append(f"alpaca-lora's finetune.py: {', '.join(said)} from the program itself ({ALPACA_LORA_SOURCE})")

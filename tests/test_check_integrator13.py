@@ -1,0 +1,91 @@
+"""check, integrator rules of session 13: alpaca-lora's finetune.py (tloen/alpaca-lora) loads the base model in
+8-bit (`load_in_8bit=True, torch_dtype=torch.float16`), prepares it with PEFT's prepare_model_for_int8_training
+(gradient checkpointing on) and trains LoRA r8 on q_proj,v_proj with fp16, evaluating while val_set_size > 0.
+Commands written from the repo's README (`python finetune.py --base_model ... --micro_batch_size ...`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rocm_tune.cli import main
+
+README_CMD = """python finetune.py \\
+    --base_model '{model}' \\
+    --data_path 'yahma/alpaca-cleaned' \\
+    --output_dir './lora-alpaca' \\
+    --batch_size 128 \\
+    --micro_batch_size {mb} \\
+    --num_epochs 3 \\
+    --learning_rate 1e-4 \\
+    --cutoff_len 512 \\
+    --val_set_size {val} \\
+    --lora_r 8 \\
+    --lora_alpha 16 \\
+    --lora_dropout 0.05 \\
+    --lora_target_modules '[q_proj,v_proj]' \\
+    --train_on_inputs \\
+    --group_by_length
+"""
+
+
+@pytest.fixture
+def offline(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _check(capsys, tmp_path, text, gpu="rtx4090", name="finetune.sh"):
+    (tmp_path / name).write_text(text)
+    rc = main(["check", str(tmp_path / name), "--gpu", gpu, "--json", "--no-app"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1), out
+    return json.loads(out)
+
+
+def _said(d) -> str:
+    return " ".join(d.get("notes", []) + d.get("assumptions", []))
+
+
+@pytest.mark.parametrize("model,mb,gpu,verdict", [
+    ("huggyllama/llama-7b", 4, "rtx4090", "fits"),
+    ("huggyllama/llama-13b", 4, "rtx4090", "fits"),      # 8-bit 13B: ~13 GiB of weights; 16-bit would not load
+    ("huggyllama/llama-30b", 4, "a100-80gb", "fits"),
+])
+def test_alpaca_lora_readme_command_is_an_8bit_lora(offline, tmp_path, capsys, model, mb, gpu, verdict):
+    d = _check(capsys, tmp_path, README_CMD.format(model=model, mb=mb, val=2000), gpu=gpu)
+    assert d["verdict"] == verdict
+    assert "alpaca-lora's finetune.py" in _said(d) and "load_in_8bit=True" in _said(d)
+    assert d["understood"]["method"] == "qlora" and d["understood"]["quant_bits"] == 8
+    assert d["understood"]["gradient_checkpointing"] is True and d["understood"]["precision"] == "fp16"
+    assert d["memory"]["eval"]["peak_allocated_bytes"] > 0
+
+
+def test_no_validation_set_means_no_evaluation(offline, tmp_path, capsys):
+    d = _check(capsys, tmp_path, README_CMD.format(model="huggyllama/llama-7b", mb=4, val=0))
+    assert d["memory"]["eval"] is None
+
+
+def test_another_programs_finetune_py_is_not_read_as_alpaca_lora(offline, tmp_path, capsys):
+    # the same script name with TrainingArguments' own flags (a Qwen / FastChat-style finetune.py): no 8-bit
+    text = ("torchrun --nproc_per_node 1 finetune.py --model_name_or_path huggyllama/llama-7b --bf16 True "
+            "--per_device_train_batch_size 1 --model_max_length 512 --output_dir out\n")
+    d = _check(capsys, tmp_path, text)
+    assert "alpaca-lora" not in _said(d)
+    assert d["understood"]["method"] != "qlora"
+
+
+def test_a_forks_8bit_switch_off_loads_the_base_in_16_bit(offline, tmp_path, capsys):
+    # h2oGPT's finetune.py (an alpaca-lora fork): --train_8bit=False trains LoRA over the 16-bit base, without
+    # prepare_model_for_int8_training's checkpointing
+    text = ("torchrun --nproc_per_node=8 finetune.py --base_model=huggyllama/llama-30b --micro_batch_size=1 "
+            "--batch_size=8 --cutoff_len=2048 --val_set_size=0 --train_8bit=False --lora_r=64 "
+            "--lora_target_modules=\"['q_proj', 'k_proj', 'v_proj', 'o_proj']\"\n")
+    d = _check(capsys, tmp_path, text, gpu="a100-80gb")
+    assert d["understood"]["method"] == "lora" and d["understood"]["gradient_checkpointing"] is False
+    assert d["understood"]["lora_targets"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    eight = _check(capsys, tmp_path, text.replace("--train_8bit=False", "--train_8bit=True"), gpu="a100-80gb")
+    assert eight["understood"]["quant_bits"] == 8
+    assert eight["memory"]["step"]["peak_allocated_bytes"] < d["memory"]["step"]["peak_allocated_bytes"] / 2
