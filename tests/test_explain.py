@@ -24,6 +24,9 @@ GIB = 2**30
 
 # (expected code, the line as posted, where it was posted)
 REAL_LINES = [
+    # integrator, session 13: mmengine/registry/registry.py _register_module's KeyError (torch 2.5's Adafactor)
+    ("registry-name-collision", "KeyError: 'Adafactor is already registered in optimizer at torch.optim'",
+     "InternLM/xtuner#809, open-mmlab/mmengine#1574 (mmengine/registry/registry.py _register_module)"),
     # integrator, session 12: torch/utils/checkpoint.py's CheckpointError (LoRA + ZeRO-3 + non-reentrant
     # checkpointing, DeepSpeed#8148) and verl's default reward dispatcher
     ("checkpoint-recompute-mismatch", "[rank0]: torch.utils.checkpoint.CheckpointError: torch.utils.checkpoint: "

@@ -89,6 +89,15 @@ _RUN_CMDS = (r"(?:llamafactory-cli|lmf|swift|megatron|axolotl|accelerate|deepspe
              r"pip3?|huggingface-cli|hf|vllm|ds_report|colossalai|composer|litgpt|xtuner|modelscope|unsloth|openrlhf)")
 
 
+# the file Python took module \1 from, printed after `cannot import name 'X' from 'M'`, when it is another project's
+# module of that name (EXCEPTION_RULES: a file of the user's shadows the package): outside site/dist-packages and
+# Python's lib, in a folder that is neither a checkout's src/ nor the package's own repository (an editable install)
+def _shadowing_file(ref: str) -> str:
+    """The regex of that file, the module being group `ref` (`\\1`) of the whole pattern."""
+    return (r"\((?![^)\n]*(?:site|dist)-packages)(?![^)\n]*[/\\]lib[/\\]python\d)[^)\n]*[/\\](?!src[/\\])"
+            r"(?!(?i:" + ref + r")[/\\])[^/\\)\n]+[/\\]" + ref + r"(?:\.py|[/\\]__init__\.py)\)")
+
+
 def _sig(code, family, severity, role, title, cause, fix, confirm, patterns, keywords, **kw) -> Signature:
     ic = kw.pop("ignorecase", False)
     if ic:  # the prefilter is case-sensitive: list the spellings a log uses
@@ -2149,7 +2158,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
-         (r"(?:ImportError: )?cannot import name '(\w+)' from '(?!flash_attn)([\w.]+)'",
+         (r"(?:ImportError: )?cannot import name '(\w+)' from '(?!flash_attn)([\w.]+)'(?! " + _shadowing_file(r"\2") + ")",
           # any dotted module a package lacks (issue 26, ex-ver; see missing-package): not torch's own build
           # components (torch-build-lacks-backend), DeepSpeed's compiled ops (deepspeed_build_jit) or namespace roots
           r"No module named '(?!torch\._C\._distributed|deepspeed\.ops\.[\w.]*_op\b)(?!" + _NAMESPACE_ROOTS + r")"
@@ -2168,6 +2177,21 @@ SIGNATURES: tuple[Signature, ...] = (
           r"MUST specify `skip_on_failure=True`)"),
          ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError",
           "PydanticUserError")),
+    # integrator (session 13): an OpenMMLab registry (mmengine/registry/registry.py _register_module: `raise
+    # KeyError(f'{name} is already registered in {self.name} at {existed_module.__module__}')`, mmcv's the same
+    # without ` at`) refusing a name a newer library now registers first - torch 2.5 added torch.optim.Adafactor,
+    # which mmengine < 0.10.5 registers from torch.optim and then again from transformers (xtuner prints it as
+    # `WARNING: command error: ''Adafactor is already registered in optimizer at torch.optim''!`)
+    _sig("registry-name-collision", "version_check", "error", "root",
+         "a registry refused a name another package's newer release already registered",
+         "an OpenMMLab registry (mmengine/mmcv, used by xtuner, InternLM's tools, mmdet...) registers every class of "
+         "torch/transformers by its name; a newer release of one of them added a class whose name the registry "
+         "already holds, so registration fails at import",
+         "install the mmengine/mmcv release that knows the newer library (mmengine >= 0.10.5 for torch 2.5's "
+         "Adafactor), or the older torch/transformers the tool was released with",
+         "`pip list | grep -iE 'mmengine|mmcv|xtuner|torch|transformers'`",
+         (r"\b\w+ is already registered in \w+ at (?:torch|transformers|timm|peft|accelerate|deepspeed)\b[\w.]*",),
+         ("is already registered in",)),
     # e-g8 (issue 26): unsloth rewrites TRL's trainers from the installed TRL's own source and execs the result
     # (unsloth/tokenizer_utils.py <= 2025.2: `RuntimeError: Unsloth: Please file a bug report! Error patching
     # SFTTrainer` for SFT/DPO/KTO; unsloth/models/rl.py + unsloth_zoo/compiler.py create_new_function since 2025.2:
@@ -3612,6 +3636,18 @@ SWIFT_SUBCOMMAND_FIX = (
     "has - pt, sft, rlhf (DPO/ORPO/SimPO/KTO/GRPO... as `swift rlhf --rlhf_type grpo`), infer, deploy, export, "
     "eval, merge-lora, app / web-ui, sample, rollout (`swift --help`'s list for the installed release); the "
     "subcommand must come first, before any --flag")
+SHADOWING_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # integrator (session 13): the same shadowing where the import completes but the name is missing - Python prints
+    # the file it took the module from (`cannot import name 'interleave_datasets' from 'datasets'
+    # (/tmp/ray/.../working_dir_files/_ray_pkg_x/openrlhf/datasets/__init__.py)`: Ray's working_dir put a project's
+    # own `datasets` sub-package first on sys.path). The file is outside site/dist-packages and Python's lib, and its
+    # folder is neither a checkout's `src/` nor the package's own repository (`DeepSpeed/deepspeed/__init__.py`, an
+    # editable install): another project's module of that name.
+    (re.compile(r"cannot import name '\w+' from '(\w+)' " + _shadowing_file(r"\1")), "config_error",
+     "a file or folder of yours has the name of a package the code imports (e.g. datasets.py or a transformers/ folder "
+     "next to the script, or in the working directory): Python imports it instead of the installed package; rename "
+     "it (and delete its __pycache__), then rerun"),
+)
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
     # e-g910 (issue 26): transformers' auto classes looking the checkpoint's model_type up (configuration_auto.py
     # from_pretrained: `config_class = CONFIG_MAPPING[config_dict["model_type"]]`, _LazyConfigMapping.__getitem__

@@ -1472,6 +1472,9 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     refused = _runner_refusal(h.text)
     if refused is not None:
         return refused
+    for rx, family, fix in cat.SHADOWING_RULES:    # a module of the user's taken for the package: before the borders
+        if rx.search(h.text):
+            return family, fix
     if (sourced := _sourced_family(h, frames, texts)) is not None:
         return sourced
     if (skew := traceback_anatomy.border_skew(_anatomy_of(h), h.text)) is not None:
