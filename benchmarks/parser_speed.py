@@ -118,7 +118,7 @@ def main() -> int:
     ap.add_argument("--only", choices=sorted(KINDS), default=None)
     ap.add_argument("--exact", action="store_true", help="also time a first read that parses every line")
     args = ap.parse_args()
-    print(f"json backend: {'orjson' if parsers._orjson is not None else 'stdlib json'}; python {sys.version.split()[0]}")
+    print(f"json backend: {'orjson' if parsers._loads is not json.loads else 'stdlib json'}; python {sys.version.split()[0]}")
     print(f"{'log':<18} {'lines':>9} {'MiB':>7} {'load s':>7} {'cpu s':>6} {'steps':>9} {'kept':>6} {'peak MiB':>9} "
           f"{'follow lines/s':>15}")
     ok = True
