@@ -225,3 +225,64 @@ def test_the_partition_saves_what_the_terms_count():
     compiled = sum(saved)
     assert compiled > 0
     assert compiled < 0.75 * eager
+
+
+# ------------------------------------------------------------------------------------------------ TRL DPO Liger loss
+# TRL v0.25 on: DPOTrainer takes `use_liger_kernel` as its own loss (trainer/dpo_trainer.py: LigerFusedLinearDPOLoss,
+# _compute_loss_liger: the decoder's hidden states and lm_head's weight, no [rows, seq, vocab] logits); before v0.25 the
+# flag only patches the model, whose fused loss needs labels the DPO forward never passes. Axolotl's
+# dpo_use_liger_kernel sets it (core/trainers/dpo/__init__.py), a key that came with its trl==0.25.0 pin.
+ZERO3 = '{"bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": "auto"}'
+AX_DPO = """base_model: Qwen/Qwen3-8B
+rl: dpo
+datasets:
+  - path: ./prefs.jsonl
+    split: train
+    type: chatml.intel
+sequence_len: 2048
+micro_batch_size: 4
+bf16: true
+gradient_checkpointing: true
+flash_attention: true
+deepspeed: zero3.json
+{extra}
+"""
+TRL_DPO = ("import torch\nfrom transformers import AutoModelForCausalLM\nfrom trl import DPOConfig, DPOTrainer\n"
+           "model = AutoModelForCausalLM.from_pretrained('Qwen/Qwen3-8B', torch_dtype=torch.bfloat16)\n"
+           "args = DPOConfig(output_dir='o', per_device_train_batch_size=4, max_length=2048, bf16=True,\n"
+           "                 deepspeed='zero3.json', use_liger_kernel=True)\n"
+           "trainer = DPOTrainer(model=model, args=args, train_dataset=ds)\ntrainer.train()\n")
+
+
+def _files(tmp_path: Path, capsys, files: dict[str, str]) -> dict:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    rc = main(["check", *(str(tmp_path / n) for n in files), "--gpu", "mi300x",
+               "--gpus", "8", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def _copies(out: dict) -> bool:
+    return any(str(n).startswith("TRL DPO under DeepSpeed") for n in out.get("notes") or [])
+
+
+def test_axolotl_dpo_use_liger_kernel_counts_no_logits(tmp_path, capsys):
+    plain = _files(tmp_path, capsys, {"ax.yaml": AX_DPO.format(extra=""), "zero3.json": ZERO3})
+    liger = _files(tmp_path, capsys, {"ax.yaml": AX_DPO.format(extra="dpo_use_liger_kernel: true"),
+                                      "zero3.json": ZERO3})
+    assert _copies(plain) and not _copies(liger)
+    # 2 x 4 rows x 2048 tokens x 151936 vocab: the copies of the 16-bit logits (5 at the forward's peak, unpinned)
+    logits = 2 * 4 * 2048 * 151936
+    assert _step(plain) - _step(liger) > 2 * 2 * logits
+
+
+@pytest.mark.parametrize("pin,fused", [("trl==0.25.0\n", True), ("trl==0.29.1\n", True), ("trl==0.24.0\n", False),
+                                       ("", False)])
+def test_trl_dpo_use_liger_kernel_is_the_loss_from_v0_25(tmp_path, capsys, pin, fused):
+    files = {"dpo.py": TRL_DPO, "zero3.json": ZERO3}
+    if pin:
+        files["requirements.txt"] = pin
+    out = _files(tmp_path, capsys, files)
+    assert _copies(out) is not fused

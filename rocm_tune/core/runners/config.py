@@ -434,7 +434,31 @@ def trainer_fused_loss(job: Job) -> bool:
     stage = str(job.get("stage", "sft")).lower()
     if job.runner == "ms-swift" and stage == "grpo" and as_bool(job.get("enable_liger_kernel")):
         return True
+    if stage == "dpo" and dpo_liger_kernel_loss(job):
+        return True
     return bool(as_bool(job.get("use_liger_loss"))) and stage in ("dpo", "kto", "grpo")
+
+
+# the first TRL release whose DPOTrainer takes `use_liger_kernel` as its own Liger loss (trl v0.25.0
+# trainer/dpo_trainer.py: `if args.use_liger_kernel: ... self.dpo_loss_fn = LigerFusedLinearDPOLoss(...)`, `use_liger_loss`
+# deprecated there); before it use_liger_kernel only patches the model (Trainer._apply_liger_kernel_to_instance), whose
+# fused loss needs labels the DPO forward never passes
+TRL_DPO_LIGER_KERNEL = (0, 25)
+
+
+def dpo_liger_kernel_loss(job: Job) -> bool:
+    """TRL's DPO runs its Liger loss from `use_liger_kernel`: Axolotl's `dpo_use_liger_kernel` (core/trainers/dpo/
+    __init__.py: training_args_kwargs["use_liger_kernel"]; the key came with axolotl's trl==0.25.0 pin, 3750d7dd, and every
+    later pin is newer), or TRL's own DPOConfig / TrainingArguments use_liger_kernel where the files pin TRL >= v0.25."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+
+    if job.runner == "axolotl":
+        return bool(as_bool(job.get("dpo_use_liger_kernel")))
+    # TrainingArguments' use_liger_kernel, read as enable_liger_kernel
+    if job.runner != "hf" or not as_bool(job.get("enable_liger_kernel") or job.get("use_liger_kernel")):
+        return False
+    release = pinned_release(getattr(job, "files", None) or {})
+    return release is not None and release >= TRL_DPO_LIGER_KERNEL
 
 
 def _fused_ce(job: Job) -> bool:
