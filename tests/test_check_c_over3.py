@@ -286,3 +286,35 @@ def test_trl_dpo_use_liger_kernel_is_the_loss_from_v0_25(tmp_path, capsys, pin, 
         files["requirements.txt"] = pin
     out = _files(tmp_path, capsys, files)
     assert _copies(out) is not fused
+
+
+# torchtune recipes/configs/llama3_1/8B_full_single_device.yaml's keys (compile: False there; True compiles every layer,
+# training.compile_model, backend TORCH_COMPILE_BACKEND default inductor)
+TT = """output_dir: /tmp/out
+model:
+  _component_: torchtune.models.llama3_1.llama3_1_8b
+tokenizer:
+  _component_: torchtune.models.llama3.llama3_tokenizer
+  path: /tmp/Meta-Llama-3.1-8B-Instruct/original/tokenizer.model
+  max_seq_len: 4096
+dataset:
+  _component_: torchtune.datasets.alpaca_cleaned_dataset
+  packed: true
+batch_size: 4
+optimizer:
+  _component_: torch.optim.AdamW
+  lr: 2e-5
+loss:
+  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss
+device: cuda
+dtype: bf16
+enable_activation_checkpointing: false
+compile: {compile}
+"""
+
+
+def test_torchtune_compile_true_counts_the_compiled_layers(tmp_path, capsys):
+    plain = _check(tmp_path, capsys, "tt.yaml", TT.format(compile="False"), "--gpu", "mi300x")
+    comp = _check(tmp_path, capsys, "tt.yaml", TT.format(compile="True"), "--gpu", "mi300x")
+    assert _said(comp) and not _said(plain)
+    assert _step(comp) < 0.9 * _step(plain)
