@@ -102,6 +102,14 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
     if strategy != "NO_SHARD":
         put("fsdp", f"{strategy.lower()} auto_wrap", "fsdp.sharding_strategy",
             "yaml" if fsdp.get("sharding_strategy") else "default")
+    comp = data.get("compile")
+    if comp is not None and comp is not False and str(comp).lower() not in ("none", "null", "false"):
+        # scripts/train.py: `if cfg.compile is not None: trainer.train_batch = torch.compile(trainer.train_batch,
+        # **cfg.compile.asdict())` (CompilerConfig backend default "inductor")
+        put("torch_compile", True, "compile")
+        backend = comp.get("backend") if isinstance(comp, dict) else None
+        if backend:
+            put("torch_compile_backend", str(backend), "compile.backend")
     ac = data.get("activation_checkpointing")
     on = ac not in (None, False) and str(ac).lower() not in ("none", "false", "null")
     put("disable_gradient_checkpointing", not on, "activation_checkpointing", "yaml" if ac is not None else "default")

@@ -84,6 +84,14 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
             fc.setdefault("fsdp_version", data["fsdp_version"])
         if fc:
             put("fsdp_config", fc, "fsdp_config")
+    if as_bool(data.get("dpo_use_liger_kernel")):
+        put("dpo_use_liger_kernel", True, "dpo_use_liger_kernel")
+    if as_bool(data.get("torch_compile")):
+        # core/builders/base.py _configure_torch_compile: TrainingArguments torch_compile (+ its backend), so the
+        # Trainer compiles the model's forward (core/runners/config.py _compiled)
+        put("torch_compile", True, "torch_compile")
+        if data.get("torch_compile_backend"):
+            put("torch_compile_backend", str(data["torch_compile_backend"]), "torch_compile_backend")
     if as_bool(data.get("activation_offloading")):
         put("activation_offloading", True, "activation_offloading")
     plugins = " ".join(map(str, data.get("plugins") or [])) if isinstance(data.get("plugins"), list) else ""

@@ -358,6 +358,42 @@ def _liger(job: Job, model) -> dict:
     return {**out, "liger_norm": norm, "liger_swiglu": swiglu and str(model.family) != "gpt_oss"}
 
 
+# torch.compile backends whose AOTAutograd partition is min_cut_rematerialization_partition (torch/_dynamo/backends/
+# common.py aot_autograd callers: inductor's compile_fx uses it; "aot_eager" / "eager" keep autograd's default saving)
+MIN_CUT_BACKENDS = ("inductor", "")
+
+
+def compiles_forward(job: Job) -> str | None:
+    """Where the runner compiles the model's forward with inductor, the setting that says so, else None:
+    transformers' TrainingArguments `torch_compile` (Trainer hands the model to accelerate's TorchDynamoPlugin,
+    backend torch_compile_backend, default inductor; LLaMA-Factory, ms-swift and Axolotl pass it through), torchtune's
+    `compile: True` (training.compile_model: torch.compile of every layer, backend TORCH_COMPILE_BACKEND, default
+    inductor) and the OLMo trainer's `compile:` section (torch.compile of the train step; the reader says it as
+    torch_compile)."""
+    for key in ("torch_compile", "compile"):
+        if key == "compile" and job.runner != "torchtune":
+            continue
+        if as_bool(job.get(key)):
+            backend = str(job.get("torch_compile_backend") or "").strip().lower()
+            return key if backend in MIN_CUT_BACKENDS else None
+    return None
+
+
+def _compiled(job: Job, model) -> dict:
+    """torch.compile's partition of the forward and backward (AOTAutograd min_cut_rematerialization_partition, the
+    inductor default) saves the matmuls' inputs and outputs and recomputes the pointwise ops in the backward: an
+    RMSNorm keeps its 16-bit input and an fp32 rstd per row, not its fp32 copies, and the SiLU-mul keeps the gate and
+    up outputs, not the activation's output - what the liger_norm / liger_swiglu terms count (measured on one
+    OLMo-style block, tests/test_check_c_over3.py: 61.6 -> 40 bytes per token per hidden unit)."""
+    said = compiles_forward(job)
+    if said is None or model is None:
+        return {}
+    job.notes.append(f"{said}: torch.compile (inductor) recomputes the norms' fp32 copies and the SiLU's output in the "
+                     "backward: each RMSNorm keeps its 16-bit input and an fp32 rstd per row, the MLP only its gate and "
+                     "up outputs (AOTAutograd min_cut_rematerialization_partition)")
+    return {"liger_norm": True, "liger_swiglu": bool(getattr(model, "gated_mlp", False))}
+
+
 def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     """TRL's DPOTrainer under DeepSpeed in 16 bit: its loss holds copies of the 16-bit logits, not the fp32 upcast
     and fp32 log-softmax (core/runners/preference_logits.py)."""
@@ -398,7 +434,31 @@ def trainer_fused_loss(job: Job) -> bool:
     stage = str(job.get("stage", "sft")).lower()
     if job.runner == "ms-swift" and stage == "grpo" and as_bool(job.get("enable_liger_kernel")):
         return True
+    if stage == "dpo" and dpo_liger_kernel_loss(job):
+        return True
     return bool(as_bool(job.get("use_liger_loss"))) and stage in ("dpo", "kto", "grpo")
+
+
+# the first TRL release whose DPOTrainer takes `use_liger_kernel` as its own Liger loss (trl v0.25.0
+# trainer/dpo_trainer.py: `if args.use_liger_kernel: ... self.dpo_loss_fn = LigerFusedLinearDPOLoss(...)`, `use_liger_loss`
+# deprecated there); before it use_liger_kernel only patches the model (Trainer._apply_liger_kernel_to_instance), whose
+# fused loss needs labels the DPO forward never passes
+TRL_DPO_LIGER_KERNEL = (0, 25)
+
+
+def dpo_liger_kernel_loss(job: Job) -> bool:
+    """TRL's DPO runs its Liger loss from `use_liger_kernel`: Axolotl's `dpo_use_liger_kernel` (core/trainers/dpo/
+    __init__.py: training_args_kwargs["use_liger_kernel"]; the key came with axolotl's trl==0.25.0 pin, 3750d7dd, and every
+    later pin is newer), or TRL's own DPOConfig / TrainingArguments use_liger_kernel where the files pin TRL >= v0.25."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+
+    if job.runner == "axolotl":
+        return bool(as_bool(job.get("dpo_use_liger_kernel")))
+    # TrainingArguments' use_liger_kernel, read as enable_liger_kernel
+    if job.runner != "hf" or not as_bool(job.get("enable_liger_kernel") or job.get("use_liger_kernel")):
+        return False
+    release = pinned_release(getattr(job, "files", None) or {})
+    return release is not None and release >= TRL_DPO_LIGER_KERNEL
 
 
 def _fused_ce(job: Job) -> bool:
@@ -518,6 +578,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     values.update(_liger(job, model))
+    values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
     cfg = TrainConfig(**values)
     spread = as_int(job.get("__devmap_gpus__")) or 0

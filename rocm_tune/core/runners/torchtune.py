@@ -161,7 +161,9 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
                      + (", parameters/gradients/optimizer state in host memory (fsdp_cpu_offload)"
                         if as_bool(data.get("fsdp_cpu_offload")) else ""))
     if as_bool(data.get("compile")):
-        notes.append("torchtune compile: true (torch.compile) uses less activation memory than estimated here")
+        # training.compile_model: every layer's torch.compile (backend TORCH_COMPILE_BACKEND, default inductor):
+        # counted by core/runners/config.py _compiled
+        put("compile", True, "compile")
     return out, notes
 
 
