@@ -1,0 +1,1 @@
+../03_Your_first_AI_training_job_on_LUMI/util.py
