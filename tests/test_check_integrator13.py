@@ -89,3 +89,98 @@ def test_a_forks_8bit_switch_off_loads_the_base_in_16_bit(offline, tmp_path, cap
     eight = _check(capsys, tmp_path, text.replace("--train_8bit=False", "--train_8bit=True"), gpu="a100-80gb")
     assert eight["understood"]["quant_bits"] == 8
     assert eight["memory"]["step"]["peak_allocated_bytes"] < d["memory"]["step"]["peak_allocated_bytes"] / 2
+
+
+# accelerate launch's own flags (accelerate/commands/launch.py): the same settings as its config file, and they win
+ACC = ("accelerate launch --num_processes 8 {flags} train.py --model_name_or_path meta-llama/Llama-3.1-8B "
+       "--block_size 4096 --per_device_train_batch_size 2 --output_dir out\n")
+LOOP = '''import torch
+from accelerate import Accelerator
+from transformers import AutoModelForCausalLM
+
+accelerator = Accelerator()
+model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path, attn_implementation="flash_attention_2",
+                                             torch_dtype=torch.bfloat16)
+model.gradient_checkpointing_enable()
+model, optimizer = accelerator.prepare(model, torch.optim.AdamW(model.parameters()))
+'''
+
+
+def _check_files(capsys, tmp_path, files: dict[str, str], gpu="mi300x", gpus="8"):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    rc = main(["check", *[str(tmp_path / n) for n in files], "--gpu", gpu, "--gpus", gpus, "--json", "--no-app"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1), out
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("flags,sharding,precision", [
+    ("--mixed_precision bf16 --use_fsdp --fsdp_sharding_strategy 1", "fsdp", "bf16"),
+    ("--mixed_precision fp16 --use_deepspeed --zero_stage 3", "zero3", "fp16"),
+    ("--use_deepspeed --mixed_precision bf16", "zero2", "bf16"),        # launch.py: --zero_stage defaults to 2
+    ("--multi_gpu --mixed_precision bf16", "ddp", "bf16"),
+])
+def test_accelerate_launch_flags_are_its_config(offline, tmp_path, capsys, flags, sharding, precision):
+    d = _check_files(capsys, tmp_path, {"launch.sh": ACC.format(flags=flags)})
+    u = d["understood"]
+    assert u["precision"] == precision
+    got = "fsdp" if d["execution"].get("fsdp") or "FSDP" in json.dumps(d["execution"]) else \
+        f"zero{u['zero_stage']}" if u["zero_stage"] else "ddp"
+    assert got == sharding, d["execution"]
+
+
+def test_a_config_file_is_overridden_by_the_command_line(offline, tmp_path, capsys):
+    cfg = ("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmixed_precision: fp16\n"
+           "num_machines: 1\nnum_processes: 8\n")
+    d = _check_files(capsys, tmp_path, {
+        "acc.yaml": cfg, "launch.sh": ACC.format(flags="--config_file acc.yaml --mixed_precision bf16 --use_fsdp")})
+    assert d["understood"]["precision"] == "bf16"
+    assert "FSDP" in json.dumps(d["execution"])
+
+
+def test_a_started_programs_own_calls_are_read_under_the_scripts_flags(offline, tmp_path, capsys):
+    plain = _check_files(capsys, tmp_path, {"launch.sh": ACC.format(flags="--multi_gpu --mixed_precision bf16")})
+    assert plain["understood"]["gradient_checkpointing"] is False
+    d = _check_files(capsys, tmp_path, {"launch.sh": ACC.format(flags="--multi_gpu --mixed_precision bf16"),
+                                        "train.py": LOOP})
+    assert d["understood"]["gradient_checkpointing"] is True and d["understood"]["attn"] == "fa2"
+    assert d["memory"]["step"]["peak_allocated_bytes"] < plain["memory"]["step"]["peak_allocated_bytes"]
+
+
+PROG = '''import argparse
+from transformers import AutoModelForCausalLM, TrainingArguments, Trainer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--model-name", type=str, default="my-model",
+                    help="A name for the trained model. A subdirectory with this name is created under --output-path.")
+parser.add_argument("--output-path", type=str)
+args, _ = parser.parse_known_args()
+pretrained = "Qwen/Qwen2.5-1.5B"
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-1.5B")
+training_args = TrainingArguments(output_dir=args.output_path, bf16=True, per_device_train_batch_size=4)
+Trainer(model=model, args=training_args).train()
+'''
+
+
+def test_a_flag_the_programs_help_calls_its_output_is_not_the_model(offline, tmp_path, capsys):
+    d = _check_files(capsys, tmp_path, {
+        "run.sh": "python finetune_prog.py --model-name imdb-run --output-path /scratch/out\n",
+        "finetune_prog.py": PROG}, gpus="1")
+    assert d["verdict"] in ("fits", "oom")
+    assert d["model"]["name"] == "qwen2.5-1.5b"
+    # the same flag with a help that names the input stays the model
+    d2 = _check_files(capsys, tmp_path, {
+        "run.sh": "python finetune_prog.py --model-name Qwen/Qwen2.5-7B --output-path /scratch/out\n",
+        "finetune_prog.py": PROG.replace("A name for the trained model. A subdirectory with this name is created "
+                                         "under --output-path.", "The base model to fine-tune.")}, gpus="1")
+    assert d2["model"]["name"] == "qwen2.5-7b"
+
+
+@pytest.mark.parametrize("name,preset", [("google/medgemma-1.5-4b-it", "gemma-3-4b"),
+                                         ("/models/medgemma-4b-it", "gemma-3-4b"),
+                                         ("google/medgemma-27b-text-it", "gemma-3-27b")])
+def test_medgemma_takes_gemma3s_shape(name, preset):
+    from rocm_tune.core.model.architecture import load_model
+
+    assert load_model(name).name == preset

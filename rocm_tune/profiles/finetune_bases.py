@@ -21,6 +21,13 @@ FINETUNE_BASES: dict[tuple[str, float], tuple[str, frozenset[str], str]] = {
     # miqu-1-70b (the leaked Mistral checkpoint; 152334H/miqu-1-70b-sf is its dequantized fp16 PyTorch conversion):
     # a Llama-2-70B fine-tune, config.json LlamaForCausalLM with Llama-2-70B's sizes (80 layers of 8192, 64 heads /
     # 8 KV groups, intermediate 28672, vocab 32000); rope_theta 1e6 and a 32k context change no weight
+    # Google's MedGemma (model cards, 2025-26: "built on Gemma 3"): medgemma-4b-it / medgemma-1.5-4b-it are
+    # Gemma3ForConditionalGeneration with Gemma 3 4B's sizes and its SigLIP tower (34 layers of 2560, vocab 262208);
+    # medgemma-27b-text-it / medgemma-27b-it Gemma 3 27B's (62 layers of 5376)
+    ("medgemma", 4.0): ("gemma-3-4b", frozenset(), "google/medgemma-4b-it: Gemma 3 4B's shape (its config.json)"),
+    ("medgemma1.5", 4.0): ("gemma-3-4b", frozenset(),
+                           "google/medgemma-1.5-4b-it: Gemma 3 4B's shape (its config.json)"),
+    ("medgemma", 27.0): ("gemma-3-27b", frozenset(), "google/medgemma-27b-*: Gemma 3 27B's shape (its config.json)"),
     ("miqu1", 70.0): ("llama-2-70b", frozenset(),
                       "miqu-1-70b (152334H/miqu-1-70b-sf): Llama-2-70B's shape (its config.json)"),
 }

@@ -317,6 +317,10 @@ def _launch_settings(job: Job, cmd: shell.Command, launch_flags: dict[str, tuple
     if "config_file" in launch_flags:
         job.settings["accelerate_config"] = Setting("accelerate_config", launch_flags["config_file"][0], file,
                                                     launch_flags["config_file"][1], "config_file", "flag")
+    if job.launcher == "accelerate" and accelerate.read_cli(launch_flags, file) is not None:
+        # applied over the config file once it is read (_apply_accelerate): the command line wins
+        job.settings["__accelerate_cli__"] = Setting("__accelerate_cli__", launch_flags, file, cmd.line,
+                                                     "accelerate launch", "flag")
 
 
 def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script) -> None:
@@ -986,6 +990,11 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
                                     f"plain transformers program (an upper bound)", None))
     if read is not None:
         _named_shape(job, read[0], text, p)
+    mref = job.settings.get("model_name_or_path")
+    if mref is not None and mref.kind == "flag" and str(mref.native).replace("-", "_") in hf_args.output_named_flags(text):
+        del job.settings["model_name_or_path"]      # the program's own help: that flag names its output
+        job.notes.append(f"--{mref.native}: {os.path.basename(p)}'s argparse help says it names the output, not the "
+                         f"model to train")
     if read is not None and started:
         # a program a script (launch.sh, a dstack/Slurm/k8s YAML) starts: what it builds in code holds unless the
         # command's flags say otherwise (those are read from the script, and win); the launcher decides the ranks
@@ -1009,6 +1018,14 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         return
     if read is None and not started and _read_python_command(job, text, p):
         return
+    if read is None and started:
+        # a program with its own loop (accelerate's Accelerator, plain torch) a script starts: what its calls set
+        # (gradient_checkpointing_enable, attn_implementation, LoRA/quantization) under the script's flags
+        calls, more = hf_args.read_program_calls(text, p)
+        calls.pop("cutoff_len", None)               # the script's flags decide the length
+        if calls:
+            job.settings = {**calls, **job.settings}
+            job.notes += more + [f"{p}: its calls ({', '.join(sorted(calls))}) read under the script's flags"]
     job.findings.append(Finding.of(
         "program-settings-not-read" if started else "format-not-modelled", p, 1,
         "Python source: the training settings inside a program are not read"
@@ -1157,6 +1174,10 @@ def _apply_accelerate(job: Job, texts: dict[str, str]) -> None:
                 job.notes.append(f"--config_file {acc.value}: the accelerate config read from {hit}")
         elif hit and job.formats.get(hit) == "accelerate-yaml":
             job.accelerate = accelerate.read(_load_structured(texts[hit]), texts[hit], hit)
+    cli = job.settings.pop("__accelerate_cli__", None)
+    if cli is not None and isinstance(cli.value, dict):
+        job.accelerate = accelerate.read_cli(cli.value, str(cli.file), job.accelerate)
+        job.notes.append("accelerate launch's own flags read as its config (they win over a config file)")
     if job.accelerate is not None:
         a = job.accelerate
         if job.nodes is None and (a.get("num_machines") or 1) > 1:

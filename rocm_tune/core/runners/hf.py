@@ -1244,3 +1244,37 @@ def read_alpaca_lora(entry: str, flags: dict[str, tuple[str, int]], out: dict[st
             out[k] = Setting(k, v, file, line, "finetune.py", "assumed")
     if said:
         notes.append(f"alpaca-lora's finetune.py: {', '.join(said)} from the program itself ({ALPACA_LORA_SOURCE})")
+
+
+# A program's own argparse help for a flag (`parser.add_argument("--model-name", help="A name for the trained model
+# under. A subdirectory ... under the output-path")`): a flag whose help says it names what the run WRITES is not the
+# model it trains, whatever its name (MODEL_FLAG reads `--model_name` as the model by name alone).
+OUTPUT_HELP = re.compile(r"(?i)\b(?:output|save[ds]?|saving|subdirectory|sub-directory|write|written|"
+                         r"name (?:for|of|under) (?:the )?(?:trained|fine-?tuned|new|resulting|final)\b|run name|"
+                         r"experiment name|wandb|hub repo|push)")
+
+
+# ... unless the help also says the flag is what is loaded (`Path to pretrained model or model identifier`)
+INPUT_HELP = re.compile(r"(?i)\b(?:pre-?trained|base model|model identifier|hub id|huggingface\.co|to (?:fine-?tune|"
+                        r"train|load|start from)|load(?:ed)? from|initiali[sz]e from)\b")
+
+
+def output_named_flags(text: str) -> set[str]:
+    """The flags (underscored, no dashes) a program's argparse help describes as naming its output."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        helps = [k.value.value for k in node.keywords if k.arg == "help" and isinstance(k.value, ast.Constant)
+                 and isinstance(k.value.value, str)]
+        if helps and OUTPUT_HELP.search(helps[0]) and not INPUT_HELP.search(helps[0]):
+            out.update(n.lstrip("-").replace("-", "_") for n in names if n.startswith("--"))
+    return out
