@@ -41,6 +41,7 @@ from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fi
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
+from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
@@ -183,6 +184,12 @@ class _Scanner:
         if best is None:
             return True
         sig, _, seg = best
+        self.hits.append(self.hit_at(s, e, sig.code, seg))
+        return True
+
+    def hit_at(self, s: int, e: int, code: str, seg: str) -> Hit:
+        """The hit of the line data[s:e] (its text `seg`) for `code`, with its context, time, rank and traceback."""
+        raw = self.data[s:e]
         # a few following lines carry the rest of a wrapped message (torch 1.x OOM, tracebacks)
         ce = e
         for _ in range(4):
@@ -195,10 +202,9 @@ class _Scanner:
         own = t is not None
         if t is None:
             t = _time_of(self.data[max(0, s - 2048):s])
-        pre = _decode(self.data[max(0, s - PRE_BYTES):s]) if sig.code in PRE_CODES else ""
-        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000],
-                             pre=pre, own_time=own))
-        return True
+        pre = _decode(self.data[max(0, s - PRE_BYTES):s]) if code in PRE_CODES else ""
+        return Hit(code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000], pre=pre,
+                   own_time=own)
 
     def region(self, start: int, end: int, sentinels: Sequence[bytes] | None = None,
                per_sentinel: int | None = None) -> bool:
@@ -313,6 +319,7 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     # r5-run: the JIT-extension step is a stale-lock wait only when the build/load never went on after it
     sc.hits = [h for h in sc.hits if h.code != "torch-extension-lock-wait"
                or not any(data.find(m, h.offset) >= 0 for m in _EXT_WENT_ON)]
+    sc.hits += _traceback_end_hits(sc)
     series, ended = _series_hits(data, name, index)
     sc.hits += series
     if not any(cat.BY_CODE[h.code].priority >= 2 for h in sc.hits):
@@ -332,6 +339,22 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
                     ends)
+
+
+def _traceback_end_hits(sc: _Scanner) -> list[Hit]:
+    """e-peer2 (issue 26): the exception line ending a traceback that no rule read (any class: `Exception: msg`, a
+    bare `AssertionError` behind a worker's prefix, `torch._dynamo.exc.Unsupported: ...`), as the catch-all's hit:
+    a rank's own failure, which the other ranks' waits follow from (rank_exceptions.py)."""
+    if rank_exceptions.rx.TRACEBACK_HEAD not in sc.data:
+        return []
+    known = {h.offset for h in sc.hits}
+    out = []
+    for off, text in rank_exceptions.traceback_ends(sc.data):
+        if off in known:
+            continue
+        e = sc.data.find(b"\n", off)
+        out.append(sc.hit_at(off, len(sc.data) if e < 0 else e, cat.GENERIC, _decode(text.encode()).strip()))
+    return out
 
 
 def _library_warning_hits(sc: _Scanner) -> list[Hit]:
@@ -1239,7 +1262,7 @@ def _raised_before(diags: list[Diagnosis], d: Diagnosis, progress: Mapping[int, 
         h = exception_hit(g)
         if progress.get(h.file_index, -1) > h.offset:
             continue
-        if not _EXC_CLASS.search(h.text) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
+        if not (_EXC_CLASS.search(h.text) or rank_exceptions.is_exception_line(h.text)) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
             continue
         if _earlier(h, d.first) < 0 and \
                 (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):
@@ -1461,7 +1484,8 @@ _EXC_CLASS = re.compile(r"(?:^|[\s:\]])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|E
 
 def exception_hit(d: Diagnosis) -> Hit:
     """The hit of a catch-all diagnosis that is the Python exception line (else its first hit)."""
-    return next((h for h in (d.first, *d.evidence) if _EXC_CLASS.search(h.text)), d.first)
+    return next((h for h in (d.first, *d.evidence) if _EXC_CLASS.search(h.text)), None) or \
+        next((h for h in (d.first, *d.evidence) if rank_exceptions.is_exception_line(h.text)), d.first)   # e-peer2
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:

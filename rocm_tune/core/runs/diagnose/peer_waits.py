@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from rocm_tune.core.runs.diagnose import rank_exceptions
 from rocm_tune.core.runs.diagnose.teardown import DiagLike
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import peer_waits as pw
@@ -65,7 +66,8 @@ def _wait_rank(h: Any) -> int | None:
 
 def is_own_exception(text: str) -> bool:
     """A Python exception line that is not itself a collective failure, a timeout or a lost connection, nor a crash."""
-    return bool(_EXC_CLASS.search(text)) and not _COLLECTIVE_OWN.search(text) and not _CRASH.search(text)
+    return bool(_EXC_CLASS.search(text) or rank_exceptions.is_exception_line(text)) and \
+        not _COLLECTIVE_OWN.search(text) and not _CRASH.search(text)
 
 
 def _not_later(h: _HitLike, waits: Sequence[_HitLike]) -> bool:

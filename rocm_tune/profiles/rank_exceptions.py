@@ -1,0 +1,75 @@
+"""e-peer2 (issue 26): how a Python traceback ends, as CPython prints it, and what a rank's exception says when no rule
+read it. Data only: read by core/runs/diagnose/rank_exceptions.py.
+
+Sources (read, not guessed):
+- CPython Lib/traceback.py (TracebackException.format / format_exception_only): `Traceback (most recent call last):`,
+  then per frame `  File "<path>", line N, in <func>` and its indented source line (3.11+: a `~~~^^^` marker line
+  under it), then the exception line, ALWAYS unindented: `<module>.<qualname>: <message>` (the module left out for
+  builtins and __main__), or the bare qualified class name when the message is empty (`AssertionError`,
+  `torch._dynamo.exc.Unsupported`). Chained exceptions print `During handling of the above exception, another
+  exception occurred:` / `The above exception was the direct cause of the following exception:` and a new
+  `Traceback` after it. Any class may be raised: `Exception: msg`, `torch._dynamo.exc.Unsupported: ...`,
+  `triton.runtime.errors.OutOfResources: ...`, `hydra.errors.InstantiationException`, a user's own class.
+- The launchers' and loggers' line prefixes around each rank's lines (the prefix the traceback's first line has is on
+  each of its lines): torchrun `--tee`/`--redirects` (`[default3]:`), torch 2.2+ `[rank3]:`, DeepSpeed's pdsh runner
+  (`worker-1: `, `10.0.0.2: `), mpirun `--tag-output` (`[1,3]<stderr>:`), Ray's worker prefix (`(WorkerDict
+  pid=7712, ip=10.0.0.2) `), srun `--label` (`3: `).
+- torch/distributed/elastic/multiprocessing/errors (ChildFailedError's `traceback :` row), torch.multiprocessing
+  spawn.py (`-- Process 1 terminated with the following error:` + the child's traceback): the child's exception line
+  printed by its launcher, unindented or indented under the table row.
+"""
+
+from __future__ import annotations
+
+TRACEBACK_HEAD = b"Traceback (most recent call last):"
+# at most this many tracebacks read per file, and this many lines / bytes after each head
+MAX_TRACEBACKS = 200
+MAX_LINES_AFTER = 400
+MAX_BYTES_AFTER = 64 * 1024
+# other lines of the log interleaved into the traceback (another rank's, a progress bar) skipped before giving up
+MAX_FOREIGN_LINES = 40
+
+# another stream's prefix on a line (a rank's, a worker's, a node's): a line carrying one that is not the
+# traceback's own is another rank's, interleaved
+# (a node's name has a digit in it - `worker-1`, `gpu-12`, an IP - so an exception's `ValueError: ` is never one)
+STREAM_PREFIX = (r"^(?:\[(?:rank|default)\d+\]:|\[\d+,\d+\]<std(?:out|err)>:|\([\w.]+ pid=\d+[^)]{0,80}\) |"
+                 r"(?:[A-Za-z_-]*\d[\w-]*|\d+(?:\.\d+){3}): (?:\[(?:rank|default)\d+\]:)?)")
+# what lies between frames: the frame itself (indented, or unindented after a launcher that strips the margin), its
+# source line, 3.11's position markers, a `...` elision, CPython's `[Previous line repeated N more times]`
+FRAME_LINE = r"^(?:\s|File \"|File /|\.\.\.\s*$|\[Previous line repeated)"
+# the exception line: a dotted class name whose last part is a CamelCase name (a class), then `: message` or nothing
+EXCEPTION_LINE = r"^((?:[A-Za-z_]\w*\.)*([A-Z]\w*[a-z]\w*))(?:\([\w.]*\))?(?::(?: (.*))?)?\s*$"
+# a Python exception line anywhere in a line (behind any prefix): a class named ...Error/...Exception/...Exit/
+# ...Interrupt, or the base class `Exception` itself, then its message or nothing (a bare `AssertionError`)
+OWN_EXCEPTION = (r"(?:^|[\s:\]>)])(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt)|Exception)"
+                 r"(?:: |:?\s*$)")
+# CPython's chaining sentences: the traceback above ended in an exception that another one followed
+CHAINING = r"^(?:During handling of the above exception|The above exception was the direct cause)"
+# exception classes that are no failure of the run's own: a user's Ctrl-C, an interpreter exit, a generator's end,
+# a warning turned into an exception by a filter is still only the warning's
+NOT_A_FAILURE = r"^(?:KeyboardInterrupt|SystemExit|GeneratorExit|StopIteration|StopAsyncIteration|\w*Warning)$"
+
+# Where no rule read a rank's exception, its family from its class (the last part of its name) and who raised it
+# (traceback_anatomy's owner of the last frame). Each row: (class regex, raised by: "user" | "library" | "any",
+# family, what to do). The class names come from the raising code: the config libraries' own classes (omegaconf
+# errors.py ConfigAttributeError/ConfigKeyError/ValidationError..., hydra errors.py InstantiationException /
+# ConfigCompositionException, pydantic ValidationError, yaml ScannerError/ParserError/ConstructorError, argparse
+# ArgumentError, jsonschema ValidationError, DeepSpeed's DeepSpeedConfigError, simple_parsing's), Python's own
+# errors for a value or a name used wrongly in the user's script (the user's next step is editing what they wrote),
+# and the data readers' (datasets' DatasetGenerationError / SchemaInferenceError / CastError, pyarrow's
+# ArrowInvalid, csv's Error).
+CLASS_FAMILIES: tuple[tuple[str, str, str, str], ...] = (
+    (r"^\w*(?:Config|Configuration|Argument|Arguments|Validation|Instantiation|Composition|Scanner|Parser|"
+     r"Constructor|Composer|Interpolation|MissingMandatoryValue|ReadonlyConfig|Hparams?|Schema)\w*(?:Error|"
+     r"Exception)$", "any", "config_error",
+     "the run's configuration was refused by its parser or validator (the message names the key and what it must "
+     "be): correct that key in the config or command line"),
+    (r"^(?:DatasetGenerationError|DatasetGenerationCastError|SchemaInferenceError|CastError|ArrowInvalid|"
+     r"ArrowTypeError|DataFilesNotFoundError|EmptyDatasetError|DatasetNotFoundError)$", "any", "dataset_error",
+     "the dataset could not be read or converted (the message names the file, column or type): fix the data files "
+     "or the columns the config maps"),
+    (r"^(?:Exception|ValueError|TypeError|AssertionError|NotImplementedError|KeyError|AttributeError|RuntimeError|"
+     r"[A-Z]\w*(?:Error|Exception))$", "user", "config_error",
+     "the run's own script or settings raised it (the last frame is the user's code, not an installed library's): "
+     "change what the message names in the script or its config"),
+)
