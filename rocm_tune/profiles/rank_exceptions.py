@@ -50,8 +50,8 @@ CHAINING = r"^(?:During handling of the above exception|The above exception was 
 NOT_A_FAILURE = r"^(?:KeyboardInterrupt|SystemExit|GeneratorExit|StopIteration|StopAsyncIteration|\w*Warning)$"
 
 # Where no rule read a rank's exception, its family from its class (the last part of its name) and who raised it
-# (traceback_anatomy's owner of the last frame). Each row: (class regex, raised by: "user" | "library" | "any",
-# family, what to do). The class names come from the raising code: the config libraries' own classes (omegaconf
+# (traceback_anatomy's owner of the last frame). Each row: (class regex, raised by: "user" | "user-data" | "any",
+# family, what to do); "user-data": the user's own raise with a message about the data. The class names come from the raising code: the config libraries' own classes (omegaconf
 # errors.py ConfigAttributeError/ConfigKeyError/ValidationError..., hydra errors.py InstantiationException /
 # ConfigCompositionException, pydantic ValidationError, yaml ScannerError/ParserError/ConstructorError, argparse
 # ArgumentError, jsonschema ValidationError, DeepSpeed's DeepSpeedConfigError, simple_parsing's), Python's own
@@ -68,8 +68,17 @@ CLASS_FAMILIES: tuple[tuple[str, str, str, str], ...] = (
      r"ArrowTypeError|DataFilesNotFoundError|EmptyDatasetError|DatasetNotFoundError)$", "any", "dataset_error",
      "the dataset could not be read or converted (the message names the file, column or type): fix the data files "
      "or the columns the config maps"),
-    (r"^(?:Exception|ValueError|TypeError|AssertionError|NotImplementedError|KeyError|AttributeError|RuntimeError|"
-     r"[A-Z]\w*(?:Error|Exception))$", "user", "config_error",
-     "the run's own script or settings raised it (the last frame is the user's code, not an installed library's): "
-     "change what the message names in the script or its config"),
+    # the user's own check (`raise ValueError(...)` / `assert ...` as the last statement of the user's frame): a
+    # refusal of the input it was given - the data's when the message names data, else the settings'. Not a
+    # RuntimeError: a wrapper script re-raising a command's failure (`raise RuntimeError(message)`) says nothing
+    (r"^(?:Exception|ValueError|TypeError|AssertionError|KeyError|NotImplementedError)$", "user-data",
+     "dataset_error", "the run's own script refused a sample of the data (the message names it): fix or drop those "
+     "rows, or map the columns the script expects"),
+    (r"^(?:Exception|ValueError|TypeError|AssertionError|KeyError|NotImplementedError)$", "user", "config_error",
+     "the run's own script refused its settings (its own `raise`/`assert`; the message names what it expects): "
+     "change that setting in the script's arguments or config"),
 )
+
+# a message about the data (the words the data rows and their columns go by)
+DATA_WORDS = (r"\b(?:dataset|sample|example|row|column|input_ids|labels|attention_mask|messages|conversations|"
+              r"instruction|prompt|response|chosen|rejected|images?|shard|jsonl?|parquet|csv)\b")

@@ -1067,6 +1067,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
     finished = any(sc.finished for sc in scans) or _state_finished(config)
     root = _by_resemblance(scans, diags, root, finished or bool(alive))
+    if root is not None:
+        _name_the_raiser(diags, root)
     status = "unknown"
     if root is not None:
         status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
@@ -1081,6 +1083,19 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
                        any(s.partial for s in scans), unnamed_end=not finished and _ends_unnamed(scans, diags))
+
+
+def _name_the_raiser(diags: list[Diagnosis], root: int) -> None:
+    """e-peer2 (issue 26): a root that is a rank's own exception, with the other ranks' waits or lost connections as
+    its consequences: the answer says which rank raised what first, and that the waits follow from it."""
+    r = diags[root]
+    if not any(d.consequence_of == root and d.family == peer_waits.COLLECTIVE_FAMILY for d in diags):
+        return
+    hit = next((h for h in (r.first, *r.evidence) if rank_exceptions.is_exception_line(h.text)), None)
+    if hit is None or not peer_waits.is_own_exception(hit.text):
+        return
+    r.numbers["raised_first"] = {"rank": hit.rank, "exception": rank_exceptions.exception_class(hit.text)}
+    r.cause = rank_exceptions.said(hit.rank, rank_exceptions.exception_class(hit.text)) + ". " + r.cause
 
 
 _STILL_FAILING = re.compile(r"\b(?:refused|retrying|timed out|unreachable|failed|failure)\b", re.I)
@@ -1525,7 +1540,9 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         if rx.search(msg):
             return _unless_release(h, family, fix)
     # e-ver3: where no rule read it, the traceback's anatomy (who raised it, and the message's shape)
-    return _bare_assert_family(h) or traceback_anatomy.anatomy_family(_anatomy_of(h), h.text)
+    # e-peer2: else its class and who raised it (a config parser's class, a data reader's, the user's own raise)
+    return _bare_assert_family(h) or traceback_anatomy.anatomy_family(_anatomy_of(h), h.text) or \
+        rank_exceptions.class_family(_anatomy_of(h), h.text, h.pre[-6000:])
 
 
 _ANATOMY_FRAMES = 16

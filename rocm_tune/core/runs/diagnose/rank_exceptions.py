@@ -28,6 +28,7 @@ _NOT_A_FAILURE = re.compile(rx.NOT_A_FAILURE)
 _CLASS_FAMILIES = tuple((re.compile(c), who, fam, fix) for c, who, fam, fix in rx.CLASS_FAMILIES)
 _OWN = re.compile(rx.OWN_EXCEPTION)
 _OWN_CLASS = re.compile(r"([A-Z]\w*(?:Error|Exception|Exit|Interrupt)|Exception)(?::|\s*$)")
+_DATA_WORDS = re.compile(rx.DATA_WORDS, re.I)
 _RAISE = re.compile(r"^\s*(?:\[(?:rank|default)\d+\]:)?\s*(?:raise|assert)\b")
 
 
@@ -119,10 +120,11 @@ def class_family(frames: Sequence[Frame], line: str, pre: str) -> tuple[str, str
         return None
     last = frames[-1] if frames else None
     raised_by_user = last is not None and last.kind == "user" and _raised_here(pre)
+    about_data = bool(_DATA_WORDS.search(line))
     for crx, who, family, fix in _CLASS_FAMILIES:
         if not crx.search(cls):
             continue
-        if who == "any" or (who == "user" and raised_by_user):
+        if who == "any" or (raised_by_user and (who == "user" or (who == "user-data" and about_data))):
             return family, fix
     return None
 
