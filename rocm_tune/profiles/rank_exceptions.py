@@ -49,7 +49,8 @@ CHAINING = r"^(?:During handling of the above exception|The above exception was 
 # a warning turned into an exception by a filter is still only the warning's
 NOT_A_FAILURE = r"^(?:KeyboardInterrupt|SystemExit|GeneratorExit|StopIteration|StopAsyncIteration|\w*Warning)$"
 
-# Where no rule read a rank's exception, its family from its class (the last part of its name) and who raised it
+# Where no rule read a rank's exception, its family from its class (its name as printed, module-qualified or not:
+# each regex is searched in it) and who raised it
 # (traceback_anatomy's owner of the last frame). Each row: (class regex, raised by: "user" | "user-data" | "any",
 # family, what to do); "user-data": the user's own raise with a message about the data. The class names come from the raising code: the config libraries' own classes (omegaconf
 # errors.py ConfigAttributeError/ConfigKeyError/ValidationError..., hydra errors.py InstantiationException /
@@ -59,18 +60,25 @@ NOT_A_FAILURE = r"^(?:KeyboardInterrupt|SystemExit|GeneratorExit|StopIteration|S
 # and the data readers' (datasets' DatasetGenerationError / SchemaInferenceError / CastError, pyarrow's
 # ArrowInvalid, csv's Error).
 CLASS_FAMILIES: tuple[tuple[str, str, str, str], ...] = (
-    (r"^\w*(?:Config|Configuration|Argument|Arguments|Validation|Instantiation|Composition|Scanner|Parser|"
-     r"Constructor|Composer|Interpolation|MissingMandatoryValue|ReadonlyConfig|Hparams?|Schema)\w*(?:Error|"
+    (r"(?:^|\.)\w*(?:Config|Configuration|Argument|Arguments|Validation|Instantiation|Composition|Scanner|Parser|"
+     r"Constructor|Composer|Interpolation|MissingMandatoryValue|ReadonlyConfig|Hparams?)\w*(?:Error|"
      r"Exception)$", "any", "config_error",
      "the run's configuration was refused by its parser or validator (the message names the key and what it must "
      "be): correct that key in the config or command line"),
-    (r"^(?:DatasetGenerationError|DatasetGenerationCastError|SchemaInferenceError|CastError|ArrowInvalid|"
+    (r"(?:^|\.)(?:DatasetGenerationError|DatasetGenerationCastError|SchemaInferenceError|CastError|ArrowInvalid|"
      r"ArrowTypeError|DataFilesNotFoundError|EmptyDatasetError|DatasetNotFoundError)$", "any", "dataset_error",
      "the dataset could not be read or converted (the message names the file, column or type): fix the data files "
      "or the columns the config maps"),
     # the user's own check (`raise ValueError(...)` / `assert ...` as the last statement of the user's frame): a
     # refusal of the input it was given - the data's when the message names data, else the settings'. Not a
     # RuntimeError: a wrapper script re-raising a command's failure (`raise RuntimeError(message)`) says nothing
+    # torch.compile's own classes (torch/_dynamo/exc.py: Unsupported, InternalTorchDynamoError, TorchRuntimeError,
+    # BackendCompilerFailed; torch/_inductor/exc.py: LoweringException, InductorError ...): the compiler could not
+    # trace or compile the model; as the catalogue's torch-compile-error, the step is to run without compilation
+    (r"^torch\._(?:dynamo|inductor)\.exc\.\w+$", "any", "config_error",
+     "torch.compile could not trace or compile the model (the message names the operation): run without "
+     "compilation (torch_compile: false / drop --torch_compile; TORCHDYNAMO_DISABLE=1), or mark the function it "
+     "names with torch._dynamo.disable"),
     (r"^(?:Exception|ValueError|TypeError|AssertionError|KeyError|NotImplementedError)$", "user-data",
      "dataset_error", "the run's own script refused a sample of the data (the message names it): fix or drop those "
      "rows, or map the columns the script expects"),

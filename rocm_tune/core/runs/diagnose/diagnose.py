@@ -1320,6 +1320,9 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     if generic is not None and generic.first.text not in lines:
         lines.insert(0, generic.first.text)
     got = resemble.classify(lines)
+    if got is not None and got[0] in _TEARDOWN_FAMILIES and generic is not None and \
+            peer_waits.is_own_exception(exception_hit(generic).text):
+        got = None   # e-peer2: a rank's own exception is the lead; the waits and teardown it caused are never its family
     # e-unk2: the weak tier, shown as a guess - only where explain would answer "unknown": never over a log whose
     # only signs are harmless lines it names and that does not end on an unnamed failing line (its answer is "no
     # failure found"; CV in benchmarks/explain_cv.py: a guess there was always wrong)

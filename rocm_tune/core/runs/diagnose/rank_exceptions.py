@@ -91,15 +91,21 @@ def traceback_ends(data: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def exception_class(line: str) -> str | None:
-    """The class (last part of its name) of an exception line, past a rank/worker prefix (a tool's unqualified
-    `Error: ...` is no class's)."""
+def qualified_class(line: str) -> str | None:
+    """The class of an exception line as printed (`torch._dynamo.exc.Unsupported`, `ValueError`), past a rank/worker
+    prefix (a tool's unqualified `Error: ...` is no class's)."""
     body = _PREFIX.sub("", line.strip(), count=1).strip()
     m = _EXCEPTION.match(body)
     if m is not None:
-        return None if m.group(1) == "Error" else m.group(2)
+        return None if m.group(1) == "Error" else m.group(1)
     own = _OWN_CLASS.search(line) if _OWN.search(line) else None
     return own.group(1) if own else None
+
+
+def exception_class(line: str) -> str | None:
+    """The class (the last part of its name) of an exception line."""
+    q = qualified_class(line)
+    return q.rsplit(".", 1)[-1] if q else None
 
 
 def is_exception_line(line: str) -> bool:
@@ -115,7 +121,7 @@ def is_exception_line(line: str) -> bool:
 def class_family(frames: Sequence[Frame], line: str, pre: str) -> tuple[str, str] | None:
     """(family, what to do) of a rank's exception no rule read, from its class and who raised it (module docstring):
     the user's own script only when it raised the exception itself (its last statement a `raise` / `assert`)."""
-    cls = exception_class(line)
+    cls = qualified_class(line)
     if cls is None:
         return None
     last = frames[-1] if frames else None
