@@ -58,20 +58,18 @@ NOT_A_FAILURE = r"^(?:KeyboardInterrupt|SystemExit|GeneratorExit|StopIteration|S
 # ArgumentError, jsonschema ValidationError, DeepSpeed's DeepSpeedConfigError, simple_parsing's), Python's own
 # errors for a value or a name used wrongly in the user's script (the user's next step is editing what they wrote),
 # and the data readers' (datasets' DatasetGenerationError / SchemaInferenceError / CastError, pyarrow's
-# ArrowInvalid, csv's Error).
+# ArrowInvalid, pandas' ParserError; before the config row: their names hold its words).
 CLASS_FAMILIES: tuple[tuple[str, str, str, str], ...] = (
+    (r"(?:^|\.)(?:DatasetGenerationError|DatasetGenerationCastError|SchemaInferenceError|CastError|ArrowInvalid|"
+     r"ArrowTypeError|DataFilesNotFoundError|EmptyDatasetError|DatasetNotFoundError)$|^pandas\.errors\.ParserError$",
+     "any", "dataset_error",
+     "the dataset could not be read or converted (the message names the file, column or type): fix the data files "
+     "or the columns the config maps"),
     (r"(?:^|\.)\w*(?:Config|Configuration|Argument|Arguments|Validation|Instantiation|Composition|Scanner|Parser|"
      r"Constructor|Composer|Interpolation|MissingMandatoryValue|ReadonlyConfig|Hparams?)\w*(?:Error|"
      r"Exception)$", "any", "config_error",
      "the run's configuration was refused by its parser or validator (the message names the key and what it must "
      "be): correct that key in the config or command line"),
-    (r"(?:^|\.)(?:DatasetGenerationError|DatasetGenerationCastError|SchemaInferenceError|CastError|ArrowInvalid|"
-     r"ArrowTypeError|DataFilesNotFoundError|EmptyDatasetError|DatasetNotFoundError)$", "any", "dataset_error",
-     "the dataset could not be read or converted (the message names the file, column or type): fix the data files "
-     "or the columns the config maps"),
-    # the user's own check (`raise ValueError(...)` / `assert ...` as the last statement of the user's frame): a
-    # refusal of the input it was given - the data's when the message names data, else the settings'. Not a
-    # RuntimeError: a wrapper script re-raising a command's failure (`raise RuntimeError(message)`) says nothing
     # torch.compile's own classes (torch/_dynamo/exc.py: Unsupported, InternalTorchDynamoError, TorchRuntimeError,
     # BackendCompilerFailed; torch/_inductor/exc.py: LoweringException, InductorError ...): the compiler could not
     # trace or compile the model; as the catalogue's torch-compile-error, the step is to run without compilation
@@ -79,6 +77,9 @@ CLASS_FAMILIES: tuple[tuple[str, str, str, str], ...] = (
      "torch.compile could not trace or compile the model (the message names the operation): run without "
      "compilation (torch_compile: false / drop --torch_compile; TORCHDYNAMO_DISABLE=1), or mark the function it "
      "names with torch._dynamo.disable"),
+    # the user's own check (`raise ValueError(...)` / `assert ...` as the last statement of the user's frame): a
+    # refusal of the input it was given - the data's when the message names data, else the settings'. Not a
+    # RuntimeError: a wrapper script re-raising a command's failure (`raise RuntimeError(message)`) says nothing
     (r"^(?:Exception|ValueError|TypeError|AssertionError|KeyError|NotImplementedError)$", "user-data",
      "dataset_error", "the run's own script refused a sample of the data (the message names it): fix or drop those "
      "rows, or map the columns the script expects"),

@@ -29,7 +29,7 @@ _CLASS_FAMILIES = tuple((re.compile(c), who, fam, fix) for c, who, fam, fix in r
 _OWN = re.compile(rx.OWN_EXCEPTION)
 _OWN_CLASS = re.compile(r"([A-Z]\w*(?:Error|Exception|Exit|Interrupt)|Exception)(?::|\s*$)")
 _DATA_WORDS = re.compile(rx.DATA_WORDS, re.I)
-_RAISE = re.compile(r"^\s*(?:\[(?:rank|default)\d+\]:)?\s*(?:raise|assert)\b")
+_RAISE = re.compile(r"^\s*(?:raise|assert)\b")
 
 
 def _lines(data: bytes, start: int, end: int) -> Iterator[tuple[int, str]]:
@@ -141,7 +141,7 @@ def _raised_here(pre: str) -> bool:
     if at < 0:
         return False
     src = pre[at:].splitlines()[1:3]
-    return any(_RAISE.match(s) for s in src)
+    return any(_RAISE.match(_PREFIX.sub("", s.strip(), count=1)) for s in src)
 
 
 def said(rank: int | None, cls: str | None) -> str:
