@@ -347,13 +347,17 @@ def _traceback_end_hits(sc: _Scanner) -> list[Hit]:
     a rank's own failure, which the other ranks' waits follow from (rank_exceptions.py)."""
     if rank_exceptions.rx.TRACEBACK_HEAD not in sc.data:
         return []
-    known = {h.offset for h in sc.hits}
+    known = {h.offset: h for h in sc.hits}
     out = []
-    for off, text in rank_exceptions.traceback_ends(sc.data):
-        if off in known:
-            continue
+    for off, text, head in rank_exceptions.traceback_ends(sc.data):
         e = sc.data.find(b"\n", off)
-        out.append(sc.hit_at(off, len(sc.data) if e < 0 else e, cat.GENERIC, _decode(text.encode()).strip()))
+        h = known.get(off) or sc.hit_at(off, len(sc.data) if e < 0 else e, cat.GENERIC, _decode(text.encode()).strip())
+        # the traceback is printed at once when raised: its `Traceback` line's own stamp is the exception's time
+        t = _time_of(sc.data[head:sc.data.find(b"\n", head)], last=False)
+        if t is not None and not h.own_time:
+            h.time, h.own_time = t, True
+        if off not in known:
+            out.append(h)
     return out
 
 
@@ -1133,6 +1137,8 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     # rank's own failure, whatever the text order
     peer_waits.demote_waits(diags, prio, own, went_on, exception_hit, cat.GENERIC, PRIORITY_OF["consequence"],
                             lambda h: _host_phase_before(h.pre))
+    # e-peer2: an exception the run went past (a traceback logged and handled) is no cause of the waits after it
+    peer_waits.handled_before_waits(diags, prio, went_on, cat.GENERIC, PRIORITY_OF["consequence"])
     ended = any(sc.finished for sc in scans)
     for d in diags:
         if (ended or _hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):

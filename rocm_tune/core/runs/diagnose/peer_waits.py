@@ -116,3 +116,20 @@ def demote_waits(diags: Sequence[DiagLike], prio: list[int], own: Mapping[int, s
     for i in waits:
         if any(_cause_of(e, fam, hit, diags[i], generic, progress, host_phase) for e, fam, hit in causes):
             prio[i] = consequence
+
+
+def handled_before_waits(diags: Sequence[DiagLike], prio: list[int], progress: Mapping[int, int], generic: str,
+                         consequence: int) -> None:
+    """e-peer2: a catch-all exception the run went past (its progress after every line of it, in the same log: a
+    traceback logged and handled) is no cause of the waits that came after that progress: it ranks below them, so the
+    waits stay the root when no rank shows anything else (FAMILIES.md: the timeout is the root only then)."""
+    waits = [d for i, d in enumerate(diags) if d.family == COLLECTIVE_FAMILY and prio[i] >= 1 and d.evidence]
+    if not waits:
+        return
+    for i, d in enumerate(diags):
+        if d.code != generic or prio[i] < 2 or not d.evidence:
+            continue
+        if all(progress.get(h.file_index, -1) > h.offset for h in d.evidence) and \
+                any(w.first.file_index == h.file_index and w.first.offset > progress.get(h.file_index, -1)
+                    for w in waits for h in d.evidence):
+            prio[i] = consequence

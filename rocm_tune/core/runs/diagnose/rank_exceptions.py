@@ -79,14 +79,15 @@ def _end_of(data: bytes, head: int, line_start: int) -> tuple[int, str] | None:
     return None
 
 
-def traceback_ends(data: bytes) -> list[tuple[int, str]]:
-    """(line offset, text) of the exception line ending each traceback in `data` (profiles/rank_exceptions.py)."""
-    out: list[tuple[int, str]] = []
+def traceback_ends(data: bytes) -> list[tuple[int, str, int]]:
+    """(line offset, text, offset of its `Traceback` line's start) of the exception line ending each traceback in
+    `data` (profiles/rank_exceptions.py)."""
+    out: list[tuple[int, str, int]] = []
     i = data.find(rx.TRACEBACK_HEAD)
     while i >= 0 and len(out) < rx.MAX_TRACEBACKS:
         s = data.rfind(b"\n", 0, i) + 1
         if (end := _end_of(data, i, s)) is not None and (not out or out[-1][0] != end[0]):
-            out.append(end)
+            out.append((end[0], end[1], s))
         i = data.find(rx.TRACEBACK_HEAD, i + 1)
     return out
 
