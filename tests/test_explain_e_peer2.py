@@ -176,6 +176,13 @@ def test_spawn_the_childs_exception_under_processraisedexception(tmp_path):
     # Slurm's cgroup plugin (slurmstepd) and srun's task report
     "slurmstepd: error: Detected 1 oom_kill event in StepId=88123.0. Some of the step tasks have been OOM Killed.\n"
     "srun: error: gpu-12: task 2: Out Of Memory\n",
+    # torch's DataLoader worker dying of SIGBUS in a too small /dev/shm (torch/utils/data/_utils/signal_handling.py,
+    # dataloader.py _MultiProcessingDataLoaderIter._try_get_data)
+    "[rank0]: ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory "
+    "(shm).\n[rank0]: RuntimeError: DataLoader worker (pid 7790) is killed by signal: Bus error. It is possible that "
+    "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.\n",
+    # Kubernetes' container status (kubectl describe pod) and docker compose's exit
+    "    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n",
     # torch elastic's table with a SIGKILL in the root-cause row
     TABLE.replace("exitcode  : -6", "exitcode  : -9").replace("Signal 6 (SIGABRT)", "Signal 9 (SIGKILL)")
          .replace("failed (exitcode: -6)", "failed (exitcode: -9)"),
