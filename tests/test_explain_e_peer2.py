@@ -164,6 +164,7 @@ def test_spawn_the_childs_exception_under_processraisedexception(tmp_path):
             "Exception: --grad_accum must divide the global batch (got 3)")
     e, r = _answer(tmp_path, STEPS + _watchdog(1) + _watchdog(2) + spawn)
     assert r.family == "config_error" and "grad_accum" in (r.first.text + " ".join(h.text for h in r.evidence))
+    assert r.cause.startswith("rank 3 raised Exception first")
     _waits_follow(e)
 
 

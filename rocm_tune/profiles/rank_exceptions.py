@@ -43,6 +43,9 @@ EXCEPTION_LINE = r"^((?:[A-Za-z_]\w*\.)*([A-Z]\w*[a-z]\w*))(?:\([\w.]*\))?(?::(?
 # ...Interrupt, or the base class `Exception` itself, then its message or nothing (a bare `AssertionError`)
 OWN_EXCEPTION = (r"(?:^|[\s:\]>)])(?:[\w.]+\.)?(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt)|Exception)"
                  r"(?:: |:?\s*$)")
+# torch/multiprocessing/spawn.py's ProcessRaisedException: the child (its process index is the rank) whose
+# traceback follows
+SPAWN_CHILD = r"-- Process (\d+) terminated with the following error:"
 # CPython's chaining sentences: the traceback above ended in an exception that another one followed
 CHAINING = r"^(?:During handling of the above exception|The above exception was the direct cause)"
 # exception classes that are no failure of the run's own: a user's Ctrl-C, an interpreter exit, a generator's end,

@@ -1098,8 +1098,9 @@ def _name_the_raiser(diags: list[Diagnosis], root: int) -> None:
     hit = next((h for h in (r.first, *r.evidence) if rank_exceptions.is_exception_line(h.text)), None)
     if hit is None or not peer_waits.is_own_exception(hit.text):
         return
-    r.numbers["raised_first"] = {"rank": hit.rank, "exception": rank_exceptions.exception_class(hit.text)}
-    r.cause = rank_exceptions.said(hit.rank, rank_exceptions.exception_class(hit.text)) + ". " + r.cause
+    rank = hit.rank if hit.rank is not None else rank_exceptions.spawned_rank(hit.pre)
+    r.numbers["raised_first"] = {"rank": rank, "exception": rank_exceptions.exception_class(hit.text)}
+    r.cause = rank_exceptions.said(rank, rank_exceptions.exception_class(hit.text)) + ". " + r.cause
 
 
 _STILL_FAILING = re.compile(r"\b(?:refused|retrying|timed out|unreachable|failed|failure)\b", re.I)
@@ -1283,7 +1284,8 @@ def _raised_before(diags: list[Diagnosis], d: Diagnosis, progress: Mapping[int, 
         h = exception_hit(g)
         if progress.get(h.file_index, -1) > h.offset:
             continue
-        if not (_EXC_CLASS.search(h.text) or rank_exceptions.is_exception_line(h.text)) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
+        if not (_EXC_CLASS.search(h.text) or rank_exceptions.is_exception_line(h.text)) or \
+                _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
             continue
         if _earlier(h, d.first) < 0 and \
                 (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):

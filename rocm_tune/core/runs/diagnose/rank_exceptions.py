@@ -29,6 +29,7 @@ _CLASS_FAMILIES = tuple((re.compile(c), who, fam, fix) for c, who, fam, fix in r
 _OWN = re.compile(rx.OWN_EXCEPTION)
 _OWN_CLASS = re.compile(r"([A-Z]\w*(?:Error|Exception|Exit|Interrupt)|Exception)(?::|\s*$)")
 _DATA_WORDS = re.compile(rx.DATA_WORDS, re.I)
+_SPAWN_CHILD = re.compile(rx.SPAWN_CHILD)
 _RAISE = re.compile(r"^\s*(?:raise|assert)\b")
 
 
@@ -143,6 +144,14 @@ def _raised_here(pre: str) -> bool:
         return False
     src = pre[at:].splitlines()[1:3]
     return any(_RAISE.match(_PREFIX.sub("", s.strip(), count=1)) for s in src)
+
+
+def spawned_rank(pre: str) -> int | None:
+    """The rank torch.multiprocessing.spawn names for the child whose traceback ends just after `pre`."""
+    found = None
+    for found in _SPAWN_CHILD.finditer(pre[-8000:]):  # noqa: B007 - the last one is the traceback's own
+        pass
+    return int(found.group(1)) if found else None
 
 
 def said(rank: int | None, cls: str | None) -> str:
