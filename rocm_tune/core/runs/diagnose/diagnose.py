@@ -351,6 +351,11 @@ def _traceback_end_hits(sc: _Scanner) -> list[Hit]:
     out = []
     for off, text, head in rank_exceptions.traceback_ends(sc.data):
         e = sc.data.find(b"\n", off)
+        if off not in known and text.rstrip().endswith(":"):
+            # a message that starts on the next lines (Paddle's `EnforceNotMet: ` then `  Nccl error, ...`; spawn's
+            # `ProcessRaisedException: ` then `-- Process 3 terminated ...`): its first line read with the class
+            text += " " + next((ln.strip() for ln in _decode(sc.data[e + 1:e + 1 + LINE_CAP]).splitlines()[:3]
+                                if ln.strip()), "") if e >= 0 else ""
         h = known.get(off) or sc.hit_at(off, len(sc.data) if e < 0 else e, cat.GENERIC, _decode(text.encode()).strip())
         # the traceback is printed at once when raised: its `Traceback` line's own stamp is the exception's time
         t = _time_of(sc.data[head:sc.data.find(b"\n", head)], last=False)
