@@ -41,6 +41,7 @@ from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fi
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
+from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
@@ -183,6 +184,12 @@ class _Scanner:
         if best is None:
             return True
         sig, _, seg = best
+        self.hits.append(self.hit_at(s, e, sig.code, seg))
+        return True
+
+    def hit_at(self, s: int, e: int, code: str, seg: str) -> Hit:
+        """The hit of the line data[s:e] (its text `seg`) for `code`, with its context, time, rank and traceback."""
+        raw = self.data[s:e]
         # a few following lines carry the rest of a wrapped message (torch 1.x OOM, tracebacks)
         ce = e
         for _ in range(4):
@@ -195,10 +202,9 @@ class _Scanner:
         own = t is not None
         if t is None:
             t = _time_of(self.data[max(0, s - 2048):s])
-        pre = _decode(self.data[max(0, s - PRE_BYTES):s]) if sig.code in PRE_CODES else ""
-        self.hits.append(Hit(sig.code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000],
-                             pre=pre, own_time=own))
-        return True
+        pre = _decode(self.data[max(0, s - PRE_BYTES):s]) if code in PRE_CODES else ""
+        return Hit(code, self.name, self.index, s, None, _rank(seg), t, seg[:2000], context[:4000], pre=pre,
+                   own_time=own)
 
     def region(self, start: int, end: int, sentinels: Sequence[bytes] | None = None,
                per_sentinel: int | None = None) -> bool:
@@ -313,6 +319,7 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     # r5-run: the JIT-extension step is a stale-lock wait only when the build/load never went on after it
     sc.hits = [h for h in sc.hits if h.code != "torch-extension-lock-wait"
                or not any(data.find(m, h.offset) >= 0 for m in _EXT_WENT_ON)]
+    sc.hits += _traceback_end_hits(sc)
     series, ended = _series_hits(data, name, index)
     sc.hits += series
     if not any(cat.BY_CODE[h.code].priority >= 2 for h in sc.hits):
@@ -332,6 +339,31 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
                     ends)
+
+
+def _traceback_end_hits(sc: _Scanner) -> list[Hit]:
+    """e-peer2 (issue 26): the exception line ending a traceback that no rule read (any class: `Exception: msg`, a
+    bare `AssertionError` behind a worker's prefix, `torch._dynamo.exc.Unsupported: ...`), as the catch-all's hit:
+    a rank's own failure, which the other ranks' waits follow from (rank_exceptions.py)."""
+    if rank_exceptions.rx.TRACEBACK_HEAD not in sc.data:
+        return []
+    known = {h.offset: h for h in sc.hits}
+    out = []
+    for off, text, head in rank_exceptions.traceback_ends(sc.data):
+        e = sc.data.find(b"\n", off)
+        if off not in known and text.rstrip().endswith(":"):
+            # a message that starts on the next lines (Paddle's `EnforceNotMet: ` then `  Nccl error, ...`; spawn's
+            # `ProcessRaisedException: ` then `-- Process 3 terminated ...`): its first line read with the class
+            text += " " + next((ln.strip() for ln in _decode(sc.data[e + 1:e + 1 + LINE_CAP]).splitlines()[:3]
+                                if ln.strip()), "") if e >= 0 else ""
+        h = known.get(off) or sc.hit_at(off, len(sc.data) if e < 0 else e, cat.GENERIC, _decode(text.encode()).strip())
+        # the traceback is printed at once when raised: its `Traceback` line's own stamp is the exception's time
+        t = _time_of(sc.data[head:sc.data.find(b"\n", head)], last=False)
+        if t is not None and not h.own_time:
+            h.time, h.own_time = t, True
+        if off not in known:
+            out.append(h)
+    return out
 
 
 def _library_warning_hits(sc: _Scanner) -> list[Hit]:
@@ -1044,6 +1076,8 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                 [sc.head_text for sc in scans] + list(config.texts if config is not None else ()) + [r.first.pre])
     finished = any(sc.finished for sc in scans) or _state_finished(config)
     root = _by_resemblance(scans, diags, root, finished or bool(alive))
+    if root is not None:
+        _name_the_raiser(diags, root)
     status = "unknown"
     if root is not None:
         status = "hang" if cat.BY_CODE.get(diags[root].code, None) is not None and cat.BY_CODE[diags[root].code].hang \
@@ -1058,6 +1092,20 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "hang"
     return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
                        any(s.partial for s in scans), unnamed_end=not finished and _ends_unnamed(scans, diags))
+
+
+def _name_the_raiser(diags: list[Diagnosis], root: int) -> None:
+    """e-peer2 (issue 26): a root that is a rank's own exception, with the other ranks' waits or lost connections as
+    its consequences: the answer says which rank raised what first, and that the waits follow from it."""
+    r = diags[root]
+    if not any(d.consequence_of == root and d.family == peer_waits.COLLECTIVE_FAMILY for d in diags):
+        return
+    hit = next((h for h in (r.first, *r.evidence) if rank_exceptions.is_exception_line(h.text)), None)
+    if hit is None or not peer_waits.is_own_exception(hit.text):
+        return
+    rank = hit.rank if hit.rank is not None else rank_exceptions.spawned_rank(hit.pre)
+    r.numbers["raised_first"] = {"rank": rank, "exception": rank_exceptions.exception_class(hit.text)}
+    r.cause = rank_exceptions.said(rank, rank_exceptions.exception_class(hit.text)) + ". " + r.cause
 
 
 _STILL_FAILING = re.compile(r"\b(?:refused|retrying|timed out|unreachable|failed|failure)\b", re.I)
@@ -1095,6 +1143,8 @@ def _choose_root(scans: Sequence[FileScan], diags: list[Diagnosis]) -> int | Non
     # rank's own failure, whatever the text order
     peer_waits.demote_waits(diags, prio, own, went_on, exception_hit, cat.GENERIC, PRIORITY_OF["consequence"],
                             lambda h: _host_phase_before(h.pre))
+    # e-peer2: an exception the run went past (a traceback logged and handled) is no cause of the waits after it
+    peer_waits.handled_before_waits(diags, prio, went_on, cat.GENERIC, PRIORITY_OF["consequence"])
     ended = any(sc.finished for sc in scans)
     for d in diags:
         if (ended or _hang_warning_disproven(d, went_on) or _went_past(d, went_on)) and _warned_then_went_on(d):
@@ -1239,7 +1289,8 @@ def _raised_before(diags: list[Diagnosis], d: Diagnosis, progress: Mapping[int, 
         h = exception_hit(g)
         if progress.get(h.file_index, -1) > h.offset:
             continue
-        if not _EXC_CLASS.search(h.text) or _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
+        if not (_EXC_CLASS.search(h.text) or rank_exceptions.is_exception_line(h.text)) or \
+                _PEER_LOSS.search(h.text) or _COLLECTIVE_WORDS.search(h.text):
             continue
         if _earlier(h, d.first) < 0 and \
                 (h.file_index != d.first.file_index or h.rank != d.first.rank or h.rank is None):
@@ -1282,6 +1333,9 @@ def _by_resemblance(scans: Sequence[FileScan], diags: list[Diagnosis], root: int
     if generic is not None and generic.first.text not in lines:
         lines.insert(0, generic.first.text)
     got = resemble.classify(lines)
+    if got is not None and got[0] in _TEARDOWN_FAMILIES and generic is not None and \
+            peer_waits.is_own_exception(exception_hit(generic).text):
+        got = None   # e-peer2: a rank's own exception is the lead; the waits and teardown it caused are never its family
     # e-unk2: the weak tier, shown as a guess - only where explain would answer "unknown": never over a log whose
     # only signs are harmless lines it names and that does not end on an unnamed failing line (its answer is "no
     # failure found"; CV in benchmarks/explain_cv.py: a guess there was always wrong)
@@ -1461,7 +1515,8 @@ _EXC_CLASS = re.compile(r"(?:^|[\s:\]])(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|E
 
 def exception_hit(d: Diagnosis) -> Hit:
     """The hit of a catch-all diagnosis that is the Python exception line (else its first hit)."""
-    return next((h for h in (d.first, *d.evidence) if _EXC_CLASS.search(h.text)), d.first)
+    return next((h for h in (d.first, *d.evidence) if _EXC_CLASS.search(h.text)), None) or \
+        next((h for h in (d.first, *d.evidence) if rank_exceptions.is_exception_line(h.text)), d.first)   # e-peer2
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
@@ -1504,7 +1559,9 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         if rx.search(msg):
             return _unless_release(h, family, fix)
     # e-ver3: where no rule read it, the traceback's anatomy (who raised it, and the message's shape)
-    return _bare_assert_family(h) or traceback_anatomy.anatomy_family(_anatomy_of(h), h.text)
+    # e-peer2: else its class and who raised it (a config parser's class, a data reader's, the user's own raise)
+    return _bare_assert_family(h) or traceback_anatomy.anatomy_family(_anatomy_of(h), h.text) or \
+        rank_exceptions.class_family(_anatomy_of(h), h.text, h.pre[-6000:])
 
 
 _ANATOMY_FRAMES = 16

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from rocm_tune.core.runs.diagnose import rank_exceptions
 from rocm_tune.core.runs.diagnose.teardown import DiagLike
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import peer_waits as pw
@@ -65,7 +66,8 @@ def _wait_rank(h: Any) -> int | None:
 
 def is_own_exception(text: str) -> bool:
     """A Python exception line that is not itself a collective failure, a timeout or a lost connection, nor a crash."""
-    return bool(_EXC_CLASS.search(text)) and not _COLLECTIVE_OWN.search(text) and not _CRASH.search(text)
+    return bool(_EXC_CLASS.search(text) or rank_exceptions.is_exception_line(text)) and \
+        not _COLLECTIVE_OWN.search(text) and not _CRASH.search(text)
 
 
 def _not_later(h: _HitLike, waits: Sequence[_HitLike]) -> bool:
@@ -113,4 +115,21 @@ def demote_waits(diags: Sequence[DiagLike], prio: list[int], own: Mapping[int, s
               for j, e in enumerate(diags) if prio[j] >= 2 and j not in waits]
     for i in waits:
         if any(_cause_of(e, fam, hit, diags[i], generic, progress, host_phase) for e, fam, hit in causes):
+            prio[i] = consequence
+
+
+def handled_before_waits(diags: Sequence[DiagLike], prio: list[int], progress: Mapping[int, int], generic: str,
+                         consequence: int) -> None:
+    """e-peer2: a catch-all exception the run went past (its progress after every line of it, in the same log: a
+    traceback logged and handled) is no cause of the waits that came after that progress: it ranks below them, so the
+    waits stay the root when no rank shows anything else (FAMILIES.md: the timeout is the root only then)."""
+    waits = [d for i, d in enumerate(diags) if d.family == COLLECTIVE_FAMILY and prio[i] >= 1 and d.evidence]
+    if not waits:
+        return
+    for i, d in enumerate(diags):
+        if d.code != generic or prio[i] < 2 or not d.evidence:
+            continue
+        if all(progress.get(h.file_index, -1) > h.offset for h in d.evidence) and \
+                any(w.first.file_index == h.file_index and w.first.offset > progress.get(h.file_index, -1)
+                    for w in waits for h in d.evidence):
             prio[i] = consequence
