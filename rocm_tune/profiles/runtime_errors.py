@@ -104,6 +104,11 @@ HIP_ERRORS: dict[str, str] = {
 # the hipError_t names of a failed device allocation (gpu_oom)
 HIP_OOM = frozenset({"hipErrorOutOfMemory", "hipErrorMemoryAllocation"})
 
+# the hipError_t statuses that are answers, not failures: AMD_LOG_LEVEL=3's per-call trace (clr HIP_ERROR_PRINT,
+# `hipStreamQuery: Returned hipErrorNotReady :`) shows them all through a healthy run - a stream/event queried while
+# work is in flight, peer access asked twice
+HIP_ANSWERS = frozenset({"hipErrorNotReady", "hipErrorPeerAccessAlreadyEnabled", "hipErrorPeerAccessNotEnabled"})
+
 # the hipError_t names of a device index the process cannot see (`invalid device ordinal`): the run's settings
 # (HIP/CUDA_VISIBLE_DEVICES, the rank's device), FAMILIES.md config_error
 HIP_SETTINGS = frozenset({"hipErrorInvalidDevice"})

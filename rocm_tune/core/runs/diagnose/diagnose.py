@@ -1073,6 +1073,16 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     return exp
 
 
+def _after_progress(sc: FileScan) -> str:
+    """The part of the scan's reading text after its last progress line (all of its tail when it has none)."""
+    tail = sc.text[-65536:]
+    if sc.last_progress < 0:
+        return tail
+    start = sc.size - len(sc.text.encode("utf-8", "replace")[-65536:])
+    cut = sc.last_progress - start
+    return tail if cut <= 0 else tail.encode("utf-8", "replace")[cut:].decode("utf-8", "replace")
+
+
 def _last_reading(exp: Explanation, scans: Sequence[FileScan], config: ConfigInfo | None) -> None:
     """e-fall (issue 26): where every rule and the lexicon declined (the answer would be `unknown`), the last
     reading (last_reading.py): the GPU runtime's/library's name for the last failure, else the Python exception's
@@ -1088,6 +1098,11 @@ def _last_reading(exp: Explanation, scans: Sequence[FileScan], config: ConfigInf
     if h is not None:
         lines += [h.text]
     reading = last_reading.runtime_reading(lines, blob, rocm, nvidia)
+    if reading is None:
+        # the kernel driver's and the runtimes' lines that carry no error word (`amdgpu: GPU reset begin!`), in the
+        # newest part of each log after its last progress
+        tails = [ln for sc in scans for ln in _after_progress(sc).splitlines()[-400:]]
+        reading = last_reading.runtime_reading(tails, blob, rocm, nvidia)
     if reading is None and h is not None and (fam := last_reading.exception_reading(h.text, _anatomy_of(h))):
         reading = last_reading.Reading(fam[0], last_reading.BEST + f"{fam[0]}, read from the exception's class and "
                                        f"where it was raised: {h.text.strip()[:160]}",

@@ -35,7 +35,7 @@ BEST = "best reading (no rule of rocm-tune reads this log): "
 
 _HIP_NAME = re.compile(r"(?<![A-Za-z])hip_?error_?([A-Z][A-Za-z]+|[A-Z][A-Z_]+)", re.I)
 _HIP_BY_KEY = {n.lower(): n for n in rt.HIP_ERRORS}
-_TEXTS = sorted({t for t in rt.HIP_ERRORS.values() if t != "unknown error"} | {"unknown error"}, key=len, reverse=True)
+_TEXTS = sorted({t for n, t in rt.HIP_ERRORS.items() if n not in rt.HIP_ANSWERS}, key=len, reverse=True)
 _HIP_TEXT = re.compile(rt.RUNTIME_PREFIX + "(" + "|".join(re.escape(t) for t in _TEXTS) + r")\b", re.I)
 _CUDA_PREFIX = re.compile(r"\b(?:CUDA|cuda) (?:runtime )?(?:error|failure|Error)\b")
 _LIB_STATUS = re.compile(rt.LIBRARY_STATUS)
@@ -69,10 +69,11 @@ _CUDA_FIX = ("check the driver matches the CUDA of the PyTorch wheel (nvidia-smi
 
 
 def _hip_name(line: str) -> str | None:
-    """The hipError_t name the line spells (hipErrorNoBinaryForGpu, HIP_ERROR_InvalidValue), canonical."""
+    """The hipError_t name the line spells (hipErrorNoBinaryForGpu, HIP_ERROR_InvalidValue), canonical; never one
+    that is an answer rather than a failure (rt.HIP_ANSWERS)."""
     for m in _HIP_NAME.finditer(line):
         name = _HIP_BY_KEY.get("hiperror" + m.group(1).replace("_", "").lower())
-        if name is not None:
+        if name is not None and name not in rt.HIP_ANSWERS:
             return name
     return None
 
@@ -140,7 +141,8 @@ def runtime_reading(lines: Sequence[str], blob: str, rocm: bool, nvidia: bool) -
             return Reading(family, BEST + f"the GPU ran out of memory ({stack}: {name})",
                            f"{stack} reports a failed device allocation ({name}): the GPU's memory ran out",
                            _OOM_FIX, line, {"named": name})
-        if family == "hip_error" and (s := arch_skew.read_arch_skew(line, blob)) is not None:
+        if family == "hip_error" and (s := arch_skew.read_arch_skew(line, blob) or (
+                arch_skew.skew_in(blob + "\n" + line) if _ARCH_REFUSED.search(line) else None)) is not None:
             title, fix = arch_skew.sentence(s)
             return Reading("version_check", BEST + title, f"{stack} failed ({name}) on a card the installed build "
                            "has no code for (FAMILIES.md arch clause)", fix, line,
@@ -267,16 +269,20 @@ _KINDS = (("GPU library warning", _GPU_WARN), ("Python warning", _PY_WARN), ("to
           ("logged warning", _LOG_WARN))
 
 
-def _warning_kind(line: str) -> tuple[int, str] | None:
+def _known(text: str) -> dict[str, library_warnings.Warned]:
+    """The log's lines that are a library's own warning (library_warnings.py's templates), found once per log."""
+    return {line.strip(): w for _off, line, w in library_warnings.find(text)}
+
+
+def _warning_kind(line: str, known: dict[str, library_warnings.Warned]) -> tuple[int, str] | None:
     """(rank, kind) of a warning line, lower rank more prominent; None for a line that is no warning."""
     if _COMMAND.search(line):
         return None
+    w = known.get(line.strip())
     for i, (kind, rx) in enumerate(_KINDS):
         if rx.search(line):
-            known = library_warnings.warning_of(line) if i else None
-            return (i + 1, f"{known.library} warning ({known.source})") if known else (i * 2, kind)
-    known = library_warnings.warning_of(line)
-    return (1, f"{known.library} warning ({known.source})") if known else None
+            return (i + 1, f"{w.library} warning ({w.source})") if w and i else (i * 2, kind)
+    return (1, f"{w.library} warning ({w.source})") if w else None
 
 
 # a logger's warning line that still says something failed (NCCL/RCCL have no error level: `NCCL WARN ... failed`,
@@ -287,23 +293,29 @@ _FAILING_WARN = re.compile(r"(?i)\bfail(?:ed|ure|s)?\b|\berrors?\b|\bfatal\b|tim
                            r"closing signal|\bSIG(?:KILL|SEGV|ABRT|BUS|TERM)\b")
 
 
-def _failing_warning(line: str) -> bool:
-    return bool(_FAILING_WARN.search(line)) and not _PY_WARN.search(line) and \
-        library_warnings.warning_of(line) is None
+def _failing_warning(line: str, known: dict[str, library_warnings.Warned]) -> bool:
+    return bool(_FAILING_WARN.search(line)) and not _PY_WARN.search(line) and line.strip() not in known
 
 
-def failure_line(text: str) -> str | None:
+def failure_line(text: str, known: dict[str, library_warnings.Warned] | None = None) -> str | None:
     """The first line of the text that says something failed (not a warning line), or None."""
+    known = _known(text) if known is None else known
     for m in _FAILURE.finditer(text):
-        s = text.rfind("\n", 0, m.end() - 1) + 1   # the line the match ends in (it may begin at a newline)
-        e = text.find("\n", m.end())
-        line = text[s:e if e >= 0 else len(text)]
-        if _warning_kind(line) is None:
+        line = _line_at(text, m)
+        if _warning_kind(line, known) is None:
             return line
-    for line in text.splitlines():
-        if _warning_kind(line) is not None and _failing_warning(line):
+    for m in _FAILING_WARN.finditer(text):
+        line = _line_at(text, m)
+        if _warning_kind(line, known) is not None and _failing_warning(line, known):
             return line
     return None
+
+
+def _line_at(text: str, m: re.Match) -> str:
+    """The line a match ends in (a match may begin at the newline before it)."""
+    s = text.rfind("\n", 0, m.end() - 1) + 1
+    e = text.find("\n", m.end())
+    return text[s:e if e >= 0 else len(text)]
 
 
 def _key(line: str) -> str:
@@ -313,13 +325,14 @@ def _key(line: str) -> str:
 def warning_reading(text: str) -> Reading | None:
     """benign_warning naming the log's most prominent warning, when the log shows no failure at all and at least one
     warning (None otherwise)."""
-    if failure_line(text) is not None:
+    known = _known(text)
+    if failure_line(text, known) is not None:
         return None
     seen: dict[str, tuple[int, str, str]] = {}
     count: Counter[str] = Counter()
     for line in text.splitlines():
         line = line.strip()
-        if len(line) < 8 or (kind := _warning_kind(line)) is None:
+        if len(line) < 8 or (kind := _warning_kind(line, known)) is None:
             continue
         k = _key(line)
         count[k] += 1
@@ -327,11 +340,11 @@ def warning_reading(text: str) -> Reading | None:
     if not seen:
         return None
     best = min(seen, key=lambda k: (seen[k][0], -count[k]))
-    _rank, kind, line = seen[best]
+    _rank, label, shown = seen[best]
     n = count[best]
-    return Reading("benign_warning", BEST + f"no failure in the log; its most prominent line is a {kind}"
-                   + (f" (x{n})" if n > 1 else "") + f": {line[:160]}",
+    return Reading("benign_warning", BEST + f"no failure in the log; its most prominent line is a {label}"
+                   + (f" (x{n})" if n > 1 else "") + f": {shown[:160]}",
                    "the log shows no traceback, no error or fatal line, no non-zero exit and no kill: the lines it "
                    "printed are warnings the program went on past", "nothing to fix for the run; read the warning if "
-                   "its advice applies (a setting it names, a deprecation to act on before the next upgrade)", line,
-                   {"warning_kind": kind, "count": n, "distinct_warnings": len(seen)})
+                   "its advice applies (a setting it names, a deprecation to act on before the next upgrade)", shown,
+                   {"warning_kind": label, "count": n, "distinct_warnings": len(seen)})
