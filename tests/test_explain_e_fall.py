@@ -138,6 +138,16 @@ TRANSFORMERS = "/opt/venv/lib/python3.11/site-packages/transformers/models/llama
     ("ValueError: column 'response' is empty in /data/train.parquet", (USER, PEFT), "dataset_error"),
     ("AssertionError: pipeline stages 3 do not divide 40 layers", (USER, TRANSFORMERS), "config_error"),
     ("ValueError: The version of PEFT you are using is too old, please upgrade", (USER, TRANSFORMERS), "version_check"),
+    # a library's own exception class names what it refuses
+    ("pydantic_core._pydantic_core.ValidationError: 1 validation error for TrainConfig", (USER, PEFT), "config_error"),
+    ("omegaconf.errors.ConfigAttributeError: Key 'lr_warmup' is not in struct", (USER,), "config_error"),
+    ("datasets.exceptions.DatasetGenerationError: An error occurred while generating the dataset", (USER,),
+     "dataset_error"),
+    ("jinja2.exceptions.UndefinedError: 'dict object' has no attribute 'content'", (USER, TRANSFORMERS),
+     "tokenizer_template"),
+    # a SyntaxError raised importing an installed package: that release is written for another Python
+    ("SyntaxError: invalid syntax", (USER, "/opt/venv/lib/python3.8/site-packages/newlib/core.py"), "version_check"),
+    ("SyntaxError: invalid syntax", (USER,), None),
     # no reading: a None value is the script's, a bare assert says nothing, a RuntimeError's class says nothing
     ("AttributeError: 'NoneType' object has no attribute 'shape'", (USER, TRANSFORMERS), None),
     ("AssertionError", (USER, TRANSFORMERS), None),

@@ -1123,7 +1123,7 @@ def _last_reading(exp: Explanation, scans: Sequence[FileScan], config: ConfigInf
                       reading.cause, reading.fix, "read the line shown: this is a best reading, no rule confirms it",
                       {**reading.numbers, "best_reading": True, "line": reading.line})
         if generic is not None and root is not None:
-            d.evidence = [hit] + [e for e in generic.evidence if e is not hit][:EVIDENCE_MAX - 1]
+            d.evidence = [hit] + [e for e in generic.evidence if e.text != hit.text][:EVIDENCE_MAX - 1]
             diags[root] = d
         else:
             diags.append(d)
@@ -3133,6 +3133,9 @@ def render_text(exp: Explanation, width: int = 80) -> str:
     if benign:
         lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
         for d in benign:   # e-benign: which library warning, printed where
+            if d.code == last_reading.CODE_WARNING:   # e-fall: the last reading's most prominent warning
+                lines.append(_cut(f"    best reading, the most prominent {d.numbers.get('warning_kind', 'warning')} "
+                                  f"(x{d.count}): {d.first.text.strip()}", width))
             for w in d.numbers.get("warnings", ()):
                 lines.append(_cut(f"    {w['library']} warning ({w['source']}): {w['warning']}", width))
     if exp.stacks:

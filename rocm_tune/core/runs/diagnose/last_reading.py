@@ -209,6 +209,11 @@ def exception_reading(line: str, frames: Sequence[traceback_anatomy.Frame]) -> t
     if cls == "NotImplementedError" and _raised_in_library(frames):
         return _version("the installed release of the library does not implement this path (a later or the pinned "
                         "release does, or the runner's requirements name the one it was written for)")
+    if cls in ("SyntaxError", "NameError") and frames and frames[-1].installed:
+        return _version(f"{frames[-1].owner}'s own code does not run here ({cls} in an installed package: a release "
+                        "written for another Python or for another release of a package it names)")
+    if (named := _CLASS_FAMILY.get(_class_kind(cls))) is not None:
+        return named
     if cls in _VALUE_TYPES and msg.strip() and (cls != "KeyError" or _border(frames)):
         if _DATA.search(msg):
             return "dataset_error", ("the data the run reads (its files, columns or splits) does not fit what the "
@@ -216,6 +221,28 @@ def exception_reading(line: str, frames: Sequence[traceback_anatomy.Frame]) -> t
         return "config_error", (f"a value of the run's settings or arguments reached the code and was refused "
                                 f"({cls}): correct the value the message names")
     return None
+
+
+# a library's own exception class says what it refuses: a config/argument/validation/schema/parse class (pydantic's
+# ValidationError, omegaconf's ConfigAttributeError, hydra's ConfigCompositionException, yaml's ScannerError) is the
+# run's settings; a dataset/data-files class (datasets' DatasetGenerationError, DataFilesNotFoundError) the data; a
+# template class (jinja2's TemplateError/UndefinedError, rendering the chat template) the tokenizer's template
+_CLASS_KINDS = (("config", re.compile(r"Config|Argument|Validation|Schema|Option|Setting|Hydra|OmegaConf|Parser|"
+                                      r"Scanner|Composer|Constructor")),
+                ("data", re.compile(r"Dataset|DataFiles|DataLoad|Split")),
+                ("template", re.compile(r"Template|Undefined")))
+_CLASS_FAMILY = {
+    "config": ("config_error", "the library's own validation refused the run's settings (its exception class says "
+                               "so): correct the setting the message names"),
+    "data": ("dataset_error", "the datasets library refused the data (its exception class says so): check the "
+                              "dataset's files, format and columns"),
+    "template": ("tokenizer_template", "rendering a (chat) template failed (its exception class says so): check the "
+                                       "template name and the tokenizer's chat_template"),
+}
+
+
+def _class_kind(cls: str) -> str:
+    return next((kind for kind, rx in _CLASS_KINDS if rx.search(cls)), "")
 
 
 def _import_reading(cls: str, msg: str) -> tuple[str, str] | None:
