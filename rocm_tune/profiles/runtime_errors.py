@@ -154,3 +154,9 @@ CUDA_OOM = (r"\bcudaErrorMemoryAllocation\b|\bCUDA_ERROR_OUT_OF_MEMORY\b|\bCUBLA
 # FAMILIES.md hip_error's "architecture not supported" (version_check only with the build's list, arch clause)
 ARCH_REFUSED = (r"(?i)(?:not supported|unsupported|not (?:yet )?implemented|no kernels?|not available)\b[^\n]{0,40}?"
                 r"\bgfx\d{3,4}[a-f]?\b|\bgfx\d{3,4}[a-f]?\b[^\n]{0,30}?\b(?:is )?(?:not supported|unsupported)\b")
+
+# e-fall: the builtin types whose missing attribute (`'list' object has no attribute 'to'`) is a value of the wrong
+# kind, not another release's API
+PLAIN_VALUES = frozenset({"NoneType", "list", "dict", "str", "tuple", "int", "float", "bool", "set", "frozenset",
+                          "bytes", "bytearray", "function", "method", "builtin_function_or_method", "generator",
+                          "coroutine", "type", "object", "range", "slice", "complex", "NotImplementedType", "ellipsis"})

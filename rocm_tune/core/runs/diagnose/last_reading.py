@@ -264,13 +264,14 @@ def _import_reading(cls: str, msg: str) -> tuple[str, str] | None:
 
 def _api_reading(cls: str, msg: str, frames: Sequence[traceback_anatomy.Frame]) -> tuple[str, str] | None:
     """AttributeError/TypeError across a package border: another release's module attribute, object attribute or
-    call signature (not a None value: that is a value missing, not an API)."""
+    call signature (not a None or builtin value - a list, a dict, a str: that is a value of the wrong kind, the
+    script's, not an API)."""
     if (ma := _MODULE_ATTR.search(msg)) is not None and ma.group(1) != "__main__":
         return _version(f"module {ma.group(1)} has no attribute {ma.group(2)} in the installed release")
     inside = _border(frames) or not frames
     if cls == "TypeError" and _SIGNATURE.search(msg) and inside:
         return _version("a call crosses a package border with another release's signature")
-    if (oa := _OBJECT_ATTR.search(msg)) is not None and oa.group(1) != "NoneType" and \
+    if (oa := _OBJECT_ATTR.search(msg)) is not None and oa.group(1) not in rt.PLAIN_VALUES and \
             (inside or _raised_in_library(frames)):
         return _version(f"{oa.group(1)} has no attribute {oa.group(2)} in the installed release of the package that "
                         "uses it")
@@ -349,9 +350,16 @@ def _key(line: str) -> str:
     return re.sub(r"\d+", "0", re.sub(r"^.*?(?=\b[A-Z]\w*Warning: |WARN|\[W|W\d{4} )", "", line))[:200]
 
 
+def _stops_at_a_warning(text: str, known: dict[str, library_warnings.Warned]) -> bool:
+    """The log's last line is a warning: nothing went on after it, so the stop is not explained by it (it may be
+    where the run hung or was killed) - e-benign's reading of a log that stops at a warning."""
+    last = next((ln for ln in reversed(text.splitlines()[-50:]) if ln.strip()), "")
+    return _warning_kind(last.strip(), known) is not None
+
+
 def warning_reading(text: str) -> Reading | None:
-    """benign_warning naming the log's most prominent warning, when the log shows no failure at all and at least one
-    warning (None otherwise)."""
+    """benign_warning naming the log's most prominent warning, when the log shows no failure at all, at least one
+    warning, and goes on after its last warning (None otherwise)."""
     known = _known(text)
     if failure_line(text, known) is not None:
         return None
@@ -364,7 +372,7 @@ def warning_reading(text: str) -> Reading | None:
         k = _key(line)
         count[k] += 1
         seen[k] = (kind[0], kind[1], line[:300])
-    if not seen:
+    if not seen or _stops_at_a_warning(text, known):
         return None
     best = min(seen, key=lambda k: (seen[k][0], -count[k]))
     _rank, label, shown = seen[best]
