@@ -196,8 +196,13 @@ def test_warning_reading_reads_what_failed_inside_a_warning_level():
     """NCCL/RCCL have no error level (`NCCL WARN ... failed`): a warning line that says something failed is a failure;
     a shell's echo of a command naming NCCL_DEBUG=WARN is no warning at all."""
     assert last_reading.warning_reading("2025-01-10 WARNING x.y: slow tokenizer in use\nINFO step 1 of 9\n") is not None
-    # a log that stops at its warning: the stop is not explained by it (e-benign's reading)
+    # a log that stops at its warning: the stop is not explained by it (e-benign's reading); a log of warnings only
+    # (a user's paste of what it printed) is what the user asks about
     assert last_reading.warning_reading("INFO step 1 of 9\n2025-01-10 WARNING x.y: slow tokenizer in use\n") is None
+    only = last_reading.warning_reading("2025-01-10 WARNING x.y: slow tokenizer in use\n"
+                                        "rocBLAS warning: tuning file /t.yaml names 3 solutions not in this library\n"
+                                        "    (the library's own solutions are used)\n")
+    assert only is not None and only.numbers["warning_kind"] == "GPU library warning"
     assert last_reading.warning_reading("2025-01-10 WARNING x.y: slow tokenizer in use\n"
                                         "node1:12:34 [0] NCCL WARN Call to connect returned Connection refused, "
                                         "failed\n") is None

@@ -351,10 +351,13 @@ def _key(line: str) -> str:
 
 
 def _stops_at_a_warning(text: str, known: dict[str, library_warnings.Warned]) -> bool:
-    """The log's last line is a warning: nothing went on after it, so the stop is not explained by it (it may be
-    where the run hung or was killed) - e-benign's reading of a log that stops at a warning."""
-    last = next((ln for ln in reversed(text.splitlines()[-50:]) if ln.strip()), "")
-    return _warning_kind(last.strip(), known) is not None
+    """The run's output stops at a warning: its last line is one and other output came before (nothing went on
+    after it, so the stop is not explained by it: it may be where the run hung or was killed - e-benign's reading).
+    A log of warnings only (with their indented continuation lines) is what the user asks about: no stop to explain."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if not lines or _warning_kind(lines[-1].strip(), known) is None:
+        return False
+    return any(_warning_kind(ln.strip(), known) is None and not ln[:1].isspace() for ln in lines)
 
 
 def warning_reading(text: str) -> Reading | None:
