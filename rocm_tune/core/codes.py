@@ -363,6 +363,19 @@ OWN: tuple[Code, ...] = (
        fix="that family's first check, to confirm or rule it out (explain names it)",
        confirm='`rocm-tune explain --json`: "guess" is true; root.numbers carries the family, the confidence, the '
        "number of known cases of that family and the line"),
+    # ------------------------------------------------------------------ explain's last reading (core/runs/diagnose/last_reading.py)
+    _c('last-reading', ('explain',), 'error',
+       "best reading: no rule and no resemblance read the log; the GPU runtime's/library's name for its last failure, "
+       "or the Python exception's class and frames",
+       cause="the hipError_t/cudaError_t names and texts, the ROCm libraries' status names, amdgpu kernel lines, or "
+       "where a Python exception was raised (the user's script, an installed package) give the family",
+       fix="the family's first step (explain names it); read the line shown to confirm",
+       confirm='`rocm-tune explain --json`: root.numbers carries "best_reading" and the line read'),
+    _c('last-reading-warning', ('explain',), 'info',
+       "no failure in the log (no traceback, error line, non-zero exit or kill): its most prominent warning",
+       cause="the log printed only warnings the program went on past",
+       fix="nothing to fix for the run; act on the warning's advice if it applies",
+       confirm="`rocm-tune explain --json`: the harmless diagnosis names the warning, its kind and count"),
 )
 
 

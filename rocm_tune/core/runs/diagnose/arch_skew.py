@@ -92,6 +92,12 @@ def read_arch_skew(text: str, blob: str) -> ArchSkew | None:
     whole = blob + "\n" + text
     if not _NO_KERNEL.search(text) and not _NO_KERNEL.search(whole[-4000:]):
         return None
+    return skew_in(whole)
+
+
+def skew_in(whole: str) -> ArchSkew | None:
+    """e-fall: the card's gfx and a build list without it, both shown in `whole` (the caller decided the failure is
+    the card having no code: a kernel-less HIP failure, or a message refusing the card's gfx)."""
     card = card_gfx(whole)
     if card is None:
         return None

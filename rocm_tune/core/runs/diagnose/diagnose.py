@@ -35,7 +35,7 @@ from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
-from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, library_warnings, refusals, resemble
+from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
 from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
@@ -95,6 +95,9 @@ class FileScan:
     error_lines: list[tuple[int, int | None, float | None, str]] = field(default_factory=list)
     # e-host2: the launcher's teardown records (first failure, other ranks' rows, its own kills) in the log's tail
     ends: teardown.Teardown = field(default_factory=teardown.Teardown)
+    # e-fall: the log's text for the last reading (last_reading.py): the whole log up to READING_BYTES, else its
+    # head and its tail
+    text: str = ""
 
 
 _RANK_RX = (re.compile(r"^\[(?:rank|default)(\d+)\]:"), re.compile(r"\[(?:[^\]]{0,40} )?Rank (\d+)\]"),
@@ -337,8 +340,10 @@ def scan_bytes(data: bytes, name: str, index: int = 0, size: int | None = None,
     finished = ended or any(data.find(p, tail_start) >= 0 for p in _FINISHED) or \
         _saved_after_full_bar(data, tail_start, max((e[0] for e in errs), default=-1))
     ends = teardown.parse(_decode(data[-TEARDOWN_BYTES:]), max(0, n - TEARDOWN_BYTES))
+    text = _decode(data) if n <= READING_BYTES else _decode(data[:READING_BYTES // 8]) + "\n" + \
+        _decode(data[n - READING_BYTES * 7 // 8:])
     return FileScan(name, size if size is not None else n, sc.hits, last, finished, partial, lines, head_text, errs,
-                    ends)
+                    ends, text)
 
 
 def _traceback_end_hits(sc: _Scanner) -> list[Hit]:
@@ -419,6 +424,7 @@ def _saved_after_full_bar(data: bytes, start: int, last_error: int) -> bool:
 
 
 TEARDOWN_BYTES = 256 * 2**10    # e-host2: the tail of a log read for the launcher's teardown records
+READING_BYTES = 512 * 2**10      # e-fall: the text of a log the last reading looks at (head and tail beyond it)
 END_ONLY_BYTES = 4096            # cat.END_ONLY signs count only this close to the end of the log
 # r5-run: what torch's cpp_extension prints once it holds the build lock (it builds, or loads what was built)
 _EXT_WENT_ON = (b"Loading extension module", b"Time to load", b"No modifications detected", b"Building extension module",
@@ -881,6 +887,8 @@ class Explanation:
     # the log ends on an error-like line no rule named (after every diagnosis' lines): its harmless lines cannot be
     # called the whole story ("NCCL INFO Call to connect returned Connection refused, retrying" as the last line)
     unnamed_end: bool = False
+    # e-fall: the last reading's answer for a log with no root and no failure at all (benign_warning), else None
+    reading: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -895,6 +903,8 @@ class Explanation:
         the root that says the run died at it (hipblaslt-unsupported-raised)."""
         if self.root is not None:
             return self.diagnoses[self.root].family
+        if self.reading is not None:
+            return self.reading
         # h8-cfgerr (issue 26): a run the log shows finishing, with no cause found, had no failure — whatever scary
         # lines it printed (ones no rule names, or a retry that only matters when the log ends on it)
         if self.status == "finished" or \
@@ -1090,8 +1100,83 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
         status = "running"
     if alive and status == "failed" and root is not None and diags[root].code == "collective-timeout":
         status = "hang"
-    return Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
-                       any(s.partial for s in scans), unnamed_end=not finished and _ends_unnamed(scans, diags))
+    exp = Explanation(status, root, diags, config.path if config else None, [s.path for s in scans],
+                      any(s.partial for s in scans), unnamed_end=not finished and _ends_unnamed(scans, diags))
+    if exp.answer == "unknown":
+        _last_reading(exp, scans, config)
+    return exp
+
+
+def _after_progress(sc: FileScan) -> str:
+    """The part of the scan's reading text after its last progress line (all of its tail when it has none)."""
+    tail = sc.text[-65536:]
+    if sc.last_progress < 0:
+        return tail
+    start = sc.size - len(sc.text.encode("utf-8", "replace")[-65536:])
+    cut = sc.last_progress - start
+    return tail if cut <= 0 else tail.encode("utf-8", "replace")[cut:].decode("utf-8", "replace")
+
+
+def _last_reading(exp: Explanation, scans: Sequence[FileScan], config: ConfigInfo | None) -> None:
+    """e-fall (issue 26): where every rule and the lexicon declined (the answer would be `unknown`), the last
+    reading (last_reading.py): the GPU runtime's/library's name for the last failure, else the Python exception's
+    class and frames; a log with no failure at all -> benign_warning naming its most prominent warning."""
+    diags, root = exp.diagnoses, exp.root
+    texts = [sc.head_text for sc in scans] + list(config.texts if config is not None else ())
+    blob = "\n".join(texts + [sc.text[-65536:] for sc in scans])
+    rocm, nvidia = bool(cat.ROCM_MARKERS.search(blob)), bool(_NVIDIA_MARKERS.search(blob))
+    generic = diags[root] if root is not None and diags[root].code == cat.GENERIC else None
+    found = [(sc, e) for sc in scans for e in sc.error_lines if e[0] > sc.last_progress]
+    lines = [e[3] for _, e in found]
+    h = exception_hit(generic) if generic is not None else None
+    if h is not None:
+        lines += [h.text]
+    reading = last_reading.runtime_reading(lines, blob, rocm, nvidia)
+    if reading is None:
+        # the kernel driver's and the runtimes' lines that carry no error word (`amdgpu: GPU reset begin!`), in the
+        # newest part of each log after its last progress
+        tails = [ln for sc in scans for ln in _after_progress(sc).splitlines()[-400:]]
+        reading = last_reading.runtime_reading(tails, blob, rocm, nvidia)
+    if reading is None and h is not None and (fam := last_reading.exception_reading(h.text, _anatomy_of(h))):
+        reading = last_reading.Reading(fam[0], last_reading.BEST + f"{fam[0]}, read from the exception's class and "
+                                       f"where it was raised: {h.text.strip()[:160]}",
+                                       "no rule of rocm-tune knows this exception; its class and the owners of its "
+                                       "frames (the user's script, installed packages) give this reading", fam[1],
+                                       h.text)
+    if reading is not None:
+        where = next(((sc, e) for sc, e in found if e[3] == reading.line), None)
+        if where is not None:
+            sc, (off, line_no, t, _) = where
+            hit = Hit(last_reading.CODE, sc.path, scans.index(sc), off, line_no, _rank(reading.line), t, reading.line,
+                      reading.line, own_time=t is not None)
+        elif h is not None:
+            hit = h
+        else:
+            return
+        d = Diagnosis(last_reading.CODE, reading.family, "error", False, "weak", reading.title, hit, [hit], 1,
+                      reading.cause, reading.fix, "read the line shown: this is a best reading, no rule confirms it",
+                      {**reading.numbers, "best_reading": True, "line": reading.line})
+        if generic is not None and root is not None:
+            d.evidence = [hit] + [e for e in generic.evidence if e.text != hit.text][:EVIDENCE_MAX - 1]
+            diags[root] = d
+        else:
+            diags.append(d)
+            exp.root = len(diags) - 1
+        exp.status = "failed"
+        return
+    if root is None and exp.status not in ("failed", "hang") and not exp.unnamed_end and \
+            not any(sc.ends.first() is not None for sc in scans):
+        warned = last_reading.warning_reading("\n".join(sc.text for sc in scans))
+        if warned is not None:
+            sc = scans[0]
+            off = max(0, sc.text.find(warned.line))
+            hit = Hit(last_reading.CODE_WARNING, sc.path, 0, off, None, _rank(warned.line), None, warned.line,
+                      warned.line, own_time=False)
+            diags.append(Diagnosis(last_reading.CODE_WARNING, "benign_warning", "info", True, "context", warned.title,
+                                   hit, [hit], int(warned.numbers.get("count", 1)), warned.cause, warned.fix,
+                                   "the log shows no failure; a later run that fails has its own log to explain",
+                                   warned.numbers))
+            exp.reading = "benign_warning"
 
 
 def _name_the_raiser(diags: list[Diagnosis], root: int) -> None:
@@ -3108,6 +3193,9 @@ def render_text(exp: Explanation, width: int = 80) -> str:
     if benign:
         lines.append(_cut("  harmless: " + ", ".join(f"{d.code} x{d.count}" for d in benign), width))
         for d in benign:   # e-benign: which library warning, printed where
+            if d.code == last_reading.CODE_WARNING:   # e-fall: the last reading's most prominent warning
+                lines.append(_cut(f"    best reading, the most prominent {d.numbers.get('warning_kind', 'warning')} "
+                                  f"(x{d.count}): {d.first.text.strip()}", width))
             for w in d.numbers.get("warnings", ()):
                 lines.append(_cut(f"    {w['library']} warning ({w['source']}): {w['warning']}", width))
     if exp.stacks:
