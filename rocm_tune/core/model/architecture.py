@@ -1391,6 +1391,8 @@ def set_exact_counter(counter: ExactCounter | None) -> ExactCounter | None:
     """
     global _EXACT_COUNTER
     previous, _EXACT_COUNTER = _EXACT_COUNTER, counter
+    if counter is not previous:
+        _PRESET_CACHE.clear()     # a preset of a family counted here only by the counter (OPT, BLOOM) counts anew
     return previous
 
 
