@@ -1,0 +1,198 @@
+"""p-presets2: real shapes for models check used to estimate from a shape assumed from the name (issue 26).
+
+OPT, BLOOM, Llama 3.2 Vision (Mllama), Olmo 3, granite-7b-lab, baichuan-7B and MiniCPM-Llama3-V 2.5 presets carry
+their published config.json (sources in each preset's header). Counts: transformers' own classes on the meta device;
+names as users write them (hub ids, paths, ModelScope's ``___`` for ``.``, suffixes, lower case) reach the preset.
+DeepSpeed at ZeRO-0 with 16-bit weights keeps fp32 masters and fp32 moments (FP16_Optimizer / BF16_Optimizer).
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from rocm_tune.core.memory.estimate import TrainConfig, estimate
+from rocm_tune.core.model import architecture as arch
+from rocm_tune.core.model.architecture import identify_model, load_model
+from rocm_tune.profiles.model_presets import PRESET_DIR
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+OPT = ["opt-125m", "opt-350m", "opt-1.3b", "opt-2.7b", "opt-6.7b", "opt-13b", "opt-30b", "opt-66b"]
+BLOOM = ["bloom-560m", "bloom-1b1", "bloom-1b7", "bloom-3b", "bloom-7b1", "bloom-176b"]
+
+
+def _preset(name: str) -> dict:
+    with open(PRESET_DIR / f"{name}.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _meta(config: dict, cls=None) -> int:
+    cfg = {k: v for k, v in config.items() if k not in ("architectures", "auto_map")}
+    model_type = cfg.pop("model_type")
+    hf_cfg = transformers.AutoConfig.for_model(model_type, **cfg)
+    with torch.device("meta"):
+        model = cls(hf_cfg) if cls is not None else transformers.AutoModelForCausalLM.from_config(hf_cfg)
+    return sum(p.numel() for p in model.parameters())
+
+
+@pytest.fixture
+def exact_counter():
+    from rocm_tune.train import meta_count
+
+    previous = arch.set_exact_counter(meta_count.count)
+    yield
+    arch.set_exact_counter(previous)
+
+
+# ---- counts -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "card_b"), [
+    ("opt-125m", 0.125), ("opt-350m", 0.331), ("opt-1.3b", 1.316), ("opt-2.7b", 2.652), ("opt-6.7b", 6.658),
+    ("opt-13b", 12.853), ("opt-30b", 29.975), ("opt-66b", 65.72),
+    ("bloom-560m", 0.559), ("bloom-1b1", 1.065), ("bloom-1b7", 1.722), ("bloom-3b", 3.003), ("bloom-7b1", 7.069),
+    ("bloom-176b", 176.247),
+])
+def test_opt_bloom_count_on_the_meta_device(name, card_b, exact_counter):
+    spec = load_model(name)
+    total = _meta(spec.config)
+    assert spec.params.total == total == _preset(name)["params_meta_device"]
+    assert round(total / 1e9, 3) == card_b
+    assert spec.tie_word_embeddings and spec.params.lm_head == 0          # OPT and BLOOM tie lm_head
+
+
+def test_opt_350m_keeps_its_projection_and_post_ln():
+    cfg = load_model("opt-350m").config
+    assert cfg["word_embed_proj_dim"] == 512 and cfg["do_layer_norm_before"] is False
+    assert all(load_model(n).config["word_embed_proj_dim"] == load_model(n).config["hidden_size"]
+               for n in OPT if n != "opt-350m")
+
+
+@pytest.mark.parametrize(("name", "total"), [("olmo-3-7b", 7_298_011_136), ("granite-7b-lab", 6_738_481_152)])
+def test_native_families_equal_the_meta_device(name, total):
+    spec = load_model(name)       # counted by core's own olmo2 / llama handlers: no counter needed
+    assert spec.params.total == _meta(spec.config) == total == _preset(name)["params_verified"]
+
+
+def test_olmo3_is_olmo2_7b_with_dolma2_vocab():
+    three, two = load_model("olmo-3-7b"), load_model("olmo-2-7b")
+    assert three.params.total - two.params.total == (100278 - 100352) * 4096 * 2
+    assert three.config["max_position_embeddings"] == 65536
+
+
+def test_baichuan_7b_formula():
+    spec = load_model("baichuan-7b")
+    c = spec.config
+    H, inter, V, L = c["hidden_size"], c["intermediate_size"], c["vocab_size"], c["num_hidden_layers"]
+    assert spec.params.total == L * (4 * H * H + 3 * H * inter + 2 * H) + 2 * V * H + H == 7_000_559_616
+    assert V == 64000 and load_model("baichuan2-7b-chat").config["vocab_size"] == 125696
+
+
+@pytest.mark.parametrize(("name", "card_b", "cross"), [("llama-3.2-11b-vision", 10.67, 8),
+                                                       ("llama-3.2-90b-vision", 88.59, 20)])
+def test_mllama_language_model_and_tower_apart(name, card_b, cross, exact_counter):
+    spec, data = load_model(name), _preset(name)
+    text = _meta(spec.config["text_config"], transformers.MllamaForCausalLM)
+    full = _meta(spec.config, transformers.MllamaForConditionalGeneration)
+    assert spec.params.total == text == data["params_meta_device"]           # the language model is what is counted
+    assert full == data["params_verified_multimodal"] and round(full / 1e9, 2) == card_b
+    assert 0.85e9 < full - text < 0.95e9                                      # vision tower + projector
+    assert len(spec.config["text_config"]["cross_attention_layers"]) == cross
+    assert any("only the language model is counted" in n for n in spec.notes)
+
+
+def test_meta_counter_builds_a_text_sub_config_own_causal_lm():
+    from rocm_tune.train.meta_count import count
+
+    got = count(load_model("llama-3.2-11b-vision").config["text_config"])
+    assert not isinstance(got, str) and "MllamaForCausalLM" in got.counter
+    # a config no auto class maps and that is no <Name>TextConfig still says why not
+    assert isinstance(count({"model_type": "mllama_vision_model", "hidden_size": 32}), str)
+
+
+def test_preset_cache_follows_the_counter():
+    from rocm_tune.train import meta_count
+
+    previous = arch.set_exact_counter(None)
+    try:
+        generic = load_model("bloom-560m").params.total
+        arch.set_exact_counter(meta_count.count)
+        exact = load_model("bloom-560m").params.total
+    finally:
+        arch.set_exact_counter(previous)
+    assert exact == _preset("bloom-560m")["params_meta_device"] != generic
+
+
+def test_minicpm_llama3_v_2_5_decoder_and_tower():
+    spec = load_model("minicpm-llama3-v-2_5")
+    assert spec.family == "llama" and spec.params.total == load_model("llama-3-8b").params.total
+    assert spec.params.total == _meta({**spec.config, "model_type": "llama"})
+    assert spec.vision is not None and spec.vision.depth == 27 and 0.45e9 < spec.vision.params < 0.55e9
+    assert round((spec.params.total + spec.vision.params) / 1e9, 1) == 8.5
+
+
+# ---- names as users write them -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("ref", "preset"), [
+    ("facebook/opt-1.3b", "opt-1.3b"), ("/root/.cache/modelscope/hub/facebook/opt-1___3b", "opt-1.3b"),
+    ("OPT-6.7B", "opt-6.7b"), ("/data/models/opt-350m/", "opt-350m"), ("facebook/opt-iml-1.3b", "opt-1.3b"),
+    ("facebook/opt-66b", "opt-66b"), ("opt-2.7b-hf", "opt-2.7b"),
+    ("bigscience/bloom-7b1", "bloom-7b1"), ("bigscience/bloomz-560m", "bloom-560m"), ("/mnt/llm/bloom-1b7", "bloom-1b7"),
+    ("BLOOM-3B", "bloom-3b"), ("bigscience/bloom", "bloom-176b"),
+    ("/tmp/Llama-3.2-11B-Vision-Instruct", "llama-3.2-11b-vision"),
+    ("unsloth/Llama-3.2-11B-Vision-Instruct", "llama-3.2-11b-vision"),
+    ("LLM-Research/Llama-3.2-11B-Vision-Instruct", "llama-3.2-11b-vision"),
+    ("meta-llama/Llama-3.2-90B-Vision", "llama-3.2-90b-vision"),
+    ("allenai/Olmo-3-7B-Instruct-SFT", "olmo-3-7b"), ("/ckpt/Olmo-3-1025-7B", "olmo-3-7b"),
+    ("allenai/Olmo-3-7B-Think", "olmo-3-7b"),
+    ("baichuan-inc/baichuan-7B", "baichuan-7b"), ("/home/u/models/Baichuan-7B", "baichuan-7b"),
+    ("instructlab/granite-7b-lab", "granite-7b-lab"), ("/models/granite-7b-lab", "granite-7b-lab"),
+    ("openbmb/MiniCPM-Llama3-V-2_5", "minicpm-llama3-v-2_5"), ("/data/MiniCPM-Llama3-V-2_5", "minicpm-llama3-v-2_5"),
+])
+def test_names_reach_the_preset(ref, preset):
+    got = identify_model(ref, network=False)
+    assert got.how in ("preset", "name"), got.detail
+    assert got.spec is not None and got.spec.name == preset
+
+
+def test_other_families_and_sizes_keep_theirs():
+    # Llama 3.2 text models, Baichuan 2, OLMo 2 and an OPT size OPT never released stay where they were
+    for ref, preset in (("meta-llama/Llama-3.2-3B-Instruct", "llama-3.2-3b"), ("Baichuan2-7B-Chat", "baichuan2-7b-chat"),
+                        ("allenai/OLMo-2-1124-7B", "olmo-2-7b"), ("Baichuan-13B-Chat", "baichuan-13b-chat")):
+        got = identify_model(ref, network=False)
+        assert got.spec is not None and got.spec.name == preset, (ref, got.detail)
+    assert identify_model("facebook/opt-4b", network=False).how == "assumed"
+    assert identify_model("MiniCPM-Llama3-V-2_5-int4", network=False).quant_bits == 4
+
+
+# ---- DeepSpeed ZeRO-0 keeps fp32 masters -----------------------------------------------------------------------------
+
+def test_deepspeed_zero0_16bit_keeps_fp32_master_and_moments():
+    spec = load_model("olmo-3-7b")      # a bf16 checkpoint: the hf runner trains it in bf16
+    base = dict(method="full", precision="bf16", runner="hf", micro_batch=1, cutoff_len=512)
+    plain = estimate(spec, TrainConfig(**base)).per_gpu.optimizer_bytes
+    ds0 = estimate(spec, TrainConfig(**base, deepspeed=True)).per_gpu.optimizer_bytes
+    p = spec.params.total
+    assert ds0 - plain == pytest.approx(p * (4 + 8 - 4), rel=0.01)     # fp32 master + fp32 moments vs 16-bit moments
+    zero1 = estimate(spec, TrainConfig(**base, zero_stage=1)).per_gpu.optimizer_bytes
+    assert ds0 == pytest.approx(zero1, rel=0.01)                       # one rank: ZeRO-1 shards nothing
+
+
+def test_deepspeed_switch_script_reads_as_zero0_deepspeed(tmp_path):
+    import json
+
+    from rocm_tune.cli import main
+
+    script = tmp_path / "run.sh"
+    script.write_text("deepspeed --num_gpus 1 main.py --model_name_or_path facebook/opt-1.3b "
+                      "--per_device_train_batch_size 4 --zero_stage 0 --deepspeed --output_dir out\n")
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["check", str(script), "--gpu", "a100-40gb", "--gpus", "1", "--json"])
+    d = json.loads(out.getvalue())
+    assert d["model"]["name"] == "opt-1.3b"
+    assert "master weights fp32" in " ".join(d["execution"]["summary"])
