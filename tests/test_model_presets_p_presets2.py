@@ -1,6 +1,6 @@
 """p-presets2: real shapes for models check used to estimate from a shape assumed from the name (issue 26).
 
-OPT, BLOOM, Llama 3.2 Vision (Mllama), Olmo 3 and MiniCPM-Llama3-V 2.5 presets carry
+OPT, BLOOM, Llama 3.2 Vision (Mllama), Olmo 3 7B, OLMo 2 32B and MiniCPM-Llama3-V 2.5 presets carry
 their published config.json (sources in each preset's header). Counts: transformers' own classes on the meta device;
 names as users write them (hub ids, paths, ModelScope's ``___`` for ``.``, suffixes, lower case) reach the preset.
 DeepSpeed at ZeRO-0 with 16-bit weights keeps fp32 masters and fp32 moments (FP16_Optimizer / BF16_Optimizer).
@@ -69,7 +69,7 @@ def test_opt_350m_keeps_its_projection_and_post_ln():
                for n in OPT if n != "opt-350m")
 
 
-@pytest.mark.parametrize(("name", "total"), [("olmo-3-7b", 7_298_011_136)])
+@pytest.mark.parametrize(("name", "total"), [("olmo-3-7b", 7_298_011_136), ("olmo-2-32b", 32_234_279_936)])
 def test_native_families_equal_the_meta_device(name, total):
     spec = load_model(name)       # counted by core's own olmo2 / llama handlers: no counter needed
     assert spec.params.total == _meta(spec.config) == total == _preset(name)["params_verified"]
@@ -137,7 +137,8 @@ def test_minicpm_llama3_v_2_5_decoder_and_tower():
     ("LLM-Research/Llama-3.2-11B-Vision-Instruct", "llama-3.2-11b-vision"),
     ("meta-llama/Llama-3.2-90B-Vision", "llama-3.2-90b-vision"),
     ("allenai/Olmo-3-7B-Instruct-SFT", "olmo-3-7b"), ("/ckpt/Olmo-3-1025-7B", "olmo-3-7b"),
-    ("allenai/Olmo-3-7B-Think", "olmo-3-7b"),
+    ("allenai/Olmo-3-7B-Think", "olmo-3-7b"), ("allenai/OLMo-2-0325-32B-Instruct", "olmo-2-32b"),
+    ("/models/OLMo-2-0325-32B-DPO", "olmo-2-32b"), ("AI-ModelScope/OLMo-2-0325-32B", "olmo-2-32b"),
     ("openbmb/MiniCPM-Llama3-V-2_5", "minicpm-llama3-v-2_5"), ("/data/MiniCPM-Llama3-V-2_5", "minicpm-llama3-v-2_5"),
 ])
 def test_names_reach_the_preset(ref, preset):
