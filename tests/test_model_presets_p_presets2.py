@@ -1,7 +1,7 @@
 """p-presets2: real shapes for models check used to estimate from a shape assumed from the name (issue 26).
 
-Olmo 3 7B, OLMo 2 32B and MiniCPM-Llama3-V 2.5 presets carry their published config.json (sources in each preset's
-header). Counts: transformers' own classes on the meta device; names as users write them (hub ids, paths, suffixes,
+OPT (125m .. 66b; core's own opt family), Olmo 3 7B, OLMo 2 32B and MiniCPM-Llama3-V 2.5 presets carry their published
+config.json (sources in each preset's header). Counts: transformers' own classes on the meta device; names as users write them (hub ids, paths, suffixes,
 lower case) reach the preset. The meta-device counter builds a multimodal text sub-config's own <Name>ForCausalLM
 (Llama 3.2 Vision's MllamaTextConfig), and a preset counted before the counter was installed is counted anew.
 DeepSpeed at ZeRO-0 with 16-bit weights keeps fp32 masters and fp32 moments (FP16_Optimizer / BF16_Optimizer).
@@ -36,6 +36,28 @@ def _meta(config: dict, cls=None) -> int:
 
 
 # ---- counts -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "card_b"), [
+    ("opt-125m", 0.125), ("opt-350m", 0.331), ("opt-1.3b", 1.316), ("opt-2.7b", 2.652), ("opt-6.7b", 6.658),
+    ("opt-13b", 12.853), ("opt-30b", 29.975), ("opt-66b", 65.72),
+])
+def test_opt_counts_equal_the_meta_device(name, card_b):
+    spec = load_model(name)       # core's opt family: no meta-device counter needed
+    total = _meta(spec.config)
+    assert spec.params.total == total == _preset(name)["params_verified"] and spec.warnings == ()
+    assert round(total / 1e9, 3) == card_b
+    assert spec.tie_word_embeddings and spec.params.lm_head == 0 and not spec.gated_mlp and spec.mlp_act == "relu"
+    assert {g.name for g in spec.linears} == {"q_proj", "k_proj", "v_proj", "out_proj", "fc1", "fc2"}
+
+
+def test_opt_350m_projects_its_512_wide_embedding_and_has_no_final_norm():
+    spec = load_model("opt-350m")
+    assert spec.params.embed == 50272 * 512
+    H = spec.hidden_size
+    # positions (2048 + 2 rows) + project_in + project_out; post-LN: only the two LayerNorms of each layer
+    assert spec.params.other == 2050 * H + 2 * 512 * H
+    assert spec.params.norms == spec.num_layers * 2 * 2 * H
+
 
 @pytest.mark.parametrize(("name", "total"), [("olmo-3-7b", 7_298_011_136), ("olmo-2-32b", 32_234_279_936)])
 def test_native_families_equal_the_meta_device(name, total):
@@ -89,6 +111,9 @@ def test_minicpm_llama3_v_2_5_decoder_and_tower():
 # ---- names as users write them -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("ref", "preset"), [
+    ("facebook/opt-1.3b", "opt-1.3b"), ("/root/.cache/modelscope/hub/facebook/opt-1___3b", "opt-1.3b"),
+    ("OPT-6.7B", "opt-6.7b"), ("/data/models/opt-350m/", "opt-350m"), ("facebook/opt-iml-1.3b", "opt-1.3b"),
+    ("facebook/opt-66b", "opt-66b"), ("opt-2.7b-hf", "opt-2.7b"),
     ("allenai/Olmo-3-7B-Instruct-SFT", "olmo-3-7b"), ("/ckpt/Olmo-3-1025-7B", "olmo-3-7b"),
     ("allenai/Olmo-3-7B-Think", "olmo-3-7b"), ("allenai/OLMo-2-0325-32B-Instruct", "olmo-2-32b"),
     ("/models/OLMo-2-0325-32B-DPO", "olmo-2-32b"), ("AI-ModelScope/OLMo-2-0325-32B", "olmo-2-32b"),
@@ -107,6 +132,7 @@ def test_other_families_and_sizes_keep_theirs():
         got = identify_model(ref, network=False)
         assert got.spec is not None and got.spec.name == preset, (ref, got.detail)
     assert identify_model("allenai/OLMo-2-0425-1B", network=False).how == "assumed"     # no 1B preset: no shape
+    assert identify_model("facebook/opt-4b", network=False).how == "assumed"            # no such OPT size
     assert identify_model("MiniCPM-Llama3-V-2_5-int4", network=False).quant_bits == 4
 
 
