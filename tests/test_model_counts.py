@@ -35,6 +35,7 @@ def meta_counts(config: dict) -> dict:
             out["norms"] += n
         elif ".layers." in name:
             ffn = ".mlp." in name or ".feed_forward." in name  # llama4 calls its MLP/MoE block feed_forward
+            ffn = ffn or name.rsplit(".", 2)[-2] in ("fc1", "fc2")    # OPT: fc1 / fc2 directly in the layer
             if "shared_expert" in name:
                 comp = "shared_experts"
             elif ffn and ".experts." in name:

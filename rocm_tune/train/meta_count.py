@@ -33,6 +33,21 @@ def _decoder_layers(model: Any, torch: Any) -> list:
     return best
 
 
+def _causal_lm(hf_cfg: Any, transformers: Any) -> Any:
+    """AutoModelForCausalLM's model of `hf_cfg`; for the text sub-config of a multimodal model that the auto class
+    does not map (Llama 3.2 Vision's MllamaTextConfig), its own <Name>ForCausalLM by transformers' naming
+    (<Name>TextConfig -> <Name>ForCausalLM), else the auto class's ValueError."""
+    try:
+        return transformers.AutoModelForCausalLM.from_config(hf_cfg)
+    except ValueError:
+        name = type(hf_cfg).__name__
+        cls = getattr(transformers, name[: -len("TextConfig")] + "ForCausalLM", None) \
+            if name.endswith("TextConfig") else None
+        if cls is None:
+            raise
+        return cls(hf_cfg)
+
+
 def _meta_model(config: dict, torch, transformers):
     """The model of `config` built on the meta device by transformers, or why not (a line)."""
     if "auto_map" in config:
@@ -53,7 +68,7 @@ def _meta_model(config: dict, torch, transformers):
     transformers.logging.set_verbosity_error()  # a tiny config's token ids outside its vocabulary are no news here
     try:
         with torch.device("meta"):
-            model = transformers.AutoModelForCausalLM.from_config(hf_cfg)
+            model = _causal_lm(hf_cfg, transformers)
     except Exception as exc:  # noqa: BLE001 - any failure of a foreign model class is a reason to fall back
         return f"transformers could not build a causal LM for {model_type!r} ({type(exc).__name__}: {str(exc).splitlines()[0][:80]})"
     finally:

@@ -61,6 +61,10 @@ class TrainConfig:
     gpus: int = 1
     nodes: int = 1
     zero_stage: int = 0
+    # DeepSpeed runs the training at ZeRO stage 0 too (a DeepSpeed config given): its fp16/bf16 optimizers keep an
+    # fp32 master copy and fp32 moments as ZeRO does (deepspeed/runtime/fp16/fused_optimizer.py FP16_Optimizer
+    # fp32_groups_flat; bf16_optimizer.py BF16_Optimizer fp32_groups_flat_partition)
+    deepspeed: bool = False
     offload: str = "none"
     stage: str = "sft"
     # a frozen reference model beside the trained one: None = the stage decides (DPO full fine-tuning keeps a copy,
@@ -400,8 +404,14 @@ def _resident(model, cfg: TrainConfig, regime: Regime, training: _Training, weig
         if world > 1:
             comm = grads  # DDP reducer buckets: a flat copy of every gradient
             notes.append("DDP: the reducer keeps gradient buckets as large as all gradients together")
+        optimizer = _optimizer_state(model, cfg, training.count, regime.trainable_bytes)
+        if cfg.deepspeed and regime.trainable_bytes < 4:
+            # DeepSpeed's fp16/bf16 optimizer at ZeRO-0 steps an fp32 master copy with fp32 moments
+            # (runtime/fp16/fused_optimizer.py fp32_groups_flat, runtime/bf16_optimizer.py)
+            optimizer = _optimizer_state(model, cfg, training.count, 4) + training.count * 4.0
+            notes.append("DeepSpeed ZeRO-0 with 16-bit weights: an fp32 master copy and fp32 optimizer state")
         return _Resident(weights=weights.frozen + weights.trainable + weights.reference, gradients=grads,
-                         optimizer=_optimizer_state(model, cfg, training.count, regime.trainable_bytes),
+                         optimizer=optimizer,
                          comm=comm, cpu_offload=0.0, zero_step_transient=0.0, shard_grads=1, shard_params=1,
                          grad_bytes=regime.trainable_bytes)
     zero = ds.allocations(model, cfg, regime, trainable=training.count, largest_trainable=training.largest,

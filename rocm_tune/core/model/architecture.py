@@ -253,6 +253,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "gpt_oss",
     "llama4_text",
     "gpt_neox",
+    "opt",
     "qwen2_5_vl",
     "kimi_vl",
 )
@@ -439,6 +440,7 @@ class _Arch:
     lin_v_dim: int = 0
     lin_conv: int = 0
     extra_params: int = 0  # model-level parameters not covered above
+    embed_dim: int = 0  # width of the token embedding (and an untied lm_head's input) when not hidden (OPT-350m)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -531,8 +533,8 @@ def _attn_extra(a: _Arch, i: int) -> int:
 
 def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | None, dtype: str | None) -> ModelSpec:
     H, V = a.hidden, a.vocab
-    embed = V * H
-    lm_head = (0 if a.tie else V * H) + (V if a.lm_head_bias else 0)  # a bias is never tied (phi)
+    embed = V * (a.embed_dim or H)
+    lm_head = (0 if a.tie else V * (a.embed_dim or H)) + (V if a.lm_head_bias else 0)  # a bias is never tied (phi)
     totals = {"attn": 0, "mlp": 0, "expert": 0, "shared_expert": 0, "router": 0}
     norms_total = (H * (2 if a.norm_bias else 1)) if a.final_norm else 0
     per_layer: list[int] = []
@@ -1075,6 +1077,29 @@ def _gpt_neox(c: _Cfg) -> _Arch:
     return a
 
 
+def _opt(c: _Cfg) -> _Arch:
+    # transformers OPT (models/opt/modeling_opt.py): embed_tokens of word_embed_proj_dim, a learned position table
+    # of max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding's offset), project_in / project_out without
+    # bias where word_embed_proj_dim is not hidden_size (opt-350m); per layer self_attn q/k/v/out_proj and fc1 / fc2
+    # (not gated, relu) with bias (enable_bias), self_attn_layer_norm and final_layer_norm (LayerNorm with bias); the
+    # decoder's final LayerNorm only with do_layer_norm_before and not _remove_final_layer_norm; lm_head tied.
+    a = _common(c, "opt", tie_default=True)
+    bias = c.bool("enable_bias", default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = a.mlp_bias = bias
+    a.o_name = "out_proj"
+    a.gated = False
+    a.mlp_names = ("fc1", "fc1", "fc2")
+    a.norm_bias = True
+    a.final_norm = c.bool("do_layer_norm_before", default=True) and not c.bool("_remove_final_layer_norm")
+    if not c.has("activation_function", "hidden_act"):
+        a.act = "relu"
+    H = a.hidden
+    proj = c.int("word_embed_proj_dim", default=H)
+    a.embed_dim = proj
+    a.extra_params = (a.max_pos + 2) * H + (2 * proj * H if proj != H else 0)
+    return a
+
+
 def _dense_biased_mlp(a: _Arch, c: _Cfg, mlp_names: tuple[str, str, str]) -> None:
     """GPT-NeoX's and BERT's layer: attention output `dense`, an MLP that is not gated (gelu unless the config
     names its activation), biases on the MLP and on every LayerNorm."""
@@ -1168,6 +1193,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "gpt_oss": _gpt_oss,
     "llama4_text": _llama4_text,
     "gpt_neox": _gpt_neox,
+    "opt": _opt,
     "bert": _bert,
     "t5": _t5,
     "roberta": _bert,
@@ -1391,6 +1417,8 @@ def set_exact_counter(counter: ExactCounter | None) -> ExactCounter | None:
     """
     global _EXACT_COUNTER
     previous, _EXACT_COUNTER = _EXACT_COUNTER, counter
+    if counter is not previous:
+        _PRESET_CACHE.clear()     # a preset of a family counted here only by the counter (OPT, BLOOM) counts anew
     return previous
 
 

@@ -140,8 +140,10 @@ def regime(model, cfg) -> Regime:
 def _with_zero_masters(r: Regime, cfg) -> Regime:
     """DeepSpeed ZeRO with bf16/fp16 trainable weights keeps an fp32 master copy and fp32 Adam moments
     (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py: `single_partition_of_fp32_groups`,
-    `fp32_partitioned_groups_flat`): the optimizer state is fp32 whatever the weights are."""
-    if int(getattr(cfg, "zero_stage", 0) or 0) > 0 and r.trainable_dtype in ("bf16", "fp16"):
+    `fp32_partitioned_groups_flat`): the optimizer state is fp32 whatever the weights are. So does DeepSpeed at
+    stage 0 (fp16/fused_optimizer.py FP16_Optimizer `fp32_groups_flat`, bf16_optimizer.py BF16_Optimizer)."""
+    zero = int(getattr(cfg, "zero_stage", 0) or 0) > 0 or bool(getattr(cfg, "deepspeed", False))
+    if zero and r.trainable_dtype in ("bf16", "fp16"):
         return replace(r, optimizer_dtype="fp32")
     return r
 

@@ -318,6 +318,8 @@ def _hardware(job: Job, gpus: int | None, nodes: int | None, a: list[str]) -> di
     if job.ds is not None and job.ds.stage:
         values["zero_stage"] = job.ds.stage
         values["offload"] = job.ds.offload
+    elif job.ds is not None:
+        values["deepspeed"] = True      # ZeRO-0 under DeepSpeed: its fp16/bf16 optimizer keeps fp32 masters
     return values
 
 
