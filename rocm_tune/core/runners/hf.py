@@ -307,6 +307,7 @@ def _y_trainer(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes
 # a training program that trains LoRA only, by its name (FastChat fastchat/train/train_lora.py, `finetune_lora.py`,
 # `train_qlora.py`): its --lora_r is the adapter's rank, with no switch to turn LoRA on
 LORA_PROGRAM = re.compile(r"(?:^|[_\-/])q?lora(?:[_\-.]|$)", re.IGNORECASE)
+QLORA_PROGRAM = re.compile(r"(?:^|[_\-/])qlora(?:[_\-.]|$)", re.IGNORECASE)
 
 
 def lora_by_program(entry: str, out: dict, file: str, notes: list[str]) -> None:
@@ -316,6 +317,12 @@ def lora_by_program(entry: str, out: dict, file: str, notes: list[str]) -> None:
         return
     out["finetuning_type"] = Setting("finetuning_type", "lora", file, None, name, "flag")
     notes.append(f"{name}: a LoRA training program by its name (LoRA with its --lora_r), read as LoRA")
+    if QLORA_PROGRAM.search(name) and "quantization_bit" not in out:
+        # artidoro/qlora qlora.py (`bits: int = 4`), yangjianxin1/Firefly train_qlora.py
+        # (BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")): the 4-bit base is the program's own
+        out["quantization_bit"] = Setting("quantization_bit", 4, file, None, name, "assumed")
+        notes.append(f"{name}: a QLoRA program by its name: 4-bit NF4 base weights (as qlora.py and Firefly's "
+                     f"train_qlora.py load them)")
 
 
 def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str], file: str) -> None:
