@@ -24,6 +24,10 @@ GIB = 2**30
 
 # (expected code, the line as posted, where it was posted)
 REAL_LINES = [
+    # integrator, session 13: ROCclr's guarantee() line (hipamd/src/hip_global.cpp) before its abort
+    ("hip-runtime-check-failed", ":0:/longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_"
+     "profiles/src/clr/hipamd/src/hip_global.cpp:158 : 15742695212 us:  Module not initialized",
+     "ROCm/ROCm#2241 (ROCm/clr hipamd/src/hip_global.cpp)"),
     # integrator, session 13: mmengine/registry/registry.py _register_module's KeyError (torch 2.5's Adafactor)
     ("registry-name-collision", "KeyError: 'Adafactor is already registered in optimizer at torch.optim'",
      "InternLM/xtuner#809, open-mmlab/mmengine#1574 (mmengine/registry/registry.py _register_module)"),

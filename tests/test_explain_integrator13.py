@@ -80,3 +80,36 @@ def test_a_users_own_class_registered_twice_is_not_read_as_versions(tmp_path):
                  "    @MODELS.register_module()\nKeyError: 'MyHead is already registered in model at proj.models'\n")
     exp = diagnose([str(p)])
     assert not (exp.root is not None and exp.diagnoses[exp.root].code == "registry-name-collision")
+
+
+CLR = """\
+Using device: cuda
+Epoch 1/3
+  step 40/900  loss 2.0132
+{line}
+Aborted (core dumped)
+"""
+
+
+@pytest.mark.parametrize("line", [
+    ":0:/longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/clr/hipamd/src/"
+    "hip_global.cpp:158 : 15742695212 us:  Module not initialized",
+    ":0:rocdevice.cpp            :2876: 4133209563 us: [pid:5221  tid:0x7f1c2d7fe640] Failed to create a queue",
+])
+def test_a_level_0_rocclr_line_before_an_abort_is_the_hip_runtime(tmp_path, line):
+    p = tmp_path / "train.log"
+    p.write_text(CLR.format(line=line))
+    exp = diagnose([str(p)])
+    assert exp.answer == "hip_error"
+    assert exp.diagnoses[exp.root].code == "hip-runtime-check-failed"
+
+
+def test_amd_log_level_trace_lines_of_a_healthy_run_are_not_a_failure(tmp_path):
+    p = tmp_path / "trace.log"
+    p.write_text("\n".join(
+        [f":3:hip_memory.cpp            :{700 + i}: 1234{i} us: [pid:77 tid:0x7f] hipMalloc ( 0x7ffd, 4096 ) "
+         for i in range(20)]
+        + [":1:hip_code_object.cpp       :624 : 99 us: [pid:77 tid:0x7f] hipModuleGetFunction ok",
+           "{'loss': 1.2, 'epoch': 1.0}", "{'train_runtime': 12.5, 'epoch': 1.0}"]) + "\n")
+    exp = diagnose([str(p)])
+    assert not (exp.root is not None and exp.diagnoses[exp.root].code == "hip-runtime-check-failed")

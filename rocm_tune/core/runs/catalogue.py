@@ -313,6 +313,26 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
          ("There are error run git command",), benign=True,
          sources=("modelscope/ms-swift#1230 (ms-swift 2.x start-up: '[ERROR:swift] There are error run git command.' "
                   "followed by a normal run)",)),
+    # integrator (session 13): ROCclr's `guarantee()` (rocclr/utils/debug.hpp) prints its failed check at log level 0
+    # (LOG_NONE, printed whatever AMD_LOG_LEVEL is) in ClPrint's format `:0:<file>.cpp:<line> : <ts> us: <message>`
+    # and aborts the process (`Module not initialized` from hipamd/src/hip_global.cpp, `hsa_init failed`): the HIP
+    # runtime stopped the run. Level 1-4 lines are AMD_LOG_LEVEL's trace of healthy runs too and stay out.
+    _sig("hip-runtime-check-failed", "hip_error", "error", "weak", "the HIP runtime stopped the process (a check "
+         "inside it failed)",
+         "a consistency check inside ROCm's HIP runtime (ROCclr/hipamd) failed and it aborted the process: the "
+         "message names what it found (a module or kernel not loaded for this GPU, a device it could not use, a "
+         "queue it could not create); often a GPU the runtime sees but this build or driver does not serve (an "
+         "integrated GPU picked as device 0, a card newer than the ROCm release)",
+         "make the training GPU the only visible one (HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES; hide an iGPU), use "
+         "the PyTorch wheel built for the installed ROCm and a ROCm release that lists the card; rerun with "
+         "AMD_LOG_LEVEL=3 to see the call before the check",
+         "`rocminfo | grep -E 'Marketing Name|gfx'` (is an iGPU listed first?) and the line's message",
+         # (not the queue aborts and failed inits their own signatures read)
+         (r"(?m)^(?:\S+\s+)?:0:\S*?\w+\.(?:cpp|hpp)\s*:\s*\d+\s*:\s*\d+ us:\s*(?:\[pid:\d+ tid:\s*0x[0-9a-f]+\]\s*)?"
+          r"(?![^\n]*(?:aborting with|hsa_init failed|Memory access fault))\S",),
+         (":0:",),
+         sources=("ROCm/clr rocclr/utils/debug.hpp (guarantee -> ClPrint(LOG_NONE) and abort), hipamd/src/hip_global.cpp "
+                  "(\"Module not initialized\")", "ROCm/ROCm#2241 (RX 9070 XT beside an iGPU)")),
     _sig("rocclr-queue-abort", "hip_error", "error", "weak", "the ROCm runtime aborted a GPU queue",
          "ROCclr's queue callback saw the GPU report an error on a queue (an HSA status code: a hardware exception, "
          "a kernel for another ISA, a GPU hang) and aborted the process",
