@@ -184,3 +184,19 @@ def test_medgemma_takes_gemma3s_shape(name, preset):
     from rocm_tune.core.model.architecture import load_model
 
     assert load_model(name).name == preset
+
+
+def test_a_deepspeed_programs_micro_batch_is_its_json_s_number(offline, tmp_path, capsys):
+    # a raw DeepSpeed program (deepspeed.initialize(config=...)): no TrainingArguments; the JSON's number is the batch
+    ds = ('{"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 4, "bf16": {"enabled": true}, '
+          '"zero_optimization": {"stage": 1}}')
+    sh = ("deepspeed --num_gpus=2 pp_train.py --model_name_or_path Qwen/Qwen3-0.6B-Base --seq_len 2048 --bf16 "
+          "--deepspeed_config ds.json\n")
+    d = _check_files(capsys, tmp_path, {"launch.sh": sh, "ds.json": ds}, gpus="2")
+    assert d["understood"]["micro_batch"] == 2 and d["understood"]["cutoff_len"] == 2048
+    assert any("train_micro_batch_size_per_gpu" in n for n in d["notes"])
+    # "auto" leaves it to the program's flags / the runner's default
+    d2 = _check_files(capsys, tmp_path, {"launch.sh": sh, "ds.json": ds.replace('"train_micro_batch_size_per_gpu": 2',
+                                                                                 '"train_micro_batch_size_per_gpu": "auto"')},
+                      gpus="2")
+    assert d2["understood"]["micro_batch"] != 2

@@ -250,6 +250,13 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
             a.append(_said("cutoff_len", cut, src, job.runner))
     values["cutoff_len"] = cut
     mb = as_int(g("per_device_train_batch_size"))
+    ds_mb = as_int((job.ds.data if job.ds is not None else {}).get("train_micro_batch_size_per_gpu"))
+    if mb is None and ds_mb:
+        # a number in the DeepSpeed JSON is the engine's micro batch (deepspeed.initialize takes it; the HF Trainer
+        # refuses to start when it differs from per_device_train_batch_size: integrations/deepspeed.py
+        # trainer_config_finalize "Please correct the following DeepSpeed config values that mismatch")
+        mb = ds_mb
+        job.notes.append(f"per-device batch {ds_mb}: the DeepSpeed JSON's train_micro_batch_size_per_gpu")
     if mb is None:
         mb, src = _default(defaults, "micro_batch", 8)
         a.append(_said("per_device_train_batch_size", mb, src, job.runner))

@@ -94,6 +94,8 @@ MAPPED = {
     # TRL's early example scripts (examples/research_projects/stack_llama/scripts/supervised_finetuning.py
     # `--seq_length`, ConstantLengthDataset(seq_length=...)) and the programs built on them (OpenFedLLM)
     "seq_length": ("cutoff_len", "--seq_length read as the sequence length (cutoff_len)"),
+    # the same name shortened (DeepSpeed pipeline / nanoGPT-style programs: `--seq_len 1024`)
+    "seq_len": ("cutoff_len", "--seq_len read as the sequence length (cutoff_len)"),
     "use_flash_attn": ("flash_attn", None),
     "use_liger_kernel": ("enable_liger_kernel", None),      # TrainingArguments.use_liger_kernel
     "liger_kernel": ("enable_liger_kernel", None),
