@@ -200,3 +200,29 @@ def test_a_deepspeed_programs_micro_batch_is_its_json_s_number(offline, tmp_path
                                                                                  '"train_micro_batch_size_per_gpu": "auto"')},
                       gpus="2")
     assert d2["understood"]["micro_batch"] != 2
+
+
+LLAMA7B_CONFIG = ('{"architectures": ["LLaMAForCausalLM"], "bos_token_id": 0, "eos_token_id": 1, "hidden_act": '
+                  '"silu", "hidden_size": 4096, "intermediate_size": 11008, "initializer_range": 0.02, '
+                  '"max_sequence_length": 2048, "model_type": "llama", "num_attention_heads": 32, '
+                  '"num_hidden_layers": 32, "pad_token_id": -1, "rms_norm_eps": 1e-06, "transformers_version": '
+                  '"4.28.0", "use_cache": true, "vocab_size": 32000}')
+
+
+@pytest.mark.parametrize("optimizer,gc,verdict", [("galore_adamw8bit_per_layer", "", "fits"),
+                                                  ("adam", "", "oom"),
+                                                  ("galore_adamw8bit_per_layer", "--activation_checkpointing", "fits")])
+def test_the_relora_galore_pretraining_program_is_read_from_its_flags(offline, tmp_path, capsys, optimizer, gc,
+                                                                     verdict):
+    # jiaweizzhao/GaLore scripts/single_gpu/llama_7b.sh (its README: 7B on one 24 GB card with 8-bit per-layer GaLore)
+    (tmp_path / "configs").mkdir()
+    sh = ("torchrun --standalone --nproc_per_node 1 torchrun_main.py --model_config configs/llama_7b.json "
+          f"--lr 0.005 --galore_scale 0.25 --rank 1024 --update_proj_gap 500 --batch_size 1 --total_batch_size 512 "
+          f"--num_training_steps 150000 --warmup_steps 15000 --weight_decay 0 --grad_clipping 1.0 "
+          f"--dtype bfloat16 --eval_every 1000 --single_gpu --optimizer {optimizer} {gc}\n")
+    d = _check_files(capsys, tmp_path, {"llama_7b.sh": sh, "configs/llama_7b.json": LLAMA7B_CONFIG},
+                     gpu="rtx4090", gpus="1")
+    u = d["understood"]
+    assert u["method"] == "full" and u["cutoff_len"] == 256 and u["precision"] == "bf16"
+    assert u["gradient_checkpointing"] is bool(gc)
+    assert d["verdict"] == verdict

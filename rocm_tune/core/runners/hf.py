@@ -1287,3 +1287,45 @@ def output_named_flags(text: str) -> set[str]:
         if helps and OUTPUT_HELP.search(helps[0]) and not INPUT_HELP.search(helps[0]):
             out.update(n.lstrip("-").replace("-", "_") for n in names if n.startswith("--"))
     return out
+
+
+# The pre-training program of ReLoRA (Guitaricet/relora torchrun_main.py) that GaLore (jiaweizzhao/GaLore), APOLLO,
+# Fira, Q-GaLore and others copied: `--model_config configs/llama_7b.json` (a config.json: the model is built from
+# it), `--batch_size` per device, `--max_length` (default 256), `--dtype` (default bfloat16: `model.to(dtype)`, the
+# optimizer steps the 16-bit weights, no fp32 copy), `--optimizer` (adam | adamw | adam8bit | adafactor |
+# galore_adamw | galore_adamw8bit | galore_adamw8bit_per_layer ...), `--activation_checkpointing` (off by default).
+PRETRAIN_MAIN_FLAGS = ("total_batch_size", "num_training_steps", "update_proj_gap", "galore_scale", "rank",
+                       "eval_every", "single_gpu", "relora", "grad_clipping")
+PRETRAIN_MAIN_OPTIM = {"adam": "adamw_torch", "adamw": "adamw_torch", "adam8bit": "adamw_bnb_8bit",
+                       "adafactor": "adafactor", "galore_adamw": "galore_adamw", "galore_adamw8bit": "galore_adamw_8bit",
+                       "galore_adamw8bit_per_layer": "galore_adamw_8bit_layerwise", "galore_adafactor": "galore_adafactor",
+                       "apollo_adamw": "apollo_adamw", "sgd": "sgd"}
+PRETRAIN_MAIN_SOURCE = "the ReLoRA/GaLore torchrun_main.py (Guitaricet/relora, jiaweizzhao/GaLore)"
+
+
+def read_pretrain_main(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
+                       notes: list[str]) -> None:
+    """ReLoRA/GaLore's torchrun_main.py, from its flags and its argparse defaults (each said)."""
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    if "model_config" not in f or sum(k in f for k in PRETRAIN_MAIN_FLAGS) < 2:
+        return
+    line = f["model_config"][1]
+    put = [("model_name_or_path", f["model_config"][0]), ("finetuning_type", "full"),
+           ("cutoff_len", f.get("max_length", ("256", line))[0])]
+    dtype = str(f.get("dtype", ("bfloat16", line))[0]).lower()
+    if dtype in ("bfloat16", "bf16", "float16", "fp16"):
+        half = "bf16" if dtype.startswith("b") else "fp16"
+        put += [(half, True), ("load_dtype", half)]      # the weights themselves in 16-bit
+    else:
+        put.append(("load_dtype", "fp32"))
+    opt = str(f.get("optimizer", ("adam", line))[0]).lower()
+    put.append(("optim", PRETRAIN_MAIN_OPTIM.get(opt, "adamw_torch")))
+    put.append(("disable_gradient_checkpointing", not ("activation_checkpointing" in f
+                                                       and as_bool(f["activation_checkpointing"][0]) is not False)))
+    said = []
+    for k, v in put:
+        if k not in out or k == "model_name_or_path" and out[k].native in ("model_config",):
+            out[k] = Setting(k, v, file, line, "torchrun_main.py", "flag")
+            said.append(k)
+    notes.append(f"{PRETRAIN_MAIN_SOURCE}: {', '.join(said)} from its flags and defaults (a model built from "
+                 f"--model_config, --dtype {dtype} weights stepped in place)")
