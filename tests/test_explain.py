@@ -24,6 +24,9 @@ GIB = 2**30
 
 # (expected code, the line as posted, where it was posted)
 REAL_LINES = [
+    # integrator, session 13: xformers' CUTLASS kernel guard (kernel_forward.h)
+    ("xformers-kernel-arch-mismatch", "FATAL: this function is for sm80, but was built for sm750",
+     "Linaqruf/kohya-trainer#85, TheLastBen/fast-stable-diffusion (xformers kernel_forward.h)"),
     # integrator, session 13: ROCclr's guarantee() line (hipamd/src/hip_global.cpp) before its abort
     ("hip-runtime-check-failed", ":0:/longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_"
      "profiles/src/clr/hipamd/src/hip_global.cpp:158 : 15742695212 us:  Module not initialized",

@@ -113,3 +113,13 @@ def test_amd_log_level_trace_lines_of_a_healthy_run_are_not_a_failure(tmp_path):
            "{'loss': 1.2, 'epoch': 1.0}", "{'train_runtime': 12.5, 'epoch': 1.0}"]) + "\n")
     exp = diagnose([str(p)])
     assert not (exp.root is not None and exp.diagnoses[exp.root].code == "hip-runtime-check-failed")
+
+
+def test_xformers_kernel_built_for_another_arch_is_the_wheel(tmp_path):
+    p = tmp_path / "train.log"
+    p.write_text("steps:   0%|          | 0/1600 [00:00<?, ?it/s]\nepoch 1/10\n"
+                 + "FATAL: this function is for sm86, but was built for sm800\n" * 12
+                 + "steps:   0%|          | 1/1600 [00:03<1:20:11,  3.01s/it, loss=nan]\n")
+    exp = diagnose([str(p)])
+    assert exp.answer == "version_check"
+    assert exp.diagnoses[exp.root].code == "xformers-kernel-arch-mismatch"

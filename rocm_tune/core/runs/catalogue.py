@@ -1899,6 +1899,22 @@ SIGNATURES: tuple[Signature, ...] = (
           "fallen off the bus", "cuda runtime error", "driver on your system is too old"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
+    # integrator (session 13): a CUTLASS kernel's own guard in xformers' memory-efficient attention
+    # (xformers/csrc/attention/cuda/fmha/kernel_forward.h / kernel_backward.h: `printf("FATAL: this function is for
+    # sm%d, but was built for sm%d\n", ...)`): the wheel holds no code for the GPU's arch - FAMILIES.md's arch clause
+    _sig("xformers-kernel-arch-mismatch", "version_check", "error", "root",
+         "xformers' attention kernel was built for another GPU architecture",
+         "the installed xformers wheel has no kernels compiled for this GPU's compute capability (a wheel built for "
+         "an older card - sm75 on an A100's sm80 - or for another torch/CUDA): each attention call refuses to run",
+         "install the xformers wheel that matches the installed torch and CUDA (pip install xformers from the same "
+         "index as torch), or build it for the GPU: TORCH_CUDA_ARCH_LIST=8.0 pip install -v --no-build-isolation "
+         "git+https://github.com/facebookresearch/xformers; or use SDPA attention instead of xformers",
+         "`python -m xformers.info` (the arch list it was built with) and `nvidia-smi --query-gpu=compute_cap "
+         "--format=csv`",
+         (r"FATAL: this function is for sm\d+, but was built for sm\d+",),
+         ("this function is for sm",),
+         sources=("facebookresearch/xformers csrc/attention/cuda/fmha/kernel_forward.h (the arch guard's printf)",
+                  "Linaqruf/kohya-trainer#85 (A100 with a wheel built for sm75)")),
     # explain-rocm (issue 26): torch/cuda/__init__.py's _check_capability warning at the first CUDA call
     _sig("cuda-arch-not-in-build", "cuda_error", "error", "weak", "the GPU's compute capability is not in this "
          "PyTorch build",
