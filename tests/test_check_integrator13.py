@@ -226,3 +226,16 @@ def test_the_relora_galore_pretraining_program_is_read_from_its_flags(offline, t
     assert u["method"] == "full" and u["cutoff_len"] == 256 and u["precision"] == "bf16"
     assert u["gradient_checkpointing"] is bool(gc)
     assert d["verdict"] == verdict
+
+
+def test_ms_swift_1x_example_entry_points_are_ms_swift(offline, tmp_path, capsys):
+    # modelscope/ms-swift 1.x examples/pytorch/llm/scripts/qwen_7b_chat/full/sft.sh: `python llm_sft.py` with two
+    # visible GPUs is one process spreading the model over both (device_map), ms-swift's flags of that release
+    sh = ("PYTHONPATH=../../.. \\\nCUDA_VISIBLE_DEVICES=0,1 \\\npython llm_sft.py \\\n    --model_id_or_path "
+          "qwen/Qwen-7B-Chat \\\n    --sft_type full \\\n    --dtype bf16 \\\n    --max_length 8192 \\\n"
+          "    --gradient_checkpointing false \\\n    --batch_size 1 \\\n    --use_flash_attn true \\\n")
+    d = _check_files(capsys, tmp_path, {"sft.sh": sh}, gpu="a100-80gb", gpus="2")
+    assert d["runner"] == "ms-swift"
+    u = d["understood"]
+    assert u["method"] == "full" and u["precision"] == "bf16" and u["attn"] == "fa2" and u["cutoff_len"] == 8192
+    assert "device_map" in json.dumps(d["execution"]) or any("device_map" in n for n in d["notes"])

@@ -172,7 +172,7 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
             return i, "llamafactory", w
         if base == "swift" and i + 1 < len(argv) and argv[i + 1] in ("sft", "pt", "rlhf"):
             return i + 1, "ms-swift", f"swift {argv[i + 1]}"
-        swift_cli = _swift_cli(w, argv[i - 1] if i else "")
+        swift_cli = _swift_cli(w, argv[i - 1] if i else "") or SWIFT_V1_SCRIPTS.get(base)
         if swift_cli:
             return i, "ms-swift", f"swift {swift_cli}"
         if w in ("axolotl.cli.train",) or (base == "axolotl" and i + 1 < len(argv) and argv[i + 1] == "train"):
@@ -198,6 +198,13 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
         if _is_training_module(argv, i):
             return i, "hf", f"python -m {w}"
     return None
+
+
+# ms-swift 1.x/2.x's example entry points (examples/pytorch/llm/llm_sft.py: `from swift.llm import sft_main;
+# sft_main()`, llm_dpo.py / llm_rlhf.py: rlhf_main / dpo_main, llm_pt.py: pt_main): the same programs as
+# `swift sft|rlhf|pt`, with the flags of their release
+SWIFT_V1_SCRIPTS = {"llm_sft.py": "sft", "llm_pt.py": "pt", "llm_dpo.py": "rlhf", "llm_rlhf.py": "rlhf",
+                    "llm_orpo.py": "rlhf", "llm_simpo.py": "rlhf", "llm_kto.py": "rlhf"}
 
 
 def _swift_cli(word: str, before: str) -> str | None:
