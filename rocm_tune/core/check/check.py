@@ -597,13 +597,14 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     dp = max(1, cfg.world_size // max(1, lay.model_parallel))
     # Megatron FSDP reduce-scatters each layer's gradient as its backward ends: the backward's activations peak
     # next to 1/DP of the gradients (not all of them)
-    est1 = estimate(model, cfg1, grad_shards=dp if lay.fsdp >= 2 and not lay.device_map else 1)
+    sdp = lay.shard_dp(dp)      # the ranks an FSDP shard group spans (HSDP: dp / replicas; torchtitan: x CP)
+    est1 = estimate(model, cfg1, grad_shards=sdp if lay.fsdp >= 2 and not lay.device_map else 1)
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
     saved = _fused_ce_saving(job, model, cfg, one) if job is not None else 0.0
     act = max(0.0, act - saved)
-    act, notes_blk = _block_recompute(job, model, cfg1, lay, act, one, dp)
+    act, notes_blk = _block_recompute(job, model, cfg1, lay, act, one, sdp)
     notes_ce = [f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less in one "
                 f"sequence's activations before the split; approximate)"] if saved else []
     if megatron_mixed:
@@ -620,8 +621,8 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         counts = getattr(model, "params", None)
         frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
         share = 1 - frac + frac / lay.ep
-        odp, gdp, wdp = (dp if lay.distributed_optimizer or lay.fsdp >= 1 else 1, dp if lay.fsdp >= 2 else 1,
-                         dp if lay.fsdp >= 3 else 1)
+        odp, gdp, wdp = (sdp if lay.fsdp >= 1 else dp if lay.distributed_optimizer else 1,
+                         sdp if lay.fsdp >= 2 else 1, sdp if lay.fsdp >= 3 else 1)
         opt = one.optimizer_bytes * share / mp / odp
         host = opt if lay.optimizer_offload else 0.0
         w = one.weights_bytes * share / mp / wdp
