@@ -94,3 +94,11 @@ FLAVOR_SHAPES: dict[tuple[str, str], dict] = {
                          "num_key_value_heads": 8, "intermediate_size": 53248, "vocab_size": 128256,
                          "max_position_embeddings": 131072},
 }
+# the Megatron flag a torchtitan key is read through -> that key (its release's spelling: SPELLINGS), so a setting
+# names the key the user wrote
+NATIVE_KEYS: dict[str, str] = {"micro_batch_size": "local_batch_size", "seq_length": "seq_len",
+                               "tensor_model_parallel_size": "tensor_parallel_degree",
+                               "pipeline_model_parallel_size": "pipeline_parallel_degree",
+                               "context_parallel_size": "context_parallel_degree",
+                               "expert_model_parallel_size": "expert_parallel_degree",
+                               "use_torch_fsdp2": "data_parallel_shard_degree", "recompute_granularity": "mode"}

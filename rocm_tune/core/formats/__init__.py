@@ -127,9 +127,17 @@ def detect(text: str, path: str = "config") -> str:
     words = text.split()
     if any(w.startswith("--") for w in words) or any(
             k in text for k in ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "swift ", "python")) or \
-            any(megatron.amd_launcher(w) for w in words):
+            any(megatron.amd_launcher(w) for w in words) or \
+            any(os.path.basename(w) in torchtitan_launchers() for w in words):
         return "script"
     return "unknown"
+
+
+def torchtitan_launchers() -> tuple[str, ...]:
+    """torchtitan's launch scripts (./run_train.sh, run_llama_train.sh): a file that runs one is a launch script."""
+    from rocm_tune.profiles.torchtitan_configs import LAUNCH_SCRIPTS
+
+    return LAUNCH_SCRIPTS
 
 
 def _python_file(text: str, path: str) -> bool:
