@@ -266,3 +266,17 @@ def test_override_words(tmp_path, words, expected):
     job = _job([f])
     got = [(k, v) for k, v, _l in job.script_flags["torchtitan"]["overrides"]]
     assert got == expected
+
+
+def test_a_shipped_config_named_but_not_given_is_torchtitans_own(tmp_path):
+    f = _write(tmp_path, "go.sh", "CONFIG_FILE=./torchtitan/models/llama3/train_configs/llama3_405b.toml NGPU=8 "
+                                  "./run_train.sh --parallelism.data_parallel_replicate_degree 4\n")
+    job = _job([f])
+    assert _v(job, "model_name_or_path") == T.FLAVOR_SHAPES[("llama3", "405b")]
+    assert str(_v(job, "per_device_train_batch_size")) == "2" and _v(job, "__tp__") == 8
+    assert _v(job, "__dp_replicate__") == 4 and _v(job, "compiled_loss") == "true"
+    assert any("torchtitan's own llama3/train_configs/llama3_405b.toml read" in n for n in job.notes)
+    g = _write(tmp_path, "mine.sh", "torchrun --nproc_per_node 8 train.py --job.config_file ./cfg/mine.toml\n")
+    job = _job([g])          # no such file, no shipped one of that name: torchtitan's JobConfig defaults
+    assert str(_v(job, "per_device_train_batch_size")) == "8" and str(_v(job, "cutoff_len")) == "2048"
+    assert _v(job, "__fsdp__") == 3

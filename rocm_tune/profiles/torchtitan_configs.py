@@ -102,3 +102,51 @@ NATIVE_KEYS: dict[str, str] = {"micro_batch_size": "local_batch_size", "seq_leng
                                "context_parallel_size": "context_parallel_degree",
                                "expert_model_parallel_size": "expert_parallel_degree",
                                "use_torch_fsdp2": "data_parallel_shard_degree", "recompute_granularity": "mode"}
+
+# torchtitan's own train_configs (pytorch/torchtitan v0.2.2 torchtitan/models/<model>/train_configs/*.toml, the keys
+# that size a run): read when a command names one by its place in the repository and the file is not given
+SHIPPED_CONFIGS: dict[str, dict] = {
+    "deepseek_v3/train_configs/deepseek_v3_16b.toml": {
+        "model": {"name": "deepseek_v3", "flavor": "16B"}, "training": {"local_batch_size": 4, "seq_len": 4096},
+        "parallelism": {"data_parallel_shard_degree": -1, "expert_parallel_degree": 8},
+        "activation_checkpoint": {"mode": "selective", "selective_ac_option": "op"},
+        "compile": {"enable": True, "components": ["loss"]}},
+    "deepseek_v3/train_configs/deepseek_v3_671b.toml": {
+        "model": {"name": "deepseek_v3", "flavor": "671B"}, "training": {"local_batch_size": 4, "seq_len": 4096},
+        "parallelism": {"data_parallel_shard_degree": -1},
+        "activation_checkpoint": {"mode": "selective", "selective_ac_option": "op"},
+        "compile": {"enable": True, "components": ["loss"]}},
+    "llama3/train_configs/llama3_405b.toml": {
+        "model": {"name": "llama3", "flavor": "405B"}, "training": {"local_batch_size": 2, "seq_len": 8192},
+        "parallelism": {"data_parallel_shard_degree": -1, "tensor_parallel_degree": 8},
+        "activation_checkpoint": {"mode": "full"}, "compile": {"enable": True, "components": ["model", "loss"]}},
+    "llama3/train_configs/llama3_70b.toml": {
+        "model": {"name": "llama3", "flavor": "70B"}, "training": {"local_batch_size": 8, "seq_len": 8192},
+        "parallelism": {"data_parallel_shard_degree": -1, "tensor_parallel_degree": 8},
+        "activation_checkpoint": {"mode": "full"}, "compile": {"enable": False}},
+    "llama3/train_configs/llama3_8b.toml": {
+        "model": {"name": "llama3", "flavor": "8B"}, "training": {"local_batch_size": 1, "seq_len": 8192},
+        "parallelism": {"data_parallel_shard_degree": -1},
+        "activation_checkpoint": {"mode": "selective", "selective_ac_option": "op"}, "compile": {"enable": False}},
+    "llama4/train_configs/llama4_17bx128e.toml": {
+        "model": {"name": "llama4", "flavor": "17bx128e"}, "training": {"local_batch_size": 1, "seq_len": 8192},
+        "parallelism": {"data_parallel_shard_degree": -1, "tensor_parallel_degree": 8, "pipeline_parallel_degree": 4},
+        "activation_checkpoint": {"mode": "full"}, "compile": {"enable": False}},
+    "llama4/train_configs/llama4_17bx16e.toml": {
+        "model": {"name": "llama4", "flavor": "17bx16e"}, "training": {"local_batch_size": 8, "seq_len": 8192},
+        "parallelism": {"data_parallel_shard_degree": -1, "tensor_parallel_degree": 8},
+        "activation_checkpoint": {"mode": "full"}, "compile": {"enable": False}},
+    "qwen3/train_configs/qwen3_0.6b.toml": {
+        "model": {"name": "qwen3", "flavor": "0.6B"}, "training": {"local_batch_size": 4, "seq_len": 4096},
+        "parallelism": {"data_parallel_shard_degree": -1},
+        "activation_checkpoint": {"mode": "selective", "selective_ac_option": "op"}, "compile": {"enable": False}},
+    "qwen3/train_configs/qwen3_1.7b.toml": {
+        "model": {"name": "qwen3", "flavor": "1.7B"}, "training": {"local_batch_size": 4, "seq_len": 4096},
+        "parallelism": {"data_parallel_shard_degree": -1},
+        "activation_checkpoint": {"mode": "selective", "selective_ac_option": "op"}, "compile": {"enable": False}},
+    "qwen3/train_configs/qwen3_32b.toml": {
+        "model": {"name": "qwen3", "flavor": "32B"}, "training": {"local_batch_size": 2, "seq_len": 4096},
+        "parallelism": {"data_parallel_shard_degree": -1},
+        "activation_checkpoint": {"mode": "full"}, "compile": {"enable": False}},
+}
+SHIPPED_SOURCE = "pytorch/torchtitan v0.2.2 torchtitan/models/"

@@ -508,10 +508,12 @@ def _apply_torchtitan(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
             if how:
                 job.notes.append(how)
         elif hit is None:
-            job.notes.append(f"--job.config_file {cmd['ref'][0]}: not given; give the TOML to read the model and the "
-                             f"layout")
+            chosen = None
     text = texts[chosen] if chosen else ""
     data = dict(torchtitan.load_toml(text) or {}) if chosen else {}
+    if not chosen and cmd is not None:
+        # the TOML is not here: torchtitan's own config of that name, else torchtitan's defaults (said)
+        data = _shipped_titan_config(job, str(cmd["ref"][0]) if cmd["ref"] else "")
     over = cmd["overrides"] if cmd is not None else []
     data = torchtitan.apply_overrides(data, [(k, v) for k, v, _l in over])
     st, notes = torchtitan.read(data, text, chosen or (cmd["file"] if cmd else ""), "torchtitan")
@@ -523,6 +525,22 @@ def _apply_torchtitan(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
         notes.append("the command's overrides read over the TOML: " + ", ".join(f"--{k} {v}" for k, v, _l in over))
     job.settings = {**job.settings, **st}
     job.notes += notes
+
+
+def _shipped_titan_config(job: Job, ref: str) -> dict:
+    """The TOML a torchtitan command names when it is not given: torchtitan's own train_configs file of that place
+    in the repository (profiles/torchtitan_configs.py SHIPPED_CONFIGS), said; else {} (with a note asking for it)."""
+    from rocm_tune.profiles import torchtitan_configs as T
+
+    path = ref.replace("\\", "/")
+    key = path.split("torchtitan/models/", 1)[1] if "torchtitan/models/" in path else ""
+    if key in T.SHIPPED_CONFIGS:
+        job.notes.append(f"--job.config_file {ref}: not given; torchtitan's own {key} read ({T.SHIPPED_SOURCE}{key}); "
+                         f"give the file if it was edited")
+        return {k: dict(v) for k, v in T.SHIPPED_CONFIGS[key].items()}
+    job.notes.append(f"--job.config_file {ref or '(none)'}: not given; torchtitan's defaults read (JobConfig); give "
+                     f"the TOML to read the model and the layout")
+    return {}
 
 
 def _read_amd_launcher(job: Job, base: str, env: dict, prog: list, file: str, line: int) -> None:

@@ -263,6 +263,10 @@ def read(data: dict, text: str, file: str, kind: str = "torchtitan") -> tuple[di
         out["compiled_loss"] = Setting("compiled_loss", "true", file, line("compile") or None, "compile", "yaml")
         notes.append("[compile] enable with the loss among its components: the cross-entropy compiled, no fp32 copy "
                      "of the logits nor fp32 log-softmax held (torchtitan/components/loss.py)")
+    opt = str(_section(data, "optimizer").get("name") or "AdamW")
+    if opt.lower() not in ("adamw", "adam"):
+        notes.append(f"[optimizer] name {opt!r}: its state counted as AdamW's two fp32 moments per weight (torchtitan "
+                     f"components/optimizer.py builds Adam / AdamW)")
     out["finetuning_type"] = Setting("finetuning_type", "full", file, None, "torchtitan trains every weight", "default")
     if as_bool(_section(data, "float8").get("enable_float8_linear")) or \
             "float8" in str(_section(data, "model").get("converters") or ""):
