@@ -174,7 +174,10 @@ def test_run_train_sh_unset_reads_torchtitans_defaults(tmp_path):
     # run_train.sh: NGPU=${NGPU:-"8"}; the TOML given is read though CONFIG_FILE names the debug model's
     assert job.gpus is not None and job.gpus.value == 8
     assert str(_v(job, "per_device_train_batch_size")) == "8"
-    assert any("debug_model.toml: not given" in n for n in job.notes)
+    assert any("debug_model.toml: not given; the TOML given" in n for n in job.notes)
+    assert _v(job, "model_name_or_path") == "llama-3.1-70b"
+    job = _job([files[0]])   # alone: torchtitan's own debug_model.toml, the llama3 "debugmodel" flavor
+    assert _v(job, "model_name_or_path") == T.FLAVOR_SHAPES[("llama3", "debugmodel")]
 
 
 def test_2024_spellings_under_torchrun_train_py_with_overrides(tmp_path):
@@ -280,3 +283,14 @@ def test_a_shipped_config_named_but_not_given_is_torchtitans_own(tmp_path):
     job = _job([g])          # no such file, no shipped one of that name: torchtitan's JobConfig defaults
     assert str(_v(job, "per_device_train_batch_size")) == "8" and str(_v(job, "cutoff_len")) == "2048"
     assert _v(job, "__fsdp__") == 3
+
+
+def test_flavor_shapes_count_what_transformers_builds():
+    from rocm_tune.core.model.architecture import model_from_config
+
+    # parameter counts of transformers' LlamaForCausalLM / DeepseekV2ForCausalLM built from these configs on the
+    # meta device (transformers 5.24): Llama 3.1 405B's published 405.85B, DeepSeek-V2's 236B
+    want = {("llama3", "405b"): 405_853_388_800, ("llama3", "debugmodel"): 6_163_712,
+            ("deepseek_v3", "236b"): 235_741_434_880}
+    for key, n in want.items():
+        assert model_from_config(dict(T.FLAVOR_SHAPES[key])).params.total == n

@@ -74,7 +74,8 @@ CONFIG_FLAGS = ("--job.config_file", "--job.config-file")
 # with no preset are given as config.json keys (FLAVOR_SHAPES)
 FLAVORS: dict[tuple[str, str], tuple[str, int, int]] = {
     ("llama3", "8b"): ("llama-3.1-8b", 32, 4096), ("llama3", "70b"): ("llama-3.1-70b", 80, 8192),
-    ("llama3", "405b"): ("", 126, 16384),
+    ("llama3", "405b"): ("", 126, 16384), ("llama3", "debugmodel"): ("", 6, 256),
+    ("deepseek_v3", "236b"): ("", 60, 5120),
     ("llama4", "17bx16e"): ("llama-4-scout-17b-16e", 48, 5120),
     ("llama4", "17bx128e"): ("llama-4-maverick-17b-128e", 48, 5120),
     ("qwen3", "0.6b"): ("qwen3-0.6b", 28, 1024), ("qwen3", "1.7b"): ("qwen3-1.7b", 28, 2048),
@@ -93,6 +94,22 @@ FLAVOR_SHAPES: dict[tuple[str, str], dict] = {
                          "num_hidden_layers": 126, "hidden_size": 16384, "num_attention_heads": 128,
                          "num_key_value_heads": 8, "intermediate_size": 53248, "vocab_size": 128256,
                          "max_position_embeddings": 131072},
+    # llama3 "debugmodel" (run_train.sh's default): dim 256, 6 layers, 16 heads, vocab 2048, FeedForward hidden
+    # 256 * ceil(int(2 * 4 * 256 / 3) / 256) = 768 (6.16M parameters as transformers' LlamaForCausalLM builds it)
+    ("llama3", "debugmodel"): {"model_type": "llama", "hidden_act": "silu", "tie_word_embeddings": False,
+                               "num_hidden_layers": 6, "hidden_size": 256, "num_attention_heads": 16,
+                               "num_key_value_heads": 16, "intermediate_size": 768, "vocab_size": 2048,
+                               "max_position_embeddings": 2048},
+    # deepseek_v3 "236B": DeepSeek-V2's shape (160 routed + 2 shared experts, top 6 of 8 groups limited to 3, MLA
+    # q_lora_rank 1536 / kv_lora_rank 512): 235.74B parameters as transformers' DeepseekV2ForCausalLM builds it
+    ("deepseek_v3", "236b"): {"model_type": "deepseek_v2", "architectures": ["DeepseekV2ForCausalLM"],
+                              "hidden_act": "silu", "tie_word_embeddings": False, "vocab_size": 102400,
+                              "hidden_size": 5120, "intermediate_size": 12288, "moe_intermediate_size": 1536,
+                              "num_hidden_layers": 60, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+                              "num_attention_heads": 128, "num_key_value_heads": 128, "n_routed_experts": 160,
+                              "n_shared_experts": 2, "num_experts_per_tok": 6, "n_group": 8, "topk_group": 3,
+                              "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+                              "qk_rope_head_dim": 64, "v_head_dim": 128, "max_position_embeddings": 163840},
 }
 # the Megatron flag a torchtitan key is read through -> that key (its release's spelling: SPELLINGS), so a setting
 # names the key the user wrote
@@ -106,6 +123,10 @@ NATIVE_KEYS: dict[str, str] = {"micro_batch_size": "local_batch_size", "seq_leng
 # torchtitan's own train_configs (pytorch/torchtitan v0.2.2 torchtitan/models/<model>/train_configs/*.toml, the keys
 # that size a run): read when a command names one by its place in the repository and the file is not given
 SHIPPED_CONFIGS: dict[str, dict] = {
+    "llama3/train_configs/debug_model.toml": {
+        "model": {"name": "llama3", "flavor": "debugmodel"}, "training": {"local_batch_size": 8, "seq_len": 2048},
+        "parallelism": {"data_parallel_shard_degree": -1},
+        "activation_checkpoint": {"mode": "selective", "selective_ac_option": "2"}, "compile": {"enable": False}},
     "deepseek_v3/train_configs/deepseek_v3_16b.toml": {
         "model": {"name": "deepseek_v3", "flavor": "16B"}, "training": {"local_batch_size": 4, "seq_len": 4096},
         "parallelism": {"data_parallel_shard_degree": -1, "expert_parallel_degree": 8},

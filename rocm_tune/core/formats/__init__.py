@@ -507,8 +507,9 @@ def _apply_torchtitan(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
             chosen = hit
             if how:
                 job.notes.append(how)
-        elif hit is None:
-            chosen = None
+        elif hit is None and chosen:
+            job.notes.append(f"--job.config_file {cmd['ref'][0]}: not given; the TOML given ({chosen}) read in its "
+                             f"place")
     text = texts[chosen] if chosen else ""
     data = dict(torchtitan.load_toml(text) or {}) if chosen else {}
     if not chosen and cmd is not None:
