@@ -154,7 +154,7 @@ def test_run_train_sh_reads_config_file_ngpu_and_its_overrides(tmp_path, capsys)
     assert job.gpus is not None and job.gpus.value == 8 and job.gpus.native == "NGPU"
     assert str(_v(job, "per_device_train_batch_size")) == "2"          # the command's override, not the TOML's 8
     mb = job.settings["per_device_train_batch_size"]
-    assert mb.file == files[0] and mb.native == "--training.local_batch_size"
+    assert mb.file == files[0] and mb.native == "training.local_batch_size"
     assert str(_v(job, "cutoff_len")) == "8192"
     assert _v(job, "model_name_or_path") == "llama-3.1-70b"
     assert (_v(job, "__tp__"), _v(job, "__sp__"), _v(job, "__fsdp__")) == (8, True, 3)
@@ -188,7 +188,7 @@ def test_2024_spellings_under_torchrun_train_py_with_overrides(tmp_path):
     job = _job(files)
     assert (job.runner, job.entry) == ("megatron", "torchtitan (train.py)")
     assert str(_v(job, "per_device_train_batch_size")) == "4"
-    assert job.settings["per_device_train_batch_size"].native == "--training.batch_size"
+    assert job.settings["per_device_train_batch_size"].native == "training.batch_size"
     assert _v(job, "__pp__") == 2 and _v(job, "__tp__") is None
     assert _v(job, "__fsdp__") == 3                  # data_parallel_degree -1 (FSDP over the ranks left)
     assert _v(job, "model_name_or_path") == "llama-3.1-8b"
@@ -294,3 +294,19 @@ def test_flavor_shapes_count_what_transformers_builds():
             ("deepseek_v3", "236b"): 235_741_434_880}
     for key, n in want.items():
         assert model_from_config(dict(T.FLAVOR_SHAPES[key])).params.total == n
+
+
+def test_the_fix_edits_the_toml_key_or_the_override_it_came_from(tmp_path, capsys):
+    toml = _write(tmp_path, "llama3_70b.toml", LLAMA3_70B.replace("local_batch_size = 8", "local_batch_size = 16"))
+    rc, out = _check([toml], capsys, "--gpu", "mi250x", "--gpus", "64")
+    assert out["verdict"] == "oom"
+    diff = out["fix"]["diff"]
+    assert "-local_batch_size = 16\n" in diff and "+local_batch_size = 8\n" in diff
+    assert out["fix"]["manual_where"] == "the torchtitan job TOML"
+    assert any("global_batch_size" in m for m in out["fix"]["manual"])
+    sh = _write(tmp_path, "launch.sh", "CONFIG_FILE=llama3_70b.toml NGPU=8 ./run_train.sh "
+                                       "--training.local_batch_size 16\n")
+    toml = _write(tmp_path, "llama3_70b.toml", LLAMA3_70B)
+    rc, out = _check([sh, toml], capsys, "--gpu", "mi250x", "--gpus", "64")
+    assert "+CONFIG_FILE=llama3_70b.toml NGPU=8 ./run_train.sh --training.local_batch_size 8\n" in out["fix"]["diff"]
+    assert "--gradient_accumulation_steps" not in out["fix"]["diff"]

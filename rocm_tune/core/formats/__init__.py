@@ -521,7 +521,7 @@ def _apply_torchtitan(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     for key, setting in list(st.items()):       # a fix edits the override, not the TOML
         for k, _v, line in over:
             if setting.native and k.split(".")[-1].replace("-", "_") == setting.native:
-                st[key] = Setting(key, setting.value, cmd["file"], line, "--" + k, "flag", setting.invert)
+                st[key] = Setting(key, setting.value, cmd["file"], line, k, "flag", setting.invert)
     if over:
         notes.append("the command's overrides read over the TOML: " + ", ".join(f"--{k} {v}" for k, v, _l in over))
     job.settings = {**job.settings, **st}

@@ -244,7 +244,9 @@ def read(data: dict, text: str, file: str, kind: str = "torchtitan") -> tuple[di
         if setting.native in T.NATIVE_KEYS:
             canon = T.NATIVE_KEYS[setting.native]
             native = lookup(data, canon)[2] if canon in T.SPELLINGS else canon
-            out[key] = Setting(key, setting.value, setting.file, setting.line, native, setting.kind, setting.invert)
+            # a TOML line (kind "toml": a fix edits `key = value` there); a Primus YAML's keys stay Megatron flags
+            how = "toml" if kind == "torchtitan" and setting.line else setting.kind
+            out[key] = Setting(key, setting.value, setting.file, setting.line, native, how, setting.invert)
     if "dp_replicate" in flags:
         out["__dp_replicate__"] = Setting("__dp_replicate__", int(flags["dp_replicate"][0]), file,
                                           flags["dp_replicate"][1] or None, "data_parallel_replicate_degree", "yaml")
