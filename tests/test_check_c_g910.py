@@ -171,7 +171,9 @@ def test_torchtitan_defaults_where_the_toml_is_silent(tmp_path):
     st, notes = torchtitan.read(data, "", "t.toml")
     assert st["model_name_or_path"].value == "qwen3-14b"
     assert str(st["per_device_train_batch_size"].value) == "8" and str(st["cutoff_len"].value) == "2048"
-    assert "disable_gradient_checkpointing" not in st           # selective: counted as none (said)
+    # selective, selective_ac_option "2" (the defaults): every 2nd of qwen3 14B's 40 blocks recomputed (c-titan:
+    # torchtitan/distributed/activation_checkpoint.py _apply_layer_sac), read as Megatron's block recompute
+    assert st["__recompute_layers__"].value == 20
     assert any("selective" in n for n in notes)
 
 

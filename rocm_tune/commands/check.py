@@ -104,7 +104,8 @@ def render(rep) -> str:
         lines.append(f"Minimal fix (same effective batch; {where}):")
         lines.append(rep.fix["diff"].rstrip("\n"))
         if rep.fix.get("manual"):
-            lines.append(f"By hand: add {', '.join(rep.fix['manual'])} to the program's TrainingArguments(...)")
+            lines.append(f"By hand: add {', '.join(rep.fix['manual'])} to "
+                         f"{rep.fix.get('manual_where') or 'the program' + chr(39) + 's TrainingArguments(...)'}")
     return "\n".join(lines)
 
 

@@ -597,13 +597,14 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     dp = max(1, cfg.world_size // max(1, lay.model_parallel))
     # Megatron FSDP reduce-scatters each layer's gradient as its backward ends: the backward's activations peak
     # next to 1/DP of the gradients (not all of them)
-    est1 = estimate(model, cfg1, grad_shards=dp if lay.fsdp >= 2 and not lay.device_map else 1)
+    sdp = lay.shard_dp(dp)      # the ranks an FSDP shard group spans (HSDP: dp / replicas; torchtitan: x CP)
+    est1 = estimate(model, cfg1, grad_shards=sdp if lay.fsdp >= 2 and not lay.device_map else 1)
     one = est1.per_gpu
     states = float(one.weights_bytes + one.gradients_bytes + one.optimizer_bytes)
     act = max(0.0, float(one.peak_allocated_bytes - states - one.comm_buffers_bytes))
     saved = _fused_ce_saving(job, model, cfg, one) if job is not None else 0.0
     act = max(0.0, act - saved)
-    act, notes_blk = _block_recompute(job, model, cfg1, lay, act, one, dp)
+    act, notes_blk = _block_recompute(job, model, cfg1, lay, act, one, sdp)
     notes_ce = [f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less in one "
                 f"sequence's activations before the split; approximate)"] if saved else []
     if megatron_mixed:
@@ -620,8 +621,8 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         counts = getattr(model, "params", None)
         frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
         share = 1 - frac + frac / lay.ep
-        odp, gdp, wdp = (dp if lay.distributed_optimizer or lay.fsdp >= 1 else 1, dp if lay.fsdp >= 2 else 1,
-                         dp if lay.fsdp >= 3 else 1)
+        odp, gdp, wdp = (sdp if lay.fsdp >= 1 else dp if lay.distributed_optimizer else 1,
+                         sdp if lay.fsdp >= 2 else 1, sdp if lay.fsdp >= 3 else 1)
         opt = one.optimizer_bytes * share / mp / odp
         host = opt if lay.optimizer_offload else 0.0
         w = one.weights_bytes * share / mp / wdp
@@ -1216,6 +1217,10 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
         v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
         lines[i] = re.sub(r"(?<![\w.-])(" + re.escape(setting.native) + r")=\S+", lambda m: m.group(1) + "=" + v,
                           lines[i], count=1)
+    elif setting.kind == "toml":           # torchtitan's job TOML: `key = value` (core/runners/torchtitan.py)
+        v = _toml_value(setting, new_value)
+        lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*=\s*)([^#\n]*?)(\s*(#.*)?)$",
+                          lambda m: m.group(1) + v + m.group(3), lines[i].rstrip("\n")) + "\n"
     elif setting.kind == "yaml":
         v = _yaml_value(not new_value if setting.invert and isinstance(new_value, bool) else new_value)
         lines[i] = re.sub(r"^(\s*" + re.escape(setting.native) + r"\s*:\s*)([^#\n]*?)(\s*(#.*)?)$",
@@ -1228,6 +1233,16 @@ def _set_in_text(text: str, setting, new_value, style: str) -> str:
         lines[i] = re.sub(r"(--" + flag + r")(=|\s+)(\S+)",
                           lambda m: m.group(1) + m.group(2) + v, lines[i], count=1)
     return "".join(lines)
+
+
+def _toml_value(setting, new_value) -> str:
+    """A value as torchtitan's TOML writes it; [activation_checkpoint] mode for the checkpointing switch."""
+    if setting.native == "mode" and isinstance(new_value, bool):
+        return '"none"' if new_value != setting.invert else '"full"'
+    if isinstance(new_value, bool):
+        return "true" if new_value else "false"
+    return str(new_value) if isinstance(new_value, (int, float)) or str(new_value).lstrip("-").isdigit() \
+        else json.dumps(str(new_value))
 
 
 def _py_value(v) -> str:
@@ -1367,8 +1382,13 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
         s = job.settings.get(key)
         if job.formats.get(s.file if s is not None else target_file) == "notebook":
             continue                   # a notebook's cells are not rewritten: the change is listed, not applied
-        if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override"):
+        if s is not None and s.file in new and s.line and s.kind in ("yaml", "flag", "override", "toml"):
             new[s.file] = _set_in_text(new[s.file], s, value, job.script_flags.get("style", ""))
+        elif str(job.entry).startswith("torchtitan"):
+            # torchtitan takes no other flag: the change said in its own terms (gradient accumulation is
+            # [training] global_batch_size = local_batch_size x data-parallel ranks x steps)
+            manual.append(f"[training] global_batch_size = local_batch_size x data-parallel ranks x {value}"
+                          if key == "gradient_accumulation_steps" else f"{key}={_py_value(value)}")
         elif target_file and target_file in new and job.formats.get(target_file) == "python":
             manual.append(f"{key}={_py_value(value)}")  # a program takes no shell flags: said, never written
         elif target_file and target_file in new and _yaml_without_home(job.formats.get(target_file)):
@@ -1391,6 +1411,8 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
     out = {"files": changed, "diff": diff, "changes": {k: (list(v) if isinstance(v, tuple) else v)
                                                         for k, v in keys.items()},
            "added": added, "refs": refs}
+    if manual and str(job.entry).startswith("torchtitan"):
+        out["manual_where"] = "the torchtitan job TOML"
     return out | ({"manual": manual} if manual else {})
 
 
@@ -2000,7 +2022,8 @@ def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
     from rocm_tune.core.files import write_all_atomic
 
     if fix.get("manual"):
-        where = ("its TrainingArguments(...) by hand (a program takes no shell flags)" if "=" in fix["manual"][0]
+        where = (f"{fix['manual_where']} by hand" if fix.get("manual_where") else
+                 "its TrainingArguments(...) by hand (a program takes no shell flags)" if "=" in fix["manual"][0]
                  else "the config by hand")
         raise UserError(f"--fix: the fix needs {', '.join(fix['manual'])} added to {where}; nothing was written")
     targets = [os.path.join(out_dir, n) for n in fix["files"]]

@@ -127,9 +127,17 @@ def detect(text: str, path: str = "config") -> str:
     words = text.split()
     if any(w.startswith("--") for w in words) or any(
             k in text for k in ("llamafactory-cli", "torchrun", "deepspeed", "accelerate", "swift ", "python")) or \
-            any(megatron.amd_launcher(w) for w in words):
+            any(megatron.amd_launcher(w) for w in words) or \
+            any(os.path.basename(w) in torchtitan_launchers() for w in words):
         return "script"
     return "unknown"
+
+
+def torchtitan_launchers() -> tuple[str, ...]:
+    """torchtitan's launch scripts (./run_train.sh, run_llama_train.sh): a file that runs one is a launch script."""
+    from rocm_tune.profiles.torchtitan_configs import LAUNCH_SCRIPTS
+
+    return LAUNCH_SCRIPTS
 
 
 def _python_file(text: str, path: str) -> bool:
@@ -151,6 +159,22 @@ def _python_file(text: str, path: str) -> bool:
 TRL_CLI = ("sft", "dpo", "grpo", "kto", "rloo", "reward", "orpo", "gkd", "xpo", "nash_md", "online_dpo", "prm")
 
 
+def _torchtitan_entry(argv: list[str]) -> tuple[int, str, str] | None:
+    """torchtitan's trainer: `train.py` / `-m torchtitan.train` followed by `--job.config_file X.toml`, or its
+    launcher `./run_train.sh` (`run_llama_train.sh`), which runs that with $CONFIG_FILE and $NGPU."""
+    from rocm_tune.profiles import torchtitan_configs as T
+
+    for i, w in enumerate(argv):
+        base = os.path.basename(w)
+        if base in T.LAUNCH_SCRIPTS:
+            return i, "megatron", f"torchtitan ({base})"
+        later = [a.split("=", 1)[0] for a in argv[i + 1:]]
+        if (w.endswith(".py") or (w in T.TRAIN_MODULES and i > 0 and argv[i - 1] in ("-m", "--module"))) and \
+                any(a in T.CONFIG_FLAGS for a in later):
+            return i, "megatron", f"torchtitan ({base})"
+    return None
+
+
 def _entry(argv: list[str]) -> tuple[int, str, str] | None:
     """(index, runner, entry description) of the training program inside a command."""
     rl = rl_programs.entry(argv)
@@ -159,6 +183,9 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
     lit = litgpt.entry(argv)
     if lit is not None:        # LitGPT fine-tuning (core/formats/litgpt.py): read with LitGPT's own defaults
         return lit[0], "hf", f"litgpt finetune {lit[1]}"
+    titan = _torchtitan_entry(argv)
+    if titan is not None:      # torchtitan: its TOML (--job.config_file) with the CLI's --section.key overrides
+        return titan
     for i, w in enumerate(argv):
         base = os.path.basename(w)
         if i > 0 and os.path.basename(argv[i - 1]) in ("bash", "sh", "source", ".") and megatron.amd_launcher(w):
@@ -396,6 +423,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     if entry.startswith(megatron.AMD_ENTRY):
         _read_amd_launcher(job, entry.split()[-1], env, prog, file, cmd.line)
         return
+    if entry.startswith("torchtitan ("):
+        _read_titan_command(job, entry, env, prog, file, cmd.line)
+        return
     if entry == NANOCHAT_ENTRY:       # no program file: its flags over base_train's defaults (core/runners/gpt_programs)
         st, notes = gpt_programs.nanochat_settings(shell.flag_values(prog), file)
         job.settings = {**job.settings, **st}
@@ -424,6 +454,101 @@ def _read_nanogpt_config(job: Job, text: str, p: str, texts: dict[str, str]) -> 
         job.runner, job.entry, job.entry_file, job.entry_line = "hf", f"python train.py {base}", p, 1
         job.script_flags["style"] = "python"
     job.gpus = job.gpus or Setting("gpus", 1, p, 1, "python train.py", "assumed")
+
+
+def _read_titan_command(job: Job, entry: str, env: dict, prog: list, file: str, line: int) -> None:
+    """torchtitan's command: `--job.config_file X.toml` and the `--section.key value` overrides after it (torchtitan
+    ConfigManager: the command line wins over the TOML; a bare `--section.flag` is true, `--section.no-flag` /
+    `--no-section.flag` false). run_train.sh takes the TOML from $CONFIG_FILE, the GPUs from $NGPU (8 unset) and
+    passes its own arguments on as overrides. Read once every file is (_apply_torchtitan)."""
+    from rocm_tune.profiles import torchtitan_configs as T
+
+    words = [(t.text.strip("'\""), t.line) for t in prog]
+    ref: tuple[str, int] | None = None
+    overrides: list[tuple[str, object, int]] = []
+    i = 0
+    while i < len(words):
+        w, wl = words[i]
+        nxt = words[i + 1][0] if i + 1 < len(words) else None
+        i += 1
+        if not w.startswith("--") or "." not in w.split("=", 1)[0]:
+            continue
+        key, eq, value = w[2:].partition("=")
+        if not eq and (nxt is None or nxt.startswith("--")):
+            neg = key.startswith("no-") or ".no-" in key or ".no_" in key
+            key = key.removeprefix("no-").replace(".no-", ".").replace(".no_", ".") if neg else key
+            overrides.append((key, not neg, wl))
+            continue
+        if not eq:
+            value, i = str(nxt), i + 1
+        if "--" + key in T.CONFIG_FLAGS:
+            ref = (value, wl)
+        else:
+            overrides.append((key, scalar_value(value), wl))
+    launcher = os.path.basename(entry[len("torchtitan ("):-1]) in T.LAUNCH_SCRIPTS
+    if launcher:
+        cfg = env.get("CONFIG_FILE") or str(T.LAUNCH_DEFAULTS["CONFIG_FILE"])
+        ref = ref or (cfg, line)
+        ngpu = as_int(env.get("NGPU", T.LAUNCH_DEFAULTS["NGPU"]))
+        if ngpu and job.gpus is None:
+            job.gpus = Setting("gpus", ngpu, file, line, "NGPU", "env" if "NGPU" in env else "default")
+        job.launcher = "torchrun"
+    job.script_flags["style"] = "megatron"
+    job.script_flags["torchtitan"] = {"ref": ref, "overrides": overrides, "file": file}
+    if job.gpus is None:
+        job.gpus = Setting("gpus", 1, file, line, "torchrun --nproc_per_node", "assumed")
+
+
+def _apply_torchtitan(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
+    """The torchtitan TOML a torchtitan command names (given beside it), or the TOML given alone, with the
+    command's overrides: read as the layout it runs (core/runners/torchtitan.py)."""
+    cmd = job.script_flags.get("torchtitan")
+    if cmd is None:                    # a TOML alone, or beside another trainer's command (whose settings win)
+        for p in cfgs[:1]:
+            _read_own_trainer(job, "torchtitan-toml", texts[p], p)
+        return
+    chosen = cfgs[0] if cfgs else None
+    if cmd is not None and cmd["ref"] is not None:
+        hit, how = resolve_ref(str(cmd["ref"][0]), Path(cmd["file"] or ".").parent, texts)
+        if hit in cfgs:
+            chosen = hit
+            if how:
+                job.notes.append(how)
+        elif hit is None and chosen:
+            job.notes.append(f"--job.config_file {cmd['ref'][0]}: not given; the TOML given ({chosen}) read in its "
+                             f"place")
+    text = texts[chosen] if chosen else ""
+    data = dict(torchtitan.load_toml(text) or {}) if chosen else {}
+    if not chosen and cmd is not None:
+        # the TOML is not here: torchtitan's own config of that name, else torchtitan's defaults (said)
+        data = _shipped_titan_config(job, str(cmd["ref"][0]) if cmd["ref"] else "")
+    over = cmd["overrides"] if cmd is not None else []
+    data = torchtitan.apply_overrides(data, [(k, v) for k, v, _l in over])
+    st, notes = torchtitan.read(data, text, chosen or (cmd["file"] if cmd else ""), "torchtitan")
+    for key, setting in list(st.items()):       # a fix edits the override, not the TOML
+        for k, _v, line in over:
+            if setting.native and k.split(".")[-1].replace("-", "_") == setting.native:
+                st[key] = Setting(key, setting.value, cmd["file"], line, k, "flag", setting.invert)
+    if over:
+        notes.append("the command's overrides read over the TOML: " + ", ".join(f"--{k} {v}" for k, v, _l in over))
+    job.settings = {**job.settings, **st}
+    job.notes += notes
+
+
+def _shipped_titan_config(job: Job, ref: str) -> dict:
+    """The TOML a torchtitan command names when it is not given: torchtitan's own train_configs file of that place
+    in the repository (profiles/torchtitan_configs.py SHIPPED_CONFIGS), said; else {} (with a note asking for it)."""
+    from rocm_tune.profiles import torchtitan_configs as T
+
+    path = ref.replace("\\", "/")
+    key = path.split("torchtitan/models/", 1)[1] if "torchtitan/models/" in path else ""
+    if key in T.SHIPPED_CONFIGS:
+        job.notes.append(f"--job.config_file {ref}: not given; torchtitan's own {key} read ({T.SHIPPED_SOURCE}{key}); "
+                         f"give the file if it was edited")
+        return {k: dict(v) for k, v in T.SHIPPED_CONFIGS[key].items()}
+    job.notes.append(f"--job.config_file {ref or '(none)'}: not given; torchtitan's defaults read (JobConfig); give "
+                     f"the TOML to read the model and the layout")
+    return {}
 
 
 def _read_amd_launcher(job: Job, base: str, env: dict, prog: list, file: str, line: int) -> None:
@@ -1217,6 +1342,8 @@ def read_texts(texts: dict[str, str]) -> Job:
                                                                                 "primus", "recipe"))
     _apply_litgpt_config(job, texts)
     _apply_swift_config(job, texts)
+    if found["torchtitan"] or "torchtitan" in job.script_flags:
+        _apply_torchtitan(job, texts, found["torchtitan"])
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
         jax = next((q for q, t in texts.items() if JAX_PROGRAM.search(t)), None)
         if jax is not None:
@@ -1306,14 +1433,15 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
     into the job at once; the configs that need the others first, by kind: {"lf": [(path, data)], "axolotl",
     "torchtune", "primus", "recipe": [path]}."""
     found: dict[str, list] = {"lf": [], "axolotl": [], "torchtune": [], "primus": [], "recipe": [], "textgen": [],
-                              "glm": []}
+                              "glm": [], "torchtitan": []}
     # bash arrays of every script given (slime/Megatron scripts `source models/<model>.sh` for MODEL_ARGS=(...))
     arrays: dict = {}
     for p, text in texts.items():
         if detect(text, p) == "script" and "=(" in text:
             arrays.update(shell.parse_script(text, p).arrays)
     later = {"torchtune-yaml": "torchtune", "primus-yaml": "primus", "axolotl-yaml": "axolotl", "hf-yaml": "recipe",
-             "glm-finetune-yaml": "glm"}     # GLM's demo YAML: read under the command that passes it
+             "glm-finetune-yaml": "glm", "torchtitan-toml": "torchtitan"}   # GLM's demo YAML, torchtitan's TOML:
+    # read under the command that passes it
     for p, text in texts.items():
         fmt = detect(text, p)
         job.formats[p] = fmt
@@ -1323,7 +1451,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             fmt = "python"
         if fmt in later:
             found[later[fmt]].append(p)
-        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "torchtitan-toml", "primus-torchtitan-yaml"):
+        elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "primus-torchtitan-yaml"):
             _read_own_trainer(job, fmt, text, p)
         elif fmt == "litgpt-yaml":
             pass                       # read under the command given beside it (_apply_litgpt_config)

@@ -47,6 +47,12 @@ class Layout:
     ep: int = 1                  # expert parallel: the routed experts' weights split over this many GPUs
     optimizer_offload: bool = False   # --optimizer_cpu_offload: the optimizer state in host RAM
     fsdp: int = 0                # data-parallel sharding (FSDP_SHARD): 1 optimizer, 2 + gradients, 3 + weights
+    replicate: int = 1           # HSDP (torchtitan data_parallel_replicate_degree): the shards span dp / replicate
+    shard_cp: bool = False       # the FSDP mesh spans the context-parallel ranks too (torchtitan's dp_shard_cp)
+
+    def shard_dp(self, dp: int) -> int:
+        """The ranks one FSDP shard group spans out of `dp` data-parallel ranks."""
+        return max(1, dp // max(1, self.replicate)) * (self.cp if self.shard_cp else 1)
 
     @property
     def model_parallel(self) -> int:
@@ -58,7 +64,9 @@ class Layout:
         parts = [f"TP {self.tp}", f"PP {self.pp}", f"CP {self.cp}"] + (["sequence parallel"] if self.sp else []) + \
             (["distributed optimizer"] if self.distributed_optimizer else []) + \
             ([f"EP {self.ep}"] if self.ep > 1 else []) + (["optimizer in host RAM"] if self.optimizer_offload else []) + \
-            ([f"FSDP ({FSDP_WHAT[self.fsdp]} sharded over data parallel)"] if self.fsdp else [])
+            ([f"FSDP ({FSDP_WHAT[self.fsdp]} sharded over data parallel"
+              + (f", {self.replicate} replicas (HSDP)" if self.replicate > 1 else "")
+              + (" and context parallel" if self.shard_cp and self.cp > 1 else "") + ")"] if self.fsdp else [])
         return "Megatron " + ", ".join(parts)
 
 
@@ -253,7 +261,9 @@ def layout(settings: dict, world: int) -> Layout | None:
     if tp == pp == cp == ep == 1 and not sp and not g.get("__distopt__") and not g.get("__optoff__") and not fsdp:
         return None
     return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep,
-                  optimizer_offload=bool(g.get("__optoff__")), fsdp=fsdp)
+                  optimizer_offload=bool(g.get("__optoff__")), fsdp=fsdp,
+                  replicate=(as_int(g.get("__dp_replicate__")) or 1) if fsdp else 1,
+                  shard_cp=bool(g.get("__fsdp_cp__")) and bool(fsdp))
 
 
 # AMD Primus (AMD-AGI/Primus, docs/02-user-guide): an experiment YAML whose `modules.<pre|post>_trainer` names the
