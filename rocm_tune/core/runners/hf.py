@@ -1310,7 +1310,7 @@ def read_pretrain_main(entry: str, flags: dict[str, tuple[str, int]], out: dict[
     if "model_config" not in f or sum(k in f for k in PRETRAIN_MAIN_FLAGS) < 2:
         return
     line = f["model_config"][1]
-    put = [("model_name_or_path", f["model_config"][0]), ("finetuning_type", "full"),
+    put: list[tuple[str, object]] = [("model_name_or_path", f["model_config"][0]), ("finetuning_type", "full"),
            ("cutoff_len", f.get("max_length", ("256", line))[0])]
     dtype = str(f.get("dtype", ("bfloat16", line))[0]).lower()
     if dtype in ("bfloat16", "bf16", "float16", "fp16"):
