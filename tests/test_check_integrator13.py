@@ -239,3 +239,14 @@ def test_ms_swift_1x_example_entry_points_are_ms_swift(offline, tmp_path, capsys
     u = d["understood"]
     assert u["method"] == "full" and u["precision"] == "bf16" and u["attn"] == "fa2" and u["cutoff_len"] == 8192
     assert "device_map" in json.dumps(d["execution"]) or any("device_map" in n for n in d["notes"])
+
+
+@pytest.mark.parametrize("data,cutoff", [("Alpaca", 1304), ("litgpt.data.Alpaca", 1304), ("JSON", 4096)])
+def test_litgpt_data_alpaca_is_counted_at_its_longest_example(offline, tmp_path, capsys, data, cutoff):
+    # Lightning-AI/litgpt tutorials/resource-tables.md: Alpaca's longest training example is 1304 Llama 2 tokens, and
+    # finetune/lora.py sets model.max_seq_length = min(longest sample, train.max_seq_length)
+    sh = (f"litgpt finetune_lora checkpoints/meta-llama/Llama-2-13b-hf --data {data} --precision bf16-true "
+          "--quantize bnb.nf4 --train.global_batch_size 128 --train.micro_batch_size 1\n")
+    d = _check_files(capsys, tmp_path, {"finetune_lora.sh": sh}, gpu="a100-40gb", gpus="1")
+    assert d["understood"]["cutoff_len"] == cutoff
+    assert d["understood"]["method"] == "qlora" and d["understood"]["quant_bits"] == 4

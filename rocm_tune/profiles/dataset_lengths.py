@@ -20,6 +20,12 @@ DATASETS: dict[str, tuple[int, str, str]] = {
     "tatsu-lab/alpaca": (1305, "LLaMA-1 tokenizer, Alpaca prompt", "tloen/alpaca-lora lengths.ipynb "
                          "(https://github.com/tloen/alpaca-lora/blob/main/lengths.ipynb): the longest of the 52k "
                          "samples is 1305 tokens"),
+    # LitGPT's `--data Alpaca` (litgpt/data/alpaca.py: the cleaned 52k Alpaca, alpaca_data_cleaned_archive.json of
+    # gururise/AlpacaDataCleaned, in LitGPT's Alpaca prompt): its resource tables state the longest training example
+    # per tokenizer
+    "litgpt/alpaca": (1304, "Llama 2 tokenizer, LitGPT's Alpaca prompt", "Lightning-AI/litgpt "
+                      "tutorials/resource-tables.md: 'the number of tokens in the longest training example ... "
+                      "Llama 2: 1304 tokens' (phi-1.5 1044, StableLM Alpha 1034, Falcon 1079)"),
     # ms-swift's identity set (one-line questions and short answers, {{NAME}}/{{AUTHOR}} filled in by --model_name /
     # --model_author): the 134 rows of swift/llm/data/self_cognition.jsonl, in the repository until it moved to the
     # hub as swift/self-cognition (modelscope/ms-swift e34917465, June 2024); measured like LF_FILES below

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 import os
 import re
 
-from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int
+from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
 
 SRC = "Lightning-AI/litgpt:litgpt/finetune/{m}.py (setup"
 METHODS = ("lora", "full", "adapter", "adapter_v2")
@@ -121,7 +121,9 @@ def read(method: str, values: Mapping[str, tuple[object, int | None]], file: str
     if pline is None:
         notes.append("precision not set: get_default_supported_precision(training=True) -> bf16-mixed on a GPU with "
                      "bf16 (Lightning-AI/litgpt:litgpt/utils.py)")
-    if prec.endswith("-true") and not bits:
+    # with bnb quantization lora.py turns "-true" into BitsandbytesPrecision(mode, dtype): the other weights (the
+    # adapters, norms, embeddings) in that dtype all the same (litgpt/finetune/lora.py setup)
+    if prec.endswith("-true"):
         put("load_dtype", "bf16" if prec.startswith("bf16") else "fp16" if prec.startswith("16") else "fp32",
             "precision", pline)
     elif prec.endswith("-mixed"):
@@ -135,6 +137,9 @@ def read(method: str, values: Mapping[str, tuple[object, int | None]], file: str
     seq, sl = get("train.max_seq_length", "override_max_seq_length", "max_seq_length")
     if as_int(seq):
         put("cutoff_len", as_int(seq), "train.max_seq_length", sl)
+    data, dal = get("data", "data.class_path")
+    if data is not None and isinstance(data, str):     # `--data Alpaca`, `litgpt.data.Alpaca`: its longest sample
+        out.update(named_data([f"litgpt/{data.rsplit('.', 1)[-1].lower()}"], file, dal, "data", "flag"))
     dev, dl = get("devices")
     ndev = as_int(dev)
     if ndev is not None and ndev > 1:
