@@ -250,3 +250,24 @@ def test_litgpt_data_alpaca_is_counted_at_its_longest_example(offline, tmp_path,
     d = _check_files(capsys, tmp_path, {"finetune_lora.sh": sh}, gpu="a100-40gb", gpus="1")
     assert d["understood"]["cutoff_len"] == cutoff
     assert d["understood"]["method"] == "qlora" and d["understood"]["quant_bits"] == 4
+
+
+def test_a_notebook_whose_install_cell_is_an_if_block_is_read(offline, tmp_path, capsys):
+    # unslothai/notebooks: the first cell installs only outside Colab; its `!pip` lines are the `if`'s whole body
+    cells = [
+        '%%capture\nimport os\nif "COLAB_" not in "".join(os.environ.keys()):\n    !pip install unsloth\nelse:\n'
+        '    !pip install --no-deps bitsandbytes accelerate xformers peft trl \\\n        triton cut_cross_entropy\n',
+        'from unsloth import FastLanguageModel\nimport torch\nmax_seq_length = 2048\n'
+        'model, tokenizer = FastLanguageModel.from_pretrained(model_name = "unsloth/Phi-4", '
+        'max_seq_length = max_seq_length, load_in_4bit = True)\n',
+        'model = FastLanguageModel.get_peft_model(model, r = 16, target_modules = ["q_proj", "k_proj", "v_proj", '
+        '"o_proj", "gate_proj", "up_proj", "down_proj"], lora_alpha = 16, use_gradient_checkpointing = "unsloth")\n',
+        'from trl import SFTTrainer, SFTConfig\ntrainer = SFTTrainer(model = model, tokenizer = tokenizer, '
+        'train_dataset = dataset, args = SFTConfig(per_device_train_batch_size = 2, gradient_accumulation_steps = 4, '
+        'max_steps = 30, output_dir = "outputs"))\n',
+    ]
+    nb = {"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": []} for c in cells],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 0}
+    d = _check_files(capsys, tmp_path, {"Phi_4.ipynb": json.dumps(nb)}, gpu="t4", gpus="1")
+    assert d["verdict"] in ("fits", "oom")
+    assert d["understood"]["method"] == "qlora" and d["understood"]["micro_batch"] == 2

@@ -283,9 +283,25 @@ def notebook_code(text: str) -> str | None:
             continue
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else str(src)
-        out += [("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in src.splitlines()]
+        out += _without_shell_lines(src.splitlines())
         out.append("")
     return "\n".join(out)
+
+
+def _without_shell_lines(lines: list[str]) -> list[str]:
+    """A cell's lines with IPython's shell (`!pip ...`) and magic (`%cd`, `%%capture`) lines made `pass` at their own
+    indentation (an `if "COLAB_" not in ...:` whose body is `!pip install unsloth` stays a valid block), with the
+    lines a trailing backslash continues."""
+    out: list[str] = []
+    going = False
+    for ln in lines:
+        if going or ln.lstrip().startswith(("!", "%")):
+            indent = ln[:len(ln) - len(ln.lstrip())]
+            out.append(("# " + ln) if going else f"{indent}pass  # {ln.lstrip()}")
+            going = ln.rstrip().endswith("\\")
+        else:
+            out.append(ln)
+    return out
 
 
 def _notebook_names(text: str) -> dict:
