@@ -271,3 +271,17 @@ def test_a_notebook_whose_install_cell_is_an_if_block_is_read(offline, tmp_path,
     d = _check_files(capsys, tmp_path, {"Phi_4.ipynb": json.dumps(nb)}, gpu="t4", gpus="1")
     assert d["verdict"] in ("fits", "oom")
     assert d["understood"]["method"] == "qlora" and d["understood"]["micro_batch"] == 2
+
+
+@pytest.mark.parametrize("dtype_line,kw", [("dtype = None\n", "dtype = dtype, "), ("", "")])
+def test_unsloth_dtype_none_is_its_auto_bfloat16(offline, tmp_path, capsys, dtype_line, kw):
+    # unsloth/models/loader.py: dtype=None is auto detection (bfloat16 where the GPU has it), also passed as a variable
+    prog = ("from unsloth import FastLanguageModel\nfrom trl import SFTTrainer, SFTConfig\n" + dtype_line
+            + "model, tokenizer = FastLanguageModel.from_pretrained(model_name = \"unsloth/Qwen3-14B\", "
+            + kw + "max_seq_length = 2048, load_in_4bit = True)\n"
+            "model = FastLanguageModel.get_peft_model(model, r = 32, lora_alpha = 32)\n"
+            "trainer = SFTTrainer(model = model, tokenizer = tokenizer, train_dataset = ds, "
+            "args = SFTConfig(per_device_train_batch_size = 2, gradient_accumulation_steps = 4, output_dir = 'o'))\n")
+    d = _check_files(capsys, tmp_path, {"train.py": prog}, gpu="a100-40gb", gpus="1")
+    assert "frozen weights bf16" in json.dumps(d["execution"]) or any(
+        "loads the weights in bfloat16" in n for n in d["notes"])

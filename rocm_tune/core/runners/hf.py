@@ -600,6 +600,8 @@ def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list
         if isinstance(first, str) and ("/" in first or "\\" in first):     # a hub id or a path (Windows too)
             put("model_name_or_path", first, "from_pretrained", c.lineno)
             dtype = kws.get("torch_dtype") or kws.get("dtype")
+            if dtype is not None and dtype[0] is None:      # `dtype = None` (Unsloth's notebooks): as not given
+                dtype = None
             if dtype is None and owner.startswith("Fast"):
                 # Unsloth's FastLanguageModel / FastVisionModel / FastModel.from_pretrained(dtype=None): bfloat16
                 # where the GPU has it (unslothai/unsloth unsloth/models/loader.py, llama.py)
