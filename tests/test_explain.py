@@ -24,6 +24,9 @@ GIB = 2**30
 
 # (expected code, the line as posted, where it was posted)
 REAL_LINES = [
+    # integrator, session 13: Transformer Engine's run-time compile (rtc.cpp)
+    ("library-rtc-compile-failed", "RuntimeError: /home/user/pip-req-build-n0h8f0x1/transformer_engine/common/util/"
+     "rtc.cpp:200 in function compile: NVRTC Error: NVRTC_ERROR_COMPILATION", "NVIDIA/TransformerEngine#1018"),
     # integrator, session 13: xformers' CUTLASS kernel guard (kernel_forward.h)
     ("xformers-kernel-arch-mismatch", "FATAL: this function is for sm80, but was built for sm750",
      "Linaqruf/kohya-trainer#85, TheLastBen/fast-stable-diffusion (xformers kernel_forward.h)"),

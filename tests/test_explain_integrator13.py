@@ -123,3 +123,20 @@ def test_xformers_kernel_built_for_another_arch_is_the_wheel(tmp_path):
     exp = diagnose([str(p)])
     assert exp.answer == "version_check"
     assert exp.diagnoses[exp.root].code == "xformers-kernel-arch-mismatch"
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: /opt/te/transformer_engine/common/util/rtc.cpp:200 in function compile: NVRTC Error: "
+    "NVRTC_ERROR_COMPILATION",
+    "RuntimeError: /src/TransformerEngine/transformer_engine/common/util/rtc.cpp:188 in function compile: HIPRTC "
+    "Error: HIPRTC_ERROR_COMPILATION",
+])
+def test_a_librarys_runtime_kernel_compile_is_the_jit_build(tmp_path, line):
+    p = tmp_path / "train.log"
+    p.write_text('/usr/local/cuda/include/cuda_fp8.hpp(72): error: identifier "__nv_fp8_e4m3" is undefined\n'
+                 '12 errors detected in the compilation of "transformer_engine/common/transpose/rtc/cast_transpose.cu".'
+                 "\nTraceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n"
+                 "    loss.backward()\n" + line + "\n")
+    exp = diagnose([str(p)])
+    assert exp.answer == "deepspeed_build_jit"
+    assert exp.diagnoses[exp.root].code == "library-rtc-compile-failed"

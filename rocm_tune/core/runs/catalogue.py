@@ -164,6 +164,27 @@ _FAILING_WORDS = (r"error|fail|fatal|abort|exception|out of memory|\boom\b|kille
 # they win over the broader signatures below (Ray's OutOfMemoryError is host RAM, not the GPU's `OutOfMemoryError`;
 # MIOpen's own runtime-compile failure is ROCm's DNN library, not torch.compile's HIPRTC).
 _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
+    # integrator (session 13): a library compiling its own kernels at run time (Transformer Engine's rtc.cpp
+    # `NVRTC Error: NVRTC_ERROR_COMPILATION` / its ROCm fork's hipRTC, nvrtc's `N errors detected in the compilation
+    # of "x.cu"`): FAMILIES.md's deepspeed_build_jit ("DeepSpeed's or another library's JIT/op build") - before
+    # torch.compile's HIPRTC reading, which is the user's compile switch
+    _sig("library-rtc-compile-failed", "deepspeed_build_jit", "error", "root",
+         "a library's run-time kernel compilation failed (NVRTC / hipRTC)",
+         "a library that compiles its kernels when first used (Transformer Engine, apex, some fused ops) handed the "
+         "kernel source to NVRTC/hipRTC and the compile failed: its headers do not match the installed CUDA/ROCm "
+         "toolkit (CUDA_HOME/ROCM_PATH another release than the library's build), or the GPU arch is not one it "
+         "supports",
+         "make the toolkit the library was built against the one it finds (CUDA_HOME / ROCM_PATH, the cuda-nvrtc / "
+         "hiprtc of that release), reinstall the library for the installed torch+CUDA/ROCm, or turn the feature "
+         "off (Transformer Engine: its fused kernels / fp8)",
+         "the first compile errors above the NVRTC/hipRTC line name the header or symbol; `nvcc --version` / "
+         "`hipconfig --version` against the library's build",
+         (r"(?:NVRTC|HIPRTC) Error: (?:NVRTC|HIPRTC)_ERROR_\w+",
+          r"\d+ errors? detected in the compilation of \"[^\"\n]*\brtc\b[^\"\n]*\.cu\"",
+          r"rtc\.cpp:\d+ in function compile: (?:NVRTC|HIPRTC)"),
+         ("NVRTC Error", "HIPRTC Error", "errors detected in the compilation", "in function compile"),
+         sources=("NVIDIA/TransformerEngine transformer_engine/common/util/rtc.cpp (NVTE_ERROR(\"NVRTC Error: \", ...))",
+                  "NVIDIA/TransformerEngine#1018")),
     _sig("ray-oom-killed", "host_ram_oom", "error", "root", "Ray's memory monitor killed a worker: the node's "
          "host RAM crossed Ray's threshold",
          "the node's host RAM use went over Ray's memory-usage threshold (default 0.95) and the raylet killed the "
