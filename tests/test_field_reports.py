@@ -56,7 +56,9 @@ def test_report_000_qwen25_lora_on_two_mi50():
     # DDP + LoRA + checkpointing handled; env only where it does something
     # (the DDP reducer's error: warned under plain DDP only, never under ZeRO -- issue 25 item 9)
     if rec["gradient_checkpointing"]:
-        assert rec["use_reentrant"] is False
+        # non-reentrant for DDP's reducer; reentrant under LoRA + ZeRO-3, where non-reentrant recomputation raises
+        # CheckpointError (DeepSpeed#8148)
+        assert rec["use_reentrant"] is (rec["zero_stage"] == 3)
         assert ("ddp-lora-gc-reentrant" in codes(d)) == (rec["zero_stage"] == 0)
     assert rec["ddp_find_unused_parameters"] is False
     env = rec["env"]

@@ -16,10 +16,10 @@ TINY = {
     "gpt2": ({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 64, "n_layer": 3, "n_head": 4,
               "n_positions": 128, "vocab_size": 300, "bos_token_id": 0, "eos_token_id": 0},
              lambda c: transformers.GPT2LMHeadModel(transformers.GPT2Config(**c))),
-    "opt": ({"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 64, "ffn_dim": 160,
-             "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 64, "vocab_size": 300,
-             "word_embed_proj_dim": 64, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 0},
-            lambda c: transformers.OPTForCausalLM(transformers.OPTConfig(**c))),
+    # (OPT was the second example until core counted it itself: session 13's opt family)
+    "bloom": ({"model_type": "bloom", "architectures": ["BloomForCausalLM"], "hidden_size": 64, "n_layer": 2,
+               "n_head": 4, "vocab_size": 300, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 3},
+              lambda c: transformers.BloomForCausalLM(transformers.BloomConfig(**c))),
 }
 
 
@@ -79,11 +79,11 @@ def test_exact_count_breaks_down_like_the_real_model():
 def test_without_a_counter_the_fallback_is_said(no_counter):
     from rocm_tune.train import meta_count
 
-    cfg, _ = TINY["opt"]
+    cfg, _ = TINY["bloom"]
     spec = model_mod.model_from_config(cfg)
     assert any("generic Llama-style decoder (no exact counter installed" in w for w in spec.warnings)
     model_mod.set_exact_counter(meta_count.count)
-    assert model_mod.model_from_config(cfg).params.total == _real_total("opt")
+    assert model_mod.model_from_config(cfg).params.total == _real_total("bloom")
     # a type transformers does not know / remote code: the reason is said and the fallback counts
     spec = model_mod.model_from_config({**cfg, "model_type": "no_such_arch_xyz"})
     assert any("does not know model_type 'no_such_arch_xyz'" in w for w in spec.warnings)
