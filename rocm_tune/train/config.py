@@ -340,21 +340,22 @@ def zero_stage_of(deepspeed: str | None) -> int | None:
     """The ZeRO stage a DeepSpeed JSON file names (None: no file, unreadable, or no stage)."""
     if not deepspeed or not os.path.isfile(deepspeed):
         return None
-    import json
+    from rocm_tune.core.files import load_json, read_text
+    from rocm_tune.core.runners import deepspeed as ds
+
     try:
-        with open(deepspeed, encoding="utf-8") as f:
-            stage = (json.load(f).get("zero_optimization") or {}).get("stage")
-        return int(stage) if stage is not None else None
-    except (OSError, ValueError, TypeError, AttributeError):
+        data = load_json(read_text(deepspeed, "DeepSpeed config"), deepspeed, "DeepSpeed config")
+    except (OSError, ValueError, UserError):
         return None
+    return ds.read(data, "", deepspeed).stage if isinstance(data, dict) else None
 
 
 def reentrant_needed(cfg: TrainerConfig) -> bool:
     """LoRA + DeepSpeed ZeRO-3 + gradient checkpointing must recompute reentrantly: non-reentrant recomputation
     finds the layer's parameters partitioned again (shape [0]) and torch raises CheckpointError
     (deepspeedai/DeepSpeed#8148; TRL forces the same for PEFT + ZeRO-3, trl#2514)."""
-    return bool(cfg.gradient_checkpointing and not cfg.use_reentrant_gc and cfg.finetuning_type == "lora"
-                and zero_stage_of(cfg.deepspeed) == 3)
+    return bool(cfg.gradient_checkpointing and not cfg.use_reentrant_gc
+                and V.use_reentrant_for(cfg.finetuning_type == "lora", zero_stage_of(cfg.deepspeed) or 0))
 
 
 def config_dict_from_plan(plan: dict, *, dataset: str | None = None, output_dir: str = "output") -> dict:

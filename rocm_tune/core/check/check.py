@@ -1059,7 +1059,7 @@ def _checkpointing_findings(job: formats.Job, cfg: TrainConfig) -> list[Finding]
                               "only once'", '--gradient_checkpointing_kwargs \'{"use_reentrant": false}\''))
     asked = _non_reentrant(job)
     # TRL's trainers force reentrant themselves for PEFT + ZeRO-3 (trl#2514): only the others fail
-    if asked and cfg.zero_stage == 3 and cfg.is_lora and cfg.gradient_checkpointing and job.runner != "trl":
+    if asked and cfg.gradient_checkpointing and V.use_reentrant_for(cfg.is_lora, cfg.zero_stage) and job.runner != "trl":
         key, fix = asked
         out.append(Finding.of("zero3-lora-gc-nonreentrant", *_where(job, key),
                               "LoRA + DeepSpeed ZeRO-3 + non-reentrant gradient checkpointing: the backward's "

@@ -283,25 +283,9 @@ def notebook_code(text: str) -> str | None:
             continue
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else str(src)
-        out += _without_shell_lines(src.splitlines())
+        out += hf_args.without_shell_lines(src.splitlines())
         out.append("")
     return "\n".join(out)
-
-
-def _without_shell_lines(lines: list[str]) -> list[str]:
-    """A cell's lines with IPython's shell (`!pip ...`) and magic (`%cd`, `%%capture`) lines made `pass` at their own
-    indentation (an `if "COLAB_" not in ...:` whose body is `!pip install unsloth` stays a valid block), with the
-    lines a trailing backslash continues."""
-    out: list[str] = []
-    going = False
-    for ln in lines:
-        if going or ln.lstrip().startswith(("!", "%")):
-            indent = ln[:len(ln) - len(ln.lstrip())]
-            out.append(("# " + ln) if going else f"{indent}pass  # {ln.lstrip()}")
-            going = ln.rstrip().endswith("\\")
-        else:
-            out.append(ln)
-    return out
 
 
 def _notebook_names(text: str) -> dict:
@@ -367,7 +351,7 @@ def _launch_settings(job: Job, cmd: shell.Command, launch_flags: dict[str, tuple
     if "config_file" in launch_flags:
         job.settings["accelerate_config"] = Setting("accelerate_config", launch_flags["config_file"][0], file,
                                                     launch_flags["config_file"][1], "config_file", "flag")
-    if job.launcher == "accelerate" and accelerate.read_cli(launch_flags, file) is not None:
+    if job.launcher == "accelerate" and accelerate.states_config(launch_flags):
         # applied over the config file once it is read (_apply_accelerate): the command line wins
         job.settings["__accelerate_cli__"] = Setting("__accelerate_cli__", launch_flags, file, cmd.line,
                                                      "accelerate launch", "flag")

@@ -52,11 +52,16 @@ CLI_KEYS = ("use_fsdp", "use_deepspeed", "multi_gpu", "mixed_precision", "num_pr
             "deepspeed_config_file", *CLI_FSDP_KEYS)
 
 
+def states_config(flags: dict[str, tuple[str, int]]) -> bool:
+    """Whether `accelerate launch`'s own flags state any of its config's settings."""
+    return any(k.replace("-", "_") in CLI_KEYS for k in flags)
+
+
 def read_cli(flags: dict[str, tuple[str, int]], file: str, base: dict | None = None) -> dict | None:
     """The accelerate config that `accelerate launch`'s own flags state, over `base` (the config file's); None when
     they state nothing."""
     f = {k.replace("-", "_"): v for k, v in flags.items()}
-    if not any(k in f for k in CLI_KEYS):
+    if not states_config(flags):
         return None
     out = dict(base) if base else {"file": file, "lines": {}, "distributed_type": "", "num_processes": None,
                                    "num_machines": None, "mixed_precision": None, "fsdp": False, "zero_stage": None,
@@ -71,7 +76,7 @@ def read_cli(flags: dict[str, tuple[str, int]], file: str, base: dict | None = N
     if "mixed_precision" in f:
         out["mixed_precision"] = f["mixed_precision"][0]
     fsdp_given = {k: f[k][0] for k in CLI_FSDP_KEYS if k in f}
-    if "use_fsdp" in f and as_bool(f["use_fsdp"][0]) is not False or fsdp_given and "use_deepspeed" not in f:
+    if ("use_fsdp" in f and as_bool(f["use_fsdp"][0]) is not False) or (fsdp_given and "use_deepspeed" not in f):
         out["distributed_type"], out["fsdp"] = "FSDP", True
         out["fsdp_config"] = {**(out.get("fsdp_config") or {}), **fsdp_given}
     if "use_deepspeed" in f or "zero_stage" in f or "deepspeed_config_file" in f:

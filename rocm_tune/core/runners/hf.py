@@ -450,6 +450,22 @@ def python_program(text: str) -> str | None:
     return None
 
 
+def without_shell_lines(lines: list[str]) -> list[str]:
+    """A cell's lines with IPython's shell (`!pip ...`) and magic (`%cd`, `%%capture`) lines made `pass` at their own
+    indentation (an `if "COLAB_" not in ...:` whose body is `!pip install unsloth` stays a valid block), with the
+    lines a trailing backslash continues."""
+    out: list[str] = []
+    going = False
+    for ln in lines:
+        if going or ln.lstrip().startswith(("!", "%")):
+            indent = ln[:len(ln) - len(ln.lstrip())]
+            out.append(("# " + ln) if going else f"{indent}pass  # {ln.lstrip()}")
+            going = ln.rstrip().endswith("\\")
+        else:
+            out.append(ln)
+    return out
+
+
 def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | None:
     """Settings from a Python training program's literal call arguments, or None when it has no
     TrainingArguments-like call (or does not parse)."""
@@ -468,8 +484,8 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
 
     tree = parse(text)
     if tree is None:
-        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python (commented out)
-        text = "\n".join(("# " + ln) if ln.lstrip().startswith(("!", "%")) else ln for ln in text.splitlines())
+        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python
+        text = "\n".join(without_shell_lines(text.splitlines()))
         tree = parse(text)
         if tree is None:
             return None
@@ -1274,9 +1290,12 @@ def output_named_flags(text: str) -> set[str]:
     """The flags (underscored, no dashes) a program's argparse help describes as naming its output."""
     import ast
 
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.files import parse_python
+
+    try:   # files.parse_python's limits (nesting, NUL bytes): a program it refuses names no flag
+        tree = parse_python(text, "program", "Python program")
+    except UserError:
         return set()
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -1312,22 +1331,25 @@ def read_pretrain_main(entry: str, flags: dict[str, tuple[str, int]], out: dict[
     if "model_config" not in f or sum(k in f for k in PRETRAIN_MAIN_FLAGS) < 2:
         return
     line = f["model_config"][1]
+    given = {"model_name_or_path", "cutoff_len" if "max_length" in f else "", "optim" if "optimizer" in f else "",
+             "disable_gradient_checkpointing" if "activation_checkpointing" in f else ""}
     put: list[tuple[str, object]] = [("model_name_or_path", f["model_config"][0]), ("finetuning_type", "full"),
-           ("cutoff_len", f.get("max_length", ("256", line))[0])]
+                                     ("cutoff_len", f.get("max_length", ("256", line))[0])]
     dtype = str(f.get("dtype", ("bfloat16", line))[0]).lower()
     if dtype in ("bfloat16", "bf16", "float16", "fp16"):
         half = "bf16" if dtype.startswith("b") else "fp16"
         put += [(half, True), ("load_dtype", half)]      # the weights themselves in 16-bit
     else:
         put.append(("load_dtype", "fp32"))
+    if "dtype" in f:
+        given |= {"bf16", "fp16", "load_dtype"}
     opt = str(f.get("optimizer", ("adam", line))[0]).lower()
     put.append(("optim", PRETRAIN_MAIN_OPTIM.get(opt, "adamw_torch")))
     put.append(("disable_gradient_checkpointing", not ("activation_checkpointing" in f
                                                        and as_bool(f["activation_checkpointing"][0]) is not False)))
-    said = []
+    said = [k for k, _v in put if k not in out]
     for k, v in put:
-        if k not in out or k == "model_name_or_path" and out[k].native in ("model_config",):
-            out[k] = Setting(k, v, file, line, "torchrun_main.py", "flag")
-            said.append(k)
+        if k not in out:
+            out[k] = Setting(k, v, file, line, "torchrun_main.py", "flag" if k in given else "default")
     notes.append(f"{PRETRAIN_MAIN_SOURCE}: {', '.join(said)} from its flags and defaults (a model built from "
                  f"--model_config, --dtype {dtype} weights stepped in place)")
