@@ -1010,6 +1010,8 @@ def _diagnoses_of(by_code: dict[str, list[Hit]], config: ConfigInfo | None) -> l
     diags: list[Diagnosis] = []
     for code, hits in by_code.items():
         sig = cat.BY_CODE[code]
+        # one hit per line: two of a code's patterns matching the same line are one piece of evidence
+        hits = list({(h.file_index, h.offset): h for h in reversed(hits)}.values())[::-1]
         hits.sort(key=functools.cmp_to_key(_earlier))
         first = hits[0]
         nums = _line_numbers(code, first.context.replace("\n", " ") if code == "deepspeed-batch-mismatch"
