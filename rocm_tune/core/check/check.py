@@ -167,6 +167,19 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
     return _build_config(job, model, gpus, nodes, {**runner_defaults(job.runner), **job.defaults})
 
 
+def _megatron_attention(job: formats.Job, cfg: TrainConfig, gpu, assumptions: list[str]) -> TrainConfig:
+    """Megatron on a card FlashAttention has no kernels for (V100, T4, MI50): Transformer Engine disables both its
+    FlashAttention and its cuDNN fused attention below compute capability 8.0 (transformer_engine/pytorch/attention/
+    dot_product_attention/utils.py get_attention_backend) and runs UnfusedDotProductAttention; the local
+    implementation has only FlashAttention as its fused path. Either keeps the b x a x s x s scores: eager."""
+    if job.runner != "megatron" or gpu is None or getattr(gpu, "fa2", None) or cfg.attn in ("eager", "sdpa") and \
+            job.settings.get("flash_attn") is not None:
+        return cfg
+    assumptions.append(f"attention: Megatron on {gpu.id}, which FlashAttention and Transformer Engine's fused "
+                       f"attention have no kernels for: the unfused attention keeps the scores (counted as eager)")
+    return replace(cfg, attn="eager")
+
+
 def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> TrainConfig:
     """A checkpoint stored quantized (AWQ/GPTQ/bnb/FP8, from its config.json or its name) trained with LoRA
     holds its linears at that width: estimated as QLoRA of those bits, said. FP8 on a card without FP8 is
@@ -1577,6 +1590,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     findings += f2
     assumptions += a2
     cfg = _quantized_base(model, cfg, job.notes, gpu)
+    cfg = _megatron_attention(job, cfg, gpu, assumptions)
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
     eval_batch = None

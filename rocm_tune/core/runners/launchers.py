@@ -209,6 +209,44 @@ def _space_after_backslash(line: str) -> bool:
     return t != t.rstrip() and t.rstrip().endswith("\\") and not line.lstrip().startswith("#")
 
 
+def _quote_after(line: str, quote: str | None) -> str | None:
+    """The quote still open at the end of `line` (bash: a quoted string runs over newlines), given the one open at
+    its start: `'` ends only at `'`; inside `"` a backslash escapes; outside quotes `#` starting a word comments out
+    the rest and a backslash escapes the next character."""
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if quote == "'":
+            if ch == "'":
+                quote = None
+        elif quote == '"':
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = None
+        elif ch == "\\":
+            i += 1
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            break
+        i += 1
+    return quote
+
+
+QUOTED_LINES_MAX = 200     # a quote left open longer than this is a stray one (an excerpt), not a string
+
+
+def _closes_within(lines: list[str], i: int, quote: str) -> bool:
+    """The quote open after line i closes within QUOTED_LINES_MAX lines."""
+    q: str | None = quote
+    for j in range(i + 1, min(len(lines), i + 1 + QUOTED_LINES_MAX)):
+        q = _quote_after(lines[j], q)
+        if q is None:
+            return True
+    return False
+
+
 def _logical_lines(lines: list[str]):
     """Yield (start_line, [(line_no, text)], dropped[(line_no, text)], (cut kind, cut line) | None) per command.
 
@@ -222,7 +260,17 @@ def _logical_lines(lines: list[str]):
         dropped: list[tuple[int, str]] = []
         cut = None
         cur = lines[i]
-        while i + 1 < n and (_continues(cur) or _space_after_backslash(cur)):
+        quote = _quote_after(cur, None)
+        if quote is not None and not _closes_within(lines, i, quote):
+            quote = None
+        while i + 1 < n and (quote is not None or _continues(cur) or _space_after_backslash(cur)):
+            if quote is not None:
+                # a quoted string runs over the newline (GPT_ARGS="<newline> --num-layers 36 \\<newline> ... ")
+                i += 1
+                cur = lines[i]
+                quote = _quote_after(cur, quote)
+                parts.append((i + 1, cur))
+                continue
             if _space_after_backslash(cur):
                 cut = ("space", i + 1)
                 j = i
@@ -248,6 +296,9 @@ def _logical_lines(lines: list[str]):
                 i = j
                 break
             parts.append((i + 1, cur))
+            quote = _quote_after(cur, None)
+            if quote is not None and not _closes_within(lines, i, quote):
+                quote = None
         yield start + 1, parts, dropped, cut
         i += 1
 

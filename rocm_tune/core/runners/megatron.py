@@ -233,6 +233,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
     for native in ("transformer_impl", "normalization"):      # the layer kernels' saved tensors (check.py)
         if native in f:
             put(native, str(f[native][0]), native, f[native][1])
+    _read_attention(f, put, notes)
     if "no_bias_swiglu_fusion" in f and as_bool(f["no_bias_swiglu_fusion"][0]) is not False:
         put("no_bias_swiglu_fusion", True, "no_bias_swiglu_fusion", f["no_bias_swiglu_fusion"][1])
     for native in ("lora_rank", "lora_alpha"):
@@ -460,6 +461,25 @@ def read_amd_launcher(base: str, env: dict[str, str], args: list[tuple[str, int]
     put("use-distributed-optimizer", "true")
     return flags, [f"{base}: AMD's Megatron-LM launcher for DeepSeek-V2-Lite, its variables read as it reads "
                    f"them ({src}); it sets HIP_VISIBLE_DEVICES=0-7 (8 GPUs)"], 8
+
+
+def _read_attention(f: dict[str, tuple[str, int]], put, notes: list[str]) -> None:
+    """Megatron's attention kernel: `--use-flash-attn` (the local implementation's FlashAttention) or
+    `--attention-backend flash|fused` -> FlashAttention; `--transformer-impl local` without it -> the local
+    CoreAttention, which materialises the b x a x s x s scores and their softmax (megatron/core/transformer/
+    dot_product_attention.py with FusedScaleMaskSoftmax), counted as eager attention."""
+    backend = str((f.get("attention_backend") or ("", 0))[0]).strip("'\"").lower().replace("attnbackend.", "")
+    if "use_flash_attn" in f and as_bool(f["use_flash_attn"][0]) is not False or backend in ("flash", "fused"):
+        key = "use_flash_attn" if "use_flash_attn" in f else "attention_backend"
+        put("flash_attn", "fa2", key, f[key][1])
+    elif backend == "sdpa":        # torchtitan's plain-torch blocks (runners/torchtitan.py): PyTorch's SDPA
+        put("flash_attn", "sdpa", "attention_backend", f["attention_backend"][1])
+    elif backend == "unfused" or not backend and \
+            str((f.get("transformer_impl") or ("", 0))[0]).strip("'\"").lower() == "local":
+        key = "attention_backend" if backend == "unfused" else "transformer_impl"
+        put("flash_attn", "eager", key, f[key][1])
+        notes.append(f"--{key.replace('_', '-')} {f[key][0]} without --use-flash-attn: Megatron's unfused core "
+                     f"attention keeps the attention scores and their softmax (counted as eager attention)")
 
 
 def _tokenizer_vocab(f: dict[str, tuple[str, int]]) -> tuple[int, str] | None:

@@ -151,6 +151,7 @@ def _flags(data: dict, kind: str, file: str, line) -> tuple[dict[str, tuple[str,
     # `w2(F.silu(w1(x)) * w3(x))`): no Transformer Engine norm nor fused SwiGLU kernel keeps less
     flags["transformer_impl"] = ("local", 0)
     flags["no_bias_swiglu_fusion"] = ("true", 0)
+    flags["attention_backend"] = ("sdpa", 0)   # its Attention calls F.scaled_dot_product_attention (model.py)
     return flags, notes
 
 
