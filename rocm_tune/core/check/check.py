@@ -27,6 +27,8 @@ from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spe
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
 from rocm_tune.core.runners.config import build_config as _build_config
 from rocm_tune.core.runners.config import where as _where
+from rocm_tune.core import runners
+from rocm_tune.core.hardware import rules as hw_rules
 
 # the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
 FRAGMENTATION = _memory._FRAGMENTATION
@@ -414,6 +416,25 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
                                                   "the image's patches are materialised" if scores else ""))
     return replace(cfg, image_tokens=tokens, vision_trainable=trainable, vision_input_grads=input_grads,
                    cutoff_len=cutoff, vision_scores=scores), [line]
+
+
+def _sdpa_math(model, cfg: TrainConfig, gpu) -> tuple[TrainConfig, str | None]:
+    """SDPA on a card that has no flash / mem-efficient kernel for the dtype the attention runs in falls back to
+    PyTorch's math kernel, which materialises the scores and the softmax as eager attention does
+    (core/hardware/rules.sdpa_backend): counted as eager, with the line that says why."""
+    if gpu is None or cfg.attn != "sdpa":
+        return cfg, None
+    reg = runners.regime(model, cfg)
+    dtype = reg.autocast or reg.compute_dtype
+    if hw_rules.sdpa_backend(gpu, dtype) != "math":
+        return cfg, None
+    kernels = [k for k, on in (("flash", gpu.sdpa_flash), ("mem-efficient", gpu.sdpa_mem_efficient)) if on]
+    why = (f"its {' and '.join(kernels)} kernel{'s take' if len(kernels) > 1 else ' takes'} no {dtype}" if kernels
+           else "no flash or mem-efficient kernel for its architecture")
+    return replace(cfg, attn="eager"), (
+        f"SDPA attention in {dtype} on {gpu.id} ({gpu.arch}: {why}) runs PyTorch's math kernel, which keeps the "
+        f"[heads, seq, seq] scores and softmax of every layer as eager attention does: counted as eager "
+        f"(pytorch sdp_utils.cpp)")
 
 
 def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:
@@ -1579,6 +1600,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     cfg = _quantized_base(model, cfg, job.notes, gpu)
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
+    cfg, sdpa_note = _sdpa_math(model, cfg, gpu)
     eval_batch = None
     if _eval_on(job, getattr(model, "vision", None)):
         eval_batch = eval_batch_default(job, cfg, {**runner_defaults(runner), **job.defaults})
@@ -1587,6 +1609,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
 
     lf_note = cli_release_note(job, cfg.gpus)
     est_notes += [lf_note] if lf_note else []
+    est_notes += [sdpa_note] if sdpa_note else []
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.memory.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
 
