@@ -422,8 +422,8 @@ def _sdpa_math(model, cfg: TrainConfig, gpu) -> tuple[TrainConfig, str | None]:
     """SDPA on a card that has no flash / mem-efficient kernel for the dtype the attention runs in falls back to
     PyTorch's math kernel, which materialises the scores and the softmax as eager attention does
     (core/hardware/rules.sdpa_backend): counted as eager, with the line that says why."""
-    if gpu is None or cfg.attn != "sdpa":
-        return cfg, None
+    if gpu is None or cfg.attn != "sdpa" or getattr(gpu, "sdpa_flash", None) is None:
+        return cfg, None      # no card, or one given by its memory only (--vram-gib): its kernels are not known
     reg = runners.regime(model, cfg)
     dtype = reg.autocast or reg.compute_dtype
     if hw_rules.sdpa_backend(gpu, dtype) != "math":

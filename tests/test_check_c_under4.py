@@ -1,0 +1,100 @@
+"""`check` counts the attention PyTorch really runs (helper c-under4, issue 26): SDPA dispatches to its flash or
+mem-efficient kernel only for the dtypes those kernels take (pytorch aten/src/ATen/native/transformers/cuda/
+sdp_utils.cpp: flash {fp16, bf16}; mem-efficient {fp16, fp32, bf16} from sm80 on, {fp16, fp32} below sm80, all three
+under AOTriton on ROCm) and only on the architectures that have them; anything else is the math kernel, which keeps the
+[heads, seq, seq] scores and softmax of every layer as eager attention does. The configs below are written from
+LLaMA-Factory's documented keys (not corpus cases); every figure is the real estimator's."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocm_tune.core.check import check as C
+from rocm_tune.core.hardware import rules
+from rocm_tune.profiles.gpu_profiles import get_gpu_profile as load_profile
+
+GiB = 2**30
+
+LF_YAML = """### model
+model_name_or_path: Qwen/Qwen2.5-0.5B
+### method
+stage: sft
+do_train: true
+finetuning_type: full
+disable_gradient_checkpointing: true
+### dataset
+dataset: my_sft_data
+template: qwen
+cutoff_len: {cutoff}
+### train
+per_device_train_batch_size: {bs}
+gradient_accumulation_steps: 8
+learning_rate: 1.0e-5
+{precision}: true
+"""
+
+
+def _check(tmp_path, precision: str, gpu: str | None = None, vram: float | None = None, cutoff: int = 4096,
+           bs: int = 1):
+    p = tmp_path / f"qwen_{precision}_{gpu or vram}.yaml"
+    p.write_text(LF_YAML.format(precision=precision, cutoff=cutoff, bs=bs))
+    return C.check([str(p)], gpu_id=gpu, vram_gib=vram, gpus=1)
+
+
+@pytest.mark.parametrize("gpu,dtype,backend", [
+    ("t4", "bf16", "math"),             # sm_75: mem-efficient takes fp16/fp32 only, no flash
+    ("t4", "fp16", "mem_efficient"),
+    ("t4", "fp32", "mem_efficient"),
+    ("v100-32gb", "bf16", "math"),      # sm_70
+    ("a100-80gb", "bf16", "flash"),
+    ("a100-80gb", "fp32", "mem_efficient"),   # no fp32 flash kernel
+    ("mi300x", "fp32", "mem_efficient"),      # AOTriton's mem-efficient takes fp32
+    ("mi300x", "bf16", "flash"),
+    ("mi50-32gb", "fp16", "math"),      # gfx906: no AOTriton kernels at all
+    ("rx6900xt", "fp32", "math"),       # gfx1030
+])
+def test_sdpa_backend_by_dtype_and_arch(gpu, dtype, backend):
+    assert rules.sdpa_backend(load_profile(gpu), dtype) == backend
+
+
+def test_memory_attn_without_dtype_is_unchanged_for_the_planner():
+    # no dtype: any kernel the architecture has (the planner's reading)
+    assert rules.memory_attn(load_profile("t4"), "sdpa") == "sdpa"
+    assert rules.memory_attn(load_profile("mi50-32gb"), "sdpa") == "eager"
+    assert rules.memory_attn(load_profile("t4"), "sdpa", "bf16") == "eager"
+    assert rules.memory_attn(load_profile("t4"), "fa2", "bf16") == "fa2"
+
+
+def test_bf16_sdpa_below_sm80_counts_the_math_kernels_scores(tmp_path):
+    bf16 = _check(tmp_path, "bf16", gpu="v100-32gb")
+    fp16 = _check(tmp_path, "fp16", gpu="v100-32gb")
+    note = [n for n in bf16.est_notes if n.startswith("SDPA attention in bf16 on v100-32gb")]
+    assert note and "math kernel" in note[0] and "counted as eager" in note[0]
+    assert not [n for n in fp16.est_notes if n.startswith("SDPA attention")]
+    # Qwen2.5-0.5B: 14 heads, 24 layers; 4096 tokens without checkpointing: every layer keeps its fp32 softmax and
+    # its 16-bit copy, 14 heads x 4096 x 6 B per token = 0.33 MiB per token per layer, ~31 GiB in all
+    heads, layers, seq, tokens = 14, 24, 4096, 4096
+    scores = heads * seq * 6 * tokens * layers
+    grown = bf16.memory["step"]["peak_allocated_bytes"] - fp16.memory["step"]["peak_allocated_bytes"]
+    assert grown > 0.9 * scores
+    assert bf16.verdict == "oom" and fp16.verdict == "fits"
+
+
+def test_a_card_with_the_kernel_is_not_changed(tmp_path):
+    a100 = _check(tmp_path, "bf16", gpu="a100-80gb", cutoff=2048)
+    assert not [n for n in a100.est_notes if n.startswith("SDPA attention")]
+    assert a100.cfg.attn == "sdpa"
+
+
+def test_a_card_given_by_its_memory_only_keeps_sdpa(tmp_path):
+    # --vram-gib: the architecture is not known, nor its kernels: SDPA stays as assumed
+    rep = _check(tmp_path, "bf16", vram=32.0, cutoff=2048)
+    assert rep.cfg.attn == "sdpa"
+    assert not [n for n in rep.est_notes if n.startswith("SDPA attention")]
+
+
+def test_an_arch_without_aotriton_kernels_runs_math_in_any_dtype(tmp_path):
+    rep = _check(tmp_path, "fp16", gpu="mi50-32gb", cutoff=1024)
+    note = [n for n in rep.est_notes if n.startswith("SDPA attention in fp16 on mi50-32gb")]
+    assert note and "no flash or mem-efficient kernel for its architecture" in note[0]
+    assert rep.cfg.attn == "eager"
