@@ -1679,6 +1679,29 @@ def _execution(job, model, cfg, findings: list) -> dict:
     return exe
 
 
+# a TRL trainer built with the LoRA config: SFTTrainer(..., peft_config=peft_config) (the call's parentheses may nest)
+_TRL_PEFT_CONFIG = re.compile(r"\b(?:SFT|DPO|KTO|ORPO|CPO|BCO)Trainer\s*\((?:[^()]|\([^()]*\))*?\bpeft_config\s*=",
+                              re.S)
+
+
+def _kbit_upcast(job, load: str | None) -> str | None:
+    """The dtype the unquantised weights end in after PEFT's prepare_model_for_kbit_training, which casts every
+    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py). A TRL trainer handed the LoRA config (peft_config=)
+    with a 4-bit model under bf16 casts the embeddings and lm_head back to bf16 (trl trainer/utils.py
+    peft_module_casting_to_bf16, called by SFTTrainer, DPOTrainer, KTO/ORPO/CPO/BCO when args.bf16 and the model
+    is_loaded_in_4bit): that case keeps the load dtype."""
+    s = job.settings.get("kbit_fp32")
+    if s is None or not as_bool(s.value):
+        return load
+    texts = (getattr(job, "files", None) or {}).values()
+    trl_casts_back = any(_TRL_PEFT_CONFIG.search(t or "") for t in texts)
+    if trl_casts_back and as_bool(job.get("bf16")) and str(job.get("quantization_bit")) == "4":
+        return load
+    job.notes.append(f"line {s.line}: PEFT's prepare_model_for_kbit_training casts every weight bitsandbytes left "
+                     f"unquantised (embeddings, lm_head, norms) to fp32: the hidden states flow in fp32")
+    return "float32"
+
+
 def _with_clip_tower(job, model):
     """A LLaVA-style script's --vision_tower (a CLIP ViT beside the language model it names) as the model's tower."""
     from rocm_tune.core.model import vision as model_vision
@@ -1716,6 +1739,7 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
     # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
     # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
     load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
+    load = _kbit_upcast(job, load)
     if model is not None and load and getattr(model, "torch_dtype", None) != load:
         model = replace(model, torch_dtype=load)
     model = _with_clip_tower(job, model)
