@@ -98,3 +98,99 @@ def test_an_arch_without_aotriton_kernels_runs_math_in_any_dtype(tmp_path):
     note = [n for n in rep.est_notes if n.startswith("SDPA attention in fp16 on mi50-32gb")]
     assert note and "no flash or mem-efficient kernel for its architecture" in note[0]
     assert rep.cfg.attn == "eager"
+
+
+# PEFT's prepare_model_for_kbit_training (peft src/peft/utils/other.py, v0.4.0 on): "cast all non INT8 parameters to
+# fp32". A program written from PEFT's QLoRA recipe (not a corpus case): 8-bit Llama-2-7B, LoRA on q/v, fp32 training.
+KBIT_PY = """import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainingArguments
+from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+
+model = AutoModelForCausalLM.from_pretrained(
+    "meta-llama/Llama-2-7b-hf",
+    quantization_config=BitsAndBytesConfig(load_in_{bits}bit=True),
+    torch_dtype=torch.float16,
+    device_map={{"": 0}},
+)
+{prepare}model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"],
+                                         task_type="CAUSAL_LM"))
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=8, gradient_checkpointing=True{bf16})
+trainer = Trainer(model=model, args=args, train_dataset=None)
+trainer.train()
+"""
+
+TRL_PY = """import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+from peft import LoraConfig, prepare_model_for_kbit_training
+from trl import SFTConfig, SFTTrainer
+
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype=torch.bfloat16,
+                                             quantization_config=BitsAndBytesConfig(load_in_4bit=True))
+model = prepare_model_for_kbit_training(model)
+peft_config = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+args = SFTConfig(output_dir="out", per_device_train_batch_size=4, max_seq_length=1024, bf16=True)
+trainer = SFTTrainer(
+    model=model,
+    args=args,
+    train_dataset=None,
+    peft_config=peft_config,
+)
+trainer.train()
+"""
+
+
+def _kbit(tmp_path, prepare: bool, bits: int = 8, bf16: bool = False, name: str = "train.py"):
+    p = tmp_path / name
+    p.write_text(KBIT_PY.format(bits=bits, prepare="model = prepare_model_for_kbit_training(model)\n" if prepare
+                                else "", bf16=", bf16=True" if bf16 else ""))
+    return C.check([str(p)], gpu_id="rtx3090", gpus=1)
+
+
+def test_kbit_preparation_upcasts_the_unquantised_weights_and_hidden_states(tmp_path):
+    plain = _kbit(tmp_path, prepare=False, name="plain.py")
+    prepared = _kbit(tmp_path, prepare=True, name="prepared.py")
+    assert plain.model.torch_dtype == "float16" and prepared.model.torch_dtype == "float32"
+    assert any("prepare_model_for_kbit_training casts every weight" in n for n in prepared.job.notes)
+    # Llama-2-7B's unquantised weights: embed_tokens + lm_head (2 x 32000 x 4096) + norms, 2 -> 4 bytes each
+    unquantised = 2 * 32000 * 4096 + (2 * 32 + 1) * 4096
+    load_growth = prepared.memory["load"]["peak_allocated_bytes"] - plain.memory["load"]["peak_allocated_bytes"]
+    assert abs(load_growth - 2 * unquantised) < 0.05 * 2 * unquantised
+    # fp32 hidden states: the step grows by more than the weights alone
+    step_growth = prepared.memory["step"]["peak_allocated_bytes"] - plain.memory["step"]["peak_allocated_bytes"]
+    assert step_growth > load_growth + 1 * GiB
+
+
+def test_kbit_preparation_under_autocast_keeps_16bit_compute(tmp_path):
+    rep = _kbit(tmp_path, prepare=True, bf16=True, name="bf16.py")
+    assert rep.model.torch_dtype == "float32"
+    assert rep.cfg.precision == "bf16"
+
+
+def test_trl_trainer_with_peft_config_casts_4bit_embeddings_back_when_pinned(tmp_path):
+    # trl trainer/utils.py peft_module_casting_to_bf16: SFTTrainer(peft_config=...) with bf16 and a 4-bit model, in the
+    # TRL releases that still call it (SFTTrainer before v0.22.0)
+    p = tmp_path / "sft.py"
+    p.write_text(TRL_PY)
+    req = tmp_path / "requirements.txt"
+    req.write_text("trl==0.13.0\npeft==0.14.0\n")
+    rep = C.check([str(p), str(req)], gpu_id="rtx3090", gpus=1)
+    assert rep.model.torch_dtype == "bfloat16"
+    assert not any("prepare_model_for_kbit_training casts" in n for n in rep.job.notes)
+    # TRL 0.22 on no longer casts back; without a pin the newest TRL is assumed
+    req.write_text("trl==0.22.0\n")
+    assert C.check([str(p), str(req)], gpu_id="rtx3090", gpus=1).model.torch_dtype == "float32"
+    assert C.check([str(p)], gpu_id="rtx3090", gpus=1).model.torch_dtype == "float32"
+    # without peft_config (the program applies the LoRA itself) TRL casts nothing back in any release
+    p2 = tmp_path / "sft_own_peft.py"
+    p2.write_text(TRL_PY.replace("    peft_config=peft_config,\n", ""))
+    req.write_text("trl==0.13.0\n")
+    assert C.check([str(p2), str(req)], gpu_id="rtx3090", gpus=1).model.torch_dtype == "float32"
+
+
+def test_the_old_int8_name_says_no_release_and_changes_nothing(tmp_path):
+    # prepare_model_for_int8_training cast nothing before peft 0.3.0 (layer norms named "layer_norm" only)
+    p = tmp_path / "int8.py"
+    p.write_text(KBIT_PY.format(bits=8, prepare="model = prepare_model_for_int8_training(model)\n", bf16="")
+                 .replace("prepare_model_for_kbit_training", "prepare_model_for_int8_training"))
+    rep = C.check([str(p)], gpu_id="rtx3090", gpus=1)
+    assert rep.model.torch_dtype == "float16"

@@ -1680,22 +1680,29 @@ def _execution(job, model, cfg, findings: list) -> dict:
 
 
 # a TRL trainer built with the LoRA config: SFTTrainer(..., peft_config=peft_config) (the call's parentheses may nest)
-_TRL_PEFT_CONFIG = re.compile(r"\b(?:SFT|DPO|KTO|ORPO|CPO|BCO)Trainer\s*\((?:[^()]|\([^()]*\))*?\bpeft_config\s*=",
-                              re.S)
+_TRL_PEFT_CONFIG = re.compile(r"\b(SFT|DPO|KTO|ORPO|CPO|BCO)Trainer\s*\((?:[^()]|\([^()]*\))*?\bpeft_config\s*=", re.S)
+# the TRL releases whose trainers, handed peft_config, a 4-bit model and bf16, cast the embeddings and lm_head back to
+# bf16 (trl trainer/utils.py peft_module_casting_to_bf16): SFTTrainer before v0.22.0, the preference trainers before
+# v1.0.0 (the call is gone from sft_trainer.py at v0.22.0, from dpo_trainer.py at v1.0.0)
+_TRL_CASTS_BACK_BEFORE = {"SFT": (0, 22)}
+_TRL_CASTS_BACK_BEFORE_PREFERENCE = (1, 0)
 
 
 def _kbit_upcast(job, load: str | None) -> str | None:
     """The dtype the unquantised weights end in after PEFT's prepare_model_for_kbit_training, which casts every
-    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py). A TRL trainer handed the LoRA config (peft_config=)
-    with a 4-bit model under bf16 casts the embeddings and lm_head back to bf16 (trl trainer/utils.py
-    peft_module_casting_to_bf16, called by SFTTrainer, DPOTrainer, KTO/ORPO/CPO/BCO when args.bf16 and the model
-    is_loaded_in_4bit): that case keeps the load dtype."""
+    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py). A pinned TRL release that casts the embeddings and
+    lm_head back to bf16 for a 4-bit model under bf16 when its trainer gets peft_config (_TRL_CASTS_BACK_BEFORE) keeps
+    the load dtype; without a pin the newest TRL, which casts nothing back, is assumed."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+
     s = job.settings.get("kbit_fp32")
     if s is None or not as_bool(s.value):
         return load
-    texts = (getattr(job, "files", None) or {}).values()
-    trl_casts_back = any(_TRL_PEFT_CONFIG.search(t or "") for t in texts)
-    if trl_casts_back and as_bool(job.get("bf16")) and str(job.get("quantization_bit")) == "4":
+    files = getattr(job, "files", None) or {}
+    trainer = next((m.group(1) for t in files.values() for m in [_TRL_PEFT_CONFIG.search(t or "")] if m), None)
+    trl = pinned_release(files)
+    if trainer and trl is not None and as_bool(job.get("bf16")) and str(job.get("quantization_bit")) == "4" \
+            and trl < _TRL_CASTS_BACK_BEFORE.get(trainer, _TRL_CASTS_BACK_BEFORE_PREFERENCE):
         return load
     job.notes.append(f"line {s.line}: PEFT's prepare_model_for_kbit_training casts every weight bitsandbytes left "
                      f"unquantised (embeddings, lm_head, norms) to fp32: the hidden states flow in fp32")
