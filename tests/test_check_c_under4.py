@@ -194,3 +194,17 @@ def test_the_old_int8_name_says_no_release_and_changes_nothing(tmp_path):
                  .replace("prepare_model_for_kbit_training", "prepare_model_for_int8_training"))
     rep = C.check([str(p)], gpu_id="rtx3090", gpus=1)
     assert rep.model.torch_dtype == "float16"
+
+
+def test_deepspeed_in_16bit_casts_the_upcast_back(tmp_path):
+    # deepspeed runtime/engine.py _configure_distributed_model: self.module.half() under "fp16": {"enabled": true}
+    p = tmp_path / "ds.py"
+    p.write_text(KBIT_PY.format(bits=4, prepare="model = prepare_model_for_kbit_training(model)\n",
+                                bf16=', fp16=True, deepspeed="ds_z2.json"'))
+    ds = tmp_path / "ds_z2.json"
+    ds.write_text('{"fp16": {"enabled": "auto"}, "zero_optimization": {"stage": 2}, '
+                  '"train_micro_batch_size_per_gpu": "auto"}')
+    rep = C.check([str(p), str(ds)], gpu_id="rtx3090", gpus=1)
+    assert rep.cfg.zero_stage == 2 and rep.job.get("kbit_fp32")
+    assert rep.model.torch_dtype == "float16"
+    assert not any("prepare_model_for_kbit_training casts" in n for n in rep.job.notes)

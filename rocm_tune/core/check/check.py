@@ -1690,13 +1690,19 @@ _TRL_CASTS_BACK_BEFORE_PREFERENCE = (1, 0)
 
 def _kbit_upcast(job, load: str | None) -> str | None:
     """The dtype the unquantised weights end in after PEFT's prepare_model_for_kbit_training, which casts every
-    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py). A pinned TRL release that casts the embeddings and
+    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py), unless DeepSpeed in 16 bit casts them back. A pinned
+    TRL release that casts the embeddings and
     lm_head back to bf16 for a 4-bit model under bf16 when its trainer gets peft_config (_TRL_CASTS_BACK_BEFORE) keeps
     the load dtype; without a pin the newest TRL, which casts nothing back, is assumed."""
     from rocm_tune.core.runners.preference_logits import pinned_release
 
     s = job.settings.get("kbit_fp32")
     if s is None or not as_bool(s.value):
+        return load
+    deepspeed = job.ds is not None or bool(getattr(job, "ds_from_accelerate", False))
+    if deepspeed and (as_bool(job.get("bf16")) or as_bool(job.get("fp16"))):
+        # DeepSpeed's engine casts the whole module to its 16-bit dtype (runtime/engine.py
+        # _configure_distributed_model: self.module.half() / .bfloat16()), undoing the upcast
         return load
     files = getattr(job, "files", None) or {}
     trainer = next((m.group(1) for t in files.values() for m in [_TRL_PEFT_CONFIG.search(t or "")] if m), None)
