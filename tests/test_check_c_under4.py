@@ -208,3 +208,22 @@ def test_deepspeed_in_16bit_casts_the_upcast_back(tmp_path):
     assert rep.cfg.zero_stage == 2 and rep.job.get("kbit_fp32")
     assert rep.model.torch_dtype == "float16"
     assert not any("prepare_model_for_kbit_training casts" in n for n in rep.job.notes)
+
+
+def test_a_pinned_trl_trainer_prepares_a_quantised_model_itself(tmp_path):
+    # trl 0.8-0.21 SFTTrainer: `if is_loaded_in_8bit or is_loaded_in_4bit: prepare_model_for_kbit_training(...)`
+    # when given peft_config; an 8-bit model under fp16 is not cast back
+    code = (TRL_PY.replace("model = prepare_model_for_kbit_training(model)\n", "")
+            .replace("load_in_4bit=True", "load_in_8bit=True").replace("bf16=True", "fp16=True"))
+    p = tmp_path / "sft8.py"
+    p.write_text(code)
+    req = tmp_path / "requirements.txt"
+    req.write_text("trl==0.13.0\n")
+    rep = C.check([str(p), str(req)], gpu_id="rtx3090", gpus=1)
+    assert rep.model.torch_dtype == "float32"
+    assert any("TRL 0.13's SFTTrainer (given peft_config and a quantised model) calls PEFT's "
+               "prepare_model_for_kbit_training" in n for n in rep.job.notes)
+    # TRL 0.22 on (and an unpinned program: the newest TRL) prepares nothing itself
+    req.write_text("trl==0.22.0\n")
+    assert C.check([str(p), str(req)], gpu_id="rtx3090", gpus=1).model.torch_dtype == "bfloat16"
+    assert C.check([str(p)], gpu_id="rtx3090", gpus=1).model.torch_dtype == "bfloat16"

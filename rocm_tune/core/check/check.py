@@ -1681,37 +1681,45 @@ def _execution(job, model, cfg, findings: list) -> dict:
 
 # a TRL trainer built with the LoRA config: SFTTrainer(..., peft_config=peft_config) (the call's parentheses may nest)
 _TRL_PEFT_CONFIG = re.compile(r"\b(SFT|DPO|KTO|ORPO|CPO|BCO)Trainer\s*\((?:[^()]|\([^()]*\))*?\bpeft_config\s*=", re.S)
-# the TRL releases whose trainers, handed peft_config, a 4-bit model and bf16, cast the embeddings and lm_head back to
-# bf16 (trl trainer/utils.py peft_module_casting_to_bf16): SFTTrainer before v0.22.0, the preference trainers before
-# v1.0.0 (the call is gone from sft_trainer.py at v0.22.0, from dpo_trainer.py at v1.0.0)
-_TRL_CASTS_BACK_BEFORE = {"SFT": (0, 22)}
-_TRL_CASTS_BACK_BEFORE_PREFERENCE = (1, 0)
+# the TRL releases whose trainers, handed peft_config and a bitsandbytes-quantised model, call PEFT's
+# prepare_model_for_kbit_training themselves and, under bf16 with a 4-bit model, cast the embeddings and lm_head back to
+# bf16 (trl trainer/utils.py peft_module_casting_to_bf16): SFTTrainer v0.7.5-v0.21, the preference trainers
+# (DPO/KTO/ORPO/CPO/BCO) v0.7.8-v0.27 (both calls are in sft_trainer.py up to v0.21.0 and gone at v0.22.0, in
+# dpo_trainer.py up to v0.27.0 and gone at v1.0.0); a pin names major.minor only, so 0.7 is left out
+_TRL_PREPARES_FROM = (0, 8)
+_TRL_PREPARES_BEFORE = {"SFT": (0, 22)}
+_TRL_PREPARES_BEFORE_PREFERENCE = (1, 0)
 
 
 def _kbit_upcast(job, load: str | None) -> str | None:
     """The dtype the unquantised weights end in after PEFT's prepare_model_for_kbit_training, which casts every
-    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py), unless DeepSpeed in 16 bit casts them back. A pinned
-    TRL release that casts the embeddings and
-    lm_head back to bf16 for a 4-bit model under bf16 when its trainer gets peft_config (_TRL_CASTS_BACK_BEFORE) keeps
-    the load dtype; without a pin the newest TRL, which casts nothing back, is assumed."""
+    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py): the program's own call, or a pinned TRL release's trainer
+    given peft_config and a quantised model (_TRL_PREPARES_FROM). Not under DeepSpeed in 16 bit, whose engine casts the
+    module back, nor where that TRL release casts a 4-bit model's embeddings back to bf16; without a pin the newest
+    TRL, which neither prepares nor casts back, is assumed."""
     from rocm_tune.core.runners.preference_logits import pinned_release
 
     s = job.settings.get("kbit_fp32")
-    if s is None or not as_bool(s.value):
+    files = getattr(job, "files", None) or {}
+    trainer = next((m.group(1) for t in files.values() for m in [_TRL_PEFT_CONFIG.search(t or "")] if m), None)
+    trl = pinned_release(files)
+    window = trainer is not None and trl is not None and \
+        _TRL_PREPARES_FROM <= trl < _TRL_PREPARES_BEFORE.get(trainer, _TRL_PREPARES_BEFORE_PREFERENCE)
+    explicit = s is not None and as_bool(s.value)
+    if not (explicit or (window and job.get("quantization_bit") is not None)):
         return load
     deepspeed = job.ds is not None or bool(getattr(job, "ds_from_accelerate", False))
     if deepspeed and (as_bool(job.get("bf16")) or as_bool(job.get("fp16"))):
         # DeepSpeed's engine casts the whole module to its 16-bit dtype (runtime/engine.py
         # _configure_distributed_model: self.module.half() / .bfloat16()), undoing the upcast
         return load
-    files = getattr(job, "files", None) or {}
-    trainer = next((m.group(1) for t in files.values() for m in [_TRL_PEFT_CONFIG.search(t or "")] if m), None)
-    trl = pinned_release(files)
-    if trainer and trl is not None and as_bool(job.get("bf16")) and str(job.get("quantization_bit")) == "4" \
-            and trl < _TRL_CASTS_BACK_BEFORE.get(trainer, _TRL_CASTS_BACK_BEFORE_PREFERENCE):
+    if window and as_bool(job.get("bf16")) and str(job.get("quantization_bit")) == "4":
         return load
-    job.notes.append(f"line {s.line}: PEFT's prepare_model_for_kbit_training casts every weight bitsandbytes left "
-                     f"unquantised (embeddings, lm_head, norms) to fp32: the hidden states flow in fp32")
+    who = (f"line {s.line}: PEFT's prepare_model_for_kbit_training" if explicit and s is not None else
+           f"TRL {trl[0]}.{trl[1]}'s {trainer}Trainer (given peft_config and a quantised model) calls PEFT's "
+           f"prepare_model_for_kbit_training, which" if trl is not None else "")
+    job.notes.append(f"{who} casts every weight bitsandbytes left unquantised (embeddings, lm_head, norms) to fp32: "
+                     f"the hidden states flow in fp32")
     return "float32"
 
 
