@@ -27,6 +27,8 @@ from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spe
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
 from rocm_tune.core.runners.config import build_config as _build_config
 from rocm_tune.core.runners.config import where as _where
+from rocm_tune.core import runners
+from rocm_tune.core.hardware import rules as hw_rules
 
 # the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
 FRAGMENTATION = _memory._FRAGMENTATION
@@ -427,6 +429,25 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
                                                   "the image's patches are materialised" if scores else ""))
     return replace(cfg, image_tokens=tokens, vision_trainable=trainable, vision_input_grads=input_grads,
                    cutoff_len=cutoff, vision_scores=scores), [line]
+
+
+def _sdpa_math(model, cfg: TrainConfig, gpu) -> tuple[TrainConfig, str | None]:
+    """SDPA on a card that has no flash / mem-efficient kernel for the dtype the attention runs in falls back to
+    PyTorch's math kernel, which materialises the scores and the softmax as eager attention does
+    (core/hardware/rules.sdpa_backend): counted as eager, with the line that says why."""
+    if gpu is None or cfg.attn != "sdpa" or getattr(gpu, "sdpa_flash", None) is None:
+        return cfg, None      # no card, or one given by its memory only (--vram-gib): its kernels are not known
+    reg = runners.regime(model, cfg)
+    dtype = reg.autocast or reg.compute_dtype
+    if hw_rules.sdpa_backend(gpu, dtype) != "math":
+        return cfg, None
+    kernels = [k for k, on in (("flash", gpu.sdpa_flash), ("mem-efficient", gpu.sdpa_mem_efficient)) if on]
+    why = (f"its {' and '.join(kernels)} kernel{'s take' if len(kernels) > 1 else ' takes'} no {dtype}" if kernels
+           else "no flash or mem-efficient kernel for its architecture")
+    return replace(cfg, attn="eager"), (
+        f"SDPA attention in {dtype} on {gpu.id} ({gpu.arch}: {why}) runs PyTorch's math kernel, which keeps the "
+        f"[heads, seq, seq] scores and softmax of every layer as eager attention does: counted as eager "
+        f"(pytorch sdp_utils.cpp)")
 
 
 def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:
@@ -1593,6 +1614,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     cfg = _megatron_attention(job, cfg, gpu, assumptions)
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
+    cfg, sdpa_note = _sdpa_math(model, cfg, gpu)
     eval_batch = None
     if _eval_on(job, getattr(model, "vision", None)):
         eval_batch = eval_batch_default(job, cfg, {**runner_defaults(runner), **job.defaults})
@@ -1601,6 +1623,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
 
     lf_note = cli_release_note(job, cfg.gpus)
     est_notes += [lf_note] if lf_note else []
+    est_notes += [sdpa_note] if sdpa_note else []
     findings += general_findings(job, model, cfg, gpu)
     from rocm_tune.core.memory.checkpoint_size import check_findings  # disk-will-fill (issue 21; helper longruns2)
 
@@ -1670,6 +1693,50 @@ def _execution(job, model, cfg, findings: list) -> dict:
     return exe
 
 
+# a TRL trainer built with the LoRA config: SFTTrainer(..., peft_config=peft_config) (the call's parentheses may nest)
+_TRL_PEFT_CONFIG = re.compile(r"\b(SFT|DPO|KTO|ORPO|CPO|BCO)Trainer\s*\((?:[^()]|\([^()]*\))*?\bpeft_config\s*=", re.S)
+# the TRL releases whose trainers, handed peft_config and a bitsandbytes-quantised model, call PEFT's
+# prepare_model_for_kbit_training themselves and, under bf16 with a 4-bit model, cast the embeddings and lm_head back to
+# bf16 (trl trainer/utils.py peft_module_casting_to_bf16): SFTTrainer v0.7.5-v0.21, the preference trainers
+# (DPO/KTO/ORPO/CPO/BCO) v0.7.8-v0.27 (both calls are in sft_trainer.py up to v0.21.0 and gone at v0.22.0, in
+# dpo_trainer.py up to v0.27.0 and gone at v1.0.0); a pin names major.minor only, so 0.7 is left out
+_TRL_PREPARES_FROM = (0, 8)
+_TRL_PREPARES_BEFORE = {"SFT": (0, 22)}
+_TRL_PREPARES_BEFORE_PREFERENCE = (1, 0)
+
+
+def _kbit_upcast(job, load: str | None) -> str | None:
+    """The dtype the unquantised weights end in after PEFT's prepare_model_for_kbit_training, which casts every
+    fp16/bf16 parameter to fp32 (peft src/peft/utils/other.py): the program's own call, or a pinned TRL release's trainer
+    given peft_config and a quantised model (_TRL_PREPARES_FROM). Not under DeepSpeed in 16 bit, whose engine casts the
+    module back, nor where that TRL release casts a 4-bit model's embeddings back to bf16; without a pin the newest
+    TRL, which neither prepares nor casts back, is assumed."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+
+    s = job.settings.get("kbit_fp32")
+    files = getattr(job, "files", None) or {}
+    trainer = next((m.group(1) for t in files.values() for m in [_TRL_PEFT_CONFIG.search(t or "")] if m), None)
+    trl = pinned_release(files)
+    window = trainer is not None and trl is not None and \
+        _TRL_PREPARES_FROM <= trl < _TRL_PREPARES_BEFORE.get(trainer, _TRL_PREPARES_BEFORE_PREFERENCE)
+    explicit = s is not None and as_bool(s.value)
+    if not (explicit or (window and job.get("quantization_bit") is not None)):
+        return load
+    deepspeed = job.ds is not None or bool(getattr(job, "ds_from_accelerate", False))
+    if deepspeed and (as_bool(job.get("bf16")) or as_bool(job.get("fp16"))):
+        # DeepSpeed's engine casts the whole module to its 16-bit dtype (runtime/engine.py
+        # _configure_distributed_model: self.module.half() / .bfloat16()), undoing the upcast
+        return load
+    if window and as_bool(job.get("bf16")) and str(job.get("quantization_bit")) == "4":
+        return load
+    who = (f"line {s.line}: PEFT's prepare_model_for_kbit_training" if explicit and s is not None else
+           f"TRL {trl[0]}.{trl[1]}'s {trainer}Trainer (given peft_config and a quantised model) calls PEFT's "
+           f"prepare_model_for_kbit_training, which" if trl is not None else "")
+    job.notes.append(f"{who} casts every weight bitsandbytes left unquantised (embeddings, lm_head, norms) to fp32: "
+                     f"the hidden states flow in fp32")
+    return "float32"
+
+
 def _with_clip_tower(job, model):
     """A LLaVA-style script's --vision_tower (a CLIP ViT beside the language model it names) as the model's tower."""
     from rocm_tune.core.model import vision as model_vision
@@ -1707,6 +1774,7 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
     # the dtype the program loads the model in, where it says one (from_pretrained without torch_dtype: fp32;
     # ms-swift --torch_dtype, axolotl bf16/fp16): it, not the checkpoint's, is what the frozen weights take
     load = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}.get(str(job.get("load_dtype")))
+    load = _kbit_upcast(job, load)
     if model is not None and load and getattr(model, "torch_dtype", None) != load:
         model = replace(model, torch_dtype=load)
     model = _with_clip_tower(job, model)

@@ -132,11 +132,40 @@ def attn_allowed(gpu, model, attn: str, precision: str) -> str | None:
     return None
 
 
-def memory_attn(gpu, attn: str) -> str:
-    """Which attention the memory estimator must count: SDPA without a flash kernel is the math path."""
-    if attn == "sdpa" and not sdpa_efficient(gpu):
+def memory_attn(gpu, attn: str, dtype: str | None = None) -> str:
+    """Which attention the memory estimator must count: SDPA without a flash kernel is the math path. `dtype`: the
+    dtype the attention runs in (autocast's, else the compute dtype); None: whichever the GPU has a kernel for."""
+    if attn == "sdpa" and sdpa_backend(gpu, dtype) == "math":
         return "eager"
     return attn
+
+
+def _cuda_sm(gpu) -> int | None:
+    """The CUDA compute capability of an NVIDIA profile as one number (sm_75 -> 75); None off CUDA."""
+    arch = str(getattr(gpu, "arch", "") or "").lower()
+    if not arch.startswith("sm_"):
+        return None
+    digits = "".join(ch for ch in arch[3:] if ch.isdigit())
+    return int(digits) if digits else None
+
+
+def sdpa_backend(gpu, dtype: str | None = None) -> str:
+    """The backend PyTorch's scaled_dot_product_attention dispatches to on `gpu` for q/k/v of `dtype` ("fp32",
+    "fp16", "bf16"; None: any the GPU has a kernel for): "flash", "mem_efficient" or "math" (the fallback, which
+    materialises the [heads, seq, seq] scores and the softmax as eager attention does).
+    Source: pytorch aten/src/ATen/native/transformers/cuda/sdp_utils.cpp - use_flash_attention checks the dtype
+    against {Half, BFloat16} (no fp32 flash kernel); use_mem_efficient_attention against {Half, Float, BFloat16} from
+    sm80 on and {Half, Float} below sm80 (CUDA), {Half, Float, BFloat16} under AOTriton (ROCm); the profile's
+    sdpa_flash / sdpa_mem_efficient say whether the architecture has the kernels at all."""
+    flash, efficient = bool(getattr(gpu, "sdpa_flash", False)), bool(getattr(gpu, "sdpa_mem_efficient", False))
+    if dtype is None:
+        return "flash" if flash else "mem_efficient" if efficient else "math"
+    if flash and dtype in ("fp16", "bf16"):
+        return "flash"
+    sm = _cuda_sm(gpu)
+    if efficient and not (dtype == "bf16" and sm is not None and sm < 80):
+        return "mem_efficient"
+    return "math"
 
 
 # --------------------------------------------------------------------------- methods

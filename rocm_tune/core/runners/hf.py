@@ -503,6 +503,10 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
             more: list[str] = []
             _imported_trainer(tree, found, more, file)
             read = (found, more) if found else None
+        kbit = _kbit_prepared(calls, file)
+        if kbit is not None:
+            read = read or ({}, [])
+            read[0].setdefault("kbit_fp32", kbit)
         return read
     flags: dict[str, tuple[str, int]] = {}
     for c in args:
@@ -524,6 +528,15 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
     return out, notes
+
+
+def _kbit_prepared(calls: list, file: str) -> Setting | None:
+    """PEFT's prepare_model_for_kbit_training (src/peft/utils/other.py, from v0.4.0 where the function took this name;
+    its predecessor prepare_model_for_int8_training cast nothing before v0.3.0, so that name says no release) "cast
+    all non INT8 parameters to fp32": every fp16/bf16 weight bitsandbytes left unquantised (embeddings, lm_head, norms)
+    and, on an unquantised model, every weight; the hidden states then flow in fp32 from the fp32 embedding."""
+    c = next((c for c in calls if _name(c.func) == "prepare_model_for_kbit_training"), None)
+    return None if c is None else Setting("kbit_fp32", True, file, c.lineno, "prepare_model_for_kbit_training", "flag")
 
 
 def _imported_trainer(tree, out: dict, notes: list[str], file: str) -> None:
@@ -697,6 +710,8 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
             out["disable_gradient_checkpointing"].invert = True
         if str(on).lower() == "unsloth":
             put("use_unsloth_gc", True, "use_gradient_checkpointing", gc[1] or c.lineno)
+    if name == "prepare_model_for_kbit_training":
+        put("kbit_fp32", True, name, c.lineno)      # _kbit_prepared
     if name == "gradient_checkpointing_enable":
         put("disable_gradient_checkpointing", False, "gradient_checkpointing_enable", c.lineno)
         out["disable_gradient_checkpointing"].invert = True
