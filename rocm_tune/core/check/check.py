@@ -22,6 +22,7 @@ from rocm_tune.core.memory.estimate import TrainConfig, estimate
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
+from rocm_tune.core.runners import program_bounds
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
 from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
@@ -1001,7 +1002,8 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding.of("fa2-no-kernels", *_where(job, "flash_attn"),
                               f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
     out += _checkpointing_findings(job, cfg)
-    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin"):
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin") \
+            and program_bounds.BATCH_KEY + "per_device_eval_batch_size" not in job.settings:
         out.append(Finding.of("default-eval-batch", job.entry_file, None,
                               "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
                               "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))

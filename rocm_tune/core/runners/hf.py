@@ -526,6 +526,21 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
     return out, notes
 
 
+def program_bounds(text: str, file: str) -> dict[str, Setting]:
+    """What the program's code says of its length cap and per-rank batch (core/runners/program_bounds.py): the
+    truncating tokenizer's max_length, a global batch divided by the world size. {} when neither (or no Python)."""
+    from rocm_tune.core.files import parse_python
+    from rocm_tune.core.runners import program_bounds as pb
+
+    for src in (text, "\n".join(without_shell_lines(text.splitlines()))):
+        try:
+            tree = parse_python(src, file, "Python program")
+        except UserError:
+            continue
+        return pb.read(tree, program_names(tree), file)[0]
+    return {}
+
+
 def _imported_trainer(tree, out: dict, notes: list[str], file: str) -> None:
     """A program that builds its trainer in a helper of another file (`trainer = get_local_dpo_trainer(...)`) still
     imports the one TRL trainer class it uses: `from trl import DPOTrainer` names the stage when it is the only
