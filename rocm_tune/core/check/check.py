@@ -879,6 +879,27 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
 _HF_TRAINER_RUNNERS = ("hf", "llamafactory", "ms-swift", "axolotl")
 
 
+# unslothai/unsloth unsloth/models/mapper.py maps unsloth/gpt-oss-{20b,120b} and openai/gpt-oss-* under load_in_4bit to
+# unsloth/gpt-oss-*-unsloth-bnb-4bit; unsloth_zoo temporary_patches/gpt_oss.py (GptOssExpertsBnb4bit: gate_up_projs /
+# down_projs, ModuleLists of nn.Linear, and a Linear router) replaces the fused 3-D experts when the load is bnb 4-bit
+# (UNSLOTH_MODEL_NAME carries "_load_in_4bit_", unsloth/models/loader.py): bitsandbytes quantizes every expert
+UNSLOTH_BNB_EXPERTS = ("gpt_oss",)
+UNSLOTH_BNB_SRC = ("unslothai/unsloth:unsloth/models/mapper.py (gpt-oss -> *-unsloth-bnb-4bit) and unslothai/unsloth-zoo:"
+                   "unsloth_zoo/temporary_patches/gpt_oss.py (GptOssExpertsBnb4bit)")
+
+
+def _unsloth_bnb_experts(job: formats.Job, model):
+    """Unsloth's loader in 4 bits builds the fused-expert families it patches with one nn.Linear per expert: the
+    experts are quantized like every other linear (UNSLOTH_BNB_SRC)."""
+    if model is None or not model.num_experts or model.experts_as_linears or model.family not in UNSLOTH_BNB_EXPERTS:
+        return model
+    if job.get("__unsloth_loader__") is None or as_int(job.get("quantization_bit")) != 4:
+        return model
+    job.notes.append(f"{job.get('__unsloth_loader__')}.from_pretrained in 4 bits: Unsloth loads {model.family}'s "
+                     f"routed experts as one nn.Linear per expert, quantized by bitsandbytes ({UNSLOTH_BNB_SRC})")
+    return replace(model, experts_as_linears=True)
+
+
 def _grads_freed_before_eval(job: formats.Job, cfg: TrainConfig) -> bool:
     """transformers' Trainer._inner_training_loop runs optimizer.step(), lr_scheduler.step(), then model.zero_grad()
     and only then _maybe_log_save_evaluate: torch >= 2.0's Module.zero_grad(set_to_none=True) drops every .grad, so
@@ -1704,6 +1725,7 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         model = replace(model, experts_as_linears=True)
         job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
                          f"(quantized by QLoRA)")
+    model = _unsloth_bnb_experts(job, model)
     model = _experts_on_cpu(job, model)
     if model is not None:
         mfind2 = _model_findings(model, job)

@@ -582,6 +582,8 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("quantization_bit", 4, "load_in_4bit", c.lineno)
             notes.append(f"line {c.lineno}: {_name(c.func.value)}.from_pretrained without load_in_4bit: Unsloth loads "
                          f"the base in 4 bits by default ({UNSLOTH_LOADER})")
+        if name == "from_pretrained" and _unsloth_owner(c):
+            put("__unsloth_loader__", _name(c.func.value), "from_pretrained", c.lineno)
         if name == "from_pretrained" and _unsloth_owner(c) and kws.get("fast_inference", (None, 0))[0] is True:
             # fast_inference=True: a vLLM engine inside the training process (unsloth_zoo vllm_utils load_vllm) that
             # takes gpu_memory_utilization of the GPU (0.5 by default); its generations feed GRPO (trl's colocate)
