@@ -564,9 +564,16 @@ def ranks_share(job: Job, key: str, world: int) -> tuple[int, int, Setting] | No
     flag, _, default = str(over.value).partition("=")
     per = job.settings.get("per_device_train_batch_size")
     mine = job.settings.get(key)
-    if mine is not None and mine.native != flag:
-        return None
-    total = as_int(per.value) if per is not None and per.native == flag else as_int(default) if per is None else None
+    if mine is not None and mine.native != flag and (mine.file, mine.line) != (over.file, over.line):
+        return None      # set some other way (the program's own expression computed with WORLD_SIZE's default is not)
+    counts = job.settings.get("__command_counts__")
+    given = counts.value.get(flag) if counts is not None and isinstance(counts.value, dict) else None
+    if given is not None:
+        total = as_int(given[0])
+    elif per is not None and per.native == flag:
+        total = as_int(per.value)
+    else:
+        total = as_int(default)      # the program's argparse default of the global batch
     if not total:
         return None
     return max(1, total // max(1, world)), total, over

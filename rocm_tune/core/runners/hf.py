@@ -173,6 +173,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
         elif k in PASSTHROUGH or k in TOKENIZER_FLAGS:
             out[k] = Setting(k, v, file, line, k, "flag")
     _own_names(flags, out, notes, file)
+    # the command's whole-number flags as written: a program may divide one of them by the world size
+    # (core/runners/program_bounds.py), whatever its name
+    counts = {k: (n, line) for k, (v, line) in flags.items() if (n := as_int(v)) is not None}
+    if counts:
+        out[CMD_COUNTS] = Setting(CMD_COUNTS, counts, file, None, "command", "flag")
     _y_trainer(flags, out, notes, file)
     if "dataset_name" in flags:        # TRL ScriptArguments / run_clm DataTrainingArguments: a hub id (issue 26)
         out.update(named_data([flags["dataset_name"][0]], file, flags["dataset_name"][1], "dataset_name", "flag"))
@@ -258,6 +263,9 @@ def _bert_pretraining(flags: dict[str, tuple[str, int]], out: dict[str, Setting]
                                                      flags["train_batch_size"][1], "train_batch_size", "flag")
         notes.append(f"--train_batch_size {batch} / --gradient_accumulation_steps {accum}: the batch of one process "
                      f"({bert_programs.BERT_SOURCE})")
+
+
+CMD_COUNTS = "__command_counts__"
 
 
 def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
