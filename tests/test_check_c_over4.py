@@ -121,16 +121,31 @@ LAUNCH = "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py {flags}\n"
     ('world_size = int(os.environ["WORLD_SIZE"])', "args.global_batch // world_size"),
     ('world_size = int(os.environ.get("WORLD_SIZE", 1))', "args.global_batch // world_size"),
     ("import torch.distributed as dist", "args.global_batch // dist.get_world_size()"),
-    ("n = torch.distributed.get_world_size()", "int(args.global_batch / n)"),
+    ("n = torch.distributed.get_world_size()", "args.global_batch / n"),
+    ("from accelerate import Accelerator\naccelerator = Accelerator()", "args.global_batch // accelerator.num_processes"),
 ])
 def test_a_global_batch_divided_by_the_world_size(tmp_path, capsys, world, batch):
-    batch = batch.replace("int(args.global_batch / n)", "args.global_batch // n")
     files = {"launch.sh": LAUNCH.format(flags="--global_batch 64"),
              "train.py": _program(model="Qwen/Qwen2.5-0.5B", batch=batch, world=world)}
     out = _check(tmp_path, capsys, files, "--gpu", "mi300x")
     assert out["understood"]["gpus"] == 8
     assert out["understood"]["micro_batch"] == 8                   # 64 over 8 ranks
     assert _said(out, "divides --global_batch (64, the batch of all ranks) by the world size (8)")
+
+
+def test_the_eval_batch_divided_too(tmp_path, capsys):
+    program = _program(model="Qwen/Qwen2.5-0.5B", batch="args.global_batch // world_size",
+                       world='world_size = int(os.environ["WORLD_SIZE"])')
+    program = program.replace('    max_steps=100,\n', '    max_steps=100,\n    eval_strategy="steps",\n'
+                              '    per_device_eval_batch_size=args.global_batch // world_size,\n')
+    files = {"launch.sh": LAUNCH.format(flags="--global_batch 64"), "train.py": program}
+    out = _check(tmp_path, capsys, files, "--gpu", "mi300x")
+    assert out["understood"]["micro_batch"] == 8
+    assert out["memory"]["eval"] is not None
+    assert not any(f["code"] == "default-eval-batch" for f in out["findings"])
+    # eval batch 8 (not the HF default 8 by chance: 16 ranks' worth would be 4)
+    four = _check(tmp_path, capsys, {**files, "launch.sh": LAUNCH.format(flags="--global_batch 32")}, "--gpu", "mi300x")
+    assert four["memory"]["eval"]["peak_allocated_bytes"] < out["memory"]["eval"]["peak_allocated_bytes"]
 
 
 def test_the_programs_default_global_batch_over_the_ranks(tmp_path, capsys):

@@ -91,8 +91,8 @@ def _names_world(node, assigned: dict[str, list[ast.AST]], depth: int = 0) -> bo
         return _names_world(node.slice, assigned, depth + 1)
     if isinstance(node, ast.Constant):
         return node.value in WORLD_ENV
-    if isinstance(node, ast.Attribute):
-        return node.attr in WORLD_ATTRS and call_name(node.value) not in ("args", "training_args", "config")
+    if isinstance(node, ast.Attribute):      # accelerator.num_processes, TrainingArguments.world_size
+        return node.attr in WORLD_ATTRS
     if isinstance(node, ast.Name):
         vals = assigned.get(node.id, [])
         return bool(vals) and all(_names_world(v, assigned, depth + 1) for v in vals)
