@@ -86,6 +86,7 @@ def _said(out: dict, words: str) -> bool:
     # encode() of a tokenizer held by another name; the largest of two truncating calls counts
     ("    a = tok.encode(batch['text'], truncation=True, max_length=128)\n"
      "    return tokenizer(batch['text'], truncation=True, max_length=320)", 320),
+    ("    return tokenizer.apply_chat_template(batch['messages'], tokenize=True, truncation=True, max_length=640)", 640),
 ])
 def test_a_truncating_tokenizer_caps_the_sample_length(tmp_path, capsys, tokenize, cap):
     out = _check(tmp_path, capsys, {"train.py": _program(tokenize=tokenize)}, "--gpu", "mi250x")
@@ -97,6 +98,7 @@ def test_a_truncating_tokenizer_caps_the_sample_length(tmp_path, capsys, tokeniz
     "    return tokenizer(batch['text'])",
     "    return tokenizer(batch['text'], truncation=False, max_length=256)",   # no truncation: max_length only pads
     "    return tokenizer(batch['text'], max_length=256)",                     # truncation not asked
+    "    return tokenizer.apply_chat_template(batch['m'], tokenize=False, truncation=True, max_length=256)",
 ])
 def test_no_truncation_no_cap(tmp_path, capsys, tokenize):
     out = _check(tmp_path, capsys, {"train.py": _program(tokenize=tokenize)}, "--gpu", "mi250x")

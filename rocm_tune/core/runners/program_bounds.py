@@ -2,7 +2,7 @@
 keywords of its TrainingArguments (issue 26). Read with `ast`, nothing is executed. Pure.
 
 * The tokenizer truncates: transformers' PreTrainedTokenizerBase.__call__ / encode / encode_plus /
-  batch_encode_plus with ``truncation=True`` (or a strategy: "longest_first", "only_first", "only_second") and
+  batch_encode_plus / apply_chat_template (tokenize=True passes truncation and max_length on to __call__) with ``truncation=True`` (or a strategy: "longest_first", "only_first", "only_second") and
   ``max_length=N`` cut every sample to N tokens (tokenization_utils_base.py _get_padding_truncation_strategies /
   truncate_sequences), so the collator's batches are at most N long: the program's own length cap, used where no
   sequence-length setting is read. The largest N over the program's truncating tokenizer calls counts.
@@ -19,7 +19,7 @@ from rocm_tune.core.runners.common import Setting
 from rocm_tune.core.runners.values import call_name, py_value
 
 TRUNCATING = (True, "longest_first", "only_first", "only_second")
-TOKENIZE_METHODS = ("encode", "encode_plus", "batch_encode_plus", "__call__")
+TOKENIZE_METHODS = ("encode", "encode_plus", "batch_encode_plus", "__call__", "apply_chat_template")
 BATCH_KEYS = ("per_device_train_batch_size", "per_device_eval_batch_size")
 # the launcher's process count, as a program reads it
 WORLD_ENV = ("WORLD_SIZE",)
@@ -66,6 +66,8 @@ def tokenizer_cap(tree, names: dict, file: str) -> tuple[Setting, str] | None:
             continue
         if _value(kws["truncation"], names, assigned) not in TRUNCATING:
             continue
+        if "tokenize" in kws and _value(kws["tokenize"], names, assigned) is False:
+            continue         # apply_chat_template(tokenize=False) returns the text: nothing is cut
         n = _value(kws["max_length"], names, assigned)
         if isinstance(n, int) and not isinstance(n, bool) and 0 < n < 10**7 and (best is None or n > best[0]):
             best = (n, c.lineno)
