@@ -27,13 +27,14 @@ def meta_counts(config: dict) -> dict:
         seen.add(id(p))
         n = p.numel()
         out["total"] += n
-        if "embed_tokens" in name or name.endswith("embed_in.weight"):
+        layered = ".layers." in name or ".h." in name          # GPT-Neo: transformer.h.<i>
+        if "embed_tokens" in name or name.endswith(("embed_in.weight", "wte.weight")):
             out["embed"] += n
         elif name.startswith(("lm_head", "embed_out")):
             out["lm_head"] += n
-        if "norm" in name:
+        if "norm" in name or ".ln_" in name:                   # GPT-Neo: ln_1 / ln_2 / ln_f
             out["norms"] += n
-        elif ".layers." in name:
+        elif layered:
             ffn = ".mlp." in name or ".feed_forward." in name  # llama4 calls its MLP/MoE block feed_forward
             ffn = ffn or name.rsplit(".", 2)[-2] in ("fc1", "fc2")    # OPT: fc1 / fc2 directly in the layer
             if "shared_expert" in name:
@@ -44,17 +45,17 @@ def meta_counts(config: dict) -> dict:
                 comp = "router"
             elif ffn:
                 comp = "mlp"
-            elif ".self_attn." in name or ".attention." in name or ".linear_attn." in name:
+            elif ".self_attn." in name or ".attention." in name or ".linear_attn." in name or ".attn." in name:
                 # gpt_neox: attention.query_key_value; Qwen3.5's Gated DeltaNet layers: linear_attn
                 comp = "attention"
             else:
                 comp = "other"
             out[comp] = out.get(comp, 0) + n
-        if ".layers." in name:
-            idx = int(name.split(".layers.")[1].split(".")[0])
+        if layered:
+            idx = int(name.split(".layers." if ".layers." in name else ".h.")[1].split(".")[0])
             out["layers"][idx] = out["layers"].get(idx, 0) + n
     for name, mod in model.named_modules():
-        if isinstance(mod, torch.nn.Linear) and ".layers." in name:
+        if isinstance(mod, torch.nn.Linear) and (".layers." in name or ".h." in name):
             short = name.rsplit(".", 1)[1]
             out["linears"][short] = out["linears"].get(short, 0) + 1
     return out

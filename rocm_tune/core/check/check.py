@@ -22,6 +22,7 @@ from rocm_tune.core.memory.estimate import TrainConfig, estimate
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
+from rocm_tune.core.runners import program_bounds
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
 from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
@@ -912,6 +913,27 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
 _HF_TRAINER_RUNNERS = ("hf", "llamafactory", "ms-swift", "axolotl")
 
 
+# unslothai/unsloth unsloth/models/mapper.py maps unsloth/gpt-oss-{20b,120b} and openai/gpt-oss-* under load_in_4bit to
+# unsloth/gpt-oss-*-unsloth-bnb-4bit; unsloth_zoo temporary_patches/gpt_oss.py (GptOssExpertsBnb4bit: gate_up_projs /
+# down_projs, ModuleLists of nn.Linear, and a Linear router) replaces the fused 3-D experts when the load is bnb 4-bit
+# (UNSLOTH_MODEL_NAME carries "_load_in_4bit_", unsloth/models/loader.py): bitsandbytes quantizes every expert
+UNSLOTH_BNB_EXPERTS = ("gpt_oss",)
+UNSLOTH_BNB_SRC = ("unslothai/unsloth:unsloth/models/mapper.py (gpt-oss -> *-unsloth-bnb-4bit) and unslothai/unsloth-zoo:"
+                   "unsloth_zoo/temporary_patches/gpt_oss.py (GptOssExpertsBnb4bit)")
+
+
+def _unsloth_bnb_experts(job: formats.Job, model):
+    """Unsloth's loader in 4 bits builds the fused-expert families it patches with one nn.Linear per expert: the
+    experts are quantized like every other linear (UNSLOTH_BNB_SRC)."""
+    if model is None or not model.num_experts or model.experts_as_linears or model.family not in UNSLOTH_BNB_EXPERTS:
+        return model
+    if job.get("__unsloth_loader__") is None or as_int(job.get("quantization_bit")) != 4:
+        return model
+    job.notes.append(f"{job.get('__unsloth_loader__')}.from_pretrained in 4 bits: Unsloth loads {model.family}'s "
+                     f"routed experts as one nn.Linear per expert, quantized by bitsandbytes ({UNSLOTH_BNB_SRC})")
+    return replace(model, experts_as_linears=True)
+
+
 def _grads_freed_before_eval(job: formats.Job, cfg: TrainConfig) -> bool:
     """transformers' Trainer._inner_training_loop runs optimizer.step(), lr_scheduler.step(), then model.zero_grad()
     and only then _maybe_log_save_evaluate: torch >= 2.0's Module.zero_grad(set_to_none=True) drops every .grad, so
@@ -1035,7 +1057,8 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding.of("fa2-no-kernels", *_where(job, "flash_attn"),
                               f"FlashAttention-2 has no kernels for {gpu.id}", "flash_attn: sdpa"))
     out += _checkpointing_findings(job, cfg)
-    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin"):
+    if _eval_on(job) and "per_device_eval_batch_size" not in job.settings and job.runner not in ("axolotl", "ms-swift", "builtin") \
+            and program_bounds.BATCH_KEY + "per_device_eval_batch_size" not in job.settings:
         out.append(Finding.of("default-eval-batch", job.entry_file, None,
                               "evaluation is on and per_device_eval_batch_size is not set: the HF default 8 holds "
                               "8 x cutoff_len logits on every GPU", "per_device_eval_batch_size: 1"))
@@ -1784,6 +1807,7 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         model = replace(model, experts_as_linears=True)
         job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
                          f"(quantized by QLoRA)")
+    model = _unsloth_bnb_experts(job, model)
     model = _experts_on_cpu(job, model)
     if model is not None:
         mfind2 = _model_findings(model, job)

@@ -1112,6 +1112,9 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
     started = any(os.path.basename(p) in t for q, t in texts.items() if q != p)
     if _read_lf_args_dict(job, text, p):
         return
+    # the program's own length cap (a truncating tokenizer) and per-rank batch (a global batch // world size): read
+    # under every other setting, used by build_config where nothing else sets them
+    job.settings = {**hf_args.program_bounds(text, p), **job.settings}
     lib = hf_args.python_program(text)
     read = hf_args.read_python(text, p)
     if read is not None and lib:

@@ -590,7 +590,8 @@ def _activations(model, cfg: TrainConfig, regime: Regime, training: _Training, n
     tokens = rows * cfg.cutoff_len
     cfg_act = cfg
     if not model.sdpa_supported and cfg.attn == "sdpa":
-        notes.append(f"{model.family} has no sdpa attention in transformers (logit soft-capping): estimated as eager")
+        why = "logit soft-capping" if model.family == "gemma2" else "no _supports_sdpa"
+        notes.append(f"{model.family} has no sdpa attention in transformers ({why}): estimated as eager")
         cfg_act = replace(cfg, attn="eager")
     layers = _LayerActivations(model, cfg_act, regime, training.wrapped, cfg.cutoff_len)
     per_layer = []

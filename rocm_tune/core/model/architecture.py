@@ -253,6 +253,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "gpt_oss",
     "llama4_text",
     "gpt_neox",
+    "gpt_neo",
     "opt",
     "qwen2_5_vl",
     "kimi_vl",
@@ -604,10 +605,16 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
         norms_per_layer=a.norms_per_layer,
         qk_norm=a.qk_norm or a.qk_norm_full,
         norm_fp32_product=a.family.startswith("gemma"),
-        sdpa_supported=a.family != "gemma2",
+        sdpa_supported=a.family not in EAGER_ONLY_FAMILIES,
         final_logit_softcapping=_softcap(config),
         experts_as_linears=a.family not in FUSED_EXPERT_FAMILIES,
     )
+
+
+# families transformers runs with eager attention whatever is asked: Gemma 2 (logit soft-capping), GPT-Neo
+# (GPTNeoPreTrainedModel has no _supports_sdpa: eager, or flash_attention_2 when asked; its eager attention computes
+# the scores of query and key upcast to fp32)
+EAGER_ONLY_FAMILIES = ("gemma2", "gpt_neo")
 
 
 # transformers (4.x) families whose routed experts are fused 3-D parameters, not nn.Linear modules (modeling_llama4
@@ -1077,6 +1084,26 @@ def _gpt_neox(c: _Cfg) -> _Arch:
     return a
 
 
+def _gpt_neo(c: _Cfg) -> _Arch:
+    # transformers GPTNeo (models/gpt_neo/modeling_gpt_neo.py, GPTNeoConfig): wte + a learned position table wpe of
+    # max_position_embeddings rows; per layer attn.attention q/k/v_proj without bias and out_proj with bias, mlp.c_fc
+    # / c_proj (not gated, gelu_new) with bias (intermediate_size None = 4 x hidden_size), ln_1 / ln_2 and ln_f
+    # LayerNorms with bias; lm_head tied. Its keys: num_heads, num_layers. The local layers (attention_types,
+    # window_size) mask the same [seq, seq] scores the global ones compute: no parameter, no memory of their own.
+    c = _Cfg({**c.cfg, "num_attention_heads": c.raw("num_attention_heads", "num_heads")}, c.label, c.defaults)
+    a = _common(c, "gpt_neo", tie_default=True)
+    a.o_bias = True
+    a.o_name = "out_proj"
+    a.gated = False
+    a.mlp_names = ("c_fc", "c_fc", "c_proj")
+    a.mlp_bias = True
+    a.norm_bias = True
+    if not c.has("activation_function", "hidden_act"):
+        a.act = "gelu_new"
+    a.extra_params = a.max_pos * a.hidden
+    return a
+
+
 def _opt(c: _Cfg) -> _Arch:
     # transformers OPT (models/opt/modeling_opt.py): embed_tokens of word_embed_proj_dim, a learned position table
     # of max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding's offset), project_in / project_out without
@@ -1193,6 +1220,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "gpt_oss": _gpt_oss,
     "llama4_text": _llama4_text,
     "gpt_neox": _gpt_neox,
+    "gpt_neo": _gpt_neo,
     "opt": _opt,
     "bert": _bert,
     "t5": _t5,

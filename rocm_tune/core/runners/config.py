@@ -7,9 +7,12 @@ OOM fix (core/runs/diagnose/oom_advice), `runners.llamafactory.read`."""
 
 from __future__ import annotations
 
+import os
+
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory.estimate import TrainConfig
 from rocm_tune.core.model.lora import split_targets
+from rocm_tune.core.runners import program_bounds
 from rocm_tune.core.runners.values import unread_note
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
 from rocm_tune.profiles.value_forms import FALLBACK
@@ -234,6 +237,11 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
         # separately: the longest sample is their sum
         cut = sum(v for v in src_tgt if v)
         a.append(f"sequence length: max_source_length + max_target_length = {cut} tokens (truncated separately)")
+    tok = job.settings.get(program_bounds.TOK_KEY)
+    if cut is None and tok is not None:
+        cut = int(str(tok.value))
+        a.append(f"sequence length: not set; {os.path.basename(tok.file or '')} line {tok.line}: the program's "
+                 f"tokenizer truncates every sample at max_length {cut} (truncation=True), so {cut} tokens at most")
     if cut is None:
         dv, src = _default(defaults, "cutoff_len", 1024)
         bound = as_int(g("dataset_max_tokens"))
@@ -277,6 +285,9 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
 
 def eval_batch_default(job: Job, cfg: TrainConfig, defaults: dict) -> int:
     """per_device_eval_batch_size as the runner fills it when evaluation is on and the files do not say."""
+    share = ranks_share(job, "per_device_eval_batch_size", cfg.world_size)
+    if share is not None:
+        return share[0]
     given = as_int(job.get("per_device_eval_batch_size"))
     if given:
         return given
@@ -542,6 +553,43 @@ def _stage(job: Job, a: list[str], method: str) -> dict:
     return {"stage": st if st in ("sft", "dpo", "pt") else "sft"}
 
 
+def ranks_share(job: Job, key: str, world: int) -> tuple[int, int, Setting] | None:
+    """(each rank's batch, the global batch, where) of a program that divides a global batch by the world size
+    (`per_device_train_batch_size=args.batch_size // world_size`: core/runners/program_bounds.py): the command's
+    --batch_size (read as per_device_train_batch_size), or the program's default of it, over the ranks. None: no such
+    division, or the batch is set some other way."""
+    over = job.settings.get(program_bounds.BATCH_KEY + key)
+    if over is None:
+        return None
+    flag, _, default = str(over.value).partition("=")
+    per = job.settings.get("per_device_train_batch_size")
+    mine = job.settings.get(key)
+    if mine is not None and mine.native != flag and (mine.file, mine.line) != (over.file, over.line):
+        return None      # set some other way (the program's own expression computed with WORLD_SIZE's default is not)
+    counts = job.settings.get("__command_counts__")
+    given = counts.value.get(flag) if counts is not None and isinstance(counts.value, dict) else None
+    if given is not None:
+        total = as_int(given[0])
+    elif per is not None and per.native == flag:
+        total = as_int(per.value)
+    else:
+        total = as_int(default)      # the program's argparse default of the global batch
+    if not total:
+        return None
+    return max(1, total // max(1, world)), total, over
+
+
+def _batch_over_ranks(job: Job, values: dict, a: list[str]) -> int:
+    world = int(values.get("gpus") or 1) * int(values.get("nodes") or 1)
+    got = ranks_share(job, "per_device_train_batch_size", world)
+    if got is None:
+        return int(values["micro_batch"])
+    each, total, over = got
+    a.append(f"per-device batch {each}: {os.path.basename(over.file or '')} line {over.line} divides --{over.native} "
+             f"({total}, the batch of all ranks) by the world size ({world})")
+    return each
+
+
 def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults: dict | None = None
                  ) -> tuple[TrainConfig, list[Finding], list[str]]:
     """(TrainConfig, findings, assumptions) of a job; `defaults` = the runner module's DEFAULTS."""
@@ -582,6 +630,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["optim"] = _optim(job, a)
     values.update(_stage(job, a, values["method"]))
     values.update(_hardware(job, gpus, nodes, a))
+    values["micro_batch"] = _batch_over_ranks(job, values, a)
     lf = job.runner in LF_FAMILY
     executes, _src = _default(defaults, "executes", None)     # whose dtype regime the runner runs
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"

@@ -173,6 +173,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
         elif k in PASSTHROUGH or k in TOKENIZER_FLAGS:
             out[k] = Setting(k, v, file, line, k, "flag")
     _own_names(flags, out, notes, file)
+    # the command's whole-number flags as written: a program may divide one of them by the world size
+    # (core/runners/program_bounds.py), whatever its name
+    counts = {k: (n, line) for k, (v, line) in flags.items() if (n := as_int(v)) is not None}
+    if counts:
+        out[CMD_COUNTS] = Setting(CMD_COUNTS, counts, file, None, "command", "flag")
     _y_trainer(flags, out, notes, file)
     if "dataset_name" in flags:        # TRL ScriptArguments / run_clm DataTrainingArguments: a hub id (issue 26)
         out.update(named_data([flags["dataset_name"][0]], file, flags["dataset_name"][1], "dataset_name", "flag"))
@@ -258,6 +263,9 @@ def _bert_pretraining(flags: dict[str, tuple[str, int]], out: dict[str, Setting]
                                                      flags["train_batch_size"][1], "train_batch_size", "flag")
         notes.append(f"--train_batch_size {batch} / --gradient_accumulation_steps {accum}: the batch of one process "
                      f"({bert_programs.BERT_SOURCE})")
+
+
+CMD_COUNTS = "__command_counts__"
 
 
 def _own_names(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
@@ -539,6 +547,21 @@ def _kbit_prepared(calls: list, file: str) -> Setting | None:
     return None if c is None else Setting("kbit_fp32", True, file, c.lineno, "prepare_model_for_kbit_training", "flag")
 
 
+def program_bounds(text: str, file: str) -> dict[str, Setting]:
+    """What the program's code says of its length cap and per-rank batch (core/runners/program_bounds.py): the
+    truncating tokenizer's max_length, a global batch divided by the world size. {} when neither (or no Python)."""
+    from rocm_tune.core.files import parse_python
+    from rocm_tune.core.runners import program_bounds as pb
+
+    for src in (text, "\n".join(without_shell_lines(text.splitlines()))):
+        try:
+            tree = parse_python(src, file, "Python program")
+        except UserError:
+            continue
+        return pb.read(tree, program_names(tree), file)[0]
+    return {}
+
+
 def _imported_trainer(tree, out: dict, notes: list[str], file: str) -> None:
     """A program that builds its trainer in a helper of another file (`trainer = get_local_dpo_trainer(...)`) still
     imports the one TRL trainer class it uses: `from trl import DPOTrainer` names the stage when it is the only
@@ -580,6 +603,8 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("quantization_bit", 4, "load_in_4bit", c.lineno)
             notes.append(f"line {c.lineno}: {_name(c.func.value)}.from_pretrained without load_in_4bit: Unsloth loads "
                          f"the base in 4 bits by default ({UNSLOTH_LOADER})")
+        if name == "from_pretrained" and _unsloth_owner(c):
+            put("__unsloth_loader__", _name(c.func.value), "from_pretrained", c.lineno)
         if name == "from_pretrained" and _unsloth_owner(c) and kws.get("fast_inference", (None, 0))[0] is True:
             # fast_inference=True: a vLLM engine inside the training process (unsloth_zoo vllm_utils load_vllm) that
             # takes gpu_memory_utilization of the GPU (0.5 by default); its generations feed GRPO (trl's colocate)
