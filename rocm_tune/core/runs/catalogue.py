@@ -2941,6 +2941,23 @@ SIGNATURES: tuple[Signature, ...] = (
           "cannot open shared object file"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
+    # e-skew2 (issue 26): torch.compile refusing the interpreter, as torch's releases spell it (torch/_dynamo/
+    # eval_frame.py check_if_dynamo_supported: `Python 3.12+ not yet supported for torch.compile`, later `torch.compile
+    # is not supported on Python 3.14+` and `... on Python < 3.13.3 built with GIL disabled`; torch/__init__.py compile
+    # in 2.2/2.3: `Dynamo is not supported on Python 3.12+`): the installed torch release predates this Python
+    _sig("torch-compile-python-unsupported", "version_check", "error", "root", "the installed torch release does "
+         "not support torch.compile on this Python",
+         "each torch release's TorchDynamo supports the Python versions released before it (torch 2.4 brought 3.12, "
+         "2.6 3.13): with a newer interpreter torch.compile refuses to start, whichever library asked for it",
+         "install a torch release that supports this Python (torch >= 2.4 for 3.12, >= 2.6 for 3.13, a later one for "
+         "3.14; with the matching extensions), or run under the Python the torch release supports; or turn "
+         "compilation off (torch_compile: false, TORCHDYNAMO_DISABLE=1)",
+         "`python -c 'import sys, torch; print(sys.version, torch.__version__)'`",
+         (r"Python 3\.\d+\+ not yet supported for torch\.compile",
+          r"(?:Dynamo|torch\.compile) is not supported on Python (?:3\.\d+\+|< ?3\.[\d.]+ built with GIL disabled)"),
+         ("not yet supported for torch.compile", "is not supported on Python"),
+         sources=("pytorch/pytorch torch/_dynamo/eval_frame.py check_if_dynamo_supported (2.1-2.10)",
+                  "pytorch/pytorch torch/__init__.py compile (2.2, 2.3: Dynamo is not supported on Python 3.12+)")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
          "kernel for this GPU",
          "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "

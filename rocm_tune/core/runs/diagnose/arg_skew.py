@@ -50,9 +50,11 @@ class Reading:
 @lru_cache(maxsize=1)
 def _tables() -> dict[str, tuple[str, str, dict[str, str], frozenset[str]]]:
     """runner -> (oldest release, newest release, name -> span, class names); loaded only for a refusal."""
+    from rocm_tune.profiles.deepspeed_config_keys import DEEPSPEED_CONFIG_KEYS
     from rocm_tune.profiles.runner_args import RUNNER_ARGS     # ~90 KB: only for a log with a refusal
+    # e-skew2: DeepSpeed's pydantic config sections (extra="forbid") read like a runner's config classes
     return {r: (old, new, {n: s for s, names in spans.items() for n in names.split()}, frozenset(cls.split()))
-            for r, (old, new, spans, cls) in RUNNER_ARGS.items()}
+            for r, (old, new, spans, cls) in {**RUNNER_ARGS, "deepspeed": DEEPSPEED_CONFIG_KEYS}.items()}
 
 
 def _flag_name(flag: str) -> str:
@@ -114,6 +116,8 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             return ("accelerate",)
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
+        if ref.cls in _tables()["deepspeed"][3]:       # e-skew2: DeepSpeedZeroConfig, DeepSpeedZeroOffload*Config...
+            return ("deepspeed",)
         return ("eole",) if shows("eole") else ()
     cls = _kwarg_class(ref, pre)
     owners = tuple(r for r, t in _tables().items() if cls in t[3])
@@ -162,7 +166,7 @@ def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
 
 def _label(runner: str) -> str:
     from rocm_tune.profiles.runner_args import RUNNER_LABELS
-    return RUNNER_LABELS.get(runner, runner)
+    return RUNNER_LABELS.get(runner, "DeepSpeed" if runner == "deepspeed" else runner)
 
 
 def skew_sentence(rd: Reading) -> tuple[str, str]:

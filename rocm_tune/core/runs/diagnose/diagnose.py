@@ -2376,7 +2376,8 @@ def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
 
 # e-skew (issue 26): any runner's refusal of argument names (HfArgumentParser, Megatron's argparse, axolotl's pydantic
 # schema, a config class's __init__) read against the names that runner's releases declare (arg_skew.py)
-_REFUSAL_CODES = ("config-rejected", "python-exception", "import-name-mismatch")
+_REFUSAL_CODES = ("config-rejected", "python-exception", "import-name-mismatch",
+                  "deepspeed-config-validation")     # e-skew2: DeepSpeed's pydantic sections
 
 
 def _refusal_reading(r: Diagnosis, blob: str) -> arg_skew.Reading | None:
@@ -2387,6 +2388,29 @@ def _refusal_reading(r: Diagnosis, blob: str) -> arg_skew.Reading | None:
         ref = arg_skew.find_refusal(h.context or h.text)
         if ref is not None:
             return arg_skew.read_refusal(ref, arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre))
+    return None
+
+
+# e-skew2 (issue 26): what torch's compile wrapper re-raised (dynamo's BackendCompilerFailed: `backend='inductor'
+# raised:` then the exception, torch 2.0's `debug_wrapper raised TypeError: ...` on one line, 2.6+'s InductorError) is
+# an API error between two packages - a signature (unexpected keyword, missing or too many positional arguments) or
+# an attribute of a module/class that the installed release of it lacks (triton.compiler, CompiledKernel ...): torch's
+# inductor and the installed Triton (or another package it calls) are from releases that do not fit. A value error
+# (`'NoneType' object is not subscriptable`, Python's own types) is not read as one.
+_COMPILE_RERAISE = re.compile(r"(?:BackendCompilerFailed: \S+ raised:?|InductorError:)[ \t]*(?:\r?\n"
+                              r"(?:\[(?:rank|default)\d+\]:\s*)?)?(?P<exc>[^\n]*)")
+_API_SKEW = re.compile(r"^(?:(?:AttributeError: (?:module '(?P<mod>[\w.]+)'|'(?!NoneType'|str'|int'|float'|bool'|list'|"
+                       r"dict'|tuple'|bytes'|set')\w+' object) has no attribute '\w+')|TypeError: [\w.]+\(\) (?:got an "
+                       r"unexpected keyword argument '\w+'|missing \d+ required (?:positional|keyword-only) arguments?|"
+                       r"takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given))")
+
+
+def _compile_api_skew(r: Diagnosis) -> str | None:
+    """The API error torch's compile wrapper re-raised (one of two packages' signature/attribute), else None."""
+    for t in (r.first.context, r.first.text, *(h.text for h in r.evidence)):
+        for m in _COMPILE_RERAISE.finditer(t or ""):
+            if (a := _API_SKEW.match(m.group("exc").strip())) and not (a.group("mod") or "").startswith(("torch._dynamo",)):
+                return a.group(0)
     return None
 
 
@@ -2404,6 +2428,12 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "install the ms-swift release the recipe was written for (`pip install -U ms-swift`, or its main branch "
                 "for flags newer than the last release; `which swift` shows which install runs), or rewrite the "
                 "command with the installed release's arguments (`swift sft --help`; 2.x -> 3.x: --model, --train_type)")
+    if r.code == "torch-compile-error" and (api := _compile_api_skew(r)):
+        return (f"torch.compile's backend failed on an API error between two packages ({api}): torch's inductor and "
+                "the installed Triton (or the package it calls) are from releases that do not fit",
+                "install the Triton the torch wheel was built with (`pip install torch` pulls it: pytorch-triton-rocm "
+                "for ROCm wheels, triton for CUDA; uninstall a stray `triton` another package pinned), or the torch "
+                "release made for the installed Triton; as a stopgap run without compilation (TORCHDYNAMO_DISABLE=1)")
     if (rd := _refusal_reading(r, blob)) is not None and rd.runner:
         return arg_skew.skew_sentence(rd)
     if r.code == "missing-package" and (m := _REQ_NOT_FOUND.search(r.first.text)) and \
@@ -2501,11 +2531,21 @@ def _refusal_is_configuration(r: Diagnosis, rd: arg_skew.Reading) -> None:
         r.title = (f"the argument {rd.names[0]!r} is one no release of the runner declares (a typo?): "
                    f"close to {', '.join(rd.close)}")
         r.fix = f"write it as the runner spells it ({' or '.join(rd.close)}) and rerun"
+    elif r.code == "deepspeed-config-validation":
+        # e-skew2: a key no DeepSpeed release declares there (another section's, another program's) is the JSON
+        r.family = "config_error"
+        r.title = (f"DeepSpeed's config refused the key {rd.names[0]!r}: no DeepSpeed release takes it in that section "
+                   "(a key of another section, or of another program's config)")
+        r.fix = ("move the key to the section that declares it or remove it (DeepSpeed's config-json docs list each "
+                 "section's keys), then rerun")
     elif r.family == "unknown":
         r.family = "config_error"
         r.title = (f"the runner refused the argument {rd.names[0]!r}: no release of it takes it there (a typo, or a "
                    "key of another runner, command or section)")
         r.fix = "remove or correct it (the runner's --help and example configs show the accepted names) and rerun"
+    if r.code == "deepspeed-config-validation" and r.family == "config_error":
+        r.cause = ("DeepSpeed validates each section of its JSON (zero_optimization, offload_*, the monitors) with a "
+                   "pydantic model that forbids keys it does not declare: this key is not one any release declares there")
 
 
 def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) -> None:
