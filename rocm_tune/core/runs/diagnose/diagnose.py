@@ -33,7 +33,7 @@ from typing import Any
 
 from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.core.runs.diagnose import arg_skew
+from rocm_tune.core.runs.diagnose import arg_skew, enum_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
 from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
@@ -2414,6 +2414,14 @@ def _compile_api_skew(r: Diagnosis) -> str | None:
     return None
 
 
+def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
+    """e-skew2: how an option value an enum of the root refused stands against the library's releases, else None."""
+    for t in (r.first.text, r.first.context, *(h.text for h in r.evidence)):
+        if t and "is not a valid" in t and (er := enum_skew.read_enum_refusal(t)) is not None:
+            return er
+    return None
+
+
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
     if r.code == "config-rejected" and (gone := _removed_training_args(r)):
@@ -2428,6 +2436,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "install the ms-swift release the recipe was written for (`pip install -U ms-swift`, or its main branch "
                 "for flags newer than the last release; `which swift` shows which install runs), or rewrite the "
                 "command with the installed release's arguments (`swift sft --help`; 2.x -> 3.x: --model, --train_type)")
+    if r.code in _REFUSAL_CODES and (er := _enum_reading(r)) is not None and er.span is not None:
+        return enum_skew.skew_sentence(er)
     if r.code == "torch-compile-error" and (api := _compile_api_skew(r)):
         return (f"torch.compile's backend failed on an API error between two packages ({api}): torch's inductor and "
                 "the installed Triton (or the package it calls) are from releases that do not fit",
@@ -2501,6 +2511,14 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
+    elif r.family in ("config_error", "unknown") and r.code in _REFUSAL_CODES and \
+            (er := _enum_reading(r)) is not None and er.span is None:
+        # e-skew2: a value no release of the library's enum declares: the run's configuration
+        r.family = "config_error"
+        r.title = (f"{er.lib} refused {er.value!r} for {er.cls}: no {er.lib} release declares that value" +
+                   (f" (close: {', '.join(er.close)})" if er.close else ""))
+        r.fix = ("write one of the values the message lists" + (f" ({' or '.join(er.close)})" if er.close else "") +
+                 " and rerun")
 
 
 def _refine_arch_skew(r: Diagnosis, blob: str) -> bool:
