@@ -3795,6 +3795,15 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "installed code uses an attribute another release of the module it names has (the two packages are from releases "
      "that do not fit): install the versions the package that raised it pins (e.g. the triton its torch wheel was "
      "built with), or the release of it made for the installed module"),
+    # e-skew2 (issue 26): pickle finding no class of the recorded name in an installed package's module (Lib/pickle.py
+    # find_class, _pickle.c: `Can't get attribute 'X' on <module 'a.b' from '.../site-packages/a/b.py'>`): the file
+    # (a checkpoint's optimizer/scheduler/trainer state, a torch.save'd tokenizer or model) was written with another
+    # release of that package, which had the class there - before the frame rules (tokenization_*, datasets)
+    (re.compile(r"AttributeError: Can't get attribute '\w+' on <module '[\w.]+' from '[^'\n]*[/\\](?:site|dist)-packages"
+                r"[/\\]"), "version_check",
+     "the file was pickled with another release of the package the message names (the class it records is not in "
+     "the installed module): install the release it was saved with (the one the checkpoint/recipe was made with), or "
+     "re-save the file with the installed release (for weights: save a state_dict / safetensors, not the object)"),
     # issue 26 (explain-sw): flash-attn's own checks (`cu_seqlens_q must have dtype int32`, head dims) from its frames
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "

@@ -1604,6 +1604,14 @@ def exception_hit(d: Diagnosis) -> Hit:
         next((h for h in (d.first, *d.evidence) if rank_exceptions.is_exception_line(h.text)), d.first)   # e-peer2
 
 
+# e-skew2 (issue 26): the statement that raised a bare or worded AssertionError compares a release (`assert
+# version.parse(torch.__version__) >= version.parse("2.2")`, `assert is_torch_version(">=", "2.1")`, packaging's
+# Version, transformers' is_torch_greater_or_equal, `sys.version_info >= (3, 9)`): the installed release, not a value
+_VERSION_ASSERT = re.compile(r"^assert\b.*(?:__version__|\bversion\.parse\(|\bparse_version\(|\bVersion\(|"
+                             r"\bis_\w+_version\(|\bis_\w+_(?:greater|less)_or_equal\(|\bversion_info\b|"
+                             r"\b(?:check_min_version|require_version)\()")
+
+
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
     """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
@@ -1619,6 +1627,11 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         return sourced
     if (skew := traceback_anatomy.border_skew(_anatomy_of(h), h.text)) is not None:
         return skew   # e-ver3: installed code calling another release's API (the border between two packages)
+    if _VERSION_ASSERT.search(_last_statement(h.pre[-6000:])) and re.search(r"\bAssertionError\b", h.text):
+        return "version_check", ("an installed package asserted the release of a package it needs (the statement "
+                                 "compares versions) and the installed one fails it: install the release the "
+                                 "assertion asks for (the package's requirements pin it), or the release of the "
+                                 "asserting package made for the installed one")
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
             return _unless_release(h, family, fix)
