@@ -33,7 +33,7 @@ from typing import Any
 
 from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.core.runs.diagnose import arg_skew, enum_skew
+from rocm_tune.core.runs.diagnose import arg_skew, enum_skew, name_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
 from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
@@ -2451,6 +2451,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "command with the installed release's arguments (`swift sft --help`; 2.x -> 3.x: --model, --train_type)")
     if r.code in _REFUSAL_CODES and (er := _enum_reading(r)) is not None and er.span is not None:
         return enum_skew.skew_sentence(er)
+    if r.code == "missing-package" and (py := name_skew.python_removed_module(r.first.text)):
+        return py
     if r.code == "torch-compile-error" and (api := _compile_api_skew(r)):
         return (f"torch.compile's backend failed on an API error between two packages ({api}): torch's inductor and "
                 "the installed Triton (or the package it calls) are from releases that do not fit",
@@ -2504,6 +2506,9 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     return None
 
 
+_NAMED_REMOVAL_CODES = ("import-name-mismatch", "python-exception", "extension-abi-mismatch")
+
+
 def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
     blob = "\n".join(texts)
@@ -2524,6 +2529,9 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
+    elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and not (rd is not None and rd.runner) and \
+            (named := name_skew.removed_name(exception_hit(r).text)) is not None:
+        r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
     elif r.family in ("config_error", "unknown") and r.code in _REFUSAL_CODES and \
             (er := _enum_reading(r)) is not None and er.span is None:
         # e-skew2: a value no release of the library's enum declares: the run's configuration
