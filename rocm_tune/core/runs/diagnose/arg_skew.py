@@ -26,8 +26,9 @@ _ARGPARSE = re.compile(r"^(.*?)error: unrecognized arguments: ([^\n]*)", re.M)
 # try upgrading your `accelerate` version or fix (and potentially remove) these keys from your config file.`
 _ACCELERATE_KEYS = re.compile(r"The config file at \S+ had unknown keys \(\[([^\]\n]*)\]\)")
 _PYDANTIC_HEAD = re.compile(r"\d+ validation errors? for (\w+)")
-_PYDANTIC_EXTRA = re.compile(r"^[ \t]*([\w.\[\]-]+)[ \t]*\r?\n[ \t]+(?:Extra inputs are not permitted|extra fields not "
-                             r"permitted)", re.M)
+_RANK = r"(?:\[(?:rank|default)\d+\]:)?"        # e-skew2: torchrun's prefix on every line of a rank's traceback
+_PYDANTIC_EXTRA = re.compile(rf"^{_RANK}[ \t]*([\w.\[\]-]+)[ \t]*\r?\n{_RANK}[ \t]+(?:Extra inputs are not permitted|"
+                             r"extra fields not permitted)", re.M)
 _KWARG = re.compile(r"(?:\b(\w+)\.)?__init__\(\) got an unexpected keyword argument '(\w+)'")
 _CALLED_CLASS = re.compile(r"\b([A-Z]\w*(?:Config|Arguments|Args))\(")
 
