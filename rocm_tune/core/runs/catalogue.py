@@ -2941,23 +2941,6 @@ SIGNATURES: tuple[Signature, ...] = (
           "cannot open shared object file"),
          sources=("Dao-AILab/flash-attention issues (flash_attn_2_cuda...so: undefined symbol: _ZN3c104cuda9SetDeviceEi)",
                   "vllm/xformers/torchvision threads: an extension wheel of another torch")),
-    # e-skew2 (issue 26): torch.compile refusing the interpreter, as torch's releases spell it (torch/_dynamo/
-    # eval_frame.py check_if_dynamo_supported: `Python 3.12+ not yet supported for torch.compile`, later `torch.compile
-    # is not supported on Python 3.14+` and `... on Python < 3.13.3 built with GIL disabled`; torch/__init__.py compile
-    # in 2.2/2.3: `Dynamo is not supported on Python 3.12+`): the installed torch release predates this Python
-    _sig("torch-compile-python-unsupported", "version_check", "error", "root", "the installed torch release does "
-         "not support torch.compile on this Python",
-         "each torch release's TorchDynamo supports the Python versions released before it (torch 2.4 brought 3.12, "
-         "2.6 3.13): with a newer interpreter torch.compile refuses to start, whichever library asked for it",
-         "install a torch release that supports this Python (torch >= 2.4 for 3.12, >= 2.6 for 3.13, a later one for "
-         "3.14; with the matching extensions), or run under the Python the torch release supports; or turn "
-         "compilation off (torch_compile: false, TORCHDYNAMO_DISABLE=1)",
-         "`python -c 'import sys, torch; print(sys.version, torch.__version__)'`",
-         (r"Python 3\.\d+\+ not yet supported for torch\.compile",
-          r"(?:Dynamo|torch\.compile) is not supported on Python (?:3\.\d+\+|< ?3\.[\d.]+ built with GIL disabled)"),
-         ("not yet supported for torch.compile", "is not supported on Python"),
-         sources=("pytorch/pytorch torch/_dynamo/eval_frame.py check_if_dynamo_supported (2.1-2.10)",
-                  "pytorch/pytorch torch/__init__.py compile (2.2, 2.3: Dynamo is not supported on Python 3.12+)")),
     _sig("torch-compile-error", "config_error", "error", "root", "torch.compile / Triton could not compile a "
          "kernel for this GPU",
          "the compiler stack (TorchInductor, Triton, LLVM/hipcc) failed for this GPU: a Triton that does not match "
@@ -3795,6 +3778,17 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "installed code uses an attribute another release of the module it names has (the two packages are from releases "
      "that do not fit): install the versions the package that raised it pins (e.g. the triton its torch wheel was "
      "built with), or the release of it made for the installed module"),
+    # e-skew2 (issue 26): torch.compile refusing the interpreter, as torch's releases spell it (torch/_dynamo/
+    # eval_frame.py check_if_dynamo_supported: `Python 3.12+ not yet supported for torch.compile`, later `torch.compile
+    # is not supported on Python 3.14+` and `... on Python < 3.13.3 built with GIL disabled`; torch/__init__.py compile
+    # in 2.2/2.3: `Dynamo is not supported on Python 3.12+`): the installed torch release predates this Python, whichever
+    # library asked for the compile - before the frame rule that reads torch/_dynamo as the compile settings
+    (re.compile(r"Python 3\.\d+\+ not yet supported for torch\.compile|(?:Dynamo|torch\.compile) is not supported on "
+                r"Python (?:3\.\d+\+|< ?3\.[\d.]+ built with GIL disabled)"), "version_check",
+     "the installed torch release does not support torch.compile on this Python (each release's TorchDynamo supports "
+     "the Pythons released before it: torch >= 2.4 for 3.12, >= 2.6 for 3.13, a later one for 3.14): install a torch "
+     "release that supports this Python (with the matching extensions), or run under the Python the torch release "
+     "supports; or turn compilation off (torch_compile: false, TORCHDYNAMO_DISABLE=1)"),
     # e-skew2 (issue 26): pickle finding no class of the recorded name in an installed package's module (Lib/pickle.py
     # find_class, _pickle.c: `Can't get attribute 'X' on <module 'a.b' from '.../site-packages/a/b.py'>`): the file
     # (a checkpoint's optimizer/scheduler/trainer state, a torch.save'd tokenizer or model) was written with another
