@@ -71,6 +71,14 @@ CASES = {
     "ds-key-zeropp-pydantic1": ("version_check", ("zero_quantized_weights", "0.10.0"),
         NOISE + DS_ZERO + _exc("pydantic.error_wrappers.ValidationError: 1 validation error for DeepSpeedZeroConfig\n"
                                "zero_quantized_weights\n  extra fields not permitted (type=value_error.extra)")),
+    # the same key refused by a DeepSpeed that the log shows declares it (0.17.1 >= 0.16.2): not the release, the
+    # section it was written in (zeropp_loco_param belongs in zero_optimization, not in offload_param)
+    "ds-key-release-has-it": ("config_error", ("zeropp_loco_param", "section"),
+        "[2025-11-02 09:14:05,001] [INFO] [logging.py:128:log_dist] [Rank 0] DeepSpeed info: version=0.17.1, "
+        "git-hash=unknown, git-branch=unknown\n" + NOISE + DS_ZERO.replace("zero/config.py", "zero/offload_config.py") +
+        _exc("pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroOffloadParamConfig\n"
+             "zeropp_loco_param\n  Extra inputs are not permitted [type=extra_forbidden, input_value={'err_beta': 0.8}, "
+             "input_type=dict]")),
     # a typo in the user's DeepSpeed JSON: no release declares it; the answer gives DeepSpeed's spelling
     "ds-key-typo": ("config_error", ("stage3_max_live_parameters",),
         NOISE + DS_ZERO + _exc("pydantic_core._pydantic_core.ValidationError: 1 validation error for "

@@ -90,6 +90,25 @@ def find_refusal(text: str) -> Refusal | None:
     return None
 
 
+# e-skew2: the DeepSpeed release the log shows - deepspeed.initialize's banner (deepspeed/__init__.py: `DeepSpeed info: version=0.14.4,
+# git-hash=..., git-branch=...`) or ds_report's (env_report.py) `deepspeed info ........ 0.14.4, unknown, unknown`
+_DS_INSTALLED = re.compile(r"DeepSpeed info: version=(\d+\.\d+\.\d+)|deepspeed info \.+ (\d+\.\d+\.\d+)", re.I)
+
+
+def _release_key(v: str) -> tuple[int, ...]:
+    return (10 ** 6,) if v == "main" else tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def installed_declares(rd: Reading, blob: str) -> bool:
+    """True when the log shows the installed DeepSpeed and every refused key's span covers it: the release has the
+    keys, so they were refused for being in another section, not for the release."""
+    m = _DS_INSTALLED.search(blob) if rd.runner == "deepspeed" else None
+    if m is None or not rd.spans:
+        return False
+    v = _release_key(m.group(1) or m.group(2))
+    return all(_release_key(span.split("..")[0]) <= v <= _release_key(span.split("..")[1]) for _, span in rd.spans)
+
+
 def _kwarg_class(ref: Refusal, pre: str) -> str:
     """The class whose __init__ refused the keyword: named in the message (py3.10+) or on the traceback's last call."""
     if ref.cls:

@@ -2400,7 +2400,10 @@ def _refusal_reading(r: Diagnosis, blob: str) -> arg_skew.Reading | None:
     for h in (r.first, *r.evidence):
         ref = arg_skew.find_refusal(h.context or h.text)
         if ref is not None:
-            return arg_skew.read_refusal(ref, arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre))
+            rd = arg_skew.read_refusal(ref, arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre))
+            if rd is not None and arg_skew.installed_declares(rd, "\n".join([blob, h.pre])):
+                return arg_skew.Reading("", rd.names, ())     # e-skew2: the installed DeepSpeed has the key
+            return rd
     return None
 
 
