@@ -132,4 +132,9 @@ RELEASE_REASON = (r"\b(?:your|the|this) (?:current |installed )?(?:[\w.-]+ ){0,2
                   r"\b(?:[Uu]pgrade|[Dd]owngrade)\b|"
                   r"\b[Uu]pdate (?:your |the )?[`'\"]?(?!(?:config|configuration|settings?|yaml|values?|arguments?|"
                   r"parameters?|options?|code|script)\b)[A-Za-z][\w.-]*[`'\"]? (?:to|via|with|from)\b|"
-                  r"\bpip install (?:-U|--upgrade)\b")
+                  r"\bpip install (?:-U|--upgrade)\b|"
+                  # e-skew2 (issue 26): a name or option a release removed, in the removal's own words (numpy's
+                  # `np.float_` was removed in the NumPy 2.0 release, transformers' `load_in_8bit` is no longer
+                  # supported as an argument, torch's `... has been removed. Please use ...`): another release has it
+                  r"\b(?:has|have) been (?:deprecated and )?removed\b|\b(?:was|were|is|are) removed in\b|"
+                  r"\b(?:is|are) no longer (?:supported|available)\b|\bno longer exists?\b")

@@ -3778,6 +3778,26 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "installed code uses an attribute another release of the module it names has (the two packages are from releases "
      "that do not fit): install the versions the package that raised it pins (e.g. the triton its torch wheel was "
      "built with), or the release of it made for the installed module"),
+    # e-skew2 (issue 26): torch.compile refusing the interpreter, as torch's releases spell it (torch/_dynamo/
+    # eval_frame.py check_if_dynamo_supported: `Python 3.12+ not yet supported for torch.compile`, later `torch.compile
+    # is not supported on Python 3.14+` and `... on Python < 3.13.3 built with GIL disabled`; torch/__init__.py compile
+    # in 2.2/2.3: `Dynamo is not supported on Python 3.12+`): the installed torch release predates this Python, whichever
+    # library asked for the compile - before the frame rule that reads torch/_dynamo as the compile settings
+    (re.compile(r"Python 3\.\d+\+ not yet supported for torch\.compile|(?:Dynamo|torch\.compile) is not supported on "
+                r"Python (?:3\.\d+\+|< ?3\.[\d.]+ built with GIL disabled)"), "version_check",
+     "the installed torch release does not support torch.compile on this Python (each release's TorchDynamo supports "
+     "the Pythons released before it: torch >= 2.4 for 3.12, >= 2.6 for 3.13, a later one for 3.14): install a torch "
+     "release that supports this Python (with the matching extensions), or run under the Python the torch release "
+     "supports; or turn compilation off (torch_compile: false, TORCHDYNAMO_DISABLE=1)"),
+    # e-skew2 (issue 26): pickle finding no class of the recorded name in an installed package's module (Lib/pickle.py
+    # find_class, _pickle.c: `Can't get attribute 'X' on <module 'a.b' from '.../site-packages/a/b.py'>`): the file
+    # (a checkpoint's optimizer/scheduler/trainer state, a torch.save'd tokenizer or model) was written with another
+    # release of that package, which had the class there - before the frame rules (tokenization_*, datasets)
+    (re.compile(r"AttributeError: Can't get attribute '\w+' on <module '[\w.]+' from '[^'\n]*[/\\](?:site|dist)-packages"
+                r"[/\\]"), "version_check",
+     "the file was pickled with another release of the package the message names (the class it records is not in "
+     "the installed module): install the release it was saved with (the one the checkpoint/recipe was made with), or "
+     "re-save the file with the installed release (for weights: save a state_dict / safetensors, not the object)"),
     # issue 26 (explain-sw): flash-attn's own checks (`cu_seqlens_q must have dtype int32`, head dims) from its frames
     (re.compile(r"[/\\]flash_attn[/\\]|flash_attn_interface\.py|flash_attn_\w*cuda"), "flash_attn_error",
      "FlashAttention rejected this call (dtype, head dimension, GPU or build): use sdpa/eager attention or a "

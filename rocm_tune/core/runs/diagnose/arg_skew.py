@@ -26,8 +26,9 @@ _ARGPARSE = re.compile(r"^(.*?)error: unrecognized arguments: ([^\n]*)", re.M)
 # try upgrading your `accelerate` version or fix (and potentially remove) these keys from your config file.`
 _ACCELERATE_KEYS = re.compile(r"The config file at \S+ had unknown keys \(\[([^\]\n]*)\]\)")
 _PYDANTIC_HEAD = re.compile(r"\d+ validation errors? for (\w+)")
-_PYDANTIC_EXTRA = re.compile(r"^[ \t]*([\w.\[\]-]+)[ \t]*\r?\n[ \t]+(?:Extra inputs are not permitted|extra fields not "
-                             r"permitted)", re.M)
+_RANK = r"(?:\[(?:rank|default)\d+\]:)?"        # e-skew2: torchrun's prefix on every line of a rank's traceback
+_PYDANTIC_EXTRA = re.compile(rf"^{_RANK}[ \t]*([\w.\[\]-]+)[ \t]*\r?\n{_RANK}[ \t]+(?:Extra inputs are not permitted|"
+                             r"extra fields not permitted)", re.M)
 _KWARG = re.compile(r"(?:\b(\w+)\.)?__init__\(\) got an unexpected keyword argument '(\w+)'")
 _CALLED_CLASS = re.compile(r"\b([A-Z]\w*(?:Config|Arguments|Args))\(")
 
@@ -50,9 +51,11 @@ class Reading:
 @lru_cache(maxsize=1)
 def _tables() -> dict[str, tuple[str, str, dict[str, str], frozenset[str]]]:
     """runner -> (oldest release, newest release, name -> span, class names); loaded only for a refusal."""
+    from rocm_tune.profiles.deepspeed_config_keys import DEEPSPEED_CONFIG_KEYS
     from rocm_tune.profiles.runner_args import RUNNER_ARGS     # ~90 KB: only for a log with a refusal
+    # e-skew2: DeepSpeed's pydantic config sections (extra="forbid") read like a runner's config classes
     return {r: (old, new, {n: s for s, names in spans.items() for n in names.split()}, frozenset(cls.split()))
-            for r, (old, new, spans, cls) in RUNNER_ARGS.items()}
+            for r, (old, new, spans, cls) in {**RUNNER_ARGS, "deepspeed": DEEPSPEED_CONFIG_KEYS}.items()}
 
 
 def _flag_name(flag: str) -> str:
@@ -87,6 +90,25 @@ def find_refusal(text: str) -> Refusal | None:
     return None
 
 
+# e-skew2: the DeepSpeed release the log shows - deepspeed.initialize's banner (deepspeed/__init__.py: `DeepSpeed info: version=0.14.4,
+# git-hash=..., git-branch=...`) or ds_report's (env_report.py) `deepspeed info ........ 0.14.4, unknown, unknown`
+_DS_INSTALLED = re.compile(r"DeepSpeed info: version=(\d+\.\d+\.\d+)|deepspeed info \.+ (\d+\.\d+\.\d+)", re.I)
+
+
+def _release_key(v: str) -> tuple[int, ...]:
+    return (10 ** 6,) if v == "main" else tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def installed_declares(rd: Reading, blob: str) -> bool:
+    """True when the log shows the installed DeepSpeed and every refused key's span covers it: the release has the
+    keys, so they were refused for being in another section, not for the release."""
+    m = _DS_INSTALLED.search(blob) if rd.runner == "deepspeed" else None
+    if m is None or not rd.spans:
+        return False
+    v = _release_key(m.group(1) or m.group(2))
+    return all(_release_key(span.split("..")[0]) <= v <= _release_key(span.split("..")[1]) for _, span in rd.spans)
+
+
 def _kwarg_class(ref: Refusal, pre: str) -> str:
     """The class whose __init__ refused the keyword: named in the message (py3.10+) or on the traceback's last call."""
     if ref.cls:
@@ -114,6 +136,8 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             return ("accelerate",)
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
+        if ref.cls in _tables()["deepspeed"][3]:       # e-skew2: DeepSpeedZeroConfig, DeepSpeedZeroOffload*Config...
+            return ("deepspeed",)
         return ("eole",) if shows("eole") else ()
     cls = _kwarg_class(ref, pre)
     owners = tuple(r for r, t in _tables().items() if cls in t[3])
@@ -162,7 +186,7 @@ def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
 
 def _label(runner: str) -> str:
     from rocm_tune.profiles.runner_args import RUNNER_LABELS
-    return RUNNER_LABELS.get(runner, runner)
+    return RUNNER_LABELS.get(runner, "DeepSpeed" if runner == "deepspeed" else runner)
 
 
 def skew_sentence(rd: Reading) -> tuple[str, str]:

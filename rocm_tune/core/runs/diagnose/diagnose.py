@@ -33,7 +33,7 @@ from typing import Any
 
 from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
-from rocm_tune.core.runs.diagnose import arg_skew
+from rocm_tune.core.runs.diagnose import arg_skew, enum_skew, name_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
 from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
@@ -1606,6 +1606,14 @@ def exception_hit(d: Diagnosis) -> Hit:
         next((h for h in (d.first, *d.evidence) if rank_exceptions.is_exception_line(h.text)), d.first)   # e-peer2
 
 
+# e-skew2 (issue 26): the statement that raised a bare or worded AssertionError compares a release (`assert
+# version.parse(torch.__version__) >= version.parse("2.2")`, `assert is_torch_version(">=", "2.1")`, packaging's
+# Version, transformers' is_torch_greater_or_equal, `sys.version_info >= (3, 9)`): the installed release, not a value
+_VERSION_ASSERT = re.compile(r"^assert\b.*(?:__version__|\bversion\.parse\(|\bparse_version\(|\bVersion\(|"
+                             r"\bis_\w+_version\(|\bis_\w+_(?:greater|less)_or_equal\(|\bversion_info\b|"
+                             r"\b(?:check_min_version|require_version)\()")
+
+
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
     """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
@@ -1621,6 +1629,11 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         return sourced
     if (skew := traceback_anatomy.border_skew(_anatomy_of(h), h.text)) is not None:
         return skew   # e-ver3: installed code calling another release's API (the border between two packages)
+    if _VERSION_ASSERT.search(_last_statement(h.pre[-6000:])) and re.search(r"\bAssertionError\b", h.text):
+        return "version_check", ("an installed package asserted the release of a package it needs (the statement "
+                                 "compares versions) and the installed one fails it: install the release the "
+                                 "assertion asks for (the package's requirements pin it), or the release of the "
+                                 "asserting package made for the installed one")
     for rx, family, fix in cat.EXCEPTION_RULES:
         if rx.search(text):
             return _unless_release(h, family, fix)
@@ -2378,7 +2391,8 @@ def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
 
 # e-skew (issue 26): any runner's refusal of argument names (HfArgumentParser, Megatron's argparse, axolotl's pydantic
 # schema, a config class's __init__) read against the names that runner's releases declare (arg_skew.py)
-_REFUSAL_CODES = ("config-rejected", "python-exception", "import-name-mismatch")
+_REFUSAL_CODES = ("config-rejected", "python-exception", "import-name-mismatch",
+                  "deepspeed-config-validation")     # e-skew2: DeepSpeed's pydantic sections
 
 
 def _refusal_reading(r: Diagnosis, blob: str) -> arg_skew.Reading | None:
@@ -2388,7 +2402,41 @@ def _refusal_reading(r: Diagnosis, blob: str) -> arg_skew.Reading | None:
     for h in (r.first, *r.evidence):
         ref = arg_skew.find_refusal(h.context or h.text)
         if ref is not None:
-            return arg_skew.read_refusal(ref, arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre))
+            rd = arg_skew.read_refusal(ref, arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre))
+            if rd is not None and arg_skew.installed_declares(rd, "\n".join([blob, h.pre])):
+                return arg_skew.Reading("", rd.names, ())     # e-skew2: the installed DeepSpeed has the key
+            return rd
+    return None
+
+
+# e-skew2 (issue 26): what torch's compile wrapper re-raised (dynamo's BackendCompilerFailed: `backend='inductor'
+# raised:` then the exception, torch 2.0's `debug_wrapper raised TypeError: ...` on one line, 2.6+'s InductorError) is
+# an API error between two packages - a signature (unexpected keyword, missing or too many positional arguments) or
+# an attribute of a module/class that the installed release of it lacks (triton.compiler, CompiledKernel ...): torch's
+# inductor and the installed Triton (or another package it calls) are from releases that do not fit. A value error
+# (`'NoneType' object is not subscriptable`, Python's own types) is not read as one.
+_COMPILE_RERAISE = re.compile(r"(?:BackendCompilerFailed: \S+ raised:?|InductorError:)[ \t]*(?:\r?\n"
+                              r"(?:\[(?:rank|default)\d+\]:\s*)?)?(?P<exc>[^\n]*)")
+_API_SKEW = re.compile(r"^(?:(?:AttributeError: (?:module '(?P<mod>[\w.]+)'|'(?!NoneType'|str'|int'|float'|bool'|list'|"
+                       r"dict'|tuple'|bytes'|set')\w+' object) has no attribute '\w+')|TypeError: [\w.]+\(\) (?:got an "
+                       r"unexpected keyword argument '\w+'|missing \d+ required (?:positional|keyword-only) arguments?|"
+                       r"takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given))")
+
+
+def _compile_api_skew(r: Diagnosis) -> str | None:
+    """The API error torch's compile wrapper re-raised (one of two packages' signature/attribute), else None."""
+    for t in (r.first.context, r.first.text, *(h.text for h in r.evidence)):
+        for m in _COMPILE_RERAISE.finditer(t or ""):
+            if (a := _API_SKEW.match(m.group("exc").strip())) and not (a.group("mod") or "").startswith(("torch._dynamo",)):
+                return a.group(0)
+    return None
+
+
+def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
+    """e-skew2: how an option value an enum of the root refused stands against the library's releases, else None."""
+    for t in (r.first.text, r.first.context, *(h.text for h in r.evidence)):
+        if t and "is not a valid" in t and (er := enum_skew.read_enum_refusal(t)) is not None:
+            return er
     return None
 
 
@@ -2406,6 +2454,16 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "install the ms-swift release the recipe was written for (`pip install -U ms-swift`, or its main branch "
                 "for flags newer than the last release; `which swift` shows which install runs), or rewrite the "
                 "command with the installed release's arguments (`swift sft --help`; 2.x -> 3.x: --model, --train_type)")
+    if r.code in _REFUSAL_CODES and (er := _enum_reading(r)) is not None and er.span is not None:
+        return enum_skew.skew_sentence(er)
+    if r.code == "missing-package" and (py := name_skew.python_removed_module(r.first.text)):
+        return py
+    if r.code == "torch-compile-error" and (api := _compile_api_skew(r)):
+        return (f"torch.compile's backend failed on an API error between two packages ({api}): torch's inductor and "
+                "the installed Triton (or the package it calls) are from releases that do not fit",
+                "install the Triton the torch wheel was built with (`pip install torch` pulls it: pytorch-triton-rocm "
+                "for ROCm wheels, triton for CUDA; uninstall a stray `triton` another package pinned), or the torch "
+                "release made for the installed Triton; as a stopgap run without compilation (TORCHDYNAMO_DISABLE=1)")
     if (rd := _refusal_reading(r, blob)) is not None and rd.runner:
         return arg_skew.skew_sentence(rd)
     if r.code == "missing-package" and (m := _REQ_NOT_FOUND.search(r.first.text)) and \
@@ -2453,6 +2511,9 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     return None
 
 
+_NAMED_REMOVAL_CODES = ("import-name-mismatch", "python-exception", "extension-abi-mismatch")
+
+
 def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
     blob = "\n".join(texts)
@@ -2473,6 +2534,17 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
+    elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and not (rd is not None and rd.runner) and \
+            (named := name_skew.removed_name(exception_hit(r).text)) is not None:
+        r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
+    elif r.family in ("config_error", "unknown") and r.code in _REFUSAL_CODES and \
+            (er := _enum_reading(r)) is not None and er.span is None:
+        # e-skew2: a value no release of the library's enum declares: the run's configuration
+        r.family = "config_error"
+        r.title = (f"{er.lib} refused {er.value!r} for {er.cls}: no {er.lib} release declares that value" +
+                   (f" (close: {', '.join(er.close)})" if er.close else ""))
+        r.fix = ("write one of the values the message lists" + (f" ({' or '.join(er.close)})" if er.close else "") +
+                 " and rerun")
 
 
 def _refine_arch_skew(r: Diagnosis, blob: str) -> bool:
@@ -2503,11 +2575,21 @@ def _refusal_is_configuration(r: Diagnosis, rd: arg_skew.Reading) -> None:
         r.title = (f"the argument {rd.names[0]!r} is one no release of the runner declares (a typo?): "
                    f"close to {', '.join(rd.close)}")
         r.fix = f"write it as the runner spells it ({' or '.join(rd.close)}) and rerun"
+    elif r.code == "deepspeed-config-validation":
+        # e-skew2: a key no DeepSpeed release declares there (another section's, another program's) is the JSON
+        r.family = "config_error"
+        r.title = (f"DeepSpeed's config refused the key {rd.names[0]!r}: no DeepSpeed release takes it in that section "
+                   "(a key of another section, or of another program's config)")
+        r.fix = ("move the key to the section that declares it or remove it (DeepSpeed's config-json docs list each "
+                 "section's keys), then rerun")
     elif r.family == "unknown":
         r.family = "config_error"
         r.title = (f"the runner refused the argument {rd.names[0]!r}: no release of it takes it there (a typo, or a "
                    "key of another runner, command or section)")
         r.fix = "remove or correct it (the runner's --help and example configs show the accepted names) and rerun"
+    if r.code == "deepspeed-config-validation" and r.family == "config_error":
+        r.cause = ("DeepSpeed validates each section of its JSON (zero_optimization, offload_*, the monitors) with a "
+                   "pydantic model that forbids keys it does not declare: this key is not one any release declares there")
 
 
 def _refine_teardown(r: Diagnosis, texts: Sequence[str], levers_on: set[str]) -> None:
