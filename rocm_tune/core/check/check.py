@@ -170,6 +170,16 @@ def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
     return _build_config(job, model, gpus, nodes, {**runner_defaults(job.runner), **job.defaults})
 
 
+def _as_run(job: formats.Job, model, cfg: TrainConfig, gpu, assumptions: list[str]) -> tuple[TrainConfig, str | None]:
+    """The configuration as the card and the checkpoint make it run: a quantized checkpoint's width, Megatron's and
+    SDPA's attention kernel on this card, the vision tower's setup; (config, SDPA's note or None)."""
+    cfg = _quantized_base(model, cfg, job.notes, gpu)
+    cfg = _megatron_attention(job, cfg, gpu, assumptions)
+    cfg, vision_assumed = _vision_setup(job, model, cfg)
+    assumptions += vision_assumed
+    return _sdpa_math(model, cfg, gpu)
+
+
 def _megatron_attention(job: formats.Job, cfg: TrainConfig, gpu, assumptions: list[str]) -> TrainConfig:
     """Megatron on a card FlashAttention has no kernels for (V100, T4, MI50): Transformer Engine disables both its
     FlashAttention and its cuDNN fused attention below compute capability 8.0 (transformer_engine/pytorch/attention/
@@ -1633,11 +1643,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
                       None, None, reason=str(exc))
     findings += f2
     assumptions += a2
-    cfg = _quantized_base(model, cfg, job.notes, gpu)
-    cfg = _megatron_attention(job, cfg, gpu, assumptions)
-    cfg, vision_assumed = _vision_setup(job, model, cfg)
-    assumptions += vision_assumed
-    cfg, sdpa_note = _sdpa_math(model, cfg, gpu)
+    cfg, sdpa_note = _as_run(job, model, cfg, gpu, assumptions)
     eval_batch = None
     if _eval_on(job, getattr(model, "vision", None)):
         eval_batch = eval_batch_default(job, cfg, {**runner_defaults(runner), **job.defaults})
