@@ -1877,6 +1877,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # oom's; a device-side assert and a GPU index are decided by their own signatures
           r"\bROCm error: " + _HIP_FAIL_TEXT + r"(?![\w-])",
           r"\berror: '" + _HIP_FAIL_TEXT + r"'\s*\(\d+\)",
+          # e-hipfa: composable_kernel's own HIP checks (ck_tile/host/hip_check_error.hpp and ck's
+          # host_utility/hip_check_error.hpp, thrown as std::runtime_error from a kernel launch in CK, in flash-attention's
+          # CK backend, xformers' ck ops, MIOpen): `HIP Function Failed (<file>,<line>) <text>` and `HIP runtime error:
+          # <text>. <file>: <line>in function: ...`
+          r"HIP Function Failed \([^)\n]*\) " + _HIP_FAIL_TEXT, r"\bHIP runtime error: " + _HIP_FAIL_TEXT,
           r"Test HIP failure \S+ '(?!hipErrorOutOfMemory'|hipErrorMemoryAllocation')(?:" + _HIP_FAIL_TEXT +
           r"|hip[A-Z]\w+)'",
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'",
@@ -1887,13 +1892,15 @@ SIGNATURES: tuple[Signature, ...] = (
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
-          "Queue create failed", "queue creation failed", "hsa_queue_create failed"),
+          "Queue create failed", "queue creation failed", "hsa_queue_create failed", "HIP Function Failed",
+          "HIP runtime error: "),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
                   "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
                   "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
                   "ROCm/hip-tests HIPCHECK (\"error: '%s'(%d) at %s:%d\")",
                   "ROCm/rccl src/include/checks.h CUDACHECK (WARN \"Cuda failure '%s'\")",
-                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")")),
+                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")",
+                  "ROCm/composable_kernel include/ck_tile/host/hip_check_error.hpp (HIP_CHECK_ERROR, hip_check_error)")),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
          "libdrm looks up marketing names in amdgpu.ids; a missing file only leaves the name blank",
