@@ -21,7 +21,15 @@ OWNER_FRAMES = (
     ("flash-attn", r"[/\\]flash_attn(?:_3)?[/\\]|[/\\]hopper[/\\]flash_attn_interface\.py|"
                    r"[/\\]flash_attn_(?:interface|triton\w*)\.py|flash_attn_\w*cuda"),
     ("xformers", r"[/\\]xformers[/\\](?:ops[/\\]fmha|_C\b|csrc)"),
+    # vLLM's own flash-attention kernels and backends (vllm/attention/ops/triton_flash_attention.py, prefix_prefill,
+    # attention/backends/rocm_flash_attn.py, flash_attn.py; v1/attention/backends/...)
+    ("vLLM's flash-attention backend", r"[/\\]vllm[/\\](?:v1[/\\])?attention[/\\](?:ops|backends)[/\\]"
+                                       r"\w*flash_?attn\w*\.py|[/\\]vllm[/\\]\S*triton_flash_attention\.py"),
 )
+# the statement Python printed under the innermost own frame: a call of PyTorch's fused attention (its flash /
+# memory-efficient kernels: AOTriton on ROCm, built for fewer gfx targets than the rest of torch)
+SDPA_CALL = r"\bscaled_dot_product_attention\s*\("
+SDPA_OWNER = "PyTorch's fused SDPA"
 # the library's native sources named in the error line itself (CK's HIP_CHECK_ERROR prints __FILE__)
 OWNER_SOURCES = (
     # not CK's fmha sources alone: AITER and MIOpen bundle the same composable_kernel (aiter's asm_fmha_*_v3 kernels
@@ -36,7 +44,7 @@ PASSED_FRAMES = (r"[/\\](?:site|dist)-packages[/\\](?:torch|triton|pytorch_trito
                  r"[/\\](?:torch|triton)[/\\](?:_ops|autograd|nn|utils|_library|_compile|runtime|backends|"
                  r"_dynamo|_inductor)\b|^<[\w ]+>$|[/\\](?:contextlib|functools)\.py$")
 
-TITLE = "a GPU runtime error raised inside {owner}'s attention kernels ({error})"
+TITLE = "a GPU runtime error raised inside the attention kernels of {owner} ({error})"
 CAUSE = ("the attention kernel of {owner} (not PyTorch or the ROCm libraries it calls) failed on this GPU: its "
          "kernels were not built for, or do not run on, this card/input; every other op ran")
 FIX = {
@@ -44,6 +52,15 @@ FIX = {
                    "LLaMA-Factory flash_attn: sdpa; vLLM: another attention backend), or install a flash-attn "
                    "built for this GPU's gfx (ROCm/flash-attention: CK backend for MI200/MI300, "
                    "FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE for the Triton backend on RDNA) and the installed torch"),
+    "vLLM's flash-attention backend": (
+        "use another vLLM attention backend (ROCm: VLLM_USE_TRITON_FLASH_ATTN=0 for the CK/naive path, or "
+        "VLLM_ATTENTION_BACKEND=ROCM_FLASH / TRITON_ATTN_VLLM_V1 / TORCH_SDPA as your release offers), or the vLLM "
+        "build whose attention kernels support this GPU"),
+    "PyTorch's fused SDPA": (
+        "run the attention without PyTorch's fused flash / memory-efficient SDPA kernels "
+        "(torch.backends.cuda.enable_flash_sdp(False) and enable_mem_efficient_sdp(False), or "
+        "attn_implementation='eager'), or install a torch build whose SDPA kernels (AOTriton on ROCm) cover this "
+        "GPU's gfx"),
     "xformers": ("run without xformers' memory-efficient attention (drop --xformers, use PyTorch SDPA), or install "
                  "the xformers build made for this GPU and the installed torch (ROCm: the rocm wheel index "
                  "matching torch)"),

@@ -17,13 +17,15 @@ _OWNER_FRAMES = [(o, re.compile(p)) for o, p in ao.OWNER_FRAMES]
 _OWNER_SOURCES = [(o, re.compile(p)) for o, p in ao.OWNER_SOURCES]
 _PASSED = re.compile(ao.PASSED_FRAMES)
 _TB_HEAD = re.compile(r"Traceback \(most recent call last\):|Stack \(most recent call first\):")
-_FRAME = re.compile(r'File "([^"]+)", line \d+')
+_FRAME = re.compile(r'File "([^"]+)", line \d+[^\n]*\n(?:\[(?:rank|default)\d+\]:)?([^\n]*)')
+_SDPA_CALL = re.compile(ao.SDPA_CALL)
 # the traceback must end right before the error line: at most the frames' source lines and carets in between
 _TAIL_GAP = 800
 
 
-def _current_frames(pre: str) -> list[str]:
-    """The frame paths of the traceback that ends at the error line, innermost last ([] when none ends there)."""
+def _current_frames(pre: str) -> list[tuple[str, str]]:
+    """The frames (path, the statement printed under it) of the traceback that ends at the error line, innermost
+    last ([] when none ends there)."""
     heads = list(_TB_HEAD.finditer(pre))
     if not heads:
         return []
@@ -31,7 +33,7 @@ def _current_frames(pre: str) -> list[str]:
     frames = list(_FRAME.finditer(block))
     if not frames or len(block) - frames[-1].end() > _TAIL_GAP:
         return []
-    return [m.group(1) for m in frames]
+    return [(m.group(1), m.group(2)) for m in frames]
 
 
 def _owner_of(path: str) -> str | None:
@@ -44,10 +46,10 @@ def owner(text: str, pre: str) -> str | None:
     for o, rx in _OWNER_SOURCES:
         if rx.search(text):
             return o
-    for path in reversed(_current_frames(pre)):
+    for path, statement in reversed(_current_frames(pre)):
         if _PASSED.search(path):
             continue
-        return _owner_of(path)
+        return _owner_of(path) or (ao.SDPA_OWNER if _SDPA_CALL.search(statement) else None)
     return None
 
 
