@@ -1922,9 +1922,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
           r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `.+` failed",
           # cuDNN's status errors and the NVIDIA kernel driver (dmesg): an Xid event, a GPU that left the bus
-          r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus"),
+          r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus",
+          # e-hipfa: bitsandbytes' LLM.int8 matmul (functional.py igemmlt: `raise Exception('cublasLt ran into an
+          # error!')` when its cublasLt / hipBLASLt call returns an error): on a ROCm stack _refine_platform reads it
+          # as the HIP library's failure
+          r"\bcublasLt ran into an error"),
          ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `", "cuDNN error", "NVRM: Xid",
-          "fallen off the bus", "cuda runtime error", "driver on your system is too old"),
+          "fallen off the bus", "cuda runtime error", "driver on your system is too old", "cublasLt ran into"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
     # integrator (session 13): a CUTLASS kernel's own guard in xformers' memory-efficient attention
