@@ -3178,7 +3178,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ldd` on the extension's .so lists the missing library",
          # r5-hip: not torchvision's import-time warning (`UserWarning: Failed to load image Python extension: libc10_hip.so:
          # cannot open ...`): only its image decoders are missing; the run goes on (harmless-warning)
-         (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?!lib[nr]ccl-(?:net|tuner|profiler|env)|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+         # e-hipfa: nor AMD SMI's optional DRM probe (amdsmi's / rdc's library loader: `Fail to open <lib>: <dlerror>`,
+         # printed when libdrm_amdgpu is not on the path): the SMI goes on without its DRM queries and the run with it
+         (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?<!Fail to open libdrm_amdgpu\.so: )"
+          r"(?<!Fail to open libdrm\.so: )(?!lib[nr]ccl-(?:net|tuner|profiler|env)|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
           r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
          ("cannot open shared object",),
          # e-amd: NCCL/RCCL's optional plugins (net/tuner/profiler: src/plugin/*.cc try dlopen and fall back to the
