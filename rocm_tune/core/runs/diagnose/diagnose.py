@@ -40,7 +40,8 @@ from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
-from rocm_tune.core.runs.diagnose import attention_owner   # e-hipfa
+from rocm_tune.core.runs.diagnose import attention_owner, no_device   # e-hipfa
+from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
@@ -2222,6 +2223,11 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
                    "indexes into what the first left")
         r.fix = ("set only one of them (ROCR_VISIBLE_DEVICES=N, or HIP_VISIBLE_DEVICES=N), or give the second the "
                  "index relative to the first (ROCR_VISIBLE_DEVICES=1 with HIP_VISIBLE_DEVICES=0)")
+    elif r.code == "invalid-device-ordinal" and no_device.none_enumerated(r.first.text, texts or ()):
+        # e-hipfa: an index asked for on a machine/container where the runtime enumerated no GPU at all
+        sig = cat.BY_CODE["no-gpu-visible"]
+        r.code, r.family = sig.code, sig.family
+        r.title, r.cause, r.fix, r.confirm = dvis.TITLE, dvis.CAUSE, dvis.FIX, sig.confirm
     elif r.code == "disk-full":
         s = _disk_sentence(n)
         if s:
