@@ -1701,6 +1701,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd (issue 26): the same status in ggml's (`ROCm error: <text>`) and HIPCHECK's (`error: '<text>'(101)`)
           # spellings (ROCm/clr hip_error.cpp: hipErrorInvalidDevice = 101, "invalid device ordinal")
           r"\bROCm error: invalid device ordinal", r"\berror: 'invalid device ordinal'\s*\(101\)",
+          # e-hipfa: rccl-tests' HIPCHECK prints hipGetErrorString, the text in current ROCm/clr (the name
+          # 'hipErrorInvalidDevice' in older HIP, above)
+          r"Test HIP failure \S+ 'invalid device ordinal'",
           r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
           r"CUDA_ERROR_INVALID_DEVICE\b",
           # explain-dist (issue 26): the runtime or torch refusing visibility variables that contradict each other
