@@ -59,6 +59,23 @@ OTHER_RANK = ("[rank0]:[E1128 10:10:00.000000000 ProcessGroupNCCL.cpp:616] [Rank
               "operation timeout: WorkNCCL(SeqNum=212, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) "
               "ran for 600031 milliseconds before timing out.\n")
 
+
+def _c10_backtrace(caller_lib: str, rank: str = "") -> str:
+    """torch's c10::Error backtrace (c10/util/Exception.cpp, most recent call first) with `caller_lib` as the first
+    frame past torch's own."""
+    lib = f"{SP}torch/lib/"
+    return (f"{rank}Exception raised from c10_hip_check_implementation at /pytorch/c10/hip/HIPException.cpp:42 (most "
+            "recent call first):\n"
+            f"{rank}frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x80 (0x7f8a1c0b6a90 in "
+            f"{lib}libc10.so)\n"
+            f"{rank}frame #1: c10::hip::c10_hip_check_implementation(int, char const*, char const*, int, bool) + 0x3d1 "
+            f"(0x7f8a1c2f1e21 in {lib}libc10_hip.so)\n"
+            f"{rank}frame #2: mha_fwd(at::Tensor&, at::Tensor const&, at::Tensor const&, std::optional<at::Tensor>&, "
+            f"float, float, bool, int, int, float, bool, std::optional<at::Generator>) + 0x1c4 (0x7f89f3a21c44 in "
+            f"{caller_lib})\n"
+            f"{rank}frame #3: <unknown function> + 0x15a10e (0x55d0c4f7a10e in /opt/conda/bin/python3.10)\n")
+
+
 # (expected family, expected root code, log text, where the deciding lines come from)
 CASES = {
     # --- a HIP error raised inside an attention library's own code: flash_attn_error -----------------------------
@@ -95,7 +112,19 @@ CASES = {
         "INFO 03-01 10:00:00 [__init__.py:239] Automatically detected platform rocm.\n"
         + _tb(VLLM_FA, TRITON_JIT) + "RuntimeError: Triton Error [HIP]:  Code: 98, Messsage: invalid device function\n",
         "vllm/attention/ops/triton_flash_attention.py"),
+    "fa-native-backtrace-after-abort": (
+        "flash_attn_error", "gpu-memory-fault",
+        NOISE + STEPS + "[rank3]: terminate called after throwing an instance of 'c10::Error'\n"
+        "[rank3]:   what():  HIP error: an illegal memory access was encountered\n"
+        + _c10_backtrace(f"{SP}flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so", rank="[rank3]: ") + OTHER_RANK,
+        "torch c10::Error backtrace naming flash_attn_2_cuda's mha_fwd (rank 3), other ranks' watchdog"),
     # --- the same errors outside attention stay the runtime's (hip_error) ----------------------------------------
+    "native-backtrace-in-torch": (
+        "hip_error", "gpu-memory-fault",
+        NOISE + STEPS + "terminate called after throwing an instance of 'c10::Error'\n"
+        "  what():  HIP error: an illegal memory access was encountered\n"
+        + _c10_backtrace(f"{SP}torch/lib/libtorch_hip.so") + "Aborted (core dumped)\n",
+        "the same backtrace ending in torch's own kernels (libtorch_hip): the runtime's"),
     "model-op-invalid-device-function": (
         "hip_error", "hip-invalid-device-function",
         NOISE + _tb(MODULE, RMSNORM) + "RuntimeError: HIP error: invalid device function\n" + HIP_TAIL,

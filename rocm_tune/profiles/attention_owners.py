@@ -26,6 +26,20 @@ OWNER_FRAMES = (
     ("vLLM's flash-attention backend", r"[/\\]vllm[/\\](?:v1[/\\])?attention[/\\](?:ops|backends)[/\\]"
                                        r"\w*flash_?attn\w*\.py|[/\\]vllm[/\\]\S*triton_flash_attention\.py"),
 )
+# c10::Error's native backtrace after the message (torch c10/util/Exception: `Exception raised from
+# c10_hip_check_implementation at ...HIPException.cpp:NN (most recent call first):` then `frame #3: mha_fwd(...) + 0x1c4
+# (0x7f.. in /.../flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so)`): the shared object of each frame, innermost
+# first; torch's, the HIP/HSA runtime's and libc/python's own are passed over
+NATIVE_FRAME = r"^(?:\[rank\d+\]:\s*)?frame #\d+: [^\n]*\(0x[0-9a-f]+ in ([^)\n]+)\)\s*$"
+NATIVE_OWNERS = (
+    ("flash-attn", r"[/\\]flash_attn(?:_2|_3)?(?:_cuda|_hip|_gpu)?[\w.-]*\.so|[/\\]flash_attn[/\\]\S*\.so"),
+    ("xformers", r"[/\\]xformers[/\\]_C\.so|[/\\]xformers[/\\]\S*\.so"),
+)
+NATIVE_PASSED = (r"[/\\](?:libc10\w*|libtorch\w*|libamdhip64|libhsa-runtime64|libc|libpthread|libstdc\+\+|"
+                 r"libpython[\d.]*|ld-linux[\w-]*)\.so|[/\\]python[\d.]*$|^<unknown>$")
+# how far after the error line the backtrace may start (the message's HIP_LAUNCH_BLOCKING lines come between)
+NATIVE_WINDOW = 6000
+
 # the statement Python printed under the innermost own frame: a call of PyTorch's fused attention (its flash /
 # memory-efficient kernels: AOTriton on ROCm, built for fewer gfx targets than the rest of torch)
 SDPA_CALL = r"\bscaled_dot_product_attention\s*\("

@@ -10,6 +10,7 @@ Pure: regexes over the log text (the spellings are data: rocm_tune/profiles/atte
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rocm_tune.profiles import attention_owners as ao
 
@@ -19,6 +20,9 @@ _PASSED = re.compile(ao.PASSED_FRAMES)
 _TB_HEAD = re.compile(r"Traceback \(most recent call last\):|Stack \(most recent call first\):")
 _FRAME = re.compile(r'File "([^"]+)", line \d+[^\n]*\n(?:\[(?:rank|default)\d+\]:)?([^\n]*)')
 _SDPA_CALL = re.compile(ao.SDPA_CALL)
+_NATIVE_FRAME = re.compile(ao.NATIVE_FRAME, re.M)
+_NATIVE_OWNERS = [(o, re.compile(p)) for o, p in ao.NATIVE_OWNERS]
+_NATIVE_PASSED = re.compile(ao.NATIVE_PASSED)
 # the traceback must end right before the error line: at most the frames' source lines and carets in between
 _TAIL_GAP = 800
 
@@ -50,6 +54,22 @@ def owner(text: str, pre: str) -> str | None:
         if _PASSED.search(path):
             continue
         return _owner_of(path) or (ao.SDPA_OWNER if _SDPA_CALL.search(statement) else None)
+    return None
+
+
+def native_owner(text: str, texts: Sequence[str]) -> str | None:
+    """The attention library whose shared object is the innermost own frame of the c10 backtrace printed after the
+    error line `text` in one of the log `texts` (None when no backtrace follows, or another library is innermost)."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    for blob in texts:
+        at = blob.find(first) if first else -1
+        if at < 0:
+            continue
+        for m in _NATIVE_FRAME.finditer(blob, at, at + ao.NATIVE_WINDOW):
+            lib = m.group(1).strip()
+            if _NATIVE_PASSED.search(lib):
+                continue
+            return next((o for o, rx in _NATIVE_OWNERS if rx.search(lib)), None)
     return None
 
 

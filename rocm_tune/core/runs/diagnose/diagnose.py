@@ -2146,7 +2146,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
     _refine_kernel_platform(r, texts or ())
-    _refine_attention_owner(r)
+    _refine_attention_owner(r, texts or ())
     if r.code in _ARCH_CODES and "build_archs" not in r.numbers:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
@@ -2735,13 +2735,13 @@ def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
             r.title += f" (the log sets CUDA_VISIBLE_DEVICES={mask})"
 
 
-def _refine_attention_owner(r: Diagnosis) -> None:
+def _refine_attention_owner(r: Diagnosis, texts: Sequence[str]) -> None:
     """e-hipfa (issue 26): a HIP/CUDA runtime error raised inside flash-attn's or xformers' attention code (its
     innermost own frame, or its native source in the line) is the attention kernels' (attention_owner.py); the
     version readings (arch clause, runtime skew) came first and keep their version_check."""
     if r.family not in ("hip_error", "cuda_error"):
         return
-    who = attention_owner.owner(r.first.text, r.first.pre)
+    who = attention_owner.owner(r.first.text, r.first.pre) or attention_owner.native_owner(r.first.text, texts)
     if who is None:
         return
     r.numbers["raised_in"] = who
