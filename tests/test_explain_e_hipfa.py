@@ -191,6 +191,31 @@ CASES = {
         + _tb((f"{SP}torch/cuda/__init__.py", 476, "set_device", "torch._C._cuda_setDevice(device)"))
         + "RuntimeError: HIP error: invalid device ordinal\n" + HIP_TAIL,
         "a visibility mask in the log: the index is the mask's"),
+    # --- the pasted `ls -l` of the device nodes and `id`: a user outside the node's group (amended rule 2) -------
+    "ls-id-user-outside-render": (
+        "hf_cache_permission", "gpu-device-permission",
+        "$ ls -l /dev/kfd /dev/dri/renderD128\n"
+        "crw-rw---- 1 root render 235,   0 Nov 28 10:00 /dev/kfd\n"
+        "crw-rw----+ 1 root render 226, 128 Nov 28 10:00 /dev/dri/renderD128\n"
+        "$ id\nuid=1000(alice) gid=1000(alice) groups=1000(alice),27(sudo),44(video)\n$ python train.py\n"
+        + _tb((f"{SP}torch/cuda/__init__.py", 314, "_lazy_init", "torch._C._cuda_init()"))
+        + "RuntimeError: No HIP GPUs are available\n",
+        "coreutils ls -l / id formats; torch/cuda/__init__.py _lazy_init"),
+    "ls-id-container-numeric-gid": (
+        "hf_cache_permission", "gpu-device-permission",
+        "root@host:~# docker run -it --device=/dev/kfd --device=/dev/dri -u 1000 rocm/pytorch bash\n"
+        "$ ls -l /dev/kfd\ncrw-rw---- 1 nobody 992 235, 0 Nov 28 10:00 /dev/kfd\n"
+        "$ id\nuid=1000(user) gid=1000(user) groups=1000(user),44(video),109(render)\n"
+        "$ rocminfo\nROCk module is loaded\nhsa api call failure at: /src/rocminfo/rocminfo.cc:1306\n"
+        "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n",
+        "the host's render GID (992) unnamed in the container: the user's render group is another GID"),
+    "ls-id-user-in-group-stays-runtime": (
+        "hip_error", "no-gpu-visible",
+        "$ ls -l /dev/kfd\ncrw-rw---- 1 root render 235, 0 Nov 28 10:00 /dev/kfd\n"
+        "$ id\nuid=1000(alice) gid=1000(alice) groups=1000(alice),44(video),109(render)\n"
+        + _tb((f"{SP}torch/cuda/__init__.py", 314, "_lazy_init", "torch._C._cuda_init()"))
+        + "RuntimeError: No HIP GPUs are available\n",
+        "the user is in render: access is fine, the runtime's failure"),
     # --- bitsandbytes' int8 matmul and AMD SMI's optional probe ----------------------------------------------
     "bnb-int8-on-rocm": (
         "hip_error", "hip-runtime-error",

@@ -27,3 +27,13 @@ CAUSE = ("the HIP runtime enumerated no device (the run printed no device, or a 
 FIX = ("make the GPU visible to the process first: `rocminfo` must list a gfx agent; in a container pass "
        "--device=/dev/kfd --device=/dev/dri (and --group-add video/render, --security-opt seccomp=unconfined); check "
        "the amdgpu driver is loaded (`dmesg | grep -i kfd`)")
+
+# e-hipfa: the device nodes and the user as coreutils print them (`ls -l /dev/kfd /dev/dri/renderD128`, `id`):
+# `crw-rw---- 1 root render 235, 0 Nov 28 10:00 /dev/kfd` (a numeric group where the container has no name for the
+# host's GID) and `uid=1000(alice) gid=1000(alice) groups=1000(alice),27(sudo),44(video)`
+NODE_LS = (r"^\s*c[r-][w-][xsS-](?P<grp>[r-][w-][xsS-])(?P<oth>[r-][w-][xtT-])[.+]?\s+\d+\s+\S+\s+(?P<group>\S+)\s+"
+           r"\d+,\s*\d+\s+.*?(?P<node>/dev/(?:kfd|dri/renderD\d+))\s*$")
+ID_LINE = r"\buid=(?P<uid>\d+)\([^)\n]*\)\s+gid=(?P<gid>\d+)\((?P<gname>[^)\n]*)\)(?:\s+groups=(?P<groups>[^\n]*))?"
+ID_GROUP = r"(\d+)\(([^)\n]*)\)"
+NO_ACCESS_TITLE = ("no GPU visible: the GPU's device node {node} belongs to group {group}, and the user the run starts "
+                   "as ({user}) is not in it")

@@ -2223,6 +2223,13 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
                    "indexes into what the first left")
         r.fix = ("set only one of them (ROCR_VISIBLE_DEVICES=N, or HIP_VISIBLE_DEVICES=N), or give the second the "
                  "index relative to the first (ROCR_VISIBLE_DEVICES=1 with HIP_VISIBLE_DEVICES=0)")
+    elif r.code in ("no-gpu-visible", "hip-init-failed", "invalid-device-ordinal") and \
+            (reach := no_device.node_out_of_reach("\n".join(texts or ()))) is not None:
+        # e-hipfa: the pasted `ls -l /dev/kfd` and `id` show the user outside the node's group (FAMILIES.md
+        # amended rule 2: device permission, whatever the runtime then reports)
+        sig = cat.BY_CODE["gpu-device-permission"]
+        r.code, r.family, r.cause, r.fix, r.confirm = sig.code, sig.family, sig.cause, sig.fix, sig.confirm
+        r.title = dvis.NO_ACCESS_TITLE.format(node=reach[0], group=reach[1], user=reach[2])
     elif r.code == "invalid-device-ordinal" and no_device.none_enumerated(r.first.text, texts or ()):
         # e-hipfa: an index asked for on a machine/container where the runtime enumerated no GPU at all
         sig = cat.BY_CODE["no-gpu-visible"]
