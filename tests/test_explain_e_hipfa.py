@@ -142,6 +142,12 @@ CASES = {
         "  what():  HIP Function Failed (/opt/composable_kernel/include/ck_tile/host/kernel_launch_hip.hpp,51) "
         "shared object initialization failed\nAborted (core dumped)\n",
         "composable_kernel HIP_CHECK_ERROR in a CK example binary"),
+    "ck-tile-allocation-is-oom": (
+        "gpu_oom", "oom",
+        NOISE + "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  HIP Function Failed (/opt/composable_kernel/include/ck_tile/host/device_memory.hpp,38) out of "
+        "memory\nAborted (core dumped)\n",
+        "composable_kernel DeviceMem's hipMalloc through HIP_CHECK_ERROR: a failed device allocation (gpu_oom)"),
     # --- Rule 1, arch clause: clr's own listing shows the card and the bundled code objects ------------------------
     "clr-nobinary-listing-card-missing": (
         "version_check", "hip-invalid-device-function",

@@ -737,6 +737,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN " + _alt(_amd.RCCL_DEVICE_ALLOC_WARNS) + r" \d+ bytes",
           r"\berror: '" + _HIP_ALLOC_TEXT + r"'\s*\(\d+\)", r"Test HIP failure \S+ '" + _HIP_ALLOC_TEXT + r"'",
           r"\bhipError_t\((?:2|1002)\)",
+          # e-hipfa: composable_kernel's HIP checks (ck_tile/host/hip_check_error.hpp) on a failed device allocation
+          # (ck_tile/host/device_memory.hpp's hipMalloc, a kernel's workspace)
+          r"HIP Function Failed \([^)\n]*\) " + _HIP_ALLOC_TEXT, r"\bHIP runtime error: " + _HIP_ALLOC_TEXT,
           # e-amd: the HIP runtime's own log of a device allocation that failed (AMD_LOG_LEVEL>=1; profiles/amd_errors.py)
           _alt(_amd.CLR_DEVICE_ALLOC_LOGS), _amd.HSAKMT_DEVICE_ALLOC,
           # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
