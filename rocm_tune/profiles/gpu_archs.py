@@ -39,6 +39,10 @@ CARD_GFX = (
     # TensorFlow's gpu_device.cc (ROCm build): `Ignoring visible gpu device (device: 0, ...) with AMDGPU version :
     # gfx1031. The supported AMDGPU versions are gfx1030, gfx900, ...` - the card and the build's list in one line
     r"\bwith AMDGPU version : (?P<gfx>" + _G + r")",
+    # e-hipfa: ROCm/clr hip_code_object.cpp (AMD_LOG_LEVEL>=1) after `hipErrorNoBinaryForGpu: Unable to find code
+    # object for all current devices!`: `  Devices:` then one `amdgcn-amd-amdhsa--gfx1100 - [Not Found]` per card
+    # (a log prefix `:1:hip_code_object.cpp :NNN : ... :` may stand before each line)
+    r"^[^\n]*?\bamdgcn-amd-amdhsa--(?P<gfx>" + _G + r")(?::[\w+-]+)* - \[Not Found\]",
 )
 
 # the build's list: group `list` holds the gfx names
@@ -51,6 +55,10 @@ BUILD_LIST = (
     r"(?P<list>gfx[\w:+-]+(?:[;, ]gfx[\w:+-]+)*)",
     r"(?P<list>(?:^[ \t]*\d+[ \t]+hipv4-amdgcn-amd-amdhsa--gfx[\w:+-]+[^\n]*\n?)+)",
     r"\bThe supported AMDGPU versions are (?P<list>gfx[\w:+-]+(?:,\s*gfx[\w:+-]+)*)",
+    # e-hipfa: ROCm/clr's same listing, `  Bundled Code Objects:` then one line per code object of the binary:
+    # `hipv4-amdgcn-amd-amdhsa--gfx1030 - [code object targetID is amdgcn-amd-amdhsa--gfx1030]` (the host entry
+    # `host-x86_64-unknown-linux-- - [Unsupported]` has no gfx)
+    r"(?P<list>(?:^[^\n]*?\bhip(?:v4)?-amdgcn-amd-amdhsa--gfx[\w:+-]+ - \[code object[^\n]*\n?)+)",
 )
 
 # TheRock's wheel families (pip index folder / wheel name): cmake/therock_amdgpu_targets.cmake's FAMILY lists

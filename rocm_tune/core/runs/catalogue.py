@@ -737,6 +737,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN " + _alt(_amd.RCCL_DEVICE_ALLOC_WARNS) + r" \d+ bytes",
           r"\berror: '" + _HIP_ALLOC_TEXT + r"'\s*\(\d+\)", r"Test HIP failure \S+ '" + _HIP_ALLOC_TEXT + r"'",
           r"\bhipError_t\((?:2|1002)\)",
+          # e-hipfa: composable_kernel's HIP checks (ck_tile/host/hip_check_error.hpp) on a failed device allocation
+          # (ck_tile/host/device_memory.hpp's hipMalloc, a kernel's workspace)
+          r"HIP Function Failed \([^)\n]*\) " + _HIP_ALLOC_TEXT, r"\bHIP runtime error: " + _HIP_ALLOC_TEXT,
           # e-amd: the HIP runtime's own log of a device allocation that failed (AMD_LOG_LEVEL>=1; profiles/amd_errors.py)
           _alt(_amd.CLR_DEVICE_ALLOC_LOGS), _amd.HSAKMT_DEVICE_ALLOC,
           # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
@@ -1701,6 +1704,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd (issue 26): the same status in ggml's (`ROCm error: <text>`) and HIPCHECK's (`error: '<text>'(101)`)
           # spellings (ROCm/clr hip_error.cpp: hipErrorInvalidDevice = 101, "invalid device ordinal")
           r"\bROCm error: invalid device ordinal", r"\berror: 'invalid device ordinal'\s*\(101\)",
+          # e-hipfa: rccl-tests' HIPCHECK prints hipGetErrorString, the text in current ROCm/clr (the name
+          # 'hipErrorInvalidDevice' in older HIP, above)
+          r"Test HIP failure \S+ 'invalid device ordinal'",
           r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
           r"CUDA_ERROR_INVALID_DEVICE\b",
           # explain-dist (issue 26): the runtime or torch refusing visibility variables that contradict each other
@@ -1877,6 +1883,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # oom's; a device-side assert and a GPU index are decided by their own signatures
           r"\bROCm error: " + _HIP_FAIL_TEXT + r"(?![\w-])",
           r"\berror: '" + _HIP_FAIL_TEXT + r"'\s*\(\d+\)",
+          # e-hipfa: composable_kernel's own HIP checks (ck_tile/host/hip_check_error.hpp and ck's
+          # host_utility/hip_check_error.hpp, thrown as std::runtime_error from a kernel launch in CK, in flash-attention's
+          # CK backend, xformers' ck ops, MIOpen): `HIP Function Failed (<file>,<line>) <text>` and `HIP runtime error:
+          # <text>. <file>: <line>in function: ...`
+          r"HIP Function Failed \([^)\n]*\) " + _HIP_FAIL_TEXT, r"\bHIP runtime error: " + _HIP_FAIL_TEXT,
           r"Test HIP failure \S+ '(?!hipErrorOutOfMemory'|hipErrorMemoryAllocation')(?:" + _HIP_FAIL_TEXT +
           r"|hip[A-Z]\w+)'",
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'",
@@ -1887,13 +1898,15 @@ SIGNATURES: tuple[Signature, ...] = (
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
-          "Queue create failed", "queue creation failed", "hsa_queue_create failed"),
+          "Queue create failed", "queue creation failed", "hsa_queue_create failed", "HIP Function Failed",
+          "HIP runtime error: "),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
                   "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
                   "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
                   "ROCm/hip-tests HIPCHECK (\"error: '%s'(%d) at %s:%d\")",
                   "ROCm/rccl src/include/checks.h CUDACHECK (WARN \"Cuda failure '%s'\")",
-                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")")),
+                  "ROCm/rccl-tests src/common.h HIPCHECK (\"Test HIP failure %s:%d '%s'\")",
+                  "ROCm/composable_kernel include/ck_tile/host/hip_check_error.hpp (HIP_CHECK_ERROR, hip_check_error)")),
     _sig("amdgpu-ids-missing", "benign_warning", "info", "context", "libdrm cannot find amdgpu.ids (GPU names "
          "only)",
          "libdrm looks up marketing names in amdgpu.ids; a missing file only leaves the name blank",
@@ -1915,9 +1928,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
           r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `.+` failed",
           # cuDNN's status errors and the NVIDIA kernel driver (dmesg): an Xid event, a GPU that left the bus
-          r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus"),
+          r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus",
+          # e-hipfa: bitsandbytes' LLM.int8 matmul (functional.py igemmlt: `raise Exception('cublasLt ran into an
+          # error!')` when its cublasLt / hipBLASLt call returns an error): on a ROCm stack _refine_platform reads it
+          # as the HIP library's failure
+          r"\bcublasLt ran into an error"),
          ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `", "cuDNN error", "NVRM: Xid",
-          "fallen off the bus", "cuda runtime error", "driver on your system is too old"),
+          "fallen off the bus", "cuda runtime error", "driver on your system is too old", "cublasLt ran into"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
                   "argument at line 119 in file /src/csrc/ops.cu)")),
     # integrator (session 13): a CUTLASS kernel's own guard in xformers' memory-efficient attention
@@ -3167,7 +3184,10 @@ SIGNATURES: tuple[Signature, ...] = (
          "`ldd` on the extension's .so lists the missing library",
          # r5-hip: not torchvision's import-time warning (`UserWarning: Failed to load image Python extension: libc10_hip.so:
          # cannot open ...`): only its image decoders are missing; the run goes on (harmless-warning)
-         (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?!lib[nr]ccl-(?:net|tuner|profiler|env)|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
+         # e-hipfa: nor AMD SMI's optional DRM probe (amdsmi's / rdc's library loader: `Fail to open <lib>: <dlerror>`,
+         # printed when libdrm_amdgpu is not on the path): the SMI goes on without its DRM queries and the run with it
+         (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?<!Fail to open libdrm_amdgpu\.so: )"
+          r"(?<!Fail to open libdrm\.so: )(?!lib[nr]ccl-(?:net|tuner|profiler|env)|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
           r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
          ("cannot open shared object",),
          # e-amd: NCCL/RCCL's optional plugins (net/tuner/profiler: src/plugin/*.cc try dlopen and fall back to the

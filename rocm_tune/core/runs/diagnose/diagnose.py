@@ -40,6 +40,8 @@ from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
+from rocm_tune.core.runs.diagnose import attention_owner, no_device   # e-hipfa
+from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
@@ -61,7 +63,9 @@ PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-fail
                        "import-name-mismatch",    # ex-rocm: where a signature mismatch was raised (an op build)
                        "json-decode-error",       # r3-misc: which reader met the malformed JSON (a config or data)
                        "torch-build-lacks-backend",  # h7-ver: whose import reached the part the torch build lacks
-                       "torch-compile-error"})    # e-g4: which kernel (attention or not) did not fit the GPU
+                       "torch-compile-error",     # e-g4: which kernel (attention or not) did not fit the GPU
+                       # e-hipfa: whose code (an attention library's, torch's) raised the GPU runtime error
+                       "hip-invalid-device-function", "hip-runtime-error", "gpu-memory-fault", "cuda-error"})
 
 
 # ------------------------------------------------------------------------------ hits
@@ -2157,6 +2161,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
     _refine_kernel_platform(r, texts or ())
+    _refine_attention_owner(r, texts or ())
     if r.code in _ARCH_CODES and "build_archs" not in r.numbers:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
 
@@ -2233,6 +2238,18 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
                    "indexes into what the first left")
         r.fix = ("set only one of them (ROCR_VISIBLE_DEVICES=N, or HIP_VISIBLE_DEVICES=N), or give the second the "
                  "index relative to the first (ROCR_VISIBLE_DEVICES=1 with HIP_VISIBLE_DEVICES=0)")
+    elif r.code in ("no-gpu-visible", "hip-init-failed", "invalid-device-ordinal") and \
+            (reach := no_device.node_out_of_reach("\n".join(texts or ()))) is not None:
+        # e-hipfa: the pasted `ls -l /dev/kfd` and `id` show the user outside the node's group (FAMILIES.md
+        # amended rule 2: device permission, whatever the runtime then reports)
+        sig = cat.BY_CODE["gpu-device-permission"]
+        r.code, r.family, r.cause, r.fix, r.confirm = sig.code, sig.family, sig.cause, sig.fix, sig.confirm
+        r.title = dvis.NO_ACCESS_TITLE.format(node=reach[0], group=reach[1], user=reach[2])
+    elif r.code == "invalid-device-ordinal" and no_device.none_enumerated(r.first.text, texts or ()):
+        # e-hipfa: an index asked for on a machine/container where the runtime enumerated no GPU at all
+        sig = cat.BY_CODE["no-gpu-visible"]
+        r.code, r.family = sig.code, sig.family
+        r.title, r.cause, r.fix, r.confirm = dvis.TITLE, dvis.CAUSE, dvis.FIX, sig.confirm
     elif r.code == "disk-full":
         s = _disk_sentence(n)
         if s:
@@ -2807,6 +2824,20 @@ def _refine_kernel_platform(r: Diagnosis, texts: Sequence[str]) -> None:
         r.cause = kfx.NO_CUDA_DEVICE_CAUSE
         if mask:
             r.title += f" (the log sets CUDA_VISIBLE_DEVICES={mask})"
+
+
+def _refine_attention_owner(r: Diagnosis, texts: Sequence[str]) -> None:
+    """e-hipfa (issue 26): a HIP/CUDA runtime error raised inside flash-attn's or xformers' attention code (its
+    innermost own frame, or its native source in the line) is the attention kernels' (attention_owner.py); the
+    version readings (arch clause, runtime skew) came first and keep their version_check."""
+    if r.family not in ("hip_error", "cuda_error"):
+        return
+    who = attention_owner.owner(r.first.text, r.first.pre) or attention_owner.native_owner(r.first.text, texts)
+    if who is None:
+        return
+    r.numbers["raised_in"] = who
+    r.family = "flash_attn_error"
+    r.title, r.cause, r.fix = attention_owner.reading(who, r.first.text)
 
 
 def _out_of_resources_outside_attention(r: Diagnosis, lines: Sequence[str], texts: Sequence[str]) -> None:
