@@ -123,3 +123,38 @@ def test_megatron_flash_and_local_flags(offline, tmp_path, capsys):
     local = _check(capsys, _script(tmp_path, extra=" \\\n    --transformer-impl local"), "a100-80gb")
     assert "unfused core attention" in " ".join(local["notes"])
     assert _step(local) > _step(flash) + 2**30
+
+
+UNSLOTH_PROGRAM = """from unsloth import FastLanguageModel
+from trl import SFTTrainer
+from transformers import TrainingArguments
+max_seq_length = 2048
+dtype = None
+load_in_4bit = True
+model, tokenizer = FastLanguageModel.from_pretrained(
+    model_name = "unsloth/Meta-Llama-3.1-8B",
+    max_seq_length = max_seq_length,
+    dtype = dtype,
+    load_in_4bit = load_in_4bit,
+)
+model = FastLanguageModel.get_peft_model(model, r = 16, lora_alpha = 16, use_gradient_checkpointing = "unsloth")
+trainer = SFTTrainer(model = model, tokenizer = tokenizer, train_dataset = dataset, dataset_text_field = "text",
+    max_seq_length = max_seq_length,
+    args = TrainingArguments(per_device_train_batch_size = 2, gradient_accumulation_steps = 4, max_steps = 60,
+                             learning_rate = 2e-4, fp16 = not is_bfloat16_supported(), bf16 = is_bfloat16_supported(),
+                             optim = "adamw_8bit", output_dir = "outputs"))
+trainer.train()
+"""
+
+
+def test_unsloth_dtype_none_on_a_card_without_bf16_runs_fp16_attention(offline, tmp_path, capsys):
+    p = tmp_path / "train.py"
+    p.write_text(UNSLOTH_PROGRAM)
+    t4 = _check(capsys, p, "t4")
+    assert "math kernel" not in " ".join(t4["notes"])        # float16 on a T4: SDPA's mem-efficient kernel
+    plain = UNSLOTH_PROGRAM.replace("from unsloth import FastLanguageModel\n", "import torch\n").replace(
+        "FastLanguageModel.from_pretrained(", "AutoModelForCausalLM.from_pretrained(").replace(
+        "dtype = dtype,", "torch_dtype = torch.bfloat16,")
+    p.write_text("from transformers import AutoModelForCausalLM\n" + plain)
+    bf16 = _check(capsys, p, "t4")
+    assert "math kernel" in " ".join(bf16["notes"])          # bf16 asked for on a T4: no bf16 mem-efficient kernel

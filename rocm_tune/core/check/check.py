@@ -177,7 +177,17 @@ def _as_run(job: formats.Job, model, cfg: TrainConfig, gpu, assumptions: list[st
     cfg = _megatron_attention(job, cfg, gpu, assumptions)
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
-    return _sdpa_math(model, cfg, gpu)
+    return _sdpa_math(model, cfg, gpu, _auto_half(job, gpu))
+
+
+def _auto_half(job: formats.Job, gpu) -> str | None:
+    """Unsloth's from_pretrained(dtype=None) picks the half type the card has: bfloat16 where it is supported,
+    float16 otherwise (unslothai/unsloth unsloth/models/loader.py: `dtype = torch.float16 if not
+    SUPPORTS_BFLOAT16 else torch.bfloat16`); the reader (runners/hf.py) says bf16, the card decides here."""
+    s = job.settings.get("load_dtype")
+    if s is None or s.native != "from_pretrained" or s.value != "bf16" or gpu is None:
+        return None
+    return "fp16" if getattr(gpu, "bf16", None) in ("none", "emulated") else None
 
 
 def _megatron_attention(job: formats.Job, cfg: TrainConfig, gpu, assumptions: list[str]) -> TrainConfig:
@@ -442,14 +452,14 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
                    cutoff_len=cutoff, vision_scores=scores), [line]
 
 
-def _sdpa_math(model, cfg: TrainConfig, gpu) -> tuple[TrainConfig, str | None]:
+def _sdpa_math(model, cfg: TrainConfig, gpu, half: str | None = None) -> tuple[TrainConfig, str | None]:
     """SDPA on a card that has no flash / mem-efficient kernel for the dtype the attention runs in falls back to
     PyTorch's math kernel, which materialises the scores and the softmax as eager attention does
     (core/hardware/rules.sdpa_backend): counted as eager, with the line that says why."""
     if gpu is None or cfg.attn != "sdpa" or getattr(gpu, "sdpa_flash", None) is None:
         return cfg, None      # no card, or one given by its memory only (--vram-gib): its kernels are not known
     reg = runners.regime(model, cfg)
-    dtype = reg.autocast or reg.compute_dtype
+    dtype = half or reg.autocast or reg.compute_dtype
     if hw_rules.sdpa_backend(gpu, dtype) != "math":
         return cfg, None
     kernels = [k for k, on in (("flash", gpu.sdpa_flash), ("mem-efficient", gpu.sdpa_mem_efficient)) if on]
