@@ -43,6 +43,7 @@ from rocm_tune.core.runs.diagnose import arch_skew
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
+from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import run_endings
@@ -1534,6 +1535,9 @@ def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) 
 # e-g6: a cause NCCL/RCCL names, and the library's status for it as the callers print it
 _COLLECTIVE_SYMPTOM_OF = {
     "nccl-duplicate-gpu": re.compile(r"invalid usage|ncclInvalidUsage|NCCL_DEBUG=WARN for details|Duplicate GPU", re.I),
+    # e-hidden: NCCL's other usage / version refusals (profiles/collective_causes.py), the status torch prints for them
+    "nccl-launch-mismatch": re.compile(_cc.USAGE_STATUS, re.I),
+    "nccl-version-skew": re.compile(_cc.USAGE_STATUS, re.I),
 }
 
 
