@@ -31,12 +31,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from rocm_tune.core import codes as _codes
 from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
-from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
+from rocm_tune.core.runs.diagnose import silent_hang, teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -1105,7 +1106,29 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                       any(s.partial for s in scans), unnamed_end=not finished and _ends_unnamed(scans, diags))
     if exp.answer == "unknown":
         _last_reading(exp, scans, config)
+    if exp.answer == "unknown" and exp.root is None and not finished and not alive:
+        _silent_multinode_hang(exp, scans, config)
     return exp
+
+
+def _silent_multinode_hang(exp: Explanation, scans: Sequence[FileScan], config: ConfigInfo | None) -> None:
+    """e-hidden (issue 26, silent_hang.py): a job launched on two or more nodes whose ranks joined their process group
+    and whose log then stops with nothing failing in it (no error line, no launcher exit, no kill) -> a collective
+    hang, as a best reading."""
+    if any(sc.error_lines or sc.ends.first() is not None for sc in scans):
+        return
+    texts = [sc.text or sc.head_text for sc in scans] + list(config.texts if config is not None else ())
+    launch = silent_hang.silent_hang(texts)
+    if launch is None:
+        return
+    sc = next((s for s in scans if launch in (s.text or s.head_text)), scans[0])
+    off = max(0, (sc.text or sc.head_text).find(launch))
+    hit = Hit(silent_hang.CODE, sc.path, scans.index(sc), off, None, None, None, launch, launch, own_time=False)
+    e = _codes.own(silent_hang.CODE)
+    exp.diagnoses.append(Diagnosis(silent_hang.CODE, "nccl_rccl_timeout_hang", e.severity, False, "weak", e.title, hit,
+                                   [hit], 1, e.cause, e.fix, e.confirm, {"best_reading": True, "line": launch}))
+    exp.root = len(exp.diagnoses) - 1
+    exp.status = "hang"
 
 
 def _after_progress(sc: FileScan) -> str:
