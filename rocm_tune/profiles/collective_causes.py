@@ -104,3 +104,23 @@ GROUP_UP: tuple[str, ...] = (
     r"initiali[sz]ed)|Added key: store_based_barrier_key|Rank \d+: Completed store-based barrier|NCCL INFO\b|"
     r"RCCL version|MASTER_ADDR|torch\.distributed|Initializing torch\.distributed|dist\.init",
 )
+
+# ---- a snapshot of the host's memory the user ran when the job stopped (procps `free`, `top`'s summary, /proc/meminfo)
+# showing it exhausted: the rank that lost its memory is why the others waited (-> host_ram_oom)
+# procps-ng free (3.3.10+): `Mem:  total used free shared buff/cache available` (-h: 251Gi, 1.2Gi, 0B; -g/-m/-k: numbers)
+FREE_ROW = r"^\s*Mem:\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$"
+FREE_HEADER = r"^\s*total\s+used\s+free\s+shared\s+(?:buff/cache\s+available|buffers\s+cached)\s*$"
+# older free: `Mem: total used free shared buffers cached`; its `-/+ buffers/cache:  used  free` row is what is left
+FREE_OLD_LEFT = r"^\s*-/\+ buffers/cache:\s+(\S+)\s+(\S+)\s*$"
+# procps top's summary: `MiB Mem : 257654.2 total,   1180.4 free, 255012.0 used,   1461.8 buff/cache` and
+# `MiB Swap:      0.0 total,      0.0 free,      0.0 used.    921.3 avail Mem`
+TOP_MEM = r"^\s*[KMGT]iB Mem\s*:\s*([\d.]+)\s+total,\s*([\d.]+)\s+free,"
+TOP_AVAIL = r"^\s*[KMGT]iB Swap\s*:.*?([\d.]+)\s+avail Mem\b"
+# /proc/meminfo
+MEMINFO_TOTAL = r"^\s*MemTotal:\s+(\d+) kB"
+MEMINFO_AVAIL = r"^\s*MemAvailable:\s+(\d+) kB"
+# what is left of the host's RAM at or under this share of it: exhausted (the kernel reclaims down to a few %)
+EXHAUSTED_SHARE = 0.05
+# free -h's units
+UNITS = {"": 1.0, "B": 1.0 / 1024 ** 3, "K": 1.0 / 1024 ** 2, "Ki": 1.0 / 1024 ** 2, "M": 1.0 / 1024,
+         "Mi": 1.0 / 1024, "G": 1.0, "Gi": 1.0, "T": 1024.0, "Ti": 1024.0}

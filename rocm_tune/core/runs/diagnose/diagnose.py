@@ -37,7 +37,7 @@ from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
-from rocm_tune.core.runs.diagnose import silent_hang, teardown, traceback_anatomy
+from rocm_tune.core.runs.diagnose import memory_snapshot, silent_hang, teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -1064,6 +1064,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     if "loss-collapse" in by_code:
         _collapse_by_precision(by_code, [sc.head_text for sc in scans] + list(config.texts if config else ()))
     diags = _diagnoses_of(by_code, config)
+    _memory_snapshot(diags, scans)
     if not any(_priority(d) >= 2 for d in diags):
         asked = _requested_op_not_built(scans)
         if asked is not None:
@@ -1109,6 +1110,24 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     if exp.answer == "unknown" and exp.root is None and not finished and not alive:
         _silent_multinode_hang(exp, scans, config)
     return exp
+
+
+def _memory_snapshot(diags: list[Diagnosis], scans: Sequence[FileScan]) -> None:
+    """e-hidden (issue 26, memory_snapshot.py): the user's `free` / `top` / /proc/meminfo snapshot showing the host's
+    memory exhausted is a host-RAM diagnosis (weak: the other rules' causes, and a kill line, say more)."""
+    if any(d.family == "host_ram_oom" for d in diags):
+        return
+    for i, sc in enumerate(scans):
+        got = memory_snapshot.exhausted(sc.text)
+        if got is None:
+            continue
+        off, line, left = got
+        at = max(0, sc.size - len(sc.text[off:].encode("utf-8", "replace")))
+        hit = Hit(memory_snapshot.CODE, sc.path, i, at, None, None, None, line, line, own_time=False)
+        e = _codes.own(memory_snapshot.CODE)
+        diags.append(Diagnosis(memory_snapshot.CODE, "host_ram_oom", e.severity, False, "weak", e.title, hit, [hit], 1,
+                               e.cause, e.fix, e.confirm, {"host_ram_left_share": round(left, 3)}))
+        return
 
 
 def _silent_multinode_hang(exp: Explanation, scans: Sequence[FileScan], config: ConfigInfo | None) -> None:
