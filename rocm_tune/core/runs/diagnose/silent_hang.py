@@ -31,9 +31,8 @@ def multi_node_launch(text: str) -> str | None:
             if int(m.group(1)) >= 2:
                 return _line_of(text, m.start())
     for rx in _HOSTS:
-        m = rx.search(text)
-        if m:
-            return _line_of(text, m.start())
+        if (h := rx.search(text)) is not None:
+            return _line_of(text, h.start())
     return None
 
 
