@@ -697,8 +697,6 @@ REAL_LINES = [
      "NVIDIA/nccl src/init.cc ncclCommInitRankDev"),
     ("nccl-version-skew", "gpu7:771:771 [3] init.cc:966 NCCL WARN Mismatched NCCL version detected : rank 4 version "
      "21805 rank 3 version 22105", "NVIDIA/nccl src/init.cc initTransportsRank"),
-    ("nccl-shm-no-room", "ws:212:260 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on "
-     "device", "NVIDIA/nccl src/include/shm.h (before 2.12) SYSCHECKVAL"),
     ("p2p-ib-unsupported-card", "NotImplementedError: Using RTX 4000 series doesn't support faster communication "
      "broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"` and `NCCL_IB_DISABLE=\"1\" or use `accelerate "
      "launch` which will do this automatically.", "huggingface/accelerate src/accelerate/state.py"),

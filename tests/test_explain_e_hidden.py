@@ -5,7 +5,7 @@ Each log is written as the tools print it - NCCL/RCCL's `host:pid:tid [dev] file
 ranks' streams interleaved and the usual noise. The deciding lines are the tools' own sources' spellings (named next
 to each log), none copied from the corpus:
 - NVIDIA/nccl src/init.cc, src/bootstrap.cc, src/misc/argcheck.cc: a launch/usage mistake -> config_error; peers of
-  another NCCL release -> version_check; src/include/shm.h and src/misc/shmutils.cc: /dev/shm full -> host_ram_oom.
+  another NCCL release -> version_check.
 - huggingface/accelerate state.py: RTX 40xx without NCCL_P2P_DISABLE/NCCL_IB_DISABLE -> nccl_rccl_timeout_hang.
 - procps free/top, /proc/meminfo: the host's memory exhausted -> host_ram_oom over the other ranks' timeouts.
 - a multi-node job (srun -N, torchrun --nnodes, mpirun --hostfile) that joined its group and then printed nothing
@@ -104,19 +104,6 @@ CASES = {
         "E0302 09:12:45.904000 139912 torch/distributed/elastic/multiprocessing/api.py:833] failed (exitcode: 1) "
         "local_rank: 0 (pid: 48211) of binary: /home/u/.venv/bin/python\n",
         "accelerate src/accelerate/state.py (0.2x wording)"),
-    # NCCL before 2.12 in a container with Docker's 64 MB /dev/shm; the peer reports a system error, the rest wait
-    "shm-fallocate-pre-2.12": (
-        "host_ram_oom", "nccl-shm-no-room",
-        "trainer:212:260 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n"
-        "trainer:212:260 [1] NCCL INFO include/shm.h:41 -> 2\n"
-        + _backend_error(1, "Call to posix_fallocate failed : No space left on device", "unhandled system error")
-        + _wd(0, 58),
-        "nccl src/include/shm.h SYSCHECKVAL (2.7-2.11)"),
-    "shm-create-file-2.12": (
-        "host_ram_oom", "nccl-shm-no-room",
-        NOISE + "trainer:212:260 [1] misc/shmutils.cc:87 NCCL WARN Error: failed to create shared memory file "
-        "/dev/shm/nccl-qS93kD, error No space left on device (28)\n" + _wd(0, 59),
-        "nccl src/misc/shmutils.cc ncclShmOpen"),
     # the user's `free -h` after the job stopped; the kill went to dmesg, not the log
     "free-h-exhausted": (
         "host_ram_oom", memory_snapshot.CODE,

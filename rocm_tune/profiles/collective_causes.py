@@ -24,11 +24,6 @@ Sources (read, not guessed), one spelling a line:
   ranks wait until their watchdog or store timeout fires.
 - NVIDIA/nccl src/misc/argcheck.cc: `%s : %s allocated on device %d mismatchs with NCCL device %d`, `%s : invalid root
   %d (root should be in the 0..%d range)`; src/enqueue.cc `Trying to send to self without a matching recv` (and recv).
-- NVIDIA/nccl src/include/shm.h (before 2.12: SYSCHECKVAL's `Call to posix_fallocate failed : %s`, `Unable to allocate
-  shared memory (%d bytes) : %s`, `failure in mmap of %s (size %d) : %s`) and src/misc/shmutils.cc (2.12+: `Error:
-  failed to create shared memory file %s, error %s (%d)`, `Error: Could not map %s size %zu, error: %s (%d)`): with
-  ENOSPC / ENOMEM the intra-node transport found /dev/shm full (-> host_ram_oom, FAMILIES.md "Host memory vs
-  collectives": more shm, `--shm-size` / `--ipc=host`).
 - huggingface/accelerate src/accelerate/state.py (PartialState.__init__, check_cuda_p2p_ib_support):
   `NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via P2P or IB. Please set
   NCCL_P2P_DISABLE="1" and NCCL_IB_DISABLE="1" ...` (0.2x: `Using RTX 3090 or 4000 series ...`).
@@ -62,18 +57,6 @@ NCCL_USAGE_KEYS: tuple[str, ...] = (
 NCCL_VERSION_SKEW: tuple[str, ...] = (
     r"Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+",)
 NCCL_VERSION_SKEW_KEYS: tuple[str, ...] = ("Mismatched NCCL version detected",)
-
-# NCCL's shared-memory transport finding /dev/shm full (-> host_ram_oom)
-_NO_ROOM = r"(?:No space left on device|Cannot allocate memory)"
-NCCL_SHM_NO_ROOM: tuple[str, ...] = (
-    r"Call to posix_fallocate failed : " + _NO_ROOM,
-    r"Unable to allocate shared memory \(\d+ bytes\) : " + _NO_ROOM,
-    r"failure in mmap of \S+ \(size \d+\) : " + _NO_ROOM,
-    r"Error: failed to create shared memory file \S+, error:? " + _NO_ROOM,
-    r"Error: Could not map \S+ size \d+, error: " + _NO_ROOM,
-)
-NCCL_SHM_NO_ROOM_KEYS: tuple[str, ...] = ("posix_fallocate", "Unable to allocate shared memory", "failure in mmap",
-                                          "failed to create shared memory file", "Could not map")
 
 # accelerate refusing a P2P/IB-less consumer card without the NCCL env that avoids those paths (-> the interconnect)
 P2P_IB_REFUSED: tuple[str, ...] = (

@@ -736,17 +736,6 @@ _EHIDDEN_SIGNATURES: tuple[Signature, ...] = (
          _cc.NCCL_VERSION_SKEW, _cc.NCCL_VERSION_SKEW_KEYS,
          sources=("NVIDIA/nccl src/init.cc (WARN \"Mismatched NCCL version detected : rank %d version %d rank %d "
                   "version %d\", ncclInvalidUsage)",)),
-    _sig("nccl-shm-no-room", "host_ram_oom", "error", "root", "NCCL/RCCL found /dev/shm full (no room for its "
-         "shared-memory transport's buffers)",
-         "the intra-node transport keeps its buffers in files under /dev/shm; allocating or mapping one failed with "
-         "no space / no memory: a container's small default /dev/shm (64 MB in Docker), or the host's RAM-backed "
-         "tmpfs already full. The communicator fails and the other ranks report an NCCL error or time out",
-         "give the job more shared memory (docker run --shm-size=16g or --ipc=host; Kubernetes: an emptyDir with "
-         "medium: Memory at /dev/shm) and remove stale /dev/shm/nccl-* files; NCCL_SHM_DISABLE=1 only works around "
-         "it at a cost in speed",
-         "`df -h /dev/shm` inside the container while it runs",
-         _cc.NCCL_SHM_NO_ROOM, _cc.NCCL_SHM_NO_ROOM_KEYS,
-         sources=("NVIDIA/nccl src/include/shm.h (before 2.12), src/misc/shmutils.cc (2.12+)",)),
     _sig("p2p-ib-unsupported-card", "nccl_rccl_timeout_hang", "error", "root", "accelerate refused the cards' "
          "peer-to-peer/InfiniBand paths (RTX 40xx without NCCL_P2P_DISABLE / NCCL_IB_DISABLE)",
          "accelerate checks that consumer RTX 40xx (3090 in older releases) cards on this driver cannot use NCCL's "
