@@ -692,6 +692,14 @@ REAL_LINES = [
      "on CUDA device 1b000", "NVIDIA/nccl src/init.cc"),
     ("sglang-kv-pool-too-small", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
      "sgl-project/sglang model_runner.py init_memory_pool"),
+    # e-hidden (tests/test_explain_e_hidden.py has the logs)
+    ("nccl-launch-mismatch", "node2:5120:5188 [0] init.cc:2184 NCCL WARN Invalid rank requested : 8/8",
+     "NVIDIA/nccl src/init.cc ncclCommInitRankDev"),
+    ("nccl-version-skew", "gpu7:771:771 [3] init.cc:966 NCCL WARN Mismatched NCCL version detected : rank 4 version "
+     "21805 rank 3 version 22105", "NVIDIA/nccl src/init.cc initTransportsRank"),
+    ("p2p-ib-unsupported-card", "NotImplementedError: Using RTX 4000 series doesn't support faster communication "
+     "broadband via P2P or IB. Please set `NCCL_P2P_DISABLE=\"1\"` and `NCCL_IB_DISABLE=\"1\" or use `accelerate "
+     "launch` which will do this automatically.", "huggingface/accelerate src/accelerate/state.py"),
 ]
 
 

@@ -371,6 +371,24 @@ OWN: tuple[Code, ...] = (
        "where a Python exception was raised (the user's script, an installed package) give the family",
        fix="the family's first step (explain names it); read the line shown to confirm",
        confirm='`rocm-tune explain --json`: root.numbers carries "best_reading" and the line read'),
+    _c('host-ram-snapshot-full', ('explain',), 'error',
+       "the host's memory was exhausted: the log's own `free` / `top` / /proc/meminfo snapshot shows almost nothing "
+       "available",
+       cause="the processes on the node (ranks, data-loader workers, offloaded optimizer states, rollout workers) "
+       "used up the host's RAM: a rank killed by the kernel's OOM killer or stalled in swap, and the other ranks' "
+       "collectives wait for it",
+       fix="need less host RAM (fewer ranks or data-loader workers per node, no CPU offload of parameters, "
+       "low_cpu_mem_usage loading, a smaller rollout/offload share) or use nodes with more RAM",
+       confirm="`dmesg -T | grep -i -E 'killed process|oom'` on the node; `free -g` while the job runs"),
+    _c('multinode-silent-hang', ('explain',), 'error',
+       "a multi-node job stopped with no message: its ranks joined the process group, then nothing (a collective "
+       "that never completes)",
+       cause="ranks on two or more nodes wait in a collective that never completes (an inter-node transport that "
+       "stalls, or one rank that never reached it); the watchdog's timeout comes only after the group's timeout",
+       fix="rerun with NCCL_DEBUG=INFO (and TORCH_NCCL_ASYNC_ERROR_HANDLING=1 with a shorter timeout) to see where "
+       "it stops; check the nodes' interconnect (NCCL_SOCKET_IFNAME / NCCL_IB_* settings, firewall between nodes) "
+       "and that every node runs the same torch and NCCL/RCCL",
+       confirm="`py-spy dump --pid PID` on each node shows every rank inside the same collective"),
     _c('last-reading-warning', ('explain',), 'info',
        "no failure in the log (no traceback, error line, non-zero exit or kill): its most prominent warning",
        cause="the log printed only warnings the program went on past",

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from rocm_tune.core import codes as _codes
 from rocm_tune.profiles import amd_errors as _amd
 from rocm_tune.profiles import blas_status as _blas
+from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import exception_sources as _xsrc
 
 FAMILIES: tuple[str, ...] = (
@@ -705,8 +706,50 @@ _EG6_SIGNATURES: tuple[Signature, ...] = (
 )
 # ====================================================================== e-g6 — END
 
+# ====================================================================== e-hidden (issue 26) — BEGIN
+# What a collective failure hides (profiles/collective_causes.py, from NCCL's init.cc/bootstrap.cc/argcheck.cc and
+# accelerate's state.py): NCCL's own words for a launch/usage mistake (config_error), for peers built with another
+# NCCL (version_check), accelerate's refusal of P2P/IB-less cards (the interconnect's env). They come before the
+# catalogue's `nccl-error`, whose `invalid usage` status torch prints for the same failure.
+_EHIDDEN_SIGNATURES: tuple[Signature, ...] = (
+    _sig("nccl-launch-mismatch", "config_error", "error", "root", "NCCL/RCCL refused how the ranks were launched or "
+         "called (rank count, rank number, device or peer of a collective)",
+         "NCCL/RCCL check what every rank brings to the communicator and to each call; these lines are its invalid "
+         "usage / invalid argument: the nodes' launchers counted the ranks differently (--nproc_per_node/--nnodes or "
+         "WORLD_SIZE not the same everywhere), two processes got one rank number or one GPU, a rank number past the "
+         "world size, a tensor on another GPU than the rank's, or a send to itself with no matching receive. The "
+         "other ranks' timeouts and torch's `invalid usage` error follow from it",
+         "make the launch consistent: the same --nnodes/--nproc_per_node (WORLD_SIZE) on every node and a distinct "
+         "--node_rank each, one process per visible GPU with torch.cuda.set_device(local_rank) before "
+         "init_process_group, and the collective's tensors on that device",
+         "print RANK, LOCAL_RANK, WORLD_SIZE and torch.cuda.current_device() in every process before "
+         "init_process_group; NCCL_DEBUG=WARN names the rank and the value NCCL refused",
+         _cc.NCCL_USAGE, _cc.NCCL_USAGE_KEYS,
+         sources=("NVIDIA/nccl src/init.cc, src/bootstrap.cc, src/misc/argcheck.cc, src/enqueue.cc (WARN lines "
+                  "returning ncclInvalidUsage / ncclInvalidArgument); ROCm/rccl the same",)),
+    _sig("nccl-version-skew", "version_check", "error", "root", "the ranks run different NCCL/RCCL releases",
+         "NCCL/RCCL exchange their version when the communicator is built and refuse peers of another release "
+         "(invalid usage): the nodes (or containers) have different torch builds or NCCL/RCCL libraries",
+         "install the same torch and NCCL/RCCL (the same container image) on every node; check that no "
+         "LD_LIBRARY_PATH or LD_PRELOAD puts another libnccl/librccl first on one of them",
+         "`python -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())'` on every node",
+         _cc.NCCL_VERSION_SKEW, _cc.NCCL_VERSION_SKEW_KEYS,
+         sources=("NVIDIA/nccl src/init.cc (WARN \"Mismatched NCCL version detected : rank %d version %d rank %d "
+                  "version %d\", ncclInvalidUsage)",)),
+    _sig("p2p-ib-unsupported-card", "nccl_rccl_timeout_hang", "error", "root", "accelerate refused the cards' "
+         "peer-to-peer/InfiniBand paths (RTX 40xx without NCCL_P2P_DISABLE / NCCL_IB_DISABLE)",
+         "accelerate checks that consumer RTX 40xx (3090 in older releases) cards on this driver cannot use NCCL's "
+         "P2P or InfiniBand transports and refuses to start a multi-GPU run unless both are disabled in the env",
+         "export NCCL_P2P_DISABLE=1 NCCL_IB_DISABLE=1 before launching (accelerate launch sets them itself)",
+         "`env | grep NCCL_` in the launching shell",
+         _cc.P2P_IB_REFUSED, _cc.P2P_IB_REFUSED_KEYS,
+         sources=("huggingface/accelerate src/accelerate/state.py (PartialState.__init__, check_cuda_p2p_ib_support)",)),
+)
+# ====================================================================== e-hidden — END
+
 # Order matters only among signatures matching the same line: the first of the highest priority wins.
 SIGNATURES: tuple[Signature, ...] = (
+    *_EHIDDEN_SIGNATURES,  # e-hidden block above
     *_EG6_SIGNATURES,  # e-g6 block above
     *_ESWIFT2_SIGNATURES,  # e-swift2 block above
     *_EXPLAIN3_SIGNATURES,  # explain-3 block above

@@ -31,12 +31,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from rocm_tune.core import codes as _codes
 from rocm_tune.core.files import log_encoding
 from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew, enum_skew, name_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
-from rocm_tune.core.runs.diagnose import teardown, traceback_anatomy
+from rocm_tune.core.runs.diagnose import memory_snapshot, silent_hang, teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
@@ -45,6 +46,7 @@ from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
+from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import run_endings
@@ -1068,6 +1070,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     if "loss-collapse" in by_code:
         _collapse_by_precision(by_code, [sc.head_text for sc in scans] + list(config.texts if config else ()))
     diags = _diagnoses_of(by_code, config)
+    _memory_snapshot(diags, scans)
     if not any(_priority(d) >= 2 for d in diags):
         asked = _requested_op_not_built(scans)
         if asked is not None:
@@ -1110,7 +1113,47 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
                       any(s.partial for s in scans), unnamed_end=not finished and _ends_unnamed(scans, diags))
     if exp.answer == "unknown":
         _last_reading(exp, scans, config)
+    if exp.answer == "unknown" and exp.root is None and not finished and not alive:
+        _silent_multinode_hang(exp, scans, config)
     return exp
+
+
+def _memory_snapshot(diags: list[Diagnosis], scans: Sequence[FileScan]) -> None:
+    """e-hidden (issue 26, memory_snapshot.py): the user's `free` / `top` / /proc/meminfo snapshot showing the host's
+    memory exhausted is a host-RAM diagnosis (weak: the other rules' causes, and a kill line, say more)."""
+    if any(d.family == "host_ram_oom" for d in diags):
+        return
+    for i, sc in enumerate(scans):
+        got = memory_snapshot.exhausted(sc.text)
+        if got is None:
+            continue
+        off, line, left = got
+        at = max(0, sc.size - len(sc.text[off:].encode("utf-8", "replace")))
+        hit = Hit(memory_snapshot.CODE, sc.path, i, at, None, None, None, line, line, own_time=False)
+        e = _codes.own(memory_snapshot.CODE)
+        diags.append(Diagnosis(memory_snapshot.CODE, "host_ram_oom", e.severity, False, "weak", e.title, hit, [hit], 1,
+                               e.cause, e.fix, e.confirm, {"host_ram_left_share": round(left, 3)}))
+        return
+
+
+def _silent_multinode_hang(exp: Explanation, scans: Sequence[FileScan], config: ConfigInfo | None) -> None:
+    """e-hidden (issue 26, silent_hang.py): a job launched on two or more nodes whose ranks joined their process group
+    and whose log then stops with nothing failing in it (no error line, no launcher exit, no kill) -> a collective
+    hang, as a best reading."""
+    if any(sc.error_lines or sc.ends.first() is not None for sc in scans):
+        return
+    texts = [sc.text or sc.head_text for sc in scans] + list(config.texts if config is not None else ())
+    launch = silent_hang.silent_hang(texts)
+    if launch is None:
+        return
+    sc = next((s for s in scans if launch in (s.text or s.head_text)), scans[0])
+    off = max(0, (sc.text or sc.head_text).find(launch))
+    hit = Hit(silent_hang.CODE, sc.path, scans.index(sc), off, None, None, None, launch, launch, own_time=False)
+    e = _codes.own(silent_hang.CODE)
+    exp.diagnoses.append(Diagnosis(silent_hang.CODE, "nccl_rccl_timeout_hang", e.severity, False, "weak", e.title, hit,
+                                   [hit], 1, e.cause, e.fix, e.confirm, {"best_reading": True, "line": launch}))
+    exp.root = len(exp.diagnoses) - 1
+    exp.status = "hang"
 
 
 def _after_progress(sc: FileScan) -> str:
@@ -1540,6 +1583,9 @@ def _collapse_by_precision(by_code: dict[str, list[Hit]], texts: Sequence[str]) 
 # e-g6: a cause NCCL/RCCL names, and the library's status for it as the callers print it
 _COLLECTIVE_SYMPTOM_OF = {
     "nccl-duplicate-gpu": re.compile(r"invalid usage|ncclInvalidUsage|NCCL_DEBUG=WARN for details|Duplicate GPU", re.I),
+    # e-hidden: NCCL's other usage / version refusals (profiles/collective_causes.py), the status torch prints for them
+    "nccl-launch-mismatch": re.compile(_cc.USAGE_STATUS, re.I),
+    "nccl-version-skew": re.compile(_cc.USAGE_STATUS, re.I),
 }
 
 
