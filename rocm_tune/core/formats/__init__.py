@@ -1106,6 +1106,30 @@ def _read_lf_args_dict(job: Job, text: str, p: str) -> bool:
     return True
 
 
+def _read_beside(path: str):
+    """A settings file beside a program (program_config.choose), as data; None when it does not read."""
+    from rocm_tune.core.files import read_config_text
+    try:
+        return _load_structured(read_config_text(path, "config"), path)
+    except (UserError, OSError):
+        return None
+
+
+def _program_configs(texts: dict[str, str], p: str) -> dict:
+    """The settings files (YAML/JSON) the job gives beside Python program `p`, as data: what it may load."""
+    from rocm_tune.core.runners.program_config import is_config_path
+    files: dict[str, dict] = {}
+    for q, t in texts.items():
+        if q != p and is_config_path(q):
+            try:
+                data = _load_structured(t, q)
+            except UserError:
+                continue
+            if isinstance(data, dict):
+                files[q] = data
+    return {"files": files, "program": p, "read": _read_beside}
+
+
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
     """A Python program: its TrainingArguments when it builds them in code (under the flags of a script that starts
     it, which win), else a note that it is not modelled."""
@@ -1113,7 +1137,7 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
     if _read_lf_args_dict(job, text, p):
         return
     lib = hf_args.python_program(text)
-    read = hf_args.read_python(text, p)
+    read = hf_args.read_python(text, p, _program_configs(texts, p))
     if read is not None and lib:
         # a library whose kernels only save memory (Unsloth): estimated as the plain HF program it patches, an
         # upper bound: "fits" holds; over the card, its savings decide (check says unknown)
