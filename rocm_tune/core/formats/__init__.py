@@ -909,6 +909,18 @@ def _has_key(data, key: str, depth: int = 3) -> bool:
     return key in data or any(_has_key(v, key, depth - 1) for v in data.values())
 
 
+def _tune_recipe_program(job: Job, cfgs: list[str]) -> bool:
+    """A torchtune config given with a program the command starts by itself (`torchrun recipes/
+    full_finetune_distributed.py --config X.yaml`, as `tune run` does: torchtune/_cli/run.py hands the recipe to
+    torchrun; a fork's own recipe, MiroTrain's `torchrun sft_trainer.py --config ...`) that names no HF model:
+    the program is a recipe and the config its settings."""
+    if not cfgs or job.runner != "hf" or "model_name_or_path" in job.settings:
+        return False
+    text = job.files.get(job.entry_file or "", "")
+    return str(job.entry).endswith(".py") and any(
+        re.search(r"--config[\s=]+\S*" + re.escape(os.path.basename(c)), text) for c in cfgs)
+
+
 def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     """The torchtune config the `tune run` names (given, or a built-in config name) with its overrides."""
     ref = job.settings.pop("__config_ref__", None)
@@ -951,6 +963,11 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
             node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
         node[parts[-1]] = scalar_value(v)
     recipe_name = str(recipe.value) if recipe is not None else _shipped_recipe(chosen, job.notes)
+    if recipe_name is None and job.launcher == "torchrun" and job.gpus is not None and int(job.gpus.value or 1) > 1 \
+            and str(job.entry).endswith(".py"):
+        # a recipe program torchrun starts on several GPUs: torchtune's recipes for more than one device are its
+        # *_distributed ones (FSDP2: training.shard_model); its single-device recipes refuse a world size over 1
+        recipe_name = f"{Path(str(job.entry)).stem} (torchrun, {job.gpus.value} GPUs: distributed)"
     st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", recipe_name)
     for w, line in (overrides.value if overrides is not None else []):    # a fix edits the override, not the YAML
         k = w.split("=", 1)[0].lstrip("~")
@@ -1385,7 +1402,7 @@ def read_texts(texts: dict[str, str]) -> Job:
         _apply_recipe(job, texts, recipes[0])
     if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
         _bare_arguments(job, texts)
-    if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
+    if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown") or _tune_recipe_program(job, tune_cfgs):
         _apply_torchtune(job, texts, tune_cfgs)
     if primus_cfgs and job.runner == "unknown":
         _apply_primus(job, texts, primus_cfgs[0])
