@@ -122,7 +122,7 @@ def detect(text: str, path: str = "config") -> str:
     if any(k in text for k in ("n_layer", "block_size", "init_from")) and gpt_programs.is_nanogpt_config(text):
         return "nanogpt-config"
     if any(w in text for w in ("import torch", "from transformers", "def ", "import ")) and (
-            "\\\n" not in text or _python_file(text, path)):
+            "\\\n" not in text or _python_file(text, path)) and not _shell_file(text, path):
         return "python"
     words = text.split()
     if any(w.startswith("--") for w in words) or any(
@@ -138,6 +138,20 @@ def torchtitan_launchers() -> tuple[str, ...]:
     from rocm_tune.profiles.torchtitan_configs import LAUNCH_SCRIPTS
 
     return LAUNCH_SCRIPTS
+
+
+def _shell_file(text: str, path: str) -> bool:
+    """A shell script by its shebang (`#!/bin/bash`, `#!/usr/bin/env bash`) that Python cannot parse: its `python -c
+    "import torch; ..."` lines do not make it a Python program."""
+    first = text.lstrip()[:100].splitlines()[0] if text.strip() else ""
+    if not (first.startswith("#!") and re.search(r"\b(?:ba|z|da|k)?sh\b", first)):
+        return False
+    import ast
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
 
 
 def _python_file(text: str, path: str) -> bool:

@@ -33,10 +33,19 @@ def _helpers(tree) -> dict[str, int]:
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef) or not fn.args.args:
             continue
-        if any(isinstance(r, ast.Return) and isinstance(r.value, ast.Call) and _loader(r.value)
+        loaded = {t.id for a in ast.walk(fn) if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call)
+                  and _loader(a.value) for t in a.targets if isinstance(t, ast.Name)}
+        if any(isinstance(r, ast.Return) and (isinstance(r.value, ast.Call) and _loader(r.value) or
+                                              isinstance(r.value, ast.Name) and r.value.id in loaded)
                for r in ast.walk(fn)):
             out[fn.name] = 0
     return out
+
+
+def _inside(tree, names: set[str]) -> set[int]:
+    """ids of the nodes inside the functions named `names` (a helper's own load reads its parameter's path)."""
+    return {id(x) for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) and fn.name in names
+            for x in ast.walk(fn)}
 
 
 def _opened(tree) -> dict[str, ast.expr]:
@@ -120,8 +129,9 @@ def bind_configs(tree, names: dict, program: str, configs: dict[str, dict], read
     helpers, opened = _helpers(tree), _opened(tree)
     notes: list[str] = []
     bound: set[str] = set()
+    skip = _inside(tree, set(helpers))
     for n in ast.walk(tree):
-        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+        if id(n) in skip or not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
                 and isinstance(n.value, ast.Call)):
             continue
         expr = _path_expr(n.value, helpers, opened)
