@@ -500,7 +500,6 @@ def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict
 
 def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> tuple[dict[str, Setting], list[str]] | None:
     """read_python over the program's parsed tree and the names it binds."""
-    import ast
 
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
     if not args and any(_unsloth_owner(c) for c in calls if _name(c.func) == "from_pretrained"):
