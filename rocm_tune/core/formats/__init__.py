@@ -977,7 +977,8 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
             node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
         node[parts[-1]] = scalar_value(v)
     recipe_name = str(recipe.value) if recipe is not None else _shipped_recipe(chosen, job.notes)
-    if recipe_name is None and job.launcher == "torchrun" and job.gpus is not None and str(job.gpus.value).isdigit() and int(str(job.gpus.value)) > 1 \
+    ranks = str(job.gpus.value) if job.gpus is not None else ""
+    if recipe_name is None and job.launcher == "torchrun" and ranks.isdigit() and int(ranks) > 1 \
             and str(job.entry).endswith(".py"):
         # a recipe program torchrun starts on several GPUs: torchtune's recipes for more than one device are its
         # *_distributed ones (FSDP2: training.shard_model); its single-device recipes refuse a world size over 1
