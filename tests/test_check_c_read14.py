@@ -209,3 +209,50 @@ def test_a_bash_script_with_python_c_is_a_script():
     assert detect(sh, "run.sh") == "script"
     py = "#!/usr/bin/env python3\nimport torch\nprint(torch.__version__)\n"
     assert detect(py, "tool") == "python"
+
+
+# a torchtune launch script of the AMD benchmark kind: its settings are `${VAR:-default}` the caller may set
+TUNE_SH = """#!/bin/bash
+CONFIG="${CONFIG:-./full.yaml}"
+MBS="${MBS:-4}"
+CPU_OFFLOAD="${CPU_OFFLOAD:-True}"
+tune run --nproc_per_node 8 full_finetune_distributed --config $CONFIG batch_size=$MBS fsdp_cpu_offload=$CPU_OFFLOAD
+"""
+TUNE_FULL = """tokenizer:
+  _component_: torchtune.models.llama3.llama3_tokenizer
+  path: /m/original/tokenizer.model
+  max_seq_len: 1024
+dataset:
+  _component_: torchtune.datasets.alpaca_dataset
+model:
+  _component_: torchtune.models.llama3_1.llama3_1_8b
+checkpointer:
+  _component_: torchtune.training.FullModelHFCheckpointer
+  checkpoint_dir: /m
+  model_type: LLAMA3
+batch_size: 2
+optimizer:
+  _component_: torch.optim.AdamW
+  lr: 2e-5
+enable_activation_checkpointing: True
+dtype: bf16
+"""
+
+
+def _offloaded(out: dict) -> bool:
+    return any("in host memory (fsdp_cpu_offload)" in str(n) for n in out["notes"])
+
+
+def test_the_caller_sets_the_variables_of_the_script_it_runs(tmp_path: Path, capsys):
+    files = {"full.yaml": TUNE_FULL, "tune.sh": TUNE_SH}
+    alone = _check(tmp_path, capsys, files, "--gpu", "mi300x", "--gpus", "8")
+    assert int(alone["understood"]["micro_batch"]) == 4 and _offloaded(alone)
+    files["run.sh"] = "MBS=16 CPU_OFFLOAD=False bash tune.sh\n"
+    called = _check(tmp_path, capsys, files, "--gpu", "mi300x", "--gpus", "8")
+    assert int(called["understood"]["micro_batch"]) == 16
+    assert not _offloaded(called)
+    assert any("run by run.sh:1 with MBS, CPU_OFFLOAD set" in str(n) for n in called["notes"])
+    # two callers that disagree: neither is read (which one ran is not known)
+    files["run2.sh"] = "MBS=32 bash ./tune.sh\n"
+    both = _check(tmp_path, capsys, files, "--gpu", "mi300x", "--gpus", "8")
+    assert int(both["understood"]["micro_batch"]) == 4

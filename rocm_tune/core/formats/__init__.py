@@ -982,7 +982,7 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
             and str(job.entry).endswith(".py"):
         # a recipe program torchrun starts on several GPUs: torchtune's recipes for more than one device are its
         # *_distributed ones (FSDP2: training.shard_model); its single-device recipes refuse a world size over 1
-        recipe_name = f"{Path(str(job.entry)).stem} (torchrun, {job.gpus.value} GPUs: distributed)"
+        recipe_name = f"{Path(str(job.entry)).stem} (torchrun, {ranks} GPUs: distributed)"
     st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", recipe_name)
     for w, line in (overrides.value if overrides is not None else []):    # a fix edits the override, not the YAML
         k = w.split("=", 1)[0].lstrip("~")
@@ -1041,10 +1041,41 @@ def read_job(paths: list[str]) -> Job:
     return read_texts(texts)
 
 
-def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> None:
+_RUNS_SCRIPT = re.compile(r"^(?:bash|sh|zsh|source|\.)$")
+
+
+def _caller_env(p: str, texts: dict[str, str], notes: list[str]) -> dict[str, str] | None:
+    """The variables another file given sets on the command that runs script `p` (`MBS=64 CPU_OFFLOAD=False bash
+    wikitext_finetune.sh`, `./p.sh`): bash passes them in the script's environment, where `${MBS:-8}` reads them.
+    None when no file runs it, or two commands run it with different variables (which one is meant is not known)."""
+    base = os.path.basename(p)
+    found: list[tuple[str, int, dict[str, str]]] = []
+    for q, t in texts.items():
+        if q == p or base not in t:
+            continue
+        try:
+            cmds = shell.parse_script(t, q).commands
+        except UserError:
+            continue
+        for c in cmds:
+            argv = c.argv
+            i = 1 if argv and _RUNS_SCRIPT.match(argv[0]) else 0
+            if c.env and len(argv) > i and os.path.basename(argv[i]) == base and (i or argv[i].startswith(("./", "/"))):
+                found.append((q, c.line, dict(c.env)))
+    if not found or any(f[2] != found[0][2] for f in found):
+        return None
+    q, line, env = found[0]
+    notes.append(f"{os.path.basename(p)}: run by {os.path.basename(q)}:{line} with {', '.join(env)} set: "
+                 f"the script's ${{VAR:-default}} read those values")
+    return env
+
+
+def _read_script(job: Job, text: str, p: str, arrays: dict | None = None,
+                 inherited: dict[str, str] | None = None) -> None:
     """A launch script: its findings, the training command (a second one is noted or warned), #SBATCH sizes.
-    `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``)."""
-    script = shell.parse_script(text, p, arrays)
+    `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``); `inherited`: the
+    variables the command of another file that runs this script sets (_caller_env)."""
+    script = shell.parse_script(text, p, arrays, inherited)
     job.findings += script.findings
     for line, raw, value in dict.fromkeys(script.computed):
         job.notes.append(f"{p}:{line}: {raw} computed here as {value} (bash arithmetic over the script's own values)")
@@ -1526,7 +1557,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             if values.is_makefile(p):      # its recipes as the shell runs them, $(VAR) filled from its variables
                 text = values.makefile_as_script(text)
                 job.notes.append(f"{p}: a Makefile: its recipe read as the command it runs, $(VAR) from its variables")
-            _read_script(job, text, p, arrays)
+            _read_script(job, text, p, arrays, _caller_env(p, texts, job.notes))
         elif fmt == "textgen-lora":
             found["textgen"].append(p)
         elif fmt in ("dataset-info", "hostfile"):
