@@ -122,7 +122,7 @@ def detect(text: str, path: str = "config") -> str:
     if any(k in text for k in ("n_layer", "block_size", "init_from")) and gpt_programs.is_nanogpt_config(text):
         return "nanogpt-config"
     if any(w in text for w in ("import torch", "from transformers", "def ", "import ")) and (
-            "\\\n" not in text or _python_file(text, path)):
+            "\\\n" not in text or _python_file(text, path)) and not _shell_file(text, path):
         return "python"
     words = text.split()
     if any(w.startswith("--") for w in words) or any(
@@ -138,6 +138,20 @@ def torchtitan_launchers() -> tuple[str, ...]:
     from rocm_tune.profiles.torchtitan_configs import LAUNCH_SCRIPTS
 
     return LAUNCH_SCRIPTS
+
+
+def _shell_file(text: str, path: str) -> bool:
+    """A shell script by its shebang (`#!/bin/bash`, `#!/usr/bin/env bash`) that Python cannot parse: its `python -c
+    "import torch; ..."` lines do not make it a Python program."""
+    first = text.lstrip()[:100].splitlines()[0] if text.strip() else ""
+    if not (first.startswith("#!") and re.search(r"\b(?:ba|z|da|k)?sh\b", first)):
+        return False
+    import ast
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
 
 
 def _python_file(text: str, path: str) -> bool:
@@ -909,6 +923,18 @@ def _has_key(data, key: str, depth: int = 3) -> bool:
     return key in data or any(_has_key(v, key, depth - 1) for v in data.values())
 
 
+def _tune_recipe_program(job: Job, cfgs: list[str]) -> bool:
+    """A torchtune config given with a program the command starts by itself (`torchrun recipes/
+    full_finetune_distributed.py --config X.yaml`, as `tune run` does: torchtune/_cli/run.py hands the recipe to
+    torchrun; a fork's own recipe, MiroTrain's `torchrun sft_trainer.py --config ...`) that names no HF model:
+    the program is a recipe and the config its settings."""
+    if not cfgs or job.runner != "hf" or "model_name_or_path" in job.settings:
+        return False
+    text = job.files.get(job.entry_file or "", "")
+    return str(job.entry).endswith(".py") and any(
+        re.search(r"--config[\s=]+\S*" + re.escape(os.path.basename(c)), text) for c in cfgs)
+
+
 def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
     """The torchtune config the `tune run` names (given, or a built-in config name) with its overrides."""
     ref = job.settings.pop("__config_ref__", None)
@@ -951,6 +977,12 @@ def _apply_torchtune(job: Job, texts: dict[str, str], cfgs: list[str]) -> None:
             node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
         node[parts[-1]] = scalar_value(v)
     recipe_name = str(recipe.value) if recipe is not None else _shipped_recipe(chosen, job.notes)
+    ranks = str(job.gpus.value) if job.gpus is not None else ""
+    if recipe_name is None and job.launcher == "torchrun" and ranks.isdigit() and int(ranks) > 1 \
+            and str(job.entry).endswith(".py"):
+        # a recipe program torchrun starts on several GPUs: torchtune's recipes for more than one device are its
+        # *_distributed ones (FSDP2: training.shard_model); its single-device recipes refuse a world size over 1
+        recipe_name = f"{Path(str(job.entry)).stem} (torchrun, {ranks} GPUs: distributed)"
     st, notes = torchtune.read(data, text, chosen or (ref.file if ref else "") or "", recipe_name)
     for w, line in (overrides.value if overrides is not None else []):    # a fix edits the override, not the YAML
         k = w.split("=", 1)[0].lstrip("~")
@@ -1009,10 +1041,41 @@ def read_job(paths: list[str]) -> Job:
     return read_texts(texts)
 
 
-def _read_script(job: Job, text: str, p: str, arrays: dict | None = None) -> None:
+_RUNS_SCRIPT = re.compile(r"^(?:bash|sh|zsh|source|\.)$")
+
+
+def _caller_env(p: str, texts: dict[str, str], notes: list[str]) -> dict[str, str] | None:
+    """The variables another file given sets on the command that runs script `p` (`MBS=64 CPU_OFFLOAD=False bash
+    wikitext_finetune.sh`, `./p.sh`): bash passes them in the script's environment, where `${MBS:-8}` reads them.
+    None when no file runs it, or two commands run it with different variables (which one is meant is not known)."""
+    base = os.path.basename(p)
+    found: list[tuple[str, int, dict[str, str]]] = []
+    for q, t in texts.items():
+        if q == p or base not in t:
+            continue
+        try:
+            cmds = shell.parse_script(t, q).commands
+        except UserError:
+            continue
+        for c in cmds:
+            argv = c.argv
+            i = 1 if argv and _RUNS_SCRIPT.match(argv[0]) else 0
+            if c.env and len(argv) > i and os.path.basename(argv[i]) == base and (i or argv[i].startswith(("./", "/"))):
+                found.append((q, c.line, dict(c.env)))
+    if not found or any(f[2] != found[0][2] for f in found):
+        return None
+    q, line, env = found[0]
+    notes.append(f"{os.path.basename(p)}: run by {os.path.basename(q)}:{line} with {', '.join(env)} set: "
+                 f"the script's ${{VAR:-default}} read those values")
+    return env
+
+
+def _read_script(job: Job, text: str, p: str, arrays: dict | None = None,
+                 inherited: dict[str, str] | None = None) -> None:
     """A launch script: its findings, the training command (a second one is noted or warned), #SBATCH sizes.
-    `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``)."""
-    script = shell.parse_script(text, p, arrays)
+    `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``); `inherited`: the
+    variables the command of another file that runs this script sets (_caller_env)."""
+    script = shell.parse_script(text, p, arrays, inherited)
     job.findings += script.findings
     for line, raw, value in dict.fromkeys(script.computed):
         job.notes.append(f"{p}:{line}: {raw} computed here as {value} (bash arithmetic over the script's own values)")
@@ -1106,6 +1169,30 @@ def _read_lf_args_dict(job: Job, text: str, p: str) -> bool:
     return True
 
 
+def _read_beside(path: str):
+    """A settings file beside a program (program_config.choose), as data; None when it does not read."""
+    from rocm_tune.core.files import read_config_text
+    try:
+        return _load_structured(read_config_text(path, "config"), path)
+    except (UserError, OSError):
+        return None
+
+
+def _program_configs(texts: dict[str, str], p: str) -> dict:
+    """The settings files (YAML/JSON) the job gives beside Python program `p`, as data: what it may load."""
+    from rocm_tune.core.runners.program_config import is_config_path
+    files: dict[str, dict] = {}
+    for q, t in texts.items():
+        if q != p and is_config_path(q):
+            try:
+                data = _load_structured(t, q)
+            except UserError:
+                continue
+            if isinstance(data, dict):
+                files[q] = data
+    return {"files": files, "program": p, "read": _read_beside}
+
+
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
     """A Python program: its TrainingArguments when it builds them in code (under the flags of a script that starts
     it, which win), else a note that it is not modelled."""
@@ -1116,7 +1203,7 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
     # under every other setting, used by build_config where nothing else sets them
     job.settings = {**hf_args.program_bounds(text, p), **job.settings}
     lib = hf_args.python_program(text)
-    read = hf_args.read_python(text, p)
+    read = hf_args.read_python(text, p, _program_configs(texts, p))
     if read is not None and lib:
         # a library whose kernels only save memory (Unsloth): estimated as the plain HF program it patches, an
         # upper bound: "fits" holds; over the card, its savings decide (check says unknown)
@@ -1364,7 +1451,7 @@ def read_texts(texts: dict[str, str]) -> Job:
         _apply_recipe(job, texts, recipes[0])
     if job.runner == "unknown" and not yaml_cfgs and not axo_cfgs and not tune_cfgs and not primus_cfgs:
         _bare_arguments(job, texts)
-    if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown"):
+    if job.runner == "torchtune" or (tune_cfgs and job.runner == "unknown") or _tune_recipe_program(job, tune_cfgs):
         _apply_torchtune(job, texts, tune_cfgs)
     if primus_cfgs and job.runner == "unknown":
         _apply_primus(job, texts, primus_cfgs[0])
@@ -1473,7 +1560,7 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             if values.is_makefile(p):      # its recipes as the shell runs them, $(VAR) filled from its variables
                 text = values.makefile_as_script(text)
                 job.notes.append(f"{p}: a Makefile: its recipe read as the command it runs, $(VAR) from its variables")
-            _read_script(job, text, p, arrays)
+            _read_script(job, text, p, arrays, _caller_env(p, texts, job.notes))
         elif fmt == "textgen-lora":
             found["textgen"].append(p)
         elif fmt in ("dataset-info", "hostfile"):

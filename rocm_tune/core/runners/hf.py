@@ -474,7 +474,7 @@ def without_shell_lines(lines: list[str]) -> list[str]:
     return out
 
 
-def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | None:
+def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict[str, Setting], list[str]] | None:
     """Settings from a Python training program's literal call arguments, or None when it has no
     TrainingArguments-like call (or does not parse)."""
     import ast
@@ -498,7 +498,17 @@ def read_python(text: str, file: str) -> tuple[dict[str, Setting], list[str]] | 
         if tree is None:
             return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    names = program_names(tree)
+    names = program_names(tree, configs)
+    loaded = names.pop("__notes__", [])
+    read = _read_python_calls(tree, calls, names, file, text)
+    if read is not None and loaded:
+        read[1].extend(loaded)
+    return read
+
+
+def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> tuple[dict[str, Setting], list[str]] | None:
+    """read_python over the program's parsed tree and the names it binds."""
+
     args = [c for c in calls if _name(c.func) in ARG_CALLS]
     if not args and any(_unsloth_owner(c) for c in calls if _name(c.func) == "from_pretrained"):
         return _read_unsloth_program(calls, names, file)

@@ -357,13 +357,16 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     return out
 
 
-def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = None) -> Script:
-    """`arrays`: bash arrays defined in another file the job gives (a sourced ``models/<model>.sh``)."""
+def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = None,
+                 inherited: dict[str, str] | None = None) -> Script:
+    """`arrays`: bash arrays defined in another file the job gives (a sourced ``models/<model>.sh``); `inherited`:
+    the environment the command that runs this script gives it (`MBS=64 CPU_OFFLOAD=False bash x.sh`): exported
+    variables its `${MBS:-8}` reads."""
     task = _yaml_task_commands(text)
     if task is not None:
         return _parse_task(task, file)
     lines = text.splitlines()
-    exports: dict[str, str] = {}
+    exports: dict[str, str] = dict(inherited or {})
     for line in lines:        # plain assignments before the arrays that use them (MODEL_DIR=...)
         m = _ASSIGN.match(_strip_comment(line).strip())
         if m and not m.group(2).startswith("("):
@@ -371,7 +374,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             exports.setdefault(m.group(1), _expand(val[0] if val else "", exports))
     lines, own = _arrays(lines, exports)
     arrays = {**(arrays or {}), **own}
-    exports = {}
+    exports = dict(inherited or {})
     shell_vars: dict[str, str] = {}
     sbatch: dict[str, tuple[str, int]] = {}
     findings: list[Finding] = []

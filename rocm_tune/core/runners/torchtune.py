@@ -59,7 +59,14 @@ def is_torchtune_mapping(d) -> bool:
         return False
     comps = [v for v in d.values() if isinstance(v, dict) and "_component_" in v]
     model = d.get("model") or d.get("policy_model")     # ppo_full_finetune_*: policy_model + reward_and_value_model
-    return bool(comps) and isinstance(model, dict) and "torchtune" in str(model.get("_component_", ""))
+    if not comps or not isinstance(model, dict):
+        return False
+    comp = str(model.get("_component_", ""))
+    # a fork of torchtune (MiroTrain's `mirotrain.models.qwen3.qwen3_32b`) keeps its own copy of a torchtune model
+    # builder (same name, same shape) beside torchtune's own components (checkpointer, datasets, optimizer)
+    fork = ".models." in comp and model_name(comp) is not None and any(
+        "torchtune." in str(v.get("_component_", "")) for v in comps if v is not model)
+    return "torchtune" in comp or fork
 
 
 def model_name(builder: str) -> str | None:

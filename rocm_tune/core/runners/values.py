@@ -211,7 +211,8 @@ def _attribute(node: ast.Attribute, names: dict):
                 return names[key]
         if node.value.id == "torch":
             return f"torch.{node.attr}"
-    return None
+    base = py_value(node.value, names)
+    return base.get(node.attr) if isinstance(base, dict) else None   # OmegaConf: `cfg.model.name`
 
 
 def _container(node, names: dict):
@@ -241,6 +242,12 @@ def _call(node: ast.Call, names: dict):
     """str.format, os.getenv / os.environ.get with a default (the default), str() / Path() / PurePath() of a path,
     os.path.join, and int() float() str() round() abs() min() max() of computed values."""
     func, name = node.func, call_name(node.func)
+    if isinstance(func, ast.Attribute) and name == "get" and 1 <= len(node.args) <= 2 and not node.keywords:
+        base = py_value(func.value, names)            # a loaded config's `cfg["training"].get("bs", 4)`
+        if isinstance(base, dict):
+            key = py_value(node.args[0], names)
+            got = base.get(key) if isinstance(key, (str, int)) else None
+            return got if got is not None or len(node.args) == 1 else py_value(node.args[1], names)
     if isinstance(func, ast.Attribute) and name == "format" and isinstance(func.value, ast.Constant) \
             and isinstance(func.value.value, str):
         kw = {k.arg: py_value(k.value, names) for k in node.keywords if k.arg}
@@ -301,6 +308,9 @@ def py_value(node, names: dict | None = None):
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
     if isinstance(node, ast.Call):
         return _call(node, names)
+    if isinstance(node, ast.Subscript):               # a loaded config's `cfg["model"]["name"]`
+        base, key = py_value(node.value, names), py_value(node.slice, names)
+        return base.get(key) if isinstance(base, dict) and isinstance(key, (str, int)) else None
     return None
 
 
@@ -394,14 +404,22 @@ def _declared_defaults(tree, names: dict) -> None:
                     names.setdefault(a.arg, v)
 
 
-def program_names(tree) -> dict:
+def program_names(tree, configs: dict | None = None) -> dict:
     """What a Python program's names stand for, as far as `py_value` computes: argparse defaults (`args.<dest>`),
     dataclass field defaults (`*.<field>`), function parameter defaults, the module's assignments (the last one
-    computed wins: module_names), then what its own calls pass its functions (`_call_site_names`)."""
+    computed wins: module_names), then what its own calls pass its functions (`_call_site_names`). `configs`
+    (`{"files": {path: data}, "program": path, "read": fn}`): the names bound to a settings file the program
+    loads (program_config.bind_configs), and what it assigns from them; their notes under `names["__notes__"]`."""
     names: dict = {}
     _argparse_defaults(tree, names)
     _declared_defaults(tree, names)
     names = module_names(tree, names, last_wins=True)
+    if configs is not None:
+        from rocm_tune.core.runners.program_config import bind_configs
+        notes = bind_configs(tree, names, configs["program"], configs["files"], configs["read"])
+        if notes:
+            names = module_names(tree, names, last_wins=True)
+            names["__notes__"] = notes
     _call_site_names(tree, names)
     return names
 
