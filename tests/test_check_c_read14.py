@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from rocm_tune.cli import main
+from rocm_tune.core.runners.program_config import bind_configs
 from rocm_tune.core.runners.values import program_names, py_value
 
 SFT_PY = '''import argparse
@@ -74,7 +75,8 @@ def _cutoff(out: dict) -> int:
 
 
 def _names(src: str, files: dict[str, dict], program: str = "/nowhere/train.py") -> dict:
-    return program_names(ast.parse(src), {"files": files, "program": program, "read": lambda p: None})
+    return program_names(ast.parse(src), {"files": files, "program": program, "read": lambda p: None,
+                                           "bind": bind_configs})
 
 
 def test_py_value_reads_subscripts_get_and_attributes_of_a_loaded_config():
@@ -127,7 +129,8 @@ def test_a_file_beside_the_program_is_read_when_not_given(tmp_path: Path):
     prog = tmp_path / "scripts" / "train.py"
     from rocm_tune.core.formats import _read_beside
     names = program_names(ast.parse('cfg = yaml.safe_load(open("configs/run.yaml"))\nm = cfg["model"]["name"]\n'),
-                          {"files": {}, "program": str(prog), "read": _read_beside})
+                          {"files": {}, "program": str(prog), "read": _read_beside,
+                           "bind": bind_configs})
     assert names["m"] == "Qwen/Qwen3-8B"
 
 

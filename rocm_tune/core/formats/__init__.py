@@ -1180,7 +1180,7 @@ def _read_beside(path: str):
 
 def _program_configs(texts: dict[str, str], p: str) -> dict:
     """The settings files (YAML/JSON) the job gives beside Python program `p`, as data: what it may load."""
-    from rocm_tune.core.runners.program_config import is_config_path
+    from rocm_tune.core.runners.program_config import bind_configs, is_config_path
     files: dict[str, dict] = {}
     for q, t in texts.items():
         if q != p and is_config_path(q):
@@ -1190,7 +1190,7 @@ def _program_configs(texts: dict[str, str], p: str) -> dict:
                 continue
             if isinstance(data, dict):
                 files[q] = data
-    return {"files": files, "program": p, "read": _read_beside}
+    return {"files": files, "program": p, "read": _read_beside, "bind": bind_configs}
 
 
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:

@@ -357,6 +357,27 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     return out
 
 
+def _early_assignments(lines: list[str], inherited: dict[str, str] | None) -> dict[str, str]:
+    """Plain assignments (MODEL_DIR=...) over the caller's environment: what the arrays that use them see."""
+    exports: dict[str, str] = dict(inherited or {})
+    for line in lines:
+        m = _ASSIGN.match(_strip_comment(line).strip())
+        if m and not m.group(2).startswith("("):
+            val = _split(m.group(2))
+            exports.setdefault(m.group(1), _expand(val[0] if val else "", exports))
+    return exports
+
+
+def _sbatch_lines(lines: list[str]) -> dict[str, tuple[str, int]]:
+    """`#SBATCH --flag value` lines: {flag: (value, line)}."""
+    out: dict[str, tuple[str, int]] = {}
+    for no, line in enumerate(lines, 1):
+        m = re.match(r"^#SBATCH\s+(--?[A-Za-z-]+)(?:[ =](\S+))?", line)
+        if m:
+            out[m.group(1)] = (m.group(2) or "", no)
+    return out
+
+
 def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = None,
                  inherited: dict[str, str] | None = None) -> Script:
     """`arrays`: bash arrays defined in another file the job gives (a sourced ``models/<model>.sh``); `inherited`:
@@ -365,25 +386,14 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     task = _yaml_task_commands(text)
     if task is not None:
         return _parse_task(task, file)
-    lines = text.splitlines()
-    exports: dict[str, str] = dict(inherited or {})
-    for line in lines:        # plain assignments before the arrays that use them (MODEL_DIR=...)
-        m = _ASSIGN.match(_strip_comment(line).strip())
-        if m and not m.group(2).startswith("("):
-            val = _split(m.group(2))
-            exports.setdefault(m.group(1), _expand(val[0] if val else "", exports))
-    lines, own = _arrays(lines, exports)
+    lines, own = _arrays(text.splitlines(), _early_assignments(text.splitlines(), inherited))
     arrays = {**(arrays or {}), **own}
     exports = dict(inherited or {})
     shell_vars: dict[str, str] = {}
-    sbatch: dict[str, tuple[str, int]] = {}
+    sbatch = _sbatch_lines(lines)
     findings: list[Finding] = []
     commands: list[Command] = []
     computed: list[tuple[int, str, str]] = []
-    for no, line in enumerate(lines, 1):
-        m = re.match(r"^#SBATCH\s+(--?[A-Za-z-]+)(?:[ =](\S+))?", line)
-        if m:
-            sbatch[m.group(1)] = (m.group(2) or "", no)
     for start, parts, dropped, cut in _logical_lines(lines):
         toks = _with_arrays(_tokens(parts), arrays)
         if not toks:

@@ -408,15 +408,15 @@ def program_names(tree, configs: dict | None = None) -> dict:
     """What a Python program's names stand for, as far as `py_value` computes: argparse defaults (`args.<dest>`),
     dataclass field defaults (`*.<field>`), function parameter defaults, the module's assignments (the last one
     computed wins: module_names), then what its own calls pass its functions (`_call_site_names`). `configs`
-    (`{"files": {path: data}, "program": path, "read": fn}`): the names bound to a settings file the program
-    loads (program_config.bind_configs), and what it assigns from them; their notes under `names["__notes__"]`."""
+    (`{"files": {path: data}, "program": path, "read": fn, "bind": program_config.bind_configs}`): the names
+    bound to a settings file the program loads, and what it assigns from them; their notes under
+    `names["__notes__"]` (the binder comes with the call: program_config reads values with this module's py_value)."""
     names: dict = {}
     _argparse_defaults(tree, names)
     _declared_defaults(tree, names)
     names = module_names(tree, names, last_wins=True)
     if configs is not None:
-        from rocm_tune.core.runners.program_config import bind_configs
-        notes = bind_configs(tree, names, configs["program"], configs["files"], configs["read"])
+        notes = configs["bind"](tree, names, configs["program"], configs["files"], configs["read"])
         if notes:
             names = module_names(tree, names, last_wins=True)
             names["__notes__"] = notes

@@ -2275,7 +2275,20 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         fam = _exception_family(exception_hit(r), texts or ())
         if fam is not None:
             r.family, r.fix = fam[0], fam[1] + "; " + r.fix
-    elif r.code == "no-gpu-visible" and _stacked_device_masks("\n".join([r.first.pre, *(texts or ())])):
+    elif r.code in ("no-gpu-visible", "hip-init-failed", "invalid-device-ordinal"):
+        _refine_device(r, texts or ())
+    elif r.code == "disk-full":
+        s = _disk_sentence(n)
+        if s:
+            r.title = f"{r.title}: {s}"
+    elif r.code == "collective-timeout":
+        _every_rank_stuck(r)
+
+
+def _refine_device(r: Diagnosis, texts: Sequence[str]) -> None:
+    """A GPU the runtime does not show (no-gpu-visible, hip-init-failed, invalid-device-ordinal): masks that stack,
+    a user outside the device's group, an index asked of a machine that enumerated none."""
+    if r.code == "no-gpu-visible" and _stacked_device_masks("\n".join([r.first.pre, *texts])):
         # e-cfgerr (issue 26): on ROCm the visible-device masks stack — ROCR_VISIBLE_DEVICES picks GPUs first, then
         # HIP_/CUDA_VISIBLE_DEVICES index into what is left — so setting both with the same physical index (a batch
         # system or Ray setting one, the user the other) masks every GPU away (Parsl#3858, SwarmUI#565)
@@ -2284,24 +2297,17 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
                    "indexes into what the first left")
         r.fix = ("set only one of them (ROCR_VISIBLE_DEVICES=N, or HIP_VISIBLE_DEVICES=N), or give the second the "
                  "index relative to the first (ROCR_VISIBLE_DEVICES=1 with HIP_VISIBLE_DEVICES=0)")
-    elif r.code in ("no-gpu-visible", "hip-init-failed", "invalid-device-ordinal") and \
-            (reach := no_device.node_out_of_reach("\n".join(texts or ()))) is not None:
+    elif (reach := no_device.node_out_of_reach("\n".join(texts))) is not None:
         # e-hipfa: the pasted `ls -l /dev/kfd` and `id` show the user outside the node's group (FAMILIES.md
         # amended rule 2: device permission, whatever the runtime then reports)
         sig = cat.BY_CODE["gpu-device-permission"]
         r.code, r.family, r.cause, r.fix, r.confirm = sig.code, sig.family, sig.cause, sig.fix, sig.confirm
         r.title = dvis.NO_ACCESS_TITLE.format(node=reach[0], group=reach[1], user=reach[2])
-    elif r.code == "invalid-device-ordinal" and no_device.none_enumerated(r.first.text, texts or ()):
+    elif r.code == "invalid-device-ordinal" and no_device.none_enumerated(r.first.text, texts):
         # e-hipfa: an index asked for on a machine/container where the runtime enumerated no GPU at all
         sig = cat.BY_CODE["no-gpu-visible"]
         r.code, r.family = sig.code, sig.family
         r.title, r.cause, r.fix, r.confirm = dvis.TITLE, dvis.CAUSE, dvis.FIX, sig.confirm
-    elif r.code == "disk-full":
-        s = _disk_sentence(n)
-        if s:
-            r.title = f"{r.title}: {s}"
-    elif r.code == "collective-timeout":
-        _every_rank_stuck(r)
 
 
 def _every_rank_stuck(r: Diagnosis) -> None:
