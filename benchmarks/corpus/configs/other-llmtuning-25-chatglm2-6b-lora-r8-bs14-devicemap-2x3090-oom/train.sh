@@ -1,0 +1,13 @@
+CUDA_VISIBLE_DEVICES=0,1 python chatglm2_lora_tuning.py \
+    --tokenized_dataset my_data \
+    --lora_rank 8 \
+    --per_device_train_batch_size 14 \
+    --gradient_accumulation_steps 1 \
+    --max_steps 100000 \
+    --save_steps 200 \
+    --save_total_limit 2 \
+    --learning_rate 1e-4 \
+    --fp16 \
+    --remove_unused_columns false \
+    --logging_steps 50 \
+    --output_dir weights/my_data
