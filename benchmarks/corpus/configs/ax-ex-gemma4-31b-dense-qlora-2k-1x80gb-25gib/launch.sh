@@ -1,0 +1,1 @@
+axolotl train examples/gemma4/31b-qlora.yaml

@@ -1,0 +1,1 @@
+axolotl train examples/glm47-flash/lora.yaml
