@@ -53,7 +53,6 @@ DATA_ROW_BASES = (r"(?:self\.)?(?:data|dataset|raw_data|list_data_dict|examples?
                   r"entries|sources?|features?|json_data|docs?|messages?|turns?)")
 DATASETS_ROW_ACCESS = r"datasets[/\\]formatting[/\\]formatting\.py\"?, line \d+, in __getitem__"
 
-VISION_CONTEXT = (r"\b(?:Qwen\d(?:_\d)?_?V[Ll]|Qwen\d?VL|Qwen\d_Vl|[\w-]*-VL-|LLaVA|Llava|InternVL|pixel_values|"
-                  r"image_grid_thw|video_grid_thw|[Vv]ision(?:Model|Transformer|Tower)|FastVisionModel|"
-                  r"is_vision_model)\b")
+VISION_CONTEXT = (r"(?i:qwen\d?(?:[._]\d)?[-_]?vl)|-VL-|(?i:llava|internvl)|\bpixel_values\b|\b(?:image|video)_grid_thw\b|"
+                  r"[Vv]ision(?:Model|Transformer|Tower)|FastVisionModel|\bis_vision_model\b")
 EMPTY_MERGE_RESHAPE = r"shape '\[0, (\d+), -1\]' is invalid for input of size [1-9]\d*"
