@@ -65,12 +65,14 @@ def _logged_beside(name_file: str, blob: str) -> str | None:
     """The package whose import a logger of the raising module reported missing (`logging.getLogger(__name__)`:
     `... transformers_modules.chatglm2-6b.quantization - Failed to load cpm_kernels:No module named 'cpm_kernels'`
     for a NameError raised in .../chatglm2-6b/quantization.py)."""
-    stem = re.sub(r"\.py$", "", name_file.replace("\\", "/").rsplit("/", 1)[-1])
-    if not stem:
+    parts = name_file.replace("\\", "/").rsplit("/", 2)
+    stem = re.sub(r"\.py$", "", parts[-1])
+    if stem == "__init__" and len(parts) > 1:
+        stem = parts[-2]   # a package's own logger is named after the package
+    if not stem or stem in ("utils", "util", "common"):
         return None
-    for m in re.finditer(r"^[^\n]*\." + re.escape(stem) + r"\b[^\n]*No module named '([\w.]+)'", blob, re.M):
-        return m.group(1).split(".")[0]
-    return None
+    m = re.search(r"^[^\n]*\." + re.escape(stem) + r"\b[^\n]*No module named '([\w.]+)'", blob, re.M)
+    return m.group(1).split(".")[0] if m else None
 
 
 def _answer(pkg: str, name: str, state: str) -> tuple[str, str]:
