@@ -154,6 +154,17 @@ BORDERS = {
         "torch.distributed.launch is deprecated\nand will be removed in future. Use torchrun.\n"
         "usage: finetune.py [-h] [--local_rank LOCAL_RANK] [--lr LR]\n"
         "finetune.py: error: unrecognized arguments: --local-rank=0\n"),
+    # pip refused another package than the one whose command is missing: the missing command stays the root
+    "pip-refused-another-package": ("missing_package",
+        "ERROR: Package 'vllm' requires a different Python: 3.8.10 not in '>=3.9'\n"
+        "$ llamafactory-cli train examples/train_lora/llama3_lora_sft.yaml\n"
+        "bash: llamafactory-cli: command not found\n"),
+    # a package's own logger (its __init__.py) reported the import it went on without
+    "package-logger-missing-module": ("missing_package",
+        "W0302 10:00:00 mylib - fast path unavailable: No module named 'mylib_ext'\n"
+        "2025-03-02 10:00:01 WARNING mylib: No module named 'mylib_ext'\n" +
+        _tb([("/opt/venv/lib/python3.10/site-packages/mylib/__init__.py", "fast_norm",
+              "return _ext_rms_norm(x, w, eps)")]) + "NameError: name '_ext_rms_norm' is not defined\n"),
     # a checkpoint's key is no data row: not dataset_error
     "checkpoint-key": ("checkpoint_resume_mismatch",
         _tb([("/work/train.py", "<module>", "optimizer.load_state_dict(checkpoint[\"optimizer\"])")])

@@ -71,7 +71,7 @@ def _logged_beside(name_file: str, blob: str) -> str | None:
         stem = parts[-2]   # a package's own logger is named after the package
     if not stem or stem in ("utils", "util", "common"):
         return None
-    m = re.search(r"^[^\n]*\." + re.escape(stem) + r"\b[^\n]*No module named '([\w.]+)'", blob, re.M)
+    m = re.search(r"^[^\n]*(?<![\w-])" + re.escape(stem) + r"\b[^\n]*No module named '([\w.]+)'", blob, re.M)
     return m.group(1).split(".")[0] if m else None
 
 
