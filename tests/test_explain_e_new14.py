@@ -212,3 +212,18 @@ def test_fallback_words_and_model_build_lines():
     assert not run_shapes.fell_back("RuntimeError: expected scalar type Float but found BFloat16")
     assert run_shapes.MODEL_BUILD.search("[INFO] building GPT model ...")
     assert run_shapes.MODEL_BUILD.search("Instantiating LlamaForCausalLM model under default dtype torch.float16.")
+
+
+def test_a_frame_of_model_code_in_the_modelscope_cache_is_no_download(tmp_path):
+    # remote code ModelScope keeps in its cache (~/.cache/modelscope/hub/...): an AttributeError there is the model's
+    # code; modelscope's own hub package (site-packages/modelscope/hub/) failing stays the download
+    code = _tb([("/work/infer.py", "<module>", "model = AutoModel.from_pretrained(path, trust_remote_code=True)"),
+                ("/root/.cache/modelscope/hub/models/acme/Tiny-VL/modeling_tiny.py", "forward",
+                 "h = self.rotary(h, pos)")]) + "ValueError: too many values to unpack (expected 2)\n"
+    exp, r = _explain(tmp_path, code)
+    assert r is None or r.family != "model_download"
+    hub = _tb([("/work/infer.py", "<module>", "snapshot_download('acme/Tiny-VL')"),
+               ("/opt/venv/lib/python3.10/site-packages/modelscope/hub/api.py", "get_model_files",
+                "raise_on_error(r.json())")]) + "RuntimeError: Request failed with code 10010205\n"
+    exp, r = _explain(tmp_path, hub, name="hub.log")
+    assert r is not None and r.family == "model_download"

@@ -3847,7 +3847,9 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"object has no attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.M),
      "version_check", "the model's remote code was written for another transformers release: install the transformers "
      "version its model card names (or a revision of the model made for the installed transformers)"),
-    (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
+    # e-new14: not a frame of code kept in ModelScope's cache (~/.cache/modelscope/hub/<repo>/modeling_x.py, its
+    # _github/ checkouts): that is the model's code running, not the download
+    (re.compile(r"huggingface_hub/|(?<!\.cache[/\\])modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
     (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",
