@@ -2932,7 +2932,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"flash_attn package version)",
           r"FlashAttention only supports Ampere GPUs or newer",
           r"(?:Failed to build|Failed building wheel for|Building wheel for|Running setup\.py install for|"
-          r"Could not build wheels for) ['\"]?flash[-_]attn\b.{0,120}(?:error|fail|required|$)",
+          r"Could not build wheels for) ['\"]?flash[-_]attn\b(?!.*\.\.\. done\s*$).{0,120}(?:error|fail|required|$)",
           r"Failed to build installable wheels for some pyproject\.toml based projects \(?[^)\n]*flash[-_]attn",
           r"DLL load failed while importing flash_attn\w*", r"No operator found for `memory_efficient_attention_\w+`",
           # composable_kernel's attention kernels refusing the arch/shape (ROCm flash-attention on gfx906, RDNA)
@@ -3523,8 +3523,13 @@ SIGNATURES: tuple[Signature, ...] = (
          "`python --version` in the environment that runs the job",
          (r"unsupported operand type\(s\) for \|: '(?:type|types\.GenericAlias|typing\.\w+|\w+Meta)' and "
           r"'(?:NoneType|type|types\.GenericAlias|typing\.\w+|\w+Meta)'", r"'type' object is not subscriptable",
-          r"requires a different Python: [\d.]+ not in '[^']+'"),
-         ("unsupported operand type", "not subscriptable", "requires a different Python"),
+          r"requires a different Python: [\d.]+ not in '[^']+'",
+          # e-new14: pip's resolver naming the releases it skipped for Requires-Python (logged only when the
+          # requirement then fails), uv's resolver's words for the same refusal
+          r"Ignored the following versions that require a different python version",
+          r"the current Python version \([\d.]+\) does not satisfy Python"),
+         ("unsupported operand type", "not subscriptable", "requires a different Python", "require a different python",
+          "does not satisfy Python"),
          sources=("CPython 3.8/3.9 on PEP 604 / PEP 585 annotations", "pip's Requires-Python check")),
     # r4-ver (issue 26): the dynamic loader's versioned-symbol words for the C/C++ runtime: a binary (torch's
     # libtorch_python.so, a JIT-built extension) needs a newer libstdc++/glibc than the one loaded (a conda env's old
@@ -3925,7 +3930,9 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
                 r"object has no attribute '\w+'" + _DID_YOU_MEAN + r"\s*$", re.M),
      "version_check", "the model's remote code was written for another transformers release: install the transformers "
      "version its model card names (or a revision of the model made for the installed transformers)"),
-    (re.compile(r"huggingface_hub/|modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
+    # e-new14: not a frame of code kept in ModelScope's cache (~/.cache/modelscope/hub/<repo>/modeling_x.py, its
+    # _github/ checkouts): that is the model's code running, not the download
+    (re.compile(r"huggingface_hub/|(?<!\.cache[/\\])modelscope/hub/|snapshot_download|hf_hub_download|file_download\.py|safetensors"),
      "model_download", "fetching or reading the model files failed: download again to a local directory and point "
      "the run at it"),
     (re.compile(r"tokenization_\w+\.py|chat_template|jinja2/|jinja2\.exceptions|apply_chat_template"), "tokenizer_template",

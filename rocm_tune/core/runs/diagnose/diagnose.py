@@ -45,6 +45,7 @@ from rocm_tune.core.runs.diagnose import attention_owner, no_device   # e-hipfa
 from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
+from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
@@ -1082,7 +1083,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     # order: by time of first sight
     diags.sort(key=functools.cmp_to_key(lambda a, b: _earlier(a.first, b.first)))
     _promote_overflow_streak(diags, any(sc.finished for sc in scans))
-    root = _choose_root(scans, diags)
+    root = run_shapes.refused_install_root(diags, _choose_root(scans, diags), _earlier)   # e-new14
     if root is not None:
         r = diags[root]
         for i, d in enumerate(diags):
@@ -1326,7 +1327,8 @@ _WARN_LEVEL = re.compile(r"\bNCCL WARN\b|(?:^|[\s\]:|])WARNING\b(?!:?\s*(?:CUDA|
 
 def _warned_then_went_on(d: Diagnosis) -> bool:
     """Every line of the diagnosis is a warning-level line (the program said so and kept running)."""
-    return bool(d.evidence) and all(_WARN_LEVEL.search(h.text) for h in d.evidence)
+    return bool(d.evidence) and all(_WARN_LEVEL.search(h.text) or run_shapes.fell_back(h.text)   # e-new14: a fallback
+                                    for h in d.evidence)
 
 
 # r4-swift (issue 26): ms-swift prints the traceback of a row it could not preprocess or encode and goes on, then
@@ -1739,7 +1741,8 @@ def _sourced_family(h: Hit, frames: Sequence[tuple[str, str]], texts: Sequence[s
     pre = h.pre[-12000:]
     return (exception_sources.width_skew(frames, _last_statement(pre[-6000:]), h.text)
             or exception_sources.fla_tilelang(pre, h.text)
-            or exception_sources.cuda_only_package(h.text, [h.pre, h.context, *texts]))
+            or exception_sources.cuda_only_package(h.text, [h.pre, h.context, *texts])
+            or guarded_imports.family(h.text, pre, texts) or run_shapes.data_family(h.text, pre, texts))   # e-new14
 
 
 def _embedding_index_family(h: Hit) -> tuple[str, str] | None:
@@ -2511,6 +2514,8 @@ def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
 
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
+    if r.code == "config-rejected" and (rank := run_shapes.injected_rank_skew([h.text for h in (r.first, *r.evidence)])):
+        return rank   # e-new14: the launcher's --local_rank refused by a script of another release
     if r.code == "config-rejected" and (gone := _removed_training_args(r)):
         return (f"the arguments HfArgumentParser refused ({', '.join(gone)}) are TrainingArguments fields a "
                 "transformers release removed: the script or config was written for an older transformers than the "
@@ -2823,7 +2828,8 @@ def _teardown_in_host_memory_phase(r: Diagnosis) -> bool:
 def _host_phase_before(pre: str) -> bool:
     """The run's own last lines before a line (launchers' lines left out) read or tokenized data or loaded weights."""
     own = [ln for ln in pre.splitlines() if ln.strip() and not _LAUNCHER_LINE.search(ln)]
-    return any(_HOST_PHASE.search(ln) or _HOST_PHASE_MORE.search(ln) for ln in own[-3:])
+    return any(_HOST_PHASE.search(ln) or _HOST_PHASE_MORE.search(ln) or run_shapes.MODEL_BUILD.search(ln)   # e-new14
+               for ln in own[-3:])
 
 
 _NO_KERNEL = re.compile(r"invalid device function|no kernel image|device kernel image is invalid|NoBinaryForGpu|"
