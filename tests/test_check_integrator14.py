@@ -158,3 +158,26 @@ def test_unsloth_dtype_none_on_a_card_without_bf16_runs_fp16_attention(offline, 
     p.write_text("from transformers import AutoModelForCausalLM\n" + plain)
     bf16 = _check(capsys, p, "t4")
     assert "math kernel" in " ".join(bf16["notes"])          # bf16 asked for on a T4: no bf16 mem-efficient kernel
+
+
+def test_a_training_arguments_json_given_to_a_program_is_read(offline, tmp_path, capsys):
+    """HfArgumentParser.parse_json_file: a program's `--train_args_json FILE` holds TrainingArguments' fields."""
+    (tmp_path / "train_args.json").write_text(json.dumps({
+        "output_dir": "out", "per_device_train_batch_size": 4, "gradient_accumulation_steps": 8,
+        "learning_rate": 1e-4, "num_train_epochs": 1, "gradient_checkpointing": True, "bf16": True,
+        "evaluation_strategy": "no", "optim": "adamw_torch"}, indent=2))
+    (tmp_path / "run.sh").write_text("python train.py --train_args_json train_args.json "
+                                     "--model_name_or_path Qwen/Qwen2.5-7B-Instruct --max_len 1024\n")
+    rc = main(["check", str(tmp_path / "train_args.json"), str(tmp_path / "run.sh"), "--gpu", "a100-80gb",
+               "--json", "--no-app"])
+    d = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1)
+    assert "format-unknown" not in [f["code"] for f in d["findings"]]
+    u = d["understood"]
+    assert u["micro_batch"] == 4 and u["gradient_checkpointing"] is True and u["precision"] == "bf16"
+    assert "TrainingArguments as a file" in " ".join(d["notes"])
+    # a JSON that is not TrainingArguments stays unknown
+    (tmp_path / "other.json").write_text(json.dumps({"name": "x", "learning_rate": 1e-4, "seed": 1}))
+    main(["check", str(tmp_path / "other.json"), str(tmp_path / "run.sh"), "--gpu", "a100-80gb", "--json",
+          "--no-app"])
+    assert "format-unknown" in [f["code"] for f in json.loads(capsys.readouterr().out)["findings"]]

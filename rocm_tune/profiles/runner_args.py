@@ -1618,3 +1618,18 @@ RUNNER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
         ""
     ),
 }
+
+
+# Fields of transformers' TrainingArguments (src/transformers/training_args.py) that no other runner's config uses
+# under the same name: a JSON/YAML file whose keys are mostly these is a TrainingArguments file, the one
+# HfArgumentParser.parse_json_file / parse_yaml_file reads (`--train_args_json FILE`, `python train.py args.json`)
+TRAINING_ARGUMENTS_FIELDS = frozenset({
+    "output_dir", "per_device_train_batch_size", "per_device_eval_batch_size", "gradient_accumulation_steps",
+    "learning_rate", "num_train_epochs", "max_steps", "lr_scheduler_type", "warmup_ratio", "warmup_steps",
+    "logging_steps", "save_strategy", "save_steps", "save_total_limit", "evaluation_strategy", "eval_strategy",
+    "eval_steps", "optim", "fp16", "bf16", "tf32", "gradient_checkpointing", "deepspeed", "fsdp",
+    "remove_unused_columns", "ddp_find_unused_parameters", "dataloader_num_workers", "report_to", "seed",
+    "weight_decay", "max_grad_norm", "adam_beta1", "adam_beta2", "logging_dir", "overwrite_output_dir",
+    "do_train", "do_eval", "group_by_length", "torch_compile", "label_names", "load_best_model_at_end",
+})
+TRAINING_ARGUMENTS_MIN_KEYS = 4      # keys of that list a file must have to be read as one

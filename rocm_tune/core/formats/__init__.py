@@ -1572,11 +1572,40 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             _read_python_file(job, text, p, texts)
         elif fmt == "nanogpt-config":
             _read_nanogpt_config(job, text, p, texts)
+        elif _read_training_args_file(job, text, p):
+            pass
         else:
             job.findings.append(Finding.of("format-unknown", p, None,
                                            "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "
                                            "or launch script", None))
     return found
+
+
+def _read_training_args_file(job: Job, text: str, p: str) -> bool:
+    """A JSON/YAML file of transformers' TrainingArguments fields (HfArgumentParser.parse_json_file /
+    parse_yaml_file: a program's `--train_args_json FILE`, or `python train.py args.json`): its keys read as the
+    flags of the same names; a setting the command line also gives keeps the command line's."""
+    from rocm_tune.profiles.runner_args import TRAINING_ARGUMENTS_FIELDS, TRAINING_ARGUMENTS_MIN_KEYS
+    try:
+        data = _load_structured(text, p)
+    except UserError:
+        return False
+    if not isinstance(data, dict) or len(TRAINING_ARGUMENTS_FIELDS & set(data)) < TRAINING_ARGUMENTS_MIN_KEYS:
+        return False
+    lines = text.splitlines()
+
+    def line_of(key: str) -> int:
+        return next((i for i, ln in enumerate(lines, 1) if re.search(rf"['\"]?\b{re.escape(key)}\b['\"]?\s*:", ln)), 0)
+
+    flags = {str(k): (str(v).lower() if isinstance(v, bool) else str(v), line_of(str(k))) for k, v in data.items()
+             if isinstance(v, (str, int, float, bool))}
+    st, notes = hf_args.read_flags(flags, p)
+    for key, setting in st.items():
+        job.settings.setdefault(key, setting)
+    job.formats[p] = "training-args"
+    job.notes += notes + [f"{p}: transformers' TrainingArguments as a file (HfArgumentParser.parse_json_file): its "
+                          f"keys read as the training flags of the same names"]
+    return True
 
 
 def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
