@@ -43,7 +43,7 @@ _HUB = re.compile(r"\b(?:download|hub_token|snapshot|modelscope hub|huggingface 
 _MODEL_TYPE = re.compile(r"\bmodel_type\b.*\b(?:not (?:registered|supported|found|exist)|unknown|unsupported)|"
                          r"\b(?:unknown|unsupported) model_type\b|\bnot (?:find|found) (?:the )?model_type\b", re.I)
 _DATA = re.compile(r"\b(?:dataset|datasets|dataset_name|columns?|rows?|row\[|messages?|conversations?|"
-                   r"role|roles|assistant|system|query|response|rejected_response|history|images?|videos?|audios?|"
+                   r"role|roles|assistant|system|query|response|rejected_response|history|images?|videos?|audios?|media|"
                    r"objects?|bbox|label|labels|jsonl?|csv|sample|samples|tools?_call|tool_calls|solution)\b", re.I)
 _REGISTRY = re.compile(r"\bregistered\b|\btemplate_type\b|\bDATASET_MAPPING\b")   # the code's registry, not a row
 _DATA_FILES = ("swift/dataset/", "swift/llm/dataset/", "swift/llm/utils/dataset.py", "swift/llm/utils/preprocess.py",
@@ -92,10 +92,18 @@ def _messages(src: str) -> list[tuple[str, str]]:
     return out
 
 
-def _usable(msg: str) -> bool:
+# ms-swift's short dumps of the value it refused (`messages: {}`, `assistant_message: {}`, `len(box): {}`): kept
+# for the data/template code only (dataset_error), where they name the row's field; explain matches them only from
+# the message's start and with the same exception class
+_SHORT = re.compile(r"^[A-Za-z_][\w.\[\]'()\-]*(?: [\w.\[\]'()\-]+){0,3}: \x00")
+
+
+def _usable(msg: str, family: str = "") -> bool:
     first = msg.split("\n", 1)[0]
     longest = max((p.strip() for p in first.split(HOLE)), key=len)
-    return len(longest) >= MIN_LITERAL and len(re.findall(r"[A-Za-z]{2,}", longest)) >= 4
+    if len(longest) >= MIN_LITERAL and len(re.findall(r"[A-Za-z]{2,}", longest)) >= 4:
+        return True
+    return family == "dataset_error" and bool(_SHORT.match(first)) and len(first.split(HOLE)[0]) >= 6
 
 
 def _git(repo: str, *args: str) -> str:
@@ -113,8 +121,9 @@ def collect(mirror: str) -> list[tuple[str, str, str, str, str]]:
                 continue
             for exc, msg in _messages(_git(repo, "show", f"{ref}:{path}")):
                 key = " ".join(msg.split())
-                if _usable(msg) and key not in known:
-                    rows.setdefault(key, (_family(path, exc, msg), ref, path, exc, msg))
+                family = _family(path, exc, msg)
+                if _usable(msg, family) and key not in known:
+                    rows.setdefault(key, (family, ref, path, exc, msg))
     return sorted(rows.values(), key=lambda r: (r[2], r[4]))
 
 

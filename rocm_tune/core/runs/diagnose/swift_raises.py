@@ -38,15 +38,24 @@ FIXES = {
 }
 
 
+def _short(template: str) -> tuple[str, re.Pattern]:
+    """A short dump (`messages: {}`): its fixed start, then anything."""
+    first = template.split("\n", 1)[0]
+    return first.split("\x00")[0], re.compile(".*".join(re.escape(p) for p in first.split("\x00")))
+
+
 @lru_cache(maxsize=1)
-def _table() -> tuple[tuple[str, re.Pattern, str, str], ...]:
+def _table() -> tuple[tuple[str, re.Pattern, str, str, str], ...]:
+    """(fixed piece, pattern, family, file, exception class that must match or '')."""
     from rocm_tune.profiles.swift_raises import SWIFT_RAISES
 
     out = []
-    for family, _ref, path, _exc, template in SWIFT_RAISES:
+    for family, _ref, path, exc, template in SWIFT_RAISES:
         got = _pattern(template)
         if got is not None:
-            out.append((got[0], got[1], family, path))
+            out.append((got[0], got[1], family, path, ""))
+        else:
+            out.append((*_short(template), family, path, exc))
     return tuple(out)
 
 
@@ -58,7 +67,7 @@ def raise_of(line: str) -> tuple[str, str] | None:
     msg = " ".join(m.group(2).split())
     if m.group(1) == "KeyError" and len(msg) > 1 and msg[0] == msg[-1] and msg[0] in "'\"":
         msg = msg[1:-1]
-    for piece, rx, family, path in _table():
-        if piece in msg and rx.match(msg):
+    for piece, rx, family, path, exc in _table():
+        if piece in msg and rx.match(msg) and exc in ("", m.group(1)):
             return family, path
     return None
