@@ -41,7 +41,10 @@ _INSTALL = re.compile(r"\bpip install\b|\bplease install\b|\bnot installed\b|\bn
 _MEMORY = re.compile(r"\bout of memory\b|\bOOM\b", re.I)
 _HUB = re.compile(r"\b(?:download|hub_token|snapshot|modelscope hub|huggingface hub|repo_id|hub)\b", re.I)
 _MODEL_TYPE = re.compile(r"\bmodel_type\b.*\b(?:not (?:registered|supported|found|exist)|unknown|unsupported)|"
-                         r"\b(?:unknown|unsupported) model_type\b|\bnot (?:find|found) (?:the )?model_type\b", re.I)
+                         r"\b(?:unknown|unsupported) model_type\b|\bnot (?:find|found) (?:the )?model_type\b|"
+                         # the registry has no model type for the checkpoint (swift/model/model_meta.py, register.py)
+                         r"automatically match `model_type`\.|no suitable `model_type`|explicitly pass the `?model_type",
+                         re.I)
 _DATA = re.compile(r"\b(?:dataset|datasets|dataset_name|columns?|rows?|row\[|messages?|conversations?|"
                    r"role|roles|assistant|system|query|response|rejected_response|history|images?|videos?|audios?|media|"
                    r"objects?|bbox|label|labels|jsonl?|csv|sample|samples|tools?_call|tool_calls|solution)\b", re.I)
