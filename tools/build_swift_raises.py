@@ -48,7 +48,9 @@ _MODEL_TYPE = re.compile(r"\bmodel_type\b.*\b(?:not (?:registered|supported|foun
 _DATA = re.compile(r"\b(?:dataset|datasets|dataset_name|columns?|rows?|row\[|messages?|conversations?|"
                    r"role|roles|assistant|system|query|response|rejected_response|history|images?|videos?|audios?|media|"
                    r"objects?|bbox|label|labels|jsonl?|csv|sample|samples|tools?_call|tool_calls|solution)\b", re.I)
-_REGISTRY = re.compile(r"\bregistered\b|\btemplate_type\b|\bDATASET_MAPPING\b")   # the code's registry, not a row
+# the code's registry, the inference backend or the model's processor config, not a row
+_REGISTRY = re.compile(r"\bregistered\b|\btemplate_type\b|\bDATASET_MAPPING\b|\bvLLM\b|\bbackend\b|"
+                       r"processing config|\bprefix\b|\{\{SYSTEM\}\}", re.I)
 _DATA_FILES = ("swift/dataset/", "swift/llm/dataset/", "swift/llm/utils/dataset.py", "swift/llm/utils/preprocess.py",
                "swift/llm/dataset/preprocessor/")
 _TEMPLATE_FILES = ("swift/template/", "swift/llm/template/", "swift/llm/utils/template.py", "swift/agent_template/",
