@@ -26,7 +26,8 @@ from tools.build_runner_refusals import _template  # noqa: E402  (same template 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "rocm_tune" / "profiles" / "swift_raises.py"
 HOLE = "\x00"
 MIN_LITERAL = 24
-REFS = ("HEAD", "v4.0.0", "v3.12.6", "v3.5.3", "v3.0.0", "v2.6.1")
+REFS = ("HEAD", "v4.2.3", "v4.0.0", "v3.12.6", "v3.9.3", "v3.7.3", "v3.5.3", "v3.3.1", "v3.0.0", "v2.6.1", "v2.4.2",
+        "v2.2.5", "v2.0.5", "v1.7.3")
 GLOBS = ("swift/*.py", "swift/*/*.py", "swift/*/*/*.py", "swift/*/*/*/*.py", "swift/*/*/*/*/*.py")
 SKIP = ("swift/ui/*", "swift/*/ui/*", "swift/arguments/*", "swift/llm/argument/*", "swift/megatron/argument*",
         "swift/megatron/arguments/*", "swift/llm/utils/argument.py", "tests/*", "examples/*")
