@@ -145,3 +145,16 @@ def test_keyerror_quotes_and_class_of_short_dump():
 def test_config_fix_names_the_file(tmp_path):
     d = _explain(tmp_path, next(c[2] for c in CASES if c[0] == "vllm-tp-world"))
     assert "rollout_mixin.py" in d.fix
+
+
+def test_only_in_a_log_of_ms_swift():
+    # ms-swift's template refusal in a log without ms-swift's marks (another runner's copy of the words) is left to the
+    # other rules; with its logger's record, its frames or its CLI it is read as ms-swift's
+    from rocm_tune.core.runs.diagnose.diagnose import _swift_raise
+
+    line = "AssertionError: Number of media: 3, number of media_tags: 1"
+    assert _swift_raise(line, ("[INFO|trainer.py:2128] >> ***** Running training *****\n",)) is None
+    for mark in ("[INFO:swift] Setting template_type: qwen2_vl", f'  File "{SITE}/llm/template/base.py", line 9',
+                 "$ swift sft --model Qwen/Qwen2-VL-2B-Instruct", "+ megatron sft --load /ckpt"):
+        got = _swift_raise(line, (mark,))
+        assert got is not None and got[0] == "dataset_error" and "base.py" in got[1]

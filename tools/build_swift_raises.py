@@ -78,24 +78,44 @@ def _family(path: str, exc: str, msg: str) -> str:
     return "config_error"
 
 
+def _named(tree: ast.AST) -> dict[str, str]:
+    """Messages put in a name before the raise (`msg = f'...'; raise ValueError(msg)`): the last string assigned to
+    each name in the module (ms-swift's functions reuse `msg`/`error_msg` for one message each)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            t = _template(node.value)
+            if t is not None:
+                names[node.targets[0].id] = t
+    return names
+
+
+def _message_of(node: ast.AST | None, scope: dict[str, str]) -> str | None:
+    if isinstance(node, ast.Name):
+        return scope.get(node.id)
+    return _template(node)
+
+
 def _messages(src: str) -> list[tuple[str, str]]:
-    """(exception, template) of each raise/assert in src."""
+    """(exception, template) of each raise/assert in src, also of a message first put in a name."""
     try:
         tree = ast.parse(src)
     except SyntaxError:
         return []
     out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
-            name = getattr(node.exc.func, "id", getattr(node.exc.func, "attr", ""))
-            msg = _template(node.exc.args[0])
-            if msg is not None and name.endswith(("Error", "Exception")):
-                out.append((name, msg))
-        elif isinstance(node, ast.Assert) and node.msg is not None:
-            msg = _template(node.msg)
-            if msg is not None:
-                out.append(("AssertionError", msg))
-    return out
+    for fn in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))] + [tree]:
+        scope = _named(fn) if fn is not tree else {}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+                name = getattr(node.exc.func, "id", getattr(node.exc.func, "attr", ""))
+                msg = _message_of(node.exc.args[0], scope)
+                if msg is not None and name.endswith(("Error", "Exception")):
+                    out.append((name, msg))
+            elif isinstance(node, ast.Assert) and node.msg is not None:
+                msg = _message_of(node.msg, scope)
+                if msg is not None:
+                    out.append(("AssertionError", msg))
+    return list(dict.fromkeys(out))
 
 
 # ms-swift's short dumps of the value it refused (`messages: {}`, `assistant_message: {}`, `len(box): {}`): kept

@@ -1670,7 +1670,7 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
-    refused = _runner_refusal(h.text) or _swift_raise(h.text)
+    refused = _runner_refusal(h.text) or _swift_raise(h.text, (h.pre, *texts))
     if refused is not None:
         return refused
     for rx, family, fix in cat.SHADOWING_RULES:    # a module of the user's taken for the package: before the borders
@@ -1785,12 +1785,14 @@ def _runner_refusal(line: str) -> tuple[str, str] | None:
                             "the message names (or the combination of settings it rejects)")
 
 
-def _swift_raise(line: str) -> tuple[str, str] | None:
+def _swift_raise(line: str, texts: Sequence[str]) -> tuple[str, str] | None:
     """e-swift3 (issue 26): an exception whose message is one ms-swift raises in its template/dataset/model/trainer/
-    infer code (swift_raises.py, from ms-swift's source): the family its words and file give; one read as the settings
-    yields to the message rules that see a release, a package to install or the tokenizer in its words."""
+    infer code (swift_raises.py, from ms-swift's source), in a log that shows ms-swift (its logger's records, its
+    frames, its CLI): the family its words and file give; one read as the settings yields to the message rules that
+    see a release, a package to install or the tokenizer in its words. (ms-swift carries copies of peft's and
+    transformers' code: the same words in another runner's log are that runner's, read by the other rules.)"""
     got = swift_raises.raise_of(line)
-    if got is None:
+    if got is None or not any(swift_raises.SWIFT_MARK.search(t) for t in texts):
         return None
     family, path = got
     if family == "config_error":

@@ -15,6 +15,11 @@ from functools import lru_cache
 
 from rocm_tune.core.runs.diagnose.refusals import _pattern
 
+# a log of ms-swift: its logger's records, its installed package's frames, its CLI or launcher
+SWIFT_MARK = re.compile(r"\[(?:INFO|WARNING|ERROR|DEBUG):swift\]|[/\\]swift[/\\](?:llm|cli|trainers|template|dataset|model|"
+                        r"megatron|infer_engine|rlhf_trainers|pipelines|tuners|utils|plugin|ray)[/\\]|"
+                        r"\bswift (?:sft|pt|rlhf|infer|export|deploy|sample|eval|app|web-ui)\b|\bms[-_]swift\b|"
+                        r"\bmegatron (?:sft|pt|rlhf|export)\b")
 _MESSAGE = re.compile(r"(?:^|[\s:\]])(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception)): (.+)$")
 
 # what to do, by family, for a message ms-swift raises
