@@ -158,3 +158,25 @@ def test_only_in_a_log_of_ms_swift():
                  "$ swift sft --model Qwen/Qwen2-VL-2B-Instruct", "+ megatron sft --load /ckpt"):
         got = _swift_raise(line, (mark,))
         assert got is not None and got[0] == "dataset_error" and "base.py" in got[1]
+
+
+def test_generator_reads_raise_sites_and_their_families():
+    # tools/build_swift_raises.py on code written the way ms-swift writes it (not read from the mirror)
+    from tools.build_swift_raises import _family, _messages, _usable
+
+    src = ("def encode(self, inputs):\n"
+           "    msg = f'Number of media: {len(images)}, number of media_tags: {n}'\n"
+           "    assert len(images) == n, msg\n"
+           "    if vllm_version < '0.6':\n"
+           "        raise ValueError(f'router_replay_mode=R3 requires vLLM>=0.14.0 to return {x}.')\n"
+           "    raise ImportError('ring-flash-attn is required. Please install it with: pip install ring-flash-attn')\n")
+    got = _messages(src)
+    assert ("AssertionError", "Number of media: \x00, number of media_tags: \x00") in got
+    assert _family("swift/template/base.py", *got[0]) == "dataset_error"
+    fam = {m: _family("swift/rlhf_trainers/x.py", e, m) for e, m in got}
+    assert fam["router_replay_mode=R3 requires vLLM>=0.14.0 to return \x00."] == "version_check"
+    assert fam["ring-flash-attn is required. Please install it with: pip install ring-flash-attn"] == "missing_package"
+    # a model's name with a dot or a value compared is no release; a short dump is kept for the data code only
+    assert _family("swift/megatron/trainers/x.py", "AssertionError", "num_iters_per_step=\x00 <= 0. No prompts") == \
+        "config_error"
+    assert _usable("messages: \x00", "dataset_error") and not _usable("messages: \x00", "config_error")
