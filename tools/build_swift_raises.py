@@ -39,6 +39,11 @@ _VERSION = re.compile(r"\b(?:upgrade|downgrade|update the|version|versions)\b|(?
 _NEWER_TRANSFORMERS = re.compile(r"pip install\b.*\b(?:git\+https://github\.com/huggingface/)?transformers\b", re.I)
 _INSTALL = re.compile(r"\bpip install\b|\bplease install\b|\bnot installed\b|\bneeds? to (?:be )?install|"
                       r"\binstall\s+`?[\w.-]+`?\s+(?:first|to use)\b", re.I)
+# a row longer than the run's max_length (the template's refusal; explain reads these as the rows, r4-swift)
+# or rows/columns/samples the dataset lacks, wherever the code that says so lives
+_ROW_LENGTH = re.compile(r"\bmax_length\b.*\b(?:appropriate|larger|exceed|increas)|\blength of row\b|"
+                         r"\b(?:larger|longer) than (?:the )?max_length\b|\bincreas\w* `?max_length\b|"
+                         r"\bdataset columns\b|\btrain_dataset is None\b|\bdataset has enough samples\b", re.I)
 _MEMORY = re.compile(r"\bout of memory\b|\bOOM\b", re.I)
 _HUB = re.compile(r"\b(?:download|hub_token|snapshot|modelscope hub|huggingface hub|repo_id|hub)\b", re.I)
 _MODEL_TYPE = re.compile(r"\bmodel_type\b.*\b(?:not (?:registered|supported|found|exist)|unknown|unsupported)|"
@@ -67,6 +72,8 @@ def _family(path: str, exc: str, msg: str) -> str:
         return "version_check"
     if _MEMORY.search(fixed):
         return "gpu_oom"
+    if _ROW_LENGTH.search(fixed):
+        return "dataset_error"
     if _MODEL_TYPE.search(fixed):
         return "unrecognized_model_type_adapter"
     if path.startswith(("swift/hub/", "swift/llm/utils/hub")) and _HUB.search(fixed):
