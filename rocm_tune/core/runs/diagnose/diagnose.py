@@ -37,6 +37,7 @@ from rocm_tune.core.runs import catalogue as cat
 from rocm_tune.core.runs.diagnose import arg_skew, enum_skew, name_skew
 from rocm_tune.core.runs.watch.alerts import _gib  # one formatting of GiB/MiB for alerts and explain
 from rocm_tune.core.runs.diagnose import exception_sources, kernel_platform, last_reading, library_warnings, refusals, resemble
+from rocm_tune.core.runs.diagnose import swift_raises
 from rocm_tune.core.runs.diagnose import memory_snapshot, silent_hang, teardown, traceback_anatomy
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
@@ -1671,7 +1672,7 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
-    refused = _runner_refusal(h.text)
+    refused = _runner_refusal(h.text) or _swift_raise(h.text, (h.pre, *texts))
     if refused is not None:
         return refused
     for rx, family, fix in cat.SHADOWING_RULES:    # a module of the user's taken for the package: before the borders
@@ -1785,6 +1786,25 @@ def _runner_refusal(line: str) -> tuple[str, str] | None:
             return family, fix
     return "config_error", (f"{runner} refused the run's arguments while checking them ({path}): change the setting "
                             "the message names (or the combination of settings it rejects)")
+
+
+def _swift_raise(line: str, texts: Sequence[str]) -> tuple[str, str] | None:
+    """e-swift3 (issue 26): an exception whose message is one ms-swift raises in its template/dataset/model/trainer/
+    infer code (swift_raises.py, from ms-swift's source), in a log that shows ms-swift (its logger's records, its
+    frames, its CLI): the family its words and file give; one read as the settings yields to the message rules that
+    see a release, a package to install or the tokenizer in its words. (ms-swift carries copies of peft's and
+    transformers' code: the same words in another runner's log are that runner's, read by the other rules.)"""
+    got = swift_raises.raise_of(line)
+    if got is None or not any(swift_raises.SWIFT_MARK.search(t) for t in texts):
+        return None
+    family, path = got
+    if family == "config_error":
+        msg = line.split(":", 1)[1] if ":" in line else line
+        for rx, fam, fix in cat.MESSAGE_RULES:
+            if fam in ("version_check", "missing_package", "tokenizer_template") and rx.search(msg) and \
+                    (fam != "version_check" or _RELEASE_NAMED.search(msg)):
+                return fam, fix
+    return family, f"{swift_raises.FIXES[family]} ({path})"
 
 
 # explain-rocm (issue 26): what starts the GPU runtime (torch's lazy CUDA/HIP init, the runtimes' own init calls)
