@@ -67,7 +67,9 @@ def test_unfused_swiglu_keeps_one_more_intermediate_per_layer(tmp_path, capsys):
     assert not any("fused SwiGLU" in n for n in plain["notes"])
 
 
-@pytest.mark.parametrize("extra", [" --transformer-impl local", " --normalization LayerNorm"])
+# the local implementation with --use-flash-attn: the same attention as TE's, only the norms differ (without it the
+# local CoreAttention keeps the scores: test_check_integrator14.py)
+@pytest.mark.parametrize("extra", [" --transformer-impl local --use-flash-attn", " --normalization LayerNorm"])
 def test_te_rmsnorm_keeps_its_16bit_input_and_one_rsigma(tmp_path, capsys, extra):
     te = _megatron(tmp_path, capsys, name="te")
     other = _megatron(tmp_path, capsys, extra, name="other")

@@ -1420,6 +1420,14 @@ def _accelerate_zero(text: str, z: int, off: str) -> str:
     return text
 
 
+def _kwarg(key: str, value) -> str:
+    """A change as the keyword argument a program's TrainingArguments(...) takes: check's own
+    `disable_gradient_checkpointing` (LLaMA-Factory's name) is transformers' `gradient_checkpointing`, inverted."""
+    if key == "disable_gradient_checkpointing" and isinstance(value, bool):
+        return f"gradient_checkpointing={not value!r}"
+    return f"{key}={_py_value(value)}"
+
+
 def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: dict[str, str] | None = None) -> dict:
     """The user's files with `keys` applied (and a unified diff against `originals`, default the job's own)."""
     files = dict(originals) if originals is not None else dict(job.files)
@@ -1467,7 +1475,7 @@ def build_fix(job: formats.Job, keys: dict, cfg: TrainConfig | None, originals: 
             manual.append(f"[training] global_batch_size = local_batch_size x data-parallel ranks x {value}"
                           if key == "gradient_accumulation_steps" else f"{key}={_py_value(value)}")
         elif target_file and target_file in new and job.formats.get(target_file) == "python":
-            manual.append(f"{key}={_py_value(value)}")  # a program takes no shell flags: said, never written
+            manual.append(_kwarg(key, value))  # a program takes no shell flags: said, never written
         elif target_file and target_file in new and _yaml_without_home(job.formats.get(target_file)):
             manual.append(f"{key}: {_yaml_value(value)}")  # a YAML whose key for it we do not know: said
         elif target_file and target_file in new and job.formats.get(target_file) == "script" \
