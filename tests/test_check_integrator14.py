@@ -181,3 +181,11 @@ def test_a_training_arguments_json_given_to_a_program_is_read(offline, tmp_path,
     main(["check", str(tmp_path / "other.json"), str(tmp_path / "run.sh"), "--gpu", "a100-80gb", "--json",
           "--no-app"])
     assert "format-unknown" in [f["code"] for f in json.loads(capsys.readouterr().out)["findings"]]
+
+
+def test_an_apostrophe_in_a_here_document_opens_no_string(tmp_path):
+    text = ("cat > notes.txt <<EOF\nDon't forget the data\nEOF\n"
+            "torchrun --nproc_per_node 8 train.py --run_name 'qwen-sft' --bf16 True\n")
+    script = launchers.parse_script(text, "run.sh")
+    words = [t.text for t in script.commands[-1].tokens]
+    assert words[:3] == ["torchrun", "--nproc_per_node", "8"] and "--run_name" in words and words[-2:] == ["--bf16", "True"]

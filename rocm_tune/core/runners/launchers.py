@@ -247,6 +247,27 @@ def _closes_within(lines: list[str], i: int, quote: str) -> bool:
     return False
 
 
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+
+
+def _heredoc_bodies(lines: list[str]) -> set[int]:
+    """Indexes of the lines inside here-documents (`cat <<EOF ... EOF`, `python - <<'PY' ... PY`): text, not shell,
+    so an apostrophe there opens no quoted string."""
+    body: set[int] = set()
+    i = 0
+    while i < len(lines):
+        m = _HEREDOC.search(_strip_comment(lines[i]))
+        i += 1
+        if m is None:
+            continue
+        end = m.group(2)
+        while i < len(lines) and lines[i].strip() != end:
+            body.add(i)
+            i += 1
+        i += 1
+    return body
+
+
 def _logical_lines(lines: list[str]):
     """Yield (start_line, [(line_no, text)], dropped[(line_no, text)], (cut kind, cut line) | None) per command.
 
@@ -254,13 +275,14 @@ def _logical_lines(lines: list[str]):
     run as other commands: a `#` comment line inside the chain ("comment"), and whitespace after a line's
     final backslash ("space")."""
     i, n = 0, len(lines)
+    heredoc = _heredoc_bodies(lines)
     while i < n:
         start = i
         parts = [(i + 1, lines[i])]
         dropped: list[tuple[int, str]] = []
         cut = None
         cur = lines[i]
-        quote = _quote_after(cur, None)
+        quote = None if i in heredoc else _quote_after(cur, None)
         if quote is not None and not _closes_within(lines, i, quote):
             quote = None
         while i + 1 < n and (quote is not None or _continues(cur) or _space_after_backslash(cur)):
@@ -296,7 +318,7 @@ def _logical_lines(lines: list[str]):
                 i = j
                 break
             parts.append((i + 1, cur))
-            quote = _quote_after(cur, None)
+            quote = None if i in heredoc else _quote_after(cur, None)
             if quote is not None and not _closes_within(lines, i, quote):
                 quote = None
         yield start + 1, parts, dropped, cut
