@@ -1323,6 +1323,36 @@ def read_alpaca_lora(entry: str, flags: dict[str, tuple[str, int]], out: dict[st
         notes.append(f"alpaca-lora's finetune.py: {', '.join(said)} from the program itself ({ALPACA_LORA_SOURCE})")
 
 
+def read_qlora_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
+                       notes: list[str], before: dict | None = None) -> None:
+    """A QLoRA program of profiles/qlora_programs.py: its gradient checkpointing (PEFT's prepare_model_for_kbit_training
+    turns it on) and its sample cap (the sum of its length flags), each said. `before`: settings other files gave (a
+    TrainingArguments JSON), whose gradient checkpointing the program's own default does not override."""
+    from rocm_tune.profiles.qlora_programs import QLORA_PROGRAMS
+
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    name = os.path.basename(entry.split()[-1]) if entry else ""
+    prog = next((p for p in QLORA_PROGRAMS if p[0] == name and any(k in f for k in p[1])), None)
+    if prog is None:
+        return
+    _, _, gc, caps, source = prog
+    line = next(f[k][1] for k in prog[1] if k in f)
+    said = []
+    given = "disable_gradient_checkpointing" in out or "disable_gradient_checkpointing" in (before or {})
+    if gc == "forced" or not given:
+        out["disable_gradient_checkpointing"] = Setting("disable_gradient_checkpointing", False, file, line, name,
+                                                        "assumed")
+        said.append("gradient checkpointing on" + (" (whatever its TrainingArguments say)" if gc == "forced" else ""))
+    if "cutoff_len" not in out:
+        lens = [as_int(f[k][0]) if k in f else d for k, d in caps]
+        if all(n is not None and n > 0 for n in lens):
+            out["cutoff_len"] = Setting("cutoff_len", sum(int(n) for n in lens if n), file, line,
+                                        " + ".join(k for k, _ in caps), "derived")
+            said.append(f"samples cut at {' + '.join(f'{k} {n}' for (k, _), n in zip(caps, lens))} tokens")
+    if said:
+        notes.append(f"{name}: {'; '.join(said)} ({source})")
+
+
 # A program's own argparse help for a flag (`parser.add_argument("--model-name", help="A name for the trained model
 # under. A subdirectory ... under the output-path")`): a flag whose help says it names what the run WRITES is not the
 # model it trains, whatever its name (MODEL_FLAG reads `--model_name` as the model by name alone).
