@@ -4,7 +4,8 @@ sources named; none is a corpus case.
 * shuxueslpi/chatGLM-6B-QLoRA train_qlora.py (--train_args_json FILE, a TrainingArguments JSON): the program calls
   PEFT's prepare_model_for_kbit_training(model, use_gradient_checkpointing=True) itself, so gradient checkpointing is
   on whatever the JSON says, and it cuts every sample at max_input_length + max_output_length (512 + 1536 by
-  default; DataCollatorForChatGLM pads each batch to its longest). Firefly's train_qlora.py (--train_args_file) passes
+  default; DataCollatorForChatGLM pads each batch to its longest), with LoRA on PEFT's chatglm targets
+  (query_key_value). Firefly's train_qlora.py (--train_args_file) passes
   its TrainingArguments' gradient_checkpointing instead: not read as forced."""
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def test_chatglm_qlora_program_turns_checkpointing_on(tmp_path, capsys):
     u = out["understood"]
     assert u["gradient_checkpointing"] is True
     assert u["method"] == "qlora" and u["micro_batch"] == 2
+    # LoraConfig(target_modules=TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING['chatglm'])
+    assert u["lora_targets"] == ["query_key_value"]
     # the program's own defaults: 512 + 1536
     assert u["cutoff_len"] == 2048
     assert _said(out, "prepare_model_for_kbit_training(model, use_gradient_checkpointing=True)")

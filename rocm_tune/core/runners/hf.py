@@ -1335,9 +1335,11 @@ def read_qlora_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[
     prog = next((p for p in QLORA_PROGRAMS if p[0] == name and any(k in f for k in p[1])), None)
     if prog is None:
         return
-    _, _, gc, caps, source = prog
+    _, _, gc, caps, fixed, source = prog
     line = next(f[k][1] for k in prog[1] if k in f)
-    said = []
+    said = [f"{k} {v}" for k, v in fixed.items() if k not in out]
+    for k, v in fixed.items():
+        out.setdefault(k, Setting(k, v, file, line, name, "assumed"))
     given = "disable_gradient_checkpointing" in out or "disable_gradient_checkpointing" in (before or {})
     if gc == "forced" or not given:
         out["disable_gradient_checkpointing"] = Setting("disable_gradient_checkpointing", False, file, line, name,
