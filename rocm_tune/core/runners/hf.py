@@ -761,6 +761,11 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
         t = kws.get("target_modules", (None, 0))[0]
         put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all", "target_modules",
             c.lineno)
+    if name == "get_peft_model" and _unsloth_owner(c):
+        # lora_dropout / bias decide whether Unsloth's LoRA autograd functions run (core/runners/unsloth.py)
+        for k, key in (("lora_dropout", "lora_dropout"), ("bias", "lora_bias")):
+            if isinstance(kws.get(k, (None, 0))[0], (int, float, str)) and not isinstance(kws[k][0], bool):
+                put(key, kws[k][0], k, kws[k][1])
     if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
         # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
         # projection unless target_modules says otherwise
