@@ -906,9 +906,10 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
     host_gc = _offload_host(job, model, cfg)
     if off and host_gc:
         step -= off
-        notes.append(f"use_gradient_checkpointing=\"unsloth\": every layer's checkpointed input but the last goes to "
-                     f"pinned host memory and comes back through two GPU buffers of one layer's size: {off / 2**30:.2f} "
-                     f"GiB less in the step, {host_gc / 2**30:.2f} GiB of pinned host RAM ({unsloth.P.OFFLOAD_SRC})")
+        notes.append(f"checkpointed layer inputs offloaded to host memory (use_gradient_checkpointing=\"unsloth\"): "
+                     f"every layer's but the last, pinned, back through two GPU buffers of one layer's size: "
+                     f"{off / 2**30:.2f} GiB less in the step, {host_gc / 2**30:.2f} GiB of pinned host RAM "
+                     f"({unsloth.P.OFFLOAD_SRC})")
     elif off:
         step -= off
         notes.append(f"checkpointed layer inputs offloaded to host memory (Unsloth's 'unsloth' checkpointing / "
@@ -1659,6 +1660,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     gpu_id, vram_gib = _card_in_files(job, gpu_id, vram_gib)
     gpu: Any = resolve_card(gpu_id, vram_gib, job.notes, assumptions)
     model = _check_model(job, model_ref, findings, assumptions)
+    findings = unsloth.drop_bound_finding(job, findings)       # Unsloth's kernels estimated (runners/unsloth.py)
     runner = job.runner
     if model is None or runner not in MODELLED:
         rep = _not_modelled(job, model, gpu, findings, assumptions)

@@ -715,6 +715,9 @@ def _read_unsloth_program(calls: list, names: dict, file: str) -> tuple[dict[str
     notes = [f"{file}: an Unsloth program; no TrainingArguments/SFTConfig call in it: the trainer's batch is not "
              f"in the text given (transformers' default applies)"]
     _call_settings(calls, names, out, notes, file)
+    # the trainer's batch is not in the text: an estimate of Unsloth's kernels at transformers' default batch would
+    # decide nothing (core/runners/unsloth.py keeps the upper bound)
+    out["__no_trainer_args__"] = Setting("__no_trainer_args__", True, file, None, "TrainingArguments", "default")
     peft = next((c for c in calls if _name(c.func) == "get_peft_model" and _unsloth_owner(c)), None)
     if "finetuning_type" not in out:
         line = peft.lineno if peft is not None else None

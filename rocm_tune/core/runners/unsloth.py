@@ -29,6 +29,8 @@ def why_bound(job: Job, model) -> str | None:
         return f"loaded with {loader or 'no Fast*Model call read'}: transformers' modules under unsloth_zoo's compiler"
     if family not in P.FAST_DECODER_TYPES:
         return f"model type {family or '?'} runs transformers' modules under unsloth_zoo's compiler ({P.LOADER_SRC})"
+    if as_bool(job.get("__no_trainer_args__")):
+        return "no TrainingArguments / SFTConfig in the text given: the batch that decides is not known"
     stage = str(job.get("stage", "sft") or "sft").lower()
     if stage not in ("sft", "pt"):
         return f"stage {stage}: the trainer takes log-probabilities from the logits, not Unsloth's fused loss"
@@ -44,12 +46,19 @@ def modelled(job: Job, model) -> bool:
         return False
     mark = job.settings.pop("__upper_bound__")
     job.settings[KEY] = Setting(KEY, str(model.family), mark.file, mark.line, "import", "flag")
-    job.findings = [f for f in job.findings if not (f.code == "kernels-not-modelled" and f.file == mark.file
-                                                    and "upper bound" in f.message)]
+    job.findings = drop_bound_finding(job, job.findings)
     job.notes.append(f"Unsloth's FastLanguageModel runs {model.family} with its own decoder: estimated with its "
                      f"kernels ({P.LOADER_SRC}): RMSNorm keeps its input and an fp32 per row ({P.NORM_SRC}); the "
                      f"fused cross-entropy never makes the logits ({P.FUSED_CE_SRC})")
     return True
+
+
+def drop_bound_finding(job: Job, findings: list) -> list:
+    """`findings` without the "estimated without them (an upper bound)" finding once the kernels are estimated."""
+    if job.get(KEY) is None:
+        return findings
+    return [f for f in findings if not (f.code == "kernels-not-modelled" and "upper bound" in f.message
+                                        and "unsloth" in f.message)]
 
 
 def _lora_kernel_modules(job: Job, values: dict) -> tuple[str, ...]:
