@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from rocm_tune.cli import main
+from rocm_tune.core.memory import fused_loss
 from rocm_tune.core.memory.estimate import TrainConfig, estimate
 from rocm_tune.core.model.architecture import load_model
 from rocm_tune.core.runners import unsloth
@@ -91,7 +92,9 @@ def test_notebook_on_t4_is_estimated_with_the_kernels(tmp_path, capsys):
     assert u["lora_kernels"] == ALL7 and u["liger_norm"] and u["liger_swiglu"] and u["fused_ce"]
     # get_chunk_size: 4096 x 128256 x 16 bytes over (4 GiB - the 32 MiB grad_inputs) = 1.97 -> 4 chunks of 1024
     # tokens, each keeping 4 bytes per logit (compiled)
-    assert u["fused_ce_chunk"] == 4 * 128256 * 1024
+    assert u["fused_ce_target"] == 4 * 2**30
+    assert fused_loss.chunk_bytes(4096, 128256, 32 * MiB) == 4 * 128256 * 1024
+    assert any("made in 4 chunk(s)" in n and "(0.49 GiB" in n for n in out["notes"])
     # 31 layers' inputs (2 x 2048 x 4096 x 2 bytes = 32 MiB each) pinned, beside 169 of the 200 start buffers
     assert out["cpu_ram_bytes"] == 31 * 32 * MiB + 169 * 128 * 1024 * 2
     assert any("UnslothCheckpointFunction" in n for n in out["notes"])
@@ -132,12 +135,12 @@ def test_pinned_host_ram_decides_when_the_node_is_short(tmp_path, capsys):
 
 
 def test_ce_chunks_follow_get_chunk_size():
-    assert unsloth.ce_chunks(4096, 128256, 32 * MiB) == 4
-    assert unsloth.ce_chunks(1024, 128256, 8 * MiB) == 1
+    assert fused_loss.ce_chunks(4096, 128256, 32 * MiB) == 4
+    assert fused_loss.ce_chunks(1024, 128256, 8 * MiB) == 1
     # 131072 x 128256 x 16 over 2 GiB (half the 4 GiB left beside 2 GiB of grad_inputs) = 125.3 -> 128
-    assert unsloth.ce_chunks(131072, 128256, 2 * 2**30) == 128
+    assert fused_loss.ce_chunks(131072, 128256, 2 * 2**30) == 128
     # never more chunks than tokens
-    assert unsloth.ce_chunks(3, 151936, 0, target=1) == 3
+    assert fused_loss.ce_chunks(3, 151936, 0, target=1) == 3
 
 
 def test_offload_keeps_small_inputs_and_counts_the_buffers():

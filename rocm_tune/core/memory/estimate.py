@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from itertools import accumulate
 
 from rocm_tune.core.model import lora as model_lora
+from rocm_tune.core.memory import fused_loss
 from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Regime
@@ -100,10 +101,10 @@ class TrainConfig:
     # exist (ops/fused_linear_cross_entropy.py: chunk_size = next_power_of_2(cdiv(BT, cdiv(V, H))), a zeroed
     # grad_input of the hidden states' size, an fp32 grad_weight when lm_head trains)
     fused_ce: bool = False
-    # a fused loss whose one chunk of logits is sized to a memory target, not to the hidden states: Unsloth's
-    # unsloth_fused_ce_loss (unsloth_zoo fused_losses/cross_entropy_loss.py: n_chunks from target_gb): the bytes of
-    # that chunk's logits chain; 0 = Liger's chunk (about the hidden states' size)
-    fused_ce_chunk: int = 0
+    # a fused loss whose chunks of logits are sized to a memory target, not to the hidden states: Unsloth's
+    # unsloth_fused_ce_loss (unsloth_zoo fused_losses/cross_entropy_loss.py: n_chunks from target_gb): that target
+    # in bytes (core/memory/fused_loss.py); 0 = Liger's chunk (about the hidden states' size)
+    fused_ce_target: int = 0
     # projections whose LoRA runs in Unsloth's autograd functions (unsloth/kernels/fast_lora.py LoRA_QKV / LoRA_W /
     # LoRA_MLP): they save the layer's 16-bit input only (A and B are cast to it: no fp32 copy of the input, lora_A's
     # output not kept), and LoRA_MLP keeps the gate and up outputs, not the product that feeds down_proj
@@ -152,8 +153,8 @@ class TrainConfig:
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
         if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d)):
             raise UserError("liger_norm, liger_swiglu, fused_ce and mask_4d must be true or false")
-        if not isinstance(self.fused_ce_chunk, int) or isinstance(self.fused_ce_chunk, bool) or self.fused_ce_chunk < 0:
-            raise UserError(f"fused_ce_chunk must be a byte count >= 0, got {self.fused_ce_chunk!r}")
+        if not isinstance(self.fused_ce_target, int) or isinstance(self.fused_ce_target, bool) or self.fused_ce_target < 0:
+            raise UserError(f"fused_ce_target must be a byte count >= 0, got {self.fused_ce_target!r}")
         if not isinstance(self.lora_kernels, tuple) or not all(model_lora.valid_target(t) for t in self.lora_kernels):
             raise UserError(f"lora_kernels must be module names, got {self.lora_kernels!r}")
         if self.logits_16bit_loss is not None and not (
@@ -199,7 +200,7 @@ class TrainConfig:
         d["lora_kernels"] = list(self.lora_kernels)
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
-                  "fused_ce_chunk", "lora_kernels"):                                # (or Unsloth's)
+                  "fused_ce_target", "lora_kernels"):                                # (or Unsloth's)
             if not d[k]:
                 d.pop(k)
         return d
@@ -765,19 +766,25 @@ def _fused_ce_phases(model, cfg: TrainConfig, acts: _Activations, casts: _Autoca
     hidden_states = acts.tokens * int(model.hidden_size) * compute
     head_fp32 = 8 * head_params if head_params else 0.0      # fp32 grad_weight + the fp32 mm result it accumulates
     kept = acts.total
-    chunk = cfg.fused_ce_chunk or hidden_states              # Unsloth's chunk is sized to its target, not to X
+    chunk = hidden_states                                    # Liger's chunk: about the hidden states' size
+    if cfg.fused_ce_target:                                  # Unsloth's is sized to its target
+        chunk = fused_loss.chunk_bytes(acts.tokens, int(model.vocab_size), int(hidden_states), cfg.fused_ce_target)
     return [
         kept + casts.forward + hidden_states + chunk + head_fp32,
         kept + casts.saved + hidden_states + head_grad + casts.head_grad,
     ]
 
 
-def _kernel_notes(cfg: TrainConfig, notes: list[str]) -> None:
+def _kernel_notes(model, cfg: TrainConfig, tokens: int, notes: list[str]) -> None:
     """What the fused loss and the Liger / Unsloth kernels change, said."""
-    unsloth = bool(cfg.fused_ce_chunk or cfg.lora_kernels)
-    if cfg.fused_ce and cfg.fused_ce_chunk:
-        notes.append(f"Unsloth's fused cross-entropy: the loss is made chunk by chunk, no [tokens, vocab] logits; the "
-                     f"hidden states' gradient and one chunk ({cfg.fused_ce_chunk / 2**30:.2f} GiB) counted instead")
+    unsloth = bool(cfg.fused_ce_target or cfg.lora_kernels)
+    if cfg.fused_ce and cfg.fused_ce_target:
+        vocab, fixed = int(model.vocab_size), tokens * int(model.hidden_size) * 2
+        n = fused_loss.ce_chunks(tokens, vocab, fixed, cfg.fused_ce_target)
+        chunk = fused_loss.chunk_bytes(tokens, vocab, fixed, cfg.fused_ce_target)
+        notes.append(f"Unsloth's fused cross-entropy: the loss is made in {n} chunk(s), no [tokens, vocab] logits; the "
+                     f"hidden states' gradient and one chunk ({chunk / 2**30:.2f} GiB: its 16-bit logits and their "
+                     f"gradient) counted instead")
     elif cfg.fused_ce:
         notes.append("fused linear cross-entropy (Liger / Cut Cross-Entropy): the loss is made chunk by chunk, no "
                      "[tokens, vocab] logits; its chunks and the hidden states' gradient counted instead")
@@ -855,7 +862,7 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
         if loss_copies.model_computes_loss(cfg) else None
     if own_loss:
         notes.append(own_loss)
-    _kernel_notes(cfg, notes)
+    _kernel_notes(model, cfg, acts.tokens, notes)
     step += _step_extras(model, cfg, training, notes)
     vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))
     if vis is not None:

@@ -9,8 +9,6 @@ stays."""
 
 from __future__ import annotations
 
-import math
-
 from rocm_tune.core.runners.common import Job, Setting, as_bool
 from rocm_tune.profiles import unsloth_kernels as P
 
@@ -91,24 +89,8 @@ def terms(job: Job, model, values: dict) -> dict:
         return {}
     kernels = _lora_kernel_modules(job, {**values, "__family__": getattr(model, "family", "")})
     mlp = all(m in kernels for m in P.MLP_TARGETS) and bool(getattr(model, "gated_mlp", False))
-    tokens = int(values.get("micro_batch", 1) or 1) * int(values.get("cutoff_len", 1) or 1)
-    vocab = int(getattr(model, "vocab_size", 0) or 0)
-    grad_inputs = tokens * int(getattr(model, "hidden_size", 0) or 0) * 2
-    chunk = P.CE_KEPT_BYTES_PER_LOGIT * vocab * -(-tokens // ce_chunks(tokens, vocab, grad_inputs))
-    return {"liger_norm": True, "liger_swiglu": mlp, "fused_ce": True, "fused_ce_chunk": max(1, int(chunk)),
+    return {"liger_norm": True, "liger_swiglu": mlp, "fused_ce": True, "fused_ce_target": P.CE_TARGET_BYTES,
             "lora_kernels": kernels}
-
-
-def ce_chunks(tokens: int, vocab: int, fixed: int, target: int = P.CE_TARGET_BYTES) -> int:
-    """unsloth_zoo get_chunk_size: the chunks the fused loss cuts `tokens` into so one chunk's eager chain
-    (16 bytes per logit) fits `target` less the `fixed` grad_inputs (when that is smaller); a multiple of 4,
-    rounded up, at most one per token."""
-    if 0 < fixed < target:
-        target -= fixed
-    exact = tokens * vocab * P.CE_BUDGET_BYTES_PER_LOGIT / target
-    if exact <= 1.0 + 1e-9:
-        return 1
-    return max(1, min(math.ceil(exact / 4 - 1e-9) * 4, tokens))
 
 
 def offloaded_layers(job: Job, num_layers: int, layer_bytes: int) -> tuple[int, int]:
