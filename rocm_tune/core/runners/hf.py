@@ -715,6 +715,9 @@ def _read_unsloth_program(calls: list, names: dict, file: str) -> tuple[dict[str
     notes = [f"{file}: an Unsloth program; no TrainingArguments/SFTConfig call in it: the trainer's batch is not "
              f"in the text given (transformers' default applies)"]
     _call_settings(calls, names, out, notes, file)
+    # the trainer's batch is not in the text: an estimate of Unsloth's kernels at transformers' default batch would
+    # decide nothing (core/runners/unsloth.py keeps the upper bound)
+    out["__no_trainer_args__"] = Setting("__no_trainer_args__", True, file, None, "TrainingArguments", "default")
     peft = next((c for c in calls if _name(c.func) == "get_peft_model" and _unsloth_owner(c)), None)
     if "finetuning_type" not in out:
         line = peft.lineno if peft is not None else None
@@ -761,6 +764,11 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
         t = kws.get("target_modules", (None, 0))[0]
         put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all", "target_modules",
             c.lineno)
+    if name == "get_peft_model" and _unsloth_owner(c):
+        # lora_dropout / bias decide whether Unsloth's LoRA autograd functions run (core/runners/unsloth.py)
+        for k, key in (("lora_dropout", "lora_dropout"), ("bias", "lora_bias")):
+            if isinstance(kws.get(k, (None, 0))[0], (int, float, str)) and not isinstance(kws[k][0], bool):
+                put(key, kws[k][0], k, kws[k][1])
     if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
         # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
         # projection unless target_modules says otherwise
