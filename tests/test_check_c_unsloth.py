@@ -91,10 +91,10 @@ def test_notebook_on_t4_is_estimated_with_the_kernels(tmp_path, capsys):
     assert out["verdict"] == "fits" and not _bound(out)
     assert u["lora_kernels"] == ALL7 and u["liger_norm"] and u["liger_swiglu"] and u["fused_ce"]
     # get_chunk_size: 4096 x 128256 x 16 bytes over (4 GiB - the 32 MiB grad_inputs) = 1.97 -> 4 chunks of 1024
-    # tokens, each counted at the zoo's own 16 bytes per logit
+    # tokens, each keeping 4 bytes per logit (compiled)
     assert u["fused_ce_target"] == 4 * 2**30
-    assert fused_loss.chunk_bytes(4096, 128256, 32 * MiB) == 16 * 128256 * 1024
-    assert any("made in 4 chunk(s)" in n and "(1.96 GiB" in n for n in out["notes"])
+    assert fused_loss.chunk_bytes(4096, 128256, 32 * MiB) == 4 * 128256 * 1024
+    assert any("made in 4 chunk(s)" in n and "(0.49 GiB" in n for n in out["notes"])
     # 31 layers' inputs (2 x 2048 x 4096 x 2 bytes = 32 MiB each) pinned, beside 169 of the 200 start buffers
     assert out["cpu_ram_bytes"] == 31 * 32 * MiB + 169 * 128 * 1024 * 2
     assert any("UnslothCheckpointFunction" in n for n in out["notes"])

@@ -40,15 +40,14 @@ DEFAULT_LORA_BIAS = "none"
 # one chunk's logits live at once. get_chunk_size cuts the tokens into n_chunks (a multiple of 4, rounded up) so
 # that a chunk's eager chain (_CE_BYTES_PER_LOGIT = 16 bytes per token x vocab element) fits target_gb less the
 # fixed grad_inputs: target_gb = half the free memory capped at _CE_TARGET_GB_CAP = 4 GiB (1 GiB in 2025.8) - the cap
-# is counted (a fuller card only makes chunks smaller). A chunk is counted at the zoo's own budget, 16 bytes per
-# element (the eager chain get_chunk_size sizes it for), not at the 4 bytes a compiled chunk could keep: whether the
-# compile happens (torch_compile=True; a ROCm/Windows box or an old triton falls back to eager) is not in the files,
-# and a memory verdict takes the figure the source itself plans for (integrator, session 15, decided before measuring)
+# is counted (a fuller card only makes chunks smaller). The chunk runs compiled (torch_compile=True): its 16-bit
+# logits and their 16-bit gradient stay, the fp32 upcast and log-softmax are fused away - 4 bytes per element, as
+# check counts torchtitan's compiled loss
 FUSED_CE_SRC = ("unslothai/unsloth-zoo:unsloth_zoo/fused_losses/cross_entropy_loss.py (unsloth_fused_ce_loss, "
                 "get_chunk_size; called from unsloth/models/llama.py CausalLM_fast_forward)")
 CE_BUDGET_BYTES_PER_LOGIT = 16
 CE_TARGET_BYTES = 4 * 2**30
-CE_KEPT_BYTES_PER_LOGIT = 16
+CE_KEPT_BYTES_PER_LOGIT = 4
 
 # Offloaded checkpointing (use_gradient_checkpointing="unsloth"): unsloth_zoo/gradient_checkpointing.py
 # UnslothCheckpointFunction copies each checkpointed layer's input to a pinned CPU buffer (non_blocking, on a side

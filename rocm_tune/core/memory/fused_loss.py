@@ -21,5 +21,5 @@ def ce_chunks(tokens: int, vocab: int, fixed: int, target: int = P.CE_TARGET_BYT
 
 
 def chunk_bytes(tokens: int, vocab: int, fixed: int, target: int = P.CE_TARGET_BYTES) -> int:
-    """What one chunk keeps at the zoo's own budget (16 bytes per logit: the eager chain it sizes a chunk for)."""
+    """What one chunk keeps: its tokens' logits and their gradient in 16 bits (the compiled chunk)."""
     return P.CE_KEPT_BYTES_PER_LOGIT * vocab * -(-tokens // ce_chunks(tokens, vocab, fixed, target))
