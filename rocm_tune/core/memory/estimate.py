@@ -13,6 +13,7 @@ from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIO
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.memory.vision_memory import vision_memory
 from rocm_tune.core.memory import loss_copies
+from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS
 from rocm_tune.core.model.trainable import (  # noqa: F401 (trainable_params: public here too)
     _DECODER_KINDS,
     full_module_params,
@@ -108,6 +109,10 @@ class TrainConfig:
     # compute dtype at the forward's peak, at the loss backward's) - TRL's DPOTrainer under DeepSpeed (accelerate runs
     # no autocast there: core/runners/preference_logits.py, profiles/preference_logits.py); None = the fp32 loss
     logits_16bit_loss: tuple[float, float] | None = None
+    # a no-grad reference forward runs after the policy's, while the policy's fp32 logits and their log-softmax are
+    # alive: LLaMA-Factory's CustomDPOTrainer (train/dpo/trainer.py get_batch_loss_metrics: concatenated_forward(model)
+    # then compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py LF_DPO_REFERENCE_PASS)
+    reference_pass: bool = False
 
     @property
     def world_size(self) -> int:
@@ -142,8 +147,9 @@ class TrainConfig:
             raise UserError(f"reference_model must be true, false or unset, got {self.reference_model!r}")
         if not isinstance(self.lf_launch, bool):
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
-        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d)):
-            raise UserError("liger_norm, liger_swiglu, fused_ce and mask_4d must be true or false")
+        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d,
+                                                 self.reference_pass)):
+            raise UserError("liger_norm, liger_swiglu, fused_ce, mask_4d and reference_pass must be true or false")
         if self.logits_16bit_loss is not None and not (
                 isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
@@ -185,7 +191,8 @@ class TrainConfig:
         else:
             d["logits_16bit_loss"] = list(self.logits_16bit_loss or ())
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
-                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
+                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
+                  "reference_pass"):
             if not d[k]:
                 d.pop(k)
         return d
@@ -698,6 +705,10 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
             # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
             kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
         ]
+        if cfg.reference_pass and not (cfg.logits_16bit_loss and compute == 2):
+            # the reference's no-grad forward beside the policy's fp32 logits and log-softmax (LF_DPO_REFERENCE_PASS)
+            policy, reference, _src = LF_DPO_REFERENCE_PASS
+            phases.append(kept + casts.forward + (policy + reference) * logits + softcap)
     grads_after = float(head_grad)
     live_layers = acts.prefix + sum(acts.per_layer)
     layer_grads = _layer_gradients(model, cfg, training, resident)
