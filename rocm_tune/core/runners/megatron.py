@@ -33,7 +33,13 @@ DEFAULTS = {
     "executes": Default("builtin", f"{ML} (mixed precision: 16-bit model, fp32 main weights and moments)"),
 }
 PARALLEL = {"tensor_model_parallel_size": "tp", "pipeline_model_parallel_size": "pp",
-            "context_parallel_size": "cp", "expert_model_parallel_size": "ep"}
+            "context_parallel_size": "cp", "expert_model_parallel_size": "ep", "expert_tensor_parallel_size": "etp"}
+# the routed experts' own tensor parallelism: Megatron-LM sets --expert-tensor-parallel-size to the TP when not given
+# (megatron/training/arguments.py validate_args: `if args.expert_tensor_parallel_size is None:
+# args.expert_tensor_parallel_size = args.tensor_model_parallel_size`); ms-swift's megatron defaults it to 1
+# (swift/megatron/arguments/megatron_args.py `expert_tensor_parallel_size: int = 1`; Command-line-parameters.md)
+ETP_SRC = ("NVIDIA/Megatron-LM:megatron/training/arguments.py (expert_tensor_parallel_size None -> the TP); "
+           "modelscope/ms-swift:swift/megatron/arguments/megatron_args.py (expert_tensor_parallel_size: int = 1)")
 
 
 @dataclass(frozen=True)
@@ -45,10 +51,22 @@ class Layout:
     distributed_optimizer: bool = False
     device_map: int = 0
     ep: int = 1                  # expert parallel: the routed experts' weights split over this many GPUs
+    etp: int = 0                 # the experts' tensor parallelism; 0 = the TP (Megatron-LM's default, ETP_SRC)
     optimizer_offload: bool = False   # --optimizer_cpu_offload: the optimizer state in host RAM
     fsdp: int = 0                # data-parallel sharding (FSDP_SHARD): 1 optimizer, 2 + gradients, 3 + weights
     replicate: int = 1           # HSDP (torchtitan data_parallel_replicate_degree): the shards span dp / replicate
     shard_cp: bool = False       # the FSDP mesh spans the context-parallel ranks too (torchtitan's dp_shard_cp)
+
+    @property
+    def expert_tp(self) -> int:
+        return self.etp or self.tp
+
+    def expert_split(self, world: int) -> tuple[int, int]:
+        """(GPUs one routed expert's weights are split over: EP x expert TP x PP, the expert data-parallel size
+        world / that, which the distributed optimizer shards the experts' state over: Megatron-core
+        parallel_state's expert grid, DistributedDataParallel's expert_parallel_buffers on the expert DP group)."""
+        split = max(1, self.ep * self.expert_tp * self.pp)
+        return split, max(1, world // split)
 
     def shard_dp(self, dp: int) -> int:
         """The ranks one FSDP shard group spans out of `dp` data-parallel ranks."""
@@ -111,6 +129,9 @@ def _swift_defaults(f: dict[str, tuple[str, int]], file: str, out: dict[str, Set
         notes.append(f"ms-swift megatron: torch_dtype not set, the checkpoint's bf16 ({SWIFT_MEGATRON})")
     if "use_distributed_optimizer" not in f:
         out["__distopt__"] = Setting("__distopt__", True, file, None, "use_distributed_optimizer", "assumed")
+    if "expert_tensor_parallel_size" not in f:
+        out["__etp__"] = Setting("__etp__", 1, file, None, "expert_tensor_parallel_size (ms-swift's default)",
+                                 "assumed")
     # MegatronTunerMixin (swift/megatron/argument/megatron_args.py): freeze_vit / freeze_aligner True by default
     for native, key in (("freeze_vit", "freeze_vision_tower"), ("freeze_aligner", "freeze_multi_modal_projector")):
         out[key] = (Setting(key, as_bool(f[native][0]), file, f[native][1], native, "flag")
@@ -224,6 +245,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         put("__fsdp__", fsdp[0], fsdp[1], fsdp[2])
         notes.append(f"--{fsdp[1].replace('_', '-')}: Megatron's FSDP shards the {FSDP_WHAT[fsdp[0]]} over data "
                      f"parallel ({FSDP_SRC})")
+    if "use_precision_aware_optimizer" in f and as_bool(f["use_precision_aware_optimizer"][0]) is not False:
+        put("__pao__", True, "use_precision_aware_optimizer", f["use_precision_aware_optimizer"][1])
+    for native in STATE_DTYPE_FLAGS:
+        if native in f:
+            put(f"__{native}__", str(f[native][0]).strip().strip("'\"").lower(), native, f[native][1])
     if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
         put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
     if "save" in f:                    # Megatron-LM writes checkpoints only with --save DIR (arguments.py: None)
@@ -245,6 +271,27 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
     return out, notes
 
 
+# Megatron's main gradients and optimizer states in lower precision (megatron/training/arguments.py: --main-grads-dtype
+# fp32|bf16 - bf16 leaves accumulate_allreduce_grads_in_fp32 off, so the grad buffer is the 16-bit params' dtype
+# (validate_args; distributed/param_and_grad_buffer.py); --use-precision-aware-optimizer with --main-params-dtype
+# fp32|fp16, --exp-avg-dtype / --exp-avg-sq-dtype fp32|fp16|bf16|fp8: TransformerEngine's FusedAdam keeps the master
+# weights and the moments in those dtypes; defaults fp32)
+STATE_DTYPE_FLAGS = ("main_grads_dtype", "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype")
+STATE_DTYPE_BYTES = {"fp32": 4, "float32": 4, "fp16": 2, "float16": 2, "bf16": 2, "bfloat16": 2, "fp8": 1}
+PAO_SRC = "NVIDIA/Megatron-LM:megatron/training/arguments.py (--use-precision-aware-optimizer, --main-grads-dtype ...)"
+
+
+def state_bytes(settings: dict) -> tuple[int, int, int, int]:
+    """(bytes per trained element of the main gradient, the master weight, exp_avg, exp_avg_sq) as the flags set them
+    (STATE_DTYPE_FLAGS): the moments and master only under --use-precision-aware-optimizer; 4 each by default."""
+    def get(native: str, applies: bool) -> int:
+        s = settings.get(f"__{native}__")
+        return STATE_DTYPE_BYTES.get(str(s.value), 4) if applies and s is not None else 4
+    pao = bool(settings.get("__pao__") is not None and settings["__pao__"].value)
+    return (get("main_grads_dtype", True), get("main_params_dtype", pao), get("exp_avg_dtype", pao),
+            get("exp_avg_sq_dtype", pao))
+
+
 def layout(settings: dict, world: int) -> Layout | None:
     """The model-parallel layout a job's settings state (Megatron flags, device_map), or None when none."""
     g = {k: s.value for k, s in settings.items()}
@@ -258,10 +305,11 @@ def layout(settings: dict, world: int) -> Layout | None:
     cp = cp * (as_int(g.get("sequence_parallel_size")) or 1)
     sp = bool(g.get("__sp__"))
     ep = as_int(g.get("__ep__")) or 1
+    etp = as_int(g.get("__etp__")) or 0
     fsdp = as_int(g.get("__fsdp__")) or 0
     if tp == pp == cp == ep == 1 and not sp and not g.get("__distopt__") and not g.get("__optoff__") and not fsdp:
         return None
-    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep,
+    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep, etp=etp,
                   optimizer_offload=bool(g.get("__optoff__")), fsdp=fsdp,
                   replicate=(as_int(g.get("__dp_replicate__")) or 1) if fsdp else 1,
                   shard_cp=bool(g.get("__fsdp_cp__")) and bool(fsdp))
