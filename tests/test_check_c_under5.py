@@ -149,7 +149,7 @@ def _lf(tmp_path: Path, capsys, stage="dpo", loss="sigmoid", ft="lora", cutoff=2
 def test_lf_dpo_reference_pass_counted_beside_the_policys_logits(tmp_path, capsys):
     dpo = _lf(tmp_path, capsys)
     orpo = _lf(tmp_path, capsys, loss="orpo")
-    assert dpo["understood"]["reference_pass"] is True
+    assert dpo["understood"]["reference_pass"] == [8, 8]
     assert "reference_pass" not in orpo["understood"]       # orpo / simpo: use_ref_model False, no reference forward
     assert any("DPO reference pass" in a for a in dpo["assumptions"])
     # LoRA: no reference copy either way (the adapter is disabled), so the pass is the whole difference: the policy's
@@ -179,14 +179,27 @@ def test_lf_dpo_reference_pass_decides_the_verdict(tmp_path, capsys):
 
 
 def test_lf_stages_without_a_reference_forward(tmp_path, capsys):
-    for stage in ("rm", "sft"):
+    for stage in ("rm", "sft", "pt"):
         out = _lf(tmp_path, capsys, stage=stage)
         assert "reference_pass" not in out["understood"], stage
 
 
-def test_reference_pass_must_be_a_bool():
+def test_lf_kto_reference_pass(tmp_path, capsys):
+    # LLaMA-Factory examples/train_lora/llama3_lora_kto.yaml: stage kto, LoRA (the adapter disabled for the reference)
+    kto = _lf(tmp_path, capsys, stage="kto")
+    assert kto["understood"]["reference_pass"] == [8, 12]
+    assert any(a.startswith("KTO reference pass") for a in kto["assumptions"])
+    sft = _lf(tmp_path, capsys, stage="sft")
+    # one row per sample (no chosen + rejected concatenation): 20 B per logit against the plain loss's 12 B
+    assert _step(kto) - _step(sft) == pytest.approx(8 * 2048 * LLAMA3_VOCAB, rel=0.02)
+
+
+def test_reference_pass_must_be_two_byte_counts():
     with pytest.raises(UserError, match="reference_pass"):
         TrainConfig(reference_pass="yes").validate()       # type: ignore[arg-type]
+    with pytest.raises(UserError, match="reference_pass"):
+        TrainConfig(reference_pass=(8, -1)).validate()
+    TrainConfig(reference_pass=(8, 8)).validate()
 
 
 # ---------------------------------------------------------------------------------------------- Unsloth GRPO

@@ -61,3 +61,13 @@ AFTER_4_45: dict[str, str] = {
 LF_DPO_REFERENCE_PASS: tuple[int, int, str] = (
     8, 8, "LLaMA-Factory train/dpo/trainer.py get_batch_loss_metrics: concatenated_forward(model) then "
           "compute_reference_log_probs (no grad), the policy's fp32 logits and log-softmax alive")
+
+# LLaMA-Factory's KTO (src/llamafactory/train/kto/trainer.py): concatenated_forward(model) runs forward() on the target
+# rows (`.logits.to(torch.float32)`, get_batch_logps' log-softmax saved for backward), then a no-grad forward() on the
+# KL rows, and returns chosen_logits / rejected_logits (boolean-index copies of the fp32 logits: 4 B per logit with the
+# 4 B log-softmax); compute_reference_log_probs then runs the same concatenated_forward without grad: the reference's
+# target fp32 logits (4 B) stay alive through its KL forward (fp32 logits + log-softmax, 8 B)
+LF_KTO_REFERENCE_PASS: tuple[int, int, str] = (
+    8, 12, "LLaMA-Factory train/kto/trainer.py get_batch_loss_metrics: concatenated_forward(model) (target rows, then "
+           "the no-grad KL rows) then compute_reference_log_probs, the policy's fp32 logits copies and log-softmax "
+           "alive")

@@ -13,7 +13,6 @@ from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIO
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.memory.vision_memory import vision_memory
 from rocm_tune.core.memory import loss_copies
-from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS
 from rocm_tune.core.model.trainable import (  # noqa: F401 (trainable_params: public here too)
     _DECODER_KINDS,
     full_module_params,
@@ -110,9 +109,10 @@ class TrainConfig:
     # no autocast there: core/runners/preference_logits.py, profiles/preference_logits.py); None = the fp32 loss
     logits_16bit_loss: tuple[float, float] | None = None
     # a no-grad reference forward runs after the policy's, while the policy's fp32 logits and their log-softmax are
-    # alive: LLaMA-Factory's CustomDPOTrainer (train/dpo/trainer.py get_batch_loss_metrics: concatenated_forward(model)
-    # then compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py LF_DPO_REFERENCE_PASS)
-    reference_pass: bool = False
+    # alive: (bytes per logit the policy holds then, bytes per logit of the reference pass at its peak) -
+    # LLaMA-Factory's DPO and KTO trainers (get_batch_loss_metrics: concatenated_forward(model) then
+    # compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py); None = none
+    reference_pass: tuple[float, float] | None = None
 
     @property
     def world_size(self) -> int:
@@ -147,9 +147,13 @@ class TrainConfig:
             raise UserError(f"reference_model must be true, false or unset, got {self.reference_model!r}")
         if not isinstance(self.lf_launch, bool):
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
-        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d,
-                                                 self.reference_pass)):
-            raise UserError("liger_norm, liger_swiglu, fused_ce, mask_4d and reference_pass must be true or false")
+        if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d)):
+            raise UserError("liger_norm, liger_swiglu, fused_ce and mask_4d must be true or false")
+        if self.reference_pass is not None and not (
+                isinstance(self.reference_pass, tuple) and len(self.reference_pass) == 2
+                and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.reference_pass)):
+            raise UserError(f"reference_pass must be two byte counts per logit between 0 and 64, got "
+                            f"{self.reference_pass!r}")
         if self.logits_16bit_loss is not None and not (
                 isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
@@ -186,13 +190,16 @@ class TrainConfig:
             d.pop("lora_full_modules")
         if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
             d.pop("reference_model")
+        if d["reference_pass"] is None:
+            d.pop("reference_pass")
+        else:
+            d["reference_pass"] = list(self.reference_pass or ())
         if d["logits_16bit_loss"] is None:
             d.pop("logits_16bit_loss")
         else:
             d["logits_16bit_loss"] = list(self.logits_16bit_loss or ())
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
-                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
-                  "reference_pass"):
+                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
             if not d[k]:
                 d.pop(k)
         return d
@@ -706,8 +713,8 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
             kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
         ]
         if cfg.reference_pass and not (cfg.logits_16bit_loss and compute == 2):
-            # the reference's no-grad forward beside the policy's fp32 logits and log-softmax (LF_DPO_REFERENCE_PASS)
-            policy, reference, _src = LF_DPO_REFERENCE_PASS
+            # the reference's no-grad forward beside the policy's fp32 logits and log-softmax
+            policy, reference = cfg.reference_pass
             phases.append(kept + casts.forward + (policy + reference) * logits + softcap)
     grads_after = float(head_grad)
     live_layers = acts.prefix + sum(acts.per_layer)
