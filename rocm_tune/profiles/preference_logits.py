@@ -48,3 +48,26 @@ AFTER_4_45: dict[str, str] = {
     "qwen3": "Qwen/Qwen3-* model cards: with transformers<4.51.0, KeyError: 'qwen3'",
     "qwen3_moe": "Qwen/Qwen3-30B-A3B model card: with transformers<4.51.0, KeyError: 'qwen3_moe'",
 }
+
+# LLaMA-Factory's DPO (src/llamafactory/train/dpo/trainer.py; the same order since its DPO stage came in 2023-08:
+# CustomDPOTrainer's fp32 concatenated_forward under TRL 0.7's get_batch_metrics, src/llmtuner/train/dpo/trainer.py
+# @ 09a4474e, then its own get_batch_loss_metrics): get_batch_loss_metrics runs
+# concatenated_forward(model, batch) - `all_logits = model(...).logits.to(torch.float32)`, get_batch_logps's
+# `torch.gather(logits.log_softmax(-1), ...)` - and keeps its output (chosen_logits / rejected_logits, views of the
+# fp32 logits, read for the metrics at the end) while compute_reference_log_probs runs the same forward without grad on
+# the reference copy or the adapter-disabled policy: (bytes per logit the policy holds then: fp32 logits + the fp32
+# log-softmax saved for backward; bytes per logit of the reference pass at its peak: its fp32 logits + their
+# log-softmax, the 16-bit logits already freed; the source)
+LF_DPO_REFERENCE_PASS: tuple[int, int, str] = (
+    8, 8, "LLaMA-Factory train/dpo/trainer.py get_batch_loss_metrics: concatenated_forward(model) then "
+          "compute_reference_log_probs (no grad), the policy's fp32 logits and log-softmax alive")
+
+# LLaMA-Factory's KTO (src/llamafactory/train/kto/trainer.py): concatenated_forward(model) runs forward() on the target
+# rows (`.logits.to(torch.float32)`, get_batch_logps' log-softmax saved for backward), then a no-grad forward() on the
+# KL rows, and returns chosen_logits / rejected_logits (boolean-index copies of the fp32 logits: 4 B per logit with the
+# 4 B log-softmax); compute_reference_log_probs then runs the same concatenated_forward without grad: the reference's
+# target fp32 logits (4 B) stay alive through its KL forward (fp32 logits + log-softmax, 8 B)
+LF_KTO_REFERENCE_PASS: tuple[int, int, str] = (
+    8, 12, "LLaMA-Factory train/kto/trainer.py get_batch_loss_metrics: concatenated_forward(model) (target rows, then "
+           "the no-grad KL rows) then compute_reference_log_probs, the policy's fp32 logits copies and log-softmax "
+           "alive")

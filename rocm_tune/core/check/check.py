@@ -637,13 +637,16 @@ def _offload_host(job: formats.Job, model, cfg: TrainConfig) -> int:
     return unsloth.offload_host_bytes(moved, layer) if moved else 0
 
 
-def _megatron_states(one):
+def _megatron_states(one, job: formats.Job | None = None):
     """Megatron mixed precision (megatron/core/optimizer, distributed/param_and_grad_buffer.py): 16-bit model
     weights, fp32 main gradients (bf16 implies accumulate_allreduce_grads_in_fp32), and an fp32 master copy next to
-    the Adam moments in the optimizer (sharded over data parallel with the distributed optimizer). `one` is a
-    pure-16-bit estimate: weights and moments at 2 bytes (the moments are fp32 here: x2)."""
+    the Adam moments in the optimizer (sharded over data parallel with the distributed optimizer); lower-precision
+    main gradients / master / moments where the flags set them (megatron.state_bytes). `one` is a pure-16-bit
+    estimate: weights and moments at 2 bytes."""
     train = one.trainable_weights_bytes / 2                    # parameters that train
-    return replace(one, gradients_bytes=int(train * 4), optimizer_bytes=int(one.optimizer_bytes * 2 + train * 4))
+    grad, master, avg, avg_sq = megatron.state_bytes(job.settings if job is not None else {})
+    moments = one.optimizer_bytes / 2 * (avg + avg_sq) / 2     # one.optimizer_bytes: both moments at 2 bytes
+    return replace(one, gradients_bytes=int(train * grad), optimizer_bytes=int(moments + train * master))
 
 
 def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: formats.Job | None = None
@@ -674,8 +677,12 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     act, notes_blk = _block_recompute(job, model, cfg1, lay, act, one, sdp)
     notes_ce = [f"chunked/fused cross-entropy: the full fp32 logits are not held ({saved / 2**30:.2f} GiB less in one "
                 f"sequence's activations before the split; approximate)"] if saved else []
+    notes_states: list[str] = []
     if megatron_mixed:
-        one = _megatron_states(one)
+        one = _megatron_states(one, job)
+        if (sb := megatron.state_bytes(job.settings if job is not None else {})) != (4, 4, 4, 4):
+            notes_states = [f"Megatron main gradients {sb[0]} B, master weights {sb[1]} B, exp_avg {sb[2]} B, "
+                            f"exp_avg_sq {sb[3]} B per trained element ({megatron.PAO_SRC})"]
     host = 0.0
     if lay.device_map:
         n = lay.device_map
@@ -712,7 +719,7 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         "save": _phase(st),
     }
     kept = [n for n in est1.notes if "ZeRO" not in n and not (te_notes and n.startswith("Liger kernels:"))]
-    return phases, int(host), kept + te_notes + [note] + notes_ce + notes_blk
+    return phases, int(host), kept + te_notes + [note] + notes_states + notes_ce + notes_blk
 
 
 def _block_recompute(job: formats.Job | None, model, cfg1: TrainConfig, lay, act: float, one, dp: int

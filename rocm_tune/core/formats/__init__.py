@@ -1469,6 +1469,7 @@ def read_texts(texts: dict[str, str]) -> Job:
 
     rl.apply_sequence(job, job.notes)
     rl.apply_generations(job, job.notes)
+    rl.apply_unsloth_batch(job, job.notes)
     return job
 
 

@@ -117,6 +117,11 @@ class TrainConfig:
     # compute dtype at the forward's peak, at the loss backward's) - TRL's DPOTrainer under DeepSpeed (accelerate runs
     # no autocast there: core/runners/preference_logits.py, profiles/preference_logits.py); None = the fp32 loss
     logits_16bit_loss: tuple[float, float] | None = None
+    # a no-grad reference forward runs after the policy's, while the policy's fp32 logits and their log-softmax are
+    # alive: (bytes per logit the policy holds then, bytes per logit of the reference pass at its peak) -
+    # LLaMA-Factory's DPO and KTO trainers (get_batch_loss_metrics: concatenated_forward(model) then
+    # compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py); None = none
+    reference_pass: tuple[float, float] | None = None
 
     @property
     def world_size(self) -> int:
@@ -157,6 +162,11 @@ class TrainConfig:
             raise UserError(f"fused_ce_target must be a byte count >= 0, got {self.fused_ce_target!r}")
         if not isinstance(self.lora_kernels, tuple) or not all(model_lora.valid_target(t) for t in self.lora_kernels):
             raise UserError(f"lora_kernels must be module names, got {self.lora_kernels!r}")
+        if self.reference_pass is not None and not (
+                isinstance(self.reference_pass, tuple) and len(self.reference_pass) == 2
+                and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.reference_pass)):
+            raise UserError(f"reference_pass must be two byte counts per logit between 0 and 64, got "
+                            f"{self.reference_pass!r}")
         if self.logits_16bit_loss is not None and not (
                 isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
@@ -193,6 +203,10 @@ class TrainConfig:
             d.pop("lora_full_modules")
         if d["reference_model"] is None:   # said only where the runner decides it apart from the stage
             d.pop("reference_model")
+        if d["reference_pass"] is None:
+            d.pop("reference_pass")
+        else:
+            d["reference_pass"] = list(self.reference_pass or ())
         if d["logits_16bit_loss"] is None:
             d.pop("logits_16bit_loss")
         else:
@@ -726,6 +740,10 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
             # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
             kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
         ]
+        if cfg.reference_pass and not (cfg.logits_16bit_loss and compute == 2):
+            # the reference's no-grad forward beside the policy's fp32 logits and log-softmax
+            policy, reference = cfg.reference_pass
+            phases.append(kept + casts.forward + (policy + reference) * logits + softcap)
     grads_after = float(head_grad)
     live_layers = acts.prefix + sum(acts.per_layer)
     layer_grads = _layer_gradients(model, cfg, training, resident)

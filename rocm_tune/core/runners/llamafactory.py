@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
 from rocm_tune.core.runners.common import Default, Job, Setting, as_bool, load_structured, scalar_value, yaml_lines
+from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS, LF_KTO_REFERENCE_PASS
 
 REPO = "hiyouga/LlamaFactory"
 V095 = "7af909522a951e3ad9f022ea6f88b6755257eaa5"   # v0.9.5
@@ -196,6 +197,24 @@ def stage_of(job) -> tuple[str, bool | None, str | None]:
         return "dpo", False, ("stage rm: chosen and rejected in one batch (PairwiseDataCollatorWithPadding), a value "
                               "head, no reference model")
     return st, None, None
+
+
+def reference_pass(job, assumptions: list[str]) -> dict:
+    """{"reference_pass": (bytes per logit the policy holds, the reference pass's peak)} where LLaMA-Factory runs a
+    reference forward in every step after the policy's: stage dpo with a loss that uses the reference
+    (finetuning_args.use_ref_model: pref_loss not orpo/simpo) and stage kto, the reference being the loaded copy or,
+    under LoRA without ref_model, the policy with its adapter disabled; not with stage rm / orpo."""
+    stage = str(job.get("stage", "sft")).strip().lower()
+    if stage == "dpo" and str(job.get("pref_loss", "sigmoid")).strip().lower() not in ("orpo", "simpo"):
+        policy, reference, source = LF_DPO_REFERENCE_PASS
+    elif stage == "kto":
+        policy, reference, source = LF_KTO_REFERENCE_PASS
+    else:
+        return {}
+    assumptions.append(f"{stage.upper()} reference pass: each step runs the reference forward (no grad) after the "
+                       f"policy's, while the policy's fp32 logits and log-softmax ({policy} B per logit) are alive: "
+                       f"{reference} B per logit more at its peak ({source})")
+    return {"reference_pass": (policy, reference)}
 
 
 # keys that mark a mapping as a LLaMA-Factory config (hparams/model_args.py, finetuning_args.py, data_args.py)

@@ -224,6 +224,11 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         put("__fsdp__", fsdp[0], fsdp[1], fsdp[2])
         notes.append(f"--{fsdp[1].replace('_', '-')}: Megatron's FSDP shards the {FSDP_WHAT[fsdp[0]]} over data "
                      f"parallel ({FSDP_SRC})")
+    if "use_precision_aware_optimizer" in f and as_bool(f["use_precision_aware_optimizer"][0]) is not False:
+        put("__pao__", True, "use_precision_aware_optimizer", f["use_precision_aware_optimizer"][1])
+    for native in STATE_DTYPE_FLAGS:
+        if native in f:
+            put(f"__{native}__", str(f[native][0]).strip().strip("'\"").lower(), native, f[native][1])
     if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
         put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
     if "save" in f:                    # Megatron-LM writes checkpoints only with --save DIR (arguments.py: None)
@@ -243,6 +248,27 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         # slime / Miles / Megatron-Bridge `--lora-rank N` is the switch itself (ms-swift's has a separate train_type)
         put("finetuning_type", "lora", "lora_rank", f["lora_rank"][1])
     return out, notes
+
+
+# Megatron's main gradients and optimizer states in lower precision (megatron/training/arguments.py: --main-grads-dtype
+# fp32|bf16 - bf16 leaves accumulate_allreduce_grads_in_fp32 off, so the grad buffer is the 16-bit params' dtype
+# (validate_args; distributed/param_and_grad_buffer.py); --use-precision-aware-optimizer with --main-params-dtype
+# fp32|fp16, --exp-avg-dtype / --exp-avg-sq-dtype fp32|fp16|bf16|fp8: TransformerEngine's FusedAdam keeps the master
+# weights and the moments in those dtypes; defaults fp32)
+STATE_DTYPE_FLAGS = ("main_grads_dtype", "main_params_dtype", "exp_avg_dtype", "exp_avg_sq_dtype")
+STATE_DTYPE_BYTES = {"fp32": 4, "float32": 4, "fp16": 2, "float16": 2, "bf16": 2, "bfloat16": 2, "fp8": 1}
+PAO_SRC = "NVIDIA/Megatron-LM:megatron/training/arguments.py (--use-precision-aware-optimizer, --main-grads-dtype ...)"
+
+
+def state_bytes(settings: dict) -> tuple[int, int, int, int]:
+    """(bytes per trained element of the main gradient, the master weight, exp_avg, exp_avg_sq) as the flags set them
+    (STATE_DTYPE_FLAGS): the moments and master only under --use-precision-aware-optimizer; 4 each by default."""
+    def get(native: str, applies: bool) -> int:
+        s = settings.get(f"__{native}__")
+        return STATE_DTYPE_BYTES.get(str(s.value), 4) if applies and s is not None else 4
+    pao = bool(settings.get("__pao__") is not None and settings["__pao__"].value)
+    return (get("main_grads_dtype", True), get("main_params_dtype", pao), get("exp_avg_dtype", pao),
+            get("exp_avg_sq_dtype", pao))
 
 
 def layout(settings: dict, world: int) -> Layout | None:

@@ -146,6 +146,36 @@ def apply_generations(job, notes: list[str]) -> None:
                  f"backward (generate(num_return_sequences), pixel_values repeated)")
 
 
+# Unsloth's GRPOConfig (unslothai/unsloth unsloth/models/rl.py, the "Check GRPO num_generations mismatch" block
+# written into its patched config since 2025-02): where the generation batch is not set (steps_per_generation and
+# generation_batch_size None) and gradient_accumulation_steps x world_size x per_device_train_batch_size is no multiple
+# of num_generations, `per_device_train_batch_size = num_generations` (printed: "We will change the batch size of 1 to
+# the `num_generations` of 8"); before TRL had steps_per_generation the test was per_device_train_batch_size alone
+UNSLOTH_GRPO_BATCH = "unslothai/unsloth:unsloth/models/rl.py (GRPOConfig: per_device_train_batch_size = num_generations)"
+
+
+def apply_unsloth_batch(job, notes: list[str]) -> None:
+    """An Unsloth GRPO program's per-device batch where Unsloth raises it to num_generations (UNSLOTH_GRPO_BATCH)."""
+    rl = spec(job)
+    if rl is None or job.get("__unsloth_loader__") is None:
+        return
+    if any(job.get(k) is not None for k in ("steps_per_generation", "generation_batch_size")):
+        return
+    gens = int(_num(job.get("num_generations"), 8))      # TRL GRPOConfig.num_generations default 8
+    bs = job.settings.get("per_device_train_batch_size")
+    rows = int(_num(bs.value if bs is not None else None, 8))     # TrainingArguments' default 8
+    accumulation = int(_num(job.get("gradient_accumulation_steps"), 1))
+    world = int(_num(job.gpus.value if getattr(job, "gpus", None) is not None else None, 1))
+    if gens <= 1 or (accumulation * world * rows) % gens == 0:
+        return
+    job.settings["per_device_train_batch_size"] = Setting(
+        "per_device_train_batch_size", gens, bs.file if bs else None, bs.line if bs else None,
+        "num_generations (Unsloth)", "derived")
+    notes.append(f"Unsloth GRPO: gradient_accumulation_steps {accumulation} x {world} process(es) x "
+                 f"per_device_train_batch_size {rows} is no multiple of num_generations {gens}: Unsloth's GRPOConfig "
+                 f"sets per_device_train_batch_size = {gens} ({UNSLOTH_GRPO_BATCH})")
+
+
 def kv_cache_bytes(model, tokens: int) -> float:
     """Keys and values of every layer for `tokens` tokens in 16 bit (what model.generate keeps)."""
     layers = int(model.num_layers)
