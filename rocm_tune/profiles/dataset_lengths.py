@@ -125,14 +125,18 @@ DATASETS["openai/gsm8k"] = (1691 + LF_TEMPLATE_ALLOWANCE, "any byte-level BPE to
                             "openai/grade-school-math 3101c7d5 grade_school_math/data/{train,test}.jsonl (the main "
                             f"subset): longest question + answer 1691 UTF-8 bytes, + {LF_TEMPLATE_ALLOWANCE} for the "
                             "chat template")
+# stages that generate their completions (GRPO, PPO, RLOO, online DPO, GKD, ...): the data holds only the prompts, so
+# the named data's longest sample bounds no sequence of theirs
+GENERATING_STAGES = ("grpo", "ppo", "rloo", "online_dpo", "gkd", "xpo", "nash_md", "reinforce_plus_plus", "remax",
+                     "dapo", "gspo")
 # a figure measured on some subsets only: another subset named (`name:subset`, --dataset_config_name) gets none
 SUBSETS: dict[str, tuple[str, ...]] = {"openai/gsm8k": ("main",)}
 
 # other names of the same data (issue 26): ms-swift 2.x --dataset names; the hub ids ms-swift's registry maps them to
 # where the hub set has the rows measured (its train split's size); LLaMA-Factory dataset_info.json names
-# (hf_hub_url). torchtune's alpaca_cleaned_dataset (default source yahma/alpaca-cleaned) is left out: its default
-# recipes name it, and a run that swaps in its own data by a dataset override keeps the builder's name in the recipe
-ALIASES.update({
+# (hf_hub_url). torchtune's builder alpaca_cleaned_dataset (default source yahma/alpaca-cleaned) is not mapped yet: a
+# corpus record (tt-856) names it in a reconstructed recipe whose run used other data; the integrator decides
+LARGE_VOCAB_ALIASES: dict[str, str] = {
     "alpaca-en": "ai-modelscope/alpaca-gpt4-data-en", "vicgalle/alpaca-gpt4": "ai-modelscope/alpaca-gpt4-data-en",
     "alpaca_gpt4_en": "ai-modelscope/alpaca-gpt4-data-en",
     "llamafactory/alpaca_gpt4_en": "ai-modelscope/alpaca-gpt4-data-en",
@@ -170,8 +174,8 @@ ALIASES.update({
     "codefuse-evol-instruction-zh": "codefuse-ai/evol-instruction-66k",
     "lawyer-llama-zh": "ai-modelscope/lawyer_llama_data", "sql-create-context-en": "ai-modelscope/sql-create-context",
     "text2sql-en": "ai-modelscope/texttosqlv2_25000_v2", "finance-en": "wyj123456/finance_en",
-    "gsm8k": "openai/gsm8k", "modelscope/gsm8k": "openai/gsm8k", "ai-modelscope/gsm8k": "openai/gsm8k",
-})
+}
+ALIASES.update({"gsm8k": "openai/gsm8k", "modelscope/gsm8k": "openai/gsm8k", "ai-modelscope/gsm8k": "openai/gsm8k"})
 
 
 def _subset(name: str) -> str:
@@ -202,7 +206,7 @@ def longest(name: str, llamafactory: bool = False, vocab: int = 0) -> tuple[int,
     k = _key(name)
     if llamafactory and k in LF_FILES:
         return LF_FILES[k]
-    k = ALIASES.get(k, k)
+    k = ALIASES.get(k, LARGE_VOCAB_ALIASES.get(k, k))
     sub = _subset(name)
     if sub and k in SUBSETS and sub not in SUBSETS[k]:
         return None
