@@ -7,7 +7,9 @@ guessed. The figure is for the tokenizer and prompt format named in `tokenizer`;
 vocabulary size give figures of the same order.
 
 Keys are lower case: hub ids (`org/name`), LLaMA-Factory dataset_info.json names, ms-swift --dataset names and
-torchtune dataset builders; `aliases` maps other names of the same data onto one entry. Multimodal sets are not
+torchtune dataset builders; `aliases` maps other names of the same data onto one entry. LARGE_VOCAB_DATASETS holds
+figures counted with a ~150k-token vocabulary (ms-swift's own whole-set statistics): check uses them only for a
+model whose vocabulary has LARGE_VOCAB tokens or more. Multimodal sets are not
 here: their samples' length is mostly image/video tokens, set by the processor's pixel limits, not by the text."""
 
 from __future__ import annotations
@@ -108,9 +110,11 @@ SWIFT_STATS: dict[str, tuple[int, int, str]] = {
     "ai-modelscope/texttosqlv2_25000_v2": (1975, 25000, "9efe7ddd3"),
     "wyj123456/finance_en": (3525, 68911, "9efe7ddd3"),
 }
+_MS_CASE = {k.lower(): k for k in ("AI-ModelScope/alpaca-gpt4-data-en", "AI-ModelScope/alpaca-gpt4-data-zh",
+                                    "AI-ModelScope/alpaca-cleaned", "AI-ModelScope/databricks-dolly-15k")}
 LARGE_VOCAB_DATASETS: dict[str, tuple[int, str, str]] = {
     ms: (m + SWIFT_TEMPLATE_ALLOWANCE, "Qwen tokenizer (151k vocabulary), ChatML; for vocabularies >= 100k",
-         _SWIFT_SRC.format(doc=_V2_DOC, c=c, n=n, ms=ms, tpl="qwen-7b-chat", m=m, a=SWIFT_TEMPLATE_ALLOWANCE))
+         _SWIFT_SRC.format(doc=_V2_DOC, c=c, n=n, ms=_MS_CASE.get(ms, ms), tpl="qwen-7b-chat", m=m, a=SWIFT_TEMPLATE_ALLOWANCE))
     for ms, (m, n, c) in SWIFT_STATS.items()}
 # GSM8K (main): ms-swift 3.x's table, whose script (ab719678a) encodes min(rows, 100,000) rows, so all 7473 train rows
 # of modelscope/gsm8k (= openai/gsm8k main train) with Qwen2.5-7B-Instruct's template
