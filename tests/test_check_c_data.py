@@ -69,7 +69,7 @@ def _run(tmp_path, name: str, text: str, gpu: str = "mi300x"):
 
 def test_every_swift_figure_is_its_whole_set_max_plus_the_allowance_with_its_source():
     for ms, (m, rows, commit) in dl.SWIFT_STATS.items():
-        tokens, tokenizer, source = dl.LARGE_VOCAB_DATASETS[ms]
+        tokens, tokenizer, source = dl.LARGE_VOCAB_DATASETS[ms.lower()]
         assert tokens == m + dl.SWIFT_TEMPLATE_ALLOWANCE and rows > 0 and len(commit) == 9
         assert f"all {rows} rows" in source and commit in source and "Qwen" in tokenizer
     for alias, target in dl.LARGE_VOCAB_ALIASES.items():

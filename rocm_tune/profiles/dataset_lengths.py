@@ -84,37 +84,35 @@ _SWIFT_SRC = ("ms-swift {doc} 'Statistic (token)' (modelscope/ms-swift {c}, scri
               "{n} rows of {ms} encoded with the {tpl} template, none truncated): longest {m} tokens, + {a} for "
               "another chat template")
 _V2_DOC = "docs/source/LLM/支持的模型和数据集.md"
-# ModelScope id -> (longest in Qwen tokens, rows, commit where the figure was first written)
+# ModelScope id (as ms-swift writes it) -> (longest in Qwen tokens, rows, commit where the figure was first written)
 SWIFT_STATS: dict[str, tuple[int, int, str]] = {
-    "ai-modelscope/alpaca-gpt4-data-en": (740, 52002, "9efe7ddd3"),
-    "ai-modelscope/alpaca-gpt4-data-zh": (856, 48818, "9efe7ddd3"),
-    "ai-modelscope/alpaca-cleaned": (1044, 51760, "5818a85ed"),
+    "AI-ModelScope/alpaca-gpt4-data-en": (740, 52002, "9efe7ddd3"),
+    "AI-ModelScope/alpaca-gpt4-data-zh": (856, 48818, "9efe7ddd3"),
+    "AI-ModelScope/alpaca-cleaned": (1044, 51760, "5818a85ed"),
     "wyj123456/code_alpaca_en": (1776, 20016, "9dc41ab06"),
-    "ai-modelscope/codealpaca-20k": (1776, 20016, "5818a85ed"),
-    "ai-modelscope/databricks-dolly-15k": (8615, 15011, "5818a85ed"),
-    "swift/slimorca": (8756, 517982, "5818a85ed"),
+    "AI-ModelScope/CodeAlpaca-20k": (1776, 20016, "5818a85ed"),
+    "AI-ModelScope/databricks-dolly-15k": (8615, 15011, "5818a85ed"),
+    "swift/SlimOrca": (8756, 517982, "5818a85ed"),
     "swift/ultrachat_200k": (4470, 207865, "5818a85ed"),
-    "ai-modelscope/firefly-train-1.1m": (12516, 1649399, "5818a85ed"),
-    "ai-modelscope/train_0.5m_cn": (6507, 519255, "5818a85ed"),
-    "ai-modelscope/generated_chat_0.4m": (873, 396004, "67625b574"),
-    "ai-modelscope/school_math_0.25m": (3450, 248480, "9dc41ab06"),
-    "ai-modelscope/blossom-math-v2": (563, 10000, "9efe7ddd3"),
-    "lvjianjin/advertisegen": (241, 98399, "9dc41ab06"),
-    "ai-modelscope/open-platypus": (3951, 24926, "67625b574"),
-    "ai-modelscope/longalpaca-12k": (78925, 11998, "939a22139"),
-    "ai-modelscope/sharegpt_gpt4": (66412, 72684, "9dc41ab06"),
+    "AI-ModelScope/firefly-train-1.1M": (12516, 1649399, "5818a85ed"),
+    "AI-ModelScope/train_0.5M_CN": (6507, 519255, "5818a85ed"),
+    "AI-ModelScope/generated_chat_0.4M": (873, 396004, "67625b574"),
+    "AI-ModelScope/school_math_0.25M": (3450, 248480, "9dc41ab06"),
+    "AI-ModelScope/blossom-math-v2": (563, 10000, "9efe7ddd3"),
+    "lvjianjin/AdvertiseGen": (241, 98399, "9dc41ab06"),
+    "AI-ModelScope/Open-Platypus": (3951, 24926, "67625b574"),
+    "AI-ModelScope/LongAlpaca-12k": (78925, 11998, "939a22139"),
+    "AI-ModelScope/sharegpt_gpt4": (66412, 72684, "9dc41ab06"),
     "swift/cosmopedia-100k": (2981, 100000, "5818a85ed"),
-    "ai-modelscope/leetcode-solutions-python": (2146, 2359, "9dc41ab06"),
-    "codefuse-ai/evol-instruction-66k": (2983, 66862, "9efe7ddd3"),
-    "ai-modelscope/sql-create-context": (456, 78577, "9efe7ddd3"),
-    "ai-modelscope/texttosqlv2_25000_v2": (1975, 25000, "9efe7ddd3"),
+    "AI-ModelScope/leetcode-solutions-python": (2146, 2359, "9dc41ab06"),
+    "codefuse-ai/Evol-instruction-66k": (2983, 66862, "9efe7ddd3"),
+    "AI-ModelScope/sql-create-context": (456, 78577, "9efe7ddd3"),
+    "AI-ModelScope/texttosqlv2_25000_v2": (1975, 25000, "9efe7ddd3"),
     "wyj123456/finance_en": (3525, 68911, "9efe7ddd3"),
 }
-_MS_CASE = {k.lower(): k for k in ("AI-ModelScope/alpaca-gpt4-data-en", "AI-ModelScope/alpaca-gpt4-data-zh",
-                                    "AI-ModelScope/alpaca-cleaned", "AI-ModelScope/databricks-dolly-15k")}
 LARGE_VOCAB_DATASETS: dict[str, tuple[int, str, str]] = {
-    ms: (m + SWIFT_TEMPLATE_ALLOWANCE, "Qwen tokenizer (151k vocabulary), ChatML; for vocabularies >= 100k",
-         _SWIFT_SRC.format(doc=_V2_DOC, c=c, n=n, ms=_MS_CASE.get(ms, ms), tpl="qwen-7b-chat", m=m, a=SWIFT_TEMPLATE_ALLOWANCE))
+    ms.lower(): (m + SWIFT_TEMPLATE_ALLOWANCE, "Qwen tokenizer (151k vocabulary), ChatML; for vocabularies >= 100k",
+         _SWIFT_SRC.format(doc=_V2_DOC, c=c, n=n, ms=ms, tpl="qwen-7b-chat", m=m, a=SWIFT_TEMPLATE_ALLOWANCE))
     for ms, (m, n, c) in SWIFT_STATS.items()}
 # GSM8K (main): ms-swift 3.x's table, whose script (ab719678a) encodes min(rows, 100,000) rows, so all 7473 train rows
 # of modelscope/gsm8k (= openai/gsm8k main train) with Qwen2.5-7B-Instruct's template
