@@ -159,3 +159,52 @@ def test_grpo_generates_its_completions_so_the_prompts_set_bounds_nothing(tmp_pa
     rep = _run(tmp_path, "train.sh", text)
     assert "sequence_bound" not in rep
     assert not any("named data's longest sample" in a for a in rep["assumptions"])
+
+
+# torchtune recipes/configs/llama3/8B_lora_single_device.yaml with its 8192-token tokenizer cap and the cleaned
+# Alpaca builder (torchtune/datasets/_alpaca.py alpaca_cleaned_dataset: source yahma/alpaca-cleaned)
+TORCHTUNE = """# torchtune recipes/configs/llama3/8B_lora_single_device.yaml with the cleaned Alpaca builder
+model:
+  _component_: torchtune.models.llama3.lora_llama3_8b
+  lora_attn_modules: ['q_proj', 'v_proj']
+  apply_lora_to_mlp: False
+  apply_lora_to_output: False
+  lora_rank: 8
+  lora_alpha: 16
+tokenizer:
+  _component_: torchtune.models.llama3.llama3_tokenizer
+  path: /tmp/Meta-Llama-3-8B-Instruct/original/tokenizer.model
+  max_seq_len: 8192
+checkpointer:
+  _component_: torchtune.training.FullModelMetaCheckpointer
+  checkpoint_dir: /tmp/Meta-Llama-3-8B-Instruct/original/
+  checkpoint_files: [consolidated.00.pth]
+  output_dir: /tmp/out
+  model_type: LLAMA3
+dataset:
+  _component_: torchtune.datasets.alpaca_cleaned_dataset
+seed: null
+shuffle: True
+batch_size: 4
+optimizer:
+  _component_: torch.optim.AdamW
+  lr: 3e-4
+loss:
+  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss
+epochs: 1
+gradient_accumulation_steps: 16
+device: cuda
+dtype: bf16
+enable_activation_checkpointing: True
+"""
+
+
+def test_torchtune_alpaca_cleaned_builder_is_bounded_by_the_cleaned_set(tmp_path):
+    out = _run(tmp_path, "8B_lora_single_device.yaml", TORCHTUNE, gpu="rtx4090")
+    # at the 8192 cap batch 4 would need ~34 GiB on the 24 GiB card; the set's longest sample (1044 + 256) fits
+    assert out["verdict"] == "fits", out["reason"]
+    assert any("alpaca-cleaned" in n.lower() and "counted at 1304" in n for n in out["notes"])
+    capped = _run(tmp_path, "8B_lora_own_data.yaml",
+                  TORCHTUNE.replace("torchtune.datasets.alpaca_cleaned_dataset",
+                                    "torchtune.datasets.instruct_dataset\n  source: json"), gpu="rtx4090")
+    assert capped["verdict"] == "oom"

@@ -135,8 +135,8 @@ SUBSETS: dict[str, tuple[str, ...]] = {"openai/gsm8k": ("main",)}
 
 # other names of the same data (issue 26): ms-swift 2.x --dataset names; the hub ids ms-swift's registry maps them to
 # where the hub set has the rows measured (its train split's size); LLaMA-Factory dataset_info.json names
-# (hf_hub_url). torchtune's builder alpaca_cleaned_dataset (default source yahma/alpaca-cleaned) is not mapped yet: a
-# corpus record (tt-856) names it in a reconstructed recipe whose run used other data; the integrator decides
+# (hf_hub_url); torchtune's builder alpaca_cleaned_dataset (its default source is yahma/alpaca-cleaned) - mapped from
+# the source although a corpus record (tt-856, 8k) names it in a reconstructed recipe whose run used other data
 LARGE_VOCAB_ALIASES: dict[str, str] = {
     "alpaca-en": "ai-modelscope/alpaca-gpt4-data-en", "vicgalle/alpaca-gpt4": "ai-modelscope/alpaca-gpt4-data-en",
     "alpaca_gpt4_en": "ai-modelscope/alpaca-gpt4-data-en",
@@ -145,6 +145,8 @@ LARGE_VOCAB_ALIASES: dict[str, str] = {
     "alpaca_gpt4_zh": "ai-modelscope/alpaca-gpt4-data-zh",
     "llamafactory/alpaca_gpt4_zh": "ai-modelscope/alpaca-gpt4-data-zh",
     "alpaca-cleaned": "ai-modelscope/alpaca-cleaned", "yahma/alpaca-cleaned": "ai-modelscope/alpaca-cleaned",
+    "torchtune.datasets.alpaca_cleaned_dataset": "ai-modelscope/alpaca-cleaned",
+    "alpaca_cleaned_dataset": "ai-modelscope/alpaca-cleaned",
     "code-alpaca-en": "wyj123456/code_alpaca_en", "sahil2801/codealpaca-20k": "wyj123456/code_alpaca_en",
     "codealpaca": "wyj123456/code_alpaca_en",
     "codealpaca-20k": "ai-modelscope/codealpaca-20k", "huggingfaceh4/codealpaca_20k": "ai-modelscope/codealpaca-20k",
