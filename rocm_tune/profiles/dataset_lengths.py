@@ -7,7 +7,9 @@ guessed. The figure is for the tokenizer and prompt format named in `tokenizer`;
 vocabulary size give figures of the same order.
 
 Keys are lower case: hub ids (`org/name`), LLaMA-Factory dataset_info.json names, ms-swift --dataset names and
-torchtune dataset builders; `aliases` maps other names of the same data onto one entry. Multimodal sets are not
+torchtune dataset builders; `aliases` maps other names of the same data onto one entry. LARGE_VOCAB_DATASETS holds
+figures counted with a ~150k-token vocabulary (ms-swift's own whole-set statistics): check uses them only for a
+model whose vocabulary has LARGE_VOCAB tokens or more. Multimodal sets are not
 here: their samples' length is mostly image/video tokens, set by the processor's pixel limits, not by the text."""
 
 from __future__ import annotations
@@ -62,6 +64,130 @@ ALIASES: dict[str, str] = {
 }
 
 
+# ms-swift's own measurement of its registered datasets (issue 26): scripts/utils/run_dataset_info.py of ms-swift 2.x
+# (modelscope/ms-swift 9efe7ddd3 .. 62f7bd4ba, Nov 2023 - Jun 2024) encodes EVERY row of a dataset's train split, as
+# ms-swift loads and preprocesses it, with the qwen-7b-chat template (Qwen tokenizer, 151,851 tokens, ChatML with
+# the default system prompt; get_template without max_length: nothing truncated or dropped) and writes mean, min and
+# max to the "Statistic (token)" column of docs/source/LLM/支持的模型和数据集.md. The figure below is that max, as
+# first written at the commit named (a row keeps its figure once written). ms-swift 3.x's table is not used: it
+# encodes the first 5000 rows (b40f31df7) or a 100,000-row sample, except where a set is smaller (gsm8k below).
+# Left out: sets whose 2.x preprocessing dropped text or rows another loader keeps (no-robots: rows with a system
+# turn deleted; lawyer-llama-zh: its history column dropped; codefuse-python-en, guanaco: rows dropped or a part
+# of the hub set), preference sets (only the chosen answer is encoded), multimodal sets.
+# The count is for a ~150k-token vocabulary: it holds for tokenizers of 100k tokens or more (Llama 3, Qwen, Gemma,
+# GLM-4, DeepSeek, Mistral-Nemo), which split text into about as many tokens or fewer; a 32k-64k vocabulary (Llama 2,
+# Mistral 7B, Baichuan, ChatGLM, Yi) may need two or three times as many on Chinese text, so it gets no bound from
+# these. SWIFT_TEMPLATE_ALLOWANCE covers another chat template's role headers and default system prompt.
+LARGE_VOCAB = 100_000
+SWIFT_TEMPLATE_ALLOWANCE = 256
+_SWIFT_SRC = ("ms-swift {doc} 'Statistic (token)' (modelscope/ms-swift {c}, scripts/utils/run_dataset_info.py: all "
+              "{n} rows of {ms} encoded with the {tpl} template, none truncated): longest {m} tokens, + {a} for "
+              "another chat template")
+_V2_DOC = "docs/source/LLM/支持的模型和数据集.md"
+# ModelScope id (as ms-swift writes it) -> (longest in Qwen tokens, rows, commit where the figure was first written)
+SWIFT_STATS: dict[str, tuple[int, int, str]] = {
+    "AI-ModelScope/alpaca-gpt4-data-en": (740, 52002, "9efe7ddd3"),
+    "AI-ModelScope/alpaca-gpt4-data-zh": (856, 48818, "9efe7ddd3"),
+    "AI-ModelScope/alpaca-cleaned": (1044, 51760, "5818a85ed"),
+    "wyj123456/code_alpaca_en": (1776, 20016, "9dc41ab06"),
+    "AI-ModelScope/CodeAlpaca-20k": (1776, 20016, "5818a85ed"),
+    "AI-ModelScope/databricks-dolly-15k": (8615, 15011, "5818a85ed"),
+    "swift/SlimOrca": (8756, 517982, "5818a85ed"),
+    "swift/ultrachat_200k": (4470, 207865, "5818a85ed"),
+    "AI-ModelScope/firefly-train-1.1M": (12516, 1649399, "5818a85ed"),
+    "AI-ModelScope/train_0.5M_CN": (6507, 519255, "5818a85ed"),
+    "AI-ModelScope/generated_chat_0.4M": (873, 396004, "67625b574"),
+    "AI-ModelScope/school_math_0.25M": (3450, 248480, "9dc41ab06"),
+    "AI-ModelScope/blossom-math-v2": (563, 10000, "9efe7ddd3"),
+    "lvjianjin/AdvertiseGen": (241, 98399, "9dc41ab06"),
+    "AI-ModelScope/Open-Platypus": (3951, 24926, "67625b574"),
+    "AI-ModelScope/LongAlpaca-12k": (78925, 11998, "939a22139"),
+    "AI-ModelScope/sharegpt_gpt4": (66412, 72684, "9dc41ab06"),
+    "swift/cosmopedia-100k": (2981, 100000, "5818a85ed"),
+    "AI-ModelScope/leetcode-solutions-python": (2146, 2359, "9dc41ab06"),
+    "codefuse-ai/Evol-instruction-66k": (2983, 66862, "9efe7ddd3"),
+    "AI-ModelScope/sql-create-context": (456, 78577, "9efe7ddd3"),
+    "AI-ModelScope/texttosqlv2_25000_v2": (1975, 25000, "9efe7ddd3"),
+    "wyj123456/finance_en": (3525, 68911, "9efe7ddd3"),
+}
+LARGE_VOCAB_DATASETS: dict[str, tuple[int, str, str]] = {
+    ms.lower(): (m + SWIFT_TEMPLATE_ALLOWANCE, "Qwen tokenizer (151k vocabulary), ChatML; for vocabularies >= 100k",
+         _SWIFT_SRC.format(doc=_V2_DOC, c=c, n=n, ms=ms, tpl="qwen-7b-chat", m=m, a=SWIFT_TEMPLATE_ALLOWANCE))
+    for ms, (m, n, c) in SWIFT_STATS.items()}
+# GSM8K (main): ms-swift 3.x's table, whose script (ab719678a) encodes min(rows, 100,000) rows, so all 7473 train rows
+# of modelscope/gsm8k (= openai/gsm8k main train) with Qwen2.5-7B-Instruct's template
+LARGE_VOCAB_DATASETS["openai/gsm8k"] = (
+    241 + SWIFT_TEMPLATE_ALLOWANCE, "Qwen2.5 tokenizer (151k vocabulary), ChatML; for vocabularies >= 100k",
+    _SWIFT_SRC.format(doc="docs/source/Instruction/Supported-models-and-datasets.md", c="ab719678a", n=7473,
+                      ms="modelscope/gsm8k", tpl="Qwen2.5-7B-Instruct", m=241, a=SWIFT_TEMPLATE_ALLOWANCE))
+# GSM8K for any tokenizer: openai/grade-school-math (3101c7d5) grade_school_math/data/train.jsonl (7473 rows) and
+# test.jsonl (1319): the longest question + answer is 1691 UTF-8 bytes, an upper bound of byte-level BPE tokens
+DATASETS["openai/gsm8k"] = (1691 + LF_TEMPLATE_ALLOWANCE, "any byte-level BPE tokenizer (upper bound)",
+                            "openai/grade-school-math 3101c7d5 grade_school_math/data/{train,test}.jsonl (the main "
+                            f"subset): longest question + answer 1691 UTF-8 bytes, + {LF_TEMPLATE_ALLOWANCE} for the "
+                            "chat template")
+# stages that generate their completions (GRPO, PPO, RLOO, online DPO, GKD, ...): the data holds only the prompts, so
+# the named data's longest sample bounds no sequence of theirs
+GENERATING_STAGES = ("grpo", "ppo", "rloo", "online_dpo", "gkd", "xpo", "nash_md", "reinforce_plus_plus", "remax",
+                     "dapo", "gspo")
+# a figure measured on some subsets only: another subset named (`name:subset`, --dataset_config_name) gets none
+SUBSETS: dict[str, tuple[str, ...]] = {"openai/gsm8k": ("main",)}
+
+# other names of the same data (issue 26): ms-swift 2.x --dataset names; the hub ids ms-swift's registry maps them to
+# where the hub set has the rows measured (its train split's size); LLaMA-Factory dataset_info.json names
+# (hf_hub_url); torchtune's builder alpaca_cleaned_dataset (its default source is yahma/alpaca-cleaned) - mapped from
+# the source although a corpus record (tt-856, 8k) names it in a reconstructed recipe whose run used other data
+LARGE_VOCAB_ALIASES: dict[str, str] = {
+    "alpaca-en": "ai-modelscope/alpaca-gpt4-data-en", "vicgalle/alpaca-gpt4": "ai-modelscope/alpaca-gpt4-data-en",
+    "alpaca_gpt4_en": "ai-modelscope/alpaca-gpt4-data-en",
+    "llamafactory/alpaca_gpt4_en": "ai-modelscope/alpaca-gpt4-data-en",
+    "alpaca-zh": "ai-modelscope/alpaca-gpt4-data-zh", "llm-wizard/alpaca-gpt4-data-zh": "ai-modelscope/alpaca-gpt4-data-zh",
+    "alpaca_gpt4_zh": "ai-modelscope/alpaca-gpt4-data-zh",
+    "llamafactory/alpaca_gpt4_zh": "ai-modelscope/alpaca-gpt4-data-zh",
+    "alpaca-cleaned": "ai-modelscope/alpaca-cleaned", "yahma/alpaca-cleaned": "ai-modelscope/alpaca-cleaned",
+    "torchtune.datasets.alpaca_cleaned_dataset": "ai-modelscope/alpaca-cleaned",
+    "alpaca_cleaned_dataset": "ai-modelscope/alpaca-cleaned",
+    "code-alpaca-en": "wyj123456/code_alpaca_en", "sahil2801/codealpaca-20k": "wyj123456/code_alpaca_en",
+    "codealpaca": "wyj123456/code_alpaca_en",
+    "codealpaca-20k": "ai-modelscope/codealpaca-20k", "huggingfaceh4/codealpaca_20k": "ai-modelscope/codealpaca-20k",
+    "dolly-15k": "ai-modelscope/databricks-dolly-15k",
+    "databricks/databricks-dolly-15k": "ai-modelscope/databricks-dolly-15k",
+    "slim-orca": "swift/slimorca", "open-orca/slimorca": "swift/slimorca", "slimorca": "swift/slimorca",
+    "ultrachat-200k": "swift/ultrachat_200k", "huggingfaceh4/ultrachat_200k": "swift/ultrachat_200k",
+    "ultrachat_200k": "swift/ultrachat_200k", "ai-modelscope/ultrachat_200k": "swift/ultrachat_200k",
+    "firefly-zh": "ai-modelscope/firefly-train-1.1m", "yeungnlp/firefly-train-1.1m": "ai-modelscope/firefly-train-1.1m",
+    "firefly": "ai-modelscope/firefly-train-1.1m",
+    "belle-train-0.5m-cn": "ai-modelscope/train_0.5m_cn", "bellegroup/train_0.5m_cn": "ai-modelscope/train_0.5m_cn",
+    "belle_0.5m": "ai-modelscope/train_0.5m_cn",
+    "generated-chat-zh": "ai-modelscope/generated_chat_0.4m",
+    "belle-generated-chat-0.4m": "ai-modelscope/generated_chat_0.4m",
+    "bellegroup/generated_chat_0.4m": "ai-modelscope/generated_chat_0.4m", "belle_dialog": "ai-modelscope/generated_chat_0.4m",
+    "school-math-zh": "ai-modelscope/school_math_0.25m", "belle-math-0.25m": "ai-modelscope/school_math_0.25m",
+    "bellegroup/school_math_0.25m": "ai-modelscope/school_math_0.25m", "belle_math": "ai-modelscope/school_math_0.25m",
+    "blossom-math-zh": "ai-modelscope/blossom-math-v2", "azure99/blossom-math-v2": "ai-modelscope/blossom-math-v2",
+    "advertise-gen-zh": "lvjianjin/advertisegen",
+    "open-platypus-en": "ai-modelscope/open-platypus", "garage-baind/open-platypus": "ai-modelscope/open-platypus",
+    "open_platypus": "ai-modelscope/open-platypus",
+    "long-alpaca-12k": "ai-modelscope/longalpaca-12k", "sharegpt-gpt4": "ai-modelscope/sharegpt_gpt4",
+    "cosmopedia-100k": "swift/cosmopedia-100k", "huggingfacetb/cosmopedia-100k": "swift/cosmopedia-100k",
+    "leetcode-python-en": "ai-modelscope/leetcode-solutions-python",
+    "codefuse-evol-instruction-zh": "codefuse-ai/evol-instruction-66k",
+    "sql-create-context-en": "ai-modelscope/sql-create-context",
+    "text2sql-en": "ai-modelscope/texttosqlv2_25000_v2", "finance-en": "wyj123456/finance_en",
+}
+ALIASES.update({"gsm8k": "openai/gsm8k", "modelscope/gsm8k": "openai/gsm8k", "ai-modelscope/gsm8k": "openai/gsm8k"})
+
+
+def _subset(name: str) -> str:
+    """The subset a name carries (`org/name:subset`, `org/name:subset#N`), lower case, or ''."""
+    n = str(name).strip().strip("'\"").lower()
+    for prefix in ("https://", "hf://", "ms://", "hf::", "ms::"):
+        if n.startswith(prefix):
+            n = n[len(prefix):]
+    head = n.split("#")[0]
+    return head.split(":", 1)[1].strip() if ":" in head else ""
+
+
 def _key(name: str) -> str:
     """`org/name#N` (N samples of it), `org/name:subset` (a subset), quotes and a hub URL prefix dropped."""
     n = str(name).strip().strip("'\"").lower()
@@ -71,19 +197,26 @@ def _key(name: str) -> str:
     return n.split("#")[0].split(":")[0].rstrip("/")
 
 
-def longest(name: str, llamafactory: bool = False) -> tuple[int, str, str] | None:
+def longest(name: str, llamafactory: bool = False, vocab: int = 0) -> tuple[int, str, str] | None:
     """(longest sample in tokens, tokenizer/format, source) of a named public dataset, or None when no sourced
-    figure is known (a subset or a sample of a set is bounded by the whole set's longest). `llamafactory`: a
-    LLaMA-Factory `dataset` name, which may also be one of its demo files (LF_FILES)."""
+    figure is known (a subset or a sample of a set is bounded by the whole set's longest, unless the figure covers
+    only some subsets: SUBSETS). `llamafactory`: a LLaMA-Factory `dataset` name, which may also be one of its demo
+    files (LF_FILES). `vocab`: the model's vocabulary size; from LARGE_VOCAB tokens on, the figures counted with
+    Qwen's tokenizer apply too (the smaller figure wins); 0 (unknown) or smaller: only the others."""
     k = _key(name)
     if llamafactory and k in LF_FILES:
         return LF_FILES[k]
-    return DATASETS.get(ALIASES.get(k, k))
+    k = ALIASES.get(k, LARGE_VOCAB_ALIASES.get(k, k))
+    sub = _subset(name)
+    if sub and k in SUBSETS and sub not in SUBSETS[k]:
+        return None
+    got = [g for g in (DATASETS.get(k), LARGE_VOCAB_DATASETS.get(k) if vocab >= LARGE_VOCAB else None) if g]
+    return min(got, key=lambda g: g[0]) if got else None
 
 
-def longest_of(names, llamafactory: bool = False) -> tuple[int, str] | None:
+def longest_of(names, llamafactory: bool = False, vocab: int = 0) -> tuple[int, str] | None:
     """(longest sample, sources) over several named datasets when EVERY one has a figure, else None."""
-    found = [longest(n, llamafactory) for n in names if str(n).strip()]
+    found = [longest(n, llamafactory, vocab) for n in names if str(n).strip()]
     got = [g for g in found if g is not None]
     if not got or len(got) < len(found):
         return None

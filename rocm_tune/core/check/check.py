@@ -1617,7 +1617,13 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
 def _named_data_bound(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:
     """The named public data's longest sample (profiles/dataset_lengths.py) below the cap: every batch is counted at
     it, and the answer says which bound it used and what a longer dataset would need (the cap's peak)."""
-    bound = lengths.named_bound(job)
+    from rocm_tune.profiles.dataset_lengths import GENERATING_STAGES
+
+    if str(job.get("stage", "") or "").lower() in GENERATING_STAGES:
+        return False
+    vocab = int(getattr(model, "vocab_size", 0) or (model.config.get("vocab_size", 0) if model is not None else 0)
+                or 0)
+    bound = lengths.named_bound(job, vocab)
     if bound is None:
         return False
     tokens, source, native = bound

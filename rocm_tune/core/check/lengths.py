@@ -68,22 +68,28 @@ def at_length(cfg, tokens: int):
     return replace(cfg, cutoff_len=int(tokens))
 
 
-def named_bound(job) -> tuple[int, str, str] | None:
+def named_bound(job, vocab: int = 0) -> tuple[int, str, str] | None:
     """(longest sample in tokens, its source, the key that named the data) of the public data the config names
     (profiles/dataset_lengths.py), as the runner's reader found it (`dataset_max_tokens`), or LLaMA-Factory's
-    `dataset` names of its own dataset_info.json (alpaca_en, ...) when they are not on disk. None: unknown data."""
+    `dataset` names of its own dataset_info.json (alpaca_en, ...) when they are not on disk. `vocab`: the model's
+    vocabulary size, for the figures that hold only for large vocabularies. None: unknown data."""
     from rocm_tune.core.runners.common import as_int, named_data
+    from rocm_tune.profiles.dataset_lengths import longest_of
 
     s = job.settings.get("dataset_max_tokens")
-    if s is None and job.runner == "llamafactory" and job.settings.get("dataset") is not None:
+    src = job.settings.get("__data_source__")
+    names = job.settings.get("__data_names__")
+    lf = job.runner == "llamafactory" and job.settings.get("dataset") is not None
+    if s is None and lf and names is None:
         ds = job.settings["dataset"]
         got = named_data([n.strip() for n in str(ds.value).split(",") if n.strip()], ds.file, ds.line, ds.native,
                          llamafactory=True)
-        s = got.get("dataset_max_tokens")
-        src = got.get("__data_source__")
-    else:
-        src = job.settings.get("__data_source__")
+        s, src, names = got.get("dataset_max_tokens"), got.get("__data_source__"), got.get("__data_names__")
     n = as_int(s.value) if s is not None else None
+    if names is not None and vocab:
+        big = longest_of([x for x in str(names.value).split(",") if x.strip()], lf, vocab)
+        if big is not None and (n is None or big[0] < n):
+            return big[0], big[1], names.native
     if s is None or n is None:
         return None
     return n, str(src.value) if src is not None else "the named dataset", s.native

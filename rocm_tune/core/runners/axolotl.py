@@ -74,7 +74,8 @@ def read(data: dict, text: str, file: str) -> tuple[dict[str, Setting], list[str
         put("sample_packing", True, "sample_packing")
     ds = data.get("datasets")
     if isinstance(ds, list) and ds and all(isinstance(d, dict) for d in ds):   # datasets[].path: hub ids (issue 26)
-        out.update(named_data([d.get("path") for d in ds], file, lines.get("datasets"), "datasets"))
+        names = [f"{d['path']}:{d['name']}" if d.get("path") and d.get("name") else d.get("path") for d in ds]
+        out.update(named_data(names, file, lines.get("datasets"), "datasets"))     # `name:` is the subset
     if data.get("fsdp") or data.get("fsdp_config"):
         # read by core.runners.fsdp.spec_from: `fsdp:` is a word list (full_shard, offload, ...), `fsdp_config:`
         # a mapping (fsdp_version, fsdp_offload_params, reshard_after_forward / fsdp_sharding_strategy, ...)

@@ -233,9 +233,13 @@ def named_data(names, file: str | None, line: int | None, native: str, kind: str
 
     if not names or any(n is None or not str(n).strip() for n in names):
         return {}
+    # the names themselves: check resolves them again with the model's vocabulary (figures counted with a large
+    # vocabulary's tokenizer hold only for models with one: profiles/dataset_lengths.py LARGE_VOCAB_DATASETS)
+    out = {"__data_names__": Setting("__data_names__", ",".join(str(n).strip() for n in names), file, line, native,
+                                     kind)}
     got = longest_of([str(n) for n in names], llamafactory)
     if got is None:
-        return {}
+        return out
     tokens, source = got
-    return {"dataset_max_tokens": Setting("dataset_max_tokens", tokens, file, line, native, kind),
+    return {**out, "dataset_max_tokens": Setting("dataset_max_tokens", tokens, file, line, native, kind),
             "__data_source__": Setting("__data_source__", source, file, line, native, kind)}

@@ -180,7 +180,9 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, 
         out[CMD_COUNTS] = Setting(CMD_COUNTS, counts, file, None, "command", "flag")
     _y_trainer(flags, out, notes, file)
     if "dataset_name" in flags:        # TRL ScriptArguments / run_clm DataTrainingArguments: a hub id (issue 26)
-        out.update(named_data([flags["dataset_name"][0]], file, flags["dataset_name"][1], "dataset_name", "flag"))
+        cfg_name = flags.get("dataset_config_name", ("", 0))[0].strip()     # a subset: `name:subset`
+        name = flags["dataset_name"][0] + (f":{cfg_name}" if cfg_name and cfg_name.lower() != "none" else "")
+        out.update(named_data([name], file, flags["dataset_name"][1], "dataset_name", "flag"))
     if "q_lora" in flags and "quantization_bit" in out and "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "lora", file, flags["q_lora"][1], "q_lora", "flag")
     if _lora_dim_on(out):
