@@ -203,7 +203,7 @@ def test_torchtune_alpaca_cleaned_builder_is_bounded_by_the_cleaned_set(tmp_path
     out = _run(tmp_path, "8B_lora_single_device.yaml", TORCHTUNE, gpu="rtx4090")
     # at the 8192 cap batch 4 would need ~34 GiB on the 24 GiB card; the set's longest sample (1044 + 256) fits
     assert out["verdict"] == "fits", out["reason"]
-    assert any("alpaca-cleaned" in n.lower() and "counted at 1304" in n for n in out["notes"])
+    assert any("alpaca-cleaned" in n.lower() and "counted at 1304" in n for n in out["assumptions"])
     capped = _run(tmp_path, "8B_lora_own_data.yaml",
                   TORCHTUNE.replace("torchtune.datasets.alpaca_cleaned_dataset",
                                     "torchtune.datasets.instruct_dataset\n  source: json"), gpu="rtx4090")
