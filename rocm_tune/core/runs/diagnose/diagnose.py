@@ -47,6 +47,7 @@ from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
+from rocm_tune.core.runs.diagnose import release_gates   # e-ver3
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
@@ -2534,6 +2535,8 @@ def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
 
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
+    if r.family != "gpu_oom" and (said := release_gates.release_reading(r.first.text, r.first.pre)):
+        return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
     if r.code == "config-rejected" and (rank := run_shapes.injected_rank_skew([h.text for h in (r.first, *r.evidence)])):
         return rank   # e-new14: the launcher's --local_rank refused by a script of another release
     if r.code == "config-rejected" and (gone := _removed_training_args(r)):

@@ -1,0 +1,48 @@
+"""Sentences in which a library states that the installed release of itself or of another package is not the one the
+code, the file or the binary needs (e-ver3, issue 26): data, no logic.
+
+Each entry is (regex, title, fix, source). The regex is written from the raise/log statement named in `source` and
+covers its spellings (line wraps, doubled spaces, the versions it interpolates); named groups `lib`, `need`, `have`,
+`file` are put into the title and fix. explain reads a root another family's rule took (a model file's loader, a
+dataset reader, an unknown exception) as version_check when its line is one of these: the fix is another release.
+"""
+from __future__ import annotations
+
+_WS = r"\s+"
+
+RELEASE_GATES: tuple[tuple[str, str, str, str], ...] = (
+    (r"require users to upgrade (?P<lib>torch) to at least v?(?P<need>\d+(?:\.\d+)*)",
+     "transformers refuses torch.load under torch < {need} (CVE-2025-32434): the installed torch is older than the "
+     "transformers release needs for .bin/.pt files",
+     "upgrade torch to >= {need} (the wheel for this ROCm/CUDA, `pip install -U torch --index-url "
+     "https://download.pytorch.org/whl/rocmX.Y`), or use the model's safetensors weights (the check does not apply "
+     "to them), or the transformers release before the check (< 4.50) with the installed torch",
+     "transformers/utils/import_utils.py check_torch_load_is_safe (4.50+): `Due to a serious vulnerability issue in "
+     "torch.load, even with weights_only=True, we now require users to upgrade torch to at least v2.6`"),
+    (r"cuDNN version incompatibility: PyTorch (?:was )?compiled" + _WS + r"against" + _WS +
+     r"\((?P<need>[\d,\s]+)\)" + _WS + r"but found runtime version" + _WS + r"\((?P<have>[\d,\s]+)\)",
+     "torch was built against cuDNN ({need}) but loaded cuDNN ({have}): another cuDNN release (LD_LIBRARY_PATH, a "
+     "system or conda cudnn) shadows the one the wheel bundles",
+     "remove the other cuDNN from LD_LIBRARY_PATH (or uninstall the system/conda cudnn) so torch loads the one its "
+     "wheel bundles, or install the torch build made for that cuDNN",
+     "torch/backends/cudnn/__init__.py _init: `cuDNN version incompatibility: PyTorch was compiled  against {} but "
+     "found runtime version {}`"),
+    (r"This program was compiled against version (?P<need>[\d.]+) of the Protocol Buffer runtime library, which is "
+     r"not compatible with the installed version \((?P<have>[\d.]+)\)",
+     "a binary was compiled against protobuf {need} but protobuf {have} is installed",
+     "install the protobuf release the binary was built with ({need}), or the release of the package carrying the "
+     "binary made for protobuf {have}",
+     "protobuf src/google/protobuf/stubs/common.cc VerifyVersion"),
+    (r"(?P<lib>Dataset) scripts are no longer supported, but found (?P<file>\S+)",
+     "datasets 4.0 removed loading scripts and the dataset is a script ({file}): the run was written for datasets < 4",
+     "install datasets < 4.0 (`pip install 'datasets<4'`) for script datasets, or load the dataset's Parquet/JSON "
+     "files (the Hub's refs/convert/parquet branch) with the installed release",
+     "datasets src/datasets/load.py at 4.0.0: `raise RuntimeError(f\"Dataset scripts are no longer supported, but "
+     "found {filename}\")`"),
+    (r"`trust_remote_code` is not supported anymore",
+     "datasets 4.0 dropped trust_remote_code (loading scripts): the run was written for datasets < 4",
+     "install datasets < 4.0 (`pip install 'datasets<4'`) for script datasets, or load the dataset's Parquet/JSON "
+     "files with the installed release and drop trust_remote_code",
+     "datasets src/datasets/load.py at 4.0.0 load_dataset_builder: logger.error(\"`trust_remote_code` is not "
+     "supported anymore...\")"),
+)
