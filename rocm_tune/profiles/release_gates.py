@@ -46,3 +46,15 @@ RELEASE_GATES: tuple[tuple[str, str, str, str], ...] = (
      "datasets src/datasets/load.py at 4.0.0 load_dataset_builder: logger.error(\"`trust_remote_code` is not "
      "supported anymore...\")"),
 )
+
+# A public class of the ML libraries, by the suffixes their names take (transformers' model, config, tokenizer and
+# processor classes, TRL's and transformers' trainers and their *Config/*Arguments, accelerate's Accelerator and state
+# objects, DeepSpeed's engines, PEFT's models, vLLM's LLM/engine classes) or a user subclass of one (`XGRPOTrainer`).
+# `AttributeError: '<class>' object has no attribute '<name>'` on such an object, with nothing else known of the
+# failure, is code written for another release of the class's library (the attribute was added or removed between
+# releases: Accelerator.gather_for_metrics in accelerate 0.12, the trainers' attributes between TRL releases).
+LIBRARY_CLASS_SUFFIXES = (
+    r"For[A-Z]\w*", r"PreTrainedModel", r"(?:Causal)?LM", r"Model", r"Config", r"Trainer", r"Arguments",
+    r"Accelerator", r"AcceleratorState", r"PartialState", r"Engine", r"Processor", r"Tokenizer(?:Fast)?",
+    r"Pipeline", r"Collator\w*", r"Callback",
+)

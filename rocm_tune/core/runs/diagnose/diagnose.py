@@ -2537,6 +2537,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
     if r.family != "gpu_oom" and (said := release_gates.release_reading(r.first.text, r.first.pre)):
         return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
+    if r.family == "unknown" and (said := release_gates.library_attribute(r.first.text)):
+        return said   # e-ver3: an attribute another release of a library's class has, nothing else known
     if r.code == "config-rejected" and (rank := run_shapes.injected_rank_skew([h.text for h in (r.first, *r.evidence)])):
         return rank   # e-new14: the launcher's --local_rank refused by a script of another release
     if r.code == "config-rejected" and (gone := _removed_training_args(r)):

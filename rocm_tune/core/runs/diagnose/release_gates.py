@@ -21,6 +21,13 @@ _GENERATE_FRAME = re.compile(r"datasets[/\\]features[/\\]features\.py\"?, line \
 
 
 @lru_cache(maxsize=1)
+def _library_attr() -> re.Pattern[str]:
+    from rocm_tune.profiles.release_gates import LIBRARY_CLASS_SUFFIXES
+    return re.compile(r"AttributeError: '(?P<cls>(?:[A-Z][A-Za-z0-9_]*?)?(?:" + "|".join(LIBRARY_CLASS_SUFFIXES) +
+                      r"))' object has no attribute '(?P<attr>\w+)'")
+
+
+@lru_cache(maxsize=1)
 def _gates() -> tuple[tuple[re.Pattern[str], str, str], ...]:
     from rocm_tune.profiles.release_gates import RELEASE_GATES
     return tuple((re.compile(rx), title, fix) for rx, title, fix, _src in RELEASE_GATES)
@@ -60,6 +67,20 @@ def feature_type_skew(text: str, pre: str) -> tuple[str, str] | None:
             "datasets does not: the dataset was saved by an older datasets",
             f"install datasets <= {last} to read it, or save it again with that release in the installed one's "
             "feature types")
+
+
+def library_attribute(text: str) -> tuple[str, str] | None:
+    """(title, fix) for an attribute missing on an object of a library's public class (profiles/release_gates.py
+    LIBRARY_CLASS_SUFFIXES): code written for another release of that library."""
+    m = _library_attr().search(text)
+    if m is None:
+        return None
+    cls, attr = m.group("cls"), m.group("attr")
+    return (f"the code uses {cls}.{attr}, which the installed release of {cls}'s library does not have: the code (or "
+            "the runner calling it) was written for another release, one that added or still has that attribute",
+            f"install the library release the code or runner pins (its requirements; the library's changelog names "
+            f"the release that added or removed {attr}), `pip show` names the installed one; or change the code to the "
+            "installed release's API")
 
 
 def release_reading(text: str, pre: str) -> tuple[str, str] | None:
