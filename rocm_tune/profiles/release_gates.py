@@ -33,6 +33,18 @@ RELEASE_GATES: tuple[tuple[str, str, str, str], ...] = (
      "install the protobuf release the binary was built with ({need}), or the release of the package carrying the "
      "binary made for protobuf {have}",
      "protobuf src/google/protobuf/stubs/common.cc VerifyVersion"),
+    (r"`(?P<name>np\.\w+)` was removed in the NumPy (?P<need>\d+\.\d+) release",
+     "the code uses {name}, which NumPy {need} removed: it was written for NumPy < {need} and NumPy {need}+ is installed",
+     "install numpy < {need} (`pip install 'numpy<{need}'`) or the release of the calling package made for NumPy "
+     "{need} (the message names the replacement)",
+     "numpy/__init__.py __getattr__ (2.0+): __expired_attributes__ -> `np.{attr}` was removed in the NumPy 2.0 "
+     "release. {msg}"),
+    (r"Unable to avoid copy while creating an array as requested",
+     "NumPy 2 changed np.array(..., copy=False) to refuse a copy: the calling code was written for NumPy 1.x",
+     "install numpy < 2 (`pip install 'numpy<2'`) or the release of the calling package made for NumPy 2 (it uses "
+     "np.asarray)",
+     "numpy/_core/src/multiarray (2.0+): `Unable to avoid copy while creating an array as requested. If using "
+     "np.array(obj, copy=False) replace it with np.asarray(obj) ... (no behavior change in NumPy 1.x)`"),
     (r"(?P<lib>Dataset) scripts are no longer supported, but found (?P<file>\S+)",
      "datasets 4.0 removed loading scripts and the dataset is a script ({file}): the run was written for datasets < 4",
      "install datasets < 4.0 (`pip install 'datasets<4'`) for script datasets, or load the dataset's Parquet/JSON "

@@ -2631,6 +2631,9 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     elif rd is not None and rd.runner:      # a config class's keyword, already the versions: say which release
         r.title, r.fix = arg_skew.skew_sentence(rd)
         return
+    elif (said := release_gates.gate_reading(r.first.text)) is not None:
+        r.title, r.fix = said   # e-ver3: already the versions; the library's own gate names which
+        return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and not (rd is not None and rd.runner) and \
