@@ -20,7 +20,7 @@ RELEASE_GATES: tuple[tuple[str, str, str, str], ...] = (
      "transformers/utils/import_utils.py check_torch_load_is_safe (4.50+): `Due to a serious vulnerability issue in "
      "torch.load, even with weights_only=True, we now require users to upgrade torch to at least v2.6`"),
     (r"cuDNN version incompatibility: PyTorch (?:was )?compiled" + _WS + r"against" + _WS +
-     r"\((?P<need>[\d,\s]+)\)" + _WS + r"but found runtime version" + _WS + r"\((?P<have>[\d,\s]+)\)",
+     r"\((?P<need>[\d,\s]+)\)" + _WS + _WS.join(("but", "found", "runtime", "version")) + _WS + r"\((?P<have>[\d,\s]+)\)",
      "torch was built against cuDNN ({need}) but loaded cuDNN ({have}): another cuDNN release (LD_LIBRARY_PATH, a "
      "system or conda cudnn) shadows the one the wheel bundles",
      "remove the other cuDNN from LD_LIBRARY_PATH (or uninstall the system/conda cudnn) so torch loads the one its "

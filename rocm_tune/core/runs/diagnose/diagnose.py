@@ -2535,7 +2535,7 @@ def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
 
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
-    if r.family != "gpu_oom" and (said := release_gates.release_reading(r.first.text, r.first.pre)):
+    if r.family != "gpu_oom" and (said := release_gates.release_reading(r.first.context or r.first.text, r.first.pre)):
         return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
     if r.family == "unknown" and (said := release_gates.library_attribute(r.first.text)):
         return said   # e-ver3: an attribute another release of a library's class has, nothing else known
@@ -2631,7 +2631,7 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     elif rd is not None and rd.runner:      # a config class's keyword, already the versions: say which release
         r.title, r.fix = arg_skew.skew_sentence(rd)
         return
-    elif (said := release_gates.gate_reading(r.first.text)) is not None:
+    elif (said := release_gates.gate_reading(r.first.context or r.first.text)) is not None:
         r.title, r.fix = said   # e-ver3: already the versions; the library's own gate names which
         return
     if rd is not None and not rd.runner:

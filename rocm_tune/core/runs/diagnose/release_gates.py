@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 
 _FEATURE_REFUSAL = re.compile(r"Feature type '(\w+)' not found\. Available feature types")
-_FEATURE_KEYERROR = re.compile(r"KeyError: '(\w+)'\s*$")
+_FEATURE_KEYERROR = re.compile(r"KeyError: '(\w+)'[ \t]*$", re.M)
 _GENERATE_FRAME = re.compile(r"datasets[/\\]features[/\\]features\.py\"?, line \d+, in generate_from_dict")
 
 
