@@ -2637,7 +2637,8 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and not (rd is not None and rd.runner) and \
-            (named := name_skew.removed_name(exception_hit(r).text)) is not None:
+            (named := name_skew.removed_name(exception_hit(r).text) or
+             name_skew.release_name(exception_hit(r).text)) is not None:
         r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
     elif r.family in ("config_error", "unknown") and r.code in _REFUSAL_CODES and \
             (er := _enum_reading(r)) is not None and er.span is None:
