@@ -226,3 +226,36 @@ def test_numpy_2_changes_name_the_release(log, words):
 
 def test_gate_reading_ignores_a_requirement_it_does_not_know():
     assert release_gates.gate_reading("ValueError: learning_rate must be positive") is None
+
+
+# TRL's public names per release (profiles/release_names.py, from trl/__init__.py at every tag): GRPOTrainer came in
+# 0.14.0; DataCollatorForCompletionOnlyLM went after 0.19.1. Logs as a launcher prints them, two ranks.
+def _trl_import(name: str) -> str:
+    return DS_NOISE + "".join(
+        _tb("/work/grpo.py", rank=f"[rank{r}]: ") +
+        f"[rank{r}]: ImportError: cannot import name '{name}' from 'trl' ({SP}/trl/__init__.py)\n" for r in (0, 1))
+
+
+def test_an_import_of_a_name_a_later_release_added_names_that_release():
+    d = _root(_trl_import("GRPOTrainer"))
+    assert d.family == "version_check", (d.family, d.code)
+    assert "trl>=0.14.0" in d.fix and "0.14.0" in d.title, (d.title, d.fix)
+
+
+def test_an_import_of_a_name_a_later_release_removed_names_the_last_release():
+    d = _root(_trl_import("DataCollatorForCompletionOnlyLM"))
+    assert d.family == "version_check" and "trl<=0.19.1" in d.fix, (d.family, d.fix)
+
+
+def test_module_attribute_of_an_older_peft_names_the_release():
+    log = _tb("/work/train.py", "    model = peft.prepare_model_for_kbit_training(model)") + \
+        "AttributeError: module 'peft' has no attribute 'prepare_model_for_kbit_training'\n"
+    d = _root(log)
+    assert d.family == "version_check" and "peft>=0.4.0" in d.fix, (d.family, d.fix)
+
+
+def test_a_name_every_release_exports_is_not_given_a_release():
+    from rocm_tune.core.runs.diagnose import name_skew
+    # every peft release read exports LoraConfig: failing on it is a broken or shadowed install, not a release
+    assert name_skew.release_name("ImportError: cannot import name 'LoraConfig' from 'peft' (unknown location)") is None
+    assert name_skew.release_name("ImportError: cannot import name 'NoSuchThing' from 'trl'") is None
