@@ -259,3 +259,34 @@ def test_a_name_every_release_exports_is_not_given_a_release():
     # every peft release read exports LoraConfig: failing on it is a broken or shadowed install, not a release
     assert name_skew.release_name("ImportError: cannot import name 'LoraConfig' from 'peft' (unknown location)") is None
     assert name_skew.release_name("ImportError: cannot import name 'NoSuchThing' from 'trl'") is None
+
+
+def _raised_in(frame: str, message: str, ranks: tuple[int, ...] = (0, 1)) -> str:
+    return DS_NOISE + "".join(
+        _tb("/work/train.py", f'  File "{SP}/{frame}", line 512, in __init__', "    raise ValueError(",
+            rank=f"[rank{r}]: ") + f"[rank{r}]: {message}\n" for r in ranks)
+
+
+@pytest.mark.parametrize("frame, message, words", [
+    ("accelerate/accelerator.py", "ValueError: FSDP2 is only available in PyTorch 2.4 and later.", "PyTorch release"),
+    ("transformers/models/auto/auto_factory.py",
+     "ValueError: Qwen2.5-VL is only supported from transformers v4.49.0", "(4.49.0;"),
+    ("mylib/train.py", "RuntimeError: Float8_e4m3fn is only supported for ROCm 6.5 and above", "ROCm release"),
+    ("transformers/integrations/deepspeed.py", "RuntimeError: deepspeed 0.16.0 is incompatible with torch 2.0.1",
+     "made for torch 2.0.1"),
+    ("vllm/config.py", "ValueError: Unsupported transformers version 4.30.0; minimum supported is 4.36.0",
+     "(4.36.0;"),
+])
+def test_a_requirement_in_the_librarys_words_is_the_versions(frame, message, words):
+    d = _root(_raised_in(frame, message))
+    assert d.family == "version_check", (d.family, d.code, d.title)
+    assert words in d.fix, d.fix
+
+
+@pytest.mark.parametrize("message", [
+    "ValueError: bf16 is only supported on GPUs with compute capability >= 8.0",
+    "ValueError: sequence parallel is only supported for world_size >= 2",
+    "ValueError: ZeRO-3 is only supported with DeepSpeed stage 3 config",
+])
+def test_a_requirement_on_a_setting_or_a_card_is_not_a_release(message):
+    assert release_gates.gate_reading(message) is None

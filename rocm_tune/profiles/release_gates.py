@@ -10,6 +10,33 @@ from __future__ import annotations
 
 _WS = r"\s+"
 
+# the packages of the stack, as the libraries' messages spell them, for the requirement phrases below (a version
+# number after another word - `compute capability >= 8.0`, `world_size >= 2` - is not a release)
+_PKG = (r"(?P<lib>(?i:torch|pytorch|transformers|accelerate|peft|trl|deepspeed|vllm|flash[-_ ]?attn(?:ention)?|"
+        r"flashattention|bitsandbytes|datasets|triton|xformers|numpy|rocm|cuda|python|tokenizers|safetensors|"
+        r"huggingface[-_]hub|liger[-_]kernel|unsloth|megatron[-_]core|apex|torchvision|torchaudio|diffusers|optimum|"
+        r"pydantic|protobuf|jax|jaxlib|tensorflow|torchao|ms-swift|swift))")
+_VER = r"v?(?P<need>\d+(?:\.\d+)+|\d+\.x)"
+
+# A requirement stated in the library's own words (the spellings of `raise ValueError(...)` / `ImportError` version
+# gates across the stack's source: accelerate `FSDP2 is only available in PyTorch 2.4 and later`, transformers
+# `... is only supported from transformers v4.49.0`, `Unsupported transformers version X; minimum supported is Y`,
+# `deepspeed X is incompatible with torch Y`). Raised from a library's frame they read like a refused setting; the
+# fix is another release, so they are the versions.
+REQUIREMENT_PHRASES: tuple[str, ...] = (
+    r"\bonly (?:available|supported|works?|compatible|implemented)\b[^.\n]{0,40}?\b(?:in|from|for|with|since|on|by) "
+    + _PKG + r"\s*(?:version\s*)?(?:>=?\s*)?" + _VER,
+    _PKG.replace("?P<lib>", "?:") + r"\s*(?:version\s*)?(?:==\s*)?v?\d+(?:\.\d+)+\S*\s*(?:is|are) (?:incompatible|"
+    r"not compatible) with " + _PKG + r"\s*(?:version\s*)?" + _VER,
+    r"\b(?:[Uu]nsupported|[Ii]ncompatible) " + _PKG + r" version\b[^;\n]*?[;,]\s*(?:the )?minimum (?:supported |required )"
+    r"(?:version )?(?:is )?" + _VER,
+)
+REQUIREMENT_TITLE = ("{lib} {need} (or another release than the installed one) is what the library states it needs: the "
+                     "installed {lib} is not that release")
+REQUIREMENT_FIX = ("install the {lib} release the message names ({need}; `pip show {lib}` names the installed one), "
+                   "within the range the runner pins, or the release of the calling library made for the installed "
+                   "{lib}")
+
 RELEASE_GATES: tuple[tuple[str, str, str, str], ...] = (
     (r"require users to upgrade (?P<lib>torch) to at least v?(?P<need>\d+(?:\.\d+)*)",
      "transformers refuses torch.load under torch < {need} (CVE-2025-32434): the installed torch is older than the "
@@ -70,3 +97,10 @@ LIBRARY_CLASS_SUFFIXES = (
     r"Accelerator", r"AcceleratorState", r"PartialState", r"Engine", r"Processor", r"Tokenizer(?:Fast)?",
     r"Pipeline", r"Collator\w*", r"Callback",
 )
+INCOMPATIBLE_TITLE = ("the library states it is incompatible with the installed {lib} {need}: the two releases do not "
+                      "belong together")
+INCOMPATIBLE_FIX = ("install a {lib} release the library supports (its requirements name the range), or the release of "
+                    "the library made for {lib} {need}")
+RELEASE_GATES += tuple((rx, INCOMPATIBLE_TITLE if "incompatible|" in rx else REQUIREMENT_TITLE,
+                        INCOMPATIBLE_FIX if "incompatible|" in rx else REQUIREMENT_FIX,
+                        "the stack's version-gate raise statements") for rx in REQUIREMENT_PHRASES)
