@@ -2530,6 +2530,8 @@ def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
     for t in (r.first.text, r.first.context, *(h.text for h in r.evidence)):
         if t and "is not a valid" in t and (er := enum_skew.read_enum_refusal(t)) is not None:
             return er
+        if t and "invalid choice" in t and (er := enum_skew.read_choice_refusal(t)) is not None:
+            return er     # e-ver3: argparse's choices of an enum-typed option
     return None
 
 
