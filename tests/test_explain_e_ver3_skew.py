@@ -290,3 +290,39 @@ def test_a_requirement_in_the_librarys_words_is_the_versions(frame, message, wor
 ])
 def test_a_requirement_on_a_setting_or_a_card_is_not_a_release(message):
     assert release_gates.gate_reading(message) is None
+
+
+# HfArgumentParser gives an Enum field argparse choices (transformers/hf_argparser.py); the usage line and refusal as
+# argparse prints them for a script run on an older transformers than the recipe's
+def _choice(prog: str, arg: str, value: str, choices: str) -> str:
+    return (f"usage: {prog} [-h] --model_name_or_path MODEL_NAME_OR_PATH [--{arg} {{{choices.replace(chr(39), '')}}}]\n"
+            f"{prog}: error: argument --{arg}: invalid choice: '{value}' (choose from {choices})\n")
+
+
+SCHED_CHOICES = ("'linear', 'cosine', 'cosine_with_restarts', 'polynomial', 'constant', 'constant_with_warmup', "
+                 "'inverse_sqrt', 'reduce_lr_on_plateau'")
+
+
+def test_an_enum_choice_of_a_later_release_is_the_versions():
+    d = _root(_choice("run_clm.py", "lr_scheduler_type", "cosine_with_min_lr", SCHED_CHOICES))
+    assert d.family == "version_check" and "SchedulerType" in d.title, (d.family, d.title)
+    assert "upgrade transformers" in d.fix, d.fix
+
+
+def test_an_enum_choice_no_release_declares_is_the_configuration():
+    d = _root(_choice("run_clm.py", "lr_scheduler_type", "cosine_with_restart", SCHED_CHOICES))
+    assert d.family == "config_error" and "cosine_with_restarts" in d.fix, (d.family, d.fix)
+
+
+def test_accelerate_launch_choices_with_both_spellings_of_the_flag():
+    log = ("usage: accelerate <command> [<args>] launch [-h]\naccelerate <command> [<args>] launch: error: argument "
+           "--dynamo_backend/--dynamo-backend: invalid choice: 'tensorrt' (choose from 'no', 'eager', 'aot_eager', "
+           "'inductor')\n")
+    d = _root(log)
+    assert d.family == "version_check" and "DynamoBackend" in d.title, (d.family, d.title)
+
+
+def test_a_choice_of_an_option_without_an_enum_is_not_read():
+    from rocm_tune.core.runs.diagnose import enum_skew
+    assert enum_skew.read_choice_refusal(
+        "train.py: error: argument --model: invalid choice: 'llama' (choose from 'gpt2', 'bert')") is None
