@@ -326,3 +326,30 @@ def test_a_choice_of_an_option_without_an_enum_is_not_read():
     from rocm_tune.core.runs.diagnose import enum_skew
     assert enum_skew.read_choice_refusal(
         "train.py: error: argument --model: invalid choice: 'llama' (choose from 'gpt2', 'bert')") is None
+
+
+# DeepSpeed's JIT ops live in torch's extension cache (torch/utils/cpp_extension.py _jit_compile): after a torch
+# upgrade ninja may find nothing to rebuild and the old .so is loaded against the new torch
+JIT_HEAD = (DS_NOISE + "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...\n"
+            "Detected CUDA files, patching ldflags\nEmitting ninja build file "
+            "/root/.cache/torch_extensions/py310_cu121/fused_adam/build.ninja...\nBuilding extension module fused_adam...\n"
+            "Allowing ninja to set a default number of workers... (overridable by setting the environment variable "
+            "MAX_JOBS=N)\n")
+JIT_FAIL = _tb("/work/train.py", f'  File "{SP}/deepspeed/ops/op_builder/builder.py", line 480, in load',
+               "    return self.jit_load(verbose)") + (
+    "ImportError: /root/.cache/torch_extensions/py310_cu121/fused_adam/fused_adam.so: undefined symbol: "
+    "_ZN3c1019UndefinedTensorImpl10_singletonE\n")
+
+
+def test_a_cached_jit_op_missing_a_torch_symbol_is_the_versions():
+    d = _root(JIT_HEAD + "ninja: no work to do.\nLoading extension module fused_adam...\n" + JIT_FAIL)
+    assert d.family == "version_check", (d.family, d.title)
+    assert "torch_extensions/py310_cu121/fused_adam" in d.fix, d.fix
+
+
+def test_an_op_compiled_in_this_run_stays_the_build():
+    built = ("[1/3] /usr/local/cuda/bin/nvcc -DTORCH_EXTENSION_NAME=fused_adam -c multi_tensor_adam.cu -o "
+             "multi_tensor_adam.cuda.o\n[2/3] c++ -MMD -MF fused_adam_frontend.o.d -c fused_adam_frontend.cpp\n"
+             "[3/3] c++ fused_adam_frontend.o multi_tensor_adam.cuda.o -shared -o fused_adam.so\n"
+             "Loading extension module fused_adam...\n")
+    assert _root(JIT_HEAD + built + JIT_FAIL).family == "deepspeed_build_jit"

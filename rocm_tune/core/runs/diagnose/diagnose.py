@@ -2364,6 +2364,13 @@ def _stacked_device_masks(blob: str) -> bool:
     return bool(_ROCR_MASK.search(blob) and _HIP_CUDA_MASK.search(blob))
 
 
+# e-ver3: a JIT-built op loaded from torch's extension cache that lacks a symbol of torch's own C++ library (c10, at,
+# torch, caffe2 namespaces) was compiled against another torch: the cache outlived a torch upgrade. FAMILIES.md: an
+# extension built for another torch is version_check; deepspeed_build_jit only when the op fails while compiling,
+# which the log shows as ninja's compile steps (`[1/3] c++ ...`, not `ninja: no work to do`).
+_STALE_JIT_OP = re.compile(r"torch_extensions[/\\](?P<dir>[^/\\\s]+)[/\\](?P<op>\w+)[/\\]\S+\.so: undefined symbol: "
+                           r"_ZN?K?(?:3c10|2at|5torch|6caffe2)")
+_COMPILED_HERE = re.compile(r"^\s*\[\d+/\d+\] \S*(?:c\+\+|g\+\+|gcc|nvcc|hipcc|clang\+\+)\b", re.M)
 _SONAME_MISSING = re.compile(r"\b(lib[\w+-]+?)\.so\.(\d+)(?:\.[\d.]+)?: cannot open shared object file")
 _LIB_IMPORTS_TORCH_PART = re.compile(r'[/\\](?:site|dist)-packages[/\\](?!torch[/\\])(\w+)[/\\][^"\n]*", line \d+, '
                                      r"in <module>\n[^\n]*\b(?:import|from) torch\.(?:distributed|_C)\b")
@@ -2539,6 +2546,14 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
     if r.family != "gpu_oom" and (said := release_gates.release_reading(r.first.context or r.first.text, r.first.pre)):
         return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
+    if r.code == "deepspeed-op-build-failed" and (m := _STALE_JIT_OP.search(r.first.text)) and \
+            not _COMPILED_HERE.search("\n".join([blob, r.first.pre])):
+        return (f"the cached op {m.group('op')} (torch_extensions/{m.group('dir')}) lacks a symbol of torch's C++ "
+                "library: it was compiled against another torch release than the installed one, and loaded from the "
+                "cache without a rebuild",
+                f"delete the op's cache (~/.cache/torch_extensions/{m.group('dir')}/{m.group('op')}, or "
+                "$TORCH_EXTENSIONS_DIR) so DeepSpeed rebuilds it for the installed torch; for ops prebuilt into the "
+                "wheel reinstall deepspeed against this torch (`pip install deepspeed --no-cache-dir`)")
     if r.family == "unknown" and (said := release_gates.library_attribute(r.first.text)):
         return said   # e-ver3: an attribute another release of a library's class has, nothing else known
     if r.code == "config-rejected" and (rank := run_shapes.injected_rank_skew([h.text for h in (r.first, *r.evidence)])):
