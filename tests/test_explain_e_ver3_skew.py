@@ -353,3 +353,26 @@ def test_an_op_compiled_in_this_run_stays_the_build():
              "[3/3] c++ fused_adam_frontend.o multi_tensor_adam.cuda.o -shared -o fused_adam.so\n"
              "Loading extension module fused_adam...\n")
     assert _root(JIT_HEAD + built + JIT_FAIL).family == "deepspeed_build_jit"
+
+
+# transformers modeling_utils._check_and_enable_flash_attn_2 / flash-attn's own checks: a version requirement or an
+# ABI break in the attention library's message is a build for another release, not the attention kernel's refusal
+FA_FRAME = f'  File "{SP}/transformers/modeling_utils.py", line 1560, in _check_and_enable_flash_attn_2'
+
+
+@pytest.mark.parametrize("message", [
+    "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: Flash "
+    "Attention 2 requires flash-attn>=2.1.0 for the `window_size` argument.",
+    "RuntimeError: flash_attn 2.5.6 does not support torch 2.5, please install flash_attn>=2.6.3",
+    "ImportError: flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+    "_ZN2at4_ops5zeros4callEN3c108ArrayRefINS2_6SymIntEEENS2_8optionalINS2_10ScalarTypeEEE",
+])
+def test_an_attention_failure_stating_releases_is_the_versions(message):
+    d = _root(DS_NOISE + _tb("/work/train.py", FA_FRAME) + message + "\n")
+    assert d.family == "version_check", (d.family, d.code, d.title)
+
+
+def test_an_attention_refusal_of_the_card_stays_the_attention():
+    d = _root(DS_NOISE + _tb("/work/train.py", FA_FRAME) + "RuntimeError: FlashAttention only supports Ampere GPUs "
+              "or newer.\n")
+    assert d.family == "flash_attn_error"

@@ -2542,10 +2542,37 @@ def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
+def _release_patterns() -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """The catalogue's patterns of a stated requirement or an ABI break (not transformers' lazy-import wrapper)."""
+    return tuple((code, tuple(re.compile(p, cat.BY_CODE[code].flags) for p in cat.BY_CODE[code].patterns
+                              if "Failed to import" not in p))
+                 for code in ("extension-abi-mismatch", "version-required", "version-check-failed"))
+
+
+def _attention_release_words(r: Diagnosis) -> tuple[str, str] | None:
+    """e-ver3: a flash-attn/xformers failure whose own line states a version requirement or an ABI break (`Flash
+    Attention 2 requires flash-attn>=2.1.0`, `flash_attn 2.5.6 does not support torch 2.5, please install
+    flash_attn>=2.6.3`, `flash_attn_2_cuda...so: undefined symbol`): FAMILIES.md, the fix is a matching build or
+    release, not another attention implementation."""
+    text = r.first.context or r.first.text
+    for code, rxs in _release_patterns():
+        if any(rx.search(text) for rx in rxs):
+            return ("the attention library's failure states two releases that do not fit (" + cat.BY_CODE[code].title +
+                    "): "
+                    "flash-attn (or xformers) and torch/the GPU runtime are not builds of one another",
+                    "install the flash-attn (xformers) release or build the message names, made for the installed "
+                    "torch and its CUDA/ROCm (a wheel whose name matches torch's version and ABI, or a build from "
+                    "source against it); or the torch release that build was made for")
+    return None
+
+
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
     if r.family != "gpu_oom" and (said := release_gates.release_reading(r.first.context or r.first.text, r.first.pre)):
         return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
+    if r.family == "flash_attn_error" and (said := _attention_release_words(r)) is not None:
+        return said
     if r.code == "deepspeed-op-build-failed" and (m := _STALE_JIT_OP.search(r.first.text)) and \
             not _COMPILED_HERE.search("\n".join([blob, r.first.pre])):
         return (f"the cached op {m.group('op')} (torch_extensions/{m.group('dir')}) lacks a symbol of torch's C++ "
