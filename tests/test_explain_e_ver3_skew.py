@@ -376,3 +376,23 @@ def test_an_attention_refusal_of_the_card_stays_the_attention():
     d = _root(DS_NOISE + _tb("/work/train.py", FA_FRAME) + "RuntimeError: FlashAttention only supports Ampere GPUs "
               "or newer.\n")
     assert d.family == "flash_attn_error"
+
+
+# Python's compiler names the installed file it cannot compile (f-string `=` specifier: Python 3.8+; here 3.7)
+PY37 = "/home/u/.conda/envs/py37/lib/python3.7/site-packages"
+INSTALLED_SYNTAX = _tb("/work/train.py", f'  File "{PY37}/datasets/__init__.py", line 22, in <module>',
+                       "    from .arrow_dataset import Dataset",
+                       f'  File "{PY37}/datasets/utils/py_utils.py", line 60',
+                       '    logger.info(f"{path=}")', "                       ^") + \
+    "SyntaxError: f-string: expecting '}'\n"
+
+
+def test_a_syntax_error_in_an_installed_package_is_the_interpreters_release():
+    d = _root(INSTALLED_SYNTAX)
+    assert d.family == "version_check" and "python_requires" in d.fix, (d.family, d.fix)
+
+
+def test_a_syntax_error_in_the_users_file_is_not_read_as_a_release():
+    log = _tb("/work/run.py", '  File "/work/mymod.py", line 9', '    print "x"', "          ^") + \
+        "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?\n"
+    assert release_gates.installed_syntax_error(log.splitlines()[-1], log) is None

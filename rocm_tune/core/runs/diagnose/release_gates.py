@@ -83,6 +83,28 @@ def library_attribute(text: str) -> tuple[str, str] | None:
             "installed release's API")
 
 
+# Python's SyntaxError names the file it could not compile on the `File "...", line N` line before the caret; under
+# site-packages/dist-packages that is an installed release written for a newer Python than the interpreter
+_SYNTAX = re.compile(r"^(?:\[\w+\d*\]:\s*)?SyntaxError: ", re.M)
+_INSTALLED_FILE = re.compile(r'File "[^"]*[/\\](?:site|dist)-packages[/\\](?P<pkg>[A-Za-z_]\w*)[/\\][^"]*", line \d+\s*$',
+                             re.M)
+
+
+def installed_syntax_error(text: str, pre: str) -> tuple[str, str] | None:
+    """(title, fix) for a SyntaxError raised while importing an installed package's module (Python's compiler
+    names the file last before the message): that release needs a newer Python than the interpreter."""
+    if _SYNTAX.search(text) is None:
+        return None
+    files = list(_INSTALLED_FILE.finditer(pre[-800:]))
+    if not files or pre[-800:][files[-1].end():].count('File "') > 0:
+        return None
+    pkg = files[-1].group("pkg")
+    return (f"the installed {pkg} uses Python syntax this interpreter does not have: that {pkg} release was written "
+            "for a newer Python than the one running it",
+            f"run under the Python the {pkg} release requires (its python_requires; `python --version` names the one "
+            f"running), or install the {pkg} release that still supports this Python")
+
+
 def release_reading(text: str, pre: str) -> tuple[str, str] | None:
     """The first of the readings above that the root's line (and the traceback before it) shows."""
-    return gate_reading(text) or feature_type_skew(text, pre)
+    return gate_reading(text) or feature_type_skew(text, pre) or installed_syntax_error(text, pre)
