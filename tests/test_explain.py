@@ -480,7 +480,9 @@ REAL_LINES = [
      "numpy 1.x failing to import under numpy 2"),
     ("extension-abi-mismatch", "RuntimeError: operator torchvision::nms does not exist", "torchvision built for "
      "another torch"),
-    ("flash-attn-error", "ImportError: cannot import name 'flash_attn_varlen_qkvpacked_func' from 'flash_attn' "
+    # e-ver3: an import of a name another flash-attn release has is the versions (FAMILIES.md: an FA import failure
+    # is missing_package or version_check, never the attention kernel's family)
+    ("import-name-mismatch", "ImportError: cannot import name 'flash_attn_varlen_qkvpacked_func' from 'flash_attn' "
      "(/usr/local/lib/python3.10/site-packages/flash_attn/__init__.py)", "flash-attn 1.x under code for 2.x"),
     ("flash-attn-error", "ValueError: GPTBigCodeForCausalLM does not support Flash Attention 2.0 yet. Please request "
      "to add support", "transformers' _check_and_enable_flash_attn_2"),

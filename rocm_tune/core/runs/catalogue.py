@@ -2275,7 +2275,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "install the versions the runner pins (LLaMA-Factory: `pip install -e .[torch,metrics]` in its checkout; "
          "Axolotl/ms-swift: their requirements)",
          "`pip list | grep -iE 'transformers|peft|trl|accelerate|deepspeed'`",
-         (r"(?:ImportError: )?cannot import name '(\w+)' from '(?!flash_attn)([\w.]+)'(?! " + _shadowing_file(r"\2") + ")",
+         (r"(?:ImportError: )?cannot import name '(\w+)' from '([\w.]+)'(?! " + _shadowing_file(r"\2") + ")",
           # any dotted module a package lacks (issue 26, ex-ver; see missing-package): not torch's own build
           # components (torch-build-lacks-backend), DeepSpeed's compiled ops (deepspeed_build_jit) or namespace roots
           r"No module named '(?!torch\._C\._distributed|deepspeed\.ops\.[\w.]*_op\b)(?!" + _NAMESPACE_ROOTS + r")"
@@ -2939,7 +2939,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"Device\w*(?:Attention|Fmha|FMHA)\w*<.{0,600}> does not support this problem",
           r"[Ff]lash[-_ ]?[Aa]ttention\w*.{0,80}(?:not supported|unsupported|only supports).{0,80}(?:gfx|GPU|arch|ROCm|HIP)",
           r"flash_attn\S*: cannot open shared object", r"No module named '?flash_attn_\w*cuda",
-          r"cannot import name '\w+' from '?flash_attn", r"does not support Flash Attention 2\.0 yet",
+          r"does not support Flash Attention 2\.0 yet",
           r"flash_attn\S*\.whl is not a supported wheel on this platform",
           # ROCm/flash-attention's setup.py validate_and_update_archs: the arch first, then the verdict
           r"(?:is invalid or )?not supported by [Ff]lash[-_ ]?[Aa]ttention",

@@ -52,10 +52,12 @@ class Reading:
 def _tables() -> dict[str, tuple[str, str, dict[str, str], frozenset[str]]]:
     """runner -> (oldest release, newest release, name -> span, class names); loaded only for a refusal."""
     from rocm_tune.profiles.deepspeed_config_keys import DEEPSPEED_CONFIG_KEYS
+    from rocm_tune.profiles.launcher_args import LAUNCHER_ARGS   # e-ver3: the deepspeed launcher's flags
     from rocm_tune.profiles.runner_args import RUNNER_ARGS     # ~90 KB: only for a log with a refusal
     # e-skew2: DeepSpeed's pydantic config sections (extra="forbid") read like a runner's config classes
     return {r: (old, new, {n: s for s, names in spans.items() for n in names.split()}, frozenset(cls.split()))
-            for r, (old, new, spans, cls) in {**RUNNER_ARGS, "deepspeed": DEEPSPEED_CONFIG_KEYS}.items()}
+            for r, (old, new, spans, cls) in {**RUNNER_ARGS, "deepspeed": DEEPSPEED_CONFIG_KEYS,
+                                              **LAUNCHER_ARGS}.items()}
 
 
 def _flag_name(flag: str) -> str:
@@ -134,6 +136,8 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
     if ref.shape == "argparse":
         if re.match(r"accelerate\b", ref.cls):          # prog `accelerate <command> [<args>] launch:`
             return ("accelerate",)
+        if re.match(r"deepspeed:?$", ref.cls):           # e-ver3: the launcher's own flags (launcher/runner.py)
+            return ("deepspeed-launcher",)
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
         if ref.cls in _tables()["deepspeed"][3]:       # e-skew2: DeepSpeedZeroConfig, DeepSpeedZeroOffload*Config...
@@ -186,7 +190,8 @@ def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
 
 def _label(runner: str) -> str:
     from rocm_tune.profiles.runner_args import RUNNER_LABELS
-    return RUNNER_LABELS.get(runner, "DeepSpeed" if runner == "deepspeed" else runner)
+    return RUNNER_LABELS.get(runner, {"deepspeed": "DeepSpeed", "deepspeed-launcher": "DeepSpeed (its `deepspeed` "
+                                      "launcher)"}.get(runner, runner))
 
 
 def skew_sentence(rd: Reading) -> tuple[str, str]:

@@ -47,6 +47,7 @@ from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
+from rocm_tune.core.runs.diagnose import release_gates   # e-ver3
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
@@ -2363,6 +2364,13 @@ def _stacked_device_masks(blob: str) -> bool:
     return bool(_ROCR_MASK.search(blob) and _HIP_CUDA_MASK.search(blob))
 
 
+# e-ver3: a JIT-built op loaded from torch's extension cache that lacks a symbol of torch's own C++ library (c10, at,
+# torch, caffe2 namespaces) was compiled against another torch: the cache outlived a torch upgrade. FAMILIES.md: an
+# extension built for another torch is version_check; deepspeed_build_jit only when the op fails while compiling,
+# which the log shows as ninja's compile steps (`[1/3] c++ ...`, not `ninja: no work to do`).
+_STALE_JIT_OP = re.compile(r"torch_extensions[/\\](?P<dir>[^/\\\s]+)[/\\](?P<op>\w+)[/\\]\S+\.so: undefined symbol: "
+                           r"_ZN?K?(?:3c10|2at|5torch|6caffe2)")
+_COMPILED_HERE = re.compile(r"^\s*\[\d+/\d+\] \S*(?:c\+\+|g\+\+|gcc|nvcc|hipcc|clang\+\+)\b", re.M)
 _SONAME_MISSING = re.compile(r"\b(lib[\w+-]+?)\.so\.(\d+)(?:\.[\d.]+)?: cannot open shared object file")
 _LIB_IMPORTS_TORCH_PART = re.compile(r'[/\\](?:site|dist)-packages[/\\](?!torch[/\\])(\w+)[/\\][^"\n]*", line \d+, '
                                      r"in <module>\n[^\n]*\b(?:import|from) torch\.(?:distributed|_C)\b")
@@ -2529,11 +2537,52 @@ def _enum_reading(r: Diagnosis) -> enum_skew.EnumReading | None:
     for t in (r.first.text, r.first.context, *(h.text for h in r.evidence)):
         if t and "is not a valid" in t and (er := enum_skew.read_enum_refusal(t)) is not None:
             return er
+        if t and "invalid choice" in t and (er := enum_skew.read_choice_refusal(t)) is not None:
+            return er     # e-ver3: argparse's choices of an enum-typed option
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _release_patterns() -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """The catalogue's patterns of a stated requirement or an ABI break (not transformers' lazy-import wrapper)."""
+    return tuple((code, tuple(re.compile(p, cat.BY_CODE[code].flags) for p in cat.BY_CODE[code].patterns
+                              if "Failed to import" not in p))
+                 for code in ("extension-abi-mismatch", "version-required", "version-check-failed"))
+
+
+def _attention_release_words(r: Diagnosis) -> tuple[str, str] | None:
+    """e-ver3: a flash-attn/xformers failure whose own line states a version requirement or an ABI break (`Flash
+    Attention 2 requires flash-attn>=2.1.0`, `flash_attn 2.5.6 does not support torch 2.5, please install
+    flash_attn>=2.6.3`, `flash_attn_2_cuda...so: undefined symbol`): FAMILIES.md, the fix is a matching build or
+    release, not another attention implementation."""
+    text = r.first.context or r.first.text
+    for code, rxs in _release_patterns():
+        if any(rx.search(text) for rx in rxs):
+            return ("the attention library's failure states two releases that do not fit (" + cat.BY_CODE[code].title +
+                    "): "
+                    "flash-attn (or xformers) and torch/the GPU runtime are not builds of one another",
+                    "install the flash-attn (xformers) release or build the message names, made for the installed "
+                    "torch and its CUDA/ROCm (a wheel whose name matches torch's version and ABI, or a build from "
+                    "source against it); or the torch release that build was made for")
     return None
 
 
 def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
     """(title, fix) when the log shows the root is two releases that do not fit, else None."""
+    if r.family != "gpu_oom" and (said := release_gates.release_reading(r.first.context or r.first.text, r.first.pre)):
+        return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
+    if r.family == "flash_attn_error" and (said := _attention_release_words(r)) is not None:
+        return said
+    if r.code == "deepspeed-op-build-failed" and (m := _STALE_JIT_OP.search(r.first.text)) and \
+            not _COMPILED_HERE.search("\n".join([blob, r.first.pre])):
+        return (f"the cached op {m.group('op')} (torch_extensions/{m.group('dir')}) lacks a symbol of torch's C++ "
+                "library: it was compiled against another torch release than the installed one, and loaded from the "
+                "cache without a rebuild",
+                f"delete the op's cache (~/.cache/torch_extensions/{m.group('dir')}/{m.group('op')}, or "
+                "$TORCH_EXTENSIONS_DIR) so DeepSpeed rebuilds it for the installed torch; for ops prebuilt into the "
+                "wheel reinstall deepspeed against this torch (`pip install deepspeed --no-cache-dir`)")
+    if r.family == "unknown" and (said := release_gates.library_attribute(r.first.text)):
+        return said   # e-ver3: an attribute another release of a library's class has, nothing else known
     if r.code == "config-rejected" and (rank := run_shapes.injected_rank_skew([h.text for h in (r.first, *r.evidence)])):
         return rank   # e-new14: the launcher's --local_rank refused by a script of another release
     if r.code == "config-rejected" and (gone := _removed_training_args(r)):
@@ -2626,10 +2675,14 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     elif rd is not None and rd.runner:      # a config class's keyword, already the versions: say which release
         r.title, r.fix = arg_skew.skew_sentence(rd)
         return
+    elif (said := release_gates.gate_reading(r.first.context or r.first.text)) is not None:
+        r.title, r.fix = said   # e-ver3: already the versions; the library's own gate names which
+        return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and not (rd is not None and rd.runner) and \
-            (named := name_skew.removed_name(exception_hit(r).text)) is not None:
+            (named := name_skew.removed_name(exception_hit(r).text) or
+             name_skew.release_name(exception_hit(r).text)) is not None:
         r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
     elif r.family in ("config_error", "unknown") and r.code in _REFUSAL_CODES and \
             (er := _enum_reading(r)) is not None and er.span is None:

@@ -41,11 +41,33 @@ def _spans(cls: str) -> dict[str, tuple[str, str]]:
 
 def read_enum_refusal(text: str) -> EnumReading | None:
     """The enum refusal in text read against the releases of its library, else None (no refusal, an enum not read)."""
-    from rocm_tune.profiles.enum_values import ENUM_RELEASES, ENUM_VALUES
+    from rocm_tune.profiles.enum_values import ENUM_VALUES
     m = _REFUSAL.search(text)
     if m is None or m.group("cls") not in ENUM_VALUES:
         return None
-    cls, val = m.group("cls"), m.group("val")
+    return _reading(m.group("cls"), m.group("val"), m.group("list") or "")
+
+
+# e-ver3: argparse's refusal of a value outside an option's choices (HfArgumentParser's Enum fields, accelerate launch)
+_CHOICE = re.compile(r"error: argument (?:-\w+/)?--(?P<arg>[\w-]+)(?:/--?[\w-]+)*: invalid choice: (?P<q>['\"]?)"
+                     r"(?P<val>[^'\"\s]+)(?P=q) \(choose from (?P<list>[^)\n]*)\)")
+
+
+def read_choice_refusal(text: str) -> EnumReading | None:
+    """argparse's `invalid choice` for an option whose choices are an enum's values (profiles/enum_args.py), read
+    against that enum's releases like read_enum_refusal; None for another option."""
+    from rocm_tune.profiles.enum_args import ARG_ENUMS
+    m = _CHOICE.search(text)
+    if m is None or (cls := ARG_ENUMS.get(m.group("arg").replace("-", "_"))) is None:
+        return None
+    spans = _spans(cls)
+    val = next((v for v in (m.group("val"), m.group("val").upper(), m.group("val").lower()) if v in spans),
+               m.group("val"))
+    return _reading(cls, val, m.group("list"))
+
+
+def _reading(cls: str, val: str, listed_text: str) -> EnumReading | None:
+    from rocm_tune.profiles.enum_values import ENUM_RELEASES, ENUM_VALUES
     lib = ENUM_VALUES[cls][0]
     rels = ENUM_RELEASES[lib]
     spans = _spans(cls)
@@ -55,7 +77,7 @@ def read_enum_refusal(text: str) -> EnumReading | None:
             return None             # every release has it: not a release question (another enum, a patched install)
         before = rels[rels.index(first) - 1] if rels.index(first) > 0 else ""
         return EnumReading(cls, val, lib, (first, last), before)
-    listed = re.findall(r"['\"]([^'\"]+)['\"]", m.group("list") or "")
+    listed = re.findall(r"['\"]([^'\"]+)['\"]", listed_text)
     newest = listed or [v for v, (_, last) in spans.items() if last == rels[-1]]
     return EnumReading(cls, val, lib, None, close=tuple(difflib.get_close_matches(val, newest, n=3, cutoff=0.75)))
 

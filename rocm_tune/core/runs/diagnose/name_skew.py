@@ -50,3 +50,35 @@ def python_removed_module(line: str) -> tuple[str, str] | None:
             "interpreter's release",
             f"install the release of the importing package that supports Python {rel}+{shim}, or run it under a "
             f"Python older than {rel}")
+
+
+def _release_spans(lib: str) -> tuple[tuple[str, ...], dict[str, str]] | None:
+    from rocm_tune.profiles.release_names import RELEASE_NAMES     # generated: tools/build_added_names.py
+    if lib not in RELEASE_NAMES:
+        return None
+    rels, spans = RELEASE_NAMES[lib]
+    return rels, {n: s for s, names in spans.items() for n in names.split()}
+
+
+def release_name(line: str) -> tuple[str, str] | None:
+    """(title, fix) when the line fails to import a name of a library's package (`cannot import name 'X' from 'lib'`,
+    `module 'lib' has no attribute 'X'`) that some but not every release of it exports (profiles/release_names.py,
+    e-ver3): the release that added it, or the last that had it."""
+    imp = _IMPORT.search(line)
+    if imp is None or imp.group(5):
+        return None
+    name, lib = (imp.group(1), imp.group(2)) if imp.group(1) else (imp.group(4), imp.group(3))
+    got = _release_spans(lib)
+    if got is None or name not in got[1]:
+        return None
+    rels, span = got[0], got[1][name].split("..")
+    first, last = span[0].lstrip("v"), span[1].lstrip("v")
+    if span[1] == rels[-1] and span[0] != rels[0]:
+        return (f"{name} is exported by {lib} {first} and later: the code was written for a newer {lib} than the one "
+                "installed", f"upgrade {lib} to >= {first} (`pip install -U '{lib}>={first}'`, within the range the "
+                f"runner accepts), or use the release of the calling code made for the installed {lib}")
+    if span[1] != rels[-1]:
+        return (f"{name} was exported by {lib} {first} to {last} and removed later: the code was written for an older "
+                f"{lib} than the one installed", f"install {lib} <= {last} (`pip install '{lib}<={last}'`), or the "
+                f"release of the calling code made for the installed {lib} (its changelog names the replacement)")
+    return None
