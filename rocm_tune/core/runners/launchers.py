@@ -8,11 +8,13 @@ ms-swift scripts, ms-swift#5199). That is reported, not repaired.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
 
 from rocm_tune.core.runners import values
+from rocm_tune.profiles.command_wrappers import SHELL_VALUE_OPTS, SHELLS, WRAPPERS
 from rocm_tune.core.runners.common import Finding
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -430,39 +432,17 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                     exports[w] = shell_vars[w]
             continue
         env: dict[str, str] = {}
-        wrappers: list[str] = []
-        k = 0
-        # nohup / env / bash -c '...' wrappers
-        while k < len(toks):
-            w = toks[k].text
-            m = _ASSIGN.match(w)
-            if m:
-                env[m.group(1)] = _computed(computed, toks[k].line, w,
-                                            _expand(m.group(2), {**shell_vars, **exports, **env}))
-                k += 1
-            elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
-                wrappers.append(w)
-                k += 1
-            else:
-                break
+        k, wrappers, inner, lead = _unwrap(toks, env, {**shell_vars, **exports}, computed)
         if k == len(toks):       # plain assignments: shell variables for what follows, exported only if already so
             for name, value in env.items():
                 (exports if name in exports else shell_vars)[name] = value
             if cut is not None and cut[0] == "comment":
                 findings.append(_lost_prefixes(file, cut[1], list(env)))
             continue
-        if toks[k].text in ("bash", "sh") and k + 2 < len(toks) and toks[k + 1].text == "-c":
-            inner = parse_script(toks[k + 2].text, file)
-            base = toks[k + 2].line - 1
-            for c in inner.commands:
-                for t in c.tokens:
-                    t.line += base
-                c.line += base
-                c.env = {**env, **c.env}
-                commands.append(c)
-            findings += inner.findings
+        if inner is not None:    # `bash -c '...'`, `ssh host "..."`, `sbatch --wrap=...`: a command line of its own
+            commands += _inner_commands(inner, file, arrays, {**shell_vars, **exports, **env}, env, wrappers)
             continue
-        body = _split_unquoted(toks[k:], parts, {**shell_vars, **exports, **env}, computed)
+        body = lead + _split_unquoted(toks[k:], parts, {**shell_vars, **exports, **env}, computed)
         dropped_toks = _tokens(dropped) if dropped else []
         cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks, wrappers=tuple(wrappers))
         commands.append(cmd)
@@ -471,6 +451,156 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
                   shell_vars=shell_vars, computed=computed)
+
+
+def _inner_commands(inner: Token, file: str, arrays: dict[str, list[Token]], scope: dict[str, str],
+                    env: dict[str, str], wrappers: list[str]) -> list[Command]:
+    """The commands of a command line a wrapper hands to a shell (`bash -c '...'`, ssh's remote command), at the
+    lines of the file they are written on, with the wrapper's environment and names."""
+    sub = parse_script(inner.text, file, arrays, scope)
+    base = inner.line - 1
+    for c in sub.commands:
+        for t in c.tokens:
+            t.line += base
+        c.line += base
+        c.env = {**env, **c.env}
+        c.wrappers = tuple(wrappers) + c.wrappers
+    return sub.commands
+
+
+def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], computed: list | None
+            ) -> tuple[int, list[str], Token | None, list[Token]]:
+    """Where the command inside its wrappers starts: `A=1 srun -N 2 docker exec -e B=2 -w /w box torchrun ...`
+    -> (index of `torchrun`, [srun, docker], None, []). The prefixes' assignments and the environment the wrappers
+    pass in (docker -e, apptainer --env, SINGULARITYENV_/APPTAINERENV_, mpirun -x, srun --export) go into `env`.
+    A command line handed to a shell (`bash -c STR`, `ssh host STR`, `sbatch --wrap STR`) comes back as a Token;
+    `uv run -m mod` as the words `python -m` to put before `mod`. A wrapper that runs no command (`docker ps`,
+    a bare `nohup`) is the command itself."""
+    k, n, wrappers = 0, len(toks), []
+    while k < n:
+        w = toks[k].text
+        m = _ASSIGN.match(w)
+        if m:
+            env[m.group(1)] = _computed(computed, toks[k].line, w, _expand(m.group(2), {**scope, **env}))
+            k += 1
+            continue
+        base = os.path.basename(w)
+        if base in SHELLS:
+            at = _shell_c(toks, k + 1)
+            return (k, wrappers, None, []) if at is None else (at, wrappers + [base], toks[at], [])
+        spec = WRAPPERS.get(base)
+        got = _wrapper_end(spec, toks, k + 1, env, {**scope, **env}) if spec is not None else None
+        if got is None:
+            break
+        j, inner, module = got
+        wrappers.append(base)
+        for prefix in spec.get("env_prefixes", ()):    # SINGULARITYENV_X=1: X=1 in the container
+            env.update({key[len(prefix):]: v for key, v in {**scope, **env}.items() if key.startswith(prefix)})
+        if inner is not None:
+            return j, wrappers, inner, []
+        if module:
+            return j, wrappers, None, [Token("python", toks[j].line), Token("-m", toks[j].line)]
+        k = j
+    return k, wrappers, None, []
+
+
+def _shell_c(toks: list[Token], j: int) -> int | None:
+    """`bash [-l] [-o opt] -c STR` / `sh -lc STR`: the index of STR, else None (`bash script.sh` runs a file)."""
+    has_c = False
+    while j < len(toks) and toks[j].text[:1] in "-+" and len(toks[j].text) > 1:
+        w = toks[j].text
+        if w in SHELL_VALUE_OPTS:
+            j += 2
+            continue
+        has_c = has_c or (not w.startswith("--") and "c" in w[1:])
+        j += 1
+    return j if has_c and j < len(toks) else None
+
+
+def _wrapper_end(spec: dict, toks: list[Token], j: int, env: dict[str, str], scope: dict[str, str]
+                 ) -> tuple[int, Token | None, bool] | None:
+    """(index of the command the wrapper runs, the command line it hands to a shell, `-m`) for the wrapper whose
+    name is at j - 1; None when it runs none (another subcommand, nothing after its options)."""
+    n = len(toks)
+    subs = spec["sub"]
+    if subs:
+        sub = next((s for s in subs if [t.text for t in toks[j:j + len(s)]] == list(s)), None)
+        if sub is None:
+            return None
+        j += len(sub)
+    module, inner = False, None
+    while j < n and toks[j].text.startswith("-") and toks[j].text not in ("-", "--"):
+        w = toks[j].text
+        name, _, value = w.partition("=") if w.startswith("--") else (w, "", "")
+        if name in spec.get("string_opts", ()):
+            text = value if "=" in w else (toks[j + 1].text if j + 1 < n else "")
+            inner = Token(text, toks[j].line)
+        module = module or name in spec.get("module", ())
+        j += _option_words(spec, toks, j, env, scope)
+    if inner is not None:
+        return j, inner, False
+    if spec.get("after_dashdash"):
+        dd = next((i for i in range(j, n) if toks[i].text == "--"), None)
+        if dd is None:
+            return None
+        j = dd + 1
+    elif j < n and toks[j].text == "--":
+        j += 1
+    j += spec["positionals"]
+    if spec.get("string") and j < n:
+        return j, Token(" ".join(t.text for t in toks[j:]), toks[j].line), False
+    return (j, None, module) if j < n else None
+
+
+def _option_words(spec: dict, toks: list[Token], j: int, env: dict[str, str], scope: dict[str, str]) -> int:
+    """How many words the wrapper's option at j takes (itself and its values); the environment it passes in
+    goes into `env`. A cluster of short options (`-it`, `-dit`) ends at the first one that takes a value, the
+    rest of the word (`-oL`, `-N0`) or the next word being that value."""
+    w, n = toks[j].text, len(toks)
+    nxt = toks[j + 1].text if j + 1 < n else ""
+    if w.startswith("--") and "=" in w:
+        name, value = w.split("=", 1)
+        _wrapper_env(spec, name, value, env, scope)
+        return 1
+    if w in spec.get("two_values", ()):
+        return 3
+    if w in spec.get("env_pairs", ()):
+        if j + 2 < n:
+            env[nxt] = _expand(toks[j + 2].text, scope)
+        return 3
+    if w in spec["value"]:
+        _wrapper_env(spec, w, nxt, env, scope)
+        return 2
+    if w in spec["flags"]:
+        return 1
+    if not w.startswith("--") and len(w) > 2:
+        for i, ch in enumerate(w[1:], 1):
+            opt = "-" + ch
+            if opt in spec["value"] or (opt not in spec["flags"] and spec["unknown_takes_value"]):
+                if w[i + 1:]:
+                    _wrapper_env(spec, opt, w[i + 1:], env, scope)
+                    return 1
+                _wrapper_env(spec, opt, nxt, env, scope)
+                return 2
+        return 1
+    return 2 if spec["unknown_takes_value"] else 1
+
+
+_ENV_ITEM = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
+def _wrapper_env(spec: dict, option: str, value: str, env: dict[str, str], scope: dict[str, str]) -> None:
+    """`-e KEY=VAL` / `--env KEY=VAL` / `-x KEY=VAL` set KEY in the command's environment; `-e KEY` passes the
+    caller's KEY; apptainer's --env and srun's --export take several, comma-separated (`ALL,A=1,B=2`)."""
+    if option not in spec.get("env", ()) and option not in spec.get("export", ()):
+        return
+    items = _ENV_ITEM.split(value) if spec.get("env_csv") else [value]
+    for item in items:
+        key, eq, val = item.partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            env[key] = _expand(val, scope)
+        elif key in scope and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            env[key] = scope[key]
 
 
 _WHOLE_VAR = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
