@@ -418,39 +418,81 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     findings: list[Finding] = []
     commands: list[Command] = []
     computed: list[tuple[int, str, str]] = []
+    fed: dict[int, tuple[dict[str, str], tuple[str, ...]]] = {}     # heredoc lines -> the wrapped shell reading them
     for start, parts, dropped, cut in _logical_lines(lines):
         toks = _with_arrays(_tokens(parts), arrays)
-        if not toks:
-            continue
-        words = [t.text for t in toks]
-        if words[0] == "export":
-            for w in words[1:]:
-                m = _ASSIGN.match(w)
-                if m:
-                    exports[m.group(1)] = _computed(computed, start, w, _expand(m.group(2), {**shell_vars, **exports}))
-                elif w in shell_vars:          # export VAR (assigned before)
-                    exports[w] = shell_vars[w]
-            continue
-        env: dict[str, str] = {}
-        k, wrappers, inner, lead = _unwrap(toks, env, {**shell_vars, **exports}, computed)
-        if k == len(toks):       # plain assignments: shell variables for what follows, exported only if already so
-            for name, value in env.items():
-                (exports if name in exports else shell_vars)[name] = value
-            if cut is not None and cut[0] == "comment":
-                findings.append(_lost_prefixes(file, cut[1], list(env)))
-            continue
-        if inner is not None:    # `bash -c '...'`, `ssh host "..."`, `sbatch --wrap=...`: a command line of its own
-            commands += _inner_commands(inner, file, arrays, {**shell_vars, **exports, **env}, env, wrappers)
-            continue
-        body = lead + _split_unquoted(toks[k:], parts, {**shell_vars, **exports, **env}, computed)
-        dropped_toks = _tokens(dropped) if dropped else []
-        cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks, wrappers=tuple(wrappers))
-        commands.append(cmd)
-        if cut is not None and dropped_toks:
-            findings.append(_cut_finding(file, cut, dropped_toks))
-            cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
+        for n_seg, (seg, last) in enumerate(_segments(toks)):
+            if seg[0].text == "export":
+                _export(seg, start, exports, shell_vars, computed)
+                continue
+            env: dict[str, str] = dict(fed[start][0]) if start in fed else {}
+            k, wrappers, inner, lead = _unwrap(seg, env, {**shell_vars, **exports}, computed)
+            wrappers = list(fed[start][1] if start in fed else ()) + wrappers
+            if inner is not None:    # `bash -c '...'`, `ssh host "..."`, `sbatch --wrap=...`: a command line of its own
+                commands += _inner_commands(inner, file, arrays, {**shell_vars, **exports, **env}, env, wrappers)
+                continue
+            if k == len(seg):    # plain assignments: shell variables for what follows, exported only if already so
+                for name, value in env.items():
+                    (exports if name in exports else shell_vars)[name] = value
+                if last and cut is not None and cut[0] == "comment":
+                    findings.append(_lost_prefixes(file, cut[1], list(env)))
+                continue
+            body = lead + _split_unquoted(seg[k:], parts, {**shell_vars, **exports, **env}, computed)
+            dropped_toks = _tokens(dropped) if dropped and last else []
+            cmd = Command(tokens=body, env=env, line=seg[0].line if n_seg else start, dropped=dropped_toks,
+                          wrappers=tuple(wrappers))
+            commands.append(cmd)
+            _feeds_heredoc(cmd, parts, lines, fed)
+            if cut is not None and dropped_toks:
+                findings.append(_cut_finding(file, cut, dropped_toks))
+                cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
                   shell_vars=shell_vars, computed=computed)
+
+
+_SEPARATORS = ("&&", "||", ";", "|", "&")
+
+
+def _segments(toks: list[Token]):
+    """(words, is it the last) of each command in a list (`cd /w && A=1 torchrun ...; echo done`, `... | tee log`,
+    `... &`): bash runs each on its own, with its own prefixes."""
+    segs: list[list[Token]] = [[]]
+    for t in toks:
+        if t.text in _SEPARATORS:
+            segs.append([])
+        elif t.text.endswith(";") and not t.text.endswith("\\;") and len(t.text) > 1:
+            segs[-1].append(Token(t.text[:-1], t.line))
+            segs.append([])
+        else:
+            segs[-1].append(t)
+    kept = [s for s in segs if s]
+    return [(s, i == len(kept) - 1) for i, s in enumerate(kept)]
+
+
+def _export(words: list[Token], line: int, exports: dict[str, str], shell_vars: dict[str, str],
+            computed: list) -> None:
+    """`export A=1 B` (B assigned before): into the environment of the commands after it."""
+    for t in words[1:]:
+        m = _ASSIGN.match(t.text)
+        if m:
+            exports[m.group(1)] = _computed(computed, line, t.text, _expand(m.group(2), {**shell_vars, **exports}))
+        elif t.text in shell_vars:
+            exports[t.text] = shell_vars[t.text]
+
+
+def _feeds_heredoc(cmd: Command, parts: list[tuple[int, str]], lines: list[str],
+                   fed: dict[int, tuple[dict[str, str], tuple[str, ...]]]) -> None:
+    """`docker exec -i -e A=1 box bash <<EOF` + lines + `EOF`: the shell in the container runs those lines, with the
+    environment and the wrappers of the command feeding them."""
+    if not cmd.tokens or os.path.basename(cmd.tokens[0].text) not in SHELLS or not (cmd.env or cmd.wrappers):
+        return
+    m = _HEREDOC.search(_strip_comment(parts[-1][1]))
+    if m is None:
+        return
+    for no in range(parts[-1][0] + 1, len(lines) + 1):
+        if lines[no - 1].strip() == m.group(2):
+            break
+        fed[no] = (dict(cmd.env), cmd.wrappers)
 
 
 def _inner_commands(inner: Token, file: str, arrays: dict[str, list[Token]], scope: dict[str, str],
