@@ -518,7 +518,8 @@ def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], compu
     A command line handed to a shell (`bash -c STR`, `ssh host STR`, `sbatch --wrap STR`) comes back as a Token;
     `uv run -m mod` as the words `python -m` to put before `mod`. A wrapper that runs no command (`docker ps`,
     a bare `nohup`) is the command itself."""
-    k, n, wrappers = 0, len(toks), []
+    k, n = 0, len(toks)
+    wrappers: list[str] = []
     while k < n:
         w = toks[k].text
         m = _ASSIGN.match(w)
@@ -531,8 +532,8 @@ def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], compu
             at = _shell_c(toks, k + 1)
             return (k, wrappers, None, []) if at is None else (at, wrappers + [base], toks[at], [])
         spec = WRAPPERS.get(base)
-        got = _wrapper_end(spec, toks, k + 1, env, {**scope, **env}) if spec is not None else None
-        if got is None:
+        got = None if spec is None else _wrapper_end(spec, toks, k + 1, env, {**scope, **env})
+        if spec is None or got is None:
             break
         j, inner, module = got
         wrappers.append(base)
