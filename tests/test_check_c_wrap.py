@@ -55,6 +55,18 @@ def test_docker_run_options_are_not_the_command_and_its_env_counts():
     assert (job.gpus.value, job.gpus.native) == (4, "HIP_VISIBLE_DEVICES")   # -e reaches llamafactory-cli
 
 
+def test_docker_env_file_given_beside_counts_and_minus_e_wins():
+    run = "docker run --env-file ./rocm.env -e NCCL_DEBUG=WARN rocm/pytorch llamafactory-cli train qwen_lora.yaml\n"
+    assert _one(run).env_files == ("./rocm.env",)
+    env = "# GPUs for this job\nHIP_VISIBLE_DEVICES=0,1,2,3,4,5\nNCCL_DEBUG=INFO\nHF_TOKEN\n"
+    job = read_texts({"run.sh": run, "conf/rocm.env": env, "qwen_lora.yaml": LF_YAML})
+    assert (job.gpus.value, job.gpus.native) == (6, "HIP_VISIBLE_DEVICES")
+    assert "format-unknown" not in {f.code for f in job.findings}         # the env file is read, not refused
+    assert any("rocm.env" in n and "--env-file" in n for n in job.notes)
+    alone = read_texts({"run.sh": run, "qwen_lora.yaml": LF_YAML})        # not given: nothing assumed
+    assert alone.gpus is None or alone.gpus.native != "HIP_VISIBLE_DEVICES"
+
+
 def test_docker_exec_podman_and_compose_run():
     assert _one("docker exec -it -u root -w /w trainer torchrun --nproc_per_node 8 train.py\n").argv[0] == "torchrun"
     pod = _one("podman run --rm --device /dev/kfd --device /dev/dri --security-opt label=disable -v ./:/w:Z "

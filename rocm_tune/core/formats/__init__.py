@@ -371,6 +371,19 @@ def _launch_settings(job: Job, cmd: shell.Command, launch_flags: dict[str, tuple
                                                      "accelerate launch", "flag")
 
 
+def _env_files(job: Job, cmd: shell.Command) -> dict[str, str]:
+    """The variables of the --env-file(s) the command's wrapper names (`docker run --env-file x.env`), when the file
+    is given (matched by its name); its own -e values win (Docker CLI reference, "Set environment variables")."""
+    out: dict[str, str] = {}
+    for ref in cmd.env_files:
+        path = next((p for p in job.files if os.path.basename(p) == os.path.basename(ref)), None)
+        if path is not None:
+            out.update(shell.env_file_values(job.files[path]))
+            job.notes.append(f"{path}: the --env-file of the command on line {cmd.line}: its variables are "
+                             "that command's environment")
+    return out
+
+
 def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script) -> None:
     argv = cmd.argv
     hit = _entry(argv)
@@ -381,7 +394,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     job.lf_launch = entry == "lf_launch"
     pre = cmd.tokens[:idx]
     prog = cmd.tokens[idx + 1:]
-    env = {**script.exports, **cmd.env}
+    env = {**script.exports, **_env_files(job, cmd), **cmd.env}
     # the launcher and its flags (everything before the program)
     launch_flags: dict[str, tuple[str, int]] = {}
     for i, t in enumerate(pre):
@@ -1575,6 +1588,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             _read_nanogpt_config(job, text, p, texts)
         elif _read_training_args_file(job, text, p):
             pass
+        elif shell.is_env_file(text) and any("--env-file" in t and os.path.basename(p) in t for t in texts.values()):
+            pass                       # read with the command whose wrapper names it (_env_files)
         else:
             job.findings.append(Finding.of("format-unknown", p, None,
                                            "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "

@@ -37,6 +37,7 @@ class Command:
     cut_line: int | None = None                           # the line that cut them
     cut_kind: str | None = None                           # comment | space
     wrappers: tuple[str, ...] = ()                        # nohup / env / exec / time / srun before the command
+    env_files: tuple[str, ...] = ()                       # docker/apptainer/uv --env-file FILE: its variables count
 
     @property
     def argv(self) -> list[str]:
@@ -426,10 +427,12 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 _export(seg, start, exports, shell_vars, computed)
                 continue
             env: dict[str, str] = dict(fed[start][0]) if start in fed else {}
-            k, wrappers, inner, lead = _unwrap(seg, env, {**shell_vars, **exports}, computed)
+            env_files: list[str] = []
+            k, wrappers, inner, lead = _unwrap(seg, env, {**shell_vars, **exports}, computed, env_files)
             wrappers = list(fed[start][1] if start in fed else ()) + wrappers
             if inner is not None:    # `bash -c '...'`, `ssh host "..."`, `sbatch --wrap=...`: a command line of its own
-                commands += _inner_commands(inner, file, arrays, {**shell_vars, **exports, **env}, env, wrappers)
+                commands += _inner_commands(inner, file, arrays, {**shell_vars, **exports, **env}, env, wrappers,
+                                            env_files)
                 continue
             if k == len(seg):    # plain assignments: shell variables for what follows, exported only if already so
                 for name, value in env.items():
@@ -440,7 +443,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             body = lead + _split_unquoted(seg[k:], parts, {**shell_vars, **exports, **env}, computed)
             dropped_toks = _tokens(dropped) if dropped and last else []
             cmd = Command(tokens=body, env=env, line=seg[0].line if n_seg else start, dropped=dropped_toks,
-                          wrappers=tuple(wrappers))
+                          wrappers=tuple(wrappers), env_files=tuple(env_files))
             commands.append(cmd)
             _feeds_heredoc(cmd, parts, lines, fed)
             if cut is not None and dropped_toks:
@@ -496,7 +499,7 @@ def _feeds_heredoc(cmd: Command, parts: list[tuple[int, str]], lines: list[str],
 
 
 def _inner_commands(inner: Token, file: str, arrays: dict[str, list[Token]], scope: dict[str, str],
-                    env: dict[str, str], wrappers: list[str]) -> list[Command]:
+                    env: dict[str, str], wrappers: list[str], env_files: list[str]) -> list[Command]:
     """The commands of a command line a wrapper hands to a shell (`bash -c '...'`, ssh's remote command), at the
     lines of the file they are written on, with the wrapper's environment and names."""
     sub = parse_script(inner.text, file, arrays, scope)
@@ -507,14 +510,16 @@ def _inner_commands(inner: Token, file: str, arrays: dict[str, list[Token]], sco
         c.line += base
         c.env = {**env, **c.env}
         c.wrappers = tuple(wrappers) + c.wrappers
+        c.env_files = tuple(env_files) + c.env_files
     return sub.commands
 
 
-def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], computed: list | None
-            ) -> tuple[int, list[str], Token | None, list[Token]]:
+def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], computed: list | None,
+            env_files: list[str]) -> tuple[int, list[str], Token | None, list[Token]]:
     """Where the command inside its wrappers starts: `A=1 srun -N 2 docker exec -e B=2 -w /w box torchrun ...`
     -> (index of `torchrun`, [srun, docker], None, []). The prefixes' assignments and the environment the wrappers
-    pass in (docker -e, apptainer --env, SINGULARITYENV_/APPTAINERENV_, mpirun -x, srun --export) go into `env`.
+    pass in (docker -e, apptainer --env, SINGULARITYENV_/APPTAINERENV_, mpirun -x, srun --export) go into `env`,
+    the files their --env-file names into `env_files`.
     A command line handed to a shell (`bash -c STR`, `ssh host STR`, `sbatch --wrap STR`) comes back as a Token;
     `uv run -m mod` as the words `python -m` to put before `mod`. A wrapper that runs no command (`docker ps`,
     a bare `nohup`) is the command itself."""
@@ -532,7 +537,7 @@ def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], compu
             at = _shell_c(toks, k + 1)
             return (k, wrappers, None, []) if at is None else (at, wrappers + [base], toks[at], [])
         spec = WRAPPERS.get(base)
-        got = None if spec is None else _wrapper_end(spec, toks, k + 1, env, {**scope, **env})
+        got = None if spec is None else _wrapper_end(spec, toks, k + 1, env, {**scope, **env}, env_files)
         if spec is None or got is None:
             break
         j, inner, module = got
@@ -560,8 +565,8 @@ def _shell_c(toks: list[Token], j: int) -> int | None:
     return j if has_c and j < len(toks) else None
 
 
-def _wrapper_end(spec: dict, toks: list[Token], j: int, env: dict[str, str], scope: dict[str, str]
-                 ) -> tuple[int, Token | None, bool] | None:
+def _wrapper_end(spec: dict, toks: list[Token], j: int, env: dict[str, str], scope: dict[str, str],
+                 env_files: list[str]) -> tuple[int, Token | None, bool] | None:
     """(index of the command the wrapper runs, the command line it hands to a shell, `-m`) for the wrapper whose
     name is at j - 1; None when it runs none (another subcommand, nothing after its options)."""
     n = len(toks)
@@ -579,6 +584,8 @@ def _wrapper_end(spec: dict, toks: list[Token], j: int, env: dict[str, str], sco
             text = value if "=" in w else (toks[j + 1].text if j + 1 < n else "")
             inner = Token(text, toks[j].line)
         module = module or name in spec.get("module", ())
+        if name in spec.get("env_files", ()):
+            env_files.append(_expand(value if "=" in w else (toks[j + 1].text if j + 1 < n else ""), scope))
         j += _option_words(spec, toks, j, env, scope)
     if inner is not None:
         return j, inner, False
@@ -630,6 +637,24 @@ def _option_words(spec: dict, toks: list[Token], j: int, env: dict[str, str], sc
 
 
 _ENV_ITEM = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
+def env_file_values(text: str) -> dict[str, str]:
+    """A docker/apptainer --env-file: `KEY=VALUE` a line, `#` comment lines and blank lines skipped, the value as
+    written (docker does not strip quotes); a bare `KEY` passes the caller's value (not known here)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _ASSIGN.match(line.strip().removeprefix("export "))
+        if m and not line.lstrip().startswith("#"):
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def is_env_file(text: str) -> bool:
+    """Every line a `KEY=VALUE`, a bare `KEY`, a comment or blank: what --env-file reads."""
+    lines = [t.strip() for t in text.splitlines() if t.strip() and not t.strip().startswith("#")]
+    return bool(lines) and all(_ASSIGN.match(t.removeprefix("export ")) or re.fullmatch(r"[A-Za-z_]\w*", t)
+                               for t in lines)
 
 
 def _wrapper_env(spec: dict, option: str, value: str, env: dict[str, str], scope: dict[str, str]) -> None:
