@@ -191,6 +191,13 @@ def test_heredoc_fed_to_a_shell_in_a_container():
     assert read_texts({"run.sh": text}).runner == "torchtune"
 
 
+def test_command_lists_pipes_and_loops():
+    cmds = parse_script("for seed in 1 2; do HIP_VISIBLE_DEVICES=0 python train.py --seed $seed | tee log; done\n"
+                        "cd /w && A=1 torchrun --nproc_per_node 2 train.py; echo done\n", "run.sh").commands
+    assert [c.argv[0] for c in cmds] == ["for", "python", "tee", "done", "cd", "torchrun", "echo"]
+    assert cmds[1].env == {"HIP_VISIBLE_DEVICES": "0"} and cmds[5].env == {"A": "1"} and cmds[5].line == 2
+
+
 # --- a verl trainer under another package name --------------------------------------------------------------------
 def test_verl_trainer_vendored_under_another_name():
     text = ("srun --overlap --nodes=2 --ntasks=1 -w node0 docker exec -w /data/code trainer \\\n"

@@ -454,6 +454,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
 
 
 _SEPARATORS = ("&&", "||", ";", "|", "&")
+_KEYWORDS = ("do", "then", "else", "!", "{")      # bash reserved words a command may follow on its line
 
 
 def _segments(toks: list[Token]):
@@ -530,6 +531,9 @@ def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], compu
         m = _ASSIGN.match(w)
         if m:
             env[m.group(1)] = _computed(computed, toks[k].line, w, _expand(m.group(2), {**scope, **env}))
+            k += 1
+            continue
+        if w in _KEYWORDS and k + 1 < n:      # `for ...; do torchrun ...; done`: the command after the keyword
             k += 1
             continue
         base = os.path.basename(w)
