@@ -5,7 +5,9 @@ Each entry: ``sub`` (the subcommand word(s) that make it run a command: ``docker
 always does), ``value`` (options followed by a value, ``-v a:b`` / ``--name x``), ``flags`` (options without one),
 ``unknown_takes_value`` (how an option missing from both is read), ``positionals`` (words between the options and
 the command: the image, the container, the host, the duration, the CPU mask), ``env`` (options whose ``KEY=VAL``
-value is set in the command's environment), ``env_pairs`` (options followed by ``KEY VAL``), ``env_csv`` (the env option takes several, comma-separated), ``two_values``
+value is set in the command's environment), ``env_pairs`` (options followed by ``KEY VAL``), ``env_csv`` (the env
+option takes several, comma-separated), ``env_files`` (options naming a file of ``KEY=VAL`` lines),
+``env_prefixes`` (exported ``PREFIX_KEY`` variables the container sees as ``KEY``), ``two_values``
 (options followed by two words), ``after_dashdash`` (the command follows ``--``), ``string`` (the rest is one
 command line for a shell on the other side, as ssh sends it), ``module`` (options meaning "run this module":
 ``uv run -m``), ``string_opts`` (an option whose value is a command line: ``sbatch --wrap``).
