@@ -137,6 +137,20 @@ def test_mpirun_options_and_exported_env():
     assert hydra.argv[:2] == ["accelerate", "launch"] and hydra.env == {"HIP_VISIBLE_DEVICES": "0,1"}
 
 
+@pytest.mark.parametrize("script,gpus,native", [
+    ("srun --ntasks-per-node=8 --gpus-per-node=8 python train.py", 8, "srun --ntasks-per-node"),
+    ("#SBATCH --nodes=2\nsrun -n 16 -c 7 python train.py", 8, "srun -n"),          # 16 ranks over the job's 2 nodes
+    ("srun -N 2 -n8 python train.py", 4, "srun -n"),
+    ("mpirun -np 4 --bind-to none python train.py", 4, "mpirun -np"),
+    ("mpiexec -n 8 -ppn 4 python train.py", 4, "mpiexec -ppn"),
+    ("mpirun -np 16 -H a:8,b:8 python train.py", 1, "python"),   # hosts named: per node not known from -np alone
+    ("srun python train.py", 1, "python"),
+])
+def test_ranks_srun_and_mpirun_start_of_a_plain_program(script, gpus, native):
+    job = read_texts({"run.sh": script + " --model_name_or_path Qwen/Qwen2.5-7B --deepspeed ds.json\n"})
+    assert (job.gpus.value, job.gpus.native) == (gpus, native)
+
+
 def test_ray_job_submit_and_kubectl_exec_run_what_follows_the_dashes():
     ray = ("ray job submit --address=http://127.0.0.1:8265 --runtime-env-json='{\"working_dir\": \".\"}' -- "
            "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=Qwen/Qwen2.5-3B-Instruct "

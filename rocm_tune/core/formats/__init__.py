@@ -443,7 +443,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     if runner == "megatron" and entry.startswith("megatron "):
         _swift_image_caps(job, env, file, cmd.line)     # `megatron sft` runs ms-swift's templates
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
-        g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
+        ranks = shell.ranks_per_node(cmd, as_int(script.sbatch.get("--nodes", script.sbatch.get("-N", ("", 0)))[0]))
+        g = Setting("gpus", ranks[0], file, cmd.line, ranks[1], "flag") if ranks else \
+            Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
         job.gpus = g
     _bad_count(job, runner, launch_flags, env, file, cmd.line)

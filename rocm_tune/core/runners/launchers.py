@@ -38,6 +38,7 @@ class Command:
     cut_kind: str | None = None                           # comment | space
     wrappers: tuple[str, ...] = ()                        # nohup / env / exec / time / srun before the command
     env_files: tuple[str, ...] = ()                       # docker/apptainer/uv --env-file FILE: its variables count
+    wrapper_args: dict[str, list[str]] = field(default_factory=dict)   # srun / mpirun -> their own options
 
     @property
     def argv(self) -> list[str]:
@@ -428,7 +429,8 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
                 continue
             env: dict[str, str] = dict(fed[start][0]) if start in fed else {}
             env_files: list[str] = []
-            k, wrappers, inner, lead = _unwrap(seg, env, {**shell_vars, **exports}, computed, env_files)
+            wargs: dict[str, list[str]] = {}
+            k, wrappers, inner, lead = _unwrap(seg, env, {**shell_vars, **exports}, computed, env_files, wargs)
             wrappers = list(fed[start][1] if start in fed else ()) + wrappers
             if inner is not None:    # `bash -c '...'`, `ssh host "..."`, `sbatch --wrap=...`: a command line of its own
                 commands += _inner_commands(inner, file, arrays, {**shell_vars, **exports, **env}, env, wrappers,
@@ -443,7 +445,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
             body = lead + _split_unquoted(seg[k:], parts, {**shell_vars, **exports, **env}, computed)
             dropped_toks = _tokens(dropped) if dropped and last else []
             cmd = Command(tokens=body, env=env, line=seg[0].line if n_seg else start, dropped=dropped_toks,
-                          wrappers=tuple(wrappers), env_files=tuple(env_files))
+                          wrappers=tuple(wrappers), env_files=tuple(env_files), wrapper_args=wargs)
             commands.append(cmd)
             _feeds_heredoc(cmd, parts, lines, fed)
             if cut is not None and dropped_toks:
@@ -516,11 +518,11 @@ def _inner_commands(inner: Token, file: str, arrays: dict[str, list[Token]], sco
 
 
 def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], computed: list | None,
-            env_files: list[str]) -> tuple[int, list[str], Token | None, list[Token]]:
+            env_files: list[str], wargs: dict[str, list[str]]) -> tuple[int, list[str], Token | None, list[Token]]:
     """Where the command inside its wrappers starts: `A=1 srun -N 2 docker exec -e B=2 -w /w box torchrun ...`
     -> (index of `torchrun`, [srun, docker], None, []). The prefixes' assignments and the environment the wrappers
     pass in (docker -e, apptainer --env, SINGULARITYENV_/APPTAINERENV_, mpirun -x, srun --export) go into `env`,
-    the files their --env-file names into `env_files`.
+    the files their --env-file names into `env_files`, each wrapper's own option words into `wargs`.
     A command line handed to a shell (`bash -c STR`, `ssh host STR`, `sbatch --wrap STR`) comes back as a Token;
     `uv run -m mod` as the words `python -m` to put before `mod`. A wrapper that runs no command (`docker ps`,
     a bare `nohup`) is the command itself."""
@@ -546,6 +548,7 @@ def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], compu
             break
         j, inner, module = got
         wrappers.append(base)
+        wargs.setdefault(base, [t.text for t in toks[k + 1:j]])
         for prefix in spec.get("env_prefixes", ()):    # SINGULARITYENV_X=1: X=1 in the container
             env.update({key[len(prefix):]: v for key, v in {**scope, **env}.items() if key.startswith(prefix)})
         if inner is not None:
@@ -641,6 +644,54 @@ def _option_words(spec: dict, toks: list[Token], j: int, env: dict[str, str], sc
 
 
 _ENV_ITEM = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
+_RANKS = {"srun": (("--ntasks-per-node",), ("-n", "--ntasks"), ("-N", "--nodes"), ()),
+          "mpi": (("-npernode", "--npernode", "-N", "-ppn"), ("-np", "-n", "--np", "-c"), (),
+                  ("-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "--machinefile", "-f", "-hosts"))}
+
+
+def ranks_per_node(cmd: Command, nodes: int | None) -> tuple[int, str] | None:
+    """(processes per node, the option) that srun / mpirun start of a program without a launcher of its own
+    (`srun --ntasks-per-node=8 python train.py`: 8 ranks, one per GPU, torch.distributed reading SLURM_*/OMPI_*):
+    srun(1) --ntasks-per-node / -n over -N (or the job's nodes); mpirun(1) -npernode / -N, mpiexec.hydra -ppn,
+    -np on one host (none named)."""
+    for name, words in cmd.wrapper_args.items():
+        kind = "srun" if name in ("srun", "salloc") else "mpi" if name.startswith(("mpirun", "mpiexec", "orterun")) \
+            else None
+        if kind is None:
+            continue
+        per_node, total, node_opts, hosts = _RANKS[kind]
+        opts = _option_values(words, WRAPPERS[name])
+        n_nodes = next((int(opts[o]) for o in node_opts if opts.get(o, "").isdigit()), nodes)
+        for o in per_node:
+            if opts.get(o, "").isdigit() and int(opts[o]) > 0:
+                return int(opts[o]), f"{name} {o}"
+        for o in total:
+            v = int(opts[o]) if opts.get(o, "").isdigit() else 0
+            if v > 0 and not any(h in opts for h in hosts) and (n_nodes or 1) > 0 and v % (n_nodes or 1) == 0:
+                return v // (n_nodes or 1), f"{name} {o}"
+    return None
+
+
+def _option_values(words: list[str], spec: dict) -> dict[str, str]:
+    """{option: value} of a wrapper's own option words (`--ntasks-per-node=8`, `-n 8`, `-n8`, `-np 8`)."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w.startswith("--") and "=" in w:
+            k, v = w.split("=", 1)
+            out[k] = v
+        elif w in spec["value"] and i + 1 < len(words):
+            out[w] = words[i + 1]
+            i += 1
+        elif w.startswith("-") and not w.startswith("--") and len(w) > 2 and w[:2] in spec["value"]:
+            out[w[:2]] = w[2:]
+        elif w.startswith("-"):
+            out.setdefault(w, "")
+        i += 1
+    return out
 
 
 def env_file_values(text: str) -> dict[str, str]:
