@@ -371,6 +371,19 @@ def _launch_settings(job: Job, cmd: shell.Command, launch_flags: dict[str, tuple
                                                      "accelerate launch", "flag")
 
 
+def _env_files(job: Job, cmd: shell.Command) -> dict[str, str]:
+    """The variables of the --env-file(s) the command's wrapper names (`docker run --env-file x.env`), when the file
+    is given (matched by its name); its own -e values win (Docker CLI reference, "Set environment variables")."""
+    out: dict[str, str] = {}
+    for ref in cmd.env_files:
+        path = next((p for p in job.files if os.path.basename(p) == os.path.basename(ref)), None)
+        if path is not None:
+            out.update(shell.env_file_values(job.files[path]))
+            job.notes.append(f"{path}: the --env-file of the command on line {cmd.line}: its variables are "
+                             "that command's environment")
+    return out
+
+
 def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script) -> None:
     argv = cmd.argv
     hit = _entry(argv)
@@ -381,7 +394,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     job.lf_launch = entry == "lf_launch"
     pre = cmd.tokens[:idx]
     prog = cmd.tokens[idx + 1:]
-    env = {**script.exports, **cmd.env}
+    env = {**script.exports, **_env_files(job, cmd), **cmd.env}
     # the launcher and its flags (everything before the program)
     launch_flags: dict[str, tuple[str, int]] = {}
     for i, t in enumerate(pre):
@@ -430,7 +443,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     if runner == "megatron" and entry.startswith("megatron "):
         _swift_image_caps(job, env, file, cmd.line)     # `megatron sft` runs ms-swift's templates
     if g is None and runner in ("hf", "builtin") and job.launcher is None:
-        g = Setting("gpus", 1, file, cmd.line, "python", "assumed")
+        ranks = shell.ranks_per_node(cmd, as_int(script.sbatch.get("--nodes", script.sbatch.get("-N", ("", 0)))[0]))
+        g = Setting("gpus", ranks[0], file, cmd.line, ranks[1], "flag") if ranks else \
+            Setting("gpus", 1, file, cmd.line, "python", "assumed")
     if g is not None and job.gpus is None:
         job.gpus = g
     _bad_count(job, runner, launch_flags, env, file, cmd.line)
@@ -1576,6 +1591,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             _read_nanogpt_config(job, text, p, texts)
         elif _read_training_args_file(job, text, p):
             pass
+        elif shell.is_env_file(text) and any("--env-file" in t and os.path.basename(p) in t for t in texts.values()):
+            pass                       # read with the command whose wrapper names it (_env_files)
         else:
             job.findings.append(Finding.of("format-unknown", p, None,
                                            "not recognised as a LLaMA-Factory YAML, DeepSpeed JSON, accelerate config "

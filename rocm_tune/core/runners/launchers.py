@@ -8,11 +8,13 @@ ms-swift scripts, ms-swift#5199). That is reported, not repaired.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
 
 from rocm_tune.core.runners import values
+from rocm_tune.profiles.command_wrappers import SHELL_VALUE_OPTS, SHELLS, WRAPPERS
 from rocm_tune.core.runners.common import Finding
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -35,6 +37,8 @@ class Command:
     cut_line: int | None = None                           # the line that cut them
     cut_kind: str | None = None                           # comment | space
     wrappers: tuple[str, ...] = ()                        # nohup / env / exec / time / srun before the command
+    env_files: tuple[str, ...] = ()                       # docker/apptainer/uv --env-file FILE: its variables count
+    wrapper_args: dict[str, list[str]] = field(default_factory=dict)   # srun / mpirun -> their own options
 
     @property
     def argv(self) -> list[str]:
@@ -416,61 +420,310 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     findings: list[Finding] = []
     commands: list[Command] = []
     computed: list[tuple[int, str, str]] = []
+    fed: dict[int, tuple[dict[str, str], tuple[str, ...]]] = {}     # heredoc lines -> the wrapped shell reading them
     for start, parts, dropped, cut in _logical_lines(lines):
         toks = _with_arrays(_tokens(parts), arrays)
-        if not toks:
-            continue
-        words = [t.text for t in toks]
-        if words[0] == "export":
-            for w in words[1:]:
-                m = _ASSIGN.match(w)
-                if m:
-                    exports[m.group(1)] = _computed(computed, start, w, _expand(m.group(2), {**shell_vars, **exports}))
-                elif w in shell_vars:          # export VAR (assigned before)
-                    exports[w] = shell_vars[w]
-            continue
-        env: dict[str, str] = {}
-        wrappers: list[str] = []
-        k = 0
-        # nohup / env / bash -c '...' wrappers
-        while k < len(toks):
-            w = toks[k].text
-            m = _ASSIGN.match(w)
-            if m:
-                env[m.group(1)] = _computed(computed, toks[k].line, w,
-                                            _expand(m.group(2), {**shell_vars, **exports, **env}))
-                k += 1
-            elif w in ("nohup", "env", "exec", "time", "srun") and k + 1 < len(toks):
-                wrappers.append(w)
-                k += 1
-            else:
-                break
-        if k == len(toks):       # plain assignments: shell variables for what follows, exported only if already so
-            for name, value in env.items():
-                (exports if name in exports else shell_vars)[name] = value
-            if cut is not None and cut[0] == "comment":
-                findings.append(_lost_prefixes(file, cut[1], list(env)))
-            continue
-        if toks[k].text in ("bash", "sh") and k + 2 < len(toks) and toks[k + 1].text == "-c":
-            inner = parse_script(toks[k + 2].text, file)
-            base = toks[k + 2].line - 1
-            for c in inner.commands:
-                for t in c.tokens:
-                    t.line += base
-                c.line += base
-                c.env = {**env, **c.env}
-                commands.append(c)
-            findings += inner.findings
-            continue
-        body = _split_unquoted(toks[k:], parts, {**shell_vars, **exports, **env}, computed)
-        dropped_toks = _tokens(dropped) if dropped else []
-        cmd = Command(tokens=body, env=env, line=start, dropped=dropped_toks, wrappers=tuple(wrappers))
-        commands.append(cmd)
-        if cut is not None and dropped_toks:
-            findings.append(_cut_finding(file, cut, dropped_toks))
-            cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
+        for n_seg, (seg, last) in enumerate(_segments(toks)):
+            if seg[0].text == "export":
+                _export(seg, start, exports, shell_vars, computed)
+                continue
+            env: dict[str, str] = dict(fed[start][0]) if start in fed else {}
+            env_files: list[str] = []
+            wargs: dict[str, list[str]] = {}
+            k, wrappers, inner, lead = _unwrap(seg, env, {**shell_vars, **exports}, computed, env_files, wargs)
+            wrappers = list(fed[start][1] if start in fed else ()) + wrappers
+            if inner is not None:    # `bash -c '...'`, `ssh host "..."`, `sbatch --wrap=...`: a command line of its own
+                commands += _inner_commands(inner, file, arrays, {**shell_vars, **exports, **env}, env, wrappers,
+                                            env_files)
+                continue
+            if k == len(seg):    # plain assignments: shell variables for what follows, exported only if already so
+                for name, value in env.items():
+                    (exports if name in exports else shell_vars)[name] = value
+                if last and cut is not None and cut[0] == "comment":
+                    findings.append(_lost_prefixes(file, cut[1], list(env)))
+                continue
+            body = lead + _split_unquoted(seg[k:], parts, {**shell_vars, **exports, **env}, computed)
+            dropped_toks = _tokens(dropped) if dropped and last else []
+            cmd = Command(tokens=body, env=env, line=seg[0].line if n_seg else start, dropped=dropped_toks,
+                          wrappers=tuple(wrappers), env_files=tuple(env_files), wrapper_args=wargs)
+            commands.append(cmd)
+            _feeds_heredoc(cmd, parts, lines, fed)
+            if cut is not None and dropped_toks:
+                findings.append(_cut_finding(file, cut, dropped_toks))
+                cmd.cut_line, cmd.cut_kind = cut[1], cut[0]
     return Script(commands=commands, exports=exports, sbatch=sbatch, findings=findings, arrays=own,
                   shell_vars=shell_vars, computed=computed)
+
+
+_SEPARATORS = ("&&", "||", ";", "|", "&")
+_KEYWORDS = ("do", "then", "else", "!", "{")      # bash reserved words a command may follow on its line
+
+
+def _segments(toks: list[Token]):
+    """(words, is it the last) of each command in a list (`cd /w && A=1 torchrun ...; echo done`, `... | tee log`,
+    `... &`): bash runs each on its own, with its own prefixes."""
+    segs: list[list[Token]] = [[]]
+    for t in toks:
+        if t.text in _SEPARATORS:
+            segs.append([])
+        elif t.text.endswith(";") and not t.text.endswith("\\;") and len(t.text) > 1:
+            segs[-1].append(Token(t.text[:-1], t.line))
+            segs.append([])
+        else:
+            segs[-1].append(t)
+    kept = [s for s in segs if s]
+    return [(s, i == len(kept) - 1) for i, s in enumerate(kept)]
+
+
+def _export(words: list[Token], line: int, exports: dict[str, str], shell_vars: dict[str, str],
+            computed: list) -> None:
+    """`export A=1 B` (B assigned before): into the environment of the commands after it."""
+    for t in words[1:]:
+        m = _ASSIGN.match(t.text)
+        if m:
+            exports[m.group(1)] = _computed(computed, line, t.text, _expand(m.group(2), {**shell_vars, **exports}))
+        elif t.text in shell_vars:
+            exports[t.text] = shell_vars[t.text]
+
+
+def _feeds_heredoc(cmd: Command, parts: list[tuple[int, str]], lines: list[str],
+                   fed: dict[int, tuple[dict[str, str], tuple[str, ...]]]) -> None:
+    """`docker exec -i -e A=1 box bash <<EOF` + lines + `EOF`: the shell in the container runs those lines, with the
+    environment and the wrappers of the command feeding them."""
+    if not cmd.tokens or os.path.basename(cmd.tokens[0].text) not in SHELLS or not (cmd.env or cmd.wrappers):
+        return
+    m = _HEREDOC.search(_strip_comment(parts[-1][1]))
+    if m is None:
+        return
+    for no in range(parts[-1][0] + 1, len(lines) + 1):
+        if lines[no - 1].strip() == m.group(2):
+            break
+        fed[no] = (dict(cmd.env), cmd.wrappers)
+
+
+def _inner_commands(inner: Token, file: str, arrays: dict[str, list[Token]], scope: dict[str, str],
+                    env: dict[str, str], wrappers: list[str], env_files: list[str]) -> list[Command]:
+    """The commands of a command line a wrapper hands to a shell (`bash -c '...'`, ssh's remote command), at the
+    lines of the file they are written on, with the wrapper's environment and names."""
+    sub = parse_script(inner.text, file, arrays, scope)
+    base = inner.line - 1
+    for c in sub.commands:
+        for t in c.tokens:
+            t.line += base
+        c.line += base
+        c.env = {**env, **c.env}
+        c.wrappers = tuple(wrappers) + c.wrappers
+        c.env_files = tuple(env_files) + c.env_files
+    return sub.commands
+
+
+def _unwrap(toks: list[Token], env: dict[str, str], scope: dict[str, str], computed: list | None,
+            env_files: list[str], wargs: dict[str, list[str]]) -> tuple[int, list[str], Token | None, list[Token]]:
+    """Where the command inside its wrappers starts: `A=1 srun -N 2 docker exec -e B=2 -w /w box torchrun ...`
+    -> (index of `torchrun`, [srun, docker], None, []). The prefixes' assignments and the environment the wrappers
+    pass in (docker -e, apptainer --env, SINGULARITYENV_/APPTAINERENV_, mpirun -x, srun --export) go into `env`,
+    the files their --env-file names into `env_files`, each wrapper's own option words into `wargs`.
+    A command line handed to a shell (`bash -c STR`, `ssh host STR`, `sbatch --wrap STR`) comes back as a Token;
+    `uv run -m mod` as the words `python -m` to put before `mod`. A wrapper that runs no command (`docker ps`,
+    a bare `nohup`) is the command itself."""
+    k, n = 0, len(toks)
+    wrappers: list[str] = []
+    while k < n:
+        w = toks[k].text
+        m = _ASSIGN.match(w)
+        if m:
+            env[m.group(1)] = _computed(computed, toks[k].line, w, _expand(m.group(2), {**scope, **env}))
+            k += 1
+            continue
+        if w in _KEYWORDS and k + 1 < n:      # `for ...; do torchrun ...; done`: the command after the keyword
+            k += 1
+            continue
+        base = os.path.basename(w)
+        if base in SHELLS:
+            at = _shell_c(toks, k + 1)
+            return (k, wrappers, None, []) if at is None else (at, wrappers + [base], toks[at], [])
+        spec = WRAPPERS.get(base)
+        got = None if spec is None else _wrapper_end(spec, toks, k + 1, env, {**scope, **env}, env_files)
+        if spec is None or got is None:
+            break
+        j, inner, module = got
+        wrappers.append(base)
+        wargs.setdefault(base, [t.text for t in toks[k + 1:j]])
+        for prefix in spec.get("env_prefixes", ()):    # SINGULARITYENV_X=1: X=1 in the container
+            env.update({key[len(prefix):]: v for key, v in {**scope, **env}.items() if key.startswith(prefix)})
+        if inner is not None:
+            return j, wrappers, inner, []
+        if module:
+            return j, wrappers, None, [Token("python", toks[j].line), Token("-m", toks[j].line)]
+        k = j
+    return k, wrappers, None, []
+
+
+def _shell_c(toks: list[Token], j: int) -> int | None:
+    """`bash [-l] [-o opt] -c STR` / `sh -lc STR`: the index of STR, else None (`bash script.sh` runs a file)."""
+    has_c = False
+    while j < len(toks) and toks[j].text[:1] in "-+" and len(toks[j].text) > 1:
+        w = toks[j].text
+        if w in SHELL_VALUE_OPTS:
+            j += 2
+            continue
+        has_c = has_c or (not w.startswith("--") and "c" in w[1:])
+        j += 1
+    return j if has_c and j < len(toks) else None
+
+
+def _wrapper_end(spec: dict, toks: list[Token], j: int, env: dict[str, str], scope: dict[str, str],
+                 env_files: list[str]) -> tuple[int, Token | None, bool] | None:
+    """(index of the command the wrapper runs, the command line it hands to a shell, `-m`) for the wrapper whose
+    name is at j - 1; None when it runs none (another subcommand, nothing after its options)."""
+    n = len(toks)
+    subs = spec["sub"]
+    if subs:
+        sub = next((s for s in subs if [t.text for t in toks[j:j + len(s)]] == list(s)), None)
+        if sub is None:
+            return None
+        j += len(sub)
+    module, inner = False, None
+    while j < n and toks[j].text.startswith("-") and toks[j].text not in ("-", "--"):
+        w = toks[j].text
+        name, _, value = w.partition("=") if w.startswith("--") else (w, "", "")
+        if name in spec.get("string_opts", ()):
+            text = value if "=" in w else (toks[j + 1].text if j + 1 < n else "")
+            inner = Token(text, toks[j].line)
+        module = module or name in spec.get("module", ())
+        if name in spec.get("env_files", ()):
+            env_files.append(_expand(value if "=" in w else (toks[j + 1].text if j + 1 < n else ""), scope))
+        j += _option_words(spec, toks, j, env, scope)
+    if inner is not None:
+        return j, inner, False
+    if spec.get("after_dashdash"):
+        dd = next((i for i in range(j, n) if toks[i].text == "--"), None)
+        if dd is None:
+            return None
+        j = dd + 1
+    elif j < n and toks[j].text == "--":
+        j += 1
+    j += spec["positionals"]
+    if spec.get("string") and j < n:
+        return j, Token(" ".join(t.text for t in toks[j:]), toks[j].line), False
+    return (j, None, module) if j < n else None
+
+
+def _option_words(spec: dict, toks: list[Token], j: int, env: dict[str, str], scope: dict[str, str]) -> int:
+    """How many words the wrapper's option at j takes (itself and its values); the environment it passes in
+    goes into `env`. A cluster of short options (`-it`, `-dit`) ends at the first one that takes a value, the
+    rest of the word (`-oL`, `-N0`) or the next word being that value."""
+    w, n = toks[j].text, len(toks)
+    nxt = toks[j + 1].text if j + 1 < n else ""
+    if w.startswith("--") and "=" in w:
+        name, value = w.split("=", 1)
+        _wrapper_env(spec, name, value, env, scope)
+        return 1
+    if w in spec.get("two_values", ()):
+        return 3
+    if w in spec.get("env_pairs", ()):
+        if j + 2 < n:
+            env[nxt] = _expand(toks[j + 2].text, scope)
+        return 3
+    if w in spec["value"]:
+        _wrapper_env(spec, w, nxt, env, scope)
+        return 2
+    if w in spec["flags"]:
+        return 1
+    if not w.startswith("--") and len(w) > 2:
+        for i, ch in enumerate(w[1:], 1):
+            opt = "-" + ch
+            if opt in spec["value"] or (opt not in spec["flags"] and spec["unknown_takes_value"]):
+                if w[i + 1:]:
+                    _wrapper_env(spec, opt, w[i + 1:], env, scope)
+                    return 1
+                _wrapper_env(spec, opt, nxt, env, scope)
+                return 2
+        return 1
+    return 2 if spec["unknown_takes_value"] else 1
+
+
+_ENV_ITEM = re.compile(r",(?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
+_RANKS = {"srun": (("--ntasks-per-node",), ("-n", "--ntasks"), ("-N", "--nodes"), ()),
+          "mpi": (("-npernode", "--npernode", "-N", "-ppn"), ("-np", "-n", "--np", "-c"), (),
+                  ("-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "--machinefile", "-f", "-hosts"))}
+
+
+def ranks_per_node(cmd: Command, nodes: int | None) -> tuple[int, str] | None:
+    """(processes per node, the option) that srun / mpirun start of a program without a launcher of its own
+    (`srun --ntasks-per-node=8 python train.py`: 8 ranks, one per GPU, torch.distributed reading SLURM_*/OMPI_*):
+    srun(1) --ntasks-per-node / -n over -N (or the job's nodes); mpirun(1) -npernode / -N, mpiexec.hydra -ppn,
+    -np on one host (none named)."""
+    for name, words in cmd.wrapper_args.items():
+        kind = "srun" if name in ("srun", "salloc") else "mpi" if name.startswith(("mpirun", "mpiexec", "orterun")) \
+            else None
+        if kind is None:
+            continue
+        per_node, total, node_opts, hosts = _RANKS[kind]
+        opts = _option_values(words, WRAPPERS[name])
+        n_nodes = next((int(opts[o]) for o in node_opts if opts.get(o, "").isdigit()), nodes)
+        for o in per_node:
+            if opts.get(o, "").isdigit() and int(opts[o]) > 0:
+                return int(opts[o]), f"{name} {o}"
+        for o in total:
+            v = int(opts[o]) if opts.get(o, "").isdigit() else 0
+            if v > 0 and not any(h in opts for h in hosts) and (n_nodes or 1) > 0 and v % (n_nodes or 1) == 0:
+                return v // (n_nodes or 1), f"{name} {o}"
+    return None
+
+
+def _option_values(words: list[str], spec: dict) -> dict[str, str]:
+    """{option: value} of a wrapper's own option words (`--ntasks-per-node=8`, `-n 8`, `-n8`, `-np 8`)."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w.startswith("--") and "=" in w:
+            k, v = w.split("=", 1)
+            out[k] = v
+        elif w in spec["value"] and i + 1 < len(words):
+            out[w] = words[i + 1]
+            i += 1
+        elif w.startswith("-") and not w.startswith("--") and len(w) > 2 and w[:2] in spec["value"]:
+            out[w[:2]] = w[2:]
+        elif w.startswith("-"):
+            out.setdefault(w, "")
+        i += 1
+    return out
+
+
+def env_file_values(text: str) -> dict[str, str]:
+    """A docker/apptainer --env-file: `KEY=VALUE` a line, `#` comment lines and blank lines skipped, the value as
+    written (docker does not strip quotes); a bare `KEY` passes the caller's value (not known here)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _ASSIGN.match(line.strip().removeprefix("export "))
+        if m and not line.lstrip().startswith("#"):
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def is_env_file(text: str) -> bool:
+    """Every line a `KEY=VALUE`, a bare `KEY`, a comment or blank: what --env-file reads."""
+    lines = [t.strip() for t in text.splitlines() if t.strip() and not t.strip().startswith("#")]
+    return bool(lines) and all(_ASSIGN.match(t.removeprefix("export ")) or re.fullmatch(r"[A-Za-z_]\w*", t)
+                               for t in lines)
+
+
+def _wrapper_env(spec: dict, option: str, value: str, env: dict[str, str], scope: dict[str, str]) -> None:
+    """`-e KEY=VAL` / `--env KEY=VAL` / `-x KEY=VAL` set KEY in the command's environment; `-e KEY` passes the
+    caller's KEY; apptainer's --env and srun's --export take several, comma-separated (`ALL,A=1,B=2`)."""
+    if option not in spec.get("env", ()) and option not in spec.get("export", ()):
+        return
+    items = _ENV_ITEM.split(value) if spec.get("env_csv") else [value]
+    for item in items:
+        key, eq, val = item.partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            env[key] = _expand(val, scope)
+        elif key in scope and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            env[key] = scope[key]
 
 
 _WHOLE_VAR = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")

@@ -34,11 +34,23 @@ def entry(argv: list[str]) -> tuple[int, str] | None:
         if w.startswith("verl.trainer.main_ppo") or w.endswith("verl/trainer/main_ppo.py") \
                 or w.startswith(("recipe.", "verl.recipe.")) and w.endswith("main_ppo") or w.endswith(".main_dapo"):
             return i, "verl"
+        if _verl_copy(argv, i):
+            return i, "verl"
         if w.startswith("openrlhf.cli.train_") and ("ppo" in w or "grpo" in w or "reinforce" in w):
             return i, "openrlhf"
         if w.startswith("openrlhf.cli.train_") and w.rsplit("_", 1)[-1] in ("sft", "dpo", "rm", "kto", "prm"):
             return i, "openrlhf-" + w.rsplit("_", 1)[-1]          # OpenRLHF's DeepSpeed SFT / DPO / reward model
     return None
+
+
+def _verl_copy(argv: list[str], i: int) -> bool:
+    """verl's trainer vendored or renamed in a project of its own (`python3 -m my_project.trainer.main_ppo`,
+    `python3 some/dir/trainer/main_ppo.py`): the module named as verl names it, given the Hydra overrides of verl's
+    own ppo_trainer.yaml (`actor_rollout_ref.*`), which no other program takes."""
+    w = argv[i]
+    named = (w.endswith(".trainer.main_ppo") and i > 0 and argv[i - 1] in ("-m", "--module")) \
+        or w.endswith("/trainer/main_ppo.py")
+    return named and any(a.lstrip("+~").startswith("actor_rollout_ref.") for a in argv[i + 1:])
 
 
 def _put(out: dict, key: str, value, file: str, line: int | None, native: str, kind: str = "flag") -> None:
