@@ -201,9 +201,15 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
           # `Memory on the node (IP: ...) where the task ... was running was 32.91GB / 33.28GB (0.988698), which
           # exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: ...) because it was the most
           # recently scheduled task`), wrapped or cut from the exception's first line
-          r"exceeds the memory usage threshold of [\d.]+", r"\bRay killed this worker\b"),
+          r"exceeds the memory usage threshold of [\d.]+", r"\bRay killed this worker\b",
+          # e-new15: the same exit detail as the core worker / GCS print it without the exception's name (`Worker exit
+          # type: SYSTEM_ERROR Worker exit detail: Task was killed due to the node running low on memory.`, an
+          # ActorDiedError's `Worker exit type: NODE_OUT_OF_MEMORY`: src/ray/core_worker/shutdown_coordinator.cc),
+          # and the kill message's pointer to Ray's OOM guide (node_manager.cc, ray-oom-prevention.rst)
+          r"\bTask was killed due to the node running low on memory\b", r"Worker exit type: NODE_OUT_OF_MEMORY\b",
+          r"Refer to the documentation on how to address the out of memory issue: \S*ray-oom-prevention"),
          ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError",
-          "exceeds the memory usage threshold", "Ray killed this worker"),
+          "exceeds the memory usage threshold", "Ray killed this worker", "NODE_OUT_OF_MEMORY", "ray-oom-prevention"),
          sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
                   "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
     # e-host2 (issue 26): Ray's report of a worker that vanished without an exit status of its own (src/ray/core_worker:
@@ -763,7 +769,10 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate",
           # explain-mem: not IPython's traceback header (`OutOfMemoryError   Traceback (most recent call last)`): the
           # message with its numbers comes at the end of that traceback
-          r"OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
+          # e-new15: not Ray's wrapper `ray.exceptions.RayTaskError(OutOfMemoryError): ray::Actor.method() (pid=..)`,
+          # which names only the cause's class (Ray's own host-RAM OutOfMemoryError and torch's share the name;
+          # python/ray/exceptions.py as_instanceof_cause): the cause's own line with its message follows it
+          r"(?<!RayTaskError\()OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"Triton Error \[(?:HIP|CUDA)\]:\s*(?:Code: \d+, Messsage: )?out of memory",   # r3-hip: Triton's launcher
           r"(?:HIP|CUDA) driver error: out of memory",   # explain-mem: c10's driver-API check (expandable segments)
