@@ -27,6 +27,7 @@ from rocm_tune.core import codes as _codes
 from rocm_tune.profiles import amd_errors as _amd
 from rocm_tune.profiles import blas_status as _blas
 from rocm_tune.profiles import collective_causes as _cc
+from rocm_tune.profiles import collective_sizes as _csizes
 from rocm_tune.profiles import exception_sources as _xsrc
 
 FAMILIES: tuple[str, ...] = (
@@ -1306,16 +1307,26 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("collective-shape-mismatch", "ddp_error", "error", "root", "ranks passed tensors of different shapes "
          "to a collective",
          "a gather/broadcast/all-reduce got a tensor of another shape (or dtype) on some rank — uneven last "
-         "batches, per-rank padding to different lengths — so it fails (in debug mode) or hangs until the timeout",
+         "batches, per-rank padding to different lengths, a module buffer that grew on one rank only (DDP broadcasts "
+         "buffers every step), a rank that skipped a collective — so it fails (in debug mode) or hangs until the "
+         "timeout",
          "pad to the same length on every rank (accelerator.pad_across_processes), drop_last / even_batches, or "
-         "gather objects instead of tensors",
-         "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank",
+         "gather objects instead of tensors; a buffer that differs per rank by design: keep it out of DDP's "
+         "broadcast (persistent=False is not enough: DDP(broadcast_buffers=False), or the library's fix)",
+         "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank; the flight recorder "
+         "(TORCH_NCCL_TRACE_BUFFER_SIZE, `python -m torch.distributed.flight_recorder.fr_trace`) names the collective",
          (r"DistributedOperationException", r"Cannot apply desired operation due to shape mismatches",
           r"Detected mismatch between collectives on ranks",
           # explain-dist (issue 26): DDP's start-up check that every rank built the same model
-          r"DDP expects same model across all ranks"),
-         ("DistributedOperationException", "shape mismatches", "mismatch between collectives", "DDP expects same model"),
-         sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",)),
+          r"DDP expects same model across all ranks",
+          # e-new15: the flight recorder analyzer's verdict on one collective (profiles/collective_sizes.py); the
+          # watchdog lines of ranks with unequal NumelIn for one SeqNum are read by diagnose/collective_sizes.py
+          *_csizes.FR_MISMATCH),
+         ("DistributedOperationException", "shape mismatches", "mismatch between collectives", "DDP expects same model",
+          "does not match found"),
+         sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",
+                  "pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp operator<<(WorkNCCL), "
+                  "torch/distributed/flight_recorder/components/types.py Op.match")),
     # ------------------------------------------------------------------ fp16_overflow / nan
     _sig("fp16-overflow-streak", "fp16_overflow", "warning", "weak", "fp16 loss-scale overflows keep skipping "
          "optimizer steps",

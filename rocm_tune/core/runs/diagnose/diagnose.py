@@ -47,6 +47,7 @@ from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
+from rocm_tune.core.runs.diagnose import collective_sizes   # e-new15
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
@@ -1066,6 +1067,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     ends = teardown.merged([sc.ends for sc in scans])
     _drop_launcher_kills(by_code, ends)
     _sigbus_of_a_shm_user(by_code, [sc.head_text for sc in scans] + list(config.texts if config is not None else ()))
+    _unequal_collective(by_code)
     if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
             not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
         del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
@@ -2806,6 +2808,25 @@ def _sigbus_of_a_shm_user(by_code: dict[str, list[Hit]], texts: Sequence[str]) -
     hits = [h for h in by_code.get("child-failed", ()) if _SIGBUS_EXIT.search(h.context)]
     if hits and _shm_user([*texts, *(h.pre for h in hits), *(h.text for h in hits)]) is not None:
         by_code["bus-error-signal"] = [replace(h, code="bus-error-signal") for h in hits]
+
+
+def _unequal_collective(by_code: dict[str, list[Hit]]) -> None:
+    """e-new15 (FAMILIES.md ddp_error: "mismatched shapes across ranks"): the ranks' watchdog lines for one
+    collective (one process group, one SeqNum) with different NumelIn, or different ops, are the mismatch that hung
+    it (collective_sizes.py): those lines are also read as collective-shape-mismatch, with the sizes per rank."""
+    hits = by_code.get("collective-timeout")
+    if not hits or "collective-shape-mismatch" in by_code:
+        return
+    got = collective_sizes.mismatched(hits)
+    if got is None:
+        return
+    idx, nums = got
+    sizes = ", ".join(f"rank {r}: {n}" if r is not None else str(n) for r, n in nums["numel_by_rank"].items())
+    fix = (f"the ranks entered {nums['op']} SeqNum {nums['seq']} with different sizes ({sizes} elements): make the "
+           "tensor the same shape on every rank - a buffer that changes size per rank (a cache grown from the "
+           "inputs) kept out of DDP's buffer broadcast (DDP(broadcast_buffers=False) or the model code's fix), "
+           "per-rank lengths padded alike, every rank taking the same steps")
+    by_code["collective-shape-mismatch"] = [replace(hits[i], code="collective-shape-mismatch", fix=fix) for i in idx]
 
 
 def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
