@@ -47,7 +47,7 @@ from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
-from rocm_tune.core.runs.diagnose import collective_sizes   # e-new15
+from rocm_tune.core.runs.diagnose import collective_sizes, garbage_index   # e-new15
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
@@ -2233,8 +2233,31 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_platform(r, texts or ())
     _refine_kernel_platform(r, texts or ())
     _refine_attention_owner(r, texts or ())
+    _refine_garbage_index(r, texts or ())
     if r.code in _ARCH_CODES and "build_archs" not in r.numbers:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+def _refine_garbage_index(r: Diagnosis, texts: Sequence[str]) -> None:
+    """e-new15 (FAMILIES.md "Symptom vs cause"): an index error whose index is garbage (no data or tokenizer makes
+    it) on a pre-Vega AMD card the ROCm libraries do not support: the GPU computed it (garbage_index.py)."""
+    if r.family not in ("config_error", "dataset_error", "tokenizer_template", "unknown"):
+        return
+    got = garbage_index.garbage_index([r.first.text, *(h.text for h in r.evidence)])
+    card = garbage_index.legacy_card([r.first.text, r.first.pre, *texts]) if got else None
+    if got is None or card is None:
+        return
+    sig = cat.BY_CODE["hip-runtime-error"]
+    r.code, r.family, r.severity = sig.code, sig.family, sig.severity
+    r.title = (f"an index of {got[0]} into a table of {got[1]}: garbage the GPU computed on {card}, a card the "
+               "ROCm libraries do not support")
+    r.cause = ("no tokenizer or dataset makes an id like this: a kernel on this pre-Vega card (gfx8 or older, outside "
+               "ROCm's supported GPUs) returned wrong results - rocBLAS/Tensile's GEMMs on gfx803 from ROCm 3.7 on are "
+               "the known case - and the lookup downstream received them")
+    r.fix = ("run on a ROCm release/library build that still produced correct results for this card (gfx803: ROCm "
+             "3.5.1, or rocBLAS rebuilt without the Tensile host library), a supported GPU, or the CPU")
+    r.confirm = ("rerun the same step on the CPU (or HIP_VISIBLE_DEVICES=\"\"): no index error there confirms the "
+                 "GPU's arithmetic, not the data")
 
 
 def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], texts: Sequence[str]) -> None:
