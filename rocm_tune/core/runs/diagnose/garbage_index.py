@@ -38,6 +38,6 @@ def legacy_card(texts: Sequence[str]) -> str | None:
                 if _LEGACY.match(m.group("gfx").split(":")[0]):
                     return m.group("gfx")
         for rx in _LEGACY_NAME:
-            if (m := rx.search(t)) is not None:
-                return m.group(0)
+            if (name := rx.search(t)) is not None:
+                return name.group(0)
     return None
