@@ -27,6 +27,7 @@ from rocm_tune.core import codes as _codes
 from rocm_tune.profiles import amd_errors as _amd
 from rocm_tune.profiles import blas_status as _blas
 from rocm_tune.profiles import collective_causes as _cc
+from rocm_tune.profiles import collective_sizes as _csizes
 from rocm_tune.profiles import exception_sources as _xsrc
 
 FAMILIES: tuple[str, ...] = (
@@ -201,9 +202,15 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
           # `Memory on the node (IP: ...) where the task ... was running was 32.91GB / 33.28GB (0.988698), which
           # exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: ...) because it was the most
           # recently scheduled task`), wrapped or cut from the exception's first line
-          r"exceeds the memory usage threshold of [\d.]+", r"\bRay killed this worker\b"),
+          r"exceeds the memory usage threshold of [\d.]+", r"\bRay killed this worker\b",
+          # e-new15: the same exit detail as the core worker / GCS print it without the exception's name (`Worker exit
+          # type: SYSTEM_ERROR Worker exit detail: Task was killed due to the node running low on memory.`, an
+          # ActorDiedError's `Worker exit type: NODE_OUT_OF_MEMORY`: src/ray/core_worker/shutdown_coordinator.cc),
+          # and the kill message's pointer to Ray's OOM guide (node_manager.cc, ray-oom-prevention.rst)
+          r"\bTask was killed due to the node running low on memory\b", r"Worker exit type: NODE_OUT_OF_MEMORY\b",
+          r"Refer to the documentation on how to address the out of memory issue: \S*ray-oom-prevention"),
          ("node running low on memory", "killed due to memory pressure", "RayOutOfMemoryError",
-          "exceeds the memory usage threshold", "Ray killed this worker"),
+          "exceeds the memory usage threshold", "Ray killed this worker", "NODE_OUT_OF_MEMORY", "ray-oom-prevention"),
          sources=("ray-project/ray python/ray/exceptions.py OutOfMemoryError and src/ray/raylet/node_manager.cc "
                   "(as printed in ray-project/ray#30312, #44574)", "real-stanford/flingbot#11")),
     # e-host2 (issue 26): Ray's report of a worker that vanished without an exit status of its own (src/ray/core_worker:
@@ -763,7 +770,10 @@ SIGNATURES: tuple[Signature, ...] = (
          (r"(?:HIP|CUDA|XPU|MPS)?\s*out of memory\.?\s*Tried to allocate",
           # explain-mem: not IPython's traceback header (`OutOfMemoryError   Traceback (most recent call last)`): the
           # message with its numbers comes at the end of that traceback
-          r"OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
+          # e-new15: not Ray's wrapper `ray.exceptions.RayTaskError(OutOfMemoryError): ray::Actor.method() (pid=..)`,
+          # which names only the cause's class (Ray's own host-RAM OutOfMemoryError and torch's share the name;
+          # python/ray/exceptions.py as_instanceof_cause): the cause's own line with its message follows it
+          r"(?<!RayTaskError\()OutOfMemoryError(?!\s+Traceback \(most recent call last\))",
           r"hipErrorOutOfMemory", r"(?:CU|HIP|ROC)BLAS_STATUS_ALLOC_FAILED", r"(?:HIP|CUDA) error: out of memory",
           r"Triton Error \[(?:HIP|CUDA)\]:\s*(?:Code: \d+, Messsage: )?out of memory",   # r3-hip: Triton's launcher
           r"(?:HIP|CUDA) driver error: out of memory",   # explain-mem: c10's driver-API check (expandable segments)
@@ -1297,16 +1307,26 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("collective-shape-mismatch", "ddp_error", "error", "root", "ranks passed tensors of different shapes "
          "to a collective",
          "a gather/broadcast/all-reduce got a tensor of another shape (or dtype) on some rank — uneven last "
-         "batches, per-rank padding to different lengths — so it fails (in debug mode) or hangs until the timeout",
+         "batches, per-rank padding to different lengths, a module buffer that grew on one rank only (DDP broadcasts "
+         "buffers every step), a rank that skipped a collective — so it fails (in debug mode) or hangs until the "
+         "timeout",
          "pad to the same length on every rank (accelerator.pad_across_processes), drop_last / even_batches, or "
-         "gather objects instead of tensors",
-         "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank",
+         "gather objects instead of tensors; a buffer that differs per rank by design: keep it out of DDP's "
+         "broadcast (persistent=False is not enough: DDP(broadcast_buffers=False), or the library's fix)",
+         "ACCELERATE_DEBUG_MODE=1 / TORCH_DISTRIBUTED_DEBUG=DETAIL name the shapes per rank; the flight recorder "
+         "(TORCH_NCCL_TRACE_BUFFER_SIZE, `python -m torch.distributed.flight_recorder.fr_trace`) names the collective",
          (r"DistributedOperationException", r"Cannot apply desired operation due to shape mismatches",
           r"Detected mismatch between collectives on ranks",
           # explain-dist (issue 26): DDP's start-up check that every rank built the same model
-          r"DDP expects same model across all ranks"),
-         ("DistributedOperationException", "shape mismatches", "mismatch between collectives", "DDP expects same model"),
-         sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",)),
+          r"DDP expects same model across all ranks",
+          # e-new15: the flight recorder analyzer's verdict on one collective (profiles/collective_sizes.py); the
+          # watchdog lines of ranks with unequal NumelIn for one SeqNum are read by diagnose/collective_sizes.py
+          *_csizes.FR_MISMATCH),
+         ("DistributedOperationException", "shape mismatches", "mismatch between collectives", "DDP expects same model",
+          "does not match found"),
+         sources=("huggingface/accelerate docs (debug mode: DistributedOperationException)",
+                  "pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp operator<<(WorkNCCL), "
+                  "torch/distributed/flight_recorder/components/types.py Op.match")),
     # ------------------------------------------------------------------ fp16_overflow / nan
     _sig("fp16-overflow-streak", "fp16_overflow", "warning", "weak", "fp16 loss-scale overflows keep skipping "
          "optimizer steps",

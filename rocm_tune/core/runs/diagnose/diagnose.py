@@ -48,6 +48,7 @@ from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
 from rocm_tune.core.runs.diagnose import release_gates   # e-ver3
+from rocm_tune.core.runs.diagnose import collective_sizes, garbage_index   # e-new15
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import kernel_platform_fixes as kfx
@@ -1067,6 +1068,7 @@ def explain_scans(scans: Sequence[FileScan], config: ConfigInfo | None = None, a
     ends = teardown.merged([sc.ends for sc in scans])
     _drop_launcher_kills(by_code, ends)
     _sigbus_of_a_shm_user(by_code, [sc.head_text for sc in scans] + list(config.texts if config is not None else ()))
+    _unequal_collective(by_code)
     if "loss-collapse" in by_code and "rl-loss-zero" in by_code and \
             not any(_NAN_TEXT.search(h.text) for h in by_code["loss-collapse"]):
         del by_code["loss-collapse"]   # an RL trainer's loss of 0.0 with finite gradients: its normal start
@@ -2232,8 +2234,31 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     _refine_platform(r, texts or ())
     _refine_kernel_platform(r, texts or ())
     _refine_attention_owner(r, texts or ())
+    _refine_garbage_index(r, texts or ())
     if r.code in _ARCH_CODES and "build_archs" not in r.numbers:
         _refine_arch(r, "\n".join([r.first.text, r.first.pre, *(texts or ())]))
+
+
+def _refine_garbage_index(r: Diagnosis, texts: Sequence[str]) -> None:
+    """e-new15 (FAMILIES.md "Symptom vs cause"): an index error whose index is garbage (no data or tokenizer makes
+    it) on a pre-Vega AMD card the ROCm libraries do not support: the GPU computed it (garbage_index.py)."""
+    if r.family not in ("config_error", "dataset_error", "tokenizer_template", "unknown"):
+        return
+    got = garbage_index.garbage_index([r.first.text, *(h.text for h in r.evidence)])
+    card = garbage_index.legacy_card([r.first.text, r.first.pre, *texts]) if got else None
+    if got is None or card is None:
+        return
+    sig = cat.BY_CODE["hip-runtime-error"]
+    r.code, r.family, r.severity = sig.code, sig.family, sig.severity
+    r.title = (f"an index of {got[0]} into a table of {got[1]}: garbage the GPU computed on {card}, a card the "
+               "ROCm libraries do not support")
+    r.cause = ("no tokenizer or dataset makes an id like this: a kernel on this pre-Vega card (gfx8 or older, outside "
+               "ROCm's supported GPUs) returned wrong results - rocBLAS/Tensile's GEMMs on gfx803 from ROCm 3.7 on are "
+               "the known case - and the lookup downstream received them")
+    r.fix = ("run on a ROCm release/library build that still produced correct results for this card (gfx803: ROCm "
+             "3.5.1, or rocBLAS rebuilt without the Tensile host library), a supported GPU, or the CPU")
+    r.confirm = ("rerun the same step on the CPU (or HIP_VISIBLE_DEVICES=\"\"): no index error there confirms the "
+                 "GPU's arithmetic, not the data")
 
 
 def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], texts: Sequence[str]) -> None:
@@ -2859,6 +2884,25 @@ def _sigbus_of_a_shm_user(by_code: dict[str, list[Hit]], texts: Sequence[str]) -
     hits = [h for h in by_code.get("child-failed", ()) if _SIGBUS_EXIT.search(h.context)]
     if hits and _shm_user([*texts, *(h.pre for h in hits), *(h.text for h in hits)]) is not None:
         by_code["bus-error-signal"] = [replace(h, code="bus-error-signal") for h in hits]
+
+
+def _unequal_collective(by_code: dict[str, list[Hit]]) -> None:
+    """e-new15 (FAMILIES.md ddp_error: "mismatched shapes across ranks"): the ranks' watchdog lines for one
+    collective (one process group, one SeqNum) with different NumelIn, or different ops, are the mismatch that hung
+    it (collective_sizes.py): those lines are also read as collective-shape-mismatch, with the sizes per rank."""
+    hits = by_code.get("collective-timeout")
+    if not hits or "collective-shape-mismatch" in by_code:
+        return
+    got = collective_sizes.mismatched(hits)
+    if got is None:
+        return
+    idx, nums = got
+    sizes = ", ".join(f"rank {r}: {n}" if r is not None else str(n) for r, n in nums["numel_by_rank"].items())
+    fix = (f"the ranks entered {nums['op']} SeqNum {nums['seq']} with different sizes ({sizes} elements): make the "
+           "tensor the same shape on every rank - a buffer that changes size per rank (a cache grown from the "
+           "inputs) kept out of DDP's buffer broadcast (DDP(broadcast_buffers=False) or the model code's fix), "
+           "per-rank lengths padded alike, every rank taking the same steps")
+    by_code["collective-shape-mismatch"] = [replace(hits[i], code="collective-shape-mismatch", fix=fix) for i in idx]
 
 
 def _native_crash_on_rocm(r: Diagnosis, texts: Sequence[str]) -> bool:
