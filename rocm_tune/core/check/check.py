@@ -679,22 +679,24 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                 f"(the GPU holding the last layers also holds the logits; approximate)")
     else:
         mp = lay.tp * lay.pp
-        # expert parallelism: the routed experts' share of every state / EP (the rest is replicated)
-        counts = getattr(model, "params", None)
-        frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
-        share = 1 - frac + frac / lay.ep
         odp, gdp, wdp = (sdp if lay.fsdp >= 1 else dp if lay.distributed_optimizer else 1,
                          sdp if lay.fsdp >= 2 else 1, sdp if lay.fsdp >= 3 else 1)
-        opt = one.optimizer_bytes * share / mp / odp
+        # expert parallelism: the routed experts' share of every state / (EP x expert TP x PP), their optimizer state
+        # over the expert data-parallel group (megatron.Layout.expert_split); the rest / (TP x PP) as above
+        dense, expert, expert_opt = _expert_shares(model, cfg, lay, mp, odp)
+        esplit = lay.expert_split(cfg.world_size)[0]
+        opt = one.optimizer_bytes * (dense / odp + expert_opt)
         host = opt if lay.optimizer_offload else 0.0
-        w = one.weights_bytes * share / mp / wdp
+        w = one.weights_bytes * (dense + expert) / wdp
         gathered = _fsdp_gathered(model, mp) if wdp > 1 else 0.0
-        st = w + one.gradients_bytes * share / mp / gdp + opt - host
+        st = w + one.gradients_bytes * (dense + expert) / gdp + opt - host
         a = act / lay.cp / (lay.tp if lay.sp else 1) + gathered
         split = (f"weights / {mp * wdp}, gradients / {mp * gdp}" if lay.fsdp else
                  f"1/{mp} of the weights and gradients")
         note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU {split}, "
-                f"optimizer state / {mp * odp}, activations / "
+                f"optimizer state / {mp * odp}" + (f" (routed experts: weights and gradients / {esplit}, "
+                f"optimizer state / {esplit * round(expert / expert_opt)}, expert TP {lay.expert_tp}: {megatron.ETP_SRC})"
+                if expert else "") + ", activations / "
                 f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
                 f"activations on the first stage)" + (f"; FSDP gathers a unit's 16-bit weights just in time (two "
                 f"units, the next prefetched, and one unit's unsharded gradient: {gathered / 2**30:.2f} GiB)"
@@ -708,6 +710,18 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     }
     kept = [n for n in est1.notes if "ZeRO" not in n and not (te_notes and n.startswith("Liger kernels:"))]
     return phases, int(host), kept + te_notes + [note] + notes_states + notes_ce + notes_blk
+
+
+def _expert_shares(model, cfg: TrainConfig, lay, mp: int, odp: int) -> tuple[float, float, float]:
+    """(share of one GPU's whole-model weights/gradients that are dense, per GPU, share that are routed experts, per
+    GPU, the experts' optimizer share per GPU). Dense parts split over TP x PP; a routed expert over EP x expert TP x PP
+    (megatron.Layout.expert_split), its optimizer state sharded by the distributed optimizer over the expert data-parallel
+    group (world / (EP x expert TP x PP)), not the dense one; under FSDP both follow the FSDP shard group."""
+    counts = getattr(model, "params", None)
+    frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
+    split, edp = lay.expert_split(cfg.world_size)
+    expert_odp = odp if lay.fsdp >= 1 else edp if lay.distributed_optimizer else 1
+    return (1 - frac) / mp, frac / split, frac / split / expert_odp
 
 
 def _block_recompute(job: formats.Job | None, model, cfg1: TrainConfig, lay, act: float, one, dp: int
