@@ -22,7 +22,7 @@ from rocm_tune.core.memory.estimate import TrainConfig, estimate
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
-from rocm_tune.core.runners import program_bounds
+from rocm_tune.core.runners import program_bounds, unsloth
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
 from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
@@ -622,7 +622,19 @@ def _offloaded_checkpoints(job: formats.Job, model, cfg: TrainConfig) -> float:
                                               or as_bool(job.get("activation_offloading"))):
         return 0.0
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
-    return float(max(0, int(model.num_layers) - 2) * rows * cfg.cutoff_len * int(model.hidden_size) * 2)
+    layer = rows * cfg.cutoff_len * int(model.hidden_size) * 2
+    if job.get(unsloth.KEY) is not None:
+        return float(unsloth.offloaded_layers(job, int(model.num_layers), layer)[1] * layer)
+    return float(max(0, int(model.num_layers) - 2) * layer)
+
+
+def _offload_host(job: formats.Job, model, cfg: TrainConfig) -> int:
+    """Pinned host RAM of Unsloth's offloaded checkpoints (unsloth_zoo gradient_checkpointing CPU_BUFFERS)."""
+    if job.get(unsloth.KEY) is None or not cfg.gradient_checkpointing:
+        return 0
+    layer = cfg.micro_batch * cfg.cutoff_len * int(model.hidden_size) * 2
+    moved = unsloth.offloaded_layers(job, int(model.num_layers), layer)[0]
+    return unsloth.offload_host_bytes(moved, layer) if moved else 0
 
 
 def _megatron_states(one, job: formats.Job | None = None):
@@ -912,7 +924,14 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         notes.append("zero3_init_flag false: every GPU loads the whole model before ZeRO-3 partitions it, and "
                      "the allocator keeps it reserved afterwards")
     off = _offloaded_checkpoints(job, model, cfg)
-    if off:
+    host_gc = _offload_host(job, model, cfg)
+    if off and host_gc:
+        step -= off
+        notes.append(f"checkpointed layer inputs offloaded to host memory (use_gradient_checkpointing=\"unsloth\"): "
+                     f"every layer's but the last, pinned, back through two GPU buffers of one layer's size: "
+                     f"{off / 2**30:.2f} GiB less in the step, {host_gc / 2**30:.2f} GiB of pinned host RAM "
+                     f"({unsloth.P.OFFLOAD_SRC})")
+    elif off:
         step -= off
         notes.append(f"checkpointed layer inputs offloaded to host memory (Unsloth's 'unsloth' checkpointing / "
                      f"activation offloading): {off / 2**30:.2f} GiB less in the step, two layers' kept on the GPU "
@@ -947,7 +966,7 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
     else:
         phases["eval"] = None
     phases["save"] = _phase(resident + grads, factor)
-    return phases, est.cpu_offload_bytes, notes, g.communicator_bytes
+    return phases, est.cpu_offload_bytes + host_gc, notes, g.communicator_bytes
 
 
 # runners whose training loop is transformers' Trainer (LLaMA-Factory, ms-swift and Axolotl subclass it)
@@ -1662,6 +1681,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     gpu_id, vram_gib = _card_in_files(job, gpu_id, vram_gib)
     gpu: Any = resolve_card(gpu_id, vram_gib, job.notes, assumptions)
     model = _check_model(job, model_ref, findings, assumptions)
+    findings = unsloth.drop_bound_finding(job, findings)       # Unsloth's kernels estimated (runners/unsloth.py)
     runner = job.runner
     if model is None or runner not in MODELLED:
         rep = _not_modelled(job, model, gpu, findings, assumptions)
@@ -1853,6 +1873,7 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
         job.notes.append(f"{ref_name}: a linearized checkpoint: its routed experts are nn.Linear modules "
                          f"(quantized by QLoRA)")
     model = _unsloth_bnb_experts(job, model)
+    unsloth.modelled(job, model)          # Unsloth's kernels pinned by its source: an estimate, not a bound
     model = _experts_on_cpu(job, model)
     if model is not None:
         mfind2 = _model_findings(model, job)

@@ -706,6 +706,7 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
             hf_args.read_qwen_vl_finetune(entry, flags, st, file, notes)
             hf_args.read_qwen_v1_finetune(entry, flags, st, file, notes)
             hf_args.read_alpaca_lora(entry, flags, st, file, notes)
+            hf_args.read_qlora_program(entry, flags, st, file, notes, job.settings)
             hf_args.read_pretrain_main(entry, flags, st, file, notes)
         job.settings.update(st)
         job.notes += notes

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from itertools import accumulate
 
 from rocm_tune.core.model import lora as model_lora
+from rocm_tune.core.memory import fused_loss
 from rocm_tune.core import runners
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import Regime
@@ -100,6 +101,14 @@ class TrainConfig:
     # exist (ops/fused_linear_cross_entropy.py: chunk_size = next_power_of_2(cdiv(BT, cdiv(V, H))), a zeroed
     # grad_input of the hidden states' size, an fp32 grad_weight when lm_head trains)
     fused_ce: bool = False
+    # a fused loss whose chunks of logits are sized to a memory target, not to the hidden states: Unsloth's
+    # unsloth_fused_ce_loss (unsloth_zoo fused_losses/cross_entropy_loss.py: n_chunks from target_gb): that target
+    # in bytes (core/memory/fused_loss.py); 0 = Liger's chunk (about the hidden states' size)
+    fused_ce_target: int = 0
+    # projections whose LoRA runs in Unsloth's autograd functions (unsloth/kernels/fast_lora.py LoRA_QKV / LoRA_W /
+    # LoRA_MLP): they save the layer's 16-bit input only (A and B are cast to it: no fp32 copy of the input, lora_A's
+    # output not kept), and LoRA_MLP keeps the gate and up outputs, not the product that feeds down_proj
+    lora_kernels: tuple[str, ...] = ()
     # the runner hands the model a [rows, 1, seq, seq] attention mask in the compute dtype although attn is not eager:
     # LLaMA-Factory's neat_packing without FlashAttention-2 (data/collator.py SFTDataCollatorWith4DAttentionMask:
     # `block_diag_attn and attn_implementation != "flash_attention_2"` -> prepare_4d_attention_mask(.., compute_dtype))
@@ -149,6 +158,10 @@ class TrainConfig:
             raise UserError(f"lf_launch must be true or false, got {self.lf_launch!r}")
         if not all(isinstance(v, bool) for v in (self.liger_norm, self.liger_swiglu, self.fused_ce, self.mask_4d)):
             raise UserError("liger_norm, liger_swiglu, fused_ce and mask_4d must be true or false")
+        if not isinstance(self.fused_ce_target, int) or isinstance(self.fused_ce_target, bool) or self.fused_ce_target < 0:
+            raise UserError(f"fused_ce_target must be a byte count >= 0, got {self.fused_ce_target!r}")
+        if not isinstance(self.lora_kernels, tuple) or not all(model_lora.valid_target(t) for t in self.lora_kernels):
+            raise UserError(f"lora_kernels must be module names, got {self.lora_kernels!r}")
         if self.reference_pass is not None and not (
                 isinstance(self.reference_pass, tuple) and len(self.reference_pass) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.reference_pass)):
@@ -198,8 +211,10 @@ class TrainConfig:
             d.pop("logits_16bit_loss")
         else:
             d["logits_16bit_loss"] = list(self.logits_16bit_loss or ())
+        d["lora_kernels"] = list(self.lora_kernels)
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
-                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d"):             # tower / Liger kernel is estimated
+                  "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
+                  "fused_ce_target", "lora_kernels"):                                # (or Unsloth's)
             if not d[k]:
                 d.pop(k)
         return d
@@ -472,6 +487,10 @@ class _LayerActivations:
         # swiglu_backward returns a, b - only the incoming gradient is new)
         self._mlp_backward = 4 * self.residual * self.hidden \
             + (1 if cfg.liger_swiglu else 3) * self.compute * model.intermediate_size
+        if cfg.is_lora and all(m in cfg.lora_kernels for m in ("gate_proj", "up_proj", "down_proj")):
+            # Unsloth's LoRA_MLP.backward (unsloth/kernels/fast_lora.py): the incoming gradient and DW = dY @ down^T;
+            # the SwiGLU backward writes h, df, de into DW, e, g and dX into the saved X (inplace=True)
+            self._mlp_backward = self.residual * self.hidden + self.compute * model.intermediate_size
 
     def kept(self, weights_train: bool) -> float:
         return self._kept[weights_train]
@@ -521,7 +540,9 @@ class _LayerActivations:
         shared = False
         for g in groups:
             n_in = g.in_features
-            if cfg.is_lora and g.name in self.wrapped_names:
+            if cfg.is_lora and g.name in self.wrapped_names and g.name in cfg.lora_kernels:
+                shared = True                  # Unsloth's LoRA function saves the input as it is, nothing else
+            elif cfg.is_lora and g.name in self.wrapped_names:
                 adapter = regime.trainable_bytes
                 lora_out = self.compute if regime.autocast else adapter   # lora_A's output
                 extra += lora_out * cfg.lora_rank * (2 if cfg.dora else 1)
@@ -558,6 +579,8 @@ class _LayerActivations:
         inputs = {"norm1": (norm_out, False), "attn_out": (self.compute, True), "norm2": (norm_out, False),
                   "mlp_mid": (self.compute, False)}
         mlp = self._mlp_intermediates()
+        if groups_in(by_input["mlp_mid"], self.cfg.lora_kernels) and self.cfg.is_lora:
+            by_input["mlp_mid"] = []           # LoRA_MLP recomputes down_proj's input from the gate and up outputs
         for key, groups in by_input.items():
             if groups:
                 in_bytes, already_saved = inputs[key]
@@ -585,6 +608,11 @@ class _LayerActivations:
         if model.shared_expert_intermediate_size:
             kept += c * model.shared_expert_intermediate_size * gated
         return kept
+
+
+def groups_in(groups, names: tuple[str, ...]) -> bool:
+    """Every linear of `groups` is one of `names` (and there is one)."""
+    return bool(groups) and all(g.name in names for g in groups)
 
 
 @dataclass(frozen=True)
@@ -756,10 +784,35 @@ def _fused_ce_phases(model, cfg: TrainConfig, acts: _Activations, casts: _Autoca
     hidden_states = acts.tokens * int(model.hidden_size) * compute
     head_fp32 = 8 * head_params if head_params else 0.0      # fp32 grad_weight + the fp32 mm result it accumulates
     kept = acts.total
+    chunk = hidden_states                                    # Liger's chunk: about the hidden states' size
+    if cfg.fused_ce_target:                                  # Unsloth's is sized to its target
+        chunk = fused_loss.chunk_bytes(acts.tokens, int(model.vocab_size), int(hidden_states), cfg.fused_ce_target)
     return [
-        kept + casts.forward + 2 * hidden_states + head_fp32,
+        kept + casts.forward + hidden_states + chunk + head_fp32,
         kept + casts.saved + hidden_states + head_grad + casts.head_grad,
     ]
+
+
+def _kernel_notes(model, cfg: TrainConfig, tokens: int, notes: list[str]) -> None:
+    """What the fused loss and the Liger / Unsloth kernels change, said."""
+    unsloth = bool(cfg.fused_ce_target or cfg.lora_kernels)
+    if cfg.fused_ce and cfg.fused_ce_target:
+        vocab, fixed = int(model.vocab_size), tokens * int(model.hidden_size) * 2
+        n = fused_loss.ce_chunks(tokens, vocab, fixed, cfg.fused_ce_target)
+        chunk = fused_loss.chunk_bytes(tokens, vocab, fixed, cfg.fused_ce_target)
+        notes.append(f"Unsloth's fused cross-entropy: the loss is made in {n} chunk(s), no [tokens, vocab] logits; the "
+                     f"hidden states' gradient and one chunk ({chunk / 2**30:.2f} GiB: its 16-bit logits and their "
+                     f"gradient) counted instead")
+    elif cfg.fused_ce:
+        notes.append("fused linear cross-entropy (Liger / Cut Cross-Entropy): the loss is made chunk by chunk, no "
+                     "[tokens, vocab] logits; its chunks and the hidden states' gradient counted instead")
+    if cfg.liger_norm or cfg.liger_swiglu:
+        notes.append(("Unsloth's kernels: " if unsloth else "Liger kernels: ") + " and ".join(
+            k for k, on in (("RMSNorm keeps its 16-bit input and an fp32 rstd per row", cfg.liger_norm),
+                            ("SwiGLU keeps only the gate and up outputs", cfg.liger_swiglu)) if on))
+    if cfg.lora_kernels:
+        notes.append(f"Unsloth's LoRA functions on {', '.join(cfg.lora_kernels)}: each saves its 16-bit input only "
+                     f"(no fp32 copy for the adapters, no lora_A output)")
 
 
 def _step_extras(model, cfg: TrainConfig, training: _Training, notes: list[str]) -> float:
@@ -827,13 +880,7 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
         if loss_copies.model_computes_loss(cfg) else None
     if own_loss:
         notes.append(own_loss)
-    if cfg.fused_ce:
-        notes.append("fused linear cross-entropy (Liger / Cut Cross-Entropy): the loss is made chunk by chunk, no "
-                     "[tokens, vocab] logits; its chunks and the hidden states' gradient counted instead")
-    if cfg.liger_norm or cfg.liger_swiglu:
-        notes.append("Liger kernels: " + " and ".join(
-            k for k, on in (("RMSNorm keeps its 16-bit input and an fp32 rstd per row", cfg.liger_norm),
-                            ("SwiGLU keeps only the gate and up outputs", cfg.liger_swiglu)) if on))
+    _kernel_notes(model, cfg, acts.tokens, notes)
     step += _step_extras(model, cfg, training, notes)
     vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))
     if vis is not None:

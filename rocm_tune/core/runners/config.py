@@ -12,7 +12,7 @@ import os
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory.estimate import TrainConfig
 from rocm_tune.core.model.lora import split_targets
-from rocm_tune.core.runners import program_bounds
+from rocm_tune.core.runners import program_bounds, unsloth
 from rocm_tune.core.runners.values import unread_note
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
 from rocm_tune.profiles.value_forms import FALLBACK
@@ -484,7 +484,8 @@ def dpo_liger_kernel_loss(job: Job) -> bool:
 def _fused_ce(job: Job) -> bool:
     """The loss never materialises the logits: Liger's fused linear cross-entropy (on by default where Liger is
     applied; axolotl: its liger_fused_linear_cross_entropy flag), Axolotl's Cut Cross-Entropy plugin. (An Unsloth
-    program stays an upper bound without its kernels: core/check/check.py _fused_ce_saving.)"""
+    program whose kernels are not pinned stays an upper bound: core/check/check.py _fused_ce_saving; where they are,
+    core/runners/unsloth.py terms.)"""
     if str(job.get("__upper_bound__") or "").startswith("unsloth") or job.runner == "torchtune":
         # torchtune's CEWithChunkedOutputLoss is no fused loss: the model returns every chunk of 16-bit logits
         # (modules/transformer.py: num_output_chunks) and only the fp32 upcast goes chunk by chunk; kept on the
@@ -636,6 +637,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     values.update(_liger(job, model))
+    values.update(unsloth.terms(job, model, values))      # Unsloth's kernels, where the source pins them
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
     cfg = TrainConfig(**values)

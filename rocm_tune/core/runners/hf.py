@@ -715,6 +715,9 @@ def _read_unsloth_program(calls: list, names: dict, file: str) -> tuple[dict[str
     notes = [f"{file}: an Unsloth program; no TrainingArguments/SFTConfig call in it: the trainer's batch is not "
              f"in the text given (transformers' default applies)"]
     _call_settings(calls, names, out, notes, file)
+    # the trainer's batch is not in the text: an estimate of Unsloth's kernels at transformers' default batch would
+    # decide nothing (core/runners/unsloth.py keeps the upper bound)
+    out["__no_trainer_args__"] = Setting("__no_trainer_args__", True, file, None, "TrainingArguments", "default")
     peft = next((c for c in calls if _name(c.func) == "get_peft_model" and _unsloth_owner(c)), None)
     if "finetuning_type" not in out:
         line = peft.lineno if peft is not None else None
@@ -761,6 +764,11 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
         t = kws.get("target_modules", (None, 0))[0]
         put("lora_target", ",".join(map(str, t)) if isinstance(t, (list, tuple)) else "all", "target_modules",
             c.lineno)
+    if name == "get_peft_model" and _unsloth_owner(c):
+        # lora_dropout / bias decide whether Unsloth's LoRA autograd functions run (core/runners/unsloth.py)
+        for k, key in (("lora_dropout", "lora_dropout"), ("bias", "lora_bias")):
+            if isinstance(kws.get(k, (None, 0))[0], (int, float, str)) and not isinstance(kws[k][0], bool):
+                put(key, kws[k][0], k, kws[k][1])
     if name == "get_peft_model" and isinstance(kws.get("r", (None, 0))[0], int):
         # Unsloth's FastLanguageModel.get_peft_model(model, r=..., target_modules=...): LoRA on every
         # projection unless target_modules says otherwise
@@ -1321,6 +1329,38 @@ def read_alpaca_lora(entry: str, flags: dict[str, tuple[str, int]], out: dict[st
             out[k] = Setting(k, v, file, line, "finetune.py", "assumed")
     if said:
         notes.append(f"alpaca-lora's finetune.py: {', '.join(said)} from the program itself ({ALPACA_LORA_SOURCE})")
+
+
+def read_qlora_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
+                       notes: list[str], before: dict | None = None) -> None:
+    """A QLoRA program of profiles/qlora_programs.py: its gradient checkpointing (PEFT's prepare_model_for_kbit_training
+    turns it on) and its sample cap (the sum of its length flags), each said. `before`: settings other files gave (a
+    TrainingArguments JSON), whose gradient checkpointing the program's own default does not override."""
+    from rocm_tune.profiles.qlora_programs import QLORA_PROGRAMS
+
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    name = os.path.basename(entry.split()[-1]) if entry else ""
+    prog = next((p for p in QLORA_PROGRAMS if p[0] == name and any(k in f for k in p[1])), None)
+    if prog is None:
+        return
+    _, _, gc, caps, fixed, source = prog
+    line = next(f[k][1] for k in prog[1] if k in f)
+    said = [f"{k} {v}" for k, v in fixed.items() if k not in out]
+    for k, v in fixed.items():
+        out.setdefault(k, Setting(k, v, file, line, name, "assumed"))
+    given = "disable_gradient_checkpointing" in out or "disable_gradient_checkpointing" in (before or {})
+    if gc == "forced" or not given:
+        out["disable_gradient_checkpointing"] = Setting("disable_gradient_checkpointing", False, file, line, name,
+                                                        "assumed")
+        said.append("gradient checkpointing on" + (" (whatever its TrainingArguments say)" if gc == "forced" else ""))
+    if "cutoff_len" not in out:
+        lens = [as_int(f[k][0]) if k in f else d for k, d in caps]
+        if all(n is not None and n > 0 for n in lens):
+            out["cutoff_len"] = Setting("cutoff_len", sum(int(n) for n in lens if n), file, line,
+                                        " + ".join(k for k, _ in caps), "derived")
+            said.append(f"samples cut at {' + '.join(f'{k} {n}' for (k, _), n in zip(caps, lens))} tokens")
+    if said:
+        notes.append(f"{name}: {'; '.join(said)} ({source})")
 
 
 # A program's own argparse help for a flag (`parser.add_argument("--model-name", help="A name for the trained model

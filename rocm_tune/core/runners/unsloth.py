@@ -1,0 +1,114 @@
+"""Unsloth's kernels as estimate terms (pure; the sources are profiles/unsloth_kernels.py).
+
+An Unsloth program is read as the transformers program it patches and marked an upper bound (formats: its
+`__upper_bound__`). Where the source pins what its kernels keep - FastLanguageModel on a model type Unsloth runs with
+its own decoder, trained with labels (SFT / pre-training) - the bound becomes an estimate: `modelled` says so once the
+model is known, and `terms` hands build_config the TrainConfig terms that count the kernels (RMSNorm, LoRA autograd
+functions, the chunked fused loss). Elsewhere (FastModel / FastVisionModel, other model types, GRPO / DPO) the bound
+stays."""
+
+from __future__ import annotations
+
+from rocm_tune.core.runners.common import Job, Setting, as_bool
+from rocm_tune.profiles import unsloth_kernels as P
+
+KEY = "__unsloth_kernels__"
+
+
+def is_unsloth_program(job: Job) -> bool:
+    return str(job.get("__upper_bound__") or "").startswith("unsloth")
+
+
+def why_bound(job: Job, model) -> str | None:
+    """Why an Unsloth program stays an upper bound (None: its kernels are estimated)."""
+    loader = str(job.get("__unsloth_loader__") or "")
+    family = str(getattr(model, "family", "") or "")
+    if loader not in P.FAST_DECODER_LOADERS:
+        return f"loaded with {loader or 'no Fast*Model call read'}: transformers' modules under unsloth_zoo's compiler"
+    if family not in P.FAST_DECODER_TYPES:
+        return f"model type {family or '?'} runs transformers' modules under unsloth_zoo's compiler ({P.LOADER_SRC})"
+    if as_bool(job.get("__no_trainer_args__")):
+        return "no TrainingArguments / SFTConfig in the text given: the batch that decides is not known"
+    stage = str(job.get("stage", "sft") or "sft").lower()
+    if stage not in ("sft", "pt"):
+        return f"stage {stage}: the trainer takes log-probabilities from the logits, not Unsloth's fused loss"
+    return None
+
+
+def modelled(job: Job, model) -> bool:
+    """Once the model is known: an Unsloth program whose kernels the source pins is estimated with them - the
+    upper-bound mark and its finding give way to a note. False (the bound stays) otherwise."""
+    if model is None or not is_unsloth_program(job):
+        return False
+    if why_bound(job, model) is not None:
+        return False
+    mark = job.settings.pop("__upper_bound__")
+    job.settings[KEY] = Setting(KEY, str(model.family), mark.file, mark.line, "import", "flag")
+    job.findings = drop_bound_finding(job, job.findings)
+    job.notes.append(f"Unsloth's FastLanguageModel runs {model.family} with its own decoder: estimated with its "
+                     f"kernels ({P.LOADER_SRC}): RMSNorm keeps its input and an fp32 per row ({P.NORM_SRC}); the "
+                     f"fused cross-entropy never makes the logits ({P.FUSED_CE_SRC})")
+    return True
+
+
+def drop_bound_finding(job: Job, findings: list) -> list:
+    """`findings` without the "estimated without them (an upper bound)" finding once the kernels are estimated."""
+    if job.get(KEY) is None:
+        return findings
+    return [f for f in findings if not (f.code == "kernels-not-modelled" and "upper bound" in f.message
+                                        and "unsloth" in f.message)]
+
+
+def _lora_kernel_modules(job: Job, values: dict) -> tuple[str, ...]:
+    """The projections Unsloth's LoRA autograd functions run (all of q/k/v, o, all of gate/up/down), when
+    lora_dropout is 0 and bias "none" (patch_peft_model)."""
+    if values.get("method") not in ("lora", "qlora") or values.get("dora"):
+        return ()
+    dropout = job.get("lora_dropout", P.DEFAULT_LORA_DROPOUT)
+    bias = str(job.get("lora_bias", P.DEFAULT_LORA_BIAS) or P.DEFAULT_LORA_BIAS).lower()
+    try:
+        if float(str(dropout)) != 0.0 or bias != "none":
+            return ()
+    except ValueError:
+        return ()
+    targets = tuple(values.get("lora_targets") or ("all",))
+    everything = "all" in targets
+    out: tuple[str, ...] = ()
+    family = str(values.get("__family__", ""))
+    for group in (P.QKV_TARGETS, P.O_TARGETS, P.MLP_TARGETS):
+        if group == P.QKV_TARGETS and family in P.QKV_BIAS_TYPES:
+            continue                   # q/k/v carry a bias: LoRA_QKV is not patched (patch_peft_model)
+        if everything or all(t in targets for t in group):
+            out += group
+    return out
+
+
+def terms(job: Job, model, values: dict) -> dict:
+    """TrainConfig terms for an Unsloth program `modelled` accepted ({} otherwise)."""
+    if job.get(KEY) is None or model is None:
+        return {}
+    kernels = _lora_kernel_modules(job, {**values, "__family__": getattr(model, "family", "")})
+    mlp = all(m in kernels for m in P.MLP_TARGETS) and bool(getattr(model, "gated_mlp", False))
+    return {"liger_norm": True, "liger_swiglu": mlp, "fused_ce": True, "fused_ce_target": P.CE_TARGET_BYTES,
+            "lora_kernels": kernels}
+
+
+def offloaded_layers(job: Job, num_layers: int, layer_bytes: int) -> tuple[int, int]:
+    """(layers whose checkpointed input leaves the GPU, net layers' worth the GPU saves) under
+    use_gradient_checkpointing="unsloth" in an Unsloth program (unsloth_zoo UnslothCheckpointFunction): every layer
+    but the last, when its input is over 2 MiB; two GPU buffers of one layer's input take them back. Against the
+    estimate's count at its peak (the last layer's backward: the embedding's output and every layer's input, beside
+    what the recomputed layer keeps): the embedding's output is the first layer's input and leaves with it (nothing
+    on the GPU keeps it once its copy is made), and the last layer's input is the tensor its RMSNorm saves in the
+    recompute (counted there); what stays is the two buffers."""
+    if layer_bytes <= P.OFFLOAD_MIN_BYTES or not as_bool(job.get("use_unsloth_gc")) or num_layers < 1:
+        return 0, 0
+    moved = max(0, num_layers - P.OFFLOAD_KEPT_LAYERS)
+    return moved, max(0, moved + 1 + P.OFFLOAD_KEPT_LAYERS - P.OFFLOAD_GPU_BUFFERS)
+
+
+def offload_host_bytes(moved: int, layer_bytes: int) -> int:
+    """Pinned host memory of the offloaded inputs: one buffer per offloaded layer at its input's size, beside the
+    start's small buffers (INITIAL_CPU_BUFFER_COUNT x INITIAL_CPU_BUFFER_SIZE elements, 16-bit)."""
+    small = max(0, P.INITIAL_CPU_BUFFER_COUNT - moved) * P.INITIAL_CPU_BUFFER_ELEMENTS * 2
+    return moved * layer_bytes + small
