@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rocm_tune.core.memory import fitting
+from rocm_tune.core.memory import megatron_attention
 from rocm_tune.core.check import lengths
 from rocm_tune.core import formats
 from rocm_tune.core.plan import search as plan_search
@@ -664,6 +665,8 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     te_notes: list[str] = []
     if megatron_mixed and job is not None:
         cfg1, te_notes = _megatron_kernels(job, model, cfg1)
+        cfg1, att_notes = _megatron_softmax(job, model, cfg1, lay)
+        te_notes += att_notes
     dp = max(1, cfg.world_size // max(1, lay.model_parallel))
     # Megatron FSDP reduce-scatters each layer's gradient as its backward ends: the backward's activations peak
     # next to 1/DP of the gradients (not all of them)
@@ -779,6 +782,43 @@ def _megatron_kernels(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainC
     return (replace(cfg, liger_norm=cfg.liger_norm or rms, liger_swiglu=cfg.liger_swiglu or glu),
             ["Megatron-core kernels: " + " and ".join(said) + " (megatron/core/fusions/fused_bias_swiglu.py, "
              "transformer_engine.pytorch RMSNorm)"])
+
+
+def _megatron_softmax(job: formats.Job, model, cfg: TrainConfig, lay) -> tuple[TrainConfig, list[str]]:
+    """Megatron's 16-bit layers as Transformer Engine / Megatron-core run them: FP8 linears (--fp8-format) save
+    1-byte inputs (TrainConfig.fp8_linear_inputs); unfused core attention keeps what its FusedScaleMaskSoftmax and
+    dropout keep (core/memory/megatron_attention.py), not transformers' eager fp32 softmax."""
+    notes: list[str] = []
+    if model.num_experts:
+        cfg = replace(cfg, moe_probs_in_act=True)
+        notes.append("Megatron-core MoE: the routing probabilities multiply inside the experts' activation and the "
+                     "combine only scatters the outputs back, so no routed copy's weighted output is kept (NVIDIA/"
+                     "Megatron-LM megatron/core/transformer/moe/experts.py activation_func_with_probs, 2025-04)")
+    fp8 = job.get("__fp8__")
+    if fp8:
+        legacy = as_bool(job.get("moe_use_legacy_grouped_gemm")) is True and bool(model.num_experts)
+        cfg = replace(cfg, fp8_linears=("dense",) if legacy else ("dense", "experts"))
+        notes.append(f"FP8 training ({fp8}): Transformer Engine's linears save their inputs as 1-byte FP8 for the weight "
+                     f"gradient, not 16-bit (transformer_engine/pytorch/module/linear.py, layernorm_linear.py, "
+                     f"grouped_linear.py under fp8_autocast; NVIDIA/Megatron-LM --fp8-format)" +
+                     ("; the routed experts run the legacy GroupedMLP (--moe-use-legacy-grouped-gemm: grouped_gemm's "
+                      "bf16 gmm), their inputs kept in 16 bits" if legacy else ""))
+    if cfg.attn != "eager":
+        return cfg, notes
+    te = str(job.get("transformer_impl") or "transformer_engine").strip("'\"").lower() != "local"
+    s = job.settings.get("__attn_dropout__")
+    dropout = float(s.value) if s is not None else megatron_attention.MEGATRON_LM_DROPOUT
+    heads = max(1, int(model.num_attention_heads) // max(1, lay.tp))
+    seq = max(1, cfg.cutoff_len // max(1, lay.cp))
+    switched_off = job.settings.get("__softmax_fusion__") is not None and not te
+    # a learned softmax offset (gpt-oss's attention sinks, softmax_type learnable) always takes torch's softmax
+    # (FusedScaleMaskSoftmax.forward: fused only `if is_kernel_available(..) and softmax_offset is None`)
+    sinks = str(model.family) == "gpt_oss"
+    fused = not switched_off and not sinks and megatron_attention.fused_available(te, cfg.micro_batch, heads, seq)
+    why = (" (--no-masked-softmax-fusion)" if switched_off else " (attention sinks: a learned softmax offset)"
+           if sinks else f" ({cfg.micro_batch} x {heads} heads x {seq} tokens)")
+    notes.append(megatron_attention.describe(te, fused, dropout, why))
+    return replace(cfg, scores_bytes=megatron_attention.scores_bytes(fused, dropout)), notes
 
 
 # DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs, written for a model

@@ -260,6 +260,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         if native in f:
             put(native, str(f[native][0]), native, f[native][1])
     _read_attention(f, put, notes)
+    _read_kernels(f, put, swift)
     if "no_bias_swiglu_fusion" in f and as_bool(f["no_bias_swiglu_fusion"][0]) is not False:
         put("no_bias_swiglu_fusion", True, "no_bias_swiglu_fusion", f["no_bias_swiglu_fusion"][1])
     for native in ("lora_rank", "lora_alpha"):
@@ -527,7 +528,39 @@ def _read_attention(f: dict[str, tuple[str, int]], put, notes: list[str]) -> Non
         key = "attention_backend" if backend == "unfused" else "transformer_impl"
         put("flash_attn", "eager", key, f[key][1])
         notes.append(f"--{key.replace('_', '-')} {f[key][0]} without --use-flash-attn: Megatron's unfused core "
-                     f"attention keeps the attention scores and their softmax (counted as eager attention)")
+                     f"attention keeps the attention scores' softmax (counted as eager attention, with the bytes its softmax "
+                     f"kernel keeps)")
+
+
+# Transformer Engine's FP8 training: Megatron-LM `--fp8-format e4m3|hybrid` (dest fp8; megatron/training/
+# arguments.py), ms-swift `--fp8_format` (swift/megatron/arguments/megatron_args.py: self.fp8 = self.fp8_format), Primus'
+# `fp8: hybrid` override; unset / null = bf16 linears
+FP8_FORMATS = ("e4m3", "hybrid", "e5m2")
+
+
+def _read_kernels(f: dict[str, tuple[str, int]], put, swift: bool) -> None:
+    """The flags that change what the layer kernels keep: FP8 linears, attention dropout, the fused softmax switch
+    (core/memory/megatron_attention.py)."""
+    for native in ("fp8_format", "fp8"):
+        v = str((f.get(native) or ("", 0))[0]).strip().strip("'\"").lower()
+        if v in FP8_FORMATS:
+            put("__fp8__", v, native, f[native][1])
+            break
+    if "attention_dropout" in f:
+        try:
+            put("__attn_dropout__", float(str(f["attention_dropout"][0]).strip("'\"")), "attention_dropout",
+                f["attention_dropout"][1])
+        except ValueError:
+            pass
+    elif swift:
+        put("__attn_dropout__", 0.0, "attention_dropout (ms-swift megatron's default 0.)", None)
+    if "moe_use_legacy_grouped_gemm" in f:
+        put("moe_use_legacy_grouped_gemm", as_bool(f["moe_use_legacy_grouped_gemm"][0]) is not False,
+            "moe_use_legacy_grouped_gemm", f["moe_use_legacy_grouped_gemm"][1])
+    if "no_masked_softmax_fusion" in f and as_bool(f["no_masked_softmax_fusion"][0]) is not False:
+        put("__softmax_fusion__", False, "no_masked_softmax_fusion", f["no_masked_softmax_fusion"][1])
+    elif "masked_softmax_fusion" in f and as_bool(f["masked_softmax_fusion"][0]) is False:
+        put("__softmax_fusion__", False, "masked_softmax_fusion", f["masked_softmax_fusion"][1])
 
 
 def _tokenizer_vocab(f: dict[str, tuple[str, int]]) -> tuple[int, str] | None:
