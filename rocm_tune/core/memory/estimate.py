@@ -507,7 +507,7 @@ class _LayerActivations:
         eager_scores = 0.0
         if self.eager:
             # scores: the fp32 softmax output + its 16-bit copy (both saved) + repeated k/v
-            probs = 4 + self.compute if self.compute == 2 else 4
+            probs: float = 4 + self.compute if self.compute == 2 else 4
             if cfg.scores_bytes is not None:       # the runner's own softmax kernel (TrainConfig.scores_bytes)
                 probs = cfg.scores_bytes[0]
             eager_scores = self.heads * seq * probs + 2 * self.compute * self.q_dim
