@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rocm_tune.core.memory import fitting
+from rocm_tune.core.memory import megatron_attention
 from rocm_tune.core.check import lengths
 from rocm_tune.core import formats
 from rocm_tune.core.plan import search as plan_search
@@ -664,6 +665,8 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     te_notes: list[str] = []
     if megatron_mixed and job is not None:
         cfg1, te_notes = _megatron_kernels(job, model, cfg1)
+        cfg1, att_notes = _megatron_softmax(job, model, cfg1, lay)
+        te_notes += att_notes
     dp = max(1, cfg.world_size // max(1, lay.model_parallel))
     # Megatron FSDP reduce-scatters each layer's gradient as its backward ends: the backward's activations peak
     # next to 1/DP of the gradients (not all of them)
@@ -691,22 +694,24 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                 f"(the GPU holding the last layers also holds the logits; approximate)")
     else:
         mp = lay.tp * lay.pp
-        # expert parallelism: the routed experts' share of every state / EP (the rest is replicated)
-        counts = getattr(model, "params", None)
-        frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
-        share = 1 - frac + frac / lay.ep
         odp, gdp, wdp = (sdp if lay.fsdp >= 1 else dp if lay.distributed_optimizer else 1,
                          sdp if lay.fsdp >= 2 else 1, sdp if lay.fsdp >= 3 else 1)
-        opt = one.optimizer_bytes * share / mp / odp
+        # expert parallelism: the routed experts' share of every state / (EP x expert TP x PP), their optimizer state
+        # over the expert data-parallel group (megatron.Layout.expert_split); the rest / (TP x PP) as above
+        dense, expert, expert_opt = _expert_shares(model, cfg, lay, mp, odp)
+        esplit = lay.expert_split(cfg.world_size)[0]
+        opt = one.optimizer_bytes * (dense / odp + expert_opt)
         host = opt if lay.optimizer_offload else 0.0
-        w = one.weights_bytes * share / mp / wdp
+        w = one.weights_bytes * (dense + expert) / wdp
         gathered = _fsdp_gathered(model, mp) if wdp > 1 else 0.0
-        st = w + one.gradients_bytes * share / mp / gdp + opt - host
+        st = w + one.gradients_bytes * (dense + expert) / gdp + opt - host
         a = act / lay.cp / (lay.tp if lay.sp else 1) + gathered
         split = (f"weights / {mp * wdp}, gradients / {mp * gdp}" if lay.fsdp else
                  f"1/{mp} of the weights and gradients")
         note = (f"{lay.describe()} over {cfg.world_size} GPU(s), data parallel {dp}: per GPU {split}, "
-                f"optimizer state / {mp * odp}, activations / "
+                f"optimizer state / {mp * odp}" + (f" (routed experts: weights and gradients / {esplit}, "
+                f"optimizer state / {esplit * round(expert / expert_opt)}, expert TP {lay.expert_tp}: {megatron.ETP_SRC})"
+                if expert else "") + ", activations / "
                 f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
                 f"activations on the first stage)" + (f"; FSDP gathers a unit's 16-bit weights just in time (two "
                 f"units, the next prefetched, and one unit's unsharded gradient: {gathered / 2**30:.2f} GiB)"
@@ -720,6 +725,18 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     }
     kept = [n for n in est1.notes if "ZeRO" not in n and not (te_notes and n.startswith("Liger kernels:"))]
     return phases, int(host), kept + te_notes + [note] + notes_states + notes_ce + notes_blk
+
+
+def _expert_shares(model, cfg: TrainConfig, lay, mp: int, odp: int) -> tuple[float, float, float]:
+    """(share of one GPU's whole-model weights/gradients that are dense, per GPU, share that are routed experts, per
+    GPU, the experts' optimizer share per GPU). Dense parts split over TP x PP; a routed expert over EP x expert TP x PP
+    (megatron.Layout.expert_split), its optimizer state sharded by the distributed optimizer over the expert data-parallel
+    group (world / (EP x expert TP x PP)), not the dense one; under FSDP both follow the FSDP shard group."""
+    counts = getattr(model, "params", None)
+    frac = (counts.experts / counts.total) if lay.ep > 1 and counts is not None and counts.total else 0.0
+    split, edp = lay.expert_split(cfg.world_size)
+    expert_odp = odp if lay.fsdp >= 1 else edp if lay.distributed_optimizer else 1
+    return (1 - frac) / mp, frac / split, frac / split / expert_odp
 
 
 def _block_recompute(job: formats.Job | None, model, cfg1: TrainConfig, lay, act: float, one, dp: int
@@ -765,6 +782,43 @@ def _megatron_kernels(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainC
     return (replace(cfg, liger_norm=cfg.liger_norm or rms, liger_swiglu=cfg.liger_swiglu or glu),
             ["Megatron-core kernels: " + " and ".join(said) + " (megatron/core/fusions/fused_bias_swiglu.py, "
              "transformer_engine.pytorch RMSNorm)"])
+
+
+def _megatron_softmax(job: formats.Job, model, cfg: TrainConfig, lay) -> tuple[TrainConfig, list[str]]:
+    """Megatron's 16-bit layers as Transformer Engine / Megatron-core run them: FP8 linears (--fp8-format) save
+    1-byte inputs (TrainConfig.fp8_linear_inputs); unfused core attention keeps what its FusedScaleMaskSoftmax and
+    dropout keep (core/memory/megatron_attention.py), not transformers' eager fp32 softmax."""
+    notes: list[str] = []
+    if model.num_experts:
+        cfg = replace(cfg, moe_probs_in_act=True)
+        notes.append("Megatron-core MoE: the routing probabilities multiply inside the experts' activation and the "
+                     "combine only scatters the outputs back, so no routed copy's weighted output is kept (NVIDIA/"
+                     "Megatron-LM megatron/core/transformer/moe/experts.py activation_func_with_probs, 2025-04)")
+    fp8 = job.get("__fp8__")
+    if fp8:
+        legacy = as_bool(job.get("moe_use_legacy_grouped_gemm")) is True and bool(model.num_experts)
+        cfg = replace(cfg, fp8_linears=("dense",) if legacy else ("dense", "experts"))
+        notes.append(f"FP8 training ({fp8}): Transformer Engine's linears save their inputs as 1-byte FP8 for the weight "
+                     f"gradient, not 16-bit (transformer_engine/pytorch/module/linear.py, layernorm_linear.py, "
+                     f"grouped_linear.py under fp8_autocast; NVIDIA/Megatron-LM --fp8-format)" +
+                     ("; the routed experts run the legacy GroupedMLP (--moe-use-legacy-grouped-gemm: grouped_gemm's "
+                      "bf16 gmm), their inputs kept in 16 bits" if legacy else ""))
+    if cfg.attn != "eager":
+        return cfg, notes
+    te = str(job.get("transformer_impl") or "transformer_engine").strip("'\"").lower() != "local"
+    s = job.settings.get("__attn_dropout__")
+    dropout = float(s.value) if s is not None else megatron_attention.MEGATRON_LM_DROPOUT
+    heads = max(1, int(model.num_attention_heads) // max(1, lay.tp))
+    seq = max(1, cfg.cutoff_len // max(1, lay.cp))
+    switched_off = job.settings.get("__softmax_fusion__") is not None and not te
+    # a learned softmax offset (gpt-oss's attention sinks, softmax_type learnable) always takes torch's softmax
+    # (FusedScaleMaskSoftmax.forward: fused only `if is_kernel_available(..) and softmax_offset is None`)
+    sinks = str(model.family) == "gpt_oss"
+    fused = not switched_off and not sinks and megatron_attention.fused_available(te, cfg.micro_batch, heads, seq)
+    why = (" (--no-masked-softmax-fusion)" if switched_off else " (attention sinks: a learned softmax offset)"
+           if sinks else f" ({cfg.micro_batch} x {heads} heads x {seq} tokens)")
+    notes.append(megatron_attention.describe(te, fused, dropout, why))
+    return replace(cfg, scores_bytes=megatron_attention.scores_bytes(fused, dropout)), notes
 
 
 # DeepSpeed's own host-RAM estimate for offload (estimate_zero2/zero3_model_states_mem_needs, written for a model

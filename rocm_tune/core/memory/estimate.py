@@ -122,6 +122,23 @@ class TrainConfig:
     # LLaMA-Factory's DPO and KTO trainers (get_batch_loss_metrics: concatenated_forward(model) then
     # compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py); None = none
     reference_pass: tuple[float, float] | None = None
+    # eager attention whose softmax kernel keeps other bytes per score than transformers' fp32 softmax (6 kept: its
+    # fp32 output and the 16-bit copy; 6 at the backward's peak): (bytes per score kept, bytes per score the softmax
+    # backward adds) - Megatron's / Transformer Engine's FusedScaleMaskSoftmax keeps only its 16-bit output and its
+    # backward runs in place on the incoming gradient, plus core attention's dropout mask and dropped copy
+    # (core/memory/megatron_attention.py); None = transformers' eager softmax
+    scores_bytes: tuple[float, float] | None = None
+    # Transformer Engine's FP8 training (Megatron --fp8-format e4m3|hybrid): every TE linear quantizes its input to
+    # FP8 and saves that 1-byte copy for the weight gradient, not the 16-bit input (transformer_engine/pytorch/module/
+    # linear.py, layernorm_linear.py, grouped_linear.py under fp8_autocast) - counted where the weights train; the
+    # parts whose linears run in FP8: "dense" (attention, dense / shared MLP) and "experts" (the routed experts in TE's
+    # GroupedLinear; Megatron's legacy GroupedMLP runs grouped_gemm's bf16 gmm and saves 16-bit inputs)
+    fp8_linears: tuple[str, ...] = ()
+    # the routing probabilities multiply inside the experts' activation, and the combine only scatters the expert
+    # outputs back (Megatron-core since 2025-04, "Memory efficient token permutation": experts.py
+    # activation_func_with_probs / weighted_bias_swiglu_impl, token_dispatcher.py unpermute without probs): no routed
+    # copy's weighted output is kept for the probabilities' gradient
+    moe_probs_in_act: bool = False
 
     @property
     def world_size(self) -> int:
@@ -167,6 +184,14 @@ class TrainConfig:
                 and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.reference_pass)):
             raise UserError(f"reference_pass must be two byte counts per logit between 0 and 64, got "
                             f"{self.reference_pass!r}")
+        if self.scores_bytes is not None and not (
+                isinstance(self.scores_bytes, tuple) and len(self.scores_bytes) == 2
+                and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.scores_bytes)):
+            raise UserError(f"scores_bytes must be two byte counts per score between 0 and 64, got {self.scores_bytes!r}")
+        if not isinstance(self.moe_probs_in_act, bool):
+            raise UserError(f"moe_probs_in_act must be true or false, got {self.moe_probs_in_act!r}")
+        if not isinstance(self.fp8_linears, tuple) or any(p not in ("dense", "experts") for p in self.fp8_linears):
+            raise UserError(f"fp8_linears must name dense and/or experts, got {self.fp8_linears!r}")
         if self.logits_16bit_loss is not None and not (
                 isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
@@ -212,9 +237,14 @@ class TrainConfig:
         else:
             d["logits_16bit_loss"] = list(self.logits_16bit_loss or ())
         d["lora_kernels"] = list(self.lora_kernels)
+        d["fp8_linears"] = list(self.fp8_linears)
+        if d["scores_bytes"] is None:
+            d.pop("scores_bytes")
+        else:
+            d["scores_bytes"] = list(self.scores_bytes or ())
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
-                  "fused_ce_target", "lora_kernels"):                                # (or Unsloth's)
+                  "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act"):           # (or Unsloth's)
             if not d[k]:
                 d.pop(k)
         return d
@@ -477,7 +507,9 @@ class _LayerActivations:
         eager_scores = 0.0
         if self.eager:
             # scores: the fp32 softmax output + its 16-bit copy (both saved) + repeated k/v
-            probs = 4 + self.compute if self.compute == 2 else 4
+            probs: float = 4 + self.compute if self.compute == 2 else 4
+            if cfg.scores_bytes is not None:       # the runner's own softmax kernel (TrainConfig.scores_bytes)
+                probs = cfg.scores_bytes[0]
             eager_scores = self.heads * seq * probs + 2 * self.compute * self.q_dim
         self._mlp_kept = {True: 0.0, False: 0.0}
         self._kept = {True: self._layer(True) + eager_scores, False: self._layer(False) + eager_scores}
@@ -504,7 +536,8 @@ class _LayerActivations:
         if not self.eager:
             return self._mlp_backward
         copy = self.compute if self.compute == 2 else 0
-        softmax = self.heads * self.seq * (8 - copy) - self._mlp_kept[train]
+        per_score = 8 - copy if self.cfg.scores_bytes is None else self.cfg.scores_bytes[1]
+        softmax = self.heads * self.seq * per_score - self._mlp_kept[train]
         return max(self._mlp_backward, softmax)
 
     def eager_mask_bytes(self, rows: int) -> int:
@@ -578,7 +611,10 @@ class _LayerActivations:
                 by_input["norm2" if g.in_features == self.hidden else "mlp_mid"].append(g)
         inputs = {"norm1": (norm_out, False), "attn_out": (self.compute, True), "norm2": (norm_out, False),
                   "mlp_mid": (self.compute, False)}
-        mlp = self._mlp_intermediates()
+        fp8 = self.cfg.fp8_linears if weights_train else ()
+        if "dense" in fp8:   # each linear saves its own FP8 copy of its input (TrainConfig.fp8_linears), even o_proj's
+            inputs = {k: (1, False) for k in inputs}
+        mlp = self._mlp_intermediates("experts" in fp8)
         if groups_in(by_input["mlp_mid"], self.cfg.lora_kernels) and self.cfg.is_lora:
             by_input["mlp_mid"] = []           # LoRA_MLP recomputes down_proj's input from the gate and up outputs
         for key, groups in by_input.items():
@@ -591,12 +627,14 @@ class _LayerActivations:
         self._mlp_kept[train] = mlp
         # attention core (sdpa / flash): q and k after RoPE, v, the output, fp32 logsumexp
         kept += self.compute * (2 * self.q_dim + 2 * self.kv_dim) + 4 * self.heads
-        return kept + self._mlp_intermediates()
+        return kept + self._mlp_intermediates("experts" in fp8)
 
-    def _mlp_intermediates(self) -> float:
+    def _mlp_intermediates(self, fp8: bool = False) -> float:
         """Gated: gate out (act input), act out, up out; plain: the activation input. MoE: per routed copy
-        the gathered input, gate_up out, act out, product and weighted output; fp32 router logits/softmax."""
+        the gathered input, gate_up out, act out, product and weighted output; fp32 router logits/softmax. `fp8`:
+        the routed experts' grouped linears save their inputs (the gathered input, the product) as 1-byte FP8."""
         model, c = self.model, self.compute
+        lin = 1 if fp8 else c
         # Liger's fused SiLU-mul keeps the gate and up outputs only (the activation's output is recomputed)
         gated = 2 if self.cfg.liger_swiglu else 3
         moe = bool(model.num_experts) and model.moe_layers >= model.num_layers
@@ -604,7 +642,9 @@ class _LayerActivations:
             return c * model.intermediate_size * (gated if model.gated_mlp else 1)
         top_k = max(1, model.num_experts_per_tok)
         expert_width = model.moe_intermediate_size or model.intermediate_size
-        kept = top_k * c * (2 * self.hidden + (gated + 1) * expert_width) + 8 * model.num_experts
+        weighted = 0 if self.cfg.moe_probs_in_act else self.hidden
+        kept = top_k * (lin * (self.hidden + expert_width) + c * (weighted + gated * expert_width)) \
+            + 8 * model.num_experts
         if model.shared_expert_intermediate_size:
             kept += c * model.shared_expert_intermediate_size * gated
         return kept

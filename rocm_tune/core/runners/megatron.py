@@ -33,7 +33,13 @@ DEFAULTS = {
     "executes": Default("builtin", f"{ML} (mixed precision: 16-bit model, fp32 main weights and moments)"),
 }
 PARALLEL = {"tensor_model_parallel_size": "tp", "pipeline_model_parallel_size": "pp",
-            "context_parallel_size": "cp", "expert_model_parallel_size": "ep"}
+            "context_parallel_size": "cp", "expert_model_parallel_size": "ep", "expert_tensor_parallel_size": "etp"}
+# the routed experts' own tensor parallelism: Megatron-LM sets --expert-tensor-parallel-size to the TP when not given
+# (megatron/training/arguments.py validate_args: `if args.expert_tensor_parallel_size is None:
+# args.expert_tensor_parallel_size = args.tensor_model_parallel_size`); ms-swift's megatron defaults it to 1
+# (swift/megatron/arguments/megatron_args.py `expert_tensor_parallel_size: int = 1`; Command-line-parameters.md)
+ETP_SRC = ("NVIDIA/Megatron-LM:megatron/training/arguments.py (expert_tensor_parallel_size None -> the TP); "
+           "modelscope/ms-swift:swift/megatron/arguments/megatron_args.py (expert_tensor_parallel_size: int = 1)")
 
 
 @dataclass(frozen=True)
@@ -45,10 +51,22 @@ class Layout:
     distributed_optimizer: bool = False
     device_map: int = 0
     ep: int = 1                  # expert parallel: the routed experts' weights split over this many GPUs
+    etp: int = 0                 # the experts' tensor parallelism; 0 = the TP (Megatron-LM's default, ETP_SRC)
     optimizer_offload: bool = False   # --optimizer_cpu_offload: the optimizer state in host RAM
     fsdp: int = 0                # data-parallel sharding (FSDP_SHARD): 1 optimizer, 2 + gradients, 3 + weights
     replicate: int = 1           # HSDP (torchtitan data_parallel_replicate_degree): the shards span dp / replicate
     shard_cp: bool = False       # the FSDP mesh spans the context-parallel ranks too (torchtitan's dp_shard_cp)
+
+    @property
+    def expert_tp(self) -> int:
+        return self.etp or self.tp
+
+    def expert_split(self, world: int) -> tuple[int, int]:
+        """(GPUs one routed expert's weights are split over: EP x expert TP x PP, the expert data-parallel size
+        world / that, which the distributed optimizer shards the experts' state over: Megatron-core
+        parallel_state's expert grid, DistributedDataParallel's expert_parallel_buffers on the expert DP group)."""
+        split = max(1, self.ep * self.expert_tp * self.pp)
+        return split, max(1, world // split)
 
     def shard_dp(self, dp: int) -> int:
         """The ranks one FSDP shard group spans out of `dp` data-parallel ranks."""
@@ -111,6 +129,9 @@ def _swift_defaults(f: dict[str, tuple[str, int]], file: str, out: dict[str, Set
         notes.append(f"ms-swift megatron: torch_dtype not set, the checkpoint's bf16 ({SWIFT_MEGATRON})")
     if "use_distributed_optimizer" not in f:
         out["__distopt__"] = Setting("__distopt__", True, file, None, "use_distributed_optimizer", "assumed")
+    if "expert_tensor_parallel_size" not in f:
+        out["__etp__"] = Setting("__etp__", 1, file, None, "expert_tensor_parallel_size (ms-swift's default)",
+                                 "assumed")
     # MegatronTunerMixin (swift/megatron/argument/megatron_args.py): freeze_vit / freeze_aligner True by default
     for native, key in (("freeze_vit", "freeze_vision_tower"), ("freeze_aligner", "freeze_multi_modal_projector")):
         out[key] = (Setting(key, as_bool(f[native][0]), file, f[native][1], native, "flag")
@@ -239,6 +260,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
         if native in f:
             put(native, str(f[native][0]), native, f[native][1])
     _read_attention(f, put, notes)
+    _read_kernels(f, put, swift)
     if "no_bias_swiglu_fusion" in f and as_bool(f["no_bias_swiglu_fusion"][0]) is not False:
         put("no_bias_swiglu_fusion", True, "no_bias_swiglu_fusion", f["no_bias_swiglu_fusion"][1])
     for native in ("lora_rank", "lora_alpha"):
@@ -284,10 +306,11 @@ def layout(settings: dict, world: int) -> Layout | None:
     cp = cp * (as_int(g.get("sequence_parallel_size")) or 1)
     sp = bool(g.get("__sp__"))
     ep = as_int(g.get("__ep__")) or 1
+    etp = as_int(g.get("__etp__")) or 0
     fsdp = as_int(g.get("__fsdp__")) or 0
     if tp == pp == cp == ep == 1 and not sp and not g.get("__distopt__") and not g.get("__optoff__") and not fsdp:
         return None
-    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep,
+    return Layout(tp, pp, cp, sp and tp > 1, bool(g.get("__distopt__")), ep=ep, etp=etp,
                   optimizer_offload=bool(g.get("__optoff__")), fsdp=fsdp,
                   replicate=(as_int(g.get("__dp_replicate__")) or 1) if fsdp else 1,
                   shard_cp=bool(g.get("__fsdp_cp__")) and bool(fsdp))
@@ -505,7 +528,39 @@ def _read_attention(f: dict[str, tuple[str, int]], put, notes: list[str]) -> Non
         key = "attention_backend" if backend == "unfused" else "transformer_impl"
         put("flash_attn", "eager", key, f[key][1])
         notes.append(f"--{key.replace('_', '-')} {f[key][0]} without --use-flash-attn: Megatron's unfused core "
-                     f"attention keeps the attention scores and their softmax (counted as eager attention)")
+                     f"attention keeps the attention scores' softmax (counted as eager attention, with the bytes its softmax "
+                     f"kernel keeps)")
+
+
+# Transformer Engine's FP8 training: Megatron-LM `--fp8-format e4m3|hybrid` (dest fp8; megatron/training/
+# arguments.py), ms-swift `--fp8_format` (swift/megatron/arguments/megatron_args.py: self.fp8 = self.fp8_format), Primus'
+# `fp8: hybrid` override; unset / null = bf16 linears
+FP8_FORMATS = ("e4m3", "hybrid", "e5m2")
+
+
+def _read_kernels(f: dict[str, tuple[str, int]], put, swift: bool) -> None:
+    """The flags that change what the layer kernels keep: FP8 linears, attention dropout, the fused softmax switch
+    (core/memory/megatron_attention.py)."""
+    for native in ("fp8_format", "fp8"):
+        v = str((f.get(native) or ("", 0))[0]).strip().strip("'\"").lower()
+        if v in FP8_FORMATS:
+            put("__fp8__", v, native, f[native][1])
+            break
+    if "attention_dropout" in f:
+        try:
+            put("__attn_dropout__", float(str(f["attention_dropout"][0]).strip("'\"")), "attention_dropout",
+                f["attention_dropout"][1])
+        except ValueError:
+            pass
+    elif swift:
+        put("__attn_dropout__", 0.0, "attention_dropout (ms-swift megatron's default 0.)", None)
+    if "moe_use_legacy_grouped_gemm" in f:
+        put("moe_use_legacy_grouped_gemm", as_bool(f["moe_use_legacy_grouped_gemm"][0]) is not False,
+            "moe_use_legacy_grouped_gemm", f["moe_use_legacy_grouped_gemm"][1])
+    if "no_masked_softmax_fusion" in f and as_bool(f["no_masked_softmax_fusion"][0]) is not False:
+        put("__softmax_fusion__", False, "no_masked_softmax_fusion", f["no_masked_softmax_fusion"][1])
+    elif "masked_softmax_fusion" in f and as_bool(f["masked_softmax_fusion"][0]) is False:
+        put("__softmax_fusion__", False, "masked_softmax_fusion", f["masked_softmax_fusion"][1])
 
 
 def _tokenizer_vocab(f: dict[str, tuple[str, int]]) -> tuple[int, str] | None:
