@@ -14,7 +14,7 @@ from pathlib import Path
 from rocm_tune.cli import main
 from rocm_tune.core import formats
 from rocm_tune.core.runners import hf
-from rocm_tune.core.runners.values import as_bool, as_int
+from rocm_tune.core.runners.common import as_bool, as_int
 
 CLS = '''from transformers import {cls}, AutoTokenizer, TrainingArguments, Trainer
 model = {cls}.from_pretrained("Qwen/Qwen2.5-1.5B", torch_dtype="bfloat16"{labels})
