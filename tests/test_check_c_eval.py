@@ -113,3 +113,35 @@ def test_reader_keeps_the_eval_arguments(tmp_path):
     job = formats.read_job([str(p)])
     assert as_int(job.get("eval_accumulation_steps")) == 4 and as_bool(job.get("predict_with_generate")) is True
     assert as_int(job.get("generation_num_beams")) == 4
+
+
+LF = """model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct
+stage: {stage}
+do_train: true
+finetuning_type: lora
+lora_target: all
+dataset: {data}
+template: qwen
+cutoff_len: 2048
+output_dir: saves/out
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 8
+bf16: true
+val_size: 0.1
+per_device_eval_batch_size: {eb}
+eval_strategy: steps
+eval_steps: 100
+"""
+
+
+def test_preference_eval_runs_chosen_and_rejected_together(tmp_path, capsys):
+    # LLaMA-Factory's pairwise collator and TRL's concatenated_forward: an eval pair is 2 rows of logits
+    def ev(stage: str, data: str, eb: int) -> int:
+        return _eval(_check(tmp_path, f"{stage}{eb}.yaml", LF.format(stage=stage, data=data, eb=eb), capsys,
+                            "--gpus", "1"))
+
+    per_row = 2048 * (151936 * 10 + 1536 * 8)      # tokens x (vocab x 10 B + hidden x 2 B x 4)
+    sft = ev("sft", "alpaca_en_demo", 2) - ev("sft", "alpaca_en_demo", 1)
+    dpo = ev("dpo", "dpo_en_demo", 2) - ev("dpo", "dpo_en_demo", 1)
+    assert abs(sft - per_row) < 2**22
+    assert abs(dpo - 2 * per_row) < 2**22

@@ -521,7 +521,9 @@ def eval_preds_held(model, cfg: TrainConfig, eval_batch: int, job: formats.Job |
     from rocm_tune.profiles.eval_phase import PREDS_RELEASED_BY
 
     if job is None or job.runner not in _HF_TRAINER_RUNNERS or not as_bool(job.get("__compute_metrics__")) \
-            or as_bool(job.get("__preprocess_logits_for_metrics__")):
+            or as_bool(job.get("__preprocess_logits_for_metrics__")) or cfg.stage not in ("sft", "pt") \
+            or str(job.get("stage", "sft")).lower() not in ("sft", "pt"):
+        # (DPO / KTO / reward trainers' own prediction_step returns a few per-row scalars, not the logits)
         return 0.0
     if any(job.get(k) is not None and str(job.get(k)).strip().lower() not in ("0", "false", "none", "no", "")
            for k in PREDS_RELEASED_BY):
@@ -535,7 +537,10 @@ def eval_preds_held(model, cfg: TrainConfig, eval_batch: int, job: formats.Job |
 
 
 def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
-    tokens = eval_batch * cfg.cutoff_len
+    # a preference stage's evaluation runs the same concatenated forward as its step: chosen and rejected of every
+    # pair in one batch (TRL DPOTrainer.prediction_step -> get_batch_loss_metrics(train_eval="eval") ->
+    # concatenated_forward; ORPO / CPO likewise; LLaMA-Factory's PairwiseDataCollatorWithPadding): 2 rows per pair
+    tokens = eval_batch * (2 if cfg.stage == "dpo" else 1) * cfg.cutoff_len
     vocab, head = _eval_outputs(model, job)
     held = eval_preds_held(model, cfg, eval_batch, job)
     if head:
