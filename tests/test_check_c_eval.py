@@ -145,3 +145,25 @@ def test_preference_eval_runs_chosen_and_rejected_together(tmp_path, capsys):
     dpo = ev("dpo", "dpo_en_demo", 2) - ev("dpo", "dpo_en_demo", 1)
     assert abs(sft - per_row) < 2**22
     assert abs(dpo - 2 * per_row) < 2**22
+
+
+EAGER = '''from transformers import AutoModelForCausalLM, TrainingArguments, Trainer
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", torch_dtype="bfloat16",
+                                             attn_implementation="{attn}")
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=1, per_device_eval_batch_size=1,
+                         eval_strategy="steps", eval_steps=50, bf16=True, max_steps=100, gradient_checkpointing=True,
+                         optim="adafactor")
+trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=test, max_seq_length=4096)
+trainer.train()
+'''
+
+
+def test_eager_attention_scores_peak_in_the_eval_forward(tmp_path, capsys):
+    # transformers eager_attention_forward: [rows, heads, seq, seq] scores, the mask added, an fp32 softmax and its
+    # cast back, one layer at a time; with a 32k vocabulary at 4096 tokens they outweigh the loss's logits
+    eager = _check(tmp_path, "e.py", EAGER.format(attn="eager"), capsys)
+    sdpa = _check(tmp_path, "s.py", EAGER.format(attn="sdpa"), capsys)
+    assert eager["understood"]["cutoff_len"] == 4096
+    seq2 = 4096 * 4096
+    logits = 4096 * 32000 * 10
+    assert abs((_eval(eager) - _eval(sdpa)) - (32 * seq2 * 10 + seq2 * 2 - logits)) < 2**20

@@ -536,22 +536,39 @@ def eval_preds_held(model, cfg: TrainConfig, eval_batch: int, job: formats.Job |
     return float(max(1, cfg.world_size) * eval_batch * per_row * runners.regime(model, cfg).compute_bytes)
 
 
+def eval_eager_scores(model, cfg: TrainConfig, rows: int) -> float:
+    """Eager attention in an evaluation forward (transformers eager_attention_forward under no_grad): the 4-D causal
+    mask in the compute dtype, kept through the forward, and one layer's scores at a time: the 16-bit scores, the
+    mask added (a copy), softmax(dtype=float32) and its cast back to the compute dtype, alive together at the cast
+    (2 + 2 + 4 + 2 B per score with 16-bit compute). 0 under sdpa / flash attention."""
+    if not (cfg.attn == "eager" or (cfg.attn == "sdpa" and not getattr(model, "sdpa_supported", True))):
+        return 0.0
+    from rocm_tune.core import runners
+
+    cb = runners.regime(model, cfg).compute_bytes
+    scores = rows * max(1, int(model.num_attention_heads)) * cfg.cutoff_len ** 2
+    return float(scores * (3 * cb + 4 if cb == 2 else 2 * cb) + rows * cfg.cutoff_len ** 2 * cb)
+
+
 def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
     # a preference stage's evaluation runs the same concatenated forward as its step: chosen and rejected of every
     # pair in one batch (TRL DPOTrainer.prediction_step -> get_batch_loss_metrics(train_eval="eval") ->
     # concatenated_forward; ORPO / CPO likewise; LLaMA-Factory's PairwiseDataCollatorWithPadding): 2 rows per pair
-    tokens = eval_batch * (2 if cfg.stage == "dpo" else 1) * cfg.cutoff_len
+    rows = eval_batch * (2 if cfg.stage == "dpo" else 1)
+    tokens = rows * cfg.cutoff_len
     vocab, head = _eval_outputs(model, job)
     held = eval_preds_held(model, cfg, eval_batch, job)
+    # eager attention's scores peak inside a layer, the logits after the last one: the larger of the two counts
+    attn = eval_eager_scores(model, cfg, rows)
     if head:
         # a classification / QA head: its logits (tokens x labels) and the hidden states
-        return float(tokens * vocab * 10 + held + tokens * int(model.hidden_size) * 2 * 4)
+        return float(max(tokens * vocab * 10, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
     if (job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel"))
             and trainer_passes_labels(job)):
         # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
         # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
         # only skips the logits while training: `skip_logits = self.training and labels is not None`)
-        return float(tokens * int(model.hidden_size) * 2 * 4)
+        return float(attn + held + tokens * int(model.hidden_size) * 2 * 4)
     sp = (as_int(job.get("sequence_parallel_size")) or 1) if job is not None and job.runner == "ms-swift" else 1
     if job is not None and sp > 1:
         # ms-swift under sequence parallel (swift/trainers/seq2seq_trainer.py compute_loss) pops the labels: the model
@@ -560,7 +577,7 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
         # torch's cross_entropy on the 16-bit logits (its log-softmax in 16 bit)
         chunk = as_int(job.get("chunked_ce")) or 0
         loss = min(chunk, tokens) * vocab * 8 if chunk > 0 else tokens * vocab * 2
-        return float(tokens * vocab * 2 + loss + tokens * int(model.hidden_size) * 2 * 4)
+        return float(max(tokens * vocab * 2 + loss, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
     # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element); a remote-code
     # model's own loss (prediction_step passes the labels) may hold more: core/memory/loss_copies.py
     from rocm_tune.core import runners
@@ -568,7 +585,7 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
 
     per = 10 + (loss_copies.extra_bytes_per_logit(model, runners.regime(model, cfg).compute_bytes, training=False)
                 if loss_copies.model_computes_loss(cfg) else 0)
-    return float(tokens * vocab * per + held + tokens * int(model.hidden_size) * 2 * 4)
+    return float(max(tokens * vocab * per, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
 
 
 def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
