@@ -505,15 +505,71 @@ def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
     return {"peak_allocated_bytes": int(alloc), "reserved_bytes": int(alloc * (1 + frag) + CONTEXT)}
 
 
+def _eval_outputs(model, job: formats.Job | None) -> tuple[int, bool]:
+    """(logits per token, is a task head): a classification / QA head's label count (profiles/eval_phase.py HEAD_SRC)
+    or the vocabulary."""
+    head = as_int(job.get("__head_outputs__")) if job is not None else None
+    if head:
+        return head, True
+    return int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0), False
+
+
+def eval_preds_held(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None) -> float:
+    """The predictions transformers' evaluation_loop keeps on the GPU across batches (profiles/eval_phase.py
+    PREDS_SRC): with compute_metrics and nothing that reduces or moves them, every batch's logits, gathered from every
+    rank, are appended to all_preds until the eval set ends. Counted: one gathered batch held while the next batch
+    runs (in the compute dtype; it grows by as much every eval batch: a lower bound)."""
+    from rocm_tune.profiles.eval_phase import PREDS_RELEASED_BY
+
+    if job is None or job.runner not in _HF_TRAINER_RUNNERS or not as_bool(job.get("__compute_metrics__")) \
+            or as_bool(job.get("__preprocess_logits_for_metrics__")) or cfg.stage not in ("sft", "pt") \
+            or str(job.get("stage", "sft")).lower() not in ("sft", "pt"):
+        # (DPO / KTO / reward trainers' own prediction_step returns a few per-row scalars, not the logits)
+        return 0.0
+    if any(job.get(k) is not None and str(job.get(k)).strip().lower() not in ("0", "false", "none", "no", "")
+           for k in PREDS_RELEASED_BY):
+        return 0.0
+    from rocm_tune.core import runners
+
+    outputs, _head = _eval_outputs(model, job)
+    # a sequence-classification / multiple-choice head returns its pooled logits (N per row), the others per token
+    per_row = outputs if as_bool(job.get("__head_pooled__")) else outputs * cfg.cutoff_len
+    return float(max(1, cfg.world_size) * eval_batch * per_row * runners.regime(model, cfg).compute_bytes)
+
+
+def eval_eager_scores(model, cfg: TrainConfig, rows: int) -> float:
+    """Eager attention in an evaluation forward (transformers eager_attention_forward under no_grad): the 4-D causal
+    mask in the compute dtype, kept through the forward, and one layer's scores at a time: the 16-bit scores, the
+    mask added (a copy), softmax(dtype=float32) and its cast back to the compute dtype, alive together at the cast
+    (2 + 2 + 4 + 2 B per score with 16-bit compute). 0 under sdpa / flash attention."""
+    if not (cfg.attn == "eager" or (cfg.attn == "sdpa" and not getattr(model, "sdpa_supported", True))):
+        return 0.0
+    from rocm_tune.core import runners
+
+    cb = runners.regime(model, cfg).compute_bytes
+    scores = rows * max(1, int(model.num_attention_heads)) * cfg.cutoff_len ** 2
+    return float(scores * (3 * cb + 4 if cb == 2 else 2 * cb) + rows * cfg.cutoff_len ** 2 * cb)
+
+
 def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
-    vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-    tokens = eval_batch * cfg.cutoff_len
+    # a preference stage's evaluation runs the same concatenated forward as its step: chosen and rejected of every
+    # pair in one batch (TRL DPOTrainer.prediction_step -> get_batch_loss_metrics(train_eval="eval") ->
+    # concatenated_forward; ORPO / CPO likewise; LLaMA-Factory's PairwiseDataCollatorWithPadding): 2 rows per pair
+    rows = eval_batch * (2 if cfg.stage == "dpo" else 1)
+    tokens = rows * cfg.cutoff_len
+    vocab, head = _eval_outputs(model, job)
+    held = eval_preds_held(model, cfg, eval_batch, job)
+    # eager attention's scores peak inside a layer, the logits after the last one: the larger of the two counts
+    attn = eval_eager_scores(model, cfg, rows)
+    if head:
+        # a classification / QA head: its logits (tokens x labels) and the hidden states
+        return float(max(tokens * vocab * 10, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
     if (job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel"))
             and trainer_passes_labels(job)):
         # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
         # the hidden states whenever labels are given, in evaluation too: no logits tensor (Liger's fused loss
         # only skips the logits while training: `skip_logits = self.training and labels is not None`)
-        return float(tokens * int(model.hidden_size) * 2 * 4)
+        return float(attn + held + tokens * int(model.hidden_size) * 2 * 4)
     sp = (as_int(job.get("sequence_parallel_size")) or 1) if job is not None and job.runner == "ms-swift" else 1
     if job is not None and sp > 1:
         # ms-swift under sequence parallel (swift/trainers/seq2seq_trainer.py compute_loss) pops the labels: the model
@@ -522,7 +578,7 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
         # torch's cross_entropy on the 16-bit logits (its log-softmax in 16 bit)
         chunk = as_int(job.get("chunked_ce")) or 0
         loss = min(chunk, tokens) * vocab * 8 if chunk > 0 else tokens * vocab * 2
-        return float(tokens * vocab * 2 + loss + tokens * int(model.hidden_size) * 2 * 4)
+        return float(max(tokens * vocab * 2 + loss, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
     # logits in the compute dtype, their fp32 upcast and the log-softmax of the loss (10 B per element); a remote-code
     # model's own loss (prediction_step passes the labels) may hold more: core/memory/loss_copies.py
     from rocm_tune.core import runners
@@ -530,7 +586,7 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
 
     per = 10 + (loss_copies.extra_bytes_per_logit(model, runners.regime(model, cfg).compute_bytes, training=False)
                 if loss_copies.model_computes_loss(cfg) else 0)
-    return float(tokens * vocab * per + tokens * int(model.hidden_size) * 2 * 4)
+    return float(max(tokens * vocab * per, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
 
 
 def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
@@ -542,7 +598,7 @@ def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
 
     new = as_int(job.get("max_new_tokens")) or as_int(job.get("generation_max_length"))
     return generation(model, cfg.cutoff_len, eval_batch, runners.regime(model, cfg).compute_bytes, runner=job.runner,
-                      max_new_tokens=new, num_beams=as_int(job.get("num_beams")))
+                      max_new_tokens=new, num_beams=as_int(job.get("num_beams")) or as_int(job.get("generation_num_beams")))
 
 
 def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: formats.Job | None = None
@@ -997,6 +1053,12 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         if gen is not None and gen.total > ev:
             ev = gen.total
             notes.append(gen.note())
+        preds = eval_preds_held(model, cfg, eval_batch, job)
+        if preds:
+            notes.append(f"evaluation: compute_metrics without preprocess_logits_for_metrics or eval_accumulation_steps"
+                         f": evaluation_loop gathers every rank's logits and keeps them in all_preds on the GPU until "
+                         f"the eval set ends; {preds / 2**30:.2f} GiB per eval batch counted once (it grows by that "
+                         f"much every eval batch)")
         held = grads
         if grads and _grads_freed_before_eval(job, cfg):
             held = 0

@@ -128,6 +128,9 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
                "evaluation_strategy", "eval_strategy", "do_eval", "warmup_steps", "save_total_limit",
                "ddp_timeout", "num_train_epochs", "save_only_model", "save_steps", "max_steps", "output_dir",
                "save_strategy", "eval_accumulation_steps", "gradient_checkpointing_kwargs",
+               # what evaluation_loop keeps (profiles/eval_phase.py PREDS_RELEASED_BY); Seq2SeqTrainer's generation
+               "prediction_loss_only", "batch_eval_metrics", "predict_with_generate", "generation_max_length",
+               "generation_num_beams",
                "packing", "device_map", "max_memory", "zero_stage", "offload",
                # TrainingArguments --fsdp "full_shard auto_wrap [offload]": read by core/runners/fsdp.py
                "fsdp",
@@ -629,6 +632,7 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("finetuning_type", "full", "full_finetuning", kws["full_finetuning"][1])
         _adapter_call(name, c, kws, put, out)
         _trainer_call(name, c, kws, put, out, notes)
+        _eval_outputs_call(name, c, kws, owner, put)
 
 
 _BUILT_MODEL_CLASS = re.compile(r"[A-Z]\w*(?:For[A-Z]\w*|Model|LMHeadModel)$")
@@ -797,6 +801,28 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
             put("lora_target", "all", "target_modules", kws["target_modules"][1])
         else:
             put("lora_target", "__peft_default__", "LoraConfig", c.lineno)
+
+
+def _eval_outputs_call(name: str, c, kws: dict, owner: str, put) -> None:
+    """What evaluation keeps besides the model (profiles/eval_phase.py): a task head's label count
+    (`<Arch>ForSequenceClassification.from_pretrained(..., num_labels=N)`: logits of N per token, not the vocabulary)
+    and a trainer call's compute_metrics / preprocess_logits_for_metrics (a keyword given and not None)."""
+    import ast
+
+    from rocm_tune.profiles.eval_phase import (DEFAULT_NUM_LABELS, FIXED_HEAD_OUTPUTS, METRICS_KEYWORDS, POOLED_HEADS,
+                                               TASK_HEAD_CLASS)
+
+    head = TASK_HEAD_CLASS.match(owner) if name == "from_pretrained" else None
+    if head:
+        labels = kws.get("num_labels", (None, c.lineno))
+        n = FIXED_HEAD_OUTPUTS.get(head.group(1)) or (labels[0] if isinstance(labels[0], int) and labels[0] > 0
+                                                       else DEFAULT_NUM_LABELS)
+        put("__head_outputs__", n, f"{owner}.from_pretrained", c.lineno)
+        put("__head_pooled__", head.group(1) in POOLED_HEADS, f"{owner}.from_pretrained", c.lineno)
+    if name.endswith("Trainer"):
+        for kw in c.keywords:
+            if kw.arg in METRICS_KEYWORDS and not (isinstance(kw.value, ast.Constant) and kw.value.value is None):
+                put(f"__{kw.arg}__", True, kw.arg, kw.value.lineno)
 
 
 def _trainer_call(name: str, c, kws: dict, put, out: dict, notes: list[str]) -> None:
