@@ -67,7 +67,10 @@ enable_activation_checkpointing: True
 
 
 def test_torchtune_dataset_max_seq_len_is_the_sequence_length(tmp_path, capsys):
-    cfg = _write(tmp_path, "8B_lora_single_device.yaml", TT_V01)
+    # the user's own data (the cleaned Alpaca set's longest sample, 1044 tokens, would bound the length itself)
+    own = TT_V01.replace("torchtune.datasets.alpaca_cleaned_dataset",
+                         "torchtune.datasets.instruct_dataset\n  source: json\n  data_files: mine.json")
+    cfg = _write(tmp_path, "8B_lora_single_device.yaml", own)
     long = _write(tmp_path, "launch.sh", "tune run lora_finetune_single_device --config ./8B_lora_single_device.yaml "
                                          "batch_size=1 dataset.max_seq_len=8192\n")
     d = _check(capsys, cfg, long, "--gpu", "rtx4090")
