@@ -507,6 +507,13 @@ def _phase(alloc: float, frag: float = FRAGMENTATION) -> dict:
 def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | None = None) -> float:
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
     tokens = eval_batch * cfg.cutoff_len
+    if cfg.head != "lm":
+        # a head that is not the vocabulary's cross-entropy (core/memory/heads.py): its output in the forward, no grad
+        from rocm_tune.core import runners
+        from rocm_tune.core.memory import heads
+
+        per_token = heads.eval_bytes_per_token(model, cfg.head, cfg.head_labels, runners.regime(model, cfg).compute_bytes)
+        return float(tokens * (per_token or 0.0) + tokens * int(model.hidden_size) * 2 * 4)
     if (job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel"))
             and trainer_passes_labels(job)):
         # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
@@ -589,8 +596,8 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     # an Unsloth program: its fused linear cross-entropy (unsloth_zoo loss_utils, logits not returned in training)
     unsloth = str(job.get("__upper_bound__") or "").startswith("unsloth")
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-    if cfg.fused_ce:
-        return 0.0     # the estimate itself counts the fused loss's chunks instead of the logits (estimate.py)
+    if cfg.fused_ce or cfg.head != "lm":
+        return 0.0     # the estimate itself counts the fused loss's chunks / the head's own terms (estimate.py)
     # Liger's and Cut Cross-Entropy's patched forwards skip the logits only when the trainer passes the labels
     # (apple/ml-cross-entropy cut_cross_entropy/transformers/utils.py use_lce: `if labels is None: return False`)
     liger = ((as_bool(job.get("enable_liger_kernel")) and as_bool(job.get("liger_fused_linear_cross_entropy"))
@@ -780,6 +787,9 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
                   gpu=None) -> tuple[dict, int, list[str]]:
     """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
     counts them (outside PyTorch's allocator, in every phase)."""
+    from rocm_tune.core.memory.heads import without_lm_head
+
+    model = without_lm_head(model, cfg.head, cfg.head_labels)     # a score head / an embedding model has no lm_head
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     lay = megatron.layout(job.settings, cfg.world_size)
     sp = as_int(job.get("sequence_parallel_size")) or 1

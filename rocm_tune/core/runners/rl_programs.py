@@ -248,6 +248,6 @@ def _openrlhf_trainer(f: dict, file: str, stage_name: str) -> dict[str, Setting]
     line = f["max_len"][1] if "max_len" in f else None
     _put(out, "cutoff_len", as_int(f["max_len"][0]) if "max_len" in f else 2048, file, line, "max_len",
          "flag" if "max_len" in f else "assumed")
-    if stage_name == "dpo":
-        _put(out, "stage", "dpo", file, None, "train_dpo")
+    if stage_name in ("dpo", "rm"):
+        _put(out, "stage", stage_name, file, None, f"train_{stage_name}")
     return out
