@@ -248,3 +248,49 @@ def test_flagembedding_embedder_is_pooled_with_query_and_passage_rows(tmp_path):
     rep = _run(tmp_path, "finetune.sh", FLAG_EMBEDDER, gpu="a10g")
     u = rep["understood"]
     assert u["head"] == "pooled" and u["micro_batch"] == 2 * (1 + 8) and u["cutoff_len"] == 512
+
+
+# ms-swift docs (Instruction/Command-line-parameters, examples/train/seq_cls and examples/train/rlhf/rm.sh)
+SWIFT = """CUDA_VISIBLE_DEVICES=0 swift {cmd} \\
+    --model Qwen/Qwen2.5-7B \\
+    --train_type lora \\
+    --dataset {data} \\
+    --torch_dtype bfloat16 \\
+    --per_device_train_batch_size 8 \\
+    --max_length 2048 \\
+    {extra} \\
+    --output_dir output
+"""
+
+
+@pytest.mark.parametrize("extra,head,labels", [
+    ("--task_type seq_cls --num_labels 2", "score", 2),
+    ("--task_type seq_cls --num_labels 7", "score", 7),
+    ("--task_type reranker", "score", 1),
+    ("--task_type embedding", "pooled", 0)])
+def test_swift_task_type_sets_the_head(tmp_path, extra, head, labels):
+    rep = _run(tmp_path, "train.sh", SWIFT.format(cmd="sft", data="'DAMO_NLP/jd:cls#2000'", extra=extra))
+    plain = _run(tmp_path, "train.sh", SWIFT.format(cmd="sft", data="'DAMO_NLP/jd:cls#2000'", extra="--seed 1"))
+    assert rep["understood"]["head"] == head and rep["understood"]["head_labels"] == labels
+    assert "head" not in plain["understood"]
+    # 8 x 2048 x 152064 logits (10-12 B each) are gone from the step
+    assert _phase(plain, "step") - _phase(rep, "step") > 15
+
+
+def test_swift_rlhf_rm_is_a_one_label_score_head_over_chosen_and_rejected(tmp_path):
+    rep = _run(tmp_path, "rm.sh", SWIFT.format(cmd="rlhf", data="hjh0119/shareAI-Llama3-DPO-zh-en-emoji",
+                                               extra="--rlhf_type rm"), gpu="mi300x")
+    u = rep["understood"]
+    assert (u["head"], u["head_labels"], u["stage"]) == ("score", 1, "dpo")
+    assert _said(rep, "reward model", "Linear(hidden, 1)")
+
+
+def test_peft_task_type_as_a_string(tmp_path):
+    text = SEQCLS.format(model="meta-llama/Llama-3.1-8B", labels=2, bs=1, ebs=1, length=512)
+    helper = text.replace('AutoModelForSequenceClassification.from_pretrained(\n    "meta-llama/Llama-3.1-8B", '
+                          'num_labels=2,', 'load_classifier("meta-llama/Llama-3.1-8B",')
+    rep = _run(tmp_path, "train.py", helper.replace("TaskType.SEQ_CLS", '"SEQ_CLS"'), model="meta-llama/Llama-3.1-8B")
+    assert rep["understood"]["head"] == "score"
+    causal = _run(tmp_path, "train.py", helper.replace("TaskType.SEQ_CLS", '"CAUSAL_LM"'),
+                  model="meta-llama/Llama-3.1-8B")
+    assert "head" not in causal["understood"]

@@ -57,6 +57,12 @@ LF_RM_SOURCE: Final = ("LLaMA-Factory stage rm: trl's AutoModelForCausalLMWithVa
                        "the causal LM's [tokens, vocab] logits are made and upcast to fp32 but no loss takes them; "
                        "the value head gives one value per position (train/rm/trainer.py PairwiseTrainer)")
 
+# ms-swift --task_type (swift/llm/argument/base_args/model_args.py task_type Literal['causal_lm', 'seq_cls',
+# 'embedding', 'reranker', 'generative_reranker']): seq_cls loads AutoModelForSequenceClassification with --num_labels,
+# reranker the same with one label, embedding the model without its head (the last token's hidden state pooled);
+# -> (head, labels; None: --num_labels says). generative_reranker (the yes/no tokens' logits) is left to the LM head.
+SWIFT_TASK_HEADS: Final = {"seq_cls": ("score", None), "reranker": ("score", 1), "embedding": ("pooled", 0)}
+
 # `python -m <module>` entries of retrieval trainers -> (head, the flag that multiplies the rows, source)
 #   FlagEmbedding llm_reranker/finetune_for_instruction (v1.2) and finetune/reranker/decoder_only (v1.3): one row per
 #   query+passage pair, train_group_size pairs per query (1 positive + group-1 negatives), each pair truncated at

@@ -48,6 +48,22 @@ def program_head(calls: list, names: dict, file: str) -> dict[str, Setting]:
     return out
 
 
+def swift_task(key: str, value: str, file: str, line: int | None) -> dict[str, Setting]:
+    """ms-swift's --task_type (seq_cls / embedding / reranker: profiles/model_heads.SWIFT_TASK_HEADS) and
+    --num_labels -> the head's settings."""
+    if key == "num_labels":
+        n = as_int(value)
+        return {LABELS_KEY: Setting(LABELS_KEY, n, file, line, key, "flag")} if n else {}
+    got = P.SWIFT_TASK_HEADS.get(str(value).strip().lower())
+    if got is None:
+        return {}
+    head, n = got
+    out = {HEAD_KEY: Setting(HEAD_KEY, head, file, line, f"--task_type {value}", "flag")}
+    if n is not None:
+        out[LABELS_KEY] = Setting(LABELS_KEY, n, file, line, f"--task_type {value}", "flag")
+    return out
+
+
 def module_head(entry: str) -> tuple[str, str, str] | None:
     """(head, how rows are made, the module) of a retrieval trainer's `python -m` entry, else None."""
     words = str(entry or "").replace("/", ".").split()
