@@ -180,6 +180,11 @@ def test_sequence_classification_program_has_no_vocabulary_logits_in_train_or_ev
     lm = _run(tmp_path, "train.py", CAUSAL.format(**args))
     assert cls["understood"]["head"] == "score" and cls["understood"]["head_labels"] == 5
     assert "head" not in lm["understood"]
+    # TRL's PPO example: the policy a causal LM, the reward and value models classifiers beside it
+    ppo = CAUSAL.format(model="meta-llama/Llama-3.1-8B", labels=2, bs=1, ebs=1, length=512).replace(
+        "args = TrainingArguments", 'reward = AutoModelForSequenceClassification.from_pretrained("x/rm", num_labels=1)\n'
+        'args = TrainingArguments')
+    assert "head" not in _run(tmp_path, "train.py", ppo)["understood"]
     assert _said(cls, "AutoModelForSequenceClassification.from_pretrained", "Linear(hidden, 5)")
     # 4 x 2048 x 152064 logits at 10-12 B each in the step, 16 x 2048 x 152064 at 10 B in the evaluation
     assert _phase(lm, "step") - _phase(cls, "step") > 10
@@ -294,3 +299,7 @@ def test_peft_task_type_as_a_string(tmp_path):
     causal = _run(tmp_path, "train.py", helper.replace("TaskType.SEQ_CLS", '"CAUSAL_LM"'),
                   model="meta-llama/Llama-3.1-8B")
     assert "head" not in causal["understood"]
+    # a causal LM loaded by the program keeps its vocabulary head whatever the adapter's task type says
+    lm = _run(tmp_path, "train.py", CAUSAL.format(model="meta-llama/Llama-3.1-8B", labels=2, bs=1, ebs=1, length=512)
+              .replace("TaskType.CAUSAL_LM", "TaskType.SEQ_CLS"))
+    assert "head" not in lm["understood"]

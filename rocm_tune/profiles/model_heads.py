@@ -36,6 +36,9 @@ CLASS_HEADS: Final = (
     ("WithValueHead", "value"),
 )
 
+# classes that load a language model with its vocabulary head: where a program loads one, it is the model that trains
+LM_CLASSES: Final = ("ForCausalLM", "ForConditionalGeneration", "ForVision2Seq", "ForImageTextToText", "LMHeadModel")
+
 # peft TaskType / task_type strings that say the model is a classifier (peft/utils/peft_types.py TaskType.SEQ_CLS)
 SEQ_CLS_TASKS: Final = ("SEQ_CLS", "TaskType.SEQ_CLS")
 

@@ -20,10 +20,13 @@ def program_head(calls: list, names: dict, file: str) -> dict[str, Setting]:
     """A Python program's head: the first `<X>ForSequenceClassification.from_pretrained(..., num_labels=N)` (or
     AutoModelForCausalLMWithValueHead), else a LoraConfig(task_type=SEQ_CLS) on a model loaded elsewhere."""
     out: dict[str, Setting] = {}
-    for c in calls:
-        if call_name(c.func) != "from_pretrained" or not hasattr(c.func, "value"):
-            continue
-        owner = call_name(c.func.value)
+    loads = [(c, call_name(c.func.value)) for c in calls
+             if call_name(c.func) == "from_pretrained" and hasattr(c.func, "value")]
+    if any(owner.endswith(P.LM_CLASSES) for _c, owner in loads):
+        # a causal LM is loaded: it is what trains (TRL's PPO loads its reward and value models as classifiers
+        # beside the policy), whatever an adapter's task type says
+        return out
+    for c, owner in loads:
         head = _class_head(owner)
         if head is None:
             continue
