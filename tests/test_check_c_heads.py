@@ -303,3 +303,19 @@ def test_peft_task_type_as_a_string(tmp_path):
     lm = _run(tmp_path, "train.py", CAUSAL.format(model="meta-llama/Llama-3.1-8B", labels=2, bs=1, ebs=1, length=512)
               .replace("TaskType.CAUSAL_LM", "TaskType.SEQ_CLS"))
     assert "head" not in lm["understood"]
+
+
+def test_openrlhf_ppo_critic_and_reward_have_a_value_head_not_the_lm_head(tmp_path):
+    # OpenRLHF train_ppo (no Ray): critic (2 + 2 + 12 B per parameter under ZeRO-3 over 8) and reward model (2 B)
+    # are the base model without its lm_head plus Linear(hidden, 1) (openrlhf/models/model.py _get_critic_model)
+    flags = ("--pretrain meta-llama/Llama-3.1-8B --reward_pretrain meta-llama/Llama-3.1-8B --micro_train_batch_size 1 "
+             "--micro_rollout_batch_size 2 --prompt_max_len 512 --generate_max_len 512 --zero_stage 3 --bf16 "
+             "--gradient_checkpointing --flash_attn")
+    local = _run(tmp_path, "ppo.sh", f"deepspeed --module openrlhf.cli.train_ppo {flags}\n", gpu="h100", gpus=8)
+    ray = _run(tmp_path, "ppo_ray.sh", f"python3 -m openrlhf.cli.train_ppo_ray --actor_num_gpus_per_node 8 {flags}\n",
+               gpu="h100", gpus=8)
+    m = load_model("llama-3.1-8b")
+    n = m.params.total - m.params.lm_head + m.hidden_size
+    added = local["memory"]["step"]["peak_allocated_bytes"] - ray["memory"]["step"]["peak_allocated_bytes"]
+    assert added == pytest.approx(n * 18 / 8, rel=0.02)
+    assert _said(local, "without its lm_head")

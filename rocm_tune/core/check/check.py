@@ -841,7 +841,11 @@ def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, not
     side = str(getattr(job.settings.get("__rl_side_models__"), "value", "") or "")
     if not side:
         return
-    n, world = float(model.params.total), max(1, cfg.world_size)
+    from rocm_tune.core.memory.heads import without_lm_head
+
+    # OpenRLHF's critic and reward models (openrlhf/models/model.py _get_critic_model / _get_reward_model): the base
+    # model without its lm_head and a value_head Linear(hidden, 1)
+    n, world = float(without_lm_head(model, "score", 1).params.total), max(1, cfg.world_size)
     weights = 2.0 / (world if cfg.zero_stage == 3 else 1)
     grads = 2.0 / (world if cfg.zero_stage >= 2 else 1)
     opt = 0.0 if cfg.offload not in (None, "none") else 12.0 / (world if cfg.zero_stage >= 1 else 1)
@@ -851,7 +855,7 @@ def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, not
             p["peak_allocated_bytes"] += int(add)
             p["reserved_bytes"] += int(add * (1 + FRAGMENTATION))
     notes.append(f"PPO {side.replace(',', ' and ')} model(s) on the same GPUs: {add / 2**30:.2f} GiB per GPU "
-                 f"(the actor's shape, ZeRO-{cfg.zero_stage})")
+                 f"(the actor's shape without its lm_head, a value head instead; ZeRO-{cfg.zero_stage})")
 
 
 def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:

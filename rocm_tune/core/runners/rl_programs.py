@@ -156,7 +156,7 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
         _put(out, "__rl_side_models__", side, file, ln("reward_pretrain"), "train_ppo (no Ray)")
         notes.append(f"OpenRLHF train_ppo without Ray ({OPENRLHF_LOCAL}): the actor, critic, "
                      f"{'reward and ' if 'reward' in side else ''}reference models are all on every GPU (critic and "
-                     f"reward counted with the actor's shape)")
+                     f"reward counted with the actor's shape, a value head in place of its lm_head)")
     coef = g("init_kl_coef", "0.01") if (as_bool(g("use_kl_loss", "false")) or g("init_kl_coef")) else "0"
     _put(out, "beta", coef if ref_here else "0", file, ln("init_kl_coef"), "init_kl_coef")
     if not ref_here:
