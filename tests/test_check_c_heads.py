@@ -319,3 +319,12 @@ def test_openrlhf_ppo_critic_and_reward_have_a_value_head_not_the_lm_head(tmp_pa
     added = local["memory"]["step"]["peak_allocated_bytes"] - ray["memory"]["step"]["peak_allocated_bytes"]
     assert added == pytest.approx(n * 18 / 8, rel=0.02)
     assert _said(local, "without its lm_head")
+
+
+def test_reward_evaluation_runs_chosen_and_rejected(tmp_path):
+    # LLaMA-Factory's rm evaluation (PairwiseTrainer.prediction_step via compute_loss): both rows through the value
+    # head's causal LM, 6 B per logit
+    text = LF_RM.format(stage="rm") + "val_size: 0.1\nper_device_eval_batch_size: 4\neval_strategy: steps\n"
+    rep = _run(tmp_path, "rm.yaml", text, gpu="mi300x")
+    ev = rep["memory"]["eval"]["peak_allocated_bytes"] - rep["memory"]["load"]["peak_allocated_bytes"]
+    assert ev / GiB == pytest.approx(2 * 4 * 2048 * (128256 * 6 + 4096 * (2 + 1 + 4) + 4096 * 8) / GiB, rel=0.1)

@@ -513,7 +513,8 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
         from rocm_tune.core.memory import heads
 
         per_token = heads.eval_bytes_per_token(model, cfg.head, cfg.head_labels, runners.regime(model, cfg).compute_bytes)
-        return float(tokens * (per_token or 0.0) + tokens * int(model.hidden_size) * 2 * 4)
+        rows = 2 if cfg.stage == "dpo" else 1      # a reward model evaluates chosen and rejected as it trains them
+        return float(rows * tokens * ((per_token or 0.0) + int(model.hidden_size) * 2 * 4))
     if (job is not None and as_bool(job.get("cut_cross_entropy")) and not as_bool(job.get("enable_liger_kernel"))
             and trainer_passes_labels(job)):
         # Cut Cross-Entropy (Axolotl's plugin, apple/ml-cross-entropy) patches the forward to compute the loss from
