@@ -328,3 +328,15 @@ def test_reward_evaluation_runs_chosen_and_rejected(tmp_path):
     rep = _run(tmp_path, "rm.yaml", text, gpu="mi300x")
     ev = rep["memory"]["eval"]["peak_allocated_bytes"] - rep["memory"]["load"]["peak_allocated_bytes"]
     assert ev / GiB == pytest.approx(2 * 4 * 2048 * (128256 * 6 + 4096 * (2 + 1 + 4) + 4096 * 8) / GiB, rel=0.1)
+
+
+def test_soft_capping_counts_only_where_the_causal_lm_forward_runs():
+    m = load_model("gemma-2-9b")
+    assert m.final_logit_softcapping
+    plain = replace(m, final_logit_softcapping=None)
+    cfg = TrainConfig(method="lora", precision="bf16", cutoff_len=1024, micro_batch=2)
+    tanh = 2 * 2 * 1024 * m.vocab_size           # the tanh output saved, in bf16, per logit
+    for head, expect in (("token", tanh), ("value", tanh), ("score", 0)):
+        c = replace(cfg, head=head, head_labels=1)
+        d = estimate(m, c).per_gpu.peak_allocated_bytes - estimate(plain, c).per_gpu.peak_allocated_bytes
+        assert d == pytest.approx(expect, abs=2**20), head

@@ -745,8 +745,10 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
         loss_fwd, loss_bwd = (c * compute for c in cfg.logits_16bit_loss)
     head = model_heads.step_terms(model, cfg.head, cfg.head_labels, compute)
     if head is not None:
-        # another head (core/memory/heads.py): its own width and copies; a classifier's score never soft-caps
-        logits, softcap = head.width * acts.tokens, head.kept * acts.tokens
+        # another head (core/memory/heads.py): its own width and copies, and what it keeps beside its output (a value
+        # head's fp32 input); soft-capping only where the causal LM's forward runs (Gemma-2's is in ForCausalLM)
+        lm_runs = head.width == model.vocab_size
+        logits, softcap = head.width * acts.tokens, head.kept * acts.tokens + (softcap if lm_runs else 0)
         loss_fwd, loss_bwd, logit_grad = head.fwd, head.loss_bwd, head.grad
     if cfg.fused_ce and head is None:
         phases = _fused_ce_phases(model, cfg, acts, casts, compute, head_params, head_grad)
