@@ -555,12 +555,20 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
     # a preference stage's evaluation runs the same concatenated forward as its step: chosen and rejected of every
     # pair in one batch (TRL DPOTrainer.prediction_step -> get_batch_loss_metrics(train_eval="eval") ->
     # concatenated_forward; ORPO / CPO likewise; LLaMA-Factory's PairwiseDataCollatorWithPadding): 2 rows per pair
+    # (a reward model evaluates chosen and rejected as it trains them)
     rows = eval_batch * (2 if cfg.stage == "dpo" else 1)
     tokens = rows * cfg.cutoff_len
     vocab, head = _eval_outputs(model, job)
     held = eval_preds_held(model, cfg, eval_batch, job)
     # eager attention's scores peak inside a layer, the logits after the last one: the larger of the two counts
     attn = eval_eager_scores(model, cfg, rows)
+    if cfg.head != "lm":
+        # a head that is not the vocabulary's cross-entropy (core/memory/heads.py): its output in the forward, no grad
+        from rocm_tune.core import runners
+        from rocm_tune.core.memory import heads
+
+        per_token = heads.eval_bytes_per_token(model, cfg.head, cfg.head_labels, runners.regime(model, cfg).compute_bytes)
+        return float(max(tokens * (per_token or 0.0), attn) + held + tokens * int(model.hidden_size) * 2 * 4)
     if head:
         # a classification / QA head: its logits (tokens x labels) and the hidden states
         return float(max(tokens * vocab * 10, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
@@ -646,8 +654,8 @@ def _fused_ce_saving(job: formats.Job, model, cfg: TrainConfig, g) -> float:
     # an Unsloth program: its fused linear cross-entropy (unsloth_zoo loss_utils, logits not returned in training)
     unsloth = str(job.get("__upper_bound__") or "").startswith("unsloth")
     vocab = int(getattr(model, "vocab_size", 0) or model.config.get("vocab_size", 0) or 0)
-    if cfg.fused_ce:
-        return 0.0     # the estimate itself counts the fused loss's chunks instead of the logits (estimate.py)
+    if cfg.fused_ce or cfg.head != "lm":
+        return 0.0     # the estimate itself counts the fused loss's chunks / the head's own terms (estimate.py)
     # Liger's and Cut Cross-Entropy's patched forwards skip the logits only when the trainer passes the labels
     # (apple/ml-cross-entropy cut_cross_entropy/transformers/utils.py use_lce: `if labels is None: return False`)
     liger = ((as_bool(job.get("enable_liger_kernel")) and as_bool(job.get("liger_fused_linear_cross_entropy"))
@@ -890,6 +898,9 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
                   gpu=None) -> tuple[dict, int, list[str]]:
     """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
     counts them (outside PyTorch's allocator, in every phase)."""
+    from rocm_tune.core.memory.heads import without_lm_head
+
+    model = without_lm_head(model, cfg.head, cfg.head_labels)     # a score head / an embedding model has no lm_head
     spec = fsdp_spec(job) if not cfg.zero_stage else None
     lay = megatron.layout(job.settings, cfg.world_size)
     sp = as_int(job.get("sequence_parallel_size")) or 1
@@ -941,7 +952,11 @@ def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, not
     side = str(getattr(job.settings.get("__rl_side_models__"), "value", "") or "")
     if not side:
         return
-    n, world = float(model.params.total), max(1, cfg.world_size)
+    from rocm_tune.core.memory.heads import without_lm_head
+
+    # OpenRLHF's critic and reward models (openrlhf/models/model.py _get_critic_model / _get_reward_model): the base
+    # model without its lm_head and a value_head Linear(hidden, 1)
+    n, world = float(without_lm_head(model, "score", 1).params.total), max(1, cfg.world_size)
     weights = 2.0 / (world if cfg.zero_stage == 3 else 1)
     grads = 2.0 / (world if cfg.zero_stage >= 2 else 1)
     opt = 0.0 if cfg.offload not in (None, "none") else 12.0 / (world if cfg.zero_stage >= 1 else 1)
@@ -951,7 +966,7 @@ def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, not
             p["peak_allocated_bytes"] += int(add)
             p["reserved_bytes"] += int(add * (1 + FRAGMENTATION))
     notes.append(f"PPO {side.replace(',', ' and ')} model(s) on the same GPUs: {add / 2**30:.2f} GiB per GPU "
-                 f"(the actor's shape, ZeRO-{cfg.zero_stage})")
+                 f"(the actor's shape without its lm_head, a value head instead; ZeRO-{cfg.zero_stage})")
 
 
 def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:

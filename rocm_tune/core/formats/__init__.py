@@ -829,7 +829,7 @@ def _read_trl_cli(job: Job, command: str, flags: dict, file: str) -> None:
     """TRL's CLI (trl/cli.py): the stage its command names; accelerate's `--num_processes` / `--config_file` among
     its flags (it launches trl/scripts/<command>.py with them)."""
     stage = {"grpo": "grpo", "dpo": "dpo", "online_dpo": "dpo", "orpo": "orpo", "cpo": "cpo",
-             "kto": "kto"}.get(command, "sft")
+             "kto": "kto", "reward": "reward"}.get(command, "sft")
     job.settings.setdefault("stage", Setting("stage", stage, file, job.entry_line, f"trl {command}", "flag"))
     n = as_int(flags.get("num_processes", ("", 0))[0])
     if n and (job.gpus is None or job.gpus.kind == "assumed"):

@@ -14,6 +14,8 @@ from rocm_tune.core.vocabulary import ATTNS, METHODS, OFFLOADS, OPTIMS, PRECISIO
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.memory.vision_memory import vision_memory
 from rocm_tune.core.memory import loss_copies
+from rocm_tune.core.memory import heads as model_heads
+from rocm_tune.profiles.model_heads import HEADS
 from rocm_tune.core.model.trainable import (  # noqa: F401 (trainable_params: public here too)
     _DECODER_KINDS,
     full_module_params,
@@ -139,6 +141,11 @@ class TrainConfig:
     # activation_func_with_probs / weighted_bias_swiglu_impl, token_dispatcher.py unpermute without probs): no routed
     # copy's weighted output is kept for the probabilities' gradient
     moe_probs_in_act: bool = False
+    # the model's head (profiles/model_heads.py): "lm" = the vocabulary's logits and cross-entropy; "score" a
+    # Linear(hidden, head_labels) classifier / reward head (no lm_head), "value" a value head beside the causal LM,
+    # "token" one token's logit scores the row, "pooled" an embedding model (core/memory/heads.py counts them)
+    head: str = "lm"
+    head_labels: int = 0
 
     @property
     def world_size(self) -> int:
@@ -157,6 +164,8 @@ class TrainConfig:
         _check_choice("offload", self.offload, OFFLOADS)
         _check_choice("stage", self.stage, STAGES)
         _check_choice("runner", self.runner, RUNNERS)
+        _check_choice("head", self.head, HEADS)
+        _check_int("head_labels", self.head_labels, 0, 1_000_000)
         _check_int("lora_rank", self.lora_rank, 1, 65536)
         if self.lora_alpha is not None:
             _check_int("lora_alpha", self.lora_alpha, 1, 1_048_576)
@@ -242,6 +251,9 @@ class TrainConfig:
             d.pop("scores_bytes")
         else:
             d["scores_bytes"] = list(self.scores_bytes or ())
+        if self.head == "lm":              # said only where the head is not the vocabulary's
+            d.pop("head")
+            d.pop("head_labels")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
                   "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act"):           # (or Unsloth's)
@@ -768,19 +780,26 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax (a remote-code model's
     # own loss may hold more: core/memory/loss_copies.py); loss backward: fp32 log-softmax kept, the incoming gradient
     # and the gradient of its input. A loss on the 16-bit logits holds the copies TrainConfig.logits_16bit_loss says
-    loss_fwd, loss_bwd = float(compute + 8 + own_loss), 12.0
+    loss_fwd, loss_bwd, logit_grad = float(compute + 8 + own_loss), 12.0, float(compute)
     if cfg.logits_16bit_loss and compute == 2:
         loss_fwd, loss_bwd = (c * compute for c in cfg.logits_16bit_loss)
-    if cfg.fused_ce:
+    head = model_heads.step_terms(model, cfg.head, cfg.head_labels, compute)
+    if head is not None:
+        # another head (core/memory/heads.py): its own width and copies, and what it keeps beside its output (a value
+        # head's fp32 input); soft-capping only where the causal LM's forward runs (Gemma-2's is in ForCausalLM)
+        lm_runs = head.width == model.vocab_size
+        logits, softcap = head.width * acts.tokens, head.kept * acts.tokens + (softcap if lm_runs else 0)
+        loss_fwd, loss_bwd, logit_grad = head.fwd, head.loss_bwd, head.grad
+    if cfg.fused_ce and head is None:
         phases = _fused_ce_phases(model, cfg, acts, casts, compute, head_params, head_grad)
     else:
         phases = [
             kept + casts.forward + loss_fwd * logits + softcap,
             kept + casts.saved + loss_bwd * logits + softcap,
             # lm_head backward: gradient of the logits in compute dtype + the head's weight gradient
-            kept + casts.saved + compute * logits + softcap + head_grad + casts.head_grad,
+            kept + casts.saved + logit_grad * logits + softcap + head_grad + casts.head_grad,
         ]
-        if cfg.reference_pass and not (cfg.logits_16bit_loss and compute == 2):
+        if cfg.reference_pass and head is None and not (cfg.logits_16bit_loss and compute == 2):
             # the reference's no-grad forward beside the policy's fp32 logits and log-softmax
             policy, reference = cfg.reference_pass
             phases.append(kept + casts.forward + (policy + reference) * logits + softcap)
@@ -906,8 +925,12 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     `grad_shards`: without ZeRO, each gradient is kept as 1/N of itself once its layer's backward ends (a
     fully sharded data parallel outside DeepSpeed, Megatron's FSDP: reduce-scattered layer by layer)."""
     cfg.validate()
+    model = model_heads.without_lm_head(model, cfg.head, cfg.head_labels)
     regime = runners.regime(model, cfg)
     notes: list[str] = list(regime.notes)
+    head_terms = model_heads.step_terms(model, cfg.head, cfg.head_labels, 2)
+    if head_terms is not None:
+        notes.append(head_terms.note)
     training = _training(model, cfg)
     weights = _weights(model, cfg, regime, training, notes)
     resident = _resident(model, cfg, regime, training, weights, notes)
@@ -917,7 +940,7 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     casts = _autocast_copies(model, cfg, regime, training)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
     own_loss = loss_copies.note(model, int(model.vocab_size * acts.tokens), regime.compute_bytes) \
-        if loss_copies.model_computes_loss(cfg) else None
+        if loss_copies.model_computes_loss(cfg) and cfg.head == "lm" else None
     if own_loss:
         notes.append(own_loss)
     _kernel_notes(model, cfg, acts.tokens, notes)

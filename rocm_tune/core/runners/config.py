@@ -12,9 +12,10 @@ import os
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory.estimate import TrainConfig
 from rocm_tune.core.model.lora import split_targets
-from rocm_tune.core.runners import program_bounds, unsloth
+from rocm_tune.core.runners import heads, program_bounds, unsloth
 from rocm_tune.core.runners.values import unread_note
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
+from rocm_tune.profiles import model_heads
 from rocm_tune.profiles.value_forms import FALLBACK
 
 INT_KEYS = ("cutoff_len", "per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size",
@@ -548,6 +549,10 @@ def _stage(job: Job, a: list[str], method: str) -> dict:
     if st in REFERENCE_FREE:
         a.append(f"stage {st}: chosen and rejected in one batch, no reference model ({REFERENCE_FREE[st]})")
         return {"stage": "dpo", "reference_model": False}
+    if st in model_heads.STAGE_HEADS:
+        # a reward model's trainer: chosen and rejected as two rows of one step, no reference (the head's terms:
+        # runners/heads.py)
+        return {"stage": "dpo", "reference_model": False}
     if st not in ("sft", "dpo", "pt"):
         a.append(f"stage {st}: the training step estimated as an SFT step" + ("; generation and the reference model "
                  "counted on top (core/runners/rl.py)" if st == "grpo" else ""))
@@ -640,6 +645,10 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values.update(unsloth.terms(job, model, values))      # Unsloth's kernels, where the source pins them
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
+    head = heads.config_head(job, values, a)
+    if "cutoff_len" in head:      # a retrieval trainer's length is its query and passage lengths, not a guess
+        a[:] = [x for x in a if not x.startswith("cutoff_len: not set")]
+    values.update(head)
     cfg = TrainConfig(**values)
     spread = as_int(job.get("__devmap_gpus__")) or 0
     if job.runner == "ms-swift" and spread > 1 and job.ds is not None:

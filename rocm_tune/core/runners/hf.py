@@ -13,7 +13,7 @@ import os
 import re
 
 from rocm_tune.core.errors import UserError
-from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
+from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype, heads
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
 from rocm_tune.core.runners.values import call_name as _name
 from rocm_tune.core.runners.values import module_names, program_names, py_value
@@ -142,7 +142,7 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
 # the trainer a TRL program builds -> the stage it runs
 TRL_STAGES = {"GRPOConfig": "grpo", "GRPOTrainer": "grpo", "DPOConfig": "dpo", "DPOTrainer": "dpo",
               "ORPOConfig": "orpo", "ORPOTrainer": "orpo", "CPOConfig": "cpo", "CPOTrainer": "cpo",
-              "KTOConfig": "kto", "KTOTrainer": "kto"}
+              "KTOConfig": "kto", "KTOTrainer": "kto", "RewardConfig": "reward", "RewardTrainer": "reward"}
 
 
 def read_flags(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str]]:
@@ -543,6 +543,8 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
     notes += more
 
     _call_settings(calls, names, out, notes, file)
+    for k, v in heads.program_head(calls, names, file).items():
+        out.setdefault(k, v)
     stage = next((TRL_STAGES[_name(c.func)] for c in calls if _name(c.func) in TRL_STAGES), None)
     if stage and "stage" not in out:
         out["stage"] = Setting("stage", stage, file, args[0].lineno, _name(args[0].func), "flag")

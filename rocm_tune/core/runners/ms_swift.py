@@ -10,6 +10,7 @@ import re
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners.common import Default, Setting, as_bool, as_int, named_data
+from rocm_tune.core.runners import heads
 
 SW = "modelscope/ms-swift:swift"
 # ms-swift 3.x (swift/trainers/arguments.py TrainArgumentsMixin overrides the HF Trainer's defaults)
@@ -127,6 +128,8 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, entry: str = "",
             # TunerArguments.modules_to_save (List[str], swift/llm/argument/tuner_args.py) -> LoraConfig's
             out["additional_target"] = Setting("additional_target", ",".join((lists or {}).get(k) or [v]), file, line,
                                                k, "flag")
+        elif k in ("task_type", "num_labels"):
+            out.update(heads.swift_task(k, v, file, line))
         elif k == "use_dora":
             out["use_dora"] = Setting("use_dora", as_bool(v), file, line, k, "flag")
         elif k == "quant_bits" and str(flags.get("quant_method", ("", 0))[0]).lower() not in WEIGHT_QUANT:

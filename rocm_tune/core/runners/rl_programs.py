@@ -168,7 +168,7 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
         _put(out, "__rl_side_models__", side, file, ln("reward_pretrain"), "train_ppo (no Ray)")
         notes.append(f"OpenRLHF train_ppo without Ray ({OPENRLHF_LOCAL}): the actor, critic, "
                      f"{'reward and ' if 'reward' in side else ''}reference models are all on every GPU (critic and "
-                     f"reward counted with the actor's shape)")
+                     f"reward counted with the actor's shape, a value head in place of its lm_head)")
     coef = g("init_kl_coef", "0.01") if (as_bool(g("use_kl_loss", "false")) or g("init_kl_coef")) else "0"
     _put(out, "beta", coef if ref_here else "0", file, ln("init_kl_coef"), "init_kl_coef")
     if not ref_here:
@@ -260,6 +260,6 @@ def _openrlhf_trainer(f: dict, file: str, stage_name: str) -> dict[str, Setting]
     line = f["max_len"][1] if "max_len" in f else None
     _put(out, "cutoff_len", as_int(f["max_len"][0]) if "max_len" in f else 2048, file, line, "max_len",
          "flag" if "max_len" in f else "assumed")
-    if stage_name == "dpo":
-        _put(out, "stage", "dpo", file, None, "train_dpo")
+    if stage_name in ("dpo", "rm"):
+        _put(out, "stage", stage_name, file, None, f"train_{stage_name}")
     return out
