@@ -37,8 +37,10 @@ FLAG_FIELDS: dict[str, str] = {
 OLD_SWITCHES: dict[str, tuple[str, str]] = {
     "use_int4": ("quantization", "int4"), "use_int8": ("quantization", "int8"), "fp16": ("mixed_precision", "fp16"),
 }
-# spellings only the 2023 CLI accepts (its argparse; the later CLI has --use-peft with a hyphen only)
-OLD_ONLY = ("use_int4", "use_int8", "fp16", "use_peft", "gradient_accumulation_steps", "model_name")
+# spellings only the 2023 CLI accepts (its argparse: --use_int4/--use-int4, --use_int8, --fp16; the later CLI has
+# --quantization and --mixed-precision, and --use-peft with a hyphen only)
+OLD_ONLY = ("use_int4", "use_int8", "fp16")
+OLD_ONLY_RAW = ("use_peft",)
 
 # task of the YAML (parser.py task_param_map / _parse_config: "llm-X" -> trainer X, "llm" -> default)
 LLM_TASKS = ("llm", "llm-sft", "llm-dpo", "llm-orpo", "llm-reward", "llm-generic")

@@ -711,7 +711,7 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         job.script_flags["style"] = "autotrain"
         ref = next((t for t in words), None)
         if ref is not None:
-            job.script_flags["autotrain_config"] = (ref.text, file, ref.line)
+            job.script_flags["autotrain_config"] = (ref.text.removeprefix("--config="), file, ref.line)
     elif runner == "megatron":
         mlists: dict[str, list[str]] = {}
         flags = shell.flag_values(words, mlists)

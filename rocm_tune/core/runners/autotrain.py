@@ -36,16 +36,16 @@ def entry(argv: list[str]) -> int | None:
 
 def config_entry(argv: list[str]) -> tuple[int, str] | None:
     """`autotrain --config X.yml` (src/autotrain/cli/autotrain.py: the config parser runs the task it names):
-    (index of the word after --config, the file), else None."""
+    (index of the word before the file, the file), else None."""
     for i, w in enumerate(argv):
         if w.lstrip("!").rsplit("/", 1)[-1] != "autotrain":
             continue
         rest = argv[i + 1:]
         for j, r in enumerate(rest):
             if r == "--config" and j + 1 < len(rest):
-                return i + j + 2, rest[j + 1]
+                return i + j + 1, rest[j + 1]          # the program's words start with the file
             if r.startswith("--config="):
-                return i + j + 1, r.split("=", 1)[1]
+                return i + j, r.split("=", 1)[1]
     return None
 
 
@@ -78,7 +78,7 @@ def fields_of_flags(flags: Mapping[str, tuple[str, int | None]]) -> tuple[dict[s
     old = False
     for raw, (value, line) in flags.items():
         name = raw.replace("-", "_")
-        if raw in P.OLD_ONLY:           # underscore spellings of the 2023 CLI (--use_peft, --use_int4, --fp16 ...)
+        if name in P.OLD_ONLY or raw in P.OLD_ONLY_RAW:     # the 2023 CLI's own (--use_int4, --fp16, --use_peft)
             old = True
         if name in P.OLD_SWITCHES:
             field, v = P.OLD_SWITCHES[name]
@@ -128,6 +128,8 @@ def read(fields: Mapping[str, tuple[object, int | None]], file: str | None, rele
     peft, pl = get("peft", False)
     peft = bool(as_bool(peft))
     quant, ql = get("quantization", d["quantization"])
+    if "quantization" in fields and _none(fields["quantization"][0]):   # `quantization: null` / none: unquantized
+        quant, ql = None, fields["quantization"][1]
     if peft:
         put("finetuning_type", "lora", "peft", pl)
         r, rl = get("lora_r", 16)
