@@ -95,7 +95,8 @@ def fields_of_config(data: dict, lines: Mapping[str, int]) -> dict[str, tuple[ob
     task = str(data.get("task", "llm")).lower()
     if "-" in task:
         out["trainer"] = (task.split("-", 1)[1], lines.get("task"))
-    params = data.get("params") if isinstance(data.get("params"), dict) else {}
+    raw = data.get("params")
+    params: dict = raw if isinstance(raw, dict) else {}
     for k, v in params.items():
         field = P.FLAG_FIELDS.get(str(k), str(k))
         out[field] = (v, lines.get(str(k)))
