@@ -64,11 +64,17 @@ RELEASES: tuple[dict, ...] = (
                   "target_modules": None, "gc": "quantized"},
      "src": "src/autotrain/cli/run_llm.py (num_gpus > 1: accelerate launch --multi_gpu --num_processes N); "
             "src/autotrain/trainers/clm/__main__.py (device_map={\"\": Accelerator().process_index})"},
-    {"name": "0.6.52-0.7.31", "first": (0, 6, 52), "last": (0, 7, 31), "commit": "baaf553 (2023-12-14)",
+    {"name": "0.6.52-0.6.95", "first": (0, 6, 52), "last": (0, 6, 95), "commit": "baaf553 (2023-12-14)",
      "launch": "ddp", "peft_dtype": None,
      "defaults": {"batch_size": 2, "gradient_accumulation": 1, "model_max_length": 2048, "quantization": None,
                   "target_modules": None, "gc": "on"},
      "src": "src/autotrain/trainers/clm/params.py (LLMTrainingParams); src/autotrain/commands.py (launch_command)"},
+    {"name": "0.6.96-0.7.31", "first": (0, 6, 96), "last": (0, 7, 31), "commit": "8d05e1b (2024-02-22)",
+     "launch": "ddp", "peft_dtype": None,
+     "defaults": {"batch_size": 2, "gradient_accumulation": 1, "model_max_length": 2048, "quantization": None,
+                  "target_modules": "all-linear", "gc": "on"},
+     "src": "src/autotrain/trainers/clm/params.py (LLMTrainingParams: target_modules all-linear); "
+            "src/autotrain/commands.py (launch_command)"},
     {"name": "0.7.32+", "first": (0, 7, 32), "last": (9, 0, 0), "commit": "ee1310c (2024-03-21) .. b5c98fb (2025-01)",
      "launch": "ddp", "peft_dtype": None,
      "defaults": {"batch_size": 2, "gradient_accumulation": 4, "model_max_length": 2048, "quantization": "int4",
