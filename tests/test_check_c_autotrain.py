@@ -218,3 +218,4 @@ def test_release_and_spelling_rules():
     assert r["name"] == "0.6.21-0.6.51" and r["defaults"]["gradient_accumulation"] == 1
     assert not autotrain.is_config({"task": "text-classification", "base_model": "bert-base-uncased"})
     assert autotrain.entry(["!autotrain", "llm", "--train"]) == 1 and autotrain.entry(["autotrain", "app"]) is None
+    assert autotrain.entry(["autotrain", "llm", "--inference", "--model", "gpt2"]) is None

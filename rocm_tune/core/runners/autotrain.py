@@ -30,6 +30,10 @@ def entry(argv: list[str]) -> int | None:
     """Index of `llm` in `autotrain llm ...` (the LLM fine-tuning command of run_llm.py), else None."""
     for i, w in enumerate(argv[:-1]):
         if w.lstrip("!").rsplit("/", 1)[-1] == "autotrain" and argv[i + 1] == "llm":
+            rest = argv[i + 2:]
+            # run_llm.py trains only under --train; --deploy / --inference alone do not train
+            if "--train" not in rest and any(a in rest for a in ("--deploy", "--inference")):
+                return None
             return i + 1
     return None
 
@@ -166,6 +170,9 @@ def read(fields: Mapping[str, tuple[object, int | None]], file: str | None, rele
     trainer, tl = get("trainer", "default")
     stage = P.TRAINER_STAGES.get(str(trainer).lower(), "sft")
     put("stage", stage, "trainer", tl, "flag" if tl else "default")
+    if as_bool(get("unsloth", False)[0]):
+        notes.append("unsloth: AutoTrain loads through Unsloth's FastLanguageModel (its kernels and "
+                     "use_gradient_checkpointing=\"unsloth\" are not counted here: an upper bound)")
     if str(trainer).lower() == "reward":
         notes.append("trainer reward: AutoModelForSequenceClassification on chosen and rejected, estimated as an SFT "
                      "step")
