@@ -27,6 +27,7 @@ from rocm_tune.core.runners import (
     torchtitan,
     torchtune,
 )
+from rocm_tune.core.runners import autotrain
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
 from rocm_tune.core.runners import launchers as shell
@@ -91,6 +92,8 @@ def detect(text: str, path: str = "config") -> str:
         return "torchtune-yaml"
     if litgpt.is_config(data):
         return "litgpt-yaml"
+    if autotrain.is_config(data):
+        return "autotrain-yaml"
     if olmo.is_config(data):
         return "olmo-yaml"
     if automodel.is_config(data):
@@ -197,6 +200,12 @@ def _entry(argv: list[str]) -> tuple[int, str, str] | None:
     lit = litgpt.entry(argv)
     if lit is not None:        # LitGPT fine-tuning (core/formats/litgpt.py): read with LitGPT's own defaults
         return lit[0], "hf", f"litgpt finetune {lit[1]}"
+    at = autotrain.entry(argv)
+    if at is not None:         # AutoTrain Advanced `autotrain llm --train ...` (core/runners/autotrain.py)
+        return at, "hf", autotrain.ENTRY
+    atc = autotrain.config_entry(argv)
+    if atc is not None:        # `autotrain --config X.yml`: the YAML's task and params (_apply_autotrain_config)
+        return atc[0], "hf", "autotrain --config"
     titan = _torchtitan_entry(argv)
     if titan is not None:      # torchtitan: its TOML (--job.config_file) with the CLI's --section.key overrides
         return titan
@@ -696,6 +705,13 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
             job.nodes = Setting("nodes", nodes, file, None, entry.split()[0] + " nodes", "flag")
     elif entry.startswith("litgpt finetune "):
         _read_litgpt(job, entry.split()[-1], words, file)
+    elif entry == autotrain.ENTRY:
+        _read_autotrain(job, shell.flag_values(words), file)
+    elif entry == "autotrain --config":
+        job.script_flags["style"] = "autotrain"
+        ref = next((t for t in words), None)
+        if ref is not None:
+            job.script_flags["autotrain_config"] = (ref.text.removeprefix("--config="), file, ref.line)
     elif runner == "megatron":
         mlists: dict[str, list[str]] = {}
         flags = shell.flag_values(words, mlists)
@@ -747,6 +763,64 @@ def _read_litgpt(job: Job, method: str, words: list, file: str) -> None:
     dev = as_int(flags.get("devices", (None, None))[0])
     if dev and (job.gpus is None or job.gpus.kind == "assumed"):    # Fabric starts one process per device
         job.gpus = Setting("gpus", dev, file, flags["devices"][1], "devices", "flag")
+
+
+def _read_autotrain(job: Job, flags: dict, file: str | None, fields: dict | None = None) -> None:
+    """AutoTrain Advanced's LLM parameters (core/runners/autotrain.py): command flags or a YAML's fields, with the
+    defaults of the release they name; its launch (one process with device_map, DDP under accelerate, ZeRO-3)."""
+    old = False
+    if fields is None:
+        fields, old = autotrain.fields_of_flags(flags)
+    release, why = autotrain.release_of(job.files, old)
+    st, notes = autotrain.read(fields, file, release)
+    job.settings.update(st)
+    job.notes += [why] + notes
+    job.defaults = dict(autotrain.DEFAULTS)
+    job.script_flags["style"] = "autotrain"
+    how, stage = autotrain.launch(fields, release)
+    peft = st["finetuning_type"].value == "lora"
+    if how == "device_map" and peft:
+        job.settings["device_map"] = Setting("device_map", "auto", file, None, "device_map", "default")
+        job.notes.append(f'release {release["name"]} trains in the `autotrain` process itself, from_pretrained('
+                         f'device_map="auto"): the layers split over the GPUs it sees')
+    elif how == "deepspeed" and job.ds is None:
+        job.ds = deepspeed_json.read({"zero_optimization": {"stage": stage}}, "", None)
+        job.ds_from_accelerate = True
+        job.launcher = job.launcher or "accelerate"
+        job.notes.append(f"distributed_backend deepspeed: accelerate launch --use_deepspeed --zero_stage {stage}, no "
+                         f"offload (commands.py get_accelerate_command)")
+    elif how == "ddp":
+        job.launcher = job.launcher or "accelerate"
+        job.notes.append("AutoTrain starts `accelerate launch --multi_gpu --num_processes <visible GPUs>` when it "
+                         "sees several GPUs: one DDP rank, a whole model, per GPU (commands.py)")
+
+
+def _apply_autotrain_config(job: Job, texts: dict[str, str]) -> None:
+    """`autotrain --config X.yml` with X given beside the script, or an AutoTrain LLM YAML given alone."""
+    ref = job.script_flags.pop("autotrain_config", None)
+    yamls = [p for p, f in job.formats.items() if f == "autotrain-yaml"]
+    path = None
+    if ref is not None:
+        hit, how = _resolve_ref(str(ref[0]), Path(ref[1] or ".").parent, texts)
+        if hit is None or hit not in texts:
+            job.findings.append(Finding.of("reference-missing", ref[1], ref[2], f"{ref[0]} (the file `autotrain "
+                                           f"--config` reads) is not here and was not given beside the script",
+                                           None))
+            return
+        path = hit
+        if how:
+            job.notes.append(how)
+    elif yamls and "model_name_or_path" not in job.settings:
+        path = yamls[0]
+    if path is None:
+        return
+    data = _load_structured(texts[path], path)
+    if not autotrain.is_config(data):
+        return
+    fields = autotrain.fields_of_config(data, yaml_lines(texts[path]))
+    if ref is None:
+        job.runner, job.entry, job.entry_file, job.entry_line = "hf", "autotrain --config", path, 1
+    _read_autotrain(job, {}, path, fields)
 
 
 def _apply_swift_config(job: Job, texts: dict[str, str]) -> None:
@@ -1447,6 +1521,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     yaml_cfgs, axo_cfgs, tune_cfgs, primus_cfgs, recipes = (found[k] for k in ("lf", "axolotl", "torchtune",
                                                                                 "primus", "recipe"))
     _apply_litgpt_config(job, texts)
+    _apply_autotrain_config(job, texts)
     _apply_swift_config(job, texts)
     if found["torchtitan"] or "torchtitan" in job.script_flags:
         _apply_torchtitan(job, texts, found["torchtitan"])
@@ -1560,8 +1635,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             found[later[fmt]].append(p)
         elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "primus-torchtitan-yaml"):
             _read_own_trainer(job, fmt, text, p)
-        elif fmt == "litgpt-yaml":
-            pass                       # read under the command given beside it (_apply_litgpt_config)
+        elif fmt in ("litgpt-yaml", "autotrain-yaml"):
+            pass                       # read under the command given beside it (_apply_litgpt_config, _autotrain)
         elif fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
         elif fmt == "accelerate-yaml":
