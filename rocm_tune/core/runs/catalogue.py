@@ -1439,7 +1439,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # NOT_SUPPORTED for a call whose data type is 16BF
           # r5-hip: hipBLAS' own enum for bf16 is HIPBLAS_R_16B (hipblasDatatype_t), older torch ROCm builds print it
           r"(?:CU|HIP)BLAS_STATUS_NOT_SUPPORTED when calling `(?:cu|hip)blas\w*\(.{0,400}\b(?:(?:CUDA|HIP|HIPBLAS)_R_16BF|"
-          r"HIPBLAS_R_16B)\b"),
+          r"HIPBLAS_R_16B)\b",
+          # e-new16: ptxas refusing a bf16 instruction for a card below Ampere (Triton's make_cubin re-raises ptxas'
+          # log: `Internal Triton PTX codegen error`, `PTXASError`, `ptxas failed with error code`, per release):
+          # `Feature '.bf16' | 'cvt.bf16.f32' | 'cvt with .f32.bf16' | 'mma with .bf16' requires .target sm_80 or
+          # higher`; a requirement of sm_90+ on an sm_8x card is the compiler's output, not a card without bf16
+          r"(?i:Feature '[^'\n]{0,60}\bbf16[^'\n]{0,40}' requires \.?target sm_8\d)",
+          # clang's err_builtin_needs_feature for an AMDGPU bf16 builtin on a gfx whose ISA lacks it (gfx906/gfx908)
+          r"'__builtin_amdgcn_\w*bf16\w*' needs target feature"),
          ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF",
           "HIPBLAS_R_16B"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
