@@ -1,0 +1,101 @@
+"""e-new16 (issue 26): a bf16 kernel compiled for a card whose ISA lacks bf16 is bf16_unsupported, not the compiler.
+
+Sources:
+- ptxas' diagnostic for an instruction above the target: `ptxas <file>, line N; error   : Feature '<feature>' requires
+  .target sm_80 or higher` (features `.bf16`, `cvt.bf16.f32`, `cvt with .f32.bf16`, `mma with .bf16`, ...).
+- Triton's make_cubin re-raises ptxas' log, per release: 2.x (python/triton/compiler/backends/cuda.py) `RuntimeError:
+  Internal Triton PTX codegen error: \\n{log}` or ``RuntimeError: `ptxas` failed with error code {rc}: \\n{log}``; 3.x
+  (third_party/nvidia/backend/compiler.py) `triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen
+  error` + "`ptxas` stderr:" + log + `Repro command: ...`; inductor wraps either in BackendCompilerFailed.
+- torch 2.3's `torch.cuda.is_bf16_supported()` answers True on a T4 (bf16 emulation counts), so a run that trusts it
+  asks Triton for bf16 kernels the card cannot run: the card lacks bf16, the step is fp16 there (FAMILIES.md).
+- clang's err_builtin_needs_feature (`'<builtin>' needs target feature <f>`) for an AMDGPU bf16 builtin built for a
+  gfx whose ISA lacks it (gfx906/gfx908).
+A bf16 feature that needs sm_90 (an sm_8x card has bf16) and a non-bf16 feature stay the compiler's (config_error).
+The logs are written as the tools print them (other ranks, noise); none is a corpus case.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rocm_tune.core.runs.diagnose.diagnose import diagnose
+
+
+def _root(tmp_path, text, name="run.log"):
+    log = tmp_path / name
+    log.write_text(text)
+    exp = diagnose([str(log)])
+    r = exp.diagnoses[exp.root] if exp.root is not None else None
+    return exp, r
+
+
+NOISE = ("torch 2.3.0+cu121, torch.cuda.is_bf16_supported() = True, device Tesla T4 (7, 5)\n"
+         "{'loss': 1.9123, 'grad_norm': 0.81, 'learning_rate': 0.0002, 'epoch': 0.0}\n")
+
+
+def _ptxas(src: str, feats: list[str], lines=(211, 213, 590), target="sm_80") -> str:
+    return "".join(f"ptxas {src}, line {n}; error   : Feature '{f}' requires .target {target} or higher\n"
+                   for n in lines for f in feats) + "ptxas fatal   : Ptx assembly aborted due to errors\n"
+
+
+TRITON2_FRAMES = ("Traceback (most recent call last):\n"
+                  "  File \"/content/train.py\", line 88, in <module>\n    trainer.train()\n"
+                  "  File \"/usr/local/lib/python3.10/dist-packages/triton/compiler/compiler.py\", line 546, in "
+                  "compile\n    next_module = compile_kernel(module)\n"
+                  "  File \"/usr/local/lib/python3.10/dist-packages/triton/compiler/backends/cuda.py\", line 226, in "
+                  "make_cubin\n    raise RuntimeError(f'Internal Triton PTX codegen error: \\n{log}')\n")
+
+BF16_CASES = {
+    # triton 2.x, exit 255: the RuntimeError's text then ptxas' log (.bf16 and its conversion on one line each)
+    "triton2-codegen": NOISE + TRITON2_FRAMES + "RuntimeError: Internal Triton PTX codegen error: \n" +
+    _ptxas("/tmp/compile-ptx-src-9f1e0a", [".bf16", "cvt.rn.bf16.f32"]),
+    # triton 2.x, another exit code
+    "triton2-failed-code": NOISE + TRITON2_FRAMES + "RuntimeError: `ptxas` failed with error code 4294967295: \n" +
+    _ptxas("/tmp/compile-ptx-src-77ab01", ["mma with .bf16"], lines=(1402,)),
+    # triton 3.x PTXASError, inductor's wrapper around it, on two ranks of a torchrun job (V100: sm_70)
+    "triton3-inductor-ranks": NOISE +
+    "[rank1]: torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+    "[rank1]: PTXASError: PTXAS error: Internal Triton PTX codegen error\n[rank1]: `ptxas` stderr:\n" +
+    "".join("[rank1]: " + ln + "\n" for ln in _ptxas("/tmp/tmpq_mc2q9k.ptx", ["cvt with .f32.bf16"]).splitlines()) +
+    "[rank1]: Repro command: /usr/local/lib/python3.11/site-packages/triton/backends/nvidia/bin/ptxas -lineinfo -v "
+    "--gpu-name=sm_70 /tmp/tmpq_mc2q9k.ptx -o /tmp/tmpq_mc2q9k.ptx.o\n"
+    "[rank0]: triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
+    "[rank0]: `ptxas` stderr:\n" +
+    "".join("[rank0]: " + ln + "\n" for ln in _ptxas("/tmp/tmpz81kq0.ptx", [".bf16x2", "cvt.bf16.f32"]).splitlines())
+    + "E1102 10:11:12.345000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+    "local_rank: 0 (pid: 4011) of binary: /usr/bin/python3\n",
+    # the AMD analogue: a bf16 builtin compiled for a gfx906 whose ISA lacks it (hipcc / clang)
+    "clang-amdgcn-builtin": "Building extension module fused_kernels...\n[1/2] /opt/rocm/bin/hipcc  -c "
+    "/src/csrc/bf16_dot.hip -o bf16_dot.o --offload-arch=gfx906 -O3\nFAILED: bf16_dot.o\n"
+    "/src/csrc/bf16_dot.hip:41:12: error: '__builtin_amdgcn_fdot2_f32_bf16' needs target feature dot12-insts\n"
+    "   41 |     acc = __builtin_amdgcn_fdot2_f32_bf16(a, b, acc, false);\n      |           ^\n"
+    "1 error generated when compiling for gfx906.\nninja: build stopped: subcommand failed.\n"
+    "RuntimeError: Error building extension 'fused_kernels'\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BF16_CASES))
+def test_ptxas_refusing_bf16_below_ampere_is_the_card(tmp_path, name):
+    exp, r = _root(tmp_path, BF16_CASES[name])
+    assert exp.answer == "bf16_unsupported", (name, [(d.code, d.family) for d in exp.diagnoses])
+    assert r is not None and r.code == "bf16-unsupported"
+    assert "fp16" in r.fix
+
+
+NOT_BF16 = {
+    # an fp8 conversion on an sm_80 card: the compiler's output, not bf16
+    "fp8-feature": TRITON2_FRAMES + "RuntimeError: Internal Triton PTX codegen error: \n" +
+    _ptxas("/tmp/compile-ptx-src-1a2b3c", ["cvt with .e4m3x2.f32"], target="sm_89"),
+    # a bf16 instruction that needs Hopper on an A100 (which has bf16): the Triton/PTX version, not the card
+    "bf16-needs-sm90": "[rank0]: triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
+    "[rank0]: `ptxas` stderr:\n" +
+    "".join("[rank0]: " + ln + "\n" for ln in _ptxas("/tmp/tmpa.ptx", ["add.rn.bf16x2"], target="sm_90").splitlines()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_BF16))
+def test_ptxas_other_features_stay_the_compiler(tmp_path, name):
+    exp, r = _root(tmp_path, NOT_BF16[name])
+    assert exp.answer == "config_error", (name, [(d.code, d.family) for d in exp.diagnoses])
+    assert r is not None and r.code == "torch-compile-error"
