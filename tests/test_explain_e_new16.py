@@ -9,9 +9,11 @@ Sources:
   error` + "`ptxas` stderr:" + log + `Repro command: ...`; inductor wraps either in BackendCompilerFailed.
 - torch 2.3's `torch.cuda.is_bf16_supported()` answers True on a T4 (bf16 emulation counts), so a run that trusts it
   asks Triton for bf16 kernels the card cannot run: the card lacks bf16, the step is fp16 there (FAMILIES.md).
-- clang's err_builtin_needs_feature (`'<builtin>' needs target feature <f>`) for an AMDGPU bf16 builtin built for a
-  gfx whose ISA lacks it (gfx906/gfx908).
-A bf16 feature that needs sm_90 (an sm_8x card has bf16) and a non-bf16 feature stay the compiler's (config_error).
+Triton compiles for the device's own capability, so its PTX files (2.x `compile-ptx-src-XXXXXX`, 3.x tempfile
+`tmpXXXXXXXX.ptx`) refused for bf16 name the card. nvcc's (`tmpxft_...ptx`) and clang's err_builtin_needs_feature
+(`'__builtin_amdgcn_..bf16..' needs target feature <f>`) name the build's arch list (-gencode / --offload-arch), not
+the card: not bf16_unsupported. A bf16 feature that needs sm_90 (an sm_8x card has bf16) and a non-bf16 feature stay
+the compiler's (config_error).
 The logs are written as the tools print them (other ranks, noise); none is a corpus case.
 """
 
@@ -65,13 +67,9 @@ BF16_CASES = {
     "".join("[rank0]: " + ln + "\n" for ln in _ptxas("/tmp/tmpz81kq0.ptx", [".bf16x2", "cvt.bf16.f32"]).splitlines())
     + "E1102 10:11:12.345000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
     "local_rank: 0 (pid: 4011) of binary: /usr/bin/python3\n",
-    # the AMD analogue: a bf16 builtin compiled for a gfx906 whose ISA lacks it (hipcc / clang)
-    "clang-amdgcn-builtin": "Building extension module fused_kernels...\n[1/2] /opt/rocm/bin/hipcc  -c "
-    "/src/csrc/bf16_dot.hip -o bf16_dot.o --offload-arch=gfx906 -O3\nFAILED: bf16_dot.o\n"
-    "/src/csrc/bf16_dot.hip:41:12: error: '__builtin_amdgcn_fdot2_f32_bf16' needs target feature dot12-insts\n"
-    "   41 |     acc = __builtin_amdgcn_fdot2_f32_bf16(a, b, acc, false);\n      |           ^\n"
-    "1 error generated when compiling for gfx906.\nninja: build stopped: subcommand failed.\n"
-    "RuntimeError: Error building extension 'fused_kernels'\n",
+    # triton-windows: the tempfile under the user's Temp folder (backslashes), a T4's sm_75
+    "triton3-windows": NOISE + "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
+    "`ptxas` stderr:\n" + _ptxas("C:\\Users\\me\\AppData\\Local\\Temp\\tmpk2v9x1ab.ptx", [".bf16"]),
 }
 
 
@@ -99,3 +97,26 @@ def test_ptxas_other_features_stay_the_compiler(tmp_path, name):
     exp, r = _root(tmp_path, NOT_BF16[name])
     assert exp.answer == "config_error", (name, [(d.code, d.family) for d in exp.diagnoses])
     assert r is not None and r.code == "torch-compile-error"
+
+
+BUILD_ARCH_LIST = {
+    # an extension built by nvcc for an arch list with sm_75 in it: the build's arch list, not the card
+    "nvcc-arch-list": "[1/3] /usr/local/cuda/bin/nvcc -c /src/csrc/rope.cu -o rope.cuda.o "
+    "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -O3\nFAILED: rope.cuda.o\n" +
+    _ptxas("/tmp/tmpxft_0001a2b3_00000000-6_rope.ptx", [".bf16", "cvt.rn.bf16.f32"]) +
+    "ninja: build stopped: subcommand failed.\nRuntimeError: Error compiling objects for extension\n",
+    # a bf16 builtin built for a gfx906 in the build's --offload-arch list (hipcc / clang): the arch list again
+    "clang-amdgcn-builtin": "Building extension module fused_kernels...\n[1/2] /opt/rocm/bin/hipcc  -c "
+    "/src/csrc/bf16_dot.hip -o bf16_dot.o --offload-arch=gfx906 -O3\nFAILED: bf16_dot.o\n"
+    "/src/csrc/bf16_dot.hip:41:12: error: '__builtin_amdgcn_fdot2_f32_bf16' needs target feature dot12-insts\n"
+    "   41 |     acc = __builtin_amdgcn_fdot2_f32_bf16(a, b, acc, false);\n      |           ^\n"
+    "1 error generated when compiling for gfx906.\nninja: build stopped: subcommand failed.\n"
+    "RuntimeError: Error building extension 'fused_kernels'\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILD_ARCH_LIST))
+def test_a_build_for_an_arch_list_is_not_the_card(tmp_path, name):
+    exp, r = _root(tmp_path, BUILD_ARCH_LIST[name])
+    assert exp.answer != "bf16_unsupported", (name, [(d.code, d.family) for d in exp.diagnoses])
+    assert r is not None and r.code != "bf16-unsupported"

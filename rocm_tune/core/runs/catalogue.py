@@ -1443,10 +1443,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-new16: ptxas refusing a bf16 instruction for a card below Ampere (Triton's make_cubin re-raises ptxas'
           # log: `Internal Triton PTX codegen error`, `PTXASError`, `ptxas failed with error code`, per release):
           # `Feature '.bf16' | 'cvt.bf16.f32' | 'cvt with .f32.bf16' | 'mma with .bf16' requires .target sm_80 or
-          # higher`; a requirement of sm_90+ on an sm_8x card is the compiler's output, not a card without bf16
-          r"(?i:Feature '[^'\n]{0,60}\bbf16[^'\n]{0,40}' requires \.?target sm_8\d)",
-          # clang's err_builtin_needs_feature for an AMDGPU bf16 builtin on a gfx whose ISA lacks it (gfx906/gfx908)
-          r"'__builtin_amdgcn_\w*bf16\w*' needs target feature"),
+          # higher`; a requirement of sm_90+ on an sm_8x card is the compiler's output, not a card without bf16.
+          # Only Triton's own PTX files (2.x `compile-ptx-src-XXXXXX`, 3.x tempfile `tmpXXXXXXXX.ptx`): Triton builds
+          # for the device's capability, nvcc (`tmpxft_...ptx`) for the build's arch list (the build's config)
+          # (likewise clang's `'__builtin_amdgcn_..bf16..' needs target feature` names the build's --offload-arch,
+          # not the card: left to the build's signatures)
+          r"ptxas [^\s,]*[/\\](?:compile-ptx-src-\w+|tmp(?!xft_)\w+\.ptx), line \d+; error\s*: "
+          r"(?i:Feature '[^'\n]{0,60}\bbf16[^'\n]{0,40}' requires \.?target sm_8\d)"),
          ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF",
           "HIPBLAS_R_16B"),
          sources=("calibration torchtune-801 (RuntimeError: bf16 precision was requested but not available on "
