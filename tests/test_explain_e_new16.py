@@ -67,6 +67,13 @@ BF16_CASES = {
     "".join("[rank0]: " + ln + "\n" for ln in _ptxas("/tmp/tmpz81kq0.ptx", [".bf16x2", "cvt.bf16.f32"]).splitlines())
     + "E1102 10:11:12.345000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
     "local_rank: 0 (pid: 4011) of binary: /usr/bin/python3\n",
+    # a server's logger prefix on every line, TMPDIR=/var/tmp, ptxas' line wrapped by the terminal
+    "logger-prefix-var-tmp": "".join(
+        f"ERROR 08-30 07:32:02 [model_rpc.py:95] ptxas /var/tmp/compile-ptx-src-ce8fce, line {n}; error   : "
+        f"Feature 'cvt with .f32.bf16' requires .target sm_80 or \nhigher\n" for n in (468, 472, 476)),
+    # a paste that kept ptxas' text without the file
+    "no-file": NOISE + "RuntimeError: Internal Triton PTX codegen error: \n"
+    "ptxas error   : Feature '.bf16' requires .target sm_80 or higher\n",
     # triton-windows: the tempfile under the user's Temp folder (backslashes), a T4's sm_75
     "triton3-windows": NOISE + "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n"
     "`ptxas` stderr:\n" + _ptxas("C:\\Users\\me\\AppData\\Local\\Temp\\tmpk2v9x1ab.ptx", [".bf16"]),

@@ -1448,7 +1448,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # for the device's capability, nvcc (`tmpxft_...ptx`) for the build's arch list (the build's config)
           # (likewise clang's `'__builtin_amdgcn_..bf16..' needs target feature` names the build's --offload-arch,
           # not the card: left to the build's signatures)
-          r"ptxas [^\s,]*[/\\](?:compile-ptx-src-\w+|tmp(?!xft_)\w+\.ptx), line \d+; error\s*: "
+          # (a paste without the file, `ptxas error   : Feature ...`, is Triton's: nvcc always names its file)
+          r"ptxas (?:[^\s,]*[/\\](?:compile-ptx-src-\w+|tmp(?!xft_)\w+\.ptx), line \d+; )?error\s*: "
           r"(?i:Feature '[^'\n]{0,60}\bbf16[^'\n]{0,40}' requires \.?target sm_8\d)"),
          ("bf16", "Bfloat16", "bfloat16", "Cannot select", "BFloat16", "BF16", "bF16", "Bf16", "BFLOAT16", "16BF",
           "HIPBLAS_R_16B"),
