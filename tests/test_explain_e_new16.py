@@ -127,3 +127,31 @@ def test_a_build_for_an_arch_list_is_not_the_card(tmp_path, name):
     exp, r = _root(tmp_path, BUILD_ARCH_LIST[name])
     assert exp.answer != "bf16_unsupported", (name, [(d.code, d.family) for d in exp.diagnoses])
     assert r is not None and r.code != "bf16-unsupported"
+
+
+AMD_LLVM = {
+    # RDNA2 (gfx1032): torch.cuda.is_bf16_supported() True, Triton picks a bf16 dot intrinsic the ISA lacks
+    "rdna2-fdot2-bf16": ("bf16_unsupported",
+                         "torch 2.5.1+rocm6.2 gfx1032 is_bf16_supported=True\n"
+                         "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2.bf16.bf16\n"
+                         "Fatal Python error: Aborted\n\nThread 0x00007f3b (most recent call first):\n"
+                         "  File \"/opt/venv/lib/python3.12/site-packages/triton/backends/amd/compiler.py\", line 388 "
+                         "in make_amdgcn\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AMD_LLVM))
+def test_amd_llvm_bf16_intrinsic_is_the_card(tmp_path, name):
+    family, text = AMD_LLVM[name]
+    exp, r = _root(tmp_path, text)
+    assert exp.answer == family, (name, [(d.code, d.family) for d in exp.diagnoses])
+
+
+def test_a_bf16_node_llvm_cannot_select_on_mi300_is_not_the_card(tmp_path):
+    # triton#7011: a bf16 buffer atomic on gfx942 (which has bf16) failed instruction selection: Triton's lowering
+    text = ("LLVM ERROR: Cannot select: t56: v2bf16,ch = BUFFER_ATOMIC_FADD<(volatile dereferenceable load store "
+            "(s32) on %ir.10, align 1, addrspace 8)> # D:1 t34, t37, t49, Constant:i32<0>, t20, Constant:i32<0>, "
+            "TargetConstant:i32<0>, TargetConstant:i32<0>, TargetConstant:i1<0>, atomic_add_bf16.py:11:31\n"
+            "In function: atomic_add_bf16\nAborted (core dumped)\n")
+    exp, r = _root(tmp_path, text)
+    assert exp.answer != "bf16_unsupported", [(d.code, d.family) for d in exp.diagnoses]
