@@ -75,8 +75,8 @@ def runtime_docs() -> list[tuple[str, str]]:
         if name in rt.HIP_ANSWERS or name in rt.HIP_SETTINGS:
             continue
         fam = "gpu_oom" if name in rt.HIP_OOM else "hip_error"
-        out.append((fam, f"RuntimeError: HIP error: {text}"))
-        out.append((fam, f"HIP error {name}: {text}"))
+        out.append((fam, f"HIP error: {text}"))     # torch's spelling of hipGetErrorString
+        out.append((fam, name))
     for table, spell, fam in ((blas_status.HIPBLAS_STATUS, "HIPBLAS_STATUS_{}", "hip_error"),
                               (blas_status.ROCBLAS_STATUS, "rocblas_status_{}", "hip_error"),
                               (blas_status.CUBLAS_STATUS, "CUBLAS_STATUS_{}", "cuda_error"),
@@ -87,7 +87,7 @@ def runtime_docs() -> list[tuple[str, str]]:
             if low.endswith("success") or "perf_degraded" in low or "size_" in low or low.endswith("continue"):
                 continue
             f = "gpu_oom" if ("alloc" in low or "memory_error" in low) else fam
-            out.append((f, f"RuntimeError: error: {status} when calling the library"))
+            out.append((f, status))                   # the status name alone: the words around it are the caller's
     return out
 
 
