@@ -10,11 +10,13 @@ puts a value) dropped - with the family the catalogue's border rules (benchmarks
 - swift: profiles/swift_raises.py, ms-swift's raise sites with the family each was labelled
 - warnings: profiles/library_warnings.py WARNINGS, the warnings the libraries print and go on after ->
   benign_warning (a row carrying one of CAUSES' words is left out: a cause in FAMILIES.md terms)
-- runtime: the GPU runtimes' status names and texts (profiles/runtime_errors.py HIP_ERRORS, blas_status.py,
-  amd_errors.py MIOPEN_STATUS) as torch / the libraries print them -> hip_error (ROCm), cuda_error (cuBLAS), a
-  failed allocation gpu_oom; a status that is no failure (success, a query's answer, the device setting) left out
 - skew: names and values of one release only (profiles/removed_names.py, enum_values.py, deepspeed_config_keys.py)
   as the refusal that meets them prints them -> version_check
+
+Left out (e-lex): the GPU runtimes' status names and texts (runtime_errors.py, blas_status.py, amd_errors.py) as a
+source. CV chose them (weight 1), but explain's last reading (diagnose/last_reading.py) already reads every such name
+with the log's ROCm/NVIDIA context, AFTER the fallback: learnt by the lexicon they only pre-empt it, and wrongly where
+the vendors share words (`CUBLAS_STATUS_NOT_INITIALIZED` read as hip_error, 170 HIP/ROCm statuses to 8 cuBLAS ones).
 
 A source's documents are tokenized once (resemble.tokens) into per-family word counts (`source_counts`); the builder
 adds them, times the weight its cross-validation chose for that source, to the fit cases' counts.
@@ -34,7 +36,7 @@ if ROOT not in sys.path:
 
 from rocm_tune.core.runs.diagnose import resemble  # noqa: E402
 
-SOURCES = ("refusals", "swift", "warnings", "runtime", "skew")
+SOURCES = ("refusals", "swift", "warnings", "skew")
 HOLE = "\x00"
 
 
@@ -67,30 +69,6 @@ def warning_docs() -> list[tuple[str, str]]:
             if not any(word.lower() in t.lower() for word, _ in CAUSES)]
 
 
-def runtime_docs() -> list[tuple[str, str]]:
-    from rocm_tune.profiles import amd_errors, blas_status, runtime_errors as rt
-
-    out = []
-    for name, text in sorted(rt.HIP_ERRORS.items()):
-        if name in rt.HIP_ANSWERS or name in rt.HIP_SETTINGS:
-            continue
-        fam = "gpu_oom" if name in rt.HIP_OOM else "hip_error"
-        out.append((fam, f"HIP error: {text}"))     # torch's spelling of hipGetErrorString
-        out.append((fam, name))
-    for table, spell, fam in ((blas_status.HIPBLAS_STATUS, "HIPBLAS_STATUS_{}", "hip_error"),
-                              (blas_status.ROCBLAS_STATUS, "rocblas_status_{}", "hip_error"),
-                              (blas_status.CUBLAS_STATUS, "CUBLAS_STATUS_{}", "cuda_error"),
-                              (dict(amd_errors.MIOPEN_STATUS), "{}", "hip_error")):
-        for _num, name in sorted(table.items()):
-            status = spell.format(name)
-            low = status.lower()
-            if low.endswith("success") or "perf_degraded" in low or "size_" in low or low.endswith("continue"):
-                continue
-            f = "gpu_oom" if ("alloc" in low or "memory_error" in low) else fam
-            out.append((f, status))                   # the status name alone: the words around it are the caller's
-    return out
-
-
 def skew_docs() -> list[tuple[str, str]]:
     from rocm_tune.profiles.deepspeed_config_keys import DEEPSPEED_CONFIG_KEYS
     from rocm_tune.profiles.enum_values import ENUM_RELEASES, ENUM_VALUES
@@ -119,8 +97,7 @@ def skew_docs() -> list[tuple[str, str]]:
     return out
 
 
-_DOCS = {"refusals": refusal_docs, "swift": swift_docs, "warnings": warning_docs, "runtime": runtime_docs,
-         "skew": skew_docs}
+_DOCS = {"refusals": refusal_docs, "swift": swift_docs, "warnings": warning_docs, "skew": skew_docs}
 
 
 @lru_cache(maxsize=None)
