@@ -17,6 +17,7 @@ folds' fit cases only; then every case of the fold is answered with that lexicon
       fallback, confident, names another family: how often each is right (whether a weak rule should yield).
 It also prints the rules alone (no lexicon) for comparison. A held case is never read: ids are filtered with
 benchmarks/corpus_stats.split_of before any file of theirs is opened (tools/build_explain_lexicon.fit_cases).
+--sources (e-lex): the builder's CV also weighs the tools' own messages (tools/explain_source_docs.py).
 --timing: the slowest explain of one log (the whole diagnose call) over the fit cases, with the shipped lexicon, and
 the fallback alone on the most it is ever given.
 """

@@ -16,6 +16,9 @@ complement naive Bayes); then, on the chosen setting's CV rows, the weak tier's 
 least confidence and lead that give the most right answers with "unknown" counted as wrong (a guess on a harmless
 case's log loses its right "no failure" answer), ties to the fewest guesses.
 How the whole method generalises (a lexicon made by make_lexicon from 4 of 5 folds): benchmarks/explain_cv.py.
+e-lex: --sources also weighs the tools' own messages (tools/explain_source_docs.py) as labelled documents, a weight per
+source chosen by this CV (SOURCE_WEIGHTS_TRIED); the outer CV did not confirm them, so the shipped grid is (0,) and the
+lexicon is the fit cases' alone, byte for byte what it was.
 """
 
 from __future__ import annotations
