@@ -519,6 +519,8 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
         return _read_unsloth_program(calls, names, file)
     if not args:
         read = _read_assignments(tree, names, file, text)
+        if read is not None:
+            _merge_code_calls(calls, names, read, file)
         if read is not None and "stage" not in read[0]:
             _imported_trainer(tree, read[0], read[1], file)
         elif read is None:
@@ -553,6 +555,27 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
     return out, notes
+
+
+def _merge_code_calls(calls: list, names: dict, read: tuple[dict[str, Setting], list[str]], file: str) -> None:
+    """A program read by its assignments (its own training loop, no TrainingArguments) still builds its model in
+    code: from_pretrained(torch_dtype=..., quantization_config=BitsAndBytesConfig(load_in_4bit=...)) and
+    get_peft_model(model, LoraConfig(...)) (PEFT's own README loop) say the method, the bits, the dtype and the head. Those
+    calls' literal keywords fill what the assignments left unsaid; LoraConfig replaces the "no LoRA setting" full."""
+    found: dict[str, Setting] = {}
+    _call_settings(calls, names, found, [], file)
+    for k, v in heads.program_head(calls, names, file).items():
+        found.setdefault(k, v)
+    out = read[0]
+    fallback = out.get("finetuning_type")
+    if fallback is not None and fallback.line is None and "finetuning_type" in found:
+        del out["finetuning_type"]
+    said = [k for k in found if k not in out]
+    for k in said:
+        out[k] = found[k]
+    if said:
+        read[1].append("the program's model, quantization and LoRA calls read: " + ", ".join(
+            f"{found[k].native} -> {k}" for k in said))
 
 
 def _kbit_prepared(calls: list, file: str) -> Setting | None:
