@@ -520,7 +520,7 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
     if not args:
         read = _read_assignments(tree, names, file, text)
         if read is not None:
-            _merge_code_calls(calls, names, read, file)
+            _merge_code_calls(_unconditional_calls(tree), names, read, file)
         if read is not None and "stage" not in read[0]:
             _imported_trainer(tree, read[0], read[1], file)
         elif read is None:
@@ -555,6 +555,29 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
     return out, notes
+
+
+def _unconditional_calls(tree) -> list:
+    """The program's calls that run whatever its flags say: a call under an `if` (`if args.use_lora:
+    model = get_peft_model(model, LoraConfig(...))`) runs only when a flag the files may not set is on, so it is
+    left out; the `if __name__ == "__main__":` guard is no condition."""
+    import ast
+
+    def main_guard(test) -> bool:
+        return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__")
+
+    out: list = []
+
+    def visit(node, guarded: bool) -> None:
+        if isinstance(node, ast.Call) and not guarded:
+            out.append(node)
+        for child in ast.iter_child_nodes(node):
+            inner = guarded or (isinstance(node, (ast.If, ast.IfExp)) and child is not node.test
+                                and not main_guard(node.test))
+            visit(child, inner)
+
+    visit(tree, False)
+    return out
 
 
 def _merge_code_calls(calls: list, names: dict, read: tuple[dict[str, Setting], list[str]], file: str) -> None:
