@@ -1278,6 +1278,7 @@ _FAMILY_ALIASES = {
     "baichuan2": "baichuan",
     "chatglm3": "chatglm",
     "yi": "llama",
+    "minicpm": "llama",                # MiniCPM-1/2 (modeling_minicpm.py): Llama's weights, muP scaling in the forward
     "internlm3": "llama",              # transformers builds InternLM3 as LlamaForCausalLM (head_dim, no biases)
     "gemma3": "gemma3_text",  # a gemma3 config without text_config
     "qwen2_vl_text": "qwen2",

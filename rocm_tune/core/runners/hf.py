@@ -409,6 +409,10 @@ ARG_CALLS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOC
 # peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: LoraConfig without target_modules
 PEFT_DEFAULT_TARGETS = {"llama": "q_proj,v_proj", "mistral": "q_proj,v_proj", "qwen2": "q_proj,v_proj",
                         "gemma": "q_proj,v_proj", "gemma2": "q_proj,v_proj", "phi3": "qkv_proj"}
+# the calls that put a LoraConfig on the model (peft mapping.get_peft_model, PeftModel(...) /
+# PeftModel.from_pretrained, transformers' PeftAdapterMixin.add_adapter, peft inject_adapter_in_model, Unsloth's
+# FastLanguageModel.get_peft_model); a trainer's peft_config= keyword is read beside them
+PEFT_APPLY = ("get_peft_model", "PeftModel", "PeftModelForCausalLM", "add_adapter", "inject_adapter_in_model")
 NOT_MODELLED_LIBS = {"unsloth": "unsloth patches attention, the loss and gradient checkpointing (activations "
                                 "offloaded to the host) with its own kernels"}
 
@@ -564,7 +568,8 @@ def _unconditional_calls(tree) -> list:
     import ast
 
     def main_guard(test) -> bool:
-        return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__")
+        sides = [test.left, *test.comparators] if isinstance(test, ast.Compare) else []
+        return any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)   # either order
 
     out: list = []
 
@@ -587,6 +592,10 @@ def _merge_code_calls(calls: list, names: dict, read: tuple[dict[str, Setting], 
     calls' literal keywords fill what the assignments left unsaid; LoraConfig replaces the "no LoRA setting" full."""
     found: dict[str, Setting] = {}
     _call_settings(calls, names, found, [], file)
+    if not any(_name(c.func) in PEFT_APPLY or any(k.arg == "peft_config" for k in c.keywords) for c in calls):
+        # a LoraConfig no call applies (`# model = get_peft_model(model, config)` commented out): full training
+        for k in [k for k, v in found.items() if k.startswith("lora_") or v.native == "LoraConfig"]:
+            del found[k]
     for k, v in heads.program_head(calls, names, file).items():
         found.setdefault(k, v)
     out = read[0]
