@@ -510,8 +510,58 @@ def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict
     names = program_names(tree, configs)
     loaded = names.pop("__notes__", [])
     read = _read_python_calls(tree, calls, names, file, text)
+    if read is None and configs is not None and configs.get("modules"):
+        read = _read_own_modules(tree, file, text, configs["modules"])
     if read is not None and loaded:
         read[1].extend(loaded)
+    return read
+
+
+def _own_modules(tree, modules: dict[str, str]) -> list[str]:
+    """The given Python files the program imports as its own modules (`from config import Config`, `import
+    config`, `from .model import LlamaLoraModel`): a module is named by its file's stem."""
+    import ast
+
+    stems = {os.path.splitext(os.path.basename(q))[0]: q for q in modules}
+    got: list[str] = []
+    for n in ast.walk(tree):
+        mods = [a.name for a in n.names] if isinstance(n, ast.Import) else \
+            [n.module or ""] if isinstance(n, ast.ImportFrom) else []
+        for m in mods:
+            q = stems.get(m.split(".")[-1]) if m else None
+            if q is not None and q not in got:
+                got.append(q)
+    return got
+
+
+def _read_own_modules(tree, file: str, text: str, modules: dict[str, str]) -> tuple[dict[str, Setting], list[str]] | None:
+    """A program whose settings live in a module of its own (`class Config: base_model = "..."; batch_size = 8`
+    in config.py, read as `Config.base_model`) and which builds its model in another (model.py:
+    `get_peft_model(LlamaForCausalLM.from_pretrained(Config.base_model, ...), LoraConfig(...))`): the first
+    imported module whose assignments name the model and a batch or length gives the settings, and every imported
+    module's unconditional model/LoRA/quantization calls fill the rest, each under its own file."""
+    import ast
+
+    from rocm_tune.core.files import parse_python
+
+    trees: dict[str, object] = {}
+    for q in _own_modules(tree, modules):
+        try:
+            trees[q] = parse_python(modules[q], q, "Python program")
+        except UserError:
+            continue
+    read = None
+    for q, t in trees.items():
+        read = _read_assignments(t, program_names(t), q, modules[q])
+        if read is not None:
+            read[1][0] = read[1][0].replace("Python program without", f"{file} imports its own {q}, a module without")
+            break
+    if read is None:
+        return None
+    read[0].pop("save_strategy", None)   # the loop that saves is the program's, not its config module's
+    _own_loop(tree, text, read[0], file)
+    for q, t in trees.items():
+        _merge_code_calls(_unconditional_calls(t), program_names(t), read, q)
     return read
 
 
