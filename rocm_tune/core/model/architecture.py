@@ -1164,8 +1164,8 @@ def _deberta_v2(c: _Cfg) -> _Arch:
     # when type_vocab_size > 0; relative attention adds the encoder's rel_embeddings (2 x position_buckets, else
     # 2 x max_relative_positions / max_position_embeddings rows) and its LayerNorm when norm_rel_ebd has
     # layer_norm; share_att_key (v3) reuses the q/k projections for the position terms; embed_proj when
-    # embedding_size differs from hidden_size. ForMaskedLM's head: transform (H -> H + LayerNorm), a tied decoder
-    # with its own bias.
+    # embedding_size differs from hidden_size; conv_kernel_size > 0 a ConvLayer. ForMaskedLM's head: transform
+    # (H -> H + LayerNorm), a tied decoder with its own bias.
     a = _common(c, "deberta-v2", tie_default=True)
     a.q_bias = a.k_bias = a.v_bias = a.o_bias = True
     _dense_biased_mlp(a, c, ("intermediate.dense", "intermediate.dense", "output.dense"))
@@ -1183,6 +1183,9 @@ def _deberta_v2(c: _Cfg) -> _Arch:
     emb = c.int("embedding_size", default=H)
     if emb != H:
         extra += emb * H
+    k = c.int("conv_kernel_size", default=0, min_value=0)
+    if k:   # DeBERTa-v2-xlarge/xxlarge: the encoder's ConvLayer after the first layer (Conv1d H -> H, LayerNorm)
+        extra += H * H * k + H + 2 * H
     a.extra_params = extra + (H * H + H + 2 * H) + a.vocab
     return a
 

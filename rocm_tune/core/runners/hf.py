@@ -534,13 +534,13 @@ def _own_modules(tree, modules: dict[str, str]) -> list[str]:
     return got
 
 
-def _read_own_modules(tree, file: str, text: str, modules: dict[str, str]) -> tuple[dict[str, Setting], list[str]] | None:
+def _read_own_modules(tree, file: str, text: str,
+                      modules: dict[str, str]) -> tuple[dict[str, Setting], list[str]] | None:
     """A program whose settings live in a module of its own (`class Config: base_model = "..."; batch_size = 8`
     in config.py, read as `Config.base_model`) and which builds its model in another (model.py:
     `get_peft_model(LlamaForCausalLM.from_pretrained(Config.base_model, ...), LoraConfig(...))`): the first
     imported module whose assignments name the model and a batch or length gives the settings, and every imported
     module's unconditional model/LoRA/quantization calls fill the rest, each under its own file."""
-    import ast
 
     from rocm_tune.core.files import parse_python
 
