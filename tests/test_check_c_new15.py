@@ -243,3 +243,22 @@ def test_truncating_tokenizer_wins_over_slice(tmp_path):
     p.write_text(SFT.format(local="MAX_LENGTH = 4096", cut="[:MAX_LENGTH]").replace(
         'tokenizer(example["instruction"])', 'tokenizer(example["instruction"], truncation=True, max_length=300)'))
     assert _settings([str(p)])["__tokenizer_max_length__"] == 300
+
+
+
+def test_deberta_lora_targets_by_its_own_names(tmp_path, capsys):
+    # PEFT's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING["deberta-v2"] = ["query_proj", "value_proj"]
+    p = tmp_path / "train.py"
+    p.write_text(LOOP.replace("{apply}", "model = get_peft_model(model, peft_config)").replace(
+        "r=16, lora_alpha=32)", 'r=16, lora_alpha=32, target_modules=["query_proj", "value_proj"])'))
+    out = _check([str(p)], capsys, gpu="rtx3060")
+    assert out["verdict"] == "fits"
+    assert out["understood"]["method"] == "qlora"
+    assert out["understood"]["lora_targets"] == ["query_proj", "value_proj"]
+
+
+def test_deberta_peft_default_targets(tmp_path, capsys):
+    # LoraConfig without target_modules: PEFT's default for deberta-v2, query_proj and value_proj
+    p = tmp_path / "train.py"
+    p.write_text(LOOP.replace("{apply}", "model = get_peft_model(model, peft_config)"))
+    assert _check([str(p)], capsys, gpu="rtx3060")["understood"]["lora_targets"] == ["query_proj", "value_proj"]

@@ -402,6 +402,7 @@ class _Arch:
     o_bias: bool = False
     fused_qkv: str | None = None  # module name of a fused q/k/v projection
     o_name: str = "o_proj"
+    qkv_names: tuple[str, str, str] = ("q_proj", "k_proj", "v_proj")   # separate q/k/v projections' module names
     qk_norm: bool = False  # per-head q_norm/k_norm (qwen3, gemma3): head_dim weights each
     qk_norm_full: bool = False  # q_norm/k_norm over all heads (olmo2, cohere): (heads + kv_heads) * head_dim
     # MLA (deepseek v2/v3)
@@ -474,9 +475,10 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
         if a.fused_qkv:
             lin.append((a.fused_qkv, H, q_out + 2 * kv_out, 1, a.q_bias, "attn"))
         else:
-            lin.append(("q_proj", H, q_out * (2 if a.attn_out_gate else 1), 1, a.q_bias, "attn"))
-            lin.append(("k_proj", H, kv_out, 1, a.k_bias, "attn"))
-            lin.append(("v_proj", H, kv_out, 1, a.v_bias, "attn"))
+            qn, kn, vn = a.qkv_names
+            lin.append((qn, H, q_out * (2 if a.attn_out_gate else 1), 1, a.q_bias, "attn"))
+            lin.append((kn, H, kv_out, 1, a.k_bias, "attn"))
+            lin.append((vn, H, kv_out, 1, a.v_bias, "attn"))
         lin.append((a.o_name, q_out, H, 1, a.o_bias, "attn"))
         if a.qk_norm:
             norms += 2 * a.head_dim * (2 if a.norm_bias else 1)
@@ -1168,6 +1170,7 @@ def _deberta_v2(c: _Cfg) -> _Arch:
     # (H -> H + LayerNorm), a tied decoder with its own bias.
     a = _common(c, "deberta-v2", tie_default=True)
     a.q_bias = a.k_bias = a.v_bias = a.o_bias = True
+    a.qkv_names = ("query_proj", "key_proj", "value_proj")
     _dense_biased_mlp(a, c, ("intermediate.dense", "intermediate.dense", "output.dense"))
     H = a.hidden
     extra = c.int("type_vocab_size", default=0, min_value=0) * H

@@ -408,7 +408,8 @@ ARG_CALLS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOC
              "KTOConfig", "CPOConfig", "RewardConfig", "PPOConfig", "GKDConfig")
 # peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: LoraConfig without target_modules
 PEFT_DEFAULT_TARGETS = {"llama": "q_proj,v_proj", "mistral": "q_proj,v_proj", "qwen2": "q_proj,v_proj",
-                        "gemma": "q_proj,v_proj", "gemma2": "q_proj,v_proj", "phi3": "qkv_proj"}
+                        "gemma": "q_proj,v_proj", "gemma2": "q_proj,v_proj", "phi3": "qkv_proj",
+                        "deberta-v2": "query_proj,value_proj"}
 # the calls that put a LoraConfig on the model (peft mapping.get_peft_model, PeftModel(...) /
 # PeftModel.from_pretrained, transformers' PeftAdapterMixin.add_adapter, peft inject_adapter_in_model, Unsloth's
 # FastLanguageModel.get_peft_model); a trainer's peft_config= keyword is read beside them
