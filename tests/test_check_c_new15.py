@@ -262,3 +262,32 @@ def test_deberta_peft_default_targets(tmp_path, capsys):
     p = tmp_path / "train.py"
     p.write_text(LOOP.replace("{apply}", "model = get_peft_model(model, peft_config)"))
     assert _check([str(p)], capsys, gpu="rtx3060")["understood"]["lora_targets"] == ["query_proj", "value_proj"]
+
+
+# ------------------------------------------------------------------------------------------------ notebook shell lines
+NOTEBOOK = '''# %% [cell 1]
+from transformers import AutoModelForCausalLM, TrainingArguments, Trainer
+# %% [cell 2]
+huggingface-cli download --repo-type dataset openai/gsm8k --local-dir data/gsm8k
+{more}
+# %% [cell 3]
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct")
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=2, max_steps=10)
+Trainer(model=model, args=args).train()
+'''
+
+
+@pytest.mark.parametrize("more", ["", "pip install -U trl peft\n!nvidia-smi",
+                                  "modelscope download --model Qwen/Qwen2.5-0.5B-Instruct"])
+def test_notebook_shell_cell_without_bang_is_no_python(tmp_path, more):
+    p = tmp_path / "train.py"
+    p.write_text(NOTEBOOK.format(more=more))
+    s = _settings([str(p)])
+    assert s["model_name_or_path"] == "Qwen/Qwen2.5-0.5B-Instruct" and int(s["per_device_train_batch_size"]) == 2
+
+
+def test_a_syntax_error_of_the_program_is_not_hidden(tmp_path):
+    # a broken Python line (no command-line program's name) keeps the file unparsed: nothing is read from it
+    p = tmp_path / "train.py"
+    p.write_text(NOTEBOOK.format(more="model = = 3"))
+    assert "model_name_or_path" not in _settings([str(p)])

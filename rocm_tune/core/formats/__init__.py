@@ -168,7 +168,12 @@ def _python_file(text: str, path: str) -> bool:
     try:
         parse_python(text, path, "Python program")   # the project's one parser, with its depth limits
     except UserError:
-        return False
+        # a notebook's cells as a script: its shell lines (`!pip ...`, or a command kept without its `!`) aside
+        cells = hf_args.without_bare_shell_lines("\n".join(hf_args.without_shell_lines(text.splitlines())))
+        try:
+            parse_python(cells, path, "Python program")
+        except UserError:
+            return False
     return True
 
 

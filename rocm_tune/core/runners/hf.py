@@ -484,6 +484,31 @@ def without_shell_lines(lines: list[str]) -> list[str]:
     return out
 
 
+def without_bare_shell_lines(text: str, tries: int = 20) -> str:
+    """The program with each line Python cannot parse that starts with a command-line program's name
+    (runner_commands.NOTEBOOK_SHELL_WORDS: `huggingface-cli download ...` left in a notebook's script without its
+    `!`) made `pass`, one syntax error at a time; the text unchanged when an error lies on any other line."""
+    import ast
+
+    from rocm_tune.profiles.runner_commands import NOTEBOOK_SHELL_WORDS
+
+    lines = text.splitlines()
+    for _ in range(tries):
+        try:
+            ast.parse("\n".join(lines))
+            return "\n".join(lines)
+        except (SyntaxError, ValueError) as exc:
+            i = (getattr(exc, "lineno", None) or 0) - 1
+            if not 0 <= i < len(lines):
+                return text
+            word = lines[i].lstrip().split(" ", 1)[0]
+            if word not in NOTEBOOK_SHELL_WORDS:
+                return text
+            indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+            lines[i] = f"{indent}pass  # {lines[i].lstrip()}"
+    return text
+
+
 def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict[str, Setting], list[str]] | None:
     """Settings from a Python training program's literal call arguments, or None when it has no
     TrainingArguments-like call (or does not parse)."""
@@ -502,8 +527,10 @@ def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict
 
     tree = parse(text)
     if tree is None:
-        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python
+        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python, nor a shell
+        # cell's command kept without its `!`
         text = "\n".join(without_shell_lines(text.splitlines()))
+        text = without_bare_shell_lines(text)
         tree = parse(text)
         if tree is None:
             return None
