@@ -168,7 +168,12 @@ def _python_file(text: str, path: str) -> bool:
     try:
         parse_python(text, path, "Python program")   # the project's one parser, with its depth limits
     except UserError:
-        return False
+        # a notebook's cells as a script: its shell lines (`!pip ...`, or a command kept without its `!`) aside
+        cells = hf_args.without_bare_shell_lines("\n".join(hf_args.without_shell_lines(text.splitlines())))
+        try:
+            parse_python(cells, path, "Python program")
+        except UserError:
+            return False
     return True
 
 
@@ -1290,7 +1295,13 @@ def _program_configs(texts: dict[str, str], p: str) -> dict:
                 continue
             if isinstance(data, dict):
                 files[q] = data
-    return {"files": files, "program": p, "read": _read_beside, "bind": bind_configs}
+    # the program's own Python modules it may import (config.py's class Config, model.py's model builder); a file
+    # another given program imports is such a module itself, not a program: it reads none
+    modules = {q: t for q, t in texts.items() if q != p and q.endswith(".py")}
+    stem = re.escape(os.path.splitext(os.path.basename(p))[0])
+    if any(re.search(rf"^\s*(?:from\s+\.?{stem}\s+import|import\s+{stem}\b)", t, re.M) for t in modules.values()):
+        modules = {}
+    return {"files": files, "program": p, "read": _read_beside, "bind": bind_configs, "modules": modules}
 
 
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
