@@ -17,6 +17,7 @@ folds' fit cases only; then every case of the fold is answered with that lexicon
       fallback, confident, names another family: how often each is right (whether a weak rule should yield).
 It also prints the rules alone (no lexicon) for comparison. A held case is never read: ids are filtered with
 benchmarks/corpus_stats.split_of before any file of theirs is opened (tools/build_explain_lexicon.fit_cases).
+--sources (e-lex): the builder's CV also weighs the tools' own messages (tools/explain_source_docs.py).
 --timing: the slowest explain of one log (the whole diagnose call) over the fit cases, with the shipped lexicon, and
 the fallback alone on the most it is ever given.
 """
@@ -69,13 +70,13 @@ def _explain(case: dict) -> tuple[str, str | None, bool, str | None]:
     return exp.answer, (r.code if r else None), bool(r and r.benign), (r.role if r else None)
 
 
-def run_cv(cases: list[dict], folds: int) -> Counter:
+def run_cv(cases: list[dict], folds: int, sources: bool = False) -> Counter:
     tool = _tool()
     n = Counter()
     for k in range(folds):
         train = [c for c in cases if fold_of(c["id"], folds) != k]
         test = [c for c in cases if fold_of(c["id"], folds) == k]
-        lex = tool.make_lexicon(train)
+        lex = tool.make_lexicon(train, tool.SOURCE_WEIGHTS_TRIED) if sources else tool.make_lexicon(train)
         _use(lex)
         for c in test:
             fam = c["family"]
@@ -148,6 +149,8 @@ _SHIPPED = resemble.lexicon
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--sources", action="store_true",
+                    help="e-lex: the builder's CV also weighs the tools' own messages (its SOURCE_WEIGHTS_TRIED)")
     ap.add_argument("--timing", action="store_true", help="also time explain of each fit log (shipped lexicon)")
     a = ap.parse_args()
     if a.folds < 2:
@@ -155,7 +158,7 @@ def main() -> int:
         return 2
     tool = _tool()
     cases = tool.fit_cases()
-    n = run_cv(cases, a.folds)
+    n = run_cv(cases, a.folds, a.sources)
     total = n["cases"]
     print(f"{a.folds}-fold CV inside the fit part ({total} cases; lexicon from the other folds, settings by its "
           f"inner CV)")

@@ -16,6 +16,9 @@ complement naive Bayes); then, on the chosen setting's CV rows, the weak tier's 
 least confidence and lead that give the most right answers with "unknown" counted as wrong (a guess on a harmless
 case's log loses its right "no failure" answer), ties to the fewest guesses.
 How the whole method generalises (a lexicon made by make_lexicon from 4 of 5 folds): benchmarks/explain_cv.py.
+e-lex: --sources also weighs the tools' own messages (tools/explain_source_docs.py) as labelled documents, a weight per
+source chosen by this CV (SOURCE_WEIGHTS_TRIED); the outer CV did not confirm them, so the shipped grid is (0,) and the
+lexicon is the fit cases' alone, byte for byte what it was.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Mapping
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -33,6 +37,9 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 from corpus_stats import split_of  # noqa: E402  (the split rule's one home)
 from rocm_tune.core.runs.diagnose import resemble  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import explain_source_docs as source_docs  # noqa: E402
 
 CORPUS = os.path.join(ROOT, "benchmarks", "corpus", "logs")
 OUT = resemble.LEXICON
@@ -53,6 +60,16 @@ COMBINE = ("pooled", "maxline")
 # 397/683 both) and they made a confident wrong answer on a bare `IndexError` (tests/test_explain_e_swift2.py)
 FEATURES = ("words",)
 MODELS = (("nb", "uniform"), ("nb", "empirical"))
+# e-lex: the weight of one document of a source (tools/explain_source_docs.py: the tools' own messages) against one
+# fit case's lines; 0 leaves the source out (all 0: the lexicon of the fit cases alone). The grid tried
+# (SOURCE_WEIGHTS_TRIED, `--sources`), 802 fit cases: this inner CV chose refusals 0.1 and said it helps a little
+# (right - 3 x wrong 298 -> 300: answered 434 -> 492, right 400 -> 444; with the GPU runtimes' statuses as a source,
+# since left out, refusals 0.1, runtime 1.0, skew 0.03: 309), but benchmarks/explain_cv.py's outer 5-fold CV
+# (`--sources`) says it does not generalise: the fallback alone right 441 -> 420/802, right when it decided 408/458 ->
+# 387/433 (runtime too: 389/435), with the weak tier 516 -> 507, full explain 775 both. So the shipped grid is (0,),
+# the lexicon of the fit cases alone, until an outer CV says otherwise
+SOURCE_WEIGHTS_TRIED = (0.0, 0.03, 0.1, 0.3, 1.0)
+SOURCE_WEIGHTS: tuple[float, ...] = (0.0,)
 # e-unk2: the weak tier's limits (resemble.weak_decide), below the confident threshold: the least confidence and
 # the least lead over the runner-up family; chosen by right answers with "unknown" counted as wrong (issue 26)
 WEAK_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(0, 19))
@@ -88,15 +105,27 @@ def fit_cases(root: str = CORPUS) -> list[dict]:
     return out
 
 
-def counts_of(cases: list[dict], train_on: str = "evidence",
-              features: str = "words") -> tuple[dict[str, dict[str, int]], dict[str, int]]:
+def counts_of(cases: list[dict], train_on: str = "evidence", features: str = "words",
+              weights: Mapping[str, float] | None = None) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
+    """Per family, the word counts of the cases (their evidence lines, and their log's error lines with
+    "evidence+log"), plus each source's documents (tools/explain_source_docs.py) times its weight, for the families
+    the cases have; the number of cases per family (the prior: a source document is no case)."""
     counts: dict[str, Counter] = {}
     docs: Counter = Counter()
     for c in cases:
         docs[c["family"]] += 1
         lines = c["evidence"] + (c["lines"] if train_on == "evidence+log" else [])
         counts.setdefault(c["family"], Counter()).update(t for ln in lines for t in resemble.tokens(ln, features))
-    return {f: dict(sorted(c.items())) for f, c in sorted(counts.items())}, dict(sorted(docs.items()))
+    out: dict[str, dict[str, float]] = {f: dict(sorted(c.items())) for f, c in sorted(counts.items())}
+    for source, w in sorted((weights or {}).items()):
+        if w <= 0:
+            continue
+        for fam, words in source_docs.source_counts(source, features).items():
+            if fam in out:
+                row = out[fam]
+                for t, k in words.items():
+                    row[t] = round(row.get(t, 0) + w * k, 6)
+    return {f: dict(sorted(c.items())) for f, c in out.items()}, dict(sorted(docs.items()))
 
 
 def _fold(case_id: str) -> int:
@@ -106,21 +135,28 @@ def _fold(case_id: str) -> int:
 Row = tuple[str, float, int, int, float, bool]
 
 
-def _predictions(cases: list[dict]) -> dict[tuple, list[Row]]:
+def _predictions(cases: list[dict], weights: Mapping[str, float] | None = None,
+                 only: tuple | None = None) -> dict[tuple, list[Row]]:
     """Per setting (train_on, features, model, alpha, prior, combine): each case's (family, confidence, known words,
-    ok, lead over the runner-up, the case is of a harmless family) from a lexicon made without its fold; ok 1 right,
-    0 wrong, -1 no failure family named."""
+    ok, lead over the runner-up, the case is of a harmless family) from a lexicon made without its fold (and with
+    the sources' documents at `weights`); ok 1 right, 0 wrong, -1 no failure family named. `only`: that one setting."""
     preds: dict[tuple, list[Row]] = {}
     for k in range(FOLDS):
         train = [c for c in cases if _fold(c["id"]) != k]
         test = [c for c in cases if _fold(c["id"]) == k]
         for train_on in TRAIN_ON:
             for features in FEATURES:
-                counts, docs = counts_of(train, train_on, features)
+                if only is not None and (train_on, features) != only[:2]:
+                    continue
+                counts, docs = counts_of(train, train_on, features, weights)
                 for kind, prior in MODELS:
                     for alpha in ALPHAS:
+                        if only is not None and (kind, alpha, prior) != only[2:5]:
+                            continue
                         m = resemble.Model(counts, docs, alpha, prior, kind, features)
                         for combine in COMBINE:
+                            if only is not None and combine != only[5]:
+                                continue
                             rows = preds.setdefault((train_on, features, kind, alpha, prior, combine), [])
                             for c in test:
                                 got = resemble.ranked_guess(m, c["lines"], combine)
@@ -130,11 +166,10 @@ def _predictions(cases: list[dict]) -> dict[tuple, list[Row]]:
     return preds
 
 
-def cross_validate(cases: list[dict]) -> dict:
-    """The settings with the best CV utility over the fit cases, and its figures; then the weak tier's limits on
-    the rows of those settings (`weak_limits`)."""
+def _best(preds: dict[tuple, list[Row]]) -> tuple[tuple, list[Row], dict]:
+    """(utility key, rows, settings) of the setting, least known words and threshold with the best CV utility."""
     best = None
-    for (train_on, features, kind, alpha, prior, combine), rows in sorted(_predictions(cases).items()):
+    for (train_on, features, kind, alpha, prior, combine), rows in sorted(preds.items()):
         for mt in MIN_TOKENS:
             for th in THRESHOLDS:
                 ans = [ok for fam, p, n, ok, *_ in rows if n >= mt and p >= th and ok >= 0]
@@ -147,9 +182,40 @@ def cross_validate(cases: list[dict]) -> dict:
                                         "cv": {"folds": FOLDS, "cases": len(rows), "answered": len(ans),
                                                "right": right, "wrong": wrong, "wrong_cost": WRONG_COST,
                                                "top1_all": sum(r[3] == 1 for r in rows)}})
-    chosen = best[2]
+    assert best is not None
+    return best
+
+
+def source_weights(cases: list[dict], setting: tuple, grid: tuple[float, ...] = SOURCE_WEIGHTS) -> dict[str, float]:
+    """e-lex: each source's weight (tools/explain_source_docs.py), one source at a time in SOURCES' order, the others
+    at their weight so far: the grid value with the best CV utility at the weight-0 lexicon's `setting`, a higher
+    weight taken only when it is strictly better (0, today's lexicon, wins ties: CV can refuse the sources)."""
+    weights = {s: 0.0 for s in source_docs.SOURCES}
+    score = _best(_predictions(cases, weights, setting))[0][0]
+    for source in source_docs.SOURCES:
+        for w in grid:
+            if w <= 0:
+                continue
+            trial = dict(weights, **{source: w})
+            got = _best(_predictions(cases, trial, setting))[0][0]
+            if got > score:
+                score, weights = got, trial
+    return weights
+
+
+def cross_validate(cases: list[dict], grid: tuple[float, ...] = SOURCE_WEIGHTS) -> dict:
+    """The settings with the best CV utility over the fit cases, and its figures; e-lex: then the sources' weights
+    (`source_weights`) and, when one is not 0, the settings again with the sources at those weights; then the weak
+    tier's limits on the rows of those settings (`weak_limits`)."""
+    key, rows, chosen = _best(_predictions(cases))
+    setting = tuple(chosen[k] for k in ("train_on", "features", "model", "alpha", "prior", "combine"))
+    weights = source_weights(cases, setting, grid) if any(w > 0 for w in grid) else {}
+    if any(w > 0 for w in weights.values()):
+        key2, rows2, chosen2 = _best(_predictions(cases, weights))
+        if key2[0] > key[0]:
+            rows, chosen = rows2, dict(chosen2, source_weights=weights)
     if WEAK_WRONG_COST is not None:
-        chosen.update(weak_limits(best[1], chosen["min_tokens"], chosen["threshold"], WEAK_WRONG_COST))
+        chosen.update(weak_limits(rows, chosen["min_tokens"], chosen["threshold"], WEAK_WRONG_COST))
     return chosen
 
 
@@ -181,14 +247,20 @@ def build(root: str = CORPUS) -> dict:
     return make_lexicon(fit_cases(root))
 
 
-def make_lexicon(cases: list[dict]) -> dict:
-    """The lexicon the given (fit) cases make: settings chosen by CV over them, then counts of all of them
-    (benchmarks/explain_cv.py calls it on 4 of 5 folds to measure how the method generalises)."""
-    chosen = cross_validate(cases)
-    counts, docs = counts_of(cases, chosen["train_on"], chosen["features"])
+def make_lexicon(cases: list[dict], grid: tuple[float, ...] = SOURCE_WEIGHTS) -> dict:
+    """The lexicon the given (fit) cases make: settings and the sources' weights chosen by CV over them, then counts
+    of all of them (benchmarks/explain_cv.py calls it on 4 of 5 folds to measure how the method generalises).
+    grid (0,): no source documents - the lexicon of the fit cases alone."""
+    chosen = cross_validate(cases, grid)
+    weights = chosen.get("source_weights")
+    counts, docs = counts_of(cases, chosen["train_on"], chosen["features"], weights)
+    extra = {}
+    if weights:
+        extra = {"source_docs": {s: len(source_docs.source_docs(s)) for s in sorted(weights) if weights[s] > 0}}
     return {"about": "explain's fallback lexicon: per-family word counts of the fit cases' evidence_lines "
                      "(multinomial naive Bayes); made by tools/build_explain_lexicon.py, do not edit",
-            "fit_cases": len(cases), "inputs_sha256": inputs_hash(cases), **chosen, "docs": docs, "counts": counts}
+            "fit_cases": len(cases), "inputs_sha256": inputs_hash(cases), **chosen, **extra, "docs": docs,
+            "counts": counts}
 
 
 def dumps(lex: dict) -> str:
@@ -198,8 +270,11 @@ def dumps(lex: dict) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 when the file is not what the fit cases make")
+    ap.add_argument("--sources", action="store_true",
+                    help="e-lex: let the CV weigh the tools' own messages too (SOURCE_WEIGHTS_TRIED); with --check "
+                         "it only prints the figures")
     a = ap.parse_args()
-    lex = build()
+    lex = make_lexicon(fit_cases(), SOURCE_WEIGHTS_TRIED) if a.sources else build()
     text = dumps(lex)
     cv = lex["cv"]
     print(f"fit cases: {lex['fit_cases']}; chosen by {cv['folds']}-fold CV on fit: counts of {lex['train_on']}, alpha {lex['alpha']}, prior "
@@ -211,6 +286,10 @@ def main() -> int:
     print(f"CV (fit only): top-1 family right {cv['top1_all']}/{cv['cases']} "
           f"({100 * cv['top1_all'] / cv['cases']:.1f} %); answered above the threshold {cv['answered']}/{cv['cases']}, "
           f"right {cv['right']}/{cv['answered']} ({100 * cv['right'] / max(1, cv['answered']):.1f} %)")
+    sw = lex.get("source_weights") or {}
+    print("source documents' weights (e-lex, chosen by the same CV): " +
+          (", ".join(f"{s} {w} ({lex['source_docs'].get(s, 0)} docs)" for s, w in sorted(sw.items())) if sw else
+           "none (all 0: the fit cases alone)"))
     old = open(OUT, encoding="utf-8").read() if os.path.isfile(OUT) else None
     if a.check:
         print("up to date" if old == text else f"{OUT} differs from what the fit cases make")

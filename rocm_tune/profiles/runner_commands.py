@@ -16,3 +16,12 @@ NOT_TRAINING_SUBCOMMANDS: dict[str, frozenset[str]] = {
     "llamafactory-cli": frozenset({"api", "chat", "eval", "export", "webchat", "webui", "env", "version"}),
     "lmf": frozenset({"api", "chat", "eval", "export", "webchat", "webui", "env", "version"}),
 }
+
+# the command-line programs whose lines a notebook exported as a script keeps without IPython's `!` (a `%%bash` /
+# `%%sh` cell, or a tutorial's shell cell pasted verbatim): a line starting with one of them that Python cannot
+# parse is a shell line, not the program's code (huggingface_hub's huggingface-cli / hf, pip, git, ModelScope's
+# modelscope, the downloaders and the shell's own file commands)
+NOTEBOOK_SHELL_WORDS: tuple[str, ...] = (
+    "huggingface-cli", "hf", "pip", "pip3", "git", "git-lfs", "wget", "curl", "modelscope", "apt", "apt-get", "conda",
+    "mkdir", "cd", "export", "unzip", "tar", "ls", "rm", "cp", "mv", "nvidia-smi", "rocm-smi", "uv", "sudo",
+)

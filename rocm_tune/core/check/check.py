@@ -1000,6 +1000,29 @@ def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, not
                 p["reserved_bytes"] += int(ref * (1 + FRAGMENTATION))
 
 
+def _eval_phase_bytes(job: formats.Job, model, cfg: TrainConfig, eval_batch: int, grads: int,
+                      notes: list[str]) -> float:
+    """The evaluation phase above the resident states: its logits (or generation), the predictions kept for
+    compute_metrics and the gradients still held; its notes appended to `notes`."""
+    ev = _logits_eval(model, cfg, eval_batch, job)
+    gen = _generation(job, model, cfg, eval_batch)
+    if gen is not None and gen.total > ev:
+        ev = gen.total
+        notes.append(gen.note())
+    preds = eval_preds_held(model, cfg, eval_batch, job)
+    if preds:
+        notes.append(f"evaluation: compute_metrics without preprocess_logits_for_metrics or eval_accumulation_steps"
+                     f": evaluation_loop gathers every rank's logits and keeps them in all_preds on the GPU until "
+                     f"the eval set ends; {preds / 2**30:.2f} GiB per eval batch counted once (it grows by that "
+                     f"much every eval batch)")
+    held = grads
+    if grads and _grads_freed_before_eval(job, cfg):
+        held = 0
+        notes.append(f"evaluation: the Trainer's model.zero_grad() after the optimizer step frees the "
+                     f"{grads / 2**30:.2f} GiB of gradients (set_to_none) before it evaluates")
+    return held + ev
+
+
 def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None,
                    gpu) -> tuple[dict, int, list[str], int]:
     # the planner's own estimate (ZeRO-3 step terms and reserved factor, communicators); a user's JSON may set
@@ -1063,23 +1086,7 @@ def _memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | 
         assert st is not None
         st["reserved_bytes"] = max(st["reserved_bytes"], int(residue + CONTEXT))
     if eval_batch:
-        ev = _logits_eval(model, cfg, eval_batch, job)
-        gen = _generation(job, model, cfg, eval_batch)
-        if gen is not None and gen.total > ev:
-            ev = gen.total
-            notes.append(gen.note())
-        preds = eval_preds_held(model, cfg, eval_batch, job)
-        if preds:
-            notes.append(f"evaluation: compute_metrics without preprocess_logits_for_metrics or eval_accumulation_steps"
-                         f": evaluation_loop gathers every rank's logits and keeps them in all_preds on the GPU until "
-                         f"the eval set ends; {preds / 2**30:.2f} GiB per eval batch counted once (it grows by that "
-                         f"much every eval batch)")
-        held = grads
-        if grads and _grads_freed_before_eval(job, cfg):
-            held = 0
-            notes.append(f"evaluation: the Trainer's model.zero_grad() after the optimizer step frees the "
-                         f"{grads / 2**30:.2f} GiB of gradients (set_to_none) before it evaluates")
-        phases["eval"] = _phase(resident + held + ev, factor)
+        phases["eval"] = _phase(_eval_phase_bytes(job, model, cfg, eval_batch, grads, notes) + resident, factor)
     else:
         phases["eval"] = None
     phases["save"] = _phase(resident + grads, factor)

@@ -168,7 +168,12 @@ def _python_file(text: str, path: str) -> bool:
     try:
         parse_python(text, path, "Python program")   # the project's one parser, with its depth limits
     except UserError:
-        return False
+        # a notebook's cells as a script: its shell lines (`!pip ...`, or a command kept without its `!`) aside
+        cells = hf_args.without_bare_shell_lines("\n".join(hf_args.without_shell_lines(text.splitlines())))
+        try:
+            parse_python(cells, path, "Python program")
+        except UserError:
+            return False
     return True
 
 
@@ -689,20 +694,7 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
     elif runner == "torchtune":
         _read_tune_run(job, words, file)
     elif entry.startswith(("verl ", "openrlhf")):
-        if entry.startswith("verl "):
-            st, notes, gpus, nodes = rl_programs.read_verl(words, file)
-        else:
-            kind = entry.split()[0]
-            st, notes, gpus, nodes = rl_programs.read_openrlhf(
-                shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo",
-                local=re.search(r"\btrain_ppo(?:\.py)?$", entry.strip()) is not None)
-        job.settings.update(st)
-        job.notes += notes
-        job.script_flags["style"] = "hf"
-        if gpus and (job.gpus is None or job.gpus.kind in ("assumed", "env")):
-            job.gpus = Setting("gpus", gpus, file, None, entry.split()[0] + " GPUs per node", "flag")
-        if nodes and job.nodes is None:
-            job.nodes = Setting("nodes", nodes, file, None, entry.split()[0] + " nodes", "flag")
+        _read_rl_program(job, entry, words, file)
     elif entry.startswith("litgpt finetune "):
         _read_litgpt(job, entry.split()[-1], words, file)
     elif entry == autotrain.ENTRY:
@@ -713,19 +705,7 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         if ref is not None:
             job.script_flags["autotrain_config"] = (ref.text.removeprefix("--config="), file, ref.line)
     elif runner == "megatron":
-        mlists: dict[str, list[str]] = {}
-        flags = shell.flag_values(words, mlists)
-        for k in ("recompute-modules", "recompute_modules"):     # nargs="*": every module named counts
-            if k in flags and k in mlists:
-                flags[k] = (" ".join(mlists[k]), flags[k][1])
-        st, notes = megatron.read_flags(flags, file, swift=entry.startswith("megatron "))
-        job.settings.update(st)
-        job.notes += notes
-        # slime / Miles (ray job submit -- python3 train.py): the training actors' GPUs per node and nodes
-        for k, attr in (("actor-num-gpus-per-node", "gpus"), ("actor-num-nodes", "nodes")):
-            if k in flags and as_int(flags[k][0]) and getattr(job, attr) is None:
-                setattr(job, attr, Setting(attr, as_int(flags[k][0]), file, flags[k][1], k, "flag"))
-        job.script_flags["style"] = "megatron"
+        _read_megatron(job, entry, words, file)
     else:
         flags = shell.flag_values(words)
         if hf_args.is_llama_recipes(flags, entry):
@@ -746,6 +726,41 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
             _positional_model(job, words, file)
         if entry.startswith("trl "):
             _read_trl_cli(job, entry.split()[1], flags, file)
+
+
+def _read_rl_program(job: Job, entry: str, words: list, file: str) -> None:
+    """verl's / OpenRLHF's trainer arguments, with the GPUs per node and nodes they name."""
+    if entry.startswith("verl "):
+        st, notes, gpus, nodes = rl_programs.read_verl(words, file)
+    else:
+        kind = entry.split()[0]
+        st, notes, gpus, nodes = rl_programs.read_openrlhf(
+            shell.flag_values(words), file, kind.split("-", 1)[1] if "-" in kind else "ppo",
+            local=re.search(r"\btrain_ppo(?:\.py)?$", entry.strip()) is not None)
+    job.settings.update(st)
+    job.notes += notes
+    job.script_flags["style"] = "hf"
+    if gpus and (job.gpus is None or job.gpus.kind in ("assumed", "env")):
+        job.gpus = Setting("gpus", gpus, file, None, entry.split()[0] + " GPUs per node", "flag")
+    if nodes and job.nodes is None:
+        job.nodes = Setting("nodes", nodes, file, None, entry.split()[0] + " nodes", "flag")
+
+
+def _read_megatron(job: Job, entry: str, words: list, file: str) -> None:
+    """Megatron-LM / `megatron sft` / slime flags."""
+    mlists: dict[str, list[str]] = {}
+    flags = shell.flag_values(words, mlists)
+    for k in ("recompute-modules", "recompute_modules"):     # nargs="*": every module named counts
+        if k in flags and k in mlists:
+            flags[k] = (" ".join(mlists[k]), flags[k][1])
+    st, notes = megatron.read_flags(flags, file, swift=entry.startswith("megatron "))
+    job.settings.update(st)
+    job.notes += notes
+    # slime / Miles (ray job submit -- python3 train.py): the training actors' GPUs per node and nodes
+    for k, attr in (("actor-num-gpus-per-node", "gpus"), ("actor-num-nodes", "nodes")):
+        if k in flags and as_int(flags[k][0]) and getattr(job, attr) is None:
+            setattr(job, attr, Setting(attr, as_int(flags[k][0]), file, flags[k][1], k, "flag"))
+    job.script_flags["style"] = "megatron"
 
 
 def _read_litgpt(job: Job, method: str, words: list, file: str) -> None:
@@ -1280,7 +1295,13 @@ def _program_configs(texts: dict[str, str], p: str) -> dict:
                 continue
             if isinstance(data, dict):
                 files[q] = data
-    return {"files": files, "program": p, "read": _read_beside, "bind": bind_configs}
+    # the program's own Python modules it may import (config.py's class Config, model.py's model builder); a file
+    # another given program imports is such a module itself, not a program: it reads none
+    modules = {q: t for q, t in texts.items() if q != p and q.endswith(".py")}
+    stem = re.escape(os.path.splitext(os.path.basename(p))[0])
+    if any(re.search(rf"^\s*(?:from\s+\.?{stem}\s+import|import\s+{stem}\b)", t, re.M) for t in modules.values()):
+        modules = {}
+    return {"files": files, "program": p, "read": _read_beside, "bind": bind_configs, "modules": modules}
 
 
 def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> None:

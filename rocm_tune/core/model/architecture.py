@@ -217,6 +217,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "t5",
     "roberta",
     "xlm-roberta",
+    "deberta-v2",
     "llama",
     "mistral",
     "mixtral",
@@ -401,6 +402,7 @@ class _Arch:
     o_bias: bool = False
     fused_qkv: str | None = None  # module name of a fused q/k/v projection
     o_name: str = "o_proj"
+    qkv_names: tuple[str, str, str] = ("q_proj", "k_proj", "v_proj")   # separate q/k/v projections' module names
     qk_norm: bool = False  # per-head q_norm/k_norm (qwen3, gemma3): head_dim weights each
     qk_norm_full: bool = False  # q_norm/k_norm over all heads (olmo2, cohere): (heads + kv_heads) * head_dim
     # MLA (deepseek v2/v3)
@@ -473,9 +475,10 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
         if a.fused_qkv:
             lin.append((a.fused_qkv, H, q_out + 2 * kv_out, 1, a.q_bias, "attn"))
         else:
-            lin.append(("q_proj", H, q_out * (2 if a.attn_out_gate else 1), 1, a.q_bias, "attn"))
-            lin.append(("k_proj", H, kv_out, 1, a.k_bias, "attn"))
-            lin.append(("v_proj", H, kv_out, 1, a.v_bias, "attn"))
+            qn, kn, vn = a.qkv_names
+            lin.append((qn, H, q_out * (2 if a.attn_out_gate else 1), 1, a.q_bias, "attn"))
+            lin.append((kn, H, kv_out, 1, a.k_bias, "attn"))
+            lin.append((vn, H, kv_out, 1, a.v_bias, "attn"))
         lin.append((a.o_name, q_out, H, 1, a.o_bias, "attn"))
         if a.qk_norm:
             norms += 2 * a.head_dim * (2 if a.norm_bias else 1)
@@ -613,8 +616,9 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
 
 # families transformers runs with eager attention whatever is asked: Gemma 2 (logit soft-capping), GPT-Neo
 # (GPTNeoPreTrainedModel has no _supports_sdpa: eager, or flash_attention_2 when asked; its eager attention computes
-# the scores of query and key upcast to fp32)
-EAGER_ONLY_FAMILIES = ("gemma2", "gpt_neo")
+# the scores of query and key upcast to fp32), DeBERTa-v2/v3 (DebertaV2PreTrainedModel has no _supports_sdpa: its
+# DisentangledSelfAttention builds the full score matrix and the c2p/p2c position terms itself)
+EAGER_ONLY_FAMILIES = ("gemma2", "gpt_neo", "deberta-v2")
 
 
 # transformers (4.x) families whose routed experts are fused 3-D parameters, not nn.Linear modules (modeling_llama4
@@ -1154,6 +1158,41 @@ def _bert(c: _Cfg) -> _Arch:
     return a
 
 
+def _deberta_v2(c: _Cfg) -> _Arch:
+    # transformers DebertaV2Model (models/deberta_v2/modeling_deberta_v2.py; DeBERTa-v2 and -v3): per layer
+    # query_proj/key_proj/value_proj and output.dense with bias, intermediate.dense / output.dense (gelu, not
+    # gated) with bias, two LayerNorms with bias; the embeddings LayerNorm (counted as the final norm); learned
+    # positions only when position_biased_input (DebertaV2Config default True, v3 configs False), token types only
+    # when type_vocab_size > 0; relative attention adds the encoder's rel_embeddings (2 x position_buckets, else
+    # 2 x max_relative_positions / max_position_embeddings rows) and its LayerNorm when norm_rel_ebd has
+    # layer_norm; share_att_key (v3) reuses the q/k projections for the position terms; embed_proj when
+    # embedding_size differs from hidden_size; conv_kernel_size > 0 a ConvLayer. ForMaskedLM's head: transform
+    # (H -> H + LayerNorm), a tied decoder with its own bias.
+    a = _common(c, "deberta-v2", tie_default=True)
+    a.q_bias = a.k_bias = a.v_bias = a.o_bias = True
+    a.qkv_names = ("query_proj", "key_proj", "value_proj")
+    _dense_biased_mlp(a, c, ("intermediate.dense", "intermediate.dense", "output.dense"))
+    H = a.hidden
+    extra = c.int("type_vocab_size", default=0, min_value=0) * H
+    if c.bool("position_biased_input", default=True):
+        extra += a.max_pos * H
+    if c.bool("relative_attention"):
+        buckets = c.int("position_buckets", default=-1, min_value=-1)
+        rel = buckets if buckets > 0 else c.int("max_relative_positions", default=-1, min_value=-1)
+        rel = rel if rel > 0 else a.max_pos
+        extra += 2 * rel * H + (2 * H if "layer_norm" in str(c.str("norm_rel_ebd", default="none")) else 0)
+        if not c.bool("share_att_key"):
+            extra += a.layers * 2 * (H * H + H)      # pos_key_proj / pos_query_proj per layer
+    emb = c.int("embedding_size", default=H)
+    if emb != H:
+        extra += emb * H
+    k = c.int("conv_kernel_size", default=0, min_value=0)
+    if k:   # DeBERTa-v2-xlarge/xxlarge: the encoder's ConvLayer after the first layer (Conv1d H -> H, LayerNorm)
+        extra += H * H * k + H + 2 * H
+    a.extra_params = extra + (H * H + H + 2 * H) + a.vocab
+    return a
+
+
 def _t5(c: _Cfg) -> _Arch:
     # transformers T5 (models/t5/modeling_t5.py): an encoder of num_layers and a decoder of num_decoder_layers
     # blocks (counted here as one stack of both); SelfAttention q/k/v/o of d_model -> num_heads x d_kv, no bias;
@@ -1226,6 +1265,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "t5": _t5,
     "roberta": _bert,
     "xlm-roberta": _bert,
+    "deberta-v2": _deberta_v2,
 }
 
 _GLM_DEFAULTS = {"head_dim": 128, "attention_bias": True}  # GlmConfig / Glm4Config defaults
@@ -1244,6 +1284,7 @@ _FAMILY_ALIASES = {
     "baichuan2": "baichuan",
     "chatglm3": "chatglm",
     "yi": "llama",
+    "minicpm": "llama",                # MiniCPM-1/2 (modeling_minicpm.py): Llama's weights, muP scaling in the forward
     "internlm3": "llama",              # transformers builds InternLM3 as LlamaForCausalLM (head_dim, no biases)
     "gemma3": "gemma3_text",  # a gemma3 config without text_config
     "qwen2_vl_text": "qwen2",

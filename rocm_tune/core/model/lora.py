@@ -97,7 +97,7 @@ def wrapped_groups(groups, targets: tuple[str, ...]) -> tuple[list, list[str]]:
 # names no linear of the model as known (a preset of another naming, or a shape assumed from the name) is read by
 # its role, said; PEFT would refuse a name the real model lacks, so a name of no known role stays refused.
 ROLES = {
-    "qkv": ("q_proj", "k_proj", "v_proj"),
+    "qkv": ("q_proj", "k_proj", "v_proj", "query_proj", "key_proj", "value_proj"),
     "out": ("o_proj",),
     "up": ("gate_proj", "up_proj"),
     "down": ("down_proj",),
@@ -105,6 +105,7 @@ ROLES = {
 ALIASES = {
     "w_pack": "qkv", "query_key_value": "qkv", "c_attn": "qkv", "qkv_proj": "qkv", "wqkv": "qkv", "qkv": "qkv",
     "in_proj": "qkv", "query": "qkv", "key": "qkv", "value": "qkv", "q": "qkv", "k": "qkv", "v": "qkv",
+    "query_proj": "qkv", "key_proj": "qkv", "value_proj": "qkv",      # DeBERTa-v2/v3 (PEFT's default for it)
     "dense": "out", "out_proj": "out", "wo": "out", "o": "out", "attention.dense": "out",
     "self_attention.dense": "out", "attn.c_proj": "out", "c_proj": "out",
     "dense_h_to_4h": "up", "c_fc": "up", "fc1": "up", "w1": "up", "w3": "up", "gate_up_proj": "up", "wi": "up",

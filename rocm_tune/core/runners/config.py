@@ -241,8 +241,10 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
     tok = job.settings.get(program_bounds.TOK_KEY)
     if cut is None and tok is not None:
         cut = int(str(tok.value))
-        a.append(f"sequence length: not set; {os.path.basename(tok.file or '')} line {tok.line}: the program's "
-                 f"tokenizer truncates every sample at max_length {cut} (truncation=True), so {cut} tokens at most")
+        how = (f"program cuts every sample's input_ids to {cut} (a slice)" if tok.native == "input_ids slice" else
+               f"program's tokenizer truncates every sample at max_length {cut} (truncation=True)")
+        a.append(f"sequence length: not set; {os.path.basename(tok.file or '')} line {tok.line}: the {how}, so "
+                 f"{cut} tokens at most")
     if cut is None:
         dv, src = _default(defaults, "cutoff_len", 1024)
         bound = as_int(g("dataset_max_tokens"))

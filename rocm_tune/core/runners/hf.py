@@ -408,7 +408,12 @@ ARG_CALLS = ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOC
              "KTOConfig", "CPOConfig", "RewardConfig", "PPOConfig", "GKDConfig")
 # peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: LoraConfig without target_modules
 PEFT_DEFAULT_TARGETS = {"llama": "q_proj,v_proj", "mistral": "q_proj,v_proj", "qwen2": "q_proj,v_proj",
-                        "gemma": "q_proj,v_proj", "gemma2": "q_proj,v_proj", "phi3": "qkv_proj"}
+                        "gemma": "q_proj,v_proj", "gemma2": "q_proj,v_proj", "phi3": "qkv_proj",
+                        "deberta-v2": "query_proj,value_proj"}
+# the calls that put a LoraConfig on the model (peft mapping.get_peft_model, PeftModel(...) /
+# PeftModel.from_pretrained, transformers' PeftAdapterMixin.add_adapter, peft inject_adapter_in_model, Unsloth's
+# FastLanguageModel.get_peft_model); a trainer's peft_config= keyword is read beside them
+PEFT_APPLY = ("get_peft_model", "PeftModel", "PeftModelForCausalLM", "add_adapter", "inject_adapter_in_model")
 NOT_MODELLED_LIBS = {"unsloth": "unsloth patches attention, the loss and gradient checkpointing (activations "
                                 "offloaded to the host) with its own kernels"}
 
@@ -479,6 +484,31 @@ def without_shell_lines(lines: list[str]) -> list[str]:
     return out
 
 
+def without_bare_shell_lines(text: str, tries: int = 20) -> str:
+    """The program with each line Python cannot parse that starts with a command-line program's name
+    (runner_commands.NOTEBOOK_SHELL_WORDS: `huggingface-cli download ...` left in a notebook's script without its
+    `!`) made `pass`, one syntax error at a time; the text unchanged when an error lies on any other line."""
+    import ast
+
+    from rocm_tune.profiles.runner_commands import NOTEBOOK_SHELL_WORDS
+
+    lines = text.splitlines()
+    for _ in range(tries):
+        try:
+            ast.parse("\n".join(lines))
+            return "\n".join(lines)
+        except (SyntaxError, ValueError) as exc:
+            i = (getattr(exc, "lineno", None) or 0) - 1
+            if not 0 <= i < len(lines):
+                return text
+            word = lines[i].lstrip().split(" ", 1)[0]
+            if word not in NOTEBOOK_SHELL_WORDS:
+                return text
+            indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+            lines[i] = f"{indent}pass  # {lines[i].lstrip()}"
+    return text
+
+
 def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict[str, Setting], list[str]] | None:
     """Settings from a Python training program's literal call arguments, or None when it has no
     TrainingArguments-like call (or does not parse)."""
@@ -497,8 +527,10 @@ def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict
 
     tree = parse(text)
     if tree is None:
-        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python
+        # notebook cells pasted as a script: IPython's `!shell` and `%magic` lines are no Python, nor a shell
+        # cell's command kept without its `!`
         text = "\n".join(without_shell_lines(text.splitlines()))
+        text = without_bare_shell_lines(text)
         tree = parse(text)
         if tree is None:
             return None
@@ -506,8 +538,58 @@ def read_python(text: str, file: str, configs: dict | None = None) -> tuple[dict
     names = program_names(tree, configs)
     loaded = names.pop("__notes__", [])
     read = _read_python_calls(tree, calls, names, file, text)
+    if read is None and configs is not None and configs.get("modules"):
+        read = _read_own_modules(tree, file, text, configs["modules"])
     if read is not None and loaded:
         read[1].extend(loaded)
+    return read
+
+
+def _own_modules(tree, modules: dict[str, str]) -> list[str]:
+    """The given Python files the program imports as its own modules (`from config import Config`, `import
+    config`, `from .model import LlamaLoraModel`): a module is named by its file's stem."""
+    import ast
+
+    stems = {os.path.splitext(os.path.basename(q))[0]: q for q in modules}
+    got: list[str] = []
+    for n in ast.walk(tree):
+        mods = [a.name for a in n.names] if isinstance(n, ast.Import) else \
+            [n.module or ""] if isinstance(n, ast.ImportFrom) else []
+        for m in mods:
+            q = stems.get(m.split(".")[-1]) if m else None
+            if q is not None and q not in got:
+                got.append(q)
+    return got
+
+
+def _read_own_modules(tree, file: str, text: str,
+                      modules: dict[str, str]) -> tuple[dict[str, Setting], list[str]] | None:
+    """A program whose settings live in a module of its own (`class Config: base_model = "..."; batch_size = 8`
+    in config.py, read as `Config.base_model`) and which builds its model in another (model.py:
+    `get_peft_model(LlamaForCausalLM.from_pretrained(Config.base_model, ...), LoraConfig(...))`): the first
+    imported module whose assignments name the model and a batch or length gives the settings, and every imported
+    module's unconditional model/LoRA/quantization calls fill the rest, each under its own file."""
+
+    from rocm_tune.core.files import parse_python
+
+    trees: dict[str, object] = {}
+    for q in _own_modules(tree, modules):
+        try:
+            trees[q] = parse_python(modules[q], q, "Python program")
+        except UserError:
+            continue
+    read = None
+    for q, t in trees.items():
+        read = _read_assignments(t, program_names(t), q, modules[q])
+        if read is not None:
+            read[1][0] = read[1][0].replace("Python program without", f"{file} imports its own {q}, a module without")
+            break
+    if read is None:
+        return None
+    read[0].pop("save_strategy", None)   # the loop that saves is the program's, not its config module's
+    _own_loop(tree, text, read[0], file)
+    for q, t in trees.items():
+        _merge_code_calls(_unconditional_calls(t), program_names(t), read, q)
     return read
 
 
@@ -519,6 +601,8 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
         return _read_unsloth_program(calls, names, file)
     if not args:
         read = _read_assignments(tree, names, file, text)
+        if read is not None:
+            _merge_code_calls(_unconditional_calls(tree), names, read, file)
         if read is not None and "stage" not in read[0]:
             _imported_trainer(tree, read[0], read[1], file)
         elif read is None:
@@ -553,6 +637,55 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
     if "finetuning_type" not in out:
         out["finetuning_type"] = Setting("finetuning_type", "full", file, args[0].lineno, ARG_CALLS[0], "flag")
     return out, notes
+
+
+def _unconditional_calls(tree) -> list:
+    """The program's calls that run whatever its flags say: a call under an `if` (`if args.use_lora:
+    model = get_peft_model(model, LoraConfig(...))`) runs only when a flag the files may not set is on, so it is
+    left out; the `if __name__ == "__main__":` guard is no condition."""
+    import ast
+
+    def main_guard(test) -> bool:
+        sides = [test.left, *test.comparators] if isinstance(test, ast.Compare) else []
+        return any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)   # either order
+
+    out: list = []
+
+    def visit(node, guarded: bool) -> None:
+        if isinstance(node, ast.Call) and not guarded:
+            out.append(node)
+        for child in ast.iter_child_nodes(node):
+            inner = guarded or (isinstance(node, (ast.If, ast.IfExp)) and child is not node.test
+                                and not main_guard(node.test))
+            visit(child, inner)
+
+    visit(tree, False)
+    return out
+
+
+def _merge_code_calls(calls: list, names: dict, read: tuple[dict[str, Setting], list[str]], file: str) -> None:
+    """A program read by its assignments (its own training loop, no TrainingArguments) still builds its model in
+    code: from_pretrained(torch_dtype=..., quantization_config=BitsAndBytesConfig(load_in_4bit=...)) and
+    get_peft_model(model, LoraConfig(...)) (PEFT's own README loop) say the method, the bits, the dtype and the head. Those
+    calls' literal keywords fill what the assignments left unsaid; LoraConfig replaces the "no LoRA setting" full."""
+    found: dict[str, Setting] = {}
+    _call_settings(calls, names, found, [], file)
+    if not any(_name(c.func) in PEFT_APPLY or any(k.arg == "peft_config" for k in c.keywords) for c in calls):
+        # a LoraConfig no call applies (`# model = get_peft_model(model, config)` commented out): full training
+        for k in [k for k, v in found.items() if k.startswith("lora_") or v.native == "LoraConfig"]:
+            del found[k]
+    for k, v in heads.program_head(calls, names, file).items():
+        found.setdefault(k, v)
+    out = read[0]
+    fallback = out.get("finetuning_type")
+    if fallback is not None and fallback.line is None and "finetuning_type" in found:
+        del out["finetuning_type"]
+    said = [k for k in found if k not in out]
+    for k in said:
+        out[k] = found[k]
+    if said:
+        read[1].append("the program's model, quantization and LoRA calls read: " + ", ".join(
+            f"{found[k].native} -> {k}" for k in said))
 
 
 def _kbit_prepared(calls: list, file: str) -> Setting | None:

@@ -184,6 +184,26 @@ def _read_recompute(f: dict, out: dict[str, Setting], notes: list[str], put) -> 
             f["recompute_num_layers"][1])
 
 
+def _read_optimizer(f: dict[str, tuple[str, int]], put, notes: list[str]) -> None:
+    """Where the optimizer's state lives: the distributed optimizer, Megatron's FSDP, the precision-aware optimizer
+    and its state dtypes, CPU offload."""
+    if "use_distributed_optimizer" in f:
+        put("__distopt__", as_bool(f["use_distributed_optimizer"][0]) is not False, "use_distributed_optimizer",
+            f["use_distributed_optimizer"][1])
+    fsdp = fsdp_level(f)
+    if fsdp is not None and fsdp[0]:
+        put("__fsdp__", fsdp[0], fsdp[1], fsdp[2])
+        notes.append(f"--{fsdp[1].replace('_', '-')}: Megatron's FSDP shards the {FSDP_WHAT[fsdp[0]]} over data "
+                     f"parallel ({FSDP_SRC})")
+    if "use_precision_aware_optimizer" in f and as_bool(f["use_precision_aware_optimizer"][0]) is not False:
+        put("__pao__", True, "use_precision_aware_optimizer", f["use_precision_aware_optimizer"][1])
+    for native in STATE_DTYPE_FLAGS:
+        if native in f:
+            put(f"__{native}__", str(f[native][0]).strip().strip("'\"").lower(), native, f[native][1])
+    if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
+        put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
+
+
 def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
                ) -> tuple[dict[str, Setting], list[str]]:
     """Megatron-LM / `megatron sft` flags (dashes or underscores) -> canonical settings, notes. `swift`: ms-swift's
@@ -237,21 +257,7 @@ def read_flags(flags: dict[str, tuple[str, int]], file: str, swift: bool = False
             put("cut_cross_entropy", True, native, f[native][1])
     if "sequence_parallel" in f and as_bool(f["sequence_parallel"][0]) is not False:
         put("__sp__", True, "sequence_parallel", f["sequence_parallel"][1])
-    if "use_distributed_optimizer" in f:
-        put("__distopt__", as_bool(f["use_distributed_optimizer"][0]) is not False, "use_distributed_optimizer",
-            f["use_distributed_optimizer"][1])
-    fsdp = fsdp_level(f)
-    if fsdp is not None and fsdp[0]:
-        put("__fsdp__", fsdp[0], fsdp[1], fsdp[2])
-        notes.append(f"--{fsdp[1].replace('_', '-')}: Megatron's FSDP shards the {FSDP_WHAT[fsdp[0]]} over data "
-                     f"parallel ({FSDP_SRC})")
-    if "use_precision_aware_optimizer" in f and as_bool(f["use_precision_aware_optimizer"][0]) is not False:
-        put("__pao__", True, "use_precision_aware_optimizer", f["use_precision_aware_optimizer"][1])
-    for native in STATE_DTYPE_FLAGS:
-        if native in f:
-            put(f"__{native}__", str(f[native][0]).strip().strip("'\"").lower(), native, f[native][1])
-    if "optimizer_cpu_offload" in f and as_bool(f["optimizer_cpu_offload"][0]):
-        put("__optoff__", True, "optimizer_cpu_offload", f["optimizer_cpu_offload"][1])
+    _read_optimizer(f, put, notes)
     if "save" in f:                    # Megatron-LM writes checkpoints only with --save DIR (arguments.py: None)
         put("output_dir", f["save"][0], "save", f["save"][1])
     if "no_save_optim" in f:           # --no-save-optim: the checkpoint holds no optimizer state

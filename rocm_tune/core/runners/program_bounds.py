@@ -127,11 +127,49 @@ def batch_over_ranks(tree, names: dict, file: str) -> list[tuple[Setting, str]]:
     return found
 
 
+def _ids_name(node) -> bool:
+    """`input_ids`, `example["input_ids"]`, `self.input_ids`: the token ids of a sample."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        return isinstance(key, ast.Constant) and isinstance(key.value, str) and "input_ids" in key.value
+    return "input_ids" in call_name(node)
+
+
+def slice_cap(tree, names: dict, file: str) -> tuple[Setting, str] | None:
+    """(the setting, its note) of the program's own cut of the token ids: `input_ids = input_ids[:MAX_LENGTH]` (or
+    `[-N:]`) in the function that builds a sample (datawhalechina/self-llm's process_func and the scripts copied
+    from it: `if len(input_ids) > MAX_LENGTH: input_ids = input_ids[:MAX_LENGTH]`), a name computed from the
+    module or that function's own one assignment; the largest N counts. None when the program slices no ids."""
+    assigned = _assigned(tree)
+    best: tuple[int, int] | None = None
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Subscript)):
+            continue
+        sub, cut = n.value, n.value.slice
+        if not (isinstance(cut, ast.Slice) and cut.step is None and _ids_name(sub.value) and _ids_name(n.targets[0])):
+            continue
+        if cut.lower is None and cut.upper is not None:
+            v = _value(cut.upper, names, assigned)
+        elif cut.upper is None and isinstance(cut.lower, ast.UnaryOp) and isinstance(cut.lower.op, ast.USub):
+            v = _value(cut.lower.operand, names, assigned)
+        else:
+            continue
+        if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10**7 and (best is None or v > best[0]):
+            best = (v, n.lineno)
+    if best is None:
+        return None
+    note = (f"{file} line {best[1]}: the program cuts every sample's input_ids to {best[0]} tokens (a slice): its "
+            f"samples are at most {best[0]} tokens")
+    return Setting(TOK_KEY, best[0], file, best[1], "input_ids slice", "flag"), note
+
+
 def read(tree, names: dict, file: str) -> tuple[dict[str, Setting], list[str]]:
-    """The settings (TOK_KEY, BATCH_KEY + key) and notes both rules find in one program."""
+    """The settings (TOK_KEY, BATCH_KEY + key) and notes the rules find in one program (a truncating tokenizer
+    first, else the program's slice of the ids)."""
     out: dict[str, Setting] = {}
     notes: list[str] = []
-    for got in (tokenizer_cap(tree, names, file), *batch_over_ranks(tree, names, file)):
+    cap = tokenizer_cap(tree, names, file) or slice_cap(tree, names, file)
+    for got in (cap, *batch_over_ranks(tree, names, file)):
         if got is not None:
             out[got[0].key] = got[0]
             notes.append(got[1])

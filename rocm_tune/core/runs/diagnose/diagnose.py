@@ -2648,6 +2648,12 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "install the xformers build for the installed torch and its runtime (for ROCm: pip install xformers "
                 "--index-url https://download.pytorch.org/whl/rocmX.Y matching torch), or run without xformers "
                 "attention (sdpa)")
+    return _runtime_version_reading(r, blob)
+
+
+def _runtime_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
+    """(title, fix) where a missing library, a torch build's missing part, a device plugin or a HIP/CUDA runtime
+    failure shows two releases of the runtime that do not fit, else None."""
     if r.code in ("rocm-library-missing", "missing-shared-library"):
         m = _SONAME_MISSING.search(r.first.text)
         if m is None:
@@ -2677,6 +2683,8 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         # disagreement the log shows
         return runtime_skew(r.first.text, "\n".join([blob, r.first.pre]))
     return None
+
+
 
 
 _NAMED_REMOVAL_CODES = ("import-name-mismatch", "python-exception", "extension-abi-mismatch")
