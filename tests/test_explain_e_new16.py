@@ -157,3 +157,41 @@ def test_a_bf16_node_llvm_cannot_select_on_mi300_is_not_the_card(tmp_path):
             "In function: atomic_add_bf16\nAborted (core dumped)\n")
     exp, r = _root(tmp_path, text)
     assert exp.answer != "bf16_unsupported", [(d.code, d.family) for d in exp.diagnoses]
+
+
+# ---------------------------------------------------------------- the embedding lookup's own kernel assert
+# aten/src/ATen/native/cuda/Indexing.cu's index_select kernels (indexSelectLargeIndex / indexSelectSmallIndex) assert
+# `srcIndex < srcSelectDimSize` per thread; torch prints `<file>:<line>: <kernel>: block: [..], thread: [..] Assertion
+# `...` failed.` then the device-side assert. A token id past the embedding's rows (FAMILIES.md rule 5): the tokenizer's.
+def _assert_lines(kernel: str, cond: str, prefix: str = "", n: int = 3) -> str:
+    return "".join(f"{prefix}/opt/conda/conda-bld/pytorch_1711403380909/work/aten/src/ATen/native/cuda/Indexing.cu:1289: "
+                   f"{kernel}: block: [{b},0,0], thread: [{t},0,0] Assertion `{cond}` failed.\n"
+                   for b, t in zip(range(40, 40 + n), range(96, 96 + n)))
+
+
+EMBED_CASES = {
+    "large-index-abort": _assert_lines("indexSelectLargeIndex", "srcIndex < srcSelectDimSize") +
+    "Fatal Python error: Aborted\n\nCurrent thread 0x00007efe708b0740 (most recent call first):\n"
+    "  File \"/work/pretrain.py\", line 166 in train\nAborted (core dumped)\n",
+    "small-index-ranks": _assert_lines("indexSelectSmallIndex", "srcIndex < srcSelectDimSize", "[rank1]: ") +
+    _assert_lines("indexSelectSmallIndex", "srcIndex < srcSelectDimSize", "[rank0]: ", 2) +
+    "[rank0]: RuntimeError: CUDA error: device-side assert triggered\n"
+    "[rank0]: CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+    "might be incorrect.\n[rank0]: For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMBED_CASES))
+def test_the_embedding_lookups_assert_is_the_tokenizer(tmp_path, name):
+    exp, r = _root(tmp_path, EMBED_CASES[name])
+    assert exp.answer == "tokenizer_template", (name, [(d.code, d.family) for d in exp.diagnoses])
+    assert r is not None and r.code == "token-id-past-embedding"
+
+
+def test_another_kernels_assert_stays_cuda(tmp_path):
+    # the loss kernel's own assert on a label past the classes: the runtime's reading, not the embedding's
+    text = ("/work/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+            "thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+            "RuntimeError: CUDA error: device-side assert triggered\n")
+    exp, r = _root(tmp_path, text)
+    assert r is not None and r.code == "cuda-error", [(d.code, d.family) for d in exp.diagnoses]

@@ -2000,7 +2000,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"no kernel image is available for execution on the device",
           r"Error [\w ]{1,80} at line \d+ in file \S+\.cu\b",
           # the kernel's own assert line before `device-side assert triggered` (an index past the vocab/labels)
-          r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `.+` failed",
+          # e-new16: not the embedding lookup's own assert (torch >= 1.x prints `Indexing.cu:N: indexSelectLargeIndex:
+          # block: ...`): that is token-id-past-embedding's (tokenizer_template, FAMILIES.md rule 5)
+          r"\.cu:\d+: \w+: block: \[[\d,]+\], thread: \[[\d,]+\] Assertion `(?!srcIndex < srcSelectDimSize`).+` "
+          r"failed",
           # cuDNN's status errors and the NVIDIA kernel driver (dmesg): an Xid event, a GPU that left the bus
           r"cuDNN error: CUDNN_STATUS_(?!ALLOC_FAILED)\w+", r"NVRM: Xid \(", r"GPU has fallen off the bus",
           # e-hipfa: bitsandbytes' LLM.int8 matmul (functional.py igemmlt: `raise Exception('cublasLt ran into an
