@@ -388,8 +388,10 @@ REAL_LINES = [
     ("slurm-time-limit", "slurmstepd: error: *** STEP 1234.0 ON node01 CANCELLED AT 2024-05-01T10:00:00 ***",
      "Slurm's scancel / preemption notice without a reason"),
     ("host-oom-killed", "srun: error: node12: task 3: Killed", "srun's report of a SIGKILLed task"),
-    ("cuda-error", "../aten/src/ATen/native/cuda/Indexing.cu:1236: indexSelectSmallIndex: block: [0,0,0], thread: "
-     "[0,0,0] Assertion `srcIndex < srcSelectDimSize` failed.", "PyTorch's embedding index past the vocab"),
+    # e-new16: the embedding lookup's own assert (Indexing.cu indexSelect*Index, srcSelectDimSize) is
+    # token-id-past-embedding's (FAMILIES.md rule 5); another kernel's assert stays the runtime's
+    ("cuda-error", "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+     "thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.", "PyTorch's loss kernel on a label past the classes"),
     ("nan-loss", "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0", "sampling from NaN "
      "logits in generation (RLHF rollouts, eval)"),
     ("oom", "hipMalloc failed: out of memory", "a HIP allocation failure as native libraries print it"),

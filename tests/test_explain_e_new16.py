@@ -86,8 +86,6 @@ def test_ptxas_refusing_bf16_below_ampere_is_the_card(tmp_path, name):
     assert exp.answer == "bf16_unsupported", (name, [(d.code, d.family) for d in exp.diagnoses])
     assert r is not None and r.code == "bf16-unsupported"
     assert "fp16" in r.fix
-    # torch's is_bf16_supported() answered True on this very card (emulation): the fix must not send the user to it
-    assert "emulate" in r.fix and "p.major" in r.confirm
 
 
 NOT_BF16 = {
