@@ -150,9 +150,12 @@ OWN: tuple[Code, ...] = (
        "bf16 was requested but reported unavailable",
        cause="the GPU has no bf16 (V100, T4, MI50/gfx906) — or, on ROCm, a check that also requires "
        "torch.version.cuda (None on ROCm) gives a false negative on a bf16-capable GPU (RDNA3, MI200/MI300)",
-       fix="on GPUs without bf16 use fp16 (or fp32 for models that overflow); on ROCm GPUs that have bf16 "
-       "(torch.cuda.is_bf16_supported() is True) update the framework or bypass its CUDA-only check",
-       confirm="`python -c 'import torch; print(torch.cuda.is_bf16_supported(), torch.version.hip)'`"),
+       fix="on GPUs without bf16 use fp16 (or fp32 for models that overflow); on ROCm GPUs that have bf16 (the "
+       "architecture says so: gfx90a/gfx94x/gfx95x, RDNA3 and later) update the framework or bypass its CUDA-only "
+       "check - torch.cuda.is_bf16_supported() is no proof: it answers True on every ROCm GPU and, from torch 2.3, on "
+       "CUDA GPUs that only emulate bf16 (T4, V100)",
+       confirm="`python -c 'import torch; p = torch.cuda.get_device_properties(0); print(p.major, p.minor, "
+       "getattr(p, \"gcnArchName\", \"\"), torch.version.hip)'`"),
     _c('shell-comment-cuts-command', ('check',), 'error',
        "a '#' line inside a backslash-continued command drops the flags after it",
        fix="delete the comment line (or move it below the command)"),

@@ -1105,6 +1105,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # torch 1.9-1.11 (`Caught collective operation timeout`), WorkNCCL's own line, handleException's verdict
           r"[Cc]aught collective operation timeout", r"ran for \d+ milliseconds before timing out",
           r"Some NCCL operations have failed or timed out",
+          # the watchdog's own line (ProcessGroupNCCL.cpp 2.2+: `Exception (either an error or timeout) detected by
+          # watchdog at work: N, last enqueued NCCL work: N, last completed NCCL work: N.`; profiles/peer_waits.py)
+          r"Exception \(either an error or timeout\) detected by watchdog",
           # torch 2.4+: a rank told by another rank's timeout to dump its flight recorder
           r"Received a dump signal due to a collective timeout from", r"flight recorder dump signal from another rank",
           # explain-r2b: torch.distributed.monitored_barrier (gloo) naming the ranks that never arrived
@@ -1114,7 +1117,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"reached monitoredBarrier, but received errors while waiting for send/recv from rank \d+"),
          ("Watchdog caught", "NCCL timeout", "RCCL timeout", "Timeout at NCCL", "Timeout", "communicator was aborted",
           "Heartbeat monitor", "watchdog got stuck", "collective operation timeout", "before timing out",
-          "Some NCCL operations", "dump signal", "monitoredBarrier"),
+          "Some NCCL operations", "dump signal", "monitoredBarrier", "detected by watchdog"),
          hang=True, sources=("tests/fixtures/logs/alert-collective-timeout.log (torch 2.x ProcessGroupNCCL.cpp)",)),
     _sig("nccl-error", "nccl_rccl_timeout_hang", "error", "root", "an NCCL/RCCL call failed",
          "the collective library failed: a rank died mid-collective, a network/transport problem, or GPUs that "
