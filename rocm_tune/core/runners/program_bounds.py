@@ -69,13 +69,18 @@ def tokenizer_cap(tree, names: dict, file: str) -> tuple[Setting, str] | None:
         if "tokenize" in kws and _value(kws["tokenize"], names, assigned) is False:
             continue         # apply_chat_template(tokenize=False) returns the text: nothing is cut
         n = _value(kws["max_length"], names, assigned)
-        if isinstance(n, int) and not isinstance(n, bool) and 0 < n < 10**7 and (best is None or n > best[0]):
+        if _is_cap(n) and (best is None or n > best[0]):
             best = (n, c.lineno)
     if best is None:
         return None
     note = (f"{file} line {best[1]}: the program's tokenizer truncates every sample at max_length {best[0]} "
             f"(truncation=True): its samples are at most {best[0]} tokens")
     return Setting(TOK_KEY, best[0], file, best[1], "max_length", "flag"), note
+
+
+def _is_cap(v) -> bool:
+    """A length a program states: a positive int below ten million (not a bool, not a computed value)."""
+    return isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10**7
 
 
 def _names_world(node, assigned: dict[str, list[ast.AST]], depth: int = 0) -> bool:
@@ -154,7 +159,7 @@ def slice_cap(tree, names: dict, file: str) -> tuple[Setting, str] | None:
             v = _value(cut.lower.operand, names, assigned)
         else:
             continue
-        if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10**7 and (best is None or v > best[0]):
+        if _is_cap(v) and (best is None or v > best[0]):
             best = (v, n.lineno)
     if best is None:
         return None

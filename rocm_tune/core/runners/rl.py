@@ -138,12 +138,16 @@ def apply_generations(job, notes: list[str]) -> None:
     if gens <= 1:
         return
     rows = prompts * gens
-    job.settings["per_device_train_batch_size"] = Setting(
-        "per_device_train_batch_size", rows, bs.file if bs else None, bs.line if bs else None,
-        "per_device_train_batch_size x num_generations", "derived")
+    _derived_batch(job, rows, bs, "per_device_train_batch_size x num_generations")
     notes.append(f"open-r1-multimodal GRPO (R1-V / VLM-R1 Qwen2VLGRPOTrainer, TRL 0.14's way, no vLLM): each of the "
                  f"{prompts} prompt(s) per GPU gets num_generations {gens} completions, all {rows} in one forward and "
                  f"backward (generate(num_return_sequences), pixel_values repeated)")
+
+
+def _derived_batch(job, rows: int, bs, native: str) -> None:
+    """The per-device batch a trainer derives from the one the files set (`bs`, kept as where it was read)."""
+    job.settings["per_device_train_batch_size"] = Setting(
+        "per_device_train_batch_size", rows, bs.file if bs else None, bs.line if bs else None, native, "derived")
 
 
 # Unsloth's GRPOConfig (unslothai/unsloth unsloth/models/rl.py, the "Check GRPO num_generations mismatch" block
@@ -168,9 +172,7 @@ def apply_unsloth_batch(job, notes: list[str]) -> None:
     world = int(_num(job.gpus.value if getattr(job, "gpus", None) is not None else None, 1))
     if gens <= 1 or (accumulation * world * rows) % gens == 0:
         return
-    job.settings["per_device_train_batch_size"] = Setting(
-        "per_device_train_batch_size", gens, bs.file if bs else None, bs.line if bs else None,
-        "num_generations (Unsloth)", "derived")
+    _derived_batch(job, gens, bs, "num_generations (Unsloth)")
     notes.append(f"Unsloth GRPO: gradient_accumulation_steps {accumulation} x {world} process(es) x "
                  f"per_device_train_batch_size {rows} is no multiple of num_generations {gens}: Unsloth's GRPOConfig "
                  f"sets per_device_train_batch_size = {gens} ({UNSLOTH_GRPO_BATCH})")
