@@ -129,7 +129,7 @@ def test_each_runner_counts_the_named_datas_longest_sample_not_the_cap(tmp_path,
     # data without a sourced figure: the cap stays the worst case
     ("train.sh", TRL.format(data="my-org/long-chats", extra="")),
     ("axolotl.yml", AXOLOTL.format(data="my-org/long-chats", packing="false")),
-    ("torchtune.yaml", TORCHTUNE.format(data="torchtune.datasets.alpaca_cleaned_dataset")),
+    ("torchtune.yaml", TORCHTUNE.format(data="torchtune.datasets.instruct_dataset\n  source: json")),
     ("lf.yaml", LF.format(data="alpaca_en,my_long_chats", extra="")),
 ])
 def test_packing_or_unknown_data_keeps_the_cap(tmp_path, name, text):

@@ -151,7 +151,7 @@ def test_lf_dpo_reference_pass_counted_beside_the_policys_logits(tmp_path, capsy
     orpo = _lf(tmp_path, capsys, loss="orpo")
     assert dpo["understood"]["reference_pass"] == [8, 8]
     assert "reference_pass" not in orpo["understood"]       # orpo / simpo: use_ref_model False, no reference forward
-    assert any("DPO reference pass" in a for a in dpo["assumptions"])
+    assert any("DPO reference pass" in a for a in dpo["notes"])
     # LoRA: no reference copy either way (the adapter is disabled), so the pass is the whole difference: the policy's
     # 8 B and the reference's 8 B per logit over chosen + rejected rows, against the plain loss's peak in its backward
     # (12 B: the fp32 log-softmax kept, the incoming gradient and the gradient of its input)
@@ -188,7 +188,7 @@ def test_lf_kto_reference_pass(tmp_path, capsys):
     # LLaMA-Factory examples/train_lora/llama3_lora_kto.yaml: stage kto, LoRA (the adapter disabled for the reference)
     kto = _lf(tmp_path, capsys, stage="kto")
     assert kto["understood"]["reference_pass"] == [8, 12]
-    assert any(a.startswith("KTO reference pass") for a in kto["assumptions"])
+    assert any(a.startswith("KTO reference pass") for a in kto["notes"])
     sft = _lf(tmp_path, capsys, stage="sft")
     # one row per sample (no chosen + rejected concatenation): 20 B per logit against the plain loss's 12 B
     assert _step(kto) - _step(sft) == pytest.approx(8 * 2048 * LLAMA3_VOCAB, rel=0.02)

@@ -131,7 +131,9 @@ def test_flash_attn_s_own_checks_are_flash_attn_and_a_plain_missing_flash_attn_i
     assert missing.family == "missing_package"
     names = _root("ImportError: cannot import name 'flash_attn_varlen_qkvpacked_func' from 'flash_attn' "
                   "(/usr/lib/python3.10/site-packages/flash_attn/__init__.py)\n")
-    assert names.family == "flash_attn_error"
+    # a name flash_attn's installed release does not export: another release has it (e-ver3, FAMILIES.md's border
+    # rule: a flash-attn import failure is missing_package or version_check)
+    assert names.family == "version_check"
 
 
 def test_settings_stated_as_requirements_are_config_errors():

@@ -188,9 +188,10 @@ def test_real_size_preset_equals_transformers(preset):
         pytest.skip("remote-code model (baichuan, chatglm, internlm2), not in transformers: "
                     "checked against published totals in test_model_presets")
     config = preset["config"]
-    if config["model_type"] in ("bert", "t5"):
-        pytest.skip("an encoder / encoder-decoder, no causal-LM class: counted against BertForPreTraining and "
-                    "T5ForConditionalGeneration in test_encoder_presets_equal_their_transformers_class")
+    if config["model_type"] in ("bert", "t5", "deberta-v2"):
+        pytest.skip("an encoder / encoder-decoder, no causal-LM class: counted against BertForPreTraining, "
+                    "T5ForConditionalGeneration and DebertaV2ForMaskedLM in "
+                    "test_encoder_presets_equal_their_transformers_class / test_deberta_presets_equal_their_mlm_class")
     if config["model_type"] in ("qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"):
         # no causal-LM class of its own in transformers; it is the Qwen2 (Qwen3) decoder
         # (test_qwen2_5_vl_counts_the_language_model_of_the_real_class, for Qwen2-VL
@@ -364,3 +365,24 @@ def test_encoder_presets_equal_their_transformers_class(preset):
             and model.lm_head.weight is model.shared.weight:
         built += model.lm_head.weight.numel()
     assert spec.params.total == built
+
+
+def test_deberta_presets_equal_their_mlm_class():
+    """DeBERTa-v2/v3 presets (c-new15) counted exactly as transformers builds DebertaV2ForMaskedLM (the backbone, its
+    relative position embeddings and the MLM head the checkpoints carry)."""
+    import yaml
+
+    from rocm_tune.profiles.model_presets import preset_files
+
+    seen = 0
+    for path in preset_files():
+        data = yaml.safe_load(path.read_text())
+        cfg = data["config"]
+        if cfg["model_type"] != "deberta-v2":
+            continue
+        hf = transformers.DebertaV2Config(**{k: v for k, v in cfg.items() if k != "model_type"})
+        with torch.device("meta"):
+            mlm = transformers.DebertaV2ForMaskedLM(hf)
+        assert model_from_config(cfg).params.total == sum(p.numel() for p in mlm.parameters()), data["name"]
+        seen += 1
+    assert seen == 4

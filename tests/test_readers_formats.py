@@ -12,8 +12,16 @@ from rocm_tune.core.check.check import check
 FX = Path(__file__).parent / "fixtures" / "readers"
 
 
-def test_tune_run_reads_the_recipe_config_and_its_overrides():
-    rep = check([str(FX / "run.sh"), str(FX / "8B_lora.yaml")], gpu_id="mi210")
+def test_tune_run_reads_the_recipe_config_and_its_overrides(tmp_path):
+    # the recipe's own data (alpaca_cleaned_dataset: its longest sample, 1044 tokens, bounds the 4096 cap) fits ...
+    stock = check([str(FX / "run.sh"), str(FX / "8B_lora.yaml")], gpu_id="mi210")
+    assert stock.verdict == "fits" and stock.cfg is not None and stock.cfg.cutoff_len == 4096
+    assert any("longest sample" in a and "alpaca-cleaned" in a.lower() for a in stock.assumptions)
+    # ... the user's own data is counted at the cap
+    (tmp_path / "run.sh").write_text((FX / "run.sh").read_text())
+    (tmp_path / "8B_lora.yaml").write_text((FX / "8B_lora.yaml").read_text().replace(
+        "torchtune.datasets.alpaca_cleaned_dataset", "torchtune.datasets.instruct_dataset\n  source: json"))
+    rep = check([str(tmp_path / "run.sh"), str(tmp_path / "8B_lora.yaml")], gpu_id="mi210")
     c = rep.cfg
     assert rep.runner == "torchtune" and c is not None
     assert (c.method, c.lora_rank, c.precision) == ("lora", 8, "pure_bf16")          # dtype bf16: no autocast

@@ -97,6 +97,12 @@ class _Search:
             # a plan is exported as a bundle, and every bundle starts LLaMA-Factory through lf_launch
             "lf_launch": r.runner == "llamafactory",
         }
+        if r.runner == "llamafactory" and r.stage == "dpo":
+            # LLaMA-Factory's DPO step runs the reference forward after the policy's (profiles/preference_logits.py),
+            # as check counts a bundle's config: the plan and the check of its own export agree
+            from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS
+
+            base["reference_pass"] = (LF_DPO_REFERENCE_PASS[0], LF_DPO_REFERENCE_PASS[1])
         base.update(kw)
         return self.TrainConfig(**base)
 

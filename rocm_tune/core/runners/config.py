@@ -533,7 +533,7 @@ def _stage(job: Job, a: list[str], method: str) -> dict:
         if said:
             a.append(said)
         if counted in ("sft", "dpo", "pt"):
-            return {"stage": counted, "reference_model": ref, **llamafactory.reference_pass(job, a)}
+            return {"stage": counted, "reference_model": ref, **llamafactory.reference_pass(job, job.notes)}
     if st == "kto":
         # TRL KTOTrainer (trl/trainer/kto_trainer.py __init__: ref_model given -> it; a PEFT model or
         # precompute_ref_log_probs -> None, the adapter disabled for the reference pass; else

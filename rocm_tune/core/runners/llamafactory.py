@@ -199,11 +199,12 @@ def stage_of(job) -> tuple[str, bool | None, str | None]:
     return st, None, None
 
 
-def reference_pass(job, assumptions: list[str]) -> dict:
+def reference_pass(job, notes: list[str]) -> dict:
     """{"reference_pass": (bytes per logit the policy holds, the reference pass's peak)} where LLaMA-Factory runs a
     reference forward in every step after the policy's: stage dpo with a loss that uses the reference
     (finetuning_args.use_ref_model: pref_loss not orpo/simpo) and stage kto, the reference being the loaded copy or,
-    under LoRA without ref_model, the policy with its adapter disabled; not with stage rm / orpo."""
+    under LoRA without ref_model, the policy with its adapter disabled; not with stage rm / orpo. Said in `notes`
+    (the runner's own step, not an assumption)."""
     stage = str(job.get("stage", "sft")).strip().lower()
     if stage == "dpo" and str(job.get("pref_loss", "sigmoid")).strip().lower() not in ("orpo", "simpo"):
         policy, reference, source = LF_DPO_REFERENCE_PASS
@@ -211,7 +212,7 @@ def reference_pass(job, assumptions: list[str]) -> dict:
         policy, reference, source = LF_KTO_REFERENCE_PASS
     else:
         return {}
-    assumptions.append(f"{stage.upper()} reference pass: each step runs the reference forward (no grad) after the "
+    notes.append(f"{stage.upper()} reference pass: each step runs the reference forward (no grad) after the "
                        f"policy's, while the policy's fp32 logits and log-softmax ({policy} B per logit) are alive: "
                        f"{reference} B per logit more at its peak ({source})")
     return {"reference_pass": (policy, reference)}
