@@ -24,6 +24,7 @@ from rocm_tune.core.vocabulary import (
     TIGHT_FRACTION,
 )
 from rocm_tune.core.vocabulary import MAX_SEARCH_MICRO_BATCH as MAX_MICRO_BATCH
+from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS
 
 if TYPE_CHECKING:
     from rocm_tune.core.memory.estimate import MemoryEstimate, TrainConfig
@@ -100,8 +101,6 @@ class _Search:
         if r.runner == "llamafactory" and r.stage == "dpo":
             # LLaMA-Factory's DPO step runs the reference forward after the policy's (profiles/preference_logits.py),
             # as check counts a bundle's config: the plan and the check of its own export agree
-            from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS
-
             base["reference_pass"] = (LF_DPO_REFERENCE_PASS[0], LF_DPO_REFERENCE_PASS[1])
         base.update(kw)
         return self.TrainConfig(**base)
