@@ -61,3 +61,23 @@ OFFLOAD_GPU_BUFFERS = 2
 OFFLOAD_KEPT_LAYERS = 1
 INITIAL_CPU_BUFFER_COUNT = 200
 INITIAL_CPU_BUFFER_ELEMENTS = 128 * 1024
+
+# FastModel (unsloth/models/loader.py FastModel.from_pretrained; FastVisionModel is the same class, and
+# FastLanguageModel hands every model type outside FAST_DECODER_TYPES to it): transformers' own modules rewritten by
+# unsloth_zoo's compiler, called with fuse_lm_head=True and gradient_checkpointing=True. Pinned there: the causal LM
+# forward's loss is the same unsloth_fused_ce_loss (unsloth_zoo/compiler.py apply_fused_lm_head, the logits never
+# made in training) and use_gradient_checkpointing="unsloth" is the same UnslothCheckpointFunction
+# (unsloth/models/_utils.py apply_unsloth_gradient_checkpointing -> patch_unsloth_smart_gradient_checkpointing, and
+# unsloth_zoo/training_utils.py prepare_model_for_training). Not pinned: what torch.compile (compile_torch_modules,
+# fast_lora_forwards) fuses inside a layer - RMSNorm's fp32 copies, PEFT's LoRA intermediates: counted as
+# transformers keeps them (the estimate may be high by one layer's worth under checkpointing, every layer's without)
+COMPILED_LOADERS = ("FastModel", "FastVisionModel", "FastLanguageModel")
+COMPILED_SRC = ("unslothai/unsloth:unsloth/models/loader.py (FastModel.from_pretrained: unsloth_compile_transformers("
+                "fuse_lm_head=True, gradient_checkpointing=True)) and unslothai/unsloth-zoo:unsloth_zoo/compiler.py "
+                "(apply_fused_lm_head -> unsloth_fused_ce_loss)")
+
+# TiledMLP (unsloth_zoo/tiled_mlp.py; from_pretrained(unsloth_tiled_mlp=True) or UNSLOTH_TILED_MLP, loader.py
+# patch_tiled_mlp "arctic"): every *.mlp / *.feed_forward / *.block_sparse_moe module runs its forward under no_grad
+# in tiles of hidden_size tokens (tiled_forward_arctic_size: chunk_size = H, n_shards = S // H, the rest of the
+# flattened B*S tokens one last split) and saves its input only; the backward recomputes tile by tile
+TILED_MLP_SRC = "unslothai/unsloth-zoo:unsloth_zoo/tiled_mlp.py (TiledMLP, tiled_forward_arctic_size)"

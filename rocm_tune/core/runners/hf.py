@@ -763,6 +763,8 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("vllm_mode", "colocate", "fast_inference", line)
             util = kws.get("gpu_memory_utilization", (0.5, line))
             put("vllm_gpu_memory_utilization", util[0], "gpu_memory_utilization", util[1])
+        if name == "from_pretrained" and _unsloth_owner(c) and kws.get("unsloth_tiled_mlp", (None, 0))[0] is True:
+            put("unsloth_tiled_mlp", True, "unsloth_tiled_mlp", kws["unsloth_tiled_mlp"][1])   # core/runners/unsloth
         if name == "from_pretrained" and _unsloth_owner(c) and kws.get("full_finetuning", (None, 0))[0] is True:
             put("finetuning_type", "full", "full_finetuning", kws["full_finetuning"][1])
         _adapter_call(name, c, kws, put, out)

@@ -4,8 +4,10 @@ An Unsloth program is read as the transformers program it patches and marked an 
 `__upper_bound__`). Where the source pins what its kernels keep - FastLanguageModel on a model type Unsloth runs with
 its own decoder, trained with labels (SFT / pre-training) - the bound becomes an estimate: `modelled` says so once the
 model is known, and `terms` hands build_config the TrainConfig terms that count the kernels (RMSNorm, LoRA autograd
-functions, the chunked fused loss). Elsewhere (FastModel / FastVisionModel, other model types, GRPO / DPO) the bound
-stays."""
+functions, the chunked fused loss, TiledMLP). FastModel / FastVisionModel (and FastLanguageModel on other model types)
+are estimated with what unsloth_zoo's compiler pins (the fused loss, the offloaded checkpoints, TiledMLP); check keeps
+the answer unknown where the verdict rests on what torch.compile fuses inside a layer (`compile_slack`). GRPO / DPO and
+a program without its trainer's arguments stay bounds."""
 
 from __future__ import annotations
 
@@ -19,14 +21,20 @@ def is_unsloth_program(job: Job) -> bool:
     return str(job.get("__upper_bound__") or "").startswith("unsloth")
 
 
+def compiled(job: Job, model) -> bool:
+    """The program runs transformers' modules under unsloth_zoo's compiler (FastModel / FastVisionModel, or
+    FastLanguageModel on a model type without Unsloth's own decoder): the fused loss and the offloaded checkpoints are
+    pinned, what torch.compile fuses inside a layer is not (profiles/unsloth_kernels.py COMPILED_SRC)."""
+    loader = str(job.get("__unsloth_loader__") or "")
+    family = str(getattr(model, "family", "") or "")
+    return loader in P.COMPILED_LOADERS and not (loader in P.FAST_DECODER_LOADERS and family in P.FAST_DECODER_TYPES)
+
+
 def why_bound(job: Job, model) -> str | None:
     """Why an Unsloth program stays an upper bound (None: its kernels are estimated)."""
     loader = str(job.get("__unsloth_loader__") or "")
-    family = str(getattr(model, "family", "") or "")
-    if loader not in P.FAST_DECODER_LOADERS:
+    if loader not in P.COMPILED_LOADERS:
         return f"loaded with {loader or 'no Fast*Model call read'}: transformers' modules under unsloth_zoo's compiler"
-    if family not in P.FAST_DECODER_TYPES:
-        return f"model type {family or '?'} runs transformers' modules under unsloth_zoo's compiler ({P.LOADER_SRC})"
     if as_bool(job.get("__no_trainer_args__")):
         return "no TrainingArguments / SFTConfig in the text given: the batch that decides is not known"
     stage = str(job.get("stage", "sft") or "sft").lower()
@@ -43,11 +51,21 @@ def modelled(job: Job, model) -> bool:
     if why_bound(job, model) is not None:
         return False
     mark = job.settings.pop("__upper_bound__")
-    job.settings[KEY] = Setting(KEY, str(model.family), mark.file, mark.line, "import", "flag")
+    kind = "compiled" if compiled(job, model) else str(model.family)
+    job.settings[KEY] = Setting(KEY, kind, mark.file, mark.line, "import", "flag")
     job.findings = drop_bound_finding(job, job.findings)
-    job.notes.append(f"Unsloth's FastLanguageModel runs {model.family} with its own decoder: estimated with its "
-                     f"kernels ({P.LOADER_SRC}): RMSNorm keeps its input and an fp32 per row ({P.NORM_SRC}); the "
-                     f"fused cross-entropy never makes the logits ({P.FUSED_CE_SRC})")
+    if kind == "compiled":
+        job.notes.append(f"Unsloth runs {model.family} as transformers' modules under unsloth_zoo's compiler: "
+                         f"estimated with its fused cross-entropy and offloaded checkpoints ({P.COMPILED_SRC}); "
+                         f"what torch.compile fuses inside a layer (RMSNorm, PEFT's LoRA) is counted as transformers "
+                         f"keeps it")
+    else:
+        job.notes.append(f"Unsloth's FastLanguageModel runs {model.family} with its own decoder: estimated with its "
+                         f"kernels ({P.LOADER_SRC}): RMSNorm keeps its input and an fp32 per row ({P.NORM_SRC}); the "
+                         f"fused cross-entropy never makes the logits ({P.FUSED_CE_SRC})")
+    if as_bool(job.get("unsloth_tiled_mlp")):
+        job.notes.append(f"unsloth_tiled_mlp=True: each layer's MLP runs in tiles of hidden_size tokens under "
+                         f"no_grad and saves only its input ({P.TILED_MLP_SRC})")
     return True
 
 
@@ -87,10 +105,25 @@ def terms(job: Job, model, values: dict) -> dict:
     """TrainConfig terms for an Unsloth program `modelled` accepted ({} otherwise)."""
     if job.get(KEY) is None or model is None:
         return {}
+    tiled = tiled_mlp_tile(job, model, values)
+    if job.get(KEY) == "compiled":
+        return {"fused_ce": True, "fused_ce_target": P.CE_TARGET_BYTES, "tiled_mlp": tiled}
     kernels = _lora_kernel_modules(job, {**values, "__family__": getattr(model, "family", "")})
     mlp = all(m in kernels for m in P.MLP_TARGETS) and bool(getattr(model, "gated_mlp", False))
     return {"liger_norm": True, "liger_swiglu": mlp, "fused_ce": True, "fused_ce_target": P.CE_TARGET_BYTES,
-            "lora_kernels": kernels}
+            "lora_kernels": kernels, "tiled_mlp": tiled}
+
+
+def tiled_mlp_tile(job: Job, model, values: dict) -> int:
+    """The largest tile TiledMLP runs (tiled_forward_arctic_size): hidden_size tokens, S // H of them over the
+    flattened B*S tokens, the rest in one last split (0: not tiled)."""
+    if not as_bool(job.get("unsloth_tiled_mlp")):
+        return 0
+    hidden, seq = max(1, int(model.hidden_size)), int(values.get("cutoff_len") or 0)
+    rows = int(values.get("micro_batch") or 1) * (2 if values.get("stage") == "dpo" else 1)
+    flat = rows * seq
+    shards = max(1, seq // hidden)
+    return max(min(hidden, flat), flat - hidden * shards)
 
 
 def offloaded_layers(job: Job, num_layers: int, layer_bytes: int) -> tuple[int, int]:
