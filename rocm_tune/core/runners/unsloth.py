@@ -37,6 +37,9 @@ def why_bound(job: Job, model) -> str | None:
         return f"loaded with {loader or 'no Fast*Model call read'}: transformers' modules under unsloth_zoo's compiler"
     if as_bool(job.get("__no_trainer_args__")):
         return "no TrainingArguments / SFTConfig in the text given: the batch that decides is not known"
+    if compiled(job, model) and getattr(model, "vision", None) is not None:
+        return (f"{getattr(model, 'family', '?')} has a vision tower: what Unsloth's compiler checkpoints in it and "
+                f"the images' tokens decide ({P.COMPILED_SRC})")
     stage = str(job.get("stage", "sft") or "sft").lower()
     if stage not in ("sft", "pt"):
         return f"stage {stage}: the trainer takes log-probabilities from the logits, not Unsloth's fused loss"
