@@ -2210,11 +2210,13 @@ def _over_upper_bound(rep: Report, vram: int) -> bool:
 def _compile_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu, vram: int) -> bool:
     """An Unsloth program under unsloth_zoo's compiler over the card in its step: counted with transformers' RMSNorm
     and PEFT's LoRA, which torch.compile may fuse. Counted again as Unsloth's own kernels keep them (an RMSNorm that
-    saves its input and an fp32 per row, LoRA that saves its input only): when that fits, what torch.compile fuses
+    saves its input and an fp32 per row, the attention's LoRA that saves its input only): when that fits, what torch.compile fuses
     decides - unknown, said."""
     if rep.verdict != "oom" or rep.oom_phase != "step" or job.get(unsloth.KEY) != "compiled":
         return False
-    wrapped = tuple(unsloth.P.QKV_TARGETS + unsloth.P.O_TARGETS + unsloth.P.MLP_TARGETS) if cfg.is_lora else ()
+    # the attention projections' LoRA saving its input only (no fp32 copy, no lora_A output); the MLP's keeps what
+    # PEFT keeps (the down projection's input is not recomputed: that is Unsloth's own LoRA_MLP, not the compiler's)
+    wrapped = tuple(unsloth.P.QKV_TARGETS + unsloth.P.O_TARGETS) if cfg.is_lora else ()
     best = replace(cfg, liger_norm=True, lora_kernels=wrapped)
     phases = memory_phases(job, model, best, eval_batch, gpu=gpu)[0]
     if _verdict(phases, vram)[0] == "oom":

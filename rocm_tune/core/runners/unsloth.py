@@ -108,13 +108,13 @@ def terms(job: Job, model, values: dict) -> dict:
     """TrainConfig terms for an Unsloth program `modelled` accepted ({} otherwise)."""
     if job.get(KEY) is None or model is None:
         return {}
-    tiled = tiled_mlp_tile(job, model, values)
+    tiled = {"tiled_mlp": t} if (t := tiled_mlp_tile(job, model, values)) else {}
     if job.get(KEY) == "compiled":
-        return {"fused_ce": True, "fused_ce_target": P.CE_TARGET_BYTES, "tiled_mlp": tiled}
+        return {"fused_ce": True, "fused_ce_target": P.CE_TARGET_BYTES, **tiled}
     kernels = _lora_kernel_modules(job, {**values, "__family__": getattr(model, "family", "")})
     mlp = all(m in kernels for m in P.MLP_TARGETS) and bool(getattr(model, "gated_mlp", False))
     return {"liger_norm": True, "liger_swiglu": mlp, "fused_ce": True, "fused_ce_target": P.CE_TARGET_BYTES,
-            "lora_kernels": kernels, "tiled_mlp": tiled}
+            "lora_kernels": kernels, **tiled}
 
 
 def tiled_mlp_tile(job: Job, model, values: dict) -> int:
