@@ -154,3 +154,14 @@ def test_missing_trainer_stays_a_bound(tmp_path, capsys):
     no_trainer = text[:text.index("trainer = SFTTrainer")]
     out = _check(tmp_path, capsys, no_trainer, "--gpu", "rtx4090")
     assert _bound(out)
+
+
+def test_short_sequences_are_not_offloaded():
+    # apply_unsloth_gradient_checkpointing: "unsloth" under max_seq_length 512 is plain checkpointing
+    class Job:
+        def get(self, key, default=None):
+            return True if key == "use_unsloth_gc" else default
+
+    assert unsloth.offloaded_layers(Job(), 32, 16 * 2**20, 2048) == (31, 31)
+    assert unsloth.offloaded_layers(Job(), 32, 16 * 2**20, 511) == (0, 0)
+    assert unsloth.offloaded_layers(Job(), 32, 16 * 2**20, 512) == (31, 31)

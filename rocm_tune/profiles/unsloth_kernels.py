@@ -57,6 +57,10 @@ CE_KEPT_BYTES_PER_LOGIT = 4
 # size, beside INITIAL_CPU_BUFFER_COUNT buffers of INITIAL_CPU_BUFFER_SIZE elements made at start
 OFFLOAD_SRC = "unslothai/unsloth-zoo:unsloth_zoo/gradient_checkpointing.py (UnslothCheckpointFunction)"
 OFFLOAD_MIN_BYTES = 2 * 1024 * 1024
+# unsloth/models/_utils.py apply_unsloth_gradient_checkpointing (unslothai/unsloth#3867, Feb 2026): "unsloth" with
+# max_seq_length under 512 becomes plain checkpointing, nothing offloaded; releases before it offload there too (the
+# inputs are small at such lengths: not counting their offload keeps the estimate on the high side for either)
+OFFLOAD_MIN_SEQ = 512
 OFFLOAD_GPU_BUFFERS = 2
 OFFLOAD_KEPT_LAYERS = 1
 INITIAL_CPU_BUFFER_COUNT = 200

@@ -689,7 +689,7 @@ def _offloaded_checkpoints(job: formats.Job, model, cfg: TrainConfig) -> float:
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
     layer = rows * cfg.cutoff_len * int(model.hidden_size) * 2
     if job.get(unsloth.KEY) is not None:
-        return float(unsloth.offloaded_layers(job, int(model.num_layers), layer)[1] * layer)
+        return float(unsloth.offloaded_layers(job, int(model.num_layers), layer, cfg.cutoff_len)[1] * layer)
     return float(max(0, int(model.num_layers) - 2) * layer)
 
 
@@ -698,7 +698,7 @@ def _offload_host(job: formats.Job, model, cfg: TrainConfig) -> int:
     if job.get(unsloth.KEY) is None or not cfg.gradient_checkpointing:
         return 0
     layer = cfg.micro_batch * cfg.cutoff_len * int(model.hidden_size) * 2
-    moved = unsloth.offloaded_layers(job, int(model.num_layers), layer)[0]
+    moved = unsloth.offloaded_layers(job, int(model.num_layers), layer, cfg.cutoff_len)[0]
     return unsloth.offload_host_bytes(moved, layer) if moved else 0
 
 

@@ -129,7 +129,7 @@ def tiled_mlp_tile(job: Job, model, values: dict) -> int:
     return max(min(hidden, flat), flat - hidden * shards)
 
 
-def offloaded_layers(job: Job, num_layers: int, layer_bytes: int) -> tuple[int, int]:
+def offloaded_layers(job: Job, num_layers: int, layer_bytes: int, seq: int | None = None) -> tuple[int, int]:
     """(layers whose checkpointed input leaves the GPU, net layers' worth the GPU saves) under
     use_gradient_checkpointing="unsloth" in an Unsloth program (unsloth_zoo UnslothCheckpointFunction): every layer
     but the last, when its input is over 2 MiB; two GPU buffers of one layer's input take them back. Against the
@@ -139,6 +139,8 @@ def offloaded_layers(job: Job, num_layers: int, layer_bytes: int) -> tuple[int, 
     recompute (counted there); what stays is the two buffers."""
     if layer_bytes <= P.OFFLOAD_MIN_BYTES or not as_bool(job.get("use_unsloth_gc")) or num_layers < 1:
         return 0, 0
+    if seq is not None and seq < P.OFFLOAD_MIN_SEQ:
+        return 0, 0                    # apply_unsloth_gradient_checkpointing: plain checkpointing (not counted)
     moved = max(0, num_layers - P.OFFLOAD_KEPT_LAYERS)
     return moved, max(0, moved + 1 + P.OFFLOAD_KEPT_LAYERS - P.OFFLOAD_GPU_BUFFERS)
 
