@@ -165,3 +165,11 @@ def test_short_sequences_are_not_offloaded():
     assert unsloth.offloaded_layers(Job(), 32, 16 * 2**20, 2048) == (31, 31)
     assert unsloth.offloaded_layers(Job(), 32, 16 * 2**20, 511) == (0, 0)
     assert unsloth.offloaded_layers(Job(), 32, 16 * 2**20, 512) == (31, 31)
+
+
+def test_tiled_mlp_from_the_environment(tmp_path, capsys):
+    # loader.py reads UNSLOTH_TILED_MLP before the argument: "arctic" / "1" tile by hidden_size tokens; "0" is off
+    on = 'import os\nos.environ["UNSLOTH_TILED_MLP"] = "arctic"\n' + _program(tiled=False)
+    off = 'import os\nos.environ["UNSLOTH_TILED_MLP"] = "0"\n' + _program(tiled=False)
+    assert _check(tmp_path, capsys, on, "--gpu", "h100")["understood"]["tiled_mlp"] == 2880
+    assert "tiled_mlp" not in _check(tmp_path, capsys, off, "--gpu", "h100")["understood"]

@@ -85,3 +85,6 @@ COMPILED_SRC = ("unslothai/unsloth:unsloth/models/loader.py (FastModel.from_pret
 # in tiles of hidden_size tokens (tiled_forward_arctic_size: chunk_size = H, n_shards = S // H, the rest of the
 # flattened B*S tokens one last split) and saves its input only; the backward recomputes tile by tile
 TILED_MLP_SRC = "unslothai/unsloth-zoo:unsloth_zoo/tiled_mlp.py (TiledMLP, tiled_forward_arctic_size)"
+# the environment spelling loader.py reads first (os.environ.get("UNSLOTH_TILED_MLP", "arctic" if unsloth_tiled_mlp
+# else "0")): "arctic" / "1" tile by hidden_size tokens; other modes size tiles from the free memory (not counted)
+TILED_MLP_ENV = r"""os\.environ\[\s*["']UNSLOTH_TILED_MLP["']\s*\]\s*=\s*["'](?:arctic|1)(?::[^"']*)?["']"""

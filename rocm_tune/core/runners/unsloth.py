@@ -11,6 +11,8 @@ a program without its trainer's arguments stay bounds."""
 
 from __future__ import annotations
 
+import re
+
 from rocm_tune.core.runners.common import Job, Setting, as_bool
 from rocm_tune.profiles import unsloth_kernels as P
 
@@ -150,3 +152,12 @@ def offload_host_bytes(moved: int, layer_bytes: int) -> int:
     start's small buffers (INITIAL_CPU_BUFFER_COUNT x INITIAL_CPU_BUFFER_SIZE elements, 16-bit)."""
     small = max(0, P.INITIAL_CPU_BUFFER_COUNT - moved) * P.INITIAL_CPU_BUFFER_ELEMENTS * 2
     return moved * layer_bytes + small
+
+
+def tiled_env(settings: dict, text: str, file: str) -> None:
+    """`os.environ["UNSLOTH_TILED_MLP"] = "arctic"` (or "1") in the program: TiledMLP on, as unsloth_tiled_mlp=True
+    (unsloth/models/loader.py reads the variable before the argument)."""
+    hit = re.search(P.TILED_MLP_ENV, text)
+    if hit and "unsloth_tiled_mlp" not in settings:
+        line = text.count("\n", 0, hit.start()) + 1
+        settings["unsloth_tiled_mlp"] = Setting("unsloth_tiled_mlp", True, file, line, "UNSLOTH_TILED_MLP", "flag")
