@@ -173,3 +173,25 @@ def test_tiled_mlp_from_the_environment(tmp_path, capsys):
     off = 'import os\nos.environ["UNSLOTH_TILED_MLP"] = "0"\n' + _program(tiled=False)
     assert _check(tmp_path, capsys, on, "--gpu", "h100")["understood"]["tiled_mlp"] == 2880
     assert "tiled_mlp" not in _check(tmp_path, capsys, off, "--gpu", "h100")["understood"]
+
+
+def test_full_finetuning_and_8bit_leave_unsloth_decoders(tmp_path, capsys):
+    # FastLanguageModel.from_pretrained(full_finetuning=True | load_in_8bit=True) runs FastModel.from_pretrained:
+    # the compiler's terms, not Unsloth's own RMSNorm / LoRA functions, even on llama
+    own = _check(tmp_path, capsys, _program(model="unsloth/Meta-Llama-3.1-8B", seq=2048, tiled=False), "--gpu", "h100")
+    assert own["understood"]["liger_norm"] and own["understood"]["lora_kernels"]
+    for swap in (("load_in_4bit = True", "load_in_8bit = True"), ("full_finetuning = False", "full_finetuning = True")):
+        text = _program(model="unsloth/Meta-Llama-3.1-8B", seq=2048, tiled=False).replace(*swap)
+        out = _check(tmp_path, capsys, text, "--gpu", "h100")
+        assert not _bound(out) and out["understood"]["fused_ce"], swap
+        assert "liger_norm" not in out["understood"] and "lora_kernels" not in out["understood"], swap
+        assert any("under unsloth_zoo's compiler" in n for n in out["notes"]), swap
+
+
+def test_full_finetuning_ignores_get_peft_model(tmp_path, capsys):
+    # from_pretrained(full_finetuning=True): get_peft_model "has no effect" (unsloth/models/vision.py): every weight
+    text = _program(model="unsloth/Meta-Llama-3.1-8B", seq=2048, tiled=False)
+    full = _check(tmp_path, capsys, text.replace("full_finetuning = False", "full_finetuning = True"), "--gpu", "h100")
+    lora = _check(tmp_path, capsys, text, "--gpu", "h100")
+    assert full["understood"]["method"] == "full" and lora["understood"]["method"] == "qlora"
+    assert _step(full) > _step(lora) + 20

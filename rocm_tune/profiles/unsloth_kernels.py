@@ -76,6 +76,9 @@ INITIAL_CPU_BUFFER_ELEMENTS = 128 * 1024
 # fast_lora_forwards) fuses inside a layer - RMSNorm's fp32 copies, PEFT's LoRA intermediates: counted as
 # transformers keeps them (the estimate may be high by one layer's worth under checkpointing, every layer's without)
 COMPILED_LOADERS = ("FastModel", "FastVisionModel", "FastLanguageModel")
+# FastLanguageModel.from_pretrained hands these loads to FastModel.from_pretrained whatever the model type
+# (loader.py: `if load_in_8bit or full_finetuning or qat_scheme is not None: ... FastModel.from_pretrained`)
+DELEGATED_SRC = "unslothai/unsloth:unsloth/models/loader.py (load_in_8bit / full_finetuning / qat_scheme -> FastModel)"
 COMPILED_SRC = ("unslothai/unsloth:unsloth/models/loader.py (FastModel.from_pretrained: unsloth_compile_transformers("
                 "fuse_lm_head=True, gradient_checkpointing=True)) and unslothai/unsloth-zoo:unsloth_zoo/compiler.py "
                 "(apply_fused_lm_head -> unsloth_fused_ce_loss)")

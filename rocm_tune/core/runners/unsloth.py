@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from rocm_tune.core.runners.common import Job, Setting, as_bool
+from rocm_tune.core.runners.common import Job, Setting, as_bool, as_int
 from rocm_tune.profiles import unsloth_kernels as P
 
 KEY = "__unsloth_kernels__"
@@ -29,7 +29,15 @@ def compiled(job: Job, model) -> bool:
     pinned, what torch.compile fuses inside a layer is not (profiles/unsloth_kernels.py COMPILED_SRC)."""
     loader = str(job.get("__unsloth_loader__") or "")
     family = str(getattr(model, "family", "") or "")
-    return loader in P.COMPILED_LOADERS and not (loader in P.FAST_DECODER_LOADERS and family in P.FAST_DECODER_TYPES)
+    return loader in P.COMPILED_LOADERS and not (loader in P.FAST_DECODER_LOADERS and family in P.FAST_DECODER_TYPES
+                                                 and not delegated(job))
+
+
+def delegated(job: Job) -> bool:
+    """FastLanguageModel.from_pretrained(load_in_8bit=True | full_finetuning=True | qat_scheme=...) runs
+    FastModel.from_pretrained (P.DELEGATED_SRC)."""
+    return (as_int(job.get("quantization_bit")) == 8 or job.get("__unsloth_qat__") is not None
+            or as_bool(job.get("__unsloth_full__")))
 
 
 def why_bound(job: Job, model) -> str | None:
