@@ -7,7 +7,7 @@ from __future__ import annotations
 # loader.py: llama -> FastLlamaModel, mistral -> FastMistralModel, gemma -> FastGemmaModel, gemma2 -> FastGemma2Model,
 # qwen2 -> FastQwen2Model, qwen3 -> FastQwen3Model; cohere / granite / falcon_h1 are commented out there; every other
 # type, and every FastModel / FastVisionModel load, goes to FastModel: transformers' own modules rewritten by
-# unsloth_zoo's compiler, whose savings are not pinned here)
+# unsloth_zoo's compiler - COMPILED_* below)
 FAST_DECODER_TYPES = frozenset(("llama", "mistral", "gemma", "gemma2", "qwen2", "qwen3"))
 FAST_DECODER_LOADERS = ("FastLanguageModel",)
 LOADER_SRC = "unslothai/unsloth:unsloth/models/loader.py (FastLanguageModel.from_pretrained dispatch by model_type)"

@@ -6,8 +6,8 @@ its own decoder, trained with labels (SFT / pre-training) - the bound becomes an
 model is known, and `terms` hands build_config the TrainConfig terms that count the kernels (RMSNorm, LoRA autograd
 functions, the chunked fused loss, TiledMLP). FastModel / FastVisionModel (and FastLanguageModel on other model types)
 are estimated with what unsloth_zoo's compiler pins (the fused loss, the offloaded checkpoints, TiledMLP); check keeps
-the answer unknown where the verdict rests on what torch.compile fuses inside a layer (`compile_slack`). GRPO / DPO and
-a program without its trainer's arguments stay bounds."""
+the answer unknown where the verdict rests on what torch.compile fuses inside a layer (check._compile_decides). A
+model with a vision tower under the compiler, GRPO / DPO and a program without its trainer's arguments stay bounds."""
 
 from __future__ import annotations
 
