@@ -37,7 +37,7 @@ def delegated(job: Job) -> bool:
     """FastLanguageModel.from_pretrained(load_in_8bit=True | full_finetuning=True | qat_scheme=...) runs
     FastModel.from_pretrained (P.DELEGATED_SRC)."""
     return (as_int(job.get("quantization_bit")) == 8 or job.get("__unsloth_qat__") is not None
-            or as_bool(job.get("__unsloth_full__")))
+            or as_bool(job.get("__unsloth_full__")) is True)
 
 
 def why_bound(job: Job, model) -> str | None:
