@@ -103,15 +103,16 @@ def test_notebook_on_t4_is_estimated_with_the_kernels(tmp_path, capsys):
 def test_kernels_take_less_than_the_plain_program(tmp_path, capsys):
     plain = _check(tmp_path, capsys, _program(loader="FastModel", batch=8, seq=4096), "--gpu", "mi300x")
     fast = _check(tmp_path, capsys, _program(batch=8, seq=4096), "--gpu", "mi300x")
-    assert _bound(plain) and not _bound(fast)
+    # FastModel runs llama as transformers' modules under unsloth_zoo's compiler (c-unsloth2: an estimate with the
+    # fused loss and the offloaded checkpoints, without Unsloth's RMSNorm / LoRA functions)
+    assert not _bound(plain) and not _bound(fast) and "lora_kernels" not in plain["understood"]
     assert fast["memory"]["step"]["peak_allocated_bytes"] < plain["memory"]["step"]["peak_allocated_bytes"]
 
 
 def test_bound_stays_where_the_source_does_not_pin_it(tmp_path, capsys):
-    # FastModel: transformers' modules under unsloth_zoo's compiler; GRPO: log-probabilities from the logits;
-    # no SFTConfig in the text: the batch is not known
-    for text in (_program(loader="FastModel"),
-                 _program(trainer=GRPO, config="GRPOConfig"),
+    # GRPO: log-probabilities from the logits; no SFTConfig in the text: the batch is not known (FastModel is an
+    # estimate since c-unsloth2: tests/test_check_c_unsloth2.py)
+    for text in (_program(trainer=GRPO, config="GRPOConfig"),
                  _program(trainer="")):
         out = _check(tmp_path, capsys, text, "--gpu", "mi300x")
         assert _bound(out), text

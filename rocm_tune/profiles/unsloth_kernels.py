@@ -7,7 +7,7 @@ from __future__ import annotations
 # loader.py: llama -> FastLlamaModel, mistral -> FastMistralModel, gemma -> FastGemmaModel, gemma2 -> FastGemma2Model,
 # qwen2 -> FastQwen2Model, qwen3 -> FastQwen3Model; cohere / granite / falcon_h1 are commented out there; every other
 # type, and every FastModel / FastVisionModel load, goes to FastModel: transformers' own modules rewritten by
-# unsloth_zoo's compiler, whose savings are not pinned here)
+# unsloth_zoo's compiler - COMPILED_* below)
 FAST_DECODER_TYPES = frozenset(("llama", "mistral", "gemma", "gemma2", "qwen2", "qwen3"))
 FAST_DECODER_LOADERS = ("FastLanguageModel",)
 LOADER_SRC = "unslothai/unsloth:unsloth/models/loader.py (FastLanguageModel.from_pretrained dispatch by model_type)"
@@ -57,7 +57,37 @@ CE_KEPT_BYTES_PER_LOGIT = 4
 # size, beside INITIAL_CPU_BUFFER_COUNT buffers of INITIAL_CPU_BUFFER_SIZE elements made at start
 OFFLOAD_SRC = "unslothai/unsloth-zoo:unsloth_zoo/gradient_checkpointing.py (UnslothCheckpointFunction)"
 OFFLOAD_MIN_BYTES = 2 * 1024 * 1024
+# unsloth/models/_utils.py apply_unsloth_gradient_checkpointing (unslothai/unsloth#3867, Feb 2026): "unsloth" with
+# max_seq_length under 512 becomes plain checkpointing, nothing offloaded; releases before it offload there too (the
+# inputs are small at such lengths: not counting their offload keeps the estimate on the high side for either)
+OFFLOAD_MIN_SEQ = 512
 OFFLOAD_GPU_BUFFERS = 2
 OFFLOAD_KEPT_LAYERS = 1
 INITIAL_CPU_BUFFER_COUNT = 200
 INITIAL_CPU_BUFFER_ELEMENTS = 128 * 1024
+
+# FastModel (unsloth/models/loader.py FastModel.from_pretrained; FastVisionModel is the same class, and
+# FastLanguageModel hands every model type outside FAST_DECODER_TYPES to it): transformers' own modules rewritten by
+# unsloth_zoo's compiler, called with fuse_lm_head=True and gradient_checkpointing=True. Pinned there: the causal LM
+# forward's loss is the same unsloth_fused_ce_loss (unsloth_zoo/compiler.py apply_fused_lm_head, the logits never
+# made in training) and use_gradient_checkpointing="unsloth" is the same UnslothCheckpointFunction
+# (unsloth/models/_utils.py apply_unsloth_gradient_checkpointing -> patch_unsloth_smart_gradient_checkpointing, and
+# unsloth_zoo/training_utils.py prepare_model_for_training). Not pinned: what torch.compile (compile_torch_modules,
+# fast_lora_forwards) fuses inside a layer - RMSNorm's fp32 copies, PEFT's LoRA intermediates: counted as
+# transformers keeps them (the estimate may be high by one layer's worth under checkpointing, every layer's without)
+COMPILED_LOADERS = ("FastModel", "FastVisionModel", "FastLanguageModel")
+# FastLanguageModel.from_pretrained hands these loads to FastModel.from_pretrained whatever the model type
+# (loader.py: `if load_in_8bit or full_finetuning or qat_scheme is not None: ... FastModel.from_pretrained`)
+DELEGATED_SRC = "unslothai/unsloth:unsloth/models/loader.py (load_in_8bit / full_finetuning / qat_scheme -> FastModel)"
+COMPILED_SRC = ("unslothai/unsloth:unsloth/models/loader.py (FastModel.from_pretrained: unsloth_compile_transformers("
+                "fuse_lm_head=True, gradient_checkpointing=True)) and unslothai/unsloth-zoo:unsloth_zoo/compiler.py "
+                "(apply_fused_lm_head -> unsloth_fused_ce_loss)")
+
+# TiledMLP (unsloth_zoo/tiled_mlp.py; from_pretrained(unsloth_tiled_mlp=True) or UNSLOTH_TILED_MLP, loader.py
+# patch_tiled_mlp "arctic"): every *.mlp / *.feed_forward / *.block_sparse_moe module runs its forward under no_grad
+# in tiles of hidden_size tokens (tiled_forward_arctic_size: chunk_size = H, n_shards = S // H, the rest of the
+# flattened B*S tokens one last split) and saves its input only; the backward recomputes tile by tile
+TILED_MLP_SRC = "unslothai/unsloth-zoo:unsloth_zoo/tiled_mlp.py (TiledMLP, tiled_forward_arctic_size)"
+# the environment spelling loader.py reads first (os.environ.get("UNSLOTH_TILED_MLP", "arctic" if unsloth_tiled_mlp
+# else "0")): "arctic" / "1" tile by hidden_size tokens; other modes size tiles from the free memory (not counted)
+TILED_MLP_ENV = r"""os\.environ\[\s*["']UNSLOTH_TILED_MLP["']\s*\]\s*=\s*["'](?:arctic|1)(?::[^"']*)?["']"""

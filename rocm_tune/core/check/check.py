@@ -689,7 +689,7 @@ def _offloaded_checkpoints(job: formats.Job, model, cfg: TrainConfig) -> float:
     rows = cfg.micro_batch * (2 if cfg.stage == "dpo" else 1)
     layer = rows * cfg.cutoff_len * int(model.hidden_size) * 2
     if job.get(unsloth.KEY) is not None:
-        return float(unsloth.offloaded_layers(job, int(model.num_layers), layer)[1] * layer)
+        return float(unsloth.offloaded_layers(job, int(model.num_layers), layer, cfg.cutoff_len)[1] * layer)
     return float(max(0, int(model.num_layers) - 2) * layer)
 
 
@@ -698,7 +698,7 @@ def _offload_host(job: formats.Job, model, cfg: TrainConfig) -> int:
     if job.get(unsloth.KEY) is None or not cfg.gradient_checkpointing:
         return 0
     layer = cfg.micro_batch * cfg.cutoff_len * int(model.hidden_size) * 2
-    moved = unsloth.offloaded_layers(job, int(model.num_layers), layer)[0]
+    moved = unsloth.offloaded_layers(job, int(model.num_layers), layer, cfg.cutoff_len)[0]
     return unsloth.offload_host_bytes(moved, layer) if moved else 0
 
 
@@ -1867,7 +1867,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
         rep.verdict, rep.oom_phase = "unknown", None
         return rep
-    if _over_upper_bound(rep, vram):
+    if _over_upper_bound(rep, vram) or _compile_decides(rep, job, model, cfg, eval_batch, gpu, vram):
         return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
@@ -2204,6 +2204,27 @@ def _over_upper_bound(rep: Report, vram: int) -> bool:
     rep.reason = (f"estimated without {what} (an upper bound): "
                   f"{(vram - rep.margin_bytes) / 2**30:.0f} GiB per GPU without them is over the card, and "
                   f"what they save decides")
+    return True
+
+
+def _compile_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu, vram: int) -> bool:
+    """An Unsloth program under unsloth_zoo's compiler over the card in its step: counted with transformers' RMSNorm
+    and PEFT's LoRA, which torch.compile may fuse. Counted again as Unsloth's own kernels keep them (an RMSNorm that
+    saves its input and an fp32 per row, the attention's LoRA that saves its input only): when that fits, what torch.compile fuses
+    decides - unknown, said."""
+    if rep.verdict != "oom" or rep.oom_phase != "step" or job.get(unsloth.KEY) != "compiled":
+        return False
+    # the attention projections' LoRA saving its input only (no fp32 copy, no lora_A output); the MLP's keeps what
+    # PEFT keeps (the down projection's input is not recomputed: that is Unsloth's own LoRA_MLP, not the compiler's)
+    wrapped = tuple(unsloth.P.QKV_TARGETS + unsloth.P.O_TARGETS) if cfg.is_lora else ()
+    best = replace(cfg, liger_norm=True, lora_kernels=wrapped)
+    phases = memory_phases(job, model, best, eval_batch, gpu=gpu)[0]
+    if _verdict(phases, vram)[0] == "oom":
+        return False
+    rep.verdict, rep.oom_phase = "unknown", None
+    rep.reason = (f"what torch.compile fuses inside a layer decides (Unsloth's compiled modules: "
+                  f"{(vram - (rep.margin_bytes or 0)) / 2**30:.0f} GiB per GPU with transformers' RMSNorm and PEFT's "
+                  f"LoRA intermediates, under the card with fused ones; {unsloth.P.COMPILED_SRC})")
     return True
 
 

@@ -28,6 +28,7 @@ from rocm_tune.core.runners import (
     torchtune,
 )
 from rocm_tune.core.runners import autotrain
+from rocm_tune.core.runners import unsloth as unsloth_runner
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
 from rocm_tune.core.runners import launchers as shell
@@ -1319,6 +1320,8 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
         # a library whose kernels only save memory (Unsloth): estimated as the plain HF program it patches, an
         # upper bound: "fits" holds; over the card, its savings decide (check says unknown)
         read[0]["__upper_bound__"] = Setting("__upper_bound__", lib, p, 1, "import", "flag")
+        if lib.startswith("unsloth"):
+            unsloth_runner.tiled_env(read[0], text, p)
         job.findings.append(Finding.of("kernels-not-modelled", p, 1,
                                     f"Python program using {lib.split()[0]}: {lib}; estimated without them, as the "
                                     f"plain transformers program (an upper bound)", None))

@@ -111,6 +111,10 @@ class TrainConfig:
     # LoRA_MLP): they save the layer's 16-bit input only (A and B are cast to it: no fp32 copy of the input, lora_A's
     # output not kept), and LoRA_MLP keeps the gate and up outputs, not the product that feeds down_proj
     lora_kernels: tuple[str, ...] = ()
+    # Unsloth's TiledMLP (unsloth_zoo/tiled_mlp.py, from_pretrained(unsloth_tiled_mlp=True)): each layer's MLP runs
+    # under no_grad tile by tile and saves only its input; the backward recomputes one tile at a time into a
+    # zeros_like(x) input gradient. The tile's tokens (core/runners/unsloth.tiled_mlp_tile); 0 = off
+    tiled_mlp: int = 0
     # the runner hands the model a [rows, 1, seq, seq] attention mask in the compute dtype although attn is not eager:
     # LLaMA-Factory's neat_packing without FlashAttention-2 (data/collator.py SFTDataCollatorWith4DAttentionMask:
     # `block_diag_attn and attn_implementation != "flash_attention_2"` -> prepare_4d_attention_mask(.., compute_dtype))
@@ -256,7 +260,7 @@ class TrainConfig:
             d.pop("head_labels")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
-                  "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act"):           # (or Unsloth's)
+                  "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act", "tiled_mlp"):  # (or Unsloth's)
             if not d[k]:
                 d.pop(k)
         return d
@@ -535,6 +539,13 @@ class _LayerActivations:
             # Unsloth's LoRA_MLP.backward (unsloth/kernels/fast_lora.py): the incoming gradient and DW = dY @ down^T;
             # the SwiGLU backward writes h, df, de into DW, e, g and dX into the saved X (inplace=True)
             self._mlp_backward = self.residual * self.hidden + self.compute * model.intermediate_size
+        if cfg.tiled_mlp:
+            # TiledMLP.backward: the input's full-size zeros_like gradient and the incoming gradient, beside one
+            # tile's recomputed MLP (what it keeps and its backward), spread here over the micro-batch's tokens
+            tokens = max(1, cfg.micro_batch * seq * (2 if cfg.stage == "dpo" else 1))
+            tile = min(cfg.tiled_mlp, tokens)
+            one_tile = (self._mlp_backward + self._mlp_intermediates() + 2 * self.compute * self.hidden) * tile
+            self._mlp_backward = 2 * self.residual * self.hidden + one_tile / tokens
 
     def kept(self, weights_train: bool) -> float:
         return self._kept[weights_train]
@@ -629,6 +640,9 @@ class _LayerActivations:
         mlp = self._mlp_intermediates("experts" in fp8)
         if groups_in(by_input["mlp_mid"], self.cfg.lora_kernels) and self.cfg.is_lora:
             by_input["mlp_mid"] = []           # LoRA_MLP recomputes down_proj's input from the gate and up outputs
+        if self.cfg.tiled_mlp:                 # TiledMLP: the MLP runs under no_grad, its input saved once
+            by_input["norm2"], by_input["mlp_mid"] = [], []
+            mlp = norm_out * self.hidden
         for key, groups in by_input.items():
             if groups:
                 in_bytes, already_saved = inputs[key]
@@ -639,6 +653,8 @@ class _LayerActivations:
         self._mlp_kept[train] = mlp
         # attention core (sdpa / flash): q and k after RoPE, v, the output, fp32 logsumexp
         kept += self.compute * (2 * self.q_dim + 2 * self.kv_dim) + 4 * self.heads
+        if self.cfg.tiled_mlp:
+            return kept + mlp
         return kept + self._mlp_intermediates("experts" in fp8)
 
     def _mlp_intermediates(self, fp8: bool = False) -> float:

@@ -763,8 +763,13 @@ def _call_settings(calls: list, names: dict, out: dict, notes: list[str], file: 
             put("vllm_mode", "colocate", "fast_inference", line)
             util = kws.get("gpu_memory_utilization", (0.5, line))
             put("vllm_gpu_memory_utilization", util[0], "gpu_memory_utilization", util[1])
+        if name == "from_pretrained" and _unsloth_owner(c) and kws.get("qat_scheme", (None, 0))[0] is not None:
+            put("__unsloth_qat__", str(kws["qat_scheme"][0]), "qat_scheme", kws["qat_scheme"][1])  # core/runners/unsloth
+        if name == "from_pretrained" and _unsloth_owner(c) and kws.get("unsloth_tiled_mlp", (None, 0))[0] is True:
+            put("unsloth_tiled_mlp", True, "unsloth_tiled_mlp", kws["unsloth_tiled_mlp"][1])   # core/runners/unsloth
         if name == "from_pretrained" and _unsloth_owner(c) and kws.get("full_finetuning", (None, 0))[0] is True:
             put("finetuning_type", "full", "full_finetuning", kws["full_finetuning"][1])
+            put("__unsloth_full__", True, "full_finetuning", kws["full_finetuning"][1])     # core/runners/unsloth
         _adapter_call(name, c, kws, put, out)
         _trainer_call(name, c, kws, put, out, notes)
         _eval_outputs_call(name, c, kws, owner, put)
@@ -899,6 +904,10 @@ def _adapter_call(name: str, c, kws: dict, put, out: dict) -> None:
         put("disable_gradient_checkpointing", False, "use_gradient_checkpointing", c.lineno)
         out["disable_gradient_checkpointing"].invert = True
         put("use_unsloth_gc", True, "use_gradient_checkpointing", c.lineno)
+    if name == "get_peft_model" and _unsloth_owner(c) and out.get("__unsloth_full__") is not None:
+        # from_pretrained(full_finetuning=True): Unsloth's get_peft_model returns the model untouched ("Full
+        # finetuning is enabled, so .get_peft_model has no effect": unsloth/models/vision.py, llama.py)
+        return
     if name == "get_peft_model" and _unsloth_owner(c) and not isinstance(kws.get("r", (None, 0))[0], int):
         put("finetuning_type", "lora", "get_peft_model", c.lineno)
         put("lora_rank", 16, "r", c.lineno)
