@@ -720,7 +720,9 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
             hf_args.read_alpaca_lora(entry, flags, st, file, notes)
             if not any(os.path.basename(q) == os.path.basename(entry.split()[-1]) for q in job.files if entry):
                 hf_args.read_fp32_program(entry, flags, st, file, notes)     # the program itself is read if given
-            instructlab.read_main_ds(entry, flags, st, file, notes)
+            ds = instructlab.read_main_ds(entry, flags, st, file, notes)
+            if ds is not None and job.ds is None:
+                job.ds = deepspeed_json.read(ds, "", None)
             hf_args.read_qlora_program(entry, flags, st, file, notes, job.settings)
             hf_args.read_pretrain_main(entry, flags, st, file, notes)
         job.settings.update(st)

@@ -14,10 +14,11 @@ def is_main_ds(entry: str) -> bool:
 
 
 def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
-                 notes: list[str]) -> None:
-    """main_ds's packed token budget, fp32 load, forced checkpointing, flash attention and FSDP/ZeRO-2 (said)."""
+                 notes: list[str]) -> dict | None:
+    """main_ds's packed token budget, fp32 load, forced checkpointing, flash attention and FSDP (said); the DeepSpeed
+    config its get_ds_plugin writes where DeepSpeed is the backend, else None."""
     if not is_main_ds(entry):
-        return
+        return None
     f = {k.replace("-", "_"): v for k, v in flags.items()}
     line = f.get("model_name_or_path", ("", None))[1]
     tokens = as_int(f["max_batch_len"][0]) if "max_batch_len" in f else None
@@ -27,8 +28,12 @@ def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, S
     put = {"load_dtype": "fp32", "bf16": True, "disable_gradient_checkpointing": False,
            "flash_attn": "fa2" if flash else "sdpa", "cutoff_len": budget, "per_device_train_batch_size": 1,
            "packing": True}
+    ds = None
     if framework != "fsdp":
-        del put["load_dtype"]       # ZeRO-2's sharded fp32 master copy is not counted here: the checkpoint's dtype
+        offload = "cpu_offload_optimizer" in f and as_bool(f["cpu_offload_optimizer"][0]) is not False
+        ds = {"zero_optimization": {"stage": il.DS_ZERO_STAGE,
+                                    **({"offload_optimizer": {"device": "cpu"}} if offload else {})},
+              "bf16": {"enabled": True}}
     else:
         strategy = str(f.get("fsdp_sharding_strategy", (il.FSDP_STRATEGY, line))[0]).strip("'\"")
         put["fsdp"] = f"{strategy.lower()} auto_wrap"
@@ -40,5 +45,7 @@ def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, S
                  f"(--max_batch_len{'' if tokens else ', its default'}), weights loaded in fp32 under bf16 mixed "
                  f"precision, gradient checkpointing always on, {'flash attention 2' if flash else 'SDPA'}"
                  + (f", FSDP {put['fsdp'].split()[0].upper()}" if "fsdp" in put else
-                    f", DeepSpeed ZeRO-{il.DS_ZERO_STAGE} (its sharding and fp32 master copy not counted here)")
+                    f", DeepSpeed ZeRO-{il.DS_ZERO_STAGE} (bf16"
+                      f"{', optimizer offloaded to the CPU' if ds and 'offload_optimizer' in ds['zero_optimization'] else ''})")
                  + f" ({il.SOURCE})")
+    return ds
