@@ -20,7 +20,7 @@ FASTCHAT_SOURCE = ("lm-sys/FastChat fastchat/train/train.py train(): AutoModelFo
 # three dataclasses: ModelArguments.model_name_or_path, DataArguments.data_path, its TrainingArguments subclass's
 # cache_dir / optim / model_max_length, and transformers' own TrainingArguments fields
 ALPACA_OWN_FLAGS = frozenset({"model_name_or_path", "data_path", "cache_dir", "optim", "model_max_length"})
-ALPACA_ENTRY = r"train\w*\.py"
+ALPACA_ENTRY = r"\w*train\w*\.py"     # train.py and its renamed copies (train7b.py, my_train.py)
 ALPACA_SOURCE = ("tatsu-lab/stanford_alpaca train.py train(): AutoModelForCausalLM.from_pretrained(model_name_or_path, "
                  "cache_dir=...) without torch_dtype")
 # TrainingArguments fields the README command and its copies pass that core's TRAINING_ARGUMENTS_FIELDS (a list made

@@ -25,7 +25,7 @@ def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, S
     budget = tokens or il.MAX_BATCH_LEN
     flash = not ("disable_flash_attn" in f and as_bool(f["disable_flash_attn"][0]) is not False)
     framework = str(f.get("distributed_training_framework", (il.FRAMEWORK, line))[0]).strip("'\"").lower()
-    put = {"load_dtype": "fp32", "bf16": True, "disable_gradient_checkpointing": False,
+    put = {"load_dtype": il.LOAD_DTYPE, "bf16": True, "disable_gradient_checkpointing": False,
            "flash_attn": "fa2" if flash else "sdpa", "cutoff_len": budget, "per_device_train_batch_size": 1,
            "packing": True}
     ds = None
@@ -42,7 +42,8 @@ def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, S
             where = f["max_batch_len"][1] if k == "cutoff_len" and tokens else line
             out[k] = Setting(k, v, file, where, "max_batch_len" if k == "cutoff_len" else "main_ds", "assumed")
     notes.append(f"instructlab main_ds: samples packed padding-free into one row of up to {budget} tokens per GPU "
-                 f"(--max_batch_len{'' if tokens else ', its default'}), weights loaded in fp32 under bf16 mixed "
+                 f"(--max_batch_len{'' if tokens else ', its default'}), weights loaded in {il.LOAD_DTYPE} (releases up to "
+                 f"v0.11; v0.12+ loads fp32, twice the weights, gradients and moments under FSDP) under bf16 mixed "
                  f"precision, gradient checkpointing always on, {'flash attention 2' if flash else 'SDPA'}"
                  + (f", FSDP {put['fsdp'].split()[0].upper()}" if "fsdp" in put else
                     f", DeepSpeed ZeRO-{il.DS_ZERO_STAGE} (bf16"
