@@ -15,7 +15,7 @@ def is_main_ds(entry: str) -> bool:
 
 def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
                  notes: list[str]) -> dict | None:
-    """main_ds's packed token budget, fp32 load, forced checkpointing, flash attention and FSDP (said); the DeepSpeed
+    """main_ds's packed token budget, load dtype, forced checkpointing, flash attention and FSDP (said); the DeepSpeed
     config its get_ds_plugin writes where DeepSpeed is the backend, else None."""
     if not is_main_ds(entry):
         return None
@@ -25,10 +25,12 @@ def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, S
     budget = tokens or il.MAX_BATCH_LEN
     flash = not ("disable_flash_attn" in f and as_bool(f["disable_flash_attn"][0]) is not False)
     framework = str(f.get("distributed_training_framework", (il.FRAMEWORK, line))[0]).strip("'\"").lower()
-    put = {"load_dtype": il.LOAD_DTYPE, "bf16": True, "disable_gradient_checkpointing": False,
+    put: dict[str, object] = {"load_dtype": il.LOAD_DTYPE, "bf16": True, "disable_gradient_checkpointing": False,
            "flash_attn": "fa2" if flash else "sdpa", "cutoff_len": budget, "per_device_train_batch_size": 1,
            "packing": True}
-    ds = None
+    ds: dict | None = None
+    fsdp = ""
+    offload = False
     if framework != "fsdp":
         offload = "cpu_offload_optimizer" in f and as_bool(f["cpu_offload_optimizer"][0]) is not False
         ds = {"zero_optimization": {"stage": il.DS_ZERO_STAGE,
@@ -36,7 +38,7 @@ def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, S
               "bf16": {"enabled": True}}
     else:
         strategy = str(f.get("fsdp_sharding_strategy", (il.FSDP_STRATEGY, line))[0]).strip("'\"")
-        put["fsdp"] = f"{strategy.lower()} auto_wrap"
+        fsdp = put["fsdp"] = f"{strategy.lower()} auto_wrap"
     for k, v in put.items():
         if k not in out:
             where = f["max_batch_len"][1] if k == "cutoff_len" and tokens else line
@@ -45,8 +47,7 @@ def read_main_ds(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, S
                  f"(--max_batch_len{'' if tokens else ', its default'}), weights loaded in {il.LOAD_DTYPE} (releases up to "
                  f"v0.11; v0.12+ loads fp32, twice the weights, gradients and moments under FSDP) under bf16 mixed "
                  f"precision, gradient checkpointing always on, {'flash attention 2' if flash else 'SDPA'}"
-                 + (f", FSDP {put['fsdp'].split()[0].upper()}" if "fsdp" in put else
-                    f", DeepSpeed ZeRO-{il.DS_ZERO_STAGE} (bf16"
-                      f"{', optimizer offloaded to the CPU' if ds and 'offload_optimizer' in ds['zero_optimization'] else ''})")
+                 + (f", FSDP {fsdp.split()[0].upper()}" if fsdp else
+                    f", DeepSpeed ZeRO-{il.DS_ZERO_STAGE} (bf16{', optimizer offloaded to the CPU' if offload else ''})")
                  + f" ({il.SOURCE})")
     return ds
