@@ -31,6 +31,7 @@ from rocm_tune.core.runners import autotrain
 from rocm_tune.core.runners import unsloth as unsloth_runner
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
+from rocm_tune.core.runners import instructlab
 from rocm_tune.core.runners import launchers as shell
 from rocm_tune.core.runners import values
 from rocm_tune.core.runners import llamafactory as lf_yaml
@@ -718,6 +719,11 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
             hf_args.read_qwen_vl_finetune(entry, flags, st, file, notes)
             hf_args.read_qwen_v1_finetune(entry, flags, st, file, notes)
             hf_args.read_alpaca_lora(entry, flags, st, file, notes)
+            if not any(os.path.basename(q) == os.path.basename(entry.split()[-1]) for q in job.files if entry):
+                hf_args.read_fp32_program(entry, flags, st, file, notes)     # the program itself is read if given
+            ds = instructlab.read_main_ds(entry, flags, st, file, notes)
+            if ds is not None and job.ds is None:
+                job.ds = deepspeed_json.read(ds, "", None)
             hf_args.read_qlora_program(entry, flags, st, file, notes, job.settings)
             hf_args.read_pretrain_main(entry, flags, st, file, notes)
         job.settings.update(st)

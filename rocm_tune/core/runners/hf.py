@@ -1503,6 +1503,31 @@ def read_alpaca_lora(entry: str, flags: dict[str, tuple[str, int]], out: dict[st
         notes.append(f"alpaca-lora's finetune.py: {', '.join(said)} from the program itself ({ALPACA_LORA_SOURCE})")
 
 
+def read_fp32_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
+                      notes: list[str]) -> None:
+    """FastChat's train*.py and stanford_alpaca's train.py (profiles/fp32_programs.py), run from a script whose program
+    is not given: their from_pretrained passes no torch_dtype, so transformers 4.x loads the weights in fp32 (said)."""
+    from rocm_tune.profiles import fp32_programs as fp
+    from rocm_tune.profiles.runner_args import TRAINING_ARGUMENTS_FIELDS
+
+    path = (entry.split()[-1] if entry else "").strip("'\"")
+    f = {k.replace("-", "_") for k in flags}
+    if "load_dtype" in out or not path:
+        return
+    if re.search(fp.FASTCHAT_ENTRY, path):
+        source = fp.FASTCHAT_SOURCE
+    elif re.fullmatch(fp.ALPACA_ENTRY, os.path.basename(path)) and {"data_path", "model_name_or_path"} <= f \
+            and f <= fp.ALPACA_OWN_FLAGS | TRAINING_ARGUMENTS_FIELDS | fp.TRAINING_ARGUMENTS_MORE:
+        source = fp.ALPACA_SOURCE
+    else:
+        return
+    line = flags.get("model_name_or_path", ("", None))[1]
+    out["load_dtype"] = Setting("load_dtype", "fp32", file, line, "from_pretrained without torch_dtype", "assumed")
+    notes.append(f"{os.path.basename(path)}: the weights load in fp32 whatever --bf16/--fp16 say (transformers 4.x, "
+                 f"which the program was written for: {source}); bf16/fp16 only turn on autocast / FSDP's mixed "
+                 f"precision")
+
+
 def read_qlora_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
                        notes: list[str], before: dict | None = None) -> None:
     """A QLoRA program of profiles/qlora_programs.py: its gradient checkpointing (PEFT's prepare_model_for_kbit_training
