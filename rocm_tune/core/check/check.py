@@ -25,7 +25,7 @@ from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
 from rocm_tune.core.runners import program_bounds, unsloth
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
-from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
+from rocm_tune.core.runners.config import UNTRUNCATED, UNTRUNCATED_CAPS, BadValue, eval_batch_default, fsdp_spec
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
 from rocm_tune.core.runners.config import build_config as _build_config
 from rocm_tune.core.runners.config import where as _where
@@ -1750,6 +1750,14 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
     if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
         fit = lengths.longest_that_fits(lambda t: verdict_at(t)[0] == "fits", cfg.cutoff_len)
         rep.assumptions += _padding_assumption(job, cfg, fit)
+        if fit and as_bool(job.get(UNTRUNCATED)):
+            # the length itself is an assumption (nothing truncates a sample): the OOM is the assumption's, not the
+            # config's; the data's longest sample decides
+            rep.verdict, rep.oom_phase = "unknown", None
+            rep.reason = (f"the data's longest sample decides: the config sets no sequence length and {job.runner} "
+                          f"truncates no sample, so each batch is as long as its longest sample; it fits while that "
+                          f"stays within {fit} tokens, and is OOM at the {cfg.cutoff_len} assumed: cap the length "
+                          f"({UNTRUNCATED_CAPS.get(job.runner, 'its max length')}) at {fit} or less")
 
 
 def _named_data_bound(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:

@@ -228,6 +228,23 @@ def full_modules(raw) -> tuple[str, ...]:
     return tuple(out)
 
 
+# runners whose default length is a guess, neither a cap nor the worst case: nothing truncates a sample when the config
+# sets no length, and the length counted is below what the model takes (where the worst case is counted - a runner
+# whose default is the model's context - an OOM there is the worst case's answer and stays one)
+# (torchtune: tokenizer max_seq_len None, pytorch/torchtune torchtune/modules/transforms/tokenizers/_utils.py
+# tokenize_messages truncates only `if max_seq_len is not None`; padded_collate_sft pads each batch to its longest
+# sample)
+UNTRUNCATED_RUNNERS = ("torchtune",)
+UNTRUNCATED = "__untruncated__"
+# the setting that caps the length, by runner (said in the answer)
+UNTRUNCATED_CAPS = {"torchtune": "tokenizer.max_seq_len"}
+
+
+def _untruncated(job: Job) -> None:
+    """Mark the sequence length as assumed where nothing truncates: the data's longest sample decides (check)."""
+    job.settings[UNTRUNCATED] = Setting(UNTRUNCATED, True, None, None, "cutoff_len", "default")
+
+
 def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
     g = job.get
     values: dict = {}
@@ -259,6 +276,8 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
         else:
             cut = int(dv)
             a.append(_said("cutoff_len", cut, src, job.runner))
+            if job.runner in UNTRUNCATED_RUNNERS:
+                _untruncated(job)
     values["cutoff_len"] = cut
     mb = as_int(g("per_device_train_batch_size"))
     ds_mb = as_int((job.ds.data if job.ds is not None else {}).get("train_micro_batch_size_per_gpu"))
