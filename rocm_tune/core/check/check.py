@@ -24,6 +24,7 @@ from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
 from rocm_tune.core.runners import program_bounds, unsloth
+from rocm_tune.core.runners.torchtune import CHUNKED_CE_KEY
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
 from rocm_tune.core.runners.config import UNTRUNCATED, UNTRUNCATED_CAPS, BadValue, eval_batch_default, fsdp_spec
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
@@ -1217,6 +1218,8 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                               f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
                       ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
+        if key == "cut_cross_entropy" and cfg.logits_16bit_loss and job.get(CHUNKED_CE_KEY) is not None:
+            continue        # torchtune's CEWithChunkedOutputLoss: its chunks counted (runners/config.py)
         if as_bool(g(key)) and not (key == "enable_liger_kernel" and job.runner == "llamafactory" and model is not None):
             # LLaMA-Factory's Liger is estimated (its kernels where it applies them, none where it does not)
             out.append(Finding.of("kernels-not-modelled", *_where(job, key),
