@@ -13,7 +13,6 @@ import pytest
 
 from rocm_tune.cli import main
 from rocm_tune.core.check.check import check
-from rocm_tune.core.errors import UserError
 from rocm_tune.core.runners import gpt_programs
 
 
