@@ -189,3 +189,38 @@ def test_jax_program_without_imports_is_unknown_not_an_error(tmp_path, capsys):
     assert rep.verdict == "unknown" and "JAX/Flax program" in rep.reason
     assert main(["check", str(prog), "--gpu", "mi300x", "--json", "--no-app"]) == 1
     assert "Traceback" not in capsys.readouterr().err
+
+
+# modelscope's / the hub's download-then-load pattern (modelscope snapshot_download(model_id) returns the local folder)
+DOWNLOAD_THEN_LOAD = '''\
+from modelscope import snapshot_download
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from peft import LoraConfig
+from trl import SFTConfig, SFTTrainer
+
+MODEL_ID = "Qwen/Qwen2.5-7B-Instruct"
+{second}
+model_dir = snapshot_download(MODEL_ID)
+model = AutoModelForCausalLM.from_pretrained(model_dir, torch_dtype=torch.bfloat16)
+args = SFTConfig(output_dir="out", per_device_train_batch_size=2, gradient_checkpointing=True, bf16=True,
+                 max_length=1024)
+trainer = SFTTrainer(model=model, train_dataset=ds, args=args,
+                     peft_config=LoraConfig(r=8, target_modules="all-linear", task_type="CAUSAL_LM"))
+trainer.train()
+'''
+
+
+def test_model_loaded_from_its_download_folder_is_the_id_downloaded(tmp_path):
+    prog = tmp_path / "sft.py"
+    prog.write_text(DOWNLOAD_THEN_LOAD.format(second=""))
+    rep = check([str(prog)], gpu_id="mi300x", gpus=1)
+    assert rep.model is not None and rep.model.name == "qwen2.5-7b"
+    assert any("from_pretrained(model_dir)" in n and "Qwen/Qwen2.5-7B-Instruct" in n for n in rep.job.notes)
+    assert rep.verdict == "fits"
+
+
+def test_two_model_ids_are_not_guessed_between(tmp_path):
+    prog = tmp_path / "sft.py"
+    prog.write_text(DOWNLOAD_THEN_LOAD.format(second='DRAFT_MODEL_ID = "Qwen/Qwen2.5-0.5B-Instruct"'))
+    rep = check([str(prog)], gpu_id="mi300x", gpus=1)
+    assert rep.model is None and rep.verdict == "unknown"
