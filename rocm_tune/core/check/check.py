@@ -24,8 +24,9 @@ from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import deepspeed as ds
 from rocm_tune.core.runners import megatron
 from rocm_tune.core.runners import program_bounds, unsloth
+from rocm_tune.core.runners.torchtune import CHUNKED_CE_KEY
 from rocm_tune.core.runners.common import Finding, as_bool, as_int
-from rocm_tune.core.runners.config import BadValue, eval_batch_default, fsdp_spec
+from rocm_tune.core.runners.config import UNTRUNCATED, UNTRUNCATED_CAPS, BadValue, eval_batch_default, fsdp_spec
 from rocm_tune.core.runners.config import trainer_fused_loss, trainer_passes_labels
 from rocm_tune.core.runners.config import build_config as _build_config
 from rocm_tune.core.runners.config import where as _where
@@ -1217,6 +1218,8 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
                               f"so the weights are over-counted", None))
     for key, what in (("use_unsloth", "Unsloth's kernels"), ("enable_liger_kernel", "Liger kernels"),
                       ("cut_cross_entropy", "Cut Cross-Entropy (no full logits tensor)")):
+        if key == "cut_cross_entropy" and cfg.logits_16bit_loss and job.get(CHUNKED_CE_KEY) is not None:
+            continue        # torchtune's CEWithChunkedOutputLoss: its chunks counted (runners/config.py)
         if as_bool(g(key)) and not (key == "enable_liger_kernel" and job.runner == "llamafactory" and model is not None):
             # LLaMA-Factory's Liger is estimated (its kernels where it applies them, none where it does not)
             out.append(Finding.of("kernels-not-modelled", *_where(job, key),
@@ -1750,6 +1753,14 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
     if rep.verdict == "oom" and rep.oom_phase in ("step", "eval"):
         fit = lengths.longest_that_fits(lambda t: verdict_at(t)[0] == "fits", cfg.cutoff_len)
         rep.assumptions += _padding_assumption(job, cfg, fit)
+        if fit and as_bool(job.get(UNTRUNCATED)):
+            # the length itself is an assumption (nothing truncates a sample): the OOM is the assumption's, not the
+            # config's; the data's longest sample decides
+            rep.verdict, rep.oom_phase = "unknown", None
+            rep.reason = (f"the data's longest sample decides: the config sets no sequence length and {job.runner} "
+                          f"truncates no sample, so each batch is as long as its longest sample; it fits while that "
+                          f"stays within {fit} tokens, and is OOM at the {cfg.cutoff_len} assumed: cap the length "
+                          f"({UNTRUNCATED_CAPS.get(job.runner, 'its max length')}) at {fit} or less")
 
 
 def _named_data_bound(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:

@@ -50,6 +50,8 @@ from rocm_tune.core.runners.common import (
 from rocm_tune.profiles.gpt_programs import NANOCHAT_MODULES
 
 NANOCHAT_ENTRY = "nanochat base_train"
+# a statement that calls something (`trainer = SFTTrainer(...)`, `trainer.train()`): a .py file with one is a program
+_CALLS = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\s*=\s*)?[A-Za-z_][\w.]*\s*\(", re.MULTILINE)
 # a JAX/Flax training (its imports, or its calls where the imports are cut): out of scope, said so
 JAX_PROGRAM = re.compile(r"^\s*(?:import|from)\s+(?:jax|flax|optax|chex)\b|\b(?:jax|optax|chex|flax)\.[a-z_]+\(?",
                          re.MULTILINE)
@@ -128,6 +130,9 @@ def detect(text: str, path: str = "config") -> str:
         return "nanogpt-config"
     if any(w in text for w in ("import torch", "from transformers", "def ", "import ")) and (
             "\\\n" not in text or _python_file(text, path)) and not _shell_file(text, path):
+        return "python"
+    if str(path).endswith(".py") and _CALLS.search(text) and not JAX_PROGRAM.search(text) and _python_file(text, path):
+        # a notebook's cells saved as a .py without their import cell: a Python program by its name that parses
         return "python"
     words = text.split()
     if any(w.startswith("--") for w in words) or any(
@@ -1556,11 +1561,8 @@ def read_texts(texts: dict[str, str]) -> Job:
     if found["torchtitan"] or "torchtitan" in job.script_flags:
         _apply_torchtitan(job, texts, found["torchtitan"])
     if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
-        jax = next((q for q, t in texts.items() if JAX_PROGRAM.search(t)), None)
-        if jax is not None:
-            raise UserError(f"{jax}: a JAX/Flax program (jax, flax, optax, chex): not read; rocm-tune check reads "
-                            f"PyTorch trainings only")
-        raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
+        if not any(JAX_PROGRAM.search(t) for t in texts.values()):
+            raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
     _read_hostfile(job, texts)
     _read_dstack_resources(job, texts)

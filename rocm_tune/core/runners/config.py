@@ -228,6 +228,23 @@ def full_modules(raw) -> tuple[str, ...]:
     return tuple(out)
 
 
+# runners whose default length is a guess, neither a cap nor the worst case: nothing truncates a sample when the config
+# sets no length, and the length counted is below what the model takes (where the worst case is counted - a runner
+# whose default is the model's context - an OOM there is the worst case's answer and stays one)
+# (torchtune: tokenizer max_seq_len None, pytorch/torchtune torchtune/modules/transforms/tokenizers/_utils.py
+# tokenize_messages truncates only `if max_seq_len is not None`; padded_collate_sft pads each batch to its longest
+# sample)
+UNTRUNCATED_RUNNERS = ("torchtune",)
+UNTRUNCATED = "__untruncated__"
+# the setting that caps the length, by runner (said in the answer)
+UNTRUNCATED_CAPS = {"torchtune": "tokenizer.max_seq_len"}
+
+
+def _untruncated(job: Job) -> None:
+    """Mark the sequence length as assumed where nothing truncates: the data's longest sample decides (check)."""
+    job.settings[UNTRUNCATED] = Setting(UNTRUNCATED, True, None, None, "cutoff_len", "default")
+
+
 def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
     g = job.get
     values: dict = {}
@@ -259,6 +276,8 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
         else:
             cut = int(dv)
             a.append(_said("cutoff_len", cut, src, job.runner))
+            if job.runner in UNTRUNCATED_RUNNERS:
+                _untruncated(job)
     values["cutoff_len"] = cut
     mb = as_int(g("per_device_train_batch_size"))
     ds_mb = as_int((job.ds.data if job.ds is not None else {}).get("train_micro_batch_size_per_gpu"))
@@ -433,6 +452,27 @@ def _logits_16bit(job: Job, values: dict, family: str) -> dict:
                      f"the log-softmax is taken on the 16-bit logits ({source}): {forward:g} copies of them at the "
                      f"forward's peak, {backward:g} in the loss's backward, no fp32 copy")
     return {"logits_16bit_loss": (forward, backward)}
+
+
+def _torchtune_chunked_ce(job: Job, values: dict) -> dict:
+    """torchtune's CEWithChunkedOutputLoss (pytorch/torchtune torchtune/modules/loss/ce_chunked_output_loss.py): the
+    model returns its 16-bit logits in n chunks and the loss runs `F.cross_entropy(logits.float(), ...)` one chunk at a
+    time; autograd keeps each chunk's fp32 log-softmax (its backward needs only its output, the fp32 upcast is not
+    kept), and the recipe drops the logits before the backward (recipes/*_distributed.py _loss_step: `del outputs`,
+    "free logits otherwise it peaks backward memory"). Bytes per logit: forward 2 (the 16-bit logits) + 4 (the saved
+    log-softmax) + 4/n (the chunk's upcast); backward 4 (the saved log-softmax) + 10/n (the chunk's fp32 gradients and
+    16-bit gradient). Eager figures; a compiled loss holds no more."""
+    from rocm_tune.core.runners.torchtune import CHUNKED_CE_KEY
+
+    n = as_int(job.get(CHUNKED_CE_KEY)) if job.runner == "torchtune" else None
+    if not n or n < 1 or values.get("precision") not in ("bf16", "fp16", "pure_bf16") or values.get("fused_ce"):
+        return {}
+    forward, backward = 6 + 4 / n, 4 + 10 / n
+    job.notes.append(f"torchtune CEWithChunkedOutputLoss ({n} chunks): the 16-bit logits, each chunk's fp32 "
+                     f"log-softmax kept for the backward and one chunk's fp32 upcast at a time: {forward:g} bytes per "
+                     f"logit at the forward's peak, {backward:g} in the loss's backward (the recipe frees the logits "
+                     f"before it), not the fp32 copy and log-softmax of the whole logits")
+    return {"logits_16bit_loss": (forward / 2, backward / 2)}
 
 
 def trainer_passes_labels(job: Job) -> bool:
@@ -647,6 +687,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values.update(unsloth.terms(job, model, values))      # Unsloth's kernels, where the source pins them
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
+    values.update(_torchtune_chunked_ce(job, values))
     head = heads.config_head(job, values, a)
     if "cutoff_len" in head:      # a retrieval trainer's length is its query and passage lengths, not a guess
         a[:] = [x for x in a if not x.startswith("cutoff_len: not set")]

@@ -9,6 +9,7 @@ adapters train in fp32, and "fp32" on a bf16 checkpoint computes in bf16.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 
@@ -801,12 +802,28 @@ def _config_model_call(name: str, c, put, out: dict, notes: list[str], names: di
                  f"from {ref}'s config with new fp32 weights (trained from scratch, every weight)")
 
 
+def _downloaded_model(var: str, names: dict, line: int, notes: list[str]) -> str | None:
+    """from_pretrained(LOCAL_DIR) where LOCAL_DIR is not computed here (`snapshot_download(MODEL_ID)` of the hub or
+    ModelScope, or a notebook cell not kept): the one hub id of a sized model the file binds to a name that says
+    model (`MODEL_ID = "org/Name-7B"`) is the checkpoint downloaded; several or none: not guessed."""
+    ids = {v for k, v in names.items() if "model" in str(k).lower() and isinstance(v, str)
+           and re.fullmatch(r"[\w.-]+/[\w.-]+", v.strip()) and names_a_model(v)}
+    if len(ids) != 1:
+        return None
+    got = next(iter(ids))
+    notes.append(f"line {line}: from_pretrained({var}): {var} is not set in the file; the one model id it names, "
+                 f"{got}, read as the checkpoint it loads (a download of it)")
+    return got
+
+
 def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list[str], names: dict) -> None:
     """The model's from_pretrained: its name, the dtype the weights load in, device_map, attention, Unsloth's
     max_seq_length."""
     if name == "from_pretrained" and "model_name_or_path" not in out:
         first = py_value(c.args[0], names) if c.args else (kws.get("pretrained_model_name_or_path")
                                                             or kws.get("model_name") or (None, 0))[0]
+        if first is None and c.args and isinstance(c.args[0], ast.Name):
+            first = _downloaded_model(c.args[0].id, names, c.lineno, notes)
         if isinstance(first, str) and ("/" in first or "\\" in first):     # a hub id or a path (Windows too)
             put("model_name_or_path", first, "from_pretrained", c.lineno)
             dtype = kws.get("torch_dtype") or kws.get("dtype")

@@ -37,6 +37,8 @@ DEFAULTS = {
                                    f"no autocast)"),
 }
 MARKERS = ("_component_",)
+# the setting that says the loss is torchtune's CEWithChunkedOutputLoss, its value the number of chunks
+CHUNKED_CE_KEY = "__tt_chunked_ce__"
 # the numbers read below: one written as a template the file does not fill is said (values.unread), not dropped silently
 UNREAD_KEYS = ("batch_size", "gradient_accumulation_steps", "tokenizer.max_seq_len", "dataset.max_seq_len",
                "model.lora_rank", "model.lora_alpha")
@@ -148,6 +150,9 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
     loss = _sub(data, "loss")
     if any(w in str(loss.get("_component_", "")) for w in ("Chunked", "LinearCrossEntropy")):
         put("cut_cross_entropy", True, "loss")
+    if "CEWithChunkedOutputLoss" in str(loss.get("_component_", "")):
+        # its chunks (num_output_chunks, default 8): core/runners/config.py counts what its loss holds per logit
+        put(CHUNKED_CE_KEY, as_int(loss.get("num_output_chunks")) or 8, "loss")
     ds = _sub(data, "dataset")
     if as_bool(ds.get("packed")):
         put("packing", True, "dataset")
