@@ -708,7 +708,11 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         _read_megatron(job, entry, words, file)
     else:
         flags = shell.flag_values(words)
-        if hf_args.is_llama_recipes(flags, entry):
+        if hf_args.is_fsdp_qlora(flags, entry):
+            st, notes, world = hf_args.read_fsdp_qlora(flags, file)
+            if world and (job.gpus is None or job.gpus.kind in ("assumed", "env")):
+                job.gpus = Setting("gpus", world, file, flags.get("world_size", ("", None))[1], "world_size", "flag")
+        elif hf_args.is_llama_recipes(flags, entry):
             st, notes = hf_args.read_llama_recipes(flags, file)
         else:
             st, notes = hf_args.read_flags(flags, file)
