@@ -184,3 +184,15 @@ def test_other_programs_named_train_py_are_not_read_as_fsdp_qlora():
 def test_llama_pro_types_are_said_not_modelled(tmp_path):
     job = _job(tmp_path, "python train.py --train_type hqq_llama_pro --llama_pro_path /models/llama_pro\n")
     assert any("hqq_llama_pro: not modelled" in n for n in job.notes)
+
+
+def test_low_memory_false_loads_the_whole_model_on_every_gpu(tmp_path, capsys):
+    """--low_memory false: each rank builds the whole model on its GPU before FSDP shards it. The README's 70B
+    QLoRA (4-bit, ~35 GiB) then fails at load on a 24 GB card, where low_memory (the default) fits."""
+    text = README_70B.replace("--dataset alpaca", "--dataset alpaca --low_memory false")
+    job = _job(tmp_path, text)
+    assert _v(job, Q.FSDP_WHOLE_LOAD_KEY) is True
+    d = _check(tmp_path, capsys, text, "--gpu", "rtx3090", "--gpus", "2", "--host-ram-gib", "128")
+    assert d["verdict"] == "oom" and d["oom_phase"] == "load"
+    d = _check(tmp_path, capsys, README_70B, "--gpu", "rtx3090", "--gpus", "2", "--host-ram-gib", "128")
+    assert d["verdict"] == "fits"

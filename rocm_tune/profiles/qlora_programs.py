@@ -66,4 +66,8 @@ FSDP_QLORA_PRECISION: dict[str, tuple[str, str | None]] = {
     "bf16": ("bf16", "bf16"), "fp32": ("fp32", None), "fp16_autocast": ("fp32", "fp16"),
     "bf16_autocast": ("fp32", "bf16"), "bf16_buffers_autocast": ("bf16", "bf16"),
 }
+# --low_memory False: fsdp_main loads the model with `model.to(device=rank)` (full / lora) or quantizes every layer
+# onto `device=local_rank` (the quantized types) on EVERY rank before FSDP shards it: the load phase holds the whole
+# model on each GPU (with low_memory, rank 0 builds it on the CPU and the others on the meta device)
+FSDP_WHOLE_LOAD_KEY = "fsdp_whole_model_load"
 FSDP_QLORA_ALL_TARGETS = "k_proj,q_proj,v_proj,up_proj,down_proj,gate_proj"

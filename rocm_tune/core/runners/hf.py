@@ -1441,6 +1441,9 @@ def read_fsdp_qlora(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[
     # checkpoint_wrapper(checkpoint_impl=REENTRANT if --reentrant_checkpointing else NO_REENTRANT), under FSDP
     put("gradient_checkpointing_kwargs", "reentrant_checkpointing",
         {"use_reentrant": as_bool(val("reentrant_checkpointing")) is True})
+    if as_bool(val("low_memory")) is False:
+        # low_memory False: every rank loads (and quantizes) the whole model onto its own GPU before FSDP shards it
+        put(Q.FSDP_WHOLE_LOAD_KEY, "low_memory", True)
     load, auto = Q.FSDP_QLORA_PRECISION.get(str(val("precision")).lower(), ("bf16", "bf16"))
     put("load_dtype", "precision", load)
     if auto is not None:
