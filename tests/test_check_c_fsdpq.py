@@ -196,3 +196,17 @@ def test_low_memory_false_loads_the_whole_model_on_every_gpu(tmp_path, capsys):
     assert d["verdict"] == "oom" and d["oom_phase"] == "load"
     d = _check(tmp_path, capsys, README_70B, "--gpu", "rtx3090", "--gpus", "2", "--host-ram-gib", "128")
     assert d["verdict"] == "fits"
+
+
+def test_train_py_spawns_one_process_per_visible_gpu(tmp_path):
+    """fsdp_qlora() mp.spawn()s nprocs=torch.cuda.device_count(): the visible GPUs are its ranks, --world_size
+    names them; a bare `python train.py` is not one process."""
+    job = _job(tmp_path, "export CUDA_VISIBLE_DEVICES=0,1\npython train.py --train_type lora --use_cpu_offload False\n")
+    assert job.gpus is not None and (job.gpus.value, job.gpus.native) == (2, "CUDA_VISIBLE_DEVICES")
+    job = _job(tmp_path, "CUDA_VISIBLE_DEVICES=0,1,2,3 python train.py --world_size 2 --train_type lora\n")
+    assert job.gpus is not None and (job.gpus.value, job.gpus.native) == (2, "world_size")
+    job = _job(tmp_path, "python train.py --train_type qlora --use_cpu_offload False\n")
+    assert job.gpus is None and any("one process per visible GPU" in n for n in job.notes)
+    # another program's plain `python train.py` stays one process
+    job = _job(tmp_path, "export CUDA_VISIBLE_DEVICES=0,1\npython train.py --model_name_or_path gpt2 --bf16\n")
+    assert job.gpus is not None and job.gpus.value == 1
