@@ -22,3 +22,52 @@ CHATGLM_QLORA = ("train_qlora.py", ("train_args_json",), "forced",
 # source_max_len + target_max_len) is not here: its do_mmlu_eval evaluation (mmlu_source_max_len 2048) is not
 # modelled, and with only its training read its OOMs in that evaluation are read as fitting
 QLORA_PROGRAMS = (CHATGLM_QLORA,)
+
+# AnswerDotAI/fsdp_qlora train.py (@05ed9f2): `python train.py --flag value` (fastcore @call_parse over main();
+# its bool flags are bool_arg and take a value: `--use_cpu_offload False`). fsdp_qlora() mp.spawn()s one process per
+# visible GPU (world_size -1 = torch.cuda.device_count()), each wraps the model in FSDP with
+# sharding_strategy full_shard (ShardingStrategy.FULL_SHARD), auto-wrap per LlamaDecoderLayer / MistralDecoderLayer
+# (and per trainable LoRA leaf), cpu_offload=CPUOffload(offload_params=True) under --use_cpu_offload (default True);
+# --use_gradient_checkpointing (True) applies checkpoint_wrapper per decoder layer, --use_activation_cpu_offload
+# wraps the model in offload_wrapper. precision bf16 (default): the model is loaded in bf16 and AdamW steps on those
+# bf16 weights (no MixedPrecision policy, no fp32 copy); bf16_autocast / fp16_autocast load fp32 weights and
+# autocast; fp32 keeps fp32; bf16_buffers_autocast loads bf16. qlora / custom_qlora / bnb_dora replace every decoder
+# linear by bnb Linear4bit (nf4, quant_storage = the load dtype, so FSDP shards the 4-bit base); hqq_lora / hqq_dora
+# by HQQLinear of --n_bits; lora / custom_lora / full load the 16-bit model. LoRA of --lora_rank (64) on
+# --lora_target_modules "all" = k_proj, q_proj, v_proj, up_proj, down_proj, gate_proj (not o_proj); "default" =
+# PEFT's default. get_dataloader pads each batch to its longest sample, cut at --context_length (512); the dummy
+# dataset's samples are longer than that (every batch is context_length long).
+FSDP_QLORA_SOURCE = "AnswerDotAI/fsdp_qlora train.py @05ed9f2"
+FSDP_QLORA_ENTRIES = ("train.py",)
+FSDP_QLORA_DEFAULTS: dict[str, object] = {
+    "world_size": -1, "train_type": "qlora", "batch_size": 1, "context_length": 512, "gradient_accumulation_steps": 1,
+    "dataset": "alpaca_sample", "sharding_strategy": "full_shard", "use_gradient_checkpointing": True,
+    "reentrant_checkpointing": False, "use_cpu_offload": True, "use_activation_cpu_offload": False, "low_memory": True, "precision": "bf16",
+    "model_name": "meta-llama/Llama-2-7b-hf", "lora_rank": 64, "lora_alpha": 16, "lora_target_modules": "all",
+    "n_bits": 4,
+}
+# flags only this train.py spells (one of them, or --train_type with one of its choices, names the program)
+FSDP_QLORA_MARKERS = ("reentrant_checkpointing", "use_cpu_offload", "use_activation_cpu_offload", "low_memory",
+                      "dataset_samples", "llama_pro_path", "apply_gradient_clipping", "profile_memory",
+                      "loading_workers", "log_to")
+# --train_type -> (finetuning_type, quantization: None | "bnb" | "hqq", DoRA); the llama_pro types (block
+# expansion: the added layers train whole over a quantized base) are not modelled
+FSDP_QLORA_TRAIN_TYPES: dict[str, tuple[str, str | None, bool]] = {
+    "full": ("full", None, False), "lora": ("lora", None, False), "custom_lora": ("lora", None, False),
+    "qlora": ("lora", "bnb", False), "custom_qlora": ("lora", "bnb", False), "bnb_dora": ("lora", "bnb", True),
+    "hqq_lora": ("lora", "hqq", False), "hqq_dora": ("lora", "hqq", True),
+}
+FSDP_QLORA_UNMODELLED_TYPES = ("bnb_llama_pro", "hqq_llama_pro")
+# --sharding_strategy -> the fsdp words of the estimate ("ddp" is ShardingStrategy.NO_SHARD)
+FSDP_QLORA_SHARDING = {"full_shard": "full_shard", "shard_grad_op": "shard_grad_op", "ddp": "no_shard",
+                       "hybrid_full_shard": "hybrid_shard", "hybrid_shard_grad_op": "_hybrid_shard_zero2"}
+# --precision -> (dtype the weights are loaded and stepped in, autocast dtype or None)
+FSDP_QLORA_PRECISION: dict[str, tuple[str, str | None]] = {
+    "bf16": ("bf16", "bf16"), "fp32": ("fp32", None), "fp16_autocast": ("fp32", "fp16"),
+    "bf16_autocast": ("fp32", "bf16"), "bf16_buffers_autocast": ("bf16", "bf16"),
+}
+# --low_memory False: fsdp_main loads the model with `model.to(device=rank)` (full / lora) or quantizes every layer
+# onto `device=local_rank` (the quantized types) on EVERY rank before FSDP shards it: the load phase holds the whole
+# model on each GPU (with low_memory, rank 0 builds it on the CPU and the others on the meta device)
+FSDP_WHOLE_LOAD_KEY = "fsdp_whole_model_load"
+FSDP_QLORA_ALL_TARGETS = "k_proj,q_proj,v_proj,up_proj,down_proj,gate_proj"

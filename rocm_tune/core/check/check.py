@@ -613,6 +613,7 @@ def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
 def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: formats.Job | None = None
                  ) -> tuple[dict, int, list[str]]:
     from rocm_tune.core.runners import fsdp
+    from rocm_tune.profiles.qlora_programs import FSDP_WHOLE_LOAD_KEY
 
     est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
     one = est1.per_gpu
@@ -638,8 +639,13 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: for
                  + (f"; {m.host / 2**30:.2f} GiB in host memory (offload)" if m.host else ""))
     # the Trainer's model.zero_grad() before it evaluates frees the sharded gradients too
     ev_grads = 0.0 if job is not None and _grads_freed_before_eval(job, cfg) else m.gradients
+    load = m.weights + m.gathered
+    if job is not None and as_bool(job.get(FSDP_WHOLE_LOAD_KEY)) and one.weights_bytes > load:
+        load = float(one.weights_bytes)
+        notes.append(f"each rank loads the whole model onto its GPU before FSDP shards it "
+                           f"({one.weights_bytes / 2**30:.2f} GiB at load; fsdp_qlora --low_memory false)")
     phases: dict[str, dict | None] = {
-        "load": _phase(m.weights + m.gathered),
+        "load": _phase(load),
         "step": _phase(m.resident + m.gathered + act),
         "eval": _phase(m.resident - m.gradients + ev_grads + m.gathered + _logits_eval(model, cfg, eval_batch, job))
         if eval_batch else None,

@@ -443,12 +443,14 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     _launch_settings(job, cmd, launch_flags, file)
     if g is None and as_int(env.get("NPROC_PER_NODE", "x")) and (runner in ("ms-swift", "llamafactory", "megatron")):
         g = Setting("gpus", as_int(env["NPROC_PER_NODE"]), file, cmd.line, "NPROC_PER_NODE", "env")
+    # fsdp_qlora's train.py mp.spawn()s one process per visible GPU itself (nprocs=torch.cuda.device_count())
+    spawns = runner == "hf" and job.launcher is None and hf_args.is_fsdp_qlora(shell.flag_values(prog), entry)
     if g is None:
         for var in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
             if var in env and _count_devices(env[var]):
                 n = _count_devices(env[var])
                 # llamafactory-cli / swift / deepspeed start one rank per visible device; python script.py is one
-                if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1:
+                if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1 or spawns:
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
     if runner == "ms-swift":
@@ -463,7 +465,10 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         g = job.gpus or g
     if runner == "megatron" and entry.startswith("megatron "):
         _swift_image_caps(job, env, file, cmd.line)     # `megatron sft` runs ms-swift's templates
-    if g is None and runner in ("hf", "builtin") and job.launcher is None:
+    if g is None and spawns:
+        job.notes.append("fsdp_qlora train.py starts one process per visible GPU (mp.spawn over "
+                         "torch.cuda.device_count()): pass --gpus, or --world_size in the command")
+    elif g is None and runner in ("hf", "builtin") and job.launcher is None:
         ranks = shell.ranks_per_node(cmd, as_int(script.sbatch.get("--nodes", script.sbatch.get("-N", ("", 0)))[0]))
         g = Setting("gpus", ranks[0], file, cmd.line, ranks[1], "flag") if ranks else \
             Setting("gpus", 1, file, cmd.line, "python", "assumed")
@@ -715,7 +720,11 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
         _read_megatron(job, entry, words, file)
     else:
         flags = shell.flag_values(words)
-        if hf_args.is_llama_recipes(flags, entry):
+        if hf_args.is_fsdp_qlora(flags, entry):
+            st, notes, world = hf_args.read_fsdp_qlora(flags, file)
+            if world and (job.gpus is None or job.gpus.kind in ("assumed", "env")):
+                job.gpus = Setting("gpus", world, file, flags.get("world_size", ("", None))[1], "world_size", "flag")
+        elif hf_args.is_llama_recipes(flags, entry):
             st, notes = hf_args.read_llama_recipes(flags, file)
         else:
             st, notes = hf_args.read_flags(flags, file)

@@ -1398,6 +1398,91 @@ def read_llama_recipes(flags: dict[str, tuple[str, int]], file: str) -> tuple[di
     return out, notes
 
 
+# ------------------------------------------------------------------------------ Answer.AI fsdp_qlora train.py
+def is_fsdp_qlora(flags: dict, entry: str) -> bool:
+    """AnswerDotAI/fsdp_qlora's train.py (profiles/qlora_programs.py): its file name and a flag only it spells, or
+    --train_type with one of its choices."""
+    from rocm_tune.profiles import qlora_programs as Q
+
+    name = os.path.basename(entry.split()[-1]) if entry.strip() else ""
+    if name not in Q.FSDP_QLORA_ENTRIES:
+        return False
+    f = {k.replace("-", "_") for k in flags}
+    tt = str(flags.get("train_type", flags.get("train-type", ("", 0)))[0]).strip("'\"").lower()
+    return any(k in f for k in Q.FSDP_QLORA_MARKERS) or tt in Q.FSDP_QLORA_TRAIN_TYPES \
+        or tt in Q.FSDP_QLORA_UNMODELLED_TYPES
+
+
+def read_fsdp_qlora(flags: dict[str, tuple[str, int]], file: str) -> tuple[dict[str, Setting], list[str], int | None]:
+    """fsdp_qlora train.py's flags over its defaults as settings (every default it fills is said), and the GPUs
+    --world_size names (None: every visible GPU)."""
+    from rocm_tune.profiles import qlora_programs as Q
+
+    f = {k.replace("-", "_"): (str(v[0]).strip("'\""), v[1]) for k, v in flags.items()}
+    out: dict[str, Setting] = {}
+    said: list[str] = []
+
+    def val(k: str):
+        return f[k][0] if k in f else Q.FSDP_QLORA_DEFAULTS[k]
+
+    def put(key: str, k: str, value) -> None:
+        out[key] = Setting(key, value, file, f[k][1] if k in f else None, k, "flag" if k in f else "assumed")
+        if k not in f and f"--{k}" not in " ".join(said):
+            said.append(f"--{k} {Q.FSDP_QLORA_DEFAULTS[k]}")
+
+    put("model_name_or_path", "model_name", val("model_name"))
+    put("per_device_train_batch_size", "batch_size", val("batch_size"))
+    put("cutoff_len", "context_length", val("context_length"))
+    if "gradient_accumulation_steps" in f:
+        put("gradient_accumulation_steps", "gradient_accumulation_steps", val("gradient_accumulation_steps"))
+    if str(val("dataset")).lower() == "dummy":
+        put("packing", "dataset", True)      # its samples outrun context_length: every batch is that long
+    tt = str(val("train_type")).lower()
+    notes: list[str] = []
+    method, quant, dora = Q.FSDP_QLORA_TRAIN_TYPES.get(tt, ("lora", "bnb", False))
+    if tt not in Q.FSDP_QLORA_TRAIN_TYPES:
+        notes.append(f"--train_type {tt}: not modelled (llama_pro block expansion), estimated as qlora")
+    put("finetuning_type", "train_type", method)
+    if quant is not None:
+        put("quantization_bit", "train_type", 4 if quant == "bnb" else as_int(val("n_bits")) or 4)
+        put("double_quantization", "train_type", False)      # bnb Linear4bit nf4, no nested quantisation
+    if dora:
+        put("use_dora", "train_type", True)
+    if method == "lora":
+        put("lora_rank", "lora_rank", val("lora_rank"))
+        put("lora_alpha", "lora_alpha", val("lora_alpha"))
+        t = str(val("lora_target_modules")).lower()
+        put("lora_target", "lora_target_modules",
+            "__peft_default__" if t == "default" else Q.FSDP_QLORA_ALL_TARGETS)
+    strategy = Q.FSDP_QLORA_SHARDING.get(str(val("sharding_strategy")).lower(), "full_shard")
+    offload = as_bool(val("use_cpu_offload")) is not False
+    put("fsdp", "sharding_strategy" if "sharding_strategy" in f or "use_cpu_offload" not in f else
+        "use_cpu_offload", f"{strategy} auto_wrap" + (" offload" if offload else ""))
+    if "use_cpu_offload" not in f:
+        said.append("--use_cpu_offload True")
+    put("disable_gradient_checkpointing", "use_gradient_checkpointing",
+        as_bool(val("use_gradient_checkpointing")) is False)
+    if as_bool(val("use_activation_cpu_offload")):
+        put("activation_offloading", "use_activation_cpu_offload", True)
+    # checkpoint_wrapper(checkpoint_impl=REENTRANT if --reentrant_checkpointing else NO_REENTRANT), under FSDP
+    put("gradient_checkpointing_kwargs", "reentrant_checkpointing",
+        {"use_reentrant": as_bool(val("reentrant_checkpointing")) is True})
+    if as_bool(val("low_memory")) is False:
+        # low_memory False: every rank loads (and quantizes) the whole model onto its own GPU before FSDP shards it
+        put(Q.FSDP_WHOLE_LOAD_KEY, "low_memory", True)
+    load, auto = Q.FSDP_QLORA_PRECISION.get(str(val("precision")).lower(), ("bf16", "bf16"))
+    put("load_dtype", "precision", load)
+    if auto is not None:
+        put(auto, "precision", True)
+    world = as_int(val("world_size"))
+    notes.append(f"fsdp_qlora train.py flags read ({Q.FSDP_QLORA_SOURCE}): --train_type {tt}, FSDP {strategy} "
+                 f"per decoder layer over every process" + (" with CPU offload of the sharded parameters, gradients "
+                 "and AdamW state" if offload else "") + f"; weights loaded {load}"
+                 + (" and AdamW on them (no fp32 copy)" if load != "fp32" else "")
+                 + ("; its defaults: " + ", ".join(said) if said else ""))
+    return out, notes, world if world and world > 0 else None
+
+
 # QwenLM's qwen-vl-finetune (Qwen2.5-VL / Qwen3-VL repositories: qwen-vl-finetune/qwenvl/train/train_qwen.py, its
 # arguments in qwenvl/train/argument.py): --tune_mm_vision / --tune_mm_mlp / --tune_mm_llm (all False by default)
 # set requires_grad per part (train_qwen.py set_model); --max_pixels (DataArguments, 28 * 28 * 576) and
