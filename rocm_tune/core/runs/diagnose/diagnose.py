@@ -42,6 +42,7 @@ from rocm_tune.core.runs.diagnose import memory_snapshot, silent_hang, teardown,
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
+from rocm_tune.core.runs.diagnose import version_facts
 from rocm_tune.core.runs.diagnose import attention_owner, no_device   # e-hipfa
 from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
@@ -2648,7 +2649,23 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "install the xformers build for the installed torch and its runtime (for ROCm: pip install xformers "
                 "--index-url https://download.pytorch.org/whl/rocmX.Y matching torch), or run without xformers "
                 "attention (sdpa)")
-    return _runtime_version_reading(r, blob)
+    return _runtime_version_reading(r, blob) or _pinned_version_reading(r, blob)
+
+
+# e-ver4: the families of a failure raised inside a component, which a pin the log's releases break turns into the
+# versions (FAMILIES.md "Rule 1, refined"); never a resource, the network, permissions, a compile or a missing install
+_COMPONENT_FAMILIES = ("config_error", "unknown", "hip_error", "cuda_error", "flash_attn_error", "dataset_error",
+                       "tokenizer_template", "unrecognized_model_type_adapter", "checkpoint_resume_mismatch",
+                       "nan_loss", "ddp_error")
+
+
+def _pinned_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
+    """e-ver4: a failure raised inside a package whose installed release, or the release of a package it pairs with,
+    breaks a pin the log shows (a release's declared requirement, a flash-attn wheel's torch): version_facts.py."""
+    if r.family not in _COMPONENT_FAMILIES:
+        return None
+    skew = version_facts.shown_skew(r.first.context or r.first.text, r.first.pre, blob)
+    return version_facts.sentence(skew) if skew is not None else None
 
 
 def _runtime_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
