@@ -8,7 +8,8 @@ Per release this records what the release itself declares it needs of the other 
 - setup.py's install_requires (a list literal, or the name of one: REQUIRED_PKGS), setup.cfg's install_requires,
   pyproject.toml's [project] dependencies (unsloth: its `huggingface` extra, what `pip install unsloth` resolves),
   requirements.txt / requirements/framework.txt (ms-swift, axolotl, LLaMA-Factory);
-- LLaMA-Factory's runtime gate (extras/misc.py check_dependencies: require_version("transformers>=4.41.2,<=4.46.1")).
+- LLaMA-Factory's runtime gate (extras/misc.py check_dependencies: require_version("transformers>=4.41.2,<=4.46.1")),
+  which wins over its requirements file for the packages it checks (the release raises on it).
 flash-attn: the torch releases its release workflow (.github/workflows/publish.yml, matrix torch-version) built
 wheels for. Consecutive releases with the same pins are one span "FIRST..LAST".
 """
@@ -95,16 +96,16 @@ def _pyproject(src: str, extra: str | None) -> list[str]:
 
 
 def _gate(src: str) -> list[str]:
-    return re.findall(r"require_version\(\s*\"([^\"]+)\"", src.split("def check_dependencies", 1)[-1][:3000]) \
+    return re.findall(r"(?:require_version|check_version)\(\s*\"([^\"]+)\"", src.split("def check_dependencies", 1)[-1][:3000]) \
         if "def check_dependencies" in src else []
 
 
 def release_pins(repo: str, tag: str, lib: str) -> dict[str, str]:
     files = set(_git(repo, "ls-tree", "-r", "--name-only", tag).split())
-    lines: list[str] = []
+    lines, gated = [], []
     for gate in ("src/llamafactory/extras/misc.py", "src/llmtuner/extras/misc.py"):
         if gate in files:
-            lines += _gate(_git(repo, "show", f"{tag}:{gate}"))
+            gated += _gate(_git(repo, "show", f"{tag}:{gate}"))
     if "setup.py" in files:
         lines += _setup_py(_git(repo, "show", f"{tag}:setup.py"))
     if "setup.cfg" in files:
@@ -114,7 +115,7 @@ def release_pins(repo: str, tag: str, lib: str) -> dict[str, str]:
     for req in ("requirements.txt", "requirements/framework.txt"):
         if req in files:
             lines += _git(repo, "show", f"{tag}:{req}").splitlines()
-    pins = _pins(lines)
+    pins = {**_pins(lines), **_pins(gated)}     # the runtime gate is what the release enforces: it wins
     pins.pop(lib, None)
     return pins
 

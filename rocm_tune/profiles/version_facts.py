@@ -30,21 +30,27 @@ ALIASES: dict[str, str] = {
 _NAME = (r"(?P<name>(?i:torch|pytorch|transformers|accelerate|peft|trl|datasets|tokenizers|deepspeed|bitsandbytes|"
          r"flash[-_]attn|flash[-_]attention|huggingface[-_]hub|safetensors|triton|pytorch[-_]triton[-_]rocm|xformers|"
          r"vllm|unsloth|unsloth[-_]zoo|llamafactory|llmtuner|ms[-_]swift|axolotl|liger[-_]kernel))")
-VER = r"(?P<ver>\d+(?:\.\d+)+(?:[._-]?(?:post|dev|rc|a|b)\d*)*(?:\+[\w.]+)?)"
+# a release: parts without leading zeros, none but the first (a year: Unsloth 2025.3.14) above 999, never a size
+# (`torch: 96.00 GiB`) or a HIP build number (`6.0.32830`)
+VER = (r"(?P<ver>(?:[1-9]\d{0,3}|0)(?:\.(?:[1-9]\d{0,2}|0)(?!\d))+(?!\.?\d)(?:[._-]?(?:post|dev|rc|a|b)\d*)*(?:\+[\w.]+)?)"
+       r"(?![\d.]*\s*(?:[GMK]i?B|%)\b)")
 
 FACT_PATTERNS: tuple[str, ...] = (
     # pip list / conda list / collect_env's [pip3] [conda] lines / a requirements file / pip freeze
     r"^[ \t|]*(?:\[(?:pip3?|conda)\][ \t]+)?" + _NAME + r"(?:[ \t]+|[ \t]*===?[ \t]*)v?" + VER + r"(?=[ \t]|$)",
     # env reports and banners: `- \`transformers\` version: 4.46.1`, `PyTorch version (GPU?): 2.1.0 (True)`,
     # `torch version ........ 2.1.0`, `Transformers: 4.49.0.`, `Xformers = 0.0.29`
-    r"(?:^|[\s`*\-|.,])`?" + _NAME + r"`?(?:[ \t]+version)?(?:[ \t]*\(GPU\?\))?(?:[ \t]*:|[ \t]*=|[ \t]*\.{3,})[ \t]*v?"
+    r"(?:^|(?<!used to build)(?<!\bby)[\s`*\-|.,])`?" + _NAME + r"`?(?:[ \t]+version)?(?:[ \t]*\(GPU\?\))?(?:[ \t]*:|[ \t]*=|[ \t]*\.{3,})[ \t]*v?"
     + VER,
     r"\b(?P<name>deepspeed) info\s*\.{3,}\s*" + VER,
     r"\b(?P<name>DeepSpeed) info: version=" + VER,
     r"\b(?P<name>Unsloth) (?P<ver>20\d\d\.\d+\.\d+)\b",
     r"\b(?P<name>vLLM) API server version " + VER,
     r"Initializing an? (?:V1 )?(?P<name>LLM) engine \(v" + VER + r"\)",
-    r"\b" + _NAME + r"\.__version__\W{0,20}" + VER,
+    # `print(torch.__version__)` then its output, the REPL's echo (`>>> torch.__version__` / `'2.1.2+rocm5.6'`),
+    # `torch.__version__ = 2.1.0` (never one of several printed together: which number is whose is not shown)
+    r"print\(\s*" + _NAME + r"\.__version__\s*\)\W{0,8}" + VER,
+    r"\b" + _NAME + r"\.__version__[ \t]*(?:[:=]|->)?[ \t]*\n?[ \t]*['\"]?" + VER,
     # pip: `Requirement already satisfied: transformers==4.46.1 in` / `... transformers in /path (4.46.1)`
     r"Requirement already satisfied: " + _NAME + r"(?:==" + VER + r"| in \S+ \(" + VER.replace("?P<ver>", "?P<ver2>")
     + r"\))",
@@ -63,3 +69,10 @@ REPLACED = (r"Found existing installation:|Successfully uninstalled|Attempting u
 FA_WHEEL = (r"\bflash_attn-(?P<fa>\d+\.\d+\.\d+(?:\.post\d+)?)\+cu\d+torch(?P<torch>\d+\.\d+)cxx11abi(?P<abi>TRUE|FALSE)")
 # torch's own ABI, as printed: `torch._C._GLIBCXX_USE_CXX11_ABI` -> True/False
 TORCH_ABI = r"_GLIBCXX_USE_CXX11_ABI\W{0,20}(?P<abi>True|False)\b"
+
+# pip's own report of a pair it left incompatible (src/pip/_internal/commands/install.py _warn_about_conflicts since
+# pip 20.3: `{name} {version} requires {req}, but you have {dep} {dep_version} which is incompatible.`; pip 10 - 20.2
+# and `pip check`: `{name} {version} has requirement {req}, but you have {dep} {dep_version}.`)
+PIP_CONFLICT = (r"(?P<lib>[A-Za-z][\w.-]*) (?P<lv>\d[\w.+!-]*) (?:requires|has requirement) (?P<dep>[A-Za-z][\w.-]*)"
+                r"(?:\[[^\]]*\])?(?P<spec>[^,\n]*(?:,[<>=!~][^,\n]*)*), but you have (?P<dep2>[A-Za-z][\w.-]*) "
+                r"(?P<have>\d[\w.+!-]*?)(?: which is incompatible)?\.?$")

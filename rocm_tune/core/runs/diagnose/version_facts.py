@@ -111,6 +111,8 @@ def pin_skews(facts: dict[str, Fact]) -> list[Skew]:
     """Every pair of shown releases that a shown release's declared pins (or a flash-attn wheel's torch) rule out."""
     out: list[Skew] = []
     for lib, f in facts.items():
+        if re.search(r"dev|\+g[0-9a-f]", f.version):
+            continue       # a build between releases: its pins are no release's
         for dep, spec in _declared(lib, f.version) or ():
             if dep in facts and not satisfies(facts[dep].version, spec):
                 out.append(Skew(lib, f.version, dep, spec, facts[dep].version, f"{f.shown}; {facts[dep].shown}"))
@@ -132,6 +134,17 @@ def wheel_skews(blob: str, facts: dict[str, Fact]) -> list[Skew]:
     return out
 
 
+def resolver_skews(blob: str) -> list[Skew]:
+    """The pairs pip itself reported incompatible after an install (or `pip check`), any package."""
+    return [Skew(_dist(m.group("lib")), m.group("lv"), _dist(m.group("dep")), m.group("spec").strip(), m.group("have"),
+                 " ".join(m.group(0).split())[:160])
+            for m in re.finditer(vf.PIP_CONFLICT, blob, re.M)]
+
+
+def _dist(name: str) -> str:
+    return _canon(name) or re.sub(r"[-_.]+", "-", name).lower()
+
+
 # the package a traceback frame is in: .../site-packages/<pkg>/...
 _FRAME_PKG = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\]")
 _PACKAGE_NAMES = {"flash_attn": "flash-attn", "huggingface_hub": "huggingface-hub", "unsloth_zoo": "unsloth-zoo",
@@ -144,16 +157,17 @@ def failing_packages(text: str, pre: str) -> set[str]:
     names = set(_FRAME_PKG.findall(pre[-6000:] + "\n" + text))
     names |= set(re.findall(r"\b(flash_attn|bitsandbytes|deepspeed|triton|xformers|vllm|peft|trl|transformers|"
                             r"accelerate|unsloth_zoo|unsloth)\b", text))
-    return {n for x in names if (n := _PACKAGE_NAMES.get(x) or _canon(x))}
+    return {_PACKAGE_NAMES.get(x) or _dist(x) for x in names}
 
 
 def shown_skew(text: str, pre: str, blob: str) -> Skew | None:
     """The first pin the log's releases break where one of the two packages is the one the failure was raised in."""
     facts = read_facts(blob + "\n" + pre)
-    if len(facts) < 2 and "flash_attn-" not in blob:
+    skews = resolver_skews(blob + "\n" + pre)
+    if len(facts) < 2 and "flash_attn-" not in blob and not skews:
         return None
     inside = failing_packages(text, pre)
-    for s in wheel_skews(blob + "\n" + pre, facts) + pin_skews(facts):
+    for s in skews + wheel_skews(blob + "\n" + pre, facts) + pin_skews(facts):
         if inside & {s.lib, s.dep.split("'")[0]}:
             return s
     return None
