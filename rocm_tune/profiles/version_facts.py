@@ -25,14 +25,14 @@ ALIASES: dict[str, str] = {
     "huggingface-hub": "huggingface-hub", "safetensors": "safetensors", "triton": "triton",
     "pytorch-triton-rocm": "triton", "xformers": "xformers", "vllm": "vllm", "unsloth": "unsloth",
     "unsloth-zoo": "unsloth-zoo", "llamafactory": "llamafactory", "llmtuner": "llamafactory", "llm": "vllm",
-    "ms-swift": "ms-swift", "axolotl": "axolotl", "liger-kernel": "liger-kernel",
+    "ms-swift": "ms-swift", "swift": "ms-swift", "axolotl": "axolotl", "liger-kernel": "liger-kernel",
 }
 _NAME = (r"(?P<name>(?i:torch|pytorch|transformers|accelerate|peft|trl|datasets|tokenizers|deepspeed|bitsandbytes|"
          r"flash[-_]attn|flash[-_]attention|huggingface[-_]hub|safetensors|triton|pytorch[-_]triton[-_]rocm|xformers|"
-         r"vllm|unsloth|unsloth[-_]zoo|llamafactory|llmtuner|ms[-_]swift|axolotl|liger[-_]kernel))")
+         r"vllm|unsloth|unsloth[-_]zoo|llamafactory|llmtuner|ms[-_]swift|swift|axolotl|liger[-_]kernel))")
 # a release: parts without leading zeros, none but the first (a year: Unsloth 2025.3.14) above 999, never a size
 # (`torch: 96.00 GiB`) or a HIP build number (`6.0.32830`)
-VER = (r"(?P<ver>(?:[1-9]\d{0,3}|0)(?:\.(?:[1-9]\d{0,2}|0)(?!\d))+(?!\.?\d)(?:[._-]?(?:post|dev|rc|a|b)\d*)*(?:\+[\w.]+)?)"
+VER = (r"(?P<ver>(?:[1-9]\d{0,3}|0)(?:\.(?:[1-9]\d{0,2}|0)(?!\d))+(?!\.?\d)(?:[._-]?(?:post|dev|rc|a|b)\d*)*(?:\+\w+(?:\.\w+)*)?)"
        r"(?![\d.]*\s*(?:[GMK]i?B|%)\b)")
 
 FACT_PATTERNS: tuple[str, ...] = (
@@ -40,7 +40,7 @@ FACT_PATTERNS: tuple[str, ...] = (
     r"^[ \t|]*(?:\[(?:pip3?|conda)\][ \t]+)?" + _NAME + r"(?:[ \t]+|[ \t]*===?[ \t]*)v?" + VER + r"(?=[ \t]|$)",
     # env reports and banners: `- \`transformers\` version: 4.46.1`, `PyTorch version (GPU?): 2.1.0 (True)`,
     # `torch version ........ 2.1.0`, `Transformers: 4.49.0.`, `Xformers = 0.0.29`
-    r"(?:^|(?<!used to build)(?<!\bby)[\s`*\-|.,])`?" + _NAME + r"`?(?:[ \t]+version)?(?:[ \t]*\(GPU\?\))?(?:[ \t]*:|[ \t]*=|[ \t]*\.{3,})[ \t]*v?"
+    r"(?:^|(?<!used to build)(?<!\bby)[\s`*\-|.,\[])`?" + _NAME + r"`?(?:[ \t]+version)?(?:[ \t]*\(GPU\?\))?(?:[ \t]*:|[ \t]*=|[ \t]*\.{3,})[ \t]*v?"
     + VER,
     r"\b(?P<name>deepspeed) info\s*\.{3,}\s*" + VER,
     r"\b(?P<name>DeepSpeed) info: version=" + VER,
@@ -52,8 +52,13 @@ FACT_PATTERNS: tuple[str, ...] = (
     r"print\(\s*" + _NAME + r"\.__version__\s*\)\W{0,8}" + VER,
     r"\b" + _NAME + r"\.__version__[ \t]*(?:[:=]|->)?[ \t]*\n?[ \t]*['\"]?" + VER,
     # pip: `Requirement already satisfied: transformers==4.46.1 in` / `... transformers in /path (4.46.1)`
-    r"Requirement already satisfied: " + _NAME + r"(?:==" + VER + r"| in \S+ \(" + VER.replace("?P<ver>", "?P<ver2>")
-    + r"\))",
+    # (`... torch<3,>=2.3 in /venv/... (from bitsandbytes) (2.4.0)`)
+    r"Requirement already satisfied: " + _NAME + r"(?:==" + VER + r"|(?:\[[^\]]*\])?(?:[<>=!~]\S*)? in \S+"
+    r"(?: \(from [^)]*\))? \(" + VER.replace("?P<ver>", "?P<ver2>") + r"\))",
+    # transformers' require_version (utils/versions.py _compare_versions): `... is required ..., but found X==1.2.`
+    r"\bbut found " + _NAME + r"==" + VER,
+    # `PyTorch version 1.4.0` in prose-like reports
+    r"\b" + _NAME + r"[ \t]+version[ \t]+v?" + VER,
     # wheel and site-packages names: flash_attn-2.7.4.post1+cu12torch2.6cxx11abiFALSE-cp311-..., torch-2.1.0.dist-info
     r"(?:^|[\s/\\=\"'(])" + _NAME + r"-" + VER + r"(?=-(?:py|cp)\d|\.dist-info|\.egg-info|\.tar\.gz|\.whl)",
 )

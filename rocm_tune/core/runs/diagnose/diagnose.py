@@ -580,7 +580,9 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
 
 
 BESIDE_EXT = (".yaml", ".yml", ".json", ".sh", ".slurm", ".sbatch", ".toml", ".cfg", ".txt")
-_TXT_CONFIG = re.compile(r"arg|config|cmd|command|launch|setting|param|run|train|script", re.I)
+# e-ver4: also the package lists a user keeps beside the log (requirements.txt, pip freeze / conda list dumps)
+_TXT_CONFIG = re.compile(r"arg|config|cmd|command|launch|setting|param|run|train|script|requirement|freeze|pip[-_.]|"
+                         r"conda|environment|packages|versions", re.I)
 BESIDE_MAX_FILES = 12
 BESIDE_MAX_BYTES = 256 * 1024
 _NOT_CONFIG = ("trainer_state.json", "plan.json", "case.json", "metrics.jsonl", "exit.json")
@@ -2727,6 +2729,11 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     elif (said := release_gates.gate_reading(r.first.context or r.first.text)) is not None:
         r.title, r.fix = said   # e-ver3: already the versions; the library's own gate names which
+        return
+    elif (pip := version_facts.resolver_skews(r.first.text)) or (
+            r.code == "python-exception" and (pip := [s] if (s := version_facts.shown_skew(
+                r.first.context or r.first.text, r.first.pre, blob)) else [])):
+        r.title, r.fix = version_facts.sentence(pip[0])   # e-ver4: already the versions; name the two releases
         return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
