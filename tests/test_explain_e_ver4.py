@@ -81,6 +81,15 @@ def test_skew_between_packages_the_failure_is_not_in_keeps_the_family() -> None:
     assert _root(_lf_env("0.12.1") + MODELING).family == "unknown"
 
 
+def test_runner_frames_up_the_traceback_do_not_count() -> None:
+    # launched by LLaMA-Factory (its frames on top), failing in transformers: LF 0.9.1's trl pin is not this failure's
+    via_lf = MODELING.replace("  File \"/work/sft.py\", line 88, in <module>\n    trainer.train()\n",
+                              f'  File "{SP}/llamafactory/train/sft/workflow.py", line 96, in run_sft\n'
+                              "    train_result = trainer.train()\n")
+    assert "llamafactory/train" in via_lf
+    assert _root(_lf_env("0.12.1") + via_lf).family == "unknown"
+
+
 # pip install's resolver report (pip >= 20.3 _warn_about_conflicts), then the run failing
 PIP_CONFLICT = (
     "Successfully built llamafactory\n"
@@ -159,7 +168,16 @@ PIP_INSTALL = ("Attempting uninstall: transformers\n    Found existing installat
                "(2.4.0+rocm6.1)\n")
 
 
+BNB_DIAG = ("=================== bug report ===================\n"
+            "================= bitsandbytes v0.45.0 =================\nPlatform: Linux-6.8.0-x86_64\n"
+            "Python: 3.11.10\nPyTorch: 2.5.1+rocm6.2\n  CUDA: N/A\n  HIP: 6.2.41133-dd7f95766\n  XPU: N/A\n"
+            "Related packages:\n  accelerate: 1.2.1\n  diffusers: not found\n  numpy: 1.26.4\n  pip: 24.2\n"
+            "  peft: 0.14.0\n  transformers: 4.47.1\n  trl: 0.13.0\n")
+
+
 @pytest.mark.parametrize("log,want", [
+    (BNB_DIAG, {"bitsandbytes": "0.45.0", "torch": "2.5.1+rocm6.2", "accelerate": "1.2.1", "peft": "0.14.0",
+                "transformers": "4.47.1", "trl": "0.13.0"}),
     (COLLECT_ENV, {"torch": "2.1.2+rocm5.6", "triton": "2.1.0", "transformers": "4.36.2"}),
     (DS_REPORT, {"torch": "2.3.0+rocm6.0", "deepspeed": "0.14.2"}),
     (UNSLOTH, {"unsloth": "2025.3.14", "transformers": "4.49.0", "vllm": "0.7.3", "torch": "2.6.0+rocm6.2.4",

@@ -10,7 +10,8 @@ the tools that print them:
   (`torch version .................... 2.1.0+rocm5.6`, `deepspeed info ................... 0.12.3, unknown, unknown`);
 - banners: DeepSpeed's `DeepSpeed info: version=0.12.3`, Unsloth's `Unsloth 2025.3.14: Fast Qwen2 patching.
   Transformers: 4.49.0. vLLM: 0.7.3.` / `Torch: 2.6.0+cu124. CUDA: 8.0. ... Triton: 3.2.0` / `Xformers = 0.0.29`,
-  vLLM's `vLLM API server version 0.6.3` and `Initializing an LLM engine (v0.6.3)`, `X.__version__` printed;
+  vLLM's `vLLM API server version 0.6.3` and `Initializing an LLM engine (v0.6.3)`, `X.__version__` printed,
+  `python -m bitsandbytes` (`=== bitsandbytes v0.45.0 ===`, `PyTorch: 2.5.1+rocm6.2`, `  transformers: 4.46.1`);
 - pip's install output and wheel/site-packages names: `Successfully installed peft-0.12.0 trl-0.9.6`,
   `Requirement already satisfied: transformers==4.46.1 in ...` / `... transformers in /venv/... (4.46.1)`,
   `flash_attn-2.7.4.post1+cu12torch2.6cxx11abiFALSE-cp311-cp311-linux_x86_64.whl`, `torch-2.1.0+rocm5.6.dist-info`.
@@ -45,6 +46,8 @@ FACT_PATTERNS: tuple[str, ...] = (
     r"\b(?P<name>deepspeed) info\s*\.{3,}\s*" + VER,
     r"\b(?P<name>DeepSpeed) info: version=" + VER,
     r"\b(?P<name>Unsloth) (?P<ver>20\d\d\.\d+\.\d+)\b",
+    # `python -m bitsandbytes` (diagnostics/main.py print_header(f"bitsandbytes v{bnb_version}"), '=' filled)
+    r"={3,} " + _NAME + r" v" + VER + r" ={3,}",
     r"\b(?P<name>vLLM) API server version " + VER,
     r"Initializing an? (?:V1 )?(?P<name>LLM) engine \(v" + VER + r"\)",
     # `print(torch.__version__)` then its output, the REPL's echo (`>>> torch.__version__` / `'2.1.2+rocm5.6'`),

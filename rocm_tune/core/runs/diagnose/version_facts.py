@@ -153,8 +153,13 @@ _PACKAGE_NAMES = {"flash_attn": "flash-attn", "huggingface_hub": "huggingface-hu
 
 
 def failing_packages(text: str, pre: str) -> set[str]:
-    """The stack's packages the failure was raised in: the frames of the root's traceback, the error line's module."""
-    names = set(_FRAME_PKG.findall(pre[-6000:] + "\n" + text))
+    """The packages the failure was raised in: the innermost installed package of the root's last traceback and the
+    packages the error line names; never the frames further up (a runner's frame is in every traceback of its run,
+    whatever failed)."""
+    tb = pre[-6000:]
+    tb = tb[tb.rfind("Traceback (most recent call last)"):] if "Traceback (most recent call last)" in tb else tb
+    frames = [_PACKAGE_NAMES.get(x) or _dist(x) for x in _FRAME_PKG.findall(tb + "\n" + text)]
+    names: set[str] = set(frames[-1:])
     names |= set(re.findall(r"\b(flash_attn|bitsandbytes|deepspeed|triton|xformers|vllm|peft|trl|transformers|"
                             r"accelerate|unsloth_zoo|unsloth)\b", text))
     return {_PACKAGE_NAMES.get(x) or _dist(x) for x in names}
