@@ -138,6 +138,27 @@ def test_flash_attn_wheel_for_this_torch_keeps_the_family() -> None:
     assert d.family != "version_check", (d.family, d.title)
 
 
+# pip list, then torchvision's compiled op missing from this torch (torchvision/_meta_registrations.py registering
+# a fake for torchvision::nms)
+def _tv_log(tv: str) -> str:
+    return ("Package           Version\n----------------- ------------\n"
+            f"torch             2.5.1+rocm6.2\ntorchvision       {tv}\n"
+            "Traceback (most recent call last):\n  File \"/work/detect.py\", line 3, in <module>\n"
+            "    import torchvision\n"
+            f'  File "{SP}/torchvision/_meta_registrations.py", line 164, in <module>\n'
+            '    @torch.library.register_fake("torchvision::nms")\n'
+            f'  File "{SP}/torch/library.py", line 654, in register\n'
+            "    use_lib._register_fake(op_name, func, _stacklevel=stacklevel + 1)\n"
+            "RuntimeError: operator torchvision::nms does not exist\n")
+
+
+def test_torchvision_for_another_torch() -> None:
+    d = _root(_tv_log("0.19.1+rocm6.1"))
+    assert d.family == "version_check", (d.family, d.code, d.title)
+    assert "torchvision 0.19.1+rocm6.1 is the build for torch 2.4" in d.title and "2.5.1" in d.fix
+    assert vf.companion_skews(vf.read_facts(_tv_log("0.20.1+rocm6.2"))) == []
+
+
 def test_resource_failure_with_a_skew_in_view_stays_oom() -> None:
     oom = (f'  File "{SP}/trl/trainer/dpo_trainer.py", line 1400, in get_batch_loss_metrics\n'
            "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "

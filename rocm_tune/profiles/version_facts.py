@@ -26,9 +26,9 @@ ALIASES: dict[str, str] = {
     "huggingface-hub": "huggingface-hub", "safetensors": "safetensors", "triton": "triton",
     "pytorch-triton-rocm": "triton", "xformers": "xformers", "vllm": "vllm", "unsloth": "unsloth",
     "unsloth-zoo": "unsloth-zoo", "llamafactory": "llamafactory", "llmtuner": "llamafactory", "llm": "vllm",
-    "ms-swift": "ms-swift", "swift": "ms-swift", "axolotl": "axolotl", "liger-kernel": "liger-kernel",
+    "torchvision": "torchvision", "ms-swift": "ms-swift", "swift": "ms-swift", "axolotl": "axolotl", "liger-kernel": "liger-kernel",
 }
-_NAME = (r"(?P<name>(?i:torch|pytorch|transformers|accelerate|peft|trl|datasets|tokenizers|deepspeed|bitsandbytes|"
+_NAME = (r"(?P<name>(?i:torchvision|torch|pytorch|transformers|accelerate|peft|trl|datasets|tokenizers|deepspeed|bitsandbytes|"
          r"flash[-_]attn|flash[-_]attention|huggingface[-_]hub|safetensors|triton|pytorch[-_]triton[-_]rocm|xformers|"
          r"vllm|unsloth|unsloth[-_]zoo|llamafactory|llmtuner|ms[-_]swift|swift|axolotl|liger[-_]kernel))")
 # a release: parts without leading zeros, none but the first (a year: Unsloth 2025.3.14) above 999, never a size
@@ -84,3 +84,14 @@ TORCH_ABI = r"_GLIBCXX_USE_CXX11_ABI\W{0,20}(?P<abi>True|False)\b"
 PIP_CONFLICT = (r"(?P<lib>[A-Za-z][\w.-]*) (?P<lv>\d[\w.+!-]*) (?:requires|has requirement) (?P<dep>[A-Za-z][\w.-]*)"
                 r"(?:\[[^\]]*\])?(?P<spec>[^,\n]*(?:,[<>=!~][^,\n]*)*), but you have (?P<dep2>[A-Za-z][\w.-]*) "
                 r"(?P<have>\d[\w.+!-]*?)(?: which is incompatible)?\.?$")
+
+# torchvision's README, "the corresponding torchvision versions": each torchvision release is built for one torch
+# release (torch 2.3 - 0.18, 2.2 - 0.17, 2.1 - 0.16, 2.0 - 0.15; 1.13 - 0.14 ... 1.5 - 0.6, 1.4 - 0.5); the 2.x rows go on
+# the same way in later READMEs (2.4 - 0.19 ... 2.9 - 0.24): torch (major, minor) -> torchvision (0, minor)
+def torchvision_for(torch: tuple[int, int]) -> tuple[int, int] | None:
+    major, minor = torch
+    if major == 2:
+        return (0, 15 + minor)
+    if major == 1 and minor >= 4:
+        return (0, minor + 1)
+    return None

@@ -2731,7 +2731,7 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         r.title, r.fix = said   # e-ver3: already the versions; the library's own gate names which
         return
     elif (pip := version_facts.resolver_skews(r.first.text)) or (
-            r.code == "python-exception" and (pip := [s] if (s := version_facts.shown_skew(
+            r.code in ("python-exception", "extension-abi-mismatch") and (pip := [s] if (s := version_facts.shown_skew(
                 r.first.context or r.first.text, r.first.pre, blob)) else [])):
         r.title, r.fix = version_facts.sentence(pip[0])   # e-ver4: already the versions; name the two releases
         return

@@ -145,6 +145,20 @@ def _dist(name: str) -> str:
     return _canon(name) or re.sub(r"[-_.]+", "-", name).lower()
 
 
+def companion_skews(facts: dict[str, Fact]) -> list[Skew]:
+    """torchvision built for another torch release than the torch shown (torchvision's README table)."""
+    tv, torch = facts.get("torchvision"), facts.get("torch")
+    if tv is None or torch is None or len(release(torch.version)) < 2 or len(release(tv.version)) < 2:
+        return []
+    want = vf.torchvision_for((release(torch.version)[0], release(torch.version)[1]))
+    if want is None or release(tv.version)[:2] == want:
+        return []
+    built_for = next((f"{t[0]}.{t[1]}" for t in ((2, m) for m in range(20)) if vf.torchvision_for(t) ==
+                      release(tv.version)[:2]), None) or next((f"1.{m}" for m in range(4, 14) if
+                                                               vf.torchvision_for((1, m)) == release(tv.version)[:2]), "?")
+    return [Skew("torchvision", tv.version, "torch", built_for, torch.version, f"{tv.shown}; {torch.shown}")]
+
+
 # the package a traceback frame is in: .../site-packages/<pkg>/...
 _FRAME_PKG = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\]")
 _PACKAGE_NAMES = {"flash_attn": "flash-attn", "huggingface_hub": "huggingface-hub", "unsloth_zoo": "unsloth-zoo",
@@ -160,7 +174,7 @@ def failing_packages(text: str, pre: str) -> set[str]:
     tb = tb[tb.rfind("Traceback (most recent call last)"):] if "Traceback (most recent call last)" in tb else tb
     frames = [_PACKAGE_NAMES.get(x) or _dist(x) for x in _FRAME_PKG.findall(tb + "\n" + text)]
     names: set[str] = set(frames[-1:])
-    names |= set(re.findall(r"\b(flash_attn|bitsandbytes|deepspeed|triton|xformers|vllm|peft|trl|transformers|"
+    names |= set(re.findall(r"\b(flash_attn|bitsandbytes|deepspeed|triton|xformers|vllm|peft|trl|transformers|torchvision|"
                             r"accelerate|unsloth_zoo|unsloth)\b", text))
     return {_PACKAGE_NAMES.get(x) or _dist(x) for x in names}
 
@@ -172,7 +186,7 @@ def shown_skew(text: str, pre: str, blob: str) -> Skew | None:
     if len(facts) < 2 and "flash_attn-" not in blob and not skews:
         return None
     inside = failing_packages(text, pre)
-    for s in skews + wheel_skews(blob + "\n" + pre, facts) + pin_skews(facts):
+    for s in skews + wheel_skews(blob + "\n" + pre, facts) + companion_skews(facts) + pin_skews(facts):
         if inside & {s.lib, s.dep.split("'")[0]}:
             return s
     return None
@@ -186,6 +200,14 @@ def sentence(s: Skew) -> tuple[str, str]:
                 f"install the flash-attn wheel built for torch {s.have} (its name carries torch{'.'.join(s.have.split('.')[:2])} and "
                 "the ABI of this torch), or build flash-attn from source against the installed torch "
                 "(`pip install flash-attn --no-build-isolation`); or install the torch the wheel names")
+    if s.lib == "torchvision":
+        return (f"torchvision {s.lib_version} is the build for torch {s.need}.x, but torch {s.have} is installed "
+                f"({s.shown}): each "
+                "torchvision release is built against one torch release, so its compiled ops (nms, roi_align) do not "
+                "load into this torch",
+                f"install the torchvision made for torch {s.have} (torch {'.'.join(s.have.split('.')[:2])}.x pairs "
+                "with the torchvision row of torchvision's README table; from the same index, e.g. `pip install "
+                "torch==X torchvision==Y --index-url https://download.pytorch.org/whl/rocmX.Y`)")
     return (f"{s.lib} {s.lib_version} declares {s.dep}{s.need} but the log shows {s.dep} {s.have} ({s.shown}): the "
             "installed releases do not belong together",
             f"install {s.dep} in the range {s.lib} {s.lib_version} declares (`pip install '{s.dep}{s.need}'`), or "
