@@ -197,6 +197,9 @@ BNB_DIAG = ("=================== bug report ===================\n"
 
 
 @pytest.mark.parametrize("log,want", [
+    ("Resolved 42 packages in 310ms\nInstalled 2 packages in 18ms\n - transformers==4.40.0\n + transformers==4.46.1\n"
+     " + trl==0.12.1\n  - Updating peft (0.11.1 -> 0.13.2)\n", {"transformers": "4.46.1", "trl": "0.12.1",
+                                                               "peft": "0.13.2"}),
     (BNB_DIAG, {"bitsandbytes": "0.45.0", "torch": "2.5.1+rocm6.2", "accelerate": "1.2.1", "peft": "0.14.0",
                 "transformers": "4.47.1", "trl": "0.13.0"}),
     (COLLECT_ENV, {"torch": "2.1.2+rocm5.6", "triton": "2.1.0", "transformers": "4.36.2"}),

@@ -2,12 +2,13 @@
 
 Usage: python3 tools/build_release_pins.py LIB=REPO.git [LIB=REPO.git ...]
   e.g. peft=/work/.mirror/huggingface+peft/repo trl=... accelerate=... llamafactory=... ms-swift=... axolotl=...
-       unsloth=... flash-attn=/work/.mirror/Dao-AILab+flash-attention/repo
+       unsloth=... deepspeed=... bitsandbytes=... flash-attn=/work/.mirror/Dao-AILab+flash-attention/repo
   Every release tag of each git directory is read; no network.
 Per release this records what the release itself declares it needs of the other packages of the stack:
 - setup.py's install_requires (a list literal, or the name of one: REQUIRED_PKGS), setup.cfg's install_requires,
   pyproject.toml's [project] dependencies (unsloth: its `huggingface` extra, what `pip install unsloth` resolves),
-  requirements.txt / requirements/framework.txt (ms-swift, axolotl, LLaMA-Factory);
+  requirements.txt / requirements/framework.txt / requirements/requirements.txt (ms-swift, axolotl, LLaMA-Factory,
+  DeepSpeed);
 - LLaMA-Factory's runtime gate (extras/misc.py check_dependencies: require_version("transformers>=4.41.2,<=4.46.1")),
   which wins over its requirements file for the packages it checks (the release raises on it).
 flash-attn: the torch releases its release workflow (.github/workflows/publish.yml, matrix torch-version) built
@@ -112,7 +113,7 @@ def release_pins(repo: str, tag: str, lib: str) -> dict[str, str]:
         lines += _setup_cfg(_git(repo, "show", f"{tag}:setup.cfg"))
     if "pyproject.toml" in files:
         lines += _pyproject(_git(repo, "show", f"{tag}:pyproject.toml"), "huggingface" if lib == "unsloth" else None)
-    for req in ("requirements.txt", "requirements/framework.txt"):
+    for req in ("requirements.txt", "requirements/framework.txt", "requirements/requirements.txt"):
         if req in files:
             lines += _git(repo, "show", f"{tag}:{req}").splitlines()
     pins = {**_pins(lines), **_pins(gated)}     # the runtime gate is what the release enforces: it wins

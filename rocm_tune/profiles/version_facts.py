@@ -58,6 +58,10 @@ FACT_PATTERNS: tuple[str, ...] = (
     # (`... torch<3,>=2.3 in /venv/... (from bitsandbytes) (2.4.0)`)
     r"Requirement already satisfied: " + _NAME + r"(?:==" + VER + r"|(?:\[[^\]]*\])?(?:[<>=!~]\S*)? in \S+"
     r"(?: \(from [^)]*\))? \(" + VER.replace("?P<ver>", "?P<ver2>") + r"\))",
+    # uv's install diff (` + torch==2.5.1`; ` - torch==2.4.0` is the one removed) and poetry's
+    # (`  - Installing transformers (4.46.1)`, `  - Updating transformers (4.40.0 -> 4.46.1)`)
+    r"^ \+ " + _NAME + r"==" + VER,
+    r"^\s*- (?:Installing|Updating|Downgrading) " + _NAME + r" \((?:[^)\n]*-> )?" + VER + r"\)",
     # transformers' require_version (utils/versions.py _compare_versions): `... is required ..., but found X==1.2.`
     r"\bbut found " + _NAME + r"==" + VER,
     # `PyTorch version 1.4.0` in prose-like reports
