@@ -2720,8 +2720,9 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         if got is not None:
             if r.family in ("hip_error", "cuda_error"):
                 # e-rtver: the runtime signature's cause (no kernel for the gfx, a driver...) is not this one's
-                r.cause = ("the log shows GPU runtime components that do not belong together (builds for different "
-                           "ROCm releases, or for another vendor's GPUs); the runtime error is their consequence")
+                r.cause = ("the log shows installed components that do not belong together (builds for different "
+                           "ROCm releases, for another vendor's GPUs, or package releases outside the range one of "
+                           "them declares); the runtime error is their consequence")
             r.family, r.title, r.fix = "version_check", got[0], got[1]
             return
     elif rd is not None and rd.runner:      # a config class's keyword, already the versions: say which release
