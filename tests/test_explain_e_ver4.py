@@ -159,6 +159,25 @@ def test_torchvision_for_another_torch() -> None:
     assert vf.companion_skews(vf.read_facts(_tv_log("0.20.1+rocm6.2"))) == []
 
 
+# bitsandbytes >= 0.48 declares torch>=2.3,<3 (its pyproject at the tag); a HIP failure raised in its functional.py
+def _bnb_log(torch: str) -> str:
+    return (f"bitsandbytes      0.48.2\ntorch             {torch}\n"
+            "Traceback (most recent call last):\n  File \"/work/qlora.py\", line 51, in <module>\n"
+            "    trainer.train()\n"
+            f'  File "{SP}/bitsandbytes/functional.py", line 1001, in dequantize_4bit\n'
+            "    lib.cdequantize_blockwise_bf16_nf4(*args)\n"
+            "RuntimeError: HIP error: invalid device function\n"
+            "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might "
+            "be incorrect.\n")
+
+
+def test_hip_failure_in_a_package_whose_torch_pin_is_broken() -> None:
+    assert _root(_bnb_log("2.4.1+rocm6.1")).family == "hip_error"
+    d = _root(_bnb_log("2.1.2+rocm5.6"))
+    assert d.family == "version_check", (d.family, d.code, d.title)
+    assert "bitsandbytes 0.48.2 declares torch>=2.3,<3" in d.title and "torch 2.1.2+rocm5.6" in d.title
+
+
 def test_resource_failure_with_a_skew_in_view_stays_oom() -> None:
     oom = (f'  File "{SP}/trl/trainer/dpo_trainer.py", line 1400, in get_batch_loss_metrics\n'
            "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
