@@ -42,6 +42,7 @@ from rocm_tune.core.runs.diagnose import memory_snapshot, silent_hang, teardown,
 from rocm_tune.core.runs.diagnose.oom_advice import closest_model, oom_config_fix, oom_plan_fix
 from rocm_tune.core.runs.watch.parsers import GIB, parse_oom, strip_ansi
 from rocm_tune.core.runs.diagnose import arch_skew
+from rocm_tune.core.runs.diagnose import version_facts
 from rocm_tune.core.runs.diagnose import attention_owner, no_device   # e-hipfa
 from rocm_tune.profiles import device_visibility as dvis   # e-hipfa
 from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
@@ -579,7 +580,9 @@ def find_config(log_paths: Sequence[str], run_dir: str | None = None, output_dir
 
 
 BESIDE_EXT = (".yaml", ".yml", ".json", ".sh", ".slurm", ".sbatch", ".toml", ".cfg", ".txt")
-_TXT_CONFIG = re.compile(r"arg|config|cmd|command|launch|setting|param|run|train|script", re.I)
+# e-ver4: also the package lists a user keeps beside the log (requirements.txt, pip freeze / conda list dumps)
+_TXT_CONFIG = re.compile(r"arg|config|cmd|command|launch|setting|param|run|train|script|requirement|freeze|pip[-_.]|"
+                         r"conda|environment|packages|versions", re.I)
 BESIDE_MAX_FILES = 12
 BESIDE_MAX_BYTES = 256 * 1024
 _NOT_CONFIG = ("trainer_state.json", "plan.json", "case.json", "metrics.jsonl", "exit.json")
@@ -2648,7 +2651,23 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
                 "install the xformers build for the installed torch and its runtime (for ROCm: pip install xformers "
                 "--index-url https://download.pytorch.org/whl/rocmX.Y matching torch), or run without xformers "
                 "attention (sdpa)")
-    return _runtime_version_reading(r, blob)
+    return _runtime_version_reading(r, blob) or _pinned_version_reading(r, blob)
+
+
+# e-ver4: the families of a failure raised inside a component, which a pin the log's releases break turns into the
+# versions (FAMILIES.md "Rule 1, refined"); never a resource, the network, permissions, a compile or a missing install
+_COMPONENT_FAMILIES = ("config_error", "unknown", "hip_error", "cuda_error", "flash_attn_error", "dataset_error",
+                       "tokenizer_template", "unrecognized_model_type_adapter", "checkpoint_resume_mismatch",
+                       "nan_loss", "ddp_error")
+
+
+def _pinned_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
+    """e-ver4: a failure raised inside a package whose installed release, or the release of a package it pairs with,
+    breaks a pin the log shows (a release's declared requirement, a flash-attn wheel's torch): version_facts.py."""
+    if r.family not in _COMPONENT_FAMILIES:
+        return None
+    skew = version_facts.shown_skew(r.first.context or r.first.text, r.first.pre, blob)
+    return version_facts.sentence(skew) if skew is not None else None
 
 
 def _runtime_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
@@ -2701,8 +2720,9 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         if got is not None:
             if r.family in ("hip_error", "cuda_error"):
                 # e-rtver: the runtime signature's cause (no kernel for the gfx, a driver...) is not this one's
-                r.cause = ("the log shows GPU runtime components that do not belong together (builds for different "
-                           "ROCm releases, or for another vendor's GPUs); the runtime error is their consequence")
+                r.cause = ("the log shows installed components that do not belong together (builds for different "
+                           "ROCm releases, for another vendor's GPUs, or package releases outside the range one of "
+                           "them declares); the runtime error is their consequence")
             r.family, r.title, r.fix = "version_check", got[0], got[1]
             return
     elif rd is not None and rd.runner:      # a config class's keyword, already the versions: say which release
@@ -2710,6 +2730,11 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         return
     elif (said := release_gates.gate_reading(r.first.context or r.first.text)) is not None:
         r.title, r.fix = said   # e-ver3: already the versions; the library's own gate names which
+        return
+    elif (pip := version_facts.resolver_skews(r.first.text)) or (
+            r.code in ("python-exception", "extension-abi-mismatch") and (pip := [s] if (s := version_facts.shown_skew(
+                r.first.context or r.first.text, r.first.pre, blob)) else [])):
+        r.title, r.fix = version_facts.sentence(pip[0])   # e-ver4: already the versions; name the two releases
         return
     if rd is not None and not rd.runner:
         _refusal_is_configuration(r, rd)
