@@ -51,6 +51,7 @@ from rocm_tune.core.runs.diagnose import release_gates   # e-ver3
 from rocm_tune.core.runs.diagnose import collective_sizes, garbage_index   # e-new15
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
+from rocm_tune.profiles import amd_errors as _amd   # e-hip4
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import run_endings
@@ -2043,7 +2044,23 @@ def _device_limit_sentence(n: Mapping[str, Any], text: str) -> str | None:
     return None
 
 
+_RCCL_FAILURE_OOM = re.compile(_amd.RCCL_FAILURE_OOM)
+_RCCL_HOST_ALLOC = re.compile(_amd.RCCL_HOST_ALLOC_WARN)
+
+
+def _rccl_pinned_host_oom(r: Diagnosis) -> bool:
+    """e-hip4: RCCL's `Cuda failure 'out of memory'` whose next lines are alloc.h's `Failed to CUDA host alloc N
+    bytes` failed to get pinned host memory (hipHostMalloc): host_ram_oom, read as host-alloc-failed reads it."""
+    if not (_RCCL_FAILURE_OOM.search(r.first.text) and _RCCL_HOST_ALLOC.search(r.first.context)):
+        return False
+    own = cat.BY_CODE["host-alloc-failed"]
+    r.family, r.title, r.cause, r.fix = "host_ram_oom", own.title + " (RCCL's pinned host buffer)", own.cause, own.fix
+    return True
+
+
 def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
+    if _rccl_pinned_host_oom(r):
+        return
     n = r.numbers
     # explain-mem: a logger may print the message before its traceback (vLLM, loguru): then a later hit has the frames
     phase = next((p for p in (_oom_phase(h) for h in [r.first, *r.evidence]) if p), None)
