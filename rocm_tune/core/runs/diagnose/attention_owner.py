@@ -53,8 +53,7 @@ def owner(text: str, pre: str) -> str | None:
         if rx.search(text):
             return o
     for path, statement in reversed(_current_frames(pre)):
-        # e-hip4: torch's own frame calling the fused SDPA (nn.functional's multi_head_attention_forward) owns it too
-        if _PASSED.search(path) and not _SDPA_CALL.search(statement):
+        if _PASSED.search(path):
             continue
         return _owner_of(path) or (ao.SDPA_OWNER if _SDPA_CALL.search(statement) else None)
     return None
