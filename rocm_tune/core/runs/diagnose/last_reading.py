@@ -37,6 +37,9 @@ _HIP_NAME = re.compile(r"(?<![A-Za-z])hip_?error_?([A-Z][A-Za-z]+|[A-Z][A-Z_]+)"
 _HIP_BY_KEY = {n.lower(): n for n in rt.HIP_ERRORS}
 _TEXTS = sorted({t for n, t in rt.HIP_ERRORS.items() if n not in rt.HIP_ANSWERS}, key=len, reverse=True)
 _HIP_TEXT = re.compile(rt.RUNTIME_PREFIX + "(" + "|".join(re.escape(t) for t in _TEXTS) + r")\b", re.I)
+# e-hip4: the distinctive texts after a program's own `Failed to <call>: ` words (rt.FAILED_PREFIX), to the message's end
+_FAILED_TEXT = re.compile(rt.FAILED_PREFIX + "(" + "|".join(re.escape(t) for t in _TEXTS if t not in rt.GENERIC_TEXTS)
+                          + r")[ .;!)'\"]*$")
 _CUDA_PREFIX = re.compile(r"\b(?:CUDA|cuda) (?:runtime )?(?:error|failure|Error)\b")
 _LIB_STATUS = re.compile(rt.LIBRARY_STATUS)
 _LIB_OOM = re.compile(rt.LIBRARY_OOM)
@@ -95,6 +98,12 @@ def _named(line: str, rocm: bool, nvidia: bool) -> tuple[str, str, str] | None:
         cuda_side = bool(_CUDA_PREFIX.search(m.group(0))) and not rocm
         name = next((n for n, t in rt.HIP_ERRORS.items() if t.lower() == text), "hipErrorUnknown")
         fam = _hip_family(name)
+        return ("cuda_error" if cuda_side and fam == "hip_error" else fam), m.group(0).strip(), \
+            "CUDA" if cuda_side else "HIP"
+    if (m := _FAILED_TEXT.search(line.rstrip())) is not None:
+        name = next((n for n, t in rt.HIP_ERRORS.items() if t == m.group(1)), "hipErrorUnknown")
+        fam = _hip_family(name)
+        cuda_side = nvidia and not rocm
         return ("cuda_error" if cuda_side and fam == "hip_error" else fam), m.group(0).strip(), \
             "CUDA" if cuda_side else "HIP"
     if (st := _status(line)) is not None:
