@@ -2185,6 +2185,17 @@ _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\
 
 # the extension being built is flash-attention (pip's command, its wheel, its sources)
 _FA_BUILD = re.compile(r"flash[-_]attn|flash-attention|Building wheel for flash|csrc/flash_attn|/flash_attn/")
+# e-hip4: flash-attention's own build (pip's wheel build, its setup.py's extension, its CK/CUDA sources) and DeepSpeed's
+# op builder, which also compiles with ninja (the two can share a log: a DeepSpeed build wins)
+_FA_OWN_BUILD = re.compile(r"Building wheel for flash[-_]attn|building 'flash_attn\w*' extension|"
+                           r"csrc[/\\]flash_attn(?:_ck|_rocm)?[/\\]|flash-attention[/\\]csrc[/\\]")
+_DS_OP_BUILD = re.compile(r"op_builder[/\\]|DS_BUILD_\w+|deepspeed[/\\]ops[/\\]|Building extension module \w+_op\b")
+
+
+def _fa_own_build(blob: str) -> bool:
+    return bool(_FA_OWN_BUILD.search(blob)) and not _DS_OP_BUILD.search(blob)
+
+
 # ex-rocm: frames of an extension build: DeepSpeed's op builder (any install layout) and torch's build helpers
 _OP_BUILD_FRAME = re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]utils[/\\](?:cpp_extension\.py|hipify[/\\])")
 
@@ -2325,6 +2336,11 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
+    elif r.code == "deepspeed-op-build-failed" and _fa_own_build("\n".join([r.first.pre, *(texts or ())])):
+        # e-hip4: the ninja build that stopped is flash-attention's own (its setup.py building flash_attn_2_cuda from
+        # csrc/flash_attn_ck on ROCm), not a DeepSpeed op: an attention build for this GPU (native-build-failed's)
+        r.family, r.title = "flash_attn_error", "flash-attention's own kernels failed to build for this GPU"
+        r.fix = cat.BY_CODE["flash-attn-error"].fix
     elif r.code == "dataset-error" and _SWIFT_ROUTER_KEYERROR.search("\n".join(texts or ())):
         # e-g4: `KeyError: 'train'` (a split name to dataset-error) raised by ms-swift's CLI router: the subcommand
         r.family, r.fix = "config_error", cat.SWIFT_SUBCOMMAND_FIX
