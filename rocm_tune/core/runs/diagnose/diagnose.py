@@ -1686,6 +1686,8 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         return sourced
     if (skew := traceback_anatomy.border_skew(_anatomy_of(h), h.text)) is not None:
         return skew   # e-ver3: installed code calling another release's API (the border between two packages)
+    if (arch := last_reading.arch_refusal(h.text, "\n".join([h.pre[-6000:], *texts]))) is not None:
+        return arch   # e-hip4: the message refuses the card by its gfx (FAMILIES.md hip_error / arch clause)
     if _VERSION_ASSERT.search(_last_statement(h.pre[-6000:])) and re.search(r"\bAssertionError\b", h.text):
         return "version_check", ("an installed package asserted the release of a package it needs (the statement "
                                  "compares versions) and the installed one fails it: install the release the "

@@ -395,3 +395,21 @@ def warning_reading(text: str) -> Reading | None:
                    "printed are warnings the program went on past", "nothing to fix for the run; read the warning if "
                    "its advice applies (a setting it names, a deprecation to act on before the next upgrade)", shown,
                    {"warning_kind": label, "count": n, "distinct_warnings": len(seen)})
+
+
+def arch_refusal(message: str, blob: str) -> tuple[str, str] | None:
+    """e-hip4: (family, fix) of a Python exception whose own message refuses the card by its gfx (`... is not supported
+    on gfx1100`, `Unsupported GPU architecture gfx1036`): the attention kernels' refusal -> flash_attn_error; the card
+    and the build's list both shown -> version_check (FAMILIES.md arch clause); else the ROCm stack not supporting the
+    card (FAMILIES.md hip_error's "architecture not supported"). None when the message names no refused gfx."""
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    if _ARCH_REFUSED.search(first) is None:
+        return None
+    if _ATTENTION.search(first):
+        return "flash_attn_error", ("run attention without these kernels (attn_implementation='eager' or 'sdpa', "
+                                    "another vLLM attention backend) or install an attention build for this gfx")
+    if (s := arch_skew.skew_in(blob + "\n" + first)) is not None:
+        return "version_check", arch_skew.sentence(s)[1]
+    return "hip_error", ("the code that raised it has no kernels for this GPU architecture: run on a supported card, "
+                         "use a build of that library (or a ROCm/PyTorch wheel) made for this gfx, or turn the "
+                         "feature off; " + _HIP_FIX)
