@@ -785,7 +785,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
           # e-hip4: a program's own check that prints the call with its arguments (`hipMalloc(&d_a, bytes) failed: out
           # of memory`, the HIP samples' / rocm-examples' HIP_CHECK spelling)
-          r"\b(?:hip|cuda)Malloc\w*\([^()\n]{0,120}\) (?:failed|returned \w+)\W{1,3}out of memory",
+          r"\b(?:hip|cuda)Malloc\w*\((?:[^()\n]|\([^()\n]{0,40}\)){0,120}\) (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
           r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure (?:\d+ )?'?out of memory",
           # e-amd (issue 26): RCCL's device allocations that returned nothing (src/include/alloc.h `Failed to CUDA
@@ -956,7 +956,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd (issue 26): not the KFD device refusing to open (rocminfo's `Unable to open /dev/kfd read-write:
           # Cannot allocate memory`, strace's `openat(..."/dev/kfd"...) = -1 ENOMEM`): no usable GPU (no-gpu-visible)
           # e-host: nor NCCL/RCCL's shared-memory segment a peer could not map (nccl-shm-exhausted names it)
-          r"^(?!.*shared memory segment).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
+          # e-hip4: nor shmutils.cc's `Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory`
+          r"^(?!.*shared memory segment)(?!.*/dev/shm/nccl-).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
           r"Cannot allocate memory",
           r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
