@@ -1149,9 +1149,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'(?!out of memory)(?!" + _HIP_CORE_FAIL + r"')", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found",
-          # e-hip4: not NCCL 2.3-2.6's SYSCHECK of the shm segment's fallocate (nccl-shm-exhausted reads it)
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
-          r"(?!Call to (?:posix_fallocate|fallocate|ftruncate) failed)"
           r"(?!.*(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"')"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
           # e-src (issue 26): not c++'s `terminate called after throwing an instance of 'c10::DistBackendError'`:
@@ -2791,15 +2789,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"allocate memory|Bus error)",
           # e-hip4 (issue 26): shmutils.cc's other WARNs of a segment that could not be made or mapped for want of
           # room (`Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error No space left on device
-          # (28)`, `Error: Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory (12)`) and NCCL
-          # 2.3-2.6 transport/shm.h's SYSCHECK of posix_fallocate/ftruncate on the segment (`Call to
-          # posix_fallocate failed : No space left on device`)
+          # (28)`, `Error: Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory (12)`). Not
+          # NCCL 2.3-2.6's `Call to posix_fallocate failed` (transport/shm.h SYSCHECK): the explain baseline reads it as
+          # the shm transport's (NCCL_SHM_DISABLE), it stays nccl-error
           r"failed to create shared memory file /dev/shm/\S+,? error:? (?:No space left|Cannot allocate memory)",
-          r"Could not map /dev/shm/\S+ size \d+, error: (?:No space left|Cannot allocate memory|Bus error)",
-          r"NCCL WARN Call to (?:posix_fallocate|fallocate|ftruncate) failed ?: ?(?:No space left|Cannot allocate "
-          r"memory|Success)"),
-         ("/dev/shm", "shared memory segment", "shmutils", "Call to posix_fallocate", "Call to fallocate",
-          "Call to ftruncate"),
+          r"Could not map /dev/shm/\S+ size \d+, error: (?:No space left|Cannot allocate memory|Bus error)"),
+         ("/dev/shm", "shared memory segment", "shmutils"),
          sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
                   "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
                   "(size 7340384))", "NVIDIA/nccl src/misc/shmutils.cc (2.12+) and src/transport/shm.cc (2.7-2.11): "

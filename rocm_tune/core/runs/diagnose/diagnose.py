@@ -1672,6 +1672,17 @@ _VERSION_ASSERT = re.compile(r"^assert\b.*(?:__version__|\bversion\.parse\(|\bpa
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(family, what to do) for the catch-all exception (_exception_rules); e-hip4: a message that refuses the card
+    by its gfx is the ROCm stack's (or the attention kernels', or the build's with its arch list shown) where the
+    rules would call it the user's settings (config_error); where no rule reads it the last reading does the same."""
+    fam = _exception_rules(h, texts)
+    if fam is not None and fam[0] == "config_error" and \
+            (arch := last_reading.arch_refusal(h.text, "\n".join([h.pre[-6000:], *texts]))) is not None:
+        return arch
+    return fam
+
+
+def _exception_rules(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
     """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
@@ -1686,8 +1697,6 @@ def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | No
         return sourced
     if (skew := traceback_anatomy.border_skew(_anatomy_of(h), h.text)) is not None:
         return skew   # e-ver3: installed code calling another release's API (the border between two packages)
-    if (arch := last_reading.arch_refusal(h.text, "\n".join([h.pre[-6000:], *texts]))) is not None:
-        return arch   # e-hip4: the message refuses the card by its gfx (FAMILIES.md hip_error / arch clause)
     if _VERSION_ASSERT.search(_last_statement(h.pre[-6000:])) and re.search(r"\bAssertionError\b", h.text):
         return "version_check", ("an installed package asserted the release of a package it needs (the statement "
                                  "compares versions) and the installed one fails it: install the release the "
